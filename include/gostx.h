@@ -1,0 +1,16 @@
+/* gostx: the whole public C API. Include this one header.
+ * The pieces live in include/gostx/ by area, one owner each. */
+#ifndef GOSTX_H
+#define GOSTX_H
+
+#include "gostx/common.h"
+#include "gostx/cipher.h"
+#include "gostx/modes.h"
+#include "gostx/aead.h"
+#include "gostx/xts.h"
+#include "gostx/keywrap.h"
+#include "gostx/gost89.h"
+#include "gostx/hash.h"
+#include "gostx/kdf.h"
+
+#endif

@@ -1,0 +1,28 @@
+/* gostx: KExp15 / KImp15 key export and import (R 1323565.1.017-2018 section
+ * 8.2.1/8.2.2): the key is MACed with OMAC under key_mac over IV || key and
+ * encrypted with CTR under key_enc. Part of the public API. */
+#ifndef GOSTX_KEYWRAP_H
+#define GOSTX_KEYWRAP_H
+
+#include "cipher.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cipher_id: enum gostx_cipher_id. iv: n/2 bytes. out receives key_len + n
+ * bytes (encrypted key || encrypted MAC); *out_len is set. */
+GOSTX_API int gostx_kexp15(int cipher_id, const uint8_t key_enc[GOSTX_KEY_LEN],
+                           const uint8_t key_mac[GOSTX_KEY_LEN], const uint8_t *iv,
+                           size_t iv_len, const uint8_t *key, size_t key_len, uint8_t *out,
+                           size_t *out_len);
+/* Inverse. GOSTX_EAUTH (and nothing written to key) when the MAC is wrong. */
+GOSTX_API int gostx_kimp15(int cipher_id, const uint8_t key_enc[GOSTX_KEY_LEN],
+                           const uint8_t key_mac[GOSTX_KEY_LEN], const uint8_t *iv,
+                           size_t iv_len, const uint8_t *in, size_t in_len, uint8_t *key,
+                           size_t *key_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

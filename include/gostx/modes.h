@@ -1,0 +1,130 @@
+/* gostx: GOST R 34.13-2015 modes (ECB, CBC, CFB, OFB, CTR, MAC/OMAC), padding
+ * procedures 1-3, and the ACPKM re-keying modes of R 1323565.1.017-2018
+ * (RFC 8645): CTR-ACPKM and OMAC-ACPKM. Part of the public API.
+ *
+ * Parameters as the standard names them, in bytes: n = block length,
+ * m = iv_len (shift-register length), s = segment length (1..n).
+ * Byte strings are read left to right; counters and registers are big-endian. */
+#ifndef GOSTX_MODES_H
+#define GOSTX_MODES_H
+
+#include "cipher.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GOSTX_MAX_IV_LEN 64 /* largest m accepted (bytes) */
+
+/* Padding procedures of GOST R 34.13-2015 section 4.1. */
+enum gostx_padding {
+  GOSTX_PAD_NONE = 0, /* input must be a block multiple where the mode needs one */
+  GOSTX_PAD_1 = 1,    /* zeros up to a block multiple (nothing if already one); not removable */
+  GOSTX_PAD_2 = 2,    /* one 0x80 byte then zeros, always; removable */
+  GOSTX_PAD_3 = 3     /* procedure 2 only when len is not a block multiple; not removable */
+};
+
+/* Pad len bytes of in into out (in and out may be equal; out has room for
+ * len + n). *out_len receives the padded length. */
+GOSTX_API int gostx_pad(int padding, size_t n, const uint8_t *in, size_t len, uint8_t *out,
+                        size_t *out_len);
+/* Length of the message inside a procedure-2 padded buffer (constant time in
+ * the position of the marker). GOSTX_EPAD when the padding is malformed. */
+GOSTX_API int gostx_unpad2(size_t n, const uint8_t *buf, size_t len, size_t *msg_len);
+
+/* ---- One-shot calls. in and out may be equal (in place). ---- */
+/* ECB/CBC: len must be a multiple of n (GOSTX_ELEN otherwise). */
+GOSTX_API int gostx_ecb_encrypt(const gostx_cipher *c, const uint8_t *in, uint8_t *out, size_t len);
+GOSTX_API int gostx_ecb_decrypt(const gostx_cipher *c, const uint8_t *in, uint8_t *out, size_t len);
+/* CBC: iv_len = m, a positive multiple of n. */
+GOSTX_API int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                                const uint8_t *in, uint8_t *out, size_t len);
+GOSTX_API int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                                const uint8_t *in, uint8_t *out, size_t len);
+/* CFB: iv_len = m >= n; s in 1..n; any len (a short last segment is truncated). */
+GOSTX_API int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                                size_t s, const uint8_t *in, uint8_t *out, size_t len);
+GOSTX_API int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                                size_t s, const uint8_t *in, uint8_t *out, size_t len);
+/* OFB: iv_len = m, a positive multiple of n; s in 1..n; any len. Encrypt = decrypt. */
+GOSTX_API int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                              size_t s, const uint8_t *in, uint8_t *out, size_t len);
+/* CTR: iv_len = n/2; s in 1..n; any len. Encrypt = decrypt. */
+GOSTX_API int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                              size_t s, const uint8_t *in, uint8_t *out, size_t len);
+/* CTR-ACPKM (RFC 8645 section 6.2.2): section_len = N in bytes, a positive
+ * multiple of n that divides... (see RFC); iv_len = n/2; s = n. */
+GOSTX_API int gostx_ctr_acpkm_crypt(const gostx_cipher *c, size_t section_len,
+                                    const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                                    uint8_t *out, size_t len);
+/* ACPKM key transform (RFC 8645 section 6.1): the next 256-bit section key
+ * from the current cipher key. */
+GOSTX_API int gostx_acpkm_next_key(const gostx_cipher *c, uint8_t next_key[GOSTX_KEY_LEN]);
+
+/* ---- Streaming for ECB, CBC, CFB, OFB, CTR, CTR-ACPKM ---- */
+enum gostx_mode {
+  GOSTX_MODE_ECB = 1,
+  GOSTX_MODE_CBC = 2,
+  GOSTX_MODE_CFB = 3,
+  GOSTX_MODE_OFB = 4,
+  GOSTX_MODE_CTR = 5,
+  GOSTX_MODE_CTR_ACPKM = 6
+};
+
+typedef struct gostx_mode_ctx {
+  gostx_cipher c;                  /* own copy: ACPKM changes the key */
+  int mode, decrypt, padding, finished;
+  size_t n, m, s, section_len, section_pos;
+  uint8_t reg[GOSTX_MAX_IV_LEN];   /* shift register R / counter */
+  uint8_t buf[GOSTX_MAX_BLOCK_LEN]; /* pending input (ECB/CBC) or gamma */
+  size_t buf_len, gamma_pos;
+  uint8_t hold[GOSTX_MAX_BLOCK_LEN]; /* last decrypted block held back for unpadding */
+  size_t hold_len;
+} gostx_mode_ctx;
+
+/* padding: enum gostx_padding, only for ECB/CBC (others take GOSTX_PAD_NONE).
+ * Decryption removes procedure-2 padding in final; procedures 1 and 3 cannot
+ * be removed unambiguously and are left in the output.
+ * s: segment length for CFB/OFB/CTR (0 = n); section_len: N for CTR-ACPKM. */
+GOSTX_API int gostx_mode_init(gostx_mode_ctx *ctx, const gostx_cipher *c, int mode,
+                              int decrypt, const uint8_t *iv, size_t iv_len, size_t s,
+                              int padding, size_t section_len);
+/* out must have room for len + n bytes; *out_len receives what was written. */
+GOSTX_API int gostx_mode_update(gostx_mode_ctx *ctx, const uint8_t *in, size_t len,
+                                uint8_t *out, size_t *out_len);
+/* Flush (pad / unpad); out has room for 2n bytes. */
+GOSTX_API int gostx_mode_final(gostx_mode_ctx *ctx, uint8_t *out, size_t *out_len);
+GOSTX_API void gostx_mode_clear(gostx_mode_ctx *ctx);
+
+/* ---- MAC: OMAC (GOST R 34.13-2015 section 5.6) and OMAC-ACPKM ---- */
+typedef struct gostx_omac_ctx {
+  gostx_cipher c;              /* own copy; for ACPKM the current section key */
+  gostx_cipher master;         /* ACPKM: cipher under the master key */
+  size_t n, section_len, master_section_len, section_pos, total;
+  int acpkm, finished;
+  uint8_t state[GOSTX_MAX_BLOCK_LEN];
+  uint8_t buf[GOSTX_MAX_BLOCK_LEN];
+  size_t buf_len;
+  uint8_t key_material[96];    /* ACPKM: derived K^i || K1^i material */
+  size_t km_len, km_pos;
+} gostx_omac_ctx;
+
+GOSTX_API int gostx_omac_init(gostx_omac_ctx *ctx, const gostx_cipher *c);
+/* OMAC-ACPKM (RFC 8645 section 6.2.3): section_len = N, master_section_len = T*
+ * (both bytes). */
+GOSTX_API int gostx_omac_acpkm_init(gostx_omac_ctx *ctx, const gostx_cipher *c,
+                                    size_t section_len, size_t master_section_len);
+GOSTX_API int gostx_omac_update(gostx_omac_ctx *ctx, const uint8_t *in, size_t len);
+/* mac_len in 1..n: the leftmost mac_len bytes of the full MAC. */
+GOSTX_API int gostx_omac_final(gostx_omac_ctx *ctx, uint8_t *mac, size_t mac_len);
+GOSTX_API void gostx_omac_clear(gostx_omac_ctx *ctx);
+GOSTX_API int gostx_omac(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *mac,
+                         size_t mac_len);
+GOSTX_API int gostx_omac_acpkm(const gostx_cipher *c, size_t section_len,
+                               size_t master_section_len, const uint8_t *in, size_t len,
+                               uint8_t *mac, size_t mac_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* Internal helpers shared by all of lib/: byte-order loads/stores and the
+ * implementation tables the dispatcher fills. Not installed. */
+#ifndef GOSTX_INTERNAL_H
+#define GOSTX_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gostx.h"
+
+/* Endian-neutral loads and stores (compilers turn these into single moves). */
+static inline uint32_t gostx_load32_be(const uint8_t *p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint32_t gostx_load32_le(const uint8_t *p) {
+  return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[1] << 8) | p[0];
+}
+static inline void gostx_store32_be(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+static inline void gostx_store32_le(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint64_t gostx_load64_le(const uint8_t *p) {
+  return (uint64_t)gostx_load32_le(p) | ((uint64_t)gostx_load32_le(p + 4) << 32);
+}
+static inline void gostx_store64_le(uint8_t *p, uint64_t v) {
+  gostx_store32_le(p, (uint32_t)v); gostx_store32_le(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t gostx_load64_be(const uint8_t *p) {
+  return ((uint64_t)gostx_load32_be(p) << 32) | gostx_load32_be(p + 4);
+}
+static inline void gostx_store64_be(uint8_t *p, uint64_t v) {
+  gostx_store32_be(p, (uint32_t)(v >> 32)); gostx_store32_be(p + 4, (uint32_t)v);
+}
+static inline void gostx_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, size_t len) {
+  for (size_t i = 0; i < len; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
+}
+
+/* ---- CPU features (lib/cpu.c) ---- */
+struct gostx_cpu {
+  int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, vaes, vpclmul, gfni;
+  int avx512f, avx512bw, avx512vl, avx512vbmi;
+};
+const struct gostx_cpu *gostx__cpu(void);
+
+/* ---- Implementation tables (one per primitive; filled by lib/dispatch.c) ----
+ * Each ISA file exports one const table; dispatch.c is the only place that
+ * chooses among them. */
+typedef void (*gostx_kuz_blocks_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
+                                    size_t nblocks);
+struct gostx_kuz_impl {
+  const char *name;
+  gostx_kuz_blocks_fn encrypt_blocks;
+  gostx_kuz_blocks_fn decrypt_blocks;
+};
+
+typedef void (*gostx_magma_blocks_fn)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                                      size_t nblocks);
+struct gostx_magma_impl {
+  const char *name;
+  gostx_magma_blocks_fn encrypt_blocks;
+  gostx_magma_blocks_fn decrypt_blocks;
+};
+
+/* Streebog compression g_N(h, m): h = E(LPS(h ^ N), m) ^ h ^ m, all 64-byte
+ * little-endian strings as the standard's internal vectors. */
+struct gostx_streebog_impl {
+  const char *name;
+  void (*compress)(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]);
+};
+
+extern const struct gostx_kuz_impl gostx_kuz_portable;
+extern const struct gostx_magma_impl gostx_magma_portable;
+extern const struct gostx_streebog_impl gostx_streebog_portable;
+
+struct gostx_dispatch {
+  const struct gostx_kuz_impl *kuz;
+  const struct gostx_magma_impl *magma;
+  const struct gostx_streebog_impl *streebog;
+};
+/* The process-wide choice, made once (thread-safe) on first use. */
+const struct gostx_dispatch *gostx__dispatch(void);
+
+#endif

@@ -1,0 +1,63 @@
+/* Test support: a small JSON reader for tests/vectors, hex helpers,
+ * check macros and a seeded random generator. Every test program ends with
+ * `return t_done();`, which prints "N passed, N failed". */
+#ifndef GOSTX_TESTUTIL_H
+#define GOSTX_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gostx.h"
+
+/* ---- JSON (objects, arrays, strings, numbers, true/false/null) ---- */
+typedef struct json json;
+enum json_type { JSON_NULL, JSON_BOOL, JSON_NUM, JSON_STR, JSON_ARR, JSON_OBJ };
+
+json *json_parse(const char *text);        /* NULL on syntax error */
+json *json_load(const char *path);          /* exits the test on failure */
+void json_free(json *j);
+enum json_type json_type_of(const json *j);
+size_t json_len(const json *j);             /* array/object element count */
+json *json_at(const json *j, size_t i);     /* array element / object value */
+const char *json_key_at(const json *j, size_t i);
+json *json_get(const json *obj, const char *key); /* NULL if absent */
+const char *json_str(const json *j);        /* NULL if not a string */
+double json_num(const json *j);             /* 0 if not a number; true = 1 */
+
+/* Loads $GOSTX_VECTORS/<name> (default: tests/vectors relative to cwd). */
+json *tv_load(const char *name);
+/* The "cases" array of a vectors file. */
+json *tv_cases(json *file);
+/* Field accessors that exit the test with a message when the field is missing. */
+const char *tv_str(const json *c, const char *key);
+/* Decodes hex field `key` into a malloc'ed buffer (never NULL; may be length 0). */
+uint8_t *tv_hex(const json *c, const char *key, size_t *len);
+long long tv_int(const json *c, const char *key);
+
+/* ---- hex ---- */
+/* Decodes hex (no spaces) into out; returns length or -1 on bad input/capacity. */
+long hex_decode(const char *hex, uint8_t *out, size_t cap);
+uint8_t *hex_alloc(const char *hex, size_t *len);     /* exits on bad hex */
+void hex_print(FILE *f, const uint8_t *p, size_t len);
+
+/* ---- checks ---- */
+extern int t_pass, t_fail;
+void t_check(int ok, const char *file, int line, const char *fmt, ...);
+#define CHECK(cond, ...) t_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+/* Compares buffers; on mismatch prints both in hex. */
+int t_check_bytes(const uint8_t *got, const uint8_t *want, size_t len, const char *file, int line,
+                  const char *what);
+#define CHECK_BYTES(got, want, len, what) t_check_bytes((got), (want), (len), __FILE__, __LINE__, (what))
+#define CHECK_RC(expr, want, what) \
+  do { int rc_ = (expr); CHECK(rc_ == (want), "%s: rc %d (%s), want %d", (what), rc_, gostx_strerror(rc_), (want)); } while (0)
+int t_done(void); /* prints the summary; returns the process exit code */
+
+/* ---- random (xoshiro-style; seed from GOSTX_TEST_SEED or a fixed default) ---- */
+void t_rand_init(void);
+uint64_t t_rand(void);
+size_t t_rand_below(size_t n);
+void t_rand_bytes(uint8_t *p, size_t len);
+
+#endif

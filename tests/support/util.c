@@ -1,0 +1,127 @@
+/* Test support: vectors access, hex, checks, random numbers. */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+
+int t_pass, t_fail;
+
+json *tv_load(const char *name) {
+  const char *dir = getenv("GOSTX_VECTORS");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "tests/vectors", name);
+  return json_load(path);
+}
+
+json *tv_cases(json *file) {
+  json *c = json_get(file, "cases");
+  if (json_type_of(c) != JSON_ARR) { fprintf(stderr, "vectors file without \"cases\"\n"); exit(2); }
+  return c;
+}
+
+const char *tv_str(const json *c, const char *key) {
+  const char *s = json_str(json_get(c, key));
+  if (!s) {
+    fprintf(stderr, "vector \"%s\": missing string field \"%s\"\n",
+            json_str(json_get(c, "name")) ? json_str(json_get(c, "name")) : "?", key);
+    exit(2);
+  }
+  return s;
+}
+
+uint8_t *tv_hex(const json *c, const char *key, size_t *len) { return hex_alloc(tv_str(c, key), len); }
+
+long long tv_int(const json *c, const char *key) {
+  json *v = json_get(c, key);
+  if (json_type_of(v) != JSON_NUM) { fprintf(stderr, "missing number field \"%s\"\n", key); exit(2); }
+  return (long long)json_num(v);
+}
+
+static int hexval(char h) {
+  if (h >= '0' && h <= '9') return h - '0';
+  if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+  if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+  return -1;
+}
+
+long hex_decode(const char *hex, uint8_t *out, size_t cap) {
+  size_t l = strlen(hex);
+  if (l % 2 || l / 2 > cap) return -1;
+  for (size_t i = 0; i < l / 2; i++) {
+    int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return -1;
+    out[i] = (uint8_t)(hi << 4 | lo);
+  }
+  return (long)(l / 2);
+}
+
+uint8_t *hex_alloc(const char *hex, size_t *len) {
+  size_t cap = strlen(hex) / 2;
+  uint8_t *p = malloc(cap + 1);
+  long n = p ? hex_decode(hex, p, cap) : -1;
+  if (n < 0) { fprintf(stderr, "bad hex: %.40s\n", hex); exit(2); }
+  if (len) *len = (size_t)n;
+  return p;
+}
+
+void hex_print(FILE *f, const uint8_t *p, size_t len) {
+  for (size_t i = 0; i < len; i++) fprintf(f, "%02x", p[i]);
+}
+
+void t_check(int ok, const char *file, int line, const char *fmt, ...) {
+  if (ok) { t_pass++; return; }
+  t_fail++;
+  fprintf(stderr, "FAIL %s:%d: ", file, line);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+int t_check_bytes(const uint8_t *got, const uint8_t *want, size_t len, const char *file, int line,
+                  const char *what) {
+  int ok = len == 0 || memcmp(got, want, len) == 0;
+  t_check(ok, file, line, "%s differs", what);
+  if (!ok) {
+    fprintf(stderr, "  got:  "); hex_print(stderr, got, len);
+    fprintf(stderr, "\n  want: "); hex_print(stderr, want, len);
+    fputc('\n', stderr);
+  }
+  return ok;
+}
+
+int t_done(void) {
+  printf("%d passed, %d failed\n", t_pass, t_fail);
+  return t_fail ? 1 : (t_pass ? 0 : 1);
+}
+
+static uint64_t rs[4];
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void t_rand_init(void) {
+  const char *e = getenv("GOSTX_TEST_SEED");
+  uint64_t seed = e && *e ? strtoull(e, NULL, 0) : 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 4; i++) { /* splitmix64 to fill the state */
+    seed += 0x9e3779b97f4a7c15ull;
+    uint64_t z = seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    rs[i] = z ^ (z >> 31);
+  }
+  fprintf(stderr, "random seed: GOSTX_TEST_SEED=%s\n", e && *e ? e : "0x9e3779b97f4a7c15");
+}
+
+uint64_t t_rand(void) {
+  uint64_t r = rotl(rs[1] * 5, 7) * 9, t = rs[1] << 17;
+  rs[2] ^= rs[0]; rs[3] ^= rs[1]; rs[1] ^= rs[2]; rs[0] ^= rs[3];
+  rs[2] ^= t; rs[3] = rotl(rs[3], 45);
+  return r;
+}
+
+size_t t_rand_below(size_t n) { return n ? (size_t)(t_rand() % n) : 0; }
+
+void t_rand_bytes(uint8_t *p, size_t len) {
+  for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand() >> 56);
+}
