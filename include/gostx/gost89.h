@@ -19,16 +19,16 @@ enum gostx_gost89_mode {
 };
 
 typedef struct gostx_gost89_ctx {
-  gostx_gost89_key key;
+  gostx_gost89_key key; /* replaced by each key meshing */
   int mode, decrypt, meshing;
-  uint8_t iv[8];       /* feedback register / counter state (N3,N4) / MAC state */
-  uint8_t gamma[8];
-  size_t gamma_pos;    /* bytes of gamma used */
-  uint8_t buf[8];
+  uint8_t iv[8];        /* CNT: counter N3||N4; CFB: feedback block; IMIT: MAC state */
+  uint8_t gamma[8];     /* CNT/CFB: current gamma block */
+  size_t gamma_pos;     /* gamma bytes used (8 = none left) */
+  uint8_t buf[8];       /* IMIT: input not yet MACed */
   size_t buf_len;
-  uint64_t processed;  /* bytes since the last key meshing */
-  uint64_t total;
-  int started;
+  uint64_t processed;   /* bytes of gamma / MAC input under the current key */
+  uint64_t total;       /* IMIT: blocks MACed so far */
+  int started;          /* 1 after init, 2 after IMIT final; 0 = unusable */
 } gostx_gost89_ctx;
 
 /* ECB one-shot: len multiple of 8. */
@@ -37,8 +37,14 @@ GOSTX_API int gostx_gost89_ecb_encrypt(const gostx_gost89_key *k, const uint8_t 
 GOSTX_API int gostx_gost89_ecb_decrypt(const gostx_gost89_key *k, const uint8_t *in,
                                        uint8_t *out, size_t len);
 
-/* Streaming CNT / CFB: iv 8 bytes; meshing: 1 = CryptoPro key meshing.
- * update writes exactly len bytes. CNT ignores decrypt. */
+/* Streaming CNT / CFB (and ECB, whose update takes multiples of 8 and no iv):
+ * iv 8 bytes; meshing: 1 = CryptoPro key meshing, as gost-engine does it:
+ * before the gamma block at byte 1024*j (j >= 1) the key becomes
+ * D_K(C) (RFC 4357 2.3.2) and the CNT counter / CFB feedback block is
+ * re-encrypted under the new key. CNT: (N3,N4) = E(iv), then per block
+ * N3 += 0x01010101 mod 2^32, N4 += 0x01010104 mod 2^32-1 (end-around carry).
+ * update writes exactly len bytes; in == out is allowed. CNT ignores
+ * decrypt. The ctx stays valid after an update error other than ESTATE. */
 GOSTX_API int gostx_gost89_init(gostx_gost89_ctx *ctx, int mode, int decrypt,
                                 const uint8_t key[GOSTX_KEY_LEN], int sbox,
                                 const uint8_t iv[8], int meshing);
@@ -55,7 +61,12 @@ GOSTX_API int gostx_gost89_cfb(const uint8_t key[GOSTX_KEY_LEN], int sbox, const
 
 /* IMIT (MAC): 16-round core over 8-byte blocks, last block zero-padded;
  * iv NULL for the classic zero start (CryptoPro uses a non-zero IV for
- * meshing variants). mac_len 1..8 (4 is the classic). */
+ * meshing variants). mac_len 1..8 (4 is the classic): the first mac_len
+ * bytes of the final state. As in CryptoPro and gost-engine (gost-mac,
+ * gost-mac-12), a message of 1..8 bytes is MACed with a zero block appended
+ * (the standard needs two blocks; libgcl3/pygost do not append it), an empty
+ * message gives the IV; with meshing the key changes before the block at
+ * byte 1024*j, the state is kept. final ends the ctx (then ESTATE). */
 GOSTX_API int gostx_gost89_imit_init(gostx_gost89_ctx *ctx, const uint8_t key[GOSTX_KEY_LEN],
                                      int sbox, const uint8_t *iv, int meshing);
 GOSTX_API int gostx_gost89_imit_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len);

@@ -1,0 +1,100 @@
+/* Magma (GOST R 34.12-2015, RFC 8891) and GOST 28147-89 (RFC 5830): key
+ * schedule, S-box set names, and the public block functions, which hand the
+ * work to the implementation the dispatcher chose. */
+#include <strings.h>
+
+#include "magma/impl.h"
+
+static void expand(gostx_magma_key *k, const uint8_t key[GOSTX_KEY_LEN], int le, int sbox) {
+  /* K1 is the first 4 key bytes, read in the convention's word order. */
+  for (unsigned i = 0; i < 8; i++)
+    k->rk[i] = le ? gostx_load32_le(key + 4 * i) : gostx_load32_be(key + 4 * i);
+  k->sbox_id = (uint32_t)sbox;
+  k->le = (uint32_t)le;
+}
+
+int gostx_magma_set_key(gostx_magma_key *k, const uint8_t key[GOSTX_KEY_LEN]) {
+  if (!k) return GOSTX_EINVAL;
+  if (!key) { gostx_memzero(k, sizeof *k); return GOSTX_EINVAL; }
+  expand(k, key, 0, GOSTX_SBOX_TC26_Z);
+  return GOSTX_OK;
+}
+
+int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t key[GOSTX_KEY_LEN], int sbox) {
+  if (!k) return GOSTX_EINVAL;
+  if (!key || sbox < 0 || sbox >= GOSTX_SBOX_COUNT) {
+    gostx_memzero(k, sizeof *k);
+    return GOSTX_EINVAL;
+  }
+  expand(k, key, 1, sbox);
+  return GOSTX_OK;
+}
+
+void gostx_magma_encrypt_blocks(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                                size_t nblocks) {
+  if (nblocks) gostx__dispatch()->magma->encrypt_blocks(k, in, out, nblocks);
+}
+
+void gostx_magma_decrypt_blocks(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                                size_t nblocks) {
+  if (nblocks) gostx__dispatch()->magma->decrypt_blocks(k, in, out, nblocks);
+}
+
+/* The same core; the key carries the S-box and byte convention. */
+void gostx_gost89_encrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out,
+                                 size_t nblocks) {
+  gostx_magma_encrypt_blocks(k, in, out, nblocks);
+}
+
+void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out,
+                                 size_t nblocks) {
+  gostx_magma_decrypt_blocks(k, in, out, nblocks);
+}
+
+void gostx_magma_clear(gostx_magma_key *k) {
+  if (k) gostx_memzero(k, sizeof *k);
+}
+
+/* ---- S-box set names ---- */
+
+static const char *const canonical[GOSTX_SBOX_COUNT] = {
+  [GOSTX_SBOX_TC26_Z] = "tc26-z",
+  [GOSTX_SBOX_CRYPTOPRO_A] = "cryptopro-a",
+  [GOSTX_SBOX_CRYPTOPRO_B] = "cryptopro-b",
+  [GOSTX_SBOX_CRYPTOPRO_C] = "cryptopro-c",
+  [GOSTX_SBOX_CRYPTOPRO_D] = "cryptopro-d",
+  [GOSTX_SBOX_TEST_3411_94] = "test-3411-94",
+};
+
+static const struct { const char *name; int id; } aliases[] = {
+  {"z", GOSTX_SBOX_TC26_Z},
+  {"tc26-z", GOSTX_SBOX_TC26_Z},
+  {"param-z", GOSTX_SBOX_TC26_Z},
+  {"id-tc26-gost-28147-param-Z", GOSTX_SBOX_TC26_Z},
+  {"a", GOSTX_SBOX_CRYPTOPRO_A},
+  {"cryptopro-a", GOSTX_SBOX_CRYPTOPRO_A},
+  {"id-Gost28147-89-CryptoPro-A-ParamSet", GOSTX_SBOX_CRYPTOPRO_A},
+  {"b", GOSTX_SBOX_CRYPTOPRO_B},
+  {"cryptopro-b", GOSTX_SBOX_CRYPTOPRO_B},
+  {"id-Gost28147-89-CryptoPro-B-ParamSet", GOSTX_SBOX_CRYPTOPRO_B},
+  {"c", GOSTX_SBOX_CRYPTOPRO_C},
+  {"cryptopro-c", GOSTX_SBOX_CRYPTOPRO_C},
+  {"id-Gost28147-89-CryptoPro-C-ParamSet", GOSTX_SBOX_CRYPTOPRO_C},
+  {"d", GOSTX_SBOX_CRYPTOPRO_D},
+  {"cryptopro-d", GOSTX_SBOX_CRYPTOPRO_D},
+  {"id-Gost28147-89-CryptoPro-D-ParamSet", GOSTX_SBOX_CRYPTOPRO_D},
+  {"test", GOSTX_SBOX_TEST_3411_94},
+  {"test-3411-94", GOSTX_SBOX_TEST_3411_94},
+  {"id-GostR3411-94-TestParamSet", GOSTX_SBOX_TEST_3411_94},
+};
+
+int gostx_sbox_by_name(const char *name) {
+  if (!name) return -1;
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (strcasecmp(name, aliases[i].name) == 0) return aliases[i].id;
+  return -1;
+}
+
+const char *gostx_sbox_name(int sbox) {
+  return sbox >= 0 && sbox < GOSTX_SBOX_COUNT ? canonical[sbox] : NULL;
+}
