@@ -21,7 +21,10 @@ typedef struct gostx_xts_key {
 GOSTX_API int gostx_xts_set_key(gostx_xts_key *x, const uint8_t key[GOSTX_XTS_KEY_LEN]);
 GOSTX_API void gostx_xts_clear(gostx_xts_key *x);
 /* One data unit. len >= 16 (GOSTX_ELEN otherwise); any length >= 16 via
- * ciphertext stealing. tweak: 16 bytes as given to E_K2 (IEEE 1619). */
+ * ciphertext stealing (IEEE 1619 section 5.3.2). tweak: 16 bytes as given to
+ * E_K2; the tweak chain T_{j+1} = T_j * alpha treats T as a little-endian
+ * 128-bit number (IEEE 1619). out may equal in. The full-block results match
+ * VeraCrypt's Kuznyechik XTS self-test (tests/test_xts.c). */
 GOSTX_API int gostx_xts_encrypt(const gostx_xts_key *x, const uint8_t tweak[16],
                                 const uint8_t *in, uint8_t *out, size_t len);
 GOSTX_API int gostx_xts_decrypt(const gostx_xts_key *x, const uint8_t tweak[16],

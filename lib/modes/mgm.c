@@ -1,0 +1,450 @@
+/* MGM, the Multilinear Galois Mode (RFC 9058, R 1323565.1.026-2019), for
+ * Kuznyechik (n = 128) and Magma (n = 64).
+ *
+ *   Y1 = E(0 || ICN), Y_{i+1} = incr_r(Y_i)   C_i = P_i xor E(Y_i)
+ *   Z1 = E(1 || ICN), Z_{i+1} = incr_l(Z_i)   H_i = E(Z_i)
+ *   tag = MSB_S(E(sum_i H_i (x) B_i)), B = A padded || C padded || len(A) || len(C)
+ *
+ * Counters and H values are made in runs of blocks so that each run is one
+ * multi-block cipher call. The field multiplication uses integer multiplies
+ * on masked operands (or a bit-serial loop with masks without 128-bit
+ * integers): no branch and no memory index depends on secret data. */
+#include "internal.h"
+#include "mgm_internal.h"
+
+#define MGM_BATCH 32 /* blocks of gamma and of H per cipher call */
+
+/* ---- GF(2^128) and GF(2^64), big-endian words ---- */
+
+#if defined(__SIZEOF_INT128__)
+/* Carry-less 64x64 -> 128-bit product from ordinary integer multiplies.
+ * Each operand is split into five interleaved bit classes (every fifth bit).
+ * In one partial product x_i * y_j at most 13 bit pairs meet at any result
+ * position, so the integer sum there stays below 32 and its carries never
+ * reach the next position of the same class (5 bits up): the bit at each
+ * position of class (i + j) mod 5 is the exact carry-less parity. XOR the
+ * partial products of each class, keep that class's positions, done.
+ * Constant time wherever the integer multiply is (all 64-bit x86 and ARM). */
+typedef unsigned __int128 gf_u128;
+
+static gf_u128 clmul64(uint64_t x, uint64_t y) {
+  static const uint64_t m[5] = {0x1084210842108421u, 0x2108421084210842u, 0x4210842108421084u,
+                                0x8421084210842108u, 0x0842108421084210u};
+  uint64_t xs[5], ys[5];
+  gf_u128 z = 0;
+  for (int i = 0; i < 5; i++) {
+    xs[i] = x & m[i];
+    ys[i] = y & m[i];
+  }
+  for (int k = 0; k < 5; k++) {
+    gf_u128 acc = 0;
+    for (int i = 0; i < 5; i++) acc ^= (gf_u128)xs[i] * ys[(k - i + 5) % 5];
+    /* Result positions of class k: low word as m[k]; the high word starts
+     * at bit 64, which is class 4, so it takes m[(k + 1) % 5]. */
+    z |= acc & (((gf_u128)m[(k + 1) % 5] << 64) | m[k]);
+  }
+  return z;
+}
+
+/* (rh, rl) = (ah, al) * (bh, bl) mod x^128 + x^7 + x^2 + x + 1 (Karatsuba). */
+static void gf128_mul_words(uint64_t *rh, uint64_t *rl, uint64_t ah, uint64_t al, uint64_t bh,
+                            uint64_t bl) {
+  gf_u128 lo = clmul64(al, bl), hi = clmul64(ah, bh);
+  gf_u128 mid = clmul64(ah ^ al, bh ^ bl) ^ lo ^ hi;
+  uint64_t p0 = (uint64_t)lo, p1 = (uint64_t)(lo >> 64) ^ (uint64_t)mid;
+  uint64_t p2 = (uint64_t)hi ^ (uint64_t)(mid >> 64), p3 = (uint64_t)(hi >> 64);
+  /* x^128 = x^7 + x^2 + x + 1: fold p3 into p2:p1, then p2 into p1:p0. */
+  p2 ^= (p3 >> 63) ^ (p3 >> 62) ^ (p3 >> 57);
+  p1 ^= p3 ^ (p3 << 1) ^ (p3 << 2) ^ (p3 << 7);
+  p1 ^= (p2 >> 63) ^ (p2 >> 62) ^ (p2 >> 57);
+  p0 ^= p2 ^ (p2 << 1) ^ (p2 << 2) ^ (p2 << 7);
+  *rh = p1;
+  *rl = p0;
+}
+
+static uint64_t gf64_mul_word(uint64_t a, uint64_t b) {
+  gf_u128 p = clmul64(a, b);
+  uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
+  /* x^64 = x^4 + x^3 + x + 1: fold hi (its top spills 4 bits), then the spill. */
+  uint64_t spill = (hi >> 63) ^ (hi >> 61) ^ (hi >> 60);
+  lo ^= hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4);
+  lo ^= spill ^ (spill << 1) ^ (spill << 3) ^ (spill << 4);
+  return lo;
+}
+
+#else
+/* No 128-bit integers: bit-serial with masks, walking b from x^0 up. */
+static void gf128_mul_words(uint64_t *rh, uint64_t *rl, uint64_t ah, uint64_t al, uint64_t bh,
+                            uint64_t bl) {
+  uint64_t zh = 0, zl = 0;
+  for (int w = 0; w < 2; w++) {
+    uint64_t b = w ? bh : bl;
+    for (int i = 0; i < 64; i++) {
+      uint64_t take = 0 - ((b >> i) & 1);
+      zh ^= ah & take;
+      zl ^= al & take;
+      uint64_t carry = 0 - (ah >> 63); /* x^128 = x^7 + x^2 + x + 1 */
+      ah = (ah << 1) | (al >> 63);
+      al = (al << 1) ^ (carry & 0x87);
+    }
+  }
+  *rh = zh;
+  *rl = zl;
+}
+
+static uint64_t gf64_mul_word(uint64_t a, uint64_t b) {
+  uint64_t z = 0;
+  for (int i = 0; i < 64; i++) {
+    z ^= a & (0 - ((b >> i) & 1));
+    a = (a << 1) ^ (0x1b & (0 - (a >> 63))); /* x^64 = x^4 + x^3 + x + 1 */
+  }
+  return z;
+}
+#endif
+
+void gostx__mgm_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]) {
+  uint64_t zh, zl;
+  gf128_mul_words(&zh, &zl, gostx_load64_be(a), gostx_load64_be(a + 8), gostx_load64_be(b),
+                  gostx_load64_be(b + 8));
+  gostx_store64_be(r, zh);
+  gostx_store64_be(r + 8, zl);
+}
+
+void gostx__mgm_gf64_mul(uint8_t r[8], const uint8_t a[8], const uint8_t b[8]) {
+  gostx_store64_be(r, gf64_mul_word(gostx_load64_be(a), gostx_load64_be(b)));
+}
+
+/* sum ^= h (x) x */
+static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x) {
+  if (ctx->n == 16) {
+    uint64_t zh, zl;
+    gf128_mul_words(&zh, &zl, gostx_load64_be(h), gostx_load64_be(h + 8), gostx_load64_be(x),
+                    gostx_load64_be(x + 8));
+    gostx_store64_be(ctx->sum, gostx_load64_be(ctx->sum) ^ zh);
+    gostx_store64_be(ctx->sum + 8, gostx_load64_be(ctx->sum + 8) ^ zl);
+  } else {
+    uint64_t z = gf64_mul_word(gostx_load64_be(h), gostx_load64_be(x));
+    gostx_store64_be(ctx->sum, gostx_load64_be(ctx->sum) ^ z);
+  }
+}
+
+/* ---- counters ---- */
+
+/* Writes count successive values of ctr into dst, advancing ctr. right: add 1
+ * to the right half (Y); otherwise to the left half (Z); both mod 2^(n/2). */
+static void mgm_counters(uint8_t *ctr, size_t n, int right, uint8_t *dst, size_t count) {
+  if (n == 16) {
+    uint64_t l = gostx_load64_be(ctr), r = gostx_load64_be(ctr + 8);
+    for (size_t i = 0; i < count; i++, dst += 16) {
+      gostx_store64_be(dst, l);
+      gostx_store64_be(dst + 8, r);
+      if (right) r++;
+      else l++;
+    }
+    gostx_store64_be(ctr, l);
+    gostx_store64_be(ctr + 8, r);
+  } else {
+    uint32_t l = gostx_load32_be(ctr), r = gostx_load32_be(ctr + 4);
+    for (size_t i = 0; i < count; i++, dst += 8) {
+      gostx_store32_be(dst, l);
+      gostx_store32_be(dst + 4, r);
+      if (right) r++;
+      else l++;
+    }
+    gostx_store32_be(ctr, l);
+    gostx_store32_be(ctr + 4, r);
+  }
+}
+
+/* nblocks full blocks. crypt: out = in xor E(Y_i). hash: sum += H_i (x) the
+ * ciphertext block (out when encrypting, in when decrypting or hashing only).
+ * in and out may be equal; out is unused when !crypt. */
+static void mgm_blocks(gostx_mgm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks,
+                       int crypt, int hash) {
+  const size_t n = ctx->n;
+  const int enc = crypt && !ctx->decrypt;
+  uint8_t ks[2 * MGM_BATCH * GOSTX_MAX_BLOCK_LEN];
+  size_t touched = 0; /* bytes of ks to wipe: the first run is the largest */
+  while (nblocks) {
+    size_t b = nblocks < MGM_BATCH ? nblocks : MGM_BATCH, used = 0;
+    uint8_t *gamma = ks, *h;
+    if (crypt) {
+      mgm_counters(ctx->y, n, 1, ks, b);
+      used = b;
+    }
+    h = ks + used * n;
+    if (hash) {
+      mgm_counters(ctx->z, n, 0, h, b);
+      used += b;
+    }
+    gostx_cipher_encrypt_blocks(&ctx->c, ks, ks, used); /* gamma and H together */
+    if (used * n > touched) touched = used * n;
+    for (size_t i = 0; i < b; i++) {
+      size_t o = i * n;
+      if (enc) gostx_xor(out + o, in + o, gamma + o, n);
+      if (hash) mgm_absorb(ctx, h + o, enc ? out + o : in + o);
+      if (crypt && !enc) gostx_xor(out + o, in + o, gamma + o, n);
+    }
+    in += b * n;
+    if (crypt) out += b * n;
+    nblocks -= b;
+  }
+  gostx_memzero(ks, touched);
+}
+
+/* Zero-pads len < n bytes and absorbs them as one block (nothing when len = 0). */
+static void mgm_absorb_tail(gostx_mgm_ctx *ctx, const uint8_t *p, size_t len) {
+  uint8_t blk[GOSTX_MAX_BLOCK_LEN] = {0};
+  if (!len) return;
+  memcpy(blk, p, len);
+  mgm_blocks(ctx, blk, NULL, 1, 0, 1);
+  gostx_memzero(blk, sizeof blk);
+}
+
+/* Next gamma block E(Y) into ctx->gamma. */
+static void mgm_gamma_block(gostx_mgm_ctx *ctx) {
+  mgm_counters(ctx->y, ctx->n, 1, ctx->gamma, 1);
+  gostx_cipher_encrypt_blocks(&ctx->c, ctx->gamma, ctx->gamma, 1);
+}
+
+/* RFC 9058 section 4.1: |A| + |P| < 2^(n/2) bits. Adds len to *field when it fits. */
+static int mgm_add_len(gostx_mgm_ctx *ctx, uint64_t *field, size_t len) {
+  const uint64_t limit = (uint64_t)1 << (ctx->n * 4 - 3); /* 2^(n/2) bits, in bytes */
+  uint64_t used = ctx->aad_len + ctx->data_len;           /* always < limit */
+  if ((uint64_t)len >= limit - used) return GOSTX_ELEN;
+  *field += len;
+  return GOSTX_OK;
+}
+
+static int tag_len_ok(const gostx_mgm_ctx *ctx, size_t tag_len) {
+  return tag_len >= 4 && tag_len <= ctx->n; /* 32 <= S <= n bits */
+}
+
+/* ---- streaming ---- */
+
+int gostx__mgm_y1z1(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len, uint8_t *y1,
+                    uint8_t *z1) {
+  uint8_t blk[2 * GOSTX_MAX_BLOCK_LEN];
+  size_t n;
+  if (!c || !nonce || !y1 || !z1) return GOSTX_EINVAL;
+  n = c->block_len;
+  if (c->id != GOSTX_CIPHER_KUZNYECHIK && c->id != GOSTX_CIPHER_MAGMA) return GOSTX_EINVAL;
+  if (nonce_len != n) return GOSTX_ELEN;
+  if (nonce[0] & 0x80) return GOSTX_EINVAL; /* ICN is n-1 bits: the top bit is the 0/1 marker */
+  memcpy(blk, nonce, n);
+  memcpy(blk + n, nonce, n);
+  blk[n] |= 0x80;
+  gostx_cipher_encrypt_blocks(c, blk, blk, 2);
+  memcpy(y1, blk, n);
+  memcpy(z1, blk + n, n);
+  gostx_memzero(blk, sizeof blk);
+  return GOSTX_OK;
+}
+
+int gostx_mgm_init(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt, const uint8_t *nonce,
+                   size_t nonce_len) {
+  uint8_t y1[GOSTX_MAX_BLOCK_LEN], z1[GOSTX_MAX_BLOCK_LEN];
+  int rc;
+  if (!ctx) return GOSTX_EINVAL;
+  rc = gostx__mgm_y1z1(c, nonce, nonce_len, y1, z1);
+  if (rc) return rc;
+  memset(ctx, 0, sizeof *ctx);
+  ctx->c = *c;
+  ctx->n = c->block_len;
+  ctx->decrypt = !!decrypt;
+  memcpy(ctx->y, y1, ctx->n);
+  memcpy(ctx->z, z1, ctx->n);
+  gostx_memzero(y1, sizeof y1);
+  gostx_memzero(z1, sizeof z1);
+  return GOSTX_OK;
+}
+
+int gostx_mgm_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t len) {
+  size_t n, i = 0, full;
+  int rc;
+  if (!ctx || (!aad && len)) return GOSTX_EINVAL;
+  if (ctx->phase != 0) return GOSTX_ESTATE;
+  rc = mgm_add_len(ctx, &ctx->aad_len, len);
+  if (rc || !len) return rc;
+  n = ctx->n;
+  if (ctx->buf_len) {
+    i = n - ctx->buf_len < len ? n - ctx->buf_len : len;
+    memcpy(ctx->buf + ctx->buf_len, aad, i);
+    ctx->buf_len += i;
+    if (ctx->buf_len < n) return GOSTX_OK;
+    mgm_blocks(ctx, ctx->buf, NULL, 1, 0, 1);
+    ctx->buf_len = 0;
+  }
+  full = (len - i) / n;
+  mgm_blocks(ctx, aad + i, NULL, full, 0, 1);
+  i += full * n;
+  memcpy(ctx->buf, aad + i, len - i);
+  ctx->buf_len = len - i;
+  return GOSTX_OK;
+}
+
+/* Ends the AAD: absorbs its padded last block. */
+static void mgm_start_data(gostx_mgm_ctx *ctx) {
+  if (ctx->phase != 0) return;
+  mgm_absorb_tail(ctx, ctx->buf, ctx->buf_len);
+  gostx_memzero(ctx->buf, sizeof ctx->buf);
+  ctx->buf_len = 0;
+  ctx->phase = 1;
+}
+
+/* Runs bytes through the current gamma block; buf collects the ciphertext. */
+static size_t mgm_partial(gostx_mgm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
+  size_t i = 0;
+  while (i < len && ctx->buf_len < ctx->n) {
+    uint8_t x = in[i], y = (uint8_t)(x ^ ctx->gamma[ctx->buf_len]);
+    ctx->buf[ctx->buf_len++] = ctx->decrypt ? x : y;
+    out[i++] = y;
+  }
+  if (ctx->buf_len == ctx->n) {
+    mgm_blocks(ctx, ctx->buf, NULL, 1, 0, 1);
+    ctx->buf_len = 0;
+  }
+  return i;
+}
+
+int gostx_mgm_update(gostx_mgm_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out) {
+  size_t n, i = 0, full;
+  int rc;
+  if (!ctx || ((!in || !out) && len)) return GOSTX_EINVAL;
+  if (ctx->phase == 2) return GOSTX_ESTATE;
+  rc = mgm_add_len(ctx, &ctx->data_len, len);
+  if (rc) return rc;
+  mgm_start_data(ctx);
+  if (!len) return GOSTX_OK;
+  n = ctx->n;
+  if (ctx->buf_len) i = mgm_partial(ctx, in, out, len);
+  full = (len - i) / n;
+  mgm_blocks(ctx, in + i, out + i, full, 1, 1);
+  i += full * n;
+  if (i < len) {
+    mgm_gamma_block(ctx);
+    mgm_partial(ctx, in + i, out + i, len - i);
+  }
+  return GOSTX_OK;
+}
+
+/* Absorbs what is pending and the lengths block; full_tag = E(sum). */
+static int mgm_finish(gostx_mgm_ctx *ctx, uint8_t *full_tag) {
+  uint8_t lens[GOSTX_MAX_BLOCK_LEN];
+  if (ctx->phase == 2) return GOSTX_ESTATE;
+  if (ctx->aad_len + ctx->data_len == 0) return GOSTX_ELEN; /* RFC 9058: 0 < |A| + |P| */
+  if (ctx->phase == 0) {
+    mgm_start_data(ctx);
+  } else {
+    mgm_absorb_tail(ctx, ctx->buf, ctx->buf_len);
+    ctx->buf_len = 0;
+  }
+  if (ctx->n == 16) {
+    gostx_store64_be(lens, ctx->aad_len * 8);
+    gostx_store64_be(lens + 8, ctx->data_len * 8);
+  } else {
+    gostx_store32_be(lens, (uint32_t)(ctx->aad_len * 8));
+    gostx_store32_be(lens + 4, (uint32_t)(ctx->data_len * 8));
+  }
+  mgm_blocks(ctx, lens, NULL, 1, 0, 1);
+  gostx_cipher_encrypt_blocks(&ctx->c, ctx->sum, full_tag, 1);
+  ctx->phase = 2;
+  /* The cipher key stays until gostx_mgm_clear; the running state goes now. */
+  gostx_memzero(ctx->y, sizeof ctx->y);
+  gostx_memzero(ctx->z, sizeof ctx->z);
+  gostx_memzero(ctx->sum, sizeof ctx->sum);
+  gostx_memzero(ctx->buf, sizeof ctx->buf);
+  gostx_memzero(ctx->gamma, sizeof ctx->gamma);
+  return GOSTX_OK;
+}
+
+int gostx_mgm_final_encrypt(gostx_mgm_ctx *ctx, uint8_t *tag, size_t tag_len) {
+  uint8_t full[GOSTX_MAX_BLOCK_LEN];
+  int rc;
+  if (!ctx || !tag) return GOSTX_EINVAL;
+  if (ctx->decrypt) return GOSTX_ESTATE;
+  if (!tag_len_ok(ctx, tag_len)) return GOSTX_ELEN;
+  rc = mgm_finish(ctx, full);
+  if (rc == GOSTX_OK) memcpy(tag, full, tag_len);
+  gostx_memzero(full, sizeof full);
+  return rc;
+}
+
+int gostx_mgm_final_decrypt(gostx_mgm_ctx *ctx, const uint8_t *tag, size_t tag_len) {
+  uint8_t full[GOSTX_MAX_BLOCK_LEN];
+  int rc;
+  if (!ctx || !tag) return GOSTX_EINVAL;
+  if (!ctx->decrypt) return GOSTX_ESTATE;
+  if (!tag_len_ok(ctx, tag_len)) return GOSTX_ELEN;
+  rc = mgm_finish(ctx, full);
+  if (rc == GOSTX_OK && gostx_memeq_ct(full, tag, tag_len) != 0) rc = GOSTX_EAUTH;
+  gostx_memzero(full, sizeof full);
+  return rc;
+}
+
+void gostx_mgm_clear(gostx_mgm_ctx *ctx) {
+  if (ctx) gostx_memzero(ctx, sizeof *ctx);
+}
+
+/* ---- one-shot ---- */
+
+int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
+                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                      uint8_t *out, uint8_t *tag, size_t tag_len) {
+  gostx_mgm_ctx ctx;
+  int rc;
+  if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
+  if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
+  if (aad_len == 0 && len == 0) return GOSTX_ELEN;
+  rc = gostx_mgm_init(&ctx, c, 0, nonce, nonce_len);
+  if (rc) return rc;
+  rc = gostx_mgm_aad(&ctx, aad, aad_len);
+  if (!rc) rc = gostx_mgm_update(&ctx, in, len, out);
+  if (!rc) rc = gostx_mgm_final_encrypt(&ctx, tag, tag_len);
+  gostx_mgm_clear(&ctx);
+  return rc;
+}
+
+/* Two passes: authenticate the ciphertext, and only then decrypt it. */
+int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
+                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                      const uint8_t *tag, size_t tag_len, uint8_t *out) {
+  gostx_mgm_ctx ctx;
+  uint8_t full[GOSTX_MAX_BLOCK_LEN], y1[GOSTX_MAX_BLOCK_LEN];
+  size_t n, nfull, tail;
+  int rc;
+  if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
+  if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
+  rc = gostx_mgm_init(&ctx, c, 1, nonce, nonce_len);
+  if (rc) return rc;
+  rc = gostx_mgm_aad(&ctx, aad, aad_len);
+  if (!rc) rc = mgm_add_len(&ctx, &ctx.data_len, len);
+  if (rc) goto done;
+  n = ctx.n;
+  nfull = len / n;
+  tail = len - nfull * n;
+  mgm_start_data(&ctx);
+  if (len) {
+    mgm_blocks(&ctx, in, NULL, nfull, 0, 1);
+    mgm_absorb_tail(&ctx, in + nfull * n, tail);
+  }
+  /* Hashing leaves Y1 alone; keep it for the second pass (finish wipes it). */
+  memcpy(y1, ctx.y, n);
+  rc = mgm_finish(&ctx, full);
+  if (rc) goto done;
+  if (gostx_memeq_ct(full, tag, tag_len) != 0) {
+    rc = GOSTX_EAUTH;
+    goto done;
+  }
+  memcpy(ctx.y, y1, n);
+  if (nfull) mgm_blocks(&ctx, in, out, nfull, 1, 0);
+  if (tail) {
+    mgm_gamma_block(&ctx);
+    gostx_xor(out + nfull * n, in + nfull * n, ctx.gamma, tail);
+  }
+done:
+  gostx_memzero(full, sizeof full);
+  gostx_memzero(y1, sizeof y1);
+  gostx_memzero(&ctx, sizeof ctx);
+  return rc;
+}

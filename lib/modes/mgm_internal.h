@@ -1,0 +1,22 @@
+/* MGM internals exposed for tests (and for fast paths that plug in later):
+ * the constant-time field multiplications and the two counter starts. */
+#ifndef GOSTX_MGM_INTERNAL_H
+#define GOSTX_MGM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gostx.h"
+
+/* r = a * b in GF(2^128) mod x^128 + x^7 + x^2 + x + 1; blocks are big-endian
+ * numbers (byte 0 holds the coefficients of x^127..x^120). r may alias a or b. */
+void gostx__mgm_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]);
+/* r = a * b in GF(2^64) mod x^64 + x^4 + x^3 + x + 1, same conventions. */
+void gostx__mgm_gf64_mul(uint8_t r[8], const uint8_t a[8], const uint8_t b[8]);
+
+/* Y1 = E(0 || nonce) and Z1 = E(1 || nonce) (n = block length bytes each).
+ * Same argument checks as gostx_mgm_init. */
+int gostx__mgm_y1z1(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len, uint8_t *y1,
+                    uint8_t *z1);
+
+#endif
