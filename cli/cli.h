@@ -1,0 +1,120 @@
+/* gostx command-line tool: shared helpers (option parsing, strict hex and
+ * number parsing, input streams, crash-safe output files, error printing).
+ *
+ * Exit codes used everywhere:
+ *   0  success
+ *   1  I/O error, authentication failure, verification failure
+ *   2  usage error (bad option, bad hex, wrong key/IV length, ...) */
+#ifndef GOSTX_CLI_H
+#define GOSTX_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gostx.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+/* Size of the chunks in which streams are read and written. */
+#define CLI_CHUNK (64 * 1024)
+
+/* ---- errors ---- */
+/* "gostx: <message>\n" on stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the message and returns CLI_EXIT_USAGE, for `return cli_usage(...)`. */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- option parsing ----
+ * Long options (--name, --name=value, --name value), short options (-k value,
+ * -kvalue), "--" ends options, "-" alone is a positional argument. */
+enum { CLI_NOARG = 0, CLI_ARG = 1 };
+
+typedef struct cli_opt {
+  const char *long_name; /* without "--"; NULL ends the table */
+  char short_name;       /* 0 = none */
+  int has_arg;           /* CLI_NOARG / CLI_ARG */
+  int id;                /* returned by cli_next */
+} cli_opt;
+
+typedef struct cli_parser {
+  int argc;
+  char **argv;
+  int idx;            /* next argv element */
+  const char *sub;    /* subcommand name, for messages */
+  const char *pending; /* rest of a short-option cluster */
+  int only_pos;       /* after "--" */
+  const char *arg;    /* argument of the last option */
+  const char *pos;    /* the positional argument when cli_next returns CLI_POS */
+} cli_parser;
+
+#define CLI_END (-1)   /* no more arguments */
+#define CLI_POS (-2)   /* positional argument in p->pos */
+#define CLI_BAD (-3)   /* error already printed */
+
+void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv);
+int cli_next(cli_parser *p, const cli_opt *opts);
+
+/* ---- strict parsing ---- */
+/* Decodes hex (no spaces, even length, [0-9a-fA-F]) into a malloc'ed buffer
+ * (never NULL on success, may be length 0). what names the option for
+ * messages. Returns 0, or CLI_EXIT_USAGE after printing why. */
+int cli_hex(const char *what, const char *hex, uint8_t **out, size_t *len);
+/* Like cli_hex, but the decoded length must be exactly want bytes. */
+int cli_hex_exact(const char *what, const char *hex, uint8_t *out, size_t want);
+/* Decimal unsigned integer in [min, max]. Returns 0 or CLI_EXIT_USAGE. */
+int cli_uint(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int cli_size(const char *what, const char *s, size_t min, size_t max, size_t *out);
+/* Lowercase hex of len bytes followed by a newline to stdout. */
+void cli_print_hex(const uint8_t *p, size_t len);
+/* Writes lowercase hex (2*len chars, NUL-terminated) into out. */
+void cli_hex_str(const uint8_t *p, size_t len, char *out);
+/* Frees a key buffer after wiping it. */
+void cli_free_secret(uint8_t *p, size_t len);
+
+/* ---- input ---- */
+typedef struct cli_in {
+  FILE *f;
+  const char *name; /* for messages: file name or "stdin" */
+  int is_stdin;
+} cli_in;
+
+/* path NULL or "-" = stdin. Returns 0 or CLI_EXIT_FAIL after printing. */
+int cli_in_open(cli_in *in, const char *path);
+/* Reads up to cap bytes, filling the buffer unless at EOF. *got = 0 at EOF.
+ * Returns 0 or CLI_EXIT_FAIL after printing. */
+int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
+/* Reads the rest of the input into a malloc'ed buffer. */
+int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
+void cli_in_close(cli_in *in);
+
+/* ---- output ----
+ * A regular output file is written to a temporary file in the same directory
+ * and renamed over the target only by cli_out_commit, so a failure never
+ * leaves a partial file and never touches an existing one. stdout and
+ * non-regular files (devices, pipes) are written directly. */
+typedef struct cli_out {
+  FILE *f;
+  char *path;     /* target path, NULL for stdout */
+  char *tmp_path; /* temporary file, NULL when writing directly */
+  const char *name;
+  int failed;
+} cli_out;
+
+int cli_out_open(cli_out *out, const char *path);
+int cli_out_write(cli_out *out, const void *buf, size_t len);
+/* Flushes, closes and renames into place. Returns 0 or CLI_EXIT_FAIL. */
+int cli_out_commit(cli_out *out);
+/* Discards: removes the temporary file. Safe to call after commit (no-op). */
+void cli_out_abort(cli_out *out);
+
+/* ---- subcommands ---- */
+int cmd_hash(int argc, char **argv);
+int cmd_cipher(int argc, char **argv);
+int cmd_mac(int argc, char **argv);
+int cmd_kdf(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+#endif

@@ -1,0 +1,293 @@
+/* gostx hash: Streebog digests in the format of sha256sum, and -c to check
+ * such a list. Files are streamed in chunks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void hash_usage(void) {
+  printf(
+      "Usage: gostx hash [-a streebog256|streebog512] [FILE...]\n"
+      "       gostx hash -c [-a ALG] LIST\n"
+      "\n"
+      "Prints '<hex digest>  <name>' for each FILE (no FILE or '-' = stdin,\n"
+      "printed as '-'), like sha256sum. The digest bytes are those printed by\n"
+      "`openssl dgst -engine gost -md_gost12_256` (and _512): RFC 6986 prints\n"
+      "the same values byte-reversed.\n"
+      "\n"
+      "Options:\n"
+      "  -a, --algorithm ALG  streebog256 (default) or streebog512\n"
+      "                       (also accepted: 256, 512, gost12_256, gost12_512)\n"
+      "  -c, --check          read '<hex>  <name>' lines from LIST (or stdin) and\n"
+      "                       check them; prints 'NAME: OK' or 'NAME: FAILED';\n"
+      "                       without -a the algorithm follows the digest length\n"
+      "      --quiet          with -c: print only failures\n"
+      "  -h, --help           this help\n"
+      "\n"
+      "Exit status: 0 all good, 1 a file could not be read or a check failed,\n"
+      "2 usage error.\n");
+}
+
+static int parse_alg(const char *s, size_t *digest_len) {
+  if (!strcmp(s, "streebog256") || !strcmp(s, "256") || !strcmp(s, "gost12_256") ||
+      !strcmp(s, "md_gost12_256") || !strcmp(s, "streebog-256")) {
+    *digest_len = GOSTX_STREEBOG256_LEN;
+    return 0;
+  }
+  if (!strcmp(s, "streebog512") || !strcmp(s, "512") || !strcmp(s, "gost12_512") ||
+      !strcmp(s, "md_gost12_512") || !strcmp(s, "streebog-512")) {
+    *digest_len = GOSTX_STREEBOG512_LEN;
+    return 0;
+  }
+  return cli_usage("hash: unknown algorithm '%s' (streebog256 or streebog512)", s);
+}
+
+/* Digest of one file (NULL or "-" = stdin). Returns 0 or CLI_EXIT_FAIL. */
+static int digest_file(const char *path, size_t digest_len, uint8_t *digest) {
+  cli_in in;
+  int rc = cli_in_open(&in, path);
+  if (rc) return rc;
+  uint8_t *buf = malloc(CLI_CHUNK);
+  if (!buf) {
+    cli_in_close(&in);
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  gostx_streebog_ctx ctx;
+  gostx_streebog_init(&ctx, digest_len);
+  for (;;) {
+    size_t got;
+    rc = cli_in_read(&in, buf, CLI_CHUNK, &got);
+    if (rc || got == 0) break;
+    gostx_streebog_update(&ctx, buf, got);
+  }
+  if (!rc) gostx_streebog_final(&ctx, digest);
+  else gostx_streebog_clear(&ctx);
+  free(buf);
+  cli_in_close(&in);
+  return rc;
+}
+
+/* sha256sum's convention: a name with a newline or backslash is escaped and
+ * the line starts with a backslash. */
+static int needs_escape(const char *name) {
+  return strchr(name, '\n') || strchr(name, '\\') || strchr(name, '\r');
+}
+
+static void print_name(const char *name) {
+  if (!needs_escape(name)) {
+    fputs(name, stdout);
+    return;
+  }
+  for (const char *c = name; *c; c++) {
+    if (*c == '\n') fputs("\\n", stdout);
+    else if (*c == '\r') fputs("\\r", stdout);
+    else if (*c == '\\') fputs("\\\\", stdout);
+    else putchar(*c);
+  }
+}
+
+static void print_line(const uint8_t *digest, size_t len, const char *name) {
+  if (needs_escape(name)) putchar('\\');
+  char hex[2 * GOSTX_STREEBOG512_LEN + 1];
+  cli_hex_str(digest, len, hex);
+  fputs(hex, stdout);
+  fputs("  ", stdout);
+  print_name(name);
+  putchar('\n');
+}
+
+/* "NAME: RESULT" for -c, escaped like the list lines. */
+static void print_result(const char *name, const char *result) {
+  if (needs_escape(name)) putchar('\\');
+  print_name(name);
+  printf(": %s\n", result);
+}
+
+/* Undoes print_line's escaping in place; returns -1 on a bad escape. */
+static int unescape(char *s) {
+  char *w = s;
+  for (char *r = s; *r; r++) {
+    if (*r != '\\') {
+      *w++ = *r;
+      continue;
+    }
+    r++;
+    if (*r == 'n') *w++ = '\n';
+    else if (*r == 'r') *w++ = '\r';
+    else if (*r == '\\') *w++ = '\\';
+    else return -1;
+  }
+  *w = 0;
+  return 0;
+}
+
+static int is_hex_digit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Reads one line of any length into *line (malloc'ed, grown as needed).
+ * Returns the length, or -1 at EOF. */
+static long read_line(FILE *f, char **line, size_t *cap) {
+  size_t len = 0;
+  int c;
+  while ((c = fgetc(f)) != EOF) {
+    if (len + 2 > *cap) {
+      size_t ncap = *cap ? *cap * 2 : 256;
+      char *nl = realloc(*line, ncap);
+      if (!nl) return -2;
+      *line = nl;
+      *cap = ncap;
+    }
+    if (c == '\n') break;
+    (*line)[len++] = (char)c;
+  }
+  if (c == EOF && len == 0) return -1;
+  (*line)[len] = 0;
+  if (len && (*line)[len - 1] == '\r') (*line)[--len] = 0; /* lists written on Windows */
+  return (long)len;
+}
+
+static int check_list(const char *list_path, size_t forced_len, int quiet) {
+  cli_in in;
+  int rc = cli_in_open(&in, list_path);
+  if (rc) return rc;
+  const char *list_name = in.is_stdin ? "-" : list_path;
+  char *line = NULL;
+  size_t cap = 0;
+  unsigned long lineno = 0, good_lines = 0, bad_format = 0, failed = 0, unreadable = 0;
+  long len;
+  while ((len = read_line(in.f, &line, &cap)) >= 0) {
+    lineno++;
+    char *p = line;
+    int escaped = 0;
+    if (*p == '\\') {
+      escaped = 1;
+      p++;
+    }
+    size_t hex_len = 0;
+    while (is_hex_digit(p[hex_len])) hex_len++;
+    size_t digest_len = hex_len / 2;
+    int ok_len = (hex_len == 2 * GOSTX_STREEBOG256_LEN || hex_len == 2 * GOSTX_STREEBOG512_LEN) &&
+                 (!forced_len || digest_len == forced_len);
+    /* "<hex>  <name>" (text) or "<hex> *<name>" (binary): same bytes here. */
+    if (!ok_len || p[hex_len] != ' ' || (p[hex_len + 1] != ' ' && p[hex_len + 1] != '*') ||
+        p[hex_len + 2] == 0) {
+      if (line[0] != '#' && len > 0) bad_format++;
+      continue;
+    }
+    char *name = p + hex_len + 2;
+    if (escaped && unescape(name) < 0) {
+      bad_format++;
+      continue;
+    }
+    good_lines++;
+    uint8_t want[GOSTX_STREEBOG512_LEN], got[GOSTX_STREEBOG512_LEN];
+    for (size_t i = 0; i < digest_len; i++) {
+      char pair[3] = {p[2 * i], p[2 * i + 1], 0};
+      want[i] = (uint8_t)strtoul(pair, NULL, 16);
+    }
+    if (digest_file(name, digest_len, got) != 0) {
+      print_result(name, "FAILED open or read");
+      unreadable++;
+      continue;
+    }
+    if (gostx_memeq_ct(want, got, digest_len) == 0) {
+      if (!quiet) print_result(name, "OK");
+    } else {
+      print_result(name, "FAILED");
+      failed++;
+    }
+  }
+  int read_failed = ferror(in.f);
+  free(line);
+  cli_in_close(&in);
+  if (len == -2) {
+    cli_err("%s: out of memory", list_name);
+    return CLI_EXIT_FAIL;
+  }
+  if (read_failed) {
+    cli_err("%s: read error: %s", list_name, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  if (bad_format)
+    cli_err("WARNING: %lu line%s improperly formatted", bad_format,
+            bad_format == 1 ? " is" : "s are");
+  if (unreadable)
+    cli_err("WARNING: %lu listed file%s could not be read", unreadable,
+            unreadable == 1 ? "" : "s");
+  if (failed)
+    cli_err("WARNING: %lu computed checksum%s did NOT match", failed, failed == 1 ? "" : "s");
+  if (good_lines == 0) {
+    cli_err("%s: no properly formatted checksum lines found", list_name);
+    return CLI_EXIT_FAIL;
+  }
+  return (failed || unreadable) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+enum { OPT_ALG = 1, OPT_CHECK, OPT_QUIET, OPT_HELP };
+
+static const cli_opt hash_opts[] = {
+    {"algorithm", 'a', CLI_ARG, OPT_ALG},
+    {"check", 'c', CLI_NOARG, OPT_CHECK},
+    {"quiet", 0, CLI_NOARG, OPT_QUIET},
+    {"help", 'h', CLI_NOARG, OPT_HELP},
+    {NULL, 0, 0, 0},
+};
+
+int cmd_hash(int argc, char **argv) {
+  cli_parser p;
+  cli_parser_init(&p, "hash", argc, argv);
+  size_t digest_len = GOSTX_STREEBOG256_LEN;
+  int alg_given = 0, check = 0, quiet = 0;
+  const char **files = calloc((size_t)argc + 1, sizeof *files);
+  size_t nfiles = 0;
+  if (!files) return cli_usage("out of memory");
+  int id, rc = 0;
+  while ((id = cli_next(&p, hash_opts)) != CLI_END) {
+    switch (id) {
+      case OPT_ALG:
+        rc = parse_alg(p.arg, &digest_len);
+        alg_given = 1;
+        break;
+      case OPT_CHECK: check = 1; break;
+      case OPT_QUIET: quiet = 1; break;
+      case OPT_HELP:
+        free(files);
+        hash_usage();
+        return CLI_EXIT_OK;
+      case CLI_POS: files[nfiles++] = p.pos; break;
+      default: rc = CLI_EXIT_USAGE; break;
+    }
+    if (rc) {
+      free(files);
+      return rc;
+    }
+  }
+  if (check) {
+    if (nfiles > 1) {
+      free(files);
+      return cli_usage("hash: -c takes one LIST file");
+    }
+    rc = check_list(nfiles ? files[0] : NULL, alg_given ? digest_len : 0, quiet);
+    free(files);
+    return rc;
+  }
+  if (quiet) {
+    free(files);
+    return cli_usage("hash: --quiet only applies to -c");
+  }
+  if (nfiles == 0) files[nfiles++] = "-";
+  int status = CLI_EXIT_OK;
+  for (size_t i = 0; i < nfiles; i++) {
+    uint8_t digest[GOSTX_STREEBOG512_LEN];
+    if (digest_file(files[i], digest_len, digest) != 0) {
+      status = CLI_EXIT_FAIL; /* message printed; go on with the other files */
+      continue;
+    }
+    print_line(digest, digest_len, files[i]);
+  }
+  free(files);
+  return status;
+}

@@ -1,0 +1,33 @@
+/* gostx info: version, CPU features and the implementation the dispatcher
+ * chose for each primitive. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_info(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      printf(
+          "Usage: gostx info\n"
+          "\n"
+          "Prints the library version, the CPU features gostx detected, and the\n"
+          "implementation chosen for each primitive. GOSTX_IMPL=name in the\n"
+          "environment forces an implementation (e.g. GOSTX_IMPL=portable).\n");
+      return CLI_EXIT_OK;
+    }
+    return cli_usage("info: unexpected argument '%s'", argv[i]);
+  }
+  printf("gostx %s\n", gostx_version());
+  const char *features = gostx_cpu_features();
+  printf("cpu features: %s\n", features && *features ? features : "(none)");
+  const char *forced = getenv("GOSTX_IMPL");
+  if (forced) printf("GOSTX_IMPL: %s\n", forced);
+  else printf("GOSTX_IMPL: (not set)\n");
+  for (int p = 0; p < GOSTX_PRIM_COUNT; p++) {
+    const char *name = gostx_primitive_name(p);
+    const char *impl = gostx_impl(p);
+    printf("%-11s %s\n", name ? name : "?", impl ? impl : "?");
+  }
+  return CLI_EXIT_OK;
+}

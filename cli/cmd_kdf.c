@@ -1,0 +1,164 @@
+/* gostx kdf: PBKDF2-HMAC-Streebog-512 (R 50.1.111-2016), KDF_GOSTR3411_2012_256
+ * and KDF_TREE_GOSTR3411_2012_256 (RFC 7836 4.4/4.5). Prints lowercase hex. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define KDF_MAX_OUT (1u << 20) /* generous cap on --len for printing */
+
+static void kdf_usage(void) {
+  printf(
+      "Usage: gostx kdf pbkdf2 (--pass STR | --pass-hex HEX) --salt HEX --iter N [--len BYTES]\n"
+      "       gostx kdf kdf256 -k KEYHEX --label HEX --seed HEX\n"
+      "       gostx kdf kdftree -k KEYHEX --label HEX --seed HEX --len BYTES [--r BYTES]\n"
+      "\n"
+      "  pbkdf2   PBKDF2 with HMAC-Streebog-512 (R 50.1.111-2016); --len default 64\n"
+      "  kdf256   KDF_GOSTR3411_2012_256 (RFC 7836 4.4): 32 bytes\n"
+      "           = HMAC-256(K, 01 || label || 00 || seed || 01 00)\n"
+      "  kdftree  KDF_TREE_GOSTR3411_2012_256 (RFC 7836 4.5) with a counter of\n"
+      "           --r bytes (1..4, default 1); L = 8 * --len bits\n"
+      "\n"
+      "Options:\n"
+      "  -k, --key HEX      input key (any length)\n"
+      "      --label HEX    label bytes (may be empty: --label '')\n"
+      "      --seed HEX     seed bytes (may be empty)\n"
+      "      --pass STR     password as given (bytes of the argument)\n"
+      "      --pass-hex HEX password bytes in hex\n"
+      "      --salt HEX     salt bytes\n"
+      "      --iter N       iteration count, >= 1\n"
+      "      --len BYTES    output length\n"
+      "      --r BYTES      kdftree counter width\n"
+      "  -h, --help         this help\n");
+}
+
+enum { OPT_KEY = 1, OPT_LABEL, OPT_SEED, OPT_PASS, OPT_PASS_HEX, OPT_SALT, OPT_ITER, OPT_LEN,
+       OPT_R, OPT_HELP };
+
+static const cli_opt kdf_opts[] = {
+    {"key", 'k', CLI_ARG, OPT_KEY},
+    {"label", 0, CLI_ARG, OPT_LABEL},
+    {"seed", 0, CLI_ARG, OPT_SEED},
+    {"pass", 0, CLI_ARG, OPT_PASS},
+    {"pass-hex", 0, CLI_ARG, OPT_PASS_HEX},
+    {"salt", 0, CLI_ARG, OPT_SALT},
+    {"iter", 0, CLI_ARG, OPT_ITER},
+    {"len", 0, CLI_ARG, OPT_LEN},
+    {"r", 0, CLI_ARG, OPT_R},
+    {"help", 'h', CLI_NOARG, OPT_HELP},
+    {NULL, 0, 0, 0},
+};
+
+int cmd_kdf(int argc, char **argv) {
+  cli_parser p;
+  cli_parser_init(&p, "kdf", argc, argv);
+  const char *v[OPT_HELP] = {0}; /* option values by id */
+  const char *which = NULL;
+  int id;
+  while ((id = cli_next(&p, kdf_opts)) != CLI_END) {
+    if (id == OPT_HELP) {
+      kdf_usage();
+      return CLI_EXIT_OK;
+    }
+    if (id == CLI_POS) {
+      if (which) return cli_usage("kdf: unexpected argument '%s'", p.pos);
+      which = p.pos;
+      continue;
+    }
+    if (id < 0) return CLI_EXIT_USAGE;
+    v[id] = p.arg;
+  }
+  if (!which) return cli_usage("kdf: missing function: pbkdf2, kdf256 or kdftree");
+  int pbkdf2 = !strcmp(which, "pbkdf2"), kdf256 = !strcmp(which, "kdf256"),
+      tree = !strcmp(which, "kdftree");
+  if (!pbkdf2 && !kdf256 && !tree)
+    return cli_usage("kdf: unknown function '%s' (pbkdf2, kdf256, kdftree)", which);
+
+  /* Reject options that belong to another function, so typos do not pass. */
+  static const struct {
+    int id;
+    const char *name;
+    int pb, k256, kt;
+  } allowed[] = {
+      {OPT_KEY, "-k", 0, 1, 1},          {OPT_LABEL, "--label", 0, 1, 1},
+      {OPT_SEED, "--seed", 0, 1, 1},     {OPT_PASS, "--pass", 1, 0, 0},
+      {OPT_PASS_HEX, "--pass-hex", 1, 0, 0}, {OPT_SALT, "--salt", 1, 0, 0},
+      {OPT_ITER, "--iter", 1, 0, 0},     {OPT_LEN, "--len", 1, 0, 1},
+      {OPT_R, "--r", 0, 0, 1},
+  };
+  for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
+    int ok = pbkdf2 ? allowed[i].pb : kdf256 ? allowed[i].k256 : allowed[i].kt;
+    if (v[allowed[i].id] && !ok) return cli_usage("%s: option %s does not apply", which, allowed[i].name);
+  }
+
+  int rc = 0;
+  uint8_t *a = NULL, *b = NULL, *c = NULL, *out = NULL;
+  size_t a_len = 0, b_len = 0, c_len = 0, out_len = 0;
+  if (pbkdf2) {
+    uint64_t iter = 0;
+    out_len = 64;
+    if (v[OPT_PASS] && v[OPT_PASS_HEX]) return cli_usage("pbkdf2: give --pass or --pass-hex, not both");
+    if (!v[OPT_PASS] && !v[OPT_PASS_HEX]) return cli_usage("pbkdf2: missing --pass or --pass-hex");
+    if (!v[OPT_SALT]) return cli_usage("pbkdf2: missing --salt HEX");
+    if (!v[OPT_ITER]) return cli_usage("pbkdf2: missing --iter N");
+    if ((rc = cli_uint("--iter", v[OPT_ITER], 1, UINT32_MAX, &iter))) return rc;
+    if (v[OPT_LEN] && (rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, &out_len))) return rc;
+    if (v[OPT_PASS]) {
+      a_len = strlen(v[OPT_PASS]);
+      a = malloc(a_len + 1);
+      if (!a) return cli_usage("out of memory");
+      memcpy(a, v[OPT_PASS], a_len);
+    } else if ((rc = cli_hex("pbkdf2: --pass-hex", v[OPT_PASS_HEX], &a, &a_len))) {
+      return rc;
+    }
+    if ((rc = cli_hex("pbkdf2: --salt", v[OPT_SALT], &b, &b_len))) goto done;
+    out = malloc(out_len);
+    if (!out) {
+      rc = cli_usage("out of memory");
+      goto done;
+    }
+    rc = gostx_pbkdf2_streebog512(a, a_len, b, b_len, (uint32_t)iter, out, out_len);
+  } else {
+    size_t r = 1;
+    if (!v[OPT_KEY]) return cli_usage("%s: missing key (-k KEYHEX)", which);
+    if (!v[OPT_LABEL]) return cli_usage("%s: missing --label HEX", which);
+    if (!v[OPT_SEED]) return cli_usage("%s: missing --seed HEX", which);
+    if (tree) {
+      if (!v[OPT_LEN]) return cli_usage("kdftree: missing --len BYTES");
+      if ((rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, &out_len))) return rc;
+      if (v[OPT_R] && (rc = cli_size("--r", v[OPT_R], 1, 4, &r))) return rc;
+      /* The counter must not wrap: at most 2^(8r) - 1 blocks of 32 bytes. */
+      uint64_t blocks = (out_len + 31) / 32;
+      if (r < 4 && blocks > ((uint64_t)1 << (8 * r)) - 1)
+        return cli_usage("kdftree: --len %zu needs a counter wider than --r %zu", out_len, r);
+    } else {
+      out_len = 32;
+    }
+    char what[32];
+    snprintf(what, sizeof what, "%s: key", which);
+    if ((rc = cli_hex(what, v[OPT_KEY], &a, &a_len))) return rc;
+    snprintf(what, sizeof what, "%s: --label", which);
+    if ((rc = cli_hex(what, v[OPT_LABEL], &b, &b_len))) goto done;
+    snprintf(what, sizeof what, "%s: --seed", which);
+    if ((rc = cli_hex(what, v[OPT_SEED], &c, &c_len))) goto done;
+    out = malloc(out_len);
+    if (!out) {
+      rc = cli_usage("out of memory");
+      goto done;
+    }
+    rc = tree ? gostx_kdf_tree256(a, a_len, b, b_len, c, c_len, r, out, out_len)
+              : gostx_kdf256(a, a_len, b, b_len, c, c_len, out);
+  }
+  if (rc) {
+    cli_err("%s: %s", which, gostx_strerror(rc));
+    rc = rc == GOSTX_EINVAL || rc == GOSTX_ELEN ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+  } else {
+    cli_print_hex(out, out_len);
+  }
+done:
+  cli_free_secret(a, a_len);
+  cli_free_secret(b, b_len);
+  cli_free_secret(c, c_len);
+  cli_free_secret(out, out_len);
+  return rc;
+}

@@ -1,0 +1,67 @@
+/* gostx: command-line front end to the gostx library. Dispatches to one
+ * function per subcommand (cli/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct subcommand {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    {"hash", cmd_hash, "Streebog digests of files, or check a list of digests (-c)"},
+    {"cipher", cmd_cipher, "encrypt or decrypt: Kuznyechik, Magma, GOST 28147-89 modes, MGM, XTS"},
+    {"mac", cmd_mac, "message authentication codes: OMAC, OMAC-ACPKM, HMAC, GOST 28147-89 IMIT"},
+    {"kdf", cmd_kdf, "key derivation: PBKDF2, KDF_GOSTR3411_2012_256, KDF_TREE"},
+    {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "Usage: gostx COMMAND [OPTIONS] [ARGS]\n"
+          "       gostx --help | --version\n"
+          "\n"
+          "Russian GOST cryptography (GOST R 34.12/34.13-2015, GOST 28147-89,\n"
+          "GOST R 34.11-2012 Streebog, RFC 7836 HMAC/KDF, MGM, ACPKM, XTS).\n"
+          "\n"
+          "Commands:\n");
+  for (const struct subcommand *s = subcommands; s->name; s++)
+    fprintf(f, "  %-8s %s\n", s->name, s->summary);
+  fprintf(f,
+          "\n"
+          "Run `gostx COMMAND --help` for the options of a command.\n"
+          "Byte strings (keys, IVs, ...) are given in hex, first pair = first byte.\n"
+          "Exit status: 0 success, 1 I/O or verification failure, 2 usage error.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+    printf("gostx %s\n", gostx_version());
+    return CLI_EXIT_OK;
+  }
+  for (const struct subcommand *s = subcommands; s->name; s++) {
+    if (strcmp(cmd, s->name) == 0) {
+      int rc = s->run(argc - 1, argv + 1);
+      /* Catch late stdout errors (full disk, closed pipe) for every command. */
+      if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_err("stdout: write error");
+        if (rc == CLI_EXIT_OK) rc = CLI_EXIT_FAIL;
+      }
+      return rc;
+    }
+  }
+  return cli_usage("unknown command '%s' (try gostx --help)", cmd);
+}
