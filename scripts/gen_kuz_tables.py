@@ -1,0 +1,470 @@
+#!/usr/bin/env python3
+"""Generate lib/kuznyechik/kuz_tables.h for the constant-time portable
+Kuznyechik core (GOST R 34.12-2015, RFC 7801) from the standard's pi and the
+coefficients of l.
+
+The portable core works on bit planes: plane b is a uint64_t whose bits are
+bit b of 64 bytes (of four blocks, lane 16*blk + j for byte j, or of 64
+blocks). Byte 0 of a block is a_15, the most significant byte. Everything
+below is indexed only by public values (round, plane, diagonal), never by data.
+
+The output holds
+  kuz_sbox_fwd(p), kuz_sbox_inv(p): pi and pi^-1 on eight planes as
+      straight-line Boolean circuits, built from the GF(2^4) decomposition of
+      pi (see DEC_* below): two 8x8 GF(2) matrices, 4-bit S-boxes from their
+      algebraic normal forms, GF(2^4) multiplications and a masked select.
+      Shared XORs come from Paar's greedy heuristic. Each circuit is evaluated
+      on all 256 inputs while it is built and must reproduce PI / PI^-1.
+  gostx__kuz_lmask_fwd[16][8], gostx__kuz_lmask_inv[16][8]: L and L^-1 as
+      16 diagonals. For diagonal d, bit k of the coefficient that multiplies
+      byte j and lands in byte (j - d) mod 16 is bit j of mask[d][k]
+      (replicated to the four 16-lane groups).
+  gostx__kuz_lcol_fwd[128][2], gostx__kuz_lcol_inv[128][2]: L and L^-1 as
+      GF(2) columns, for the one-block path (entry 8*j + b: image of bit b of
+      byte j, as two little-endian words).
+  gostx__kuz_pi, gostx__kuz_pi_inv, gostx__kuz_lmatrix_fwd/inv: pi, pi^-1
+      and the GF(2^8) matrices of L and L^-1, for future table-driven fast
+      paths (the portable core does not use them).
+  gostx__kuz_c[32][16]: the iteration constants C_1..C_32 = L(Vec128(i)).
+
+Usage: python3 scripts/gen_kuz_tables.py > lib/kuznyechik/kuz_tables.h
+"""
+import itertools
+
+# pi (GOST R 34.12-2015 section 4.1.1, RFC 7801 section 2), as printed.
+PI = [
+    252, 238, 221, 17, 207, 110, 49, 22, 251, 196, 250, 218, 35, 197, 4, 77,
+    233, 119, 240, 219, 147, 46, 153, 186, 23, 54, 241, 187, 20, 205, 95, 193,
+    249, 24, 101, 90, 226, 92, 239, 33, 129, 28, 60, 66, 139, 1, 142, 79,
+    5, 132, 2, 174, 227, 106, 143, 160, 6, 11, 237, 152, 127, 212, 211, 31,
+    235, 52, 44, 81, 234, 200, 72, 171, 242, 42, 104, 162, 253, 58, 206, 204,
+    181, 112, 14, 86, 8, 12, 118, 18, 191, 114, 19, 71, 156, 183, 93, 135,
+    21, 161, 150, 41, 16, 123, 154, 199, 243, 145, 120, 111, 157, 158, 178, 177,
+    50, 117, 25, 61, 255, 53, 138, 126, 109, 84, 198, 128, 195, 189, 13, 87,
+    223, 245, 36, 169, 62, 168, 67, 201, 215, 121, 214, 246, 124, 34, 185, 3,
+    224, 15, 236, 222, 122, 148, 176, 188, 220, 232, 40, 80, 78, 51, 10, 74,
+    167, 151, 96, 115, 30, 0, 98, 68, 26, 184, 56, 130, 100, 159, 38, 65,
+    173, 69, 70, 146, 39, 94, 85, 47, 140, 163, 165, 125, 105, 213, 149, 59,
+    7, 88, 179, 64, 134, 172, 29, 247, 48, 55, 107, 228, 136, 217, 231, 137,
+    225, 27, 131, 73, 76, 63, 248, 254, 141, 83, 170, 144, 202, 216, 133, 97,
+    32, 113, 103, 164, 45, 43, 9, 91, 203, 155, 37, 208, 190, 229, 108, 82,
+    89, 166, 116, 210, 230, 244, 180, 192, 209, 102, 175, 194, 57, 75, 99, 182,
+]
+PI_INV = [0] * 256
+for _i, _v in enumerate(PI):
+    PI_INV[_v] = _i
+assert sorted(PI) == list(range(256))
+
+# l's coefficients for a_15..a_0 (bytes 0..15 of the string), section 4.1.2.
+LC = [148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194, 16, 133, 32, 148, 1]
+
+
+def gmul(a, b):
+    """GF(2^8) product modulo x^8 + x^7 + x^6 + x + 1."""
+    r = 0
+    for i in range(8):
+        if b >> i & 1:
+            r ^= a << i
+    for i in range(14, 7, -1):
+        if r >> i & 1:
+            r ^= 0x1C3 << (i - 8)
+    return r
+
+
+def R(a):
+    s = 0
+    for j in range(16):
+        s ^= gmul(LC[j], a[j])
+    return [s] + a[:15]
+
+
+def L(a):
+    for _ in range(16):
+        a = R(a)
+    return a
+
+
+def R_inv(a):
+    b = a[1:] + [a[0]]
+    s = 0
+    for j in range(16):
+        s ^= gmul(LC[j], b[j])
+    return a[1:] + [s]
+
+
+def L_inv(a):
+    for _ in range(16):
+        a = R_inv(a)
+    return a
+
+
+def matrix(f):
+    """M[i][j] with f(x)_i = XOR_j M[i][j] * x_j (f linear over GF(2^8))."""
+    m = [[0] * 16 for _ in range(16)]
+    for j in range(16):
+        e = [0] * 16
+        e[j] = 1
+        col = f(e)
+        for i in range(16):
+            m[i][j] = col[i]
+    return m
+
+
+def apply_matrix(m, x):
+    out = []
+    for i in range(16):
+        s = 0
+        for j in range(16):
+            s ^= gmul(m[i][j], x[j])
+        out.append(s)
+    return out
+
+
+REP = 0x0001000100010001  # replicate a 16-lane value to the four groups
+
+
+def lmasks(m):
+    masks = []
+    for d in range(16):
+        row = []
+        for k in range(8):
+            v = 0
+            for j in range(16):
+                c = m[(j - d) % 16][j]
+                if c >> k & 1:
+                    v |= 1 << j
+            row.append(v * REP)
+        masks.append(row)
+    return masks
+
+
+# ---------------------------------------------------------------------------
+# S-box circuit
+
+
+def paar(targets, nvars):
+    """Greedy common-subexpression elimination for XOR targets given as sets of
+    variable indices. Returns (ops, final) where ops is a list of
+    (new_index, a, b) meaning v[new] = v[a] ^ v[b], and final[t] is the variable
+    index holding target t (or None for an empty target)."""
+    tg = [set(t) for t in targets]
+    ops = []
+    nxt = nvars
+    while True:
+        counts = {}
+        for t in tg:
+            if len(t) < 2:
+                continue
+            for a, b in itertools.combinations(sorted(t), 2):
+                counts[(a, b)] = counts.get((a, b), 0) + 1
+        if not counts:
+            break
+        (a, b), _ = max(counts.items(), key=lambda kv: (kv[1], -kv[0][0], -kv[0][1]))
+        ops.append((nxt, a, b))
+        for t in tg:
+            if a in t and b in t:
+                t.discard(a)
+                t.discard(b)
+                t.add(nxt)
+        nxt += 1
+    final = []
+    for t in tg:
+        assert len(t) <= 1
+        final.append(next(iter(t)) if t else None)
+    return ops, final
+
+
+# The structure of pi found by Biryukov, Perrin and Udovenko ("Reverse-
+# engineering the S-box of Streebog, Kuznyechik and STRIBOBr1", 2016), over
+# GF(2^4) = GF(2)[x]/(x^4 + x^3 + 1):
+#   (l, r) = alpha(x);  l' = nu0(l) if r = 0 else nu1(l * r^-1);
+#   r' = sigma(r * phi(l'));  pi(x) = omega(l' || r').
+# main() checks this against PI before any code is emitted, and every circuit
+# is checked on all 256 inputs as it is built.
+DEC_INV = [0x0, 0x1, 0xc, 0x8, 0x6, 0xf, 0x4, 0xe, 0x3, 0xd, 0xb, 0xa, 0x2, 0x9, 0x7, 0x5]
+DEC_NU0 = [0x2, 0x5, 0x3, 0xb, 0x6, 0x9, 0xe, 0xa, 0x0, 0x4, 0xf, 0x1, 0x8, 0xd, 0xc, 0x7]
+DEC_NU1 = [0x7, 0x6, 0xc, 0x9, 0x0, 0xf, 0x8, 0x1, 0x4, 0x5, 0xb, 0xe, 0xd, 0x2, 0x3, 0xa]
+DEC_SIGMA = [0xc, 0xd, 0x0, 0x4, 0x8, 0xb, 0xa, 0xe, 0x3, 0x9, 0x5, 0x2, 0xf, 0x1, 0x6, 0x7]
+DEC_PHI = [0xb, 0x2, 0xb, 0x8, 0xc, 0x4, 0x1, 0xc, 0x6, 0x3, 0x5, 0x8, 0xe, 0x3, 0x6, 0xb]
+# 8x8 matrices over GF(2); row y, column x: output bit 7-y takes input bit 7-x.
+DEC_ALPHA = [[0, 0, 0, 0, 1, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 1], [0, 1, 0, 0, 0, 0, 1, 1],
+             [1, 1, 1, 0, 1, 1, 1, 1], [1, 0, 0, 0, 1, 0, 1, 0], [0, 1, 0, 0, 0, 1, 0, 0],
+             [0, 0, 0, 1, 1, 0, 1, 0], [0, 0, 1, 0, 0, 0, 0, 0]]
+DEC_OMEGA = [[0, 0, 0, 0, 1, 0, 1, 0], [0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0],
+             [1, 0, 0, 1, 1, 0, 1, 0], [0, 0, 0, 0, 1, 0, 0, 0], [0, 1, 0, 0, 0, 1, 0, 0],
+             [1, 0, 0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 0, 0, 1]]
+
+
+def bitmat_apply(mat, a):
+    r = 0
+    for x in range(8):
+        if a >> (7 - x) & 1:
+            for y in range(8):
+                r ^= mat[y][x] << (7 - y)
+    return r
+
+
+def bitmat_inverse(mat):
+    """Inverse over GF(2), same row/column convention (via the preimages)."""
+    pre = {bitmat_apply(mat, v): v for v in range(256)}
+    assert len(pre) == 256
+    inv = [[0] * 8 for _ in range(8)]
+    for x in range(8):
+        v = pre[1 << (7 - x)]
+        for y in range(8):
+            inv[y][x] = v >> (7 - y) & 1
+    return inv
+
+
+def gf16_mul(a, b):
+    p = 0
+    for i in range(4):
+        if b >> i & 1:
+            p ^= a << i
+    for i in range(6, 3, -1):
+        if p >> i & 1:
+            p ^= 0x19 << (i - 4)
+    return p
+
+
+def decomposed_pi(x):
+    y = bitmat_apply(DEC_ALPHA, x)
+    l, r = y >> 4, y & 15
+    l = DEC_NU0[l] if r == 0 else DEC_NU1[gf16_mul(l, DEC_INV[r])]
+    r = DEC_SIGMA[gf16_mul(r, DEC_PHI[l])]
+    return bitmat_apply(DEC_OMEGA, l << 4 | r)
+
+
+MASK256 = (1 << 256) - 1
+
+
+class Circuit:
+    """Straight-line code on uint64_t planes. Every wire also carries its value
+    on all 256 inputs (bit x = the wire for input byte x), so the result is
+    checked exhaustively as it is built."""
+
+    def __init__(self):
+        self.lines = []
+        self.ops = 0
+        self.n = 0
+        self.inputs = []
+        for b in range(8):
+            v = 0
+            for x in range(256):
+                if x >> b & 1:
+                    v |= 1 << x
+            self.inputs.append(("x%d" % b, v))
+            self.lines.append("  const uint64_t x%d = p[%d];" % (b, b))
+
+    def _new(self, expr, val):
+        name = "t%d" % self.n
+        self.n += 1
+        self.lines.append("  const uint64_t %s = %s;" % (name, expr))
+        self.ops += 1
+        return (name, val & MASK256)
+
+    def xor(self, a, b):
+        return self._new("%s ^ %s" % (a[0], b[0]), a[1] ^ b[1])
+
+    def and_(self, a, b):
+        return self._new("%s & %s" % (a[0], b[0]), a[1] & b[1])
+
+    def or_(self, a, b):
+        return self._new("%s | %s" % (a[0], b[0]), a[1] | b[1])
+
+    def not_(self, a):
+        return self._new("~%s" % a[0], ~a[1])
+
+    def linear(self, targets, wires):
+        """XOR of the wires in each target set (non-empty), with shared XORs
+        found by Paar's heuristic."""
+        ops, final = paar(targets, len(wires))
+        pool = list(wires)
+        for (_, a, b) in ops:
+            pool.append(self.xor(pool[a], pool[b]))
+        return [pool[f] for f in final]
+
+    def bitmat(self, mat, bits):
+        """An 8x8 GF(2) matrix on planes given LSB first."""
+        targets = []
+        for ob in range(8):
+            y = 7 - ob
+            targets.append({7 - x for x in range(8) if mat[y][x]})
+        return self.linear(targets, bits)
+
+    def sbox4(self, table, q):
+        """A 4-bit function from its algebraic normal form; q LSB first."""
+        anf = [[(table[v] >> k) & 1 for v in range(16)] for k in range(4)]
+        for a in anf:
+            for i in range(4):
+                for v in range(16):
+                    if v >> i & 1:
+                        a[v] ^= a[v ^ (1 << i)]
+        need = sorted({m for a in anf for m in range(1, 16) if a[m]})
+        mono = {}
+        for m in sorted(need, key=lambda m: bin(m).count("1")):
+            self._monomial(m, q, mono)
+        wires = [mono[m] for m in need]
+        targets = [{need.index(m) for m in range(1, 16) if a[m]} for a in anf]
+        outs = self.linear(targets, wires)
+        return [self.not_(outs[k]) if anf[k][0] else outs[k] for k in range(4)]
+
+    def _monomial(self, m, q, mono):
+        if m in mono:
+            return mono[m]
+        bits = [i for i in range(4) if m >> i & 1]
+        if len(bits) == 1:
+            mono[m] = q[bits[0]]
+        else:
+            rest = m & ~(1 << bits[-1])
+            mono[m] = self.and_(self._monomial(rest, q, mono), q[bits[-1]])
+        return mono[m]
+
+    def gf16_mul(self, a, b):
+        c = [None] * 7
+        for i in range(4):
+            for j in range(4):
+                t = self.and_(a[i], b[j])
+                c[i + j] = t if c[i + j] is None else self.xor(c[i + j], t)
+        # x^4 = x^3 + 1, x^5 = x^3 + x + 1, x^6 = x^3 + x^2 + x + 1
+        c56 = self.xor(c[5], c[6])
+        r0 = self.xor(self.xor(c[0], c[4]), c56)
+        r1 = self.xor(c[1], c56)
+        r2 = self.xor(c[2], c[6])
+        r3 = self.xor(self.xor(c[3], c[4]), c56)
+        return [r0, r1, r2, r3]
+
+    def is_zero4(self, q):
+        """All-ones in the lanes where the nibble is zero."""
+        return self.not_(self.or_(self.or_(q[0], q[1]), self.or_(q[2], q[3])))
+
+    def select4(self, z, a, b):
+        """a where z is all-ones, else b."""
+        return [self.xor(b[i], self.and_(z, self.xor(a[i], b[i]))) for i in range(4)]
+
+    def emit(self, outs, table, fname):
+        for x in range(256):
+            y = 0
+            for k in range(8):
+                y |= (outs[k][1] >> x & 1) << k
+            assert y == table[x], (fname, x, y, table[x])
+        body = "\n".join(self.lines + ["  p[%d] = %s;" % (k, outs[k][0]) for k in range(8)])
+        return ("/* %d bitwise operations */\nstatic inline void %s(uint64_t p[8]) {\n%s\n}\n"
+                % (self.ops, fname, body))
+
+
+def sbox_fwd_circuit():
+    c = Circuit()
+    y = c.bitmat(DEC_ALPHA, c.inputs)
+    r, l = y[0:4], y[4:8]
+    rinv = c.sbox4(DEC_INV, r)
+    z = c.is_zero4(r)
+    l1 = c.select4(z, c.sbox4(DEC_NU0, l), c.sbox4(DEC_NU1, c.gf16_mul(l, rinv)))
+    r1 = c.sbox4(DEC_SIGMA, c.gf16_mul(r, c.sbox4(DEC_PHI, l1)))
+    out = c.bitmat(DEC_OMEGA, r1 + l1)
+    return c.emit(out, PI, "kuz_sbox_fwd")
+
+
+def sbox_inv_circuit():
+    """(l', r') = omega^-1(y); r = sigma^-1(r') * phi(l')^-1 (phi is never 0);
+    l = nu0^-1(l') if r = 0 else nu1^-1(l') * r; pi^-1(y) = alpha^-1(l || r)."""
+    def inv4(t):
+        return [t.index(v) for v in range(16)]
+    assert 0 not in DEC_PHI
+    psi = [DEC_INV[DEC_PHI[v]] for v in range(16)]
+    c = Circuit()
+    y = c.bitmat(bitmat_inverse(DEC_OMEGA), c.inputs)
+    r1, l1 = y[0:4], y[4:8]
+    r = c.gf16_mul(c.sbox4(inv4(DEC_SIGMA), r1), c.sbox4(psi, l1))
+    z = c.is_zero4(r)
+    l = c.select4(z, c.sbox4(inv4(DEC_NU0), l1), c.gf16_mul(c.sbox4(inv4(DEC_NU1), l1), r))
+    out = c.bitmat(bitmat_inverse(DEC_ALPHA), r + l)
+    return c.emit(out, PI_INV, "kuz_sbox_inv")
+
+
+def c_u64_rows(rows, indent="  "):
+    out = []
+    for row in rows:
+        out.append(indent + "{" + ", ".join("0x%016xULL" % v for v in row) + "},")
+    return "\n".join(out)
+
+
+def main():
+    M = matrix(L)
+    Minv = matrix(L_inv)
+    # self-checks against the standard's examples (RFC 7801 section 5)
+    h = bytes.fromhex
+    assert L(list(h("64a59400000000000000000000000000"))) == list(h("d456584dd0e3e84cc3166e4b7fa2890d"))
+    assert [PI[v] for v in h("ffeeddccbbaa99881122334455667700")] == list(h("b66cd8887d38e8d77765aeea0c9a7efc"))
+    x = list(range(3, 19))
+    assert apply_matrix(M, x) == L(x) and apply_matrix(Minv, L(x)) == x
+    consts = []
+    for i in range(1, 33):
+        consts.append(L([0] * 15 + [i]))
+    assert bytes(consts[0]).hex() == "6ea276726c487ab85d27bd10dd849401"
+
+    assert all(decomposed_pi(v) == PI[v] for v in range(256))
+    fwd_src = sbox_fwd_circuit()
+    inv_src = sbox_inv_circuit()
+
+    print("/* generated by scripts/gen_kuz_tables.py, do not edit.")
+    print(" * Kuznyechik (GOST R 34.12-2015) bit-plane circuits and constants for the")
+    print(" * constant-time portable core; see the script for the layout. */")
+    print("#ifndef GOSTX_KUZ_TABLES_H")
+    print("#define GOSTX_KUZ_TABLES_H")
+    print()
+    print("#include <stdint.h>")
+    print()
+    print("/* pi on eight bit planes (plane b = bit b of every byte lane). */")
+    print(fwd_src)
+    print("/* pi^-1 on eight bit planes. */")
+    print(inv_src)
+    print("/* L as 16 diagonals: mask[d][k] has bit j set when bit k of the")
+    print(" * coefficient of byte j in output byte (j - d) mod 16 is set. */")
+    print("static const uint64_t gostx__kuz_lmask_fwd[16][8] = {")
+    print(c_u64_rows(lmasks(M)))
+    print("};")
+    print("static const uint64_t gostx__kuz_lmask_inv[16][8] = {")
+    print(c_u64_rows(lmasks(Minv)))
+    print("};")
+    print()
+    print("/* Columns of L and L^-1 over GF(2): entry 8*j + b is the image of the")
+    print(" * string with only bit b of byte j set, as two little-endian words")
+    print(" * (bytes 0..7, bytes 8..15). */")
+    for nm, f in (("fwd", L), ("inv", L_inv)):
+        print("static const uint64_t gostx__kuz_lcol_%s[128][2] = {" % nm)
+        rows = []
+        for j in range(16):
+            for b in range(8):
+                e = [0] * 16
+                e[j] = 1 << b
+                y = f(e)
+                rows.append([int.from_bytes(bytes(y[:8]), "little"),
+                             int.from_bytes(bytes(y[8:]), "little")])
+        print(c_u64_rows(rows))
+        print("};")
+    print()
+    print("/* For table-driven fast paths (not used by the portable core): pi, pi^-1")
+    print(" * and L, L^-1 as 16x16 matrices over GF(2^8): L(x)_i = sum_j M[i][j] x_j. */")
+    for nm, t in (("pi", PI), ("pi_inv", PI_INV)):
+        print("static const uint8_t gostx__kuz_%s[256] = {" % nm)
+        for r in range(0, 256, 16):
+            print("  " + ", ".join("0x%02x" % v for v in t[r:r + 16]) + ",")
+        print("};")
+    for nm, m in (("fwd", M), ("inv", Minv)):
+        print("static const uint8_t gostx__kuz_lmatrix_%s[16][16] = {" % nm)
+        for row in m:
+            print("  {" + ", ".join("0x%02x" % v for v in row) + "},")
+        print("};")
+    print()
+    print("/* Iteration constants C_1..C_32 = L(Vec128(i)) as byte strings. */")
+    print("static const uint8_t gostx__kuz_c[32][16] = {")
+    for c in consts:
+        print("  {" + ", ".join("0x%02x" % v for v in c) + "},")
+    print("};")
+    print()
+    print("#endif")
+
+
+if __name__ == "__main__":
+    main()
