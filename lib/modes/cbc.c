@@ -1,0 +1,52 @@
+/* CBC (GOST R 34.13-2015 section 5.4) with an m-byte register, m = z*n:
+ * C_i = E(P_i xor MSB_n(R)), R = LSB_{m-n}(R) || C_i. The register is kept
+ * as z blocks used round-robin: ctx->slot is the oldest block (MSB_n(R)),
+ * and replacing it by C_i is the shift. */
+#include "modes_internal.h"
+
+void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks) {
+  const size_t n = ctx->n, z = ctx->m / n;
+  size_t slot = ctx->slot;
+  if (!ctx->decrypt) {
+    /* Each block needs the previous result: one block per cipher call. */
+    uint8_t x[GOSTX_MAX_BLOCK_LEN];
+    for (size_t i = 0; i < nblocks; i++) {
+      uint8_t *r = ctx->reg + slot * n;
+      gostx_xor(x, in + i * n, r, n);
+      gostx_cipher_encrypt_blocks(&ctx->c, x, r, 1);
+      memcpy(out + i * n, r, n);
+      slot = slot + 1 == z ? 0 : slot + 1;
+    }
+    gostx_memzero(x, sizeof x);
+  } else {
+    /* Decryption needs only ciphertext: decrypt a whole batch in one call.
+     * The batch's ciphertext is copied first, so in == out works. */
+    uint8_t ct[GOSTX__MODES_BATCH];
+    const size_t per = sizeof ct / n;
+    while (nblocks) {
+      size_t k = nblocks < per ? nblocks : per;
+      memcpy(ct, in, k * n);
+      gostx_cipher_decrypt_blocks(&ctx->c, ct, out, k);
+      for (size_t i = 0; i < k; i++) {
+        uint8_t *r = ctx->reg + slot * n;
+        gostx_xor(out + i * n, out + i * n, r, n);
+        memcpy(r, ct + i * n, n);
+        slot = slot + 1 == z ? 0 : slot + 1;
+      }
+      in += k * n;
+      out += k * n;
+      nblocks -= k;
+    }
+  }
+  ctx->slot = slot;
+}
+
+int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                      const uint8_t *in, uint8_t *out, size_t len) {
+  return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 0, iv, iv_len, 0, 0, in, out, len);
+}
+
+int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                      const uint8_t *in, uint8_t *out, size_t len) {
+  return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 1, iv, iv_len, 0, 0, in, out, len);
+}

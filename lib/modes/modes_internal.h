@@ -1,0 +1,56 @@
+/* Helpers shared by the GOST R 34.13-2015 modes in lib/modes/ (not installed).
+ * Tests may include this header to reach the OMAC subkeys. */
+#ifndef GOSTX_MODES_INTERNAL_H
+#define GOSTX_MODES_INTERNAL_H
+
+#include "internal.h"
+
+/* Bytes per multi-block call: modes that can batch (ECB, CTR gamma, CBC and
+ * CFB decryption) hand the block cipher this much at a time, so that wide
+ * SIMD paths get full batches. */
+#define GOSTX__MODES_BATCH 4096
+
+/* Both block lengths the modes know; anything else is not a valid cipher. */
+static inline int gostx__modes_cipher_ok(const gostx_cipher *c) {
+  return c && ((c->id == GOSTX_CIPHER_KUZNYECHIK && c->block_len == GOSTX_KUZ_BLOCK_LEN) ||
+               (c->id == GOSTX_CIPHER_MAGMA && c->block_len == GOSTX_MAGMA_BLOCK_LEN));
+}
+
+/* Big-endian increment by one mod 2^(8*len). The counter is public (it comes
+ * from the IV), but the loop runs over every byte anyway. */
+static inline void gostx__ctr_inc(uint8_t *ctr, size_t len) {
+  unsigned carry = 1;
+  for (size_t i = len; i-- > 0;) {
+    unsigned v = ctr[i] + carry;
+    ctr[i] = (uint8_t)v;
+    carry = v >> 8;
+  }
+}
+
+/* Multiplication by x in GF(2^n), big-endian (OMAC subkeys): shift left by one
+ * bit and xor R_n (0x87 for n = 128, 0x1b for n = 64) into the last byte when
+ * the top bit was set, without branching on it. out may equal in. */
+void gostx__omac_dbl(uint8_t *out, const uint8_t *in, size_t n);
+/* K1 = dbl(E_K(0^n)), K2 = dbl(K1) (GOST R 34.13-2015 section 5.6.1). Either
+ * output may be NULL. */
+void gostx__omac_subkeys(const gostx_cipher *c, uint8_t *k1, uint8_t *k2);
+
+/* ACPKM: replace c's key by ACPKM(key) in place. */
+int gostx__acpkm_rekey(gostx_cipher *c);
+
+/* Per-mode cores over a prepared context (lib/modes/stream.c sets it up).
+ * ECB/CBC take whole blocks; in == out is allowed. */
+void gostx__ecb_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks);
+void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks);
+/* Stream modes: any length; in == out is allowed. */
+void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len);
+void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len);
+void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len);
+
+/* One-shot helper: init a context for mode, run the core over len bytes,
+ * wipe. Checks every argument first. */
+int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,
+                        size_t iv_len, size_t s, size_t section_len, const uint8_t *in,
+                        uint8_t *out, size_t len);
+
+#endif

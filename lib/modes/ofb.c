@@ -1,0 +1,41 @@
+/* OFB (GOST R 34.13-2015 section 5.3), m = z*n: Y_i = E(MSB_n(R)),
+ * R = LSB_{m-n}(R) || Y_i, gamma = MSB_s(Y_i). After z steps R holds exactly
+ * E of the previous R block by block, so the register is encrypted z blocks
+ * per call and segment j of a round is MSB_s of block j (ctx->slot). */
+#include "modes_internal.h"
+
+void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
+  const size_t n = ctx->n, z = ctx->m / n, s = ctx->s;
+  while (len) {
+    if (ctx->pos == s) {
+      if (++ctx->slot >= z) {
+        gostx_cipher_encrypt_blocks(&ctx->c, ctx->reg, ctx->reg, z);
+        ctx->slot = 0;
+      }
+      ctx->pos = 0;
+    }
+    if (s == n && ctx->pos == 0 && ctx->slot == 0 && len >= ctx->m) {
+      /* A whole round of full-block segments: one xor over R. */
+      gostx_xor(out, in, ctx->reg, ctx->m);
+      ctx->slot = z - 1;
+      ctx->pos = s;
+      in += ctx->m;
+      out += ctx->m;
+      len -= ctx->m;
+      continue;
+    }
+    size_t take = s - ctx->pos;
+    if (take > len) take = len;
+    gostx_xor(out, in, ctx->reg + ctx->slot * n + ctx->pos, take);
+    ctx->pos += take;
+    in += take;
+    out += take;
+    len -= take;
+  }
+}
+
+int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, uint8_t *out, size_t len) {
+  if (s == 0) return GOSTX_EINVAL;
+  return gostx__mode_oneshot(c, GOSTX_MODE_OFB, 0, iv, iv_len, s, 0, in, out, len);
+}
