@@ -1,44 +1,111 @@
 /* The only place that chooses implementations. Each primitive gets the best
- * table the CPU (and OS) supports, once per process; GOSTX_IMPL=name forces a
- * level by name ("portable", later "ssse3", "avx2", "avx512", "lstable").
- * A forced level the CPU lacks falls back to portable. */
+ * table the CPU (and OS) supports, once per process.
+ *
+ * Levels, lowest first: portable < ssse3 < avx2 < avx512. GOSTX_IMPL=LEVEL
+ * caps the choice at that level (each primitive takes its best implementation
+ * at or below it), so tests can run every path the CPU has. GOSTX_IMPL=NAME
+ * with an implementation's own name picks exactly that one where it exists
+ * (other primitives fall back to portable); opt-in implementations that leak
+ * through the cache (e.g. "lstable") are only ever chosen that way. A forced
+ * level or name the CPU cannot run falls back to portable. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
+enum level { LEVEL_PORTABLE, LEVEL_SSSE3, LEVEL_AVX2, LEVEL_AVX512, LEVEL_COUNT };
+static const char *const level_names[LEVEL_COUNT] = {"portable", "ssse3", "avx2", "avx512"};
+
+/* What each level needs from the CPU and OS. */
+static int level_supported(int level, const struct gostx_cpu *f) {
+  switch (level) {
+    case LEVEL_PORTABLE: return 1;
+    case LEVEL_SSSE3: return f->ssse3;
+    case LEVEL_AVX2: return f->avx2;
+    case LEVEL_AVX512: return f->avx512f && f->avx512bw && f->avx512vl;
+    default: return 0;
+  }
+}
+
+/* One row per implementation, best first within each primitive. `needs` is an
+ * extra feature test beyond the level (e.g. GFNI); opt_in rows are never
+ * chosen unless named exactly. Fast paths add rows here. */
+struct row {
+  const void *impl;
+  int level;
+  int opt_in;
+  int (*needs)(const struct gostx_cpu *f);
+};
+
+#define ROW(table, lvl, optin, need) {&(table), (lvl), (optin), (need)}
+
+static const struct row kuz_rows[] = {
+    ROW(gostx_kuz_portable, LEVEL_PORTABLE, 0, NULL),
+};
+static const struct row magma_rows[] = {
+    ROW(gostx_magma_portable, LEVEL_PORTABLE, 0, NULL),
+};
+static const struct row streebog_rows[] = {
+    ROW(gostx_streebog_portable, LEVEL_PORTABLE, 0, NULL),
+};
+
 static struct gostx_dispatch chosen;
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 
-/* Candidates per primitive, best first. A candidate is taken when the CPU has
- * what it needs and, if GOSTX_IMPL is set, when its name matches. Fast paths
- * add rows here (issue 3); the portable row is always last and always usable. */
-static int forced_allows(const char *forced, const char *name) {
-  return !forced || !*forced || strcmp(forced, name) == 0;
+static int level_by_name(const char *name) {
+  for (int l = 0; l < LEVEL_COUNT; l++)
+    if (!strcmp(name, level_names[l])) return l;
+  return -1;
 }
+
+/* Picks from rows (best first; the last row is portable and always usable).
+ * name_of reads the implementation's name from its table. */
+static const void *pick(const struct row *rows, size_t n, const char *(*name_of)(const void *),
+                        const char *forced, const struct gostx_cpu *f) {
+  int cap = LEVEL_COUNT - 1;
+  if (forced && *forced) {
+    int l = level_by_name(forced);
+    if (l >= 0) {
+      cap = l;
+    } else {
+      for (size_t i = 0; i < n; i++) /* an exact implementation name */
+        if (!strcmp(name_of(rows[i].impl), forced) && level_supported(rows[i].level, f) &&
+            (!rows[i].needs || rows[i].needs(f)))
+          return rows[i].impl;
+      return rows[n - 1].impl;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct row *r = &rows[i];
+    if (r->opt_in || r->level > cap || !level_supported(r->level, f)) continue;
+    if (r->needs && !r->needs(f)) continue;
+    return r->impl;
+  }
+  return rows[n - 1].impl;
+}
+
+static const char *kuz_name(const void *p) { return ((const struct gostx_kuz_impl *)p)->name; }
+static const char *magma_name(const void *p) { return ((const struct gostx_magma_impl *)p)->name; }
+static const char *streebog_name(const void *p) { return ((const struct gostx_streebog_impl *)p)->name; }
+
+#define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
 static void choose(void) {
   const char *forced = getenv("GOSTX_IMPL");
-  (void)gostx__cpu();
-
-  static const struct gostx_kuz_impl *const kuz[] = {&gostx_kuz_portable};
-  static const struct gostx_magma_impl *const magma[] = {&gostx_magma_portable};
-  static const struct gostx_streebog_impl *const streebog[] = {&gostx_streebog_portable};
-
-  chosen.kuz = &gostx_kuz_portable;
-  for (size_t i = 0; i < sizeof kuz / sizeof kuz[0]; i++)
-    if (forced_allows(forced, kuz[i]->name)) { chosen.kuz = kuz[i]; break; }
-  chosen.magma = &gostx_magma_portable;
-  for (size_t i = 0; i < sizeof magma / sizeof magma[0]; i++)
-    if (forced_allows(forced, magma[i]->name)) { chosen.magma = magma[i]; break; }
-  chosen.streebog = &gostx_streebog_portable;
-  for (size_t i = 0; i < sizeof streebog / sizeof streebog[0]; i++)
-    if (forced_allows(forced, streebog[i]->name)) { chosen.streebog = streebog[i]; break; }
+  const struct gostx_cpu *f = gostx__cpu();
+  chosen.kuz = pick(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f);
+  chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
+  chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
 }
 
 const struct gostx_dispatch *gostx__dispatch(void) {
   pthread_once(&chosen_once, choose);
   return &chosen;
+}
+
+int gostx__level_supported(const char *level) {
+  int l = level_by_name(level);
+  return l >= 0 && level_supported(l, gostx__cpu());
 }
 
 const char *gostx_impl(int primitive) {

@@ -82,5 +82,7 @@ struct gostx_dispatch {
 };
 /* The process-wide choice, made once (thread-safe) on first use. */
 const struct gostx_dispatch *gostx__dispatch(void);
+/* 1 when the named level ("portable", "ssse3", "avx2", "avx512") runs here. */
+int gostx__level_supported(const char *level);
 
 #endif

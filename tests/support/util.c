@@ -125,3 +125,18 @@ size_t t_rand_below(size_t n) { return n ? (size_t)(t_rand() % n) : 0; }
 void t_rand_bytes(uint8_t *p, size_t len) {
   for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand() >> 56);
 }
+
+/* Runs before main in every test program: when ctest runs the suite at a
+ * forced implementation level (GOSTX_IMPL=avx2, ...) that this CPU lacks,
+ * the test is skipped (exit 77) rather than silently testing portable code. */
+int gostx__level_supported(const char *level);
+__attribute__((constructor)) static void skip_unsupported_level(void) {
+  const char *forced = getenv("GOSTX_IMPL");
+  static const char *const levels[] = {"portable", "ssse3", "avx2", "avx512"};
+  if (!forced || !*forced) return;
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (!strcmp(forced, levels[i]) && !gostx__level_supported(forced)) {
+      printf("skipped: this CPU cannot run GOSTX_IMPL=%s\n", forced);
+      exit(77);
+    }
+}

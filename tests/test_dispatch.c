@@ -1,0 +1,63 @@
+/* The dispatcher: a forced level is honoured, gostx_impl() names the table
+ * that actually runs, and the common helpers behave. */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+int main(void) {
+  /* Before anything touches the dispatcher: ask for the portable level. If the
+   * caller already forced a level (ctest runs the suite per level), check that one. */
+  const char *forced = getenv("GOSTX_IMPL");
+  if (!forced || !*forced) {
+    setenv("GOSTX_IMPL", "portable", 1);
+    forced = "portable";
+  }
+
+  const struct gostx_dispatch *d = gostx__dispatch();
+  CHECK(d->kuz && d->magma && d->streebog, "dispatch table filled");
+  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_KUZNYECHIK), d->kuz->name), "kuznyechik name = running table");
+  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MAGMA), d->magma->name), "magma name = running table");
+  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_STREEBOG), d->streebog->name), "streebog name = running table");
+  /* The portable level exists for every primitive, so forcing it must take. */
+  if (!strcmp(forced, "portable")) {
+    CHECK(d->kuz == &gostx_kuz_portable, "kuznyechik runs portable");
+    CHECK(d->magma == &gostx_magma_portable, "magma runs portable");
+    CHECK(d->streebog == &gostx_streebog_portable, "streebog runs portable");
+  }
+  CHECK(gostx__dispatch() == d, "choice is made once");
+  CHECK(!strcmp(gostx_impl(12345), "unknown"), "unknown primitive");
+  for (int p = 0; p < GOSTX_PRIM_COUNT; p++) CHECK(gostx_primitive_name(p) != NULL, "primitive %d named", p);
+  CHECK(gostx_primitive_name(GOSTX_PRIM_COUNT) == NULL, "out of range primitive");
+
+  const char *features = gostx_cpu_features();
+  CHECK(features && *features, "feature string");
+#if defined(__x86_64__)
+  CHECK(gostx__cpu()->sse2, "x86-64 always has SSE2");
+  CHECK(strstr(features, "sse2") != NULL, "sse2 listed: %s", features);
+#endif
+
+  /* Error strings: every code has its own text. */
+  for (int e = GOSTX_EFORMAT; e <= GOSTX_OK; e++) {
+    CHECK(strcmp(gostx_strerror(e), "unknown error") != 0, "strerror(%d)", e);
+    for (int f = e + 1; f <= GOSTX_OK; f++)
+      CHECK(strcmp(gostx_strerror(e), gostx_strerror(f)) != 0, "strerror %d vs %d", e, f);
+  }
+  CHECK(!strcmp(gostx_strerror(-1000), "unknown error"), "unknown code");
+
+  uint8_t a[64], b[64];
+  t_rand_init();
+  t_rand_bytes(a, sizeof a);
+  memcpy(b, a, sizeof b);
+  CHECK(gostx_memeq_ct(a, b, sizeof a) == 0, "equal buffers");
+  CHECK(gostx_memeq_ct(a, b, 0) == 0, "empty buffers");
+  for (size_t i = 0; i < sizeof a; i++)
+    for (int bit = 0; bit < 8; bit++) {
+      b[i] ^= (uint8_t)(1u << bit);
+      CHECK(gostx_memeq_ct(a, b, sizeof a) == -1, "differs at byte %zu bit %d", i, bit);
+      b[i] ^= (uint8_t)(1u << bit);
+    }
+  gostx_memzero(a, sizeof a);
+  for (size_t i = 0; i < sizeof a; i++) CHECK(a[i] == 0, "wiped byte %zu", i);
+  return t_done();
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The exported symbols of libgostx.so are the checked-in list
+# tests/exported_symbols.txt: nothing internal leaks, nothing public vanishes.
+# To accept an intended API change: regenerate the list with
+#   nm -D --defined-only build/libgostx.so | awk '$2 ~ /[TDRB]/ {print $3}' | sort > tests/exported_symbols.txt
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+lib="$(dirname "${GOSTX:-build/gostx}")/libgostx.so"
+command -v nm >/dev/null || { echo "nm not found: skipping"; exit 77; }
+[ -f "$lib" ] || { echo "no $lib"; exit 1; }
+got=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDRB]/ {print $3}' | sort)
+bad=$(printf '%s\n' "$got" | grep -v '^gostx_' || true)
+if [ -n "$bad" ]; then echo "non-gostx_ symbols exported: $bad"; echo "0 passed, 1 failed"; exit 1; fi
+if diff -u "$here/exported_symbols.txt" <(printf '%s\n' "$got"); then
+  echo "1 passed, 0 failed"
+else
+  echo "exported symbols differ from tests/exported_symbols.txt (see diff above)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
