@@ -1,0 +1,93 @@
+/* Microbenchmarks of the hot loops behind the dispatcher, every
+ * implementation this CPU runs, in one process so ratios come from the same
+ * run: MGM's mul_acc (ns per block, runs of 64 blocks as mgm.c makes them)
+ * and Streebog's compression (MB/s of message). Median of repeated timings,
+ * wall clock. Build and run with bench/micro.sh. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+#define REPS 15
+
+static volatile uint8_t sink;
+
+/* Median seconds per call of f over `calls` calls, REPS timings. */
+#define MEDIAN(result, calls, stmt)                     \
+  do {                                                  \
+    double t_[REPS];                                    \
+    for (int r_ = 0; r_ < REPS; r_++) {                 \
+      double t0_ = now();                               \
+      for (long c_ = 0; c_ < (calls); c_++) { stmt; }   \
+      t_[r_] = (now() - t0_) / (calls);                 \
+    }                                                   \
+    qsort(t_, REPS, sizeof t_[0], cmp_double);          \
+    (result) = t_[REPS / 2];                            \
+  } while (0)
+
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : "";
+  const struct gostx_cpu *f = gostx__cpu();
+  printf("cpu features: %s\n", gostx_cpu_features());
+  if (!*only || !strcmp(only, "mgm")) {
+    const struct { const struct gostx_mgm_impl *impl; int ok; } mgm[] = {
+      {&gostx_mgm_portable, 1},
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+      {&gostx_mgm_clmul, f->pclmul && f->ssse3},
+      {&gostx_mgm_vpclmul, f->vpclmul && f->avx2},
+#endif
+    };
+    enum { B = 64 };
+    static uint8_t h[B * 16], x[B * 16];
+    uint8_t acc[16] = {0};
+    for (size_t i = 0; i < sizeof h; i++) h[i] = (uint8_t)(i * 7 + 1), x[i] = (uint8_t)(i * 13 + 5);
+    printf("%-10s %14s %14s   (ns per block, runs of %d blocks)\n", "mgm", "mul_acc128", "mul_acc64", B);
+    for (size_t k = 0; k < sizeof mgm / sizeof mgm[0]; k++) {
+      double t128, t64;
+      if (!mgm[k].ok) continue;
+      long calls = mgm[k].impl == &gostx_mgm_portable ? 300 : 20000;
+      MEDIAN(t128, calls, mgm[k].impl->mul_acc128(acc, h, x, B));
+      MEDIAN(t64, calls, mgm[k].impl->mul_acc64(acc, h, x, B));
+      printf("%-10s %14.2f %14.2f\n", mgm[k].impl->name, t128 / B * 1e9, t64 / B * 1e9);
+    }
+    sink = acc[0];
+  }
+  if (!*only || !strcmp(only, "streebog")) {
+    const struct gostx_streebog_impl *sb[8];
+    size_t nsb = 0;
+    sb[nsb++] = &gostx_streebog_portable;
+#ifdef GOSTX_BENCH_STREEBOG_IMPLS
+    GOSTX_BENCH_STREEBOG_IMPLS
+#endif
+    const struct gostx_streebog_impl *d = gostx__dispatch()->streebog;
+    if (d != &gostx_streebog_portable) sb[nsb++] = d;
+    uint8_t hh[64] = {0}, n[64] = {0}, m[64];
+    for (int i = 0; i < 64; i++) m[i] = (uint8_t)(i * 29 + 3);
+    double base = 0;
+    printf("%-10s %10s %8s   (compress only, MB/s = 10^6 B/s of message)\n", "streebog", "MB/s", "ratio");
+    for (size_t k = 0; k < nsb; k++) {
+      double t;
+      MEDIAN(t, 20000, (sb[k]->compress(hh, n, m), n[0]++));
+      double mbs = 64 / t / 1e6;
+      if (!base) base = mbs;
+      printf("%-10s %10.1f %8.2f\n", sb[k]->name, mbs, mbs / base);
+    }
+    sink = hh[0];
+  }
+  (void)f;
+  return 0;
+}
