@@ -46,6 +46,11 @@ static const struct row magma_rows[] = {
     ROW(gostx_magma_portable, LEVEL_PORTABLE, 0, NULL),
 };
 static const struct row streebog_rows[] = {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* Baseline x86-64 code, listed at the first SIMD level so that the
+     * portable level still runs the C reference. */
+    ROW(gostx_streebog_x86, LEVEL_SSSE3, 0, NULL),
+#endif
     ROW(gostx_streebog_portable, LEVEL_PORTABLE, 0, NULL),
 };
 

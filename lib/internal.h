@@ -88,6 +88,7 @@ extern const struct gostx_mgm_impl gostx_mgm_portable;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 extern const struct gostx_mgm_impl gostx_mgm_clmul;   /* PCLMULQDQ + SSSE3 */
 extern const struct gostx_mgm_impl gostx_mgm_vpclmul; /* VPCLMULQDQ + AVX2 */
+extern const struct gostx_streebog_impl gostx_streebog_x86; /* baseline x86-64 */
 #endif
 
 struct gostx_dispatch {

@@ -38,6 +38,9 @@ int main(void) {
     CHECK(d->mgm == (cpu->vpclmul && cpu->pclmul ? &gostx_mgm_vpclmul
                      : cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable),
           "avx2 level mgm: %s", d->mgm->name);
+  /* Streebog's x86-64 code needs nothing beyond x86-64: every SIMD level has it. */
+  if ((!strcmp(forced, "ssse3") && cpu->ssse3) || (!strcmp(forced, "avx2") && cpu->avx2))
+    CHECK(d->streebog == &gostx_streebog_x86, "%s level streebog: %s", forced, d->streebog->name);
   if (!strcmp(forced, "pclmul"))
     CHECK(d->mgm == (cpu->pclmul && cpu->ssse3 ? &gostx_mgm_clmul : &gostx_mgm_portable), "named pclmul: %s", d->mgm->name);
 #endif
