@@ -1,8 +1,10 @@
 /* Microbenchmarks of the hot loops behind the dispatcher, every
  * implementation this CPU runs, in one process so ratios come from the same
  * run: MGM's mul_acc (ns per block, runs of 64 blocks as mgm.c makes them)
- * and Streebog's compression (MB/s of message). Median of repeated timings,
- * wall clock. Build and run with bench/micro.sh. */
+ * and Streebog's compression (MB/s of message). The implementations take
+ * turns in each repetition; best and median of the repetitions, wall clock
+ * (the best is the steadier figure on a loaded machine). Build and run with
+ * bench/micro.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,22 +24,7 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-#define REPS 15
-
 static volatile uint8_t sink;
-
-/* Median seconds per call of f over `calls` calls, REPS timings. */
-#define MEDIAN(result, calls, stmt)                     \
-  do {                                                  \
-    double t_[REPS];                                    \
-    for (int r_ = 0; r_ < REPS; r_++) {                 \
-      double t0_ = now();                               \
-      for (long c_ = 0; c_ < (calls); c_++) { stmt; }   \
-      t_[r_] = (now() - t0_) / (calls);                 \
-    }                                                   \
-    qsort(t_, REPS, sizeof t_[0], cmp_double);          \
-    (result) = t_[REPS / 2];                            \
-  } while (0)
 
 int main(int argc, char **argv) {
   const char *only = argc > 1 ? argv[1] : "";
@@ -55,14 +42,28 @@ int main(int argc, char **argv) {
     static uint8_t h[B * 16], x[B * 16];
     uint8_t acc[16] = {0};
     for (size_t i = 0; i < sizeof h; i++) h[i] = (uint8_t)(i * 7 + 1), x[i] = (uint8_t)(i * 13 + 5);
-    printf("%-10s %14s %14s   (ns per block, runs of %d blocks)\n", "mgm", "mul_acc128", "mul_acc64", B);
-    for (size_t k = 0; k < sizeof mgm / sizeof mgm[0]; k++) {
-      double t128, t64;
+    /* Implementations take turns in every repetition (see Streebog below). */
+    enum { M_REPS = 61, M_CALLS = 200 };
+    size_t nm = sizeof mgm / sizeof mgm[0];
+    static double t128[8][M_REPS], t64[8][M_REPS];
+    for (int r = 0; r < M_REPS; r++)
+      for (size_t k = 0; k < nm; k++) {
+        if (!mgm[k].ok) continue;
+        double t0 = now();
+        for (int c = 0; c < M_CALLS; c++) mgm[k].impl->mul_acc128(acc, h, x, B);
+        double t1 = now();
+        for (int c = 0; c < M_CALLS; c++) mgm[k].impl->mul_acc64(acc, h, x, B);
+        t128[k][r] = (t1 - t0) / M_CALLS / B;
+        t64[k][r] = (now() - t1) / M_CALLS / B;
+      }
+    printf("%-10s %21s %21s   (ns per block, runs of %d blocks)\n", "mgm", "mul_acc128 best/med",
+           "mul_acc64 best/med", B);
+    for (size_t k = 0; k < nm; k++) {
       if (!mgm[k].ok) continue;
-      long calls = mgm[k].impl == &gostx_mgm_portable ? 300 : 20000;
-      MEDIAN(t128, calls, mgm[k].impl->mul_acc128(acc, h, x, B));
-      MEDIAN(t64, calls, mgm[k].impl->mul_acc64(acc, h, x, B));
-      printf("%-10s %14.2f %14.2f\n", mgm[k].impl->name, t128 / B * 1e9, t64 / B * 1e9);
+      qsort(t128[k], M_REPS, sizeof(double), cmp_double);
+      qsort(t64[k], M_REPS, sizeof(double), cmp_double);
+      printf("%-10s %10.2f %10.2f %10.2f %10.2f\n", mgm[k].impl->name, t128[k][0] * 1e9,
+             t128[k][M_REPS / 2] * 1e9, t64[k][0] * 1e9, t64[k][M_REPS / 2] * 1e9);
     }
     sink = acc[0];
   }
