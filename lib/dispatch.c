@@ -46,7 +46,24 @@ static const struct row magma_rows[] = {
     ROW(gostx_magma_portable, LEVEL_PORTABLE, 0, NULL),
 };
 static const struct row streebog_rows[] = {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* Baseline x86-64 code, listed at the first SIMD level so that the
+     * portable level still runs the C reference. */
+    ROW(gostx_streebog_x86, LEVEL_SSSE3, 0, NULL),
+#endif
     ROW(gostx_streebog_portable, LEVEL_PORTABLE, 0, NULL),
+};
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
+static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
+#endif
+static const struct row mgm_rows[] = {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_mgm_vpclmul, LEVEL_AVX2, 0, needs_vpclmul),
+    ROW(gostx_mgm_clmul, LEVEL_SSSE3, 0, needs_pclmul),
+#endif
+    ROW(gostx_mgm_portable, LEVEL_PORTABLE, 0, NULL),
 };
 
 static struct gostx_dispatch chosen;
@@ -87,6 +104,7 @@ static const void *pick(const struct row *rows, size_t n, const char *(*name_of)
 static const char *kuz_name(const void *p) { return ((const struct gostx_kuz_impl *)p)->name; }
 static const char *magma_name(const void *p) { return ((const struct gostx_magma_impl *)p)->name; }
 static const char *streebog_name(const void *p) { return ((const struct gostx_streebog_impl *)p)->name; }
+static const char *mgm_name(const void *p) { return ((const struct gostx_mgm_impl *)p)->name; }
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -96,6 +114,7 @@ static void choose(void) {
   chosen.kuz = pick(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f);
   chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
   chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
+  chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f);
 }
 
 const struct gostx_dispatch *gostx__dispatch(void) {
@@ -114,11 +133,12 @@ const char *gostx_impl(int primitive) {
     case GOSTX_PRIM_KUZNYECHIK: return d->kuz->name;
     case GOSTX_PRIM_MAGMA: return d->magma->name;
     case GOSTX_PRIM_STREEBOG: return d->streebog->name;
+    case GOSTX_PRIM_MGM: return d->mgm->name;
     default: return "unknown";
   }
 }
 
 const char *gostx_primitive_name(int primitive) {
-  static const char *const names[GOSTX_PRIM_COUNT] = {"kuznyechik", "magma", "streebog"};
+  static const char *const names[GOSTX_PRIM_COUNT] = {"kuznyechik", "magma", "streebog", "mgm"};
   return primitive >= 0 && primitive < GOSTX_PRIM_COUNT ? names[primitive] : NULL;
 }

@@ -71,14 +71,31 @@ struct gostx_streebog_impl {
   void (*compress)(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]);
 };
 
+/* MGM's multiply-accumulate: acc ^= sum_{i<nblocks} H_i (x) X_i in GF(2^128)
+ * (mul_acc128, 16-byte blocks) or GF(2^64) (mul_acc64, 8-byte blocks), every
+ * value a big-endian block as in RFC 9058; h and x hold nblocks blocks each,
+ * any alignment. nblocks may be 0. */
+struct gostx_mgm_impl {
+  const char *name;
+  void (*mul_acc128)(uint8_t acc[16], const uint8_t *h, const uint8_t *x, size_t nblocks);
+  void (*mul_acc64)(uint8_t acc[8], const uint8_t *h, const uint8_t *x, size_t nblocks);
+};
+
 extern const struct gostx_kuz_impl gostx_kuz_portable;
 extern const struct gostx_magma_impl gostx_magma_portable;
 extern const struct gostx_streebog_impl gostx_streebog_portable;
+extern const struct gostx_mgm_impl gostx_mgm_portable;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+extern const struct gostx_mgm_impl gostx_mgm_clmul;   /* PCLMULQDQ + SSSE3 */
+extern const struct gostx_mgm_impl gostx_mgm_vpclmul; /* VPCLMULQDQ + AVX2 */
+extern const struct gostx_streebog_impl gostx_streebog_x86; /* baseline x86-64 */
+#endif
 
 struct gostx_dispatch {
   const struct gostx_kuz_impl *kuz;
   const struct gostx_magma_impl *magma;
   const struct gostx_streebog_impl *streebog;
+  const struct gostx_mgm_impl *mgm;
 };
 /* The process-wide choice, made once (thread-safe) on first use. */
 const struct gostx_dispatch *gostx__dispatch(void);

@@ -15,16 +15,35 @@ int main(void) {
   }
 
   const struct gostx_dispatch *d = gostx__dispatch();
-  CHECK(d->kuz && d->magma && d->streebog, "dispatch table filled");
+  CHECK(d->kuz && d->magma && d->streebog && d->mgm, "dispatch table filled");
   CHECK(!strcmp(gostx_impl(GOSTX_PRIM_KUZNYECHIK), d->kuz->name), "kuznyechik name = running table");
   CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MAGMA), d->magma->name), "magma name = running table");
   CHECK(!strcmp(gostx_impl(GOSTX_PRIM_STREEBOG), d->streebog->name), "streebog name = running table");
+  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MGM), d->mgm->name), "mgm name = running table");
+  CHECK(!strcmp(gostx_primitive_name(GOSTX_PRIM_MGM), "mgm"), "mgm primitive name");
   /* The portable level exists for every primitive, so forcing it must take. */
   if (!strcmp(forced, "portable")) {
     CHECK(d->kuz == &gostx_kuz_portable, "kuznyechik runs portable");
     CHECK(d->magma == &gostx_magma_portable, "magma runs portable");
     CHECK(d->streebog == &gostx_streebog_portable, "streebog runs portable");
+    CHECK(d->mgm == &gostx_mgm_portable, "mgm runs portable");
   }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  /* Levels pick the MGM multiply the CPU flags allow: a detection or row
+   * bug would otherwise hide behind bit-exact results. */
+  const struct gostx_cpu *cpu = gostx__cpu();
+  if (!strcmp(forced, "ssse3") && cpu->ssse3)
+    CHECK(d->mgm == (cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable), "ssse3 level mgm: %s", d->mgm->name);
+  if (!strcmp(forced, "avx2") && cpu->avx2)
+    CHECK(d->mgm == (cpu->vpclmul && cpu->pclmul ? &gostx_mgm_vpclmul
+                     : cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable),
+          "avx2 level mgm: %s", d->mgm->name);
+  /* Streebog's x86-64 code needs nothing beyond x86-64: every SIMD level has it. */
+  if ((!strcmp(forced, "ssse3") && cpu->ssse3) || (!strcmp(forced, "avx2") && cpu->avx2))
+    CHECK(d->streebog == &gostx_streebog_x86, "%s level streebog: %s", forced, d->streebog->name);
+  if (!strcmp(forced, "pclmul"))
+    CHECK(d->mgm == (cpu->pclmul && cpu->ssse3 ? &gostx_mgm_clmul : &gostx_mgm_portable), "named pclmul: %s", d->mgm->name);
+#endif
   CHECK(gostx__dispatch() == d, "choice is made once");
   CHECK(!strcmp(gostx_impl(12345), "unknown"), "unknown primitive");
   for (int p = 0; p < GOSTX_PRIM_COUNT; p++) CHECK(gostx_primitive_name(p) != NULL, "primitive %d named", p);

@@ -407,7 +407,7 @@ static void test_errors(void) {
   gostx_cipher_clear(&m);
 }
 
-/* Multi-batch lengths (more than the 32-block runs inside), misaligned buffers. */
+/* Multi-batch lengths (more than the 64-block runs inside), misaligned buffers. */
 static void test_long(int id) {
   gostx_cipher c;
   uint8_t key[32];

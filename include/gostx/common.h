@@ -38,6 +38,7 @@ enum gostx_primitive {
   GOSTX_PRIM_KUZNYECHIK = 0,
   GOSTX_PRIM_MAGMA = 1,
   GOSTX_PRIM_STREEBOG = 2,
+  GOSTX_PRIM_MGM = 3, /* MGM's GF(2^128) / GF(2^64) multiply-accumulate */
   GOSTX_PRIM_COUNT
 };
 
@@ -45,7 +46,7 @@ enum gostx_primitive {
  * The choice is made once per process; GOSTX_IMPL=name in the environment
  * forces a level (an unavailable level falls back to "portable"). */
 GOSTX_API const char *gostx_impl(int primitive);
-/* Short name of the primitive ("kuznyechik", "magma", "streebog"), or NULL. */
+/* Short name of the primitive ("kuznyechik", "magma", "streebog", "mgm"), or NULL. */
 GOSTX_API const char *gostx_primitive_name(int primitive);
 
 /* Space-separated list of the CPU features gostx looks at and found,

@@ -6,126 +6,22 @@
  *   tag = MSB_S(E(sum_i H_i (x) B_i)), B = A padded || C padded || len(A) || len(C)
  *
  * Counters and H values are made in runs of blocks so that each run is one
- * multi-block cipher call. The field multiplication uses integer multiplies
- * on masked operands (or a bit-serial loop with masks without 128-bit
- * integers): no branch and no memory index depends on secret data. */
+ * multi-block cipher call and one multiply-accumulate call. The field
+ * arithmetic lives behind the dispatcher (mgm_portable.c, mgm_clmul.c,
+ * mgm_vpclmul.c); none of it branches on or indexes memory by secret data. */
 #include "internal.h"
 #include "mgm_internal.h"
 
-#define MGM_BATCH 32 /* blocks of gamma and of H per cipher call */
+/* Blocks of gamma and of H per cipher call: each run is one
+ * encrypt_blocks call over 2 x MGM_BATCH counters, one XOR pass and one
+ * multiply-accumulate call. */
+#define MGM_BATCH 64
 
-/* ---- GF(2^128) and GF(2^64), big-endian words ---- */
-
-#if defined(__SIZEOF_INT128__)
-/* Carry-less 64x64 -> 128-bit product from ordinary integer multiplies.
- * Each operand is split into five interleaved bit classes (every fifth bit).
- * In one partial product x_i * y_j at most 13 bit pairs meet at any result
- * position, so the integer sum there stays below 32 and its carries never
- * reach the next position of the same class (5 bits up): the bit at each
- * position of class (i + j) mod 5 is the exact carry-less parity. XOR the
- * partial products of each class, keep that class's positions, done.
- * Constant time wherever the integer multiply is (all 64-bit x86 and ARM). */
-typedef unsigned __int128 gf_u128;
-
-static gf_u128 clmul64(uint64_t x, uint64_t y) {
-  static const uint64_t m[5] = {0x1084210842108421u, 0x2108421084210842u, 0x4210842108421084u,
-                                0x8421084210842108u, 0x0842108421084210u};
-  uint64_t xs[5], ys[5];
-  gf_u128 z = 0;
-  for (int i = 0; i < 5; i++) {
-    xs[i] = x & m[i];
-    ys[i] = y & m[i];
-  }
-  for (int k = 0; k < 5; k++) {
-    gf_u128 acc = 0;
-    for (int i = 0; i < 5; i++) acc ^= (gf_u128)xs[i] * ys[(k - i + 5) % 5];
-    /* Result positions of class k: low word as m[k]; the high word starts
-     * at bit 64, which is class 4, so it takes m[(k + 1) % 5]. */
-    z |= acc & (((gf_u128)m[(k + 1) % 5] << 64) | m[k]);
-  }
-  return z;
-}
-
-/* (rh, rl) = (ah, al) * (bh, bl) mod x^128 + x^7 + x^2 + x + 1 (Karatsuba). */
-static void gf128_mul_words(uint64_t *rh, uint64_t *rl, uint64_t ah, uint64_t al, uint64_t bh,
-                            uint64_t bl) {
-  gf_u128 lo = clmul64(al, bl), hi = clmul64(ah, bh);
-  gf_u128 mid = clmul64(ah ^ al, bh ^ bl) ^ lo ^ hi;
-  uint64_t p0 = (uint64_t)lo, p1 = (uint64_t)(lo >> 64) ^ (uint64_t)mid;
-  uint64_t p2 = (uint64_t)hi ^ (uint64_t)(mid >> 64), p3 = (uint64_t)(hi >> 64);
-  /* x^128 = x^7 + x^2 + x + 1: fold p3 into p2:p1, then p2 into p1:p0. */
-  p2 ^= (p3 >> 63) ^ (p3 >> 62) ^ (p3 >> 57);
-  p1 ^= p3 ^ (p3 << 1) ^ (p3 << 2) ^ (p3 << 7);
-  p1 ^= (p2 >> 63) ^ (p2 >> 62) ^ (p2 >> 57);
-  p0 ^= p2 ^ (p2 << 1) ^ (p2 << 2) ^ (p2 << 7);
-  *rh = p1;
-  *rl = p0;
-}
-
-static uint64_t gf64_mul_word(uint64_t a, uint64_t b) {
-  gf_u128 p = clmul64(a, b);
-  uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
-  /* x^64 = x^4 + x^3 + x + 1: fold hi (its top spills 4 bits), then the spill. */
-  uint64_t spill = (hi >> 63) ^ (hi >> 61) ^ (hi >> 60);
-  lo ^= hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4);
-  lo ^= spill ^ (spill << 1) ^ (spill << 3) ^ (spill << 4);
-  return lo;
-}
-
-#else
-/* No 128-bit integers: bit-serial with masks, walking b from x^0 up. */
-static void gf128_mul_words(uint64_t *rh, uint64_t *rl, uint64_t ah, uint64_t al, uint64_t bh,
-                            uint64_t bl) {
-  uint64_t zh = 0, zl = 0;
-  for (int w = 0; w < 2; w++) {
-    uint64_t b = w ? bh : bl;
-    for (int i = 0; i < 64; i++) {
-      uint64_t take = 0 - ((b >> i) & 1);
-      zh ^= ah & take;
-      zl ^= al & take;
-      uint64_t carry = 0 - (ah >> 63); /* x^128 = x^7 + x^2 + x + 1 */
-      ah = (ah << 1) | (al >> 63);
-      al = (al << 1) ^ (carry & 0x87);
-    }
-  }
-  *rh = zh;
-  *rl = zl;
-}
-
-static uint64_t gf64_mul_word(uint64_t a, uint64_t b) {
-  uint64_t z = 0;
-  for (int i = 0; i < 64; i++) {
-    z ^= a & (0 - ((b >> i) & 1));
-    a = (a << 1) ^ (0x1b & (0 - (a >> 63))); /* x^64 = x^4 + x^3 + x + 1 */
-  }
-  return z;
-}
-#endif
-
-void gostx__mgm_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]) {
-  uint64_t zh, zl;
-  gf128_mul_words(&zh, &zl, gostx_load64_be(a), gostx_load64_be(a + 8), gostx_load64_be(b),
-                  gostx_load64_be(b + 8));
-  gostx_store64_be(r, zh);
-  gostx_store64_be(r + 8, zl);
-}
-
-void gostx__mgm_gf64_mul(uint8_t r[8], const uint8_t a[8], const uint8_t b[8]) {
-  gostx_store64_be(r, gf64_mul_word(gostx_load64_be(a), gostx_load64_be(b)));
-}
-
-/* sum ^= h (x) x */
-static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x) {
-  if (ctx->n == 16) {
-    uint64_t zh, zl;
-    gf128_mul_words(&zh, &zl, gostx_load64_be(h), gostx_load64_be(h + 8), gostx_load64_be(x),
-                    gostx_load64_be(x + 8));
-    gostx_store64_be(ctx->sum, gostx_load64_be(ctx->sum) ^ zh);
-    gostx_store64_be(ctx->sum + 8, gostx_load64_be(ctx->sum + 8) ^ zl);
-  } else {
-    uint64_t z = gf64_mul_word(gostx_load64_be(h), gostx_load64_be(x));
-    gostx_store64_be(ctx->sum, gostx_load64_be(ctx->sum) ^ z);
-  }
+/* sum ^= sum_i H_i (x) X_i over nblocks blocks (the dispatched field code). */
+static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x, size_t nblocks) {
+  const struct gostx_mgm_impl *impl = gostx__dispatch()->mgm;
+  if (ctx->n == 16) impl->mul_acc128(ctx->sum, h, x, nblocks);
+  else impl->mul_acc64(ctx->sum, h, x, nblocks);
 }
 
 /* ---- counters ---- */
@@ -158,7 +54,9 @@ static void mgm_counters(uint8_t *ctr, size_t n, int right, uint8_t *dst, size_t
 
 /* nblocks full blocks. crypt: out = in xor E(Y_i). hash: sum += H_i (x) the
  * ciphertext block (out when encrypting, in when decrypting or hashing only).
- * in and out may be equal; out is unused when !crypt. */
+ * in and out may be equal; out is unused when !crypt. Each run: one cipher
+ * call makes the gamma and H blocks together, then one XOR pass and one
+ * multiply-accumulate call over the whole run. */
 static void mgm_blocks(gostx_mgm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks,
                        int crypt, int hash) {
   const size_t n = ctx->n;
@@ -179,12 +77,11 @@ static void mgm_blocks(gostx_mgm_ctx *ctx, const uint8_t *in, uint8_t *out, size
     }
     gostx_cipher_encrypt_blocks(&ctx->c, ks, ks, used); /* gamma and H together */
     if (used * n > touched) touched = used * n;
-    for (size_t i = 0; i < b; i++) {
-      size_t o = i * n;
-      if (enc) gostx_xor(out + o, in + o, gamma + o, n);
-      if (hash) mgm_absorb(ctx, h + o, enc ? out + o : in + o);
-      if (crypt && !enc) gostx_xor(out + o, in + o, gamma + o, n);
-    }
+    /* The hash reads ciphertext: after the XOR when encrypting, before it
+     * when decrypting (in and out may be the same buffer). */
+    if (enc) gostx_xor(out, in, gamma, b * n);
+    if (hash) mgm_absorb(ctx, h, enc ? out : in, b);
+    if (crypt && !enc) gostx_xor(out, in, gamma, b * n);
     in += b * n;
     if (crypt) out += b * n;
     nblocks -= b;

@@ -1,0 +1,108 @@
+/* MGM's multiply-accumulate with PCLMULQDQ (and SSSE3's PSHUFB for byte
+ * order). Same contract as mgm_portable.c: acc ^= sum_i H_i (x) X_i.
+ *
+ * Blocks are big-endian, so one byte reversal turns a block into the
+ * register's natural 128-bit integer, bit k = coefficient of x^k (MGM's
+ * field is not bit-reflected, unlike GCM's). The 128x128 products are
+ * summed unreduced (lo, mid, hi words) and reduced once per call, the
+ * aggregated-reduction idea of the GHASH white paper; unlike GHASH every
+ * block has its own H_i, so there are no precomputed powers.
+ * No branch or address depends on data. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#include "internal.h"
+
+#define TARGET __attribute__((target("pclmul,ssse3")))
+
+/* PSHUFB masks: reverse all 16 bytes / reverse each 8-byte half. */
+#define BSWAP128 _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define BSWAP64X2 _mm_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7)
+
+/* (hi:lo) mod x^128 + x^7 + x^2 + x + 1. With r = x^7 + x^2 + x + 1 = 0x87
+ * and hi = (p3, p2): p3 x^192 = (p3 r) x^64, whose top 7 bits land on p2;
+ * then p2 x^128 = p2 r. */
+TARGET static inline __m128i reduce128(__m128i lo, __m128i hi) {
+  const __m128i r = _mm_cvtsi32_si128(0x87);
+  __m128i a = _mm_clmulepi64_si128(hi, r, 0x01); /* p3 r, 71 bits */
+  lo = _mm_xor_si128(lo, _mm_slli_si128(a, 8));
+  hi = _mm_xor_si128(hi, _mm_srli_si128(a, 8)); /* p2 += top of p3 r */
+  return _mm_xor_si128(lo, _mm_clmulepi64_si128(hi, r, 0x00));
+}
+
+/* (p1, p0) mod x^64 + x^4 + x^3 + x + 1 in the low word, r = 0x1b:
+ * p1 x^64 = p1 r (67 bits), whose top 3 bits times r again. */
+TARGET static inline __m128i reduce64(__m128i p) {
+  const __m128i r = _mm_cvtsi32_si128(0x1b);
+  __m128i a = _mm_clmulepi64_si128(p, r, 0x01);
+  __m128i b = _mm_clmulepi64_si128(a, r, 0x01);
+  return _mm_xor_si128(p, _mm_xor_si128(a, b)); /* low word is the result */
+}
+
+/* lo, mid, hi ^= the Karatsuba partial products of h * x: h0 x0, h1 x1 and
+ * (h0 + h1)(x0 + x1). The middle term still holds h0 x0 + h1 x1; those are
+ * removed once, from the sums, at the end. Three multiplies instead of four
+ * (2.15 vs 2.50 ns per block on Zen 3: PCLMULQDQ is the busiest unit). */
+#define MUL_ACC(h, x)                                                                        \
+  do {                                                                                       \
+    __m128i hs_ = _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4e));                              \
+    __m128i xs_ = _mm_xor_si128(x, _mm_shuffle_epi32(x, 0x4e));                              \
+    lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(h, x, 0x00));                                \
+    hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(h, x, 0x11));                                \
+    mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(hs_, xs_, 0x00));                          \
+  } while (0)
+
+TARGET static void mul_acc128(uint8_t acc[16], const uint8_t *h, const uint8_t *x,
+                              size_t nblocks) {
+  const __m128i bswap = BSWAP128;
+  const __m128i acc0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)acc), bswap);
+  __m128i lo = acc0, mid = _mm_setzero_si128(), hi = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + 4 <= nblocks; i += 4) {
+    for (int j = 0; j < 4; j++) {
+      __m128i hv = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(h + 16 * (i + j))), bswap);
+      __m128i xv = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(x + 16 * (i + j))), bswap);
+      MUL_ACC(hv, xv);
+    }
+  }
+  for (; i < nblocks; i++) {
+    __m128i hv = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(h + 16 * i)), bswap);
+    __m128i xv = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(x + 16 * i)), bswap);
+    MUL_ACC(hv, xv);
+  }
+  mid = _mm_xor_si128(mid, _mm_xor_si128(lo, hi)); /* lo still holds acc: cancel it */
+  mid = _mm_xor_si128(mid, acc0);
+  lo = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
+  hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
+  _mm_storeu_si128((__m128i *)acc, _mm_shuffle_epi8(reduce128(lo, hi), bswap));
+}
+
+/* Two 64-bit blocks per register: each product is one PCLMULQDQ, and all
+ * products are 127-bit values summed in one register (two for the two
+ * halves of the loop). */
+TARGET static void mul_acc64(uint8_t acc[8], const uint8_t *h, const uint8_t *x, size_t nblocks) {
+  const __m128i bswap = BSWAP64X2;
+  __m128i s0 = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)acc), bswap);
+  __m128i s1 = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + 4 <= nblocks; i += 4) {
+    __m128i h0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(h + 8 * i)), bswap);
+    __m128i x0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(x + 8 * i)), bswap);
+    __m128i h1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(h + 8 * i + 16)), bswap);
+    __m128i x1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(x + 8 * i + 16)), bswap);
+    s0 = _mm_xor_si128(s0, _mm_clmulepi64_si128(h0, x0, 0x00));
+    s1 = _mm_xor_si128(s1, _mm_clmulepi64_si128(h0, x0, 0x11));
+    s0 = _mm_xor_si128(s0, _mm_clmulepi64_si128(h1, x1, 0x00));
+    s1 = _mm_xor_si128(s1, _mm_clmulepi64_si128(h1, x1, 0x11));
+  }
+  for (; i < nblocks; i++) {
+    __m128i hv = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(h + 8 * i)), bswap);
+    __m128i xv = _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(x + 8 * i)), bswap);
+    s0 = _mm_xor_si128(s0, _mm_clmulepi64_si128(hv, xv, 0x00));
+  }
+  _mm_storel_epi64((__m128i *)acc, _mm_shuffle_epi8(reduce64(_mm_xor_si128(s0, s1)), bswap));
+}
+
+const struct gostx_mgm_impl gostx_mgm_clmul = {"pclmul", mul_acc128, mul_acc64};
+
+#endif
