@@ -74,6 +74,11 @@ struct gostx_streebog_impl {
 extern const struct gostx_kuz_impl gostx_kuz_portable;
 extern const struct gostx_magma_impl gostx_magma_portable;
 extern const struct gostx_streebog_impl gostx_streebog_portable;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* Byte-sliced vector Magma (lib/magma/magma_ssse3.c, magma_avx2.c). */
+extern const struct gostx_magma_impl gostx_magma_ssse3;
+extern const struct gostx_magma_impl gostx_magma_avx2;
+#endif
 
 struct gostx_dispatch {
   const struct gostx_kuz_impl *kuz;
