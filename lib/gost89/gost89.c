@@ -66,6 +66,26 @@ static void cnt_step(uint8_t reg[8]) {
   gostx_store32_le(reg + 4, n4);
 }
 
+/* n steps of cnt_step, writing each new register to ks (8 bytes per step):
+ * the counter stays in registers across the batch. */
+static void cnt_steps(uint8_t reg[8], uint8_t *ks, size_t n) {
+  uint32_t n3 = gostx_load32_le(reg), n4 = gostx_load32_le(reg + 4);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = (uint64_t)n4 + CNT_C1;
+    n3 += CNT_C2;
+    n4 = (uint32_t)s + (uint32_t)(s >> 32);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint32_t w[2] = {n3, n4}; /* one 8-byte store; GCC does not merge the bytes */
+    memcpy(ks + 8 * i, w, 8);
+#else
+    gostx_store32_le(ks + 8 * i, n3);
+    gostx_store32_le(ks + 8 * i + 4, n4);
+#endif
+  }
+  gostx_store32_le(reg, n3);
+  gostx_store32_le(reg + 4, n4);
+}
+
 static int sbox_ok(int sbox) { return sbox >= 0 && sbox < GOSTX_SBOX_COUNT; }
 
 /* ---- CNT / CFB streaming ---- */
@@ -96,9 +116,10 @@ int gostx_gost89_init(gostx_gost89_ctx *ctx, int mode, int decrypt,
 }
 
 /* Counter mode: whole blocks in batches (one call to the block cipher per
- * batch, never across a meshing point), the tail byte by byte. */
+ * batch, never across a meshing point), the tail byte by byte. A batch is a
+ * whole meshing period (1024 bytes), so the vector cores get many blocks. */
 static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out) {
-  enum { BATCH = 32 };
+  enum { BATCH = MESH_PERIOD / 8 };
   uint8_t ks[BATCH * 8];
   while (len && ctx->gamma_pos < 8) {
     *out++ = *in++ ^ ctx->gamma[ctx->gamma_pos++];
@@ -110,10 +131,7 @@ static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
     if (n > BATCH) n = BATCH;
     if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
       n = (MESH_PERIOD - ctx->processed) / 8;
-    for (size_t i = 0; i < n; i++) {
-      cnt_step(ctx->iv);
-      memcpy(ks + 8 * i, ctx->iv, 8);
-    }
+    cnt_steps(ctx->iv, ks, n);
     gostx_gost89_encrypt_blocks(&ctx->key, ks, ks, n);
     gostx_xor(out, in, ks, 8 * n);
     ctx->processed += 8 * n;

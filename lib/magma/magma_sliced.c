@@ -54,13 +54,17 @@ const struct gostx__magma_sliced *gostx__magma_sliced_tables(void) {
 }
 
 void gostx__magma_sliced_round_consts(const gostx_magma_key *k, int decrypt, uint32_t rc[32][8]) {
-  for (unsigned r = 0; r < 32; r++) {
-    unsigned e = decrypt ? 31 - r : r; /* the encryption round this one mirrors */
-    uint32_t key = gostx__magma_round_key(k, e + 1);
+  uint32_t per_key[8][8];
+  for (unsigned i = 0; i < 8; i++)
     for (unsigned j = 0; j < 4; j++) {
-      uint32_t b = (key >> (8 * j)) & 0xff;
-      rc[r][j] = b * 0x01010101u;
-      rc[r][4 + j] = (b ^ 0x7f) * 0x01010101u; /* (255 - b) ^ 0x80 */
+      uint32_t b = (k->rk[i] >> (8 * j)) & 0xff;
+      per_key[i][j] = b * 0x01010101u;
+      per_key[i][4 + j] = (b ^ 0x7f) * 0x01010101u; /* (255 - b) ^ 0x80 */
     }
+  /* Encryption uses K1..K8 three times, then K8..K1; decryption the reverse. */
+  for (unsigned r = 0; r < 32; r++) {
+    unsigned e = decrypt ? 31 - r : r;
+    memcpy(rc[r], per_key[e < 24 ? e & 7 : 31 - e], sizeof rc[r]);
   }
+  gostx_memzero(per_key, sizeof per_key);
 }
