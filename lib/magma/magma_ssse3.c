@@ -11,6 +11,7 @@
 #define FN(name) ssse3_##name
 #define V __m128i
 #define V_BYTES 16
+#define PAIR_GROUPS 0 /* pairs of 16-block groups measured no faster here (633 vs 640-650 MB/s) */
 #define V_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define V_LOADA(p) _mm_load_si128((const __m128i *)(const void *)(p))
 #define V_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))

@@ -20,7 +20,14 @@
  * V_EQ8 V_SRL16 V_SHUF(data, index) V_UNPLO16 V_UNPHI16 V_UNPLO32 V_UNPHI32
  * V_UNPLO64 V_UNPHI64 (the unpacks work within 128-bit lanes). */
 
-#define GROUP_BLOCKS V_BYTES /* 8 registers x V_BYTES bytes = V_BYTES 8-byte blocks */
+/* A group: 8 registers x V_BYTES bytes = V_BYTES 8-byte blocks. Bulk data
+ * runs two groups side by side, whose rounds are independent: one group's
+ * round is a carry chain and a few table lookups deep (docs/MAGMA.md), and
+ * the second group fills the gaps. */
+#define GROUP_BLOCKS V_BYTES
+#ifndef PAIR_GROUPS
+#define PAIR_GROUPS 1 /* 0: one group at a time (when pairs spill too much) */
+#endif
 
 /* 8x8 transpose of 16-bit elements within each 128-bit lane: element e of
  * register m <-> element m of register e. Its own inverse. */
@@ -70,31 +77,46 @@ TARGET static inline void FN(round)(const V x[4], V y[4], const uint32_t rc[8],
 #undef SBOX_BYTE
 }
 
-/* Encrypts (or decrypts: rc decides) one group of GROUP_BLOCKS blocks. in
- * and out may be equal. */
-TARGET static void FN(group)(const uint32_t rc[32][8], const uint8_t (*tab)[32],
+/* Encrypts (or decrypts: rc decides) ng (1 or 2, a constant after inlining)
+ * groups of GROUP_BLOCKS blocks each. in and out may be equal. */
+TARGET static inline __attribute__((always_inline)) void FN(groups)(
+    int ng, const uint32_t rc[32][8], const uint8_t (*tab)[32],
                              const uint8_t *load_shuf, const uint8_t *store_shuf,
                              const uint8_t *in, uint8_t *out) {
   const V bias = V_SET1_32(0x80808080u), m0f = V_SET1_32(0x0f0f0f0fu);
   const V ls = V_LOADA(load_shuf);
-  V r[8];
-  for (int i = 0; i < 8; i++) r[i] = V_SHUF(V_LOADU(in + i * V_BYTES), ls);
-  FN(transpose)(r);
-  for (int i = 0; i < 8; i++) r[i] = V_XOR(r[i], bias);
+  V r[2][8];
+  for (int g = 0; g < ng; g++) {
+    for (int i = 0; i < 8; i++) r[g][i] = V_SHUF(V_LOADU(in + (8 * g + i) * V_BYTES), ls);
+    FN(transpose)(r[g]);
+    for (int i = 0; i < 8; i++) r[g][i] = V_XOR(r[g][i], bias);
+  }
   /* n1 = a0 = r[0..3], n2 = a1 = r[4..7]; rounds alternate which is updated. */
   for (int i = 0; i < 32; i += 2) {
-    FN(round)(r, r + 4, rc[i], tab, m0f);
-    FN(round)(r + 4, r, rc[i + 1], tab, m0f);
+    for (int g = 0; g < ng; g++) FN(round)(r[g], r[g] + 4, rc[i], tab, m0f);
+    for (int g = 0; g < ng; g++) FN(round)(r[g] + 4, r[g], rc[i + 1], tab, m0f);
   }
-  /* After 32 rounds a1 = n1, a0 = n2: swap the halves back. */
-  V o[8];
-  for (int i = 0; i < 4; i++) {
-    o[i] = V_XOR(r[4 + i], bias);
-    o[4 + i] = V_XOR(r[i], bias);
-  }
-  FN(transpose)(o);
   const V ss = V_LOADA(store_shuf);
-  for (int i = 0; i < 8; i++) V_STOREU(out + i * V_BYTES, V_SHUF(o[i], ss));
+  for (int g = 0; g < ng; g++) {
+    /* After 32 rounds a1 = n1, a0 = n2: swap the halves back. */
+    V o[8];
+    for (int i = 0; i < 4; i++) {
+      o[i] = V_XOR(r[g][4 + i], bias);
+      o[4 + i] = V_XOR(r[g][i], bias);
+    }
+    FN(transpose)(o);
+    for (int i = 0; i < 8; i++) V_STOREU(out + (8 * g + i) * V_BYTES, V_SHUF(o[i], ss));
+  }
+}
+
+TARGET static void FN(group1)(const uint32_t rc[32][8], const uint8_t (*tab)[32],
+                              const uint8_t *ls, const uint8_t *ss, const uint8_t *in, uint8_t *out) {
+  FN(groups)(1, rc, tab, ls, ss, in, out);
+}
+
+TARGET static void FN(group2)(const uint32_t rc[32][8], const uint8_t (*tab)[32],
+                              const uint8_t *ls, const uint8_t *ss, const uint8_t *in, uint8_t *out) {
+  FN(groups)(2, rc, tab, ls, ss, in, out);
 }
 
 /* Any number of blocks: whole groups straight from in to out, the rest
@@ -106,13 +128,15 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
   const uint8_t *ls = t->load_shuf[k->le ? 1 : 0], *ss = t->store_shuf[k->le ? 1 : 0];
   uint32_t rc[32][8];
   gostx__magma_sliced_round_consts(k, decrypt, rc);
+  for (; PAIR_GROUPS && n >= 2 * GROUP_BLOCKS; n -= 2 * GROUP_BLOCKS, in += 16 * GROUP_BLOCKS, out += 16 * GROUP_BLOCKS)
+    FN(group2)(rc, tab, ls, ss, in, out);
   for (; n >= GROUP_BLOCKS; n -= GROUP_BLOCKS, in += 8 * GROUP_BLOCKS, out += 8 * GROUP_BLOCKS)
-    FN(group)(rc, tab, ls, ss, in, out);
+    FN(group1)(rc, tab, ls, ss, in, out);
   if (n) {
     uint8_t buf[8 * GROUP_BLOCKS];
     memcpy(buf, in, 8 * n);
     memset(buf + 8 * n, 0, sizeof buf - 8 * n);
-    FN(group)(rc, tab, ls, ss, buf, buf);
+    FN(group1)(rc, tab, ls, ss, buf, buf);
     memcpy(out, buf, 8 * n);
     gostx_memzero(buf, sizeof buf);
   }
@@ -120,3 +144,4 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
 }
 
 #undef GROUP_BLOCKS
+#undef PAIR_GROUPS
