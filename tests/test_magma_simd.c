@@ -11,6 +11,13 @@
 #include "magma/impl.h"
 #include "testutil.h"
 
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define HAVE_MEMCHECK 1
+#endif
+#endif
+
 #define MAX_BLOCKS 300
 
 struct impl {
@@ -137,11 +144,40 @@ static void vectors(void) {
   json_free(f);
 }
 
+/* Under valgrind (memcheck): with the key and the data marked undefined, any
+ * branch or memory address that depends on them is reported. Run as
+ * `valgrind ./test_magma_simd`; a no-op otherwise. */
+static void constant_time(void) {
+#ifdef HAVE_MEMCHECK
+  if (!RUNNING_ON_VALGRIND) return;
+  static uint8_t key[32], buf[8 * 100], out[8 * 100];
+  VALGRIND_MAKE_MEM_UNDEFINED(key, sizeof key);
+  VALGRIND_MAKE_MEM_UNDEFINED(buf, sizeof buf);
+  static const size_t counts[] = {2, 17, 33, 100};
+  for (const struct impl *im = impls; im->t; im++) {
+    if (!runnable(im)) continue;
+    for (int set = 0; set < GOSTX_SBOX_COUNT; set++)
+      for (int le = 0; le < 2; le++) {
+        gostx_magma_key k;
+        set_key(&k, key, set, le);
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+          im->t->encrypt_blocks(&k, buf, out, counts[c]);
+          im->t->decrypt_blocks(&k, buf, out, counts[c]);
+        }
+      }
+  }
+  VALGRIND_MAKE_MEM_DEFINED(key, sizeof key);
+  VALGRIND_MAKE_MEM_DEFINED(buf, sizeof buf);
+  CHECK(VALGRIND_COUNT_ERRORS == 0, "memcheck: secret-dependent branch or address");
+#endif
+}
+
 int main(void) {
   t_rand_init();
   for (const struct impl *im = impls; im->t; im++)
     printf("%s: %s\n", im->t->name, runnable(im) ? "testing" : "not supported here, skipped");
   vectors();
   differential();
+  constant_time();
   return t_done();
 }
