@@ -150,10 +150,45 @@ static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
   gostx_memzero(ks, sizeof ks);
 }
 
+/* CFB decryption of whole blocks when no gamma is pending: every gamma input
+ * (the IV, then the previous ciphertext block) is known in advance, so a
+ * batch up to the next meshing point is one call to the block cipher.
+ * Returns the bytes done (a multiple of 8). */
+static size_t cfb_decrypt_blocks(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len,
+                                 uint8_t *out) {
+  enum { BATCH = MESH_PERIOD / 8 };
+  uint8_t ks[BATCH * 8];
+  size_t done = 0;
+  while (len - done >= 8) {
+    if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
+    size_t n = (len - done) / 8;
+    if (n > BATCH) n = BATCH;
+    if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
+      n = (MESH_PERIOD - ctx->processed) / 8;
+    /* Gamma inputs: the register, then ciphertext blocks 0..n-2 (copied
+     * before any output is written: in may equal out). */
+    memcpy(ks, ctx->iv, 8);
+    memcpy(ks + 8, in + done, 8 * (n - 1));
+    memcpy(ctx->iv, in + done + 8 * (n - 1), 8);
+    gostx_gost89_encrypt_blocks(&ctx->key, ks, ks, n);
+    gostx_xor(out + done, in + done, ks, 8 * n);
+    ctx->processed += 8 * n;
+    done += 8 * n;
+  }
+  gostx_memzero(ks, sizeof ks);
+  return done;
+}
+
 /* Gamma with feedback: gamma = E_K(previous ciphertext block); the feedback
- * register fills with ciphertext bytes as they are produced or consumed. */
+ * register fills with ciphertext bytes as they are produced or consumed.
+ * Encryption is sequential; decryption batches whole blocks. */
 static void cfb_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out) {
   for (size_t i = 0; i < len; i++) {
+    if (ctx->decrypt && ctx->gamma_pos == 8 && len - i >= 16) {
+      size_t d = cfb_decrypt_blocks(ctx, in + i, len - i, out + i);
+      i += d;
+      if (i == len) break;
+    }
     if (ctx->gamma_pos == 8) {
       if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
       gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, ctx->gamma, 1);
