@@ -80,9 +80,8 @@ TARGET static inline void FN(round)(const V x[4], V y[4], const uint32_t rc[8],
 /* Encrypts (or decrypts: rc decides) ng (1 or 2, a constant after inlining)
  * groups of GROUP_BLOCKS blocks each. in and out may be equal. */
 TARGET static inline __attribute__((always_inline)) void FN(groups)(
-    int ng, const uint32_t rc[32][8], const uint8_t (*tab)[32],
-                             const uint8_t *load_shuf, const uint8_t *store_shuf,
-                             const uint8_t *in, uint8_t *out) {
+    int ng, const uint32_t rc[32][8], const uint8_t (*tab)[32], const uint8_t *load_shuf,
+    const uint8_t *store_shuf, const uint8_t *in, uint8_t *out) {
   const V bias = V_SET1_32(0x80808080u), m0f = V_SET1_32(0x0f0f0f0fu);
   const V ls = V_LOADA(load_shuf);
   V r[2][8];
@@ -119,8 +118,8 @@ TARGET static void FN(group2)(const uint32_t rc[32][8], const uint8_t (*tab)[32]
   FN(groups)(2, rc, tab, ls, ss, in, out);
 }
 
-/* Any number of blocks: whole groups straight from in to out, the rest
- * through a zero-padded group on the stack. */
+/* Any number of blocks: pairs of groups, then single groups, straight from
+ * in to out; the rest through a zero-padded group on the stack. */
 TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
                               size_t n, int decrypt) {
   const struct gostx__magma_sliced *t = gostx__magma_sliced_tables();
@@ -128,10 +127,16 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
   const uint8_t *ls = t->load_shuf[k->le ? 1 : 0], *ss = t->store_shuf[k->le ? 1 : 0];
   uint32_t rc[32][8];
   gostx__magma_sliced_round_consts(k, decrypt, rc);
-  for (; PAIR_GROUPS && n >= 2 * GROUP_BLOCKS; n -= 2 * GROUP_BLOCKS, in += 16 * GROUP_BLOCKS, out += 16 * GROUP_BLOCKS)
+  for (; PAIR_GROUPS && n >= 2 * GROUP_BLOCKS; n -= 2 * GROUP_BLOCKS) {
     FN(group2)(rc, tab, ls, ss, in, out);
-  for (; n >= GROUP_BLOCKS; n -= GROUP_BLOCKS, in += 8 * GROUP_BLOCKS, out += 8 * GROUP_BLOCKS)
+    in += 16 * GROUP_BLOCKS;
+    out += 16 * GROUP_BLOCKS;
+  }
+  for (; n >= GROUP_BLOCKS; n -= GROUP_BLOCKS) {
     FN(group1)(rc, tab, ls, ss, in, out);
+    in += 8 * GROUP_BLOCKS;
+    out += 8 * GROUP_BLOCKS;
+  }
   if (n) {
     uint8_t buf[8 * GROUP_BLOCKS];
     memcpy(buf, in, 8 * n);
