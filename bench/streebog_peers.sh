@@ -16,7 +16,7 @@ bytes=$((64 << 20))
 
 peers=()
 if openssl engine gost >/dev/null 2>&1; then peers+=(engine); fi
-if cc -O2 "$here/gcrypt_stribog.c" -lgcrypt -o "$work/gcrypt" 2>/dev/null; then peers+=(gcrypt); fi
+if cc -O2 "$here/peers/gcrypt_stribog.c" -lgcrypt -o "$work/gcrypt" 2>/dev/null; then peers+=(gcrypt); fi
 
 cmd() { # name -> command line
   case $1 in

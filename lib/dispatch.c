@@ -43,6 +43,10 @@ static const struct row kuz_rows[] = {
     ROW(gostx_kuz_portable, LEVEL_PORTABLE, 0, NULL),
 };
 static const struct row magma_rows[] = {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_magma_avx2, LEVEL_AVX2, 0, NULL),
+    ROW(gostx_magma_ssse3, LEVEL_SSSE3, 0, NULL),
+#endif
     ROW(gostx_magma_portable, LEVEL_PORTABLE, 0, NULL),
 };
 static const struct row streebog_rows[] = {

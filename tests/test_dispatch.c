@@ -1,15 +1,40 @@
 /* The dispatcher: a forced level is honoured, gostx_impl() names the table
  * that actually runs, and the common helpers behave. */
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "testutil.h"
+
+/* The Magma implementation a level (or the default, level NULL) must give
+ * on this CPU: the best one at or below it. */
+static const char *expected_magma(const char *level) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  int cap_avx2 = !level || !strcmp(level, "avx2") || !strcmp(level, "avx512");
+  int cap_ssse3 = cap_avx2 || !strcmp(level, "ssse3");
+  if (cap_avx2 && gostx__level_supported("avx2")) return "avx2";
+  if (cap_ssse3 && gostx__level_supported("ssse3")) return "ssse3";
+#else
+  (void)level;
+#endif
+  return "portable";
+}
 
 int main(void) {
   /* Before anything touches the dispatcher: ask for the portable level. If the
    * caller already forced a level (ctest runs the suite per level), check that one. */
   const char *forced = getenv("GOSTX_IMPL");
   if (!forced || !*forced) {
+    /* The default choice is made once per process, so look at it in a child
+     * before this process forces portable. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) _exit(strcmp(gostx_impl(GOSTX_PRIM_MAGMA), expected_magma(NULL)) != 0);
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0,
+          "default magma implementation is the best here (%s)", expected_magma(NULL));
     setenv("GOSTX_IMPL", "portable", 1);
     forced = "portable";
   }
@@ -28,6 +53,10 @@ int main(void) {
     CHECK(d->streebog == &gostx_streebog_portable, "streebog runs portable");
     CHECK(d->mgm == &gostx_mgm_portable, "mgm runs portable");
   }
+  /* A forced level picks the best Magma at or below it. */
+  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MAGMA), expected_magma(forced)),
+        "GOSTX_IMPL=%s: magma runs %s, want %s", forced, gostx_impl(GOSTX_PRIM_MAGMA),
+        expected_magma(forced));
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   /* Levels pick the MGM multiply the CPU flags allow: a detection or row
    * bug would otherwise hide behind bit-exact results. */
@@ -43,6 +72,8 @@ int main(void) {
     CHECK(d->streebog == &gostx_streebog_x86, "%s level streebog: %s", forced, d->streebog->name);
   if (!strcmp(forced, "pclmul"))
     CHECK(d->mgm == (cpu->pclmul && cpu->ssse3 ? &gostx_mgm_clmul : &gostx_mgm_portable), "named pclmul: %s", d->mgm->name);
+  if (!strcmp(forced, "avx2")) CHECK(d->magma == &gostx_magma_avx2, "magma runs the avx2 table");
+  if (!strcmp(forced, "ssse3")) CHECK(d->magma == &gostx_magma_ssse3, "magma runs the ssse3 table");
 #endif
   CHECK(gostx__dispatch() == d, "choice is made once");
   CHECK(!strcmp(gostx_impl(12345), "unknown"), "unknown primitive");

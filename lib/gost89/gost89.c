@@ -66,6 +66,26 @@ static void cnt_step(uint8_t reg[8]) {
   gostx_store32_le(reg + 4, n4);
 }
 
+/* n steps of cnt_step, writing each new register to ks (8 bytes per step):
+ * the counter stays in registers across the batch. */
+static void cnt_steps(uint8_t reg[8], uint8_t *ks, size_t n) {
+  uint32_t n3 = gostx_load32_le(reg), n4 = gostx_load32_le(reg + 4);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = (uint64_t)n4 + CNT_C1;
+    n3 += CNT_C2;
+    n4 = (uint32_t)s + (uint32_t)(s >> 32);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint32_t w[2] = {n3, n4}; /* one 8-byte store; GCC does not merge the bytes */
+    memcpy(ks + 8 * i, w, 8);
+#else
+    gostx_store32_le(ks + 8 * i, n3);
+    gostx_store32_le(ks + 8 * i + 4, n4);
+#endif
+  }
+  gostx_store32_le(reg, n3);
+  gostx_store32_le(reg + 4, n4);
+}
+
 static int sbox_ok(int sbox) { return sbox >= 0 && sbox < GOSTX_SBOX_COUNT; }
 
 /* ---- CNT / CFB streaming ---- */
@@ -96,9 +116,10 @@ int gostx_gost89_init(gostx_gost89_ctx *ctx, int mode, int decrypt,
 }
 
 /* Counter mode: whole blocks in batches (one call to the block cipher per
- * batch, never across a meshing point), the tail byte by byte. */
+ * batch, never across a meshing point), the tail byte by byte. A batch is a
+ * whole meshing period (1024 bytes), so the vector cores get many blocks. */
 static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out) {
-  enum { BATCH = 32 };
+  enum { BATCH = MESH_PERIOD / 8 };
   uint8_t ks[BATCH * 8];
   while (len && ctx->gamma_pos < 8) {
     *out++ = *in++ ^ ctx->gamma[ctx->gamma_pos++];
@@ -110,10 +131,7 @@ static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
     if (n > BATCH) n = BATCH;
     if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
       n = (MESH_PERIOD - ctx->processed) / 8;
-    for (size_t i = 0; i < n; i++) {
-      cnt_step(ctx->iv);
-      memcpy(ks + 8 * i, ctx->iv, 8);
-    }
+    cnt_steps(ctx->iv, ks, n);
     gostx_gost89_encrypt_blocks(&ctx->key, ks, ks, n);
     gostx_xor(out, in, ks, 8 * n);
     ctx->processed += 8 * n;
@@ -132,10 +150,45 @@ static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
   gostx_memzero(ks, sizeof ks);
 }
 
+/* CFB decryption of whole blocks when no gamma is pending: every gamma input
+ * (the IV, then the previous ciphertext block) is known in advance, so a
+ * batch up to the next meshing point is one call to the block cipher.
+ * Returns the bytes done (a multiple of 8). */
+static size_t cfb_decrypt_blocks(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len,
+                                 uint8_t *out) {
+  enum { BATCH = MESH_PERIOD / 8 };
+  uint8_t ks[BATCH * 8];
+  size_t done = 0;
+  while (len - done >= 8) {
+    if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
+    size_t n = (len - done) / 8;
+    if (n > BATCH) n = BATCH;
+    if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
+      n = (MESH_PERIOD - ctx->processed) / 8;
+    /* Gamma inputs: the register, then ciphertext blocks 0..n-2 (copied
+     * before any output is written: in may equal out). */
+    memcpy(ks, ctx->iv, 8);
+    memcpy(ks + 8, in + done, 8 * (n - 1));
+    memcpy(ctx->iv, in + done + 8 * (n - 1), 8);
+    gostx_gost89_encrypt_blocks(&ctx->key, ks, ks, n);
+    gostx_xor(out + done, in + done, ks, 8 * n);
+    ctx->processed += 8 * n;
+    done += 8 * n;
+  }
+  gostx_memzero(ks, sizeof ks);
+  return done;
+}
+
 /* Gamma with feedback: gamma = E_K(previous ciphertext block); the feedback
- * register fills with ciphertext bytes as they are produced or consumed. */
+ * register fills with ciphertext bytes as they are produced or consumed.
+ * Encryption is sequential; decryption batches whole blocks. */
 static void cfb_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out) {
   for (size_t i = 0; i < len; i++) {
+    if (ctx->decrypt && ctx->gamma_pos == 8 && len - i >= 16) {
+      size_t d = cfb_decrypt_blocks(ctx, in + i, len - i, out + i);
+      i += d;
+      if (i == len) break;
+    }
     if (ctx->gamma_pos == 8) {
       if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
       gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, ctx->gamma, 1);

@@ -59,4 +59,30 @@ void gostx__magma_decrypt_words(const gostx_magma_key *k, uint32_t *a1, uint32_t
  * state after the 16th round. */
 void gostx__magma_imit16_words(const gostx_magma_key *k, uint32_t *a1, uint32_t *a0);
 
+/* ---- Byte-sliced vector cores (magma_sliced.h, docs/MAGMA.md) ----
+ * The SIMD implementations keep byte j of each half of many blocks in one
+ * vector register, every byte XOR 0x80 ("biased", so that signed byte
+ * compares act as unsigned ones for the carries of the 32-bit addition).
+ * These tables are built once from gostx__magma_sbox, in portable code. */
+struct gostx__magma_sliced {
+  /* sbox[set][3j + 0]: low nibble of sum byte j -> its S-box output after
+   * <<< 11, bits 3..6 of byte (j+1)&3. sbox[set][3j + 1] and [3j + 2]: high
+   * nibble, indexed by the biased nibble (h ^ 8) -> bit 7 of byte (j+1)&3
+   * and bits 0..2 of byte (j+2)&3. Each 16-byte table twice (both lanes of
+   * a 256-bit register). */
+  _Alignas(32) uint8_t sbox[GOSTX_SBOX_COUNT][12][32];
+  /* pshufb masks per byte convention (0 Magma, 1 GOST 28147-89) that turn
+   * two blocks in a 128-bit lane into eight 16-bit pairs, pair m = byte j of
+   * half h (m = 4h + j; half 0 = a0 = n1, half 1 = a1), and back. */
+  _Alignas(32) uint8_t load_shuf[2][32];
+  _Alignas(32) uint8_t store_shuf[2][32];
+};
+const struct gostx__magma_sliced *gostx__magma_sliced_tables(void);
+
+/* Per-round constants for the sliced cores, in round order (decryption:
+ * reversed): rc[r][j] = byte j of the round key, replicated into all four
+ * bytes, for j = 0..3; rc[r][4 + j] = the same for (~byte j) ^ 0x80, the
+ * biased carry threshold 255 - k_j. Secret: wipe after use. */
+void gostx__magma_sliced_round_consts(const gostx_magma_key *k, int decrypt, uint32_t rc[32][8]);
+
 #endif

@@ -1,6 +1,6 @@
 /* Streebog-512 (libgcrypt's GCRY_MD_STRIBOG512) of a file, digest in hex:
  * the libgcrypt peer for bench/streebog_peers.sh.
- * Build: cc -O2 bench/gcrypt_stribog.c -lgcrypt -o gcrypt_stribog */
+ * Build: cc -O2 bench/peers/gcrypt_stribog.c -lgcrypt -o gcrypt_stribog */
 #include <gcrypt.h>
 #include <stdio.h>
 
