@@ -33,7 +33,7 @@ case "$mib$runs" in *[!0-9]*) echo "peers.sh: --mib and --runs take numbers" >&2
 [ "$mib" -ge 1 ] && [ "$runs" -ge 1 ] || { echo "peers.sh: --mib and --runs must be >= 1" >&2; exit 2; }
 
 # ---- install (only what is missing) ----
-pkgs=(gcc g++ make cmake pkg-config python3 openssl libssl-dev libengine-gost-openssl
+pkgs=(gcc g++ make cmake pkg-config openssl libssl-dev libengine-gost-openssl
       libgcrypt20-dev libbotan-2-dev)
 if [ $install = 1 ]; then
   missing=()
@@ -113,49 +113,70 @@ done
 # ---- interleaved runs ----
 bytes=$((mib << 20))
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-run1() { "$bin/drv_$1" run "$2" "$bytes" 2>/dev/null || echo fail; }
-
-echo "gostx vs peers: same work, one core, $mib MiB in memory per run, median of $runs interleaved runs"
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) online)"
-echo "gostx: $("$build/gostx" info | sed -n '2,$p' | tr -s ' ' | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
-ver() { dpkg-query -W -f '${Version}' "$1" 2>/dev/null || echo '?'; }
-echo "peers: gost-engine $(ver libengine-gost-openssl) on OpenSSL $(ver openssl), libgcrypt $(ver libgcrypt20), Botan $(ver libbotan-2-19)"
-echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); MB/s = 10^6 B/s; x = gostx/peer (above 1: gostx faster)"
-echo "marks: ! output differs from gostx (not the same work), ? peer failed, - no such operation"
-echo
-hdr=$(printf '%-25s %9s' "work" "gostx")
-for n in "${names[@]}"; do hdr+=$(printf ' %13s %6s' "$n" "x"); done
-echo "$hdr"
-for row in "${rows[@]}"; do
-  IFS='|' read -r label gop specs <<< "$row"
-  declare -A t=()
-  gts=()
+run1() { "$bin/drv_$1" run "$2" "$bytes" 2>/dev/null || echo "fail fail"; }
+peer_op() { # peer, specs -> op or ""
+  local spec
+  for spec in $2; do [ "${spec%%:*}" = "$1" ] && { echo "${spec#*:}"; return; }; done
+  echo ""
+}
+declare -A W C   # medians: wall and CPU seconds, key "row:impl"
+nrows=${#rows[@]}
+for i in "${!rows[@]}"; do
+  IFS='|' read -r label gop specs <<< "${rows[$i]}"
+  echo "running $((i + 1))/$nrows: $label" >&2
+  declare -A tw=() tc=()
   for _ in $(seq "$runs"); do
-    gts+=("$(run1 gostx "$gop")")
-    for spec in $specs; do
-      p=${spec%%:*} op=${spec#*:}
-      have_peer "$p" || continue
-      [ "${mark[$p:$op]-}" = "?" ] && continue
-      t[$p]+="$(run1 "$p" "$op") "
+    for p in gostx "${peers[@]}"; do
+      if [ "$p" = gostx ]; then op=$gop; else op=$(peer_op "$p" "$specs"); fi
+      [ -n "$op" ] || continue
+      [ "$p" != gostx ] && [ "${mark[$p:$op]-}" = "?" ] && continue
+      read -r w c <<< "$(run1 "$p" "$op")"
+      if [ "$w" = fail ]; then
+        [ "$p" = gostx ] && { echo "peers.sh: gostx driver failed on $op" >&2; exit 1; }
+        mark[$p:$op]="?"; continue
+      fi
+      tw[$p]+="$w "; tc[$p]+="$c "
     done
   done
-  gt=$(median "${gts[@]}")
-  gm=$(awk -v b="$bytes" -v t="$gt" 'BEGIN{printf "%.1f", b/t/1e6}')
-  line=$(printf '%-25s %9s' "$label" "$gm")
-  for p in "${peers[@]}"; do
-    op=""
-    for spec in $specs; do [ "${spec%%:*}" = "$p" ] && op=${spec#*:}; done
-    if [ -z "$op" ]; then line+=$(printf ' %13s %6s' "-" ""); continue; fi
-    m=${mark[$p:$op]-}
-    if [ "$m" = "?" ] || [ -z "${t[$p]:-}" ] || [[ "${t[$p]}" == *fail* ]]; then
-      line+=$(printf ' %13s %6s' "?" ""); continue
-    fi
+  for p in "${!tw[@]}"; do
     # shellcheck disable=SC2086
-    pt=$(median ${t[$p]})
-    pm=$(awk -v b="$bytes" -v t="$pt" 'BEGIN{printf "%.1f", b/t/1e6}')
-    ratio=$(awk -v a="$pt" -v g="$gt" 'BEGIN{printf "%.2f", a/g}')
-    line+=$(printf ' %13s %6s' "$pm$m" "$ratio")
+    W[$i:$p]=$(median ${tw[$p]}); C[$i:$p]=$(median ${tc[$p]})
   done
-  unset t
-  echo "$line"
+  unset tw tc
 done
+
+ver() { dpkg-query -W -f '${Version}' "$1" 2>/dev/null || echo '?'; }
+table() { # title, array name (W or C)
+  local -n T=$2
+  echo
+  echo "$1"
+  local hdr n i p line
+  hdr=$(printf '%-25s %9s' "work" "gostx")
+  for n in "${names[@]}"; do hdr+=$(printf ' %13s %6s' "$n" "x"); done
+  echo "$hdr"
+  for i in "${!rows[@]}"; do
+    IFS='|' read -r label gop specs <<< "${rows[$i]}"
+    local gt=${T[$i:gostx]}
+    line=$(printf '%-25s %9s' "$label" "$(awk -v b="$bytes" -v t="$gt" 'BEGIN{printf "%.1f", b/t/1e6}')")
+    for p in "${peers[@]}"; do
+      local op m pt
+      op=$(peer_op "$p" "$specs")
+      if [ -z "$op" ]; then line+=$(printf ' %13s %6s' "-" ""); continue; fi
+      m=${mark[$p:$op]-}
+      pt=${T[$i:$p]-}
+      if [ "$m" = "?" ] || [ -z "$pt" ]; then line+=$(printf ' %13s %6s' "?" ""); continue; fi
+      line+=$(printf ' %13s %6s' "$(awk -v b="$bytes" -v t="$pt" 'BEGIN{printf "%.1f", b/t/1e6}')$m" \
+        "$(awk -v a="$pt" -v g="$gt" 'BEGIN{printf "%.2f", a/g}')")
+    done
+    echo "$line"
+  done
+}
+
+echo "gostx vs peers: same work, one core, $mib MiB in memory per run, median of $runs interleaved runs"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) online), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "gostx $("$build/gostx" --version | cut -d' ' -f2): $("$build/gostx" info | sed -n '2,$p' | tr -s ' ' | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+echo "peers: gost-engine $(ver libengine-gost-openssl) on OpenSSL $(ver openssl), libgcrypt $(ver libgcrypt20), Botan $(ver libbotan-2-19)"
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); MB/s = 10^6 B/s; x = gostx/peer speed (above 1: gostx faster)"
+echo "marks: ! output differs from gostx (not the same work), ? peer failed, - the peer lacks the operation"
+table "wall clock (CLOCK_MONOTONIC):" W
+table "thread CPU time (CLOCK_THREAD_CPUTIME_ID; less disturbed by other load on a shared machine):" C
