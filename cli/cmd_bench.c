@@ -686,13 +686,21 @@ int cmd_bench(int argc, char **argv) {
   gmtime_r(&tnow, &tmv);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  double load = -1;
+  FILE *lf = fopen("/proc/loadavg", "r");
+  if (lf) {
+    if (fscanf(lf, "%lf", &load) != 1) load = -1;
+    fclose(lf);
+  }
 
   if (json) {
     printf("{\"gostx\": ");
     json_str(gostx_version());
     printf(", \"cpu\": ");
     json_str(model);
-    printf(", \"online_cpus\": %ld, \"features\": ", cpus);
+    printf(", \"online_cpus\": %ld, \"loadavg_1min\": ", cpus);
+    if (load >= 0) printf("%.2f", load); else printf("null");
+    printf(", \"features\": ");
     json_str(gostx_cpu_features());
     printf(", \"gostx_impl_env\": ");
     if (forced) json_str(forced); else printf("null");
@@ -706,6 +714,9 @@ int cmd_bench(int argc, char **argv) {
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
     printf("CPU: %s (%ld online)\n", model, cpus);
+    if (load >= 0)
+      printf("load average: %.2f%s\n", load,
+             load > cpus - 0.5 ? " (busy machine: wall-clock figures are disturbed)" : "");
     printf("features: %s\n", gostx_cpu_features());
     printf("GOSTX_IMPL: %s\n", forced ? forced : "(not set)");
     printf("cycles: %s\n", cycles_note);
