@@ -196,6 +196,15 @@ static double now_s(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --clock cpu: time each stream by its thread's CPU time instead of the wall
+ * clock (for busy shared machines; it hides contention between threads). */
+static int use_cpu_clock;
 
 enum { CYC_NONE, CYC_PERF, CYC_TSC };
 static int cycles_source = CYC_NONE;
@@ -291,6 +300,7 @@ struct worker {
   struct stream st[2];
   int perf_fd;
   uint64_t cycles;
+  double cpu_s; /* the thread's CPU time in the last round */
   int rc;
 };
 
@@ -318,7 +328,9 @@ static void *worker_main(void *arg) {
 #ifdef BENCH_PERF
     if (w->perf_fd >= 0) perf_start(w->perf_fd);
 #endif
+    double c0 = thread_cpu_s();
     for (int p = 0; p < rn->passes && !w->rc; p++) w->rc = rn->row->fn(s);
+    w->cpu_s = thread_cpu_s() - c0;
 #ifdef BENCH_PERF
     if (w->perf_fd >= 0) w->cycles = perf_stop(w->perf_fd);
 #endif
@@ -360,7 +372,9 @@ static int runner_start(struct runner *rn, const struct row *r, int nthreads, si
 }
 
 /* One round: every worker runs `passes` passes over stream `which`.
- * Returns the wall time; *cycles the cycles of all threads together. */
+ * Returns the wall time (--clock cpu: the time in which all streams together
+ * would process their bytes at their CPU-time rates, i.e. one stream's bytes
+ * over the sum of the rates); *cycles the cycles of all threads together. */
 static double runner_round(struct runner *rn, int which, int passes, double *cycles, int *rc) {
   rn->which = which;
   rn->passes = passes;
@@ -379,9 +393,17 @@ static double runner_round(struct runner *rn, int which, int passes, double *cyc
   if (cycles_source == CYC_TSC) *cycles = (double)(__rdtsc() - c0) * rn->nthreads;
 #endif
   *rc = 0;
+  double rate = 0, cpu = 0; /* rate: sum of 1/cpu_s, streams per second */
   for (int i = 0; i < rn->nthreads; i++) {
     if (cycles_source == CYC_PERF) *cycles += (double)rn->w[i].cycles;
     if (rn->w[i].rc) *rc = rn->w[i].rc;
+    double c = rn->w[i].cpu_s > 1e-9 ? rn->w[i].cpu_s : 1e-9;
+    rate += 1 / c;
+    cpu += c;
+  }
+  if (use_cpu_clock) {
+    if (cycles_source == CYC_TSC) *cycles = cpu * tsc_hz;
+    t = rn->nthreads / rate;
   }
   return t;
 }
@@ -483,6 +505,9 @@ static void usage(FILE *f) {
           "  --json             one JSON object: header fields and \"rows\", one object per\n"
           "                     row (algorithm, mode, impl, bytes, threads, mbps_aligned,\n"
           "                     mbps_unaligned, cycles_per_byte, cycles_source, ...)\n"
+          "  --clock wall|cpu   time by the wall clock (default), or by each thread's CPU\n"
+          "                     time (CLOCK_THREAD_CPUTIME_ID): steadier on a busy shared\n"
+          "                     machine, but blind to contention between threads\n"
           "  --list             print the row names and exit\n"
           "\n"
           "Rows: kuznyechik and magma ecb/cbc/cfb enc+dec, ofb, ctr, ctr-acpkm (section\n"
@@ -495,14 +520,15 @@ static void usage(FILE *f) {
           ACPKM_SECTION, XTS_SECTOR);
 }
 
-enum { O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST };
+enum { O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK };
 
 static const cli_opt opts[] = {
     {"help", 'h', CLI_NOARG, O_HELP},     {"size", 0, CLI_ARG, O_SIZE},
     {"threads", 0, CLI_ARG, O_THREADS},   {"repeat", 0, CLI_ARG, O_REPEAT},
     {"time", 0, CLI_ARG, O_TIME},         {"filter", 0, CLI_ARG, O_FILTER},
     {"impl", 0, CLI_ARG, O_IMPL},         {"json", 0, CLI_NOARG, O_JSON},
-    {"list", 0, CLI_NOARG, O_LIST},       {NULL, 0, 0, 0},
+    {"list", 0, CLI_NOARG, O_LIST},       {"clock", 0, CLI_ARG, O_CLOCK},
+    {NULL, 0, 0, 0},
 };
 
 /* "4096", "4K", "4KiB", "1M", "1MB", "2G" (binary multiples). */
@@ -651,6 +677,11 @@ int cmd_bench(int argc, char **argv) {
         break;
       case O_JSON: json = 1; break;
       case O_LIST: list = 1; break;
+      case O_CLOCK:
+        if (!strcmp(p.arg, "wall")) use_cpu_clock = 0;
+        else if (!strcmp(p.arg, "cpu")) use_cpu_clock = 1;
+        else return cli_usage("bench: bad --clock '%s' (wall or cpu)", p.arg);
+        break;
       case CLI_POS: return cli_usage("bench: unexpected argument '%s' (try --help)", p.pos);
       default: return cli_usage("bench: unexpected option");
     }
@@ -710,7 +741,8 @@ int cmd_bench(int argc, char **argv) {
     json_str(cycles_source_name());
     printf(", \"cycles_note\": ");
     json_str(cycles_note);
-    printf(", \"repeat\": %d, \"min_time_ms\": %.0f, \"rows\": [", repeat, min_time * 1000);
+    printf(", \"clock\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, \"rows\": [",
+           use_cpu_clock ? "cpu" : "wall", repeat, min_time * 1000);
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
     printf("CPU: %s (%ld online)\n", model, cpus);
@@ -720,10 +752,14 @@ int cmd_bench(int argc, char **argv) {
     printf("features: %s\n", gostx_cpu_features());
     printf("GOSTX_IMPL: %s\n", forced ? forced : "(not set)");
     printf("cycles: %s\n", cycles_note);
-    printf("method: wall clock (CLOCK_MONOTONIC), warm-up, median of %d repetitions of >= %.0f ms;\n"
+    if (use_cpu_clock)
+      printf("clock: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID), --clock cpu; TSC cycles\n"
+             "       = CPU time x TSC rate\n");
+    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms;\n"
            "        %zu bytes per call; MB/s = 10^6 B/s, aggregate over threads; cycles/B per\n"
            "        byte summed over threads; unaligned = buffers at offset 1\n",
-           repeat, min_time * 1000, size);
+           use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", repeat,
+           min_time * 1000, size);
   }
   fflush(stdout);
 

@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 grep -q -- '--threads' "$tmp/help" || err "--help does not mention --threads"
 "$GOSTX" --help | grep -q '^  bench ' || err "gostx --help does not list bench"
 for bad in "--bogus" "--size 12Q" "--size 0" "--threads 0" "--threads 1,,2" "--repeat 0" \
-           "--filter no-such-row" "--time -1" "extra"; do
+           "--filter no-such-row" "--time -1" "--clock sundial" "extra"; do
   # shellcheck disable=SC2086
   "$GOSTX" bench $bad > "$tmp/out" 2> "$tmp/err"
   rc=$?
@@ -54,6 +54,13 @@ grep -q '^cycles: ' "$tmp/text" || err "text: no cycles line"
 [ "$(grep -c '^kuznyechik  *ctr-acpkm ' "$tmp/text")" -eq 2 ] || err "text: ctr-acpkm rows"
 [ "$(grep -c '^streebog256  *hash ' "$tmp/text")" -eq 2 ] || err "text: streebog256 rows"
 grep -q '^magma' "$tmp/text" && err "text: filter let magma through"
+
+# --clock cpu: same shape, says so in the header.
+"$GOSTX" bench --clock cpu --size 4K --time 1 --repeat 1 --threads 2 --filter magma-ctr \
+  > "$tmp/cpu" 2> "$tmp/err" || err "--clock cpu run failed: $(cat "$tmp/err")"
+grep -q '^clock: each thread' "$tmp/cpu" || err "--clock cpu: header does not say so"
+awk '$1 == "magma" && $2 == "ctr" && $4 > 0 && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/cpu" \
+  || err "--clock cpu: no positive magma ctr row"
 
 # JSON of every row (tiny work per row), checked field by field.
 "$GOSTX" bench --json --size 4K --time 1 --repeat 1 --impl portable > "$tmp/json" 2> "$tmp/err" \
