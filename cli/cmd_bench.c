@@ -378,14 +378,13 @@ static int runner_start(struct runner *rn, const struct row *r, int nthreads, si
 static double runner_round(struct runner *rn, int which, int passes, double *cycles, int *rc) {
   rn->which = which;
   rn->passes = passes;
+  /* Clocks read before the start barrier: read after it, a main thread that
+   * is descheduled there (busy machine) would miss the workers' time. */
 #ifdef BENCH_TSC
-  uint64_t c0 = 0;
+  uint64_t c0 = __rdtsc();
 #endif
-  pthread_barrier_wait(&rn->start);
   double t0 = now_s();
-#ifdef BENCH_TSC
-  c0 = __rdtsc();
-#endif
+  pthread_barrier_wait(&rn->start);
   pthread_barrier_wait(&rn->done);
   double t = now_s() - t0;
   *cycles = 0;
