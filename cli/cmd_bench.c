@@ -310,7 +310,6 @@ struct runner {
   int which, passes, quit;
   const struct row *row;
   struct worker *w;
-  int setup_rc;
 };
 
 static void *worker_main(void *arg) {
