@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$mib$runs" in *[!0-9]*) echo "peers.sh: --mib and --runs take numbers" >&2; exit 2 ;; esac
-[ "$mib" -ge 1 ] && [ "$runs" -ge 1 ] || { echo "peers.sh: --mib and --runs must be >= 1" >&2; exit 2; }
+if [ "$mib" -lt 1 ] || [ "$runs" -lt 1 ]; then echo "peers.sh: --mib and --runs must be >= 1" >&2; exit 2; fi
 
 # ---- install (only what is missing) ----
 pkgs=(gcc g++ make cmake pkg-config openssl libssl-dev libengine-gost-openssl
@@ -54,8 +54,8 @@ cmake --build "$build" -j "$(nproc)" --target gostx gostx_cli >/dev/null
 bin="$build/peers"
 mkdir -p "$bin"
 src="$root/bench/peers"
-CFLAGS="-O2 -Wall"
-gcc $CFLAGS -I"$root/include" -o "$bin/drv_gostx" "$src/drv_gostx.c" "$build/libgostx.a" -lpthread
+CFLAGS=(-O2 -Wall)
+gcc "${CFLAGS[@]}" -I"$root/include" -o "$bin/drv_gostx" "$src/drv_gostx.c" "$build/libgostx.a" -lpthread
 peers=()
 names=()
 try_build() { # id, label, build command...
@@ -66,9 +66,9 @@ try_build() { # id, label, build command...
     echo "note: $label driver did not build (see $bin/$id.log); column left out" >&2
   fi
 }
-try_build openssl "gost-engine" gcc $CFLAGS -o "$bin/drv_openssl" "$src/drv_openssl.c" -lcrypto
+try_build openssl "gost-engine" gcc "${CFLAGS[@]}" -o "$bin/drv_openssl" "$src/drv_openssl.c" -lcrypto
 # shellcheck disable=SC2046
-try_build gcrypt "libgcrypt" gcc $CFLAGS -o "$bin/drv_gcrypt" "$src/drv_gcrypt.c" \
+try_build gcrypt "libgcrypt" gcc "${CFLAGS[@]}" -o "$bin/drv_gcrypt" "$src/drv_gcrypt.c" \
   $(libgcrypt-config --cflags --libs 2>/dev/null || echo -lgcrypt)
 # shellcheck disable=SC2046
 try_build botan "Botan" g++ -O2 -Wall -std=c++17 $(pkg-config --cflags botan-2 2>/dev/null) \
@@ -119,6 +119,7 @@ peer_op() { # peer, specs -> op or ""
   for spec in $2; do [ "${spec%%:*}" = "$1" ] && { echo "${spec#*:}"; return; }; done
   echo ""
 }
+# shellcheck disable=SC2034 # read through the nameref in table()
 declare -A W C   # medians: wall and CPU seconds, key "row:impl"
 nrows=${#rows[@]}
 for i in "${!rows[@]}"; do
@@ -139,8 +140,10 @@ for i in "${!rows[@]}"; do
     done
   done
   for p in "${!tw[@]}"; do
-    # shellcheck disable=SC2086
-    W[$i:$p]=$(median ${tw[$p]}); C[$i:$p]=$(median ${tc[$p]})
+    # shellcheck disable=SC2086,SC2034 # word lists on purpose; read through a nameref
+    W[$i:$p]=$(median ${tw[$p]})
+    # shellcheck disable=SC2086,SC2034
+    C[$i:$p]=$(median ${tc[$p]})
   done
   unset tw tc
 done
