@@ -793,8 +793,8 @@ int cmd_bench(int argc, char **argv) {
                "\"cycles_per_byte\": ",
                size, nt, res.mbps[0], res.mbps[1]);
         if (res.cpb >= 0) printf("%.3f", res.cpb); else printf("null");
-        printf(", \"cycles_source\": \"%s\", \"passes\": %d, \"repeat\": %d}", cycles_source_name(),
-               res.passes, repeat);
+        printf(", \"cycles_source\": \"%s\", \"clock\": \"%s\", \"passes\": %d, \"repeat\": %d}",
+               cycles_source_name(), use_cpu_clock ? "cpu" : "wall", res.passes, repeat);
       } else {
         char cpb[32];
         if (res.cpb >= 0) snprintf(cpb, sizeof cpb, "%9.2f", res.cpb);

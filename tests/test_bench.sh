@@ -84,6 +84,7 @@ for r in rows:
         bad.append(f"{name}: cycles_per_byte = {r['cycles_per_byte']}")
     if r["cycles_source"] not in ("perf", "tsc", "none"): bad.append(f"{name}: cycles_source")
     if r["bytes"] != 4096 or r["threads"] != 1: bad.append(f"{name}: bytes/threads")
+    if r.get("clock") != "wall": bad.append(f"{name}: clock {r.get('clock')}")
     if r["impl"] != "portable": bad.append(f"{name}: impl {r['impl']} under --impl portable")
 for n in names:
     if n not in seen: bad.append("json lacks row " + n)
