@@ -116,5 +116,6 @@ int cmd_cipher(int argc, char **argv);
 int cmd_mac(int argc, char **argv);
 int cmd_kdf(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct subcommand subcommands[] = {
     {"cipher", cmd_cipher, "encrypt or decrypt: Kuznyechik, Magma, GOST 28147-89 modes, MGM, XTS"},
     {"mac", cmd_mac, "message authentication codes: OMAC, OMAC-ACPKM, HMAC, GOST 28147-89 IMIT"},
     {"kdf", cmd_kdf, "key derivation: PBKDF2, KDF_GOSTR3411_2012_256, KDF_TREE"},
+    {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},
 };

@@ -1,0 +1,811 @@
+/* gostx bench: throughput and cycles/byte of every algorithm and mode, the
+ * tables of the classic performance articles, measured in-process on memory
+ * buffers through the public API.
+ *
+ * Method: wall clock (CLOCK_MONOTONIC). Per row, per thread count: a warm-up
+ * that also calibrates how many passes over the buffer make one repetition
+ * last at least --time ms, then --repeat repetitions, aligned and unaligned
+ * buffers interleaved (so their ratio is measured under the same noise), and
+ * the median. Cycles: PERF_COUNT_HW_CPU_CYCLES per thread (user space) where
+ * perf_event_open works, otherwise the TSC (reference cycles, not core clock).
+ *
+ * Threads: N independent streams, each with its own key and buffers, on N
+ * threads at once; the aggregate is reported. The "runner" below is the one
+ * place that knows how streams are run, so the bulk engine can replace it. */
+#define _GNU_SOURCE /* syscall() */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#define BENCH_PERF 1
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <x86intrin.h>
+#define BENCH_TSC 1
+#endif
+
+#include "cli.h"
+
+/* ---- the work of one row ---- */
+
+/* One stream's state: its key and buffers (in/out/aux at the measured
+ * alignment), set up once, used for every pass. */
+struct stream {
+  size_t len;
+  uint8_t *in, *out, *aux; /* aux: MGM decrypt's ciphertext */
+  void *mem[3];
+  gostx_cipher c;
+  gostx_xts_key xts;
+  uint8_t key[64], iv[16], tag[16];
+};
+
+typedef int (*work_fn)(struct stream *s);
+
+#define XTS_SECTOR 4096     /* data unit of the XTS rows (bytes) */
+#define ACPKM_SECTION 4096  /* section N of the CTR-ACPKM rows (bytes) */
+#define GOST89_SBOX GOSTX_SBOX_CRYPTOPRO_A
+
+static int w_ecb_enc(struct stream *s) { return gostx_ecb_encrypt(&s->c, s->in, s->out, s->len); }
+static int w_ecb_dec(struct stream *s) { return gostx_ecb_decrypt(&s->c, s->in, s->out, s->len); }
+static int w_cbc_enc(struct stream *s) {
+  return gostx_cbc_encrypt(&s->c, s->iv, s->c.block_len, s->in, s->out, s->len);
+}
+static int w_cbc_dec(struct stream *s) {
+  return gostx_cbc_decrypt(&s->c, s->iv, s->c.block_len, s->in, s->out, s->len);
+}
+static int w_cfb_enc(struct stream *s) {
+  size_t n = s->c.block_len;
+  return gostx_cfb_encrypt(&s->c, s->iv, n, n, s->in, s->out, s->len);
+}
+static int w_cfb_dec(struct stream *s) {
+  size_t n = s->c.block_len;
+  return gostx_cfb_decrypt(&s->c, s->iv, n, n, s->in, s->out, s->len);
+}
+static int w_ofb(struct stream *s) {
+  size_t n = s->c.block_len;
+  return gostx_ofb_crypt(&s->c, s->iv, n, n, s->in, s->out, s->len);
+}
+static int w_ctr(struct stream *s) {
+  size_t n = s->c.block_len;
+  return gostx_ctr_crypt(&s->c, s->iv, n / 2, n, s->in, s->out, s->len);
+}
+static int w_ctr_acpkm(struct stream *s) {
+  return gostx_ctr_acpkm_crypt(&s->c, ACPKM_SECTION, s->iv, s->c.block_len / 2, s->in, s->out,
+                               s->len);
+}
+static int w_omac(struct stream *s) {
+  return gostx_omac(&s->c, s->in, s->len, s->tag, s->c.block_len);
+}
+static int w_mgm_enc(struct stream *s) {
+  size_t n = s->c.block_len;
+  return gostx_mgm_encrypt(&s->c, s->iv, n, NULL, 0, s->in, s->len, s->out, s->tag, n);
+}
+static int w_mgm_dec(struct stream *s) {
+  size_t n = s->c.block_len;
+  return gostx_mgm_decrypt(&s->c, s->iv, n, NULL, 0, s->aux, s->len, s->tag, n, s->out);
+}
+static int xts_each(struct stream *s, int dec) {
+  uint64_t sector = 0;
+  for (size_t off = 0; off < s->len; off += XTS_SECTOR, sector++) {
+    size_t l = s->len - off < XTS_SECTOR ? s->len - off : XTS_SECTOR;
+    int rc = dec ? gostx_xts_decrypt_sector(&s->xts, sector, s->in + off, s->out + off, l)
+                 : gostx_xts_encrypt_sector(&s->xts, sector, s->in + off, s->out + off, l);
+    if (rc) return rc;
+  }
+  return 0;
+}
+static int w_xts_enc(struct stream *s) { return xts_each(s, 0); }
+static int w_xts_dec(struct stream *s) { return xts_each(s, 1); }
+static int w_g89_cnt(struct stream *s) {
+  return gostx_gost89_cnt(s->key, GOST89_SBOX, s->iv, 1, s->in, s->out, s->len);
+}
+static int w_g89_cfb(struct stream *s) {
+  return gostx_gost89_cfb(s->key, GOST89_SBOX, s->iv, 1, 0, s->in, s->out, s->len);
+}
+static int w_sb256(struct stream *s) { return gostx_streebog(32, s->in, s->len, s->tag); }
+static int w_sb512(struct stream *s) {
+  uint8_t d[64];
+  return gostx_streebog(64, s->in, s->len, d);
+}
+static int w_hmac256(struct stream *s) { return gostx_hmac(32, s->key, 32, s->in, s->len, s->tag); }
+static int w_hmac512(struct stream *s) {
+  uint8_t d[64];
+  return gostx_hmac(64, s->key, 32, s->in, s->len, d);
+}
+
+enum { K_NONE = 0, K_KUZ = GOSTX_CIPHER_KUZNYECHIK, K_MAGMA = GOSTX_CIPHER_MAGMA, K_XTS = 100 };
+
+struct row {
+  const char *alg, *mode;
+  int prim; /* enum gostx_primitive: whose implementation runs */
+  int keying;
+  work_fn fn;
+};
+
+#define CIPHER_ROWS(alg, prim, k)                                                     \
+  {alg, "ecb-enc", prim, k, w_ecb_enc}, {alg, "ecb-dec", prim, k, w_ecb_dec},         \
+  {alg, "cbc-enc", prim, k, w_cbc_enc}, {alg, "cbc-dec", prim, k, w_cbc_dec},         \
+  {alg, "cfb-enc", prim, k, w_cfb_enc}, {alg, "cfb-dec", prim, k, w_cfb_dec},         \
+  {alg, "ofb", prim, k, w_ofb},         {alg, "ctr", prim, k, w_ctr},                 \
+  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm}, {alg, "omac", prim, k, w_omac},           \
+  {alg, "mgm-enc", prim, k, w_mgm_enc}, {alg, "mgm-dec", prim, k, w_mgm_dec}
+
+static const struct row rows[] = {
+    CIPHER_ROWS("kuznyechik", GOSTX_PRIM_KUZNYECHIK, K_KUZ),
+    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc},
+    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec},
+    CIPHER_ROWS("magma", GOSTX_PRIM_MAGMA, K_MAGMA),
+    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt},
+    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb},
+    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256},
+    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512},
+    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256},
+    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512},
+};
+#define NROWS (sizeof rows / sizeof rows[0])
+
+static void stream_free(struct stream *s) {
+  for (int i = 0; i < 3; i++) free(s->mem[i]);
+  gostx_cipher_clear(&s->c);
+  gostx_xts_clear(&s->xts);
+  memset(s, 0, sizeof *s);
+}
+
+/* Buffers 64-byte aligned plus `offset`; deterministic contents, keys and IVs
+ * (the IV's top bit clear for MGM). seed makes each stream's key its own. */
+static int stream_setup(struct stream *s, const struct row *r, size_t len, size_t offset,
+                        unsigned seed) {
+  memset(s, 0, sizeof *s);
+  s->len = len;
+  uint8_t **bufs[3] = {&s->in, &s->out, &s->aux};
+  for (int i = 0; i < 3; i++) {
+    s->mem[i] = aligned_alloc(64, (len + 64 + 63) / 64 * 64);
+    if (!s->mem[i]) return GOSTX_ENOMEM;
+    *bufs[i] = (uint8_t *)s->mem[i] + offset;
+  }
+  uint32_t x = 0x9e3779b9u ^ (seed * 0x85ebca6bu);
+  for (size_t i = 0; i < len; i++) {
+    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    s->in[i] = (uint8_t)x;
+  }
+  for (int i = 0; i < 64; i++) s->key[i] = (uint8_t)(i * 7 + seed * 31 + 1);
+  for (int i = 0; i < 16; i++) s->iv[i] = (uint8_t)(0x12 + i * 0x11);
+  s->iv[0] &= 0x7f;
+  int rc = 0;
+  if (r->keying == K_KUZ || r->keying == K_MAGMA) rc = gostx_cipher_init(&s->c, r->keying, s->key);
+  else if (r->keying == K_XTS) rc = gostx_xts_set_key(&s->xts, s->key);
+  if (rc) return rc;
+  if (r->fn == w_mgm_dec) { /* a valid ciphertext and tag to open on every pass */
+    size_t n = s->c.block_len;
+    rc = gostx_mgm_encrypt(&s->c, s->iv, n, NULL, 0, s->in, len, s->aux, s->tag, n);
+  }
+  return rc;
+}
+
+/* ---- clocks and cycle counters ---- */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --clock cpu: time each stream by its thread's CPU time instead of the wall
+ * clock (for busy shared machines; it hides contention between threads). */
+static int use_cpu_clock;
+
+enum { CYC_NONE, CYC_PERF, CYC_TSC };
+static int cycles_source = CYC_NONE;
+static char cycles_note[160];
+static double tsc_hz;
+
+#ifdef BENCH_PERF
+/* A per-thread user-space cycle counter; -1 when unavailable. */
+static int perf_open(void) {
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.type = PERF_TYPE_HARDWARE;
+  a.size = sizeof a;
+  a.config = PERF_COUNT_HW_CPU_CYCLES;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+static void perf_start(int fd) {
+  ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+static uint64_t perf_stop(int fd) {
+  uint64_t v = 0;
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return 0;
+  return v;
+}
+#endif
+
+#ifdef BENCH_TSC
+static double estimate_tsc_hz(void) {
+  double best = 0;
+  for (int i = 0; i < 3; i++) { /* the shortest interval disturbance wins: take the median-ish max */
+    double t0 = now_s();
+    uint64_t c0 = __rdtsc();
+    while (now_s() - t0 < 0.02) {}
+    uint64_t c1 = __rdtsc();
+    double hz = (double)(c1 - c0) / (now_s() - t0);
+    if (hz > best) best = hz;
+  }
+  return best;
+}
+#endif
+
+static void choose_cycles_source(void) {
+  const char *why = "not Linux";
+#ifdef BENCH_PERF
+  int fd = perf_open();
+  if (fd >= 0) {
+    perf_start(fd);
+    volatile uint64_t x = 0;
+    for (int i = 0; i < 1000000; i++) x += (uint64_t)i;
+    uint64_t c = perf_stop(fd);
+    close(fd);
+    if (c > 0) {
+      cycles_source = CYC_PERF;
+      snprintf(cycles_note, sizeof cycles_note,
+               "perf_event_open PERF_COUNT_HW_CPU_CYCLES (core cycles, user space, per thread)");
+      return;
+    }
+    why = "perf counter reads 0";
+  } else {
+    why = strerror(errno);
+  }
+#endif
+#ifdef BENCH_TSC
+  tsc_hz = estimate_tsc_hz();
+  cycles_source = CYC_TSC;
+  snprintf(cycles_note, sizeof cycles_note,
+           "TSC via rdtsc at %.3f GHz (estimated against CLOCK_MONOTONIC; reference cycles, "
+           "not core clock; perf_event_open: %s)",
+           tsc_hz / 1e9, why);
+#else
+  snprintf(cycles_note, sizeof cycles_note, "none (perf_event_open: %s; no TSC)", why);
+#endif
+}
+
+static const char *cycles_source_name(void) {
+  return cycles_source == CYC_PERF ? "perf" : cycles_source == CYC_TSC ? "tsc" : "none";
+}
+
+/* ---- the runner: N streams on N threads at once ----
+ * Workers hold two streams each (aligned, unaligned), wait at a barrier, run
+ * `passes` passes over the chosen one, count their own cycles (perf), and meet
+ * at a second barrier. The main thread times from the first barrier to the
+ * second. A bulk-engine runner would implement the same three calls. */
+
+struct worker {
+  pthread_t th;
+  struct runner *rn;
+  struct stream st[2];
+  int perf_fd;
+  uint64_t cycles;
+  double cpu_s; /* the thread's CPU time in the last round */
+  int rc;
+};
+
+struct runner {
+  int nthreads;
+  pthread_barrier_t start, done;
+  int which, passes, quit;
+  const struct row *row;
+  struct worker *w;
+};
+
+static void *worker_main(void *arg) {
+  struct worker *w = arg;
+  struct runner *rn = w->rn;
+  w->perf_fd = -1;
+#ifdef BENCH_PERF
+  if (cycles_source == CYC_PERF) w->perf_fd = perf_open();
+#endif
+  pthread_barrier_wait(&rn->start);
+  for (;;) {
+    pthread_barrier_wait(&rn->start);
+    if (rn->quit) break;
+    struct stream *s = &w->st[rn->which];
+#ifdef BENCH_PERF
+    if (w->perf_fd >= 0) perf_start(w->perf_fd);
+#endif
+    double c0 = thread_cpu_s();
+    for (int p = 0; p < rn->passes && !w->rc; p++) w->rc = rn->row->fn(s);
+    w->cpu_s = thread_cpu_s() - c0;
+#ifdef BENCH_PERF
+    if (w->perf_fd >= 0) w->cycles = perf_stop(w->perf_fd);
+#endif
+    pthread_barrier_wait(&rn->done);
+  }
+#ifdef BENCH_PERF
+  if (w->perf_fd >= 0) close(w->perf_fd);
+#endif
+  return NULL;
+}
+
+static int runner_start(struct runner *rn, const struct row *r, int nthreads, size_t len) {
+  memset(rn, 0, sizeof *rn);
+  rn->nthreads = nthreads;
+  rn->row = r;
+  rn->w = calloc((size_t)nthreads, sizeof *rn->w);
+  if (!rn->w) return GOSTX_ENOMEM;
+  for (int t = 0; t < nthreads; t++) {
+    rn->w[t].rn = rn;
+    int rc = stream_setup(&rn->w[t].st[0], r, len, 0, (unsigned)t);
+    if (!rc) rc = stream_setup(&rn->w[t].st[1], r, len, 1, (unsigned)t);
+    if (rc) {
+      for (int u = 0; u <= t; u++) { stream_free(&rn->w[u].st[0]); stream_free(&rn->w[u].st[1]); }
+      free(rn->w);
+      return rc;
+    }
+  }
+  pthread_barrier_init(&rn->start, NULL, (unsigned)nthreads + 1);
+  pthread_barrier_init(&rn->done, NULL, (unsigned)nthreads + 1);
+  int started = 0;
+  for (; started < nthreads; started++)
+    if (pthread_create(&rn->w[started].th, NULL, worker_main, &rn->w[started])) break;
+  if (started < nthreads) { /* cannot happen in practice; fail loudly */
+    cli_err("bench: cannot start %d threads", nthreads);
+    exit(CLI_EXIT_FAIL);
+  }
+  pthread_barrier_wait(&rn->start); /* workers have their counters */
+  return 0;
+}
+
+/* One round: every worker runs `passes` passes over stream `which`.
+ * Returns the wall time (--clock cpu: the time in which all streams together
+ * would process their bytes at their CPU-time rates, i.e. one stream's bytes
+ * over the sum of the rates); *cycles the cycles of all threads together. */
+static double runner_round(struct runner *rn, int which, int passes, double *cycles, int *rc) {
+  rn->which = which;
+  rn->passes = passes;
+  /* Clocks read before the start barrier: read after it, a main thread that
+   * is descheduled there (busy machine) would miss the workers' time. */
+#ifdef BENCH_TSC
+  uint64_t c0 = __rdtsc();
+#endif
+  double t0 = now_s();
+  pthread_barrier_wait(&rn->start);
+  pthread_barrier_wait(&rn->done);
+  double t = now_s() - t0;
+  *cycles = 0;
+#ifdef BENCH_TSC
+  if (cycles_source == CYC_TSC) *cycles = (double)(__rdtsc() - c0) * rn->nthreads;
+#endif
+  *rc = 0;
+  double rate = 0, cpu = 0; /* rate: sum of 1/cpu_s, streams per second */
+  for (int i = 0; i < rn->nthreads; i++) {
+    if (cycles_source == CYC_PERF) *cycles += (double)rn->w[i].cycles;
+    if (rn->w[i].rc) *rc = rn->w[i].rc;
+    double c = rn->w[i].cpu_s > 1e-9 ? rn->w[i].cpu_s : 1e-9;
+    rate += 1 / c;
+    cpu += c;
+  }
+  if (use_cpu_clock) {
+    if (cycles_source == CYC_TSC) *cycles = cpu * tsc_hz;
+    t = rn->nthreads / rate;
+  }
+  return t;
+}
+
+static void runner_stop(struct runner *rn) {
+  rn->quit = 1;
+  pthread_barrier_wait(&rn->start);
+  for (int t = 0; t < rn->nthreads; t++) {
+    pthread_join(rn->w[t].th, NULL);
+    stream_free(&rn->w[t].st[0]);
+    stream_free(&rn->w[t].st[1]);
+  }
+  pthread_barrier_destroy(&rn->start);
+  pthread_barrier_destroy(&rn->done);
+  free(rn->w);
+}
+
+/* ---- measuring a row ---- */
+
+struct result {
+  double mbps[2];  /* aligned, unaligned: aggregate MB/s over all threads */
+  double cpb;      /* cycles per byte (aligned), summed over threads; <0 if none */
+  int passes;
+};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int measure(const struct row *r, int nthreads, size_t len, int repeat, double min_time,
+                   struct result *res) {
+  struct runner rn;
+  int rc = runner_start(&rn, r, nthreads, len);
+  if (rc) return rc;
+  double cyc;
+  /* Warm-up and calibration: double the passes until a round lasts 1/4 of
+   * the target (at least one round of each alignment). */
+  int passes = 1;
+  double t;
+  runner_round(&rn, 1, 1, &cyc, &rc);
+  for (;;) {
+    t = runner_round(&rn, 0, passes, &cyc, &rc);
+    if (rc || t >= min_time / 4 || passes >= (1 << 24)) break;
+    passes *= 2;
+  }
+  if (!rc && t < min_time) {
+    double want = passes * min_time / (t > 0 ? t : 1e-9) + 1;
+    passes = want > (1 << 26) ? (1 << 26) : (int)want;
+  }
+  double *v[3];
+  for (int i = 0; i < 3; i++) v[i] = malloc(sizeof(double) * (size_t)repeat);
+  double bytes = (double)len * passes * nthreads;
+  for (int i = 0; i < repeat && !rc; i++) {
+    t = runner_round(&rn, 0, passes, &cyc, &rc);
+    v[0][i] = bytes / t / 1e6;
+    v[2][i] = cyc / bytes;
+    t = runner_round(&rn, 1, passes, &cyc, &rc);
+    v[1][i] = bytes / t / 1e6;
+  }
+  runner_stop(&rn);
+  if (!rc) {
+    res->mbps[0] = median(v[0], repeat);
+    res->mbps[1] = median(v[1], repeat);
+    res->cpb = cycles_source == CYC_NONE ? -1 : median(v[2], repeat);
+    res->passes = passes;
+  }
+  for (int i = 0; i < 3; i++) free(v[i]);
+  return rc;
+}
+
+/* ---- options and output ---- */
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "Usage: gostx bench [OPTIONS]\n"
+          "\n"
+          "Measures every algorithm and mode through the library API on memory\n"
+          "buffers: the implementation that ran, MB/s (10^6 bytes/s) on a 64-byte-aligned\n"
+          "buffer and on an unaligned one (offset 1), and cycles/byte.\n"
+          "\n"
+          "Options:\n"
+          "  --size BYTES       bytes per call (suffix K, M, G = 2^10, 2^20, 2^30;\n"
+          "                     rounded down to a multiple of 64; default 1M)\n"
+          "  --threads N[,M..]  run N independent streams on N threads at once and report\n"
+          "                     the aggregate; one table per count (\"all\" = online CPUs;\n"
+          "                     default 1)\n"
+          "  --repeat N         timed repetitions per row, the median is reported (default 5)\n"
+          "  --time MS          minimum length of one repetition in ms (default 80); each\n"
+          "                     repetition makes as many passes over the buffer as needed\n"
+          "  --filter SUBSTR[,SUBSTR..]  only rows whose name (e.g. kuznyechik-ctr,\n"
+          "                     magma-mgm-enc, streebog256-hash) contains one of them\n"
+          "  --impl NAME        set GOSTX_IMPL=NAME before the library chooses (a level:\n"
+          "                     portable, ssse3, avx2, avx512, or an implementation name)\n"
+          "  --json             one JSON object: header fields and \"rows\", one object per\n"
+          "                     row (algorithm, mode, impl, bytes, threads, mbps_aligned,\n"
+          "                     mbps_unaligned, cycles_per_byte, cycles_source, ...)\n"
+          "  --clock wall|cpu   time by the wall clock (default), or by each thread's CPU\n"
+          "                     time (CLOCK_THREAD_CPUTIME_ID): steadier on a busy shared\n"
+          "                     machine, but blind to contention between threads\n"
+          "  --list             print the row names and exit\n"
+          "\n"
+          "Rows: kuznyechik and magma ecb/cbc/cfb enc+dec, ofb, ctr, ctr-acpkm (section\n"
+          "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec\n"
+          "(%d-byte data units, plain64 tweaks); gost89 cnt and cfb-enc (CryptoPro-A\n"
+          "S-box, CryptoPro key meshing); streebog256/512; hmac-streebog256/512.\n"
+          "Method: wall clock (CLOCK_MONOTONIC); warm-up; aligned and unaligned\n"
+          "repetitions interleaved; medians. Cycles: perf_event_open core cycles where\n"
+          "available, else the TSC (reference cycles); the header says which.\n",
+          ACPKM_SECTION, XTS_SECTOR);
+}
+
+enum { O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK };
+
+static const cli_opt opts[] = {
+    {"help", 'h', CLI_NOARG, O_HELP},     {"size", 0, CLI_ARG, O_SIZE},
+    {"threads", 0, CLI_ARG, O_THREADS},   {"repeat", 0, CLI_ARG, O_REPEAT},
+    {"time", 0, CLI_ARG, O_TIME},         {"filter", 0, CLI_ARG, O_FILTER},
+    {"impl", 0, CLI_ARG, O_IMPL},         {"json", 0, CLI_NOARG, O_JSON},
+    {"list", 0, CLI_NOARG, O_LIST},       {"clock", 0, CLI_ARG, O_CLOCK},
+    {NULL, 0, 0, 0},
+};
+
+/* "4096", "4K", "4KiB", "1M", "1MB", "2G" (binary multiples). */
+static int parse_size(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  if (!(*s >= '0' && *s <= '9')) return -1;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  unsigned shift = 0;
+  if (*end) {
+    switch (*end) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      default: return -1;
+    }
+    end++;
+    if (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b")) end += strlen(end);
+    if (*end) return -1;
+  }
+  if (v > (1ull << 30) >> shift) return -1;
+  *out = (size_t)(v << shift);
+  return 0;
+}
+
+#define MAX_COUNTS 16
+
+static int parse_threads(const char *s, int *counts, int *n) {
+  *n = 0;
+  const char *p = s;
+  while (*p) {
+    int c;
+    if (!strncmp(p, "all", 3) && (p[3] == ',' || !p[3])) {
+      long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+      c = cpus > 0 ? (int)cpus : 1;
+      p += 3;
+    } else {
+      char *end;
+      errno = 0;
+      long v = strtol(p, &end, 10);
+      if (errno || end == p || v < 1 || v > 1024 || (*end && *end != ',')) return -1;
+      c = (int)v;
+      p = end;
+    }
+    if (*n == MAX_COUNTS) return -1;
+    counts[(*n)++] = c;
+    if (*p == ',') {
+      p++;
+      if (!*p) return -1;
+    }
+  }
+  return *n ? 0 : -1;
+}
+
+static void row_name(const struct row *r, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s-%s", r->alg, r->mode);
+}
+
+static int row_selected(const struct row *r, const char *filter) {
+  if (!filter) return 1;
+  char name[64];
+  row_name(r, name, sizeof name);
+  const char *p = filter;
+  while (*p) {
+    const char *e = strchr(p, ',');
+    size_t l = e ? (size_t)(e - p) : strlen(p);
+    if (l > 0 && l < 64) {
+      char sub[64];
+      memcpy(sub, p, l);
+      sub[l] = 0;
+      if (strstr(name, sub)) return 1;
+    }
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
+static void cpu_model(char *buf, size_t cap) {
+  snprintf(buf, cap, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) && strncmp(line, "Model", 5) &&
+        strncmp(line, "cpu model", 9))
+      continue;
+    char *c = strchr(line, ':');
+    if (!c) continue;
+    c++;
+    while (*c == ' ' || *c == '\t') c++;
+    c[strcspn(c, "\n")] = 0;
+    snprintf(buf, cap, "%s", c);
+    break;
+  }
+  fclose(f);
+}
+
+static void json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') printf("\\%c", ch);
+    else if (ch < 0x20) printf("\\u%04x", ch);
+    else putchar(ch);
+  }
+  putchar('"');
+}
+
+int cmd_bench(int argc, char **argv) {
+  size_t size = 1 << 20;
+  int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
+  double min_time = 0.08;
+  const char *filter = NULL, *impl = NULL;
+  cli_parser p;
+  cli_parser_init(&p, "bench", argc, argv);
+  for (;;) {
+    int id = cli_next(&p, opts);
+    if (id == CLI_END) break;
+    if (id == CLI_BAD) return CLI_EXIT_USAGE;
+    uint64_t v;
+    switch (id) {
+      case O_HELP: usage(stdout); return CLI_EXIT_OK;
+      case O_SIZE:
+        if (parse_size(p.arg, &size) || size < 64)
+          return cli_usage("bench: bad --size '%s' (64 bytes .. 1G; suffixes K, M, G)", p.arg);
+        size &= ~(size_t)63;
+        break;
+      case O_THREADS:
+        if (parse_threads(p.arg, counts, &ncounts))
+          return cli_usage("bench: bad --threads '%s' (N[,M...], 1..1024 or all)", p.arg);
+        break;
+      case O_REPEAT:
+        if (cli_uint("--repeat", p.arg, 1, 1000, &v)) return CLI_EXIT_USAGE;
+        repeat = (int)v;
+        break;
+      case O_TIME:
+        if (cli_uint("--time", p.arg, 0, 60000, &v)) return CLI_EXIT_USAGE;
+        min_time = (double)v / 1000;
+        break;
+      case O_FILTER: filter = p.arg; break;
+      case O_IMPL:
+        if (!*p.arg) return cli_usage("bench: empty --impl");
+        impl = p.arg;
+        break;
+      case O_JSON: json = 1; break;
+      case O_LIST: list = 1; break;
+      case O_CLOCK:
+        if (!strcmp(p.arg, "wall")) use_cpu_clock = 0;
+        else if (!strcmp(p.arg, "cpu")) use_cpu_clock = 1;
+        else return cli_usage("bench: bad --clock '%s' (wall or cpu)", p.arg);
+        break;
+      case CLI_POS: return cli_usage("bench: unexpected argument '%s' (try --help)", p.pos);
+      default: return cli_usage("bench: unexpected option");
+    }
+  }
+  size_t nsel = 0;
+  for (size_t i = 0; i < NROWS; i++) nsel += (size_t)row_selected(&rows[i], filter);
+  if (!nsel) return cli_usage("bench: --filter '%s' matches no row (see gostx bench --list)", filter);
+  if (list) {
+    char name[64];
+    for (size_t i = 0; i < NROWS; i++)
+      if (row_selected(&rows[i], filter)) { row_name(&rows[i], name, sizeof name); puts(name); }
+    return CLI_EXIT_OK;
+  }
+  /* Before any other library call: the dispatcher reads it once. */
+  if (impl && setenv("GOSTX_IMPL", impl, 1)) {
+    cli_err("bench: setenv: %s", strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  const char *forced = getenv("GOSTX_IMPL");
+  if (impl) {
+    static const char *const levels[] = {"portable", "ssse3", "avx2", "avx512"};
+    int known = 0;
+    for (int i = 0; i < 4; i++) known |= !strcmp(impl, levels[i]);
+    for (int pr = 0; pr < GOSTX_PRIM_COUNT; pr++) known |= !strcmp(gostx_impl(pr), impl);
+    if (!known) cli_err("bench: note: no implementation named '%s' runs here; others fall back", impl);
+  }
+
+  choose_cycles_source();
+  char model[256], date[64];
+  cpu_model(model, sizeof model);
+  time_t tnow = time(NULL);
+  struct tm tmv;
+  gmtime_r(&tnow, &tmv);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  double load = -1;
+  FILE *lf = fopen("/proc/loadavg", "r");
+  if (lf) {
+    if (fscanf(lf, "%lf", &load) != 1) load = -1;
+    fclose(lf);
+  }
+
+  if (json) {
+    printf("{\"gostx\": ");
+    json_str(gostx_version());
+    printf(", \"cpu\": ");
+    json_str(model);
+    printf(", \"online_cpus\": %ld, \"loadavg_1min\": ", cpus);
+    if (load >= 0) printf("%.2f", load); else printf("null");
+    printf(", \"features\": ");
+    json_str(gostx_cpu_features());
+    printf(", \"gostx_impl_env\": ");
+    if (forced) json_str(forced); else printf("null");
+    printf(", \"date\": ");
+    json_str(date);
+    printf(", \"cycles_source\": ");
+    json_str(cycles_source_name());
+    printf(", \"cycles_note\": ");
+    json_str(cycles_note);
+    printf(", \"clock\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, \"rows\": [",
+           use_cpu_clock ? "cpu" : "wall", repeat, min_time * 1000);
+  } else {
+    printf("gostx %s bench, %s\n", gostx_version(), date);
+    printf("CPU: %s (%ld online)\n", model, cpus);
+    if (load >= 0)
+      printf("load average: %.2f%s\n", load,
+             load > cpus - 0.5 ? " (busy machine: wall-clock figures are disturbed)" : "");
+    printf("features: %s\n", gostx_cpu_features());
+    printf("GOSTX_IMPL: %s\n", forced ? forced : "(not set)");
+    printf("cycles: %s\n", cycles_note);
+    if (use_cpu_clock)
+      printf("clock: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID), --clock cpu; TSC cycles\n"
+             "       = CPU time x TSC rate\n");
+    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms;\n"
+           "        %zu bytes per call; MB/s = 10^6 B/s, aggregate over threads; cycles/B per\n"
+           "        byte summed over threads; unaligned = buffers at offset 1\n",
+           use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", repeat,
+           min_time * 1000, size);
+  }
+  fflush(stdout);
+
+  int first = 1, rc = 0;
+  for (int ci = 0; ci < ncounts && !rc; ci++) {
+    int nt = counts[ci];
+    if (!json) {
+      printf("\nthreads: %d\n%-17s %-10s %-12s %12s %12s %9s\n", nt, "algorithm", "mode", "impl",
+             "MB/s aligned", "unaligned", "cycles/B");
+      fflush(stdout);
+    }
+    for (size_t i = 0; i < NROWS && !rc; i++) {
+      const struct row *r = &rows[i];
+      if (!row_selected(r, filter)) continue;
+      struct result res;
+      rc = measure(r, nt, size, repeat, min_time, &res);
+      if (rc) {
+        char name[64];
+        row_name(r, name, sizeof name);
+        if (json) printf("]}\n");
+        cli_err("bench: %s failed: %s", name, gostx_strerror(rc));
+        return CLI_EXIT_FAIL;
+      }
+      const char *im = gostx_impl(r->prim);
+      if (json) {
+        printf("%s\n  {\"algorithm\": ", first ? "" : ",");
+        json_str(r->alg);
+        printf(", \"mode\": ");
+        json_str(r->mode);
+        printf(", \"impl\": ");
+        json_str(im);
+        printf(", \"bytes\": %zu, \"threads\": %d, \"mbps_aligned\": %.3f, \"mbps_unaligned\": %.3f, "
+               "\"cycles_per_byte\": ",
+               size, nt, res.mbps[0], res.mbps[1]);
+        if (res.cpb >= 0) printf("%.3f", res.cpb); else printf("null");
+        printf(", \"cycles_source\": \"%s\", \"clock\": \"%s\", \"passes\": %d, \"repeat\": %d}",
+               cycles_source_name(), use_cpu_clock ? "cpu" : "wall", res.passes, repeat);
+      } else {
+        char cpb[32];
+        if (res.cpb >= 0) snprintf(cpb, sizeof cpb, "%9.2f", res.cpb);
+        else snprintf(cpb, sizeof cpb, "%9s", "-");
+        printf("%-17s %-10s %-12s %12.2f %12.2f %s\n", r->alg, r->mode, im, res.mbps[0],
+               res.mbps[1], cpb);
+      }
+      first = 0;
+      fflush(stdout);
+    }
+  }
+  if (json) printf("\n]}\n");
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# CLI test of `gostx bench`: the tool works and its output has the promised
+# shape (every row, valid JSON, positive numbers, the implementation named).
+# It checks correctness of the tool, not speed. Env: GOSTX (the binary). 77 = skip.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+: "${GOSTX:=$here/../build/gostx}"
+if [ ! -x "$GOSTX" ]; then
+  echo "gostx binary not found at $GOSTX: skipping"
+  exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "python3 not found: skipping"
+  exit 77
+fi
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# --help, and usage errors: exit 2 with one line on stderr.
+"$GOSTX" bench --help > "$tmp/help" || err "--help exit status"
+grep -q -- '--threads' "$tmp/help" || err "--help does not mention --threads"
+"$GOSTX" --help | grep -q '^  bench ' || err "gostx --help does not list bench"
+for bad in "--bogus" "--size 12Q" "--size 0" "--threads 0" "--threads 1,,2" "--repeat 0" \
+           "--filter no-such-row" "--time -1" "--clock sundial" "extra"; do
+  # shellcheck disable=SC2086
+  "$GOSTX" bench $bad > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] || err "bench $bad: exit $rc, want 2"
+  [ "$(wc -l < "$tmp/err")" -eq 1 ] || err "bench $bad: stderr is not one line: $(cat "$tmp/err")"
+  [ -s "$tmp/out" ] && err "bench $bad: wrote to stdout"
+done
+
+# The list of rows: every algorithm and mode the articles tabulate.
+"$GOSTX" bench --list > "$tmp/list" || err "--list exit status"
+expected="kuznyechik-ecb-enc kuznyechik-ecb-dec kuznyechik-cbc-enc kuznyechik-cbc-dec
+kuznyechik-cfb-enc kuznyechik-cfb-dec kuznyechik-ofb kuznyechik-ctr kuznyechik-ctr-acpkm
+kuznyechik-omac kuznyechik-mgm-enc kuznyechik-mgm-dec kuznyechik-xts-enc kuznyechik-xts-dec
+magma-ecb-enc magma-ecb-dec magma-cbc-enc magma-cbc-dec magma-cfb-enc magma-cfb-dec magma-ofb
+magma-ctr magma-ctr-acpkm magma-omac magma-mgm-enc magma-mgm-dec gost89-cnt gost89-cfb-enc
+streebog256-hash streebog512-hash hmac-streebog256-mac hmac-streebog512-mac"
+for r in $expected; do
+  grep -qx "$r" "$tmp/list" || err "--list lacks $r"
+done
+
+# Text table, a filtered subset, two thread counts.
+"$GOSTX" bench --size 4K --time 1 --repeat 2 --threads 1,2 --filter kuznyechik-ctr,streebog256 \
+  > "$tmp/text" 2> "$tmp/err" || err "text run failed: $(cat "$tmp/err")"
+grep -q '^CPU: ' "$tmp/text" || err "text: no CPU line"
+grep -q '^cycles: ' "$tmp/text" || err "text: no cycles line"
+[ "$(grep -c '^threads: ' "$tmp/text")" -eq 2 ] || err "text: want two thread tables"
+[ "$(grep -c '^kuznyechik  *ctr ' "$tmp/text")" -eq 2 ] || err "text: kuznyechik ctr rows"
+[ "$(grep -c '^kuznyechik  *ctr-acpkm ' "$tmp/text")" -eq 2 ] || err "text: ctr-acpkm rows"
+[ "$(grep -c '^streebog256  *hash ' "$tmp/text")" -eq 2 ] || err "text: streebog256 rows"
+grep -q '^magma' "$tmp/text" && err "text: filter let magma through"
+
+# --clock cpu: same shape, says so in the header.
+"$GOSTX" bench --clock cpu --size 4K --time 1 --repeat 1 --threads 2 --filter magma-ctr \
+  > "$tmp/cpu" 2> "$tmp/err" || err "--clock cpu run failed: $(cat "$tmp/err")"
+grep -q '^clock: each thread' "$tmp/cpu" || err "--clock cpu: header does not say so"
+awk '$1 == "magma" && $2 == "ctr" && $4 > 0 && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/cpu" \
+  || err "--clock cpu: no positive magma ctr row"
+
+# JSON of every row (tiny work per row), checked field by field.
+"$GOSTX" bench --json --size 4K --time 1 --repeat 1 --impl portable > "$tmp/json" 2> "$tmp/err" \
+  || err "json run failed: $(cat "$tmp/err")"
+python3 - "$tmp/json" "$tmp/list" <<'EOF' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+bad = []
+for k in ("gostx", "cpu", "features", "date", "cycles_source", "rows"):
+    if k not in doc: bad.append("header lacks " + k)
+if doc.get("gostx_impl_env") != "portable": bad.append("GOSTX_IMPL not recorded")
+rows = doc.get("rows", [])
+seen = set()
+for r in rows:
+    name = r["algorithm"] + "-" + r["mode"]
+    seen.add(name)
+    for k in ("mbps_aligned", "mbps_unaligned"):
+        if not (isinstance(r[k], (int, float)) and r[k] > 0): bad.append(f"{name}: {k} = {r[k]}")
+    if r["cycles_source"] != "none" and not (isinstance(r["cycles_per_byte"], (int, float)) and r["cycles_per_byte"] > 0):
+        bad.append(f"{name}: cycles_per_byte = {r['cycles_per_byte']}")
+    if r["cycles_source"] not in ("perf", "tsc", "none"): bad.append(f"{name}: cycles_source")
+    if r["bytes"] != 4096 or r["threads"] != 1: bad.append(f"{name}: bytes/threads")
+    if r.get("clock") != "wall": bad.append(f"{name}: clock {r.get('clock')}")
+    if r["impl"] != "portable": bad.append(f"{name}: impl {r['impl']} under --impl portable")
+for n in names:
+    if n not in seen: bad.append("json lacks row " + n)
+if len(rows) != len(names): bad.append(f"{len(rows)} rows, want {len(names)}")
+for b in bad: print("FAIL: json:", b)
+sys.exit(1 if bad else 0)
+EOF
+
+[ $fail -eq 0 ] && echo "bench CLI: ok"
+exit $fail
