@@ -55,6 +55,13 @@ for kind in range(14):
         put("fuzz_modes_stream", i, p + pattern(32, kind) + bytes([len(splits)]) + splits +
             pattern(40 + 61 * kind, kind))
         i += 1
+# Past 1024 bytes: GOST 28147-89 key meshing, ACPKM sections, long MGM.
+for kind in (5, 7, 8, 9, 10, 11):
+    p = bytes([kind, 7, 1, 1, 3, 0, 0, 0])
+    splits = bytes([200, 1, 0, 255])
+    put("fuzz_modes_stream", i, p + pattern(32, kind) + bytes([len(splits)]) + splits +
+        pattern(2100, kind))
+    i += 1
 
 # fuzz_mgm_decrypt: selector, tag length, AAD length, nonce, AAD || C || tag.
 i = 0
