@@ -1,8 +1,24 @@
 # Convenience front end over CMake. `make demo` runs the main job, `make check` the tests.
+#
+# Quality gates (docs/QUALITY.md):
+#   make check      the test suite, the same suite under ASan+UBSan, and the
+#                   constant-time check under valgrind (the README's test command)
+#   make ci         check + every other gate in a bounded form (what .ci/run runs):
+#                   fuzzers FUZZ_SECONDS each (30), s390x/aarch64 cross builds
+#                   under qemu, strict ISO C
+#   make check-all  ci with long fuzzing (FUZZ_LONG seconds per fuzzer, 600)
+#   make asan | ct | fuzz | cross | pedantic    one gate alone
 BUILD ?= build
+ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 30
+FUZZ_LONG ?= 600
+# Fuzzers: every tests/fuzz/fuzz_*.c (fuzz_cli, fuzz_block_diff,
+# fuzz_modes_stream, fuzz_mgm_decrypt, and the slot fuzz_container for the
+# container parser, which arrives with lib/container). FUZZERS=... picks some.
+FUZZERS ?=
 
-.PHONY: all build demo check clean
+.PHONY: all build demo check test asan ct fuzz cross pedantic ci check-all clean
 
 all: build
 
@@ -13,8 +29,36 @@ build:
 demo: build
 	bash scripts/demo.sh $(BUILD)/gostx
 
-check: build
+# The normal suite: every C test at every implementation level, CLI tests.
+test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+check: test asan ct
+
+# The full suite built with AddressSanitizer + UndefinedBehaviorSanitizer;
+# any report aborts the test (-fno-sanitize-recover=all).
+asan:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOSTX_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+ct:
+	bash scripts/check_ct.sh
+
+fuzz:
+	FUZZERS="$(FUZZERS)" bash scripts/check_fuzz.sh $(FUZZ_SECONDS)
+
+cross:
+	bash scripts/check_cross.sh
+
+pedantic:
+	bash scripts/check_pedantic.sh
+
+ci: check pedantic cross fuzz
+
+check-all:
+	$(MAKE) ci FUZZ_SECONDS=$(FUZZ_LONG)
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-ct build-fuzz build-noint128 build-cross-*

@@ -146,3 +146,24 @@ const char *gostx_primitive_name(int primitive) {
   static const char *const names[GOSTX_PRIM_COUNT] = {"kuznyechik", "magma", "streebog", "mgm"};
   return primitive >= 0 && primitive < GOSTX_PRIM_COUNT ? names[primitive] : NULL;
 }
+
+/* Row i of a primitive's table list (best first), whether or not the
+ * dispatcher would choose it: for differential tests and fuzzers that compare
+ * every implementation with portable. *usable says whether this CPU can run
+ * it. NULL past the last row or for an unknown primitive. */
+const void *gostx__impl_row(int primitive, size_t i, int *usable) {
+  const struct row *rows;
+  size_t n;
+  switch (primitive) {
+    case GOSTX_PRIM_KUZNYECHIK: rows = kuz_rows; n = NROWS(kuz_rows); break;
+    case GOSTX_PRIM_MAGMA: rows = magma_rows; n = NROWS(magma_rows); break;
+    case GOSTX_PRIM_STREEBOG: rows = streebog_rows; n = NROWS(streebog_rows); break;
+    default: return NULL;
+  }
+  if (i >= n) return NULL;
+  if (usable) {
+    const struct gostx_cpu *f = gostx__cpu();
+    *usable = level_supported(rows[i].level, f) && (!rows[i].needs || rows[i].needs(f));
+  }
+  return rows[i].impl;
+}

@@ -104,5 +104,9 @@ struct gostx_dispatch {
 const struct gostx_dispatch *gostx__dispatch(void);
 /* 1 when the named level ("portable", "ssse3", "avx2", "avx512") runs here. */
 int gostx__level_supported(const char *level);
+/* Row i of a primitive's implementation list (enum gostx_primitive; a const
+ * struct gostx_kuz_impl / _magma_impl / _streebog_impl *), NULL past the end;
+ * *usable (may be NULL) = whether this CPU runs it. For differential tests. */
+const void *gostx__impl_row(int primitive, size_t i, int *usable);
 
 #endif

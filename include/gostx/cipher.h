@@ -24,8 +24,8 @@ extern "C" {
  * dk: decryption helper keys (implementation-defined; L^-1 applied where a
  * fast path wants it). Treat as opaque; wipe with gostx_kuz_clear. */
 typedef struct gostx_kuz_key {
-  _Alignas(64) uint8_t ek[10][16];
-  _Alignas(64) uint8_t dk[10][16];
+  GOSTX_ALIGNAS(64) uint8_t ek[10][16];
+  GOSTX_ALIGNAS(64) uint8_t dk[10][16];
 } gostx_kuz_key;
 
 GOSTX_API int gostx_kuz_set_key(gostx_kuz_key *k, const uint8_t key[GOSTX_KEY_LEN]);

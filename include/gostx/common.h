@@ -15,6 +15,14 @@ extern "C" {
 #define GOSTX_API
 #endif
 
+/* Member alignment spelled for both languages: the headers are also used
+ * from C++ (extern "C"), which has alignas but no _Alignas. */
+#if defined(__cplusplus)
+#define GOSTX_ALIGNAS(n) alignas(n)
+#else
+#define GOSTX_ALIGNAS(n) _Alignas(n)
+#endif
+
 /* Return codes: 0 is success, errors are negative. */
 #define GOSTX_OK 0
 #define GOSTX_EINVAL (-1)  /* bad argument (NULL, unknown id, bad parameter) */

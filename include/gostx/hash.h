@@ -16,7 +16,7 @@ extern "C" {
 #define GOSTX_STREEBOG_BLOCK_LEN 64
 
 typedef struct gostx_streebog_ctx {
-  _Alignas(16) uint8_t h[64];
+  GOSTX_ALIGNAS(16) uint8_t h[64];
   uint8_t n[64];      /* processed bits, little-endian 512-bit integer */
   uint8_t sigma[64];  /* sum of blocks mod 2^512 */
   uint8_t buf[64];

@@ -14,7 +14,9 @@
 #include "internal.h"
 #include "mgm_internal.h"
 
-#if defined(__SIZEOF_INT128__)
+/* GOSTX_NO_INT128 forces the fallback below (scripts/check_pedantic.sh builds
+ * and tests it); __extension__ keeps -std=c11 -pedantic builds clean. */
+#if defined(__SIZEOF_INT128__) && defined(__GNUC__) && !defined(GOSTX_NO_INT128)
 /* Carry-less 64x64 -> 128-bit product from ordinary integer multiplies.
  * Each operand is split into five interleaved bit classes (every fifth bit).
  * In one partial product x_i * y_j at most 13 bit pairs meet at any result
@@ -23,7 +25,7 @@
  * position of class (i + j) mod 5 is the exact carry-less parity. XOR the
  * partial products of each class, keep that class's positions, done.
  * Constant time wherever the integer multiply is (all 64-bit x86 and ARM). */
-typedef unsigned __int128 gf_u128;
+__extension__ typedef unsigned __int128 gf_u128;
 
 static gf_u128 clmul64(uint64_t x, uint64_t y) {
   static const uint64_t m[5] = {0x1084210842108421u, 0x2108421084210842u, 0x4210842108421084u,

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Fuzzers (docs/QUALITY.md): builds every tests/fuzz/fuzz_*.c as a libFuzzer
+# harness (clang, ASan + UBSan) and runs each for a bounded time, starting
+# from its committed seed corpus tests/fuzz/corpus/<name>/. New corpus
+# entries go to BUILD/corpus/<name>/ (not committed); a crash leaves
+# BUILD/artifacts/<name>-crash-* and fails the check.
+#   usage: scripts/check_fuzz.sh [SECONDS_EACH] [BUILD_DIR]   (default 30, build-fuzz)
+#   FUZZERS="fuzz_cli fuzz_mgm_decrypt" scripts/check_fuzz.sh 600   # a subset, longer
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30}
+B=${2:-build-fuzz}
+root=$(pwd)
+
+command -v clang >/dev/null || { echo "check_fuzz: clang not installed"; exit 1; }
+cmake -S . -B "$B" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGOSTX_SANITIZE=ON -DGOSTX_FUZZ=ON >/dev/null
+cmake --build "$B" -j "$(nproc 2>/dev/null || echo 2)" --target fuzzers >/dev/null
+
+# Every harness in tests/fuzz/ (a glob, so new ones join automatically).
+# Slot: the container parser fuzzer arrives with lib/container as
+# tests/fuzz/fuzz_container.c + tests/fuzz/corpus/fuzz_container/.
+all=$(cd tests/fuzz && ls fuzz_*.c | sed 's/\.c$//')
+[ -f tests/fuzz/fuzz_container.c ] || echo "fuzz_container: not present yet (slot kept for the container parser)"
+names=${FUZZERS:-$all}
+
+fail=0
+mkdir -p "$B/artifacts"
+for name in $names; do
+  seeds="$root/tests/fuzz/corpus/$name"
+  work="$root/$B/corpus/$name"
+  mkdir -p "$work"
+  extra=()
+  [ "$name" = fuzz_cli ] && extra+=(-close_fd_mask=3) # the command's own messages
+  set +e
+  "$B/$name" -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$root/$B/artifacts/$name-" "${extra[@]}" \
+    "$work" "$seeds" >"$B/artifacts/$name.log" 2>&1
+  rc=$?
+  set -e
+  stats=$(grep -E '^stat::number_of_executed_units' "$B/artifacts/$name.log" | awk '{print $2}')
+  cov=$(grep -oE 'cov: [0-9]+' "$B/artifacts/$name.log" | tail -1)
+  if [ $rc -eq 0 ]; then
+    echo "fuzz $name: ok (${secs}s, ${stats:-?} runs, $cov, corpus $(ls "$work" | wc -l) new + $(ls "$seeds" | wc -l) seeds)"
+  else
+    echo "fuzz $name: FAILED (rc $rc); log $B/artifacts/$name.log:"
+    grep -E -A25 'ERROR|==[0-9]+==|fuzz_[a-z_]*: ' "$B/artifacts/$name.log" | head -60
+    ls "$B/artifacts/$name-"* 2>/dev/null | sed 's/^/  reproduce: '"$B"'\/'"$name"' /' || true
+    fail=1
+  fi
+done
+[ $fail -eq 0 ] || { echo "check_fuzz: FAILED"; exit 1; }
+echo "check_fuzz: passed"

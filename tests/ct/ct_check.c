@@ -1,0 +1,497 @@
+/* Constant-time checker: runs every default code path that takes a secret
+ * (keys, plaintext, key schedules) with the secret bytes marked undefined for
+ * valgrind memcheck (tests/ct/ct.h). Run under
+ *   valgrind --error-exitcode=1 --track-origins=yes build-ct/ct_check GROUP
+ * any branch or memory index that depends on a secret is then a memcheck
+ * error. scripts/check_ct.sh runs the groups at every implementation level
+ * the CPU supports (GOSTX_IMPL=portable/ssse3/avx2/avx512).
+ *
+ * Groups:
+ *   const   everything that must be constant time (block ciphers, every
+ *           GOST R 34.13 mode, ACPKM, MGM, XTS, KExp15/KImp15, GOST 28147-89
+ *           with each S-box set, padding, comparisons)
+ *   leak    the paths that leak by design through Streebog's LPS tables
+ *           (Streebog of secret data, HMAC, KDF_256, KDF_TREE, PBKDF2); run
+ *           under tests/ct/expected-leaks.supp, which names exactly those
+ *           functions
+ *   mutant-index, mutant-branch, mutant-naive-magma
+ *           deliberately leaky code: the checker must report each one
+ *           (proves that the harness can fail)
+ *
+ * Only public-by-design values are declassified, here at the call site:
+ * ciphertext, MACs and tags, and the accept/reject results of tag and
+ * padding checks. Outputs are declassified before the round-trip checks,
+ * which make sure each path really ran. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct.h"
+#include "gostx.h"
+#include "internal.h"
+
+#define MAXLEN 2304 /* > 2 * 1024: GOST 28147-89 key meshing happens twice */
+
+static const char *current = "";
+static int failures;
+
+static void fail(const char *what) {
+  fprintf(stderr, "ct_check: %s: %s\n", current, what);
+  failures++;
+}
+#define REQUIRE(cond, what) \
+  do {                      \
+    if (!(cond)) fail(what); \
+  } while (0)
+#define RC_OK(expr, what)          \
+  do {                             \
+    int rc_ = (expr);              \
+    REQUIRE(rc_ == GOSTX_OK, what); \
+  } while (0)
+
+/* Public, deterministic filler (the values do not matter, their definedness does). */
+static void fill(uint8_t *p, size_t len, unsigned seed) {
+  uint32_t x = 0x9e3779b9u * (seed + 1);
+  for (size_t i = 0; i < len; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    p[i] = (uint8_t)x;
+  }
+}
+
+static uint8_t key[64], key2[32], pt[MAXLEN];
+static uint8_t ct[MAXLEN + 64], back[MAXLEN + 64], tag[16], tag2[16];
+static uint8_t iv[64], nonce[16], aad[40];
+
+/* Fresh secrets for one case: key material and plaintext undefined,
+ * everything else (IVs, nonces, AAD, lengths) public. */
+static void secrets(const char *name) {
+  current = name;
+  fill(key, sizeof key, 1);
+  key[40] ^= 0x5a; /* XTS halves differ */
+  fill(key2, sizeof key2, 2);
+  fill(pt, sizeof pt, 3);
+  fill(iv, sizeof iv, 4);
+  fill(nonce, sizeof nonce, 5);
+  nonce[0] &= 0x7f;
+  fill(aad, sizeof aad, 6);
+  CT_SECRET(key, sizeof key);
+  CT_SECRET(key2, sizeof key2);
+  CT_SECRET(pt, sizeof pt);
+}
+
+/* back == pt over len bytes, after declassifying both (test-only check). */
+static void same(const uint8_t *a, const uint8_t *b, size_t len, const char *what) {
+  CT_PUBLIC(a, len);
+  CT_PUBLIC(b, len);
+  REQUIRE(memcmp(a, b, len) == 0, what);
+}
+
+/* ---- Kuznyechik and Magma: key schedule, blocks, GOST R 34.13 modes ---- */
+
+static void case_blocks(int id) {
+  gostx_cipher c;
+  static const size_t counts[] = {1, 2, 3, 4, 5, 13, 14, 63, 64, 65, 130};
+  RC_OK(gostx_cipher_init(&c, id, key), "cipher_init (key schedule)");
+  const size_t n = c.block_len;
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    size_t nb = counts[i];
+    if (nb * n > MAXLEN) continue;
+    gostx_cipher_encrypt_blocks(&c, pt, ct, nb);
+    CT_PUBLIC(ct, nb * n);
+    gostx_cipher_decrypt_blocks(&c, ct, back, nb);
+    same(back, pt, nb * n, "block round trip");
+    CT_SECRET(pt, sizeof pt);
+  }
+  gostx_cipher_clear(&c);
+}
+
+/* One-shot ECB, CBC, CFB, OFB, CTR, CTR-ACPKM and ACPKM's key transform. */
+static void case_modes(int id) {
+  gostx_cipher c;
+  RC_OK(gostx_cipher_init(&c, id, key), "cipher_init");
+  const size_t n = c.block_len, blen = 5 * n, len = 5 * n + 3;
+
+  RC_OK(gostx_ecb_encrypt(&c, pt, ct, blen), "ecb enc");
+  CT_PUBLIC(ct, blen);
+  RC_OK(gostx_ecb_decrypt(&c, ct, back, blen), "ecb dec");
+  same(back, pt, blen, "ecb");
+  CT_SECRET(pt, sizeof pt);
+
+  RC_OK(gostx_cbc_encrypt(&c, iv, 2 * n, pt, ct, blen), "cbc enc");
+  CT_PUBLIC(ct, blen);
+  RC_OK(gostx_cbc_decrypt(&c, iv, 2 * n, ct, back, blen), "cbc dec");
+  same(back, pt, blen, "cbc");
+  CT_SECRET(pt, sizeof pt);
+
+  const size_t segs[2] = {n, 3};
+  for (int i = 0; i < 2; i++) {
+    RC_OK(gostx_cfb_encrypt(&c, iv, 2 * n, segs[i], pt, ct, len), "cfb enc");
+    CT_PUBLIC(ct, len);
+    RC_OK(gostx_cfb_decrypt(&c, iv, 2 * n, segs[i], ct, back, len), "cfb dec");
+    same(back, pt, len, "cfb");
+    CT_SECRET(pt, sizeof pt);
+
+    RC_OK(gostx_ofb_crypt(&c, iv, 2 * n, segs[i], pt, ct, len), "ofb");
+    CT_PUBLIC(ct, len);
+    RC_OK(gostx_ofb_crypt(&c, iv, 2 * n, segs[i], ct, back, len), "ofb back");
+    same(back, pt, len, "ofb");
+    CT_SECRET(pt, sizeof pt);
+
+    RC_OK(gostx_ctr_crypt(&c, iv, n / 2, segs[i], pt, ct, len), "ctr");
+    CT_PUBLIC(ct, len);
+    RC_OK(gostx_ctr_crypt(&c, iv, n / 2, segs[i], ct, back, len), "ctr back");
+    same(back, pt, len, "ctr");
+    CT_SECRET(pt, sizeof pt);
+  }
+
+  const size_t alen = 9 * n + 5;
+  RC_OK(gostx_ctr_acpkm_crypt(&c, 2 * n, iv, n / 2, pt, ct, alen), "ctr-acpkm");
+  CT_PUBLIC(ct, alen);
+  RC_OK(gostx_ctr_acpkm_crypt(&c, 2 * n, iv, n / 2, ct, back, alen), "ctr-acpkm back");
+  same(back, pt, alen, "ctr-acpkm");
+  CT_SECRET(pt, sizeof pt);
+
+  uint8_t next[GOSTX_KEY_LEN];
+  RC_OK(gostx_acpkm_next_key(&c, next), "acpkm_next_key");
+  gostx_memzero(next, sizeof next);
+  gostx_cipher_clear(&c);
+}
+
+/* Streaming ECB/CBC with each padding procedure, odd splits; CBC decryption
+ * with procedure-2 removal (its OK/fail result is public by design). */
+static void case_stream(int id) {
+  gostx_cipher c;
+  gostx_mode_ctx m;
+  RC_OK(gostx_cipher_init(&c, id, key), "cipher_init");
+  const size_t n = c.block_len, len = 4 * n + 5;
+  static const int modes[2] = {GOSTX_MODE_ECB, GOSTX_MODE_CBC};
+  for (int mi = 0; mi < 2; mi++)
+    for (int pad = GOSTX_PAD_1; pad <= GOSTX_PAD_3; pad++) {
+      size_t got = 0, o1 = 0, o2 = 0;
+      const uint8_t *v = modes[mi] == GOSTX_MODE_CBC ? iv : NULL;
+      const size_t vl = modes[mi] == GOSTX_MODE_CBC ? n : 0;
+      RC_OK(gostx_mode_init(&m, &c, modes[mi], 0, v, vl, 0, pad, 0), "mode_init enc");
+      RC_OK(gostx_mode_update(&m, pt, 7, ct, &o1), "update");
+      RC_OK(gostx_mode_update(&m, pt + 7, len - 7, ct + o1, &o2), "update");
+      got = o1 + o2;
+      RC_OK(gostx_mode_final(&m, ct + got, &o1), "final");
+      got += o1;
+      CT_PUBLIC(ct, got);
+      if (pad != GOSTX_PAD_2) continue;
+      RC_OK(gostx_mode_init(&m, &c, modes[mi], 1, v, vl, 0, pad, 0), "mode_init dec");
+      RC_OK(gostx_mode_update(&m, ct, got, back, &o1), "update dec");
+      int rc = gostx_mode_final(&m, back + o1, &o2);
+      CT_PUBLIC(&rc, sizeof rc); /* unpad2's OK/fail result: public by design */
+      CT_PUBLIC(&o2, sizeof o2); /* the message length it found: public too */
+      REQUIRE(rc == GOSTX_OK && o1 + o2 == len, "unpad result");
+      same(back, pt, len, "stream round trip");
+      CT_SECRET(pt, sizeof pt);
+    }
+  /* Streaming CFB/OFB/CTR/CTR-ACPKM with splits that cut segments. */
+  static const int smodes[4] = {GOSTX_MODE_CFB, GOSTX_MODE_OFB, GOSTX_MODE_CTR,
+                                GOSTX_MODE_CTR_ACPKM};
+  for (int mi = 0; mi < 4; mi++) {
+    size_t vl = smodes[mi] == GOSTX_MODE_CFB || smodes[mi] == GOSTX_MODE_OFB ? 2 * n : n / 2;
+    size_t s = smodes[mi] == GOSTX_MODE_CTR_ACPKM ? n : 5, sec = smodes[mi] == GOSTX_MODE_CTR_ACPKM ? 2 * n : 0;
+    size_t o1 = 0, o2 = 0, o3 = 0;
+    RC_OK(gostx_mode_init(&m, &c, smodes[mi], 0, iv, vl, s, GOSTX_PAD_NONE, sec), "init");
+    RC_OK(gostx_mode_update(&m, pt, 3, ct, &o1), "update");
+    RC_OK(gostx_mode_update(&m, pt + 3, len - 3, ct + o1, &o2), "update");
+    RC_OK(gostx_mode_final(&m, ct + o1 + o2, &o3), "final");
+    CT_PUBLIC(ct, len);
+  }
+  gostx_cipher_clear(&c);
+}
+
+static void case_omac(int id) {
+  gostx_cipher c;
+  RC_OK(gostx_cipher_init(&c, id, key), "cipher_init");
+  const size_t n = c.block_len;
+  const size_t lens[3] = {0, 3 * n, 3 * n + 5};
+  for (int i = 0; i < 3; i++) {
+    RC_OK(gostx_omac(&c, pt, lens[i], tag, n), "omac");
+    CT_PUBLIC(tag, n);
+    RC_OK(gostx_omac_acpkm(&c, 2 * n, 32 + n, pt, lens[i] + 4 * n, tag, n), "omac-acpkm");
+    CT_PUBLIC(tag, n);
+  }
+  gostx_omac_ctx o;
+  RC_OK(gostx_omac_init(&o, &c), "omac_init");
+  RC_OK(gostx_omac_update(&o, pt, 5), "omac_update");
+  RC_OK(gostx_omac_update(&o, pt + 5, 2 * n), "omac_update");
+  RC_OK(gostx_omac_final(&o, tag, n), "omac_final");
+  CT_PUBLIC(tag, n);
+  gostx_cipher_clear(&c);
+}
+
+static void case_mgm(int id) {
+  gostx_cipher c;
+  RC_OK(gostx_cipher_init(&c, id, key), "cipher_init");
+  const size_t n = c.block_len, len = 5 * n + 3;
+  RC_OK(gostx_mgm_encrypt(&c, nonce, n, aad, sizeof aad, pt, len, ct, tag, n), "mgm enc");
+  CT_PUBLIC(ct, len);
+  CT_PUBLIC(tag, n);
+  int rc = gostx_mgm_decrypt(&c, nonce, n, aad, sizeof aad, ct, len, tag, n, back);
+  CT_PUBLIC(&rc, sizeof rc); /* the tag check result: public by design */
+  REQUIRE(rc == GOSTX_OK, "mgm dec accepts");
+  same(back, pt, len, "mgm round trip");
+  CT_SECRET(pt, sizeof pt);
+  memcpy(tag2, tag, n);
+  tag2[0] ^= 1;
+  rc = gostx_mgm_decrypt(&c, nonce, n, aad, sizeof aad, ct, len, tag2, n, back);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "mgm dec rejects a bad tag");
+
+  /* Streaming, with splits inside blocks. */
+  gostx_mgm_ctx m;
+  size_t h = 7;
+  RC_OK(gostx_mgm_init(&m, &c, 0, nonce, n), "mgm_init");
+  RC_OK(gostx_mgm_aad(&m, aad, 5), "mgm_aad");
+  RC_OK(gostx_mgm_aad(&m, aad + 5, sizeof aad - 5), "mgm_aad");
+  RC_OK(gostx_mgm_update(&m, pt, h, ct), "mgm_update");
+  RC_OK(gostx_mgm_update(&m, pt + h, len - h, ct + h), "mgm_update");
+  RC_OK(gostx_mgm_final_encrypt(&m, tag2, n), "mgm_final_encrypt");
+  CT_PUBLIC(ct, len);
+  CT_PUBLIC(tag2, n);
+  RC_OK(gostx_mgm_init(&m, &c, 1, nonce, n), "mgm_init dec");
+  RC_OK(gostx_mgm_aad(&m, aad, sizeof aad), "mgm_aad");
+  RC_OK(gostx_mgm_update(&m, ct, h, back), "mgm_update dec");
+  RC_OK(gostx_mgm_update(&m, ct + h, len - h, back + h), "mgm_update dec");
+  rc = gostx_mgm_final_decrypt(&m, tag2, n);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "streaming mgm accepts");
+  same(back, pt, len, "streaming mgm round trip");
+  gostx_mgm_clear(&m);
+  gostx_cipher_clear(&c);
+}
+
+static void case_kexp15(int id) {
+  const size_t n = id == GOSTX_CIPHER_KUZNYECHIK ? 16 : 8;
+  uint8_t wrapped[32 + 16], got[32];
+  size_t wl = 0, gl = 0;
+  RC_OK(gostx_kexp15(id, key, key + 32, iv, n / 2, pt, 32, wrapped, &wl), "kexp15");
+  CT_PUBLIC(wrapped, sizeof wrapped);
+  int rc = gostx_kimp15(id, key, key + 32, iv, n / 2, wrapped, wl, got, &gl);
+  CT_PUBLIC(&rc, sizeof rc); /* the MAC check result: public by design */
+  REQUIRE(rc == GOSTX_OK && gl == 32, "kimp15 accepts");
+  same(got, pt, 32, "kexp15/kimp15 round trip");
+  CT_SECRET(pt, sizeof pt);
+  wrapped[wl - 1] ^= 1;
+  rc = gostx_kimp15(id, key, key + 32, iv, n / 2, wrapped, wl, got, &gl);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "kimp15 rejects a bad MAC");
+}
+
+static void case_xts(void) {
+  gostx_xts_key x;
+  const size_t lens[2] = {80, 87}; /* whole blocks, and ciphertext stealing */
+  int rc = gostx_xts_set_key(&x, key);
+  /* Whether the two key halves are equal (the IEEE 1619 rejection) is a
+   * one-bit answer that is public by design: declassified here. */
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "xts_set_key");
+  for (int i = 0; i < 2; i++) {
+    RC_OK(gostx_xts_encrypt_sector(&x, 12345, pt, ct, lens[i]), "xts enc");
+    CT_PUBLIC(ct, lens[i]);
+    RC_OK(gostx_xts_decrypt_sector(&x, 12345, ct, back, lens[i]), "xts dec");
+    same(back, pt, lens[i], "xts round trip");
+    CT_SECRET(pt, sizeof pt);
+  }
+  gostx_xts_clear(&x);
+}
+
+/* Magma's key struct with only the round keys secret: sbox_id and le are
+ * public parameters (marking the whole struct flags the S-box-set choice,
+ * see the mutant-naive-magma group). */
+static void case_magma_rk_only(void) {
+  uint8_t pub_key[32];
+  gostx_magma_key k;
+  fill(pub_key, sizeof pub_key, 9);
+  RC_OK(gostx_magma_set_key(&k, pub_key), "magma_set_key");
+  CT_SECRET(k.rk, sizeof k.rk);
+  gostx_magma_encrypt_blocks(&k, pt, ct, 9);
+  CT_PUBLIC(ct, 72);
+  gostx_magma_decrypt_blocks(&k, ct, back, 9);
+  same(back, pt, 72, "magma rk-only round trip");
+  gostx_magma_clear(&k);
+}
+
+/* ---- GOST 28147-89 with each S-box set ---- */
+
+static void case_gost89(int sbox) {
+  gostx_gost89_key k;
+  const size_t len = MAXLEN - 5;
+  RC_OK(gostx_gost89_set_key(&k, key, sbox), "gost89_set_key");
+  gostx_gost89_encrypt_blocks(&k, pt, ct, 3);
+  CT_PUBLIC(ct, 24);
+  gostx_gost89_decrypt_blocks(&k, ct, back, 3);
+  same(back, pt, 24, "gost89 blocks");
+  CT_SECRET(pt, sizeof pt);
+  RC_OK(gostx_gost89_ecb_encrypt(&k, pt, ct, 64), "gost89 ecb");
+  CT_PUBLIC(ct, 64);
+  RC_OK(gostx_gost89_ecb_decrypt(&k, ct, back, 64), "gost89 ecb dec");
+  same(back, pt, 64, "gost89 ecb");
+  CT_SECRET(pt, sizeof pt);
+  gostx_gost89_clear(&k);
+  for (int mesh = 0; mesh <= 1; mesh++) {
+    RC_OK(gostx_gost89_cnt(key, sbox, iv, mesh, pt, ct, len), "gost89 cnt");
+    CT_PUBLIC(ct, len);
+    RC_OK(gostx_gost89_cnt(key, sbox, iv, mesh, ct, back, len), "gost89 cnt back");
+    same(back, pt, len, "gost89 cnt");
+    CT_SECRET(pt, sizeof pt);
+    RC_OK(gostx_gost89_cfb(key, sbox, iv, mesh, 0, pt, ct, len), "gost89 cfb");
+    CT_PUBLIC(ct, len);
+    RC_OK(gostx_gost89_cfb(key, sbox, iv, mesh, 1, ct, back, len), "gost89 cfb dec");
+    same(back, pt, len, "gost89 cfb");
+    CT_SECRET(pt, sizeof pt);
+    RC_OK(gostx_gost89_imit(key, sbox, mesh ? iv : NULL, mesh, pt, len, tag, 4), "gost89 imit");
+    CT_PUBLIC(tag, 4);
+    RC_OK(gostx_gost89_imit(key, sbox, NULL, mesh, pt, 5, tag, 8), "gost89 imit short");
+    CT_PUBLIC(tag, 8);
+  }
+}
+
+/* ---- helpers that take secrets ---- */
+
+static void case_helpers(void) {
+  uint8_t buf[64];
+  size_t out_len = 0, msg = 0;
+  int eq = gostx_memeq_ct(key, key2, 32);
+  CT_PUBLIC(&eq, sizeof eq);
+  REQUIRE(eq == -1, "memeq_ct differs");
+  RC_OK(gostx_pad(GOSTX_PAD_2, 16, pt, 21, buf, &out_len), "pad2");
+  int rc = gostx_unpad2(16, buf, out_len, &msg);
+  CT_PUBLIC(&rc, sizeof rc); /* OK/fail: public by design */
+  CT_PUBLIC(&msg, sizeof msg);
+  REQUIRE(rc == GOSTX_OK && msg == 21, "unpad2");
+  memset(buf + 16, 0, 16); /* no marker in the last block: must fail, still in constant time */
+  CT_SECRET(buf, sizeof buf);
+  rc = gostx_unpad2(16, buf, 32, &msg);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EPAD, "unpad2 rejects");
+  gostx_memzero(buf, sizeof buf);
+}
+
+/* ---- the documented leaks: Streebog's LPS tables (docs/STREEBOG.md) ---- */
+
+static void case_streebog_leaks(void) {
+  uint8_t out[128];
+  RC_OK(gostx_streebog(64, pt, 200, out), "streebog512 of a secret");
+  CT_PUBLIC(out, 64);
+  RC_OK(gostx_streebog(32, pt, 63, out), "streebog256 of a secret");
+  CT_PUBLIC(out, 32);
+  RC_OK(gostx_hmac(32, key, 32, pt, 100, out), "hmac256");
+  CT_PUBLIC(out, 32);
+  RC_OK(gostx_hmac(64, key, 64, pt, 100, out), "hmac512");
+  CT_PUBLIC(out, 64);
+  RC_OK(gostx_kdf256(key, 32, aad, 4, iv, 8, out), "kdf256");
+  CT_PUBLIC(out, 32);
+  RC_OK(gostx_kdf_tree256(key, 32, aad, 4, iv, 8, 1, out, 64), "kdf_tree256");
+  CT_PUBLIC(out, 64);
+  RC_OK(gostx_pbkdf2_streebog512(key, 32, iv, 16, 2, out, 70), "pbkdf2");
+  CT_PUBLIC(out, 70);
+}
+
+/* ---- mutants: must be reported ---- */
+
+static const uint8_t mutant_table[256] = {1, 2, 3};
+
+static __attribute__((noinline)) uint8_t ct_mutant_index(const uint8_t *secret) {
+  return mutant_table[secret[0]]; /* secret-indexed load */
+}
+
+/* A textbook early-exit comparison: the loop stops at the first secret byte
+ * that differs. */
+static __attribute__((noinline)) size_t ct_mutant_branch(const uint8_t *secret,
+                                                          const uint8_t *guess) {
+  size_t i = 0;
+  while (i < 32 && secret[i] == guess[i]) i++;
+  return i;
+}
+
+static void run_group(const char *g) {
+  if (!strcmp(g, "const")) {
+    const int ids[2] = {GOSTX_CIPHER_KUZNYECHIK, GOSTX_CIPHER_MAGMA};
+    for (int i = 0; i < 2; i++) {
+      const char *nm = ids[i] == GOSTX_CIPHER_KUZNYECHIK ? "kuznyechik" : "magma";
+      char name[64];
+      snprintf(name, sizeof name, "%s blocks", nm);
+      secrets(name);
+      case_blocks(ids[i]);
+      snprintf(name, sizeof name, "%s modes", nm);
+      secrets(name);
+      case_modes(ids[i]);
+      snprintf(name, sizeof name, "%s streaming", nm);
+      secrets(name);
+      case_stream(ids[i]);
+      snprintf(name, sizeof name, "%s omac", nm);
+      secrets(name);
+      case_omac(ids[i]);
+      snprintf(name, sizeof name, "%s mgm", nm);
+      secrets(name);
+      case_mgm(ids[i]);
+      snprintf(name, sizeof name, "%s kexp15", nm);
+      secrets(name);
+      case_kexp15(ids[i]);
+    }
+    secrets("kuznyechik xts");
+    case_xts();
+    secrets("magma rk only");
+    case_magma_rk_only();
+    for (int s = 0; s < GOSTX_SBOX_COUNT; s++) {
+      char name[64];
+      snprintf(name, sizeof name, "gost89 %s", gostx_sbox_name(s));
+      secrets(name);
+      case_gost89(s);
+    }
+    secrets("helpers");
+    case_helpers();
+  } else if (!strcmp(g, "leak")) {
+    secrets("streebog, hmac, kdf, pbkdf2");
+    case_streebog_leaks();
+  } else if (!strcmp(g, "mutant-index")) {
+    secrets("mutant-index");
+    uint8_t r = ct_mutant_index(key);
+    CT_PUBLIC(&r, 1);
+    printf("%u\n", r);
+  } else if (!strcmp(g, "mutant-branch")) {
+    secrets("mutant-branch");
+    size_t r = ct_mutant_branch(key, key2);
+    CT_PUBLIC(&r, sizeof r);
+    printf("%zu\n", r);
+  } else if (!strcmp(g, "mutant-naive-magma")) {
+    /* The naive marking: the whole key struct, S-box-set id included. */
+    gostx_magma_key k;
+    secrets("mutant-naive-magma");
+    RC_OK(gostx_gost89_set_key(&k, key2, GOSTX_SBOX_CRYPTOPRO_A), "set_key");
+    CT_SECRET(&k, sizeof k);
+    gostx_gost89_encrypt_blocks(&k, pt, ct, 1);
+    CT_PUBLIC(ct, 8);
+  } else {
+    fprintf(stderr, "ct_check: unknown group '%s'\n", g);
+    exit(2);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr,
+            "usage: ct_check GROUP...  (const, leak, mutant-index, mutant-branch, "
+            "mutant-naive-magma)\n");
+    return 2;
+  }
+  /* A forced level this CPU (or valgrind's emulated CPU) cannot run would
+   * silently fall back to portable: report a skip instead. */
+  const char *lvl = getenv("GOSTX_IMPL");
+  if (lvl && (!strcmp(lvl, "ssse3") || !strcmp(lvl, "avx2") || !strcmp(lvl, "avx512")) &&
+      !gostx__level_supported(lvl)) {
+    printf("ct_check: level %s not available here: skipped\n", lvl);
+    return 77;
+  }
+  for (int i = 1; i < argc; i++) run_group(argv[i]);
+  printf("ct_check %s: kuznyechik=%s magma=%s streebog=%s, %s\n", argv[1],
+         gostx_impl(GOSTX_PRIM_KUZNYECHIK), gostx_impl(GOSTX_PRIM_MAGMA),
+         gostx_impl(GOSTX_PRIM_STREEBOG), failures ? "FAILED" : "ok");
+  return failures ? 1 : 0;
+}
