@@ -1,0 +1,365 @@
+/* Kuznyechik on AVX2, constant time (no secret-dependent branch or address).
+ *
+ * Two kernels, chosen by the (public) block count; docs/KUZNYECHIK.md has
+ * the measurements and the instruction counts behind the choice.
+ *
+ *   - Wide (>= KUZ_AVX2_WIDE_MIN blocks): the portable core's bitsliced
+ *     layout on 256-bit words, 256 blocks per batch (each 64-bit lane is one
+ *     portable batch of 64 blocks). S is the generated Boolean circuit
+ *     (KUZ_SBOX_*_W from kuz_tables.h), L is R sixteen times where R renames
+ *     words and costs ~245 XORs: ~1.9 vector ops per byte per round. A short
+ *     last batch is padded with zero lanes that are never stored.
+ *   - Narrow (fewer blocks, e.g. CBC encryption and OMAC): one block copied
+ *     into both 128-bit halves of a ymm, each half doing half of the work.
+ *     S: each half looks up eight of the sixteen 16-byte rows of pi with
+ *     vpshufb (row chosen by comparing the high nibble, so every row is read
+ *     for every byte), then the halves are XORed. L: the matrix by its 16
+ *     diagonals; x * 2^k for k = 0..7 are computed lane-wise, diagonal d is
+ *     the sum of masked x * 2^k, rotated by d with vpshufb; half 0 sums the
+ *     diagonals 0..7, half 1 the diagonals 8..15. ~210 ops per round.
+ *
+ * Key schedule, tails and modes stay in portable code; this file is only the
+ * block loops. */
+#include "impl.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#include <pthread.h>
+
+#include "kuz_tables.h"
+
+#define AVX2 __attribute__((target("avx2")))
+
+/* Calls of at least this many blocks take the wide kernel (measured
+ * crossover, bench/kuz_speed.c); shorter calls and short tails the narrow. */
+#define KUZ_AVX2_WIDE_MIN 48
+#define WIDE_BLOCKS 256
+
+/* ---------------- wide: bitsliced, 256 blocks ---------------- */
+
+typedef uint64_t W __attribute__((vector_size(32)));
+
+AVX2 static inline W bcast(uint64_t v) { return (W){v, v, v, v}; }
+
+static inline uint64_t ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8); /* x86 is little-endian */
+  return v;
+}
+static inline void st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* The portable transposes, lane-wise on four words. */
+AVX2 static inline W transpose8_w(W x) {
+  W t;
+  t = (x ^ (x >> 7)) & bcast(0x00aa00aa00aa00aaULL);
+  x ^= t ^ (t << 7);
+  t = (x ^ (x >> 14)) & bcast(0x0000cccc0000ccccULL);
+  x ^= t ^ (t << 14);
+  t = (x ^ (x >> 28)) & bcast(0x00000000f0f0f0f0ULL);
+  x ^= t ^ (t << 28);
+  return x;
+}
+
+AVX2 static inline void transpose_bytes_w(W w[8]) {
+  static const uint64_t mask[3] = {0x00000000ffffffffULL, 0x0000ffff0000ffffULL,
+                                   0x00ff00ff00ff00ffULL};
+  for (unsigned st = 0; st < 3; st++) {
+    unsigned s = 4u >> st, sh = 8 * s;
+    for (unsigned i = 0; i < 8; i++) {
+      if (i & s) continue;
+      W t = ((w[i] >> sh) ^ w[i + s]) & bcast(mask[st]);
+      w[i + s] ^= t;
+      w[i] ^= t << sh;
+    }
+  }
+}
+
+/* s[j][b] lane L bit n = bit b of byte j of block 64 L + n. Blocks past
+ * nblocks are zero lanes. */
+AVX2 static void load_wide(W s[16][8], const uint8_t *in, size_t nblocks) {
+  for (unsigned t = 0; t < 8; t++) {
+    W a[8], b[8];
+    for (unsigned r = 0; r < 8; r++) {
+      uint64_t lo[4], hi[4];
+      for (unsigned L = 0; L < 4; L++) {
+        size_t n = 64 * L + 8 * t + r;
+        lo[L] = n < nblocks ? ld64(in + 16 * n) : 0;
+        hi[L] = n < nblocks ? ld64(in + 16 * n + 8) : 0;
+      }
+      a[r] = (W){lo[0], lo[1], lo[2], lo[3]};
+      b[r] = (W){hi[0], hi[1], hi[2], hi[3]};
+    }
+    transpose_bytes_w(a);
+    transpose_bytes_w(b);
+    for (unsigned j = 0; j < 8; j++) {
+      s[j][t] = transpose8_w(a[j]);
+      s[j + 8][t] = transpose8_w(b[j]);
+    }
+  }
+  for (unsigned j = 0; j < 16; j++) transpose_bytes_w(s[j]);
+}
+
+AVX2 static void store_wide(uint8_t *out, W s[16][8], size_t nblocks) {
+  for (unsigned j = 0; j < 16; j++) transpose_bytes_w(s[j]);
+  for (unsigned t = 0; t < 8; t++) {
+    W a[8], b[8];
+    for (unsigned j = 0; j < 8; j++) {
+      a[j] = transpose8_w(s[j][t]);
+      b[j] = transpose8_w(s[j + 8][t]);
+    }
+    transpose_bytes_w(a);
+    transpose_bytes_w(b);
+    for (unsigned r = 0; r < 8; r++)
+      for (unsigned L = 0; L < 4; L++) {
+        size_t n = 64 * L + 8 * t + r;
+        if (n >= nblocks) continue;
+        st64(out + 16 * n, a[r][L]);
+        st64(out + 16 * n + 8, b[r][L]);
+      }
+  }
+}
+
+/* One R step of L (see l_step in kuz_portable.c for the derivation): writes
+ * l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15. */
+AVX2 static inline void l_step_w(W s[16][8], unsigned head) {
+  const W *x[16];
+  for (unsigned i = 0; i < 16; i++) x[i] = s[(head + i) & 15];
+  W t[8][8];
+  for (unsigned b = 0; b < 8; b++) {
+    W u0 = x[0][b] ^ x[14][b];           /* 148 */
+    W u1 = x[1][b] ^ x[13][b];           /*  32 */
+    W u2 = x[2][b] ^ x[12][b];           /* 133 */
+    W u3 = x[3][b] ^ x[11][b];           /*  16 */
+    W u4 = x[4][b] ^ x[10][b];           /* 194 */
+    W u5 = x[5][b] ^ x[9][b];            /* 192 */
+    W u6 = x[6][b] ^ x[8][b] ^ x[15][b]; /*   1 */
+    W u7 = x[7][b];                      /* 251 */
+    W u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
+    t[0][b] = u2 ^ u6 ^ u7;
+    t[1][b] = u4 ^ u7;
+    t[2][b] = u02;
+    t[3][b] = u7;
+    t[4][b] = u0 ^ u3 ^ u7;
+    t[5][b] = u1 ^ u7;
+    t[6][b] = u45;
+    t[7][b] = u02 ^ u45;
+  }
+  W a[8];
+  for (unsigned b = 0; b < 8; b++) a[b] = t[7][b];
+  for (unsigned k = 7; k-- > 0;) {
+    const W h = a[7];
+    a[7] = a[6] ^ h ^ t[k][7];
+    a[6] = a[5] ^ h ^ t[k][6];
+    a[5] = a[4] ^ t[k][5];
+    a[4] = a[3] ^ t[k][4];
+    a[3] = a[2] ^ t[k][3];
+    a[2] = a[1] ^ t[k][2];
+    a[1] = a[0] ^ h ^ t[k][1];
+    a[0] = h ^ t[k][0];
+  }
+  W *dst = s[(head + 15) & 15];
+  for (unsigned b = 0; b < 8; b++) dst[b] = a[b];
+}
+
+/* Round key bits as all-zeros/all-ones words (the key is secret, the mask
+ * arithmetic has no branch). */
+AVX2 static inline void xor_key_w(W s[16][8], const uint8_t key[16]) {
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) s[j][b] ^= bcast(0 - (uint64_t)((key[j] >> b) & 1));
+}
+
+AVX2 static void encrypt_wide(W s[16][8], const gostx_kuz_key *k) {
+  for (unsigned r = 0; r < 9; r++) {
+    xor_key_w(s, k->ek[r]);
+    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(W, s[j]);
+    for (unsigned i = 0, head = 0; i < 16; i++) {
+      l_step_w(s, head);
+      head = (head + 15) & 15;
+    }
+  }
+  xor_key_w(s, k->ek[9]);
+}
+
+AVX2 static void decrypt_wide(W s[16][8], const gostx_kuz_key *k) {
+  xor_key_w(s, k->ek[9]);
+  for (unsigned r = 9; r-- > 0;) {
+    for (unsigned i = 0, head = 0; i < 16; i++) {
+      head = (head + 1) & 15;
+      l_step_w(s, head);
+    }
+    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(W, s[j]);
+    xor_key_w(s, k->ek[r]);
+  }
+}
+
+/* ---------------- narrow: one block per ymm ---------------- */
+
+/* Constants of the narrow kernel, built once from kuz_tables.h.
+ * sbox[dir][h]: half 0 = row h of pi (or pi^-1), half 1 = row h + 8.
+ * hsel[h]: the high nibble each half selects (h, h + 8) in every byte.
+ * lmask[dir][d][k]: half 0 for diagonal d, half 1 for diagonal d + 8; byte m
+ *   is all-ones when bit k of M[m - d][m] is set (indices mod 16), so that
+ *   diagonal d of M x is rot_d(sum_k lmask & x * 2^k).
+ * rot[d]: vpshufb indices with byte i = (i + d) mod 16 (half 1: d + 8). */
+struct narrow_consts {
+  _Alignas(32) uint8_t sbox[2][8][32];
+  _Alignas(32) uint8_t hsel[8][32];
+  _Alignas(32) uint8_t lmask[2][8][8][32];
+  _Alignas(32) uint8_t rot[8][32];
+};
+static struct narrow_consts nc;
+static pthread_once_t nc_once = PTHREAD_ONCE_INIT;
+
+static void nc_init(void) {
+  const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
+  const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
+  for (unsigned dir = 0; dir < 2; dir++)
+    for (unsigned h = 0; h < 8; h++) {
+      memcpy(nc.sbox[dir][h], pis[dir] + 16 * h, 16);
+      memcpy(nc.sbox[dir][h] + 16, pis[dir] + 16 * (h + 8), 16);
+    }
+  for (unsigned h = 0; h < 8; h++) {
+    memset(nc.hsel[h], (int)h, 16);
+    memset(nc.hsel[h] + 16, (int)(h + 8), 16);
+  }
+  for (unsigned dir = 0; dir < 2; dir++)
+    for (unsigned half = 0; half < 2; half++)
+      for (unsigned dd = 0; dd < 8; dd++) {
+        unsigned d = dd + 8 * half;
+        for (unsigned k = 0; k < 8; k++)
+          for (unsigned m = 0; m < 16; m++) {
+            uint8_t c = mats[dir][(m + 16 - d) & 15][m];
+            nc.lmask[dir][dd][k][16 * half + m] = (uint8_t)(0 - ((c >> k) & 1));
+          }
+        for (unsigned i = 0; i < 16; i++) nc.rot[dd][16 * half + i] = (uint8_t)((i + d) & 15);
+      }
+}
+
+#define LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+
+/* XOR of the two halves, in both halves. */
+AVX2 static inline __m256i fold(__m256i v) {
+  return _mm256_xor_si256(v, _mm256_permute2x128_si256(v, v, 0x01));
+}
+
+/* pi or pi^-1 on every byte (x has the same block in both halves). */
+AVX2 static inline __m256i sbox_n(__m256i x, unsigned dir) {
+  const __m256i nib = _mm256_set1_epi8(0x0f);
+  const __m256i lo = _mm256_and_si256(x, nib);
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+  __m256i acc = _mm256_setzero_si256();
+  for (unsigned h = 0; h < 8; h++) {
+    __m256i row = _mm256_shuffle_epi8(LD(nc.sbox[dir][h]), lo);
+    __m256i sel = _mm256_cmpeq_epi8(hi, LD(nc.hsel[h]));
+    acc = _mm256_xor_si256(acc, _mm256_and_si256(row, sel));
+  }
+  return fold(acc);
+}
+
+/* x * 2 in GF(2^8) mod x^8 + x^7 + x^6 + x + 1, per byte. */
+AVX2 static inline __m256i gf_double(__m256i x) {
+  const __m256i top = _mm256_cmpgt_epi8(_mm256_setzero_si256(), x);
+  return _mm256_xor_si256(_mm256_add_epi8(x, x), _mm256_and_si256(top, _mm256_set1_epi8((char)0xc3)));
+}
+
+/* L or L^-1 by diagonals. */
+AVX2 static inline __m256i linear_n(__m256i x, unsigned dir) {
+  __m256i p[8];
+  p[0] = x;
+  for (unsigned k = 1; k < 8; k++) p[k] = gf_double(p[k - 1]);
+  __m256i y = _mm256_setzero_si256();
+  for (unsigned d = 0; d < 8; d++) {
+    __m256i z = _mm256_and_si256(p[0], LD(nc.lmask[dir][d][0]));
+    for (unsigned k = 1; k < 8; k++) z = _mm256_xor_si256(z, _mm256_and_si256(p[k], LD(nc.lmask[dir][d][k])));
+    y = _mm256_xor_si256(y, _mm256_shuffle_epi8(z, LD(nc.rot[d])));
+  }
+  return fold(y);
+}
+
+AVX2 static inline __m256i key_n(const uint8_t rk[16]) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)rk));
+}
+
+AVX2 static inline __m256i block_in(const uint8_t *in) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)in));
+}
+AVX2 static inline void block_out(uint8_t *out, __m256i x) {
+  _mm_storeu_si128((__m128i *)(void *)out, _mm256_castsi256_si128(x));
+}
+
+/* Two independent blocks per loop pass so that their dependency chains
+ * overlap; a lone block runs the same code with one chain. */
+AVX2 static void encrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  pthread_once(&nc_once, nc_init);
+  for (; n >= 2; n -= 2, in += 32, out += 32) {
+    __m256i a = block_in(in), b = block_in(in + 16);
+    for (unsigned r = 0; r < 9; r++) {
+      const __m256i rk = key_n(k->ek[r]);
+      a = linear_n(sbox_n(_mm256_xor_si256(a, rk), 0), 0);
+      b = linear_n(sbox_n(_mm256_xor_si256(b, rk), 0), 0);
+    }
+    const __m256i rk = key_n(k->ek[9]);
+    block_out(out, _mm256_xor_si256(a, rk));
+    block_out(out + 16, _mm256_xor_si256(b, rk));
+  }
+  if (n) {
+    __m256i a = block_in(in);
+    for (unsigned r = 0; r < 9; r++) a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(k->ek[r])), 0), 0);
+    block_out(out, _mm256_xor_si256(a, key_n(k->ek[9])));
+  }
+}
+
+AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  pthread_once(&nc_once, nc_init);
+  for (; n >= 2; n -= 2, in += 32, out += 32) {
+    const __m256i k9 = key_n(k->ek[9]);
+    __m256i a = _mm256_xor_si256(block_in(in), k9), b = _mm256_xor_si256(block_in(in + 16), k9);
+    for (unsigned r = 9; r-- > 0;) {
+      const __m256i rk = key_n(k->ek[r]);
+      a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), rk);
+      b = _mm256_xor_si256(sbox_n(linear_n(b, 1), 1), rk);
+    }
+    block_out(out, a);
+    block_out(out + 16, b);
+  }
+  if (n) {
+    __m256i a = _mm256_xor_si256(block_in(in), key_n(k->ek[9]));
+    for (unsigned r = 9; r-- > 0;) a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(k->ek[r]));
+    block_out(out, a);
+  }
+}
+
+/* ---------------- entry points ---------------- */
+
+typedef void (*wide_fn)(W s[16][8], const gostx_kuz_key *k);
+typedef void (*narrow_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n);
+
+AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, wide_fn wide,
+                     narrow_fn narrow) {
+  if (n >= KUZ_AVX2_WIDE_MIN) {
+    _Alignas(32) W s[16][8];
+    while (n >= KUZ_AVX2_WIDE_MIN) {
+      size_t m = n < WIDE_BLOCKS ? n : WIDE_BLOCKS;
+      load_wide(s, in, m);
+      wide(s, k);
+      store_wide(out, s, m);
+      in += 16 * m;
+      out += 16 * m;
+      n -= m;
+    }
+    gostx_memzero(s, sizeof s);
+  }
+  if (n) narrow(k, in, out, n);
+}
+
+AVX2 static void kuz_avx2_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, encrypt_wide, encrypt_narrow);
+}
+
+AVX2 static void kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, decrypt_wide, decrypt_narrow);
+}
+
+const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt};
+
+#endif
