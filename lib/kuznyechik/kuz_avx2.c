@@ -74,20 +74,19 @@ AVX2 static inline void transpose_bytes_w(W w[8]) {
   }
 }
 
-/* s[j][b] lane L bit n = bit b of byte j of block 64 L + n. Blocks past
- * nblocks are zero lanes. */
-AVX2 static void load_wide(W s[16][8], const uint8_t *in, size_t nblocks) {
+/* 256 blocks <-> s. Group g = 0..63 is blocks 4g..4g+3 (64 bytes); two
+ * loads and two unpacks give the low and the high halves of its blocks in
+ * lanes (4g, 4g+2, 4g+1, 4g+3), and bit g of each lane is that block. The
+ * transposes are then the portable ones, lane-wise. */
+AVX2 static void load_wide(W s[16][8], const uint8_t *in) {
   for (unsigned t = 0; t < 8; t++) {
     W a[8], b[8];
     for (unsigned r = 0; r < 8; r++) {
-      uint64_t lo[4], hi[4];
-      for (unsigned L = 0; L < 4; L++) {
-        size_t n = 64 * L + 8 * t + r;
-        lo[L] = n < nblocks ? ld64(in + 16 * n) : 0;
-        hi[L] = n < nblocks ? ld64(in + 16 * n + 8) : 0;
-      }
-      a[r] = (W){lo[0], lo[1], lo[2], lo[3]};
-      b[r] = (W){hi[0], hi[1], hi[2], hi[3]};
+      const uint8_t *p = in + 64 * (8 * t + r);
+      __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+      __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+      a[r] = (W)_mm256_unpacklo_epi64(x, y);
+      b[r] = (W)_mm256_unpackhi_epi64(x, y);
     }
     transpose_bytes_w(a);
     transpose_bytes_w(b);
@@ -99,7 +98,7 @@ AVX2 static void load_wide(W s[16][8], const uint8_t *in, size_t nblocks) {
   for (unsigned j = 0; j < 16; j++) transpose_bytes_w(s[j]);
 }
 
-AVX2 static void store_wide(uint8_t *out, W s[16][8], size_t nblocks) {
+AVX2 static void store_wide(uint8_t *out, W s[16][8]) {
   for (unsigned j = 0; j < 16; j++) transpose_bytes_w(s[j]);
   for (unsigned t = 0; t < 8; t++) {
     W a[8], b[8];
@@ -109,31 +108,32 @@ AVX2 static void store_wide(uint8_t *out, W s[16][8], size_t nblocks) {
     }
     transpose_bytes_w(a);
     transpose_bytes_w(b);
-    for (unsigned r = 0; r < 8; r++)
-      for (unsigned L = 0; L < 4; L++) {
-        size_t n = 64 * L + 8 * t + r;
-        if (n >= nblocks) continue;
-        st64(out + 16 * n, a[r][L]);
-        st64(out + 16 * n + 8, b[r][L]);
-      }
+    for (unsigned r = 0; r < 8; r++) {
+      uint8_t *p = out + 64 * (8 * t + r);
+      __m256i lo = (__m256i)a[r], hi = (__m256i)b[r];
+      _mm256_storeu_si256((__m256i *)(void *)p, _mm256_unpacklo_epi64(lo, hi));
+      _mm256_storeu_si256((__m256i *)(void *)(p + 32), _mm256_unpackhi_epi64(lo, hi));
+    }
   }
 }
 
 /* One R step of L (see l_step in kuz_portable.c for the derivation): writes
- * l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15. */
-AVX2 static inline void l_step_w(W s[16][8], unsigned head) {
+ * l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15.
+ * t is scratch memory owned by the caller: the 64 partial sums go there and
+ * the Horner pass reads them as memory operands, so only its eight
+ * accumulators live in registers (the 64-word t in registers spilled badly). */
+AVX2 static inline void l_step_w(W s[16][8], W t[8][8], unsigned head) {
   const W *x[16];
   for (unsigned i = 0; i < 16; i++) x[i] = s[(head + i) & 15];
-  W t[8][8];
   for (unsigned b = 0; b < 8; b++) {
-    W u0 = x[0][b] ^ x[14][b];           /* 148 */
-    W u1 = x[1][b] ^ x[13][b];           /*  32 */
-    W u2 = x[2][b] ^ x[12][b];           /* 133 */
-    W u3 = x[3][b] ^ x[11][b];           /*  16 */
-    W u4 = x[4][b] ^ x[10][b];           /* 194 */
-    W u5 = x[5][b] ^ x[9][b];            /* 192 */
-    W u6 = x[6][b] ^ x[8][b] ^ x[15][b]; /*   1 */
-    W u7 = x[7][b];                      /* 251 */
+    W u0 = x[0][b] ^ x[14][b];           /* 148 = bits 7,4,2 */
+    W u1 = x[1][b] ^ x[13][b];           /*  32 = bit 5 */
+    W u2 = x[2][b] ^ x[12][b];           /* 133 = bits 7,2,0 */
+    W u3 = x[3][b] ^ x[11][b];           /*  16 = bit 4 */
+    W u4 = x[4][b] ^ x[10][b];           /* 194 = bits 7,6,1 */
+    W u5 = x[5][b] ^ x[9][b];            /* 192 = bits 7,6 */
+    W u6 = x[6][b] ^ x[8][b] ^ x[15][b]; /*   1 = bit 0 */
+    W u7 = x[7][b];                      /* 251 = bits 7,6,5,4,3,1,0 */
     W u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
     t[0][b] = u2 ^ u6 ^ u7;
     t[1][b] = u4 ^ u7;
@@ -144,21 +144,23 @@ AVX2 static inline void l_step_w(W s[16][8], unsigned head) {
     t[6][b] = u45;
     t[7][b] = u02 ^ u45;
   }
-  W a[8];
-  for (unsigned b = 0; b < 8; b++) a[b] = t[7][b];
+  /* acc = t7; acc = acc * 2 + t_k for k = 6..0 (p(x) = x^8 + x^7 + x^6 + x + 1) */
+  W a0 = t[7][0], a1 = t[7][1], a2 = t[7][2], a3 = t[7][3];
+  W a4 = t[7][4], a5 = t[7][5], a6 = t[7][6], a7 = t[7][7];
   for (unsigned k = 7; k-- > 0;) {
-    const W h = a[7];
-    a[7] = a[6] ^ h ^ t[k][7];
-    a[6] = a[5] ^ h ^ t[k][6];
-    a[5] = a[4] ^ t[k][5];
-    a[4] = a[3] ^ t[k][4];
-    a[3] = a[2] ^ t[k][3];
-    a[2] = a[1] ^ t[k][2];
-    a[1] = a[0] ^ h ^ t[k][1];
-    a[0] = h ^ t[k][0];
+    const W h = a7;
+    a7 = a6 ^ h ^ t[k][7];
+    a6 = a5 ^ h ^ t[k][6];
+    a5 = a4 ^ t[k][5];
+    a4 = a3 ^ t[k][4];
+    a3 = a2 ^ t[k][3];
+    a2 = a1 ^ t[k][2];
+    a1 = a0 ^ h ^ t[k][1];
+    a0 = h ^ t[k][0];
   }
   W *dst = s[(head + 15) & 15];
-  for (unsigned b = 0; b < 8; b++) dst[b] = a[b];
+  dst[0] = a0; dst[1] = a1; dst[2] = a2; dst[3] = a3;
+  dst[4] = a4; dst[5] = a5; dst[6] = a6; dst[7] = a7;
 }
 
 /* Round key bits as all-zeros/all-ones words (the key is secret, the mask
@@ -168,25 +170,22 @@ AVX2 static inline void xor_key_w(W s[16][8], const uint8_t key[16]) {
     for (unsigned b = 0; b < 8; b++) s[j][b] ^= bcast(0 - (uint64_t)((key[j] >> b) & 1));
 }
 
-AVX2 static void encrypt_wide(W s[16][8], const gostx_kuz_key *k) {
+AVX2 static void encrypt_wide(W s[16][8], W t[8][8], const gostx_kuz_key *k) {
   for (unsigned r = 0; r < 9; r++) {
     xor_key_w(s, k->ek[r]);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(W, s[j]);
-    for (unsigned i = 0, head = 0; i < 16; i++) {
-      l_step_w(s, head);
-      head = (head + 15) & 15;
-    }
+    /* unrolled so that every slot address is a constant offset */
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < 16; i++) l_step_w(s, t, (16 - i) & 15);
   }
   xor_key_w(s, k->ek[9]);
 }
 
-AVX2 static void decrypt_wide(W s[16][8], const gostx_kuz_key *k) {
+AVX2 static void decrypt_wide(W s[16][8], W t[8][8], const gostx_kuz_key *k) {
   xor_key_w(s, k->ek[9]);
   for (unsigned r = 9; r-- > 0;) {
-    for (unsigned i = 0, head = 0; i < 16; i++) {
-      head = (head + 1) & 15;
-      l_step_w(s, head);
-    }
+#pragma GCC unroll 16
+    for (unsigned i = 1; i <= 16; i++) l_step_w(s, t, i & 15);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(W, s[j]);
     xor_key_w(s, k->ek[r]);
   }
@@ -331,23 +330,31 @@ AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8
 
 /* ---------------- entry points ---------------- */
 
-typedef void (*wide_fn)(W s[16][8], const gostx_kuz_key *k);
+typedef void (*wide_fn)(W s[16][8], W t[8][8], const gostx_kuz_key *k);
 typedef void (*narrow_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n);
 
 AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, wide_fn wide,
                      narrow_fn narrow) {
   if (n >= KUZ_AVX2_WIDE_MIN) {
-    _Alignas(32) W s[16][8];
-    while (n >= KUZ_AVX2_WIDE_MIN) {
-      size_t m = n < WIDE_BLOCKS ? n : WIDE_BLOCKS;
-      load_wide(s, in, m);
-      wide(s, k);
-      store_wide(out, s, m);
-      in += 16 * m;
-      out += 16 * m;
-      n -= m;
+    _Alignas(32) W s[16][8], t[8][8];
+    _Alignas(32) uint8_t pad[16 * WIDE_BLOCKS];
+    for (; n >= WIDE_BLOCKS; n -= WIDE_BLOCKS, in += 16 * WIDE_BLOCKS, out += 16 * WIDE_BLOCKS) {
+      load_wide(s, in);
+      wide(s, t, k);
+      store_wide(out, s);
+    }
+    if (n >= KUZ_AVX2_WIDE_MIN) { /* a short batch: zero blocks fill it, never stored */
+      memcpy(pad, in, 16 * n);
+      memset(pad + 16 * n, 0, sizeof pad - 16 * n);
+      load_wide(s, pad);
+      wide(s, t, k);
+      store_wide(pad, s);
+      memcpy(out, pad, 16 * n);
+      gostx_memzero(pad, sizeof pad);
+      n = 0;
     }
     gostx_memzero(s, sizeof s);
+    gostx_memzero(t, sizeof t);
   }
   if (n) narrow(k, in, out, n);
 }
