@@ -138,7 +138,7 @@ AVX2 static inline void l_step_w(W s[16][8], W t[8][8], unsigned head) {
     t[0][b] = u2 ^ u6 ^ u7;
     t[1][b] = u4 ^ u7;
     t[2][b] = u02;
-    t[3][b] = u7;
+    /* t_3 = u7 = x_7: read in place below, not copied */
     t[4][b] = u0 ^ u3 ^ u7;
     t[5][b] = u1 ^ u7;
     t[6][b] = u45;
@@ -148,46 +148,55 @@ AVX2 static inline void l_step_w(W s[16][8], W t[8][8], unsigned head) {
   W a0 = t[7][0], a1 = t[7][1], a2 = t[7][2], a3 = t[7][3];
   W a4 = t[7][4], a5 = t[7][5], a6 = t[7][6], a7 = t[7][7];
   for (unsigned k = 7; k-- > 0;) {
-    const W h = a7;
-    a7 = a6 ^ h ^ t[k][7];
-    a6 = a5 ^ h ^ t[k][6];
-    a5 = a4 ^ t[k][5];
-    a4 = a3 ^ t[k][4];
-    a3 = a2 ^ t[k][3];
-    a2 = a1 ^ t[k][2];
-    a1 = a0 ^ h ^ t[k][1];
-    a0 = h ^ t[k][0];
+    const W h = a7, *tk = k == 3 ? x[7] : t[k];
+    a7 = a6 ^ h ^ tk[7];
+    a6 = a5 ^ h ^ tk[6];
+    a5 = a4 ^ tk[5];
+    a4 = a3 ^ tk[4];
+    a3 = a2 ^ tk[3];
+    a2 = a1 ^ tk[2];
+    a1 = a0 ^ h ^ tk[1];
+    a0 = h ^ tk[0];
   }
   W *dst = s[(head + 15) & 15];
   dst[0] = a0; dst[1] = a1; dst[2] = a2; dst[3] = a3;
   dst[4] = a4; dst[5] = a5; dst[6] = a6; dst[7] = a7;
 }
 
-/* Round key bits as all-zeros/all-ones words (the key is secret, the mask
- * arithmetic has no branch). */
-AVX2 static inline void xor_key_w(W s[16][8], const uint8_t key[16]) {
-  for (unsigned j = 0; j < 16; j++)
-    for (unsigned b = 0; b < 8; b++) s[j][b] ^= bcast(0 - (uint64_t)((key[j] >> b) & 1));
+/* Round keys as bit masks: km[r][j][b] is all-ones when bit b of byte j of
+ * K_{r+1} is set (mask arithmetic, no branch on the key). Built once per
+ * call, then each round's key XOR is a broadcast and an XOR per word. */
+typedef uint64_t key_masks[10][16][8];
+
+static void build_key_masks(key_masks km, const gostx_kuz_key *k) {
+  for (unsigned r = 0; r < 10; r++)
+    for (unsigned j = 0; j < 16; j++)
+      for (unsigned b = 0; b < 8; b++) km[r][j][b] = 0 - (uint64_t)((k->ek[r][j] >> b) & 1);
 }
 
-AVX2 static void encrypt_wide(W s[16][8], W t[8][8], const gostx_kuz_key *k) {
+AVX2 static inline void xor_key_w(W s[16][8], const uint64_t km[16][8]) {
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) s[j][b] ^= bcast(km[j][b]);
+}
+
+AVX2 static void encrypt_wide(W s[16][8], W t[8][8], const key_masks km) {
   for (unsigned r = 0; r < 9; r++) {
-    xor_key_w(s, k->ek[r]);
+    xor_key_w(s, km[r]);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(W, s[j]);
     /* unrolled so that every slot address is a constant offset */
 #pragma GCC unroll 16
     for (unsigned i = 0; i < 16; i++) l_step_w(s, t, (16 - i) & 15);
   }
-  xor_key_w(s, k->ek[9]);
+  xor_key_w(s, km[9]);
 }
 
-AVX2 static void decrypt_wide(W s[16][8], W t[8][8], const gostx_kuz_key *k) {
-  xor_key_w(s, k->ek[9]);
+AVX2 static void decrypt_wide(W s[16][8], W t[8][8], const key_masks km) {
+  xor_key_w(s, km[9]);
   for (unsigned r = 9; r-- > 0;) {
 #pragma GCC unroll 16
     for (unsigned i = 1; i <= 16; i++) l_step_w(s, t, i & 15);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(W, s[j]);
-    xor_key_w(s, k->ek[r]);
+    xor_key_w(s, km[r]);
   }
 }
 
@@ -330,7 +339,7 @@ AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8
 
 /* ---------------- entry points ---------------- */
 
-typedef void (*wide_fn)(W s[16][8], W t[8][8], const gostx_kuz_key *k);
+typedef void (*wide_fn)(W s[16][8], W t[8][8], const key_masks km);
 typedef void (*narrow_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n);
 
 AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, wide_fn wide,
@@ -338,16 +347,18 @@ AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, si
   if (n >= KUZ_AVX2_WIDE_MIN) {
     _Alignas(32) W s[16][8], t[8][8];
     _Alignas(32) uint8_t pad[16 * WIDE_BLOCKS];
+    key_masks km;
+    build_key_masks(km, k);
     for (; n >= WIDE_BLOCKS; n -= WIDE_BLOCKS, in += 16 * WIDE_BLOCKS, out += 16 * WIDE_BLOCKS) {
       load_wide(s, in);
-      wide(s, t, k);
+      wide(s, t, km);
       store_wide(out, s);
     }
     if (n >= KUZ_AVX2_WIDE_MIN) { /* a short batch: zero blocks fill it, never stored */
       memcpy(pad, in, 16 * n);
       memset(pad + 16 * n, 0, sizeof pad - 16 * n);
       load_wide(s, pad);
-      wide(s, t, k);
+      wide(s, t, km);
       store_wide(pad, s);
       memcpy(out, pad, 16 * n);
       gostx_memzero(pad, sizeof pad);
@@ -355,6 +366,7 @@ AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, si
     }
     gostx_memzero(s, sizeof s);
     gostx_memzero(t, sizeof t);
+    gostx_memzero(km, sizeof km);
   }
   if (n) narrow(k, in, out, n);
 }
