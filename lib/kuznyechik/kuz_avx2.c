@@ -29,10 +29,11 @@
 #include "kuz_tables.h"
 
 #define AVX2 __attribute__((target("avx2")))
+#define AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
 
 /* Calls of at least this many blocks take the wide kernel (measured
  * crossover, bench/kuz_speed.c); shorter calls and short tails the narrow. */
-#define KUZ_AVX2_WIDE_MIN 48
+#define KUZ_AVX2_WIDE_MIN 56
 #define WIDE_BLOCKS 256
 
 /* ---------------- wide: bitsliced, 256 blocks ---------------- */
@@ -208,8 +209,12 @@ AVX2 static void decrypt_wide(W s[16][8], W t[8][8], const key_masks km) {
  * lmask[dir][d][k]: half 0 for diagonal d, half 1 for diagonal d + 8; byte m
  *   is all-ones when bit k of M[m - d][m] is set (indices mod 16), so that
  *   diagonal d of M x is rot_d(sum_k lmask & x * 2^k).
- * rot[d]: vpshufb indices with byte i = (i + d) mod 16 (half 1: d + 8). */
+ * rot[d]: vpshufb indices with byte i = (i + d) mod 16 (half 1: d + 8).
+ * mul2k[k][0 / 1][n]: n * 2^k and (16 n) * 2^k in GF(2^8) (both halves), so
+ *   x * 2^k is two lookups by nibble, in parallel for all k rather than a
+ *   chain of seven doublings. */
 struct narrow_consts {
+  _Alignas(32) uint8_t mul2k[8][2][32];
   _Alignas(32) uint8_t sbox[2][8][32];
   _Alignas(32) uint8_t hsel[8][32];
   _Alignas(32) uint8_t lmask[2][8][8][32];
@@ -218,7 +223,22 @@ struct narrow_consts {
 static struct narrow_consts nc;
 static pthread_once_t nc_once = PTHREAD_ONCE_INIT;
 
+/* GF(2^8) product mod x^8 + x^7 + x^6 + x + 1 (constants only: public data). */
+static uint8_t gf_mul(uint8_t a, uint8_t b) {
+  unsigned p = 0, x = a;
+  for (unsigned i = 0; i < 8; i++) {
+    if (b >> i & 1) p ^= x;
+    x = ((x << 1) ^ (x & 0x80 ? 0x1c3u : 0)) & 0xff;
+  }
+  return (uint8_t)p;
+}
+
 static void nc_init(void) {
+  for (unsigned k = 0; k < 8; k++)
+    for (unsigned n = 0; n < 32; n++) {
+      nc.mul2k[k][0][n] = gf_mul((uint8_t)(n & 15), (uint8_t)(1u << k));
+      nc.mul2k[k][1][n] = gf_mul((uint8_t)((n & 15) << 4), (uint8_t)(1u << k));
+    }
   const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
   const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
   for (unsigned dir = 0; dir < 2; dir++)
@@ -245,43 +265,56 @@ static void nc_init(void) {
 
 #define LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 
+/* &nc, hidden from the optimizer: without this GCC hoists all ~100 constant
+ * loads out of the round loop and spills them to the stack (4 KiB copied per
+ * call); with it they stay memory operands, which are free here. */
+AVX2_INLINE const struct narrow_consts *consts(void) {
+  const struct narrow_consts *c = &nc;
+  __asm__("" : "+r"(c));
+  return c;
+}
+
 /* XOR of the two halves, in both halves. */
-AVX2 static inline __m256i fold(__m256i v) {
+AVX2_INLINE __m256i fold(__m256i v) {
   return _mm256_xor_si256(v, _mm256_permute2x128_si256(v, v, 0x01));
 }
 
+/* XOR of v[0..n-1] as a balanced tree (short dependency chains). */
+#define XOR_TREE8(v) \
+  _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256((v)[0], (v)[1]), _mm256_xor_si256((v)[2], (v)[3])), \
+                   _mm256_xor_si256(_mm256_xor_si256((v)[4], (v)[5]), _mm256_xor_si256((v)[6], (v)[7])))
+
 /* pi or pi^-1 on every byte (x has the same block in both halves). */
-AVX2 static inline __m256i sbox_n(__m256i x, unsigned dir) {
+AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir) {
+  const struct narrow_consts *c = consts();
   const __m256i nib = _mm256_set1_epi8(0x0f);
   const __m256i lo = _mm256_and_si256(x, nib);
   const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
-  __m256i acc = _mm256_setzero_si256();
+  __m256i v[8];
   for (unsigned h = 0; h < 8; h++) {
-    __m256i row = _mm256_shuffle_epi8(LD(nc.sbox[dir][h]), lo);
-    __m256i sel = _mm256_cmpeq_epi8(hi, LD(nc.hsel[h]));
-    acc = _mm256_xor_si256(acc, _mm256_and_si256(row, sel));
+    __m256i row = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), lo);
+    v[h] = _mm256_and_si256(row, _mm256_cmpeq_epi8(hi, LD(c->hsel[h])));
   }
-  return fold(acc);
-}
-
-/* x * 2 in GF(2^8) mod x^8 + x^7 + x^6 + x + 1, per byte. */
-AVX2 static inline __m256i gf_double(__m256i x) {
-  const __m256i top = _mm256_cmpgt_epi8(_mm256_setzero_si256(), x);
-  return _mm256_xor_si256(_mm256_add_epi8(x, x), _mm256_and_si256(top, _mm256_set1_epi8((char)0xc3)));
+  return fold(XOR_TREE8(v));
 }
 
 /* L or L^-1 by diagonals. */
-AVX2 static inline __m256i linear_n(__m256i x, unsigned dir) {
-  __m256i p[8];
+AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir) {
+  const struct narrow_consts *c = consts();
+  const __m256i nib = _mm256_set1_epi8(0x0f);
+  const __m256i lo = _mm256_and_si256(x, nib);
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+  __m256i p[8], w[8];
   p[0] = x;
-  for (unsigned k = 1; k < 8; k++) p[k] = gf_double(p[k - 1]);
-  __m256i y = _mm256_setzero_si256();
+  for (unsigned k = 1; k < 8; k++)
+    p[k] = _mm256_xor_si256(_mm256_shuffle_epi8(LD(c->mul2k[k][0]), lo),
+                            _mm256_shuffle_epi8(LD(c->mul2k[k][1]), hi));
   for (unsigned d = 0; d < 8; d++) {
-    __m256i z = _mm256_and_si256(p[0], LD(nc.lmask[dir][d][0]));
-    for (unsigned k = 1; k < 8; k++) z = _mm256_xor_si256(z, _mm256_and_si256(p[k], LD(nc.lmask[dir][d][k])));
-    y = _mm256_xor_si256(y, _mm256_shuffle_epi8(z, LD(nc.rot[d])));
+    __m256i z[8];
+    for (unsigned k = 0; k < 8; k++) z[k] = _mm256_and_si256(p[k], LD(c->lmask[dir][d][k]));
+    w[d] = _mm256_shuffle_epi8(XOR_TREE8(z), LD(c->rot[d]));
   }
-  return fold(y);
+  return fold(XOR_TREE8(w));
 }
 
 AVX2 static inline __m256i key_n(const uint8_t rk[16]) {
