@@ -1,7 +1,7 @@
 /* Every Kuznyechik implementation this CPU can run (the tables called
  * directly, not through the dispatcher) against the portable core: random
  * keys, every block count 0..300 (around the narrow pair loop, the wide
- * kernel's 56-block threshold and its 256-block batches), misaligned
+ * kernels' 72-block threshold, the 128- and 256-block batches), misaligned
  * buffers, in place, encryption and decryption; plus the standard's vector
  * through each. Exits 77 when only portable exists. */
 #include <stdlib.h>

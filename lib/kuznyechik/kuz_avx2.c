@@ -4,11 +4,12 @@
  * the measurements and the instruction counts behind the choice.
  *
  *   - Wide (>= KUZ_AVX2_WIDE_MIN blocks): the portable core's bitsliced
- *     layout on 256-bit words, 256 blocks per batch (each 64-bit lane is one
- *     portable batch of 64 blocks). S is the generated Boolean circuit
- *     (KUZ_SBOX_*_W from kuz_tables.h), L is R sixteen times where R renames
- *     words and costs ~245 XORs: ~1.9 vector ops per byte per round. A short
- *     last batch is padded with zero lanes that are never stored.
+ *     layout on vector words (kuz_bs_template.h), 256 blocks per batch on
+ *     ymm words (each 64-bit lane is one portable batch of 64 blocks), and
+ *     128 per batch on xmm words for a remainder of 72..128 blocks. S is
+ *     the generated Boolean circuit, L is R sixteen times: ~2 vector ops per
+ *     byte per round, bound by the L1 traffic of the 4 KiB state. A short
+ *     last batch is padded with zero blocks that are never stored.
  *   - Narrow (fewer blocks, e.g. CBC encryption and OMAC): one block copied
  *     into both 128-bit halves of a ymm, each half doing half of the work.
  *     S: each half looks up eight of the sixteen 16-byte rows of pi with
@@ -16,7 +17,8 @@
  *     for every byte), then the halves are XORed. L: the matrix by its 16
  *     diagonals; x * 2^k for k = 0..7 are computed lane-wise, diagonal d is
  *     the sum of masked x * 2^k, rotated by d with vpshufb; half 0 sums the
- *     diagonals 0..7, half 1 the diagonals 8..15. ~210 ops per round.
+ *     diagonals 0..7, half 1 the diagonals 8..15. ~200 ops per round; two
+ *     blocks at a time when there are two, so their chains overlap.
  *
  * Key schedule, tails and modes stay in portable code; this file is only the
  * block loops. */
@@ -33,173 +35,72 @@
 
 /* Calls of at least this many blocks take the wide kernel (measured
  * crossover, bench/kuz_speed.c); shorter calls and short tails the narrow. */
-#define KUZ_AVX2_WIDE_MIN 56
-#define WIDE_BLOCKS 256
+#define KUZ_AVX2_WIDE_MIN 72
 
-/* ---------------- wide: bitsliced, 256 blocks ---------------- */
-
-typedef uint64_t W __attribute__((vector_size(32)));
-
-AVX2 static inline W bcast(uint64_t v) { return (W){v, v, v, v}; }
+/* ---------------- wide: bitsliced, 256 or 128 blocks ---------------- */
 
 static inline uint64_t ld64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8); /* x86 is little-endian */
   return v;
 }
-static inline void st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* The portable transposes, lane-wise on four words. */
-AVX2 static inline W transpose8_w(W x) {
-  W t;
-  t = (x ^ (x >> 7)) & bcast(0x00aa00aa00aa00aaULL);
-  x ^= t ^ (t << 7);
-  t = (x ^ (x >> 14)) & bcast(0x0000cccc0000ccccULL);
-  x ^= t ^ (t << 14);
-  t = (x ^ (x >> 28)) & bcast(0x00000000f0f0f0f0ULL);
-  x ^= t ^ (t << 28);
-  return x;
-}
+/* Four blocks (64 bytes): two loads, two unpacks; lanes hold blocks 0, 2, 1, 3. */
+#define LOAD4(p, lo, hi)                                                              \
+  do {                                                                                \
+    __m256i x_ = _mm256_loadu_si256((const __m256i *)(const void *)(p));              \
+    __m256i y_ = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 32));       \
+    (lo) = (W4)_mm256_unpacklo_epi64(x_, y_);                                         \
+    (hi) = (W4)_mm256_unpackhi_epi64(x_, y_);                                         \
+  } while (0)
+#define STORE4(p, lo, hi)                                                                         \
+  do {                                                                                            \
+    _mm256_storeu_si256((__m256i *)(void *)(p), _mm256_unpacklo_epi64((__m256i)(lo), (__m256i)(hi)));        \
+    _mm256_storeu_si256((__m256i *)(void *)((p) + 32), _mm256_unpackhi_epi64((__m256i)(lo), (__m256i)(hi))); \
+  } while (0)
+#define LOAD2(p, lo, hi)                                                        \
+  do {                                                                          \
+    __m128i x_ = _mm_loadu_si128((const __m128i *)(const void *)(p));           \
+    __m128i y_ = _mm_loadu_si128((const __m128i *)(const void *)((p) + 16));    \
+    (lo) = (W2)_mm_unpacklo_epi64(x_, y_);                                      \
+    (hi) = (W2)_mm_unpackhi_epi64(x_, y_);                                      \
+  } while (0)
+#define STORE2(p, lo, hi)                                                                        \
+  do {                                                                                           \
+    _mm_storeu_si128((__m128i *)(void *)(p), _mm_unpacklo_epi64((__m128i)(lo), (__m128i)(hi)));        \
+    _mm_storeu_si128((__m128i *)(void *)((p) + 16), _mm_unpackhi_epi64((__m128i)(lo), (__m128i)(hi))); \
+  } while (0)
 
-AVX2 static inline void transpose_bytes_w(W w[8]) {
-  static const uint64_t mask[3] = {0x00000000ffffffffULL, 0x0000ffff0000ffffULL,
-                                   0x00ff00ff00ff00ffULL};
-  for (unsigned st = 0; st < 3; st++) {
-    unsigned s = 4u >> st, sh = 8 * s;
-    for (unsigned i = 0; i < 8; i++) {
-      if (i & s) continue;
-      W t = ((w[i] >> sh) ^ w[i + s]) & bcast(mask[st]);
-      w[i + s] ^= t;
-      w[i] ^= t << sh;
-    }
-  }
-}
+typedef uint64_t W4 __attribute__((vector_size(32)));
+typedef uint64_t W2 __attribute__((vector_size(16)));
 
-/* 256 blocks <-> s. Group g = 0..63 is blocks 4g..4g+3 (64 bytes); two
- * loads and two unpacks give the low and the high halves of its blocks in
- * lanes (4g, 4g+2, 4g+1, 4g+3), and bit g of each lane is that block. The
- * transposes are then the portable ones, lane-wise. */
-AVX2 static void load_wide(W s[16][8], const uint8_t *in) {
-  for (unsigned t = 0; t < 8; t++) {
-    W a[8], b[8];
-    for (unsigned r = 0; r < 8; r++) {
-      const uint8_t *p = in + 64 * (8 * t + r);
-      __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
-      __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-      a[r] = (W)_mm256_unpacklo_epi64(x, y);
-      b[r] = (W)_mm256_unpackhi_epi64(x, y);
-    }
-    transpose_bytes_w(a);
-    transpose_bytes_w(b);
-    for (unsigned j = 0; j < 8; j++) {
-      s[j][t] = transpose8_w(a[j]);
-      s[j + 8][t] = transpose8_w(b[j]);
-    }
-  }
-  for (unsigned j = 0; j < 16; j++) transpose_bytes_w(s[j]);
-}
+#define BS_ATTR AVX2
+#define BS_W W4
+#define BS_LANES 4
+#define BS_NAME(x) x##_w4
+#define BS_LOAD_GROUP LOAD4
+#define BS_STORE_GROUP STORE4
+#include "kuz_bs_template.h"
+#undef BS_W
+#undef BS_LANES
+#undef BS_NAME
+#undef BS_LOAD_GROUP
+#undef BS_STORE_GROUP
 
-AVX2 static void store_wide(uint8_t *out, W s[16][8]) {
-  for (unsigned j = 0; j < 16; j++) transpose_bytes_w(s[j]);
-  for (unsigned t = 0; t < 8; t++) {
-    W a[8], b[8];
-    for (unsigned j = 0; j < 8; j++) {
-      a[j] = transpose8_w(s[j][t]);
-      b[j] = transpose8_w(s[j + 8][t]);
-    }
-    transpose_bytes_w(a);
-    transpose_bytes_w(b);
-    for (unsigned r = 0; r < 8; r++) {
-      uint8_t *p = out + 64 * (8 * t + r);
-      __m256i lo = (__m256i)a[r], hi = (__m256i)b[r];
-      _mm256_storeu_si256((__m256i *)(void *)p, _mm256_unpacklo_epi64(lo, hi));
-      _mm256_storeu_si256((__m256i *)(void *)(p + 32), _mm256_unpackhi_epi64(lo, hi));
-    }
-  }
-}
-
-/* One R step of L (see l_step in kuz_portable.c for the derivation): writes
- * l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15.
- * t is scratch memory owned by the caller: the 64 partial sums go there and
- * the Horner pass reads them as memory operands, so only its eight
- * accumulators live in registers (the 64-word t in registers spilled badly). */
-AVX2 static inline void l_step_w(W s[16][8], W t[8][8], unsigned head) {
-  const W *x[16];
-  for (unsigned i = 0; i < 16; i++) x[i] = s[(head + i) & 15];
-  for (unsigned b = 0; b < 8; b++) {
-    W u0 = x[0][b] ^ x[14][b];           /* 148 = bits 7,4,2 */
-    W u1 = x[1][b] ^ x[13][b];           /*  32 = bit 5 */
-    W u2 = x[2][b] ^ x[12][b];           /* 133 = bits 7,2,0 */
-    W u3 = x[3][b] ^ x[11][b];           /*  16 = bit 4 */
-    W u4 = x[4][b] ^ x[10][b];           /* 194 = bits 7,6,1 */
-    W u5 = x[5][b] ^ x[9][b];            /* 192 = bits 7,6 */
-    W u6 = x[6][b] ^ x[8][b] ^ x[15][b]; /*   1 = bit 0 */
-    W u7 = x[7][b];                      /* 251 = bits 7,6,5,4,3,1,0 */
-    W u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
-    t[0][b] = u2 ^ u6 ^ u7;
-    t[1][b] = u4 ^ u7;
-    t[2][b] = u02;
-    /* t_3 = u7 = x_7: read in place below, not copied */
-    t[4][b] = u0 ^ u3 ^ u7;
-    t[5][b] = u1 ^ u7;
-    t[6][b] = u45;
-    t[7][b] = u02 ^ u45;
-  }
-  /* acc = t7; acc = acc * 2 + t_k for k = 6..0 (p(x) = x^8 + x^7 + x^6 + x + 1) */
-  W a0 = t[7][0], a1 = t[7][1], a2 = t[7][2], a3 = t[7][3];
-  W a4 = t[7][4], a5 = t[7][5], a6 = t[7][6], a7 = t[7][7];
-  for (unsigned k = 7; k-- > 0;) {
-    const W h = a7, *tk = k == 3 ? x[7] : t[k];
-    a7 = a6 ^ h ^ tk[7];
-    a6 = a5 ^ h ^ tk[6];
-    a5 = a4 ^ tk[5];
-    a4 = a3 ^ tk[4];
-    a3 = a2 ^ tk[3];
-    a2 = a1 ^ tk[2];
-    a1 = a0 ^ h ^ tk[1];
-    a0 = h ^ tk[0];
-  }
-  W *dst = s[(head + 15) & 15];
-  dst[0] = a0; dst[1] = a1; dst[2] = a2; dst[3] = a3;
-  dst[4] = a4; dst[5] = a5; dst[6] = a6; dst[7] = a7;
-}
-
-/* Round keys as bit masks: km[r][j][b] is all-ones when bit b of byte j of
- * K_{r+1} is set (mask arithmetic, no branch on the key). Built once per
- * call, then each round's key XOR is a broadcast and an XOR per word. */
-typedef uint64_t key_masks[10][16][8];
-
-static void build_key_masks(key_masks km, const gostx_kuz_key *k) {
-  for (unsigned r = 0; r < 10; r++)
-    for (unsigned j = 0; j < 16; j++)
-      for (unsigned b = 0; b < 8; b++) km[r][j][b] = 0 - (uint64_t)((k->ek[r][j] >> b) & 1);
-}
-
-AVX2 static inline void xor_key_w(W s[16][8], const uint64_t km[16][8]) {
-  for (unsigned j = 0; j < 16; j++)
-    for (unsigned b = 0; b < 8; b++) s[j][b] ^= bcast(km[j][b]);
-}
-
-AVX2 static void encrypt_wide(W s[16][8], W t[8][8], const key_masks km) {
-  for (unsigned r = 0; r < 9; r++) {
-    xor_key_w(s, km[r]);
-    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(W, s[j]);
-    /* unrolled so that every slot address is a constant offset */
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 16; i++) l_step_w(s, t, (16 - i) & 15);
-  }
-  xor_key_w(s, km[9]);
-}
-
-AVX2 static void decrypt_wide(W s[16][8], W t[8][8], const key_masks km) {
-  xor_key_w(s, km[9]);
-  for (unsigned r = 9; r-- > 0;) {
-#pragma GCC unroll 16
-    for (unsigned i = 1; i <= 16; i++) l_step_w(s, t, i & 15);
-    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(W, s[j]);
-    xor_key_w(s, km[r]);
-  }
-}
+/* The same on 128-bit words (VEX-encoded): half the cost of a padded
+ * 256-block batch for 64..128 blocks. */
+#define BS_W W2
+#define BS_LANES 2
+#define BS_NAME(x) x##_w2
+#define BS_LOAD_GROUP LOAD2
+#define BS_STORE_GROUP STORE2
+#include "kuz_bs_template.h"
+#undef BS_ATTR
+#undef BS_W
+#undef BS_LANES
+#undef BS_NAME
+#undef BS_LOAD_GROUP
+#undef BS_STORE_GROUP
 
 /* ---------------- narrow: one block per ymm ---------------- */
 
@@ -372,44 +273,37 @@ AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8
 
 /* ---------------- entry points ---------------- */
 
-typedef void (*wide_fn)(W s[16][8], W t[8][8], const key_masks km);
 typedef void (*narrow_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n);
 
-AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, wide_fn wide,
+/* Whole 256-block batches on ymm words; a remainder of more than 128 blocks
+ * as one padded 256-block batch, of KUZ_AVX2_WIDE_MIN..128 blocks as one
+ * padded 128-block batch on xmm words, and below that the narrow kernel. */
+AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt,
                      narrow_fn narrow) {
   if (n >= KUZ_AVX2_WIDE_MIN) {
-    _Alignas(32) W s[16][8], t[8][8];
-    _Alignas(32) uint8_t pad[16 * WIDE_BLOCKS];
-    key_masks km;
+    uint64_t km[10][16][8];
     build_key_masks(km, k);
-    for (; n >= WIDE_BLOCKS; n -= WIDE_BLOCKS, in += 16 * WIDE_BLOCKS, out += 16 * WIDE_BLOCKS) {
-      load_wide(s, in);
-      wide(s, t, km);
-      store_wide(out, s);
-    }
-    if (n >= KUZ_AVX2_WIDE_MIN) { /* a short batch: zero blocks fill it, never stored */
-      memcpy(pad, in, 16 * n);
-      memset(pad + 16 * n, 0, sizeof pad - 16 * n);
-      load_wide(s, pad);
-      wide(s, t, km);
-      store_wide(pad, s);
-      memcpy(out, pad, 16 * n);
-      gostx_memzero(pad, sizeof pad);
+    /* 256-block batches; the last one padded when more than 128 remain */
+    size_t rem = n % 256, big = rem > 128 ? n : n - rem;
+    if (big) blocks_w4((const uint64_t(*)[16][8])km, in, out, big, decrypt);
+    in += 16 * big;
+    out += 16 * big;
+    n -= big;
+    if (n >= KUZ_AVX2_WIDE_MIN) { /* one padded 128-block batch */
+      blocks_w2((const uint64_t(*)[16][8])km, in, out, n, decrypt);
       n = 0;
     }
-    gostx_memzero(s, sizeof s);
-    gostx_memzero(t, sizeof t);
     gostx_memzero(km, sizeof km);
   }
   if (n) narrow(k, in, out, n);
 }
 
 AVX2 static void kuz_avx2_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  run(k, in, out, n, encrypt_wide, encrypt_narrow);
+  run(k, in, out, n, 0, encrypt_narrow);
 }
 
 AVX2 static void kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  run(k, in, out, n, decrypt_wide, decrypt_narrow);
+  run(k, in, out, n, 1, decrypt_narrow);
 }
 
 const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt};
