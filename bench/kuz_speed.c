@@ -59,6 +59,7 @@ int main(int argc, char **argv) {
       {&gostx_kuz_portable, "portable"},
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
       {&gostx_kuz_avx2, "avx2"},
+      {&gostx_kuz_ssse3, "ssse3"},
 #endif
       {&gostx_kuz_lstable, "portable"},
   };

@@ -76,6 +76,7 @@ extern const struct gostx_kuz_impl gostx_kuz_portable;
 extern const struct gostx_kuz_impl gostx_kuz_lstable;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
+extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif
 extern const struct gostx_magma_impl gostx_magma_portable;
 extern const struct gostx_streebog_impl gostx_streebog_portable;

@@ -13,10 +13,14 @@ static const struct gostx_kuz_impl *expected_kuz(const char *env) {
   const struct gostx_kuz_impl *best = &gostx_kuz_portable;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (gostx__level_supported("avx2")) best = &gostx_kuz_avx2;
+  else if (gostx__level_supported("ssse3")) best = &gostx_kuz_ssse3;
 #endif
   if (!env || !strcmp(env, "avx512") || !strcmp(env, "avx2")) return best;
   if (!strcmp(env, "lstable")) return &gostx_kuz_lstable; /* opt-in: only by name */
-  return &gostx_kuz_portable;                              /* portable, ssse3 */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (!strcmp(env, "ssse3") && gostx__level_supported("ssse3")) return &gostx_kuz_ssse3;
+#endif
+  return &gostx_kuz_portable;
 }
 
 /* Each choice is made once per process, so every GOSTX_IMPL value is tried

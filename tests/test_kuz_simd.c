@@ -1,7 +1,7 @@
 /* Every Kuznyechik implementation this CPU can run (the tables called
  * directly, not through the dispatcher) against the portable core: random
  * keys, every block count 0..300 (around the narrow pair loop, the wide
- * kernels' 72-block threshold, the 128- and 256-block batches), misaligned
+ * kernels' 64/72-block thresholds, the 128- and 256-block batches), misaligned
  * buffers, in place, encryption and decryption; plus the standard's vector
  * through each. Exits 77 when only portable exists. */
 #include <stdlib.h>
@@ -49,6 +49,7 @@ int main(void) {
   struct cand cands[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
       {&gostx_kuz_avx2, gostx__level_supported("avx2")},
+      {&gostx_kuz_ssse3, gostx__level_supported("ssse3")},
 #endif
       {&gostx_kuz_lstable, 1},
   };
