@@ -36,18 +36,7 @@ BS_ATTR static inline BS_W BS_NAME(bcast)(uint64_t v) {
   return w;
 }
 
-/* The portable transposes, lane-wise. */
-BS_ATTR static inline BS_W BS_NAME(transpose8)(BS_W x) {
-  BS_W t;
-  t = (x ^ (x >> 7)) & BS_NAME(bcast)(0x00aa00aa00aa00aaULL);
-  x ^= t ^ (t << 7);
-  t = (x ^ (x >> 14)) & BS_NAME(bcast)(0x0000cccc0000ccccULL);
-  x ^= t ^ (t << 14);
-  t = (x ^ (x >> 28)) & BS_NAME(bcast)(0x00000000f0f0f0f0ULL);
-  x ^= t ^ (t << 28);
-  return x;
-}
-
+/* The portable byte transpose, lane-wise: byte t of w[b] <-> byte b of w[t]. */
 BS_ATTR static inline void BS_NAME(transpose_bytes)(BS_W w[8]) {
   static const uint64_t mask[3] = {0x00000000ffffffffULL, 0x0000ffff0000ffffULL,
                                    0x00ff00ff00ff00ffULL};
@@ -62,34 +51,66 @@ BS_ATTR static inline void BS_NAME(transpose_bytes)(BS_W w[8]) {
   }
 }
 
-/* 64 * BS_LANES blocks <-> s: group g = 0..63 is BS_LANES consecutive
- * blocks, which BS_LOAD_GROUP spreads over the lanes as their low and high
- * halves (bit g of each lane is one of those blocks; BS_STORE_GROUP undoes
- * it). The transposes are then the portable ones, lane-wise. */
+/* 8x8 bit transposes inside every byte position of eight words:
+ * w'[k] bit (8p + r) = w[r] bit (8p + k). An involution. */
+BS_ATTR static inline void BS_NAME(transpose_bits)(BS_W w[8]) {
+  static const uint64_t mask[3] = {0x0f0f0f0f0f0f0f0fULL, 0x3333333333333333ULL,
+                                   0x5555555555555555ULL};
+  for (unsigned st = 0; st < 3; st++) {
+    unsigned sh = 4u >> st;
+    for (unsigned i = 0; i < 8; i++) {
+      if (i & sh) continue;
+      BS_W t = ((w[i] >> sh) ^ w[i + sh]) & BS_NAME(bcast)(mask[st]);
+      w[i + sh] ^= t;
+      w[i] ^= t << sh;
+    }
+  }
+}
+
+/* 64 * BS_LANES blocks <-> s: group g = 8 t + r (0..63) is BS_LANES
+ * consecutive blocks, which BS_LOAD_GROUP spreads over the lanes as their
+ * low and high halves. Per t, a bit transpose of the eight groups' halves
+ * gives, per byte p and plane k, one byte of eight blocks; a byte transpose
+ * over t then gathers s[p][k] (bit 8 t + r of a lane = block group 8 t + r).
+ * BS_STORE_GROUP and the same transposes in reverse undo it. */
 BS_ATTR __attribute__((noinline)) static void BS_NAME(load)(BS_W s[16][8], const uint8_t *in) {
+  BS_W tmp[16][8]; /* tmp[k (+8 for high halves)][t] */
   for (unsigned t = 0; t < 8; t++) {
     BS_W a[8], b[8];
     for (unsigned r = 0; r < 8; r++) BS_LOAD_GROUP(in + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
-    BS_NAME(transpose_bytes)(a);
-    BS_NAME(transpose_bytes)(b);
-    for (unsigned j = 0; j < 8; j++) {
-      s[j][t] = BS_NAME(transpose8)(a[j]);
-      s[j + 8][t] = BS_NAME(transpose8)(b[j]);
+    BS_NAME(transpose_bits)(a);
+    BS_NAME(transpose_bits)(b);
+    for (unsigned k = 0; k < 8; k++) {
+      tmp[k][t] = a[k];
+      tmp[k + 8][t] = b[k];
     }
   }
-  for (unsigned j = 0; j < 16; j++) BS_NAME(transpose_bytes)(s[j]);
+  for (unsigned h = 0; h < 2; h++)
+    for (unsigned k = 0; k < 8; k++) {
+      BS_W x[8];
+      for (unsigned t = 0; t < 8; t++) x[t] = tmp[k + 8 * h][t];
+      BS_NAME(transpose_bytes)(x);
+      for (unsigned p = 0; p < 8; p++) s[p + 8 * h][k] = x[p];
+    }
 }
 
 BS_ATTR __attribute__((noinline)) static void BS_NAME(store)(uint8_t *out, BS_W s[16][8]) {
-  for (unsigned j = 0; j < 16; j++) BS_NAME(transpose_bytes)(s[j]);
+  BS_W tmp[16][8];
+  for (unsigned h = 0; h < 2; h++)
+    for (unsigned k = 0; k < 8; k++) {
+      BS_W x[8];
+      for (unsigned p = 0; p < 8; p++) x[p] = s[p + 8 * h][k];
+      BS_NAME(transpose_bytes)(x);
+      for (unsigned t = 0; t < 8; t++) tmp[k + 8 * h][t] = x[t];
+    }
   for (unsigned t = 0; t < 8; t++) {
     BS_W a[8], b[8];
-    for (unsigned j = 0; j < 8; j++) {
-      a[j] = BS_NAME(transpose8)(s[j][t]);
-      b[j] = BS_NAME(transpose8)(s[j + 8][t]);
+    for (unsigned k = 0; k < 8; k++) {
+      a[k] = tmp[k][t];
+      b[k] = tmp[k + 8][t];
     }
-    BS_NAME(transpose_bytes)(a);
-    BS_NAME(transpose_bytes)(b);
+    BS_NAME(transpose_bits)(a);
+    BS_NAME(transpose_bits)(b);
     for (unsigned r = 0; r < 8; r++) BS_STORE_GROUP(out + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
   }
 }
