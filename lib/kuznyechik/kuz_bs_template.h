@@ -40,8 +40,10 @@ BS_ATTR static inline BS_W BS_NAME(bcast)(uint64_t v) {
 BS_ATTR static inline void BS_NAME(transpose_bytes)(BS_W w[8]) {
   static const uint64_t mask[3] = {0x00000000ffffffffULL, 0x0000ffff0000ffffULL,
                                    0x00ff00ff00ff00ffULL};
+#pragma GCC unroll 3
   for (unsigned st = 0; st < 3; st++) {
     unsigned s = 4u >> st, sh = 8 * s;
+#pragma GCC unroll 8
     for (unsigned i = 0; i < 8; i++) {
       if (i & s) continue;
       BS_W t = ((w[i] >> sh) ^ w[i + s]) & BS_NAME(bcast)(mask[st]);
@@ -56,8 +58,10 @@ BS_ATTR static inline void BS_NAME(transpose_bytes)(BS_W w[8]) {
 BS_ATTR static inline void BS_NAME(transpose_bits)(BS_W w[8]) {
   static const uint64_t mask[3] = {0x0f0f0f0f0f0f0f0fULL, 0x3333333333333333ULL,
                                    0x5555555555555555ULL};
+#pragma GCC unroll 3
   for (unsigned st = 0; st < 3; st++) {
     unsigned sh = 4u >> st;
+#pragma GCC unroll 8
     for (unsigned i = 0; i < 8; i++) {
       if (i & sh) continue;
       BS_W t = ((w[i] >> sh) ^ w[i + sh]) & BS_NAME(bcast)(mask[st]);
