@@ -40,8 +40,9 @@ int main(int argc, char **argv) {
   gostx_kuz_key k;
   VALGRIND_MAKE_MEM_UNDEFINED(key, sizeof key);
   gostx_kuz_set_key(&k, key);
-  /* every path: lone block, pairs, narrow tails, 128- and 256-block batches */
-  static const size_t counts[] = {1, 2, 3, 64, 80, 200, 256, 300};
+  /* every path: one block (1), a pair and a lone block (3), a padded 128-block batch (80),
+   * a padded 256-block batch (200), a full one and a narrow tail (300) */
+  static const size_t counts[] = {1, 3, 80, 200, 300};
   for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
     VALGRIND_MAKE_MEM_UNDEFINED(buf, sizeof buf);
     im->encrypt_blocks(&k, buf + 1, buf + 1, counts[t]);
