@@ -40,6 +40,11 @@ struct row {
 #define ROW(table, lvl, optin, need) {&(table), (lvl), (optin), (need)}
 
 static const struct row kuz_rows[] = {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_kuz_avx2, LEVEL_AVX2, 0, NULL),
+    ROW(gostx_kuz_ssse3, LEVEL_SSSE3, 0, NULL),
+#endif
+    ROW(gostx_kuz_lstable, LEVEL_PORTABLE, 1, NULL), /* leaks through the cache: named only */
     ROW(gostx_kuz_portable, LEVEL_PORTABLE, 0, NULL),
 };
 static const struct row magma_rows[] = {

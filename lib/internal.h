@@ -82,6 +82,12 @@ struct gostx_mgm_impl {
 };
 
 extern const struct gostx_kuz_impl gostx_kuz_portable;
+/* Opt-in, table-based, leaks the key through the cache (lib/kuznyechik/kuz_lstable.c). */
+extern const struct gostx_kuz_impl gostx_kuz_lstable;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+extern const struct gostx_kuz_impl gostx_kuz_avx2;
+extern const struct gostx_kuz_impl gostx_kuz_ssse3;
+#endif
 extern const struct gostx_magma_impl gostx_magma_portable;
 extern const struct gostx_streebog_impl gostx_streebog_portable;
 extern const struct gostx_mgm_impl gostx_mgm_portable;

@@ -331,9 +331,17 @@ class Circuit:
             for k in range(8):
                 y |= (outs[k][1] >> x & 1) << k
             assert y == table[x], (fname, x, y, table[x])
-        body = "\n".join(self.lines + ["  p[%d] = %s;" % (k, outs[k][0]) for k in range(8)])
-        return ("/* %d bitwise operations */\nstatic inline void %s(uint64_t p[8]) {\n%s\n}\n"
-                % (self.ops, fname, body))
+        # The circuit is a macro over the word type W, so vector ISA files run
+        # the same (checked) gates on 128/256-bit words; the portable core
+        # instantiates it with uint64_t.
+        lines = [ln.replace("const uint64_t ", "const W ").replace("p[", "(p)[")
+                 for ln in self.lines]
+        lines += ["  (p)[%d] = %s;" % (k, outs[k][0]) for k in range(8)]
+        macro = fname.upper() + "_W"
+        body = " \\\n".join(["#define %s(W, p) do {" % macro] + lines + ["} while (0)"])
+        return ("/* %d bitwise operations, on any word type W with ^ & | ~ */\n%s\n"
+                "static inline void %s(uint64_t p[8]) { %s(uint64_t, p); }\n"
+                % (self.ops, body, fname, macro))
 
 
 def sbox_fwd_circuit():

@@ -21,7 +21,60 @@ static const char *expected_magma(const char *level) {
   return "portable";
 }
 
+/* The Kuznyechik table the dispatcher should pick for a GOSTX_IMPL value
+ * (NULL = unset) on this CPU. */
+static const struct gostx_kuz_impl *expected_kuz(const char *env) {
+  const struct gostx_kuz_impl *best = &gostx_kuz_portable;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (gostx__level_supported("avx2")) best = &gostx_kuz_avx2;
+  else if (gostx__level_supported("ssse3")) best = &gostx_kuz_ssse3;
+#endif
+  if (!env || !strcmp(env, "avx512") || !strcmp(env, "avx2")) return best;
+  if (!strcmp(env, "lstable")) return &gostx_kuz_lstable; /* opt-in: only by name */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (!strcmp(env, "ssse3") && gostx__level_supported("ssse3")) return &gostx_kuz_ssse3;
+#endif
+  return &gostx_kuz_portable;
+}
+
+/* Each choice is made once per process, so every GOSTX_IMPL value is tried
+ * in a child: the table that runs must be the expected one, gostx_impl()
+ * must name it, and it must encrypt the standard's vector (so the pointer
+ * really reaches working code). */
+static void check_kuz_choice(const char *env) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (env) setenv("GOSTX_IMPL", env, 1);
+    else unsetenv("GOSTX_IMPL");
+    const struct gostx_kuz_impl *want = expected_kuz(env);
+    int ok = gostx__dispatch()->kuz == want && !strcmp(gostx_impl(GOSTX_PRIM_KUZNYECHIK), want->name);
+    static const uint8_t key[32] = {0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22,
+                                    0x33, 0x44, 0x55, 0x66, 0x77, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
+                                    0x32, 0x10, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+    static const uint8_t pt[16] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x00,
+                                   0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88};
+    static const uint8_t ct[16] = {0x7f, 0x67, 0x9d, 0x90, 0xbe, 0xbc, 0x24, 0x30,
+                                   0x5a, 0x46, 0x8d, 0x42, 0xb9, 0xd4, 0xed, 0xcd};
+    gostx_kuz_key k;
+    uint8_t buf[16];
+    gostx_kuz_set_key(&k, key);
+    gostx_kuz_encrypt_blocks(&k, pt, buf, 1);
+    ok = ok && !memcmp(buf, ct, 16);
+    if (!ok)
+      fprintf(stderr, "GOSTX_IMPL=%s: kuznyechik runs %s, want %s\n", env ? env : "(unset)",
+              gostx_impl(GOSTX_PRIM_KUZNYECHIK), want->name);
+    _exit(ok ? 0 : 1);
+  }
+  int st = 0;
+  CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "GOSTX_IMPL=%s picks %s", env ? env : "(unset)", expected_kuz(env)->name);
+}
+
 int main(void) {
+  /* First, before this process's own choice: each GOSTX_IMPL value in a child. */
+  static const char *const envs[] = {NULL, "portable", "ssse3", "avx2", "avx512", "lstable", "nonsense"};
+  for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) check_kuz_choice(envs[i]);
+
   /* Before anything touches the dispatcher: ask for the portable level. If the
    * caller already forced a level (ctest runs the suite per level), check that one. */
   const char *forced = getenv("GOSTX_IMPL");

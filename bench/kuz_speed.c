@@ -1,0 +1,91 @@
+/* Kuznyechik block-function speed per implementation, MB/s (10^6 B/s), wall
+ * clock, median of runs. Calls the implementation tables directly, so the
+ * call sizes are exactly the ones printed (1, 4, 16, 64, 128 blocks per call, and
+ * 64 KiB per call).
+ *   cmake --build build --target kuz_speed && build/bench/kuz_speed [runs] [ms] [wall|cpu]
+ * Prints one row per implementation the CPU runs, encryption and decryption.
+ * The clock is the thread's CPU time by default: single-threaded work on a
+ * shared, loaded machine is otherwise charged for time it spent descheduled
+ * ("wall" gives CLOCK_MONOTONIC for a quiet machine). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kuznyechik/impl.h"
+
+static clockid_t clock_id = CLOCK_THREAD_CPUTIME_ID;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(clock_id, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* MB/s of fn on calls of nblocks blocks, median of runs runs of ~ms each. */
+static double speed(gostx_kuz_blocks_fn fn, const gostx_kuz_key *k, uint8_t *buf, size_t nblocks,
+                    int runs, double ms) {
+  double r[32];
+  fn(k, buf, buf, nblocks); /* warm up (and first-use table builds) */
+  for (int i = 0; i < runs; i++) {
+    size_t calls = 0;
+    double t0 = now(), t;
+    do {
+      for (int j = 0; j < 8; j++) fn(k, buf, buf, nblocks);
+      calls += 8;
+      t = now();
+    } while (t - t0 < ms * 1e-3);
+    r[i] = (double)calls * nblocks * 16 / (t - t0) / 1e6;
+  }
+  qsort(r, (size_t)runs, sizeof r[0], cmp_double);
+  return r[runs / 2];
+}
+
+int main(int argc, char **argv) {
+  int runs = argc > 1 ? atoi(argv[1]) : 7;
+  double ms = argc > 2 ? atof(argv[2]) : 100;
+  if (argc > 3 && !strcmp(argv[3], "wall")) clock_id = CLOCK_MONOTONIC;
+  if (runs < 1) runs = 1;
+  if (runs > 31) runs = 31;
+  const struct {
+    const struct gostx_kuz_impl *im;
+    const char *level;
+  } impls[] = {
+      {&gostx_kuz_portable, "portable"},
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+      {&gostx_kuz_avx2, "avx2"},
+      {&gostx_kuz_ssse3, "ssse3"},
+#endif
+      {&gostx_kuz_lstable, "portable"},
+  };
+  static const size_t counts[] = {1, 4, 16, 64, 128, 4096};
+  static uint8_t buf[16 * 4096 + 1];
+  uint8_t key[32];
+  for (int i = 0; i < 32; i++) key[i] = (uint8_t)(i * 37 + 11);
+  for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)i;
+  gostx_kuz_key k;
+  gostx_kuz_set_key(&k, key);
+
+  printf("Kuznyechik MB/s, median of %d runs of %.0f ms (%s clock); CPU features: %s\n", runs, ms,
+         clock_id == CLOCK_MONOTONIC ? "wall" : "thread CPU", gostx_cpu_features());
+  printf("%-9s %-4s %9s %9s %9s %9s %9s %9s\n", "impl", "dir", "1 blk", "4 blk", "16 blk", "64 blk", "128 blk",
+         "64 KiB");
+  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
+    if (!gostx__level_supported(impls[i].level)) continue;
+    for (int dir = 0; dir < 2; dir++) {
+      gostx_kuz_blocks_fn fn = dir ? impls[i].im->decrypt_blocks : impls[i].im->encrypt_blocks;
+      printf("%-9s %-4s", impls[i].im->name, dir ? "dec" : "enc");
+      for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        printf(" %9.1f", speed(fn, &k, buf, counts[c], runs, ms));
+      printf("\n");
+      fflush(stdout);
+    }
+  }
+  gostx_kuz_clear(&k);
+  return 0;
+}

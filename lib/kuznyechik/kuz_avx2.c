@@ -1,0 +1,311 @@
+/* Kuznyechik on AVX2, constant time (no secret-dependent branch or address).
+ *
+ * Two kernels, chosen by the (public) block count; docs/KUZNYECHIK.md has
+ * the measurements and the instruction counts behind the choice.
+ *
+ *   - Wide (>= KUZ_AVX2_WIDE_MIN blocks): the portable core's bitsliced
+ *     layout on vector words (kuz_bs_template.h), 256 blocks per batch on
+ *     ymm words (each 64-bit lane is one portable batch of 64 blocks), and
+ *     128 per batch on xmm words for a remainder of 72..128 blocks. S is
+ *     the generated Boolean circuit, L is R sixteen times: ~2 vector ops per
+ *     byte per round, bound by the L1 traffic of the 4 KiB state. A short
+ *     last batch is padded with zero blocks that are never stored.
+ *   - Narrow (fewer blocks, e.g. CBC encryption and OMAC): one block copied
+ *     into both 128-bit halves of a ymm, each half doing half of the work.
+ *     S: each half looks up eight of the sixteen 16-byte rows of pi with
+ *     vpshufb (row chosen by comparing the high nibble, so every row is read
+ *     for every byte), then the halves are XORed. L: the matrix by its 16
+ *     diagonals; x * 2^k for k = 0..7 are computed lane-wise, diagonal d is
+ *     the sum of masked x * 2^k, rotated by d with vpshufb; half 0 sums the
+ *     diagonals 0..7, half 1 the diagonals 8..15. ~200 ops per round; two
+ *     blocks at a time when there are two, so their chains overlap.
+ *
+ * Key schedule, tails and modes stay in portable code; this file is only the
+ * block loops. */
+#include "impl.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#include <pthread.h>
+
+#include "kuz_tables.h"
+
+#define AVX2 __attribute__((target("avx2")))
+#define AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+/* Calls of at least this many blocks take the wide kernel (measured
+ * crossover, bench/kuz_speed.c); shorter calls and short tails the narrow. */
+#define KUZ_AVX2_WIDE_MIN 72
+
+/* ---------------- wide: bitsliced, 256 or 128 blocks ---------------- */
+
+static inline uint64_t ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8); /* x86 is little-endian */
+  return v;
+}
+
+/* Four blocks (64 bytes): two loads, two unpacks; lanes hold blocks 0, 2, 1, 3. */
+#define LOAD4(p, lo, hi)                                                              \
+  do {                                                                                \
+    __m256i x_ = _mm256_loadu_si256((const __m256i *)(const void *)(p));              \
+    __m256i y_ = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 32));       \
+    (lo) = (W4)_mm256_unpacklo_epi64(x_, y_);                                         \
+    (hi) = (W4)_mm256_unpackhi_epi64(x_, y_);                                         \
+  } while (0)
+#define STORE4(p, lo, hi)                                                                         \
+  do {                                                                                            \
+    _mm256_storeu_si256((__m256i *)(void *)(p), _mm256_unpacklo_epi64((__m256i)(lo), (__m256i)(hi)));        \
+    _mm256_storeu_si256((__m256i *)(void *)((p) + 32), _mm256_unpackhi_epi64((__m256i)(lo), (__m256i)(hi))); \
+  } while (0)
+#define LOAD2(p, lo, hi)                                                        \
+  do {                                                                          \
+    __m128i x_ = _mm_loadu_si128((const __m128i *)(const void *)(p));           \
+    __m128i y_ = _mm_loadu_si128((const __m128i *)(const void *)((p) + 16));    \
+    (lo) = (W2)_mm_unpacklo_epi64(x_, y_);                                      \
+    (hi) = (W2)_mm_unpackhi_epi64(x_, y_);                                      \
+  } while (0)
+#define STORE2(p, lo, hi)                                                                        \
+  do {                                                                                           \
+    _mm_storeu_si128((__m128i *)(void *)(p), _mm_unpacklo_epi64((__m128i)(lo), (__m128i)(hi)));        \
+    _mm_storeu_si128((__m128i *)(void *)((p) + 16), _mm_unpackhi_epi64((__m128i)(lo), (__m128i)(hi))); \
+  } while (0)
+
+typedef uint64_t W4 __attribute__((vector_size(32)));
+typedef uint64_t W2 __attribute__((vector_size(16)));
+
+#define BS_ATTR AVX2
+#define BS_W W4
+#define BS_LANES 4
+#define BS_NAME(x) x##_w4
+#define BS_LOAD_GROUP LOAD4
+#define BS_STORE_GROUP STORE4
+#include "kuz_bs_template.h"
+#undef BS_W
+#undef BS_LANES
+#undef BS_NAME
+#undef BS_LOAD_GROUP
+#undef BS_STORE_GROUP
+
+/* The same on 128-bit words (VEX-encoded): half the cost of a padded
+ * 256-block batch for 64..128 blocks. */
+#define BS_W W2
+#define BS_LANES 2
+#define BS_NAME(x) x##_w2
+#define BS_LOAD_GROUP LOAD2
+#define BS_STORE_GROUP STORE2
+#include "kuz_bs_template.h"
+#undef BS_ATTR
+#undef BS_W
+#undef BS_LANES
+#undef BS_NAME
+#undef BS_LOAD_GROUP
+#undef BS_STORE_GROUP
+
+/* ---------------- narrow: one block per ymm ---------------- */
+
+/* Constants of the narrow kernel, built once from kuz_tables.h.
+ * sbox[dir][h]: half 0 = row h of pi (or pi^-1), half 1 = row h + 8.
+ * hsel[h]: the high nibble each half selects (h, h + 8) in every byte.
+ * lmask[dir][d][k]: half 0 for diagonal d, half 1 for diagonal d + 8; byte m
+ *   is all-ones when bit k of M[m - d][m] is set (indices mod 16), so that
+ *   diagonal d of M x is rot_d(sum_k lmask & x * 2^k).
+ * rot[d]: vpshufb indices with byte i = (i + d) mod 16 (half 1: d + 8).
+ * mul2k[k][0 / 1][n]: n * 2^k and (16 n) * 2^k in GF(2^8) (both halves), so
+ *   x * 2^k is two lookups by nibble, in parallel for all k rather than a
+ *   chain of seven doublings. */
+struct narrow_consts {
+  _Alignas(32) uint8_t mul2k[8][2][32];
+  _Alignas(32) uint8_t sbox[2][8][32];
+  _Alignas(32) uint8_t hsel[8][32];
+  _Alignas(32) uint8_t lmask[2][8][8][32];
+  _Alignas(32) uint8_t rot[8][32];
+};
+static struct narrow_consts nc;
+static pthread_once_t nc_once = PTHREAD_ONCE_INIT;
+
+/* GF(2^8) product mod x^8 + x^7 + x^6 + x + 1 (constants only: public data). */
+static uint8_t gf_mul(uint8_t a, uint8_t b) {
+  unsigned p = 0, x = a;
+  for (unsigned i = 0; i < 8; i++) {
+    if (b >> i & 1) p ^= x;
+    x = ((x << 1) ^ (x & 0x80 ? 0x1c3u : 0)) & 0xff;
+  }
+  return (uint8_t)p;
+}
+
+static void nc_init(void) {
+  for (unsigned k = 0; k < 8; k++)
+    for (unsigned n = 0; n < 32; n++) {
+      nc.mul2k[k][0][n] = gf_mul((uint8_t)(n & 15), (uint8_t)(1u << k));
+      nc.mul2k[k][1][n] = gf_mul((uint8_t)((n & 15) << 4), (uint8_t)(1u << k));
+    }
+  const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
+  const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
+  for (unsigned dir = 0; dir < 2; dir++)
+    for (unsigned h = 0; h < 8; h++) {
+      memcpy(nc.sbox[dir][h], pis[dir] + 16 * h, 16);
+      memcpy(nc.sbox[dir][h] + 16, pis[dir] + 16 * (h + 8), 16);
+    }
+  for (unsigned h = 0; h < 8; h++) {
+    memset(nc.hsel[h], (int)h, 16);
+    memset(nc.hsel[h] + 16, (int)(h + 8), 16);
+  }
+  for (unsigned dir = 0; dir < 2; dir++)
+    for (unsigned half = 0; half < 2; half++)
+      for (unsigned dd = 0; dd < 8; dd++) {
+        unsigned d = dd + 8 * half;
+        for (unsigned k = 0; k < 8; k++)
+          for (unsigned m = 0; m < 16; m++) {
+            uint8_t c = mats[dir][(m + 16 - d) & 15][m];
+            nc.lmask[dir][dd][k][16 * half + m] = (uint8_t)(0 - ((c >> k) & 1));
+          }
+        for (unsigned i = 0; i < 16; i++) nc.rot[dd][16 * half + i] = (uint8_t)((i + d) & 15);
+      }
+}
+
+#define LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+
+/* &nc, hidden from the optimizer: without this GCC hoists all ~100 constant
+ * loads out of the round loop and spills them to the stack (4 KiB copied per
+ * call); with it they stay memory operands, which are free here. */
+AVX2_INLINE const struct narrow_consts *consts(void) {
+  const struct narrow_consts *c = &nc;
+  __asm__("" : "+r"(c));
+  return c;
+}
+
+/* XOR of the two halves, in both halves. */
+AVX2_INLINE __m256i fold(__m256i v) {
+  return _mm256_xor_si256(v, _mm256_permute2x128_si256(v, v, 0x01));
+}
+
+/* XOR of v[0..n-1] as a balanced tree (short dependency chains). */
+#define XOR_TREE8(v) \
+  _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256((v)[0], (v)[1]), _mm256_xor_si256((v)[2], (v)[3])), \
+                   _mm256_xor_si256(_mm256_xor_si256((v)[4], (v)[5]), _mm256_xor_si256((v)[6], (v)[7])))
+
+/* pi or pi^-1 on every byte (x has the same block in both halves). */
+AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir) {
+  const struct narrow_consts *c = consts();
+  const __m256i nib = _mm256_set1_epi8(0x0f);
+  const __m256i lo = _mm256_and_si256(x, nib);
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+  __m256i v[8];
+  for (unsigned h = 0; h < 8; h++) {
+    __m256i row = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), lo);
+    v[h] = _mm256_and_si256(row, _mm256_cmpeq_epi8(hi, LD(c->hsel[h])));
+  }
+  return fold(XOR_TREE8(v));
+}
+
+/* L or L^-1 by diagonals. */
+AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir) {
+  const struct narrow_consts *c = consts();
+  const __m256i nib = _mm256_set1_epi8(0x0f);
+  const __m256i lo = _mm256_and_si256(x, nib);
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+  __m256i p[8], w[8];
+  p[0] = x;
+  for (unsigned k = 1; k < 8; k++)
+    p[k] = _mm256_xor_si256(_mm256_shuffle_epi8(LD(c->mul2k[k][0]), lo),
+                            _mm256_shuffle_epi8(LD(c->mul2k[k][1]), hi));
+  for (unsigned d = 0; d < 8; d++) {
+    __m256i z[8];
+    for (unsigned k = 0; k < 8; k++) z[k] = _mm256_and_si256(p[k], LD(c->lmask[dir][d][k]));
+    w[d] = _mm256_shuffle_epi8(XOR_TREE8(z), LD(c->rot[d]));
+  }
+  return fold(XOR_TREE8(w));
+}
+
+AVX2 static inline __m256i key_n(const uint8_t rk[16]) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)rk));
+}
+
+AVX2 static inline __m256i block_in(const uint8_t *in) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)in));
+}
+AVX2 static inline void block_out(uint8_t *out, __m256i x) {
+  _mm_storeu_si128((__m128i *)(void *)out, _mm256_castsi256_si128(x));
+}
+
+/* Two independent blocks per loop pass so that their dependency chains
+ * overlap; a lone block runs the same code with one chain. */
+AVX2 static void encrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  pthread_once(&nc_once, nc_init);
+  for (; n >= 2; n -= 2, in += 32, out += 32) {
+    __m256i a = block_in(in), b = block_in(in + 16);
+    for (unsigned r = 0; r < 9; r++) {
+      const __m256i rk = key_n(k->ek[r]);
+      a = linear_n(sbox_n(_mm256_xor_si256(a, rk), 0), 0);
+      b = linear_n(sbox_n(_mm256_xor_si256(b, rk), 0), 0);
+    }
+    const __m256i rk = key_n(k->ek[9]);
+    block_out(out, _mm256_xor_si256(a, rk));
+    block_out(out + 16, _mm256_xor_si256(b, rk));
+  }
+  if (n) {
+    __m256i a = block_in(in);
+    for (unsigned r = 0; r < 9; r++) a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(k->ek[r])), 0), 0);
+    block_out(out, _mm256_xor_si256(a, key_n(k->ek[9])));
+  }
+}
+
+AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  pthread_once(&nc_once, nc_init);
+  for (; n >= 2; n -= 2, in += 32, out += 32) {
+    const __m256i k9 = key_n(k->ek[9]);
+    __m256i a = _mm256_xor_si256(block_in(in), k9), b = _mm256_xor_si256(block_in(in + 16), k9);
+    for (unsigned r = 9; r-- > 0;) {
+      const __m256i rk = key_n(k->ek[r]);
+      a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), rk);
+      b = _mm256_xor_si256(sbox_n(linear_n(b, 1), 1), rk);
+    }
+    block_out(out, a);
+    block_out(out + 16, b);
+  }
+  if (n) {
+    __m256i a = _mm256_xor_si256(block_in(in), key_n(k->ek[9]));
+    for (unsigned r = 9; r-- > 0;) a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(k->ek[r]));
+    block_out(out, a);
+  }
+}
+
+/* ---------------- entry points ---------------- */
+
+typedef void (*narrow_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n);
+
+/* Whole 256-block batches on ymm words; a remainder of more than 128 blocks
+ * as one padded 256-block batch, of KUZ_AVX2_WIDE_MIN..128 blocks as one
+ * padded 128-block batch on xmm words, and below that the narrow kernel. */
+AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt,
+                     narrow_fn narrow) {
+  if (n >= KUZ_AVX2_WIDE_MIN) {
+    uint64_t km[10][16][8];
+    build_key_masks(km, k);
+    /* 256-block batches; the last one padded when more than 128 remain */
+    size_t rem = n % 256, big = rem > 128 ? n : n - rem;
+    if (big) blocks_w4((const uint64_t(*)[16][8])km, in, out, big, decrypt);
+    in += 16 * big;
+    out += 16 * big;
+    n -= big;
+    if (n >= KUZ_AVX2_WIDE_MIN) { /* one padded 128-block batch */
+      blocks_w2((const uint64_t(*)[16][8])km, in, out, n, decrypt);
+      n = 0;
+    }
+    gostx_memzero(km, sizeof km);
+  }
+  if (n) narrow(k, in, out, n);
+}
+
+AVX2 static void kuz_avx2_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, 0, encrypt_narrow);
+}
+
+AVX2 static void kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, 1, decrypt_narrow);
+}
+
+const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt};
+
+#endif

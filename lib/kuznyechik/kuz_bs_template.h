@@ -1,0 +1,226 @@
+/* Template: the portable core's bitsliced Kuznyechik on vector words of
+ * BS_LANES 64-bit lanes, 64 * BS_LANES blocks per batch (each lane is one
+ * portable batch of 64 blocks). Included by the ISA files with:
+ *   BS_W            the vector type (uint64_t vector_size(8 * BS_LANES))
+ *   BS_LANES        2 or 4
+ *   BS_ATTR         the function attribute enabling the instruction set
+ *   BS_NAME(x)      x with the file's suffix
+ *   BS_LOAD_GROUP(p, lo, hi) / BS_STORE_GROUP(p, lo, hi): BS_LANES blocks at
+ *                   p <-> their low and high 8-byte halves, one block per lane
+ * and provides BS_NAME(blocks)(km, in, out, n, decrypt) for any n >= 1.
+ * Constant time: no branch or address depends on keys or data.
+ *
+ * S is the generated Boolean circuit (KUZ_SBOX_*_W, kuz_tables.h). L is R
+ * sixteen times; R renames words and computes l with ~221 XORs (pairs of
+ * equal coefficients first, then Horner's rule over the coefficient bits).
+ * Costs per batch and round: 16 x 234 gates for S, 16 x ~221 XORs for L
+ * plus ~250 loads/stores per R step (the state is 128 words: it lives in
+ * L1, not in registers), ~16 for the key. */
+
+#ifndef KUZ_BS_KEY_MASKS
+#define KUZ_BS_KEY_MASKS
+/* Round keys as bit masks: km[r][j][b] is all-ones when bit b of byte j of
+ * K_{r+1} is set (mask arithmetic, no branch on the key). Built once per
+ * call, then each round's key XOR is a broadcast and an XOR per word. */
+static void build_key_masks(uint64_t km[10][16][8], const gostx_kuz_key *k) {
+  for (unsigned r = 0; r < 10; r++)
+    for (unsigned j = 0; j < 16; j++)
+      for (unsigned b = 0; b < 8; b++) km[r][j][b] = 0 - (uint64_t)((k->ek[r][j] >> b) & 1);
+}
+
+#endif
+
+BS_ATTR static inline BS_W BS_NAME(bcast)(uint64_t v) {
+  BS_W w;
+  for (unsigned i = 0; i < BS_LANES; i++) w[i] = v;
+  return w;
+}
+
+/* The portable byte transpose, lane-wise: byte t of w[b] <-> byte b of w[t]. */
+BS_ATTR static inline void BS_NAME(transpose_bytes)(BS_W w[8]) {
+  static const uint64_t mask[3] = {0x00000000ffffffffULL, 0x0000ffff0000ffffULL,
+                                   0x00ff00ff00ff00ffULL};
+#pragma GCC unroll 3
+  for (unsigned st = 0; st < 3; st++) {
+    unsigned s = 4u >> st, sh = 8 * s;
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < 8; i++) {
+      if (i & s) continue;
+      BS_W t = ((w[i] >> sh) ^ w[i + s]) & BS_NAME(bcast)(mask[st]);
+      w[i + s] ^= t;
+      w[i] ^= t << sh;
+    }
+  }
+}
+
+/* 8x8 bit transposes inside every byte position of eight words:
+ * w'[k] bit (8p + r) = w[r] bit (8p + k). An involution. */
+BS_ATTR static inline void BS_NAME(transpose_bits)(BS_W w[8]) {
+  static const uint64_t mask[3] = {0x0f0f0f0f0f0f0f0fULL, 0x3333333333333333ULL,
+                                   0x5555555555555555ULL};
+#pragma GCC unroll 3
+  for (unsigned st = 0; st < 3; st++) {
+    unsigned sh = 4u >> st;
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < 8; i++) {
+      if (i & sh) continue;
+      BS_W t = ((w[i] >> sh) ^ w[i + sh]) & BS_NAME(bcast)(mask[st]);
+      w[i + sh] ^= t;
+      w[i] ^= t << sh;
+    }
+  }
+}
+
+/* 64 * BS_LANES blocks <-> s: group g = 8 t + r (0..63) is BS_LANES
+ * consecutive blocks, which BS_LOAD_GROUP spreads over the lanes as their
+ * low and high halves. Per t, a bit transpose of the eight groups' halves
+ * gives, per byte p and plane k, one byte of eight blocks; a byte transpose
+ * over t then gathers s[p][k] (bit 8 t + r of a lane = block group 8 t + r).
+ * BS_STORE_GROUP and the same transposes in reverse undo it. */
+BS_ATTR __attribute__((noinline)) static void BS_NAME(load)(BS_W s[16][8], const uint8_t *in) {
+  BS_W tmp[16][8]; /* tmp[k (+8 for high halves)][t] */
+  for (unsigned t = 0; t < 8; t++) {
+    BS_W a[8], b[8];
+    for (unsigned r = 0; r < 8; r++) BS_LOAD_GROUP(in + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
+    BS_NAME(transpose_bits)(a);
+    BS_NAME(transpose_bits)(b);
+    for (unsigned k = 0; k < 8; k++) {
+      tmp[k][t] = a[k];
+      tmp[k + 8][t] = b[k];
+    }
+  }
+  for (unsigned h = 0; h < 2; h++)
+    for (unsigned k = 0; k < 8; k++) {
+      BS_W x[8];
+      for (unsigned t = 0; t < 8; t++) x[t] = tmp[k + 8 * h][t];
+      BS_NAME(transpose_bytes)(x);
+      for (unsigned p = 0; p < 8; p++) s[p + 8 * h][k] = x[p];
+    }
+}
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(store)(uint8_t *out, BS_W s[16][8]) {
+  BS_W tmp[16][8];
+  for (unsigned h = 0; h < 2; h++)
+    for (unsigned k = 0; k < 8; k++) {
+      BS_W x[8];
+      for (unsigned p = 0; p < 8; p++) x[p] = s[p + 8 * h][k];
+      BS_NAME(transpose_bytes)(x);
+      for (unsigned t = 0; t < 8; t++) tmp[k + 8 * h][t] = x[t];
+    }
+  for (unsigned t = 0; t < 8; t++) {
+    BS_W a[8], b[8];
+    for (unsigned k = 0; k < 8; k++) {
+      a[k] = tmp[k][t];
+      b[k] = tmp[k + 8][t];
+    }
+    BS_NAME(transpose_bits)(a);
+    BS_NAME(transpose_bits)(b);
+    for (unsigned r = 0; r < 8; r++) BS_STORE_GROUP(out + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
+  }
+}
+
+/* One R step of L (see l_step in kuz_portable.c for the derivation): writes
+ * l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15.
+ * t is scratch memory owned by the caller: the 64 partial sums go there and
+ * the Horner pass reads them as memory operands, so only its eight
+ * accumulators live in registers (the 64-word t in registers spilled badly). */
+BS_ATTR static inline void BS_NAME(l_step)(BS_W s[16][8], BS_W t[8][8], unsigned head) {
+  const BS_W *x[16];
+  for (unsigned i = 0; i < 16; i++) x[i] = s[(head + i) & 15];
+  for (unsigned b = 0; b < 8; b++) {
+    BS_W u0 = x[0][b] ^ x[14][b];           /* 148 = bits 7,4,2 */
+    BS_W u1 = x[1][b] ^ x[13][b];           /*  32 = bit 5 */
+    BS_W u2 = x[2][b] ^ x[12][b];           /* 133 = bits 7,2,0 */
+    BS_W u3 = x[3][b] ^ x[11][b];           /*  16 = bit 4 */
+    BS_W u4 = x[4][b] ^ x[10][b];           /* 194 = bits 7,6,1 */
+    BS_W u5 = x[5][b] ^ x[9][b];            /* 192 = bits 7,6 */
+    BS_W u6 = x[6][b] ^ x[8][b] ^ x[15][b]; /*   1 = bit 0 */
+    BS_W u7 = x[7][b];                      /* 251 = bits 7,6,5,4,3,1,0 */
+    BS_W u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
+    t[0][b] = u2 ^ u6 ^ u7;
+    t[1][b] = u4 ^ u7;
+    t[2][b] = u02;
+    /* t_3 = u7 = x_7: read in place below, not copied */
+    t[4][b] = u0 ^ u3 ^ u7;
+    t[5][b] = u1 ^ u7;
+    t[6][b] = u45;
+    t[7][b] = u02 ^ u45;
+  }
+  /* acc = t7; acc = acc * 2 + t_k for k = 6..0 (p(x) = x^8 + x^7 + x^6 + x + 1) */
+  BS_W a0 = t[7][0], a1 = t[7][1], a2 = t[7][2], a3 = t[7][3];
+  BS_W a4 = t[7][4], a5 = t[7][5], a6 = t[7][6], a7 = t[7][7];
+  for (unsigned k = 7; k-- > 0;) {
+    const BS_W h = a7, *tk = k == 3 ? x[7] : t[k];
+    a7 = a6 ^ h ^ tk[7];
+    a6 = a5 ^ h ^ tk[6];
+    a5 = a4 ^ tk[5];
+    a4 = a3 ^ tk[4];
+    a3 = a2 ^ tk[3];
+    a2 = a1 ^ tk[2];
+    a1 = a0 ^ h ^ tk[1];
+    a0 = h ^ tk[0];
+  }
+  BS_W *dst = s[(head + 15) & 15];
+  dst[0] = a0; dst[1] = a1; dst[2] = a2; dst[3] = a3;
+  dst[4] = a4; dst[5] = a5; dst[6] = a6; dst[7] = a7;
+}
+
+BS_ATTR static inline void BS_NAME(xor_key)(BS_W s[16][8], const uint64_t km[16][8]) {
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) s[j][b] ^= BS_NAME(bcast)(km[j][b]);
+}
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(encrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
+  for (unsigned r = 0; r < 9; r++) {
+    BS_NAME(xor_key)(s, km[r]);
+    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(BS_W, s[j]);
+    /* unrolled so that every slot address is a constant offset */
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < 16; i++) BS_NAME(l_step)(s, t, (16 - i) & 15);
+  }
+  BS_NAME(xor_key)(s, km[9]);
+}
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
+  BS_NAME(xor_key)(s, km[9]);
+  for (unsigned r = 9; r-- > 0;) {
+#pragma GCC unroll 16
+    for (unsigned i = 1; i <= 16; i++) BS_NAME(l_step)(s, t, i & 15);
+    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(BS_W, s[j]);
+    BS_NAME(xor_key)(s, km[r]);
+  }
+}
+
+/* n >= 1 blocks in batches of 64 * BS_LANES; a short last batch is padded
+ * with zero blocks that are never stored. In place allowed. */
+BS_ATTR static void BS_NAME(blocks)(const uint64_t km[10][16][8], const uint8_t *in, uint8_t *out,
+                                    size_t n, int decrypt) {
+  enum { BATCH = 64 * BS_LANES };
+  _Alignas(32) BS_W s[16][8], t[8][8];
+  for (;;) {
+    _Alignas(32) uint8_t pad[16 * BATCH];
+    size_t m = n < BATCH ? n : BATCH;
+    const uint8_t *src = in;
+    if (m < BATCH) {
+      memcpy(pad, in, 16 * m);
+      memset(pad + 16 * m, 0, sizeof pad - 16 * m);
+      src = pad;
+    }
+    BS_NAME(load)(s, src);
+    if (decrypt) BS_NAME(decrypt)(s, t, km);
+    else BS_NAME(encrypt)(s, t, km);
+    if (m < BATCH) {
+      BS_NAME(store)(pad, s);
+      memcpy(out, pad, 16 * m);
+      gostx_memzero(pad, sizeof pad);
+    } else {
+      BS_NAME(store)(out, s);
+    }
+    in += 16 * m;
+    out += 16 * m;
+    n -= m;
+    if (!n) break;
+  }
+  gostx_memzero(s, sizeof s);
+  gostx_memzero(t, sizeof t);
+}

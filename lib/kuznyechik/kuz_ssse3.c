@@ -1,0 +1,64 @@
+/* Kuznyechik on SSSE3-level x86-64 (the instructions used are SSE2), constant
+ * time: the bitsliced kernel of kuz_bs_template.h on 128-bit words, 128
+ * blocks per batch, for CPUs without AVX2. Calls of fewer than
+ * KUZ_SSSE3_WIDE_MIN blocks (and such remainders) go to the portable core,
+ * which is as fast there (measured crossover, bench/kuz_speed.c). */
+#include "impl.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+
+#include "kuz_tables.h"
+
+#define KUZ_SSSE3_WIDE_MIN 64
+
+typedef uint64_t W2 __attribute__((vector_size(16)));
+
+/* Two blocks (32 bytes) <-> their low and high halves, one block per lane. */
+#define LOAD2(p, lo, hi)                                                     \
+  do {                                                                       \
+    __m128i x_ = _mm_loadu_si128((const __m128i *)(const void *)(p));        \
+    __m128i y_ = _mm_loadu_si128((const __m128i *)(const void *)((p) + 16)); \
+    (lo) = (W2)_mm_unpacklo_epi64(x_, y_);                                   \
+    (hi) = (W2)_mm_unpackhi_epi64(x_, y_);                                   \
+  } while (0)
+#define STORE2(p, lo, hi)                                                                              \
+  do {                                                                                                 \
+    _mm_storeu_si128((__m128i *)(void *)(p), _mm_unpacklo_epi64((__m128i)(lo), (__m128i)(hi)));        \
+    _mm_storeu_si128((__m128i *)(void *)((p) + 16), _mm_unpackhi_epi64((__m128i)(lo), (__m128i)(hi))); \
+  } while (0)
+
+#define BS_ATTR __attribute__((target("ssse3")))
+#define BS_W W2
+#define BS_LANES 2
+#define BS_NAME(x) x##_x2
+#define BS_LOAD_GROUP LOAD2
+#define BS_STORE_GROUP STORE2
+#include "kuz_bs_template.h"
+
+static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt) {
+  if (n >= KUZ_SSSE3_WIDE_MIN) {
+    uint64_t km[10][16][8];
+    build_key_masks(km, k);
+    /* 128-block batches; the last one padded when 64 or more remain */
+    size_t rem = n % 128, big = rem >= KUZ_SSSE3_WIDE_MIN ? n : n - rem;
+    blocks_x2((const uint64_t(*)[16][8])km, in, out, big, decrypt);
+    in += 16 * big;
+    out += 16 * big;
+    n -= big;
+    gostx_memzero(km, sizeof km);
+  }
+  if (n) (decrypt ? gostx__kuz_portable_decrypt : gostx__kuz_portable_encrypt)(k, in, out, n);
+}
+
+static void kuz_ssse3_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, 0);
+}
+
+static void kuz_ssse3_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, 1);
+}
+
+const struct gostx_kuz_impl gostx_kuz_ssse3 = {"ssse3", kuz_ssse3_encrypt, kuz_ssse3_decrypt};
+
+#endif
