@@ -10,8 +10,9 @@
 #include "gpu_block.h"
 #include "gpu_kparams.h"
 
-#define GOSTX_KERNEL(name, n, params, body)                             \
-  extern "C" __global__ void name(GOSTX_KP_DECL(n, params)) {           \
+#define GOSTX_KERNEL(name, bound, n, params, body)                      \
+  extern "C" __global__ void __launch_bounds__(bound)                   \
+  name(GOSTX_KP_DECL(n, params)) {                                      \
     const uint64_t TID = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; \
     body                                                                \
   }

@@ -14,7 +14,9 @@
  *     the stream is synchronized, so a host that reads a staging buffer or
  *     reuses one before waiting sees stale data, as it would on a GPU;
  *   - fresh device and pinned memory is filled with 0xa5;
- *   - the module image must start with the fatbin magic.
+ *   - the module image must start with the fatbin magic;
+ *   - a launch with more threads per block than the kernel's
+ *     __launch_bounds__ fails, as it does on a GPU.
  * Environment: MOCKCUDA_DEVICES (default 1), MOCKCUDA_INIT_FAIL,
  * MOCKCUDA_LOAD_FAIL make the corresponding calls fail.
  * Not a model of GPU timing or concurrency. */
@@ -36,6 +38,7 @@ typedef unsigned long long CUdeviceptr;
 #define ERR_NOT_INITIALIZED 3
 #define ERR_NO_BINARY 209
 #define ERR_NOT_FOUND 500
+#define ERR_LAUNCH_RESOURCES 701
 
 /* ---- kernels ---- */
 #define GOSTX_KP_S4(T1, a1, T2, a2, T3, a3, T4, a4) sizeof(T1), sizeof(T2), sizeof(T3), sizeof(T4)
@@ -46,7 +49,7 @@ typedef unsigned long long CUdeviceptr;
 #define GOSTX_KP_S7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7) \
   GOSTX_KP_S6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), sizeof(T7)
 
-#define GOSTX_KERNEL(name, n, params, body)                                          \
+#define GOSTX_KERNEL(name, bound, n, params, body)                                   \
   static void name##_run(void **args, uint64_t TID) { GOSTX_KP_UNPACK(n, params) body } \
   static const size_t name##_sizes[] = {GOSTX_KP_APPLY(GOSTX_KP_CAT(GOSTX_KP_S, n), params)};
 #include "kernels.inc"
@@ -54,12 +57,13 @@ typedef unsigned long long CUdeviceptr;
 
 typedef struct kfn {
   const char *name;
+  unsigned bound; /* __launch_bounds__: most threads per block */
   int nargs;
   const size_t *sizes;
   void (*run)(void **, uint64_t);
 } kfn;
 
-#define GOSTX_KERNEL(name, n, params, body) {#name, n, name##_sizes, name##_run},
+#define GOSTX_KERNEL(name, bound, n, params, body) {#name, bound, n, name##_sizes, name##_run},
 static const kfn KFNS[] = {
 #include "kernels.inc"
 };
@@ -240,9 +244,9 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
                                unsigned by, unsigned bz, unsigned shmem, void *st, void **args,
                                void **extra) {
   const kfn *k = f;
-  if (!k || gy != 1 || gz != 1 || by != 1 || bz != 1 || shmem || extra || !args || !gx || !bx ||
-      bx > 1024)
+  if (!k || gy != 1 || gz != 1 || by != 1 || bz != 1 || shmem || extra || !args || !gx || !bx)
     return ERR_INVALID_VALUE;
+  if (bx > k->bound) return ERR_LAUNCH_RESOURCES; /* more threads than __launch_bounds__ */
   op *o = calloc(1, sizeof *o);
   size_t total = 0;
   for (int i = 0; i < k->nargs; i++) total += (k->sizes[i] + 15) / 16 * 16;
