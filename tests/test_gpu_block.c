@@ -108,10 +108,22 @@ static void test_kuz(void) {
   }
 }
 
+static void test_alpha16(void) {
+  int ok = 1;
+  for (int k = 0; k < 2000; k++) {
+    uint64_t lo = t_rand(), hi = t_rand(), lo2 = lo, hi2 = hi;
+    if (k < 4) hi = hi2 = k & 1 ? ~0ull : 0xffff000000000000ull, lo = lo2 = k & 2 ? ~0ull : 1;
+    gpu_xts_mul_alpha16(&lo, &hi);
+    for (int j = 0; j < 16; j++) gpu_xts_mul_alpha(&lo2, &hi2);
+    ok &= lo == lo2 && hi == hi2;
+  }
+  CHECK(ok, "alpha^16 in one step equals 16 doublings");
+}
+
 static void test_xts(void) {
-  static const size_t SECTORS[] = {16, 48, 512, 4096};
-  for (size_t si = 0; si < 4; si++) {
-    size_t sl = SECTORS[si], bps = sl / 16, nsec = si == 3 ? 5 : 9;
+  static const size_t SECTORS[] = {16, 48, 512, 4096, 65536 + 48};
+  for (size_t si = 0; si < 5; si++) {
+    size_t sl = SECTORS[si], bps = sl / 16, nsec = si >= 3 ? 3 : 9;
     uint8_t key[64];
     rand_bytes(key, 64);
     gostx_xts_key x;
@@ -255,6 +267,7 @@ int main(void) {
   test_plan();
   test_cnt_n4();
   test_kuz();
+  test_alpha16();
   test_xts();
   test_magma();
   return t_done();
