@@ -114,8 +114,29 @@ add_library(gostx_mockcuda SHARED ${CMAKE_SOURCE_DIR}/tests/gpu_mock/mock_cuda.c
 target_include_directories(gostx_mockcuda PRIVATE ${CMAKE_SOURCE_DIR}/lib/gpu)
 set_target_properties(gostx_mockcuda PROPERTIES C_VISIBILITY_PRESET hidden)
 
+# The per-thread code as nvcc compiles it, run on the host
+# (tests/gpu_mock/host_cuda_check.cu; no CUDA library linked).
+add_library(gostx_cudart_stub STATIC ${CMAKE_SOURCE_DIR}/tests/gpu_mock/cudart_stub.c)
+if(NOT GOSTX_SANITIZE)
+  set(GOSTX_HOSTCUDA ${CMAKE_BINARY_DIR}/test_gpu_hostcuda)
+  add_custom_command(
+    OUTPUT ${GOSTX_HOSTCUDA}
+    COMMAND ${GOSTX_NVCC} -O2 -std=c++17 -cudart none ${_extra} -I${CMAKE_SOURCE_DIR}/lib/gpu
+            -o ${GOSTX_HOSTCUDA} ${CMAKE_SOURCE_DIR}/tests/gpu_mock/host_cuda_check.cu
+            $<TARGET_FILE:gostx_cudart_stub> $<TARGET_FILE:gostx> -lpthread
+    DEPENDS ${CMAKE_SOURCE_DIR}/tests/gpu_mock/host_cuda_check.cu
+            ${CMAKE_SOURCE_DIR}/lib/gpu/gpu_block.h ${CMAKE_SOURCE_DIR}/lib/gpu/kuz_sbox32.h
+            gostx gostx_cudart_stub
+    COMMENT "nvcc (host): tests/gpu_mock/host_cuda_check.cu"
+    VERBATIM)
+  add_custom_target(test_gpu_hostcuda_bin ALL DEPENDS ${GOSTX_HOSTCUDA})
+endif()
+
 # Called by CMakeLists.txt after the per-file tests exist.
 function(gostx_cuda_tests)
+  if(GOSTX_HOSTCUDA)
+    add_test(NAME test_gpu_hostcuda COMMAND ${GOSTX_HOSTCUDA})
+  endif()
   if(NOT TARGET test_gpu)
     return()
   endif()
