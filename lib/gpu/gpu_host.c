@@ -6,6 +6,7 @@
  * declared here from the CUDA driver API's documented C signatures (stable
  * ABI, versioned names such as cuMemAlloc_v2), so no CUDA header is needed
  * to build this file. */
+#define _GNU_SOURCE /* secure_getenv */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -86,7 +87,8 @@ static void set_err(const char *fmt, ...) {
 const char *gostx_gpu_error(void) { return gpu_err; }
 
 static void drv_load(void) {
-  const char *name = getenv("GOSTX_CUDA_DRIVER"); /* tests: force "no driver" */
+  /* tests: the mock driver, or a missing one; ignored in set-uid programs */
+  const char *name = secure_getenv("GOSTX_CUDA_DRIVER");
   if (!name) name = "libcuda.so.1";
   drv.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (!drv.lib) {
