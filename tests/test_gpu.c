@@ -110,6 +110,17 @@ static void test_cipher(gostx_gpu *g, int id) {
   uint8_t b[32] = {0};
   CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, n, b, b, 32), GOSTX_ELEN, "ctr iv_len");
   CHECK_RC(gostx_gpu_ecb_encrypt(g, &c, b, b, n + 1), GOSTX_ELEN, "ecb partial block");
+  CHECK_RC(gostx_gpu_ecb_encrypt_dev(g, &c, din + 2, dout, 32), GOSTX_EINVAL, "misaligned device input");
+  CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din, dout + 1, 32), GOSTX_EINVAL,
+           "misaligned device output");
+  /* 4-byte aligned but not block aligned is fine */
+  rand_bytes(b, 32);
+  uint8_t want[32], got2[32];
+  gostx_ctr_crypt(&c, iv, n / 2, n, b, want, 32);
+  CHECK_RC(gostx_gpu_upload(g, din + 4, b, 32), 0, "upload");
+  CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din + 4, dout + 12, 32), 0, "ctr dev +4/+12");
+  CHECK_RC(gostx_gpu_download(g, got2, dout + 12, 32), 0, "download");
+  CHECK(!memcmp(got2, want, 32), "ctr dev on 4-byte aligned offsets");
   gostx_gpu_free(g, din);
   gostx_gpu_free(g, dout);
   gostx_cipher_clear(&c);

@@ -16,7 +16,9 @@
  *   - fresh device and pinned memory is filled with 0xa5;
  *   - the module image must start with the fatbin magic;
  *   - a launch with more threads per block than the kernel's
- *     __launch_bounds__ fails, as it does on a GPU.
+ *     __launch_bounds__ fails, as it does on a GPU;
+ *   - a pointer argument that is not 4-byte aligned fails the stream with
+ *     CUDA_ERROR_MISALIGNED_ADDRESS, as the kernels' 32-bit accesses would.
  * Environment: MOCKCUDA_DEVICES (default 1), MOCKCUDA_INIT_FAIL,
  * MOCKCUDA_LOAD_FAIL make the corresponding calls fail.
  * Not a model of GPU timing or concurrency. */
@@ -49,8 +51,33 @@ typedef unsigned long long CUdeviceptr;
 #define GOSTX_KP_S7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7) \
   GOSTX_KP_S6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), sizeof(T7)
 
+/* Alignment of the pointer arguments: the kernels read and write 32-bit
+ * words through them, which faults on a GPU when misaligned (x86 would not
+ * notice). _Generic picks out the pointer parameters. */
+static int misaligned;
+static void check_align(const void *arg, int is_ptr) {
+  uintptr_t v;
+  if (!is_ptr) return;
+  memcpy(&v, arg, sizeof v);
+  if (v & 3) misaligned = 1;
+}
+#define MOCK_ALIGN1(T, a) \
+  check_align(&a, _Generic((a), const uint8_t *: 1, uint8_t *: 1, default: 0));
+#define GOSTX_KP_A4(T1, a1, T2, a2, T3, a3, T4, a4) \
+  MOCK_ALIGN1(T1, a1) MOCK_ALIGN1(T2, a2) MOCK_ALIGN1(T3, a3) MOCK_ALIGN1(T4, a4)
+#define GOSTX_KP_A5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
+  GOSTX_KP_A4(T1, a1, T2, a2, T3, a3, T4, a4) MOCK_ALIGN1(T5, a5)
+#define GOSTX_KP_A6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
+  GOSTX_KP_A5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) MOCK_ALIGN1(T6, a6)
+#define GOSTX_KP_A7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7) \
+  GOSTX_KP_A6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) MOCK_ALIGN1(T7, a7)
+
 #define GOSTX_KERNEL(name, bound, n, params, body)                                   \
   static void name##_run(void **args, uint64_t TID) { GOSTX_KP_UNPACK(n, params) body } \
+  static void name##_check(void **args) {                                            \
+    GOSTX_KP_UNPACK(n, params)                                                       \
+    GOSTX_KP_APPLY(GOSTX_KP_CAT(GOSTX_KP_A, n), params)                              \
+  }                                                                                  \
   static const size_t name##_sizes[] = {GOSTX_KP_APPLY(GOSTX_KP_CAT(GOSTX_KP_S, n), params)};
 #include "kernels.inc"
 #undef GOSTX_KERNEL
@@ -61,9 +88,11 @@ typedef struct kfn {
   int nargs;
   const size_t *sizes;
   void (*run)(void **, uint64_t);
+  void (*check)(void **);
 } kfn;
 
-#define GOSTX_KERNEL(name, bound, n, params, body) {#name, bound, n, name##_sizes, name##_run},
+#define GOSTX_KERNEL(name, bound, n, params, body) \
+  {#name, bound, n, name##_sizes, name##_run, name##_check},
 static const kfn KFNS[] = {
 #include "kernels.inc"
 };
@@ -87,7 +116,12 @@ typedef struct stream {
 
 static stream default_stream;
 
-static void run_op(op *o) {
+#define ERR_MISALIGNED 716 /* CUDA_ERROR_MISALIGNED_ADDRESS */
+
+/* Runs one queued operation; a launch with a misaligned pointer argument
+ * does nothing and fails the stream, as the fault would on a GPU. */
+static int run_op(op *o) {
+  int err = 0;
   if (o->kind == 0) {
     memcpy(o->dst, o->src, o->len);
   } else {
@@ -97,20 +131,28 @@ static void run_op(op *o) {
       args[i] = o->blob + off;
       off += (o->f->sizes[i] + 15) / 16 * 16;
     }
-    for (uint64_t t = 0; t < o->threads; t++) o->f->run(args, t);
+    misaligned = 0;
+    o->f->check(args);
+    if (misaligned) err = ERR_MISALIGNED;
+    else
+      for (uint64_t t = 0; t < o->threads; t++) o->f->run(args, t);
   }
   free(o->blob);
   free(o);
+  return err;
 }
 
-static void drain(stream *s) {
+static CUresult drain(stream *s) {
+  CUresult err = 0;
   if (!s) s = &default_stream;
   while (s->head) {
     op *o = s->head;
     s->head = o->next;
-    run_op(o);
+    int e = run_op(o);
+    if (e && !err) err = e;
   }
   s->tail = NULL;
+  return err;
 }
 
 static CUresult enqueue(stream *s, op *o) {
@@ -229,15 +271,21 @@ EXPORT CUresult cuStreamCreate(void **st, unsigned flags) {
   *st = calloc(1, sizeof(stream));
   return *st ? 0 : ERR_OOM;
 }
-EXPORT CUresult cuStreamDestroy_v2(void *st) { drain(st); free(st); return 0; }
-EXPORT CUresult cuStreamSynchronize(void *st) { drain(st); return 0; }
+EXPORT CUresult cuStreamDestroy_v2(void *st) {
+  drain(st);
+  free(st);
+  return 0;
+}
+EXPORT CUresult cuStreamSynchronize(void *st) { return drain(st); }
 static int event_token;
 EXPORT CUresult cuEventCreate(void **ev, unsigned flags) { (void)flags; *ev = &event_token; return 0; }
 EXPORT CUresult cuEventDestroy_v2(void *ev) { return ev == &event_token ? 0 : ERR_INVALID_VALUE; }
 EXPORT CUresult cuEventRecord(void *ev, void *st) { (void)ev; (void)st; return 0; }
 EXPORT CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 0.001f; return 0; }
 EXPORT CUresult cuGetErrorString(CUresult r, const char **s) {
-  *s = r == ERR_NO_BINARY ? "mock: no kernel image for this device" : "mock CUDA error";
+  *s = r == ERR_NO_BINARY ? "mock: no kernel image for this device"
+      : r == ERR_MISALIGNED ? "mock: misaligned address"
+                            : "mock CUDA error";
   return 0;
 }
 EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
