@@ -428,6 +428,7 @@ static int run_host(gostx_gpu *g, const job *j, const uint8_t *in, uint8_t *out,
     }
     const size_t c = gostx__gpu_next_chunk(len, done, g->chunk, unit);
     memcpy(g->hin[s], in + done, c);
+    if (c > used[s]) used[s] = c;
     CUresult r;
     if ((r = drv.cuMemcpyHtoDAsync(g->din[s], g->hin[s], c, g->st[s])) ||
         (r = drv.cuEventRecord(g->ev0[s], g->st[s]))) {
@@ -444,7 +445,6 @@ static int run_host(gostx_gpu *g, const job *j, const uint8_t *in, uint8_t *out,
     }
     off[s] = done;
     n[s] = c;
-    if (c > used[s]) used[s] = c;
     busy[s] = 1;
     done += c;
   }
