@@ -3,9 +3,10 @@
 # nvcc from PyPI, build with -DGOSTX_CUDA=ON in build-cuda, run ctest there.
 # The real-GPU test (test_gpu) skips with 77; test_gpu_block checks the
 # kernels' math on the host, test_gpu@mock the host side through a mock
-# driver. Measured on a 2-core Debian 12 VM: ~12 s install (101 MB
-# download), ~2.5-3 min build (nvcc: sm_80 + sm_90 + compute_90 PTX),
-# ~45 s tests. To call from .ci/run after `make check`:
+# driver. Measured from scratch on a 2-core Debian 12 VM: 60 s in all
+# (~12 s install, 101 MB download; build with nvcc for sm_80 + sm_90 +
+# compute_90 PTX ~1 min wall; ctest 17-30 s). To call from .ci/run after
+# `make check`:
 #   bash scripts/ci_cuda.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
