@@ -12,5 +12,8 @@
 #include "gostx/gost89.h"
 #include "gostx/hash.h"
 #include "gostx/kdf.h"
+#ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
+#include "gostx/gpu.h"
+#endif
 
 #endif

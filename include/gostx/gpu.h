@@ -1,0 +1,111 @@
+/* gostx: the optional CUDA backend (cmake -DGOSTX_CUDA=ON). Part of the
+ * public API of CUDA builds only: gostx.h includes this header when
+ * GOSTX_CUDA is defined (the CMake target defines it for its users), and a
+ * default build has none of these symbols.
+ *
+ * A CUDA build needs no CUDA library at link or load time: the kernels are
+ * embedded as a fatbin and the driver (libcuda.so.1) is opened with dlopen
+ * by gostx_gpu_open. Without a driver or a GPU, gostx_gpu_open returns
+ * GOSTX_EUNSUP and gostx_gpu_error() says why; everything else in the
+ * library works as in a default build.
+ *
+ * Results are byte-for-byte those of the CPU calls named beside each
+ * function. A handle is used by one thread at a time (open one per thread).
+ * Host-buffer calls split the job into chunks, stage them through pinned
+ * buffers and run copy-in, kernel and copy-out of successive chunks on
+ * several CUDA streams at once; in and out may be equal. */
+#ifndef GOSTX_GPU_H
+#define GOSTX_GPU_H
+
+#include "cipher.h"
+#include "xts.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gostx_gpu gostx_gpu;
+/* A device address (CUdeviceptr), for the calls on data already on the GPU. */
+typedef uint64_t gostx_gpu_ptr;
+
+/* Opens device number `device` (0 = the first). GOSTX_EUNSUP when there is
+ * no CUDA driver, no such device, or the kernels cannot be loaded for it;
+ * GOSTX_ENOMEM when buffers cannot be had. *g is NULL on failure. */
+GOSTX_API int gostx_gpu_open(gostx_gpu **g, int device);
+GOSTX_API void gostx_gpu_close(gostx_gpu *g);
+/* The reason for the last failure in this thread (never NULL), e.g.
+ * "no CUDA driver: libcuda.so.1: cannot open shared object file". */
+GOSTX_API const char *gostx_gpu_error(void);
+/* Device name, e.g. "NVIDIA H100 80GB HBM3" (valid until close). */
+GOSTX_API const char *gostx_gpu_name(const gostx_gpu *g);
+/* Chunk size of the host-buffer calls (bytes per stream, default 8 MiB;
+ * rounded to a multiple of 16 KiB; 0 = default). Frees and re-allocates
+ * the staging buffers; GOSTX_ENOMEM on failure (the handle stays usable
+ * with the old size). */
+GOSTX_API int gostx_gpu_set_chunk(gostx_gpu *g, size_t chunk_bytes);
+
+/* ---- host buffers ---- */
+/* gostx_ctr_crypt(c, iv, iv_len, s = n, in, out, len): iv_len = n/2. */
+GOSTX_API int gostx_gpu_ctr_crypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv,
+                                  size_t iv_len, const uint8_t *in, uint8_t *out, size_t len);
+/* gostx_ecb_encrypt / gostx_ecb_decrypt: len a multiple of n. */
+GOSTX_API int gostx_gpu_ecb_encrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in,
+                                    uint8_t *out, size_t len);
+GOSTX_API int gostx_gpu_ecb_decrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in,
+                                    uint8_t *out, size_t len);
+/* Kuznyechik-XTS over consecutive sectors: sector i of the buffer (bytes
+ * [i sector_len, (i + 1) sector_len)) is gostx_xts_encrypt_sector(x,
+ * sector0 + i, ...). sector_len a positive multiple of 16 (no ciphertext
+ * stealing here), len a multiple of sector_len. */
+GOSTX_API int gostx_gpu_xts_encrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
+                                    size_t sector_len, const uint8_t *in, uint8_t *out,
+                                    size_t len);
+GOSTX_API int gostx_gpu_xts_decrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
+                                    size_t sector_len, const uint8_t *in, uint8_t *out,
+                                    size_t len);
+/* gostx_gost89_cnt(key, sbox, iv, meshing = 0, in, out, len) with the key
+ * already expanded (gostx_gost89_set_key). Key meshing is sequential by
+ * nature and is not offered here. */
+GOSTX_API int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
+                                   const uint8_t *in, uint8_t *out, size_t len);
+
+/* ---- data already in device memory ----
+ * Same operations on device buffers (4-byte aligned addresses), on the
+ * handle's first stream; they return when the work is done. in may equal
+ * out. gostx_gpu_alloc'ed buffers are 256-byte aligned. */
+GOSTX_API int gostx_gpu_alloc(gostx_gpu *g, gostx_gpu_ptr *p, size_t len);
+GOSTX_API void gostx_gpu_free(gostx_gpu *g, gostx_gpu_ptr p);
+GOSTX_API int gostx_gpu_upload(gostx_gpu *g, gostx_gpu_ptr dst, const void *src, size_t len);
+GOSTX_API int gostx_gpu_download(gostx_gpu *g, void *dst, gostx_gpu_ptr src, size_t len);
+GOSTX_API int gostx_gpu_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv,
+                                      size_t iv_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
+                                      size_t len);
+GOSTX_API int gostx_gpu_ecb_encrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in,
+                                        gostx_gpu_ptr out, size_t len);
+GOSTX_API int gostx_gpu_ecb_decrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in,
+                                        gostx_gpu_ptr out, size_t len);
+/* XTS on device data uses len + 16 * (len / sector_len) bytes of device
+ * scratch, which the handle allocates as needed and keeps until close. */
+GOSTX_API int gostx_gpu_xts_encrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
+                                        size_t sector_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
+                                        size_t len);
+GOSTX_API int gostx_gpu_xts_decrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
+                                        size_t sector_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
+                                        size_t len);
+GOSTX_API int gostx_gpu_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *k,
+                                       const uint8_t iv[8], gostx_gpu_ptr in, gostx_gpu_ptr out,
+                                       size_t len);
+
+/* ---- for benchmarks ---- */
+/* Seconds the GPU spent on the kernels of the last call on this handle
+ * (CUDA events around the launches; 0 if none ran). */
+GOSTX_API double gostx_gpu_last_kernel_seconds(const gostx_gpu *g);
+/* Timed pinned copies of len bytes: host-to-device, device-to-host, and
+ * both at once on two streams; seconds each (wall time of the GPU events). */
+GOSTX_API int gostx_gpu_copy_bench(gostx_gpu *g, size_t len, double *h2d_s, double *d2h_s,
+                                   double *both_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,469 @@
+/* gostx CUDA backend: the per-thread work of every kernel, written once as
+ * plain C that compiles both as CUDA device code (kernels.cu) and as host C
+ * (tests/test_gpu_block.c), so that the kernels' arithmetic is checked
+ * against the CPU library on any machine, with or without a GPU.
+ *
+ * A kernel only computes (warp, lane) or a thread index from its launch
+ * geometry and calls one of the *_thread functions below; memory access goes
+ * through GPU_LD32/GPU_ST32 (plain 32-bit accesses on the device, byte-wise
+ * little-endian on the host). Buffers given to the kernels are 4-byte aligned.
+ *
+ * Constant time: nothing here indexes memory or branches on secret data.
+ *   - Kuznyechik runs bitsliced, 32 blocks per thread: s[j][b] bit i = bit b
+ *     of byte j of the thread's block i. pi and pi^-1 are the Boolean circuits
+ *     of the CPU core (kuz_sbox32.h, generated from kuz_tables.h), L is R
+ *     applied 16 times, each R one GF(2)-linear step of XORs on whole words.
+ *   - Magma / GOST 28147-89 look up the 4-bit S-boxes by shifting a 64-bit
+ *     word that packs the 16 entries (variable shifts, no memory access),
+ *     exactly as the CPU core does.
+ * Branches depend only on lengths and indices (public). */
+#ifndef GOSTX_GPU_BLOCK_H
+#define GOSTX_GPU_BLOCK_H
+
+#ifdef __CUDACC__
+#define GOSTX_GPU_HD __host__ __device__ __attribute__((always_inline))
+#define GOSTX_GPU_UNROLL _Pragma("unroll")
+#define GOSTX_GPU_NOUNROLL _Pragma("unroll 1")
+#else
+#include <stdint.h>
+#include <stddef.h>
+#define GOSTX_GPU_HD
+#define GOSTX_GPU_UNROLL
+#define GOSTX_GPU_NOUNROLL
+#endif
+
+#include "kuz_sbox32.h"
+
+/* Kernel parameters, passed by value (same layout in C and CUDA C++). */
+typedef struct gostx_gpu_kuz_params {
+  uint8_t ek[10][16]; /* round keys K1..K10 as byte strings (gostx_kuz_key.ek) */
+} gostx_gpu_kuz_params;
+
+typedef struct gostx_gpu_magma_params {
+  uint64_t sb[8]; /* the packed S-boxes of the key's parameter set */
+  uint32_t rk[8]; /* K1..K8 */
+  uint32_t le;    /* 1 = GOST 28147-89 byte convention */
+  uint32_t pad_;
+} gostx_gpu_magma_params;
+
+#define GOSTX_GPU_KUZ_LANES 32 /* blocks per thread, threads per warp */
+#define GOSTX_GPU_KUZ_WARP_BLOCKS (GOSTX_GPU_KUZ_LANES * 32) /* 1024 blocks = 16 KiB */
+
+/* ---- memory ---- */
+#ifdef __CUDACC__
+#define GPU_LD32(p) (*(const uint32_t *)(p))
+#define GPU_ST32(p, v) (*(uint32_t *)(p) = (v))
+#else
+static inline uint32_t GPU_LD32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void GPU_ST32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+#endif
+
+GOSTX_GPU_HD static inline uint32_t gpu_bswap32(uint32_t x) {
+  return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+}
+
+/* Up to n <= 16 bytes at p as four little-endian words (missing bytes 0). */
+GOSTX_GPU_HD static inline void gpu_load_words(uint32_t w[4], const uint8_t *p, unsigned n) {
+  if (n == 16) {
+    GOSTX_GPU_UNROLL
+    for (unsigned q = 0; q < 4; q++) w[q] = GPU_LD32(p + 4 * q);
+    return;
+  }
+  for (unsigned q = 0; q < 4; q++) w[q] = 0;
+  for (unsigned i = 0; i < n; i++) w[i >> 2] |= (uint32_t)p[i] << (8 * (i & 3));
+}
+
+GOSTX_GPU_HD static inline void gpu_store_words(uint8_t *p, const uint32_t w[4], unsigned n) {
+  if (n == 16) {
+    GOSTX_GPU_UNROLL
+    for (unsigned q = 0; q < 4; q++) GPU_ST32(p + 4 * q, w[q]);
+    return;
+  }
+  for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(w[i >> 2] >> (8 * (i & 3)));
+}
+
+/* ---- 32x32 bit transpose: a[k] bit i <-> a[i] bit k ----
+ * Swaps the off-diagonal j x j sub-blocks for j = 16, 8, 4, 2, 1. */
+GOSTX_GPU_HD static inline void gpu_transpose32(uint32_t a[32]) {
+  const uint32_t masks[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
+  GOSTX_GPU_UNROLL
+  for (unsigned st = 0; st < 5; st++) {
+    const unsigned j = 16u >> st;
+    const uint32_t m = masks[st];
+    GOSTX_GPU_UNROLL
+    for (unsigned k = 0; k < 32; k++) {
+      if (k & j) continue;
+      uint32_t t = ((a[k] >> j) ^ a[k + j]) & m;
+      a[k + j] ^= t;
+      a[k] ^= t << j;
+    }
+  }
+}
+
+/* ---- Kuznyechik, bitsliced on 32-bit words ---- */
+
+/* Words of 32 blocks -> s: blk[i][q] is little-endian word q of block i, so
+ * bit k of word q is bit k % 8 of byte 4q + k / 8. blk is overwritten. */
+GOSTX_GPU_HD static inline void kuz32_to_slices(uint32_t s[16][8], uint32_t blk[4][32]) {
+  GOSTX_GPU_UNROLL
+  for (unsigned q = 0; q < 4; q++) {
+    gpu_transpose32(blk[q]);
+    GOSTX_GPU_UNROLL
+    for (unsigned k = 0; k < 32; k++) s[4 * q + k / 8][k % 8] = blk[q][k];
+  }
+}
+
+GOSTX_GPU_HD static inline void kuz32_from_slices(uint32_t blk[4][32], const uint32_t s[16][8]) {
+  GOSTX_GPU_UNROLL
+  for (unsigned q = 0; q < 4; q++) {
+    GOSTX_GPU_UNROLL
+    for (unsigned k = 0; k < 32; k++) blk[q][k] = s[4 * q + k / 8][k % 8];
+    gpu_transpose32(blk[q]);
+  }
+}
+
+/* One R step on the ring: x_i = s[(head + i) & 15]; writes
+ * l(x_0..x_15) = sum c_j x_j, c = (148, 32, 133, 16, 194, 192, 1, 251, 1, 192,
+ * 194, 16, 133, 32, 148, 1), into slot (head + 15) & 15. Equal coefficients
+ * are added first (u_i), then grouped by coefficient bit (t_k) and
+ * l = sum_k 2^k t_k by Horner's rule modulo x^8 + x^7 + x^6 + x + 1. */
+GOSTX_GPU_HD static inline void kuz32_l_step(uint32_t s[16][8], unsigned head) {
+#define X_(i, b) s[(head + (i)) & 15][b]
+  uint32_t t[8][8];
+  GOSTX_GPU_UNROLL
+  for (unsigned b = 0; b < 8; b++) {
+    uint32_t u0 = X_(0, b) ^ X_(14, b);
+    uint32_t u1 = X_(1, b) ^ X_(13, b);
+    uint32_t u2 = X_(2, b) ^ X_(12, b);
+    uint32_t u3 = X_(3, b) ^ X_(11, b);
+    uint32_t u4 = X_(4, b) ^ X_(10, b);
+    uint32_t u5 = X_(5, b) ^ X_(9, b);
+    uint32_t u6 = X_(6, b) ^ X_(8, b) ^ X_(15, b);
+    uint32_t u7 = X_(7, b);
+    uint32_t u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
+    t[0][b] = u2 ^ u6 ^ u7;
+    t[1][b] = u4 ^ u7;
+    t[2][b] = u02;
+    t[3][b] = u7;
+    t[4][b] = u0 ^ u3 ^ u7;
+    t[5][b] = u1 ^ u7;
+    t[6][b] = u45;
+    t[7][b] = u02 ^ u45;
+  }
+#undef X_
+  uint32_t a[8];
+  GOSTX_GPU_UNROLL
+  for (unsigned b = 0; b < 8; b++) a[b] = t[7][b];
+  GOSTX_GPU_UNROLL
+  for (int k = 6; k >= 0; k--) {
+    const uint32_t h = a[7];
+    a[7] = a[6] ^ h ^ t[k][7];
+    a[6] = a[5] ^ h ^ t[k][6];
+    a[5] = a[4] ^ t[k][5];
+    a[4] = a[3] ^ t[k][4];
+    a[3] = a[2] ^ t[k][3];
+    a[2] = a[1] ^ t[k][2];
+    a[1] = a[0] ^ h ^ t[k][1];
+    a[0] = h ^ t[k][0];
+  }
+  GOSTX_GPU_UNROLL
+  for (unsigned b = 0; b < 8; b++) s[(head + 15) & 15][b] = a[b];
+}
+
+/* Round key bytes as all-zeros / all-ones words (the key is uniform across
+ * threads, so this reads the same parameter address in every thread). */
+GOSTX_GPU_HD static inline void kuz32_xor_key(uint32_t s[16][8], const uint8_t key[16]) {
+  GOSTX_GPU_UNROLL
+  for (unsigned j = 0; j < 16; j++) {
+    const uint32_t kj = key[j];
+    GOSTX_GPU_UNROLL
+    for (unsigned b = 0; b < 8; b++) s[j][b] ^= 0u - ((kj >> b) & 1u);
+  }
+}
+
+GOSTX_GPU_HD static inline void kuz32_encrypt(uint32_t s[16][8], const gostx_gpu_kuz_params *p) {
+  GOSTX_GPU_NOUNROLL
+  for (unsigned r = 0; r < 9; r++) {
+    kuz32_xor_key(s, p->ek[r]);
+    GOSTX_GPU_UNROLL
+    for (unsigned j = 0; j < 16; j++) kuz32_sbox_fwd(s[j]);
+    /* R sixteen times: l goes into the slot of the dropped byte 15, which
+     * becomes byte 0; after 16 steps the ring is back in place. */
+    GOSTX_GPU_UNROLL
+    for (unsigned i = 0; i < 16; i++) kuz32_l_step(s, (16u - i) & 15u);
+  }
+  kuz32_xor_key(s, p->ek[9]);
+}
+
+GOSTX_GPU_HD static inline void kuz32_decrypt(uint32_t s[16][8], const gostx_gpu_kuz_params *p) {
+  kuz32_xor_key(s, p->ek[9]);
+  GOSTX_GPU_NOUNROLL
+  for (int r = 8; r >= 0; r--) {
+    /* R^-1: the head advances and l fills the old byte 0's slot */
+    GOSTX_GPU_UNROLL
+    for (unsigned i = 0; i < 16; i++) kuz32_l_step(s, (i + 1) & 15u);
+    GOSTX_GPU_UNROLL
+    for (unsigned j = 0; j < 16; j++) kuz32_sbox_inv(s[j]);
+    kuz32_xor_key(s, p->ek[r]);
+  }
+}
+
+/* ---- 128-bit big-endian counters (GOST R 34.13 CTR for n = 16) ---- */
+typedef struct gostx_gpu_u128 {
+  uint64_t hi, lo; /* bytes 0..7 and 8..15 of the counter, big-endian */
+} gostx_gpu_u128;
+
+GOSTX_GPU_HD static inline gostx_gpu_u128 gpu_u128_add(gostx_gpu_u128 a, uint64_t n) {
+  gostx_gpu_u128 r;
+  r.lo = a.lo + n;
+  r.hi = a.hi + (r.lo < a.lo);
+  return r;
+}
+
+/* Counter -> little-endian words of its byte string. */
+GOSTX_GPU_HD static inline void gpu_u128_words(uint32_t w[4], gostx_gpu_u128 c) {
+  w[0] = gpu_bswap32((uint32_t)(c.hi >> 32));
+  w[1] = gpu_bswap32((uint32_t)c.hi);
+  w[2] = gpu_bswap32((uint32_t)(c.lo >> 32));
+  w[3] = gpu_bswap32((uint32_t)c.lo);
+}
+
+/* ---- Kuznyechik per-thread work ----
+ * A warp w covers blocks [1024 w, 1024 w + 1024); lane l of it takes blocks
+ * 1024 w + 32 i + l, i = 0..31, so that each of the 32 loads of a warp reads
+ * 512 consecutive bytes (coalesced). */
+
+/* ECB over nblocks blocks; with tw != NULL each block is whitened with the
+ * 16-byte block at the same position of tw before and after the cipher (the
+ * XTS core: C = E(P ^ T) ^ T). */
+GOSTX_GPU_HD static inline void gpu_kuz_ecb_thread(const uint8_t *in, uint8_t *out,
+                                                   uint64_t nblocks, const uint8_t *tw,
+                                                   const gostx_gpu_kuz_params *p, int decrypt,
+                                                   uint64_t warp, unsigned lane) {
+  const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
+  if (base >= nblocks) return;
+  uint32_t blk[4][32], s[16][8];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t n = base + 32u * i;
+    uint32_t w[4] = {0, 0, 0, 0};
+    if (n < nblocks) {
+      gpu_load_words(w, in + 16 * n, 16);
+      if (tw) {
+        uint32_t t[4];
+        gpu_load_words(t, tw + 16 * n, 16);
+        for (unsigned q = 0; q < 4; q++) w[q] ^= t[q];
+      }
+    }
+    for (unsigned q = 0; q < 4; q++) blk[q][i] = w[q];
+  }
+  kuz32_to_slices(s, blk);
+  if (decrypt) kuz32_decrypt(s, p);
+  else kuz32_encrypt(s, p);
+  kuz32_from_slices(blk, s);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t n = base + 32u * i;
+    if (n >= nblocks) break;
+    uint32_t w[4];
+    for (unsigned q = 0; q < 4; q++) w[q] = blk[q][i];
+    if (tw) {
+      uint32_t t[4];
+      gpu_load_words(t, tw + 16 * n, 16);
+      for (unsigned q = 0; q < 4; q++) w[q] ^= t[q];
+    }
+    gpu_store_words(out + 16 * n, w, 16);
+  }
+}
+
+/* CTR with s = n = 16 over len bytes: block n of the job uses counter
+ * ctr + n (mod 2^128); a short last block uses the head of its gamma. */
+GOSTX_GPU_HD static inline void gpu_kuz_ctr_thread(const uint8_t *in, uint8_t *out, uint64_t len,
+                                                   gostx_gpu_u128 ctr,
+                                                   const gostx_gpu_kuz_params *p,
+                                                   uint64_t warp, unsigned lane) {
+  const uint64_t nblocks = (len + 15) / 16;
+  const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
+  if (base >= nblocks) return;
+  uint32_t blk[4][32], s[16][8];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    uint32_t w[4];
+    gpu_u128_words(w, gpu_u128_add(ctr, base + 32u * i));
+    for (unsigned q = 0; q < 4; q++) blk[q][i] = w[q];
+  }
+  kuz32_to_slices(s, blk);
+  kuz32_encrypt(s, p);
+  kuz32_from_slices(blk, s);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t n = base + 32u * i;
+    if (n >= nblocks) break;
+    const uint64_t left = len - 16 * n;
+    const unsigned m = left >= 16 ? 16u : (unsigned)left;
+    uint32_t w[4];
+    gpu_load_words(w, in + 16 * n, m);
+    for (unsigned q = 0; q < 4; q++) w[q] ^= blk[q][i];
+    gpu_store_words(out + 16 * n, w, m);
+  }
+}
+
+/* XTS tweaks: t0 holds one encrypted tweak T_0 = E_K2(sector) per sector;
+ * thread r writes T_j = T_0 * alpha^j (IEEE 1619, little-endian 128-bit
+ * numbers) for the blocks j = 16 r' .. 16 r' + 15 of its sector, where the
+ * sector has bps blocks and r = sector * ceil(bps / 16) + r'. */
+GOSTX_GPU_HD static inline void gpu_xts_mul_alpha(uint64_t *lo, uint64_t *hi) {
+  const uint64_t carry = 0 - (*hi >> 63);
+  *hi = (*hi << 1) | (*lo >> 63);
+  *lo = (*lo << 1) ^ (carry & 0x87);
+}
+
+/* T *= alpha^16: shift left by 16 and fold the 16 bits shifted out back in
+ * times x^7 + x^2 + x + 1 (at most 23 bits: no second fold). */
+GOSTX_GPU_HD static inline void gpu_xts_mul_alpha16(uint64_t *lo, uint64_t *hi) {
+  const uint64_t h = *hi >> 48;
+  *hi = (*hi << 16) | (*lo >> 48);
+  *lo = (*lo << 16) ^ h ^ (h << 1) ^ (h << 2) ^ (h << 7);
+}
+
+GOSTX_GPU_HD static inline void gpu_xts_tweak_thread(const uint8_t *t0, uint8_t *tw,
+                                                     uint64_t nsectors, uint32_t bps,
+                                                     uint64_t r) {
+  const uint64_t runs = (bps + 15) / 16;
+  const uint64_t sector = r / runs;
+  if (sector >= nsectors) return;
+  const uint32_t j0 = (uint32_t)(r % runs) * 16;
+  const uint8_t *t = t0 + 16 * sector;
+  uint64_t lo = (uint64_t)GPU_LD32(t) | (uint64_t)GPU_LD32(t + 4) << 32;
+  uint64_t hi = (uint64_t)GPU_LD32(t + 8) | (uint64_t)GPU_LD32(t + 12) << 32;
+  for (uint32_t j = 0; j < j0; j += 16) gpu_xts_mul_alpha16(&lo, &hi); /* j0 = 16 r' */
+  uint8_t *o = tw + 16 * (sector * bps + j0);
+  for (uint32_t j = j0; j < j0 + 16 && j < bps; j++, o += 16) {
+    GPU_ST32(o, (uint32_t)lo);
+    GPU_ST32(o + 4, (uint32_t)(lo >> 32));
+    GPU_ST32(o + 8, (uint32_t)hi);
+    GPU_ST32(o + 12, (uint32_t)(hi >> 32));
+    gpu_xts_mul_alpha(&lo, &hi);
+  }
+}
+
+/* ---- Magma / GOST 28147-89 ---- */
+GOSTX_GPU_HD static inline uint32_t gpu_magma_g(const gostx_gpu_magma_params *p, uint32_t k,
+                                                uint32_t a) {
+  a += k;
+  uint32_t r = 0;
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 8; i++) r |= ((uint32_t)(p->sb[i] >> ((a >> (4 * i)) & 15u) * 4) & 15u) << (4 * i);
+  return (r << 11) | (r >> 21);
+}
+
+/* The 32 rounds in place on the halves (a1, a0), as the CPU core: n1 = a0,
+ * n2 = a1; K1..K8 three times, then K8..K1 (decryption: reversed). */
+GOSTX_GPU_HD static inline void gpu_magma_words(const gostx_gpu_magma_params *p, int decrypt,
+                                                uint32_t *a1, uint32_t *a0) {
+  uint32_t n1 = *a0, n2 = *a1;
+  GOSTX_GPU_UNROLL
+  for (unsigned r = 0; r < 32; r += 2) {
+    /* round r uses key index: encryption up for r < 24, down after;
+     * decryption up for r < 8, down after */
+    const int up = decrypt ? r < 8 : r < 24;
+    const unsigned i0 = up ? (r & 7) : 7 - (r & 7);
+    const unsigned i1 = up ? ((r + 1) & 7) : 7 - ((r + 1) & 7);
+    n2 ^= gpu_magma_g(p, p->rk[i0], n1);
+    n1 ^= gpu_magma_g(p, p->rk[i1], n2);
+  }
+  *a1 = n1;
+  *a0 = n2;
+}
+
+/* One 8-byte block as two little-endian words w0 (bytes 0..3), w1 (4..7). */
+GOSTX_GPU_HD static inline void gpu_magma_block(const gostx_gpu_magma_params *p, int decrypt,
+                                                uint32_t *w0, uint32_t *w1) {
+  uint32_t a1, a0;
+  if (p->le) { a0 = *w0; a1 = *w1; }
+  else { a1 = gpu_bswap32(*w0); a0 = gpu_bswap32(*w1); }
+  gpu_magma_words(p, decrypt, &a1, &a0);
+  if (p->le) { *w0 = a0; *w1 = a1; }
+  else { *w0 = gpu_bswap32(a1); *w1 = gpu_bswap32(a0); }
+}
+
+/* Bytes [8 n, 8 n + 8) of in (all of them, or the last m < 8) as two words. */
+GOSTX_GPU_HD static inline void gpu_load8(const uint8_t *p, unsigned m, uint32_t *w0, uint32_t *w1) {
+  if (m == 8) { *w0 = GPU_LD32(p); *w1 = GPU_LD32(p + 4); return; }
+  uint32_t w[2] = {0, 0};
+  for (unsigned i = 0; i < m; i++) w[i >> 2] |= (uint32_t)p[i] << (8 * (i & 3));
+  *w0 = w[0];
+  *w1 = w[1];
+}
+
+GOSTX_GPU_HD static inline void gpu_store8(uint8_t *p, unsigned m, uint32_t w0, uint32_t w1) {
+  if (m == 8) { GPU_ST32(p, w0); GPU_ST32(p + 4, w1); return; }
+  for (unsigned i = 0; i < m; i++) p[i] = (uint8_t)((i < 4 ? w0 : w1) >> (8 * (i & 3)));
+}
+
+/* ECB: thread n takes block n. */
+GOSTX_GPU_HD static inline void gpu_magma_ecb_thread(const uint8_t *in, uint8_t *out,
+                                                     uint64_t nblocks,
+                                                     const gostx_gpu_magma_params *p,
+                                                     int decrypt, uint64_t n) {
+  if (n >= nblocks) return;
+  uint32_t w0, w1;
+  gpu_load8(in + 8 * n, 8, &w0, &w1);
+  gpu_magma_block(p, decrypt, &w0, &w1);
+  gpu_store8(out + 8 * n, 8, w0, w1);
+}
+
+/* CTR with s = n = 8: block n uses the 64-bit big-endian counter ctr + n. */
+GOSTX_GPU_HD static inline void gpu_magma_ctr_thread(const uint8_t *in, uint8_t *out,
+                                                     uint64_t len, uint64_t ctr,
+                                                     const gostx_gpu_magma_params *p,
+                                                     uint64_t n) {
+  if (n >= (len + 7) / 8) return;
+  const uint64_t c = ctr + n, left = len - 8 * n;
+  const unsigned m = left >= 8 ? 8u : (unsigned)left;
+  uint32_t g0 = gpu_bswap32((uint32_t)(c >> 32)), g1 = gpu_bswap32((uint32_t)c), w0, w1;
+  gpu_magma_block(p, 0, &g0, &g1);
+  gpu_load8(in + 8 * n, m, &w0, &w1);
+  gpu_store8(out + 8 * n, m, w0 ^ g0, w1 ^ g1);
+}
+
+/* GOST 28147-89 CNT without key meshing. Gamma block i (i = 1, 2, ...) is
+ * E(N3_i || N4_i) with N3_i = N3_0 + i C2 mod 2^32 and N4_i the
+ * representative in [1, 2^32 - 1] of N4_0 + i C1 mod 2^32 - 1, which is
+ * what i end-around-carry additions of C1 give; (N3_0, N4_0) = E(IV).
+ * Thread n takes block n of the job, which is gamma block first + n. */
+#define GOSTX_GPU_CNT_C2 0x01010101u
+#define GOSTX_GPU_CNT_C1 0x01010104u
+
+GOSTX_GPU_HD static inline uint32_t gpu_cnt_n4(uint32_t n4_0, uint64_t i) {
+  const uint64_t M = 0xffffffffu;
+  /* i mod M by folding, then n4_0 + (i mod M) * C1 < 2^57, folded twice */
+  uint64_t im = (i & M) + (i >> 32);
+  im = (im & M) + (im >> 32);
+  if (im >= M) im -= M;
+  uint64_t v = (uint64_t)n4_0 + im * GOSTX_GPU_CNT_C1;
+  v = (v & M) + (v >> 32);
+  v = (v & M) + (v >> 32);
+  if (v >= M) v -= M;
+  return v == 0 ? 0xffffffffu : (uint32_t)v;
+}
+
+GOSTX_GPU_HD static inline void gpu_gost89_cnt_thread(const uint8_t *in, uint8_t *out,
+                                                      uint64_t len, uint64_t first,
+                                                      uint32_t n3_0, uint32_t n4_0,
+                                                      const gostx_gpu_magma_params *p,
+                                                      uint64_t n) {
+  if (n >= (len + 7) / 8) return;
+  const uint64_t i = first + n, left = len - 8 * n;
+  const unsigned m = left >= 8 ? 8u : (unsigned)left;
+  uint32_t g0 = n3_0 + (uint32_t)i * GOSTX_GPU_CNT_C2, g1 = gpu_cnt_n4(n4_0, i), w0, w1;
+  gpu_magma_block(p, 0, &g0, &g1); /* the key is little-endian (le = 1) */
+  gpu_load8(in + 8 * n, m, &w0, &w1);
+  gpu_store8(out + 8 * n, m, w0 ^ g0, w1 ^ g1);
+}
+
+#endif
