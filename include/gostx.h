@@ -12,5 +12,6 @@
 #include "gostx/gost89.h"
 #include "gostx/hash.h"
 #include "gostx/kdf.h"
+#include "gostx/bulk.h"
 
 #endif

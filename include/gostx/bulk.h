@@ -1,0 +1,31 @@
+/* gostx: the bulk engine. A fixed pool of worker threads, parallel variants of
+ * the parallelisable modes, and the sector-batch (multi-stream) API. Results
+ * are identical to the single-threaded calls for every thread count. Part of
+ * the public API. */
+#ifndef GOSTX_BULK_H
+#define GOSTX_BULK_H
+
+#include "cipher.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gostx_pool gostx_pool;
+
+/* nthreads = 0: one thread per online CPU. Threads are created once, here.
+ * NULL when threads cannot be created. */
+GOSTX_API gostx_pool *gostx_pool_new(unsigned nthreads);
+GOSTX_API void gostx_pool_free(gostx_pool *pool);
+/* Number of threads that run tasks (the caller counts as one of them). */
+GOSTX_API unsigned gostx_pool_size(const gostx_pool *pool);
+/* Runs fn(arg, i) for every i in [0, ntasks) on the pool (the calling thread
+ * helps) and returns when all have finished. Not re-entrant: one run at a
+ * time per pool (concurrent callers are serialised). */
+GOSTX_API int gostx_pool_run(gostx_pool *pool, size_t ntasks, void (*fn)(void *arg, size_t i),
+                             void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
