@@ -13,5 +13,6 @@
 #include "gostx/hash.h"
 #include "gostx/kdf.h"
 #include "gostx/bulk.h"
+#include "gostx/container.h"
 
 #endif
