@@ -94,7 +94,6 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
     cli_err("-p: cannot open the terminal (/dev/tty): %s; use --pass-file FILE", strerror(errno));
     return CLI_EXIT_FAIL;
   }
-  if (write(tty_fd, prompt, strlen(prompt)) < 0) return CLI_EXIT_FAIL;
   struct termios t;
   int have_termios = tcgetattr(tty_fd, &tty_saved) == 0;
   struct sigaction sa, old_int, old_term;
@@ -109,6 +108,9 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
     tty_echo_off = 1;
     tcsetattr(tty_fd, TCSAFLUSH, &t);
   }
+  /* The prompt comes after echo is off, so nothing typed after it is lost. */
+  if (write(tty_fd, prompt, strlen(prompt)) < 0) { /* reading still works */
+  }
   size_t n = 0;
   int rc = 0, too_long = 0;
   for (;;) {
@@ -120,7 +122,7 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
     else too_long = 1;
   }
   if (have_termios) {
-    tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
+    tcsetattr(tty_fd, TCSANOW, &tty_saved);
     tty_echo_off = 0;
   }
   sigaction(SIGINT, &old_int, NULL);
