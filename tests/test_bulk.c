@@ -382,6 +382,10 @@ static void test_batch(void) {
            "batch xts 15");
   CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 1, ivs, 16, src, got, 512, 0), GOSTX_OK,
            "batch of no sectors");
+  /* Empty messages with in = NULL: OMAC of the empty string each. */
+  CHECK_RC(gostx_omac(kp[0], NULL, 0, tags_w, 8), GOSTX_OK, "omac empty");
+  CHECK_RC(gostx_batch_omac(pools[2], kp, 1, NULL, 0, 3, tags_g, 8), GOSTX_OK, "batch omac empty");
+  CHECK(!memcmp(tags_g, tags_w, 8) && !memcmp(tags_g + 16, tags_w, 8), "batch omac empty tags");
   for (int i = 0; i < MAXKEYS; i++) {
     gostx_cipher_clear(&ciphers[i]);
     gostx_xts_clear(&xkeys[i]);

@@ -136,7 +136,7 @@ static void omac_group(const struct batch *b, const gostx_cipher *c, const size_
   }
   for (size_t k = 0; k < g; k++) {
     memset(pad, 0, n);
-    memcpy(pad, b->in + idx[k] * b->sl + before * n, last);
+    if (last) memcpy(pad, b->in + idx[k] * b->sl + before * n, last);
     if (last < n) pad[last] = 0x80;
     gostx_xor(st + k * n, st + k * n, pad, n);
     gostx_xor(st + k * n, st + k * n, last == n ? k1 : k2, n);
