@@ -25,15 +25,14 @@ static double now(void) {
 static gostx_pool *pools[NPOOLS]; /* NULL, 1, 2, 3, 4, 7 threads */
 static const unsigned pool_sizes[NPOOLS] = {0, 1, 2, 3, 4, 7};
 
-#define MAXLEN (400 * 1024)
+#define MAXLEN (272 * 1024)
 static uint8_t *src, *want, *got, *aad;
 
 /* Lengths: small, around the 64 KiB threshold and the 32 KiB task size,
  * odd ones, and a few hundred KiB. */
 static const size_t lengths[] = {0,          1,          15,         16,         17,
                                  1000,       65535,      65536,      65537,      65536 + 8,
-                                 98304 + 3,  131072 - 1, 131072 + 16, 200003,    300000,
-                                 MAXLEN - 5};
+                                 98304 + 3,  131072 - 1, 131072 + 16, 200003,    MAXLEN - 5};
 #define NLEN (sizeof lengths / sizeof lengths[0])
 
 static void cipher_of(gostx_cipher *c, int id) {
@@ -104,7 +103,7 @@ static void test_acpkm(const gostx_cipher *c) {
   for (size_t si = 0; si < sizeof secs / sizeof secs[0]; si++) {
     const size_t N = secs[si];
     size_t lens[] = {0, 17, 65536, 65537, 70000 / N * N, 70000 / N * N + 1, 3 * N - 1, 3 * N,
-                     3 * N + 1, 300001};
+                     3 * N + 1, 250001};
     for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
       const size_t len = lens[li];
       if (len > MAXLEN) continue;
@@ -132,13 +131,13 @@ static void test_mgm(const gostx_cipher *c) {
   uint8_t nonce[16], tag_w[16], tag_g[16];
   t_rand_bytes(nonce, sizeof nonce);
   nonce[0] &= 0x7f;
-  const size_t aads[] = {0, 5, 16, 70001};
-  for (size_t ai = 0; ai < 4; ai++) {
+  const size_t aads[] = {0, 21, 70001};
+  for (size_t ai = 0; ai < 3; ai++) {
     const size_t al = aads[ai];
     for (size_t li = 0; li < NLEN; li++) {
       const size_t len = lengths[li];
       if (al == 0 && len == 0) continue;
-      if (ai == 3 && li % 3) continue; /* the big AAD: a few lengths suffice */
+      if (ai == 2 && li % 3) continue; /* the big AAD: a few lengths suffice */
       const size_t tl = li & 1 ? n : 4 + li % (n - 3);
       CHECK_RC(gostx_mgm_encrypt(c, nonce, n, aad, al, src, len, want, tag_w, tl), GOSTX_OK,
                "mgm ref");
@@ -251,10 +250,10 @@ static void test_batch(void) {
   }
   t_rand_bytes(ivs, sizeof ivs);
   /* Key layouts: 0 one Kuznyechik key, 1 one Magma key, 2 a key per sector
-   * (mixed ciphers), 3 three keys repeated, 4 a key per sector all Kuznyechik. */
+   * (mixed ciphers), 3 three keys repeated. */
   const size_t sls[] = {512, 4096, 16 * 33};
   const size_t nss[] = {1, 7, 64, 100};
-  for (int layout = 0; layout < 5; layout++) {
+  for (int layout = 0; layout < 4; layout++) {
     for (size_t si = 0; si < 3; si++) {
       for (size_t ni = 0; ni < 4; ni++) {
         const size_t sl = sls[si], ns = nss[ni];
