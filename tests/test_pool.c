@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -139,6 +140,24 @@ int main(void) {
     CHECK(atomic_load(&ne.inner_total) == 200, "pool %u: nested runs %u", sizes[s],
           atomic_load(&ne.inner_total));
 
+    gostx_pool_free(p);
+  }
+
+  /* A pool used in a child after fork() runs inline there (no hang). */
+  {
+    gostx_pool *p = gostx_pool_new(3);
+    CHECK(p && run_cover(p, 50), "pool before fork");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+      int ok = run_cover(p, 1000);
+      gostx_pool_free(p);
+      _exit(ok ? 0 : 1);
+    }
+    int st = -1;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "pool in a forked child");
+    CHECK(run_cover(p, 1000), "pool in the parent after fork");
     gostx_pool_free(p);
   }
 

@@ -27,7 +27,9 @@ GOSTX_API unsigned gostx_pool_size(const gostx_pool *pool);
  * time per pool (concurrent callers are serialised). Indices are handed out
  * dynamically, in increasing order, each exactly once. pool NULL (or a pool of
  * one thread) runs every task inline on the calling thread; so does a run
- * started from inside a task of the same pool. ntasks 0 returns at once.
+ * started from inside a task of the same pool, and so does a pool used in a
+ * child process after fork() (the threads stay in the parent; the child
+ * may still free the pool). ntasks 0 returns at once.
  * Returns GOSTX_OK, or GOSTX_EINVAL when fn is NULL. */
 GOSTX_API int gostx_pool_run(gostx_pool *pool, size_t ntasks, void (*fn)(void *arg, size_t i),
                              void *arg);

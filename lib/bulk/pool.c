@@ -23,6 +23,7 @@ struct gostx_pool {
   unsigned nthreads;    /* threads that run tasks, the caller included */
   unsigned nworkers;    /* threads created: nthreads - 1 */
   pthread_t *workers;
+  pid_t pid;            /* the process that owns the threads (fork() keeps none) */
 
   pthread_mutex_t run_mu; /* one run at a time */
 
@@ -103,6 +104,7 @@ gostx_pool *gostx_pool_new(unsigned nthreads) {
   if (!p) return NULL;
   p->nthreads = nthreads;
   p->nworkers = nthreads - 1;
+  p->pid = getpid();
   atomic_init(&p->next, 0);
   if (p->nworkers) {
     p->workers = calloc(p->nworkers, sizeof *p->workers);
@@ -140,6 +142,11 @@ gostx_pool *gostx_pool_new(unsigned nthreads) {
 
 void gostx_pool_free(gostx_pool *pool) {
   if (!pool) return;
+  if (pool->pid != getpid()) { /* a forked child: the threads are not ours to join */
+    free(pool->workers);
+    free(pool);
+    return;
+  }
   /* Wait for a run in progress on another thread to finish. */
   pthread_mutex_lock(&pool->run_mu);
   pthread_mutex_unlock(&pool->run_mu);
@@ -151,8 +158,10 @@ unsigned gostx_pool_size(const gostx_pool *pool) { return pool ? pool->nthreads 
 int gostx_pool_run(gostx_pool *pool, size_t ntasks, void (*fn)(void *arg, size_t i), void *arg) {
   if (!fn) return GOSTX_EINVAL;
   if (ntasks == 0) return GOSTX_OK;
-  /* No pool, a one-thread pool, a single task, or a nested run: inline. */
-  if (!pool || pool->nworkers == 0 || ntasks == 1 || tl_in_pool == pool) {
+  /* No pool, a one-thread pool, a single task, a nested run, or a pool
+   * inherited through fork() (its threads stayed in the parent): inline. */
+  if (!pool || pool->nworkers == 0 || ntasks == 1 || tl_in_pool == pool ||
+      pool->pid != getpid()) {
     for (size_t i = 0; i < ntasks; i++) fn(arg, i);
     return GOSTX_OK;
   }
