@@ -37,16 +37,19 @@ GOSTX_API int gostx_pool_run(gostx_pool *pool, size_t ntasks, void (*fn)(void *a
 /* ---- Parallel variants of the parallelisable modes ----
  * Each gives exactly the bytes (and return code) of the single-threaded call
  * named beside it, for every pool size; pool may be NULL (one thread). The
- * work is split on block boundaries into tasks of GOSTX_BULK_CHUNK bytes or
- * more; inputs shorter than GOSTX_BULK_MIN run single-threaded. in and out
+ * work is split on block boundaries into tasks of 32 to 256 KiB (about 8 per
+ * thread, handed out dynamically); inputs shorter than GOSTX_BULK_MIN, a NULL
+ * pool and a one-thread pool call the single-threaded function. in and out
  * may be equal (in place); otherwise they must not overlap. */
 #define GOSTX_BULK_MIN (64 * 1024)
 
 /* = gostx_ctr_crypt(c, iv, iv_len, n, ...): s = n. */
 GOSTX_API int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
                                  size_t iv_len, const uint8_t *in, uint8_t *out, size_t len);
-/* = gostx_ctr_acpkm_crypt. The section keys are computed first (the ACPKM
- * key chain is sequential), then the sections run in parallel. */
+/* = gostx_ctr_acpkm_crypt. The ACPKM key chain is sequential: it is computed
+ * one window (4 MiB of sections) ahead, by one task, while the other threads
+ * encrypt the sections of the current window. GOSTX_ENOMEM never: without
+ * memory for the keys it runs single-threaded. */
 GOSTX_API int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c,
                                        size_t section_len, const uint8_t *iv, size_t iv_len,
                                        const uint8_t *in, uint8_t *out, size_t len);
