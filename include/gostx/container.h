@@ -119,7 +119,8 @@ typedef struct gostx_ct_stream {
   void *progress_arg;
   gostx_pool *pool;        /* NULL = seal/open on the calling thread */
   size_t batch;            /* chunks in flight; 0 = 2 per pool thread. Capped so
-                              that the batch buffer stays <= 256 MiB. */
+                              that the batch buffer stays <= 256 MiB; on return,
+                              the number used. */
   /* out: */
   uint64_t chunks;         /* chunks written (verified, when decrypting) */
   uint64_t bytes_out;      /* plaintext bytes (of chunks written) */
