@@ -56,7 +56,7 @@ static void cbc_enc_group(const struct batch *b, const gostx_cipher *c, const si
     gostx_cipher_encrypt_blocks(c, x, x, g);
     for (size_t k = 0; k < g; k++) memcpy(b->out + idx[k] * b->sl + i * n, x + k * n, n);
   }
-  gostx_memzero(x, sizeof x);
+  gostx_memzero(x, g * n);
 }
 
 static void cbc_dec_group(const struct batch *b, const gostx_cipher *c, const size_t *idx,
@@ -143,7 +143,7 @@ static void omac_group(const struct batch *b, const gostx_cipher *c, const size_
   }
   gostx_cipher_encrypt_blocks(c, st, st, g);
   for (size_t k = 0; k < g; k++) memcpy(b->tags + idx[k] * b->tag_len, st + k * n, b->tag_len);
-  gostx_memzero(st, sizeof st);
+  gostx_memzero(st, g * n);
   gostx_memzero(k1, sizeof k1);
   gostx_memzero(k2, sizeof k2);
   gostx_memzero(pad, sizeof pad);
@@ -169,10 +169,11 @@ void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *num
   enum { L = BATCH_LANES, B = 256 };
   uint8_t ta[L * 16], tb[L * 16], tw[B * 16], buf[B * 16], cc[16];
   uint64_t lo[L], hi[L];
-  size_t off[B];
+  size_t off[B], gmax = 0, mmax = 0; /* lanes and gathered blocks used: what to wipe */
   const size_t nb = sl / 16, rest = sl % 16, bulk = rest ? nb - 1 : nb;
   for (size_t base = 0; base < count; base += L) {
     const size_t g = count - base < L ? count - base : L;
+    if (g > gmax) gmax = g;
     for (size_t k = 0; k < g; k++) {
       const size_t s = idx ? idx[base + k] : base + k;
       gostx_store64_le(ta + 16 * k, nums ? nums[s] : first + s); /* plain64 tweak */
@@ -194,7 +195,8 @@ void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *num
         gostx_store64_le(tw + 16 * m + 8, hi[k]);
         xts_mul_alpha(&lo[k], &hi[k]);
         gostx_xor(buf + 16 * m, in + off[m], tw + 16 * m, 16);
-        if (++m == B || (k + 1 == g && i + 1 == bulk)) {
+        if (++m > mmax) mmax = m;
+        if (m == B || (k + 1 == g && i + 1 == bulk)) {
           xts_blocks(x, decrypt, buf, buf, m);
           for (size_t r = 0; r < m; r++) gostx_xor(out + off[r], buf + 16 * r, tw + 16 * r, 16);
           m = 0;
@@ -235,13 +237,14 @@ void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *num
       }
     }
   }
-  gostx_memzero(ta, sizeof ta);
-  gostx_memzero(tb, sizeof tb);
-  gostx_memzero(tw, sizeof tw);
-  gostx_memzero(buf, sizeof buf);
+  if (mmax < gmax) mmax = gmax; /* the stealing steps use buf per lane */
+  gostx_memzero(ta, 16 * gmax);
+  gostx_memzero(tb, 16 * gmax);
+  gostx_memzero(tw, 16 * mmax);
+  gostx_memzero(buf, 16 * mmax);
   gostx_memzero(cc, sizeof cc);
-  gostx_memzero(lo, sizeof lo);
-  gostx_memzero(hi, sizeof hi);
+  gostx_memzero(lo, sizeof lo[0] * gmax);
+  gostx_memzero(hi, sizeof hi[0] * gmax);
 }
 
 /* ---- groups and tasks ---- */
