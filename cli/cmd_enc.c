@@ -23,21 +23,35 @@ int cmd_keygen(int argc, char **argv);
 
 /* ---- secrets ---- */
 
-static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+/* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
+ * of the secret. Returns the count, or -1 after printing why. */
+static long read_secret_file(const char *path, uint8_t *buf, size_t cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     cli_err("%s: %s", path, strerror(errno));
-    return CLI_EXIT_FAIL;
+    return -1;
   }
+  size_t n = 0;
+  while (n < cap) {
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      cli_err("%s: read error: %s", path, strerror(errno));
+      close(fd);
+      gostx_memzero(buf, cap);
+      return -1;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  return (long)n;
+}
+
+static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
   uint8_t buf[GOSTX_KEY_LEN + 1];
-  size_t n = fread(buf, 1, sizeof buf, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    gostx_memzero(buf, sizeof buf);
-    cli_err("%s: read error", path);
-    return CLI_EXIT_FAIL;
-  }
+  long n = read_secret_file(path, buf, sizeof buf);
+  if (n < 0) return CLI_EXIT_FAIL;
   if (n != GOSTX_KEY_LEN) {
     gostx_memzero(buf, sizeof buf);
     return cli_usage("%s: a key file must hold exactly 32 bytes (%s); make one with "
@@ -56,20 +70,11 @@ static size_t chomp(const uint8_t *p, size_t n) {
   return n;
 }
 
+/* pass has room for PASS_MAX + 2 bytes. */
 static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    cli_err("%s: %s", path, strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
-  size_t n = fread(pass, 1, PASS_MAX + 2, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    cli_err("%s: read error", path);
-    return CLI_EXIT_FAIL;
-  }
-  n = chomp(pass, n);
+  long got = read_secret_file(path, pass, PASS_MAX + 2);
+  if (got < 0) return CLI_EXIT_FAIL;
+  size_t n = chomp(pass, (size_t)got);
   if (n > PASS_MAX) return cli_usage("%s: passphrase longer than %d bytes", path, PASS_MAX);
   if (n == 0) return cli_usage("%s: empty passphrase", path);
   *len = n;
