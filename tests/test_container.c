@@ -548,11 +548,58 @@ static void test_random_damage(void) {
   free(pt);
 }
 
+/* ---- the test vectors of docs/FORMAT.md section 9 ---- */
+
+static const char *const kat_hex[3] = {
+    "474f535458000101010000000000040000000000a0a1a2a3a4a5a6a7a8a9aaab"
+    "acadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf128dfc32202cfc23d7818edd"
+    "959b6ede4860f1847c20db9fdd4056d742999a2d3535d00193381dcc632edbf7"
+    "86f0f1b1af95f7",
+    "474f535458000102010000000000040000000000a0a1a2a3a4a5a6a7a8a9aaab"
+    "acadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf1ed0cbec75ab17570336ff03"
+    "e30c248ed974b60e4c9c1fd645b0e5c3197813258324831bd88777bf63a040",
+    "474f5354580001010200000000000400000003e8a0a1a2a3a4a5a6a7a8a9aaab"
+    "acadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc925762d818f4bb646bc6b8c"
+    "f6cf81e443c4f88fdb793bb329fef65a11fc1028bd1ff984d3e7d3cfcc6e7b93"
+    "6ad48d3467a491",
+};
+
+static void test_vectors(void) {
+  uint8_t key[32], salt[32];
+  for (int i = 0; i < 32; i++) key[i] = (uint8_t)i, salt[i] = (uint8_t)(0xa0 + i);
+  for (int v = 0; v < 3; v++) {
+    size_t want_len;
+    uint8_t *want = hex_alloc(kat_hex[v], &want_len);
+    gostx_ct ct;
+    int pb = v == 2;
+    CHECK_RC(gostx_ct_init_encrypt(&ct, v == 1 ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK,
+                                   pb ? GOSTX_CT_KDF_PBKDF2 : GOSTX_CT_KDF_RAW, 1024, 1000,
+                                   pb ? (const uint8_t *)"password" : key, pb ? 8 : 32, salt),
+             0, "vector init");
+    struct sink out = {0};
+    gostx_ct_stream st;
+    CHECK_RC(run_stream(&ct, 0, (const uint8_t *)"abc", 3, NULL, 0, &out, &st), 0, "vector enc");
+    CHECK(out.len == want_len, "vector %d: %zu bytes, want %zu", v, out.len, want_len);
+    if (out.len == want_len) CHECK_BYTES(out.p, want, want_len, "FORMAT.md test vector");
+    gostx_ct_clear(&ct);
+    /* And it decrypts from the published bytes. */
+    gostx_ct d;
+    CHECK_RC(gostx_ct_init_decrypt(&d, want, want_len, pb ? (const uint8_t *)"password" : key,
+                                   pb ? 8 : 32, NULL), 0, "vector header");
+    CHECK_RC(run_stream(&d, 1, want + 84, want_len - 84, NULL, 0, &out, &st), 0, "vector dec");
+    CHECK(out.len == 3 && memcmp(out.p, "abc", 3) == 0, "vector %d decrypts to abc", v);
+    gostx_ct_clear(&d);
+    free(out.p);
+    free(want);
+  }
+}
+
 int main(void) {
   t_rand_init();
   for (int i = 0; i < 32; i++) key2[i] = (uint8_t)(key1[i] ^ (i == 31));
   test_header();
   test_layout();
+  test_vectors();
   test_chunks();
   test_streams();
   test_attacks();
