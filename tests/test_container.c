@@ -55,6 +55,11 @@ static int run_stream(const gostx_ct *ct, int decrypt, const uint8_t *in, size_t
   return rc;
 }
 
+/* The pool and batch size dec_file uses (the attack tests run both ways:
+ * serial, and with a pool where I/O overlaps the opening of chunks). */
+static gostx_pool *g_pool;
+static size_t g_batch = 3;
+
 /* Decrypts a whole file image (header included) with the raw key. */
 static int dec_file(const uint8_t *key, const uint8_t *file, size_t len, struct sink *out,
                     gostx_ct_stream *st, const char **why) {
@@ -64,7 +69,8 @@ static int dec_file(const uint8_t *key, const uint8_t *file, size_t len, struct 
   int rc = gostx_ct_init_decrypt(&ct, file, len < GOSTX_CT_HEADER_LEN ? len : GOSTX_CT_HEADER_LEN,
                                  key, 32, why);
   if (rc) return rc;
-  rc = run_stream(&ct, 1, file + GOSTX_CT_HEADER_LEN, len - GOSTX_CT_HEADER_LEN, NULL, 3, out, st);
+  rc = run_stream(&ct, 1, file + GOSTX_CT_HEADER_LEN, len - GOSTX_CT_HEADER_LEN, g_pool, g_batch,
+                  out, st);
   *why = st->msg;
   gostx_ct_clear(&ct);
   return rc;
@@ -604,5 +610,13 @@ int main(void) {
   test_streams();
   test_attacks();
   test_random_damage();
+  for (size_t batch = 1; batch <= 2; batch++) {
+    g_pool = gostx_pool_new(3);
+    g_batch = batch;
+    CHECK(g_pool != NULL, "pool");
+    test_attacks();
+    test_random_damage();
+    gostx_pool_free(g_pool);
+  }
   return t_done();
 }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* getrandom */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -283,33 +284,58 @@ int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final, const uin
   return rc;
 }
 
-/* ---- streaming ---- */
+/* ---- streaming ----
+ * Two batch buffers. While the pool seals/opens batch k in one, a helper
+ * thread writes batch k-1 from the other and then reads batch k+1 into it,
+ * so I/O overlaps the cipher work. Without a pool the same steps run one
+ * after another on the calling thread. The order of the output is the order
+ * of the input, and decryption writes a batch only once every chunk in it
+ * verified (the failing batch's verified prefix is written last). */
 
 struct batch {
-  const gostx_ct *ct;
-  uint8_t *buf;    /* n slots of rec bytes */
-  size_t rec;      /* chunk_size + tag_len */
+  uint8_t *buf;    /* cap slots of rec bytes */
   size_t *lens;    /* encrypt: plaintext length; decrypt: record length */
   int *rcs;
   uint64_t first;  /* chunk index of slot 0 */
   size_t n;        /* slots in use */
-  int last_final;  /* the last slot holds the final chunk */
+  int last_final;  /* the last slot holds the final chunk (end of input) */
+};
+
+struct streamer {
+  const gostx_ct *ct;
+  gostx_ct_stream *s;
   int decrypt;
+  size_t rec, cap, unit; /* unit: bytes read per slot (chunk or record) */
+  uint64_t in_bytes;
+  struct batch b[2];
+  /* the I/O job */
+  struct batch *wr, *rd; /* write wr (may be NULL), then read into rd (may be NULL) */
+  uint64_t rd_first;     /* chunk index of rd's first slot */
+  int wr_rc, rd_rc;      /* 0, or GOSTX_EIO / GOSTX_EFORMAT with msg filled */
+  char io_msg[160];
+};
+
+/* For gostx_pool_run: seal or open slot i of the batch in st->b[0 or 1]. */
+struct task {
+  struct streamer *st;
+  struct batch *b;
 };
 
 static void batch_task(void *arg, size_t i) {
-  struct batch *b = arg;
-  uint8_t *p = b->buf + i * b->rec;
+  struct task *t = arg;
+  struct batch *b = t->b;
+  uint8_t *p = b->buf + i * t->st->rec;
   int final = b->last_final && i + 1 == b->n;
-  if (b->decrypt)
-    b->rcs[i] = gostx_ct_open_chunk(b->ct, b->first + i, final, p, b->lens[i], p);
+  if (t->st->decrypt)
+    b->rcs[i] = gostx_ct_open_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
   else
-    b->rcs[i] = gostx_ct_seal_chunk(b->ct, b->first + i, final, p, b->lens[i], p);
+    b->rcs[i] = gostx_ct_seal_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
 }
 
-static void run_batch(gostx_pool *pool, struct batch *b) {
-  if (pool && b->n > 1 && gostx_pool_run(pool, b->n, batch_task, b) == 0) return;
-  for (size_t i = 0; i < b->n; i++) batch_task(b, i);
+static void run_batch(struct streamer *st, struct batch *b) {
+  struct task t = {st, b};
+  if (st->s->pool && b->n > 1 && gostx_pool_run(st->s->pool, b->n, batch_task, &t) == 0) return;
+  for (size_t i = 0; i < b->n; i++) batch_task(&t, i);
 }
 
 /* fread until len bytes or EOF; -1 on a read error. */
@@ -335,186 +361,202 @@ static int at_eof(FILE *f) {
   return 0;
 }
 
-static int setup(const gostx_ct *ct, gostx_ct_stream *s, struct batch *b) {
-  memset(b, 0, sizeof *b);
+/* Reads the next batch (first chunk index `first`) into b. */
+static int read_batch(struct streamer *st, struct batch *b, uint64_t first, char *msg,
+                      size_t msg_len) {
+  b->n = 0;
+  b->first = first;
+  b->last_final = 0;
+  while (b->n < st->cap) {
+    size_t got;
+    if (read_full(st->s->in, b->buf + b->n * st->rec, st->unit, &got) < 0) goto read_error;
+    if (st->decrypt && got == 0) { /* only possible right after the header */
+      snprintf(msg, msg_len, "truncated file: no chunks after the header");
+      return GOSTX_EFORMAT;
+    }
+    b->lens[b->n++] = got;
+    st->in_bytes += got;
+    int eof = got < st->unit ? 1 : at_eof(st->s->in);
+    if (eof < 0) goto read_error;
+    if (eof) {
+      b->last_final = 1;
+      break;
+    }
+  }
+  if (b->n > GOSTX_CT_MAX_CHUNKS - first) {
+    snprintf(msg, msg_len, "too many chunks (more than 2^62)");
+    return st->decrypt ? GOSTX_EFORMAT : GOSTX_ELEN;
+  }
+  return GOSTX_OK;
+read_error:
+  snprintf(msg, msg_len, "read error: %s", strerror(errno));
+  return GOSTX_EIO;
+}
+
+/* Writes slots [0, upto) of a processed batch. */
+static int write_batch(struct streamer *st, const struct batch *b, size_t upto, char *msg,
+                       size_t msg_len) {
+  size_t tag = st->ct->tag_len;
+  if (!st->decrypt) {
+    /* All slots but the last are full, so the records are contiguous. */
+    size_t total = 0;
+    for (size_t i = 0; i < upto; i++) total += b->lens[i] + tag;
+    if (st->s->write(st->s->write_arg, b->buf, total)) goto write_error;
+    for (size_t i = 0; i < upto; i++) st->s->bytes_out += b->lens[i];
+  } else {
+    for (size_t i = 0; i < upto; i++) {
+      if (st->s->write(st->s->write_arg, b->buf + i * st->rec, b->lens[i] - tag)) goto write_error;
+      st->s->bytes_out += b->lens[i] - tag;
+    }
+  }
+  st->s->chunks = b->first + upto;
+  return GOSTX_OK;
+write_error:
+  snprintf(msg, msg_len, "write error");
+  return GOSTX_EIO;
+}
+
+static void io_job(struct streamer *st) {
+  st->wr_rc = st->rd_rc = GOSTX_OK;
+  if (st->wr) st->wr_rc = write_batch(st, st->wr, st->wr->n, st->io_msg, sizeof st->io_msg);
+  if (st->rd && st->wr_rc == GOSTX_OK)
+    st->rd_rc = read_batch(st, st->rd, st->rd_first, st->io_msg, sizeof st->io_msg);
+}
+
+static void *io_thread(void *arg) {
+  io_job(arg);
+  return NULL;
+}
+
+/* Explains why chunk i of b failed to open (decryption), in s->msg. */
+static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
+  gostx_ct_stream *s = st->s;
+  const gostx_ct *ct = st->ct;
+  uint64_t ci = b->first + i;
+  uint8_t *p = b->buf + i * st->rec;
+  size_t len = b->lens[i], tag = ct->tag_len;
+  int final = b->last_final && i + 1 == b->n;
+  s->fail_chunk = ci;
+  /* Second attempts only choose the message; they release nothing. */
+  if (len < tag) {
+    snprintf(s->msg, sizeof s->msg, "truncated file: chunk %llu is incomplete (%zu bytes)",
+             (unsigned long long)ci, len);
+    return GOSTX_EFORMAT;
+  }
+  if (final && len == st->rec && gostx_ct_open_chunk(ct, ci, 0, p, len, p) == 0) {
+    snprintf(s->msg, sizeof s->msg,
+             "truncated file: chunk %llu is not the final chunk (cut at a chunk boundary)",
+             (unsigned long long)ci);
+    return GOSTX_EFORMAT;
+  }
+  if (!final && gostx_ct_open_chunk(ct, ci, 1, p, len, p) == 0) {
+    snprintf(s->msg, sizeof s->msg, "trailing data after final chunk %llu", (unsigned long long)ci);
+    return GOSTX_EFORMAT;
+  }
+  if (final)
+    snprintf(s->msg, sizeof s->msg,
+             "authentication failed: chunk %llu (final chunk: corrupted, truncated or followed "
+             "by extra data)",
+             (unsigned long long)ci);
+  else
+    snprintf(s->msg, sizeof s->msg, "authentication failed: chunk %llu", (unsigned long long)ci);
+  return GOSTX_EAUTH;
+}
+
+static int stream(const gostx_ct *ct, gostx_ct_stream *s, int decrypt) {
+  if (!s) return GOSTX_EINVAL;
   s->chunks = s->bytes_out = s->fail_chunk = 0;
   s->msg[0] = 0;
   if (!ct || !ct->tag_len || !s->in || !s->write) {
     snprintf(s->msg, sizeof s->msg, "invalid arguments");
     return GOSTX_EINVAL;
   }
-  b->ct = ct;
-  b->rec = (size_t)ct->h.chunk_size + ct->tag_len;
+  struct streamer st;
+  memset(&st, 0, sizeof st);
+  st.ct = ct;
+  st.s = s;
+  st.decrypt = decrypt;
+  st.rec = (size_t)ct->h.chunk_size + ct->tag_len;
+  st.unit = decrypt ? st.rec : ct->h.chunk_size;
+  st.in_bytes = decrypt ? GOSTX_CT_HEADER_LEN : 0;
   size_t n = s->batch;
   if (!n) n = 2 * (s->pool ? gostx_pool_size(s->pool) : 1);
-  if (n > BATCH_BYTES_MAX / b->rec) n = BATCH_BYTES_MAX / b->rec;
+  if (n > BATCH_BYTES_MAX / 2 / st.rec) n = BATCH_BYTES_MAX / 2 / st.rec;
   if (n < 1) n = 1;
-  b->buf = malloc(n * b->rec);
-  b->lens = calloc(n, sizeof *b->lens);
-  b->rcs = calloc(n, sizeof *b->rcs);
-  if (!b->buf || !b->lens || !b->rcs) {
-    free(b->buf);
-    free(b->lens);
-    free(b->rcs);
-    snprintf(s->msg, sizeof s->msg, "out of memory");
-    return GOSTX_ENOMEM;
+  st.cap = s->batch = n;
+  int rc = GOSTX_OK;
+  for (int k = 0; k < 2; k++) {
+    st.b[k].buf = malloc(n * st.rec);
+    st.b[k].lens = calloc(n, sizeof *st.b[k].lens);
+    st.b[k].rcs = calloc(n, sizeof *st.b[k].rcs);
+    if (!st.b[k].buf || !st.b[k].lens || !st.b[k].rcs) rc = GOSTX_ENOMEM;
   }
-  s->batch = n;
-  return GOSTX_OK;
-}
-
-static void teardown(struct batch *b, size_t cap) {
-  if (b->buf) gostx_memzero(b->buf, cap * b->rec); /* plaintext */
-  free(b->buf);
-  free(b->lens);
-  free(b->rcs);
-}
-
-int gostx_ct_encrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) {
-  if (!s) return GOSTX_EINVAL;
-  struct batch b;
-  int rc = setup(ct, s, &b);
-  if (rc) return rc;
-  size_t cap = s->batch, chunk = ct->h.chunk_size;
-  uint64_t in_bytes = 0, index = 0;
-  if (s->write(s->write_arg, ct->header, GOSTX_CT_HEADER_LEN)) {
+  if (rc) {
+    snprintf(s->msg, sizeof s->msg, "out of memory");
+    goto out;
+  }
+  if (!decrypt && s->write(s->write_arg, ct->header, GOSTX_CT_HEADER_LEN)) {
     snprintf(s->msg, sizeof s->msg, "write error");
     rc = GOSTX_EIO;
     goto out;
   }
-  for (int done = 0; !done;) {
-    b.n = 0;
-    b.first = index;
-    b.last_final = 0;
-    while (b.n < cap && !done) {
-      size_t got;
-      if (read_full(s->in, b.buf + b.n * b.rec, chunk, &got) < 0) goto read_error;
-      b.lens[b.n++] = got;
-      in_bytes += got;
-      int eof = got < chunk ? 1 : at_eof(s->in);
-      if (eof < 0) goto read_error;
-      if (eof) done = b.last_final = 1;
-    }
-    if (b.n > GOSTX_CT_MAX_CHUNKS - index) {
-      snprintf(s->msg, sizeof s->msg, "input too large: more than 2^62 chunks");
-      rc = GOSTX_ELEN;
+  rc = read_batch(&st, &st.b[0], 0, s->msg, sizeof s->msg);
+  if (rc) goto out;
+  struct batch *cur = &st.b[0], *other = &st.b[1], *prev = NULL;
+  for (;;) {
+    /* I/O for the neighbours of cur: write prev, read the batch after cur. */
+    st.wr = prev;
+    st.rd = cur->last_final ? NULL : other;
+    st.rd_first = cur->first + cur->n;
+    pthread_t th;
+    int async = s->pool && (st.wr || st.rd) && pthread_create(&th, NULL, io_thread, &st) == 0;
+    if (!async) io_job(&st);
+    run_batch(&st, cur);
+    if (async) pthread_join(th, NULL);
+    if (st.wr_rc) { /* prev could not be written: stop there */
+      memcpy(s->msg, st.io_msg, sizeof s->msg);
+      rc = st.wr_rc;
       goto out;
     }
-    run_batch(s->pool, &b);
-    size_t total = 0;
-    for (size_t i = 0; i < b.n; i++) {
-      if (b.rcs[i]) {
-        snprintf(s->msg, sizeof s->msg, "chunk %llu: %s", (unsigned long long)(index + i),
-                 gostx_strerror(b.rcs[i]));
-        s->fail_chunk = index + i;
-        rc = b.rcs[i];
-        goto out;
+    size_t ok = 0;
+    while (ok < cur->n && cur->rcs[ok] == GOSTX_OK) ok++;
+    if (ok < cur->n) {
+      if (decrypt) {
+        /* Release the verified prefix, then report the first failure. */
+        rc = write_batch(&st, cur, ok, s->msg, sizeof s->msg);
+        if (rc == GOSTX_OK) rc = explain_failure(&st, cur, ok);
+      } else {
+        s->fail_chunk = cur->first + ok;
+        snprintf(s->msg, sizeof s->msg, "chunk %llu: %s", (unsigned long long)s->fail_chunk,
+                 gostx_strerror(cur->rcs[ok]));
+        rc = cur->rcs[ok];
       }
-      total += b.lens[i] + ct->tag_len;
-    }
-    /* All slots but the last are full, so the records are contiguous. */
-    if (s->write(s->write_arg, b.buf, total)) {
-      snprintf(s->msg, sizeof s->msg, "write error");
-      rc = GOSTX_EIO;
       goto out;
     }
-    for (size_t i = 0; i < b.n; i++) s->bytes_out += b.lens[i];
-    index += b.n;
-    s->chunks = index;
-    if (s->progress) s->progress(s->progress_arg, in_bytes);
+    if (st.rd_rc) { /* cur is fine; the input after it is not */
+      memcpy(s->msg, st.io_msg, sizeof s->msg);
+      rc = st.rd_rc;
+      goto out;
+    }
+    if (s->progress) s->progress(s->progress_arg, st.in_bytes);
+    if (cur->last_final) {
+      rc = write_batch(&st, cur, cur->n, s->msg, sizeof s->msg);
+      goto out;
+    }
+    prev = cur;
+    cur = other;
+    other = prev;
   }
-  goto out;
-read_error:
-  snprintf(s->msg, sizeof s->msg, "read error: %s", strerror(errno));
-  rc = GOSTX_EIO;
 out:
-  teardown(&b, cap);
+  for (int k = 0; k < 2; k++) {
+    if (st.b[k].buf) gostx_memzero(st.b[k].buf, st.cap * st.rec); /* plaintext */
+    free(st.b[k].buf);
+    free(st.b[k].lens);
+    free(st.b[k].rcs);
+  }
   return rc;
 }
 
-int gostx_ct_decrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) {
-  if (!s) return GOSTX_EINVAL;
-  struct batch b;
-  int rc = setup(ct, s, &b);
-  if (rc) return rc;
-  b.decrypt = 1;
-  size_t cap = s->batch, tag = ct->tag_len;
-  uint64_t in_bytes = GOSTX_CT_HEADER_LEN, index = 0;
-  for (int done = 0; !done;) {
-    b.n = 0;
-    b.first = index;
-    b.last_final = 0;
-    while (b.n < cap && !done) {
-      size_t got;
-      if (read_full(s->in, b.buf + b.n * b.rec, b.rec, &got) < 0) goto read_error;
-      if (got == 0) { /* only possible right after the header */
-        snprintf(s->msg, sizeof s->msg, "truncated file: no chunks after the header");
-        rc = GOSTX_EFORMAT;
-        goto out;
-      }
-      b.lens[b.n++] = got;
-      in_bytes += got;
-      int eof = got < b.rec ? 1 : at_eof(s->in);
-      if (eof < 0) goto read_error;
-      if (eof) done = b.last_final = 1;
-    }
-    if (b.n > GOSTX_CT_MAX_CHUNKS - index) {
-      snprintf(s->msg, sizeof s->msg, "too many chunks (more than 2^62)");
-      rc = GOSTX_EFORMAT;
-      goto out;
-    }
-    run_batch(s->pool, &b);
-    for (size_t i = 0; i < b.n; i++) {
-      uint64_t ci = index + i;
-      uint8_t *p = b.buf + i * b.rec;
-      size_t len = b.lens[i];
-      if (b.rcs[i] == GOSTX_OK) {
-        if (s->write(s->write_arg, p, len - tag)) {
-          snprintf(s->msg, sizeof s->msg, "write error");
-          rc = GOSTX_EIO;
-          goto out;
-        }
-        s->chunks = ci + 1;
-        s->bytes_out += len - tag;
-        continue;
-      }
-      /* Failure: find the most useful explanation, then stop. */
-      int final = b.last_final && i + 1 == b.n;
-      s->fail_chunk = ci;
-      if (len < tag) {
-        snprintf(s->msg, sizeof s->msg, "truncated file: chunk %llu is incomplete (%zu bytes)",
-                 (unsigned long long)ci, len);
-        rc = GOSTX_EFORMAT;
-      } else if (final && len == b.rec && gostx_ct_open_chunk(ct, ci, 0, p, len, p) == 0) {
-        snprintf(s->msg, sizeof s->msg,
-                 "truncated file: chunk %llu is not the final chunk (cut at a chunk boundary)",
-                 (unsigned long long)ci);
-        rc = GOSTX_EFORMAT;
-      } else if (!final && gostx_ct_open_chunk(ct, ci, 1, p, len, p) == 0) {
-        snprintf(s->msg, sizeof s->msg, "trailing data after final chunk %llu",
-                 (unsigned long long)ci);
-        rc = GOSTX_EFORMAT;
-      } else if (final) {
-        snprintf(s->msg, sizeof s->msg,
-                 "authentication failed: chunk %llu (final chunk: corrupted, truncated or "
-                 "followed by extra data)",
-                 (unsigned long long)ci);
-        rc = GOSTX_EAUTH;
-      } else {
-        snprintf(s->msg, sizeof s->msg, "authentication failed: chunk %llu",
-                 (unsigned long long)ci);
-        rc = GOSTX_EAUTH;
-      }
-      goto out;
-    }
-    index += b.n;
-    if (s->progress) s->progress(s->progress_arg, in_bytes);
-  }
-  goto out;
-read_error:
-  snprintf(s->msg, sizeof s->msg, "read error: %s", strerror(errno));
-  rc = GOSTX_EIO;
-out:
-  teardown(&b, cap);
-  return rc;
-}
+int gostx_ct_encrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) { return stream(ct, s, 0); }
+
+int gostx_ct_decrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) { return stream(ct, s, 1); }
