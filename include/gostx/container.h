@@ -105,7 +105,10 @@ GOSTX_API int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final,
                                   const uint8_t *in, size_t rec_len, uint8_t *out);
 
 /* ---- streaming over FILE* ---- */
-/* Output sink: returns 0, or non-zero to stop with GOSTX_EIO. */
+/* Output sink: returns 0, or non-zero to stop with GOSTX_EIO. With a pool,
+ * reads of s->in and calls of write run on a helper thread (one at a time, in
+ * order, never concurrently with each other or with the progress callback,
+ * which runs on the calling thread), overlapping the cipher work. */
 typedef int (*gostx_ct_write_fn)(void *arg, const uint8_t *buf, size_t len);
 /* Called after every batch with the input bytes consumed so far. */
 typedef void (*gostx_ct_progress_fn)(void *arg, uint64_t bytes_in);
