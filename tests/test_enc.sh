@@ -254,6 +254,50 @@ check "piped dec: exit 1" [ $rc = 1 ]
 check "piped dec: exactly the verified prefix" cmp -s "$T/piped" <(head -c $((3 * K)) "$T/plain")
 check "piped dec: says chunks were already written" grep -q "already received 3 verified" "$T/err"
 
+# ---- -p: the passphrase from the terminal (a pseudo-terminal driven by python3) ----
+if command -v python3 >/dev/null 2>&1; then
+  cat >"$T/drive_prompt.py" <<'PY'
+import os, pty, sys
+def run(args, answers):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.argv[1], [sys.argv[1]] + args)
+    out = b""
+    for a in answers:
+        buf = b""
+        while b"Passphrase" not in buf:
+            try: d = os.read(fd, 1024)
+            except OSError: d = b""
+            if not d: break
+            buf += d
+        out += buf
+        os.write(fd, a + b"\n")
+    while True:
+        try: d = os.read(fd, 4096)
+        except OSError: break
+        if not d: break
+        out += d
+    _, st = os.waitpid(pid, 0)
+    return os.WEXITSTATUS(st), out
+d = sys.argv[2]
+rc1, o1 = run(["enc", "-p", "--iter", "1000", "-i", d + "/p5000", "-o", d + "/tty.enc"], [b"s3cret", b"s3cret"])
+rc2, o2 = run(["dec", "-p", "-i", d + "/tty.enc", "-o", d + "/tty.dec"], [b"s3cret"])
+rc3, o3 = run(["dec", "-p", "-i", d + "/tty.enc", "-o", d + "/tty.bad"], [b"wrong"])
+rc4, o4 = run(["enc", "-p", "-i", d + "/p1", "-o", d + "/tty2.enc"], [b"one", b"two"])
+ok = (rc1 == 0 and b"s3cret" not in o1 and rc2 == 0 and rc3 == 1 and b"wrong key or passphrase" in o3
+      and rc4 == 1 and b"do not match" in o4)
+print("tty ok" if ok else "tty FAILED: %r" % ((rc1, o1, rc2, o2, rc3, o3, rc4, o4),))
+PY
+  timeout 60 python3 "$T/drive_prompt.py" "$G" "$T" >"$T/tty.out" 2>&1
+  check "-p: prompts without echo, twice on enc, wrong passphrase refused" grep -q "^tty ok" "$T/tty.out"
+  check "-p: decrypts" cmp -s "$T/tty.dec" "$T/p5000"
+  printf 's3cret\n' >"$T/ttypass"
+  "$G" dec --pass-file "$T/ttypass" -i "$T/tty.enc" -o "$T/tty.dec2"
+  check "-p and --pass-file (one trailing newline dropped) agree" cmp -s "$T/tty.dec2" "$T/p5000"
+  check "-p: no output left after a wrong passphrase or a mismatch" \
+    [ ! -e "$T/tty.bad" ] && check "(mismatch)" [ ! -e "$T/tty2.enc" ]
+fi
+
 # ---- refusals and usage ----
 cp "$T/p5000" "$T/same"
 "$G" enc -k "$T/key" -i "$T/same" -o "$T/same" 2>"$T/err"; rc=$?
