@@ -5,6 +5,10 @@
 
 #include "cli.h"
 
+int cmd_enc(int argc, char **argv);    /* cli/cmd_enc.c */
+int cmd_dec(int argc, char **argv);    /* cli/cmd_enc.c */
+int cmd_keygen(int argc, char **argv); /* cli/cmd_enc.c */
+
 struct subcommand {
   const char *name;
   int (*run)(int argc, char **argv);
@@ -16,6 +20,9 @@ static const struct subcommand subcommands[] = {
     {"cipher", cmd_cipher, "encrypt or decrypt: Kuznyechik, Magma, GOST 28147-89 modes, MGM, XTS"},
     {"mac", cmd_mac, "message authentication codes: OMAC, OMAC-ACPKM, HMAC, GOST 28147-89 IMIT"},
     {"kdf", cmd_kdf, "key derivation: PBKDF2, KDF_GOSTR3411_2012_256, KDF_TREE"},
+    {"enc", cmd_enc, "encrypt a file into the gostx format (chunked MGM, key file or passphrase)"},
+    {"dec", cmd_dec, "decrypt and verify a gostx file; writes only authenticated data"},
+    {"keygen", cmd_keygen, "write a new random 32-byte key file (mode 0600)"},
     {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},

@@ -12,6 +12,8 @@
 #include "gostx/gost89.h"
 #include "gostx/hash.h"
 #include "gostx/kdf.h"
+#include "gostx/bulk.h"
+#include "gostx/container.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

@@ -345,3 +345,23 @@ done:
   gostx_memzero(&ctx, sizeof ctx);
   return rc;
 }
+
+/* ---- bulk engine hook (declared in mgm_internal.h) ---- */
+
+void gostx__mgm_blocks(const gostx_cipher *c, int decrypt, uint8_t *y, uint8_t *z, uint8_t *sum,
+                       const uint8_t *in, uint8_t *out, size_t nblocks, int crypt, int hash) {
+  gostx_mgm_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.c = *c;
+  ctx.n = c->block_len;
+  ctx.decrypt = !!decrypt;
+  ctx.phase = 1;
+  memcpy(ctx.y, y, ctx.n);
+  memcpy(ctx.z, z, ctx.n);
+  memcpy(ctx.sum, sum, ctx.n);
+  mgm_blocks(&ctx, in, out, nblocks, crypt, hash);
+  memcpy(y, ctx.y, ctx.n);
+  memcpy(z, ctx.z, ctx.n);
+  memcpy(sum, ctx.sum, ctx.n);
+  gostx_memzero(&ctx, sizeof ctx);
+}

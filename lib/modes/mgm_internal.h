@@ -19,4 +19,12 @@ void gostx__mgm_gf64_mul(uint8_t r[8], const uint8_t a[8], const uint8_t b[8]);
 int gostx__mgm_y1z1(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len, uint8_t *y1,
                     uint8_t *z1);
 
+/* For the bulk engine (lib/bulk/mgm_mt.c): nblocks full blocks starting at
+ * the counters y and z (both advanced past them). crypt: out = in xor E(Y_i);
+ * hash: sum ^= H_i (x) ciphertext block (out when encrypting, in when
+ * decrypting or hashing only). The same core as the one-shot and streaming
+ * calls; in and out may be equal; out unused when !crypt. */
+void gostx__mgm_blocks(const gostx_cipher *c, int decrypt, uint8_t *y, uint8_t *z, uint8_t *sum,
+                       const uint8_t *in, uint8_t *out, size_t nblocks, int crypt, int hash);
+
 #endif

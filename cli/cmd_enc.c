@@ -1,0 +1,676 @@
+/* gostx enc / dec / keygen: the encrypted file format of docs/FORMAT.md
+ * (lib/container). Encryption and decryption seal/open a batch of chunks on
+ * all cores; decryption writes only chunks whose tag verified, into a
+ * temporary file renamed into place on success. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cmd_enc(int argc, char **argv);
+int cmd_dec(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
+
+#define PASS_MAX 1024
+#define PROGRESS_MIN_BYTES (8u << 20) /* no progress bar for smaller inputs */
+
+/* ---- secrets ---- */
+
+/* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
+ * of the secret. Returns the count, or -1 after printing why. */
+static long read_secret_file(const char *path, uint8_t *buf, size_t cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    cli_err("%s: %s", path, strerror(errno));
+    return -1;
+  }
+  size_t n = 0;
+  while (n < cap) {
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      cli_err("%s: read error: %s", path, strerror(errno));
+      close(fd);
+      gostx_memzero(buf, cap);
+      return -1;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  return (long)n;
+}
+
+static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
+  uint8_t buf[GOSTX_KEY_LEN + 1];
+  long n = read_secret_file(path, buf, sizeof buf);
+  if (n < 0) return CLI_EXIT_FAIL;
+  if (n != GOSTX_KEY_LEN) {
+    gostx_memzero(buf, sizeof buf);
+    return cli_usage("%s: a key file must hold exactly 32 bytes (%s); make one with "
+                     "`gostx keygen -o FILE`",
+                     path, n > GOSTX_KEY_LEN ? "it is longer" : "it is shorter");
+  }
+  memcpy(key, buf, GOSTX_KEY_LEN);
+  gostx_memzero(buf, sizeof buf);
+  return 0;
+}
+
+/* Strips one trailing "\n" or "\r\n". */
+static size_t chomp(const uint8_t *p, size_t n) {
+  if (n && p[n - 1] == '\n') n--;
+  if (n && p[n - 1] == '\r') n--;
+  return n;
+}
+
+/* pass has room for PASS_MAX + 2 bytes. */
+static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
+  long got = read_secret_file(path, pass, PASS_MAX + 2);
+  if (got < 0) return CLI_EXIT_FAIL;
+  size_t n = chomp(pass, (size_t)got);
+  if (n > PASS_MAX) return cli_usage("%s: passphrase longer than %d bytes", path, PASS_MAX);
+  if (n == 0) return cli_usage("%s: empty passphrase", path);
+  *len = n;
+  return 0;
+}
+
+/* The terminal's settings while echo is off, restored on SIGINT/SIGTERM. */
+static int tty_fd = -1;
+static struct termios tty_saved;
+static volatile sig_atomic_t tty_echo_off;
+
+static void tty_restore_signal(int sig) {
+  if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Reads one line from /dev/tty with echo off. */
+static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
+  if (tty_fd < 0) tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty_fd < 0) {
+    cli_err("-p: cannot open the terminal (/dev/tty): %s; use --pass-file FILE", strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  struct termios t;
+  int have_termios = tcgetattr(tty_fd, &tty_saved) == 0;
+  struct sigaction sa, old_int, old_term;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = tty_restore_signal;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  if (have_termios) {
+    t = tty_saved;
+    t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+    t.c_lflag |= ICANON;
+    tty_echo_off = 1;
+    tcsetattr(tty_fd, TCSAFLUSH, &t);
+  }
+  /* The prompt comes after echo is off, so nothing typed after it is lost. */
+  if (write(tty_fd, prompt, strlen(prompt)) < 0) { /* reading still works */
+  }
+  size_t n = 0;
+  int rc = 0, too_long = 0;
+  for (;;) {
+    char c;
+    ssize_t r = read(tty_fd, &c, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || c == '\n') break;
+    if (n < PASS_MAX + 1) pass[n++] = (uint8_t)c;
+    else too_long = 1;
+  }
+  if (have_termios) {
+    tcsetattr(tty_fd, TCSANOW, &tty_saved);
+    tty_echo_off = 0;
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  if (write(tty_fd, "\n", 1) < 0) { /* echo was off: end the prompt's line */
+  }
+  n = chomp(pass, n);
+  if (too_long || n > PASS_MAX) rc = cli_usage("passphrase longer than %d bytes", PASS_MAX);
+  else if (n == 0) rc = cli_usage("empty passphrase");
+  *len = n;
+  return rc;
+}
+
+/* The secret given on the command line: a key file, -p or --pass-file. */
+struct secret {
+  const char *key_file, *pass_file;
+  int prompt;
+  int kdf;                /* GOSTX_CT_KDF_* */
+  uint8_t buf[PASS_MAX + 2]; /* the key or the passphrase */
+  size_t len;
+};
+
+static int secret_check_opts(struct secret *s, const char *sub) {
+  int n = !!s->key_file + !!s->pass_file + !!s->prompt;
+  if (n == 0) return cli_usage("%s: give a key file (-k FILE), -p or --pass-file FILE", sub);
+  if (n > 1) return cli_usage("%s: give only one of -k, -p and --pass-file", sub);
+  s->kdf = s->key_file ? GOSTX_CT_KDF_RAW : GOSTX_CT_KDF_PBKDF2;
+  return 0;
+}
+
+static int secret_load(struct secret *s, int confirm) {
+  if (s->key_file) {
+    s->len = GOSTX_KEY_LEN;
+    return read_key_file(s->key_file, s->buf);
+  }
+  if (s->pass_file) return read_pass_file(s->pass_file, s->buf, &s->len);
+  int rc = tty_read_pass("Passphrase: ", s->buf, &s->len);
+  if (rc || !confirm) return rc;
+  uint8_t again[PASS_MAX + 2];
+  size_t len2 = 0;
+  rc = tty_read_pass("Passphrase (again): ", again, &len2);
+  if (!rc && (len2 != s->len || gostx_memeq_ct(again, s->buf, s->len) != 0)) {
+    cli_err("the passphrases do not match");
+    rc = CLI_EXIT_FAIL;
+  }
+  gostx_memzero(again, sizeof again);
+  return rc;
+}
+
+static void secret_wipe(struct secret *s) {
+  gostx_memzero(s->buf, sizeof s->buf);
+  s->len = 0;
+}
+
+/* ---- shared plumbing ---- */
+
+/* Refuses an output that is the input file (same device and inode). */
+static int same_file_check(const char *in_path, const char *out_path) {
+  struct stat si, so;
+  int in_ok = in_path && strcmp(in_path, "-") ? stat(in_path, &si) == 0 : fstat(0, &si) == 0;
+  int out_ok =
+      out_path && strcmp(out_path, "-") ? stat(out_path, &so) == 0 : fstat(1, &so) == 0;
+  if (in_ok && out_ok && S_ISREG(si.st_mode) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+    return cli_usage("the output is the input file: refusing to overwrite it");
+  return 0;
+}
+
+struct progress {
+  int on;
+  uint64_t total;
+  struct timespec start, last;
+  int drawn;
+};
+
+static double seconds_since(const struct timespec *a, const struct timespec *b) {
+  return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void progress_init(struct progress *p, FILE *in, int quiet) {
+  memset(p, 0, sizeof *p);
+  struct stat st;
+  if (quiet || !isatty(2) || fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if ((uint64_t)st.st_size < PROGRESS_MIN_BYTES) return;
+  p->on = 1;
+  p->total = (uint64_t)st.st_size;
+  clock_gettime(CLOCK_MONOTONIC, &p->start);
+  p->last = p->start;
+}
+
+static void progress_draw(struct progress *p, uint64_t done, int force) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (!force && seconds_since(&p->last, &now) < 0.2) return;
+  p->last = now;
+  double t = seconds_since(&p->start, &now);
+  double mbs = t > 0 ? (double)done / 1e6 / t : 0;
+  double pct = p->total ? 100.0 * (double)done / (double)p->total : 100.0;
+  if (pct > 100) pct = 100;
+  int width = 30, fill = (int)(pct / 100 * width);
+  char bar[64];
+  for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+  bar[width] = 0;
+  fprintf(stderr, "\r[%s] %5.1f%% %9.1f / %.1f MiB  %7.1f MB/s", bar, pct,
+          (double)done / 1048576.0, (double)p->total / 1048576.0, mbs);
+  fflush(stderr);
+  p->drawn = 1;
+}
+
+static void progress_cb(void *arg, uint64_t done) {
+  struct progress *p = arg;
+  if (p->on) progress_draw(p, done, 0);
+}
+
+static void progress_end(struct progress *p, int ok) {
+  if (!p->on || !p->drawn) return;
+  if (ok) progress_draw(p, p->total, 1);
+  fputc('\n', stderr);
+}
+
+static int out_write_cb(void *arg, const uint8_t *buf, size_t len) {
+  return cli_out_write(arg, buf, len);
+}
+
+static int make_pool(uint64_t threads, gostx_pool **pool) {
+  *pool = NULL;
+  if (threads == 1) return 0;
+  *pool = gostx_pool_new((unsigned)threads);
+  if (!*pool) cli_err("cannot start worker threads; continuing on one thread");
+  return 0;
+}
+
+/* "1048576", "64K", "64KiB", "1M", "1MiB" (powers of 1024). */
+static int parse_size(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out) {
+  char digits[32];
+  size_t n = 0;
+  while (s[n] >= '0' && s[n] <= '9' && n < sizeof digits - 1) {
+    digits[n] = s[n];
+    n++;
+  }
+  digits[n] = 0;
+  const char *suf = s + n;
+  uint64_t mul = 1;
+  if (!*suf) mul = 1;
+  else if (!strcmp(suf, "K") || !strcmp(suf, "k") || !strcmp(suf, "KiB")) mul = 1024;
+  else if (!strcmp(suf, "M") || !strcmp(suf, "m") || !strcmp(suf, "MiB")) mul = 1024 * 1024;
+  else return cli_usage("%s: not a size: '%s' (bytes, or with K/M suffix)", what, s);
+  uint64_t v;
+  if (!n) return cli_usage("%s: not a size: '%s'", what, s);
+  int rc = cli_uint(what, digits, 0, UINT64_MAX / mul, &v);
+  if (rc) return rc;
+  v *= mul;
+  if (v < min || v > max)
+    return cli_usage("%s must be between %llu and %llu bytes, got %s", what,
+                     (unsigned long long)min, (unsigned long long)max, s);
+  *out = v;
+  return 0;
+}
+
+/* ---- enc / dec ---- */
+
+enum { OPT_KEY = 1, OPT_PASS, OPT_PASS_FILE, OPT_THREADS, OPT_IN, OPT_OUT, OPT_CHUNK, OPT_ALG,
+       OPT_ITER, OPT_QUIET, OPT_HELP, OPT_FORCE };
+
+static const cli_opt enc_opts[] = {
+    {"key", 'k', CLI_ARG, OPT_KEY},
+    {"passphrase", 'p', CLI_NOARG, OPT_PASS},
+    {"pass-file", 0, CLI_ARG, OPT_PASS_FILE},
+    {"threads", 'j', CLI_ARG, OPT_THREADS},
+    {"in", 'i', CLI_ARG, OPT_IN},
+    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"chunk", 0, CLI_ARG, OPT_CHUNK},
+    {"alg", 'a', CLI_ARG, OPT_ALG},
+    {"iter", 0, CLI_ARG, OPT_ITER},
+    {"quiet", 'q', CLI_NOARG, OPT_QUIET},
+    {"help", 'h', CLI_NOARG, OPT_HELP},
+    {NULL, 0, 0, 0},
+};
+
+static void enc_usage(void) {
+  printf(
+      "Usage: gostx enc (-k KEYFILE | -p | --pass-file FILE) [-i IN] [-o OUT] [OPTIONS]\n"
+      "\n"
+      "Encrypts a file (default stdin to stdout) into the gostx file format\n"
+      "(docs/FORMAT.md): chunks sealed with MGM under a key derived for this file\n"
+      "alone; truncation, reordering, splicing and any modification are detected\n"
+      "by `gostx dec`. Chunks are sealed on all cores.\n"
+      "\n"
+      "Options:\n"
+      "  -k, --key FILE      key file holding 32 raw bytes (see `gostx keygen`)\n"
+      "  -p, --passphrase    ask for a passphrase on the terminal (twice)\n"
+      "      --pass-file FILE  passphrase = contents of FILE (one trailing newline\n"
+      "                      is dropped)\n"
+      "  -a, --alg ALG       kuznyechik (default) or magma\n"
+      "      --chunk SIZE    plaintext bytes per chunk, 1K..64M (default 1M);\n"
+      "                      K and M suffixes are powers of 1024\n"
+      "      --iter N        PBKDF2-HMAC-Streebog-512 iterations for a passphrase,\n"
+      "                      1..16777216 (default %u, about 0.7 s); stored in the file\n"
+      "  -j, --threads N     worker threads, 0 = all cores (default 0)\n"
+      "  -i, --in FILE       input (default stdin)\n"
+      "  -o, --out FILE      output (default stdout, not a terminal); written to a\n"
+      "                      temporary file beside it and renamed on success\n"
+      "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
+      "  -h, --help          this help\n"
+      "\n"
+      "Exit status: 0 success, 1 failure, 2 usage error.\n",
+      GOSTX_CT_ITER_DEFAULT);
+}
+
+static void dec_usage(void) {
+  printf(
+      "Usage: gostx dec (-k KEYFILE | -p | --pass-file FILE) [-i IN] [-o OUT] [OPTIONS]\n"
+      "\n"
+      "Decrypts a file made by `gostx enc`. Every chunk's tag is verified before\n"
+      "its plaintext is written; a wrong key, a modified header or chunk, a\n"
+      "truncated, reordered or spliced file, or data after the final chunk stop\n"
+      "decryption with a message and exit status 1. The algorithm, chunk size and\n"
+      "PBKDF2 iterations come from the file's header.\n"
+      "\n"
+      "Options:\n"
+      "  -k, --key FILE      key file holding 32 raw bytes\n"
+      "  -p, --passphrase    ask for the passphrase on the terminal\n"
+      "      --pass-file FILE  passphrase = contents of FILE (one trailing newline\n"
+      "                      is dropped)\n"
+      "  -j, --threads N     worker threads, 0 = all cores (default 0)\n"
+      "  -i, --in FILE       input (default stdin)\n"
+      "  -o, --out FILE      output (default stdout). A regular file is written to a\n"
+      "                      temporary file beside it, renamed into place only when\n"
+      "                      the whole input verified; on failure nothing is left.\n"
+      "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
+      "  -h, --help          this help\n"
+      "\n"
+      "Note: output to stdout, a pipe or a device is written as chunks verify. On\n"
+      "failure the exit status is non-zero, but whatever reads the pipe may already\n"
+      "have received the earlier (authentic) chunks: check the exit status before\n"
+      "trusting piped output.\n"
+      "\n"
+      "Exit status: 0 success, 1 failure (authentication, format, I/O), 2 usage error.\n");
+}
+
+struct encdec_opts {
+  struct secret sec;
+  const char *in_path, *out_path;
+  uint64_t threads, chunk, iter;
+  int alg, quiet;
+};
+
+static int parse_encdec(int argc, char **argv, const char *sub, int enc, struct encdec_opts *o) {
+  cli_parser p;
+  cli_parser_init(&p, sub, argc, argv);
+  o->chunk = GOSTX_CT_CHUNK_DEFAULT;
+  o->iter = GOSTX_CT_ITER_DEFAULT;
+  o->alg = GOSTX_CIPHER_KUZNYECHIK;
+  int id, rc, have_iter = 0;
+  while ((id = cli_next(&p, enc_opts)) != CLI_END) {
+    switch (id) {
+      case OPT_HELP:
+        enc ? enc_usage() : dec_usage();
+        return -1;
+      case OPT_KEY: o->sec.key_file = p.arg; break;
+      case OPT_PASS: o->sec.prompt = 1; break;
+      case OPT_PASS_FILE: o->sec.pass_file = p.arg; break;
+      case OPT_IN: o->in_path = p.arg; break;
+      case OPT_OUT: o->out_path = p.arg; break;
+      case OPT_QUIET: o->quiet = 1; break;
+      case OPT_THREADS:
+        if ((rc = cli_uint("-j", p.arg, 0, 1024, &o->threads))) return rc;
+        break;
+      case OPT_CHUNK:
+        if (!enc) return cli_usage("dec: --chunk is read from the file; it is not an option here");
+        if ((rc = parse_size("--chunk", p.arg, GOSTX_CT_CHUNK_MIN, GOSTX_CT_CHUNK_MAX, &o->chunk)))
+          return rc;
+        break;
+      case OPT_ALG:
+        if (!enc) return cli_usage("dec: -a is read from the file; it is not an option here");
+        if (!strcmp(p.arg, "kuznyechik") || !strcmp(p.arg, "kuz"))
+          o->alg = GOSTX_CIPHER_KUZNYECHIK;
+        else if (!strcmp(p.arg, "magma"))
+          o->alg = GOSTX_CIPHER_MAGMA;
+        else
+          return cli_usage("enc: unknown algorithm '%s' (kuznyechik or magma)", p.arg);
+        break;
+      case OPT_ITER:
+        if (!enc) return cli_usage("dec: --iter is read from the file; it is not an option here");
+        if ((rc = cli_uint("--iter", p.arg, GOSTX_CT_ITER_MIN, GOSTX_CT_ITER_MAX, &o->iter)))
+          return rc;
+        have_iter = 1;
+        break;
+      case CLI_POS:
+        return cli_usage("%s: unexpected argument '%s' (use -i IN / -o OUT)", sub, p.pos);
+      default:
+        return CLI_EXIT_USAGE;
+    }
+  }
+  if ((rc = secret_check_opts(&o->sec, sub))) return rc;
+  if (have_iter && o->sec.key_file)
+    return cli_usage("enc: --iter applies to a passphrase, not to a key file");
+  return 0;
+}
+
+int cmd_enc(int argc, char **argv) {
+  struct encdec_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_encdec(argc, argv, "enc", 1, &o);
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+  if ((rc = same_file_check(o.in_path, o.out_path))) return rc;
+  if ((!o.out_path || !strcmp(o.out_path, "-")) && isatty(1))
+    return cli_usage("enc: refusing to write ciphertext to a terminal (use -o FILE or redirect)");
+
+  gostx_ct ct;
+  cli_in in = {0};
+  cli_out out = {0};
+  gostx_pool *pool = NULL;
+  int have_ct = 0, have_out = 0;
+  if ((rc = cli_in_open(&in, o.in_path))) return rc;
+  if ((rc = secret_load(&o.sec, 1))) goto done;
+  int lrc = gostx_ct_init_encrypt(&ct, o.alg, o.sec.kdf, (uint32_t)o.chunk, (uint32_t)o.iter,
+                                  o.sec.buf, o.sec.len, NULL);
+  secret_wipe(&o.sec);
+  if (lrc) {
+    cli_err("enc: %s", gostx_strerror(lrc));
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  have_ct = 1;
+  if ((rc = cli_out_open(&out, o.out_path))) goto done;
+  have_out = 1;
+  make_pool(o.threads, &pool);
+
+  struct progress prog;
+  progress_init(&prog, in.f, o.quiet);
+  gostx_ct_stream s;
+  memset(&s, 0, sizeof s);
+  s.in = in.f;
+  s.write = out_write_cb;
+  s.write_arg = &out;
+  s.progress = progress_cb;
+  s.progress_arg = &prog;
+  s.pool = pool;
+  lrc = gostx_ct_encrypt_stream(&ct, &s);
+  progress_end(&prog, lrc == 0);
+  if (lrc) {
+    if (!out.failed) cli_err("enc: %s: %s", lrc == GOSTX_EIO ? in.name : "error", s.msg);
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  rc = cli_out_commit(&out);
+  have_out = 0;
+done:
+  if (have_out) cli_out_abort(&out);
+  if (have_ct) gostx_ct_clear(&ct);
+  secret_wipe(&o.sec);
+  gostx_pool_free(pool);
+  cli_in_close(&in);
+  return rc;
+}
+
+int cmd_dec(int argc, char **argv) {
+  struct encdec_opts o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_encdec(argc, argv, "dec", 0, &o);
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+  if ((rc = same_file_check(o.in_path, o.out_path))) return rc;
+
+  gostx_ct ct;
+  cli_in in = {0};
+  cli_out out = {0};
+  gostx_pool *pool = NULL;
+  int have_ct = 0, have_out = 0;
+  if ((rc = cli_in_open(&in, o.in_path))) return rc;
+
+  /* Header first: "not a gostx file" before asking for a passphrase. */
+  uint8_t hdr[GOSTX_CT_HEADER_LEN];
+  size_t got;
+  if ((rc = cli_in_read(&in, hdr, sizeof hdr, &got))) goto done;
+  gostx_ct_header h;
+  const char *why = NULL;
+  if (gostx_ct_header_parse(&h, hdr, got, &why)) {
+    cli_err("dec: %s: %s", in.name, why);
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  if (h.kdf != o.sec.kdf) {
+    cli_err("dec: %s: %s", in.name,
+            h.kdf == GOSTX_CT_KDF_PBKDF2
+                ? "this file was encrypted with a passphrase: use -p or --pass-file"
+                : "this file was encrypted with a key file: use -k KEYFILE");
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  if ((rc = secret_load(&o.sec, 0))) goto done;
+  int lrc = gostx_ct_init_decrypt(&ct, hdr, got, o.sec.buf, o.sec.len, &why);
+  secret_wipe(&o.sec);
+  if (lrc) {
+    cli_err("dec: %s: %s", in.name, why ? why : gostx_strerror(lrc));
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  have_ct = 1;
+  if ((rc = cli_out_open(&out, o.out_path))) goto done;
+  have_out = 1;
+  make_pool(o.threads, &pool);
+
+  struct progress prog;
+  progress_init(&prog, in.f, o.quiet);
+  gostx_ct_stream s;
+  memset(&s, 0, sizeof s);
+  s.in = in.f;
+  s.write = out_write_cb;
+  s.write_arg = &out;
+  s.progress = progress_cb;
+  s.progress_arg = &prog;
+  s.pool = pool;
+  lrc = gostx_ct_decrypt_stream(&ct, &s);
+  progress_end(&prog, lrc == 0);
+  if (lrc) {
+    if (!out.failed) cli_err("dec: %s: %s", in.name, s.msg);
+    if (!out.tmp_path && s.chunks)
+      cli_err("dec: %s already received %llu verified chunk(s) before the failure", out.name,
+              (unsigned long long)s.chunks);
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  rc = cli_out_commit(&out);
+  have_out = 0;
+done:
+  if (have_out) cli_out_abort(&out);
+  if (have_ct) gostx_ct_clear(&ct);
+  secret_wipe(&o.sec);
+  gostx_pool_free(pool);
+  cli_in_close(&in);
+  return rc;
+}
+
+/* ---- keygen ---- */
+
+static const cli_opt keygen_opts[] = {
+    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"force", 'f', CLI_NOARG, OPT_FORCE},
+    {"help", 'h', CLI_NOARG, OPT_HELP},
+    {NULL, 0, 0, 0},
+};
+
+static void keygen_usage(void) {
+  printf(
+      "Usage: gostx keygen [-o FILE] [--force]\n"
+      "\n"
+      "Writes a new random 32-byte key (from getrandom) for `gostx enc -k`.\n"
+      "\n"
+      "Options:\n"
+      "  -o, --out FILE   the key file, created with mode 0600 (default stdout,\n"
+      "                   which must not be a terminal)\n"
+      "  -f, --force      replace FILE if it exists (default: refuse)\n"
+      "  -h, --help       this help\n");
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len) {
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+int cmd_keygen(int argc, char **argv) {
+  cli_parser p;
+  cli_parser_init(&p, "keygen", argc, argv);
+  const char *path = NULL;
+  int force = 0, id;
+  while ((id = cli_next(&p, keygen_opts)) != CLI_END) {
+    if (id == OPT_HELP) {
+      keygen_usage();
+      return CLI_EXIT_OK;
+    }
+    if (id == OPT_OUT) path = p.arg;
+    else if (id == OPT_FORCE) force = 1;
+    else if (id == CLI_POS) return cli_usage("keygen: unexpected argument '%s'", p.pos);
+    else return CLI_EXIT_USAGE;
+  }
+  uint8_t key[GOSTX_KEY_LEN];
+  if (gostx_random_bytes(key, sizeof key)) {
+    cli_err("keygen: no randomness from the operating system");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = CLI_EXIT_OK;
+  if (!path || !strcmp(path, "-")) {
+    if (isatty(1)) {
+      rc = cli_usage("keygen: refusing to write a binary key to a terminal (use -o FILE)");
+    } else if (write_all(1, key, sizeof key)) {
+      cli_err("keygen: stdout: write error: %s", strerror(errno));
+      rc = CLI_EXIT_FAIL;
+    }
+    gostx_memzero(key, sizeof key);
+    return rc;
+  }
+  struct stat st;
+  if (lstat(path, &st) == 0 && !force) {
+    gostx_memzero(key, sizeof key);
+    cli_err("keygen: %s exists; refusing to overwrite it (use --force)", path);
+    return CLI_EXIT_FAIL;
+  }
+  /* A new file beside the target (mode 0600 from mkstemp), renamed into
+   * place: never a half-written key, never the old mode. */
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 32);
+  if (!tmp) {
+    gostx_memzero(key, sizeof key);
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  const char *slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  snprintf(tmp, n + 32, "%.*s.%s.gostx-XXXXXX", (int)dir_len, path, path + dir_len);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    cli_err("keygen: %s: %s", path, strerror(errno));
+    rc = CLI_EXIT_FAIL;
+  } else {
+    int bad = fchmod(fd, 0600) != 0 || write_all(fd, key, sizeof key) != 0 || fsync(fd) != 0;
+    int err = errno;
+    if (close(fd) != 0 && !bad) {
+      bad = 1;
+      err = errno;
+    }
+    if (!bad) {
+      if (force) {
+        bad = rename(tmp, path) != 0;
+      } else {
+        /* link() fails if the name appeared meanwhile: no overwrite race. */
+        bad = link(tmp, path) != 0;
+        if (!bad) unlink(tmp);
+      }
+      err = errno;
+    }
+    if (bad) {
+      unlink(tmp);
+      cli_err("keygen: %s: %s", path, strerror(err));
+      rc = CLI_EXIT_FAIL;
+    }
+  }
+  free(tmp);
+  gostx_memzero(key, sizeof key);
+  return rc;
+}

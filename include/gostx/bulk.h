@@ -1,0 +1,132 @@
+/* gostx: the bulk engine. A fixed pool of worker threads, parallel variants of
+ * the parallelisable modes, and the sector-batch (multi-stream) API. Results
+ * are identical to the single-threaded calls for every thread count. Part of
+ * the public API. */
+#ifndef GOSTX_BULK_H
+#define GOSTX_BULK_H
+
+#include "cipher.h"
+#include "xts.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gostx_pool gostx_pool;
+
+/* nthreads = 0: one thread per online CPU (at most 1024). Threads are created
+ * once, here, with every signal blocked. NULL when threads cannot be created. */
+GOSTX_API gostx_pool *gostx_pool_new(unsigned nthreads);
+/* Waits for a run in progress, stops and joins the threads. NULL: no-op. */
+GOSTX_API void gostx_pool_free(gostx_pool *pool);
+/* Number of threads that run tasks (the caller counts as one of them);
+ * 1 for NULL. */
+GOSTX_API unsigned gostx_pool_size(const gostx_pool *pool);
+/* Runs fn(arg, i) for every i in [0, ntasks) on the pool (the calling thread
+ * helps) and returns when all have finished. Not re-entrant: one run at a
+ * time per pool (concurrent callers are serialised). Indices are handed out
+ * dynamically, in increasing order, each exactly once. pool NULL (or a pool of
+ * one thread) runs every task inline on the calling thread; so does a run
+ * started from inside a task of the same pool, and so does a pool used in a
+ * child process after fork() (the threads stay in the parent; the child
+ * may still free the pool). ntasks 0 returns at once.
+ * Returns GOSTX_OK, or GOSTX_EINVAL when fn is NULL. */
+GOSTX_API int gostx_pool_run(gostx_pool *pool, size_t ntasks, void (*fn)(void *arg, size_t i),
+                             void *arg);
+
+/* ---- Parallel variants of the parallelisable modes ----
+ * Each gives exactly the bytes (and return code) of the single-threaded call
+ * named beside it, for every pool size; pool may be NULL (one thread). The
+ * work is split on block boundaries into tasks of 32 to 256 KiB (about 8 per
+ * thread, handed out dynamically); inputs shorter than GOSTX_BULK_MIN, a NULL
+ * pool and a one-thread pool call the single-threaded function. in and out
+ * may be equal (in place); otherwise they must not overlap. */
+#define GOSTX_BULK_MIN (64 * 1024)
+
+/* = gostx_ctr_crypt(c, iv, iv_len, n, ...): s = n. */
+GOSTX_API int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                                 size_t iv_len, const uint8_t *in, uint8_t *out, size_t len);
+/* = gostx_ctr_acpkm_crypt. The ACPKM key chain is sequential: it is computed
+ * one window (4 MiB of sections) ahead, by one task, while the other threads
+ * encrypt the sections of the current window. GOSTX_ENOMEM never: without
+ * memory for the keys it runs single-threaded. */
+GOSTX_API int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c,
+                                       size_t section_len, const uint8_t *iv, size_t iv_len,
+                                       const uint8_t *in, uint8_t *out, size_t len);
+/* = gostx_ecb_encrypt / gostx_ecb_decrypt. */
+GOSTX_API int gostx_ecb_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in,
+                                   uint8_t *out, size_t len);
+GOSTX_API int gostx_ecb_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in,
+                                   uint8_t *out, size_t len);
+/* = gostx_mgm_encrypt / gostx_mgm_decrypt. Both the keystream and the tag sum
+ * are split across the threads (the sum is linear: partial sums are XORed).
+ * Decryption authenticates the whole ciphertext first (in parallel) and
+ * writes nothing to out when the tag is wrong (GOSTX_EAUTH). */
+GOSTX_API int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
+                                   size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                                   const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
+                                   size_t tag_len);
+GOSTX_API int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
+                                   size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                                   const uint8_t *in, size_t len, const uint8_t *tag,
+                                   size_t tag_len, uint8_t *out);
+/* Consecutive XTS data units: unit i is bytes [i*sector_size, (i+1)*sector_size)
+ * with tweak first_sector + i (plain64, = gostx_xts_encrypt_sector). The last
+ * unit may be shorter (len need not be a multiple of sector_size) but must
+ * be at least 16 bytes, as must sector_size (GOSTX_ELEN otherwise). */
+GOSTX_API int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
+                                   uint64_t first_sector, size_t sector_size, const uint8_t *in,
+                                   uint8_t *out, size_t len);
+GOSTX_API int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
+                                   uint64_t first_sector, size_t sector_size, const uint8_t *in,
+                                   uint8_t *out, size_t len);
+
+/* ---- Sector batches (multi-stream) ----
+ * nsectors independent messages ("sectors") of sector_len bytes each, laid
+ * out back to back in in and out (sector i at i * sector_len); in == out is
+ * allowed. Each sector's result equals the one-stream call on that sector
+ * alone. Keys: nkeys = 1 (one key for every sector) or nkeys = nsectors
+ * (sector i uses *keys[i]). Sectors whose key pointers are equal share the
+ * block-cipher calls: the engine interleaves them, block i of up to 64 such
+ * sectors going through the cipher in one call, which is what makes the
+ * latency-bound chains (CBC encryption, OMAC) fast. Sectors with distinct keys
+ * need calls of their own; those are spread over the pool. pool may be NULL.
+ * Arguments are checked before anything is written; GOSTX_ENOMEM when the
+ * grouping by key cannot allocate its index (nkeys > 1 only). */
+
+/* ivs: nsectors * iv_len bytes, sector i's IV at i * iv_len; iv_len = m as
+ * gostx_cbc_encrypt takes it. sector_len: a multiple of the block length. */
+GOSTX_API int gostx_batch_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys,
+                                      size_t nkeys, const uint8_t *ivs, size_t iv_len,
+                                      const uint8_t *in, uint8_t *out, size_t sector_len,
+                                      size_t nsectors);
+GOSTX_API int gostx_batch_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys,
+                                      size_t nkeys, const uint8_t *ivs, size_t iv_len,
+                                      const uint8_t *in, uint8_t *out, size_t sector_len,
+                                      size_t nsectors);
+/* = gostx_ctr_crypt(key, iv_i, n/2, n, ...) per sector; any sector_len. */
+GOSTX_API int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys,
+                                    size_t nkeys, const uint8_t *ivs, size_t iv_len,
+                                    const uint8_t *in, uint8_t *out, size_t sector_len,
+                                    size_t nsectors);
+/* = gostx_omac(key, sector_i, sector_len, tag_i, tag_len) per sector; tags:
+ * nsectors * tag_len bytes. Any sector_len (0 included). */
+GOSTX_API int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
+                               const uint8_t *in, size_t sector_len, size_t nsectors,
+                               uint8_t *tags, size_t tag_len);
+/* = gostx_xts_encrypt_sector(key, sector number, ...) per sector.
+ * sector_nums: nsectors numbers, or NULL for first_sector + i.
+ * sector_len >= 16 (stealing when not a multiple of 16). */
+GOSTX_API int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
+                                      size_t nkeys, const uint64_t *sector_nums,
+                                      uint64_t first_sector, const uint8_t *in, uint8_t *out,
+                                      size_t sector_len, size_t nsectors);
+GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
+                                      size_t nkeys, const uint64_t *sector_nums,
+                                      uint64_t first_sector, const uint8_t *in, uint8_t *out,
+                                      size_t sector_len, size_t nsectors);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

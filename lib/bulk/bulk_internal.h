@@ -1,0 +1,48 @@
+/* Helpers shared by the bulk engine's files in lib/bulk/ (not installed). */
+#ifndef GOSTX_BULK_INTERNAL_H
+#define GOSTX_BULK_INTERNAL_H
+
+#include "internal.h"
+
+/* Task sizes: at least this many bytes per task (so the per-task set-up, a key
+ * copy and a few counters, stays negligible), at most the maximum (so a noisy
+ * machine can still balance the load), aiming at 8 tasks per thread. */
+#define GOSTX__BULK_TASK_MIN (32 * 1024)
+#define GOSTX__BULK_TASK_MAX (256 * 1024)
+
+/* Bytes per task for len bytes on nthreads threads: a positive multiple of align. */
+static inline size_t gostx__bulk_chunk(size_t len, unsigned nthreads, size_t align) {
+  size_t c = len / ((size_t)nthreads * 8);
+  if (c < GOSTX__BULK_TASK_MIN) c = GOSTX__BULK_TASK_MIN;
+  if (c > GOSTX__BULK_TASK_MAX) c = GOSTX__BULK_TASK_MAX;
+  c -= c % align;
+  return c ? c : align;
+}
+
+/* 1 when len bytes are worth spreading over the pool. */
+static inline int gostx__bulk_parallel(const gostx_pool *pool, size_t len) {
+  return pool && gostx_pool_size(pool) > 1 && len >= GOSTX_BULK_MIN;
+}
+
+/* ctr += k as a big-endian number of len bytes (mod 2^(8 len)). Counters are
+ * public (they come from the IV and positions). */
+static inline void gostx__bulk_ctr_add(uint8_t *ctr, size_t len, uint64_t k) {
+  unsigned carry = 0;
+  for (size_t i = len; i-- > 0;) {
+    unsigned v = ctr[i] + (unsigned)(k & 0xff) + carry;
+    ctr[i] = (uint8_t)v;
+    carry = v >> 8;
+    k >>= 8;
+  }
+}
+
+/* Kuznyechik-XTS over count sectors of sector_len bytes (>= 16) under one
+ * key: sector k is at in/out + idx[k] * sector_len with number
+ * nums[idx[k]] (or first + idx[k] when nums is NULL); idx NULL means idx[k] = k.
+ * The tweaks of all the sectors go through E_K2 in one call and their data
+ * blocks through E_K1/D_K1 in calls of up to 256 blocks across sectors. */
+void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
+                        const size_t *idx, const uint8_t *in, uint8_t *out, size_t sector_len,
+                        size_t count);
+
+#endif

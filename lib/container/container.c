@@ -1,0 +1,562 @@
+/* The gostx encrypted file format (docs/FORMAT.md): header encode/parse,
+ * key derivation, chunk seal/open, and streaming over FILE* with a batch of
+ * chunks sealed or opened in parallel on a gostx_pool.
+ *
+ * Keys: master M (raw key file, or PBKDF2-HMAC-Streebog-512 of a passphrase
+ * over the salt), check = KDF_256(M, "gostx header check", header[0..52)),
+ * file key K = KDF_256(M, "gostx file key", salt). Kuznyechik chunks use K;
+ * Magma chunk i uses KDF_256(K, "gostx magma chunk", be64(i)), so no Magma key
+ * ever sees more than one chunk (64-bit block: birthday bound). */
+#define _GNU_SOURCE /* getrandom */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "gostx/aead.h"
+#include "gostx/container.h"
+#include "gostx/kdf.h"
+#include "internal.h"
+
+#define OFF_VERSION 6
+#define OFF_ALG 7
+#define OFF_KDF 8
+#define OFF_RESERVED 9 /* 3 bytes, zero */
+#define OFF_CHUNK 12
+#define OFF_ITER 16
+#define OFF_SALT 20
+#define OFF_CHECK 52
+
+#define BATCH_BYTES_MAX ((size_t)256 << 20)
+
+static const uint8_t magic[GOSTX_CT_MAGIC_LEN] = {'G', 'O', 'S', 'T', 'X', 0};
+static const char label_check[] = "gostx header check";
+static const char label_file[] = "gostx file key";
+static const char label_magma[] = "gostx magma chunk";
+
+/* ---- randomness ---- */
+
+int gostx_random_bytes(uint8_t *buf, size_t len) {
+  if (!buf && len) return GOSTX_EINVAL;
+  size_t done = 0;
+  while (done < len) {
+    ssize_t r = getrandom(buf + done, len - done, 0);
+    if (r > 0) {
+      done += (size_t)r;
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    break; /* ENOSYS (old kernel) or other: fall back */
+  }
+  if (done == len) return GOSTX_OK;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return GOSTX_EIO;
+  while (done < len) {
+    ssize_t r = read(fd, buf + done, len - done);
+    if (r > 0) {
+      done += (size_t)r;
+    } else if (!(r < 0 && errno == EINTR)) {
+      close(fd);
+      gostx_memzero(buf, len);
+      return GOSTX_EIO;
+    }
+  }
+  close(fd);
+  return GOSTX_OK;
+}
+
+/* ---- header ---- */
+
+size_t gostx_ct_tag_len(int alg) {
+  if (alg == GOSTX_CIPHER_KUZNYECHIK) return GOSTX_KUZ_BLOCK_LEN;
+  if (alg == GOSTX_CIPHER_MAGMA) return GOSTX_MAGMA_BLOCK_LEN;
+  return 0;
+}
+
+/* The shared field checks; NULL when valid. */
+static const char *header_fields_invalid(const gostx_ct_header *h) {
+  if (h->version != GOSTX_CT_VERSION) return "unsupported format version";
+  if (h->alg != GOSTX_CIPHER_KUZNYECHIK && h->alg != GOSTX_CIPHER_MAGMA)
+    return "unknown algorithm";
+  if (h->kdf != GOSTX_CT_KDF_RAW && h->kdf != GOSTX_CT_KDF_PBKDF2)
+    return "unknown key derivation function";
+  if (h->chunk_size < GOSTX_CT_CHUNK_MIN || h->chunk_size > GOSTX_CT_CHUNK_MAX)
+    return "chunk size out of range (1 KiB to 64 MiB)";
+  if (h->kdf == GOSTX_CT_KDF_RAW && h->iterations != 0)
+    return "iteration count must be 0 with a key file";
+  if (h->kdf == GOSTX_CT_KDF_PBKDF2 &&
+      (h->iterations < GOSTX_CT_ITER_MIN || h->iterations > GOSTX_CT_ITER_MAX))
+    return "PBKDF2 iteration count out of range (1 to 2^24)";
+  return NULL;
+}
+
+int gostx_ct_header_encode(const gostx_ct_header *h, uint8_t out[GOSTX_CT_HEADER_LEN]) {
+  if (!h || !out) return GOSTX_EINVAL;
+  if (header_fields_invalid(h)) return GOSTX_EINVAL;
+  memcpy(out, magic, GOSTX_CT_MAGIC_LEN);
+  out[OFF_VERSION] = (uint8_t)h->version;
+  out[OFF_ALG] = (uint8_t)h->alg;
+  out[OFF_KDF] = (uint8_t)h->kdf;
+  out[OFF_RESERVED] = out[OFF_RESERVED + 1] = out[OFF_RESERVED + 2] = 0;
+  gostx_store32_be(out + OFF_CHUNK, h->chunk_size);
+  gostx_store32_be(out + OFF_ITER, h->iterations);
+  memcpy(out + OFF_SALT, h->salt, GOSTX_CT_SALT_LEN);
+  memcpy(out + OFF_CHECK, h->check, GOSTX_CT_CHECK_LEN);
+  return GOSTX_OK;
+}
+
+int gostx_ct_header_parse(gostx_ct_header *h, const uint8_t *in, size_t len, const char **reason) {
+  const char *why = NULL;
+  if (!h || (!in && len)) return GOSTX_EINVAL;
+  memset(h, 0, sizeof *h);
+  size_t m = len < GOSTX_CT_MAGIC_LEN ? len : GOSTX_CT_MAGIC_LEN;
+  if (len == 0) {
+    why = "empty input: not a gostx file";
+  } else if (memcmp(in, magic, m) != 0) {
+    why = "not a gostx file (bad magic)";
+  } else if (len < GOSTX_CT_HEADER_LEN) {
+    why = "truncated file: incomplete header";
+  } else {
+    h->version = in[OFF_VERSION];
+    h->alg = in[OFF_ALG];
+    h->kdf = in[OFF_KDF];
+    h->chunk_size = gostx_load32_be(in + OFF_CHUNK);
+    h->iterations = gostx_load32_be(in + OFF_ITER);
+    memcpy(h->salt, in + OFF_SALT, GOSTX_CT_SALT_LEN);
+    memcpy(h->check, in + OFF_CHECK, GOSTX_CT_CHECK_LEN);
+    why = header_fields_invalid(h);
+    if (!why && (in[OFF_RESERVED] | in[OFF_RESERVED + 1] | in[OFF_RESERVED + 2]))
+      why = "reserved header bytes are not zero";
+  }
+  if (reason) *reason = why;
+  if (why) {
+    memset(h, 0, sizeof *h);
+    return GOSTX_EFORMAT;
+  }
+  return GOSTX_OK;
+}
+
+/* ---- keys ---- */
+
+/* Derives master -> check value and file key from the header bytes already in
+ * ct->header (check bytes excluded), and sets up the cipher. */
+static int derive(gostx_ct *ct, const uint8_t *secret, size_t secret_len, uint8_t check[32]) {
+  uint8_t master[GOSTX_KEY_LEN];
+  int rc;
+  if (ct->h.kdf == GOSTX_CT_KDF_RAW) {
+    if (!secret || secret_len != GOSTX_KEY_LEN) return GOSTX_EINVAL;
+    memcpy(master, secret, GOSTX_KEY_LEN);
+    rc = GOSTX_OK;
+  } else {
+    if (!secret || secret_len == 0 || secret_len > 1024) return GOSTX_EINVAL;
+    rc = gostx_pbkdf2_streebog512(secret, secret_len, ct->h.salt, GOSTX_CT_SALT_LEN,
+                                  ct->h.iterations, master, sizeof master);
+  }
+  if (rc == GOSTX_OK)
+    rc = gostx_kdf256(master, sizeof master, (const uint8_t *)label_check, sizeof label_check - 1,
+                      ct->header, OFF_CHECK, check);
+  if (rc == GOSTX_OK)
+    rc = gostx_kdf256(master, sizeof master, (const uint8_t *)label_file, sizeof label_file - 1,
+                      ct->h.salt, GOSTX_CT_SALT_LEN, ct->file_key);
+  if (rc == GOSTX_OK && ct->h.alg == GOSTX_CIPHER_KUZNYECHIK)
+    rc = gostx_cipher_init(&ct->c, GOSTX_CIPHER_KUZNYECHIK, ct->file_key);
+  ct->tag_len = gostx_ct_tag_len(ct->h.alg);
+  gostx_memzero(master, sizeof master);
+  return rc;
+}
+
+void gostx_ct_clear(gostx_ct *ct) {
+  if (ct) gostx_memzero(ct, sizeof *ct);
+}
+
+int gostx_ct_init_encrypt(gostx_ct *ct, int alg, int kdf, uint32_t chunk_size,
+                          uint32_t iterations, const uint8_t *secret, size_t secret_len,
+                          const uint8_t *salt) {
+  if (!ct) return GOSTX_EINVAL;
+  memset(ct, 0, sizeof *ct);
+  ct->h.version = GOSTX_CT_VERSION;
+  ct->h.alg = alg;
+  ct->h.kdf = kdf;
+  ct->h.chunk_size = chunk_size;
+  ct->h.iterations = kdf == GOSTX_CT_KDF_RAW ? 0 : iterations;
+  int rc;
+  if (salt) {
+    memcpy(ct->h.salt, salt, GOSTX_CT_SALT_LEN);
+    rc = GOSTX_OK;
+  } else {
+    rc = gostx_random_bytes(ct->h.salt, GOSTX_CT_SALT_LEN);
+  }
+  if (rc == GOSTX_OK) rc = gostx_ct_header_encode(&ct->h, ct->header);
+  if (rc == GOSTX_OK) rc = derive(ct, secret, secret_len, ct->h.check);
+  if (rc == GOSTX_OK) memcpy(ct->header + OFF_CHECK, ct->h.check, GOSTX_CT_CHECK_LEN);
+  if (rc != GOSTX_OK) gostx_ct_clear(ct);
+  return rc;
+}
+
+int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len, const uint8_t *secret,
+                          size_t secret_len, const char **reason) {
+  if (reason) *reason = NULL;
+  if (!ct) return GOSTX_EINVAL;
+  memset(ct, 0, sizeof *ct);
+  int rc = gostx_ct_header_parse(&ct->h, header, len, reason);
+  if (rc != GOSTX_OK) return rc;
+  memcpy(ct->header, header, GOSTX_CT_HEADER_LEN);
+  uint8_t check[GOSTX_CT_CHECK_LEN];
+  rc = derive(ct, secret, secret_len, check);
+  if (rc == GOSTX_OK && gostx_memeq_ct(check, ct->h.check, GOSTX_CT_CHECK_LEN) != 0) {
+    rc = GOSTX_EAUTH;
+    if (reason) *reason = "wrong key or passphrase (or the header was modified)";
+  }
+  gostx_memzero(check, sizeof check);
+  if (rc != GOSTX_OK) gostx_ct_clear(ct);
+  return rc;
+}
+
+/* ---- chunks ---- */
+
+int gostx_ct_nonce(int alg, uint64_t index, int final, uint8_t *nonce) {
+  size_t n = gostx_ct_tag_len(alg);
+  if (!n || !nonce || index >= GOSTX_CT_MAX_CHUNKS) return GOSTX_EINVAL;
+  memset(nonce, 0, n);
+  gostx_store64_be(nonce + n - 8, index | (final ? (uint64_t)1 << 62 : 0));
+  return GOSTX_OK;
+}
+
+/* The cipher for chunk index: ct->c, or a per-chunk Magma key in *tmp. */
+static int chunk_cipher(const gostx_ct *ct, uint64_t index, gostx_cipher *tmp,
+                        const gostx_cipher **c) {
+  if (ct->h.alg == GOSTX_CIPHER_KUZNYECHIK) {
+    *c = &ct->c;
+    return GOSTX_OK;
+  }
+  uint8_t seed[8], key[GOSTX_KEY_LEN];
+  gostx_store64_be(seed, index);
+  int rc = gostx_kdf256(ct->file_key, GOSTX_KEY_LEN, (const uint8_t *)label_magma,
+                        sizeof label_magma - 1, seed, sizeof seed, key);
+  if (rc == GOSTX_OK) rc = gostx_cipher_init(tmp, GOSTX_CIPHER_MAGMA, key);
+  gostx_memzero(key, sizeof key);
+  *c = tmp;
+  return rc;
+}
+
+static int chunk_args_ok(const gostx_ct *ct, uint64_t index, int final, size_t len) {
+  if (!ct->tag_len || index >= GOSTX_CT_MAX_CHUNKS) return GOSTX_EINVAL;
+  if (len > ct->h.chunk_size || (!final && len != ct->h.chunk_size)) return GOSTX_ELEN;
+  return GOSTX_OK;
+}
+
+int gostx_ct_seal_chunk(const gostx_ct *ct, uint64_t index, int final, const uint8_t *in,
+                        size_t len, uint8_t *out) {
+  if (!ct || !out || (!in && len)) return GOSTX_EINVAL;
+  int rc = chunk_args_ok(ct, index, final, len);
+  if (rc) return rc;
+  uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
+  gostx_cipher tmp;
+  const gostx_cipher *c;
+  gostx_ct_nonce(ct->h.alg, index, final, nonce);
+  rc = chunk_cipher(ct, index, &tmp, &c);
+  if (rc == GOSTX_OK)
+    rc = gostx_mgm_encrypt(c, nonce, ct->tag_len, ct->header, GOSTX_CT_HEADER_LEN, in, len, out,
+                           out + len, ct->tag_len);
+  if (c == &tmp) gostx_cipher_clear(&tmp);
+  return rc;
+}
+
+int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final, const uint8_t *in,
+                        size_t rec_len, uint8_t *out) {
+  if (!ct || !in || !out) return GOSTX_EINVAL;
+  if (rec_len < ct->tag_len) return GOSTX_ELEN;
+  size_t len = rec_len - ct->tag_len;
+  int rc = chunk_args_ok(ct, index, final, len);
+  if (rc) return rc;
+  uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
+  gostx_cipher tmp;
+  const gostx_cipher *c;
+  gostx_ct_nonce(ct->h.alg, index, final, nonce);
+  rc = chunk_cipher(ct, index, &tmp, &c);
+  if (rc == GOSTX_OK)
+    rc = gostx_mgm_decrypt(c, nonce, ct->tag_len, ct->header, GOSTX_CT_HEADER_LEN, in, len,
+                           in + len, ct->tag_len, out);
+  if (c == &tmp) gostx_cipher_clear(&tmp);
+  return rc;
+}
+
+/* ---- streaming ----
+ * Two batch buffers. While the pool seals/opens batch k in one, a helper
+ * thread writes batch k-1 from the other and then reads batch k+1 into it,
+ * so I/O overlaps the cipher work. Without a pool the same steps run one
+ * after another on the calling thread. The order of the output is the order
+ * of the input, and decryption writes a batch only once every chunk in it
+ * verified (the failing batch's verified prefix is written last). */
+
+struct batch {
+  uint8_t *buf;    /* cap slots of rec bytes */
+  size_t *lens;    /* encrypt: plaintext length; decrypt: record length */
+  int *rcs;
+  uint64_t first;  /* chunk index of slot 0 */
+  size_t n;        /* slots in use */
+  int last_final;  /* the last slot holds the final chunk (end of input) */
+};
+
+struct streamer {
+  const gostx_ct *ct;
+  gostx_ct_stream *s;
+  int decrypt;
+  size_t rec, cap, unit; /* unit: bytes read per slot (chunk or record) */
+  uint64_t in_bytes;
+  struct batch b[2];
+  /* the I/O job */
+  struct batch *wr, *rd; /* write wr (may be NULL), then read into rd (may be NULL) */
+  uint64_t rd_first;     /* chunk index of rd's first slot */
+  int wr_rc, rd_rc;      /* 0, or GOSTX_EIO / GOSTX_EFORMAT with msg filled */
+  char io_msg[160];
+};
+
+/* For gostx_pool_run: seal or open slot i of the batch in st->b[0 or 1]. */
+struct task {
+  struct streamer *st;
+  struct batch *b;
+};
+
+static void batch_task(void *arg, size_t i) {
+  struct task *t = arg;
+  struct batch *b = t->b;
+  uint8_t *p = b->buf + i * t->st->rec;
+  int final = b->last_final && i + 1 == b->n;
+  if (t->st->decrypt)
+    b->rcs[i] = gostx_ct_open_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
+  else
+    b->rcs[i] = gostx_ct_seal_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
+}
+
+static void run_batch(struct streamer *st, struct batch *b) {
+  struct task t = {st, b};
+  if (st->s->pool && b->n > 1 && gostx_pool_run(st->s->pool, b->n, batch_task, &t) == 0) return;
+  for (size_t i = 0; i < b->n; i++) batch_task(&t, i);
+}
+
+/* fread until len bytes or EOF; -1 on a read error. */
+static int read_full(FILE *f, uint8_t *p, size_t len, size_t *got) {
+  size_t n = 0;
+  while (n < len) {
+    size_t r = fread(p + n, 1, len - n, f);
+    n += r;
+    if (r == 0) {
+      if (ferror(f)) return -1;
+      break;
+    }
+  }
+  *got = n;
+  return 0;
+}
+
+/* 1 at EOF, 0 when more data follows, -1 on a read error. */
+static int at_eof(FILE *f) {
+  int c = getc(f);
+  if (c == EOF) return ferror(f) ? -1 : 1;
+  if (ungetc(c, f) == EOF) return -1;
+  return 0;
+}
+
+/* Reads the next batch (first chunk index `first`) into b. */
+static int read_batch(struct streamer *st, struct batch *b, uint64_t first, char *msg,
+                      size_t msg_len) {
+  b->n = 0;
+  b->first = first;
+  b->last_final = 0;
+  while (b->n < st->cap) {
+    size_t got;
+    if (read_full(st->s->in, b->buf + b->n * st->rec, st->unit, &got) < 0) goto read_error;
+    if (st->decrypt && got == 0) { /* only possible right after the header */
+      snprintf(msg, msg_len, "truncated file: no chunks after the header");
+      return GOSTX_EFORMAT;
+    }
+    b->lens[b->n++] = got;
+    st->in_bytes += got;
+    int eof = got < st->unit ? 1 : at_eof(st->s->in);
+    if (eof < 0) goto read_error;
+    if (eof) {
+      b->last_final = 1;
+      break;
+    }
+  }
+  if (b->n > GOSTX_CT_MAX_CHUNKS - first) {
+    snprintf(msg, msg_len, "too many chunks (more than 2^62)");
+    return st->decrypt ? GOSTX_EFORMAT : GOSTX_ELEN;
+  }
+  return GOSTX_OK;
+read_error:
+  snprintf(msg, msg_len, "read error: %s", strerror(errno));
+  return GOSTX_EIO;
+}
+
+/* Writes slots [0, upto) of a processed batch. */
+static int write_batch(struct streamer *st, const struct batch *b, size_t upto, char *msg,
+                       size_t msg_len) {
+  size_t tag = st->ct->tag_len;
+  if (!st->decrypt) {
+    /* All slots but the last are full, so the records are contiguous. */
+    size_t total = 0;
+    for (size_t i = 0; i < upto; i++) total += b->lens[i] + tag;
+    if (st->s->write(st->s->write_arg, b->buf, total)) goto write_error;
+    for (size_t i = 0; i < upto; i++) st->s->bytes_out += b->lens[i];
+  } else {
+    for (size_t i = 0; i < upto; i++) {
+      if (st->s->write(st->s->write_arg, b->buf + i * st->rec, b->lens[i] - tag)) goto write_error;
+      st->s->bytes_out += b->lens[i] - tag;
+    }
+  }
+  st->s->chunks = b->first + upto;
+  return GOSTX_OK;
+write_error:
+  snprintf(msg, msg_len, "write error");
+  return GOSTX_EIO;
+}
+
+static void io_job(struct streamer *st) {
+  st->wr_rc = st->rd_rc = GOSTX_OK;
+  if (st->wr) st->wr_rc = write_batch(st, st->wr, st->wr->n, st->io_msg, sizeof st->io_msg);
+  if (st->rd && st->wr_rc == GOSTX_OK)
+    st->rd_rc = read_batch(st, st->rd, st->rd_first, st->io_msg, sizeof st->io_msg);
+}
+
+static void *io_thread(void *arg) {
+  io_job(arg);
+  return NULL;
+}
+
+/* Explains why chunk i of b failed to open (decryption), in s->msg. */
+static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
+  gostx_ct_stream *s = st->s;
+  const gostx_ct *ct = st->ct;
+  uint64_t ci = b->first + i;
+  uint8_t *p = b->buf + i * st->rec;
+  size_t len = b->lens[i], tag = ct->tag_len;
+  int final = b->last_final && i + 1 == b->n;
+  s->fail_chunk = ci;
+  /* Second attempts only choose the message; they release nothing. */
+  if (len < tag) {
+    snprintf(s->msg, sizeof s->msg, "truncated file: chunk %llu is incomplete (%zu bytes)",
+             (unsigned long long)ci, len);
+    return GOSTX_EFORMAT;
+  }
+  if (final && len == st->rec && gostx_ct_open_chunk(ct, ci, 0, p, len, p) == 0) {
+    snprintf(s->msg, sizeof s->msg,
+             "truncated file: chunk %llu is not the final chunk (cut at a chunk boundary)",
+             (unsigned long long)ci);
+    return GOSTX_EFORMAT;
+  }
+  if (!final && gostx_ct_open_chunk(ct, ci, 1, p, len, p) == 0) {
+    snprintf(s->msg, sizeof s->msg, "trailing data after final chunk %llu", (unsigned long long)ci);
+    return GOSTX_EFORMAT;
+  }
+  if (final)
+    snprintf(s->msg, sizeof s->msg,
+             "authentication failed: chunk %llu (final chunk: corrupted, truncated or followed "
+             "by extra data)",
+             (unsigned long long)ci);
+  else
+    snprintf(s->msg, sizeof s->msg, "authentication failed: chunk %llu", (unsigned long long)ci);
+  return GOSTX_EAUTH;
+}
+
+static int stream(const gostx_ct *ct, gostx_ct_stream *s, int decrypt) {
+  if (!s) return GOSTX_EINVAL;
+  s->chunks = s->bytes_out = s->fail_chunk = 0;
+  s->msg[0] = 0;
+  if (!ct || !ct->tag_len || !s->in || !s->write) {
+    snprintf(s->msg, sizeof s->msg, "invalid arguments");
+    return GOSTX_EINVAL;
+  }
+  struct streamer st;
+  memset(&st, 0, sizeof st);
+  st.ct = ct;
+  st.s = s;
+  st.decrypt = decrypt;
+  st.rec = (size_t)ct->h.chunk_size + ct->tag_len;
+  st.unit = decrypt ? st.rec : ct->h.chunk_size;
+  st.in_bytes = decrypt ? GOSTX_CT_HEADER_LEN : 0;
+  size_t n = s->batch;
+  if (!n) n = 2 * (s->pool ? gostx_pool_size(s->pool) : 1);
+  if (n > BATCH_BYTES_MAX / 2 / st.rec) n = BATCH_BYTES_MAX / 2 / st.rec;
+  if (n < 1) n = 1;
+  st.cap = s->batch = n;
+  int rc = GOSTX_OK;
+  for (int k = 0; k < 2; k++) {
+    st.b[k].buf = malloc(n * st.rec);
+    st.b[k].lens = calloc(n, sizeof *st.b[k].lens);
+    st.b[k].rcs = calloc(n, sizeof *st.b[k].rcs);
+    if (!st.b[k].buf || !st.b[k].lens || !st.b[k].rcs) rc = GOSTX_ENOMEM;
+  }
+  if (rc) {
+    snprintf(s->msg, sizeof s->msg, "out of memory");
+    goto out;
+  }
+  if (!decrypt && s->write(s->write_arg, ct->header, GOSTX_CT_HEADER_LEN)) {
+    snprintf(s->msg, sizeof s->msg, "write error");
+    rc = GOSTX_EIO;
+    goto out;
+  }
+  rc = read_batch(&st, &st.b[0], 0, s->msg, sizeof s->msg);
+  if (rc) goto out;
+  struct batch *cur = &st.b[0], *other = &st.b[1], *prev = NULL;
+  for (;;) {
+    /* I/O for the neighbours of cur: write prev, read the batch after cur. */
+    st.wr = prev;
+    st.rd = cur->last_final ? NULL : other;
+    st.rd_first = cur->first + cur->n;
+    pthread_t th;
+    int async = s->pool && (st.wr || st.rd) && pthread_create(&th, NULL, io_thread, &st) == 0;
+    if (!async) io_job(&st);
+    run_batch(&st, cur);
+    if (async) pthread_join(th, NULL);
+    if (st.wr_rc) { /* prev could not be written: stop there */
+      memcpy(s->msg, st.io_msg, sizeof s->msg);
+      rc = st.wr_rc;
+      goto out;
+    }
+    size_t ok = 0;
+    while (ok < cur->n && cur->rcs[ok] == GOSTX_OK) ok++;
+    if (ok < cur->n) {
+      if (decrypt) {
+        /* Release the verified prefix, then report the first failure. */
+        rc = write_batch(&st, cur, ok, s->msg, sizeof s->msg);
+        if (rc == GOSTX_OK) rc = explain_failure(&st, cur, ok);
+      } else {
+        s->fail_chunk = cur->first + ok;
+        snprintf(s->msg, sizeof s->msg, "chunk %llu: %s", (unsigned long long)s->fail_chunk,
+                 gostx_strerror(cur->rcs[ok]));
+        rc = cur->rcs[ok];
+      }
+      goto out;
+    }
+    if (st.rd_rc) { /* cur is fine; the input after it is not */
+      memcpy(s->msg, st.io_msg, sizeof s->msg);
+      rc = st.rd_rc;
+      goto out;
+    }
+    if (s->progress) s->progress(s->progress_arg, st.in_bytes);
+    if (cur->last_final) {
+      rc = write_batch(&st, cur, cur->n, s->msg, sizeof s->msg);
+      goto out;
+    }
+    prev = cur;
+    cur = other;
+    other = prev;
+  }
+out:
+  for (int k = 0; k < 2; k++) {
+    if (st.b[k].buf) gostx_memzero(st.b[k].buf, st.cap * st.rec); /* plaintext */
+    free(st.b[k].buf);
+    free(st.b[k].lens);
+    free(st.b[k].rcs);
+  }
+  return rc;
+}
+
+int gostx_ct_encrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) { return stream(ct, s, 0); }
+
+int gostx_ct_decrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) { return stream(ct, s, 1); }
