@@ -1,0 +1,136 @@
+/* libFuzzer harness: the gostx file format reader (lib/container).
+ *
+ * Byte 0 bit 0 chooses the test:
+ *  1: the rest of the input is a whole file, opened with a fixed raw key:
+ *     header parse, key check, chunk walk. It must never crash; the header
+ *     round-trips through encode when it parses; whatever is written must be
+ *     a whole number of verified chunks.
+ *  0: a valid file is made from the rest of the input (bytes 1..8 choose a
+ *     damage: position to flip, XOR value, length to cut), damaged, and read
+ *     back. An undamaged file must decrypt to exactly the plaintext; a damaged
+ *     one must be refused, and what was written before the refusal must be a
+ *     prefix of the plaintext (only authenticated chunks are released). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gostx.h"
+
+static const uint8_t fixed_key[32] = {
+    0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+    0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+
+static void bug(const char *what) {
+  fprintf(stderr, "fuzz_container: %s\n", what);
+  abort();
+}
+
+struct sink {
+  uint8_t *buf;
+  size_t len, cap;
+};
+
+static int sink_write(void *arg, const uint8_t *p, size_t len) {
+  struct sink *s = arg;
+  if (!len) return 0;
+  if (s->len + len > s->cap) {
+    size_t cap = (s->len + len) * 2 + 64;
+    uint8_t *b = realloc(s->buf, cap);
+    if (!b) return 1;
+    s->buf = b;
+    s->cap = cap;
+  }
+  memcpy(s->buf + s->len, p, len);
+  s->len += len;
+  return 0;
+}
+
+/* Opens a file image with the fixed key; returns the library's code. */
+static int open_image(const uint8_t *file, size_t len, struct sink *out) {
+  gostx_ct ct;
+  const char *reason = NULL;
+  int rc = gostx_ct_init_decrypt(&ct, file, len, fixed_key, sizeof fixed_key, &reason);
+  if (rc) {
+    if (rc != GOSTX_EFORMAT && rc != GOSTX_EAUTH) bug("init_decrypt: unexpected code");
+    if (rc == GOSTX_EFORMAT && !reason) bug("format error without a reason");
+    return rc;
+  }
+  FILE *in = fmemopen((void *)(file + GOSTX_CT_HEADER_LEN), len - GOSTX_CT_HEADER_LEN, "rb");
+  if (!in && len > GOSTX_CT_HEADER_LEN) abort();
+  gostx_ct_stream s;
+  memset(&s, 0, sizeof s);
+  s.in = in ? in : fopen("/dev/null", "rb");
+  s.write = sink_write;
+  s.write_arg = out;
+  rc = gostx_ct_decrypt_stream(&ct, &s);
+  fclose(s.in);
+  if (rc == 0 && s.bytes_out != out->len) bug("bytes_out disagrees with what was written");
+  if (out->len % ct.h.chunk_size && rc != 0 && out->len != s.bytes_out) bug("partial chunk released");
+  gostx_ct_clear(&ct);
+  return rc;
+}
+
+static void whole_file(const uint8_t *data, size_t len) {
+  gostx_ct_header h;
+  const char *reason = NULL;
+  if (gostx_ct_header_parse(&h, data, len, &reason) == 0) {
+    uint8_t again[GOSTX_CT_HEADER_LEN];
+    if (gostx_ct_header_encode(&h, again) || memcmp(again, data, sizeof again))
+      bug("a parsed header does not encode back to the same bytes");
+  }
+  struct sink out = {0};
+  (void)open_image(data, len, &out);
+  free(out.buf);
+}
+
+static void damaged_copy(const uint8_t *data, size_t len) {
+  if (len < 9) return;
+  size_t flip = (size_t)data[1] | (size_t)data[2] << 8 | (size_t)data[3] << 16;
+  uint8_t x = data[4];
+  size_t cut = (size_t)data[5] | (size_t)data[6] << 8 | (size_t)data[7] << 16;
+  int alg = data[8] & 1 ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK;
+  const uint8_t *pt = data + 9;
+  size_t pt_len = len - 9;
+  static const uint8_t salt[32] = {1, 2, 3};
+
+  gostx_ct ct;
+  if (gostx_ct_init_encrypt(&ct, alg, GOSTX_CT_KDF_RAW, GOSTX_CT_CHUNK_MIN, 0, fixed_key,
+                            sizeof fixed_key, salt))
+    bug("init_encrypt failed");
+  struct sink file = {0}; /* encrypt_stream writes the header, then the chunks */
+  FILE *in = fmemopen((void *)pt, pt_len ? pt_len : 1, "rb");
+  if (!in) abort();
+  gostx_ct_stream s;
+  memset(&s, 0, sizeof s);
+  s.in = pt_len ? in : fopen("/dev/null", "rb");
+  s.write = sink_write;
+  s.write_arg = &file;
+  if (gostx_ct_encrypt_stream(&ct, &s)) bug("encrypt_stream failed");
+  fclose(in);
+  if (!pt_len) fclose(s.in);
+  gostx_ct_clear(&ct);
+
+  int damaged = 0;
+  if (x && flip < file.len) { file.buf[flip] ^= x; damaged = 1; }
+  if (cut && cut < file.len) { file.len -= cut; damaged = 1; }
+
+  struct sink out = {0};
+  int rc = open_image(file.buf, file.len, &out);
+  if (!damaged) {
+    if (rc != 0) bug("an undamaged file was refused");
+    if (out.len != pt_len || (pt_len && memcmp(out.buf, pt, pt_len))) bug("round trip differs");
+  } else {
+    if (rc == 0) bug("a damaged file was accepted");
+    if (out.len > pt_len || (out.len && memcmp(out.buf, pt, out.len))) bug("released data is not a prefix");
+  }
+  free(out.buf);
+  free(file.buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
+  if (len < 1 || len > (1u << 16)) return 0;
+  if (data[0] & 1) whole_file(data + 1, len - 1);
+  else damaged_copy(data, len);
+  return 0;
+}
