@@ -14,8 +14,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 FUZZ_LONG ?= 600
 # Fuzzers: every tests/fuzz/fuzz_*.c (fuzz_cli, fuzz_block_diff,
-# fuzz_modes_stream, fuzz_mgm_decrypt, fuzz_container for the
-# container parser, which arrives with lib/container). FUZZERS=... picks some.
+# fuzz_modes_stream, fuzz_mgm_decrypt, fuzz_container: the file-format
+# reader). FUZZERS=... picks some.
 FUZZERS ?=
 
 .PHONY: all build demo check test asan ct fuzz cross pedantic ci check-all clean
