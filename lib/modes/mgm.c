@@ -12,10 +12,13 @@
 #include "internal.h"
 #include "mgm_internal.h"
 
-/* Blocks of gamma and of H per cipher call: each run is one
- * encrypt_blocks call over 2 x MGM_BATCH counters, one XOR pass and one
- * multiply-accumulate call. */
-#define MGM_BATCH 64
+/* Counter blocks per cipher call: each run is one encrypt_blocks call over
+ * MGM_CALL_BLOCKS counters (gamma and H together when both are needed, so a
+ * decryption's verify-only and decrypt-only passes get full calls too), one
+ * XOR pass and one multiply-accumulate call. 256 is the width of the widest
+ * bitsliced Kuznyechik batch (lib/kuznyechik/kuz_avx2.c); smaller calls fall
+ * to its slower narrow path. */
+#define MGM_CALL_BLOCKS 256
 
 /* sum ^= sum_i H_i (x) X_i over nblocks blocks (the dispatched field code). */
 static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x, size_t nblocks) {
@@ -61,10 +64,12 @@ static void mgm_blocks(gostx_mgm_ctx *ctx, const uint8_t *in, uint8_t *out, size
                        int crypt, int hash) {
   const size_t n = ctx->n;
   const int enc = crypt && !ctx->decrypt;
-  uint8_t ks[2 * MGM_BATCH * GOSTX_MAX_BLOCK_LEN];
+  if (!crypt && !hash) return;
+  uint8_t ks[MGM_CALL_BLOCKS * GOSTX_MAX_BLOCK_LEN];
+  const size_t batch = MGM_CALL_BLOCKS / (size_t)((crypt ? 1 : 0) + (hash ? 1 : 0));
   size_t touched = 0; /* bytes of ks to wipe: the first run is the largest */
   while (nblocks) {
-    size_t b = nblocks < MGM_BATCH ? nblocks : MGM_BATCH, used = 0;
+    size_t b = nblocks < batch ? nblocks : batch, used = 0;
     uint8_t *gamma = ks, *h;
     if (crypt) {
       mgm_counters(ctx->y, n, 1, ks, b);
