@@ -259,6 +259,7 @@ static void choose_cycles_source(void) {
     perf_start(fd);
     volatile uint64_t x = 0;
     for (int i = 0; i < 1000000; i++) x += (uint64_t)i;
+    (void)x;
     uint64_t c = perf_stop(fd);
     close(fd);
     if (c > 0) {

@@ -117,7 +117,9 @@ GOSTX_GPU_HD static inline void kuz32_to_slices(uint32_t s[16][8], uint32_t blk[
   }
 }
 
-GOSTX_GPU_HD static inline void kuz32_from_slices(uint32_t blk[4][32], const uint32_t s[16][8]) {
+/* s is read-only; not const-qualified (ISO C before C2X rejects the implicit
+ * conversion of uint32_t (*)[8] to const uint32_t (*)[8]). */
+GOSTX_GPU_HD static inline void kuz32_from_slices(uint32_t blk[4][32], uint32_t s[16][8]) {
   GOSTX_GPU_UNROLL
   for (unsigned q = 0; q < 4; q++) {
     GOSTX_GPU_UNROLL

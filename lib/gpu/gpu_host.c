@@ -7,6 +7,11 @@
  * ABI, versioned names such as cuMemAlloc_v2), so no CUDA header is needed
  * to build this file. */
 #define _GNU_SOURCE /* secure_getenv */
+/* Set by lib/gpu/cuda.cmake from the nvcc targets; a default keeps the file
+ * compilable on its own (scripts/check_pedantic.sh). */
+#ifndef GOSTX_GPU_ARCHS_TEXT
+#define GOSTX_GPU_ARCHS_TEXT "(unknown targets)"
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>

@@ -39,12 +39,6 @@
 
 /* ---------------- wide: bitsliced, 256 or 128 blocks ---------------- */
 
-static inline uint64_t ld64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8); /* x86 is little-endian */
-  return v;
-}
-
 /* Four blocks (64 bytes): two loads, two unpacks; lanes hold blocks 0, 2, 1, 3. */
 #define LOAD4(p, lo, hi)                                                              \
   do {                                                                                \

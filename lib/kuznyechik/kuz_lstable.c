@@ -48,7 +48,9 @@ static void ls_init(void) {
 }
 
 /* (w0, w1) = XOR_j t[j][byte j] (the leaky lookups). */
-static inline void pass(uint64_t *w0, uint64_t *w1, const uint64_t t[16][256][2]) {
+/* t is read-only here; not const-qualified because ISO C before C2X cannot
+ * pass a mutable array of arrays to a const one without a cast. */
+static inline void pass(uint64_t *w0, uint64_t *w1, uint64_t t[16][256][2]) {
   uint64_t a = *w0, b = *w1, y0 = 0, y1 = 0;
   for (unsigned j = 0; j < 8; j++) {
     const uint64_t *e = t[j][(a >> (8 * j)) & 0xff], *f = t[j + 8][(b >> (8 * j)) & 0xff];
