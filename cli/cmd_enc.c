@@ -427,6 +427,25 @@ static int parse_encdec(int argc, char **argv, const char *sub, int enc, struct 
   return 0;
 }
 
+/* Runs the chunk stream of ct from in to out (sealing, or opening when
+ * decrypt) on the pool, with the progress bar; returns the library's code,
+ * s holding the details. */
+static int run_stream(const gostx_ct *ct, int decrypt, cli_in *in, cli_out *out,
+                      gostx_pool *pool, int quiet, gostx_ct_stream *s) {
+  struct progress prog;
+  progress_init(&prog, in->f, quiet);
+  memset(s, 0, sizeof *s);
+  s->in = in->f;
+  s->write = out_write_cb;
+  s->write_arg = out;
+  s->progress = progress_cb;
+  s->progress_arg = &prog;
+  s->pool = pool;
+  int lrc = decrypt ? gostx_ct_decrypt_stream(ct, s) : gostx_ct_encrypt_stream(ct, s);
+  progress_end(&prog, lrc == 0);
+  return lrc;
+}
+
 int cmd_enc(int argc, char **argv) {
   struct encdec_opts o;
   memset(&o, 0, sizeof o);
@@ -455,19 +474,8 @@ int cmd_enc(int argc, char **argv) {
   if ((rc = cli_out_open(&out, o.out_path))) goto done;
   have_out = 1;
   make_pool(o.threads, &pool);
-
-  struct progress prog;
-  progress_init(&prog, in.f, o.quiet);
   gostx_ct_stream s;
-  memset(&s, 0, sizeof s);
-  s.in = in.f;
-  s.write = out_write_cb;
-  s.write_arg = &out;
-  s.progress = progress_cb;
-  s.progress_arg = &prog;
-  s.pool = pool;
-  lrc = gostx_ct_encrypt_stream(&ct, &s);
-  progress_end(&prog, lrc == 0);
+  lrc = run_stream(&ct, 0, &in, &out, pool, o.quiet, &s);
   if (lrc) {
     if (!out.failed) cli_err("enc: %s: %s", lrc == GOSTX_EIO ? in.name : "error", s.msg);
     rc = CLI_EXIT_FAIL;
@@ -529,19 +537,8 @@ int cmd_dec(int argc, char **argv) {
   if ((rc = cli_out_open(&out, o.out_path))) goto done;
   have_out = 1;
   make_pool(o.threads, &pool);
-
-  struct progress prog;
-  progress_init(&prog, in.f, o.quiet);
   gostx_ct_stream s;
-  memset(&s, 0, sizeof s);
-  s.in = in.f;
-  s.write = out_write_cb;
-  s.write_arg = &out;
-  s.progress = progress_cb;
-  s.progress_arg = &prog;
-  s.pool = pool;
-  lrc = gostx_ct_decrypt_stream(&ct, &s);
-  progress_end(&prog, lrc == 0);
+  lrc = run_stream(&ct, 1, &in, &out, pool, o.quiet, &s);
   if (lrc) {
     if (!out.failed) cli_err("dec: %s: %s", in.name, s.msg);
     if (!out.tmp_path && s.chunks)
