@@ -33,5 +33,8 @@ void gostx__kuz_portable_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint
 
 /* Key schedule core (portable, constant time): K1..K10 from the 32-byte key. */
 void gostx__kuz_expand(uint8_t rk[10][16], const uint8_t key[32]);
+/* GF(2^8) product mod x^8 + x^7 + x^6 + x + 1, for building tables of public
+ * constants at start-up (it branches on its operands: never call it on secrets). */
+uint8_t gostx__kuz_gf_mul(uint8_t a, uint8_t b);
 
 #endif

@@ -118,21 +118,11 @@ struct narrow_consts {
 static struct narrow_consts nc;
 static pthread_once_t nc_once = PTHREAD_ONCE_INIT;
 
-/* GF(2^8) product mod x^8 + x^7 + x^6 + x + 1 (constants only: public data). */
-static uint8_t gf_mul(uint8_t a, uint8_t b) {
-  unsigned p = 0, x = a;
-  for (unsigned i = 0; i < 8; i++) {
-    if (b >> i & 1) p ^= x;
-    x = ((x << 1) ^ (x & 0x80 ? 0x1c3u : 0)) & 0xff;
-  }
-  return (uint8_t)p;
-}
-
 static void nc_init(void) {
   for (unsigned k = 0; k < 8; k++)
     for (unsigned n = 0; n < 32; n++) {
-      nc.mul2k[k][0][n] = gf_mul((uint8_t)(n & 15), (uint8_t)(1u << k));
-      nc.mul2k[k][1][n] = gf_mul((uint8_t)((n & 15) << 4), (uint8_t)(1u << k));
+      nc.mul2k[k][0][n] = gostx__kuz_gf_mul((uint8_t)(n & 15), (uint8_t)(1u << k));
+      nc.mul2k[k][1][n] = gostx__kuz_gf_mul((uint8_t)((n & 15) << 4), (uint8_t)(1u << k));
     }
   const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
   const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};

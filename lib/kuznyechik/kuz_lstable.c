@@ -22,21 +22,11 @@
 static uint64_t ls_fwd[16][256][2], ls_inv[16][256][2];
 static pthread_once_t ls_once = PTHREAD_ONCE_INIT;
 
-/* GF(2^8) product mod x^8 + x^7 + x^6 + x + 1 (table build only: public data). */
-static uint8_t gf_mul(uint8_t a, uint8_t b) {
-  unsigned p = 0, x = a;
-  for (unsigned i = 0; i < 8; i++) {
-    if (b >> i & 1) p ^= x;
-    x = ((x << 1) ^ (x & 0x80 ? 0x1c3u : 0)) & 0xff;
-  }
-  return (uint8_t)p;
-}
-
 static void build(uint64_t t[16][256][2], const uint8_t m[16][16], const uint8_t sbox[256]) {
   for (unsigned j = 0; j < 16; j++)
     for (unsigned v = 0; v < 256; v++) {
       uint8_t col[16];
-      for (unsigned i = 0; i < 16; i++) col[i] = gf_mul(m[i][j], sbox[v]);
+      for (unsigned i = 0; i < 16; i++) col[i] = gostx__kuz_gf_mul(m[i][j], sbox[v]);
       t[j][v][0] = gostx_load64_le(col);
       t[j][v][1] = gostx_load64_le(col + 8);
     }
