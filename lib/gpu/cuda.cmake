@@ -65,7 +65,7 @@ add_custom_command(
   COMMAND ${GOSTX_NVCC} --fatbin -O3 -std=c++17 ${_gencode} ${_extra}
           -I${CMAKE_SOURCE_DIR}/lib/gpu -o ${GOSTX_FATBIN} ${CMAKE_SOURCE_DIR}/lib/gpu/kernels.cu
   DEPENDS ${CMAKE_SOURCE_DIR}/lib/gpu/kernels.cu ${CMAKE_SOURCE_DIR}/lib/gpu/gpu_block.h
-          ${CMAKE_SOURCE_DIR}/lib/gpu/kuz_sbox32.h
+          ${CMAKE_SOURCE_DIR}/lib/gpu/kuz_sbox32.h ${CMAKE_SOURCE_DIR}/lib/kuznyechik/kuz_tables.h
   COMMENT "nvcc: lib/gpu/kernels.cu -> gostx_kernels.fatbin (${_archs_text})"
   VERBATIM)
 add_custom_target(gostx_fatbin DEPENDS ${GOSTX_FATBIN})
@@ -125,7 +125,7 @@ if(NOT GOSTX_SANITIZE)
             -o ${GOSTX_HOSTCUDA} ${CMAKE_SOURCE_DIR}/tests/gpu_mock/host_cuda_check.cu
             $<TARGET_FILE:gostx_cudart_stub> $<TARGET_FILE:gostx> -lpthread
     DEPENDS ${CMAKE_SOURCE_DIR}/tests/gpu_mock/host_cuda_check.cu
-            ${CMAKE_SOURCE_DIR}/lib/gpu/gpu_block.h ${CMAKE_SOURCE_DIR}/lib/gpu/kuz_sbox32.h
+            ${CMAKE_SOURCE_DIR}/lib/gpu/gpu_block.h ${CMAKE_SOURCE_DIR}/lib/gpu/kuz_sbox32.h ${CMAKE_SOURCE_DIR}/lib/kuznyechik/kuz_tables.h
             gostx gostx_cudart_stub
     COMMENT "nvcc (host): tests/gpu_mock/host_cuda_check.cu"
     VERBATIM)

@@ -11,7 +11,7 @@
  * Constant time: nothing here indexes memory or branches on secret data.
  *   - Kuznyechik runs bitsliced, 32 blocks per thread: s[j][b] bit i = bit b
  *     of byte j of the thread's block i. pi and pi^-1 are the Boolean circuits
- *     of the CPU core (kuz_sbox32.h, generated from kuz_tables.h), L is R
+ *     of the CPU core (kuz_sbox32.h, from kuz_tables.h's macros), L is R
  *     applied 16 times, each R one GF(2)-linear step of XORs on whole words.
  *   - Magma / GOST 28147-89 look up the 4-bit S-boxes by shifting a 64-bit
  *     word that packs the 16 entries (variable shifts, no memory access),
