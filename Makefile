@@ -7,9 +7,12 @@
 #                   fuzzers FUZZ_SECONDS each (30), s390x/aarch64 cross builds
 #                   under qemu, strict ISO C
 #   make check-all  ci with long fuzzing (FUZZ_LONG seconds per fuzzer, 600)
-#   make asan | ct | fuzz | cross | pedantic    one gate alone
+#   make asan | ct | fuzz | cross | pedantic | emu    one gate alone
+#   (emu: the suite at the avx512 level with the AVX-512 files on SIMDe's
+#   C intrinsics, for CPUs without AVX-512; lib/x86_avx512.h)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+EMU_BUILD ?= build-emu
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
 FUZZ_LONG ?= 600
@@ -18,7 +21,7 @@ FUZZ_LONG ?= 600
 # reader). FUZZERS=... picks some.
 FUZZERS ?=
 
-.PHONY: all build demo check test asan ct fuzz cross pedantic ci check-all clean
+.PHONY: all build demo check test asan ct fuzz cross pedantic emu ci check-all clean
 
 all: build
 
@@ -46,6 +49,12 @@ asan:
 ct:
 	bash scripts/check_ct.sh
 
+# The C tests at the avx512 level, AVX-512 code emulated (needs libsimde-dev).
+emu:
+	cmake -S . -B $(EMU_BUILD) -DCMAKE_BUILD_TYPE=Release -DGOSTX_EMULATE_AVX512=ON >/dev/null
+	cmake --build $(EMU_BUILD) -j $(JOBS)
+	cd $(EMU_BUILD) && ctest --output-on-failure -j $(JOBS) -R '@avx512$$'
+
 fuzz:
 	FUZZERS="$(FUZZERS)" bash scripts/check_fuzz.sh $(FUZZ_SECONDS)
 
@@ -55,10 +64,10 @@ cross:
 pedantic:
 	bash scripts/check_pedantic.sh
 
-ci: check pedantic cross fuzz
+ci: check pedantic emu cross fuzz
 
 check-all:
 	$(MAKE) ci FUZZ_SECONDS=$(FUZZ_LONG)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-ct build-fuzz build-noint128 build-cross-*
+	rm -rf $(BUILD) $(ASAN_BUILD) $(EMU_BUILD) build-ct build-fuzz build-noint128 build-cross-*

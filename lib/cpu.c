@@ -25,6 +25,12 @@ static void detect_x86(void);
 
 static void detect(void) {
   detect_x86();
+#ifdef GOSTX_EMULATE_AVX512
+  /* The AVX-512 files run on SIMDe's plain-C intrinsics (lib/x86_avx512.h),
+   * so every feature they need is "present" on any x86-64. */
+  cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vbmi = 1;
+  cpu.gfni = cpu.vpclmul = cpu.pclmul = 1;
+#endif
   describe();
 }
 

@@ -39,6 +39,16 @@ struct row {
 
 #define ROW(table, lvl, optin, need) {&(table), (lvl), (optin), (need)}
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The AVX-512 files are compiled for AVX512F/BW/VL + VBMI + GFNI (+ the
+ * carry-less multiplies): lib/x86_avx512.h's GOSTX_TARGET_AVX512. */
+static int needs_avx512_set(const struct gostx_cpu *f) {
+  return f->avx512vbmi && f->gfni && f->vpclmul && f->pclmul;
+}
+static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
+static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
+#endif
+
 static const struct row kuz_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     ROW(gostx_kuz_avx2, LEVEL_AVX2, 0, NULL),
@@ -63,10 +73,6 @@ static const struct row streebog_rows[] = {
     ROW(gostx_streebog_portable, LEVEL_PORTABLE, 0, NULL),
 };
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
-static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
-#endif
 static const struct row mgm_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     ROW(gostx_mgm_vpclmul, LEVEL_AVX2, 0, needs_vpclmul),

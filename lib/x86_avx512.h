@@ -1,0 +1,37 @@
+/* What every AVX-512 file includes instead of <immintrin.h>.
+ *
+ * Normal builds: the intrinsics, and GOSTX_TARGET_AVX512 turns on, per
+ * function, the ISA extensions the AVX-512 files use (the library itself is
+ * built for baseline x86-64; lib/dispatch.c runs these functions only where
+ * lib/cpu.c found every one of them).
+ *
+ * -DGOSTX_EMULATE_AVX512=ON builds (`make emu`): the same source compiled
+ * against SIMDe (libsimde-dev), which implements each intrinsic in plain C,
+ * and lib/cpu.c reports the features present. The AVX-512 code then runs,
+ * slowly, on any CPU, so the whole test suite and the differential tests
+ * check its logic on machines without AVX-512 (docs/QUALITY.md). What the
+ * emulation cannot check is the real hardware: instruction timing and
+ * compiler code generation for the native target. */
+#ifndef GOSTX_X86_AVX512_H
+#define GOSTX_X86_AVX512_H
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GOSTX_HAVE_AVX512_CODE 1
+
+#ifdef GOSTX_EMULATE_AVX512
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+#include <simde/x86/gfni.h>
+#define __mmask8 simde__mmask8
+#define __mmask16 simde__mmask16
+#define __mmask32 simde__mmask32
+#define __mmask64 simde__mmask64
+#define GOSTX_TARGET_AVX512
+#else
+#include <immintrin.h>
+#define GOSTX_TARGET_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,gfni,vpclmulqdq,pclmul")))
+#endif
+
+#endif
+#endif
