@@ -110,6 +110,9 @@ int cli_out_commit(cli_out *out);
 /* Discards: removes the temporary file. Safe to call after commit (no-op). */
 void cli_out_abort(cli_out *out);
 
+/* A JSON string literal of s on stdout (quotes, backslashes, controls escaped). */
+void cli_json_str(const char *s);
+
 /* ---- subcommands ---- */
 int cmd_hash(int argc, char **argv);
 int cmd_cipher(int argc, char **argv);
@@ -117,5 +120,17 @@ int cmd_mac(int argc, char **argv);
 int cmd_kdf(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+
+/* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
+ * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all
+ * cores and returns its MB/s, or < 0 when there is no such CPU row. */
+struct bench_gpu_args {
+  size_t len; /* host buffer bytes, a multiple of 4096 */
+  int repeat, device, json;
+  double (*cpu)(const char *alg, const char *mode, void *ctx);
+  void *ctx;
+};
+int bench_gpu(const struct bench_gpu_args *a);
+int bench_gpu_built(void); /* 1 in CUDA builds */
 
 #endif

@@ -9,9 +9,14 @@
  * the median. Cycles: PERF_COUNT_HW_CPU_CYCLES per thread (user space) where
  * perf_event_open works, otherwise the TSC (reference cycles, not core clock).
  *
- * Threads: N independent streams, each with its own key and buffers, on N
- * threads at once; the aggregate is reported. The "runner" below is the one
- * place that knows how streams are run, so the bulk engine can replace it. */
+ * Threads (--threads N): rows whose mode the bulk engine parallelises (ECB,
+ * CTR, CTR-ACPKM, MGM, XTS) run one buffer through the engine's parallel call
+ * on a pool of N threads ("pool": what one big job gains from N cores); the
+ * other rows, and every row with --engine streams, run N independent streams,
+ * each with its own key and buffers, on N threads at once ("streams": many
+ * jobs, e.g. one per connection). The aggregate is reported, and with a
+ * 1-thread table in the same run, the scaling and efficiency against it. The
+ * "runner" below is the one place that knows how streams are run. */
 #define _GNU_SOURCE /* syscall() */
 #include <errno.h>
 #include <pthread.h>
@@ -43,6 +48,7 @@ struct stream {
   void *mem[3];
   gostx_cipher c;
   gostx_xts_key xts;
+  gostx_pool *pool; /* the bulk engine's threads (pool rows); NULL = 1 thread */
   uint8_t key[64], iv[16], tag[16];
 };
 
@@ -52,8 +58,14 @@ typedef int (*work_fn)(struct stream *s);
 #define ACPKM_SECTION 4096  /* section N of the CTR-ACPKM rows (bytes) */
 #define GOST89_SBOX GOSTX_SBOX_CRYPTOPRO_A
 
-static int w_ecb_enc(struct stream *s) { return gostx_ecb_encrypt(&s->c, s->in, s->out, s->len); }
-static int w_ecb_dec(struct stream *s) { return gostx_ecb_decrypt(&s->c, s->in, s->out, s->len); }
+/* Rows with a bulk-engine variant call it: with s->pool NULL it is the
+ * single-threaded call (include/gostx/bulk.h). */
+static int w_ecb_enc(struct stream *s) {
+  return gostx_ecb_encrypt_mt(s->pool, &s->c, s->in, s->out, s->len);
+}
+static int w_ecb_dec(struct stream *s) {
+  return gostx_ecb_decrypt_mt(s->pool, &s->c, s->in, s->out, s->len);
+}
 static int w_cbc_enc(struct stream *s) {
   return gostx_cbc_encrypt(&s->c, s->iv, s->c.block_len, s->in, s->out, s->len);
 }
@@ -74,35 +86,31 @@ static int w_ofb(struct stream *s) {
 }
 static int w_ctr(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_ctr_crypt(&s->c, s->iv, n / 2, n, s->in, s->out, s->len);
+  return gostx_ctr_crypt_mt(s->pool, &s->c, s->iv, n / 2, s->in, s->out, s->len);
 }
 static int w_ctr_acpkm(struct stream *s) {
-  return gostx_ctr_acpkm_crypt(&s->c, ACPKM_SECTION, s->iv, s->c.block_len / 2, s->in, s->out,
-                               s->len);
+  return gostx_ctr_acpkm_crypt_mt(s->pool, &s->c, ACPKM_SECTION, s->iv, s->c.block_len / 2,
+                                  s->in, s->out, s->len);
 }
 static int w_omac(struct stream *s) {
   return gostx_omac(&s->c, s->in, s->len, s->tag, s->c.block_len);
 }
 static int w_mgm_enc(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_mgm_encrypt(&s->c, s->iv, n, NULL, 0, s->in, s->len, s->out, s->tag, n);
+  return gostx_mgm_encrypt_mt(s->pool, &s->c, s->iv, n, NULL, 0, s->in, s->len, s->out, s->tag,
+                              n);
 }
 static int w_mgm_dec(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_mgm_decrypt(&s->c, s->iv, n, NULL, 0, s->aux, s->len, s->tag, n, s->out);
+  return gostx_mgm_decrypt_mt(s->pool, &s->c, s->iv, n, NULL, 0, s->aux, s->len, s->tag, n,
+                              s->out);
 }
-static int xts_each(struct stream *s, int dec) {
-  uint64_t sector = 0;
-  for (size_t off = 0; off < s->len; off += XTS_SECTOR, sector++) {
-    size_t l = s->len - off < XTS_SECTOR ? s->len - off : XTS_SECTOR;
-    int rc = dec ? gostx_xts_decrypt_sector(&s->xts, sector, s->in + off, s->out + off, l)
-                 : gostx_xts_encrypt_sector(&s->xts, sector, s->in + off, s->out + off, l);
-    if (rc) return rc;
-  }
-  return 0;
+static int w_xts_enc(struct stream *s) {
+  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, XTS_SECTOR, s->in, s->out, s->len);
 }
-static int w_xts_enc(struct stream *s) { return xts_each(s, 0); }
-static int w_xts_dec(struct stream *s) { return xts_each(s, 1); }
+static int w_xts_dec(struct stream *s) {
+  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, XTS_SECTOR, s->in, s->out, s->len);
+}
 static int w_g89_cnt(struct stream *s) {
   return gostx_gost89_cnt(s->key, GOST89_SBOX, s->iv, 1, s->in, s->out, s->len);
 }
@@ -127,27 +135,28 @@ struct row {
   int prim; /* enum gostx_primitive: whose implementation runs */
   int keying;
   work_fn fn;
+  int par; /* 1: the bulk engine has a parallel variant (pool rows) */
 };
 
-#define CIPHER_ROWS(alg, prim, k)                                                     \
-  {alg, "ecb-enc", prim, k, w_ecb_enc}, {alg, "ecb-dec", prim, k, w_ecb_dec},         \
-  {alg, "cbc-enc", prim, k, w_cbc_enc}, {alg, "cbc-dec", prim, k, w_cbc_dec},         \
-  {alg, "cfb-enc", prim, k, w_cfb_enc}, {alg, "cfb-dec", prim, k, w_cfb_dec},         \
-  {alg, "ofb", prim, k, w_ofb},         {alg, "ctr", prim, k, w_ctr},                 \
-  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm}, {alg, "omac", prim, k, w_omac},           \
-  {alg, "mgm-enc", prim, k, w_mgm_enc}, {alg, "mgm-dec", prim, k, w_mgm_dec}
+#define CIPHER_ROWS(alg, prim, k)                                                        \
+  {alg, "ecb-enc", prim, k, w_ecb_enc, 1}, {alg, "ecb-dec", prim, k, w_ecb_dec, 1},      \
+  {alg, "cbc-enc", prim, k, w_cbc_enc, 0}, {alg, "cbc-dec", prim, k, w_cbc_dec, 0},      \
+  {alg, "cfb-enc", prim, k, w_cfb_enc, 0}, {alg, "cfb-dec", prim, k, w_cfb_dec, 0},      \
+  {alg, "ofb", prim, k, w_ofb, 0},         {alg, "ctr", prim, k, w_ctr, 1},              \
+  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm, 1}, {alg, "omac", prim, k, w_omac, 0},        \
+  {alg, "mgm-enc", prim, k, w_mgm_enc, 1}, {alg, "mgm-dec", prim, k, w_mgm_dec, 1}
 
 static const struct row rows[] = {
     CIPHER_ROWS("kuznyechik", GOSTX_PRIM_KUZNYECHIK, K_KUZ),
-    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc},
-    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec},
+    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1},
+    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1},
     CIPHER_ROWS("magma", GOSTX_PRIM_MAGMA, K_MAGMA),
-    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt},
-    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb},
-    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256},
-    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512},
-    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256},
-    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512},
+    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0},
+    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0},
+    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256, 0},
+    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512, 0},
+    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256, 0},
+    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512, 0},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -196,9 +205,9 @@ static double now_s(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
-static double thread_cpu_s(void) {
+static double cpu_clock_s(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -213,7 +222,8 @@ static double tsc_hz;
 
 #ifdef BENCH_PERF
 /* A per-thread user-space cycle counter; -1 when unavailable. */
-static int perf_open(void) {
+/* inherit: also count threads this thread creates later (a pool's workers). */
+static int perf_open(int inherit) {
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
   a.type = PERF_TYPE_HARDWARE;
@@ -222,6 +232,7 @@ static int perf_open(void) {
   a.disabled = 1;
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
+  a.inherit = inherit ? 1 : 0;
   return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 static void perf_start(int fd) {
@@ -254,7 +265,7 @@ static double estimate_tsc_hz(void) {
 static void choose_cycles_source(void) {
   const char *why = "not Linux";
 #ifdef BENCH_PERF
-  int fd = perf_open();
+  int fd = perf_open(0);
   if (fd >= 0) {
     perf_start(fd);
     volatile uint64_t x = 0;
@@ -289,11 +300,14 @@ static const char *cycles_source_name(void) {
   return cycles_source == CYC_PERF ? "perf" : cycles_source == CYC_TSC ? "tsc" : "none";
 }
 
-/* ---- the runner: N streams on N threads at once ----
+/* ---- the runner: N streams on N threads, or one stream on a pool of N ----
  * Workers hold two streams each (aligned, unaligned), wait at a barrier, run
  * `passes` passes over the chosen one, count their own cycles (perf), and meet
  * at a second barrier. The main thread times from the first barrier to the
- * second. A bulk-engine runner would implement the same three calls. */
+ * second. In pool mode there is one worker; it creates the pool itself, after
+ * opening its cycle counter, so that the counter also counts the pool's
+ * threads (perf inherit), and it reads the process's CPU time instead of its
+ * own. */
 
 struct worker {
   pthread_t th;
@@ -306,7 +320,9 @@ struct worker {
 };
 
 struct runner {
-  int nthreads;
+  int nthreads;     /* workers = streams */
+  int pool_threads; /* > 1: pool mode, one worker calling the bulk engine */
+  int width;        /* threads doing the work: nthreads or pool_threads */
   pthread_barrier_t start, done;
   int which, passes, quit;
   const struct row *row;
@@ -317,9 +333,17 @@ static void *worker_main(void *arg) {
   struct worker *w = arg;
   struct runner *rn = w->rn;
   w->perf_fd = -1;
+  int pooled = rn->pool_threads > 1;
 #ifdef BENCH_PERF
-  if (cycles_source == CYC_PERF) w->perf_fd = perf_open();
+  if (cycles_source == CYC_PERF) w->perf_fd = perf_open(pooled);
 #endif
+  gostx_pool *pool = NULL;
+  if (pooled) {
+    pool = gostx_pool_new((unsigned)rn->pool_threads);
+    if (!pool) w->rc = GOSTX_ENOMEM;
+    w->st[0].pool = w->st[1].pool = pool;
+  }
+  clockid_t clock = pooled ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
   pthread_barrier_wait(&rn->start);
   for (;;) {
     pthread_barrier_wait(&rn->start);
@@ -328,9 +352,10 @@ static void *worker_main(void *arg) {
 #ifdef BENCH_PERF
     if (w->perf_fd >= 0) perf_start(w->perf_fd);
 #endif
-    double c0 = thread_cpu_s();
+    double c0 = cpu_clock_s(clock);
     for (int p = 0; p < rn->passes && !w->rc; p++) w->rc = rn->row->fn(s);
-    w->cpu_s = thread_cpu_s() - c0;
+    /* pool mode: the time the job would take with its CPU time spread evenly */
+    w->cpu_s = (cpu_clock_s(clock) - c0) / (pooled ? rn->pool_threads : 1);
 #ifdef BENCH_PERF
     if (w->perf_fd >= 0) w->cycles = perf_stop(w->perf_fd);
 #endif
@@ -339,11 +364,20 @@ static void *worker_main(void *arg) {
 #ifdef BENCH_PERF
   if (w->perf_fd >= 0) close(w->perf_fd);
 #endif
+  w->st[0].pool = w->st[1].pool = NULL;
+  gostx_pool_free(pool);
   return NULL;
 }
 
-static int runner_start(struct runner *rn, const struct row *r, int nthreads, size_t len) {
+/* pool: run the row's bulk-engine call on a pool of nthreads (one stream). */
+static int runner_start(struct runner *rn, const struct row *r, int nthreads, int pool,
+                        size_t len) {
   memset(rn, 0, sizeof *rn);
+  rn->width = nthreads;
+  if (pool && nthreads > 1) {
+    rn->pool_threads = nthreads;
+    nthreads = 1;
+  }
   rn->nthreads = nthreads;
   rn->row = r;
   rn->w = calloc((size_t)nthreads, sizeof *rn->w);
@@ -389,7 +423,7 @@ static double runner_round(struct runner *rn, int which, int passes, double *cyc
   double t = now_s() - t0;
   *cycles = 0;
 #ifdef BENCH_TSC
-  if (cycles_source == CYC_TSC) *cycles = (double)(__rdtsc() - c0) * rn->nthreads;
+  if (cycles_source == CYC_TSC) *cycles = (double)(__rdtsc() - c0) * rn->width;
 #endif
   *rc = 0;
   double rate = 0, cpu = 0; /* rate: sum of 1/cpu_s, streams per second */
@@ -401,7 +435,7 @@ static double runner_round(struct runner *rn, int which, int passes, double *cyc
     cpu += c;
   }
   if (use_cpu_clock) {
-    if (cycles_source == CYC_TSC) *cycles = cpu * tsc_hz;
+    if (cycles_source == CYC_TSC) *cycles = cpu * tsc_hz * (rn->width / rn->nthreads);
     t = rn->nthreads / rate;
   }
   return t;
@@ -437,10 +471,10 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int measure(const struct row *r, int nthreads, size_t len, int repeat, double min_time,
-                   struct result *res) {
+static int measure(const struct row *r, int nthreads, int pool, size_t len, int repeat,
+                   double min_time, struct result *res) {
   struct runner rn;
-  int rc = runner_start(&rn, r, nthreads, len);
+  int rc = runner_start(&rn, r, nthreads, pool, len);
   if (rc) return rc;
   double cyc;
   /* Warm-up and calibration: double the passes until a round lasts 1/4 of
@@ -459,7 +493,7 @@ static int measure(const struct row *r, int nthreads, size_t len, int repeat, do
   }
   double *v[3];
   for (int i = 0; i < 3; i++) v[i] = malloc(sizeof(double) * (size_t)repeat);
-  double bytes = (double)len * passes * nthreads;
+  double bytes = (double)len * passes * rn.nthreads;
   for (int i = 0; i < repeat && !rc; i++) {
     t = runner_round(&rn, 0, passes, &cyc, &rc);
     v[0][i] = bytes / t / 1e6;
@@ -491,9 +525,20 @@ static void usage(FILE *f) {
           "Options:\n"
           "  --size BYTES       bytes per call (suffix K, M, G = 2^10, 2^20, 2^30;\n"
           "                     rounded down to a multiple of 64; default 1M)\n"
-          "  --threads N[,M..]  run N independent streams on N threads at once and report\n"
-          "                     the aggregate; one table per count (\"all\" = online CPUs;\n"
-          "                     default 1)\n"
+          "  --threads N[,M..]  use N threads; one table per count (\"all\" = online CPUs;\n"
+          "                     default 1). Modes the bulk engine parallelises (ecb, ctr,\n"
+          "                     ctr-acpkm, mgm, xts) run one buffer on a pool of N threads\n"
+          "                     (engine \"pool\"); the others run N independent streams\n"
+          "                     (\"streams\"). With a 1-thread table in the same run, each\n"
+          "                     row also shows its scaling (x) and efficiency (scaling/N)\n"
+          "  --engine pool|streams  pool (default) as above; streams: every row runs N\n"
+          "                     independent streams\n"
+          "  --gpu              also the CUDA backend (builds with -DGOSTX_CUDA=ON): pinned\n"
+          "                     copy bandwidth, kernel-only and end-to-end GB/s per mode on\n"
+          "                     a host buffer of --gpu-size bytes, next to the CPU on all\n"
+          "                     cores (pool engine) for the same modes\n"
+          "  --gpu-size BYTES   the GPU's buffer (default 1G)\n"
+          "  --device N         the GPU to use (default 0)\n"
           "  --repeat N         timed repetitions per row, the median is reported (default 5)\n"
           "  --time MS          minimum length of one repetition in ms (default 80); each\n"
           "                     repetition makes as many passes over the buffer as needed\n"
@@ -519,7 +564,10 @@ static void usage(FILE *f) {
           ACPKM_SECTION, XTS_SECTOR);
 }
 
-enum { O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK };
+enum {
+  O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK,
+  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE
+};
 
 static const cli_opt opts[] = {
     {"help", 'h', CLI_NOARG, O_HELP},     {"size", 0, CLI_ARG, O_SIZE},
@@ -527,6 +575,8 @@ static const cli_opt opts[] = {
     {"time", 0, CLI_ARG, O_TIME},         {"filter", 0, CLI_ARG, O_FILTER},
     {"impl", 0, CLI_ARG, O_IMPL},         {"json", 0, CLI_NOARG, O_JSON},
     {"list", 0, CLI_NOARG, O_LIST},       {"clock", 0, CLI_ARG, O_CLOCK},
+    {"engine", 0, CLI_ARG, O_ENGINE},     {"gpu", 0, CLI_NOARG, O_GPU},
+    {"gpu-size", 0, CLI_ARG, O_GPU_SIZE}, {"device", 0, CLI_ARG, O_DEVICE},
     {NULL, 0, 0, 0},
 };
 
@@ -627,20 +677,29 @@ static void cpu_model(char *buf, size_t cap) {
   fclose(f);
 }
 
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') printf("\\%c", ch);
-    else if (ch < 0x20) printf("\\u%04x", ch);
-    else putchar(ch);
+/* The CPU side of --gpu: a row on every online CPU (pool engine). */
+struct gpu_cpu_ctx {
+  size_t size;
+  int repeat;
+  double min_time;
+};
+static double gpu_cpu_mbps(const char *alg, const char *mode, void *arg) {
+  const struct gpu_cpu_ctx *c = arg;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  for (size_t i = 0; i < NROWS; i++) {
+    if (strcmp(rows[i].alg, alg) || strcmp(rows[i].mode, mode)) continue;
+    struct result res;
+    if (measure(&rows[i], cpus > 0 ? (int)cpus : 1, 1, c->size, c->repeat, c->min_time, &res))
+      return -1;
+    return res.mbps[0];
   }
-  putchar('"');
+  return -1;
 }
 
 int cmd_bench(int argc, char **argv) {
-  size_t size = 1 << 20;
+  size_t size = 1 << 20, gpu_size = (size_t)1 << 30;
   int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
+  int pool_engine = 1, gpu = 0, device = 0, size_given = 0;
   double min_time = 0.08;
   const char *filter = NULL, *impl = NULL;
   cli_parser p;
@@ -656,6 +715,7 @@ int cmd_bench(int argc, char **argv) {
         if (parse_size(p.arg, &size) || size < 64)
           return cli_usage("bench: bad --size '%s' (64 bytes .. 1G; suffixes K, M, G)", p.arg);
         size &= ~(size_t)63;
+        size_given = 1;
         break;
       case O_THREADS:
         if (parse_threads(p.arg, counts, &ncounts))
@@ -681,6 +741,21 @@ int cmd_bench(int argc, char **argv) {
         else if (!strcmp(p.arg, "cpu")) use_cpu_clock = 1;
         else return cli_usage("bench: bad --clock '%s' (wall or cpu)", p.arg);
         break;
+      case O_ENGINE:
+        if (!strcmp(p.arg, "pool")) pool_engine = 1;
+        else if (!strcmp(p.arg, "streams")) pool_engine = 0;
+        else return cli_usage("bench: bad --engine '%s' (pool or streams)", p.arg);
+        break;
+      case O_GPU: gpu = 1; break;
+      case O_GPU_SIZE:
+        if (parse_size(p.arg, &gpu_size) || gpu_size < 4096)
+          return cli_usage("bench: bad --gpu-size '%s' (4K .. 1G; suffixes K, M, G)", p.arg);
+        gpu_size &= ~(size_t)4095; /* whole XTS data units */
+        break;
+      case O_DEVICE:
+        if (cli_uint("--device", p.arg, 0, 1023, &v)) return CLI_EXIT_USAGE;
+        device = (int)v;
+        break;
       case CLI_POS: return cli_usage("bench: unexpected argument '%s' (try --help)", p.pos);
       default: return cli_usage("bench: unexpected option");
     }
@@ -694,6 +769,7 @@ int cmd_bench(int argc, char **argv) {
       if (row_selected(&rows[i], filter)) { row_name(&rows[i], name, sizeof name); puts(name); }
     return CLI_EXIT_OK;
   }
+  if (gpu && !bench_gpu_built()) return bench_gpu(NULL); /* says why and fails */
   /* Before any other library call: the dispatcher reads it once. */
   if (impl && setenv("GOSTX_IMPL", impl, 1)) {
     cli_err("bench: setenv: %s", strerror(errno));
@@ -725,23 +801,25 @@ int cmd_bench(int argc, char **argv) {
 
   if (json) {
     printf("{\"gostx\": ");
-    json_str(gostx_version());
+    cli_json_str(gostx_version());
     printf(", \"cpu\": ");
-    json_str(model);
+    cli_json_str(model);
     printf(", \"online_cpus\": %ld, \"loadavg_1min\": ", cpus);
     if (load >= 0) printf("%.2f", load); else printf("null");
     printf(", \"features\": ");
-    json_str(gostx_cpu_features());
+    cli_json_str(gostx_cpu_features());
     printf(", \"gostx_impl_env\": ");
-    if (forced) json_str(forced); else printf("null");
+    if (forced) cli_json_str(forced); else printf("null");
     printf(", \"date\": ");
-    json_str(date);
+    cli_json_str(date);
     printf(", \"cycles_source\": ");
-    json_str(cycles_source_name());
+    cli_json_str(cycles_source_name());
     printf(", \"cycles_note\": ");
-    json_str(cycles_note);
-    printf(", \"clock\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, \"rows\": [",
-           use_cpu_clock ? "cpu" : "wall", repeat, min_time * 1000);
+    cli_json_str(cycles_note);
+    printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, ",
+           use_cpu_clock ? "cpu" : "wall", pool_engine ? "pool" : "streams", repeat,
+           min_time * 1000);
+    printf(gpu ? "\"gpu\": " : "\"rows\": [");
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
     printf("CPU: %s (%ld online)\n", model, cpus);
@@ -759,22 +837,39 @@ int cmd_bench(int argc, char **argv) {
            "        byte summed over threads; unaligned = buffers at offset 1\n",
            use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", repeat,
            min_time * 1000, size);
+    printf("engine: %s\n", pool_engine ? "pool = one buffer through the bulk engine's parallel call "
+                                          "on N threads;\n        streams = N independent streams"
+                                        : "streams (N independent streams for every row)");
   }
   fflush(stdout);
+
+  if (gpu) {
+    /* The CPU columns: the same modes on all cores, on at least 16 MiB. */
+    struct gpu_cpu_ctx cc = {size_given ? size : (size_t)16 << 20, repeat, min_time};
+    struct bench_gpu_args ga = {gpu_size, repeat, device, json, gpu_cpu_mbps, &cc};
+    int grc = bench_gpu(&ga);
+    if (json) printf("}\n");
+    return grc;
+  }
+
+  /* Scaling: each row's aggregate against its 1-thread figure in this run. */
+  double one_thread[NROWS];
+  for (size_t i = 0; i < NROWS; i++) one_thread[i] = -1;
 
   int first = 1, rc = 0;
   for (int ci = 0; ci < ncounts && !rc; ci++) {
     int nt = counts[ci];
     if (!json) {
-      printf("\nthreads: %d\n%-17s %-10s %-12s %12s %12s %9s\n", nt, "algorithm", "mode", "impl",
-             "MB/s aligned", "unaligned", "cycles/B");
+      printf("\nthreads: %d\n%-17s %-10s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
+             "impl", "MB/s aligned", "unaligned", "cycles/B", "engine", "scaling");
       fflush(stdout);
     }
     for (size_t i = 0; i < NROWS && !rc; i++) {
       const struct row *r = &rows[i];
       if (!row_selected(r, filter)) continue;
       struct result res;
-      rc = measure(r, nt, size, repeat, min_time, &res);
+      int pooled = pool_engine && r->par;
+      rc = measure(r, nt, pooled, size, repeat, min_time, &res);
       if (rc) {
         char name[64];
         row_name(r, name, sizeof name);
@@ -782,6 +877,9 @@ int cmd_bench(int argc, char **argv) {
         cli_err("bench: %s failed: %s", name, gostx_strerror(rc));
         return CLI_EXIT_FAIL;
       }
+      if (nt == 1) one_thread[i] = res.mbps[0];
+      const char *engine = nt == 1 ? "single" : pooled ? "pool" : "streams";
+      double scaling = one_thread[i] > 0 ? res.mbps[0] / one_thread[i] : -1;
       /* MGM rows run two implementations: the block cipher and the GF multiply. */
       char im_buf[64];
       const char *im = gostx_impl(r->prim);
@@ -791,23 +889,28 @@ int cmd_bench(int argc, char **argv) {
       }
       if (json) {
         printf("%s\n  {\"algorithm\": ", first ? "" : ",");
-        json_str(r->alg);
+        cli_json_str(r->alg);
         printf(", \"mode\": ");
-        json_str(r->mode);
+        cli_json_str(r->mode);
         printf(", \"impl\": ");
-        json_str(im);
+        cli_json_str(im);
         printf(", \"bytes\": %zu, \"threads\": %d, \"mbps_aligned\": %.3f, \"mbps_unaligned\": %.3f, "
                "\"cycles_per_byte\": ",
                size, nt, res.mbps[0], res.mbps[1]);
         if (res.cpb >= 0) printf("%.3f", res.cpb); else printf("null");
-        printf(", \"cycles_source\": \"%s\", \"clock\": \"%s\", \"passes\": %d, \"repeat\": %d}",
-               cycles_source_name(), use_cpu_clock ? "cpu" : "wall", res.passes, repeat);
+        printf(", \"cycles_source\": \"%s\", \"clock\": \"%s\", \"passes\": %d, \"repeat\": %d, "
+               "\"engine\": \"%s\", \"scaling\": ",
+               cycles_source_name(), use_cpu_clock ? "cpu" : "wall", res.passes, repeat, engine);
+        if (scaling > 0) printf("%.3f, \"efficiency\": %.3f}", scaling, scaling / nt);
+        else printf("null, \"efficiency\": null}");
       } else {
         char cpb[32];
         if (res.cpb >= 0) snprintf(cpb, sizeof cpb, "%9.2f", res.cpb);
         else snprintf(cpb, sizeof cpb, "%9s", "-");
-        printf("%-17s %-10s %-12s %12.2f %12.2f %s\n", r->alg, r->mode, im, res.mbps[0],
-               res.mbps[1], cpb);
+        char sc[48] = "-";
+        if (scaling > 0) snprintf(sc, sizeof sc, "%.2fx (%.0f%%)", scaling, 100 * scaling / nt);
+        printf("%-17s %-10s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res.mbps[0],
+               res.mbps[1], cpb, engine, sc);
       }
       first = 0;
       fflush(stdout);

@@ -449,3 +449,14 @@ void cli_out_abort(cli_out *out) {
   free(out->tmp_path);
   out->path = out->tmp_path = NULL;
 }
+
+void cli_json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') printf("\\%c", ch);
+    else if (ch < 0x20) printf("\\u%04x", ch);
+    else putchar(ch);
+  }
+  putchar('"');
+}

@@ -42,7 +42,7 @@ struct row {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* The AVX-512 files are compiled for AVX512F/BW/VL + VBMI + GFNI (+ the
  * carry-less multiplies): lib/x86_avx512.h's GOSTX_TARGET_AVX512. */
-static int needs_avx512_set(const struct gostx_cpu *f) {
+__attribute__((unused)) static int needs_avx512_set(const struct gostx_cpu *f) {
   return f->avx512vbmi && f->gfni && f->vpclmul && f->pclmul;
 }
 static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }

@@ -23,7 +23,8 @@ trap 'rm -rf "$tmp"' EXIT
 grep -q -- '--threads' "$tmp/help" || err "--help does not mention --threads"
 "$GOSTX" --help | grep -q '^  bench ' || err "gostx --help does not list bench"
 for bad in "--bogus" "--size 12Q" "--size 0" "--threads 0" "--threads 1,,2" "--repeat 0" \
-           "--filter no-such-row" "--time -1" "--clock sundial" "extra"; do
+           "--filter no-such-row" "--time -1" "--clock sundial" "extra" "--engine fast" \
+           "--gpu-size 1" "--device -1"; do
   # shellcheck disable=SC2086
   "$GOSTX" bench $bad > "$tmp/out" 2> "$tmp/err"
   rc=$?
@@ -54,6 +55,28 @@ grep -q '^cycles: ' "$tmp/text" || err "text: no cycles line"
 [ "$(grep -c '^kuznyechik  *ctr-acpkm ' "$tmp/text")" -eq 2 ] || err "text: ctr-acpkm rows"
 [ "$(grep -c '^streebog256  *hash ' "$tmp/text")" -eq 2 ] || err "text: streebog256 rows"
 grep -q '^magma' "$tmp/text" && err "text: filter let magma through"
+# 2 threads: ctr goes through the bulk engine's pool, hashes run as streams;
+# both have a scaling figure against the 1-thread table.
+grep -Eq '^kuznyechik +ctr .* pool +[0-9.]+x \([0-9]+%\)$' "$tmp/text" || err "text: ctr not on the pool"
+grep -Eq '^streebog256 +hash .* streams +[0-9.]+x \([0-9]+%\)$' "$tmp/text" || err "text: hash not as streams"
+# --engine streams: every row as independent streams.
+"$GOSTX" bench --engine streams --size 4K --time 1 --repeat 1 --threads 2 --filter kuznyechik-ctr \
+  > "$tmp/streams" 2> "$tmp/err" || err "--engine streams failed: $(cat "$tmp/err")"
+grep -Eq '^kuznyechik +ctr .* streams +-$' "$tmp/streams" || err "--engine streams: ctr row"
+
+# --gpu: without the CUDA backend, or without a GPU, one line and exit 1.
+# (tests/gpu_mock/bench_gpu_mock.sh runs it through the mock driver.)
+if [ -z "${GOSTX_CUDA_DRIVER:-}" ]; then
+  "$GOSTX" bench --gpu --gpu-size 64K --repeat 1 > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    echo "note: --gpu ran (a GPU is present): $(grep -c . "$tmp/out") lines"
+  else
+    [ $rc -eq 1 ] || err "--gpu without GPU: exit $rc, want 1"
+    grep -Eq 'CUDA backend|no GPU' "$tmp/err" || err "--gpu without GPU: $(cat "$tmp/err")"
+    [ "$(wc -l < "$tmp/err")" -eq 1 ] || err "--gpu without GPU: stderr not one line"
+  fi
+fi
 
 # --clock cpu: same shape, says so in the header.
 "$GOSTX" bench --clock cpu --size 4K --time 1 --repeat 1 --threads 2 --filter magma-ctr \
@@ -86,10 +109,31 @@ for r in rows:
     if r["bytes"] != 4096 or r["threads"] != 1: bad.append(f"{name}: bytes/threads")
     if r.get("clock") != "wall": bad.append(f"{name}: clock {r.get('clock')}")
     if r["impl"] != "portable": bad.append(f"{name}: impl {r['impl']} under --impl portable")
+    if r.get("engine") != "single" or r.get("scaling") != 1.0: bad.append(f"{name}: engine/scaling")
 for n in names:
     if n not in seen: bad.append("json lacks row " + n)
 if len(rows) != len(names): bad.append(f"{len(rows)} rows, want {len(names)}")
 for b in bad: print("FAIL: json:", b)
+sys.exit(1 if bad else 0)
+EOF
+
+# JSON with two thread counts: scaling and efficiency of the 2-thread rows.
+"$GOSTX" bench --json --size 4K --time 1 --repeat 1 --threads 1,2 --filter magma-ctr,magma-omac \
+  > "$tmp/json2" 2> "$tmp/err" || err "json --threads 1,2 failed: $(cat "$tmp/err")"
+python3 - "$tmp/json2" <<'EOF' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+bad = []
+if doc.get("engine") != "pool": bad.append("header engine")
+two = {r["mode"]: r for r in doc["rows"] if r["threads"] == 2}
+want = {"ctr": "pool", "ctr-acpkm": "pool", "omac": "streams"}
+for mode, eng in want.items():
+    r = two.get(mode)
+    if not r: bad.append(f"no 2-thread {mode} row"); continue
+    if r["engine"] != eng: bad.append(f"{mode}: engine {r['engine']}, want {eng}")
+    if not (r["scaling"] > 0 and abs(r["efficiency"] - r["scaling"] / 2) < 1e-3):
+        bad.append(f"{mode}: scaling {r['scaling']} efficiency {r['efficiency']}")
+for b in bad: print("FAIL: json2:", b)
 sys.exit(1 if bad else 0)
 EOF
 

@@ -103,11 +103,6 @@ function(gostx_cuda_link objs)
   endforeach()
 endfunction()
 
-if(EXISTS ${CMAKE_SOURCE_DIR}/bench/gpu_bench.c)
-  add_executable(gostx_gpu_bench ${CMAKE_SOURCE_DIR}/bench/gpu_bench.c)
-  target_link_libraries(gostx_gpu_bench PRIVATE gostx)
-endif()
-
 # The mock driver (tests/gpu_mock): runs the kernels on the host so that
 # tests/test_gpu.c checks the whole host side without a GPU.
 add_library(gostx_mockcuda SHARED ${CMAKE_SOURCE_DIR}/tests/gpu_mock/mock_cuda.c)
@@ -151,6 +146,11 @@ function(gostx_cuda_tests)
     set_tests_properties(test_gpu@${name} PROPERTIES
       ENVIRONMENT "${ARGN};GOSTX_TEST_EXPECT_UNSUP=${why}" TIMEOUT 60)
   endfunction()
+  # gostx bench --gpu end to end through the mock driver (output shape only)
+  add_test(NAME test_bench_gpu@mock
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/gpu_mock/bench_gpu_mock.sh $<TARGET_FILE:gostx_cli>)
+  set_tests_properties(test_bench_gpu@mock PROPERTIES
+    ENVIRONMENT "GOSTX_CUDA_DRIVER=${_mock}" TIMEOUT 600)
   _gostx_unsup(nodriver "no CUDA driver" "GOSTX_CUDA_DRIVER=/nonexistent/libcuda.so.1")
   _gostx_unsup(nodevice "no CUDA device" "GOSTX_CUDA_DRIVER=${_mock}" "MOCKCUDA_DEVICES=0")
   _gostx_unsup(initfail "cuInit failed" "GOSTX_CUDA_DRIVER=${_mock}" "MOCKCUDA_INIT_FAIL=1")
