@@ -100,30 +100,40 @@ static GOSTX_TARGET_AVX512 void compress(uint8_t h[64], const uint8_t n[64], con
   }
   const __m512i tr = _mm512_set_epi64(SB_COL(7), SB_COL(6), SB_COL(5), SB_COL(4), SB_COL(3),
                                       SB_COL(2), SB_COL(1), SB_COL(0));
-  const __m512i hv = _mm512_loadu_si512((const void *)h);
-  const __m512i mv = _mm512_loadu_si512((const void *)m);
-  const __m512i nv = _mm512_loadu_si512((const void *)n);
   __m512i t[8], u[8], a, b;
 
   /* K_1 = LPS(h ^ N); x_0 = K_1 ^ m; kc_0 = K_1 ^ C_1. */
-  lps_terms(t, _mm512_permutexvar_epi8(tr, _mm512_xor_si512(hv, nv)), &v);
+  const __m512i hn = _mm512_xor_si512(_mm512_loadu_si512((const void *)h),
+                                      _mm512_loadu_si512((const void *)n));
+  lps_terms(t, _mm512_permutexvar_epi8(tr, hn), &v);
   a = xor3(t[0], t[1], t[2]);
   b = xor3(t[3], t[4], t[5]);
   __m512i key = xor3(a, b, _mm512_xor_si512(t[6], t[7]));
   __m512i kc = xor3(a, b, xor3(t[6], t[7], load_ct(0)));
-  __m512i x = _mm512_xor_si512(key, _mm512_permutexvar_epi8(tr, mv));
+  __m512i x = _mm512_xor_si512(key, _mm512_permutexvar_epi8(tr, _mm512_loadu_si512((const void *)m)));
 
-  for (int r = 0; r < 12; r++) {
+  for (int r = 0; r < 11; r++) {
     lps_terms(t, kc, &v); /* key schedule */
     lps_terms(u, x, &v);  /* data path, independent of the line above */
     a = xor3(t[0], t[1], t[2]);
     b = xor3(t[3], t[4], t[5]);
     key = xor3(a, b, _mm512_xor_si512(t[6], t[7]));
     /* kc from the partial XORs rather than key ^ C: one level shorter. */
-    if (r < 11) kc = xor3(a, b, xor3(t[6], t[7], load_ct(r + 1)));
+    kc = xor3(a, b, xor3(t[6], t[7], load_ct(r + 1)));
     x = xor3(xor3(u[0], u[1], u[2]), xor3(u[3], u[4], u[5]), xor3(u[6], u[7], key));
   }
-  _mm512_storeu_si512((void *)h, xor3(_mm512_permutexvar_epi8(tr, x), hv, mv));
+  /* Round 12: x_12 = LPS(x_11) ^ K_13, K_13 = LPS(kc_11); the 16 products at once. */
+  lps_terms(t, kc, &v);
+  lps_terms(u, x, &v);
+  a = xor3(xor3(t[0], t[1], t[2]), xor3(t[3], t[4], t[5]), xor3(t[6], t[7], u[0]));
+  b = xor3(xor3(u[1], u[2], u[3]), xor3(u[4], u[5], u[6]), u[7]);
+  x = _mm512_xor_si512(a, b);
+  /* h and m are read again rather than held across the rounds, where the
+   * compiler would spill them to the stack (and leave them there); the
+   * empty asm hides that these are the pointers already read. */
+  __asm__("" : "+r"(h), "+r"(m));
+  _mm512_storeu_si512((void *)h, xor3(_mm512_permutexvar_epi8(tr, x), _mm512_loadu_si512((const void *)h),
+                                      _mm512_loadu_si512((const void *)m)));
 }
 
 const struct gostx_streebog_impl gostx_streebog_avx512 = {"avx512", compress};
