@@ -31,16 +31,18 @@
  * and no transpose is needed between rounds.
  *
  * Per LPS: 2 VPERMI2B + VPMOVB2M + VPBLENDMB (pi), 8 VPERMB, 8 GF2P8AFFINEQB
- * and 3-4 VPTERNLOGQ (the XOR of eight products, with the round's key or
- * constant folded in): 23-24 vector instructions. The key schedule
+ * and the XOR of the eight products with the round's key or constant folded
+ * in: 4 VPTERNLOGQ on the data path, 5 VPTERNLOGQ + 1 VPXORQ on the key path
+ * (which yields both K and K ^ C): 50 vector instructions per round, ~630
+ * per compression (docs/STREEBOG.md). The key schedule
  * K_{i+1} = LPS(K_i ^ C_i) and the data path are independent within a round
  * and are interleaved. The matrices (in GF2P8AFFINEQB's bit order) and the
  * transposed constants are generated, and checked against the standard's
  * step-by-step LPS on a model of this code, by scripts/gen_streebog_tables.py.
  *
- * Like the other SIMD files, registers holding the state are not wiped (the
- * compiler may also spill them to the stack); there are no local arrays of
- * secret data to clear. */
+ * Like the other SIMD files, registers holding the state are not wiped;
+ * there are no local arrays of secret data to clear, and GCC 12 and clang 14
+ * keep compress() entirely in registers (no spills). */
 #include "internal.h"
 #include "x86_avx512.h"
 
@@ -48,11 +50,11 @@
 #include "kuznyechik/kuz_tables.h" /* gostx__kuz_pi: Streebog's pi is Kuznyechik's */
 #include "streebog_tables.h"
 
-/* VPERMB indexes. Qword q of SB_TRANSPOSE is SB_ROW + q * SB_ONES, bytes
+/* VPERMB indexes. Qword q of the transpose index is SB_COL(q), bytes
  * 8p + q for p = 0..7: byte 8q + p takes byte 8p + q, the 8x8 transpose
  * (its own inverse). The column broadcast for input word k (byte 8j + p
  * takes byte 8p + k, every j) is that same qword k in all eight qwords. */
-#define SB_ROW 0x3830282018100800ULL /* bytes 0, 8, 16, ..., 56 */
+#define SB_ROW 0x3830282018100800ULL /* bytes 0, 8, 16, ..., 56 (little-endian) */
 #define SB_ONES 0x0101010101010101ULL
 #define SB_COL(k) ((long long)(SB_ROW + (unsigned long long)(k) * SB_ONES))
 
