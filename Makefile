@@ -70,4 +70,4 @@ check-all:
 	$(MAKE) ci FUZZ_SECONDS=$(FUZZ_LONG)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(EMU_BUILD) build-ct build-fuzz build-noint128 build-cross-*
+	rm -rf $(BUILD) $(ASAN_BUILD) $(EMU_BUILD) build-ct build-ct-emu build-fuzz build-noint128 build-cross-*

@@ -66,6 +66,8 @@ static const struct row magma_rows[] = {
 };
 static const struct row streebog_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* Table-free and constant-time (pi by VPERMI2B, L by GF2P8AFFINEQB). */
+    ROW(gostx_streebog_avx512, LEVEL_AVX512, 0, needs_avx512_set),
     /* Baseline x86-64 code, listed at the first SIMD level so that the
      * portable level still runs the C reference. */
     ROW(gostx_streebog_x86, LEVEL_SSSE3, 0, NULL),

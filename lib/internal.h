@@ -95,6 +95,8 @@ extern const struct gostx_mgm_impl gostx_mgm_portable;
 extern const struct gostx_mgm_impl gostx_mgm_clmul;   /* PCLMULQDQ + SSSE3 */
 extern const struct gostx_mgm_impl gostx_mgm_vpclmul; /* VPCLMULQDQ + AVX2 */
 extern const struct gostx_streebog_impl gostx_streebog_x86; /* baseline x86-64 */
+/* Table-free, constant-time: AVX-512 F/BW + VBMI + GFNI (lib/x86_avx512.h). */
+extern const struct gostx_streebog_impl gostx_streebog_avx512;
 /* Byte-sliced vector Magma (lib/magma/magma_ssse3.c, magma_avx2.c). */
 extern const struct gostx_magma_impl gostx_magma_ssse3;
 extern const struct gostx_magma_impl gostx_magma_avx2;

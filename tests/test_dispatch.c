@@ -123,6 +123,15 @@ int main(void) {
   /* Streebog's x86-64 code needs nothing beyond x86-64: every SIMD level has it. */
   if ((!strcmp(forced, "ssse3") && cpu->ssse3) || (!strcmp(forced, "avx2") && cpu->avx2))
     CHECK(d->streebog == &gostx_streebog_x86, "%s level streebog: %s", forced, d->streebog->name);
+  /* The avx512 level runs the table-free Streebog where VBMI and GFNI (and
+   * the rest of lib/x86_avx512.h's set) exist, else the x86-64 code. */
+  if (!strcmp(forced, "avx512") && gostx__level_supported("avx512")) {
+    int full = cpu->avx512vbmi && cpu->gfni && cpu->vpclmul && cpu->pclmul;
+    CHECK(d->streebog == (full ? &gostx_streebog_avx512 : &gostx_streebog_x86),
+          "avx512 level streebog: %s", d->streebog->name);
+  }
+  if (!strcmp(forced, "avx512") && !gostx__level_supported("avx512"))
+    CHECK(d->streebog != &gostx_streebog_avx512, "no AVX-512: streebog runs %s", d->streebog->name);
   if (!strcmp(forced, "pclmul"))
     CHECK(d->mgm == (cpu->pclmul && cpu->ssse3 ? &gostx_mgm_clmul : &gostx_mgm_portable), "named pclmul: %s", d->mgm->name);
   if (!strcmp(forced, "avx2")) CHECK(d->magma == &gostx_magma_avx2, "magma runs the avx2 table");
