@@ -46,6 +46,16 @@ static double speed(gostx_kuz_blocks_fn fn, const gostx_kuz_key *k, uint8_t *buf
   return r[runs / 2];
 }
 
+/* The dispatcher's verdict on an implementation's row (its level plus extra
+ * features such as GFNI); 1 when it has no row. */
+static int row_usable(const struct gostx_kuz_impl *im) {
+  const void *row;
+  int usable = 0;
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable)) != NULL; i++)
+    if (row == im) return usable;
+  return 1;
+}
+
 int main(int argc, char **argv) {
   int runs = argc > 1 ? atoi(argv[1]) : 7;
   double ms = argc > 2 ? atof(argv[2]) : 100;
@@ -58,6 +68,7 @@ int main(int argc, char **argv) {
   } impls[] = {
       {&gostx_kuz_portable, "portable"},
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+      {&gostx_kuz_avx512, "avx512"},
       {&gostx_kuz_avx2, "avx2"},
       {&gostx_kuz_ssse3, "ssse3"},
 #endif
@@ -76,7 +87,7 @@ int main(int argc, char **argv) {
   printf("%-9s %-4s %9s %9s %9s %9s %9s %9s\n", "impl", "dir", "1 blk", "4 blk", "16 blk", "64 blk", "128 blk",
          "64 KiB");
   for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
-    if (!gostx__level_supported(impls[i].level)) continue;
+    if (!gostx__level_supported(impls[i].level) || !row_usable(impls[i].im)) continue;
     for (int dir = 0; dir < 2; dir++) {
       gostx_kuz_blocks_fn fn = dir ? impls[i].im->decrypt_blocks : impls[i].im->encrypt_blocks;
       printf("%-9s %-4s", impls[i].im->name, dir ? "dec" : "enc");

@@ -51,6 +51,7 @@ static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pc
 
 static const struct row kuz_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_kuz_avx512, LEVEL_AVX512, 0, needs_avx512_set),
     ROW(gostx_kuz_avx2, LEVEL_AVX2, 0, NULL),
     ROW(gostx_kuz_ssse3, LEVEL_SSSE3, 0, NULL),
 #endif

@@ -85,6 +85,8 @@ extern const struct gostx_kuz_impl gostx_kuz_portable;
 /* Opt-in, table-based, leaks the key through the cache (lib/kuznyechik/kuz_lstable.c). */
 extern const struct gostx_kuz_impl gostx_kuz_lstable;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* AVX-512 F/BW/VL + VBMI + GFNI (lib/kuznyechik/kuz_avx512.c; lib/x86_avx512.h). */
+extern const struct gostx_kuz_impl gostx_kuz_avx512;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
 extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif

@@ -28,6 +28,19 @@ static const struct gostx_kuz_impl *expected_kuz(const char *env) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (gostx__level_supported("avx2")) best = &gostx_kuz_avx2;
   else if (gostx__level_supported("ssse3")) best = &gostx_kuz_ssse3;
+  if (env && !strcmp(env, "avx2")) return best;
+  /* The avx512 level (and the default) add the AVX-512 row where its
+   * feature set (VBMI, GFNI, ...) is present: the dispatcher's own answer
+   * for the row, which test_kuz_simd and the CPU flags check. */
+  int usable = 0;
+  for (size_t i = 0; gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, NULL); i++)
+    if (gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, NULL) == &gostx_kuz_avx512)
+      gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable);
+  const struct gostx_cpu *f = gostx__cpu();
+  CHECK(usable == (gostx__level_supported("avx512") && f->avx512vbmi && f->gfni && f->vpclmul &&
+                   f->pclmul),
+        "avx512 kuznyechik row usable exactly with its features");
+  if (usable) best = &gostx_kuz_avx512;
 #endif
   if (!env || !strcmp(env, "avx512") || !strcmp(env, "avx2")) return best;
   if (!strcmp(env, "lstable")) return &gostx_kuz_lstable; /* opt-in: only by name */

@@ -1,7 +1,9 @@
 /* Every Kuznyechik implementation this CPU can run (the tables called
  * directly, not through the dispatcher) against the portable core: random
  * keys, every block count 0..300 (around the narrow pair loop, the wide
- * kernels' 64/72-block thresholds, the 128- and 256-block batches), misaligned
+ * kernels' 64/72-block thresholds, the 128- and 256-block batches, the
+ * AVX-512 file's 4-block registers and 16-block loop) and a few larger
+ * counts around multiples of 16 and 256, misaligned
  * buffers, in place, encryption and decryption; plus the standard's vector
  * through each. Exits 77 when only portable exists. */
 #include <stdlib.h>
@@ -45,9 +47,25 @@ static void check_vector(const struct gostx_kuz_impl *im) {
   json_free(f);
 }
 
+/* Whether the dispatcher's row for im runs on this CPU (level and extra
+ * features such as GFNI); 0 when im has no row. */
+static int row_usable(const struct gostx_kuz_impl *im) {
+  const void *row;
+  int usable = 0;
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable)) != NULL; i++)
+    if (row == im) return usable;
+  return 0;
+}
+
+/* Block counts beyond 0..MAXB: around the AVX-512 file's 16-block loop and
+ * 4-block registers at larger sizes. */
+static const size_t extra_counts[] = {1023, 1024, 1025, 1039, 1040, 1041, 4095, 4096, 4097};
+#define MAXN 4097
+
 int main(void) {
   struct cand cands[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+      {&gostx_kuz_avx512, gostx__level_supported("avx512") && row_usable(&gostx_kuz_avx512)},
       {&gostx_kuz_avx2, gostx__level_supported("avx2")},
       {&gostx_kuz_ssse3, gostx__level_supported("ssse3")},
 #endif
@@ -63,12 +81,14 @@ int main(void) {
   }
 
   t_rand_init();
-  static uint8_t src[16 * MAXB + 32], want[16 * MAXB], got[16 * MAXB + 32], back[16 * MAXB + 32];
+  static uint8_t src[16 * MAXN + 32], want[16 * MAXN], got[16 * MAXN + 32], back[16 * MAXN + 32];
+  const size_t nextra = sizeof extra_counts / sizeof extra_counts[0];
   for (size_t c = 0; c < ncand; c++) {
     const struct gostx_kuz_impl *im = cands[c].impl;
     if (!cands[c].usable) continue;
     check_vector(im);
-    for (size_t n = 0; n <= MAXB; n++) {
+    for (size_t idx = 0; idx <= MAXB + nextra; idx++) {
+      const size_t n = idx <= MAXB ? idx : extra_counts[idx - MAXB - 1];
       uint8_t key[32];
       gostx_kuz_key k;
       t_rand_bytes(key, sizeof key);

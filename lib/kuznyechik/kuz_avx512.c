@@ -1,0 +1,293 @@
+/* Kuznyechik on AVX-512 (F/BW/VL + VBMI + GFNI), constant time: no
+ * secret-dependent branch or address; the only memory reads are of public
+ * tables at fixed addresses. docs/KUZNYECHIK.md ("AVX-512") has the
+ * derivation and the operation counts.
+ *
+ * Layout: one block per 128-bit lane, byte j of the block in byte j of the
+ * lane (byte 0 = a_15), so a zmm holds four blocks and an xmm one.
+ *
+ * Field: GFNI's gf2p8mulb multiplies modulo the AES polynomial 0x11B, while
+ * Kuznyechik's field is modulo 0x1C3. The state lives in the image of the
+ * isomorphism phi: GF(2^8)/0x1C3 -> GF(2^8)/0x11B (scripts/gen_kuz_phi.py),
+ * applied to every byte by gf2p8affineqb:
+ *   - entering: phi(p ^ K1) (encryption) or phi(c) (decryption), one affine;
+ *   - round keys phi(K_i) (or phi(L^-1(K_i)) = phi(k->dk[i])), ten affines
+ *     per call;
+ *   - S: the 256-byte table phi o pi o phi^-1 (or phi o pi^-1 o phi^-1) in
+ *     four zmm, looked up by two vpermi2b (128 entries each) and a blend on
+ *     each index's top bit;
+ *   - L: since phi is a ring isomorphism, phi(L x) = M' phi(x) with
+ *     M'[j][i] = phi(M[j][i]), computed by gf2p8mulb against per-byte
+ *     constant vectors (below);
+ *   - leaving: one affine by phi^-1.
+ *
+ * L as diagonals, rotations shared: with rot_s(v)[j] = v[(j + s) mod 16]
+ * (vpshufb within each lane), L(y)[j] = sum_d M[j][j + d] y[j + d]. Writing
+ * d = a + b with a in {0, 5, 10, 15}, b in {0..4} (b = 0 only for a = 15):
+ *   L(y) = sum_a rot_a( sum_b C_{a,b} * rot_b(y) ),
+ *   C_{a,b}[i] = M[i - a][i + b]   (indices mod 16, values through phi),
+ * so 4 rotations of y, 16 products, 3 rotations of group sums; the XORs are
+ * 3-way vpternlogq with the next round key folded in (17 terms, 8 ops).
+ * Per round and zmm (4 blocks): 16 gf2p8mulb + 1 vpmovb2m (GFNI/p0 side),
+ * 7 vpshufb + 2 vpermi2b (shuffle side), 8 vpternlogq + 1 vpblendmb.
+ *
+ * Calls: 16 blocks per loop pass (four independent zmm chains); a tail of
+ * 2..15 blocks goes through a stack buffer in 1..4 zmm; a single block (CBC
+ * encryption, OMAC: latency-bound) through an xmm path whose S-box lookups
+ * still use the zmm forms of vpermi2b (the 128-bit form has 32-entry tables). */
+#include "impl.h"
+#include "x86_avx512.h"
+
+#ifdef GOSTX_HAVE_AVX512_CODE
+#include <pthread.h>
+
+#include "kuz_tables.h"
+
+#define AVX512_INLINE static inline __attribute__((always_inline)) GOSTX_TARGET_AVX512
+
+/* gf2p8affineqb matrices of phi and phi^-1 (scripts/gen_kuz_phi.py: phi(t) = 0x30,
+ * the smallest root of t^8 + t^7 + t^6 + t + 1 in the AES field). */
+#define KUZ_PHI 0x5d0ce430cee6bcd0ULL
+#define KUZ_PHI_INV 0xc9248c8eb6be7c4aULL
+
+/* Rotation amounts: rot_b(y) for b = 1..4, then the group offsets 5, 10, 15. */
+static const unsigned rot_amount[7] = {1, 2, 3, 4, 5, 10, 15};
+
+/* Public constants, built once from kuz_tables.h.
+ * sbox[dir]: phi o pi o phi^-1 (dir 0) and phi o pi^-1 o phi^-1 (dir 1).
+ * mul[dir][5g + b]: C_{5g,b} for g = 0..2, b = 0..4; mul[dir][15]: C_{15,0};
+ *   each 16-byte vector repeated in the four lanes.
+ * rot[r]: vpshufb indices of rot_{rot_amount[r]}, every lane. */
+struct avx512_consts {
+  _Alignas(64) uint8_t sbox[2][256];
+  _Alignas(64) uint8_t mul[2][16][64];
+  _Alignas(64) uint8_t rot[7][64];
+};
+static struct avx512_consts kc;
+static pthread_once_t kc_once = PTHREAD_ONCE_INIT;
+
+/* gf2p8affineqb on one byte, as Intel defines it: output bit i is the parity
+ * of (byte 7 - i of the matrix) AND x. The tables are built with the same
+ * matrices the instructions use, so a wrong matrix cannot hide. */
+static uint8_t affine_byte(uint64_t m, uint8_t x) {
+  unsigned r = 0;
+  for (unsigned i = 0; i < 8; i++) {
+    unsigned v = (unsigned)(m >> (8 * (7 - i))) & x, p = 0;
+    for (; v; v >>= 1) p ^= v & 1; /* public table data only */
+    r |= p << i;
+  }
+  return (uint8_t)r;
+}
+
+static void kc_init(void) {
+  const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
+  const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
+  for (unsigned dir = 0; dir < 2; dir++) {
+    for (unsigned v = 0; v < 256; v++)
+      kc.sbox[dir][v] = affine_byte(KUZ_PHI, pis[dir][affine_byte(KUZ_PHI_INV, (uint8_t)v)]);
+    for (unsigned t = 0; t < 16; t++) {
+      unsigned a = t < 15 ? 5 * (t / 5) : 15, b = t < 15 ? t % 5 : 0;
+      for (unsigned i = 0; i < 64; i++) {
+        unsigned j = i & 15;
+        kc.mul[dir][t][i] = affine_byte(KUZ_PHI, mats[dir][(j + 16 - a) & 15][(j + b) & 15]);
+      }
+    }
+  }
+  for (unsigned r = 0; r < 7; r++)
+    for (unsigned i = 0; i < 64; i++) kc.rot[r][i] = (uint8_t)(((i & 15) + rot_amount[r]) & 15);
+}
+
+/* &kc, opaque to the optimizer so that the constants stay memory operands
+ * (free on the load ports) instead of being hoisted and spilled. */
+AVX512_INLINE const struct avx512_consts *consts(void) {
+  const struct avx512_consts *c = &kc;
+  __asm__("" : "+r"(c));
+  return c;
+}
+
+#define LDZ(p) _mm512_load_si512((const void *)(p))
+#define LDX(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define XOR3Z(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
+#define XOR3X(a, b, c) _mm_ternarylogic_epi64((a), (b), (c), 0x96)
+
+/* ---------------- zmm: four blocks per register ---------------- */
+
+/* S' on every byte: two 128-entry vpermi2b and a blend on bit 7 of x. */
+AVX512_INLINE __m512i sbox_z(const struct avx512_consts *c, unsigned dir, __m512i x) {
+  const uint8_t *t = c->sbox[dir];
+  __m512i lo = _mm512_permutex2var_epi8(LDZ(t), x, LDZ(t + 64));
+  __m512i hi = _mm512_permutex2var_epi8(LDZ(t + 128), x, LDZ(t + 192));
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
+}
+
+/* L'(y) ^ key: 7 vpshufb, 16 gf2p8mulb, 8 vpternlogq. */
+AVX512_INLINE __m512i lin_z(const struct avx512_consts *c, unsigned dir, __m512i y, __m512i key) {
+  const uint8_t(*m)[64] = c->mul[dir];
+#define MZ(v, i) _mm512_gf2p8mul_epi8((v), LDZ(m[i]))
+#define RZ(v, r) _mm512_shuffle_epi8((v), LDZ(c->rot[r]))
+  const __m512i y1 = RZ(y, 0), y2 = RZ(y, 1), y3 = RZ(y, 2), y4 = RZ(y, 3);
+  __m512i g5 = XOR3Z(MZ(y, 5), MZ(y1, 6), MZ(y2, 7));
+  __m512i g10 = XOR3Z(MZ(y, 10), MZ(y1, 11), MZ(y2, 12));
+  g5 = XOR3Z(g5, MZ(y3, 8), MZ(y4, 9));
+  g10 = XOR3Z(g10, MZ(y3, 13), MZ(y4, 14));
+  __m512i s = XOR3Z(MZ(y, 0), MZ(y1, 1), MZ(y2, 2));
+  s = XOR3Z(s, MZ(y3, 3), MZ(y4, 4));
+  s = XOR3Z(s, key, RZ(MZ(y, 15), 6));
+  return XOR3Z(s, RZ(g5, 4), RZ(g10, 5));
+#undef MZ
+#undef RZ
+}
+
+AVX512_INLINE __m512i affine_z(__m512i x, uint64_t m) {
+  return _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64((long long)m), 0);
+}
+
+/* nz (1..4, a constant after inlining) registers of four blocks each.
+ * rk[0] = K1 as is, rk[1..9] = phi of K2..K10 (encryption) or of
+ * L^-1(K2)..L^-1(K10) (decryption), all broadcast to the four lanes. */
+AVX512_INLINE void crypt_z(const __m512i rk[10], __m512i *x, unsigned nz, unsigned dir) {
+  const struct avx512_consts *c = consts();
+  if (dir == 0) {
+    for (unsigned i = 0; i < nz; i++) x[i] = affine_z(_mm512_xor_si512(x[i], rk[0]), KUZ_PHI);
+    for (unsigned r = 1; r < 10; r++)
+      for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 0, sbox_z(c, 0, x[i]), rk[r]);
+    for (unsigned i = 0; i < nz; i++) x[i] = affine_z(x[i], KUZ_PHI_INV);
+  } else {
+    for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, affine_z(x[i], KUZ_PHI), rk[9]);
+    for (unsigned r = 9; --r > 0;)
+      for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, sbox_z(c, 1, x[i]), rk[r]);
+    for (unsigned i = 0; i < nz; i++)
+      x[i] = _mm512_xor_si512(affine_z(sbox_z(c, 1, x[i]), KUZ_PHI_INV), rk[0]);
+  }
+}
+
+/* 64 * nz bytes from in to out. */
+AVX512_INLINE void run_z(const __m512i rk[10], const uint8_t *in, uint8_t *out, unsigned nz,
+                         unsigned dir) {
+  __m512i x[4];
+  for (unsigned i = 0; i < nz; i++) x[i] = _mm512_loadu_si512((const void *)(in + 64 * i));
+  crypt_z(rk, x, nz, dir);
+  for (unsigned i = 0; i < nz; i++) _mm512_storeu_si512((void *)(out + 64 * i), x[i]);
+}
+
+/* ---------------- xmm: one block, for latency ---------------- */
+
+AVX512_INLINE __m128i sbox_x(const struct avx512_consts *c, unsigned dir, __m128i x) {
+  const uint8_t *t = c->sbox[dir];
+  const __m512i xz = _mm512_castsi128_si512(x); /* upper lanes: don't care */
+  __m128i lo = _mm512_castsi512_si128(_mm512_permutex2var_epi8(LDZ(t), xz, LDZ(t + 64)));
+  __m128i hi = _mm512_castsi512_si128(_mm512_permutex2var_epi8(LDZ(t + 128), xz, LDZ(t + 192)));
+  return _mm_mask_blend_epi8(_mm_movepi8_mask(x), lo, hi);
+}
+
+AVX512_INLINE __m128i lin_x(const struct avx512_consts *c, unsigned dir, __m128i y, __m128i key) {
+  const uint8_t(*m)[64] = c->mul[dir];
+#define MX(v, i) _mm_gf2p8mul_epi8((v), LDX(m[i]))
+#define RX(v, r) _mm_shuffle_epi8((v), LDX(c->rot[r]))
+  const __m128i y1 = RX(y, 0), y2 = RX(y, 1), y3 = RX(y, 2), y4 = RX(y, 3);
+  __m128i g5 = XOR3X(MX(y, 5), MX(y1, 6), MX(y2, 7));
+  __m128i g10 = XOR3X(MX(y, 10), MX(y1, 11), MX(y2, 12));
+  g5 = XOR3X(g5, MX(y3, 8), MX(y4, 9));
+  g10 = XOR3X(g10, MX(y3, 13), MX(y4, 14));
+  __m128i s = XOR3X(MX(y, 0), MX(y1, 1), MX(y2, 2));
+  s = XOR3X(s, MX(y3, 3), MX(y4, 4));
+  s = XOR3X(s, key, RX(MX(y, 15), 6));
+  return XOR3X(s, RX(g5, 4), RX(g10, 5));
+#undef MX
+#undef RX
+}
+
+AVX512_INLINE __m128i affine_x(__m128i x, uint64_t m) {
+  return _mm_gf2p8affine_epi64_epi8(x, _mm_set1_epi64x((long long)m), 0);
+}
+
+AVX512_INLINE __m128i crypt_x(const __m128i rk[10], __m128i x, unsigned dir) {
+  const struct avx512_consts *c = consts();
+  if (dir == 0) {
+    x = affine_x(_mm_xor_si128(x, rk[0]), KUZ_PHI);
+    for (unsigned r = 1; r < 10; r++) x = lin_x(c, 0, sbox_x(c, 0, x), rk[r]);
+    return affine_x(x, KUZ_PHI_INV);
+  }
+  x = lin_x(c, 1, affine_x(x, KUZ_PHI), rk[9]);
+  for (unsigned r = 9; --r > 0;) x = lin_x(c, 1, sbox_x(c, 1, x), rk[r]);
+  return _mm_xor_si128(affine_x(sbox_x(c, 1, x), KUZ_PHI_INV), rk[0]);
+}
+
+/* ---------------- entry points ---------------- */
+
+/* The round keys the kernels take: K1 as is, then phi of the rest. */
+AVX512_INLINE void round_keys_x(__m128i rk[10], const gostx_kuz_key *k, unsigned dir) {
+  const uint8_t(*src)[16] = dir ? k->dk : k->ek;
+  rk[0] = _mm_loadu_si128((const __m128i *)(const void *)k->ek[0]);
+  for (unsigned i = 1; i < 10; i++)
+    rk[i] = affine_x(_mm_loadu_si128((const __m128i *)(const void *)src[i]), KUZ_PHI);
+}
+
+/* One block: xmm keys and kernel, nothing else. */
+GOSTX_TARGET_AVX512 static void one_block(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
+                                          unsigned dir) {
+  __m128i rk[10];
+  round_keys_x(rk, k, dir);
+  __m128i x = crypt_x(rk, _mm_loadu_si128((const __m128i *)(const void *)in), dir);
+  _mm_storeu_si128((__m128i *)(void *)out, x);
+  gostx_memzero(rk, sizeof rk);
+}
+
+/* Fewer than 16 blocks, more than one: through a zero-padded stack buffer
+ * in as few zmm as hold them (the count is public). */
+GOSTX_TARGET_AVX512 static void tail_z(const __m512i rk[10], const uint8_t *in, uint8_t *out,
+                                       size_t n, unsigned dir) {
+  _Alignas(64) uint8_t buf[256];
+  memset(buf, 0, sizeof buf);
+  memcpy(buf, in, 16 * n);
+  switch ((n + 3) / 4) {
+    case 1: run_z(rk, buf, buf, 1, dir); break;
+    case 2: run_z(rk, buf, buf, 2, dir); break;
+    case 3: run_z(rk, buf, buf, 3, dir); break;
+    default: run_z(rk, buf, buf, 4, dir); break;
+  }
+  memcpy(out, buf, 16 * n);
+  gostx_memzero(buf, sizeof buf);
+}
+
+GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n,
+                                    unsigned dir) {
+  pthread_once(&kc_once, kc_init);
+  if (n == 1) {
+    one_block(k, in, out, dir);
+    return;
+  }
+  if (n == 0) return;
+  __m512i rk[10];
+  {
+    __m128i r[10];
+    round_keys_x(r, k, dir);
+    for (unsigned i = 0; i < 10; i++) rk[i] = _mm512_broadcast_i32x4(r[i]);
+    gostx_memzero(r, sizeof r);
+  }
+  for (; n >= 16; n -= 16, in += 256, out += 256) run_z(rk, in, out, 4, dir);
+  if (n == 1) {
+    __m128i r[10];
+    for (unsigned i = 0; i < 10; i++) r[i] = _mm512_castsi512_si128(rk[i]);
+    _mm_storeu_si128((__m128i *)(void *)out,
+                     crypt_x(r, _mm_loadu_si128((const __m128i *)(const void *)in), dir));
+    gostx_memzero(r, sizeof r);
+  } else if (n) {
+    tail_z(rk, in, out, n, dir);
+  }
+  gostx_memzero(rk, sizeof rk);
+}
+
+GOSTX_TARGET_AVX512 static void kuz_avx512_encrypt(const gostx_kuz_key *k, const uint8_t *in,
+                                                   uint8_t *out, size_t n) {
+  run(k, in, out, n, 0);
+}
+
+GOSTX_TARGET_AVX512 static void kuz_avx512_decrypt(const gostx_kuz_key *k, const uint8_t *in,
+                                                   uint8_t *out, size_t n) {
+  run(k, in, out, n, 1);
+}
+
+const struct gostx_kuz_impl gostx_kuz_avx512 = {"avx512", kuz_avx512_encrypt, kuz_avx512_decrypt};
+
+#endif
