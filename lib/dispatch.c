@@ -59,6 +59,7 @@ static const struct row kuz_rows[] = {
 };
 static const struct row magma_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_magma_avx512, LEVEL_AVX512, 0, needs_avx512_set),
     ROW(gostx_magma_avx2, LEVEL_AVX2, 0, NULL),
     ROW(gostx_magma_ssse3, LEVEL_SSSE3, 0, NULL),
 #endif
@@ -75,6 +76,7 @@ static const struct row streebog_rows[] = {
 
 static const struct row mgm_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_mgm_avx512, LEVEL_AVX512, 0, needs_avx512_set),
     ROW(gostx_mgm_vpclmul, LEVEL_AVX2, 0, needs_vpclmul),
     ROW(gostx_mgm_clmul, LEVEL_SSSE3, 0, needs_pclmul),
 #endif
@@ -169,6 +171,7 @@ const void *gostx__impl_row(int primitive, size_t i, int *usable) {
     case GOSTX_PRIM_KUZNYECHIK: rows = kuz_rows; n = NROWS(kuz_rows); break;
     case GOSTX_PRIM_MAGMA: rows = magma_rows; n = NROWS(magma_rows); break;
     case GOSTX_PRIM_STREEBOG: rows = streebog_rows; n = NROWS(streebog_rows); break;
+    case GOSTX_PRIM_MGM: rows = mgm_rows; n = NROWS(mgm_rows); break;
     default: return NULL;
   }
   if (i >= n) return NULL;
