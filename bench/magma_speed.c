@@ -64,6 +64,15 @@ static struct speed measure(void (*job)(void *), void *arg, size_t bytes) {
   return (struct speed){median(w, runs), median(c, runs)};
 }
 
+/* Whether the dispatcher's row for t runs here (level and extra features). */
+static int row_usable(const struct gostx_magma_impl *t) {
+  const void *row;
+  int usable = 0;
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_MAGMA, i, &usable)) != NULL; i++)
+    if (row == t) return usable;
+  return t == &gostx_magma_portable;
+}
+
 static uint8_t *buf;
 static gostx_magma_key key;
 
@@ -141,6 +150,7 @@ int main(int argc, char **argv) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     {&gostx_magma_ssse3, "ssse3"},
     {&gostx_magma_avx2, "avx2"},
+    {&gostx_magma_avx512, "avx512"},
 #endif
   };
   const size_t counts[] = {1, 8, 64, big / 8};
@@ -154,7 +164,7 @@ int main(int argc, char **argv) {
   printf("\n");
   double portable64k = 0;
   for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
-    if (!gostx__level_supported(impls[i].level)) continue;
+    if (!gostx__level_supported(impls[i].level) || !row_usable(impls[i].t)) continue;
     printf("%-10s", impls[i].t->name);
     for (size_t c = 0; c < 4; c++) {
       struct ecb_job j = {impls[i].t, counts[c]};

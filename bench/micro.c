@@ -36,6 +36,8 @@ int main(int argc, char **argv) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
       {&gostx_mgm_clmul, f->pclmul && f->ssse3},
       {&gostx_mgm_vpclmul, f->vpclmul && f->avx2},
+      {&gostx_mgm_avx512, gostx__level_supported("avx512") && f->avx512vbmi && f->gfni &&
+                              f->vpclmul && f->pclmul},
 #endif
     };
     enum { B = 64 };

@@ -42,7 +42,7 @@ struct row {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* The AVX-512 files are compiled for AVX512F/BW/VL + VBMI + GFNI (+ the
  * carry-less multiplies): lib/x86_avx512.h's GOSTX_TARGET_AVX512. */
-__attribute__((unused)) static int needs_avx512_set(const struct gostx_cpu *f) {
+static int needs_avx512_set(const struct gostx_cpu *f) {
   return f->avx512vbmi && f->gfni && f->vpclmul && f->pclmul;
 }
 static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
@@ -60,6 +60,7 @@ static const struct row kuz_rows[] = {
 };
 static const struct row magma_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_magma_avx512, LEVEL_AVX512, 0, needs_avx512_set),
     ROW(gostx_magma_avx2, LEVEL_AVX2, 0, NULL),
     ROW(gostx_magma_ssse3, LEVEL_SSSE3, 0, NULL),
 #endif
@@ -78,6 +79,7 @@ static const struct row streebog_rows[] = {
 
 static const struct row mgm_rows[] = {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    ROW(gostx_mgm_avx512, LEVEL_AVX512, 0, needs_avx512_set),
     ROW(gostx_mgm_vpclmul, LEVEL_AVX2, 0, needs_vpclmul),
     ROW(gostx_mgm_clmul, LEVEL_SSSE3, 0, needs_pclmul),
 #endif
@@ -172,6 +174,7 @@ const void *gostx__impl_row(int primitive, size_t i, int *usable) {
     case GOSTX_PRIM_KUZNYECHIK: rows = kuz_rows; n = NROWS(kuz_rows); break;
     case GOSTX_PRIM_MAGMA: rows = magma_rows; n = NROWS(magma_rows); break;
     case GOSTX_PRIM_STREEBOG: rows = streebog_rows; n = NROWS(streebog_rows); break;
+    case GOSTX_PRIM_MGM: rows = mgm_rows; n = NROWS(mgm_rows); break;
     default: return NULL;
   }
   if (i >= n) return NULL;

@@ -96,12 +96,14 @@ extern const struct gostx_mgm_impl gostx_mgm_portable;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 extern const struct gostx_mgm_impl gostx_mgm_clmul;   /* PCLMULQDQ + SSSE3 */
 extern const struct gostx_mgm_impl gostx_mgm_vpclmul; /* VPCLMULQDQ + AVX2 */
+extern const struct gostx_mgm_impl gostx_mgm_avx512;  /* VPCLMULQDQ on 512-bit registers */
 extern const struct gostx_streebog_impl gostx_streebog_x86; /* baseline x86-64 */
 /* Table-free, constant-time: AVX-512 F/BW + VBMI + GFNI (lib/x86_avx512.h). */
 extern const struct gostx_streebog_impl gostx_streebog_avx512;
-/* Byte-sliced vector Magma (lib/magma/magma_ssse3.c, magma_avx2.c). */
+/* Byte-sliced vector Magma (lib/magma/magma_ssse3.c, magma_avx2.c, magma_avx512.c). */
 extern const struct gostx_magma_impl gostx_magma_ssse3;
 extern const struct gostx_magma_impl gostx_magma_avx2;
+extern const struct gostx_magma_impl gostx_magma_avx512;
 #endif
 
 struct gostx_dispatch {
@@ -115,7 +117,7 @@ const struct gostx_dispatch *gostx__dispatch(void);
 /* 1 when the named level ("portable", "ssse3", "avx2", "avx512") runs here. */
 int gostx__level_supported(const char *level);
 /* Row i of a primitive's implementation list (enum gostx_primitive; a const
- * struct gostx_kuz_impl / _magma_impl / _streebog_impl *), NULL past the end;
+ * struct gostx_kuz_impl / _magma_impl / _streebog_impl / _mgm_impl *), NULL past the end;
  * *usable (may be NULL) = whether this CPU runs it. For differential tests. */
 const void *gostx__impl_row(int primitive, size_t i, int *usable);
 

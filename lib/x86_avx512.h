@@ -22,6 +22,7 @@
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
 #include <simde/x86/gfni.h>
+#include <simde/x86/clmul.h>
 #define __mmask8 simde__mmask8
 #define __mmask16 simde__mmask16
 #define __mmask32 simde__mmask32

@@ -7,12 +7,23 @@
 #include "internal.h"
 #include "testutil.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The AVX-512 rows run where the avx512 level does and the CPU has the rest
+ * of what lib/x86_avx512.h compiles those files for. */
+static int avx512_set(void) {
+  const struct gostx_cpu *c = gostx__cpu();
+  return gostx__level_supported("avx512") && c->avx512vbmi && c->gfni && c->vpclmul && c->pclmul;
+}
+#endif
+
 /* The Magma implementation a level (or the default, level NULL) must give
  * on this CPU: the best one at or below it. */
 static const char *expected_magma(const char *level) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  int cap_avx2 = !level || !strcmp(level, "avx2") || !strcmp(level, "avx512");
+  int cap_avx512 = !level || !strcmp(level, "avx512");
+  int cap_avx2 = cap_avx512 || !strcmp(level, "avx2");
   int cap_ssse3 = cap_avx2 || !strcmp(level, "ssse3");
+  if (cap_avx512 && avx512_set()) return "avx512";
   if (cap_avx2 && gostx__level_supported("avx2")) return "avx2";
   if (cap_ssse3 && gostx__level_supported("ssse3")) return "ssse3";
 #else
@@ -147,6 +158,14 @@ int main(void) {
     CHECK(d->streebog != &gostx_streebog_avx512, "no AVX-512: streebog runs %s", d->streebog->name);
   if (!strcmp(forced, "pclmul"))
     CHECK(d->mgm == (cpu->pclmul && cpu->ssse3 ? &gostx_mgm_clmul : &gostx_mgm_portable), "named pclmul: %s", d->mgm->name);
+  if (!strcmp(forced, "avx512") && cpu->avx2)
+    CHECK(d->mgm == (avx512_set() ? &gostx_mgm_avx512
+                     : cpu->vpclmul && cpu->pclmul ? &gostx_mgm_vpclmul
+                     : cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable),
+          "avx512 level mgm: %s", d->mgm->name);
+  if (!strcmp(forced, "avx512") && cpu->avx2)
+    CHECK(d->magma == (avx512_set() ? &gostx_magma_avx512 : &gostx_magma_avx2),
+          "avx512 level magma: %s", d->magma->name);
   if (!strcmp(forced, "avx2")) CHECK(d->magma == &gostx_magma_avx2, "magma runs the avx2 table");
   if (!strcmp(forced, "ssse3")) CHECK(d->magma == &gostx_magma_ssse3, "magma runs the ssse3 table");
 #endif

@@ -1,5 +1,6 @@
 /* MGM's multiply-accumulate: every implementation this CPU can run against
- * the portable one (random, dense and sparse operands, every count 0..100,
+ * the portable one (random, dense and sparse operands, every count 0..100:
+ * all counts around the 4-, 8- and 16-block steps of the vector loops,
  * misaligned buffers, a running accumulator), the portable one's aggregated
  * reduction against single products, and the RFC 9058 examples computed
  * through each implementation's mul_acc. */
@@ -23,6 +24,12 @@ static size_t list_impls(struct impl_entry *out) {
   const struct gostx_cpu *f = gostx__cpu();
   out[k++] = (struct impl_entry){&gostx_mgm_clmul, f->pclmul && f->ssse3};
   out[k++] = (struct impl_entry){&gostx_mgm_vpclmul, f->vpclmul && f->pclmul && f->avx2};
+  /* AVX-512: whether it runs here is the dispatcher row's own test. */
+  const void *row;
+  int usable = 0;
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_MGM, i, &usable)) != NULL; i++)
+    if (row == &gostx_mgm_avx512) out[k++] = (struct impl_entry){&gostx_mgm_avx512, usable};
+  CHECK(out[k - 1].impl == &gostx_mgm_avx512, "avx512 MGM is a dispatcher row");
 #endif
   return k;
 }

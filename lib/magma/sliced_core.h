@@ -1,6 +1,6 @@
 /* Byte-sliced Magma / GOST 28147-89 core, one template for every vector
- * width (included by magma_ssse3.c and magma_avx2.c; not a header of its
- * own). docs/MAGMA.md explains the layout and counts the instructions.
+ * width (included by magma_ssse3.c, magma_avx2.c and magma_avx512.c; not a
+ * header of its own). docs/MAGMA.md explains the layout and counts the instructions.
  *
  * A group is V_BYTES blocks: eight registers, register m holding byte j of
  * half h (m = 4h + j, j = 0 least significant; half 0 = a0 = n1, half 1 =
@@ -18,13 +18,41 @@
  * attribute enabling the ISA), FN(name) (a per-ISA name), and the operations
  * V_LOADU V_LOADA V_STOREU V_SET1_32 V_AND V_OR V_XOR V_ADD8 V_SUB8 V_GT8
  * V_EQ8 V_SRL16 V_SHUF(data, index) V_UNPLO16 V_UNPHI16 V_UNPLO32 V_UNPHI32
- * V_UNPLO64 V_UNPHI64 (the unpacks work within 128-bit lanes). */
+ * V_UNPLO64 V_UNPHI64 (the unpacks work within 128-bit lanes). V_LOADA only
+ * reads the 32-byte rows of struct gostx__magma_sliced (each 16-byte table
+ * or mask twice); a wider V must broadcast them.
+ *
+ * Optional hooks, for ISAs with better primitives (magma_avx512.c); left
+ * undefined, they are the vector forms below, which is all that the SSSE3
+ * and AVX2 files use:
+ *   CARRY_T                the type of a carry (default V, -1 per carrying byte)
+ *   CARRY_FIRST(x, nk)     carry out of byte 0: x > nk (signed, biased bytes)
+ *   CARRY_NEXT(c, x, nk)   carry out of byte j > 0: x > nk, or x == nk and c
+ *   ADD_CARRY(s, c)        s + (carry in c)
+ *   SB_LO(s, m0f), SB_HI(s, m0f)  the table index for the low / high nibble
+ *   SB_LOOKUP(table, idx)  the 16-entry table lookup
+ *   V_XOR3(a, b, c)        a ^ b ^ c */
 
 /* A group: 8 registers x V_BYTES bytes = V_BYTES 8-byte blocks. Bulk data
  * runs two groups side by side, whose rounds are independent: one group's
  * round is a carry chain and a few table lookups deep (docs/MAGMA.md), and
  * the second group fills the gaps. */
 #define GROUP_BLOCKS V_BYTES
+
+#ifndef CARRY_T
+#define CARRY_T V
+#define CARRY_FIRST(x, nk) V_GT8(x, nk)
+#define CARRY_NEXT(c, x, nk) V_OR(V_GT8(x, nk), V_AND(V_EQ8(x, nk), c))
+#define ADD_CARRY(s, c) V_SUB8(s, c)
+#endif
+#ifndef SB_LO
+#define SB_LO(s, m0f) V_AND(s, m0f)
+#define SB_HI(s, m0f) V_AND(V_SRL16(s, 4), m0f)
+#define SB_LOOKUP(table, idx) V_SHUF(table, idx)
+#endif
+#ifndef V_XOR3
+#define V_XOR3(a, b, c) V_XOR(a, V_XOR(b, c))
+#endif
 #ifndef PAIR_GROUPS
 #define PAIR_GROUPS 1 /* 0: one group at a time (when pairs spill too much) */
 #endif
@@ -51,24 +79,26 @@ TARGET static inline void FN(transpose)(V x[8]) {
  * gostx__magma_sliced_round_consts); tab: the S-box set's 12 tables. */
 TARGET static inline void FN(round)(const V x[4], V y[4], const uint32_t rc[8],
                                     const uint8_t (*tab)[32], V m0f) {
-  V s0, s1, s2, s3, c, nk;
-  /* s = x + k with byte carries; c is -1 in bytes that carry out. */
+  V s0, s1, s2, s3, nk;
+  CARRY_T c;
+  /* s = x + k with byte carries (by default c is -1 in bytes that carry out). */
   s0 = V_ADD8(x[0], V_SET1_32(rc[0]));
-  c = V_GT8(x[0], V_SET1_32(rc[4]));
-  s1 = V_SUB8(V_ADD8(x[1], V_SET1_32(rc[1])), c);
+  c = CARRY_FIRST(x[0], V_SET1_32(rc[4]));
+  s1 = ADD_CARRY(V_ADD8(x[1], V_SET1_32(rc[1])), c);
   nk = V_SET1_32(rc[5]);
-  c = V_OR(V_GT8(x[1], nk), V_AND(V_EQ8(x[1], nk), c));
-  s2 = V_SUB8(V_ADD8(x[2], V_SET1_32(rc[2])), c);
+  c = CARRY_NEXT(c, x[1], nk);
+  s2 = ADD_CARRY(V_ADD8(x[2], V_SET1_32(rc[2])), c);
   nk = V_SET1_32(rc[6]);
-  c = V_OR(V_GT8(x[2], nk), V_AND(V_EQ8(x[2], nk), c));
-  s3 = V_SUB8(V_ADD8(x[3], V_SET1_32(rc[3])), c);
+  c = CARRY_NEXT(c, x[2], nk);
+  s3 = ADD_CARRY(V_ADD8(x[3], V_SET1_32(rc[3])), c);
+  (void)m0f; /* unused when the hooks need no nibble mask */
   /* y ^= t(s) <<< 11. */
-#define SBOX_BYTE(j, s)                                                                 \
-  do {                                                                                  \
-    V lo = V_AND(s, m0f), hi = V_AND(V_SRL16(s, 4), m0f);                              \
-    y[((j) + 1) & 3] = V_XOR(y[((j) + 1) & 3], V_XOR(V_SHUF(V_LOADA(tab[3 * (j)]), lo),  \
-                                                     V_SHUF(V_LOADA(tab[3 * (j) + 1]), hi))); \
-    y[((j) + 2) & 3] = V_XOR(y[((j) + 2) & 3], V_SHUF(V_LOADA(tab[3 * (j) + 2]), hi));   \
+#define SBOX_BYTE(j, s)                                                                   \
+  do {                                                                                    \
+    V lo = SB_LO(s, m0f), hi = SB_HI(s, m0f);                                             \
+    y[((j) + 1) & 3] = V_XOR3(y[((j) + 1) & 3], SB_LOOKUP(V_LOADA(tab[3 * (j)]), lo),      \
+                              SB_LOOKUP(V_LOADA(tab[3 * (j) + 1]), hi));                  \
+    y[((j) + 2) & 3] = V_XOR(y[((j) + 2) & 3], SB_LOOKUP(V_LOADA(tab[3 * (j) + 2]), hi)); \
   } while (0)
   SBOX_BYTE(0, s0);
   SBOX_BYTE(1, s1);
@@ -150,3 +180,11 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
 
 #undef GROUP_BLOCKS
 #undef PAIR_GROUPS
+#undef CARRY_T
+#undef CARRY_FIRST
+#undef CARRY_NEXT
+#undef ADD_CARRY
+#undef SB_LO
+#undef SB_HI
+#undef SB_LOOKUP
+#undef V_XOR3
