@@ -326,10 +326,12 @@ void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *num
 static void mk_task(const struct batch *b, const size_t *idx, size_t g) {
   const gostx_kuz_key *kp[BATCH_LANES_MAX] = {NULL};
   const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
+  const void *const *keys = b->keys;
+  const size_t kstep = b->nkeys > 1; /* one key: lane k's key is keys[0] */
   gostx_kuz_mk m;
   for (size_t k = 0; k < g; k++)
-    kp[k] = xts ? &((const gostx_xts_key *)b->keys[idx[k]])->data
-                : &((const gostx_cipher *)b->keys[idx[k]])->u.kuz;
+    kp[k] = xts ? &((const gostx_xts_key *)keys[idx[k] * kstep])->data
+                : &((const gostx_cipher *)keys[idx[k] * kstep])->u.kuz;
   gostx__kuz_mk_init(&m, NULL, kp, g);
   const struct lanes L = {NULL, NULL, &m, g, 16};
   switch (b->op) {
@@ -339,7 +341,7 @@ static void mk_task(const struct batch *b, const size_t *idx, size_t g) {
     case OP_OMAC: omac_group(b, &L, idx); break;
     default: {
       gostx_kuz_mk mt;
-      for (size_t k = 0; k < g; k++) kp[k] = &((const gostx_xts_key *)b->keys[idx[k]])->tweak;
+      for (size_t k = 0; k < g; k++) kp[k] = &((const gostx_xts_key *)keys[idx[k] * kstep])->tweak;
       gostx__kuz_mk_init(&mt, NULL, kp, g);
       const struct lanes T = {NULL, NULL, &mt, g, 16};
       xts_group(&L, &T, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl);
@@ -371,7 +373,19 @@ static void batch_task(void *arg, size_t t) {
     idx = ident;
     key = b->keys[0];
   }
-  if (b->op == OP_XTS_ENC || b->op == OP_XTS_DEC) {
+  /* One Kuznyechik key in the chain modes (calls of exactly g blocks, 32
+   * per 512-byte sector), and in XTS when one call holds one row anyway:
+   * the multi-key schedule with the key repeated, built once per group,
+   * rather than the one-key call's key set-up on every call. The same
+   * bytes; for implementations without an mk path, the same calls. */
+  const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
+  if ((xts && 2 * g > BATCH_LANES_MAX) ||
+      ((b->op == OP_CBC_ENC || b->op == OP_OMAC) &&
+       ((const gostx_cipher *)key)->id == GOSTX_CIPHER_KUZNYECHIK)) {
+    mk_task(b, idx, g);
+    return;
+  }
+  if (xts) {
     const gostx_xts_key *x = key;
     const struct lanes D = {NULL, &x->data, NULL, g, 16}, T = {NULL, &x->tweak, NULL, g, 16};
     xts_group(&D, &T, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl);

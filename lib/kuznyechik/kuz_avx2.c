@@ -306,6 +306,11 @@ AVX2 static void kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uin
  * round keys themselves for the narrow kernel's pairs. Built once, used for
  * every call of the group (a CBC chain step, an OMAC step, ...). */
 #define KUZ_AVX2_MK_MAX 256
+/* Sectors the batch engine interleaves (gostx_kuz_impl.batch): one full ymm
+ * batch; docs/BULK.md 4 has the 64-vs-256 measurement (-D to re-measure). */
+#ifndef KUZ_AVX2_BATCH
+#define KUZ_AVX2_BATCH 256
+#endif
 struct mk_avx2 {
   size_t n;
   union {
@@ -357,7 +362,7 @@ AVX2 static void kuz_avx2_mk_decrypt(const void *sched, const uint8_t *in, uint8
 }
 
 const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,
-                                              256, /* batch: one ymm batch */
+                                              KUZ_AVX2_BATCH,
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
                                               kuz_avx2_mk_decrypt};
