@@ -428,9 +428,9 @@ static size_t batch_lanes(const struct batch *b) {
 /* Per-sector keys: sort the sectors by key pointer (which sectors share a
  * key is public). Runs of one key make one-key groups of up to `lanes`
  * sectors; what is left of a run below lanes / 2 sectors, when it is
- * Kuznyechik, joins the multi-key groups (cut from the left-overs in key
- * order, so repeated keys stay adjacent); other ciphers keep their one-key
- * groups (no multi-key path). */
+ * Kuznyechik and the implementation has a multi-key path, joins the
+ * multi-key groups (cut from the left-overs in key order, so repeated keys
+ * stay adjacent); the others keep their one-key groups. */
 static int make_groups(struct batch *b) {
   const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
   const size_t ns = b->ns, lanes = b->lanes;
@@ -449,10 +449,13 @@ static int make_groups(struct batch *b) {
   }
   qsort(kv, ns, sizeof *kv, keyed_cmp);
   size_t ng = 0, no = 0, nm = 0;
+  /* Without a native mk path the fallback would make one block call per
+   * key and block index: slower than a one-key group's call per sector. */
+  const int mk_ok = gostx__dispatch()->kuz->mk_init != NULL;
   for (size_t i = 0, j; i < ns; i = j) {
     for (j = i + 1; j < ns && kv[j].key == kv[i].key;) j++;
-    const int kuz =
-        xts || ((const gostx_cipher *)b->keys[kv[i].i])->id == GOSTX_CIPHER_KUZNYECHIK;
+    const int kuz = mk_ok && (xts || ((const gostx_cipher *)b->keys[kv[i].i])->id ==
+                                         GOSTX_CIPHER_KUZNYECHIK);
     for (size_t p = i; p < j; p += lanes) {
       const size_t q = j - p < lanes ? j - p : lanes;
       if (kuz && q < lanes / 2) {
