@@ -50,11 +50,48 @@ const struct gostx_cpu *gostx__cpu(void);
  * chooses among them. */
 typedef void (*gostx_kuz_blocks_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
                                     size_t nblocks);
+/* The optional fields may be left out (zero): batch = 0 means 64, and an
+ * implementation without mk_init gets the generic multi-key fallback of
+ * lib/kuznyechik/kuz.c (one block call per run of equal keys). */
 struct gostx_kuz_impl {
   const char *name;
   gostx_kuz_blocks_fn encrypt_blocks;
   gostx_kuz_blocks_fn decrypt_blocks;
+  /* Blocks per call from which the throughput stops growing (the wide
+   * kernel's batch): the sector-batch engine interleaves this many sectors. */
+  size_t batch;
+  /* Multi-key path: mk_init prepares, in mk_size bytes at sched (aligned to
+   * 64), a schedule for n keys (1 <= n <= mk_max; keys[i] is read only
+   * here); mk_encrypt / mk_decrypt then process exactly n blocks, block i
+   * under keys[i]. in == out allowed, any alignment. Constant time. */
+  size_t mk_max, mk_size;
+  void (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n);
+  void (*mk_encrypt)(const void *sched, const uint8_t *in, uint8_t *out);
+  void (*mk_decrypt)(const void *sched, const uint8_t *in, uint8_t *out);
 };
+
+/* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys
+ * prepared once, then calls of exactly n blocks, block i under keys[i]
+ * (keys may repeat). Uses the implementation's mk path when it has one, and
+ * otherwise its block function once per run of equal key pointers: the same
+ * bytes either way. The keys must stay valid while the handle is used (the
+ * fallback reads them). About 44 KiB: meant for a task's stack; wipe with
+ * gostx__kuz_mk_clear. */
+#define GOSTX_KUZ_MK_MAX 256
+#define GOSTX_KUZ_MK_BYTES (41 * 1024)
+typedef struct gostx_kuz_mk {
+  _Alignas(64) unsigned char sched[GOSTX_KUZ_MK_BYTES];
+  const struct gostx_kuz_impl *impl;
+  int native; /* 1: impl->mk_* with sched; 0: the per-run fallback */
+  size_t n;
+  const gostx_kuz_key *keys[GOSTX_KUZ_MK_MAX];
+} gostx_kuz_mk;
+/* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. */
+void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
+                        const gostx_kuz_key *const *keys, size_t n);
+void gostx__kuz_mk_encrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
+void gostx__kuz_mk_decrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
+void gostx__kuz_mk_clear(gostx_kuz_mk *m);
 
 typedef void (*gostx_magma_blocks_fn)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
                                       size_t nblocks);

@@ -391,6 +391,122 @@ static void test_batch(void) {
   }
 }
 
+/* ---- sector batches with per-sector Kuznyechik keys (multi-key groups) ----
+ * Layouts: 0 all keys distinct, 1 some repeated (scattered and in short
+ * runs), 2 one key behind every pointer slot (nkeys = nsectors, all equal),
+ * 3 a long run of one key then distinct keys (a run's remainder joins the
+ * multi-key groups). Sector counts around the AVX2 kernels' 72/128/256
+ * thresholds and the group size; lengths 16..4096 and, where the mode
+ * allows, non-multiples of the block. */
+#define MKKEYS 300
+static void test_batch_mk(void) {
+  static gostx_cipher ciphers[MKKEYS];
+  static gostx_xts_key xkeys[MKKEYS];
+  static const gostx_cipher *kp[MKKEYS];
+  static const gostx_xts_key *xp[MKKEYS];
+  static uint8_t ivs[MKKEYS * 32], tags_w[MKKEYS * 16], tags_g[MKKEYS * 16];
+  static uint64_t nums[MKKEYS];
+  for (int i = 0; i < MKKEYS; i++) {
+    uint8_t k[64];
+    t_rand_bytes(k, 64);
+    gostx_xts_set_key(&xkeys[i], k);
+    cipher_of(&ciphers[i], GOSTX_CIPHER_KUZNYECHIK);
+    nums[i] = t_rand() >> (i % 64);
+  }
+  t_rand_bytes(ivs, sizeof ivs);
+  static const struct {
+    size_t sl, ns;
+  } cases[] = {{16, 300}, {48, 257}, {512, 300}, {512, 72}, {512, 2}, {512, 1},
+               {4096, 33}, {16 * 33, 129}, {32, 128}, {64, 71}};
+  for (int layout = 0; layout < 4; layout++) {
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      if (layout >= 2 && ci % 2) continue; /* (time) half the cases for the last two */
+      const size_t sl = cases[ci].sl, ns = cases[ci].ns, tot = sl * ns;
+      for (size_t i = 0; i < ns; i++) {
+        size_t ki = layout == 0   ? i
+                    : layout == 1 ? (i % 4 == 1 ? 5 : i % 9 < 3 ? i / 3 : i)
+                    : layout == 2 ? 11
+                                  : (i < 100 ? 3 : i);
+        kp[i] = &ciphers[ki % MKKEYS];
+        xp[i] = &xkeys[ki % MKKEYS];
+      }
+      /* pools: NULL, 1, 2, 3 threads for layout 0; 2 and 3 otherwise */
+      const int plist[4] = {2, 3, layout == 0 ? 0 : -1, layout == 0 ? 1 : -1};
+      char what[96];
+      gostx_pool *pl;
+#define FOR_MK_POOLS                                                                        \
+  for (int pi_ = 0, p; pi_ < 4 && (p = plist[pi_]) >= 0; pi_++)                             \
+    if ((pl = pools[p]), snprintf(what, sizeof what, "mk layout %d sl %zu ns %zu pool %u", \
+                                  layout, sl, ns, pool_sizes[p]) > 0)
+      for (int m = 16; m <= 32; m += 16) { /* CBC, m = n and 2n */
+        for (int dec = 0; dec < 2; dec++) {
+          for (size_t i = 0; i < ns; i++) {
+            if (dec) gostx_cbc_decrypt(kp[i], ivs + m * i, m, src + i * sl, want + i * sl, sl);
+            else gostx_cbc_encrypt(kp[i], ivs + m * i, m, src + i * sl, want + i * sl, sl);
+          }
+          FOR_MK_POOLS {
+            memcpy(got, src, tot);
+            int rc = dec ? gostx_batch_cbc_decrypt(pl, kp, ns, ivs, m, got, got, sl, ns)
+                         : gostx_batch_cbc_encrypt(pl, kp, ns, ivs, m, got, got, sl, ns);
+            CHECK(rc == GOSTX_OK && !memcmp(got, want, tot), "batch cbc %s m %d in place %s",
+                  dec ? "decrypt" : "encrypt", m, what);
+            memset(got, 0, tot);
+            rc = dec ? gostx_batch_cbc_decrypt(pl, kp, ns, ivs, m, src, got, sl, ns)
+                     : gostx_batch_cbc_encrypt(pl, kp, ns, ivs, m, src, got, sl, ns);
+            CHECK(rc == GOSTX_OK && !memcmp(got, want, tot), "batch cbc %s m %d %s",
+                  dec ? "decrypt" : "encrypt", m, what);
+          }
+        }
+      }
+      const size_t odd = sl + 5; /* CTR, OMAC, XTS take any length (XTS >= 16) */
+      for (int o = 0; o < 2; o++) {
+        const size_t l = o ? odd : sl;
+        if (l * ns > MAXLEN) continue;
+        for (size_t i = 0; i < ns; i++)
+          gostx_ctr_crypt(kp[i], ivs + 8 * i, 8, 16, src + i * l, want + i * l, l);
+        FOR_MK_POOLS {
+          memcpy(got, src, l * ns);
+          CHECK_RC(gostx_batch_ctr_crypt(pl, kp, ns, ivs, 8, got, got, l, ns), GOSTX_OK, "ctr");
+          CHECK(!memcmp(got, want, l * ns), "batch ctr len %zu %s", l, what);
+        }
+        const size_t tl = o ? 5 : 16;
+        for (size_t i = 0; i < ns; i++) gostx_omac(kp[i], src + i * l, l, tags_w + i * tl, tl);
+        FOR_MK_POOLS {
+          memset(tags_g, 0, sizeof tags_g);
+          CHECK_RC(gostx_batch_omac(pl, kp, ns, src, l, ns, tags_g, tl), GOSTX_OK, "omac");
+          CHECK(!memcmp(tags_g, tags_w, ns * tl), "batch omac len %zu %s", l, what);
+        }
+        for (int dec = 0; dec < 2; dec++) {
+          const uint64_t *np = dec ? nums : NULL;
+          for (size_t i = 0; i < ns; i++) {
+            const uint64_t num = np ? nums[i] : 77 + i;
+            if (dec) gostx_xts_decrypt_sector(xp[i], num, src + i * l, want + i * l, l);
+            else gostx_xts_encrypt_sector(xp[i], num, src + i * l, want + i * l, l);
+          }
+          FOR_MK_POOLS {
+            memcpy(got, src, l * ns);
+            int rc = dec ? gostx_batch_xts_decrypt(pl, xp, ns, np, 77, got, got, l, ns)
+                         : gostx_batch_xts_encrypt(pl, xp, ns, np, 77, got, got, l, ns);
+            CHECK(rc == GOSTX_OK && !memcmp(got, want, l * ns), "batch xts %s len %zu %s",
+                  dec ? "decrypt" : "encrypt", l, what);
+          }
+        }
+      }
+      /* OMAC of the empty message under every key */
+      for (size_t i = 0; i < ns; i++) gostx_omac(kp[i], NULL, 0, tags_w + 8 * i, 8);
+      FOR_MK_POOLS {
+        CHECK_RC(gostx_batch_omac(pl, kp, ns, NULL, 0, ns, tags_g, 8), GOSTX_OK, "omac empty");
+        CHECK(!memcmp(tags_g, tags_w, 8 * ns), "batch omac empty %s", what);
+      }
+#undef FOR_MK_POOLS
+    }
+  }
+  for (int i = 0; i < MKKEYS; i++) {
+    gostx_cipher_clear(&ciphers[i]);
+    gostx_xts_clear(&xkeys[i]);
+  }
+}
+
 int main(void) {
   t_rand_init();
   for (int p = 1; p < NPOOLS; p++) {
@@ -415,6 +531,7 @@ int main(void) {
   TIMED(test_mgm(&magma));
   TIMED(test_xts_mt());
   TIMED(test_batch());
+  TIMED(test_batch_mk());
 
   for (int p = 1; p < NPOOLS; p++) gostx_pool_free(pools[p]);
   free(src);

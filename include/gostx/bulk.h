@@ -86,11 +86,13 @@ GOSTX_API int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
  * out back to back in in and out (sector i at i * sector_len); in == out is
  * allowed. Each sector's result equals the one-stream call on that sector
  * alone. Keys: nkeys = 1 (one key for every sector) or nkeys = nsectors
- * (sector i uses *keys[i]). Sectors whose key pointers are equal share the
- * block-cipher calls: the engine interleaves them, block i of up to 64 such
- * sectors going through the cipher in one call, which is what makes the
- * latency-bound chains (CBC encryption, OMAC) fast. Sectors with distinct keys
- * need calls of their own; those are spread over the pool. pool may be NULL.
+ * (sector i uses *keys[i]). The engine interleaves sectors: block i of up to
+ * 64 sectors (256 with AVX2 Kuznyechik) goes through the cipher in one call,
+ * which is what makes the latency-bound chains (CBC encryption, OMAC) fast.
+ * Sectors whose key pointers are equal share one-key calls; Kuznyechik
+ * sectors with distinct keys share multi-key calls (block k under sector k's
+ * key) where the implementation has them (AVX2), and otherwise get calls of
+ * their own. Groups of sectors are spread over the pool. pool may be NULL.
  * Arguments are checked before anything is written; GOSTX_ENOMEM when the
  * grouping by key cannot allocate its index (nkeys > 1 only). */
 

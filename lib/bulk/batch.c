@@ -1,13 +1,18 @@
 /* Sector batches: many independent messages of one size at once
  * (include/gostx/bulk.h).
  *
- * The sectors are grouped by key (equal key pointers; with one key, all of
- * them), and each group of up to BATCH_LANES sectors is one pool task. Inside
- * a group the sectors are interleaved: block i of every sector of the group is
- * gathered into one buffer and goes through the block cipher in one call, so
- * that a chain (CBC encryption, OMAC) that allows one block per call on its
- * own gets as many blocks per call as there are sectors, and the parallel
- * modes (CBC decryption, CTR, XTS) get calls that span sectors. Each task's
+ * The sectors are split into groups of up to `lanes` sectors (one pool task
+ * each), and inside a group they are interleaved: block i of every sector of
+ * the group is gathered into one buffer and goes through the block cipher in
+ * one call, so that a chain (CBC encryption, OMAC) that allows one block per
+ * call on its own gets as many blocks per call as there are sectors, and the
+ * parallel modes get calls that span sectors.
+ *
+ * A group is either one-key (sectors that share a key pointer; with one key,
+ * all of them) or multi-key (Kuznyechik sectors with different keys): then
+ * the call is a multi-key call (gostx__kuz_mk_*, block k under lane k's
+ * key) whose schedule is prepared once per group. The group functions see
+ * both through struct lanes, so each mode is written once. Each task's
  * buffers are on its own stack and wiped before it returns. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,11 +20,17 @@
 #include "bulk_internal.h"
 #include "modes/modes_internal.h"
 
-#define BATCH_LANES 64     /* sectors interleaved per group */
-#define BATCH_BLOCKS 512   /* blocks per gathered call (8 KiB of Kuznyechik) */
-#define BATCH_MIN_LANES 16 /* smallest group made only to feed more threads */
+#define BATCH_LANES_MAX 256 /* sectors interleaved per group, at most */
+#define BATCH_LANES_DEF 64  /* ... for ciphers whose impl names no batch */
+#define BATCH_BLOCKS 512    /* blocks per gathered call (8 KiB of Kuznyechik) */
+#define BATCH_MIN_LANES 16  /* smallest group made only to feed more threads */
 
 enum { OP_CBC_ENC, OP_CBC_DEC, OP_CTR, OP_OMAC, OP_XTS_ENC, OP_XTS_DEC };
+
+struct group {
+  size_t start, count; /* sectors order[start .. start + count) */
+  int mk;              /* 1: a key per sector (multi-key calls) */
+};
 
 struct batch {
   int op;
@@ -34,18 +45,43 @@ struct batch {
   size_t sl, ns; /* sector length, sector count */
   uint8_t *tags;
   size_t tag_len;
-  /* Groups: with one key, group g is sectors [g * lanes, ...); otherwise the
-   * sectors order[gstart[g] .. gstart[g + 1]) share one key. */
+  /* With one key, group g is sectors [g * lanes, ...); otherwise groups[g]. */
   size_t lanes, ngroups;
-  size_t *order, *gstart;
+  size_t *order;
+  struct group *groups;
 };
 
-/* ---- one group under one key; idx: the group's sector numbers ---- */
+/* How the g lanes of a group are encrypted: one key (c, or the Kuznyechik
+ * key k) for every block of a call of any length, or a key per lane (mk):
+ * calls of a multiple of g blocks, block j under lane j % g's key. */
+struct lanes {
+  const gostx_cipher *c;
+  const gostx_kuz_key *k;
+  const gostx_kuz_mk *mk;
+  size_t g, n; /* lanes, block length */
+};
 
-static void cbc_enc_group(const struct batch *b, const gostx_cipher *c, const size_t *idx,
-                          size_t g) {
-  const size_t n = c->block_len, z = b->iv_len / n, nb = b->sl / n;
-  uint8_t x[BATCH_LANES * GOSTX_MAX_BLOCK_LEN];
+static void lanes_crypt(const struct lanes *L, int dec, const uint8_t *in, uint8_t *out,
+                        size_t m) {
+  if (L->mk) {
+    for (size_t o = 0; o < m; o += L->g) {
+      if (dec) gostx__kuz_mk_decrypt(L->mk, in + 16 * o, out + 16 * o);
+      else gostx__kuz_mk_encrypt(L->mk, in + 16 * o, out + 16 * o);
+    }
+  } else if (L->c) {
+    if (dec) gostx_cipher_decrypt_blocks(L->c, in, out, m);
+    else gostx_cipher_encrypt_blocks(L->c, in, out, m);
+  } else {
+    if (dec) gostx_kuz_decrypt_blocks(L->k, in, out, m);
+    else gostx_kuz_encrypt_blocks(L->k, in, out, m);
+  }
+}
+
+/* ---- one group; idx: the group's sector numbers ---- */
+
+static void cbc_enc_group(const struct batch *b, const struct lanes *L, const size_t *idx) {
+  const size_t n = L->n, g = L->g, z = b->iv_len / n, nb = b->sl / n;
+  uint8_t x[BATCH_LANES_MAX * GOSTX_MAX_BLOCK_LEN];
   for (size_t i = 0; i < nb; i++) {
     for (size_t k = 0; k < g; k++) {
       const size_t s = idx[k];
@@ -53,21 +89,37 @@ static void cbc_enc_group(const struct batch *b, const gostx_cipher *c, const si
           i < z ? b->ivs + s * b->iv_len + i * n : b->out + s * b->sl + (i - z) * n;
       gostx_xor(x + k * n, b->in + s * b->sl + i * n, prev, n);
     }
-    gostx_cipher_encrypt_blocks(c, x, x, g);
+    lanes_crypt(L, 0, x, x, g);
     for (size_t k = 0; k < g; k++) memcpy(b->out + idx[k] * b->sl + i * n, x + k * n, n);
   }
   gostx_memzero(x, g * n);
 }
 
-static void cbc_dec_group(const struct batch *b, const gostx_cipher *c, const size_t *idx,
-                          size_t g) {
-  const size_t n = c->block_len, z = b->iv_len / n, nb = b->sl / n;
+static void cbc_dec_group(const struct batch *b, const struct lanes *L, const size_t *idx) {
+  const size_t n = L->n, g = L->g, z = b->iv_len / n, nb = b->sl / n;
+  if (L->mk) {
+    /* Block i of every lane in one call, last block first: in place, block
+     * i's chain value C_{i-z} is still unwritten when block i is done. */
+    uint8_t x[BATCH_LANES_MAX * GOSTX_MAX_BLOCK_LEN];
+    for (size_t i = nb; i-- > 0;) {
+      for (size_t k = 0; k < g; k++) memcpy(x + k * n, b->in + idx[k] * b->sl + i * n, n);
+      lanes_crypt(L, 1, x, x, g);
+      for (size_t k = 0; k < g; k++) {
+        const size_t s = idx[k];
+        const uint8_t *prev =
+            i < z ? b->ivs + s * b->iv_len + i * n : b->in + s * b->sl + (i - z) * n;
+        gostx_xor(b->out + s * b->sl + i * n, x + k * n, prev, n);
+      }
+    }
+    gostx_memzero(x, g * n);
+    return;
+  }
   uint8_t ct[BATCH_BLOCKS * GOSTX_MAX_BLOCK_LEN], pt[BATCH_BLOCKS * GOSTX_MAX_BLOCK_LEN];
   const size_t per = sizeof ct / b->sl; /* whole sectors per call */
   if (per == 0) {
     for (size_t k = 0; k < g; k++) {
       const size_t s = idx[k];
-      gostx_cbc_decrypt(c, b->ivs + s * b->iv_len, b->iv_len, b->in + s * b->sl,
+      gostx_cbc_decrypt(L->c, b->ivs + s * b->iv_len, b->iv_len, b->in + s * b->sl,
                         b->out + s * b->sl, b->sl);
     }
     return;
@@ -76,7 +128,7 @@ static void cbc_dec_group(const struct batch *b, const gostx_cipher *c, const si
   for (size_t k0 = 0; k0 < g; k0 += per) {
     const size_t q = g - k0 < per ? g - k0 : per;
     for (size_t k = 0; k < q; k++) memcpy(ct + k * b->sl, b->in + idx[k0 + k] * b->sl, b->sl);
-    gostx_cipher_decrypt_blocks(c, ct, pt, q * nb);
+    lanes_crypt(L, 1, ct, pt, q * nb);
     if (used < q * b->sl) used = q * b->sl;
     for (size_t k = 0; k < q; k++) {
       const size_t s = idx[k0 + k];
@@ -92,64 +144,74 @@ static void cbc_dec_group(const struct batch *b, const gostx_cipher *c, const si
   gostx_memzero(pt, used);
 }
 
-static void ctr_group(const struct batch *b, const gostx_cipher *c, const size_t *idx, size_t g) {
-  const size_t n = c->block_len, nb = (b->sl + n - 1) / n;
-  uint8_t ks[BATCH_BLOCKS * GOSTX_MAX_BLOCK_LEN], ctr[GOSTX_MAX_BLOCK_LEN];
-  size_t off[BATCH_BLOCKS], m = 0, used = 0;
-  for (size_t k = 0; k < g; k++) {
-    const size_t s = idx[k];
-    memcpy(ctr, b->ivs + s * b->iv_len, n / 2); /* CTR_1 = IV || 0^{n/2} */
-    memset(ctr + n / 2, 0, n / 2);
-    for (size_t i = 0; i < nb; i++) {
-      memcpy(ks + m * n, ctr, n);
-      gostx__ctr_inc(ctr, n);
-      off[m++] = s * b->sl + i * n;
-      if (m == BATCH_BLOCKS || (k + 1 == g && i + 1 == nb)) {
-        gostx_cipher_encrypt_blocks(c, ks, ks, m);
-        if (used < m) used = m;
-        for (size_t r = 0; r < m; r++) {
-          const size_t end = (off[r] / b->sl + 1) * b->sl; /* end of that sector */
-          const size_t l = end - off[r] < n ? end - off[r] : n;
-          gostx_xor(b->out + off[r], b->in + off[r], ks + r * n, l);
-        }
-        m = 0;
+/* CTR: the counters of block i of every lane (one key: of as many whole
+ * rows as fit in BATCH_BLOCKS) in one call. */
+static void ctr_group(const struct batch *b, const struct lanes *L, const size_t *idx) {
+  const size_t n = L->n, g = L->g, nb = (b->sl + n - 1) / n;
+  const size_t rows = L->mk || g > BATCH_BLOCKS / 2 ? 1 : BATCH_BLOCKS / g;
+  uint8_t ks[BATCH_BLOCKS * GOSTX_MAX_BLOCK_LEN], ctr[BATCH_LANES_MAX * GOSTX_MAX_BLOCK_LEN];
+  for (size_t k = 0; k < g; k++) { /* CTR_1 = IV || 0^{n/2} */
+    memcpy(ctr + k * n, b->ivs + idx[k] * b->iv_len, n / 2);
+    memset(ctr + k * n + n / 2, 0, n / 2);
+  }
+  size_t m = 0, used = 0;
+  for (size_t i0 = 0; i0 < nb; i0 += rows) {
+    const size_t r = nb - i0 < rows ? nb - i0 : rows;
+    m = 0;
+    for (size_t i = 0; i < r; i++)
+      for (size_t k = 0; k < g; k++, m++) {
+        memcpy(ks + m * n, ctr + k * n, n);
+        gostx__ctr_inc(ctr + k * n, n);
       }
+    lanes_crypt(L, 0, ks, ks, m);
+    if (used < m) used = m;
+    for (size_t i = 0, j = 0; i < r; i++) {
+      const size_t pos = (i0 + i) * n, l = b->sl - pos < n ? b->sl - pos : n;
+      for (size_t k = 0; k < g; k++, j++)
+        gostx_xor(b->out + idx[k] * b->sl + pos, b->in + idx[k] * b->sl + pos, ks + j * n, l);
     }
   }
   gostx_memzero(ks, used * n);
-  gostx_memzero(ctr, sizeof ctr);
+  gostx_memzero(ctr, g * n);
 }
 
-static void omac_group(const struct batch *b, const gostx_cipher *c, const size_t *idx, size_t g) {
-  const size_t n = c->block_len;
+static void omac_group(const struct batch *b, const struct lanes *L, const size_t *idx) {
+  const size_t n = L->n, g = L->g;
   /* Every block but the last one; the last (1..n bytes, or none for an empty
    * message) is padded and takes K1 when full, K2 otherwise. */
   const size_t before = b->sl ? (b->sl - 1) / n : 0, last = b->sl - before * n;
-  uint8_t st[BATCH_LANES * GOSTX_MAX_BLOCK_LEN], k1[GOSTX_MAX_BLOCK_LEN], k2[GOSTX_MAX_BLOCK_LEN];
+  uint8_t st[BATCH_LANES_MAX * GOSTX_MAX_BLOCK_LEN], sub[BATCH_LANES_MAX * GOSTX_MAX_BLOCK_LEN];
   uint8_t pad[GOSTX_MAX_BLOCK_LEN];
-  gostx__omac_subkeys(c, k1, k2);
+  /* Subkeys: K1 = dbl(E(0)), K2 = dbl(K1) per lane (one key: lane 0 only). */
+  const size_t nsub = L->mk ? g : 1;
+  memset(sub, 0, nsub * n);
+  lanes_crypt(L, 0, sub, sub, L->mk ? g : 1);
+  for (size_t k = 0; k < nsub; k++) {
+    gostx__omac_dbl(pad, sub + k * n, n);
+    if (last == n) memcpy(sub + k * n, pad, n);
+    else gostx__omac_dbl(sub + k * n, pad, n);
+  }
   memset(st, 0, g * n);
   for (size_t i = 0; i < before; i++) {
     for (size_t k = 0; k < g; k++)
       gostx_xor(st + k * n, st + k * n, b->in + idx[k] * b->sl + i * n, n);
-    gostx_cipher_encrypt_blocks(c, st, st, g);
+    lanes_crypt(L, 0, st, st, g);
   }
   for (size_t k = 0; k < g; k++) {
     memset(pad, 0, n);
     if (last) memcpy(pad, b->in + idx[k] * b->sl + before * n, last);
     if (last < n) pad[last] = 0x80;
     gostx_xor(st + k * n, st + k * n, pad, n);
-    gostx_xor(st + k * n, st + k * n, last == n ? k1 : k2, n);
+    gostx_xor(st + k * n, st + k * n, sub + (L->mk ? k : 0) * n, n);
   }
-  gostx_cipher_encrypt_blocks(c, st, st, g);
+  lanes_crypt(L, 0, st, st, g);
   for (size_t k = 0; k < g; k++) memcpy(b->tags + idx[k] * b->tag_len, st + k * n, b->tag_len);
   gostx_memzero(st, g * n);
-  gostx_memzero(k1, sizeof k1);
-  gostx_memzero(k2, sizeof k2);
+  gostx_memzero(sub, nsub * n);
   gostx_memzero(pad, sizeof pad);
 }
 
-/* ---- XTS over many sectors under one key (also used by gostx_xts_*_mt) ---- */
+/* ---- XTS over a group of sectors (also used by gostx_xts_*_mt) ---- */
 
 static inline void xts_mul_alpha(uint64_t *lo, uint64_t *hi) {
   uint64_t carry = 0 - (*hi >> 63);
@@ -157,107 +219,152 @@ static inline void xts_mul_alpha(uint64_t *lo, uint64_t *hi) {
   *lo = (*lo << 1) ^ (carry & 0x87);
 }
 
-static void xts_blocks(const gostx_xts_key *x, int decrypt, const uint8_t *in, uint8_t *out,
-                       size_t nblocks) {
-  if (decrypt) gostx_kuz_decrypt_blocks(&x->data, in, out, nblocks);
-  else gostx_kuz_encrypt_blocks(&x->data, in, out, nblocks);
-}
-
-void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
-                        const size_t *idx, const uint8_t *in, uint8_t *out, size_t sl,
-                        size_t count) {
-  enum { L = BATCH_LANES, B = 256 };
+/* g = D->g sectors; D: the data keys (E_K1 / D_K1), T: the tweak keys
+ * (E_K2), both one-key or both multi-key. Sector k is at in/out + s * sl,
+ * s = idx ? idx[k] : k, with number nums[s] (or first + s). The g tweaks go
+ * through E_K2 in one call; full blocks are gathered block index by block
+ * index across the lanes (one key: as many rows as fit in 256 blocks per
+ * call; multi-key: one row, g blocks, per call); both ciphertext-stealing
+ * steps are batched across the lanes. */
+static void xts_group(const struct lanes *D, const struct lanes *T, int decrypt,
+                      const uint64_t *nums, uint64_t first, const size_t *idx, const uint8_t *in,
+                      uint8_t *out, size_t sl) {
+  enum { L = BATCH_LANES_MAX, B = 256 };
+  const size_t g = D->g;
   uint8_t ta[L * 16], tb[L * 16], tw[B * 16], buf[B * 16], cc[16];
   uint64_t lo[L], hi[L];
-  size_t off[B], gmax = 0, mmax = 0; /* lanes and gathered blocks used: what to wipe */
+  size_t off[B], mmax = g; /* gathered blocks used: what to wipe (stealing: g) */
   const size_t nb = sl / 16, rest = sl % 16, bulk = rest ? nb - 1 : nb;
-  for (size_t base = 0; base < count; base += L) {
-    const size_t g = count - base < L ? count - base : L;
-    if (g > gmax) gmax = g;
-    for (size_t k = 0; k < g; k++) {
-      const size_t s = idx ? idx[base + k] : base + k;
-      gostx_store64_le(ta + 16 * k, nums ? nums[s] : first + s); /* plain64 tweak */
-      memset(ta + 16 * k + 8, 0, 8);
-    }
-    gostx_kuz_encrypt_blocks(&x->tweak, ta, ta, g); /* T_0 of every sector */
-    for (size_t k = 0; k < g; k++) {
-      lo[k] = gostx_load64_le(ta + 16 * k);
-      hi[k] = gostx_load64_le(ta + 16 * k + 8);
-    }
-    /* Full blocks (the last one waits when there is stealing), gathered
-     * across sectors: buf = P xor T, one call, C = buf xor T. */
+  const size_t rows = D->mk ? 1 : B / g;
+  for (size_t k = 0; k < g; k++) {
+    const size_t s = idx ? idx[k] : k;
+    gostx_store64_le(ta + 16 * k, nums ? nums[s] : first + s); /* plain64 tweak */
+    memset(ta + 16 * k + 8, 0, 8);
+  }
+  lanes_crypt(T, 0, ta, ta, g); /* T_0 of every sector */
+  for (size_t k = 0; k < g; k++) {
+    lo[k] = gostx_load64_le(ta + 16 * k);
+    hi[k] = gostx_load64_le(ta + 16 * k + 8);
+  }
+  /* Full blocks (the last one waits when there is stealing): buf = P xor T,
+   * one call, C = buf xor T. */
+  for (size_t i0 = 0; i0 < bulk; i0 += rows) {
+    const size_t r = bulk - i0 < rows ? bulk - i0 : rows;
     size_t m = 0;
-    for (size_t k = 0; k < g; k++) {
-      const size_t s = idx ? idx[base + k] : base + k;
-      for (size_t i = 0; i < bulk; i++) {
+    for (size_t i = i0; i < i0 + r; i++)
+      for (size_t k = 0; k < g; k++, m++) {
+        const size_t s = idx ? idx[k] : k;
         off[m] = s * sl + 16 * i;
         gostx_store64_le(tw + 16 * m, lo[k]);
         gostx_store64_le(tw + 16 * m + 8, hi[k]);
         xts_mul_alpha(&lo[k], &hi[k]);
         gostx_xor(buf + 16 * m, in + off[m], tw + 16 * m, 16);
-        if (++m > mmax) mmax = m;
-        if (m == B || (k + 1 == g && i + 1 == bulk)) {
-          xts_blocks(x, decrypt, buf, buf, m);
-          for (size_t r = 0; r < m; r++) gostx_xor(out + off[r], buf + 16 * r, tw + 16 * r, 16);
-          m = 0;
-        }
       }
+    if (m > mmax) mmax = m;
+    lanes_crypt(D, decrypt, buf, buf, m);
+    for (size_t j = 0; j < m; j++) gostx_xor(out + off[j], buf + 16 * j, tw + 16 * j, 16);
+  }
+  if (rest) {
+    /* Ciphertext stealing (IEEE 1619 5.3.2 / 5.4.2), both steps batched
+     * across the sectors. Block m of a sector has tweak T_m, the partial
+     * block T_{m+1}; decryption takes them the other way round. */
+    for (size_t k = 0; k < g; k++) {
+      uint8_t *a = ta + 16 * k, *bb = tb + 16 * k;
+      uint64_t l2 = lo[k], h2 = hi[k];
+      xts_mul_alpha(&l2, &h2);
+      gostx_store64_le(decrypt ? bb : a, lo[k]);
+      gostx_store64_le((decrypt ? bb : a) + 8, hi[k]);
+      gostx_store64_le(decrypt ? a : bb, l2);
+      gostx_store64_le((decrypt ? a : bb) + 8, h2);
+      const size_t s = idx ? idx[k] : k;
+      gostx_xor(buf + 16 * k, in + s * sl + 16 * bulk, a, 16);
     }
-    if (rest) {
-      /* Ciphertext stealing (IEEE 1619 5.3.2 / 5.4.2), both steps batched
-       * across the sectors. Block m of a sector has tweak T_m, the partial
-       * block T_{m+1}; decryption takes them the other way round. */
-      for (size_t k = 0; k < g; k++) {
-        uint8_t *a = ta + 16 * k, *bb = tb + 16 * k;
-        uint64_t l2 = lo[k], h2 = hi[k];
-        xts_mul_alpha(&l2, &h2);
-        gostx_store64_le(decrypt ? bb : a, lo[k]);
-        gostx_store64_le((decrypt ? bb : a) + 8, hi[k]);
-        gostx_store64_le(decrypt ? a : bb, l2);
-        gostx_store64_le((decrypt ? a : bb) + 8, h2);
-        const size_t s = idx ? idx[base + k] : base + k;
-        gostx_xor(buf + 16 * k, in + s * sl + 16 * bulk, a, 16);
-      }
-      xts_blocks(x, decrypt, buf, buf, g);
-      for (size_t k = 0; k < g; k++) {
-        const size_t s = idx ? idx[base + k] : base + k;
-        const uint8_t *pin = in + s * sl + 16 * bulk;
-        uint8_t *pout = out + s * sl + 16 * bulk;
-        gostx_xor(cc, buf + 16 * k, ta + 16 * k, 16); /* CC */
-        /* PP = tail || CC[rest..]; read the tail before out (maybe in) changes. */
-        memcpy(buf + 16 * k, pin + 16, rest);
-        memcpy(buf + 16 * k + rest, cc + rest, 16 - rest);
-        memcpy(pout + 16, cc, rest);
-        gostx_xor(buf + 16 * k, buf + 16 * k, tb + 16 * k, 16);
-      }
-      xts_blocks(x, decrypt, buf, buf, g);
-      for (size_t k = 0; k < g; k++) {
-        const size_t s = idx ? idx[base + k] : base + k;
-        gostx_xor(out + s * sl + 16 * bulk, buf + 16 * k, tb + 16 * k, 16);
-      }
+    lanes_crypt(D, decrypt, buf, buf, g);
+    for (size_t k = 0; k < g; k++) {
+      const size_t s = idx ? idx[k] : k;
+      const uint8_t *pin = in + s * sl + 16 * bulk;
+      uint8_t *pout = out + s * sl + 16 * bulk;
+      gostx_xor(cc, buf + 16 * k, ta + 16 * k, 16); /* CC */
+      /* PP = tail || CC[rest..]; read the tail before out (maybe in) changes. */
+      memcpy(buf + 16 * k, pin + 16, rest);
+      memcpy(buf + 16 * k + rest, cc + rest, 16 - rest);
+      memcpy(pout + 16, cc, rest);
+      gostx_xor(buf + 16 * k, buf + 16 * k, tb + 16 * k, 16);
+    }
+    lanes_crypt(D, decrypt, buf, buf, g);
+    for (size_t k = 0; k < g; k++) {
+      const size_t s = idx ? idx[k] : k;
+      gostx_xor(out + s * sl + 16 * bulk, buf + 16 * k, tb + 16 * k, 16);
     }
   }
-  if (mmax < gmax) mmax = gmax; /* the stealing steps use buf per lane */
-  gostx_memzero(ta, 16 * gmax);
-  gostx_memzero(tb, 16 * gmax);
+  gostx_memzero(ta, 16 * g);
+  gostx_memzero(tb, 16 * g);
   gostx_memzero(tw, 16 * mmax);
   gostx_memzero(buf, 16 * mmax);
   gostx_memzero(cc, sizeof cc);
-  gostx_memzero(lo, sizeof lo[0] * gmax);
-  gostx_memzero(hi, sizeof hi[0] * gmax);
+  gostx_memzero(lo, sizeof lo[0] * g);
+  gostx_memzero(hi, sizeof hi[0] * g);
+}
+
+void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
+                        const size_t *idx, const uint8_t *in, uint8_t *out, size_t sl,
+                        size_t count) {
+  for (size_t base = 0; base < count; base += BATCH_LANES_MAX) {
+    const size_t g = count - base < BATCH_LANES_MAX ? count - base : BATCH_LANES_MAX;
+    const struct lanes D = {NULL, &x->data, NULL, g, 16}, T = {NULL, &x->tweak, NULL, g, 16};
+    if (idx) xts_group(&D, &T, decrypt, nums, first, idx + base, in, out, sl);
+    else
+      xts_group(&D, &T, decrypt, nums ? nums + base : NULL, first + base, NULL, in + base * sl,
+                out + base * sl, sl);
+  }
 }
 
 /* ---- groups and tasks ---- */
 
+/* Multi-key groups: the lanes' Kuznyechik keys into one schedule (two for
+ * XTS), then the mode's group function. */
+static void mk_task(const struct batch *b, const size_t *idx, size_t g) {
+  const gostx_kuz_key *kp[BATCH_LANES_MAX] = {NULL};
+  const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
+  const void *const *keys = b->keys;
+  const size_t kstep = b->nkeys > 1; /* one key: lane k's key is keys[0] */
+  gostx_kuz_mk m;
+  for (size_t k = 0; k < g; k++)
+    kp[k] = xts ? &((const gostx_xts_key *)keys[idx[k] * kstep])->data
+                : &((const gostx_cipher *)keys[idx[k] * kstep])->u.kuz;
+  gostx__kuz_mk_init(&m, NULL, kp, g);
+  const struct lanes L = {NULL, NULL, &m, g, 16};
+  switch (b->op) {
+    case OP_CBC_ENC: cbc_enc_group(b, &L, idx); break;
+    case OP_CBC_DEC: cbc_dec_group(b, &L, idx); break;
+    case OP_CTR: ctr_group(b, &L, idx); break;
+    case OP_OMAC: omac_group(b, &L, idx); break;
+    default: {
+      gostx_kuz_mk mt;
+      for (size_t k = 0; k < g; k++) kp[k] = &((const gostx_xts_key *)keys[idx[k] * kstep])->tweak;
+      gostx__kuz_mk_init(&mt, NULL, kp, g);
+      const struct lanes T = {NULL, NULL, &mt, g, 16};
+      xts_group(&L, &T, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl);
+      gostx__kuz_mk_clear(&mt);
+      break;
+    }
+  }
+  gostx__kuz_mk_clear(&m);
+}
+
 static void batch_task(void *arg, size_t t) {
   const struct batch *b = arg;
-  size_t ident[BATCH_LANES];
+  size_t ident[BATCH_LANES_MAX];
   const size_t *idx;
   size_t g;
   const void *key;
-  if (b->order) {
-    idx = b->order + b->gstart[t];
-    g = b->gstart[t + 1] - b->gstart[t];
+  if (b->groups) {
+    idx = b->order + b->groups[t].start;
+    g = b->groups[t].count;
+    if (b->groups[t].mk) {
+      mk_task(b, idx, g);
+      return;
+    }
     key = b->keys[idx[0]];
   } else {
     const size_t s0 = t * b->lanes;
@@ -266,15 +373,31 @@ static void batch_task(void *arg, size_t t) {
     idx = ident;
     key = b->keys[0];
   }
+  /* One Kuznyechik key in the chain modes (calls of exactly g blocks, 32
+   * per 512-byte sector), and in XTS when one call holds one row anyway:
+   * the multi-key schedule with the key repeated, built once per group,
+   * rather than the one-key call's key set-up on every call. The same
+   * bytes; for implementations without an mk path, the same calls. */
+  const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
+  if ((xts && 2 * g > BATCH_LANES_MAX) ||
+      ((b->op == OP_CBC_ENC || b->op == OP_OMAC) &&
+       ((const gostx_cipher *)key)->id == GOSTX_CIPHER_KUZNYECHIK)) {
+    mk_task(b, idx, g);
+    return;
+  }
+  if (xts) {
+    const gostx_xts_key *x = key;
+    const struct lanes D = {NULL, &x->data, NULL, g, 16}, T = {NULL, &x->tweak, NULL, g, 16};
+    xts_group(&D, &T, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl);
+    return;
+  }
+  const gostx_cipher *c = key;
+  const struct lanes L = {c, NULL, NULL, g, c->block_len};
   switch (b->op) {
-    case OP_CBC_ENC: cbc_enc_group(b, key, idx, g); break;
-    case OP_CBC_DEC: cbc_dec_group(b, key, idx, g); break;
-    case OP_CTR: ctr_group(b, key, idx, g); break;
-    case OP_OMAC: omac_group(b, key, idx, g); break;
-    default:
-      gostx__xts_sectors(key, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl,
-                         g);
-      break;
+    case OP_CBC_ENC: cbc_enc_group(b, &L, idx); break;
+    case OP_CBC_DEC: cbc_dec_group(b, &L, idx); break;
+    case OP_CTR: ctr_group(b, &L, idx); break;
+    default: omac_group(b, &L, idx); break;
   }
 }
 
@@ -289,54 +412,101 @@ static int keyed_cmp(const void *pa, const void *pb) {
   return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* Sectors per group for this batch's cipher: the implementation's batch
+ * (the blocks per call at which it reaches full speed; 256 for AVX2
+ * Kuznyechik), BATCH_LANES_DEF for the others. */
+static size_t batch_lanes(const struct batch *b) {
+  const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
+  if (xts || ((const gostx_cipher *)b->keys[0])->id == GOSTX_CIPHER_KUZNYECHIK) {
+    size_t l = gostx__dispatch()->kuz->batch;
+    if (l == 0) l = BATCH_LANES_DEF;
+    return l > BATCH_LANES_MAX ? BATCH_LANES_MAX : l;
+  }
+  return BATCH_LANES_DEF;
+}
+
+/* Per-sector keys: sort the sectors by key pointer (which sectors share a
+ * key is public). Runs of one key make one-key groups of up to `lanes`
+ * sectors; what is left of a run below lanes / 2 sectors, when it is
+ * Kuznyechik and the implementation has a multi-key path, joins the
+ * multi-key groups (cut from the left-overs in key order, so repeated keys
+ * stay adjacent); the others keep their one-key groups. */
+static int make_groups(struct batch *b) {
+  const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
+  const size_t ns = b->ns, lanes = b->lanes;
+  struct keyed *kv = malloc(ns * sizeof *kv);
+  size_t *mixed = malloc(ns * sizeof *mixed);
+  b->order = malloc(ns * sizeof *b->order);
+  b->groups = malloc((ns + 1) * sizeof *b->groups);
+  if (!kv || !mixed || !b->order || !b->groups) {
+    free(kv);
+    free(mixed);
+    return GOSTX_ENOMEM;
+  }
+  for (size_t i = 0; i < ns; i++) {
+    kv[i].key = (uintptr_t)b->keys[i];
+    kv[i].i = i;
+  }
+  qsort(kv, ns, sizeof *kv, keyed_cmp);
+  size_t ng = 0, no = 0, nm = 0;
+  /* Without a native mk path the fallback would make one block call per
+   * key and block index: slower than a one-key group's call per sector. */
+  const int mk_ok = gostx__dispatch()->kuz->mk_init != NULL;
+  for (size_t i = 0, j; i < ns; i = j) {
+    for (j = i + 1; j < ns && kv[j].key == kv[i].key;) j++;
+    const int kuz = mk_ok && (xts || ((const gostx_cipher *)b->keys[kv[i].i])->id ==
+                                         GOSTX_CIPHER_KUZNYECHIK);
+    for (size_t p = i; p < j; p += lanes) {
+      const size_t q = j - p < lanes ? j - p : lanes;
+      if (kuz && q < lanes / 2) {
+        for (size_t r = 0; r < q; r++) mixed[nm++] = kv[p + r].i;
+        continue;
+      }
+      b->groups[ng].start = no;
+      b->groups[ng].count = q;
+      b->groups[ng++].mk = 0;
+      for (size_t r = 0; r < q; r++) b->order[no++] = kv[p + r].i;
+    }
+  }
+  for (size_t p = 0; p < nm; p += lanes) {
+    const size_t q = nm - p < lanes ? nm - p : lanes;
+    b->groups[ng].start = no;
+    b->groups[ng].count = q;
+    b->groups[ng++].mk = 1;
+    for (size_t r = 0; r < q; r++) b->order[no++] = mixed[p + r];
+  }
+  b->ngroups = ng;
+  free(kv);
+  free(mixed);
+  return GOSTX_OK;
+}
+
 static int batch_run(gostx_pool *pool, struct batch *b) {
   const unsigned nth = gostx_pool_size(pool);
   int rc = GOSTX_OK;
   if (b->ns == 0) return GOSTX_OK;
-  /* Lanes per group: BATCH_LANES, fewer when that leaves threads idle. */
-  size_t lanes = BATCH_LANES;
+  /* Lanes per group: the cipher's, fewer when that leaves threads idle. */
+  const size_t full = batch_lanes(b);
+  size_t lanes = full;
   if ((b->ns + lanes - 1) / lanes < nth) {
     lanes = (b->ns + nth - 1) / nth;
     if (lanes < BATCH_MIN_LANES) lanes = BATCH_MIN_LANES;
-    if (lanes > BATCH_LANES) lanes = BATCH_LANES;
+    if (lanes > full) lanes = full;
   }
   b->lanes = lanes;
   if (b->nkeys == 1) {
     b->ngroups = (b->ns + lanes - 1) / lanes;
   } else {
-    /* Sort the sectors by key pointer (which sectors share a key is public). */
-    struct keyed *kv = malloc(b->ns * sizeof *kv);
-    b->order = malloc(b->ns * sizeof *b->order);
-    b->gstart = malloc((b->ns + 1) * sizeof *b->gstart);
-    if (!kv || !b->order || !b->gstart) {
-      free(kv);
-      rc = GOSTX_ENOMEM;
-      goto out;
-    }
-    for (size_t i = 0; i < b->ns; i++) {
-      kv[i].key = (uintptr_t)b->keys[i];
-      kv[i].i = i;
-    }
-    qsort(kv, b->ns, sizeof *kv, keyed_cmp);
-    size_t ng = 0, run = 0;
-    for (size_t i = 0; i < b->ns; i++) {
-      b->order[i] = kv[i].i;
-      if (i == 0 || kv[i].key != kv[i - 1].key || run == lanes) {
-        b->gstart[ng++] = i;
-        run = 0;
-      }
-      run++;
-    }
-    b->gstart[ng] = b->ns;
-    b->ngroups = ng;
-    free(kv);
+    rc = make_groups(b);
+    if (rc) goto out;
   }
   rc = gostx_pool_run(b->sl * b->ns >= GOSTX_BULK_MIN / 4 ? pool : NULL, b->ngroups, batch_task,
                       b);
 out:
   free(b->order);
-  free(b->gstart);
-  b->order = b->gstart = NULL;
+  free(b->groups);
+  b->order = NULL;
+  b->groups = NULL;
   return rc;
 }
 

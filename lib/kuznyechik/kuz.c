@@ -23,6 +23,44 @@ void gostx_kuz_decrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t
   gostx__dispatch()->kuz->decrypt_blocks(k, in, out, nblocks);
 }
 
+/* ---- multi-key calls (internal.h) ---- */
+
+void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
+                        const gostx_kuz_key *const *keys, size_t n) {
+  if (!impl) impl = gostx__dispatch()->kuz;
+  m->impl = impl;
+  m->n = n;
+  m->native = impl->mk_init && n <= impl->mk_max && impl->mk_size <= sizeof m->sched;
+  for (size_t i = 0; i < n; i++) m->keys[i] = keys[i];
+  if (m->native) impl->mk_init(m->sched, keys, n);
+}
+
+/* Without an mk path: one block call per run of equal key pointers (which
+ * keys repeat is public; the bytes are the same as the mk path's). */
+static void mk_fallback(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out,
+                        gostx_kuz_blocks_fn fn) {
+  for (size_t i = 0, j; i < m->n; i = j) {
+    for (j = i + 1; j < m->n && m->keys[j] == m->keys[i];) j++;
+    fn(m->keys[i], in + 16 * i, out + 16 * i, j - i);
+  }
+}
+
+void gostx__kuz_mk_encrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out) {
+  if (m->native) m->impl->mk_encrypt(m->sched, in, out);
+  else mk_fallback(m, in, out, m->impl->encrypt_blocks);
+}
+
+void gostx__kuz_mk_decrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out) {
+  if (m->native) m->impl->mk_decrypt(m->sched, in, out);
+  else mk_fallback(m, in, out, m->impl->decrypt_blocks);
+}
+
+void gostx__kuz_mk_clear(gostx_kuz_mk *m) {
+  if (m->native) gostx_memzero(m->sched, m->impl->mk_size);
+  gostx_memzero(m->keys, m->n * sizeof m->keys[0]);
+  m->n = 0;
+}
+
 void gostx_kuz_clear(gostx_kuz_key *k) {
   if (k) gostx_memzero(k, sizeof *k);
 }

@@ -214,45 +214,54 @@ AVX2 static inline void block_out(uint8_t *out, __m256i x) {
 }
 
 /* Two independent blocks per loop pass so that their dependency chains
- * overlap; a lone block runs the same code with one chain. */
+ * overlap; a lone block runs the same code with one chain. The pair takes a
+ * round-key array per block (ka, kb: K1..K10), equal for a one-key call and
+ * distinct for the multi-key path. */
+AVX2_INLINE void enc_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], const uint8_t *in,
+                            uint8_t *out) {
+  __m256i a = block_in(in), b = block_in(in + 16);
+  for (unsigned r = 0; r < 9; r++) {
+    a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(ka[r])), 0), 0);
+    b = linear_n(sbox_n(_mm256_xor_si256(b, key_n(kb[r])), 0), 0);
+  }
+  block_out(out, _mm256_xor_si256(a, key_n(ka[9])));
+  block_out(out + 16, _mm256_xor_si256(b, key_n(kb[9])));
+}
+
+AVX2_INLINE void enc_one_n(const uint8_t (*k)[16], const uint8_t *in, uint8_t *out) {
+  __m256i a = block_in(in);
+  for (unsigned r = 0; r < 9; r++) a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(k[r])), 0), 0);
+  block_out(out, _mm256_xor_si256(a, key_n(k[9])));
+}
+
+AVX2_INLINE void dec_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], const uint8_t *in,
+                            uint8_t *out) {
+  __m256i a = _mm256_xor_si256(block_in(in), key_n(ka[9]));
+  __m256i b = _mm256_xor_si256(block_in(in + 16), key_n(kb[9]));
+  for (unsigned r = 9; r-- > 0;) {
+    a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(ka[r]));
+    b = _mm256_xor_si256(sbox_n(linear_n(b, 1), 1), key_n(kb[r]));
+  }
+  block_out(out, a);
+  block_out(out + 16, b);
+}
+
+AVX2_INLINE void dec_one_n(const uint8_t (*k)[16], const uint8_t *in, uint8_t *out) {
+  __m256i a = _mm256_xor_si256(block_in(in), key_n(k[9]));
+  for (unsigned r = 9; r-- > 0;) a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(k[r]));
+  block_out(out, a);
+}
+
 AVX2 static void encrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
   pthread_once(&nc_once, nc_init);
-  for (; n >= 2; n -= 2, in += 32, out += 32) {
-    __m256i a = block_in(in), b = block_in(in + 16);
-    for (unsigned r = 0; r < 9; r++) {
-      const __m256i rk = key_n(k->ek[r]);
-      a = linear_n(sbox_n(_mm256_xor_si256(a, rk), 0), 0);
-      b = linear_n(sbox_n(_mm256_xor_si256(b, rk), 0), 0);
-    }
-    const __m256i rk = key_n(k->ek[9]);
-    block_out(out, _mm256_xor_si256(a, rk));
-    block_out(out + 16, _mm256_xor_si256(b, rk));
-  }
-  if (n) {
-    __m256i a = block_in(in);
-    for (unsigned r = 0; r < 9; r++) a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(k->ek[r])), 0), 0);
-    block_out(out, _mm256_xor_si256(a, key_n(k->ek[9])));
-  }
+  for (; n >= 2; n -= 2, in += 32, out += 32) enc_pair_n(k->ek, k->ek, in, out);
+  if (n) enc_one_n(k->ek, in, out);
 }
 
 AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
   pthread_once(&nc_once, nc_init);
-  for (; n >= 2; n -= 2, in += 32, out += 32) {
-    const __m256i k9 = key_n(k->ek[9]);
-    __m256i a = _mm256_xor_si256(block_in(in), k9), b = _mm256_xor_si256(block_in(in + 16), k9);
-    for (unsigned r = 9; r-- > 0;) {
-      const __m256i rk = key_n(k->ek[r]);
-      a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), rk);
-      b = _mm256_xor_si256(sbox_n(linear_n(b, 1), 1), rk);
-    }
-    block_out(out, a);
-    block_out(out + 16, b);
-  }
-  if (n) {
-    __m256i a = _mm256_xor_si256(block_in(in), key_n(k->ek[9]));
-    for (unsigned r = 9; r-- > 0;) a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(k->ek[r]));
-    block_out(out, a);
-  }
+  for (; n >= 2; n -= 2, in += 32, out += 32) dec_pair_n(k->ek, k->ek, in, out);
+  if (n) dec_one_n(k->ek, in, out);
 }
 
 /* ---------------- entry points ---------------- */
@@ -290,6 +299,72 @@ AVX2 static void kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uin
   run(k, in, out, n, 1, decrypt_narrow);
 }
 
-const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt};
+/* ---------------- multi-key: block i under key i ----------------
+ * The schedule for n keys is what the kernel that a one-key call of n blocks
+ * would take needs per block: n >= 129 the ymm bit-planes of the ten round
+ * keys (256-block batch), 72..128 the xmm ones (128-block batch), fewer the
+ * round keys themselves for the narrow kernel's pairs. Built once, used for
+ * every call of the group (a CBC chain step, an OMAC step, ...). */
+#define KUZ_AVX2_MK_MAX 256
+/* Sectors the batch engine interleaves (gostx_kuz_impl.batch): one full ymm
+ * batch; docs/BULK.md 4 has the 64-vs-256 measurement (-D to re-measure). */
+#ifndef KUZ_AVX2_BATCH
+#define KUZ_AVX2_BATCH 256
+#endif
+struct mk_avx2 {
+  size_t n;
+  union {
+    W4 w4[10][16][8];
+    W2 w2[10][16][8];
+    uint8_t rk[KUZ_AVX2_WIDE_MIN][10][16];
+  } u;
+};
+
+AVX2 static void kuz_avx2_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n) {
+  struct mk_avx2 *m = sched;
+  const uint8_t(*rk[KUZ_AVX2_MK_MAX])[16];
+  m->n = n;
+  for (size_t i = 0; i < n; i++) rk[i] = keys[i]->ek;
+  if (n > 128) key_planes_w4(m->u.w4, rk, n);
+  else if (n >= KUZ_AVX2_WIDE_MIN) key_planes_w2(m->u.w2, rk, n);
+  else
+    for (size_t i = 0; i < n; i++) memcpy(m->u.rk[i], keys[i]->ek, sizeof m->u.rk[i]);
+}
+
+AVX2 static void mk_run(const void *sched, const uint8_t *in, uint8_t *out, int decrypt) {
+  const struct mk_avx2 *m = sched;
+  size_t n = m->n, i = 0;
+  if (n > 128) {
+    blocks_mk_w4((const W4(*)[16][8])m->u.w4, in, out, n, decrypt);
+    return;
+  }
+  if (n >= KUZ_AVX2_WIDE_MIN) {
+    blocks_mk_w2((const W2(*)[16][8])m->u.w2, in, out, n, decrypt);
+    return;
+  }
+  pthread_once(&nc_once, nc_init);
+  for (; i + 2 <= n; i += 2) {
+    if (decrypt) dec_pair_n(m->u.rk[i], m->u.rk[i + 1], in + 16 * i, out + 16 * i);
+    else enc_pair_n(m->u.rk[i], m->u.rk[i + 1], in + 16 * i, out + 16 * i);
+  }
+  if (i < n) {
+    if (decrypt) dec_one_n(m->u.rk[i], in + 16 * i, out + 16 * i);
+    else enc_one_n(m->u.rk[i], in + 16 * i, out + 16 * i);
+  }
+}
+
+AVX2 static void kuz_avx2_mk_encrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+  mk_run(sched, in, out, 0);
+}
+
+AVX2 static void kuz_avx2_mk_decrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+  mk_run(sched, in, out, 1);
+}
+
+const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,
+                                              KUZ_AVX2_BATCH,
+                                              KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
+                                              kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
+                                              kuz_avx2_mk_decrypt};
 
 #endif

@@ -7,7 +7,10 @@
  *   BS_NAME(x)      x with the file's suffix
  *   BS_LOAD_GROUP(p, lo, hi) / BS_STORE_GROUP(p, lo, hi): BS_LANES blocks at
  *                   p <-> their low and high 8-byte halves, one block per lane
- * and provides BS_NAME(blocks)(km, in, out, n, decrypt) for any n >= 1.
+ * and provides BS_NAME(blocks)(km, in, out, n, decrypt) for any n >= 1, and
+ * the multi-key pair BS_NAME(key_planes)(planes, rk, n) /
+ * BS_NAME(blocks_mk)(planes, in, out, n, decrypt) for one batch of n <= 64 *
+ * BS_LANES blocks where block i has its own key (see below).
  * Constant time: no branch or address depends on keys or data.
  *
  * S is the generated Boolean circuit (KUZ_SBOX_*_W, kuz_tables.h). L is R
@@ -165,62 +168,144 @@ BS_ATTR static inline void BS_NAME(l_step)(BS_W s[16][8], BS_W t[8][8], unsigned
   dst[4] = a4; dst[5] = a5; dst[6] = a6; dst[7] = a7;
 }
 
-BS_ATTR static inline void BS_NAME(xor_key)(BS_W s[16][8], const uint64_t km[16][8]) {
-  for (unsigned j = 0; j < 16; j++)
-    for (unsigned b = 0; b < 8; b++) s[j][b] ^= BS_NAME(bcast)(km[j][b]);
+/* Round key r into the state. One key for the whole batch (planes = 0): key
+ * is km[10][16][8], bit masks broadcast to every lane. A key per block
+ * (planes = 1): key is BS_W[10][16][8], the round keys of the batch's blocks
+ * in the bitsliced layout (BS_NAME(key_planes)), XORed word by word. planes
+ * is a compile-time constant at every call site (the functions are always
+ * inlined), so each entry point below has one straight-line key XOR and the
+ * round code exists once. */
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key)(BS_W s[16][8],
+                                                                         const void *key,
+                                                                         unsigned r, int planes) {
+  if (planes) {
+    const BS_W(*kp)[16][8] = (const BS_W(*)[16][8])key;
+    for (unsigned j = 0; j < 16; j++)
+      for (unsigned b = 0; b < 8; b++) s[j][b] ^= kp[r][j][b];
+  } else {
+    const uint64_t(*km)[16][8] = (const uint64_t(*)[16][8])key;
+    for (unsigned j = 0; j < 16; j++)
+      for (unsigned b = 0; b < 8; b++) s[j][b] ^= BS_NAME(bcast)(km[r][j][b]);
+  }
 }
 
-BS_ATTR __attribute__((noinline)) static void BS_NAME(encrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(encrypt_any)(BS_W s[16][8], BS_W t[8][8],
+                                                                             const void *key, int planes) {
   for (unsigned r = 0; r < 9; r++) {
-    BS_NAME(xor_key)(s, km[r]);
+    BS_NAME(xor_key)(s, key, r, planes);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(BS_W, s[j]);
     /* unrolled so that every slot address is a constant offset */
 #pragma GCC unroll 16
     for (unsigned i = 0; i < 16; i++) BS_NAME(l_step)(s, t, (16 - i) & 15);
   }
-  BS_NAME(xor_key)(s, km[9]);
+  BS_NAME(xor_key)(s, key, 9, planes);
 }
 
-BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
-  BS_NAME(xor_key)(s, km[9]);
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(decrypt_any)(BS_W s[16][8], BS_W t[8][8],
+                                                                             const void *key, int planes) {
+  BS_NAME(xor_key)(s, key, 9, planes);
   for (unsigned r = 9; r-- > 0;) {
 #pragma GCC unroll 16
     for (unsigned i = 1; i <= 16; i++) BS_NAME(l_step)(s, t, i & 15);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(BS_W, s[j]);
-    BS_NAME(xor_key)(s, km[r]);
+    BS_NAME(xor_key)(s, key, r, planes);
   }
 }
 
-/* n >= 1 blocks in batches of 64 * BS_LANES; a short last batch is padded
- * with zero blocks that are never stored. In place allowed. */
+BS_ATTR __attribute__((noinline)) static void BS_NAME(encrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
+  BS_NAME(encrypt_any)(s, t, km, 0);
+}
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
+  BS_NAME(decrypt_any)(s, t, km, 0);
+}
+
+/* Per-block keys: the same rounds with the planes variant of the key XOR. */
+/* (kp: BS_W[10][16][8]; void so that the one-key instance of batch(), where
+ * this branch is dead, does not look like an overread at -O0) */
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(encrypt_mk)(BS_W s[16][8], BS_W t[8][8],
+                                                                        const void *kp) {
+  BS_NAME(encrypt_any)(s, t, kp, 1);
+}
+
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(decrypt_mk)(BS_W s[16][8], BS_W t[8][8],
+                                                                        const void *kp) {
+  BS_NAME(decrypt_any)(s, t, kp, 1);
+}
+
+/* One batch of 1 <= n <= 64 * BS_LANES blocks from in (a short batch padded
+ * with zero blocks that are never stored); key: masks or planes as for
+ * xor_key. In place allowed. */
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[16][8], BS_W t[8][8],
+                                                                       const void *key, int planes,
+                                                                       const uint8_t *in, uint8_t *out,
+                                                                       size_t m, int decrypt) {
+  enum { BATCH = 64 * BS_LANES };
+  _Alignas(32) uint8_t pad[16 * BATCH];
+  const uint8_t *src = in;
+  if (m < BATCH) {
+    memcpy(pad, in, 16 * m);
+    memset(pad + 16 * m, 0, sizeof pad - 16 * m);
+    src = pad;
+  }
+  BS_NAME(load)(s, src);
+  if (planes) {
+    if (decrypt) BS_NAME(decrypt_mk)(s, t, key);
+    else BS_NAME(encrypt_mk)(s, t, key);
+  } else {
+    if (decrypt) BS_NAME(decrypt)(s, t, (const uint64_t(*)[16][8])key);
+    else BS_NAME(encrypt)(s, t, (const uint64_t(*)[16][8])key);
+  }
+  if (m < BATCH) {
+    BS_NAME(store)(pad, s);
+    memcpy(out, pad, 16 * m);
+    gostx_memzero(pad, sizeof pad);
+  } else {
+    BS_NAME(store)(out, s);
+  }
+}
+
+/* n >= 1 blocks in batches of 64 * BS_LANES under one key. In place allowed. */
 BS_ATTR static void BS_NAME(blocks)(const uint64_t km[10][16][8], const uint8_t *in, uint8_t *out,
                                     size_t n, int decrypt) {
   enum { BATCH = 64 * BS_LANES };
   _Alignas(32) BS_W s[16][8], t[8][8];
   for (;;) {
-    _Alignas(32) uint8_t pad[16 * BATCH];
     size_t m = n < BATCH ? n : BATCH;
-    const uint8_t *src = in;
-    if (m < BATCH) {
-      memcpy(pad, in, 16 * m);
-      memset(pad + 16 * m, 0, sizeof pad - 16 * m);
-      src = pad;
-    }
-    BS_NAME(load)(s, src);
-    if (decrypt) BS_NAME(decrypt)(s, t, km);
-    else BS_NAME(encrypt)(s, t, km);
-    if (m < BATCH) {
-      BS_NAME(store)(pad, s);
-      memcpy(out, pad, 16 * m);
-      gostx_memzero(pad, sizeof pad);
-    } else {
-      BS_NAME(store)(out, s);
-    }
+    BS_NAME(batch)(s, t, km, 0, in, out, m, decrypt);
     in += 16 * m;
     out += 16 * m;
     n -= m;
     if (!n) break;
   }
+  gostx_memzero(s, sizeof s);
+  gostx_memzero(t, sizeof t);
+}
+
+/* Multi-key schedule: planes[r] = the bitsliced layout of the batch whose
+ * block i is round key r of key i (rk[i][r], i < n; zero for the padding
+ * blocks). The layout is linear in the blocks, so XORing planes[r] into the
+ * state XORs rk[i][r] into block i, which is all a round-key addition is. */
+BS_ATTR __attribute__((unused)) static void BS_NAME(key_planes)(BS_W planes[10][16][8],
+                                                               const uint8_t (*const *rk)[16],
+                                                               size_t n) {
+  enum { BATCH = 64 * BS_LANES };
+  _Alignas(32) uint8_t buf[16 * BATCH];
+  memset(buf, 0, sizeof buf);
+  for (unsigned r = 0; r < 10; r++) {
+    for (size_t i = 0; i < n; i++) memcpy(buf + 16 * i, rk[i][r], 16);
+    BS_NAME(load)(planes[r], buf);
+  }
+  gostx_memzero(buf, sizeof buf);
+}
+
+/* One batch of 1 <= n <= 64 * BS_LANES blocks, block i under the key whose
+ * planes BS_NAME(key_planes) built. In place allowed. */
+BS_ATTR __attribute__((unused)) static void BS_NAME(blocks_mk)(const BS_W planes[10][16][8],
+                                                              const uint8_t *in, uint8_t *out,
+                                                              size_t n, int decrypt) {
+  _Alignas(32) BS_W s[16][8], t[8][8];
+  BS_NAME(batch)(s, t, planes, 1, in, out, n, decrypt);
   gostx_memzero(s, sizeof s);
   gostx_memzero(t, sizeof t);
 }
