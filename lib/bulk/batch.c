@@ -309,6 +309,19 @@ static void xts_group(const struct lanes *D, const struct lanes *T, int decrypt,
 void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
                         const size_t *idx, const uint8_t *in, uint8_t *out, size_t sl,
                         size_t count) {
+  /* A sector that alone fills a full-speed cipher call (4 KiB = 256 blocks on
+   * AVX2) gains nothing from the cross-sector gather, which costs a scattered
+   * tweak pass: one-sector calls (CPU time, 4 KiB units: 296 vs 217 MB/s). */
+  size_t full = gostx__dispatch()->kuz->batch;
+  if (full && sl >= 16 * full) {
+    for (size_t k = 0; k < count; k++) {
+      const size_t s = idx ? idx[k] : k;
+      const uint64_t num = nums ? nums[s] : first + s;
+      if (decrypt) gostx_xts_decrypt_sector(x, num, in + s * sl, out + s * sl, sl);
+      else gostx_xts_encrypt_sector(x, num, in + s * sl, out + s * sl, sl);
+    }
+    return;
+  }
   for (size_t base = 0; base < count; base += BATCH_LANES_MAX) {
     const size_t g = count - base < BATCH_LANES_MAX ? count - base : BATCH_LANES_MAX;
     const struct lanes D = {NULL, &x->data, NULL, g, 16}, T = {NULL, &x->tweak, NULL, g, 16};
