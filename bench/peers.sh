@@ -4,7 +4,7 @@
 #
 # Every implementation runs through a small driver of ours (bench/peers/drv_*.c,
 # against each library's public API) that times one operation over a buffer in
-# memory (wall clock, CLOCK_MONOTONIC, after a 1 MiB warm-up). Runs are
+# memory (wall clock, CLOCK_MONOTONIC, after a warm-up pass over the same buffers). Runs are
 # interleaved (gostx, peer, peer, ..., gostx, peer, ...) and the median of each
 # is reported. Before timing, each peer's output on a 4 KiB input is compared
 # with gostx's for the same operation (same key, IV, parameters): a peer whose
