@@ -25,21 +25,7 @@
 
 #define XOR3(a, b, c) _mm512_ternarylogic_epi32((a), (b), (c), 0x96)
 
-/* See reduce128 / reduce64 in mgm_clmul.c. */
-TARGET static inline __m128i reduce128(__m128i lo, __m128i hi) {
-  const __m128i r = _mm_cvtsi32_si128(0x87);
-  __m128i a = _mm_clmulepi64_si128(hi, r, 0x01);
-  lo = _mm_xor_si128(lo, _mm_slli_si128(a, 8));
-  hi = _mm_xor_si128(hi, _mm_srli_si128(a, 8));
-  return _mm_xor_si128(lo, _mm_clmulepi64_si128(hi, r, 0x00));
-}
-
-TARGET static inline __m128i reduce64(__m128i p) {
-  const __m128i r = _mm_cvtsi32_si128(0x1b);
-  __m128i a = _mm_clmulepi64_si128(p, r, 0x01);
-  __m128i b = _mm_clmulepi64_si128(a, r, 0x01);
-  return _mm_xor_si128(p, _mm_xor_si128(a, b));
-}
+#include "mgm_reduce_x86.h"
 
 /* The XOR of the four 128-bit lanes. */
 TARGET static inline __m128i fold_lanes(__m512i v) {

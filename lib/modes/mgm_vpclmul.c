@@ -17,21 +17,7 @@
 #define BSWAP64X2 \
   _mm256_broadcastsi128_si256(_mm_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7))
 
-/* See reduce128 / reduce64 in mgm_clmul.c. */
-TARGET static inline __m128i reduce128(__m128i lo, __m128i hi) {
-  const __m128i r = _mm_cvtsi32_si128(0x87);
-  __m128i a = _mm_clmulepi64_si128(hi, r, 0x01);
-  lo = _mm_xor_si128(lo, _mm_slli_si128(a, 8));
-  hi = _mm_xor_si128(hi, _mm_srli_si128(a, 8));
-  return _mm_xor_si128(lo, _mm_clmulepi64_si128(hi, r, 0x00));
-}
-
-TARGET static inline __m128i reduce64(__m128i p) {
-  const __m128i r = _mm_cvtsi32_si128(0x1b);
-  __m128i a = _mm_clmulepi64_si128(p, r, 0x01);
-  __m128i b = _mm_clmulepi64_si128(a, r, 0x01);
-  return _mm_xor_si128(p, _mm_xor_si128(a, b));
-}
+#include "mgm_reduce_x86.h"
 
 TARGET static inline __m128i fold_lanes(__m256i v) {
   return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
