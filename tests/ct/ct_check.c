@@ -8,7 +8,8 @@
  *
  * Groups:
  *   const   everything that must be constant time (block ciphers, every
- *           GOST R 34.13 mode, ACPKM, MGM, XTS, KExp15/KImp15, GOST 28147-89
+ *           GOST R 34.13 mode, ACPKM, MGM, XTS, sector batches with a key
+ *           per sector and one key, KExp15/KImp15, GOST 28147-89
  *           with each S-box set, padding, comparisons)
  *   leak    the paths that leak by design through Streebog's LPS tables
  *           (Streebog of secret data, HMAC, KDF_256, KDF_TREE, PBKDF2) at
@@ -413,6 +414,60 @@ static __attribute__((noinline)) size_t ct_mutant_branch(const uint8_t *secret,
   return i;
 }
 
+/* ---- Sector batches (lib/bulk/batch.c): a key per sector and one key ----
+ * Per-sector keys derived from the secret key material, sector data secret.
+ * 96 sectors take the wide multi-key path of AVX2 Kuznyechik (>= 72 keys in
+ * a group), 20 the narrow one; the sort by key pointer is public. */
+#define BATCH_SECTORS 96
+#define BATCH_SECTOR_LEN 40 /* 2.5 blocks: XTS steals, OMAC pads */
+static gostx_cipher bkeys[BATCH_SECTORS];
+static gostx_xts_key bxts[BATCH_SECTORS];
+static uint8_t bin[BATCH_SECTORS * BATCH_SECTOR_LEN], bout[BATCH_SECTORS * BATCH_SECTOR_LEN];
+static uint8_t bback[BATCH_SECTORS * BATCH_SECTOR_LEN], bivs[BATCH_SECTORS * 16];
+static uint8_t btags[BATCH_SECTORS * 16];
+
+static void case_batch(void) {
+  const gostx_cipher *kp[BATCH_SECTORS];
+  const gostx_xts_key *xp[BATCH_SECTORS];
+  uint8_t k[64];
+  for (size_t i = 0; i < BATCH_SECTORS; i++) {
+    for (size_t j = 0; j < 64; j++) k[j] = (uint8_t)(key[j] ^ (i * 29 + j));
+    RC_OK(gostx_cipher_init(&bkeys[i], GOSTX_CIPHER_KUZNYECHIK, k), "batch key");
+    RC_OK(gostx_xts_set_key(&bxts[i], k), "batch xts key");
+    kp[i] = &bkeys[i];
+    xp[i] = &bxts[i];
+  }
+  gostx_memzero(k, sizeof k);
+  fill(bivs, sizeof bivs, 7);
+  fill(bin, sizeof bin, 8);
+  CT_SECRET(bin, sizeof bin);
+  const size_t counts[2] = {BATCH_SECTORS, 20}, cbc_len = 32; /* CBC: whole blocks */
+  for (int c = 0; c < 2; c++) {
+    const size_t ns = counts[c];
+    for (int one = 0; one < 2; one++) { /* a key per sector, then one key */
+      const size_t nk = one ? 1 : ns;
+      RC_OK(gostx_batch_cbc_encrypt(NULL, kp, nk, bivs, 16, bin, bout, cbc_len, ns), "batch cbc enc");
+      CT_PUBLIC(bout, ns * cbc_len);
+      RC_OK(gostx_batch_cbc_decrypt(NULL, kp, nk, bivs, 16, bout, bback, cbc_len, ns), "batch cbc dec");
+      same(bback, bin, ns * cbc_len, "batch cbc");
+      CT_SECRET(bin, sizeof bin);
+      RC_OK(gostx_batch_omac(NULL, kp, nk, bin, BATCH_SECTOR_LEN, ns, btags, 16), "batch omac");
+      CT_PUBLIC(btags, ns * 16);
+      RC_OK(gostx_batch_ctr_crypt(NULL, kp, nk, bivs, 8, bin, bout, BATCH_SECTOR_LEN, ns), "batch ctr");
+      CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
+      RC_OK(gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 7, bin, bout, BATCH_SECTOR_LEN, ns), "batch xts enc");
+      CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
+      RC_OK(gostx_batch_xts_decrypt(NULL, xp, nk, NULL, 7, bout, bback, BATCH_SECTOR_LEN, ns), "batch xts dec");
+      same(bback, bin, ns * BATCH_SECTOR_LEN, "batch xts");
+      CT_SECRET(bin, sizeof bin);
+    }
+  }
+  for (size_t i = 0; i < BATCH_SECTORS; i++) {
+    gostx_cipher_clear(&bkeys[i]);
+    gostx_xts_clear(&bxts[i]);
+  }
+}
+
 static void run_group(const char *g) {
   if (!strcmp(g, "const")) {
     const int ids[2] = {GOSTX_CIPHER_KUZNYECHIK, GOSTX_CIPHER_MAGMA};
@@ -440,6 +495,8 @@ static void run_group(const char *g) {
     }
     secrets("kuznyechik xts");
     case_xts();
+    secrets("kuznyechik sector batches");
+    case_batch();
     secrets("magma rk only");
     case_magma_rk_only();
     for (int s = 0; s < GOSTX_SBOX_COUNT; s++) {
