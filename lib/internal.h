@@ -38,6 +38,14 @@ static inline void gostx_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, s
   for (size_t i = 0; i < len; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
 }
 
+/* Hides a value from the optimizer, so that it cannot turn arithmetic on a
+ * secret into a branch (loop versioning on a counter's wrap, for one). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GOSTX_VALUE_BARRIER(v) __asm__("" : "+r"(v))
+#else
+#define GOSTX_VALUE_BARRIER(v) ((void)0)
+#endif
+
 /* ---- CPU features (lib/cpu.c) ---- */
 struct gostx_cpu {
   int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, vaes, vpclmul, gfni;
@@ -68,7 +76,57 @@ struct gostx_kuz_impl {
   void (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n);
   void (*mk_encrypt)(const void *sched, const uint8_t *in, uint8_t *out);
   void (*mk_decrypt)(const void *sched, const uint8_t *in, uint8_t *out);
+  /* Counter-mode keystream (optional; NULL: gostx__cipher_ctr fills counter
+   * blocks and calls encrypt_blocks): out = in xor E(ctr), E(ctr + 1), ...
+   * for nblocks blocks (in NULL: out = the keystream), the counter stepped
+   * as inc says (GOSTX__CTR_*) and left at the next value. Same bytes as the
+   * generic path; constant time in the key, the data and the counter. */
+  void (*ctr)(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
+              uint8_t *out, size_t nblocks);
 };
+
+/* How a counter block steps (n = 16 or 8 bytes, big-endian):
+ * FULL adds 1 to the whole block mod 2^(8n) (GOST R 34.13 CTR), RIGHT to its
+ * right half mod 2^(4n) (MGM's Y, incr_r), LEFT to its left half (MGM's Z). */
+enum { GOSTX__CTR_FULL = 0, GOSTX__CTR_RIGHT = 1, GOSTX__CTR_LEFT = 2 };
+
+/* ctr += k as inc says. No branch on the counter's value. */
+static inline void gostx__ctr_add(uint8_t *ctr, size_t n, unsigned inc, uint64_t k) {
+  if (n == 16) {
+    uint64_t hi = gostx_load64_be(ctr), lo = gostx_load64_be(ctr + 8);
+    if (inc == GOSTX__CTR_LEFT) {
+      hi += k;
+    } else {
+      uint64_t nlo = lo + k;
+      if (inc == GOSTX__CTR_FULL) hi += (uint64_t)(nlo < lo); /* carry, no branch */
+      lo = nlo;
+    }
+    gostx_store64_be(ctr, hi);
+    gostx_store64_be(ctr + 8, lo);
+  } else {
+    uint32_t hi = gostx_load32_be(ctr), lo = gostx_load32_be(ctr + 4);
+    if (inc == GOSTX__CTR_FULL) {
+      uint64_t v = (((uint64_t)hi << 32) | lo) + k;
+      hi = (uint32_t)(v >> 32);
+      lo = (uint32_t)v;
+    } else if (inc == GOSTX__CTR_LEFT) {
+      hi += (uint32_t)k;
+    } else {
+      lo += (uint32_t)k;
+    }
+    gostx_store32_be(ctr, hi);
+    gostx_store32_be(ctr + 4, lo);
+  }
+}
+
+/* count successive counter blocks of n bytes into dst, ctr left at the next. */
+void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t count);
+/* Counter-mode keystream for either cipher (lib/cipher.c): out = in xor
+ * E(ctr), E(ctr + 1), ... over nblocks blocks (in NULL: the keystream
+ * itself; in == out allowed), ctr stepped as inc says and left at the next
+ * value. The implementation's ctr kernel where it has one. */
+void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
+                       uint8_t *out, size_t nblocks);
 
 /* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys
  * prepared once, then calls of exactly n blocks, block i under keys[i]

@@ -57,6 +57,73 @@ static int row_usable(const struct gostx_kuz_impl *im) {
   return 0;
 }
 
+/* ---- the counter kernel (impl->ctr) against portable blocks ---- */
+
+/* +1 on bytes lo..hi-1 of c as a big-endian number (the oracle: byte-wise,
+ * written independently of the library's word arithmetic). */
+static void ref_inc(uint8_t *c, size_t lo, size_t hi) {
+  for (size_t i = hi; i-- > lo;)
+    if (++c[i] != 0) break;
+}
+static void ref_step(uint8_t c[16], unsigned inc) {
+  if (inc == GOSTX__CTR_FULL) ref_inc(c, 0, 16);
+  else if (inc == GOSTX__CTR_RIGHT) ref_inc(c, 8, 16);
+  else ref_inc(c, 0, 8);
+}
+
+/* Counts around the kernel's 128-block threshold and 256-block batches. */
+static const size_t ctr_counts[] = {0,   1,   2,   3,   17,  71,  72,  127, 128, 129, 130, 200,
+                                    255, 256, 257, 300, 383, 384, 385, 511, 512, 513, 700, 1025};
+
+static void check_ctr(const struct gostx_kuz_impl *im) {
+  enum { MAXC = 1025 };
+  static uint8_t ctrs[16 * MAXC], want[16 * MAXC], src[16 * MAXC + 16], got[16 * MAXC + 16];
+  for (unsigned inc = 0; inc < 3; inc++)
+    for (size_t ci = 0; ci < sizeof ctr_counts / sizeof ctr_counts[0]; ci++)
+      for (unsigned shape = 0; shape < 6; shape++) {
+        const size_t n = ctr_counts[ci];
+        const size_t p = inc == GOSTX__CTR_LEFT ? 7 : 15, lo = inc == GOSTX__CTR_LEFT ? 0 : 8;
+        uint8_t key[32], c0[16], c[16], r[16];
+        gostx_kuz_key k;
+        t_rand_bytes(key, sizeof key);
+        gostx_kuz_set_key(&k, key);
+        t_rand_bytes(c0, 16);
+        /* shapes: random; lowest byte 0 / 255; the counting part about to
+         * wrap (all ones above a random lowest byte), for FULL also the
+         * right half about to carry into the left; a counter of all ones */
+        if (shape == 1) c0[p] = 0;
+        if (shape == 2) c0[p] = 255;
+        if (shape == 3) memset(c0 + lo, 0xff, 7);
+        if (shape == 4) memset(c0 + 8, 0xff, 7);
+        if (shape == 5) memset(c0, 0xff, 16);
+        memcpy(r, c0, 16);
+        for (size_t i = 0; i < n; i++) {
+          memcpy(ctrs + 16 * i, r, 16);
+          ref_step(r, inc);
+        }
+        gostx__kuz_portable_encrypt(&k, ctrs, want, n);
+        /* keystream only */
+        memcpy(c, c0, 16);
+        memset(got, 0xa5, sizeof got);
+        im->ctr(&k, c, inc, NULL, got, n);
+        CHECK(!memcmp(got, want, 16 * n), "%s ctr keystream inc=%u n=%zu shape=%u", im->name, inc, n,
+              shape);
+        CHECK(got[16 * n] == 0xa5, "%s ctr writes only its blocks", im->name);
+        CHECK(!memcmp(c, r, 16), "%s ctr leaves the next counter inc=%u n=%zu shape=%u", im->name,
+              inc, n, shape);
+        /* XOR into data, misaligned, then in place */
+        const size_t oi = 1 + t_rand_below(15), oo = t_rand_below(16);
+        t_rand_bytes(src, sizeof src);
+        for (size_t i = 0; i < 16 * n; i++) want[i] ^= src[oi + i];
+        memcpy(c, c0, 16);
+        im->ctr(&k, c, inc, src + oi, got + oo, n);
+        CHECK(!memcmp(got + oo, want, 16 * n), "%s ctr xor inc=%u n=%zu", im->name, inc, n);
+        memcpy(c, c0, 16);
+        im->ctr(&k, c, inc, src + oi, src + oi, n);
+        CHECK(!memcmp(src + oi, want, 16 * n), "%s ctr in place inc=%u n=%zu", im->name, inc, n);
+      }
+}
+
 /* Block counts beyond 0..MAXB: around the AVX-512 file's 16-block loop and
  * 4-block registers at larger sizes. */
 static const size_t extra_counts[] = {1023, 1024, 1025, 1039, 1040, 1041, 4095, 4096, 4097};
@@ -87,6 +154,7 @@ int main(void) {
     const struct gostx_kuz_impl *im = cands[c].impl;
     if (!cands[c].usable) continue;
     check_vector(im);
+    if (im->ctr) check_ctr(im);
     for (size_t idx = 0; idx <= MAXB + nextra; idx++) {
       const size_t n = idx <= MAXB ? idx : extra_counts[idx - MAXB - 1];
       uint8_t key[32];

@@ -74,7 +74,9 @@ typedef uint64_t W2 __attribute__((vector_size(16)));
 #define BS_NAME(x) x##_w4
 #define BS_LOAD_GROUP LOAD4
 #define BS_STORE_GROUP STORE4
+#define BS_CTR 1 /* the counter-mode kernel, 256-block batches only */
 #include "kuz_bs_template.h"
+#undef BS_CTR
 #undef BS_W
 #undef BS_LANES
 #undef BS_NAME
@@ -361,10 +363,93 @@ AVX2 static void kuz_avx2_mk_decrypt(const void *sched, const uint8_t *in, uint8
   mk_run(sched, in, out, 1);
 }
 
+/* ---------------- counter mode ----------------
+ * Keystream in 256-block batches that start from round 1's output
+ * (ctr_prep_w4 / ctr_batch_w4, kuz_bs_template.h: no input transpose, eight
+ * of nine rounds); a remainder of up to 128 blocks, and short calls, fill
+ * counter blocks and take run(). */
+
+/* The bit planes of the batch whose block i holds i in every byte. */
+static W4 ctr_pat[8];
+static pthread_once_t pat_once = PTHREAD_ONCE_INIT;
+
+AVX2 static void pat_init(void) {
+  _Alignas(32) uint8_t buf[16 * 256];
+  _Alignas(32) W4 s[16][8];
+  for (unsigned i = 0; i < 256; i++) memset(buf + 16 * i, (int)i, 16);
+  load_w4(s, buf);
+  for (unsigned b = 0; b < 8; b++) ctr_pat[b] = s[0][b];
+}
+
+/* a = L(S(x ^ K1)) with byte p of S's output dropped (one-block code). */
+AVX2 static void ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16], unsigned p) {
+  uint8_t keep[16];
+  memset(keep, 0xff, sizeof keep);
+  keep[p] = 0;
+  __m256i v = _mm256_xor_si256(block_in(x), key_n(k1));
+  v = _mm256_and_si256(sbox_n(v, 0), block_in(keep));
+  block_out(a, linear_n(v, 0));
+}
+
+AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
+                              uint8_t *out, size_t n) {
+  _Alignas(32) uint8_t ks[16 * 256];
+  size_t used = 0;
+  if (n > 128) {
+    _Alignas(32) uint64_t km[10][16][8];
+    _Alignas(32) W4 w[16][8], s[16][8], t[8][8], carry[1];
+    uint8_t a[2][16], next[16];
+    const unsigned p = inc == GOSTX__CTR_LEFT ? 7 : 15;
+    pthread_once(&nc_once, nc_init);
+    pthread_once(&pat_once, pat_init);
+    build_key_masks(km, k);
+    ctr_prep_w4(w, carry, (const uint64_t(*)[16][8])km, ctr_pat, p, ctr[p]);
+    ls_drop(a[0], ctr, k->ek[0], p);
+    for (; n > 128; n -= used / 16) {
+      used = n < 256 ? 16 * n : sizeof ks;
+      memcpy(next, ctr, 16);
+      gostx__ctr_add(next, 16, inc, 256);
+      ls_drop(a[1], next, k->ek[0], p);
+      ctr_batch_w4(s, t, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
+      if (in) {
+        gostx_xor(out, in, ks, used);
+        in += used;
+      } else {
+        memcpy(out, ks, used);
+      }
+      out += used;
+      gostx__ctr_add(ctr, 16, inc, used / 16);
+      memcpy(a[0], a[1], 16);
+    }
+    used = sizeof ks;
+    gostx_memzero(km, sizeof km);
+    gostx_memzero(w, sizeof w);
+    gostx_memzero(s, sizeof s);
+    gostx_memzero(t, sizeof t);
+    gostx_memzero(carry, sizeof carry);
+    gostx_memzero(a, sizeof a);
+  }
+  while (n) {
+    size_t m = n < 256 ? n : 256;
+    gostx__ctr_fill(ks, ctr, 16, inc, m);
+    run(k, ks, ks, m, 0, encrypt_narrow);
+    if (in) {
+      gostx_xor(out, in, ks, 16 * m);
+      in += 16 * m;
+    } else {
+      memcpy(out, ks, 16 * m);
+    }
+    out += 16 * m;
+    n -= m;
+    if (used < 16 * m) used = 16 * m;
+  }
+  gostx_memzero(ks, used);
+}
+
 const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,
                                               KUZ_AVX2_BATCH,
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
-                                              kuz_avx2_mk_decrypt};
+                                              kuz_avx2_mk_decrypt, kuz_avx2_ctr};
 
 #endif

@@ -189,9 +189,12 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key)(BS_W 
   }
 }
 
+/* Rounds r0 + 1 .. 10 (r0 = 0: the whole cipher; the counter kernel starts
+ * from round 1's output with r0 = 1). */
 BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(encrypt_any)(BS_W s[16][8], BS_W t[8][8],
-                                                                             const void *key, int planes) {
-  for (unsigned r = 0; r < 9; r++) {
+                                                                             const void *key, int planes,
+                                                                             unsigned r0) {
+  for (unsigned r = r0; r < 9; r++) {
     BS_NAME(xor_key)(s, key, r, planes);
     for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(BS_W, s[j]);
     /* unrolled so that every slot address is a constant offset */
@@ -213,7 +216,7 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(decrypt_any)(B
 }
 
 BS_ATTR __attribute__((noinline)) static void BS_NAME(encrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
-  BS_NAME(encrypt_any)(s, t, km, 0);
+  BS_NAME(encrypt_any)(s, t, km, 0, 0);
 }
 
 BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
@@ -225,7 +228,7 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[16][8], BS
  * this branch is dead, does not look like an overread at -O0) */
 BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(encrypt_mk)(BS_W s[16][8], BS_W t[8][8],
                                                                         const void *kp) {
-  BS_NAME(encrypt_any)(s, t, kp, 1);
+  BS_NAME(encrypt_any)(s, t, kp, 1, 0);
 }
 
 BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(decrypt_mk)(BS_W s[16][8], BS_W t[8][8],
@@ -309,3 +312,76 @@ BS_ATTR __attribute__((unused)) static void BS_NAME(blocks_mk)(const BS_W planes
   gostx_memzero(s, sizeof s);
   gostx_memzero(t, sizeof t);
 }
+
+
+#ifdef BS_CTR
+/* ---- Counter mode: round 1 without the transpose, S and L of the bytes that
+ * do not move ----
+ * In a batch of 64 * BS_LANES consecutive counters only the counter's lowest
+ * byte, byte p (15 when the whole block or its right half counts, 7 for the
+ * left half), takes every value: block i has (c_p + i) mod 256 there, where
+ * c_p is that byte of the batch's first counter, and above it either base0
+ * (no carry out of byte p) or base1 = base0 + 1 (carry). As L is linear,
+ *   L(S(x ^ K1)) = L(S'(base ^ K1)) ^ L(e_p * pi(x_p ^ K1_p))
+ * with S' = S with byte p dropped. The second term depends on the key and c_p
+ * only, and c_p is the same for every batch of a call (they step by 256):
+ * ctr_prep makes it once per call in the bitsliced layout, with the plane of
+ * the blocks that carry, by an 8-bit adder on bit planes (no branch or
+ * address depends on c_p, which in MGM is secret). ctr_batch starts each batch
+ * from it and the two 16-byte constants a0 = L(S'(base0 ^ K1)) and
+ * a1 = L(S'(base1 ^ K1)) that the ISA file makes with its one-block code, then
+ * runs rounds 2..10: no input transpose, and one round in nine saved.
+ * pat: the bit planes of the batch whose block i is i in every byte. */
+
+/* out = c * x in GF(2^8) on bit planes, c a public constant: Horner's rule
+ * over the bits of c (a * t mod t^8 + t^7 + t^6 + t + 1 is 4 XORs). */
+BS_ATTR static inline void BS_NAME(mul_const)(BS_W out[8], const BS_W x[8], unsigned c) {
+  BS_W a[8];
+  for (unsigned b = 0; b < 8; b++) a[b] = BS_NAME(bcast)(0);
+  for (unsigned k = 8; k-- > 0;) {
+    const BS_W h = a[7];
+    a[7] = a[6] ^ h;
+    a[6] = a[5] ^ h;
+    a[5] = a[4];
+    a[4] = a[3];
+    a[3] = a[2];
+    a[2] = a[1];
+    a[1] = a[0] ^ h;
+    a[0] = h;
+    if ((c >> k) & 1)
+      for (unsigned b = 0; b < 8; b++) a[b] ^= x[b];
+  }
+  for (unsigned b = 0; b < 8; b++) out[b] = a[b];
+}
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_prep)(BS_W w[16][8], BS_W *carry,
+                                                                const uint64_t km[10][16][8],
+                                                                const BS_W pat[8], unsigned p,
+                                                                unsigned cp) {
+  BS_W v[8], c = BS_NAME(bcast)(0);
+  for (unsigned b = 0; b < 8; b++) { /* v = i + c_p on the planes, c = the carry out */
+    const BS_W x = pat[b], y = BS_NAME(bcast)(0 - (uint64_t)((cp >> b) & 1));
+    v[b] = x ^ y ^ c ^ BS_NAME(bcast)(km[0][p][b]);
+    c = (x & y) | (c & (x ^ y));
+  }
+  *carry = c;
+  KUZ_SBOX_FWD_W(BS_W, v);
+  for (unsigned j = 0; j < 16; j++) BS_NAME(mul_const)(w[j], v, gostx__kuz_lmatrix_fwd[j][p]);
+}
+
+/* One batch of 64 * BS_LANES keystream blocks into out (64 * BS_LANES * 16 bytes). */
+BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[16][8], BS_W t[8][8],
+                                                                 const uint64_t km[10][16][8],
+                                                                 const BS_W w[16][8], BS_W carry,
+                                                                 const uint8_t a0[16],
+                                                                 const uint8_t a1[16], uint8_t *out) {
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) {
+      const uint64_t m0 = 0 - (uint64_t)((a0[j] >> b) & 1);
+      const uint64_t m1 = 0 - (uint64_t)(((a0[j] ^ a1[j]) >> b) & 1);
+      s[j][b] = w[j][b] ^ BS_NAME(bcast)(m0) ^ (carry & BS_NAME(bcast)(m1));
+    }
+  BS_NAME(encrypt_any)(s, t, km, 0, 1);
+  BS_NAME(store)(out, s);
+}
+#endif

@@ -7,44 +7,6 @@
  * first block of the next section. */
 #include "modes_internal.h"
 
-/* Writes k successive counter blocks (the register, then +1, ...) to g and
- * leaves the register at the next one. The block sizes run on 64-bit words:
- * a memcpy of a variable n per block cost a third of Magma CTR's time once
- * the cipher was vectorised. */
-/* A big-endian 64-bit store as one bswap + move: GCC -O3 vectorised the
- * byte-wise gostx_store64_be loop below into single-byte stores. */
-static inline void put64_be(uint8_t *p, uint64_t v) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  v = __builtin_bswap64(v);
-  memcpy(p, &v, 8);
-#else
-  gostx_store64_be(p, v);
-#endif
-}
-
-static void ctr_fill(uint8_t *g, uint8_t *reg, size_t n, size_t k) {
-  if (n == 8) {
-    uint64_t c = gostx_load64_be(reg);
-    for (size_t i = 0; i < k; i++) put64_be(g + 8 * i, c++);
-    gostx_store64_be(reg, c);
-  } else if (n == 16) {
-    uint64_t hi = gostx_load64_be(reg), lo = gostx_load64_be(reg + 8);
-    for (size_t i = 0; i < k; i++) {
-      put64_be(g + 16 * i, hi);
-      put64_be(g + 16 * i + 8, lo);
-      lo++;
-      hi += (lo == 0);
-    }
-    gostx_store64_be(reg, hi);
-    gostx_store64_be(reg + 8, lo);
-  } else {
-    for (size_t i = 0; i < k; i++) {
-      memcpy(g + i * n, reg, n);
-      gostx__ctr_inc(reg, n);
-    }
-  }
-}
-
 void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
   const size_t n = ctx->n, s = ctx->s;
   uint8_t g[GOSTX__MODES_BATCH];
@@ -62,7 +24,10 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
   }
   while (len) {
     size_t k = len / s + (len % s != 0); /* segments still needed */
-    if (k > per) k = per;
+    /* Whole blocks go straight through the cipher's counter kernel, XOR included. */
+    const int whole = s == n && len >= n;
+    if (whole) k = len / n;
+    else if (k > per) k = per;
     if (ctx->section_len) {
       const size_t sec = ctx->section_len / n;
       if (ctx->section_blocks == sec) {
@@ -72,7 +37,14 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
       if (k > sec - ctx->section_blocks) k = sec - ctx->section_blocks;
       ctx->section_blocks += k;
     }
-    ctr_fill(g, ctx->reg, n, k);
+    if (whole) {
+      gostx__cipher_ctr(&ctx->c, ctx->reg, GOSTX__CTR_FULL, in, out, k);
+      in += k * n;
+      out += k * n;
+      len -= k * n;
+      continue;
+    }
+    gostx__ctr_fill(g, ctx->reg, n, GOSTX__CTR_FULL, k);
     gostx_cipher_encrypt_blocks(&ctx->c, g, g, k);
     if (used < k * n) used = k * n;
     size_t take = s;

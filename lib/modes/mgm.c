@@ -12,14 +12,12 @@
 #include "internal.h"
 #include "mgm_internal.h"
 
-/* Counter blocks per cipher call: each run is one encrypt_blocks call over
- * MGM_CALL_BLOCKS counters (gamma and H together when both are needed, so a
- * decryption's verify-only and decrypt-only passes get full calls too), one
- * XOR pass and one multiply-accumulate call. At least 256, the width of the
- * widest bitsliced Kuznyechik batch (lib/kuznyechik/kuz_avx2.c; smaller calls
- * fall to its slower narrow path); 512 halves the per-call costs (key masks,
- * wiping the scratch) against 256: +1-2 % for MGM on AVX2. */
-#define MGM_CALL_BLOCKS 512
+/* Blocks per run: the H values of a run go to a stack buffer in one
+ * counter-keystream call (gostx__cipher_ctr: on AVX2 Kuznyechik the
+ * bitsliced counter kernel, whose per-call set-up is ~1.5 % of a 256-block
+ * batch), then are absorbed by one multiply-accumulate call; the gamma needs
+ * no buffer (the keystream call XORs it into the data). */
+#define MGM_CALL_BLOCKS 1024
 
 /* sum ^= sum_i H_i (x) X_i over nblocks blocks (the dispatched field code). */
 static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x, size_t nblocks) {
@@ -28,71 +26,32 @@ static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x, s
   else impl->mul_acc64(ctx->sum, h, x, nblocks);
 }
 
-/* ---- counters ---- */
-
-/* Writes count successive values of ctr into dst, advancing ctr. right: add 1
- * to the right half (Y); otherwise to the left half (Z); both mod 2^(n/2).
- * The fixed half is copied, the moving half stored as one big-endian word:
- * written this way GCC does not "vectorize" the loop into kilobytes of
- * shuffles (the byte-by-byte form cost ~130 instructions per counter). */
-static void mgm_counters(uint8_t *ctr, size_t n, int right, uint8_t *dst, size_t count) {
-  const size_t h = n / 2, var_off = right ? h : 0, fix_off = right ? 0 : h;
-  uint8_t fixed[8];
-  memcpy(fixed, ctr + fix_off, h);
-  if (n == 16) {
-    uint64_t v = gostx_load64_be(ctr + var_off);
-    for (size_t i = 0; i < count; i++, dst += 16, v++) {
-      memcpy(dst + fix_off, fixed, 8);
-      gostx_store64_be(dst + var_off, v);
-    }
-    gostx_store64_be(ctr + var_off, v);
-  } else {
-    uint32_t v = gostx_load32_be(ctr + var_off);
-    for (size_t i = 0; i < count; i++, dst += 8, v++) {
-      memcpy(dst + fix_off, fixed, 4);
-      gostx_store32_be(dst + var_off, v);
-    }
-    gostx_store32_be(ctr + var_off, v);
-  }
-}
-
 /* nblocks full blocks. crypt: out = in xor E(Y_i). hash: sum += H_i (x) the
  * ciphertext block (out when encrypting, in when decrypting or hashing only).
- * in and out may be equal; out is unused when !crypt. Each run: one cipher
- * call makes the gamma and H blocks together, then one XOR pass and one
- * multiply-accumulate call over the whole run. */
+ * in and out may be equal; out is unused when !crypt. The hash reads
+ * ciphertext: after the XOR when encrypting, before it when decrypting. */
 static void mgm_blocks(gostx_mgm_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks,
                        int crypt, int hash) {
   const size_t n = ctx->n;
   const int enc = crypt && !ctx->decrypt;
-  if (!crypt && !hash) return;
-  uint8_t ks[MGM_CALL_BLOCKS * GOSTX_MAX_BLOCK_LEN];
-  const size_t batch = MGM_CALL_BLOCKS / (size_t)((crypt ? 1 : 0) + (hash ? 1 : 0));
-  size_t touched = 0; /* bytes of ks to wipe: the first run is the largest */
+  uint8_t h[MGM_CALL_BLOCKS * GOSTX_MAX_BLOCK_LEN];
+  size_t touched = 0; /* bytes of h to wipe: the first run is the largest */
+  if (!hash) {
+    if (crypt) gostx__cipher_ctr(&ctx->c, ctx->y, GOSTX__CTR_RIGHT, in, out, nblocks);
+    return;
+  }
   while (nblocks) {
-    size_t b = nblocks < batch ? nblocks : batch, used = 0;
-    uint8_t *gamma = ks, *h;
-    if (crypt) {
-      mgm_counters(ctx->y, n, 1, ks, b);
-      used = b;
-    }
-    h = ks + used * n;
-    if (hash) {
-      mgm_counters(ctx->z, n, 0, h, b);
-      used += b;
-    }
-    gostx_cipher_encrypt_blocks(&ctx->c, ks, ks, used); /* gamma and H together */
-    if (used * n > touched) touched = used * n;
-    /* The hash reads ciphertext: after the XOR when encrypting, before it
-     * when decrypting (in and out may be the same buffer). */
-    if (enc) gostx_xor(out, in, gamma, b * n);
-    if (hash) mgm_absorb(ctx, h, enc ? out : in, b);
-    if (crypt && !enc) gostx_xor(out, in, gamma, b * n);
+    const size_t b = nblocks < MGM_CALL_BLOCKS * 16 / n ? nblocks : MGM_CALL_BLOCKS * 16 / n;
+    gostx__cipher_ctr(&ctx->c, ctx->z, GOSTX__CTR_LEFT, NULL, h, b);
+    if (b * n > touched) touched = b * n;
+    if (enc) gostx__cipher_ctr(&ctx->c, ctx->y, GOSTX__CTR_RIGHT, in, out, b);
+    mgm_absorb(ctx, h, enc ? out : in, b);
+    if (crypt && !enc) gostx__cipher_ctr(&ctx->c, ctx->y, GOSTX__CTR_RIGHT, in, out, b);
     in += b * n;
     if (crypt) out += b * n;
     nblocks -= b;
   }
-  gostx_memzero(ks, touched);
+  gostx_memzero(h, touched);
 }
 
 /* Zero-pads len < n bytes and absorbs them as one block (nothing when len = 0). */
@@ -106,8 +65,7 @@ static void mgm_absorb_tail(gostx_mgm_ctx *ctx, const uint8_t *p, size_t len) {
 
 /* Next gamma block E(Y) into ctx->gamma. */
 static void mgm_gamma_block(gostx_mgm_ctx *ctx) {
-  mgm_counters(ctx->y, ctx->n, 1, ctx->gamma, 1);
-  gostx_cipher_encrypt_blocks(&ctx->c, ctx->gamma, ctx->gamma, 1);
+  gostx__cipher_ctr(&ctx->c, ctx->y, GOSTX__CTR_RIGHT, NULL, ctx->gamma, 1);
 }
 
 /* RFC 9058 section 4.1: |A| + |P| < 2^(n/2) bits. Adds len to *field when it fits. */
