@@ -83,6 +83,11 @@ struct gostx_kuz_impl {
    * generic path; constant time in the key, the data and the counter. */
   void (*ctr)(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
               uint8_t *out, size_t nblocks);
+  /* Key schedule (optional; NULL: the portable one): k->ek = K1..K10 and
+   * k->dk = L^-1(K1..K10) from the 32-byte key, the same bytes as
+   * gostx__kuz_expand + gostx__kuz_L_inv. Constant time. CTR-ACPKM and
+   * OMAC-ACPKM run it once per section. */
+  void (*expand)(gostx_kuz_key *k, const uint8_t key[32]);
 };
 
 /* How a counter block steps (n = 16 or 8 bytes, big-endian):

@@ -124,6 +124,24 @@ static void check_ctr(const struct gostx_kuz_impl *im) {
       }
 }
 
+/* ---- the key schedule (impl->expand) against the portable one ---- */
+static void check_expand(const struct gostx_kuz_impl *im) {
+  for (unsigned trial = 0; trial < 200; trial++) {
+    uint8_t key[32];
+    gostx_kuz_key got, want;
+    t_rand_bytes(key, sizeof key);
+    if (trial == 0) memset(key, 0, sizeof key);
+    if (trial == 1) memset(key, 0xff, sizeof key);
+    memset(&got, 0xa5, sizeof got);
+    im->expand(&got, key);
+    gostx__kuz_expand(want.ek, key);
+    for (unsigned r = 0; r < 10; r++) gostx__kuz_L_inv(want.dk[r], want.ek[r]);
+    CHECK(!memcmp(got.ek, want.ek, sizeof want.ek), "%s expand: round keys (trial %u)", im->name, trial);
+    CHECK(!memcmp(got.dk, want.dk, sizeof want.dk), "%s expand: L^-1 of the round keys (trial %u)",
+          im->name, trial);
+  }
+}
+
 /* Block counts beyond 0..MAXB: around the AVX-512 file's 16-block loop and
  * 4-block registers at larger sizes. */
 static const size_t extra_counts[] = {1023, 1024, 1025, 1039, 1040, 1041, 4095, 4096, 4097};
@@ -155,6 +173,7 @@ int main(void) {
     if (!cands[c].usable) continue;
     check_vector(im);
     if (im->ctr) check_ctr(im);
+    if (im->expand) check_expand(im);
     for (size_t idx = 0; idx <= MAXB + nextra; idx++) {
       const size_t n = idx <= MAXB ? idx : extra_counts[idx - MAXB - 1];
       uint8_t key[32];

@@ -3,6 +3,11 @@
 
 int gostx_kuz_set_key(gostx_kuz_key *k, const uint8_t key[GOSTX_KEY_LEN]) {
   if (!k || !key) return GOSTX_EINVAL;
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  if (im->expand) {
+    im->expand(k, key);
+    return GOSTX_OK;
+  }
   gostx__kuz_expand(k->ek, key);
   /* dk[i] = L^-1(K_{i+1}): the round keys of the equivalent decryption order
    * (S^-1 L^-1 X[K] = S^-1 X[L^-1 K] L^-1) that table-driven fast paths use.

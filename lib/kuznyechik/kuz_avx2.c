@@ -446,10 +446,33 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
   gostx_memzero(ks, used);
 }
 
+/* ---------------- key schedule ----------------
+ * The 32 Feistel rounds (a1, a0) -> (L(S(a1 ^ C_i)) ^ a0, a1) on the narrow
+ * kernel's one-block S and L (the portable bitsliced round costs ~15x more
+ * for one block), and dk = L^-1(ek) with its L^-1: what CTR-ACPKM pays per
+ * section. */
+AVX2 static void kuz_avx2_expand(gostx_kuz_key *k, const uint8_t key[32]) {
+  pthread_once(&nc_once, nc_init);
+  __m256i a1 = block_in(key), a0 = block_in(key + 16);
+  block_out(k->ek[0], a1);
+  block_out(k->ek[1], a0);
+  for (unsigned i = 0; i < 32; i++) {
+    const __m256i t = _mm256_xor_si256(linear_n(sbox_n(_mm256_xor_si256(a1, key_n(gostx__kuz_c[i])), 0), 0), a0);
+    a0 = a1;
+    a1 = t;
+    if (i % 8 == 7) {
+      block_out(k->ek[(i + 1) / 4], a1);
+      block_out(k->ek[(i + 1) / 4 + 1], a0);
+    }
+  }
+  for (unsigned r = 0; r < 10; r++) block_out(k->dk[r], linear_n(block_in(k->ek[r]), 1));
+}
+
 const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,
                                               KUZ_AVX2_BATCH,
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
-                                              kuz_avx2_mk_decrypt, kuz_avx2_ctr};
+                                              kuz_avx2_mk_decrypt, kuz_avx2_ctr,
+                                              kuz_avx2_expand};
 
 #endif
