@@ -27,6 +27,17 @@ void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, siz
       size_t k = nblocks < per ? nblocks : per;
       memcpy(ct, in, k * n);
       gostx_cipher_decrypt_blocks(&ctx->c, ct, out, k);
+      if (z == 1) {
+        /* m = n (one register block): P_i = D(C_i) xor C_{i-1}, in two XOR
+         * passes over the batch instead of a per-block loop. */
+        gostx_xor(out, out, ctx->reg, n);
+        gostx_xor(out + n, out + n, ct, (k - 1) * n);
+        memcpy(ctx->reg, ct + (k - 1) * n, n);
+        in += k * n;
+        out += k * n;
+        nblocks -= k;
+        continue;
+      }
       for (size_t i = 0; i < k; i++) {
         uint8_t *r = ctx->reg + slot * n;
         gostx_xor(out + i * n, out + i * n, r, n);
