@@ -412,7 +412,7 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
   size_t used = 0;
   if (n > 128) {
     _Alignas(32) uint64_t km[10][16][8];
-    _Alignas(32) W4 w[16][8], s[16][8], t[8][8], carry[1];
+    _Alignas(32) W4 w[16][8], s[32][8], carry[1];
     uint8_t a[2][16], next[16];
     const unsigned p = inc == GOSTX__CTR_LEFT ? 7 : 15;
     pthread_once(&nc_once, nc_init);
@@ -425,7 +425,7 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
       memcpy(next, ctr, 16);
       gostx__ctr_add(next, 16, inc, 256);
       ls_drop(a[1], next, k->ek[0], p);
-      ctr_batch_w4(s, t, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
+      ctr_batch_w4(s, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
       if (in) {
         gostx_xor(out, in, ks, used);
         in += used;
@@ -440,7 +440,6 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
     gostx_memzero(km, sizeof km);
     gostx_memzero(w, sizeof w);
     gostx_memzero(s, sizeof s);
-    gostx_memzero(t, sizeof t);
     gostx_memzero(carry, sizeof carry);
     gostx_memzero(a, sizeof a);
   }

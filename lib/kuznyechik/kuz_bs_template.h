@@ -14,11 +14,13 @@
  * Constant time: no branch or address depends on keys or data.
  *
  * S is the generated Boolean circuit (KUZ_SBOX_*_W, kuz_tables.h). L is R
- * sixteen times; R renames words and computes l with ~221 XORs (pairs of
- * equal coefficients first, then Horner's rule over the coefficient bits).
- * Costs per batch and round: 16 x 234 gates for S, 16 x ~221 XORs for L
- * plus ~250 loads/stores per R step (the state is 128 words: it lives in
- * L1, not in registers), ~16 for the key. */
+ * sixteen times on a 32-slot state buffer (each step prepends or appends one
+ * byte, so the window is a constant offset from a moving pointer and the
+ * steps are one loop); l is computed plane by plane into 15 register
+ * accumulators (BS_NAME(l_lin)): ~215 XORs, the 120 window loads and 16
+ * stores per step. Costs per batch and round: 16 x 234 gates for S,
+ * 16 x ~300 instructions for L (GCC 12 with -fno-tree-reassoc, clang 14:
+ * ~250), ~16 for the key. The state is 128 words: it lives in L1. */
 
 #ifndef KUZ_BS_KEY_MASKS
 #define KUZ_BS_KEY_MASKS
@@ -122,50 +124,73 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(store)(uint8_t *out, BS_W 
   }
 }
 
-/* One R step of L (see l_step in kuz_portable.c for the derivation): writes
- * l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15.
- * t is scratch memory owned by the caller: the 64 partial sums go there and
- * the Horner pass reads them as memory operands, so only its eight
- * accumulators live in registers (the 64-word t in registers spilled badly). */
-BS_ATTR static inline void BS_NAME(l_step)(BS_W s[16][8], BS_W t[8][8], unsigned head) {
-  const BS_W *x[16];
-  for (unsigned i = 0; i < 16; i++) x[i] = s[(head + i) & 15];
+/* One R step (inv = 0) or R^-1 step (inv = 1) of L on the 32-slot state
+ * buffer (see BS_NAME(encrypt_any)): the window x_0..x_15 is w[0..15]
+ * (inverse: w[1..15], w[0]) and l(x) goes to w[-1] (inverse: w[16]). Every
+ * address is a constant offset from w, so the sixteen steps are one loop.
+ * l = sum_i c_i x_i: the equal coefficients are paired first (u below), the
+ * pairs grouped by coefficient bit into T_k (l = sum_k t^k T_k), and plane b
+ * of T_k lands on t^(b+k): for b + k < 8 straight into acc[b + k], above
+ * into q[b + k - 8], folded in at the end by the bits of t^8..t^14 mod p(t) =
+ * t^8 + t^7 + t^6 + t + 1. ~230 XORs, the 120 window loads and 8 stores;
+ * everything else stays in registers. (The Horner form before this had ~220
+ * XORs but wrote and re-read its 64 partial sums: ~250 memory operations
+ * per step, which bounded it.) */
+#ifndef KUZ_BS_TPOW
+#define KUZ_BS_TPOW
+static const uint8_t kuz_bs_tpow[7] = {0xc3, 0x45, 0x8a, 0xd7, 0x6d, 0xda, 0x77}; /* t^8..t^14 */
+#endif
+
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(l_lin)(BS_W (*w)[8], int inv) {
+  BS_W acc[8], q[7];
+  /* Opaque to the optimizer: otherwise GCC's predictive commoning sees that
+   * step k + 1 reads what step k read one slot over and carries the 120
+   * window words from step to step, through the stack. */
+  __asm__("" : "+r"(w));
+  BS_W *dst = inv ? w[16] : w[-1];
+  for (unsigned b = 0; b < 8; b++) acc[b] = BS_NAME(bcast)(0);
+  for (unsigned m = 0; m < 7; m++) q[m] = BS_NAME(bcast)(0);
+#define KUZ_X(i) (inv ? ((i) < 15 ? w[1 + (i)][b] : w[0][b]) : w[(i)][b])
+#pragma GCC unroll 8
   for (unsigned b = 0; b < 8; b++) {
-    BS_W u0 = x[0][b] ^ x[14][b];           /* 148 = bits 7,4,2 */
-    BS_W u1 = x[1][b] ^ x[13][b];           /*  32 = bit 5 */
-    BS_W u2 = x[2][b] ^ x[12][b];           /* 133 = bits 7,2,0 */
-    BS_W u3 = x[3][b] ^ x[11][b];           /*  16 = bit 4 */
-    BS_W u4 = x[4][b] ^ x[10][b];           /* 194 = bits 7,6,1 */
-    BS_W u5 = x[5][b] ^ x[9][b];            /* 192 = bits 7,6 */
-    BS_W u6 = x[6][b] ^ x[8][b] ^ x[15][b]; /*   1 = bit 0 */
-    BS_W u7 = x[7][b];                      /* 251 = bits 7,6,5,4,3,1,0 */
-    BS_W u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
-    t[0][b] = u2 ^ u6 ^ u7;
-    t[1][b] = u4 ^ u7;
-    t[2][b] = u02;
-    /* t_3 = u7 = x_7: read in place below, not copied */
-    t[4][b] = u0 ^ u3 ^ u7;
-    t[5][b] = u1 ^ u7;
-    t[6][b] = u45;
-    t[7][b] = u02 ^ u45;
+    /* T_k is added to t^(b+k) as soon as it exists, in an order that keeps
+     * few pair sums alive (with the 8 accumulators, GCC otherwise spills). */
+#define KUZ_ACC(k, v)                     \
+  do {                                    \
+    if (b + (k) < 8) acc[b + (k)] ^= (v); \
+    else q[b + (k) - 8] ^= (v);           \
+  } while (0)
+    const BS_W u7 = KUZ_X(7);                        /* 251 = bits 7,6,5,4,3,1,0 */
+    const BS_W u0 = KUZ_X(0) ^ KUZ_X(14);            /* 148 = bits 7,4,2 */
+    const BS_W u2 = KUZ_X(2) ^ KUZ_X(12);            /* 133 = bits 7,2,0 */
+    const BS_W t2 = u0 ^ u2;
+    KUZ_ACC(2, t2);
+    KUZ_ACC(4, u0 ^ u7 ^ KUZ_X(3) ^ KUZ_X(11));      /*  16 = bit 4 (u3) */
+    KUZ_ACC(0, u2 ^ u7 ^ KUZ_X(6) ^ KUZ_X(8) ^ KUZ_X(15)); /* 1 = bit 0 (u6) */
+    const BS_W u4 = KUZ_X(4) ^ KUZ_X(10);            /* 194 = bits 7,6,1 */
+    KUZ_ACC(1, u4 ^ u7);
+    const BS_W t6 = u4 ^ u7 ^ KUZ_X(5) ^ KUZ_X(9);   /* 192 = bits 7,6 (u5) */
+    KUZ_ACC(6, t6);
+    KUZ_ACC(7, t2 ^ t6);
+    KUZ_ACC(5, u7 ^ KUZ_X(1) ^ KUZ_X(13));           /*  32 = bit 5 (u1) */
+    KUZ_ACC(3, u7);
+#undef KUZ_ACC
+    /* acc[b] has all its direct terms (they come from planes <= b): store
+     * it now and free the register; the q fold below adds to memory. */
+    dst[b] = acc[b];
   }
-  /* acc = t7; acc = acc * 2 + t_k for k = 6..0 (p(x) = x^8 + x^7 + x^6 + x + 1) */
-  BS_W a0 = t[7][0], a1 = t[7][1], a2 = t[7][2], a3 = t[7][3];
-  BS_W a4 = t[7][4], a5 = t[7][5], a6 = t[7][6], a7 = t[7][7];
-  for (unsigned k = 7; k-- > 0;) {
-    const BS_W h = a7, *tk = k == 3 ? x[7] : t[k];
-    a7 = a6 ^ h ^ tk[7];
-    a6 = a5 ^ h ^ tk[6];
-    a5 = a4 ^ tk[5];
-    a4 = a3 ^ tk[4];
-    a3 = a2 ^ tk[3];
-    a2 = a1 ^ tk[2];
-    a1 = a0 ^ h ^ tk[1];
-    a0 = h ^ tk[0];
+#undef KUZ_X
+  /* (the "memory" clobber makes the fold reload dst instead of keeping
+   * acc[] live across the loop, which spilled) */
+  __asm__("" : "+r"(dst) : : "memory");
+#pragma GCC unroll 8
+  for (unsigned b = 0; b < 8; b++) {
+    BS_W v = dst[b];
+#pragma GCC unroll 7
+    for (unsigned m = 0; m < 7; m++)
+      if ((kuz_bs_tpow[m] >> b) & 1) v ^= q[m];
+    dst[b] = v;
   }
-  BS_W *dst = s[(head + 15) & 15];
-  dst[0] = a0; dst[1] = a1; dst[2] = a2; dst[3] = a3;
-  dst[4] = a4; dst[5] = a5; dst[6] = a6; dst[7] = a7;
 }
 
 /* Round key r into the state. One key for the whole batch (planes = 0): key
@@ -189,57 +214,64 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key)(BS_W 
   }
 }
 
-/* Rounds r0 + 1 .. 10 (r0 = 0: the whole cipher; the counter kernel starts
- * from round 1's output with r0 = 1). */
-BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(encrypt_any)(BS_W s[16][8], BS_W t[8][8],
+/* The state buffer s[32][8]: the 16 bytes' planes are in slots 0..15
+ * between rounds. A round's X and S read slots 0..15 and write 16..31; the
+ * 16 R steps then prepend one byte each, slots 15 down to 0, so the state is
+ * back in 0..15 (decryption: L^-1 appends into 16..31, then S^-1 and X
+ * write 0..15). Rounds r0 + 1 .. 10 (r0 = 0: the whole cipher; the counter
+ * kernel starts from round 1's output with r0 = 1). */
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(encrypt_any)(BS_W s[32][8],
                                                                              const void *key, int planes,
                                                                              unsigned r0) {
   for (unsigned r = r0; r < 9; r++) {
-    BS_NAME(xor_key)(s, key, r, planes);
-    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(BS_W, s[j]);
-    /* unrolled so that every slot address is a constant offset */
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 16; i++) BS_NAME(l_step)(s, t, (16 - i) & 15);
+    for (unsigned j = 0; j < 16; j++) {
+      for (unsigned b = 0; b < 8; b++) s[16 + j][b] = s[j][b];
+    }
+    BS_NAME(xor_key)(s + 16, key, r, planes);
+    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_FWD_W(BS_W, s[16 + j]);
+#pragma GCC unroll 1
+    for (unsigned k = 0; k < 16; k++) BS_NAME(l_lin)(s + 16 - k, 0);
   }
   BS_NAME(xor_key)(s, key, 9, planes);
 }
 
-BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(decrypt_any)(BS_W s[16][8], BS_W t[8][8],
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(decrypt_any)(BS_W s[32][8],
                                                                              const void *key, int planes) {
   BS_NAME(xor_key)(s, key, 9, planes);
   for (unsigned r = 9; r-- > 0;) {
-#pragma GCC unroll 16
-    for (unsigned i = 1; i <= 16; i++) BS_NAME(l_step)(s, t, i & 15);
-    for (unsigned j = 0; j < 16; j++) KUZ_SBOX_INV_W(BS_W, s[j]);
+#pragma GCC unroll 1
+    for (unsigned k = 0; k < 16; k++) BS_NAME(l_lin)(s + k, 1);
+    for (unsigned j = 0; j < 16; j++) {
+      KUZ_SBOX_INV_W(BS_W, s[16 + j]);
+      for (unsigned b = 0; b < 8; b++) s[j][b] = s[16 + j][b];
+    }
     BS_NAME(xor_key)(s, key, r, planes);
   }
 }
 
-BS_ATTR __attribute__((noinline)) static void BS_NAME(encrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
-  BS_NAME(encrypt_any)(s, t, km, 0, 0);
+BS_ATTR __attribute__((noinline)) static void BS_NAME(encrypt)(BS_W s[32][8], const uint64_t km[10][16][8]) {
+  BS_NAME(encrypt_any)(s, km, 0, 0);
 }
 
-BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[16][8], BS_W t[8][8], const uint64_t km[10][16][8]) {
-  BS_NAME(decrypt_any)(s, t, km, 0);
+BS_ATTR __attribute__((noinline)) static void BS_NAME(decrypt)(BS_W s[32][8], const uint64_t km[10][16][8]) {
+  BS_NAME(decrypt_any)(s, km, 0);
 }
 
 /* Per-block keys: the same rounds with the planes variant of the key XOR. */
 /* (kp: BS_W[10][16][8]; void so that the one-key instance of batch(), where
  * this branch is dead, does not look like an overread at -O0) */
-BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(encrypt_mk)(BS_W s[16][8], BS_W t[8][8],
-                                                                        const void *kp) {
-  BS_NAME(encrypt_any)(s, t, kp, 1, 0);
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(encrypt_mk)(BS_W s[32][8], const void *kp) {
+  BS_NAME(encrypt_any)(s, kp, 1, 0);
 }
 
-BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(decrypt_mk)(BS_W s[16][8], BS_W t[8][8],
-                                                                        const void *kp) {
-  BS_NAME(decrypt_any)(s, t, kp, 1);
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(decrypt_mk)(BS_W s[32][8], const void *kp) {
+  BS_NAME(decrypt_any)(s, kp, 1);
 }
 
 /* One batch of 1 <= n <= 64 * BS_LANES blocks from in (a short batch padded
  * with zero blocks that are never stored); key: masks or planes as for
  * xor_key. In place allowed. */
-BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[16][8], BS_W t[8][8],
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[32][8],
                                                                        const void *key, int planes,
                                                                        const uint8_t *in, uint8_t *out,
                                                                        size_t m, int decrypt) {
@@ -253,11 +285,11 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[
   }
   BS_NAME(load)(s, src);
   if (planes) {
-    if (decrypt) BS_NAME(decrypt_mk)(s, t, key);
-    else BS_NAME(encrypt_mk)(s, t, key);
+    if (decrypt) BS_NAME(decrypt_mk)(s, key);
+    else BS_NAME(encrypt_mk)(s, key);
   } else {
-    if (decrypt) BS_NAME(decrypt)(s, t, (const uint64_t(*)[16][8])key);
-    else BS_NAME(encrypt)(s, t, (const uint64_t(*)[16][8])key);
+    if (decrypt) BS_NAME(decrypt)(s, (const uint64_t(*)[16][8])key);
+    else BS_NAME(encrypt)(s, (const uint64_t(*)[16][8])key);
   }
   if (m < BATCH) {
     BS_NAME(store)(pad, s);
@@ -272,17 +304,16 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[
 BS_ATTR static void BS_NAME(blocks)(const uint64_t km[10][16][8], const uint8_t *in, uint8_t *out,
                                     size_t n, int decrypt) {
   enum { BATCH = 64 * BS_LANES };
-  _Alignas(32) BS_W s[16][8], t[8][8];
+  _Alignas(32) BS_W s[32][8];
   for (;;) {
     size_t m = n < BATCH ? n : BATCH;
-    BS_NAME(batch)(s, t, km, 0, in, out, m, decrypt);
+    BS_NAME(batch)(s, km, 0, in, out, m, decrypt);
     in += 16 * m;
     out += 16 * m;
     n -= m;
     if (!n) break;
   }
   gostx_memzero(s, sizeof s);
-  gostx_memzero(t, sizeof t);
 }
 
 /* Multi-key schedule: planes[r] = the bitsliced layout of the batch whose
@@ -307,10 +338,9 @@ BS_ATTR __attribute__((unused)) static void BS_NAME(key_planes)(BS_W planes[10][
 BS_ATTR __attribute__((unused)) static void BS_NAME(blocks_mk)(const BS_W planes[10][16][8],
                                                               const uint8_t *in, uint8_t *out,
                                                               size_t n, int decrypt) {
-  _Alignas(32) BS_W s[16][8], t[8][8];
-  BS_NAME(batch)(s, t, planes, 1, in, out, n, decrypt);
+  _Alignas(32) BS_W s[32][8];
+  BS_NAME(batch)(s, planes, 1, in, out, n, decrypt);
   gostx_memzero(s, sizeof s);
-  gostx_memzero(t, sizeof t);
 }
 
 
@@ -370,7 +400,7 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_prep)(BS_W w[16][8], B
 }
 
 /* One batch of 64 * BS_LANES keystream blocks into out (64 * BS_LANES * 16 bytes). */
-BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[16][8], BS_W t[8][8],
+BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[32][8],
                                                                  const uint64_t km[10][16][8],
                                                                  const BS_W w[16][8], BS_W carry,
                                                                  const uint8_t a0[16],
@@ -381,7 +411,7 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[16][8], 
       const uint64_t m1 = 0 - (uint64_t)(((a0[j] ^ a1[j]) >> b) & 1);
       s[j][b] = w[j][b] ^ BS_NAME(bcast)(m0) ^ (carry & BS_NAME(bcast)(m1));
     }
-  BS_NAME(encrypt_any)(s, t, km, 0, 1);
+  BS_NAME(encrypt_any)(s, km, 0, 1);
   BS_NAME(store)(out, s);
 }
 #endif
