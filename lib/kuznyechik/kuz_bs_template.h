@@ -26,8 +26,9 @@
 #define KUZ_BS_KEY_MASKS
 /* Round keys as bit masks: km[r][j][b] is all-ones when bit b of byte j of
  * K_{r+1} is set (mask arithmetic, no branch on the key). Built once per
- * call, then each round's key XOR is a broadcast and an XOR per word. */
-static void build_key_masks(uint64_t km[10][16][8], const gostx_kuz_key *k) {
+ * call, then each round's key XOR is a broadcast and an XOR per word.
+ * (kuz_avx2.c builds them with vector compares instead.) */
+__attribute__((unused)) static void build_key_masks(uint64_t km[10][16][8], const gostx_kuz_key *k) {
   for (unsigned r = 0; r < 10; r++)
     for (unsigned j = 0; j < 16; j++)
       for (unsigned b = 0; b < 8; b++) km[r][j][b] = 0 - (uint64_t)((k->ek[r][j] >> b) & 1);
