@@ -24,18 +24,6 @@ static inline int gostx__bulk_parallel(const gostx_pool *pool, size_t len) {
   return pool && gostx_pool_size(pool) > 1 && len >= GOSTX_BULK_MIN;
 }
 
-/* ctr += k as a big-endian number of len bytes (mod 2^(8 len)). Counters are
- * public (they come from the IV and positions). */
-static inline void gostx__bulk_ctr_add(uint8_t *ctr, size_t len, uint64_t k) {
-  unsigned carry = 0;
-  for (size_t i = len; i-- > 0;) {
-    unsigned v = ctr[i] + (unsigned)(k & 0xff) + carry;
-    ctr[i] = (uint8_t)v;
-    carry = v >> 8;
-    k >>= 8;
-  }
-}
-
 /* Kuznyechik-XTS over count sectors of sector_len bytes (>= 16) under one
  * key: sector k is at in/out + idx[k] * sector_len with number
  * nums[idx[k]] (or first + idx[k] when nums is NULL); idx NULL means idx[k] = k.

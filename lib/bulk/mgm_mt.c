@@ -34,7 +34,7 @@ struct mgm_job {
 /* Counter jumps: the right half (Y) or the left half (Z) plus k, mod 2^(n/2). */
 static void mgm_jump(uint8_t *dst, const uint8_t *src, size_t n, int right, uint64_t k) {
   memcpy(dst, src, n);
-  gostx__bulk_ctr_add(right ? dst + n / 2 : dst, n / 2, k);
+  gostx__ctr_add(dst, n, right ? GOSTX__CTR_RIGHT : GOSTX__CTR_LEFT, k);
 }
 
 static void mgm_task(void *arg, size_t t) {

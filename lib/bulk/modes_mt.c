@@ -28,7 +28,7 @@ static void ctr_task(void *arg, size_t t) {
   gostx_mode_ctx ctx;
   if (gostx_mode_init(&ctx, j->c, GOSTX_MODE_CTR, 0, j->iv, n / 2, 0, GOSTX_PAD_NONE, 0) ==
       GOSTX_OK) {
-    gostx__bulk_ctr_add(ctx.reg, n, off / n); /* CTR_1 + (first block of the range) */
+    gostx__ctr_add(ctx.reg, n, GOSTX__CTR_FULL, off / n); /* CTR_1 + (first block of the range) */
     gostx__ctr_bytes(&ctx, j->in + off, j->out + off, l);
   }
   gostx_memzero(&ctx, sizeof ctx);
@@ -93,7 +93,7 @@ static void acpkm_range(const struct acpkm_job *j, size_t k, size_t off, size_t 
   gostx_mode_ctx ctx;
   if (gostx_mode_init(&ctx, &j->keys[k], GOSTX_MODE_CTR, 0, j->iv, n / 2, 0, GOSTX_PAD_NONE, 0) ==
       GOSTX_OK) {
-    gostx__bulk_ctr_add(ctx.reg, n, off / n);
+    gostx__ctr_add(ctx.reg, n, GOSTX__CTR_FULL, off / n);
     gostx__ctr_bytes(&ctx, j->in + off, j->out + off, l);
   }
   gostx_memzero(&ctx, sizeof ctx);
