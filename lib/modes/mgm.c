@@ -12,7 +12,8 @@
 #include "internal.h"
 #include "mgm_internal.h"
 
-/* Blocks per run: the H values of a run go to a stack buffer in one
+/* Kuznyechik blocks per run (Magma: twice as many, the H buffer is 16 KiB
+ * either way): the H values of a run go to a stack buffer in one
  * counter-keystream call (gostx__cipher_ctr: on AVX2 Kuznyechik the
  * bitsliced counter kernel, whose per-call set-up is ~1.5 % of a 256-block
  * batch), then are absorbed by one multiply-accumulate call; the gamma needs
