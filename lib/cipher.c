@@ -54,25 +54,14 @@ size_t gostx_sizeof_magma_key(void) { return sizeof(gostx_magma_key); }
 
 /* ---- counter-mode keystream (internal.h) ---- */
 
-/* A big-endian 64-bit store as one bswap + move (GCC -O3 vectorised the
- * byte-wise store in these loops into single-byte stores). */
-static inline void put64_be(uint8_t *p, uint64_t v) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  v = __builtin_bswap64(v);
-  memcpy(p, &v, 8);
-#else
-  gostx_store64_be(p, v);
-#endif
-}
-
 /* Loops on whole words per block: a memcpy of a variable n per block cost a
  * third of Magma CTR's time once the cipher was vectorised. */
 void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t count) {
   if (n == 16) {
     uint64_t hi = gostx_load64_be(ctr), lo = gostx_load64_be(ctr + 8);
     for (size_t i = 0; i < count; i++, dst += 16) {
-      put64_be(dst, hi);
-      put64_be(dst + 8, lo);
+      gostx_store64_be(dst, hi);
+      gostx_store64_be(dst + 8, lo);
       if (inc == GOSTX__CTR_LEFT) {
         hi++;
       } else {
@@ -89,7 +78,7 @@ void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t 
   } else {
     if (inc == GOSTX__CTR_FULL) {
       uint64_t v = gostx_load64_be(ctr);
-      for (size_t i = 0; i < count; i++, dst += 8, v++) put64_be(dst, v);
+      for (size_t i = 0; i < count; i++, dst += 8, v++) gostx_store64_be(dst, v);
       gostx_store64_be(ctr, v);
       return;
     }

@@ -161,7 +161,7 @@ static void ctr_group(const struct batch *b, const struct lanes *L, const size_t
     for (size_t i = 0; i < r; i++)
       for (size_t k = 0; k < g; k++, m++) {
         memcpy(ks + m * n, ctr + k * n, n);
-        gostx__ctr_inc(ctr + k * n, n);
+        gostx__ctr_add(ctr + k * n, n, GOSTX__CTR_FULL, 1);
       }
     lanes_crypt(L, 0, ks, ks, m);
     if (used < m) used = m;

@@ -16,29 +16,6 @@ static inline int gostx__modes_cipher_ok(const gostx_cipher *c) {
                (c->id == GOSTX_CIPHER_MAGMA && c->block_len == GOSTX_MAGMA_BLOCK_LEN));
 }
 
-/* Big-endian increment by one mod 2^(8*len). The counter is public (it comes
- * from the IV), but the loop runs over every byte anyway. */
-static inline void gostx__ctr_inc(uint8_t *ctr, size_t len) {
-  /* The two block sizes as 64-bit words: the byte loop's carry chain cost
-   * more than a vector Magma block once the cipher got fast. */
-  if (len == 8) {
-    gostx_store64_be(ctr, gostx_load64_be(ctr) + 1);
-    return;
-  }
-  if (len == 16) {
-    uint64_t lo = gostx_load64_be(ctr + 8) + 1;
-    gostx_store64_be(ctr, gostx_load64_be(ctr) + (lo == 0));
-    gostx_store64_be(ctr + 8, lo);
-    return;
-  }
-  unsigned carry = 1;
-  for (size_t i = len; i-- > 0;) {
-    unsigned v = ctr[i] + carry;
-    ctr[i] = (uint8_t)v;
-    carry = v >> 8;
-  }
-}
-
 /* Multiplication by x in GF(2^n), big-endian (OMAC subkeys): shift left by one
  * bit and xor R_n (0x87 for n = 128, 0x1b for n = 64) into the last byte when
  * the top bit was set, without branching on it. out may equal in. */
