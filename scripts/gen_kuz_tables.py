@@ -11,10 +11,13 @@ below is indexed only by public values (round, plane, diagonal), never by data.
 The output holds
   kuz_sbox_fwd(p), kuz_sbox_inv(p): pi and pi^-1 on eight planes as
       straight-line Boolean circuits, built from the GF(2^4) decomposition of
-      pi (see DEC_* below): two 8x8 GF(2) matrices, 4-bit S-boxes from their
-      algebraic normal forms, GF(2^4) multiplications and a masked select.
-      Shared XORs come from Paar's greedy heuristic. Each circuit is evaluated
-      on all 256 inputs while it is built and must reproduce PI / PI^-1.
+      pi (see DEC_* below): two 8x8 GF(2) matrices, 4-bit functions by the
+      small circuits of scripts/kuz_sbox4_circuits.py (found with a SAT
+      solver by scripts/sbox4_search.py; a function missing there falls back
+      to its algebraic normal form), GF(2^4) multiplications and a masked
+      XOR. Shared XORs come from Paar's greedy heuristic. Each circuit is
+      evaluated on all 256 inputs while it is built and must reproduce
+      PI / PI^-1.
   gostx__kuz_lmask_fwd[16][8], gostx__kuz_lmask_inv[16][8]: L and L^-1 as
       16 diagonals. For diagonal d, bit k of the coefficient that multiplies
       byte j and lands in byte (j - d) mod 16 is bit j of mask[d][k]
@@ -30,6 +33,8 @@ The output holds
 Usage: python3 scripts/gen_kuz_tables.py > lib/kuznyechik/kuz_tables.h
 """
 import itertools
+
+from kuz_sbox4_circuits import SBOX4_CIRCUITS
 
 # pi (GOST R 34.12-2015 section 4.1.1, RFC 7801 section 2): scripts/gost_pi.py.
 from gost_pi import PI
@@ -178,6 +183,19 @@ DEC_OMEGA = [[0, 0, 0, 0, 1, 0, 1, 0], [0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 1, 0, 0,
              [1, 0, 0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 0, 0, 1]]
 
 
+def _inv4(t):
+    return [t.index(v) for v in range(16)]
+
+
+# The 4-bit functions the circuits below use, by the names of
+# scripts/kuz_sbox4_circuits.py (psi = phi followed by GF(2^4) inversion).
+SBOX4_TABLES = {
+    "inv": DEC_INV, "nu0": DEC_NU0, "nu1": DEC_NU1, "phi": DEC_PHI, "sigma": DEC_SIGMA,
+    "sigma_inv": _inv4(DEC_SIGMA), "nu0_inv": _inv4(DEC_NU0), "nu1_inv": _inv4(DEC_NU1),
+    "psi": [DEC_INV[DEC_PHI[v]] for v in range(16)],
+}
+
+
 def bitmat_apply(mat, a):
     r = 0
     for x in range(8):
@@ -275,6 +293,110 @@ class Circuit:
             targets.append({7 - x for x in range(8) if mat[y][x]})
         return self.linear(targets, bits)
 
+    def andn(self, a, b):
+        """~a & b: one vpandn on x86 vector words."""
+        return self._new("~%s & %s" % (a[0], b[0]), ~a[1] & b[1])
+
+    def gate(self, fb, a, b):
+        """The 2-input gate with truth table fb[2*a + b], fb[0] = 0."""
+        op = tuple(fb)
+        if op == (0, 0, 0, 1):
+            return self.and_(a, b)
+        if op == (0, 1, 1, 0):
+            return self.xor(a, b)
+        if op == (0, 1, 1, 1):
+            return self.or_(a, b)
+        if op == (0, 0, 1, 0):
+            return self.andn(b, a)
+        if op == (0, 1, 0, 0):
+            return self.andn(a, b)
+        raise ValueError(fb)
+
+    def sbox4_found(self, name, q):
+        """A 4-bit function by its stored small circuit (scripts/sbox4_search.py).
+        Returns (wire, neg) pairs, LSB first: output k is the wire, complemented
+        when neg (gates with g(0,0) = 0 cannot make a function with f(0) = 1),
+        and the consumer decides where the complement is absorbed."""
+        if name not in SBOX4_CIRCUITS:
+            return [(w, 0) for w in self.sbox4(SBOX4_TABLES[name], q)]
+        table, gates, outs = SBOX4_CIRCUITS[name]
+        assert list(table) == SBOX4_TABLES[name], name
+        nodes = list(q)
+        for (j, l, fb) in gates:
+            nodes.append(self.gate(fb, nodes[j], nodes[l]))
+        res = [(nodes[g], neg) for (g, neg) in outs]
+        for k, (w, neg) in enumerate(res):
+            for v in range(16):
+                want = table[v] >> k & 1
+                got = 0
+                for x in range(256):
+                    if all((q[i][1] >> x & 1) == (v >> i & 1) for i in range(4)):
+                        got = (w[1] >> x & 1) ^ neg
+                        break
+                else:
+                    continue
+                assert got == want, (name, k, v)
+        return res
+
+    def plain(self, wn):
+        """Materialize a (wire, neg) pair."""
+        w, neg = wn
+        return self.not_(w) if neg else w
+
+    def and_n(self, a, b):
+        """AND of two (wire, neg) pairs, as a (wire, neg) pair, one gate."""
+        (wa, na), (wb, nb) = a, b
+        if na and nb:
+            return (self.or_(wa, wb), 1)       # ~a & ~b = ~(a | b)
+        if na:
+            return (self.andn(wa, wb), 0)
+        if nb:
+            return (self.andn(wb, wa), 0)
+        return (self.and_(wa, wb), 0)
+
+    def xor_n(self, a, b):
+        return (self.xor(a[0], b[0]), a[1] ^ b[1])
+
+    def gf16_mul_n(self, a, b):
+        """GF(2^4) product of (wire, neg) operands; complements ride along as
+        parities through the XORs and come out as neg flags."""
+        c = [None] * 7
+        for i in range(4):
+            for j in range(4):
+                t = self.and_n(a[i], b[j])
+                c[i + j] = t if c[i + j] is None else self.xor_n(c[i + j], t)
+        # x^4 = x^3 + 1, x^5 = x^3 + x + 1, x^6 = x^3 + x^2 + x + 1
+        c56 = self.xor_n(c[5], c[6])
+        r0 = self.xor_n(self.xor_n(c[0], c[4]), c56)
+        r1 = self.xor_n(c[1], c56)
+        r2 = self.xor_n(c[2], c[6])
+        r3 = self.xor_n(self.xor_n(c[3], c[4]), c56)
+        return [r0, r1, r2, r3]
+
+    def bitmat_n(self, mat, bits):
+        """bitmat on (wire, neg) inputs: the complements are applied to the
+        inputs or, where fewer NOTs are needed, to the outputs (the matrix is
+        linear, so an input complement flips every output that uses it)."""
+        negin = [n for (_, n) in bits]
+        outneg = []
+        for ob in range(8):
+            y = 7 - ob
+            outneg.append(sum(negin[7 - x] for x in range(8) if mat[y][x]) & 1)
+        if sum(outneg) < sum(negin):
+            outs = self.bitmat(mat, [w for (w, _) in bits])
+            return [self.not_(o) if n else o for o, n in zip(outs, outneg)]
+        return self.bitmat(mat, [self.plain(b) for b in bits])
+
+    def select_zero(self, o, a, h):
+        """a where the mask o is all-ones, else h, when a is 0 wherever o is 0
+        (a = a product with a zero factor there): a ^ (~o & h), two gates."""
+        wh, nh = h
+        if nh:
+            t = (self.or_(o, wh), 1)            # ~o & ~h = ~(o | h)
+        else:
+            t = (self.andn(o, wh), 0)
+        return self.xor_n(a, t)
+
     def sbox4(self, table, q):
         """A 4-bit function from its algebraic normal form; q LSB first."""
         anf = [[(table[v] >> k) & 1 for v in range(16)] for k in range(4)]
@@ -303,28 +425,6 @@ class Circuit:
             mono[m] = self.and_(self._monomial(rest, q, mono), q[bits[-1]])
         return mono[m]
 
-    def gf16_mul(self, a, b):
-        c = [None] * 7
-        for i in range(4):
-            for j in range(4):
-                t = self.and_(a[i], b[j])
-                c[i + j] = t if c[i + j] is None else self.xor(c[i + j], t)
-        # x^4 = x^3 + 1, x^5 = x^3 + x + 1, x^6 = x^3 + x^2 + x + 1
-        c56 = self.xor(c[5], c[6])
-        r0 = self.xor(self.xor(c[0], c[4]), c56)
-        r1 = self.xor(c[1], c56)
-        r2 = self.xor(c[2], c[6])
-        r3 = self.xor(self.xor(c[3], c[4]), c56)
-        return [r0, r1, r2, r3]
-
-    def is_zero4(self, q):
-        """All-ones in the lanes where the nibble is zero."""
-        return self.not_(self.or_(self.or_(q[0], q[1]), self.or_(q[2], q[3])))
-
-    def select4(self, z, a, b):
-        """a where z is all-ones, else b."""
-        return [self.xor(b[i], self.and_(z, self.xor(a[i], b[i]))) for i in range(4)]
-
     def emit(self, outs, table, fname):
         for x in range(256):
             y = 0
@@ -345,31 +445,39 @@ class Circuit:
 
 
 def sbox_fwd_circuit():
+    """l' = nu1(l * r^-1) ^ (~o & (nu0(l) ^ nu1(0))) with o all-ones where
+    r != 0 (for r = 0 the product is 0 and nu1(0) cancels): a masked XOR
+    instead of a select. r' = sigma(r * phi(l')), pi = omega(l' || r')."""
     c = Circuit()
     y = c.bitmat(DEC_ALPHA, c.inputs)
     r, l = y[0:4], y[4:8]
-    rinv = c.sbox4(DEC_INV, r)
-    z = c.is_zero4(r)
-    l1 = c.select4(z, c.sbox4(DEC_NU0, l), c.sbox4(DEC_NU1, c.gf16_mul(l, rinv)))
-    r1 = c.sbox4(DEC_SIGMA, c.gf16_mul(r, c.sbox4(DEC_PHI, l1)))
-    out = c.bitmat(DEC_OMEGA, r1 + l1)
+    rinv = c.sbox4_found("inv", r)
+    o = c.or_(c.or_(r[0], r[1]), c.or_(r[2], r[3]))
+    g = c.sbox4_found("nu1", [c.plain(w) for w in c.gf16_mul_n([(w, 0) for w in l], rinv)])
+    h = c.sbox4_found("nu0", l)
+    l1 = [c.plain(c.select_zero(o, g[k], (h[k][0], h[k][1] ^ g[k][1]))) for k in range(4)]
+    p = c.sbox4_found("phi", l1)
+    r1 = c.sbox4_found("sigma", [c.plain(w) for w in c.gf16_mul_n([(w, 0) for w in r], p)])
+    out = c.bitmat_n(DEC_OMEGA, r1 + [(w, 0) for w in l1])
     return c.emit(out, PI, "kuz_sbox_fwd")
 
 
 def sbox_inv_circuit():
-    """(l', r') = omega^-1(y); r = sigma^-1(r') * phi(l')^-1 (phi is never 0);
-    l = nu0^-1(l') if r = 0 else nu1^-1(l') * r; pi^-1(y) = alpha^-1(l || r)."""
-    def inv4(t):
-        return [t.index(v) for v in range(16)]
-    assert 0 not in DEC_PHI
-    psi = [DEC_INV[DEC_PHI[v]] for v in range(16)]
+    """(l', r') = omega^-1(y); r = sigma^-1(r') * psi(l') with psi = phi^-1
+    (phi is never 0, so r = 0 exactly where sigma^-1(r') = 0);
+    l = nu1^-1(l') * r ^ (~o & nu0^-1(l')) (the product is 0 where r = 0);
+    pi^-1(y) = alpha^-1(l || r)."""
     c = Circuit()
     y = c.bitmat(bitmat_inverse(DEC_OMEGA), c.inputs)
     r1, l1 = y[0:4], y[4:8]
-    r = c.gf16_mul(c.sbox4(inv4(DEC_SIGMA), r1), c.sbox4(psi, l1))
-    z = c.is_zero4(r)
-    l = c.select4(z, c.sbox4(inv4(DEC_NU0), l1), c.gf16_mul(c.sbox4(inv4(DEC_NU1), l1), r))
-    out = c.bitmat(bitmat_inverse(DEC_ALPHA), r + l)
+    a = c.sbox4_found("sigma_inv", r1)
+    a_plain = [c.plain(w) for w in a]
+    o = c.or_(c.or_(a_plain[0], a_plain[1]), c.or_(a_plain[2], a_plain[3]))
+    r = c.gf16_mul_n([(w, 0) for w in a_plain], c.sbox4_found("psi", l1))
+    prod = c.gf16_mul_n(c.sbox4_found("nu1_inv", l1), r)
+    h = c.sbox4_found("nu0_inv", l1)
+    l = [c.select_zero(o, prod[k], h[k]) for k in range(4)]
+    out = c.bitmat_n(bitmat_inverse(DEC_ALPHA), r + l)
     return c.emit(out, PI_INV, "kuz_sbox_inv")
 
 
