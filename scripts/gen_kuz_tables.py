@@ -295,7 +295,7 @@ class Circuit:
 
     def andn(self, a, b):
         """~a & b: one vpandn on x86 vector words."""
-        return self._new("~%s & %s" % (a[0], b[0]), ~a[1] & b[1])
+        return self._new("KUZ_ANDN(%s, %s)" % (a[0], b[0]), ~a[1] & b[1])
 
     def gate(self, fb, a, b):
         """The 2-input gate with truth table fb[2*a + b], fb[0] = 0."""
@@ -513,6 +513,14 @@ def main():
     print("#define GOSTX_KUZ_TABLES_H")
     print()
     print("#include <stdint.h>")
+    print()
+    print("/* ~a & b in the circuits below. A vector file defines KUZ_ANDN as its andnot")
+    print(" * intrinsic before including this header: written as ~a & b, GCC computes a")
+    print(" * NOT once for a value negated in several gates and ANDs it, ~5 % more")
+    print(" * instructions per S-box than one vpandn per gate. */")
+    print("#ifndef KUZ_ANDN")
+    print("#define KUZ_ANDN(a, b) (~(a) & (b))")
+    print("#endif")
     print()
     print("/* pi on eight bit planes (plane b = bit b of every byte lane). */")
     print(fwd_src)

@@ -28,6 +28,19 @@
 #include <immintrin.h>
 #include <pthread.h>
 
+typedef uint64_t W4 __attribute__((vector_size(32)));
+typedef uint64_t W2 __attribute__((vector_size(16)));
+
+/* The S-box circuits' ~a & b as one vpandn each (see kuz_tables.h; the
+ * header's own uint64_t instances take the plain form). */
+static inline __attribute__((always_inline, target("avx2"))) W4 andn_w4(W4 a, W4 b) {
+  return (W4)_mm256_andnot_si256((__m256i)a, (__m256i)b);
+}
+static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2 b) {
+  return (W2)_mm_andnot_si128((__m128i)a, (__m128i)b);
+}
+static inline uint64_t andn_u64(uint64_t a, uint64_t b) { return ~a & b; }
+#define KUZ_ANDN(a, b) _Generic((a), W4: andn_w4, W2: andn_w2, default: andn_u64)((a), (b))
 #include "kuz_tables.h"
 
 #define AVX2 __attribute__((target("avx2")))
@@ -65,8 +78,6 @@
     _mm_storeu_si128((__m128i *)(void *)((p) + 16), _mm_unpackhi_epi64((__m128i)(lo), (__m128i)(hi))); \
   } while (0)
 
-typedef uint64_t W4 __attribute__((vector_size(32)));
-typedef uint64_t W2 __attribute__((vector_size(16)));
 
 #define BS_ATTR AVX2
 #define BS_W W4

@@ -8,11 +8,18 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <emmintrin.h>
 
+typedef uint64_t W2 __attribute__((vector_size(16)));
+
+/* The S-box circuits' ~a & b as one pandn each (see kuz_tables.h; the
+ * header's own uint64_t instances take the plain form). */
+static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
+  return (W2)_mm_andnot_si128((__m128i)a, (__m128i)b);
+}
+static inline uint64_t andn_u64(uint64_t a, uint64_t b) { return ~a & b; }
+#define KUZ_ANDN(a, b) _Generic((a), W2: andn_w2, default: andn_u64)((a), (b))
 #include "kuz_tables.h"
 
 #define KUZ_SSSE3_WIDE_MIN 64
-
-typedef uint64_t W2 __attribute__((vector_size(16)));
 
 /* Two blocks (32 bytes) <-> their low and high halves, one block per lane. */
 #define LOAD2(p, lo, hi)                                                     \
