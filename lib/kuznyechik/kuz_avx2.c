@@ -39,8 +39,7 @@ static inline __attribute__((always_inline, target("avx2"))) W4 andn_w4(W4 a, W4
 static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2 b) {
   return (W2)_mm_andnot_si128((__m128i)a, (__m128i)b);
 }
-static inline uint64_t andn_u64(uint64_t a, uint64_t b) { return ~a & b; }
-#define KUZ_ANDN(a, b) _Generic((a), W4: andn_w4, W2: andn_w2, default: andn_u64)((a), (b))
+#define KUZ_ANDN(a, b) _Generic((a), W4: andn_w4, W2: andn_w2, default: kuz_andn_u64)((a), (b))
 #include "kuz_tables.h"
 
 #define AVX2 __attribute__((target("avx2")))

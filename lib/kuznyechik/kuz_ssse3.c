@@ -15,8 +15,7 @@ typedef uint64_t W2 __attribute__((vector_size(16)));
 static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
   return (W2)_mm_andnot_si128((__m128i)a, (__m128i)b);
 }
-static inline uint64_t andn_u64(uint64_t a, uint64_t b) { return ~a & b; }
-#define KUZ_ANDN(a, b) _Generic((a), W2: andn_w2, default: andn_u64)((a), (b))
+#define KUZ_ANDN(a, b) _Generic((a), W2: andn_w2, default: kuz_andn_u64)((a), (b))
 #include "kuz_tables.h"
 
 #define KUZ_SSSE3_WIDE_MIN 64

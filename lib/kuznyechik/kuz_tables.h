@@ -9,10 +9,12 @@
 /* ~a & b in the circuits below. A vector file defines KUZ_ANDN as its andnot
  * intrinsic before including this header: written as ~a & b, GCC computes a
  * NOT once for a value negated in several gates and ANDs it, ~5 % more
- * instructions per S-box than one vpandn per gate. */
+ * instructions per S-box than one vpandn per gate. kuz_andn_u64 serves the
+ * uint64_t instances below in such a file's _Generic. */
 #ifndef KUZ_ANDN
 #define KUZ_ANDN(a, b) (~(a) & (b))
 #endif
+static inline uint64_t kuz_andn_u64(uint64_t a, uint64_t b) { return ~a & b; }
 
 /* pi on eight bit planes (plane b = bit b of every byte lane). */
 /* 172 bitwise operations, on any word type W with ^ & | ~ */
