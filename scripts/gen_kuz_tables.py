@@ -13,9 +13,8 @@ The output holds
       straight-line Boolean circuits, built from the GF(2^4) decomposition of
       pi (see DEC_* below): two 8x8 GF(2) matrices, 4-bit functions by the
       small circuits of scripts/kuz_sbox4_circuits.py (found with a SAT
-      solver by scripts/sbox4_search.py; a function missing there falls back
-      to its algebraic normal form), GF(2^4) multiplications and a masked
-      XOR. Shared XORs come from Paar's greedy heuristic. Each circuit is
+      solver by scripts/sbox4_search.py), GF(2^4) multiplications and a
+      masked XOR. Shared XORs come from Paar's greedy heuristic. Each circuit is
       evaluated on all 256 inputs while it is built and must reproduce
       PI / PI^-1.
   gostx__kuz_lmask_fwd[16][8], gostx__kuz_lmask_inv[16][8]: L and L^-1 as
@@ -317,25 +316,16 @@ class Circuit:
         Returns (wire, neg) pairs, LSB first: output k is the wire, complemented
         when neg (gates with g(0,0) = 0 cannot make a function with f(0) = 1),
         and the consumer decides where the complement is absorbed."""
-        if name not in SBOX4_CIRCUITS:
-            return [(w, 0) for w in self.sbox4(SBOX4_TABLES[name], q)]
         table, gates, outs = SBOX4_CIRCUITS[name]
         assert list(table) == SBOX4_TABLES[name], name
         nodes = list(q)
         for (j, l, fb) in gates:
             nodes.append(self.gate(fb, nodes[j], nodes[l]))
         res = [(nodes[g], neg) for (g, neg) in outs]
-        for k, (w, neg) in enumerate(res):
-            for v in range(16):
-                want = table[v] >> k & 1
-                got = 0
-                for x in range(256):
-                    if all((q[i][1] >> x & 1) == (v >> i & 1) for i in range(4)):
-                        got = (w[1] >> x & 1) ^ neg
-                        break
-                else:
-                    continue
-                assert got == want, (name, k, v)
+        for x in range(256):  # on every input byte: the nibble q carries, mapped
+            v = sum((q[i][1] >> x & 1) << i for i in range(4))
+            for k, (w, neg) in enumerate(res):
+                assert (w[1] >> x & 1) ^ neg == table[v] >> k & 1, (name, k, v)
         return res
 
     def plain(self, wn):
@@ -396,34 +386,6 @@ class Circuit:
         else:
             t = (self.andn(o, wh), 0)
         return self.xor_n(a, t)
-
-    def sbox4(self, table, q):
-        """A 4-bit function from its algebraic normal form; q LSB first."""
-        anf = [[(table[v] >> k) & 1 for v in range(16)] for k in range(4)]
-        for a in anf:
-            for i in range(4):
-                for v in range(16):
-                    if v >> i & 1:
-                        a[v] ^= a[v ^ (1 << i)]
-        need = sorted({m for a in anf for m in range(1, 16) if a[m]})
-        mono = {}
-        for m in sorted(need, key=lambda m: bin(m).count("1")):
-            self._monomial(m, q, mono)
-        wires = [mono[m] for m in need]
-        targets = [{need.index(m) for m in range(1, 16) if a[m]} for a in anf]
-        outs = self.linear(targets, wires)
-        return [self.not_(outs[k]) if anf[k][0] else outs[k] for k in range(4)]
-
-    def _monomial(self, m, q, mono):
-        if m in mono:
-            return mono[m]
-        bits = [i for i in range(4) if m >> i & 1]
-        if len(bits) == 1:
-            mono[m] = q[bits[0]]
-        else:
-            rest = m & ~(1 << bits[-1])
-            mono[m] = self.and_(self._monomial(rest, q, mono), q[bits[-1]])
-        return mono[m]
 
     def emit(self, outs, table, fname):
         for x in range(256):
