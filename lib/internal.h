@@ -54,6 +54,21 @@ static inline void gostx_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, s
   for (size_t i = 0; i < len; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
 }
 
+/* Asks for the len bytes at in and at out (to be written) one batch ahead
+ * of their use. Large calls stream from DRAM, and a batch's loads and stores
+ * come in a burst after thousands of instructions that touch only L1: without
+ * this, 64 MiB ECB runs ~4 % slower than 1 MiB. Addresses are public. */
+static inline void gostx_prefetch_batch(const uint8_t *in, const uint8_t *out, size_t len) {
+#if defined(__GNUC__) || defined(__clang__)
+  for (size_t i = 0; i < len; i += 64) {
+    if (in) __builtin_prefetch(in + i, 0, 3);
+    __builtin_prefetch(out + i, 1, 3);
+  }
+#else
+  (void)in, (void)out, (void)len;
+#endif
+}
+
 /* Hides a value from the optimizer, so that it cannot turn arithmetic on a
  * secret into a branch (loop versioning on a counter's wrap, for one). */
 #if defined(__GNUC__) || defined(__clang__)

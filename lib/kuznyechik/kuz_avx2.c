@@ -435,6 +435,7 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
       memcpy(next, ctr, 16);
       gostx__ctr_add(next, 16, inc, 256);
       ls_drop(a[1], next, k->ek[0], p);
+      gostx_prefetch_batch(in, out, used);
       ctr_batch_w4(s, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
       if (in) {
         gostx_xor(out, in, ks, used);

@@ -308,6 +308,7 @@ BS_ATTR static void BS_NAME(blocks)(const uint64_t km[10][16][8], const uint8_t 
   _Alignas(32) BS_W s[32][8];
   for (;;) {
     size_t m = n < BATCH ? n : BATCH;
+    if (n >= 2 * BATCH) gostx_prefetch_batch(in + 16 * BATCH, out + 16 * BATCH, 16 * BATCH);
     BS_NAME(batch)(s, km, 0, in, out, m, decrypt);
     in += 16 * m;
     out += 16 * m;
