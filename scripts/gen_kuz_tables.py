@@ -161,6 +161,193 @@ def paar(targets, nvars):
     return ops, final
 
 
+# ---------------------------------------------------------------------------
+# One R step of L on bit planes, as a straight-line XOR program
+#
+# The vector files run L as sixteen R steps over a window of 16 bytes x 8
+# planes in memory; a step computes l = sum_i c_i x_i, eight output planes.
+# Plane j of l is the XOR of the window words (byte i, plane b) for which bit
+# j of c_i * t^b is set: an 8 x 128 matrix over GF(2) (423 ones). Paar's
+# heuristic with random tie-breaking finds a program of 173 XORs (the form
+# written by hand before, pair sums and coefficient bits, needed ~215 and a
+# second pass over the outputs). The order of the operations matters as much
+# as their number: AVX2 has 16 vector registers and the step is bounded by
+# its loads, so the program is ordered by a greedy list scheduler that counts
+# what a machine with 16 registers would execute (window words as memory
+# operands, a load where neither operand is in a register, a store per value
+# evicted while still needed), and the best of LSTEP_TRIES orders is kept.
+# LSTEP_SEED was found by --lstep-search; the program is checked against the
+# matrix before it is printed.
+LSTEP_SEED = 45
+LSTEP_TRIES = 30
+LSTEP_REGS = 16
+
+
+def lstep_rows():
+    """rows[j]: the window words (8 * i + b) XORed into output plane j."""
+    return [{8 * i + b for i in range(16) for b in range(8) if gmul(LC[i], 1 << b) >> j & 1}
+            for j in range(8)]
+
+
+def paar_random(rows, nvars, rng):
+    """Paar's greedy elimination, ties broken by rng. Returns (ops, rows):
+    ops[k] = (n, a, b) defines value n = a ^ b; each returned row is the set
+    of values whose XOR is that output."""
+    rows = [set(r) for r in rows]
+    ops = []
+    while True:
+        count = {}
+        for r in rows:
+            for pair in itertools.combinations(sorted(r), 2):
+                count[pair] = count.get(pair, 0) + 1
+        best = max(count.values(), default=0)
+        if best < 2:
+            return ops, rows
+        a, b = rng.choice(sorted(p for p, k in count.items() if k == best))
+        n = nvars + len(ops)
+        ops.append((n, a, b))
+        for r in rows:
+            if a in r and b in r:
+                r -= {a, b}
+                r.add(n)
+
+
+def lstep_schedule(ops, rows, nin, rng, jitter):
+    """A greedy order of the program's operations: ('t', n) defines value n,
+    ('a', j, v) XORs value v into output j (the first one starts it; the last
+    one completes it). Returns (modelled instruction count, order)."""
+    define = {n: (a, b) for n, a, b in ops}
+    uses = {}
+    for n, a, b in ops:
+        uses[a] = uses.get(a, 0) + 1
+        uses[b] = uses.get(b, 0) + 1
+    for r in rows:
+        for v in r:
+            uses[v] = uses.get(v, 0) + 1
+    todo_t = set(define)
+    todo_a = [(j, v) for j, r in enumerate(rows) for v in sorted(r)]
+    left = [len(r) for r in rows]
+    ready = set(range(nin))
+    in_reg, in_mem, open_acc = set(), set(range(nin)), set()
+    cost = 0
+    order = []
+
+    def make_room(keep):
+        nonlocal cost
+        while len(in_reg) + len(open_acc) >= LSTEP_REGS:
+            # evict: dead values first, then values that memory still holds
+            v = min((x for x in in_reg if x not in keep),
+                    key=lambda x: (uses[x] > 0, x not in in_mem, uses[x], x))
+            in_reg.discard(v)
+            if uses[v] > 0 and v not in in_mem:
+                in_mem.add(v)
+                cost += 1  # spill store
+
+    def free_dead(*vs):
+        for v in vs:
+            if uses[v] == 0:
+                in_reg.discard(v)
+
+    while todo_t or todo_a:
+        cands = []
+        for n in todo_t:
+            a, b = define[n]
+            if a in ready and b in ready:
+                score = 2 * (a not in in_reg and b not in in_reg)
+                score += not any(v in in_reg and uses[v] == 1 for v in (a, b))
+                cands.append((score + jitter * rng.random(), 0, n, 0))
+        for j, v in todo_a:
+            if v in ready:
+                score = (v not in in_reg) * 0.5
+                if j not in open_acc:
+                    score += 0.5 if v in in_reg else 1
+                if v in in_reg and uses[v] == 1:
+                    score -= 1
+                cands.append((score + jitter * rng.random(), 1, j, v))
+        _, kind, x, v = min(cands)
+        if kind == 0:
+            a, b = define[x]
+            todo_t.discard(x)
+            if a not in in_reg and b not in in_reg:
+                make_room({a, b})
+                in_reg.add(a)
+                cost += 1  # load
+            uses[a] -= 1
+            uses[b] -= 1
+            free_dead(a, b)
+            make_room({a, b})
+            in_reg.add(x)
+            ready.add(x)
+            cost += 1
+            order.append(("t", x))
+        else:
+            todo_a.remove((x, v))
+            uses[v] -= 1
+            if x in open_acc:
+                cost += 1
+            else:
+                open_acc.add(x)
+                if v not in in_reg:
+                    cost += 1  # load
+                make_room({v})
+            free_dead(v)
+            left[x] -= 1
+            if left[x] == 0:
+                open_acc.discard(x)
+                cost += 1  # store
+            order.append(("a", x, v))
+    return cost, order
+
+
+def lstep_program(seed=LSTEP_SEED, tries=LSTEP_TRIES):
+    """(C statements, XOR count, modelled instructions) of one R step."""
+    import random
+    rng = random.Random(seed)
+    nin = 128
+    target = lstep_rows()
+    ops, rows = paar_random(target, nin, rng)
+    xors = len(ops) + sum(len(r) - 1 for r in rows)
+    cost, order = min((lstep_schedule(ops, rows, nin, rng, 1.5 if t else 0.0)
+                       for t in range(tries)), key=lambda co: co[0])
+    define = {n: (a, b) for n, a, b in ops}
+    name, val = {}, {v: 1 << v for v in range(nin)}
+    acc, left = [0] * 8, [len(r) for r in rows]
+
+    def ref(v):
+        return "X(%d, %d)" % (v >> 3, v & 7) if v < nin else name[v]
+
+    lines = []
+    for step in order:
+        if step[0] == "t":
+            a, b = define[step[1]]
+            name[step[1]] = "t%d" % len(name)
+            val[step[1]] = val[a] ^ val[b]
+            lines.append("W %s = %s ^ %s;" % (name[step[1]], ref(a), ref(b)))
+            continue
+        _, j, v = step
+        if left[j] == len(rows[j]):
+            lines.append("W a%d = %s;" % (j, ref(v)))
+        else:
+            lines.append("a%d ^= %s;" % (j, ref(v)))
+        acc[j] ^= val[v]
+        left[j] -= 1
+        if left[j] == 0:
+            lines.append("D(%d) = a%d;" % (j, j))
+    for j, r in enumerate(target):
+        assert acc[j] == sum(1 << v for v in r), "R step program is wrong"
+    return lines, xors, cost
+
+
+def lstep_search(n):
+    """Prints the seeds whose program models fewest instructions."""
+    best = None
+    for seed in range(n):
+        _, xors, cost = lstep_program(seed)
+        if best is None or (cost, xors) < best:
+            best = (cost, xors)
+            print("seed %d: %d XORs, %d modelled instructions" % (seed, xors, cost), flush=True)
+
+
 # The structure of pi found by Biryukov, Perrin and Udovenko ("Reverse-
 # engineering the S-box of Streebog, Kuznyechik and STRIBOBr1", 2016), over
 # GF(2^4) = GF(2)[x]/(x^4 + x^3 + 1):
@@ -490,6 +677,18 @@ def main():
     print(fwd_src)
     print("/* pi^-1 on eight bit planes. */")
     print(inv_src)
+    lines, xors, cost = lstep_program()
+    print("/* One R step of L on bit planes, for the vector files' window in memory:")
+    print(" * D(j) = plane j of l = sum_i c_i x_i, with X(i, b) plane b of window byte i")
+    print(" * (c_i = %s)." % ", ".join(str(v) for v in LC))
+    print(" * %d XORs (Paar's heuristic, seed %d), ordered for 16 vector registers" % (xors, LSTEP_SEED))
+    print(" * (~%d instructions in the scheduler's model). W: the word type. */" % cost)
+    print("#define KUZ_LSTEP_W(W, X, D) \\")
+    print("  do { \\")
+    for ln in lines:
+        print("    %s \\" % ln)
+    print("  } while (0)")
+    print()
     print("/* L as 16 diagonals: mask[d][k] has bit j set when bit k of the")
     print(" * coefficient of byte j in output byte (j - d) mod 16 is set. */")
     print("static const uint64_t gostx__kuz_lmask_fwd[16][8] = {")
@@ -538,4 +737,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "--lstep-search":
+        lstep_search(int(sys.argv[2]))
+    else:
+        main()
