@@ -85,8 +85,10 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
 #define BS_LOAD_GROUP LOAD4
 #define BS_STORE_GROUP STORE4
 #define BS_CTR 1 /* the counter-mode kernel, 256-block batches only */
+#define BS_BCAST_MEM(p) ((W4)_mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
 #include "kuz_bs_template.h"
 #undef BS_CTR
+#undef BS_BCAST_MEM
 #undef BS_W
 #undef BS_LANES
 #undef BS_NAME
@@ -100,7 +102,9 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
 #define BS_NAME(x) x##_w2
 #define BS_LOAD_GROUP LOAD2
 #define BS_STORE_GROUP STORE2
+#define BS_BCAST_MEM(p) ((W2)_mm_castpd_si128(_mm_loaddup_pd((const double *)(const void *)(p))))
 #include "kuz_bs_template.h"
+#undef BS_BCAST_MEM
 #undef BS_ATTR
 #undef BS_W
 #undef BS_LANES

@@ -18,9 +18,7 @@
  * (each step prepends or appends one byte, so the window is a constant offset
  * from a moving pointer and the steps are one loop); l is the generated XOR
  * program KUZ_LSTEP_W (174 XORs; the 128 window words as memory operands).
- * In encryption the next round's S-box of each byte runs right after the R
- * step that made it (BS_NAME(encrypt_any)). The state is 128 words plus 16
- * of scratch: it lives in L1. */
+ * The state is 128 words plus 16 of scratch: it lives in L1. */
 
 #ifndef KUZ_BS_KEY_MASKS
 #define KUZ_BS_KEY_MASKS
@@ -41,6 +39,13 @@ BS_ATTR static inline BS_W BS_NAME(bcast)(uint64_t v) {
   for (unsigned i = 0; i < BS_LANES; i++) w[i] = v;
   return w;
 }
+
+/* *p in every lane. An ISA file may define BS_BCAST_MEM as its broadcast
+ * load: GCC otherwise loads four neighbouring key masks as one word and
+ * spreads each with a shuffle, an ALU operation per key word. */
+#ifndef BS_BCAST_MEM
+#define BS_BCAST_MEM(p) BS_NAME(bcast)(*(p))
+#endif
 
 /* The portable byte transpose, lane-wise: byte t of w[b] <-> byte b of w[t]. */
 BS_ATTR static inline void BS_NAME(transpose_bytes)(BS_W w[8]) {
@@ -161,7 +166,7 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key)(BS_W 
   } else {
     const uint64_t(*km)[16][8] = (const uint64_t(*)[16][8])key;
     for (unsigned j = 0; j < 16; j++)
-      for (unsigned b = 0; b < 8; b++) s[j][b] ^= BS_NAME(bcast)(km[r][j][b]);
+      for (unsigned b = 0; b < 8; b++) s[j][b] ^= BS_BCAST_MEM(&km[r][j][b]);
   }
 }
 
@@ -175,43 +180,50 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key_byte)(
     for (unsigned b = 0; b < 8; b++) d[b] ^= kp[r][j][b];
   } else {
     const uint64_t(*km)[16][8] = (const uint64_t(*)[16][8])key;
-    for (unsigned b = 0; b < 8; b++) d[b] ^= BS_NAME(bcast)(km[r][j][b]);
+    for (unsigned b = 0; b < 8; b++) d[b] ^= BS_BCAST_MEM(&km[r][j][b]);
   }
 }
 
+/* out = S(in ^ K_r[j]) and out = S^-1(in) ^ K_r[j] for one byte's planes,
+ * through registers: written in place on the state, GCC also stored the
+ * intermediate words (8 dead stores per byte; removing them: +8 %). */
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xs_byte)(BS_W out[8], const BS_W in[8],
+                                                                         const void *key, unsigned r,
+                                                                         unsigned j, int planes) {
+  BS_W v[8];
+  for (unsigned b = 0; b < 8; b++) v[b] = in[b];
+  BS_NAME(xor_key_byte)(v, key, r, j, planes);
+  KUZ_SBOX_FWD_W(BS_W, v);
+  for (unsigned b = 0; b < 8; b++) out[b] = v[b];
+}
+
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(sx_inv_byte)(BS_W out[8], const BS_W in[8],
+                                                                             const void *key, unsigned r,
+                                                                             unsigned j, int planes) {
+  BS_W v[8];
+  for (unsigned b = 0; b < 8; b++) v[b] = in[b];
+  KUZ_SBOX_INV_W(BS_W, v);
+  BS_NAME(xor_key_byte)(v, key, r, j, planes);
+  for (unsigned b = 0; b < 8; b++) out[b] = v[b];
+}
+
 /* The state buffer s[32][8]: the 16 bytes' planes are in slots 0..15
- * between rounds. X and S of round r0 + 1 read slots 0..15 and write
- * 16..31; the 16 R steps of a round then prepend one byte each, slots 15
- * down to 0. Step k reads slots 16-k..31-k, so after it slot 31-k is free,
- * and the byte it wrote (slot 15-k) is final: the next round's X and S of
- * that byte go there at once. This interleaves the S-box circuit (bound by
- * the vector ALUs) with the R steps (bound by their 128 window loads), and
- * the round ends with slots 16..31 ready for the next round's steps. Rounds
- * r0 + 1 .. 10 (r0 = 0: the whole cipher; the counter kernel starts from
- * round 1's output with r0 = 1). Decryption: L^-1 appends into 16..31, then
- * S^-1 and X write 0..15. (Interleaved the same way, S^-1 and X of the byte
- * step k wrote into the slot k it no longer reads, it measured 3 % slower:
- * ECB decryption 628 against 645 MB/s; encryption gains 8-9 %.) */
+ * between rounds. A round's X and S read slots 0..15 and write 16..31; the
+ * 16 R steps then prepend one byte each, slots 15 down to 0, so the state is
+ * back in 0..15 (decryption: L^-1 appends into 16..31, then S^-1 and X write
+ * 0..15). Rounds r0 + 1 .. 10 (r0 = 0: the whole cipher; the counter kernel
+ * starts from round 1's output with r0 = 1). Tried and dropped: the next
+ * round's X and S of each byte right after the R step that made it (the
+ * slot it goes to is free by then): no faster once xs_byte kept its words
+ * in registers (ECB 685 against 681 MB/s; decryption 5 % slower). */
 BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(encrypt_any)(BS_W s[32][8],
                                                                              const void *key, int planes,
                                                                              unsigned r0) {
-  for (unsigned j = 0; j < 16; j++) {
-    for (unsigned b = 0; b < 8; b++) s[16 + j][b] = s[j][b];
-    BS_NAME(xor_key_byte)(s[16 + j], key, r0, j, planes);
-    KUZ_SBOX_FWD_W(BS_W, s[16 + j]);
-  }
-  for (unsigned r = r0; r < 8; r++) {
+  for (unsigned r = r0; r < 9; r++) {
+    for (unsigned j = 0; j < 16; j++) BS_NAME(xs_byte)(s[16 + j], s[j], key, r, j, planes);
 #pragma GCC unroll 1
-    for (unsigned k = 0; k < 16; k++) {
-      BS_NAME(l_lin)(s + 16 - k, 0);
-      BS_W *d = s[31 - k];
-      for (unsigned b = 0; b < 8; b++) d[b] = s[15 - k][b];
-      BS_NAME(xor_key_byte)(d, key, r + 1, 15 - k, planes);
-      KUZ_SBOX_FWD_W(BS_W, d);
-    }
+    for (unsigned k = 0; k < 16; k++) BS_NAME(l_lin)(s + 16 - k, 0);
   }
-#pragma GCC unroll 1
-  for (unsigned k = 0; k < 16; k++) BS_NAME(l_lin)(s + 16 - k, 0);
   BS_NAME(xor_key)(s, key, 9, planes);
 }
 
@@ -221,11 +233,7 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(decrypt_any)(B
   for (unsigned r = 9; r-- > 0;) {
 #pragma GCC unroll 1
     for (unsigned k = 0; k < 16; k++) BS_NAME(l_lin)(s + k, 1);
-    for (unsigned j = 0; j < 16; j++) {
-      KUZ_SBOX_INV_W(BS_W, s[16 + j]);
-      for (unsigned b = 0; b < 8; b++) s[j][b] = s[16 + j][b];
-    }
-    BS_NAME(xor_key)(s, key, r, planes);
+    for (unsigned j = 0; j < 16; j++) BS_NAME(sx_inv_byte)(s[j], s[16 + j], key, r, j, planes);
   }
 }
 

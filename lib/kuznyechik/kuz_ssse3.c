@@ -7,6 +7,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <emmintrin.h>
+#include <pmmintrin.h> /* movddup: the key-mask broadcast */
 
 typedef uint64_t W2 __attribute__((vector_size(16)));
 
@@ -40,6 +41,7 @@ static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
 #define BS_NAME(x) x##_x2
 #define BS_LOAD_GROUP LOAD2
 #define BS_STORE_GROUP STORE2
+#define BS_BCAST_MEM(p) ((W2)_mm_castpd_si128(_mm_loaddup_pd((const double *)(const void *)(p))))
 #include "kuz_bs_template.h"
 
 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt) {
