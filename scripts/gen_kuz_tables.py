@@ -17,6 +17,10 @@ The output holds
       masked XOR. Shared XORs come from Paar's greedy heuristic. Each circuit is
       evaluated on all 256 inputs while it is built and must reproduce
       PI / PI^-1.
+  KUZ_LSTEP_W(W, X, D): one R step of L on bit planes for the vector files'
+      bitsliced path, a straight-line program of 174 XORs (Paar's heuristic,
+      ordered for 16 registers; see "One R step" below), checked against the
+      step's GF(2) matrix before it is printed.
   gostx__kuz_lmask_fwd[16][8], gostx__kuz_lmask_inv[16][8]: L and L^-1 as
       16 diagonals. For diagonal d, bit k of the coefficient that multiplies
       byte j and lands in byte (j - d) mod 16 is bit j of mask[d][k]
@@ -30,6 +34,7 @@ The output holds
   gostx__kuz_c[32][16]: the iteration constants C_1..C_32 = L(Vec128(i)).
 
 Usage: python3 scripts/gen_kuz_tables.py > lib/kuznyechik/kuz_tables.h
+       python3 scripts/gen_kuz_tables.py --lstep-search N   (seeds for LSTEP_SEED)
 """
 import itertools
 
