@@ -59,7 +59,7 @@ static int xts_crypt(const gostx_xts_key *x, int decrypt, const uint8_t tweak[16
                      const uint8_t *in, uint8_t *out, size_t len) {
   uint8_t tw[XTS_BATCH * 16], t0[16], t1[16], cc[16], pp[16];
   uint64_t lo, hi;
-  size_t nfull, rest, bulk;
+  size_t nfull, rest, bulk, tw_used = 0;
   if (!x || !tweak || !in || !out) return GOSTX_EINVAL;
   if (len < 16) return GOSTX_ELEN;
   nfull = len / 16;
@@ -72,6 +72,7 @@ static int xts_crypt(const gostx_xts_key *x, int decrypt, const uint8_t tweak[16
 
   while (bulk) {
     size_t b = bulk < XTS_BATCH ? bulk : XTS_BATCH;
+    if (16 * b > tw_used) tw_used = 16 * b;
     for (size_t i = 0; i < b; i++) {
       xts_store_tweak(tw + 16 * i, lo, hi);
       xts_mul_alpha(&lo, &hi);
@@ -100,7 +101,7 @@ static int xts_crypt(const gostx_xts_key *x, int decrypt, const uint8_t tweak[16
     xts_block(x, decrypt, decrypt ? t0 : t1, pp, out);
   }
 
-  gostx_memzero(tw, sizeof tw);
+  gostx_memzero(tw, tw_used); /* only what held tweaks: a 512-byte sector used 32 of 256 rows */
   gostx_memzero(t0, sizeof t0);
   gostx_memzero(t1, sizeof t1);
   gostx_memzero(cc, sizeof cc);
