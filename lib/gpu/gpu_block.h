@@ -130,50 +130,19 @@ GOSTX_GPU_HD static inline void kuz32_from_slices(uint32_t blk[4][32], uint32_t 
 
 /* One R step on the ring: x_i = s[(head + i) & 15]; writes
  * l(x_0..x_15) = sum c_j x_j, c = (148, 32, 133, 16, 194, 192, 1, 251, 1, 192,
- * 194, 16, 133, 32, 148, 1), into slot (head + 15) & 15. Equal coefficients
- * are added first (u_i), then grouped by coefficient bit (t_k) and
- * l = sum_k 2^k t_k by Horner's rule modulo x^8 + x^7 + x^6 + x + 1. */
+ * 194, 16, 133, 32, 148, 1), into slot (head + 15) & 15. l is the CPU vector
+ * path's generated program KUZ_LSTEP_W (kuz_tables.h: 174 XORs; the pair-sum
+ * and Horner form used here before took ~245). Its outputs go to y first:
+ * the slot written is x_15's, which the program still reads. */
 GOSTX_GPU_HD static inline void kuz32_l_step(uint32_t s[16][8], unsigned head) {
 #define X_(i, b) s[(head + (i)) & 15][b]
-  uint32_t t[8][8];
-  GOSTX_GPU_UNROLL
-  for (unsigned b = 0; b < 8; b++) {
-    uint32_t u0 = X_(0, b) ^ X_(14, b);
-    uint32_t u1 = X_(1, b) ^ X_(13, b);
-    uint32_t u2 = X_(2, b) ^ X_(12, b);
-    uint32_t u3 = X_(3, b) ^ X_(11, b);
-    uint32_t u4 = X_(4, b) ^ X_(10, b);
-    uint32_t u5 = X_(5, b) ^ X_(9, b);
-    uint32_t u6 = X_(6, b) ^ X_(8, b) ^ X_(15, b);
-    uint32_t u7 = X_(7, b);
-    uint32_t u02 = u0 ^ u2, u45 = u4 ^ u5 ^ u7;
-    t[0][b] = u2 ^ u6 ^ u7;
-    t[1][b] = u4 ^ u7;
-    t[2][b] = u02;
-    t[3][b] = u7;
-    t[4][b] = u0 ^ u3 ^ u7;
-    t[5][b] = u1 ^ u7;
-    t[6][b] = u45;
-    t[7][b] = u02 ^ u45;
-  }
+#define D_(j) y[j]
+  uint32_t y[8];
+  KUZ_LSTEP_W(uint32_t, X_, D_);
 #undef X_
-  uint32_t a[8];
+#undef D_
   GOSTX_GPU_UNROLL
-  for (unsigned b = 0; b < 8; b++) a[b] = t[7][b];
-  GOSTX_GPU_UNROLL
-  for (int k = 6; k >= 0; k--) {
-    const uint32_t h = a[7];
-    a[7] = a[6] ^ h ^ t[k][7];
-    a[6] = a[5] ^ h ^ t[k][6];
-    a[5] = a[4] ^ t[k][5];
-    a[4] = a[3] ^ t[k][4];
-    a[3] = a[2] ^ t[k][3];
-    a[2] = a[1] ^ t[k][2];
-    a[1] = a[0] ^ h ^ t[k][1];
-    a[0] = h ^ t[k][0];
-  }
-  GOSTX_GPU_UNROLL
-  for (unsigned b = 0; b < 8; b++) s[(head + 15) & 15][b] = a[b];
+  for (unsigned b = 0; b < 8; b++) s[(head + 15) & 15][b] = y[b];
 }
 
 /* Round key bytes as all-zeros / all-ones words (the key is uniform across
