@@ -141,17 +141,25 @@ static void decrypt_planes(uint64_t p[8], const uint64_t kp[10][8]) {
 /* ---- 64 blocks at a time, fully bitsliced ----
  * s[j][b] bit n is bit b of byte j of block n. Byte positions are separate
  * words, so L needs no lane movement: it is R applied 16 times, and R only
- * renames the words (a ring with a moving head) and computes l(a).
+ * moves the window by one byte and computes l(a). The state lives in a
+ * buffer of 32 slots: between rounds in slots 0..15; X and S write 16..31;
+ * R step k reads the window at slots 16-k..31-k and writes slot 15-k, so the
+ * state is back in 0..15 (decryption: L^-1 appends upward into 16..31, then
+ * S^-1 and X write 0..15). Every window access is a constant offset from one
+ * pointer. (Until 2026-11-22 the 16 bytes were a ring with a runtime head:
+ * each of the ~128 window accesses of a step was an address computation.)
  * l = sum_j c_j a_j with c = (148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194,
  * 16, 133, 32, 148, 1) is symmetric, so bytes with equal coefficients are
  * added first (u_0..u_7), then grouped by coefficient bit (t_k = sum of the
  * u_i whose coefficient has bit k) and l = sum_k 2^k t_k by Horner's rule:
- * about 245 XORs per R step for 64 blocks. */
+ * about 245 XORs per R step for 64 blocks. (The vector files use the
+ * generated 174-XOR program instead; this file keeps an independent form.) */
 
-/* Writes l(x_0..x_15), x_i = s[(head + i) & 15], into slot (head + 15) & 15. */
-static inline void l_step(uint64_t s[16][8], unsigned head) {
+/* One R step (inv = 0: window w[0..15], l into w[-1]) or R^-1 step
+ * (inv = 1: window w[1..15], w[0], l into w[16]). */
+static inline void l_step(uint64_t (*w)[8], int inv) {
   const uint64_t *x[16];
-  for (unsigned i = 0; i < 16; i++) x[i] = s[(head + i) & 15];
+  for (unsigned i = 0; i < 16; i++) x[i] = inv ? w[(i + 1) & 15] : w[i];
   uint64_t t[8][8];
   for (unsigned b = 0; b < 8; b++) {
     uint64_t u0 = x[0][b] ^ x[14][b];           /* 148 = bits 7,4,2 */
@@ -186,7 +194,7 @@ static inline void l_step(uint64_t s[16][8], unsigned head) {
     a[1] = a[0] ^ h ^ t[k][1];
     a[0] = h ^ t[k][0];
   }
-  uint64_t *dst = s[(head + 15) & 15];
+  uint64_t *dst = inv ? w[16] : w[-1];
   for (unsigned b = 0; b < 8; b++) dst[b] = a[b];
 }
 
@@ -196,29 +204,25 @@ static inline void xor_key_bs(uint64_t s[16][8], const uint8_t key[16]) {
     for (unsigned b = 0; b < 8; b++) s[j][b] ^= 0 - (uint64_t)((key[j] >> b) & 1);
 }
 
-static void encrypt_bs(uint64_t s[16][8], const gostx_kuz_key *k) {
+static void encrypt_bs(uint64_t s[32][8], const gostx_kuz_key *k) {
   for (unsigned r = 0; r < 9; r++) {
-    xor_key_bs(s, k->ek[r]);
-    for (unsigned j = 0; j < 16; j++) kuz_sbox_fwd(s[j]);
-    /* R: l goes into the slot of the dropped byte 15, which becomes byte 0 */
-    for (unsigned i = 0, head = 0; i < 16; i++) {
-      l_step(s, head);
-      head = (head + 15) & 15;
-    }
+    for (unsigned j = 0; j < 16; j++)
+      for (unsigned b = 0; b < 8; b++) s[16 + j][b] = s[j][b];
+    xor_key_bs(s + 16, k->ek[r]);
+    for (unsigned j = 0; j < 16; j++) kuz_sbox_fwd(s[16 + j]);
+    for (unsigned i = 0; i < 16; i++) l_step(s + 16 - i, 0);
   }
   xor_key_bs(s, k->ek[9]);
 }
 
-static void decrypt_bs(uint64_t s[16][8], const gostx_kuz_key *k) {
+static void decrypt_bs(uint64_t s[32][8], const gostx_kuz_key *k) {
   xor_key_bs(s, k->ek[9]);
   for (unsigned r = 9; r-- > 0;) {
-    /* R^-1: bytes move up one place and l(a_14..a_0, a_15) becomes byte 15,
-     * i.e. the ring head advances and l fills the old byte 0's slot */
-    for (unsigned i = 0, head = 0; i < 16; i++) {
-      head = (head + 1) & 15;
-      l_step(s, head);
+    for (unsigned i = 0; i < 16; i++) l_step(s + i, 1);
+    for (unsigned j = 0; j < 16; j++) {
+      kuz_sbox_inv(s[16 + j]);
+      for (unsigned b = 0; b < 8; b++) s[j][b] = s[16 + j][b];
     }
-    for (unsigned j = 0; j < 16; j++) kuz_sbox_inv(s[j]);
     xor_key_bs(s, k->ek[r]);
   }
 }
@@ -351,13 +355,13 @@ static void decrypt1(const gostx_kuz_key *k, const uint8_t in[16], uint8_t out[1
 
 typedef void (*one_fn)(const gostx_kuz_key *k, const uint8_t in[16], uint8_t out[16]);
 typedef void (*planes_fn)(uint64_t p[8], const uint64_t kp[10][8]);
-typedef void (*bs_fn)(uint64_t s[16][8], const gostx_kuz_key *k);
+typedef void (*bs_fn)(uint64_t s[32][8], const gostx_kuz_key *k);
 
 static void run_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t nblocks,
                        planes_fn fn, bs_fn bfn, one_fn ofn) {
   uint64_t kp[10][8], p[8];
   if (nblocks >= KUZ_BS_MIN) {
-    uint64_t s[16][8];
+    uint64_t s[32][8]; /* the state in slots 0..15, see encrypt_bs */
     while (nblocks >= KUZ_BS_MIN) {
       size_t n = nblocks < 64 ? nblocks : 64;
       load_bs(s, in, n);
