@@ -134,36 +134,32 @@ def lmasks(m):
 # S-box circuit
 
 
-def paar(targets, nvars):
-    """Greedy common-subexpression elimination for XOR targets given as sets of
-    variable indices. Returns (ops, final) where ops is a list of
-    (new_index, a, b) meaning v[new] = v[a] ^ v[b], and final[t] is the variable
-    index holding target t (or None for an empty target)."""
-    tg = [set(t) for t in targets]
+def paar(targets, nvars, rng=None, shared_only=False):
+    """Paar's greedy common-subexpression elimination for XOR targets given as
+    sets of variable indices: repeatedly define v[new] = v[a] ^ v[b] for the
+    pair (a, b) that most targets contain. Ties go to the smallest pair, or to
+    rng's choice. Returns (ops, rows): ops[k] = (new, a, b), and rows[t] the
+    set of values whose XOR is target t. By default pairs are taken until
+    every target is one value; with shared_only, only while a pair is shared
+    by two targets or more (the rest is left to the caller to accumulate)."""
+    rows = [set(t) for t in targets]
     ops = []
-    nxt = nvars
     while True:
-        counts = {}
-        for t in tg:
-            if len(t) < 2:
-                continue
-            for a, b in itertools.combinations(sorted(t), 2):
-                counts[(a, b)] = counts.get((a, b), 0) + 1
-        if not counts:
-            break
-        (a, b), _ = max(counts.items(), key=lambda kv: (kv[1], -kv[0][0], -kv[0][1]))
-        ops.append((nxt, a, b))
-        for t in tg:
-            if a in t and b in t:
-                t.discard(a)
-                t.discard(b)
-                t.add(nxt)
-        nxt += 1
-    final = []
-    for t in tg:
-        assert len(t) <= 1
-        final.append(next(iter(t)) if t else None)
-    return ops, final
+        count = {}
+        for r in rows:
+            for pair in itertools.combinations(sorted(r), 2):
+                count[pair] = count.get(pair, 0) + 1
+        best = max(count.values(), default=0)
+        if best < (2 if shared_only else 1):
+            return ops, rows
+        ties = sorted(p for p, k in count.items() if k == best)
+        a, b = rng.choice(ties) if rng else ties[0]
+        n = nvars + len(ops)
+        ops.append((n, a, b))
+        for r in rows:
+            if a in r and b in r:
+                r -= {a, b}
+                r.add(n)
 
 
 # ---------------------------------------------------------------------------
@@ -192,29 +188,6 @@ def lstep_rows():
     """rows[j]: the window words (8 * i + b) XORed into output plane j."""
     return [{8 * i + b for i in range(16) for b in range(8) if gmul(LC[i], 1 << b) >> j & 1}
             for j in range(8)]
-
-
-def paar_random(rows, nvars, rng):
-    """Paar's greedy elimination, ties broken by rng. Returns (ops, rows):
-    ops[k] = (n, a, b) defines value n = a ^ b; each returned row is the set
-    of values whose XOR is that output."""
-    rows = [set(r) for r in rows]
-    ops = []
-    while True:
-        count = {}
-        for r in rows:
-            for pair in itertools.combinations(sorted(r), 2):
-                count[pair] = count.get(pair, 0) + 1
-        best = max(count.values(), default=0)
-        if best < 2:
-            return ops, rows
-        a, b = rng.choice(sorted(p for p, k in count.items() if k == best))
-        n = nvars + len(ops)
-        ops.append((n, a, b))
-        for r in rows:
-            if a in r and b in r:
-                r -= {a, b}
-                r.add(n)
 
 
 def lstep_schedule(ops, rows, nin, rng, jitter):
@@ -310,7 +283,7 @@ def lstep_program(seed=LSTEP_SEED, tries=LSTEP_TRIES):
     rng = random.Random(seed)
     nin = 128
     target = lstep_rows()
-    ops, rows = paar_random(target, nin, rng)
+    ops, rows = paar(target, nin, rng, shared_only=True)
     xors = len(ops) + sum(len(r) - 1 for r in rows)
     cost, order = min((lstep_schedule(ops, rows, nin, rng, 1.5 if t else 0.0)
                        for t in range(tries)), key=lambda co: co[0])
@@ -470,7 +443,8 @@ class Circuit:
     def linear(self, targets, wires):
         """XOR of the wires in each target set (non-empty), with shared XORs
         found by Paar's heuristic."""
-        ops, final = paar(targets, len(wires))
+        ops, rows = paar(targets, len(wires))
+        final = [next(iter(r)) if r else None for r in rows]
         pool = list(wires)
         for (_, a, b) in ops:
             pool.append(self.xor(pool[a], pool[b]))
