@@ -149,28 +149,13 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(l_lin)(BS_W (*
 #undef KUZ_D
 }
 
-/* Round key r into the state. One key for the whole batch (planes = 0): key
- * is km[10][16][8], bit masks broadcast to every lane. A key per block
- * (planes = 1): key is BS_W[10][16][8], the round keys of the batch's blocks
- * in the bitsliced layout (BS_NAME(key_planes)), XORed word by word. planes
- * is a compile-time constant at every call site (the functions are always
- * inlined), so each entry point below has one straight-line key XOR and the
- * round code exists once. */
-BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key)(BS_W s[16][8],
-                                                                         const void *key,
-                                                                         unsigned r, int planes) {
-  if (planes) {
-    const BS_W(*kp)[16][8] = (const BS_W(*)[16][8])key;
-    for (unsigned j = 0; j < 16; j++)
-      for (unsigned b = 0; b < 8; b++) s[j][b] ^= kp[r][j][b];
-  } else {
-    const uint64_t(*km)[16][8] = (const uint64_t(*)[16][8])key;
-    for (unsigned j = 0; j < 16; j++)
-      for (unsigned b = 0; b < 8; b++) s[j][b] ^= BS_BCAST_MEM(&km[r][j][b]);
-  }
-}
-
-/* Round key r, byte j, into the 8 planes d (xor_key for one byte). */
+/* Round key r, byte j, into the 8 planes d. One key for the whole batch
+ * (planes = 0): key is km[10][16][8], bit masks broadcast to every lane. A
+ * key per block (planes = 1): key is BS_W[10][16][8], the round keys of the
+ * batch's blocks in the bitsliced layout (BS_NAME(key_planes)), XORed word by
+ * word. planes is a compile-time constant at every call site (the functions
+ * are always inlined), so each entry point below has one straight-line key
+ * XOR and the round code exists once. */
 BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key_byte)(BS_W d[8],
                                                                               const void *key,
                                                                               unsigned r, unsigned j,
@@ -182,6 +167,13 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key_byte)(
     const uint64_t(*km)[16][8] = (const uint64_t(*)[16][8])key;
     for (unsigned b = 0; b < 8; b++) d[b] ^= BS_BCAST_MEM(&km[r][j][b]);
   }
+}
+
+/* Round key r into the whole state. */
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key)(BS_W s[16][8],
+                                                                         const void *key,
+                                                                         unsigned r, int planes) {
+  for (unsigned j = 0; j < 16; j++) BS_NAME(xor_key_byte)(s[j], key, r, j, planes);
 }
 
 /* out = S(in ^ K_r[j]) and out = S^-1(in) ^ K_r[j] for one byte's planes,
