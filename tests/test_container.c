@@ -339,6 +339,10 @@ static void test_streams(void) {
           CHECK_RC(run_stream(&ct, 0, pt, len, pools[pi], batches[bi], &enc, &st), 0, "encrypt");
           CHECK(enc.len == ref.len && memcmp(enc.p, ref.p, ref.len) == 0,
                 "alg %d len %zu pool %d batch %zu: same ciphertext", alg, len, pi, batches[bi]);
+          if (batches[bi] == 0) { /* the default: 16 per pool thread here (small chunks), 2 alone */
+            size_t t = pools[pi] ? gostx_pool_size(pools[pi]) : 0;
+            CHECK(st.batch == (t ? 16 * t : 2), "pool %d: default batch %zu", pi, st.batch);
+          }
           CHECK_RC(run_stream(&ct, 1, ref.p + GOSTX_CT_HEADER_LEN, ref.len - GOSTX_CT_HEADER_LEN,
                               pools[pi], batches[bi], &dec, &st),
                    0, "decrypt");
@@ -346,6 +350,24 @@ static void test_streams(void) {
                 "alg %d len %zu pool %d batch %zu: round trip", alg, len, pi, batches[bi]);
         }
       }
+    }
+    gostx_ct_clear(&ct);
+  }
+  /* Big chunks: the default batch keeps its buffers near 64 MiB (4 MiB + tag
+   * records: 7 per buffer) but gives every thread 2 chunks (8 for 4 threads). */
+  {
+    gostx_ct ct;
+    gostx_ct_stream st;
+    gostx_ct_init_encrypt(&ct, 1, GOSTX_CT_KDF_RAW, 4u << 20, 0, key1, 32, salt_a);
+    for (int pi = 1; pi < 3; pi++) {
+      CHECK_RC(run_stream(&ct, 0, pt, 100, pools[pi], 0, &enc, &st), 0, "encrypt 4 MiB chunks");
+      size_t want = pi == 1 ? 7 : 8;
+      CHECK(st.batch == want, "4 MiB chunks, pool %d: default batch %zu, want %zu", pi, st.batch,
+            want);
+      CHECK_RC(run_stream(&ct, 1, enc.p + GOSTX_CT_HEADER_LEN, enc.len - GOSTX_CT_HEADER_LEN,
+                          pools[pi], 0, &dec, &st),
+               0, "decrypt 4 MiB chunks");
+      CHECK(dec.len == 100 && memcmp(dec.p, pt, 100) == 0, "4 MiB chunks: round trip");
     }
     gostx_ct_clear(&ct);
   }

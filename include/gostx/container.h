@@ -121,9 +121,10 @@ typedef struct gostx_ct_stream {
   gostx_ct_progress_fn progress; /* optional */
   void *progress_arg;
   gostx_pool *pool;        /* NULL = seal/open on the calling thread */
-  size_t batch;            /* chunks in flight; 0 = 2 per pool thread. Capped so
-                              that the batch buffer stays <= 256 MiB; on return,
-                              the number used. */
+  size_t batch;            /* chunks in flight; 0 = 16 per pool thread while the
+                              two batch buffers stay <= 64 MiB, but at least 2 per
+                              thread (2 without a pool). Capped so that the
+                              buffers stay <= 256 MiB; on return, the number used. */
   /* out: */
   uint64_t chunks;         /* chunks written (verified, when decrypting) */
   uint64_t bytes_out;      /* plaintext bytes (of chunks written) */
