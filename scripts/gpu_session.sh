@@ -3,7 +3,7 @@
 # time is scarce; docs/GPU.md "On a GPU"): build with the machine's own nvcc,
 # the whole suite including test_gpu on the real driver, `gostx bench --gpu`.
 # Logs go to $OUT (or ./gpu-out). Usage: bash scripts/gpu_session.sh [STEP...]
-# STEPs: info build test bench (default: all four in that order).
+# STEPs: info build test bench profile (default: info build test bench).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -33,6 +33,27 @@ for s in "${steps[@]}"; do
       ;;
     bench)
       build-cuda/gostx bench --gpu --repeat 5 2>&1 | tee "$OUT/bench_gpu.txt"
+      ;;
+    profile)
+      # SASS instruction counts per kernel (sm_90), then Nsight Compute on
+      # one launch of each bulk kernel (what bounds it: issue slots, memory)
+      cuobjdump -sass -arch sm_90 build-cuda/gostx_kernels.fatbin > "$OUT/sass90.txt" 2>&1
+      awk '/Function :/ {f = $3} /^ +\/\*[0-9a-f]{4}\*\/ / {n[f]++}
+           END {for (k in n) printf "%-28s %6d SASS instructions\n", k, n[k]}' "$OUT/sass90.txt" | sort
+      for k in "Function : gostx_k_magma_ctr" "Function : gostx_k_kuz_ctr"; do
+        awk -v f="$k" '$0 ~ f {on = 1; next} /Function :/ {on = 0}
+             on && /^ +\/\*[0-9a-f]{4}\*\/ / {split($2, op, "."); c[op[1]]++}
+             END {for (o in c) printf "%s %d\n", o, c[o]}' "$OUT/sass90.txt" | sort -k2 -nr | head -12 | tr '\n' ' '
+        echo " <- $k"
+      done
+      ncu --version | tail -1
+      for kn in gostx_k_magma_ctr gostx_k_kuz_ctr gostx_k_kuz_ctr_batch gostx_k_magma_ctr_batch; do
+        timeout 240 ncu --kernel-name "$kn" --launch-skip 1 --launch-count 1 \
+          --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+          --section LaunchStats build-cuda/gostx bench --gpu --gpu-size 64M --repeat 1 --time 1 \
+          --size 64K > "$OUT/ncu_$kn.txt" 2>&1
+        grep -E "Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Duration|Block Limit Registers" "$OUT/ncu_$kn.txt" | sed "s/^/$kn: /"
+      done
       ;;
     *) echo "unknown step $s"; exit 2 ;;
   esac

@@ -3,7 +3,10 @@
  * skip). With one, every GPU call is compared with the CPU call on random
  * keys and odd lengths, through host buffers (chunked, several streams, also
  * in place and with a small chunk size so that many chunks are in flight)
- * and through device buffers. Built with GOSTX_CUDA=ON only.
+ * and through device buffers, on misaligned host buffers, on registered
+ * (pinned) host memory, with one and several staging-copy threads; the
+ * batch calls (a key and IV per stream) against the one-stream CPU calls;
+ * the GPU + CPU split against the CPU. Built with GOSTX_CUDA=ON only.
  *
  * ctest also runs it with GOSTX_CUDA_DRIVER pointing at the mock driver of
  * tests/gpu_mock (the whole host side against host-run kernels), and with
@@ -88,6 +91,15 @@ static void test_cipher(gostx_gpu *g, int id) {
     gostx_ecb_decrypt(&c, in, want, bl);
     HOST_CASE(gostx_gpu_ecb_decrypt(g, &c, in, got, bl), gostx_gpu_ecb_decrypt(g, &c, got, got, bl),
               want, bl, "ecb decrypt");
+    { /* host buffers at odd addresses: the staging copies take any alignment */
+      uint8_t *ui = malloc(len + 8), *uo = malloc(len + 8);
+      memcpy(ui + 1, in, len);
+      gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
+      CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, n / 2, ui + 1, uo + 3, len), 0, "ctr misaligned");
+      CHECK(!memcmp(uo + 3, want, len), "ctr, host buffers at +1/+3, len %zu", len);
+      free(ui);
+      free(uo);
+    }
     /* device buffers */
     gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
     CHECK_RC(gostx_gpu_upload(g, din, in, len), 0, "upload");
@@ -185,6 +197,208 @@ static void test_cnt(gostx_gpu *g) {
   }
 }
 
+/* Registered host memory: in, out or both moved by DMA without staging,
+ * also at odd offsets inside the registered range; and the staging copies
+ * on one thread and on several. */
+static void test_register(gostx_gpu *g) {
+  const size_t len = max_len < (5u << 20) + 9 ? max_len : (5u << 20) + 9, bl = len / 16 * 16;
+  uint8_t key[32], iv[8];
+  rand_bytes(key, 32);
+  rand_bytes(iv, 8);
+  gostx_cipher c;
+  gostx_cipher_init(&c, GOSTX_CIPHER_KUZNYECHIK, key);
+  uint8_t *in = malloc(len + 16), *got = malloc(len + 16), *want = malloc(len + 16);
+  rand_bytes(in, len + 16);
+  CHECK_RC(gostx_gpu_host_register(g, in, len + 16), 0, "register in");
+  CHECK_RC(gostx_gpu_host_register(g, in + 8, 64), GOSTX_ENOMEM, "overlapping registration refused");
+  for (int mode = 0; mode < 3; mode++) { /* 0: in registered, 1: in and out, 2: out */
+    if (mode == 1) CHECK_RC(gostx_gpu_host_register(g, got, len + 16), 0, "register out");
+    if (mode == 2) CHECK_RC(gostx_gpu_host_unregister(g, in), 0, "unregister in");
+    for (size_t a = 0; a < 2; a++) { /* aligned, then at +1 / +5 */
+      const uint8_t *i0 = in + a;
+      uint8_t *o0 = got + 5 * a;
+      gostx_ctr_crypt(&c, iv, 8, 16, i0, want, len);
+      memset(got, 0xee, len + 16);
+      CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, i0, o0, len), 0, "ctr registered");
+      CHECK(!memcmp(o0, want, len), "ctr, registered mode %d, offset %zu", mode, a);
+      gostx_ecb_encrypt(&c, i0, want, bl);
+      CHECK_RC(gostx_gpu_ecb_encrypt(g, &c, i0, o0, bl), 0, "ecb registered");
+      CHECK(!memcmp(o0, want, bl), "ecb, registered mode %d, offset %zu", mode, a);
+    }
+    /* in place inside a registered range */
+    memcpy(got, in, len);
+    gostx_ctr_crypt(&c, iv, 8, 16, in, want, len);
+    CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, got, got, len), 0, "ctr in place registered");
+    CHECK(!memcmp(got, want, len), "ctr in place, registered mode %d", mode);
+  }
+  CHECK_RC(gostx_gpu_host_unregister(g, in), GOSTX_EINVAL, "unregister twice");
+  CHECK_RC(gostx_gpu_host_register(g, NULL, 16), GOSTX_EINVAL, "register NULL");
+  /* staging copies on 1 and 4 threads (got stays registered: out direct) */
+  CHECK_RC(gostx_gpu_host_unregister(g, got), 0, "unregister out");
+  for (unsigned t = 1; t <= 4; t += 3) {
+    CHECK_RC(gostx_gpu_set_copy_threads(g, t), 0, "copy threads");
+    memset(got, 0, len);
+    CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, in, got, len), 0, "ctr");
+    gostx_ctr_crypt(&c, iv, 8, 16, in, want, len);
+    CHECK(!memcmp(got, want, len), "ctr with %u copy threads", t);
+  }
+  CHECK_RC(gostx_gpu_set_copy_threads(g, 0), 0, "copy threads default");
+  free(in);
+  free(got);
+  free(want);
+  gostx_cipher_clear(&c);
+}
+
+/* The batch calls: stream i against the one-stream CPU call with its own
+ * key and IV; stream counts around the 32-stream groups, lengths that make
+ * streams and groups straddle chunks; one key for all; host (out of place,
+ * in place, odd addresses) and device buffers. */
+static void test_batch(gostx_gpu *g) {
+  static const size_t COUNTS[] = {1, 5, 31, 32, 33, 100, 300};
+  for (int kind = 0; kind < 3; kind++) { /* Kuznyechik CTR, Magma CTR, GOST 28147-89 CNT */
+    const size_t n = kind == 0 ? 16 : 8, iv_len = kind == 0 ? 8 : kind == 1 ? 4 : 8;
+    for (size_t ci = 0; ci < sizeof COUNTS / sizeof *COUNTS; ci++) {
+      const size_t ns = COUNTS[ci];
+      size_t sl = n * (1 + t_rand() % (ci & 1 ? 256 : 40));
+      while (sl * ns > max_len / 4 && sl > n) sl = sl / 2 / n * n;
+      const size_t len = sl * ns;
+      for (int one = 0; one < 2; one++) {
+        const size_t nk = one ? 1 : ns;
+        gostx_cipher *ck = calloc(nk, sizeof *ck);
+        gostx_gost89_key *gk = calloc(nk, sizeof *gk);
+        const void **kp = calloc(nk, sizeof *kp);
+        uint8_t (*raw)[32] = calloc(nk, 32);
+        const int sbox = (int)(t_rand() % GOSTX_SBOX_COUNT);
+        for (size_t i = 0; i < nk; i++) {
+          rand_bytes(raw[i], 32);
+          if (kind == 2) {
+            gostx_gost89_set_key(&gk[i], raw[i], sbox);
+            kp[i] = &gk[i];
+          } else {
+            gostx_cipher_init(&ck[i], kind == 0 ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA,
+                              raw[i]);
+            kp[i] = &ck[i];
+          }
+        }
+        uint8_t *ivs = malloc(iv_len * ns), *in = malloc(len + 8), *want = malloc(len + 8),
+                *got = malloc(len + 8);
+        rand_bytes(ivs, iv_len * ns);
+        rand_bytes(in, len);
+        for (size_t i = 0; i < ns; i++) {
+          const size_t k = one ? 0 : i;
+          if (kind == 2)
+            gostx_gost89_cnt(raw[k], sbox, ivs + 8 * i, 0, in + i * sl, want + i * sl, sl);
+          else
+            gostx_ctr_crypt(&ck[k], ivs + iv_len * i, iv_len, n, in + i * sl, want + i * sl, sl);
+        }
+#define BATCH(i_, o_)                                                                       \
+  (kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp, nk, ivs, i_, \
+                                          o_, sl, ns)                                        \
+             : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk, ivs, iv_len, \
+                                         i_, o_, sl, ns))
+        const char *what = kind == 0 ? "kuz ctr batch" : kind == 1 ? "magma ctr batch" : "cnt batch";
+        HOST_CASE(BATCH(in, got), BATCH(got, got), want, len, what);
+        memcpy(got + 8, in, len); /* odd addresses: in at +8 - 7, out at +3 */
+        memmove(got + 1, got + 8, len);
+        CHECK_RC(BATCH(got + 1, got + 3), 0, what);
+        CHECK(!memcmp(got + 3, want, len), "%s, %zu streams of %zu, odd addresses", what, ns, sl);
+        gostx_gpu_ptr d = 0;
+        CHECK_RC(gostx_gpu_alloc(g, &d, len), 0, "alloc");
+        CHECK_RC(gostx_gpu_upload(g, d, in, len), 0, "upload");
+        CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt_dev(g, (const gostx_gost89_key *const *)kp,
+                                                            nk, ivs, d, d, sl, ns)
+                           : gostx_gpu_batch_ctr_crypt_dev(g, (const gostx_cipher *const *)kp, nk,
+                                                           ivs, iv_len, d, d, sl, ns),
+                 0, what);
+        memset(got, 0, len);
+        CHECK_RC(gostx_gpu_download(g, got, d, len), 0, "download");
+        CHECK(!memcmp(got, want, len), "%s dev, %zu streams of %zu, keys %zu", what, ns, sl, nk);
+        gostx_gpu_free(g, d);
+        /* argument checks, nothing written */
+        memset(got, 0x5a, len);
+        CHECK_RC(kind == 2 ? GOSTX_ELEN
+                           : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk, ivs,
+                                                       iv_len + 1, in, got, sl, ns),
+                 GOSTX_ELEN, "batch: wrong IV length");
+        if (ns > 2 && !one)
+          CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp,
+                                                          2, ivs, in, got, sl, ns)
+                             : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, 2, ivs,
+                                                         iv_len, in, got, sl, ns),
+                   GOSTX_EINVAL, "batch: nkeys neither 1 nor the stream count");
+#undef BATCH
+        CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp, nk,
+                                                        ivs, in, got, sl + 4, ns)
+                           : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk, ivs,
+                                                       iv_len, in, got, sl + n / 2, ns),
+                 GOSTX_ELEN, "batch: partial block");
+        size_t untouched = 0;
+        while (untouched < len && got[untouched] == 0x5a) untouched++;
+        CHECK(untouched == len, "batch: refused calls write nothing");
+        free(ivs);
+        free(in);
+        free(want);
+        free(got);
+        for (size_t i = 0; i < nk; i++) gostx_cipher_clear(&ck[i]);
+        free(ck);
+        free(gk);
+        free(kp);
+        free(raw);
+      }
+    }
+  }
+  /* mixed key kinds and mixed S-box sets are refused */
+  uint8_t key[32] = {1}, iv[16] = {0}, b[64] = {0};
+  gostx_cipher k2[2];
+  gostx_cipher_init(&k2[0], GOSTX_CIPHER_KUZNYECHIK, key);
+  gostx_cipher_init(&k2[1], GOSTX_CIPHER_MAGMA, key);
+  const gostx_cipher *kp2[2] = {&k2[0], &k2[1]};
+  CHECK_RC(gostx_gpu_batch_ctr_crypt(g, kp2, 2, iv, 8, b, b, 32, 2), GOSTX_EINVAL,
+           "batch: Kuznyechik and Magma keys mixed");
+  gostx_gost89_key g2[2];
+  gostx_gost89_set_key(&g2[0], key, 0);
+  gostx_gost89_set_key(&g2[1], key, 1);
+  const gostx_gost89_key *gp2[2] = {&g2[0], &g2[1]};
+  CHECK_RC(gostx_gpu_batch_gost89_cnt(g, gp2, 2, iv, b, b, 32, 2), GOSTX_EINVAL,
+           "batch: two S-box sets");
+  gostx_cipher_clear(&k2[0]);
+  gostx_cipher_clear(&k2[1]);
+}
+
+/* One CTR job split between the GPU and the pool, for several shares. */
+static void test_split(gostx_gpu *g) {
+  static const double SHARES[] = {0, 0.25, 0.5, 0.9, 1};
+  gostx_pool *pool = gostx_pool_new(2);
+  for (int id = 0; id < 2; id++) {
+    const int cid = id ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK;
+    const size_t n = id ? 8 : 16, len = (max_len < (3u << 20) ? max_len : (3u << 20)) + 5;
+    uint8_t key[32], iv[8];
+    rand_bytes(key, 32);
+    rand_bytes(iv, 8);
+    gostx_cipher c;
+    gostx_cipher_init(&c, cid, key);
+    uint8_t *in = malloc(len), *want = malloc(len), *got = malloc(len);
+    rand_bytes(in, len);
+    gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
+    for (size_t si = 0; si < 5; si++)
+      for (int p = 0; p < 2; p++) {
+        memset(got, 0, len);
+        CHECK_RC(gostx_gpu_ctr_crypt_split(g, p ? pool : NULL, SHARES[si], &c, iv, n / 2, in, got,
+                                           len),
+                 0, "split");
+        CHECK(!memcmp(got, want, len), "split, cipher %d, GPU share %.2f, pool %d", cid,
+              SHARES[si], p);
+      }
+    CHECK_RC(gostx_gpu_ctr_crypt_split(g, pool, 1.5, &c, iv, n / 2, in, got, len), GOSTX_EINVAL,
+             "split: share > 1");
+    free(in);
+    free(want);
+    free(got);
+    gostx_cipher_clear(&c);
+  }
+  gostx_pool_free(pool);
+}
+
 int main(void) {
   t_rand_init();
   gostx_gpu *g = NULL;
@@ -206,7 +420,10 @@ int main(void) {
     test_cipher(g, GOSTX_CIPHER_MAGMA);
     test_xts(g);
     test_cnt(g);
+    test_batch(g);
   }
+  test_register(g);
+  test_split(g);
   gostx_gpu_close(g);
   if (mock) CHECK(mock_live() == 0, "close frees all device and pinned memory (%ld left)", mock_live());
   return t_done();

@@ -17,7 +17,9 @@
 #ifndef GOSTX_GPU_H
 #define GOSTX_GPU_H
 
+#include "bulk.h"
 #include "cipher.h"
+#include "gost89.h"
 #include "xts.h"
 
 #ifdef __cplusplus
@@ -44,6 +46,21 @@ GOSTX_API const char *gostx_gpu_name(const gostx_gpu *g);
  * with the old size). */
 GOSTX_API int gostx_gpu_set_chunk(gostx_gpu *g, size_t chunk_bytes);
 
+/* Threads that copy unregistered host buffers into and out of the pinned
+ * staging buffers (0 = the default: min(8, online CPUs); 1 = the calling
+ * thread alone). The copies, not PCIe, bound host-buffer calls on
+ * unregistered memory. */
+GOSTX_API int gostx_gpu_set_copy_threads(gostx_gpu *g, unsigned n);
+/* Pins [p, p + len) (cuMemHostRegister) for this handle until unregistered
+ * or closed: host-buffer calls whose in or out lies inside a registered
+ * range move that side by DMA straight from or to it, skipping the staging
+ * copies (end to end at PCIe speed). Pinning takes time and locks memory:
+ * register long-lived buffers once, not per call. At most 16 ranges;
+ * GOSTX_ENOMEM when the driver refuses (e.g. RLIMIT_MEMLOCK, a range
+ * already registered). */
+GOSTX_API int gostx_gpu_host_register(gostx_gpu *g, void *p, size_t len);
+GOSTX_API int gostx_gpu_host_unregister(gostx_gpu *g, void *p);
+
 /* ---- host buffers ---- */
 /* gostx_ctr_crypt(c, iv, iv_len, s = n, in, out, len): iv_len = n/2. */
 GOSTX_API int gostx_gpu_ctr_crypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv,
@@ -68,6 +85,36 @@ GOSTX_API int gostx_gpu_xts_decrypt(gostx_gpu *g, const gostx_xts_key *x, uint64
  * nature and is not offered here. */
 GOSTX_API int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
                                    const uint8_t *in, uint8_t *out, size_t len);
+
+/* ---- many streams, each with its own key and IV ----
+ * The GPU form of gostx_batch_ctr_crypt (bulk.h): nsectors streams of
+ * sector_len bytes back to back in in and out; stream i equals
+ * gostx_ctr_crypt(keys[i], ivs + i * iv_len, iv_len = n/2, s = n, ...) (nkeys =
+ * nsectors), or with keys[0] for all (nkeys = 1). All keys Kuznyechik or all
+ * Magma; sector_len a positive multiple of the block length (no partial
+ * blocks here). Kuznyechik runs 32 streams per thread, a key per lane (the
+ * article's "a stream per lane", bitsliced). The keys and IVs are uploaded
+ * per call and wiped on the device and in the pinned buffer afterwards. */
+GOSTX_API int gostx_gpu_batch_ctr_crypt(gostx_gpu *g, const gostx_cipher *const *keys,
+                                        size_t nkeys, const uint8_t *ivs, size_t iv_len,
+                                        const uint8_t *in, uint8_t *out, size_t sector_len,
+                                        size_t nsectors);
+/* GOST 28147-89 CNT per stream: stream i equals gostx_gost89_cnt with
+ * keys[i] (expanded), IV ivs + 8 i, no key meshing. All keys must use the
+ * same S-box set; sector_len a positive multiple of 8. */
+GOSTX_API int gostx_gpu_batch_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *const *keys,
+                                         size_t nkeys, const uint8_t *ivs, const uint8_t *in,
+                                         uint8_t *out, size_t sector_len, size_t nsectors);
+
+/* ---- GPU and CPU together ----
+ * gostx_ctr_crypt(c, iv, n/2, s = n, ...) over one buffer, the first
+ * gpu_share of its blocks on the GPU (driven by a thread of its own) and the
+ * rest on the pool at the same time (pool NULL: the calling thread). Choose
+ * gpu_share = GPU rate / (GPU rate + CPU rate), both measured on this
+ * machine (`gostx bench --gpu` prints the split it measured). */
+GOSTX_API int gostx_gpu_ctr_crypt_split(gostx_gpu *g, gostx_pool *pool, double gpu_share,
+                                        const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                                        const uint8_t *in, uint8_t *out, size_t len);
 
 /* ---- data already in device memory ----
  * Same operations on device buffers (4-byte aligned addresses), on the
@@ -95,6 +142,15 @@ GOSTX_API int gostx_gpu_xts_decrypt_dev(gostx_gpu *g, const gostx_xts_key *x, ui
 GOSTX_API int gostx_gpu_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *k,
                                        const uint8_t iv[8], gostx_gpu_ptr in, gostx_gpu_ptr out,
                                        size_t len);
+
+GOSTX_API int gostx_gpu_batch_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *const *keys,
+                                            size_t nkeys, const uint8_t *ivs, size_t iv_len,
+                                            gostx_gpu_ptr in, gostx_gpu_ptr out,
+                                            size_t sector_len, size_t nsectors);
+GOSTX_API int gostx_gpu_batch_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *const *keys,
+                                             size_t nkeys, const uint8_t *ivs, gostx_gpu_ptr in,
+                                             gostx_gpu_ptr out, size_t sector_len,
+                                             size_t nsectors);
 
 /* ---- for benchmarks ---- */
 /* Seconds the GPU spent on the kernels of the last call on this handle

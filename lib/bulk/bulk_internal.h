@@ -24,6 +24,13 @@ static inline int gostx__bulk_parallel(const gostx_pool *pool, size_t len) {
   return pool && gostx_pool_size(pool) > 1 && len >= GOSTX_BULK_MIN;
 }
 
+/* CTR (s = n) over len bytes that start at block first_block of a message
+ * (counter IV || 0 + first_block), spread over the pool (NULL: inline);
+ * the CPU half of gostx_gpu_ctr_crypt_split. */
+int gostx__ctr_crypt_mt_from(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                             size_t iv_len, uint64_t first_block, const uint8_t *in,
+                             uint8_t *out, size_t len);
+
 /* Kuznyechik-XTS over count sectors of sector_len bytes (>= 16) under one
  * key: sector k is at in/out + idx[k] * sector_len with number
  * nums[idx[k]] (or first + idx[k] when nums is NULL); idx NULL means idx[k] = k.

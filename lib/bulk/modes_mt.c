@@ -19,6 +19,7 @@ struct ctr_job {
   const uint8_t *in;
   uint8_t *out;
   size_t len, chunk; /* chunk: bytes per task, a multiple of n */
+  uint64_t first;    /* block number of in[0] within the message */
 };
 
 static void ctr_task(void *arg, size_t t) {
@@ -28,10 +29,27 @@ static void ctr_task(void *arg, size_t t) {
   gostx_mode_ctx ctx;
   if (gostx_mode_init(&ctx, j->c, GOSTX_MODE_CTR, 0, j->iv, n / 2, 0, GOSTX_PAD_NONE, 0) ==
       GOSTX_OK) {
-    gostx__ctr_add(ctx.reg, n, GOSTX__CTR_FULL, off / n); /* CTR_1 + (first block of the range) */
+    /* CTR_1 + (first block of the range) */
+    gostx__ctr_add(ctx.reg, n, GOSTX__CTR_FULL, j->first + off / n);
     gostx__ctr_bytes(&ctx, j->in + off, j->out + off, l);
   }
   gostx_memzero(&ctx, sizeof ctx);
+}
+
+int gostx__ctr_crypt_mt_from(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                             size_t iv_len, uint64_t first_block, const uint8_t *in,
+                             uint8_t *out, size_t len) {
+  if (!gostx__modes_cipher_ok(c)) return GOSTX_EINVAL;
+  const size_t s = c->block_len;
+  gostx_mode_ctx chk;
+  int rc = gostx_mode_init(&chk, c, GOSTX_MODE_CTR, 0, iv, iv_len, 0, GOSTX_PAD_NONE, 0);
+  gostx_memzero(&chk, sizeof chk);
+  if (rc) return rc;
+  if (len && (!in || !out)) return GOSTX_EINVAL;
+  if (!len) return GOSTX_OK;
+  struct ctr_job j = {c,   iv, in, out, len, gostx__bulk_chunk(len, gostx_pool_size(pool), s),
+                      first_block};
+  return gostx_pool_run(pool, (len + j.chunk - 1) / j.chunk, ctr_task, &j);
 }
 
 int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
@@ -39,13 +57,7 @@ int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *i
   const size_t s = c ? c->block_len : 0;
   if (!gostx__bulk_parallel(pool, len) || !gostx__modes_cipher_ok(c))
     return gostx_ctr_crypt(c, iv, iv_len, s ? s : 1, in, out, len);
-  gostx_mode_ctx chk;
-  int rc = gostx_mode_init(&chk, c, GOSTX_MODE_CTR, 0, iv, iv_len, 0, GOSTX_PAD_NONE, 0);
-  gostx_memzero(&chk, sizeof chk);
-  if (rc) return rc;
-  if (!in || !out) return GOSTX_EINVAL;
-  struct ctr_job j = {c, iv, in, out, len, gostx__bulk_chunk(len, gostx_pool_size(pool), s)};
-  return gostx_pool_run(pool, (len + j.chunk - 1) / j.chunk, ctr_task, &j);
+  return gostx__ctr_crypt_mt_from(pool, c, iv, iv_len, 0, in, out, len);
 }
 
 /* ---- CTR-ACPKM ----

@@ -156,18 +156,43 @@ GOSTX_GPU_HD static inline void kuz32_xor_key(uint32_t s[16][8], const uint8_t k
   }
 }
 
+/* Key words for the per-lane keys of the batch kernels: kw[8 j + b] has bit i
+ * = bit b of byte j of lane i's round key (gpu_kuz_keys_thread makes them). */
+GOSTX_GPU_HD static inline void kuz32_xor_keyw(uint32_t s[16][8], const uint8_t *kw) {
+  GOSTX_GPU_UNROLL
+  for (unsigned j = 0; j < 16; j++) {
+    GOSTX_GPU_UNROLL
+    for (unsigned b = 0; b < 8; b++) s[j][b] ^= GPU_LD32(kw + 4 * (8 * j + b));
+  }
+}
+
+/* S then L: R sixteen times, l going into the slot of the dropped byte 15,
+ * which becomes byte 0; after 16 steps the ring is back in place. */
+GOSTX_GPU_HD static inline void kuz32_sl(uint32_t s[16][8]) {
+  GOSTX_GPU_UNROLL
+  for (unsigned j = 0; j < 16; j++) kuz32_sbox_fwd(s[j]);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 16; i++) kuz32_l_step(s, (16u - i) & 15u);
+}
+
 GOSTX_GPU_HD static inline void kuz32_encrypt(uint32_t s[16][8], const gostx_gpu_kuz_params *p) {
   GOSTX_GPU_NOUNROLL
   for (unsigned r = 0; r < 9; r++) {
     kuz32_xor_key(s, p->ek[r]);
-    GOSTX_GPU_UNROLL
-    for (unsigned j = 0; j < 16; j++) kuz32_sbox_fwd(s[j]);
-    /* R sixteen times: l goes into the slot of the dropped byte 15, which
-     * becomes byte 0; after 16 steps the ring is back in place. */
-    GOSTX_GPU_UNROLL
-    for (unsigned i = 0; i < 16; i++) kuz32_l_step(s, (16u - i) & 15u);
+    kuz32_sl(s);
   }
   kuz32_xor_key(s, p->ek[9]);
+}
+
+/* The same with per-lane keys: kw holds 10 rounds of 128 key words. */
+#define GOSTX_GPU_KUZ_KW_BYTES (10 * 128 * 4)
+GOSTX_GPU_HD static inline void kuz32_encrypt_kw(uint32_t s[16][8], const uint8_t *kw) {
+  GOSTX_GPU_NOUNROLL
+  for (unsigned r = 0; r < 9; r++) {
+    kuz32_xor_keyw(s, kw + 512 * r);
+    kuz32_sl(s);
+  }
+  kuz32_xor_keyw(s, kw + 512 * 9);
 }
 
 GOSTX_GPU_HD static inline void kuz32_decrypt(uint32_t s[16][8], const gostx_gpu_kuz_params *p) {
@@ -323,19 +348,18 @@ GOSTX_GPU_HD static inline void gpu_xts_tweak_thread(const uint8_t *t0, uint8_t 
 }
 
 /* ---- Magma / GOST 28147-89 ---- */
-GOSTX_GPU_HD static inline uint32_t gpu_magma_g(const gostx_gpu_magma_params *p, uint32_t k,
-                                                uint32_t a) {
+GOSTX_GPU_HD static inline uint32_t gpu_magma_g(const uint64_t sb[8], uint32_t k, uint32_t a) {
   a += k;
   uint32_t r = 0;
   GOSTX_GPU_UNROLL
-  for (unsigned i = 0; i < 8; i++) r |= ((uint32_t)(p->sb[i] >> ((a >> (4 * i)) & 15u) * 4) & 15u) << (4 * i);
+  for (unsigned i = 0; i < 8; i++) r |= ((uint32_t)(sb[i] >> ((a >> (4 * i)) & 15u) * 4) & 15u) << (4 * i);
   return (r << 11) | (r >> 21);
 }
 
 /* The 32 rounds in place on the halves (a1, a0), as the CPU core: n1 = a0,
  * n2 = a1; K1..K8 three times, then K8..K1 (decryption: reversed). */
-GOSTX_GPU_HD static inline void gpu_magma_words(const gostx_gpu_magma_params *p, int decrypt,
-                                                uint32_t *a1, uint32_t *a0) {
+GOSTX_GPU_HD static inline void gpu_magma_words(const uint64_t sb[8], const uint32_t rk[8],
+                                                int decrypt, uint32_t *a1, uint32_t *a0) {
   uint32_t n1 = *a0, n2 = *a1;
   GOSTX_GPU_UNROLL
   for (unsigned r = 0; r < 32; r += 2) {
@@ -344,22 +368,29 @@ GOSTX_GPU_HD static inline void gpu_magma_words(const gostx_gpu_magma_params *p,
     const int up = decrypt ? r < 8 : r < 24;
     const unsigned i0 = up ? (r & 7) : 7 - (r & 7);
     const unsigned i1 = up ? ((r + 1) & 7) : 7 - ((r + 1) & 7);
-    n2 ^= gpu_magma_g(p, p->rk[i0], n1);
-    n1 ^= gpu_magma_g(p, p->rk[i1], n2);
+    n2 ^= gpu_magma_g(sb, rk[i0], n1);
+    n1 ^= gpu_magma_g(sb, rk[i1], n2);
   }
   *a1 = n1;
   *a0 = n2;
 }
 
-/* One 8-byte block as two little-endian words w0 (bytes 0..3), w1 (4..7). */
-GOSTX_GPU_HD static inline void gpu_magma_block(const gostx_gpu_magma_params *p, int decrypt,
-                                                uint32_t *w0, uint32_t *w1) {
+/* One 8-byte block as two little-endian words w0 (bytes 0..3), w1 (4..7),
+ * under the round keys rk (p's own, or a stream's in the batch kernels). */
+GOSTX_GPU_HD static inline void gpu_magma_block_rk(const gostx_gpu_magma_params *p,
+                                                   const uint32_t rk[8], int decrypt,
+                                                   uint32_t *w0, uint32_t *w1) {
   uint32_t a1, a0;
   if (p->le) { a0 = *w0; a1 = *w1; }
   else { a1 = gpu_bswap32(*w0); a0 = gpu_bswap32(*w1); }
-  gpu_magma_words(p, decrypt, &a1, &a0);
+  gpu_magma_words(p->sb, rk, decrypt, &a1, &a0);
   if (p->le) { *w0 = a0; *w1 = a1; }
   else { *w0 = gpu_bswap32(a1); *w1 = gpu_bswap32(a0); }
+}
+
+GOSTX_GPU_HD static inline void gpu_magma_block(const gostx_gpu_magma_params *p, int decrypt,
+                                                uint32_t *w0, uint32_t *w1) {
+  gpu_magma_block_rk(p, p->rk, decrypt, w0, w1);
 }
 
 /* Bytes [8 n, 8 n + 8) of in (all of them, or the last m < 8) as two words. */
@@ -435,6 +466,133 @@ GOSTX_GPU_HD static inline void gpu_gost89_cnt_thread(const uint8_t *in, uint8_t
   gpu_magma_block(p, 0, &g0, &g1); /* the key is little-endian (le = 1) */
   gpu_load8(in + 8 * n, m, &w0, &w1);
   gpu_store8(out + 8 * n, m, w0 ^ g0, w1 ^ g1);
+}
+
+/* ---- many streams, each with its own key and IV (the batch calls) ----
+ * Streams are the sectors of gostx_batch_*: nstreams messages of bps blocks
+ * each, back to back. A launch covers the streams [s_lo, s_hi) of a job; in
+ * and out point at stream s_lo. Key material is indexed by the absolute
+ * stream number (one_key: entry 0 for every stream). Stream numbers are
+ * public, so indexing by them is constant time. */
+
+/* Kuznyechik: a group is 32 consecutive streams. Thread (group q, block k)
+ * takes block k of each stream of the group, stream 32 q + i in bit i of the
+ * words, so one thread's 32 blocks share the block index and differ in key;
+ * with bps >= 32 the lanes of a warp read consecutive blocks of one stream
+ * per load (coalesced). The key XOR takes words whose bit i is a bit of
+ * stream 32 q + i's round key: kw, GOSTX_GPU_KUZ_KW_BYTES per group, made by
+ * gpu_kuz_keys_thread from ek (160 bytes of round keys K1..K10 per stream). */
+GOSTX_GPU_HD static inline void gpu_kuz_keys_thread(const uint8_t *ek, uint8_t *kw,
+                                                    uint64_t nkeys, uint64_t t) {
+  const uint64_t g = t / 40; /* thread (group, round r, quarter q) */
+  const unsigned r = (unsigned)(t % 40) / 4, q = (unsigned)(t % 4);
+  if (32 * g >= nkeys) return;
+  uint32_t a[32];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t s = 32 * g + i;
+    a[i] = s < nkeys ? GPU_LD32(ek + 160 * s + 16 * r + 4 * q) : 0;
+  }
+  gpu_transpose32(a); /* a[k] bit i = bit k of stream i's word q: byte 4q + k/8, bit k%8 */
+  uint8_t *o = kw + GOSTX_GPU_KUZ_KW_BYTES * g + 512 * r + 4 * 32 * q;
+  GOSTX_GPU_UNROLL
+  for (unsigned k = 0; k < 32; k++) GPU_ST32(o + 4 * k, a[k]);
+}
+
+/* CTR (s = n = 16) per stream: stream s's counter is its 8-byte IV (ivs +
+ * 8 s) followed by 8 zero bytes, block k uses counter + k (k < 2^64: the IV
+ * half never changes). t counts threads from group s_lo / 32. */
+GOSTX_GPU_HD static inline void gpu_kuz_ctr_batch_thread(const uint8_t *in, uint8_t *out,
+                                                         uint64_t s_lo, uint64_t s_hi,
+                                                         uint64_t bps, const uint8_t *ivs,
+                                                         const uint8_t *kw, int one_key,
+                                                         uint64_t t) {
+  const uint64_t q = s_lo / 32 + t / bps, k = t % bps;
+  if (32 * q >= s_hi) return;
+  uint32_t blk[4][32], s[16][8];
+  const uint32_t k_hi = gpu_bswap32((uint32_t)(k >> 32)), k_lo = gpu_bswap32((uint32_t)k);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t st = 32 * q + i;
+    const int live = st >= s_lo && st < s_hi;
+    blk[0][i] = live ? GPU_LD32(ivs + 8 * st) : 0;
+    blk[1][i] = live ? GPU_LD32(ivs + 8 * st + 4) : 0;
+    blk[2][i] = k_hi;
+    blk[3][i] = k_lo;
+  }
+  kuz32_to_slices(s, blk);
+  kuz32_encrypt_kw(s, kw + (one_key ? 0 : GOSTX_GPU_KUZ_KW_BYTES * q));
+  kuz32_from_slices(blk, s);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t st = 32 * q + i;
+    if (st < s_lo || st >= s_hi) continue;
+    const uint64_t at = 16 * ((st - s_lo) * bps + k);
+    uint32_t w[4];
+    gpu_load_words(w, in + at, 16);
+    for (unsigned j = 0; j < 4; j++) w[j] ^= blk[j][i];
+    gpu_store_words(out + at, w, 16);
+  }
+}
+
+/* Magma: thread n takes block n of the launch, block n % bps of stream
+ * s_lo + n / bps; rks: 32 bytes of round keys K1..K8 per stream (p: the
+ * S-boxes and byte convention, shared by all streams). */
+GOSTX_GPU_HD static inline void gpu_magma_rk_load(uint32_t rk[8], const uint8_t *rks,
+                                                  uint64_t st, int one_key) {
+  const uint8_t *r = rks + (one_key ? 0 : 32 * st);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 8; i++) rk[i] = GPU_LD32(r + 4 * i);
+}
+
+/* CTR (s = n = 8): counter = the stream's 4-byte IV (ivs + 4 s) || 0 + k. */
+GOSTX_GPU_HD static inline void gpu_magma_ctr_batch_thread(const uint8_t *in, uint8_t *out,
+                                                           uint64_t nblocks, uint64_t bps,
+                                                           uint64_t s_lo, const uint8_t *ivs,
+                                                           const uint8_t *rks, int one_key,
+                                                           const gostx_gpu_magma_params *p,
+                                                           uint64_t n) {
+  if (n >= nblocks) return;
+  const uint64_t st = s_lo + n / bps, k = n % bps;
+  uint32_t rk[8], w0, w1;
+  gpu_magma_rk_load(rk, rks, st, one_key);
+  uint32_t g0 = GPU_LD32(ivs + 4 * st), g1 = gpu_bswap32((uint32_t)k);
+  gpu_magma_block_rk(p, rk, 0, &g0, &g1);
+  gpu_load8(in + 8 * n, 8, &w0, &w1);
+  gpu_store8(out + 8 * n, 8, w0 ^ g0, w1 ^ g1);
+}
+
+/* GOST 28147-89 CNT per stream. Setup, thread st: (N3, N4) = E_K(IV) of
+ * stream st into n34 (8 bytes per stream); ivs: 8 bytes per stream. */
+GOSTX_GPU_HD static inline void gpu_gost89_cnt_setup_thread(const uint8_t *ivs, uint8_t *n34,
+                                                            uint64_t nstreams,
+                                                            const uint8_t *rks, int one_key,
+                                                            const gostx_gpu_magma_params *p,
+                                                            uint64_t st) {
+  if (st >= nstreams) return;
+  uint32_t rk[8], w0 = GPU_LD32(ivs + 8 * st), w1 = GPU_LD32(ivs + 8 * st + 4);
+  gpu_magma_rk_load(rk, rks, st, one_key);
+  gpu_magma_block_rk(p, rk, 0, &w0, &w1);
+  GPU_ST32(n34 + 8 * st, w0);
+  GPU_ST32(n34 + 8 * st + 4, w1);
+}
+
+/* Block k of a stream is gamma block i = k + 1 (as gpu_gost89_cnt_thread). */
+GOSTX_GPU_HD static inline void gpu_gost89_cnt_batch_thread(const uint8_t *in, uint8_t *out,
+                                                            uint64_t nblocks, uint64_t bps,
+                                                            uint64_t s_lo, const uint8_t *n34,
+                                                            const uint8_t *rks, int one_key,
+                                                            const gostx_gpu_magma_params *p,
+                                                            uint64_t n) {
+  if (n >= nblocks) return;
+  const uint64_t st = s_lo + n / bps, i = n % bps + 1;
+  uint32_t rk[8], w0, w1;
+  gpu_magma_rk_load(rk, rks, st, one_key);
+  uint32_t g0 = GPU_LD32(n34 + 8 * st) + (uint32_t)i * GOSTX_GPU_CNT_C2;
+  uint32_t g1 = gpu_cnt_n4(GPU_LD32(n34 + 8 * st + 4), i);
+  gpu_magma_block_rk(p, rk, 0, &g0, &g1);
+  gpu_load8(in + 8 * n, 8, &w0, &w1);
+  gpu_store8(out + 8 * n, 8, w0 ^ g0, w1 ^ g1);
 }
 
 #endif

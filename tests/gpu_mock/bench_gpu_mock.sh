@@ -18,9 +18,15 @@ grep -Eq '^pinned copies .*H2D [0-9.]+ GB/s, D2H [0-9.]+ GB/s, both at once [0-9
 for r in "kuznyechik ctr" "kuznyechik ecb-enc" "kuznyechik ecb-dec" "kuznyechik xts-enc" \
          "kuznyechik xts-dec" "magma ctr" "magma ecb-enc" "magma ecb-dec" "gost89 cnt"; do
   set -- $r
-  awk -v a="$1" -v m="$2" '$1 == a && $2 == m && $3 > 0 && $4 > 0 && $7 > 0 {ok = 1}
+  awk -v a="$1" -v m="$2" '$1 == a && $2 == m && $3 > 0 && $4 > 0 && $6 > 0 && $9 > 0 {ok = 1}
        END {exit !ok}' "$tmp/text" || err "row $r missing or not positive"
 done
+grep -q '^many streams, each with its own key and IV: [0-9]* streams x 512 B' "$tmp/text" ||
+  err "no batch section"
+for r in "kuznyechik ctr" "magma ctr" "gost89 cnt"; do
+  [ "$(grep -c "^${r%% *} *${r##* } " "$tmp/text")" -ge 2 ] || err "batch row $r missing"
+done
+grep -q '^GPU + CPU at once' "$tmp/text" || err "no split section"
 "$gostx" bench --json "${common[@]}" > "$tmp/json" 2> "$tmp/err" || err "json run: $(cat "$tmp/err")"
 python3 - "$tmp/json" <<'PY' || fail=1
 import json, sys
@@ -32,8 +38,15 @@ for k in ("h2d_gbps", "d2h_gbps", "both_gbps"):
     if not g[k] > 0: bad.append(k)
 if len(g["rows"]) != 9: bad.append(f"{len(g['rows'])} rows")
 for r in g["rows"]:
-    for k in ("kernel_gbps", "e2e_gbps", "e2e_kernel_gbps", "cpu_all_cores_gbps"):
+    for k in ("kernel_gbps", "e2e_gbps", "e2e_kernel_gbps", "e2e_registered_gbps", "cpu_all_cores_gbps"):
         if not (isinstance(r.get(k), (int, float)) and r[k] > 0): bad.append(f"{r['algorithm']} {r['mode']}: {k}")
+if len(g["batch"]["rows"]) != 3: bad.append("batch rows")
+for r in g["batch"]["rows"]:
+    for k in ("kernel_gbps", "e2e_gbps", "e2e_registered_gbps"):
+        if not (isinstance(r.get(k), (int, float)) and r[k] > 0): bad.append(f"batch {r['algorithm']}: {k}")
+for r in g["split"]:
+    for k in ("gpu_share", "together_gbps"):
+        if not (isinstance(r.get(k), (int, float)) and r[k] > 0): bad.append(f"split {r['algorithm']}: {k}")
 for b in bad: print("FAIL: json:", b)
 sys.exit(1 if bad else 0)
 PY

@@ -43,13 +43,18 @@ typedef unsigned long long CUdeviceptr;
 #define ERR_LAUNCH_RESOURCES 701
 
 /* ---- kernels ---- */
-#define GOSTX_KP_S4(T1, a1, T2, a2, T3, a3, T4, a4) sizeof(T1), sizeof(T2), sizeof(T3), sizeof(T4)
+#define GOSTX_KP_S3(T1, a1, T2, a2, T3, a3) sizeof(T1), sizeof(T2), sizeof(T3)
+#define GOSTX_KP_S4(T1, a1, T2, a2, T3, a3, T4, a4) GOSTX_KP_S3(T1, a1, T2, a2, T3, a3), sizeof(T4)
 #define GOSTX_KP_S5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
   GOSTX_KP_S4(T1, a1, T2, a2, T3, a3, T4, a4), sizeof(T5)
 #define GOSTX_KP_S6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
   GOSTX_KP_S5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5), sizeof(T6)
 #define GOSTX_KP_S7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7) \
   GOSTX_KP_S6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6), sizeof(T7)
+#define GOSTX_KP_S8(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7, T8, a8) \
+  GOSTX_KP_S7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7), sizeof(T8)
+#define GOSTX_KP_S9(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7, T8, a8, T9, a9) \
+  GOSTX_KP_S8(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7, T8, a8), sizeof(T9)
 
 /* Alignment of the pointer arguments: the kernels read and write 32-bit
  * words through them, which faults on a GPU when misaligned (x86 would not
@@ -63,14 +68,20 @@ static void check_align(const void *arg, int is_ptr) {
 }
 #define MOCK_ALIGN1(T, a) \
   check_align(&a, _Generic((a), const uint8_t *: 1, uint8_t *: 1, default: 0));
+#define GOSTX_KP_A3(T1, a1, T2, a2, T3, a3) \
+  MOCK_ALIGN1(T1, a1) MOCK_ALIGN1(T2, a2) MOCK_ALIGN1(T3, a3)
 #define GOSTX_KP_A4(T1, a1, T2, a2, T3, a3, T4, a4) \
-  MOCK_ALIGN1(T1, a1) MOCK_ALIGN1(T2, a2) MOCK_ALIGN1(T3, a3) MOCK_ALIGN1(T4, a4)
+  GOSTX_KP_A3(T1, a1, T2, a2, T3, a3) MOCK_ALIGN1(T4, a4)
 #define GOSTX_KP_A5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) \
   GOSTX_KP_A4(T1, a1, T2, a2, T3, a3, T4, a4) MOCK_ALIGN1(T5, a5)
 #define GOSTX_KP_A6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) \
   GOSTX_KP_A5(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5) MOCK_ALIGN1(T6, a6)
 #define GOSTX_KP_A7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7) \
   GOSTX_KP_A6(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6) MOCK_ALIGN1(T7, a7)
+#define GOSTX_KP_A8(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7, T8, a8) \
+  GOSTX_KP_A7(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7) MOCK_ALIGN1(T8, a8)
+#define GOSTX_KP_A9(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7, T8, a8, T9, a9) \
+  GOSTX_KP_A8(T1, a1, T2, a2, T3, a3, T4, a4, T5, a5, T6, a6, T7, a7, T8, a8) MOCK_ALIGN1(T9, a9)
 
 #define GOSTX_KERNEL(name, bound, n, params, body)                                   \
   static void name##_run(void **args, uint64_t TID) { GOSTX_KP_UNPACK(n, params) body } \
@@ -265,6 +276,43 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t len, v
 }
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t len, void *st) {
   return copy_async(d, (const void *)(uintptr_t)s, len, st);
+}
+/* Registered ranges: overlapping registrations fail, as in the driver. */
+static struct { const char *p; size_t len; } regs[64];
+static int nregs;
+EXPORT CUresult cuMemHostRegister_v2(void *p, size_t len, unsigned flags) {
+  (void)flags;
+  if (!p || !len || nregs == 64) return ERR_INVALID_VALUE;
+  for (int i = 0; i < nregs; i++)
+    if ((const char *)p < regs[i].p + regs[i].len && regs[i].p < (const char *)p + len)
+      return 712; /* CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED */
+  regs[nregs].p = p;
+  regs[nregs].len = len;
+  nregs++;
+  live_allocs++;
+  return 0;
+}
+EXPORT CUresult cuMemHostUnregister(void *p) {
+  for (int i = 0; i < nregs; i++)
+    if (regs[i].p == p) {
+      regs[i] = regs[--nregs];
+      live_allocs--;
+      return 0;
+    }
+  return 713; /* CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED */
+}
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t len, void *st) {
+  /* a deferred copy from a buffer of v (freed with the op) */
+  unsigned char *src = malloc(len ? len : 1);
+  if (!src) return ERR_OOM;
+  memset(src, v, len);
+  op *o = calloc(1, sizeof *o);
+  if (!o) { free(src); return ERR_OOM; }
+  o->dst = (void *)(uintptr_t)d;
+  o->src = src;
+  o->len = len;
+  o->blob = src; /* run_op frees it */
+  return enqueue(st, o);
 }
 EXPORT CUresult cuStreamCreate(void **st, unsigned flags) {
   (void)flags;
