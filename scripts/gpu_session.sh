@@ -46,8 +46,17 @@ for s in "${steps[@]}"; do
              END {for (o in c) printf "%s %d\n", o, c[o]}' "$OUT/sass90.txt" | sort -k2 -nr | head -12 | tr '\n' ' '
         echo " <- $k"
       done
+      # constant time: a branch in a Magma kernel body would show as BRA
+      # between the first and the last S-box lookups (bounds checks only)
+      for k in gostx_k_magma_ctr gostx_k_magma_ecb gostx_k_gost89_cnt; do
+        awk -v f="Function : $k\$" '$0 ~ f {on = 1; next} /Function :/ {on = 0}
+             on && /BRA|SEL/ {split($2, op, "."); c[op[1]]++} END {for (o in c) printf "%s %d ", o, c[o]}' \
+          "$OUT/sass90.txt"
+        echo " <- BRA/SEL in $k"
+      done
       ncu --version | tail -1
-      for kn in gostx_k_magma_ctr gostx_k_kuz_ctr gostx_k_kuz_ctr_batch gostx_k_magma_ctr_batch; do
+      # NCU_KERNELS: the kernels to profile (default below; empty: none)
+      for kn in ${NCU_KERNELS-gostx_k_magma_ctr gostx_k_kuz_ctr gostx_k_kuz_ctr_batch gostx_k_magma_ctr_batch}; do
         timeout 240 ncu --kernel-name "$kn" --launch-skip 1 --launch-count 1 \
           --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
           --section LaunchStats build-cuda/gostx bench --gpu --gpu-size 64M --repeat 1 --time 1 \
