@@ -3,7 +3,8 @@
 # time is scarce; docs/GPU.md "On a GPU"): build with the machine's own nvcc,
 # the whole suite including test_gpu on the real driver, `gostx bench --gpu`.
 # Logs go to $OUT (or ./gpu-out). Usage: bash scripts/gpu_session.sh [STEP...]
-# STEPs: info build test bench profile (default: info build test bench).
+# STEPs: info build test bench profile ci (default: info build test bench).
+# ci: scripts/ci_cuda.sh itself with the machine's nvcc.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -33,6 +34,12 @@ for s in "${steps[@]}"; do
       ;;
     bench)
       build-cuda/gostx bench --gpu --repeat 5 2>&1 | tee "$OUT/bench_gpu.txt"
+      build-cuda/gostx bench --gpu --repeat 5 --json > "$OUT/bench_gpu.json" 2>&1
+      ;;
+    ci)
+      GOSTX_NVCC="$NVCC" bash scripts/ci_cuda.sh > "$OUT/ci_cuda.log" 2>&1
+      echo "ci_cuda.sh exit $?"
+      tail -8 "$OUT/ci_cuda.log"
       ;;
     profile)
       # SASS instruction counts per kernel (sm_90), then Nsight Compute on

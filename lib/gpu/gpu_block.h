@@ -13,10 +13,9 @@
  *     of byte j of the thread's block i. pi and pi^-1 are the Boolean circuits
  *     of the CPU core (kuz_sbox32.h, from kuz_tables.h's macros), L is R
  *     applied 16 times, each R one GF(2)-linear step of XORs on whole words.
- *   - Magma / GOST 28147-89 look up the 4-bit S-boxes in a 64-bit word that
- *     packs the 16 entries: a select of its half, then a variable shift (no
- *     memory access, no branch: SEL, as scripts/gpu_session.sh's SASS check
- *     confirms).
+ *   - Magma / GOST 28147-89 look up the 4-bit S-boxes by shifting a 64-bit
+ *     word that packs the 16 entries (variable shifts, no memory access),
+ *     exactly as the CPU core does.
  * Branches depend only on lengths and indices (public). */
 #ifndef GOSTX_GPU_BLOCK_H
 #define GOSTX_GPU_BLOCK_H
@@ -349,19 +348,15 @@ GOSTX_GPU_HD static inline void gpu_xts_tweak_thread(const uint8_t *t0, uint8_t 
 }
 
 /* ---- Magma / GOST 28147-89 ---- */
-/* A lookup takes the 32-bit half of the packed S-box that holds the entry
- * (entries 0..7 low, 8..15 high: a select, SEL on the GPU, no branch) and
- * shifts it by 4 x the low three index bits: fewer ALU operations than a
- * 64-bit variable shift, which the GPU composes from 32-bit ones. */
+/* A lookup shifts the 64-bit word of the packed S-box by 4 x the index.
+ * Measured on H100 (2026-11-23): ~11 ALU instructions a lookup, the kernel
+ * ALU-pipe bound at 121 GB/s; selecting the 32-bit half first (SEL) and
+ * shifting 32 bits made nvcc emit more (81 GB/s), so this form stays. */
 GOSTX_GPU_HD static inline uint32_t gpu_magma_g(const uint64_t sb[8], uint32_t k, uint32_t a) {
   a += k;
   uint32_t r = 0;
   GOSTX_GPU_UNROLL
-  for (unsigned i = 0; i < 8; i++) {
-    const uint32_t x = a >> (4 * i);
-    const uint32_t w = (x & 8u) ? (uint32_t)(sb[i] >> 32) : (uint32_t)sb[i];
-    r |= ((w >> ((x & 7u) * 4)) & 15u) << (4 * i);
-  }
+  for (unsigned i = 0; i < 8; i++) r |= ((uint32_t)(sb[i] >> ((a >> (4 * i)) & 15u) * 4) & 15u) << (4 * i);
   return (r << 11) | (r >> 21);
 }
 
