@@ -549,6 +549,18 @@ GOSTX_GPU_HD static inline void gpu_magma_rk_load(uint32_t rk[8], const uint8_t 
   for (unsigned i = 0; i < 8; i++) rk[i] = GPU_LD32(r + 4 * i);
 }
 
+/* Block n of in/out xor E(g0 || g1) under the stream's round keys. */
+GOSTX_GPU_HD static inline void gpu_magma_gamma_xor(const gostx_gpu_magma_params *p,
+                                                    const uint8_t *rks, uint64_t st, int one_key,
+                                                    uint32_t g0, uint32_t g1, const uint8_t *in,
+                                                    uint8_t *out, uint64_t n) {
+  uint32_t rk[8], w0, w1;
+  gpu_magma_rk_load(rk, rks, st, one_key);
+  gpu_magma_block_rk(p, rk, 0, &g0, &g1);
+  gpu_load8(in + 8 * n, 8, &w0, &w1);
+  gpu_store8(out + 8 * n, 8, w0 ^ g0, w1 ^ g1);
+}
+
 /* CTR (s = n = 8): counter = the stream's 4-byte IV (ivs + 4 s) || 0 + k. */
 GOSTX_GPU_HD static inline void gpu_magma_ctr_batch_thread(const uint8_t *in, uint8_t *out,
                                                            uint64_t nblocks, uint64_t bps,
@@ -558,12 +570,8 @@ GOSTX_GPU_HD static inline void gpu_magma_ctr_batch_thread(const uint8_t *in, ui
                                                            uint64_t n) {
   if (n >= nblocks) return;
   const uint64_t st = s_lo + n / bps, k = n % bps;
-  uint32_t rk[8], w0, w1;
-  gpu_magma_rk_load(rk, rks, st, one_key);
-  uint32_t g0 = GPU_LD32(ivs + 4 * st), g1 = gpu_bswap32((uint32_t)k);
-  gpu_magma_block_rk(p, rk, 0, &g0, &g1);
-  gpu_load8(in + 8 * n, 8, &w0, &w1);
-  gpu_store8(out + 8 * n, 8, w0 ^ g0, w1 ^ g1);
+  gpu_magma_gamma_xor(p, rks, st, one_key, GPU_LD32(ivs + 4 * st), gpu_bswap32((uint32_t)k), in,
+                      out, n);
 }
 
 /* GOST 28147-89 CNT per stream. Setup, thread st: (N3, N4) = E_K(IV) of
@@ -590,13 +598,9 @@ GOSTX_GPU_HD static inline void gpu_gost89_cnt_batch_thread(const uint8_t *in, u
                                                             uint64_t n) {
   if (n >= nblocks) return;
   const uint64_t st = s_lo + n / bps, i = n % bps + 1;
-  uint32_t rk[8], w0, w1;
-  gpu_magma_rk_load(rk, rks, st, one_key);
-  uint32_t g0 = GPU_LD32(n34 + 8 * st) + (uint32_t)i * GOSTX_GPU_CNT_C2;
-  uint32_t g1 = gpu_cnt_n4(GPU_LD32(n34 + 8 * st + 4), i);
-  gpu_magma_block_rk(p, rk, 0, &g0, &g1);
-  gpu_load8(in + 8 * n, 8, &w0, &w1);
-  gpu_store8(out + 8 * n, 8, w0 ^ g0, w1 ^ g1);
+  gpu_magma_gamma_xor(p, rks, st, one_key,
+                      GPU_LD32(n34 + 8 * st) + (uint32_t)i * GOSTX_GPU_CNT_C2,
+                      gpu_cnt_n4(GPU_LD32(n34 + 8 * st + 4), i), in, out, n);
 }
 
 #endif

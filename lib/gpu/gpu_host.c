@@ -1052,54 +1052,51 @@ static int batch_finish(gostx_gpu *g, job *j, size_t dev_used, int rc) {
   return rc;
 }
 
-static int batch_host(gostx_gpu *g, int cnt, const void *const *keys, size_t nkeys,
-                      const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
-                      size_t sector_len, size_t nsectors) {
-  HOST_ARGS_OK(g, in, out, nsectors);
+/* A batch on host buffers (hin/hout) or, with dev, on device buffers. */
+static int batch_call(gostx_gpu *g, int cnt, const void *const *keys, size_t nkeys,
+                      const uint8_t *ivs, size_t iv_len, const uint8_t *hin, uint8_t *hout,
+                      gostx_gpu_ptr din, gostx_gpu_ptr dout, int dev, size_t sector_len,
+                      size_t nsectors) {
+  if (dev) {
+    DEV_ARGS_OK(g, din, dout, nsectors);
+  } else {
+    HOST_ARGS_OK(g, hin, hout, nsectors);
+  }
   job j;
   size_t used;
   int rc = batch_setup(g, &j, cnt, keys, nkeys, ivs, iv_len, sector_len, nsectors, &used);
-  if (!rc) rc = run_host(g, &j, in, out, sector_len * nsectors);
-  return batch_finish(g, &j, used, rc);
-}
-
-static int batch_dev(gostx_gpu *g, int cnt, const void *const *keys, size_t nkeys,
-                     const uint8_t *ivs, size_t iv_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
-                     size_t sector_len, size_t nsectors) {
-  DEV_ARGS_OK(g, in, out, nsectors);
-  job j;
-  size_t used;
-  int rc = batch_setup(g, &j, cnt, keys, nkeys, ivs, iv_len, sector_len, nsectors, &used);
-  if (!rc) rc = run_dev(g, &j, in, out, sector_len * nsectors);
+  if (!rc)
+    rc = dev ? run_dev(g, &j, din, dout, sector_len * nsectors)
+             : run_host(g, &j, hin, hout, sector_len * nsectors);
   return batch_finish(g, &j, used, rc);
 }
 
 int gostx_gpu_batch_ctr_crypt(gostx_gpu *g, const gostx_cipher *const *keys, size_t nkeys,
                               const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
                               size_t sector_len, size_t nsectors) {
-  return batch_host(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, in, out, sector_len,
-                    nsectors);
+  return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, in, out, 0, 0, 0,
+                    sector_len, nsectors);
 }
 
 int gostx_gpu_batch_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *const *keys, size_t nkeys,
                                   const uint8_t *ivs, size_t iv_len, gostx_gpu_ptr in,
                                   gostx_gpu_ptr out, size_t sector_len, size_t nsectors) {
-  return batch_dev(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, in, out, sector_len,
-                   nsectors);
+  return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, NULL, NULL, in, out, 1,
+                    sector_len, nsectors);
 }
 
 int gostx_gpu_batch_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *const *keys, size_t nkeys,
                                const uint8_t *ivs, const uint8_t *in, uint8_t *out,
                                size_t sector_len, size_t nsectors) {
-  return batch_host(g, 1, (const void *const *)keys, nkeys, ivs, 8, in, out, sector_len,
+  return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, in, out, 0, 0, 0, sector_len,
                     nsectors);
 }
 
 int gostx_gpu_batch_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *const *keys,
                                    size_t nkeys, const uint8_t *ivs, gostx_gpu_ptr in,
                                    gostx_gpu_ptr out, size_t sector_len, size_t nsectors) {
-  return batch_dev(g, 1, (const void *const *)keys, nkeys, ivs, 8, in, out, sector_len,
-                   nsectors);
+  return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, NULL, NULL, in, out, 1,
+                    sector_len, nsectors);
 }
 
 /* ---- one job on the GPU and the CPU pool at once ---- */
