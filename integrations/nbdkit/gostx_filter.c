@@ -1,0 +1,298 @@
+/* nbdkit-gostx-filter: serves any nbdkit plugin's disk encrypted with
+ * Kuznyechik-XTS (docs/DISK.md).
+ *
+ *   nbdkit --filter=build/nbdkit-gostx-filter.so file disk.img key=disk.key
+ *
+ * Plain mode: no header; byte offset o of the disk is byte o of the plugin,
+ * and sector s (sector-size bytes) is one XTS data unit whose tweak is, as
+ * dm-crypt's "plain64" IV, its offset in 512-byte units (8 s for 4096-byte
+ * sectors), or with iv-large-sectors=true the sector number s itself (as
+ * cryptsetup --iv-large-sectors). So a disk written here opens with
+ *   cryptsetup open --type plain --cipher kuznyechik-xts-plain64 \
+ *     --key-size 512 --key-file disk.key [--sector-size 4096] disk.img NAME
+ * on a kernel that has Kuznyechik.
+ *
+ * Requests are encrypted whole, through the library's batch XTS call (on the
+ * filter's worker pool for large ones); nbdkit's own threads serve requests
+ * in parallel. Unaligned writes read, decrypt, patch and re-encrypt their edge
+ * sectors under an exclusive lock; aligned writes share the lock. Trim and
+ * extents are not offered (a hole in the backing store is not zeros once
+ * decrypted); zeroing is emulated by nbdkit as writes of encrypted zeros.
+ * Cache, flush, FUA and multi-conn pass through: offsets map one to one. */
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-filter.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gostx.h>
+
+/* Requests of at least this many bytes go through the pool; smaller ones
+ * are encrypted on the nbdkit thread that serves them. */
+#define POOL_MIN_BYTES (256u << 10)
+
+static gostx_xts_key xts_key;
+static int have_key;
+static uint32_t sector_size = 512;
+static int iv_large_sectors;     /* tweak = sector number, not 512-byte units */
+static unsigned pool_threads;    /* 0: one per online CPU */
+static gostx_pool *pool;
+static pthread_rwlock_t rmw_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+static int read_key_file(const char *path) {
+  uint8_t key[GOSTX_XTS_KEY_LEN + 1];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    nbdkit_error("gostx: key file %s: %m", path);
+    return -1;
+  }
+  size_t got = 0;
+  ssize_t r = 1;
+  while (got < sizeof key && (r = read(fd, key + got, sizeof key - got)) > 0) got += (size_t)r;
+  int saved = errno;
+  close(fd);
+  int rc = -1;
+  if (r < 0) {
+    errno = saved;
+    nbdkit_error("gostx: key file %s: %m", path);
+  } else if (got != GOSTX_XTS_KEY_LEN) {
+    nbdkit_error("gostx: key file %s must hold exactly %d bytes (two Kuznyechik keys), "
+                 "it holds %s%zu",
+                 path, GOSTX_XTS_KEY_LEN, got > GOSTX_XTS_KEY_LEN ? "more than " : "",
+                 got > GOSTX_XTS_KEY_LEN ? (size_t)GOSTX_XTS_KEY_LEN : got);
+  } else if (gostx_xts_set_key(&xts_key, key) != GOSTX_OK) {
+    nbdkit_error("gostx: key file %s: the two 32-byte halves must differ", path);
+  } else {
+    have_key = 1;
+    rc = 0;
+  }
+  gostx_memzero(key, sizeof key);
+  return rc;
+}
+
+static int gostx_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const char *key,
+                        const char *value) {
+  if (strcmp(key, "key") == 0) {
+    if (have_key) {
+      nbdkit_error("gostx: key given twice");
+      return -1;
+    }
+    return read_key_file(value);
+  }
+  if (strcmp(key, "sector-size") == 0) {
+    if (nbdkit_parse_uint32_t("sector-size", value, &sector_size) == -1) return -1;
+    if (sector_size != 512 && sector_size != 4096) {
+      nbdkit_error("gostx: sector-size must be 512 or 4096, not %s", value);
+      return -1;
+    }
+    return 0;
+  }
+  if (strcmp(key, "iv-large-sectors") == 0) {
+    int b = nbdkit_parse_bool(value);
+    if (b == -1) return -1;
+    iv_large_sectors = b;
+    return 0;
+  }
+  if (strcmp(key, "gostx-threads") == 0)
+    return nbdkit_parse_unsigned("gostx-threads", value, &pool_threads);
+  return next(nxdata, key, value);
+}
+
+static int gostx_config_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata) {
+  if (!have_key) {
+    nbdkit_error("gostx: key=KEYFILE is required (64 bytes: the XTS data and tweak keys)");
+    return -1;
+  }
+  return next(nxdata);
+}
+
+#define gostx_config_help                                                                \
+  "key=KEYFILE            (required) 64-byte Kuznyechik-XTS key (dm-crypt plain layout)\n" \
+  "sector-size=512|4096   XTS data unit (default 512)\n"                                \
+  "iv-large-sectors=BOOL  tweak = sector number, not 512-byte units (default false)\n"   \
+  "gostx-threads=N        worker threads for large requests (default: online CPUs)"
+
+static int gostx_thread_model(void) { return NBDKIT_THREAD_MODEL_PARALLEL; }
+
+/* Threads only after nbdkit has forked into the background. */
+static int gostx_after_fork(nbdkit_backend *backend) {
+  (void)backend;
+  pool = gostx_pool_new(pool_threads);
+  if (!pool) {
+    nbdkit_error("gostx: cannot start %u worker threads", pool_threads);
+    return -1;
+  }
+  return 0;
+}
+
+static void gostx_unload(void) {
+  gostx_pool_free(pool);
+  pool = NULL;
+  gostx_xts_clear(&xts_key);
+}
+
+static int64_t gostx_get_size(nbdkit_next *next, void *handle) {
+  (void)handle;
+  int64_t size = next->get_size(next);
+  if (size < 0) return -1;
+  if (size % sector_size)
+    nbdkit_debug("gostx: the last %" PRId64 " bytes are not a whole sector and are not served",
+                 size % sector_size);
+  return size / sector_size * sector_size;
+}
+
+static int gostx_block_size(nbdkit_next *next, void *handle, uint32_t *minimum,
+                            uint32_t *preferred, uint32_t *maximum) {
+  (void)next;
+  (void)handle;
+  *minimum = sector_size;
+  *preferred = sector_size > 4096 ? sector_size : 4096;
+  *maximum = 0xffffffff;
+  return 0;
+}
+
+static int gostx_can_trim(nbdkit_next *next, void *handle) {
+  (void)next;
+  (void)handle;
+  return 0;
+}
+
+static int gostx_can_zero(nbdkit_next *next, void *handle) {
+  (void)next;
+  (void)handle;
+  return NBDKIT_ZERO_EMULATE;
+}
+
+static int gostx_can_fast_zero(nbdkit_next *next, void *handle) {
+  (void)next;
+  (void)handle;
+  return 0;
+}
+
+static int gostx_can_extents(nbdkit_next *next, void *handle) {
+  (void)next;
+  (void)handle;
+  return 0;
+}
+
+/* XTS over n whole sectors, the first being sector s0, in place or not. */
+static int xts_sectors(int decrypt, uint64_t s0, const uint8_t *in, uint8_t *out, uint64_t n) {
+  const gostx_xts_key *keys[1] = {&xts_key};
+  uint64_t *nums = NULL, first = s0;
+  const uint64_t per = iv_large_sectors ? 1 : sector_size / 512;
+  if (per != 1) { /* tweak = the sector's offset in 512-byte units */
+    nums = malloc(n * sizeof *nums);
+    if (!nums) return ENOMEM;
+    for (uint64_t i = 0; i < n; i++) nums[i] = (s0 + i) * per;
+  }
+  gostx_pool *p = n * sector_size >= POOL_MIN_BYTES ? pool : NULL;
+  int rc = decrypt ? gostx_batch_xts_decrypt(p, keys, 1, nums, first, in, out, sector_size, n)
+                   : gostx_batch_xts_encrypt(p, keys, 1, nums, first, in, out, sector_size, n);
+  free(nums);
+  return rc == GOSTX_OK ? 0 : rc == GOSTX_ENOMEM ? ENOMEM : EIO;
+}
+
+static void wipe_free(void *p, size_t n) {
+  if (!p) return;
+  gostx_memzero(p, n);
+  free(p);
+}
+
+static int gostx_pread(nbdkit_next *next, void *handle, void *buf, uint32_t count,
+                       uint64_t offset, uint32_t flags, int *err) {
+  (void)handle;
+  const uint64_t a0 = offset / sector_size * sector_size;
+  const uint64_t a1 = (offset + count + sector_size - 1) / sector_size * sector_size;
+  uint8_t *b = buf, *tmp = NULL;
+  if (a0 != offset || a1 != offset + count) { /* read the whole sectors around it */
+    tmp = malloc(a1 - a0);
+    if (!tmp) {
+      *err = ENOMEM;
+      nbdkit_error("gostx: out of memory");
+      return -1;
+    }
+    b = tmp;
+  }
+  int rc = next->pread(next, b, (uint32_t)(a1 - a0), a0, flags, err);
+  if (rc == 0 && (*err = xts_sectors(1, a0 / sector_size, b, b, (a1 - a0) / sector_size))) {
+    nbdkit_error("gostx: decryption failed");
+    rc = -1;
+  }
+  if (rc == 0 && tmp) memcpy(buf, tmp + (offset - a0), count);
+  wipe_free(tmp, a1 - a0);
+  return rc;
+}
+
+/* Aligned writes encrypt into a buffer of their own and share the lock;
+ * unaligned ones hold it alone while they read, patch and rewrite their
+ * edge sectors, so no other write can slip in between. */
+static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32_t count,
+                        uint64_t offset, uint32_t flags, int *err) {
+  (void)handle;
+  const uint64_t a0 = offset / sector_size * sector_size;
+  const uint64_t a1 = (offset + count + sector_size - 1) / sector_size * sector_size;
+  const uint64_t len = a1 - a0, s0 = a0 / sector_size, n = len / sector_size;
+  const int aligned = a0 == offset && a1 == offset + count;
+  uint8_t *tmp = malloc(len ? len : 1);
+  if (!tmp) {
+    *err = ENOMEM;
+    nbdkit_error("gostx: out of memory");
+    return -1;
+  }
+  int rc = 0;
+  if (aligned) {
+    pthread_rwlock_rdlock(&rmw_lock);
+    *err = xts_sectors(0, s0, buf, tmp, n);
+  } else {
+    pthread_rwlock_wrlock(&rmw_lock);
+    /* the first and the last sector, where the request does not cover them
+     * (one sector may be both) */
+    const int head = a0 != offset, tail = a1 != offset + count && (n > 1 || !head);
+    uint8_t *last = tmp + len - sector_size;
+    *err = 0;
+    if (head && (rc = next->pread(next, tmp, sector_size, a0, 0, err)) == 0)
+      *err = xts_sectors(1, s0, tmp, tmp, 1);
+    if (tail && rc == 0 && !*err &&
+        (rc = next->pread(next, last, sector_size, a1 - sector_size, 0, err)) == 0)
+      *err = xts_sectors(1, s0 + n - 1, last, last, 1);
+    if (rc == 0 && !*err) {
+      memcpy(tmp + (offset - a0), buf, count);
+      *err = xts_sectors(0, s0, tmp, tmp, n);
+    }
+  }
+  if (rc == 0 && *err) {
+    nbdkit_error("gostx: encryption failed");
+    rc = -1;
+  }
+  if (rc == 0) rc = next->pwrite(next, tmp, (uint32_t)len, a0, flags, err);
+  pthread_rwlock_unlock(&rmw_lock);
+  wipe_free(tmp, len);
+  return rc;
+}
+
+static struct nbdkit_filter filter = {
+    .name = "gostx",
+    .longname = "nbdkit gostx Kuznyechik-XTS encryption filter",
+    .config = gostx_config,
+    .config_complete = gostx_config_complete,
+    .config_help = gostx_config_help,
+    .thread_model = gostx_thread_model,
+    .after_fork = gostx_after_fork,
+    .unload = gostx_unload,
+    .get_size = gostx_get_size,
+    .block_size = gostx_block_size,
+    .can_trim = gostx_can_trim,
+    .can_zero = gostx_can_zero,
+    .can_fast_zero = gostx_can_fast_zero,
+    .can_extents = gostx_can_extents,
+    .pread = gostx_pread,
+    .pwrite = gostx_pwrite,
+};
+
+NBDKIT_REGISTER_FILTER(filter)
