@@ -135,6 +135,7 @@ int cmd_mac(int argc, char **argv);
 int cmd_kdf(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_disk(int argc, char **argv); /* cli/cmd_disk.c */
 
 /* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
  * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all
