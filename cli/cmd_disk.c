@@ -124,12 +124,14 @@ static int parse_args(int argc, char **argv, struct args *a) {
   for (int o = 1; o < OPT_HELP; o++) {
     int ok = 0;
     for (size_t j = 0; j < 5; j++) ok |= actions[k].opts[j] == o;
-    if (a->v[o] && !ok) return cli_usage("disk %s: --%s is not an option here", a->action, opt_name(o));
+    if (a->v[o] && !ok)
+      return cli_usage("disk %s: --%s is not an option here", a->action, opt_name(o));
   }
   if (!a->image) return cli_usage("disk %s: missing IMAGE", a->action);
   if (!strcmp(a->image, "-")) return cli_usage("disk %s: IMAGE must be a file, not '-'", a->action);
   if (a->v[OPT_SIZE] &&
-      (rc = cli_parse_size("--size", a->v[OPT_SIZE], GOSTX_LUKS_SECTOR, SIZE_MAX_PAYLOAD, &a->size)))
+      (rc = cli_parse_size("--size", a->v[OPT_SIZE], GOSTX_LUKS_SECTOR, SIZE_MAX_PAYLOAD,
+                           &a->size)))
     return rc;
   if (a->v[OPT_SIZE] && a->size % GOSTX_LUKS_SECTOR)
     return cli_usage("--size must be a multiple of 512 bytes, got %s", a->v[OPT_SIZE]);

@@ -68,7 +68,8 @@ static void tty_restore_signal(int sig) {
 static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
   if (tty_fd < 0) tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (tty_fd < 0) {
-    cli_err("cannot open the terminal (/dev/tty) to ask for the passphrase: %s; use --pass-file FILE",
+    cli_err("cannot open the terminal (/dev/tty) to ask for the passphrase: %s; "
+            "use --pass-file FILE",
             strerror(errno));
     return CLI_EXIT_FAIL;
   }

@@ -106,13 +106,15 @@ static void check_layout(const uint8_t *area, const gostx_luks *l, const uint8_t
   int uuid_ok = strlen(u) == 36 && all_zero(area + 168 + 36, 4) && u[14] == '4' &&
                 strchr("89ab", u[19]) != NULL;
   for (int i = 0; i < 36; i++)
-    uuid_ok &= (i == 8 || i == 13 || i == 18 || i == 23) ? u[i] == '-'
-                                                          : strchr("0123456789abcdef", u[i]) != NULL;
+    uuid_ok &= (i == 8 || i == 13 || i == 18 || i == 23)
+                   ? u[i] == '-'
+                   : strchr("0123456789abcdef", u[i]) != NULL;
   CHECK(uuid_ok, "UUID at 168: version 4, 36 characters, NUL padded to 40: %.40s", u);
   CHECK(strcmp(u, l->h.uuid) == 0, "UUID as returned");
   for (int i = 0; i < 8; i++) {
     const uint8_t *s = area + 208 + 48 * i;
-    CHECK(be32(s + 40) == 8 + 504u * (uint32_t)i, "slot %d key-material-offset %u", i, be32(s + 40));
+    CHECK(be32(s + 40) == 8 + 504u * (uint32_t)i, "slot %d key-material-offset %u", i,
+          be32(s + 40));
     CHECK(be32(s + 44) == 4000, "slot %d stripes 4000", i);
     if (i == 0) {
       CHECK(be32(s) == 0x00AC71F3, "slot 0 enabled");
@@ -133,7 +135,8 @@ static void check_layout(const uint8_t *area, const gostx_luks *l, const uint8_t
   gostx_xts_key x;
   CHECK_RC(gostx_xts_set_key(&x, k), 0, "slot key");
   for (uint32_t s = 0; s < 500; s++)
-    gostx_xts_decrypt_sector(&x, s, area + (size_t)(8 + s) * SECTOR, m + (size_t)s * SECTOR, SECTOR);
+    gostx_xts_decrypt_sector(&x, s, area + (size_t)(8 + s) * SECTOR, m + (size_t)s * SECTOR,
+                             SECTOR);
   ref_merge(m, 64, 4000, mk);
   CHECK_BYTES(mk, l->master_key, 64, "slot 0 material = XTS(PBKDF2 key) of the AF split of mk");
   gostx_xts_clear(&x);
@@ -267,7 +270,8 @@ static void test_damage(uint8_t *area) {
       {"version 2", 6, B("\0\2"), 0, "LUKS2 header"},
       {"version 0", 6, B("\0\0"), 0, "unsupported LUKS version"},
       {"cipher aes", 8, B("aes\0\0\0\0\0\0\0"), 0, "unsupported cipher-name"},
-      {"cipher unterminated", 8, B("kuznyechikkuznyechikkuznyechik!!"), 0, "unsupported cipher-name"},
+      {"cipher unterminated", 8, B("kuznyechikkuznyechikkuznyechik!!"), 0,
+       "unsupported cipher-name"},
       {"mode cbc-essiv", 40, B("cbc-essiv:sha256"), 0, "unsupported cipher-mode"},
       {"mode xts-plain", 40, B("xts-plain\0\0"), 0, "unsupported cipher-mode"},
       {"hash sha256", 72, B("sha256\0\0\0\0\0"), 0, "unsupported hash-spec"},

@@ -75,7 +75,8 @@ static const char *header_invalid(const gostx_luks_header *h) {
       return "key slot material overlaps the payload";
     for (int j = 0; j < i; j++) {
       uint32_t o = h->slots[j].key_offset;
-      if (s->key_offset < o + GOSTX_LUKS_SLOT_SECTORS && o < s->key_offset + GOSTX_LUKS_SLOT_SECTORS)
+      if (s->key_offset < o + GOSTX_LUKS_SLOT_SECTORS &&
+          o < s->key_offset + GOSTX_LUKS_SLOT_SECTORS)
         return "key slot materials overlap each other";
     }
   }
@@ -277,7 +278,8 @@ static int slot_seal(const gostx_luks_slot *s, const uint8_t *pass, size_t pass_
   gostx_xts_key x;
   int rc = gostx_luks_af_split(mk, GOSTX_LUKS_KEY_LEN, GOSTX_LUKS_STRIPES, out);
   if (rc == GOSTX_OK) rc = slot_key(s, pass, pass_len, &x);
-  if (rc == GOSTX_OK) rc = gostx_xts_encrypt_mt(NULL, &x, 0, GOSTX_LUKS_SECTOR, out, out, MATERIAL_LEN);
+  if (rc == GOSTX_OK)
+    rc = gostx_xts_encrypt_mt(NULL, &x, 0, GOSTX_LUKS_SECTOR, out, out, MATERIAL_LEN);
   gostx_xts_clear(&x);
   return rc;
 }
@@ -381,7 +383,8 @@ int gostx_luks_format(gostx_luks *l, uint8_t *area, size_t area_len, const uint8
   if (rc == GOSTX_OK) rc = gostx_random_bytes(h->mk_digest_salt, GOSTX_LUKS_SALT_LEN);
   if (rc == GOSTX_OK) rc = mk_digest(h, l->master_key, h->mk_digest);
   if (rc == GOSTX_OK) rc = new_uuid(h->uuid);
-  if (rc == GOSTX_OK) rc = slot_fill(&h->slots[0], pass, pass_len, iterations, l->master_key, material);
+  if (rc == GOSTX_OK)
+    rc = slot_fill(&h->slots[0], pass, pass_len, iterations, l->master_key, material);
   if (rc == GOSTX_OK) {
     memset(area, 0, area_len);
     rc = gostx_luks_header_encode(h, area);
