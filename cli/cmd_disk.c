@@ -160,28 +160,18 @@ struct disk {
   gostx_luks_header h;
 };
 
-static int read_at(struct disk *d, uint8_t *buf, size_t len, uint64_t off) {
+/* All of len bytes at off: read into buf, or written from it. */
+static int io_at(struct disk *d, int write, uint8_t *buf, size_t len, uint64_t off) {
   for (size_t done = 0; done < len;) {
-    ssize_t r = pread(d->fd, buf + done, len - done, (off_t)(off + done));
+    ssize_t r = write ? pwrite(d->fd, buf + done, len - done, (off_t)(off + done))
+                      : pread(d->fd, buf + done, len - done, (off_t)(off + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
-      cli_err("%s: read error: %s", d->path, r < 0 ? strerror(errno) : "unexpected end of file");
+      cli_err("%s: %s error: %s", d->path, write ? "write" : "read",
+              r < 0 ? strerror(errno) : write ? "nothing written" : "unexpected end of file");
       return CLI_EXIT_FAIL;
     }
     done += (size_t)r;
-  }
-  return 0;
-}
-
-static int write_at(struct disk *d, const uint8_t *buf, size_t len, uint64_t off) {
-  for (size_t done = 0; done < len;) {
-    ssize_t w = pwrite(d->fd, buf + done, len - done, (off_t)(off + done));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      cli_err("%s: write error: %s", d->path, w < 0 ? strerror(errno) : "nothing written");
-      return CLI_EXIT_FAIL;
-    }
-    done += (size_t)w;
   }
   return 0;
 }
@@ -213,7 +203,7 @@ static int disk_load(struct disk *d, const char *path, int writable) {
   uint8_t phdr[GOSTX_LUKS_PHDR_LEN];
   size_t n = d->size < sizeof phdr ? (size_t)d->size : sizeof phdr;
   const char *why = NULL;
-  if (read_at(d, phdr, n, 0)) return CLI_EXIT_FAIL;
+  if (io_at(d, 0, phdr, n, 0)) return CLI_EXIT_FAIL;
   if (gostx_luks_header_parse(&d->h, phdr, n, &why)) {
     cli_err("%s: %s", path, why);
     return CLI_EXIT_FAIL;
@@ -229,14 +219,14 @@ static int disk_load(struct disk *d, const char *path, int writable) {
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
-  return read_at(d, d->area, d->area_len, 0);
+  return io_at(d, 0, d->area, d->area_len, 0);
 }
 
 /* Key material first, synced, then the header sectors that refer to it. */
 static int disk_store(struct disk *d) {
   for (int head = 0; head < 2; head++) {
-    int rc = head ? write_at(d, d->area, HEAD_LEN, 0)
-                  : write_at(d, d->area + HEAD_LEN, d->area_len - HEAD_LEN, HEAD_LEN);
+    int rc = head ? io_at(d, 1, d->area, HEAD_LEN, 0)
+                  : io_at(d, 1, d->area + HEAD_LEN, d->area_len - HEAD_LEN, HEAD_LEN);
     if (rc) return rc;
     if (fsync(d->fd) != 0) {
       cli_err("%s: fsync: %s", d->path, strerror(errno));
