@@ -113,7 +113,12 @@ static int gostx_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const 
     /* nbdkit drops a file's trailing newlines; a "\r" before them goes too,
      * as `gostx disk --pass-file` reads "\r\n" */
     size_t n = strlen(passphrase);
-    if (value[0] == '+' && n && passphrase[n - 1] == '\r') passphrase[n - 1] = 0;
+    if (value[0] == '+' && n && passphrase[n - 1] == '\r') passphrase[--n] = 0;
+    if (n == 0 || n > GOSTX_LUKS_PASS_MAX) {
+      nbdkit_error("gostx: the passphrase must be 1 to %d bytes, it has %zu",
+                   GOSTX_LUKS_PASS_MAX, n);
+      return -1;
+    }
     return 0;
   }
   if (strcmp(key, "sector-size") == 0) {
@@ -199,7 +204,7 @@ static void luks_open(nbdkit_backend *backend) {
   }
   uint8_t *area = NULL;
   size_t area_len = 0;
-  int err = 0, prepared = next->prepare(next) == 0;
+  int err = 0, rc, prepared = next->prepare(next) == 0;
   int64_t size = prepared ? next->get_size(next) : -1;
   gostx_luks_header h;
   gostx_luks l;
@@ -219,9 +224,9 @@ static void luks_open(nbdkit_backend *backend) {
     luks_fail("gostx: out of memory");
   } else if (next->pread(next, area, (uint32_t)area_len, 0, 0, &err) == -1) {
     luks_fail("gostx: reading the LUKS1 header area failed: %s", strerror(err));
-  } else if (gostx_luks_open(&l, area, area_len, (const uint8_t *)passphrase, strlen(passphrase),
-                             &why) != GOSTX_OK) {
-    luks_fail("gostx: cannot open the LUKS1 disk: %s", why ? why : "out of memory");
+  } else if ((rc = gostx_luks_open(&l, area, area_len, (const uint8_t *)passphrase,
+                                    strlen(passphrase), &why)) != GOSTX_OK) {
+    luks_fail("gostx: cannot open the LUKS1 disk: %s", why ? why : gostx_strerror(rc));
   } else if (gostx_xts_set_key(&xts_key, l.master_key) != GOSTX_OK) {
     luks_fail("gostx: the LUKS1 master key's two halves are equal");
   } else {

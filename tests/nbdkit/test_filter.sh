@@ -19,7 +19,7 @@
 #     below ours); a passphrase added by `gostx disk add-pass` serves the
 #     same disk (also from a file ending in CR LF); wrong passphrase,
 #     damaged header, short disk, a header changed after start-up and bad
-#     option mixes refused with their line.
+#     option mixes, an empty passphrase refused with their line.
 # Usage: test_filter.sh FILTER.so GOSTX_BINARY
 set -u
 filter=$1
@@ -312,6 +312,8 @@ lrefused "passphrase twice" "passphrase given twice" "$ldisk" passphrase=+"$tmp/
   passphrase=+"$tmp/lpass"
 lrefused "sector-size 4096" "512-byte sectors" "$ldisk" passphrase=+"$tmp/lpass" sector-size=4096
 lrefused "missing passphrase file" "No such file" "$ldisk" passphrase=+"$tmp/nonexistent"
+printf '\n' > "$tmp/lempty"
+lrefused "empty passphrase" "passphrase must be 1 to 1024 bytes" "$ldisk" passphrase=+"$tmp/lempty"
 # the header changed under a running server: the next connection is refused
 cp "$ldisk" "$tmp/lchg"
 rm -f "$tmp/lsock"
