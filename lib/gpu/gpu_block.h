@@ -13,9 +13,11 @@
  *     of byte j of the thread's block i. pi and pi^-1 are the Boolean circuits
  *     of the CPU core (kuz_sbox32.h, from kuz_tables.h's macros), L is R
  *     applied 16 times, each R one GF(2)-linear step of XORs on whole words.
- *   - Magma / GOST 28147-89 look up the 4-bit S-boxes by shifting a 64-bit
- *     word that packs the 16 entries (variable shifts, no memory access),
- *     exactly as the CPU core does.
+ *   - Magma / GOST 28147-89 with one key run bitsliced too, 32 blocks per
+ *     thread, the S-boxes as circuits built from the parameter set's
+ *     constants; the batch kernels (a key per block) look the 4-bit S-boxes
+ *     up by shifting a 64-bit word that packs the 16 entries (variable
+ *     shifts, no memory access), exactly as the CPU core does.
  * Branches depend only on lengths and indices (public). */
 #ifndef GOSTX_GPU_BLOCK_H
 #define GOSTX_GPU_BLOCK_H
