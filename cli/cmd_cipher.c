@@ -63,8 +63,9 @@ static void cipher_usage(void) {
       "  -d, --decrypt        decrypt\n"
       "  -e, --encrypt        encrypt (default)\n"
       "  -i, --in FILE        input (default stdin)\n"
-      "  -o, --out FILE       output (default stdout); written to a temporary file\n"
-      "                       and renamed on success, so failures leave no file\n"
+      "  -o, --out FILE       output (default stdout); appears only on success,\n"
+      "                       complete and synced to disk (an existing FILE stays\n"
+      "                       as it was until then)\n"
       "      --pad none|1|2|3 ECB/CBC padding procedure of GOST R 34.13-2015 4.1\n"
       "                       (default none: the input must be a block multiple).\n"
       "                       Decryption removes procedure 2; 1 and 3 stay.\n"
@@ -320,7 +321,7 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
 
 /* ---- MGM: whole input in memory; decryption verifies before any write ---- */
 
-static int run_mgm(const struct job *j, cli_in *in, const char *out_path) {
+static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   int id = j->am->family == FAM_KUZ ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA;
   uint8_t *data;
   size_t len;
@@ -354,16 +355,8 @@ static int run_mgm(const struct job *j, cli_in *in, const char *out_path) {
     else cli_err("%s: %s", j->am->name, gostx_strerror(rc));
     status = CLI_EXIT_FAIL;
   }
-  if (!status) {
-    /* The output is opened only now, so a failure creates or truncates nothing. */
-    cli_out out;
-    status = cli_out_open(&out, out_path);
-    if (!status) {
-      status = cli_out_write(&out, res, res_len);
-      if (!status) status = cli_out_commit(&out);
-      else cli_out_abort(&out);
-    }
-  }
+  /* Nothing is written before the tag verified. */
+  if (!status) status = cli_out_write(out, res, res_len);
   gostx_memzero(data, len);
   free(data);
   if (res) gostx_memzero(res, len + j->tag_len + 1);
@@ -613,19 +606,17 @@ int cmd_cipher(int argc, char **argv) {
     cli_in_close(&in);
     goto done;
   }
-  if (j.am->kind == K_MGM) {
-    status = run_mgm(&j, &in, j.out_path);
-  } else {
-    cli_out out;
-    status = cli_out_open(&out, j.out_path);
-    if (!status) {
-      if (j.am->kind == K_XTS) status = run_xts(&j, &in, &out);
-      else if (j.am->family != FAM_GOST89) status = run_mode(&j, &in, &out);
-      else if (j.am->kind == K_ECB) status = run_gost89_ecb(&j, &in, &out);
-      else status = run_gost89_stream(&j, &in, &out);
-      if (!status) status = cli_out_commit(&out);
-      else cli_out_abort(&out);
-    }
+  /* The output before any work; it appears only on success (cli/out.c). */
+  cli_out out;
+  status = cli_out_open(&out, j.out_path, 0);
+  if (!status) {
+    if (j.am->kind == K_MGM) status = run_mgm(&j, &in, &out);
+    else if (j.am->kind == K_XTS) status = run_xts(&j, &in, &out);
+    else if (j.am->family != FAM_GOST89) status = run_mode(&j, &in, &out);
+    else if (j.am->kind == K_ECB) status = run_gost89_ecb(&j, &in, &out);
+    else status = run_gost89_stream(&j, &in, &out);
+    if (!status) status = cli_out_commit(&out);
+    else cli_out_abort(&out);
   }
   cli_in_close(&in);
 done:

@@ -85,10 +85,12 @@ static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
 static int tty_fd = -1;
 static struct termios tty_saved;
 static volatile sig_atomic_t tty_echo_off;
+static struct sigaction tty_old_int, tty_old_term;
 
 static void tty_restore_signal(int sig) {
   if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
-  signal(sig, SIG_DFL);
+  /* Then what was there before: the output's cleanup (cli/out.c) or death. */
+  sigaction(sig, sig == SIGINT ? &tty_old_int : &tty_old_term, NULL);
   raise(sig);
 }
 
@@ -101,11 +103,11 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
   }
   struct termios t;
   int have_termios = tcgetattr(tty_fd, &tty_saved) == 0;
-  struct sigaction sa, old_int, old_term;
+  struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = tty_restore_signal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGINT, &sa, &tty_old_int);
+  sigaction(SIGTERM, &sa, &tty_old_term);
   if (have_termios) {
     t = tty_saved;
     t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
@@ -130,8 +132,8 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
     tcsetattr(tty_fd, TCSANOW, &tty_saved);
     tty_echo_off = 0;
   }
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGINT, &tty_old_int, NULL);
+  sigaction(SIGTERM, &tty_old_term, NULL);
   if (write(tty_fd, "\n", 1) < 0) { /* echo was off: end the prompt's line */
   }
   n = chomp(pass, n);
@@ -327,8 +329,9 @@ static void enc_usage(void) {
       "                      1..16777216 (default %u, about 0.7 s); stored in the file\n"
       "  -j, --threads N     worker threads, 0 = all cores (default 0)\n"
       "  -i, --in FILE       input (default stdin)\n"
-      "  -o, --out FILE      output (default stdout, not a terminal); written to a\n"
-      "                      temporary file beside it and renamed on success\n"
+      "  -o, --out FILE      output (default stdout, not a terminal); appears only\n"
+      "                      on success, complete and synced to disk; until then an\n"
+      "                      existing FILE stays as it was\n"
       "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
       "  -h, --help          this help\n"
       "\n"
@@ -353,9 +356,10 @@ static void dec_usage(void) {
       "                      is dropped)\n"
       "  -j, --threads N     worker threads, 0 = all cores (default 0)\n"
       "  -i, --in FILE       input (default stdin)\n"
-      "  -o, --out FILE      output (default stdout). A regular file is written to a\n"
-      "                      temporary file beside it, renamed into place only when\n"
-      "                      the whole input verified; on failure nothing is left.\n"
+      "  -o, --out FILE      output (default stdout). A regular file appears only\n"
+      "                      when the whole input verified, synced to disk; on\n"
+      "                      failure or interruption nothing is left and an existing\n"
+      "                      FILE stays as it was\n"
       "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
       "  -h, --help          this help\n"
       "\n"
@@ -461,6 +465,9 @@ int cmd_enc(int argc, char **argv) {
   gostx_pool *pool = NULL;
   int have_ct = 0, have_out = 0;
   if ((rc = cli_in_open(&in, o.in_path))) return rc;
+  /* The output before the passphrase and the KDF: a bad -o fails at once. */
+  if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
+  have_out = 1;
   if ((rc = secret_load(&o.sec, 1))) goto done;
   int lrc = gostx_ct_init_encrypt(&ct, o.alg, o.sec.kdf, (uint32_t)o.chunk, (uint32_t)o.iter,
                                   o.sec.buf, o.sec.len, NULL);
@@ -471,8 +478,6 @@ int cmd_enc(int argc, char **argv) {
     goto done;
   }
   have_ct = 1;
-  if ((rc = cli_out_open(&out, o.out_path))) goto done;
-  have_out = 1;
   make_pool(o.threads, &pool);
   gostx_ct_stream s;
   lrc = run_stream(&ct, 0, &in, &out, pool, o.quiet, &s);
@@ -525,6 +530,9 @@ int cmd_dec(int argc, char **argv) {
     rc = CLI_EXIT_FAIL;
     goto done;
   }
+  /* The output before the passphrase and the KDF: a bad -o fails at once. */
+  if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
+  have_out = 1;
   if ((rc = secret_load(&o.sec, 0))) goto done;
   int lrc = gostx_ct_init_decrypt(&ct, hdr, got, o.sec.buf, o.sec.len, &why);
   secret_wipe(&o.sec);
@@ -534,14 +542,12 @@ int cmd_dec(int argc, char **argv) {
     goto done;
   }
   have_ct = 1;
-  if ((rc = cli_out_open(&out, o.out_path))) goto done;
-  have_out = 1;
   make_pool(o.threads, &pool);
   gostx_ct_stream s;
   lrc = run_stream(&ct, 1, &in, &out, pool, o.quiet, &s);
   if (lrc) {
     if (!out.failed) cli_err("dec: %s: %s", in.name, s.msg);
-    if (!out.tmp_path && s.chunks)
+    if (out.direct && s.chunks)
       cli_err("dec: %s already received %llu verified chunk(s) before the failure", out.name,
               (unsigned long long)s.chunks);
     rc = CLI_EXIT_FAIL;
@@ -574,8 +580,8 @@ static void keygen_usage(void) {
       "Writes a new random 32-byte key (from getrandom) for `gostx enc -k`.\n"
       "\n"
       "Options:\n"
-      "  -o, --out FILE   the key file, created with mode 0600 (default stdout,\n"
-      "                   which must not be a terminal)\n"
+      "  -o, --out FILE   the key file, created with mode 0600 and synced to disk\n"
+      "                   before it appears (default stdout, not a terminal)\n"
       "  -f, --force      replace FILE if it exists (default: refuse)\n"
       "  -h, --help       this help\n");
 }
@@ -628,46 +634,18 @@ int cmd_keygen(int argc, char **argv) {
     cli_err("keygen: %s exists; refusing to overwrite it (use --force)", path);
     return CLI_EXIT_FAIL;
   }
-  /* A new file beside the target (mode 0600 from mkstemp), renamed into
-   * place: never a half-written key, never the old mode. */
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 32);
-  if (!tmp) {
-    gostx_memzero(key, sizeof key);
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  snprintf(tmp, n + 32, "%.*s.%s.gostx-XXXXXX", (int)dir_len, path, path + dir_len);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    cli_err("keygen: %s: %s", path, strerror(errno));
+  /* Mode 0600 from the start, put in place like every output (cli/out.c):
+   * never a half-written key, never the old mode; without --force the final
+   * link fails if the name appeared meanwhile. Written with write(2): no
+   * stdio buffer keeps a copy of the key. */
+  cli_out out;
+  rc = cli_out_open(&out, path, CLI_OUT_PRIVATE | (force ? 0 : CLI_OUT_NEW));
+  if (!rc && write_all(fileno(out.f), key, sizeof key) != 0) {
+    cli_err("keygen: %s: write error: %s", path, strerror(errno));
+    cli_out_abort(&out);
     rc = CLI_EXIT_FAIL;
-  } else {
-    int bad = fchmod(fd, 0600) != 0 || write_all(fd, key, sizeof key) != 0 || fsync(fd) != 0;
-    int err = errno;
-    if (close(fd) != 0 && !bad) {
-      bad = 1;
-      err = errno;
-    }
-    if (!bad) {
-      if (force) {
-        bad = rename(tmp, path) != 0;
-      } else {
-        /* link() fails if the name appeared meanwhile: no overwrite race. */
-        bad = link(tmp, path) != 0;
-        if (!bad) unlink(tmp);
-      }
-      err = errno;
-    }
-    if (bad) {
-      unlink(tmp);
-      cli_err("keygen: %s: %s", path, strerror(err));
-      rc = CLI_EXIT_FAIL;
-    }
   }
-  free(tmp);
+  if (!rc) rc = cli_out_commit(&out);
   gostx_memzero(key, sizeof key);
   return rc;
 }
