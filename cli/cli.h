@@ -30,12 +30,12 @@ int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- option parsing ----
  * Long options (--name, --name=value, --name value), short options (-k value,
  * -kvalue), "--" ends options, "-" alone is a positional argument. */
-enum { CLI_NOARG = 0, CLI_ARG = 1 };
+enum { CLI_NOARG = 0, CLI_ARG = 1, CLI_PATH = 2 /* a file name: never empty */ };
 
 typedef struct cli_opt {
   const char *long_name; /* without "--"; NULL ends the table */
   char short_name;       /* 0 = none */
-  int has_arg;           /* CLI_NOARG / CLI_ARG */
+  int has_arg;           /* CLI_NOARG / CLI_ARG / CLI_PATH */
   int id;                /* returned by cli_next */
 } cli_opt;
 
@@ -119,6 +119,16 @@ int cli_out_write(cli_out *out, const void *buf, size_t len);
 int cli_out_commit(cli_out *out);
 /* Discards: removes the temporary file. Safe to call after commit (no-op). */
 void cli_out_abort(cli_out *out);
+
+/* The files a command reads, for cli_refuse_same_file: path NULL = not
+ * given, "-" = stdin; what names it in the message ("key file"). */
+typedef struct cli_input {
+  const char *path, *what;
+} cli_input;
+/* Refuses (CLI_EXIT_USAGE, one line) when the output (path, or stdout when
+ * NULL or "-") is a regular file that is one of the inputs: same device and
+ * inode, so hard and symbolic links are seen through. Call before any work. */
+int cli_refuse_same_file(const char *sub, const char *out_path, const cli_input *ins, size_t n);
 
 /* A JSON string literal of s on stdout (quotes, backslashes, controls escaped). */
 void cli_json_str(const char *s);

@@ -65,7 +65,7 @@ static void cipher_usage(void) {
       "  -i, --in FILE        input (default stdin)\n"
       "  -o, --out FILE       output (default stdout); appears only on success,\n"
       "                       complete and synced to disk (an existing FILE stays\n"
-      "                       as it was until then)\n"
+      "                       as it was until then); must not be an input file\n"
       "      --pad none|1|2|3 ECB/CBC padding procedure of GOST R 34.13-2015 4.1\n"
       "                       (default none: the input must be a block multiple).\n"
       "                       Decryption removes procedure 2; 1 and 3 stay.\n"
@@ -110,8 +110,8 @@ static const cli_opt cipher_opts[] = {
     {"pad", 0, CLI_ARG, OPT_PAD},
     {"decrypt", 'd', CLI_NOARG, OPT_DEC},
     {"encrypt", 'e', CLI_NOARG, OPT_ENC},
-    {"in", 'i', CLI_ARG, OPT_IN},
-    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"in", 'i', CLI_PATH, OPT_IN},
+    {"out", 'o', CLI_PATH, OPT_OUT},
     {"segment", 0, CLI_ARG, OPT_SEGMENT},
     {"section", 0, CLI_ARG, OPT_SECTION},
     {"sbox", 0, CLI_ARG, OPT_SBOX},
@@ -593,6 +593,9 @@ int cmd_cipher(int argc, char **argv) {
     goto done;
   }
   if (status) goto done;
+  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"}};
+  if ((status = cli_refuse_same_file("cipher", j.out_path, ins, sizeof ins / sizeof ins[0])))
+    goto done;
 
   cli_in in;
   if ((status = cli_in_open(&in, j.in_path))) goto done;

@@ -186,15 +186,16 @@ static void secret_wipe(struct secret *s) {
 
 /* ---- shared plumbing ---- */
 
-/* Refuses an output that is the input file (same device and inode). */
-static int same_file_check(const char *in_path, const char *out_path) {
-  struct stat si, so;
-  int in_ok = in_path && strcmp(in_path, "-") ? stat(in_path, &si) == 0 : fstat(0, &si) == 0;
-  int out_ok =
-      out_path && strcmp(out_path, "-") ? stat(out_path, &so) == 0 : fstat(1, &so) == 0;
-  if (in_ok && out_ok && S_ISREG(si.st_mode) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-    return cli_usage("the output is the input file: refusing to overwrite it");
-  return 0;
+/* Refuses an output that is the input, the key file or the passphrase file:
+ * `enc -k K -o K` would replace the key with a file that needs it. */
+static int same_file_check(const char *sub, const char *in_path, const char *out_path,
+                           const struct secret *sec) {
+  const cli_input ins[] = {
+      {in_path ? in_path : "-", "input"},
+      {sec->key_file, "key file"},
+      {sec->pass_file, "passphrase file"},
+  };
+  return cli_refuse_same_file(sub, out_path, ins, sizeof ins / sizeof ins[0]);
 }
 
 struct progress {
@@ -294,12 +295,12 @@ enum { OPT_KEY = 1, OPT_PASS, OPT_PASS_FILE, OPT_THREADS, OPT_IN, OPT_OUT, OPT_C
        OPT_ITER, OPT_QUIET, OPT_HELP, OPT_FORCE };
 
 static const cli_opt enc_opts[] = {
-    {"key", 'k', CLI_ARG, OPT_KEY},
+    {"key", 'k', CLI_PATH, OPT_KEY},
     {"passphrase", 'p', CLI_NOARG, OPT_PASS},
-    {"pass-file", 0, CLI_ARG, OPT_PASS_FILE},
+    {"pass-file", 0, CLI_PATH, OPT_PASS_FILE},
     {"threads", 'j', CLI_ARG, OPT_THREADS},
-    {"in", 'i', CLI_ARG, OPT_IN},
-    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"in", 'i', CLI_PATH, OPT_IN},
+    {"out", 'o', CLI_PATH, OPT_OUT},
     {"chunk", 0, CLI_ARG, OPT_CHUNK},
     {"alg", 'a', CLI_ARG, OPT_ALG},
     {"iter", 0, CLI_ARG, OPT_ITER},
@@ -331,7 +332,8 @@ static void enc_usage(void) {
       "  -i, --in FILE       input (default stdin)\n"
       "  -o, --out FILE      output (default stdout, not a terminal); appears only\n"
       "                      on success, complete and synced to disk; until then an\n"
-      "                      existing FILE stays as it was\n"
+      "                      existing FILE stays as it was. Must not be the input,\n"
+      "                      the key file or the passphrase file.\n"
       "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
       "  -h, --help          this help\n"
       "\n"
@@ -359,7 +361,8 @@ static void dec_usage(void) {
       "  -o, --out FILE      output (default stdout). A regular file appears only\n"
       "                      when the whole input verified, synced to disk; on\n"
       "                      failure or interruption nothing is left and an existing\n"
-      "                      FILE stays as it was\n"
+      "                      FILE stays as it was. Must not be the input, the key\n"
+      "                      file or the passphrase file.\n"
       "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
       "  -h, --help          this help\n"
       "\n"
@@ -455,7 +458,7 @@ int cmd_enc(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse_encdec(argc, argv, "enc", 1, &o);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  if ((rc = same_file_check(o.in_path, o.out_path))) return rc;
+  if ((rc = same_file_check("enc", o.in_path, o.out_path, &o.sec))) return rc;
   if ((!o.out_path || !strcmp(o.out_path, "-")) && isatty(1))
     return cli_usage("enc: refusing to write ciphertext to a terminal (use -o FILE or redirect)");
 
@@ -502,7 +505,7 @@ int cmd_dec(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse_encdec(argc, argv, "dec", 0, &o);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  if ((rc = same_file_check(o.in_path, o.out_path))) return rc;
+  if ((rc = same_file_check("dec", o.in_path, o.out_path, &o.sec))) return rc;
 
   gostx_ct ct;
   cli_in in = {0};
@@ -567,7 +570,7 @@ done:
 /* ---- keygen ---- */
 
 static const cli_opt keygen_opts[] = {
-    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"out", 'o', CLI_PATH, OPT_OUT},
     {"force", 'f', CLI_NOARG, OPT_FORCE},
     {"help", 'h', CLI_NOARG, OPT_HELP},
     {NULL, 0, 0, 0},

@@ -402,3 +402,24 @@ void cli_out_abort(cli_out *out) {
   out->f = NULL;
   release(out);
 }
+
+/* ---- outputs that are inputs ---- */
+
+int cli_refuse_same_file(const char *sub, const char *out_path, const cli_input *ins, size_t n) {
+  struct stat so, si;
+  int out_stdout = !out_path || !strcmp(out_path, "-");
+  /* Only a regular file can be destroyed this way (`>> key`; /dev/null may
+   * well be both stdin and stdout). */
+  if ((out_stdout ? fstat(1, &so) : stat(out_path, &so)) != 0 || !S_ISREG(so.st_mode)) return 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *p = ins[i].path;
+    if (!p) continue;
+    int in_stdin = !strcmp(p, "-");
+    if ((in_stdin ? fstat(0, &si) : stat(p, &si)) != 0) continue;
+    if (si.st_dev != so.st_dev || si.st_ino != so.st_ino) continue;
+    return cli_usage("%s: %s%s is the same file as the %s%s%s: refusing to overwrite it", sub,
+                     out_stdout ? "stdout" : "the output ", out_stdout ? "" : out_path,
+                     ins[i].what, in_stdin ? " (stdin)" : " ", in_stdin ? "" : p);
+  }
+  return 0;
+}

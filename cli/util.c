@@ -44,17 +44,21 @@ void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv) {
 }
 
 /* Takes the argument of option `shown` from the rest of the current word or
- * from the next argv element. */
-static int take_arg(cli_parser *p, const char *inline_arg, const char *shown) {
+ * from the next argv element. A file name must not be empty: `-o ''` (an
+ * unset shell variable) is refused here, before any work. */
+static int take_arg(cli_parser *p, const char *inline_arg, const char *shown, int has_arg) {
   if (inline_arg) {
     p->arg = inline_arg;
-    return 0;
-  }
-  if (p->idx >= p->argc) {
+  } else if (p->idx >= p->argc) {
     cli_err("%s: option %s needs a value", p->sub, shown);
     return -1;
+  } else {
+    p->arg = p->argv[p->idx++];
   }
-  p->arg = p->argv[p->idx++];
+  if (has_arg == CLI_PATH && !*p->arg) {
+    cli_err("%s: option %s needs a file name, got an empty string", p->sub, shown);
+    return -1;
+  }
   return 0;
 }
 
@@ -70,7 +74,7 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
       if (o->has_arg) {
         const char *rest = *p->pending ? p->pending : NULL;
         p->pending = NULL;
-        if (take_arg(p, rest, shown) < 0) return CLI_BAD;
+        if (take_arg(p, rest, shown, o->has_arg) < 0) return CLI_BAD;
       }
       return o->id;
     }
@@ -101,7 +105,9 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
         }
         return o->id;
       }
-      if (take_arg(p, eq ? eq + 1 : NULL, a) < 0) return CLI_BAD;
+      char shown[64];
+      snprintf(shown, sizeof shown, "--%s", o->long_name);
+      if (take_arg(p, eq ? eq + 1 : NULL, shown, o->has_arg) < 0) return CLI_BAD;
       return o->id;
     }
     cli_err("%s: unknown option --%.*s (try --help)", p->sub, (int)nlen, name);

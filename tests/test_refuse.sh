@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# What the command refuses before doing any work, and how it says so:
+#  - an output that is the same file as an input, the key file or the
+#    passphrase file (same device and inode: hard and symbolic links too, and
+#    stdout appending to the key): exit 2, one line, the file untouched;
+#  - empty file names (`-o ''`, an unset shell variable) and outputs that
+#    cannot be written (a directory, a missing directory): refused before the
+#    input is read and before the KDF (reading a FIFO nobody writes, or 2^24
+#    PBKDF2 iterations, would hang or delay a late refusal).
+# Env: GOSTX = path to the gostx binary. Exit 77 = skip.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+: "${GOSTX:=$here/../build/gostx}"
+if [ ! -x "$GOSTX" ]; then
+  echo "gostx binary not found at $GOSTX: skipping"
+  exit 77
+fi
+G=$GOSTX
+T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-refuse-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check "name" command...
+  local name=$1; shift
+  if "$@"; then ok; else bad "$name"; fi
+}
+lines() { grep -c . "$1"; }
+
+"$G" keygen -o "$T/key" || exit 1
+cp "$T/key" "$T/key.orig"
+printf 'a passphrase\n' >"$T/pass"
+cp "$T/pass" "$T/pass.orig"
+head -c 10000 /dev/urandom >"$T/plain"
+"$G" enc -q -k "$T/key" -i "$T/plain" -o "$T/plain.gx" || exit 1
+cp "$T/plain.gx" "$T/plain.gx.orig"
+"$G" enc -q --pass-file "$T/pass" --iter 1000 -i "$T/plain" -o "$T/plain.pgx" || exit 1
+ln "$T/key" "$T/key.hard"
+ln -s key "$T/key.sym"
+ln -s pass "$T/pass.sym"
+mkfifo "$T/fifo"
+K=$(printf '%064x' 5)
+
+# untouched WHAT: the key, passphrase and input files are as they were and
+# nothing was left behind (restored after a failure, so that one failure does
+# not cascade).
+untouched() {
+  local f
+  for f in key pass plain.gx; do
+    if cmp -s "$T/$f" "$T/$f.orig"; then ok; else
+      bad "$1: $f was changed"
+      cp "$T/$f.orig" "$T/$f"
+    fi
+  done
+  check "$1: nothing left behind" [ -z "$(ls -A "$T" | grep gostx- || true)" ]
+}
+# refused WHAT REGEX COMMAND...: exit 2 within 10 s, one line on stderr
+# matching REGEX, nothing on stdout, nothing changed.
+refused() {
+  local what=$1 re=$2; shift 2
+  timeout 10 "$@" </dev/null >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ $rc = 2 ] && [ "$(lines "$T/err")" = 1 ] && grep -Eq "^gostx: .*($re)" "$T/err" &&
+    [ ! -s "$T/out" ]; then
+    ok
+  else
+    bad "$what: rc $rc, stderr: $(head -c 300 "$T/err")"
+  fi
+  untouched "$what"
+}
+
+# ---- the output is an input ----
+same="same file as the"
+refused "enc -k K -o K" "$same key file" "$G" enc -k "$T/key" -i "$T/plain" -o "$T/key"
+refused "enc -k K -o hard link to K" "$same key file" "$G" enc -k "$T/key" -i "$T/plain" -o "$T/key.hard"
+refused "enc -k K -o symlink to K" "$same key file" "$G" enc -k "$T/key" -i "$T/plain" -o "$T/key.sym"
+refused "enc -k symlink -o K" "$same key file" "$G" enc -k "$T/key.sym" -i "$T/plain" -o "$T/key"
+refused "dec -k K -o K" "$same key file" "$G" dec -k "$T/key" -i "$T/plain.gx" -o "$T/key"
+refused "enc --pass-file P -o P" "$same passphrase file" \
+  "$G" enc --pass-file "$T/pass" --iter 1000 -i "$T/plain" -o "$T/pass"
+refused "dec --pass-file P -o symlink to P" "$same passphrase file" \
+  "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" -o "$T/pass.sym"
+refused "dec -o input" "$same input" "$G" dec -k "$T/key" -i "$T/plain.gx" -o "$T/plain.gx"
+# Before any work: the input is a FIFO nobody writes (opening it would hang).
+refused "enc -k K -i FIFO -o K" "$same key file" "$G" enc -k "$T/key" -i "$T/fifo" -o "$T/key"
+# stdout appending to the key file (the shell opened it; gostx must not write).
+timeout 10 "$G" enc -k "$T/key" -i "$T/plain" >>"$T/key" 2>"$T/err"; rc=$?
+check "enc -k K >> K: exit 2 (rc $rc)" [ $rc = 2 ]
+check "enc -k K >> K: says why" grep -q "stdout is the $same key file" "$T/err"
+timeout 10 "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" >>"$T/pass" 2>"$T/err"; rc=$?
+check "dec --pass-file P >> P: exit 2 (rc $rc)" [ $rc = 2 ]
+untouched ">> K, >> P"
+
+# ---- empty and impossible outputs, refused before any work ----
+refused "enc -o ''" "-o needs a file name" "$G" enc -k "$T/key" -i "$T/fifo" -o ''
+refused "enc --out=" "--out needs a file name" "$G" enc -k "$T/key" -i "$T/fifo" --out=
+refused "enc -i ''" "-i needs a file name" "$G" enc -k "$T/key" -i '' -o "$T/x"
+refused "enc -k ''" "-k needs a file name" "$G" enc -k '' -i "$T/fifo" -o "$T/x"
+refused "enc --pass-file ''" "--pass-file needs a file name" "$G" enc --pass-file '' -i "$T/fifo" -o "$T/x"
+refused "dec -o ''" "-o needs a file name" "$G" dec -k "$T/key" -i "$T/fifo" -o ''
+refused "cipher -o ''" "-o needs a file name" "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i "$T/fifo" -o ''
+refused "cipher -i ''" "-i needs a file name" "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i '' -o "$T/x"
+refused "keygen -o ''" "-o needs a file name" "$G" keygen -o ''
+refused "mac -i ''" "-i needs a file name" "$G" mac kuznyechik-omac -k "$K" -i ''
+check "no output file x created" [ ! -e "$T/x" ]
+# An output that cannot be written fails before the KDF: 2^24 iterations
+# (tens of seconds) would run first otherwise.
+mkdir "$T/dir"
+for o in "$T/dir" "$T/no-such-dir/out"; do
+  timeout 10 "$G" enc --pass-file "$T/pass" --iter 16777216 -i "$T/plain" -o "$o" 2>"$T/err"; rc=$?
+  check "enc -o $o: fails at once (rc $rc)" [ $rc = 1 ]
+  check "enc -o $o: one line naming it" [ "$(lines "$T/err")" = 1 ] && grep -q "$o" "$T/err"
+done
+timeout 10 "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" -o "$T/dir" 2>"$T/err"; rc=$?
+check "dec -o DIR: fails at once (rc $rc)" [ $rc = 1 ]
+untouched "impossible outputs"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
