@@ -6,7 +6,9 @@
 #  - empty file names (`-o ''`, an unset shell variable) and outputs that
 #    cannot be written (a directory, a missing directory): refused before the
 #    input is read and before the KDF (reading a FIFO nobody writes, or 2^24
-#    PBKDF2 iterations, would hang or delay a late refusal).
+#    PBKDF2 iterations, would hang or delay a late refusal);
+#  - PBKDF2 work beyond the documented limit in `gostx kdf pbkdf2` (2^24
+#    iterations in total, as for enc and dec);
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -115,6 +117,17 @@ done
 timeout 10 "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" -o "$T/dir" 2>"$T/err"; rc=$?
 check "dec -o DIR: fails at once (rc $rc)" [ $rc = 1 ]
 untouched "impossible outputs"
+
+# ---- PBKDF2 work: at most 2^24 iterations in total (kdf pbkdf2, as enc/dec) ----
+pb=("$G" kdf pbkdf2 --pass x --salt 00)
+refused "kdf pbkdf2 --iter 2^24+1" "--iter must be between 1 and 16777216" "${pb[@]}" --iter 16777217
+refused "kdf pbkdf2 --iter 2^32-1" "--iter must be between 1 and 16777216" "${pb[@]}" --iter 4294967295
+refused "kdf pbkdf2 --len 1 MiB + 1" "--len must be between 1 and 1048576" "${pb[@]}" --iter 1 --len 1048577
+refused "kdf pbkdf2 2^24 x 2 blocks" "more than the limit of 16777216" "${pb[@]}" --iter 16777216 --len 65
+refused "kdf pbkdf2 2^14 x 1025 blocks" "more than the limit" "${pb[@]}" --iter 16384 --len 65537
+check "kdf pbkdf2 --len 1048576 at --iter 1 is allowed" \
+  [ "$(timeout 60 "${pb[@]}" --iter 1 --len 1048576 | tr -d '\n' | wc -c)" = 2097152 ]
+check "kdf --help states the limit" grep -q "16777216" <("$G" kdf --help)
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
