@@ -74,6 +74,8 @@ static void cipher_usage(void) {
       "                       4096 for Kuznyechik, 1024 for Magma: gost-engine's\n"
       "                       kuznyechik-ctr-acpkm / magma-ctr-acpkm values)\n"
       "      --aad HEX        MGM associated data\n"
+      "      --aad-file FILE  MGM associated data: the bytes of FILE (any size;\n"
+      "                       --aad is limited by the command line to ~64 KiB)\n"
       "      --tag-len BYTES  MGM tag length, 4..n (default n); the output of\n"
       "                       encryption is ciphertext || tag\n"
       "      --sector N       XTS: tweak = sector number N, 16-byte little-endian\n"
@@ -98,7 +100,8 @@ static void cipher_usage(void) {
 
 enum {
   OPT_KEY = 1, OPT_IV, OPT_AAD, OPT_TAGLEN, OPT_PAD, OPT_DEC, OPT_ENC, OPT_IN, OPT_OUT,
-  OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_HELP
+  OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_AAD_FILE,
+  OPT_HELP
 };
 
 static const cli_opt cipher_opts[] = {
@@ -106,6 +109,7 @@ static const cli_opt cipher_opts[] = {
     {"iv", 0, CLI_ARG, OPT_IV},
     {"nonce", 0, CLI_ARG, OPT_IV},
     {"aad", 0, CLI_ARG, OPT_AAD},
+    {"aad-file", 0, CLI_PATH, OPT_AAD_FILE},
     {"tag-len", 0, CLI_ARG, OPT_TAGLEN},
     {"pad", 0, CLI_ARG, OPT_PAD},
     {"decrypt", 'd', CLI_NOARG, OPT_DEC},
@@ -136,7 +140,7 @@ struct job {
   size_t tag_len, segment, section, sector_size;
   uint64_t sector;
   int have_sector, decrypt, padding, sbox, mesh;
-  const char *in_path, *out_path;
+  const char *in_path, *out_path, *aad_path;
 };
 
 static int not_a_multiple(const struct job *j, unsigned long long total) {
@@ -439,6 +443,7 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
       case OPT_KEY: key_hex = p.arg; break;
       case OPT_IV: iv_hex = p.arg; break;
       case OPT_AAD: aad_hex = p.arg; break;
+      case OPT_AAD_FILE: j->aad_path = p.arg; break;
       case OPT_TAGLEN: tag_s = p.arg; break;
       case OPT_PAD: pad_s = p.arg; break;
       case OPT_DEC: j->decrypt = 1; break;
@@ -482,8 +487,11 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
   if (seg_s && fam == FAM_GOST89)
     return cli_usage("%s: --segment is not supported for GOST 28147-89", name);
   if (sec_s && kind != K_CTR_ACPKM) return cli_usage("%s: --section applies only to CTR-ACPKM", name);
-  if ((aad_hex || tag_s) && kind != K_MGM)
-    return cli_usage("%s: --aad and --tag-len apply only to MGM", name);
+  if ((aad_hex || j->aad_path || tag_s) && kind != K_MGM)
+    return cli_usage("%s: --aad, --aad-file and --tag-len apply only to MGM", name);
+  if (aad_hex && j->aad_path) return cli_usage("%s: give --aad or --aad-file, not both", name);
+  if (j->aad_path && !strcmp(j->aad_path, "-"))
+    return cli_usage("%s: --aad-file needs a file (stdin is the data)", name);
   if ((sector_s || ssize_s) && kind != K_XTS)
     return cli_usage("%s: --sector and --sector-size apply only to XTS", name);
   if ((sbox_s || j->mesh) && fam != FAM_GOST89)
@@ -566,6 +574,7 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
         snprintf(what, sizeof what, "%s: AAD", name);
         if ((rc = cli_hex(what, aad_hex, &j->aad, &j->aad_len))) return rc;
       }
+      /* --aad-file is read in cmd_cipher, after the output check. */
       break;
     case K_XTS:
       if (j->have_iv && sector_s) return cli_usage("%s: give --iv or --sector, not both", name);
@@ -593,9 +602,16 @@ int cmd_cipher(int argc, char **argv) {
     goto done;
   }
   if (status) goto done;
-  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"}};
+  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"}, {j.aad_path, "AAD file"}};
   if ((status = cli_refuse_same_file("cipher", j.out_path, ins, sizeof ins / sizeof ins[0])))
     goto done;
+  if (j.aad_path) {
+    cli_in a;
+    if ((status = cli_in_open(&a, j.aad_path))) goto done;
+    status = cli_in_read_all(&a, &j.aad, &j.aad_len);
+    cli_in_close(&a);
+    if (status) goto done;
+  }
 
   cli_in in;
   if ((status = cli_in_open(&in, j.in_path))) goto done;

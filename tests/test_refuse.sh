@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # What the command refuses before doing any work, and how it says so:
-#  - an output that is the same file as an input, the key file or the
-#    passphrase file (same device and inode: hard and symbolic links too, and
-#    stdout appending to the key): exit 2, one line, the file untouched;
+#  - an output that is the same file as an input, the key file, the
+#    passphrase file or the AAD file (same device and inode: hard and symbolic
+#    links too, and stdout appending to the key): exit 2, one line, the file
+#    untouched;
 #  - empty file names (`-o ''`, an unset shell variable) and outputs that
 #    cannot be written (a directory, a missing directory): refused before the
 #    input is read and before the KDF (reading a FIFO nobody writes, or 2^24
 #    PBKDF2 iterations, would hang or delay a late refusal);
 #  - PBKDF2 work beyond the documented limit in `gostx kdf pbkdf2` (2^24
 #    iterations in total, as for enc and dec);
+# and what it accepts and reports: MGM associated data from a file
+# (--aad-file, for AAD beyond what a command line holds).
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +96,11 @@ check "enc -k K >> K: says why" grep -q "stdout is the $same key file" "$T/err"
 timeout 10 "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" >>"$T/pass" 2>"$T/err"; rc=$?
 check "dec --pass-file P >> P: exit 2 (rc $rc)" [ $rc = 2 ]
 untouched ">> K, >> P"
+head -c 64 /dev/urandom >"$T/aad"
+cp "$T/aad" "$T/aad.orig"
+refused "cipher --aad-file A -o A" "$same AAD file" \
+  "$G" cipher kuznyechik-mgm -k "$K" --iv "$(printf '%032x' 1)" --aad-file "$T/aad" -i "$T/plain" -o "$T/aad"
+check "AAD file untouched" cmp -s "$T/aad" "$T/aad.orig"
 
 # ---- empty and impossible outputs, refused before any work ----
 refused "enc -o ''" "-o needs a file name" "$G" enc -k "$T/key" -i "$T/fifo" -o ''
@@ -103,6 +111,8 @@ refused "enc --pass-file ''" "--pass-file needs a file name" "$G" enc --pass-fil
 refused "dec -o ''" "-o needs a file name" "$G" dec -k "$T/key" -i "$T/fifo" -o ''
 refused "cipher -o ''" "-o needs a file name" "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i "$T/fifo" -o ''
 refused "cipher -i ''" "-i needs a file name" "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i '' -o "$T/x"
+refused "cipher --aad-file ''" "--aad-file needs a file name" \
+  "$G" cipher kuznyechik-mgm -k "$K" --iv "$(printf '%032x' 1)" --aad-file '' -i "$T/fifo"
 refused "keygen -o ''" "-o needs a file name" "$G" keygen -o ''
 refused "mac -i ''" "-i needs a file name" "$G" mac kuznyechik-omac -k "$K" -i ''
 check "no output file x created" [ ! -e "$T/x" ]
@@ -128,6 +138,29 @@ refused "kdf pbkdf2 2^14 x 1025 blocks" "more than the limit" "${pb[@]}" --iter 
 check "kdf pbkdf2 --len 1048576 at --iter 1 is allowed" \
   [ "$(timeout 60 "${pb[@]}" --iter 1 --len 1048576 | tr -d '\n' | wc -c)" = 2097152 ]
 check "kdf --help states the limit" grep -q "16777216" <("$G" kdf --help)
+
+# ---- --aad-file ----
+N=$(printf '%032x' 77)
+mgm() { "$G" cipher kuznyechik-mgm -k "$K" --iv "$N" "$@"; }
+mgm_cmd=("$G" cipher kuznyechik-mgm -k "$K" --iv "$N")
+head -c 1000 /dev/urandom >"$T/aad1k"
+mgm --aad "$(od -An -v -tx1 "$T/aad1k" | tr -d ' \n')" -i "$T/plain" -o "$T/c1"
+mgm --aad-file "$T/aad1k" -i "$T/plain" -o "$T/c2"
+check "--aad-file equals --aad HEX" cmp -s "$T/c1" "$T/c2"
+head -c 200000 /dev/urandom >"$T/aadbig" # 400 000 hex digits: too long for one argument
+mgm --aad-file "$T/aadbig" -i "$T/plain" -o "$T/cbig" &&
+  mgm -d --aad-file "$T/aadbig" -i "$T/cbig" -o "$T/pbig"
+check "200 KB of AAD from a file: round trip" cmp -s "$T/pbig" "$T/plain"
+cp "$T/aadbig" "$T/aadbad"
+printf 'x' | dd of="$T/aadbad" bs=1 seek=150000 conv=notrunc status=none
+mgm -d --aad-file "$T/aadbad" -i "$T/cbig" -o "$T/pbad" 2>"$T/err"; rc=$?
+check "changed AAD: authentication fails, no output (rc $rc)" [ $rc = 1 ] && [ ! -e "$T/pbad" ]
+check "changed AAD: says so" grep -q "authentication failed" "$T/err"
+refused "--aad with --aad-file" "not both" "${mgm_cmd[@]}" --aad 00 --aad-file "$T/aad1k" -i "$T/plain"
+refused "--aad-file on CTR" "apply only to MGM" \
+  "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 --aad-file "$T/aad1k" -i "$T/plain"
+timeout 10 "$G" cipher kuznyechik-mgm -k "$K" --iv "$N" --aad-file "$T/missing" -i "$T/plain" -o "$T/y" 2>"$T/err"; rc=$?
+check "missing --aad-file: exit 1, named, no output (rc $rc)" [ $rc = 1 ] && grep -q missing "$T/err" && [ ! -e "$T/y" ]
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
