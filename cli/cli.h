@@ -119,6 +119,10 @@ int cli_out_write(cli_out *out, const void *buf, size_t len);
 int cli_out_commit(cli_out *out);
 /* Discards: removes the temporary file. Safe to call after commit (no-op). */
 void cli_out_abort(cli_out *out);
+/* Whether a write error on stdout was already printed (main prints one
+ * otherwise), and the reset at the start of a command. */
+int cli_stdout_error_reported(void);
+void cli_stdout_error_reset(void);
 
 /* The files a command reads, for cli_refuse_same_file: path NULL = not
  * given, "-" = stdin; what names it in the message ("key file"). */

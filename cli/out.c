@@ -157,8 +157,17 @@ static int open_named(cli_out *out) {
   return -1;
 }
 
+/* ---- stdout errors are reported once ---- */
+
+static int stdout_error_reported;
+
+int cli_stdout_error_reported(void) { return stdout_error_reported; }
+
+void cli_stdout_error_reset(void) { stdout_error_reported = 0; }
+
 static void write_error(cli_out *out) {
   cli_err("%s: write error: %s", out->name, strerror(errno));
+  if (out->f == stdout) stdout_error_reported = 1;
 }
 
 /* ---- opening ---- */

@@ -11,7 +11,8 @@
 #  - PBKDF2 work beyond the documented limit in `gostx kdf pbkdf2` (2^24
 #    iterations in total, as for enc and dec);
 # and what it accepts and reports: MGM associated data from a file
-# (--aad-file, for AAD beyond what a command line holds).
+# (--aad-file, for AAD beyond what a command line holds), a stdout write
+# error reported once.
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -161,6 +162,19 @@ refused "--aad-file on CTR" "apply only to MGM" \
   "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 --aad-file "$T/aad1k" -i "$T/plain"
 timeout 10 "$G" cipher kuznyechik-mgm -k "$K" --iv "$N" --aad-file "$T/missing" -i "$T/plain" -o "$T/y" 2>"$T/err"; rc=$?
 check "missing --aad-file: exit 1, named, no output (rc $rc)" [ $rc = 1 ] && grep -q missing "$T/err" && [ ! -e "$T/y" ]
+
+# ---- a stdout write error is reported once ----
+if [ -w /dev/full ]; then
+  for cmd in "cipher kuznyechik-ctr -k $K --iv 0102030405060708 -i $T/plain" \
+             "enc -k $T/key -i $T/plain" "dec -k $T/key -i $T/plain.gx" "hash $T/plain" \
+             "cipher kuznyechik-mgm -k $K --iv $N -i $T/plain"; do
+    $G $cmd >/dev/full 2>"$T/err"; rc=$?
+    check "$cmd > /dev/full: exit 1 (rc $rc)" [ $rc = 1 ]
+    check "$cmd > /dev/full: one message, not two: $(tr '\n' '|' <"$T/err")" \
+      [ "$(lines "$T/err")" = 1 ]
+    check "$cmd > /dev/full: says why" grep -q "stdout: write error: No space left on device" "$T/err"
+  done
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
