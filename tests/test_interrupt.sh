@@ -53,6 +53,7 @@ complete() {
   esac
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+real_bash=$(readlink -f "$BASH")
 
 interrupted=0
 tried=0
@@ -74,6 +75,9 @@ for tmpkind in unnamed named; do
         delay=$((RANDOM % span))
         run_cmd $cmd 2>"$T/err" &
         pid=$!
+        # Signal gostx, not the forked shell before its exec: bash runs this
+        # script's EXIT trap (rm -rf $T) when a signal kills that shell.
+        while [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$real_bash" ]; do :; done
         sleep "$((delay / 1000)).$(printf '%03d' $((delay % 1000)))"
         kill -s "$sig" $pid 2>/dev/null
         wait $pid 2>/dev/null
