@@ -7,25 +7,12 @@
 # its final name, and the directory fsynced after it, before the command
 # exits with success.
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-: "${GOSTX:=$here/../build/gostx}"
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX: skipping"
-  exit 77
-fi
-G=$GOSTX
+. "$(dirname "$0")/cli_common.sh" fsync
 lib=$(dirname "$GOSTX")/libgostx_trace_sync.so
 if [ ! -f "$lib" ]; then
   echo "$lib not built (not Linux?): skipping"
   exit 77
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-fsync-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # An ASan build's runtime would insist on being loaded first.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
@@ -76,5 +63,4 @@ for tmpkind in unnamed named; do
   done
 done
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -11,22 +11,9 @@
 # is tried only with the unnamed file.
 # Env: GOSTX = path to the gostx binary; INTERRUPT_TRIALS (default 3) kills
 # per command, signal and kind of temporary file. Exit 77 = skip.
-set -u
+. "$(dirname "$0")/cli_common.sh" interrupt
 set -m # job control: background jobs receive SIGINT (a script's jobs ignore it otherwise)
-here=$(cd "$(dirname "$0")" && pwd)
-: "${GOSTX:=$here/../build/gostx}"
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX: skipping"
-  exit 77
-fi
-G=$GOSTX
 trials=${INTERRUPT_TRIALS:-3}
-T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-interrupt-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 K=$(printf '%064x' 7)
 mkdir "$T/o"
@@ -104,5 +91,4 @@ if [ $((2 * interrupted)) -ge $tried ]; then ok; else
   bad "only $interrupted of $tried kills interrupted a running command"
 fi
 echo "$interrupted of $tried runs killed while running"
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

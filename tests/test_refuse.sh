@@ -14,24 +14,7 @@
 # (--aad-file, for AAD beyond what a command line holds), a stdout write
 # error reported once.
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-: "${GOSTX:=$here/../build/gostx}"
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX: skipping"
-  exit 77
-fi
-G=$GOSTX
-T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-refuse-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # check "name" command...
-  local name=$1; shift
-  if "$@"; then ok; else bad "$name"; fi
-}
+. "$(dirname "$0")/cli_common.sh" refuse
 lines() { grep -c . "$1"; }
 
 "$G" keygen -o "$T/key" || exit 1
@@ -176,5 +159,4 @@ if [ -w /dev/full ]; then
   done
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

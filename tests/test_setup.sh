@@ -8,24 +8,16 @@
 # instead of run. Checked: apt-get runs directly as root and through sudo
 # otherwise, only for missing packages, before make; without root and sudo
 # the command stops with a message.
-# Env: none needed. Exit 77 = skip.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
+# Env: none needed.
+. "$(dirname "$0")/cli_common.sh" setup no-gostx
 root=$(cd "$here/.." && pwd)
 real_bash=$(command -v bash)
-T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-setup-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 demo_cmd=$(grep -E '^    .*make demo$' "$root/README.md" | head -1 | sed 's/^    //')
 ci_cmd=$(grep -E '^    .*\.ci/run$' "$root/README.md" | head -1 | sed 's/^    //')
 if [ -z "$demo_cmd" ] || [ -z "$ci_cmd" ]; then
   bad "README: the two commands not found"
-  echo "$pass passed, $fail failed"
-  exit 1
+  finish
 fi
 
 # ---- stand-ins ----
@@ -95,5 +87,4 @@ for cmdname in demo ci; do
   expect "installs only cmake" has 'apt-get .*install( -[a-z-]+)* cmake'
 done
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish
