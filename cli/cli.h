@@ -30,12 +30,12 @@ int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- option parsing ----
  * Long options (--name, --name=value, --name value), short options (-k value,
  * -kvalue), "--" ends options, "-" alone is a positional argument. */
-enum { CLI_NOARG = 0, CLI_ARG = 1 };
+enum { CLI_NOARG = 0, CLI_ARG = 1, CLI_PATH = 2 /* a file name: never empty */ };
 
 typedef struct cli_opt {
   const char *long_name; /* without "--"; NULL ends the table */
   char short_name;       /* 0 = none */
-  int has_arg;           /* CLI_NOARG / CLI_ARG */
+  int has_arg;           /* CLI_NOARG / CLI_ARG / CLI_PATH */
   int id;                /* returned by cli_next */
 } cli_opt;
 
@@ -105,25 +105,49 @@ int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
 int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
 void cli_in_close(cli_in *in);
 
-/* ---- output ----
+/* ---- output (cli/out.c) ----
  * A regular output file is written to a temporary file in the same directory
- * and renamed over the target only by cli_out_commit, so a failure never
- * leaves a partial file and never touches an existing one. stdout and
- * non-regular files (devices, pipes) are written directly. */
+ * (unnamed where the system allows) and put in place only by cli_out_commit:
+ * data fsynced, then linked or renamed over the target, then the directory
+ * fsynced. A failure or an interruption never leaves a partial file or a
+ * temporary file and never touches an existing one. stdout and non-regular
+ * files (devices, pipes) are written directly. */
+#define CLI_OUT_NEW 1     /* never replace an existing file (keygen) */
+#define CLI_OUT_PRIVATE 2 /* mode 0600 whatever the umask or the old file's mode */
+#define CLI_OUT_TMP_MAX 256
+
 typedef struct cli_out {
   FILE *f;
-  char *path;     /* target path, NULL for stdout */
-  char *tmp_path; /* temporary file, NULL when writing directly */
-  const char *name;
+  const char *name; /* for messages: the path given, or "stdout" */
+  int direct;       /* stdout, a device or a pipe: written as it comes */
+  int flags;        /* CLI_OUT_* */
+  int dir_fd;       /* the target's directory; -1 when direct */
+  char *base;       /* the target's name in dir_fd (symbolic links followed) */
+  char tmp[CLI_OUT_TMP_MAX]; /* the temporary file's name; "" while it has none */
   int failed;
 } cli_out;
 
-int cli_out_open(cli_out *out, const char *path);
+/* path NULL or "-" = stdout. Returns 0 or CLI_EXIT_FAIL after printing. */
+int cli_out_open(cli_out *out, const char *path, int flags);
 int cli_out_write(cli_out *out, const void *buf, size_t len);
-/* Flushes, closes and renames into place. Returns 0 or CLI_EXIT_FAIL. */
+/* Flushes, syncs and puts the file in place. Returns 0 or CLI_EXIT_FAIL. */
 int cli_out_commit(cli_out *out);
 /* Discards: removes the temporary file. Safe to call after commit (no-op). */
 void cli_out_abort(cli_out *out);
+/* Whether a write error on stdout was already printed (main prints one
+ * otherwise), and the reset at the start of a command. */
+int cli_stdout_error_reported(void);
+void cli_stdout_error_reset(void);
+
+/* The files a command reads, for cli_refuse_same_file: path NULL = not
+ * given, "-" = stdin; what names it in the message ("key file"). */
+typedef struct cli_input {
+  const char *path, *what;
+} cli_input;
+/* Refuses (CLI_EXIT_USAGE, one line) when the output (path, or stdout when
+ * NULL or "-") is a regular file that is one of the inputs: same device and
+ * inode, so hard and symbolic links are seen through. Call before any work. */
+int cli_refuse_same_file(const char *sub, const char *out_path, const cli_input *ins, size_t n);
 
 /* A JSON string literal of s on stdout (quotes, backslashes, controls escaped). */
 void cli_json_str(const char *s);

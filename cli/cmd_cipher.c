@@ -63,8 +63,9 @@ static void cipher_usage(void) {
       "  -d, --decrypt        decrypt\n"
       "  -e, --encrypt        encrypt (default)\n"
       "  -i, --in FILE        input (default stdin)\n"
-      "  -o, --out FILE       output (default stdout); written to a temporary file\n"
-      "                       and renamed on success, so failures leave no file\n"
+      "  -o, --out FILE       output (default stdout); appears only on success,\n"
+      "                       complete and synced to disk (an existing FILE stays\n"
+      "                       as it was until then); must not be an input file\n"
       "      --pad none|1|2|3 ECB/CBC padding procedure of GOST R 34.13-2015 4.1\n"
       "                       (default none: the input must be a block multiple).\n"
       "                       Decryption removes procedure 2; 1 and 3 stay.\n"
@@ -73,6 +74,8 @@ static void cipher_usage(void) {
       "                       4096 for Kuznyechik, 1024 for Magma: gost-engine's\n"
       "                       kuznyechik-ctr-acpkm / magma-ctr-acpkm values)\n"
       "      --aad HEX        MGM associated data\n"
+      "      --aad-file FILE  MGM associated data: the bytes of FILE (any size;\n"
+      "                       --aad is limited by the command line to ~64 KiB)\n"
       "      --tag-len BYTES  MGM tag length, 4..n (default n); the output of\n"
       "                       encryption is ciphertext || tag\n"
       "      --sector N       XTS: tweak = sector number N, 16-byte little-endian\n"
@@ -97,7 +100,8 @@ static void cipher_usage(void) {
 
 enum {
   OPT_KEY = 1, OPT_IV, OPT_AAD, OPT_TAGLEN, OPT_PAD, OPT_DEC, OPT_ENC, OPT_IN, OPT_OUT,
-  OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_HELP
+  OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_AAD_FILE,
+  OPT_HELP
 };
 
 static const cli_opt cipher_opts[] = {
@@ -105,12 +109,13 @@ static const cli_opt cipher_opts[] = {
     {"iv", 0, CLI_ARG, OPT_IV},
     {"nonce", 0, CLI_ARG, OPT_IV},
     {"aad", 0, CLI_ARG, OPT_AAD},
+    {"aad-file", 0, CLI_PATH, OPT_AAD_FILE},
     {"tag-len", 0, CLI_ARG, OPT_TAGLEN},
     {"pad", 0, CLI_ARG, OPT_PAD},
     {"decrypt", 'd', CLI_NOARG, OPT_DEC},
     {"encrypt", 'e', CLI_NOARG, OPT_ENC},
-    {"in", 'i', CLI_ARG, OPT_IN},
-    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"in", 'i', CLI_PATH, OPT_IN},
+    {"out", 'o', CLI_PATH, OPT_OUT},
     {"segment", 0, CLI_ARG, OPT_SEGMENT},
     {"section", 0, CLI_ARG, OPT_SECTION},
     {"sbox", 0, CLI_ARG, OPT_SBOX},
@@ -135,7 +140,7 @@ struct job {
   size_t tag_len, segment, section, sector_size;
   uint64_t sector;
   int have_sector, decrypt, padding, sbox, mesh;
-  const char *in_path, *out_path;
+  const char *in_path, *out_path, *aad_path;
 };
 
 static int not_a_multiple(const struct job *j, unsigned long long total) {
@@ -320,7 +325,7 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
 
 /* ---- MGM: whole input in memory; decryption verifies before any write ---- */
 
-static int run_mgm(const struct job *j, cli_in *in, const char *out_path) {
+static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   int id = j->am->family == FAM_KUZ ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA;
   uint8_t *data;
   size_t len;
@@ -354,16 +359,8 @@ static int run_mgm(const struct job *j, cli_in *in, const char *out_path) {
     else cli_err("%s: %s", j->am->name, gostx_strerror(rc));
     status = CLI_EXIT_FAIL;
   }
-  if (!status) {
-    /* The output is opened only now, so a failure creates or truncates nothing. */
-    cli_out out;
-    status = cli_out_open(&out, out_path);
-    if (!status) {
-      status = cli_out_write(&out, res, res_len);
-      if (!status) status = cli_out_commit(&out);
-      else cli_out_abort(&out);
-    }
-  }
+  /* Nothing is written before the tag verified. */
+  if (!status) status = cli_out_write(out, res, res_len);
   gostx_memzero(data, len);
   free(data);
   if (res) gostx_memzero(res, len + j->tag_len + 1);
@@ -446,6 +443,7 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
       case OPT_KEY: key_hex = p.arg; break;
       case OPT_IV: iv_hex = p.arg; break;
       case OPT_AAD: aad_hex = p.arg; break;
+      case OPT_AAD_FILE: j->aad_path = p.arg; break;
       case OPT_TAGLEN: tag_s = p.arg; break;
       case OPT_PAD: pad_s = p.arg; break;
       case OPT_DEC: j->decrypt = 1; break;
@@ -489,8 +487,11 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
   if (seg_s && fam == FAM_GOST89)
     return cli_usage("%s: --segment is not supported for GOST 28147-89", name);
   if (sec_s && kind != K_CTR_ACPKM) return cli_usage("%s: --section applies only to CTR-ACPKM", name);
-  if ((aad_hex || tag_s) && kind != K_MGM)
-    return cli_usage("%s: --aad and --tag-len apply only to MGM", name);
+  if ((aad_hex || j->aad_path || tag_s) && kind != K_MGM)
+    return cli_usage("%s: --aad, --aad-file and --tag-len apply only to MGM", name);
+  if (aad_hex && j->aad_path) return cli_usage("%s: give --aad or --aad-file, not both", name);
+  if (j->aad_path && !strcmp(j->aad_path, "-"))
+    return cli_usage("%s: --aad-file needs a file (stdin is the data)", name);
   if ((sector_s || ssize_s) && kind != K_XTS)
     return cli_usage("%s: --sector and --sector-size apply only to XTS", name);
   if ((sbox_s || j->mesh) && fam != FAM_GOST89)
@@ -573,6 +574,7 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
         snprintf(what, sizeof what, "%s: AAD", name);
         if ((rc = cli_hex(what, aad_hex, &j->aad, &j->aad_len))) return rc;
       }
+      /* --aad-file is read in cmd_cipher, after the output check. */
       break;
     case K_XTS:
       if (j->have_iv && sector_s) return cli_usage("%s: give --iv or --sector, not both", name);
@@ -600,6 +602,16 @@ int cmd_cipher(int argc, char **argv) {
     goto done;
   }
   if (status) goto done;
+  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"}, {j.aad_path, "AAD file"}};
+  if ((status = cli_refuse_same_file("cipher", j.out_path, ins, sizeof ins / sizeof ins[0])))
+    goto done;
+  if (j.aad_path) {
+    cli_in a;
+    if ((status = cli_in_open(&a, j.aad_path))) goto done;
+    status = cli_in_read_all(&a, &j.aad, &j.aad_len);
+    cli_in_close(&a);
+    if (status) goto done;
+  }
 
   cli_in in;
   if ((status = cli_in_open(&in, j.in_path))) goto done;
@@ -613,19 +625,17 @@ int cmd_cipher(int argc, char **argv) {
     cli_in_close(&in);
     goto done;
   }
-  if (j.am->kind == K_MGM) {
-    status = run_mgm(&j, &in, j.out_path);
-  } else {
-    cli_out out;
-    status = cli_out_open(&out, j.out_path);
-    if (!status) {
-      if (j.am->kind == K_XTS) status = run_xts(&j, &in, &out);
-      else if (j.am->family != FAM_GOST89) status = run_mode(&j, &in, &out);
-      else if (j.am->kind == K_ECB) status = run_gost89_ecb(&j, &in, &out);
-      else status = run_gost89_stream(&j, &in, &out);
-      if (!status) status = cli_out_commit(&out);
-      else cli_out_abort(&out);
-    }
+  /* The output before any work; it appears only on success (cli/out.c). */
+  cli_out out;
+  status = cli_out_open(&out, j.out_path, 0);
+  if (!status) {
+    if (j.am->kind == K_MGM) status = run_mgm(&j, &in, &out);
+    else if (j.am->kind == K_XTS) status = run_xts(&j, &in, &out);
+    else if (j.am->family != FAM_GOST89) status = run_mode(&j, &in, &out);
+    else if (j.am->kind == K_ECB) status = run_gost89_ecb(&j, &in, &out);
+    else status = run_gost89_stream(&j, &in, &out);
+    if (!status) status = cli_out_commit(&out);
+    else cli_out_abort(&out);
   }
   cli_in_close(&in);
 done:

@@ -64,8 +64,8 @@ enum { OPT_SIZE = 1, OPT_PASS_FILE, OPT_NEW_PASS_FILE, OPT_ITER, OPT_SLOT, OPT_F
 
 static const cli_opt disk_opts[] = {
     {"size", 's', CLI_ARG, OPT_SIZE},
-    {"pass-file", 0, CLI_ARG, OPT_PASS_FILE},
-    {"new-pass-file", 0, CLI_ARG, OPT_NEW_PASS_FILE},
+    {"pass-file", 0, CLI_PATH, OPT_PASS_FILE},
+    {"new-pass-file", 0, CLI_PATH, OPT_NEW_PASS_FILE},
     {"iter", 0, CLI_ARG, OPT_ITER},
     {"slot", 0, CLI_ARG, OPT_SLOT},
     {"force", 'f', CLI_NOARG, OPT_FORCE},
@@ -272,34 +272,41 @@ static int disk_format(const struct args *a) {
       return CLI_EXIT_FAIL;
     }
   }
+  const cli_input ins[] = {{a->v[OPT_PASS_FILE], "passphrase file"}};
+  int rc = cli_refuse_same_file("disk format", a->image, ins, 1);
+  if (rc) return rc;
   const size_t area_len = (size_t)GOSTX_LUKS_PAYLOAD_DEFAULT * GOSTX_LUKS_SECTOR;
   uint8_t pass[CLI_PASS_MAX + 2], *area = malloc(area_len);
   size_t len = 0;
   gostx_luks l;
   cli_out out;
-  int rc = area ? cli_read_pass(a->v[OPT_PASS_FILE], "New passphrase: ", 1, pass, &len)
-                : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  memset(&l, 0, sizeof l);
+  if (!area) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  /* The output before the passphrase and the KDF (a bad IMAGE fails at
+   * once); it appears complete and synced, or not at all (cli/out.c). */
+  if ((rc = cli_out_open(&out, a->image, a->v[OPT_FORCE] ? 0 : CLI_OUT_NEW))) {
+    free(area);
+    return rc;
+  }
+  rc = cli_read_pass(a->v[OPT_PASS_FILE], "New passphrase: ", 1, pass, &len);
   if (!rc) {
     int lrc = gostx_luks_format(&l, area, area_len, pass, len, (uint32_t)a->iter);
     if (lrc) rc = lib_fail(a->image, "format", lrc);
   }
   gostx_memzero(pass, sizeof pass);
-  /* a file beside IMAGE, renamed over it once complete */
-  if (!rc && !(rc = cli_out_open(&out, a->image))) {
-    rc = cli_out_write(&out, area, area_len);
-    if (!rc && (fflush(out.f) || ftruncate(fileno(out.f), (off_t)(area_len + a->size)))) {
-      cli_err("%s: %s", a->image, strerror(errno));
-      rc = CLI_EXIT_FAIL;
-    }
-    if (!rc && fsync(fileno(out.f))) {
-      cli_err("%s: %s", a->image, strerror(errno));
-      rc = CLI_EXIT_FAIL;
-    }
-    if (rc) cli_out_abort(&out);
-    else rc = cli_out_commit(&out);
+  if (!rc) rc = cli_out_write(&out, area, area_len);
+  /* the payload: a hole of --size bytes */
+  if (!rc && (fflush(out.f) || ftruncate(fileno(out.f), (off_t)(area_len + a->size)))) {
+    cli_err("%s: %s", a->image, strerror(errno));
+    rc = CLI_EXIT_FAIL;
   }
+  if (rc) cli_out_abort(&out);
+  else rc = cli_out_commit(&out);
   if (!rc) printf("%s\n", l.h.uuid);
-  if (area) gostx_memzero(area, area_len);
+  gostx_memzero(area, area_len);
   free(area);
   gostx_luks_clear(&l);
   return rc;

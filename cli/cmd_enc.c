@@ -67,15 +67,16 @@ static void secret_wipe(struct secret *s) {
 
 /* ---- shared plumbing ---- */
 
-/* Refuses an output that is the input file (same device and inode). */
-static int same_file_check(const char *in_path, const char *out_path) {
-  struct stat si, so;
-  int in_ok = in_path && strcmp(in_path, "-") ? stat(in_path, &si) == 0 : fstat(0, &si) == 0;
-  int out_ok =
-      out_path && strcmp(out_path, "-") ? stat(out_path, &so) == 0 : fstat(1, &so) == 0;
-  if (in_ok && out_ok && S_ISREG(si.st_mode) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-    return cli_usage("the output is the input file: refusing to overwrite it");
-  return 0;
+/* Refuses an output that is the input, the key file or the passphrase file:
+ * `enc -k K -o K` would replace the key with a file that needs it. */
+static int same_file_check(const char *sub, const char *in_path, const char *out_path,
+                           const struct secret *sec) {
+  const cli_input ins[] = {
+      {in_path ? in_path : "-", "input"},
+      {sec->key_file, "key file"},
+      {sec->pass_file, "passphrase file"},
+  };
+  return cli_refuse_same_file(sub, out_path, ins, sizeof ins / sizeof ins[0]);
 }
 
 struct progress {
@@ -148,12 +149,12 @@ enum { OPT_KEY = 1, OPT_PASS, OPT_PASS_FILE, OPT_THREADS, OPT_IN, OPT_OUT, OPT_C
        OPT_ITER, OPT_QUIET, OPT_HELP, OPT_FORCE };
 
 static const cli_opt enc_opts[] = {
-    {"key", 'k', CLI_ARG, OPT_KEY},
+    {"key", 'k', CLI_PATH, OPT_KEY},
     {"passphrase", 'p', CLI_NOARG, OPT_PASS},
-    {"pass-file", 0, CLI_ARG, OPT_PASS_FILE},
+    {"pass-file", 0, CLI_PATH, OPT_PASS_FILE},
     {"threads", 'j', CLI_ARG, OPT_THREADS},
-    {"in", 'i', CLI_ARG, OPT_IN},
-    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"in", 'i', CLI_PATH, OPT_IN},
+    {"out", 'o', CLI_PATH, OPT_OUT},
     {"chunk", 0, CLI_ARG, OPT_CHUNK},
     {"alg", 'a', CLI_ARG, OPT_ALG},
     {"iter", 0, CLI_ARG, OPT_ITER},
@@ -180,11 +181,14 @@ static void enc_usage(void) {
       "      --chunk SIZE    plaintext bytes per chunk, 1K..64M (default 1M);\n"
       "                      K and M suffixes are powers of 1024\n"
       "      --iter N        PBKDF2-HMAC-Streebog-512 iterations for a passphrase,\n"
-      "                      1..16777216 (default %u, about 0.7 s); stored in the file\n"
+      "                      1..16777216 (default %u; 2^24 takes tens of\n"
+      "                      seconds), stored in the file\n"
       "  -j, --threads N     worker threads, 0 = all cores (default 0)\n"
       "  -i, --in FILE       input (default stdin)\n"
-      "  -o, --out FILE      output (default stdout, not a terminal); written to a\n"
-      "                      temporary file beside it and renamed on success\n"
+      "  -o, --out FILE      output (default stdout, not a terminal); appears only\n"
+      "                      on success, complete and synced to disk; until then an\n"
+      "                      existing FILE stays as it was. Must not be the input,\n"
+      "                      the key file or the passphrase file.\n"
       "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
       "  -h, --help          this help\n"
       "\n"
@@ -200,7 +204,8 @@ static void dec_usage(void) {
       "its plaintext is written; a wrong key, a modified header or chunk, a\n"
       "truncated, reordered or spliced file, or data after the final chunk stop\n"
       "decryption with a message and exit status 1. The algorithm, chunk size and\n"
-      "PBKDF2 iterations come from the file's header.\n"
+      "PBKDF2 iterations come from the file's header (at most 16777216, tens of\n"
+      "seconds of work; the format allows no more).\n"
       "\n"
       "Options:\n"
       "  -k, --key FILE      key file holding 32 raw bytes\n"
@@ -209,9 +214,11 @@ static void dec_usage(void) {
       "                      is dropped)\n"
       "  -j, --threads N     worker threads, 0 = all cores (default 0)\n"
       "  -i, --in FILE       input (default stdin)\n"
-      "  -o, --out FILE      output (default stdout). A regular file is written to a\n"
-      "                      temporary file beside it, renamed into place only when\n"
-      "                      the whole input verified; on failure nothing is left.\n"
+      "  -o, --out FILE      output (default stdout). A regular file appears only\n"
+      "                      when the whole input verified, synced to disk; on\n"
+      "                      failure or interruption nothing is left and an existing\n"
+      "                      FILE stays as it was. Must not be the input, the key\n"
+      "                      file or the passphrase file.\n"
       "  -q, --quiet         no progress bar (shown on a terminal for inputs > 8 MiB)\n"
       "  -h, --help          this help\n"
       "\n"
@@ -308,7 +315,7 @@ int cmd_enc(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse_encdec(argc, argv, "enc", 1, &o);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  if ((rc = same_file_check(o.in_path, o.out_path))) return rc;
+  if ((rc = same_file_check("enc", o.in_path, o.out_path, &o.sec))) return rc;
   if ((!o.out_path || !strcmp(o.out_path, "-")) && isatty(1))
     return cli_usage("enc: refusing to write ciphertext to a terminal (use -o FILE or redirect)");
 
@@ -318,6 +325,9 @@ int cmd_enc(int argc, char **argv) {
   gostx_pool *pool = NULL;
   int have_ct = 0, have_out = 0;
   if ((rc = cli_in_open(&in, o.in_path))) return rc;
+  /* The output before the passphrase and the KDF: a bad -o fails at once. */
+  if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
+  have_out = 1;
   if ((rc = secret_load(&o.sec, 1))) goto done;
   int lrc = gostx_ct_init_encrypt(&ct, o.alg, o.sec.kdf, (uint32_t)o.chunk, (uint32_t)o.iter,
                                   o.sec.buf, o.sec.len, NULL);
@@ -328,8 +338,6 @@ int cmd_enc(int argc, char **argv) {
     goto done;
   }
   have_ct = 1;
-  if ((rc = cli_out_open(&out, o.out_path))) goto done;
-  have_out = 1;
   make_pool(o.threads, &pool);
   gostx_ct_stream s;
   lrc = run_stream(&ct, 0, &in, &out, pool, o.quiet, &s);
@@ -354,7 +362,7 @@ int cmd_dec(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse_encdec(argc, argv, "dec", 0, &o);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  if ((rc = same_file_check(o.in_path, o.out_path))) return rc;
+  if ((rc = same_file_check("dec", o.in_path, o.out_path, &o.sec))) return rc;
 
   gostx_ct ct;
   cli_in in = {0};
@@ -382,6 +390,9 @@ int cmd_dec(int argc, char **argv) {
     rc = CLI_EXIT_FAIL;
     goto done;
   }
+  /* The output before the passphrase and the KDF: a bad -o fails at once. */
+  if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
+  have_out = 1;
   if ((rc = secret_load(&o.sec, 0))) goto done;
   int lrc = gostx_ct_init_decrypt(&ct, hdr, got, o.sec.buf, o.sec.len, &why);
   secret_wipe(&o.sec);
@@ -391,14 +402,12 @@ int cmd_dec(int argc, char **argv) {
     goto done;
   }
   have_ct = 1;
-  if ((rc = cli_out_open(&out, o.out_path))) goto done;
-  have_out = 1;
   make_pool(o.threads, &pool);
   gostx_ct_stream s;
   lrc = run_stream(&ct, 1, &in, &out, pool, o.quiet, &s);
   if (lrc) {
     if (!out.failed) cli_err("dec: %s: %s", in.name, s.msg);
-    if (!out.tmp_path && s.chunks)
+    if (out.direct && s.chunks)
       cli_err("dec: %s already received %llu verified chunk(s) before the failure", out.name,
               (unsigned long long)s.chunks);
     rc = CLI_EXIT_FAIL;
@@ -418,7 +427,7 @@ done:
 /* ---- keygen ---- */
 
 static const cli_opt keygen_opts[] = {
-    {"out", 'o', CLI_ARG, OPT_OUT},
+    {"out", 'o', CLI_PATH, OPT_OUT},
     {"force", 'f', CLI_NOARG, OPT_FORCE},
     {"help", 'h', CLI_NOARG, OPT_HELP},
     {NULL, 0, 0, 0},
@@ -431,8 +440,8 @@ static void keygen_usage(void) {
       "Writes a new random 32-byte key (from getrandom) for `gostx enc -k`.\n"
       "\n"
       "Options:\n"
-      "  -o, --out FILE   the key file, created with mode 0600 (default stdout,\n"
-      "                   which must not be a terminal)\n"
+      "  -o, --out FILE   the key file, created with mode 0600 and synced to disk\n"
+      "                   before it appears (default stdout, not a terminal)\n"
       "  -f, --force      replace FILE if it exists (default: refuse)\n"
       "  -h, --help       this help\n");
 }
@@ -485,46 +494,18 @@ int cmd_keygen(int argc, char **argv) {
     cli_err("keygen: %s exists; refusing to overwrite it (use --force)", path);
     return CLI_EXIT_FAIL;
   }
-  /* A new file beside the target (mode 0600 from mkstemp), renamed into
-   * place: never a half-written key, never the old mode. */
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 32);
-  if (!tmp) {
-    gostx_memzero(key, sizeof key);
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  snprintf(tmp, n + 32, "%.*s.%s.gostx-XXXXXX", (int)dir_len, path, path + dir_len);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    cli_err("keygen: %s: %s", path, strerror(errno));
+  /* Mode 0600 from the start, put in place like every output (cli/out.c):
+   * never a half-written key, never the old mode; without --force the final
+   * link fails if the name appeared meanwhile. Written with write(2): no
+   * stdio buffer keeps a copy of the key. */
+  cli_out out;
+  rc = cli_out_open(&out, path, CLI_OUT_PRIVATE | (force ? 0 : CLI_OUT_NEW));
+  if (!rc && write_all(fileno(out.f), key, sizeof key) != 0) {
+    cli_err("keygen: %s: write error: %s", path, strerror(errno));
+    cli_out_abort(&out);
     rc = CLI_EXIT_FAIL;
-  } else {
-    int bad = fchmod(fd, 0600) != 0 || write_all(fd, key, sizeof key) != 0 || fsync(fd) != 0;
-    int err = errno;
-    if (close(fd) != 0 && !bad) {
-      bad = 1;
-      err = errno;
-    }
-    if (!bad) {
-      if (force) {
-        bad = rename(tmp, path) != 0;
-      } else {
-        /* link() fails if the name appeared meanwhile: no overwrite race. */
-        bad = link(tmp, path) != 0;
-        if (!bad) unlink(tmp);
-      }
-      err = errno;
-    }
-    if (bad) {
-      unlink(tmp);
-      cli_err("keygen: %s: %s", path, strerror(err));
-      rc = CLI_EXIT_FAIL;
-    }
   }
-  free(tmp);
+  if (!rc) rc = cli_out_commit(&out);
   gostx_memzero(key, sizeof key);
   return rc;
 }

@@ -6,6 +6,12 @@
 #include "cli.h"
 
 #define KDF_MAX_OUT (1u << 20) /* generous cap on --len for printing */
+/* PBKDF2's cost is iterations x output blocks of 64 bytes (one HMAC chain
+ * each). Bounded like every passphrase KDF of the command: `gostx enc`
+ * stores at most GOSTX_CT_ITER_MAX (2^24: 23 s of CPU on the reference
+ * machine), `gostx dec` accepts no more, and `kdf pbkdf2` computes no more
+ * in total. */
+#define PBKDF2_MAX_WORK ((uint64_t)GOSTX_CT_ITER_MAX)
 
 static void kdf_usage(void) {
   printf(
@@ -13,7 +19,9 @@ static void kdf_usage(void) {
       "       gostx kdf kdf256 -k KEYHEX --label HEX --seed HEX\n"
       "       gostx kdf kdftree -k KEYHEX --label HEX --seed HEX --len BYTES [--r BYTES]\n"
       "\n"
-      "  pbkdf2   PBKDF2 with HMAC-Streebog-512 (R 50.1.111-2016); --len default 64\n"
+      "  pbkdf2   PBKDF2 with HMAC-Streebog-512 (R 50.1.111-2016); --len default 64;\n"
+      "           --iter x ceil(--len / 64) at most 16777216 (2^24: tens of seconds,\n"
+      "           the most `gostx enc` stores and `gostx dec` accepts)\n"
       "  kdf256   KDF_GOSTR3411_2012_256 (RFC 7836 4.4): 32 bytes\n"
       "           = HMAC-256(K, 01 || label || 00 || seed || 01 00)\n"
       "  kdftree  KDF_TREE_GOSTR3411_2012_256 (RFC 7836 4.5) with a counter of\n"
@@ -26,8 +34,8 @@ static void kdf_usage(void) {
       "      --pass STR     password as given (bytes of the argument)\n"
       "      --pass-hex HEX password bytes in hex\n"
       "      --salt HEX     salt bytes\n"
-      "      --iter N       iteration count, >= 1\n"
-      "      --len BYTES    output length\n"
+      "      --iter N       iteration count, 1..16777216\n"
+      "      --len BYTES    output length, 1..1048576\n"
       "      --r BYTES      kdftree counter width\n"
       "  -h, --help         this help\n");
 }
@@ -101,8 +109,14 @@ int cmd_kdf(int argc, char **argv) {
     if (!v[OPT_PASS] && !v[OPT_PASS_HEX]) return cli_usage("pbkdf2: missing --pass or --pass-hex");
     if (!v[OPT_SALT]) return cli_usage("pbkdf2: missing --salt HEX");
     if (!v[OPT_ITER]) return cli_usage("pbkdf2: missing --iter N");
-    if ((rc = cli_uint("--iter", v[OPT_ITER], 1, UINT32_MAX, &iter))) return rc;
+    if ((rc = cli_uint("--iter", v[OPT_ITER], 1, GOSTX_CT_ITER_MAX, &iter))) return rc;
     if (v[OPT_LEN] && (rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, &out_len))) return rc;
+    uint64_t blocks = (out_len + 63) / 64;
+    if (iter * blocks > PBKDF2_MAX_WORK)
+      return cli_usage("pbkdf2: --len %zu at --iter %llu is %llu x %llu HMAC iterations, more than "
+                       "the limit of 16777216 (2^24); lower --len or --iter",
+                       out_len, (unsigned long long)iter, (unsigned long long)blocks,
+                       (unsigned long long)iter);
     if (v[OPT_PASS]) {
       a_len = strlen(v[OPT_PASS]);
       a = malloc(a_len + 1);

@@ -67,7 +67,7 @@ enum { OPT_KEY = 1, OPT_LEN, OPT_IN, OPT_SECTION, OPT_MASTER, OPT_SBOX, OPT_IV, 
 static const cli_opt mac_opts[] = {
     {"key", 'k', CLI_ARG, OPT_KEY},
     {"len", 0, CLI_ARG, OPT_LEN},
-    {"in", 'i', CLI_ARG, OPT_IN},
+    {"in", 'i', CLI_PATH, OPT_IN},
     {"section", 0, CLI_ARG, OPT_SECTION},
     {"master-section", 0, CLI_ARG, OPT_MASTER},
     {"sbox", 0, CLI_ARG, OPT_SBOX},

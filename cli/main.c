@@ -1,5 +1,6 @@
 /* gostx: command-line front end to the gostx library. Dispatches to one
  * function per subcommand (cli/cmd_*.c). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,10 +64,15 @@ int main(int argc, char **argv) {
   }
   for (const struct subcommand *s = subcommands; s->name; s++) {
     if (strcmp(cmd, s->name) == 0) {
+      cli_stdout_error_reset();
       int rc = s->run(argc - 1, argv + 1);
-      /* Catch late stdout errors (full disk, closed pipe) for every command. */
-      if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_err("stdout: write error");
+      /* Catch late stdout errors (full disk, closed pipe) for every command;
+       * once: an output written through cli_out already said so. */
+      int flush_failed = fflush(stdout) != 0, err = errno;
+      if (flush_failed || ferror(stdout)) {
+        if (!cli_stdout_error_reported())
+          cli_err("stdout: write error%s%s", flush_failed ? ": " : "",
+                  flush_failed ? strerror(err) : "");
         if (rc == CLI_EXIT_OK) rc = CLI_EXIT_FAIL;
       }
       return rc;

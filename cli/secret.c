@@ -57,10 +57,12 @@ static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
 static int tty_fd = -1;
 static struct termios tty_saved;
 static volatile sig_atomic_t tty_echo_off;
+static struct sigaction tty_old_int, tty_old_term;
 
 static void tty_restore_signal(int sig) {
   if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
-  signal(sig, SIG_DFL);
+  /* Then what was there before: the output's cleanup (cli/out.c) or death. */
+  sigaction(sig, sig == SIGINT ? &tty_old_int : &tty_old_term, NULL);
   raise(sig);
 }
 
@@ -75,11 +77,11 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
   }
   struct termios t;
   int have_termios = tcgetattr(tty_fd, &tty_saved) == 0;
-  struct sigaction sa, old_int, old_term;
+  struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = tty_restore_signal;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGINT, &sa, &tty_old_int);
+  sigaction(SIGTERM, &sa, &tty_old_term);
   if (have_termios) {
     t = tty_saved;
     t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
@@ -104,8 +106,8 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
     tcsetattr(tty_fd, TCSANOW, &tty_saved);
     tty_echo_off = 0;
   }
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGINT, &tty_old_int, NULL);
+  sigaction(SIGTERM, &tty_old_term, NULL);
   if (write(tty_fd, "\n", 1) < 0) { /* echo was off: end the prompt's line */
   }
   n = chomp(pass, n);

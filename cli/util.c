@@ -1,5 +1,5 @@
-/* gostx CLI helpers: option parsing, strict hex/number parsing, streams,
- * and output files that appear only when everything succeeded. */
+/* gostx CLI helpers: option parsing, strict hex/number parsing, input
+ * streams (output files: cli/out.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -44,17 +44,21 @@ void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv) {
 }
 
 /* Takes the argument of option `shown` from the rest of the current word or
- * from the next argv element. */
-static int take_arg(cli_parser *p, const char *inline_arg, const char *shown) {
+ * from the next argv element. A file name must not be empty: `-o ''` (an
+ * unset shell variable) is refused here, before any work. */
+static int take_arg(cli_parser *p, const char *inline_arg, const char *shown, int has_arg) {
   if (inline_arg) {
     p->arg = inline_arg;
-    return 0;
-  }
-  if (p->idx >= p->argc) {
+  } else if (p->idx >= p->argc) {
     cli_err("%s: option %s needs a value", p->sub, shown);
     return -1;
+  } else {
+    p->arg = p->argv[p->idx++];
   }
-  p->arg = p->argv[p->idx++];
+  if (has_arg == CLI_PATH && !*p->arg) {
+    cli_err("%s: option %s needs a file name, got an empty string", p->sub, shown);
+    return -1;
+  }
   return 0;
 }
 
@@ -70,7 +74,7 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
       if (o->has_arg) {
         const char *rest = *p->pending ? p->pending : NULL;
         p->pending = NULL;
-        if (take_arg(p, rest, shown) < 0) return CLI_BAD;
+        if (take_arg(p, rest, shown, o->has_arg) < 0) return CLI_BAD;
       }
       return o->id;
     }
@@ -101,7 +105,9 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
         }
         return o->id;
       }
-      if (take_arg(p, eq ? eq + 1 : NULL, a) < 0) return CLI_BAD;
+      char shown[64];
+      snprintf(shown, sizeof shown, "--%s", o->long_name);
+      if (take_arg(p, eq ? eq + 1 : NULL, shown, o->has_arg) < 0) return CLI_BAD;
       return o->id;
     }
     cli_err("%s: unknown option --%.*s (try --help)", p->sub, (int)nlen, name);
@@ -301,181 +307,6 @@ oom:
 void cli_in_close(cli_in *in) {
   if (in->f && !in->is_stdin) fclose(in->f);
   in->f = NULL;
-}
-
-/* ---- output ---- */
-
-static char *dup_str(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
-/* Follows symbolic links (relative ones from the link's directory). Returns a
- * malloc'ed path when path was a link, NULL otherwise or on any error. */
-static char *resolve_links(const char *path) {
-  char *cur = NULL;
-  struct stat st;
-  for (int hops = 0; hops < 40; hops++) {
-    const char *p = cur ? cur : path;
-    if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
-    char target[4096];
-    ssize_t len = readlink(p, target, sizeof target - 1);
-    if (len < 0 || (size_t)len >= sizeof target - 1) break;
-    target[len] = 0;
-    const char *slash = strrchr(p, '/');
-    size_t dir_len = (target[0] != '/' && slash) ? (size_t)(slash - p) + 1 : 0;
-    char *next = malloc(dir_len + (size_t)len + 1);
-    if (!next) break;
-    memcpy(next, p, dir_len);
-    memcpy(next + dir_len, target, (size_t)len + 1);
-    free(cur);
-    cur = next;
-  }
-  free(cur);
-  return NULL;
-}
-
-int cli_out_open(cli_out *out, const char *path) {
-  memset(out, 0, sizeof *out);
-  if (!path || strcmp(path, "-") == 0) {
-    out->f = stdout;
-    out->name = "stdout";
-    return 0;
-  }
-  out->name = path;
-  struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) {
-      cli_err("%s: %s", path, strerror(EISDIR));
-      return CLI_EXIT_FAIL;
-    }
-    /* A device or pipe: cannot be replaced atomically, write it directly. */
-    out->f = fopen(path, "wb");
-    if (!out->f) {
-      cli_err("%s: %s", path, strerror(errno));
-      return CLI_EXIT_FAIL;
-    }
-    return 0;
-  }
-  /* A symbolic link: replace the file it points to, not the link. */
-  char *real = resolve_links(path);
-  /* Temporary file beside the target, so rename() stays on one file system. */
-  out->path = real ? real : dup_str(path);
-  if (out->path) path = out->path;
-  size_t n = strlen(path);
-  out->tmp_path = malloc(n + 32);
-  if (!out->path || !out->tmp_path) {
-    cli_err("out of memory");
-    free(out->path);
-    free(out->tmp_path);
-    out->path = out->tmp_path = NULL;
-    return CLI_EXIT_FAIL;
-  }
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  snprintf(out->tmp_path, n + 32, "%.*s.%s.gostx-XXXXXX", (int)dir_len, path, path + dir_len);
-  int fd = mkstemp(out->tmp_path);
-  if (fd < 0) {
-    cli_err("%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-    free(out->path);
-    free(out->tmp_path);
-    out->path = out->tmp_path = NULL;
-    return CLI_EXIT_FAIL;
-  }
-  out->f = fdopen(fd, "wb");
-  if (!out->f) {
-    cli_err("%s: %s", path, strerror(errno));
-    close(fd);
-    unlink(out->tmp_path);
-    free(out->path);
-    free(out->tmp_path);
-    out->path = out->tmp_path = NULL;
-    return CLI_EXIT_FAIL;
-  }
-  return 0;
-}
-
-int cli_out_write(cli_out *out, const void *buf, size_t len) {
-  if (out->failed) return CLI_EXIT_FAIL;
-  if (len && fwrite(buf, 1, len, out->f) != len) {
-    cli_err("%s: write error: %s", out->name, strerror(errno));
-    out->failed = 1;
-    return CLI_EXIT_FAIL;
-  }
-  return 0;
-}
-
-int cli_out_commit(cli_out *out) {
-  if (!out->f) return CLI_EXIT_FAIL;
-  if (out->failed) {
-    cli_out_abort(out);
-    return CLI_EXIT_FAIL;
-  }
-  if (fflush(out->f) != 0 || ferror(out->f)) {
-    cli_err("%s: write error: %s", out->name, strerror(errno));
-    cli_out_abort(out);
-    return CLI_EXIT_FAIL;
-  }
-  if (!out->tmp_path) { /* stdout or a device */
-    int rc = 0;
-    if (out->f != stdout) rc = fclose(out->f);
-    out->f = NULL;
-    if (rc != 0) {
-      cli_err("%s: write error: %s", out->name, strerror(errno));
-      return CLI_EXIT_FAIL;
-    }
-    return 0;
-  }
-  /* mkstemp made the file 0600; give it the mode a new file would get, or
-   * keep the mode of the file it replaces. */
-  struct stat st;
-  mode_t mode;
-  if (stat(out->path, &st) == 0) {
-    mode = st.st_mode & 07777;
-  } else {
-    mode_t mask = umask(0);
-    umask(mask);
-    mode = 0666 & ~mask;
-  }
-  int fd = fileno(out->f);
-  if (fchmod(fd, mode) != 0) {
-    cli_err("%s: %s", out->tmp_path, strerror(errno));
-    cli_out_abort(out);
-    return CLI_EXIT_FAIL;
-  }
-  int rc = fclose(out->f);
-  out->f = NULL;
-  if (rc != 0) {
-    cli_err("%s: write error: %s", out->name, strerror(errno));
-    unlink(out->tmp_path);
-    goto fail;
-  }
-  if (rename(out->tmp_path, out->path) != 0) {
-    cli_err("%s: cannot rename the temporary file into place: %s", out->path, strerror(errno));
-    unlink(out->tmp_path);
-    goto fail;
-  }
-  free(out->path);
-  free(out->tmp_path);
-  out->path = out->tmp_path = NULL;
-  return 0;
-fail:
-  free(out->path);
-  free(out->tmp_path);
-  out->path = out->tmp_path = NULL;
-  return CLI_EXIT_FAIL;
-}
-
-void cli_out_abort(cli_out *out) {
-  if (out->f && out->f != stdout) fclose(out->f);
-  else if (out->f == stdout) fflush(stdout);
-  out->f = NULL;
-  if (out->tmp_path) unlink(out->tmp_path);
-  free(out->path);
-  free(out->tmp_path);
-  out->path = out->tmp_path = NULL;
 }
 
 void cli_json_str(const char *s) {

@@ -45,11 +45,11 @@ for s in "${steps[@]}"; do
       # SASS instruction counts per kernel (sm_90), then Nsight Compute on
       # one launch of each bulk kernel (what bounds it: issue slots, memory)
       cuobjdump -sass -arch sm_90 build-cuda/gostx_kernels.fatbin > "$OUT/sass90.txt" 2>&1
-      awk '/Function :/ {f = $3} /^ +\/\*[0-9a-f]{4}\*\/ / {n[f]++}
+      awk '/Function :/ {f = $3} /^ +\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]+\*\/ / {n[f]++}
            END {for (k in n) printf "%-28s %6d SASS instructions\n", k, n[k]}' "$OUT/sass90.txt" | sort
       for k in "Function : gostx_k_magma_ctr" "Function : gostx_k_kuz_ctr"; do
         awk -v f="$k" '$0 ~ f {on = 1; next} /Function :/ {on = 0}
-             on && /^ +\/\*[0-9a-f]{4}\*\/ / {split($2, op, "."); c[op[1]]++}
+             on && /^ +\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]+\*\/ / {split($2, op, "."); c[op[1]]++}
              END {for (o in c) printf "%s %d\n", o, c[o]}' "$OUT/sass90.txt" | sort -k2 -nr | head -12 | tr '\n' ' '
         echo " <- $k"
       done

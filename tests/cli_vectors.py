@@ -456,15 +456,19 @@ def test_errors(tmp):
     rc, out, err = run(["cipher", "kuznyechik-ecb", "-k", K, "--pad", "2", "-d"], b"\0" * 16)
     check(rc == 1 and "padding" in err, "bad padding detected", "rc=%d err=%r" % (rc, err))
 
-    # -i and -o may name the same file (temporary file + rename).
+    # -i and -o naming the same file (or a hard link to it) are refused
+    # before any work, as in enc and dec: exit 2, the file untouched.
     same = os.path.join(tmp, "same.bin")
     data = rand_bytes(5000)
     with open(same, "wb") as f:
         f.write(data)
+    os.link(same, same + ".hard")
     args = ["cipher", "magma-ctr", "-k", K, "--iv", "01020304"]
-    rc1, _, _ = run(args + ["-i", same, "-o", same])
-    rc2, _, _ = run(args + ["-d", "-i", same, "-o", same])
-    check(rc1 == 0 and rc2 == 0 and open(same, "rb").read() == data, "in-place -i X -o X")
+    rc1, _, err1 = run(args + ["-i", same, "-o", same])
+    rc2, _, err2 = run(args + ["-d", "-i", same, "-o", same + ".hard"])
+    check(rc1 == 2 and rc2 == 2 and "same file as the input" in err1 + err2
+          and open(same, "rb").read() == data, "-i X -o X refused", err1 + err2)
+    os.unlink(same + ".hard")
     # A new output file gets the usual permissions, not mkstemp's 0600.
     newf = os.path.join(tmp, "new.bin")
     old_mask = os.umask(0o022)

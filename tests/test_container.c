@@ -244,6 +244,21 @@ static void test_layout(void) {
   CHECK_RC(gostx_ct_init_decrypt(&d, ct.header, 84, (const uint8_t *)"correct horsf", 13, &why),
            GOSTX_EAUTH, "wrong passphrase");
   CHECK(why && strstr(why, "wrong key or passphrase"), "wrong passphrase reason");
+  /* A reader's own bound on the PBKDF2 work a header may ask for. */
+  CHECK_RC(gostx_ct_init_decrypt_limit(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, 3,
+                                       NULL), 0, "iterations at the reader's limit");
+  CHECK_BYTES(d.file_key, fk, 32, "same key under a limit");
+  why = NULL;
+  CHECK_RC(gostx_ct_init_decrypt_limit(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, 2,
+                                       &why), GOSTX_EFORMAT, "iterations above the reader's limit");
+  CHECK(why && strstr(why, "above this reader's limit"), "limit reason");
+  /* 2^24 iterations (a minute of PBKDF2) refused at once: no key derived. */
+  gostx_ct_header big = ct.h;
+  uint8_t big_hdr[84];
+  big.iterations = GOSTX_CT_ITER_MAX;
+  CHECK_RC(gostx_ct_header_encode(&big, big_hdr), 0, "header with 2^24 iterations");
+  CHECK_RC(gostx_ct_init_decrypt_limit(&d, big_hdr, 84, (const uint8_t *)"correct horse", 13, 1000,
+                                       NULL), GOSTX_EFORMAT, "2^24 iterations over a limit of 1000");
   gostx_ct_clear(&ct);
   gostx_ct_clear(&d);
 

@@ -136,6 +136,10 @@ fails 1 "No such file" "missing image" "$G" disk dump "$T/nonexistent"
 : >"$T/empty"
 fails 2 "empty passphrase" "empty passphrase file" "$G" disk format "$T/new.img" --size 1M --pass-file "$T/empty"
 check "no image left by a refused format" [ ! -e "$T/new.img" ]
+cp "$T/p1" "$T/p1.bak"
+fails 2 "same file as the passphrase file" "format over the passphrase file" \
+  "$G" disk format "$T/p1" --size 1M --pass-file "$T/p1" --force
+check "the passphrase file survived" cmp -s "$T/p1" "$T/p1.bak"
 
 # ---- usage errors ----
 fails 2 "missing action" "no action" "$G" disk

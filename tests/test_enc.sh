@@ -7,25 +7,8 @@
 # header values. Each must exit non-zero with a clear message, leave no output
 # file (and no temporary file) and leave the input unchanged.
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-: "${GOSTX:=$here/../build/gostx}"
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX: skipping"
-  exit 77
-fi
-G=$GOSTX
-T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-enc-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/cli_common.sh" enc
 not() { ! "$@"; }
-check() { # check "name" command...
-  local name=$1; shift
-  if "$@"; then ok; else bad "$name"; fi
-}
 
 # ---- byte surgery ----
 # H = header length, K = chunk size used below, R = record (chunk + tag).
@@ -338,5 +321,4 @@ done
 check "dec --help mentions piped output" grep -q "check the exit status" <("$G" dec --help)
 check "gostx --help lists enc" grep -q "enc" <("$G" --help)
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

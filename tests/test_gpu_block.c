@@ -212,6 +212,77 @@ static void test_magma(void) {
   }
 }
 
+/* The bitsliced Magma / GOST 28147-89 threads (the one-key kernels), every
+ * S-box set, against the CPU library; every (warp, lane) of a launch and
+ * one warp beyond it (which must do nothing). */
+#define FOR_THREADS(nb, body)                                                       \
+  for (uint64_t t_ = 0; t_ < gostx__gpu_kuz_threads(nb) + 32; t_++) {               \
+    const uint64_t warp = t_ >> 5;                                                  \
+    const unsigned lane = (unsigned)(t_ & 31);                                      \
+    body;                                                                           \
+  }
+
+static void test_magma_bs(void) {
+  for (int sbox = 0; sbox < GOSTX_SBOX_COUNT; sbox++) {
+    uint8_t key[32], iv[8];
+    rand_bytes(key, 32);
+    rand_bytes(iv, 8);
+    gostx_cipher c;
+    gostx_cipher_init(&c, GOSTX_CIPHER_MAGMA, key);
+    gostx_gost89_key g89;
+    gostx_gost89_set_key(&g89, key, sbox);
+    gostx_gpu_magma_params pm, pg;
+    gostx__gpu_magma_params(&pm, &c.u.magma);
+    gostx__gpu_magma_params(&pg, &g89);
+    CHECK(pg.set == (uint32_t)sbox && pm.set == GOSTX_SBOX_TC26_Z, "S-box set in the parameters");
+    for (size_t li = 0; li < sizeof LENS / sizeof *LENS; li++) {
+      size_t len = LENS[li], nb = len / 8, bl = nb * 8;
+      uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
+      rand_bytes(in, len);
+      if (sbox == 0) {
+        gostx_ecb_encrypt(&c, in, want, bl);
+        memset(got, 0xee, len + 1);
+        FOR_THREADS(nb, gpu_magma_bs_ecb_thread(in, got, nb, &pm, 0, warp, lane));
+        CHECK(!memcmp(got, want, bl) && (bl == len || got[bl] == 0xee), "bs magma ecb, %zu", nb);
+        FOR_THREADS(nb, gpu_magma_bs_ecb_thread(got, got, nb, &pm, 1, warp, lane));
+        CHECK(!memcmp(got, in, bl), "bs magma ecb decrypt, %zu", nb);
+        gostx_ctr_crypt(&c, iv, 4, 8, in, want, len);
+        gostx_gpu_u128 ctr;
+        gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, 0, &ctr);
+        const size_t split = (nb / 3) * 8;
+        memset(got, 0xee, len + 1);
+        FOR_THREADS((split + 7) / 8, gpu_magma_bs_ctr_thread(in, got, split, ctr.lo, &pm, warp, lane));
+        gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, split / 8, &ctr);
+        FOR_THREADS((len - split + 7) / 8, gpu_magma_bs_ctr_thread(in + split, got + split,
+                                                                   len - split, ctr.lo, &pm,
+                                                                   warp, lane));
+        CHECK(!memcmp(got, want, len) && got[len] == 0xee, "bs magma ctr, len %zu", len);
+      }
+      gostx_gost89_ecb_encrypt(&g89, in, want, bl);
+      memset(got, 0xee, len + 1);
+      FOR_THREADS(nb, gpu_magma_bs_ecb_thread(in, got, nb, &pg, 0, warp, lane));
+      CHECK(!memcmp(got, want, bl), "bs gost89 ecb sbox %d, %zu", sbox, nb);
+      FOR_THREADS(nb, gpu_magma_bs_ecb_thread(got, got, nb, &pg, 1, warp, lane));
+      CHECK(!memcmp(got, in, bl), "bs gost89 ecb decrypt sbox %d, %zu", sbox, nb);
+      gostx_gost89_cnt(key, sbox, iv, 0, in, want, len);
+      uint8_t s8[8];
+      gostx_gost89_encrypt_blocks(&g89, iv, s8, 1);
+      const uint32_t n3 = gostx_load32_le(s8), n4 = gostx_load32_le(s8 + 4);
+      const size_t split = (nb / 2) * 8;
+      memset(got, 0xee, len + 1);
+      FOR_THREADS((split + 7) / 8, gpu_gost89_bs_cnt_thread(in, got, split, 1, n3, n4, &pg, warp, lane));
+      FOR_THREADS((len - split + 7) / 8,
+                  gpu_gost89_bs_cnt_thread(in + split, got + split, len - split, 1 + split / 8,
+                                           n3, n4, &pg, warp, lane));
+      CHECK(!memcmp(got, want, len) && got[len] == 0xee, "bs gost89 cnt sbox %d, len %zu", sbox, len);
+      free(in);
+      free(want);
+      free(got);
+    }
+    gostx_cipher_clear(&c);
+  }
+}
+
 /* The closed form of N4 against the step-by-step end-around-carry sum,
  * including start values 0 and 2^32 - 1 and indices past 2^32. */
 static void test_cnt_n4(void) {
@@ -270,5 +341,6 @@ int main(void) {
   test_alpha16();
   test_xts();
   test_magma();
+  test_magma_bs();
   return t_done();
 }

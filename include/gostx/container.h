@@ -88,6 +88,15 @@ GOSTX_API int gostx_ct_init_encrypt(gostx_ct *ct, int alg, int kdf, uint32_t chu
  * match: wrong key or passphrase, or a modified header. */
 GOSTX_API int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len,
                                     const uint8_t *secret, size_t secret_len, const char **reason);
+/* The same with a caller's bound on the work a header may ask for: a
+ * passphrase file whose PBKDF2 iteration count exceeds max_iterations is
+ * refused before any key is derived (GOSTX_EFORMAT, *reason "PBKDF2
+ * iteration count above this reader's limit"). 0 = GOSTX_CT_ITER_MAX, the
+ * format's own bound (tens of seconds); a fuzzer or a server facing untrusted
+ * files sets it lower. gostx_ct_init_decrypt(...) is this with 0. */
+GOSTX_API int gostx_ct_init_decrypt_limit(gostx_ct *ct, const uint8_t *header, size_t len,
+                                          const uint8_t *secret, size_t secret_len,
+                                          uint32_t max_iterations, const char **reason);
 GOSTX_API void gostx_ct_clear(gostx_ct *ct);
 
 /* MGM nonce of chunk index with the final flag (n = 16 or 8 bytes):

@@ -207,13 +207,19 @@ int gostx_ct_init_encrypt(gostx_ct *ct, int alg, int kdf, uint32_t chunk_size,
   return rc;
 }
 
-int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len, const uint8_t *secret,
-                          size_t secret_len, const char **reason) {
+int gostx_ct_init_decrypt_limit(gostx_ct *ct, const uint8_t *header, size_t len,
+                                const uint8_t *secret, size_t secret_len, uint32_t max_iterations,
+                                const char **reason) {
   if (reason) *reason = NULL;
   if (!ct) return GOSTX_EINVAL;
   memset(ct, 0, sizeof *ct);
   int rc = gostx_ct_header_parse(&ct->h, header, len, reason);
   if (rc != GOSTX_OK) return rc;
+  if (max_iterations && ct->h.iterations > max_iterations) {
+    gostx_ct_clear(ct);
+    if (reason) *reason = "PBKDF2 iteration count above this reader's limit";
+    return GOSTX_EFORMAT;
+  }
   memcpy(ct->header, header, GOSTX_CT_HEADER_LEN);
   uint8_t check[GOSTX_CT_CHECK_LEN];
   rc = derive(ct, secret, secret_len, check);
@@ -224,6 +230,11 @@ int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len, const
   gostx_memzero(check, sizeof check);
   if (rc != GOSTX_OK) gostx_ct_clear(ct);
   return rc;
+}
+
+int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len, const uint8_t *secret,
+                          size_t secret_len, const char **reason) {
+  return gostx_ct_init_decrypt_limit(ct, header, len, secret, secret_len, 0, reason);
 }
 
 /* ---- chunks ---- */

@@ -13,9 +13,11 @@
  *     of byte j of the thread's block i. pi and pi^-1 are the Boolean circuits
  *     of the CPU core (kuz_sbox32.h, from kuz_tables.h's macros), L is R
  *     applied 16 times, each R one GF(2)-linear step of XORs on whole words.
- *   - Magma / GOST 28147-89 look up the 4-bit S-boxes by shifting a 64-bit
- *     word that packs the 16 entries (variable shifts, no memory access),
- *     exactly as the CPU core does.
+ *   - Magma / GOST 28147-89 with one key run bitsliced too, 32 blocks per
+ *     thread, the S-boxes as circuits built from the parameter set's
+ *     constants; the batch kernels (a key per block) look the 4-bit S-boxes
+ *     up by shifting a 64-bit word that packs the 16 entries (variable
+ *     shifts, no memory access), exactly as the CPU core does.
  * Branches depend only on lengths and indices (public). */
 #ifndef GOSTX_GPU_BLOCK_H
 #define GOSTX_GPU_BLOCK_H
@@ -33,6 +35,7 @@
 #endif
 
 #include "kuz_sbox32.h"
+#include "../magma/sbox_sets.h"
 
 /* Kernel parameters, passed by value (same layout in C and CUDA C++). */
 typedef struct gostx_gpu_kuz_params {
@@ -43,7 +46,7 @@ typedef struct gostx_gpu_magma_params {
   uint64_t sb[8]; /* the packed S-boxes of the key's parameter set */
   uint32_t rk[8]; /* K1..K8 */
   uint32_t le;    /* 1 = GOST 28147-89 byte convention */
-  uint32_t pad_;
+  uint32_t set;   /* the S-box parameter set (GOSTX_SBOX_*): picks the bitsliced circuits */
 } gostx_gpu_magma_params;
 
 #define GOSTX_GPU_KUZ_LANES 32 /* blocks per thread, threads per warp */
@@ -470,6 +473,193 @@ GOSTX_GPU_HD static inline void gpu_gost89_cnt_thread(const uint8_t *in, uint8_t
   gpu_magma_block(p, 0, &g0, &g1); /* the key is little-endian (le = 1) */
   gpu_load8(in + 8 * n, m, &w0, &w1);
   gpu_store8(out + 8 * n, m, w0 ^ g0, w1 ^ g1);
+}
+
+/* ---- Magma / GOST 28147-89, bitsliced: 32 blocks per thread ----
+ * The one-key kernels. h[b] bit i = bit b of the thread's block i's 32-bit
+ * half. A round, out ^= rot11(S(in + k)): the round key (uniform) added by a
+ * ripple-carry chain (two 3-input operations per bit), the eight 4-bit
+ * S-boxes as Boolean circuits built at compile time from the parameter set's
+ * constants (sbox_sets.h): output bit b is x3 ? g1(x2, x1, x0) : g0(x2, x1, x0)
+ * with g0, g1 the 3-input functions whose truth tables are bit b of entries
+ * 0..7 and 8..15, so three LOP3 per output bit once nvcc folds the constants;
+ * the rotation is a renaming. No table, no data-dependent shift: constant
+ * time. Measured against the shift kernel in docs/BENCHMARKS.md ("GPU"). */
+
+/* f(a, b, c) for a constant truth table t: bit 4a + 2b + c of t. */
+#define GPU_F3(t, a, b, c)                                                                     \
+  ((((t) >> 0 & 1u) ? ~(a) & ~(b) & ~(c) : 0u) | (((t) >> 1 & 1u) ? ~(a) & ~(b) & (c) : 0u) | \
+   (((t) >> 2 & 1u) ? ~(a) & (b) & ~(c) : 0u) | (((t) >> 3 & 1u) ? ~(a) & (b) & (c) : 0u) |   \
+   (((t) >> 4 & 1u) ? (a) & ~(b) & ~(c) : 0u) | (((t) >> 5 & 1u) ? (a) & ~(b) & (c) : 0u) |   \
+   (((t) >> 6 & 1u) ? (a) & (b) & ~(c) : 0u) | (((t) >> 7 & 1u) ? (a) & (b) & (c) : 0u))
+/* Truth table of output bit b of the packed S-box row sb over entries
+ * 8h..8h+7, as a function of the index bits (x2, x1, x0). */
+#define GPU_SB_T1(sb, h, b, p) ((unsigned)((sb) >> (32 * (h) + 4 * (p) + (b)) & 1u) << (p))
+#define GPU_SB_T(sb, h, b)                                                                    \
+  (GPU_SB_T1(sb, h, b, 0) | GPU_SB_T1(sb, h, b, 1) | GPU_SB_T1(sb, h, b, 2) |                 \
+   GPU_SB_T1(sb, h, b, 3) | GPU_SB_T1(sb, h, b, 4) | GPU_SB_T1(sb, h, b, 5) |                 \
+   GPU_SB_T1(sb, h, b, 6) | GPU_SB_T1(sb, h, b, 7))
+GOSTX_GPU_HD static inline uint32_t gpu_f3(unsigned t, uint32_t a, uint32_t b, uint32_t c) {
+  return GPU_F3(t, a, b, c);
+}
+#define GPU_SB_BIT(sb, b, x)                                                                  \
+  gpu_f3(0xCAu, (x)[3], gpu_f3(GPU_SB_T(sb, 1, b), (x)[2], (x)[1], (x)[0]),                  \
+         gpu_f3(GPU_SB_T(sb, 0, b), (x)[2], (x)[1], (x)[0]))
+#define GPU_SB4(sb, t, y, o)                                                                  \
+  y[(o)] = GPU_SB_BIT(sb, 0, (t) + (o));                                                     \
+  y[(o) + 1] = GPU_SB_BIT(sb, 1, (t) + (o));                                                 \
+  y[(o) + 2] = GPU_SB_BIT(sb, 2, (t) + (o));                                                 \
+  y[(o) + 3] = GPU_SB_BIT(sb, 3, (t) + (o));
+
+/* out ^= rot11(S(in + k)) with S the set's circuit function SL. */
+#define GPU_MAGMA_BS_ROUND(SL, in, out, k)                                                    \
+  do {                                                                                        \
+    uint32_t t_[32], y_[32], c_ = 0;                                                          \
+    const uint32_t k_ = (k);                                                                  \
+    GOSTX_GPU_UNROLL                                                                          \
+    for (unsigned b_ = 0; b_ < 32; b_++) {                                                    \
+      const uint32_t K_ = 0u - ((k_ >> b_) & 1u), x_ = (in)[b_];                              \
+      t_[b_] = x_ ^ K_ ^ c_;                                                                  \
+      c_ = (x_ & K_) | (c_ & (x_ ^ K_));                                                      \
+    }                                                                                         \
+    SL(t_, y_);                                                                               \
+    GOSTX_GPU_UNROLL                                                                          \
+    for (unsigned b_ = 0; b_ < 32; b_++) (out)[(b_ + 11) & 31] ^= y_[b_];                     \
+  } while (0)
+
+/* Per parameter set: its S-box layer and its 32 rounds (key order as
+ * gpu_magma_words: K1..K8 three times then K8..K1; decryption reversed). */
+#define GPU_MAGMA_BS_DEFINE(id, r0, r1, r2, r3, r4, r5, r6, r7)                               \
+  GOSTX_GPU_HD static inline void gpu_magma_bs_sl_##id(const uint32_t t[32], uint32_t y[32]) { \
+    GPU_SB4(r0, t, y, 0) GPU_SB4(r1, t, y, 4) GPU_SB4(r2, t, y, 8) GPU_SB4(r3, t, y, 12)     \
+    GPU_SB4(r4, t, y, 16) GPU_SB4(r5, t, y, 20) GPU_SB4(r6, t, y, 24) GPU_SB4(r7, t, y, 28)  \
+  }                                                                                           \
+  GOSTX_GPU_HD static inline void gpu_magma_bs_rounds_##id(uint32_t n1[32], uint32_t n2[32],   \
+                                                           const gostx_gpu_magma_params *p,    \
+                                                           int decrypt) {                      \
+    GOSTX_GPU_NOUNROLL                                                                        \
+    for (unsigned r = 0; r < 32; r += 2) {                                                    \
+      const int up = decrypt ? r < 8 : r < 24;                                                \
+      const unsigned i0 = up ? (r & 7) : 7 - (r & 7);                                         \
+      const unsigned i1 = up ? ((r + 1) & 7) : 7 - ((r + 1) & 7);                             \
+      GPU_MAGMA_BS_ROUND(gpu_magma_bs_sl_##id, n1, n2, p->rk[i0]);                            \
+      GPU_MAGMA_BS_ROUND(gpu_magma_bs_sl_##id, n2, n1, p->rk[i1]);                            \
+    }                                                                                         \
+  }
+GOSTX_MAGMA_SBOX_SETS(GPU_MAGMA_BS_DEFINE)
+#undef GPU_MAGMA_BS_DEFINE
+
+#define GPU_MAGMA_BS_CASE(id, ...) \
+  case id: gpu_magma_bs_rounds_##id(n1, n2, p, decrypt); break;
+/* The set is a public parameter, uniform across the launch. */
+GOSTX_GPU_HD static inline void gpu_magma_bs_rounds(uint32_t n1[32], uint32_t n2[32],
+                                                    const gostx_gpu_magma_params *p,
+                                                    int decrypt) {
+  switch (p->set) { GOSTX_MAGMA_SBOX_SETS(GPU_MAGMA_BS_CASE) default: break; }
+}
+#undef GPU_MAGMA_BS_CASE
+
+/* Blocks as two little-endian words (w[0][i], w[1][i]) of block i -> the
+ * cipher's halves (n1 = a0, n2 = a1 as gpu_magma_block reads them), bit
+ * planes, the 32 rounds, and back; w is overwritten with the result. */
+GOSTX_GPU_HD static inline void gpu_magma_bs_blocks(const gostx_gpu_magma_params *p,
+                                                    int decrypt, uint32_t w[2][32]) {
+  uint32_t n1[32], n2[32];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    if (p->le) { n1[i] = w[0][i]; n2[i] = w[1][i]; }
+    else { n2[i] = gpu_bswap32(w[0][i]); n1[i] = gpu_bswap32(w[1][i]); }
+  }
+  gpu_transpose32(n1);
+  gpu_transpose32(n2);
+  gpu_magma_bs_rounds(n1, n2, p, decrypt);
+  gpu_transpose32(n1);
+  gpu_transpose32(n2);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) { /* a1 = n1, a0 = n2 */
+    if (p->le) { w[0][i] = n2[i]; w[1][i] = n1[i]; }
+    else { w[0][i] = gpu_bswap32(n1[i]); w[1][i] = gpu_bswap32(n2[i]); }
+  }
+}
+
+/* The thread layout of the Kuznyechik kernels: warp w covers blocks
+ * [1024 w, 1024 w + 1024), lane l takes blocks 1024 w + 32 i + l. */
+GOSTX_GPU_HD static inline void gpu_magma_bs_ecb_thread(const uint8_t *in, uint8_t *out,
+                                                        uint64_t nblocks,
+                                                        const gostx_gpu_magma_params *p,
+                                                        int decrypt, uint64_t warp,
+                                                        unsigned lane) {
+  const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
+  if (base >= nblocks) return;
+  uint32_t w[2][32];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t n = base + 32u * i;
+    w[0][i] = w[1][i] = 0;
+    if (n < nblocks) gpu_load8(in + 8 * n, 8, &w[0][i], &w[1][i]);
+  }
+  gpu_magma_bs_blocks(p, decrypt, w);
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t n = base + 32u * i;
+    if (n >= nblocks) break;
+    gpu_store8(out + 8 * n, 8, w[0][i], w[1][i]);
+  }
+}
+
+/* XOR of 32 gamma blocks into the thread's blocks of in/out (len bytes in
+ * all; a short last block takes the head of its gamma). */
+GOSTX_GPU_HD static inline void gpu_magma_bs_xor_out(const uint8_t *in, uint8_t *out,
+                                                     uint64_t len, uint64_t base,
+                                                     uint32_t g[2][32]) {
+  const uint64_t nblocks = (len + 7) / 8;
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t n = base + 32u * i;
+    if (n >= nblocks) break;
+    const uint64_t left = len - 8 * n;
+    const unsigned m = left >= 8 ? 8u : (unsigned)left;
+    uint32_t w0, w1;
+    gpu_load8(in + 8 * n, m, &w0, &w1);
+    gpu_store8(out + 8 * n, m, w0 ^ g[0][i], w1 ^ g[1][i]);
+  }
+}
+
+/* CTR (s = n = 8): block n uses the 64-bit big-endian counter ctr + n. */
+GOSTX_GPU_HD static inline void gpu_magma_bs_ctr_thread(const uint8_t *in, uint8_t *out,
+                                                        uint64_t len, uint64_t ctr,
+                                                        const gostx_gpu_magma_params *p,
+                                                        uint64_t warp, unsigned lane) {
+  const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
+  if (base >= (len + 7) / 8) return;
+  uint32_t g[2][32];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t c = ctr + base + 32u * i;
+    g[0][i] = gpu_bswap32((uint32_t)(c >> 32));
+    g[1][i] = gpu_bswap32((uint32_t)c);
+  }
+  gpu_magma_bs_blocks(p, 0, g);
+  gpu_magma_bs_xor_out(in, out, len, base, g);
+}
+
+/* GOST 28147-89 CNT, gamma block first + n for block n (as gpu_gost89_cnt_thread). */
+GOSTX_GPU_HD static inline void gpu_gost89_bs_cnt_thread(const uint8_t *in, uint8_t *out,
+                                                         uint64_t len, uint64_t first,
+                                                         uint32_t n3_0, uint32_t n4_0,
+                                                         const gostx_gpu_magma_params *p,
+                                                         uint64_t warp, unsigned lane) {
+  const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
+  if (base >= (len + 7) / 8) return;
+  uint32_t g[2][32];
+  GOSTX_GPU_UNROLL
+  for (unsigned i = 0; i < 32; i++) {
+    const uint64_t k = first + base + 32u * i;
+    g[0][i] = n3_0 + (uint32_t)k * GOSTX_GPU_CNT_C2;
+    g[1][i] = gpu_cnt_n4(n4_0, k);
+  }
+  gpu_magma_bs_blocks(p, 0, g);
+  gpu_magma_bs_xor_out(in, out, len, base, g);
 }
 
 /* ---- many streams, each with its own key and IV (the batch calls) ----

@@ -492,23 +492,23 @@ static int queue_job(gostx_gpu *g, const job *j, CUstream st, CUdeviceptr in, CU
       void *a3[] = {&in, &out, &nb, &tw, (void *)&j->kp, &dec};
       return launch(g->f_kuz_ecb, gostx__gpu_kuz_threads(nb), KB, st, a3);
     }
-    case JOB_MAGMA_ECB: {
+    case JOB_MAGMA_ECB: { /* bitsliced: 32 blocks a thread, as Kuznyechik */
       nb = len / 8;
       int dec = j->decrypt;
       void *a[] = {&in, &out, &nb, (void *)&j->mp, &dec};
-      return launch(g->f_magma_ecb, nb, MB, st, a);
+      return launch(g->f_magma_ecb, gostx__gpu_kuz_threads(nb), KB, st, a);
     }
     case JOB_MAGMA_CTR: {
       gostx_gpu_u128 c;
       gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, j->iv, off / 8, &c);
       void *a[] = {&in, &out, &u64len, &c.lo, (void *)&j->mp};
-      return launch(g->f_magma_ctr, (len + 7) / 8, MB, st, a);
+      return launch(g->f_magma_ctr, gostx__gpu_kuz_threads((len + 7) / 8), KB, st, a);
     }
     case JOB_CNT: {
       uint64_t first = 1 + off / 8;
       uint32_t n3 = j->n3, n4 = j->n4;
       void *a[] = {&in, &out, &u64len, &first, &n3, &n4, (void *)&j->mp};
-      return launch(g->f_cnt, (len + 7) / 8, MB, st, a);
+      return launch(g->f_cnt, gostx__gpu_kuz_threads((len + 7) / 8), KB, st, a);
     }
     case JOB_KUZ_CTR_BATCH: {
       uint64_t s_lo = off / j->sector_len, s_hi = s_lo + len / j->sector_len;

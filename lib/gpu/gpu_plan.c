@@ -10,7 +10,7 @@ void gostx__gpu_magma_params(gostx_gpu_magma_params *p, const gostx_magma_key *k
   memcpy(p->sb, gostx__magma_sbox[k->sbox_id % GOSTX_SBOX_COUNT], sizeof p->sb);
   memcpy(p->rk, k->rk, sizeof p->rk);
   p->le = k->le ? 1u : 0u;
-  p->pad_ = 0;
+  p->set = (uint32_t)(k->sbox_id % GOSTX_SBOX_COUNT);
 }
 
 void gostx__gpu_ctr_at(int cipher_id, const uint8_t *iv, uint64_t block, gostx_gpu_u128 *c) {

@@ -1,0 +1,30 @@
+# Sourced by shell tests: the gostx binary in $G ($GOSTX, else build/gostx;
+# without it the test is skipped, exit 77), a scratch directory $T removed on
+# exit, the counters and ok / bad / check / finish.
+#   usage: . "$(dirname "$0")/cli_common.sh" NAME [no-gostx]
+# NAME goes into $T's name; no-gostx: the test does not run the binary.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+if [ "${2:-}" != no-gostx ]; then
+  : "${GOSTX:=$here/../build/gostx}"
+  if [ ! -x "$GOSTX" ]; then
+    echo "gostx binary not found at $GOSTX: skipping"
+    exit 77
+  fi
+  G=$GOSTX
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-$1-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { # check "name" command...
+  local name=$1; shift
+  if "$@"; then ok; else bad "$name"; fi
+}
+finish() { # the counts; exit status 0 only without failures
+  echo "$pass passed, $fail failed"
+  [ $fail = 0 ]
+  exit
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Interrupted `gostx enc`, `gostx dec` and `gostx cipher` (cli/out.c): each is
+# started on a 24 MiB input over an existing output file and killed at a
+# random moment of its run with SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGKILL.
+# Afterwards no temporary file (.NAME.gostx-*) may be left in the output's
+# directory, and the output must be the old file byte for byte, or the whole
+# new output when the command had already finished: never a partial one.
+# Run twice: with the unnamed temporary file (O_TMPFILE, the default on Linux
+# file systems that have it) and with the named fallback (GOSTX_TMPFILE=named),
+# where the signal handlers remove the file; SIGKILL cannot be caught, so it
+# is tried only with the unnamed file.
+# Env: GOSTX = path to the gostx binary; INTERRUPT_TRIALS (default 3) kills
+# per command, signal and kind of temporary file. Exit 77 = skip.
+. "$(dirname "$0")/cli_common.sh" interrupt
+set -m # job control: background jobs receive SIGINT (a script's jobs ignore it otherwise)
+trials=${INTERRUPT_TRIALS:-3}
+
+K=$(printf '%064x' 7)
+mkdir "$T/o"
+"$G" keygen -o "$T/key" || exit 1
+head -c $((24 << 20)) /dev/urandom >"$T/plain"
+"$G" enc -q -k "$T/key" -i "$T/plain" -o "$T/plain.gx" || exit 1
+"$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i "$T/plain" -o "$T/plain.ctr" || exit 1
+head -c 5000 /dev/urandom >"$T/old"
+
+# The three commands, writing $T/o/out.
+run_cmd() {
+  case $1 in
+    enc) exec "$G" enc -q -k "$T/key" -i "$T/plain" -o "$T/o/out" ;;
+    dec) exec "$G" dec -q -k "$T/key" -i "$T/plain.gx" -o "$T/o/out" ;;
+    cipher) exec "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i "$T/plain" -o "$T/o/out" ;;
+  esac
+}
+# Whether $T/o/out is the complete output of command $1.
+complete() {
+  case $1 in
+    enc) "$G" dec -q -k "$T/key" -i "$T/o/out" 2>/dev/null | cmp -s - "$T/plain" ;;
+    dec) cmp -s "$T/o/out" "$T/plain" ;;
+    cipher) cmp -s "$T/o/out" "$T/plain.ctr" ;;
+  esac
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+real_bash=$(readlink -f "$BASH")
+
+interrupted=0
+tried=0
+for tmpkind in unnamed named; do
+  if [ $tmpkind = named ]; then export GOSTX_TMPFILE=named; else unset GOSTX_TMPFILE; fi
+  for cmd in enc dec cipher; do
+    # How long an uninterrupted run takes here (this build, this load).
+    cp "$T/old" "$T/o/out"
+    t0=$(now_ms)
+    (run_cmd $cmd) || { bad "$tmpkind $cmd: uninterrupted run failed"; continue; }
+    span=$(($(now_ms) - t0))
+    [ $span -lt 20 ] && span=20
+    if complete $cmd; then ok; else bad "$tmpkind $cmd: uninterrupted run: wrong output"; fi
+    sigs="INT TERM HUP PIPE KILL"
+    [ $tmpkind = named ] && sigs="INT TERM HUP PIPE"
+    for sig in $sigs; do
+      for ((i = 0; i < trials; i++)); do
+        cp "$T/old" "$T/o/out"
+        delay=$((RANDOM % span))
+        run_cmd $cmd 2>"$T/err" &
+        pid=$!
+        # Signal gostx, not the forked shell before its exec: bash runs this
+        # script's EXIT trap (rm -rf $T) when a signal kills that shell.
+        while [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$real_bash" ]; do :; done
+        sleep "$((delay / 1000)).$(printf '%03d' $((delay % 1000)))"
+        kill -s "$sig" $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        rc=$?
+        tried=$((tried + 1))
+        [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
+        what="$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"
+        left=$(ls -A "$T/o" | grep -v '^out$' | tr '\n' ' ')
+        if [ -z "$left" ]; then ok; else bad "$what: left behind: $left"; fi
+        if cmp -s "$T/o/out" "$T/old"; then
+          ok
+        elif complete $cmd; then
+          ok # finished (and put in place) before the signal
+        else
+          bad "$what: the output is neither the old file nor the complete new one"
+        fi
+        rm -f "$T/o"/.out.gostx-* # one failure per trial, not an avalanche
+      done
+    done
+  done
+done
+# The kills must have hit running commands, or nothing was tested.
+if [ $((2 * interrupted)) -ge $tried ]; then ok; else
+  bad "only $interrupted of $tried kills interrupted a running command"
+fi
+echo "$interrupted of $tried runs killed while running"
+finish
