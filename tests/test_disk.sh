@@ -6,23 +6,8 @@
 # images, usage errors. Failures exit 1 with one line, usage errors 2, and
 # leave the image as it was.
 # Env: GOSTX = path to the gostx binary. Exit 77 = skip.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-: "${GOSTX:=$here/../build/gostx}"
-if [ ! -x "$GOSTX" ]; then
-  echo "gostx binary not found at $GOSTX: skipping"
-  exit 77
-fi
-G=$GOSTX
-T=$(mktemp -d "${TMPDIR:-/tmp}/gostx-disk-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-check() { # check "name" command...
-  local name=$1
-  shift
-  if "$@" >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name"; fi
-}
+. "$(dirname "$0")/cli_common.sh" disk
+quiet() { "$@" > /dev/null; }
 # fails WANT_RC TEXT "name" command...: exit status WANT_RC, one line on
 # stderr holding TEXT, nothing on stdout
 fails() {
@@ -32,10 +17,9 @@ fails() {
   local rc=$?
   if [ "$rc" = "$want" ] && grep -q -- "$text" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ] &&
     [ ! -s "$T/out" ]; then
-    pass=$((pass + 1))
+    ok
   else
-    fail=$((fail + 1))
-    echo "FAIL: $name: rc $rc (want $want), stderr: $(cat "$T/err")"
+    bad "$name: rc $rc (want $want), stderr: $(cat "$T/err")"
   fi
 }
 field() { "$G" disk dump "$1" | sed -n "s/^$2: *//p"; }
@@ -78,7 +62,7 @@ check "refused format left the image" cmp -s "$d" "$T/orig"
 "$G" disk format "$T/second.img" --size 1M --pass-file "$T/p1" $I >/dev/null
 mk2=$("$G" disk dump "$T/second.img" --master-key --pass-file "$T/p1" | sed -n 's/^Master key: *//p')
 check "two formats: different master keys" [ "$mk1" != "$mk2" ]
-check "format --force replaces" "$G" disk format "$T/second.img" --size 512 --force --pass-file "$T/p1" $I
+check "format --force replaces" quiet "$G" disk format "$T/second.img" --size 512 --force --pass-file "$T/p1" $I
 check "format --force: new size" [ "$(stat -c %s "$T/second.img")" = $((2 * 1024 * 1024 + 512)) ]
 
 # ---- passphrases ----
@@ -87,8 +71,8 @@ fails 1 "no key slot opens with this passphrase" "dump --master-key, wrong passp
 fails 1 "no key slot opens with this passphrase" "add-pass, wrong current passphrase" \
   "$G" disk add-pass "$d" --pass-file "$T/bad" --new-pass-file "$T/p2" $I
 check "refusals left the image" cmp -s "$d" "$T/orig"
-check "add-pass p2" "$G" disk add-pass "$d" --pass-file "$T/p1" --new-pass-file "$T/p2" $I
-check "add-pass p3 into slot 5" "$G" disk add-pass "$d" --pass-file "$T/p2" --new-pass-file "$T/p3" --slot 5 $I
+check "add-pass p2" quiet "$G" disk add-pass "$d" --pass-file "$T/p1" --new-pass-file "$T/p2" $I
+check "add-pass p3 into slot 5" quiet "$G" disk add-pass "$d" --pass-file "$T/p2" --new-pass-file "$T/p3" --slot 5 $I
 check "dump: slots 0, 1, 5 enabled" \
   [ "$("$G" disk dump "$d" | sed -n 's/^Key Slot \([0-7]\): ENABLED/\1/p' | tr '\n' ' ')" = "0 1 5 " ]
 for p in p2 p3; do
@@ -97,9 +81,9 @@ for p in p2 p3; do
 done
 fails 1 "key slot 5 is in use" "add-pass into an enabled slot" \
   "$G" disk add-pass "$d" --pass-file "$T/p1" --new-pass-file "$T/bad" --slot 5 $I
-check "remove-pass p1 (by passphrase)" "$G" disk remove-pass "$d" --pass-file "$T/p1"
+check "remove-pass p1 (by passphrase)" quiet "$G" disk remove-pass "$d" --pass-file "$T/p1"
 fails 1 "no key slot opens" "p1 no longer opens" "$G" disk dump "$d" --master-key --pass-file "$T/p1"
-check "remove-pass --slot 5 given p2" "$G" disk remove-pass "$d" --pass-file "$T/p2" --slot 5
+check "remove-pass --slot 5 given p2" quiet "$G" disk remove-pass "$d" --pass-file "$T/p2" --slot 5
 fails 1 "no key slot opens" "p3 no longer opens" "$G" disk dump "$d" --master-key --pass-file "$T/p3"
 fails 1 "key slot 5 is not in use" "remove a disabled slot" \
   "$G" disk remove-pass "$d" --pass-file "$T/p2" --slot 5
@@ -107,7 +91,7 @@ cp "$d" "$T/last"
 fails 1 "holds the last passphrase" "remove the last passphrase" \
   "$G" disk remove-pass "$d" --pass-file "$T/p2"
 check "refused remove left the image" cmp -s "$d" "$T/last"
-check "remove the last with --force" "$G" disk remove-pass "$d" --pass-file "$T/p2" --force
+check "remove the last with --force" quiet "$G" disk remove-pass "$d" --pass-file "$T/p2" --force
 fails 1 "no key slot is enabled" "no slot left" "$G" disk dump "$d" --master-key --pass-file "$T/p2"
 check "payload untouched by slot changes" cmp -s <(tail -c +2097153 "$d") <(tail -c +2097153 "$T/orig")
 
@@ -153,8 +137,7 @@ fails 2 "--iter must be between" "iter 0" "$G" disk format "$T/x.img" --size 1M 
 fails 2 "is not an option here" "format --slot" "$G" disk format "$T/x.img" --size 1M --slot 1
 fails 2 "goes with --master-key" "dump --pass-file alone" "$G" disk dump "$d" --pass-file "$T/p1"
 fails 2 "unexpected argument" "two images" "$G" disk dump "$d" "$d"
-check "--help" "$G" disk --help
+check "--help" quiet "$G" disk --help
 check "gostx --help lists disk" grep -q "^  disk " <("$G" --help)
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -16,22 +16,14 @@
 # OpenSSL's "legacy" provider through OPENSSL_MODULES (docs/DISK.md). What
 # stock cryptsetup says is printed, not checked.
 # Usage: test_cryptsetup.sh GOSTX_BINARY PROVIDER.so
-set -u
+. "$(dirname "$0")/../cli_common.sh" cryptsetup no-gostx
 gostx=$1
 provider=$2
 PATH=$PATH:/usr/sbin:/sbin
 command -v cryptsetup >/dev/null ||
   { echo "skipped: cryptsetup not installed (cryptsetup-bin)"; exit 77; }
 [ -f "$provider" ] || { echo "skipped: no test provider $provider"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if "$@"; then pass=$((pass + 1)); else echo "FAIL: $what"; fail=$((fail + 1)); fi
-}
+tmp=$T
 mkdir "$tmp/modules"
 ln -s "$(cd "$(dirname "$provider")" && pwd)/$(basename "$provider")" "$tmp/modules/legacy.so"
 cs() { OPENSSL_MODULES=$tmp/modules cryptsetup "$@"; }
@@ -121,5 +113,4 @@ check "... and refuses a changed one" not_ok cs open --test-passphrase --type lu
 "$gostx" disk remove-pass "$disk" --pass-file "$tmp/p1" > /dev/null
 check "after remove-pass: luksDump = gostx disk dump, slot 3 only" compare_dumps "3"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
