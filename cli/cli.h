@@ -67,12 +67,27 @@ int cli_hex_exact(const char *what, const char *hex, uint8_t *out, size_t want);
 /* Decimal unsigned integer in [min, max]. Returns 0 or CLI_EXIT_USAGE. */
 int cli_uint(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli_size(const char *what, const char *s, size_t min, size_t max, size_t *out);
+/* A size in bytes: "1048576", or with a suffix of powers of 1024: "64K",
+ * "64KiB", "1M", "1MiB", "2G", "2GiB", "1T", "1TiB"; in [min, max]. */
+int cli_parse_size(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Lowercase hex of len bytes followed by a newline to stdout. */
 void cli_print_hex(const uint8_t *p, size_t len);
 /* Writes lowercase hex (2*len chars, NUL-terminated) into out. */
 void cli_hex_str(const uint8_t *p, size_t len, char *out);
 /* Frees a key buffer after wiping it. */
 void cli_free_secret(uint8_t *p, size_t len);
+
+/* ---- secrets (cli/secret.c) ---- */
+#define CLI_PASS_MAX 1024
+/* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
+ * of the secret. Returns the count, or -1 after printing why. */
+long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap);
+/* A passphrase (1..CLI_PASS_MAX bytes) from pass_file, one trailing "\n" or
+ * "\r\n" dropped, or, pass_file NULL, typed on the terminal after prompt
+ * with echo off (asked twice when confirm). pass: CLI_PASS_MAX + 2 bytes.
+ * Returns 0, CLI_EXIT_USAGE (empty, too long) or CLI_EXIT_FAIL. */
+int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_t *pass,
+                  size_t *len);
 
 /* ---- input ---- */
 typedef struct cli_in {
@@ -144,6 +159,7 @@ int cmd_mac(int argc, char **argv);
 int cmd_kdf(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_disk(int argc, char **argv); /* cli/cmd_disk.c */
 
 /* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
  * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all

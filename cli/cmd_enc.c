@@ -4,11 +4,9 @@
  * temporary file renamed into place on success. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,39 +16,13 @@ int cmd_enc(int argc, char **argv);
 int cmd_dec(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 
-#define PASS_MAX 1024
 #define PROGRESS_MIN_BYTES (8u << 20) /* no progress bar for smaller inputs */
 
 /* ---- secrets ---- */
 
-/* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
- * of the secret. Returns the count, or -1 after printing why. */
-static long read_secret_file(const char *path, uint8_t *buf, size_t cap) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    cli_err("%s: %s", path, strerror(errno));
-    return -1;
-  }
-  size_t n = 0;
-  while (n < cap) {
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      cli_err("%s: read error: %s", path, strerror(errno));
-      close(fd);
-      gostx_memzero(buf, cap);
-      return -1;
-    }
-    if (r == 0) break;
-    n += (size_t)r;
-  }
-  close(fd);
-  return (long)n;
-}
-
 static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
   uint8_t buf[GOSTX_KEY_LEN + 1];
-  long n = read_secret_file(path, buf, sizeof buf);
+  long n = cli_read_secret_file(path, buf, sizeof buf);
   if (n < 0) return CLI_EXIT_FAIL;
   if (n != GOSTX_KEY_LEN) {
     gostx_memzero(buf, sizeof buf);
@@ -63,92 +35,12 @@ static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
   return 0;
 }
 
-/* Strips one trailing "\n" or "\r\n". */
-static size_t chomp(const uint8_t *p, size_t n) {
-  if (n && p[n - 1] == '\n') n--;
-  if (n && p[n - 1] == '\r') n--;
-  return n;
-}
-
-/* pass has room for PASS_MAX + 2 bytes. */
-static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
-  long got = read_secret_file(path, pass, PASS_MAX + 2);
-  if (got < 0) return CLI_EXIT_FAIL;
-  size_t n = chomp(pass, (size_t)got);
-  if (n > PASS_MAX) return cli_usage("%s: passphrase longer than %d bytes", path, PASS_MAX);
-  if (n == 0) return cli_usage("%s: empty passphrase", path);
-  *len = n;
-  return 0;
-}
-
-/* The terminal's settings while echo is off, restored on SIGINT/SIGTERM. */
-static int tty_fd = -1;
-static struct termios tty_saved;
-static volatile sig_atomic_t tty_echo_off;
-static struct sigaction tty_old_int, tty_old_term;
-
-static void tty_restore_signal(int sig) {
-  if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
-  /* Then what was there before: the output's cleanup (cli/out.c) or death. */
-  sigaction(sig, sig == SIGINT ? &tty_old_int : &tty_old_term, NULL);
-  raise(sig);
-}
-
-/* Reads one line from /dev/tty with echo off. */
-static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
-  if (tty_fd < 0) tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (tty_fd < 0) {
-    cli_err("-p: cannot open the terminal (/dev/tty): %s; use --pass-file FILE", strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
-  struct termios t;
-  int have_termios = tcgetattr(tty_fd, &tty_saved) == 0;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = tty_restore_signal;
-  sigaction(SIGINT, &sa, &tty_old_int);
-  sigaction(SIGTERM, &sa, &tty_old_term);
-  if (have_termios) {
-    t = tty_saved;
-    t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-    t.c_lflag |= ICANON;
-    tty_echo_off = 1;
-    tcsetattr(tty_fd, TCSAFLUSH, &t);
-  }
-  /* The prompt comes after echo is off, so nothing typed after it is lost. */
-  if (write(tty_fd, prompt, strlen(prompt)) < 0) { /* reading still works */
-  }
-  size_t n = 0;
-  int rc = 0, too_long = 0;
-  for (;;) {
-    char c;
-    ssize_t r = read(tty_fd, &c, 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0 || c == '\n') break;
-    if (n < PASS_MAX + 1) pass[n++] = (uint8_t)c;
-    else too_long = 1;
-  }
-  if (have_termios) {
-    tcsetattr(tty_fd, TCSANOW, &tty_saved);
-    tty_echo_off = 0;
-  }
-  sigaction(SIGINT, &tty_old_int, NULL);
-  sigaction(SIGTERM, &tty_old_term, NULL);
-  if (write(tty_fd, "\n", 1) < 0) { /* echo was off: end the prompt's line */
-  }
-  n = chomp(pass, n);
-  if (too_long || n > PASS_MAX) rc = cli_usage("passphrase longer than %d bytes", PASS_MAX);
-  else if (n == 0) rc = cli_usage("empty passphrase");
-  *len = n;
-  return rc;
-}
-
 /* The secret given on the command line: a key file, -p or --pass-file. */
 struct secret {
   const char *key_file, *pass_file;
   int prompt;
   int kdf;                /* GOSTX_CT_KDF_* */
-  uint8_t buf[PASS_MAX + 2]; /* the key or the passphrase */
+  uint8_t buf[CLI_PASS_MAX + 2]; /* the key or the passphrase */
   size_t len;
 };
 
@@ -165,18 +57,7 @@ static int secret_load(struct secret *s, int confirm) {
     s->len = GOSTX_KEY_LEN;
     return read_key_file(s->key_file, s->buf);
   }
-  if (s->pass_file) return read_pass_file(s->pass_file, s->buf, &s->len);
-  int rc = tty_read_pass("Passphrase: ", s->buf, &s->len);
-  if (rc || !confirm) return rc;
-  uint8_t again[PASS_MAX + 2];
-  size_t len2 = 0;
-  rc = tty_read_pass("Passphrase (again): ", again, &len2);
-  if (!rc && (len2 != s->len || gostx_memeq_ct(again, s->buf, s->len) != 0)) {
-    cli_err("the passphrases do not match");
-    rc = CLI_EXIT_FAIL;
-  }
-  gostx_memzero(again, sizeof again);
-  return rc;
+  return cli_read_pass(s->pass_file, "Passphrase: ", confirm, s->buf, &s->len);
 }
 
 static void secret_wipe(struct secret *s) {
@@ -259,33 +140,6 @@ static int make_pool(uint64_t threads, gostx_pool **pool) {
   if (threads == 1) return 0;
   *pool = gostx_pool_new((unsigned)threads);
   if (!*pool) cli_err("cannot start worker threads; continuing on one thread");
-  return 0;
-}
-
-/* "1048576", "64K", "64KiB", "1M", "1MiB" (powers of 1024). */
-static int parse_size(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-  char digits[32];
-  size_t n = 0;
-  while (s[n] >= '0' && s[n] <= '9' && n < sizeof digits - 1) {
-    digits[n] = s[n];
-    n++;
-  }
-  digits[n] = 0;
-  const char *suf = s + n;
-  uint64_t mul = 1;
-  if (!*suf) mul = 1;
-  else if (!strcmp(suf, "K") || !strcmp(suf, "k") || !strcmp(suf, "KiB")) mul = 1024;
-  else if (!strcmp(suf, "M") || !strcmp(suf, "m") || !strcmp(suf, "MiB")) mul = 1024 * 1024;
-  else return cli_usage("%s: not a size: '%s' (bytes, or with K/M suffix)", what, s);
-  uint64_t v;
-  if (!n) return cli_usage("%s: not a size: '%s'", what, s);
-  int rc = cli_uint(what, digits, 0, UINT64_MAX / mul, &v);
-  if (rc) return rc;
-  v *= mul;
-  if (v < min || v > max)
-    return cli_usage("%s must be between %llu and %llu bytes, got %s", what,
-                     (unsigned long long)min, (unsigned long long)max, s);
-  *out = v;
   return 0;
 }
 
@@ -406,7 +260,8 @@ static int parse_encdec(int argc, char **argv, const char *sub, int enc, struct 
         break;
       case OPT_CHUNK:
         if (!enc) return cli_usage("dec: --chunk is read from the file; it is not an option here");
-        if ((rc = parse_size("--chunk", p.arg, GOSTX_CT_CHUNK_MIN, GOSTX_CT_CHUNK_MAX, &o->chunk)))
+        if ((rc = cli_parse_size("--chunk", p.arg, GOSTX_CT_CHUNK_MIN, GOSTX_CT_CHUNK_MAX,
+                                 &o->chunk)))
           return rc;
         break;
       case OPT_ALG:

@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
     {"enc", cmd_enc, "encrypt a file into the gostx format (chunked MGM, key file or passphrase)"},
     {"dec", cmd_dec, "decrypt and verify a gostx file; writes only authenticated data"},
     {"keygen", cmd_keygen, "write a new random 32-byte key file (mode 0600)"},
+    {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},

@@ -179,6 +179,34 @@ int cli_size(const char *what, const char *s, size_t min, size_t max, size_t *ou
   return rc;
 }
 
+int cli_parse_size(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out) {
+  char digits[32];
+  size_t n = 0;
+  while (s[n] >= '0' && s[n] <= '9' && n < sizeof digits - 1) {
+    digits[n] = s[n];
+    n++;
+  }
+  digits[n] = 0;
+  const char *suf = s + n;
+  uint64_t mul = 1;
+  if (!*suf) mul = 1;
+  else if (!strcmp(suf, "K") || !strcmp(suf, "k") || !strcmp(suf, "KiB")) mul = 1024;
+  else if (!strcmp(suf, "M") || !strcmp(suf, "m") || !strcmp(suf, "MiB")) mul = 1024 * 1024;
+  else if (!strcmp(suf, "G") || !strcmp(suf, "g") || !strcmp(suf, "GiB")) mul = 1024u << 20;
+  else if (!strcmp(suf, "T") || !strcmp(suf, "t") || !strcmp(suf, "TiB")) mul = (uint64_t)1 << 40;
+  else return cli_usage("%s: not a size: '%s' (bytes, or with a K/M/G/T suffix)", what, s);
+  uint64_t v;
+  if (!n) return cli_usage("%s: not a size: '%s'", what, s);
+  int rc = cli_uint(what, digits, 0, UINT64_MAX / mul, &v);
+  if (rc) return rc;
+  v *= mul;
+  if (v < min || v > max)
+    return cli_usage("%s must be between %llu and %llu bytes, got %s", what,
+                     (unsigned long long)min, (unsigned long long)max, s);
+  *out = v;
+  return 0;
+}
+
 void cli_hex_str(const uint8_t *p, size_t len, char *out) {
   static const char digits[] = "0123456789abcdef";
   for (size_t i = 0; i < len; i++) {

@@ -14,6 +14,7 @@
 #include "gostx/kdf.h"
 #include "gostx/bulk.h"
 #include "gostx/container.h"
+#include "gostx/luks.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

@@ -12,13 +12,24 @@
  *     --key-size 512 --key-file disk.key [--sector-size 4096] disk.img NAME
  * on a kernel that has Kuznyechik.
  *
+ * LUKS1 mode (passphrase=+FILE, a disk made by `gostx disk format`): the
+ * header (lib/luks) is read from the plugin once, after nbdkit forks, and
+ * opened with the passphrase; the disk served is the payload, byte o being
+ * byte payload-offset + o of the plugin, and sector s (512 bytes) has tweak
+ * s, counted from the payload's start, as dm-crypt opens LUKS1. Nothing
+ * before the payload can be read or written through the filter. Each
+ * connection checks that its disk still holds the header opened; when it
+ * did not open (wrong passphrase, damaged header, disk too small), the
+ * reason is logged once and every connection fails with it.
+ *
  * Requests are encrypted whole, through the library's batch XTS call (on the
  * filter's worker pool for large ones); nbdkit's own threads serve requests
  * in parallel. Unaligned writes read, decrypt, patch and re-encrypt their edge
  * sectors under an exclusive lock; aligned writes share the lock. Trim and
  * extents are not offered (a hole in the backing store is not zeros once
  * decrypted); zeroing is emulated by nbdkit as writes of encrypted zeros.
- * Cache, flush, FUA and multi-conn pass through: offsets map one to one. */
+ * Flush, FUA and multi-conn pass through; cache passes through with its
+ * offset moved past the LUKS header area (by 0 in plain mode). */
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-filter.h>
 
@@ -26,6 +37,8 @@
 #include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,6 +57,12 @@ static int iv_large_sectors;     /* tweak = sector number, not 512-byte units */
 static unsigned pool_threads;    /* 0: one per online CPU */
 static gostx_pool *pool;
 static pthread_rwlock_t rmw_lock = PTHREAD_RWLOCK_INITIALIZER;
+/* LUKS1 mode */
+static char *passphrase;        /* from config until after_fork has used it */
+static int luks;                /* passphrase= given: the key comes from a LUKS1 header */
+static char luks_failed[256];   /* why the header did not open: every connection is refused */
+static uint64_t data_offset;    /* plugin bytes before the served disk (0: plain) */
+static uint8_t luks_phdr[GOSTX_LUKS_PHDR_LEN]; /* the header opened */
 
 static int read_key_file(const char *path) {
   uint8_t key[GOSTX_XTS_KEY_LEN + 1];
@@ -85,6 +104,23 @@ static int gostx_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const 
     }
     return read_key_file(value);
   }
+  if (strcmp(key, "passphrase") == 0) {
+    if (passphrase) {
+      nbdkit_error("gostx: passphrase given twice");
+      return -1;
+    }
+    if (nbdkit_read_password(value, &passphrase) == -1) return -1;
+    /* nbdkit drops a file's trailing newlines; a "\r" before them goes too,
+     * as `gostx disk --pass-file` reads "\r\n" */
+    size_t n = strlen(passphrase);
+    if (value[0] == '+' && n && passphrase[n - 1] == '\r') passphrase[--n] = 0;
+    if (n == 0 || n > GOSTX_LUKS_PASS_MAX) {
+      nbdkit_error("gostx: the passphrase must be 1 to %d bytes, it has %zu",
+                   GOSTX_LUKS_PASS_MAX, n);
+      return -1;
+    }
+    return 0;
+  }
   if (strcmp(key, "sector-size") == 0) {
     if (nbdkit_parse_uint32_t("sector-size", value, &sector_size) == -1) return -1;
     if (sector_size != 512 && sector_size != 4096) {
@@ -105,24 +141,108 @@ static int gostx_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const 
 }
 
 static int gostx_config_complete(nbdkit_next_config_complete *next, nbdkit_backend *nxdata) {
-  if (!have_key) {
-    nbdkit_error("gostx: key=KEYFILE is required (64 bytes: the XTS data and tweak keys)");
+  if (have_key && passphrase) {
+    nbdkit_error("gostx: give key= (plain mode) or passphrase= (a LUKS1 disk), not both");
     return -1;
   }
+  if (!have_key && !passphrase) {
+    nbdkit_error("gostx: key=KEYFILE is required (64 bytes: the XTS data and tweak keys), "
+                 "or passphrase=+FILE for a LUKS1 disk");
+    return -1;
+  }
+  if (passphrase && sector_size != GOSTX_LUKS_SECTOR) {
+    nbdkit_error("gostx: a LUKS1 disk has 512-byte sectors: sector-size=%" PRIu32
+                 " is for the plain mode", sector_size);
+    return -1;
+  }
+  luks = passphrase != NULL;
   return next(nxdata);
 }
 
 #define gostx_config_help                                                                \
-  "key=KEYFILE            (required) 64-byte Kuznyechik-XTS key (dm-crypt plain layout)\n" \
-  "sector-size=512|4096   XTS data unit (default 512)\n"                                \
+  "key=KEYFILE            64-byte Kuznyechik-XTS key (dm-crypt plain layout), or\n"      \
+  "passphrase=+FILE|-     open a LUKS1 disk made by `gostx disk format`\n"              \
+  "sector-size=512|4096   XTS data unit (default 512; plain mode only)\n"               \
   "iv-large-sectors=BOOL  tweak = sector number, not 512-byte units (default false)\n"   \
   "gostx-threads=N        worker threads for large requests (default: online CPUs)"
 
 static int gostx_thread_model(void) { return NBDKIT_THREAD_MODEL_PARALLEL; }
 
+static void wipe_free(void *p, size_t n) {
+  if (!p) return;
+  gostx_memzero(p, n);
+  free(p);
+}
+
+static void drop_passphrase(void) {
+  if (passphrase) wipe_free(passphrase, strlen(passphrase));
+  passphrase = NULL;
+}
+
+/* LUKS1 mode: the reason the disk cannot be served, logged once now and
+ * given to every connection. */
+static void luks_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void luks_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(luks_failed, sizeof luks_failed, fmt, ap);
+  va_end(ap);
+  nbdkit_error("%s", luks_failed);
+}
+
+/* LUKS1 mode: reads the header area through a context of our own, opens it
+ * with the passphrase and keys the filter with the master key. Once, after
+ * nbdkit forks. A failure does not stop nbdkit (under --run the client
+ * would wait forever on the socket the parent still holds): it makes every
+ * connection fail with the reason. */
+static void luks_open(nbdkit_backend *backend) {
+  nbdkit_next *next = nbdkit_next_context_open(backend, 1, "", 1);
+  if (!next) {
+    luks_fail("gostx: cannot open the plugin's disk to read its LUKS1 header");
+    drop_passphrase();
+    return;
+  }
+  uint8_t *area = NULL;
+  size_t area_len = 0;
+  int err = 0, rc, prepared = next->prepare(next) == 0;
+  int64_t size = prepared ? next->get_size(next) : -1;
+  gostx_luks_header h;
+  gostx_luks l;
+  const char *why = NULL;
+  if (size < 0) {
+    luks_fail("gostx: the plugin cannot give the disk's size");
+  } else if (size < GOSTX_LUKS_PHDR_LEN) {
+    luks_fail("gostx: the disk (%" PRId64 " bytes) is too small to hold a LUKS1 header", size);
+  } else if (next->pread(next, luks_phdr, GOSTX_LUKS_PHDR_LEN, 0, 0, &err) == -1) {
+    luks_fail("gostx: reading the LUKS1 header failed: %s", strerror(err));
+  } else if (gostx_luks_header_parse(&h, luks_phdr, GOSTX_LUKS_PHDR_LEN, &why) != GOSTX_OK) {
+    luks_fail("gostx: LUKS1 header: %s", why);
+  } else if ((uint64_t)size < (area_len = gostx_luks_area_len(&h))) {
+    luks_fail("gostx: the disk (%" PRId64 " bytes) is smaller than its LUKS1 header area "
+              "(%zu bytes)", size, area_len);
+  } else if (!(area = malloc(area_len))) {
+    luks_fail("gostx: out of memory");
+  } else if (next->pread(next, area, (uint32_t)area_len, 0, 0, &err) == -1) {
+    luks_fail("gostx: reading the LUKS1 header area failed: %s", strerror(err));
+  } else if ((rc = gostx_luks_open(&l, area, area_len, (const uint8_t *)passphrase,
+                                    strlen(passphrase), &why)) != GOSTX_OK) {
+    luks_fail("gostx: cannot open the LUKS1 disk: %s", why ? why : gostx_strerror(rc));
+  } else if (gostx_xts_set_key(&xts_key, l.master_key) != GOSTX_OK) {
+    luks_fail("gostx: the LUKS1 master key's two halves are equal");
+  } else {
+    data_offset = area_len;
+    have_key = 1;
+  }
+  gostx_luks_clear(&l);
+  wipe_free(area, area_len);
+  drop_passphrase();
+  if (prepared) next->finalize(next);
+  nbdkit_next_context_close(next);
+}
+
 /* Threads only after nbdkit has forked into the background. */
 static int gostx_after_fork(nbdkit_backend *backend) {
-  (void)backend;
+  if (luks) luks_open(backend);
   pool = gostx_pool_new(pool_threads);
   if (!pool) {
     nbdkit_error("gostx: cannot start %u worker threads", pool_threads);
@@ -135,12 +255,46 @@ static void gostx_unload(void) {
   gostx_pool_free(pool);
   pool = NULL;
   gostx_xts_clear(&xts_key);
+  drop_passphrase();
+}
+
+/* LUKS1 mode: each connection's disk holds the header opened at start-up
+ * (a plugin may serve other exports, or the disk may have changed) and
+ * the whole header area. */
+static int gostx_prepare(nbdkit_next *next, void *handle, int readonly) {
+  (void)handle;
+  (void)readonly;
+  if (!luks) return 0;
+  if (luks_failed[0]) {
+    nbdkit_error("%s", luks_failed);
+    return -1;
+  }
+  uint8_t phdr[GOSTX_LUKS_PHDR_LEN];
+  int err = 0;
+  int64_t size = next->get_size(next);
+  if (size < 0) return -1;
+  if ((uint64_t)size < data_offset) {
+    nbdkit_error("gostx: the disk (%" PRId64 " bytes) is smaller than its LUKS1 header area "
+                 "(%" PRIu64 " bytes)", size, data_offset);
+    return -1;
+  }
+  if (next->pread(next, phdr, sizeof phdr, 0, 0, &err) == -1) return -1;
+  if (memcmp(phdr, luks_phdr, sizeof phdr) != 0) {
+    nbdkit_error("gostx: this disk's LUKS1 header is not the one opened at start-up");
+    return -1;
+  }
+  return 0;
 }
 
 static int64_t gostx_get_size(nbdkit_next *next, void *handle) {
   (void)handle;
   int64_t size = next->get_size(next);
   if (size < 0) return -1;
+  if ((uint64_t)size < data_offset) { /* checked in prepare; the disk shrank since */
+    nbdkit_error("gostx: the disk is smaller than its LUKS1 header area");
+    return -1;
+  }
+  size -= (int64_t)data_offset;
   if (size % sector_size)
     nbdkit_debug("gostx: the last %" PRId64 " bytes are not a whole sector and are not served",
                  size % sector_size);
@@ -198,12 +352,6 @@ static int xts_sectors(int decrypt, uint64_t s0, const uint8_t *in, uint8_t *out
   return rc == GOSTX_OK ? 0 : rc == GOSTX_ENOMEM ? ENOMEM : EIO;
 }
 
-static void wipe_free(void *p, size_t n) {
-  if (!p) return;
-  gostx_memzero(p, n);
-  free(p);
-}
-
 static int gostx_pread(nbdkit_next *next, void *handle, void *buf, uint32_t count,
                        uint64_t offset, uint32_t flags, int *err) {
   (void)handle;
@@ -219,7 +367,7 @@ static int gostx_pread(nbdkit_next *next, void *handle, void *buf, uint32_t coun
     }
     b = tmp;
   }
-  int rc = next->pread(next, b, (uint32_t)(a1 - a0), a0, flags, err);
+  int rc = next->pread(next, b, (uint32_t)(a1 - a0), data_offset + a0, flags, err);
   if (rc == 0 && (*err = xts_sectors(1, a0 / sector_size, b, b, (a1 - a0) / sector_size))) {
     nbdkit_error("gostx: decryption failed");
     rc = -1;
@@ -255,11 +403,12 @@ static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32
      * (one sector may be both) */
     const int head = a0 != offset, tail = a1 != offset + count && (n > 1 || !head);
     uint8_t *last = tmp + len - sector_size;
+    const uint64_t last_at = data_offset + a1 - sector_size;
     *err = 0;
-    if (head && (rc = next->pread(next, tmp, sector_size, a0, 0, err)) == 0)
+    if (head && (rc = next->pread(next, tmp, sector_size, data_offset + a0, 0, err)) == 0)
       *err = xts_sectors(1, s0, tmp, tmp, 1);
     if (tail && rc == 0 && !*err &&
-        (rc = next->pread(next, last, sector_size, a1 - sector_size, 0, err)) == 0)
+        (rc = next->pread(next, last, sector_size, last_at, 0, err)) == 0)
       *err = xts_sectors(1, s0 + n - 1, last, last, 1);
     if (rc == 0 && !*err) {
       memcpy(tmp + (offset - a0), buf, count);
@@ -270,10 +419,17 @@ static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32
     nbdkit_error("gostx: encryption failed");
     rc = -1;
   }
-  if (rc == 0) rc = next->pwrite(next, tmp, (uint32_t)len, a0, flags, err);
+  if (rc == 0) rc = next->pwrite(next, tmp, (uint32_t)len, data_offset + a0, flags, err);
   pthread_rwlock_unlock(&rmw_lock);
   wipe_free(tmp, len);
   return rc;
+}
+
+/* A hint only: the same bytes of the plugin, past the header area. */
+static int gostx_cache(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
+                       uint32_t flags, int *err) {
+  (void)handle;
+  return next->cache(next, count, data_offset + offset, flags, err);
 }
 
 static struct nbdkit_filter filter = {
@@ -285,6 +441,7 @@ static struct nbdkit_filter filter = {
     .thread_model = gostx_thread_model,
     .after_fork = gostx_after_fork,
     .unload = gostx_unload,
+    .prepare = gostx_prepare,
     .get_size = gostx_get_size,
     .block_size = gostx_block_size,
     .can_trim = gostx_can_trim,
@@ -293,6 +450,7 @@ static struct nbdkit_filter filter = {
     .can_extents = gostx_can_extents,
     .pread = gostx_pread,
     .pwrite = gostx_pwrite,
+    .cache = gostx_cache,
 };
 
 NBDKIT_REGISTER_FILTER(filter)

@@ -10,7 +10,16 @@
 #     model of the disk, also across sector edges, and flush works;
 #   - nbdinfo sees the sector size as the minimum block size and no trim;
 #   - nbdkit killed (SIGKILL) under a writer leaves every sector old or new;
-#   - bad keys and options are refused with one clear line.
+#   - bad keys and options are refused with one clear line;
+#   - LUKS1 mode (passphrase=+FILE on a disk from `gostx disk format`): the
+#     same in/out, reference and random I/O checks on the payload, whose
+#     sectors equal XTS under the master key (`gostx disk dump --master-key`)
+#     with tweaks counted from the payload's start; the plugin sees no
+#     write and no cache request before the payload (nbdkit's log filter
+#     below ours); a passphrase added by `gostx disk add-pass` serves the
+#     same disk (also from a file ending in CR LF); wrong passphrase,
+#     damaged header, short disk, a header changed after start-up and bad
+#     option mixes, an empty passphrase refused with their line.
 # Usage: test_filter.sh FILTER.so GOSTX_BINARY
 set -u
 filter=$1
@@ -187,10 +196,13 @@ check "crash: after SIGKILL every sector is old or written, the rest unchanged" 
 
 # Refusals: one clear line, nbdkit exits non-zero.
 truncate -s 65536 "$tmp/d2"
-refused() { # refused WHAT EXPECTED-TEXT ARGS...
-  local what=$1 want=$2
-  shift 2
-  if nbdkit -U - --filter="$filter" --run true file "$tmp/d2" "$@" > "$tmp/out2" 2>&1; then
+# refused_by "CMD" DISK WHAT EXPECTED-TEXT ARGS...: nbdkit serving DISK with
+# ARGS, or CMD run against it, fails, and the output says EXPECTED-TEXT
+refused_by() {
+  local cmd=$1 disk=$2 what=$3 want=$4
+  shift 4
+  if timeout 60 nbdkit -U - --filter="$filter" --run "$cmd" file "$disk" "$@" > "$tmp/out2" 2>&1
+  then
     echo "FAIL: $what: accepted"
     fail=$((fail + 1))
   elif grep -q "$want" "$tmp/out2"; then
@@ -200,6 +212,7 @@ refused() { # refused WHAT EXPECTED-TEXT ARGS...
     fail=$((fail + 1))
   fi
 }
+refused() { refused_by true "$tmp/d2" "$@"; } # refused WHAT EXPECTED-TEXT ARGS...
 head -c 63 "$tmp/key" > "$tmp/short.key"
 head -c 32 "$tmp/key" > "$tmp/half"
 cat "$tmp/half" "$tmp/half" > "$tmp/same.key"
@@ -209,6 +222,119 @@ refused "missing key file" "No such file" key="$tmp/nonexistent"
 refused "equal key halves" "halves must differ" key="$tmp/same.key"
 refused "sector size 1024" "sector-size must be 512 or 4096" key="$tmp/key" sector-size=1024
 refused "bad boolean" "boolean" key="$tmp/key" iv-large-sectors=maybe
+
+# ---- LUKS1 mode ----
+printf 'luks passphrase\n' > "$tmp/lpass"
+printf 'second passphrase' > "$tmp/lpass2"
+printf 'not the passphrase\n' > "$tmp/lwrong"
+ldisk=$tmp/luks.img
+area=$((2 << 20)) # the header area: payload offset 4096 sectors
+size=$((1024 * 1024 + 3 * 512))
+"$gostx" disk format "$ldisk" --size "$size" --pass-file "$tmp/lpass" --iter 1000 > /dev/null
+mk=$("$gostx" disk dump "$ldisk" --master-key --pass-file "$tmp/lpass" |
+  sed -n 's/^Master key: *//p')
+cp "$ldisk" "$tmp/luks.orig"
+head -c "$size" /dev/urandom > "$tmp/limg"
+lserve() { # lserve DISK "CMD" OPTIONS...
+  local disk=$1 cmd=$2
+  shift 2
+  nbdkit -U - --filter="$filter" --run "$cmd" file "$disk" "$@"
+}
+payload_is_xts_of() { # the payload = XTS of IMAGE under the master key, tweaks from 0
+  tail -c +$((area + 1)) "$ldisk" > "$tmp/payload"
+  "$gostx" cipher kuznyechik-xts -k "$mk" --sector 0 --sector-size 512 -i "$1" -o "$tmp/lref"
+  cmp -s "$tmp/payload" "$tmp/lref"
+}
+export IMG=$tmp/limg OUT=$tmp/lout SEED=$RANDOM RW=$tmp/rw.py LOG=$tmp/llog
+check "luks: nbdinfo size = the payload" \
+  [ "$(lserve "$ldisk" 'nbdinfo --size "$uri"' passphrase=+"$tmp/lpass")" = "$size" ]
+check "luks: nbdcopy in" lserve "$ldisk" 'nbdcopy "$IMG" "$uri"' passphrase=+"$tmp/lpass"
+check "luks: nbdcopy back out" lserve "$ldisk" 'nbdcopy "$uri" "$OUT"' passphrase=+"$tmp/lpass"
+check "luks: image read back equal" cmp -s "$tmp/limg" "$tmp/lout"
+check "luks: payload = XTS under the master key, tweak = sector from the payload's start" \
+  payload_is_xts_of "$tmp/limg"
+check "luks: header area untouched" \
+  cmp -s <(head -c "$area" "$ldisk") <(head -c "$area" "$tmp/luks.orig")
+rm -f "$LOG"
+check "luks: random unaligned I/O matches the model (seed $SEED)" \
+  nbdkit -U - --filter="$filter" --filter=log --run \
+  '"$PYNBD" -m nbd -u "$uri" -c "h.cache(65536, 4096); exec(open(\"$RW\").read())"' \
+  file "$ldisk" passphrase=+"$tmp/lpass" logfile="$LOG"
+check "luks: payload after random I/O = XTS of the model" payload_is_xts_of "$tmp/limg.model"
+check "luks: header area untouched by random I/O" \
+  cmp -s <(head -c "$area" "$ldisk") <(head -c "$area" "$tmp/luks.orig")
+check "luks: the plugin saw writes, and no write or cache before the payload" python3 -c '
+import re, sys
+log, area = open(sys.argv[1]).read(), int(sys.argv[2])
+ops = [(m[1], int(m[2], 16))
+       for m in re.finditer(r" (Write|Cache|Zero|Trim) id=\d+ offset=(0x[0-9a-f]+)", log)]
+writes = [o for op, o in ops if op == "Write"]
+cache = [o for op, o in ops if op == "Cache"]
+ok = writes and cache == [area + 4096] and min(o for _, o in ops) >= area
+sys.exit(0 if ok else 1)' "$LOG" "$area"
+"$gostx" disk add-pass "$ldisk" --pass-file "$tmp/lpass" --new-pass-file "$tmp/lpass2" \
+  --iter 1000 > /dev/null
+check "luks: a passphrase added by gostx disk serves the same disk" \
+  lserve "$ldisk" 'nbdcopy "$uri" "$OUT"' passphrase=+"$tmp/lpass2"
+check "luks: ... and reads the model" cmp -s "$tmp/limg.model" "$tmp/lout"
+printf 'crlf line end\r\n' > "$tmp/lpass3"
+"$gostx" disk add-pass "$ldisk" --pass-file "$tmp/lpass" --new-pass-file "$tmp/lpass3" \
+  --iter 1000 > /dev/null
+check "luks: a passphrase file ending in CR LF reads as gostx disk reads it" \
+  lserve "$ldisk" 'nbdinfo --size "$uri" > /dev/null' passphrase=+"$tmp/lpass3"
+
+# Refusals in LUKS mode: a bad configuration stops nbdkit at start-up; a disk
+# that does not open is logged once and every connection fails with the
+# reason (nbdkit cannot exit then: after it forks, --run's client would wait).
+lrefused() { # lrefused WHAT EXPECTED-TEXT DISK ARGS...
+  local what=$1 want=$2 disk=$3
+  shift 3
+  refused_by 'nbdinfo --size "$uri"' "$disk" "luks: $what" "$want" "$@"
+}
+cp "$ldisk" "$tmp/lbad"
+lrefused "wrong passphrase" "cannot open the LUKS1 disk: no key slot opens with this passphrase" \
+  "$tmp/lbad" passphrase=+"$tmp/lwrong"
+printf 'LUKZ' | dd of="$tmp/lbad" conv=notrunc status=none
+lrefused "bad magic" "LUKS1 header: not a LUKS disk (bad magic)" "$tmp/lbad" \
+  passphrase=+"$tmp/lpass"
+cp "$ldisk" "$tmp/lbad"
+printf 'aes\0' | dd of="$tmp/lbad" bs=1 seek=8 conv=notrunc status=none
+lrefused "cipher aes" "unsupported cipher-name" "$tmp/lbad" passphrase=+"$tmp/lpass"
+cp "$ldisk" "$tmp/lbad"
+printf '\0\2' | dd of="$tmp/lbad" bs=1 seek=6 conv=notrunc status=none
+lrefused "LUKS2" "only LUKS1 is supported" "$tmp/lbad" passphrase=+"$tmp/lpass"
+head -c $((area - 512)) "$ldisk" > "$tmp/lshort"
+lrefused "short disk" "smaller than its LUKS1 header area" "$tmp/lshort" passphrase=+"$tmp/lpass"
+head -c 100 "$ldisk" > "$tmp/ltiny"
+lrefused "100-byte disk" "too small to hold a LUKS1 header" "$tmp/ltiny" passphrase=+"$tmp/lpass"
+lrefused "key and passphrase" "not both" "$ldisk" passphrase=+"$tmp/lpass" key="$tmp/key"
+lrefused "passphrase twice" "passphrase given twice" "$ldisk" passphrase=+"$tmp/lpass" \
+  passphrase=+"$tmp/lpass"
+lrefused "sector-size 4096" "512-byte sectors" "$ldisk" passphrase=+"$tmp/lpass" sector-size=4096
+lrefused "missing passphrase file" "No such file" "$ldisk" passphrase=+"$tmp/nonexistent"
+printf '\n' > "$tmp/lempty"
+lrefused "empty passphrase" "passphrase must be 1 to 1024 bytes" "$ldisk" passphrase=+"$tmp/lempty"
+# the header changed under a running server: the next connection is refused
+cp "$ldisk" "$tmp/lchg"
+rm -f "$tmp/lsock"
+nbdkit -f -U "$tmp/lsock" --filter="$filter" file "$tmp/lchg" passphrase=+"$tmp/lpass" \
+  2> "$tmp/lsrv" &
+lpid=$!
+first=1 # the server up: the first connection succeeds
+for _ in $(seq 200); do
+  nbdinfo --size "nbd+unix:///?socket=$tmp/lsock" > /dev/null 2>&1 && first=0 && break
+  sleep 0.05
+done
+printf 'f' | dd of="$tmp/lchg" bs=1 seek=168 conv=notrunc status=none # the UUID
+nbdinfo --size "nbd+unix:///?socket=$tmp/lsock" > /dev/null 2>&1
+second=$?
+kill "$lpid"
+wait "$lpid" 2> /dev/null
+changed_refused() {
+  [ "$first" = 0 ] && [ "$second" != 0 ] && grep -q "not the one opened at start-up" "$tmp/lsrv" ||
+    { echo "first connection $first, second $second, server: $(cat "$tmp/lsrv")"; false; }
+}
+check "luks: a header changed after start-up is refused" changed_refused
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

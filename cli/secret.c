@@ -1,0 +1,137 @@
+/* gostx CLI: secrets from files and from the terminal. Files are read with
+ * read(2), so no stdio buffer keeps a copy; the terminal is read with echo
+ * off, restored on SIGINT/SIGTERM. Used by enc/dec and disk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
+ * of the secret. Returns the count, or -1 after printing why. */
+long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    cli_err("%s: %s", path, strerror(errno));
+    return -1;
+  }
+  size_t n = 0;
+  while (n < cap) {
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      cli_err("%s: read error: %s", path, strerror(errno));
+      close(fd);
+      gostx_memzero(buf, cap);
+      return -1;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  return (long)n;
+}
+
+/* Strips one trailing "\n" or "\r\n". */
+static size_t chomp(const uint8_t *p, size_t n) {
+  if (n && p[n - 1] == '\n') n--;
+  if (n && p[n - 1] == '\r') n--;
+  return n;
+}
+
+/* pass has room for CLI_PASS_MAX + 2 bytes. */
+static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
+  long got = cli_read_secret_file(path, pass, CLI_PASS_MAX + 2);
+  if (got < 0) return CLI_EXIT_FAIL;
+  size_t n = chomp(pass, (size_t)got);
+  if (n > CLI_PASS_MAX) return cli_usage("%s: passphrase longer than %d bytes", path, CLI_PASS_MAX);
+  if (n == 0) return cli_usage("%s: empty passphrase", path);
+  *len = n;
+  return 0;
+}
+
+/* The terminal's settings while echo is off, restored on SIGINT/SIGTERM. */
+static int tty_fd = -1;
+static struct termios tty_saved;
+static volatile sig_atomic_t tty_echo_off;
+static struct sigaction tty_old_int, tty_old_term;
+
+static void tty_restore_signal(int sig) {
+  if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
+  /* Then what was there before: the output's cleanup (cli/out.c) or death. */
+  sigaction(sig, sig == SIGINT ? &tty_old_int : &tty_old_term, NULL);
+  raise(sig);
+}
+
+/* Reads one line from /dev/tty with echo off. */
+static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
+  if (tty_fd < 0) tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty_fd < 0) {
+    cli_err("cannot open the terminal (/dev/tty) to ask for the passphrase: %s; "
+            "use --pass-file FILE",
+            strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  struct termios t;
+  int have_termios = tcgetattr(tty_fd, &tty_saved) == 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = tty_restore_signal;
+  sigaction(SIGINT, &sa, &tty_old_int);
+  sigaction(SIGTERM, &sa, &tty_old_term);
+  if (have_termios) {
+    t = tty_saved;
+    t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+    t.c_lflag |= ICANON;
+    tty_echo_off = 1;
+    tcsetattr(tty_fd, TCSAFLUSH, &t);
+  }
+  /* The prompt comes after echo is off, so nothing typed after it is lost. */
+  if (write(tty_fd, prompt, strlen(prompt)) < 0) { /* reading still works */
+  }
+  size_t n = 0;
+  int rc = 0, too_long = 0;
+  for (;;) {
+    char c;
+    ssize_t r = read(tty_fd, &c, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || c == '\n') break;
+    if (n < CLI_PASS_MAX + 1) pass[n++] = (uint8_t)c;
+    else too_long = 1;
+  }
+  if (have_termios) {
+    tcsetattr(tty_fd, TCSANOW, &tty_saved);
+    tty_echo_off = 0;
+  }
+  sigaction(SIGINT, &tty_old_int, NULL);
+  sigaction(SIGTERM, &tty_old_term, NULL);
+  if (write(tty_fd, "\n", 1) < 0) { /* echo was off: end the prompt's line */
+  }
+  n = chomp(pass, n);
+  if (too_long || n > CLI_PASS_MAX) rc = cli_usage("passphrase longer than %d bytes", CLI_PASS_MAX);
+  else if (n == 0) rc = cli_usage("empty passphrase");
+  *len = n;
+  return rc;
+}
+
+int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_t *pass,
+                  size_t *len) {
+  if (pass_file) return read_pass_file(pass_file, pass, len);
+  int rc = tty_read_pass(prompt, pass, len);
+  if (rc || !confirm) return rc;
+  uint8_t again[CLI_PASS_MAX + 2];
+  size_t len2 = 0, n = strlen(prompt);
+  char again_prompt[128]; /* "Passphrase: " -> "Passphrase (again): " */
+  if (n >= 2 && !strcmp(prompt + n - 2, ": ")) n -= 2;
+  snprintf(again_prompt, sizeof again_prompt, "%.*s (again): ", (int)n, prompt);
+  rc = tty_read_pass(again_prompt, again, &len2);
+  if (!rc && (len2 != *len || gostx_memeq_ct(again, pass, *len) != 0)) {
+    cli_err("the passphrases do not match");
+    rc = CLI_EXIT_FAIL;
+  }
+  gostx_memzero(again, sizeof again);
+  return rc;
+}
