@@ -502,6 +502,6 @@ const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
                                               kuz_avx2_mk_decrypt, kuz_avx2_ctr,
-                                              kuz_avx2_expand};
+                                              kuz_avx2_expand, NULL, 0};
 
 #endif

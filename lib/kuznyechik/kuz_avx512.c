@@ -291,6 +291,6 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_decrypt(const gostx_kuz_key *k, const
 /* No multi-key path yet: the batch engine groups sectors by key (batch 0 =
  * its default group size, 64 = four of the 16-block passes). */
 const struct gostx_kuz_impl gostx_kuz_avx512 = {"avx512", kuz_avx512_encrypt, kuz_avx512_decrypt,
-                                                0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+                                                0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
 
 #endif
