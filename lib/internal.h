@@ -123,13 +123,15 @@ struct gostx_kuz_impl {
    * generic loop of lib/modes/xts.c, which XORs tweak buffers around
    * encrypt_blocks). count data units of nb >= 1 full blocks each, unit u at
    * in / out + p * stride, p = idx ? idx[u] : u (units do not overlap; in ==
-   * out allowed): block j of unit u becomes F(x ^ T) ^ T, T = t[u] * alpha^j
-   * (gostx__xts_mul_alpha), F = encryption or (decrypt) decryption under k;
-   * t holds count 16-byte tweaks T_0 (E_K2 of the tweak, already made) and
-   * each is left at t[u] * alpha^nb, the tweak that ciphertext stealing
-   * continues from. Same bytes as the generic loop; constant time. */
-  void (*xts)(const gostx_kuz_key *k, uint8_t *t, const size_t *idx, const uint8_t *in,
-              uint8_t *out, size_t stride, size_t nb, size_t count, int decrypt);
+   * out allowed), under key keys[nkeys == 1 ? 0 : u] (nkeys is 1 or count):
+   * block j of unit u becomes F(x ^ T) ^ T, T = t[u] * alpha^j
+   * (gostx__xts_mul_alpha), F = encryption or (decrypt) decryption; t holds
+   * count 16-byte tweaks T_0 (E_K2 of the tweak, already made) and each is
+   * left at t[u] * alpha^nb, the tweak that ciphertext stealing continues
+   * from. Same bytes as the generic loop; constant time. */
+  void (*xts)(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t, const size_t *idx,
+              const uint8_t *in, uint8_t *out, size_t stride, size_t nb, size_t count,
+              int decrypt);
   /* Blocks per data unit from which one xts call per unit (under its own
    * key) runs at full speed: the sector batch then gives sectors with
    * distinct keys calls of their own instead of interleaving them through
@@ -138,23 +140,29 @@ struct gostx_kuz_impl {
 };
 
 /* Walks the full blocks of XTS data units (the contract of the impl's xts
- * entry) in runs: each run is at most max blocks that lie back to back in
- * memory (within a unit, or across units whose positions are adjacent), and
- * comes with its tweaks. The generic loop (lib/modes/xts.c) and the
- * bitsliced kernels use it; wipe the walker with gostx_memzero after use. */
+ * entry) in runs: each run is at most max blocks under one key that lie back
+ * to back in memory (within a unit, or across units whose positions are
+ * adjacent and whose key pointers are equal), and comes with its tweaks. The
+ * generic loop (lib/modes/xts.c) and the bitsliced kernels use it; wipe the
+ * walker with gostx_memzero after use. */
 struct gostx__xts_walk {
+  const gostx_kuz_key *const *keys;
+  size_t nkeys;
   uint8_t *t;
   const size_t *idx;
   size_t stride, nb, count;
   size_t u, j;      /* the next block: block j of unit u */
   uint64_t lo, hi;  /* its tweak */
 };
-void gostx__xts_walk_init(struct gostx__xts_walk *w, uint8_t *t, const size_t *idx,
-                          size_t stride, size_t nb, size_t count);
+void gostx__xts_walk_init(struct gostx__xts_walk *w, const gostx_kuz_key *const *keys,
+                          size_t nkeys, uint8_t *t, const size_t *idx, size_t stride, size_t nb,
+                          size_t count);
 /* The next run: its length (0 when done), *off its first block's byte offset
- * from in / out, tw[i] the tweak of its block i (16 * max bytes). When a
- * unit's last block is taken its t[u] is set to the tweak after it. */
-size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off);
+ * from in / out, *key its key, tw[i] the tweak of its block i (16 * max
+ * bytes). When a unit's last block is taken its t[u] is set to the tweak
+ * after it. */
+size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off,
+                            const gostx_kuz_key **key);
 
 /* XTS: T *= alpha on a tweak held as two little-endian halves (lo = bytes
  * 0..7, hi = bytes 8..15): a left shift by one, folding x^128 back in as

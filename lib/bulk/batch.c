@@ -272,9 +272,9 @@ static void xts_gather_group(const struct batch *b, const struct lanes *D, const
   gostx_memzero(hi, sizeof hi[0] * g);
 }
 
-/* A key per sector, the g sectors' tweaks in one multi-key call, then each
- * sector through the XTS kernel under its own data key (dk[k]); the data
- * keys' schedule is built only for stealing. */
+/* A key per sector, the g sectors' tweaks in one multi-key call, then the
+ * sectors through the XTS kernel, each under its own data key (dk[k]), in
+ * one call; the data keys' schedule is built only for stealing. */
 static void xts_unit_group(const struct batch *b, const struct lanes *T, const size_t *idx,
                            const gostx_kuz_key *const *dk) {
   enum { L = BATCH_LANES_MAX };
@@ -282,8 +282,7 @@ static void xts_unit_group(const struct batch *b, const struct lanes *T, const s
   const int decrypt = b->op == OP_XTS_DEC;
   uint8_t t[L * 16];
   xts_tweaks(b, T, idx, t);
-  for (size_t k = 0; k < g; k++)
-    gostx__xts_full(dk[k], decrypt, t + 16 * k, idx + k, b->in, b->out, sl, nb, 1);
+  gostx__xts_full(dk, g, decrypt, t, idx, b->in, b->out, sl, nb, g);
   if (sl % 16) {
     gostx_kuz_mk m;
     gostx__kuz_mk_init(&m, NULL, dk, g);
@@ -437,7 +436,11 @@ static int make_groups(struct batch *b) {
     kv[i].key = (uintptr_t)b->keys[i];
     kv[i].i = i;
   }
-  qsort(kv, ns, sizeof *kv, keyed_cmp);
+  /* Key pointers that already ascend (an array of keys in sector order,
+   * or one key repeated) are already in (key, index) order. */
+  int sorted = 1;
+  for (size_t i = 1; i < ns && sorted; i++) sorted = kv[i - 1].key <= kv[i].key;
+  if (!sorted) qsort(kv, ns, sizeof *kv, keyed_cmp);
   size_t ng = 0, no = 0, nm = 0;
   /* Without a native mk path the fallback would make one block call per
    * key and block index: slower than a one-key group's call per sector. */

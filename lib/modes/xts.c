@@ -45,8 +45,11 @@ void gostx_xts_clear(gostx_xts_key *x) {
 
 /* ---- the walk over units' full blocks (internal.h) ---- */
 
-void gostx__xts_walk_init(struct gostx__xts_walk *w, uint8_t *t, const size_t *idx,
-                          size_t stride, size_t nb, size_t count) {
+void gostx__xts_walk_init(struct gostx__xts_walk *w, const gostx_kuz_key *const *keys,
+                          size_t nkeys, uint8_t *t, const size_t *idx, size_t stride, size_t nb,
+                          size_t count) {
+  w->keys = keys;
+  w->nkeys = nkeys;
   w->t = t;
   w->idx = idx;
   w->stride = stride;
@@ -61,10 +64,16 @@ static size_t walk_pos(const struct gostx__xts_walk *w, size_t u) {
   return (w->idx ? w->idx[u] : u) * w->stride;
 }
 
-size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off) {
+static const gostx_kuz_key *walk_key(const struct gostx__xts_walk *w, size_t u) {
+  return w->keys[w->nkeys == 1 ? 0 : u];
+}
+
+size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off,
+                            const gostx_kuz_key **key) {
   size_t m = 0;
   if (w->u == w->count) return 0;
   *off = walk_pos(w, w->u) + 16 * w->j;
+  *key = walk_key(w, w->u);
   while (m < max) {
     size_t b = w->nb - w->j < max - m ? w->nb - w->j : max - m;
     for (size_t i = 0; i < b; i++, m++) {
@@ -83,7 +92,8 @@ size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, 
     if (++w->u == w->count) break;
     w->lo = gostx_load64_le(tu + 16);
     w->hi = gostx_load64_le(tu + 24);
-    if (walk_pos(w, w->u) != end) break; /* not adjacent: the run ends here */
+    /* The run ends at a unit that is not adjacent or has another key. */
+    if (walk_pos(w, w->u) != end || walk_key(w, w->u) != *key) break;
   }
   return m;
 }
@@ -92,15 +102,16 @@ size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, 
 
 /* The generic loop: the contract of gostx_kuz_impl.xts on top of the
  * implementation's block calls. */
-static void xts_generic(const struct gostx_kuz_impl *im, const gostx_kuz_key *k, uint8_t *t,
-                        const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride,
-                        size_t nb, size_t count, int decrypt) {
+static void xts_generic(const struct gostx_kuz_impl *im, const gostx_kuz_key *const *keys,
+                        size_t nkeys, uint8_t *t, const size_t *idx, const uint8_t *in,
+                        uint8_t *out, size_t stride, size_t nb, size_t count, int decrypt) {
   uint8_t tw[XTS_RUN * 16];
   struct gostx__xts_walk w;
+  const gostx_kuz_key *k;
   size_t m, off, used = 0;
   const gostx_kuz_blocks_fn f = decrypt ? im->decrypt_blocks : im->encrypt_blocks;
-  gostx__xts_walk_init(&w, t, idx, stride, nb, count);
-  while ((m = gostx__xts_walk_next(&w, tw, XTS_RUN, &off)) != 0) {
+  gostx__xts_walk_init(&w, keys, nkeys, t, idx, stride, nb, count);
+  while ((m = gostx__xts_walk_next(&w, tw, XTS_RUN, &off, &k)) != 0) {
     if (used < 16 * m) used = 16 * m;
     gostx_xor(out + off, in + off, tw, 16 * m);
     f(k, out + off, out + off, m);
@@ -110,12 +121,13 @@ static void xts_generic(const struct gostx_kuz_impl *im, const gostx_kuz_key *k,
   gostx_memzero(&w, sizeof w);
 }
 
-void gostx__xts_full(const gostx_kuz_key *k, int decrypt, uint8_t *t, const size_t *idx,
-                     const uint8_t *in, uint8_t *out, size_t stride, size_t nb, size_t count) {
+void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
+                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
+                     size_t count) {
   const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
   if (!nb || !count) return;
-  if (im->xts) im->xts(k, t, idx, in, out, stride, nb, count, decrypt);
-  else xts_generic(im, k, t, idx, in, out, stride, nb, count, decrypt);
+  if (im->xts) im->xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+  else xts_generic(im, keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
 }
 
 /* ---- step 3: ciphertext stealing ---- */
@@ -171,7 +183,8 @@ static void one_key_crypt(const void *ctx, int decrypt, uint8_t *buf, size_t n) 
 static void xts_finish(const gostx_xts_key *x, int decrypt, uint8_t *t, const size_t *idx,
                        const uint8_t *in, uint8_t *out, size_t len, size_t count) {
   const size_t nb = len / 16 - (len % 16 ? 1 : 0); /* with stealing, the last full block waits */
-  gostx__xts_full(&x->data, decrypt, t, idx, in, out, len, nb, count);
+  const gostx_kuz_key *const k[1] = {&x->data};
+  gostx__xts_full(k, 1, decrypt, t, idx, in, out, len, nb, count);
   if (len % 16) gostx__xts_steal(one_key_crypt, &x->data, decrypt, t, idx, in, out, len, count);
 }
 
