@@ -101,10 +101,12 @@ struct gostx_kuz_impl {
   size_t batch;
   /* Multi-key path: mk_init prepares, in mk_size bytes at sched (aligned to
    * 64), a schedule for n keys (1 <= n <= mk_max; keys[i] is read only
-   * here); mk_encrypt / mk_decrypt then process exactly n blocks, block i
+   * here) for the directions in dirs (GOSTX__MK_ENC, GOSTX__MK_DEC, or
+   * both), and returns how many bytes from sched it wrote (what the clear
+   * wipes); mk_encrypt / mk_decrypt then process exactly n blocks, block i
    * under keys[i]. in == out allowed, any alignment. Constant time. */
   size_t mk_max, mk_size;
-  void (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n);
+  size_t (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n, unsigned dirs);
   void (*mk_encrypt)(const void *sched, const uint8_t *in, uint8_t *out);
   void (*mk_decrypt)(const void *sched, const uint8_t *in, uint8_t *out);
   /* Counter-mode keystream (optional; NULL: gostx__cipher_ctr fills counter
@@ -230,12 +232,15 @@ typedef struct gostx_kuz_mk {
   _Alignas(64) unsigned char sched[GOSTX_KUZ_MK_BYTES];
   const struct gostx_kuz_impl *impl;
   int native; /* 1: impl->mk_* with sched; 0: the per-run fallback */
-  size_t n;
+  size_t n, used; /* used: bytes of sched to wipe */
   const gostx_kuz_key *keys[GOSTX_KUZ_MK_MAX];
 } gostx_kuz_mk;
-/* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. */
+/* Directions a schedule serves: mk_encrypt (ENC), mk_decrypt (DEC). */
+enum { GOSTX__MK_ENC = 1, GOSTX__MK_DEC = 2, GOSTX__MK_BOTH = 3 };
+/* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. Only the
+ * directions in dirs may be called. */
 void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
-                        const gostx_kuz_key *const *keys, size_t n);
+                        const gostx_kuz_key *const *keys, size_t n, unsigned dirs);
 void gostx__kuz_mk_encrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
 void gostx__kuz_mk_decrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
 void gostx__kuz_mk_clear(gostx_kuz_mk *m);

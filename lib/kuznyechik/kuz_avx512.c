@@ -62,6 +62,7 @@ struct avx512_consts {
   _Alignas(64) uint8_t sbox[2][256];
   _Alignas(64) uint8_t mul[2][16][64];
   _Alignas(64) uint8_t rot[7][64];
+  _Alignas(64) uint8_t shl2[64]; /* vpshufb: each lane's bytes up by two, zeros in */
 };
 static struct avx512_consts kc;
 static pthread_once_t kc_once = PTHREAD_ONCE_INIT;
@@ -95,6 +96,7 @@ static void kc_init(void) {
   }
   for (unsigned r = 0; r < 7; r++)
     for (unsigned i = 0; i < 64; i++) kc.rot[r][i] = (uint8_t)(((i & 15) + rot_amount[r]) & 15);
+  for (unsigned i = 0; i < 64; i++) kc.shl2[i] = (uint8_t)((i & 15) < 2 ? 0x80 : (i & 15) - 2);
 }
 
 /* &kc, opaque to the optimizer so that the constants stay memory operands
@@ -149,11 +151,14 @@ AVX512_INLINE __m512i affine_z(__m512i x, uint64_t m) {
  * is = 0. A key per block (the multi-key path): each register's four lanes'
  * keys, read from the schedule (rs, is constants after inlining). */
 #define KZ(r, i) rk[(r) * rs + (i) * is]
+/* tw (XTS, NULL otherwise: a constant after inlining): XORed in with K1 on
+ * the way in (encryption) or out (decryption), one vpternlogq either way. */
 AVX512_INLINE void crypt_z(const __m512i *rk, size_t rs, size_t is, __m512i *x, unsigned nz,
-                           unsigned dir) {
+                           unsigned dir, const __m512i *tw) {
   const struct avx512_consts *c = consts();
   if (dir == 0) {
-    for (unsigned i = 0; i < nz; i++) x[i] = affine_z(_mm512_xor_si512(x[i], KZ(0, i)), KUZ_PHI);
+    for (unsigned i = 0; i < nz; i++)
+      x[i] = affine_z(tw ? XOR3Z(x[i], tw[i], KZ(0, i)) : _mm512_xor_si512(x[i], KZ(0, i)), KUZ_PHI);
     for (unsigned r = 1; r < 10; r++)
       for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 0, sbox_z(c, 0, x[i]), KZ(r, i));
     for (unsigned i = 0; i < nz; i++) x[i] = affine_z(x[i], KUZ_PHI_INV);
@@ -161,8 +166,10 @@ AVX512_INLINE void crypt_z(const __m512i *rk, size_t rs, size_t is, __m512i *x, 
     for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, affine_z(x[i], KUZ_PHI), KZ(9, i));
     for (unsigned r = 9; --r > 0;)
       for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, sbox_z(c, 1, x[i]), KZ(r, i));
-    for (unsigned i = 0; i < nz; i++)
-      x[i] = _mm512_xor_si512(affine_z(sbox_z(c, 1, x[i]), KUZ_PHI_INV), KZ(0, i));
+    for (unsigned i = 0; i < nz; i++) {
+      const __m512i y = affine_z(sbox_z(c, 1, x[i]), KUZ_PHI_INV);
+      x[i] = tw ? XOR3Z(y, KZ(0, i), tw[i]) : _mm512_xor_si512(y, KZ(0, i));
+    }
   }
 }
 #undef KZ
@@ -172,7 +179,7 @@ AVX512_INLINE void run_z(const __m512i *rk, size_t rs, size_t is, const uint8_t 
                          uint8_t *out, unsigned nz, unsigned dir) {
   __m512i x[4];
   for (unsigned i = 0; i < nz; i++) x[i] = _mm512_loadu_si512((const void *)(in + 64 * i));
-  crypt_z(rk, rs, is, x, nz, dir);
+  crypt_z(rk, rs, is, x, nz, dir, NULL);
   for (unsigned i = 0; i < nz; i++) _mm512_storeu_si512((void *)(out + 64 * i), x[i]);
 }
 
@@ -256,12 +263,23 @@ GOSTX_TARGET_AVX512 static void tail_z(const __m512i *rk, size_t rs, size_t is, 
   gostx_memzero(buf, sizeof buf);
 }
 
-/* The ten round keys of one key in every lane. */
+/* Asks for the round keys a direction reads (a key per unit or lane: with
+ * thousands of keys they come from L2 or beyond). */
+AVX512_INLINE void key_prefetch(const gostx_kuz_key *k, unsigned dir) {
+  const uint8_t *p = (const uint8_t *)(dir ? k->dk : k->ek);
+  __builtin_prefetch(p, 0, 3);
+  __builtin_prefetch(p + 64, 0, 3);
+  __builtin_prefetch(p + 128, 0, 3);
+  if (dir) __builtin_prefetch(k->ek, 0, 3); /* K1 */
+}
+
+/* The ten round keys of one key in every lane (rk is wiped by the caller). */
 AVX512_INLINE void round_keys_z(__m512i rk[10], const gostx_kuz_key *k, unsigned dir) {
-  __m128i r[10];
-  round_keys_x(r, k, dir);
-  for (unsigned i = 0; i < 10; i++) rk[i] = _mm512_broadcast_i32x4(r[i]);
-  gostx_memzero(r, sizeof r);
+  const uint8_t(*src)[16] = dir ? k->dk : k->ek;
+  rk[0] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)k->ek[0]));
+  for (unsigned i = 1; i < 10; i++)
+    rk[i] = _mm512_broadcast_i32x4(
+        affine_x(_mm_loadu_si128((const __m128i *)(const void *)src[i]), KUZ_PHI));
 }
 
 GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n,
@@ -308,19 +326,26 @@ struct mk_avx512 {
   size_t n;
 };
 
-GOSTX_TARGET_AVX512 static void kuz_avx512_mk_init(void *sched, const gostx_kuz_key *const *keys,
-                                                   size_t n) {
+/* Only the directions asked for (XTS tweak keys only ever encrypt); returns
+ * the bytes from the start written: the first direction plane, or both. */
+GOSTX_TARGET_AVX512 static size_t kuz_avx512_mk_init(void *sched, const gostx_kuz_key *const *keys,
+                                                     size_t n, unsigned dirs) {
   struct mk_avx512 *m = sched;
   m->n = n;
   for (unsigned dir = 0; dir < 2; dir++) {
+    if (!(dirs & (1u << dir))) continue;
     for (size_t i = 0; i < n; i++) {
-      __m128i r[10];
-      round_keys_x(r, keys[i], dir);
-      for (unsigned j = 0; j < 10; j++) _mm_store_si128((__m128i *)(void *)m->rk[dir][j][i], r[j]);
-      gostx_memzero(r, sizeof r);
+      if (i + 4 < n) key_prefetch(keys[i + 4], dir);
+      const uint8_t(*src)[16] = dir ? keys[i]->dk : keys[i]->ek;
+      _mm_store_si128((__m128i *)(void *)m->rk[dir][0][i],
+                      _mm_loadu_si128((const __m128i *)(const void *)keys[i]->ek[0]));
+      for (unsigned j = 1; j < 10; j++)
+        _mm_store_si128((__m128i *)(void *)m->rk[dir][j][i],
+                        affine_x(_mm_loadu_si128((const __m128i *)(const void *)src[j]), KUZ_PHI));
     }
     for (unsigned j = 0; j < 10; j++) memset(m->rk[dir][j][n], 0, 16 * ((0 - n) % 16));
   }
+  return dirs & GOSTX__MK_DEC ? sizeof m->rk : sizeof m->rk[0];
 }
 
 GOSTX_TARGET_AVX512 static void mk_run(const void *sched, const uint8_t *in, uint8_t *out,
@@ -367,6 +392,14 @@ AVX512_INLINE __m512i tw_mul(__m512i v, unsigned k) {
   return XOR3Z(_mm512_slli_epi64(v, k), up, fold);
 }
 
+/* v * alpha^16, the step between passes: the 16-bit shift is a byte move
+ * (vpshufb with the constant kc.shl2), the fold as above: 4 ops. */
+AVX512_INLINE __m512i tw_mul16(const struct avx512_consts *c, __m512i v) {
+  const __m512i fold = _mm512_clmulepi64_epi128(_mm512_srli_epi64(v, 48),
+                                                _mm512_set1_epi64(0x87), 0x01);
+  return _mm512_xor_si512(_mm512_shuffle_epi8(v, LDZ(c->shl2)), fold);
+}
+
 /* tw[0..3] = the tweaks T_0..T_15 from T_0 (16 bytes at t). */
 AVX512_INLINE void tw_start(__m512i tw[4], const uint8_t *t) {
   const __m512i v = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t));
@@ -382,15 +415,18 @@ AVX512_INLINE void tw_start(__m512i tw[4], const uint8_t *t) {
   tw[3] = tw_mul(tw[0], 12);
 }
 
-/* One pass of nz registers: out = F(in ^ T) ^ T. */
+/* One pass of nz registers: out = F(in ^ T) ^ T; encryption folds the
+ * first XOR into K1's, decryption the second. */
 AVX512_INLINE void xts_z(const __m512i rk[10], const __m512i tw[4], const uint8_t *in,
                          uint8_t *out, unsigned nz, unsigned dir) {
   __m512i x[4];
-  for (unsigned i = 0; i < nz; i++)
-    x[i] = _mm512_xor_si512(_mm512_loadu_si512((const void *)(in + 64 * i)), tw[i]);
-  crypt_z(rk, 1, 0, x, nz, dir);
-  for (unsigned i = 0; i < nz; i++)
-    _mm512_storeu_si512((void *)(out + 64 * i), _mm512_xor_si512(x[i], tw[i]));
+  for (unsigned i = 0; i < nz; i++) x[i] = _mm512_loadu_si512((const void *)(in + 64 * i));
+  if (dir == 1)
+    for (unsigned i = 0; i < nz; i++) x[i] = _mm512_xor_si512(x[i], tw[i]);
+  crypt_z(rk, 1, 0, x, nz, dir, tw);
+  if (dir == 0)
+    for (unsigned i = 0; i < nz; i++) x[i] = _mm512_xor_si512(x[i], tw[i]);
+  for (unsigned i = 0; i < nz; i++) _mm512_storeu_si512((void *)(out + 64 * i), x[i]);
 }
 
 /* One data unit of nb blocks from T_0 at t; t left at T_nb. */
@@ -399,9 +435,10 @@ AVX512_INLINE void xts_unit(const __m512i rk[10], uint8_t *t, const uint8_t *in,
   __m512i tw[4];
   size_t j = 0;
   tw_start(tw, t);
+  const struct avx512_consts *c = consts();
   for (; nb - j >= 16; j += 16) {
     xts_z(rk, tw, in + 16 * j, out + 16 * j, 4, dir);
-    for (unsigned i = 0; i < 4; i++) tw[i] = tw_mul(tw[i], 16);
+    for (unsigned i = 0; i < 4; i++) tw[i] = tw_mul16(c, tw[i]);
   }
   const size_t r = nb - j; /* 0..15 blocks left, their tweaks already in tw */
   if (r) {
@@ -436,9 +473,12 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_xts(const gostx_kuz_key *const *keys,
   round_keys_z(rk, cur, decrypt ? 1 : 0);
   for (size_t u = 0; u < count; u++) {
     const size_t off = (idx ? idx[u] : u) * stride;
-    if (nkeys > 1 && keys[u] != cur) { /* which units share a key is public */
-      cur = keys[u];
-      round_keys_z(rk, cur, decrypt ? 1 : 0);
+    if (nkeys > 1) {
+      if (keys[u] != cur) { /* which units share a key is public */
+        cur = keys[u];
+        round_keys_z(rk, cur, decrypt ? 1 : 0);
+      }
+      if (u + 1 < count) key_prefetch(keys[u + 1], decrypt ? 1 : 0);
     }
     if (decrypt) xts_unit(rk, t + 16 * u, in + off, out + off, nb, 1);
     else xts_unit(rk, t + 16 * u, in + off, out + off, nb, 0);
