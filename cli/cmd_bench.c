@@ -49,12 +49,16 @@ struct stream {
   gostx_cipher c;
   gostx_xts_key xts;
   gostx_pool *pool; /* the bulk engine's threads (pool rows); NULL = 1 thread */
-  uint8_t key[64], iv[16], tag[16];
+  uint8_t key[64], iv[16], tag[64]; /* tag: up to a Streebog-512 digest */
+  size_t unit;                     /* XTS rows: the data unit (sector) length */
+  gostx_xts_key *xkeys;            /* XTS batch rows with a key per sector: one per sector */
+  const gostx_xts_key **xkp;
+  size_t nxk;
 };
 
 typedef int (*work_fn)(struct stream *s);
 
-#define XTS_SECTOR 4096     /* data unit of the XTS rows (bytes) */
+#define XTS_SECTOR 4096     /* data unit of the xts-enc / xts-dec rows (bytes) */
 #define ACPKM_SECTION 4096  /* section N of the CTR-ACPKM rows (bytes) */
 #define GOST89_SBOX GOSTX_SBOX_CRYPTOPRO_A
 
@@ -105,12 +109,30 @@ static int w_mgm_dec(struct stream *s) {
   return gostx_mgm_decrypt_mt(s->pool, &s->c, s->iv, n, NULL, 0, s->aux, s->len, s->tag, n,
                               s->out);
 }
+/* XTS, one call: consecutive data units of s->unit bytes (the last one may
+ * be shorter), tweaks first + i. */
 static int w_xts_enc(struct stream *s) {
-  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, XTS_SECTOR, s->in, s->out, s->len);
+  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->out, s->len);
 }
 static int w_xts_dec(struct stream *s) {
-  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, XTS_SECTOR, s->in, s->out, s->len);
+  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->out, s->len);
 }
+/* XTS, the sector batch: one key, or a key per sector (s->xkp); the sectors
+ * that fit, then what is left (>= 16 bytes) as one more sector. */
+static int xts_batch(struct stream *s, int dec) {
+  int (*fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *, uint64_t,
+            const uint8_t *, uint8_t *, size_t, size_t) =
+      dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt;
+  const size_t sl = s->len < s->unit ? s->len : s->unit, ns = s->len / sl, rest = s->len % sl;
+  const gostx_xts_key *one[1] = {&s->xts};
+  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, s->in, s->out, sl, ns);
+  if (!rc && rest >= 16)
+    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, s->in + ns * sl, s->out + ns * sl,
+            rest, 1);
+  return rc;
+}
+static int w_xts_batch_enc(struct stream *s) { return xts_batch(s, 0); }
+static int w_xts_batch_dec(struct stream *s) { return xts_batch(s, 1); }
 static int w_g89_cnt(struct stream *s) {
   return gostx_gost89_cnt(s->key, GOST89_SBOX, s->iv, 1, s->in, s->out, s->len);
 }
@@ -135,28 +157,43 @@ struct row {
   int prim; /* enum gostx_primitive: whose implementation runs */
   int keying;
   work_fn fn;
-  int par; /* 1: the bulk engine has a parallel variant (pool rows) */
+  int par;      /* 1: the bulk engine has a parallel variant (pool rows) */
+  size_t unit;  /* XTS: the data unit */
+  int keyed;    /* XTS batch: a key per sector */
 };
 
-#define CIPHER_ROWS(alg, prim, k)                                                        \
-  {alg, "ecb-enc", prim, k, w_ecb_enc, 1}, {alg, "ecb-dec", prim, k, w_ecb_dec, 1},      \
-  {alg, "cbc-enc", prim, k, w_cbc_enc, 0}, {alg, "cbc-dec", prim, k, w_cbc_dec, 0},      \
-  {alg, "cfb-enc", prim, k, w_cfb_enc, 0}, {alg, "cfb-dec", prim, k, w_cfb_dec, 0},      \
-  {alg, "ofb", prim, k, w_ofb, 0},         {alg, "ctr", prim, k, w_ctr, 1},              \
-  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm, 1}, {alg, "omac", prim, k, w_omac, 0},        \
-  {alg, "mgm-enc", prim, k, w_mgm_enc, 1}, {alg, "mgm-dec", prim, k, w_mgm_dec, 1}
+#define CIPHER_ROWS(alg, prim, k)                                                              \
+  {alg, "ecb-enc", prim, k, w_ecb_enc, 1, 0, 0}, {alg, "ecb-dec", prim, k, w_ecb_dec, 1, 0, 0},  \
+  {alg, "cbc-enc", prim, k, w_cbc_enc, 0, 0, 0}, {alg, "cbc-dec", prim, k, w_cbc_dec, 0, 0, 0},  \
+  {alg, "cfb-enc", prim, k, w_cfb_enc, 0, 0, 0}, {alg, "cfb-dec", prim, k, w_cfb_dec, 0, 0, 0},  \
+  {alg, "ofb", prim, k, w_ofb, 0, 0, 0},         {alg, "ctr", prim, k, w_ctr, 1, 0, 0},          \
+  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm, 1, 0, 0}, {alg, "omac", prim, k, w_omac, 0, 0, 0},    \
+  {alg, "mgm-enc", prim, k, w_mgm_enc, 1, 0, 0}, {alg, "mgm-dec", prim, k, w_mgm_dec, 1, 0, 0}
 
 static const struct row rows[] = {
     CIPHER_ROWS("kuznyechik", GOSTX_PRIM_KUZNYECHIK, K_KUZ),
-    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1},
-    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1},
+    /* XTS: one call over the buffer (gostx_xts_*_mt) with 4096- and
+     * 512-byte data units; the sector batch (gostx_batch_xts_*) with one key
+     * and with a key per sector. Compare with ecb-enc / ecb-dec. */
+    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1, XTS_SECTOR, 0},
+    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1, XTS_SECTOR, 0},
+    {"kuznyechik", "xts-enc-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1, 512, 0},
+    {"kuznyechik", "xts-dec-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1, 512, 0},
+    {"kuznyechik", "xts-batch-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 4096, 0},
+    {"kuznyechik", "xts-batch-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 4096, 0},
+    {"kuznyechik", "xts-batch-enc-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 512, 0},
+    {"kuznyechik", "xts-batch-dec-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 512, 0},
+    {"kuznyechik", "xts-keyed-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 4096, 1},
+    {"kuznyechik", "xts-keyed-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 4096, 1},
+    {"kuznyechik", "xts-keyed-enc-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 512, 1},
+    {"kuznyechik", "xts-keyed-dec-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 512, 1},
     CIPHER_ROWS("magma", GOSTX_PRIM_MAGMA, K_MAGMA),
-    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0},
-    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0},
-    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256, 0},
-    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512, 0},
-    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256, 0},
-    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512, 0},
+    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0, 0, 0},
+    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0, 0, 0},
+    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256, 0, 0, 0},
+    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512, 0, 0, 0},
+    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256, 0, 0, 0},
+    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512, 0, 0, 0},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -164,6 +201,9 @@ static void stream_free(struct stream *s) {
   for (int i = 0; i < 3; i++) free(s->mem[i]);
   gostx_cipher_clear(&s->c);
   gostx_xts_clear(&s->xts);
+  for (size_t i = 0; i < s->nxk; i++) gostx_xts_clear(&s->xkeys[i]);
+  free(s->xkeys);
+  free(s->xkp);
   memset(s, 0, sizeof *s);
 }
 
@@ -191,6 +231,22 @@ static int stream_setup(struct stream *s, const struct row *r, size_t len, size_
   if (r->keying == K_KUZ || r->keying == K_MAGMA) rc = gostx_cipher_init(&s->c, r->keying, s->key);
   else if (r->keying == K_XTS) rc = gostx_xts_set_key(&s->xts, s->key);
   if (rc) return rc;
+  s->unit = r->unit;
+  if (r->keyed) { /* distinct keys, one per sector (and the partial one), in sector order */
+    s->nxk = len / (len < r->unit ? len : r->unit) + 1;
+    s->xkeys = aligned_alloc(64, s->nxk * sizeof *s->xkeys);
+    s->xkp = malloc(s->nxk * sizeof *s->xkp);
+    if (!s->xkeys || !s->xkp) return GOSTX_ENOMEM;
+    uint8_t k[64];
+    memcpy(k, s->key, sizeof k);
+    for (size_t i = 0; i < s->nxk && !rc; i++) {
+      for (int b = 0; b < 8; b++) k[b] = (uint8_t)(s->key[b] ^ (i >> (8 * b)));
+      rc = gostx_xts_set_key(&s->xkeys[i], k);
+      s->xkp[i] = &s->xkeys[i];
+    }
+    gostx_memzero(k, sizeof k);
+    if (rc) return rc;
+  }
   if (r->fn == w_mgm_dec) { /* a valid ciphertext and tag to open on every pass */
     size_t n = s->c.block_len;
     rc = gostx_mgm_encrypt(&s->c, s->iv, n, NULL, 0, s->in, len, s->aux, s->tag, n);
@@ -555,8 +611,10 @@ static void usage(FILE *f) {
           "  --list             print the row names and exit\n"
           "\n"
           "Rows: kuznyechik and magma ecb/cbc/cfb enc+dec, ofb, ctr, ctr-acpkm (section\n"
-          "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec\n"
-          "(%d-byte data units, plain64 tweaks); gost89 cnt and cfb-enc (CryptoPro-A\n"
+          "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec:\n"
+          "one call over the buffer (xts-*: %d-byte data units, xts-*-512: 512-byte),\n"
+          "the sector batch with one key (xts-batch-*) and with a key per sector\n"
+          "(xts-keyed-*), plain64 tweaks; gost89 cnt and cfb-enc (CryptoPro-A\n"
           "S-box, CryptoPro key meshing); streebog256/512; hmac-streebog256/512.\n"
           "Method: wall clock (CLOCK_MONOTONIC); warm-up; aligned and unaligned\n"
           "repetitions interleaved; medians. Cycles: perf_event_open core cycles where\n"
@@ -860,7 +918,7 @@ int cmd_bench(int argc, char **argv) {
   for (int ci = 0; ci < ncounts && !rc; ci++) {
     int nt = counts[ci];
     if (!json) {
-      printf("\nthreads: %d\n%-17s %-10s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
+      printf("\nthreads: %d\n%-17s %-17s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
              "impl", "MB/s aligned", "unaligned", "cycles/B", "engine", "scaling");
       fflush(stdout);
     }
@@ -909,7 +967,7 @@ int cmd_bench(int argc, char **argv) {
         else snprintf(cpb, sizeof cpb, "%9s", "-");
         char sc[48] = "-";
         if (scaling > 0) snprintf(sc, sizeof sc, "%.2fx (%.0f%%)", scaling, 100 * scaling / nt);
-        printf("%-17s %-10s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res.mbps[0],
+        printf("%-17s %-17s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res.mbps[0],
                res.mbps[1], cpb, engine, sc);
       }
       first = 0;

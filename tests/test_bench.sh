@@ -38,6 +38,9 @@ done
 expected="kuznyechik-ecb-enc kuznyechik-ecb-dec kuznyechik-cbc-enc kuznyechik-cbc-dec
 kuznyechik-cfb-enc kuznyechik-cfb-dec kuznyechik-ofb kuznyechik-ctr kuznyechik-ctr-acpkm
 kuznyechik-omac kuznyechik-mgm-enc kuznyechik-mgm-dec kuznyechik-xts-enc kuznyechik-xts-dec
+kuznyechik-xts-enc-512 kuznyechik-xts-dec-512 kuznyechik-xts-batch-enc kuznyechik-xts-batch-dec
+kuznyechik-xts-batch-enc-512 kuznyechik-xts-batch-dec-512 kuznyechik-xts-keyed-enc
+kuznyechik-xts-keyed-dec kuznyechik-xts-keyed-enc-512 kuznyechik-xts-keyed-dec-512
 magma-ecb-enc magma-ecb-dec magma-cbc-enc magma-cbc-dec magma-cfb-enc magma-cfb-dec magma-ofb
 magma-ctr magma-ctr-acpkm magma-omac magma-mgm-enc magma-mgm-dec gost89-cnt gost89-cfb-enc
 streebog256-hash streebog512-hash hmac-streebog256-mac hmac-streebog512-mac"
