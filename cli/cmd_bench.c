@@ -527,19 +527,29 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int measure(const struct row *r, int nthreads, int pool, size_t len, int repeat,
-                   double min_time, struct result *res) {
+/* One row's measurement, in steps, so that several rows' repetitions can be
+ * interleaved (--interleave): start (buffers, threads, warm-up and
+ * calibration), one repetition at a time, finish (medians). */
+struct meas {
   struct runner rn;
-  int rc = runner_start(&rn, r, nthreads, pool, len);
+  int passes, repeat, rc;
+  double bytes;
+  double *v[3]; /* per repetition: MB/s aligned, unaligned, cycles/byte */
+};
+
+static int meas_start(struct meas *m, const struct row *r, int nthreads, int pool, size_t len,
+                      int repeat, double min_time) {
+  memset(m, 0, sizeof *m);
+  int rc = runner_start(&m->rn, r, nthreads, pool, len);
   if (rc) return rc;
   double cyc;
   /* Warm-up and calibration: double the passes until a round lasts 1/4 of
    * the target (at least one round of each alignment). */
   int passes = 1;
   double t;
-  runner_round(&rn, 1, 1, &cyc, &rc);
+  runner_round(&m->rn, 1, 1, &cyc, &rc);
   for (;;) {
-    t = runner_round(&rn, 0, passes, &cyc, &rc);
+    t = runner_round(&m->rn, 0, passes, &cyc, &rc);
     if (rc || t >= min_time / 4 || passes >= (1 << 24)) break;
     passes *= 2;
   }
@@ -547,25 +557,43 @@ static int measure(const struct row *r, int nthreads, int pool, size_t len, int 
     double want = passes * min_time / (t > 0 ? t : 1e-9) + 1;
     passes = want > (1 << 26) ? (1 << 26) : (int)want;
   }
-  double *v[3];
-  for (int i = 0; i < 3; i++) v[i] = malloc(sizeof(double) * (size_t)repeat);
-  double bytes = (double)len * passes * rn.nthreads;
-  for (int i = 0; i < repeat && !rc; i++) {
-    t = runner_round(&rn, 0, passes, &cyc, &rc);
-    v[0][i] = bytes / t / 1e6;
-    v[2][i] = cyc / bytes;
-    t = runner_round(&rn, 1, passes, &cyc, &rc);
-    v[1][i] = bytes / t / 1e6;
+  m->passes = passes;
+  m->repeat = repeat;
+  m->rc = rc;
+  m->bytes = (double)len * passes * m->rn.nthreads;
+  for (int i = 0; i < 3; i++) m->v[i] = malloc(sizeof(double) * (size_t)repeat);
+  return 0;
+}
+
+static void meas_round(struct meas *m, int i) {
+  double cyc, t;
+  if (m->rc) return;
+  t = runner_round(&m->rn, 0, m->passes, &cyc, &m->rc);
+  m->v[0][i] = m->bytes / t / 1e6;
+  m->v[2][i] = cyc / m->bytes;
+  t = runner_round(&m->rn, 1, m->passes, &cyc, &m->rc);
+  m->v[1][i] = m->bytes / t / 1e6;
+}
+
+static int meas_finish(struct meas *m, struct result *res) {
+  runner_stop(&m->rn);
+  if (!m->rc) {
+    res->mbps[0] = median(m->v[0], m->repeat);
+    res->mbps[1] = median(m->v[1], m->repeat);
+    res->cpb = cycles_source == CYC_NONE ? -1 : median(m->v[2], m->repeat);
+    res->passes = m->passes;
   }
-  runner_stop(&rn);
-  if (!rc) {
-    res->mbps[0] = median(v[0], repeat);
-    res->mbps[1] = median(v[1], repeat);
-    res->cpb = cycles_source == CYC_NONE ? -1 : median(v[2], repeat);
-    res->passes = passes;
-  }
-  for (int i = 0; i < 3; i++) free(v[i]);
-  return rc;
+  for (int i = 0; i < 3; i++) free(m->v[i]);
+  return m->rc;
+}
+
+static int measure(const struct row *r, int nthreads, int pool, size_t len, int repeat,
+                   double min_time, struct result *res) {
+  struct meas m;
+  int rc = meas_start(&m, r, nthreads, pool, len, repeat, min_time);
+  if (rc) return rc;
+  for (int i = 0; i < repeat; i++) meas_round(&m, i);
+  return meas_finish(&m, res);
 }
 
 /* ---- options and output ---- */
@@ -596,6 +624,10 @@ static void usage(FILE *f) {
           "  --gpu-size BYTES   the GPU's buffer (default 1G)\n"
           "  --device N         the GPU to use (default 0)\n"
           "  --repeat N         timed repetitions per row, the median is reported (default 5)\n"
+          "  --interleave       start every selected row first, then take repetition k of\n"
+          "                     each row in turn: the rows' medians come from the same\n"
+          "                     stretch of time, so ratios between rows (XTS against ECB)\n"
+          "                     hold on a busy machine\n"
           "  --time MS          minimum length of one repetition in ms (default 80); each\n"
           "                     repetition makes as many passes over the buffer as needed\n"
           "  --filter SUBSTR[,SUBSTR..]  only rows whose name (e.g. kuznyechik-ctr,\n"
@@ -624,7 +656,7 @@ static void usage(FILE *f) {
 
 enum {
   O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK,
-  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE
+  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE, O_INTERLEAVE
 };
 
 static const cli_opt opts[] = {
@@ -635,6 +667,7 @@ static const cli_opt opts[] = {
     {"list", 0, CLI_NOARG, O_LIST},       {"clock", 0, CLI_ARG, O_CLOCK},
     {"engine", 0, CLI_ARG, O_ENGINE},     {"gpu", 0, CLI_NOARG, O_GPU},
     {"gpu-size", 0, CLI_ARG, O_GPU_SIZE}, {"device", 0, CLI_ARG, O_DEVICE},
+    {"interleave", 0, CLI_NOARG, O_INTERLEAVE},
     {NULL, 0, 0, 0},
 };
 
@@ -757,7 +790,7 @@ static double gpu_cpu_mbps(const char *alg, const char *mode, void *arg) {
 int cmd_bench(int argc, char **argv) {
   size_t size = 1 << 20, gpu_size = (size_t)1 << 30;
   int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
-  int pool_engine = 1, gpu = 0, device = 0, size_given = 0;
+  int pool_engine = 1, gpu = 0, device = 0, size_given = 0, interleave = 0;
   double min_time = 0.08;
   const char *filter = NULL, *impl = NULL;
   cli_parser p;
@@ -805,6 +838,7 @@ int cmd_bench(int argc, char **argv) {
         else return cli_usage("bench: bad --engine '%s' (pool or streams)", p.arg);
         break;
       case O_GPU: gpu = 1; break;
+      case O_INTERLEAVE: interleave = 1; break;
       case O_GPU_SIZE:
         if (parse_size(p.arg, &gpu_size) || gpu_size < 4096)
           return cli_usage("bench: bad --gpu-size '%s' (4K .. 1G; suffixes K, M, G)", p.arg);
@@ -874,9 +908,10 @@ int cmd_bench(int argc, char **argv) {
     cli_json_str(cycles_source_name());
     printf(", \"cycles_note\": ");
     cli_json_str(cycles_note);
-    printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, ",
+    printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, "
+           "\"interleave\": %s, ",
            use_cpu_clock ? "cpu" : "wall", pool_engine ? "pool" : "streams", repeat,
-           min_time * 1000);
+           min_time * 1000, interleave ? "true" : "false");
     printf(gpu ? "\"gpu\": " : "\"rows\": [");
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
@@ -890,11 +925,11 @@ int cmd_bench(int argc, char **argv) {
     if (use_cpu_clock)
       printf("clock: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID), --clock cpu; TSC cycles\n"
              "       = CPU time x TSC rate\n");
-    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms;\n"
+    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms%s;\n"
            "        %zu bytes per call; MB/s = 10^6 B/s, aggregate over threads; cycles/B per\n"
            "        byte summed over threads; unaligned = buffers at offset 1\n",
            use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", repeat,
-           min_time * 1000, size);
+           min_time * 1000, interleave ? " (rows interleaved)" : "", size);
     printf("engine: %s\n", pool_engine ? "pool = one buffer through the bulk engine's parallel call "
                                           "on N threads;\n        streams = N independent streams"
                                         : "streams (N independent streams for every row)");
@@ -922,12 +957,45 @@ int cmd_bench(int argc, char **argv) {
              "impl", "MB/s aligned", "unaligned", "cycles/B", "engine", "scaling");
       fflush(stdout);
     }
+    /* --interleave: every selected row started (buffers, threads,
+     * calibration), then repetition k of every row in turn, so that all
+     * rows' medians come from the same stretch of time. */
+    struct result *pre = NULL;
+    int *pre_rc = NULL;
+    if (interleave) {
+      struct meas *ms = calloc(NROWS, sizeof *ms);
+      int *on = calloc(NROWS, sizeof *on);
+      pre = calloc(NROWS, sizeof *pre);
+      pre_rc = calloc(NROWS, sizeof *pre_rc);
+      if (!ms || !on || !pre || !pre_rc) {
+        cli_err("bench: out of memory");
+        return CLI_EXIT_FAIL;
+      }
+      for (size_t i = 0; i < NROWS; i++)
+        if (row_selected(&rows[i], filter)) {
+          pre_rc[i] = meas_start(&ms[i], &rows[i], nt, pool_engine && rows[i].par, size, repeat,
+                                 min_time);
+          on[i] = !pre_rc[i];
+        }
+      for (int k = 0; k < repeat; k++)
+        for (size_t i = 0; i < NROWS; i++)
+          if (on[i]) meas_round(&ms[i], k);
+      for (size_t i = 0; i < NROWS; i++)
+        if (on[i]) pre_rc[i] = meas_finish(&ms[i], &pre[i]);
+      free(ms);
+      free(on);
+    }
     for (size_t i = 0; i < NROWS && !rc; i++) {
       const struct row *r = &rows[i];
       if (!row_selected(r, filter)) continue;
       struct result res;
       int pooled = pool_engine && r->par;
-      rc = measure(r, nt, pooled, size, repeat, min_time, &res);
+      if (interleave) {
+        rc = pre_rc[i];
+        res = pre[i];
+      } else {
+        rc = measure(r, nt, pooled, size, repeat, min_time, &res);
+      }
       if (rc) {
         char name[64];
         row_name(r, name, sizeof name);
@@ -973,6 +1041,8 @@ int cmd_bench(int argc, char **argv) {
       first = 0;
       fflush(stdout);
     }
+    free(pre);
+    free(pre_rc);
   }
   if (json) printf("\n]}\n");
   return CLI_EXIT_OK;

@@ -67,6 +67,15 @@ grep -Eq '^streebog256 +hash .* streams +[0-9.]+x \([0-9]+%\)$' "$tmp/text" || e
   > "$tmp/streams" 2> "$tmp/err" || err "--engine streams failed: $(cat "$tmp/err")"
 grep -Eq '^kuznyechik +ctr .* streams +-$' "$tmp/streams" || err "--engine streams: ctr row"
 
+# --interleave: the same rows, repetitions taken row by row in turn.
+"$GOSTX" bench --interleave --size 4K --time 1 --repeat 2 --filter kuznyechik-ecb-enc,kuznyechik-xts \
+  > "$tmp/inter" 2> "$tmp/err" || err "--interleave failed: $(cat "$tmp/err")"
+grep -q 'rows interleaved' "$tmp/inter" || err "--interleave: header does not say so"
+for m in ecb-enc xts-enc xts-enc-512 xts-batch-enc xts-keyed-enc-512; do
+  awk -v m="$m" '$1 == "kuznyechik" && $2 == m && $4 > 0 && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/inter" \
+    || err "--interleave: no positive $m row"
+done
+
 # --gpu: without the CUDA backend, or without a GPU, one line and exit 1.
 # (tests/gpu_mock/bench_gpu_mock.sh runs it through the mock driver.)
 if [ -z "${GOSTX_CUDA_DRIVER:-}" ]; then
