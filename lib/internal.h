@@ -148,6 +148,10 @@ struct gostx_kuz_impl {
  * generic loop (lib/modes/xts.c) and the bitsliced kernels use it; wipe the
  * walker with gostx_memzero after use. */
 struct gostx__xts_walk {
+  /* Writes n tweaks from (*lo, *hi) on, leaves it at the next one: a
+   * kernel may set its own vector form after init (NULL: the scalar
+   * chain of gostx__xts_mul_alpha, ~4 cycles of latency a tweak). */
+  void (*fill)(uint8_t *tw, uint64_t *lo, uint64_t *hi, size_t n);
   const gostx_kuz_key *const *keys;
   size_t nkeys;
   uint8_t *t;

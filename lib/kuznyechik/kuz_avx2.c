@@ -494,6 +494,51 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
  * both with the tweaks XORed in during the transposes (load_x / store_x),
  * and a shorter run takes the narrow kernel between two XOR passes. The key
  * masks are built when the key changes (which units share a key is public). */
+/* v * alpha^4 on both 128-bit lanes (two tweaks, lo in the low qword): each
+ * qword shifted by 4, the low one's top bits moved up, the high one's top
+ * bits (t < 16) folded back as t * 0x87 = t ^ t<<1 ^ t<<2 ^ t<<7. */
+AVX2_INLINE __m256i tw_mul4(__m256i v) {
+  const __m256i c = _mm256_srli_epi64(v, 60);
+  const __m256i dn = _mm256_srli_si256(c, 8);
+  const __m256i fold = _mm256_xor_si256(_mm256_xor_si256(dn, _mm256_slli_epi64(dn, 1)),
+                                        _mm256_xor_si256(_mm256_slli_epi64(dn, 2),
+                                                         _mm256_slli_epi64(dn, 7)));
+  return _mm256_xor_si256(_mm256_xor_si256(_mm256_slli_epi64(v, 4), _mm256_slli_si256(c, 8)),
+                          fold);
+}
+
+/* The walker's fill (struct gostx__xts_walk): two registers of two tweaks
+ * each, stepped by alpha^4 independently (no chain through the blocks);
+ * fewer than 8 tweaks, and the last 0..3, by the scalar step. */
+AVX2 static void tweaks_avx2(uint8_t *tw, uint64_t *lo, uint64_t *hi, size_t n) {
+  size_t i = 0;
+  if (n >= 8) {
+    _Alignas(32) uint64_t q[8];
+    uint64_t l = *lo, h = *hi;
+    for (unsigned k = 0; k < 4; k++) {
+      q[2 * k] = l;
+      q[2 * k + 1] = h;
+      gostx__xts_mul_alpha(&l, &h);
+    }
+    __m256i a = _mm256_load_si256((const __m256i *)(const void *)q);
+    __m256i b = _mm256_load_si256((const __m256i *)(const void *)(q + 4));
+    for (; n - i >= 4; i += 4) {
+      _mm256_storeu_si256((__m256i *)(void *)(tw + 16 * i), a);
+      _mm256_storeu_si256((__m256i *)(void *)(tw + 16 * i + 32), b);
+      a = tw_mul4(a);
+      b = tw_mul4(b);
+    }
+    *lo = (uint64_t)_mm256_extract_epi64(a, 0);
+    *hi = (uint64_t)_mm256_extract_epi64(a, 1);
+    gostx_memzero(q, sizeof q);
+  }
+  for (; i < n; i++) {
+    gostx_store64_le(tw + 16 * i, *lo);
+    gostx_store64_le(tw + 16 * i + 8, *hi);
+    gostx__xts_mul_alpha(lo, hi);
+  }
+}
+
 AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t,
                               const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride,
                               size_t nb, size_t count, int decrypt) {
@@ -507,6 +552,7 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
   const gostx_kuz_key *k, *cur = NULL;
   size_t m, off, used = 0, sw = 0; /* sw: bytes of s to wipe */
   gostx__xts_walk_init(&w, keys, nkeys, t, idx, stride, nb, count);
+  w.fill = tweaks_avx2;
   while ((m = gostx__xts_walk_next(&w, tw, 256, &off, &k)) != 0) {
     if (used < 16 * m) used = 16 * m;
     if (m < KUZ_AVX2_WIDE_MIN) {

@@ -48,6 +48,7 @@ void gostx_xts_clear(gostx_xts_key *x) {
 void gostx__xts_walk_init(struct gostx__xts_walk *w, const gostx_kuz_key *const *keys,
                           size_t nkeys, uint8_t *t, const size_t *idx, size_t stride, size_t nb,
                           size_t count) {
+  w->fill = NULL;
   w->keys = keys;
   w->nkeys = nkeys;
   w->t = t;
@@ -76,10 +77,15 @@ size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, 
   *key = walk_key(w, w->u);
   while (m < max) {
     size_t b = w->nb - w->j < max - m ? w->nb - w->j : max - m;
-    for (size_t i = 0; i < b; i++, m++) {
-      gostx_store64_le(tw + 16 * m, w->lo);
-      gostx_store64_le(tw + 16 * m + 8, w->hi);
-      gostx__xts_mul_alpha(&w->lo, &w->hi);
+    if (w->fill) {
+      w->fill(tw + 16 * m, &w->lo, &w->hi, b);
+      m += b;
+    } else {
+      for (size_t i = 0; i < b; i++, m++) {
+        gostx_store64_le(tw + 16 * m, w->lo);
+        gostx_store64_le(tw + 16 * m + 8, w->hi);
+        gostx__xts_mul_alpha(&w->lo, &w->hi);
+      }
     }
     w->j += b;
     if (w->j < w->nb) break; /* the run is full */
