@@ -73,7 +73,9 @@ GOSTX_API int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, cons
 /* Consecutive XTS data units: unit i is bytes [i*sector_size, (i+1)*sector_size)
  * with tweak first_sector + i (plain64, = gostx_xts_encrypt_sector). The last
  * unit may be shorter (len need not be a multiple of sector_size) but must
- * be at least 16 bytes, as must sector_size (GOSTX_ELEN otherwise). */
+ * be at least 16 bytes, as must sector_size (GOSTX_ELEN otherwise). The
+ * tweaks count whole units: for a disk in dm-crypt's plain64 / LUKS layout
+ * with sectors larger than 512 bytes use gostx_xts_encrypt_disk. */
 GOSTX_API int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
                                    uint64_t first_sector, size_t sector_size, const uint8_t *in,
                                    uint8_t *out, size_t len);
