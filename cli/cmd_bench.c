@@ -170,23 +170,19 @@ struct row {
   {alg, "ctr-acpkm", prim, k, w_ctr_acpkm, 1, 0, 0}, {alg, "omac", prim, k, w_omac, 0, 0, 0},    \
   {alg, "mgm-enc", prim, k, w_mgm_enc, 1, 0, 0}, {alg, "mgm-dec", prim, k, w_mgm_dec, 1, 0, 0}
 
+/* Kuznyechik-XTS encryption and decryption rows: "xts-" kind "enc" suffix. */
+#define XTS_ROWS(kind, suffix, fn, unit, keyed)                                                  \
+  {"kuznyechik", "xts-" kind "enc" suffix, GOSTX_PRIM_KUZNYECHIK, K_XTS, fn##_enc, 1, unit, keyed}, \
+  {"kuznyechik", "xts-" kind "dec" suffix, GOSTX_PRIM_KUZNYECHIK, K_XTS, fn##_dec, 1, unit, keyed}
+
 static const struct row rows[] = {
     CIPHER_ROWS("kuznyechik", GOSTX_PRIM_KUZNYECHIK, K_KUZ),
     /* XTS: one call over the buffer (gostx_xts_*_mt) with 4096- and
      * 512-byte data units; the sector batch (gostx_batch_xts_*) with one key
      * and with a key per sector. Compare with ecb-enc / ecb-dec. */
-    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1, XTS_SECTOR, 0},
-    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1, XTS_SECTOR, 0},
-    {"kuznyechik", "xts-enc-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1, 512, 0},
-    {"kuznyechik", "xts-dec-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1, 512, 0},
-    {"kuznyechik", "xts-batch-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 4096, 0},
-    {"kuznyechik", "xts-batch-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 4096, 0},
-    {"kuznyechik", "xts-batch-enc-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 512, 0},
-    {"kuznyechik", "xts-batch-dec-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 512, 0},
-    {"kuznyechik", "xts-keyed-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 4096, 1},
-    {"kuznyechik", "xts-keyed-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 4096, 1},
-    {"kuznyechik", "xts-keyed-enc-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_enc, 1, 512, 1},
-    {"kuznyechik", "xts-keyed-dec-512", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_batch_dec, 1, 512, 1},
+    XTS_ROWS("", "", w_xts, XTS_SECTOR, 0),   XTS_ROWS("", "-512", w_xts, 512, 0),
+    XTS_ROWS("batch-", "", w_xts_batch, 4096, 0), XTS_ROWS("batch-", "-512", w_xts_batch, 512, 0),
+    XTS_ROWS("keyed-", "", w_xts_batch, 4096, 1), XTS_ROWS("keyed-", "-512", w_xts_batch, 512, 1),
     CIPHER_ROWS("magma", GOSTX_PRIM_MAGMA, K_MAGMA),
     {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0, 0, 0},
     {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0, 0, 0},
