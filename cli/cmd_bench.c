@@ -49,12 +49,16 @@ struct stream {
   gostx_cipher c;
   gostx_xts_key xts;
   gostx_pool *pool; /* the bulk engine's threads (pool rows); NULL = 1 thread */
-  uint8_t key[64], iv[16], tag[16];
+  uint8_t key[64], iv[16], tag[64]; /* tag: up to a Streebog-512 digest */
+  size_t unit;                     /* XTS rows: the data unit (sector) length */
+  gostx_xts_key *xkeys;            /* XTS batch rows with a key per sector: one per sector */
+  const gostx_xts_key **xkp;
+  size_t nxk;
 };
 
 typedef int (*work_fn)(struct stream *s);
 
-#define XTS_SECTOR 4096     /* data unit of the XTS rows (bytes) */
+#define XTS_SECTOR 4096     /* data unit of the xts-enc / xts-dec rows (bytes) */
 #define ACPKM_SECTION 4096  /* section N of the CTR-ACPKM rows (bytes) */
 #define GOST89_SBOX GOSTX_SBOX_CRYPTOPRO_A
 
@@ -105,12 +109,30 @@ static int w_mgm_dec(struct stream *s) {
   return gostx_mgm_decrypt_mt(s->pool, &s->c, s->iv, n, NULL, 0, s->aux, s->len, s->tag, n,
                               s->out);
 }
+/* XTS, one call: consecutive data units of s->unit bytes (the last one may
+ * be shorter), tweaks first + i. */
 static int w_xts_enc(struct stream *s) {
-  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, XTS_SECTOR, s->in, s->out, s->len);
+  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->out, s->len);
 }
 static int w_xts_dec(struct stream *s) {
-  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, XTS_SECTOR, s->in, s->out, s->len);
+  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->out, s->len);
 }
+/* XTS, the sector batch: one key, or a key per sector (s->xkp); the sectors
+ * that fit, then what is left (>= 16 bytes) as one more sector. */
+static int xts_batch(struct stream *s, int dec) {
+  int (*fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *, uint64_t,
+            const uint8_t *, uint8_t *, size_t, size_t) =
+      dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt;
+  const size_t sl = s->len < s->unit ? s->len : s->unit, ns = s->len / sl, rest = s->len % sl;
+  const gostx_xts_key *one[1] = {&s->xts};
+  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, s->in, s->out, sl, ns);
+  if (!rc && rest >= 16)
+    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, s->in + ns * sl, s->out + ns * sl,
+            rest, 1);
+  return rc;
+}
+static int w_xts_batch_enc(struct stream *s) { return xts_batch(s, 0); }
+static int w_xts_batch_dec(struct stream *s) { return xts_batch(s, 1); }
 static int w_g89_cnt(struct stream *s) {
   return gostx_gost89_cnt(s->key, GOST89_SBOX, s->iv, 1, s->in, s->out, s->len);
 }
@@ -135,28 +157,39 @@ struct row {
   int prim; /* enum gostx_primitive: whose implementation runs */
   int keying;
   work_fn fn;
-  int par; /* 1: the bulk engine has a parallel variant (pool rows) */
+  int par;      /* 1: the bulk engine has a parallel variant (pool rows) */
+  size_t unit;  /* XTS: the data unit */
+  int keyed;    /* XTS batch: a key per sector */
 };
 
-#define CIPHER_ROWS(alg, prim, k)                                                        \
-  {alg, "ecb-enc", prim, k, w_ecb_enc, 1}, {alg, "ecb-dec", prim, k, w_ecb_dec, 1},      \
-  {alg, "cbc-enc", prim, k, w_cbc_enc, 0}, {alg, "cbc-dec", prim, k, w_cbc_dec, 0},      \
-  {alg, "cfb-enc", prim, k, w_cfb_enc, 0}, {alg, "cfb-dec", prim, k, w_cfb_dec, 0},      \
-  {alg, "ofb", prim, k, w_ofb, 0},         {alg, "ctr", prim, k, w_ctr, 1},              \
-  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm, 1}, {alg, "omac", prim, k, w_omac, 0},        \
-  {alg, "mgm-enc", prim, k, w_mgm_enc, 1}, {alg, "mgm-dec", prim, k, w_mgm_dec, 1}
+#define CIPHER_ROWS(alg, prim, k)                                                              \
+  {alg, "ecb-enc", prim, k, w_ecb_enc, 1, 0, 0}, {alg, "ecb-dec", prim, k, w_ecb_dec, 1, 0, 0},  \
+  {alg, "cbc-enc", prim, k, w_cbc_enc, 0, 0, 0}, {alg, "cbc-dec", prim, k, w_cbc_dec, 0, 0, 0},  \
+  {alg, "cfb-enc", prim, k, w_cfb_enc, 0, 0, 0}, {alg, "cfb-dec", prim, k, w_cfb_dec, 0, 0, 0},  \
+  {alg, "ofb", prim, k, w_ofb, 0, 0, 0},         {alg, "ctr", prim, k, w_ctr, 1, 0, 0},          \
+  {alg, "ctr-acpkm", prim, k, w_ctr_acpkm, 1, 0, 0}, {alg, "omac", prim, k, w_omac, 0, 0, 0},    \
+  {alg, "mgm-enc", prim, k, w_mgm_enc, 1, 0, 0}, {alg, "mgm-dec", prim, k, w_mgm_dec, 1, 0, 0}
+
+/* Kuznyechik-XTS encryption and decryption rows: "xts-" kind "enc" suffix. */
+#define XTS_ROWS(kind, suffix, fn, unit, keyed)                                                  \
+  {"kuznyechik", "xts-" kind "enc" suffix, GOSTX_PRIM_KUZNYECHIK, K_XTS, fn##_enc, 1, unit, keyed}, \
+  {"kuznyechik", "xts-" kind "dec" suffix, GOSTX_PRIM_KUZNYECHIK, K_XTS, fn##_dec, 1, unit, keyed}
 
 static const struct row rows[] = {
     CIPHER_ROWS("kuznyechik", GOSTX_PRIM_KUZNYECHIK, K_KUZ),
-    {"kuznyechik", "xts-enc", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_enc, 1},
-    {"kuznyechik", "xts-dec", GOSTX_PRIM_KUZNYECHIK, K_XTS, w_xts_dec, 1},
+    /* XTS: one call over the buffer (gostx_xts_*_mt) with 4096- and
+     * 512-byte data units; the sector batch (gostx_batch_xts_*) with one key
+     * and with a key per sector. Compare with ecb-enc / ecb-dec. */
+    XTS_ROWS("", "", w_xts, XTS_SECTOR, 0),   XTS_ROWS("", "-512", w_xts, 512, 0),
+    XTS_ROWS("batch-", "", w_xts_batch, 4096, 0), XTS_ROWS("batch-", "-512", w_xts_batch, 512, 0),
+    XTS_ROWS("keyed-", "", w_xts_batch, 4096, 1), XTS_ROWS("keyed-", "-512", w_xts_batch, 512, 1),
     CIPHER_ROWS("magma", GOSTX_PRIM_MAGMA, K_MAGMA),
-    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0},
-    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0},
-    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256, 0},
-    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512, 0},
-    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256, 0},
-    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512, 0},
+    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0, 0, 0},
+    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0, 0, 0},
+    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256, 0, 0, 0},
+    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512, 0, 0, 0},
+    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256, 0, 0, 0},
+    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512, 0, 0, 0},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -164,6 +197,9 @@ static void stream_free(struct stream *s) {
   for (int i = 0; i < 3; i++) free(s->mem[i]);
   gostx_cipher_clear(&s->c);
   gostx_xts_clear(&s->xts);
+  for (size_t i = 0; i < s->nxk; i++) gostx_xts_clear(&s->xkeys[i]);
+  free(s->xkeys);
+  free(s->xkp);
   memset(s, 0, sizeof *s);
 }
 
@@ -191,6 +227,22 @@ static int stream_setup(struct stream *s, const struct row *r, size_t len, size_
   if (r->keying == K_KUZ || r->keying == K_MAGMA) rc = gostx_cipher_init(&s->c, r->keying, s->key);
   else if (r->keying == K_XTS) rc = gostx_xts_set_key(&s->xts, s->key);
   if (rc) return rc;
+  s->unit = r->unit;
+  if (r->keyed) { /* distinct keys, one per sector (and the partial one), in sector order */
+    s->nxk = len / (len < r->unit ? len : r->unit) + 1;
+    s->xkeys = aligned_alloc(64, s->nxk * sizeof *s->xkeys);
+    s->xkp = malloc(s->nxk * sizeof *s->xkp);
+    if (!s->xkeys || !s->xkp) return GOSTX_ENOMEM;
+    uint8_t k[64];
+    memcpy(k, s->key, sizeof k);
+    for (size_t i = 0; i < s->nxk && !rc; i++) {
+      for (int b = 0; b < 8; b++) k[b] = (uint8_t)(s->key[b] ^ (i >> (8 * b)));
+      rc = gostx_xts_set_key(&s->xkeys[i], k);
+      s->xkp[i] = &s->xkeys[i];
+    }
+    gostx_memzero(k, sizeof k);
+    if (rc) return rc;
+  }
   if (r->fn == w_mgm_dec) { /* a valid ciphertext and tag to open on every pass */
     size_t n = s->c.block_len;
     rc = gostx_mgm_encrypt(&s->c, s->iv, n, NULL, 0, s->in, len, s->aux, s->tag, n);
@@ -471,19 +523,29 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int measure(const struct row *r, int nthreads, int pool, size_t len, int repeat,
-                   double min_time, struct result *res) {
+/* One row's measurement, in steps, so that several rows' repetitions can be
+ * interleaved (--interleave): start (buffers, threads, warm-up and
+ * calibration), one repetition at a time, finish (medians). */
+struct meas {
   struct runner rn;
-  int rc = runner_start(&rn, r, nthreads, pool, len);
+  int passes, repeat, rc;
+  double bytes;
+  double *v[3]; /* per repetition: MB/s aligned, unaligned, cycles/byte */
+};
+
+static int meas_start(struct meas *m, const struct row *r, int nthreads, int pool, size_t len,
+                      int repeat, double min_time) {
+  memset(m, 0, sizeof *m);
+  int rc = runner_start(&m->rn, r, nthreads, pool, len);
   if (rc) return rc;
   double cyc;
   /* Warm-up and calibration: double the passes until a round lasts 1/4 of
    * the target (at least one round of each alignment). */
   int passes = 1;
   double t;
-  runner_round(&rn, 1, 1, &cyc, &rc);
+  runner_round(&m->rn, 1, 1, &cyc, &rc);
   for (;;) {
-    t = runner_round(&rn, 0, passes, &cyc, &rc);
+    t = runner_round(&m->rn, 0, passes, &cyc, &rc);
     if (rc || t >= min_time / 4 || passes >= (1 << 24)) break;
     passes *= 2;
   }
@@ -491,25 +553,43 @@ static int measure(const struct row *r, int nthreads, int pool, size_t len, int 
     double want = passes * min_time / (t > 0 ? t : 1e-9) + 1;
     passes = want > (1 << 26) ? (1 << 26) : (int)want;
   }
-  double *v[3];
-  for (int i = 0; i < 3; i++) v[i] = malloc(sizeof(double) * (size_t)repeat);
-  double bytes = (double)len * passes * rn.nthreads;
-  for (int i = 0; i < repeat && !rc; i++) {
-    t = runner_round(&rn, 0, passes, &cyc, &rc);
-    v[0][i] = bytes / t / 1e6;
-    v[2][i] = cyc / bytes;
-    t = runner_round(&rn, 1, passes, &cyc, &rc);
-    v[1][i] = bytes / t / 1e6;
+  m->passes = passes;
+  m->repeat = repeat;
+  m->rc = rc;
+  m->bytes = (double)len * passes * m->rn.nthreads;
+  for (int i = 0; i < 3; i++) m->v[i] = malloc(sizeof(double) * (size_t)repeat);
+  return 0;
+}
+
+static void meas_round(struct meas *m, int i) {
+  double cyc, t;
+  if (m->rc) return;
+  t = runner_round(&m->rn, 0, m->passes, &cyc, &m->rc);
+  m->v[0][i] = m->bytes / t / 1e6;
+  m->v[2][i] = cyc / m->bytes;
+  t = runner_round(&m->rn, 1, m->passes, &cyc, &m->rc);
+  m->v[1][i] = m->bytes / t / 1e6;
+}
+
+static int meas_finish(struct meas *m, struct result *res) {
+  runner_stop(&m->rn);
+  if (!m->rc) {
+    res->mbps[0] = median(m->v[0], m->repeat);
+    res->mbps[1] = median(m->v[1], m->repeat);
+    res->cpb = cycles_source == CYC_NONE ? -1 : median(m->v[2], m->repeat);
+    res->passes = m->passes;
   }
-  runner_stop(&rn);
-  if (!rc) {
-    res->mbps[0] = median(v[0], repeat);
-    res->mbps[1] = median(v[1], repeat);
-    res->cpb = cycles_source == CYC_NONE ? -1 : median(v[2], repeat);
-    res->passes = passes;
-  }
-  for (int i = 0; i < 3; i++) free(v[i]);
-  return rc;
+  for (int i = 0; i < 3; i++) free(m->v[i]);
+  return m->rc;
+}
+
+static int measure(const struct row *r, int nthreads, int pool, size_t len, int repeat,
+                   double min_time, struct result *res) {
+  struct meas m;
+  int rc = meas_start(&m, r, nthreads, pool, len, repeat, min_time);
+  if (rc) return rc;
+  for (int i = 0; i < repeat; i++) meas_round(&m, i);
+  return meas_finish(&m, res);
 }
 
 /* ---- options and output ---- */
@@ -540,6 +620,10 @@ static void usage(FILE *f) {
           "  --gpu-size BYTES   the GPU's buffer (default 1G)\n"
           "  --device N         the GPU to use (default 0)\n"
           "  --repeat N         timed repetitions per row, the median is reported (default 5)\n"
+          "  --interleave       start every selected row first, then take repetition k of\n"
+          "                     each row in turn: the rows' medians come from the same\n"
+          "                     stretch of time, so ratios between rows (XTS against ECB)\n"
+          "                     hold on a busy machine\n"
           "  --time MS          minimum length of one repetition in ms (default 80); each\n"
           "                     repetition makes as many passes over the buffer as needed\n"
           "  --filter SUBSTR[,SUBSTR..]  only rows whose name (e.g. kuznyechik-ctr,\n"
@@ -555,8 +639,10 @@ static void usage(FILE *f) {
           "  --list             print the row names and exit\n"
           "\n"
           "Rows: kuznyechik and magma ecb/cbc/cfb enc+dec, ofb, ctr, ctr-acpkm (section\n"
-          "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec\n"
-          "(%d-byte data units, plain64 tweaks); gost89 cnt and cfb-enc (CryptoPro-A\n"
+          "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec:\n"
+          "one call over the buffer (xts-*: %d-byte data units, xts-*-512: 512-byte),\n"
+          "the sector batch with one key (xts-batch-*) and with a key per sector\n"
+          "(xts-keyed-*), plain64 tweaks; gost89 cnt and cfb-enc (CryptoPro-A\n"
           "S-box, CryptoPro key meshing); streebog256/512; hmac-streebog256/512.\n"
           "Method: wall clock (CLOCK_MONOTONIC); warm-up; aligned and unaligned\n"
           "repetitions interleaved; medians. Cycles: perf_event_open core cycles where\n"
@@ -566,7 +652,7 @@ static void usage(FILE *f) {
 
 enum {
   O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK,
-  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE
+  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE, O_INTERLEAVE
 };
 
 static const cli_opt opts[] = {
@@ -577,6 +663,7 @@ static const cli_opt opts[] = {
     {"list", 0, CLI_NOARG, O_LIST},       {"clock", 0, CLI_ARG, O_CLOCK},
     {"engine", 0, CLI_ARG, O_ENGINE},     {"gpu", 0, CLI_NOARG, O_GPU},
     {"gpu-size", 0, CLI_ARG, O_GPU_SIZE}, {"device", 0, CLI_ARG, O_DEVICE},
+    {"interleave", 0, CLI_NOARG, O_INTERLEAVE},
     {NULL, 0, 0, 0},
 };
 
@@ -699,7 +786,7 @@ static double gpu_cpu_mbps(const char *alg, const char *mode, void *arg) {
 int cmd_bench(int argc, char **argv) {
   size_t size = 1 << 20, gpu_size = (size_t)1 << 30;
   int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
-  int pool_engine = 1, gpu = 0, device = 0, size_given = 0;
+  int pool_engine = 1, gpu = 0, device = 0, size_given = 0, interleave = 0;
   double min_time = 0.08;
   const char *filter = NULL, *impl = NULL;
   cli_parser p;
@@ -747,6 +834,7 @@ int cmd_bench(int argc, char **argv) {
         else return cli_usage("bench: bad --engine '%s' (pool or streams)", p.arg);
         break;
       case O_GPU: gpu = 1; break;
+      case O_INTERLEAVE: interleave = 1; break;
       case O_GPU_SIZE:
         if (parse_size(p.arg, &gpu_size) || gpu_size < 4096)
           return cli_usage("bench: bad --gpu-size '%s' (4K .. 1G; suffixes K, M, G)", p.arg);
@@ -816,9 +904,10 @@ int cmd_bench(int argc, char **argv) {
     cli_json_str(cycles_source_name());
     printf(", \"cycles_note\": ");
     cli_json_str(cycles_note);
-    printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, ",
+    printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, "
+           "\"interleave\": %s, ",
            use_cpu_clock ? "cpu" : "wall", pool_engine ? "pool" : "streams", repeat,
-           min_time * 1000);
+           min_time * 1000, interleave ? "true" : "false");
     printf(gpu ? "\"gpu\": " : "\"rows\": [");
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
@@ -832,11 +921,11 @@ int cmd_bench(int argc, char **argv) {
     if (use_cpu_clock)
       printf("clock: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID), --clock cpu; TSC cycles\n"
              "       = CPU time x TSC rate\n");
-    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms;\n"
+    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms%s;\n"
            "        %zu bytes per call; MB/s = 10^6 B/s, aggregate over threads; cycles/B per\n"
            "        byte summed over threads; unaligned = buffers at offset 1\n",
            use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", repeat,
-           min_time * 1000, size);
+           min_time * 1000, interleave ? " (rows interleaved)" : "", size);
     printf("engine: %s\n", pool_engine ? "pool = one buffer through the bulk engine's parallel call "
                                           "on N threads;\n        streams = N independent streams"
                                         : "streams (N independent streams for every row)");
@@ -860,16 +949,49 @@ int cmd_bench(int argc, char **argv) {
   for (int ci = 0; ci < ncounts && !rc; ci++) {
     int nt = counts[ci];
     if (!json) {
-      printf("\nthreads: %d\n%-17s %-10s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
+      printf("\nthreads: %d\n%-17s %-17s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
              "impl", "MB/s aligned", "unaligned", "cycles/B", "engine", "scaling");
       fflush(stdout);
+    }
+    /* --interleave: every selected row started (buffers, threads,
+     * calibration), then repetition k of every row in turn, so that all
+     * rows' medians come from the same stretch of time. */
+    struct result *pre = NULL;
+    int *pre_rc = NULL;
+    if (interleave) {
+      struct meas *ms = calloc(NROWS, sizeof *ms);
+      int *on = calloc(NROWS, sizeof *on);
+      pre = calloc(NROWS, sizeof *pre);
+      pre_rc = calloc(NROWS, sizeof *pre_rc);
+      if (!ms || !on || !pre || !pre_rc) {
+        cli_err("bench: out of memory");
+        return CLI_EXIT_FAIL;
+      }
+      for (size_t i = 0; i < NROWS; i++)
+        if (row_selected(&rows[i], filter)) {
+          pre_rc[i] = meas_start(&ms[i], &rows[i], nt, pool_engine && rows[i].par, size, repeat,
+                                 min_time);
+          on[i] = !pre_rc[i];
+        }
+      for (int k = 0; k < repeat; k++)
+        for (size_t i = 0; i < NROWS; i++)
+          if (on[i]) meas_round(&ms[i], k);
+      for (size_t i = 0; i < NROWS; i++)
+        if (on[i]) pre_rc[i] = meas_finish(&ms[i], &pre[i]);
+      free(ms);
+      free(on);
     }
     for (size_t i = 0; i < NROWS && !rc; i++) {
       const struct row *r = &rows[i];
       if (!row_selected(r, filter)) continue;
       struct result res;
       int pooled = pool_engine && r->par;
-      rc = measure(r, nt, pooled, size, repeat, min_time, &res);
+      if (interleave) {
+        rc = pre_rc[i];
+        res = pre[i];
+      } else {
+        rc = measure(r, nt, pooled, size, repeat, min_time, &res);
+      }
       if (rc) {
         char name[64];
         row_name(r, name, sizeof name);
@@ -909,12 +1031,14 @@ int cmd_bench(int argc, char **argv) {
         else snprintf(cpb, sizeof cpb, "%9s", "-");
         char sc[48] = "-";
         if (scaling > 0) snprintf(sc, sizeof sc, "%.2fx (%.0f%%)", scaling, 100 * scaling / nt);
-        printf("%-17s %-10s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res.mbps[0],
+        printf("%-17s %-17s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res.mbps[0],
                res.mbps[1], cpb, engine, sc);
       }
       first = 0;
       fflush(stdout);
     }
+    free(pre);
+    free(pre_rc);
   }
   if (json) printf("\n]}\n");
   return CLI_EXIT_OK;

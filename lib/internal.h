@@ -101,10 +101,12 @@ struct gostx_kuz_impl {
   size_t batch;
   /* Multi-key path: mk_init prepares, in mk_size bytes at sched (aligned to
    * 64), a schedule for n keys (1 <= n <= mk_max; keys[i] is read only
-   * here); mk_encrypt / mk_decrypt then process exactly n blocks, block i
+   * here) for the directions in dirs (GOSTX__MK_ENC, GOSTX__MK_DEC, or
+   * both), and returns how many bytes from sched it wrote (what the clear
+   * wipes); mk_encrypt / mk_decrypt then process exactly n blocks, block i
    * under keys[i]. in == out allowed, any alignment. Constant time. */
   size_t mk_max, mk_size;
-  void (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n);
+  size_t (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n, unsigned dirs);
   void (*mk_encrypt)(const void *sched, const uint8_t *in, uint8_t *out);
   void (*mk_decrypt)(const void *sched, const uint8_t *in, uint8_t *out);
   /* Counter-mode keystream (optional; NULL: gostx__cipher_ctr fills counter
@@ -119,7 +121,64 @@ struct gostx_kuz_impl {
    * gostx__kuz_expand + gostx__kuz_L_inv. Constant time. CTR-ACPKM and
    * OMAC-ACPKM run it once per section. */
   void (*expand)(gostx_kuz_key *k, const uint8_t key[32]);
+  /* XTS with the whitening inside the cipher call (optional; NULL: the
+   * generic loop of lib/modes/xts.c, which XORs tweak buffers around
+   * encrypt_blocks). count data units of nb >= 1 full blocks each, unit u at
+   * in / out + p * stride, p = idx ? idx[u] : u (units do not overlap; in ==
+   * out allowed), under key keys[nkeys == 1 ? 0 : u] (nkeys is 1 or count):
+   * block j of unit u becomes F(x ^ T) ^ T, T = t[u] * alpha^j
+   * (gostx__xts_mul_alpha), F = encryption or (decrypt) decryption; t holds
+   * count 16-byte tweaks T_0 (E_K2 of the tweak, already made) and each is
+   * left at t[u] * alpha^nb, the tweak that ciphertext stealing continues
+   * from. Same bytes as the generic loop; constant time. */
+  void (*xts)(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t, const size_t *idx,
+              const uint8_t *in, uint8_t *out, size_t stride, size_t nb, size_t count,
+              int decrypt);
+  /* Blocks per data unit from which one xts call per unit (under its own
+   * key) runs at full speed: the sector batch then gives sectors with
+   * distinct keys calls of their own instead of interleaving them through
+   * multi-key calls. 0 with xts NULL. */
+  size_t xts_unit;
 };
+
+/* Walks the full blocks of XTS data units (the contract of the impl's xts
+ * entry) in runs: each run is at most max blocks under one key that lie back
+ * to back in memory (within a unit, or across units whose positions are
+ * adjacent and whose key pointers are equal), and comes with its tweaks. The
+ * generic loop (lib/modes/xts.c) and the bitsliced kernels use it; wipe the
+ * walker with gostx_memzero after use. */
+struct gostx__xts_walk {
+  /* Writes n tweaks from (*lo, *hi) on, leaves it at the next one: a
+   * kernel may set its own vector form after init (NULL: the scalar
+   * chain of gostx__xts_mul_alpha, ~4 cycles of latency a tweak). */
+  void (*fill)(uint8_t *tw, uint64_t *lo, uint64_t *hi, size_t n);
+  const gostx_kuz_key *const *keys;
+  size_t nkeys;
+  uint8_t *t;
+  const size_t *idx;
+  size_t stride, nb, count;
+  size_t u, j;      /* the next block: block j of unit u */
+  uint64_t lo, hi;  /* its tweak */
+};
+void gostx__xts_walk_init(struct gostx__xts_walk *w, const gostx_kuz_key *const *keys,
+                          size_t nkeys, uint8_t *t, const size_t *idx, size_t stride, size_t nb,
+                          size_t count);
+/* The next run: its length (0 when done), *off its first block's byte offset
+ * from in / out, *key its key, tw[i] the tweak of its block i (16 * max
+ * bytes). When a unit's last block is taken its t[u] is set to the tweak
+ * after it. */
+size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off,
+                            const gostx_kuz_key **key);
+
+/* XTS: T *= alpha on a tweak held as two little-endian halves (lo = bytes
+ * 0..7, hi = bytes 8..15): a left shift by one, folding x^128 back in as
+ * x^7 + x^2 + x + 1 = 0x87 (IEEE 1619 section 5.2). No branch on T. The one
+ * scalar tweak step of the library (modes, batches, kernels). */
+static inline void gostx__xts_mul_alpha(uint64_t *lo, uint64_t *hi) {
+  const uint64_t carry = 0 - (*hi >> 63);
+  *hi = (*hi << 1) | (*lo >> 63);
+  *lo = (*lo << 1) ^ (carry & 0x87);
+}
 
 /* How a counter block steps (n = 16 or 8 bytes, big-endian):
  * FULL adds 1 to the whole block mod 2^(8n) (GOST R 34.13 CTR), RIGHT to its
@@ -177,12 +236,15 @@ typedef struct gostx_kuz_mk {
   _Alignas(64) unsigned char sched[GOSTX_KUZ_MK_BYTES];
   const struct gostx_kuz_impl *impl;
   int native; /* 1: impl->mk_* with sched; 0: the per-run fallback */
-  size_t n;
+  size_t n, used; /* used: bytes of sched to wipe */
   const gostx_kuz_key *keys[GOSTX_KUZ_MK_MAX];
 } gostx_kuz_mk;
-/* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. */
+/* Directions a schedule serves: mk_encrypt (ENC), mk_decrypt (DEC). */
+enum { GOSTX__MK_ENC = 1, GOSTX__MK_DEC = 2, GOSTX__MK_BOTH = 3 };
+/* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. Only the
+ * directions in dirs may be called. */
 void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
-                        const gostx_kuz_key *const *keys, size_t n);
+                        const gostx_kuz_key *const *keys, size_t n, unsigned dirs);
 void gostx__kuz_mk_encrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
 void gostx__kuz_mk_decrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
 void gostx__kuz_mk_clear(gostx_kuz_mk *m);

@@ -38,6 +38,9 @@ done
 expected="kuznyechik-ecb-enc kuznyechik-ecb-dec kuznyechik-cbc-enc kuznyechik-cbc-dec
 kuznyechik-cfb-enc kuznyechik-cfb-dec kuznyechik-ofb kuznyechik-ctr kuznyechik-ctr-acpkm
 kuznyechik-omac kuznyechik-mgm-enc kuznyechik-mgm-dec kuznyechik-xts-enc kuznyechik-xts-dec
+kuznyechik-xts-enc-512 kuznyechik-xts-dec-512 kuznyechik-xts-batch-enc kuznyechik-xts-batch-dec
+kuznyechik-xts-batch-enc-512 kuznyechik-xts-batch-dec-512 kuznyechik-xts-keyed-enc
+kuznyechik-xts-keyed-dec kuznyechik-xts-keyed-enc-512 kuznyechik-xts-keyed-dec-512
 magma-ecb-enc magma-ecb-dec magma-cbc-enc magma-cbc-dec magma-cfb-enc magma-cfb-dec magma-ofb
 magma-ctr magma-ctr-acpkm magma-omac magma-mgm-enc magma-mgm-dec gost89-cnt gost89-cfb-enc
 streebog256-hash streebog512-hash hmac-streebog256-mac hmac-streebog512-mac"
@@ -63,6 +66,15 @@ grep -Eq '^streebog256 +hash .* streams +[0-9.]+x \([0-9]+%\)$' "$tmp/text" || e
 "$GOSTX" bench --engine streams --size 4K --time 1 --repeat 1 --threads 2 --filter kuznyechik-ctr \
   > "$tmp/streams" 2> "$tmp/err" || err "--engine streams failed: $(cat "$tmp/err")"
 grep -Eq '^kuznyechik +ctr .* streams +-$' "$tmp/streams" || err "--engine streams: ctr row"
+
+# --interleave: the same rows, repetitions taken row by row in turn.
+"$GOSTX" bench --interleave --size 4K --time 1 --repeat 2 --filter kuznyechik-ecb-enc,kuznyechik-xts \
+  > "$tmp/inter" 2> "$tmp/err" || err "--interleave failed: $(cat "$tmp/err")"
+grep -q 'rows interleaved' "$tmp/inter" || err "--interleave: header does not say so"
+for m in ecb-enc xts-enc xts-enc-512 xts-batch-enc xts-keyed-enc-512; do
+  awk -v m="$m" '$1 == "kuznyechik" && $2 == m && $4 > 0 && $5 > 0 {ok = 1} END {exit !ok}' "$tmp/inter" \
+    || err "--interleave: no positive $m row"
+done
 
 # --gpu: without the CUDA backend, or without a GPU, one line and exit 1.
 # (tests/gpu_mock/bench_gpu_mock.sh runs it through the mock driver.)

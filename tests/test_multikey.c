@@ -32,7 +32,7 @@ static void check_impl(const struct gostx_kuz_impl *im, const char *what) {
     const size_t n = nn > MAXN ? MAXN : nn;
     const int layout = (int)(nn % 3);
     pick_keys(kp, n, layout);
-    gostx__kuz_mk_init(&m, im, kp, n);
+    gostx__kuz_mk_init(&m, im, kp, n, GOSTX__MK_BOTH);
     for (int call = 0; call < 3; call++) {
       size_t off_in = t_rand_below(16), off_out = t_rand_below(16);
       t_rand_bytes(src, sizeof src);

@@ -1,8 +1,13 @@
 /* Kuznyechik-XTS: VeraCrypt's published self-test values for Kuznyechik, and
  * a textbook XTS (IEEE 1619) written here from single-block cipher calls and
- * a bit-by-bit GF(2^128) multiplication, with ciphertext stealing. */
+ * a GF(2^128) multiplication of the test's own (bit by bit, and a byte-wise
+ * times-alpha step checked against it), with ciphertext stealing. Against it:
+ * the one-unit calls for unit lengths 16..65536, every implementation row's
+ * XTS kernel (gostx_kuz_impl.xts) on many units, keys, layouts and
+ * alignments, and the disk calls under both dm-crypt tweak conventions. */
 #include <stdlib.h>
 
+#include "kuznyechik/impl.h"
 #include "testutil.h"
 
 /* ---- textbook reference ---- */
@@ -30,6 +35,13 @@ static void ref_gf_mul_le(uint8_t r[16], const uint8_t a[16], const uint8_t b[16
 
 static const uint8_t ALPHA[16] = {2}; /* the polynomial x */
 
+/* t *= alpha, byte by byte (the library works on 64-bit halves). */
+static void ref_mul_alpha(uint8_t t[16]) {
+  const unsigned carry = t[15] >> 7;
+  for (int i = 15; i > 0; i--) t[i] = (uint8_t)((t[i] << 1) | (t[i - 1] >> 7));
+  t[0] = (uint8_t)((t[0] << 1) ^ (carry ? 0x87 : 0));
+}
+
 /* One block: F(in xor t) xor t with F = E_K1 or D_K1. */
 static void ref_block(const gostx_kuz_key *k1, int dec, const uint8_t t[16], const uint8_t *in,
                       uint8_t *out) {
@@ -50,7 +62,10 @@ static void ref_xts(const uint8_t key[64], int dec, const uint8_t tweak[16], con
   gostx_kuz_set_key(&k1, key);
   gostx_kuz_set_key(&k2, key + 32);
   gostx_kuz_encrypt_blocks(&k2, tweak, t[0], 1);
-  for (size_t j = 1; j < nt; j++) ref_gf_mul_le(t[j], t[j - 1], ALPHA);
+  for (size_t j = 1; j < nt; j++) {
+    memcpy(t[j], t[j - 1], 16);
+    ref_mul_alpha(t[j]); /* = ref_gf_mul_le(t[j], t[j - 1], ALPHA), test_gf_reference */
+  }
   size_t plain = b ? m - 1 : m;
   for (size_t j = 0; j < plain; j++) ref_block(&k1, dec, t[j], in + 16 * j, out + 16 * j);
   if (b) {
@@ -164,6 +179,41 @@ static void test_lengths(void) {
   check_len(1023);
 }
 
+/* Unit lengths up to 65536 (whole-block and stolen), misaligned, in place. */
+static void check_long_len(size_t len) {
+  uint8_t key[64], tweak[16];
+  const size_t oi = t_rand_below(16), oo = t_rand_below(16);
+  uint8_t *pt = malloc(len + 16), *ct = malloc(len + 16), *ref = malloc(len), *back = malloc(len + 16);
+  gostx_xts_key x;
+  rand_key(key);
+  t_rand_bytes(tweak, 16);
+  t_rand_bytes(pt + oi, len);
+  CHECK_RC(gostx_xts_set_key(&x, key), 0, "set_key");
+  for (int dec = 0; dec < 2; dec++) {
+    ref_xts(key, dec, tweak, pt + oi, ref, len);
+    CHECK_RC((dec ? gostx_xts_decrypt : gostx_xts_encrypt)(&x, tweak, pt + oi, ct + oo, len), 0,
+             "long enc/dec");
+    if (!CHECK_BYTES(ct + oo, ref, len, dec ? "long unit dec vs reference" : "long unit vs reference"))
+      fprintf(stderr, "  len %zu offsets %zu %zu\n", len, oi, oo);
+    memcpy(back + oo, pt + oi, len);
+    CHECK_RC((dec ? gostx_xts_decrypt : gostx_xts_encrypt)(&x, tweak, back + oo, back + oo, len), 0,
+             "long in place");
+    CHECK_BYTES(back + oo, ref, len, "long unit in place");
+  }
+  free(pt);
+  free(ct);
+  free(ref);
+  free(back);
+  gostx_xts_clear(&x);
+}
+
+static void test_long_lengths(void) {
+  static const size_t fixed[] = {256, 511, 512, 513, 527, 1040, 2047, 4095, 4096, 4097,
+                                 4111, 8192, 16383, 32768, 65535, 65536};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) check_long_len(fixed[i]);
+  for (int i = 0; i < 12; i++) check_long_len(16 + t_rand_below(65536 - 16 + 1));
+}
+
 /* A long data unit: many internal runs of blocks, and a stolen tail. */
 static void test_long(void) {
   const size_t len = 16 * 1024 + 7;
@@ -218,6 +268,187 @@ static void test_sector_and_errors(void) {
   CHECK_RC(gostx_xts_set_key(&x, NULL), GOSTX_EINVAL, "NULL key bytes");
 }
 
+/* ---- the implementations' XTS kernels (gostx_kuz_impl.xts) ----
+ * Each row this CPU runs that has one, against the portable core one block
+ * at a time with the byte-wise tweak step: count units of nb blocks at a
+ * stride (gaps between units must stay untouched), in unit order or
+ * permuted (idx), one key or a key per unit (some repeated, adjacent or
+ * not), in place or not, misaligned, both directions; t must come back as
+ * T_0 * alpha^nb. */
+#define KMAX 40
+static gostx_kuz_key kpool[4];
+
+static void check_kernel(const struct gostx_kuz_impl *im, size_t nb, size_t count, size_t gap,
+                         int permute, int keyed, int inplace, int dec) {
+  const size_t stride = 16 * nb + gap, len = stride * count, oi = t_rand_below(16),
+               oo = t_rand_below(16);
+  uint8_t *src = malloc(len + 16), *got = malloc(len + 16), *want = malloc(len);
+  uint8_t *t = malloc(16 * count), *t0 = malloc(16 * count), *twant = malloc(16 * count);
+  size_t *idx = malloc(sizeof *idx * count);
+  const gostx_kuz_key **keys = malloc(sizeof *keys * count);
+  t_rand_bytes(src, len + 16);
+  t_rand_bytes(t0, 16 * count);
+  for (size_t u = 0; u < count; u++) {
+    idx[u] = permute ? count - 1 - u : u;
+    /* keyed: runs of equal keys (u / 2) and returns to an earlier key */
+    keys[u] = &kpool[keyed ? (u / 2) % 4 : 0];
+  }
+  if (permute == 2) /* a shuffle rather than a reversal */
+    for (size_t u = count; u > 1; u--) {
+      size_t v = t_rand_below(u), tmp = idx[u - 1];
+      idx[u - 1] = idx[v];
+      idx[v] = tmp;
+    }
+  const uint8_t *in = src + oi;
+  uint8_t *out = inplace ? got + oi : got + oo;
+  memcpy(got, src, len + 16);
+  memcpy(want, inplace ? src + oi : got + oo, len); /* the gaps as they are */
+  for (size_t u = 0; u < count; u++) {
+    uint8_t tw[16], b[16];
+    memcpy(tw, t0 + 16 * u, 16);
+    for (size_t j = 0; j < nb; j++) {
+      const size_t o = idx[u] * stride + 16 * j;
+      for (int i = 0; i < 16; i++) b[i] = in[o + i] ^ tw[i];
+      if (dec) gostx__kuz_portable_decrypt(keys[u], b, b, 1);
+      else gostx__kuz_portable_encrypt(keys[u], b, b, 1);
+      for (int i = 0; i < 16; i++) want[o + i] = b[i] ^ tw[i];
+      ref_mul_alpha(tw);
+    }
+    memcpy(twant + 16 * u, tw, 16);
+  }
+  memcpy(t, t0, 16 * count);
+  im->xts(keys, keyed ? count : 1, t, permute ? idx : NULL, inplace ? got + oi : in, out, stride,
+          nb, count, dec);
+  int ok = !memcmp(out, want, len) && !memcmp(t, twant, 16 * count);
+  CHECK(ok, "%s xts kernel nb %zu count %zu gap %zu perm %d keyed %d inplace %d dec %d", im->name,
+        nb, count, gap, permute, keyed, inplace, dec);
+  free(src);
+  free(got);
+  free(want);
+  free(t);
+  free(t0);
+  free(twant);
+  free(idx);
+  free(keys);
+}
+
+static void test_kernels(void) {
+  for (int i = 0; i < 4; i++) {
+    uint8_t k[32];
+    t_rand_bytes(k, sizeof k);
+    gostx_kuz_set_key(&kpool[i], k);
+  }
+  int usable, tested = 0;
+  const void *row;
+  for (size_t r = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, r, &usable)) != NULL; r++) {
+    const struct gostx_kuz_impl *im = row;
+    if (!usable || !im->xts) continue;
+    tested++;
+    /* Block counts around every kernel boundary: 16-block passes and their
+     * tails (AVX-512), the narrow/xmm/ymm crossovers at 72, 128 and 256
+     * blocks (AVX2), runs that cross units; and a 65536-byte unit. */
+    static const size_t nbs[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65,
+                                 71, 72, 73, 127, 128, 129, 200, 255, 256, 257, 300, 513};
+    for (size_t i = 0; i < sizeof nbs / sizeof nbs[0]; i++) {
+      const size_t nb = nbs[i];
+      const size_t count = 1 + t_rand_below(nb > 100 ? 4 : 12);
+      const int dec = (int)(i & 1);
+      check_kernel(im, nb, count, 0, 0, 0, 0, dec);
+      check_kernel(im, nb, count, 0, 0, 0, 1, !dec);
+      check_kernel(im, nb, count, 16 * t_rand_below(3) + t_rand_below(16), 0, 0, 0, dec);
+      check_kernel(im, nb, count + 1, 0, 1 + (int)(i % 2), 0, 1, dec);
+      check_kernel(im, nb, count + 2, t_rand_below(40), 2, 1, 0, !dec);
+      check_kernel(im, nb, count + 1, 0, 0, 1, (int)(i % 2), dec);
+    }
+    check_kernel(im, 4096, 1, 0, 0, 0, 0, 0); /* a 65536-byte unit */
+    check_kernel(im, 4096, 2, 0, 0, 1, 1, 1);
+    check_kernel(im, 32, KMAX, 0, 0, 1, 0, 0); /* 512-byte sectors, a key each */
+    check_kernel(im, 256, 9, 0, 2, 0, 1, 1);   /* 4096-byte sectors, shuffled */
+  }
+  printf("xts kernels tested: %d\n", tested);
+}
+
+/* ---- tweak conventions: the disk calls against the direct composition ---- */
+static void test_disk(void) {
+  uint8_t key[64];
+  gostx_xts_key x;
+  gostx_pool *pool = gostx_pool_new(2);
+  rand_key(key);
+  CHECK_RC(gostx_xts_set_key(&x, key), 0, "set_key");
+  static const size_t sizes[] = {512, 1024, 4096, 520};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    const size_t S = sizes[si], n = 5 + t_rand_below(40), len = S * n;
+    uint8_t *pt = malloc(len), *got = malloc(len), *want = malloc(len), *alt = malloc(len);
+    t_rand_bytes(pt, len);
+    const uint64_t first = t_rand() >> 24;
+    /* 512-byte units (dm-crypt plain64, LUKS) and whole sectors
+     * (--iv-large-sectors); 520-byte sectors take only the latter. */
+    for (int conv = S % 512 ? 1 : 0; conv < 2; conv++) {
+      const size_t unit = conv ? S : GOSTX_XTS_TWEAK_512;
+      for (int dec = 0; dec < 2; dec++) {
+        for (size_t i = 0; i < n; i++) {
+          uint8_t tweak[16] = {0};
+          const uint64_t num = (first + i) * (S / unit); /* plain64: LE, 8 zero bytes above */
+          for (int b = 0; b < 8; b++) tweak[b] = (uint8_t)(num >> (8 * b));
+          ref_xts(key, dec, tweak, pt + i * S, want + i * S, S);
+        }
+        for (int p = 0; p < 2; p++) {
+          int (*fn)(gostx_pool *, const gostx_xts_key *, size_t, size_t, uint64_t,
+                    const uint8_t *, uint8_t *, size_t) =
+              dec ? gostx_xts_decrypt_disk : gostx_xts_encrypt_disk;
+          memset(got, 0, len);
+          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, pt, got, n), 0, "disk call");
+          CHECK(!memcmp(got, want, len), "disk S %zu tweak unit %zu dec %d pool %d", S, unit, dec, p);
+          memcpy(got, pt, len);
+          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, got, got, n), 0, "disk in place");
+          CHECK(!memcmp(got, want, len), "disk in place S %zu unit %zu dec %d", S, unit, dec);
+        }
+        /* The same bytes through the calls that take the numbers: the
+         * batch with explicit tweak numbers, and (whole sectors) _mt. */
+        uint64_t *nums = malloc(sizeof *nums * n);
+        const gostx_xts_key *kp[1] = {&x};
+        for (size_t i = 0; i < n; i++) nums[i] = (first + i) * (S / unit);
+        CHECK_RC((dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt)(pool, kp, 1, nums, 0, pt,
+                                                                          alt, S, n),
+                 0, "batch with numbers");
+        CHECK(!memcmp(alt, want, len), "batch with tweak numbers = disk S %zu unit %zu", S, unit);
+        if (conv) {
+          CHECK_RC((dec ? gostx_xts_decrypt_mt : gostx_xts_encrypt_mt)(pool, &x, first, S, pt, alt, len),
+                   0, "_mt");
+          CHECK(!memcmp(alt, want, len), "_mt = disk with whole-sector tweaks, S %zu", S);
+        }
+        free(nums);
+      }
+    }
+    if (S == 4096) { /* the two conventions differ for large sectors */
+      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, got, n);
+      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, alt, n);
+      CHECK(memcmp(got, alt, len) != 0, "4096-byte sectors: 512-byte units != whole sectors");
+    } else if (S == 512) {
+      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, got, n);
+      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, alt, n);
+      CHECK(!memcmp(got, alt, len), "512-byte sectors: both conventions agree");
+    }
+    free(pt);
+    free(got);
+    free(want);
+    free(alt);
+  }
+  uint8_t b[4096];
+  memset(b, 0, sizeof b);
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 0, 0, b, b, 1), GOSTX_EINVAL, "tweak unit 0");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 1000, 0, b, b, 1), GOSTX_EINVAL,
+           "tweak unit not dividing the sector");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 520, 512, 0, b, b, 1), GOSTX_EINVAL,
+           "520-byte sectors in 512-byte units");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 8, 8, 0, b, b, 1), GOSTX_ELEN, "sector 8");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, NULL, 512, 512, 0, b, b, 1), GOSTX_EINVAL, "NULL key");
+  CHECK_RC(gostx_xts_decrypt_disk(NULL, &x, 512, 512, 0, NULL, b, 1), GOSTX_EINVAL, "NULL in");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 512, 512, 0, b, b, 0), GOSTX_OK, "no sectors");
+  gostx_xts_clear(&x);
+  gostx_pool_free(pool);
+}
+
 static void test_gf_reference(void) {
   /* The reference multiply itself: x^127 * x folds to 0x87, and x * stays a shift. */
   uint8_t a[16] = {0}, r[16], want[16] = {0x87};
@@ -231,6 +462,14 @@ static void test_gf_reference(void) {
   want[1] = 0x01;
   ref_gf_mul_le(r, a, ALPHA);
   CHECK_BYTES(r, want, 16, "0x81 * alpha");
+  /* The byte-wise step the references use equals the multiplication. */
+  for (int i = 0; i < 64; i++) {
+    t_rand_bytes(a, 16);
+    if (i < 2) a[15] = (uint8_t)(i ? 0x80 : 0x7f); /* both values of the folded bit */
+    ref_gf_mul_le(r, a, ALPHA);
+    ref_mul_alpha(a);
+    CHECK_BYTES(a, r, 16, "byte-wise alpha step = GF(2^128) product");
+  }
 }
 
 int main(void) {
@@ -238,7 +477,10 @@ int main(void) {
   test_gf_reference();
   test_veracrypt();
   test_lengths();
+  test_long_lengths();
   test_long();
+  test_kernels();
+  test_disk();
   test_sector_and_errors();
   return t_done();
 }

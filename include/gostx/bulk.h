@@ -73,7 +73,9 @@ GOSTX_API int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, cons
 /* Consecutive XTS data units: unit i is bytes [i*sector_size, (i+1)*sector_size)
  * with tweak first_sector + i (plain64, = gostx_xts_encrypt_sector). The last
  * unit may be shorter (len need not be a multiple of sector_size) but must
- * be at least 16 bytes, as must sector_size (GOSTX_ELEN otherwise). */
+ * be at least 16 bytes, as must sector_size (GOSTX_ELEN otherwise). The
+ * tweaks count whole units: for a disk in dm-crypt's plain64 / LUKS layout
+ * with sectors larger than 512 bytes use gostx_xts_encrypt_disk. */
 GOSTX_API int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
                                    uint64_t first_sector, size_t sector_size, const uint8_t *in,
                                    uint8_t *out, size_t len);
@@ -116,9 +118,14 @@ GOSTX_API int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const 
 GOSTX_API int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
                                const uint8_t *in, size_t sector_len, size_t nsectors,
                                uint8_t *tags, size_t tag_len);
-/* = gostx_xts_encrypt_sector(key, sector number, ...) per sector.
- * sector_nums: nsectors numbers, or NULL for first_sector + i.
- * sector_len >= 16 (stealing when not a multiple of 16). */
+/* = gostx_xts_encrypt_sector(key, sector number, ...) per sector: each
+ * sector is one XTS data unit whose tweak is its number as given, a 16-byte
+ * little-endian integer (plain64). sector_nums: nsectors numbers, or NULL
+ * for first_sector + i. sector_len >= 16 (stealing when not a multiple of
+ * 16). The numbers are tweak numbers, not necessarily sector indices: for
+ * dm-crypt's plain64 / LUKS layout with sectors larger than 512 bytes pass
+ * each sector's offset in 512-byte units (sector s of 4096 bytes: 8 s), or
+ * use gostx_xts_encrypt_disk below, which counts them for you. */
 GOSTX_API int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
                                       size_t nkeys, const uint64_t *sector_nums,
                                       uint64_t first_sector, const uint8_t *in, uint8_t *out,
@@ -127,6 +134,35 @@ GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *con
                                       size_t nkeys, const uint64_t *sector_nums,
                                       uint64_t first_sector, const uint8_t *in, uint8_t *out,
                                       size_t sector_len, size_t nsectors);
+
+/* ---- Disks: XTS sectors numbered as dm-crypt numbers them ----
+ * nsectors sectors of sector_size bytes (>= 16) back to back in in / out
+ * (in == out allowed), sector i being disk sector first_sector + i. Each
+ * sector is ONE XTS data unit (dm-crypt encrypts a 4096-byte sector as one
+ * unit, not as eight 512-byte ones) under key, with the plain64 tweak
+ *     (first_sector + i) * (sector_size / tweak_unit)   mod 2^64
+ * as a 16-byte little-endian integer:
+ *   tweak_unit = GOSTX_XTS_TWEAK_512: the tweak counts 512-byte units, for
+ *     every sector size. dm-crypt's default (cipher kuznyechik-xts-plain64,
+ *     sector_size:4096 gives sector s the tweak 8 s), and what LUKS1 and
+ *     LUKS2 always use. The default to choose.
+ *   tweak_unit = sector_size: the tweak counts whole sectors (s), dm-crypt
+ *     plain with --iv-large-sectors (cryptsetup: plain mode only); the
+ *     numbering of gostx_xts_encrypt_mt and of gostx_batch_xts_* with
+ *     first_sector.
+ * With 512-byte sectors both are the same. Other divisors of sector_size are
+ * accepted (the tweak counts tweak_unit-byte units). GOSTX_EINVAL when
+ * tweak_unit is 0 or does not divide sector_size, GOSTX_ELEN when
+ * sector_size < 16. Runs as a one-key sector batch: groups of sectors over
+ * the pool (NULL: the calling thread), the tweaks of a group through E_K2 in
+ * one call, full blocks through the implementation's XTS kernel. */
+#define GOSTX_XTS_TWEAK_512 512
+GOSTX_API int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key,
+                                     size_t sector_size, size_t tweak_unit, uint64_t first_sector,
+                                     const uint8_t *in, uint8_t *out, size_t nsectors);
+GOSTX_API int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key,
+                                     size_t sector_size, size_t tweak_unit, uint64_t first_sector,
+                                     const uint8_t *in, uint8_t *out, size_t nsectors);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ struct batch {
   const uint8_t *ivs;
   size_t iv_len;
   const uint64_t *nums;
-  uint64_t first;
+  uint64_t first, step; /* XTS: tweak number (nums[i] or first + i) * step */
   const uint8_t *in;
   uint8_t *out;
   size_t sl, ns; /* sector length, sector count */
@@ -211,125 +211,102 @@ static void omac_group(const struct batch *b, const struct lanes *L, const size_
   gostx_memzero(pad, sizeof pad);
 }
 
-/* ---- XTS over a group of sectors (also used by gostx_xts_*_mt) ---- */
+/* ---- XTS ----
+ * One-key groups: gostx__xts_units (lib/modes/xts.c), the same core as the
+ * one-unit and parallel calls. Groups with a key per sector: the g tweaks
+ * through E_K2 in one multi-key call, then either a call of the
+ * implementation's XTS kernel per sector (when a sector's blocks alone keep
+ * it at full speed: its xts_unit) or, for kernels that need many blocks per
+ * key, block i of every sector gathered into one multi-key call. */
 
-static inline void xts_mul_alpha(uint64_t *lo, uint64_t *hi) {
-  uint64_t carry = 0 - (*hi >> 63);
-  *hi = (*hi << 1) | (*lo >> 63);
-  *lo = (*lo << 1) ^ (carry & 0x87);
+static void lanes_steal_crypt(const void *ctx, int dec, uint8_t *buf, size_t n) {
+  lanes_crypt(ctx, dec, buf, buf, n);
 }
 
-/* g = D->g sectors; D: the data keys (E_K1 / D_K1), T: the tweak keys
- * (E_K2), both one-key or both multi-key. Sector k is at in/out + s * sl,
- * s = idx ? idx[k] : k, with number nums[s] (or first + s). The g tweaks go
- * through E_K2 in one call; full blocks are gathered block index by block
- * index across the lanes (one key: as many rows as fit in 256 blocks per
- * call; multi-key: one row, g blocks, per call); both ciphertext-stealing
- * steps are batched across the lanes. */
-static void xts_group(const struct lanes *D, const struct lanes *T, int decrypt,
-                      const uint64_t *nums, uint64_t first, const size_t *idx, const uint8_t *in,
-                      uint8_t *out, size_t sl) {
-  enum { L = BATCH_LANES_MAX, B = 256 };
-  const size_t g = D->g;
-  uint8_t ta[L * 16], tb[L * 16], tw[B * 16], buf[B * 16], cc[16];
-  uint64_t lo[L], hi[L];
-  size_t off[B], mmax = g; /* gathered blocks used: what to wipe (stealing: g) */
-  const size_t nb = sl / 16, rest = sl % 16, bulk = rest ? nb - 1 : nb;
-  const size_t rows = D->mk ? 1 : B / g;
+/* The g sectors' tweak inputs (plain64 numbers) into t, then E_K2 (T). */
+static void xts_tweaks(const struct batch *b, const struct lanes *T, const size_t *idx,
+                       uint8_t *t) {
+  for (size_t k = 0; k < T->g; k++) {
+    gostx_store64_le(t + 16 * k, (b->nums ? b->nums[idx[k]] : b->first + idx[k]) * b->step);
+    memset(t + 16 * k + 8, 0, 8);
+  }
+  lanes_crypt(T, 0, t, t, T->g);
+}
+
+/* Gathered: block i of the g sectors in one multi-key call (D: the data
+ * keys' schedule), tweaks stepped per lane; stealing batched as well. The
+ * per-block work is on 64-bit words (16-byte gostx_xor calls made ~130
+ * instructions a block, half the cipher's). */
+static void xts_gather_group(const struct batch *b, const struct lanes *D, const struct lanes *T,
+                             const size_t *idx) {
+  enum { L = BATCH_LANES_MAX };
+  const size_t g = D->g, sl = b->sl, nb = sl / 16, bulk = sl % 16 ? nb - 1 : nb;
+  const int decrypt = b->op == OP_XTS_DEC;
+  uint8_t t[L * 16], buf[L * 16];
+  uint64_t lo[L], hi[L], tl[L], th[L]; /* lo/hi: the next tweak; tl/th: this row's */
+  xts_tweaks(b, T, idx, t);
   for (size_t k = 0; k < g; k++) {
-    const size_t s = idx ? idx[k] : k;
-    gostx_store64_le(ta + 16 * k, nums ? nums[s] : first + s); /* plain64 tweak */
-    memset(ta + 16 * k + 8, 0, 8);
+    lo[k] = gostx_load64_le(t + 16 * k);
+    hi[k] = gostx_load64_le(t + 16 * k + 8);
   }
-  lanes_crypt(T, 0, ta, ta, g); /* T_0 of every sector */
-  for (size_t k = 0; k < g; k++) {
-    lo[k] = gostx_load64_le(ta + 16 * k);
-    hi[k] = gostx_load64_le(ta + 16 * k + 8);
-  }
-  /* Full blocks (the last one waits when there is stealing): buf = P xor T,
-   * one call, C = buf xor T. */
-  for (size_t i0 = 0; i0 < bulk; i0 += rows) {
-    const size_t r = bulk - i0 < rows ? bulk - i0 : rows;
-    size_t m = 0;
-    for (size_t i = i0; i < i0 + r; i++)
-      for (size_t k = 0; k < g; k++, m++) {
-        const size_t s = idx ? idx[k] : k;
-        off[m] = s * sl + 16 * i;
-        gostx_store64_le(tw + 16 * m, lo[k]);
-        gostx_store64_le(tw + 16 * m + 8, hi[k]);
-        xts_mul_alpha(&lo[k], &hi[k]);
-        gostx_xor(buf + 16 * m, in + off[m], tw + 16 * m, 16);
-      }
-    if (m > mmax) mmax = m;
-    lanes_crypt(D, decrypt, buf, buf, m);
-    for (size_t j = 0; j < m; j++) gostx_xor(out + off[j], buf + 16 * j, tw + 16 * j, 16);
-  }
-  if (rest) {
-    /* Ciphertext stealing (IEEE 1619 5.3.2 / 5.4.2), both steps batched
-     * across the sectors. Block m of a sector has tweak T_m, the partial
-     * block T_{m+1}; decryption takes them the other way round. */
+  for (size_t i = 0; i < bulk; i++) {
     for (size_t k = 0; k < g; k++) {
-      uint8_t *a = ta + 16 * k, *bb = tb + 16 * k;
-      uint64_t l2 = lo[k], h2 = hi[k];
-      xts_mul_alpha(&l2, &h2);
-      gostx_store64_le(decrypt ? bb : a, lo[k]);
-      gostx_store64_le((decrypt ? bb : a) + 8, hi[k]);
-      gostx_store64_le(decrypt ? a : bb, l2);
-      gostx_store64_le((decrypt ? a : bb) + 8, h2);
-      const size_t s = idx ? idx[k] : k;
-      gostx_xor(buf + 16 * k, in + s * sl + 16 * bulk, a, 16);
+      const uint8_t *p = b->in + idx[k] * sl + 16 * i;
+      tl[k] = lo[k];
+      th[k] = hi[k];
+      gostx__xts_mul_alpha(&lo[k], &hi[k]);
+      gostx_store64_le(buf + 16 * k, gostx_load64_le(p) ^ tl[k]);
+      gostx_store64_le(buf + 16 * k + 8, gostx_load64_le(p + 8) ^ th[k]);
     }
     lanes_crypt(D, decrypt, buf, buf, g);
     for (size_t k = 0; k < g; k++) {
-      const size_t s = idx ? idx[k] : k;
-      const uint8_t *pin = in + s * sl + 16 * bulk;
-      uint8_t *pout = out + s * sl + 16 * bulk;
-      gostx_xor(cc, buf + 16 * k, ta + 16 * k, 16); /* CC */
-      /* PP = tail || CC[rest..]; read the tail before out (maybe in) changes. */
-      memcpy(buf + 16 * k, pin + 16, rest);
-      memcpy(buf + 16 * k + rest, cc + rest, 16 - rest);
-      memcpy(pout + 16, cc, rest);
-      gostx_xor(buf + 16 * k, buf + 16 * k, tb + 16 * k, 16);
-    }
-    lanes_crypt(D, decrypt, buf, buf, g);
-    for (size_t k = 0; k < g; k++) {
-      const size_t s = idx ? idx[k] : k;
-      gostx_xor(out + s * sl + 16 * bulk, buf + 16 * k, tb + 16 * k, 16);
+      uint8_t *p = b->out + idx[k] * sl + 16 * i;
+      gostx_store64_le(p, gostx_load64_le(buf + 16 * k) ^ tl[k]);
+      gostx_store64_le(p + 8, gostx_load64_le(buf + 16 * k + 8) ^ th[k]);
     }
   }
-  gostx_memzero(ta, 16 * g);
-  gostx_memzero(tb, 16 * g);
-  gostx_memzero(tw, 16 * mmax);
-  gostx_memzero(buf, 16 * mmax);
-  gostx_memzero(cc, sizeof cc);
+  if (sl % 16) {
+    for (size_t k = 0; k < g; k++) { /* T_m of every lane */
+      gostx_store64_le(t + 16 * k, lo[k]);
+      gostx_store64_le(t + 16 * k + 8, hi[k]);
+    }
+    gostx__xts_steal(lanes_steal_crypt, D, decrypt, t, idx, b->in, b->out, sl, g);
+  }
+  gostx_memzero(t, 16 * g);
+  gostx_memzero(buf, 16 * g);
   gostx_memzero(lo, sizeof lo[0] * g);
   gostx_memzero(hi, sizeof hi[0] * g);
+  gostx_memzero(tl, sizeof tl[0] * g);
+  gostx_memzero(th, sizeof th[0] * g);
 }
 
-void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
-                        const size_t *idx, const uint8_t *in, uint8_t *out, size_t sl,
-                        size_t count) {
-  /* A sector that alone fills a full-speed cipher call (4 KiB = 256 blocks on
-   * AVX2) gains nothing from the cross-sector gather, which costs a scattered
-   * tweak pass: one-sector calls (CPU time, 4 KiB units: 296 vs 217 MB/s). */
-  size_t full = gostx__dispatch()->kuz->batch;
-  if (full && sl >= 16 * full) {
-    for (size_t k = 0; k < count; k++) {
-      const size_t s = idx ? idx[k] : k;
-      const uint64_t num = nums ? nums[s] : first + s;
-      if (decrypt) gostx_xts_decrypt_sector(x, num, in + s * sl, out + s * sl, sl);
-      else gostx_xts_encrypt_sector(x, num, in + s * sl, out + s * sl, sl);
-    }
-    return;
+/* A key per sector, the g sectors' tweaks in one multi-key call, then the
+ * sectors through the XTS kernel, each under its own data key (dk[k]), in
+ * one call; the data keys' schedule is built only for stealing. */
+static void xts_unit_group(const struct batch *b, const struct lanes *T, const size_t *idx,
+                           const gostx_kuz_key *const *dk) {
+  enum { L = BATCH_LANES_MAX };
+  const size_t g = T->g, sl = b->sl, nb = sl / 16 - (sl % 16 ? 1 : 0);
+  const int decrypt = b->op == OP_XTS_DEC;
+  uint8_t t[L * 16];
+  xts_tweaks(b, T, idx, t);
+  gostx__xts_full(dk, g, decrypt, t, idx, b->in, b->out, sl, nb, g);
+  if (sl % 16) {
+    gostx_kuz_mk m;
+    gostx__kuz_mk_init(&m, NULL, dk, g, decrypt ? GOSTX__MK_DEC : GOSTX__MK_ENC);
+    const struct lanes D = {NULL, NULL, &m, g, 16};
+    gostx__xts_steal(lanes_steal_crypt, &D, decrypt, t, idx, b->in, b->out, sl, g);
+    gostx__kuz_mk_clear(&m);
   }
-  for (size_t base = 0; base < count; base += BATCH_LANES_MAX) {
-    const size_t g = count - base < BATCH_LANES_MAX ? count - base : BATCH_LANES_MAX;
-    const struct lanes D = {NULL, &x->data, NULL, g, 16}, T = {NULL, &x->tweak, NULL, g, 16};
-    if (idx) xts_group(&D, &T, decrypt, nums, first, idx + base, in, out, sl);
-    else
-      xts_group(&D, &T, decrypt, nums ? nums + base : NULL, first + base, NULL, in + base * sl,
-                out + base * sl, sl);
-  }
+  gostx_memzero(t, 16 * g);
+}
+
+/* Sectors of sl bytes take one kernel call each when their full blocks
+ * reach the implementation's xts_unit. */
+static int xts_per_unit(size_t sl) {
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  const size_t nb = sl / 16 - (sl % 16 ? 1 : 0);
+  return im->xts && im->xts_unit && nb >= im->xts_unit;
 }
 
 /* ---- groups and tasks ---- */
@@ -342,25 +319,35 @@ static void mk_task(const struct batch *b, const size_t *idx, size_t g) {
   const void *const *keys = b->keys;
   const size_t kstep = b->nkeys > 1; /* one key: lane k's key is keys[0] */
   gostx_kuz_mk m;
-  for (size_t k = 0; k < g; k++)
-    kp[k] = xts ? &((const gostx_xts_key *)keys[idx[k] * kstep])->data
-                : &((const gostx_cipher *)keys[idx[k] * kstep])->u.kuz;
-  gostx__kuz_mk_init(&m, NULL, kp, g);
+  if (xts) {
+    const gostx_kuz_key *dk[BATCH_LANES_MAX];
+    for (size_t k = 0; k < g; k++) {
+      const gostx_xts_key *x = keys[idx[k] * kstep];
+      kp[k] = &x->tweak;
+      dk[k] = &x->data;
+    }
+    gostx__kuz_mk_init(&m, NULL, kp, g, GOSTX__MK_ENC); /* tweaks: E_K2 only */
+    const struct lanes T = {NULL, NULL, &m, g, 16};
+    if (xts_per_unit(b->sl)) {
+      xts_unit_group(b, &T, idx, dk);
+    } else {
+      gostx_kuz_mk md;
+      gostx__kuz_mk_init(&md, NULL, dk, g, b->op == OP_XTS_DEC ? GOSTX__MK_DEC : GOSTX__MK_ENC);
+      const struct lanes D = {NULL, NULL, &md, g, 16};
+      xts_gather_group(b, &D, &T, idx);
+      gostx__kuz_mk_clear(&md);
+    }
+    gostx__kuz_mk_clear(&m);
+    return;
+  }
+  for (size_t k = 0; k < g; k++) kp[k] = &((const gostx_cipher *)keys[idx[k] * kstep])->u.kuz;
+  gostx__kuz_mk_init(&m, NULL, kp, g, b->op == OP_CBC_DEC ? GOSTX__MK_DEC : GOSTX__MK_ENC);
   const struct lanes L = {NULL, NULL, &m, g, 16};
   switch (b->op) {
     case OP_CBC_ENC: cbc_enc_group(b, &L, idx); break;
     case OP_CBC_DEC: cbc_dec_group(b, &L, idx); break;
     case OP_CTR: ctr_group(b, &L, idx); break;
-    case OP_OMAC: omac_group(b, &L, idx); break;
-    default: {
-      gostx_kuz_mk mt;
-      for (size_t k = 0; k < g; k++) kp[k] = &((const gostx_xts_key *)keys[idx[k] * kstep])->tweak;
-      gostx__kuz_mk_init(&mt, NULL, kp, g);
-      const struct lanes T = {NULL, NULL, &mt, g, 16};
-      xts_group(&L, &T, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl);
-      gostx__kuz_mk_clear(&mt);
-      break;
-    }
+    default: omac_group(b, &L, idx); break;
   }
   gostx__kuz_mk_clear(&m);
 }
@@ -386,22 +373,19 @@ static void batch_task(void *arg, size_t t) {
     idx = ident;
     key = b->keys[0];
   }
-  /* One Kuznyechik key in the chain modes (calls of exactly g blocks, 32
-   * per 512-byte sector), and in XTS when one call holds one row anyway:
-   * the multi-key schedule with the key repeated, built once per group,
-   * rather than the one-key call's key set-up on every call. The same
-   * bytes; for implementations without an mk path, the same calls. */
-  const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
-  if ((xts && 2 * g > BATCH_LANES_MAX) ||
-      ((b->op == OP_CBC_ENC || b->op == OP_OMAC) &&
-       ((const gostx_cipher *)key)->id == GOSTX_CIPHER_KUZNYECHIK)) {
-    mk_task(b, idx, g);
+  if (b->op == OP_XTS_ENC || b->op == OP_XTS_DEC) { /* one key: the XTS core */
+    gostx__xts_units(key, b->op == OP_XTS_DEC, b->nums, b->first, b->step, idx, b->in, b->out,
+                     b->sl, g);
     return;
   }
-  if (xts) {
-    const gostx_xts_key *x = key;
-    const struct lanes D = {NULL, &x->data, NULL, g, 16}, T = {NULL, &x->tweak, NULL, g, 16};
-    xts_group(&D, &T, b->op == OP_XTS_DEC, b->nums, b->first, idx, b->in, b->out, b->sl);
+  /* One Kuznyechik key in the chain modes (calls of exactly g blocks, 32
+   * per 512-byte sector): the multi-key schedule with the key repeated,
+   * built once per group, rather than the one-key call's key set-up on
+   * every call. The same bytes; for implementations without an mk path,
+   * the same calls. */
+  if ((b->op == OP_CBC_ENC || b->op == OP_OMAC) &&
+      ((const gostx_cipher *)key)->id == GOSTX_CIPHER_KUZNYECHIK) {
+    mk_task(b, idx, g);
     return;
   }
   const gostx_cipher *c = key;
@@ -460,7 +444,11 @@ static int make_groups(struct batch *b) {
     kv[i].key = (uintptr_t)b->keys[i];
     kv[i].i = i;
   }
-  qsort(kv, ns, sizeof *kv, keyed_cmp);
+  /* Key pointers that already ascend (an array of keys in sector order,
+   * or one key repeated) are already in (key, index) order. */
+  int sorted = 1;
+  for (size_t i = 1; i < ns && sorted; i++) sorted = kv[i - 1].key <= kv[i].key;
+  if (!sorted) qsort(kv, ns, sizeof *kv, keyed_cmp);
   size_t ng = 0, no = 0, nm = 0;
   /* Without a native mk path the fallback would make one block call per
    * key and block index: slower than a one-key group's call per sector. */
@@ -548,8 +536,8 @@ static int cbc_batch(gostx_pool *pool, int op, const gostx_cipher *const *keys, 
   }
   if (ns && !ivs) return GOSTX_EINVAL;
   if (sl == 0) return GOSTX_OK;
-  struct batch b = {op, (const void *const *)keys, nkeys, ivs, iv_len, NULL, 0, in, out, sl, ns,
-                    NULL, 0, 0, 0, NULL, NULL};
+  struct batch b = {op, (const void *const *)keys, nkeys, ivs, iv_len, NULL, 0, 1, in, out, sl,
+                    ns, NULL, 0, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
 }
 
@@ -576,8 +564,8 @@ int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys, siz
   }
   if (nsectors && !ivs) return GOSTX_EINVAL;
   if (sector_len == 0) return GOSTX_OK;
-  struct batch b = {OP_CTR, (const void *const *)keys, nkeys, ivs, iv_len, NULL, 0, in, out,
-                    sector_len, nsectors, NULL, 0, 0, 0, NULL, NULL};
+  struct batch b = {OP_CTR, (const void *const *)keys, nkeys, ivs, iv_len, NULL, 0, 1, in,
+                    out, sector_len, nsectors, NULL, 0, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
 }
 
@@ -591,32 +579,56 @@ int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t n
     if (tag_len == 0 || tag_len > keys[i]->block_len) return GOSTX_ELEN;
   }
   if (nsectors && !tags) return GOSTX_EINVAL;
-  struct batch b = {OP_OMAC, (const void *const *)keys, nkeys, NULL, 0, NULL, 0, in, NULL,
-                    sector_len, nsectors, tags, tag_len, 0, 0, NULL, NULL};
+  struct batch b = {OP_OMAC, (const void *const *)keys, nkeys, NULL, 0, NULL, 0, 1, in,
+                    NULL, sector_len, nsectors, tags, tag_len, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
 }
 
 static int xts_batch(gostx_pool *pool, int op, const gostx_xts_key *const *keys, size_t nkeys,
-                     const uint64_t *nums, uint64_t first, const uint8_t *in, uint8_t *out,
-                     size_t sl, size_t ns) {
+                     const uint64_t *nums, uint64_t first, uint64_t step, const uint8_t *in,
+                     uint8_t *out, size_t sl, size_t ns) {
   int rc = check_common((const void *const *)keys, nkeys, in, out, sl, ns, 1);
   if (rc) return rc;
   if (sl < 16) return GOSTX_ELEN;
-  struct batch b = {op, (const void *const *)keys, nkeys, NULL, 0, nums, first, in, out, sl, ns,
-                    NULL, 0, 0, 0, NULL, NULL};
+  struct batch b = {op, (const void *const *)keys, nkeys, NULL, 0, nums, first, step, in, out,
+                    sl, ns, NULL, 0, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
 }
 
 int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector, const uint8_t *in,
                             uint8_t *out, size_t sector_len, size_t nsectors) {
-  return xts_batch(pool, OP_XTS_ENC, keys, nkeys, sector_nums, first_sector, in, out, sector_len,
-                   nsectors);
+  return xts_batch(pool, OP_XTS_ENC, keys, nkeys, sector_nums, first_sector, 1, in, out,
+                   sector_len, nsectors);
 }
 
 int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector, const uint8_t *in,
                             uint8_t *out, size_t sector_len, size_t nsectors) {
-  return xts_batch(pool, OP_XTS_DEC, keys, nkeys, sector_nums, first_sector, in, out, sector_len,
-                   nsectors);
+  return xts_batch(pool, OP_XTS_DEC, keys, nkeys, sector_nums, first_sector, 1, in, out,
+                   sector_len, nsectors);
+}
+
+/* Disks: one key, tweak (first_sector + i) * (sector_size / tweak_unit). */
+static int xts_disk(gostx_pool *pool, int op, const gostx_xts_key *key, size_t sector_size,
+                    size_t tweak_unit, uint64_t first_sector, const uint8_t *in, uint8_t *out,
+                    size_t nsectors) {
+  if (!key || tweak_unit == 0 || sector_size % tweak_unit) return GOSTX_EINVAL;
+  const gostx_xts_key *const keys[1] = {key};
+  return xts_batch(pool, op, keys, 1, NULL, first_sector, sector_size / tweak_unit, in, out,
+                   sector_size, nsectors);
+}
+
+int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key, size_t sector_size,
+                           size_t tweak_unit, uint64_t first_sector, const uint8_t *in,
+                           uint8_t *out, size_t nsectors) {
+  return xts_disk(pool, OP_XTS_ENC, key, sector_size, tweak_unit, first_sector, in, out,
+                  nsectors);
+}
+
+int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key, size_t sector_size,
+                           size_t tweak_unit, uint64_t first_sector, const uint8_t *in,
+                           uint8_t *out, size_t nsectors) {
+  return xts_disk(pool, OP_XTS_DEC, key, sector_size, tweak_unit, first_sector, in, out,
+                  nsectors);
 }

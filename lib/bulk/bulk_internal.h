@@ -31,13 +31,4 @@ int gostx__ctr_crypt_mt_from(gostx_pool *pool, const gostx_cipher *c, const uint
                              size_t iv_len, uint64_t first_block, const uint8_t *in,
                              uint8_t *out, size_t len);
 
-/* Kuznyechik-XTS over count sectors of sector_len bytes (>= 16) under one
- * key: sector k is at in/out + idx[k] * sector_len with number
- * nums[idx[k]] (or first + idx[k] when nums is NULL); idx NULL means idx[k] = k.
- * The tweaks of all the sectors go through E_K2 in one call and their data
- * blocks through E_K1/D_K1 in calls of up to 256 blocks across sectors. */
-void gostx__xts_sectors(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
-                        const size_t *idx, const uint8_t *in, uint8_t *out, size_t sector_len,
-                        size_t count);
-
 #endif

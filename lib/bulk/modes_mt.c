@@ -247,8 +247,8 @@ static void xts_task(void *arg, size_t t) {
   const struct xts_job *j = arg;
   size_t a = t * j->per_task, cnt = j->nsectors - a < j->per_task ? j->nsectors - a : j->per_task;
   size_t off = a * j->sector_size;
-  gostx__xts_sectors(j->x, j->decrypt, NULL, j->first + a, NULL, j->in + off, j->out + off,
-                     j->sector_size, cnt);
+  gostx__xts_units(j->x, j->decrypt, NULL, j->first + a, 1, NULL, j->in + off, j->out + off,
+                   j->sector_size, cnt);
 }
 
 static int xts_mt(gostx_pool *pool, const gostx_xts_key *x, int decrypt, uint64_t first,
@@ -263,7 +263,7 @@ static int xts_mt(gostx_pool *pool, const gostx_xts_key *x, int decrypt, uint64_
     if (gostx__bulk_parallel(pool, len))
       gostx_pool_run(pool, (nfull + per - 1) / per, xts_task, &j);
     else
-      gostx__xts_sectors(x, decrypt, NULL, first, NULL, in, out, sector_size, nfull);
+      gostx__xts_units(x, decrypt, NULL, first, 1, NULL, in, out, sector_size, nfull);
   }
   if (last) {
     size_t off = nfull * sector_size;

@@ -31,13 +31,14 @@ void gostx_kuz_decrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t
 /* ---- multi-key calls (internal.h) ---- */
 
 void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
-                        const gostx_kuz_key *const *keys, size_t n) {
+                        const gostx_kuz_key *const *keys, size_t n, unsigned dirs) {
   if (!impl) impl = gostx__dispatch()->kuz;
   m->impl = impl;
   m->n = n;
+  m->used = 0;
   m->native = impl->mk_init && n <= impl->mk_max && impl->mk_size <= sizeof m->sched;
   for (size_t i = 0; i < n; i++) m->keys[i] = keys[i];
-  if (m->native) impl->mk_init(m->sched, keys, n);
+  if (m->native) m->used = impl->mk_init(m->sched, keys, n, dirs);
 }
 
 /* Without an mk path: one block call per run of equal key pointers (which
@@ -61,7 +62,7 @@ void gostx__kuz_mk_decrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *ou
 }
 
 void gostx__kuz_mk_clear(gostx_kuz_mk *m) {
-  if (m->native) gostx_memzero(m->sched, m->impl->mk_size);
+  if (m->native) gostx_memzero(m->sched, m->used);
   gostx_memzero(m->keys, m->n * sizeof m->keys[0]);
   m->n = 0;
 }

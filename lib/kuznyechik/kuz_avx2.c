@@ -85,6 +85,7 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
 #define BS_LOAD_GROUP LOAD4
 #define BS_STORE_GROUP STORE4
 #define BS_CTR 1 /* the counter-mode kernel, 256-block batches only */
+#define BS_XTS 1 /* load / store with the tweaks XORed in */
 #define BS_BCAST_MEM(p) ((W4)_mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
 #include "kuz_bs_template.h"
 #undef BS_CTR
@@ -104,6 +105,7 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
 #define BS_STORE_GROUP STORE2
 #define BS_BCAST_MEM(p) ((W2)_mm_castpd_si128(_mm_loaddup_pd((const double *)(const void *)(p))))
 #include "kuz_bs_template.h"
+#undef BS_XTS
 #undef BS_BCAST_MEM
 #undef BS_ATTR
 #undef BS_W
@@ -351,15 +353,25 @@ struct mk_avx2 {
   } u;
 };
 
-AVX2 static void kuz_avx2_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n) {
+/* One schedule serves both directions (the bitsliced decryption reads the
+ * same planes in reverse; the narrow kernel takes ek both ways). */
+AVX2 static size_t kuz_avx2_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n,
+                                    unsigned dirs) {
   struct mk_avx2 *m = sched;
   const uint8_t(*rk[KUZ_AVX2_MK_MAX])[16];
+  (void)dirs;
   m->n = n;
   for (size_t i = 0; i < n; i++) rk[i] = keys[i]->ek;
-  if (n > 128) key_planes_w4(m->u.w4, rk, n);
-  else if (n >= KUZ_AVX2_WIDE_MIN) key_planes_w2(m->u.w2, rk, n);
-  else
-    for (size_t i = 0; i < n; i++) memcpy(m->u.rk[i], keys[i]->ek, sizeof m->u.rk[i]);
+  if (n > 128) {
+    key_planes_w4(m->u.w4, rk, n);
+    return offsetof(struct mk_avx2, u) + sizeof m->u.w4;
+  }
+  if (n >= KUZ_AVX2_WIDE_MIN) {
+    key_planes_w2(m->u.w2, rk, n);
+    return offsetof(struct mk_avx2, u) + sizeof m->u.w2;
+  }
+  for (size_t i = 0; i < n; i++) memcpy(m->u.rk[i], keys[i]->ek, sizeof m->u.rk[i]);
+  return offsetof(struct mk_avx2, u) + n * sizeof m->u.rk[0];
 }
 
 AVX2 static void mk_run(const void *sched, const uint8_t *in, uint8_t *out, int decrypt) {
@@ -475,6 +487,99 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
   gostx_memzero(ks, used);
 }
 
+/* ---------------- XTS ----------------
+ * The walker (lib/modes/xts.c) hands out runs of up to 256 blocks under one
+ * key that lie back to back in memory, with their tweaks in tw; a run of
+ * more than 128 blocks is one (padded) ymm batch, 72..128 one xmm batch,
+ * both with the tweaks XORed in during the transposes (load_x / store_x),
+ * and a shorter run takes the narrow kernel between two XOR passes. The key
+ * masks are built when the key changes (which units share a key is public). */
+/* v * alpha^4 on both 128-bit lanes (two tweaks, lo in the low qword): each
+ * qword shifted by 4, the low one's top bits moved up, the high one's top
+ * bits (t < 16) folded back as t * 0x87 = t ^ t<<1 ^ t<<2 ^ t<<7. */
+AVX2_INLINE __m256i tw_mul4(__m256i v) {
+  const __m256i c = _mm256_srli_epi64(v, 60);
+  const __m256i dn = _mm256_srli_si256(c, 8);
+  const __m256i fold = _mm256_xor_si256(_mm256_xor_si256(dn, _mm256_slli_epi64(dn, 1)),
+                                        _mm256_xor_si256(_mm256_slli_epi64(dn, 2),
+                                                         _mm256_slli_epi64(dn, 7)));
+  return _mm256_xor_si256(_mm256_xor_si256(_mm256_slli_epi64(v, 4), _mm256_slli_si256(c, 8)),
+                          fold);
+}
+
+/* The walker's fill (struct gostx__xts_walk): two registers of two tweaks
+ * each, stepped by alpha^4 independently (no chain through the blocks);
+ * fewer than 8 tweaks, and the last 0..3, by the scalar step. */
+AVX2 static void tweaks_avx2(uint8_t *tw, uint64_t *lo, uint64_t *hi, size_t n) {
+  size_t i = 0;
+  if (n >= 8) {
+    _Alignas(32) uint64_t q[8];
+    uint64_t l = *lo, h = *hi;
+    for (unsigned k = 0; k < 4; k++) {
+      q[2 * k] = l;
+      q[2 * k + 1] = h;
+      gostx__xts_mul_alpha(&l, &h);
+    }
+    __m256i a = _mm256_load_si256((const __m256i *)(const void *)q);
+    __m256i b = _mm256_load_si256((const __m256i *)(const void *)(q + 4));
+    for (; n - i >= 4; i += 4) {
+      _mm256_storeu_si256((__m256i *)(void *)(tw + 16 * i), a);
+      _mm256_storeu_si256((__m256i *)(void *)(tw + 16 * i + 32), b);
+      a = tw_mul4(a);
+      b = tw_mul4(b);
+    }
+    *lo = (uint64_t)_mm256_extract_epi64(a, 0);
+    *hi = (uint64_t)_mm256_extract_epi64(a, 1);
+    gostx_memzero(q, sizeof q);
+  }
+  for (; i < n; i++) {
+    gostx_store64_le(tw + 16 * i, *lo);
+    gostx_store64_le(tw + 16 * i + 8, *hi);
+    gostx__xts_mul_alpha(lo, hi);
+  }
+}
+
+AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t,
+                              const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride,
+                              size_t nb, size_t count, int decrypt) {
+  _Alignas(32) uint8_t tw[16 * 256];
+  _Alignas(32) uint64_t km[10][16][8];
+  _Alignas(32) union {
+    W4 w4[32][8];
+    W2 w2[32][8];
+  } s;
+  struct gostx__xts_walk w;
+  const gostx_kuz_key *k, *cur = NULL;
+  size_t m, off, used = 0, sw = 0; /* sw: bytes of s to wipe */
+  gostx__xts_walk_init(&w, keys, nkeys, t, idx, stride, nb, count);
+  w.fill = tweaks_avx2;
+  while ((m = gostx__xts_walk_next(&w, tw, 256, &off, &k)) != 0) {
+    if (used < 16 * m) used = 16 * m;
+    if (m < KUZ_AVX2_WIDE_MIN) {
+      gostx_xor(out + off, in + off, tw, 16 * m);
+      (decrypt ? decrypt_narrow : encrypt_narrow)(k, out + off, out + off, m);
+      gostx_xor(out + off, out + off, tw, 16 * m);
+      continue;
+    }
+    if (k != cur) {
+      key_masks_avx2(km, k);
+      cur = k;
+    }
+    if (m == 256) gostx_prefetch_batch(in + off + 4096, out + off + 4096, 4096);
+    if (m > 128) {
+      batch_w4(s.w4, km, 0, in + off, out + off, m, decrypt, tw);
+      sw = sizeof s.w4;
+    } else {
+      batch_w2(s.w2, km, 0, in + off, out + off, m, decrypt, tw);
+      if (sw < sizeof s.w2) sw = sizeof s.w2;
+    }
+  }
+  if (cur) gostx_memzero(km, sizeof km);
+  gostx_memzero(&s, sw);
+  gostx_memzero(tw, used);
+  gostx_memzero(&w, sizeof w);
+}
+
 /* ---------------- key schedule ----------------
  * The 32 Feistel rounds (a1, a0) -> (L(S(a1 ^ C_i)) ^ a0, a1) on the narrow
  * kernel's one-block S and L (the portable bitsliced round costs ~15x more
@@ -502,6 +607,6 @@ const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
                                               kuz_avx2_mk_decrypt, kuz_avx2_ctr,
-                                              kuz_avx2_expand};
+                                              kuz_avx2_expand, kuz_avx2_xts, 256};
 
 #endif

@@ -62,6 +62,7 @@ struct avx512_consts {
   _Alignas(64) uint8_t sbox[2][256];
   _Alignas(64) uint8_t mul[2][16][64];
   _Alignas(64) uint8_t rot[7][64];
+  _Alignas(64) uint8_t shl2[64]; /* vpshufb: each lane's bytes up by two, zeros in */
 };
 static struct avx512_consts kc;
 static pthread_once_t kc_once = PTHREAD_ONCE_INIT;
@@ -95,6 +96,7 @@ static void kc_init(void) {
   }
   for (unsigned r = 0; r < 7; r++)
     for (unsigned i = 0; i < 64; i++) kc.rot[r][i] = (uint8_t)(((i & 15) + rot_amount[r]) & 15);
+  for (unsigned i = 0; i < 64; i++) kc.shl2[i] = (uint8_t)((i & 15) < 2 ? 0x80 : (i & 15) - 2);
 }
 
 /* &kc, opaque to the optimizer so that the constants stay memory operands
@@ -143,30 +145,41 @@ AVX512_INLINE __m512i affine_z(__m512i x, uint64_t m) {
 }
 
 /* nz (1..4, a constant after inlining) registers of four blocks each.
- * rk[0] = K1 as is, rk[1..9] = phi of K2..K10 (encryption) or of
- * L^-1(K2)..L^-1(K10) (decryption), all broadcast to the four lanes. */
-AVX512_INLINE void crypt_z(const __m512i rk[10], __m512i *x, unsigned nz, unsigned dir) {
+ * Round key r of register i is K(r, i) = rk[r * rs + i * is]: K(0, i) = K1
+ * as is, K(1..9, i) = phi of K2..K10 (encryption) or of L^-1(K2)..L^-1(K10)
+ * (decryption). One key: the ten broadcast to the four lanes, rs = 1,
+ * is = 0. A key per block (the multi-key path): each register's four lanes'
+ * keys, read from the schedule (rs, is constants after inlining). */
+#define KZ(r, i) rk[(r) * rs + (i) * is]
+/* tw (XTS, NULL otherwise: a constant after inlining): XORed in with K1 on
+ * the way in (encryption) or out (decryption), one vpternlogq either way. */
+AVX512_INLINE void crypt_z(const __m512i *rk, size_t rs, size_t is, __m512i *x, unsigned nz,
+                           unsigned dir, const __m512i *tw) {
   const struct avx512_consts *c = consts();
   if (dir == 0) {
-    for (unsigned i = 0; i < nz; i++) x[i] = affine_z(_mm512_xor_si512(x[i], rk[0]), KUZ_PHI);
+    for (unsigned i = 0; i < nz; i++)
+      x[i] = affine_z(tw ? XOR3Z(x[i], tw[i], KZ(0, i)) : _mm512_xor_si512(x[i], KZ(0, i)), KUZ_PHI);
     for (unsigned r = 1; r < 10; r++)
-      for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 0, sbox_z(c, 0, x[i]), rk[r]);
+      for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 0, sbox_z(c, 0, x[i]), KZ(r, i));
     for (unsigned i = 0; i < nz; i++) x[i] = affine_z(x[i], KUZ_PHI_INV);
   } else {
-    for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, affine_z(x[i], KUZ_PHI), rk[9]);
+    for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, affine_z(x[i], KUZ_PHI), KZ(9, i));
     for (unsigned r = 9; --r > 0;)
-      for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, sbox_z(c, 1, x[i]), rk[r]);
-    for (unsigned i = 0; i < nz; i++)
-      x[i] = _mm512_xor_si512(affine_z(sbox_z(c, 1, x[i]), KUZ_PHI_INV), rk[0]);
+      for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, sbox_z(c, 1, x[i]), KZ(r, i));
+    for (unsigned i = 0; i < nz; i++) {
+      const __m512i y = affine_z(sbox_z(c, 1, x[i]), KUZ_PHI_INV);
+      x[i] = tw ? XOR3Z(y, KZ(0, i), tw[i]) : _mm512_xor_si512(y, KZ(0, i));
+    }
   }
 }
+#undef KZ
 
 /* 64 * nz bytes from in to out. */
-AVX512_INLINE void run_z(const __m512i rk[10], const uint8_t *in, uint8_t *out, unsigned nz,
-                         unsigned dir) {
+AVX512_INLINE void run_z(const __m512i *rk, size_t rs, size_t is, const uint8_t *in,
+                         uint8_t *out, unsigned nz, unsigned dir) {
   __m512i x[4];
   for (unsigned i = 0; i < nz; i++) x[i] = _mm512_loadu_si512((const void *)(in + 64 * i));
-  crypt_z(rk, x, nz, dir);
+  crypt_z(rk, rs, is, x, nz, dir, NULL);
   for (unsigned i = 0; i < nz; i++) _mm512_storeu_si512((void *)(out + 64 * i), x[i]);
 }
 
@@ -235,19 +248,38 @@ GOSTX_TARGET_AVX512 static void one_block(const gostx_kuz_key *k, const uint8_t 
 
 /* Fewer than 16 blocks, more than one: through a zero-padded stack buffer
  * in as few zmm as hold them (the count is public). */
-GOSTX_TARGET_AVX512 static void tail_z(const __m512i rk[10], const uint8_t *in, uint8_t *out,
-                                       size_t n, unsigned dir) {
+GOSTX_TARGET_AVX512 static void tail_z(const __m512i *rk, size_t rs, size_t is, const uint8_t *in,
+                                       uint8_t *out, size_t n, unsigned dir) {
   _Alignas(64) uint8_t buf[256];
   memset(buf, 0, sizeof buf);
   memcpy(buf, in, 16 * n);
   switch ((n + 3) / 4) {
-    case 1: run_z(rk, buf, buf, 1, dir); break;
-    case 2: run_z(rk, buf, buf, 2, dir); break;
-    case 3: run_z(rk, buf, buf, 3, dir); break;
-    default: run_z(rk, buf, buf, 4, dir); break;
+    case 1: run_z(rk, rs, is, buf, buf, 1, dir); break;
+    case 2: run_z(rk, rs, is, buf, buf, 2, dir); break;
+    case 3: run_z(rk, rs, is, buf, buf, 3, dir); break;
+    default: run_z(rk, rs, is, buf, buf, 4, dir); break;
   }
   memcpy(out, buf, 16 * n);
   gostx_memzero(buf, sizeof buf);
+}
+
+/* Asks for the round keys a direction reads (a key per unit or lane: with
+ * thousands of keys they come from L2 or beyond). */
+AVX512_INLINE void key_prefetch(const gostx_kuz_key *k, unsigned dir) {
+  const uint8_t *p = (const uint8_t *)(dir ? k->dk : k->ek);
+  __builtin_prefetch(p, 0, 3);
+  __builtin_prefetch(p + 64, 0, 3);
+  __builtin_prefetch(p + 128, 0, 3);
+  if (dir) __builtin_prefetch(k->ek, 0, 3); /* K1 */
+}
+
+/* The ten round keys of one key in every lane (rk is wiped by the caller). */
+AVX512_INLINE void round_keys_z(__m512i rk[10], const gostx_kuz_key *k, unsigned dir) {
+  const uint8_t(*src)[16] = dir ? k->dk : k->ek;
+  rk[0] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)k->ek[0]));
+  for (unsigned i = 1; i < 10; i++)
+    rk[i] = _mm512_broadcast_i32x4(
+        affine_x(_mm_loadu_si128((const __m128i *)(const void *)src[i]), KUZ_PHI));
 }
 
 GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n,
@@ -259,13 +291,8 @@ GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, u
   }
   if (n == 0) return;
   __m512i rk[10];
-  {
-    __m128i r[10];
-    round_keys_x(r, k, dir);
-    for (unsigned i = 0; i < 10; i++) rk[i] = _mm512_broadcast_i32x4(r[i]);
-    gostx_memzero(r, sizeof r);
-  }
-  for (; n >= 16; n -= 16, in += 256, out += 256) run_z(rk, in, out, 4, dir);
+  round_keys_z(rk, k, dir);
+  for (; n >= 16; n -= 16, in += 256, out += 256) run_z(rk, 1, 0, in, out, 4, dir);
   if (n == 1) {
     __m128i r[10];
     for (unsigned i = 0; i < 10; i++) r[i] = _mm512_castsi512_si128(rk[i]);
@@ -273,7 +300,7 @@ GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, u
                      crypt_x(r, _mm_loadu_si128((const __m128i *)(const void *)in), dir));
     gostx_memzero(r, sizeof r);
   } else if (n) {
-    tail_z(rk, in, out, n, dir);
+    tail_z(rk, 1, 0, in, out, n, dir);
   }
   gostx_memzero(rk, sizeof rk);
 }
@@ -288,9 +315,181 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_decrypt(const gostx_kuz_key *k, const
   run(k, in, out, n, 1);
 }
 
-/* No multi-key path yet: the batch engine groups sectors by key (batch 0 =
- * its default group size, 64 = four of the 16-block passes). */
+/* ---------------- multi-key: block i under key i ----------------
+ * The schedule holds, per direction and round, the round keys of the n <=
+ * 128 keys side by side (as the kernels take them: K1, then phi of the
+ * rest), so that the four lanes' keys of a register are one 64-byte load;
+ * slots up to the next multiple of 16 are zero (the padded tail pass). */
+#define KUZ_AVX512_MK_MAX 128
+struct mk_avx512 {
+  _Alignas(64) uint8_t rk[2][10][KUZ_AVX512_MK_MAX][16];
+  size_t n;
+};
+
+/* Only the directions asked for (XTS tweak keys only ever encrypt); returns
+ * the bytes from the start written: the first direction plane, or both. */
+GOSTX_TARGET_AVX512 static size_t kuz_avx512_mk_init(void *sched, const gostx_kuz_key *const *keys,
+                                                     size_t n, unsigned dirs) {
+  struct mk_avx512 *m = sched;
+  m->n = n;
+  for (unsigned dir = 0; dir < 2; dir++) {
+    if (!(dirs & (1u << dir))) continue;
+    for (size_t i = 0; i < n; i++) {
+      if (i + 4 < n) key_prefetch(keys[i + 4], dir);
+      const uint8_t(*src)[16] = dir ? keys[i]->dk : keys[i]->ek;
+      _mm_store_si128((__m128i *)(void *)m->rk[dir][0][i],
+                      _mm_loadu_si128((const __m128i *)(const void *)keys[i]->ek[0]));
+      for (unsigned j = 1; j < 10; j++)
+        _mm_store_si128((__m128i *)(void *)m->rk[dir][j][i],
+                        affine_x(_mm_loadu_si128((const __m128i *)(const void *)src[j]), KUZ_PHI));
+    }
+    for (unsigned j = 0; j < 10; j++) memset(m->rk[dir][j][n], 0, 16 * ((0 - n) % 16));
+  }
+  return dirs & GOSTX__MK_DEC ? sizeof m->rk : sizeof m->rk[0];
+}
+
+GOSTX_TARGET_AVX512 static void mk_run(const void *sched, const uint8_t *in, uint8_t *out,
+                                       unsigned dir) {
+  const struct mk_avx512 *m = sched;
+  /* K(r, i) of the pass at block p: rk[dir][r][p + 4 i] as one zmm. */
+  enum { RS = KUZ_AVX512_MK_MAX * 16 / 64 };
+  size_t n = m->n, p = 0;
+  pthread_once(&kc_once, kc_init);
+  for (; n - p >= 16; p += 16)
+    run_z((const __m512i *)(const void *)m->rk[dir][0][p], RS, 1, in + 16 * p, out + 16 * p, 4, dir);
+  if (p < n) tail_z((const __m512i *)(const void *)m->rk[dir][0][p], RS, 1, in + 16 * p, out + 16 * p,
+                    n - p, dir);
+}
+
+GOSTX_TARGET_AVX512 static void kuz_avx512_mk_encrypt(const void *sched, const uint8_t *in,
+                                                      uint8_t *out) {
+  mk_run(sched, in, out, 0);
+}
+
+GOSTX_TARGET_AVX512 static void kuz_avx512_mk_decrypt(const void *sched, const uint8_t *in,
+                                                      uint8_t *out) {
+  mk_run(sched, in, out, 1);
+}
+
+/* ---------------- XTS: the whitening inside the kernel ----------------
+ * Four tweak registers hold the tweaks of the 16 blocks of a pass, T_j in
+ * the lane of block j; the next pass's are these times alpha^16, four
+ * independent multiplications (no chain through the blocks):
+ *   v * alpha^k = (v << k across the 128 bits) ^ (top k bits) * 0x87,
+ * the shift as two 64-bit shifts and the low half's carry moved up
+ * (vpunpcklqdq with zero), the fold as one carry-less multiply of the high
+ * half's top bits by 0x87 (< 2^(k+8), in the low half). The first pass's
+ * tweaks come from T_0 the same way: lane l of register 0 by alpha^l
+ * (variable shifts), registers 1..3 by alpha^4, alpha^8, alpha^12. So the
+ * tweak costs ~5 ops per register per pass against the cipher's ~330, and
+ * the data is read and written once. */
+
+/* v * alpha^k in every 128-bit lane, 1 <= k <= 56. */
+AVX512_INLINE __m512i tw_mul(__m512i v, unsigned k) {
+  const __m512i top = _mm512_srli_epi64(v, 64 - k);
+  const __m512i up = _mm512_unpacklo_epi64(_mm512_setzero_si512(), top);
+  const __m512i fold = _mm512_clmulepi64_epi128(top, _mm512_set1_epi64(0x87), 0x01);
+  return XOR3Z(_mm512_slli_epi64(v, k), up, fold);
+}
+
+/* v * alpha^16, the step between passes: the 16-bit shift is a byte move
+ * (vpshufb with the constant kc.shl2), the fold as above: 4 ops. */
+AVX512_INLINE __m512i tw_mul16(const struct avx512_consts *c, __m512i v) {
+  const __m512i fold = _mm512_clmulepi64_epi128(_mm512_srli_epi64(v, 48),
+                                                _mm512_set1_epi64(0x87), 0x01);
+  return _mm512_xor_si512(_mm512_shuffle_epi8(v, LDZ(c->shl2)), fold);
+}
+
+/* tw[0..3] = the tweaks T_0..T_15 from T_0 (16 bytes at t). */
+AVX512_INLINE void tw_start(__m512i tw[4], const uint8_t *t) {
+  const __m512i v = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t));
+  const __m512i k = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0); /* lane l: alpha^l */
+  /* top k bits: >> (63 - k) then >> 1 (a count of 64 is never used) */
+  const __m512i top =
+      _mm512_srli_epi64(_mm512_srlv_epi64(v, _mm512_sub_epi64(_mm512_set1_epi64(63), k)), 1);
+  const __m512i up = _mm512_unpacklo_epi64(_mm512_setzero_si512(), top);
+  const __m512i fold = _mm512_clmulepi64_epi128(top, _mm512_set1_epi64(0x87), 0x01);
+  tw[0] = XOR3Z(_mm512_sllv_epi64(v, k), up, fold);
+  tw[1] = tw_mul(tw[0], 4);
+  tw[2] = tw_mul(tw[0], 8);
+  tw[3] = tw_mul(tw[0], 12);
+}
+
+/* One pass of nz registers: out = F(in ^ T) ^ T; encryption folds the
+ * first XOR into K1's, decryption the second. */
+AVX512_INLINE void xts_z(const __m512i rk[10], const __m512i tw[4], const uint8_t *in,
+                         uint8_t *out, unsigned nz, unsigned dir) {
+  __m512i x[4];
+  for (unsigned i = 0; i < nz; i++) x[i] = _mm512_loadu_si512((const void *)(in + 64 * i));
+  if (dir == 1)
+    for (unsigned i = 0; i < nz; i++) x[i] = _mm512_xor_si512(x[i], tw[i]);
+  crypt_z(rk, 1, 0, x, nz, dir, tw);
+  if (dir == 0)
+    for (unsigned i = 0; i < nz; i++) x[i] = _mm512_xor_si512(x[i], tw[i]);
+  for (unsigned i = 0; i < nz; i++) _mm512_storeu_si512((void *)(out + 64 * i), x[i]);
+}
+
+/* One data unit of nb blocks from T_0 at t; t left at T_nb. */
+AVX512_INLINE void xts_unit(const __m512i rk[10], uint8_t *t, const uint8_t *in, uint8_t *out,
+                            size_t nb, unsigned dir) {
+  __m512i tw[4];
+  size_t j = 0;
+  tw_start(tw, t);
+  const struct avx512_consts *c = consts();
+  for (; nb - j >= 16; j += 16) {
+    xts_z(rk, tw, in + 16 * j, out + 16 * j, 4, dir);
+    for (unsigned i = 0; i < 4; i++) tw[i] = tw_mul16(c, tw[i]);
+  }
+  const size_t r = nb - j; /* 0..15 blocks left, their tweaks already in tw */
+  if (r) {
+    /* Rare (units of a length not a multiple of 256 bytes): the tweaks
+     * through memory around tail_z, whose round code is shared, rather than
+     * four more inlined copies per direction (under SIMDe they tripled the
+     * file's compile time). */
+    _Alignas(64) uint8_t buf[256], tb[256];
+    for (unsigned i = 0; i < 4; i++) _mm512_store_si512((void *)(tb + 64 * i), tw[i]);
+    gostx_xor(buf, in + 16 * j, tb, 16 * r);
+    tail_z(rk, 1, 0, buf, buf, r, dir);
+    gostx_xor(out + 16 * j, buf, tb, 16 * r);
+    gostx_memzero(buf, 16 * r);
+    gostx_memzero(tb, sizeof tb);
+  }
+  /* T_nb: lane r % 4 of register r / 4 (public positions). */
+  const __m512i sel = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+                                       _mm512_set1_epi64((long long)(2 * (r % 4))));
+  const __m512i v = r < 4 ? tw[0] : r < 8 ? tw[1] : r < 12 ? tw[2] : tw[3];
+  _mm_storeu_si128((__m128i *)(void *)t, _mm512_castsi512_si128(_mm512_permutexvar_epi64(sel, v)));
+}
+
+GOSTX_TARGET_AVX512 static void kuz_avx512_xts(const gostx_kuz_key *const *keys, size_t nkeys,
+                                               uint8_t *t, const size_t *idx, const uint8_t *in,
+                                               uint8_t *out, size_t stride, size_t nb,
+                                               size_t count, int decrypt) {
+  __m512i rk[10];
+  const gostx_kuz_key *cur = keys[0];
+  pthread_once(&kc_once, kc_init);
+  round_keys_z(rk, cur, decrypt ? 1 : 0);
+  for (size_t u = 0; u < count; u++) {
+    const size_t off = (idx ? idx[u] : u) * stride;
+    if (nkeys > 1) {
+      if (keys[u] != cur) { /* which units share a key is public */
+        cur = keys[u];
+        round_keys_z(rk, cur, decrypt ? 1 : 0);
+      }
+      if (u + 1 < count) key_prefetch(keys[u + 1], decrypt ? 1 : 0);
+    }
+    if (decrypt) xts_unit(rk, t + 16 * u, in + off, out + off, nb, 1);
+    else xts_unit(rk, t + 16 * u, in + off, out + off, nb, 0);
+  }
+  gostx_memzero(rk, sizeof rk);
+}
+
+/* batch 0: the batch engine's default group of 64 sectors (four of the
+ * 16-block passes per multi-key call). xts_unit 16: one pass. */
 const struct gostx_kuz_impl gostx_kuz_avx512 = {"avx512", kuz_avx512_encrypt, kuz_avx512_decrypt,
-                                                0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+                                                0, KUZ_AVX512_MK_MAX, sizeof(struct mk_avx512),
+                                                kuz_avx512_mk_init, kuz_avx512_mk_encrypt,
+                                                kuz_avx512_mk_decrypt, NULL, NULL,
+                                                kuz_avx512_xts, 16};
 
 #endif

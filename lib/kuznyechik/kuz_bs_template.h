@@ -87,12 +87,25 @@ BS_ATTR static inline void BS_NAME(transpose_bits)(BS_W w[8]) {
  * low and high halves. Per t, a bit transpose of the eight groups' halves
  * gives, per byte p and plane k, one byte of eight blocks; a byte transpose
  * over t then gathers s[p][k] (bit 8 t + r of a lane = block group 8 t + r).
- * BS_STORE_GROUP and the same transposes in reverse undo it. */
-BS_ATTR __attribute__((noinline)) static void BS_NAME(load)(BS_W s[16][8], const uint8_t *in) {
+ * BS_STORE_GROUP and the same transposes in reverse undo it.
+ * mask (a compile-time NULL in load / store): 64 * BS_LANES blocks XORed
+ * into the blocks as they are read, and into the results as they are
+ * written (XTS: the tweaks, so the whitening costs no pass of its own). */
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(load_any)(BS_W s[16][8],
+                                                                          const uint8_t *in,
+                                                                          const uint8_t *mask) {
   BS_W tmp[16][8]; /* tmp[k (+8 for high halves)][t] */
   for (unsigned t = 0; t < 8; t++) {
     BS_W a[8], b[8];
-    for (unsigned r = 0; r < 8; r++) BS_LOAD_GROUP(in + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
+    for (unsigned r = 0; r < 8; r++) {
+      BS_LOAD_GROUP(in + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
+      if (mask) {
+        BS_W ma, mb;
+        BS_LOAD_GROUP(mask + 16 * BS_LANES * (8 * t + r), ma, mb);
+        a[r] ^= ma;
+        b[r] ^= mb;
+      }
+    }
     BS_NAME(transpose_bits)(a);
     BS_NAME(transpose_bits)(b);
     for (unsigned k = 0; k < 8; k++) {
@@ -109,7 +122,13 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(load)(BS_W s[16][8], const
     }
 }
 
-BS_ATTR __attribute__((noinline)) static void BS_NAME(store)(uint8_t *out, BS_W s[16][8]) {
+BS_ATTR __attribute__((noinline)) static void BS_NAME(load)(BS_W s[16][8], const uint8_t *in) {
+  BS_NAME(load_any)(s, in, NULL);
+}
+
+BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(store_any)(uint8_t *out,
+                                                                           BS_W s[16][8],
+                                                                           const uint8_t *mask) {
   BS_W tmp[16][8];
   for (unsigned h = 0; h < 2; h++)
     for (unsigned k = 0; k < 8; k++) {
@@ -126,9 +145,33 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(store)(uint8_t *out, BS_W 
     }
     BS_NAME(transpose_bits)(a);
     BS_NAME(transpose_bits)(b);
-    for (unsigned r = 0; r < 8; r++) BS_STORE_GROUP(out + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
+    for (unsigned r = 0; r < 8; r++) {
+      if (mask) {
+        BS_W ma, mb;
+        BS_LOAD_GROUP(mask + 16 * BS_LANES * (8 * t + r), ma, mb);
+        a[r] ^= ma;
+        b[r] ^= mb;
+      }
+      BS_STORE_GROUP(out + 16 * BS_LANES * (8 * t + r), a[r], b[r]);
+    }
   }
 }
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(store)(uint8_t *out, BS_W s[16][8]) {
+  BS_NAME(store_any)(out, s, NULL);
+}
+
+#ifdef BS_XTS
+BS_ATTR __attribute__((noinline)) static void BS_NAME(load_x)(BS_W s[16][8], const uint8_t *in,
+                                                              const uint8_t *mask) {
+  BS_NAME(load_any)(s, in, mask);
+}
+
+BS_ATTR __attribute__((noinline)) static void BS_NAME(store_x)(uint8_t *out, BS_W s[16][8],
+                                                               const uint8_t *mask) {
+  BS_NAME(store_any)(out, s, mask);
+}
+#endif
 
 /* One R step (inv = 0) or R^-1 step (inv = 1) of L on the 32-slot state
  * buffer (see BS_NAME(encrypt_any)): the window x_0..x_15 is w[0..15]
@@ -251,20 +294,28 @@ BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(decrypt_mk)(BS_W s
 
 /* One batch of 1 <= n <= 64 * BS_LANES blocks from in (a short batch padded
  * with zero blocks that are never stored); key: masks or planes as for
- * xor_key. In place allowed. */
+ * xor_key. In place allowed. mask (BS_XTS files; a compile-time NULL
+ * elsewhere): 64 * BS_LANES blocks of XTS tweaks, out = F(in ^ mask) ^ mask
+ * (only the first m matter). */
 BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[32][8],
                                                                        const void *key, int planes,
                                                                        const uint8_t *in, uint8_t *out,
-                                                                       size_t m, int decrypt) {
+                                                                       size_t m, int decrypt,
+                                                                       const uint8_t *mask) {
   enum { BATCH = 64 * BS_LANES };
   _Alignas(32) uint8_t pad[16 * BATCH];
   const uint8_t *src = in;
+  (void)mask;
   if (m < BATCH) {
     memcpy(pad, in, 16 * m);
     memset(pad + 16 * m, 0, sizeof pad - 16 * m);
     src = pad;
   }
-  BS_NAME(load)(s, src);
+#ifdef BS_XTS
+  if (mask) BS_NAME(load_x)(s, src, mask);
+  else
+#endif
+    BS_NAME(load)(s, src);
   if (planes) {
     if (decrypt) BS_NAME(decrypt_mk)(s, key);
     else BS_NAME(encrypt_mk)(s, key);
@@ -272,12 +323,15 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[
     if (decrypt) BS_NAME(decrypt)(s, (const uint64_t(*)[16][8])key);
     else BS_NAME(encrypt)(s, (const uint64_t(*)[16][8])key);
   }
+  uint8_t *dst = m < BATCH ? pad : out;
+#ifdef BS_XTS
+  if (mask) BS_NAME(store_x)(dst, s, mask);
+  else
+#endif
+    BS_NAME(store)(dst, s);
   if (m < BATCH) {
-    BS_NAME(store)(pad, s);
     memcpy(out, pad, 16 * m);
     gostx_memzero(pad, sizeof pad);
-  } else {
-    BS_NAME(store)(out, s);
   }
 }
 
@@ -289,7 +343,7 @@ BS_ATTR static void BS_NAME(blocks)(const uint64_t km[10][16][8], const uint8_t 
   for (;;) {
     size_t m = n < BATCH ? n : BATCH;
     if (n >= 2 * BATCH) gostx_prefetch_batch(in + 16 * BATCH, out + 16 * BATCH, 16 * BATCH);
-    BS_NAME(batch)(s, km, 0, in, out, m, decrypt);
+    BS_NAME(batch)(s, km, 0, in, out, m, decrypt, NULL);
     in += 16 * m;
     out += 16 * m;
     n -= m;
@@ -321,7 +375,7 @@ BS_ATTR __attribute__((unused)) static void BS_NAME(blocks_mk)(const BS_W planes
                                                               const uint8_t *in, uint8_t *out,
                                                               size_t n, int decrypt) {
   _Alignas(32) BS_W s[32][8];
-  BS_NAME(batch)(s, planes, 1, in, out, n, decrypt);
+  BS_NAME(batch)(s, planes, 1, in, out, n, decrypt, NULL);
   gostx_memzero(s, sizeof s);
 }
 

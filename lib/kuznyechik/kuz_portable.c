@@ -502,4 +502,4 @@ void gostx__kuz_expand(uint8_t rk[10][16], const uint8_t key[32]) {
 
 const struct gostx_kuz_impl gostx_kuz_portable = {"portable", gostx__kuz_portable_encrypt,
                                                   gostx__kuz_portable_decrypt,
-                                                  0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+                                                  0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};

@@ -68,6 +68,6 @@ static void kuz_ssse3_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t
 }
 
 const struct gostx_kuz_impl gostx_kuz_ssse3 = {"ssse3", kuz_ssse3_encrypt, kuz_ssse3_decrypt,
-                                               0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+                                               0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
 
 #endif

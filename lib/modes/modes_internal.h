@@ -36,6 +36,33 @@ void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
 void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len);
 void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len);
 
+/* ---- XTS cores (lib/modes/xts.c), shared with the bulk engine ----
+ * Units: count data units of len >= 16 bytes, unit k at in / out + p * len,
+ * p = idx ? idx[k] : k (in == out allowed). */
+#define GOSTX__XTS_UNITS 256 /* units per E_K2 call and per stealing call, at most */
+
+/* Everything for count units under one key: unit k's tweak is the 16-byte
+ * little-endian (plain64) number (nums ? nums[p] : first + p) * step, mod 2^64.
+ * The tweaks of up to GOSTX__XTS_UNITS units go through E_K2 in one call. */
+void gostx__xts_units(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
+                      uint64_t step, const size_t *idx, const uint8_t *in, uint8_t *out,
+                      size_t len, size_t count);
+/* Step 2 alone: the first nb full blocks of each unit (stride bytes apart)
+ * under keys[0] (nkeys 1) or keys[k] (nkeys = count), from the T_0 in t
+ * (count * 16 bytes), left at T_nb: the implementation's xts entry, or the
+ * generic loop. */
+void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
+                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
+                     size_t count);
+/* Step 3 alone: ciphertext stealing for count <= GOSTX__XTS_UNITS units of
+ * len bytes (len % 16 != 0), t[k] = T_m of unit k (m = len / 16 - 1, the
+ * last full block, not yet processed). crypt runs n blocks in place, block
+ * k under unit k's key (one key, or a multi-key schedule). */
+typedef void (*gostx__xts_crypt_fn)(const void *ctx, int decrypt, uint8_t *buf, size_t n);
+void gostx__xts_steal(gostx__xts_crypt_fn crypt, const void *ctx, int decrypt, const uint8_t *t,
+                      const size_t *idx, const uint8_t *in, uint8_t *out, size_t len,
+                      size_t count);
+
 /* One-shot helper: init a context for mode, run the core over len bytes,
  * wipe. Checks every argument first. */
 int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,

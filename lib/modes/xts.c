@@ -4,18 +4,29 @@
  *   T_0 = E_K2(tweak), T_{j+1} = T_j * alpha     C_j = E_K1(P_j xor T_j) xor T_j
  *
  * T is a 128-bit little-endian number (byte 0 least significant); times alpha
- * is a left shift by one, folding x^128 back in as 0x87 (IEEE 1619 section 5.2).
- * Full blocks go through the cipher in runs: the tweaks for a run are laid out
- * in a buffer, XORed in, one multi-block call, XORed out.
+ * is a left shift by one, folding x^128 back in as 0x87 (IEEE 1619 section 5.2;
+ * gostx__xts_mul_alpha in internal.h).
+ *
+ * Everything XTS in the library runs through this file's cores, for one data
+ * unit (the public one-unit calls) as for many (gostx_xts_*_mt, the sector
+ * batches, the disk calls of include/gostx/bulk.h):
+ *   1. the tweaks of up to XTS_UNITS units go through E_K2 in one call;
+ *   2. their full blocks go through the implementation's xts entry (the
+ *      whitening inside the cipher kernel, tweaks made in registers) or,
+ *      without one, the generic loop below: runs of up to XTS_RUN blocks,
+ *      back to back in memory across unit boundaries, tweaks laid out in a
+ *      buffer, XORed in, one multi-block call, XORed out;
+ *   3. ciphertext stealing, when the unit length is not a multiple of 16,
+ *      for all the units at once (two calls of one block per unit).
  *
  * Conformance: no standard publishes Kuznyechik-XTS vectors. The full-block
  * path reproduces VeraCrypt's Kuznyechik XTS self-test CRCs (which fixes the
  * tweak encryption, the little-endian alpha multiplication and plain64
  * sector numbering); ciphertext stealing rests on the IEEE 1619 text and is
  * checked against a textbook version in tests/test_xts.c. */
-#include "internal.h"
+#include "modes_internal.h"
 
-#define XTS_BATCH 256 /* blocks per cipher call: the widest bitsliced Kuznyechik batch */
+#define XTS_RUN 256 /* blocks per generic cipher call: the widest bitsliced batch */
 
 int gostx_xts_set_key(gostx_xts_key *x, const uint8_t key[GOSTX_XTS_KEY_LEN]) {
   int rc;
@@ -32,80 +43,188 @@ void gostx_xts_clear(gostx_xts_key *x) {
   if (x) gostx_memzero(x, sizeof *x);
 }
 
-/* T *= alpha on the little-endian halves (lo = bytes 0..7, hi = bytes 8..15). */
-static inline void xts_mul_alpha(uint64_t *lo, uint64_t *hi) {
-  uint64_t carry = 0 - (*hi >> 63);
-  *hi = (*hi << 1) | (*lo >> 63);
-  *lo = (*lo << 1) ^ (carry & 0x87);
+/* ---- the walk over units' full blocks (internal.h) ---- */
+
+void gostx__xts_walk_init(struct gostx__xts_walk *w, const gostx_kuz_key *const *keys,
+                          size_t nkeys, uint8_t *t, const size_t *idx, size_t stride, size_t nb,
+                          size_t count) {
+  w->fill = NULL;
+  w->keys = keys;
+  w->nkeys = nkeys;
+  w->t = t;
+  w->idx = idx;
+  w->stride = stride;
+  w->nb = nb;
+  w->count = count;
+  w->u = w->j = 0;
+  w->lo = count ? gostx_load64_le(t) : 0;
+  w->hi = count ? gostx_load64_le(t + 8) : 0;
 }
 
-static inline void xts_store_tweak(uint8_t *p, uint64_t lo, uint64_t hi) {
-  gostx_store64_le(p, lo);
-  gostx_store64_le(p + 8, hi);
+static size_t walk_pos(const struct gostx__xts_walk *w, size_t u) {
+  return (w->idx ? w->idx[u] : u) * w->stride;
 }
 
-/* One block with tweak t: out = F(in xor t) xor t, F = E_K1 or D_K1. */
-static void xts_block(const gostx_xts_key *x, int decrypt, const uint8_t t[16],
-                      const uint8_t *in, uint8_t *out) {
-  uint8_t b[16];
-  gostx_xor(b, in, t, 16);
-  if (decrypt) gostx_kuz_decrypt_blocks(&x->data, b, b, 1);
-  else gostx_kuz_encrypt_blocks(&x->data, b, b, 1);
-  gostx_xor(out, b, t, 16);
-  gostx_memzero(b, sizeof b);
+static const gostx_kuz_key *walk_key(const struct gostx__xts_walk *w, size_t u) {
+  return w->keys[w->nkeys == 1 ? 0 : u];
 }
+
+size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off,
+                            const gostx_kuz_key **key) {
+  size_t m = 0;
+  if (w->u == w->count) return 0;
+  *off = walk_pos(w, w->u) + 16 * w->j;
+  *key = walk_key(w, w->u);
+  while (m < max) {
+    size_t b = w->nb - w->j < max - m ? w->nb - w->j : max - m;
+    if (w->fill) {
+      w->fill(tw + 16 * m, &w->lo, &w->hi, b);
+      m += b;
+    } else {
+      for (size_t i = 0; i < b; i++, m++) {
+        gostx_store64_le(tw + 16 * m, w->lo);
+        gostx_store64_le(tw + 16 * m + 8, w->hi);
+        gostx__xts_mul_alpha(&w->lo, &w->hi);
+      }
+    }
+    w->j += b;
+    if (w->j < w->nb) break; /* the run is full */
+    /* Unit done: its next tweak back to t, the next unit's T_0 in. */
+    uint8_t *tu = w->t + 16 * w->u;
+    gostx_store64_le(tu, w->lo);
+    gostx_store64_le(tu + 8, w->hi);
+    const size_t end = walk_pos(w, w->u) + 16 * w->nb;
+    w->j = 0;
+    if (++w->u == w->count) break;
+    w->lo = gostx_load64_le(tu + 16);
+    w->hi = gostx_load64_le(tu + 24);
+    /* The run ends at a unit that is not adjacent or has another key. */
+    if (walk_pos(w, w->u) != end || walk_key(w, w->u) != *key) break;
+  }
+  return m;
+}
+
+/* ---- step 2: full blocks ---- */
+
+/* The generic loop: the contract of gostx_kuz_impl.xts on top of the
+ * implementation's block calls. */
+static void xts_generic(const struct gostx_kuz_impl *im, const gostx_kuz_key *const *keys,
+                        size_t nkeys, uint8_t *t, const size_t *idx, const uint8_t *in,
+                        uint8_t *out, size_t stride, size_t nb, size_t count, int decrypt) {
+  uint8_t tw[XTS_RUN * 16];
+  struct gostx__xts_walk w;
+  const gostx_kuz_key *k;
+  size_t m, off, used = 0;
+  const gostx_kuz_blocks_fn f = decrypt ? im->decrypt_blocks : im->encrypt_blocks;
+  gostx__xts_walk_init(&w, keys, nkeys, t, idx, stride, nb, count);
+  while ((m = gostx__xts_walk_next(&w, tw, XTS_RUN, &off, &k)) != 0) {
+    if (used < 16 * m) used = 16 * m;
+    gostx_xor(out + off, in + off, tw, 16 * m);
+    f(k, out + off, out + off, m);
+    gostx_xor(out + off, out + off, tw, 16 * m);
+  }
+  gostx_memzero(tw, used); /* only what held tweaks */
+  gostx_memzero(&w, sizeof w);
+}
+
+void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
+                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
+                     size_t count) {
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  if (!nb || !count) return;
+  if (im->xts) im->xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+  else xts_generic(im, keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+}
+
+/* ---- step 3: ciphertext stealing ---- */
+
+void gostx__xts_steal(gostx__xts_crypt_fn crypt, const void *ctx, int decrypt, const uint8_t *t,
+                      const size_t *idx, const uint8_t *in, uint8_t *out, size_t len,
+                      size_t count) {
+  /* IEEE 1619 5.3.2 / 5.4.2. Block m (the last full one) has tweak T_m =
+   * t[u], the partial block T_{m+1}; encryption runs block m under T_m and
+   * then the merged block under T_{m+1}, decryption the other way round.
+   * Both steps for all the units in one call each. */
+  enum { U = GOSTX__XTS_UNITS };
+  uint8_t ta[U * 16], tb[U * 16], buf[U * 16], cc[16];
+  const size_t rest = len % 16, m = len / 16 - 1;
+  for (size_t k = 0; k < count; k++) {
+    uint64_t lo = gostx_load64_le(t + 16 * k), hi = gostx_load64_le(t + 16 * k + 8);
+    uint8_t *first = decrypt ? tb + 16 * k : ta + 16 * k, *second = decrypt ? ta + 16 * k : tb + 16 * k;
+    gostx_store64_le(first, lo);
+    gostx_store64_le(first + 8, hi);
+    gostx__xts_mul_alpha(&lo, &hi);
+    gostx_store64_le(second, lo);
+    gostx_store64_le(second + 8, hi);
+    const size_t p = (idx ? idx[k] : k) * len + 16 * m;
+    gostx_xor(buf + 16 * k, in + p, ta + 16 * k, 16);
+  }
+  crypt(ctx, decrypt, buf, count);
+  for (size_t k = 0; k < count; k++) {
+    const size_t p = (idx ? idx[k] : k) * len + 16 * m;
+    gostx_xor(cc, buf + 16 * k, ta + 16 * k, 16); /* CC */
+    /* PP = tail || CC[rest..]; read the tail before out (maybe in) changes. */
+    memcpy(buf + 16 * k, in + p + 16, rest);
+    memcpy(buf + 16 * k + rest, cc + rest, 16 - rest);
+    memcpy(out + p + 16, cc, rest);
+    gostx_xor(buf + 16 * k, buf + 16 * k, tb + 16 * k, 16);
+  }
+  crypt(ctx, decrypt, buf, count);
+  for (size_t k = 0; k < count; k++) {
+    const size_t p = (idx ? idx[k] : k) * len + 16 * m;
+    gostx_xor(out + p, buf + 16 * k, tb + 16 * k, 16);
+  }
+  gostx_memzero(ta, 16 * count);
+  gostx_memzero(tb, 16 * count);
+  gostx_memzero(buf, 16 * count);
+  gostx_memzero(cc, sizeof cc);
+}
+
+static void one_key_crypt(const void *ctx, int decrypt, uint8_t *buf, size_t n) {
+  if (decrypt) gostx_kuz_decrypt_blocks(ctx, buf, buf, n);
+  else gostx_kuz_encrypt_blocks(ctx, buf, buf, n);
+}
+
+/* Steps 2 and 3 for count <= XTS_UNITS units whose T_0 are in t. */
+static void xts_finish(const gostx_xts_key *x, int decrypt, uint8_t *t, const size_t *idx,
+                       const uint8_t *in, uint8_t *out, size_t len, size_t count) {
+  const size_t nb = len / 16 - (len % 16 ? 1 : 0); /* with stealing, the last full block waits */
+  const gostx_kuz_key *const k[1] = {&x->data};
+  gostx__xts_full(k, 1, decrypt, t, idx, in, out, len, nb, count);
+  if (len % 16) gostx__xts_steal(one_key_crypt, &x->data, decrypt, t, idx, in, out, len, count);
+}
+
+void gostx__xts_units(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
+                      uint64_t step, const size_t *idx, const uint8_t *in, uint8_t *out,
+                      size_t len, size_t count) {
+  enum { U = GOSTX__XTS_UNITS };
+  uint8_t t[U * 16];
+  size_t used = 0;
+  for (size_t base = 0; base < count; base += U) {
+    const size_t c = count - base < U ? count - base : U;
+    for (size_t k = 0; k < c; k++) {
+      const size_t p = idx ? idx[base + k] : base + k;
+      gostx_store64_le(t + 16 * k, (nums ? nums[p] : first + p) * step); /* plain64 */
+      memset(t + 16 * k + 8, 0, 8);
+    }
+    gostx_kuz_encrypt_blocks(&x->tweak, t, t, c); /* T_0 of every unit, one call */
+    if (idx) xts_finish(x, decrypt, t, idx + base, in, out, len, c);
+    else xts_finish(x, decrypt, t, NULL, in + base * len, out + base * len, len, c);
+    if (used < 16 * c) used = 16 * c;
+  }
+  gostx_memzero(t, used);
+}
+
+/* ---- the one-unit API ---- */
 
 static int xts_crypt(const gostx_xts_key *x, int decrypt, const uint8_t tweak[16],
                      const uint8_t *in, uint8_t *out, size_t len) {
-  uint8_t tw[XTS_BATCH * 16], t0[16], t1[16], cc[16], pp[16];
-  uint64_t lo, hi;
-  size_t nfull, rest, bulk, tw_used = 0;
+  uint8_t t[16];
   if (!x || !tweak || !in || !out) return GOSTX_EINVAL;
   if (len < 16) return GOSTX_ELEN;
-  nfull = len / 16;
-  rest = len % 16;
-  bulk = rest ? nfull - 1 : nfull; /* with stealing, the last full block waits */
-
-  gostx_kuz_encrypt_blocks(&x->tweak, tweak, t0, 1);
-  lo = gostx_load64_le(t0);
-  hi = gostx_load64_le(t0 + 8);
-
-  while (bulk) {
-    size_t b = bulk < XTS_BATCH ? bulk : XTS_BATCH;
-    if (16 * b > tw_used) tw_used = 16 * b;
-    for (size_t i = 0; i < b; i++) {
-      xts_store_tweak(tw + 16 * i, lo, hi);
-      xts_mul_alpha(&lo, &hi);
-    }
-    gostx_xor(out, in, tw, 16 * b);
-    if (decrypt) gostx_kuz_decrypt_blocks(&x->data, out, out, b);
-    else gostx_kuz_encrypt_blocks(&x->data, out, out, b);
-    gostx_xor(out, out, tw, 16 * b);
-    in += 16 * b;
-    out += 16 * b;
-    bulk -= b;
-  }
-
-  if (rest) {
-    /* Ciphertext stealing (IEEE 1619 section 5.3.2 / 5.4.2). Block m = the
-     * last full one, tweak T_m; the partial block m+1 has tweak T_{m+1}. */
-    xts_store_tweak(t0, lo, hi);
-    xts_mul_alpha(&lo, &hi);
-    xts_store_tweak(t1, lo, hi);
-    /* Encryption runs block m under T_m then the merged block under T_{m+1};
-     * decryption needs them the other way round. */
-    xts_block(x, decrypt, decrypt ? t1 : t0, in, cc);
-    memcpy(pp, in + 16, rest); /* read the tail before out (maybe == in) changes */
-    memcpy(pp + rest, cc + rest, 16 - rest);
-    memcpy(out + 16, cc, rest);
-    xts_block(x, decrypt, decrypt ? t0 : t1, pp, out);
-  }
-
-  gostx_memzero(tw, tw_used); /* only what held tweaks: a 512-byte sector used 32 of 256 rows */
-  gostx_memzero(t0, sizeof t0);
-  gostx_memzero(t1, sizeof t1);
-  gostx_memzero(cc, sizeof cc);
-  gostx_memzero(pp, sizeof pp);
+  gostx_kuz_encrypt_blocks(&x->tweak, tweak, t, 1);
+  xts_finish(x, decrypt, t, NULL, in, out, len, 1);
+  gostx_memzero(t, sizeof t);
   return GOSTX_OK;
 }
 
@@ -119,21 +238,20 @@ int gostx_xts_decrypt(const gostx_xts_key *x, const uint8_t tweak[16], const uin
   return xts_crypt(x, 1, tweak, in, out, len);
 }
 
-static void sector_tweak(uint8_t t[16], uint64_t sector) {
-  gostx_store64_le(t, sector);
-  memset(t + 8, 0, 8);
+static int xts_sector(const gostx_xts_key *x, int decrypt, uint64_t sector, const uint8_t *in,
+                      uint8_t *out, size_t len) {
+  if (!x || !in || !out) return GOSTX_EINVAL;
+  if (len < 16) return GOSTX_ELEN;
+  gostx__xts_units(x, decrypt, NULL, sector, 1, NULL, in, out, len, 1);
+  return GOSTX_OK;
 }
 
 int gostx_xts_encrypt_sector(const gostx_xts_key *x, uint64_t sector, const uint8_t *in,
                              uint8_t *out, size_t len) {
-  uint8_t t[16];
-  sector_tweak(t, sector);
-  return xts_crypt(x, 0, t, in, out, len);
+  return xts_sector(x, 0, sector, in, out, len);
 }
 
 int gostx_xts_decrypt_sector(const gostx_xts_key *x, uint64_t sector, const uint8_t *in,
                              uint8_t *out, size_t len) {
-  uint8_t t[16];
-  sector_tweak(t, sector);
-  return xts_crypt(x, 1, t, in, out, len);
+  return xts_sector(x, 1, sector, in, out, len);
 }

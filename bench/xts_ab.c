@@ -1,0 +1,137 @@
+/* XTS against ECB across builds (not a test): each libgostx.so named on the
+ * command line is dlopen'ed into this one process; per round, every build
+ * runs ECB and then the XTS call of the test over the same 1 MiB (4 passes
+ * each), timed by the thread's CPU time; the report per build is the median
+ * ECB and XTS cycles/byte (CPU seconds x --ghz) and the median of the
+ * per-round ratios ECB time / XTS time, i.e. XTS speed as a fraction of ECB
+ * speed. Builds and rounds alternate, so on a shared machine the ratios of
+ * all builds come from the same stretch of time (docs/BULK.md section 5).
+ *
+ *   build/bench/xts_ab ROUNDS TEST LIB.so [LIB.so ...]
+ *   TEST: mt4096 mt512     gostx_xts_encrypt_mt, 4096- / 512-byte units
+ *         b1_4096 b1_512   gostx_batch_xts_encrypt, one key
+ *         bk_4096 bk_512   gostx_batch_xts_encrypt, a key per sector
+ *         (a trailing d: decryption, against ECB decryption)
+ *   GOSTX_IMPL chooses the implementation level in every build. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gostx.h"
+
+#define LEN (1u << 20)
+#define PASSES 4
+#define MAX_LIBS 8
+
+typedef int (*xts_mt_fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, const uint8_t *,
+                         uint8_t *, size_t);
+typedef int (*batch_fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *,
+                        uint64_t, const uint8_t *, uint8_t *, size_t, size_t);
+typedef int (*ecb_fn)(const gostx_cipher *, const uint8_t *, uint8_t *, size_t);
+
+struct build {
+  int (*xts_set_key)(gostx_xts_key *, const uint8_t *);
+  int (*cipher_init)(gostx_cipher *, int, const uint8_t *);
+  ecb_fn ecb[2];
+  xts_mt_fn mt[2];
+  batch_fn batch[2];
+  gostx_cipher c;
+  gostx_xts_key *keys;
+  const gostx_xts_key **kp;
+};
+
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return v[n / 2];
+}
+
+static void *sym(void *h, const char *name) {
+  void *p = dlsym(h, name);
+  if (!p) {
+    fprintf(stderr, "xts_ab: %s: %s\n", name, dlerror());
+    exit(1);
+  }
+  return p;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4 || argc - 3 > MAX_LIBS) {
+    fprintf(stderr, "usage: xts_ab ROUNDS TEST LIB.so [LIB.so ...] (see the source)\n");
+    return 2;
+  }
+  const int rounds = atoi(argv[1]), nb = argc - 3;
+  const char *test = argv[2];
+  const int dec = test[strlen(test) - 1] == 'd', kind = test[0] == 'm' ? 0 : test[1] == '1' ? 1 : 2;
+  const size_t sl = strstr(test, "4096") ? 4096 : 512, ns = LEN / sl;
+  const double ghz = getenv("XTS_AB_GHZ") ? atof(getenv("XTS_AB_GHZ")) : 2.6;
+  if (rounds < 1) return 2;
+  struct build b[MAX_LIBS];
+  uint8_t *in = aligned_alloc(64, LEN), *out = aligned_alloc(64, LEN);
+  if (!in || !out) return 1;
+  for (size_t i = 0; i < LEN; i++) in[i] = (uint8_t)(i * 131 + 7);
+  for (int l = 0; l < nb; l++) {
+    void *h = dlopen(argv[3 + l], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      fprintf(stderr, "xts_ab: %s\n", dlerror());
+      return 1;
+    }
+    *(void **)&b[l].xts_set_key = sym(h, "gostx_xts_set_key");
+    *(void **)&b[l].cipher_init = sym(h, "gostx_cipher_init");
+    *(void **)&b[l].ecb[0] = sym(h, "gostx_ecb_encrypt");
+    *(void **)&b[l].ecb[1] = sym(h, "gostx_ecb_decrypt");
+    *(void **)&b[l].mt[0] = sym(h, "gostx_xts_encrypt_mt");
+    *(void **)&b[l].mt[1] = sym(h, "gostx_xts_decrypt_mt");
+    *(void **)&b[l].batch[0] = sym(h, "gostx_batch_xts_encrypt");
+    *(void **)&b[l].batch[1] = sym(h, "gostx_batch_xts_decrypt");
+    b[l].keys = aligned_alloc(64, sizeof *b[l].keys * ns);
+    b[l].kp = malloc(sizeof *b[l].kp * ns);
+    if (!b[l].keys || !b[l].kp) return 1;
+    uint8_t key[64];
+    for (int i = 0; i < 64; i++) key[i] = (uint8_t)(i * 7 + 1);
+    b[l].cipher_init(&b[l].c, GOSTX_CIPHER_KUZNYECHIK, key);
+    for (size_t i = 0; i < ns; i++) { /* distinct keys, in sector order */
+      key[0] = (uint8_t)i;
+      key[1] = (uint8_t)(i >> 8);
+      b[l].xts_set_key(&b[l].keys[i], key);
+      b[l].kp[i] = &b[l].keys[i];
+    }
+  }
+  double *t = calloc((size_t)nb * 2 * (size_t)rounds, sizeof *t); /* [build][ecb, xts][round] */
+  if (!t) return 1;
+  for (int r = 0; r < rounds; r++)
+    for (int l = 0; l < nb; l++)
+      for (int w = 0; w < 2; w++) {
+        double t0 = cpu_s();
+        for (int p = 0; p < PASSES; p++) {
+          if (w == 0) b[l].ecb[dec](&b[l].c, in, out, LEN);
+          else if (kind == 0) b[l].mt[dec](NULL, &b[l].keys[0], 0, sl, in, out, LEN);
+          else b[l].batch[dec](NULL, b[l].kp, kind == 1 ? 1 : ns, NULL, 0, in, out, sl, ns);
+        }
+        t[((size_t)l * 2 + (size_t)w) * (size_t)rounds + (size_t)r] = cpu_s() - t0;
+      }
+  for (int l = 0; l < nb; l++) {
+    double *ecb = t + (size_t)l * 2 * (size_t)rounds, *xts = ecb + rounds;
+    double *ratio = malloc(sizeof *ratio * (size_t)rounds);
+    if (!ratio) return 1;
+    for (int r = 0; r < rounds; r++) ratio[r] = ecb[r] / xts[r];
+    const double per = ghz * 1e9 / ((double)PASSES * LEN);
+    printf("%-32s %-9s ECB %.3f c/B  XTS %.3f c/B  XTS/ECB speed %.3f\n", argv[3 + l], test,
+           median(ecb, rounds) * per, median(xts, rounds) * per, median(ratio, rounds));
+    free(ratio);
+  }
+  free(t);
+  return 0;
+}
