@@ -335,20 +335,13 @@ static int gostx_can_extents(nbdkit_next *next, void *handle) {
   return 0;
 }
 
-/* XTS over n whole sectors, the first being sector s0, in place or not. */
+/* XTS over n whole sectors, the first being sector s0, in place or not;
+ * the library counts the tweaks (512-byte units, or whole sectors). */
 static int xts_sectors(int decrypt, uint64_t s0, const uint8_t *in, uint8_t *out, uint64_t n) {
-  const gostx_xts_key *keys[1] = {&xts_key};
-  uint64_t *nums = NULL, first = s0;
-  const uint64_t per = iv_large_sectors ? 1 : sector_size / 512;
-  if (per != 1) { /* tweak = the sector's offset in 512-byte units */
-    nums = malloc(n * sizeof *nums);
-    if (!nums) return ENOMEM;
-    for (uint64_t i = 0; i < n; i++) nums[i] = (s0 + i) * per;
-  }
+  const size_t unit = iv_large_sectors ? sector_size : GOSTX_XTS_TWEAK_512;
   gostx_pool *p = n * sector_size >= POOL_MIN_BYTES ? pool : NULL;
-  int rc = decrypt ? gostx_batch_xts_decrypt(p, keys, 1, nums, first, in, out, sector_size, n)
-                   : gostx_batch_xts_encrypt(p, keys, 1, nums, first, in, out, sector_size, n);
-  free(nums);
+  int rc = decrypt ? gostx_xts_decrypt_disk(p, &xts_key, sector_size, unit, s0, in, out, n)
+                   : gostx_xts_encrypt_disk(p, &xts_key, sector_size, unit, s0, in, out, n);
   return rc == GOSTX_OK ? 0 : rc == GOSTX_ENOMEM ? ENOMEM : EIO;
 }
 
