@@ -155,66 +155,8 @@ static void test_xts(void) {
   }
 }
 
-static void test_magma(void) {
-  for (int sbox = 0; sbox < GOSTX_SBOX_COUNT; sbox++) {
-    uint8_t key[32], iv[8];
-    rand_bytes(key, 32);
-    rand_bytes(iv, 8);
-    gostx_cipher c;
-    gostx_cipher_init(&c, GOSTX_CIPHER_MAGMA, key);
-    gostx_gost89_key g89;
-    gostx_gost89_set_key(&g89, key, sbox);
-    gostx_gpu_magma_params pm, pg;
-    gostx__gpu_magma_params(&pm, &c.u.magma);
-    gostx__gpu_magma_params(&pg, &g89);
-    for (size_t li = 0; li < sizeof LENS / sizeof *LENS; li++) {
-      size_t len = LENS[li], nb = len / 8, bl = nb * 8;
-      uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
-      rand_bytes(in, len);
-      if (sbox == 0) {
-        gostx_ecb_encrypt(&c, in, want, bl);
-        memset(got, 0xee, len + 1);
-        for (uint64_t n = 0; n < nb + 40; n++) gpu_magma_ecb_thread(in, got, nb, &pm, 0, n);
-        CHECK(!memcmp(got, want, bl) && (bl == len || got[bl] == 0xee), "magma ecb, %zu", nb);
-        for (uint64_t n = 0; n < nb; n++) gpu_magma_ecb_thread(got, got, nb, &pm, 1, n);
-        CHECK(!memcmp(got, in, bl), "magma ecb decrypt, %zu", nb);
-        gostx_ctr_crypt(&c, iv, 4, 8, in, want, len);
-        gostx_gpu_u128 ctr;
-        gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, 0, &ctr);
-        size_t split = (nb / 3) * 8;
-        memset(got, 0xee, len + 1);
-        for (uint64_t n = 0; n < nb + 40; n++) gpu_magma_ctr_thread(in, got, split, ctr.lo, &pm, n);
-        gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, split / 8, &ctr);
-        for (uint64_t n = 0; n < nb + 40; n++)
-          gpu_magma_ctr_thread(in + split, got + split, len - split, ctr.lo, &pm, n);
-        CHECK(!memcmp(got, want, len) && got[len] == 0xee, "magma ctr, len %zu", len);
-      }
-      /* GOST 28147-89 ECB and CNT (no meshing) with every S-box set */
-      gostx_gost89_ecb_encrypt(&g89, in, want, bl);
-      for (uint64_t n = 0; n < nb; n++) gpu_magma_ecb_thread(in, got, nb, &pg, 0, n);
-      CHECK(!memcmp(got, want, bl), "gost89 ecb sbox %d, %zu", sbox, nb);
-      gostx_gost89_cnt(key, sbox, iv, 0, in, want, len);
-      uint8_t s[8];
-      gostx_gost89_encrypt_blocks(&g89, iv, s, 1);
-      uint32_t n3 = gostx_load32_le(s), n4 = gostx_load32_le(s + 4);
-      size_t split = (nb / 2) * 8;
-      memset(got, 0xee, len + 1);
-      for (uint64_t n = 0; n < nb + 40; n++)
-        gpu_gost89_cnt_thread(in, got, split, 1, n3, n4, &pg, n);
-      for (uint64_t n = 0; n < nb + 40; n++)
-        gpu_gost89_cnt_thread(in + split, got + split, len - split, 1 + split / 8, n3, n4, &pg, n);
-      CHECK(!memcmp(got, want, len) && got[len] == 0xee, "gost89 cnt sbox %d, len %zu", sbox, len);
-      free(in);
-      free(want);
-      free(got);
-    }
-    gostx_cipher_clear(&c);
-  }
-}
-
-/* The bitsliced Magma / GOST 28147-89 threads (the one-key kernels), every
- * S-box set, against the CPU library; every (warp, lane) of a launch and
- * one warp beyond it (which must do nothing). */
+/* Every (warp, lane) of a launch over nb blocks and one warp beyond it
+ * (which must do nothing). */
 #define FOR_THREADS(nb, body)                                                       \
   for (uint64_t t_ = 0; t_ < gostx__gpu_kuz_threads(nb) + 32; t_++) {               \
     const uint64_t warp = t_ >> 5;                                                  \
@@ -222,7 +164,11 @@ static void test_magma(void) {
     body;                                                                           \
   }
 
-static void test_magma_bs(void) {
+/* The Magma / GOST 28147-89 kernels' threads, every S-box set, against the
+ * CPU library: the bitsliced one-key threads (ECB both ways, CTR and CNT
+ * split at a block offset), and the shift-based block function of the
+ * batch kernels, block by block. */
+static void test_magma(void) {
   for (int sbox = 0; sbox < GOSTX_SBOX_COUNT; sbox++) {
     uint8_t key[32], iv[8];
     rand_bytes(key, 32);
@@ -239,42 +185,51 @@ static void test_magma_bs(void) {
       size_t len = LENS[li], nb = len / 8, bl = nb * 8;
       uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
       rand_bytes(in, len);
-      if (sbox == 0) {
-        gostx_ecb_encrypt(&c, in, want, bl);
+      for (int g = sbox == 0 ? 0 : 1; g < 2; g++) { /* Magma (set Z only), GOST 28147-89 */
+        const gostx_gpu_magma_params *p = g ? &pg : &pm;
+        const char *name = g ? "gost89" : "magma";
+        if (g) gostx_gost89_ecb_encrypt(&g89, in, want, bl);
+        else gostx_ecb_encrypt(&c, in, want, bl);
         memset(got, 0xee, len + 1);
-        FOR_THREADS(nb, gpu_magma_bs_ecb_thread(in, got, nb, &pm, 0, warp, lane));
-        CHECK(!memcmp(got, want, bl) && (bl == len || got[bl] == 0xee), "bs magma ecb, %zu", nb);
-        FOR_THREADS(nb, gpu_magma_bs_ecb_thread(got, got, nb, &pm, 1, warp, lane));
-        CHECK(!memcmp(got, in, bl), "bs magma ecb decrypt, %zu", nb);
+        FOR_THREADS(nb, gpu_magma_bs_ecb_thread(in, got, nb, p, 0, warp, lane));
+        CHECK(!memcmp(got, want, bl) && (bl == len || got[bl] == 0xee), "%s ecb sbox %d, %zu",
+              name, sbox, nb);
+        FOR_THREADS(nb, gpu_magma_bs_ecb_thread(got, got, nb, p, 1, warp, lane));
+        CHECK(!memcmp(got, in, bl), "%s ecb decrypt sbox %d, %zu", name, sbox, nb);
+        int ok = 1; /* the batch kernels' block function */
+        for (size_t n = 0; n < nb; n++) {
+          uint32_t w0 = gostx_load32_le(in + 8 * n), w1 = gostx_load32_le(in + 8 * n + 4);
+          gpu_magma_block_rk(p, p->rk, 0, &w0, &w1);
+          ok &= w0 == gostx_load32_le(want + 8 * n) && w1 == gostx_load32_le(want + 8 * n + 4);
+        }
+        CHECK(ok, "%s shift block function sbox %d, %zu blocks", name, sbox, nb);
+      }
+      if (sbox == 0) {
         gostx_ctr_crypt(&c, iv, 4, 8, in, want, len);
         gostx_gpu_u128 ctr;
         gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, 0, &ctr);
         const size_t split = (nb / 3) * 8;
         memset(got, 0xee, len + 1);
-        FOR_THREADS((split + 7) / 8, gpu_magma_bs_ctr_thread(in, got, split, ctr.lo, &pm, warp, lane));
+        FOR_THREADS((split + 7) / 8,
+                    gpu_magma_bs_gamma_thread(in, got, split, 0, ctr.lo, 0, 0, &pm, warp, lane));
         gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, split / 8, &ctr);
-        FOR_THREADS((len - split + 7) / 8, gpu_magma_bs_ctr_thread(in + split, got + split,
-                                                                   len - split, ctr.lo, &pm,
-                                                                   warp, lane));
-        CHECK(!memcmp(got, want, len) && got[len] == 0xee, "bs magma ctr, len %zu", len);
+        FOR_THREADS((len - split + 7) / 8,
+                    gpu_magma_bs_gamma_thread(in + split, got + split, len - split, 0, ctr.lo,
+                                              0, 0, &pm, warp, lane));
+        CHECK(!memcmp(got, want, len) && got[len] == 0xee, "magma ctr, len %zu", len);
       }
-      gostx_gost89_ecb_encrypt(&g89, in, want, bl);
-      memset(got, 0xee, len + 1);
-      FOR_THREADS(nb, gpu_magma_bs_ecb_thread(in, got, nb, &pg, 0, warp, lane));
-      CHECK(!memcmp(got, want, bl), "bs gost89 ecb sbox %d, %zu", sbox, nb);
-      FOR_THREADS(nb, gpu_magma_bs_ecb_thread(got, got, nb, &pg, 1, warp, lane));
-      CHECK(!memcmp(got, in, bl), "bs gost89 ecb decrypt sbox %d, %zu", sbox, nb);
       gostx_gost89_cnt(key, sbox, iv, 0, in, want, len);
       uint8_t s8[8];
       gostx_gost89_encrypt_blocks(&g89, iv, s8, 1);
       const uint32_t n3 = gostx_load32_le(s8), n4 = gostx_load32_le(s8 + 4);
       const size_t split = (nb / 2) * 8;
       memset(got, 0xee, len + 1);
-      FOR_THREADS((split + 7) / 8, gpu_gost89_bs_cnt_thread(in, got, split, 1, n3, n4, &pg, warp, lane));
+      FOR_THREADS((split + 7) / 8,
+                  gpu_magma_bs_gamma_thread(in, got, split, 1, 1, n3, n4, &pg, warp, lane));
       FOR_THREADS((len - split + 7) / 8,
-                  gpu_gost89_bs_cnt_thread(in + split, got + split, len - split, 1 + split / 8,
-                                           n3, n4, &pg, warp, lane));
-      CHECK(!memcmp(got, want, len) && got[len] == 0xee, "bs gost89 cnt sbox %d, len %zu", sbox, len);
+                  gpu_magma_bs_gamma_thread(in + split, got + split, len - split, 1,
+                                            1 + split / 8, n3, n4, &pg, warp, lane));
+      CHECK(!memcmp(got, want, len) && got[len] == 0xee, "gost89 cnt sbox %d, len %zu", sbox, len);
       free(in);
       free(want);
       free(got);
@@ -341,6 +296,5 @@ int main(void) {
   test_alpha16();
   test_xts();
   test_magma();
-  test_magma_bs();
   return t_done();
 }

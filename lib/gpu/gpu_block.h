@@ -395,11 +395,6 @@ GOSTX_GPU_HD static inline void gpu_magma_block_rk(const gostx_gpu_magma_params 
   else { *w0 = gpu_bswap32(a1); *w1 = gpu_bswap32(a0); }
 }
 
-GOSTX_GPU_HD static inline void gpu_magma_block(const gostx_gpu_magma_params *p, int decrypt,
-                                                uint32_t *w0, uint32_t *w1) {
-  gpu_magma_block_rk(p, p->rk, decrypt, w0, w1);
-}
-
 /* Bytes [8 n, 8 n + 8) of in (all of them, or the last m < 8) as two words. */
 GOSTX_GPU_HD static inline void gpu_load8(const uint8_t *p, unsigned m, uint32_t *w0, uint32_t *w1) {
   if (m == 8) { *w0 = GPU_LD32(p); *w1 = GPU_LD32(p + 4); return; }
@@ -414,37 +409,10 @@ GOSTX_GPU_HD static inline void gpu_store8(uint8_t *p, unsigned m, uint32_t w0, 
   for (unsigned i = 0; i < m; i++) p[i] = (uint8_t)((i < 4 ? w0 : w1) >> (8 * (i & 3)));
 }
 
-/* ECB: thread n takes block n. */
-GOSTX_GPU_HD static inline void gpu_magma_ecb_thread(const uint8_t *in, uint8_t *out,
-                                                     uint64_t nblocks,
-                                                     const gostx_gpu_magma_params *p,
-                                                     int decrypt, uint64_t n) {
-  if (n >= nblocks) return;
-  uint32_t w0, w1;
-  gpu_load8(in + 8 * n, 8, &w0, &w1);
-  gpu_magma_block(p, decrypt, &w0, &w1);
-  gpu_store8(out + 8 * n, 8, w0, w1);
-}
-
-/* CTR with s = n = 8: block n uses the 64-bit big-endian counter ctr + n. */
-GOSTX_GPU_HD static inline void gpu_magma_ctr_thread(const uint8_t *in, uint8_t *out,
-                                                     uint64_t len, uint64_t ctr,
-                                                     const gostx_gpu_magma_params *p,
-                                                     uint64_t n) {
-  if (n >= (len + 7) / 8) return;
-  const uint64_t c = ctr + n, left = len - 8 * n;
-  const unsigned m = left >= 8 ? 8u : (unsigned)left;
-  uint32_t g0 = gpu_bswap32((uint32_t)(c >> 32)), g1 = gpu_bswap32((uint32_t)c), w0, w1;
-  gpu_magma_block(p, 0, &g0, &g1);
-  gpu_load8(in + 8 * n, m, &w0, &w1);
-  gpu_store8(out + 8 * n, m, w0 ^ g0, w1 ^ g1);
-}
-
 /* GOST 28147-89 CNT without key meshing. Gamma block i (i = 1, 2, ...) is
  * E(N3_i || N4_i) with N3_i = N3_0 + i C2 mod 2^32 and N4_i the
  * representative in [1, 2^32 - 1] of N4_0 + i C1 mod 2^32 - 1, which is
- * what i end-around-carry additions of C1 give; (N3_0, N4_0) = E(IV).
- * Thread n takes block n of the job, which is gamma block first + n. */
+ * what i end-around-carry additions of C1 give; (N3_0, N4_0) = E(IV). */
 #define GOSTX_GPU_CNT_C2 0x01010101u
 #define GOSTX_GPU_CNT_C1 0x01010104u
 
@@ -459,20 +427,6 @@ GOSTX_GPU_HD static inline uint32_t gpu_cnt_n4(uint32_t n4_0, uint64_t i) {
   v = (v & M) + (v >> 32);
   if (v >= M) v -= M;
   return v == 0 ? 0xffffffffu : (uint32_t)v;
-}
-
-GOSTX_GPU_HD static inline void gpu_gost89_cnt_thread(const uint8_t *in, uint8_t *out,
-                                                      uint64_t len, uint64_t first,
-                                                      uint32_t n3_0, uint32_t n4_0,
-                                                      const gostx_gpu_magma_params *p,
-                                                      uint64_t n) {
-  if (n >= (len + 7) / 8) return;
-  const uint64_t i = first + n, left = len - 8 * n;
-  const unsigned m = left >= 8 ? 8u : (unsigned)left;
-  uint32_t g0 = n3_0 + (uint32_t)i * GOSTX_GPU_CNT_C2, g1 = gpu_cnt_n4(n4_0, i), w0, w1;
-  gpu_magma_block(p, 0, &g0, &g1); /* the key is little-endian (le = 1) */
-  gpu_load8(in + 8 * n, m, &w0, &w1);
-  gpu_store8(out + 8 * n, m, w0 ^ g0, w1 ^ g1);
 }
 
 /* ---- Magma / GOST 28147-89, bitsliced: 32 blocks per thread ----
@@ -560,7 +514,7 @@ GOSTX_GPU_HD static inline void gpu_magma_bs_rounds(uint32_t n1[32], uint32_t n2
 #undef GPU_MAGMA_BS_CASE
 
 /* Blocks as two little-endian words (w[0][i], w[1][i]) of block i -> the
- * cipher's halves (n1 = a0, n2 = a1 as gpu_magma_block reads them), bit
+ * cipher's halves (n1 = a0, n2 = a1 as gpu_magma_block_rk reads them), bit
  * planes, the 32 rounds, and back; w is overwritten with the result. */
 GOSTX_GPU_HD static inline void gpu_magma_bs_blocks(const gostx_gpu_magma_params *p,
                                                     int decrypt, uint32_t w[2][32]) {
@@ -625,38 +579,24 @@ GOSTX_GPU_HD static inline void gpu_magma_bs_xor_out(const uint8_t *in, uint8_t 
   }
 }
 
-/* CTR (s = n = 8): block n uses the 64-bit big-endian counter ctr + n. */
-GOSTX_GPU_HD static inline void gpu_magma_bs_ctr_thread(const uint8_t *in, uint8_t *out,
-                                                        uint64_t len, uint64_t ctr,
-                                                        const gostx_gpu_magma_params *p,
-                                                        uint64_t warp, unsigned lane) {
+/* Counter modes, block n of the launch taking gamma block number start + n:
+ *   cnt = 0: Magma CTR (s = n = 8), the 64-bit big-endian counter start + n;
+ *   cnt = 1: GOST 28147-89 CNT without key meshing, gamma block start + n
+ *            (N3, N4 from (n3_0, n4_0) as gpu_cnt_n4 says; le = 1 keys).
+ * The kernels pass cnt as a constant, so the choice folds away. */
+GOSTX_GPU_HD static inline void gpu_magma_bs_gamma_thread(const uint8_t *in, uint8_t *out,
+                                                          uint64_t len, int cnt, uint64_t start,
+                                                          uint32_t n3_0, uint32_t n4_0,
+                                                          const gostx_gpu_magma_params *p,
+                                                          uint64_t warp, unsigned lane) {
   const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
   if (base >= (len + 7) / 8) return;
   uint32_t g[2][32];
   GOSTX_GPU_UNROLL
   for (unsigned i = 0; i < 32; i++) {
-    const uint64_t c = ctr + base + 32u * i;
-    g[0][i] = gpu_bswap32((uint32_t)(c >> 32));
-    g[1][i] = gpu_bswap32((uint32_t)c);
-  }
-  gpu_magma_bs_blocks(p, 0, g);
-  gpu_magma_bs_xor_out(in, out, len, base, g);
-}
-
-/* GOST 28147-89 CNT, gamma block first + n for block n (as gpu_gost89_cnt_thread). */
-GOSTX_GPU_HD static inline void gpu_gost89_bs_cnt_thread(const uint8_t *in, uint8_t *out,
-                                                         uint64_t len, uint64_t first,
-                                                         uint32_t n3_0, uint32_t n4_0,
-                                                         const gostx_gpu_magma_params *p,
-                                                         uint64_t warp, unsigned lane) {
-  const uint64_t base = warp * GOSTX_GPU_KUZ_WARP_BLOCKS + lane;
-  if (base >= (len + 7) / 8) return;
-  uint32_t g[2][32];
-  GOSTX_GPU_UNROLL
-  for (unsigned i = 0; i < 32; i++) {
-    const uint64_t k = first + base + 32u * i;
-    g[0][i] = n3_0 + (uint32_t)k * GOSTX_GPU_CNT_C2;
-    g[1][i] = gpu_cnt_n4(n4_0, k);
+    const uint64_t c = start + base + 32u * i;
+    g[0][i] = cnt ? n3_0 + (uint32_t)c * GOSTX_GPU_CNT_C2 : gpu_bswap32((uint32_t)(c >> 32));
+    g[1][i] = cnt ? gpu_cnt_n4(n4_0, c) : gpu_bswap32((uint32_t)c);
   }
   gpu_magma_bs_blocks(p, 0, g);
   gpu_magma_bs_xor_out(in, out, len, base, g);
@@ -779,7 +719,7 @@ GOSTX_GPU_HD static inline void gpu_gost89_cnt_setup_thread(const uint8_t *ivs, 
   GPU_ST32(n34 + 8 * st + 4, w1);
 }
 
-/* Block k of a stream is gamma block i = k + 1 (as gpu_gost89_cnt_thread). */
+/* Block k of a stream is gamma block i = k + 1 (as in gpu_magma_bs_gamma_thread). */
 GOSTX_GPU_HD static inline void gpu_gost89_cnt_batch_thread(const uint8_t *in, uint8_t *out,
                                                             uint64_t nblocks, uint64_t bps,
                                                             uint64_t s_lo, const uint8_t *n34,

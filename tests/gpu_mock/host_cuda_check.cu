@@ -51,6 +51,8 @@ int main(void) {
   memcpy(gp.sb, gostx__magma_sbox[1], 64);
   mp.le = 0;
   gp.le = 1;
+  mp.set = 0; /* id-tc26-gost-28147-param-Z */
+  gp.set = 1; /* CryptoPro-A */
 
   static const size_t lens[] = {0, 1, 16, 17, 4095, 16384 + 16, 70001};
   for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
@@ -82,7 +84,8 @@ int main(void) {
     /* Magma ECB and CTR (IV 4 bytes of 0xa5) */
     const size_t mb = len / 8, mcb = (len + 7) / 8;
     gostx_magma_encrypt_blocks(mag, in, want, mb);
-    for (uint64_t t = 0; t < mb; t++) gpu_magma_ecb_thread(in, got, mb, &mp, 0, t);
+    for (uint64_t t = 0; t < (mb + 1023) / 1024 * 32; t++)
+      gpu_magma_bs_ecb_thread(in, got, mb, &mp, 0, t >> 5, (unsigned)(t & 31));
     check(!memcmp(got, want, 8 * mb), "magma ecb", len);
     for (size_t n = 0; n < mcb; n++) {
       memset(ks + 8 * n, 0xa5, 4);
@@ -90,11 +93,14 @@ int main(void) {
     }
     gostx_magma_encrypt_blocks(mag, ks, ks, mcb);
     for (size_t i = 0; i < len; i++) want[i] = in[i] ^ ks[i];
-    for (uint64_t t = 0; t < mcb; t++) gpu_magma_ctr_thread(in, got, len, 0xa5a5a5a5ull << 32, &mp, t);
+    for (uint64_t t = 0; t < (mcb + 1023) / 1024 * 32; t++)
+      gpu_magma_bs_gamma_thread(in, got, len, 0, 0xa5a5a5a5ull << 32, 0, 0, &mp, t >> 5,
+                                (unsigned)(t & 31));
     check(!memcmp(got, want, len), "magma ctr", len);
     /* GOST 28147-89 ECB, CryptoPro-A */
     gostx_magma_encrypt_blocks(g89, in, want, mb);
-    for (uint64_t t = 0; t < mb; t++) gpu_magma_ecb_thread(in, got, mb, &gp, 0, t);
+    for (uint64_t t = 0; t < (mb + 1023) / 1024 * 32; t++)
+      gpu_magma_bs_ecb_thread(in, got, mb, &gp, 0, t >> 5, (unsigned)(t & 31));
     check(!memcmp(got, want, 8 * mb), "gost89 ecb", len);
     free(in); free(got); free(want); free(ks);
   }
