@@ -7,7 +7,7 @@
 #                   fuzzers FUZZ_SECONDS each (30), s390x/aarch64 cross builds
 #                   under qemu, strict ISO C
 #   make check-all  ci with long fuzzing (FUZZ_LONG seconds per fuzzer, 600)
-#   make asan | ct | fuzz | cross | pedantic | emu    one gate alone
+#   make asan | ct | ct-aarch64 | fuzz | cross | pedantic | emu    one gate alone
 #   (emu: the suite at the avx512 level with the AVX-512 files on SIMDe's
 #   C intrinsics, for CPUs without AVX-512; lib/x86_avx512.h)
 BUILD ?= build
@@ -21,7 +21,7 @@ FUZZ_LONG ?= 600
 # reader). FUZZERS=... picks some.
 FUZZERS ?=
 
-.PHONY: all build demo check test asan ct fuzz cross pedantic emu ci check-all clean
+.PHONY: all build demo check test asan ct ct-aarch64 fuzz cross pedantic emu ci check-all clean
 
 all: build
 
@@ -49,6 +49,11 @@ asan:
 ct:
 	bash scripts/check_ct.sh
 
+# The constant-time check of the AArch64 build (portable and neon levels),
+# AArch64 memcheck under qemu-aarch64 (needs the cross compiler and qemu-user).
+ct-aarch64:
+	bash scripts/check_ct.sh --aarch64
+
 # The C tests at the avx512 level, AVX-512 code emulated (needs libsimde-dev).
 emu:
 	cmake -S . -B $(EMU_BUILD) -DCMAKE_BUILD_TYPE=Release -DGOSTX_EMULATE_AVX512=ON >/dev/null
@@ -70,4 +75,4 @@ check-all:
 	$(MAKE) ci FUZZ_SECONDS=$(FUZZ_LONG)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(EMU_BUILD) build-ct build-ct-emu build-fuzz build-noint128 build-cross-*
+	rm -rf $(BUILD) $(ASAN_BUILD) $(EMU_BUILD) build-ct build-ct-emu build-ct-aarch64 build-fuzz build-noint128 build-cross-*

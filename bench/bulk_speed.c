@@ -82,10 +82,10 @@ int main(int argc, char **argv) {
   fill(iv, sizeof iv, 3);
   memset(nonce, 0x11, sizeof nonce);
   printf("gostx bulk_speed: %zu MiB, best of %d, %ld online CPUs, kuznyechik impl %s\n", mib,
-         reps, ncpu, gostx_impl(GOSTX_PRIM_KUZNYECHIK));
+         reps, ncpu, gostx_impl(GOSTX_ALG_KUZNYECHIK));
 
   gostx_cipher c;
-  gostx_cipher_init(&c, GOSTX_CIPHER_KUZNYECHIK, key);
+  gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
 
 
   /* ---- Kuznyechik CTR and MGM: scaling ----
@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
       for (int i = -1; i < np; i++) {
         double t0 = now(), c0 = cpu_now();
         if (op == 0) {
-          if (i < 0) gostx_ctr_crypt(&c, iv, 8, 16, buf, buf, len);
-          else gostx_ctr_crypt_mt(pl[i], &c, iv, 8, buf, buf, len);
+          if (i < 0) gostx_ctr_crypt(&c, iv, 8, 16, buf, len, buf);
+          else gostx_ctr_crypt_mt(pl[i], &c, iv, 8, buf, len, buf);
         } else {
           if (i < 0) gostx_mgm_encrypt(&c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
           else gostx_mgm_encrypt_mt(pl[i], &c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < ns; i++) {
     uint8_t k[64];
     fill(k, sizeof k, 100 + i);
-    gostx_cipher_init(&keys[i], GOSTX_CIPHER_KUZNYECHIK, k);
+    gostx_cipher_init(&keys[i], GOSTX_ALG_KUZNYECHIK, k);
     gostx_xts_set_key(&xkeys[i], k);
     kp[i] = &keys[i];
     xp[i] = &xkeys[i];
@@ -186,21 +186,21 @@ int main(int argc, char **argv) {
     double a, b1, bp, ca, cb;
     /* CBC encrypt */
     BEST(a, for (size_t i = 0; i < ns; i++) gostx_cbc_encrypt(kp[keyed ? i : 0], ivs + 16 * i, 16,
-                                                             buf + i * sl, buf + i * sl, sl));
+                                                             buf + i * sl, sl, buf + i * sl));
     ca = min_cpu;
-    BEST(b1, gostx_batch_cbc_encrypt(NULL, kp, nk, ivs, 16, buf, buf, sl, ns));
+    BEST(b1, gostx_batch_cbc_encrypt(NULL, kp, nk, ivs, 16, buf, sl, ns, buf));
     cb = min_cpu;
-    BEST(bp, gostx_batch_cbc_encrypt(p2, kp, nk, ivs, 16, buf, buf, sl, ns));
+    BEST(bp, gostx_batch_cbc_encrypt(p2, kp, nk, ivs, 16, buf, sl, ns, buf));
     printf("  CBC encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
            keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
            a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
     /* XTS encrypt */
     BEST(a, for (size_t i = 0; i < ns; i++)
-                gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, buf + i * sl, buf + i * sl, sl));
+                gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, buf + i * sl, sl, buf + i * sl));
     ca = min_cpu;
-    BEST(b1, gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 0, buf, buf, sl, ns));
+    BEST(b1, gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 0, buf, sl, ns, buf));
     cb = min_cpu;
-    BEST(bp, gostx_batch_xts_encrypt(p2, xp, nk, NULL, 0, buf, buf, sl, ns));
+    BEST(bp, gostx_batch_xts_encrypt(p2, xp, nk, NULL, 0, buf, sl, ns, buf));
     printf("  XTS encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
            keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
            a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));

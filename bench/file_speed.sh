@@ -3,6 +3,12 @@
 # against `openssl enc -engine gost -kuznyechik-ctr` (gost-engine, one thread,
 # unauthenticated) on the same file, wall clock, interleaved in one run.
 # This is issue 4's measurement (docs/FORMAT.md §7 has the figures).
+# Issue 21's rows, in the same rounds: `gostx enc` over an existing output,
+# `cp` of the plaintext to a new file and over an existing one (the file
+# system's own price of writing and of replacing a file; cp does not fsync,
+# gostx does), and the pool's in-memory MGM rate (`gostx bench --threads J
+# --filter ALG-mgm-enc --size 64M`, one repetition a round), against which
+# the last column puts every gostx row (issue 21's target: enc >= 0.9x).
 #
 #   bench/file_speed.sh [--mib N] [--runs N] [--peer-runs N] [--dir DIR]
 #                       [--gostx PATH] [--alg kuznyechik|magma] [-j N] [--no-peer]
@@ -57,14 +63,37 @@ timed() {
   cat "$work/t" >>"$work/$label"
 }
 
+# MB/s of the in-memory MGM row, appended as the wall time it would take for
+# $mib MiB to $work/mgm (so that median() below reads it like the others).
+mgm_round() {
+  local j=$threads mbps
+  [ "$j" = 0 ] && j=all
+  mbps=$("$gostx" bench --threads "$j" --filter "$alg-mgm-enc" --size 64M --repeat 1 --json |
+    sed -n 's/.*"mbps_aligned": \([0-9.]*\).*/\1/p' | head -1)
+  awk -v m="$mbps" -v n="$mib" 'BEGIN {printf "%.3f - -\n", n * 1.048576 / m}' >>"$work/mgm"
+}
+
 # Outputs are removed before each timed run, for gostx and openssl alike:
 # replacing an existing 1 GiB file cost up to ~1 s more on the build machine's
 # ext4 (mounted with discard: freeing the old file's blocks; and ext4 starts
 # writeback of a file that replaces another by rename), a cost of the file
 # system, not of the cipher.
+# The "over" rows replace the previous run's output, after a sync so that its
+# writeback is not charged to them.
 for ((i = 0; i < runs; i++)); do
+  mgm_round
   rm -f "$ct"
+  sync
   timed enc "$gostx" enc -q -a "$alg" -j "$threads" -k "$work/key" -i "$plain" -o "$ct"
+  sync
+  timed enc_over "$gostx" enc -q -a "$alg" -j "$threads" -k "$work/key" -i "$plain" -o "$ct"
+  rm -f "$work/copy"
+  sync
+  timed cp_new cp "$plain" "$work/copy"
+  sync
+  timed cp_over cp "$plain" "$work/copy"
+  rm -f "$work/copy"
+  cat "$ct" >/dev/null # enc writes past the page cache (O_DIRECT): warm the input of dec
   timed dec "$gostx" dec -q -j "$threads" -k "$work/key" -i "$ct" -o "$out"
   cmp -s "$plain" "$out" || { echo "file_speed.sh: round trip differs (run $i)" >&2; exit 1; }
   rm -f "$out"
@@ -83,22 +112,29 @@ cpu_of() { sort -n "$1" | awk '{u[NR] = $2; s[NR] = $3} END {i = int((NR + 1) / 
 echo "file encryption, $mib MiB of random data in $dir (page cache), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') ($(nproc) online), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "gostx: -a $alg -j $threads; implementations: $("$gostx" info 2>/dev/null | grep -E "^($alg|mgm) " | tr -s ' ' | paste -sd, - | sed 's/,/, /g')"
-printf '%-46s %10s %10s %22s %8s\n' command "MB/s" "wall med" "user / sys (med run)" "x"
+printf '%-46s %10s %10s %22s %8s %8s\n' command "MB/s" "wall med" "user / sys (med run)" "x" "xMGM"
 base=""
 [ "$peer" = 1 ] && base=$(median "$work/openssl")
-for label in enc dec openssl; do
+mgm=$(median "$work/mgm")
+for label in mgm enc enc_over dec cp_new cp_over openssl; do
   [ -s "$work/$label" ] || continue
   m=$(median "$work/$label")
   case $label in
+    mgm) name="in memory: gostx bench $alg-mgm-enc (pool)" ;;
     enc) name="gostx enc ($alg-MGM, authenticated)" ;;
+    enc_over) name="gostx enc over an existing output" ;;
     dec) name="gostx dec" ;;
+    cp_new) name="cp to a new file (no fsync)" ;;
+    cp_over) name="cp over an existing file (no fsync)" ;;
     openssl) name="openssl enc -engine gost -kuznyechik-ctr" ;;
   esac
-  ratio="-"
+  ratio="-" rmgm="-"
   [ -n "$base" ] && ratio=$(awk -v b="$base" -v m="$m" 'BEGIN {printf "%.2f", b / m}')
-  printf '%-46s %10.1f %9.2fs %22s %8s\n' "$name" "$(awk -v m="$m" -v n="$mib" 'BEGIN {print n * 1.048576 / m}')" \
-    "$m" "$(cpu_of "$work/$label")" "$ratio"
+  case $label in enc|enc_over|dec) rmgm=$(awk -v b="$mgm" -v m="$m" 'BEGIN {printf "%.2f", b / m}') ;; esac
+  printf '%-46s %10.1f %9.2fs %22s %8s %8s\n' "$name" "$(awk -v m="$m" -v n="$mib" 'BEGIN {print n * 1.048576 / m}')" \
+    "$m" "$(cpu_of "$work/$label")" "$ratio" "$rmgm"
   echo "    runs (wall, s): $(runs_of "$work/$label")"
 done
 [ -n "$base" ] && echo "x = openssl's median wall time / this row's (above 1: faster than gost-engine's CTR)"
+echo "xMGM = this row's MB/s / the in-memory MGM row's (issue 21: enc to a new output >= 0.9)"
 exit 0

@@ -51,7 +51,7 @@ static double speed(gostx_kuz_blocks_fn fn, const gostx_kuz_key *k, uint8_t *buf
 static int row_usable(const struct gostx_kuz_impl *im) {
   const void *row;
   int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable)) != NULL; i++)
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, i, &usable)) != NULL; i++)
     if (row == im) return usable;
   return 1;
 }
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     const char *level;
   } impls[] = {
       {&gostx_kuz_portable, "portable"},
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
       {&gostx_kuz_avx512, "avx512"},
       {&gostx_kuz_avx2, "avx2"},
       {&gostx_kuz_ssse3, "ssse3"},

@@ -68,7 +68,7 @@ static struct speed measure(void (*job)(void *), void *arg, size_t bytes) {
 static int row_usable(const struct gostx_magma_impl *t) {
   const void *row;
   int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_MAGMA, i, &usable)) != NULL; i++)
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_MAGMA, i, &usable)) != NULL; i++)
     if (row == t) return usable;
   return t == &gostx_magma_portable;
 }
@@ -85,16 +85,17 @@ static void ecb_job(void *p) {
 static gostx_cipher cipher;
 static void ctr_job(void *p) {
   static const uint8_t iv[4] = {1, 2, 3, 4};
-  gostx_ctr_crypt(&cipher, iv, 4, 8, buf, buf, *(size_t *)p);
+  gostx_ctr_crypt(&cipher, iv, 4, 8, buf, *(size_t *)p, buf);
 }
 static uint8_t key_bytes[32];
+static gostx_gost89_key g89_key; /* key_bytes, CryptoPro-A S-box */
 static void cnt_job(void *p) {
   static const uint8_t iv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  gostx_gost89_cnt(key_bytes, GOSTX_SBOX_CRYPTOPRO_A, iv, 1, buf, buf, *(size_t *)p);
+  gostx_gost89_cnt(&g89_key, iv, 1, buf, *(size_t *)p, buf);
 }
 static void cfb_dec_job(void *p) {
   static const uint8_t iv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  gostx_gost89_cfb(key_bytes, GOSTX_SBOX_CRYPTOPRO_A, iv, 1, 1, buf, buf, *(size_t *)p);
+  gostx_gost89_cfb(&g89_key, iv, 1, 1, buf, *(size_t *)p, buf);
 }
 
 /* One openssl run: wall and user+sys seconds of the child. */
@@ -141,13 +142,14 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < big; i++) buf[i] = (uint8_t)(i * 131 + 7);
   for (int i = 0; i < 32; i++) key_bytes[i] = (uint8_t)(i * 29 + 1);
   gostx_magma_set_key(&key, key_bytes);
-  gostx_cipher_init(&cipher, GOSTX_CIPHER_MAGMA, key_bytes);
+  gostx_cipher_init(&cipher, GOSTX_ALG_MAGMA, key_bytes);
+  gostx_gost89_set_key(&g89_key, key_bytes, GOSTX_SBOX_CRYPTOPRO_A);
 
   printf("cpu features: %s\nmedian of %d runs; MB/s = 10^6 bytes/s, wall clock / thread CPU time\n\n",
          gostx_cpu_features(), runs);
   const struct { const struct gostx_magma_impl *t; const char *level; } impls[] = {
     {&gostx_magma_portable, "portable"},
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
     {&gostx_magma_ssse3, "ssse3"},
     {&gostx_magma_avx2, "avx2"},
     {&gostx_magma_avx512, "avx512"},
@@ -178,7 +180,7 @@ int main(int argc, char **argv) {
   }
 
   printf("\nModes through the dispatcher (magma impl: %s), 64 KiB per call:\n",
-         gostx_impl(GOSTX_PRIM_MAGMA));
+         gostx_impl(GOSTX_ALG_MAGMA));
   struct speed ctr = measure(ctr_job, (void *)&big, big);
   struct speed cnt = measure(cnt_job, (void *)&big, big);
   struct speed cfbd = measure(cfb_dec_job, (void *)&big, big);

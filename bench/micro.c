@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
   if (!*only || !strcmp(only, "mgm")) {
     const struct { const struct gostx_mgm_impl *impl; int ok; } mgm[] = {
       {&gostx_mgm_portable, 1},
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
       {&gostx_mgm_clmul, f->pclmul && f->ssse3},
       {&gostx_mgm_vpclmul, f->vpclmul && f->avx2},
       {&gostx_mgm_avx512, gostx__level_supported("avx512") && f->avx512vbmi && f->gfni &&
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
     const struct gostx_streebog_impl *sb[8];
     size_t nsb = 0;
     sb[nsb++] = &gostx_streebog_portable;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
     sb[nsb++] = &gostx_streebog_x86;
 #endif
     uint8_t hh[64] = {0}, n[64] = {0}, m[64];

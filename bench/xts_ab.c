@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
     if (!b[l].keys || !b[l].kp) return 1;
     uint8_t key[64];
     for (int i = 0; i < 64; i++) key[i] = (uint8_t)(i * 7 + 1);
-    b[l].cipher_init(&b[l].c, GOSTX_CIPHER_KUZNYECHIK, key);
+    b[l].cipher_init(&b[l].c, GOSTX_ALG_KUZNYECHIK, key);
     for (size_t i = 0; i < ns; i++) { /* distinct keys, in sector order */
       key[0] = (uint8_t)i;
       key[1] = (uint8_t)(i >> 8);

@@ -80,21 +80,21 @@ static int run(gostx_gpu *g, const struct grow *r, const struct keys *k, int dev
   if (dev) {
     gostx_gpu_ptr i = *(const gostx_gpu_ptr *)in, o = *(gostx_gpu_ptr *)out;
     switch (r->op) {
-      case CTR: return gostx_gpu_ctr_crypt_dev(g, c, iv, n / 2, i, o, len);
-      case ECB_E: return gostx_gpu_ecb_encrypt_dev(g, c, i, o, len);
-      case ECB_D: return gostx_gpu_ecb_decrypt_dev(g, c, i, o, len);
-      case XTS_E: return gostx_gpu_xts_encrypt_dev(g, &k->xts, 0, XTS_UNIT, i, o, len);
-      case XTS_D: return gostx_gpu_xts_decrypt_dev(g, &k->xts, 0, XTS_UNIT, i, o, len);
-      case CNT: return gostx_gpu_gost89_cnt_dev(g, &k->g89, iv, i, o, len);
+      case CTR: return gostx_gpu_ctr_crypt_dev(g, c, iv, n / 2, i, len, o);
+      case ECB_E: return gostx_gpu_ecb_encrypt_dev(g, c, i, len, o);
+      case ECB_D: return gostx_gpu_ecb_decrypt_dev(g, c, i, len, o);
+      case XTS_E: return gostx_gpu_xts_encrypt_dev(g, &k->xts, 0, XTS_UNIT, i, len, o);
+      case XTS_D: return gostx_gpu_xts_decrypt_dev(g, &k->xts, 0, XTS_UNIT, i, len, o);
+      case CNT: return gostx_gpu_gost89_cnt_dev(g, &k->g89, iv, i, len, o);
     }
   } else {
     switch (r->op) {
-      case CTR: return gostx_gpu_ctr_crypt(g, c, iv, n / 2, in, out, len);
-      case ECB_E: return gostx_gpu_ecb_encrypt(g, c, in, out, len);
-      case ECB_D: return gostx_gpu_ecb_decrypt(g, c, in, out, len);
-      case XTS_E: return gostx_gpu_xts_encrypt(g, &k->xts, 0, XTS_UNIT, in, out, len);
-      case XTS_D: return gostx_gpu_xts_decrypt(g, &k->xts, 0, XTS_UNIT, in, out, len);
-      case CNT: return gostx_gpu_gost89_cnt(g, &k->g89, iv, in, out, len);
+      case CTR: return gostx_gpu_ctr_crypt(g, c, iv, n / 2, in, len, out);
+      case ECB_E: return gostx_gpu_ecb_encrypt(g, c, in, len, out);
+      case ECB_D: return gostx_gpu_ecb_decrypt(g, c, in, len, out);
+      case XTS_E: return gostx_gpu_xts_encrypt(g, &k->xts, 0, XTS_UNIT, in, len, out);
+      case XTS_D: return gostx_gpu_xts_decrypt(g, &k->xts, 0, XTS_UNIT, in, len, out);
+      case CNT: return gostx_gpu_gost89_cnt(g, &k->g89, iv, in, len, out);
     }
   }
   return GOSTX_EINVAL;
@@ -169,8 +169,8 @@ static int batch_new(struct batch *b, size_t ns) {
   for (size_t i = 0; i < ns; i++) {
     uint8_t key[32];
     for (int j = 0; j < 32; j++) key[j] = (uint8_t)(i * 7919 + (size_t)j * 31 + (i >> 8));
-    gostx_cipher_init(&b->kuz[i], GOSTX_CIPHER_KUZNYECHIK, key);
-    gostx_cipher_init(&b->magma[i], GOSTX_CIPHER_MAGMA, key);
+    gostx_cipher_init(&b->kuz[i], GOSTX_ALG_KUZNYECHIK, key);
+    gostx_cipher_init(&b->magma[i], GOSTX_ALG_MAGMA, key);
     gostx_gost89_set_key(&b->g89[i], key, GOSTX_SBOX_CRYPTOPRO_A);
     b->pk[i] = &b->kuz[i];
     b->pm[i] = &b->magma[i];
@@ -205,14 +205,14 @@ static int batch_run(gostx_gpu *g, gostx_pool *pool, const struct batch *b, int 
     case B_MAGMA: {
       const gostx_cipher *const *k = row == B_KUZ ? b->pk : b->pm;
       const size_t ivl = row == B_KUZ ? 8 : 4;
-      if (where == DEV) return gostx_gpu_batch_ctr_crypt_dev(g, k, ns, b->ivs, ivl, din, dout, sl, ns);
-      if (where == CPU) return gostx_batch_ctr_crypt(pool, k, ns, b->ivs, ivl, in, out, sl, ns);
-      return gostx_gpu_batch_ctr_crypt(g, k, ns, b->ivs, ivl, in, out, sl, ns);
+      if (where == DEV) return gostx_gpu_batch_ctr_crypt_dev(g, k, ns, b->ivs, ivl, din, sl, ns, dout);
+      if (where == CPU) return gostx_batch_ctr_crypt(pool, k, ns, b->ivs, ivl, in, sl, ns, out);
+      return gostx_gpu_batch_ctr_crypt(g, k, ns, b->ivs, ivl, in, sl, ns, out);
     }
     case B_CNT:
-      if (where == DEV) return gostx_gpu_batch_gost89_cnt_dev(g, b->pg, ns, b->ivs, din, dout, sl, ns);
+      if (where == DEV) return gostx_gpu_batch_gost89_cnt_dev(g, b->pg, ns, b->ivs, din, sl, ns, dout);
       if (where == CPU) return GOSTX_EUNSUP; /* no CPU batch for the 1989 modes (yet) */
-      return gostx_gpu_batch_gost89_cnt(g, b->pg, ns, b->ivs, in, out, sl, ns);
+      return gostx_gpu_batch_gost89_cnt(g, b->pg, ns, b->ivs, in, sl, ns, out);
   }
   return GOSTX_EINVAL;
 }
@@ -271,8 +271,8 @@ int bench_gpu(const struct bench_gpu_args *a) {
   struct keys k;
   uint8_t key[64];
   for (int i = 0; i < 64; i++) key[i] = (uint8_t)(i * 37 + 11);
-  gostx_cipher_init(&k.kuz, GOSTX_CIPHER_KUZNYECHIK, key);
-  gostx_cipher_init(&k.magma, GOSTX_CIPHER_MAGMA, key);
+  gostx_cipher_init(&k.kuz, GOSTX_ALG_KUZNYECHIK, key);
+  gostx_cipher_init(&k.magma, GOSTX_ALG_MAGMA, key);
   gostx_xts_set_key(&k.xts, key);
   gostx_gost89_set_key(&k.g89, key, GOSTX_SBOX_CRYPTOPRO_A);
 
@@ -369,10 +369,10 @@ int bench_gpu(const struct bench_gpu_args *a) {
       double sh = share[s2] + SPLIT_STEPS[tr];
       if (sh > 1) sh = 1;
       if (sh < 0) sh = 0;
-      split_rc[s2] = gostx_gpu_ctr_crypt_split(g, spool, sh, c, iv, s2 ? 4 : 8, hin, hout, len);
+      split_rc[s2] = gostx_gpu_ctr_crypt_split(g, spool, sh, c, iv, s2 ? 4 : 8, hin, len, hout);
       for (int i = 0; i < reps && !split_rc[s2]; i++) {
         double t0 = now_s();
-        split_rc[s2] = gostx_gpu_ctr_crypt_split(g, spool, sh, c, iv, s2 ? 4 : 8, hin, hout, len);
+        split_rc[s2] = gostx_gpu_ctr_crypt_split(g, spool, sh, c, iv, s2 ? 4 : 8, hin, len, hout);
         t2[i] = now_s() - t0;
       }
       if (split_rc[s2]) break;

@@ -101,6 +101,10 @@ int cli_in_open(cli_in *in, const char *path);
 /* Reads up to cap bytes, filling the buffer unless at EOF. *got = 0 at EOF.
  * Returns 0 or CLI_EXIT_FAIL after printing. */
 int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
+/* The same without a message: 0 or an errno value (EISDIR for a directory;
+ * a read stops at the error, *got saying how far it came). */
+int cli_in_try_open(cli_in *in, const char *path);
+int cli_in_try_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
 /* Reads the rest of the input into a malloc'ed buffer. */
 int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
 void cli_in_close(cli_in *in);
@@ -125,11 +129,21 @@ typedef struct cli_out {
   char *base;       /* the target's name in dir_fd (symbolic links followed) */
   char tmp[CLI_OUT_TMP_MAX]; /* the temporary file's name; "" while it has none */
   int failed;
+  uint8_t *stage;   /* cli_out_bulk: page-aligned staging buffer, or NULL */
+  size_t staged;    /* bytes in it */
+  size_t stage_hi;  /* the most it ever held (what the wipe covers) */
+  int odirect;      /* the descriptor has O_DIRECT set */
 } cli_out;
 
 /* path NULL or "-" = stdout. Returns 0 or CLI_EXIT_FAIL after printing. */
 int cli_out_open(cli_out *out, const char *path, int flags);
 int cli_out_write(cli_out *out, const void *buf, size_t len);
+/* For a big sequential output (enc, dec): writes to a temporary file then
+ * bypass the page cache (O_DIRECT, in whole staging buffers; the tail goes
+ * through the cache at commit), which costs the CPU a copy instead of the
+ * kernel's page-cache work. No effect on stdout, devices, or where the file
+ * system refuses O_DIRECT. Call before the first write. */
+void cli_out_bulk(cli_out *out);
 /* Flushes, syncs and puts the file in place. Returns 0 or CLI_EXIT_FAIL. */
 int cli_out_commit(cli_out *out);
 /* Discards: removes the temporary file. Safe to call after commit (no-op). */
@@ -152,6 +166,32 @@ int cli_refuse_same_file(const char *sub, const char *out_path, const cli_input 
 /* A JSON string literal of s on stdout (quotes, backslashes, controls escaped). */
 void cli_json_str(const char *s);
 
+/* ---- digests of many files (cli/hash_files.c) ---- */
+typedef struct cli_hash_job {
+  const char *path;  /* "-" = stdin */
+  size_t digest_len; /* GOSTX_STREEBOG256_LEN or GOSTX_STREEBOG512_LEN */
+  uint8_t digest[GOSTX_STREEBOG512_LEN];
+  int err;           /* 0, or the errno of the failure */
+  int read_err;      /* the failure was a read (not an open) */
+  int done;
+} cli_hash_job;
+/* Digests jobs[0..n) on up to `threads` threads (0 = one per online CPU),
+ * several files at once, and calls report(arg, job) for each in array order
+ * as soon as it and every job before it are done (one call at a time, from
+ * whichever thread finished the last of them). stdin ("-") is read by its
+ * jobs one after another in array order, so only the first sees its data. */
+void cli_hash_files(cli_hash_job *jobs, size_t n, unsigned threads,
+                    void (*report)(void *arg, const cli_hash_job *job), void *arg);
+/* The message of a failed job, on stderr. */
+void cli_hash_job_error(const cli_hash_job *job);
+
+/* ---- gostx cipher ALG-ctr on a pool (cli/cipher_ctr.c) ----
+ * CTR with whole-block segments from in to out, reads and writes overlapped
+ * with the cipher; threads 0 = one per CPU. Returns 0 or CLI_EXIT_FAIL after
+ * printing. */
+int cli_cipher_ctr_parallel(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                            unsigned threads, cli_in *in, cli_out *out);
+
 /* ---- subcommands ---- */
 int cmd_hash(int argc, char **argv);
 int cmd_cipher(int argc, char **argv);
@@ -172,5 +212,15 @@ struct bench_gpu_args {
 };
 int bench_gpu(const struct bench_gpu_args *a);
 int bench_gpu_built(void); /* 1 in CUDA builds */
+
+/* gostx bench --batch SIZE (cli/bench_batch.c): the stream-batch table.
+ * The clock (wall: always the wall clock, for pool rows), the cycle counter of the calling thread (cmd_bench.c's source;
+ * stop returns the cycles since start, or -1 without a source) and the
+ * median it shares with cmd_bench.c. */
+int bench_batch(size_t stream_len, int repeat, double min_time, const char *filter, int json);
+double bench_now(int wall); /* wall 0: --clock cpu's thread CPU time when given */
+void bench_cycles_start(void);
+double bench_cycles_stop(void);
+double bench_median(double *v, int n);
 
 #endif

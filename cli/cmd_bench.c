@@ -31,7 +31,7 @@
 #include <sys/syscall.h>
 #define BENCH_PERF 1
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) /* the TSC, for cycles per byte */
 #include <x86intrin.h>
 #define BENCH_TSC 1
 #endif
@@ -49,6 +49,7 @@ struct stream {
   gostx_cipher c;
   gostx_xts_key xts;
   gostx_pool *pool; /* the bulk engine's threads (pool rows); NULL = 1 thread */
+  gostx_gost89_key g89;             /* the gost89 rows (GOST89_SBOX) */
   uint8_t key[64], iv[16], tag[64]; /* tag: up to a Streebog-512 digest */
   size_t unit;                     /* XTS rows: the data unit (sector) length */
   gostx_xts_key *xkeys;            /* XTS batch rows with a key per sector: one per sector */
@@ -65,36 +66,36 @@ typedef int (*work_fn)(struct stream *s);
 /* Rows with a bulk-engine variant call it: with s->pool NULL it is the
  * single-threaded call (include/gostx/bulk.h). */
 static int w_ecb_enc(struct stream *s) {
-  return gostx_ecb_encrypt_mt(s->pool, &s->c, s->in, s->out, s->len);
+  return gostx_ecb_encrypt_mt(s->pool, &s->c, s->in, s->len, s->out);
 }
 static int w_ecb_dec(struct stream *s) {
-  return gostx_ecb_decrypt_mt(s->pool, &s->c, s->in, s->out, s->len);
+  return gostx_ecb_decrypt_mt(s->pool, &s->c, s->in, s->len, s->out);
 }
 static int w_cbc_enc(struct stream *s) {
-  return gostx_cbc_encrypt(&s->c, s->iv, s->c.block_len, s->in, s->out, s->len);
+  return gostx_cbc_encrypt(&s->c, s->iv, s->c.block_len, s->in, s->len, s->out);
 }
 static int w_cbc_dec(struct stream *s) {
-  return gostx_cbc_decrypt(&s->c, s->iv, s->c.block_len, s->in, s->out, s->len);
+  return gostx_cbc_decrypt(&s->c, s->iv, s->c.block_len, s->in, s->len, s->out);
 }
 static int w_cfb_enc(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_cfb_encrypt(&s->c, s->iv, n, n, s->in, s->out, s->len);
+  return gostx_cfb_encrypt(&s->c, s->iv, n, n, s->in, s->len, s->out);
 }
 static int w_cfb_dec(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_cfb_decrypt(&s->c, s->iv, n, n, s->in, s->out, s->len);
+  return gostx_cfb_decrypt(&s->c, s->iv, n, n, s->in, s->len, s->out);
 }
 static int w_ofb(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_ofb_crypt(&s->c, s->iv, n, n, s->in, s->out, s->len);
+  return gostx_ofb_crypt(&s->c, s->iv, n, n, s->in, s->len, s->out);
 }
 static int w_ctr(struct stream *s) {
   size_t n = s->c.block_len;
-  return gostx_ctr_crypt_mt(s->pool, &s->c, s->iv, n / 2, s->in, s->out, s->len);
+  return gostx_ctr_crypt_mt(s->pool, &s->c, s->iv, n / 2, s->in, s->len, s->out);
 }
 static int w_ctr_acpkm(struct stream *s) {
-  return gostx_ctr_acpkm_crypt_mt(s->pool, &s->c, ACPKM_SECTION, s->iv, s->c.block_len / 2,
-                                  s->in, s->out, s->len);
+  return gostx_ctr_acpkm_crypt_mt(s->pool, &s->c, s->iv, s->c.block_len / 2, ACPKM_SECTION, s->in,
+                                  s->len, s->out);
 }
 static int w_omac(struct stream *s) {
   return gostx_omac(&s->c, s->in, s->len, s->tag, s->c.block_len);
@@ -112,32 +113,32 @@ static int w_mgm_dec(struct stream *s) {
 /* XTS, one call: consecutive data units of s->unit bytes (the last one may
  * be shorter), tweaks first + i. */
 static int w_xts_enc(struct stream *s) {
-  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->out, s->len);
+  return gostx_xts_encrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->len, s->out);
 }
 static int w_xts_dec(struct stream *s) {
-  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->out, s->len);
+  return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->len, s->out);
 }
 /* XTS, the sector batch: one key, or a key per sector (s->xkp); the sectors
  * that fit, then what is left (>= 16 bytes) as one more sector. */
 static int xts_batch(struct stream *s, int dec) {
   int (*fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *, uint64_t,
-            const uint8_t *, uint8_t *, size_t, size_t) =
+            const uint8_t *, size_t, size_t, uint8_t *) =
       dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt;
   const size_t sl = s->len < s->unit ? s->len : s->unit, ns = s->len / sl, rest = s->len % sl;
   const gostx_xts_key *one[1] = {&s->xts};
-  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, s->in, s->out, sl, ns);
+  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, s->in, sl, ns, s->out);
   if (!rc && rest >= 16)
-    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, s->in + ns * sl, s->out + ns * sl,
-            rest, 1);
+    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, s->in + ns * sl, rest, 1,
+            s->out + ns * sl);
   return rc;
 }
 static int w_xts_batch_enc(struct stream *s) { return xts_batch(s, 0); }
 static int w_xts_batch_dec(struct stream *s) { return xts_batch(s, 1); }
 static int w_g89_cnt(struct stream *s) {
-  return gostx_gost89_cnt(s->key, GOST89_SBOX, s->iv, 1, s->in, s->out, s->len);
+  return gostx_gost89_cnt(&s->g89, s->iv, 1, s->in, s->len, s->out);
 }
 static int w_g89_cfb(struct stream *s) {
-  return gostx_gost89_cfb(s->key, GOST89_SBOX, s->iv, 1, 0, s->in, s->out, s->len);
+  return gostx_gost89_cfb(&s->g89, s->iv, 1, 0, s->in, s->len, s->out);
 }
 static int w_sb256(struct stream *s) { return gostx_streebog(32, s->in, s->len, s->tag); }
 static int w_sb512(struct stream *s) {
@@ -150,11 +151,11 @@ static int w_hmac512(struct stream *s) {
   return gostx_hmac(64, s->key, 32, s->in, s->len, d);
 }
 
-enum { K_NONE = 0, K_KUZ = GOSTX_CIPHER_KUZNYECHIK, K_MAGMA = GOSTX_CIPHER_MAGMA, K_XTS = 100 };
+enum { K_NONE = 0, K_KUZ = GOSTX_ALG_KUZNYECHIK, K_MAGMA = GOSTX_ALG_MAGMA, K_XTS = 100 };
 
 struct row {
   const char *alg, *mode;
-  int prim; /* enum gostx_primitive: whose implementation runs */
+  int prim; /* enum gostx_alg: whose implementation runs */
   int keying;
   work_fn fn;
   int par;      /* 1: the bulk engine has a parallel variant (pool rows) */
@@ -172,24 +173,24 @@ struct row {
 
 /* Kuznyechik-XTS encryption and decryption rows: "xts-" kind "enc" suffix. */
 #define XTS_ROWS(kind, suffix, fn, unit, keyed)                                                  \
-  {"kuznyechik", "xts-" kind "enc" suffix, GOSTX_PRIM_KUZNYECHIK, K_XTS, fn##_enc, 1, unit, keyed}, \
-  {"kuznyechik", "xts-" kind "dec" suffix, GOSTX_PRIM_KUZNYECHIK, K_XTS, fn##_dec, 1, unit, keyed}
+  {"kuznyechik", "xts-" kind "enc" suffix, GOSTX_ALG_KUZNYECHIK, K_XTS, fn##_enc, 1, unit, keyed}, \
+  {"kuznyechik", "xts-" kind "dec" suffix, GOSTX_ALG_KUZNYECHIK, K_XTS, fn##_dec, 1, unit, keyed}
 
 static const struct row rows[] = {
-    CIPHER_ROWS("kuznyechik", GOSTX_PRIM_KUZNYECHIK, K_KUZ),
+    CIPHER_ROWS("kuznyechik", GOSTX_ALG_KUZNYECHIK, K_KUZ),
     /* XTS: one call over the buffer (gostx_xts_*_mt) with 4096- and
      * 512-byte data units; the sector batch (gostx_batch_xts_*) with one key
      * and with a key per sector. Compare with ecb-enc / ecb-dec. */
     XTS_ROWS("", "", w_xts, XTS_SECTOR, 0),   XTS_ROWS("", "-512", w_xts, 512, 0),
     XTS_ROWS("batch-", "", w_xts_batch, 4096, 0), XTS_ROWS("batch-", "-512", w_xts_batch, 512, 0),
     XTS_ROWS("keyed-", "", w_xts_batch, 4096, 1), XTS_ROWS("keyed-", "-512", w_xts_batch, 512, 1),
-    CIPHER_ROWS("magma", GOSTX_PRIM_MAGMA, K_MAGMA),
-    {"gost89", "cnt", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cnt, 0, 0, 0},
-    {"gost89", "cfb-enc", GOSTX_PRIM_MAGMA, K_NONE, w_g89_cfb, 0, 0, 0},
-    {"streebog256", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb256, 0, 0, 0},
-    {"streebog512", "hash", GOSTX_PRIM_STREEBOG, K_NONE, w_sb512, 0, 0, 0},
-    {"hmac-streebog256", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac256, 0, 0, 0},
-    {"hmac-streebog512", "mac", GOSTX_PRIM_STREEBOG, K_NONE, w_hmac512, 0, 0, 0},
+    CIPHER_ROWS("magma", GOSTX_ALG_MAGMA, K_MAGMA),
+    {"gost89", "cnt", GOSTX_ALG_MAGMA, K_NONE, w_g89_cnt, 0, 0, 0},
+    {"gost89", "cfb-enc", GOSTX_ALG_MAGMA, K_NONE, w_g89_cfb, 0, 0, 0},
+    {"streebog256", "hash", GOSTX_ALG_STREEBOG, K_NONE, w_sb256, 0, 0, 0},
+    {"streebog512", "hash", GOSTX_ALG_STREEBOG, K_NONE, w_sb512, 0, 0, 0},
+    {"hmac-streebog256", "mac", GOSTX_ALG_STREEBOG, K_NONE, w_hmac256, 0, 0, 0},
+    {"hmac-streebog512", "mac", GOSTX_ALG_STREEBOG, K_NONE, w_hmac512, 0, 0, 0},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -224,7 +225,10 @@ static int stream_setup(struct stream *s, const struct row *r, size_t len, size_
   for (int i = 0; i < 16; i++) s->iv[i] = (uint8_t)(0x12 + i * 0x11);
   s->iv[0] &= 0x7f;
   int rc = 0;
-  if (r->keying == K_KUZ || r->keying == K_MAGMA) rc = gostx_cipher_init(&s->c, r->keying, s->key);
+  if (r->keying == K_KUZ || r->keying == K_MAGMA)
+    rc = gostx_cipher_init(&s->c, (gostx_alg)r->keying, s->key);
+  else if (r->fn == w_g89_cnt || r->fn == w_g89_cfb)
+    rc = gostx_gost89_set_key(&s->g89, s->key, GOST89_SBOX);
   else if (r->keying == K_XTS) rc = gostx_xts_set_key(&s->xts, s->key);
   if (rc) return rc;
   s->unit = r->unit;
@@ -523,6 +527,47 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* ---- for bench_batch.c (cli.h) ---- */
+
+/* --clock cpu: the calling thread's CPU time (the 1-thread rows). */
+double bench_now(int wall) {
+  return use_cpu_clock && !wall ? cpu_clock_s(CLOCK_THREAD_CPUTIME_ID) : now_s();
+}
+double bench_median(double *v, int n) { return median(v, n); }
+
+static int batch_fd = -2; /* the perf counter, opened on first use */
+#ifdef BENCH_TSC
+static uint64_t batch_tsc0;
+static double batch_cpu0; /* --clock cpu with the TSC: CPU time x TSC rate, as the rows */
+#endif
+
+void bench_cycles_start(void) {
+#ifdef BENCH_PERF
+  if (cycles_source == CYC_PERF) {
+    if (batch_fd == -2) batch_fd = perf_open(0);
+    if (batch_fd >= 0) perf_start(batch_fd);
+  }
+#endif
+#ifdef BENCH_TSC
+  if (cycles_source == CYC_TSC) {
+    if (use_cpu_clock) batch_cpu0 = cpu_clock_s(CLOCK_THREAD_CPUTIME_ID);
+    else batch_tsc0 = __rdtsc();
+  }
+#endif
+}
+
+double bench_cycles_stop(void) {
+#ifdef BENCH_PERF
+  if (cycles_source == CYC_PERF) return batch_fd >= 0 ? (double)perf_stop(batch_fd) : -1;
+#endif
+#ifdef BENCH_TSC
+  if (cycles_source == CYC_TSC && use_cpu_clock)
+    return (cpu_clock_s(CLOCK_THREAD_CPUTIME_ID) - batch_cpu0) * tsc_hz;
+  if (cycles_source == CYC_TSC) return (double)(__rdtsc() - batch_tsc0);
+#endif
+  return -1;
+}
+
 /* One row's measurement, in steps, so that several rows' repetitions can be
  * interleaved (--interleave): start (buffers, threads, warm-up and
  * calibration), one repetition at a time, finish (medians). */
@@ -637,6 +682,12 @@ static void usage(FILE *f) {
           "                     time (CLOCK_THREAD_CPUTIME_ID): steadier on a busy shared\n"
           "                     machine, but blind to contention between threads\n"
           "  --list             print the row names and exit\n"
+          "  --batch SIZE       instead of the rows: stream batches (gostx_batch_streams)\n"
+          "                     of 1024 streams of SIZE bytes (512: the disk-sector table\n"
+          "                     of the GOST 28147-89 multi-stream article) per call, a key\n"
+          "                     per stream and one key for all, against the one-stream\n"
+          "                     call: MB/s on 1 thread and on every CPU, cycles/byte,\n"
+          "                     ratios (--filter SUBSTR picks rows, e.g. magma-cbc)\n"
           "\n"
           "Rows: kuznyechik and magma ecb/cbc/cfb enc+dec, ofb, ctr, ctr-acpkm (section\n"
           "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec:\n"
@@ -652,7 +703,7 @@ static void usage(FILE *f) {
 
 enum {
   O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK,
-  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE, O_INTERLEAVE
+  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE, O_INTERLEAVE, O_BATCH
 };
 
 static const cli_opt opts[] = {
@@ -663,7 +714,7 @@ static const cli_opt opts[] = {
     {"list", 0, CLI_NOARG, O_LIST},       {"clock", 0, CLI_ARG, O_CLOCK},
     {"engine", 0, CLI_ARG, O_ENGINE},     {"gpu", 0, CLI_NOARG, O_GPU},
     {"gpu-size", 0, CLI_ARG, O_GPU_SIZE}, {"device", 0, CLI_ARG, O_DEVICE},
-    {"interleave", 0, CLI_NOARG, O_INTERLEAVE},
+    {"interleave", 0, CLI_NOARG, O_INTERLEAVE}, {"batch", 0, CLI_ARG, O_BATCH},
     {NULL, 0, 0, 0},
 };
 
@@ -787,6 +838,7 @@ int cmd_bench(int argc, char **argv) {
   size_t size = 1 << 20, gpu_size = (size_t)1 << 30;
   int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
   int pool_engine = 1, gpu = 0, device = 0, size_given = 0, interleave = 0;
+  size_t batch_len = 0;
   double min_time = 0.08;
   const char *filter = NULL, *impl = NULL;
   cli_parser p;
@@ -834,6 +886,10 @@ int cmd_bench(int argc, char **argv) {
         else return cli_usage("bench: bad --engine '%s' (pool or streams)", p.arg);
         break;
       case O_GPU: gpu = 1; break;
+      case O_BATCH:
+        if (parse_size(p.arg, &batch_len) || batch_len < 1 || batch_len > (1 << 20))
+          return cli_usage("bench: bad --batch '%s' (1 byte .. 1M per stream)", p.arg);
+        break;
       case O_INTERLEAVE: interleave = 1; break;
       case O_GPU_SIZE:
         if (parse_size(p.arg, &gpu_size) || gpu_size < 4096)
@@ -850,7 +906,7 @@ int cmd_bench(int argc, char **argv) {
   }
   size_t nsel = 0;
   for (size_t i = 0; i < NROWS; i++) nsel += (size_t)row_selected(&rows[i], filter);
-  if (!nsel) return cli_usage("bench: --filter '%s' matches no row (see gostx bench --list)", filter);
+  if (!nsel && !batch_len) return cli_usage("bench: --filter '%s' matches no row (see gostx bench --list)", filter);
   if (list) {
     char name[64];
     for (size_t i = 0; i < NROWS; i++)
@@ -865,10 +921,13 @@ int cmd_bench(int argc, char **argv) {
   }
   const char *forced = getenv("GOSTX_IMPL");
   if (impl) {
-    static const char *const levels[] = {"portable", "ssse3", "avx2", "avx512"};
     int known = 0;
-    for (int i = 0; i < 4; i++) known |= !strcmp(impl, levels[i]);
-    for (int pr = 0; pr < GOSTX_PRIM_COUNT; pr++) known |= !strcmp(gostx_impl(pr), impl);
+    char levels[128];
+    snprintf(levels, sizeof levels, " %s ", gostx_levels());
+    char word[64];
+    snprintf(word, sizeof word, " %s ", impl);
+    known |= strstr(levels, word) != NULL;
+    for (int pr = 1; pr < GOSTX_ALG_END; pr++) known |= !strcmp(gostx_impl((gostx_alg)pr), impl);
     if (!known) cli_err("bench: note: no implementation named '%s' runs here; others fall back", impl);
   }
 
@@ -908,7 +967,7 @@ int cmd_bench(int argc, char **argv) {
            "\"interleave\": %s, ",
            use_cpu_clock ? "cpu" : "wall", pool_engine ? "pool" : "streams", repeat,
            min_time * 1000, interleave ? "true" : "false");
-    printf(gpu ? "\"gpu\": " : "\"rows\": [");
+    printf(gpu ? "\"gpu\": " : batch_len ? "" : "\"rows\": [");
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
     printf("CPU: %s (%ld online)\n", model, cpus);
@@ -931,6 +990,12 @@ int cmd_bench(int argc, char **argv) {
                                         : "streams (N independent streams for every row)");
   }
   fflush(stdout);
+
+  if (batch_len) {
+    int brc = bench_batch(batch_len, repeat, min_time, filter, json);
+    if (json) printf("}\n");
+    return brc;
+  }
 
   if (gpu) {
     /* The CPU columns: the same modes on all cores, on at least 16 MiB. */
@@ -1005,8 +1070,8 @@ int cmd_bench(int argc, char **argv) {
       /* MGM rows run two implementations: the block cipher and the GF multiply. */
       char im_buf[64];
       const char *im = gostx_impl(r->prim);
-      if ((r->fn == w_mgm_enc || r->fn == w_mgm_dec) && strcmp(im, gostx_impl(GOSTX_PRIM_MGM))) {
-        snprintf(im_buf, sizeof im_buf, "%s+%s", im, gostx_impl(GOSTX_PRIM_MGM));
+      if ((r->fn == w_mgm_enc || r->fn == w_mgm_dec) && strcmp(im, gostx_impl(GOSTX_ALG_MGM))) {
+        snprintf(im_buf, sizeof im_buf, "%s+%s", im, gostx_impl(GOSTX_ALG_MGM));
         im = im_buf;
       }
       if (json) {

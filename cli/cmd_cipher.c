@@ -87,6 +87,9 @@ static void cipher_usage(void) {
       "                       cryptopro-c, cryptopro-d, tc26-z, test-3411-94\n"
       "      --mesh           gost89-cnt/cfb: CryptoPro key meshing every 1024\n"
       "                       bytes (RFC 4357 2.3). Off by default.\n"
+      "  -j, --threads N      kuznyechik-ctr / magma-ctr with whole-block segments:\n"
+      "                       N threads, 0 = one per core (default 0); reading and\n"
+      "                       writing overlap the cipher. Other modes: one thread\n"
       "  -h, --help           this help\n"
       "\n"
       "openssl + gost-engine equivalents (it always meshes keys): its 'gost89'\n"
@@ -101,7 +104,7 @@ static void cipher_usage(void) {
 enum {
   OPT_KEY = 1, OPT_IV, OPT_AAD, OPT_TAGLEN, OPT_PAD, OPT_DEC, OPT_ENC, OPT_IN, OPT_OUT,
   OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_AAD_FILE,
-  OPT_HELP
+  OPT_THREADS, OPT_HELP
 };
 
 static const cli_opt cipher_opts[] = {
@@ -122,6 +125,7 @@ static const cli_opt cipher_opts[] = {
     {"mesh", 0, CLI_NOARG, OPT_MESH},
     {"sector", 0, CLI_ARG, OPT_SECTOR},
     {"sector-size", 0, CLI_ARG, OPT_SECTOR_SIZE},
+    {"threads", 'j', CLI_ARG, OPT_THREADS},
     {"help", 'h', CLI_NOARG, OPT_HELP},
     {NULL, 0, 0, 0},
 };
@@ -138,7 +142,7 @@ struct job {
   uint8_t *aad;
   size_t aad_len;
   size_t tag_len, segment, section, sector_size;
-  uint64_t sector;
+  uint64_t sector, threads;
   int have_sector, decrypt, padding, sbox, mesh;
   const char *in_path, *out_path, *aad_path;
 };
@@ -156,7 +160,7 @@ static int run_mode(const struct job *j, cli_in *in, cli_out *out) {
       [K_ECB] = GOSTX_MODE_ECB, [K_CBC] = GOSTX_MODE_CBC, [K_CFB] = GOSTX_MODE_CFB,
       [K_OFB] = GOSTX_MODE_OFB, [K_CTR] = GOSTX_MODE_CTR, [K_CTR_ACPKM] = GOSTX_MODE_CTR_ACPKM,
   };
-  int id = j->am->family == FAM_KUZ ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA;
+  int id = j->am->family == FAM_KUZ ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
   gostx_cipher c;
   gostx_mode_ctx ctx;
   int rc = gostx_cipher_init(&c, id, j->key);
@@ -217,12 +221,31 @@ static int run_mode(const struct job *j, cli_in *in, cli_out *out) {
   return status;
 }
 
+/* CTR with whole-block segments: on the pool, I/O overlapped (cli/cipher_ctr.c). */
+static int run_ctr_parallel(const struct job *j, cli_in *in, cli_out *out) {
+  gostx_cipher c;
+  int rc = gostx_cipher_init(&c, j->am->family == FAM_KUZ ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA,
+                             j->key);
+  if (!rc && (!j->have_iv || j->iv_len != j->n / 2)) rc = GOSTX_EINVAL;
+  if (rc) {
+    gostx_cipher_clear(&c);
+    cli_err("%s: %s", j->am->name, gostx_strerror(rc));
+    return CLI_EXIT_USAGE;
+  }
+  int status = cli_cipher_ctr_parallel(&c, j->iv, j->iv_len, (unsigned)j->threads, in, out);
+  gostx_cipher_clear(&c);
+  return status;
+}
+
 /* ---- GOST 28147-89 CNT / CFB ---- */
 
 static int run_gost89_stream(const struct job *j, cli_in *in, cli_out *out) {
   gostx_gost89_ctx ctx;
   int mode = j->am->kind == K_G89_CNT ? GOSTX_GOST89_CNT : GOSTX_GOST89_CFB;
-  int rc = gostx_gost89_init(&ctx, mode, j->decrypt, j->key, j->sbox, j->iv, j->mesh);
+  gostx_gost89_key k;
+  int rc = gostx_gost89_set_key(&k, j->key, j->sbox);
+  if (!rc) rc = gostx_gost89_init(&ctx, &k, mode, j->decrypt, j->iv, j->mesh);
+  gostx_gost89_clear(&k);
   if (rc) {
     cli_err("%s: %s", j->am->name, gostx_strerror(rc));
     return CLI_EXIT_FAIL;
@@ -276,8 +299,8 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
     if (got == 0) break;
     size_t whole = have - have % bl;
     if (hold_last && whole == have && whole) whole -= bl; /* keep a full last block */
-    if (j->decrypt) gostx_gost89_ecb_decrypt(&k, buf, buf, whole);
-    else gostx_gost89_ecb_encrypt(&k, buf, buf, whole);
+    if (j->decrypt) gostx_gost89_ecb_decrypt(&k, buf, whole, buf);
+    else gostx_gost89_ecb_encrypt(&k, buf, whole, buf);
     status = cli_out_write(out, buf, whole);
     memmove(buf, buf + whole, have - whole);
     have -= whole;
@@ -298,14 +321,14 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
         memcpy(tail, buf, have);
       }
       if (!status) {
-        gostx_gost89_ecb_encrypt(&k, tail, tail, plen);
+        gostx_gost89_ecb_encrypt(&k, tail, plen, tail);
         status = cli_out_write(out, tail, plen);
       }
     } else if (have % bl) {
       status = not_a_multiple(j, total);
     } else {
       size_t mlen = have;
-      gostx_gost89_ecb_decrypt(&k, buf, tail, have);
+      gostx_gost89_ecb_decrypt(&k, buf, have, tail);
       if (hold_last) {
         rc = have ? gostx_unpad2(bl, tail, have, &mlen) : GOSTX_EPAD;
         if (rc) {
@@ -326,7 +349,7 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
 /* ---- MGM: whole input in memory; decryption verifies before any write ---- */
 
 static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
-  int id = j->am->family == FAM_KUZ ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA;
+  int id = j->am->family == FAM_KUZ ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
   uint8_t *data;
   size_t len;
   int status = cli_in_read_all(in, &data, &len);
@@ -373,10 +396,10 @@ static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
 static int xts_unit(const struct job *j, const gostx_xts_key *x, uint64_t sector,
                     const uint8_t *tweak, uint8_t *buf, size_t len) {
   int rc;
-  if (tweak) rc = j->decrypt ? gostx_xts_decrypt(x, tweak, buf, buf, len)
-                             : gostx_xts_encrypt(x, tweak, buf, buf, len);
-  else rc = j->decrypt ? gostx_xts_decrypt_sector(x, sector, buf, buf, len)
-                       : gostx_xts_encrypt_sector(x, sector, buf, buf, len);
+  if (tweak) rc = j->decrypt ? gostx_xts_decrypt(x, tweak, buf, len, buf)
+                             : gostx_xts_encrypt(x, tweak, buf, len, buf);
+  else rc = j->decrypt ? gostx_xts_decrypt_sector(x, sector, buf, len, buf)
+                       : gostx_xts_encrypt_sector(x, sector, buf, len, buf);
   if (rc == GOSTX_ELEN)
     return cli_usage("%s: a data unit must be at least 16 bytes, got %zu", j->am->name, len);
   if (rc) {
@@ -456,6 +479,9 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
       case OPT_MESH: j->mesh = 1; break;
       case OPT_SECTOR: sector_s = p.arg; break;
       case OPT_SECTOR_SIZE: ssize_s = p.arg; break;
+      case OPT_THREADS:
+        if ((rc = cli_uint("-j", p.arg, 0, 1024, &j->threads))) return rc;
+        break;
       case OPT_HELP: *help = 1; return 0;
       case CLI_POS:
         if (alg) return cli_usage("cipher: unexpected argument '%s'", p.pos);
@@ -631,6 +657,8 @@ int cmd_cipher(int argc, char **argv) {
   if (!status) {
     if (j.am->kind == K_MGM) status = run_mgm(&j, &in, &out);
     else if (j.am->kind == K_XTS) status = run_xts(&j, &in, &out);
+    else if (j.am->kind == K_CTR && j.segment == j.n && j.threads != 1)
+      status = run_ctr_parallel(&j, &in, &out);
     else if (j.am->family != FAM_GOST89) status = run_mode(&j, &in, &out);
     else if (j.am->kind == K_ECB) status = run_gost89_ecb(&j, &in, &out);
     else status = run_gost89_stream(&j, &in, &out);

@@ -39,7 +39,7 @@ static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
 struct secret {
   const char *key_file, *pass_file;
   int prompt;
-  int kdf;                /* GOSTX_CT_KDF_* */
+  int kdf;                /* GOSTX_FILE_KDF_* */
   uint8_t buf[CLI_PASS_MAX + 2]; /* the key or the passphrase */
   size_t len;
 };
@@ -48,7 +48,7 @@ static int secret_check_opts(struct secret *s, const char *sub) {
   int n = !!s->key_file + !!s->pass_file + !!s->prompt;
   if (n == 0) return cli_usage("%s: give a key file (-k FILE), -p or --pass-file FILE", sub);
   if (n > 1) return cli_usage("%s: give only one of -k, -p and --pass-file", sub);
-  s->kdf = s->key_file ? GOSTX_CT_KDF_RAW : GOSTX_CT_KDF_PBKDF2;
+  s->kdf = s->key_file ? GOSTX_FILE_KDF_RAW : GOSTX_FILE_KDF_PBKDF2;
   return 0;
 }
 
@@ -193,7 +193,7 @@ static void enc_usage(void) {
       "  -h, --help          this help\n"
       "\n"
       "Exit status: 0 success, 1 failure, 2 usage error.\n",
-      GOSTX_CT_ITER_DEFAULT);
+      GOSTX_FILE_ITER_DEFAULT);
 }
 
 static void dec_usage(void) {
@@ -240,9 +240,9 @@ struct encdec_opts {
 static int parse_encdec(int argc, char **argv, const char *sub, int enc, struct encdec_opts *o) {
   cli_parser p;
   cli_parser_init(&p, sub, argc, argv);
-  o->chunk = GOSTX_CT_CHUNK_DEFAULT;
-  o->iter = GOSTX_CT_ITER_DEFAULT;
-  o->alg = GOSTX_CIPHER_KUZNYECHIK;
+  o->chunk = GOSTX_FILE_CHUNK_DEFAULT;
+  o->iter = GOSTX_FILE_ITER_DEFAULT;
+  o->alg = GOSTX_ALG_KUZNYECHIK;
   int id, rc, have_iter = 0;
   while ((id = cli_next(&p, enc_opts)) != CLI_END) {
     switch (id) {
@@ -260,22 +260,22 @@ static int parse_encdec(int argc, char **argv, const char *sub, int enc, struct 
         break;
       case OPT_CHUNK:
         if (!enc) return cli_usage("dec: --chunk is read from the file; it is not an option here");
-        if ((rc = cli_parse_size("--chunk", p.arg, GOSTX_CT_CHUNK_MIN, GOSTX_CT_CHUNK_MAX,
+        if ((rc = cli_parse_size("--chunk", p.arg, GOSTX_FILE_CHUNK_MIN, GOSTX_FILE_CHUNK_MAX,
                                  &o->chunk)))
           return rc;
         break;
       case OPT_ALG:
         if (!enc) return cli_usage("dec: -a is read from the file; it is not an option here");
         if (!strcmp(p.arg, "kuznyechik") || !strcmp(p.arg, "kuz"))
-          o->alg = GOSTX_CIPHER_KUZNYECHIK;
+          o->alg = GOSTX_ALG_KUZNYECHIK;
         else if (!strcmp(p.arg, "magma"))
-          o->alg = GOSTX_CIPHER_MAGMA;
+          o->alg = GOSTX_ALG_MAGMA;
         else
           return cli_usage("enc: unknown algorithm '%s' (kuznyechik or magma)", p.arg);
         break;
       case OPT_ITER:
         if (!enc) return cli_usage("dec: --iter is read from the file; it is not an option here");
-        if ((rc = cli_uint("--iter", p.arg, GOSTX_CT_ITER_MIN, GOSTX_CT_ITER_MAX, &o->iter)))
+        if ((rc = cli_uint("--iter", p.arg, GOSTX_FILE_ITER_MIN, GOSTX_FILE_ITER_MAX, &o->iter)))
           return rc;
         have_iter = 1;
         break;
@@ -294,8 +294,8 @@ static int parse_encdec(int argc, char **argv, const char *sub, int enc, struct 
 /* Runs the chunk stream of ct from in to out (sealing, or opening when
  * decrypt) on the pool, with the progress bar; returns the library's code,
  * s holding the details. */
-static int run_stream(const gostx_ct *ct, int decrypt, cli_in *in, cli_out *out,
-                      gostx_pool *pool, int quiet, gostx_ct_stream *s) {
+static int run_stream(const gostx_file *ct, int decrypt, cli_in *in, cli_out *out,
+                      gostx_pool *pool, int quiet, gostx_file_stream *s) {
   struct progress prog;
   progress_init(&prog, in->f, quiet);
   memset(s, 0, sizeof *s);
@@ -305,7 +305,7 @@ static int run_stream(const gostx_ct *ct, int decrypt, cli_in *in, cli_out *out,
   s->progress = progress_cb;
   s->progress_arg = &prog;
   s->pool = pool;
-  int lrc = decrypt ? gostx_ct_decrypt_stream(ct, s) : gostx_ct_encrypt_stream(ct, s);
+  int lrc = decrypt ? gostx_file_decrypt_stream(ct, s) : gostx_file_encrypt_stream(ct, s);
   progress_end(&prog, lrc == 0);
   return lrc;
 }
@@ -319,7 +319,7 @@ int cmd_enc(int argc, char **argv) {
   if ((!o.out_path || !strcmp(o.out_path, "-")) && isatty(1))
     return cli_usage("enc: refusing to write ciphertext to a terminal (use -o FILE or redirect)");
 
-  gostx_ct ct;
+  gostx_file ct;
   cli_in in = {0};
   cli_out out = {0};
   gostx_pool *pool = NULL;
@@ -329,7 +329,7 @@ int cmd_enc(int argc, char **argv) {
   if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
   have_out = 1;
   if ((rc = secret_load(&o.sec, 1))) goto done;
-  int lrc = gostx_ct_init_encrypt(&ct, o.alg, o.sec.kdf, (uint32_t)o.chunk, (uint32_t)o.iter,
+  int lrc = gostx_file_init_encrypt(&ct, o.alg, o.sec.kdf, (uint32_t)o.chunk, (uint32_t)o.iter,
                                   o.sec.buf, o.sec.len, NULL);
   secret_wipe(&o.sec);
   if (lrc) {
@@ -339,7 +339,8 @@ int cmd_enc(int argc, char **argv) {
   }
   have_ct = 1;
   make_pool(o.threads, &pool);
-  gostx_ct_stream s;
+  cli_out_bulk(&out);
+  gostx_file_stream s;
   lrc = run_stream(&ct, 0, &in, &out, pool, o.quiet, &s);
   if (lrc) {
     if (!out.failed) cli_err("enc: %s: %s", lrc == GOSTX_EIO ? in.name : "error", s.msg);
@@ -350,7 +351,7 @@ int cmd_enc(int argc, char **argv) {
   have_out = 0;
 done:
   if (have_out) cli_out_abort(&out);
-  if (have_ct) gostx_ct_clear(&ct);
+  if (have_ct) gostx_file_clear(&ct);
   secret_wipe(&o.sec);
   gostx_pool_free(pool);
   cli_in_close(&in);
@@ -364,7 +365,7 @@ int cmd_dec(int argc, char **argv) {
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
   if ((rc = same_file_check("dec", o.in_path, o.out_path, &o.sec))) return rc;
 
-  gostx_ct ct;
+  gostx_file ct;
   cli_in in = {0};
   cli_out out = {0};
   gostx_pool *pool = NULL;
@@ -372,19 +373,19 @@ int cmd_dec(int argc, char **argv) {
   if ((rc = cli_in_open(&in, o.in_path))) return rc;
 
   /* Header first: "not a gostx file" before asking for a passphrase. */
-  uint8_t hdr[GOSTX_CT_HEADER_LEN];
+  uint8_t hdr[GOSTX_FILE_HEADER_LEN];
   size_t got;
   if ((rc = cli_in_read(&in, hdr, sizeof hdr, &got))) goto done;
-  gostx_ct_header h;
+  gostx_file_header h;
   const char *why = NULL;
-  if (gostx_ct_header_parse(&h, hdr, got, &why)) {
+  if (gostx_file_header_parse(&h, hdr, got, &why)) {
     cli_err("dec: %s: %s", in.name, why);
     rc = CLI_EXIT_FAIL;
     goto done;
   }
   if (h.kdf != o.sec.kdf) {
     cli_err("dec: %s: %s", in.name,
-            h.kdf == GOSTX_CT_KDF_PBKDF2
+            h.kdf == GOSTX_FILE_KDF_PBKDF2
                 ? "this file was encrypted with a passphrase: use -p or --pass-file"
                 : "this file was encrypted with a key file: use -k KEYFILE");
     rc = CLI_EXIT_FAIL;
@@ -394,7 +395,7 @@ int cmd_dec(int argc, char **argv) {
   if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
   have_out = 1;
   if ((rc = secret_load(&o.sec, 0))) goto done;
-  int lrc = gostx_ct_init_decrypt(&ct, hdr, got, o.sec.buf, o.sec.len, &why);
+  int lrc = gostx_file_init_decrypt(&ct, hdr, got, o.sec.buf, o.sec.len, &why);
   secret_wipe(&o.sec);
   if (lrc) {
     cli_err("dec: %s: %s", in.name, why ? why : gostx_strerror(lrc));
@@ -403,7 +404,8 @@ int cmd_dec(int argc, char **argv) {
   }
   have_ct = 1;
   make_pool(o.threads, &pool);
-  gostx_ct_stream s;
+  cli_out_bulk(&out);
+  gostx_file_stream s;
   lrc = run_stream(&ct, 1, &in, &out, pool, o.quiet, &s);
   if (lrc) {
     if (!out.failed) cli_err("dec: %s: %s", in.name, s.msg);
@@ -417,7 +419,7 @@ int cmd_dec(int argc, char **argv) {
   have_out = 0;
 done:
   if (have_out) cli_out_abort(&out);
-  if (have_ct) gostx_ct_clear(&ct);
+  if (have_ct) gostx_file_clear(&ct);
   secret_wipe(&o.sec);
   gostx_pool_free(pool);
   cli_in_close(&in);

@@ -1,5 +1,5 @@
 /* gostx hash: Streebog digests in the format of sha256sum, and -c to check
- * such a list. Files are streamed in chunks. */
+ * such a list. The files are hashed several at a time (cli/hash_files.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +8,12 @@
 
 static void hash_usage(void) {
   printf(
-      "Usage: gostx hash [-a streebog256|streebog512] [FILE...]\n"
-      "       gostx hash -c [-a ALG] LIST\n"
+      "Usage: gostx hash [-a streebog256|streebog512] [-j N] [FILE...]\n"
+      "       gostx hash -c [-a ALG] [-j N] LIST\n"
       "\n"
       "Prints '<hex digest>  <name>' for each FILE (no FILE or '-' = stdin,\n"
-      "printed as '-'), like sha256sum. The digest bytes are those printed by\n"
+      "printed as '-'), like sha256sum, in argument order. Several files are\n"
+      "hashed at once, one per core. The digest bytes are those printed by\n"
       "`openssl dgst -engine gost -md_gost12_256` (and _512): RFC 6986 prints\n"
       "the same values byte-reversed.\n"
       "\n"
@@ -23,6 +24,7 @@ static void hash_usage(void) {
       "                       check them; prints 'NAME: OK' or 'NAME: FAILED';\n"
       "                       without -a the algorithm follows the digest length\n"
       "      --quiet          with -c: print only failures\n"
+      "  -j, --threads N      files hashed at once, 0 = one per core (default 0)\n"
       "  -h, --help           this help\n"
       "\n"
       "Exit status: 0 all good, 1 a file could not be read or a check failed,\n"
@@ -41,32 +43,6 @@ static int parse_alg(const char *s, size_t *digest_len) {
     return 0;
   }
   return cli_usage("hash: unknown algorithm '%s' (streebog256 or streebog512)", s);
-}
-
-/* Digest of one file (NULL or "-" = stdin). Returns 0 or CLI_EXIT_FAIL. */
-static int digest_file(const char *path, size_t digest_len, uint8_t *digest) {
-  cli_in in;
-  int rc = cli_in_open(&in, path);
-  if (rc) return rc;
-  uint8_t *buf = malloc(CLI_CHUNK);
-  if (!buf) {
-    cli_in_close(&in);
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  gostx_streebog_ctx ctx;
-  gostx_streebog_init(&ctx, digest_len);
-  for (;;) {
-    size_t got;
-    rc = cli_in_read(&in, buf, CLI_CHUNK, &got);
-    if (rc || got == 0) break;
-    gostx_streebog_update(&ctx, buf, got);
-  }
-  if (!rc) gostx_streebog_final(&ctx, digest);
-  else gostx_streebog_clear(&ctx);
-  free(buf);
-  cli_in_close(&in);
-  return rc;
 }
 
 /* sha256sum's convention: a name with a newline or backslash is escaped and
@@ -149,17 +125,42 @@ static long read_line(FILE *f, char **line, size_t *cap) {
   return (long)len;
 }
 
-static int check_list(const char *list_path, size_t forced_len, int quiet) {
-  cli_in in;
-  int rc = cli_in_open(&in, list_path);
-  if (rc) return rc;
-  const char *list_name = in.is_stdin ? "-" : list_path;
+/* One line of a -c list: the job and the digest it must give. */
+struct check_entry {
+  uint8_t want[GOSTX_STREEBOG512_LEN];
+  char *name;
+};
+
+struct check_state {
+  struct check_entry *e;
+  cli_hash_job *jobs;
+  int quiet;
+  unsigned long failed, unreadable;
+};
+
+static void check_report(void *arg, const cli_hash_job *j) {
+  struct check_state *st = arg;
+  const struct check_entry *e = &st->e[j - st->jobs];
+  if (j->err) {
+    cli_hash_job_error(j);
+    print_result(e->name, "FAILED open or read");
+    st->unreadable++;
+  } else if (gostx_memeq_ct(e->want, j->digest, j->digest_len) == 0) {
+    if (!st->quiet) print_result(e->name, "OK");
+  } else {
+    print_result(e->name, "FAILED");
+    st->failed++;
+  }
+}
+
+/* Parses the list (all of it: the files are then hashed on all cores), or
+ * returns -2 when memory runs out. */
+static long parse_list(FILE *f, size_t forced_len, struct check_entry **ents, cli_hash_job **jobs,
+                       size_t *n, unsigned long *bad_format) {
   char *line = NULL;
-  size_t cap = 0;
-  unsigned long lineno = 0, good_lines = 0, bad_format = 0, failed = 0, unreadable = 0;
+  size_t cap = 0, ecap = 0;
   long len;
-  while ((len = read_line(in.f, &line, &cap)) >= 0) {
-    lineno++;
+  while ((len = read_line(f, &line, &cap)) >= 0) {
     char *p = line;
     int escaped = 0;
     if (*p == '\\') {
@@ -174,35 +175,60 @@ static int check_list(const char *list_path, size_t forced_len, int quiet) {
     /* "<hex>  <name>" (text) or "<hex> *<name>" (binary): same bytes here. */
     if (!ok_len || p[hex_len] != ' ' || (p[hex_len + 1] != ' ' && p[hex_len + 1] != '*') ||
         p[hex_len + 2] == 0) {
-      if (line[0] != '#' && len > 0) bad_format++;
+      if (line[0] != '#' && len > 0) (*bad_format)++;
       continue;
     }
     char *name = p + hex_len + 2;
     if (escaped && unescape(name) < 0) {
-      bad_format++;
+      (*bad_format)++;
       continue;
     }
-    good_lines++;
-    uint8_t want[GOSTX_STREEBOG512_LEN], got[GOSTX_STREEBOG512_LEN];
+    if (*n == ecap) {
+      size_t nc = ecap ? 2 * ecap : 64;
+      struct check_entry *ne = realloc(*ents, nc * sizeof *ne);
+      if (ne) *ents = ne;
+      cli_hash_job *nj = ne ? realloc(*jobs, nc * sizeof *nj) : NULL;
+      if (nj) *jobs = nj;
+      if (!nj) {
+        len = -2;
+        break;
+      }
+      ecap = nc;
+    }
+    struct check_entry *e = &(*ents)[*n];
+    cli_hash_job *j = &(*jobs)[*n];
+    memset(j, 0, sizeof *j);
+    if (!(e->name = strdup(name))) {
+      len = -2;
+      break;
+    }
     for (size_t i = 0; i < digest_len; i++) {
       char pair[3] = {p[2 * i], p[2 * i + 1], 0};
-      want[i] = (uint8_t)strtoul(pair, NULL, 16);
+      e->want[i] = (uint8_t)strtoul(pair, NULL, 16);
     }
-    if (digest_file(name, digest_len, got) != 0) {
-      print_result(name, "FAILED open or read");
-      unreadable++;
-      continue;
-    }
-    if (gostx_memeq_ct(want, got, digest_len) == 0) {
-      if (!quiet) print_result(name, "OK");
-    } else {
-      print_result(name, "FAILED");
-      failed++;
-    }
+    j->path = e->name;
+    j->digest_len = digest_len;
+    (*n)++;
   }
-  int read_failed = ferror(in.f);
   free(line);
+  return len;
+}
+
+static int check_list(const char *list_path, size_t forced_len, int quiet, unsigned threads) {
+  cli_in in;
+  int rc = cli_in_open(&in, list_path);
+  if (rc) return rc;
+  const char *list_name = in.is_stdin ? "-" : list_path;
+  struct check_state st = {NULL, NULL, quiet, 0, 0};
+  size_t n = 0;
+  unsigned long bad_format = 0;
+  long len = parse_list(in.f, forced_len, &st.e, &st.jobs, &n, &bad_format);
+  int read_failed = ferror(in.f);
   cli_in_close(&in);
+  if (len != -2 && !read_failed) cli_hash_files(st.jobs, n, threads, check_report, &st);
+  for (size_t i = 0; i < n; i++) free(st.e[i].name);
+  free(st.e);
+  free(st.jobs);
   if (len == -2) {
     cli_err("%s: out of memory", list_name);
     return CLI_EXIT_FAIL;
@@ -214,24 +240,37 @@ static int check_list(const char *list_path, size_t forced_len, int quiet) {
   if (bad_format)
     cli_err("WARNING: %lu line%s improperly formatted", bad_format,
             bad_format == 1 ? " is" : "s are");
-  if (unreadable)
-    cli_err("WARNING: %lu listed file%s could not be read", unreadable,
-            unreadable == 1 ? "" : "s");
-  if (failed)
-    cli_err("WARNING: %lu computed checksum%s did NOT match", failed, failed == 1 ? "" : "s");
-  if (good_lines == 0) {
+  if (st.unreadable)
+    cli_err("WARNING: %lu listed file%s could not be read", st.unreadable,
+            st.unreadable == 1 ? "" : "s");
+  if (st.failed)
+    cli_err("WARNING: %lu computed checksum%s did NOT match", st.failed,
+            st.failed == 1 ? "" : "s");
+  if (n == 0) {
     cli_err("%s: no properly formatted checksum lines found", list_name);
     return CLI_EXIT_FAIL;
   }
-  return (failed || unreadable) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+  return (st.failed || st.unreadable) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-enum { OPT_ALG = 1, OPT_CHECK, OPT_QUIET, OPT_HELP };
+/* hash FILE...: one line per file, or the error. */
+static void line_report(void *arg, const cli_hash_job *j) {
+  int *status = arg;
+  if (j->err) {
+    cli_hash_job_error(j);
+    *status = CLI_EXIT_FAIL; /* go on with the other files */
+    return;
+  }
+  print_line(j->digest, j->digest_len, j->path);
+}
+
+enum { OPT_ALG = 1, OPT_CHECK, OPT_QUIET, OPT_THREADS, OPT_HELP };
 
 static const cli_opt hash_opts[] = {
     {"algorithm", 'a', CLI_ARG, OPT_ALG},
     {"check", 'c', CLI_NOARG, OPT_CHECK},
     {"quiet", 0, CLI_NOARG, OPT_QUIET},
+    {"threads", 'j', CLI_ARG, OPT_THREADS},
     {"help", 'h', CLI_NOARG, OPT_HELP},
     {NULL, 0, 0, 0},
 };
@@ -241,6 +280,7 @@ int cmd_hash(int argc, char **argv) {
   cli_parser_init(&p, "hash", argc, argv);
   size_t digest_len = GOSTX_STREEBOG256_LEN;
   int alg_given = 0, check = 0, quiet = 0;
+  uint64_t threads = 0;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
   size_t nfiles = 0;
   if (!files) return cli_usage("out of memory");
@@ -253,6 +293,7 @@ int cmd_hash(int argc, char **argv) {
         break;
       case OPT_CHECK: check = 1; break;
       case OPT_QUIET: quiet = 1; break;
+      case OPT_THREADS: rc = cli_uint("-j", p.arg, 0, 1024, &threads); break;
       case OPT_HELP:
         free(files);
         hash_usage();
@@ -270,7 +311,8 @@ int cmd_hash(int argc, char **argv) {
       free(files);
       return cli_usage("hash: -c takes one LIST file");
     }
-    rc = check_list(nfiles ? files[0] : NULL, alg_given ? digest_len : 0, quiet);
+    rc = check_list(nfiles ? files[0] : NULL, alg_given ? digest_len : 0, quiet,
+                    (unsigned)threads);
     free(files);
     return rc;
   }
@@ -280,14 +322,18 @@ int cmd_hash(int argc, char **argv) {
   }
   if (nfiles == 0) files[nfiles++] = "-";
   int status = CLI_EXIT_OK;
-  for (size_t i = 0; i < nfiles; i++) {
-    uint8_t digest[GOSTX_STREEBOG512_LEN];
-    if (digest_file(files[i], digest_len, digest) != 0) {
-      status = CLI_EXIT_FAIL; /* message printed; go on with the other files */
-      continue;
-    }
-    print_line(digest, digest_len, files[i]);
+  cli_hash_job *jobs = calloc(nfiles, sizeof *jobs);
+  if (!jobs) {
+    free(files);
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
   }
+  for (size_t i = 0; i < nfiles; i++) {
+    jobs[i].path = files[i];
+    jobs[i].digest_len = digest_len;
+  }
+  cli_hash_files(jobs, nfiles, (unsigned)threads, line_report, &status);
+  free(jobs);
   free(files);
   return status;
 }

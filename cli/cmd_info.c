@@ -21,12 +21,13 @@ int cmd_info(int argc, char **argv) {
   printf("gostx %s\n", gostx_version());
   const char *features = gostx_cpu_features();
   printf("cpu features: %s\n", features && *features ? features : "(none)");
+  printf("levels: %s\n", gostx_levels());
   const char *forced = getenv("GOSTX_IMPL");
   if (forced) printf("GOSTX_IMPL: %s\n", forced);
   else printf("GOSTX_IMPL: (not set)\n");
-  for (int p = 0; p < GOSTX_PRIM_COUNT; p++) {
-    const char *name = gostx_primitive_name(p);
-    const char *impl = gostx_impl(p);
+  for (int p = 1; p < GOSTX_ALG_END; p++) {
+    const char *name = gostx_alg_name((gostx_alg)p);
+    const char *impl = gostx_impl((gostx_alg)p);
     printf("%-11s %s\n", name ? name : "?", impl ? impl : "?");
   }
   return CLI_EXIT_OK;

@@ -8,10 +8,10 @@
 #define KDF_MAX_OUT (1u << 20) /* generous cap on --len for printing */
 /* PBKDF2's cost is iterations x output blocks of 64 bytes (one HMAC chain
  * each). Bounded like every passphrase KDF of the command: `gostx enc`
- * stores at most GOSTX_CT_ITER_MAX (2^24: 23 s of CPU on the reference
+ * stores at most GOSTX_FILE_ITER_MAX (2^24: 23 s of CPU on the reference
  * machine), `gostx dec` accepts no more, and `kdf pbkdf2` computes no more
  * in total. */
-#define PBKDF2_MAX_WORK ((uint64_t)GOSTX_CT_ITER_MAX)
+#define PBKDF2_MAX_WORK ((uint64_t)GOSTX_FILE_ITER_MAX)
 
 static void kdf_usage(void) {
   printf(
@@ -109,7 +109,7 @@ int cmd_kdf(int argc, char **argv) {
     if (!v[OPT_PASS] && !v[OPT_PASS_HEX]) return cli_usage("pbkdf2: missing --pass or --pass-hex");
     if (!v[OPT_SALT]) return cli_usage("pbkdf2: missing --salt HEX");
     if (!v[OPT_ITER]) return cli_usage("pbkdf2: missing --iter N");
-    if ((rc = cli_uint("--iter", v[OPT_ITER], 1, GOSTX_CT_ITER_MAX, &iter))) return rc;
+    if ((rc = cli_uint("--iter", v[OPT_ITER], 1, GOSTX_FILE_ITER_MAX, &iter))) return rc;
     if (v[OPT_LEN] && (rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, &out_len))) return rc;
     uint64_t blocks = (out_len + 63) / 64;
     if (iter * blocks > PBKDF2_MAX_WORK)

@@ -198,14 +198,17 @@ int cmd_mac(int argc, char **argv) {
   st.alg = alg;
   if (is_omac) {
     gostx_cipher c;
-    rc = gostx_cipher_init(&c, kuz ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA, key);
+    rc = gostx_cipher_init(&c, kuz ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA, key);
     if (!rc) rc = is_acpkm ? gostx_omac_acpkm_init(&st.u.omac, &c, section, master)
                            : gostx_omac_init(&st.u.omac, &c);
     gostx_cipher_clear(&c);
   } else if (is_hmac) {
     rc = gostx_hmac_init(&st.u.hmac, full, key, key_len);
   } else {
-    rc = gostx_gost89_imit_init(&st.u.imit, key, sbox, iv_hex ? iv : NULL, mesh);
+    gostx_gost89_key k;
+    rc = gostx_gost89_set_key(&k, key, sbox);
+    if (!rc) rc = gostx_gost89_imit_init(&st.u.imit, &k, iv_hex ? iv : NULL, mesh);
+    gostx_gost89_clear(&k);
   }
   cli_free_secret(key, key_len);
   if (rc) {

@@ -233,7 +233,7 @@ void cli_free_secret(uint8_t *p, size_t len) {
 
 /* ---- input ---- */
 
-int cli_in_open(cli_in *in, const char *path) {
+int cli_in_try_open(cli_in *in, const char *path) {
   memset(in, 0, sizeof *in);
   if (!path || strcmp(path, "-") == 0) {
     in->f = stdin;
@@ -243,35 +243,43 @@ int cli_in_open(cli_in *in, const char *path) {
   }
   in->name = path;
   in->f = fopen(path, "rb");
-  if (!in->f) {
-    cli_err("%s: %s", path, strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
+  if (!in->f) return errno ? errno : EIO;
   struct stat st;
   if (fstat(fileno(in->f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    cli_err("%s: %s", path, strerror(EISDIR));
     fclose(in->f);
     in->f = NULL;
-    return CLI_EXIT_FAIL;
+    return EISDIR;
   }
   return 0;
 }
 
-int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got) {
+int cli_in_open(cli_in *in, const char *path) {
+  int e = cli_in_try_open(in, path);
+  if (!e) return 0;
+  cli_err("%s: %s", path, strerror(e));
+  return CLI_EXIT_FAIL;
+}
+
+int cli_in_try_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got) {
   size_t n = 0;
+  int e = 0;
   while (n < cap) {
     size_t r = fread(buf + n, 1, cap - n, in->f);
     n += r;
     if (r == 0) {
-      if (ferror(in->f)) {
-        cli_err("%s: read error: %s", in->name, strerror(errno));
-        return CLI_EXIT_FAIL;
-      }
+      if (ferror(in->f)) e = errno ? errno : EIO;
       break; /* EOF */
     }
   }
   *got = n;
-  return 0;
+  return e;
+}
+
+int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got) {
+  int e = cli_in_try_read(in, buf, cap, got);
+  if (!e) return 0;
+  cli_err("%s: read error: %s", in->name, strerror(e));
+  return CLI_EXIT_FAIL;
 }
 
 int cli_in_read_all(cli_in *in, uint8_t **out, size_t *out_len) {

@@ -13,7 +13,8 @@
 #include "gostx/hash.h"
 #include "gostx/kdf.h"
 #include "gostx/bulk.h"
-#include "gostx/container.h"
+#include "gostx/batch.h"
+#include "gostx/file.h"
 #include "gostx/luks.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"

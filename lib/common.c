@@ -17,7 +17,26 @@ const char *gostx_strerror(int err) {
   }
 }
 
-const char *gostx_version(void) { return "0.1.0"; }
+const char *gostx_version(void) { return "0.2.0"; }
+
+static const char *const alg_names[GOSTX_ALG_END] = {
+    [GOSTX_ALG_KUZNYECHIK] = "kuznyechik",
+    [GOSTX_ALG_MAGMA] = "magma",
+    [GOSTX_ALG_STREEBOG] = "streebog",
+    [GOSTX_ALG_MGM] = "mgm",
+};
+
+const char *gostx_alg_name(gostx_alg alg) {
+  return (int)alg > 0 && alg < GOSTX_ALG_END ? alg_names[alg] : NULL;
+}
+
+int gostx_alg_by_name(const char *name) {
+  if (!name) return -1;
+  if (!strcmp(name, "grasshopper")) return GOSTX_ALG_KUZNYECHIK; /* gost-engine's name */
+  for (int a = 1; a < GOSTX_ALG_END; a++)
+    if (!strcmp(name, alg_names[a])) return a;
+  return -1;
+}
 
 /* A volatile function pointer keeps the compiler from dropping the wipe. */
 static void *(*const volatile memset_v)(void *, int, size_t) = memset;

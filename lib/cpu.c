@@ -1,10 +1,21 @@
-/* CPU feature detection: CPUID plus XGETBV (the OS must save the vector
- * state too). On other architectures every x86 flag stays 0. */
+/* CPU feature detection. x86-64: CPUID plus XGETBV (the OS must save the
+ * vector state too). AArch64: the kernel's hardware capability bits
+ * (getauxval). Flags of other architectures stay 0. */
 #include "internal.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
 #include <cpuid.h>
 #define GOSTX_X86 1
+#endif
+
+#ifdef GOSTX_ARCH_AARCH64
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+#ifndef HWCAP_PMULL
+#define HWCAP_PMULL (1 << 4)
+#endif
 #endif
 
 #include <pthread.h>
@@ -23,8 +34,17 @@ static uint64_t xgetbv0(void) {
 static void describe(void);
 static void detect_x86(void);
 
+static void detect_aarch64(void) {
+#ifdef GOSTX_ARCH_AARCH64
+  unsigned long hw = getauxval(AT_HWCAP);
+  cpu.neon = (hw & HWCAP_ASIMD) != 0;
+  cpu.pmull = cpu.neon && (hw & HWCAP_PMULL) != 0;
+#endif
+}
+
 static void detect(void) {
   detect_x86();
+  detect_aarch64();
 #ifdef GOSTX_EMULATE_AVX512
   /* The AVX-512 files run on SIMDe's plain-C intrinsics (lib/x86_avx512.h),
    * so every feature they need is "present" on any x86-64. */
@@ -87,6 +107,8 @@ static void describe(void) {
     {"avx512bw", offsetof(struct gostx_cpu, avx512bw)},
     {"avx512vl", offsetof(struct gostx_cpu, avx512vl)},
     {"avx512vbmi", offsetof(struct gostx_cpu, avx512vbmi)},
+    {"neon", offsetof(struct gostx_cpu, neon)},
+    {"pmull", offsetof(struct gostx_cpu, pmull)},
   };
   size_t used = 0;
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {

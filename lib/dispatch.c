@@ -1,7 +1,8 @@
 /* The only place that chooses implementations. Each primitive gets the best
  * table the CPU (and OS) supports, once per process.
  *
- * Levels, lowest first: portable < ssse3 < avx2 < avx512. GOSTX_IMPL=LEVEL
+ * Levels, lowest first, per architecture: lib/levels.def (x86-64: portable <
+ * ssse3 < avx2 < avx512; AArch64: portable < neon). GOSTX_IMPL=LEVEL
  * caps the choice at that level (each primitive takes its best implementation
  * at or below it), so tests can run every path the CPU has. GOSTX_IMPL=NAME
  * with an implementation's own name picks exactly that one where it exists
@@ -13,18 +14,49 @@
 
 #include "internal.h"
 
-enum level { LEVEL_PORTABLE, LEVEL_SSSE3, LEVEL_AVX2, LEVEL_AVX512, LEVEL_COUNT };
-static const char *const level_names[LEVEL_COUNT] = {"portable", "ssse3", "avx2", "avx512"};
+/* The ladder of this architecture, from lib/levels.def. */
+#define LEVEL_ON_any(...) __VA_ARGS__
+#ifdef GOSTX_ARCH_X86_64
+#define LEVEL_ON_x86_64(...) __VA_ARGS__
+#else
+#define LEVEL_ON_x86_64(...)
+#endif
+#ifdef GOSTX_ARCH_AARCH64
+#define LEVEL_ON_aarch64(...) __VA_ARGS__
+#else
+#define LEVEL_ON_aarch64(...)
+#endif
+
+enum level {
+#define LEVEL(arch, name, test) LEVEL_ON_##arch(LEVEL_##name, )
+#include "levels.def"
+#undef LEVEL
+  LEVEL_COUNT
+};
+static const char *const level_names[LEVEL_COUNT] = {
+#define LEVEL(arch, name, test) LEVEL_ON_##arch(#name, )
+#include "levels.def"
+#undef LEVEL
+};
 
 /* What each level needs from the CPU and OS. */
 static int level_supported(int level, const struct gostx_cpu *f) {
+  (void)f;
   switch (level) {
-    case LEVEL_PORTABLE: return 1;
-    case LEVEL_SSSE3: return f->ssse3;
-    case LEVEL_AVX2: return f->avx2;
-    case LEVEL_AVX512: return f->avx512f && f->avx512bw && f->avx512vl;
+#define LEVEL(arch, name, test) LEVEL_ON_##arch(case LEVEL_##name: return (test);)
+#include "levels.def"
+#undef LEVEL
     default: return 0;
   }
+}
+
+const char *gostx_levels(void) {
+  static const char text[] = ""
+#define LEVEL(arch, name, test) LEVEL_ON_##arch(" " #name)
+#include "levels.def"
+#undef LEVEL
+      ;
+  return text + 1; /* past the first space */
 }
 
 /* One row per implementation, best first within each primitive. `needs` is an
@@ -39,7 +71,7 @@ struct row {
 
 #define ROW(table, lvl, optin, need) {&(table), (lvl), (optin), (need)}
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
 /* The AVX-512 files are compiled for AVX512F/BW/VL + VBMI + GFNI (+ the
  * carry-less multiplies): lib/x86_avx512.h's GOSTX_TARGET_AVX512. */
 static int needs_avx512_set(const struct gostx_cpu *f) {
@@ -48,42 +80,57 @@ static int needs_avx512_set(const struct gostx_cpu *f) {
 static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
 static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
 #endif
+#ifdef GOSTX_ARCH_AARCH64
+static int needs_pmull(const struct gostx_cpu *f) { return f->pmull; }
+#endif
 
 static const struct row kuz_rows[] = {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    ROW(gostx_kuz_avx512, LEVEL_AVX512, 0, needs_avx512_set),
-    ROW(gostx_kuz_avx2, LEVEL_AVX2, 0, NULL),
-    ROW(gostx_kuz_ssse3, LEVEL_SSSE3, 0, NULL),
+#ifdef GOSTX_ARCH_X86_64
+    ROW(gostx_kuz_avx512, LEVEL_avx512, 0, needs_avx512_set),
+    ROW(gostx_kuz_avx2, LEVEL_avx2, 0, NULL),
+    ROW(gostx_kuz_ssse3, LEVEL_ssse3, 0, NULL),
 #endif
-    ROW(gostx_kuz_lstable, LEVEL_PORTABLE, 1, NULL), /* leaks through the cache: named only */
-    ROW(gostx_kuz_portable, LEVEL_PORTABLE, 0, NULL),
+#ifdef GOSTX_ARCH_AARCH64
+    ROW(gostx_kuz_neon, LEVEL_neon, 0, NULL),
+#endif
+    ROW(gostx_kuz_lstable, LEVEL_portable, 1, NULL), /* leaks through the cache: named only */
+    ROW(gostx_kuz_portable, LEVEL_portable, 0, NULL),
 };
 static const struct row magma_rows[] = {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    ROW(gostx_magma_avx512, LEVEL_AVX512, 0, needs_avx512_set),
-    ROW(gostx_magma_avx2, LEVEL_AVX2, 0, NULL),
-    ROW(gostx_magma_ssse3, LEVEL_SSSE3, 0, NULL),
+#ifdef GOSTX_ARCH_X86_64
+    ROW(gostx_magma_avx512, LEVEL_avx512, 0, needs_avx512_set),
+    ROW(gostx_magma_avx2, LEVEL_avx2, 0, NULL),
+    ROW(gostx_magma_ssse3, LEVEL_ssse3, 0, NULL),
 #endif
-    ROW(gostx_magma_portable, LEVEL_PORTABLE, 0, NULL),
+#ifdef GOSTX_ARCH_AARCH64
+    ROW(gostx_magma_neon, LEVEL_neon, 0, NULL),
+#endif
+    ROW(gostx_magma_portable, LEVEL_portable, 0, NULL),
 };
 static const struct row streebog_rows[] = {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
     /* Table-free and constant-time (pi by VPERMI2B, L by GF2P8AFFINEQB). */
-    ROW(gostx_streebog_avx512, LEVEL_AVX512, 0, needs_avx512_set),
+    ROW(gostx_streebog_avx512, LEVEL_avx512, 0, needs_avx512_set),
     /* Baseline x86-64 code, listed at the first SIMD level so that the
      * portable level still runs the C reference. */
-    ROW(gostx_streebog_x86, LEVEL_SSSE3, 0, NULL),
+    ROW(gostx_streebog_x86, LEVEL_ssse3, 0, NULL),
 #endif
-    ROW(gostx_streebog_portable, LEVEL_PORTABLE, 0, NULL),
+#ifdef GOSTX_ARCH_AARCH64
+    ROW(gostx_streebog_neon, LEVEL_neon, 0, NULL),
+#endif
+    ROW(gostx_streebog_portable, LEVEL_portable, 0, NULL),
 };
 
 static const struct row mgm_rows[] = {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    ROW(gostx_mgm_avx512, LEVEL_AVX512, 0, needs_avx512_set),
-    ROW(gostx_mgm_vpclmul, LEVEL_AVX2, 0, needs_vpclmul),
-    ROW(gostx_mgm_clmul, LEVEL_SSSE3, 0, needs_pclmul),
+#ifdef GOSTX_ARCH_X86_64
+    ROW(gostx_mgm_avx512, LEVEL_avx512, 0, needs_avx512_set),
+    ROW(gostx_mgm_vpclmul, LEVEL_avx2, 0, needs_vpclmul),
+    ROW(gostx_mgm_clmul, LEVEL_ssse3, 0, needs_pclmul),
 #endif
-    ROW(gostx_mgm_portable, LEVEL_PORTABLE, 0, NULL),
+#ifdef GOSTX_ARCH_AARCH64
+    ROW(gostx_mgm_neon, LEVEL_neon, 0, needs_pmull),
+#endif
+    ROW(gostx_mgm_portable, LEVEL_portable, 0, NULL),
 };
 
 static struct gostx_dispatch chosen;
@@ -128,10 +175,28 @@ static const char *mgm_name(const void *p) { return ((const struct gostx_mgm_imp
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The chosen table's key schedule, or the best usable one below it: the
+ * schedule is the same bytes everywhere, and a table without its own (avx512)
+ * should not fall back to the portable one, ~15x slower. */
+static void (*kuz_expand_for(const struct gostx_kuz_impl *im,
+                             const struct gostx_cpu *f))(gostx_kuz_key *, const uint8_t[32]) {
+  size_t i = 0;
+  while (i < NROWS(kuz_rows) && kuz_rows[i].impl != im) i++;
+  for (; i < NROWS(kuz_rows); i++) {
+    const struct row *r = &kuz_rows[i];
+    const struct gostx_kuz_impl *k = r->impl;
+    if (k != im && (r->opt_in || !level_supported(r->level, f) || (r->needs && !r->needs(f))))
+      continue;
+    if (k->expand) return k->expand;
+  }
+  return NULL;
+}
+
 static void choose(void) {
   const char *forced = getenv("GOSTX_IMPL");
   const struct gostx_cpu *f = gostx__cpu();
   chosen.kuz = pick(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f);
+  chosen.kuz_expand = kuz_expand_for(chosen.kuz, f);
   chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
   chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
   chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f);
@@ -147,20 +212,26 @@ int gostx__level_supported(const char *level) {
   return l >= 0 && level_supported(l, gostx__cpu());
 }
 
-const char *gostx_impl(int primitive) {
+const char *gostx_impl(gostx_alg alg) {
   const struct gostx_dispatch *d = gostx__dispatch();
-  switch (primitive) {
-    case GOSTX_PRIM_KUZNYECHIK: return d->kuz->name;
-    case GOSTX_PRIM_MAGMA: return d->magma->name;
-    case GOSTX_PRIM_STREEBOG: return d->streebog->name;
-    case GOSTX_PRIM_MGM: return d->mgm->name;
+  switch (alg) {
+    case GOSTX_ALG_KUZNYECHIK: return d->kuz->name;
+    case GOSTX_ALG_MAGMA: return d->magma->name;
+    case GOSTX_ALG_STREEBOG: return d->streebog->name;
+    case GOSTX_ALG_MGM: return d->mgm->name;
     default: return "unknown";
   }
 }
 
-const char *gostx_primitive_name(int primitive) {
-  static const char *const names[GOSTX_PRIM_COUNT] = {"kuznyechik", "magma", "streebog", "mgm"};
-  return primitive >= 0 && primitive < GOSTX_PRIM_COUNT ? names[primitive] : NULL;
+/* The rows of a primitive, best first; NULL for an unknown one. */
+static const struct row *rows_of(int alg, size_t *n) {
+  switch (alg) {
+    case GOSTX_ALG_KUZNYECHIK: *n = NROWS(kuz_rows); return kuz_rows;
+    case GOSTX_ALG_MAGMA: *n = NROWS(magma_rows); return magma_rows;
+    case GOSTX_ALG_STREEBOG: *n = NROWS(streebog_rows); return streebog_rows;
+    case GOSTX_ALG_MGM: *n = NROWS(mgm_rows); return mgm_rows;
+    default: *n = 0; return NULL;
+  }
 }
 
 /* Row i of a primitive's table list (best first), whether or not the
@@ -168,19 +239,21 @@ const char *gostx_primitive_name(int primitive) {
  * every implementation with portable. *usable says whether this CPU can run
  * it. NULL past the last row or for an unknown primitive. */
 const void *gostx__impl_row(int primitive, size_t i, int *usable) {
-  const struct row *rows;
+  struct gostx__row_info info;
+  const void *impl = gostx__impl_row_info(primitive, i, &info);
+  if (impl && usable) *usable = info.usable;
+  return impl;
+}
+
+const void *gostx__impl_row_info(int alg, size_t i, struct gostx__row_info *info) {
   size_t n;
-  switch (primitive) {
-    case GOSTX_PRIM_KUZNYECHIK: rows = kuz_rows; n = NROWS(kuz_rows); break;
-    case GOSTX_PRIM_MAGMA: rows = magma_rows; n = NROWS(magma_rows); break;
-    case GOSTX_PRIM_STREEBOG: rows = streebog_rows; n = NROWS(streebog_rows); break;
-    case GOSTX_PRIM_MGM: rows = mgm_rows; n = NROWS(mgm_rows); break;
-    default: return NULL;
-  }
-  if (i >= n) return NULL;
-  if (usable) {
-    const struct gostx_cpu *f = gostx__cpu();
-    *usable = level_supported(rows[i].level, f) && (!rows[i].needs || rows[i].needs(f));
-  }
+  const struct row *rows = rows_of(alg, &n);
+  if (!rows || i >= n) return NULL;
+  const struct gostx_cpu *f = gostx__cpu();
+  info->usable = level_supported(rows[i].level, f) && (!rows[i].needs || rows[i].needs(f));
+  info->level = level_names[rows[i].level];
+  info->opt_in = rows[i].opt_in;
+  /* Every implementation struct starts with its name. */
+  info->name = *(const char *const *)rows[i].impl;
   return rows[i].impl;
 }

@@ -7,7 +7,20 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch.h"
 #include "gostx.h"
+
+/* v, hidden from the optimiser, so that no branch or flag use can be derived
+ * from a secret the code only computes with. (GCC 12 for AArch64 ended the
+ * GOST 28147-89 counter loop by comparing the secret counter with its final
+ * value instead of counting steps: a secret-dependent branch, found by the
+ * CT check under qemu.) */
+static inline uint32_t gostx_value_barrier32(uint32_t v) {
+#if defined(__GNUC__)
+  __asm__("" : "+r"(v));
+#endif
+  return v;
+}
 
 /* Endian-neutral loads and stores (compilers turn these into single moves). */
 static inline uint32_t gostx_load32_be(const uint8_t *p) {
@@ -81,6 +94,7 @@ static inline void gostx_prefetch_batch(const uint8_t *in, const uint8_t *out, s
 struct gostx_cpu {
   int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, vaes, vpclmul, gfni;
   int avx512f, avx512bw, avx512vl, avx512vbmi;
+  int neon, pmull; /* AArch64: Advanced SIMD, and the 64-bit polynomial multiply */
 };
 const struct gostx_cpu *gostx__cpu(void);
 
@@ -255,7 +269,47 @@ struct gostx_magma_impl {
   const char *name;
   gostx_magma_blocks_fn encrypt_blocks;
   gostx_magma_blocks_fn decrypt_blocks;
+  /* Multi-key path (optional; NULL: gostx__magma_mk_* calls the block
+   * functions once per block): mk_init writes, in GOSTX_MAGMA_MK_BYTES at
+   * sched (aligned to 64), a schedule for n <= GOSTX_MAGMA_MK_MAX keys that
+   * share keys[0]'s S-box set and byte convention; mk_blocks then processes
+   * n blocks (at most the schedule's), block i under keys[i] (k: keys[0]),
+   * op GOSTX__MAGMA_ENC, _DEC or _IMIT (the 16-round IMIT core,
+   * gostx__magma_imit16_words). in == out allowed. Constant time; every op
+   * from one schedule. */
+  void (*mk_init)(void *sched, const gostx_magma_key *const *keys, size_t n);
+  void (*mk_blocks)(const void *sched, const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                    size_t n, int op);
 };
+enum { GOSTX__MAGMA_ENC = 0, GOSTX__MAGMA_DEC = 1, GOSTX__MAGMA_IMIT = 2 };
+
+/* Multi-key Magma / GOST 28147-89 (lib/magma/magma.c), as gostx_kuz_mk:
+ * n <= GOSTX_MAGMA_MK_MAX keys with one S-box set and byte convention, then
+ * calls of exactly n blocks, block i under keys[i]. The keys must stay valid
+ * while the handle is used (the fallback reads them). Wipe with
+ * gostx__magma_mk_clear. */
+#define GOSTX_MAGMA_MK_MAX 64
+#define GOSTX_MAGMA_MK_BYTES (GOSTX_MAGMA_MK_MAX * 64)
+typedef struct gostx_magma_mk {
+  _Alignas(64) unsigned char sched[GOSTX_MAGMA_MK_BYTES];
+  const struct gostx_magma_impl *impl;
+  size_t n;
+  const gostx_magma_key *keys[GOSTX_MAGMA_MK_MAX];
+} gostx_magma_mk;
+/* impl NULL: the dispatcher's choice. crypt: the first count <= n lanes'
+ * blocks (lanes past count are neither read nor written), op as mk_blocks. */
+void gostx__magma_mk_init(gostx_magma_mk *m, const struct gostx_magma_impl *impl,
+                          const gostx_magma_key *const *keys, size_t n);
+void gostx__magma_mk_crypt(const gostx_magma_mk *m, int op, const uint8_t *in, uint8_t *out,
+                           size_t count);
+void gostx__magma_mk_clear(gostx_magma_mk *m);
+
+/* GOST 28147-89 pieces the stream batches share (lib/gost89/gost89.c): the
+ * CryptoPro key meshing constant C (RFC 4357 2.3.2: K' = D_K(C)) and one
+ * CNT counter step (N3 += C2, N4 += C1 mod 2^32 - 1). */
+#define GOSTX__GOST89_MESH_PERIOD 1024
+extern const uint8_t gostx__gost89_mesh_c[32];
+void gostx__gost89_cnt_step(uint8_t reg[8]);
 
 /* Streebog compression g_N(h, m): h = E(LPS(h ^ N), m) ^ h ^ m, all 64-byte
  * little-endian strings as the standard's internal vectors. */
@@ -277,7 +331,7 @@ struct gostx_mgm_impl {
 extern const struct gostx_kuz_impl gostx_kuz_portable;
 /* Opt-in, table-based, leaks the key through the cache (lib/kuznyechik/kuz_lstable.c). */
 extern const struct gostx_kuz_impl gostx_kuz_lstable;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
 /* AVX-512 F/BW/VL + VBMI + GFNI (lib/kuznyechik/kuz_avx512.c; lib/x86_avx512.h). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
@@ -286,7 +340,7 @@ extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 extern const struct gostx_magma_impl gostx_magma_portable;
 extern const struct gostx_streebog_impl gostx_streebog_portable;
 extern const struct gostx_mgm_impl gostx_mgm_portable;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
 extern const struct gostx_mgm_impl gostx_mgm_clmul;   /* PCLMULQDQ + SSSE3 */
 extern const struct gostx_mgm_impl gostx_mgm_vpclmul; /* VPCLMULQDQ + AVX2 */
 extern const struct gostx_mgm_impl gostx_mgm_avx512;  /* VPCLMULQDQ on 512-bit registers */
@@ -298,20 +352,39 @@ extern const struct gostx_magma_impl gostx_magma_ssse3;
 extern const struct gostx_magma_impl gostx_magma_avx2;
 extern const struct gostx_magma_impl gostx_magma_avx512;
 #endif
+#ifdef GOSTX_ARCH_AARCH64
+extern const struct gostx_kuz_impl gostx_kuz_neon;     /* bitsliced, lib/kuznyechik/kuz_neon.c */
+extern const struct gostx_magma_impl gostx_magma_neon; /* byte-sliced, lib/magma/magma_neon.c */
+extern const struct gostx_mgm_impl gostx_mgm_neon;     /* PMULL, lib/mgm/mgm_neon.c */
+extern const struct gostx_streebog_impl gostx_streebog_neon; /* sliced, table-free */
+#endif
 
 struct gostx_dispatch {
   const struct gostx_kuz_impl *kuz;
+  /* Kuznyechik's key schedule: kuz's own expand, else that of the best
+   * usable row below it (the avx512 table has none: avx2's, the same bytes),
+   * NULL = the portable schedule. CTR-ACPKM runs it once per section. */
+  void (*kuz_expand)(gostx_kuz_key *k, const uint8_t key[32]);
   const struct gostx_magma_impl *magma;
   const struct gostx_streebog_impl *streebog;
   const struct gostx_mgm_impl *mgm;
 };
 /* The process-wide choice, made once (thread-safe) on first use. */
 const struct gostx_dispatch *gostx__dispatch(void);
-/* 1 when the named level ("portable", "ssse3", "avx2", "avx512") runs here. */
+/* 1 when the named level (lib/levels.def) runs here. */
 int gostx__level_supported(const char *level);
-/* Row i of a primitive's implementation list (enum gostx_primitive; a const
+/* Row i of a primitive's implementation list (enum gostx_alg; a const
  * struct gostx_kuz_impl / _magma_impl / _streebog_impl / _mgm_impl *), NULL past the end;
  * *usable (may be NULL) = whether this CPU runs it. For differential tests. */
 const void *gostx__impl_row(int primitive, size_t i, int *usable);
+/* The same with the row's description: the dispatcher's policy as data, so
+ * tests check the choice against the rows instead of re-stating them. */
+struct gostx__row_info {
+  int usable;        /* this CPU and OS run it */
+  const char *level; /* its level (lib/levels.def) */
+  int opt_in;        /* chosen only when named exactly */
+  const char *name;  /* the implementation's name */
+};
+const void *gostx__impl_row_info(int alg, size_t i, struct gostx__row_info *info);
 
 #endif

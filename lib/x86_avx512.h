@@ -15,7 +15,9 @@
 #ifndef GOSTX_X86_AVX512_H
 #define GOSTX_X86_AVX512_H
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "arch.h"
+
+#ifdef GOSTX_ARCH_X86_64
 #define GOSTX_HAVE_AVX512_CODE 1
 
 #ifdef GOSTX_EMULATE_AVX512

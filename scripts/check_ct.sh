@@ -5,20 +5,45 @@
 # valgrind emulates it) supports, and proves the check can fail (mutants).
 # With SIMDe installed it also runs the leak group at the avx512 level on the
 # emulated AVX-512 code (step 5), where Streebog must be table-free.
+# With --aarch64 it runs the same check on an AArch64 build under
+# qemu-aarch64, with AArch64 memcheck from a private root
+# (scripts/arm64_valgrind_root.sh): the portable and neon levels.
 #   usage: scripts/check_ct.sh [BUILD_DIR [EMU_BUILD_DIR]]
 #          (default build-ct, build-ct-emu)
+#          scripts/check_ct.sh --aarch64 [BUILD_DIR]  (default build-ct-aarch64)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${1:-build-ct}
-BE=${2:-build-ct-emu}
+arch=$(uname -m)
+cross=()
+if [ "${1:-}" = --aarch64 ]; then
+  arch=aarch64
+  B=${2:-build-ct-aarch64}
+  BE=
+  cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64
+         -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc)
+else
+  B=${1:-build-ct}
+  BE=${2:-build-ct-emu}
+fi
 supp_decl=tests/ct/declassified.supp
 supp_leak=tests/ct/expected-leaks.supp
 
 command -v valgrind >/dev/null || { echo "check_ct: valgrind not installed"; exit 1; }
+if [ "$arch" = aarch64 ]; then
+  command -v qemu-aarch64 >/dev/null || { echo "check_ct: qemu-aarch64 not installed"; exit 1; }
+  root=$B/arm64-root
+  bash scripts/arm64_valgrind_root.sh "$root" >/dev/null
+  # memcheck runs under qemu; qemu's -L makes the root's ld.so, libc and
+  # debug symbols the ones the client and valgrind see.
+  valgrind() {
+    env VALGRIND_LIB="$root/usr/libexec/valgrind" VALGRIND_LAUNCHER=/usr/bin/valgrind \
+      qemu-aarch64 -L "$root" "$root/usr/libexec/valgrind/memcheck-arm64-linux" "$@"
+  }
+fi
 [ -f /usr/include/valgrind/memcheck.h ] || { echo "check_ct: valgrind headers missing"; exit 1; }
 
 # Release (-O3, what ships) with debug info, so suppressions can name functions.
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-g" -DGOSTX_CT_CHECK=ON >/dev/null
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-g" -DGOSTX_CT_CHECK=ON "${cross[@]}" >/dev/null
 cmake --build "$B" -j "$(nproc 2>/dev/null || echo 2)" --target ct_check >/dev/null
 
 VG=(valgrind -q --error-exitcode=1 --track-origins=yes --num-callers=30)
@@ -27,11 +52,17 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 # 1. The checker itself passes natively (its round-trip checks).
-"$B/ct_check" const leak >/dev/null || { echo "check_ct: ct_check fails natively"; exit 1; }
+if [ "$arch" = aarch64 ]; then
+  qemu-aarch64 -L "$root" "$B/ct_check" const leak >/dev/null || { echo "check_ct: ct_check fails under qemu"; exit 1; }
+else
+  "$B/ct_check" const leak >/dev/null || { echo "check_ct: ct_check fails natively"; exit 1; }
+fi
 
 # 2. Every level: the const group with only the declassified-by-design
 #    entries; the leak group also with the expected-leak entries.
-for level in portable ssse3 avx2 avx512; do
+# The levels: this architecture's lines of lib/levels.def (the dispatcher's list).
+levels=$(sed -n "s/^LEVEL(\(any\|$arch\), *\([a-z0-9_]*\),.*/\2/p" lib/levels.def)
+for level in $levels; do
   for group in const leak; do
     supp=(--suppressions="$supp_decl")
     [ "$group" = leak ] && supp+=(--suppressions="$supp_leak")
@@ -42,7 +73,7 @@ for level in portable ssse3 avx2 avx512; do
     if [ $rc -eq 77 ]; then echo "ct $level: skipped (not available under valgrind on this CPU)"; break; fi
     used=$(grep -o 'used_suppression: *[0-9]* [^ ]*' "$log/err" | awk '{printf "%s%s x%s", sep, $3, $2; sep=", "}' || true)
     if [ $rc -eq 0 ]; then
-      echo "ct $level $group: ok ($(tail -1 "$log/out" | sed 's/^ct_check [a-z]*: //'))${used:+; suppressed: $used}"
+      echo "ct${cross:+ $arch} $level $group: ok ($(tail -1 "$log/out" | sed 's/^ct_check [a-z]*: //'))${used:+; suppressed: $used}"
     else
       echo "ct $level $group: FAILED (secret-dependent branch or index, or a failed round trip):"
       grep -v -e '^--[0-9]*-- ' "$log/err" | grep -A12 -e 'Conditional jump' -e 'uninitialised value' | head -80 || true
@@ -94,7 +125,9 @@ done
 #    innermost frame is one of those emulations is expected. Any other report
 #    (our own code, or a load/store whose address depends on a secret) fails.
 emu_ok='^simde_mm512_(permutex2var_epi8|permutexvar_epi8|mask_mov_epi8|mask_blend_epi8)$'
-if [ -f /usr/include/simde/x86/gfni.h ]; then
+if [ -z "$BE" ]; then
+  : # the emulated AVX-512 step is an x86 one
+elif [ -f /usr/include/simde/x86/gfni.h ]; then
   cmake -S . -B "$BE" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-g" -DGOSTX_CT_CHECK=ON \
     -DGOSTX_EMULATE_AVX512=ON >/dev/null
   cmake --build "$BE" -j "$(nproc 2>/dev/null || echo 2)" --target ct_check >/dev/null

@@ -24,7 +24,7 @@ grep -q -- '--threads' "$tmp/help" || err "--help does not mention --threads"
 "$GOSTX" --help | grep -q '^  bench ' || err "gostx --help does not list bench"
 for bad in "--bogus" "--size 12Q" "--size 0" "--threads 0" "--threads 1,,2" "--repeat 0" \
            "--filter no-such-row" "--time -1" "--clock sundial" "extra" "--engine fast" \
-           "--gpu-size 1" "--device -1"; do
+           "--gpu-size 1" "--device -1" "--batch 0" "--batch 2M"; do
   # shellcheck disable=SC2086
   "$GOSTX" bench $bad > "$tmp/out" 2> "$tmp/err"
   rc=$?
@@ -146,6 +146,29 @@ for mode, eng in want.items():
     if not (r["scaling"] > 0 and abs(r["efficiency"] - r["scaling"] / 2) < 1e-3):
         bad.append(f"{mode}: scaling {r['scaling']} efficiency {r['efficiency']}")
 for b in bad: print("FAIL: json2:", b)
+sys.exit(1 if bad else 0)
+EOF
+
+# --batch: the stream-batch table, text and JSON.
+"$GOSTX" bench --batch 64 --time 1 --repeat 1 --filter magma-cbc > "$tmp/batch" 2> "$tmp/err" \
+  || err "--batch run failed: $(cat "$tmp/err")"
+grep -q '^stream batches: 1024 streams of 64 bytes' "$tmp/batch" || err "--batch: no header"
+awk '$1 == "magma" && $2 == "cbc-enc" && $3 > 0 && $4 > 0 && $5 > 0 && $7 > 0 {ok = 1}
+     END {exit !ok}' "$tmp/batch" || err "--batch: no magma cbc-enc row with positive MB/s"
+grep -q '^kuznyechik' "$tmp/batch" && err "--batch: filter let kuznyechik through"
+"$GOSTX" bench --batch 40 --json --time 1 --repeat 1 --filter gost89 > "$tmp/bjson" 2> "$tmp/err" \
+  || err "--batch --json failed: $(cat "$tmp/err")"
+python3 - "$tmp/bjson" <<'EOF' || fail=1
+import json, sys
+b = json.load(open(sys.argv[1]))["batch"]
+bad = []
+if b["stream_bytes"] != 40 or b["streams_per_call"] != 1024: bad.append("header")
+modes = sorted(r["mode"] for r in b["rows"])
+if modes != ["cfb-enc", "cnt", "imit"]: bad.append("modes %s" % modes)
+for r in b["rows"]:
+    for f in ("single_mbps", "onekey_mbps", "keyed_mbps", "keyed_all_mbps"):
+        if not r[f] > 0: bad.append("%s %s = %s" % (r["mode"], f, r[f]))
+for x in bad: print("FAIL: batch json:", x)
 sys.exit(1 if bad else 0)
 EOF
 

@@ -36,8 +36,8 @@ static int sink_write(void *arg, const uint8_t *buf, size_t len) {
   return 0;
 }
 
-static int run_stream(const gostx_ct *ct, int decrypt, const uint8_t *in, size_t in_len,
-                      gostx_pool *pool, size_t batch, struct sink *out, gostx_ct_stream *st) {
+static int run_stream(const gostx_file *ct, int decrypt, const uint8_t *in, size_t in_len,
+                      gostx_pool *pool, size_t batch, struct sink *out, gostx_file_stream *st) {
   /* fmemopen cannot open a zero-length buffer portably: use a tmpfile. */
   FILE *f = tmpfile();
   if (!f) return -100;
@@ -50,7 +50,7 @@ static int run_stream(const gostx_ct *ct, int decrypt, const uint8_t *in, size_t
   st->write_arg = out;
   st->pool = pool;
   st->batch = batch;
-  int rc = decrypt ? gostx_ct_decrypt_stream(ct, st) : gostx_ct_encrypt_stream(ct, st);
+  int rc = decrypt ? gostx_file_decrypt_stream(ct, st) : gostx_file_encrypt_stream(ct, st);
   fclose(f);
   return rc;
 }
@@ -62,63 +62,63 @@ static size_t g_batch = 3;
 
 /* Decrypts a whole file image (header included) with the raw key. */
 static int dec_file(const uint8_t *key, const uint8_t *file, size_t len, struct sink *out,
-                    gostx_ct_stream *st, const char **why) {
-  gostx_ct ct;
+                    gostx_file_stream *st, const char **why) {
+  gostx_file ct;
   *why = NULL;
   out->len = 0;
-  int rc = gostx_ct_init_decrypt(&ct, file, len < GOSTX_CT_HEADER_LEN ? len : GOSTX_CT_HEADER_LEN,
+  int rc = gostx_file_init_decrypt(&ct, file, len < GOSTX_FILE_HEADER_LEN ? len : GOSTX_FILE_HEADER_LEN,
                                  key, 32, why);
   if (rc) return rc;
-  rc = run_stream(&ct, 1, file + GOSTX_CT_HEADER_LEN, len - GOSTX_CT_HEADER_LEN, g_pool, g_batch,
+  rc = run_stream(&ct, 1, file + GOSTX_FILE_HEADER_LEN, len - GOSTX_FILE_HEADER_LEN, g_pool, g_batch,
                   out, st);
   *why = st->msg;
-  gostx_ct_clear(&ct);
+  gostx_file_clear(&ct);
   return rc;
 }
 
 static void make_file(int alg, const uint8_t *key, const uint8_t *salt, const uint8_t *pt,
                       size_t len, struct sink *out) {
-  gostx_ct ct;
-  gostx_ct_stream st;
-  CHECK_RC(gostx_ct_init_encrypt(&ct, alg, GOSTX_CT_KDF_RAW, CHUNK, 0, key, 32, salt), 0,
+  gostx_file ct;
+  gostx_file_stream st;
+  CHECK_RC(gostx_file_init_encrypt(&ct, alg, GOSTX_FILE_KDF_RAW, CHUNK, 0, key, 32, salt), 0,
            "init_encrypt");
   CHECK_RC(run_stream(&ct, 0, pt, len, NULL, 0, out, &st), 0, "encrypt stream");
-  gostx_ct_clear(&ct);
+  gostx_file_clear(&ct);
 }
 
 /* ---- header ---- */
 
 static void test_header(void) {
-  gostx_ct_header h = {GOSTX_CT_VERSION, GOSTX_CIPHER_MAGMA, GOSTX_CT_KDF_PBKDF2, 4096, 777, {0},
+  gostx_file_header h = {GOSTX_FILE_VERSION, GOSTX_ALG_MAGMA, GOSTX_FILE_KDF_PBKDF2, 4096, 777, {0},
                        {0}};
   for (int i = 0; i < 32; i++) h.salt[i] = (uint8_t)i, h.check[i] = (uint8_t)(0xff - i);
-  uint8_t b[GOSTX_CT_HEADER_LEN], b2[GOSTX_CT_HEADER_LEN];
-  CHECK_RC(gostx_ct_header_encode(&h, b), 0, "encode");
+  uint8_t b[GOSTX_FILE_HEADER_LEN], b2[GOSTX_FILE_HEADER_LEN];
+  CHECK_RC(gostx_file_header_encode(&h, b), 0, "encode");
   static const uint8_t want_start[20] = {'G', 'O', 'S', 'T', 'X', 0, 1, 2, 2, 0, 0, 0,
                                          0,   0,   0x10, 0,  0,   0, 3, 9};
   CHECK_BYTES(b, want_start, 20, "header bytes 0..19");
   CHECK(b[20] == 0 && b[51] == 31 && b[52] == 0xff && b[83] == 0xe0, "salt/check offsets");
-  gostx_ct_header g;
+  gostx_file_header g;
   const char *why = "x";
-  CHECK_RC(gostx_ct_header_parse(&g, b, sizeof b, &why), 0, "parse");
+  CHECK_RC(gostx_file_header_parse(&g, b, sizeof b, &why), 0, "parse");
   CHECK(why == NULL, "no reason on success");
-  CHECK_RC(gostx_ct_header_encode(&g, b2), 0, "re-encode");
+  CHECK_RC(gostx_file_header_encode(&g, b2), 0, "re-encode");
   CHECK_BYTES(b2, b, sizeof b, "round trip");
   /* Longer input is fine (the header is a prefix of the file). */
   uint8_t longer[100] = {0};
   memcpy(longer, b, sizeof b);
-  CHECK_RC(gostx_ct_header_parse(&g, longer, sizeof longer, NULL), 0, "parse prefix");
+  CHECK_RC(gostx_file_header_parse(&g, longer, sizeof longer, NULL), 0, "parse prefix");
 
   /* Boundaries that are valid. */
   struct { size_t off; uint32_t v; } ok32[] = {
-      {12, GOSTX_CT_CHUNK_MIN}, {12, GOSTX_CT_CHUNK_MAX}, {16, 1}, {16, GOSTX_CT_ITER_MAX}};
+      {12, GOSTX_FILE_CHUNK_MIN}, {12, GOSTX_FILE_CHUNK_MAX}, {16, 1}, {16, GOSTX_FILE_ITER_MAX}};
   for (size_t i = 0; i < sizeof ok32 / sizeof ok32[0]; i++) {
     memcpy(b2, b, sizeof b);
     b2[ok32[i].off] = (uint8_t)(ok32[i].v >> 24);
     b2[ok32[i].off + 1] = (uint8_t)(ok32[i].v >> 16);
     b2[ok32[i].off + 2] = (uint8_t)(ok32[i].v >> 8);
     b2[ok32[i].off + 3] = (uint8_t)ok32[i].v;
-    CHECK_RC(gostx_ct_header_parse(&g, b2, sizeof b2, NULL), 0, "valid boundary value");
+    CHECK_RC(gostx_file_header_parse(&g, b2, sizeof b2, NULL), 0, "valid boundary value");
   }
 
   /* Every malformed field: GOSTX_EFORMAT and a reason. */
@@ -134,7 +134,7 @@ static void test_header(void) {
       {12, (64u << 20) + 1, 1, "chunk size 64 MiB + 1"},
       {12, 0xffffffffu, 1, "chunk size 2^32-1"},
       {16, 0, 1, "iterations 0 with PBKDF2"},
-      {16, GOSTX_CT_ITER_MAX + 1, 1, "iterations 2^24+1"},
+      {16, GOSTX_FILE_ITER_MAX + 1, 1, "iterations 2^24+1"},
       {16, 0xffffffffu, 1, "iterations 2^32-1"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -148,53 +148,53 @@ static void test_header(void) {
       b2[bad[i].off] = (uint8_t)bad[i].v;
     }
     why = NULL;
-    int rc = gostx_ct_header_parse(&g, b2, sizeof b2, &why);
+    int rc = gostx_file_header_parse(&g, b2, sizeof b2, &why);
     CHECK(rc == GOSTX_EFORMAT && why && *why, "%s: rc %d reason %s", bad[i].what, rc,
           why ? why : "(none)");
   }
   /* Key-file KDF with a non-zero iteration count. */
   memcpy(b2, b, sizeof b);
-  b2[8] = GOSTX_CT_KDF_RAW;
-  CHECK_RC(gostx_ct_header_parse(&g, b2, sizeof b2, &why), GOSTX_EFORMAT, "raw kdf with iter");
+  b2[8] = GOSTX_FILE_KDF_RAW;
+  CHECK_RC(gostx_file_header_parse(&g, b2, sizeof b2, &why), GOSTX_EFORMAT, "raw kdf with iter");
   b2[16] = b2[17] = b2[18] = b2[19] = 0;
-  CHECK_RC(gostx_ct_header_parse(&g, b2, sizeof b2, &why), 0, "raw kdf, iter 0");
+  CHECK_RC(gostx_file_header_parse(&g, b2, sizeof b2, &why), 0, "raw kdf, iter 0");
   /* Truncated headers and empty input. */
   size_t lens[] = {0, 1, 5, 6, 20, 83};
   for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
     why = NULL;
-    CHECK(gostx_ct_header_parse(&g, b, lens[i], &why) == GOSTX_EFORMAT && why,
+    CHECK(gostx_file_header_parse(&g, b, lens[i], &why) == GOSTX_EFORMAT && why,
           "header of %zu bytes rejected", lens[i]);
   }
-  CHECK(gostx_ct_header_parse(&g, (const uint8_t *)"PK\3\4", 4, &why) == GOSTX_EFORMAT &&
+  CHECK(gostx_file_header_parse(&g, (const uint8_t *)"PK\3\4", 4, &why) == GOSTX_EFORMAT &&
             strstr(why, "not a gostx file"),
         "foreign file: not a gostx file");
   /* encode refuses what parse refuses. */
-  gostx_ct_header hb = h;
+  gostx_file_header hb = h;
   hb.chunk_size = 0;
-  CHECK_RC(gostx_ct_header_encode(&hb, b2), GOSTX_EINVAL, "encode chunk 0");
+  CHECK_RC(gostx_file_header_encode(&hb, b2), GOSTX_EINVAL, "encode chunk 0");
   hb = h;
   hb.alg = 7;
-  CHECK_RC(gostx_ct_header_encode(&hb, b2), GOSTX_EINVAL, "encode alg 7");
+  CHECK_RC(gostx_file_header_encode(&hb, b2), GOSTX_EINVAL, "encode alg 7");
 }
 
 /* ---- the documented derivation, rebuilt from primitives ---- */
 
 static void test_layout(void) {
   uint8_t n16[16], n8[8];
-  CHECK_RC(gostx_ct_nonce(GOSTX_CIPHER_KUZNYECHIK, 0x0102030405060708ull, 1, n16), 0, "nonce");
+  CHECK_RC(gostx_file_nonce(GOSTX_ALG_KUZNYECHIK, 0x0102030405060708ull, 1, n16), 0, "nonce");
   static const uint8_t w16[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0x41, 2, 3, 4, 5, 6, 7, 8};
   CHECK_BYTES(n16, w16, 16, "Kuznyechik nonce: final flag is bit 62 of the low 64 bits");
-  CHECK_RC(gostx_ct_nonce(GOSTX_CIPHER_MAGMA, 5, 0, n8), 0, "nonce");
+  CHECK_RC(gostx_file_nonce(GOSTX_ALG_MAGMA, 5, 0, n8), 0, "nonce");
   static const uint8_t w8[8] = {0, 0, 0, 0, 0, 0, 0, 5};
   CHECK_BYTES(n8, w8, 8, "Magma nonce");
-  CHECK_RC(gostx_ct_nonce(GOSTX_CIPHER_MAGMA, GOSTX_CT_MAX_CHUNKS - 1, 1, n8), 0, "max index");
+  CHECK_RC(gostx_file_nonce(GOSTX_ALG_MAGMA, GOSTX_FILE_MAX_CHUNKS - 1, 1, n8), 0, "max index");
   CHECK(n8[0] == 0x7f && n8[7] == 0xff, "top bit stays 0");
-  CHECK_RC(gostx_ct_nonce(GOSTX_CIPHER_MAGMA, GOSTX_CT_MAX_CHUNKS, 0, n8), GOSTX_EINVAL,
+  CHECK_RC(gostx_file_nonce(GOSTX_ALG_MAGMA, GOSTX_FILE_MAX_CHUNKS, 0, n8), GOSTX_EINVAL,
            "index 2^62 refused");
 
   for (int alg = 1; alg <= 2; alg++) {
-    gostx_ct ct;
-    CHECK_RC(gostx_ct_init_encrypt(&ct, alg, GOSTX_CT_KDF_RAW, CHUNK, 5, key1, 32, salt_a), 0,
+    gostx_file ct;
+    CHECK_RC(gostx_file_init_encrypt(&ct, alg, GOSTX_FILE_KDF_RAW, CHUNK, 5, key1, 32, salt_a), 0,
              "init");
     CHECK(ct.h.iterations == 0, "iterations stored as 0 for a key file");
     uint8_t check[32], fk[32];
@@ -206,78 +206,78 @@ static void test_layout(void) {
     /* Chunk 3 (non-final) and chunk 4 (final, 100 bytes) by hand. */
     uint8_t pt[CHUNK], rec[CHUNK + 16], ref[CHUNK + 16];
     for (size_t i = 0; i < CHUNK; i++) pt[i] = (uint8_t)(i * 7);
-    size_t tl = gostx_ct_tag_len(alg);
+    size_t tl = gostx_file_tag_len(alg);
     for (int final = 0; final <= 1; final++) {
       uint64_t idx = 3 + (uint64_t)final;
       size_t len = final ? 100 : CHUNK;
-      CHECK_RC(gostx_ct_seal_chunk(&ct, idx, final, pt, len, rec), 0, "seal");
+      CHECK_RC(gostx_file_seal_chunk(&ct, idx, final, pt, len, rec), 0, "seal");
       uint8_t nonce[16] = {0}, ck[32], seed[8] = {0, 0, 0, 0, 0, 0, 0, (uint8_t)idx};
       memcpy(ck, fk, 32);
-      if (alg == GOSTX_CIPHER_MAGMA)
+      if (alg == GOSTX_ALG_MAGMA)
         gostx_kdf256(fk, 32, (const uint8_t *)"gostx magma chunk", 17, seed, 8, ck);
       nonce[tl - 1] = (uint8_t)idx;
       if (final) nonce[tl - 8] = 0x40;
       gostx_cipher c;
       gostx_cipher_init(&c, alg, ck);
-      gostx_mgm_encrypt(&c, nonce, tl, ct.header, GOSTX_CT_HEADER_LEN, pt, len, ref, ref + len, tl);
+      gostx_mgm_encrypt(&c, nonce, tl, ct.header, GOSTX_FILE_HEADER_LEN, pt, len, ref, ref + len, tl);
       gostx_cipher_clear(&c);
       CHECK_BYTES(rec, ref, len + tl, alg == 1 ? "Kuznyechik chunk = MGM(file key, nonce, hdr)"
                                                : "Magma chunk = MGM(chunk key, nonce, hdr)");
     }
-    gostx_ct_clear(&ct);
+    gostx_file_clear(&ct);
   }
 
   /* PBKDF2: master = PBKDF2-HMAC-Streebog-512(pass, salt, iter, 32). */
-  gostx_ct ct;
-  CHECK_RC(gostx_ct_init_encrypt(&ct, 1, GOSTX_CT_KDF_PBKDF2, CHUNK, 3,
+  gostx_file ct;
+  CHECK_RC(gostx_file_init_encrypt(&ct, 1, GOSTX_FILE_KDF_PBKDF2, CHUNK, 3,
                                  (const uint8_t *)"correct horse", 13, salt_b), 0, "pbkdf2 init");
   uint8_t m[32], fk[32];
   gostx_pbkdf2_streebog512((const uint8_t *)"correct horse", 13, salt_b, 32, 3, m, 32);
   gostx_kdf256(m, 32, (const uint8_t *)"gostx file key", 14, salt_b, 32, fk);
   CHECK_BYTES(ct.file_key, fk, 32, "passphrase file key");
   CHECK(ct.header[8] == 2 && ct.header[19] == 3, "kdf 2, iterations 3 in the header");
-  gostx_ct d;
-  CHECK_RC(gostx_ct_init_decrypt(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, NULL),
+  gostx_file d;
+  CHECK_RC(gostx_file_init_decrypt(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, NULL),
            0, "right passphrase");
   CHECK_BYTES(d.file_key, fk, 32, "same key on decrypt");
   const char *why = NULL;
-  CHECK_RC(gostx_ct_init_decrypt(&d, ct.header, 84, (const uint8_t *)"correct horsf", 13, &why),
+  CHECK_RC(gostx_file_init_decrypt(&d, ct.header, 84, (const uint8_t *)"correct horsf", 13, &why),
            GOSTX_EAUTH, "wrong passphrase");
   CHECK(why && strstr(why, "wrong key or passphrase"), "wrong passphrase reason");
   /* A reader's own bound on the PBKDF2 work a header may ask for. */
-  CHECK_RC(gostx_ct_init_decrypt_limit(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, 3,
+  CHECK_RC(gostx_file_init_decrypt_limit(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, 3,
                                        NULL), 0, "iterations at the reader's limit");
   CHECK_BYTES(d.file_key, fk, 32, "same key under a limit");
   why = NULL;
-  CHECK_RC(gostx_ct_init_decrypt_limit(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, 2,
+  CHECK_RC(gostx_file_init_decrypt_limit(&d, ct.header, 84, (const uint8_t *)"correct horse", 13, 2,
                                        &why), GOSTX_EFORMAT, "iterations above the reader's limit");
   CHECK(why && strstr(why, "above this reader's limit"), "limit reason");
   /* 2^24 iterations (a minute of PBKDF2) refused at once: no key derived. */
-  gostx_ct_header big = ct.h;
+  gostx_file_header big = ct.h;
   uint8_t big_hdr[84];
-  big.iterations = GOSTX_CT_ITER_MAX;
-  CHECK_RC(gostx_ct_header_encode(&big, big_hdr), 0, "header with 2^24 iterations");
-  CHECK_RC(gostx_ct_init_decrypt_limit(&d, big_hdr, 84, (const uint8_t *)"correct horse", 13, 1000,
+  big.iterations = GOSTX_FILE_ITER_MAX;
+  CHECK_RC(gostx_file_header_encode(&big, big_hdr), 0, "header with 2^24 iterations");
+  CHECK_RC(gostx_file_init_decrypt_limit(&d, big_hdr, 84, (const uint8_t *)"correct horse", 13, 1000,
                                        NULL), GOSTX_EFORMAT, "2^24 iterations over a limit of 1000");
-  gostx_ct_clear(&ct);
-  gostx_ct_clear(&d);
+  gostx_file_clear(&ct);
+  gostx_file_clear(&d);
 
   /* Random salts differ. */
-  gostx_ct a, b;
-  gostx_ct_init_encrypt(&a, 1, GOSTX_CT_KDF_RAW, CHUNK, 0, key1, 32, NULL);
-  gostx_ct_init_encrypt(&b, 1, GOSTX_CT_KDF_RAW, CHUNK, 0, key1, 32, NULL);
+  gostx_file a, b;
+  gostx_file_init_encrypt(&a, 1, GOSTX_FILE_KDF_RAW, CHUNK, 0, key1, 32, NULL);
+  gostx_file_init_encrypt(&b, 1, GOSTX_FILE_KDF_RAW, CHUNK, 0, key1, 32, NULL);
   CHECK(memcmp(a.h.salt, b.h.salt, 32) != 0, "fresh random salt per file");
   CHECK(memcmp(a.file_key, b.file_key, 32) != 0, "fresh file key per file");
-  gostx_ct_clear(&a);
-  gostx_ct_clear(&b);
+  gostx_file_clear(&a);
+  gostx_file_clear(&b);
   /* Bad init arguments. */
-  CHECK_RC(gostx_ct_init_encrypt(&a, 1, GOSTX_CT_KDF_RAW, CHUNK, 0, key1, 31, NULL), GOSTX_EINVAL,
+  CHECK_RC(gostx_file_init_encrypt(&a, 1, GOSTX_FILE_KDF_RAW, CHUNK, 0, key1, 31, NULL), GOSTX_EINVAL,
            "31-byte key");
-  CHECK_RC(gostx_ct_init_encrypt(&a, 3, GOSTX_CT_KDF_RAW, CHUNK, 0, key1, 32, NULL), GOSTX_EINVAL,
+  CHECK_RC(gostx_file_init_encrypt(&a, 3, GOSTX_FILE_KDF_RAW, CHUNK, 0, key1, 32, NULL), GOSTX_EINVAL,
            "alg 3");
-  CHECK_RC(gostx_ct_init_encrypt(&a, 1, GOSTX_CT_KDF_RAW, 100, 0, key1, 32, NULL), GOSTX_EINVAL,
+  CHECK_RC(gostx_file_init_encrypt(&a, 1, GOSTX_FILE_KDF_RAW, 100, 0, key1, 32, NULL), GOSTX_EINVAL,
            "chunk 100");
-  CHECK_RC(gostx_ct_init_encrypt(&a, 1, GOSTX_CT_KDF_PBKDF2, CHUNK, 0, key1, 32, NULL),
+  CHECK_RC(gostx_file_init_encrypt(&a, 1, GOSTX_FILE_KDF_PBKDF2, CHUNK, 0, key1, 32, NULL),
            GOSTX_EINVAL, "pbkdf2 iter 0");
 }
 
@@ -285,42 +285,42 @@ static void test_layout(void) {
 
 static void test_chunks(void) {
   for (int alg = 1; alg <= 2; alg++) {
-    gostx_ct ct;
-    gostx_ct_init_encrypt(&ct, alg, GOSTX_CT_KDF_RAW, CHUNK, 0, key1, 32, salt_a);
+    gostx_file ct;
+    gostx_file_init_encrypt(&ct, alg, GOSTX_FILE_KDF_RAW, CHUNK, 0, key1, 32, salt_a);
     size_t tl = ct.tag_len;
     uint8_t pt[CHUNK], rec[CHUNK + 16], out[CHUNK], sentinel[CHUNK];
     t_rand_bytes(pt, sizeof pt);
-    CHECK_RC(gostx_ct_seal_chunk(&ct, 9, 0, pt, CHUNK, rec), 0, "seal");
-    CHECK_RC(gostx_ct_open_chunk(&ct, 9, 0, rec, CHUNK + tl, out), 0, "open");
+    CHECK_RC(gostx_file_seal_chunk(&ct, 9, 0, pt, CHUNK, rec), 0, "seal");
+    CHECK_RC(gostx_file_open_chunk(&ct, 9, 0, rec, CHUNK + tl, out), 0, "open");
     CHECK_BYTES(out, pt, CHUNK, "chunk round trip");
-    CHECK_RC(gostx_ct_open_chunk(&ct, 8, 0, rec, CHUNK + tl, out), GOSTX_EAUTH, "other index");
-    CHECK_RC(gostx_ct_open_chunk(&ct, 9, 1, rec, CHUNK + tl, out), GOSTX_EAUTH, "final flag");
+    CHECK_RC(gostx_file_open_chunk(&ct, 8, 0, rec, CHUNK + tl, out), GOSTX_EAUTH, "other index");
+    CHECK_RC(gostx_file_open_chunk(&ct, 9, 1, rec, CHUNK + tl, out), GOSTX_EAUTH, "final flag");
     /* Flipped bits anywhere: refused, out untouched. */
     for (int t = 0; t < 12; t++) {
       size_t pos = t < 4 ? (size_t)t * 301 : t < 8 ? CHUNK + (size_t)(t - 4) % tl : t_rand_below(CHUNK + tl);
       rec[pos] ^= (uint8_t)(1u << (t % 8));
       memset(out, 0xcc, sizeof out);
       memcpy(sentinel, out, sizeof out);
-      CHECK_RC(gostx_ct_open_chunk(&ct, 9, 0, rec, CHUNK + tl, out), GOSTX_EAUTH, "flipped bit");
+      CHECK_RC(gostx_file_open_chunk(&ct, 9, 0, rec, CHUNK + tl, out), GOSTX_EAUTH, "flipped bit");
       CHECK(memcmp(out, sentinel, sizeof out) == 0, "nothing written on failure");
       rec[pos] ^= (uint8_t)(1u << (t % 8));
     }
     /* Lengths: non-final must be full, final 0..chunk. */
-    CHECK_RC(gostx_ct_seal_chunk(&ct, 0, 0, pt, CHUNK - 1, rec), GOSTX_ELEN, "short non-final");
-    CHECK_RC(gostx_ct_seal_chunk(&ct, 0, 1, pt, CHUNK + 1, rec), GOSTX_ELEN, "long final");
-    CHECK_RC(gostx_ct_seal_chunk(&ct, 0, 1, pt, 0, rec), 0, "empty final");
-    CHECK_RC(gostx_ct_open_chunk(&ct, 0, 1, rec, tl, out), 0, "open empty final");
-    CHECK_RC(gostx_ct_open_chunk(&ct, 0, 1, rec, tl - 1, out), GOSTX_ELEN, "record < tag");
+    CHECK_RC(gostx_file_seal_chunk(&ct, 0, 0, pt, CHUNK - 1, rec), GOSTX_ELEN, "short non-final");
+    CHECK_RC(gostx_file_seal_chunk(&ct, 0, 1, pt, CHUNK + 1, rec), GOSTX_ELEN, "long final");
+    CHECK_RC(gostx_file_seal_chunk(&ct, 0, 1, pt, 0, rec), 0, "empty final");
+    CHECK_RC(gostx_file_open_chunk(&ct, 0, 1, rec, tl, out), 0, "open empty final");
+    CHECK_RC(gostx_file_open_chunk(&ct, 0, 1, rec, tl - 1, out), GOSTX_ELEN, "record < tag");
     /* In place. */
     memcpy(out, pt, CHUNK);
     uint8_t inplace[CHUNK + 16];
     memcpy(inplace, pt, CHUNK);
-    CHECK_RC(gostx_ct_seal_chunk(&ct, 9, 0, inplace, CHUNK, inplace), 0, "seal in place");
-    CHECK_RC(gostx_ct_seal_chunk(&ct, 9, 0, pt, CHUNK, rec), 0, "seal");
+    CHECK_RC(gostx_file_seal_chunk(&ct, 9, 0, inplace, CHUNK, inplace), 0, "seal in place");
+    CHECK_RC(gostx_file_seal_chunk(&ct, 9, 0, pt, CHUNK, rec), 0, "seal");
     CHECK_BYTES(inplace, rec, CHUNK + tl, "in place = out of place");
-    CHECK_RC(gostx_ct_open_chunk(&ct, 9, 0, inplace, CHUNK + tl, inplace), 0, "open in place");
+    CHECK_RC(gostx_file_open_chunk(&ct, 9, 0, inplace, CHUNK + tl, inplace), 0, "open in place");
     CHECK_BYTES(inplace, pt, CHUNK, "open in place");
-    gostx_ct_clear(&ct);
+    gostx_file_clear(&ct);
   }
 }
 
@@ -336,18 +336,18 @@ static void test_streams(void) {
   CHECK(pools[1] && pools[2], "pools");
   struct sink ref = {0}, enc = {0}, dec = {0};
   for (int alg = 1; alg <= 2; alg++) {
-    gostx_ct ct;
-    gostx_ct_init_encrypt(&ct, alg, GOSTX_CT_KDF_RAW, CHUNK, 0, key1, 32, salt_a);
+    gostx_file ct;
+    gostx_file_init_encrypt(&ct, alg, GOSTX_FILE_KDF_RAW, CHUNK, 0, key1, 32, salt_a);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
       size_t len = sizes[si];
       size_t nchunks = len / CHUNK + (len % CHUNK || !len ? 1 : 0);
-      size_t want = GOSTX_CT_HEADER_LEN + len + nchunks * ct.tag_len;
-      gostx_ct_stream st;
+      size_t want = GOSTX_FILE_HEADER_LEN + len + nchunks * ct.tag_len;
+      gostx_file_stream st;
       CHECK_RC(run_stream(&ct, 0, pt, len, NULL, 1, &ref, &st), 0, "encrypt serial");
       CHECK(ref.len == want, "alg %d len %zu: file is %zu bytes, want %zu", alg, len, ref.len, want);
       CHECK(st.chunks == nchunks, "chunk count %llu want %zu", (unsigned long long)st.chunks,
             nchunks);
-      CHECK(memcmp(ref.p, ct.header, GOSTX_CT_HEADER_LEN) == 0, "starts with the header");
+      CHECK(memcmp(ref.p, ct.header, GOSTX_FILE_HEADER_LEN) == 0, "starts with the header");
       for (int pi = 0; pi < 3; pi++) {
         size_t batches[] = {0, 1, 3, 64};
         for (size_t bi = 0; bi < 4; bi++) {
@@ -358,7 +358,7 @@ static void test_streams(void) {
             size_t t = pools[pi] ? gostx_pool_size(pools[pi]) : 0;
             CHECK(st.batch == (t ? 16 * t : 2), "pool %d: default batch %zu", pi, st.batch);
           }
-          CHECK_RC(run_stream(&ct, 1, ref.p + GOSTX_CT_HEADER_LEN, ref.len - GOSTX_CT_HEADER_LEN,
+          CHECK_RC(run_stream(&ct, 1, ref.p + GOSTX_FILE_HEADER_LEN, ref.len - GOSTX_FILE_HEADER_LEN,
                               pools[pi], batches[bi], &dec, &st),
                    0, "decrypt");
           CHECK(dec.len == len && (len == 0 || memcmp(dec.p, pt, len) == 0),
@@ -366,25 +366,25 @@ static void test_streams(void) {
         }
       }
     }
-    gostx_ct_clear(&ct);
+    gostx_file_clear(&ct);
   }
   /* Big chunks: the default batch keeps its buffers near 64 MiB (4 MiB + tag
    * records: 7 per buffer) but gives every thread 2 chunks (8 for 4 threads). */
   {
-    gostx_ct ct;
-    gostx_ct_stream st;
-    gostx_ct_init_encrypt(&ct, 1, GOSTX_CT_KDF_RAW, 4u << 20, 0, key1, 32, salt_a);
+    gostx_file ct;
+    gostx_file_stream st;
+    gostx_file_init_encrypt(&ct, 1, GOSTX_FILE_KDF_RAW, 4u << 20, 0, key1, 32, salt_a);
     for (int pi = 1; pi < 3; pi++) {
       CHECK_RC(run_stream(&ct, 0, pt, 100, pools[pi], 0, &enc, &st), 0, "encrypt 4 MiB chunks");
       size_t want = pi == 1 ? 7 : 8;
       CHECK(st.batch == want, "4 MiB chunks, pool %d: default batch %zu, want %zu", pi, st.batch,
             want);
-      CHECK_RC(run_stream(&ct, 1, enc.p + GOSTX_CT_HEADER_LEN, enc.len - GOSTX_CT_HEADER_LEN,
+      CHECK_RC(run_stream(&ct, 1, enc.p + GOSTX_FILE_HEADER_LEN, enc.len - GOSTX_FILE_HEADER_LEN,
                           pools[pi], 0, &dec, &st),
                0, "decrypt 4 MiB chunks");
       CHECK(dec.len == 100 && memcmp(dec.p, pt, 100) == 0, "4 MiB chunks: round trip");
     }
-    gostx_ct_clear(&ct);
+    gostx_file_clear(&ct);
   }
   for (int pi = 0; pi < 3; pi++) gostx_pool_free(pools[pi]);
   free(pt);
@@ -408,9 +408,9 @@ static void test_attacks(void) {
   uint8_t *pt = malloc(len);
   t_rand_bytes(pt, len);
   for (int alg = 1; alg <= 2; alg++) {
-    size_t tl = gostx_ct_tag_len(alg), rec = CHUNK + tl, H = GOSTX_CT_HEADER_LEN;
+    size_t tl = gostx_file_tag_len(alg), rec = CHUNK + tl, H = GOSTX_FILE_HEADER_LEN;
     struct sink fa = {0}, fb = {0}, out = {0};
-    gostx_ct_stream st;
+    gostx_file_stream st;
     make_file(alg, key1, salt_a, pt, len, &fa);
     make_file(alg, key1, salt_b, pt, len, &fb);
     size_t flen = fa.len;
@@ -493,11 +493,11 @@ static void test_attacks(void) {
      * chunks' AAD is the header. (The chunk size is the only field that can
      * change without changing the keys.) */
     {
-      gostx_ct ct2;
-      gostx_ct_init_encrypt(&ct2, alg, GOSTX_CT_KDF_RAW, 2 * CHUNK, 0, key1, 32, salt_a);
+      gostx_file ct2;
+      gostx_file_init_encrypt(&ct2, alg, GOSTX_FILE_KDF_RAW, 2 * CHUNK, 0, key1, 32, salt_a);
       memcpy(m, ct2.header, H);
       memcpy(m + H, fa.p + H, flen - H);
-      gostx_ct_clear(&ct2);
+      gostx_file_clear(&ct2);
       EXPECT_FAIL(m, flen, GOSTX_EAUTH, "chunk 0", 0, "re-signed header, other chunk size");
     }
 
@@ -543,7 +543,7 @@ static void test_random_damage(void) {
   t_rand_bytes(pt, len);
   for (int alg = 1; alg <= 2; alg++) {
     struct sink f = {0}, out = {0};
-    gostx_ct_stream st;
+    gostx_file_stream st;
     make_file(alg, key1, salt_a, pt, len, &f);
     uint8_t *m = malloc(f.len + 4096);
     int all_ok = 1;
@@ -613,25 +613,25 @@ static void test_vectors(void) {
   for (int v = 0; v < 3; v++) {
     size_t want_len;
     uint8_t *want = hex_alloc(kat_hex[v], &want_len);
-    gostx_ct ct;
+    gostx_file ct;
     int pb = v == 2;
-    CHECK_RC(gostx_ct_init_encrypt(&ct, v == 1 ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK,
-                                   pb ? GOSTX_CT_KDF_PBKDF2 : GOSTX_CT_KDF_RAW, 1024, 1000,
+    CHECK_RC(gostx_file_init_encrypt(&ct, v == 1 ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK,
+                                   pb ? GOSTX_FILE_KDF_PBKDF2 : GOSTX_FILE_KDF_RAW, 1024, 1000,
                                    pb ? (const uint8_t *)"password" : key, pb ? 8 : 32, salt),
              0, "vector init");
     struct sink out = {0};
-    gostx_ct_stream st;
+    gostx_file_stream st;
     CHECK_RC(run_stream(&ct, 0, (const uint8_t *)"abc", 3, NULL, 0, &out, &st), 0, "vector enc");
     CHECK(out.len == want_len, "vector %d: %zu bytes, want %zu", v, out.len, want_len);
     if (out.len == want_len) CHECK_BYTES(out.p, want, want_len, "FORMAT.md test vector");
-    gostx_ct_clear(&ct);
+    gostx_file_clear(&ct);
     /* And it decrypts from the published bytes. */
-    gostx_ct d;
-    CHECK_RC(gostx_ct_init_decrypt(&d, want, want_len, pb ? (const uint8_t *)"password" : key,
+    gostx_file d;
+    CHECK_RC(gostx_file_init_decrypt(&d, want, want_len, pb ? (const uint8_t *)"password" : key,
                                    pb ? 8 : 32, NULL), 0, "vector header");
     CHECK_RC(run_stream(&d, 1, want + 84, want_len - 84, NULL, 0, &out, &st), 0, "vector dec");
     CHECK(out.len == 3 && memcmp(out.p, "abc", 3) == 0, "vector %d decrypts to abc", v);
-    gostx_ct_clear(&d);
+    gostx_file_clear(&d);
     free(out.p);
     free(want);
   }

@@ -7,58 +7,48 @@
 #include "internal.h"
 #include "testutil.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* The AVX-512 rows run where the avx512 level does and the CPU has the rest
- * of what lib/x86_avx512.h compiles those files for. */
-static int avx512_set(void) {
-  const struct gostx_cpu *c = gostx__cpu();
-  return gostx__level_supported("avx512") && c->avx512vbmi && c->gfni && c->vpclmul && c->pclmul;
+/* Position of a level in gostx_levels() (the ladder, lowest first), or -1. */
+static int level_index(const char *name) {
+  const char *p = gostx_levels();
+  for (int idx = 0; *p; idx++) {
+    size_t len = strcspn(p, " ");
+    if (strlen(name) == len && !strncmp(p, name, len)) return idx;
+    p += len;
+    p += *p == ' ';
+  }
+  return -1;
 }
-#endif
 
-/* The Magma implementation a level (or the default, level NULL) must give
- * on this CPU: the best one at or below it. */
+/* The implementation the dispatcher must run for alg under a GOSTX_IMPL
+ * value (NULL = unset), read off its rows (gostx__impl_row_info): an exact
+ * name that runs here is taken as it is; otherwise the first row, best
+ * first, that is not opt-in, sits at or below the forced level and runs
+ * here; the last row (portable) when nothing else does. Adding an
+ * implementation or a level changes the rows, not this test. */
+static const void *expected_impl(int alg, const char *env) {
+  struct gostx__row_info info;
+  const void *impl, *last = NULL;
+  int cap = env && *env ? level_index(env) : 1 << 20;
+  if (env && *env && cap < 0) { /* an implementation's own name */
+    for (size_t i = 0; (impl = gostx__impl_row_info(alg, i, &info)) != NULL; i++) {
+      if (!strcmp(info.name, env) && info.usable) return impl;
+      last = impl;
+    }
+    return last;
+  }
+  for (size_t i = 0; (impl = gostx__impl_row_info(alg, i, &info)) != NULL; i++) {
+    if (!info.opt_in && info.usable && level_index(info.level) <= cap) return impl;
+    last = impl;
+  }
+  return last;
+}
+
 static const char *expected_magma(const char *level) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  int cap_avx512 = !level || !strcmp(level, "avx512");
-  int cap_avx2 = cap_avx512 || !strcmp(level, "avx2");
-  int cap_ssse3 = cap_avx2 || !strcmp(level, "ssse3");
-  if (cap_avx512 && avx512_set()) return "avx512";
-  if (cap_avx2 && gostx__level_supported("avx2")) return "avx2";
-  if (cap_ssse3 && gostx__level_supported("ssse3")) return "ssse3";
-#else
-  (void)level;
-#endif
-  return "portable";
+  return ((const struct gostx_magma_impl *)expected_impl(GOSTX_ALG_MAGMA, level))->name;
 }
 
-/* The Kuznyechik table the dispatcher should pick for a GOSTX_IMPL value
- * (NULL = unset) on this CPU. */
 static const struct gostx_kuz_impl *expected_kuz(const char *env) {
-  const struct gostx_kuz_impl *best = &gostx_kuz_portable;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (gostx__level_supported("avx2")) best = &gostx_kuz_avx2;
-  else if (gostx__level_supported("ssse3")) best = &gostx_kuz_ssse3;
-  if (env && !strcmp(env, "avx2")) return best;
-  /* The avx512 level (and the default) add the AVX-512 row where its
-   * feature set (VBMI, GFNI, ...) is present: the dispatcher's own answer
-   * for the row, which test_kuz_simd and the CPU flags check. */
-  int usable = 0;
-  for (size_t i = 0; gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, NULL); i++)
-    if (gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, NULL) == &gostx_kuz_avx512)
-      gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable);
-  const struct gostx_cpu *f = gostx__cpu();
-  CHECK(usable == (gostx__level_supported("avx512") && f->avx512vbmi && f->gfni && f->vpclmul &&
-                   f->pclmul),
-        "avx512 kuznyechik row usable exactly with its features");
-  if (usable) best = &gostx_kuz_avx512;
-#endif
-  if (!env || !strcmp(env, "avx512") || !strcmp(env, "avx2")) return best;
-  if (!strcmp(env, "lstable")) return &gostx_kuz_lstable; /* opt-in: only by name */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (!strcmp(env, "ssse3") && gostx__level_supported("ssse3")) return &gostx_kuz_ssse3;
-#endif
-  return &gostx_kuz_portable;
+  return expected_impl(GOSTX_ALG_KUZNYECHIK, env);
 }
 
 /* Each choice is made once per process, so every GOSTX_IMPL value is tried
@@ -71,7 +61,14 @@ static void check_kuz_choice(const char *env) {
     if (env) setenv("GOSTX_IMPL", env, 1);
     else unsetenv("GOSTX_IMPL");
     const struct gostx_kuz_impl *want = expected_kuz(env);
-    int ok = gostx__dispatch()->kuz == want && !strcmp(gostx_impl(GOSTX_PRIM_KUZNYECHIK), want->name);
+    int ok = gostx__dispatch()->kuz == want && !strcmp(gostx_impl(GOSTX_ALG_KUZNYECHIK), want->name);
+    /* The key schedule: the table's own, or (avx512, which has none) the
+     * AVX2 one below it; never the portable one when a vector one runs. */
+    void (*want_expand)(gostx_kuz_key *, const uint8_t[32]) = want->expand;
+#ifdef GOSTX_ARCH_X86_64
+    if (want == &gostx_kuz_avx512) want_expand = gostx_kuz_avx2.expand;
+#endif
+    ok = ok && gostx__dispatch()->kuz_expand == want_expand;
     static const uint8_t key[32] = {0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22,
                                     0x33, 0x44, 0x55, 0x66, 0x77, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
                                     0x32, 0x10, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
@@ -82,11 +79,11 @@ static void check_kuz_choice(const char *env) {
     gostx_kuz_key k;
     uint8_t buf[16];
     gostx_kuz_set_key(&k, key);
-    gostx_kuz_encrypt_blocks(&k, pt, buf, 1);
+    gostx_kuz_encrypt_blocks(&k, pt, 1, buf);
     ok = ok && !memcmp(buf, ct, 16);
     if (!ok)
       fprintf(stderr, "GOSTX_IMPL=%s: kuznyechik runs %s, want %s\n", env ? env : "(unset)",
-              gostx_impl(GOSTX_PRIM_KUZNYECHIK), want->name);
+              gostx_impl(GOSTX_ALG_KUZNYECHIK), want->name);
     _exit(ok ? 0 : 1);
   }
   int st = 0;
@@ -107,7 +104,7 @@ int main(void) {
      * before this process forces portable. */
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0) _exit(strcmp(gostx_impl(GOSTX_PRIM_MAGMA), expected_magma(NULL)) != 0);
+    if (pid == 0) _exit(strcmp(gostx_impl(GOSTX_ALG_MAGMA), expected_magma(NULL)) != 0);
     int status = -1;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
               WEXITSTATUS(status) == 0,
@@ -118,11 +115,11 @@ int main(void) {
 
   const struct gostx_dispatch *d = gostx__dispatch();
   CHECK(d->kuz && d->magma && d->streebog && d->mgm, "dispatch table filled");
-  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_KUZNYECHIK), d->kuz->name), "kuznyechik name = running table");
-  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MAGMA), d->magma->name), "magma name = running table");
-  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_STREEBOG), d->streebog->name), "streebog name = running table");
-  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MGM), d->mgm->name), "mgm name = running table");
-  CHECK(!strcmp(gostx_primitive_name(GOSTX_PRIM_MGM), "mgm"), "mgm primitive name");
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_KUZNYECHIK), d->kuz->name), "kuznyechik name = running table");
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_MAGMA), d->magma->name), "magma name = running table");
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_STREEBOG), d->streebog->name), "streebog name = running table");
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_MGM), d->mgm->name), "mgm name = running table");
+  CHECK(!strcmp(gostx_alg_name(GOSTX_ALG_MGM), "mgm"), "mgm primitive name");
   /* The portable level exists for every primitive, so forcing it must take. */
   if (!strcmp(forced, "portable")) {
     CHECK(d->kuz == &gostx_kuz_portable, "kuznyechik runs portable");
@@ -131,52 +128,57 @@ int main(void) {
     CHECK(d->mgm == &gostx_mgm_portable, "mgm runs portable");
   }
   /* A forced level picks the best Magma at or below it. */
-  CHECK(!strcmp(gostx_impl(GOSTX_PRIM_MAGMA), expected_magma(forced)),
-        "GOSTX_IMPL=%s: magma runs %s, want %s", forced, gostx_impl(GOSTX_PRIM_MAGMA),
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_MAGMA), expected_magma(forced)),
+        "GOSTX_IMPL=%s: magma runs %s, want %s", forced, gostx_impl(GOSTX_ALG_MAGMA),
         expected_magma(forced));
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  /* Levels pick the MGM multiply the CPU flags allow: a detection or row
-   * bug would otherwise hide behind bit-exact results. */
-  const struct gostx_cpu *cpu = gostx__cpu();
-  if (!strcmp(forced, "ssse3") && cpu->ssse3)
-    CHECK(d->mgm == (cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable), "ssse3 level mgm: %s", d->mgm->name);
-  if (!strcmp(forced, "avx2") && cpu->avx2)
-    CHECK(d->mgm == (cpu->vpclmul && cpu->pclmul ? &gostx_mgm_vpclmul
-                     : cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable),
-          "avx2 level mgm: %s", d->mgm->name);
-  /* Streebog's x86-64 code needs nothing beyond x86-64: every SIMD level has it. */
-  if ((!strcmp(forced, "ssse3") && cpu->ssse3) || (!strcmp(forced, "avx2") && cpu->avx2))
-    CHECK(d->streebog == &gostx_streebog_x86, "%s level streebog: %s", forced, d->streebog->name);
-  /* The avx512 level runs the table-free Streebog where VBMI and GFNI (and
-   * the rest of lib/x86_avx512.h's set) exist, else the x86-64 code. */
-  if (!strcmp(forced, "avx512") && gostx__level_supported("avx512")) {
-    int full = cpu->avx512vbmi && cpu->gfni && cpu->vpclmul && cpu->pclmul;
-    CHECK(d->streebog == (full ? &gostx_streebog_avx512 : &gostx_streebog_x86),
-          "avx512 level streebog: %s", d->streebog->name);
-  }
-  if (!strcmp(forced, "avx512") && !gostx__level_supported("avx512"))
-    CHECK(d->streebog != &gostx_streebog_avx512, "no AVX-512: streebog runs %s", d->streebog->name);
-  if (!strcmp(forced, "pclmul"))
-    CHECK(d->mgm == (cpu->pclmul && cpu->ssse3 ? &gostx_mgm_clmul : &gostx_mgm_portable), "named pclmul: %s", d->mgm->name);
-  if (!strcmp(forced, "avx512") && cpu->avx2)
-    CHECK(d->mgm == (avx512_set() ? &gostx_mgm_avx512
-                     : cpu->vpclmul && cpu->pclmul ? &gostx_mgm_vpclmul
-                     : cpu->pclmul ? &gostx_mgm_clmul : &gostx_mgm_portable),
-          "avx512 level mgm: %s", d->mgm->name);
-  if (!strcmp(forced, "avx512") && cpu->avx2)
-    CHECK(d->magma == (avx512_set() ? &gostx_magma_avx512 : &gostx_magma_avx2),
-          "avx512 level magma: %s", d->magma->name);
-  if (!strcmp(forced, "avx2")) CHECK(d->magma == &gostx_magma_avx2, "magma runs the avx2 table");
-  if (!strcmp(forced, "ssse3")) CHECK(d->magma == &gostx_magma_ssse3, "magma runs the ssse3 table");
+  /* Every primitive runs what its rows say for this level. */
+  CHECK(d->kuz == expected_impl(GOSTX_ALG_KUZNYECHIK, forced), "kuznyechik at %s: %s", forced, d->kuz->name);
+  CHECK(d->magma == expected_impl(GOSTX_ALG_MAGMA, forced), "magma at %s: %s", forced, d->magma->name);
+  CHECK(d->streebog == expected_impl(GOSTX_ALG_STREEBOG, forced), "streebog at %s: %s", forced,
+        d->streebog->name);
+  CHECK(d->mgm == expected_impl(GOSTX_ALG_MGM, forced), "mgm at %s: %s", forced, d->mgm->name);
+  /* And the rows' own CPU tests agree with the flags, so a detection bug
+   * cannot hide behind bit-exact results. */
+  for (int a = 1; a < GOSTX_ALG_END; a++) {
+    struct gostx__row_info info;
+    for (size_t i = 0; gostx__impl_row_info(a, i, &info); i++) {
+      if (!gostx__level_supported(info.level)) CHECK(!info.usable, "%s: above the CPU's levels", info.name);
+#ifdef GOSTX_ARCH_X86_64
+      const struct gostx_cpu *c = gostx__cpu();
+      if (!strcmp(info.level, "avx512") && strcmp(info.name, "avx512") == 0)
+        CHECK(info.usable == (gostx__level_supported("avx512") && c->avx512vbmi && c->gfni &&
+                              c->vpclmul && c->pclmul),
+              "%s avx512 row usable exactly with its features", gostx_alg_name((gostx_alg)a));
+      if (!strcmp(info.name, "pclmul")) CHECK(info.usable == (c->pclmul && c->ssse3), "pclmul row");
 #endif
+#ifdef GOSTX_ARCH_AARCH64
+      if (!strcmp(info.name, "pmull")) CHECK(info.usable == gostx__cpu()->pmull, "pmull row");
+#endif
+    }
+  }
   CHECK(gostx__dispatch() == d, "choice is made once");
   CHECK(!strcmp(gostx_impl(12345), "unknown"), "unknown primitive");
-  for (int p = 0; p < GOSTX_PRIM_COUNT; p++) CHECK(gostx_primitive_name(p) != NULL, "primitive %d named", p);
-  CHECK(gostx_primitive_name(GOSTX_PRIM_COUNT) == NULL, "out of range primitive");
+  for (int p = 1; p < GOSTX_ALG_END; p++) {
+    const char *name = gostx_alg_name((gostx_alg)p);
+    CHECK(name != NULL, "alg %d named", p);
+    CHECK(name && gostx_alg_by_name(name) == p, "alg %d: name and id agree", p);
+    CHECK(strcmp(gostx_impl((gostx_alg)p), "unknown") != 0, "alg %d has an implementation", p);
+  }
+  CHECK(gostx_alg_name((gostx_alg)0) == NULL, "0 is no id");
+  CHECK(gostx_alg_name(GOSTX_ALG_END) == NULL, "out of range alg");
+  CHECK(gostx_alg_by_name("grasshopper") == GOSTX_ALG_KUZNYECHIK, "gost-engine's name");
+  CHECK(gostx_alg_by_name("aes") == -1, "unknown name");
+  /* The trap of 0.1: the cipher id named another primitive's implementation. */
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_KUZNYECHIK), gostx__dispatch()->kuz->name),
+        "gostx_impl(GOSTX_ALG_KUZNYECHIK) is Kuznyechik's");
+  gostx_cipher c;
+  static const uint8_t zero_key[GOSTX_KEY_LEN];
+  CHECK(gostx_cipher_init(&c, GOSTX_ALG_STREEBOG, zero_key) == GOSTX_EINVAL, "streebog is no cipher");
+  CHECK(gostx_cipher_init(&c, GOSTX_ALG_MGM, zero_key) == GOSTX_EINVAL, "mgm is no cipher");
 
   const char *features = gostx_cpu_features();
   CHECK(features && *features, "feature string");
-#if defined(__x86_64__)
+#ifdef GOSTX_ARCH_X86_64
   CHECK(gostx__cpu()->sse2, "x86-64 always has SSE2");
   CHECK(strstr(features, "sse2") != NULL, "sse2 listed: %s", features);
 #endif

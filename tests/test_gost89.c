@@ -46,9 +46,9 @@ static void test_ecb_kat(void) {
     uint8_t *ct = hx(cryptopp_ecb[i][2], &cl), out[8];
     gostx_gost89_key k;
     CHECK_RC(gostx_gost89_set_key(&k, key, GOSTX_SBOX_TEST_3411_94), 0, "set_key");
-    CHECK_RC(gostx_gost89_ecb_encrypt(&k, pt, out, 8), 0, "ecb encrypt");
+    CHECK_RC(gostx_gost89_ecb_encrypt(&k, pt, 8, out), 0, "ecb encrypt");
     CHECK_BYTES(out, ct, 8, "ECB KAT (test-3411-94 S-box) encrypt");
-    CHECK_RC(gostx_gost89_ecb_decrypt(&k, ct, out, 8), 0, "ecb decrypt");
+    CHECK_RC(gostx_gost89_ecb_decrypt(&k, ct, 8, out), 0, "ecb decrypt");
     CHECK_BYTES(out, pt, 8, "ECB KAT (test-3411-94 S-box) decrypt");
     gostx_gost89_clear(&k);
     free(key); free(pt); free(ct);
@@ -62,9 +62,9 @@ static void test_cfb_kat(void) {
   uint8_t *pt = hx("112233445566778899AABBCCDD800000", NULL);
   uint8_t *ct = hx("6EE84586DD2BCA0CAD3616940E164242", NULL);
   uint8_t out[16];
-  CHECK_RC(gostx_gost89_cfb(key, GOSTX_SBOX_TEST_3411_94, iv, 0, 0, pt, out, 16), 0, "cfb");
+  CHECK_RC(gostx_gost89_cfb(t_gost89_key(key, GOSTX_SBOX_TEST_3411_94), iv, 0, 0, pt, 16, out), 0, "cfb");
   CHECK_BYTES(out, ct, 16, "CFB KAT encrypt");
-  CHECK_RC(gostx_gost89_cfb(key, GOSTX_SBOX_TEST_3411_94, iv, 0, 1, ct, out, 16), 0, "cfb dec");
+  CHECK_RC(gostx_gost89_cfb(t_gost89_key(key, GOSTX_SBOX_TEST_3411_94), iv, 0, 1, ct, 16, out), 0, "cfb dec");
   CHECK_BYTES(out, pt, 16, "CFB KAT decrypt");
   free(key); free(iv); free(pt); free(ct);
 }
@@ -79,12 +79,12 @@ static void test_imit_kat(void) {
   uint8_t msg[128], mac[8];
   memset(msg, 'U', 128);
   uint8_t *want = hx("1a06d1bad74580ef", NULL);
-  CHECK_RC(gostx_gost89_imit(key, GOSTX_SBOX_CRYPTOPRO_A, NULL, 0, msg, 128, mac, 8), 0, "imit");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(key, GOSTX_SBOX_CRYPTOPRO_A), NULL, 0, msg, 128, mac, 8), 0, "imit");
   CHECK_BYTES(mac, want, 8, "IMIT libgcl3 128*U");
   free(want);
   memset(msg, 'x', 13);
   want = hx("917ee1f1a668fbd3", NULL);
-  CHECK_RC(gostx_gost89_imit(key, GOSTX_SBOX_CRYPTOPRO_A, NULL, 0, msg, 13, mac, 8), 0, "imit");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(key, GOSTX_SBOX_CRYPTOPRO_A), NULL, 0, msg, 13, mac, 8), 0, "imit");
   CHECK_BYTES(mac, want, 8, "IMIT libgcl3 13*x");
   free(want);
 
@@ -98,8 +98,7 @@ static void test_imit_kat(void) {
     gostx__magma_load(&k, s1, &a1, &a0);
     gostx__magma_imit16_words(&k, &a1, &a0);
     gostx__magma_store(&k, exp, a1, a0);
-    CHECK_RC(gostx_gost89_imit(key, GOSTX_SBOX_CRYPTOPRO_A, NULL, 0, (const uint8_t *)one[i].msg,
-                               strlen(one[i].msg), mac, 8), 0, "imit");
+    CHECK_RC(gostx_gost89_imit(t_gost89_key(key, GOSTX_SBOX_CRYPTOPRO_A), NULL, 0, (const uint8_t *)one[i].msg, strlen(one[i].msg), mac, 8), 0, "imit");
     CHECK_BYTES(mac, exp, 8, "IMIT libgcl3 one-block message (+ zero block)");
     free(s1);
     gostx_gost89_clear(&k);
@@ -164,8 +163,8 @@ static void test_openssl_kat(void) {
   make_msg(msg, OSSL_LEN);
   for (size_t i = 0; i < sizeof ossl_ct / sizeof ossl_ct[0]; i++) {
     int rc = ossl_ct[i].mode == GOSTX_GOST89_CFB
-                 ? gostx_gost89_cfb(key, ossl_ct[i].sbox, iv, 1, 0, msg, ct, OSSL_LEN)
-                 : gostx_gost89_cnt(key, ossl_ct[i].sbox, iv, 1, msg, ct, OSSL_LEN);
+                 ? gostx_gost89_cfb(t_gost89_key(key, ossl_ct[i].sbox), iv, 1, 0, msg, OSSL_LEN, ct)
+                 : gostx_gost89_cnt(t_gost89_key(key, ossl_ct[i].sbox), iv, 1, msg, OSSL_LEN, ct);
     CHECK_RC(rc, 0, ossl_ct[i].what);
     uint8_t *h = hx(ossl_ct[i].head, NULL), *m = hx(ossl_ct[i].mid, NULL);
     uint8_t *t = hx(ossl_ct[i].tail, NULL);
@@ -177,8 +176,8 @@ static void test_openssl_kat(void) {
     snprintf(what, sizeof what, "gost-engine %s tail", ossl_ct[i].what);
     CHECK_BYTES(ct + OSSL_LEN - 16, t, 16, what);
     rc = ossl_ct[i].mode == GOSTX_GOST89_CFB
-             ? gostx_gost89_cfb(key, ossl_ct[i].sbox, iv, 1, 1, ct, back, OSSL_LEN)
-             : gostx_gost89_cnt(key, ossl_ct[i].sbox, iv, 1, ct, back, OSSL_LEN);
+             ? gostx_gost89_cfb(t_gost89_key(key, ossl_ct[i].sbox), iv, 1, 1, ct, OSSL_LEN, back)
+             : gostx_gost89_cnt(t_gost89_key(key, ossl_ct[i].sbox), iv, 1, ct, OSSL_LEN, back);
     CHECK(rc == 0 && !memcmp(back, msg, OSSL_LEN), "%s decrypts", ossl_ct[i].what);
     free(h); free(m); free(t);
   }
@@ -187,7 +186,7 @@ static void test_openssl_kat(void) {
       size_t wl;
       uint8_t *want = hx(z ? ossl_mac[i].mac_z : ossl_mac[i].mac_a, &wl), mac[8];
       int sbox = z ? GOSTX_SBOX_TC26_Z : GOSTX_SBOX_CRYPTOPRO_A;
-      CHECK_RC(gostx_gost89_imit(key, sbox, NULL, 1, msg, ossl_mac[i].len, mac, wl), 0, "imit");
+      CHECK_RC(gostx_gost89_imit(t_gost89_key(key, sbox), NULL, 1, msg, ossl_mac[i].len, mac, wl), 0, "imit");
       char what[64];
       snprintf(what, sizeof what, "gost-engine gost-mac%s len %zu", z ? "-12" : "",
                ossl_mac[i].len);
@@ -206,7 +205,7 @@ static const uint8_t mesh_const[32] = { /* RFC 4357 section 2.3.2 */
 
 static void ref_mesh(gostx_gost89_key *k, int sbox) {
   uint8_t nk[32];
-  for (int b = 0; b < 4; b++) gostx_gost89_decrypt_blocks(k, mesh_const + 8 * b, nk + 8 * b, 1);
+  for (int b = 0; b < 4; b++) gostx_gost89_decrypt_blocks(k, mesh_const + 8 * b, 1, nk + 8 * b);
   gostx_gost89_set_key(k, nk, sbox);
 }
 
@@ -222,11 +221,11 @@ static void ref_cnt(const uint8_t *key, int sbox, const uint8_t iv[8], int meshi
   gostx_gost89_key k;
   gostx_gost89_set_key(&k, key, sbox);
   uint8_t reg[8], g[8];
-  gostx_gost89_encrypt_blocks(&k, iv, reg, 1);
+  gostx_gost89_encrypt_blocks(&k, iv, 1, reg);
   for (size_t off = 0; off < len; off += 8) {
     if (meshing && off && off % 1024 == 0) {
       ref_mesh(&k, sbox);
-      gostx_gost89_encrypt_blocks(&k, reg, reg, 1);
+      gostx_gost89_encrypt_blocks(&k, reg, 1, reg);
     }
     uint32_t n3 = rd32(reg), n4 = rd32(reg + 4);
     n3 += 0x01010101u;
@@ -234,7 +233,7 @@ static void ref_cnt(const uint8_t *key, int sbox, const uint8_t iv[8], int meshi
     n4 = n4 > 0xffffffffu - 0x01010104u ? n4 + 0x01010104u + 1 : n4 + 0x01010104u;
     wr32(reg, n3);
     wr32(reg + 4, n4);
-    gostx_gost89_encrypt_blocks(&k, reg, g, 1);
+    gostx_gost89_encrypt_blocks(&k, reg, 1, g);
     for (size_t j = 0; j < 8 && off + j < len; j++) out[off + j] = in[off + j] ^ g[j];
   }
 }
@@ -248,9 +247,9 @@ static void ref_cfb(const uint8_t *key, int sbox, const uint8_t iv[8], int meshi
   for (size_t off = 0; off < len; off += 8) {
     if (meshing && off && off % 1024 == 0) {
       ref_mesh(&k, sbox);
-      gostx_gost89_encrypt_blocks(&k, fb, fb, 1);
+      gostx_gost89_encrypt_blocks(&k, fb, 1, fb);
     }
-    gostx_gost89_encrypt_blocks(&k, fb, g, 1);
+    gostx_gost89_encrypt_blocks(&k, fb, 1, g);
     for (size_t j = 0; j < 8 && off + j < len; j++) {
       uint8_t x = in[off + j];
       out[off + j] = x ^ g[j];
@@ -296,29 +295,29 @@ static void test_composition(void) {
       t_rand_bytes(msg, len);
       size_t off = t_rand_below(8); /* misaligned output */
       ref_cnt(key, sbox, iv, meshing, msg, b, len);
-      CHECK_RC(gostx_gost89_cnt(key, sbox, iv, meshing, msg, a + off, len), 0, "cnt");
+      CHECK_RC(gostx_gost89_cnt(t_gost89_key(key, sbox), iv, meshing, msg, len, a + off), 0, "cnt");
       CHECK(!len || !memcmp(a + off, b, len), "cnt composition len %zu sbox %d mesh %d", len, sbox,
             meshing);
       ref_cfb(key, sbox, iv, meshing, 0, msg, b, len);
-      CHECK_RC(gostx_gost89_cfb(key, sbox, iv, meshing, 0, msg, a + off, len), 0, "cfb");
+      CHECK_RC(gostx_gost89_cfb(t_gost89_key(key, sbox), iv, meshing, 0, msg, len, a + off), 0, "cfb");
       CHECK(!len || !memcmp(a + off, b, len), "cfb composition len %zu sbox %d mesh %d", len, sbox,
             meshing);
       ref_cfb(key, sbox, iv, meshing, 1, b, c, len);
       CHECK(!len || !memcmp(c, msg, len), "cfb reference round trip");
       memcpy(c, b, len); /* decrypt in place */
-      CHECK_RC(gostx_gost89_cfb(key, sbox, iv, meshing, 1, c, c, len), 0, "cfb dec");
+      CHECK_RC(gostx_gost89_cfb(t_gost89_key(key, sbox), iv, meshing, 1, c, len, c), 0, "cfb dec");
       CHECK(!len || !memcmp(c, msg, len), "cfb decrypt in place len %zu", len);
       const uint8_t *miv = (li % 3 == 0) ? NULL : iv;
       ref_imit(key, sbox, miv, meshing, msg, len, m2);
-      CHECK_RC(gostx_gost89_imit(key, sbox, miv, meshing, msg, len, m1, 8), 0, "imit");
+      CHECK_RC(gostx_gost89_imit(t_gost89_key(key, sbox), miv, meshing, msg, len, m1, 8), 0, "imit");
       CHECK_BYTES(m1, m2, 8, "imit composition");
       if (len % 8 == 0 && len) {
         gostx_gost89_key k;
         gostx_gost89_set_key(&k, key, sbox);
-        for (size_t i = 0; i < len; i += 8) gostx_gost89_encrypt_blocks(&k, msg + i, b + i, 1);
-        CHECK_RC(gostx_gost89_ecb_encrypt(&k, msg, a + off, len), 0, "ecb");
+        for (size_t i = 0; i < len; i += 8) gostx_gost89_encrypt_blocks(&k, msg + i, 1, b + i);
+        CHECK_RC(gostx_gost89_ecb_encrypt(&k, msg, len, a + off), 0, "ecb");
         CHECK(!memcmp(a + off, b, len), "ecb = blockwise");
-        CHECK_RC(gostx_gost89_ecb_decrypt(&k, a + off, a + off, len), 0, "ecb dec");
+        CHECK_RC(gostx_gost89_ecb_decrypt(&k, a + off, len, a + off), 0, "ecb dec");
         CHECK(!memcmp(a + off, msg, len), "ecb round trip in place");
       }
     }
@@ -346,12 +345,12 @@ static void test_cnt_wrap(void) {
     uint8_t reg[8], iv[8], zero[16] = {0}, got[16], want[16];
     wr32(reg, 0xfffffffeu);
     wr32(reg + 4, w[i].n4);
-    gostx_gost89_decrypt_blocks(&k, reg, iv, 1);
+    gostx_gost89_decrypt_blocks(&k, reg, 1, iv);
     uint8_t *oiv = hx(w[i].iv, NULL), *og = hx(w[i].gamma, NULL);
     CHECK_BYTES(iv, oiv, 8, "cnt wrap IV");
     ref_cnt(key, GOSTX_SBOX_CRYPTOPRO_A, iv, 0, zero, want, 16);
     CHECK_BYTES(want, og, 16, "cnt wrap: reference rule = gost-engine");
-    CHECK_RC(gostx_gost89_cnt(key, GOSTX_SBOX_CRYPTOPRO_A, iv, 0, zero, got, 16), 0, "cnt");
+    CHECK_RC(gostx_gost89_cnt(t_gost89_key(key, GOSTX_SBOX_CRYPTOPRO_A), iv, 0, zero, 16, got), 0, "cnt");
     CHECK_BYTES(got, og, 16, "cnt counter wrap (gost-engine)");
     free(oiv); free(og);
   }
@@ -370,10 +369,10 @@ static void test_streaming(void) {
     t_rand_bytes(msg, len);
     for (int mode = GOSTX_GOST89_CNT; mode <= GOSTX_GOST89_CFB; mode++)
       for (int dec = 0; dec < 2; dec++) {
-        if (mode == GOSTX_GOST89_CNT) gostx_gost89_cnt(key, sbox, iv, meshing, msg, one, len);
-        else gostx_gost89_cfb(key, sbox, iv, meshing, dec, msg, one, len);
+        if (mode == GOSTX_GOST89_CNT) gostx_gost89_cnt(t_gost89_key(key, sbox), iv, meshing, msg, len, one);
+        else gostx_gost89_cfb(t_gost89_key(key, sbox), iv, meshing, dec, msg, len, one);
         gostx_gost89_ctx ctx;
-        CHECK_RC(gostx_gost89_init(&ctx, mode, dec, key, sbox, iv, meshing), 0, "init");
+        CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(key, sbox), mode, dec, iv, meshing), 0, "init");
         size_t done = 0;
         while (done < len) {
           size_t n = t_rand_below(3) == 0 ? t_rand_below(20) : t_rand_below(len - done + 1);
@@ -385,9 +384,9 @@ static void test_streaming(void) {
         gostx_gost89_ctx_clear(&ctx);
         CHECK(!len || !memcmp(one, many, len), "streaming mode %d dec %d len %zu", mode, dec, len);
       }
-    gostx_gost89_imit(key, sbox, iv, meshing, msg, len, m1, 8);
+    gostx_gost89_imit(t_gost89_key(key, sbox), iv, meshing, msg, len, m1, 8);
     gostx_gost89_ctx ctx;
-    CHECK_RC(gostx_gost89_imit_init(&ctx, key, sbox, iv, meshing), 0, "imit init");
+    CHECK_RC(gostx_gost89_imit_init(&ctx, t_gost89_key(key, sbox), iv, meshing), 0, "imit init");
     size_t done = 0;
     while (done < len) {
       size_t n = t_rand_below(2) ? t_rand_below(17) : t_rand_below(len - done + 1);
@@ -402,7 +401,7 @@ static void test_streaming(void) {
     gostx_gost89_ctx_clear(&ctx);
     /* Shorter MACs are prefixes. */
     uint8_t m4[4];
-    gostx_gost89_imit(key, sbox, iv, meshing, msg, len, m4, 4);
+    gostx_gost89_imit(t_gost89_key(key, sbox), iv, meshing, msg, len, m4, 4);
     CHECK(!memcmp(m4, m1, 4), "imit 4-byte prefix");
   }
 }
@@ -412,31 +411,31 @@ static void test_errors(void) {
   gostx_gost89_key k;
   gostx_gost89_set_key(&k, key, 0);
   gostx_gost89_ctx ctx;
-  CHECK_RC(gostx_gost89_ecb_encrypt(&k, buf, buf, 7), GOSTX_ELEN, "ecb len 7");
-  CHECK_RC(gostx_gost89_ecb_decrypt(&k, buf, buf, 9), GOSTX_ELEN, "ecb len 9");
-  CHECK_RC(gostx_gost89_ecb_encrypt(NULL, buf, buf, 8), GOSTX_EINVAL, "ecb NULL key");
-  CHECK_RC(gostx_gost89_ecb_encrypt(&k, NULL, buf, 8), GOSTX_EINVAL, "ecb NULL in");
-  CHECK_RC(gostx_gost89_ecb_encrypt(&k, NULL, NULL, 0), 0, "ecb empty");
-  CHECK_RC(gostx_gost89_init(&ctx, GOSTX_GOST89_CNT, 0, key, 99, iv, 0), GOSTX_EINVAL, "bad sbox");
-  CHECK_RC(gostx_gost89_init(&ctx, 77, 0, key, 0, iv, 0), GOSTX_EINVAL, "bad mode");
-  CHECK_RC(gostx_gost89_init(&ctx, GOSTX_GOST89_IMIT, 0, key, 0, iv, 0), GOSTX_EINVAL,
+  CHECK_RC(gostx_gost89_ecb_encrypt(&k, buf, 7, buf), GOSTX_ELEN, "ecb len 7");
+  CHECK_RC(gostx_gost89_ecb_decrypt(&k, buf, 9, buf), GOSTX_ELEN, "ecb len 9");
+  CHECK_RC(gostx_gost89_ecb_encrypt(NULL, buf, 8, buf), GOSTX_EINVAL, "ecb NULL key");
+  CHECK_RC(gostx_gost89_ecb_encrypt(&k, NULL, 8, buf), GOSTX_EINVAL, "ecb NULL in");
+  CHECK_RC(gostx_gost89_ecb_encrypt(&k, NULL, 0, NULL), 0, "ecb empty");
+  CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(key, 99), GOSTX_GOST89_CNT, 0, iv, 0), GOSTX_EINVAL, "bad sbox");
+  CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(key, 0), 77, 0, iv, 0), GOSTX_EINVAL, "bad mode");
+  CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(key, 0), GOSTX_GOST89_IMIT, 0, iv, 0), GOSTX_EINVAL,
            "imit through init");
-  CHECK_RC(gostx_gost89_init(&ctx, GOSTX_GOST89_CFB, 0, key, 0, NULL, 0), GOSTX_EINVAL, "NULL iv");
-  CHECK_RC(gostx_gost89_init(&ctx, GOSTX_GOST89_CFB, 0, NULL, 0, iv, 0), GOSTX_EINVAL, "NULL key");
+  CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(key, 0), GOSTX_GOST89_CFB, 0, NULL, 0), GOSTX_EINVAL, "NULL iv");
+  CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(NULL, 0), GOSTX_GOST89_CFB, 0, iv, 0), GOSTX_EINVAL, "NULL key");
   CHECK_RC(gostx_gost89_update(&ctx, buf, 8, buf), GOSTX_ESTATE, "update after failed init");
-  CHECK_RC(gostx_gost89_init(&ctx, GOSTX_GOST89_ECB, 0, key, 0, NULL, 0), 0, "ecb ctx");
+  CHECK_RC(gostx_gost89_init(&ctx, t_gost89_key(key, 0), GOSTX_GOST89_ECB, 0, NULL, 0), 0, "ecb ctx");
   CHECK_RC(gostx_gost89_update(&ctx, buf, 5, buf), GOSTX_ELEN, "ecb ctx len 5");
   CHECK_RC(gostx_gost89_update(&ctx, buf, 16, buf), 0, "ecb ctx len 16");
   CHECK_RC(gostx_gost89_update(&ctx, NULL, 8, buf), GOSTX_EINVAL, "update NULL in");
   CHECK_RC(gostx_gost89_imit_update(&ctx, buf, 8), GOSTX_EINVAL, "imit_update on ecb ctx");
-  CHECK_RC(gostx_gost89_cnt(key, 0, iv, 0, NULL, NULL, 0), 0, "cnt empty");
-  CHECK_RC(gostx_gost89_cnt(key, 0, NULL, 0, buf, buf, 8), GOSTX_EINVAL, "cnt NULL iv");
-  CHECK_RC(gostx_gost89_cfb(key, -1, iv, 0, 0, buf, buf, 8), GOSTX_EINVAL, "cfb bad sbox");
-  CHECK_RC(gostx_gost89_imit(key, 0, NULL, 0, buf, 8, mac, 0), GOSTX_ELEN, "mac_len 0");
-  CHECK_RC(gostx_gost89_imit(key, 0, NULL, 0, buf, 8, mac, 9), GOSTX_ELEN, "mac_len 9");
-  CHECK_RC(gostx_gost89_imit(key, 0, NULL, 0, buf, 8, NULL, 4), GOSTX_EINVAL, "NULL mac");
-  CHECK_RC(gostx_gost89_imit(NULL, 0, NULL, 0, buf, 8, mac, 4), GOSTX_EINVAL, "NULL key");
-  CHECK_RC(gostx_gost89_imit(key, 0, NULL, 0, NULL, 8, mac, 4), GOSTX_EINVAL, "NULL msg");
+  CHECK_RC(gostx_gost89_cnt(t_gost89_key(key, 0), iv, 0, NULL, 0, NULL), 0, "cnt empty");
+  CHECK_RC(gostx_gost89_cnt(t_gost89_key(key, 0), NULL, 0, buf, 8, buf), GOSTX_EINVAL, "cnt NULL iv");
+  CHECK_RC(gostx_gost89_cfb(t_gost89_key(key, -1), iv, 0, 0, buf, 8, buf), GOSTX_EINVAL, "cfb bad sbox");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(key, 0), NULL, 0, buf, 8, mac, 0), GOSTX_ELEN, "mac_len 0");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(key, 0), NULL, 0, buf, 8, mac, 9), GOSTX_ELEN, "mac_len 9");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(key, 0), NULL, 0, buf, 8, NULL, 4), GOSTX_EINVAL, "NULL mac");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(NULL, 0), NULL, 0, buf, 8, mac, 4), GOSTX_EINVAL, "NULL key");
+  CHECK_RC(gostx_gost89_imit(t_gost89_key(key, 0), NULL, 0, NULL, 8, mac, 4), GOSTX_EINVAL, "NULL msg");
   CHECK_RC(gostx_gost89_update(&ctx, buf, 8, buf), 0, "ctx still usable");
   gostx_gost89_ctx_clear(&ctx);
   static const uint8_t zero[sizeof ctx];
@@ -457,13 +456,13 @@ static void test_ct_valgrind(void) {
   VALGRIND_MAKE_MEM_UNDEFINED(buf, sizeof buf);
   gostx_magma_key k;
   gostx_magma_set_key(&k, key);
-  gostx_magma_encrypt_blocks(&k, buf, out, 4);
-  gostx_magma_decrypt_blocks(&k, buf, out, 4);
+  gostx_magma_encrypt_blocks(&k, buf, 4, out);
+  gostx_magma_decrypt_blocks(&k, buf, 4, out);
   for (int s = 0; s < GOSTX_SBOX_COUNT; s++) {
-    gostx_gost89_cnt(key, s, iv, 1, buf, out, sizeof buf);
-    gostx_gost89_cfb(key, s, iv, 1, 0, buf, out, sizeof buf);
-    gostx_gost89_cfb(key, s, iv, 1, 1, buf, out, sizeof buf);
-    gostx_gost89_imit(key, s, iv, 1, buf, sizeof buf, mac, 8);
+    gostx_gost89_cnt(t_gost89_key(key, s), iv, 1, buf, sizeof buf, out);
+    gostx_gost89_cfb(t_gost89_key(key, s), iv, 1, 0, buf, sizeof buf, out);
+    gostx_gost89_cfb(t_gost89_key(key, s), iv, 1, 1, buf, sizeof buf, out);
+    gostx_gost89_imit(t_gost89_key(key, s), iv, 1, buf, sizeof buf, mac, 8);
   }
   gostx_magma_clear(&k);
   VALGRIND_MAKE_MEM_DEFINED(key, sizeof key);

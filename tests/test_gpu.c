@@ -68,7 +68,7 @@ static long mock_live(void) {
   } while (0)
 
 static void test_cipher(gostx_gpu *g, int id) {
-  const size_t n = id == GOSTX_CIPHER_KUZNYECHIK ? 16 : 8;
+  const size_t n = id == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   uint8_t key[32], iv[8];
   rand_bytes(key, 32);
   rand_bytes(iv, 8);
@@ -82,36 +82,36 @@ static void test_cipher(gostx_gpu *g, int id) {
     size_t len = LENS[li], bl = len / n * n;
     uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
     rand_bytes(in, len);
-    gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
-    HOST_CASE(gostx_gpu_ctr_crypt(g, &c, iv, n / 2, in, got, len),
-              gostx_gpu_ctr_crypt(g, &c, iv, n / 2, got, got, len), want, len, "ctr");
-    gostx_ecb_encrypt(&c, in, want, bl);
-    HOST_CASE(gostx_gpu_ecb_encrypt(g, &c, in, got, bl), gostx_gpu_ecb_encrypt(g, &c, got, got, bl),
+    gostx_ctr_crypt(&c, iv, n / 2, n, in, len, want);
+    HOST_CASE(gostx_gpu_ctr_crypt(g, &c, iv, n / 2, in, len, got),
+              gostx_gpu_ctr_crypt(g, &c, iv, n / 2, got, len, got), want, len, "ctr");
+    gostx_ecb_encrypt(&c, in, bl, want);
+    HOST_CASE(gostx_gpu_ecb_encrypt(g, &c, in, bl, got), gostx_gpu_ecb_encrypt(g, &c, got, bl, got),
               want, bl, "ecb encrypt");
-    gostx_ecb_decrypt(&c, in, want, bl);
-    HOST_CASE(gostx_gpu_ecb_decrypt(g, &c, in, got, bl), gostx_gpu_ecb_decrypt(g, &c, got, got, bl),
+    gostx_ecb_decrypt(&c, in, bl, want);
+    HOST_CASE(gostx_gpu_ecb_decrypt(g, &c, in, bl, got), gostx_gpu_ecb_decrypt(g, &c, got, bl, got),
               want, bl, "ecb decrypt");
     { /* host buffers at odd addresses: the staging copies take any alignment */
       uint8_t *ui = malloc(len + 8), *uo = malloc(len + 8);
       memcpy(ui + 1, in, len);
-      gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
-      CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, n / 2, ui + 1, uo + 3, len), 0, "ctr misaligned");
+      gostx_ctr_crypt(&c, iv, n / 2, n, in, len, want);
+      CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, n / 2, ui + 1, len, uo + 3), 0, "ctr misaligned");
       CHECK(!memcmp(uo + 3, want, len), "ctr, host buffers at +1/+3, len %zu", len);
       free(ui);
       free(uo);
     }
     /* device buffers */
-    gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
+    gostx_ctr_crypt(&c, iv, n / 2, n, in, len, want);
     CHECK_RC(gostx_gpu_upload(g, din, in, len), 0, "upload");
-    CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din, dout, len), 0, "ctr dev");
+    CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din, len, dout), 0, "ctr dev");
     memset(got, 0xee, len + 1);
     CHECK_RC(gostx_gpu_download(g, got, dout, len), 0, "download");
     CHECK(!memcmp(got, want, len), "ctr dev, len %zu", len);
-    gostx_ecb_encrypt(&c, in, want, bl);
-    CHECK_RC(gostx_gpu_ecb_encrypt_dev(g, &c, din, din, bl), 0, "ecb dev in place");
+    gostx_ecb_encrypt(&c, in, bl, want);
+    CHECK_RC(gostx_gpu_ecb_encrypt_dev(g, &c, din, bl, din), 0, "ecb dev in place");
     CHECK_RC(gostx_gpu_download(g, got, din, bl), 0, "download");
     CHECK(!memcmp(got, want, bl), "ecb dev, len %zu", bl);
-    CHECK_RC(gostx_gpu_ecb_decrypt_dev(g, &c, din, dout, bl), 0, "ecb dev decrypt");
+    CHECK_RC(gostx_gpu_ecb_decrypt_dev(g, &c, din, bl, dout), 0, "ecb dev decrypt");
     CHECK_RC(gostx_gpu_download(g, got, dout, bl), 0, "download");
     CHECK(!memcmp(got, in, bl), "ecb dev decrypt, len %zu", bl);
     free(in);
@@ -120,17 +120,17 @@ static void test_cipher(gostx_gpu *g, int id) {
   }
   /* argument checks */
   uint8_t b[32] = {0};
-  CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, n, b, b, 32), GOSTX_ELEN, "ctr iv_len");
-  CHECK_RC(gostx_gpu_ecb_encrypt(g, &c, b, b, n + 1), GOSTX_ELEN, "ecb partial block");
-  CHECK_RC(gostx_gpu_ecb_encrypt_dev(g, &c, din + 2, dout, 32), GOSTX_EINVAL, "misaligned device input");
-  CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din, dout + 1, 32), GOSTX_EINVAL,
+  CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, n, b, 32, b), GOSTX_ELEN, "ctr iv_len");
+  CHECK_RC(gostx_gpu_ecb_encrypt(g, &c, b, n + 1, b), GOSTX_ELEN, "ecb partial block");
+  CHECK_RC(gostx_gpu_ecb_encrypt_dev(g, &c, din + 2, 32, dout), GOSTX_EINVAL, "misaligned device input");
+  CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din, 32, dout + 1), GOSTX_EINVAL,
            "misaligned device output");
   /* 4-byte aligned but not block aligned is fine */
   rand_bytes(b, 32);
   uint8_t want[32], got2[32];
-  gostx_ctr_crypt(&c, iv, n / 2, n, b, want, 32);
+  gostx_ctr_crypt(&c, iv, n / 2, n, b, 32, want);
   CHECK_RC(gostx_gpu_upload(g, din + 4, b, 32), 0, "upload");
-  CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din + 4, dout + 12, 32), 0, "ctr dev +4/+12");
+  CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, n / 2, din + 4, 32, dout + 12), 0, "ctr dev +4/+12");
   CHECK_RC(gostx_gpu_download(g, got2, dout + 12, 32), 0, "download");
   CHECK(!memcmp(got2, want, 32), "ctr dev on 4-byte aligned offsets");
   gostx_gpu_free(g, din);
@@ -154,21 +154,21 @@ static void test_xts(gostx_gpu *g) {
     uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
     rand_bytes(in, len);
     for (size_t s = 0; s < nsec; s++)
-      gostx_xts_encrypt_sector(&x, s0 + s, in + s * sl, want + s * sl, sl);
-    HOST_CASE(gostx_gpu_xts_encrypt(g, &x, s0, sl, in, got, len),
-              gostx_gpu_xts_encrypt(g, &x, s0, sl, got, got, len), want, len, "xts encrypt");
+      gostx_xts_encrypt_sector(&x, s0 + s, in + s * sl, sl, want + s * sl);
+    HOST_CASE(gostx_gpu_xts_encrypt(g, &x, s0, sl, in, len, got),
+              gostx_gpu_xts_encrypt(g, &x, s0, sl, got, len, got), want, len, "xts encrypt");
     for (size_t s = 0; s < nsec; s++)
-      gostx_xts_decrypt_sector(&x, s0 + s, in + s * sl, want + s * sl, sl);
-    HOST_CASE(gostx_gpu_xts_decrypt(g, &x, s0, sl, in, got, len),
-              gostx_gpu_xts_decrypt(g, &x, s0, sl, got, got, len), want, len, "xts decrypt");
+      gostx_xts_decrypt_sector(&x, s0 + s, in + s * sl, sl, want + s * sl);
+    HOST_CASE(gostx_gpu_xts_decrypt(g, &x, s0, sl, in, len, got),
+              gostx_gpu_xts_decrypt(g, &x, s0, sl, got, len, got), want, len, "xts decrypt");
     gostx_gpu_ptr d = 0;
     CHECK_RC(gostx_gpu_alloc(g, &d, len), 0, "alloc");
     CHECK_RC(gostx_gpu_upload(g, d, in, len), 0, "upload");
-    CHECK_RC(gostx_gpu_xts_decrypt_dev(g, &x, s0, sl, d, d, len), 0, "xts dev");
+    CHECK_RC(gostx_gpu_xts_decrypt_dev(g, &x, s0, sl, d, len, d), 0, "xts dev");
     CHECK_RC(gostx_gpu_download(g, got, d, len), 0, "download");
     CHECK(!memcmp(got, want, len), "xts decrypt dev, sector %zu", sl);
     gostx_gpu_free(g, d);
-    CHECK_RC(gostx_gpu_xts_encrypt(g, &x, s0, sl, in, got, sl + 8), GOSTX_ELEN, "xts partial sector");
+    CHECK_RC(gostx_gpu_xts_encrypt(g, &x, s0, sl, in, sl + 8, got), GOSTX_ELEN, "xts partial sector");
     free(in);
     free(want);
     free(got);
@@ -187,9 +187,9 @@ static void test_cnt(gostx_gpu *g) {
       size_t len = LENS[li];
       uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
       rand_bytes(in, len);
-      gostx_gost89_cnt(key, sbox, iv, 0, in, want, len);
-      HOST_CASE(gostx_gpu_gost89_cnt(g, &k, iv, in, got, len),
-                gostx_gpu_gost89_cnt(g, &k, iv, got, got, len), want, len, "gost89 cnt");
+      gostx_gost89_cnt(t_gost89_key(key, sbox), iv, 0, in, len, want);
+      HOST_CASE(gostx_gpu_gost89_cnt(g, &k, iv, in, len, got),
+                gostx_gpu_gost89_cnt(g, &k, iv, got, len, got), want, len, "gost89 cnt");
       free(in);
       free(want);
       free(got);
@@ -206,7 +206,7 @@ static void test_register(gostx_gpu *g) {
   rand_bytes(key, 32);
   rand_bytes(iv, 8);
   gostx_cipher c;
-  gostx_cipher_init(&c, GOSTX_CIPHER_KUZNYECHIK, key);
+  gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
   uint8_t *in = malloc(len + 16), *got = malloc(len + 16), *want = malloc(len + 16);
   rand_bytes(in, len + 16);
   CHECK_RC(gostx_gpu_host_register(g, in, len + 16), 0, "register in");
@@ -217,18 +217,18 @@ static void test_register(gostx_gpu *g) {
     for (size_t a = 0; a < 2; a++) { /* aligned, then at +1 / +5 */
       const uint8_t *i0 = in + a;
       uint8_t *o0 = got + 5 * a;
-      gostx_ctr_crypt(&c, iv, 8, 16, i0, want, len);
+      gostx_ctr_crypt(&c, iv, 8, 16, i0, len, want);
       memset(got, 0xee, len + 16);
-      CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, i0, o0, len), 0, "ctr registered");
+      CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, i0, len, o0), 0, "ctr registered");
       CHECK(!memcmp(o0, want, len), "ctr, registered mode %d, offset %zu", mode, a);
-      gostx_ecb_encrypt(&c, i0, want, bl);
-      CHECK_RC(gostx_gpu_ecb_encrypt(g, &c, i0, o0, bl), 0, "ecb registered");
+      gostx_ecb_encrypt(&c, i0, bl, want);
+      CHECK_RC(gostx_gpu_ecb_encrypt(g, &c, i0, bl, o0), 0, "ecb registered");
       CHECK(!memcmp(o0, want, bl), "ecb, registered mode %d, offset %zu", mode, a);
     }
     /* in place inside a registered range */
     memcpy(got, in, len);
-    gostx_ctr_crypt(&c, iv, 8, 16, in, want, len);
-    CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, got, got, len), 0, "ctr in place registered");
+    gostx_ctr_crypt(&c, iv, 8, 16, in, len, want);
+    CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, got, len, got), 0, "ctr in place registered");
     CHECK(!memcmp(got, want, len), "ctr in place, registered mode %d", mode);
   }
   CHECK_RC(gostx_gpu_host_unregister(g, in), GOSTX_EINVAL, "unregister twice");
@@ -238,8 +238,8 @@ static void test_register(gostx_gpu *g) {
   for (unsigned t = 1; t <= 4; t += 3) {
     CHECK_RC(gostx_gpu_set_copy_threads(g, t), 0, "copy threads");
     memset(got, 0, len);
-    CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, in, got, len), 0, "ctr");
-    gostx_ctr_crypt(&c, iv, 8, 16, in, want, len);
+    CHECK_RC(gostx_gpu_ctr_crypt(g, &c, iv, 8, in, len, got), 0, "ctr");
+    gostx_ctr_crypt(&c, iv, 8, 16, in, len, want);
     CHECK(!memcmp(got, want, len), "ctr with %u copy threads", t);
   }
   CHECK_RC(gostx_gpu_set_copy_threads(g, 0), 0, "copy threads default");
@@ -275,7 +275,7 @@ static void test_batch(gostx_gpu *g) {
             gostx_gost89_set_key(&gk[i], raw[i], sbox);
             kp[i] = &gk[i];
           } else {
-            gostx_cipher_init(&ck[i], kind == 0 ? GOSTX_CIPHER_KUZNYECHIK : GOSTX_CIPHER_MAGMA,
+            gostx_cipher_init(&ck[i], kind == 0 ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA,
                               raw[i]);
             kp[i] = &ck[i];
           }
@@ -287,15 +287,15 @@ static void test_batch(gostx_gpu *g) {
         for (size_t i = 0; i < ns; i++) {
           const size_t k = one ? 0 : i;
           if (kind == 2)
-            gostx_gost89_cnt(raw[k], sbox, ivs + 8 * i, 0, in + i * sl, want + i * sl, sl);
+            gostx_gost89_cnt(t_gost89_key(raw[k], sbox), ivs + 8 * i, 0, in + i * sl, sl, want + i * sl);
           else
-            gostx_ctr_crypt(&ck[k], ivs + iv_len * i, iv_len, n, in + i * sl, want + i * sl, sl);
+            gostx_ctr_crypt(&ck[k], ivs + iv_len * i, iv_len, n, in + i * sl, sl, want + i * sl);
         }
 #define BATCH(i_, o_)                                                                       \
   (kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp, nk, ivs, i_, \
-                                          o_, sl, ns)                                        \
+                                          sl, ns, o_)                                        \
              : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk, ivs, iv_len, \
-                                         i_, o_, sl, ns))
+                                         i_, sl, ns, o_))
         const char *what = kind == 0 ? "kuz ctr batch" : kind == 1 ? "magma ctr batch" : "cnt batch";
         HOST_CASE(BATCH(in, got), BATCH(got, got), want, len, what);
         memcpy(got + 8, in, len); /* odd addresses: in at +8 - 7, out at +3 */
@@ -305,10 +305,11 @@ static void test_batch(gostx_gpu *g) {
         gostx_gpu_ptr d = 0;
         CHECK_RC(gostx_gpu_alloc(g, &d, len), 0, "alloc");
         CHECK_RC(gostx_gpu_upload(g, d, in, len), 0, "upload");
-        CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt_dev(g, (const gostx_gost89_key *const *)kp,
-                                                            nk, ivs, d, d, sl, ns)
+        CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt_dev(g,
+                                                            (const gostx_gost89_key *const *)kp,
+                                                            nk, ivs, d, sl, ns, d)
                            : gostx_gpu_batch_ctr_crypt_dev(g, (const gostx_cipher *const *)kp, nk,
-                                                           ivs, iv_len, d, d, sl, ns),
+                                                           ivs, iv_len, d, sl, ns, d),
                  0, what);
         memset(got, 0, len);
         CHECK_RC(gostx_gpu_download(g, got, d, len), 0, "download");
@@ -317,20 +318,20 @@ static void test_batch(gostx_gpu *g) {
         /* argument checks, nothing written */
         memset(got, 0x5a, len);
         CHECK_RC(kind == 2 ? GOSTX_ELEN
-                           : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk, ivs,
-                                                       iv_len + 1, in, got, sl, ns),
+                           : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk,
+                                                       ivs, iv_len + 1, in, sl, ns, got),
                  GOSTX_ELEN, "batch: wrong IV length");
         if (ns > 2 && !one)
           CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp,
-                                                          2, ivs, in, got, sl, ns)
-                             : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, 2, ivs,
-                                                         iv_len, in, got, sl, ns),
+                                                          2, ivs, in, sl, ns, got)
+                             : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, 2,
+                                                         ivs, iv_len, in, sl, ns, got),
                    GOSTX_EINVAL, "batch: nkeys neither 1 nor the stream count");
 #undef BATCH
-        CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp, nk,
-                                                        ivs, in, got, sl + 4, ns)
-                           : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk, ivs,
-                                                       iv_len, in, got, sl + n / 2, ns),
+        CHECK_RC(kind == 2 ? gostx_gpu_batch_gost89_cnt(g, (const gostx_gost89_key *const *)kp,
+                                                        nk, ivs, in, sl + 4, ns, got)
+                           : gostx_gpu_batch_ctr_crypt(g, (const gostx_cipher *const *)kp, nk,
+                                                       ivs, iv_len, in, sl + n / 2, ns, got),
                  GOSTX_ELEN, "batch: partial block");
         size_t untouched = 0;
         while (untouched < len && got[untouched] == 0x5a) untouched++;
@@ -350,16 +351,16 @@ static void test_batch(gostx_gpu *g) {
   /* mixed key kinds and mixed S-box sets are refused */
   uint8_t key[32] = {1}, iv[16] = {0}, b[64] = {0};
   gostx_cipher k2[2];
-  gostx_cipher_init(&k2[0], GOSTX_CIPHER_KUZNYECHIK, key);
-  gostx_cipher_init(&k2[1], GOSTX_CIPHER_MAGMA, key);
+  gostx_cipher_init(&k2[0], GOSTX_ALG_KUZNYECHIK, key);
+  gostx_cipher_init(&k2[1], GOSTX_ALG_MAGMA, key);
   const gostx_cipher *kp2[2] = {&k2[0], &k2[1]};
-  CHECK_RC(gostx_gpu_batch_ctr_crypt(g, kp2, 2, iv, 8, b, b, 32, 2), GOSTX_EINVAL,
+  CHECK_RC(gostx_gpu_batch_ctr_crypt(g, kp2, 2, iv, 8, b, 32, 2, b), GOSTX_EINVAL,
            "batch: Kuznyechik and Magma keys mixed");
   gostx_gost89_key g2[2];
   gostx_gost89_set_key(&g2[0], key, 0);
   gostx_gost89_set_key(&g2[1], key, 1);
   const gostx_gost89_key *gp2[2] = {&g2[0], &g2[1]};
-  CHECK_RC(gostx_gpu_batch_gost89_cnt(g, gp2, 2, iv, b, b, 32, 2), GOSTX_EINVAL,
+  CHECK_RC(gostx_gpu_batch_gost89_cnt(g, gp2, 2, iv, b, 32, 2, b), GOSTX_EINVAL,
            "batch: two S-box sets");
   gostx_cipher_clear(&k2[0]);
   gostx_cipher_clear(&k2[1]);
@@ -370,7 +371,7 @@ static void test_split(gostx_gpu *g) {
   static const double SHARES[] = {0, 0.25, 0.5, 0.9, 1};
   gostx_pool *pool = gostx_pool_new(2);
   for (int id = 0; id < 2; id++) {
-    const int cid = id ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK;
+    const int cid = id ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK;
     const size_t n = id ? 8 : 16, len = (max_len < (3u << 20) ? max_len : (3u << 20)) + 5;
     uint8_t key[32], iv[8];
     rand_bytes(key, 32);
@@ -379,17 +380,17 @@ static void test_split(gostx_gpu *g) {
     gostx_cipher_init(&c, cid, key);
     uint8_t *in = malloc(len), *want = malloc(len), *got = malloc(len);
     rand_bytes(in, len);
-    gostx_ctr_crypt(&c, iv, n / 2, n, in, want, len);
+    gostx_ctr_crypt(&c, iv, n / 2, n, in, len, want);
     for (size_t si = 0; si < 5; si++)
       for (int p = 0; p < 2; p++) {
         memset(got, 0, len);
-        CHECK_RC(gostx_gpu_ctr_crypt_split(g, p ? pool : NULL, SHARES[si], &c, iv, n / 2, in, got,
-                                           len),
+        CHECK_RC(gostx_gpu_ctr_crypt_split(g, p ? pool : NULL, SHARES[si], &c, iv, n / 2, in, len,
+                                           got),
                  0, "split");
         CHECK(!memcmp(got, want, len), "split, cipher %d, GPU share %.2f, pool %d", cid,
               SHARES[si], p);
       }
-    CHECK_RC(gostx_gpu_ctr_crypt_split(g, pool, 1.5, &c, iv, n / 2, in, got, len), GOSTX_EINVAL,
+    CHECK_RC(gostx_gpu_ctr_crypt_split(g, pool, 1.5, &c, iv, n / 2, in, len, got), GOSTX_EINVAL,
              "split: share > 1");
     free(in);
     free(want);
@@ -416,8 +417,8 @@ int main(void) {
   /* default chunk (8 MiB), then a small one: many chunks on all streams */
   for (int pass = 0; pass < 2; pass++) {
     if (pass) CHECK_RC(gostx_gpu_set_chunk(g, 64 << 10), 0, "set_chunk");
-    test_cipher(g, GOSTX_CIPHER_KUZNYECHIK);
-    test_cipher(g, GOSTX_CIPHER_MAGMA);
+    test_cipher(g, GOSTX_ALG_KUZNYECHIK);
+    test_cipher(g, GOSTX_ALG_MAGMA);
     test_xts(g);
     test_cnt(g);
     test_batch(g);

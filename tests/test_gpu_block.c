@@ -50,7 +50,7 @@ static void test_kuz(void) {
     rand_bytes(key, 32);
     rand_bytes(iv, 8);
     gostx_cipher c;
-    gostx_cipher_init(&c, GOSTX_CIPHER_KUZNYECHIK, key);
+    gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
     gostx_gpu_kuz_params p;
     gostx__gpu_kuz_params(&p, &c.u.kuz);
     for (size_t li = 0; li < sizeof LENS / sizeof *LENS; li++) {
@@ -58,7 +58,7 @@ static void test_kuz(void) {
       uint8_t *in = malloc(len + 1), *want = malloc(len + 1), *got = malloc(len + 1);
       rand_bytes(in, len);
       /* ECB both ways */
-      gostx_ecb_encrypt(&c, in, want, bl);
+      gostx_ecb_encrypt(&c, in, bl, want);
       memset(got, 0xee, len + 1);
       kuz_ecb_launch(in, got, nb, NULL, &p, 0);
       CHECK(!memcmp(got, want, bl), "kuz ecb encrypt, %zu blocks", nb);
@@ -66,16 +66,16 @@ static void test_kuz(void) {
       kuz_ecb_launch(got, got, nb, NULL, &p, 1);
       CHECK(!memcmp(got, in, bl), "kuz ecb decrypt in place, %zu blocks", nb);
       /* CTR at block offset 0 and, chunked, at an odd split */
-      gostx_ctr_crypt(&c, iv, 8, 16, in, want, len);
+      gostx_ctr_crypt(&c, iv, 8, 16, in, len, want);
       gostx_gpu_u128 ctr;
-      gostx__gpu_ctr_at(GOSTX_CIPHER_KUZNYECHIK, iv, 0, &ctr);
+      gostx__gpu_ctr_at(GOSTX_ALG_KUZNYECHIK, iv, 0, &ctr);
       memset(got, 0xee, len + 1);
       kuz_ctr_launch(in, got, len, ctr, &p);
       CHECK(!memcmp(got, want, len) && got[len] == 0xee, "kuz ctr, len %zu", len);
       size_t split = (nb / 3) * 16;
       memset(got, 0xee, len + 1);
       kuz_ctr_launch(in, got, split, ctr, &p);
-      gostx__gpu_ctr_at(GOSTX_CIPHER_KUZNYECHIK, iv, split / 16, &ctr);
+      gostx__gpu_ctr_at(GOSTX_ALG_KUZNYECHIK, iv, split / 16, &ctr);
       kuz_ctr_launch(in + split, got + split, len - split, ctr, &p);
       CHECK(!memcmp(got, want, len), "kuz ctr in two chunks, len %zu split %zu", len, split);
       free(in);
@@ -91,7 +91,7 @@ static void test_kuz(void) {
     rand_bytes(in, 64);
     memset(iv, 0xff, 8);
     gostx_cipher c;
-    gostx_cipher_init(&c, GOSTX_CIPHER_KUZNYECHIK, key);
+    gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
     gostx_gpu_kuz_params p;
     gostx__gpu_kuz_params(&p, &c.u.kuz);
     /* blocks with counter ff..ff || ff..fe, ff..ff || ff..ff, 0, 1 */
@@ -100,7 +100,7 @@ static void test_kuz(void) {
     ctrs[15] = 0xfe;
     memset(ctrs + 32, 0, 32);
     ctrs[63] = 1;
-    gostx_kuz_encrypt_blocks(&c.u.kuz, ctrs, want, 4);
+    gostx_kuz_encrypt_blocks(&c.u.kuz, ctrs, 4, want);
     for (int i = 0; i < 64; i++) want[i] ^= in[i];
     gostx_gpu_u128 ctr = {~0ull, ~0ull - 1};
     kuz_ctr_launch(in, got, 64, ctr, &p);
@@ -134,7 +134,7 @@ static void test_xts(void) {
     rand_bytes(in, len);
     uint64_t sector0 = t_rand();
     for (size_t s = 0; s < nsec; s++)
-      gostx_xts_encrypt_sector(&x, sector0 + s, in + s * sl, want + s * sl, sl);
+      gostx_xts_encrypt_sector(&x, sector0 + s, in + s * sl, sl, want + s * sl);
     /* what the host does: the sector numbers, encrypted under K2 (ECB
      * kernel), expanded into one tweak per block, then the whitened ECB */
     memset(t0, 0, 16 * nsec);
@@ -174,7 +174,7 @@ static void test_magma(void) {
     rand_bytes(key, 32);
     rand_bytes(iv, 8);
     gostx_cipher c;
-    gostx_cipher_init(&c, GOSTX_CIPHER_MAGMA, key);
+    gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key);
     gostx_gost89_key g89;
     gostx_gost89_set_key(&g89, key, sbox);
     gostx_gpu_magma_params pm, pg;
@@ -188,8 +188,8 @@ static void test_magma(void) {
       for (int g = sbox == 0 ? 0 : 1; g < 2; g++) { /* Magma (set Z only), GOST 28147-89 */
         const gostx_gpu_magma_params *p = g ? &pg : &pm;
         const char *name = g ? "gost89" : "magma";
-        if (g) gostx_gost89_ecb_encrypt(&g89, in, want, bl);
-        else gostx_ecb_encrypt(&c, in, want, bl);
+        if (g) gostx_gost89_ecb_encrypt(&g89, in, bl, want);
+        else gostx_ecb_encrypt(&c, in, bl, want);
         memset(got, 0xee, len + 1);
         FOR_THREADS(nb, gpu_magma_bs_ecb_thread(in, got, nb, p, 0, warp, lane));
         CHECK(!memcmp(got, want, bl) && (bl == len || got[bl] == 0xee), "%s ecb sbox %d, %zu",
@@ -205,22 +205,22 @@ static void test_magma(void) {
         CHECK(ok, "%s shift block function sbox %d, %zu blocks", name, sbox, nb);
       }
       if (sbox == 0) {
-        gostx_ctr_crypt(&c, iv, 4, 8, in, want, len);
+        gostx_ctr_crypt(&c, iv, 4, 8, in, len, want);
         gostx_gpu_u128 ctr;
-        gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, 0, &ctr);
+        gostx__gpu_ctr_at(GOSTX_ALG_MAGMA, iv, 0, &ctr);
         const size_t split = (nb / 3) * 8;
         memset(got, 0xee, len + 1);
         FOR_THREADS((split + 7) / 8,
                     gpu_magma_bs_gamma_thread(in, got, split, 0, ctr.lo, 0, 0, &pm, warp, lane));
-        gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, split / 8, &ctr);
+        gostx__gpu_ctr_at(GOSTX_ALG_MAGMA, iv, split / 8, &ctr);
         FOR_THREADS((len - split + 7) / 8,
                     gpu_magma_bs_gamma_thread(in + split, got + split, len - split, 0, ctr.lo,
                                               0, 0, &pm, warp, lane));
         CHECK(!memcmp(got, want, len) && got[len] == 0xee, "magma ctr, len %zu", len);
       }
-      gostx_gost89_cnt(key, sbox, iv, 0, in, want, len);
+      gostx_gost89_cnt(t_gost89_key(key, sbox), iv, 0, in, len, want);
       uint8_t s8[8];
-      gostx_gost89_encrypt_blocks(&g89, iv, s8, 1);
+      gostx_gost89_encrypt_blocks(&g89, iv, 1, s8);
       const uint32_t n3 = gostx_load32_le(s8), n4 = gostx_load32_le(s8 + 4);
       const size_t split = (nb / 2) * 8;
       memset(got, 0xee, len + 1);
@@ -278,9 +278,9 @@ static void test_plan(void) {
   CHECK(done == total && n == (total + 12287) / 12288, "chunks cover the job");
   uint8_t iv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   gostx_gpu_u128 c;
-  gostx__gpu_ctr_at(GOSTX_CIPHER_KUZNYECHIK, iv, 5, &c);
+  gostx__gpu_ctr_at(GOSTX_ALG_KUZNYECHIK, iv, 5, &c);
   CHECK(c.hi == 0x0102030405060708ull && c.lo == 5, "kuz counter");
-  gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, iv, 0x100000005ull, &c);
+  gostx__gpu_ctr_at(GOSTX_ALG_MAGMA, iv, 0x100000005ull, &c);
   CHECK(c.lo == 0x0102030500000005ull, "magma counter wraps into the IV half mod 2^64");
   CHECK(gostx__gpu_kuz_threads(0) == 0 && gostx__gpu_kuz_threads(1) == 32 &&
             gostx__gpu_kuz_threads(1024) == 32 && gostx__gpu_kuz_threads(1025) == 64,

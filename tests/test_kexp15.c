@@ -20,7 +20,7 @@ static void ref_kexp15(int id, const uint8_t *kenc, const uint8_t *kmac, const u
   memcpy(buf, key, key_len);
   memcpy(ctr, iv, n / 2);
   for (size_t off = 0; off < total; off += n) {
-    gostx_cipher_encrypt_blocks(&enc, ctr, g, 1);
+    gostx_cipher_encrypt_blocks(&enc, ctr, 1, g);
     for (size_t i = 0; i < n && off + i < total; i++) out[off + i] = buf[off + i] ^ g[i];
     for (size_t i = n; i-- > 0;)
       if (++ctr[i]) break;
@@ -39,11 +39,11 @@ static void test_vectors(void) {
     uint8_t *key = tv_hex(tc, "key", &klen), *kenc = tv_hex(tc, "key_exp_enc", &elen);
     uint8_t *kmac = tv_hex(tc, "key_exp_mac", &mlen), *iv = tv_hex(tc, "iv", &ivlen);
     uint8_t *want = tv_hex(tc, "kexp15", &wlen);
-    int id = gostx_cipher_by_name(tv_str(tc, "cipher"));
+    int id = gostx_alg_by_name(tv_str(tc, "cipher"));
     uint8_t out[64], back[64], ref[64];
     CHECK(elen == 32 && mlen == 32 && wlen == klen + 2 * ivlen, "%s: vector shape", name);
 
-    CHECK_RC(gostx_kexp15(id, kenc, kmac, iv, ivlen, key, klen, out, &out_len), 0, name);
+    CHECK_RC(gostx_kexp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, ivlen, key, klen, out, &out_len), 0, name);
     CHECK(out_len == wlen, "%s: out_len %zu", name, out_len);
     CHECK_BYTES(out, want, wlen, name);
 
@@ -51,13 +51,13 @@ static void test_vectors(void) {
     CHECK_BYTES(ref, want, wlen, "hand-made KExp15 agrees with the standard");
 
     memset(back, 0, sizeof back);
-    CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, ivlen, want, wlen, back, &back_len), 0, name);
+    CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, ivlen, want, wlen, back, &back_len), 0, name);
     CHECK(back_len == klen, "%s: key_len %zu", name, back_len);
     CHECK_BYTES(back, key, klen, name);
 
     /* In place export (out == key). */
     memcpy(back, key, klen);
-    CHECK_RC(gostx_kexp15(id, kenc, kmac, iv, ivlen, back, klen, back, &out_len), 0, "in place");
+    CHECK_RC(gostx_kexp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, ivlen, back, klen, back, &out_len), 0, "in place");
     CHECK_BYTES(back, want, wlen, "in place export");
 
     free(key); free(kenc); free(kmac); free(iv); free(want);
@@ -72,7 +72,7 @@ static int all_equal(const uint8_t *p, size_t len, uint8_t v) {
 }
 
 static void test_random(int id) {
-  const size_t n = id == GOSTX_CIPHER_KUZNYECHIK ? 16 : 8;
+  const size_t n = id == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   for (int t = 0; t < 40; t++) {
     uint8_t kenc[32], kmac[32], iv[8], key[64], out[80], ref[80], back[64];
     size_t key_len = t < 4 ? (size_t)(t == 0 ? 1 : t == 1 ? 32 : t == 2 ? 64 : n) : 1 + t_rand_below(64);
@@ -81,11 +81,11 @@ static void test_random(int id) {
     t_rand_bytes(kmac, 32);
     t_rand_bytes(iv, n / 2);
     t_rand_bytes(key, key_len);
-    CHECK_RC(gostx_kexp15(id, kenc, kmac, iv, n / 2, key, key_len, out, &out_len), 0, "kexp15");
+    CHECK_RC(gostx_kexp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, key, key_len, out, &out_len), 0, "kexp15");
     CHECK(out_len == key_len + n, "out_len");
     ref_kexp15(id, kenc, kmac, iv, key, key_len, ref);
     CHECK_BYTES(out, ref, out_len, "kexp15 vs composition");
-    CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len, back, &back_len), 0, "kimp15");
+    CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len, back, &back_len), 0, "kimp15");
     CHECK(back_len == key_len, "key_len");
     CHECK_BYTES(back, key, key_len, "round trip");
 
@@ -95,25 +95,25 @@ static void test_random(int id) {
         out[i] ^= flip;
         memset(back, 0x5a, sizeof back);
         back_len = 12345;
-        CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH,
+        CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH,
                  "tampered");
         CHECK(all_equal(back, sizeof back, 0x5a) && back_len == 12345, "nothing written on EAUTH");
         out[i] ^= flip;
       }
       /* Wrong IV, wrong keys, truncated input. */
       iv[0] ^= 1;
-      CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH, "wrong iv");
+      CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH, "wrong iv");
       iv[0] ^= 1;
       kmac[5] ^= 1;
-      CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH, "wrong mac key");
+      CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH, "wrong mac key");
       kmac[5] ^= 1;
       kenc[7] ^= 1;
-      CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH, "wrong enc key");
+      CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len, back, &back_len), GOSTX_EAUTH, "wrong enc key");
       kenc[7] ^= 1;
       if (out_len > n + 1)
-        CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len - 1, back, &back_len), GOSTX_EAUTH,
+        CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len - 1, back, &back_len), GOSTX_EAUTH,
                  "truncated");
-      CHECK_RC(gostx_kimp15(id, kenc, kmac, iv, n / 2, out, out_len, back, &back_len), 0, "restored");
+      CHECK_RC(gostx_kimp15(t_cipher(id, kenc), t_cipher(id, kmac), iv, n / 2, out, out_len, back, &back_len), 0, "restored");
     }
   }
 }
@@ -121,25 +121,25 @@ static void test_random(int id) {
 static void test_errors(void) {
   uint8_t k[32] = {1}, k2[32] = {2}, iv[8] = {0}, key[32] = {3}, out[64];
   size_t ol;
-  CHECK_RC(gostx_kexp15(GOSTX_CIPHER_KUZNYECHIK, k, k2, iv, 4, key, 32, out, &ol), GOSTX_ELEN, "kuz iv 4");
-  CHECK_RC(gostx_kexp15(GOSTX_CIPHER_MAGMA, k, k2, iv, 8, key, 32, out, &ol), GOSTX_ELEN, "magma iv 8");
-  CHECK_RC(gostx_kexp15(99, k, k2, iv, 8, key, 32, out, &ol), GOSTX_EINVAL, "bad cipher");
-  CHECK_RC(gostx_kexp15(GOSTX_CIPHER_KUZNYECHIK, k, k2, iv, 8, key, 0, out, &ol), GOSTX_ELEN, "empty key");
-  CHECK_RC(gostx_kexp15(GOSTX_CIPHER_KUZNYECHIK, NULL, k2, iv, 8, key, 32, out, &ol), GOSTX_EINVAL, "NULL kenc");
-  CHECK_RC(gostx_kexp15(GOSTX_CIPHER_KUZNYECHIK, k, k2, iv, 8, key, 32, NULL, &ol), GOSTX_EINVAL, "NULL out");
-  CHECK_RC(gostx_kexp15(GOSTX_CIPHER_KUZNYECHIK, k, k2, iv, 8, key, 32, out, NULL), GOSTX_EINVAL, "NULL out_len");
-  CHECK_RC(gostx_kimp15(GOSTX_CIPHER_KUZNYECHIK, k, k2, iv, 8, out, 16, key, &ol), GOSTX_ELEN, "kimp in_len n");
-  CHECK_RC(gostx_kimp15(GOSTX_CIPHER_MAGMA, k, k2, iv, 4, out, 8, key, &ol), GOSTX_ELEN, "kimp magma in_len n");
-  CHECK_RC(gostx_kimp15(GOSTX_CIPHER_MAGMA, k, k2, iv, 8, out, 40, key, &ol), GOSTX_ELEN, "kimp iv len");
-  CHECK_RC(gostx_kimp15(GOSTX_CIPHER_MAGMA, k, k2, iv, 4, NULL, 40, key, &ol), GOSTX_EINVAL, "kimp NULL in");
-  CHECK_RC(gostx_kimp15(0, k, k2, iv, 4, out, 40, key, &ol), GOSTX_EINVAL, "kimp bad cipher");
+  CHECK_RC(gostx_kexp15(t_cipher(GOSTX_ALG_KUZNYECHIK, k), t_cipher(GOSTX_ALG_KUZNYECHIK, k2), iv, 4, key, 32, out, &ol), GOSTX_ELEN, "kuz iv 4");
+  CHECK_RC(gostx_kexp15(t_cipher(GOSTX_ALG_MAGMA, k), t_cipher(GOSTX_ALG_MAGMA, k2), iv, 8, key, 32, out, &ol), GOSTX_ELEN, "magma iv 8");
+  CHECK_RC(gostx_kexp15(t_cipher(99, k), t_cipher(99, k2), iv, 8, key, 32, out, &ol), GOSTX_EINVAL, "bad cipher");
+  CHECK_RC(gostx_kexp15(t_cipher(GOSTX_ALG_KUZNYECHIK, k), t_cipher(GOSTX_ALG_KUZNYECHIK, k2), iv, 8, key, 0, out, &ol), GOSTX_ELEN, "empty key");
+  CHECK_RC(gostx_kexp15(t_cipher(GOSTX_ALG_KUZNYECHIK, NULL), t_cipher(GOSTX_ALG_KUZNYECHIK, k2), iv, 8, key, 32, out, &ol), GOSTX_EINVAL, "NULL kenc");
+  CHECK_RC(gostx_kexp15(t_cipher(GOSTX_ALG_KUZNYECHIK, k), t_cipher(GOSTX_ALG_KUZNYECHIK, k2), iv, 8, key, 32, NULL, &ol), GOSTX_EINVAL, "NULL out");
+  CHECK_RC(gostx_kexp15(t_cipher(GOSTX_ALG_KUZNYECHIK, k), t_cipher(GOSTX_ALG_KUZNYECHIK, k2), iv, 8, key, 32, out, NULL), GOSTX_EINVAL, "NULL out_len");
+  CHECK_RC(gostx_kimp15(t_cipher(GOSTX_ALG_KUZNYECHIK, k), t_cipher(GOSTX_ALG_KUZNYECHIK, k2), iv, 8, out, 16, key, &ol), GOSTX_ELEN, "kimp in_len n");
+  CHECK_RC(gostx_kimp15(t_cipher(GOSTX_ALG_MAGMA, k), t_cipher(GOSTX_ALG_MAGMA, k2), iv, 4, out, 8, key, &ol), GOSTX_ELEN, "kimp magma in_len n");
+  CHECK_RC(gostx_kimp15(t_cipher(GOSTX_ALG_MAGMA, k), t_cipher(GOSTX_ALG_MAGMA, k2), iv, 8, out, 40, key, &ol), GOSTX_ELEN, "kimp iv len");
+  CHECK_RC(gostx_kimp15(t_cipher(GOSTX_ALG_MAGMA, k), t_cipher(GOSTX_ALG_MAGMA, k2), iv, 4, NULL, 40, key, &ol), GOSTX_EINVAL, "kimp NULL in");
+  CHECK_RC(gostx_kimp15(t_cipher(0, k), t_cipher(0, k2), iv, 4, out, 40, key, &ol), GOSTX_EINVAL, "kimp bad cipher");
 }
 
 int main(void) {
   t_rand_init();
   test_vectors();
-  test_random(GOSTX_CIPHER_KUZNYECHIK);
-  test_random(GOSTX_CIPHER_MAGMA);
+  test_random(GOSTX_ALG_KUZNYECHIK);
+  test_random(GOSTX_ALG_MAGMA);
   test_errors();
   return t_done();
 }

@@ -52,7 +52,7 @@ static void check_vector(const struct gostx_kuz_impl *im) {
 static int row_usable(const struct gostx_kuz_impl *im) {
   const void *row;
   int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable)) != NULL; i++)
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, i, &usable)) != NULL; i++)
     if (row == im) return usable;
   return 0;
 }
@@ -149,7 +149,7 @@ static const size_t extra_counts[] = {1023, 1024, 1025, 1039, 1040, 1041, 4095, 
 
 int main(void) {
   struct cand cands[] = {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
       {&gostx_kuz_avx512, gostx__level_supported("avx512") && row_usable(&gostx_kuz_avx512)},
       {&gostx_kuz_avx2, gostx__level_supported("avx2")},
       {&gostx_kuz_ssse3, gostx__level_supported("ssse3")},

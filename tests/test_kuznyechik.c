@@ -188,9 +188,9 @@ static void test_vectors(void) {
       gostx_kuz_key k;
       uint8_t buf[16];
       CHECK_RC(gostx_kuz_set_key(&k, key), GOSTX_OK, "set_key");
-      gostx_kuz_encrypt_blocks(&k, pt, buf, 1);
+      gostx_kuz_encrypt_blocks(&k, pt, 1, buf);
       CHECK_BYTES(buf, ct, 16, name);
-      gostx_kuz_decrypt_blocks(&k, ct, buf, 1);
+      gostx_kuz_decrypt_blocks(&k, ct, 1, buf);
       CHECK_BYTES(buf, pt, 16, name);
       gostx__kuz_portable_encrypt(&k, pt, buf, 1);
       CHECK_BYTES(buf, ct, 16, "portable encrypt");
@@ -198,8 +198,8 @@ static void test_vectors(void) {
       CHECK_BYTES(buf, pt, 16, "portable decrypt");
       /* the generic handle too */
       gostx_cipher gc;
-      CHECK_RC(gostx_cipher_init(&gc, GOSTX_CIPHER_KUZNYECHIK, key), GOSTX_OK, "cipher_init");
-      gostx_cipher_encrypt_blocks(&gc, pt, buf, 1);
+      CHECK_RC(gostx_cipher_init(&gc, GOSTX_ALG_KUZNYECHIK, key), GOSTX_OK, "cipher_init");
+      gostx_cipher_encrypt_blocks(&gc, pt, 1, buf);
       CHECK_BYTES(buf, ct, 16, "gostx_cipher encrypt");
       gostx_cipher_clear(&gc);
       gostx_kuz_clear(&k);
@@ -309,10 +309,10 @@ static void test_random_blocks(void) {
     for (size_t b = 0; b < n; b++) ref_encrypt(rk, pt + 16 * b, ct + 16 * b);
 
     memset(buf, 0xa5, sizeof buf);
-    gostx_kuz_encrypt_blocks(&k, pt, buf, n);
+    gostx_kuz_encrypt_blocks(&k, pt, n, buf);
     CHECK(!memcmp(buf, ct, n * 16), "encrypt %zu blocks vs reference", n);
     CHECK(buf[n * 16] == 0xa5, "encrypt %zu blocks writes nothing past the end", n);
-    gostx_kuz_decrypt_blocks(&k, ct, buf, n);
+    gostx_kuz_decrypt_blocks(&k, ct, n, buf);
     CHECK(!memcmp(buf, pt, n * 16), "decrypt %zu blocks", n);
 
     /* portable core directly (the dispatcher may have chosen another) */
@@ -323,16 +323,16 @@ static void test_random_blocks(void) {
 
     /* in place */
     memcpy(buf, pt, n * 16);
-    gostx_kuz_encrypt_blocks(&k, buf, buf, n);
+    gostx_kuz_encrypt_blocks(&k, buf, n, buf);
     CHECK(!memcmp(buf, ct, n * 16), "encrypt in place %zu blocks", n);
-    gostx_kuz_decrypt_blocks(&k, buf, buf, n);
+    gostx_kuz_decrypt_blocks(&k, buf, n, buf);
     CHECK(!memcmp(buf, pt, n * 16), "decrypt in place %zu blocks", n);
 
     /* a reference decrypt of random data, too */
     if (n) {
       uint8_t want[16];
       ref_decrypt(rk, pt, want);
-      gostx_kuz_decrypt_blocks(&k, pt, buf, 1);
+      gostx_kuz_decrypt_blocks(&k, pt, 1, buf);
       CHECK_BYTES(buf, want, 16, "decrypt random block vs reference");
     }
   }
@@ -352,7 +352,7 @@ static void test_random_blocks(void) {
     t_rand_bytes(bp, n * 16);
     for (size_t b = 0; b < n; b++) ref_encrypt(rk, bp + 16 * b, bc + 16 * b);
     bb[n * 16] = 0x5a;
-    gostx_kuz_encrypt_blocks(&k, bp, bb, n);
+    gostx_kuz_encrypt_blocks(&k, bp, n, bb);
     CHECK(!memcmp(bb, bc, n * 16), "encrypt %zu blocks vs reference", n);
     CHECK(bb[n * 16] == 0x5a, "encrypt %zu blocks stays in bounds", n);
     gostx__kuz_portable_decrypt(&k, bb, bb, n);
@@ -361,10 +361,10 @@ static void test_random_blocks(void) {
     size_t last = n - 1;
     ref_decrypt(rk, bc + 16 * last, want);
     CHECK_BYTES(want, bp + 16 * last, 16, "reference round trip");
-    gostx_kuz_decrypt_blocks(&k, bc, bb, n);
+    gostx_kuz_decrypt_blocks(&k, bc, n, bb);
     CHECK(!memcmp(bb, bp, n * 16), "decrypt %zu blocks", n);
     /* decryption of random data against the reference, every block */
-    gostx_kuz_decrypt_blocks(&k, bp, bb, n);
+    gostx_kuz_decrypt_blocks(&k, bp, n, bb);
     int ok = 1;
     for (size_t b = 0; b < n; b++) {
       ref_decrypt(rk, bp + 16 * b, want);
@@ -378,7 +378,7 @@ static void test_random_blocks(void) {
     t_rand_bytes(bp, n * 16);
     for (size_t b = 0; b < n; b++) ref_encrypt(rk, bp + 16 * b, bc + 16 * b);
     memcpy(bb + 1, bp, (n - 1) * 16);
-    gostx_kuz_encrypt_blocks(&k, bb + 1, bb + 1, n - 1);
+    gostx_kuz_encrypt_blocks(&k, bb + 1, n - 1, bb + 1);
     CHECK(!memcmp(bb + 1, bc, (n - 1) * 16), "encrypt 99 blocks misaligned in place");
   }
   free(bp);
@@ -396,12 +396,12 @@ static void test_random_blocks(void) {
     t_rand_bytes(pt, n * 16);
     for (size_t b = 0; b < n; b++) ref_encrypt(rk, pt + 16 * b, ct + 16 * b);
     memcpy(inbuf + off, pt, n * 16);
-    gostx_kuz_encrypt_blocks(&k, inbuf + off, outbuf + ooff, n);
+    gostx_kuz_encrypt_blocks(&k, inbuf + off, n, outbuf + ooff);
     CHECK(!memcmp(outbuf + ooff, ct, n * 16), "encrypt misaligned in+%d out+%d", off, ooff);
-    gostx_kuz_decrypt_blocks(&k, outbuf + ooff, inbuf + off, n);
+    gostx_kuz_decrypt_blocks(&k, outbuf + ooff, n, inbuf + off);
     CHECK(!memcmp(inbuf + off, pt, n * 16), "decrypt misaligned");
     memcpy(inbuf + off, pt, n * 16);
-    gostx_kuz_encrypt_blocks(&k, inbuf + off, inbuf + off, n);
+    gostx_kuz_encrypt_blocks(&k, inbuf + off, n, inbuf + off);
     CHECK(!memcmp(inbuf + off, ct, n * 16), "encrypt misaligned in place +%d", off);
   }
   gostx_kuz_clear(&k);
@@ -422,12 +422,11 @@ static void test_api(void) {
   gostx_kuz_clear(NULL);
   CHECK(((uintptr_t)&k) % 64 == 0 || _Alignof(gostx_kuz_key) == 64, "key struct 64-aligned");
 
-  const char *impl = gostx_impl(GOSTX_PRIM_KUZNYECHIK);
-  static const char *const known[] = {"portable", "ssse3", "avx2", "avx512", "avx512-gfni",
-                                      "lstable", "gfni"};
-  int found = 0;
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    found |= impl && !strcmp(impl, known[i]);
+  const char *impl = gostx_impl(GOSTX_ALG_KUZNYECHIK);
+  int found = 0; /* one of the dispatcher's rows */
+  struct gostx__row_info info;
+  for (size_t i = 0; gostx__impl_row_info(GOSTX_ALG_KUZNYECHIK, i, &info); i++)
+    found |= impl && !strcmp(impl, info.name);
   CHECK(found, "gostx_impl(KUZNYECHIK) names a real implementation: %s", impl ? impl : "NULL");
   const char *forced = getenv("GOSTX_IMPL");
   if (forced && !strcmp(forced, "portable"))

@@ -135,8 +135,8 @@ static void check_layout(const uint8_t *area, const gostx_luks *l, const uint8_t
   gostx_xts_key x;
   CHECK_RC(gostx_xts_set_key(&x, k), 0, "slot key");
   for (uint32_t s = 0; s < 500; s++)
-    gostx_xts_decrypt_sector(&x, s, area + (size_t)(8 + s) * SECTOR, m + (size_t)s * SECTOR,
-                             SECTOR);
+    gostx_xts_decrypt_sector(&x, s, area + (size_t)(8 + s) * SECTOR, SECTOR,
+                             m + (size_t)s * SECTOR);
   ref_merge(m, 64, 4000, mk);
   CHECK_BYTES(mk, l->master_key, 64, "slot 0 material = XTS(PBKDF2 key) of the AF split of mk");
   gostx_xts_clear(&x);

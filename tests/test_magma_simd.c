@@ -28,7 +28,7 @@ struct impl {
 };
 
 static const struct impl impls[] = {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
   {&gostx_magma_ssse3, "ssse3"},
   {&gostx_magma_avx2, "avx2"},
   {&gostx_magma_avx512, "avx512"},
@@ -41,7 +41,7 @@ static const struct impl impls[] = {
 static int runnable(const struct impl *im) {
   const void *row;
   int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_MAGMA, i, &usable)) != NULL; i++)
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_MAGMA, i, &usable)) != NULL; i++)
     if (row == im->t) return usable && gostx__level_supported(im->level);
   return 0;
 }

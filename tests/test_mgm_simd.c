@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "modes/mgm_internal.h"
+#include "mgm/mgm_internal.h"
 #include "testutil.h"
 
 #define MAXN 100 /* blocks per call: covers every count around the unroll widths */
@@ -20,14 +20,14 @@ struct impl_entry {
 static size_t list_impls(struct impl_entry *out) {
   size_t k = 0;
   out[k++] = (struct impl_entry){&gostx_mgm_portable, 1};
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
   const struct gostx_cpu *f = gostx__cpu();
   out[k++] = (struct impl_entry){&gostx_mgm_clmul, f->pclmul && f->ssse3};
   out[k++] = (struct impl_entry){&gostx_mgm_vpclmul, f->vpclmul && f->pclmul && f->avx2};
   /* AVX-512: whether it runs here is the dispatcher row's own test. */
   const void *row;
   int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_PRIM_MGM, i, &usable)) != NULL; i++)
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_MGM, i, &usable)) != NULL; i++)
     if (row == &gostx_mgm_avx512) out[k++] = (struct impl_entry){&gostx_mgm_avx512, usable};
   CHECK(out[k - 1].impl == &gostx_mgm_avx512, "avx512 MGM is a dispatcher row");
 #endif
@@ -141,7 +141,7 @@ static void test_vectors(const struct gostx_mgm_impl *impl) {
     uint8_t *aad = tv_hex(tc, "associated_data", &alen), *pt = tv_hex(tc, "plaintext", &plen);
     uint8_t *ct = tv_hex(tc, "ciphertext", &clen), *tag = tv_hex(tc, "tag", &tlen);
     gostx_cipher c;
-    CHECK_RC(gostx_cipher_init(&c, gostx_cipher_by_name(tv_str(tc, "cipher")), key), 0, "init");
+    CHECK_RC(gostx_cipher_init(&c, gostx_alg_by_name(tv_str(tc, "cipher")), key), 0, "init");
     const size_t n = c.block_len, h2 = n / 2;
     size_t ab = (alen + n - 1) / n, cb = (clen + n - 1) / n, total = ab + cb + 1;
     uint8_t *blocks = calloc(total, n), *hs = malloc(total * n);
@@ -154,13 +154,13 @@ static void test_vectors(const struct gostx_mgm_impl *impl) {
     }
     CHECK_RC(gostx__mgm_y1z1(&c, nonce, nlen, y1, z), 0, "y1z1");
     for (size_t i = 0; i < total; i++) { /* H_i = E(Z_i), Z counts in its left half */
-      gostx_cipher_encrypt_blocks(&c, z, hs + i * n, 1);
+      gostx_cipher_encrypt_blocks(&c, z, 1, hs + i * n);
       for (size_t j = h2; j-- > 0;)
         if (++z[j]) break;
     }
     if (n == 16) impl->mul_acc128(sum, hs, blocks, total);
     else impl->mul_acc64(sum, hs, blocks, total);
-    gostx_cipher_encrypt_blocks(&c, sum, got, 1);
+    gostx_cipher_encrypt_blocks(&c, sum, 1, got);
     CHECK(tlen == n, "tag length");
     CHECK_BYTES(got, tag, n, impl->name);
     gostx_cipher_clear(&c);
@@ -176,7 +176,7 @@ int main(void) {
   t_rand_init();
   const struct gostx_mgm_impl *d = gostx__dispatch()->mgm;
   CHECK(d && d->mul_acc128 && d->mul_acc64, "dispatch has an MGM implementation");
-  CHECK(d && !strcmp(gostx_impl(GOSTX_PRIM_MGM), d->name), "gostx_impl names the running table");
+  CHECK(d && !strcmp(gostx_impl(GOSTX_ALG_MGM), d->name), "gostx_impl names the running table");
   test_portable_aggregation();
   for (size_t i = 0; i < count; i++) {
     if (!impls[i].usable) {
@@ -188,7 +188,7 @@ int main(void) {
     test_vs_portable(impls[i].impl);
     ran++;
   }
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
   /* A CPU with PCLMULQDQ must get a carry-less implementation by default. */
   const char *forced = getenv("GOSTX_IMPL");
   if ((!forced || !*forced) && gostx__cpu()->pclmul && gostx__cpu()->ssse3)

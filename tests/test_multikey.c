@@ -70,7 +70,7 @@ int main(void) {
   }
   int usable;
   const void *row;
-  for (size_t r = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, r, &usable)) != NULL; r++) {
+  for (size_t r = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, r, &usable)) != NULL; r++) {
     const struct gostx_kuz_impl *im = row;
     if (usable) check_impl(im, im->name);
   }

@@ -273,7 +273,7 @@ static void test_dispatch_matches_portable(void) {
     if (memcmp(h1, h2, 64) != 0) bad++;
   }
   CHECK(bad == 0, "%s compress vs portable: %d mismatches", impl->name, bad);
-  CHECK(strcmp(gostx_impl(GOSTX_PRIM_STREEBOG), impl->name) == 0, "gostx_impl names it");
+  CHECK(strcmp(gostx_impl(GOSTX_ALG_STREEBOG), impl->name) == 0, "gostx_impl names it");
 }
 
 static void test_errors(void) {

@@ -47,8 +47,8 @@ static void ref_block(const gostx_kuz_key *k1, int dec, const uint8_t t[16], con
                       uint8_t *out) {
   uint8_t b[16];
   for (int i = 0; i < 16; i++) b[i] = in[i] ^ t[i];
-  if (dec) gostx_kuz_decrypt_blocks(k1, b, b, 1);
-  else gostx_kuz_encrypt_blocks(k1, b, b, 1);
+  if (dec) gostx_kuz_decrypt_blocks(k1, b, 1, b);
+  else gostx_kuz_encrypt_blocks(k1, b, 1, b);
   for (int i = 0; i < 16; i++) out[i] = b[i] ^ t[i];
 }
 
@@ -61,7 +61,7 @@ static void ref_xts(const uint8_t key[64], int dec, const uint8_t tweak[16], con
   uint8_t (*t)[16] = malloc(nt * 16); /* the tweaks of the blocks, in order */
   gostx_kuz_set_key(&k1, key);
   gostx_kuz_set_key(&k2, key + 32);
-  gostx_kuz_encrypt_blocks(&k2, tweak, t[0], 1);
+  gostx_kuz_encrypt_blocks(&k2, tweak, 1, t[0]);
   for (size_t j = 1; j < nt; j++) {
     memcpy(t[j], t[j - 1], 16);
     ref_mul_alpha(t[j]); /* = ref_gf_mul_le(t[j], t[j - 1], ALPHA), test_gf_reference */
@@ -120,18 +120,18 @@ static void test_veracrypt(void) {
     uint64_t first = 0xffffffffffull - (uint64_t)tc;
     for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)i;
     for (int u = 0; u < 4; u++)
-      CHECK_RC(gostx_xts_encrypt_sector(&x, first + (uint64_t)u, buf + 512 * u, buf + 512 * u, 512), 0,
+      CHECK_RC(gostx_xts_encrypt_sector(&x, first + (uint64_t)u, buf + 512 * u, 512, buf + 512 * u), 0,
                "sector enc");
     uint32_t crc = crc32_buf(buf, sizeof buf);
     CHECK(crc == want_units[tc], "VeraCrypt Kuznyechik XTS case %d: crc %08x want %08x", tc, crc,
           want_units[tc]);
     for (int u = 0; u < 4; u++)
-      CHECK_RC(gostx_xts_decrypt_sector(&x, first + (uint64_t)u, buf + 512 * u, buf + 512 * u, 512), 0,
+      CHECK_RC(gostx_xts_decrypt_sector(&x, first + (uint64_t)u, buf + 512 * u, 512, buf + 512 * u), 0,
                "sector dec");
     CHECK(crc32_buf(buf, sizeof buf) == plain_crc, "VeraCrypt case %d decrypts back", tc);
   }
   for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)i;
-  for (int u = 0; u < 4; u++) gostx_xts_encrypt_sector(&x, (uint64_t)u, buf + 512 * u, buf + 512 * u, 512);
+  for (int u = 0; u < 4; u++) gostx_xts_encrypt_sector(&x, (uint64_t)u, buf + 512 * u, 512, buf + 512 * u);
   CHECK(crc32_buf(buf, sizeof buf) == want_buffer, "VeraCrypt Kuznyechik EncryptBuffer: crc %08x",
         crc32_buf(buf, sizeof buf));
   gostx_xts_clear(&x);
@@ -155,19 +155,19 @@ static void check_len(size_t len) {
   CHECK_RC(gostx_xts_set_key(&x, key), 0, "set_key");
 
   ref_xts(key, 0, tweak, pt + off, ref, len);
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, pt + off, ct + 3 - off, len), 0, "encrypt");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, pt + off, len, ct + 3 - off), 0, "encrypt");
   if (!CHECK_BYTES(ct + 3 - off, ref, len, "xts vs reference")) fprintf(stderr, "  len %zu\n", len);
-  CHECK_RC(gostx_xts_decrypt(&x, tweak, ct + 3 - off, back + off, len), 0, "decrypt");
+  CHECK_RC(gostx_xts_decrypt(&x, tweak, ct + 3 - off, len, back + off), 0, "decrypt");
   CHECK_BYTES(back + off, pt + off, len, "xts round trip");
   /* Decryption against the reference's decryption of the same bytes. */
   ref_xts(key, 1, tweak, pt + off, ref, len);
-  CHECK_RC(gostx_xts_decrypt(&x, tweak, pt + off, back, len), 0, "decrypt random");
+  CHECK_RC(gostx_xts_decrypt(&x, tweak, pt + off, len, back), 0, "decrypt random");
   CHECK_BYTES(back, ref, len, "xts decrypt vs reference");
   /* In place. */
   memcpy(back, pt + off, len);
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, back, back, len), 0, "in place enc");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, back, len, back), 0, "in place enc");
   CHECK_BYTES(back, ct + 3 - off, len, "in place ct");
-  CHECK_RC(gostx_xts_decrypt(&x, tweak, back, back, len), 0, "in place dec");
+  CHECK_RC(gostx_xts_decrypt(&x, tweak, back, len, back), 0, "in place dec");
   CHECK_BYTES(back, pt + off, len, "in place round trip");
   gostx_xts_clear(&x);
 }
@@ -191,12 +191,12 @@ static void check_long_len(size_t len) {
   CHECK_RC(gostx_xts_set_key(&x, key), 0, "set_key");
   for (int dec = 0; dec < 2; dec++) {
     ref_xts(key, dec, tweak, pt + oi, ref, len);
-    CHECK_RC((dec ? gostx_xts_decrypt : gostx_xts_encrypt)(&x, tweak, pt + oi, ct + oo, len), 0,
+    CHECK_RC((dec ? gostx_xts_decrypt : gostx_xts_encrypt)(&x, tweak, pt + oi, len, ct + oo), 0,
              "long enc/dec");
     if (!CHECK_BYTES(ct + oo, ref, len, dec ? "long unit dec vs reference" : "long unit vs reference"))
       fprintf(stderr, "  len %zu offsets %zu %zu\n", len, oi, oo);
     memcpy(back + oo, pt + oi, len);
-    CHECK_RC((dec ? gostx_xts_decrypt : gostx_xts_encrypt)(&x, tweak, back + oo, back + oo, len), 0,
+    CHECK_RC((dec ? gostx_xts_decrypt : gostx_xts_encrypt)(&x, tweak, back + oo, len, back + oo), 0,
              "long in place");
     CHECK_BYTES(back + oo, ref, len, "long unit in place");
   }
@@ -224,10 +224,10 @@ static void test_long(void) {
   t_rand_bytes(tweak, 16);
   t_rand_bytes(pt, len);
   CHECK_RC(gostx_xts_set_key(&x, key), 0, "set_key");
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, pt, ct, len), 0, "long enc");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, pt, len, ct), 0, "long enc");
   ref_xts(key, 0, tweak, pt, ref, len);
   CHECK_BYTES(ct, ref, len, "long unit vs reference");
-  CHECK_RC(gostx_xts_decrypt(&x, tweak, ct, back, len), 0, "long dec");
+  CHECK_RC(gostx_xts_decrypt(&x, tweak, ct, len, back), 0, "long dec");
   CHECK_BYTES(back, pt, len, "long round trip");
   free(pt);
   free(ct);
@@ -245,21 +245,21 @@ static void test_sector_and_errors(void) {
   const uint64_t sector = 0x0123456789abcdefull;
   for (int i = 0; i < 8; i++) tweak[i] = (uint8_t)(sector >> (8 * i));
   t_rand_bytes(buf, sizeof buf);
-  CHECK_RC(gostx_xts_encrypt_sector(&x, sector, buf, a, 50), 0, "sector");
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, b, 50), 0, "tweak");
+  CHECK_RC(gostx_xts_encrypt_sector(&x, sector, buf, 50, a), 0, "sector");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, 50, b), 0, "tweak");
   CHECK_BYTES(a, b, 50, "sector = LE tweak");
-  CHECK_RC(gostx_xts_decrypt_sector(&x, sector, a, b, 50), 0, "sector dec");
+  CHECK_RC(gostx_xts_decrypt_sector(&x, sector, a, 50, b), 0, "sector dec");
   CHECK_BYTES(b, buf, 50, "sector round trip");
 
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, a, 0), GOSTX_ELEN, "len 0");
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, a, 1), GOSTX_ELEN, "len 1");
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, a, 15), GOSTX_ELEN, "len 15");
-  CHECK_RC(gostx_xts_decrypt(&x, tweak, buf, a, 15), GOSTX_ELEN, "dec len 15");
-  CHECK_RC(gostx_xts_encrypt_sector(&x, 1, buf, a, 15), GOSTX_ELEN, "sector len 15");
-  CHECK_RC(gostx_xts_encrypt(NULL, tweak, buf, a, 16), GOSTX_EINVAL, "NULL key");
-  CHECK_RC(gostx_xts_encrypt(&x, NULL, buf, a, 16), GOSTX_EINVAL, "NULL tweak");
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, NULL, a, 16), GOSTX_EINVAL, "NULL in");
-  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, NULL, 16), GOSTX_EINVAL, "NULL out");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, 0, a), GOSTX_ELEN, "len 0");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, 1, a), GOSTX_ELEN, "len 1");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, 15, a), GOSTX_ELEN, "len 15");
+  CHECK_RC(gostx_xts_decrypt(&x, tweak, buf, 15, a), GOSTX_ELEN, "dec len 15");
+  CHECK_RC(gostx_xts_encrypt_sector(&x, 1, buf, 15, a), GOSTX_ELEN, "sector len 15");
+  CHECK_RC(gostx_xts_encrypt(NULL, tweak, buf, 16, a), GOSTX_EINVAL, "NULL key");
+  CHECK_RC(gostx_xts_encrypt(&x, NULL, buf, 16, a), GOSTX_EINVAL, "NULL tweak");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, NULL, 16, a), GOSTX_EINVAL, "NULL in");
+  CHECK_RC(gostx_xts_encrypt(&x, tweak, buf, 16, NULL), GOSTX_EINVAL, "NULL out");
   gostx_xts_clear(&x);
 
   memcpy(key + 32, key, 32);
@@ -340,7 +340,7 @@ static void test_kernels(void) {
   }
   int usable, tested = 0;
   const void *row;
-  for (size_t r = 0; (row = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, r, &usable)) != NULL; r++) {
+  for (size_t r = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, r, &usable)) != NULL; r++) {
     const struct gostx_kuz_impl *im = row;
     if (!usable || !im->xts) continue;
     tested++;
@@ -394,13 +394,13 @@ static void test_disk(void) {
         }
         for (int p = 0; p < 2; p++) {
           int (*fn)(gostx_pool *, const gostx_xts_key *, size_t, size_t, uint64_t,
-                    const uint8_t *, uint8_t *, size_t) =
+                    const uint8_t *, size_t, uint8_t *) =
               dec ? gostx_xts_decrypt_disk : gostx_xts_encrypt_disk;
           memset(got, 0, len);
-          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, pt, got, n), 0, "disk call");
+          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, pt, n, got), 0, "disk call");
           CHECK(!memcmp(got, want, len), "disk S %zu tweak unit %zu dec %d pool %d", S, unit, dec, p);
           memcpy(got, pt, len);
-          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, got, got, n), 0, "disk in place");
+          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, got, n, got), 0, "disk in place");
           CHECK(!memcmp(got, want, len), "disk in place S %zu unit %zu dec %d", S, unit, dec);
         }
         /* The same bytes through the calls that take the numbers: the
@@ -408,12 +408,11 @@ static void test_disk(void) {
         uint64_t *nums = malloc(sizeof *nums * n);
         const gostx_xts_key *kp[1] = {&x};
         for (size_t i = 0; i < n; i++) nums[i] = (first + i) * (S / unit);
-        CHECK_RC((dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt)(pool, kp, 1, nums, 0, pt,
-                                                                          alt, S, n),
+        CHECK_RC((dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt)(pool, kp, 1, nums, 0, pt, S, n, alt),
                  0, "batch with numbers");
         CHECK(!memcmp(alt, want, len), "batch with tweak numbers = disk S %zu unit %zu", S, unit);
         if (conv) {
-          CHECK_RC((dec ? gostx_xts_decrypt_mt : gostx_xts_encrypt_mt)(pool, &x, first, S, pt, alt, len),
+          CHECK_RC((dec ? gostx_xts_decrypt_mt : gostx_xts_encrypt_mt)(pool, &x, first, S, pt, len, alt),
                    0, "_mt");
           CHECK(!memcmp(alt, want, len), "_mt = disk with whole-sector tweaks, S %zu", S);
         }
@@ -421,12 +420,12 @@ static void test_disk(void) {
       }
     }
     if (S == 4096) { /* the two conventions differ for large sectors */
-      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, got, n);
-      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, alt, n);
+      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, n, got);
+      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, n, alt);
       CHECK(memcmp(got, alt, len) != 0, "4096-byte sectors: 512-byte units != whole sectors");
     } else if (S == 512) {
-      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, got, n);
-      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, alt, n);
+      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, n, got);
+      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, n, alt);
       CHECK(!memcmp(got, alt, len), "512-byte sectors: both conventions agree");
     }
     free(pt);
@@ -436,15 +435,15 @@ static void test_disk(void) {
   }
   uint8_t b[4096];
   memset(b, 0, sizeof b);
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 0, 0, b, b, 1), GOSTX_EINVAL, "tweak unit 0");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 1000, 0, b, b, 1), GOSTX_EINVAL,
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 0, 0, b, 1, b), GOSTX_EINVAL, "tweak unit 0");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 1000, 0, b, 1, b), GOSTX_EINVAL,
            "tweak unit not dividing the sector");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 520, 512, 0, b, b, 1), GOSTX_EINVAL,
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 520, 512, 0, b, 1, b), GOSTX_EINVAL,
            "520-byte sectors in 512-byte units");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 8, 8, 0, b, b, 1), GOSTX_ELEN, "sector 8");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, NULL, 512, 512, 0, b, b, 1), GOSTX_EINVAL, "NULL key");
-  CHECK_RC(gostx_xts_decrypt_disk(NULL, &x, 512, 512, 0, NULL, b, 1), GOSTX_EINVAL, "NULL in");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 512, 512, 0, b, b, 0), GOSTX_OK, "no sectors");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 8, 8, 0, b, 1, b), GOSTX_ELEN, "sector 8");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, NULL, 512, 512, 0, b, 1, b), GOSTX_EINVAL, "NULL key");
+  CHECK_RC(gostx_xts_decrypt_disk(NULL, &x, 512, 512, 0, NULL, 1, b), GOSTX_EINVAL, "NULL in");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 512, 512, 0, b, 0, b), GOSTX_OK, "no sectors");
   gostx_xts_clear(&x);
   gostx_pool_free(pool);
 }

@@ -55,6 +55,9 @@ GOSTX_API int gostx_mgm_final_encrypt(gostx_mgm_ctx *ctx, uint8_t *tag, size_t t
 GOSTX_API int gostx_mgm_final_decrypt(gostx_mgm_ctx *ctx, const uint8_t *tag, size_t tag_len);
 GOSTX_API void gostx_mgm_clear(gostx_mgm_ctx *ctx);
 
+/* sizeof of the structs above, for bindings (lib/sizes.c). */
+GOSTX_API size_t gostx_sizeof_mgm_ctx(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,19 +45,25 @@ GOSTX_API int gostx_pool_run(gostx_pool *pool, size_t ntasks, void (*fn)(void *a
 
 /* = gostx_ctr_crypt(c, iv, iv_len, n, ...): s = n. */
 GOSTX_API int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
-                                 size_t iv_len, const uint8_t *in, uint8_t *out, size_t len);
+                                 size_t iv_len, const uint8_t *in, size_t len, uint8_t *out);
+/* The same on a piece of a message that starts at block first_block (in[0]
+ * is that block's first byte; the counter starts at CTR_1 + first_block):
+ * for callers that get a message in pieces, such as the OpenSSL provider. */
+GOSTX_API int gostx_ctr_crypt_mt_at(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                                    size_t iv_len, uint64_t first_block, const uint8_t *in,
+                                    size_t len, uint8_t *out);
 /* = gostx_ctr_acpkm_crypt. The ACPKM key chain is sequential: it is computed
  * one window (4 MiB of sections) ahead, by one task, while the other threads
  * encrypt the sections of the current window. GOSTX_ENOMEM never: without
  * memory for the keys it runs single-threaded. */
-GOSTX_API int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c,
-                                       size_t section_len, const uint8_t *iv, size_t iv_len,
-                                       const uint8_t *in, uint8_t *out, size_t len);
+GOSTX_API int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                                       size_t iv_len, size_t section_len, const uint8_t *in,
+                                       size_t len, uint8_t *out);
 /* = gostx_ecb_encrypt / gostx_ecb_decrypt. */
 GOSTX_API int gostx_ecb_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in,
-                                   uint8_t *out, size_t len);
+                                   size_t len, uint8_t *out);
 GOSTX_API int gostx_ecb_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in,
-                                   uint8_t *out, size_t len);
+                                   size_t len, uint8_t *out);
 /* = gostx_mgm_encrypt / gostx_mgm_decrypt. Both the keystream and the tag sum
  * are split across the threads (the sum is linear: partial sums are XORed).
  * Decryption authenticates the whole ciphertext first (in parallel) and
@@ -78,10 +84,10 @@ GOSTX_API int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, cons
  * with sectors larger than 512 bytes use gostx_xts_encrypt_disk. */
 GOSTX_API int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
                                    uint64_t first_sector, size_t sector_size, const uint8_t *in,
-                                   uint8_t *out, size_t len);
+                                   size_t len, uint8_t *out);
 GOSTX_API int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
                                    uint64_t first_sector, size_t sector_size, const uint8_t *in,
-                                   uint8_t *out, size_t len);
+                                   size_t len, uint8_t *out);
 
 /* ---- Sector batches (multi-stream) ----
  * nsectors independent messages ("sectors") of sector_len bytes each, laid
@@ -102,17 +108,17 @@ GOSTX_API int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
  * gostx_cbc_encrypt takes it. sector_len: a multiple of the block length. */
 GOSTX_API int gostx_batch_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys,
                                       size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                      const uint8_t *in, uint8_t *out, size_t sector_len,
-                                      size_t nsectors);
+                                      const uint8_t *in, size_t sector_len, size_t nsectors,
+                                      uint8_t *out);
 GOSTX_API int gostx_batch_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys,
                                       size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                      const uint8_t *in, uint8_t *out, size_t sector_len,
-                                      size_t nsectors);
+                                      const uint8_t *in, size_t sector_len, size_t nsectors,
+                                      uint8_t *out);
 /* = gostx_ctr_crypt(key, iv_i, n/2, n, ...) per sector; any sector_len. */
 GOSTX_API int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys,
                                     size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                    const uint8_t *in, uint8_t *out, size_t sector_len,
-                                    size_t nsectors);
+                                    const uint8_t *in, size_t sector_len, size_t nsectors,
+                                    uint8_t *out);
 /* = gostx_omac(key, sector_i, sector_len, tag_i, tag_len) per sector; tags:
  * nsectors * tag_len bytes. Any sector_len (0 included). */
 GOSTX_API int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
@@ -128,12 +134,12 @@ GOSTX_API int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys
  * use gostx_xts_encrypt_disk below, which counts them for you. */
 GOSTX_API int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
                                       size_t nkeys, const uint64_t *sector_nums,
-                                      uint64_t first_sector, const uint8_t *in, uint8_t *out,
-                                      size_t sector_len, size_t nsectors);
+                                      uint64_t first_sector, const uint8_t *in, size_t sector_len,
+                                      size_t nsectors, uint8_t *out);
 GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
                                       size_t nkeys, const uint64_t *sector_nums,
-                                      uint64_t first_sector, const uint8_t *in, uint8_t *out,
-                                      size_t sector_len, size_t nsectors);
+                                      uint64_t first_sector, const uint8_t *in, size_t sector_len,
+                                      size_t nsectors, uint8_t *out);
 
 /* ---- Disks: XTS sectors numbered as dm-crypt numbers them ----
  * nsectors sectors of sector_size bytes (>= 16) back to back in in / out
@@ -159,10 +165,10 @@ GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *con
 #define GOSTX_XTS_TWEAK_512 512
 GOSTX_API int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key,
                                      size_t sector_size, size_t tweak_unit, uint64_t first_sector,
-                                     const uint8_t *in, uint8_t *out, size_t nsectors);
+                                     const uint8_t *in, size_t nsectors, uint8_t *out);
 GOSTX_API int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key,
                                      size_t sector_size, size_t tweak_unit, uint64_t first_sector,
-                                     const uint8_t *in, uint8_t *out, size_t nsectors);
+                                     const uint8_t *in, size_t nsectors, uint8_t *out);
 
 #ifdef __cplusplus
 }

@@ -30,14 +30,14 @@ typedef struct gostx_kuz_key {
 
 GOSTX_API int gostx_kuz_set_key(gostx_kuz_key *k, const uint8_t key[GOSTX_KEY_LEN]);
 /* nblocks blocks of 16 bytes; in and out may be equal (in place) or unaligned. */
-GOSTX_API void gostx_kuz_encrypt_blocks(const gostx_kuz_key *k, const uint8_t *in,
-                                        uint8_t *out, size_t nblocks);
-GOSTX_API void gostx_kuz_decrypt_blocks(const gostx_kuz_key *k, const uint8_t *in,
-                                        uint8_t *out, size_t nblocks);
+GOSTX_API void gostx_kuz_encrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, size_t nblocks,
+                                        uint8_t *out);
+GOSTX_API void gostx_kuz_decrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, size_t nblocks,
+                                        uint8_t *out);
 GOSTX_API void gostx_kuz_clear(gostx_kuz_key *k);
 
 /* ---- GOST 28147-89 S-box parameter sets ---- */
-enum gostx_sbox {
+typedef enum gostx_sbox {
   GOSTX_SBOX_TC26_Z = 0,        /* id-tc26-gost-28147-param-Z (Magma's S-box) */
   GOSTX_SBOX_CRYPTOPRO_A = 1,   /* id-Gost28147-89-CryptoPro-A-ParamSet */
   GOSTX_SBOX_CRYPTOPRO_B = 2,   /* id-Gost28147-89-CryptoPro-B-ParamSet */
@@ -45,11 +45,11 @@ enum gostx_sbox {
   GOSTX_SBOX_CRYPTOPRO_D = 4,   /* id-Gost28147-89-CryptoPro-D-ParamSet */
   GOSTX_SBOX_TEST_3411_94 = 5,  /* id-GostR3411-94-TestParamSet */
   GOSTX_SBOX_COUNT
-};
+} gostx_sbox;
 /* Look up by name ("Z", "tc26-z", "cryptopro-a", "A", "test", ...); -1 if unknown. */
 GOSTX_API int gostx_sbox_by_name(const char *name);
 /* Canonical name of a parameter set ("tc26-z", "cryptopro-a", ..., "test-3411-94"). */
-GOSTX_API const char *gostx_sbox_name(int sbox);
+GOSTX_API const char *gostx_sbox_name(gostx_sbox sbox);
 
 /* ---- Magma (64-bit block, 256-bit key) and GOST 28147-89 ----
  * One Feistel core. gostx_magma_* is GOST R 34.12-2015 (S-box Z, big-endian
@@ -63,29 +63,24 @@ typedef struct gostx_magma_key {
 
 GOSTX_API int gostx_magma_set_key(gostx_magma_key *k, const uint8_t key[GOSTX_KEY_LEN]);
 GOSTX_API void gostx_magma_encrypt_blocks(const gostx_magma_key *k, const uint8_t *in,
-                                          uint8_t *out, size_t nblocks);
+                                          size_t nblocks, uint8_t *out);
 GOSTX_API void gostx_magma_decrypt_blocks(const gostx_magma_key *k, const uint8_t *in,
-                                          uint8_t *out, size_t nblocks);
+                                          size_t nblocks, uint8_t *out);
 GOSTX_API void gostx_magma_clear(gostx_magma_key *k);
 
 typedef gostx_magma_key gostx_gost89_key;
 /* sbox: enum gostx_sbox. Blocks/keys in the RFC 5830 little-endian convention. */
 GOSTX_API int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t key[GOSTX_KEY_LEN],
-                                   int sbox);
+                                   gostx_sbox sbox);
 GOSTX_API void gostx_gost89_encrypt_blocks(const gostx_gost89_key *k, const uint8_t *in,
-                                           uint8_t *out, size_t nblocks);
+                                           size_t nblocks, uint8_t *out);
 GOSTX_API void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint8_t *in,
-                                           uint8_t *out, size_t nblocks);
+                                           size_t nblocks, uint8_t *out);
 #define gostx_gost89_clear gostx_magma_clear
 
 /* ---- Generic cipher handle: what the GOST R 34.13-2015 modes take ---- */
-enum gostx_cipher_id {
-  GOSTX_CIPHER_KUZNYECHIK = 1,
-  GOSTX_CIPHER_MAGMA = 2
-};
-
 typedef struct gostx_cipher {
-  int id;           /* enum gostx_cipher_id */
+  int id;           /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
   size_t block_len; /* n/8: 16 or 8 */
   union {
     gostx_kuz_key kuz;
@@ -93,21 +88,18 @@ typedef struct gostx_cipher {
   } u;
 } gostx_cipher;
 
-GOSTX_API int gostx_cipher_init(gostx_cipher *c, int id, const uint8_t key[GOSTX_KEY_LEN]);
+GOSTX_API int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t key[GOSTX_KEY_LEN]);
 GOSTX_API size_t gostx_cipher_block_len(const gostx_cipher *c);
 GOSTX_API void gostx_cipher_encrypt_blocks(const gostx_cipher *c, const uint8_t *in,
-                                           uint8_t *out, size_t nblocks);
+                                           size_t nblocks, uint8_t *out);
 GOSTX_API void gostx_cipher_decrypt_blocks(const gostx_cipher *c, const uint8_t *in,
-                                           uint8_t *out, size_t nblocks);
+                                           size_t nblocks, uint8_t *out);
 GOSTX_API void gostx_cipher_clear(gostx_cipher *c);
-/* "kuznyechik" / "magma" -> id, or -1. */
-GOSTX_API int gostx_cipher_by_name(const char *name);
-GOSTX_API const char *gostx_cipher_name(int id);
 
-/* Sizes as functions, for bindings. */
-GOSTX_API size_t gostx_sizeof_cipher(void);
+/* sizeof of the structs above, for bindings (lib/sizes.c). */
 GOSTX_API size_t gostx_sizeof_kuz_key(void);
 GOSTX_API size_t gostx_sizeof_magma_key(void);
+GOSTX_API size_t gostx_sizeof_cipher(void);
 
 #ifdef __cplusplus
 }

@@ -38,24 +38,40 @@ extern "C" {
 /* Human-readable text for a return code; never NULL. */
 GOSTX_API const char *gostx_strerror(int err);
 
-/* Library version string, e.g. "0.1.0". */
+/* Library version string, e.g. "0.2.0". */
 GOSTX_API const char *gostx_version(void);
 
-/* Primitives with run-time-selected implementations. */
-enum gostx_primitive {
-  GOSTX_PRIM_KUZNYECHIK = 0,
-  GOSTX_PRIM_MAGMA = 1,
-  GOSTX_PRIM_STREEBOG = 2,
-  GOSTX_PRIM_MGM = 3, /* MGM's GF(2^128) / GF(2^64) multiply-accumulate */
-  GOSTX_PRIM_COUNT
-};
+/* Algorithm ids: one space for the block ciphers (what gostx_cipher_init
+ * takes) and for the primitives whose implementation is chosen at run time
+ * (what gostx_impl takes). Ids run from 1 to GOSTX_ALG_END - 1; 0 is never
+ * a valid id. The cipher ids are also the bytes the file format stores. */
+typedef enum gostx_alg {
+  GOSTX_ALG_KUZNYECHIK = 1, /* block cipher, GOST R 34.12-2015 (n = 128) */
+  GOSTX_ALG_MAGMA = 2,      /* block cipher, GOST R 34.12-2015 (n = 64) */
+  GOSTX_ALG_STREEBOG = 3,   /* hash, GOST R 34.11-2012 */
+  GOSTX_ALG_MGM = 4,        /* MGM's GF(2^128) / GF(2^64) multiply-accumulate */
+  GOSTX_ALG_END
+} gostx_alg;
 
-/* Name of the implementation chosen for a primitive ("portable", "avx2", ...).
- * The choice is made once per process; GOSTX_IMPL=name in the environment
- * forces a level (an unavailable level falls back to "portable"). */
-GOSTX_API const char *gostx_impl(int primitive);
-/* Short name of the primitive ("kuznyechik", "magma", "streebog", "mgm"), or NULL. */
-GOSTX_API const char *gostx_primitive_name(int primitive);
+/* Short name ("kuznyechik", "magma", "streebog", "mgm"), or NULL. */
+GOSTX_API const char *gostx_alg_name(gostx_alg alg);
+/* The id of a name ("kuznyechik" or "grasshopper", "magma", "streebog",
+ * "mgm"), or -1. */
+GOSTX_API int gostx_alg_by_name(const char *name);
+/* Name of the implementation chosen for alg ("portable", "avx2", ...), or
+ * "unknown". The choice is made once per process; GOSTX_IMPL=name in the
+ * environment forces a level (an unavailable level falls back to
+ * "portable"). */
+GOSTX_API const char *gostx_impl(gostx_alg alg);
+
+/* Fills buf with len bytes from the OS generator (getrandom, else
+ * /dev/urandom). 0 or GOSTX_EIO. */
+GOSTX_API int gostx_random_bytes(uint8_t *buf, size_t len);
+
+/* The implementation levels of this build's architecture, lowest first,
+ * space-separated ("portable ssse3 avx2 avx512" on x86-64, "portable neon"
+ * on AArch64): the values GOSTX_IMPL accepts besides implementation names. */
+GOSTX_API const char *gostx_levels(void);
 
 /* Space-separated list of the CPU features gostx looks at and found,
  * e.g. "sse2 ssse3 avx2 pclmul gfni avx512f avx512vbmi". */

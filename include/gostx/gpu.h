@@ -62,29 +62,27 @@ GOSTX_API int gostx_gpu_host_register(gostx_gpu *g, void *p, size_t len);
 GOSTX_API int gostx_gpu_host_unregister(gostx_gpu *g, void *p);
 
 /* ---- host buffers ---- */
-/* gostx_ctr_crypt(c, iv, iv_len, s = n, in, out, len): iv_len = n/2. */
+/* gostx_ctr_crypt(c, iv, iv_len, s = n, in, len, out): iv_len = n/2. */
 GOSTX_API int gostx_gpu_ctr_crypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv,
-                                  size_t iv_len, const uint8_t *in, uint8_t *out, size_t len);
+                                  size_t iv_len, const uint8_t *in, size_t len, uint8_t *out);
 /* gostx_ecb_encrypt / gostx_ecb_decrypt: len a multiple of n. */
 GOSTX_API int gostx_gpu_ecb_encrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in,
-                                    uint8_t *out, size_t len);
+                                    size_t len, uint8_t *out);
 GOSTX_API int gostx_gpu_ecb_decrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in,
-                                    uint8_t *out, size_t len);
+                                    size_t len, uint8_t *out);
 /* Kuznyechik-XTS over consecutive sectors: sector i of the buffer (bytes
  * [i sector_len, (i + 1) sector_len)) is gostx_xts_encrypt_sector(x,
  * sector0 + i, ...). sector_len a positive multiple of 16 (no ciphertext
  * stealing here), len a multiple of sector_len. */
 GOSTX_API int gostx_gpu_xts_encrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                                    size_t sector_len, const uint8_t *in, uint8_t *out,
-                                    size_t len);
+                                    size_t sector_len, const uint8_t *in, size_t len, uint8_t *out);
 GOSTX_API int gostx_gpu_xts_decrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                                    size_t sector_len, const uint8_t *in, uint8_t *out,
-                                    size_t len);
+                                    size_t sector_len, const uint8_t *in, size_t len, uint8_t *out);
 /* gostx_gost89_cnt(key, sbox, iv, meshing = 0, in, out, len) with the key
  * already expanded (gostx_gost89_set_key). Key meshing is sequential by
  * nature and is not offered here. */
 GOSTX_API int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
-                                   const uint8_t *in, uint8_t *out, size_t len);
+                                   const uint8_t *in, size_t len, uint8_t *out);
 
 /* ---- many streams, each with its own key and IV ----
  * The GPU form of gostx_batch_ctr_crypt (bulk.h): nsectors streams of
@@ -97,14 +95,14 @@ GOSTX_API int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, cons
  * per call and wiped on the device and in the pinned buffer afterwards. */
 GOSTX_API int gostx_gpu_batch_ctr_crypt(gostx_gpu *g, const gostx_cipher *const *keys,
                                         size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                        const uint8_t *in, uint8_t *out, size_t sector_len,
-                                        size_t nsectors);
+                                        const uint8_t *in, size_t sector_len, size_t nsectors,
+                                        uint8_t *out);
 /* GOST 28147-89 CNT per stream: stream i equals gostx_gost89_cnt with
  * keys[i] (expanded), IV ivs + 8 i, no key meshing. All keys must use the
  * same S-box set; sector_len a positive multiple of 8. */
 GOSTX_API int gostx_gpu_batch_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *const *keys,
                                          size_t nkeys, const uint8_t *ivs, const uint8_t *in,
-                                         uint8_t *out, size_t sector_len, size_t nsectors);
+                                         size_t sector_len, size_t nsectors, uint8_t *out);
 
 /* ---- GPU and CPU together ----
  * gostx_ctr_crypt(c, iv, n/2, s = n, ...) over one buffer, the first
@@ -114,7 +112,7 @@ GOSTX_API int gostx_gpu_batch_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *c
  * machine (`gostx bench --gpu` prints the split it measured). */
 GOSTX_API int gostx_gpu_ctr_crypt_split(gostx_gpu *g, gostx_pool *pool, double gpu_share,
                                         const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                                        const uint8_t *in, uint8_t *out, size_t len);
+                                        const uint8_t *in, size_t len, uint8_t *out);
 
 /* ---- data already in device memory ----
  * Same operations on device buffers (4-byte aligned addresses), on the
@@ -125,32 +123,31 @@ GOSTX_API void gostx_gpu_free(gostx_gpu *g, gostx_gpu_ptr p);
 GOSTX_API int gostx_gpu_upload(gostx_gpu *g, gostx_gpu_ptr dst, const void *src, size_t len);
 GOSTX_API int gostx_gpu_download(gostx_gpu *g, void *dst, gostx_gpu_ptr src, size_t len);
 GOSTX_API int gostx_gpu_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv,
-                                      size_t iv_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
-                                      size_t len);
+                                      size_t iv_len, gostx_gpu_ptr in, size_t len,
+                                      gostx_gpu_ptr out);
 GOSTX_API int gostx_gpu_ecb_encrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in,
-                                        gostx_gpu_ptr out, size_t len);
+                                        size_t len, gostx_gpu_ptr out);
 GOSTX_API int gostx_gpu_ecb_decrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in,
-                                        gostx_gpu_ptr out, size_t len);
+                                        size_t len, gostx_gpu_ptr out);
 /* XTS on device data uses len + 16 * (len / sector_len) bytes of device
  * scratch, which the handle allocates as needed and keeps until close. */
 GOSTX_API int gostx_gpu_xts_encrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                                        size_t sector_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
-                                        size_t len);
+                                        size_t sector_len, gostx_gpu_ptr in, size_t len,
+                                        gostx_gpu_ptr out);
 GOSTX_API int gostx_gpu_xts_decrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                                        size_t sector_len, gostx_gpu_ptr in, gostx_gpu_ptr out,
-                                        size_t len);
+                                        size_t sector_len, gostx_gpu_ptr in, size_t len,
+                                        gostx_gpu_ptr out);
 GOSTX_API int gostx_gpu_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *k,
-                                       const uint8_t iv[8], gostx_gpu_ptr in, gostx_gpu_ptr out,
-                                       size_t len);
+                                       const uint8_t iv[8], gostx_gpu_ptr in, size_t len,
+                                       gostx_gpu_ptr out);
 
 GOSTX_API int gostx_gpu_batch_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *const *keys,
                                             size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                            gostx_gpu_ptr in, gostx_gpu_ptr out,
-                                            size_t sector_len, size_t nsectors);
+                                            gostx_gpu_ptr in, size_t sector_len, size_t nsectors,
+                                            gostx_gpu_ptr out);
 GOSTX_API int gostx_gpu_batch_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *const *keys,
                                              size_t nkeys, const uint8_t *ivs, gostx_gpu_ptr in,
-                                             gostx_gpu_ptr out, size_t sector_len,
-                                             size_t nsectors);
+                                             size_t sector_len, size_t nsectors, gostx_gpu_ptr out);
 
 /* ---- for benchmarks ---- */
 /* Seconds the GPU spent on the kernels of the last call on this handle

@@ -31,7 +31,6 @@ GOSTX_API int gostx_streebog_update(gostx_streebog_ctx *ctx, const void *data, s
 GOSTX_API int gostx_streebog_final(gostx_streebog_ctx *ctx, uint8_t *digest);
 GOSTX_API int gostx_streebog(size_t digest_len, const void *data, size_t len, uint8_t *digest);
 GOSTX_API void gostx_streebog_clear(gostx_streebog_ctx *ctx);
-GOSTX_API size_t gostx_sizeof_streebog_ctx(void);
 
 typedef struct gostx_hmac_ctx {
   gostx_streebog_ctx inner, outer;
@@ -45,6 +44,9 @@ GOSTX_API int gostx_hmac_final(gostx_hmac_ctx *ctx, uint8_t *mac);
 GOSTX_API void gostx_hmac_clear(gostx_hmac_ctx *ctx);
 GOSTX_API int gostx_hmac(size_t digest_len, const uint8_t *key, size_t key_len, const void *data,
                          size_t len, uint8_t *mac);
+
+/* sizeof of the structs above, for bindings (lib/sizes.c). */
+GOSTX_API size_t gostx_sizeof_streebog_ctx(void);
 GOSTX_API size_t gostx_sizeof_hmac_ctx(void);
 
 #ifdef __cplusplus

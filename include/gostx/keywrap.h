@@ -10,18 +10,17 @@
 extern "C" {
 #endif
 
-/* cipher_id: enum gostx_cipher_id. iv: n/2 bytes (GOSTX_ELEN otherwise).
+/* enc, mac: the two keys (K_exp_enc, K_exp_mac) as ciphers of the same
+ * algorithm (GOSTX_EINVAL otherwise). iv: n/2 bytes (GOSTX_ELEN otherwise).
  * key_len >= 1 (usually 32). out receives key_len + n bytes (encrypted key ||
  * encrypted MAC); *out_len is set. out may equal key. */
-GOSTX_API int gostx_kexp15(int cipher_id, const uint8_t key_enc[GOSTX_KEY_LEN],
-                           const uint8_t key_mac[GOSTX_KEY_LEN], const uint8_t *iv,
+GOSTX_API int gostx_kexp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv,
                            size_t iv_len, const uint8_t *key, size_t key_len, uint8_t *out,
                            size_t *out_len);
 /* Inverse: in_len = key_len + n > n; key receives in_len - n bytes and
  * *key_len is set. The MAC is compared in constant time; GOSTX_EAUTH (and
  * nothing written to key or *key_len) when it is wrong. */
-GOSTX_API int gostx_kimp15(int cipher_id, const uint8_t key_enc[GOSTX_KEY_LEN],
-                           const uint8_t key_mac[GOSTX_KEY_LEN], const uint8_t *iv,
+GOSTX_API int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv,
                            size_t iv_len, const uint8_t *in, size_t in_len, uint8_t *key,
                            size_t *key_len);
 

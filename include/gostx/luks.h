@@ -160,6 +160,10 @@ GOSTX_API int gostx_luks_af_split(const uint8_t *key, size_t key_len, uint32_t s
 GOSTX_API int gostx_luks_af_merge(const uint8_t *in, size_t key_len, uint32_t stripes,
                                   uint8_t *key);
 
+/* sizeof of the structs above, for bindings (lib/sizes.c). */
+GOSTX_API size_t gostx_sizeof_luks(void);
+GOSTX_API size_t gostx_sizeof_luks_header(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -53,16 +53,19 @@ GOSTX_API void gostx_xts_clear(gostx_xts_key *x);
  * 128-bit number (IEEE 1619). out may equal in. The full-block results match
  * VeraCrypt's Kuznyechik XTS self-test (tests/test_xts.c). */
 GOSTX_API int gostx_xts_encrypt(const gostx_xts_key *x, const uint8_t tweak[16],
-                                const uint8_t *in, uint8_t *out, size_t len);
+                                const uint8_t *in, size_t len, uint8_t *out);
 GOSTX_API int gostx_xts_decrypt(const gostx_xts_key *x, const uint8_t tweak[16],
-                                const uint8_t *in, uint8_t *out, size_t len);
+                                const uint8_t *in, size_t len, uint8_t *out);
 /* Same with tweak = sector number as a 16-byte little-endian integer
  * (plain64). The number is the tweak number: for dm-crypt plain64 / LUKS
  * with sectors larger than 512 bytes pass the offset in 512-byte units. */
-GOSTX_API int gostx_xts_encrypt_sector(const gostx_xts_key *x, uint64_t sector,
-                                       const uint8_t *in, uint8_t *out, size_t len);
-GOSTX_API int gostx_xts_decrypt_sector(const gostx_xts_key *x, uint64_t sector,
-                                       const uint8_t *in, uint8_t *out, size_t len);
+GOSTX_API int gostx_xts_encrypt_sector(const gostx_xts_key *x, uint64_t sector, const uint8_t *in,
+                                       size_t len, uint8_t *out);
+GOSTX_API int gostx_xts_decrypt_sector(const gostx_xts_key *x, uint64_t sector, const uint8_t *in,
+                                       size_t len, uint8_t *out);
+
+/* sizeof of the structs above, for bindings (lib/sizes.c). */
+GOSTX_API size_t gostx_sizeof_xts_key(void);
 
 #ifdef __cplusplus
 }

@@ -340,8 +340,8 @@ static int gostx_can_extents(nbdkit_next *next, void *handle) {
 static int xts_sectors(int decrypt, uint64_t s0, const uint8_t *in, uint8_t *out, uint64_t n) {
   const size_t unit = iv_large_sectors ? sector_size : GOSTX_XTS_TWEAK_512;
   gostx_pool *p = n * sector_size >= POOL_MIN_BYTES ? pool : NULL;
-  int rc = decrypt ? gostx_xts_decrypt_disk(p, &xts_key, sector_size, unit, s0, in, out, n)
-                   : gostx_xts_encrypt_disk(p, &xts_key, sector_size, unit, s0, in, out, n);
+  int rc = decrypt ? gostx_xts_decrypt_disk(p, &xts_key, sector_size, unit, s0, in, n, out)
+                   : gostx_xts_encrypt_disk(p, &xts_key, sector_size, unit, s0, in, n, out);
   return rc == GOSTX_OK ? 0 : rc == GOSTX_ENOMEM ? ENOMEM : EIO;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "bulk_internal.h"
+#include "gostx/batch.h"
 #include "modes/modes_internal.h"
 
 #define BATCH_LANES_MAX 256 /* sectors interleaved per group, at most */
@@ -69,11 +70,11 @@ static void lanes_crypt(const struct lanes *L, int dec, const uint8_t *in, uint8
       else gostx__kuz_mk_encrypt(L->mk, in + 16 * o, out + 16 * o);
     }
   } else if (L->c) {
-    if (dec) gostx_cipher_decrypt_blocks(L->c, in, out, m);
-    else gostx_cipher_encrypt_blocks(L->c, in, out, m);
+    if (dec) gostx_cipher_decrypt_blocks(L->c, in, m, out);
+    else gostx_cipher_encrypt_blocks(L->c, in, m, out);
   } else {
-    if (dec) gostx_kuz_decrypt_blocks(L->k, in, out, m);
-    else gostx_kuz_encrypt_blocks(L->k, in, out, m);
+    if (dec) gostx_kuz_decrypt_blocks(L->k, in, m, out);
+    else gostx_kuz_encrypt_blocks(L->k, in, m, out);
   }
 }
 
@@ -119,8 +120,8 @@ static void cbc_dec_group(const struct batch *b, const struct lanes *L, const si
   if (per == 0) {
     for (size_t k = 0; k < g; k++) {
       const size_t s = idx[k];
-      gostx_cbc_decrypt(L->c, b->ivs + s * b->iv_len, b->iv_len, b->in + s * b->sl,
-                        b->out + s * b->sl, b->sl);
+      gostx_cbc_decrypt(L->c, b->ivs + s * b->iv_len, b->iv_len, b->in + s * b->sl, b->sl,
+                        b->out + s * b->sl);
     }
     return;
   }
@@ -384,7 +385,7 @@ static void batch_task(void *arg, size_t t) {
    * every call. The same bytes; for implementations without an mk path,
    * the same calls. */
   if ((b->op == OP_CBC_ENC || b->op == OP_OMAC) &&
-      ((const gostx_cipher *)key)->id == GOSTX_CIPHER_KUZNYECHIK) {
+      ((const gostx_cipher *)key)->id == GOSTX_ALG_KUZNYECHIK) {
     mk_task(b, idx, g);
     return;
   }
@@ -414,7 +415,7 @@ static int keyed_cmp(const void *pa, const void *pb) {
  * Kuznyechik), BATCH_LANES_DEF for the others. */
 static size_t batch_lanes(const struct batch *b) {
   const int xts = b->op == OP_XTS_ENC || b->op == OP_XTS_DEC;
-  if (xts || ((const gostx_cipher *)b->keys[0])->id == GOSTX_CIPHER_KUZNYECHIK) {
+  if (xts || ((const gostx_cipher *)b->keys[0])->id == GOSTX_ALG_KUZNYECHIK) {
     size_t l = gostx__dispatch()->kuz->batch;
     if (l == 0) l = BATCH_LANES_DEF;
     return l > BATCH_LANES_MAX ? BATCH_LANES_MAX : l;
@@ -456,7 +457,7 @@ static int make_groups(struct batch *b) {
   for (size_t i = 0, j; i < ns; i = j) {
     for (j = i + 1; j < ns && kv[j].key == kv[i].key;) j++;
     const int kuz = mk_ok && (xts || ((const gostx_cipher *)b->keys[kv[i].i])->id ==
-                                         GOSTX_CIPHER_KUZNYECHIK);
+                                         GOSTX_ALG_KUZNYECHIK);
     for (size_t p = i; p < j; p += lanes) {
       const size_t q = j - p < lanes ? j - p : lanes;
       if (kuz && q < lanes / 2) {
@@ -523,6 +524,34 @@ static int check_common(const void *const *keys, size_t nkeys, const uint8_t *in
   return GOSTX_OK;
 }
 
+/* A key per sector, every key Magma: the stream batches' multi-key Magma
+ * core (lib/bulk/streams.c) instead of a one-key group per sector. The
+ * arguments are checked already; the bytes are the same. */
+static int all_magma(const gostx_cipher *const *keys, size_t nkeys) {
+  for (size_t i = 0; i < nkeys; i++)
+    if (keys[i]->id != GOSTX_ALG_MAGMA) return 0;
+  return nkeys > 1;
+}
+
+static int via_streams(gostx_pool *pool, gostx_batch_op op, const gostx_cipher *const *keys,
+                       const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
+                       size_t sl, size_t ns, uint8_t *tags, size_t tag_len) {
+  gostx_stream *st = calloc(ns, sizeof *st);
+  if (!st) return GOSTX_ENOMEM;
+  for (size_t i = 0; i < ns; i++) {
+    st[i].key = keys[i];
+    st[i].iv = ivs ? ivs + i * iv_len : NULL;
+    st[i].in = in ? in + i * sl : NULL;
+    st[i].len = sl;
+    st[i].out = out ? out + i * sl : NULL;
+    st[i].tag = tags ? tags + i * tag_len : NULL;
+  }
+  const gostx_batch_params p = {op == GOSTX_BATCH_CTR ? 0 : iv_len, tag_len, 0, 0, 0};
+  int rc = gostx_batch_streams(pool, op, &p, st, ns);
+  free(st);
+  return rc;
+}
+
 static int cbc_batch(gostx_pool *pool, int op, const gostx_cipher *const *keys, size_t nkeys,
                      const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
                      size_t sl, size_t ns) {
@@ -536,26 +565,29 @@ static int cbc_batch(gostx_pool *pool, int op, const gostx_cipher *const *keys, 
   }
   if (ns && !ivs) return GOSTX_EINVAL;
   if (sl == 0) return GOSTX_OK;
+  if (all_magma(keys, nkeys))
+    return via_streams(pool, op == OP_CBC_ENC ? GOSTX_BATCH_CBC_ENCRYPT : GOSTX_BATCH_CBC_DECRYPT,
+                       keys, ivs, iv_len, in, out, sl, ns, NULL, 0);
   struct batch b = {op, (const void *const *)keys, nkeys, ivs, iv_len, NULL, 0, 1, in, out, sl,
                     ns, NULL, 0, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
 }
 
 int gostx_batch_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                            const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
-                            size_t sector_len, size_t nsectors) {
+                            const uint8_t *ivs, size_t iv_len, const uint8_t *in,
+                            size_t sector_len, size_t nsectors, uint8_t *out) {
   return cbc_batch(pool, OP_CBC_ENC, keys, nkeys, ivs, iv_len, in, out, sector_len, nsectors);
 }
 
 int gostx_batch_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                            const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
-                            size_t sector_len, size_t nsectors) {
+                            const uint8_t *ivs, size_t iv_len, const uint8_t *in,
+                            size_t sector_len, size_t nsectors, uint8_t *out) {
   return cbc_batch(pool, OP_CBC_DEC, keys, nkeys, ivs, iv_len, in, out, sector_len, nsectors);
 }
 
 int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                          const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
-                          size_t sector_len, size_t nsectors) {
+                          const uint8_t *ivs, size_t iv_len, const uint8_t *in, size_t sector_len,
+                          size_t nsectors, uint8_t *out) {
   int rc = check_common((const void *const *)keys, nkeys, in, out, sector_len, nsectors, 1);
   if (rc) return rc;
   for (size_t i = 0; i < nkeys; i++) {
@@ -564,6 +596,9 @@ int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys, siz
   }
   if (nsectors && !ivs) return GOSTX_EINVAL;
   if (sector_len == 0) return GOSTX_OK;
+  if (all_magma(keys, nkeys))
+    return via_streams(pool, GOSTX_BATCH_CTR, keys, ivs, iv_len, in, out, sector_len, nsectors,
+                       NULL, 0);
   struct batch b = {OP_CTR, (const void *const *)keys, nkeys, ivs, iv_len, NULL, 0, 1, in,
                     out, sector_len, nsectors, NULL, 0, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
@@ -579,6 +614,9 @@ int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t n
     if (tag_len == 0 || tag_len > keys[i]->block_len) return GOSTX_ELEN;
   }
   if (nsectors && !tags) return GOSTX_EINVAL;
+  if (all_magma(keys, nkeys))
+    return via_streams(pool, GOSTX_BATCH_OMAC, keys, NULL, 0, in, NULL, sector_len, nsectors,
+                       tags, tag_len);
   struct batch b = {OP_OMAC, (const void *const *)keys, nkeys, NULL, 0, NULL, 0, 1, in,
                     NULL, sector_len, nsectors, tags, tag_len, 0, 0, NULL, NULL};
   return batch_run(pool, &b);
@@ -597,14 +635,14 @@ static int xts_batch(gostx_pool *pool, int op, const gostx_xts_key *const *keys,
 
 int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector, const uint8_t *in,
-                            uint8_t *out, size_t sector_len, size_t nsectors) {
+                            size_t sector_len, size_t nsectors, uint8_t *out) {
   return xts_batch(pool, OP_XTS_ENC, keys, nkeys, sector_nums, first_sector, 1, in, out,
                    sector_len, nsectors);
 }
 
 int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector, const uint8_t *in,
-                            uint8_t *out, size_t sector_len, size_t nsectors) {
+                            size_t sector_len, size_t nsectors, uint8_t *out) {
   return xts_batch(pool, OP_XTS_DEC, keys, nkeys, sector_nums, first_sector, 1, in, out,
                    sector_len, nsectors);
 }
@@ -621,14 +659,14 @@ static int xts_disk(gostx_pool *pool, int op, const gostx_xts_key *key, size_t s
 
 int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key, size_t sector_size,
                            size_t tweak_unit, uint64_t first_sector, const uint8_t *in,
-                           uint8_t *out, size_t nsectors) {
+                           size_t nsectors, uint8_t *out) {
   return xts_disk(pool, OP_XTS_ENC, key, sector_size, tweak_unit, first_sector, in, out,
                   nsectors);
 }
 
 int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key, size_t sector_size,
                            size_t tweak_unit, uint64_t first_sector, const uint8_t *in,
-                           uint8_t *out, size_t nsectors) {
+                           size_t nsectors, uint8_t *out) {
   return xts_disk(pool, OP_XTS_DEC, key, sector_size, tweak_unit, first_sector, in, out,
                   nsectors);
 }

@@ -10,11 +10,11 @@
  * commutative), the lengths block is added and E(sum) is the tag. Decryption
  * makes two parallel passes: the tag over the ciphertext first, then, only
  * when it matches, the keystream. The per-range work runs the single-threaded
- * core (gostx__mgm_blocks in lib/modes/mgm.c). */
+ * core (gostx__mgm_blocks in lib/mgm/mgm.c). */
 #include <stdlib.h>
 
 #include "bulk_internal.h"
-#include "modes/mgm_internal.h"
+#include "mgm/mgm_internal.h"
 
 enum { MGM_ENCRYPT, MGM_HASH_CT, MGM_DECRYPT_CT };
 
@@ -147,7 +147,7 @@ static void mgm_final(struct mgm_job *j, uint8_t *sum, uint8_t *full) {
   memset(y, 0, n);
   mgm_jump(z, j->z1, n, 0, j->a_blocks + j->c_blocks);
   gostx__mgm_blocks(j->c, 0, y, z, sum, lens, NULL, 1, 0, 1);
-  gostx_cipher_encrypt_blocks(j->c, sum, full, 1);
+  gostx_cipher_encrypt_blocks(j->c, sum, 1, full);
   gostx_memzero(z, sizeof z);
 }
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "gostx/aead.h"
-#include "gostx/container.h"
+#include "gostx/file.h"
 #include "gostx/kdf.h"
 #include "internal.h"
 
@@ -43,92 +43,61 @@
 #define BATCH_PER_THREAD 16
 #define BATCH_BYTES_SOFT ((size_t)64 << 20)
 
-static const uint8_t magic[GOSTX_CT_MAGIC_LEN] = {'G', 'O', 'S', 'T', 'X', 0};
+static const uint8_t magic[GOSTX_FILE_MAGIC_LEN] = {'G', 'O', 'S', 'T', 'X', 0};
 static const char label_check[] = "gostx header check";
 static const char label_file[] = "gostx file key";
 static const char label_magma[] = "gostx magma chunk";
 
-/* ---- randomness ---- */
-
-int gostx_random_bytes(uint8_t *buf, size_t len) {
-  if (!buf && len) return GOSTX_EINVAL;
-  size_t done = 0;
-  while (done < len) {
-    ssize_t r = getrandom(buf + done, len - done, 0);
-    if (r > 0) {
-      done += (size_t)r;
-      continue;
-    }
-    if (r < 0 && errno == EINTR) continue;
-    break; /* ENOSYS (old kernel) or other: fall back */
-  }
-  if (done == len) return GOSTX_OK;
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return GOSTX_EIO;
-  while (done < len) {
-    ssize_t r = read(fd, buf + done, len - done);
-    if (r > 0) {
-      done += (size_t)r;
-    } else if (!(r < 0 && errno == EINTR)) {
-      close(fd);
-      gostx_memzero(buf, len);
-      return GOSTX_EIO;
-    }
-  }
-  close(fd);
-  return GOSTX_OK;
-}
-
 /* ---- header ---- */
 
-size_t gostx_ct_tag_len(int alg) {
-  if (alg == GOSTX_CIPHER_KUZNYECHIK) return GOSTX_KUZ_BLOCK_LEN;
-  if (alg == GOSTX_CIPHER_MAGMA) return GOSTX_MAGMA_BLOCK_LEN;
+size_t gostx_file_tag_len(int alg) {
+  if (alg == GOSTX_ALG_KUZNYECHIK) return GOSTX_KUZ_BLOCK_LEN;
+  if (alg == GOSTX_ALG_MAGMA) return GOSTX_MAGMA_BLOCK_LEN;
   return 0;
 }
 
 /* The shared field checks; NULL when valid. */
-static const char *header_fields_invalid(const gostx_ct_header *h) {
-  if (h->version != GOSTX_CT_VERSION) return "unsupported format version";
-  if (h->alg != GOSTX_CIPHER_KUZNYECHIK && h->alg != GOSTX_CIPHER_MAGMA)
+static const char *header_fields_invalid(const gostx_file_header *h) {
+  if (h->version != GOSTX_FILE_VERSION) return "unsupported format version";
+  if (h->alg != GOSTX_ALG_KUZNYECHIK && h->alg != GOSTX_ALG_MAGMA)
     return "unknown algorithm";
-  if (h->kdf != GOSTX_CT_KDF_RAW && h->kdf != GOSTX_CT_KDF_PBKDF2)
+  if (h->kdf != GOSTX_FILE_KDF_RAW && h->kdf != GOSTX_FILE_KDF_PBKDF2)
     return "unknown key derivation function";
-  if (h->chunk_size < GOSTX_CT_CHUNK_MIN || h->chunk_size > GOSTX_CT_CHUNK_MAX)
+  if (h->chunk_size < GOSTX_FILE_CHUNK_MIN || h->chunk_size > GOSTX_FILE_CHUNK_MAX)
     return "chunk size out of range (1 KiB to 64 MiB)";
-  if (h->kdf == GOSTX_CT_KDF_RAW && h->iterations != 0)
+  if (h->kdf == GOSTX_FILE_KDF_RAW && h->iterations != 0)
     return "iteration count must be 0 with a key file";
-  if (h->kdf == GOSTX_CT_KDF_PBKDF2 &&
-      (h->iterations < GOSTX_CT_ITER_MIN || h->iterations > GOSTX_CT_ITER_MAX))
+  if (h->kdf == GOSTX_FILE_KDF_PBKDF2 &&
+      (h->iterations < GOSTX_FILE_ITER_MIN || h->iterations > GOSTX_FILE_ITER_MAX))
     return "PBKDF2 iteration count out of range (1 to 2^24)";
   return NULL;
 }
 
-int gostx_ct_header_encode(const gostx_ct_header *h, uint8_t out[GOSTX_CT_HEADER_LEN]) {
+int gostx_file_header_encode(const gostx_file_header *h, uint8_t out[GOSTX_FILE_HEADER_LEN]) {
   if (!h || !out) return GOSTX_EINVAL;
   if (header_fields_invalid(h)) return GOSTX_EINVAL;
-  memcpy(out, magic, GOSTX_CT_MAGIC_LEN);
+  memcpy(out, magic, GOSTX_FILE_MAGIC_LEN);
   out[OFF_VERSION] = (uint8_t)h->version;
   out[OFF_ALG] = (uint8_t)h->alg;
   out[OFF_KDF] = (uint8_t)h->kdf;
   out[OFF_RESERVED] = out[OFF_RESERVED + 1] = out[OFF_RESERVED + 2] = 0;
   gostx_store32_be(out + OFF_CHUNK, h->chunk_size);
   gostx_store32_be(out + OFF_ITER, h->iterations);
-  memcpy(out + OFF_SALT, h->salt, GOSTX_CT_SALT_LEN);
-  memcpy(out + OFF_CHECK, h->check, GOSTX_CT_CHECK_LEN);
+  memcpy(out + OFF_SALT, h->salt, GOSTX_FILE_SALT_LEN);
+  memcpy(out + OFF_CHECK, h->check, GOSTX_FILE_CHECK_LEN);
   return GOSTX_OK;
 }
 
-int gostx_ct_header_parse(gostx_ct_header *h, const uint8_t *in, size_t len, const char **reason) {
+int gostx_file_header_parse(gostx_file_header *h, const uint8_t *in, size_t len, const char **reason) {
   const char *why = NULL;
   if (!h || (!in && len)) return GOSTX_EINVAL;
   memset(h, 0, sizeof *h);
-  size_t m = len < GOSTX_CT_MAGIC_LEN ? len : GOSTX_CT_MAGIC_LEN;
+  size_t m = len < GOSTX_FILE_MAGIC_LEN ? len : GOSTX_FILE_MAGIC_LEN;
   if (len == 0) {
     why = "empty input: not a gostx file";
   } else if (memcmp(in, magic, m) != 0) {
     why = "not a gostx file (bad magic)";
-  } else if (len < GOSTX_CT_HEADER_LEN) {
+  } else if (len < GOSTX_FILE_HEADER_LEN) {
     why = "truncated file: incomplete header";
   } else {
     h->version = in[OFF_VERSION];
@@ -136,8 +105,8 @@ int gostx_ct_header_parse(gostx_ct_header *h, const uint8_t *in, size_t len, con
     h->kdf = in[OFF_KDF];
     h->chunk_size = gostx_load32_be(in + OFF_CHUNK);
     h->iterations = gostx_load32_be(in + OFF_ITER);
-    memcpy(h->salt, in + OFF_SALT, GOSTX_CT_SALT_LEN);
-    memcpy(h->check, in + OFF_CHECK, GOSTX_CT_CHECK_LEN);
+    memcpy(h->salt, in + OFF_SALT, GOSTX_FILE_SALT_LEN);
+    memcpy(h->check, in + OFF_CHECK, GOSTX_FILE_CHECK_LEN);
     why = header_fields_invalid(h);
     if (!why && (in[OFF_RESERVED] | in[OFF_RESERVED + 1] | in[OFF_RESERVED + 2]))
       why = "reserved header bytes are not zero";
@@ -154,16 +123,16 @@ int gostx_ct_header_parse(gostx_ct_header *h, const uint8_t *in, size_t len, con
 
 /* Derives master -> check value and file key from the header bytes already in
  * ct->header (check bytes excluded), and sets up the cipher. */
-static int derive(gostx_ct *ct, const uint8_t *secret, size_t secret_len, uint8_t check[32]) {
+static int derive(gostx_file *ct, const uint8_t *secret, size_t secret_len, uint8_t check[32]) {
   uint8_t master[GOSTX_KEY_LEN];
   int rc;
-  if (ct->h.kdf == GOSTX_CT_KDF_RAW) {
+  if (ct->h.kdf == GOSTX_FILE_KDF_RAW) {
     if (!secret || secret_len != GOSTX_KEY_LEN) return GOSTX_EINVAL;
     memcpy(master, secret, GOSTX_KEY_LEN);
     rc = GOSTX_OK;
   } else {
     if (!secret || secret_len == 0 || secret_len > 1024) return GOSTX_EINVAL;
-    rc = gostx_pbkdf2_streebog512(secret, secret_len, ct->h.salt, GOSTX_CT_SALT_LEN,
+    rc = gostx_pbkdf2_streebog512(secret, secret_len, ct->h.salt, GOSTX_FILE_SALT_LEN,
                                   ct->h.iterations, master, sizeof master);
   }
   if (rc == GOSTX_OK)
@@ -171,86 +140,86 @@ static int derive(gostx_ct *ct, const uint8_t *secret, size_t secret_len, uint8_
                       ct->header, OFF_CHECK, check);
   if (rc == GOSTX_OK)
     rc = gostx_kdf256(master, sizeof master, (const uint8_t *)label_file, sizeof label_file - 1,
-                      ct->h.salt, GOSTX_CT_SALT_LEN, ct->file_key);
-  if (rc == GOSTX_OK && ct->h.alg == GOSTX_CIPHER_KUZNYECHIK)
-    rc = gostx_cipher_init(&ct->c, GOSTX_CIPHER_KUZNYECHIK, ct->file_key);
-  ct->tag_len = gostx_ct_tag_len(ct->h.alg);
+                      ct->h.salt, GOSTX_FILE_SALT_LEN, ct->file_key);
+  if (rc == GOSTX_OK && ct->h.alg == GOSTX_ALG_KUZNYECHIK)
+    rc = gostx_cipher_init(&ct->c, GOSTX_ALG_KUZNYECHIK, ct->file_key);
+  ct->tag_len = gostx_file_tag_len(ct->h.alg);
   gostx_memzero(master, sizeof master);
   return rc;
 }
 
-void gostx_ct_clear(gostx_ct *ct) {
+void gostx_file_clear(gostx_file *ct) {
   if (ct) gostx_memzero(ct, sizeof *ct);
 }
 
-int gostx_ct_init_encrypt(gostx_ct *ct, int alg, int kdf, uint32_t chunk_size,
+int gostx_file_init_encrypt(gostx_file *ct, int alg, int kdf, uint32_t chunk_size,
                           uint32_t iterations, const uint8_t *secret, size_t secret_len,
                           const uint8_t *salt) {
   if (!ct) return GOSTX_EINVAL;
   memset(ct, 0, sizeof *ct);
-  ct->h.version = GOSTX_CT_VERSION;
+  ct->h.version = GOSTX_FILE_VERSION;
   ct->h.alg = alg;
   ct->h.kdf = kdf;
   ct->h.chunk_size = chunk_size;
-  ct->h.iterations = kdf == GOSTX_CT_KDF_RAW ? 0 : iterations;
+  ct->h.iterations = kdf == GOSTX_FILE_KDF_RAW ? 0 : iterations;
   int rc;
   if (salt) {
-    memcpy(ct->h.salt, salt, GOSTX_CT_SALT_LEN);
+    memcpy(ct->h.salt, salt, GOSTX_FILE_SALT_LEN);
     rc = GOSTX_OK;
   } else {
-    rc = gostx_random_bytes(ct->h.salt, GOSTX_CT_SALT_LEN);
+    rc = gostx_random_bytes(ct->h.salt, GOSTX_FILE_SALT_LEN);
   }
-  if (rc == GOSTX_OK) rc = gostx_ct_header_encode(&ct->h, ct->header);
+  if (rc == GOSTX_OK) rc = gostx_file_header_encode(&ct->h, ct->header);
   if (rc == GOSTX_OK) rc = derive(ct, secret, secret_len, ct->h.check);
-  if (rc == GOSTX_OK) memcpy(ct->header + OFF_CHECK, ct->h.check, GOSTX_CT_CHECK_LEN);
-  if (rc != GOSTX_OK) gostx_ct_clear(ct);
+  if (rc == GOSTX_OK) memcpy(ct->header + OFF_CHECK, ct->h.check, GOSTX_FILE_CHECK_LEN);
+  if (rc != GOSTX_OK) gostx_file_clear(ct);
   return rc;
 }
 
-int gostx_ct_init_decrypt_limit(gostx_ct *ct, const uint8_t *header, size_t len,
+int gostx_file_init_decrypt_limit(gostx_file *ct, const uint8_t *header, size_t len,
                                 const uint8_t *secret, size_t secret_len, uint32_t max_iterations,
                                 const char **reason) {
   if (reason) *reason = NULL;
   if (!ct) return GOSTX_EINVAL;
   memset(ct, 0, sizeof *ct);
-  int rc = gostx_ct_header_parse(&ct->h, header, len, reason);
+  int rc = gostx_file_header_parse(&ct->h, header, len, reason);
   if (rc != GOSTX_OK) return rc;
   if (max_iterations && ct->h.iterations > max_iterations) {
-    gostx_ct_clear(ct);
+    gostx_file_clear(ct);
     if (reason) *reason = "PBKDF2 iteration count above this reader's limit";
     return GOSTX_EFORMAT;
   }
-  memcpy(ct->header, header, GOSTX_CT_HEADER_LEN);
-  uint8_t check[GOSTX_CT_CHECK_LEN];
+  memcpy(ct->header, header, GOSTX_FILE_HEADER_LEN);
+  uint8_t check[GOSTX_FILE_CHECK_LEN];
   rc = derive(ct, secret, secret_len, check);
-  if (rc == GOSTX_OK && gostx_memeq_ct(check, ct->h.check, GOSTX_CT_CHECK_LEN) != 0) {
+  if (rc == GOSTX_OK && gostx_memeq_ct(check, ct->h.check, GOSTX_FILE_CHECK_LEN) != 0) {
     rc = GOSTX_EAUTH;
     if (reason) *reason = "wrong key or passphrase (or the header was modified)";
   }
   gostx_memzero(check, sizeof check);
-  if (rc != GOSTX_OK) gostx_ct_clear(ct);
+  if (rc != GOSTX_OK) gostx_file_clear(ct);
   return rc;
 }
 
-int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len, const uint8_t *secret,
+int gostx_file_init_decrypt(gostx_file *ct, const uint8_t *header, size_t len, const uint8_t *secret,
                           size_t secret_len, const char **reason) {
-  return gostx_ct_init_decrypt_limit(ct, header, len, secret, secret_len, 0, reason);
+  return gostx_file_init_decrypt_limit(ct, header, len, secret, secret_len, 0, reason);
 }
 
 /* ---- chunks ---- */
 
-int gostx_ct_nonce(int alg, uint64_t index, int final, uint8_t *nonce) {
-  size_t n = gostx_ct_tag_len(alg);
-  if (!n || !nonce || index >= GOSTX_CT_MAX_CHUNKS) return GOSTX_EINVAL;
+int gostx_file_nonce(int alg, uint64_t index, int final, uint8_t *nonce) {
+  size_t n = gostx_file_tag_len(alg);
+  if (!n || !nonce || index >= GOSTX_FILE_MAX_CHUNKS) return GOSTX_EINVAL;
   memset(nonce, 0, n);
   gostx_store64_be(nonce + n - 8, index | (final ? (uint64_t)1 << 62 : 0));
   return GOSTX_OK;
 }
 
 /* The cipher for chunk index: ct->c, or a per-chunk Magma key in *tmp. */
-static int chunk_cipher(const gostx_ct *ct, uint64_t index, gostx_cipher *tmp,
+static int chunk_cipher(const gostx_file *ct, uint64_t index, gostx_cipher *tmp,
                         const gostx_cipher **c) {
-  if (ct->h.alg == GOSTX_CIPHER_KUZNYECHIK) {
+  if (ct->h.alg == GOSTX_ALG_KUZNYECHIK) {
     *c = &ct->c;
     return GOSTX_OK;
   }
@@ -258,19 +227,19 @@ static int chunk_cipher(const gostx_ct *ct, uint64_t index, gostx_cipher *tmp,
   gostx_store64_be(seed, index);
   int rc = gostx_kdf256(ct->file_key, GOSTX_KEY_LEN, (const uint8_t *)label_magma,
                         sizeof label_magma - 1, seed, sizeof seed, key);
-  if (rc == GOSTX_OK) rc = gostx_cipher_init(tmp, GOSTX_CIPHER_MAGMA, key);
+  if (rc == GOSTX_OK) rc = gostx_cipher_init(tmp, GOSTX_ALG_MAGMA, key);
   gostx_memzero(key, sizeof key);
   *c = tmp;
   return rc;
 }
 
-static int chunk_args_ok(const gostx_ct *ct, uint64_t index, int final, size_t len) {
-  if (!ct->tag_len || index >= GOSTX_CT_MAX_CHUNKS) return GOSTX_EINVAL;
+static int chunk_args_ok(const gostx_file *ct, uint64_t index, int final, size_t len) {
+  if (!ct->tag_len || index >= GOSTX_FILE_MAX_CHUNKS) return GOSTX_EINVAL;
   if (len > ct->h.chunk_size || (!final && len != ct->h.chunk_size)) return GOSTX_ELEN;
   return GOSTX_OK;
 }
 
-int gostx_ct_seal_chunk(const gostx_ct *ct, uint64_t index, int final, const uint8_t *in,
+int gostx_file_seal_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
                         size_t len, uint8_t *out) {
   if (!ct || !out || (!in && len)) return GOSTX_EINVAL;
   int rc = chunk_args_ok(ct, index, final, len);
@@ -278,16 +247,16 @@ int gostx_ct_seal_chunk(const gostx_ct *ct, uint64_t index, int final, const uin
   uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
   gostx_cipher tmp;
   const gostx_cipher *c;
-  gostx_ct_nonce(ct->h.alg, index, final, nonce);
+  gostx_file_nonce(ct->h.alg, index, final, nonce);
   rc = chunk_cipher(ct, index, &tmp, &c);
   if (rc == GOSTX_OK)
-    rc = gostx_mgm_encrypt(c, nonce, ct->tag_len, ct->header, GOSTX_CT_HEADER_LEN, in, len, out,
+    rc = gostx_mgm_encrypt(c, nonce, ct->tag_len, ct->header, GOSTX_FILE_HEADER_LEN, in, len, out,
                            out + len, ct->tag_len);
   if (c == &tmp) gostx_cipher_clear(&tmp);
   return rc;
 }
 
-int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final, const uint8_t *in,
+int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
                         size_t rec_len, uint8_t *out) {
   if (!ct || !in || !out) return GOSTX_EINVAL;
   if (rec_len < ct->tag_len) return GOSTX_ELEN;
@@ -297,10 +266,10 @@ int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final, const uin
   uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
   gostx_cipher tmp;
   const gostx_cipher *c;
-  gostx_ct_nonce(ct->h.alg, index, final, nonce);
+  gostx_file_nonce(ct->h.alg, index, final, nonce);
   rc = chunk_cipher(ct, index, &tmp, &c);
   if (rc == GOSTX_OK)
-    rc = gostx_mgm_decrypt(c, nonce, ct->tag_len, ct->header, GOSTX_CT_HEADER_LEN, in, len,
+    rc = gostx_mgm_decrypt(c, nonce, ct->tag_len, ct->header, GOSTX_FILE_HEADER_LEN, in, len,
                            in + len, ct->tag_len, out);
   if (c == &tmp) gostx_cipher_clear(&tmp);
   return rc;
@@ -326,8 +295,8 @@ struct batch {
 };
 
 struct streamer {
-  const gostx_ct *ct;
-  gostx_ct_stream *s;
+  const gostx_file *ct;
+  gostx_file_stream *s;
   int decrypt;
   size_t rec, cap, unit; /* unit: bytes read per slot (chunk or record) */
   uint64_t in_bytes;
@@ -351,9 +320,9 @@ static void batch_task(void *arg, size_t i) {
   uint8_t *p = b->buf + i * t->st->rec;
   int final = b->last_final && i + 1 == b->n;
   if (t->st->decrypt)
-    b->rcs[i] = gostx_ct_open_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
+    b->rcs[i] = gostx_file_open_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
   else
-    b->rcs[i] = gostx_ct_seal_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
+    b->rcs[i] = gostx_file_seal_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
 }
 
 static void run_batch(struct streamer *st, struct batch *b) {
@@ -408,7 +377,7 @@ static int read_batch(struct streamer *st, struct batch *b, uint64_t first, char
       break;
     }
   }
-  if (b->n > GOSTX_CT_MAX_CHUNKS - first) {
+  if (b->n > GOSTX_FILE_MAX_CHUNKS - first) {
     snprintf(msg, msg_len, "too many chunks (more than 2^62)");
     return st->decrypt ? GOSTX_EFORMAT : GOSTX_ELEN;
   }
@@ -455,8 +424,8 @@ static void *io_thread(void *arg) {
 
 /* Explains why chunk i of b failed to open (decryption), in s->msg. */
 static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
-  gostx_ct_stream *s = st->s;
-  const gostx_ct *ct = st->ct;
+  gostx_file_stream *s = st->s;
+  const gostx_file *ct = st->ct;
   uint64_t ci = b->first + i;
   uint8_t *p = b->buf + i * st->rec;
   size_t len = b->lens[i], tag = ct->tag_len;
@@ -468,13 +437,13 @@ static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
              (unsigned long long)ci, len);
     return GOSTX_EFORMAT;
   }
-  if (final && len == st->rec && gostx_ct_open_chunk(ct, ci, 0, p, len, p) == 0) {
+  if (final && len == st->rec && gostx_file_open_chunk(ct, ci, 0, p, len, p) == 0) {
     snprintf(s->msg, sizeof s->msg,
              "truncated file: chunk %llu is not the final chunk (cut at a chunk boundary)",
              (unsigned long long)ci);
     return GOSTX_EFORMAT;
   }
-  if (!final && gostx_ct_open_chunk(ct, ci, 1, p, len, p) == 0) {
+  if (!final && gostx_file_open_chunk(ct, ci, 1, p, len, p) == 0) {
     snprintf(s->msg, sizeof s->msg, "trailing data after final chunk %llu", (unsigned long long)ci);
     return GOSTX_EFORMAT;
   }
@@ -488,7 +457,7 @@ static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
   return GOSTX_EAUTH;
 }
 
-static int stream(const gostx_ct *ct, gostx_ct_stream *s, int decrypt) {
+static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
   if (!s) return GOSTX_EINVAL;
   s->chunks = s->bytes_out = s->fail_chunk = 0;
   s->msg[0] = 0;
@@ -503,7 +472,7 @@ static int stream(const gostx_ct *ct, gostx_ct_stream *s, int decrypt) {
   st.decrypt = decrypt;
   st.rec = (size_t)ct->h.chunk_size + ct->tag_len;
   st.unit = decrypt ? st.rec : ct->h.chunk_size;
-  st.in_bytes = decrypt ? GOSTX_CT_HEADER_LEN : 0;
+  st.in_bytes = decrypt ? GOSTX_FILE_HEADER_LEN : 0;
   size_t n = s->batch;
   if (!n && !s->pool) n = 2; /* no overlap without a pool: more buys nothing */
   if (!n) {
@@ -526,7 +495,7 @@ static int stream(const gostx_ct *ct, gostx_ct_stream *s, int decrypt) {
     snprintf(s->msg, sizeof s->msg, "out of memory");
     goto out;
   }
-  if (!decrypt && s->write(s->write_arg, ct->header, GOSTX_CT_HEADER_LEN)) {
+  if (!decrypt && s->write(s->write_arg, ct->header, GOSTX_FILE_HEADER_LEN)) {
     snprintf(s->msg, sizeof s->msg, "write error");
     rc = GOSTX_EIO;
     goto out;
@@ -588,6 +557,6 @@ out:
   return rc;
 }
 
-int gostx_ct_encrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) { return stream(ct, s, 0); }
+int gostx_file_encrypt_stream(const gostx_file *ct, gostx_file_stream *s) { return stream(ct, s, 0); }
 
-int gostx_ct_decrypt_stream(const gostx_ct *ct, gostx_ct_stream *s) { return stream(ct, s, 1); }
+int gostx_file_decrypt_stream(const gostx_file *ct, gostx_file_stream *s) { return stream(ct, s, 1); }

@@ -11,10 +11,10 @@
 #include "gostx/gost89.h"
 #include "magma/impl.h"
 
-#define MESH_PERIOD 1024
+#define MESH_PERIOD GOSTX__GOST89_MESH_PERIOD
 
 /* RFC 4357 section 2.3.2, the key meshing constant C. */
-static const uint8_t mesh_c[32] = {
+const uint8_t gostx__gost89_mesh_c[32] = {
   0x69, 0x00, 0x72, 0x22, 0x64, 0xc9, 0x04, 0x23, 0x8d, 0x3a, 0xdb, 0x96, 0x46, 0xe9, 0x2a, 0xc4,
   0x18, 0xfe, 0xac, 0x94, 0x00, 0xed, 0x07, 0x12, 0xc0, 0x86, 0xdc, 0xc2, 0xef, 0x4c, 0xa9, 0x2b};
 
@@ -28,18 +28,18 @@ static const uint8_t mesh_c[32] = {
 static int ecb(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out, size_t len, int dec) {
   if (!k || (len && (!in || !out))) return GOSTX_EINVAL;
   if (len % 8) return GOSTX_ELEN;
-  if (dec) gostx_gost89_decrypt_blocks(k, in, out, len / 8);
-  else gostx_gost89_encrypt_blocks(k, in, out, len / 8);
+  if (dec) gostx_gost89_decrypt_blocks(k, in, len / 8, out);
+  else gostx_gost89_encrypt_blocks(k, in, len / 8, out);
   return GOSTX_OK;
 }
 
-int gostx_gost89_ecb_encrypt(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out,
-                             size_t len) {
+int gostx_gost89_ecb_encrypt(const gostx_gost89_key *k, const uint8_t *in, size_t len,
+                             uint8_t *out) {
   return ecb(k, in, out, len, 0);
 }
 
-int gostx_gost89_ecb_decrypt(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out,
-                             size_t len) {
+int gostx_gost89_ecb_decrypt(const gostx_gost89_key *k, const uint8_t *in, size_t len,
+                             uint8_t *out) {
   return ecb(k, in, out, len, 1);
 }
 
@@ -48,17 +48,17 @@ int gostx_gost89_ecb_decrypt(const gostx_gost89_key *k, const uint8_t *in, uint8
 /* CryptoPro key meshing: K <- D_K(C); `block`, if given, <- E_K'(block). */
 static void mesh(gostx_gost89_ctx *ctx, uint8_t *block) {
   uint8_t newkey[GOSTX_KEY_LEN];
-  gostx_gost89_decrypt_blocks(&ctx->key, mesh_c, newkey, GOSTX_KEY_LEN / 8);
+  gostx_gost89_decrypt_blocks(&ctx->key, gostx__gost89_mesh_c, GOSTX_KEY_LEN / 8, newkey);
   gostx_gost89_set_key(&ctx->key, newkey, (int)ctx->key.sbox_id);
   gostx_memzero(newkey, sizeof newkey);
-  if (block) gostx_gost89_encrypt_blocks(&ctx->key, block, block, 1);
+  if (block) gostx_gost89_encrypt_blocks(&ctx->key, block, 1, block);
   ctx->processed = 0;
 }
 
 /* N3 += C2 mod 2^32; N4 += C1 mod 2^32 - 1 (end-around carry: a sum that
  * overflows 2^32 gets the carry added back, as gost-engine and RFC 5830 do).
  * Branch-free: the counter is secret. */
-static void cnt_step(uint8_t reg[8]) {
+void gostx__gost89_cnt_step(uint8_t reg[8]) {
   uint32_t n3 = gostx_load32_le(reg) + CNT_C2;
   uint64_t s = (uint64_t)gostx_load32_le(reg + 4) + CNT_C1;
   uint32_t n4 = (uint32_t)s + (uint32_t)(s >> 32);
@@ -72,7 +72,7 @@ static void cnt_steps(uint8_t reg[8], uint8_t *ks, size_t n) {
   uint32_t n3 = gostx_load32_le(reg), n4 = gostx_load32_le(reg + 4);
   for (size_t i = 0; i < n; i++) {
     uint64_t s = (uint64_t)n4 + CNT_C1;
-    n3 += CNT_C2;
+    n3 = gostx_value_barrier32(n3 + CNT_C2); /* not the loop's counter (internal.h) */
     n4 = (uint32_t)s + (uint32_t)(s >> 32);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint32_t w[2] = {n3, n4}; /* one 8-byte store; GCC does not merge the bytes */
@@ -90,16 +90,20 @@ static int sbox_ok(int sbox) { return sbox >= 0 && sbox < GOSTX_SBOX_COUNT; }
 
 /* ---- CNT / CFB streaming ---- */
 
-int gostx_gost89_init(gostx_gost89_ctx *ctx, int mode, int decrypt,
-                      const uint8_t key[GOSTX_KEY_LEN], int sbox, const uint8_t iv[8],
-                      int meshing) {
+/* A key made by gostx_gost89_set_key (not a Magma key: other byte order). */
+static int gost89_key_ok(const gostx_gost89_key *k) {
+  return k && k->le == 1 && sbox_ok((int)k->sbox_id);
+}
+
+int gostx_gost89_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, gostx_gost89_mode mode,
+                      int decrypt, const uint8_t iv[8], int meshing) {
   if (!ctx) return GOSTX_EINVAL;
   memset(ctx, 0, sizeof *ctx);
-  if (!key || !sbox_ok(sbox)) return GOSTX_EINVAL;
+  if (!gost89_key_ok(k)) return GOSTX_EINVAL;
   if (mode != GOSTX_GOST89_ECB && mode != GOSTX_GOST89_CNT && mode != GOSTX_GOST89_CFB)
     return GOSTX_EINVAL;
   if (mode != GOSTX_GOST89_ECB && !iv) return GOSTX_EINVAL;
-  gostx_gost89_set_key(&ctx->key, key, sbox);
+  ctx->key = *k;
   ctx->mode = mode;
   ctx->decrypt = decrypt ? 1 : 0;
   ctx->meshing = meshing ? 1 : 0;
@@ -107,7 +111,7 @@ int gostx_gost89_init(gostx_gost89_ctx *ctx, int mode, int decrypt,
   if (mode == GOSTX_GOST89_CNT) {
     /* (N3, N4) = E_K(S): the IV is encrypted once, before any gamma; this
      * encryption does not count towards the meshing period. */
-    gostx_gost89_encrypt_blocks(&ctx->key, iv, ctx->iv, 1);
+    gostx_gost89_encrypt_blocks(&ctx->key, iv, 1, ctx->iv);
   } else if (mode == GOSTX_GOST89_CFB) {
     memcpy(ctx->iv, iv, 8);
   }
@@ -132,7 +136,7 @@ static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
     if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
       n = (MESH_PERIOD - ctx->processed) / 8;
     cnt_steps(ctx->iv, ks, n);
-    gostx_gost89_encrypt_blocks(&ctx->key, ks, ks, n);
+    gostx_gost89_encrypt_blocks(&ctx->key, ks, n, ks);
     gostx_xor(out, in, ks, 8 * n);
     ctx->processed += 8 * n;
     in += 8 * n;
@@ -141,8 +145,8 @@ static void cnt_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
   }
   if (len) {
     if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
-    cnt_step(ctx->iv);
-    gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, ctx->gamma, 1);
+    gostx__gost89_cnt_step(ctx->iv);
+    gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, 1, ctx->gamma);
     ctx->processed += 8;
     ctx->gamma_pos = 0;
     while (len--) *out++ = *in++ ^ ctx->gamma[ctx->gamma_pos++];
@@ -170,7 +174,7 @@ static size_t cfb_decrypt_blocks(gostx_gost89_ctx *ctx, const uint8_t *in, size_
     memcpy(ks, ctx->iv, 8);
     memcpy(ks + 8, in + done, 8 * (n - 1));
     memcpy(ctx->iv, in + done + 8 * (n - 1), 8);
-    gostx_gost89_encrypt_blocks(&ctx->key, ks, ks, n);
+    gostx_gost89_encrypt_blocks(&ctx->key, ks, n, ks);
     gostx_xor(out + done, in + done, ks, 8 * n);
     ctx->processed += 8 * n;
     done += 8 * n;
@@ -191,7 +195,7 @@ static void cfb_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
     }
     if (ctx->gamma_pos == 8) {
       if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
-      gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, ctx->gamma, 1);
+      gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, 1, ctx->gamma);
       ctx->processed += 8;
       ctx->gamma_pos = 0;
     }
@@ -223,19 +227,19 @@ void gostx_gost89_ctx_clear(gostx_gost89_ctx *ctx) {
   if (ctx) gostx_memzero(ctx, sizeof *ctx);
 }
 
-int gostx_gost89_cnt(const uint8_t key[GOSTX_KEY_LEN], int sbox, const uint8_t iv[8], int meshing,
-                     const uint8_t *in, uint8_t *out, size_t len) {
+int gostx_gost89_cnt(const gostx_gost89_key *k, const uint8_t iv[8], int meshing,
+                     const uint8_t *in, size_t len, uint8_t *out) {
   gostx_gost89_ctx ctx;
-  int rc = gostx_gost89_init(&ctx, GOSTX_GOST89_CNT, 0, key, sbox, iv, meshing);
+  int rc = gostx_gost89_init(&ctx, k, GOSTX_GOST89_CNT, 0, iv, meshing);
   if (rc == GOSTX_OK) rc = gostx_gost89_update(&ctx, in, len, out);
   gostx_gost89_ctx_clear(&ctx);
   return rc;
 }
 
-int gostx_gost89_cfb(const uint8_t key[GOSTX_KEY_LEN], int sbox, const uint8_t iv[8], int meshing,
-                     int decrypt, const uint8_t *in, uint8_t *out, size_t len) {
+int gostx_gost89_cfb(const gostx_gost89_key *k, const uint8_t iv[8], int meshing, int decrypt,
+                     const uint8_t *in, size_t len, uint8_t *out) {
   gostx_gost89_ctx ctx;
-  int rc = gostx_gost89_init(&ctx, GOSTX_GOST89_CFB, decrypt, key, sbox, iv, meshing);
+  int rc = gostx_gost89_init(&ctx, k, GOSTX_GOST89_CFB, decrypt, iv, meshing);
   if (rc == GOSTX_OK) rc = gostx_gost89_update(&ctx, in, len, out);
   gostx_gost89_ctx_clear(&ctx);
   return rc;
@@ -257,12 +261,12 @@ static void imit_block(gostx_gost89_ctx *ctx, const uint8_t block[8]) {
   gostx_memzero(x, sizeof x);
 }
 
-int gostx_gost89_imit_init(gostx_gost89_ctx *ctx, const uint8_t key[GOSTX_KEY_LEN], int sbox,
-                           const uint8_t *iv, int meshing) {
+int gostx_gost89_imit_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, const uint8_t *iv,
+                           int meshing) {
   if (!ctx) return GOSTX_EINVAL;
   memset(ctx, 0, sizeof *ctx);
-  if (!key || !sbox_ok(sbox)) return GOSTX_EINVAL;
-  gostx_gost89_set_key(&ctx->key, key, sbox);
+  if (!gost89_key_ok(k)) return GOSTX_EINVAL;
+  ctx->key = *k;
   ctx->mode = GOSTX_GOST89_IMIT;
   ctx->meshing = meshing ? 1 : 0;
   if (iv) memcpy(ctx->iv, iv, 8);
@@ -321,10 +325,10 @@ int gostx_gost89_imit_final(gostx_gost89_ctx *ctx, uint8_t *mac, size_t mac_len)
   return GOSTX_OK;
 }
 
-int gostx_gost89_imit(const uint8_t key[GOSTX_KEY_LEN], int sbox, const uint8_t *iv, int meshing,
+int gostx_gost89_imit(const gostx_gost89_key *k, const uint8_t *iv, int meshing,
                       const uint8_t *in, size_t len, uint8_t *mac, size_t mac_len) {
   gostx_gost89_ctx ctx;
-  int rc = gostx_gost89_imit_init(&ctx, key, sbox, iv, meshing);
+  int rc = gostx_gost89_imit_init(&ctx, k, iv, meshing);
   if (rc == GOSTX_OK) rc = gostx_gost89_imit_update(&ctx, in, len);
   if (rc == GOSTX_OK) rc = gostx_gost89_imit_final(&ctx, mac, mac_len);
   gostx_gost89_ctx_clear(&ctx);

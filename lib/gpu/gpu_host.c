@@ -469,7 +469,7 @@ static int queue_job(gostx_gpu *g, const job *j, CUstream st, CUdeviceptr in, CU
     }
     case JOB_KUZ_CTR: {
       gostx_gpu_u128 c;
-      gostx__gpu_ctr_at(GOSTX_CIPHER_KUZNYECHIK, j->iv, off / 16, &c);
+      gostx__gpu_ctr_at(GOSTX_ALG_KUZNYECHIK, j->iv, off / 16, &c);
       nb = (len + 15) / 16;
       void *a[] = {&in, &out, &u64len, &c.hi, &c.lo, (void *)&j->kp};
       return launch(g->f_kuz_ctr, gostx__gpu_kuz_threads(nb), KB, st, a);
@@ -500,7 +500,7 @@ static int queue_job(gostx_gpu *g, const job *j, CUstream st, CUdeviceptr in, CU
     }
     case JOB_MAGMA_CTR: {
       gostx_gpu_u128 c;
-      gostx__gpu_ctr_at(GOSTX_CIPHER_MAGMA, j->iv, off / 8, &c);
+      gostx__gpu_ctr_at(GOSTX_ALG_MAGMA, j->iv, off / 8, &c);
       void *a[] = {&in, &out, &u64len, &c.lo, (void *)&j->mp};
       return launch(g->f_magma_ctr, gostx__gpu_kuz_threads((len + 7) / 8), KB, st, a);
     }
@@ -681,11 +681,11 @@ static int run_dev(gostx_gpu *g, const job *j, CUdeviceptr in, CUdeviceptr out, 
 static int cipher_job(job *j, const gostx_cipher *c, int ctr, int decrypt, const uint8_t *iv,
                       size_t iv_len, size_t len) {
   memset(j, 0, sizeof *j);
-  if (!c || (c->id != GOSTX_CIPHER_KUZNYECHIK && c->id != GOSTX_CIPHER_MAGMA)) {
+  if (!c || (c->id != GOSTX_ALG_KUZNYECHIK && c->id != GOSTX_ALG_MAGMA)) {
     set_err("bad cipher handle");
     return GOSTX_EINVAL;
   }
-  const size_t n = c->id == GOSTX_CIPHER_KUZNYECHIK ? 16 : 8;
+  const size_t n = c->id == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   if (ctr) {
     if (!iv) { set_err("no IV"); return GOSTX_EINVAL; }
     if (iv_len != n / 2) { set_err("CTR IV must be n/2 = %zu bytes", n / 2); return GOSTX_ELEN; }
@@ -696,7 +696,7 @@ static int cipher_job(job *j, const gostx_cipher *c, int ctr, int decrypt, const
   }
   j->cipher_id = c->id;
   j->decrypt = decrypt;
-  if (c->id == GOSTX_CIPHER_KUZNYECHIK) {
+  if (c->id == GOSTX_ALG_KUZNYECHIK) {
     j->kind = ctr ? JOB_KUZ_CTR : JOB_KUZ_ECB;
     gostx__gpu_kuz_params(&j->kp, &c->u.kuz);
   } else {
@@ -734,7 +734,7 @@ static int cnt_job(job *j, const gostx_gost89_key *k, const uint8_t iv[8]) {
   gostx__gpu_magma_params(&j->mp, k);
   j->mp.le = 1;
   uint8_t s[8];
-  gostx_gost89_encrypt_blocks(k, iv, s, 1); /* (N3, N4) = E_K(S) */
+  gostx_gost89_encrypt_blocks(k, iv, 1, s); /* (N3, N4) = E_K(S) */
   j->n3 = gostx_load32_le(s);
   j->n4 = gostx_load32_le(s + 4);
   gostx_memzero(s, sizeof s);
@@ -750,7 +750,7 @@ static int cnt_job(job *j, const gostx_gost89_key *k, const uint8_t iv[8]) {
   do { int rc_ = (call); job_wipe(&j); return rc_; } while (0)
 
 int gostx_gpu_ctr_crypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                        const uint8_t *in, uint8_t *out, size_t len) {
+                        const uint8_t *in, size_t len, uint8_t *out) {
   HOST_ARGS_OK(g, in, out, len);
   job j;
   int rc = cipher_job(&j, c, 1, 0, iv, iv_len, len);
@@ -767,13 +767,13 @@ static int ecb_host(gostx_gpu *g, const gostx_cipher *c, int dec, const uint8_t 
   FINISH(run_host(g, &j, in, out, len));
 }
 
-int gostx_gpu_ecb_encrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in, uint8_t *out,
-                          size_t len) {
+int gostx_gpu_ecb_encrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in, size_t len,
+                          uint8_t *out) {
   return ecb_host(g, c, 0, in, out, len);
 }
 
-int gostx_gpu_ecb_decrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in, uint8_t *out,
-                          size_t len) {
+int gostx_gpu_ecb_decrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in, size_t len,
+                          uint8_t *out) {
   return ecb_host(g, c, 1, in, out, len);
 }
 
@@ -787,17 +787,17 @@ static int xts_host(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0, size
 }
 
 int gostx_gpu_xts_encrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                          size_t sector_len, const uint8_t *in, uint8_t *out, size_t len) {
+                          size_t sector_len, const uint8_t *in, size_t len, uint8_t *out) {
   return xts_host(g, x, sector0, sector_len, 0, in, out, len);
 }
 
 int gostx_gpu_xts_decrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                          size_t sector_len, const uint8_t *in, uint8_t *out, size_t len) {
+                          size_t sector_len, const uint8_t *in, size_t len, uint8_t *out) {
   return xts_host(g, x, sector0, sector_len, 1, in, out, len);
 }
 
 int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
-                         const uint8_t *in, uint8_t *out, size_t len) {
+                         const uint8_t *in, size_t len, uint8_t *out) {
   HOST_ARGS_OK(g, in, out, len);
   job j;
   int rc = cnt_job(&j, k, iv);
@@ -842,8 +842,8 @@ int gostx_gpu_download(gostx_gpu *g, void *dst, gostx_gpu_ptr src, size_t len) {
   return GOSTX_OK;
 }
 
-int gostx_gpu_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv,
-                            size_t iv_len, gostx_gpu_ptr in, gostx_gpu_ptr out, size_t len) {
+int gostx_gpu_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                            gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
   DEV_ARGS_OK(g, in, out, len);
   job j;
   int rc = cipher_job(&j, c, 1, 0, iv, iv_len, len);
@@ -851,8 +851,8 @@ int gostx_gpu_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *c, const uint8_t *
   FINISH(run_dev(g, &j, in, out, len));
 }
 
-int gostx_gpu_ecb_encrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in,
-                              gostx_gpu_ptr out, size_t len) {
+int gostx_gpu_ecb_encrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in, size_t len,
+                              gostx_gpu_ptr out) {
   DEV_ARGS_OK(g, in, out, len);
   job j;
   int rc = cipher_job(&j, c, 0, 0, NULL, 0, len);
@@ -860,8 +860,8 @@ int gostx_gpu_ecb_encrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr
   FINISH(run_dev(g, &j, in, out, len));
 }
 
-int gostx_gpu_ecb_decrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in,
-                              gostx_gpu_ptr out, size_t len) {
+int gostx_gpu_ecb_decrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in, size_t len,
+                              gostx_gpu_ptr out) {
   DEV_ARGS_OK(g, in, out, len);
   job j;
   int rc = cipher_job(&j, c, 0, 1, NULL, 0, len);
@@ -879,17 +879,17 @@ static int xts_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0, size_
 }
 
 int gostx_gpu_xts_encrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                              size_t sector_len, gostx_gpu_ptr in, gostx_gpu_ptr out, size_t len) {
+                              size_t sector_len, gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
   return xts_dev(g, x, sector0, sector_len, 0, in, out, len);
 }
 
 int gostx_gpu_xts_decrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
-                              size_t sector_len, gostx_gpu_ptr in, gostx_gpu_ptr out, size_t len) {
+                              size_t sector_len, gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
   return xts_dev(g, x, sector0, sector_len, 1, in, out, len);
 }
 
 int gostx_gpu_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
-                             gostx_gpu_ptr in, gostx_gpu_ptr out, size_t len) {
+                             gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
   DEV_ARGS_OK(g, in, out, len);
   job j;
   int rc = cnt_job(&j, k, iv);
@@ -953,11 +953,11 @@ static int batch_setup(gostx_gpu *g, job *j, int cnt, const void *const *keys, s
     const int id = ((const gostx_cipher *)keys[0])->id;
     for (size_t i = 0; i < nkeys; i++)
       if (((const gostx_cipher *)keys[i])->id != id ||
-          (id != GOSTX_CIPHER_KUZNYECHIK && id != GOSTX_CIPHER_MAGMA)) {
+          (id != GOSTX_ALG_KUZNYECHIK && id != GOSTX_ALG_MAGMA)) {
         set_err("the keys of a batch must all be Kuznyechik or all Magma (key %zu)", i);
         return GOSTX_EINVAL;
       }
-    kuz = id == GOSTX_CIPHER_KUZNYECHIK;
+    kuz = id == GOSTX_ALG_KUZNYECHIK;
   }
   const size_t n = kuz ? 16 : 8, want_iv = cnt ? 8 : n / 2;
   if (iv_len != want_iv) {
@@ -1072,29 +1072,29 @@ static int batch_call(gostx_gpu *g, int cnt, const void *const *keys, size_t nke
 }
 
 int gostx_gpu_batch_ctr_crypt(gostx_gpu *g, const gostx_cipher *const *keys, size_t nkeys,
-                              const uint8_t *ivs, size_t iv_len, const uint8_t *in, uint8_t *out,
-                              size_t sector_len, size_t nsectors) {
+                              const uint8_t *ivs, size_t iv_len, const uint8_t *in,
+                              size_t sector_len, size_t nsectors, uint8_t *out) {
   return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, in, out, 0, 0, 0,
                     sector_len, nsectors);
 }
 
 int gostx_gpu_batch_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *const *keys, size_t nkeys,
                                   const uint8_t *ivs, size_t iv_len, gostx_gpu_ptr in,
-                                  gostx_gpu_ptr out, size_t sector_len, size_t nsectors) {
+                                  size_t sector_len, size_t nsectors, gostx_gpu_ptr out) {
   return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, NULL, NULL, in, out, 1,
                     sector_len, nsectors);
 }
 
 int gostx_gpu_batch_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *const *keys, size_t nkeys,
-                               const uint8_t *ivs, const uint8_t *in, uint8_t *out,
-                               size_t sector_len, size_t nsectors) {
+                               const uint8_t *ivs, const uint8_t *in, size_t sector_len,
+                               size_t nsectors, uint8_t *out) {
   return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, in, out, 0, 0, 0, sector_len,
                     nsectors);
 }
 
 int gostx_gpu_batch_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *const *keys,
                                    size_t nkeys, const uint8_t *ivs, gostx_gpu_ptr in,
-                                   gostx_gpu_ptr out, size_t sector_len, size_t nsectors) {
+                                   size_t sector_len, size_t nsectors, gostx_gpu_ptr out) {
   return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, NULL, NULL, in, out, 1,
                     sector_len, nsectors);
 }
@@ -1112,14 +1112,14 @@ struct split_gpu {
 
 static void *split_gpu_thread(void *arg) {
   struct split_gpu *a = arg;
-  a->rc = gostx_gpu_ctr_crypt(a->g, a->c, a->iv, a->iv_len, a->in, a->out, a->len);
+  a->rc = gostx_gpu_ctr_crypt(a->g, a->c, a->iv, a->iv_len, a->in, a->len, a->out);
   if (a->rc) memcpy(a->err, gpu_err, sizeof a->err);
   return NULL;
 }
 
 int gostx_gpu_ctr_crypt_split(gostx_gpu *g, gostx_pool *pool, double gpu_share,
                               const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                              const uint8_t *in, uint8_t *out, size_t len) {
+                              const uint8_t *in, size_t len, uint8_t *out) {
   job chk;
   int rc = cipher_job(&chk, c, 1, 0, iv, iv_len, len); /* the GPU's checks, up front */
   job_wipe(&chk);

@@ -14,7 +14,7 @@ void gostx__gpu_magma_params(gostx_gpu_magma_params *p, const gostx_magma_key *k
 }
 
 void gostx__gpu_ctr_at(int cipher_id, const uint8_t *iv, uint64_t block, gostx_gpu_u128 *c) {
-  if (cipher_id == GOSTX_CIPHER_KUZNYECHIK) {
+  if (cipher_id == GOSTX_ALG_KUZNYECHIK) {
     gostx_gpu_u128 z = {gostx_load64_be(iv), 0};
     *c = gpu_u128_add(z, block);
   } else {

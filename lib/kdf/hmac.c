@@ -70,4 +70,3 @@ int gostx_hmac(size_t digest_len, const uint8_t *key, size_t key_len, const void
   return rc;
 }
 
-size_t gostx_sizeof_hmac_ctx(void) { return sizeof(gostx_hmac_ctx); }

@@ -3,9 +3,9 @@
 
 int gostx_kuz_set_key(gostx_kuz_key *k, const uint8_t key[GOSTX_KEY_LEN]) {
   if (!k || !key) return GOSTX_EINVAL;
-  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
-  if (im->expand) {
-    im->expand(k, key);
+  void (*expand)(gostx_kuz_key *, const uint8_t[32]) = gostx__dispatch()->kuz_expand;
+  if (expand) {
+    expand(k, key);
     return GOSTX_OK;
   }
   gostx__kuz_expand(k->ek, key);
@@ -16,14 +16,14 @@ int gostx_kuz_set_key(gostx_kuz_key *k, const uint8_t key[GOSTX_KEY_LEN]) {
   return GOSTX_OK;
 }
 
-void gostx_kuz_encrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
-                              size_t nblocks) {
+void gostx_kuz_encrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, size_t nblocks,
+                              uint8_t *out) {
   if (!k || !in || !out || nblocks == 0) return;
   gostx__dispatch()->kuz->encrypt_blocks(k, in, out, nblocks);
 }
 
-void gostx_kuz_decrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
-                              size_t nblocks) {
+void gostx_kuz_decrypt_blocks(const gostx_kuz_key *k, const uint8_t *in, size_t nblocks,
+                              uint8_t *out) {
   if (!k || !in || !out || nblocks == 0) return;
   gostx__dispatch()->kuz->decrypt_blocks(k, in, out, nblocks);
 }

@@ -7,7 +7,9 @@
  *   BS_NAME(x)      x with the file's suffix
  *   BS_LOAD_GROUP(p, lo, hi) / BS_STORE_GROUP(p, lo, hi): BS_LANES blocks at
  *                   p <-> their low and high 8-byte halves, one block per lane
- * and provides BS_NAME(blocks)(km, in, out, n, decrypt) for any n >= 1, and
+ * and provides BS_NAME(blocks)(km, in, out, n, decrypt) for any n >= 1
+ * (with BS_WIDE_MIN defined, also the block calls BS_NAME(encrypt_blocks)
+ * and BS_NAME(decrypt_blocks) of an implementation table, see the end), and
  * the multi-key pair BS_NAME(key_planes)(planes, rk, n) /
  * BS_NAME(blocks_mk)(planes, in, out, n, decrypt) for one batch of n <= 64 *
  * BS_LANES blocks where block i has its own key (see below).
@@ -449,5 +451,63 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[32][8],
     }
   BS_NAME(encrypt_any)(s, km, 0, 1);
   BS_NAME(store)(out, s);
+}
+#endif
+
+#ifdef BS_WIDE_MIN
+/* The whole block call of a 128-bit file (kuz_ssse3.c, kuz_neon.c): batches
+ * of 64 * BS_LANES blocks through the kernel, the last one padded when at
+ * least BS_WIDE_MIN blocks remain; calls and remainders shorter than that
+ * go to the portable core, which is as fast for them. */
+static void BS_NAME(run)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n,
+                         int decrypt) {
+  if (n >= BS_WIDE_MIN) {
+    uint64_t km[10][16][8];
+    build_key_masks(km, k);
+    size_t rem = n % (64 * BS_LANES), big = rem >= BS_WIDE_MIN ? n : n - rem;
+    BS_NAME(blocks)((const uint64_t(*)[16][8])km, in, out, big, decrypt);
+    in += 16 * big;
+    out += 16 * big;
+    n -= big;
+    gostx_memzero(km, sizeof km);
+  }
+  if (n) (decrypt ? gostx__kuz_portable_decrypt : gostx__kuz_portable_encrypt)(k, in, out, n);
+}
+
+static void BS_NAME(encrypt_blocks)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  BS_NAME(run)(k, in, out, n, 0);
+}
+
+static void BS_NAME(decrypt_blocks)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  BS_NAME(run)(k, in, out, n, 1);
+}
+
+/* The multi-key calls of the table (block i under key i): the key planes
+ * of one 64 * BS_LANES-block batch, every call one padded batch. */
+#define BS_MK_MAX (64 * BS_LANES)
+struct BS_NAME(mk) {
+  BS_W planes[10][16][8];
+  size_t n;
+};
+
+static size_t BS_NAME(mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n,
+                               unsigned dirs) {
+  struct BS_NAME(mk) *m = sched;
+  const uint8_t(*rk[BS_MK_MAX])[16];
+  (void)dirs; /* decryption reads the same planes in reverse */
+  for (size_t i = 0; i < n; i++) rk[i] = keys[i]->ek;
+  BS_NAME(key_planes)(m->planes, rk, n);
+  m->n = n;
+  return sizeof *m;
+}
+
+static void BS_NAME(mk_encrypt)(const void *sched, const uint8_t *in, uint8_t *out) {
+  const struct BS_NAME(mk) *m = sched;
+  BS_NAME(blocks_mk)((const BS_W(*)[16][8])m->planes, in, out, m->n, 0);
+}
+
+static void BS_NAME(mk_decrypt)(const void *sched, const uint8_t *in, uint8_t *out) {
+  const struct BS_NAME(mk) *m = sched;
+  BS_NAME(blocks_mk)((const BS_W(*)[16][8])m->planes, in, out, m->n, 1);
 }
 #endif

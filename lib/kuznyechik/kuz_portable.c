@@ -204,26 +204,39 @@ static inline void xor_key_bs(uint64_t s[16][8], const uint8_t key[16]) {
     for (unsigned b = 0; b < 8; b++) s[j][b] ^= 0 - (uint64_t)((key[j] >> b) & 1);
 }
 
-static void encrypt_bs(uint64_t s[32][8], const gostx_kuz_key *k) {
+/* Round key r: one key's (k, broadcast as masks) or, for a key per block,
+ * the bit planes pl[r] of the batch whose block n is block n's round key
+ * (the layout is linear in the blocks: XORing the planes is the key XOR). */
+static inline void xor_round_key(uint64_t s[16][8], const gostx_kuz_key *k,
+                                 const uint64_t (*pl)[16][8], unsigned r) {
+  if (!pl) {
+    xor_key_bs(s, k->ek[r]);
+    return;
+  }
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) s[j][b] ^= pl[r][j][b];
+}
+
+static void encrypt_bs(uint64_t s[32][8], const gostx_kuz_key *k, const uint64_t (*pl)[16][8]) {
   for (unsigned r = 0; r < 9; r++) {
     for (unsigned j = 0; j < 16; j++)
       for (unsigned b = 0; b < 8; b++) s[16 + j][b] = s[j][b];
-    xor_key_bs(s + 16, k->ek[r]);
+    xor_round_key(s + 16, k, pl, r);
     for (unsigned j = 0; j < 16; j++) kuz_sbox_fwd(s[16 + j]);
     for (unsigned i = 0; i < 16; i++) l_step(s + 16 - i, 0);
   }
-  xor_key_bs(s, k->ek[9]);
+  xor_round_key(s, k, pl, 9);
 }
 
-static void decrypt_bs(uint64_t s[32][8], const gostx_kuz_key *k) {
-  xor_key_bs(s, k->ek[9]);
+static void decrypt_bs(uint64_t s[32][8], const gostx_kuz_key *k, const uint64_t (*pl)[16][8]) {
+  xor_round_key(s, k, pl, 9);
   for (unsigned r = 9; r-- > 0;) {
     for (unsigned i = 0; i < 16; i++) l_step(s + i, 1);
     for (unsigned j = 0; j < 16; j++) {
       kuz_sbox_inv(s[16 + j]);
       for (unsigned b = 0; b < 8; b++) s[j][b] = s[16 + j][b];
     }
-    xor_key_bs(s, k->ek[r]);
+    xor_round_key(s, k, pl, r);
   }
 }
 
@@ -355,7 +368,7 @@ static void decrypt1(const gostx_kuz_key *k, const uint8_t in[16], uint8_t out[1
 
 typedef void (*one_fn)(const gostx_kuz_key *k, const uint8_t in[16], uint8_t out[16]);
 typedef void (*planes_fn)(uint64_t p[8], const uint64_t kp[10][8]);
-typedef void (*bs_fn)(uint64_t s[32][8], const gostx_kuz_key *k);
+typedef void (*bs_fn)(uint64_t s[32][8], const gostx_kuz_key *k, const uint64_t (*pl)[16][8]);
 
 static void run_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t nblocks,
                        planes_fn fn, bs_fn bfn, one_fn ofn) {
@@ -365,7 +378,7 @@ static void run_blocks(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, 
     while (nblocks >= KUZ_BS_MIN) {
       size_t n = nblocks < 64 ? nblocks : 64;
       load_bs(s, in, n);
-      bfn(s, k);
+      bfn(s, k, NULL);
       store_bs(out, s, n);
       nblocks -= n;
       in += 16 * n;
@@ -500,6 +513,49 @@ void gostx__kuz_expand(uint8_t rk[10][16], const uint8_t key[32]) {
   }
 }
 
+/* ---- Multi-key: block n under key n, one 64-block bitsliced batch ----
+ * The schedule is the ten round keys' planes (load_bs of a batch whose block
+ * n is round key r of key n; zero blocks past the keys), 10 KiB. */
+#define KUZ_PORTABLE_MK_MAX 64
+struct mk_portable {
+  uint64_t pl[10][16][8];
+  size_t n;
+};
+
+static size_t portable_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n,
+                               unsigned dirs) {
+  struct mk_portable *m = sched;
+  uint8_t buf[16 * KUZ_PORTABLE_MK_MAX];
+  (void)dirs; /* decryption reads the same planes in reverse */
+  for (unsigned r = 0; r < 10; r++) {
+    for (size_t i = 0; i < n; i++) memcpy(buf + 16 * i, keys[i]->ek[r], 16);
+    load_bs(m->pl[r], buf, n);
+  }
+  m->n = n;
+  gostx_memzero(buf, sizeof buf);
+  return sizeof *m;
+}
+
+static void portable_mk_run(const void *sched, const uint8_t *in, uint8_t *out, bs_fn fn) {
+  const struct mk_portable *m = sched;
+  uint64_t s[32][8];
+  load_bs(s, in, m->n);
+  fn(s, NULL, (const uint64_t(*)[16][8])m->pl);
+  store_bs(out, s, m->n);
+  gostx_memzero(s, sizeof s);
+}
+
+static void portable_mk_encrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+  portable_mk_run(sched, in, out, encrypt_bs);
+}
+
+static void portable_mk_decrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+  portable_mk_run(sched, in, out, decrypt_bs);
+}
+
 const struct gostx_kuz_impl gostx_kuz_portable = {"portable", gostx__kuz_portable_encrypt,
                                                   gostx__kuz_portable_decrypt,
-                                                  0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+                                                  KUZ_PORTABLE_MK_MAX, KUZ_PORTABLE_MK_MAX,
+                                                  sizeof(struct mk_portable), portable_mk_init,
+                                                  portable_mk_encrypt, portable_mk_decrypt,
+                                                  NULL, NULL, NULL, 0};

@@ -5,7 +5,7 @@
  * which is as fast there (measured crossover, bench/kuz_speed.c). */
 #include "impl.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
 #include <emmintrin.h>
 #include <pmmintrin.h> /* movddup: the key-mask broadcast */
 
@@ -42,32 +42,13 @@ static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
 #define BS_LOAD_GROUP LOAD2
 #define BS_STORE_GROUP STORE2
 #define BS_BCAST_MEM(p) ((W2)_mm_castpd_si128(_mm_loaddup_pd((const double *)(const void *)(p))))
+#define BS_WIDE_MIN KUZ_SSSE3_WIDE_MIN
 #include "kuz_bs_template.h"
 
-static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n, int decrypt) {
-  if (n >= KUZ_SSSE3_WIDE_MIN) {
-    uint64_t km[10][16][8];
-    build_key_masks(km, k);
-    /* 128-block batches; the last one padded when 64 or more remain */
-    size_t rem = n % 128, big = rem >= KUZ_SSSE3_WIDE_MIN ? n : n - rem;
-    blocks_x2((const uint64_t(*)[16][8])km, in, out, big, decrypt);
-    in += 16 * big;
-    out += 16 * big;
-    n -= big;
-    gostx_memzero(km, sizeof km);
-  }
-  if (n) (decrypt ? gostx__kuz_portable_decrypt : gostx__kuz_portable_encrypt)(k, in, out, n);
-}
-
-static void kuz_ssse3_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  run(k, in, out, n, 0);
-}
-
-static void kuz_ssse3_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  run(k, in, out, n, 1);
-}
-
-const struct gostx_kuz_impl gostx_kuz_ssse3 = {"ssse3", kuz_ssse3_encrypt, kuz_ssse3_decrypt,
-                                               0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+/* batch: one 128-block bitsliced batch, what the multi-key calls fill. */
+const struct gostx_kuz_impl gostx_kuz_ssse3 = {"ssse3", encrypt_blocks_x2, decrypt_blocks_x2,
+                                               BS_MK_MAX, BS_MK_MAX, sizeof(struct mk_x2),
+                                               mk_init_x2, mk_encrypt_x2, mk_decrypt_x2,
+                                               NULL, NULL, NULL, 0};
 
 #endif

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "gostx/bulk.h"
-#include "gostx/container.h" /* gostx_random_bytes */
+#include "gostx/file.h"
 #include "gostx/hash.h"
 #include "gostx/kdf.h"
 #include "gostx/luks.h"
@@ -279,7 +279,7 @@ static int slot_seal(const gostx_luks_slot *s, const uint8_t *pass, size_t pass_
   int rc = gostx_luks_af_split(mk, GOSTX_LUKS_KEY_LEN, GOSTX_LUKS_STRIPES, out);
   if (rc == GOSTX_OK) rc = slot_key(s, pass, pass_len, &x);
   if (rc == GOSTX_OK)
-    rc = gostx_xts_encrypt_mt(NULL, &x, 0, GOSTX_LUKS_SECTOR, out, out, MATERIAL_LEN);
+    rc = gostx_xts_encrypt_mt(NULL, &x, 0, GOSTX_LUKS_SECTOR, out, MATERIAL_LEN, out);
   gostx_xts_clear(&x);
   return rc;
 }
@@ -291,7 +291,7 @@ static int slot_unseal(const gostx_luks_slot *s, const uint8_t *area, const uint
   int rc = slot_key(s, pass, pass_len, &x);
   if (rc == GOSTX_OK)
     rc = gostx_xts_decrypt_mt(NULL, &x, 0, GOSTX_LUKS_SECTOR,
-                              area + (size_t)s->key_offset * GOSTX_LUKS_SECTOR, tmp, MATERIAL_LEN);
+                              area + (size_t)s->key_offset * GOSTX_LUKS_SECTOR, MATERIAL_LEN, tmp);
   if (rc == GOSTX_OK) rc = gostx_luks_af_merge(tmp, GOSTX_LUKS_KEY_LEN, GOSTX_LUKS_STRIPES, mk);
   gostx_xts_clear(&x);
   gostx_memzero(tmp, MATERIAL_LEN);

@@ -20,7 +20,8 @@ int gostx_magma_set_key(gostx_magma_key *k, const uint8_t key[GOSTX_KEY_LEN]) {
   return GOSTX_OK;
 }
 
-int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t key[GOSTX_KEY_LEN], int sbox) {
+int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t key[GOSTX_KEY_LEN], gostx_sbox set) {
+  const int sbox = (int)set; /* an out-of-range value from a caller stays negative or large */
   if (!k) return GOSTX_EINVAL;
   if (!key || sbox < 0 || sbox >= GOSTX_SBOX_COUNT) {
     gostx_memzero(k, sizeof *k);
@@ -30,25 +31,61 @@ int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t key[GOSTX_KEY_LEN], 
   return GOSTX_OK;
 }
 
-void gostx_magma_encrypt_blocks(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
-                                size_t nblocks) {
+void gostx_magma_encrypt_blocks(const gostx_magma_key *k, const uint8_t *in, size_t nblocks,
+                                uint8_t *out) {
   if (nblocks) gostx__dispatch()->magma->encrypt_blocks(k, in, out, nblocks);
 }
 
-void gostx_magma_decrypt_blocks(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
-                                size_t nblocks) {
+void gostx_magma_decrypt_blocks(const gostx_magma_key *k, const uint8_t *in, size_t nblocks,
+                                uint8_t *out) {
   if (nblocks) gostx__dispatch()->magma->decrypt_blocks(k, in, out, nblocks);
 }
 
 /* The same core; the key carries the S-box and byte convention. */
-void gostx_gost89_encrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out,
-                                 size_t nblocks) {
-  gostx_magma_encrypt_blocks(k, in, out, nblocks);
+void gostx_gost89_encrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, size_t nblocks,
+                                 uint8_t *out) {
+  gostx_magma_encrypt_blocks(k, in, nblocks, out);
 }
 
-void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, uint8_t *out,
-                                 size_t nblocks) {
-  gostx_magma_decrypt_blocks(k, in, out, nblocks);
+void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, size_t nblocks,
+                                 uint8_t *out) {
+  gostx_magma_decrypt_blocks(k, in, nblocks, out);
+}
+
+/* ---- multi-key calls (internal.h) ---- */
+
+void gostx__magma_mk_init(gostx_magma_mk *m, const struct gostx_magma_impl *impl,
+                          const gostx_magma_key *const *keys, size_t n) {
+  m->impl = impl ? impl : gostx__dispatch()->magma;
+  m->n = n;
+  memcpy(m->keys, keys, n * sizeof keys[0]);
+  if (m->impl->mk_init) m->impl->mk_init(m->sched, keys, n);
+}
+
+void gostx__magma_mk_crypt(const gostx_magma_mk *m, int op, const uint8_t *in, uint8_t *out,
+                           size_t count) {
+  const struct gostx_magma_impl *im = m->impl;
+  if (count == 0) return;
+  if (im->mk_blocks) {
+    im->mk_blocks(m->sched, m->keys[0], in, out, count, op);
+    return;
+  }
+  /* Without an mk path: one block at a time (constant time still). */
+  for (size_t i = 0; i < count; i++) {
+    const gostx_magma_key *k = m->keys[i];
+    if (op == GOSTX__MAGMA_IMIT) {
+      uint32_t a1, a0;
+      gostx__magma_load(k, in + 8 * i, &a1, &a0);
+      gostx__magma_imit16_words(k, &a1, &a0);
+      gostx__magma_store(k, out + 8 * i, a1, a0);
+    } else {
+      (op ? im->decrypt_blocks : im->encrypt_blocks)(k, in + 8 * i, out + 8 * i, 1);
+    }
+  }
+}
+
+void gostx__magma_mk_clear(gostx_magma_mk *m) {
+  if (m->impl && m->impl->mk_init) gostx_memzero(m->sched, sizeof m->sched);
 }
 
 void gostx_magma_clear(gostx_magma_key *k) {
@@ -95,6 +132,7 @@ int gostx_sbox_by_name(const char *name) {
   return -1;
 }
 
-const char *gostx_sbox_name(int sbox) {
+const char *gostx_sbox_name(gostx_sbox set) {
+  const int sbox = (int)set;
   return sbox >= 0 && sbox < GOSTX_SBOX_COUNT ? canonical[sbox] : NULL;
 }

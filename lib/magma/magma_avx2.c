@@ -4,7 +4,7 @@
  * which is faster for it (docs/MAGMA.md has the numbers). */
 #include "magma/impl.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
 #include <immintrin.h>
 
 #define TARGET __attribute__((target("avx2")))
@@ -33,16 +33,7 @@
 
 #include "magma/sliced_core.h"
 
-static void avx2_encrypt(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  if (n < 2) gostx_magma_portable.encrypt_blocks(k, in, out, n);
-  else avx2_blocks(k, in, out, n, 0);
-}
-
-static void avx2_decrypt(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  if (n < 2) gostx_magma_portable.decrypt_blocks(k, in, out, n);
-  else avx2_blocks(k, in, out, n, 1);
-}
-
-const struct gostx_magma_impl gostx_magma_avx2 = {"avx2", avx2_encrypt, avx2_decrypt};
+const struct gostx_magma_impl gostx_magma_avx2 = {"avx2", avx2_encrypt, avx2_decrypt,
+                                                  avx2_mk_init, avx2_mk_blocks};
 
 #endif

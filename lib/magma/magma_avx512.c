@@ -8,10 +8,9 @@
  *   VPERMB reads only the index's low 6 bits, so the sum byte (low nibble)
  *   and the 16-bit shift right by 4 (high nibble) index it without the AND
  *   with 0x0f that PSHUFB needs, and three-way XORs are one VPTERNLOGD.
- * Whole groups run here; a rest of up to 32 blocks goes to the AVX2 table,
- * whose 32-block group costs less than a padded 64-block one (and which
- * hands a single block to the portable core). Verified under emulation
- * (make emu); not yet timed on AVX-512 hardware. */
+ * Every group runs here, a partial last one padded (until 0.2 a rest of up
+ * to 32 blocks went to the AVX2 file: a cross-ISA call outside the
+ * dispatcher, with a CPU check of its own). */
 #include "magma/impl.h"
 #include "x86_avx512.h"
 
@@ -58,31 +57,7 @@
 
 #include "magma/sliced_core.h"
 
-/* The rest of the blocks after whole 64-block groups. */
-#define REST_TO_AVX2 32
-
-static void avx512_run(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n,
-                       int decrypt) {
-  size_t rest = n % 64;
-  /* AVX2 is part of every CPU with AVX-512; the check only matters for
-   * emulated AVX-512 (make emu) on a CPU without it. */
-  if (rest > REST_TO_AVX2 || !gostx__cpu()->avx2) rest = 0;
-  if (n - rest) avx512_blocks(k, in, out, n - rest, decrypt);
-  if (rest) {
-    const struct gostx_magma_impl *narrow = &gostx_magma_avx2;
-    (decrypt ? narrow->decrypt_blocks : narrow->encrypt_blocks)(k, in + 8 * (n - rest),
-                                                                out + 8 * (n - rest), rest);
-  }
-}
-
-static void avx512_encrypt(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  avx512_run(k, in, out, n, 0);
-}
-
-static void avx512_decrypt(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  avx512_run(k, in, out, n, 1);
-}
-
-const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, avx512_decrypt};
+const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, avx512_decrypt,
+                                                    avx512_mk_init, avx512_mk_blocks};
 
 #endif

@@ -75,22 +75,21 @@ TARGET static inline void FN(transpose)(V x[8]) {
   x[6] = V_UNPLO64(u[3], u[7]); x[7] = V_UNPHI64(u[3], u[7]);
 }
 
-/* One round: y ^= g[k](x). rc: this round's constants (see
- * gostx__magma_sliced_round_consts); tab: the S-box set's 12 tables. */
-TARGET static inline void FN(round)(const V x[4], V y[4], const uint32_t rc[8],
-                                    const uint8_t (*tab)[32], V m0f) {
-  V s0, s1, s2, s3, nk;
+/* One round: y ^= g[k](x), k given as vectors: k0..k3 byte j of the key
+ * word per byte, n0..n2 the biased carry thresholds (255 - k_j) ^ 0x80;
+ * tab: the S-box set's 12 tables. */
+TARGET static inline void FN(round_v)(const V x[4], V y[4], V k0, V k1, V k2, V k3, V n0, V n1,
+                                      V n2, const uint8_t (*tab)[32], V m0f) {
+  V s0, s1, s2, s3;
   CARRY_T c;
   /* s = x + k with byte carries (by default c is -1 in bytes that carry out). */
-  s0 = V_ADD8(x[0], V_SET1_32(rc[0]));
-  c = CARRY_FIRST(x[0], V_SET1_32(rc[4]));
-  s1 = ADD_CARRY(V_ADD8(x[1], V_SET1_32(rc[1])), c);
-  nk = V_SET1_32(rc[5]);
-  c = CARRY_NEXT(c, x[1], nk);
-  s2 = ADD_CARRY(V_ADD8(x[2], V_SET1_32(rc[2])), c);
-  nk = V_SET1_32(rc[6]);
-  c = CARRY_NEXT(c, x[2], nk);
-  s3 = ADD_CARRY(V_ADD8(x[3], V_SET1_32(rc[3])), c);
+  s0 = V_ADD8(x[0], k0);
+  c = CARRY_FIRST(x[0], n0);
+  s1 = ADD_CARRY(V_ADD8(x[1], k1), c);
+  c = CARRY_NEXT(c, x[1], n1);
+  s2 = ADD_CARRY(V_ADD8(x[2], k2), c);
+  c = CARRY_NEXT(c, x[2], n2);
+  s3 = ADD_CARRY(V_ADD8(x[3], k3), c);
   (void)m0f; /* unused when the hooks need no nibble mask */
   /* y ^= t(s) <<< 11. */
 #define SBOX_BYTE(j, s)                                                                   \
@@ -107,11 +106,36 @@ TARGET static inline void FN(round)(const V x[4], V y[4], const uint32_t rc[8],
 #undef SBOX_BYTE
 }
 
-/* Encrypts (or decrypts: rc decides) ng (1 or 2, a constant after inlining)
- * groups of GROUP_BLOCKS blocks each. in and out may be equal. */
+/* One key for every block: rc is this round's constants (see
+ * gostx__magma_sliced_round_consts), broadcast. */
+TARGET static inline void FN(round)(const V x[4], V y[4], const uint32_t rc[8],
+                                    const uint8_t (*tab)[32], V m0f) {
+  FN(round_v)(x, y, V_SET1_32(rc[0]), V_SET1_32(rc[1]), V_SET1_32(rc[2]), V_SET1_32(rc[3]),
+              V_SET1_32(rc[4]), V_SET1_32(rc[5]), V_SET1_32(rc[6]), tab, m0f);
+}
+
+/* A key per block: kv holds the key word's 8 vectors (the layout of
+ * FN(mk_init)), lane b being block b's key. */
+TARGET static inline void FN(round_mk)(const V x[4], V y[4], const V *kv,
+                                       const uint8_t (*tab)[32], V m0f) {
+  FN(round_v)(x, y, V_LOADU(kv), V_LOADU(kv + 1), V_LOADU(kv + 2), V_LOADU(kv + 3),
+              V_LOADU(kv + 4), V_LOADU(kv + 5), V_LOADU(kv + 6), tab, m0f);
+}
+
+/* The key word (0..7) that round r of 32 uses: K1..K8 three times, then
+ * K8..K1 (decryption: the reverse order). Public. */
+static inline unsigned FN(round_word)(unsigned r, int decrypt) {
+  const unsigned e = decrypt ? 31 - r : r;
+  return e < 24 ? e & 7 : 31 - e;
+}
+
+/* Encrypts (or decrypts) ng (1 or 2, a constant after inlining) groups of
+ * GROUP_BLOCKS blocks each. One key (kv NULL): rc decides the direction. A
+ * key per block (kv: ng groups of FN(mk_init) vectors): decrypt does (0
+ * encrypt, 1 decrypt, 2 the IMIT core). in and out may be equal. */
 TARGET static inline __attribute__((always_inline)) void FN(groups)(
-    int ng, const uint32_t rc[32][8], const uint8_t (*tab)[32], const uint8_t *load_shuf,
-    const uint8_t *store_shuf, const uint8_t *in, uint8_t *out) {
+    int ng, const uint32_t rc[32][8], const V *kv, int decrypt, const uint8_t (*tab)[32],
+    const uint8_t *load_shuf, const uint8_t *store_shuf, const uint8_t *in, uint8_t *out) {
   const V bias = V_SET1_32(0x80808080u), m0f = V_SET1_32(0x0f0f0f0fu);
   const V ls = V_LOADA(load_shuf);
   V r[2][8];
@@ -121,17 +145,30 @@ TARGET static inline __attribute__((always_inline)) void FN(groups)(
     for (int i = 0; i < 8; i++) r[g][i] = V_XOR(r[g][i], bias);
   }
   /* n1 = a0 = r[0..3], n2 = a1 = r[4..7]; rounds alternate which is updated. */
-  for (int i = 0; i < 32; i += 2) {
-    for (int g = 0; g < ng; g++) FN(round)(r[g], r[g] + 4, rc[i], tab, m0f);
-    for (int g = 0; g < ng; g++) FN(round)(r[g] + 4, r[g], rc[i + 1], tab, m0f);
+  /* op (decrypt) 2: the IMIT core, 16 rounds with K1..K8 twice. */
+  const unsigned nr = kv && decrypt == 2 ? 16 : 32;
+  if (kv) {
+    for (unsigned i = 0; i < nr; i += 2) {
+      const unsigned w0 = nr == 16 ? i & 7 : FN(round_word)(i, decrypt);
+      const unsigned w1 = nr == 16 ? (i + 1) & 7 : FN(round_word)(i + 1, decrypt);
+      for (int g = 0; g < ng; g++) FN(round_mk)(r[g], r[g] + 4, kv + 64 * g + 8 * w0, tab, m0f);
+      for (int g = 0; g < ng; g++) FN(round_mk)(r[g] + 4, r[g], kv + 64 * g + 8 * w1, tab, m0f);
+    }
+  } else {
+    for (int i = 0; i < 32; i += 2) {
+      for (int g = 0; g < ng; g++) FN(round)(r[g], r[g] + 4, rc[i], tab, m0f);
+      for (int g = 0; g < ng; g++) FN(round)(r[g] + 4, r[g], rc[i + 1], tab, m0f);
+    }
   }
   const V ss = V_LOADA(store_shuf);
   for (int g = 0; g < ng; g++) {
-    /* After 32 rounds a1 = n1, a0 = n2: swap the halves back. */
+    /* After 32 rounds a1 = n1, a0 = n2: swap the halves back (after the
+     * IMIT core's 16 they sit where they started). */
     V o[8];
+    const int sw = nr == 32 ? 4 : 0;
     for (int i = 0; i < 4; i++) {
-      o[i] = V_XOR(r[g][4 + i], bias);
-      o[4 + i] = V_XOR(r[g][i], bias);
+      o[i] = V_XOR(r[g][sw + i], bias);
+      o[4 + i] = V_XOR(r[g][(4 + sw + i) & 7], bias);
     }
     FN(transpose)(o);
     for (int i = 0; i < 8; i++) V_STOREU(out + (8 * g + i) * V_BYTES, V_SHUF(o[i], ss));
@@ -140,30 +177,78 @@ TARGET static inline __attribute__((always_inline)) void FN(groups)(
 
 TARGET static void FN(group1)(const uint32_t rc[32][8], const uint8_t (*tab)[32],
                               const uint8_t *ls, const uint8_t *ss, const uint8_t *in, uint8_t *out) {
-  FN(groups)(1, rc, tab, ls, ss, in, out);
+  FN(groups)(1, rc, NULL, 0, tab, ls, ss, in, out);
 }
 
 TARGET static void FN(group2)(const uint32_t rc[32][8], const uint8_t (*tab)[32],
                               const uint8_t *ls, const uint8_t *ss, const uint8_t *in, uint8_t *out) {
-  FN(groups)(2, rc, tab, ls, ss, in, out);
+  FN(groups)(2, rc, NULL, 0, tab, ls, ss, in, out);
+}
+
+/* ---- A key per block (multi-key) ----
+ * The schedule: per group of GROUP_BLOCKS lanes, per key word w, 8 vectors:
+ * byte j of lane b's word in lane b of vector j, its carry threshold
+ * (255 - k_j) ^ 0x80 in vector 4 + j (vector 7 unused). They are made by
+ * pushing "blocks" whose halves are (word, word ^ 0x7f7f7f7f) through the
+ * data's load path, so that lane b is block b of a group at every width.
+ * All keys share one S-box set and byte convention (keys[0]'s). Lanes from
+ * n up to the group's end get zero keys (their blocks are padding). */
+TARGET static void FN(mk_init)(void *sched, const gostx_magma_key *const *keys, size_t n) {
+  V *kv = sched;
+  const struct gostx__magma_sliced *t = gostx__magma_sliced_tables();
+  const gostx_magma_key *k0 = keys[0];
+  const V ls = V_LOADA(t->load_shuf[k0->le ? 1 : 0]);
+  uint8_t buf[8 * GROUP_BLOCKS];
+  V r[8];
+  for (size_t g0 = 0; g0 < n; g0 += GROUP_BLOCKS, kv += 64) {
+    for (unsigned w = 0; w < 8; w++) {
+      for (size_t b = 0; b < GROUP_BLOCKS; b++) {
+        const uint32_t x = g0 + b < n ? keys[g0 + b]->rk[w] : 0;
+        gostx__magma_store(k0, buf + 8 * b, x ^ 0x7f7f7f7fu, x);
+      }
+      for (int i = 0; i < 8; i++) r[i] = V_SHUF(V_LOADU(buf + i * V_BYTES), ls);
+      FN(transpose)(r);
+      for (int i = 0; i < 8; i++) V_STOREU(kv + 8 * w + i, r[i]);
+    }
+  }
+  gostx_memzero(buf, sizeof buf);
+  gostx_memzero(r, sizeof r);
+}
+
+TARGET static void FN(mk_group1)(const V *kv, int dec, const uint8_t (*tab)[32],
+                                 const uint8_t *ls, const uint8_t *ss, const uint8_t *in,
+                                 uint8_t *out) {
+  FN(groups)(1, NULL, kv, dec, tab, ls, ss, in, out);
+}
+
+TARGET static void FN(mk_group2)(const V *kv, int dec, const uint8_t (*tab)[32],
+                                 const uint8_t *ls, const uint8_t *ss, const uint8_t *in,
+                                 uint8_t *out) {
+  FN(groups)(2, NULL, kv, dec, tab, ls, ss, in, out);
 }
 
 /* Any number of blocks: pairs of groups, then single groups, straight from
- * in to out; the rest through a zero-padded group on the stack. */
-TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
-                              size_t n, int decrypt) {
+ * in to out; the rest through a zero-padded group on the stack. One key (rc;
+ * kv NULL) or a key per block (kv: the schedule, its lanes advancing with
+ * the blocks; op as FN(groups)). */
+TARGET static void FN(walk)(const uint32_t (*rc)[8], const V *kv, int op,
+                            const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
   const struct gostx__magma_sliced *t = gostx__magma_sliced_tables();
   const uint8_t (*tab)[32] = t->sbox[k->sbox_id];
   const uint8_t *ls = t->load_shuf[k->le ? 1 : 0], *ss = t->store_shuf[k->le ? 1 : 0];
-  uint32_t rc[32][8];
-  gostx__magma_sliced_round_consts(k, decrypt, rc);
+#define GROUPS(ng, src, dst)                                                        \
+  do {                                                                              \
+    if (kv) (ng == 2 ? FN(mk_group2) : FN(mk_group1))(kv, op, tab, ls, ss, src, dst); \
+    else (ng == 2 ? FN(group2) : FN(group1))(rc, tab, ls, ss, src, dst);           \
+    if (kv) kv += 64 * ng;                                                          \
+  } while (0)
   for (; PAIR_GROUPS && n >= 2 * GROUP_BLOCKS; n -= 2 * GROUP_BLOCKS) {
-    FN(group2)(rc, tab, ls, ss, in, out);
+    GROUPS(2, in, out);
     in += 16 * GROUP_BLOCKS;
     out += 16 * GROUP_BLOCKS;
   }
   for (; n >= GROUP_BLOCKS; n -= GROUP_BLOCKS) {
-    FN(group1)(rc, tab, ls, ss, in, out);
+    GROUPS(1, in, out);
     in += 8 * GROUP_BLOCKS;
     out += 8 * GROUP_BLOCKS;
   }
@@ -171,11 +256,38 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
     uint8_t buf[8 * GROUP_BLOCKS];
     memcpy(buf, in, 8 * n);
     memset(buf + 8 * n, 0, sizeof buf - 8 * n);
-    FN(group1)(rc, tab, ls, ss, buf, buf);
+    GROUPS(1, buf, buf);
     memcpy(out, buf, 8 * n);
     gostx_memzero(buf, sizeof buf);
   }
+#undef GROUPS
+}
+
+TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                              size_t n, int decrypt) {
+  uint32_t rc[32][8];
+  gostx__magma_sliced_round_consts(k, decrypt, rc);
+  FN(walk)((const uint32_t(*)[8])rc, NULL, 0, k, in, out, n);
   gostx_memzero(rc, sizeof rc);
+}
+
+/* The block calls of an implementation table. A single block goes to the
+ * portable core, which is faster for it (docs/MAGMA.md). */
+static void FN(encrypt)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  if (n < 2) gostx_magma_portable.encrypt_blocks(k, in, out, n);
+  else FN(blocks)(k, in, out, n, 0);
+}
+
+static void FN(decrypt)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  if (n < 2) gostx_magma_portable.decrypt_blocks(k, in, out, n);
+  else FN(blocks)(k, in, out, n, 1);
+}
+
+/* n blocks, block b under the schedule's lane b; k: keys[0] (S-box set,
+ * byte convention); op: 0 encrypt, 1 decrypt, 2 the IMIT core. */
+TARGET static void FN(mk_blocks)(const void *sched, const gostx_magma_key *k, const uint8_t *in,
+                                 uint8_t *out, size_t n, int op) {
+  FN(walk)(NULL, sched, op, k, in, out, n);
 }
 
 #undef GROUP_BLOCKS

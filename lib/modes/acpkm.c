@@ -10,7 +10,7 @@ static const uint8_t acpkm_d[GOSTX_KEY_LEN] = {
 int gostx_acpkm_next_key(const gostx_cipher *c, uint8_t next_key[GOSTX_KEY_LEN]) {
   if (!gostx__modes_cipher_ok(c) || !next_key) return GOSTX_EINVAL;
   /* 32 bytes is a whole number of blocks for both ciphers: one call. */
-  gostx_cipher_encrypt_blocks(c, acpkm_d, next_key, GOSTX_KEY_LEN / c->block_len);
+  gostx_cipher_encrypt_blocks(c, acpkm_d, GOSTX_KEY_LEN / c->block_len, next_key);
   return GOSTX_OK;
 }
 

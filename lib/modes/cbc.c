@@ -13,7 +13,7 @@ void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, siz
     for (size_t i = 0; i < nblocks; i++) {
       uint8_t *r = ctx->reg + slot * n;
       gostx_xor(x, in + i * n, r, n);
-      gostx_cipher_encrypt_blocks(&ctx->c, x, r, 1);
+      gostx_cipher_encrypt_blocks(&ctx->c, x, 1, r);
       memcpy(out + i * n, r, n);
       slot = slot + 1 == z ? 0 : slot + 1;
     }
@@ -26,7 +26,7 @@ void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, siz
     while (nblocks) {
       size_t k = nblocks < per ? nblocks : per;
       memcpy(ct, in, k * n);
-      gostx_cipher_decrypt_blocks(&ctx->c, ct, out, k);
+      gostx_cipher_decrypt_blocks(&ctx->c, ct, k, out);
       if (z == 1) {
         /* m = n (one register block): P_i = D(C_i) xor C_{i-1}, in two XOR
          * passes over the batch instead of a per-block loop. */
@@ -52,12 +52,12 @@ void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, siz
   ctx->slot = slot;
 }
 
-int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                      const uint8_t *in, uint8_t *out, size_t len) {
+int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                      size_t len, uint8_t *out) {
   return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 0, iv, iv_len, 0, 0, in, out, len);
 }
 
-int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                      const uint8_t *in, uint8_t *out, size_t len) {
+int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                      size_t len, uint8_t *out) {
   return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 1, iv, iv_len, 0, 0, in, out, len);
 }

@@ -26,7 +26,7 @@ static size_t cfb_decrypt_batch(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t 
       memcpy(x + m, in, bytes - m);
       memcpy(next, in + bytes - m, m);
     }
-    gostx_cipher_encrypt_blocks(&ctx->c, x, x, k);
+    gostx_cipher_encrypt_blocks(&ctx->c, x, k, x);
     gostx_xor(out, in, x, bytes);
     if (used < bytes) used = bytes;
     memcpy(ctx->reg, next, m);
@@ -50,7 +50,7 @@ void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
   }
   while (len) {
     if (ctx->pos == s) {
-      gostx_cipher_encrypt_blocks(&ctx->c, ctx->reg, ctx->buf, 1);
+      gostx_cipher_encrypt_blocks(&ctx->c, ctx->reg, 1, ctx->buf);
       memmove(ctx->reg, ctx->reg + s, m - s);
       ctx->pos = 0;
     }
@@ -71,13 +71,13 @@ void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
 }
 
 int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                      const uint8_t *in, uint8_t *out, size_t len) {
+                      const uint8_t *in, size_t len, uint8_t *out) {
   if (s == 0) return GOSTX_EINVAL;
   return gostx__mode_oneshot(c, GOSTX_MODE_CFB, 0, iv, iv_len, s, 0, in, out, len);
 }
 
 int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                      const uint8_t *in, uint8_t *out, size_t len) {
+                      const uint8_t *in, size_t len, uint8_t *out) {
   if (s == 0) return GOSTX_EINVAL;
   return gostx__mode_oneshot(c, GOSTX_MODE_CFB, 1, iv, iv_len, s, 0, in, out, len);
 }

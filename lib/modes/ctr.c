@@ -45,7 +45,7 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
       continue;
     }
     gostx__ctr_fill(g, ctx->reg, n, GOSTX__CTR_FULL, k);
-    gostx_cipher_encrypt_blocks(&ctx->c, g, g, k);
+    gostx_cipher_encrypt_blocks(&ctx->c, g, k, g);
     if (used < k * n) used = k * n;
     size_t take = s;
     if (s == n) {
@@ -75,13 +75,13 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
 }
 
 int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                    const uint8_t *in, uint8_t *out, size_t len) {
+                    const uint8_t *in, size_t len, uint8_t *out) {
   if (s == 0) return GOSTX_EINVAL;
   return gostx__mode_oneshot(c, GOSTX_MODE_CTR, 0, iv, iv_len, s, 0, in, out, len);
 }
 
-int gostx_ctr_acpkm_crypt(const gostx_cipher *c, size_t section_len, const uint8_t *iv,
-                          size_t iv_len, const uint8_t *in, uint8_t *out, size_t len) {
+int gostx_ctr_acpkm_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                          size_t section_len, const uint8_t *in, size_t len, uint8_t *out) {
   if (section_len == 0) return GOSTX_EINVAL;
   return gostx__mode_oneshot(c, GOSTX_MODE_CTR_ACPKM, 0, iv, iv_len, 0, section_len, in, out,
                              len);

@@ -9,17 +9,12 @@
 
 #include "internal.h"
 
-/* Sets up both ciphers and checks the IV length. */
-static int kexp_setup(int cipher_id, const uint8_t *key_enc, const uint8_t *key_mac,
-                      const uint8_t *iv, size_t iv_len, gostx_cipher *enc, gostx_cipher *mac) {
-  int rc;
-  if (!key_enc || !key_mac || !iv) return GOSTX_EINVAL;
-  if (cipher_id != GOSTX_CIPHER_KUZNYECHIK && cipher_id != GOSTX_CIPHER_MAGMA)
-    return GOSTX_EINVAL;
-  rc = gostx_cipher_init(enc, cipher_id, key_enc);
-  if (!rc) rc = gostx_cipher_init(mac, cipher_id, key_mac);
-  if (!rc && iv_len != enc->block_len / 2) rc = GOSTX_ELEN;
-  return rc;
+/* Both keys of one cipher, and the IV length n/2. */
+static int kexp_check(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv,
+                      size_t iv_len) {
+  if (!enc || !mac || !iv || enc->id != mac->id) return GOSTX_EINVAL;
+  if (enc->id != GOSTX_ALG_KUZNYECHIK && enc->id != GOSTX_ALG_MAGMA) return GOSTX_EINVAL;
+  return iv_len == enc->block_len / 2 ? GOSTX_OK : GOSTX_ELEN;
 }
 
 /* mac = OMAC_{mac_cipher}(iv || key), n bytes. */
@@ -34,72 +29,48 @@ static int kexp_mac(const gostx_cipher *mac_cipher, const uint8_t *iv, size_t iv
   return rc;
 }
 
-int gostx_kexp15(int cipher_id, const uint8_t key_enc[GOSTX_KEY_LEN],
-                 const uint8_t key_mac[GOSTX_KEY_LEN], const uint8_t *iv, size_t iv_len,
-                 const uint8_t *key, size_t key_len, uint8_t *out, size_t *out_len) {
-  gostx_cipher enc, mac;
-  size_t n;
-  int rc;
+int gostx_kexp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv,
+                 size_t iv_len, const uint8_t *key, size_t key_len, uint8_t *out,
+                 size_t *out_len) {
   if (!key || !out || !out_len) return GOSTX_EINVAL;
   if (key_len == 0) return GOSTX_ELEN;
-  rc = kexp_setup(cipher_id, key_enc, key_mac, iv, iv_len, &enc, &mac);
-  if (rc) goto done;
-  n = enc.block_len;
-  if (key_len > SIZE_MAX - n) {
-    rc = GOSTX_ELEN;
-    goto done;
-  }
+  int rc = kexp_check(enc, mac, iv, iv_len);
+  if (rc) return rc;
+  size_t n = enc->block_len;
+  if (key_len > SIZE_MAX - n) return GOSTX_ELEN;
   /* Build K || MAC in out, then encrypt it in place. */
-  rc = kexp_mac(&mac, iv, iv_len, key, key_len, out + key_len);
+  rc = kexp_mac(mac, iv, iv_len, key, key_len, out + key_len);
   if (!rc) {
     memmove(out, key, key_len);
-    rc = gostx_ctr_crypt(&enc, iv, iv_len, n, out, out, key_len + n);
+    rc = gostx_ctr_crypt(enc, iv, iv_len, n, out, key_len + n, out);
   }
   if (rc) gostx_memzero(out, key_len + n);
   else *out_len = key_len + n;
-done:
-  gostx_cipher_clear(&enc);
-  gostx_cipher_clear(&mac);
   return rc;
 }
 
-int gostx_kimp15(int cipher_id, const uint8_t key_enc[GOSTX_KEY_LEN],
-                 const uint8_t key_mac[GOSTX_KEY_LEN], const uint8_t *iv, size_t iv_len,
-                 const uint8_t *in, size_t in_len, uint8_t *key, size_t *key_len) {
-  gostx_cipher enc, mac;
-  uint8_t want[GOSTX_MAX_BLOCK_LEN];
-  uint8_t *tmp = NULL;
-  size_t n, klen = 0;
-  int rc;
+int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv,
+                 size_t iv_len, const uint8_t *in, size_t in_len, uint8_t *key,
+                 size_t *key_len) {
   if (!in || !key || !key_len) return GOSTX_EINVAL;
-  rc = kexp_setup(cipher_id, key_enc, key_mac, iv, iv_len, &enc, &mac);
-  if (rc) goto done;
-  n = enc.block_len;
-  if (in_len <= n) {
-    rc = GOSTX_ELEN;
-    goto done;
-  }
-  klen = in_len - n;
+  int rc = kexp_check(enc, mac, iv, iv_len);
+  if (rc) return rc;
+  size_t n = enc->block_len;
+  if (in_len <= n) return GOSTX_ELEN;
+  size_t klen = in_len - n;
   /* Decrypt into scratch: nothing reaches key before the MAC checks out. */
-  tmp = malloc(in_len);
-  if (!tmp) {
-    rc = GOSTX_ENOMEM;
-    goto done;
-  }
-  rc = gostx_ctr_crypt(&enc, iv, iv_len, n, in, tmp, in_len);
-  if (!rc) rc = kexp_mac(&mac, iv, iv_len, tmp, klen, want);
+  uint8_t *tmp = malloc(in_len);
+  if (!tmp) return GOSTX_ENOMEM;
+  uint8_t want[GOSTX_MAX_BLOCK_LEN];
+  rc = gostx_ctr_crypt(enc, iv, iv_len, n, in, in_len, tmp);
+  if (!rc) rc = kexp_mac(mac, iv, iv_len, tmp, klen, want);
   if (!rc && gostx_memeq_ct(want, tmp + klen, n) != 0) rc = GOSTX_EAUTH;
   if (!rc) {
     memcpy(key, tmp, klen);
     *key_len = klen;
   }
-done:
-  if (tmp) {
-    gostx_memzero(tmp, in_len);
-    free(tmp);
-  }
+  gostx_memzero(tmp, in_len);
+  free(tmp);
   gostx_memzero(want, sizeof want);
-  gostx_cipher_clear(&enc);
-  gostx_cipher_clear(&mac);
   return rc;
 }

@@ -12,8 +12,8 @@
 
 /* Both block lengths the modes know; anything else is not a valid cipher. */
 static inline int gostx__modes_cipher_ok(const gostx_cipher *c) {
-  return c && ((c->id == GOSTX_CIPHER_KUZNYECHIK && c->block_len == GOSTX_KUZ_BLOCK_LEN) ||
-               (c->id == GOSTX_CIPHER_MAGMA && c->block_len == GOSTX_MAGMA_BLOCK_LEN));
+  return c && ((c->id == GOSTX_ALG_KUZNYECHIK && c->block_len == GOSTX_KUZ_BLOCK_LEN) ||
+               (c->id == GOSTX_ALG_MAGMA && c->block_len == GOSTX_MAGMA_BLOCK_LEN));
 }
 
 /* Multiplication by x in GF(2^n), big-endian (OMAC subkeys): shift left by one

@@ -9,7 +9,7 @@ void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
   while (len) {
     if (ctx->pos == s) {
       if (++ctx->slot >= z) {
-        gostx_cipher_encrypt_blocks(&ctx->c, ctx->reg, ctx->reg, z);
+        gostx_cipher_encrypt_blocks(&ctx->c, ctx->reg, z, ctx->reg);
         ctx->slot = 0;
       }
       ctx->pos = 0;
@@ -35,7 +35,7 @@ void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
 }
 
 int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                    const uint8_t *in, uint8_t *out, size_t len) {
+                    const uint8_t *in, size_t len, uint8_t *out) {
   if (s == 0) return GOSTX_EINVAL;
   return gostx__mode_oneshot(c, GOSTX_MODE_OFB, 0, iv, iv_len, s, 0, in, out, len);
 }

@@ -15,7 +15,7 @@ void gostx__omac_dbl(uint8_t *out, const uint8_t *in, size_t n) {
 void gostx__omac_subkeys(const gostx_cipher *c, uint8_t *k1, uint8_t *k2) {
   const size_t n = c->block_len;
   uint8_t r[GOSTX_MAX_BLOCK_LEN] = {0}, t[GOSTX_MAX_BLOCK_LEN];
-  gostx_cipher_encrypt_blocks(c, r, r, 1);
+  gostx_cipher_encrypt_blocks(c, r, 1, r);
   gostx__omac_dbl(t, r, n);
   if (k1) memcpy(k1, t, n);
   if (k2) gostx__omac_dbl(k2, t, n);
@@ -76,7 +76,7 @@ static void acpkm_section_keys(gostx_omac_ctx *ctx) {
 static void absorb(gostx_omac_ctx *ctx, const uint8_t *blk) {
   if (ctx->acpkm) acpkm_section_keys(ctx);
   gostx_xor(ctx->state, ctx->state, blk, ctx->n);
-  gostx_cipher_encrypt_blocks(&ctx->c, ctx->state, ctx->state, 1);
+  gostx_cipher_encrypt_blocks(&ctx->c, ctx->state, 1, ctx->state);
   ctx->blocks++;
 }
 
@@ -124,7 +124,7 @@ int gostx_omac_final(gostx_omac_ctx *ctx, uint8_t *mac, size_t mac_len) {
   }
   gostx_xor(ctx->state, ctx->state, ctx->buf, n);
   gostx_xor(ctx->state, ctx->state, k, n);
-  gostx_cipher_encrypt_blocks(&ctx->c, ctx->state, ctx->state, 1);
+  gostx_cipher_encrypt_blocks(&ctx->c, ctx->state, 1, ctx->state);
   memcpy(mac, ctx->state, mac_len);
   gostx_memzero(k, sizeof k);
   gostx_memzero(ctx, sizeof *ctx);

@@ -2,7 +2,7 @@
  * removal of procedure 2. */
 #include "modes_internal.h"
 
-int gostx_pad(int padding, size_t n, const uint8_t *in, size_t len, uint8_t *out,
+int gostx_pad(gostx_padding padding, size_t n, const uint8_t *in, size_t len, uint8_t *out,
               size_t *out_len) {
   if (!out || !out_len || (!in && len) || n == 0 || n > 64) return GOSTX_EINVAL;
   size_t r = len % n, add;

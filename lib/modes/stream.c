@@ -9,8 +9,9 @@ static int is_stream_mode(int mode) {
          mode == GOSTX_MODE_CTR_ACPKM;
 }
 
-int gostx_mode_init(gostx_mode_ctx *ctx, const gostx_cipher *c, int mode, int decrypt,
-                    const uint8_t *iv, size_t iv_len, size_t s, int padding, size_t section_len) {
+int gostx_mode_init(gostx_mode_ctx *ctx, const gostx_cipher *c, gostx_mode mode, int decrypt,
+                    const uint8_t *iv, size_t iv_len, size_t s, gostx_padding padding,
+                    size_t section_len) {
   if (!ctx) return GOSTX_EINVAL;
   memset(ctx, 0, sizeof *ctx);
   ctx->finished = 1; /* until init succeeds, updates are refused */

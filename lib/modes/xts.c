@@ -181,8 +181,8 @@ void gostx__xts_steal(gostx__xts_crypt_fn crypt, const void *ctx, int decrypt, c
 }
 
 static void one_key_crypt(const void *ctx, int decrypt, uint8_t *buf, size_t n) {
-  if (decrypt) gostx_kuz_decrypt_blocks(ctx, buf, buf, n);
-  else gostx_kuz_encrypt_blocks(ctx, buf, buf, n);
+  if (decrypt) gostx_kuz_decrypt_blocks(ctx, buf, n, buf);
+  else gostx_kuz_encrypt_blocks(ctx, buf, n, buf);
 }
 
 /* Steps 2 and 3 for count <= XTS_UNITS units whose T_0 are in t. */
@@ -207,7 +207,7 @@ void gostx__xts_units(const gostx_xts_key *x, int decrypt, const uint64_t *nums,
       gostx_store64_le(t + 16 * k, (nums ? nums[p] : first + p) * step); /* plain64 */
       memset(t + 16 * k + 8, 0, 8);
     }
-    gostx_kuz_encrypt_blocks(&x->tweak, t, t, c); /* T_0 of every unit, one call */
+    gostx_kuz_encrypt_blocks(&x->tweak, t, c, t); /* T_0 of every unit, one call */
     if (idx) xts_finish(x, decrypt, t, idx + base, in, out, len, c);
     else xts_finish(x, decrypt, t, NULL, in + base * len, out + base * len, len, c);
     if (used < 16 * c) used = 16 * c;
@@ -222,19 +222,19 @@ static int xts_crypt(const gostx_xts_key *x, int decrypt, const uint8_t tweak[16
   uint8_t t[16];
   if (!x || !tweak || !in || !out) return GOSTX_EINVAL;
   if (len < 16) return GOSTX_ELEN;
-  gostx_kuz_encrypt_blocks(&x->tweak, tweak, t, 1);
+  gostx_kuz_encrypt_blocks(&x->tweak, tweak, 1, t);
   xts_finish(x, decrypt, t, NULL, in, out, len, 1);
   gostx_memzero(t, sizeof t);
   return GOSTX_OK;
 }
 
 int gostx_xts_encrypt(const gostx_xts_key *x, const uint8_t tweak[16], const uint8_t *in,
-                      uint8_t *out, size_t len) {
+                      size_t len, uint8_t *out) {
   return xts_crypt(x, 0, tweak, in, out, len);
 }
 
 int gostx_xts_decrypt(const gostx_xts_key *x, const uint8_t tweak[16], const uint8_t *in,
-                      uint8_t *out, size_t len) {
+                      size_t len, uint8_t *out) {
   return xts_crypt(x, 1, tweak, in, out, len);
 }
 
@@ -247,11 +247,11 @@ static int xts_sector(const gostx_xts_key *x, int decrypt, uint64_t sector, cons
 }
 
 int gostx_xts_encrypt_sector(const gostx_xts_key *x, uint64_t sector, const uint8_t *in,
-                             uint8_t *out, size_t len) {
+                             size_t len, uint8_t *out) {
   return xts_sector(x, 0, sector, in, out, len);
 }
 
 int gostx_xts_decrypt_sector(const gostx_xts_key *x, uint64_t sector, const uint8_t *in,
-                             uint8_t *out, size_t len) {
+                             size_t len, uint8_t *out) {
   return xts_sector(x, 1, sector, in, out, len);
 }

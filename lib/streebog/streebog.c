@@ -114,4 +114,3 @@ void gostx_streebog_clear(gostx_streebog_ctx *ctx) {
   if (ctx) gostx_memzero(ctx, sizeof *ctx);
 }
 
-size_t gostx_sizeof_streebog_ctx(void) { return sizeof(gostx_streebog_ctx); }

@@ -15,7 +15,9 @@
  * block bound both (docs/STREEBOG.md has the numbers and what was tried).
  *
  * Baseline x86-64 only (SSE2), so any x86-64 runs it. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "arch.h"
+
+#ifdef GOSTX_ARCH_X86_64
 #include "internal.h"
 #include "streebog_tables.h"
 

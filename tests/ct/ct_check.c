@@ -101,9 +101,9 @@ static void case_blocks(int id) {
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
     size_t nb = counts[i];
     if (nb * n > MAXLEN) continue;
-    gostx_cipher_encrypt_blocks(&c, pt, ct, nb);
+    gostx_cipher_encrypt_blocks(&c, pt, nb, ct);
     CT_PUBLIC(ct, nb * n);
-    gostx_cipher_decrypt_blocks(&c, ct, back, nb);
+    gostx_cipher_decrypt_blocks(&c, ct, nb, back);
     same(back, pt, nb * n, "block round trip");
     CT_SECRET(pt, sizeof pt);
   }
@@ -116,51 +116,51 @@ static void case_modes(int id) {
   RC_OK(gostx_cipher_init(&c, id, key), "cipher_init");
   const size_t n = c.block_len, blen = 5 * n, len = 5 * n + 3;
 
-  RC_OK(gostx_ecb_encrypt(&c, pt, ct, blen), "ecb enc");
+  RC_OK(gostx_ecb_encrypt(&c, pt, blen, ct), "ecb enc");
   CT_PUBLIC(ct, blen);
-  RC_OK(gostx_ecb_decrypt(&c, ct, back, blen), "ecb dec");
+  RC_OK(gostx_ecb_decrypt(&c, ct, blen, back), "ecb dec");
   same(back, pt, blen, "ecb");
   CT_SECRET(pt, sizeof pt);
 
-  RC_OK(gostx_cbc_encrypt(&c, iv, 2 * n, pt, ct, blen), "cbc enc");
+  RC_OK(gostx_cbc_encrypt(&c, iv, 2 * n, pt, blen, ct), "cbc enc");
   CT_PUBLIC(ct, blen);
-  RC_OK(gostx_cbc_decrypt(&c, iv, 2 * n, ct, back, blen), "cbc dec");
+  RC_OK(gostx_cbc_decrypt(&c, iv, 2 * n, ct, blen, back), "cbc dec");
   same(back, pt, blen, "cbc");
   CT_SECRET(pt, sizeof pt);
 
   const size_t segs[2] = {n, 3};
   for (int i = 0; i < 2; i++) {
-    RC_OK(gostx_cfb_encrypt(&c, iv, 2 * n, segs[i], pt, ct, len), "cfb enc");
+    RC_OK(gostx_cfb_encrypt(&c, iv, 2 * n, segs[i], pt, len, ct), "cfb enc");
     CT_PUBLIC(ct, len);
-    RC_OK(gostx_cfb_decrypt(&c, iv, 2 * n, segs[i], ct, back, len), "cfb dec");
+    RC_OK(gostx_cfb_decrypt(&c, iv, 2 * n, segs[i], ct, len, back), "cfb dec");
     same(back, pt, len, "cfb");
     CT_SECRET(pt, sizeof pt);
 
-    RC_OK(gostx_ofb_crypt(&c, iv, 2 * n, segs[i], pt, ct, len), "ofb");
+    RC_OK(gostx_ofb_crypt(&c, iv, 2 * n, segs[i], pt, len, ct), "ofb");
     CT_PUBLIC(ct, len);
-    RC_OK(gostx_ofb_crypt(&c, iv, 2 * n, segs[i], ct, back, len), "ofb back");
+    RC_OK(gostx_ofb_crypt(&c, iv, 2 * n, segs[i], ct, len, back), "ofb back");
     same(back, pt, len, "ofb");
     CT_SECRET(pt, sizeof pt);
 
-    RC_OK(gostx_ctr_crypt(&c, iv, n / 2, segs[i], pt, ct, len), "ctr");
+    RC_OK(gostx_ctr_crypt(&c, iv, n / 2, segs[i], pt, len, ct), "ctr");
     CT_PUBLIC(ct, len);
-    RC_OK(gostx_ctr_crypt(&c, iv, n / 2, segs[i], ct, back, len), "ctr back");
+    RC_OK(gostx_ctr_crypt(&c, iv, n / 2, segs[i], ct, len, back), "ctr back");
     same(back, pt, len, "ctr");
     CT_SECRET(pt, sizeof pt);
   }
 
   /* Over 128 blocks: the counter kernel (kuz_avx2.c ctr) with its batches. */
   const size_t clen = MAXLEN - 5;
-  RC_OK(gostx_ctr_crypt(&c, iv, n / 2, n, pt, ct, clen), "ctr long");
+  RC_OK(gostx_ctr_crypt(&c, iv, n / 2, n, pt, clen, ct), "ctr long");
   CT_PUBLIC(ct, clen);
-  RC_OK(gostx_ctr_crypt(&c, iv, n / 2, n, ct, back, clen), "ctr long back");
+  RC_OK(gostx_ctr_crypt(&c, iv, n / 2, n, ct, clen, back), "ctr long back");
   same(back, pt, clen, "ctr long");
   CT_SECRET(pt, sizeof pt);
 
   const size_t alen = 9 * n + 5;
-  RC_OK(gostx_ctr_acpkm_crypt(&c, 2 * n, iv, n / 2, pt, ct, alen), "ctr-acpkm");
+  RC_OK(gostx_ctr_acpkm_crypt(&c, iv, n / 2, 2 * n, pt, alen, ct), "ctr-acpkm");
   CT_PUBLIC(ct, alen);
-  RC_OK(gostx_ctr_acpkm_crypt(&c, 2 * n, iv, n / 2, ct, back, alen), "ctr-acpkm back");
+  RC_OK(gostx_ctr_acpkm_crypt(&c, iv, n / 2, 2 * n, ct, alen, back), "ctr-acpkm back");
   same(back, pt, alen, "ctr-acpkm");
   CT_SECRET(pt, sizeof pt);
 
@@ -290,20 +290,25 @@ static void case_mgm(int id) {
 }
 
 static void case_kexp15(int id) {
-  const size_t n = id == GOSTX_CIPHER_KUZNYECHIK ? 16 : 8;
+  const size_t n = id == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   uint8_t wrapped[32 + 16], got[32];
   size_t wl = 0, gl = 0;
-  RC_OK(gostx_kexp15(id, key, key + 32, iv, n / 2, pt, 32, wrapped, &wl), "kexp15");
+  gostx_cipher enc, mac;
+  RC_OK(gostx_cipher_init(&enc, (gostx_alg)id, key), "kexp15 enc key");
+  RC_OK(gostx_cipher_init(&mac, (gostx_alg)id, key + 32), "kexp15 mac key");
+  RC_OK(gostx_kexp15(&enc, &mac, iv, n / 2, pt, 32, wrapped, &wl), "kexp15");
   CT_PUBLIC(wrapped, sizeof wrapped);
-  int rc = gostx_kimp15(id, key, key + 32, iv, n / 2, wrapped, wl, got, &gl);
+  int rc = gostx_kimp15(&enc, &mac, iv, n / 2, wrapped, wl, got, &gl);
   CT_PUBLIC(&rc, sizeof rc); /* the MAC check result: public by design */
   REQUIRE(rc == GOSTX_OK && gl == 32, "kimp15 accepts");
   same(got, pt, 32, "kexp15/kimp15 round trip");
   CT_SECRET(pt, sizeof pt);
   wrapped[wl - 1] ^= 1;
-  rc = gostx_kimp15(id, key, key + 32, iv, n / 2, wrapped, wl, got, &gl);
+  rc = gostx_kimp15(&enc, &mac, iv, n / 2, wrapped, wl, got, &gl);
   CT_PUBLIC(&rc, sizeof rc);
   REQUIRE(rc == GOSTX_EAUTH, "kimp15 rejects a bad MAC");
+  gostx_cipher_clear(&enc);
+  gostx_cipher_clear(&mac);
 }
 
 static void case_xts(void) {
@@ -315,9 +320,9 @@ static void case_xts(void) {
   CT_PUBLIC(&rc, sizeof rc);
   REQUIRE(rc == GOSTX_OK, "xts_set_key");
   for (int i = 0; i < 2; i++) {
-    RC_OK(gostx_xts_encrypt_sector(&x, 12345, pt, ct, lens[i]), "xts enc");
+    RC_OK(gostx_xts_encrypt_sector(&x, 12345, pt, lens[i], ct), "xts enc");
     CT_PUBLIC(ct, lens[i]);
-    RC_OK(gostx_xts_decrypt_sector(&x, 12345, ct, back, lens[i]), "xts dec");
+    RC_OK(gostx_xts_decrypt_sector(&x, 12345, ct, lens[i], back), "xts dec");
     same(back, pt, lens[i], "xts round trip");
     CT_SECRET(pt, sizeof pt);
   }
@@ -333,9 +338,9 @@ static void case_magma_rk_only(void) {
   fill(pub_key, sizeof pub_key, 9);
   RC_OK(gostx_magma_set_key(&k, pub_key), "magma_set_key");
   CT_SECRET(k.rk, sizeof k.rk);
-  gostx_magma_encrypt_blocks(&k, pt, ct, 9);
+  gostx_magma_encrypt_blocks(&k, pt, 9, ct);
   CT_PUBLIC(ct, 72);
-  gostx_magma_decrypt_blocks(&k, ct, back, 9);
+  gostx_magma_decrypt_blocks(&k, ct, 9, back);
   same(back, pt, 72, "magma rk-only round trip");
   gostx_magma_clear(&k);
 }
@@ -346,33 +351,33 @@ static void case_gost89(int sbox) {
   gostx_gost89_key k;
   const size_t len = MAXLEN - 5;
   RC_OK(gostx_gost89_set_key(&k, key, sbox), "gost89_set_key");
-  gostx_gost89_encrypt_blocks(&k, pt, ct, 3);
+  gostx_gost89_encrypt_blocks(&k, pt, 3, ct);
   CT_PUBLIC(ct, 24);
-  gostx_gost89_decrypt_blocks(&k, ct, back, 3);
+  gostx_gost89_decrypt_blocks(&k, ct, 3, back);
   same(back, pt, 24, "gost89 blocks");
   CT_SECRET(pt, sizeof pt);
-  RC_OK(gostx_gost89_ecb_encrypt(&k, pt, ct, 64), "gost89 ecb");
+  RC_OK(gostx_gost89_ecb_encrypt(&k, pt, 64, ct), "gost89 ecb");
   CT_PUBLIC(ct, 64);
-  RC_OK(gostx_gost89_ecb_decrypt(&k, ct, back, 64), "gost89 ecb dec");
+  RC_OK(gostx_gost89_ecb_decrypt(&k, ct, 64, back), "gost89 ecb dec");
   same(back, pt, 64, "gost89 ecb");
   CT_SECRET(pt, sizeof pt);
-  gostx_gost89_clear(&k);
   for (int mesh = 0; mesh <= 1; mesh++) {
-    RC_OK(gostx_gost89_cnt(key, sbox, iv, mesh, pt, ct, len), "gost89 cnt");
+    RC_OK(gostx_gost89_cnt(&k, iv, mesh, pt, len, ct), "gost89 cnt");
     CT_PUBLIC(ct, len);
-    RC_OK(gostx_gost89_cnt(key, sbox, iv, mesh, ct, back, len), "gost89 cnt back");
+    RC_OK(gostx_gost89_cnt(&k, iv, mesh, ct, len, back), "gost89 cnt back");
     same(back, pt, len, "gost89 cnt");
     CT_SECRET(pt, sizeof pt);
-    RC_OK(gostx_gost89_cfb(key, sbox, iv, mesh, 0, pt, ct, len), "gost89 cfb");
+    RC_OK(gostx_gost89_cfb(&k, iv, mesh, 0, pt, len, ct), "gost89 cfb");
     CT_PUBLIC(ct, len);
-    RC_OK(gostx_gost89_cfb(key, sbox, iv, mesh, 1, ct, back, len), "gost89 cfb dec");
+    RC_OK(gostx_gost89_cfb(&k, iv, mesh, 1, ct, len, back), "gost89 cfb dec");
     same(back, pt, len, "gost89 cfb");
     CT_SECRET(pt, sizeof pt);
-    RC_OK(gostx_gost89_imit(key, sbox, mesh ? iv : NULL, mesh, pt, len, tag, 4), "gost89 imit");
+    RC_OK(gostx_gost89_imit(&k, mesh ? iv : NULL, mesh, pt, len, tag, 4), "gost89 imit");
     CT_PUBLIC(tag, 4);
-    RC_OK(gostx_gost89_imit(key, sbox, NULL, mesh, pt, 5, tag, 8), "gost89 imit short");
+    RC_OK(gostx_gost89_imit(&k, NULL, mesh, pt, 5, tag, 8), "gost89 imit short");
     CT_PUBLIC(tag, 8);
   }
+  gostx_gost89_clear(&k);
 }
 
 /* ---- helpers that take secrets ---- */
@@ -452,7 +457,7 @@ static void case_batch(void) {
   uint8_t k[64];
   for (size_t i = 0; i < BATCH_SECTORS; i++) {
     for (size_t j = 0; j < 64; j++) k[j] = (uint8_t)(key[j] ^ (i * 29 + j));
-    RC_OK(gostx_cipher_init(&bkeys[i], GOSTX_CIPHER_KUZNYECHIK, k), "batch key");
+    RC_OK(gostx_cipher_init(&bkeys[i], GOSTX_ALG_KUZNYECHIK, k), "batch key");
     RC_OK(gostx_xts_set_key(&bxts[i], k), "batch xts key");
     kp[i] = &bkeys[i];
     xp[i] = &bxts[i];
@@ -466,18 +471,18 @@ static void case_batch(void) {
     const size_t ns = counts[c];
     for (int one = 0; one < 2; one++) { /* a key per sector, then one key */
       const size_t nk = one ? 1 : ns;
-      RC_OK(gostx_batch_cbc_encrypt(NULL, kp, nk, bivs, 16, bin, bout, cbc_len, ns), "batch cbc enc");
+      RC_OK(gostx_batch_cbc_encrypt(NULL, kp, nk, bivs, 16, bin, cbc_len, ns, bout), "batch cbc enc");
       CT_PUBLIC(bout, ns * cbc_len);
-      RC_OK(gostx_batch_cbc_decrypt(NULL, kp, nk, bivs, 16, bout, bback, cbc_len, ns), "batch cbc dec");
+      RC_OK(gostx_batch_cbc_decrypt(NULL, kp, nk, bivs, 16, bout, cbc_len, ns, bback), "batch cbc dec");
       same(bback, bin, ns * cbc_len, "batch cbc");
       CT_SECRET(bin, sizeof bin);
       RC_OK(gostx_batch_omac(NULL, kp, nk, bin, BATCH_SECTOR_LEN, ns, btags, 16), "batch omac");
       CT_PUBLIC(btags, ns * 16);
-      RC_OK(gostx_batch_ctr_crypt(NULL, kp, nk, bivs, 8, bin, bout, BATCH_SECTOR_LEN, ns), "batch ctr");
+      RC_OK(gostx_batch_ctr_crypt(NULL, kp, nk, bivs, 8, bin, BATCH_SECTOR_LEN, ns, bout), "batch ctr");
       CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
-      RC_OK(gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 7, bin, bout, BATCH_SECTOR_LEN, ns), "batch xts enc");
+      RC_OK(gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 7, bin, BATCH_SECTOR_LEN, ns, bout), "batch xts enc");
       CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
-      RC_OK(gostx_batch_xts_decrypt(NULL, xp, nk, NULL, 7, bout, bback, BATCH_SECTOR_LEN, ns), "batch xts dec");
+      RC_OK(gostx_batch_xts_decrypt(NULL, xp, nk, NULL, 7, bout, BATCH_SECTOR_LEN, ns, bback), "batch xts dec");
       same(bback, bin, ns * BATCH_SECTOR_LEN, "batch xts");
       CT_SECRET(bin, sizeof bin);
     }
@@ -488,11 +493,89 @@ static void case_batch(void) {
   }
 }
 
+/* ---- Stream batches (lib/bulk/streams.c): every op, a key per stream ----
+ * Keys derived from the secret key material (Kuznyechik and Magma mixed,
+ * GOST 28147-89 with two S-box sets), inputs secret; lengths, IVs, AAD and
+ * the S-box sets public. 70 streams: wide groups of both ciphers. */
+#define ST_N 70
+#define ST_MAX 300
+static gostx_cipher st_c[ST_N];
+static gostx_gost89_key st_g[ST_N];
+static gostx_xts_key st_x[ST_N];
+static uint8_t st_in[ST_N * ST_MAX], st_out[ST_N * ST_MAX], st_back[ST_N * ST_MAX];
+static uint8_t st_tag[ST_N * 16], st_iv[ST_N * 16], st_aad[ST_N * 16];
+
+static void streams_fill(gostx_stream *s, gostx_batch_op op, const uint8_t *in, uint8_t *out) {
+  for (size_t i = 0; i < ST_N; i++) {
+    const int x = op == GOSTX_BATCH_XTS_ENCRYPT || op == GOSTX_BATCH_XTS_DECRYPT;
+    const int g89 = op >= GOSTX_BATCH_GOST89_CFB_ENCRYPT;
+    memset(&s[i], 0, sizeof s[i]);
+    s[i].key = g89 ? (const void *)&st_g[i] : x ? (const void *)&st_x[i] : (const void *)&st_c[i];
+    s[i].iv = st_iv + 16 * i;
+    s[i].aad = st_aad + 16 * i;
+    s[i].aad_len = i % 17;
+    s[i].len = 16 * (1 + (i * 7) % 18) + (op <= GOSTX_BATCH_CBC_DECRYPT ? 0 : i % 13);
+    s[i].in = in + ST_MAX * i;
+    s[i].out = out + ST_MAX * i;
+    s[i].tag = st_tag + 16 * i;
+  }
+}
+
+static void case_streams(void) {
+  static gostx_stream s[ST_N];
+  uint8_t k[64];
+  for (size_t i = 0; i < ST_N; i++) {
+    for (size_t j = 0; j < 64; j++) k[j] = (uint8_t)(key[j] ^ (i * 31 + j));
+    RC_OK(gostx_cipher_init(&st_c[i], i % 2 ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK, k), "stream key");
+    RC_OK(gostx_gost89_set_key(&st_g[i], k, i % 3 ? GOSTX_SBOX_CRYPTOPRO_A : GOSTX_SBOX_TC26_Z), "stream gost89 key");
+    RC_OK(gostx_xts_set_key(&st_x[i], k), "stream xts key");
+  }
+  gostx_memzero(k, sizeof k);
+  fill(st_iv, sizeof st_iv, 9);
+  for (size_t i = 0; i < ST_N; i++) st_iv[16 * i] &= 0x7f; /* MGM nonces */
+  fill(st_aad, sizeof st_aad, 10);
+  fill(st_in, sizeof st_in, 11);
+  CT_SECRET(st_in, sizeof st_in);
+  gostx_batch_params p = {0};
+  p.meshing = 1;
+  p.section_len = 64;
+  p.master_section_len = 96;
+  /* Pairs (forward, inverse) and the one-way ops. */
+  static const gostx_batch_op pairs[][2] = {
+      {GOSTX_BATCH_CBC_ENCRYPT, GOSTX_BATCH_CBC_DECRYPT},
+      {GOSTX_BATCH_CFB_ENCRYPT, GOSTX_BATCH_CFB_DECRYPT},
+      {GOSTX_BATCH_OFB, GOSTX_BATCH_OFB},
+      {GOSTX_BATCH_CTR, GOSTX_BATCH_CTR},
+      {GOSTX_BATCH_MGM_SEAL, GOSTX_BATCH_MGM_OPEN},
+      {GOSTX_BATCH_XTS_ENCRYPT, GOSTX_BATCH_XTS_DECRYPT},
+      {GOSTX_BATCH_GOST89_CFB_ENCRYPT, GOSTX_BATCH_GOST89_CFB_DECRYPT},
+      {GOSTX_BATCH_GOST89_CNT, GOSTX_BATCH_GOST89_CNT},
+      {GOSTX_BATCH_OMAC, 0},
+      {GOSTX_BATCH_OMAC_ACPKM, 0},
+      {GOSTX_BATCH_GOST89_IMIT, 0}};
+  for (size_t q = 0; q < sizeof pairs / sizeof pairs[0]; q++) {
+    streams_fill(s, pairs[q][0], st_in, st_out);
+    RC_OK(gostx_batch_streams(NULL, pairs[q][0], &p, s, ST_N), "stream batch");
+    CT_PUBLIC(st_out, sizeof st_out);
+    CT_PUBLIC(st_tag, sizeof st_tag);
+    if (!pairs[q][1]) continue;
+    streams_fill(s, pairs[q][1], st_out, st_back);
+    RC_OK(gostx_batch_streams(NULL, pairs[q][1], &p, s, ST_N), "stream batch inverse");
+    for (size_t i = 0; i < ST_N; i++) same(st_back + ST_MAX * i, st_in + ST_MAX * i, s[i].len, "stream batch round trip");
+    CT_SECRET(st_in, sizeof st_in);
+  }
+  for (size_t i = 0; i < ST_N; i++) {
+    gostx_cipher_clear(&st_c[i]);
+    gostx_magma_clear(&st_g[i]);
+    gostx_xts_clear(&st_x[i]);
+  }
+}
+
 static void run_group(const char *g) {
   if (!strcmp(g, "const")) {
-    const int ids[2] = {GOSTX_CIPHER_KUZNYECHIK, GOSTX_CIPHER_MAGMA};
+    const int ids[2] = {GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA};
     for (int i = 0; i < 2; i++) {
-      const char *nm = ids[i] == GOSTX_CIPHER_KUZNYECHIK ? "kuznyechik" : "magma";
+      const char *nm = ids[i] == GOSTX_ALG_KUZNYECHIK ? "kuznyechik" : "magma";
       char name[64];
       snprintf(name, sizeof name, "%s blocks", nm);
       secrets(name);
@@ -517,6 +600,8 @@ static void run_group(const char *g) {
     case_xts();
     secrets("kuznyechik sector batches");
     case_batch();
+    secrets("stream batches");
+    case_streams();
     secrets("magma rk only");
     case_magma_rk_only();
     for (int s = 0; s < GOSTX_SBOX_COUNT; s++) {
@@ -527,6 +612,9 @@ static void run_group(const char *g) {
     }
     secrets("helpers");
     case_helpers();
+  } else if (!strcmp(g, "streams")) { /* the stream batches alone (quick runs) */
+    secrets("stream batches");
+    case_streams();
   } else if (!strcmp(g, "leak")) {
     secrets("streebog, hmac, kdf, pbkdf2");
     case_streebog_leaks();
@@ -546,7 +634,7 @@ static void run_group(const char *g) {
     secrets("mutant-naive-magma");
     RC_OK(gostx_gost89_set_key(&k, key2, GOSTX_SBOX_CRYPTOPRO_A), "set_key");
     CT_SECRET(&k, sizeof k);
-    gostx_gost89_encrypt_blocks(&k, pt, ct, 1);
+    gostx_gost89_encrypt_blocks(&k, pt, 1, ct);
     CT_PUBLIC(ct, 8);
   } else {
     fprintf(stderr, "ct_check: unknown group '%s'\n", g);
@@ -571,7 +659,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 1; i < argc; i++) run_group(argv[i]);
   printf("ct_check %s: kuznyechik=%s magma=%s streebog=%s, %s\n", argv[1],
-         gostx_impl(GOSTX_PRIM_KUZNYECHIK), gostx_impl(GOSTX_PRIM_MAGMA),
-         gostx_impl(GOSTX_PRIM_STREEBOG), failures ? "FAILED" : "ok");
+         gostx_impl(GOSTX_ALG_KUZNYECHIK), gostx_impl(GOSTX_ALG_MAGMA),
+         gostx_impl(GOSTX_ALG_STREEBOG), failures ? "FAILED" : "ok");
   return failures ? 1 : 0;
 }

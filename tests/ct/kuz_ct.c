@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
   const char *level = "portable";
   if (!strcmp(argv[1], "portable")) im = &gostx_kuz_portable;
   if (!strcmp(argv[1], "lstable")) im = &gostx_kuz_lstable;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef GOSTX_ARCH_X86_64
   if (!strcmp(argv[1], "ssse3")) im = &gostx_kuz_ssse3, level = "ssse3";
   if (!strcmp(argv[1], "avx2")) im = &gostx_kuz_avx2, level = "avx2";
 #endif

@@ -44,7 +44,7 @@ static void check_kuz(const uint8_t *key, const uint8_t *data, size_t len, unsig
   }
   int usable;
   const struct gostx_kuz_impl *impl;
-  for (size_t i = 0; (impl = gostx__impl_row(GOSTX_PRIM_KUZNYECHIK, i, &usable)) != NULL; i++) {
+  for (size_t i = 0; (impl = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, i, &usable)) != NULL; i++) {
     if (!usable) continue;
     impl->encrypt_blocks(&k, in, out, nb);
     diff(out, ref, nb * 16, "kuznyechik encrypt", impl->name);
@@ -73,7 +73,7 @@ static void check_magma(const uint8_t *key, unsigned sel, const uint8_t *data, s
   }
   int usable;
   const struct gostx_magma_impl *impl;
-  for (size_t i = 0; (impl = gostx__impl_row(GOSTX_PRIM_MAGMA, i, &usable)) != NULL; i++) {
+  for (size_t i = 0; (impl = gostx__impl_row(GOSTX_ALG_MAGMA, i, &usable)) != NULL; i++) {
     if (!usable) continue;
     impl->encrypt_blocks(&k, in, out, nb);
     diff(out, ref, nb * 8, "magma encrypt", impl->name);
@@ -96,7 +96,7 @@ static void check_streebog(const uint8_t *data, size_t len) {
   gostx_streebog_portable.compress(hr, n, m);
   int usable;
   const struct gostx_streebog_impl *impl;
-  for (size_t i = 0; (impl = gostx__impl_row(GOSTX_PRIM_STREEBOG, i, &usable)) != NULL; i++) {
+  for (size_t i = 0; (impl = gostx__impl_row(GOSTX_ALG_STREEBOG, i, &usable)) != NULL; i++) {
     if (!usable) continue;
     uint8_t t[64];
     memcpy(t, h, 64);

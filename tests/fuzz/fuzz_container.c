@@ -11,7 +11,7 @@
  *     one must be refused, and what was written before the refusal must be a
  *     prefix of the plaintext (only authenticated chunks are released).
  * Headers are opened with a PBKDF2 bound of FUZZ_MAX_ITER iterations
- * (gostx_ct_init_decrypt_limit): the format allows 2^24, under ASan more
+ * (gostx_file_init_decrypt_limit): the format allows 2^24, under ASan more
  * than libFuzzer's -timeout (a crafted header took 52 s), so any run long
  * enough to find such a header (seed pbkdf2_2p24 is one) failed on time. */
 #include <stdint.h>
@@ -54,36 +54,36 @@ static int sink_write(void *arg, const uint8_t *p, size_t len) {
 
 /* Opens a file image with the fixed key; returns the library's code. */
 static int open_image(const uint8_t *file, size_t len, struct sink *out) {
-  gostx_ct ct;
+  gostx_file ct;
   const char *reason = NULL;
-  int rc = gostx_ct_init_decrypt_limit(&ct, file, len, fixed_key, sizeof fixed_key, FUZZ_MAX_ITER,
+  int rc = gostx_file_init_decrypt_limit(&ct, file, len, fixed_key, sizeof fixed_key, FUZZ_MAX_ITER,
                                        &reason);
   if (rc) {
     if (rc != GOSTX_EFORMAT && rc != GOSTX_EAUTH) bug("init_decrypt: unexpected code");
     if (rc == GOSTX_EFORMAT && !reason) bug("format error without a reason");
     return rc;
   }
-  FILE *in = fmemopen((void *)(file + GOSTX_CT_HEADER_LEN), len - GOSTX_CT_HEADER_LEN, "rb");
-  if (!in && len > GOSTX_CT_HEADER_LEN) abort();
-  gostx_ct_stream s;
+  FILE *in = fmemopen((void *)(file + GOSTX_FILE_HEADER_LEN), len - GOSTX_FILE_HEADER_LEN, "rb");
+  if (!in && len > GOSTX_FILE_HEADER_LEN) abort();
+  gostx_file_stream s;
   memset(&s, 0, sizeof s);
   s.in = in ? in : fopen("/dev/null", "rb");
   s.write = sink_write;
   s.write_arg = out;
-  rc = gostx_ct_decrypt_stream(&ct, &s);
+  rc = gostx_file_decrypt_stream(&ct, &s);
   fclose(s.in);
   if (rc == 0 && s.bytes_out != out->len) bug("bytes_out disagrees with what was written");
   if (out->len % ct.h.chunk_size && rc != 0 && out->len != s.bytes_out) bug("partial chunk released");
-  gostx_ct_clear(&ct);
+  gostx_file_clear(&ct);
   return rc;
 }
 
 static void whole_file(const uint8_t *data, size_t len) {
-  gostx_ct_header h;
+  gostx_file_header h;
   const char *reason = NULL;
-  if (gostx_ct_header_parse(&h, data, len, &reason) == 0) {
-    uint8_t again[GOSTX_CT_HEADER_LEN];
-    if (gostx_ct_header_encode(&h, again) || memcmp(again, data, sizeof again))
+  if (gostx_file_header_parse(&h, data, len, &reason) == 0) {
+    uint8_t again[GOSTX_FILE_HEADER_LEN];
+    if (gostx_file_header_encode(&h, again) || memcmp(again, data, sizeof again))
       bug("a parsed header does not encode back to the same bytes");
   }
   struct sink out = {0};
@@ -96,27 +96,27 @@ static void damaged_copy(const uint8_t *data, size_t len) {
   size_t flip = (size_t)data[1] | (size_t)data[2] << 8 | (size_t)data[3] << 16;
   uint8_t x = data[4];
   size_t cut = (size_t)data[5] | (size_t)data[6] << 8 | (size_t)data[7] << 16;
-  int alg = data[8] & 1 ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK;
+  int alg = data[8] & 1 ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK;
   const uint8_t *pt = data + 9;
   size_t pt_len = len - 9;
   static const uint8_t salt[32] = {1, 2, 3};
 
-  gostx_ct ct;
-  if (gostx_ct_init_encrypt(&ct, alg, GOSTX_CT_KDF_RAW, GOSTX_CT_CHUNK_MIN, 0, fixed_key,
+  gostx_file ct;
+  if (gostx_file_init_encrypt(&ct, alg, GOSTX_FILE_KDF_RAW, GOSTX_FILE_CHUNK_MIN, 0, fixed_key,
                             sizeof fixed_key, salt))
     bug("init_encrypt failed");
   struct sink file = {0}; /* encrypt_stream writes the header, then the chunks */
   FILE *in = fmemopen((void *)pt, pt_len ? pt_len : 1, "rb");
   if (!in) abort();
-  gostx_ct_stream s;
+  gostx_file_stream s;
   memset(&s, 0, sizeof s);
   s.in = pt_len ? in : fopen("/dev/null", "rb");
   s.write = sink_write;
   s.write_arg = &file;
-  if (gostx_ct_encrypt_stream(&ct, &s)) bug("encrypt_stream failed");
+  if (gostx_file_encrypt_stream(&ct, &s)) bug("encrypt_stream failed");
   fclose(in);
   if (!pt_len) fclose(s.in);
-  gostx_ct_clear(&ct);
+  gostx_file_clear(&ct);
 
   int damaged = 0;
   if (x && flip < file.len) { file.buf[flip] ^= x; damaged = 1; }

@@ -103,12 +103,12 @@ static void check_mode(int kind, const gostx_cipher *c, const uint8_t *p, const 
     slen = blen;
   }
   switch (mode) {
-    case GOSTX_MODE_ECB: rc1 = gostx_ecb_encrypt(c, src, ref, slen); break;
-    case GOSTX_MODE_CBC: rc1 = gostx_cbc_encrypt(c, iv, ivl, src, ref, slen); break;
-    case GOSTX_MODE_CFB: rc1 = gostx_cfb_encrypt(c, iv, ivl, s, src, ref, slen); break;
-    case GOSTX_MODE_OFB: rc1 = gostx_ofb_crypt(c, iv, ivl, s, src, ref, slen); break;
-    case GOSTX_MODE_CTR: rc1 = gostx_ctr_crypt(c, iv, ivl, s, src, ref, slen); break;
-    default: rc1 = gostx_ctr_acpkm_crypt(c, sec, iv, ivl, src, ref, slen); break;
+    case GOSTX_MODE_ECB: rc1 = gostx_ecb_encrypt(c, src, slen, ref); break;
+    case GOSTX_MODE_CBC: rc1 = gostx_cbc_encrypt(c, iv, ivl, src, slen, ref); break;
+    case GOSTX_MODE_CFB: rc1 = gostx_cfb_encrypt(c, iv, ivl, s, src, slen, ref); break;
+    case GOSTX_MODE_OFB: rc1 = gostx_ofb_crypt(c, iv, ivl, s, src, slen, ref); break;
+    case GOSTX_MODE_CTR: rc1 = gostx_ctr_crypt(c, iv, ivl, s, src, slen, ref); break;
+    default: rc1 = gostx_ctr_acpkm_crypt(c, iv, ivl, sec, src, slen, ref); break;
   }
   SAME_RC(rc1, rc2, "streaming and one-shot disagree on success");
   if (rc1) return;
@@ -117,12 +117,12 @@ static void check_mode(int kind, const gostx_cipher *c, const uint8_t *p, const 
   /* In place. */
   memcpy(back, src, slen);
   switch (mode) {
-    case GOSTX_MODE_ECB: rc1 = gostx_ecb_encrypt(c, back, back, slen); break;
-    case GOSTX_MODE_CBC: rc1 = gostx_cbc_encrypt(c, iv, ivl, back, back, slen); break;
-    case GOSTX_MODE_CFB: rc1 = gostx_cfb_encrypt(c, iv, ivl, s, back, back, slen); break;
-    case GOSTX_MODE_OFB: rc1 = gostx_ofb_crypt(c, iv, ivl, s, back, back, slen); break;
-    case GOSTX_MODE_CTR: rc1 = gostx_ctr_crypt(c, iv, ivl, s, back, back, slen); break;
-    default: rc1 = gostx_ctr_acpkm_crypt(c, sec, iv, ivl, back, back, slen); break;
+    case GOSTX_MODE_ECB: rc1 = gostx_ecb_encrypt(c, back, slen, back); break;
+    case GOSTX_MODE_CBC: rc1 = gostx_cbc_encrypt(c, iv, ivl, back, slen, back); break;
+    case GOSTX_MODE_CFB: rc1 = gostx_cfb_encrypt(c, iv, ivl, s, back, slen, back); break;
+    case GOSTX_MODE_OFB: rc1 = gostx_ofb_crypt(c, iv, ivl, s, back, slen, back); break;
+    case GOSTX_MODE_CTR: rc1 = gostx_ctr_crypt(c, iv, ivl, s, back, slen, back); break;
+    default: rc1 = gostx_ctr_acpkm_crypt(c, iv, ivl, sec, back, slen, back); break;
   }
   SAME_RC(rc1, 0, "in place failed");
   SAME(back, ref, slen, "in place != out of place");
@@ -209,13 +209,15 @@ static void check_gost89(int kind, const uint8_t *key, const uint8_t *p, const u
   uint8_t iv[8];
   for (int i = 0; i < 8; i++) iv[i] = (uint8_t)(p[4] ^ (17 * i));
   gostx_gost89_ctx ctx;
+  gostx_gost89_key k;
+  if (gostx_gost89_set_key(&k, key, sbox)) abort();
   int rc1, rc2;
   if (kind == 11) { /* IMIT */
     const size_t ml = 1 + p[1] % 8;
     const uint8_t *miv = (p[1] & 0x80) ? iv : NULL;
     uint8_t m1[8], m2[8];
-    rc1 = gostx_gost89_imit(key, sbox, miv, mesh, msg, len, m1, ml);
-    rc2 = gostx_gost89_imit_init(&ctx, key, sbox, miv, mesh);
+    rc1 = gostx_gost89_imit(&k, miv, mesh, msg, len, m1, ml);
+    rc2 = gostx_gost89_imit_init(&ctx, &k, miv, mesh);
     for (size_t pos = 0; !rc2 && pos < len;) {
       size_t ch = next_chunk(&sp, len - pos);
       rc2 = gostx_gost89_imit_update(&ctx, msg + pos, ch);
@@ -228,9 +230,9 @@ static void check_gost89(int kind, const uint8_t *key, const uint8_t *p, const u
     return;
   }
   const int mode = kind == 9 ? GOSTX_GOST89_CNT : GOSTX_GOST89_CFB;
-  rc1 = mode == GOSTX_GOST89_CNT ? gostx_gost89_cnt(key, sbox, iv, mesh, msg, ref, len)
-                                 : gostx_gost89_cfb(key, sbox, iv, mesh, 0, msg, ref, len);
-  rc2 = gostx_gost89_init(&ctx, mode, 0, key, sbox, iv, mesh);
+  rc1 = mode == GOSTX_GOST89_CNT ? gostx_gost89_cnt(&k, iv, mesh, msg, len, ref)
+                                 : gostx_gost89_cfb(&k, iv, mesh, 0, msg, len, ref);
+  rc2 = gostx_gost89_init(&ctx, &k, mode, 0, iv, mesh);
   for (size_t pos = 0; !rc2 && pos < len;) {
     size_t ch = next_chunk(&sp, len - pos);
     rc2 = gostx_gost89_update(&ctx, msg + pos, ch, got + pos);
@@ -240,8 +242,8 @@ static void check_gost89(int kind, const uint8_t *key, const uint8_t *p, const u
   SAME_RC(rc1, rc2, "gost89: streaming and one-shot disagree on success");
   if (rc1) return;
   SAME(got, ref, len, "gost89: streaming != one-shot");
-  rc1 = mode == GOSTX_GOST89_CNT ? gostx_gost89_cnt(key, sbox, iv, mesh, ref, back, len)
-                                 : gostx_gost89_cfb(key, sbox, iv, mesh, 1, ref, back, len);
+  rc1 = mode == GOSTX_GOST89_CNT ? gostx_gost89_cnt(&k, iv, mesh, ref, len, back)
+                                 : gostx_gost89_cfb(&k, iv, mesh, 1, ref, len, back);
   SAME_RC(rc1, 0, "gost89: decrypt failed");
   SAME(back, msg, len, "gost89: decrypt(encrypt(m)) != m");
 }
@@ -290,7 +292,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const int kind = p[0] % 14;
   gostx_cipher c;
   if (kind <= 8) {
-    if (gostx_cipher_init(&c, (p[0] / 14) & 1 ? GOSTX_CIPHER_MAGMA : GOSTX_CIPHER_KUZNYECHIK, key))
+    if (gostx_cipher_init(&c, (p[0] / 14) & 1 ? GOSTX_ALG_MAGMA : GOSTX_ALG_KUZNYECHIK, key))
       bug("cipher_init", kind);
     if (kind <= 5) check_mode(kind, &c, p, msg, len, sp);
     else if (kind <= 7) check_omac(kind, &c, p, msg, len, sp);

@@ -83,7 +83,7 @@ put("fuzz_mgm_decrypt", i + 1, bytes([3, 0, 0]) + pattern(4 + 40, 9))
 # fuzz_container (byte 0 bit 0 = 1: a whole file opened with the fixed key):
 # a passphrase header asking for 2^24 PBKDF2 iterations, the most the format
 # allows (tens of seconds of work; the harness bounds it with
-# gostx_ct_init_decrypt_limit). The other fuzz_container seeds were written by hand.
+# gostx_file_init_decrypt_limit). The other fuzz_container seeds were written by hand.
 hdr = (b"GOSTX\0" + bytes([1, 1, 2, 0, 0, 0]) + (1024).to_bytes(4, "big") +
        (1 << 24).to_bytes(4, "big") + pattern(32, 5) + pattern(32, 6))
 with open(os.path.join(here, "corpus", "fuzz_container", "pbkdf2_2p24"), "wb") as f:

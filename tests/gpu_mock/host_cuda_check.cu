@@ -15,11 +15,11 @@
 
 extern "C" {
 int gostx_kuz_set_key(void *k, const uint8_t key[32]);
-void gostx_kuz_encrypt_blocks(const void *k, const uint8_t *in, uint8_t *out, size_t n);
-void gostx_kuz_decrypt_blocks(const void *k, const uint8_t *in, uint8_t *out, size_t n);
+void gostx_kuz_encrypt_blocks(const void *k, const uint8_t *in, size_t n, uint8_t *out);
+void gostx_kuz_decrypt_blocks(const void *k, const uint8_t *in, size_t n, uint8_t *out);
 int gostx_magma_set_key(void *k, const uint8_t key[32]);
 int gostx_gost89_set_key(void *k, const uint8_t key[32], int sbox);
-void gostx_magma_encrypt_blocks(const void *k, const uint8_t *in, uint8_t *out, size_t n);
+void gostx_magma_encrypt_blocks(const void *k, const uint8_t *in, size_t n, uint8_t *out);
 extern const uint64_t gostx__magma_sbox[][8];
 }
 
@@ -62,7 +62,7 @@ int main(void) {
     for (size_t i = 0; i < len; i++) in[i] = rnd8();
     /* Kuznyechik ECB encrypt / decrypt */
     const size_t nb = len / 16;
-    gostx_kuz_encrypt_blocks(kuz, in, want, nb);
+    gostx_kuz_encrypt_blocks(kuz, in, nb, want);
     for (uint64_t t = 0; t < (nb + 1023) / 1024 * 32; t++)
       gpu_kuz_ecb_thread(in, got, nb, NULL, &kp, 0, t >> 5, (unsigned)(t & 31));
     check(!memcmp(got, want, 16 * nb), "kuz ecb", len);
@@ -75,7 +75,7 @@ int main(void) {
       memset(ks + 16 * n, 0x5a, 8);
       for (int b = 0; b < 8; b++) ks[16 * n + 8 + b] = (uint8_t)((uint64_t)n >> (56 - 8 * b));
     }
-    gostx_kuz_encrypt_blocks(kuz, ks, ks, cb);
+    gostx_kuz_encrypt_blocks(kuz, ks, cb, ks);
     for (size_t i = 0; i < len; i++) want[i] = in[i] ^ ks[i];
     gostx_gpu_u128 c = {0x5a5a5a5a5a5a5a5aull, 0};
     for (uint64_t t = 0; t < (cb + 1023) / 1024 * 32; t++)
@@ -83,7 +83,7 @@ int main(void) {
     check(!memcmp(got, want, len), "kuz ctr", len);
     /* Magma ECB and CTR (IV 4 bytes of 0xa5) */
     const size_t mb = len / 8, mcb = (len + 7) / 8;
-    gostx_magma_encrypt_blocks(mag, in, want, mb);
+    gostx_magma_encrypt_blocks(mag, in, mb, want);
     for (uint64_t t = 0; t < (mb + 1023) / 1024 * 32; t++)
       gpu_magma_bs_ecb_thread(in, got, mb, &mp, 0, t >> 5, (unsigned)(t & 31));
     check(!memcmp(got, want, 8 * mb), "magma ecb", len);
@@ -91,14 +91,14 @@ int main(void) {
       memset(ks + 8 * n, 0xa5, 4);
       for (int b = 0; b < 4; b++) ks[8 * n + 4 + b] = (uint8_t)((uint32_t)n >> (24 - 8 * b));
     }
-    gostx_magma_encrypt_blocks(mag, ks, ks, mcb);
+    gostx_magma_encrypt_blocks(mag, ks, mcb, ks);
     for (size_t i = 0; i < len; i++) want[i] = in[i] ^ ks[i];
     for (uint64_t t = 0; t < (mcb + 1023) / 1024 * 32; t++)
       gpu_magma_bs_gamma_thread(in, got, len, 0, 0xa5a5a5a5ull << 32, 0, 0, &mp, t >> 5,
                                 (unsigned)(t & 31));
     check(!memcmp(got, want, len), "magma ctr", len);
     /* GOST 28147-89 ECB, CryptoPro-A */
-    gostx_magma_encrypt_blocks(g89, in, want, mb);
+    gostx_magma_encrypt_blocks(g89, in, mb, want);
     for (uint64_t t = 0; t < (mb + 1023) / 1024 * 32; t++)
       gpu_magma_bs_ecb_thread(in, got, mb, &gp, 0, t >> 5, (unsigned)(t & 31));
     check(!memcmp(got, want, 8 * mb), "gost89 ecb", len);

@@ -12,8 +12,9 @@
 #     OpenSSL's PBKDF2 and HMAC over Streebog-512 give our mk-digest.
 # Stock cryptsetup refuses hash streebog512 (its OpenSSL context has no
 # Streebog, and OPENSSL_CONF does not reach that context): the checks run
-# with tests/luks/ossl_streebog.c, a test-only provider, loaded in place of
-# OpenSSL's "legacy" provider through OPENSSL_MODULES (docs/DISK.md). What
+# with the gostx OpenSSL provider (integrations/openssl/, whose Streebog-512
+# is also named streebog512) loaded in place of OpenSSL's "legacy" provider
+# through OPENSSL_MODULES (docs/DISK.md). What
 # stock cryptsetup says is printed, not checked.
 # Usage: test_cryptsetup.sh GOSTX_BINARY PROVIDER.so
 . "$(dirname "$0")/../cli_common.sh" cryptsetup no-gostx
@@ -22,7 +23,7 @@ provider=$2
 PATH=$PATH:/usr/sbin:/sbin
 command -v cryptsetup >/dev/null ||
   { echo "skipped: cryptsetup not installed (cryptsetup-bin)"; exit 77; }
-[ -f "$provider" ] || { echo "skipped: no test provider $provider"; exit 77; }
+[ -f "$provider" ] || { echo "skipped: no provider $provider"; exit 77; }
 tmp=$T
 mkdir "$tmp/modules"
 ln -s "$(cd "$(dirname "$provider")" && pwd)/$(basename "$provider")" "$tmp/modules/legacy.so"

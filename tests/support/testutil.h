@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch.h" /* lib/: GOSTX_ARCH_* */
 #include "gostx.h"
 
 /* ---- JSON (objects, arrays, strings, numbers, true/false/null) ---- */
@@ -59,5 +60,15 @@ void t_rand_init(void);
 uint64_t t_rand(void);
 size_t t_rand_below(size_t n);
 void t_rand_bytes(uint8_t *p, size_t len);
+
+/* Whether name is one of gostx_levels() (the dispatcher's list). */
+int t_is_level(const char *name);
+
+/* ---- key objects from raw keys, for calls written inline ----
+ * Each call expands into the next of 8 slots (so a few may appear in one
+ * expression) and returns it, or NULL when the key is NULL or set_key fails
+ * (bad S-box, bad id): the NULL then reaches the call under test. */
+const gostx_gost89_key *t_gost89_key(const uint8_t *key, int sbox);
+const gostx_cipher *t_cipher(int id, const uint8_t *key);
 
 #endif

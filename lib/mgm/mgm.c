@@ -90,13 +90,13 @@ int gostx__mgm_y1z1(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_le
   size_t n;
   if (!c || !nonce || !y1 || !z1) return GOSTX_EINVAL;
   n = c->block_len;
-  if (c->id != GOSTX_CIPHER_KUZNYECHIK && c->id != GOSTX_CIPHER_MAGMA) return GOSTX_EINVAL;
+  if (c->id != GOSTX_ALG_KUZNYECHIK && c->id != GOSTX_ALG_MAGMA) return GOSTX_EINVAL;
   if (nonce_len != n) return GOSTX_ELEN;
   if (nonce[0] & 0x80) return GOSTX_EINVAL; /* ICN is n-1 bits: the top bit is the 0/1 marker */
   memcpy(blk, nonce, n);
   memcpy(blk + n, nonce, n);
   blk[n] |= 0x80;
-  gostx_cipher_encrypt_blocks(c, blk, blk, 2);
+  gostx_cipher_encrypt_blocks(c, blk, 2, blk);
   memcpy(y1, blk, n);
   memcpy(z1, blk + n, n);
   gostx_memzero(blk, sizeof blk);
@@ -209,7 +209,7 @@ static int mgm_finish(gostx_mgm_ctx *ctx, uint8_t *full_tag) {
     gostx_store32_be(lens + 4, (uint32_t)(ctx->data_len * 8));
   }
   mgm_blocks(ctx, lens, NULL, 1, 0, 1);
-  gostx_cipher_encrypt_blocks(&ctx->c, ctx->sum, full_tag, 1);
+  gostx_cipher_encrypt_blocks(&ctx->c, ctx->sum, 1, full_tag);
   ctx->phase = 2;
   /* The cipher key stays until gostx_mgm_clear; the running state goes now. */
   gostx_memzero(ctx->y, sizeof ctx->y);

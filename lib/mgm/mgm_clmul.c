@@ -8,7 +8,9 @@
  * aggregated-reduction idea of the GHASH white paper; unlike GHASH every
  * block has its own H_i, so there are no precomputed powers.
  * No branch or address depends on data. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "arch.h"
+
+#ifdef GOSTX_ARCH_X86_64
 #include <immintrin.h>
 
 #include "internal.h"

@@ -4,7 +4,9 @@
  * reduction per call); the two lanes' sums are folded together at the end
  * and reduced with the 128-bit code below. No branch or address depends on
  * data. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "arch.h"
+
+#ifdef GOSTX_ARCH_X86_64
 #include <immintrin.h>
 
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* gostx: the encrypted file format ("container") of `gostx enc` / `gostx dec`.
+/* gostx: the encrypted file format of `gostx enc` / `gostx dec` (gostx_file_*).
  * docs/FORMAT.md describes the bytes; this header is the library side: header
  * encode/parse with strict validation, key derivation, sealing and opening of
  * single chunks, and streaming encryption/decryption over a FILE* with many
@@ -8,8 +8,8 @@
  * Every chunk is MGM(file key, nonce(index, final), AAD = header) of exactly
  * chunk_size plaintext bytes, except the final one (0..chunk_size bytes),
  * stored as ciphertext || tag. */
-#ifndef GOSTX_CONTAINER_H
-#define GOSTX_CONTAINER_H
+#ifndef GOSTX_FILE_H
+#define GOSTX_FILE_H
 
 #include <stdio.h>
 
@@ -20,97 +20,97 @@
 extern "C" {
 #endif
 
-#define GOSTX_CT_MAGIC "GOSTX" /* followed by one zero byte: 6 bytes */
-#define GOSTX_CT_MAGIC_LEN 6
-#define GOSTX_CT_VERSION 1
-#define GOSTX_CT_HEADER_LEN 84
-#define GOSTX_CT_SALT_LEN 32
-#define GOSTX_CT_CHECK_LEN 32
+#define GOSTX_FILE_MAGIC "GOSTX" /* followed by one zero byte: 6 bytes */
+#define GOSTX_FILE_MAGIC_LEN 6
+#define GOSTX_FILE_VERSION 1
+#define GOSTX_FILE_HEADER_LEN 84
+#define GOSTX_FILE_SALT_LEN 32
+#define GOSTX_FILE_CHECK_LEN 32
 
 /* Key derivation functions (header byte 8). */
-#define GOSTX_CT_KDF_RAW 1    /* the master key is a 32-byte key file */
-#define GOSTX_CT_KDF_PBKDF2 2 /* PBKDF2-HMAC-Streebog-512(passphrase, salt, iterations) */
+#define GOSTX_FILE_KDF_RAW 1    /* the master key is a 32-byte key file */
+#define GOSTX_FILE_KDF_PBKDF2 2 /* PBKDF2-HMAC-Streebog-512(passphrase, salt, iterations) */
 
 /* Limits enforced on write and on read. */
-#define GOSTX_CT_CHUNK_MIN 1024u
-#define GOSTX_CT_CHUNK_MAX (64u << 20)
-#define GOSTX_CT_CHUNK_DEFAULT (1u << 20)
-#define GOSTX_CT_ITER_MIN 1u
-#define GOSTX_CT_ITER_MAX (1u << 24)
-#define GOSTX_CT_ITER_DEFAULT 200000u
+#define GOSTX_FILE_CHUNK_MIN 1024u
+#define GOSTX_FILE_CHUNK_MAX (64u << 20)
+#define GOSTX_FILE_CHUNK_DEFAULT (1u << 20)
+#define GOSTX_FILE_ITER_MIN 1u
+#define GOSTX_FILE_ITER_MAX (1u << 24)
+#define GOSTX_FILE_ITER_DEFAULT 200000u
 /* Chunk indices are 62 bits in the nonce (both ciphers). */
-#define GOSTX_CT_MAX_CHUNKS ((uint64_t)1 << 62)
+#define GOSTX_FILE_MAX_CHUNKS ((uint64_t)1 << 62)
 
 /* The decoded header. */
-typedef struct gostx_ct_header {
-  unsigned version;     /* GOSTX_CT_VERSION */
-  int alg;              /* GOSTX_CIPHER_KUZNYECHIK or GOSTX_CIPHER_MAGMA */
-  int kdf;              /* GOSTX_CT_KDF_* */
+typedef struct gostx_file_header {
+  unsigned version;     /* GOSTX_FILE_VERSION */
+  int alg;              /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
+  int kdf;              /* GOSTX_FILE_KDF_* */
   uint32_t chunk_size;  /* plaintext bytes per chunk, CHUNK_MIN..CHUNK_MAX */
   uint32_t iterations;  /* PBKDF2 iterations; 0 for KDF_RAW */
-  uint8_t salt[GOSTX_CT_SALT_LEN];
-  uint8_t check[GOSTX_CT_CHECK_LEN]; /* key check value over bytes 0..51 */
-} gostx_ct_header;
+  uint8_t salt[GOSTX_FILE_SALT_LEN];
+  uint8_t check[GOSTX_FILE_CHECK_LEN]; /* key check value over bytes 0..51 */
+} gostx_file_header;
 
 /* Writes the 84 header bytes. GOSTX_EINVAL if a field is out of range. */
-GOSTX_API int gostx_ct_header_encode(const gostx_ct_header *h, uint8_t out[GOSTX_CT_HEADER_LEN]);
+GOSTX_API int gostx_file_header_encode(const gostx_file_header *h, uint8_t out[GOSTX_FILE_HEADER_LEN]);
 /* Parses and validates every field. GOSTX_EFORMAT with *reason (static text,
  * e.g. "not a gostx file", "unsupported version 7", "chunk size 0 out of
- * range") when anything is wrong; len < GOSTX_CT_HEADER_LEN is "truncated
+ * range") when anything is wrong; len < GOSTX_FILE_HEADER_LEN is "truncated
  * header" (or "not a gostx file" when the magic already differs). reason may
  * be NULL. */
-GOSTX_API int gostx_ct_header_parse(gostx_ct_header *h, const uint8_t *in, size_t len,
+GOSTX_API int gostx_file_header_parse(gostx_file_header *h, const uint8_t *in, size_t len,
                                     const char **reason);
 /* Tag length of a cipher in this format: the block length (16 or 8). */
-GOSTX_API size_t gostx_ct_tag_len(int alg);
+GOSTX_API size_t gostx_file_tag_len(int alg);
 
 /* A keyed container: the header bytes (the AAD of every chunk) and the keys.
  * Read-only after init, so seal/open may run on many threads at once.
- * Wipe with gostx_ct_clear. */
-typedef struct gostx_ct {
-  gostx_ct_header h;
-  uint8_t header[GOSTX_CT_HEADER_LEN];
+ * Wipe with gostx_file_clear. */
+typedef struct gostx_file {
+  gostx_file_header h;
+  uint8_t header[GOSTX_FILE_HEADER_LEN];
   size_t tag_len;
   uint8_t file_key[GOSTX_KEY_LEN];
   gostx_cipher c; /* Kuznyechik: keyed with file_key; Magma: unused (per-chunk keys) */
-} gostx_ct;
+} gostx_file;
 
 /* For encryption. secret: the 32-byte raw key (KDF_RAW) or the passphrase
  * (KDF_PBKDF2, 1..1024 bytes). iterations: ignored for KDF_RAW (stored as 0).
  * salt: NULL = 32 fresh random bytes (pass one only for reproducible tests).
  * GOSTX_EINVAL for bad parameters, GOSTX_EIO if no randomness. */
-GOSTX_API int gostx_ct_init_encrypt(gostx_ct *ct, int alg, int kdf, uint32_t chunk_size,
+GOSTX_API int gostx_file_init_encrypt(gostx_file *ct, int alg, int kdf, uint32_t chunk_size,
                                     uint32_t iterations, const uint8_t *secret, size_t secret_len,
                                     const uint8_t *salt);
-/* For decryption: parses header (first GOSTX_CT_HEADER_LEN bytes of the
+/* For decryption: parses header (first GOSTX_FILE_HEADER_LEN bytes of the
  * file), derives the keys, verifies the key check value. GOSTX_EFORMAT (with
  * *reason) for a malformed header; GOSTX_EAUTH when the check value does not
  * match: wrong key or passphrase, or a modified header. */
-GOSTX_API int gostx_ct_init_decrypt(gostx_ct *ct, const uint8_t *header, size_t len,
+GOSTX_API int gostx_file_init_decrypt(gostx_file *ct, const uint8_t *header, size_t len,
                                     const uint8_t *secret, size_t secret_len, const char **reason);
 /* The same with a caller's bound on the work a header may ask for: a
  * passphrase file whose PBKDF2 iteration count exceeds max_iterations is
  * refused before any key is derived (GOSTX_EFORMAT, *reason "PBKDF2
- * iteration count above this reader's limit"). 0 = GOSTX_CT_ITER_MAX, the
+ * iteration count above this reader's limit"). 0 = GOSTX_FILE_ITER_MAX, the
  * format's own bound (tens of seconds); a fuzzer or a server facing untrusted
- * files sets it lower. gostx_ct_init_decrypt(...) is this with 0. */
-GOSTX_API int gostx_ct_init_decrypt_limit(gostx_ct *ct, const uint8_t *header, size_t len,
+ * files sets it lower. gostx_file_init_decrypt(...) is this with 0. */
+GOSTX_API int gostx_file_init_decrypt_limit(gostx_file *ct, const uint8_t *header, size_t len,
                                           const uint8_t *secret, size_t secret_len,
                                           uint32_t max_iterations, const char **reason);
-GOSTX_API void gostx_ct_clear(gostx_ct *ct);
+GOSTX_API void gostx_file_clear(gostx_file *ct);
 
 /* MGM nonce of chunk index with the final flag (n = 16 or 8 bytes):
  * big-endian integer final * 2^(8n-2) + index; index < 2^62. */
-GOSTX_API int gostx_ct_nonce(int alg, uint64_t index, int final, uint8_t *nonce);
+GOSTX_API int gostx_file_nonce(int alg, uint64_t index, int final, uint8_t *nonce);
 
 /* Seals one chunk: len plaintext bytes (== chunk_size unless final; <=
  * chunk_size when final) -> out: len ciphertext bytes then tag_len tag bytes.
  * out may equal in. Thread-safe on one ct. */
-GOSTX_API int gostx_ct_seal_chunk(const gostx_ct *ct, uint64_t index, int final,
+GOSTX_API int gostx_file_seal_chunk(const gostx_file *ct, uint64_t index, int final,
                                   const uint8_t *in, size_t len, uint8_t *out);
 /* Opens one chunk record of rec_len = len + tag_len bytes. GOSTX_EAUTH (out
  * untouched) on a wrong tag; out (rec_len - tag_len bytes) may equal in. */
-GOSTX_API int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final,
+GOSTX_API int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final,
                                   const uint8_t *in, size_t rec_len, uint8_t *out);
 
 /* ---- streaming over FILE* ---- */
@@ -118,16 +118,16 @@ GOSTX_API int gostx_ct_open_chunk(const gostx_ct *ct, uint64_t index, int final,
  * reads of s->in and calls of write run on a helper thread (one at a time, in
  * order, never concurrently with each other or with the progress callback,
  * which runs on the calling thread), overlapping the cipher work. */
-typedef int (*gostx_ct_write_fn)(void *arg, const uint8_t *buf, size_t len);
+typedef int (*gostx_file_write_fn)(void *arg, const uint8_t *buf, size_t len);
 /* Called after every batch with the input bytes consumed so far. */
-typedef void (*gostx_ct_progress_fn)(void *arg, uint64_t bytes_in);
+typedef void (*gostx_file_progress_fn)(void *arg, uint64_t bytes_in);
 
-typedef struct gostx_ct_stream {
+typedef struct gostx_file_stream {
   /* in: */
   FILE *in;                /* encrypt: plaintext; decrypt: positioned after the header */
-  gostx_ct_write_fn write; /* required */
+  gostx_file_write_fn write; /* required */
   void *write_arg;
-  gostx_ct_progress_fn progress; /* optional */
+  gostx_file_progress_fn progress; /* optional */
   void *progress_arg;
   gostx_pool *pool;        /* NULL = seal/open on the calling thread */
   size_t batch;            /* chunks in flight; 0 = 16 per pool thread while the
@@ -139,23 +139,24 @@ typedef struct gostx_ct_stream {
   uint64_t bytes_out;      /* plaintext bytes (of chunks written) */
   uint64_t fail_chunk;     /* index of the chunk that failed, if any */
   char msg[160];           /* why it failed: "authentication failed: chunk 17", ... */
-} gostx_ct_stream;
+} gostx_file_stream;
 
 /* Reads plaintext until EOF and writes header + chunks. Returns 0 or a
  * negative code with s->msg set (GOSTX_EIO read/write error, GOSTX_ELEN too
  * many chunks, GOSTX_ENOMEM). */
-GOSTX_API int gostx_ct_encrypt_stream(const gostx_ct *ct, gostx_ct_stream *s);
+GOSTX_API int gostx_file_encrypt_stream(const gostx_file *ct, gostx_file_stream *s);
 /* Reads chunk records until EOF, opens them (a batch in parallel) and writes
  * only verified plaintext, in order, stopping at the first failure:
  * GOSTX_EAUTH ("authentication failed: chunk i"), GOSTX_EFORMAT ("truncated
  * file ...", "trailing data after final chunk ...", "missing final chunk"),
  * GOSTX_EIO, GOSTX_ENOMEM; s->msg says which. The caller must discard what
  * was written when this fails. */
-GOSTX_API int gostx_ct_decrypt_stream(const gostx_ct *ct, gostx_ct_stream *s);
+GOSTX_API int gostx_file_decrypt_stream(const gostx_file *ct, gostx_file_stream *s);
 
-/* Fills buf with len bytes from the OS generator (getrandom, else
- * /dev/urandom). 0 or GOSTX_EIO. */
-GOSTX_API int gostx_random_bytes(uint8_t *buf, size_t len);
+/* sizeof of the structs above, for bindings (lib/sizes.c). */
+GOSTX_API size_t gostx_sizeof_file(void);
+GOSTX_API size_t gostx_sizeof_file_header(void);
+GOSTX_API size_t gostx_sizeof_file_stream(void);
 
 #ifdef __cplusplus
 }
