@@ -1,0 +1,192 @@
+/* GOST 28147-89 as gostprov registers it: "gost89" (CFB), "gost89-cnt"
+ * (counter gamma, CryptoPro-A), "gost89-cnt-12" (counter gamma, TC26-Z) and
+ * "gost89-cbc". As gost-engine does: CFB and CNT mesh the key every 1024
+ * bytes (CryptoPro key meshing), CFB and CBC take gost-engine's default
+ * parameter set TC26-Z, CBC does not mesh and pads PKCS#7 ("padding" 0
+ * turns that off). CFB/CNT run on the library's streaming gamma
+ * (gostx_gost89_*), CBC on its block calls. */
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "prov.h"
+
+#define G89_BLOCK 8
+
+typedef struct g89_desc {
+  int mode; /* GOSTX_GOST89_CFB, GOSTX_GOST89_CNT, or 0 for CBC */
+  int sbox;
+  unsigned evp_mode;
+  size_t blocksize;
+} g89_desc;
+
+typedef struct g89_ctx {
+  gostx_gost89_ctx s;   /* CFB/CNT stream */
+  gostx_gost89_key key; /* CBC */
+  const g89_desc *d;
+  int enc, key_set, iv_set, started, padding;
+  uint8_t iv[G89_BLOCK];
+  uint8_t reg[G89_BLOCK]; /* CBC chaining block */
+  prov_blockbuf pending;  /* CBC input short of a block */
+  prov_keystream ks;      /* CNT: keystream made ahead for short updates */
+} g89_ctx;
+
+static void *g89_newctx(const g89_desc *d) {
+  g89_ctx *x = prov_alloc(sizeof *x);
+  if (x) {
+    x->d = d;
+    x->padding = 1;
+  }
+  return x;
+}
+
+static void g89_freectx(void *vx) { prov_free(vx, sizeof(g89_ctx)); }
+
+static void *g89_dupctx(void *vx) {
+  g89_ctx *y = prov_alloc(sizeof *y);
+  if (y) memcpy(y, vx, sizeof *y);
+  return y;
+}
+
+static int g89_start(g89_ctx *x) {
+  x->started = 0;
+  x->pending.len = 0;
+  prov_stream_reset(&x->ks);
+  if (!x->key_set || !x->iv_set) return 1;
+  if (x->d->mode) {
+    int rc = gostx_gost89_init(&x->s, &x->key, x->d->mode, !x->enc, x->iv, 1);
+    if (rc != GOSTX_OK) return prov_lib_err(rc, "gost89 init");
+  } else {
+    memcpy(x->reg, x->iv, G89_BLOCK);
+  }
+  x->started = 1;
+  return 1;
+}
+
+static int g89_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
+  g89_ctx *x = vx;
+  return prov_cipher_set_common(params, GOSTX_KEY_LEN, G89_BLOCK, x->d->mode ? NULL : &x->padding);
+}
+
+static int g89_init(void *vx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[], int enc) {
+  g89_ctx *x = vx;
+  x->enc = enc;
+  if (!g89_set_ctx_params(x, params)) return 0;
+  if (!prov_check_key_iv(key, keylen, GOSTX_KEY_LEN, iv, ivlen, G89_BLOCK, x->iv, &x->iv_set))
+    return 0;
+  if (key) {
+    int rc = gostx_gost89_set_key(&x->key, key, x->d->sbox);
+    if (rc != GOSTX_OK) return prov_lib_err(rc, "key");
+    x->key_set = 1;
+  }
+  return g89_start(x);
+}
+
+PROV_CIPHER_INITS(g89)
+
+/* CBC over whole blocks: encryption is a chain (block by block), decryption
+ * takes each block through the cipher, then XORs. */
+static int cbc_blocks(void *vx, const uint8_t *in, uint8_t *out, size_t len) {
+  g89_ctx *x = vx;
+  uint8_t t[G89_BLOCK], c[G89_BLOCK];
+  for (size_t i = 0; i < len; i += G89_BLOCK, in += G89_BLOCK, out += G89_BLOCK) {
+    if (x->enc) {
+      for (int j = 0; j < G89_BLOCK; j++) t[j] = in[j] ^ x->reg[j];
+      gostx_gost89_encrypt_blocks(&x->key, t, 1, out);
+      memcpy(x->reg, out, G89_BLOCK);
+    } else {
+      memcpy(c, in, G89_BLOCK);
+      gostx_gost89_decrypt_blocks(&x->key, in, 1, t);
+      for (int j = 0; j < G89_BLOCK; j++) out[j] = t[j] ^ x->reg[j];
+      memcpy(x->reg, c, G89_BLOCK);
+    }
+  }
+  gostx_memzero(t, sizeof t);
+  return 1;
+}
+
+/* CFB and CNT bytes through the library's streaming context. */
+static int g89_bytes(void *vx, const uint8_t *in, uint8_t *out, size_t len) {
+  g89_ctx *x = vx;
+  int rc = gostx_gost89_update(&x->s, in, len, out);
+  return rc == GOSTX_OK ? 1 : prov_lib_err(rc, "update");
+}
+
+static int g89_update(void *vx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl) {
+  g89_ctx *x = vx;
+  if (!x->started) {
+    prov_err(PROV_R_NO_KEY, x->key_set ? "no iv set" : "no key set");
+    return 0;
+  }
+  if (!x->d->mode)
+    return prov_block_update(&x->pending, G89_BLOCK, x->enc, x->padding, cbc_blocks, x, out,
+                             outl, outsize, in, inl);
+  if (outsize < inl) {
+    prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", inl, outsize);
+    return 0;
+  }
+  int ok = x->d->mode == GOSTX_GOST89_CNT ? prov_stream_update(&x->ks, g89_bytes, x, in, out, inl)
+                                          : g89_bytes(x, in, out, inl);
+  if (!ok) return 0;
+  *outl = inl;
+  return 1;
+}
+
+static int g89_final(void *vx, unsigned char *out, size_t *outl, size_t outsize) {
+  g89_ctx *x = vx;
+  *outl = 0;
+  if (!x->started) {
+    prov_err(PROV_R_NO_KEY, "no key set");
+    return 0;
+  }
+  if (x->d->mode) return 1;
+  return prov_block_final(&x->pending, G89_BLOCK, x->enc, x->padding, cbc_blocks, x, out, outl,
+                          outsize);
+}
+
+static int g89_get_ctx_params(void *vx, OSSL_PARAM params[]) {
+  g89_ctx *x = vx;
+  OSSL_PARAM *p;
+  if (!prov_cipher_get_params(params, x->d->evp_mode, GOSTX_KEY_LEN, G89_BLOCK, x->d->blocksize,
+                              0, 1))
+    return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) &&
+      !OSSL_PARAM_set_uint(p, (unsigned)x->padding))
+    return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
+      !OSSL_PARAM_set_octet_string(p, x->iv, G89_BLOCK))
+    return 0;
+  return 1;
+}
+
+#define g89_gettable_ctx_params prov_cipher_gettable_ctx_params
+
+static const OSSL_PARAM *g89_settable_ctx_params(void *vx, void *provctx) {
+  (void)vx;
+  (void)provctx;
+  static const OSSL_PARAM table[] = {
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+      OSSL_PARAM_END,
+  };
+  return table;
+}
+
+#define G89_CIPHER(name, mode, sbox, evp_mode, bs)                                               \
+  static const g89_desc name##_desc = {mode, sbox, evp_mode, bs};                                \
+  static void *name##_newctx(void *provctx) {                                                    \
+    (void)provctx;                                                                               \
+    return g89_newctx(&name##_desc);                                                             \
+  }                                                                                              \
+  static int name##_get_params(OSSL_PARAM params[]) {                                            \
+    return prov_cipher_get_params(params, evp_mode, GOSTX_KEY_LEN, G89_BLOCK, bs, 0, 1);         \
+  }                                                                                              \
+  PROV_CIPHER_TABLE(prov_##name##_fns, name, g89);
+
+G89_CIPHER(gost89_cfb, GOSTX_GOST89_CFB, GOSTX_SBOX_TC26_Z, EVP_CIPH_CFB_MODE, 1)
+G89_CIPHER(gost89_cnt, GOSTX_GOST89_CNT, GOSTX_SBOX_CRYPTOPRO_A, EVP_CIPH_OFB_MODE, 1)
+G89_CIPHER(gost89_cnt12, GOSTX_GOST89_CNT, GOSTX_SBOX_TC26_Z, EVP_CIPH_OFB_MODE, 1)
+G89_CIPHER(gost89_cbc, 0, GOSTX_SBOX_TC26_Z, EVP_CIPH_CBC_MODE, 8)
