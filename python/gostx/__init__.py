@@ -1,0 +1,42 @@
+"""gostx: Russian GOST cryptography at C speed (libgostx through cffi).
+
+Hashes in the hashlib style (streebog256, streebog512, new), MGM AEAD in the
+cryptography style (KuznyechikMGM, MagmaMGM), the GOST R 34.13 modes on
+Kuznyechik / Magma key objects, XTS, GOST 28147-89, HMAC and KDFs, KExp15,
+the gostx file format, and batches of many streams. Every call takes any
+buffer-protocol object without copying it and releases the GIL in C.
+"""
+from ._native import GostxError, InvalidTag, ffi, lib
+from .aead import KuznyechikMGM, MagmaMGM
+from .batch import (batch_cbc_decrypt, batch_cbc_encrypt, batch_ctr, batch_omac,
+                    batch_xts_decrypt, batch_xts_encrypt)
+from .cipher import (CBC, CFB, CTR, CTR_ACPKM, ECB, OFB, PAD_1, PAD_2, PAD_3, PAD_NONE,
+                     Kuznyechik, Magma, ModeContext, OMACContext)
+from .files import FormatError, Reader, Writer, decrypt_file, encrypt_file
+from .files import open as open_file
+from .gost89 import Gost89, Gost89Context
+from .hash import HMAC, algorithms_available, hmac_streebog, new, streebog256, streebog512
+from .kdf import kdf_256, kdf_tree, kexp15, kimp15, pbkdf2
+from .xts import KuznyechikXTS
+
+__version__ = ffi.string(lib.gostx_version()).decode()
+
+
+def implementations():
+    """The implementation libgostx chose per primitive on this CPU."""
+    algs = {"kuznyechik": lib.GOSTX_ALG_KUZNYECHIK, "magma": lib.GOSTX_ALG_MAGMA,
+            "streebog": lib.GOSTX_ALG_STREEBOG, "mgm": lib.GOSTX_ALG_MGM}
+    return {n: ffi.string(lib.gostx_impl(a)).decode() for n, a in algs.items()}
+
+
+__all__ = [
+    "GostxError", "InvalidTag", "FormatError",
+    "streebog256", "streebog512", "new", "algorithms_available", "HMAC", "hmac_streebog",
+    "KuznyechikMGM", "MagmaMGM", "Kuznyechik", "Magma", "ModeContext", "OMACContext",
+    "ECB", "CBC", "CFB", "OFB", "CTR", "CTR_ACPKM", "PAD_NONE", "PAD_1", "PAD_2", "PAD_3",
+    "KuznyechikXTS", "Gost89", "Gost89Context",
+    "kdf_256", "kdf_tree", "pbkdf2", "kexp15", "kimp15",
+    "encrypt_file", "decrypt_file", "open_file", "Reader", "Writer",
+    "batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
+    "batch_xts_encrypt", "batch_xts_decrypt", "implementations",
+]

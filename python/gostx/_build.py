@@ -1,0 +1,272 @@
+"""cffi API-mode declarations of the libgostx calls the package uses.
+
+This is the one place that names C functions: the Python modules reach them
+only through ``gostx._native.lib``. Run as a script (CMakeLists.txt does) it
+writes the extension's C source to the path given.  The header declarations
+mirror include/gostx/*.h; ``...;`` in a struct lets the compiler supply the
+layout, so only the fields Python reads are spelled out.
+"""
+import sys
+
+import cffi
+
+CDEF = r"""
+#define GOSTX_OK ...
+#define GOSTX_EINVAL ...
+#define GOSTX_ELEN ...
+#define GOSTX_EAUTH ...
+#define GOSTX_ENOMEM ...
+#define GOSTX_ESTATE ...
+#define GOSTX_EPAD ...
+#define GOSTX_EUNSUP ...
+#define GOSTX_EIO ...
+#define GOSTX_EFORMAT ...
+#define GOSTX_FILE_KDF_RAW ...
+#define GOSTX_FILE_KDF_PBKDF2 ...
+#define GOSTX_FILE_HEADER_LEN ...
+#define GOSTX_FILE_CHUNK_DEFAULT ...
+#define GOSTX_FILE_ITER_DEFAULT ...
+
+typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEBOG, GOSTX_ALG_MGM,
+                         GOSTX_ALG_END, ... } gostx_alg;
+
+const char *gostx_strerror(int err);
+const char *gostx_version(void);
+const char *gostx_impl(gostx_alg alg);
+const char *gostx_cpu_features(void);
+void gostx_memzero(void *p, size_t len);
+
+/* ciphers */
+typedef struct { int id; size_t block_len; ...; } gostx_cipher;
+int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t *key);
+void gostx_cipher_encrypt_blocks(const gostx_cipher *c, const uint8_t *in, size_t nblocks,
+                                 uint8_t *out);
+void gostx_cipher_decrypt_blocks(const gostx_cipher *c, const uint8_t *in, size_t nblocks,
+                                 uint8_t *out);
+void gostx_cipher_clear(gostx_cipher *c);
+
+/* GOST R 34.13 modes; the enums' values come from the header (the trailing ...) */
+enum gostx_mode { GOSTX_MODE_ECB, GOSTX_MODE_CBC, GOSTX_MODE_CFB, GOSTX_MODE_OFB,
+                  GOSTX_MODE_CTR, GOSTX_MODE_CTR_ACPKM, ... };
+enum gostx_padding { GOSTX_PAD_NONE, GOSTX_PAD_1, GOSTX_PAD_2, GOSTX_PAD_3, ... };
+int gostx_ecb_encrypt(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_ecb_decrypt(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                      const uint8_t *in, size_t len, uint8_t *out);
+int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                      const uint8_t *in, size_t len, uint8_t *out);
+int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                      const uint8_t *in, size_t len, uint8_t *out);
+int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                      const uint8_t *in, size_t len, uint8_t *out);
+int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, size_t len, uint8_t *out);
+int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, size_t len, uint8_t *out);
+int gostx_ctr_acpkm_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                          size_t section_len, const uint8_t *in, size_t len, uint8_t *out);
+typedef struct { ...; } gostx_mode_ctx;
+int gostx_mode_init(gostx_mode_ctx *ctx, const gostx_cipher *c, int mode, int decrypt,
+                    const uint8_t *iv, size_t iv_len, size_t s, int padding,
+                    size_t section_len);
+int gostx_mode_update(gostx_mode_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out,
+                      size_t *out_len);
+int gostx_mode_final(gostx_mode_ctx *ctx, uint8_t *out, size_t *out_len);
+void gostx_mode_clear(gostx_mode_ctx *ctx);
+typedef struct { ...; } gostx_omac_ctx;
+int gostx_omac_init(gostx_omac_ctx *ctx, const gostx_cipher *c);
+int gostx_omac_acpkm_init(gostx_omac_ctx *ctx, const gostx_cipher *c, size_t section_len,
+                          size_t master_section_len);
+int gostx_omac_update(gostx_omac_ctx *ctx, const uint8_t *in, size_t len);
+int gostx_omac_final(gostx_omac_ctx *ctx, uint8_t *mac, size_t mac_len);
+void gostx_omac_clear(gostx_omac_ctx *ctx);
+
+/* MGM */
+int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
+                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                      uint8_t *out, uint8_t *tag, size_t tag_len);
+int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
+                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                      const uint8_t *tag, size_t tag_len, uint8_t *out);
+
+/* XTS */
+typedef struct { ...; } gostx_xts_key;
+int gostx_xts_set_key(gostx_xts_key *x, const uint8_t *key);
+void gostx_xts_clear(gostx_xts_key *x);
+int gostx_xts_encrypt(const gostx_xts_key *x, const uint8_t *tweak, const uint8_t *in, size_t len,
+                      uint8_t *out);
+int gostx_xts_decrypt(const gostx_xts_key *x, const uint8_t *tweak, const uint8_t *in, size_t len,
+                      uint8_t *out);
+
+/* GOST 28147-89 */
+enum gostx_gost89_mode { GOSTX_GOST89_ECB, GOSTX_GOST89_CNT, GOSTX_GOST89_CFB, GOSTX_GOST89_IMIT,
+                        ... };
+typedef struct { ...; } gostx_gost89_key;
+typedef struct { ...; } gostx_gost89_ctx;
+int gostx_sbox_by_name(const char *name);
+int gostx_gost89_set_key(gostx_gost89_key *k, const uint8_t *key, int sbox);
+void gostx_magma_clear(gostx_gost89_key *k);
+int gostx_gost89_ecb_encrypt(const gostx_gost89_key *k, const uint8_t *in, size_t len,
+                             uint8_t *out);
+int gostx_gost89_ecb_decrypt(const gostx_gost89_key *k, const uint8_t *in, size_t len,
+                             uint8_t *out);
+int gostx_gost89_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, int mode, int decrypt,
+                      const uint8_t *iv, int meshing);
+int gostx_gost89_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out);
+void gostx_gost89_ctx_clear(gostx_gost89_ctx *ctx);
+int gostx_gost89_imit_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, const uint8_t *iv,
+                           int meshing);
+int gostx_gost89_imit_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len);
+int gostx_gost89_imit_final(gostx_gost89_ctx *ctx, uint8_t *mac, size_t mac_len);
+
+/* Streebog, HMAC, KDFs, key wrap */
+typedef struct { ...; } gostx_streebog_ctx;
+int gostx_streebog_init(gostx_streebog_ctx *ctx, size_t digest_len);
+int gostx_streebog_update(gostx_streebog_ctx *ctx, const void *data, size_t len);
+int gostx_streebog_final(gostx_streebog_ctx *ctx, uint8_t *digest);
+int gostx_streebog(size_t digest_len, const void *data, size_t len, uint8_t *digest);
+void gostx_streebog_clear(gostx_streebog_ctx *ctx);
+typedef struct { ...; } gostx_hmac_ctx;
+int gostx_hmac_init(gostx_hmac_ctx *ctx, size_t digest_len, const uint8_t *key, size_t key_len);
+int gostx_hmac_update(gostx_hmac_ctx *ctx, const void *data, size_t len);
+int gostx_hmac_final(gostx_hmac_ctx *ctx, uint8_t *mac);
+void gostx_hmac_clear(gostx_hmac_ctx *ctx);
+int gostx_hmac(size_t digest_len, const uint8_t *key, size_t key_len, const void *data,
+               size_t len, uint8_t *mac);
+int gostx_omac(const gostx_cipher *c, const uint8_t *in, size_t len, uint8_t *mac,
+               size_t mac_len);
+int gostx_omac_acpkm(const gostx_cipher *c, size_t section_len, size_t master_section_len,
+                     const uint8_t *in, size_t len, uint8_t *mac, size_t mac_len);
+int gostx_kdf256(const uint8_t *key, size_t key_len, const uint8_t *label, size_t label_len,
+                 const uint8_t *seed, size_t seed_len, uint8_t *out);
+int gostx_kdf_tree256(const uint8_t *key, size_t key_len, const uint8_t *label,
+                      size_t label_len, const uint8_t *seed, size_t seed_len, size_t r_bytes,
+                      uint8_t *out, size_t out_len);
+int gostx_pbkdf2_streebog512(const uint8_t *pass, size_t pass_len, const uint8_t *salt,
+                             size_t salt_len, uint32_t iterations, uint8_t *out,
+                             size_t out_len);
+int gostx_kexp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv, size_t iv_len, const uint8_t *key, size_t key_len,
+                 uint8_t *out, size_t *out_len);
+int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
+                 uint8_t *key, size_t *key_len);
+
+/* the bulk engine */
+typedef struct gostx_pool gostx_pool;
+gostx_pool *gostx_pool_new(unsigned nthreads);
+void gostx_pool_free(gostx_pool *pool);
+int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                       size_t iv_len, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                             size_t iv_len, size_t section_len, const uint8_t *in,
+                             size_t len, uint8_t *out);
+int gostx_ecb_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in, size_t len,
+                         uint8_t *out);
+int gostx_ecb_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in, size_t len,
+                         uint8_t *out);
+int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
+                         size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
+                         size_t tag_len);
+int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
+                         size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                         const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
+                         uint8_t *out);
+int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
+                         size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
+                         size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_batch_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
+                            const uint8_t *ivs, size_t iv_len, const uint8_t *in,
+                            size_t sector_len, size_t nsectors, uint8_t *out);
+int gostx_batch_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
+                            const uint8_t *ivs, size_t iv_len, const uint8_t *in,
+                            size_t sector_len, size_t nsectors, uint8_t *out);
+int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
+                          const uint8_t *ivs, size_t iv_len, const uint8_t *in, size_t sector_len,
+                          size_t nsectors, uint8_t *out);
+int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
+                     const uint8_t *in, size_t sector_len, size_t nsectors, uint8_t *tags,
+                     size_t tag_len);
+int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
+                            const uint64_t *sector_nums, uint64_t first_sector,
+                            const uint8_t *in, size_t sector_len,
+                            size_t nsectors, uint8_t *out);
+int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
+                            const uint64_t *sector_nums, uint64_t first_sector,
+                            const uint8_t *in, size_t sector_len,
+                            size_t nsectors, uint8_t *out);
+
+/* the file format */
+typedef struct { int alg; int kdf; uint32_t chunk_size; uint32_t iterations; ...; }
+    gostx_file_header;
+typedef struct { gostx_file_header h; uint8_t header[84]; size_t tag_len; ...; } gostx_file;
+int gostx_file_init_encrypt(gostx_file *ct, int alg, int kdf, uint32_t chunk_size,
+                            uint32_t iterations, const uint8_t *secret, size_t secret_len,
+                            const uint8_t *salt);
+int gostx_file_init_decrypt(gostx_file *ct, const uint8_t *header, size_t len,
+                            const uint8_t *secret, size_t secret_len, const char **reason);
+void gostx_file_clear(gostx_file *ct);
+int gostx_file_seal_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
+                          size_t len, uint8_t *out);
+int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
+                          size_t rec_len, uint8_t *out);
+
+/* helpers defined in SOURCE below */
+int gxpy_file_stream(const gostx_file *ct, int decrypt, const char *src, const char *dst,
+                     gostx_pool *pool, char *msg, size_t msg_len);
+"""
+
+# Whole-file streaming runs in C on the library's pipeline (reads, seals and
+# writes overlap on the pool) with the GIL released; only the fwrite sink and
+# the FILE* plumbing live here, as they have no place in the library.
+SOURCE = r"""
+#include <stdio.h>
+#include <string.h>
+#include <gostx.h>
+
+static int gxpy_fwrite(void *arg, const uint8_t *buf, size_t len) {
+  return fwrite(buf, 1, len, (FILE *)arg) == len ? 0 : -1;
+}
+
+/* decrypt = 0: src plaintext -> dst header + chunks; decrypt = 1: src is
+ * read from byte GOSTX_FILE_HEADER_LEN on (the caller parsed the header and
+ * keyed ct from it). */
+static int gxpy_file_stream(const gostx_file *ct, int decrypt, const char *src,
+                            const char *dst, gostx_pool *pool, char *msg, size_t msg_len) {
+  gostx_file_stream s;
+  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+  int rc;
+  msg[0] = 0;
+  if (!in || !out) {
+    snprintf(msg, msg_len, "cannot open %s", in ? dst : src);
+    if (in) fclose(in);
+    return GOSTX_EIO;
+  }
+  memset(&s, 0, sizeof s);
+  s.in = in;
+  s.write = gxpy_fwrite;
+  s.write_arg = out;
+  s.pool = pool;
+  if (decrypt) { /* the library's stream starts after the header */
+    rc = fseek(in, GOSTX_FILE_HEADER_LEN, SEEK_SET) == 0 ? gostx_file_decrypt_stream(ct, &s)
+                                                       : GOSTX_EIO;
+  } else { /* writes the header, then the chunks */
+    rc = gostx_file_encrypt_stream(ct, &s);
+  }
+  if (fclose(out) != 0 && rc == 0) rc = GOSTX_EIO;
+  fclose(in);
+  if (rc != 0) snprintf(msg, msg_len, "%s", s.msg[0] ? s.msg : gostx_strerror(rc));
+  return rc;
+}
+"""
+
+
+def make_ffi():
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    ffi.set_source("gostx._gostx", SOURCE)
+    return ffi
+
+
+if __name__ == "__main__":
+    make_ffi().emit_c_code(sys.argv[1])

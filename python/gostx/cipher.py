@@ -1,0 +1,295 @@
+"""Kuznyechik and Magma (GOST R 34.12-2015) with the GOST R 34.13-2015 modes:
+one-shot methods on a key object and streaming encryptor/decryptor contexts.
+
+Every one-shot method takes any buffer (bytes, bytearray, memoryview, numpy,
+mmap) without copying it, returns a new bytes object, or writes into ``out=``
+(a writable buffer, which may be the input itself) and returns ``out``.
+"""
+from ._native import Wiped, check, ffi, lib, nbytes, need_len, new_output, output, pool_for, rbuf, take
+
+__all__ = ["Kuznyechik", "Magma", "ModeContext", "OMACContext",
+           "ECB", "CBC", "CFB", "OFB", "CTR", "CTR_ACPKM", "PAD_NONE", "PAD_1", "PAD_2", "PAD_3"]
+
+ECB, CBC, CFB, OFB, CTR, CTR_ACPKM = "ecb", "cbc", "cfb", "ofb", "ctr", "ctr-acpkm"
+_MODE_IDS = {ECB: lib.GOSTX_MODE_ECB, CBC: lib.GOSTX_MODE_CBC, CFB: lib.GOSTX_MODE_CFB,
+             OFB: lib.GOSTX_MODE_OFB, CTR: lib.GOSTX_MODE_CTR, CTR_ACPKM: lib.GOSTX_MODE_CTR_ACPKM}
+PAD_NONE, PAD_1, PAD_2, PAD_3 = lib.GOSTX_PAD_NONE, lib.GOSTX_PAD_1, lib.GOSTX_PAD_2, lib.GOSTX_PAD_3
+KEY_LEN = 32
+
+
+class _BlockCipher(Wiped):
+    """A keyed cipher: the expanded key lives in C memory owned by this object
+    and is wiped by close(), context exit or garbage collection."""
+
+    _id = 0
+    block_size = 0
+    name = ""
+    _clear = staticmethod(lib.gostx_cipher_clear)
+
+    def __init__(self, key):
+        need_len("key", key, KEY_LEN)
+        self._h = ffi.new("gostx_cipher *")
+        check(lib.gostx_cipher_init(self._h, self._id, rbuf(key)))
+
+    _key = Wiped._live
+
+    def _whole_blocks(self, n):
+        if n % self.block_size:
+            raise ValueError(f"data must be a multiple of {self.block_size} bytes "
+                             f"(pad it, or use a streaming context with padding), got {n}")
+
+    def _check_iv(self, m, multiple):
+        """GOST R 34.13's m: block size..64 bytes (CBC, OFB: a multiple of the block)."""
+        bs = self.block_size
+        if not bs <= m <= 64 or (multiple and m % bs):
+            kind = f"a multiple of {bs}" if multiple else "any length"
+            raise ValueError(f"iv must be {bs}..64 bytes ({kind}), got {m}")
+
+    def _check_half(self, v):
+        self._key()
+        if len(v) != self._half:
+            raise ValueError(f"iv must be {self._half} bytes, got {len(v)}")
+
+    # ---- raw blocks ----
+    def encrypt_blocks(self, data, out=None):
+        """Encrypt whole blocks (len a multiple of the block size)."""
+        return self._blocks(lib.gostx_cipher_encrypt_blocks, data, out)
+
+    def decrypt_blocks(self, data, out=None):
+        return self._blocks(lib.gostx_cipher_decrypt_blocks, data, out)
+
+    def _blocks(self, fn, data, out):
+        d = rbuf(data)
+        n = len(d)
+        if n % self.block_size:
+            raise ValueError(f"data must be a multiple of {self.block_size} bytes, got {n}")
+        res, p = output(out, n)
+        fn(self._key(), d, n // self.block_size, p)
+        return res
+
+    # ---- one-shot modes ----
+    def ecb_encrypt(self, data, out=None, threads=None):
+        """ECB; len a multiple of the block size. threads: bulk-engine workers
+        (None/1 = this thread, 0 = one per CPU)."""
+        return self._ecb(lib.gostx_ecb_encrypt, lib.gostx_ecb_encrypt_mt, data, out, threads)
+
+    def ecb_decrypt(self, data, out=None, threads=None):
+        return self._ecb(lib.gostx_ecb_decrypt, lib.gostx_ecb_decrypt_mt, data, out, threads)
+
+    def _ecb(self, fn, fn_mt, data, out, threads):
+        d = rbuf(data)
+        n = len(d)
+        self._whole_blocks(n)
+        res, p = output(out, n)
+        if threads is None or threads == 1:
+            check(fn(self._key(), d, n, p), "ecb")
+        else:
+            check(fn_mt(pool_for(threads), self._key(), d, n, p), "ecb")
+        return res
+
+    def cbc_encrypt(self, iv, data, out=None):
+        """CBC; iv: m bytes, a positive multiple of the block size (<= 64)."""
+        return self._reg(lib.gostx_cbc_encrypt, iv, data, out)
+
+    def cbc_decrypt(self, iv, data, out=None):
+        return self._reg(lib.gostx_cbc_decrypt, iv, data, out)
+
+    def _reg(self, fn, iv, data, out):
+        d, v = rbuf(data), rbuf(iv)
+        self._check_iv(len(v), True)
+        self._whole_blocks(len(d))
+        res, p = output(out, len(d))
+        check(fn(self._key(), v, len(v), d, len(d), p), "iv length or data length")
+        return res
+
+    def cfb_encrypt(self, iv, data, s=None, out=None):
+        """CFB; iv: m bytes (block size..64); s: segment bytes (default block size)."""
+        return self._seg(lib.gostx_cfb_encrypt, iv, data, s, out)
+
+    def cfb_decrypt(self, iv, data, s=None, out=None):
+        return self._seg(lib.gostx_cfb_decrypt, iv, data, s, out)
+
+    def ofb(self, iv, data, s=None, out=None):
+        """OFB (encryption = decryption); iv: m bytes, a multiple of the block size."""
+        return self._seg(lib.gostx_ofb_crypt, iv, data, s, out)
+
+    def _seg(self, fn, iv, data, s, out):
+        d, v = rbuf(data), rbuf(iv)
+        self._check_iv(len(v), fn is lib.gostx_ofb_crypt)
+        if s is not None and not 1 <= s <= self.block_size:
+            raise ValueError(f"segment s must be 1..{self.block_size} bytes, got {s}")
+        res, p = output(out, len(d))
+        check(fn(self._key(), v, len(v), s or self.block_size, d, len(d), p),
+              "iv length or segment")
+        return res
+
+    def ctr(self, iv, data, s=None, out=None, threads=None):
+        """CTR (encryption = decryption); iv: half a block."""
+        # The hot path of small calls: every step here costs per call.
+        c, v, d = self._h, rbuf(iv), rbuf(data)
+        if len(v) != self._half or c is None:
+            self._check_half(v)
+        n = len(d)
+        res, p = output(out, n)
+        if (threads is None or threads == 1) or (s and s != self.block_size):
+            rc = lib.gostx_ctr_crypt(c, v, len(v), s or self.block_size, d, n, p)
+        else:
+            rc = lib.gostx_ctr_crypt_mt(pool_for(threads), c, v, len(v), d, n, p)
+        if rc:
+            check(rc, "ctr")
+        return res
+
+    def ctr_acpkm(self, iv, data, section_len=None, out=None, threads=None):
+        """CTR-ACPKM (RFC 8645); section_len: N bytes, a multiple of the block
+        size (default 4096 for Kuznyechik, 1024 for Magma, as gost-engine)."""
+        v, d = rbuf(iv), rbuf(data)
+        self._check_half(v)
+        n = len(d)
+        section_len = section_len or self._acpkm_default
+        res, p = output(out, n)
+        if threads is None or threads == 1:
+            check(lib.gostx_ctr_acpkm_crypt(self._key(), v, len(v), section_len, d, n, p),
+                  "ctr-acpkm")
+        else:
+            check(lib.gostx_ctr_acpkm_crypt_mt(pool_for(threads), self._key(), v, len(v),
+                                               section_len, d, n, p), "ctr-acpkm")
+        return res
+
+    def omac(self, data, mac_len=None):
+        """OMAC (GOST R 34.13 MAC); mac_len 1..block size (default the block size)."""
+        mac_len = mac_len or self.block_size
+        mac = ffi.new("uint8_t[]", mac_len)
+        d = rbuf(data)
+        check(lib.gostx_omac(self._key(), d, len(d), mac, mac_len), "omac")
+        return bytes(ffi.buffer(mac))
+
+    def omac_acpkm(self, data, section_len, master_section_len, mac_len=None):
+        """OMAC-ACPKM (RFC 8645 OMAC-ACPKM-Master): section N and T* in bytes."""
+        mac_len = mac_len or self.block_size
+        mac = ffi.new("uint8_t[]", mac_len)
+        check(lib.gostx_omac_acpkm(self._key(), section_len, master_section_len, rbuf(data),
+                                   nbytes(data), mac, mac_len), "omac-acpkm")
+        return bytes(ffi.buffer(mac))
+
+    # ---- streaming ----
+    def encryptor(self, mode, iv=None, s=None, padding=PAD_NONE, section_len=None):
+        """A streaming context: update(data) -> bytes, finalize() -> bytes.
+        mode: "ecb", "cbc", "cfb", "ofb", "ctr", "ctr-acpkm"; padding (ECB/CBC):
+        PAD_NONE or GOST R 34.13 procedure PAD_1/PAD_2/PAD_3."""
+        return ModeContext(self, mode, False, iv, s, padding, section_len)
+
+    def decryptor(self, mode, iv=None, s=None, padding=PAD_NONE, section_len=None):
+        """As encryptor; PAD_2 padding is removed at finalize (ValueError if malformed)."""
+        return ModeContext(self, mode, True, iv, s, padding, section_len)
+
+    def omac_context(self, section_len=None, master_section_len=None):
+        """Streaming OMAC (or OMAC-ACPKM when section lengths are given)."""
+        return OMACContext(self, section_len, master_section_len)
+
+
+class Kuznyechik(_BlockCipher):
+    """Kuznyechik (GOST R 34.12-2015, 128-bit block, 32-byte key)."""
+
+    _id = lib.GOSTX_ALG_KUZNYECHIK
+    block_size = 16
+    _half = 8
+    name = "kuznyechik"
+    _acpkm_default = 4096
+
+
+class Magma(_BlockCipher):
+    """Magma (GOST R 34.12-2015, 64-bit block, 32-byte key)."""
+
+    _id = lib.GOSTX_ALG_MAGMA
+    block_size = 8
+    _half = 4
+    name = "magma"
+    _acpkm_default = 1024
+
+
+class ModeContext(Wiped):
+    """Streaming encryption or decryption in one GOST R 34.13 mode. Holds its
+    own copy of the key (wiped at finalize, close, context exit or del)."""
+
+    _clear = staticmethod(lib.gostx_mode_clear)
+
+    def __init__(self, cipher, mode, decrypt, iv, s, padding, section_len):
+        try:
+            mode_id = _MODE_IDS[mode]
+        except KeyError:
+            raise ValueError(f"mode must be one of {sorted(_MODE_IDS)}, got {mode!r}") from None
+        bs = cipher.block_size
+        if mode == ECB:
+            if iv is not None:
+                raise ValueError("ECB takes no iv")
+            iv = b""
+        elif iv is None:
+            raise ValueError(f"{mode} needs an iv")
+        elif mode in (CTR, CTR_ACPKM):
+            need_len("iv", iv, bs // 2)
+        if mode == CTR_ACPKM:
+            section_len = section_len or cipher._acpkm_default
+        self._bs = bs
+        self._exact = mode not in (ECB, CBC)  # output length = input length
+        self._h = ffi.new("gostx_mode_ctx *")
+        self._olen = ffi.new("size_t *")
+        check(lib.gostx_mode_init(self._h, cipher._key(), mode_id, int(decrypt),
+                                  rbuf(iv) if nbytes(iv) else ffi.NULL, nbytes(iv), s or 0,
+                                  padding, section_len or 0), f"{mode} parameters")
+
+    def update(self, data):
+        d = rbuf(data)
+        n = len(d)
+        if self._exact:
+            res, p = new_output(n)
+            self._update(d, n, p)
+            return res
+        buf = ffi.new("uint8_t[]", n + self._bs)
+        return take(buf, self._update(d, n, buf))
+
+    def update_into(self, data, out):
+        """Write the output into out (room for len(data) + block size for ECB/CBC,
+        len(data) otherwise); returns the number of bytes written."""
+        d = rbuf(data)
+        n = len(d)
+        res, p = output(out, n if self._exact else n + self._bs)
+        return self._update(d, n, p)
+
+    def _update(self, d, n, p):
+        check(lib.gostx_mode_update(self._live(), d, n, p, self._olen))
+        return self._olen[0]
+
+    def finalize(self):
+        ctx = self._live()
+        buf = ffi.new("uint8_t[]", 2 * self._bs)
+        self._h = None  # final wipes the context, success or not
+        check(lib.gostx_mode_final(ctx, buf, self._olen), "finalize (padding or length)")
+        return take(buf, self._olen[0])
+
+
+
+class OMACContext(Wiped):
+    """Streaming OMAC / OMAC-ACPKM: update(data), finalize(mac_len=None)."""
+
+    _clear = staticmethod(lib.gostx_omac_clear)
+
+    def __init__(self, cipher, section_len=None, master_section_len=None):
+        self._bs = cipher.block_size
+        self._h = ffi.new("gostx_omac_ctx *")
+        if section_len is None and master_section_len is None:
+            check(lib.gostx_omac_init(self._h, cipher._key()))
+        else:
+            check(lib.gostx_omac_acpkm_init(self._h, cipher._key(), section_len or 0,
+                                            master_section_len or 0), "omac-acpkm sections")
+
+    def update(self, data):
+        check(lib.gostx_omac_update(self._live(), rbuf(data), nbytes(data)))
+
+    def finalize(self, mac_len=None):
+        ctx = self._live()
+        mac_len = mac_len or self._bs
+        mac = ffi.new("uint8_t[]", mac_len)
+        self._h = None  # final wipes the context
+        check(lib.gostx_omac_final(ctx, mac, mac_len), "mac_len")
+        return bytes(ffi.buffer(mac))
+

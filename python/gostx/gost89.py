@@ -1,0 +1,104 @@
+"""GOST 28147-89 and its 1989 modes: simple replacement (ECB), counter
+gamma (CNT), gamma with feedback (CFB) and IMIT, with optional CryptoPro key
+meshing. Little-endian conventions of RFC 5830."""
+from ._native import output, Wiped, check, ffi, lib, nbytes, need_len, rbuf
+
+__all__ = ["Gost89", "Gost89Context"]
+
+_MODES = {"ecb": lib.GOSTX_GOST89_ECB, "cnt": lib.GOSTX_GOST89_CNT, "cfb": lib.GOSTX_GOST89_CFB}
+
+
+def _sbox_id(sbox):
+    i = lib.gostx_sbox_by_name(sbox.encode())
+    if i < 0:
+        raise ValueError(f"unknown S-box {sbox!r} (tc26-z, cryptopro-a..d, test-3411-94)")
+    return i
+
+
+class Gost89(Wiped):
+    """A GOST 28147-89 key (32 bytes) with an S-box parameter set by name."""
+
+    _clear = staticmethod(lib.gostx_magma_clear)
+    block_size = 8
+
+    def __init__(self, key, sbox="cryptopro-a"):
+        need_len("key", key, 32)
+        self._h = ffi.new("gostx_gost89_key *")
+        check(lib.gostx_gost89_set_key(self._h, rbuf(key), _sbox_id(sbox)))
+
+    def ecb_encrypt(self, data, out=None):
+        return self._ecb(lib.gostx_gost89_ecb_encrypt, data, out)
+
+    def ecb_decrypt(self, data, out=None):
+        return self._ecb(lib.gostx_gost89_ecb_decrypt, data, out)
+
+    def _ecb(self, fn, data, out):
+        n = nbytes(data)
+        res, p = output(out, n)
+        check(fn(self._live(), rbuf(data), n, p), "data must be a multiple of 8 bytes")
+        return res
+
+    def cnt(self, iv, data, meshing=False, out=None):
+        """Counter gamma (encryption = decryption); iv 8 bytes."""
+        with self.encryptor("cnt", iv, meshing) as ctx:
+            return ctx.update(data, out)
+
+    def cfb_encrypt(self, iv, data, meshing=False, out=None):
+        with self.encryptor("cfb", iv, meshing) as ctx:
+            return ctx.update(data, out)
+
+    def cfb_decrypt(self, iv, data, meshing=False, out=None):
+        with self.decryptor("cfb", iv, meshing) as ctx:
+            return ctx.update(data, out)
+
+    def imit(self, data, mac_len=4, iv=None, meshing=False):
+        """IMIT MAC (mac_len 1..8, 4 classic), as CryptoPro and gost-engine compute it."""
+        with self.imit_context(iv, meshing) as ctx:
+            ctx.imit_update(data)
+            return ctx.finalize(mac_len)
+
+    def encryptor(self, mode, iv=None, meshing=False):
+        """Streaming "cnt", "cfb" or "ecb" (whole blocks per update)."""
+        return Gost89Context(self._live(), mode, False, iv, meshing)
+
+    def decryptor(self, mode, iv=None, meshing=False):
+        return Gost89Context(self._live(), mode, True, iv, meshing)
+
+    def imit_context(self, iv=None, meshing=False):
+        return Gost89Context(self._live(), "imit", False, iv, meshing)
+
+
+class Gost89Context(Wiped):
+    """Streaming 1989 mode: update(data) -> bytes; for IMIT imit_update() then
+    finalize(). Meshes its own copy of the key (wiped with the context)."""
+
+    _clear = staticmethod(lib.gostx_gost89_ctx_clear)
+
+    def __init__(self, key, mode, decrypt, iv, meshing):
+        if iv is not None:
+            need_len("iv", iv, 8)
+        self._h = ffi.new("gostx_gost89_ctx *")
+        ivp = rbuf(iv) if iv is not None else ffi.NULL
+        if mode == "imit":
+            check(lib.gostx_gost89_imit_init(self._h, key, ivp, int(meshing)))
+            return
+        if mode not in _MODES:
+            raise ValueError(f"mode must be one of {sorted(_MODES)} or 'imit', got {mode!r}")
+        if mode != "ecb" and iv is None:
+            raise ValueError("iv must be 8 bytes, got None")
+        check(lib.gostx_gost89_init(self._h, key, _MODES[mode], int(decrypt), ivp, int(meshing)))
+
+    def update(self, data, out=None):
+        n = nbytes(data)
+        res, p = output(out, n)
+        check(lib.gostx_gost89_update(self._live(), rbuf(data), n, p), "gost89 update")
+        return res
+
+    def imit_update(self, data):
+        check(lib.gostx_gost89_imit_update(self._live(), rbuf(data), nbytes(data)))
+
+    def finalize(self, mac_len=4):
+        mac = ffi.new("uint8_t[]", mac_len)
+        check(lib.gostx_gost89_imit_final(self._live(), mac, mac_len), "mac_len must be 1..8")
+        self.close()
+        return bytes(ffi.buffer(mac))
