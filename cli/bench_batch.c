@@ -117,23 +117,34 @@ static int run_var(int v, gostx_pool *all, const struct brow *r, struct bset *b)
   }
 }
 
+/* One pass of a variant, its cycles added up (a bench/harness job). */
+struct var_job {
+  int v;
+  gostx_pool *all;
+  const struct brow *r;
+  struct bset *b;
+  double cyc;
+};
+
+static int var_pass(void *arg) {
+  struct var_job *j = arg;
+  bench_cycles_start();
+  int rc = run_var(j->v, j->all, j->r, j->b);
+  j->cyc += bench_cycles_stop();
+  return rc;
+}
+
 /* One repetition of variant v: >= min_time s; MB/s and cycles/B (or -1). */
 static int rep_var(int v, gostx_pool *all, const struct brow *r, struct bset *b, size_t len,
                    double min_time, double *mbps, double *cpb) {
-  const int wall = v == V_ALL; /* a pool's work is not this thread's CPU time */
-  int passes = 0, rc;
-  double cyc = 0, t;
-  const double t0 = bench_now(wall);
-  do {
-    bench_cycles_start();
-    rc = run_var(v, all, r, b);
-    cyc += bench_cycles_stop();
-    passes++;
-    t = bench_now(wall) - t0;
-  } while (!rc && t < min_time);
+  struct var_job j = {v, all, r, b, 0};
+  uint64_t passes;
+  double t;
+  /* a pool's work is not this thread's CPU time: V_ALL on the wall clock */
+  int rc = gostx_bench_run_for(bench_clock(v == V_ALL), min_time, var_pass, &j, &passes, &t);
   const double bytes = (double)passes * NSTREAMS * len;
-  *mbps = bytes / t / 1e6;
-  *cpb = cyc > 0 ? cyc / bytes : -1;
+  *mbps = gostx_bench_mbps(bytes, t);
+  *cpb = j.cyc > 0 ? j.cyc / bytes : -1;
   return rc;
 }
 
@@ -156,10 +167,10 @@ static int measure_row(gostx_pool *all, const struct brow *r, struct bset *b, si
     q1[i] = v[V_KEYED][i] / v[V_ONEKEY][i];
     qs[i] = v[V_KEYED][i] / v[V_SINGLE][i];
   }
-  for (int k = 0; k < NVAR; k++) mb[k] = bench_median(v[k], repeat);
-  *cpb = bench_median(c, repeat);
-  *r_one = bench_median(q1, repeat);
-  *r_single = bench_median(qs, repeat);
+  for (int k = 0; k < NVAR; k++) mb[k] = gostx_bench_median(v[k], repeat);
+  *cpb = gostx_bench_median(c, repeat);
+  *r_one = gostx_bench_median(q1, repeat);
+  *r_single = gostx_bench_median(qs, repeat);
   return 0;
 }
 

@@ -15,7 +15,6 @@
  * GB/s = 10^9 bytes/s; median of the repeats. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,20 +32,10 @@ int bench_gpu(const struct bench_gpu_args *a) {
 
 #else
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+/* The wall clock, medians and GB/s: bench/harness (through cli.h). */
+static double now_s(void) { return gostx_bench_now(GOSTX_BENCH_WALL); }
+static double median_gbps(double bytes, double *t, int n) {
+  return gostx_bench_gbps(bytes, gostx_bench_median(t, n));
 }
 
 enum { CTR, ECB_E, ECB_D, XTS_E, XTS_D, CNT };
@@ -117,8 +106,8 @@ static int e2e_rate(gostx_gpu *g, const struct grow *r, const struct keys *k, in
     ek[i] = gostx_gpu_last_kernel_seconds(g);
   }
   if (!rc) {
-    *gbps = (double)len / median(et, repeat) / 1e9;
-    if (kgbps) *kgbps = (double)len / median(ek, repeat) / 1e9;
+    *gbps = median_gbps((double)len, et, repeat);
+    if (kgbps) *kgbps = median_gbps((double)len, ek, repeat);
   }
   free(et);
   return rc;
@@ -134,7 +123,7 @@ static void measure_row(gostx_gpu *g, const struct grow *r, const struct keys *k
     kt[i] = gostx_gpu_last_kernel_seconds(g);
   }
   if (!f->rc) {
-    f->kernel = (double)len / median(kt, repeat) / 1e9;
+    f->kernel = median_gbps((double)len, kt, repeat);
     f->rc = e2e_rate(g, r, k, repeat, hin, hout, len, &f->e2e, &f->e2e_kernel);
   }
   free(kt);
@@ -234,7 +223,7 @@ static int batch_rate(gostx_gpu *g, gostx_pool *pool, const struct batch *b, int
     rc = batch_run(g, pool, b, row, where, din, dout, in, out);
     t[i] = where == 1 ? gostx_gpu_last_kernel_seconds(g) : now_s() - t0;
   }
-  if (!rc) *gbps = (double)(b->ns * BATCH_STREAM) / median(t, repeat) / 1e9;
+  if (!rc) *gbps = median_gbps((double)(b->ns * BATCH_STREAM), t, repeat);
   free(t);
   return rc;
 }
@@ -264,8 +253,8 @@ int bench_gpu(const struct bench_gpu_args *a) {
     gostx_gpu_close(g);
     return CLI_EXIT_FAIL;
   }
-  double h2d = (double)clen / median(t, reps) / 1e9, d2h = (double)clen / median(t + reps, reps) / 1e9;
-  double both = 2.0 * (double)clen / median(t + 2 * reps, reps) / 1e9;
+  double h2d = median_gbps((double)clen, t, reps), d2h = median_gbps((double)clen, t + reps, reps);
+  double both = median_gbps(2.0 * (double)clen, t + 2 * reps, reps);
   free(t);
 
   struct keys k;
@@ -376,7 +365,7 @@ int bench_gpu(const struct bench_gpu_args *a) {
         t2[i] = now_s() - t0;
       }
       if (split_rc[s2]) break;
-      split_gbps[s2][tr] = (double)len / median(t2, reps) / 1e9;
+      split_gbps[s2][tr] = median_gbps((double)len, t2, reps);
       if (split_gbps[s2][tr] > together[s2]) {
         together[s2] = split_gbps[s2][tr];
         best_share[s2] = sh;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "gostx.h"
+#include "harness.h" /* bench/harness: the benchmarks' clocks and medians */
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
@@ -214,13 +215,13 @@ int bench_gpu(const struct bench_gpu_args *a);
 int bench_gpu_built(void); /* 1 in CUDA builds */
 
 /* gostx bench --batch SIZE (cli/bench_batch.c): the stream-batch table.
- * The clock (wall: always the wall clock, for pool rows), the cycle counter of the calling thread (cmd_bench.c's source;
- * stop returns the cycles since start, or -1 without a source) and the
- * median it shares with cmd_bench.c. */
+ * The clock it shares with cmd_bench.c (wall: always the wall clock, for
+ * pool rows; else --clock's choice) and the cycle counter of the calling
+ * thread (cmd_bench.c's source; stop returns the cycles since start, or -1
+ * without a source). */
 int bench_batch(size_t stream_len, int repeat, double min_time, const char *filter, int json);
-double bench_now(int wall); /* wall 0: --clock cpu's thread CPU time when given */
+gostx_bench_clock bench_clock(int wall);
 void bench_cycles_start(void);
 double bench_cycles_stop(void);
-double bench_median(double *v, int n);
 
 #endif

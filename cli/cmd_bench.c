@@ -17,24 +17,11 @@
  * jobs, e.g. one per connection). The aggregate is reported, and with a
  * 1-thread table in the same run, the scaling and efficiency against it. The
  * "runner" below is the one place that knows how streams are run. */
-#define _GNU_SOURCE /* syscall() */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#ifdef __linux__
-#include <linux/perf_event.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#define BENCH_PERF 1
-#endif
-#if defined(__x86_64__) /* the TSC, for cycles per byte */
-#include <x86intrin.h>
-#define BENCH_TSC 1
-#endif
 
 #include "cli.h"
 
@@ -254,18 +241,7 @@ static int stream_setup(struct stream *s, const struct row *r, size_t len, size_
   return rc;
 }
 
-/* ---- clocks and cycle counters ---- */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-static double cpu_clock_s(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+/* ---- clocks and cycle counters (bench/harness: the clocks, perf, the TSC) ---- */
 
 /* --clock cpu: time each stream by its thread's CPU time instead of the wall
  * clock (for busy shared machines; it hides contention between threads). */
@@ -276,59 +252,17 @@ static int cycles_source = CYC_NONE;
 static char cycles_note[160];
 static double tsc_hz;
 
-#ifdef BENCH_PERF
-/* A per-thread user-space cycle counter; -1 when unavailable. */
-/* inherit: also count threads this thread creates later (a pool's workers). */
-static int perf_open(int inherit) {
-  struct perf_event_attr a;
-  memset(&a, 0, sizeof a);
-  a.type = PERF_TYPE_HARDWARE;
-  a.size = sizeof a;
-  a.config = PERF_COUNT_HW_CPU_CYCLES;
-  a.disabled = 1;
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.inherit = inherit ? 1 : 0;
-  return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-static void perf_start(int fd) {
-  ioctl(fd, PERF_EVENT_IOC_RESET, 0);
-  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-}
-static uint64_t perf_stop(int fd) {
-  uint64_t v = 0;
-  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-  if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return 0;
-  return v;
-}
-#endif
-
-#ifdef BENCH_TSC
-static double estimate_tsc_hz(void) {
-  double best = 0;
-  for (int i = 0; i < 3; i++) { /* the shortest interval disturbance wins: take the median-ish max */
-    double t0 = now_s();
-    uint64_t c0 = __rdtsc();
-    while (now_s() - t0 < 0.02) {}
-    uint64_t c1 = __rdtsc();
-    double hz = (double)(c1 - c0) / (now_s() - t0);
-    if (hz > best) best = hz;
-  }
-  return best;
-}
-#endif
-
 static void choose_cycles_source(void) {
   const char *why = "not Linux";
-#ifdef BENCH_PERF
-  int fd = perf_open(0);
+#ifdef GOSTX_BENCH_HAVE_PERF
+  int fd = gostx_bench_perf_open(0);
   if (fd >= 0) {
-    perf_start(fd);
+    gostx_bench_perf_start(fd);
     volatile uint64_t x = 0;
     for (int i = 0; i < 1000000; i++) x += (uint64_t)i;
     (void)x;
-    uint64_t c = perf_stop(fd);
-    close(fd);
+    uint64_t c = gostx_bench_perf_stop(fd);
+    gostx_bench_perf_close(fd);
     if (c > 0) {
       cycles_source = CYC_PERF;
       snprintf(cycles_note, sizeof cycles_note,
@@ -340,8 +274,8 @@ static void choose_cycles_source(void) {
     why = strerror(errno);
   }
 #endif
-#ifdef BENCH_TSC
-  tsc_hz = estimate_tsc_hz();
+#ifdef GOSTX_BENCH_HAVE_TSC
+  tsc_hz = gostx_bench_tsc_hz();
   cycles_source = CYC_TSC;
   snprintf(cycles_note, sizeof cycles_note,
            "TSC via rdtsc at %.3f GHz (estimated against CLOCK_MONOTONIC; reference cycles, "
@@ -390,36 +324,28 @@ static void *worker_main(void *arg) {
   struct runner *rn = w->rn;
   w->perf_fd = -1;
   int pooled = rn->pool_threads > 1;
-#ifdef BENCH_PERF
-  if (cycles_source == CYC_PERF) w->perf_fd = perf_open(pooled);
-#endif
+  if (cycles_source == CYC_PERF) w->perf_fd = gostx_bench_perf_open(pooled);
   gostx_pool *pool = NULL;
   if (pooled) {
     pool = gostx_pool_new((unsigned)rn->pool_threads);
     if (!pool) w->rc = GOSTX_ENOMEM;
     w->st[0].pool = w->st[1].pool = pool;
   }
-  clockid_t clock = pooled ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
+  const gostx_bench_clock clock = pooled ? GOSTX_BENCH_PROCESS_CPU : GOSTX_BENCH_THREAD_CPU;
   pthread_barrier_wait(&rn->start);
   for (;;) {
     pthread_barrier_wait(&rn->start);
     if (rn->quit) break;
     struct stream *s = &w->st[rn->which];
-#ifdef BENCH_PERF
-    if (w->perf_fd >= 0) perf_start(w->perf_fd);
-#endif
-    double c0 = cpu_clock_s(clock);
+    if (w->perf_fd >= 0) gostx_bench_perf_start(w->perf_fd);
+    double c0 = gostx_bench_now(clock);
     for (int p = 0; p < rn->passes && !w->rc; p++) w->rc = rn->row->fn(s);
     /* pool mode: the time the job would take with its CPU time spread evenly */
-    w->cpu_s = (cpu_clock_s(clock) - c0) / (pooled ? rn->pool_threads : 1);
-#ifdef BENCH_PERF
-    if (w->perf_fd >= 0) w->cycles = perf_stop(w->perf_fd);
-#endif
+    w->cpu_s = (gostx_bench_now(clock) - c0) / (pooled ? rn->pool_threads : 1);
+    if (w->perf_fd >= 0) w->cycles = gostx_bench_perf_stop(w->perf_fd);
     pthread_barrier_wait(&rn->done);
   }
-#ifdef BENCH_PERF
-  if (w->perf_fd >= 0) close(w->perf_fd);
-#endif
+  if (w->perf_fd >= 0) gostx_bench_perf_close(w->perf_fd);
   w->st[0].pool = w->st[1].pool = NULL;
   gostx_pool_free(pool);
   return NULL;
@@ -470,17 +396,13 @@ static double runner_round(struct runner *rn, int which, int passes, double *cyc
   rn->passes = passes;
   /* Clocks read before the start barrier: read after it, a main thread that
    * is descheduled there (busy machine) would miss the workers' time. */
-#ifdef BENCH_TSC
-  uint64_t c0 = __rdtsc();
-#endif
-  double t0 = now_s();
+  uint64_t c0 = gostx_bench_tsc();
+  double t0 = gostx_bench_now(GOSTX_BENCH_WALL);
   pthread_barrier_wait(&rn->start);
   pthread_barrier_wait(&rn->done);
-  double t = now_s() - t0;
+  double t = gostx_bench_now(GOSTX_BENCH_WALL) - t0;
   *cycles = 0;
-#ifdef BENCH_TSC
-  if (cycles_source == CYC_TSC) *cycles = (double)(__rdtsc() - c0) * rn->width;
-#endif
+  if (cycles_source == CYC_TSC) *cycles = (double)(gostx_bench_tsc() - c0) * rn->width;
   *rc = 0;
   double rate = 0, cpu = 0; /* rate: sum of 1/cpu_s, streams per second */
   for (int i = 0; i < rn->nthreads; i++) {
@@ -518,53 +440,33 @@ struct result {
   int passes;
 };
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* ---- for bench_batch.c (cli.h) ---- */
 
 /* --clock cpu: the calling thread's CPU time (the 1-thread rows). */
-double bench_now(int wall) {
-  return use_cpu_clock && !wall ? cpu_clock_s(CLOCK_THREAD_CPUTIME_ID) : now_s();
+gostx_bench_clock bench_clock(int wall) {
+  return use_cpu_clock && !wall ? GOSTX_BENCH_THREAD_CPU : GOSTX_BENCH_WALL;
 }
-double bench_median(double *v, int n) { return median(v, n); }
 
 static int batch_fd = -2; /* the perf counter, opened on first use */
-#ifdef BENCH_TSC
 static uint64_t batch_tsc0;
 static double batch_cpu0; /* --clock cpu with the TSC: CPU time x TSC rate, as the rows */
-#endif
 
 void bench_cycles_start(void) {
-#ifdef BENCH_PERF
   if (cycles_source == CYC_PERF) {
-    if (batch_fd == -2) batch_fd = perf_open(0);
-    if (batch_fd >= 0) perf_start(batch_fd);
+    if (batch_fd == -2) batch_fd = gostx_bench_perf_open(0);
+    if (batch_fd >= 0) gostx_bench_perf_start(batch_fd);
   }
-#endif
-#ifdef BENCH_TSC
   if (cycles_source == CYC_TSC) {
-    if (use_cpu_clock) batch_cpu0 = cpu_clock_s(CLOCK_THREAD_CPUTIME_ID);
-    else batch_tsc0 = __rdtsc();
+    if (use_cpu_clock) batch_cpu0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
+    else batch_tsc0 = gostx_bench_tsc();
   }
-#endif
 }
 
 double bench_cycles_stop(void) {
-#ifdef BENCH_PERF
-  if (cycles_source == CYC_PERF) return batch_fd >= 0 ? (double)perf_stop(batch_fd) : -1;
-#endif
-#ifdef BENCH_TSC
+  if (cycles_source == CYC_PERF) return batch_fd >= 0 ? (double)gostx_bench_perf_stop(batch_fd) : -1;
   if (cycles_source == CYC_TSC && use_cpu_clock)
-    return (cpu_clock_s(CLOCK_THREAD_CPUTIME_ID) - batch_cpu0) * tsc_hz;
-  if (cycles_source == CYC_TSC) return (double)(__rdtsc() - batch_tsc0);
-#endif
+    return (gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - batch_cpu0) * tsc_hz;
+  if (cycles_source == CYC_TSC) return (double)(gostx_bench_tsc() - batch_tsc0);
   return -1;
 }
 
@@ -610,18 +512,18 @@ static void meas_round(struct meas *m, int i) {
   double cyc, t;
   if (m->rc) return;
   t = runner_round(&m->rn, 0, m->passes, &cyc, &m->rc);
-  m->v[0][i] = m->bytes / t / 1e6;
+  m->v[0][i] = gostx_bench_mbps(m->bytes, t);
   m->v[2][i] = cyc / m->bytes;
   t = runner_round(&m->rn, 1, m->passes, &cyc, &m->rc);
-  m->v[1][i] = m->bytes / t / 1e6;
+  m->v[1][i] = gostx_bench_mbps(m->bytes, t);
 }
 
 static int meas_finish(struct meas *m, struct result *res) {
   runner_stop(&m->rn);
   if (!m->rc) {
-    res->mbps[0] = median(m->v[0], m->repeat);
-    res->mbps[1] = median(m->v[1], m->repeat);
-    res->cpb = cycles_source == CYC_NONE ? -1 : median(m->v[2], m->repeat);
+    res->mbps[0] = gostx_bench_median(m->v[0], m->repeat);
+    res->mbps[1] = gostx_bench_median(m->v[1], m->repeat);
+    res->cpb = cycles_source == CYC_NONE ? -1 : gostx_bench_median(m->v[2], m->repeat);
     res->passes = m->passes;
   }
   for (int i = 0; i < 3; i++) free(m->v[i]);
