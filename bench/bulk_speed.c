@@ -3,8 +3,9 @@
  * 512-byte sectors (per-sector keys and one key) against one-stream calls.
  *
  * Build (after building the library in build/):
- *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude bench/bulk_speed.c \
- *      build/libgostx.a -lpthread -o bulk_speed
+ *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Ibench/harness bench/bulk_speed.c \
+ *      bench/harness/harness.c build/libgostx.a -lpthread -o bulk_speed
+ * (or cmake --build build --target bulk_speed: build/bench/bulk_speed)
  * Run: ./bulk_speed [MiB=64] [repetitions=3] [max threads=nproc]
  * (MiB = 0: only the sector batches). GOSTX_IMPL=portable|ssse3|avx2 picks
  * the implementation level (the header line names the one that ran).
@@ -12,16 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gostx.h"
+#include "harness.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now(void) { return gostx_bench_now(GOSTX_BENCH_WALL); }
 
 static void fill(uint8_t *p, size_t len, uint64_t seed) {
   uint64_t x = seed | 1;
@@ -33,11 +30,7 @@ static void fill(uint8_t *p, size_t len, uint64_t seed) {
   }
 }
 
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double cpu_now(void) { return gostx_bench_now(GOSTX_BENCH_PROCESS_CPU); }
 
 static int reps = 3;
 static double last_cpu; /* CPU seconds (all threads) of the best run */
@@ -62,7 +55,7 @@ static double min_cpu;  /* the least CPU seconds (all threads) of the runs */
     }                                            \
   } while (0)
 
-static double mbs(size_t bytes, double s) { return (double)bytes / s / 1e6; }
+static double mbs(size_t bytes, double s) { return gostx_bench_mbps((double)bytes, s); }
 
 int main(int argc, char **argv) {
   size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;

@@ -10,40 +10,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "harness.h"
 #include "kuznyechik/impl.h"
 
-static clockid_t clock_id = CLOCK_THREAD_CPUTIME_ID;
+static gostx_bench_clock clock_id = GOSTX_BENCH_THREAD_CPU;
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(clock_id, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+struct blocks_job {
+  gostx_kuz_blocks_fn fn;
+  const gostx_kuz_key *k;
+  uint8_t *buf;
+  size_t nblocks;
+};
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* 8 calls between clock reads: a 1-block call is shorter than a clock read. */
+static int blocks_x8(void *arg) {
+  const struct blocks_job *j = arg;
+  for (int i = 0; i < 8; i++) j->fn(j->k, j->buf, j->buf, j->nblocks);
+  return 0;
 }
 
 /* MB/s of fn on calls of nblocks blocks, median of runs runs of ~ms each. */
 static double speed(gostx_kuz_blocks_fn fn, const gostx_kuz_key *k, uint8_t *buf, size_t nblocks,
                     int runs, double ms) {
-  double r[32];
+  struct blocks_job j = {fn, k, buf, nblocks};
+  double r[32], t;
+  uint64_t n;
   fn(k, buf, buf, nblocks); /* warm up (and first-use table builds) */
   for (int i = 0; i < runs; i++) {
-    size_t calls = 0;
-    double t0 = now(), t;
-    do {
-      for (int j = 0; j < 8; j++) fn(k, buf, buf, nblocks);
-      calls += 8;
-      t = now();
-    } while (t - t0 < ms * 1e-3);
-    r[i] = (double)calls * nblocks * 16 / (t - t0) / 1e6;
+    gostx_bench_run_for(clock_id, ms * 1e-3, blocks_x8, &j, &n, &t);
+    r[i] = gostx_bench_mbps((double)n * 8 * nblocks * 16, t);
   }
-  qsort(r, (size_t)runs, sizeof r[0], cmp_double);
-  return r[runs / 2];
+  return gostx_bench_median(r, runs);
 }
 
 /* The dispatcher's verdict on an implementation's row (its level plus extra
@@ -59,7 +57,7 @@ static int row_usable(const struct gostx_kuz_impl *im) {
 int main(int argc, char **argv) {
   int runs = argc > 1 ? atoi(argv[1]) : 7;
   double ms = argc > 2 ? atof(argv[2]) : 100;
-  if (argc > 3 && !strcmp(argv[3], "wall")) clock_id = CLOCK_MONOTONIC;
+  if (argc > 3 && !strcmp(argv[3], "wall")) clock_id = GOSTX_BENCH_WALL;
   if (runs < 1) runs = 1;
   if (runs > 31) runs = 31;
   const struct {
@@ -83,7 +81,7 @@ int main(int argc, char **argv) {
   gostx_kuz_set_key(&k, key);
 
   printf("Kuznyechik MB/s, median of %d runs of %.0f ms (%s clock); CPU features: %s\n", runs, ms,
-         clock_id == CLOCK_MONOTONIC ? "wall" : "thread CPU", gostx_cpu_features());
+         clock_id == GOSTX_BENCH_WALL ? "wall" : "thread CPU", gostx_cpu_features());
   printf("%-9s %-4s %9s %9s %9s %9s %9s %9s\n", "impl", "dir", "1 blk", "4 blk", "16 blk", "64 blk", "128 blk",
          "64 KiB");
   for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {

@@ -20,48 +20,30 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gostx.h"
+#include "harness.h"
 #include "internal.h"
 
 static int runs = 7;
 
-static double now(clockid_t c) {
-  struct timespec ts;
-  clock_gettime(c, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct speed { double wall, cpu; }; /* MB/s */
 
-/* Runs job(arg) (which processes `bytes` bytes) repeatedly for ~0.1 s per run. */
-static struct speed measure(void (*job)(void *), void *arg, size_t bytes) {
-  double w[64], c[64];
+/* Runs job(arg) (which processes `bytes` bytes) repeatedly for ~0.1 s of
+ * wall clock per run; the thread's CPU time over the same stretch. */
+static struct speed measure(gostx_bench_job job, void *arg, size_t bytes) {
+  double w[64], c[64], wall;
+  uint64_t n;
   job(arg); /* warm up */
   for (int r = 0; r < runs; r++) {
-    double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_THREAD_CPUTIME_ID), w1, c1;
-    size_t done = 0;
-    do {
-      job(arg);
-      done += bytes;
-      w1 = now(CLOCK_MONOTONIC);
-    } while (w1 - w0 < 0.1);
-    c1 = now(CLOCK_THREAD_CPUTIME_ID);
-    w[r] = done / (w1 - w0) / 1e6;
-    c[r] = done / (c1 - c0) / 1e6;
+    const double c0 = gostx_bench_now(GOSTX_BENCH_THREAD_CPU);
+    gostx_bench_run_for(GOSTX_BENCH_WALL, 0.1, job, arg, &n, &wall);
+    const double cpu = gostx_bench_now(GOSTX_BENCH_THREAD_CPU) - c0;
+    w[r] = gostx_bench_mbps((double)n * bytes, wall);
+    c[r] = gostx_bench_mbps((double)n * bytes, cpu);
   }
-  return (struct speed){median(w, runs), median(c, runs)};
+  return (struct speed){gostx_bench_median(w, runs), gostx_bench_median(c, runs)};
 }
 
 /* Whether the dispatcher's row for t runs here (level and extra features). */
@@ -77,25 +59,26 @@ static uint8_t *buf;
 static gostx_magma_key key;
 
 struct ecb_job { const struct gostx_magma_impl *impl; size_t blocks; };
-static void ecb_job(void *p) {
+static int ecb_job(void *p) {
   struct ecb_job *j = p;
   j->impl->encrypt_blocks(&key, buf, buf, j->blocks);
+  return 0;
 }
 
 static gostx_cipher cipher;
-static void ctr_job(void *p) {
+static int ctr_job(void *p) {
   static const uint8_t iv[4] = {1, 2, 3, 4};
-  gostx_ctr_crypt(&cipher, iv, 4, 8, buf, *(size_t *)p, buf);
+  return gostx_ctr_crypt(&cipher, iv, 4, 8, buf, *(size_t *)p, buf);
 }
 static uint8_t key_bytes[32];
 static gostx_gost89_key g89_key; /* key_bytes, CryptoPro-A S-box */
-static void cnt_job(void *p) {
+static int cnt_job(void *p) {
   static const uint8_t iv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  gostx_gost89_cnt(&g89_key, iv, 1, buf, *(size_t *)p, buf);
+  return gostx_gost89_cnt(&g89_key, iv, 1, buf, *(size_t *)p, buf);
 }
-static void cfb_dec_job(void *p) {
+static int cfb_dec_job(void *p) {
   static const uint8_t iv[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  gostx_gost89_cfb(&g89_key, iv, 1, 1, buf, *(size_t *)p, buf);
+  return gostx_gost89_cfb(&g89_key, iv, 1, 1, buf, *(size_t *)p, buf);
 }
 
 /* One openssl run: wall and user+sys seconds of the child. */
@@ -103,7 +86,7 @@ static int run_openssl(const char *cipher_name, const char *dir, const char *ivh
                        double *wall, double *cpu) {
   char keyhex[65];
   for (int i = 0; i < 32; i++) snprintf(keyhex + 2 * i, 3, "%02x", key_bytes[i]);
-  double w0 = now(CLOCK_MONOTONIC);
+  double w0 = gostx_bench_now(GOSTX_BENCH_WALL);
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -115,7 +98,7 @@ static int run_openssl(const char *cipher_name, const char *dir, const char *ivh
   int status;
   struct rusage ru;
   if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) return -1;
-  *wall = now(CLOCK_MONOTONIC) - w0;
+  *wall = gostx_bench_now(GOSTX_BENCH_WALL) - w0;
   *cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
          ru.ru_stime.tv_usec * 1e-6;
   return 0;
@@ -128,9 +111,9 @@ static int openssl_speed(const char *cipher_name, const char *dir, const char *i
     if (run_openssl(cipher_name, dir, ivhex, big, &wb[r], &cb[r]) ||
         run_openssl(cipher_name, dir, ivhex, empty, &we[r], &ce[r]))
       return -1;
-  double w = median(wb, runs) - median(we, runs), c = median(cb, runs) - median(ce, runs);
-  s->wall = bytes / w / 1e6;
-  s->cpu = bytes / c / 1e6;
+  double w = gostx_bench_median(wb, runs) - gostx_bench_median(we, runs), c = gostx_bench_median(cb, runs) - gostx_bench_median(ce, runs);
+  s->wall = gostx_bench_mbps((double)bytes, w);
+  s->cpu = gostx_bench_mbps((double)bytes, c);
   return 0;
 }
 

@@ -9,20 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "harness.h"
 #include "internal.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+static double now(void) { return gostx_bench_now(GOSTX_BENCH_WALL); }
 
 static volatile uint8_t sink;
 
@@ -62,10 +53,10 @@ int main(int argc, char **argv) {
            "mul_acc64 best/med", B);
     for (size_t k = 0; k < nm; k++) {
       if (!mgm[k].ok) continue;
-      qsort(t128[k], M_REPS, sizeof(double), cmp_double);
-      qsort(t64[k], M_REPS, sizeof(double), cmp_double);
-      printf("%-10s %10.2f %10.2f %10.2f %10.2f\n", mgm[k].impl->name, t128[k][0] * 1e9,
-             t128[k][M_REPS / 2] * 1e9, t64[k][0] * 1e9, t64[k][M_REPS / 2] * 1e9);
+      /* the median sorts the times: [0] is then the best */
+      const double m128 = gostx_bench_median(t128[k], M_REPS), m64 = gostx_bench_median(t64[k], M_REPS);
+      printf("%-10s %10.2f %10.2f %10.2f %10.2f\n", mgm[k].impl->name, t128[k][0] * 1e9, m128 * 1e9,
+             t64[k][0] * 1e9, m64 * 1e9);
     }
     sink = acc[0];
   }
@@ -93,8 +84,8 @@ int main(int argc, char **argv) {
            "streebog", "best MB/s", "median", "ratio");
     double base = 0;
     for (size_t k = 0; k < nsb; k++) {
-      qsort(t[k], SB_REPS, sizeof t[k][0], cmp_double);
-      double best = 64 / t[k][0] / 1e6, med = 64 / t[k][SB_REPS / 2] / 1e6;
+      const double med = gostx_bench_mbps(64, gostx_bench_median(t[k], SB_REPS));
+      const double best = gostx_bench_mbps(64, t[k][0]); /* sorted by the median */
       if (!base) base = best;
       printf("%-10s %10.1f %10.1f %8.2f\n", sb[k]->name, best, med, best / base);
     }

@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gostx.h"
+#include "harness.h"
 
 #define LEN (1u << 20)
 #define PASSES 4
@@ -42,21 +42,7 @@ struct build {
   const gostx_xts_key **kp;
 };
 
-static double cpu_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
+static double cpu_s(void) { return gostx_bench_now(GOSTX_BENCH_THREAD_CPU); }
 
 static void *sym(void *h, const char *name) {
   void *p = dlsym(h, name);
@@ -127,9 +113,11 @@ int main(int argc, char **argv) {
     double *ratio = malloc(sizeof *ratio * (size_t)rounds);
     if (!ratio) return 1;
     for (int r = 0; r < rounds; r++) ratio[r] = ecb[r] / xts[r];
-    const double per = ghz * 1e9 / ((double)PASSES * LEN);
+    const double hz = ghz * 1e9, bytes = (double)PASSES * LEN;
     printf("%-32s %-9s ECB %.3f c/B  XTS %.3f c/B  XTS/ECB speed %.3f\n", argv[3 + l], test,
-           median(ecb, rounds) * per, median(xts, rounds) * per, median(ratio, rounds));
+           gostx_bench_cpb(gostx_bench_median(ecb, rounds), hz, bytes),
+           gostx_bench_cpb(gostx_bench_median(xts, rounds), hz, bytes),
+           gostx_bench_median(ratio, rounds));
     free(ratio);
   }
   free(t);
