@@ -25,11 +25,12 @@
 #define PASSES 4
 #define MAX_LIBS 8
 
+/* The API 0.2 signatures (in, length, out): include/gostx/modes.h, bulk.h. */
 typedef int (*xts_mt_fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, const uint8_t *,
-                         uint8_t *, size_t);
+                         size_t, uint8_t *);
 typedef int (*batch_fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *,
-                        uint64_t, const uint8_t *, uint8_t *, size_t, size_t);
-typedef int (*ecb_fn)(const gostx_cipher *, const uint8_t *, uint8_t *, size_t);
+                        uint64_t, const uint8_t *, size_t, size_t, uint8_t *);
+typedef int (*ecb_fn)(const gostx_cipher *, const uint8_t *, size_t, uint8_t *);
 
 struct build {
   int (*xts_set_key)(gostx_xts_key *, const uint8_t *);
@@ -102,9 +103,9 @@ int main(int argc, char **argv) {
       for (int w = 0; w < 2; w++) {
         double t0 = cpu_s();
         for (int p = 0; p < PASSES; p++) {
-          if (w == 0) b[l].ecb[dec](&b[l].c, in, out, LEN);
-          else if (kind == 0) b[l].mt[dec](NULL, &b[l].keys[0], 0, sl, in, out, LEN);
-          else b[l].batch[dec](NULL, b[l].kp, kind == 1 ? 1 : ns, NULL, 0, in, out, sl, ns);
+          if (w == 0) b[l].ecb[dec](&b[l].c, in, LEN, out);
+          else if (kind == 0) b[l].mt[dec](NULL, &b[l].keys[0], 0, sl, in, LEN, out);
+          else b[l].batch[dec](NULL, b[l].kp, kind == 1 ? 1 : ns, NULL, 0, in, sl, ns, out);
         }
         t[((size_t)l * 2 + (size_t)w) * (size_t)rounds + (size_t)r] = cpu_s() - t0;
       }
