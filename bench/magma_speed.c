@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "gostx.h"
-#include "internal.h"
+#include "magma/impl.h"
 
 static int runs = 7;
 

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "mgm/impl.h"
+#include "streebog/impl.h"
 
 static double now(void) {
   struct timespec ts;
