@@ -24,7 +24,7 @@
 
 #include "gostx.h"
 #include "harness.h"
-#include "internal.h"
+#include "magma/impl.h"
 
 static int runs = 7;
 

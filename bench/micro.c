@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "mgm/impl.h"
+#include "streebog/impl.h"
 
 static double now(void) { return gostx_bench_now(GOSTX_BENCH_WALL); }
 

@@ -1,6 +1,7 @@
 /* The generic cipher handle: lets every GOST R 34.13 mode take Kuznyechik or
  * Magma without knowing which. */
 #include "internal.h"
+#include "kuznyechik/impl.h"
 
 int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t key[GOSTX_KEY_LEN]) {
   if (!c || !key) return GOSTX_EINVAL;

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "kuznyechik/impl.h"
+#include "magma/impl.h"
+#include "mgm/impl.h"
+#include "streebog/impl.h"
 
 /* The ladder of this architecture, from lib/levels.def. */
 #define LEVEL_ON_any(...) __VA_ARGS__

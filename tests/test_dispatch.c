@@ -4,7 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "kuznyechik/impl.h"
+#include "magma/impl.h"
+#include "mgm/impl.h"
+#include "streebog/impl.h"
 #include "testutil.h"
 
 /* Position of a level in gostx_levels() (the ladder, lowest first), or -1. */

@@ -47,6 +47,7 @@ static void check_vector(const struct gostx_kuz_impl *im) {
   json_free(f);
 }
 
+#ifdef GOSTX_ARCH_X86_64 /* only the AVX-512 row needs more than its level */
 /* Whether the dispatcher's row for im runs on this CPU (level and extra
  * features such as GFNI); 0 when im has no row. */
 static int row_usable(const struct gostx_kuz_impl *im) {
@@ -56,6 +57,7 @@ static int row_usable(const struct gostx_kuz_impl *im) {
     if (row == im) return usable;
   return 0;
 }
+#endif
 
 /* ---- the counter kernel (impl->ctr) against portable blocks ---- */
 

@@ -3,7 +3,7 @@
  * multiplication, round trips, streaming splits, tampering, limits. */
 #include <stdlib.h>
 
-#include "mgm/mgm_internal.h"
+#include "mgm/impl.h"
 #include "testutil.h"
 
 /* ---- textbook reference ---- */

@@ -6,8 +6,7 @@
  * through each implementation's mul_acc. */
 #include <stdlib.h>
 
-#include "internal.h"
-#include "mgm/mgm_internal.h"
+#include "mgm/impl.h"
 #include "testutil.h"
 
 #define MAXN 100 /* blocks per call: covers every count around the unroll widths */

@@ -4,7 +4,7 @@
  * portable one, and argument errors. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "streebog/impl.h"
 #include "testutil.h"
 
 /* The fixed pattern the gost-engine digests below were taken over. */

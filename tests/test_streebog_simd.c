@@ -7,7 +7,7 @@
  * older CPUs) is skipped, by the dispatcher's own test. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "streebog/impl.h"
 #include "testutil.h"
 
 typedef void (*compress_fn)(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]);

@@ -19,6 +19,7 @@
 
 #include "bulk_internal.h"
 #include "gostx/batch.h"
+#include "kuznyechik/impl.h"
 #include "modes/modes_internal.h"
 
 #define BATCH_LANES_MAX 256 /* sectors interleaved per group, at most */

@@ -18,6 +18,9 @@
 
 #include "bulk_internal.h"
 #include "gostx/batch.h"
+#include "kuznyechik/impl.h"
+#include "magma/impl.h"
+#include "mgm/impl.h"
 #include "modes/modes_internal.h"
 
 /* Kept whole under their own names: tests/ct/declassified.supp names them

@@ -37,4 +37,99 @@ void gostx__kuz_expand(uint8_t rk[10][16], const uint8_t key[32]);
  * constants at start-up (it branches on its operands: never call it on secrets). */
 uint8_t gostx__kuz_gf_mul(uint8_t a, uint8_t b);
 
+/* ---- Implementation table (filled by lib/dispatch.c) ---- */
+typedef void (*gostx_kuz_blocks_fn)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
+                                    size_t nblocks);
+/* The optional fields may be left out (zero): batch = 0 means 64, and an
+ * implementation without mk_init gets the generic multi-key fallback of
+ * lib/kuznyechik/kuz.c (one block call per run of equal keys). */
+struct gostx_kuz_impl {
+  const char *name;
+  gostx_kuz_blocks_fn encrypt_blocks;
+  gostx_kuz_blocks_fn decrypt_blocks;
+  /* Blocks per call from which the throughput stops growing (the wide
+   * kernel's batch): the sector-batch engine interleaves this many sectors. */
+  size_t batch;
+  /* Multi-key path: mk_init prepares, in mk_size bytes at sched (aligned to
+   * 64), a schedule for n keys (1 <= n <= mk_max; keys[i] is read only
+   * here) for the directions in dirs (GOSTX__MK_ENC, GOSTX__MK_DEC, or
+   * both), and returns how many bytes from sched it wrote (what the clear
+   * wipes); mk_encrypt / mk_decrypt then process exactly n blocks, block i
+   * under keys[i]. in == out allowed, any alignment. Constant time. */
+  size_t mk_max, mk_size;
+  size_t (*mk_init)(void *sched, const gostx_kuz_key *const *keys, size_t n, unsigned dirs);
+  void (*mk_encrypt)(const void *sched, const uint8_t *in, uint8_t *out);
+  void (*mk_decrypt)(const void *sched, const uint8_t *in, uint8_t *out);
+  /* Counter-mode keystream (optional; NULL: gostx__cipher_ctr fills counter
+   * blocks and calls encrypt_blocks): out = in xor E(ctr), E(ctr + 1), ...
+   * for nblocks blocks (in NULL: out = the keystream), the counter stepped
+   * as inc says (GOSTX__CTR_*) and left at the next value. Same bytes as the
+   * generic path; constant time in the key, the data and the counter. */
+  void (*ctr)(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
+              uint8_t *out, size_t nblocks);
+  /* Key schedule (optional; NULL: the portable one): k->ek = K1..K10 and
+   * k->dk = L^-1(K1..K10) from the 32-byte key, the same bytes as
+   * gostx__kuz_expand + gostx__kuz_L_inv. Constant time. CTR-ACPKM and
+   * OMAC-ACPKM run it once per section. */
+  void (*expand)(gostx_kuz_key *k, const uint8_t key[32]);
+  /* XTS with the whitening inside the cipher call (optional; NULL: the
+   * generic loop of lib/modes/xts.c, which XORs tweak buffers around
+   * encrypt_blocks). count data units of nb >= 1 full blocks each, unit u at
+   * in / out + p * stride, p = idx ? idx[u] : u (units do not overlap; in ==
+   * out allowed), under key keys[nkeys == 1 ? 0 : u] (nkeys is 1 or count):
+   * block j of unit u becomes F(x ^ T) ^ T, T = t[u] * alpha^j
+   * (gostx__xts_mul_alpha), F = encryption or (decrypt) decryption; t holds
+   * count 16-byte tweaks T_0 (E_K2 of the tweak, already made) and each is
+   * left at t[u] * alpha^nb, the tweak that ciphertext stealing continues
+   * from. Same bytes as the generic loop; constant time. */
+  void (*xts)(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t, const size_t *idx,
+              const uint8_t *in, uint8_t *out, size_t stride, size_t nb, size_t count,
+              int decrypt);
+  /* Blocks per data unit from which one xts call per unit (under its own
+   * key) runs at full speed: the sector batch then gives sectors with
+   * distinct keys calls of their own instead of interleaving them through
+   * multi-key calls. 0 with xts NULL. */
+  size_t xts_unit;
+};
+
+/* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys
+ * prepared once, then calls of exactly n blocks, block i under keys[i]
+ * (keys may repeat). Uses the implementation's mk path when it has one, and
+ * otherwise its block function once per run of equal key pointers: the same
+ * bytes either way. The keys must stay valid while the handle is used (the
+ * fallback reads them). About 44 KiB: meant for a task's stack; wipe with
+ * gostx__kuz_mk_clear. */
+#define GOSTX_KUZ_MK_MAX 256
+#define GOSTX_KUZ_MK_BYTES (41 * 1024)
+typedef struct gostx_kuz_mk {
+  _Alignas(64) unsigned char sched[GOSTX_KUZ_MK_BYTES];
+  const struct gostx_kuz_impl *impl;
+  int native; /* 1: impl->mk_* with sched; 0: the per-run fallback */
+  size_t n, used; /* used: bytes of sched to wipe */
+  const gostx_kuz_key *keys[GOSTX_KUZ_MK_MAX];
+} gostx_kuz_mk;
+/* Directions a schedule serves: mk_encrypt (ENC), mk_decrypt (DEC). */
+enum { GOSTX__MK_ENC = 1, GOSTX__MK_DEC = 2, GOSTX__MK_BOTH = 3 };
+/* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. Only the
+ * directions in dirs may be called. */
+void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
+                        const gostx_kuz_key *const *keys, size_t n, unsigned dirs);
+void gostx__kuz_mk_encrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
+void gostx__kuz_mk_decrypt(const gostx_kuz_mk *m, const uint8_t *in, uint8_t *out);
+void gostx__kuz_mk_clear(gostx_kuz_mk *m);
+
+/* The ISA tables (lib/kuznyechik/kuz_*.c); lib/dispatch.c chooses. */
+extern const struct gostx_kuz_impl gostx_kuz_portable;
+/* Opt-in, table-based, leaks the key through the cache (lib/kuznyechik/kuz_lstable.c). */
+extern const struct gostx_kuz_impl gostx_kuz_lstable;
+#ifdef GOSTX_ARCH_X86_64
+/* AVX-512 F/BW/VL + VBMI + GFNI (lib/kuznyechik/kuz_avx512.c; lib/x86_avx512.h). */
+extern const struct gostx_kuz_impl gostx_kuz_avx512;
+extern const struct gostx_kuz_impl gostx_kuz_avx2;
+extern const struct gostx_kuz_impl gostx_kuz_ssse3;
+#endif
+#ifdef GOSTX_ARCH_AARCH64
+extern const struct gostx_kuz_impl gostx_kuz_neon; /* bitsliced, lib/kuznyechik/kuz_neon.c */
+#endif
+
 #endif

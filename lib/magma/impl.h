@@ -85,4 +85,65 @@ const struct gostx__magma_sliced *gostx__magma_sliced_tables(void);
  * biased carry threshold 255 - k_j. Secret: wipe after use. */
 void gostx__magma_sliced_round_consts(const gostx_magma_key *k, int decrypt, uint32_t rc[32][8]);
 
+/* ---- Implementation table (filled by lib/dispatch.c) ---- */
+typedef void (*gostx_magma_blocks_fn)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                                      size_t nblocks);
+struct gostx_magma_impl {
+  const char *name;
+  gostx_magma_blocks_fn encrypt_blocks;
+  gostx_magma_blocks_fn decrypt_blocks;
+  /* Multi-key path (optional; NULL: gostx__magma_mk_* calls the block
+   * functions once per block): mk_init writes, in GOSTX_MAGMA_MK_BYTES at
+   * sched (aligned to 64), a schedule for n <= GOSTX_MAGMA_MK_MAX keys that
+   * share keys[0]'s S-box set and byte convention; mk_blocks then processes
+   * n blocks (at most the schedule's), block i under keys[i] (k: keys[0]),
+   * op GOSTX__MAGMA_ENC, _DEC or _IMIT (the 16-round IMIT core,
+   * gostx__magma_imit16_words). in == out allowed. Constant time; every op
+   * from one schedule. */
+  void (*mk_init)(void *sched, const gostx_magma_key *const *keys, size_t n);
+  void (*mk_blocks)(const void *sched, const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                    size_t n, int op);
+};
+enum { GOSTX__MAGMA_ENC = 0, GOSTX__MAGMA_DEC = 1, GOSTX__MAGMA_IMIT = 2 };
+
+/* Multi-key Magma / GOST 28147-89 (lib/magma/magma.c), as gostx_kuz_mk:
+ * n <= GOSTX_MAGMA_MK_MAX keys with one S-box set and byte convention, then
+ * calls of exactly n blocks, block i under keys[i]. The keys must stay valid
+ * while the handle is used (the fallback reads them). Wipe with
+ * gostx__magma_mk_clear. */
+#define GOSTX_MAGMA_MK_MAX 64
+#define GOSTX_MAGMA_MK_BYTES (GOSTX_MAGMA_MK_MAX * 64)
+typedef struct gostx_magma_mk {
+  _Alignas(64) unsigned char sched[GOSTX_MAGMA_MK_BYTES];
+  const struct gostx_magma_impl *impl;
+  size_t n;
+  const gostx_magma_key *keys[GOSTX_MAGMA_MK_MAX];
+} gostx_magma_mk;
+/* impl NULL: the dispatcher's choice. crypt: the first count <= n lanes'
+ * blocks (lanes past count are neither read nor written), op as mk_blocks. */
+void gostx__magma_mk_init(gostx_magma_mk *m, const struct gostx_magma_impl *impl,
+                          const gostx_magma_key *const *keys, size_t n);
+void gostx__magma_mk_crypt(const gostx_magma_mk *m, int op, const uint8_t *in, uint8_t *out,
+                           size_t count);
+void gostx__magma_mk_clear(gostx_magma_mk *m);
+
+/* The ISA tables (lib/magma/magma_*.c); lib/dispatch.c chooses. */
+extern const struct gostx_magma_impl gostx_magma_portable;
+#ifdef GOSTX_ARCH_X86_64
+/* Byte-sliced vector Magma (lib/magma/magma_ssse3.c, magma_avx2.c, magma_avx512.c). */
+extern const struct gostx_magma_impl gostx_magma_ssse3;
+extern const struct gostx_magma_impl gostx_magma_avx2;
+extern const struct gostx_magma_impl gostx_magma_avx512;
+#endif
+#ifdef GOSTX_ARCH_AARCH64
+extern const struct gostx_magma_impl gostx_magma_neon; /* byte-sliced, lib/magma/magma_neon.c */
+#endif
+
+/* GOST 28147-89 pieces the stream batches share (lib/gost89/gost89.c): the
+ * CryptoPro key meshing constant C (RFC 4357 2.3.2: K' = D_K(C)) and one
+ * CNT counter step (N3 += C2, N4 += C1 mod 2^32 - 1). */
+#define GOSTX__GOST89_MESH_PERIOD 1024
+extern const uint8_t gostx__gost89_mesh_c[32];
+void gostx__gost89_cnt_step(uint8_t reg[8]);
+
 #endif

@@ -9,8 +9,7 @@
  * multi-block cipher call and one multiply-accumulate call. The field
  * arithmetic lives behind the dispatcher (mgm_portable.c, mgm_clmul.c,
  * mgm_vpclmul.c); none of it branches on or indexes memory by secret data. */
-#include "internal.h"
-#include "mgm_internal.h"
+#include "mgm/impl.h"
 
 /* Kuznyechik blocks per run (Magma: twice as many, the H buffer is 16 KiB
  * either way): the H values of a run go to a stack buffer in one
@@ -311,7 +310,7 @@ done:
   return rc;
 }
 
-/* ---- bulk engine hook (declared in mgm_internal.h) ---- */
+/* ---- bulk engine hook (declared in mgm/impl.h) ---- */
 
 void gostx__mgm_blocks(const gostx_cipher *c, int decrypt, uint8_t *y, uint8_t *z, uint8_t *sum,
                        const uint8_t *in, uint8_t *out, size_t nblocks, int crypt, int hash) {

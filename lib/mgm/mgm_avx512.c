@@ -10,7 +10,7 @@
  * through a zero-padded copy: zero blocks add zero products.
  * No branch or address depends on data. Verified under emulation (make
  * emu); not yet timed on AVX-512 hardware. */
-#include "internal.h"
+#include "mgm/impl.h"
 #include "x86_avx512.h"
 
 #ifdef GOSTX_HAVE_AVX512_CODE

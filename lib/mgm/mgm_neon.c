@@ -11,7 +11,7 @@
 #ifdef GOSTX_ARCH_AARCH64
 #include <arm_neon.h>
 
-#include "internal.h"
+#include "mgm/impl.h"
 
 #define TARGET __attribute__((target("+crypto")))
 

@@ -11,8 +11,7 @@
  * The carry-less multiply uses integer multiplies on masked operands (or a
  * bit-serial loop with masks without 128-bit integers): no branch and no
  * memory index depends on secret data. */
-#include "internal.h"
-#include "mgm_internal.h"
+#include "mgm/impl.h"
 
 /* GOSTX_NO_INT128 forces the fallback below (scripts/check_pedantic.sh builds
  * and tests it); __extension__ keeps -std=c11 -pedantic builds clean. */

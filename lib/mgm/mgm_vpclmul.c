@@ -9,7 +9,7 @@
 #ifdef GOSTX_ARCH_X86_64
 #include <immintrin.h>
 
-#include "internal.h"
+#include "mgm/impl.h"
 
 #define TARGET __attribute__((target("avx2,pclmul,vpclmulqdq")))
 

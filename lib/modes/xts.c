@@ -24,7 +24,9 @@
  * tweak encryption, the little-endian alpha multiplication and plain64
  * sector numbering); ciphertext stealing rests on the IEEE 1619 text and is
  * checked against a textbook version in tests/test_xts.c. */
+#include "kuznyechik/impl.h"
 #include "modes_internal.h"
+#include "xts_walk.h"
 
 #define XTS_RUN 256 /* blocks per generic cipher call: the widest bitsliced batch */
 

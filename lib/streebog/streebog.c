@@ -4,7 +4,7 @@
  * calls m, and the digest is h's little-endian bytes (the top 32 bytes for
  * Streebog-256). This is gost-engine's order; RFC 6986 prints all values
  * byte-reversed. The compression itself lives behind the dispatcher. */
-#include "internal.h"
+#include "streebog/impl.h"
 
 /* dst += src (mod 2^512), both little-endian 64-byte strings. No branches on
  * the data: Sigma is a sum of message blocks (secret for HMAC inner input). */

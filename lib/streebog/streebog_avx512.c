@@ -43,7 +43,7 @@
  * Like the other SIMD files, registers holding the state are not wiped;
  * there are no local arrays of secret data to clear, and GCC 12 and clang 14
  * keep compress() entirely in registers (no spills). */
-#include "internal.h"
+#include "streebog/impl.h"
 #include "x86_avx512.h"
 
 #ifdef GOSTX_HAVE_AVX512_CODE

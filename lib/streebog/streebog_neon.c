@@ -21,7 +21,7 @@
 #include <arm_neon.h>
 #include <pthread.h>
 
-#include "internal.h"
+#include "streebog/impl.h"
 #include "kuznyechik/kuz_tables.h" /* gostx__kuz_pi: Streebog's pi too */
 #include "streebog_tables.h"
 

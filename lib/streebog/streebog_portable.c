@@ -8,7 +8,7 @@
  * principle learn about it. This is the standard practice for Streebog in
  * software; the table-free AVX-512/GFNI fast path (dispatch level) is meant
  * to remove the exception. See docs/STREEBOG.md. */
-#include "internal.h"
+#include "streebog/impl.h"
 #include "streebog_tables.h"
 
 /* out = LPS(in) on 8 little-endian words. out must not alias in. */

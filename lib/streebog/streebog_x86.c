@@ -18,7 +18,7 @@
 #include "arch.h"
 
 #ifdef GOSTX_ARCH_X86_64
-#include "internal.h"
+#include "streebog/impl.h"
 #include "streebog_tables.h"
 
 /* out = LPS(in), eight little-endian words; out must not alias in. */

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "kuznyechik/impl.h"
+#include "magma/impl.h"
+#include "streebog/impl.h"
 
 #define MAX_BLOCKS 200
 
