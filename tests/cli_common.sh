@@ -23,6 +23,11 @@ check() { # check "name" command...
   local name=$1; shift
   if "$@"; then ok; else bad "$name"; fi
 }
+flip_byte() { # flip_byte FILE OFFSET: complement one byte, so the file surely changes
+  local b
+  b=$(od -An -tu1 -j"$2" -N1 "$1")
+  printf "\\$(printf %03o $((255 - b)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
 finish() { # the counts; exit status 0 only without failures
   echo "$pass passed, $fail failed"
   [ $fail = 0 ]

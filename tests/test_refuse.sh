@@ -136,7 +136,7 @@ mgm --aad-file "$T/aadbig" -i "$T/plain" -o "$T/cbig" &&
   mgm -d --aad-file "$T/aadbig" -i "$T/cbig" -o "$T/pbig"
 check "200 KB of AAD from a file: round trip" cmp -s "$T/pbig" "$T/plain"
 cp "$T/aadbig" "$T/aadbad"
-printf 'x' | dd of="$T/aadbad" bs=1 seek=150000 conv=notrunc status=none
+flip_byte "$T/aadbad" 150000
 mgm -d --aad-file "$T/aadbad" -i "$T/cbig" -o "$T/pbad" 2>"$T/err"; rc=$?
 check "changed AAD: authentication fails, no output (rc $rc)" [ $rc = 1 ] && [ ! -e "$T/pbad" ]
 check "changed AAD: says so" grep -q "authentication failed" "$T/err"
