@@ -109,6 +109,7 @@ AVX512_INLINE const struct avx512_consts *consts(void) {
 
 #define LDZ(p) _mm512_load_si512((const void *)(p))
 #define LDX(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define LDU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define XOR3Z(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
 #define XOR3X(a, b, c) _mm_ternarylogic_epi64((a), (b), (c), 0x96)
 
@@ -315,6 +316,37 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_decrypt(const gostx_kuz_key *k, const
   run(k, in, out, n, 1);
 }
 
+/* ---------------- key schedule ----------------
+ * The 32 Feistel rounds (a1, a0) -> (L(S(a1 ^ C_i)) ^ a0, a1) are encryption
+ * rounds, so they run on the one-block xmm kernel, kept in the phi domain from
+ * the key to the round keys (phi is linear: phi(a ^ b) = phi(a) ^ phi(b));
+ * dk = L^-1(ek) is lin_x with the inverse matrices and a zero key. A chain of
+ * 32 rounds, latency-bound, but each round is one GFNI round: what CTR-ACPKM
+ * and OMAC-ACPKM pay per section (this row used to borrow AVX2's schedule). */
+GOSTX_TARGET_AVX512 static void kuz_avx512_expand(gostx_kuz_key *k, const uint8_t key[32]) {
+  pthread_once(&kc_once, kc_init);
+  const struct avx512_consts *c = consts();
+  __m128i a1 = affine_x(LDU(key), KUZ_PHI), a0 = affine_x(LDU(key + 16), KUZ_PHI), rk[10];
+  rk[0] = a1;
+  rk[1] = a0;
+  for (unsigned i = 0; i < 32; i++) {
+    const __m128i ci = affine_x(LDU(gostx__kuz_c[i]), KUZ_PHI); /* public constant */
+    const __m128i t = lin_x(c, 0, sbox_x(c, 0, _mm_xor_si128(a1, ci)), a0);
+    a0 = a1;
+    a1 = t;
+    if (i % 8 == 7) {
+      rk[(i + 1) / 4] = a1;
+      rk[(i + 1) / 4 + 1] = a0;
+    }
+  }
+  for (unsigned r = 0; r < 10; r++) {
+    _mm_storeu_si128((__m128i *)(void *)k->ek[r], affine_x(rk[r], KUZ_PHI_INV));
+    _mm_storeu_si128((__m128i *)(void *)k->dk[r],
+                     affine_x(lin_x(c, 1, rk[r], _mm_setzero_si128()), KUZ_PHI_INV));
+  }
+  gostx_memzero(rk, sizeof rk);
+}
+
 /* ---------------- multi-key: block i under key i ----------------
  * The schedule holds, per direction and round, the round keys of the n <=
  * 128 keys side by side (as the kernels take them: K1, then phi of the
@@ -489,7 +521,7 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_xts(const gostx_kuz_key *const *keys,
 const struct gostx_kuz_impl gostx_kuz_avx512 = {"avx512", kuz_avx512_encrypt, kuz_avx512_decrypt,
                                                 0, KUZ_AVX512_MK_MAX, sizeof(struct mk_avx512),
                                                 kuz_avx512_mk_init, kuz_avx512_mk_encrypt,
-                                                kuz_avx512_mk_decrypt, NULL, NULL,
+                                                kuz_avx512_mk_decrypt, NULL, kuz_avx512_expand,
                                                 kuz_avx512_xts, 16};
 
 #endif
