@@ -63,6 +63,7 @@ struct avx512_consts {
   _Alignas(64) uint8_t mul[2][16][64];
   _Alignas(64) uint8_t rot[7][64];
   _Alignas(64) uint8_t shl2[64]; /* vpshufb: each lane's bytes up by two, zeros in */
+  _Alignas(16) uint8_t cphi[32][16]; /* phi of the key schedule's C_1..C_32 */
 };
 static struct avx512_consts kc;
 static pthread_once_t kc_once = PTHREAD_ONCE_INIT;
@@ -97,6 +98,8 @@ static void kc_init(void) {
   for (unsigned r = 0; r < 7; r++)
     for (unsigned i = 0; i < 64; i++) kc.rot[r][i] = (uint8_t)(((i & 15) + rot_amount[r]) & 15);
   for (unsigned i = 0; i < 64; i++) kc.shl2[i] = (uint8_t)((i & 15) < 2 ? 0x80 : (i & 15) - 2);
+  for (unsigned i = 0; i < 32; i++)
+    for (unsigned j = 0; j < 16; j++) kc.cphi[i][j] = affine_byte(KUZ_PHI, gostx__kuz_c[i][j]);
 }
 
 /* &kc, opaque to the optimizer so that the constants stay memory operands
@@ -330,8 +333,7 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_expand(gostx_kuz_key *k, const uint8_
   rk[0] = a1;
   rk[1] = a0;
   for (unsigned i = 0; i < 32; i++) {
-    const __m128i ci = affine_x(LDU(gostx__kuz_c[i]), KUZ_PHI); /* public constant */
-    const __m128i t = lin_x(c, 0, sbox_x(c, 0, _mm_xor_si128(a1, ci)), a0);
+    const __m128i t = lin_x(c, 0, sbox_x(c, 0, _mm_xor_si128(a1, LDX(c->cphi[i]))), a0);
     a0 = a1;
     a1 = t;
     if (i % 8 == 7) {
