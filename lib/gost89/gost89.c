@@ -193,6 +193,19 @@ static void cfb_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
       i += d;
       if (i == len) break;
     }
+    if (!ctx->decrypt && ctx->gamma_pos == 8 && len - i >= 8) {
+      /* Whole blocks up to the next meshing point in one chain: the
+       * register is the ciphertext block, the gamma needs no copy. */
+      if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
+      size_t n = (len - i) / 8;
+      if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
+        n = (MESH_PERIOD - ctx->processed) / 8;
+      gostx__dispatch()->magma->chain(&ctx->key, GOSTX__MAGMA_CHAIN_CFB, ctx->iv, in + i, out + i,
+                                      n);
+      ctx->processed += 8 * n;
+      i += 8 * n - 1; /* the loop's i++ */
+      continue;
+    }
     if (ctx->gamma_pos == 8) {
       if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, ctx->iv);
       gostx_gost89_encrypt_blocks(&ctx->key, ctx->iv, 1, ctx->gamma);
@@ -254,7 +267,7 @@ static void imit_block(gostx_gost89_ctx *ctx, const uint8_t block[8]) {
   if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, NULL);
   gostx_xor(x, ctx->iv, block, 8);
   gostx__magma_load(&ctx->key, x, &a1, &a0);
-  gostx__magma_imit16_words(&ctx->key, &a1, &a0);
+  gostx__dispatch()->magma->imit16_words(&ctx->key, &a1, &a0);
   gostx__magma_store(&ctx->key, ctx->iv, a1, a0);
   ctx->processed += 8;
   ctx->total++;

@@ -59,6 +59,16 @@ void gostx__magma_decrypt_words(const gostx_magma_key *k, uint32_t *a1, uint32_t
  * state after the 16th round. */
 void gostx__magma_imit16_words(const gostx_magma_key *k, uint32_t *a1, uint32_t *a0);
 
+#ifdef GOSTX_ARCH_X86_64
+/* One block in general registers (magma_x86_64.c): the sequential modes'
+ * path at the x86-64 vector levels. in == out allowed. */
+void gostx__magma_x86_encrypt1(const gostx_magma_key *k, const uint8_t in[8], uint8_t out[8]);
+void gostx__magma_x86_decrypt1(const gostx_magma_key *k, const uint8_t in[8], uint8_t out[8]);
+void gostx__magma_x86_imit16_words(const gostx_magma_key *k, uint32_t *a1, uint32_t *a0);
+void gostx__magma_x86_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
+                            uint8_t *out, size_t n);
+#endif
+
 /* ---- Byte-sliced vector cores (magma_sliced.h, docs/MAGMA.md) ----
  * The SIMD implementations keep byte j of each half of many blocks in one
  * vector register, every byte XOR 0x80 ("biased", so that signed byte
@@ -103,7 +113,19 @@ struct gostx_magma_impl {
   void (*mk_init)(void *sched, const gostx_magma_key *const *keys, size_t n);
   void (*mk_blocks)(const void *sched, const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
                     size_t n, int op);
+  /* The 16-round IMIT core on one state, as gostx__magma_imit16_words. */
+  void (*imit16_words)(const gostx_magma_key *k, uint32_t *a1, uint32_t *a0);
+  /* n blocks of a mode where each block needs the previous result, s (one
+   * block, the key's byte order) carried through: op GOSTX__MAGMA_CHAIN_CBC
+   * s = E(s ^ in_i), out_i = s; _CFB s = in_i ^ E(s), out_i = s (CFB
+   * encryption, full blocks); _MAC s = E(s ^ in_i), out unused (OMAC).
+   * in == out allowed. gostx__magma_chain is the generic one. */
+  void (*chain)(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in, uint8_t *out,
+                size_t n);
 };
+enum { GOSTX__MAGMA_CHAIN_CBC = 0, GOSTX__MAGMA_CHAIN_CFB = 1, GOSTX__MAGMA_CHAIN_MAC = 2 };
+void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
+                        uint8_t *out, size_t n);
 enum { GOSTX__MAGMA_ENC = 0, GOSTX__MAGMA_DEC = 1, GOSTX__MAGMA_IMIT = 2 };
 
 /* Multi-key Magma / GOST 28147-89 (lib/magma/magma.c), as gostx_kuz_mk:

@@ -52,6 +52,22 @@ void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint8_t *in, s
   gostx_magma_decrypt_blocks(k, in, nblocks, out);
 }
 
+/* The chained modes one block call at a time (impl.h: chain), for the
+ * implementations without a chain of their own. */
+void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
+                        uint8_t *out, size_t n) {
+  const struct gostx_magma_impl *im = gostx__dispatch()->magma;
+  uint8_t p[8];
+  for (size_t i = 0; i < n; i++) {
+    memcpy(p, in + 8 * i, 8); /* in may equal out */
+    if (op != GOSTX__MAGMA_CHAIN_CFB) gostx_xor(s, s, p, 8);
+    im->encrypt_blocks(k, s, s, 1);
+    if (op == GOSTX__MAGMA_CHAIN_CFB) gostx_xor(s, s, p, 8);
+    if (op != GOSTX__MAGMA_CHAIN_MAC) memcpy(out + 8 * i, s, 8);
+  }
+  gostx_memzero(p, sizeof p);
+}
+
 /* ---- multi-key calls (internal.h) ---- */
 
 void gostx__magma_mk_init(gostx_magma_mk *m, const struct gostx_magma_impl *impl,

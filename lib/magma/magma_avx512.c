@@ -58,6 +58,6 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, avx512_decrypt,
-                                                    avx512_mk_init, avx512_mk_blocks};
+                                                    avx512_mk_init, avx512_mk_blocks, ONE_IMIT16, ONE_CHAIN};
 
 #endif

@@ -271,16 +271,30 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
   gostx_memzero(rc, sizeof rc);
 }
 
-/* The block calls of an implementation table. A single block goes to the
- * portable core, which is faster for it (docs/MAGMA.md). */
+/* The block calls of an implementation table. A single block (the
+ * sequential modes) goes to a one-block core, faster for it than a padded
+ * group (docs/MAGMA.md): on x86-64 the general-register one
+ * (magma_x86_64.c), elsewhere the portable one. */
+#ifdef GOSTX_ARCH_X86_64
+#define ONE_ENCRYPT(k, in, out) gostx__magma_x86_encrypt1((k), (in), (out))
+#define ONE_DECRYPT(k, in, out) gostx__magma_x86_decrypt1((k), (in), (out))
+#define ONE_IMIT16 gostx__magma_x86_imit16_words
+#define ONE_CHAIN gostx__magma_x86_chain
+#else
+#define ONE_ENCRYPT(k, in, out) gostx_magma_portable.encrypt_blocks((k), (in), (out), 1)
+#define ONE_DECRYPT(k, in, out) gostx_magma_portable.decrypt_blocks((k), (in), (out), 1)
+#define ONE_IMIT16 gostx__magma_imit16_words
+#define ONE_CHAIN gostx__magma_chain
+#endif
+
 static void FN(encrypt)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  if (n < 2) gostx_magma_portable.encrypt_blocks(k, in, out, n);
-  else FN(blocks)(k, in, out, n, 0);
+  if (n == 1) ONE_ENCRYPT(k, in, out);
+  else if (n) FN(blocks)(k, in, out, n, 0);
 }
 
 static void FN(decrypt)(const gostx_magma_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  if (n < 2) gostx_magma_portable.decrypt_blocks(k, in, out, n);
-  else FN(blocks)(k, in, out, n, 1);
+  if (n == 1) ONE_DECRYPT(k, in, out);
+  else if (n) FN(blocks)(k, in, out, n, 1);
 }
 
 /* n blocks, block b under the schedule's lane b; k: keys[0] (S-box set,

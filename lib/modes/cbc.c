@@ -7,7 +7,11 @@
 void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks) {
   const size_t n = ctx->n, z = ctx->m / n;
   size_t slot = ctx->slot;
-  if (!ctx->decrypt) {
+  if (!ctx->decrypt && z == 1 && ctx->c.id == GOSTX_ALG_MAGMA) {
+    /* Magma with one register block: the chain stays in registers. */
+    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_CBC, ctx->reg, in, out,
+                                    nblocks);
+  } else if (!ctx->decrypt) {
     /* Each block needs the previous result: one block per cipher call. */
     uint8_t x[GOSTX_MAX_BLOCK_LEN];
     for (size_t i = 0; i < nblocks; i++) {

@@ -4,6 +4,7 @@
 #define GOSTX_MODES_INTERNAL_H
 
 #include "internal.h"
+#include "magma/impl.h"
 
 /* Bytes per multi-block call: modes that can batch (ECB, CTR gamma, CBC and
  * CFB decryption) hand the block cipher this much at a time, so that wide
