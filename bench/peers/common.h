@@ -18,7 +18,7 @@
  *                         the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), which
  *                         a shared, busy machine disturbs less
  *
- * Ops: kuznyechik-{ecb,ctr,cbc,omac,mgm}, magma-{ecb,ctr,cbc},
+ * Ops: kuznyechik-{ecb,ctr,cbc,omac,mgm}, magma-{ecb,ctr,cbc,omac},
  * gost89-ecb-{cpa,test}, gost89-cnt-mesh-cpa, gost89-cfb-mesh-cpa,
  * gost89-cfb-test, streebog256, streebog512, hmac-streebog256.
  * Parameters: key = KEY below; CTR IV = first n/2 bytes of IV; CBC IV and the

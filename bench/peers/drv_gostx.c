@@ -4,7 +4,7 @@
 #include "common.h"
 
 const char *const driver_ops[] = {
-    "kuznyechik-ecb", "kuznyechik-ctr", "kuznyechik-cbc", "kuznyechik-omac", "kuznyechik-mgm",
+    "kuznyechik-ecb", "kuznyechik-ctr", "kuznyechik-cbc", "kuznyechik-omac", "kuznyechik-mgm", "magma-omac",
     "magma-ecb", "magma-ctr", "magma-cbc", "gost89-ecb-cpa", "gost89-ecb-test",
     "gost89-cnt-mesh-cpa", "gost89-cfb-mesh-cpa", "gost89-cfb-test", "streebog256",
     "streebog512", "hmac-streebog256", NULL};
