@@ -121,14 +121,15 @@ static void chains(void) {
         const size_t off = 1 + n % 7;
         t_rand_bytes(in + off, 8 * n);
         t_rand_bytes(s0, 8);
-        const int op = (int)(n % 3);
+        const int op = (int)(n % 4);
         memcpy(ws, s0, 8);
         for (size_t i = 0; i < n; i++) { /* the definition, block by block */
           memcpy(p, in + off + 8 * i, 8);
-          if (op != GOSTX__MAGMA_CHAIN_CFB) gostx_xor(ws, ws, p, 8);
+          if (op == GOSTX__MAGMA_CHAIN_CBC || op == GOSTX__MAGMA_CHAIN_MAC) gostx_xor(ws, ws, p, 8);
           gostx_magma_portable.encrypt_blocks(&k, ws, ws, 1);
           if (op == GOSTX__MAGMA_CHAIN_CFB) gostx_xor(ws, ws, p, 8);
-          memcpy(want + 8 * i, ws, 8);
+          if (op == GOSTX__MAGMA_CHAIN_OFB) gostx_xor(want + 8 * i, ws, p, 8);
+          else memcpy(want + 8 * i, ws, 8);
         }
         uint32_t w1 = gostx_load32_le(s0), w0 = gostx_load32_le(s0 + 4);
         gostx__magma_imit16_words(&k, &w1, &w0);

@@ -118,12 +118,18 @@ struct gostx_magma_impl {
   /* n blocks of a mode where each block needs the previous result, s (one
    * block, the key's byte order) carried through: op GOSTX__MAGMA_CHAIN_CBC
    * s = E(s ^ in_i), out_i = s; _CFB s = in_i ^ E(s), out_i = s (CFB
-   * encryption, full blocks); _MAC s = E(s ^ in_i), out unused (OMAC).
-   * in == out allowed. gostx__magma_chain is the generic one. */
+   * encryption, full blocks); _MAC s = E(s ^ in_i), out unused (OMAC);
+   * _OFB s = E(s), out_i = in_i ^ s. in == out allowed.
+   * gostx__magma_chain is the generic one. */
   void (*chain)(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in, uint8_t *out,
                 size_t n);
 };
-enum { GOSTX__MAGMA_CHAIN_CBC = 0, GOSTX__MAGMA_CHAIN_CFB = 1, GOSTX__MAGMA_CHAIN_MAC = 2 };
+enum {
+  GOSTX__MAGMA_CHAIN_CBC = 0,
+  GOSTX__MAGMA_CHAIN_CFB = 1,
+  GOSTX__MAGMA_CHAIN_MAC = 2,
+  GOSTX__MAGMA_CHAIN_OFB = 3
+};
 void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
                         uint8_t *out, size_t n);
 enum { GOSTX__MAGMA_ENC = 0, GOSTX__MAGMA_DEC = 1, GOSTX__MAGMA_IMIT = 2 };

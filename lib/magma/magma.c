@@ -60,10 +60,11 @@ void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const ui
   uint8_t p[8];
   for (size_t i = 0; i < n; i++) {
     memcpy(p, in + 8 * i, 8); /* in may equal out */
-    if (op != GOSTX__MAGMA_CHAIN_CFB) gostx_xor(s, s, p, 8);
+    if (op == GOSTX__MAGMA_CHAIN_CBC || op == GOSTX__MAGMA_CHAIN_MAC) gostx_xor(s, s, p, 8);
     im->encrypt_blocks(k, s, s, 1);
     if (op == GOSTX__MAGMA_CHAIN_CFB) gostx_xor(s, s, p, 8);
-    if (op != GOSTX__MAGMA_CHAIN_MAC) memcpy(out + 8 * i, s, 8);
+    if (op == GOSTX__MAGMA_CHAIN_OFB) gostx_xor(out + 8 * i, s, p, 8);
+    else if (op != GOSTX__MAGMA_CHAIN_MAC) memcpy(out + 8 * i, s, 8);
   }
   gostx_memzero(p, sizeof p);
 }

@@ -124,14 +124,15 @@ void gostx__magma_x86_chain(const gostx_magma_key *k, int op, uint8_t s[8], cons
   for (size_t i = 0; i < n; i++) {
     uint32_t p1, p0, n1, n2;
     gostx__magma_load(k, in + 8 * i, &p1, &p0);
-    if (op != GOSTX__MAGMA_CHAIN_CFB) { s1 ^= p1; s0 ^= p0; }
+    if (op == GOSTX__MAGMA_CHAIN_CBC || op == GOSTX__MAGMA_CHAIN_MAC) { s1 ^= p1; s0 ^= p0; }
     n1 = s0;
     n2 = s1;
     ENCRYPT32(n1, n2);
     s1 = n1;
     s0 = n2;
     if (op == GOSTX__MAGMA_CHAIN_CFB) { s1 ^= p1; s0 ^= p0; }
-    if (op != GOSTX__MAGMA_CHAIN_MAC) gostx__magma_store(k, out + 8 * i, s1, s0);
+    if (op == GOSTX__MAGMA_CHAIN_OFB) gostx__magma_store(k, out + 8 * i, s1 ^ p1, s0 ^ p0);
+    else if (op != GOSTX__MAGMA_CHAIN_MAC) gostx__magma_store(k, out + 8 * i, s1, s0);
   }
   gostx__magma_store(k, s, s1, s0);
 }

@@ -48,6 +48,17 @@ void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
     out += done;
     len -= done;
   }
+  if (!ctx->decrypt && s == n && m == n && ctx->pos == s && len >= n &&
+      ctx->c.id == GOSTX_ALG_MAGMA) {
+    /* Magma encryption with a one-block register: whole blocks in one
+     * chain; R ends as the last ciphertext block, no segment open. */
+    const size_t nb = len / n;
+    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_CFB, ctx->reg, in, out,
+                                    nb);
+    in += nb * n;
+    out += nb * n;
+    len -= nb * n;
+  }
   while (len) {
     if (ctx->pos == s) {
       gostx_cipher_encrypt_blocks(&ctx->c, ctx->reg, 1, ctx->buf);

@@ -6,6 +6,17 @@
 
 void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
   const size_t n = ctx->n, z = ctx->m / n, s = ctx->s;
+  if (z == 1 && s == n && ctx->pos == s && len >= n && ctx->c.id == GOSTX_ALG_MAGMA) {
+    /* Magma with a one-block register: whole blocks in one chain, the
+     * register in CPU registers (after it, no segment is open). */
+    const size_t nb = len / n;
+    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_OFB, ctx->reg, in, out,
+                                    nb);
+    ctx->slot = 0;
+    in += nb * n;
+    out += nb * n;
+    len -= nb * n;
+  }
   while (len) {
     if (ctx->pos == s) {
       if (++ctx->slot >= z) {
