@@ -114,6 +114,9 @@ static void make_streams(gostx_batch_op op, const gostx_batch_params *p, size_t 
       s->aad_len = t_rand_below(3) ? t_rand_below(100) : 0;
       t_rand_bytes(aad[i], s->aad_len);
       s->aad = aad[i];
+    } else if (t_rand_below(2)) { /* ignored outside MGM: must change nothing */
+      s->aad_len = t_rand_below(100);
+      s->aad = aad[i];
     }
     if (op == GOSTX_BATCH_MGM_OPEN) { /* seal into src in place, keep the tag */
       const size_t tl = p->tag_len ? p->tag_len : n;

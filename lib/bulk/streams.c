@@ -96,6 +96,9 @@ struct job {
 };
 
 static int is_gost89(gostx_batch_op op) { return op >= GOSTX_BATCH_GOST89_CFB_ENCRYPT; }
+static int is_mgm(gostx_batch_op op) {
+  return op == GOSTX_BATCH_MGM_SEAL || op == GOSTX_BATCH_MGM_OPEN;
+}
 static int is_xts(gostx_batch_op op) {
   return op == GOSTX_BATCH_XTS_ENCRYPT || op == GOSTX_BATCH_XTS_DECRYPT;
 }
@@ -841,7 +844,9 @@ static int make_groups(struct job *j, size_t ns, unsigned nth) {
   }
   for (size_t i = 0; i < ns; i++) {
     kv[i].cls = class_of(j, &j->s[i]);
-    kv[i].len = j->s[i].len + j->s[i].aad_len; /* MGM: both are hashed */
+    /* MGM hashes both; every other op ignores aad_len (the walkers rely on
+     * the group being sorted by what they process). */
+    kv[i].len = j->s[i].len + (is_mgm(j->op) ? j->s[i].aad_len : 0);
     kv[i].i = i;
   }
   qsort(kv, ns, sizeof *kv, sortkey_cmp);
