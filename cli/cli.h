@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "gostx.h"
 #include "harness.h" /* bench/harness: the benchmarks' clocks and medians */
@@ -95,6 +96,9 @@ typedef struct cli_in {
   FILE *f;
   const char *name; /* for messages: file name or "stdin" */
   int is_stdin;
+  const uint8_t *map; /* cli_in_map: the file mapped, or NULL */
+  uint64_t map_len;
+  struct timespec mtime; /* at cli_in_map, to see a change */
 } cli_in;
 
 /* path NULL or "-" = stdin. Returns 0 or CLI_EXIT_FAIL after printing. */
@@ -109,6 +113,16 @@ int cli_in_try_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
 /* Reads the rest of the input into a malloc'ed buffer. */
 int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
 void cli_in_close(cli_in *in);
+/* Maps a regular input file read-only (whole; the cipher then reads it where
+ * it lies instead of copying it in). 1 when mapped (in->map, in->map_len),
+ * 0 when not (stdin, a pipe, an empty file, GOSTX_MMAP=0, mmap refused: read
+ * through in->f as before). */
+int cli_in_map(cli_in *in);
+/* After the work on a mapped input: 0, or CLI_EXIT_FAIL after printing that
+ * the file changed meanwhile (what was made from it must be discarded). A
+ * file cut short meanwhile kills the process with SIGBUS instead (the output
+ * is then never put in place). */
+int cli_in_check_unchanged(cli_in *in, const char *sub);
 
 /* ---- output (cli/out.c) ----
  * A regular output file is written to a temporary file in the same directory

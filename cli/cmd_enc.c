@@ -300,6 +300,11 @@ static int run_stream(const gostx_file *ct, int decrypt, cli_in *in, cli_out *ou
   progress_init(&prog, in->f, quiet);
   memset(s, 0, sizeof *s);
   s->in = in->f;
+  if (cli_in_map(in)) { /* sealed or opened where it lies, no copy */
+    const uint64_t skip = decrypt ? GOSTX_FILE_HEADER_LEN : 0;
+    s->in_mem = in->map + (in->map_len > skip ? skip : in->map_len);
+    s->in_mem_len = in->map_len > skip ? in->map_len - skip : 0;
+  }
   s->write = out_write_cb;
   s->write_arg = out;
   s->progress = progress_cb;
@@ -347,6 +352,7 @@ int cmd_enc(int argc, char **argv) {
     rc = CLI_EXIT_FAIL;
     goto done;
   }
+  if ((rc = cli_in_check_unchanged(&in, "enc"))) goto done;
   rc = cli_out_commit(&out);
   have_out = 0;
 done:
@@ -415,6 +421,7 @@ int cmd_dec(int argc, char **argv) {
     rc = CLI_EXIT_FAIL;
     goto done;
   }
+  if ((rc = cli_in_check_unchanged(&in, "dec"))) goto done;
   rc = cli_out_commit(&out);
   have_out = 0;
 done:

@@ -39,7 +39,8 @@ static int cleanup_dir = -1;
 static char cleanup_name[CLI_OUT_TMP_MAX];
 static atomic_int cleanup_armed;
 
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* SIGBUS: a mapped input (cli_in_map) cut short under us. */
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGBUS};
 #define N_FATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction saved_action[N_FATAL];
 static int installed[N_FATAL];
@@ -343,13 +344,14 @@ static void direct_off(cli_out *out) {
   out->odirect = 0;
 }
 
-/* Writes stage[0, len); 0, or -1 with errno. */
-static int stage_write(cli_out *out, size_t len) {
+/* Writes p[0, len) (the stage, or whole aligned pages of the caller's); 0,
+ * or -1 with errno. */
+static int stage_write(cli_out *out, const uint8_t *p, size_t len) {
   int fd = fileno(out->f);
   size_t done = 0;
   while (done < len) {
     ssize_t w = out->odirect && fake_einval ? (errno = EINVAL, -1)
-                                            : write(fd, out->stage + done, len - done);
+                                            : write(fd, p + done, len - done);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && errno == EINVAL && out->odirect) { /* alignment refused after all */
       direct_off(out);
@@ -373,11 +375,11 @@ static int stage_end(cli_out *out, int write_it) {
   if (write_it && out->staged) {
     /* Direct: the whole pages, then the rest buffered; after a fallback, all buffered. */
     size_t whole = out->odirect ? out->staged - out->staged % STAGE_ALIGN : 0;
-    if (whole) rc = stage_write(out, whole);
+    if (whole) rc = stage_write(out, out->stage, whole);
     if (!rc && whole < out->staged) {
       if (whole) memmove(out->stage, out->stage + whole, out->staged - whole);
       direct_off(out);
-      rc = stage_write(out, out->staged - whole);
+      rc = stage_write(out, out->stage, out->staged - whole);
     }
   }
   if (out->odirect) direct_off(out);
@@ -392,6 +394,13 @@ int cli_out_write(cli_out *out, const void *buf, size_t len) {
   if (out->failed) return CLI_EXIT_FAIL;
   if (out->stage) {
     const uint8_t *p = buf;
+    /* Whole pages from aligned memory at an aligned offset (the file
+     * container's writes): straight to the device, no copy. */
+    if (out->odirect && !out->staged && len && len % STAGE_ALIGN == 0 &&
+        (uintptr_t)buf % STAGE_ALIGN == 0) {
+      if (stage_write(out, p, len) != 0) goto fail;
+      return 0;
+    }
     while (len) {
       size_t take = STAGE_BYTES - out->staged < len ? STAGE_BYTES - out->staged : len;
       memcpy(out->stage + out->staged, p, take);
@@ -400,7 +409,7 @@ int cli_out_write(cli_out *out, const void *buf, size_t len) {
       len -= take;
       if (out->staged == STAGE_BYTES) {
         out->stage_hi = STAGE_BYTES;
-        if (stage_write(out, STAGE_BYTES) != 0) goto fail;
+        if (stage_write(out, out->stage, STAGE_BYTES) != 0) goto fail;
         out->staged = 0;
       }
     }

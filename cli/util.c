@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -312,7 +313,35 @@ oom:
   return CLI_EXIT_FAIL;
 }
 
+int cli_in_map(cli_in *in) {
+  const char *env = getenv("GOSTX_MMAP"); /* "0": read(), for comparisons */
+  struct stat st;
+  if (in->is_stdin || (env && !strcmp(env, "0"))) return 0;
+  if (fstat(fileno(in->f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+      (uint64_t)st.st_size > SIZE_MAX)
+    return 0;
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fileno(in->f), 0);
+  if (p == MAP_FAILED) return 0;
+  posix_madvise(p, (size_t)st.st_size, POSIX_MADV_SEQUENTIAL); /* read-ahead */
+  in->map = p;
+  in->map_len = (uint64_t)st.st_size;
+  in->mtime = st.st_mtim;
+  return 1;
+}
+
+int cli_in_check_unchanged(cli_in *in, const char *sub) {
+  struct stat st;
+  if (!in->map) return 0;
+  if (fstat(fileno(in->f), &st) == 0 && (uint64_t)st.st_size == in->map_len &&
+      st.st_mtim.tv_sec == in->mtime.tv_sec && st.st_mtim.tv_nsec == in->mtime.tv_nsec)
+    return 0;
+  cli_err("%s: %s changed while it was read; nothing written", sub, in->name);
+  return CLI_EXIT_FAIL;
+}
+
 void cli_in_close(cli_in *in) {
+  if (in->map) munmap((void *)(uintptr_t)in->map, (size_t)in->map_len);
+  in->map = NULL;
   if (in->f && !in->is_stdin) fclose(in->f);
   in->f = NULL;
 }

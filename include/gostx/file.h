@@ -117,7 +117,10 @@ GOSTX_API int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int fi
 /* Output sink: returns 0, or non-zero to stop with GOSTX_EIO. With a pool,
  * reads of s->in and calls of write run on a helper thread (one at a time, in
  * order, never concurrently with each other or with the progress callback,
- * which runs on the calling thread), overlapping the cipher work. */
+ * which runs on the calling thread), overlapping the cipher work. Encryption,
+ * and decryption from in_mem, call write with whole 4096-byte pages from
+ * 4096-aligned memory except in the last call, so that a sink may pass them to
+ * O_DIRECT as they are (up to 4095 bytes wait for the next call). */
 typedef int (*gostx_file_write_fn)(void *arg, const uint8_t *buf, size_t len);
 /* Called after every batch with the input bytes consumed so far. */
 typedef void (*gostx_file_progress_fn)(void *arg, uint64_t bytes_in);
@@ -125,6 +128,10 @@ typedef void (*gostx_file_progress_fn)(void *arg, uint64_t bytes_in);
 typedef struct gostx_file_stream {
   /* in: */
   FILE *in;                /* encrypt: plaintext; decrypt: positioned after the header */
+  const uint8_t *in_mem;   /* or, when set, the same input in memory (e.g. a mapped
+                              file; in is then unused): sealed or opened where it
+                              lies, never copied; it must not change until return */
+  uint64_t in_mem_len;
   gostx_file_write_fn write; /* required */
   void *write_arg;
   gostx_file_progress_fn progress; /* optional */

@@ -43,6 +43,10 @@
 #define BATCH_PER_THREAD 16
 #define BATCH_BYTES_SOFT ((size_t)64 << 20)
 
+/* Output writes are whole pages of this size from aligned memory (all but the
+ * last), so a sink can pass them to O_DIRECT without copying them. */
+#define OUT_ALIGN ((size_t)4096)
+
 static const uint8_t magic[GOSTX_FILE_MAGIC_LEN] = {'G', 'O', 'S', 'T', 'X', 0};
 static const char label_check[] = "gostx header check";
 static const char label_file[] = "gostx file key";
@@ -281,13 +285,23 @@ int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final, const
  * so I/O overlaps the cipher work. Without a pool the same steps run one
  * after another on the calling thread. The order of the output is the order
  * of the input, and decryption writes a batch only once every chunk in it
- * verified (the failing batch's verified prefix is written last). */
+ * verified (the failing batch's verified prefix is written last).
+ *
+ * Where the output of a batch is contiguous (encryption: records; decryption
+ * from memory: plaintext chunks), a batch's slots start at buf + pad, and the
+ * pad holds the previous batch's last output bytes past its last whole page
+ * (the header, before the first batch): each write but the last then is whole
+ * pages from page-aligned memory, which the sink can write with O_DIRECT, and
+ * copying a tail of less than a page is all that takes. Input in memory
+ * (s->in_mem, e.g. a mapped file) is sealed or opened from where it lies. */
 
 struct batch {
-  uint8_t *buf;    /* cap slots of rec bytes */
+  uint8_t *buf;    /* OUT_ALIGN bytes of pad room, then cap slots of stride bytes */
   size_t *lens;    /* encrypt: plaintext length; decrypt: record length */
   int *rcs;
   uint64_t first;  /* chunk index of slot 0 */
+  uint64_t in_off; /* in_mem: offset of slot 0's input */
+  size_t pad;      /* bytes before slot 0: the previous batch's unwritten tail */
   size_t n;        /* slots in use */
   size_t touched;  /* slots ever read into: the wipe covers these, not the whole
                       (lazily mapped) buffer, so short files stay cheap */
@@ -298,11 +312,16 @@ struct streamer {
   const gostx_file *ct;
   gostx_file_stream *s;
   int decrypt;
+  int contig;            /* the output is contiguous and page-aligned (above) */
   size_t rec, cap, unit; /* unit: bytes read per slot (chunk or record) */
+  size_t stride;         /* slot spacing in buf */
+  size_t rd_held;        /* the pad of the next batch read */
+  uint64_t in_pos;       /* in_mem: input consumed */
   uint64_t in_bytes;
   struct batch b[2];
   /* the I/O job */
   struct batch *wr, *rd; /* write wr (may be NULL), then read into rd (may be NULL) */
+  struct batch *wr_next; /* receives wr's unwritten tail as its pad */
   uint64_t rd_first;     /* chunk index of rd's first slot */
   int wr_rc, rd_rc;      /* 0, or GOSTX_EIO / GOSTX_EFORMAT with msg filled */
   char io_msg[160];
@@ -314,15 +333,30 @@ struct task {
   struct batch *b;
 };
 
+static uint8_t *slot_out(const struct streamer *st, const struct batch *b, size_t i) {
+  return b->buf + b->pad + i * st->stride;
+}
+
+/* All slots but the last are full, so slot i's input is unit bytes on. */
+static const uint8_t *slot_in(const struct streamer *st, const struct batch *b, size_t i) {
+  return st->s->in_mem ? st->s->in_mem + b->in_off + i * st->unit : slot_out(st, b, i);
+}
+
+/* Output bytes of slot i: a record, or the plaintext of one. */
+static size_t slot_out_len(const struct streamer *st, const struct batch *b, size_t i) {
+  return st->decrypt ? b->lens[i] - st->ct->tag_len : b->lens[i] + st->ct->tag_len;
+}
+
 static void batch_task(void *arg, size_t i) {
   struct task *t = arg;
   struct batch *b = t->b;
-  uint8_t *p = b->buf + i * t->st->rec;
+  const uint8_t *in = slot_in(t->st, b, i);
+  uint8_t *out = slot_out(t->st, b, i);
   int final = b->last_final && i + 1 == b->n;
   if (t->st->decrypt)
-    b->rcs[i] = gostx_file_open_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
+    b->rcs[i] = gostx_file_open_chunk(t->st->ct, b->first + i, final, in, b->lens[i], out);
   else
-    b->rcs[i] = gostx_file_seal_chunk(t->st->ct, b->first + i, final, p, b->lens[i], p);
+    b->rcs[i] = gostx_file_seal_chunk(t->st->ct, b->first + i, final, in, b->lens[i], out);
 }
 
 static void run_batch(struct streamer *st, struct batch *b) {
@@ -354,16 +388,44 @@ static int at_eof(FILE *f) {
   return 0;
 }
 
+/* The slots of the next batch from in_mem (nothing is copied). */
+static int take_batch(struct streamer *st, struct batch *b, char *msg, size_t msg_len) {
+  const uint64_t len = st->s->in_mem_len;
+  b->in_off = st->in_pos;
+  while (b->n < st->cap) {
+    const uint64_t left = len - st->in_pos;
+    const size_t got = left < st->unit ? (size_t)left : st->unit;
+    if (st->decrypt && got == 0) {
+      snprintf(msg, msg_len, "truncated file: no chunks after the header");
+      return GOSTX_EFORMAT;
+    }
+    if (b->n + 1 > b->touched) b->touched = b->n + 1;
+    b->lens[b->n++] = got;
+    st->in_pos += got;
+    st->in_bytes += got;
+    if (st->in_pos == len) {
+      b->last_final = 1;
+      break;
+    }
+  }
+  return GOSTX_OK;
+}
+
 /* Reads the next batch (first chunk index `first`) into b. */
 static int read_batch(struct streamer *st, struct batch *b, uint64_t first, char *msg,
                       size_t msg_len) {
   b->n = 0;
   b->first = first;
   b->last_final = 0;
-  while (b->n < st->cap) {
+  b->pad = st->rd_held;
+  if (st->s->in_mem) {
+    int rc = take_batch(st, b, msg, msg_len);
+    if (rc) return rc;
+  }
+  while (!st->s->in_mem && b->n < st->cap) {
     size_t got;
     if (b->n + 1 > b->touched) b->touched = b->n + 1;
-    if (read_full(st->s->in, b->buf + b->n * st->rec, st->unit, &got) < 0) goto read_error;
+    if (read_full(st->s->in, slot_out(st, b, b->n), st->unit, &got) < 0) goto read_error;
     if (st->decrypt && got == 0) { /* only possible right after the header */
       snprintf(msg, msg_len, "truncated file: no chunks after the header");
       return GOSTX_EFORMAT;
@@ -381,27 +443,40 @@ static int read_batch(struct streamer *st, struct batch *b, uint64_t first, char
     snprintf(msg, msg_len, "too many chunks (more than 2^62)");
     return st->decrypt ? GOSTX_EFORMAT : GOSTX_ELEN;
   }
+  if (st->contig) {
+    size_t total = b->pad;
+    for (size_t i = 0; i < b->n; i++) total += slot_out_len(st, b, i);
+    st->rd_held = total % OUT_ALIGN;
+  }
   return GOSTX_OK;
 read_error:
   snprintf(msg, msg_len, "read error: %s", strerror(errno));
   return GOSTX_EIO;
 }
 
-/* Writes slots [0, upto) of a processed batch. */
-static int write_batch(struct streamer *st, const struct batch *b, size_t upto, char *msg,
-                       size_t msg_len) {
-  size_t tag = st->ct->tag_len;
-  if (!st->decrypt) {
-    /* All slots but the last are full, so the records are contiguous. */
-    size_t total = 0;
-    for (size_t i = 0; i < upto; i++) total += b->lens[i] + tag;
-    if (st->s->write(st->s->write_arg, b->buf, total)) goto write_error;
-    for (size_t i = 0; i < upto; i++) st->s->bytes_out += b->lens[i];
-  } else {
-    for (size_t i = 0; i < upto; i++) {
-      if (st->s->write(st->s->write_arg, b->buf + i * st->rec, b->lens[i] - tag)) goto write_error;
-      st->s->bytes_out += b->lens[i] - tag;
-    }
+/* Writes slots [0, upto) of a processed batch: all of it when last (the end
+ * of the output), else up to its last whole page, its tail going to the front
+ * of next (the following batch, whose pad it is). */
+static int write_batch(struct streamer *st, const struct batch *b, size_t upto, int last,
+                       struct batch *next, char *msg, size_t msg_len) {
+  if (st->contig) {
+    size_t total = b->pad;
+    for (size_t i = 0; i < upto; i++) total += slot_out_len(st, b, i);
+    const size_t whole = last ? total : total - total % OUT_ALIGN;
+    if (whole && st->s->write(st->s->write_arg, b->buf, whole)) goto write_error;
+    if (!last) memcpy(next->buf, b->buf + whole, total - whole); /* next->pad bytes */
+    /* Chunks whose every byte went out. */
+    size_t done = upto;
+    for (size_t end = total; done > 0 && end > whole; done--) end -= slot_out_len(st, b, done - 1);
+    for (size_t i = 0; i < upto; i++)
+      st->s->bytes_out += st->decrypt ? b->lens[i] - st->ct->tag_len : b->lens[i];
+    st->s->chunks = b->first + done;
+    return GOSTX_OK;
+  }
+  for (size_t i = 0; i < upto; i++) { /* decryption from a FILE: records opened in place */
+    const size_t len = slot_out_len(st, b, i);
+    if (st->s->write(st->s->write_arg, slot_out(st, b, i), len)) goto write_error;
+    st->s->bytes_out += len;
   }
   st->s->chunks = b->first + upto;
   return GOSTX_OK;
@@ -412,7 +487,8 @@ write_error:
 
 static void io_job(struct streamer *st) {
   st->wr_rc = st->rd_rc = GOSTX_OK;
-  if (st->wr) st->wr_rc = write_batch(st, st->wr, st->wr->n, st->io_msg, sizeof st->io_msg);
+  if (st->wr)
+    st->wr_rc = write_batch(st, st->wr, st->wr->n, 0, st->wr_next, st->io_msg, sizeof st->io_msg);
   if (st->rd && st->wr_rc == GOSTX_OK)
     st->rd_rc = read_batch(st, st->rd, st->rd_first, st->io_msg, sizeof st->io_msg);
 }
@@ -427,7 +503,8 @@ static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
   gostx_file_stream *s = st->s;
   const gostx_file *ct = st->ct;
   uint64_t ci = b->first + i;
-  uint8_t *p = b->buf + i * st->rec;
+  const uint8_t *p = slot_in(st, b, i);
+  uint8_t *o = slot_out(st, b, i);
   size_t len = b->lens[i], tag = ct->tag_len;
   int final = b->last_final && i + 1 == b->n;
   s->fail_chunk = ci;
@@ -437,13 +514,13 @@ static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
              (unsigned long long)ci, len);
     return GOSTX_EFORMAT;
   }
-  if (final && len == st->rec && gostx_file_open_chunk(ct, ci, 0, p, len, p) == 0) {
+  if (final && len == st->rec && gostx_file_open_chunk(ct, ci, 0, p, len, o) == 0) {
     snprintf(s->msg, sizeof s->msg,
              "truncated file: chunk %llu is not the final chunk (cut at a chunk boundary)",
              (unsigned long long)ci);
     return GOSTX_EFORMAT;
   }
-  if (!final && gostx_file_open_chunk(ct, ci, 1, p, len, p) == 0) {
+  if (!final && gostx_file_open_chunk(ct, ci, 1, p, len, o) == 0) {
     snprintf(s->msg, sizeof s->msg, "trailing data after final chunk %llu", (unsigned long long)ci);
     return GOSTX_EFORMAT;
   }
@@ -457,11 +534,17 @@ static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
   return GOSTX_EAUTH;
 }
 
+/* A batch buffer: the pad's room, cap slots, rounded to whole pages. */
+static size_t buf_bytes(const struct streamer *st) {
+  const size_t b = OUT_ALIGN + st->cap * st->stride;
+  return b + (OUT_ALIGN - b % OUT_ALIGN) % OUT_ALIGN;
+}
+
 static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
   if (!s) return GOSTX_EINVAL;
   s->chunks = s->bytes_out = s->fail_chunk = 0;
   s->msg[0] = 0;
-  if (!ct || !ct->tag_len || !s->in || !s->write) {
+  if (!ct || !ct->tag_len || (!s->in && !s->in_mem) || !s->write) {
     snprintf(s->msg, sizeof s->msg, "invalid arguments");
     return GOSTX_EINVAL;
   }
@@ -472,6 +555,8 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
   st.decrypt = decrypt;
   st.rec = (size_t)ct->h.chunk_size + ct->tag_len;
   st.unit = decrypt ? st.rec : ct->h.chunk_size;
+  st.contig = !decrypt || s->in_mem;
+  st.stride = decrypt && s->in_mem ? ct->h.chunk_size : st.rec;
   st.in_bytes = decrypt ? GOSTX_FILE_HEADER_LEN : 0;
   size_t n = s->batch;
   if (!n && !s->pool) n = 2; /* no overlap without a pool: more buys nothing */
@@ -486,7 +571,7 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
   st.cap = s->batch = n;
   int rc = GOSTX_OK;
   for (int k = 0; k < 2; k++) {
-    st.b[k].buf = malloc(n * st.rec);
+    st.b[k].buf = aligned_alloc(OUT_ALIGN, buf_bytes(&st));
     st.b[k].lens = calloc(n, sizeof *st.b[k].lens);
     st.b[k].rcs = calloc(n, sizeof *st.b[k].rcs);
     if (!st.b[k].buf || !st.b[k].lens || !st.b[k].rcs) rc = GOSTX_ENOMEM;
@@ -495,10 +580,9 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
     snprintf(s->msg, sizeof s->msg, "out of memory");
     goto out;
   }
-  if (!decrypt && s->write(s->write_arg, ct->header, GOSTX_FILE_HEADER_LEN)) {
-    snprintf(s->msg, sizeof s->msg, "write error");
-    rc = GOSTX_EIO;
-    goto out;
+  if (!decrypt) { /* the header goes out in front of the first batch */
+    memcpy(st.b[0].buf, ct->header, GOSTX_FILE_HEADER_LEN);
+    st.rd_held = GOSTX_FILE_HEADER_LEN;
   }
   rc = read_batch(&st, &st.b[0], 0, s->msg, sizeof s->msg);
   if (rc) goto out;
@@ -506,6 +590,7 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
   for (;;) {
     /* I/O for the neighbours of cur: write prev, read the batch after cur. */
     st.wr = prev;
+    st.wr_next = cur;
     st.rd = cur->last_final ? NULL : other;
     st.rd_first = cur->first + cur->n;
     pthread_t th;
@@ -523,7 +608,7 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
     if (ok < cur->n) {
       if (decrypt) {
         /* Release the verified prefix, then report the first failure. */
-        rc = write_batch(&st, cur, ok, s->msg, sizeof s->msg);
+        rc = write_batch(&st, cur, ok, 1, NULL, s->msg, sizeof s->msg);
         if (rc == GOSTX_OK) rc = explain_failure(&st, cur, ok);
       } else {
         s->fail_chunk = cur->first + ok;
@@ -540,7 +625,7 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
     }
     if (s->progress) s->progress(s->progress_arg, st.in_bytes);
     if (cur->last_final) {
-      rc = write_batch(&st, cur, cur->n, s->msg, sizeof s->msg);
+      rc = write_batch(&st, cur, cur->n, 1, NULL, s->msg, sizeof s->msg);
       goto out;
     }
     prev = cur;
@@ -549,7 +634,8 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
   }
 out:
   for (int k = 0; k < 2; k++) {
-    if (st.b[k].buf) gostx_memzero(st.b[k].buf, st.b[k].touched * st.rec); /* plaintext */
+    if (st.b[k].buf) /* plaintext */
+      gostx_memzero(st.b[k].buf, OUT_ALIGN + st.b[k].touched * st.stride);
     free(st.b[k].buf);
     free(st.b[k].lens);
     free(st.b[k].rcs);
