@@ -139,10 +139,11 @@ typedef struct gostx_file_stream {
   gostx_pool *pool;        /* NULL = seal/open on the calling thread */
   size_t batch;            /* chunks in flight; 0 = 16 per pool thread while the
                               two batch buffers stay <= 64 MiB, but at least 2 per
-                              thread (2 without a pool). Capped so that the
+                              thread, a multiple of the threads (2 without a
+                              pool). Capped so that the
                               buffers stay <= 256 MiB; on return, the number used. */
   /* out: */
-  uint64_t chunks;         /* chunks written (verified, when decrypting) */
+  uint64_t chunks;         /* chunks written whole (verified, when decrypting) */
   uint64_t bytes_out;      /* plaintext bytes (of chunks written) */
   uint64_t fail_chunk;     /* index of the chunk that failed, if any */
   char msg[160];           /* why it failed: "authentication failed: chunk 17", ... */

@@ -565,6 +565,7 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
     n = BATCH_PER_THREAD * t;
     if (n > BATCH_BYTES_SOFT / 2 / st.rec) n = BATCH_BYTES_SOFT / 2 / st.rec;
     if (n < 2 * t) n = 2 * t;
+    n -= n % t; /* every thread the same share: no thread idles at the barrier */
   }
   if (n > BATCH_BYTES_MAX / 2 / st.rec) n = BATCH_BYTES_MAX / 2 / st.rec;
   if (n < 1) n = 1;
