@@ -117,7 +117,9 @@ GOSTX_API int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int fi
 /* Output sink: returns 0, or non-zero to stop with GOSTX_EIO. With a pool,
  * reads of s->in and calls of write run on a helper thread (one at a time, in
  * order, never concurrently with each other or with the progress callback,
- * which runs on the calling thread), overlapping the cipher work. Encryption,
+ * which runs on the calling thread), overlapping the cipher work; from in_mem
+ * on a pool of 2 or more threads, write and progress both run on the calling
+ * thread while the pool works on the chunks after. Encryption,
  * and decryption from in_mem, call write with whole 4096-byte pages from
  * 4096-aligned memory except in the last call, so that a sink may pass them to
  * O_DIRECT as they are (up to 4095 bytes wait for the next call). */
