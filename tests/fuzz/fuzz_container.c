@@ -10,6 +10,9 @@
  *     back. An undamaged file must decrypt to exactly the plaintext; a damaged
  *     one must be refused, and what was written before the refusal must be a
  *     prefix of the plaintext (only authenticated chunks are released).
+ * Byte 0 bit 1: the file is read from memory (gostx_file_stream.in_mem)
+ * instead of a FILE; bit 2: on a pool of 2 threads (from memory: the
+ * barrier-free flow). Both must give the same verdicts and output.
  * Headers are opened with a PBKDF2 bound of FUZZ_MAX_ITER iterations
  * (gostx_file_init_decrypt_limit): the format allows 2^24, under ASan more
  * than libFuzzer's -timeout (a crafted header took 52 s), so any run long
@@ -52,8 +55,17 @@ static int sink_write(void *arg, const uint8_t *p, size_t len) {
   return 0;
 }
 
-/* Opens a file image with the fixed key; returns the library's code. */
-static int open_image(const uint8_t *file, size_t len, struct sink *out) {
+/* The pool of byte 0 bit 2, made on first use. */
+static gostx_pool *pool_of(unsigned how) {
+  static gostx_pool *pool;
+  if (!(how & 4)) return NULL;
+  if (!pool && !(pool = gostx_pool_new(2))) abort();
+  return pool;
+}
+
+/* Opens a file image with the fixed key, read as byte 0's bits 1 and 2 say
+ * (how); returns the library's code. */
+static int open_image(const uint8_t *file, size_t len, struct sink *out, unsigned how) {
   gostx_file ct;
   const char *reason = NULL;
   int rc = gostx_file_init_decrypt_limit(&ct, file, len, fixed_key, sizeof fixed_key, FUZZ_MAX_ITER,
@@ -63,22 +75,28 @@ static int open_image(const uint8_t *file, size_t len, struct sink *out) {
     if (rc == GOSTX_EFORMAT && !reason) bug("format error without a reason");
     return rc;
   }
-  FILE *in = fmemopen((void *)(file + GOSTX_FILE_HEADER_LEN), len - GOSTX_FILE_HEADER_LEN, "rb");
-  if (!in && len > GOSTX_FILE_HEADER_LEN) abort();
   gostx_file_stream s;
   memset(&s, 0, sizeof s);
-  s.in = in ? in : fopen("/dev/null", "rb");
+  if (how & 2) {
+    s.in_mem = file + GOSTX_FILE_HEADER_LEN;
+    s.in_mem_len = len - GOSTX_FILE_HEADER_LEN;
+  } else {
+    FILE *in = fmemopen((void *)(file + GOSTX_FILE_HEADER_LEN), len - GOSTX_FILE_HEADER_LEN, "rb");
+    if (!in && len > GOSTX_FILE_HEADER_LEN) abort();
+    s.in = in ? in : fopen("/dev/null", "rb");
+  }
+  s.pool = pool_of(how);
   s.write = sink_write;
   s.write_arg = out;
   rc = gostx_file_decrypt_stream(&ct, &s);
-  fclose(s.in);
+  if (s.in) fclose(s.in);
   if (rc == 0 && s.bytes_out != out->len) bug("bytes_out disagrees with what was written");
   if (out->len % ct.h.chunk_size && rc != 0 && out->len != s.bytes_out) bug("partial chunk released");
   gostx_file_clear(&ct);
   return rc;
 }
 
-static void whole_file(const uint8_t *data, size_t len) {
+static void whole_file(const uint8_t *data, size_t len, unsigned how) {
   gostx_file_header h;
   const char *reason = NULL;
   if (gostx_file_header_parse(&h, data, len, &reason) == 0) {
@@ -87,11 +105,11 @@ static void whole_file(const uint8_t *data, size_t len) {
       bug("a parsed header does not encode back to the same bytes");
   }
   struct sink out = {0};
-  (void)open_image(data, len, &out);
+  (void)open_image(data, len, &out, how);
   free(out.buf);
 }
 
-static void damaged_copy(const uint8_t *data, size_t len) {
+static void damaged_copy(const uint8_t *data, size_t len, unsigned how) {
   if (len < 9) return;
   size_t flip = (size_t)data[1] | (size_t)data[2] << 8 | (size_t)data[3] << 16;
   uint8_t x = data[4];
@@ -123,7 +141,7 @@ static void damaged_copy(const uint8_t *data, size_t len) {
   if (cut && cut < file.len) { file.len -= cut; damaged = 1; }
 
   struct sink out = {0};
-  int rc = open_image(file.buf, file.len, &out);
+  int rc = open_image(file.buf, file.len, &out, how);
   if (!damaged) {
     if (rc != 0) bug("an undamaged file was refused");
     if (out.len != pt_len || (pt_len && memcmp(out.buf, pt, pt_len))) bug("round trip differs");
@@ -137,7 +155,7 @@ static void damaged_copy(const uint8_t *data, size_t len) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
   if (len < 1 || len > (1u << 16)) return 0;
-  if (data[0] & 1) whole_file(data + 1, len - 1);
-  else damaged_copy(data, len);
+  if (data[0] & 1) whole_file(data + 1, len - 1, data[0] & 6);
+  else damaged_copy(data, len, data[0] & 6);
   return 0;
 }
