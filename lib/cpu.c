@@ -47,9 +47,12 @@ static void detect(void) {
   detect_aarch64();
 #ifdef GOSTX_EMULATE_AVX512
   /* The AVX-512 files run on SIMDe's plain-C intrinsics (lib/x86_avx512.h),
-   * so every feature they need is "present" on any x86-64. */
-  cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vbmi = 1;
-  cpu.gfni = cpu.vpclmul = cpu.pclmul = 1;
+   * so every feature they need is "present" on any x86-64 with SSSE3 (the
+   * byte permutes' models use PSHUFB: lib/x86_avx512_emu.c). */
+  if (cpu.ssse3) {
+    cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vbmi = 1;
+    cpu.gfni = cpu.vpclmul = cpu.pclmul = 1;
+  }
 #endif
   describe();
 }

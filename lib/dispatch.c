@@ -211,6 +211,10 @@ const struct gostx_dispatch *gostx__dispatch(void) {
   return &chosen;
 }
 
+#ifdef GOSTX_CT_PLANTS
+int gostx__ct_plant; /* which planted leak is live (lib/internal.h); none by default */
+#endif
+
 int gostx__level_supported(const char *level) {
   int l = level_by_name(level);
   return l >= 0 && level_supported(l, gostx__cpu());

@@ -90,6 +90,36 @@ static inline void gostx_prefetch_batch(const uint8_t *in, const uint8_t *out, s
 #define GOSTX_VALUE_BARRIER(v) ((void)0)
 #endif
 
+/* ---- Planted leaks of the constant-time gate (scripts/check_ct.sh) ----
+ * Only in -DGOSTX_CT_CHECK=ON builds, which define GOSTX_CT_PLANTS: at a
+ * site inside a primitive's vector code, GOSTX_CT_PLANT(id, p, n) reads a
+ * table at an index taken from each of the n secret bytes at p when
+ * tests/ct/ct_check sets gostx__ct_plant to id, a leak that the gate must
+ * report in that primitive's function. Elsewhere it is nothing at all. */
+enum {
+  GOSTX_PLANT_NONE,
+  GOSTX_PLANT_KUZNYECHIK, /* kuz_avx512.c, the 16-block kernel's state */
+  GOSTX_PLANT_MAGMA_N1,   /* sliced_core.h: half n1 of every block after 32 rounds */
+  GOSTX_PLANT_MAGMA_N2,   /* ... and half n2 */
+  GOSTX_PLANT_STREEBOG,   /* streebog_avx512.c, the data path mid-compression */
+  GOSTX_PLANT_MGM         /* mgm_avx512.c, the accumulated products */
+};
+#ifdef GOSTX_CT_PLANTS
+extern int gostx__ct_plant;
+static inline void gostx__ct_plant_touch(const void *p, size_t n) {
+  static const volatile uint8_t table[256]; /* volatile: the loads stay */
+  static volatile uint8_t sink;
+  const uint8_t *b = p;
+  for (size_t i = 0; i < n; i++) sink = (uint8_t)(sink + table[b[i]]);
+}
+#define GOSTX_CT_PLANT(id, p, n) \
+  do {                           \
+    if (gostx__ct_plant == (id)) gostx__ct_plant_touch((p), (n)); \
+  } while (0)
+#else
+#define GOSTX_CT_PLANT(id, p, n) ((void)0)
+#endif
+
 /* ---- CPU features (lib/cpu.c) ---- */
 struct gostx_cpu {
   int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, vaes, vpclmul, gfni;

@@ -6,8 +6,9 @@
  * lib/cpu.c found every one of them).
  *
  * -DGOSTX_EMULATE_AVX512=ON builds (`make emu`): the same source compiled
- * against SIMDe (libsimde-dev), which implements each intrinsic in plain C,
- * and lib/cpu.c reports the features present. The AVX-512 code then runs,
+ * against SIMDe (libsimde-dev), which implements each intrinsic in plain C
+ * (the byte permutes and masked byte moves: register-only models of ours,
+ * lib/x86_avx512_emu.h), and lib/cpu.c reports the features present. The AVX-512 code then runs,
  * slowly, on any CPU, so the whole test suite and the differential tests
  * check its logic on machines without AVX-512 (docs/QUALITY.md). What the
  * emulation cannot check is the real hardware: instruction timing and
@@ -21,14 +22,7 @@
 #define GOSTX_HAVE_AVX512_CODE 1
 
 #ifdef GOSTX_EMULATE_AVX512
-#define SIMDE_ENABLE_NATIVE_ALIASES
-#include <simde/x86/avx512.h>
-#include <simde/x86/gfni.h>
-#include <simde/x86/clmul.h>
-#define __mmask8 simde__mmask8
-#define __mmask16 simde__mmask16
-#define __mmask32 simde__mmask32
-#define __mmask64 simde__mmask64
+#include "x86_avx512_emu.h"
 #define GOSTX_TARGET_AVX512
 #else
 #include <immintrin.h>

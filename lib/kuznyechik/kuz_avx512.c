@@ -163,8 +163,10 @@ AVX512_INLINE void crypt_z(const __m512i *rk, size_t rs, size_t is, __m512i *x, 
   if (dir == 0) {
     for (unsigned i = 0; i < nz; i++)
       x[i] = affine_z(tw ? XOR3Z(x[i], tw[i], KZ(0, i)) : _mm512_xor_si512(x[i], KZ(0, i)), KUZ_PHI);
-    for (unsigned r = 1; r < 10; r++)
+    for (unsigned r = 1; r < 10; r++) {
       for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 0, sbox_z(c, 0, x[i]), KZ(r, i));
+      if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK, x, 64 * nz);
+    }
     for (unsigned i = 0; i < nz; i++) x[i] = affine_z(x[i], KUZ_PHI_INV);
   } else {
     for (unsigned i = 0; i < nz; i++) x[i] = lin_z(c, 1, affine_z(x[i], KUZ_PHI), KZ(9, i));

@@ -160,6 +160,10 @@ TARGET static inline __attribute__((always_inline)) void FN(groups)(
       for (int g = 0; g < ng; g++) FN(round)(r[g] + 4, r[g], rc[i + 1], tab, m0f);
     }
   }
+  for (int g = 0; g < ng; g++) {
+    GOSTX_CT_PLANT(GOSTX_PLANT_MAGMA_N1, r[g] + (nr == 32 ? 4 : 0), 4 * V_BYTES);
+    GOSTX_CT_PLANT(GOSTX_PLANT_MAGMA_N2, r[g] + (nr == 32 ? 0 : 4), 4 * V_BYTES);
+  }
   const V ss = V_LOADA(store_shuf);
   for (int g = 0; g < ng; g++) {
     /* After 32 rounds a1 = n1, a0 = n2: swap the halves back (after the

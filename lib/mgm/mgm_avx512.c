@@ -83,6 +83,7 @@ TARGET static void mul_acc128(uint8_t acc[16], const uint8_t *h, const uint8_t *
     gostx_memzero(xb, sizeof xb);
   }
   __m128i l = fold_lanes(lo), m = fold_lanes(mid), u = fold_lanes(hi);
+  GOSTX_CT_PLANT(GOSTX_PLANT_MGM, &l, sizeof l);
   m = _mm_xor_si128(m, _mm_xor_si128(l, u));
   l = _mm_xor_si128(l, _mm_slli_si128(m, 8));
   u = _mm_xor_si128(u, _mm_srli_si128(m, 8));
@@ -121,6 +122,7 @@ TARGET static void mul_acc64(uint8_t acc[8], const uint8_t *h, const uint8_t *x,
     gostx_memzero(xb, sizeof xb);
   }
   __m128i s = fold_lanes(_mm512_xor_si512(s0, s1));
+  GOSTX_CT_PLANT(GOSTX_PLANT_MGM, &s, sizeof s);
   s = _mm_xor_si128(s, _mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(const void *)acc), bswap1));
   _mm_storel_epi64((__m128i *)(void *)acc, _mm_shuffle_epi8(reduce64(s), bswap1));
 }

@@ -7,11 +7,18 @@
 #include "arch.h"
 
 #ifdef GOSTX_ARCH_X86_64
+#ifdef GOSTX_EMULATE_AVX512
+/* Emulated builds run VPCLMULQDQ on SIMDe with the AVX-512 set (lib/cpu.c
+ * claims it there), so that valgrind, whose CPU has no VPCLMULQDQ, can
+ * check this row too (scripts/check_ct.sh). */
+#include "x86_avx512_emu.h"
+#define TARGET
+#else
 #include <immintrin.h>
+#define TARGET __attribute__((target("avx2,pclmul,vpclmulqdq")))
+#endif
 
 #include "mgm/impl.h"
-
-#define TARGET __attribute__((target("avx2,pclmul,vpclmulqdq")))
 
 /* PSHUFB works per 128-bit lane, so the masks repeat in both lanes. */
 #define BSWAP128 \

@@ -123,6 +123,7 @@ static GOSTX_TARGET_AVX512 void compress(uint8_t h[64], const uint8_t n[64], con
     /* kc from the partial XORs rather than key ^ C: one level shorter. */
     kc = xor3(a, b, xor3(t[6], t[7], load_ct(r + 1)));
     x = xor3(xor3(u[0], u[1], u[2]), xor3(u[3], u[4], u[5]), xor3(u[6], u[7], key));
+    if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_STREEBOG, &x, sizeof x);
   }
   /* Round 12: x_12 = LPS(x_11) ^ K_13, K_13 = LPS(kc_11); the 16 products at once. */
   lps_terms(t, kc, &v);

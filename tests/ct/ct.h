@@ -17,9 +17,13 @@
 #include <valgrind/memcheck.h>
 #define CT_SECRET(p, len) ((void)VALGRIND_MAKE_MEM_UNDEFINED((p), (len)))
 #define CT_PUBLIC(p, len) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (len)))
+/* Copies the marking of len bytes (one bit per bit, 1 = secret) into vbits;
+ * 0 when not running under valgrind. */
+#define CT_MARKING(p, vbits, len) VALGRIND_GET_VBITS((p), (vbits), (len))
 #else
 #define CT_SECRET(p, len) ((void)(p), (void)(len))
 #define CT_PUBLIC(p, len) ((void)(p), (void)(len))
+#define CT_MARKING(p, vbits, len) ((void)(p), (void)(vbits), (void)(len), 0)
 #endif
 
 #endif

@@ -1,0 +1,118 @@
+/* The register-only models of lib/x86_avx512_emu.h (emulated builds only).
+ * Each 512-bit operand is four 16-byte quarters; a byte permute over a
+ * table of 64 (or 128) bytes is four (eight) PSHUFBs, one per 16-byte
+ * chunk of the table, each kept where the index's chunk number matches. */
+#include "arch.h"
+
+#if defined(GOSTX_EMULATE_AVX512) && defined(GOSTX_ARCH_X86_64)
+#include <stdint.h>
+#include <string.h>
+
+#include "x86_avx512_emu.h"
+
+/* GCC vector types, not the _mm_ names: SIMDe's aliases have taken those. */
+typedef uint8_t v16 __attribute__((vector_size(16)));
+typedef char v16c __attribute__((vector_size(16)));
+#define SSSE3 __attribute__((target("ssse3")))
+
+typedef struct {
+  v16 q[4];
+} quarters;
+
+static quarters split(simde__m512i v) {
+  quarters r;
+  memcpy(&r, &v, sizeof r);
+  return r;
+}
+
+static simde__m512i join(quarters r) {
+  simde__m512i v;
+  memcpy(&v, &r, sizeof v);
+  return v;
+}
+
+/* PSHUFB: r[i] = idx[i] & 0x80 ? 0 : a[idx[i] & 15]. */
+SSSE3 static v16 pshufb(v16 a, v16 idx) {
+  return (v16)__builtin_ia32_pshufb128((v16c)a, (v16c)idx);
+}
+
+/* Table bytes idx & (16 * nchunks - 1) of t (nchunks 16-byte chunks). */
+SSSE3 static v16 lookup(const v16 *t, unsigned nchunks, v16 idx) {
+  const v16 lo = idx & 15, chunk = (idx >> 4) & (uint8_t)(nchunks - 1);
+  v16 r = {0};
+  for (unsigned c = 0; c < nchunks; c++) r |= (v16)(chunk == (uint8_t)c) & pshufb(t[c], lo);
+  return r;
+}
+
+/* VPERMB: r[i] = a[idx[i] & 63]. */
+SSSE3 simde__m512i gostx_emu_permutexvar_epi8(simde__m512i idx, simde__m512i a) {
+  const quarters t = split(a), x = split(idx);
+  quarters r;
+  for (int i = 0; i < 4; i++) r.q[i] = lookup(t.q, 4, x.q[i]);
+  return join(r);
+}
+
+/* VPERMI2B / VPERMT2B: r[i] = (a || b)[idx[i] & 127]. */
+SSSE3 simde__m512i gostx_emu_permutex2var_epi8(simde__m512i a, simde__m512i idx, simde__m512i b) {
+  const quarters ta = split(a), tb = split(b), x = split(idx);
+  v16 t[8];
+  for (int i = 0; i < 4; i++) {
+    t[i] = ta.q[i];
+    t[4 + i] = tb.q[i];
+  }
+  quarters r;
+  for (int i = 0; i < 4; i++) r.q[i] = lookup(t, 8, x.q[i]);
+  return join(r);
+}
+
+/* VPSHUFB on each 16-byte lane. */
+SSSE3 simde__m512i gostx_emu_shuffle_epi8(simde__m512i a, simde__m512i idx) {
+  const quarters t = split(a), x = split(idx);
+  quarters r;
+  for (int i = 0; i < 4; i++) r.q[i] = pshufb(t.q[i], x.q[i]);
+  return join(r);
+}
+
+SSSE3 simde__m128i gostx_emu_shuffle_epi8_128(simde__m128i a, simde__m128i idx) {
+  v16 t, x;
+  memcpy(&t, &a, 16);
+  memcpy(&x, &idx, 16);
+  const v16 r = pshufb(t, x);
+  simde__m128i out;
+  memcpy(&out, &r, 16);
+  return out;
+}
+
+/* Bit i of the low 16 bits of k spread to byte i: 0xff where set. */
+SSSE3 static v16 mask_bytes(unsigned k) {
+  const v16 bits = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+  const v16 pick = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+  const v16 two = {(uint8_t)k, (uint8_t)(k >> 8)};
+  return (v16)((pshufb(two, pick) & bits) == bits);
+}
+
+/* VMOVDQU8 with a merge mask (and VPBLENDMB): r[i] = k bit i ? a[i] : src[i]. */
+SSSE3 simde__m512i gostx_emu_mask_mov_epi8(simde__m512i src, simde__mmask64 k, simde__m512i a) {
+  const quarters s = split(src), v = split(a);
+  quarters r;
+  for (int i = 0; i < 4; i++) {
+    const v16 m = mask_bytes((unsigned)(k >> (16 * i)));
+    r.q[i] = (m & v.q[i]) | (~m & s.q[i]);
+  }
+  return join(r);
+}
+
+SSSE3 simde__m128i gostx_emu_mask_mov_epi8_128(simde__m128i src, simde__mmask16 k, simde__m128i a) {
+  v16 s, v;
+  memcpy(&s, &src, 16);
+  memcpy(&v, &a, 16);
+  const v16 m = mask_bytes(k);
+  const v16 r = (m & v) | (~m & s);
+  simde__m128i out;
+  memcpy(&out, &r, 16);
+  return out;
+}
+
+#else
+typedef int gostx_x86_avx512_emu_unused; /* ISO C: no empty translation unit */
+#endif
