@@ -99,6 +99,7 @@ static inline void gostx_prefetch_batch(const uint8_t *in, const uint8_t *out, s
 enum {
   GOSTX_PLANT_NONE,
   GOSTX_PLANT_KUZNYECHIK, /* kuz_avx512.c, the 16-block kernel's state */
+  GOSTX_PLANT_KUZNYECHIK_ONE, /* kuz_avx512.c, the one-block kernel's (CBC, OMAC, keys) */
   GOSTX_PLANT_MAGMA_N1,   /* sliced_core.h: half n1 of every block after 32 rounds */
   GOSTX_PLANT_MAGMA_N2,   /* ... and half n2 */
   GOSTX_PLANT_STREEBOG,   /* streebog_avx512.c, the data path mid-compression */

@@ -190,6 +190,7 @@ elif [ -f /usr/include/simde/x86/gfni.h ]; then
   emu_groups avx512 const leak reach
   emu_groups avx2 const
   plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
+  plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
   plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   plant streebog avx512 streebog_avx512.c "$BE" valgrind

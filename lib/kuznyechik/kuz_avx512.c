@@ -224,7 +224,10 @@ AVX512_INLINE __m128i crypt_x(const __m128i rk[10], __m128i x, unsigned dir) {
   const struct avx512_consts *c = consts();
   if (dir == 0) {
     x = affine_x(_mm_xor_si128(x, rk[0]), KUZ_PHI);
-    for (unsigned r = 1; r < 10; r++) x = lin_x(c, 0, sbox_x(c, 0, x), rk[r]);
+    for (unsigned r = 1; r < 10; r++) {
+      x = lin_x(c, 0, sbox_x(c, 0, x), rk[r]);
+      if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK_ONE, &x, sizeof x);
+    }
     return affine_x(x, KUZ_PHI_INV);
   }
   x = lin_x(c, 1, affine_x(x, KUZ_PHI), rk[9]);

@@ -23,8 +23,8 @@
  *           A path that drops the marking on the way, as a C table lookup
  *           standing in for a register permute does, would hide any leak
  *           after it; this group fails if that happens anywhere
- *   plant-kuznyechik, plant-magma-n1, plant-magma-n2, plant-streebog,
- *   plant-mgm
+ *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
+ *   plant-streebog, plant-mgm
  *           switch on one leak planted inside a primitive's vector code
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
  *           and run that primitive: the checker must report it there
@@ -547,6 +547,11 @@ static void run_plant(int which) {
       gostx_cipher_encrypt_blocks(&c, pt, 32, ct);
       CT_PUBLIC(ct, 512);
       break;
+    case GOSTX_PLANT_KUZNYECHIK_ONE: /* CBC encryption: one block at a time */
+      RC_OK(gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key), "cipher_init");
+      RC_OK(gostx_cbc_encrypt(&c, iv, 16, pt, 64, ct), "cbc");
+      CT_PUBLIC(ct, 64);
+      break;
     case GOSTX_PLANT_MAGMA_N1:
     case GOSTX_PLANT_MAGMA_N2:
       RC_OK(gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key), "cipher_init");
@@ -777,7 +782,8 @@ static void run_group(const char *g) {
     }
   } else if (!strncmp(g, "plant-", 6)) {
     static const struct { const char *name; int id; } plants[] = {
-        {"kuznyechik", GOSTX_PLANT_KUZNYECHIK}, {"magma-n1", GOSTX_PLANT_MAGMA_N1},
+        {"kuznyechik", GOSTX_PLANT_KUZNYECHIK}, {"kuznyechik-one", GOSTX_PLANT_KUZNYECHIK_ONE},
+        {"magma-n1", GOSTX_PLANT_MAGMA_N1},
         {"magma-n2", GOSTX_PLANT_MAGMA_N2},     {"streebog", GOSTX_PLANT_STREEBOG},
         {"mgm", GOSTX_PLANT_MGM}};
     size_t i = 0;
@@ -818,7 +824,8 @@ static void run_group(const char *g) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr,
-            "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-magma-n1, "
+            "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
+            "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, mutant-index, mutant-branch, "
             "mutant-naive-magma)\n");
     return 2;
