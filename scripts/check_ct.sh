@@ -211,7 +211,7 @@ for pair in $defaults; do
     streebog:*) note="; its LPS table lookups are the documented leak (expected-leaks.supp, docs/STREEBOG.md)" ;;
   esac
   case "$how" in
-    *valgrind*) echo "ct coverage: $prim $impl: checked natively under valgrind$note" ;;
+    *valgrind*) echo "ct coverage: $prim $impl: checked under valgrind$note" ;;
     emulated)
       echo "ct coverage: $prim $impl: checked on the emulated build only (its source; the native AVX-512/VPCLMULQDQ instruction stream is not run under the checker: valgrind cannot decode it)" ;;
     *)
