@@ -98,12 +98,12 @@ static inline void gostx_prefetch_batch(const uint8_t *in, const uint8_t *out, s
  * report in that primitive's function. Elsewhere it is nothing at all. */
 enum {
   GOSTX_PLANT_NONE,
-  GOSTX_PLANT_KUZNYECHIK, /* kuz_avx512.c, the 16-block kernel's state */
+  GOSTX_PLANT_KUZNYECHIK,     /* kuz_avx512.c, the 16-block kernel's state */
   GOSTX_PLANT_KUZNYECHIK_ONE, /* kuz_avx512.c, the one-block kernel's (CBC, OMAC, keys) */
-  GOSTX_PLANT_MAGMA_N1,   /* sliced_core.h: half n1 of every block after 32 rounds */
-  GOSTX_PLANT_MAGMA_N2,   /* ... and half n2 */
-  GOSTX_PLANT_STREEBOG,   /* streebog_avx512.c, the data path mid-compression */
-  GOSTX_PLANT_MGM         /* mgm_avx512.c, the accumulated products */
+  GOSTX_PLANT_MAGMA_N1,       /* sliced_core.h: half n1 of every block after 32 rounds */
+  GOSTX_PLANT_MAGMA_N2,       /* ... and half n2 */
+  GOSTX_PLANT_STREEBOG,       /* streebog_avx512.c, the data path mid-compression */
+  GOSTX_PLANT_MGM             /* mgm_avx512.c, the accumulated products */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;

@@ -8,8 +8,8 @@
  * -DGOSTX_EMULATE_AVX512=ON builds (`make emu`): the same source compiled
  * against SIMDe (libsimde-dev), which implements each intrinsic in plain C
  * (the byte permutes and masked byte moves: register-only models of ours,
- * lib/x86_avx512_emu.h), and lib/cpu.c reports the features present. The AVX-512 code then runs,
- * slowly, on any CPU, so the whole test suite and the differential tests
+ * lib/x86_avx512_emu.h), and lib/cpu.c reports the features present. The
+ * AVX-512 code then runs, slowly, on any CPU, so the whole test suite and the differential tests
  * check its logic on machines without AVX-512 (docs/QUALITY.md). What the
  * emulation cannot check is the real hardware: instruction timing and
  * compiler code generation for the native target. */
