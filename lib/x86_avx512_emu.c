@@ -31,6 +31,18 @@ static simde__m512i join(quarters r) {
   return v;
 }
 
+static v16 from128(simde__m128i v) {
+  v16 r;
+  memcpy(&r, &v, sizeof r);
+  return r;
+}
+
+static simde__m128i to128(v16 r) {
+  simde__m128i v;
+  memcpy(&v, &r, sizeof v);
+  return v;
+}
+
 /* PSHUFB: r[i] = idx[i] & 0x80 ? 0 : a[idx[i] & 15]. */
 SSSE3 static v16 pshufb(v16 a, v16 idx) {
   return (v16)__builtin_ia32_pshufb128((v16c)a, (v16c)idx);
@@ -74,13 +86,7 @@ SSSE3 simde__m512i gostx_emu_shuffle_epi8(simde__m512i a, simde__m512i idx) {
 }
 
 SSSE3 simde__m128i gostx_emu_shuffle_epi8_128(simde__m128i a, simde__m128i idx) {
-  v16 t, x;
-  memcpy(&t, &a, 16);
-  memcpy(&x, &idx, 16);
-  const v16 r = pshufb(t, x);
-  simde__m128i out;
-  memcpy(&out, &r, 16);
-  return out;
+  return to128(pshufb(from128(a), from128(idx)));
 }
 
 /* Bit i of the low 16 bits of k spread to byte i: 0xff where set. */
@@ -91,26 +97,22 @@ SSSE3 static v16 mask_bytes(unsigned k) {
   return (v16)((pshufb(two, pick) & bits) == bits);
 }
 
+/* Bytes of a where bit i of k (16 bits) is set, of src elsewhere. */
+SSSE3 static v16 blend16(v16 src, unsigned k, v16 a) {
+  const v16 m = mask_bytes(k);
+  return (m & a) | (~m & src);
+}
+
 /* VMOVDQU8 with a merge mask (and VPBLENDMB): r[i] = k bit i ? a[i] : src[i]. */
 SSSE3 simde__m512i gostx_emu_mask_mov_epi8(simde__m512i src, simde__mmask64 k, simde__m512i a) {
   const quarters s = split(src), v = split(a);
   quarters r;
-  for (int i = 0; i < 4; i++) {
-    const v16 m = mask_bytes((unsigned)(k >> (16 * i)));
-    r.q[i] = (m & v.q[i]) | (~m & s.q[i]);
-  }
+  for (int i = 0; i < 4; i++) r.q[i] = blend16(s.q[i], (unsigned)(k >> (16 * i)), v.q[i]);
   return join(r);
 }
 
 SSSE3 simde__m128i gostx_emu_mask_mov_epi8_128(simde__m128i src, simde__mmask16 k, simde__m128i a) {
-  v16 s, v;
-  memcpy(&s, &src, 16);
-  memcpy(&v, &a, 16);
-  const v16 m = mask_bytes(k);
-  const v16 r = (m & v) | (~m & s);
-  simde__m128i out;
-  memcpy(&out, &r, 16);
-  return out;
+  return to128(blend16(from128(src), k, from128(a)));
 }
 
 #else
