@@ -1,12 +1,14 @@
 """The compiled module and the few helpers every wrapper shares: buffers in
 and out without copies, return codes to exceptions, key-length checks, and
 the worker pools behind ``threads=``."""
+import collections
+import operator
 import threading
 
 from ._gostx import ffi, lib
 
 __all__ = ["ffi", "lib", "InvalidTag", "GostxError", "check", "rbuf", "wbuf", "new_output", "nbytes",
-           "need_len", "pool_for", "Wiped", "output", "rptr", "take"]
+           "need_len", "param", "pool_for", "Wiped", "output", "rptr", "take"]
 
 
 class GostxError(Exception):
@@ -113,28 +115,51 @@ def need_len(name, value, *lengths):
     return n
 
 
+def param(name, value, default, lo, hi=None, unit=" bytes"):
+    """value, or default when value is None; ValueError unless lo <= value
+    (<= hi): 0 is a value like any other, never a stand-in for the default."""
+    if value is None:
+        return default
+    value = operator.index(value)
+    if value < lo or (hi is not None and value > hi):
+        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be {bound}{unit}, got {value}")
+    return value
+
+
 def nbytes(obj):
     return memoryview(obj).nbytes
 
 
-_pools = {}
+# Pools by size, the most recently used last. Each is an ffi.gc cdata: a pool
+# dropped from here is freed (its threads joined) once no call still holds it,
+# so the threads of a process stay bounded however many sizes are asked for.
+_pools = collections.OrderedDict()
 _pools_lock = threading.Lock()
+_POOLS_KEPT = 4
+_POOL_MAX_THREADS = 1024  # the library's cap (lib/bulk/pool.c); more is refused, not cut
 
 
 def pool_for(threads):
-    """The process-wide pool of ``threads`` workers (0 = one per CPU), made on
-    first use; NULL (the calling thread alone) for threads=1 or None."""
-    if threads is None or threads == 1:
+    """A pool of ``threads`` workers (0 = one per CPU), shared by the calls
+    that ask for that size; NULL (the calling thread alone) for threads=1 or None."""
+    if threads is None:
         return ffi.NULL
-    if threads < 0:
-        raise ValueError("threads must be >= 0")
+    threads = operator.index(threads)
+    if not 0 <= threads <= _POOL_MAX_THREADS:
+        raise ValueError(f"threads must be 0..{_POOL_MAX_THREADS} (0 = one per CPU), got {threads}")
+    if threads == 1:
+        return ffi.NULL
     with _pools_lock:
-        pool = _pools.get(threads)
+        pool = _pools.pop(threads, None)
         if pool is None:
-            pool = lib.gostx_pool_new(threads)
-            if pool == ffi.NULL:
+            raw = lib.gostx_pool_new(threads)
+            if raw == ffi.NULL:
                 raise GostxError("cannot start worker threads")
-            _pools[threads] = pool
+            pool = ffi.gc(raw, lib.gostx_pool_free)
+        _pools[threads] = pool
+        while len(_pools) > _POOLS_KEPT:
+            _pools.popitem(last=False)
         return pool
 
 

@@ -1,7 +1,8 @@
 """MGM authenticated encryption (RFC 9058) in the style of the
 ``cryptography`` package's AEAD classes: encrypt returns ciphertext || tag,
 decrypt raises InvalidTag and releases nothing on a wrong tag."""
-from ._native import InvalidTag, Wiped, check, ffi, lib, need_len, new_output, output, pool_for, rbuf, rptr
+from ._native import (InvalidTag, Wiped, check, ffi, lib, need_len, new_output, output, param,
+                      pool_for, rbuf, rptr)
 
 __all__ = ["KuznyechikMGM", "MagmaMGM"]
 
@@ -15,9 +16,7 @@ class _MGM(Wiped):
 
     def __init__(self, key, tag_length=None):
         need_len("key", key, 32)
-        self.tag_length = tag_length or self.block_size
-        if not 4 <= self.tag_length <= self.block_size:
-            raise ValueError(f"tag_length must be 4..{self.block_size}, got {self.tag_length}")
+        self.tag_length = param("tag_length", tag_length, self.block_size, 4, self.block_size)
         self._h = ffi.new("gostx_cipher *")
         check(lib.gostx_cipher_init(self._h, self._id, rbuf(key)))
 

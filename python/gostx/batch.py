@@ -3,7 +3,7 @@ each stream's result equals the one-stream call on it alone. Streams are
 given as one buffer of equal-length sectors back to back (no copy), or as a
 list of equal-length buffers (joined into one buffer first; the results come
 back as a list)."""
-from ._native import output, check, ffi, lib, nbytes, pool_for, rbuf
+from ._native import output, check, ffi, lib, nbytes, param, pool_for, rbuf
 
 __all__ = ["batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
            "batch_xts_encrypt", "batch_xts_decrypt"]
@@ -16,6 +16,8 @@ def _streams(data, sector_len):
         if len(lens) > 1:
             raise ValueError(f"all buffers must have the same length, got {sorted(lens)}")
         n = lens.pop() if lens else 0
+        if sector_len is not None and sector_len != n:
+            raise ValueError(f"sector_len {sector_len} is not the buffers' length {n}")
         return b"".join(data), n, len(data), True
     if not sector_len:
         raise ValueError("sector_len is needed when data is one buffer")
@@ -77,7 +79,7 @@ def batch_omac(keys, data, sector_len=None, mac_len=None, threads=None):
     """OMAC of every sector; a list of MACs."""
     buf, n, k, _ = _streams(data, sector_len)
     kp, nk = _keys(keys, "gostx_cipher *[]", k)
-    mac_len = mac_len or kp[0].block_len
+    mac_len = param("mac_len", mac_len, kp[0].block_len, 1, kp[0].block_len)
     tags = ffi.new("uint8_t[]", max(1, k * mac_len))
     check(lib.gostx_batch_omac(pool_for(threads), kp, nk, rbuf(buf), n, k, tags, mac_len),
           "batch omac")

@@ -5,7 +5,8 @@ Every one-shot method takes any buffer (bytes, bytearray, memoryview, numpy,
 mmap) without copying it, returns a new bytes object, or writes into ``out=``
 (a writable buffer, which may be the input itself) and returns ``out``.
 """
-from ._native import Wiped, check, ffi, lib, nbytes, need_len, new_output, output, pool_for, rbuf, take
+from ._native import (Wiped, check, ffi, lib, nbytes, need_len, new_output, output, param, pool_for,
+                      rbuf, take)
 
 __all__ = ["Kuznyechik", "Magma", "ModeContext", "OMACContext",
            "ECB", "CBC", "CFB", "OFB", "CTR", "CTR_ACPKM", "PAD_NONE", "PAD_1", "PAD_2", "PAD_3"]
@@ -116,10 +117,9 @@ class _BlockCipher(Wiped):
     def _seg(self, fn, iv, data, s, out):
         d, v = rbuf(data), rbuf(iv)
         self._check_iv(len(v), fn is lib.gostx_ofb_crypt)
-        if s is not None and not 1 <= s <= self.block_size:
-            raise ValueError(f"segment s must be 1..{self.block_size} bytes, got {s}")
+        s = param("segment s", s, self.block_size, 1, self.block_size)
         res, p = output(out, len(d))
-        check(fn(self._key(), v, len(v), s or self.block_size, d, len(d), p),
+        check(fn(self._key(), v, len(v), s, d, len(d), p),
               "iv length or segment")
         return res
 
@@ -130,8 +130,10 @@ class _BlockCipher(Wiped):
         if len(v) != self._half or c is None:
             self._check_half(v)
         n = len(d)
+        if s is not None:
+            s = param("segment s", s, None, 1, self.block_size)
         res, p = output(out, n)
-        if (threads is None or threads == 1) or (s and s != self.block_size):
+        if (threads is None or threads == 1) or (s is not None and s != self.block_size):
             rc = lib.gostx_ctr_crypt(c, v, len(v), s or self.block_size, d, n, p)
         else:
             rc = lib.gostx_ctr_crypt_mt(pool_for(threads), c, v, len(v), d, n, p)
@@ -145,7 +147,7 @@ class _BlockCipher(Wiped):
         v, d = rbuf(iv), rbuf(data)
         self._check_half(v)
         n = len(d)
-        section_len = section_len or self._acpkm_default
+        section_len = param("section_len", section_len, self._acpkm_default, self.block_size)
         res, p = output(out, n)
         if threads is None or threads == 1:
             check(lib.gostx_ctr_acpkm_crypt(self._key(), v, len(v), section_len, d, n, p),
@@ -157,7 +159,7 @@ class _BlockCipher(Wiped):
 
     def omac(self, data, mac_len=None):
         """OMAC (GOST R 34.13 MAC); mac_len 1..block size (default the block size)."""
-        mac_len = mac_len or self.block_size
+        mac_len = param("mac_len", mac_len, self.block_size, 1, self.block_size)
         mac = ffi.new("uint8_t[]", mac_len)
         d = rbuf(data)
         check(lib.gostx_omac(self._key(), d, len(d), mac, mac_len), "omac")
@@ -165,7 +167,7 @@ class _BlockCipher(Wiped):
 
     def omac_acpkm(self, data, section_len, master_section_len, mac_len=None):
         """OMAC-ACPKM (RFC 8645 OMAC-ACPKM-Master): section N and T* in bytes."""
-        mac_len = mac_len or self.block_size
+        mac_len = param("mac_len", mac_len, self.block_size, 1, self.block_size)
         mac = ffi.new("uint8_t[]", mac_len)
         check(lib.gostx_omac_acpkm(self._key(), section_len, master_section_len, rbuf(data),
                                    nbytes(data), mac, mac_len), "omac-acpkm")
@@ -227,15 +229,17 @@ class ModeContext(Wiped):
             raise ValueError(f"{mode} needs an iv")
         elif mode in (CTR, CTR_ACPKM):
             need_len("iv", iv, bs // 2)
-        if mode == CTR_ACPKM:
-            section_len = section_len or cipher._acpkm_default
+        s = param("segment s", s, 0, 1, bs)  # 0 tells C "the block size"
+        # C takes 0 for "none" (other modes) and refuses a length given to them.
+        section_len = param("section_len", section_len,
+                            cipher._acpkm_default if mode == CTR_ACPKM else 0, bs)
         self._bs = bs
         self._exact = mode not in (ECB, CBC)  # output length = input length
         self._h = ffi.new("gostx_mode_ctx *")
         self._olen = ffi.new("size_t *")
         check(lib.gostx_mode_init(self._h, cipher._key(), mode_id, int(decrypt),
-                                  rbuf(iv) if nbytes(iv) else ffi.NULL, nbytes(iv), s or 0,
-                                  padding, section_len or 0), f"{mode} parameters")
+                                  rbuf(iv) if nbytes(iv) else ffi.NULL, nbytes(iv), s,
+                                  padding, section_len), f"{mode} parameters")
 
     def update(self, data):
         d = rbuf(data)
@@ -278,16 +282,20 @@ class OMACContext(Wiped):
         self._h = ffi.new("gostx_omac_ctx *")
         if section_len is None and master_section_len is None:
             check(lib.gostx_omac_init(self._h, cipher._key()))
+        elif section_len is None or master_section_len is None:
+            raise ValueError("OMAC-ACPKM needs both section_len and master_section_len")
         else:
-            check(lib.gostx_omac_acpkm_init(self._h, cipher._key(), section_len or 0,
-                                            master_section_len or 0), "omac-acpkm sections")
+            check(lib.gostx_omac_acpkm_init(self._h, cipher._key(),
+                                            param("section_len", section_len, None, 1),
+                                            param("master_section_len", master_section_len, None, 1)),
+                  "omac-acpkm sections")
 
     def update(self, data):
         check(lib.gostx_omac_update(self._live(), rbuf(data), nbytes(data)))
 
     def finalize(self, mac_len=None):
         ctx = self._live()
-        mac_len = mac_len or self._bs
+        mac_len = param("mac_len", mac_len, self._bs, 1, self._bs)
         mac = ffi.new("uint8_t[]", mac_len)
         self._h = None  # final wipes the context
         check(lib.gostx_omac_final(ctx, mac, mac_len), "mac_len")
