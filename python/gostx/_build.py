@@ -212,49 +212,98 @@ int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final, const
                           size_t rec_len, uint8_t *out);
 
 /* helpers defined in SOURCE below */
-int gxpy_file_stream(const gostx_file *ct, int decrypt, const char *src, const char *dst,
-                     gostx_pool *pool, char *msg, size_t msg_len);
+int gxpy_file_stream(const gostx_file *ct, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
+                     char *msg, size_t msg_len, int *in_errno, int *out_errno);
 """
 
 # Whole-file streaming runs in C on the library's pipeline (reads, seals and
-# writes overlap on the pool) with the GIL released; only the fwrite sink and
-# the FILE* plumbing live here, as they have no place in the library.
+# writes overlap on the pool) with the GIL released; only the write sink and
+# the FILE* plumbing (with each side's errno) live here, as they have no place
+# in the library.
 SOURCE = r"""
+#ifndef _GNU_SOURCE /* fopencookie (glibc, musl); Python.h defines it first */
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <gostx.h>
 
-static int gxpy_fwrite(void *arg, const uint8_t *buf, size_t len) {
-  return fwrite(buf, 1, len, (FILE *)arg) == len ? 0 : -1;
+/* One side of the stream: its descriptor (owned by Python) and the errno of
+ * its failed call. The library reads and writes on its own I/O thread, so the
+ * errno is taken there, right after the call that failed. */
+struct gxpy_side {
+  int fd;
+  int err;
+};
+
+static int gxpy_write(void *arg, const uint8_t *buf, size_t len) {
+  struct gxpy_side *o = arg;
+  while (len) {
+    ssize_t w = write(o->fd, buf, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      o->err = w < 0 ? errno : EIO;
+      return -1;
+    }
+    buf += w;
+    len -= (size_t)w;
+  }
+  return 0;
 }
 
-/* decrypt = 0: src plaintext -> dst header + chunks; decrypt = 1: src is
- * read from byte GOSTX_FILE_HEADER_LEN on (the caller parsed the header and
- * keyed ct from it). */
-static int gxpy_file_stream(const gostx_file *ct, int decrypt, const char *src,
-                            const char *dst, gostx_pool *pool, char *msg, size_t msg_len) {
+#if defined(__GLIBC__) || defined(__linux__)
+static ssize_t gxpy_read(void *cookie, char *buf, size_t len) {
+  struct gxpy_side *in = cookie;
+  for (;;) {
+    ssize_t r = read(in->fd, buf, len);
+    if (r >= 0 || errno != EINTR) {
+      if (r < 0) in->err = errno;
+      return r;
+    }
+  }
+}
+
+static FILE *gxpy_reader(struct gxpy_side *in) {
+  cookie_io_functions_t fns = {gxpy_read, NULL, NULL, NULL};
+  return fopencookie(in, "r", fns);
+}
+#else /* no cookies: a read error is reported as EIO */
+static FILE *gxpy_reader(struct gxpy_side *in) {
+  int fd = dup(in->fd);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+#endif
+
+/* decrypt = 0: in_fd plaintext -> out_fd header + chunks; decrypt = 1: in_fd
+ * is positioned after the header (the caller parsed it and keyed ct from it).
+ * The caller opens, syncs and closes both descriptors. */
+static int gxpy_file_stream(const gostx_file *ct, int decrypt, int in_fd, int out_fd,
+                            gostx_pool *pool, char *msg, size_t msg_len, int *in_errno,
+                            int *out_errno) {
+  struct gxpy_side in = {in_fd, 0}, out = {out_fd, 0};
   gostx_file_stream s;
-  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
   int rc;
   msg[0] = 0;
-  if (!in || !out) {
-    snprintf(msg, msg_len, "cannot open %s", in ? dst : src);
-    if (in) fclose(in);
+  FILE *f = gxpy_reader(&in);
+  if (!f) {
+    *in_errno = errno;
+    snprintf(msg, msg_len, "%s", strerror(errno));
     return GOSTX_EIO;
   }
   memset(&s, 0, sizeof s);
-  s.in = in;
-  s.write = gxpy_fwrite;
-  s.write_arg = out;
+  s.in = f;
+  s.write = gxpy_write;
+  s.write_arg = &out;
   s.pool = pool;
-  if (decrypt) { /* the library's stream starts after the header */
-    rc = fseek(in, GOSTX_FILE_HEADER_LEN, SEEK_SET) == 0 ? gostx_file_decrypt_stream(ct, &s)
-                                                       : GOSTX_EIO;
-  } else { /* writes the header, then the chunks */
-    rc = gostx_file_encrypt_stream(ct, &s);
-  }
-  if (fclose(out) != 0 && rc == 0) rc = GOSTX_EIO;
-  fclose(in);
+  rc = decrypt ? gostx_file_decrypt_stream(ct, &s) : gostx_file_encrypt_stream(ct, &s);
+  fclose(f);
+  *in_errno = in.err;
+  *out_errno = out.err;
   if (rc != 0) snprintf(msg, msg_len, "%s", s.msg[0] ? s.msg : gostx_strerror(rc));
   return rc;
 }

@@ -1,9 +1,13 @@
 """The gostx file format (docs/FORMAT.md), the one `gostx enc` / `gostx dec`
 write and read: whole files through the library's parallel pipeline, and
 file-like writer/reader objects for streams."""
+import errno
 import io
 import os
+import secrets
+import stat
 import tempfile
+import warnings
 
 from ._native import GostxError, InvalidTag, check, ffi, lib, nbytes, pool_for, rbuf, wbuf
 
@@ -59,48 +63,253 @@ def _ct_decrypt(header, key, passphrase):
     return ct
 
 
-def _stream(ct, decrypt, src, dst, threads):
-    """Run the C pipeline into a temporary file beside dst, renamed over dst
-    only on success (a failed decryption leaves no unverified plaintext)."""
-    dst = os.fspath(dst)
-    fd, tmp = tempfile.mkstemp(prefix=".gostx-", dir=os.path.dirname(os.path.abspath(dst)))
-    os.close(fd)
-    msg = ffi.new("char[160]")
+def _named(e, filename):
+    """e (an OSError from a call on a descriptor) with the file's name."""
+    if not e.errno or filename is None or e.filename is not None:
+        return e
+    return OSError(e.errno, e.strerror, os.fsdecode(filename))
+
+
+class _Output:
+    """An output file as the CLI writes one (cli/out.c): into a temporary file
+    beside the target, which gets the target's name only in commit(), after an
+    fsync; until then an existing file of that name stays as it was, and
+    discard() (any failure, KeyboardInterrupt included) leaves no file behind.
+    The temporary file is unnamed where Linux allows it (O_TMPFILE: not even
+    SIGKILL can leave it), else .NAME.gostx-XXXXXXXX. A symbolic link's target
+    is replaced, not the link; an existing device or pipe is written directly."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self.fd = self.dir_fd = None
+        self.tmp = None  # the temporary file's name in dir while it has one
+        self.direct = False
+        if not self.path:
+            raise FileNotFoundError(errno.ENOENT, "empty output file name", self.path)
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), self.path)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            self.fd = os.open(self.path, os.O_WRONLY | _CLOEXEC)
+            self.direct = True
+            return
+        self.dir, self.base = os.path.split(os.path.realpath(self.path))
+        try:
+            # The temporary file, the link or rename and the fsync all act on
+            # this one directory, whatever happens to its path meanwhile.
+            self.dir_fd = os.open(self.dir, os.O_RDONLY | _CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+            self.fd = self._unnamed()
+            if self.fd is None:
+                self.fd, self.tmp = tempfile.mkstemp(prefix=self._prefix(), dir=self.dir)
+                self.tmp = os.path.basename(self.tmp)
+        except OSError as e:
+            self.discard()
+            raise OSError(e.errno, f"cannot create a temporary file beside it: {e.strerror}",
+                          self.path) from None
+
+    def _prefix(self):
+        return f".{self.base[:200]}.gostx-"
+
+    def _unnamed(self):
+        flag = getattr(os, "O_TMPFILE", 0)
+        if not flag or os.environ.get("GOSTX_TMPFILE") == "named":  # the CLI's test switch
+            return None
+        try:
+            fd = os.open(".", flag | os.O_WRONLY | _CLOEXEC, 0o600, dir_fd=self.dir_fd)
+        except OSError:
+            return None  # not here (file system, kernel): the named route says why if it fails too
+        # It is linked through /proc/self/fd at the end: without /proc, a name now.
+        if not os.path.exists(f"/proc/self/fd/{fd}"):
+            os.close(fd)
+            return None
+        return fd
+
+    def write(self, data):
+        try:
+            with memoryview(data) as view, view.cast("B") as left:
+                while len(left):
+                    left = left[os.write(self.fd, left):]
+        except OSError as e:
+            raise _named(e, self.path) from None
+
+    def flush(self):
+        pass  # unbuffered
+
+    def commit(self):
+        """Puts the file in place (synced, with the mode a new file gets or the
+        mode of the file it replaces), then closes it; discard() on failure."""
+        try:
+            if not self.direct:
+                try:
+                    os.fsync(self.fd)
+                except OSError as e:
+                    if e.errno != errno.EINVAL:  # a file system without fsync
+                        raise
+                os.fchmod(self.fd, self._mode())
+                self._place()
+                self._sync_dir()
+        except OSError as e:
+            raise OSError(e.errno, f"cannot put the output in place: {e.strerror}",
+                          self.path) from None
+        finally:
+            self.discard()
+
+    def _mode(self):
+        try:
+            return stat.S_IMODE(os.stat(self.base, dir_fd=self.dir_fd).st_mode)
+        except FileNotFoundError:
+            return 0o666 & ~_umask()
+
+    def _link(self, name):
+        # linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N: a dst_dir_fd makes
+        # os.link use linkat (plain link() would link the /proc symlink).
+        os.link(f"/proc/self/fd/{self.fd}", name, dst_dir_fd=self.dir_fd, follow_symlinks=True)
+
+    def _place(self):
+        if self.tmp is None:  # unnamed
+            try:
+                self._link(self.base)
+                return
+            except FileExistsError:
+                pass
+            # linkat cannot replace a file: a name for a moment, then a rename over it.
+            for _ in range(100):
+                name = self._prefix() + secrets.token_hex(6)
+                try:
+                    self._link(name)
+                except FileExistsError:
+                    continue
+                self.tmp = name
+                break
+            else:
+                raise FileExistsError(errno.EEXIST, "no free temporary name", self.dir)
+        os.replace(self.tmp, self.base, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
+        self.tmp = None
+
+    def _sync_dir(self):
+        try:
+            os.fsync(self.dir_fd)
+        except OSError as e:
+            if e.errno != errno.EINVAL:
+                raise
+
+    def discard(self):
+        """Drops the output (after commit: only closes); safe to call twice."""
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)  # an unnamed file is gone with it
+        tmp, self.tmp = self.tmp, None
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=self.dir_fd)
+            except FileNotFoundError:
+                pass
+        dir_fd, self.dir_fd = self.dir_fd, None
+        if dir_fd is not None:
+            os.close(dir_fd)
+
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _umask():
+    """The process's umask, read without changing it where Linux says it."""
     try:
-        rc = lib.gxpy_file_stream(ct, decrypt, os.fsencode(src), os.fsencode(tmp),
-                                  pool_for(0 if threads is None else threads), msg, 160)
+        with io.open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def _refuse_same_file(in_fd, src, dst):
+    """ValueError when dst is the input itself (a path, a hard link or a
+    symbolic link to it): writing the output would destroy it."""
+    try:
+        so = os.stat(dst)
+    except OSError:
+        return
+    si = os.fstat(in_fd)
+    if stat.S_ISREG(so.st_mode) and (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
+        raise ValueError(f"the output {os.fsdecode(dst)} is the same file as the input "
+                         f"{os.fsdecode(src)}: refusing to overwrite it")
+
+
+def _read_exact(fd, n):
+    parts = []
+    while n:
+        part = os.read(fd, n)
+        if not part:
+            break
+        parts.append(part)
+        n -= len(part)
+    return b"".join(parts)
+
+
+def _crypt_file(src, dst, decrypt, make_ct, threads):
+    """Run the C pipeline from src into dst's temporary file (_Output), put
+    in place only on success (a failed decryption leaves no unverified
+    plaintext). make_ct(in_fd) keys the stream (decrypt: from the header)."""
+    src, dst = os.fspath(src), os.fspath(dst)
+    pool = pool_for(0 if threads is None else threads)
+    in_fd = os.open(src, os.O_RDONLY | _CLOEXEC)
+    ct = out = None
+    try:
+        _refuse_same_file(in_fd, src, dst)
+        ct = make_ct(in_fd)
+        out = _Output(dst)
+        msg = ffi.new("char[160]")
+        errs = ffi.new("int[2]")
+        rc = lib.gxpy_file_stream(ct, decrypt, in_fd, out.fd, pool, msg, 160, errs, errs + 1)
         text = ffi.string(msg).decode(errors="replace")
         if rc == lib.GOSTX_EAUTH:
             raise InvalidTag(text)
         if rc == lib.GOSTX_EFORMAT:
             raise FormatError(text)
         if rc == lib.GOSTX_EIO:
-            raise OSError(text)
+            code, name = (errs[1], dst) if errs[1] else (errs[0] or errno.EIO, src)
+            raise OSError(code, f"{os.strerror(code)} ({text})", os.fsdecode(name))
         if rc != 0:
             raise GostxError(text)
-        os.replace(tmp, dst)
-        tmp = None
+        out.commit()
     finally:
-        lib.gostx_file_clear(ct)
-        if tmp is not None:
-            os.unlink(tmp)
+        if ct is not None:
+            lib.gostx_file_clear(ct)
+        if out is not None:
+            out.discard()
+        os.close(in_fd)
 
 
 def encrypt_file(src, dst, *, key=None, passphrase=None, alg="kuznyechik",
                  chunk_size=1 << 20, iterations=200000, threads=None):
     """Encrypt the file src into dst in the gostx format (`gostx dec` reads it).
     key: 32 raw bytes (a `gostx keygen` key file's contents) or passphrase=.
-    threads: worker threads (None or 0 = one per CPU, like `gostx enc`)."""
-    _stream(_ct_encrypt(key, passphrase, alg, chunk_size, iterations), 0, src, dst, threads)
+    threads: worker threads (None or 0 = one per CPU, like `gostx enc`).
+    dst appears only when all went well (an existing dst stays as it was until
+    then); dst the same file as src is refused (ValueError) before any work."""
+    _crypt_file(src, dst, 0, lambda fd: _ct_encrypt(key, passphrase, alg, chunk_size, iterations),
+                threads)
 
 
 def decrypt_file(src, dst, *, key=None, passphrase=None, threads=None):
     """Decrypt a gostx file; dst appears only if every chunk verified.
     InvalidTag for a wrong key or any modification, FormatError for a
-    malformed or truncated file."""
-    with io.open(src, "rb") as f:
-        header = f.read(_HEADER)
-    _stream(_ct_decrypt(header, key, passphrase), 1, src, dst, threads)
+    malformed or truncated file; dst the same file as src is refused
+    (ValueError) before any work."""
+    def keyed(fd):
+        try:
+            header = _read_exact(fd, _HEADER)
+        except OSError as e:
+            raise _named(e, src) from None
+        return _ct_decrypt(header, key, passphrase)
+    _crypt_file(src, dst, 1, keyed, threads)
 
 
 def open(file, mode="rb", *, key=None, passphrase=None, alg="kuznyechik", chunk_size=1 << 20,
@@ -114,26 +323,36 @@ def open(file, mode="rb", *, key=None, passphrase=None, alg="kuznyechik", chunk_
     raise ValueError(f"mode must be 'rb' or 'wb', got {mode!r}")
 
 
-def _binary_file(file, mode):
-    if hasattr(file, "read" if mode == "rb" else "write"):
-        return file, False
-    return io.open(file, mode), True
-
-
 class Writer(io.RawIOBase):
-    """Seals what is written in chunks; close() seals the final chunk (a file
-    is complete only after close)."""
+    """Seals what is written in chunks; close() (or leaving a with-block
+    normally) seals the final chunk. A path is written as the CLI writes its
+    output: the file appears, complete, only at close(); an exception inside
+    the with-block (KeyboardInterrupt included), a failed write, or a Writer
+    collected without close() leaves no file (an existing one stays as it
+    was). On a caller's file object the final chunk is then never written, so
+    every reader refuses what was written."""
+
+    _ct = None  # class defaults: a Writer whose __init__ failed has nothing to release
+    _out = None
+    _failed = False
 
     def __init__(self, file, *, key=None, passphrase=None, alg="kuznyechik",
                  chunk_size=1 << 20, iterations=200000):
         super().__init__()
-        self._ct = _ct_encrypt(key, passphrase, alg, chunk_size, iterations)
-        self._chunk = chunk_size
-        self._f, self._own = _binary_file(file, "wb")
         self._buf = bytearray()
         self._index = 0
-        self._rec = bytearray(chunk_size + self._ct.tag_len)
-        self._f.write(bytes(ffi.buffer(self._ct.header)))
+        try:
+            self._ct = _ct_encrypt(key, passphrase, alg, chunk_size, iterations)
+            self._chunk = chunk_size
+            self._rec = bytearray(chunk_size + self._ct.tag_len)
+            if hasattr(file, "write"):
+                self._f = file
+            else:
+                self._out = self._f = _Output(file)
+            self._f.write(bytes(ffi.buffer(self._ct.header)))
+        except BaseException:
+            self._abort()
+            raise
 
     def writable(self):
         return True
@@ -141,16 +360,20 @@ class Writer(io.RawIOBase):
     def write(self, data):
         if self.closed:
             raise ValueError("write to a closed gostx Writer")
-        self._buf += data
-        # Seal every full chunk but the last: only close() knows which chunk
-        # is final. The sealed bytes are dropped once, after the loop (one
-        # memmove per write, not per chunk).
-        done, view = 0, memoryview(self._buf)
-        while len(self._buf) - done > self._chunk:
-            self._seal(view[done:done + self._chunk], 0)
-            done += self._chunk
-        view.release()
-        del self._buf[:done]
+        try:
+            self._buf += data
+            # Seal every full chunk but the last: only close() knows which chunk
+            # is final. The sealed bytes are dropped once, after the loop (one
+            # memmove per write, not per chunk).
+            done, view = 0, memoryview(self._buf)
+            while len(self._buf) - done > self._chunk:
+                self._seal(view[done:done + self._chunk], 0)
+                done += self._chunk
+            view.release()
+            del self._buf[:done]
+        except BaseException:
+            self._failed = True  # a chunk may be half written: the output cannot be finished
+            raise
         return nbytes(data)
 
     def _seal(self, plain, final):
@@ -161,28 +384,73 @@ class Writer(io.RawIOBase):
         self._index += 1
 
     def close(self):
+        """Seals the final chunk and puts the file in place."""
         if self.closed:
             return
+        if self._failed:
+            self._abort()
+            raise ValueError("a write to this gostx Writer failed: its output was discarded")
         try:
             self._seal(self._buf, 1)
             self._f.flush()
+            if self._out is not None:
+                self._out.commit()
+        except BaseException:
+            self._abort()
+            raise
+        self._release()
+
+    def _abort(self):
+        """Ends the Writer without its final chunk: a path leaves no file."""
+        try:
+            if self._out is not None:
+                self._out.discard()
         finally:
+            self._release()
+
+    def _release(self):
+        if self._ct is not None:
             lib.gostx_file_clear(self._ct)
-            self._buf = bytearray()
-            if self._own:
-                self._f.close()
-            super().close()
+            self._ct = None
+        self._buf = bytearray()
+        super().close()
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+        elif not self.closed:
+            self._abort()
+
+    def __del__(self):
+        if not self.closed:
+            warnings.warn("gostx Writer collected without close(): its output was discarded",
+                          ResourceWarning, stacklevel=2, source=self)
+            self._abort()
+
+
+def _binary_file(file, mode):
+    if hasattr(file, "read" if mode == "rb" else "write"):
+        return file, False
+    return io.open(file, mode), True
 
 
 class Reader(io.RawIOBase):
     """Opens chunks as they are read; raises InvalidTag on the first chunk that
     does not verify, before releasing any of its bytes."""
 
+    _ct = None  # class defaults: a Reader whose __init__ failed has nothing to release
+    _own = False
+
     def __init__(self, file, *, key=None, passphrase=None):
         super().__init__()
         self._f, self._own = _binary_file(file, "rb")
-        header = self._f.read(_HEADER)
-        self._ct = _ct_decrypt(header, key, passphrase)
+        self._name = os.fsdecode(file) if self._own else None  # for OSErrors
+        try:
+            header = self._read(_HEADER)
+            self._ct = _ct_decrypt(header, key, passphrase)
+        except BaseException:
+            self.close()  # a bad header, a wrong key: the file opened here is closed now
+            raise
         self._rec_len = self._ct.h.chunk_size + self._ct.tag_len
         self._ahead = b""
         self._plain = memoryview(b"")
@@ -192,10 +460,16 @@ class Reader(io.RawIOBase):
     def readable(self):
         return True
 
+    def _read(self, n):
+        try:
+            return self._f.read(n)
+        except OSError as e:
+            raise _named(e, self._name) from None
+
     def _next_chunk(self):
         # Read one record and one byte more: a record with nothing after it is
         # the final one (the format has no length field).
-        data = self._ahead + self._f.read(self._rec_len + 1 - len(self._ahead))
+        data = self._ahead + self._read(self._rec_len + 1 - len(self._ahead))
         final = int(len(data) <= self._rec_len)
         rec, self._ahead = data[:self._rec_len], data[self._rec_len:]
         n = len(rec) - self._ct.tag_len
@@ -222,7 +496,9 @@ class Reader(io.RawIOBase):
     def close(self):
         if self.closed:
             return
-        lib.gostx_file_clear(self._ct)
+        ct, self._ct = self._ct, None
+        if ct is not None:
+            lib.gostx_file_clear(ct)
         if self._own:
             self._f.close()
         super().close()
