@@ -3,7 +3,9 @@
 # environment, `pip install ./python` from the repository's C sources, the test
 # dependencies from PyPI, `pytest python/tests` (the CLI cross-checks use
 # build/gostx, built by the earlier stages; they skip without it), then the
-# manylinux wheel script. A few minutes on 2 cores.
+# sdist (`python -m build --sdist`) installed into a second fresh venv away
+# from the repository (it must carry the C sources it builds) and smoke-tested,
+# then the manylinux wheel script. A few minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -12,4 +14,23 @@ trap 'rm -rf "$(dirname "$venv")"' EXIT
 "$PYTHON" -m venv "$venv"
 "$venv/bin/pip" install -q ./python pytest numpy gostcrypto "dask[distributed]"
 "$venv/bin/python" -m pytest -q python/tests
+
+# The sdist: built from python/, installed from the tarball alone (no
+# GOSTX_SOURCE_DIR, no repository beside it), then the vectors and the file
+# rules run against that install.
+"$venv/bin/pip" install -q build
+sdist_dir=$(dirname "$venv")/sdist
+"$venv/bin/python" -m build --sdist -o "$sdist_dir" python >/dev/null
+sdvenv=$(dirname "$venv")/sdvenv
+"$PYTHON" -m venv "$sdvenv"
+(cd "$sdist_dir" && env -u GOSTX_SOURCE_DIR "$sdvenv/bin/pip" install -q ./gostx-*.tar.gz pytest)
+"$sdvenv/bin/python" - <<'PY'
+import importlib.metadata as md
+import gostx
+meta = md.metadata("gostx")
+assert meta["License-Expression"] == "BSD-2-Clause", meta["License-Expression"]
+assert any(str(f).endswith("gostx/LICENSE") for f in md.files("gostx")), "no LICENSE in the install"
+print("sdist install:", gostx.__version__, gostx.implementations())
+PY
+"$sdvenv/bin/python" -m pytest -q python/tests/test_vectors.py python/tests/test_doors.py
 bash python/build_wheels.sh "$PYTHON"
