@@ -1,6 +1,6 @@
 #!/bin/bash
-# The parameter sets of the gostx provider's GOST 28147-89 ciphers, as
-# gost-engine's provider (gostprov) takes them:
+# The parameter sets of the gostx provider's GOST 28147-89 ciphers and
+# md_gost94, as gost-engine's provider (gostprov) takes them:
 # - gost89 (CFB) and gost89-cbc take the S-box set from the environment
 #   variable CRYPT_PARAMS (a dotted OID or an ASN.1 name; TC26-Z when unset),
 #   gost89-cnt / gost89-cnt-12 ignore it. Known answers: gost-engine's own
@@ -8,6 +8,9 @@
 #   "quick brown fox" line, CryptoPro A-D); then byte for byte against
 #   gostprov for every set it has, both directions, and a bad CRYPT_PARAMS
 #   refused with an error.
+# - md_gost94 (GOST R 34.11-94, CryptoPro parameter set) against gostprov's
+#   on random inputs of many lengths, under its names and OID, and HMAC
+#   over it.
 # $1: the folder with gostx.so. Skips (77) without openssl or gostprov.
 source "$(dirname "$0")/ossl_common.sh"
 enc() { # CRYPT_PARAMS cipher key iv infile outfile [-d] providers...
@@ -70,6 +73,28 @@ for alg in gost89 gost89-cbc; do
     check "enc -$alg CRYPT_PARAMS=1.2.643.2.2.99 refused, naming it" \
       "$(grep -q "CRYPT_PARAMS" "$tmp/e" && grep -q "1.2.643.2.2.99" "$tmp/e" && echo 1 || echo 0)"
   fi
+done
+
+# md_gost94 (CryptoPro set, as gostprov): many lengths, the large ones past 2^16 bits
+for len in $(seq 0 80) 95 96 97 127 128 129 255 256 257 300 $((RANDOM % 5000)) 65536 100003; do
+  head -c "$len" /dev/urandom > "$tmp/p"
+  a=$(openssl dgst -md_gost94 -r "${ours[@]}" < "$tmp/p" 2>>"$tmp/err" | cut -d' ' -f1)
+  b=$(openssl dgst -md_gost94 -r "${theirs[@]}" < "$tmp/p" | cut -d' ' -f1)
+  check "dgst -md_gost94 len $len = gostprov" "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 1 || echo 0)"
+done
+head -c 777 /dev/urandom > "$tmp/p"
+b=$(openssl dgst -md_gost94 -r "${theirs[@]}" < "$tmp/p" | cut -d' ' -f1)
+for name in md_gost94 id-GostR3411-94 1.2.643.2.2.9; do
+  a=$(openssl dgst "-$name" -r "${ours[@]}" < "$tmp/p" 2>>"$tmp/err" | cut -d' ' -f1)
+  check "dgst -$name = gostprov's md_gost94" "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 1 || echo 0)"
+done
+# HMAC of the default provider over our md_gost94 (runs dupctx)
+for len in 0 33 1000; do
+  head -c "$len" /dev/urandom > "$tmp/p"
+  key=$(rnd 40)
+  a=$(openssl mac -digest md_gost94 -macopt "hexkey:$key" -in "$tmp/p" "${ours[@]}" -provider default HMAC 2>>"$tmp/err")
+  b=$(openssl mac -digest md_gost94 -macopt "hexkey:$key" -in "$tmp/p" "${theirs[@]}" HMAC)
+  check "mac HMAC -digest md_gost94 len $len = gostprov" "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 1 || echo 0)"
 done
 
 [ "$fail" -eq 0 ] || { echo "stderr of the failed runs:"; tail -n 20 "$tmp/err"; }
