@@ -184,7 +184,9 @@ void cli_json_str(const char *s);
 /* ---- digests of many files (cli/hash_files.c) ---- */
 typedef struct cli_hash_job {
   const char *path;  /* "-" = stdin */
-  size_t digest_len; /* GOSTX_STREEBOG256_LEN or GOSTX_STREEBOG512_LEN */
+  size_t digest_len; /* GOSTX_STREEBOG256_LEN or GOSTX_STREEBOG512_LEN (Streebog), 32 (gost94) */
+  int gost94;        /* 1: GOST R 34.11-94 with S-box set `sbox`; 0: Streebog */
+  int sbox;
   uint8_t digest[GOSTX_STREEBOG512_LEN];
   int err;           /* 0, or the errno of the failure */
   int read_err;      /* the failure was a read (not an open) */

@@ -84,7 +84,9 @@ static void cipher_usage(void) {
       "                       (>= 16), numbered N, N+1, ... (default: the whole\n"
       "                       input is one data unit)\n"
       "      --sbox NAME      gost89 S-box: cryptopro-a (default), cryptopro-b,\n"
-      "                       cryptopro-c, cryptopro-d, tc26-z, test-3411-94\n"
+      "                       cryptopro-c, cryptopro-d, tc26-z, test-28147,\n"
+      "                       test-3411-94, cryptopro-3411-94, or the set's OID\n"
+      "                       (1.2.643.2.2.31.1) or ASN.1 name\n"
       "      --mesh           gost89-cnt/cfb: CryptoPro key meshing every 1024\n"
       "                       bytes (RFC 4357 2.3). Off by default.\n"
       "  -j, --threads N      kuznyechik-ctr / magma-ctr with whole-block segments:\n"
@@ -542,7 +544,8 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
   }
   j->sbox = GOSTX_SBOX_CRYPTOPRO_A;
   if (sbox_s && (j->sbox = gostx_sbox_by_name(sbox_s)) < 0)
-    return cli_usage("%s: unknown S-box '%s' (cryptopro-a..d, tc26-z, test-3411-94)", name,
+    return cli_usage("%s: unknown S-box '%s' (cryptopro-a..d, tc26-z, test-28147, test-3411-94, "
+                     "cryptopro-3411-94, or an OID)", name,
                      sbox_s);
 
   /* IV. */

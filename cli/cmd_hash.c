@@ -1,5 +1,6 @@
-/* gostx hash: Streebog digests in the format of sha256sum, and -c to check
- * such a list. The files are hashed several at a time (cli/hash_files.c). */
+/* gostx hash: Streebog (and GOST R 34.11-94) digests in the format of
+ * sha256sum, and -c to check such a list. The files are hashed several at a
+ * time (cli/hash_files.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,21 +9,27 @@
 
 static void hash_usage(void) {
   printf(
-      "Usage: gostx hash [-a streebog256|streebog512] [-j N] [FILE...]\n"
+      "Usage: gostx hash [-a streebog256|streebog512|gost94|gost94-test] [-j N] [FILE...]\n"
       "       gostx hash -c [-a ALG] [-j N] LIST\n"
       "\n"
       "Prints '<hex digest>  <name>' for each FILE (no FILE or '-' = stdin,\n"
       "printed as '-'), like sha256sum, in argument order. Several files are\n"
       "hashed at once, one per core. The digest bytes are those printed by\n"
-      "`openssl dgst -engine gost -md_gost12_256` (and _512): RFC 6986 prints\n"
-      "the same values byte-reversed.\n"
+      "`openssl dgst -engine gost -md_gost12_256` (and _512, md_gost94): RFC 6986\n"
+      "and RFC 5831 print the same values byte-reversed.\n"
       "\n"
       "Options:\n"
       "  -a, --algorithm ALG  streebog256 (default) or streebog512\n"
-      "                       (also accepted: 256, 512, gost12_256, gost12_512)\n"
+      "                       (also accepted: 256, 512, gost12_256, gost12_512),\n"
+      "                       gost94: GOST R 34.11-94 with the CryptoPro parameter\n"
+      "                       set (gost-engine's md_gost94; also md_gost94,\n"
+      "                       gost94-cryptopro), gost94-test: with the test\n"
+      "                       parameter set (the standard's examples). A legacy\n"
+      "                       hash: prefer Streebog for anything new\n"
       "  -c, --check          read '<hex>  <name>' lines from LIST (or stdin) and\n"
       "                       check them; prints 'NAME: OK' or 'NAME: FAILED';\n"
       "                       without -a the algorithm follows the digest length\n"
+      "                       (Streebog); a gost94 list needs -a gost94\n"
       "      --quiet          with -c: print only failures\n"
       "  -j, --threads N      files hashed at once, 0 = one per core (default 0)\n"
       "  -h, --help           this help\n"
@@ -31,18 +38,29 @@ static void hash_usage(void) {
       "2 usage error.\n");
 }
 
-static int parse_alg(const char *s, size_t *digest_len) {
-  if (!strcmp(s, "streebog256") || !strcmp(s, "256") || !strcmp(s, "gost12_256") ||
-      !strcmp(s, "md_gost12_256") || !strcmp(s, "streebog-256")) {
-    *digest_len = GOSTX_STREEBOG256_LEN;
-    return 0;
-  }
-  if (!strcmp(s, "streebog512") || !strcmp(s, "512") || !strcmp(s, "gost12_512") ||
-      !strcmp(s, "md_gost12_512") || !strcmp(s, "streebog-512")) {
-    *digest_len = GOSTX_STREEBOG512_LEN;
-    return 0;
-  }
-  return cli_usage("hash: unknown algorithm '%s' (streebog256 or streebog512)", s);
+/* -a NAME: the digest length and the hash of alg (a job template). */
+static int parse_alg(const char *s, cli_hash_job *alg) {
+  static const struct { const char *name; size_t len; int gost94, sbox; } algs[] = {
+      {"streebog256", GOSTX_STREEBOG256_LEN, 0, 0}, {"256", GOSTX_STREEBOG256_LEN, 0, 0},
+      {"gost12_256", GOSTX_STREEBOG256_LEN, 0, 0},  {"md_gost12_256", GOSTX_STREEBOG256_LEN, 0, 0},
+      {"streebog-256", GOSTX_STREEBOG256_LEN, 0, 0},
+      {"streebog512", GOSTX_STREEBOG512_LEN, 0, 0}, {"512", GOSTX_STREEBOG512_LEN, 0, 0},
+      {"gost12_512", GOSTX_STREEBOG512_LEN, 0, 0},  {"md_gost12_512", GOSTX_STREEBOG512_LEN, 0, 0},
+      {"streebog-512", GOSTX_STREEBOG512_LEN, 0, 0},
+      {"gost94", GOSTX_GOST94_LEN, 1, GOSTX_SBOX_CRYPTOPRO_3411_94},
+      {"md_gost94", GOSTX_GOST94_LEN, 1, GOSTX_SBOX_CRYPTOPRO_3411_94},
+      {"gost94-cryptopro", GOSTX_GOST94_LEN, 1, GOSTX_SBOX_CRYPTOPRO_3411_94},
+      {"gost94-test", GOSTX_GOST94_LEN, 1, GOSTX_SBOX_TEST_3411_94},
+  };
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (!strcmp(s, algs[i].name)) {
+      alg->digest_len = algs[i].len;
+      alg->gost94 = algs[i].gost94;
+      alg->sbox = algs[i].sbox;
+      return 0;
+    }
+  return cli_usage("hash: unknown algorithm '%s' (streebog256, streebog512, gost94 or gost94-test)",
+                   s);
 }
 
 /* sha256sum's convention: a name with a newline or backslash is escaped and
@@ -155,8 +173,8 @@ static void check_report(void *arg, const cli_hash_job *j) {
 
 /* Parses the list (all of it: the files are then hashed on all cores), or
  * returns -2 when memory runs out. */
-static long parse_list(FILE *f, size_t forced_len, struct check_entry **ents, cli_hash_job **jobs,
-                       size_t *n, unsigned long *bad_format) {
+static long parse_list(FILE *f, const cli_hash_job *forced, struct check_entry **ents,
+                       cli_hash_job **jobs, size_t *n, unsigned long *bad_format) {
   char *line = NULL;
   size_t cap = 0, ecap = 0;
   long len;
@@ -171,7 +189,7 @@ static long parse_list(FILE *f, size_t forced_len, struct check_entry **ents, cl
     while (is_hex_digit(p[hex_len])) hex_len++;
     size_t digest_len = hex_len / 2;
     int ok_len = (hex_len == 2 * GOSTX_STREEBOG256_LEN || hex_len == 2 * GOSTX_STREEBOG512_LEN) &&
-                 (!forced_len || digest_len == forced_len);
+                 (!forced || digest_len == forced->digest_len);
     /* "<hex>  <name>" (text) or "<hex> *<name>" (binary): same bytes here. */
     if (!ok_len || p[hex_len] != ' ' || (p[hex_len + 1] != ' ' && p[hex_len + 1] != '*') ||
         p[hex_len + 2] == 0) {
@@ -206,6 +224,7 @@ static long parse_list(FILE *f, size_t forced_len, struct check_entry **ents, cl
       char pair[3] = {p[2 * i], p[2 * i + 1], 0};
       e->want[i] = (uint8_t)strtoul(pair, NULL, 16);
     }
+    if (forced) *j = *forced;
     j->path = e->name;
     j->digest_len = digest_len;
     (*n)++;
@@ -214,7 +233,8 @@ static long parse_list(FILE *f, size_t forced_len, struct check_entry **ents, cl
   return len;
 }
 
-static int check_list(const char *list_path, size_t forced_len, int quiet, unsigned threads) {
+static int check_list(const char *list_path, const cli_hash_job *forced, int quiet,
+                      unsigned threads) {
   cli_in in;
   int rc = cli_in_open(&in, list_path);
   if (rc) return rc;
@@ -222,7 +242,7 @@ static int check_list(const char *list_path, size_t forced_len, int quiet, unsig
   struct check_state st = {NULL, NULL, quiet, 0, 0};
   size_t n = 0;
   unsigned long bad_format = 0;
-  long len = parse_list(in.f, forced_len, &st.e, &st.jobs, &n, &bad_format);
+  long len = parse_list(in.f, forced, &st.e, &st.jobs, &n, &bad_format);
   int read_failed = ferror(in.f);
   cli_in_close(&in);
   if (len != -2 && !read_failed) cli_hash_files(st.jobs, n, threads, check_report, &st);
@@ -278,7 +298,7 @@ static const cli_opt hash_opts[] = {
 int cmd_hash(int argc, char **argv) {
   cli_parser p;
   cli_parser_init(&p, "hash", argc, argv);
-  size_t digest_len = GOSTX_STREEBOG256_LEN;
+  cli_hash_job alg = {.digest_len = GOSTX_STREEBOG256_LEN};
   int alg_given = 0, check = 0, quiet = 0;
   uint64_t threads = 0;
   const char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -288,7 +308,7 @@ int cmd_hash(int argc, char **argv) {
   while ((id = cli_next(&p, hash_opts)) != CLI_END) {
     switch (id) {
       case OPT_ALG:
-        rc = parse_alg(p.arg, &digest_len);
+        rc = parse_alg(p.arg, &alg);
         alg_given = 1;
         break;
       case OPT_CHECK: check = 1; break;
@@ -311,8 +331,7 @@ int cmd_hash(int argc, char **argv) {
       free(files);
       return cli_usage("hash: -c takes one LIST file");
     }
-    rc = check_list(nfiles ? files[0] : NULL, alg_given ? digest_len : 0, quiet,
-                    (unsigned)threads);
+    rc = check_list(nfiles ? files[0] : NULL, alg_given ? &alg : NULL, quiet, (unsigned)threads);
     free(files);
     return rc;
   }
@@ -329,8 +348,8 @@ int cmd_hash(int argc, char **argv) {
     return CLI_EXIT_FAIL;
   }
   for (size_t i = 0; i < nfiles; i++) {
+    jobs[i] = alg;
     jobs[i].path = files[i];
-    jobs[i].digest_len = digest_len;
   }
   cli_hash_files(jobs, nfiles, (unsigned)threads, line_report, &status);
   free(jobs);

@@ -1,5 +1,5 @@
 /* Digests of many files at once (gostx hash FILE..., hash -c): one file per
- * pool task, results reported in argument order. Streebog is sequential
+ * pool task, results reported in argument order. A hash is sequential
  * within a file, so a list of files is where more cores help.
  *
  * The pool hands out task indices in increasing order, so a job's
@@ -32,17 +32,21 @@ struct hash_run {
 static void digest(cli_hash_job *j, uint8_t *buf) {
   cli_in in;
   if ((j->err = cli_in_try_open(&in, j->path)) != 0) return;
-  gostx_streebog_ctx ctx;
-  gostx_streebog_init(&ctx, j->digest_len);
+  union {
+    gostx_streebog_ctx streebog;
+    gostx_gost94_ctx gost94;
+  } ctx;
+  if (j->gost94) gostx_gost94_init(&ctx.gost94, (gostx_sbox)j->sbox);
+  else gostx_streebog_init(&ctx.streebog, j->digest_len);
   size_t got;
-  while ((j->err = cli_in_try_read(&in, buf, HASH_READ, &got)) == 0 && got)
-    gostx_streebog_update(&ctx, buf, got);
-  if (j->err) {
-    j->read_err = 1;
-    gostx_streebog_clear(&ctx);
-  } else {
-    gostx_streebog_final(&ctx, j->digest);
+  while ((j->err = cli_in_try_read(&in, buf, HASH_READ, &got)) == 0 && got) {
+    if (j->gost94) gostx_gost94_update(&ctx.gost94, buf, got);
+    else gostx_streebog_update(&ctx.streebog, buf, got);
   }
+  if (j->err) j->read_err = 1;
+  else if (j->gost94) gostx_gost94_final(&ctx.gost94, j->digest);
+  else gostx_streebog_final(&ctx.streebog, j->digest);
+  gostx_memzero(&ctx, sizeof ctx);
   cli_in_close(&in);
 }
 

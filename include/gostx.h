@@ -11,6 +11,7 @@
 #include "gostx/keywrap.h"
 #include "gostx/gost89.h"
 #include "gostx/hash.h"
+#include "gostx/gost94.h"
 #include "gostx/kdf.h"
 #include "gostx/bulk.h"
 #include "gostx/batch.h"

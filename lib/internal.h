@@ -67,6 +67,22 @@ static inline void gostx_xor(uint8_t *out, const uint8_t *a, const uint8_t *b, s
   for (size_t i = 0; i < len; i++) out[i] = (uint8_t)(a[i] ^ b[i]);
 }
 
+/* dst += src mod 2^(64 * words), both little-endian byte strings (the
+ * checksums Sigma of Streebog and GOST R 34.11-94). No branches on the data:
+ * Sigma is a sum of message blocks (secret for HMAC inner input). */
+static inline void gostx_add_le(uint8_t *dst, const uint8_t *src, int words) {
+  uint64_t carry = 0;
+  for (int i = 0; i < words; i++) {
+    uint64_t a = gostx_load64_le(dst + 8 * i), b = gostx_load64_le(src + 8 * i);
+    uint64_t t = a + carry;
+    uint64_t c1 = t < carry; /* compiles to a flag, not a jump */
+    uint64_t s = t + b;
+    uint64_t c2 = s < b;
+    gostx_store64_le(dst + 8 * i, s);
+    carry = c1 | c2;
+  }
+}
+
 /* Asks for the len bytes at in and at out (to be written) one batch ahead
  * of their use. Large calls stream from DRAM, and a batch's loads and stores
  * come in a burst after thousands of instructions that touch only L1: without

@@ -30,7 +30,7 @@ ossl_mac() { # mac key file size
 
 declare -A pset=([tc26-z]=id-tc26-gost-28147-param-Z [cryptopro-a]=id-Gost28147-89-CryptoPro-A-ParamSet
   [cryptopro-b]=id-Gost28147-89-CryptoPro-B-ParamSet [cryptopro-c]=id-Gost28147-89-CryptoPro-C-ParamSet
-  [cryptopro-d]=id-Gost28147-89-CryptoPro-D-ParamSet)
+  [cryptopro-d]=id-Gost28147-89-CryptoPro-D-ParamSet [test-28147]=1.2.643.2.2.31.0)
 
 for len in 0 1 7 8 9 1023 1024 1025 2048 2051 $((RANDOM % 4000)) $((RANDOM % 5000)); do
   key=$(rnd 32) iv=$(rnd 8)

@@ -241,7 +241,12 @@ static void test_api(void) {
     {"C", GOSTX_SBOX_CRYPTOPRO_C}, {"cryptopro-d", GOSTX_SBOX_CRYPTOPRO_D},
     {"test", GOSTX_SBOX_TEST_3411_94}, {"test-3411-94", GOSTX_SBOX_TEST_3411_94},
     {"id-Gost28147-89-CryptoPro-A-ParamSet", GOSTX_SBOX_CRYPTOPRO_A},
-    {"nope", -1}, {"", -1},
+    {"1.2.643.2.2.31.4", GOSTX_SBOX_CRYPTOPRO_D}, {"1.2.643.7.1.2.5.1.1", GOSTX_SBOX_TC26_Z},
+    {"id-Gost28147-89-TestParamSet", GOSTX_SBOX_TEST_28147},
+    {"1.2.643.2.2.31.0", GOSTX_SBOX_TEST_28147},
+    {"1.2.643.2.2.30.1", GOSTX_SBOX_CRYPTOPRO_3411_94},
+    {"id-GostR3411-94-CryptoProParamSet", GOSTX_SBOX_CRYPTOPRO_3411_94},
+    {"1.2.643.2.2.31", -1}, {"nope", -1}, {"", -1},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     CHECK(gostx_sbox_by_name(names[i].name) == names[i].id, "sbox_by_name(%s)", names[i].name);

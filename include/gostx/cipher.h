@@ -44,9 +44,13 @@ typedef enum gostx_sbox {
   GOSTX_SBOX_CRYPTOPRO_C = 3,   /* id-Gost28147-89-CryptoPro-C-ParamSet */
   GOSTX_SBOX_CRYPTOPRO_D = 4,   /* id-Gost28147-89-CryptoPro-D-ParamSet */
   GOSTX_SBOX_TEST_3411_94 = 5,  /* id-GostR3411-94-TestParamSet */
+  GOSTX_SBOX_TEST_28147 = 6,    /* id-Gost28147-89-TestParamSet */
+  GOSTX_SBOX_CRYPTOPRO_3411_94 = 7, /* id-GostR3411-94-CryptoProParamSet */
   GOSTX_SBOX_COUNT
 } gostx_sbox;
-/* Look up by name ("Z", "tc26-z", "cryptopro-a", "A", "test", ...); -1 if unknown. */
+/* Look up by name ("Z", "tc26-z", "cryptopro-a", "A", "test", ...), ASN.1 name
+ * ("id-Gost28147-89-CryptoPro-A-ParamSet") or dotted OID ("1.2.643.2.2.31.1"),
+ * case-insensitive; -1 if unknown. */
 GOSTX_API int gostx_sbox_by_name(const char *name);
 /* Canonical name of a parameter set ("tc26-z", "cryptopro-a", ..., "test-3411-94"). */
 GOSTX_API const char *gostx_sbox_name(gostx_sbox sbox);

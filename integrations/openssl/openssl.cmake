@@ -53,4 +53,8 @@ add_test(NAME test_ossl_interop COMMAND ossl_interop ${CMAKE_BINARY_DIR}/ossl-mo
 add_test(NAME test_ossl_cli
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_cli.sh
                  ${CMAKE_BINARY_DIR}/ossl-modules)
-set_tests_properties(test_ossl_interop test_ossl_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+add_test(NAME test_ossl_gost_params
+         COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_gost_params.sh
+                 ${CMAKE_BINARY_DIR}/ossl-modules)
+set_tests_properties(test_ossl_interop test_ossl_cli test_ossl_gost_params PROPERTIES
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -1,10 +1,14 @@
 /* GOST 28147-89 as gostprov registers it: "gost89" (CFB), "gost89-cnt"
  * (counter gamma, CryptoPro-A), "gost89-cnt-12" (counter gamma, TC26-Z) and
  * "gost89-cbc". As gost-engine does: CFB and CNT mesh the key every 1024
- * bytes (CryptoPro key meshing), CFB and CBC take gost-engine's default
- * parameter set TC26-Z, CBC does not mesh and pads PKCS#7 ("padding" 0
- * turns that off). CFB/CNT run on the library's streaming gamma
- * (gostx_gost89_*), CBC on its block calls. */
+ * bytes (CryptoPro key meshing), CBC does not mesh and pads PKCS#7
+ * ("padding" 0 turns that off). CFB and CBC take their S-box set from the
+ * environment variable CRYPT_PARAMS when a key is set (a dotted OID or an
+ * ASN.1 name, e.g. 1.2.643.2.2.31.1 or id-Gost28147-89-CryptoPro-A-ParamSet;
+ * unset or empty: TC26-Z), as gostprov does; the CNT pair has fixed sets.
+ * CFB/CNT run on the library's streaming gamma (gostx_gost89_*), CBC on its
+ * block calls. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -15,7 +19,7 @@
 
 typedef struct g89_desc {
   int mode; /* GOSTX_GOST89_CFB, GOSTX_GOST89_CNT, or 0 for CBC */
-  int sbox;
+  int sbox; /* a gostx_sbox, or -1: the one CRYPT_PARAMS names */
   unsigned evp_mode;
   size_t blocksize;
 } g89_desc;
@@ -63,6 +67,18 @@ static int g89_start(g89_ctx *x) {
   return 1;
 }
 
+/* The S-box set CRYPT_PARAMS names (gostprov reads the same variable), or
+ * TC26-Z, gostprov's default; -1 with an error for a name we do not know. */
+static int crypt_params_sbox(void) {
+  const char *name = getenv("CRYPT_PARAMS");
+  if (!name || !*name) return GOSTX_SBOX_TC26_Z;
+  int sbox = gostx_sbox_by_name(name);
+  if (sbox < 0)
+    prov_err(PROV_R_BAD_PARAM, "unknown GOST 28147-89 parameter set CRYPT_PARAMS='%s'",
+             name);
+  return sbox;
+}
+
 static int g89_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   g89_ctx *x = vx;
   return prov_cipher_set_common(params, GOSTX_KEY_LEN, G89_BLOCK, x->d->mode ? NULL : &x->padding);
@@ -76,7 +92,9 @@ static int g89_init(void *vx, const unsigned char *key, size_t keylen, const uns
   if (!prov_check_key_iv(key, keylen, GOSTX_KEY_LEN, iv, ivlen, G89_BLOCK, x->iv, &x->iv_set))
     return 0;
   if (key) {
-    int rc = gostx_gost89_set_key(&x->key, key, x->d->sbox);
+    int sbox = x->d->sbox >= 0 ? x->d->sbox : crypt_params_sbox();
+    if (sbox < 0) return 0;
+    int rc = gostx_gost89_set_key(&x->key, key, sbox);
     if (rc != GOSTX_OK) return prov_lib_err(rc, "key");
     x->key_set = 1;
   }
@@ -186,7 +204,7 @@ static const OSSL_PARAM *g89_settable_ctx_params(void *vx, void *provctx) {
   }                                                                                              \
   PROV_CIPHER_TABLE(prov_##name##_fns, name, g89);
 
-G89_CIPHER(gost89_cfb, GOSTX_GOST89_CFB, GOSTX_SBOX_TC26_Z, EVP_CIPH_CFB_MODE, 1)
+G89_CIPHER(gost89_cfb, GOSTX_GOST89_CFB, -1, EVP_CIPH_CFB_MODE, 1)
 G89_CIPHER(gost89_cnt, GOSTX_GOST89_CNT, GOSTX_SBOX_CRYPTOPRO_A, EVP_CIPH_OFB_MODE, 1)
 G89_CIPHER(gost89_cnt12, GOSTX_GOST89_CNT, GOSTX_SBOX_TC26_Z, EVP_CIPH_OFB_MODE, 1)
-G89_CIPHER(gost89_cbc, 0, GOSTX_SBOX_TC26_Z, EVP_CIPH_CBC_MODE, 8)
+G89_CIPHER(gost89_cbc, 0, -1, EVP_CIPH_CBC_MODE, 8)

@@ -118,7 +118,12 @@ static const char *const canonical[GOSTX_SBOX_COUNT] = {
   [GOSTX_SBOX_CRYPTOPRO_C] = "cryptopro-c",
   [GOSTX_SBOX_CRYPTOPRO_D] = "cryptopro-d",
   [GOSTX_SBOX_TEST_3411_94] = "test-3411-94",
+  [GOSTX_SBOX_TEST_28147] = "test-28147",
+  [GOSTX_SBOX_CRYPTOPRO_3411_94] = "cryptopro-3411-94",
 };
+
+/* Short names, the ASN.1 names and dotted OIDs (RFC 4357, RFC 7836): the
+ * forms gost-engine's CRYPT_PARAMS takes. */
 
 static const struct { const char *name; int id; } aliases[] = {
   {"z", GOSTX_SBOX_TC26_Z},
@@ -140,6 +145,18 @@ static const struct { const char *name; int id; } aliases[] = {
   {"test", GOSTX_SBOX_TEST_3411_94},
   {"test-3411-94", GOSTX_SBOX_TEST_3411_94},
   {"id-GostR3411-94-TestParamSet", GOSTX_SBOX_TEST_3411_94},
+  {"test-28147", GOSTX_SBOX_TEST_28147},
+  {"id-Gost28147-89-TestParamSet", GOSTX_SBOX_TEST_28147},
+  {"cryptopro-3411-94", GOSTX_SBOX_CRYPTOPRO_3411_94},
+  {"id-GostR3411-94-CryptoProParamSet", GOSTX_SBOX_CRYPTOPRO_3411_94},
+  {"1.2.643.7.1.2.5.1.1", GOSTX_SBOX_TC26_Z},
+  {"1.2.643.2.2.31.1", GOSTX_SBOX_CRYPTOPRO_A},
+  {"1.2.643.2.2.31.2", GOSTX_SBOX_CRYPTOPRO_B},
+  {"1.2.643.2.2.31.3", GOSTX_SBOX_CRYPTOPRO_C},
+  {"1.2.643.2.2.31.4", GOSTX_SBOX_CRYPTOPRO_D},
+  {"1.2.643.2.2.31.0", GOSTX_SBOX_TEST_28147},
+  {"1.2.643.2.2.30.0", GOSTX_SBOX_TEST_3411_94},
+  {"1.2.643.2.2.30.1", GOSTX_SBOX_CRYPTOPRO_3411_94},
 };
 
 int gostx_sbox_by_name(const char *name) {

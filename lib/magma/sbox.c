@@ -9,7 +9,8 @@
 _Static_assert(GOSTX_SBOX_TC26_Z == 0 && GOSTX_SBOX_CRYPTOPRO_A == 1 &&
                    GOSTX_SBOX_CRYPTOPRO_B == 2 && GOSTX_SBOX_CRYPTOPRO_C == 3 &&
                    GOSTX_SBOX_CRYPTOPRO_D == 4 && GOSTX_SBOX_TEST_3411_94 == 5 &&
-                   GOSTX_SBOX_COUNT == 6,
+                   GOSTX_SBOX_TEST_28147 == 6 && GOSTX_SBOX_CRYPTOPRO_3411_94 == 7 &&
+                   GOSTX_SBOX_COUNT == 8,
                "sbox_sets.h numbers the sets as cipher.h does");
 
 #define ROW(id, r0, r1, r2, r3, r4, r5, r6, r7) [id] = {r0, r1, r2, r3, r4, r5, r6, r7},

@@ -9,7 +9,11 @@
  * and RFC 7836 / RFC 8891 section 4.1 (id-tc26-gost-28147-param-Z, Magma's
  * pi'_0..pi'_7); cross-checked against a second published copy (pygost's
  * table) and, for Z, A and the test set, against known-answer vectors in
- * tests/test_magma.c and tests/test_gost89.c. Row i is pi_i, applied to
+ * tests/test_magma.c and tests/test_gost89.c. id-Gost28147-89-TestParamSet
+ * and id-GostR3411-94-CryptoProParamSet: RFC 4357 sections 11.2 and 11.1,
+ * checked against gost-engine's tables and its outputs (CRYPT_PARAMS
+ * 1.2.643.2.2.31.0 in tests/test_gost89_openssl.sh, md_gost94 in
+ * tests/test_gost94_openssl.sh). Row i is pi_i, applied to
  * nibble i of the 32-bit word (row 0 = least significant nibble). */
 #ifndef GOSTX_MAGMA_SBOX_SETS_H
 #define GOSTX_MAGMA_SBOX_SETS_H
@@ -74,6 +78,24 @@
     GOSTX_MAGMA_P(6, 12, 7, 1, 5, 15, 13, 8, 4, 10, 9, 14, 0, 3, 11, 2), \
     GOSTX_MAGMA_P(4, 11, 10, 0, 7, 2, 1, 13, 3, 6, 8, 5, 9, 12, 15, 14), \
     GOSTX_MAGMA_P(13, 11, 4, 1, 3, 15, 5, 9, 0, 10, 14, 7, 6, 8, 2, 12), \
-    GOSTX_MAGMA_P(1, 15, 13, 0, 5, 7, 10, 4, 9, 2, 3, 14, 6, 11, 8, 12))
+    GOSTX_MAGMA_P(1, 15, 13, 0, 5, 7, 10, 4, 9, 2, 3, 14, 6, 11, 8, 12)) \
+  X(6 /* GOSTX_SBOX_TEST_28147 */, \
+    GOSTX_MAGMA_P(4, 2, 15, 5, 9, 1, 0, 8, 14, 3, 11, 12, 13, 7, 10, 6), \
+    GOSTX_MAGMA_P(12, 9, 15, 14, 8, 1, 3, 10, 2, 7, 4, 13, 6, 0, 11, 5), \
+    GOSTX_MAGMA_P(13, 8, 14, 12, 7, 3, 9, 10, 1, 5, 2, 4, 6, 15, 0, 11), \
+    GOSTX_MAGMA_P(14, 9, 11, 2, 5, 15, 7, 1, 0, 13, 12, 6, 10, 4, 3, 8), \
+    GOSTX_MAGMA_P(3, 14, 5, 9, 6, 8, 0, 13, 10, 11, 7, 12, 2, 1, 15, 4), \
+    GOSTX_MAGMA_P(8, 15, 6, 11, 1, 9, 12, 5, 13, 3, 7, 10, 0, 14, 2, 4), \
+    GOSTX_MAGMA_P(9, 11, 12, 0, 3, 6, 7, 5, 4, 8, 14, 15, 1, 10, 2, 13), \
+    GOSTX_MAGMA_P(12, 6, 5, 2, 11, 0, 9, 13, 3, 14, 7, 10, 15, 4, 1, 8)) \
+  X(7 /* GOSTX_SBOX_CRYPTOPRO_3411_94 */, \
+    GOSTX_MAGMA_P(10, 4, 5, 6, 8, 1, 3, 7, 13, 12, 14, 0, 9, 2, 11, 15), \
+    GOSTX_MAGMA_P(5, 15, 4, 0, 2, 13, 11, 9, 1, 7, 6, 3, 12, 14, 10, 8), \
+    GOSTX_MAGMA_P(7, 15, 12, 14, 9, 4, 1, 0, 3, 11, 5, 2, 6, 10, 8, 13), \
+    GOSTX_MAGMA_P(4, 10, 7, 12, 0, 15, 2, 8, 14, 1, 6, 5, 13, 11, 9, 3), \
+    GOSTX_MAGMA_P(7, 6, 4, 11, 9, 12, 2, 10, 1, 8, 0, 14, 15, 13, 3, 5), \
+    GOSTX_MAGMA_P(7, 6, 2, 4, 13, 9, 15, 0, 10, 1, 5, 11, 8, 14, 12, 3), \
+    GOSTX_MAGMA_P(13, 14, 4, 1, 7, 0, 5, 10, 3, 12, 8, 15, 6, 2, 9, 11), \
+    GOSTX_MAGMA_P(1, 3, 10, 9, 5, 11, 4, 15, 8, 6, 7, 14, 13, 0, 2, 12))
 
 #endif

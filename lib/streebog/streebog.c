@@ -6,20 +6,8 @@
  * byte-reversed. The compression itself lives behind the dispatcher. */
 #include "streebog/impl.h"
 
-/* dst += src (mod 2^512), both little-endian 64-byte strings. No branches on
- * the data: Sigma is a sum of message blocks (secret for HMAC inner input). */
-static void add512(uint8_t dst[64], const uint8_t src[64]) {
-  uint64_t carry = 0;
-  for (int i = 0; i < 8; i++) {
-    uint64_t a = gostx_load64_le(dst + 8 * i), b = gostx_load64_le(src + 8 * i);
-    uint64_t t = a + carry;
-    uint64_t c1 = t < carry; /* compiles to a flag, not a jump */
-    uint64_t s = t + b;
-    uint64_t c2 = s < b;
-    gostx_store64_le(dst + 8 * i, s);
-    carry = c1 | c2;
-  }
-}
+/* dst += src (mod 2^512), both little-endian 64-byte strings. */
+static void add512(uint8_t dst[64], const uint8_t src[64]) { gostx_add_le(dst, src, 8); }
 
 /* N += bits (a small public count: the block length in bits). */
 static void add512_small(uint8_t n[64], uint64_t bits) {

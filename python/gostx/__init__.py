@@ -15,7 +15,8 @@ from .cipher import (CBC, CFB, CTR, CTR_ACPKM, ECB, OFB, PAD_1, PAD_2, PAD_3, PA
 from .files import FormatError, Reader, Writer, decrypt_file, encrypt_file
 from .files import open as open_file
 from .gost89 import Gost89, Gost89Context
-from .hash import HMAC, algorithms_available, hmac_streebog, new, streebog256, streebog512
+from .hash import (HMAC, algorithms_available, gost94, gost94_test, hmac_streebog, new, streebog256,
+                   streebog512)
 from .kdf import kdf_256, kdf_tree, kexp15, kimp15, pbkdf2
 from .xts import KuznyechikXTS
 
@@ -31,7 +32,8 @@ def implementations():
 
 __all__ = [
     "GostxError", "InvalidTag", "FormatError",
-    "streebog256", "streebog512", "new", "algorithms_available", "HMAC", "hmac_streebog",
+    "streebog256", "streebog512", "gost94", "gost94_test", "new", "algorithms_available", "HMAC",
+    "hmac_streebog",
     "KuznyechikMGM", "MagmaMGM", "Kuznyechik", "Magma", "ModeContext", "OMACContext",
     "ECB", "CBC", "CFB", "OFB", "CTR", "CTR_ACPKM", "PAD_NONE", "PAD_1", "PAD_2", "PAD_3",
     "KuznyechikXTS", "Gost89", "Gost89Context",

@@ -126,6 +126,11 @@ int gostx_streebog_update(gostx_streebog_ctx *ctx, const void *data, size_t len)
 int gostx_streebog_final(gostx_streebog_ctx *ctx, uint8_t *digest);
 int gostx_streebog(size_t digest_len, const void *data, size_t len, uint8_t *digest);
 void gostx_streebog_clear(gostx_streebog_ctx *ctx);
+typedef struct { ...; } gostx_gost94_ctx;
+int gostx_gost94_init(gostx_gost94_ctx *ctx, int sbox);
+int gostx_gost94_update(gostx_gost94_ctx *ctx, const void *data, size_t len);
+int gostx_gost94_final(gostx_gost94_ctx *ctx, uint8_t *digest);
+void gostx_gost94_clear(gostx_gost94_ctx *ctx);
 typedef struct { ...; } gostx_hmac_ctx;
 int gostx_hmac_init(gostx_hmac_ctx *ctx, size_t digest_len, const uint8_t *key, size_t key_len);
 int gostx_hmac_update(gostx_hmac_ctx *ctx, const void *data, size_t len);

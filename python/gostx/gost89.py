@@ -11,7 +11,7 @@ _MODES = {"ecb": lib.GOSTX_GOST89_ECB, "cnt": lib.GOSTX_GOST89_CNT, "cfb": lib.G
 def _sbox_id(sbox):
     i = lib.gostx_sbox_by_name(sbox.encode())
     if i < 0:
-        raise ValueError(f"unknown S-box {sbox!r} (tc26-z, cryptopro-a..d, test-3411-94)")
+        raise ValueError(f"unknown S-box {sbox!r} (tc26-z, cryptopro-a..d, test-3411-94, test-28147, cryptopro-3411-94, or an OID)")
     return i
 
 

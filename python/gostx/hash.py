@@ -1,7 +1,9 @@
-"""Streebog (GOST R 34.11-2012) in the hashlib style, and HMAC-Streebog."""
+"""Streebog (GOST R 34.11-2012) and GOST R 34.11-94 in the hashlib style, and
+HMAC-Streebog."""
 from ._native import Wiped, check, ffi, lib, nbytes, new_output, rbuf
 
-__all__ = ["streebog256", "streebog512", "new", "HMAC", "hmac_streebog", "algorithms_available"]
+__all__ = ["streebog256", "streebog512", "gost94", "gost94_test", "new", "HMAC", "hmac_streebog",
+           "algorithms_available"]
 
 
 class _Streebog:
@@ -53,13 +55,68 @@ class streebog512(_Streebog):
     name = "streebog512"
 
 
-_BY_NAME = {"streebog256": streebog256, "streebog512": streebog512}
+class _Gost94:
+    """hashlib-compatible GOST R 34.11-94 object (a legacy hash: use Streebog
+    for anything new); the stdlib ``hmac`` module accepts the class as
+    ``digestmod``."""
+
+    _ctx = None
+    digest_size = 32
+    block_size = 32
+    name = ""
+    _sbox = None  # the parameter set's S-box set (gostx_sbox_by_name)
+
+    def __init__(self, data=None, *, usedforsecurity=True):
+        self._ctx = ffi.new("gostx_gost94_ctx *")
+        check(lib.gostx_gost94_init(self._ctx, lib.gostx_sbox_by_name(self._sbox)))
+        if data is not None:
+            self.update(data)
+
+    def update(self, data):
+        d = rbuf(data)
+        lib.gostx_gost94_update(self._ctx, d, len(d))  # fails only on NULL
+
+    def copy(self):
+        other = type(self).__new__(type(self))
+        other._ctx = ffi.new("gostx_gost94_ctx *")
+        ffi.memmove(other._ctx, self._ctx, ffi.sizeof("gostx_gost94_ctx"))
+        return other
+
+    def digest(self):
+        tmp = ffi.new("gostx_gost94_ctx *", self._ctx[0])  # final wipes the context it ends
+        res, p = new_output(self.digest_size)
+        lib.gostx_gost94_final(tmp, p)
+        return res
+
+    def hexdigest(self):
+        return self.digest().hex()
+
+    def __del__(self):
+        if self._ctx is not None:
+            lib.gostx_gost94_clear(self._ctx)
+
+
+class gost94(_Gost94):
+    """GOST R 34.11-94 with the CryptoPro parameter set: gost-engine's md_gost94."""
+    name = "gost94"
+    _sbox = b"cryptopro-3411-94"
+
+
+class gost94_test(_Gost94):
+    """GOST R 34.11-94 with the test parameter set of the standard's examples."""
+    name = "gost94-test"
+    _sbox = b"test-3411-94"
+
+
+_BY_NAME = {"streebog256": streebog256, "streebog512": streebog512, "gost94": gost94,
+            "mdgost94": gost94, "gost94test": gost94_test}
 algorithms_available = frozenset(_BY_NAME)
 
 
 def new(name, data=None):
-    """hashlib.new for Streebog: 'streebog256' / 'streebog512' (also with
-    dashes or underscores, any case)."""
+    """hashlib.new for Streebog and GOST R 34.11-94: 'streebog256',
+    'streebog512', 'gost94' (CryptoPro set; also 'md_gost94'), 'gost94-test'
+    (also with dashes or underscores, any case)."""
     key = name.lower().replace("-", "").replace("_", "")
     try:
         cls = _BY_NAME[key]

@@ -19,6 +19,27 @@ def test_streebog(case):
     assert hasher.hexdigest() == case["digest_bytes"]
 
 
+def _gost94_cases():
+    return [pytest.param(c, id=f"{c['paramset']}-{len(c['message_bytes']) // 2}x{c.get('message_repeat', 1)}")
+            for c in load_vectors("gost94.json")]
+
+
+@pytest.mark.parametrize("case", _gost94_cases())
+def test_gost94(case):
+    name = "gost94" if case["paramset"] == "id-GostR3411-94-CryptoProParamSet" else "gost94-test"
+    msg = h(case["message_bytes"]) * case.get("message_repeat", 1)
+    hasher = gostx.new(name)
+    hasher.update(msg[:33])
+    copy = hasher.copy()
+    hasher.update(msg[33:])
+    assert hasher.hexdigest() == case["digest_bytes"]
+    copy.update(msg[33:])  # the copy goes on independently
+    assert copy.digest() == hasher.digest()
+    cls = gostx.gost94 if name == "gost94" else gostx.gost94_test
+    assert cls(msg).hexdigest() == case["digest_bytes"]
+    assert (cls.digest_size, cls.block_size) == (32, 32)
+
+
 @pytest.mark.parametrize("case", _cases("kuznyechik.json", lambda c: c["kind"] == "encrypt")
                          + _cases("magma.json", lambda c: c["kind"] == "encrypt"))
 def test_block_encrypt(case):

@@ -10,7 +10,7 @@
  *   const   everything that must be constant time (block ciphers, every
  *           GOST R 34.13 mode, ACPKM, MGM, XTS, sector batches with a key
  *           per sector and one key, KExp15/KImp15, GOST 28147-89
- *           with each S-box set, padding, comparisons)
+ *           with each S-box set, GOST R 34.11-94, padding, comparisons)
  *   leak    the paths that leak by design through Streebog's LPS tables
  *           (Streebog of secret data, HMAC, KDF_256, KDF_TREE, PBKDF2) at
  *           the levels that run a table-based Streebog; run under
@@ -391,6 +391,22 @@ static void case_gost89(int sbox) {
   gostx_gost89_clear(&k);
 }
 
+/* ---- GOST R 34.11-94 of a secret message, both parameter sets: its GOST
+ * 28147-89 steps run under message-derived keys ---- */
+
+static const size_t gost94_lens[] = {0, 31, 32, 100, 1000};
+
+static void case_gost94(void) {
+  uint8_t out[32];
+  for (int set = 0; set < 2; set++)
+    for (size_t i = 0; i < sizeof gost94_lens / sizeof gost94_lens[0]; i++) {
+      RC_OK(gostx_gost94(set ? GOSTX_SBOX_TEST_3411_94 : GOSTX_SBOX_CRYPTOPRO_3411_94, pt,
+                         gost94_lens[i], out),
+            "gost94 of a secret");
+      CT_PUBLIC(out, 32);
+    }
+}
+
 /* ---- helpers that take secrets ---- */
 
 static void case_helpers(void) {
@@ -532,6 +548,15 @@ static void reach_streebog(void) {
     all_marked(out, 64, "streebog512 of secret data");
     RC_OK(gostx_streebog(32, pt, lens[i], out), "streebog256");
     all_marked(out, 32, "streebog256 of secret data");
+  }
+}
+
+static void reach_gost94(void) {
+  uint8_t out[32];
+  for (size_t i = 1; i < sizeof gost94_lens / sizeof gost94_lens[0]; i++) {
+    CT_SECRET(pt, gost94_lens[i]);
+    RC_OK(gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, pt, gost94_lens[i], out), "gost94");
+    all_marked(out, 32, "gost94 of secret data");
   }
 }
 
@@ -760,6 +785,8 @@ static void run_group(const char *g) {
       secrets(name);
       case_gost89(s);
     }
+    secrets("gost94");
+    case_gost94();
     secrets("helpers");
     case_helpers();
   } else if (!strcmp(g, "streams")) { /* the stream batches alone (quick runs) */
@@ -772,6 +799,8 @@ static void run_group(const char *g) {
     reach_cipher(GOSTX_ALG_MAGMA);
     secrets("reach gost89");
     reach_gost89();
+    secrets("reach gost94");
+    reach_gost94();
     /* Only where Streebog is table-free: the table method (portable,
      * x86-64) drops the marking at its lookups, which is its documented leak
      * (the leak group's expected-leaks.supp). */

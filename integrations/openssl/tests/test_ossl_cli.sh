@@ -4,25 +4,8 @@
 # (gostprov) or, where gostprov has no such algorithm, with a composition of
 # its HMAC; bad lengths refused with an error. $1: the folder with gostx.so.
 # Skips (77) without the openssl binary or gostprov.
-set -u
-dir=${1:?usage: test_ossl_cli.sh MODULE_DIR}
-command -v openssl >/dev/null || { echo "SKIP: no openssl binary"; exit 77; }
-command -v xxd >/dev/null || { echo "SKIP: xxd missing"; exit 77; }
-sysdir=$(openssl version -m | sed 's/^MODULESDIR: "\(.*\)"$/\1/')
-gp="$sysdir/gostprov.so"
-[ -f "$gp" ] || { echo "SKIP: gostprov not installed (Debian: libengine-gost-openssl)"; exit 77; }
-
-ours=(-provider-path "$dir" -provider gostx)
-theirs=(-provider "$gp" -provider default)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # what ok
-  if [ "$2" = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $1"; fi
-}
+source "$(dirname "$0")/ossl_common.sh"
 same() { [ -n "$2" ] && [ "$2" = "$3" ] && echo 1 || echo 0; }
-hex() { xxd -p | tr -d '\n'; }
-rnd() { head -c "$1" /dev/urandom | hex; }
 
 out=$(openssl list -providers "${ours[@]}")
 check "list -providers shows gostx active" "$(grep -q 'status: active' <<<"$out" && grep -q gostx <<<"$out" && echo 1 || echo 0)"
