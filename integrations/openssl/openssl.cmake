@@ -50,11 +50,16 @@ add_executable(ossl_interop ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/ossl_
 target_link_libraries(ossl_interop PRIVATE gostx OpenSSL::Crypto)
 set_target_properties(ossl_interop PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 add_test(NAME test_ossl_interop COMMAND ossl_interop ${CMAKE_BINARY_DIR}/ossl-modules)
+# ossl_strict: the provider refuses what it cannot honour (issue 32)
+add_executable(ossl_strict ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/ossl_strict.c)
+target_link_libraries(ossl_strict PRIVATE gostx OpenSSL::Crypto)
+set_target_properties(ossl_strict PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME test_ossl_strict COMMAND ossl_strict ${CMAKE_BINARY_DIR}/ossl-modules)
 add_test(NAME test_ossl_cli
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_cli.sh
                  ${CMAKE_BINARY_DIR}/ossl-modules)
 add_test(NAME test_ossl_gost_params
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_gost_params.sh
                  ${CMAKE_BINARY_DIR}/ossl-modules)
-set_tests_properties(test_ossl_interop test_ossl_cli test_ossl_gost_params PROPERTIES
+set_tests_properties(test_ossl_interop test_ossl_strict test_ossl_cli test_ossl_gost_params PROPERTIES
                      SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -27,7 +27,8 @@ typedef struct prov_ctx {
   const OSSL_CORE_HANDLE *handle;
 } prov_ctx;
 
-/* Reasons for prov_err: codes only; the message says what is wrong. */
+/* Reasons for prov_err, with their text in prov_main.c; the message says
+ * what is wrong. */
 enum {
   PROV_R_BAD_KEY_LEN = 1,
   PROV_R_BAD_IV_LEN,
@@ -38,12 +39,19 @@ enum {
   PROV_R_BAD_LEN,
   PROV_R_BUFFER_TOO_SMALL,
   PROV_R_LIB_ERROR,
-  PROV_R_NO_MEMORY
+  PROV_R_NO_MEMORY,
+  PROV_R_UNSUPPORTED,
+  PROV_R_NONCE_REUSE
 };
 /* Raise an OpenSSL error from this provider: reason plus a printf message. */
 void prov_err(int reason, const char *fmt, ...);
 /* prov_err for a negative libgostx return code; returns 0 (the OpenSSL failure value). */
 int prov_lib_err(int rc, const char *what);
+
+/* EVP_CipherUpdate takes an int length and hands it on as size_t: a
+ * negative one arrives above INT_MAX (and the stream ciphers' outsize with
+ * it). 0 with an error raised for such a length. */
+int prov_check_inl(size_t inl);
 
 /* Zeroed memory aligned for the library's 64-byte aligned key structures. */
 void *prov_alloc(size_t size);

@@ -1,6 +1,7 @@
 /* What the cipher files share: OpenSSL's buffering of partial blocks with
  * PKCS#7 padding in front of a whole-block function (ECB/CBC), the length
  * checks of init, and the params every non-AEAD cipher context takes. */
+#include <limits.h>
 #include <string.h>
 
 #include "prov.h"
@@ -76,6 +77,12 @@ int prov_block_final(prov_blockbuf *b, size_t n, int enc, int padding, prov_bloc
   b->len = 0;
   *outl = ok ? len : 0;
   return ok;
+}
+
+int prov_check_inl(size_t inl) {
+  if (inl <= INT_MAX) return 1;
+  prov_err(PROV_R_BAD_LEN, "input length %zu: a negative length given to EVP_CipherUpdate?", inl);
+  return 0;
 }
 
 int prov_check_key_iv(const unsigned char *key, size_t keylen, size_t want_keylen,

@@ -9,7 +9,9 @@
  * a decryption's final), "key-mesh" (the section: 4096 Kuznyechik, 1024
  * Magma), and gostprov's "alg_id_param" (DER SEQUENCE { OCTET STRING iv ||
  * seed }, what CMS carries; getting or setting it switches the section to
- * 256 KiB, as gost-engine does for CMS). */
+ * 256 KiB, as gost-engine does for CMS). Flagged AEAD, as gostprov's are:
+ * the tag and seed travel beside the ciphertext, so `openssl enc` (which
+ * would drop them and exit 0) refuses these ciphers. */
 #include <string.h>
 #include <sys/random.h>
 
@@ -117,6 +119,7 @@ static int aom_bytes(void *vx, const uint8_t *in, uint8_t *out, size_t len) {
 
 static int aom_update(void *vx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl) {
+  if (!prov_check_inl(inl)) return 0;
   aom_ctx *x = vx;
   if (x->done || (!x->started && !aom_start(x))) {
     if (x->done) prov_err(PROV_R_BAD_PARAM, "already finished");
@@ -180,7 +183,7 @@ static size_t alg_id_der(const aom_ctx *x, uint8_t *der) {
 static int aom_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   aom_ctx *x = vx;
   OSSL_PARAM *p;
-  if (!prov_cipher_get_params(params, EVP_CIPH_CTR_MODE, GOSTX_KEY_LEN, x->ivlen, 1, 0, 1))
+  if (!prov_cipher_get_params(params, EVP_CIPH_CTR_MODE, GOSTX_KEY_LEN, x->ivlen, 1, 1, 1))
     return 0;
   if ((p = OSSL_PARAM_locate(params, "kdf-seed")) &&
       !OSSL_PARAM_set_octet_string(p, x->seed, SEED_LEN))
@@ -253,10 +256,10 @@ static int aom_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
 }
 
 static int kuz_aom_get_params(OSSL_PARAM params[]) {
-  return prov_cipher_get_params(params, EVP_CIPH_CTR_MODE, GOSTX_KEY_LEN, 8, 1, 0, 1);
+  return prov_cipher_get_params(params, EVP_CIPH_CTR_MODE, GOSTX_KEY_LEN, 8, 1, 1, 1);
 }
 static int magma_aom_get_params(OSSL_PARAM params[]) {
-  return prov_cipher_get_params(params, EVP_CIPH_CTR_MODE, GOSTX_KEY_LEN, 4, 1, 0, 1);
+  return prov_cipher_get_params(params, EVP_CIPH_CTR_MODE, GOSTX_KEY_LEN, 4, 1, 1, 1);
 }
 
 /* the same params both ways */

@@ -133,6 +133,7 @@ static int g89_bytes(void *vx, const uint8_t *in, uint8_t *out, size_t len) {
 
 static int g89_update(void *vx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl) {
+  if (!prov_check_inl(inl)) return 0;
   g89_ctx *x = vx;
   if (!x->started) {
     prov_err(PROV_R_NO_KEY, x->key_set ? "no iv set" : "no key set");

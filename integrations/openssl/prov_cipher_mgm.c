@@ -3,8 +3,11 @@
  * and "taglen" (4..n bytes; n by default). AAD goes in by update with out ==
  * NULL, before the data. As with AES-GCM under EVP, decryption releases
  * plaintext from update before final has checked the tag: final fails on a
- * wrong tag and the caller must then discard what update gave. The TLS 1.3
- * "tlstree" params of gost-engine are not implemented (docs in README). */
+ * wrong tag and the caller must then discard what update gave. As AES-GCM,
+ * after an encryption's final a new nonce must be given before the next
+ * encryption (decryption may follow without one). gost-engine's TLS 1.3
+ * "tlstree" param (RFC 9367 per-record keys) is not implemented: it is
+ * refused, since ignoring it would give a TLS caller the wrong record. */
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -17,6 +20,7 @@ typedef struct mgm_ctx {
   int cipher_id;
   size_t n, taglen;
   int enc, key_set, iv_set, started, tag_set, done;
+  int nonce_used; /* an encryption under this nonce ended: no more until a new one */
   uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
   uint8_t tag[GOSTX_MAX_BLOCK_LEN];
 } mgm_ctx;
@@ -49,7 +53,7 @@ static void *mgm_dupctx(void *vx) {
 
 static int mgm_start(mgm_ctx *x) {
   x->started = x->done = 0;
-  if (!x->key_set || !x->iv_set) return 1;
+  if (!x->key_set || !x->iv_set || (x->enc && x->nonce_used)) return 1;
   int rc = gostx_mgm_init(&x->m, &x->c, !x->enc, x->nonce, x->n);
   if (rc != GOSTX_OK) return prov_lib_err(rc, "mgm init (the nonce's top bit must be 0)");
   x->started = 1;
@@ -65,6 +69,7 @@ static int mgm_init(void *vx, const unsigned char *key, size_t keylen, const uns
   if (!mgm_set_ctx_params(x, params)) return 0;
   if (!prov_check_key_iv(key, keylen, GOSTX_KEY_LEN, iv, ivlen, x->n, x->nonce, &x->iv_set))
     return 0;
+  if (iv) x->nonce_used = 0;
   if (key) {
     int rc = gostx_cipher_init(&x->c, x->cipher_id, key);
     if (rc != GOSTX_OK) return prov_lib_err(rc, "key");
@@ -77,6 +82,7 @@ PROV_CIPHER_INITS(mgm)
 
 static int mgm_update(void *vx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl) {
+  if (!prov_check_inl(inl)) return 0;
   mgm_ctx *x = vx;
   if (!x->started || x->done) {
     prov_err(PROV_R_NO_KEY, !x->key_set ? "no key set" : !x->iv_set ? "no nonce set"
@@ -103,6 +109,10 @@ static int mgm_final(void *vx, unsigned char *out, size_t *outl, size_t outsize)
   (void)out;
   (void)outsize;
   *outl = 0;
+  if (!x->started && x->enc && x->nonce_used) {
+    prov_err(PROV_R_NONCE_REUSE, "give a new nonce (IV) before encrypting again");
+    return 0;
+  }
   if (!x->started || x->done) {
     prov_err(PROV_R_NO_KEY, "no key or nonce set, or already finished");
     return 0;
@@ -111,6 +121,7 @@ static int mgm_final(void *vx, unsigned char *out, size_t *outl, size_t outsize)
   int rc;
   if (x->enc) {
     rc = gostx_mgm_final_encrypt(&x->m, x->tag, x->n);
+    x->nonce_used = 1;
     if (rc == GOSTX_OK) x->tag_set = 1;
   } else {
     if (!x->tag_set) {
@@ -151,6 +162,12 @@ static int mgm_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   mgm_ctx *x = vx;
   const OSSL_PARAM *p;
   if (!params) return 1;
+  if (OSSL_PARAM_locate_const(params, "tlstree") ||
+      OSSL_PARAM_locate_const(params, "tlstree_mode")) {
+    prov_err(PROV_R_UNSUPPORTED,
+             "tlstree: TLSTREE record keys (RFC 9367) are not implemented in gostx");
+    return 0;
+  }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
     size_t len;
     if (!OSSL_PARAM_get_size_t(p, &len)) return 0;

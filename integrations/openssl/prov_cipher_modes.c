@@ -7,7 +7,13 @@
  * section size (4096 bytes Kuznyechik, 1024 Magma by default, as
  * gost-engine). ECB and CTR take the opt-in param "threads" (1 = the
  * worker pool for updates of 64 KiB and more; CTR then runs on the
- * library's counter-at-block-k call instead of the streaming context). */
+ * library's counter-at-block-k call instead of the streaming context).
+ * The CTR ciphers also take gostprov's "alg_id_param" (OpenSSL's
+ * OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, what CMS carries): the DER of
+ * GOST2015 cipher params, SEQUENCE { OCTET STRING iv || kdf seed (8) }; as
+ * gost-engine, getting or setting it (CMS) makes the ACPKM section 256 KiB,
+ * and setting it gives the IV. The seed is only carried here (zero unless
+ * set): these ciphers derive no key from it. */
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -32,6 +38,7 @@ typedef struct modes_ctx {
   size_t section;
   uint64_t done;   /* CTR: bytes of the message processed */
   uint8_t iv[GOSTX_MAX_BLOCK_LEN];
+  uint8_t seed[8]; /* alg_id_param's kdf seed, carried only */
   prov_blockbuf pending; /* ECB/CBC: input short of a block (whole blocks go to the library) */
   prov_keystream ks;     /* CTR, CTR-ACPKM, OFB: keystream made ahead for short updates */
 } modes_ctx;
@@ -144,6 +151,7 @@ static int ctr_threads_update(modes_ctx *x, unsigned char *out, size_t *outl,
 
 static int modes_update(void *vx, unsigned char *out, size_t *outl, size_t outsize,
                         const unsigned char *in, size_t inl) {
+  if (!prov_check_inl(inl)) return 0;
   modes_ctx *x = vx;
   if (!x->started) {
     prov_err(PROV_R_NO_KEY, x->key_set ? "no iv set" : "no key set");
@@ -177,7 +185,44 @@ static int modes_final(void *vx, unsigned char *out, size_t *outl, size_t outsiz
                           outsize);
 }
 
-#define modes_gettable_ctx_params prov_cipher_gettable_ctx_params
+#define CMS_SECTION (256 * 1024)
+
+static int is_ctr(const modes_desc *d) {
+  return d->mode == GOSTX_MODE_CTR || d->mode == GOSTX_MODE_CTR_ACPKM;
+}
+
+/* CMS's 256 KiB sections, before any data (the stream restarts with them) */
+static int cms_section(modes_ctx *x) {
+  if (x->d->mode != GOSTX_MODE_CTR_ACPKM || x->done || x->section == CMS_SECTION) return 1;
+  x->section = CMS_SECTION;
+  return !x->started || modes_start(x);
+}
+
+/* DER of SEQUENCE { OCTET STRING iv || seed }: 4 + ivlen + 8 bytes */
+static size_t alg_id_der(const modes_ctx *x, uint8_t *der) {
+  size_t ukm = x->d->ivlen + sizeof x->seed;
+  der[0] = 0x30, der[1] = (uint8_t)(ukm + 2), der[2] = 0x04, der[3] = (uint8_t)ukm;
+  memcpy(der + 4, x->iv, x->d->ivlen);
+  memcpy(der + 4 + x->d->ivlen, x->seed, sizeof x->seed);
+  return ukm + 4;
+}
+
+static const OSSL_PARAM *modes_gettable_ctx_params(void *vx, void *provctx) {
+  (void)vx;
+  (void)provctx;
+  static const OSSL_PARAM table[] = {
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+      OSSL_PARAM_size_t("key-mesh", NULL),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, NULL, 0),
+      OSSL_PARAM_END,
+  };
+  return table;
+}
 
 static int modes_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   modes_ctx *x = vx;
@@ -191,6 +236,14 @@ static int modes_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) && x->d->ivlen &&
       !OSSL_PARAM_set_octet_string(p, x->iv, x->d->ivlen))
     return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS)) && is_ctr(x->d)) {
+    uint8_t der[4 + 8 + 8];
+    if (!x->iv_set) {
+      prov_err(PROV_R_NO_KEY, "alg_id_param: no iv set");
+      return 0;
+    }
+    if (!OSSL_PARAM_set_octet_string(p, der, alg_id_der(x, der)) || !cms_section(x)) return 0;
+  }
   if ((p = OSSL_PARAM_locate(params, "key-mesh")) && !OSSL_PARAM_set_size_t(p, x->section))
     return 0;
   return 1;
@@ -215,6 +268,24 @@ static int modes_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
     x->section = s;
     if (x->started && !modes_start(x)) return 0; /* the stream restarts with the new sections */
   }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS)) &&
+      is_ctr(x->d)) {
+    const uint8_t *der;
+    size_t len, ivlen = x->d->ivlen, ukm = ivlen + sizeof x->seed;
+    if (x->done || !OSSL_PARAM_get_octet_string_ptr(p, (const void **)&der, &len) ||
+        len != ukm + 4 || der[0] != 0x30 || der[1] != ukm + 2 || der[2] != 0x04 ||
+        der[3] != ukm) {
+      prov_err(PROV_R_BAD_PARAM,
+               "alg_id_param: SEQUENCE { OCTET STRING of %zu bytes }, before the first update",
+               ukm);
+      return 0;
+    }
+    memcpy(x->iv, der + 4, ivlen);
+    memcpy(x->seed, der + 4 + ivlen, sizeof x->seed);
+    x->iv_set = 1;
+    if (x->d->mode == GOSTX_MODE_CTR_ACPKM) x->section = CMS_SECTION;
+    if (!modes_start(x)) return 0; /* the stream from this IV */
+  }
   if ((p = OSSL_PARAM_locate_const(params, "threads"))) {
     unsigned t;
     if (!OSSL_PARAM_get_uint(p, &t)) return 0;
@@ -236,6 +307,7 @@ static const OSSL_PARAM *modes_settable_ctx_params(void *vx, void *provctx) {
       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
       OSSL_PARAM_size_t("key-mesh", NULL),
       OSSL_PARAM_uint("threads", NULL),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, NULL, 0),
       OSSL_PARAM_END,
   };
   return table;

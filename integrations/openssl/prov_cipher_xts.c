@@ -50,6 +50,7 @@ PROV_CIPHER_INITS(xts)
 
 static int xts_update(void *vx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl) {
+  if (!prov_check_inl(inl)) return 0;
   xts_ctx *x = vx;
   if (!x->key_set || !x->iv_set) {
     prov_err(PROV_R_NO_KEY, x->key_set ? "no tweak (iv) set" : "no key set");

@@ -4,7 +4,8 @@
  * kuznyechik-ctr-acpkm-omac and magma-ctr-acpkm-omac. Params as gostprov's:
  * "key", "size"; OMAC-ACPKM also "key-mesh" (section N, 4096 by default) and
  * "cipher-key-mesh" (the master stream's section T*, gost-engine's CTR-ACPKM
- * default: 4096 Kuznyechik, 1024 Magma). */
+ * default: 4096 Kuznyechik, 1024 Magma). Set after EVP_MAC_init, before
+ * any data, the sections restart the MAC; after data they are refused. */
 #include <string.h>
 
 #include "prov.h"
@@ -25,7 +26,7 @@ typedef struct mac_ctx {
   const mac_desc *d;
   size_t size, section, master_section;
   uint8_t key[GOSTX_KEY_LEN];
-  int key_set, started;
+  int key_set, started, fed; /* fed: data went in since the MAC started */
 } mac_ctx;
 
 static void *mac_newctx(const mac_desc *d) {
@@ -49,7 +50,7 @@ static void *mac_dupctx(void *vx) {
 
 static int mac_start(mac_ctx *x) {
   int rc;
-  x->started = 0;
+  x->started = x->fed = 0;
   if (!x->key_set) return 1;
   switch (x->d->kind) {
     case MAC_IMIT: {
@@ -99,7 +100,13 @@ static int mac_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   }
   if (x->d->kind == MAC_OMAC_ACPKM) {
     size_t s;
-    if ((p = OSSL_PARAM_locate_const(params, "key-mesh"))) {
+    const OSSL_PARAM *mesh = OSSL_PARAM_locate_const(params, "key-mesh");
+    const OSSL_PARAM *master = OSSL_PARAM_locate_const(params, "cipher-key-mesh");
+    if ((mesh || master) && x->started && x->fed) {
+      prov_err(PROV_R_BAD_PARAM, "key-mesh, cipher-key-mesh: set them before the first update");
+      return 0;
+    }
+    if ((p = mesh)) {
       if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
       if (s == 0 || s % x->d->n) {
         prov_err(PROV_R_BAD_PARAM, "key-mesh: a positive multiple of %zu", x->d->n);
@@ -107,7 +114,7 @@ static int mac_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
       }
       x->section = s;
     }
-    if ((p = OSSL_PARAM_locate_const(params, "cipher-key-mesh"))) {
+    if ((p = master)) {
       if (!OSSL_PARAM_get_size_t(p, &s)) return 0;
       if (s == 0 || s % x->d->n) {
         prov_err(PROV_R_BAD_PARAM, "cipher-key-mesh: a positive multiple of %zu", x->d->n);
@@ -115,6 +122,11 @@ static int mac_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
       }
       x->master_section = s;
     }
+    /* after init: the MAC restarts under the new sections (a key given
+     * below restarts it anyway) */
+    if ((mesh || master) && x->started && !OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) &&
+        !mac_start(x))
+      return 0;
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY))) {
     const void *key;
@@ -145,6 +157,7 @@ static int mac_update(void *vx, const unsigned char *in, size_t inl) {
     prov_err(PROV_R_NO_KEY, "no key set");
     return 0;
   }
+  x->fed = 1;
   int rc = x->d->kind == MAC_IMIT ? gostx_gost89_imit_update(&x->imit, in, inl)
                                   : gostx_omac_update(&x->omac, in, inl);
   return rc == GOSTX_OK ? 1 : prov_lib_err(rc, "mac update");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "prov.h"
@@ -28,10 +29,35 @@ void prov_err(int reason, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* No reason-string table (OSSL_FUNC_PROVIDER_GET_REASON_STRINGS): OpenSSL
- * 3.0 unloads such strings when the library context is freed, and a program
- * that frees its context after OpenSSL's own atexit cleanup (cryptsetup)
- * then crashes on a freed lock. The messages carry the text instead. */
+/* The reason strings (OSSL_FUNC_PROVIDER_GET_REASON_STRINGS), so that an
+ * error prints "bad key length", not "reason(1)". OpenSSL 3.0 unloads them
+ * when the provider is freed with its library context, and that crashes on
+ * a freed lock when the context is freed after OpenSSL's own atexit
+ * cleanup (cryptsetup frees its own context so, tests/luks). The default
+ * context goes inside that cleanup, before the strings' lock: the table is
+ * offered there only (OSSL_provider_init); elsewhere the messages alone
+ * carry the text. */
+static const OSSL_ITEM reason_strings[] = {
+    {PROV_R_BAD_KEY_LEN, "bad key length"},
+    {PROV_R_BAD_IV_LEN, "bad iv length"},
+    {PROV_R_BAD_PARAM, "bad parameter"},
+    {PROV_R_NO_KEY, "no key or iv set, or already finished"},
+    {PROV_R_AUTH_FAILED, "authentication failed"},
+    {PROV_R_BAD_PADDING, "bad padding"},
+    {PROV_R_BAD_LEN, "bad length"},
+    {PROV_R_BUFFER_TOO_SMALL, "output buffer too small"},
+    {PROV_R_LIB_ERROR, "libgostx error"},
+    {PROV_R_NO_MEMORY, "out of memory"},
+    {PROV_R_UNSUPPORTED, "unsupported"},
+    {PROV_R_NONCE_REUSE, "nonce already used for an encryption"},
+    {0, NULL},
+};
+
+static const OSSL_ITEM *get_reason_strings(void *provctx) {
+  (void)provctx;
+  return reason_strings;
+}
+
 int prov_lib_err(int rc, const char *what) {
   int reason = rc == GOSTX_ELEN ? PROV_R_BAD_LEN
                : rc == GOSTX_EAUTH ? PROV_R_AUTH_FAILED
@@ -226,11 +252,21 @@ static const OSSL_DISPATCH provider_functions[] = {
     {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (prov_fn)query},
     {0, NULL},
 };
+/* the same with the reason strings: for the default library context */
+static const OSSL_DISPATCH provider_functions_strings[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, (prov_fn)teardown},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (prov_fn)gettable_params},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, (prov_fn)get_params},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (prov_fn)query},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (prov_fn)get_reason_strings},
+    {0, NULL},
+};
 
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
                                                               const OSSL_DISPATCH *in,
                                                               const OSSL_DISPATCH **out,
                                                               void **provctx) {
+  OSSL_FUNC_core_get_libctx_fn *core_get_libctx = NULL;
   for (; in && in->function_id; in++) {
     switch (in->function_id) {
       case OSSL_FUNC_CORE_NEW_ERROR: core_new_error = OSSL_FUNC_core_new_error(in); break;
@@ -238,6 +274,7 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
         core_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
         break;
       case OSSL_FUNC_CORE_VSET_ERROR: core_vset_error = OSSL_FUNC_core_vset_error(in); break;
+      case OSSL_FUNC_CORE_GET_LIBCTX: core_get_libctx = OSSL_FUNC_core_get_libctx(in); break;
       default: break;
     }
   }
@@ -246,6 +283,9 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
   ctx->handle = handle;
   core_handle = handle;
   *provctx = ctx;
-  *out = provider_functions;
+  /* NULL also stands for the default context */
+  const OPENSSL_CORE_CTX *lib = core_get_libctx ? core_get_libctx(handle) : (OPENSSL_CORE_CTX *)1;
+  int default_ctx = !lib || lib == (const OPENSSL_CORE_CTX *)OSSL_LIB_CTX_get0_global_default();
+  *out = default_ctx ? provider_functions_strings : provider_functions;
   return 1;
 }

@@ -95,6 +95,17 @@ refused "enc -kuznyechik-cbc -nopad on 20 bytes" "not a whole block" \
   openssl enc -kuznyechik-cbc -nopad -K "$(rnd 32)" -iv "$(rnd 16)" -in "$tmp/p" "${ours[@]}"
 refused "enc -d -kuznyechik-cbc bad padding" "bad decrypt" \
   openssl enc -d -kuznyechik-cbc -K "$(rnd 32)" -iv "$(rnd 16)" -in <(head -c 32 /dev/zero) "${ours[@]}"
+# issue 32 item 8: the CMS ciphers' tag and seed have no place in enc's
+# output, so enc refuses them (they are AEAD, as gostprov's) instead of
+# writing what can never be decrypted
+for c in kuznyechik-ctr-acpkm-omac magma-ctr-acpkm-omac; do
+  ivl=8; [ "$c" = magma-ctr-acpkm-omac ] && ivl=4
+  refused "enc -$c" "AEAD ciphers not supported" \
+    openssl enc "-$c" -K "$(rnd 32)" -iv "$(rnd "$ivl")" -in "$tmp/p" "${ours[@]}"
+done
+# issue 32 item 9: errors print the reason's text, not reason(N)
+refused "mac magma-mac 16-byte key: reason text" "bad key length" \
+  openssl mac -macopt hexkey:00112233445566778899aabbccddeeff "${ours[@]}" magma-mac
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
