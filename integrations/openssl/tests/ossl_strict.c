@@ -199,7 +199,6 @@ static void test_negative_len(void) {
 static void test_reason_text(void) {
   EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, "kuznyechik-ctr", NULL);
   EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-  uint8_t key[32] = {0}, iv[8] = {0};
   ERR_clear_error();
   int ok = EVP_EncryptInit_ex(ctx, c, NULL, NULL, NULL) &&
            EVP_CIPHER_CTX_set_key_length(ctx, 16); /* the length is fixed at 32 */
@@ -208,8 +207,6 @@ static void test_reason_text(void) {
   check(!ok && strstr(buf, "bad key length") && !strstr(buf, "reason("),
         "item 9: the error reads as text, got '%s'", buf);
   ERR_clear_error();
-  (void)key;
-  (void)iv;
   EVP_CIPHER_CTX_free(ctx);
   EVP_CIPHER_free(c);
 }
@@ -235,8 +232,9 @@ static void test_alg_id(const char *name, const char *plain, size_t ivlen) {
   want_der[3] = (uint8_t)ukm;
   memcpy(want_der + 4, iv, ivlen);
   memset(want_der + 4 + ivlen, 0, 8);
-  OSSL_PARAM q[2] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, der, sizeof der),
-                     OSSL_PARAM_END};
+  OSSL_PARAM q[2] = {
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_ALGORITHM_ID_PARAMS, der, sizeof der),
+      OSSL_PARAM_END};
   int ok = c && p && EVP_EncryptInit_ex(ctx, c, NULL, key, iv) && EVP_CIPHER_CTX_get_params(ctx, q);
   check(ok && OSSL_PARAM_modified(q) && q[0].return_size == ukm + 4 &&
             !memcmp(der, want_der, ukm + 4),
