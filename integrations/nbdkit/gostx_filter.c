@@ -368,8 +368,10 @@ static int gostx_get_ready(int thread_model) {
     return -1;
   }
   int rc = next->prepare(next);
-  if (rc == 0) rc = luks_open_disk(&startup_disk, next);
-  next->finalize(next);
+  if (rc == 0) {
+    rc = luks_open_disk(&startup_disk, next);
+    next->finalize(next);
+  }
   nbdkit_next_context_close(next);
   drop_passphrase(); /* no other export opens another header */
   if (rc == 0) have_key = 1;
