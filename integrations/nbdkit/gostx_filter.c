@@ -13,14 +13,22 @@
  * on a kernel that has Kuznyechik.
  *
  * LUKS1 mode (passphrase=+FILE, a disk made by `gostx disk format`): the
- * header (lib/luks) is read from the plugin once, after nbdkit forks, and
- * opened with the passphrase; the disk served is the payload, byte o being
- * byte payload-offset + o of the plugin, and sector s (512 bytes) has tweak
- * s, counted from the payload's start, as dm-crypt opens LUKS1. Nothing
- * before the payload can be read or written through the filter. Each
- * connection checks that its disk still holds the header opened; when it
- * did not open (wrong passphrase, damaged header, disk too small), the
- * reason is logged once and every connection fails with it.
+ * header (lib/luks) is opened with the passphrase; the disk served is the
+ * payload, byte o being byte payload-offset + o of the plugin, and sector s
+ * (512 bytes) has tweak s, counted from the payload's start, as dm-crypt
+ * opens LUKS1. Nothing before the payload can be read or written through
+ * the filter. By default (luks-failure=exit) the header of the plugin's
+ * default export is read and opened at start-up, before nbdkit forks, and
+ * nbdkit exits non-zero when it does not open. With
+ * luks-failure=refuse-connections each export's header is opened on that
+ * export's first connection, through the connection's own plugin context
+ * (so per-export plugins such as the file plugin's dir= work); when it does
+ * not open, the reason is logged once and every connection to that export
+ * fails with it. Each connection checks that its disk still holds the
+ * header opened.
+ *
+ * Key and passphrase files that group or others can access are refused
+ * (as ssh refuses such private keys) unless insecure-key-file=true.
  *
  * Requests are encrypted whole, through the library's batch XTS call (on the
  * filter's worker pool for large ones); nbdkit's own threads serve requests
@@ -50,7 +58,23 @@
  * are encrypted on the nbdkit thread that serves them. */
 #define POOL_MIN_BYTES (256u << 10)
 
-static gostx_xts_key xts_key;
+/* One disk's keys and layout: the plain mode's, the LUKS1 disk opened at
+ * start-up, or (refuse-connections) one per export name, opened lazily.
+ * Connection handles point at one; entries live until unload. */
+struct disk {
+  struct disk *next_disk;        /* refuse-connections: the list of exports */
+  char *export_name;             /* refuse-connections: whose disk this is */
+  int state;                     /* 0: not tried yet, 1: open, -1: failed */
+  char failed[256];              /* why it did not open */
+  gostx_xts_key key;
+  uint64_t data_offset;          /* plugin bytes before the served disk (0: plain) */
+  uint8_t phdr[GOSTX_LUKS_PHDR_LEN]; /* LUKS1: the header opened */
+};
+
+static struct disk plain_disk;   /* plain mode (key=) */
+static struct disk startup_disk; /* LUKS1, luks-failure=exit: opened in get_ready */
+static struct disk *export_disks; /* LUKS1, luks-failure=refuse-connections */
+static pthread_mutex_t export_lock = PTHREAD_MUTEX_INITIALIZER;
 static int have_key;
 static uint32_t sector_size = 512;
 static int iv_large_sectors;     /* tweak = sector number, not 512-byte units */
@@ -58,17 +82,65 @@ static unsigned pool_threads;    /* 0: one per online CPU */
 static gostx_pool *pool;
 static pthread_rwlock_t rmw_lock = PTHREAD_RWLOCK_INITIALIZER;
 /* LUKS1 mode */
-static char *passphrase;        /* from config until after_fork has used it */
+static char *passphrase;        /* from config; wiped once no export can need it */
 static int luks;                /* passphrase= given: the key comes from a LUKS1 header */
-static char luks_failed[256];   /* why the header did not open: every connection is refused */
-static uint64_t data_offset;    /* plugin bytes before the served disk (0: plain) */
-static uint8_t luks_phdr[GOSTX_LUKS_PHDR_LEN]; /* the header opened */
+static int luks_lazy = -1;      /* luks-failure=refuse-connections (1), exit (0), unset (-1) */
+static int plugin_dir;          /* the plugin was given dir= (the file plugin's per-export mode) */
+static nbdkit_backend *backend_at_start; /* the plugin, for get_ready's own context */
+
+/* Key and passphrase files: their modes, checked in config_complete once
+ * insecure-key-file= (which may come later) is known. */
+static int insecure_key_file;
+struct secret_file {
+  const char *what;
+  char *path;
+  mode_t mode;
+};
+static struct secret_file key_file = {"key file", NULL, 0};
+static struct secret_file pass_file = {"passphrase file", NULL, 0};
+
+static int note_secret_file(struct secret_file *f, const char *path, mode_t mode) {
+  free(f->path);
+  f->path = strdup(path);
+  f->mode = mode;
+  if (!f->path) {
+    nbdkit_error("gostx: out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* Group or others may read (or replace) the secret: refused as ssh refuses
+ * such a private key, unless the user says so. Before nbdkit forks, so a
+ * warning can go to stderr (nbdkit has no warning call; nbdkit_error would
+ * call it an error). */
+static int check_secret_file(const struct secret_file *f) {
+  if (!f->path || !(f->mode & 077)) return 0;
+  if (!insecure_key_file) {
+    nbdkit_error("gostx: %s %s has mode %04o: group or others can access it; "
+                 "chmod go= it, or give insecure-key-file=true to use it anyway",
+                 f->what, f->path, (unsigned)(f->mode & 07777));
+    return -1;
+  }
+  fprintf(stderr, "nbdkit: gostx: warning: %s %s has mode %04o: group or others can access it "
+          "(used because insecure-key-file=true)\n", f->what, f->path,
+          (unsigned)(f->mode & 07777));
+  nbdkit_debug("gostx: %s %s: mode %04o accepted (insecure-key-file=true)", f->what, f->path,
+               (unsigned)(f->mode & 07777));
+  return 0;
+}
 
 static int read_key_file(const char *path) {
   uint8_t key[GOSTX_XTS_KEY_LEN + 1];
+  struct stat st;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     nbdkit_error("gostx: key file %s: %m", path);
+    return -1;
+  }
+  if (fstat(fd, &st) == -1 || note_secret_file(&key_file, path, st.st_mode) == -1) {
+    if (!key_file.path) nbdkit_error("gostx: key file %s: %m", path);
+    close(fd);
     return -1;
   }
   size_t got = 0;
@@ -85,9 +157,10 @@ static int read_key_file(const char *path) {
                  "it holds %s%zu",
                  path, GOSTX_XTS_KEY_LEN, got > GOSTX_XTS_KEY_LEN ? "more than " : "",
                  got > GOSTX_XTS_KEY_LEN ? (size_t)GOSTX_XTS_KEY_LEN : got);
-  } else if (gostx_xts_set_key(&xts_key, key) != GOSTX_OK) {
+  } else if (gostx_xts_set_key(&plain_disk.key, key) != GOSTX_OK) {
     nbdkit_error("gostx: key file %s: the two 32-byte halves must differ", path);
   } else {
+    plain_disk.state = 1;
     have_key = 1;
     rc = 0;
   }
@@ -108,6 +181,14 @@ static int gostx_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const 
     if (passphrase) {
       nbdkit_error("gostx: passphrase given twice");
       return -1;
+    }
+    struct stat st;
+    if (value[0] == '+') { /* a file: its mode is checked in config_complete */
+      if (stat(value + 1, &st) == -1) {
+        nbdkit_error("gostx: passphrase file %s: %m", value + 1);
+        return -1;
+      }
+      if (note_secret_file(&pass_file, value + 1, st.st_mode) == -1) return -1;
     }
     if (nbdkit_read_password(value, &passphrase) == -1) return -1;
     /* nbdkit drops a file's trailing newlines; a "\r" before them goes too,
@@ -137,6 +218,26 @@ static int gostx_config(nbdkit_next_config *next, nbdkit_backend *nxdata, const 
   }
   if (strcmp(key, "gostx-threads") == 0)
     return nbdkit_parse_unsigned("gostx-threads", value, &pool_threads);
+  if (strcmp(key, "insecure-key-file") == 0) {
+    int b = nbdkit_parse_bool(value);
+    if (b == -1) return -1;
+    insecure_key_file = b;
+    return 0;
+  }
+  if (strcmp(key, "luks-failure") == 0) {
+    if (strcmp(value, "exit") == 0)
+      luks_lazy = 0;
+    else if (strcmp(value, "refuse-connections") == 0)
+      luks_lazy = 1;
+    else {
+      nbdkit_error("gostx: luks-failure must be exit or refuse-connections, not %s", value);
+      return -1;
+    }
+    return 0;
+  }
+  /* the file plugin's directory mode: which disk is served depends on the
+   * export a client asks for, so there is none to open at start-up */
+  if (strcmp(key, "dir") == 0) plugin_dir = 1;
   return next(nxdata, key, value);
 }
 
@@ -155,7 +256,21 @@ static int gostx_config_complete(nbdkit_next_config_complete *next, nbdkit_backe
                  " is for the plain mode", sector_size);
     return -1;
   }
+  if (!passphrase && luks_lazy != -1) {
+    nbdkit_error("gostx: luks-failure= is for a LUKS1 disk (passphrase=)");
+    return -1;
+  }
+  if (passphrase && luks_lazy != 1 && plugin_dir) {
+    nbdkit_error("gostx: with the plugin's dir= the disk depends on the export a client asks "
+                 "for, so no LUKS1 header can be opened at start-up: add "
+                 "luks-failure=refuse-connections (each export's header is then opened on its "
+                 "first connection)");
+    return -1;
+  }
+  if (check_secret_file(&key_file) == -1 || check_secret_file(&pass_file) == -1) return -1;
   luks = passphrase != NULL;
+  if (luks_lazy == -1) luks_lazy = 0;
+  backend_at_start = nxdata; /* nbdkit's own tests assert it is after_fork's backend */
   return next(nxdata);
 }
 
@@ -164,7 +279,13 @@ static int gostx_config_complete(nbdkit_next_config_complete *next, nbdkit_backe
   "passphrase=+FILE|-     open a LUKS1 disk made by `gostx disk format`\n"              \
   "sector-size=512|4096   XTS data unit (default 512; plain mode only)\n"               \
   "iv-large-sectors=BOOL  tweak = sector number, not 512-byte units (default false)\n"   \
-  "gostx-threads=N        worker threads for large requests (default: online CPUs)"
+  "gostx-threads=N        worker threads for large requests (default: online CPUs)\n"     \
+  "luks-failure=exit|refuse-connections\n"                                               \
+  "                       a LUKS1 header that does not open: nbdkit exits at start-up\n"   \
+  "                       (default), or each export opens on its first connection and\n"  \
+  "                       its connections fail (needed with the file plugin's dir=)\n"      \
+  "insecure-key-file=BOOL use key/passphrase files group or others can access (default\n" \
+  "                       false: refused)"
 
 static int gostx_thread_model(void) { return NBDKIT_THREAD_MODEL_PARALLEL; }
 
@@ -179,70 +300,87 @@ static void drop_passphrase(void) {
   passphrase = NULL;
 }
 
-/* LUKS1 mode: the reason the disk cannot be served, logged once now and
- * given to every connection. */
-static void luks_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void luks_fail(const char *fmt, ...) {
+/* LUKS1 mode: the reason disk d cannot be served, logged once now and given
+ * to each of its connections. */
+static void luks_fail(struct disk *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void luks_fail(struct disk *d, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(luks_failed, sizeof luks_failed, fmt, ap);
+  vsnprintf(d->failed, sizeof d->failed, fmt, ap);
   va_end(ap);
-  nbdkit_error("%s", luks_failed);
+  d->state = -1;
+  nbdkit_error("%s", d->failed);
 }
 
-/* LUKS1 mode: reads the header area through a context of our own, opens it
- * with the passphrase and keys the filter with the master key. Once, after
- * nbdkit forks. A failure does not stop nbdkit (under --run the client
- * would wait forever on the socket the parent still holds): it makes every
- * connection fail with the reason. */
-static void luks_open(nbdkit_backend *backend) {
-  nbdkit_next *next = nbdkit_next_context_open(backend, 1, "", 1);
-  if (!next) {
-    luks_fail("gostx: cannot open the plugin's disk to read its LUKS1 header");
-    drop_passphrase();
-    return;
-  }
+/* LUKS1 mode: reads the header area through a prepared plugin context,
+ * opens it with the passphrase and keys d with the master key. */
+static int luks_open_disk(struct disk *d, nbdkit_next *next) {
   uint8_t *area = NULL;
   size_t area_len = 0;
-  int err = 0, rc, prepared = next->prepare(next) == 0;
-  int64_t size = prepared ? next->get_size(next) : -1;
+  int err = 0, rc;
+  int64_t size = next->get_size(next);
   gostx_luks_header h;
   gostx_luks l;
   const char *why = NULL;
+  memset(&l, 0, sizeof l);
   if (size < 0) {
-    luks_fail("gostx: the plugin cannot give the disk's size");
+    luks_fail(d, "gostx: the plugin cannot give the disk's size");
   } else if (size < GOSTX_LUKS_PHDR_LEN) {
-    luks_fail("gostx: the disk (%" PRId64 " bytes) is too small to hold a LUKS1 header", size);
-  } else if (next->pread(next, luks_phdr, GOSTX_LUKS_PHDR_LEN, 0, 0, &err) == -1) {
-    luks_fail("gostx: reading the LUKS1 header failed: %s", strerror(err));
-  } else if (gostx_luks_header_parse(&h, luks_phdr, GOSTX_LUKS_PHDR_LEN, &why) != GOSTX_OK) {
-    luks_fail("gostx: LUKS1 header: %s", why);
+    luks_fail(d, "gostx: the disk (%" PRId64 " bytes) is too small to hold a LUKS1 header", size);
+  } else if (next->pread(next, d->phdr, GOSTX_LUKS_PHDR_LEN, 0, 0, &err) == -1) {
+    luks_fail(d, "gostx: reading the LUKS1 header failed: %s", strerror(err));
+  } else if (gostx_luks_header_parse(&h, d->phdr, GOSTX_LUKS_PHDR_LEN, &why) != GOSTX_OK) {
+    luks_fail(d, "gostx: LUKS1 header: %s", why);
   } else if ((uint64_t)size < (area_len = gostx_luks_area_len(&h))) {
-    luks_fail("gostx: the disk (%" PRId64 " bytes) is smaller than its LUKS1 header area "
+    luks_fail(d, "gostx: the disk (%" PRId64 " bytes) is smaller than its LUKS1 header area "
               "(%zu bytes)", size, area_len);
   } else if (!(area = malloc(area_len))) {
-    luks_fail("gostx: out of memory");
+    luks_fail(d, "gostx: out of memory");
   } else if (next->pread(next, area, (uint32_t)area_len, 0, 0, &err) == -1) {
-    luks_fail("gostx: reading the LUKS1 header area failed: %s", strerror(err));
+    luks_fail(d, "gostx: reading the LUKS1 header area failed: %s", strerror(err));
   } else if ((rc = gostx_luks_open(&l, area, area_len, (const uint8_t *)passphrase,
                                     strlen(passphrase), &why)) != GOSTX_OK) {
-    luks_fail("gostx: cannot open the LUKS1 disk: %s", why ? why : gostx_strerror(rc));
-  } else if (gostx_xts_set_key(&xts_key, l.master_key) != GOSTX_OK) {
-    luks_fail("gostx: the LUKS1 master key's two halves are equal");
+    luks_fail(d, "gostx: cannot open the LUKS1 disk: %s", why ? why : gostx_strerror(rc));
+  } else if (gostx_xts_set_key(&d->key, l.master_key) != GOSTX_OK) {
+    luks_fail(d, "gostx: the LUKS1 master key's two halves are equal");
   } else {
-    data_offset = area_len;
-    have_key = 1;
+    d->data_offset = area_len;
+    d->state = 1;
   }
   gostx_luks_clear(&l);
   wipe_free(area, area_len);
-  drop_passphrase();
-  if (prepared) next->finalize(next);
+  return d->state == 1 ? 0 : -1;
+}
+
+/* luks-failure=exit: the default export's header, read through a context
+ * of our own before nbdkit forks or listens, so that a disk that does not
+ * open (wrong passphrase, damaged header) makes nbdkit exit non-zero with
+ * the reason on stderr, in every mode (after_fork would be too late: the
+ * daemon's parent has exited 0 by then, and --run's command waits on the
+ * socket its parent holds). */
+static int gostx_get_ready(int thread_model) {
+  (void)thread_model;
+  if (!luks || luks_lazy) return 0;
+  nbdkit_next *next = nbdkit_next_context_open(backend_at_start, 1, "", 1);
+  if (!next) {
+    nbdkit_error("gostx: cannot open the plugin's disk to read its LUKS1 header");
+    drop_passphrase();
+    return -1;
+  }
+  int rc = next->prepare(next);
+  if (rc == 0) {
+    rc = luks_open_disk(&startup_disk, next);
+    next->finalize(next);
+  }
   nbdkit_next_context_close(next);
+  drop_passphrase(); /* no other export opens another header */
+  if (rc == 0) have_key = 1;
+  return rc;
 }
 
 /* Threads only after nbdkit has forked into the background. */
 static int gostx_after_fork(nbdkit_backend *backend) {
-  if (luks) luks_open(backend);
+  (void)backend;
   pool = gostx_pool_new(pool_threads);
   if (!pool) {
     nbdkit_error("gostx: cannot start %u worker threads", pool_threads);
@@ -254,40 +392,86 @@ static int gostx_after_fork(nbdkit_backend *backend) {
 static void gostx_unload(void) {
   gostx_pool_free(pool);
   pool = NULL;
-  gostx_xts_clear(&xts_key);
+  gostx_xts_clear(&plain_disk.key);
+  gostx_xts_clear(&startup_disk.key);
+  while (export_disks) {
+    struct disk *d = export_disks;
+    export_disks = d->next_disk;
+    gostx_xts_clear(&d->key);
+    free(d->export_name);
+    wipe_free(d, sizeof *d);
+  }
   drop_passphrase();
+  free(key_file.path);
+  free(pass_file.path);
 }
 
-/* LUKS1 mode: each connection's disk holds the header opened at start-up
- * (a plugin may serve other exports, or the disk may have changed) and
- * the whole header area. */
+/* The handle is the disk the connection serves: refuse-connections finds
+ * (or adds) its export's entry here, opened in prepare. */
+static void *gostx_open(nbdkit_next_open *next, nbdkit_context *context, int readonly,
+                        const char *exportname, int is_tls) {
+  (void)is_tls;
+  if (next(context, readonly, exportname) == -1) return NULL;
+  if (!luks) return &plain_disk;
+  if (!luks_lazy) return &startup_disk;
+  pthread_mutex_lock(&export_lock);
+  struct disk *d = export_disks;
+  while (d && strcmp(d->export_name, exportname) != 0) d = d->next_disk;
+  if (!d) {
+    d = calloc(1, sizeof *d);
+    if (d && !(d->export_name = strdup(exportname))) {
+      free(d);
+      d = NULL;
+    }
+    if (d) {
+      d->next_disk = export_disks;
+      export_disks = d;
+    }
+  }
+  pthread_mutex_unlock(&export_lock);
+  if (!d) nbdkit_error("gostx: out of memory");
+  return d;
+}
+
+/* LUKS1 mode: refuse-connections opens the export's header on its first
+ * connection (once: a failure is kept and given to every later one). Each
+ * connection's disk must hold the header opened (a plugin may serve other
+ * exports, or the disk may have changed) and the whole header area. */
 static int gostx_prepare(nbdkit_next *next, void *handle, int readonly) {
-  (void)handle;
+  struct disk *d = handle;
   (void)readonly;
   if (!luks) return 0;
-  if (luks_failed[0]) {
-    nbdkit_error("%s", luks_failed);
+  if (luks_lazy) {
+    int rc = 0;
+    pthread_mutex_lock(&export_lock); /* PBKDF2 once per export */
+    if (d->state == 0) rc = luks_open_disk(d, next);
+    pthread_mutex_unlock(&export_lock);
+    if (rc == -1) return -1; /* logged just now */
+  }
+  if (d->state != 1) {
+    nbdkit_error("%s", d->failed);
     return -1;
   }
   uint8_t phdr[GOSTX_LUKS_PHDR_LEN];
   int err = 0;
   int64_t size = next->get_size(next);
   if (size < 0) return -1;
-  if ((uint64_t)size < data_offset) {
+  if ((uint64_t)size < d->data_offset) {
     nbdkit_error("gostx: the disk (%" PRId64 " bytes) is smaller than its LUKS1 header area "
-                 "(%" PRIu64 " bytes)", size, data_offset);
+                 "(%" PRIu64 " bytes)", size, d->data_offset);
     return -1;
   }
   if (next->pread(next, phdr, sizeof phdr, 0, 0, &err) == -1) return -1;
-  if (memcmp(phdr, luks_phdr, sizeof phdr) != 0) {
-    nbdkit_error("gostx: this disk's LUKS1 header is not the one opened at start-up");
+  if (memcmp(phdr, d->phdr, sizeof phdr) != 0) {
+    nbdkit_error("gostx: this disk's LUKS1 header is not the one opened %s",
+                 luks_lazy ? "on the export's first connection" : "at start-up");
     return -1;
   }
   return 0;
 }
 
 static int64_t gostx_get_size(nbdkit_next *next, void *handle) {
-  (void)handle;
+  const uint64_t data_offset = ((struct disk *)handle)->data_offset;
   int64_t size = next->get_size(next);
   if (size < 0) return -1;
   if ((uint64_t)size < data_offset) { /* checked in prepare; the disk shrank since */
@@ -337,17 +521,19 @@ static int gostx_can_extents(nbdkit_next *next, void *handle) {
 
 /* XTS over n whole sectors, the first being sector s0, in place or not;
  * the library counts the tweaks (512-byte units, or whole sectors). */
-static int xts_sectors(int decrypt, uint64_t s0, const uint8_t *in, uint8_t *out, uint64_t n) {
+static int xts_sectors(const struct disk *d, int decrypt, uint64_t s0, const uint8_t *in,
+                       uint8_t *out, uint64_t n) {
   const size_t unit = iv_large_sectors ? sector_size : GOSTX_XTS_TWEAK_512;
   gostx_pool *p = n * sector_size >= POOL_MIN_BYTES ? pool : NULL;
-  int rc = decrypt ? gostx_xts_decrypt_disk(p, &xts_key, sector_size, unit, s0, in, n, out)
-                   : gostx_xts_encrypt_disk(p, &xts_key, sector_size, unit, s0, in, n, out);
+  int rc = decrypt ? gostx_xts_decrypt_disk(p, &d->key, sector_size, unit, s0, in, n, out)
+                   : gostx_xts_encrypt_disk(p, &d->key, sector_size, unit, s0, in, n, out);
   return rc == GOSTX_OK ? 0 : rc == GOSTX_ENOMEM ? ENOMEM : EIO;
 }
 
 static int gostx_pread(nbdkit_next *next, void *handle, void *buf, uint32_t count,
                        uint64_t offset, uint32_t flags, int *err) {
-  (void)handle;
+  const struct disk *d = handle;
+  const uint64_t data_offset = d->data_offset;
   const uint64_t a0 = offset / sector_size * sector_size;
   const uint64_t a1 = (offset + count + sector_size - 1) / sector_size * sector_size;
   uint8_t *b = buf, *tmp = NULL;
@@ -361,7 +547,7 @@ static int gostx_pread(nbdkit_next *next, void *handle, void *buf, uint32_t coun
     b = tmp;
   }
   int rc = next->pread(next, b, (uint32_t)(a1 - a0), data_offset + a0, flags, err);
-  if (rc == 0 && (*err = xts_sectors(1, a0 / sector_size, b, b, (a1 - a0) / sector_size))) {
+  if (rc == 0 && (*err = xts_sectors(d, 1, a0 / sector_size, b, b, (a1 - a0) / sector_size))) {
     nbdkit_error("gostx: decryption failed");
     rc = -1;
   }
@@ -375,7 +561,8 @@ static int gostx_pread(nbdkit_next *next, void *handle, void *buf, uint32_t coun
  * edge sectors, so no other write can slip in between. */
 static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32_t count,
                         uint64_t offset, uint32_t flags, int *err) {
-  (void)handle;
+  const struct disk *d = handle;
+  const uint64_t data_offset = d->data_offset;
   const uint64_t a0 = offset / sector_size * sector_size;
   const uint64_t a1 = (offset + count + sector_size - 1) / sector_size * sector_size;
   const uint64_t len = a1 - a0, s0 = a0 / sector_size, n = len / sector_size;
@@ -389,7 +576,7 @@ static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32
   int rc = 0;
   if (aligned) {
     pthread_rwlock_rdlock(&rmw_lock);
-    *err = xts_sectors(0, s0, buf, tmp, n);
+    *err = xts_sectors(d, 0, s0, buf, tmp, n);
   } else {
     pthread_rwlock_wrlock(&rmw_lock);
     /* the first and the last sector, where the request does not cover them
@@ -399,13 +586,13 @@ static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32
     const uint64_t last_at = data_offset + a1 - sector_size;
     *err = 0;
     if (head && (rc = next->pread(next, tmp, sector_size, data_offset + a0, 0, err)) == 0)
-      *err = xts_sectors(1, s0, tmp, tmp, 1);
+      *err = xts_sectors(d, 1, s0, tmp, tmp, 1);
     if (tail && rc == 0 && !*err &&
         (rc = next->pread(next, last, sector_size, last_at, 0, err)) == 0)
-      *err = xts_sectors(1, s0 + n - 1, last, last, 1);
+      *err = xts_sectors(d, 1, s0 + n - 1, last, last, 1);
     if (rc == 0 && !*err) {
       memcpy(tmp + (offset - a0), buf, count);
-      *err = xts_sectors(0, s0, tmp, tmp, n);
+      *err = xts_sectors(d, 0, s0, tmp, tmp, n);
     }
   }
   if (rc == 0 && *err) {
@@ -421,7 +608,8 @@ static int gostx_pwrite(nbdkit_next *next, void *handle, const void *buf, uint32
 /* A hint only: the same bytes of the plugin, past the header area. */
 static int gostx_cache(nbdkit_next *next, void *handle, uint32_t count, uint64_t offset,
                        uint32_t flags, int *err) {
-  (void)handle;
+  const struct disk *d = handle;
+  const uint64_t data_offset = d->data_offset;
   return next->cache(next, count, data_offset + offset, flags, err);
 }
 
@@ -432,7 +620,9 @@ static struct nbdkit_filter filter = {
     .config_complete = gostx_config_complete,
     .config_help = gostx_config_help,
     .thread_model = gostx_thread_model,
+    .get_ready = gostx_get_ready,
     .after_fork = gostx_after_fork,
+    .open = gostx_open,
     .unload = gostx_unload,
     .prepare = gostx_prepare,
     .get_size = gostx_get_size,

@@ -19,7 +19,17 @@
 #     below ours); a passphrase added by `gostx disk add-pass` serves the
 #     same disk (also from a file ending in CR LF); wrong passphrase,
 #     damaged header, short disk, a header changed after start-up and bad
-#     option mixes, an empty passphrase refused with their line.
+#     option mixes, an empty passphrase refused with their line;
+#   - a passphrase that does not open the disk stops nbdkit at start-up with a
+#     non-zero status and the reason on stderr (as a daemon, in the
+#     foreground, and under --run, whose command is then not run), unless
+#     luks-failure=refuse-connections, where every connection fails instead;
+#   - the file plugin's dir= mode: refused at start-up with a clear line by
+#     default (it once crashed nbdkit), and with refuse-connections each
+#     export is its own LUKS1 disk, opened on its first connection;
+#   - key and passphrase files that group or others can access are refused,
+#     naming the file and its mode; insecure-key-file=true takes them with a
+#     warning.
 # Usage: test_filter.sh FILTER.so GOSTX_BINARY
 set -u
 filter=$1
@@ -33,6 +43,8 @@ for py in /usr/bin/python3 python3; do
   if "$py" -c 'import nbd' 2>/dev/null; then PYNBD=$py; break; fi
 done
 [ -n "$PYNBD" ] || { echo "skipped: no python3 with libnbd (python3-libnbd)"; exit 77; }
+# key and passphrase files only the owner can read (the filter refuses others)
+umask 077
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -338,6 +350,110 @@ changed_refused() {
     { echo "first connection $first, second $second, server: $(cat "$tmp/lsrv")"; false; }
 }
 check "luks: a header changed after start-up is refused" changed_refused
+
+# A passphrase that does not open the disk stops nbdkit at start-up: non-zero
+# status, the reason on stderr, in each way nbdkit is run.
+wrong_reason="cannot open the LUKS1 disk: no key slot opens with this passphrase"
+exits_with_reason() { # exits_with_reason WANT NBDKIT-ARGS...: nbdkit fails, says WANT
+  local want=$1 rc
+  shift
+  timeout 60 nbdkit "$@" > "$tmp/exit.out" 2>&1
+  rc=$?
+  [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q "$want" "$tmp/exit.out" ||
+    { echo "nbdkit exit status $rc, output: $(cat "$tmp/exit.out")"; false; }
+}
+rm -f "$tmp/wsock" "$tmp/wpid"
+check "luks: wrong passphrase: nbdkit (daemon) exits non-zero with the reason" \
+  exits_with_reason "$wrong_reason" -U "$tmp/wsock" -P "$tmp/wpid" --filter="$filter" \
+  file "$ldisk" passphrase=+"$tmp/lwrong"
+# a daemon that did start (the check failed) is stopped, and its socket gone
+[ -s "$tmp/wpid" ] && kill "$(cat "$tmp/wpid")" && sleep 0.5
+rm -f "$tmp/wsock"
+check "luks: wrong passphrase: nbdkit -f exits non-zero with the reason" \
+  exits_with_reason "$wrong_reason" -f -U "$tmp/wsock" --filter="$filter" file "$ldisk" \
+  passphrase=+"$tmp/lwrong"
+export TMPRAN=$tmp/ran
+rm -f "$TMPRAN"
+check "luks: wrong passphrase: nbdkit --run exits non-zero, the reason given" \
+  exits_with_reason "$wrong_reason" -U - --filter="$filter" --run 'touch "$TMPRAN"' \
+  file "$ldisk" passphrase=+"$tmp/lwrong"
+check "luks: ... and --run's command was not run" [ ! -e "$tmp/ran" ]
+# luks-failure=refuse-connections keeps nbdkit up; every connection fails
+# with the reason (logged once, when the first connection tried it)
+both_fail='! nbdinfo --size "$uri" && ! nbdinfo --size "$uri"'
+check "luks: refuse-connections: nbdkit serves, each connection fails" \
+  lserve "$ldisk" "$both_fail" passphrase=+"$tmp/lwrong" luks-failure=refuse-connections \
+  2> "$tmp/refuse.err"
+check "luks: refuse-connections: the reason is logged" \
+  grep -q "$wrong_reason" "$tmp/refuse.err"
+check "luks: refuse-connections with the right passphrase serves the disk" \
+  lserve "$ldisk" 'nbdcopy "$uri" "$OUT"' passphrase=+"$tmp/lpass2" \
+  luks-failure=refuse-connections
+check "luks: ... and reads the model" cmp -s "$tmp/limg.model" "$tmp/lout"
+lrefused "luks-failure=maybe" "luks-failure must be exit or refuse-connections" "$ldisk" \
+  passphrase=+"$tmp/lpass" luks-failure=maybe
+refused "luks-failure with key=" "luks-failure= is for a LUKS1 disk" key="$tmp/key" \
+  luks-failure=exit
+
+# The file plugin's dir= mode: a disk per export name, none at start-up.
+mkdir "$tmp/dir"
+for d in a b; do
+  "$gostx" disk format "$tmp/dir/$d.img" --size "$size" --pass-file "$tmp/lpass" \
+    --iter 1000 > /dev/null
+  head -c "$size" /dev/urandom > "$tmp/dimg.$d"
+done
+"$gostx" disk format "$tmp/dir/c.img" --size "$size" --pass-file "$tmp/lpass2" \
+  --iter 1000 > /dev/null
+check "luks: dir= without refuse-connections: refused at start-up with a clear line" \
+  exits_with_reason "add luks-failure=refuse-connections" -U - --filter="$filter" \
+  --run 'nbdinfo --list "$uri"' file dir="$tmp/dir" passphrase=+"$tmp/lpass"
+export SOCKURI='nbd+unix:///%s?socket=%s'
+dserve() { # dserve "CMD" OPTIONS...: the directory, each export its own disk
+  local cmd=$1
+  shift
+  nbdkit -U - --filter="$filter" --run "$cmd" file dir="$tmp/dir" \
+    passphrase=+"$tmp/lpass" luks-failure=refuse-connections "$@"
+}
+export DIMG=$tmp/dimg
+check "luks: dir=: an image into each export, two connections each" dserve '
+  for d in a b; do
+    nbdcopy "$DIMG.$d" "$(printf "$SOCKURI" $d.img "$unixsocket")" || exit 1
+    nbdinfo --size "$(printf "$SOCKURI" $d.img "$unixsocket")" > /dev/null || exit 1
+  done'
+for d in a b; do # each file opened alone (file=) holds its own image
+  check "luks: dir=: $d.img holds its image, under its own master key" \
+    lserve "$tmp/dir/$d.img" 'nbdcopy "$uri" "$OUT"' passphrase=+"$tmp/lpass"
+  check "luks: dir=: ... equal" cmp -s "$tmp/dimg.$d" "$tmp/lout"
+done
+check "luks: dir=: an export with another passphrase fails, the others serve" dserve '
+  ! nbdinfo --size "$(printf "$SOCKURI" c.img "$unixsocket")" &&
+  nbdinfo --size "$(printf "$SOCKURI" a.img "$unixsocket")" > /dev/null' 2> "$tmp/dir.err"
+check "luks: dir=: ... with the reason logged" grep -q "$wrong_reason" "$tmp/dir.err"
+
+# Key and passphrase files that group or others can access: refused with the
+# file and its mode named, unless insecure-key-file=true (then a warning).
+cp "$tmp/key" "$tmp/open.key"
+chmod 644 "$tmp/open.key"
+refused "key file mode 0644" "key file $tmp/open.key has mode 0644" key="$tmp/open.key"
+cp "$tmp/lpass" "$tmp/open.pass"
+chmod 640 "$tmp/open.pass"
+lrefused "passphrase file mode 0640" "passphrase file $tmp/open.pass has mode 0640" "$ldisk" \
+  passphrase=+"$tmp/open.pass"
+chmod 600 "$tmp/open.key"
+check "key file mode 0600 accepted" \
+  nbdkit -U - --filter="$filter" --run 'nbdinfo --size "$uri" > /dev/null' file "$tmp/d2" \
+  key="$tmp/open.key"
+chmod 604 "$tmp/open.key"
+check "key file mode 0604 with insecure-key-file=true accepted" \
+  nbdkit -U - --filter="$filter" --run 'nbdinfo --size "$uri" > /dev/null' file "$tmp/d2" \
+  key="$tmp/open.key" insecure-key-file=true 2> "$tmp/warn.err"
+check "... with a warning naming the file and its mode" \
+  grep -q "warning: key file $tmp/open.key has mode 0604" "$tmp/warn.err"
+check "passphrase file mode 0640 with insecure-key-file=true accepted" \
+  lserve "$ldisk" 'nbdinfo --size "$uri" > /dev/null' passphrase=+"$tmp/open.pass" \
+  insecure-key-file=true 2> "$tmp/warn.err"
+check "... with a warning naming the file and its mode" \
+  grep -q "warning: passphrase file $tmp/open.pass has mode 0640" "$tmp/warn.err"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
