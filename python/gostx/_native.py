@@ -4,6 +4,7 @@ the worker pools behind ``threads=``."""
 import collections
 import operator
 import threading
+from typing import Any
 
 from ._gostx import ffi, lib
 
@@ -73,8 +74,15 @@ def wbuf(obj):
     """As rbuf, for a writable buffer (bytearray, memoryview, numpy, mmap)."""
     try:
         return _from_buffer(_U8, obj, True)
+    except BufferError:
+        raise _ReadOnlyBuffer(f"out must be a writable buffer, not a read-only "
+                              f"{type(obj).__name__!r}") from None
     except TypeError:
         raise not_a_buffer(obj, True) from None
+
+
+class _ReadOnlyBuffer(GostxTypeError, BufferError):
+    """A read-only buffer given for output (a BufferError, as cffi raised)."""
 
 
 def not_a_buffer(obj, writable=False):
@@ -167,7 +175,7 @@ def nbytes(obj):
 # Pools by size, the most recently used last. Each is an ffi.gc cdata: a pool
 # dropped from here is freed (its threads joined) once no call still holds it,
 # so the threads of a process stay bounded however many sizes are asked for.
-_pools = collections.OrderedDict()
+_pools: "collections.OrderedDict[int, Any]" = collections.OrderedDict()
 _pools_lock = threading.Lock()
 _POOLS_KEPT = 4
 _POOL_MAX_THREADS = 1024  # the library's cap (lib/bulk/pool.c); more is refused, not cut
@@ -207,9 +215,9 @@ class Wiped:
     reads, leave it None. copy.copy / copy.deepcopy give an independent copy
     of the C object (the object's copy()), never a second owner of one."""
 
-    _h = None
-    _lock = None
-    _clear = None  # staticmethod(lib.gostx_..._clear) in subclasses
+    _h: Any = None
+    _lock: Any = None
+    _clear: Any = None  # lib.gostx_..._clear in subclasses (a builtin: not bound as a method)
 
     def close(self):
         """Wipe and release the C object; later calls raise ValueError. Safe to call twice."""

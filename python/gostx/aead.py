@@ -22,7 +22,7 @@ class _MGM(Wiped):
 
     _id = 0
     block_size = 0
-    _clear = staticmethod(lib.gostx_cipher_clear)
+    _clear = lib.gostx_cipher_clear
 
     def __init__(self, key, tag_length=None):
         need_len("key", key, 32)

@@ -27,7 +27,7 @@ class _BlockCipher(Wiped):
     _id = 0
     block_size = 0
     name = ""
-    _clear = staticmethod(lib.gostx_cipher_clear)
+    _clear = lib.gostx_cipher_clear
 
     def __init__(self, key):
         need_len("key", key, KEY_LEN)
@@ -221,7 +221,7 @@ class ModeContext(Wiped):
     to share between threads: the calls on it take turns (a lock), so the
     output is that of the updates in the order they got the lock."""
 
-    _clear = staticmethod(lib.gostx_mode_clear)
+    _clear = lib.gostx_mode_clear
 
     def __init__(self, cipher, mode, decrypt, iv, s, padding, section_len):
         try:
@@ -297,7 +297,7 @@ class OMACContext(Wiped):
     """Streaming OMAC / OMAC-ACPKM: update(data), finalize(mac_len=None).
     Safe to share between threads (a lock around every C call on it)."""
 
-    _clear = staticmethod(lib.gostx_omac_clear)
+    _clear = lib.gostx_omac_clear
 
     def __init__(self, cipher, section_len=None, master_section_len=None):
         self._bs = cipher.block_size

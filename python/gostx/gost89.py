@@ -20,7 +20,7 @@ def _sbox_id(sbox):
 class Gost89(Wiped):
     """A GOST 28147-89 key (32 bytes) with an S-box parameter set by name."""
 
-    _clear = staticmethod(lib.gostx_magma_clear)
+    _clear = lib.gostx_magma_clear
     block_size = 8
 
     def __init__(self, key, sbox="cryptopro-a"):
@@ -81,7 +81,7 @@ class Gost89Context(Wiped):
     finalize(). Meshes its own copy of the key (wiped with the context).
     Safe to share between threads (a lock around every C call on it)."""
 
-    _clear = staticmethod(lib.gostx_gost89_ctx_clear)
+    _clear = lib.gostx_gost89_ctx_clear
 
     def __init__(self, key, mode, decrypt, iv, meshing):
         if iv is not None:

@@ -1,6 +1,7 @@
 """Streebog (GOST R 34.11-2012) and GOST R 34.11-94 in the hashlib style, and
 HMAC-Streebog."""
 import threading
+from typing import Any
 
 from ._native import (GostxTypeError, GostxValueError, Wiped, check, ffi, lib, nbytes, new_output,
                       rbuf)
@@ -24,10 +25,11 @@ class _Hash:
     threads (cffi releases the GIL inside C); copy(), copy.copy and
     copy.deepcopy give an independent context."""
 
-    _ctx = None
+    _ctx: Any = None
     _ctype = ""  # the C context's pointer type
-    _final = None  # staticmethod(lib.gostx_..._final) in subclasses
-    _clear = None
+    _update: Any = None  # lib.gostx_..._update in subclasses (builtins: not bound as methods)
+    _final: Any = None
+    _clear: Any = None
     digest_size = 0
     block_size = 0
     name = ""
@@ -85,9 +87,9 @@ class _Streebog(_Hash):
     ``hmac`` module accepts the class as ``digestmod``."""
 
     _ctype = "gostx_streebog_ctx *"
-    _update = staticmethod(lib.gostx_streebog_update)
-    _final = staticmethod(lib.gostx_streebog_final)
-    _clear = staticmethod(lib.gostx_streebog_clear)
+    _update = lib.gostx_streebog_update
+    _final = lib.gostx_streebog_final
+    _clear = lib.gostx_streebog_clear
     block_size = 64
 
     def _init(self, ctx):
@@ -112,12 +114,12 @@ class _Gost94(_Hash):
     ``digestmod``."""
 
     _ctype = "gostx_gost94_ctx *"
-    _update = staticmethod(lib.gostx_gost94_update)
-    _final = staticmethod(lib.gostx_gost94_final)
-    _clear = staticmethod(lib.gostx_gost94_clear)
+    _update = lib.gostx_gost94_update
+    _final = lib.gostx_gost94_final
+    _clear = lib.gostx_gost94_clear
     digest_size = 32
     block_size = 32
-    _sbox = None  # the parameter set's S-box set (gostx_sbox_by_name)
+    _sbox: Any = None  # the parameter set's S-box set (gostx_sbox_by_name)
 
     def _init(self, ctx):
         check(lib.gostx_gost94_init(ctx, lib.gostx_sbox_by_name(self._sbox)))
@@ -172,7 +174,7 @@ class HMAC(Wiped):
     safe to share between threads (a lock around every C call on it)."""
 
     block_size = 64
-    _clear = staticmethod(lib.gostx_hmac_clear)
+    _clear = lib.gostx_hmac_clear
 
     def __init__(self, key, msg=None, digest_size=32):
         if digest_size not in (32, 64):

@@ -8,7 +8,7 @@ __all__ = ["KuznyechikXTS"]
 class KuznyechikXTS(Wiped):
     """key: 64 bytes (data key || tweak key, the halves must differ)."""
 
-    _clear = staticmethod(lib.gostx_xts_clear)
+    _clear = lib.gostx_xts_clear
 
     def __init__(self, key):
         need_len("key", key, 64)
