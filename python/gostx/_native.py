@@ -4,19 +4,31 @@ the worker pools behind ``threads=``."""
 import collections
 import operator
 import threading
+from typing import Any
 
 from ._gostx import ffi, lib
 
-__all__ = ["ffi", "lib", "InvalidTag", "GostxError", "check", "rbuf", "wbuf", "new_output", "nbytes",
-           "need_len", "param", "pool_for", "Wiped", "output", "rptr", "take"]
+__all__ = ["ffi", "lib", "InvalidTag", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
+           "need_len", "param", "pool_for", "Wiped", "not_a_buffer", "output", "rptr", "take"]
 
 
 class GostxError(Exception):
-    """A libgostx call failed for a reason that is not the caller's argument."""
+    """The base of every exception gostx raises itself; raised as it is when a
+    libgostx call fails for a reason that is not the caller's argument."""
 
 
-class InvalidTag(Exception):
+class InvalidTag(GostxError):
     """Authentication failed: a tag or MAC did not match; nothing was released."""
+
+
+class GostxValueError(GostxError, ValueError):
+    """A wrong argument value (a length, a mode, a parameter out of range), or
+    a call on a closed or finished object; also a ValueError, as before."""
+
+
+class GostxTypeError(GostxError, TypeError):
+    """An argument of the wrong type (a str where bytes are needed); also a
+    TypeError, as hashlib raises."""
 
 
 def check(rc, what=""):
@@ -29,7 +41,7 @@ def check(rc, what=""):
     if rc == lib.GOSTX_EAUTH:
         raise InvalidTag(text)
     if rc in (lib.GOSTX_EINVAL, lib.GOSTX_ELEN, lib.GOSTX_EPAD, lib.GOSTX_ESTATE):
-        raise ValueError(text)
+        raise GostxValueError(text)
     raise GostxError(text)
 
 
@@ -44,17 +56,42 @@ def rbuf(obj):
     storage, the cheapest way in); the rest through ffi.from_buffer."""
     if type(obj) is bytes:
         return obj
-    return _from_buffer(_U8, obj)
+    try:
+        return _from_buffer(_U8, obj)
+    except TypeError:
+        raise not_a_buffer(obj) from None
 
 
 def rptr(obj):
     """As rbuf, but always a cdata (for pointer arithmetic)."""
-    return _from_buffer(_U8, obj)
+    try:
+        return _from_buffer(_U8, obj)
+    except TypeError:
+        raise not_a_buffer(obj) from None
 
 
 def wbuf(obj):
     """As rbuf, for a writable buffer (bytearray, memoryview, numpy, mmap)."""
-    return _from_buffer(_U8, obj, True)
+    try:
+        return _from_buffer(_U8, obj, True)
+    except BufferError:
+        raise _ReadOnlyBuffer(f"out must be a writable buffer, not a read-only "
+                              f"{type(obj).__name__!r}") from None
+    except TypeError:
+        raise not_a_buffer(obj, True) from None
+
+
+class _ReadOnlyBuffer(GostxTypeError, BufferError):
+    """A read-only buffer given for output (a BufferError, as cffi raised)."""
+
+
+def not_a_buffer(obj, writable=False):
+    """The TypeError for an argument that is not a (writable) bytes-like object."""
+    if isinstance(obj, str):
+        return GostxTypeError("Strings must be encoded before use (a bytes-like object is "
+                              "required, not 'str')")
+    kind = "a writable bytes-like object" if writable else "a bytes-like object"
+    return GostxTypeError(f"{kind} is required, not {type(obj).__name__!r}")
 
 
 def _uninitialized_bytes_maker():
@@ -91,9 +128,9 @@ def output(out, n):
     buffer out (at least n bytes), returned as the result."""
     if out is None:
         return new_output(n)
-    p = _from_buffer(_U8, out, True)
+    p = wbuf(out)
     if len(p) < n:
-        raise ValueError(f"out must hold at least {n} bytes, got {len(p)}")
+        raise GostxValueError(f"out must hold at least {n} bytes, got {len(p)}")
     return out, p
 
 
@@ -108,10 +145,10 @@ def take(buf, n=None):
 
 def need_len(name, value, *lengths):
     """ValueError naming the accepted length(s) unless len(value) is one of them."""
-    n = memoryview(value).nbytes
+    n = nbytes(value)
     if n not in lengths:
         want = " or ".join(str(x) for x in lengths)
-        raise ValueError(f"{name} must be {want} bytes, got {n}")
+        raise GostxValueError(f"{name} must be {want} bytes, got {n}")
     return n
 
 
@@ -123,18 +160,22 @@ def param(name, value, default, lo, hi=None, unit=" bytes"):
     value = operator.index(value)
     if value < lo or (hi is not None and value > hi):
         bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be {bound}{unit}, got {value}")
+        raise GostxValueError(f"{name} must be {bound}{unit}, got {value}")
     return value
 
 
 def nbytes(obj):
-    return memoryview(obj).nbytes
+    """Size in bytes of a bytes-like object."""
+    try:
+        return memoryview(obj).nbytes
+    except TypeError:
+        raise not_a_buffer(obj) from None
 
 
 # Pools by size, the most recently used last. Each is an ffi.gc cdata: a pool
 # dropped from here is freed (its threads joined) once no call still holds it,
 # so the threads of a process stay bounded however many sizes are asked for.
-_pools = collections.OrderedDict()
+_pools: "collections.OrderedDict[int, Any]" = collections.OrderedDict()
 _pools_lock = threading.Lock()
 _POOLS_KEPT = 4
 _POOL_MAX_THREADS = 1024  # the library's cap (lib/bulk/pool.c); more is refused, not cut
@@ -147,7 +188,7 @@ def pool_for(threads):
         return ffi.NULL
     threads = operator.index(threads)
     if not 0 <= threads <= _POOL_MAX_THREADS:
-        raise ValueError(f"threads must be 0..{_POOL_MAX_THREADS} (0 = one per CPU), got {threads}")
+        raise GostxValueError(f"threads must be 0..{_POOL_MAX_THREADS} (0 = one per CPU), got {threads}")
     if threads == 1:
         return ffi.NULL
     with _pools_lock:
@@ -165,18 +206,35 @@ def pool_for(threads):
 
 class Wiped:
     """Owner of one C object holding secrets (self._h): close(), context exit
-    and garbage collection call the matching gostx_*_clear exactly once."""
+    and garbage collection call the matching gostx_*_clear exactly once.
 
-    _h = None
-    _clear = None  # staticmethod(lib.gostx_..._clear) in subclasses
+    Objects whose C state changes with use (streaming contexts, MACs) set
+    self._lock, a threading.Lock held around every C call on self._h (cffi
+    releases the GIL inside C, so two threads would otherwise run in the same
+    context at once), as hashlib's objects do; key objects, which C only
+    reads, leave it None. copy.copy / copy.deepcopy give an independent copy
+    of the C object (the object's copy()), never a second owner of one."""
+
+    _h: Any = None
+    _lock: Any = None
+    _clear: Any = None  # lib.gostx_..._clear in subclasses (a builtin: not bound as a method)
 
     def close(self):
+        """Wipe and release the C object; later calls raise ValueError. Safe to call twice."""
+        lock = self._lock
+        if lock is None:
+            self._close()
+        else:
+            with lock:
+                self._close()
+
+    def _close(self):
         h, self._h = self._h, None
         if h is not None:
             self._clear(h)
 
     def __del__(self):
-        self.close()
+        self._close()  # nobody else holds the object: no lock needed
 
     def __enter__(self):
         return self
@@ -186,5 +244,35 @@ class Wiped:
 
     def _live(self):
         if self._h is None:
-            raise ValueError(f"{type(self).__name__} is closed or finalized")
+            raise GostxValueError(f"{type(self).__name__} is closed or finalized")
         return self._h
+
+    def _duplicate(self):
+        """A new object of this type with its own copy of the C object."""
+        cls = type(self)
+        other = cls.__new__(cls)
+        other.__dict__.update(self.__dict__)
+        lock = self._lock
+        if lock is not None:
+            other._lock = threading.Lock()
+            with lock:
+                h = self._live()
+                other._h = ffi.new(ffi.typeof(h), h[0])
+        else:
+            h = self._live()
+            other._h = ffi.new(ffi.typeof(h), h[0])
+        other._copied()
+        return other
+
+    def _copied(self):
+        """Hook: make per-object scratch of a fresh copy its own."""
+
+    def __copy__(self):
+        return self._duplicate()
+
+    def __deepcopy__(self, memo):
+        return self._duplicate()
+
+    def __reduce_ex__(self, protocol):
+        raise GostxTypeError(f"cannot pickle {type(self).__name__} objects: "
+                             "they hold secrets in C memory")

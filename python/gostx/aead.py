@@ -1,7 +1,14 @@
 """MGM authenticated encryption (RFC 9058) in the style of the
 ``cryptography`` package's AEAD classes: encrypt returns ciphertext || tag,
-decrypt raises InvalidTag and releases nothing on a wrong tag."""
-from ._native import (InvalidTag, Wiped, check, ffi, lib, need_len, new_output, output, param,
+decrypt raises InvalidTag and releases nothing on a wrong tag.
+
+RFC 9058 wants the nonce's most significant bit 0: generate_nonce() makes a
+random one that has it; a nonce with the bit set is refused, never masked.
+Either the plaintext or the associated data may be empty, not both (RFC
+9058 asks for |A| + |P| > 0)."""
+import os
+
+from ._native import (GostxValueError, InvalidTag, Wiped, check, ffi, lib, need_len, new_output, output, param,
                       pool_for, rbuf, rptr)
 
 __all__ = ["KuznyechikMGM", "MagmaMGM"]
@@ -10,9 +17,12 @@ _EMPTY = b""
 
 
 class _MGM(Wiped):
+    """An MGM key (RFC 9058); C only reads it, so one object serves any
+    number of threads at once."""
+
     _id = 0
     block_size = 0
-    _clear = staticmethod(lib.gostx_cipher_clear)
+    _clear = lib.gostx_cipher_clear
 
     def __init__(self, key, tag_length=None):
         need_len("key", key, 32)
@@ -22,17 +32,26 @@ class _MGM(Wiped):
 
     @classmethod
     def generate_key(cls):
-        import os
+        """A random 32-byte key (os.urandom)."""
         return os.urandom(32)
+
+    @classmethod
+    def generate_nonce(cls):
+        """A random nonce of the block size with its most significant bit 0,
+        as RFC 9058 requires (n - 1 random bits: never reuse one under a key)."""
+        n = bytearray(os.urandom(cls.block_size))
+        n[0] &= 0x7F
+        return bytes(n)
 
     _key = Wiped._live
 
     def _nonce(self, nonce):
         v = rbuf(nonce)
         if len(v) != self.block_size:
-            raise ValueError(f"nonce must be {self.block_size} bytes, got {len(v)}")
+            raise GostxValueError(f"nonce must be {self.block_size} bytes, got {len(v)}")
         if v[0] & 0x80:
-            raise ValueError("nonce: its most significant bit must be 0 (RFC 9058)")
+            raise GostxValueError("nonce: its most significant bit must be 0 (RFC 9058); "
+                                  "generate_nonce() makes a random valid one")
         return v
 
     def encrypt(self, nonce, data, associated_data=None, threads=None):
@@ -59,7 +78,7 @@ class _MGM(Wiped):
             rc = lib.gostx_mgm_encrypt_mt(pool_for(threads), c, v, len(v), a, len(a), d, n, p,
                                           p + n, self.tag_length)
         if rc:
-            check(rc, "mgm (data and associated data must not both be empty)")
+            check(rc, "mgm (data and associated data must not both be empty, RFC 9058)")
 
     def decrypt(self, nonce, data, associated_data=None, threads=None):
         """Plaintext of ciphertext || tag; InvalidTag when it does not verify."""

@@ -3,7 +3,7 @@ each stream's result equals the one-stream call on it alone. Streams are
 given as one buffer of equal-length sectors back to back (no copy), or as a
 list of equal-length buffers (joined into one buffer first; the results come
 back as a list)."""
-from ._native import output, check, ffi, lib, nbytes, param, pool_for, rbuf
+from ._native import GostxValueError, output, check, ffi, lib, nbytes, param, pool_for, rbuf
 
 __all__ = ["batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
            "batch_xts_encrypt", "batch_xts_decrypt"]
@@ -14,16 +14,16 @@ def _streams(data, sector_len):
     if isinstance(data, (list, tuple)):
         lens = {nbytes(d) for d in data}
         if len(lens) > 1:
-            raise ValueError(f"all buffers must have the same length, got {sorted(lens)}")
+            raise GostxValueError(f"all buffers must have the same length, got {sorted(lens)}")
         n = lens.pop() if lens else 0
         if sector_len is not None and sector_len != n:
-            raise ValueError(f"sector_len {sector_len} is not the buffers' length {n}")
+            raise GostxValueError(f"sector_len {sector_len} is not the buffers' length {n}")
         return b"".join(data), n, len(data), True
     if not sector_len:
-        raise ValueError("sector_len is needed when data is one buffer")
+        raise GostxValueError("sector_len is needed when data is one buffer")
     total = nbytes(data)
     if total % sector_len:
-        raise ValueError(f"data ({total} bytes) is not a whole number of {sector_len}-byte sectors")
+        raise GostxValueError(f"data ({total} bytes) is not a whole number of {sector_len}-byte sectors")
     return data, sector_len, total // sector_len, False
 
 
@@ -38,14 +38,14 @@ def _keys(keys, ctype, nsectors):
     if not isinstance(keys, (list, tuple)):
         keys = [keys]
     if len(keys) not in (1, nsectors):
-        raise ValueError(f"give 1 key or {nsectors} keys (one per sector), got {len(keys)}")
+        raise GostxValueError(f"give 1 key or {nsectors} keys (one per sector), got {len(keys)}")
     return ffi.new(ctype, [k._live() for k in keys]), len(keys)
 
 
 def _ivs(ivs, nsectors):
     if isinstance(ivs, (list, tuple)):
         if len(ivs) != nsectors:
-            raise ValueError(f"give {nsectors} ivs, got {len(ivs)}")
+            raise GostxValueError(f"give {nsectors} ivs, got {len(ivs)}")
         ivs = b"".join(ivs)
     if nsectors == 0:
         return ivs, 0
@@ -72,6 +72,7 @@ def batch_cbc_encrypt(keys, ivs, data, sector_len=None, out=None, threads=None):
 
 
 def batch_cbc_decrypt(keys, ivs, data, sector_len=None, out=None, threads=None):
+    """Inverse of batch_cbc_encrypt."""
     return _cipher_batch(lib.gostx_batch_cbc_decrypt, keys, ivs, data, sector_len, out, threads)
 
 
@@ -92,7 +93,7 @@ def _xts_batch(fn, keys, data, sector_len, sector_nums, first_sector, out, threa
     nums = ffi.NULL
     if sector_nums is not None:
         if len(sector_nums) != k:
-            raise ValueError(f"give {k} sector numbers, got {len(sector_nums)}")
+            raise GostxValueError(f"give {k} sector numbers, got {len(sector_nums)}")
         nums = ffi.new("uint64_t[]", list(sector_nums))
     res, p = output(None if is_list else out, n * k)
     check(fn(pool_for(threads), kp, nk, nums, first_sector, rbuf(buf), n, k, p),
@@ -110,5 +111,6 @@ def batch_xts_encrypt(keys, data, sector_len=None, sector_nums=None, first_secto
 
 def batch_xts_decrypt(keys, data, sector_len=None, sector_nums=None, first_sector=0, out=None,
                       threads=None):
+    """Inverse of batch_xts_encrypt."""
     return _xts_batch(lib.gostx_batch_xts_decrypt, keys, data, sector_len, sector_nums,
                       first_sector, out, threads)

@@ -5,7 +5,9 @@ Every one-shot method takes any buffer (bytes, bytearray, memoryview, numpy,
 mmap) without copying it, returns a new bytes object, or writes into ``out=``
 (a writable buffer, which may be the input itself) and returns ``out``.
 """
-from ._native import (Wiped, check, ffi, lib, nbytes, need_len, new_output, output, param, pool_for,
+import threading
+
+from ._native import (GostxValueError, Wiped, check, ffi, lib, nbytes, need_len, new_output, output, param, pool_for,
                       rbuf, take)
 
 __all__ = ["Kuznyechik", "Magma", "ModeContext", "OMACContext",
@@ -25,7 +27,7 @@ class _BlockCipher(Wiped):
     _id = 0
     block_size = 0
     name = ""
-    _clear = staticmethod(lib.gostx_cipher_clear)
+    _clear = lib.gostx_cipher_clear
 
     def __init__(self, key):
         need_len("key", key, KEY_LEN)
@@ -36,7 +38,7 @@ class _BlockCipher(Wiped):
 
     def _whole_blocks(self, n):
         if n % self.block_size:
-            raise ValueError(f"data must be a multiple of {self.block_size} bytes "
+            raise GostxValueError(f"data must be a multiple of {self.block_size} bytes "
                              f"(pad it, or use a streaming context with padding), got {n}")
 
     def _check_iv(self, m, multiple):
@@ -44,12 +46,12 @@ class _BlockCipher(Wiped):
         bs = self.block_size
         if not bs <= m <= 64 or (multiple and m % bs):
             kind = f"a multiple of {bs}" if multiple else "any length"
-            raise ValueError(f"iv must be {bs}..64 bytes ({kind}), got {m}")
+            raise GostxValueError(f"iv must be {bs}..64 bytes ({kind}), got {m}")
 
     def _check_half(self, v):
         self._key()
         if len(v) != self._half:
-            raise ValueError(f"iv must be {self._half} bytes, got {len(v)}")
+            raise GostxValueError(f"iv must be {self._half} bytes, got {len(v)}")
 
     # ---- raw blocks ----
     def encrypt_blocks(self, data, out=None):
@@ -57,13 +59,14 @@ class _BlockCipher(Wiped):
         return self._blocks(lib.gostx_cipher_encrypt_blocks, data, out)
 
     def decrypt_blocks(self, data, out=None):
+        """Decrypt whole blocks (len a multiple of the block size)."""
         return self._blocks(lib.gostx_cipher_decrypt_blocks, data, out)
 
     def _blocks(self, fn, data, out):
         d = rbuf(data)
         n = len(d)
         if n % self.block_size:
-            raise ValueError(f"data must be a multiple of {self.block_size} bytes, got {n}")
+            raise GostxValueError(f"data must be a multiple of {self.block_size} bytes, got {n}")
         res, p = output(out, n)
         fn(self._key(), d, n // self.block_size, p)
         return res
@@ -75,6 +78,7 @@ class _BlockCipher(Wiped):
         return self._ecb(lib.gostx_ecb_encrypt, lib.gostx_ecb_encrypt_mt, data, out, threads)
 
     def ecb_decrypt(self, data, out=None, threads=None):
+        """Inverse of ecb_encrypt."""
         return self._ecb(lib.gostx_ecb_decrypt, lib.gostx_ecb_decrypt_mt, data, out, threads)
 
     def _ecb(self, fn, fn_mt, data, out, threads):
@@ -93,6 +97,7 @@ class _BlockCipher(Wiped):
         return self._reg(lib.gostx_cbc_encrypt, iv, data, out)
 
     def cbc_decrypt(self, iv, data, out=None):
+        """Inverse of cbc_encrypt (same iv)."""
         return self._reg(lib.gostx_cbc_decrypt, iv, data, out)
 
     def _reg(self, fn, iv, data, out):
@@ -108,6 +113,7 @@ class _BlockCipher(Wiped):
         return self._seg(lib.gostx_cfb_encrypt, iv, data, s, out)
 
     def cfb_decrypt(self, iv, data, s=None, out=None):
+        """Inverse of cfb_encrypt (same iv and s)."""
         return self._seg(lib.gostx_cfb_decrypt, iv, data, s, out)
 
     def ofb(self, iv, data, s=None, out=None):
@@ -211,22 +217,24 @@ class Magma(_BlockCipher):
 
 class ModeContext(Wiped):
     """Streaming encryption or decryption in one GOST R 34.13 mode. Holds its
-    own copy of the key (wiped at finalize, close, context exit or del)."""
+    own copy of the key (wiped at finalize, close, context exit or del). Safe
+    to share between threads: the calls on it take turns (a lock), so the
+    output is that of the updates in the order they got the lock."""
 
-    _clear = staticmethod(lib.gostx_mode_clear)
+    _clear = lib.gostx_mode_clear
 
     def __init__(self, cipher, mode, decrypt, iv, s, padding, section_len):
         try:
             mode_id = _MODE_IDS[mode]
         except KeyError:
-            raise ValueError(f"mode must be one of {sorted(_MODE_IDS)}, got {mode!r}") from None
+            raise GostxValueError(f"mode must be one of {sorted(_MODE_IDS)}, got {mode!r}") from None
         bs = cipher.block_size
         if mode == ECB:
             if iv is not None:
-                raise ValueError("ECB takes no iv")
+                raise GostxValueError("ECB takes no iv")
             iv = b""
         elif iv is None:
-            raise ValueError(f"{mode} needs an iv")
+            raise GostxValueError(f"{mode} needs an iv")
         elif mode in (CTR, CTR_ACPKM):
             need_len("iv", iv, bs // 2)
         s = param("segment s", s, 0, 1, bs)  # 0 tells C "the block size"
@@ -235,13 +243,23 @@ class ModeContext(Wiped):
                             cipher._acpkm_default if mode == CTR_ACPKM else 0, bs)
         self._bs = bs
         self._exact = mode not in (ECB, CBC)  # output length = input length
+        self._lock = threading.Lock()
         self._h = ffi.new("gostx_mode_ctx *")
         self._olen = ffi.new("size_t *")
         check(lib.gostx_mode_init(self._h, cipher._key(), mode_id, int(decrypt),
                                   rbuf(iv) if nbytes(iv) else ffi.NULL, nbytes(iv), s,
                                   padding, section_len), f"{mode} parameters")
 
+    def _copied(self):
+        self._olen = ffi.new("size_t *")
+
+    def copy(self):
+        """An independent context with the state of this one (its own key copy)."""
+        return self._duplicate()
+
     def update(self, data):
+        """Process data; returns the output it completes (ECB/CBC hold back
+        a partial block, the other modes return len(data) bytes)."""
         d = rbuf(data)
         n = len(d)
         if self._exact:
@@ -260,44 +278,58 @@ class ModeContext(Wiped):
         return self._update(d, n, p)
 
     def _update(self, d, n, p):
-        check(lib.gostx_mode_update(self._live(), d, n, p, self._olen))
-        return self._olen[0]
+        with self._lock:
+            check(lib.gostx_mode_update(self._live(), d, n, p, self._olen))
+            return self._olen[0]
 
     def finalize(self):
-        ctx = self._live()
+        """The last output (padding added or removed); ends the context."""
         buf = ffi.new("uint8_t[]", 2 * self._bs)
-        self._h = None  # final wipes the context, success or not
-        check(lib.gostx_mode_final(ctx, buf, self._olen), "finalize (padding or length)")
-        return take(buf, self._olen[0])
+        with self._lock:
+            ctx = self._live()
+            self._h = None  # final wipes the context, success or not
+            check(lib.gostx_mode_final(ctx, buf, self._olen), "finalize (padding or length)")
+            return take(buf, self._olen[0])
 
 
 
 class OMACContext(Wiped):
-    """Streaming OMAC / OMAC-ACPKM: update(data), finalize(mac_len=None)."""
+    """Streaming OMAC / OMAC-ACPKM: update(data), finalize(mac_len=None).
+    Safe to share between threads (a lock around every C call on it)."""
 
-    _clear = staticmethod(lib.gostx_omac_clear)
+    _clear = lib.gostx_omac_clear
 
     def __init__(self, cipher, section_len=None, master_section_len=None):
         self._bs = cipher.block_size
+        self._lock = threading.Lock()
         self._h = ffi.new("gostx_omac_ctx *")
         if section_len is None and master_section_len is None:
             check(lib.gostx_omac_init(self._h, cipher._key()))
         elif section_len is None or master_section_len is None:
-            raise ValueError("OMAC-ACPKM needs both section_len and master_section_len")
+            raise GostxValueError("OMAC-ACPKM needs both section_len and master_section_len")
         else:
             check(lib.gostx_omac_acpkm_init(self._h, cipher._key(),
                                             param("section_len", section_len, None, 1),
                                             param("master_section_len", master_section_len, None, 1)),
                   "omac-acpkm sections")
 
+    def copy(self):
+        """An independent context with the state of this one."""
+        return self._duplicate()
+
     def update(self, data):
-        check(lib.gostx_omac_update(self._live(), rbuf(data), nbytes(data)))
+        """MAC the bytes of data after what came before."""
+        d = rbuf(data)
+        with self._lock:
+            check(lib.gostx_omac_update(self._live(), d, len(d)))
 
     def finalize(self, mac_len=None):
-        ctx = self._live()
+        """The MAC (its first mac_len bytes, default the block size); ends the context."""
         mac_len = param("mac_len", mac_len, self._bs, 1, self._bs)
         mac = ffi.new("uint8_t[]", mac_len)
-        self._h = None  # final wipes the context
-        check(lib.gostx_omac_final(ctx, mac, mac_len), "mac_len")
+        with self._lock:
+            ctx = self._live()
+            self._h = None  # final wipes the context
+            check(lib.gostx_omac_final(ctx, mac, mac_len), "mac_len")
         return bytes(ffi.buffer(mac))
 

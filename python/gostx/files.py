@@ -7,9 +7,10 @@ import os
 import secrets
 import stat
 import tempfile
+import threading
 import warnings
 
-from ._native import GostxError, InvalidTag, check, ffi, lib, nbytes, pool_for, rbuf, wbuf
+from ._native import GostxError, GostxTypeError, GostxValueError, InvalidTag, check, ffi, lib, nbytes, pool_for, rbuf, wbuf
 
 __all__ = ["encrypt_file", "decrypt_file", "open", "Writer", "Reader", "FormatError"]
 
@@ -17,17 +18,17 @@ _ALGS = {"kuznyechik": lib.GOSTX_ALG_KUZNYECHIK, "magma": lib.GOSTX_ALG_MAGMA}
 _HEADER = lib.GOSTX_FILE_HEADER_LEN
 
 
-class FormatError(ValueError):
+class FormatError(GostxError, ValueError):
     """Not a gostx file, or a malformed / truncated one."""
 
 
 def _secret(key, passphrase):
     """(kdf, secret bytes) from exactly one of key (32 bytes) or passphrase."""
     if (key is None) == (passphrase is None):
-        raise ValueError("give exactly one of key= (32 bytes) or passphrase=")
+        raise GostxValueError("give exactly one of key= (32 bytes) or passphrase=")
     if key is not None:
         if nbytes(key) != 32:
-            raise ValueError(f"key must be 32 bytes, got {nbytes(key)}")
+            raise GostxValueError(f"key must be 32 bytes, got {nbytes(key)}")
         return lib.GOSTX_FILE_KDF_RAW, key
     if isinstance(passphrase, str):
         passphrase = passphrase.encode()
@@ -37,7 +38,7 @@ def _secret(key, passphrase):
 def _ct_encrypt(key, passphrase, alg, chunk_size, iterations):
     kdf, secret = _secret(key, passphrase)
     if alg not in _ALGS:
-        raise ValueError(f"alg must be 'kuznyechik' or 'magma', got {alg!r}")
+        raise GostxValueError(f"alg must be 'kuznyechik' or 'magma', got {alg!r}")
     ct = ffi.new("gostx_file *")
     rc = lib.gostx_file_init_encrypt(ct, _ALGS[alg], kdf, chunk_size, iterations, rbuf(secret),
                                    nbytes(secret), ffi.NULL)
@@ -238,7 +239,7 @@ def _refuse_same_file(in_fd, src, dst):
         return
     si = os.fstat(in_fd)
     if stat.S_ISREG(so.st_mode) and (si.st_dev, si.st_ino) == (so.st_dev, so.st_ino):
-        raise ValueError(f"the output {os.fsdecode(dst)} is the same file as the input "
+        raise GostxValueError(f"the output {os.fsdecode(dst)} is the same file as the input "
                          f"{os.fsdecode(src)}: refusing to overwrite it")
 
 
@@ -320,10 +321,25 @@ def open(file, mode="rb", *, key=None, passphrase=None, alg="kuznyechik", chunk_
                       iterations=iterations)
     if mode == "rb":
         return Reader(file, key=key, passphrase=passphrase)
-    raise ValueError(f"mode must be 'rb' or 'wb', got {mode!r}")
+    raise GostxValueError(f"mode must be 'rb' or 'wb', got {mode!r}")
 
 
-class Writer(io.RawIOBase):
+class _NoCopy:
+    """Streams over one C context and one file: a copy would share both (and
+    closing one would wipe the other's key), so copying is refused, as for
+    Python's own file objects."""
+
+    def __copy__(self):
+        raise GostxTypeError(f"cannot copy a gostx {type(self).__name__}")
+
+    def __deepcopy__(self, memo):
+        raise GostxTypeError(f"cannot copy a gostx {type(self).__name__}")
+
+    def __reduce_ex__(self, protocol):
+        raise GostxTypeError(f"cannot pickle a gostx {type(self).__name__}")
+
+
+class Writer(_NoCopy, io.RawIOBase):
     """Seals what is written in chunks; close() (or leaving a with-block
     normally) seals the final chunk. A path is written as the CLI writes its
     output: the file appears, complete, only at close(); an exception inside
@@ -339,6 +355,7 @@ class Writer(io.RawIOBase):
     def __init__(self, file, *, key=None, passphrase=None, alg="kuznyechik",
                  chunk_size=1 << 20, iterations=200000):
         super().__init__()
+        self._lock = threading.RLock()  # write/close from several threads take turns
         self._buf = bytearray()
         self._index = 0
         try:
@@ -355,11 +372,18 @@ class Writer(io.RawIOBase):
             raise
 
     def writable(self):
+        """True: a Writer is written."""
         return True
 
     def write(self, data):
+        """Take data (any bytes-like object); full chunks are sealed and written
+        as they fill. Returns len(data) in bytes."""
+        with self._lock:
+            return self._write(data)
+
+    def _write(self, data):
         if self.closed:
-            raise ValueError("write to a closed gostx Writer")
+            raise GostxValueError("write to a closed gostx Writer")
         try:
             self._buf += data
             # Seal every full chunk but the last: only close() knows which chunk
@@ -385,11 +409,15 @@ class Writer(io.RawIOBase):
 
     def close(self):
         """Seals the final chunk and puts the file in place."""
+        with self._lock:
+            self._close()
+
+    def _close(self):
         if self.closed:
             return
         if self._failed:
             self._abort()
-            raise ValueError("a write to this gostx Writer failed: its output was discarded")
+            raise GostxValueError("a write to this gostx Writer failed: its output was discarded")
         try:
             self._seal(self._buf, 1)
             self._f.flush()
@@ -418,8 +446,10 @@ class Writer(io.RawIOBase):
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
             self.close()
-        elif not self.closed:
-            self._abort()
+        else:
+            with self._lock:
+                if not self.closed:
+                    self._abort()
 
     def __del__(self):
         if not self.closed:
@@ -434,7 +464,7 @@ def _binary_file(file, mode):
     return io.open(file, mode), True
 
 
-class Reader(io.RawIOBase):
+class Reader(_NoCopy, io.RawIOBase):
     """Opens chunks as they are read; raises InvalidTag on the first chunk that
     does not verify, before releasing any of its bytes."""
 
@@ -443,6 +473,7 @@ class Reader(io.RawIOBase):
 
     def __init__(self, file, *, key=None, passphrase=None):
         super().__init__()
+        self._lock = threading.RLock()  # reads from several threads take turns
         self._f, self._own = _binary_file(file, "rb")
         self._name = os.fsdecode(file) if self._own else None  # for OSErrors
         try:
@@ -458,6 +489,7 @@ class Reader(io.RawIOBase):
         self._done = False
 
     def readable(self):
+        """True: a Reader is read."""
         return True
 
     def _read(self, n):
@@ -486,6 +518,14 @@ class Reader(io.RawIOBase):
         self._plain = memoryview(out)
 
     def readinto(self, b):
+        """Fill b with the next plaintext bytes (each chunk verified before any
+        of it is released); returns the count, 0 at the end."""
+        with self._lock:
+            return self._readinto(b)
+
+    def _readinto(self, b):
+        if self.closed:
+            raise GostxValueError("read from a closed gostx Reader")
         while not len(self._plain) and not self._done:
             self._next_chunk()
         n = min(len(b), len(self._plain))
@@ -494,6 +534,14 @@ class Reader(io.RawIOBase):
         return n
 
     def close(self):
+        """Wipe the key and close the file if the Reader opened it."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # a failed __init__ before the lock existed
+            return self._close()
+        with lock:
+            self._close()
+
+    def _close(self):
         if self.closed:
             return
         ct, self._ct = self._ct, None

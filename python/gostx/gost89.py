@@ -1,7 +1,9 @@
 """GOST 28147-89 and its 1989 modes: simple replacement (ECB), counter
 gamma (CNT), gamma with feedback (CFB) and IMIT, with optional CryptoPro key
 meshing. Little-endian conventions of RFC 5830."""
-from ._native import output, Wiped, check, ffi, lib, nbytes, need_len, rbuf
+import threading
+
+from ._native import GostxValueError, Wiped, check, ffi, lib, nbytes, need_len, output, rbuf
 
 __all__ = ["Gost89", "Gost89Context"]
 
@@ -11,14 +13,14 @@ _MODES = {"ecb": lib.GOSTX_GOST89_ECB, "cnt": lib.GOSTX_GOST89_CNT, "cfb": lib.G
 def _sbox_id(sbox):
     i = lib.gostx_sbox_by_name(sbox.encode())
     if i < 0:
-        raise ValueError(f"unknown S-box {sbox!r} (tc26-z, cryptopro-a..d, test-3411-94, test-28147, cryptopro-3411-94, or an OID)")
+        raise GostxValueError(f"unknown S-box {sbox!r} (tc26-z, cryptopro-a..d, test-3411-94, test-28147, cryptopro-3411-94, or an OID)")
     return i
 
 
 class Gost89(Wiped):
     """A GOST 28147-89 key (32 bytes) with an S-box parameter set by name."""
 
-    _clear = staticmethod(lib.gostx_magma_clear)
+    _clear = lib.gostx_magma_clear
     block_size = 8
 
     def __init__(self, key, sbox="cryptopro-a"):
@@ -27,9 +29,11 @@ class Gost89(Wiped):
         check(lib.gostx_gost89_set_key(self._h, rbuf(key), _sbox_id(sbox)))
 
     def ecb_encrypt(self, data, out=None):
+        """Simple replacement (ECB) of whole 8-byte blocks."""
         return self._ecb(lib.gostx_gost89_ecb_encrypt, data, out)
 
     def ecb_decrypt(self, data, out=None):
+        """Inverse of ecb_encrypt."""
         return self._ecb(lib.gostx_gost89_ecb_decrypt, data, out)
 
     def _ecb(self, fn, data, out):
@@ -44,10 +48,12 @@ class Gost89(Wiped):
             return ctx.update(data, out)
 
     def cfb_encrypt(self, iv, data, meshing=False, out=None):
+        """Gamma with feedback (CFB); iv 8 bytes; any length."""
         with self.encryptor("cfb", iv, meshing) as ctx:
             return ctx.update(data, out)
 
     def cfb_decrypt(self, iv, data, meshing=False, out=None):
+        """Inverse of cfb_encrypt (same iv and meshing)."""
         with self.decryptor("cfb", iv, meshing) as ctx:
             return ctx.update(data, out)
 
@@ -62,43 +68,59 @@ class Gost89(Wiped):
         return Gost89Context(self._live(), mode, False, iv, meshing)
 
     def decryptor(self, mode, iv=None, meshing=False):
+        """As encryptor, decrypting."""
         return Gost89Context(self._live(), mode, True, iv, meshing)
 
     def imit_context(self, iv=None, meshing=False):
+        """Streaming IMIT: imit_update(data) ..., then finalize(mac_len)."""
         return Gost89Context(self._live(), "imit", False, iv, meshing)
 
 
 class Gost89Context(Wiped):
     """Streaming 1989 mode: update(data) -> bytes; for IMIT imit_update() then
-    finalize(). Meshes its own copy of the key (wiped with the context)."""
+    finalize(). Meshes its own copy of the key (wiped with the context).
+    Safe to share between threads (a lock around every C call on it)."""
 
-    _clear = staticmethod(lib.gostx_gost89_ctx_clear)
+    _clear = lib.gostx_gost89_ctx_clear
 
     def __init__(self, key, mode, decrypt, iv, meshing):
         if iv is not None:
             need_len("iv", iv, 8)
+        self._lock = threading.Lock()
         self._h = ffi.new("gostx_gost89_ctx *")
         ivp = rbuf(iv) if iv is not None else ffi.NULL
         if mode == "imit":
             check(lib.gostx_gost89_imit_init(self._h, key, ivp, int(meshing)))
             return
         if mode not in _MODES:
-            raise ValueError(f"mode must be one of {sorted(_MODES)} or 'imit', got {mode!r}")
+            raise GostxValueError(f"mode must be one of {sorted(_MODES)} or 'imit', got {mode!r}")
         if mode != "ecb" and iv is None:
-            raise ValueError("iv must be 8 bytes, got None")
+            raise GostxValueError("iv must be 8 bytes, got None")
         check(lib.gostx_gost89_init(self._h, key, _MODES[mode], int(decrypt), ivp, int(meshing)))
 
+    def copy(self):
+        """An independent context with the state of this one."""
+        return self._duplicate()
+
     def update(self, data, out=None):
-        n = nbytes(data)
+        """Encrypt or decrypt data (ECB: whole blocks); returns as many bytes."""
+        d = rbuf(data)
+        n = len(d)
         res, p = output(out, n)
-        check(lib.gostx_gost89_update(self._live(), rbuf(data), n, p), "gost89 update")
+        with self._lock:
+            check(lib.gostx_gost89_update(self._live(), d, n, p), "gost89 update")
         return res
 
     def imit_update(self, data):
-        check(lib.gostx_gost89_imit_update(self._live(), rbuf(data), nbytes(data)))
+        """IMIT: MAC the bytes of data after what came before."""
+        d = rbuf(data)
+        with self._lock:
+            check(lib.gostx_gost89_imit_update(self._live(), d, len(d)))
 
     def finalize(self, mac_len=4):
+        """IMIT: the MAC (mac_len 1..8 bytes); ends the context."""
         mac = ffi.new("uint8_t[]", mac_len)
-        check(lib.gostx_gost89_imit_final(self._live(), mac, mac_len), "mac_len must be 1..8")
-        self.close()
+        with self._lock:
+            check(lib.gostx_gost89_imit_final(self._live(), mac, mac_len), "mac_len must be 1..8")
+            self._close()
         return bytes(ffi.buffer(mac))

@@ -1,6 +1,6 @@
 """Key derivation (RFC 7836 KDF_256 and KDF_TREE, PBKDF2-HMAC-Streebog-512)
 and KExp15/KImp15 key export (R 1323565.1.017-2018)."""
-from ._native import check, ffi, lib, nbytes, need_len, rbuf, take
+from ._native import GostxValueError, check, ffi, lib, nbytes, need_len, rbuf, take
 from .cipher import Kuznyechik, Magma
 
 __all__ = ["kdf_256", "kdf_tree", "pbkdf2", "kexp15", "kimp15"]
@@ -41,17 +41,17 @@ def _keys(cipher, key_enc, key_mac, iv):
     try:
         cls = _CIPHERS[cipher]
     except KeyError:
-        raise ValueError(f"cipher must be 'kuznyechik' or 'magma', got {cipher!r}") from None
+        raise GostxValueError(f"cipher must be 'kuznyechik' or 'magma', got {cipher!r}") from None
     need_len("iv", iv, cls.block_size // 2)
     try:
         enc = cls(key_enc)
     except ValueError as e:
-        raise ValueError(f"key_enc: {e}") from None
+        raise GostxValueError(f"key_enc: {e}") from None
     try:
         mac = cls(key_mac)
     except ValueError as e:
         enc.close()
-        raise ValueError(f"key_mac: {e}") from None
+        raise GostxValueError(f"key_mac: {e}") from None
     return enc, mac, cls.block_size
 
 
@@ -71,7 +71,7 @@ def kimp15(wrapped, key_enc, key_mac, iv, cipher="kuznyechik"):
     enc, mac, n = _keys(cipher, key_enc, key_mac, iv)
     with enc, mac:
         if nbytes(wrapped) <= n:
-            raise ValueError(f"wrapped key must be longer than {n} bytes")
+            raise GostxValueError(f"wrapped key must be longer than {n} bytes")
         out = ffi.new("uint8_t[]", nbytes(wrapped))
         klen = ffi.new("size_t *")
         try:

@@ -1,6 +1,6 @@
 """Kuznyechik-XTS (IEEE 1619 over Kuznyechik, ciphertext stealing), as
 dm-crypt's kuznyechik-xts-plain64 and VeraCrypt use it."""
-from ._native import output, Wiped, check, ffi, lib, nbytes, need_len, pool_for, rbuf
+from ._native import GostxValueError, output, Wiped, check, ffi, lib, nbytes, need_len, pool_for, rbuf
 
 __all__ = ["KuznyechikXTS"]
 
@@ -8,7 +8,7 @@ __all__ = ["KuznyechikXTS"]
 class KuznyechikXTS(Wiped):
     """key: 64 bytes (data key || tweak key, the halves must differ)."""
 
-    _clear = staticmethod(lib.gostx_xts_clear)
+    _clear = lib.gostx_xts_clear
 
     def __init__(self, key):
         need_len("key", key, 64)
@@ -20,6 +20,7 @@ class KuznyechikXTS(Wiped):
         return self._unit(lib.gostx_xts_encrypt, tweak, data, out)
 
     def decrypt(self, tweak, data, out=None):
+        """Inverse of encrypt (same tweak)."""
         return self._unit(lib.gostx_xts_decrypt, tweak, data, out)
 
     def _unit(self, fn, tweak, data, out):
@@ -36,6 +37,7 @@ class KuznyechikXTS(Wiped):
                              threads)
 
     def decrypt_sectors(self, data, sector_size=512, first_sector=0, out=None, threads=None):
+        """Inverse of encrypt_sectors (same sector_size and first_sector)."""
         return self._sectors(lib.gostx_xts_decrypt_mt, data, sector_size, first_sector, out,
                              threads)
 
