@@ -111,6 +111,21 @@ done
 timeout 10 "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" -o "$T/dir" 2>"$T/err"; rc=$?
 check "dec -o DIR: fails at once (rc $rc)" [ $rc = 1 ]
 untouched "impossible outputs"
+# A symbolic link loop as the output: ELOOP, as other tools say it, and the
+# links stay links (not replaced by a regular file).
+ln -s loop.b "$T/loop.a"
+ln -s loop.a "$T/loop.b"
+ln -s loop.self "$T/loop.self"
+for o in loop.a loop.self; do
+  for cmd in "enc -k $T/key -i $T/plain" "cipher kuznyechik-ctr -k $K --iv 0102030405060708 -i $T/plain"; do
+    timeout 10 $G $cmd -o "$T/$o" 2>"$T/err"; rc=$?
+    check "$cmd -o $o (loop): exit 1 (rc $rc)" [ $rc = 1 ]
+    check "$cmd -o $o (loop): one line, ELOOP: $(head -c 200 "$T/err")" \
+      eval '[ "$(lines "$T/err")" = 1 ] && grep -q "$o: Too many levels of symbolic links" "$T/err"'
+    check "$cmd -o $o (loop): still a link" [ -L "$T/$o" ]
+  done
+done
+check "loop links unchanged" [ "$(readlink "$T/loop.a") $(readlink "$T/loop.b") $(readlink "$T/loop.self")" = "loop.b loop.a loop.self" ]
 
 # ---- PBKDF2 work: at most 2^24 iterations in total (kdf pbkdf2, as enc/dec) ----
 pb=("$G" kdf pbkdf2 --pass x --salt 00)
