@@ -28,6 +28,13 @@
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message and returns CLI_EXIT_USAGE, for `return cli_usage(...)`. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why GOSTX_IMPL was not honoured as asked (an unknown name, a level the CPU
+ * lacks) and what runs instead, with *value the value as printable text; NULL
+ * (and *value NULL) when it was honoured or is unset. Makes the library's
+ * choice: call after any setenv of GOSTX_IMPL. */
+const char *cli_impl_note(const char **value);
+/* Prints cli_impl_note() on stderr as a warning, at most once per process. */
+void cli_impl_warn(void);
 
 /* ---- option parsing ----
  * Long options (--name, --name=value, --name value), short options (-k value,

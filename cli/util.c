@@ -34,6 +34,35 @@ int cli_usage(const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
+/* ---- GOSTX_IMPL not honoured ---- */
+
+const char *cli_impl_note(const char **value) {
+  static char note[192], shown[64];
+  const char *v, *running;
+  gostx_impl_request r = gostx_impl_requested(&v, &running);
+  *value = NULL;
+  if (r != GOSTX_IMPL_UNKNOWN && r != GOSTX_IMPL_UNSUPPORTED) return NULL;
+  size_t i = 0; /* the environment's bytes, printable */
+  for (; v[i] && i < sizeof shown - 1; i++) shown[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+  shown[i] = 0;
+  *value = shown;
+  if (r == GOSTX_IMPL_UNKNOWN)
+    snprintf(note, sizeof note,
+             "not a level (%s) or an implementation name (case matters); running %s",
+             gostx_levels(), running);
+  else
+    snprintf(note, sizeof note, "this CPU cannot run it; running %s", running);
+  return note;
+}
+
+void cli_impl_warn(void) {
+  static int warned;
+  const char *value, *note = cli_impl_note(&value);
+  if (warned || !note) return;
+  warned = 1;
+  cli_err("warning: GOSTX_IMPL=%s: %s", value, note);
+}
+
 /* ---- option parsing ---- */
 
 void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv) {
