@@ -97,6 +97,23 @@ long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap);
  * Returns 0, CLI_EXIT_USAGE (empty, too long) or CLI_EXIT_FAIL. */
 int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_t *pass,
                   size_t *len);
+/* The same rules for a passphrase read from descriptor fd_s (the value of
+ * option fd_opt, e.g. "--pass-fd"), to its end. */
+int cli_read_pass_fd(const char *fd_opt, const char *fd_s, uint8_t *pass, size_t *len);
+/* Parses fd_s, the value of option opt, as an open descriptor: *fd, and
+ * "OPT N" in name for messages. 0, CLI_EXIT_USAGE or CLI_EXIT_FAIL (closed). */
+int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]);
+/* A raw key from file (--key-file), or, file NULL, from the descriptor fd_s
+ * (the value of option fd_opt), read to its end: min..max bytes (min == max:
+ * exactly that many) in *out (malloc'ed; cli_free_secret it), *len.
+ * Returns 0, CLI_EXIT_USAGE (bad length, bad fd number) or CLI_EXIT_FAIL. */
+int cli_read_secret(const char *file, const char *fd_opt, const char *fd_s, size_t min,
+                    size_t max, uint8_t **out, size_t *len);
+/* For --help texts: OPT (e.g. "-k HEX") is visible to other users; ALT
+ * (e.g. "--key-file and --key-fd") keep the secret off the command line. */
+#define CLI_ARGV_SECRET_NOTE(opt, alt)                                           \
+  "Note: " opt " on the command line is visible to other users of this\n"      \
+  "machine (ps, /proc/PID/cmdline); " alt " keep it off the command line.\n"
 
 /* ---- input ---- */
 typedef struct cli_in {

@@ -45,7 +45,7 @@ static const struct alg_mode alg_modes[] = {
 
 static void cipher_usage(void) {
   printf(
-      "Usage: gostx cipher ALG-MODE -k KEYHEX [OPTIONS]\n"
+      "Usage: gostx cipher ALG-MODE (-k KEYHEX | --key-file FILE | --key-fd N) [OPTIONS]\n"
       "\n"
       "Encrypts (default) or decrypts (-d) stdin to stdout, or -i IN to -o OUT.\n"
       "ALG-MODE:\n"
@@ -55,6 +55,9 @@ static void cipher_usage(void) {
       "\n"
       "Options:\n"
       "  -k, --key HEX        32-byte key (64 bytes for XTS: data key || tweak key)\n"
+      "      --key-file FILE  the key as raw bytes in FILE (32, or 64 for XTS;\n"
+      "                       `gostx keygen` makes one)\n"
+      "      --key-fd N       the key as raw bytes read from descriptor N to its end\n"
       "      --iv HEX         IV; its length sets m (GOST R 34.13-2015):\n"
       "                         CBC, OFB: a multiple of n (n = 16 Kuznyechik, 8 Magma)\n"
       "                         CFB: at least n bytes;  CTR, CTR-ACPKM: n/2 bytes\n"
@@ -100,17 +103,20 @@ static void cipher_usage(void) {
       "is gost89-cnt --sbox tc26-z --mesh. Its kuznyechik-/magma-ctr take the\n"
       "n/2-byte IV as here; its cbc/cfb/ofb use m = n (an n-byte IV).\n"
       "MGM decryption checks the tag before writing anything: on a wrong tag it\n"
-      "prints 'authentication failed', writes no output and exits 1.\n");
+      "prints 'authentication failed', writes no output and exits 1.\n"
+      CLI_ARGV_SECRET_NOTE("-k HEX", "--key-file and --key-fd"));
 }
 
 enum {
   OPT_KEY = 1, OPT_IV, OPT_AAD, OPT_TAGLEN, OPT_PAD, OPT_DEC, OPT_ENC, OPT_IN, OPT_OUT,
   OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_AAD_FILE,
-  OPT_THREADS, OPT_HELP
+  OPT_THREADS, OPT_KEY_FILE, OPT_KEY_FD, OPT_HELP
 };
 
 static const cli_opt cipher_opts[] = {
     {"key", 'k', CLI_ARG, OPT_KEY},
+    {"key-file", 0, CLI_PATH, OPT_KEY_FILE},
+    {"key-fd", 0, CLI_ARG, OPT_KEY_FD},
     {"iv", 0, CLI_ARG, OPT_IV},
     {"nonce", 0, CLI_ARG, OPT_IV},
     {"aad", 0, CLI_ARG, OPT_AAD},
@@ -146,7 +152,7 @@ struct job {
   size_t tag_len, segment, section, sector_size;
   uint64_t sector, threads;
   int have_sector, decrypt, padding, sbox, mesh;
-  const char *in_path, *out_path, *aad_path;
+  const char *in_path, *out_path, *aad_path, *key_path;
 };
 
 static int not_a_multiple(const struct job *j, unsigned long long total) {
@@ -459,13 +465,15 @@ static int run_xts(const struct job *j, cli_in *in, cli_out *out) {
 static int parse_args(struct job *j, int argc, char **argv, int *help) {
   cli_parser p;
   cli_parser_init(&p, "cipher", argc, argv);
-  const char *key_hex = NULL, *iv_hex = NULL, *aad_hex = NULL, *tag_s = NULL, *pad_s = NULL,
+  const char *key_hex = NULL, *key_fd = NULL, *iv_hex = NULL, *aad_hex = NULL, *tag_s = NULL, *pad_s = NULL,
              *seg_s = NULL, *sec_s = NULL, *sbox_s = NULL, *sector_s = NULL, *ssize_s = NULL,
              *alg = NULL;
   int id, rc;
   while ((id = cli_next(&p, cipher_opts)) != CLI_END) {
     switch (id) {
       case OPT_KEY: key_hex = p.arg; break;
+      case OPT_KEY_FILE: j->key_path = p.arg; break;
+      case OPT_KEY_FD: key_fd = p.arg; break;
       case OPT_IV: iv_hex = p.arg; break;
       case OPT_AAD: aad_hex = p.arg; break;
       case OPT_AAD_FILE: j->aad_path = p.arg; break;
@@ -501,11 +509,25 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
   j->n = fam == FAM_KUZ ? GOSTX_KUZ_BLOCK_LEN : GOSTX_MAGMA_BLOCK_LEN;
 
   /* Key. */
-  if (!key_hex) return cli_usage("%s: missing key (-k KEYHEX)", name);
+  int sources = !!key_hex + !!j->key_path + !!key_fd;
+  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", name);
+  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", name);
+  if (j->key_path && !strcmp(j->key_path, "-"))
+    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
+                     name);
   j->key_len = kind == K_XTS ? GOSTX_XTS_KEY_LEN : GOSTX_KEY_LEN;
   char what[64];
   snprintf(what, sizeof what, "%s: key", name);
-  if ((rc = cli_hex_exact(what, key_hex, j->key, j->key_len))) return rc;
+  if (key_hex) {
+    if ((rc = cli_hex_exact(what, key_hex, j->key, j->key_len))) return rc;
+  } else {
+    uint8_t *k;
+    size_t klen;
+    if ((rc = cli_read_secret(j->key_path, "--key-fd", key_fd, j->key_len, j->key_len, &k, &klen)))
+      return rc;
+    memcpy(j->key, k, klen);
+    cli_free_secret(k, klen);
+  }
 
   /* Options that only some modes take. */
   if (pad_s && kind != K_ECB && kind != K_CBC)
@@ -631,7 +653,9 @@ int cmd_cipher(int argc, char **argv) {
     goto done;
   }
   if (status) goto done;
-  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"}, {j.aad_path, "AAD file"}};
+  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"},
+                           {j.aad_path, "AAD file"},
+                           {j.key_path, "key file"}};
   if ((status = cli_refuse_same_file("cipher", j.out_path, ins, sizeof ins / sizeof ins[0])))
     goto done;
   if (j.aad_path) {
