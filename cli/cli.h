@@ -136,6 +136,8 @@ int cli_in_try_open(cli_in *in, const char *path);
 int cli_in_try_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
 /* Reads the rest of the input into a malloc'ed buffer. */
 int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
+/* The same with room more bytes allocated after the data (for a tag). */
+int cli_in_read_all_room(cli_in *in, size_t room, uint8_t **buf, size_t *len);
 void cli_in_close(cli_in *in);
 /* Maps a regular input file read-only (whole; the cipher then reads it where
  * it lies instead of copying it in). 1 when mapped (in->map, in->map_len),

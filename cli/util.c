@@ -313,7 +313,17 @@ int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got) {
 }
 
 int cli_in_read_all(cli_in *in, uint8_t **out, size_t *out_len) {
+  return cli_in_read_all_room(in, 0, out, out_len);
+}
+
+int cli_in_read_all_room(cli_in *in, size_t room, uint8_t **out, size_t *out_len) {
+  /* A regular file: its size up front, so no copies while growing and no
+   * untouched pages (a file that grew meanwhile still grows the buffer). */
   size_t cap = CLI_CHUNK, len = 0;
+  struct stat st;
+  if (!in->is_stdin && fstat(fileno(in->f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < SIZE_MAX / 2 - room - CLI_CHUNK)
+    cap = (size_t)st.st_size + CLI_CHUNK; /* the last read, of 0 bytes, needs CLI_CHUNK */
   uint8_t *buf = malloc(cap);
   if (!buf) goto oom;
   for (;;) {
@@ -331,6 +341,11 @@ int cli_in_read_all(cli_in *in, uint8_t **out, size_t *out_len) {
     }
     len += got;
     if (got < CLI_CHUNK) break;
+  }
+  if (cap - len < room) {
+    uint8_t *nb = realloc(buf, len + room);
+    if (!nb) goto oom_free;
+    buf = nb;
   }
   *out = buf;
   *out_len = len;
