@@ -106,7 +106,7 @@ mkdir "$T/dir"
 for o in "$T/dir" "$T/no-such-dir/out"; do
   timeout 10 "$G" enc --pass-file "$T/pass" --iter 16777216 -i "$T/plain" -o "$o" 2>"$T/err"; rc=$?
   check "enc -o $o: fails at once (rc $rc)" [ $rc = 1 ]
-  check "enc -o $o: one line naming it" [ "$(lines "$T/err")" = 1 ] && grep -q "$o" "$T/err"
+  check "enc -o $o: one line naming it" eval '[ "$(lines "$T/err")" = 1 ] && grep -q "$o" "$T/err"'
 done
 timeout 10 "$G" dec --pass-file "$T/pass" -i "$T/plain.pgx" -o "$T/dir" 2>"$T/err"; rc=$?
 check "dec -o DIR: fails at once (rc $rc)" [ $rc = 1 ]
@@ -153,13 +153,14 @@ check "200 KB of AAD from a file: round trip" cmp -s "$T/pbig" "$T/plain"
 cp "$T/aadbig" "$T/aadbad"
 flip_byte "$T/aadbad" 150000
 mgm -d --aad-file "$T/aadbad" -i "$T/cbig" -o "$T/pbad" 2>"$T/err"; rc=$?
-check "changed AAD: authentication fails, no output (rc $rc)" [ $rc = 1 ] && [ ! -e "$T/pbad" ]
+check "changed AAD: authentication fails, no output (rc $rc)" eval '[ $rc = 1 ] && [ ! -e "$T/pbad" ]'
 check "changed AAD: says so" grep -q "authentication failed" "$T/err"
 refused "--aad with --aad-file" "not both" "${mgm_cmd[@]}" --aad 00 --aad-file "$T/aad1k" -i "$T/plain"
 refused "--aad-file on CTR" "apply only to MGM" \
   "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 --aad-file "$T/aad1k" -i "$T/plain"
 timeout 10 "$G" cipher kuznyechik-mgm -k "$K" --iv "$N" --aad-file "$T/missing" -i "$T/plain" -o "$T/y" 2>"$T/err"; rc=$?
-check "missing --aad-file: exit 1, named, no output (rc $rc)" [ $rc = 1 ] && grep -q missing "$T/err" && [ ! -e "$T/y" ]
+check "missing --aad-file: exit 1, named, no output (rc $rc)" \
+  eval '[ $rc = 1 ] && grep -q missing "$T/err" && [ ! -e "$T/y" ]'
 
 # ---- a stdout write error is reported once ----
 if [ -w /dev/full ]; then
