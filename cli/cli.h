@@ -28,6 +28,13 @@
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message and returns CLI_EXIT_USAGE, for `return cli_usage(...)`. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why GOSTX_IMPL was not honoured as asked (an unknown name, a level the CPU
+ * lacks) and what runs instead, with *value the value as printable text; NULL
+ * (and *value NULL) when it was honoured or is unset. Makes the library's
+ * choice: call after any setenv of GOSTX_IMPL. */
+const char *cli_impl_note(const char **value);
+/* Prints cli_impl_note() on stderr as a warning, at most once per process. */
+void cli_impl_warn(void);
 
 /* ---- option parsing ----
  * Long options (--name, --name=value, --name value), short options (-k value,
@@ -90,6 +97,23 @@ long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap);
  * Returns 0, CLI_EXIT_USAGE (empty, too long) or CLI_EXIT_FAIL. */
 int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_t *pass,
                   size_t *len);
+/* The same rules for a passphrase read from descriptor fd_s (the value of
+ * option fd_opt, e.g. "--pass-fd"), to its end. */
+int cli_read_pass_fd(const char *fd_opt, const char *fd_s, uint8_t *pass, size_t *len);
+/* Parses fd_s, the value of option opt, as an open descriptor: *fd, and
+ * "OPT N" in name for messages. 0, CLI_EXIT_USAGE or CLI_EXIT_FAIL (closed). */
+int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]);
+/* A raw key from file (--key-file), or, file NULL, from the descriptor fd_s
+ * (the value of option fd_opt), read to its end: min..max bytes (min == max:
+ * exactly that many) in *out (malloc'ed; cli_free_secret it), *len.
+ * Returns 0, CLI_EXIT_USAGE (bad length, bad fd number) or CLI_EXIT_FAIL. */
+int cli_read_secret(const char *file, const char *fd_opt, const char *fd_s, size_t min,
+                    size_t max, uint8_t **out, size_t *len);
+/* For --help texts: OPT (e.g. "-k HEX") is visible to other users; ALT
+ * (e.g. "--key-file and --key-fd") keep the secret off the command line. */
+#define CLI_ARGV_SECRET_NOTE(opt, alt)                                           \
+  "Note: " opt " on the command line is visible to other users of this\n"      \
+  "machine (ps, /proc/PID/cmdline); " alt " keep it off the command line.\n"
 
 /* ---- input ---- */
 typedef struct cli_in {
@@ -112,6 +136,8 @@ int cli_in_try_open(cli_in *in, const char *path);
 int cli_in_try_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got);
 /* Reads the rest of the input into a malloc'ed buffer. */
 int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
+/* The same with room more bytes allocated after the data (for a tag). */
+int cli_in_read_all_room(cli_in *in, size_t room, uint8_t **buf, size_t *len);
 void cli_in_close(cli_in *in);
 /* Maps a regular input file read-only (whole; the cipher then reads it where
  * it lies instead of copying it in). 1 when mapped (in->map, in->map_len),

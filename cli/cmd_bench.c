@@ -822,16 +822,7 @@ int cmd_bench(int argc, char **argv) {
     return CLI_EXIT_FAIL;
   }
   const char *forced = getenv("GOSTX_IMPL");
-  if (impl) {
-    int known = 0;
-    char levels[128];
-    snprintf(levels, sizeof levels, " %s ", gostx_levels());
-    char word[64];
-    snprintf(word, sizeof word, " %s ", impl);
-    known |= strstr(levels, word) != NULL;
-    for (int pr = 1; pr < GOSTX_ALG_END; pr++) known |= !strcmp(gostx_impl((gostx_alg)pr), impl);
-    if (!known) cli_err("bench: note: no implementation named '%s' runs here; others fall back", impl);
-  }
+  cli_impl_warn();
 
   choose_cycles_source();
   char model[256], date[64];

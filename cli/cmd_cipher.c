@@ -45,7 +45,7 @@ static const struct alg_mode alg_modes[] = {
 
 static void cipher_usage(void) {
   printf(
-      "Usage: gostx cipher ALG-MODE -k KEYHEX [OPTIONS]\n"
+      "Usage: gostx cipher ALG-MODE (-k KEYHEX | --key-file FILE | --key-fd N) [OPTIONS]\n"
       "\n"
       "Encrypts (default) or decrypts (-d) stdin to stdout, or -i IN to -o OUT.\n"
       "ALG-MODE:\n"
@@ -55,6 +55,9 @@ static void cipher_usage(void) {
       "\n"
       "Options:\n"
       "  -k, --key HEX        32-byte key (64 bytes for XTS: data key || tweak key)\n"
+      "      --key-file FILE  the key as raw bytes in FILE (32, or 64 for XTS;\n"
+      "                       `gostx keygen` makes one)\n"
+      "      --key-fd N       the key as raw bytes read from descriptor N to its end\n"
       "      --iv HEX         IV; its length sets m (GOST R 34.13-2015):\n"
       "                         CBC, OFB: a multiple of n (n = 16 Kuznyechik, 8 Magma)\n"
       "                         CFB: at least n bytes;  CTR, CTR-ACPKM: n/2 bytes\n"
@@ -91,7 +94,8 @@ static void cipher_usage(void) {
       "                       bytes (RFC 4357 2.3). Off by default.\n"
       "  -j, --threads N      kuznyechik-ctr / magma-ctr with whole-block segments:\n"
       "                       N threads, 0 = one per core (default 0); reading and\n"
-      "                       writing overlap the cipher. Other modes: one thread\n"
+      "                       writing overlap the cipher. MGM: N threads for the\n"
+      "                       whole input (the same bytes). Other modes: one thread\n"
       "  -h, --help           this help\n"
       "\n"
       "openssl + gost-engine equivalents (it always meshes keys): its 'gost89'\n"
@@ -100,17 +104,20 @@ static void cipher_usage(void) {
       "is gost89-cnt --sbox tc26-z --mesh. Its kuznyechik-/magma-ctr take the\n"
       "n/2-byte IV as here; its cbc/cfb/ofb use m = n (an n-byte IV).\n"
       "MGM decryption checks the tag before writing anything: on a wrong tag it\n"
-      "prints 'authentication failed', writes no output and exits 1.\n");
+      "prints 'authentication failed', writes no output and exits 1.\n"
+      CLI_ARGV_SECRET_NOTE("-k HEX", "--key-file and --key-fd"));
 }
 
 enum {
   OPT_KEY = 1, OPT_IV, OPT_AAD, OPT_TAGLEN, OPT_PAD, OPT_DEC, OPT_ENC, OPT_IN, OPT_OUT,
   OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_AAD_FILE,
-  OPT_THREADS, OPT_HELP
+  OPT_THREADS, OPT_KEY_FILE, OPT_KEY_FD, OPT_HELP
 };
 
 static const cli_opt cipher_opts[] = {
     {"key", 'k', CLI_ARG, OPT_KEY},
+    {"key-file", 0, CLI_PATH, OPT_KEY_FILE},
+    {"key-fd", 0, CLI_ARG, OPT_KEY_FD},
     {"iv", 0, CLI_ARG, OPT_IV},
     {"nonce", 0, CLI_ARG, OPT_IV},
     {"aad", 0, CLI_ARG, OPT_AAD},
@@ -146,7 +153,7 @@ struct job {
   size_t tag_len, segment, section, sector_size;
   uint64_t sector, threads;
   int have_sector, decrypt, padding, sbox, mesh;
-  const char *in_path, *out_path, *aad_path;
+  const char *in_path, *out_path, *aad_path, *key_path;
 };
 
 static int not_a_multiple(const struct job *j, unsigned long long total) {
@@ -348,48 +355,52 @@ static int run_gost89_ecb(const struct job *j, cli_in *in, cli_out *out) {
   return status;
 }
 
-/* ---- MGM: whole input in memory; decryption verifies before any write ---- */
+/* ---- MGM: whole input in memory; decryption verifies before any write ----
+ * On the pool (-j): keystream and tag sum are split across the threads, the
+ * same bytes as one thread; decryption still writes nothing before the whole
+ * ciphertext authenticated. */
 
 static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   int id = j->am->family == FAM_KUZ ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
-  uint8_t *data;
+  uint8_t *data; /* in place: the input, then the output (|| the tag) */
   size_t len;
-  int status = cli_in_read_all(in, &data, &len);
+  int status = cli_in_read_all_room(in, j->tag_len, &data, &len);
   if (status) return status;
   gostx_cipher c;
   int rc = gostx_cipher_init(&c, id, j->key);
-  uint8_t *res = malloc(len + j->tag_len + 1);
+  /* Without threads (pool_new failed) the _mt calls run on this one. */
+  gostx_pool *pool = j->threads == 1 || rc ? NULL : gostx_pool_new((unsigned)j->threads);
   size_t res_len = 0;
-  if (!res) {
-    cli_err("out of memory");
-    status = CLI_EXIT_FAIL;
-  } else if (rc) {
+  if (rc) {
     cli_err("%s: %s", j->am->name, gostx_strerror(rc));
     status = CLI_EXIT_FAIL;
   } else if (!j->decrypt) {
-    rc = gostx_mgm_encrypt(&c, j->iv, j->iv_len, j->aad, j->aad_len, data, len, res,
-                           res + len, j->tag_len);
+    rc = gostx_mgm_encrypt_mt(pool, &c, j->iv, j->iv_len, j->aad, j->aad_len, data, len, data,
+                              data + len, j->tag_len);
     res_len = len + j->tag_len;
   } else if (len < j->tag_len) {
     rc = GOSTX_EAUTH; /* too short to even hold a tag */
   } else {
+    /* Authenticates the whole ciphertext before it decrypts any of it. */
     size_t clen = len - j->tag_len;
-    rc = gostx_mgm_decrypt(&c, j->iv, j->iv_len, j->aad, j->aad_len, data, clen, data + clen,
-                           j->tag_len, res);
+    rc = gostx_mgm_decrypt_mt(pool, &c, j->iv, j->iv_len, j->aad, j->aad_len, data, clen,
+                              data + clen, j->tag_len, data);
     res_len = clen;
   }
   gostx_cipher_clear(&c);
+  gostx_pool_free(pool);
   if (!status && rc) {
     if (rc == GOSTX_EAUTH) cli_err("%s: authentication failed", j->am->name);
     else cli_err("%s: %s", j->am->name, gostx_strerror(rc));
     status = CLI_EXIT_FAIL;
   }
   /* Nothing is written before the tag verified. */
-  if (!status) status = cli_out_write(out, res, res_len);
-  gostx_memzero(data, len);
+  if (!status) {
+    cli_out_bulk(out); /* one big write: past the page cache (cli/out.c) */
+    status = cli_out_write(out, data, res_len);
+  }
+  gostx_memzero(data, len > res_len ? len : res_len);
   free(data);
-  if (res) gostx_memzero(res, len + j->tag_len + 1);
-  free(res);
   return status;
 }
 
@@ -459,13 +470,15 @@ static int run_xts(const struct job *j, cli_in *in, cli_out *out) {
 static int parse_args(struct job *j, int argc, char **argv, int *help) {
   cli_parser p;
   cli_parser_init(&p, "cipher", argc, argv);
-  const char *key_hex = NULL, *iv_hex = NULL, *aad_hex = NULL, *tag_s = NULL, *pad_s = NULL,
+  const char *key_hex = NULL, *key_fd = NULL, *iv_hex = NULL, *aad_hex = NULL, *tag_s = NULL, *pad_s = NULL,
              *seg_s = NULL, *sec_s = NULL, *sbox_s = NULL, *sector_s = NULL, *ssize_s = NULL,
              *alg = NULL;
   int id, rc;
   while ((id = cli_next(&p, cipher_opts)) != CLI_END) {
     switch (id) {
       case OPT_KEY: key_hex = p.arg; break;
+      case OPT_KEY_FILE: j->key_path = p.arg; break;
+      case OPT_KEY_FD: key_fd = p.arg; break;
       case OPT_IV: iv_hex = p.arg; break;
       case OPT_AAD: aad_hex = p.arg; break;
       case OPT_AAD_FILE: j->aad_path = p.arg; break;
@@ -501,11 +514,25 @@ static int parse_args(struct job *j, int argc, char **argv, int *help) {
   j->n = fam == FAM_KUZ ? GOSTX_KUZ_BLOCK_LEN : GOSTX_MAGMA_BLOCK_LEN;
 
   /* Key. */
-  if (!key_hex) return cli_usage("%s: missing key (-k KEYHEX)", name);
+  int sources = !!key_hex + !!j->key_path + !!key_fd;
+  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", name);
+  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", name);
+  if (j->key_path && !strcmp(j->key_path, "-"))
+    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
+                     name);
   j->key_len = kind == K_XTS ? GOSTX_XTS_KEY_LEN : GOSTX_KEY_LEN;
   char what[64];
   snprintf(what, sizeof what, "%s: key", name);
-  if ((rc = cli_hex_exact(what, key_hex, j->key, j->key_len))) return rc;
+  if (key_hex) {
+    if ((rc = cli_hex_exact(what, key_hex, j->key, j->key_len))) return rc;
+  } else {
+    uint8_t *k;
+    size_t klen;
+    if ((rc = cli_read_secret(j->key_path, "--key-fd", key_fd, j->key_len, j->key_len, &k, &klen)))
+      return rc;
+    memcpy(j->key, k, klen);
+    cli_free_secret(k, klen);
+  }
 
   /* Options that only some modes take. */
   if (pad_s && kind != K_ECB && kind != K_CBC)
@@ -631,7 +658,9 @@ int cmd_cipher(int argc, char **argv) {
     goto done;
   }
   if (status) goto done;
-  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"}, {j.aad_path, "AAD file"}};
+  const cli_input ins[] = {{j.in_path ? j.in_path : "-", "input"},
+                           {j.aad_path, "AAD file"},
+                           {j.key_path, "key file"}};
   if ((status = cli_refuse_same_file("cipher", j.out_path, ins, sizeof ins / sizeof ins[0])))
     goto done;
   if (j.aad_path) {

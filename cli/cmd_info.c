@@ -13,7 +13,9 @@ int cmd_info(int argc, char **argv) {
           "\n"
           "Prints the library version, the CPU features gostx detected, and the\n"
           "implementation chosen for each primitive. GOSTX_IMPL=name in the\n"
-          "environment forces an implementation (e.g. GOSTX_IMPL=portable).\n");
+          "environment forces an implementation (e.g. GOSTX_IMPL=portable); a\n"
+          "value it cannot honour (an unknown name, a level this CPU lacks) is\n"
+          "named on the GOSTX_IMPL line, with what runs instead.\n");
       return CLI_EXIT_OK;
     }
     return cli_usage("info: unexpected argument '%s'", argv[i]);
@@ -23,7 +25,9 @@ int cmd_info(int argc, char **argv) {
   printf("cpu features: %s\n", features && *features ? features : "(none)");
   printf("levels: %s\n", gostx_levels());
   const char *forced = getenv("GOSTX_IMPL");
-  if (forced) printf("GOSTX_IMPL: %s\n", forced);
+  const char *value, *note = cli_impl_note(&value);
+  if (note) printf("GOSTX_IMPL: %s (%s)\n", value, note);
+  else if (forced) printf("GOSTX_IMPL: %s\n", forced);
   else printf("GOSTX_IMPL: (not set)\n");
   for (int p = 1; p < GOSTX_ALG_END; p++) {
     const char *name = gostx_alg_name((gostx_alg)p);

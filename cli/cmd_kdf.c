@@ -15,9 +15,11 @@
 
 static void kdf_usage(void) {
   printf(
-      "Usage: gostx kdf pbkdf2 (--pass STR | --pass-hex HEX) --salt HEX --iter N [--len BYTES]\n"
-      "       gostx kdf kdf256 -k KEYHEX --label HEX --seed HEX\n"
-      "       gostx kdf kdftree -k KEYHEX --label HEX --seed HEX --len BYTES [--r BYTES]\n"
+      "Usage: gostx kdf pbkdf2 PASS --salt HEX --iter N [--len BYTES]\n"
+      "       gostx kdf kdf256 KEY --label HEX --seed HEX\n"
+      "       gostx kdf kdftree KEY --label HEX --seed HEX --len BYTES [--r BYTES]\n"
+      "  PASS: --pass STR | --pass-hex HEX | --pass-file FILE | --pass-fd N\n"
+      "  KEY:  -k KEYHEX | --key-file FILE | --key-fd N\n"
       "\n"
       "  pbkdf2   PBKDF2 with HMAC-Streebog-512 (R 50.1.111-2016); --len default 64;\n"
       "           --iter x ceil(--len / 64) at most 16777216 (2^24: tens of seconds,\n"
@@ -29,22 +31,33 @@ static void kdf_usage(void) {
       "\n"
       "Options:\n"
       "  -k, --key HEX      input key (any length)\n"
+      "      --key-file FILE  input key: the raw bytes of FILE (1..65536)\n"
+      "      --key-fd N     input key: raw bytes read from descriptor N to its end\n"
       "      --label HEX    label bytes (may be empty: --label '')\n"
       "      --seed HEX     seed bytes (may be empty)\n"
       "      --pass STR     password as given (bytes of the argument)\n"
       "      --pass-hex HEX password bytes in hex\n"
+      "      --pass-file FILE  password = contents of FILE, one trailing newline\n"
+      "                     dropped (1..1024 bytes, as for `gostx enc`)\n"
+      "      --pass-fd N    the same, read from descriptor N to its end\n"
       "      --salt HEX     salt bytes\n"
       "      --iter N       iteration count, 1..16777216\n"
       "      --len BYTES    output length, 1..1048576\n"
       "      --r BYTES      kdftree counter width\n"
-      "  -h, --help         this help\n");
+      "  -h, --help         this help\n"
+      "\n" CLI_ARGV_SECRET_NOTE("-k HEX, --pass or --pass-hex",
+                                 "--key-file, --key-fd, --pass-file and --pass-fd"));
 }
 
 enum { OPT_KEY = 1, OPT_LABEL, OPT_SEED, OPT_PASS, OPT_PASS_HEX, OPT_SALT, OPT_ITER, OPT_LEN,
-       OPT_R, OPT_HELP };
+       OPT_R, OPT_KEY_FILE, OPT_KEY_FD, OPT_PASS_FILE, OPT_PASS_FD, OPT_HELP };
 
 static const cli_opt kdf_opts[] = {
     {"key", 'k', CLI_ARG, OPT_KEY},
+    {"key-file", 0, CLI_PATH, OPT_KEY_FILE},
+    {"key-fd", 0, CLI_ARG, OPT_KEY_FD},
+    {"pass-file", 0, CLI_PATH, OPT_PASS_FILE},
+    {"pass-fd", 0, CLI_ARG, OPT_PASS_FD},
     {"label", 0, CLI_ARG, OPT_LABEL},
     {"seed", 0, CLI_ARG, OPT_SEED},
     {"pass", 0, CLI_ARG, OPT_PASS},
@@ -93,6 +106,8 @@ int cmd_kdf(int argc, char **argv) {
       {OPT_PASS_HEX, "--pass-hex", 1, 0, 0}, {OPT_SALT, "--salt", 1, 0, 0},
       {OPT_ITER, "--iter", 1, 0, 0},     {OPT_LEN, "--len", 1, 0, 1},
       {OPT_R, "--r", 0, 0, 1},
+      {OPT_KEY_FILE, "--key-file", 0, 1, 1}, {OPT_KEY_FD, "--key-fd", 0, 1, 1},
+      {OPT_PASS_FILE, "--pass-file", 1, 0, 0}, {OPT_PASS_FD, "--pass-fd", 1, 0, 0},
   };
   for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
     int ok = pbkdf2 ? allowed[i].pb : kdf256 ? allowed[i].k256 : allowed[i].kt;
@@ -105,8 +120,10 @@ int cmd_kdf(int argc, char **argv) {
   if (pbkdf2) {
     uint64_t iter = 0;
     out_len = 64;
-    if (v[OPT_PASS] && v[OPT_PASS_HEX]) return cli_usage("pbkdf2: give --pass or --pass-hex, not both");
-    if (!v[OPT_PASS] && !v[OPT_PASS_HEX]) return cli_usage("pbkdf2: missing --pass or --pass-hex");
+    int sources = !!v[OPT_PASS] + !!v[OPT_PASS_HEX] + !!v[OPT_PASS_FILE] + !!v[OPT_PASS_FD];
+    if (sources > 1)
+      return cli_usage("pbkdf2: give only one of --pass, --pass-hex, --pass-file and --pass-fd");
+    if (!sources) return cli_usage("pbkdf2: missing --pass, --pass-hex, --pass-file or --pass-fd");
     if (!v[OPT_SALT]) return cli_usage("pbkdf2: missing --salt HEX");
     if (!v[OPT_ITER]) return cli_usage("pbkdf2: missing --iter N");
     if ((rc = cli_uint("--iter", v[OPT_ITER], 1, GOSTX_FILE_ITER_MAX, &iter))) return rc;
@@ -122,6 +139,16 @@ int cmd_kdf(int argc, char **argv) {
       a = malloc(a_len + 1);
       if (!a) return cli_usage("out of memory");
       memcpy(a, v[OPT_PASS], a_len);
+    } else if (v[OPT_PASS_FILE] || v[OPT_PASS_FD]) {
+      a = malloc(CLI_PASS_MAX + 2);
+      if (!a) return cli_usage("out of memory");
+      rc = v[OPT_PASS_FILE] ? cli_read_pass(v[OPT_PASS_FILE], NULL, 0, a, &a_len)
+                            : cli_read_pass_fd("--pass-fd", v[OPT_PASS_FD], a, &a_len);
+      if (rc) {
+        cli_free_secret(a, CLI_PASS_MAX + 2);
+        return rc;
+      }
+      gostx_memzero(a + a_len, CLI_PASS_MAX + 2 - a_len); /* the dropped newline, the rest */
     } else if ((rc = cli_hex("pbkdf2: --pass-hex", v[OPT_PASS_HEX], &a, &a_len))) {
       return rc;
     }
@@ -134,7 +161,9 @@ int cmd_kdf(int argc, char **argv) {
     rc = gostx_pbkdf2_streebog512(a, a_len, b, b_len, (uint32_t)iter, out, out_len);
   } else {
     size_t r = 1;
-    if (!v[OPT_KEY]) return cli_usage("%s: missing key (-k KEYHEX)", which);
+    int sources = !!v[OPT_KEY] + !!v[OPT_KEY_FILE] + !!v[OPT_KEY_FD];
+    if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", which);
+    if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", which);
     if (!v[OPT_LABEL]) return cli_usage("%s: missing --label HEX", which);
     if (!v[OPT_SEED]) return cli_usage("%s: missing --seed HEX", which);
     if (tree) {
@@ -150,7 +179,10 @@ int cmd_kdf(int argc, char **argv) {
     }
     char what[32];
     snprintf(what, sizeof what, "%s: key", which);
-    if ((rc = cli_hex(what, v[OPT_KEY], &a, &a_len))) return rc;
+    if (v[OPT_KEY] ? (rc = cli_hex(what, v[OPT_KEY], &a, &a_len))
+                   : (rc = cli_read_secret(v[OPT_KEY_FILE], "--key-fd", v[OPT_KEY_FD], 1, 65536, &a,
+                                           &a_len)))
+      return rc;
     snprintf(what, sizeof what, "%s: --label", which);
     if ((rc = cli_hex(what, v[OPT_LABEL], &b, &b_len))) goto done;
     snprintf(what, sizeof what, "%s: --seed", which);

@@ -33,7 +33,7 @@ static const struct {
 
 static void mac_usage(void) {
   printf(
-      "Usage: gostx mac ALG -k KEYHEX [--len BYTES] [-i IN]\n"
+      "Usage: gostx mac ALG (-k KEYHEX | --key-file FILE | --key-fd N) [--len BYTES] [-i IN]\n"
       "\n"
       "Prints the MAC of IN (default stdin) in lowercase hex.\n"
       "ALG:\n"
@@ -46,6 +46,9 @@ static void mac_usage(void) {
       "\n"
       "Options:\n"
       "  -k, --key HEX             key (32 bytes; any length for HMAC)\n"
+      "      --key-file FILE       the key as raw bytes in FILE (32; HMAC: 1..65536)\n"
+      "      --key-fd N            the key as raw bytes read from descriptor N to\n"
+      "                            its end\n"
       "      --len BYTES           output only the first BYTES of the tag\n"
       "  -i, --in FILE             input (default stdin)\n"
       "      --section BYTES       OMAC-ACPKM section size N, a multiple of n\n"
@@ -58,14 +61,17 @@ static void mac_usage(void) {
       "      --mesh                gost89-imit: CryptoPro key meshing (RFC 4357 2.3);\n"
       "                            gost-engine's gost-mac = --mesh (cryptopro-a),\n"
       "                            gost-mac-12 = --sbox tc26-z --mesh\n"
-      "  -h, --help                this help\n");
+      "  -h, --help                this help\n"
+      "\n" CLI_ARGV_SECRET_NOTE("-k HEX", "--key-file and --key-fd"));
 }
 
 enum { OPT_KEY = 1, OPT_LEN, OPT_IN, OPT_SECTION, OPT_MASTER, OPT_SBOX, OPT_IV, OPT_MESH,
-       OPT_HELP };
+       OPT_KEY_FILE, OPT_KEY_FD, OPT_HELP };
 
 static const cli_opt mac_opts[] = {
     {"key", 'k', CLI_ARG, OPT_KEY},
+    {"key-file", 0, CLI_PATH, OPT_KEY_FILE},
+    {"key-fd", 0, CLI_ARG, OPT_KEY_FD},
     {"len", 0, CLI_ARG, OPT_LEN},
     {"in", 'i', CLI_PATH, OPT_IN},
     {"section", 0, CLI_ARG, OPT_SECTION},
@@ -119,11 +125,13 @@ int cmd_mac(int argc, char **argv) {
   cli_parser p;
   cli_parser_init(&p, "mac", argc, argv);
   const char *alg_s = NULL, *key_hex = NULL, *len_s = NULL, *in_path = NULL, *sec_s = NULL,
-             *master_s = NULL, *sbox_s = NULL, *iv_hex = NULL;
+             *master_s = NULL, *sbox_s = NULL, *iv_hex = NULL, *key_path = NULL, *key_fd = NULL;
   int mesh = 0, id;
   while ((id = cli_next(&p, mac_opts)) != CLI_END) {
     switch (id) {
       case OPT_KEY: key_hex = p.arg; break;
+      case OPT_KEY_FILE: key_path = p.arg; break;
+      case OPT_KEY_FD: key_fd = p.arg; break;
       case OPT_LEN: len_s = p.arg; break;
       case OPT_IN: in_path = p.arg; break;
       case OPT_SECTION: sec_s = p.arg; break;
@@ -155,7 +163,12 @@ int cmd_mac(int argc, char **argv) {
     return cli_usage("mac: --section and --master-section apply only to *-omac-acpkm");
   if ((sbox_s || iv_hex || mesh) && alg != M_IMIT)
     return cli_usage("mac: --sbox, --iv and --mesh apply only to gost89-imit");
-  if (!key_hex) return cli_usage("%s: missing key (-k KEYHEX)", alg_s);
+  int sources = !!key_hex + !!key_path + !!key_fd;
+  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", alg_s);
+  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", alg_s);
+  if (key_path && !strcmp(key_path, "-"))
+    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
+                     alg_s);
 
   /* Full tag length and the accepted --len range. */
   size_t full = is_hmac ? (alg == M_HMAC256 ? 32 : 64) : alg == M_IMIT ? 4 : n;
@@ -168,7 +181,13 @@ int cmd_mac(int argc, char **argv) {
   size_t key_len;
   char what[64];
   snprintf(what, sizeof what, "%s: key", alg_s);
-  if ((rc = cli_hex(what, key_hex, &key, &key_len))) return rc;
+  if (!key_hex) {
+    if ((rc = cli_read_secret(key_path, "--key-fd", key_fd, is_hmac ? 1 : GOSTX_KEY_LEN,
+                              is_hmac ? 65536 : GOSTX_KEY_LEN, &key, &key_len)))
+      return rc;
+  } else if ((rc = cli_hex(what, key_hex, &key, &key_len))) {
+    return rc;
+  }
   if (!is_hmac && key_len != GOSTX_KEY_LEN) {
     cli_free_secret(key, key_len);
     return cli_usage("%s must be 32 bytes (64 hex digits), got %zu bytes", what, key_len);

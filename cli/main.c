@@ -65,6 +65,8 @@ int main(int argc, char **argv) {
   for (const struct subcommand *s = subcommands; s->name; s++) {
     if (strcmp(cmd, s->name) == 0) {
       cli_stdout_error_reset();
+      /* bench sets GOSTX_IMPL from --impl first, info prints it in its output. */
+      if (s->run != cmd_bench && s->run != cmd_info) cli_impl_warn();
       int rc = s->run(argc - 1, argv + 1);
       /* Catch late stdout errors (full disk, closed pipe) for every command;
        * once: an output written through cli_out already said so. */

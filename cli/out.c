@@ -173,29 +173,43 @@ static void write_error(cli_out *out) {
 
 /* ---- opening ---- */
 
-/* Follows symbolic links (relative ones from the link's directory). Returns a
- * malloc'ed path when path was a link, NULL otherwise or on any error. */
-static char *resolve_links(const char *path) {
+/* Follows symbolic links (relative ones from the link's directory). Sets
+ * *res to a malloc'ed path when path was a link, NULL when it was not; returns
+ * 0, or an errno: ELOOP past the kernel's 40 hops (a loop must fail as open()
+ * does, not be replaced by a regular file), or readlink's error. */
+static int resolve_links(const char *path, char **res) {
   char *cur = NULL;
   struct stat st;
-  for (int hops = 0; hops < 40; hops++) {
+  int err = ELOOP;
+  *res = NULL;
+  for (int hops = 0; hops <= 40; hops++) {
     const char *p = cur ? cur : path;
-    if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+    if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode)) {
+      *res = cur;
+      return 0;
+    }
+    if (hops == 40) break;
     char target[4096];
     ssize_t len = readlink(p, target, sizeof target - 1);
-    if (len < 0 || (size_t)len >= sizeof target - 1) break;
+    if (len < 0 || (size_t)len >= sizeof target - 1) {
+      err = len < 0 ? errno : ENAMETOOLONG;
+      break;
+    }
     target[len] = 0;
     const char *slash = strrchr(p, '/');
     size_t dir_len = (target[0] != '/' && slash) ? (size_t)(slash - p) + 1 : 0;
     char *next = malloc(dir_len + (size_t)len + 1);
-    if (!next) break;
+    if (!next) {
+      err = ENOMEM;
+      break;
+    }
     memcpy(next, p, dir_len);
     memcpy(next + dir_len, target, (size_t)len + 1);
     free(cur);
     cur = next;
   }
   free(cur);
-  return NULL;
+  return err;
 }
 
 static char *dup_n(const char *s, size_t n) {
@@ -252,7 +266,12 @@ int cli_out_open(cli_out *out, const char *path, int flags) {
     return 0;
   }
   /* A symbolic link: replace the file it points to, not the link. */
-  char *real = resolve_links(path);
+  char *real;
+  int lerr = resolve_links(path, &real);
+  if (lerr) {
+    cli_err("%s: %s", path, strerror(lerr));
+    return CLI_EXIT_FAIL;
+  }
   const char *target = real ? real : path;
   const char *slash = strrchr(target, '/');
   const char *base = slash ? slash + 1 : target;

@@ -1,14 +1,34 @@
 /* gostx CLI: secrets from files and from the terminal. Files are read with
  * read(2), so no stdio buffer keeps a copy; the terminal is read with echo
- * off, restored on SIGINT/SIGTERM. Used by enc/dec and disk. */
+ * off, restored on SIGINT/SIGTERM. Used by enc/dec, disk, and the key-file /
+ * fd options of cipher, mac and kdf. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+/* Reads fd to its end, up to cap bytes, with read(2). name: for messages. */
+static long read_secret_fd(int fd, const char *name, uint8_t *buf, size_t cap) {
+  size_t n = 0;
+  while (n < cap) {
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      cli_err("%s: read error: %s", name, strerror(errno));
+      gostx_memzero(buf, cap);
+      return -1;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  return (long)n;
+}
 
 /* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
  * of the secret. Returns the count, or -1 after printing why. */
@@ -18,21 +38,53 @@ long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap) {
     cli_err("%s: %s", path, strerror(errno));
     return -1;
   }
-  size_t n = 0;
-  while (n < cap) {
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      cli_err("%s: read error: %s", path, strerror(errno));
-      close(fd);
-      gostx_memzero(buf, cap);
-      return -1;
-    }
-    if (r == 0) break;
-    n += (size_t)r;
-  }
+  long n = read_secret_fd(fd, path, buf, cap);
   close(fd);
-  return (long)n;
+  return n;
+}
+
+int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]) {
+  uint64_t v;
+  int rc = cli_uint(opt, s, 0, INT_MAX, &v);
+  if (rc) return rc;
+  *fd = (int)v;
+  snprintf(name, 32, "%s %d", opt, *fd);
+  if (fcntl(*fd, F_GETFD) < 0) {
+    cli_err("%s: %s", name, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
+int cli_read_secret(const char *file, const char *fd_opt, const char *fd_s, size_t min,
+                    size_t max, uint8_t **out, size_t *len) {
+  *out = NULL;
+  *len = 0;
+  int fd = -1, rc;
+  char fd_name[32];
+  if (!file && (rc = cli_secret_fd(fd_opt, fd_s, &fd, fd_name))) return rc;
+  const char *name = file ? file : fd_name;
+  uint8_t *buf = malloc(max + 1); /* one byte more tells "too long" */
+  if (!buf) {
+    cli_err("%s: out of memory", name);
+    return CLI_EXIT_FAIL;
+  }
+  long got = file ? cli_read_secret_file(file, buf, max + 1) : read_secret_fd(fd, name, buf, max + 1);
+  if (got < 0) {
+    free(buf);
+    return CLI_EXIT_FAIL;
+  }
+  if ((size_t)got < min || (size_t)got > max) {
+    cli_free_secret(buf, max + 1);
+    if (min == max)
+      return cli_usage("%s: the key must be exactly %zu raw bytes (not hex); this is %s", name,
+                       max, (size_t)got > max ? "longer" : "shorter");
+    if (got == 0) return cli_usage("%s: empty key", name);
+    return cli_usage("%s: key longer than %zu bytes", name, max);
+  }
+  *out = buf;
+  *len = (size_t)got;
+  return 0;
 }
 
 /* Strips one trailing "\n" or "\r\n". */
@@ -42,15 +94,24 @@ static size_t chomp(const uint8_t *p, size_t n) {
   return n;
 }
 
-/* pass has room for CLI_PASS_MAX + 2 bytes. */
-static int read_pass_file(const char *path, uint8_t *pass, size_t *len) {
-  long got = cli_read_secret_file(path, pass, CLI_PASS_MAX + 2);
+/* pass has room for CLI_PASS_MAX + 2 bytes. fd < 0: read the file path;
+ * otherwise fd, named path in messages. */
+static int read_pass_file(const char *path, int fd, uint8_t *pass, size_t *len) {
+  long got = fd < 0 ? cli_read_secret_file(path, pass, CLI_PASS_MAX + 2)
+                    : read_secret_fd(fd, path, pass, CLI_PASS_MAX + 2);
   if (got < 0) return CLI_EXIT_FAIL;
   size_t n = chomp(pass, (size_t)got);
   if (n > CLI_PASS_MAX) return cli_usage("%s: passphrase longer than %d bytes", path, CLI_PASS_MAX);
   if (n == 0) return cli_usage("%s: empty passphrase", path);
   *len = n;
   return 0;
+}
+
+int cli_read_pass_fd(const char *fd_opt, const char *fd_s, uint8_t *pass, size_t *len) {
+  int fd, rc;
+  char name[32];
+  if ((rc = cli_secret_fd(fd_opt, fd_s, &fd, name))) return rc;
+  return read_pass_file(name, fd, pass, len);
 }
 
 /* The terminal's settings while echo is off, restored on SIGINT/SIGTERM. */
@@ -119,7 +180,7 @@ static int tty_read_pass(const char *prompt, uint8_t *pass, size_t *len) {
 
 int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_t *pass,
                   size_t *len) {
-  if (pass_file) return read_pass_file(pass_file, pass, len);
+  if (pass_file) return read_pass_file(pass_file, -1, pass, len);
   int rc = tty_read_pass(prompt, pass, len);
   if (rc || !confirm) return rc;
   uint8_t again[CLI_PASS_MAX + 2];

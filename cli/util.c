@@ -34,6 +34,35 @@ int cli_usage(const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
+/* ---- GOSTX_IMPL not honoured ---- */
+
+const char *cli_impl_note(const char **value) {
+  static char note[192], shown[64];
+  const char *v, *running;
+  gostx_impl_request r = gostx_impl_requested(&v, &running);
+  *value = NULL;
+  if (r != GOSTX_IMPL_UNKNOWN && r != GOSTX_IMPL_UNSUPPORTED) return NULL;
+  size_t i = 0; /* the environment's bytes, printable */
+  for (; v[i] && i < sizeof shown - 1; i++) shown[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+  shown[i] = 0;
+  *value = shown;
+  if (r == GOSTX_IMPL_UNKNOWN)
+    snprintf(note, sizeof note,
+             "not a level (%s) or an implementation name (case matters); running %s",
+             gostx_levels(), running);
+  else
+    snprintf(note, sizeof note, "this CPU cannot run it; running %s", running);
+  return note;
+}
+
+void cli_impl_warn(void) {
+  static int warned;
+  const char *value, *note = cli_impl_note(&value);
+  if (warned || !note) return;
+  warned = 1;
+  cli_err("warning: GOSTX_IMPL=%s: %s", value, note);
+}
+
 /* ---- option parsing ---- */
 
 void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv) {
@@ -284,7 +313,17 @@ int cli_in_read(cli_in *in, uint8_t *buf, size_t cap, size_t *got) {
 }
 
 int cli_in_read_all(cli_in *in, uint8_t **out, size_t *out_len) {
+  return cli_in_read_all_room(in, 0, out, out_len);
+}
+
+int cli_in_read_all_room(cli_in *in, size_t room, uint8_t **out, size_t *out_len) {
+  /* A regular file: its size up front, so no copies while growing and no
+   * untouched pages (a file that grew meanwhile still grows the buffer). */
   size_t cap = CLI_CHUNK, len = 0;
+  struct stat st;
+  if (!in->is_stdin && fstat(fileno(in->f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size < SIZE_MAX / 2 - room - CLI_CHUNK)
+    cap = (size_t)st.st_size + CLI_CHUNK; /* the last read, of 0 bytes, needs CLI_CHUNK */
   uint8_t *buf = malloc(cap);
   if (!buf) goto oom;
   for (;;) {
@@ -302,6 +341,11 @@ int cli_in_read_all(cli_in *in, uint8_t **out, size_t *out_len) {
     }
     len += got;
     if (got < CLI_CHUNK) break;
+  }
+  if (cap - len < room) {
+    uint8_t *nb = realloc(buf, len + room);
+    if (!nb) goto oom_free;
+    buf = nb;
   }
   *out = buf;
   *out_len = len;

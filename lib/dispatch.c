@@ -8,7 +8,9 @@
  * with an implementation's own name picks exactly that one where it exists
  * (other primitives fall back to portable); opt-in implementations that leak
  * through the cache (e.g. "lstable") are only ever chosen that way. A forced
- * level or name the CPU cannot run falls back to portable. */
+ * level the CPU cannot run falls back to the best level below it, a name it
+ * cannot run (or an unknown one: names are case-sensitive) to portable;
+ * gostx_impl_requested tells callers which happened. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -196,9 +198,50 @@ static void (*kuz_expand_for(const struct gostx_kuz_impl *im,
   return NULL;
 }
 
+/* What became of GOSTX_IMPL, for gostx_impl_requested: the library does not
+ * print, its callers (the CLI) say so. */
+static gostx_impl_request request = GOSTX_IMPL_UNSET;
+static char request_value[64];
+static const char *request_running;
+
+static int name_usable(const struct row *rows, size_t n, const char *(*name_of)(const void *),
+                       const char *name, const struct gostx_cpu *f, int *exists) {
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(name_of(rows[i].impl), name)) continue;
+    *exists = 1;
+    if (level_supported(rows[i].level, f) && (!rows[i].needs || rows[i].needs(f))) return 1;
+  }
+  return 0;
+}
+
+/* Classifies GOSTX_IMPL as pick() applies it. */
+static void classify(const char *forced, const struct gostx_cpu *f) {
+  if (!forced || !*forced) return;
+  size_t len = strlen(forced);
+  if (len >= sizeof request_value) len = sizeof request_value - 1;
+  memcpy(request_value, forced, len);
+  request_value[len] = 0;
+  int l = level_by_name(forced);
+  if (l >= 0) {
+    int run = l; /* pick() caps at l: the best level at or below it runs */
+    while (run > 0 && !level_supported(run, f)) run--;
+    request = run == l ? GOSTX_IMPL_HONOURED : GOSTX_IMPL_UNSUPPORTED;
+    request_running = level_names[run];
+    return;
+  }
+  int exists = 0, usable = 0;
+  usable |= name_usable(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f, &exists);
+  usable |= name_usable(magma_rows, NROWS(magma_rows), magma_name, forced, f, &exists);
+  usable |= name_usable(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f, &exists);
+  usable |= name_usable(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f, &exists);
+  request = usable ? GOSTX_IMPL_HONOURED : exists ? GOSTX_IMPL_UNSUPPORTED : GOSTX_IMPL_UNKNOWN;
+  request_running = usable ? request_value : level_names[0];
+}
+
 static void choose(void) {
   const char *forced = getenv("GOSTX_IMPL");
   const struct gostx_cpu *f = gostx__cpu();
+  classify(forced, f);
   chosen.kuz = pick(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f);
   chosen.kuz_expand = kuz_expand_for(chosen.kuz, f);
   chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
@@ -214,6 +257,13 @@ const struct gostx_dispatch *gostx__dispatch(void) {
 #ifdef GOSTX_CT_PLANTS
 int gostx__ct_plant; /* which planted leak is live (lib/internal.h); none by default */
 #endif
+
+gostx_impl_request gostx_impl_requested(const char **value, const char **running) {
+  gostx__dispatch();
+  if (value) *value = request == GOSTX_IMPL_UNSET ? NULL : request_value;
+  if (running) *running = request == GOSTX_IMPL_UNSET ? NULL : request_running;
+  return request;
+}
 
 int gostx__level_supported(const char *level) {
   int l = level_by_name(level);

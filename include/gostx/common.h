@@ -60,9 +60,24 @@ GOSTX_API const char *gostx_alg_name(gostx_alg alg);
 GOSTX_API int gostx_alg_by_name(const char *name);
 /* Name of the implementation chosen for alg ("portable", "avx2", ...), or
  * "unknown". The choice is made once per process; GOSTX_IMPL=name in the
- * environment forces a level (an unavailable level falls back to
- * "portable"). */
+ * environment forces a level (one the CPU lacks falls back to the best level
+ * below it) or an implementation name (one the CPU cannot run, or an unknown
+ * name, falls back to "portable"); see gostx_impl_requested. */
 GOSTX_API const char *gostx_impl(gostx_alg alg);
+
+/* What became of GOSTX_IMPL (the library never prints; callers can warn). */
+typedef enum gostx_impl_request {
+  GOSTX_IMPL_UNSET = 0,       /* unset or empty: the best the CPU runs */
+  GOSTX_IMPL_HONOURED = 1,    /* a level or implementation name this CPU runs */
+  GOSTX_IMPL_UNKNOWN = 2,     /* not a level nor a name (both case-sensitive): portable runs */
+  GOSTX_IMPL_UNSUPPORTED = 3, /* a level or implementation this CPU cannot run */
+} gostx_impl_request;
+/* How GOSTX_IMPL was applied when the implementations were chosen (once per
+ * process; this call makes the choice if none was made yet). *value gets the
+ * value read (at most 63 bytes of it), *running the level or implementation
+ * name that runs for it ("portable", "avx2", ...); both NULL when unset.
+ * Either pointer may be NULL. */
+GOSTX_API gostx_impl_request gostx_impl_requested(const char **value, const char **running);
 
 /* Fills buf with len bytes from the OS generator (getrandom, else
  * /dev/urandom). 0 or GOSTX_EIO. */
