@@ -25,25 +25,11 @@
 
 #include <gostx.h>
 
+#include "ossl_check.h"
+
 static OSSL_LIB_CTX *ours, *ref;
-static unsigned long pass, fail;
 static const char *notes[16];
 static int nnotes;
-
-static void check(int ok, const char *fmt, ...) {
-  if (ok) {
-    pass++;
-    return;
-  }
-  fail++;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "FAIL ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  ERR_print_errors_fp(stderr);
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void) {

@@ -17,21 +17,7 @@
 
 #include <gostx.h>
 
-static unsigned long pass, fail;
-
-static void check(int ok, const char *fmt, ...) {
-  if (ok) {
-    pass++;
-    return;
-  }
-  fail++;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "FAIL ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-}
+#include "ossl_check.h"
 
 static void fill(uint8_t *p, size_t n, uint8_t seed) {
   for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(seed + 7 * i + (i >> 3));
