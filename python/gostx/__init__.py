@@ -30,6 +30,21 @@ from .xts import KuznyechikXTS
 __version__ = ffi.string(lib.gostx_version()).decode()
 
 
+def _warn_if_impl_not_honoured():
+    # GOSTX_IMPL that names nothing (or a level this CPU lacks) falls back
+    # silently in C; say so once, as the gostx command does on stderr.
+    value, running = ffi.new("const char **"), ffi.new("const char **")
+    r = lib.gostx_impl_requested(value, running)
+    if r in (2, 3):  # GOSTX_IMPL_UNKNOWN, GOSTX_IMPL_UNSUPPORTED
+        import warnings
+        why = "not a level or implementation name" if r == 2 else "this CPU cannot run it"
+        warnings.warn(f"GOSTX_IMPL={ffi.string(value[0]).decode(errors='replace')!r}: {why}; "
+                      f"running {ffi.string(running[0]).decode()}", RuntimeWarning, stacklevel=3)
+
+
+_warn_if_impl_not_honoured()
+
+
 def implementations():
     """The implementation libgostx chose per primitive on this CPU."""
     algs = {"kuznyechik": lib.GOSTX_ALG_KUZNYECHIK, "magma": lib.GOSTX_ALG_MAGMA,

@@ -33,6 +33,7 @@ typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEB
 const char *gostx_strerror(int err);
 const char *gostx_version(void);
 const char *gostx_impl(gostx_alg alg);
+int gostx_impl_requested(const char **value, const char **running);
 const char *gostx_cpu_features(void);
 void gostx_memzero(void *p, size_t len);
 

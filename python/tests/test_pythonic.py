@@ -174,3 +174,21 @@ def test_stubs_match_the_package(tmp_path):
                         "gostx"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("value,warned", [("bogus", True), ("AVX2", True), ("portable", False),
+                                          ("", False)])
+def test_gostx_impl_not_honoured_warns_once_at_import(value, warned):
+    # The same rule as the gostx command (issue 32 item 18): an unknown value
+    # runs portable, and the user is told, once, as a RuntimeWarning.
+    env = dict(os.environ, GOSTX_IMPL=value)
+    r = subprocess.run([sys.executable, "-W", "always", "-c",
+                        "import gostx; print(gostx.implementations()['kuznyechik'])"],
+                       env=env, capture_output=True, text=True, check=True)
+    lines = [ln for ln in r.stderr.splitlines() if "RuntimeWarning" in ln]
+    if warned:
+        assert len(lines) == 1, r.stderr
+        assert repr(value) in lines[0] and "running portable" in lines[0], lines[0]
+        assert r.stdout.strip() == "portable"
+    else:
+        assert lines == [], r.stderr
