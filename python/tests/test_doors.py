@@ -309,15 +309,29 @@ def test_oserrors_carry_errno_and_filename(tmp_path):
     assert _names(tmp_path) == ["src"]
 
 
+def _full_device(tmp_path):
+    """A private node of /dev/full's device where we may make one (root), so a
+    regression that unlinks or renames over its output cannot take the
+    system's /dev/full with it; else /dev/full itself."""
+    node = tmp_path / "full"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o600, os.makedev(1, 7))
+        return str(node)
+    except (PermissionError, AttributeError, OSError):
+        return "/dev/full"
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_write_errors_carry_errno_and_filename(tmp_path):
     """A device is written directly (as the CLI does); its write error names it."""
     src = tmp_path / "src"
     src.write_bytes(os.urandom(5000))
+    full = _full_device(tmp_path)
     with pytest.raises(OSError) as e:
-        gostx.encrypt_file(src, "/dev/full", key=KEY, threads=2)
-    assert e.value.errno == errno.ENOSPC and e.value.filename == "/dev/full"
+        gostx.encrypt_file(src, full, key=KEY, threads=2)
+    assert e.value.errno == errno.ENOSPC and e.value.filename == full
     with pytest.raises(OSError) as e:
-        with gostx.open_file("/dev/full", "wb", key=KEY) as w:
+        with gostx.open_file(full, "wb", key=KEY) as w:
             w.write(b"x" * 5000)
-    assert e.value.errno == errno.ENOSPC and e.value.filename == "/dev/full"
+    assert e.value.errno == errno.ENOSPC and e.value.filename == full
+    assert stat.S_ISCHR(os.stat(full).st_mode), "the device was replaced by a file"
