@@ -136,6 +136,37 @@ static void test_vko_agreement(void) {
   }
 }
 
+/* RFC 7836's VKO examples: each side's key and the other's public key give
+ * the published KEKs; A's Q (from B's case) is A's d times G. */
+static void test_vko_examples(void) {
+  json *f = tv_load("vko-3410.json");
+  json *cases = tv_cases(f);
+  for (size_t i = 0; i < json_len(cases); i++) {
+    json *c = json_at(cases, i);
+    int curve = gostx_gost3410_curve_by_name(tv_str(c, "curve"));
+    size_t n = gostx_gost3410_size(curve), dl, xl, yl, ul, k2l, k5l;
+    uint8_t *d = tv_hex(c, "d", &dl), *x = tv_hex(c, "x", &xl), *y = tv_hex(c, "y", &yl);
+    uint8_t *ukm = tv_hex(c, "ukm", &ul), *k256 = tv_hex(c, "kek256", &k2l), *k512 = tv_hex(c, "kek512", &k5l);
+    uint8_t pub[128], out[64];
+    CHECK(n == dl && xl == n && yl == n, "%s: sizes", tv_str(c, "name"));
+    memcpy(pub, x, n);
+    memcpy(pub + n, y, n);
+    CHECK_RC(gostx_gost3410_check_public_key(curve, pub, 2 * n), 0, "peer key on curve");
+    CHECK_RC(gostx_gost3410_vko(curve, d, n, pub, 2 * n, ukm, ul, out, 32), 0, "VKO-256");
+    CHECK_BYTES(out, k256, 32, "KEK_VKO-256");
+    CHECK_RC(gostx_gost3410_vko(curve, d, n, pub, 2 * n, ukm, ul, out, 64), 0, "VKO-512");
+    CHECK_BYTES(out, k512, 64, "KEK_VKO-512");
+    /* The other case's peer key is this case's public key. */
+    json *o = json_at(cases, 1 - i);
+    size_t ox, oy;
+    uint8_t *px = tv_hex(o, "x", &ox), *py = tv_hex(o, "y", &oy), mine[128];
+    CHECK_RC(gostx_gost3410_public_key(curve, d, n, mine, 2 * n), 0, "public key");
+    CHECK(!memcmp(mine, px, n) && !memcmp(mine + n, py, n), "%s: Q = d G", tv_str(c, "name"));
+    free(d); free(x); free(y); free(ukm); free(k256); free(k512); free(px); free(py);
+  }
+  json_free(f);
+}
+
 static void test_refusals(void) {
   for (size_t i = 0; i < NCURVES; i++) {
     int c = all_curves[i];
@@ -205,6 +236,7 @@ int main(void) {
   test_standard_examples();
   test_round_trips();
   test_vko_agreement();
+  test_vko_examples();
   test_refusals();
   return t_done();
 }
