@@ -167,6 +167,30 @@ static void test_vko_examples(void) {
   json_free(f);
 }
 
+/* VKO's cofactor: with d = 1, UKM = 1 and the peer key 5 G, K must be
+ * (h 5) G, h = 4 on the twisted Edwards sets (256 A, 512 C), else 1; K
+ * computed here through the public-key path, then hashed as VKO does. */
+static void test_vko_cofactor(void) {
+  for (size_t i = 0; i < NCURVES; i++) {
+    int c = all_curves[i];
+    size_t n = gostx_gost3410_size(c);
+    int h = (c == GOSTX_GOST3410_256_A || c == GOSTX_GOST3410_512_C) ? 4 : 1;
+    uint8_t one[64] = {0}, five[64] = {0}, hk[64] = {0}, peer[128], K[128], enc[128], want[64], got[64];
+    uint8_t ukm[1] = {1};
+    one[n - 1] = 1;
+    five[n - 1] = 5;
+    hk[n - 1] = (uint8_t)(5 * h);
+    gostx_gost3410_public_key(c, five, n, peer, 2 * n);
+    gostx_gost3410_public_key(c, hk, n, K, 2 * n);
+    memcpy(enc, K, 2 * n);
+    reverse(enc, n);     /* x little-endian */
+    reverse(enc + n, n); /* y little-endian */
+    gostx_streebog(64, enc, 2 * n, want);
+    CHECK_RC(gostx_gost3410_vko(c, one, n, peer, 2 * n, ukm, 1, got, 64), 0, "vko");
+    CHECK(!memcmp(got, want, 64), "%s: VKO = Streebog((h UKM d) Q), h = %d", gostx_gost3410_curve_name(c), h);
+  }
+}
+
 static void test_refusals(void) {
   for (size_t i = 0; i < NCURVES; i++) {
     int c = all_curves[i];
@@ -237,6 +261,7 @@ int main(void) {
   test_round_trips();
   test_vko_agreement();
   test_vko_examples();
+  test_vko_cofactor();
   test_refusals();
   return t_done();
 }
