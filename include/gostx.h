@@ -17,6 +17,7 @@
 #include "gostx/batch.h"
 #include "gostx/file.h"
 #include "gostx/luks.h"
+#include "gostx/gost3410.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

@@ -1,0 +1,90 @@
+/* GOST R 34.10-2012 internals: Montgomery arithmetic modulo a public odd
+ * modulus of 4 or 8 64-bit limbs (used for both p and q), the curve table and
+ * projective points. Not installed. */
+#ifndef GOSTX_GOST3410_EC_H
+#define GOSTX_GOST3410_EC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GX_MAXN 8 /* limbs of the largest (512-bit) modulus */
+
+typedef uint64_t gx_fe[GX_MAXN]; /* little-endian limbs; only n are used */
+
+typedef struct gx_mont {
+  int n;          /* limbs: 4 or 8 */
+  uint64_t m[GX_MAXN];
+  uint64_t m0inv; /* -m^-1 mod 2^64 */
+  uint64_t one[GX_MAXN]; /* R mod m (1 in Montgomery form), R = 2^(64 n) */
+  uint64_t r2[GX_MAXN];  /* R^2 mod m */
+  uint64_t r3[GX_MAXN];  /* R^3 mod m */
+} gx_mont;
+
+void gx_mont_init(gx_mont *M, const uint64_t *m, int n);
+void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b); /* a b / R */
+void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void gx_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a);   /* a < R */
+void gx_from_mont(const gx_mont *M, uint64_t *r, const uint64_t *a);
+/* r = (a mod m) in normal form for a 2n-limb number (wide reduction). */
+void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uint64_t *hi);
+/* r = a^(m - 2) (Montgomery form in and out): the inverse for prime m, 0 for 0.
+ * The exponent is public; the base may be secret. */
+void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a);
+/* All-ones when a (n limbs) is zero / a < m, else 0; no branches. */
+uint64_t gx_is_zero(const uint64_t *a, int n);
+uint64_t gx_lt(const uint64_t *a, const uint64_t *b, int n);
+/* Big-endian bytes (8 n of them) <-> limbs. */
+void gx_load_be(uint64_t *r, const uint8_t *in, int n);
+void gx_store_be(uint8_t *out, const uint64_t *a, int n);
+/* r = mask ? a : r, n limbs. */
+void gx_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n);
+
+/* ---- curves ---- */
+typedef struct gx_curve_def {
+  int id;
+  const char *name, *oid;
+  int n;        /* limbs */
+  int cofactor;
+  const char *p, *a, *b, *q, *x, *y; /* big-endian hex */
+} gx_curve_def;
+
+typedef struct gx_curve {
+  const gx_curve_def *def;
+  int n, len;        /* limbs, bytes */
+  gx_mont fp, fq;
+  gx_fe a, b3;       /* Montgomery form mod p */
+  gx_fe gx, gy;      /* generator, Montgomery form */
+  gx_fe q;           /* order, normal form */
+  gx_fe b;           /* b, Montgomery form (curve equation check) */
+} gx_curve;
+
+const gx_curve_def *gx_curve_def_by_id(int id);
+const gx_curve_def *gx_curve_def_by_name(const char *name);
+/* 0, or GOSTX_EINVAL for an unknown id. */
+int gx_curve_load(gx_curve *C, int id);
+
+/* ---- points: projective (X : Y : Z), Montgomery form; infinity is (0 : 1 : 0) ---- */
+typedef struct gx_point {
+  gx_fe X, Y, Z;
+} gx_point;
+
+void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *p, const gx_point *q);
+/* r = k P for a scalar of n limbs (normal form); constant time in k and P. */
+void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P);
+void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y);
+void gx_point_generator(const gx_curve *C, gx_point *r);
+/* Affine normal-form coordinates; returns all-ones when r was infinity. */
+uint64_t gx_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P);
+/* Whether affine (x, y), normal form, each < p, satisfies the curve equation. */
+int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y);
+
+/* Sign with an explicit nonce k (big-endian, len bytes), for the known-answer
+ * tests only: not exported from the shared library. */
+int gostx_gost3410_sign_with_k(int curve, const uint8_t *priv, size_t priv_len,
+                               const uint8_t *digest, size_t digest_len, const uint8_t *k,
+                               size_t k_len, uint8_t *sig, size_t sig_len);
+/* 0 when G is on the curve and q G is infinity (for the tests). */
+int gostx_gost3410_selftest_curve(int curve);
+
+#endif

@@ -1,0 +1,177 @@
+/* Montgomery arithmetic modulo a public odd modulus of n = 4 or 8 64-bit
+ * limbs (CIOS). Constant time in the operands: carries and the final
+ * subtraction are handled with masks, never with branches on values. */
+#include "gost3410/ec.h"
+
+#include <string.h>
+
+/* GOSTX_NO_INT128 forces the portable 64 x 64 -> 128 product below
+ * (scripts/check_pedantic.sh builds with it). */
+#if defined(__SIZEOF_INT128__) && defined(__GNUC__) && !defined(GOSTX_NO_INT128)
+__extension__ typedef unsigned __int128 gx_u128;
+/* hi:lo = a + b c + d (cannot overflow 128 bits). */
+static inline uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi) {
+  gx_u128 t = (gx_u128)b * c + a + d;
+  *hi = (uint64_t)(t >> 64);
+  return (uint64_t)t;
+}
+#else
+static inline uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi) {
+  uint64_t bl = (uint32_t)b, bh = b >> 32, cl = (uint32_t)c, ch = c >> 32;
+  uint64_t ll = bl * cl, lh = bl * ch, hl = bh * cl, hh = bh * ch;
+  uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+  uint64_t lo = (ll & 0xffffffffu) | (mid << 32);
+  uint64_t h = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+  lo += a;
+  h += lo < a;
+  lo += d;
+  h += lo < d;
+  *hi = h;
+  return lo;
+}
+#endif
+
+static inline uint64_t addc(uint64_t a, uint64_t b, uint64_t *carry) {
+  uint64_t s = a + *carry;
+  uint64_t c = s < a;
+  s += b;
+  c |= s < b;
+  *carry = c;
+  return s;
+}
+static inline uint64_t subb(uint64_t a, uint64_t b, uint64_t *borrow) {
+  uint64_t d = a - b;
+  uint64_t bw = a < b;
+  uint64_t d2 = d - *borrow;
+  bw |= d < *borrow;
+  *borrow = bw;
+  return d2;
+}
+
+void gx_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n) {
+  for (int i = 0; i < n; i++) r[i] ^= mask & (r[i] ^ a[i]);
+}
+
+uint64_t gx_is_zero(const uint64_t *a, int n) {
+  uint64_t acc = 0;
+  for (int i = 0; i < n; i++) acc |= a[i];
+  /* (acc | -acc) has its top bit set iff acc != 0. */
+  return ((acc | (0 - acc)) >> 63) - 1;
+}
+
+uint64_t gx_lt(const uint64_t *a, const uint64_t *b, int n) {
+  uint64_t bw = 0;
+  for (int i = 0; i < n; i++) (void)subb(a[i], b[i], &bw);
+  return 0 - bw;
+}
+
+void gx_load_be(uint64_t *r, const uint8_t *in, int n) {
+  for (int i = 0; i < n; i++) {
+    uint64_t v = 0;
+    for (int j = 0; j < 8; j++) v = (v << 8) | in[(n - 1 - i) * 8 + j];
+    r[i] = v;
+  }
+}
+
+void gx_store_be(uint8_t *out, const uint64_t *a, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < 8; j++) out[(n - 1 - i) * 8 + j] = (uint8_t)(a[i] >> (56 - 8 * j));
+}
+
+/* r = t - m if the (n+1)-limb t >= m, else t. */
+static void final_sub(const gx_mont *M, uint64_t *r, const uint64_t *t, uint64_t top) {
+  uint64_t u[GX_MAXN], bw = 0;
+  int n = M->n;
+  for (int i = 0; i < n; i++) u[i] = subb(t[i], M->m[i], &bw);
+  (void)subb(top, 0, &bw);
+  /* bw = 1 when t < m: keep t. */
+  uint64_t keep = 0 - bw;
+  for (int i = 0; i < n; i++) r[i] = (t[i] & keep) | (u[i] & ~keep);
+}
+
+void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  int n = M->n;
+  uint64_t t[GX_MAXN + 2];
+  memset(t, 0, sizeof t);
+  for (int i = 0; i < n; i++) {
+    uint64_t c = 0, hi;
+    for (int j = 0; j < n; j++) {
+      t[j] = mac(t[j], a[j], b[i], c, &hi);
+      c = hi;
+    }
+    uint64_t cc = 0;
+    t[n] = addc(t[n], c, &cc);
+    t[n + 1] = cc;
+    uint64_t mq = t[0] * M->m0inv;
+    (void)mac(t[0], mq, M->m[0], 0, &hi);
+    c = hi;
+    for (int j = 1; j < n; j++) {
+      t[j - 1] = mac(t[j], mq, M->m[j], c, &hi);
+      c = hi;
+    }
+    cc = 0;
+    t[n - 1] = addc(t[n], c, &cc);
+    t[n] = t[n + 1] + cc;
+  }
+  final_sub(M, r, t, t[n]);
+}
+
+void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t t[GX_MAXN], c = 0;
+  for (int i = 0; i < M->n; i++) t[i] = addc(a[i], b[i], &c);
+  final_sub(M, r, t, c);
+}
+
+void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t t[GX_MAXN], bw = 0, c = 0;
+  int n = M->n;
+  for (int i = 0; i < n; i++) t[i] = subb(a[i], b[i], &bw);
+  uint64_t mask = 0 - bw; /* add m back when it went negative */
+  for (int i = 0; i < n; i++) r[i] = addc(t[i], M->m[i] & mask, &c);
+}
+
+void gx_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_mul(M, r, a, M->r2); }
+
+void gx_from_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  uint64_t one[GX_MAXN] = {1};
+  gx_mul(M, r, a, one);
+}
+
+void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uint64_t *hi) {
+  /* lo R^2 / R + hi R^3 / R = (lo + hi R) R: the value in Montgomery form. */
+  uint64_t a[GX_MAXN], b[GX_MAXN];
+  gx_mul(M, a, lo, M->r2);
+  gx_mul(M, b, hi, M->r3);
+  gx_add(M, a, a, b);
+  gx_from_mont(M, r, a);
+}
+
+void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  int n = M->n;
+  uint64_t e[GX_MAXN], acc[GX_MAXN], bw = 0;
+  /* e = m - 2 (m is odd and > 2). */
+  for (int i = 0; i < n; i++) e[i] = subb(M->m[i], i == 0 ? 2 : 0, &bw);
+  memcpy(acc, M->one, sizeof acc);
+  for (int i = 64 * n - 1; i >= 0; i--) {
+    gx_mul(M, acc, acc, acc);
+    if ((e[i / 64] >> (i % 64)) & 1) gx_mul(M, acc, acc, a); /* public exponent bit */
+  }
+  memcpy(r, acc, (size_t)n * 8);
+}
+
+void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
+  memset(M, 0, sizeof *M);
+  M->n = n;
+  memcpy(M->m, m, (size_t)n * 8);
+  /* Newton's iteration for m0^-1 mod 2^64: each step doubles the good bits. */
+  uint64_t x = m[0];
+  for (int i = 0; i < 5; i++) x *= 2 - m[0] * x;
+  M->m0inv = 0 - x;
+  /* R mod m and R^2 mod m by doubling 1 (public modulus: speed is no concern). */
+  uint64_t t[GX_MAXN] = {1};
+  for (int i = 0; i < 64 * n; i++) gx_add(M, t, t, t);
+  memcpy(M->one, t, sizeof t);
+  for (int i = 0; i < 64 * n; i++) gx_add(M, t, t, t);
+  memcpy(M->r2, t, sizeof t);
+  gx_mul(M, M->r3, M->r2, M->r2);
+}

@@ -1,0 +1,304 @@
+/* GOST R 34.10-2012: keys, signatures (hedged nonces, docs/GOST3410.md) and
+ * VKO_GOSTR3410_2012_256/512. Byte orders: include/gostx/gost3410.h. */
+#include <string.h>
+
+#include "gost3410/ec.h"
+#include "internal.h"
+
+size_t gostx_gost3410_size(int curve) {
+  const gx_curve_def *d = gx_curve_def_by_id(curve);
+  return d ? (size_t)d->n * 8 : 0;
+}
+const char *gostx_gost3410_curve_name(int curve) {
+  const gx_curve_def *d = gx_curve_def_by_id(curve);
+  return d ? d->name : NULL;
+}
+const char *gostx_gost3410_curve_oid(int curve) {
+  const gx_curve_def *d = gx_curve_def_by_id(curve);
+  return d ? d->oid : NULL;
+}
+int gostx_gost3410_curve_by_name(const char *name) {
+  const gx_curve_def *d = gx_curve_def_by_name(name);
+  return d ? d->id : GOSTX_EINVAL;
+}
+
+static void wipe(void *p, size_t n) {
+  volatile uint8_t *v = p;
+  while (n--) *v++ = 0;
+}
+
+/* d from big-endian bytes; GOSTX_EINVAL unless 0 < d < q. */
+static int load_priv(const gx_curve *C, uint64_t *d, const uint8_t *priv, size_t priv_len) {
+  if (!priv) return GOSTX_EINVAL;
+  if (priv_len != (size_t)C->len) return GOSTX_ELEN;
+  memset(d, 0, sizeof(gx_fe));
+  gx_load_be(d, priv, C->n);
+  uint64_t ok = ~gx_is_zero(d, C->n) & gx_lt(d, C->q, C->n);
+  return ok ? 0 : GOSTX_EINVAL; /* the verdict is the caller's error code: not secret */
+}
+
+/* Q from x || y big-endian; GOSTX_EINVAL off the curve (coordinates >= p
+ * included; infinity has no affine form, so it is refused too). */
+static int load_pub(const gx_curve *C, gx_point *Q, const uint8_t *pub, size_t pub_len) {
+  if (!pub) return GOSTX_EINVAL;
+  if (pub_len != 2 * (size_t)C->len) return GOSTX_ELEN;
+  gx_fe x = {0}, y = {0};
+  gx_load_be(x, pub, C->n);
+  gx_load_be(y, pub + C->len, C->n);
+  if (!gx_on_curve(C, x, y)) return GOSTX_EINVAL;
+  gx_point_from_affine(C, Q, x, y);
+  return 0;
+}
+
+/* e = alpha mod q (1 when 0), alpha = the digest read little-endian. */
+static int load_e(const gx_curve *C, uint64_t *e, const uint8_t *digest, size_t digest_len) {
+  if (!digest) return GOSTX_EINVAL;
+  if (digest_len != (size_t)C->len) return GOSTX_ELEN;
+  gx_fe a = {0}, zero = {0}, one = {1};
+  for (int i = 0; i < C->n; i++) a[i] = gostx_load64_le(digest + 8 * i);
+  gx_reduce_wide(&C->fq, e, a, zero);
+  gx_cmov(e, one, gx_is_zero(e, C->n), C->n);
+  return 0;
+}
+
+static void store_pub(const gx_curve *C, uint8_t *pub, const gx_point *P) {
+  gx_fe x, y;
+  gx_point_to_affine(C, x, y, P);
+  gx_store_be(pub, x, C->n);
+  gx_store_be(pub + C->len, y, C->n);
+}
+
+int gostx_gost3410_public_key(int curve, const uint8_t *priv, size_t priv_len, uint8_t *pub,
+                              size_t pub_len) {
+  gx_curve C;
+  gx_fe d;
+  gx_point G, Q;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if (!pub) return GOSTX_EINVAL;
+  if (pub_len != 2 * (size_t)C.len) return GOSTX_ELEN;
+  if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
+  gx_point_generator(&C, &G);
+  gx_point_mul(&C, &Q, d, &G);
+  store_pub(&C, pub, &Q);
+  wipe(d, sizeof d);
+  return 0;
+}
+
+int gostx_gost3410_check_public_key(int curve, const uint8_t *pub, size_t pub_len) {
+  gx_curve C;
+  gx_point Q;
+  int rc = gx_curve_load(&C, curve);
+  return rc ? rc : load_pub(&C, &Q, pub, pub_len);
+}
+
+int gostx_gost3410_keygen(int curve, uint8_t *priv, size_t priv_len, uint8_t *pub,
+                          size_t pub_len) {
+  gx_curve C;
+  gx_fe d;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if (!priv || !pub) return GOSTX_EINVAL;
+  if (priv_len != (size_t)C.len || pub_len != 2 * (size_t)C.len) return GOSTX_ELEN;
+  /* Rejection sampling on q's bit length: a rejected draw is thrown away,
+   * so the loop count tells nothing about the key kept. */
+  int bits = 64 * C.n;
+  while (bits > 0 && !((C.q[(bits - 1) / 64] >> ((bits - 1) % 64)) & 1)) bits--;
+  for (;;) {
+    if (gostx_random_bytes(priv, priv_len)) return GOSTX_EIO;
+    int drop = 8 * C.len - bits; /* top bits above q's length */
+    priv[0] &= (uint8_t)(0xff >> drop);
+    if (load_priv(&C, d, priv, priv_len) == 0) break;
+  }
+  wipe(d, sizeof d);
+  return gostx_gost3410_public_key(curve, priv, priv_len, pub, pub_len);
+}
+
+/* r, s from d, e, k (normal form, 0 < d, k < q, 0 < e < q). Returns 1 when r
+ * or s came out 0 (the standard then takes another k). */
+static int sign_core(const gx_curve *C, uint64_t *r, uint64_t *s, const uint64_t *d,
+                     const uint64_t *e, const uint64_t *k) {
+  gx_point G, P;
+  gx_fe x, y, zero = {0}, t1, t2;
+  gx_point_generator(C, &G);
+  gx_point_mul(C, &P, k, &G);
+  gx_point_to_affine(C, x, y, &P);
+  gx_reduce_wide(&C->fq, r, x, zero);
+  gx_to_mont(&C->fq, t1, r);
+  gx_mul(&C->fq, t1, t1, d); /* r d */
+  gx_to_mont(&C->fq, t2, k);
+  gx_mul(&C->fq, t2, t2, e); /* k e */
+  gx_add(&C->fq, s, t1, t2);
+  wipe(t1, sizeof t1);
+  wipe(t2, sizeof t2);
+  wipe(&P, sizeof P);
+  return (gx_is_zero(r, C->n) | gx_is_zero(s, C->n)) ? 1 : 0;
+}
+
+static int sign_check_args(const gx_curve *C, uint8_t *sig, size_t sig_len) {
+  if (!sig) return GOSTX_EINVAL;
+  if (sig_len != 2 * (size_t)C->len) return GOSTX_ELEN;
+  return 0;
+}
+
+int gostx_gost3410_sign_with_k(int curve, const uint8_t *priv, size_t priv_len,
+                               const uint8_t *digest, size_t digest_len, const uint8_t *kb,
+                               size_t k_len, uint8_t *sig, size_t sig_len) {
+  gx_curve C;
+  gx_fe d, e, k = {0}, r, s;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if ((rc = sign_check_args(&C, sig, sig_len))) return rc;
+  if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
+  if ((rc = load_e(&C, e, digest, digest_len))) return rc;
+  if (!kb) return GOSTX_EINVAL;
+  if (k_len != (size_t)C.len) return GOSTX_ELEN;
+  gx_load_be(k, kb, C.n);
+  if (gx_is_zero(k, C.n) || !gx_lt(k, C.q, C.n)) return GOSTX_EINVAL;
+  if (sign_core(&C, r, s, d, e, k)) return GOSTX_EINVAL;
+  gx_store_be(sig, r, C.n);
+  gx_store_be(sig + C.len, s, C.n);
+  wipe(d, sizeof d);
+  wipe(k, sizeof k);
+  return 0;
+}
+
+/* The hedged nonce (docs/GOST3410.md): 2 len bytes of
+ * HMAC-Streebog-512(d || rnd, label || e || i) for i = 1, 2, ..., read
+ * big-endian and reduced mod q (bias below 2^-256); 0 becomes 1. */
+static int make_nonce(const gx_curve *C, uint64_t *k, const uint8_t *priv, const uint64_t *e) {
+  static const char label[] = "gostx GOST R 34.10-2012 nonce";
+  uint8_t key[128], msg[sizeof label + 64 + 1], wide[128];
+  gx_fe lo = {0}, hi = {0}, one = {1};
+  size_t len = (size_t)C->len;
+  int rc = 0;
+  memcpy(key, priv, len);
+  if (gostx_random_bytes(key + len, len)) return GOSTX_EIO;
+  memcpy(msg, label, sizeof label);
+  gx_store_be(msg + sizeof label, e, C->n);
+  for (size_t off = 0, i = 1; off < 2 * len; off += 64, i++) {
+    msg[sizeof label + len] = (uint8_t)i;
+    rc = gostx_hmac(64, key, 2 * len, msg, sizeof label + len + 1, wide + off);
+    if (rc) break;
+  }
+  if (!rc) {
+    gx_load_be(hi, wide, C->n);
+    gx_load_be(lo, wide + len, C->n);
+    gx_reduce_wide(&C->fq, k, lo, hi);
+    gx_cmov(k, one, gx_is_zero(k, C->n), C->n);
+  }
+  wipe(key, sizeof key);
+  wipe(wide, sizeof wide);
+  wipe(lo, sizeof lo);
+  wipe(hi, sizeof hi);
+  return rc;
+}
+
+int gostx_gost3410_sign(int curve, const uint8_t *priv, size_t priv_len, const uint8_t *digest,
+                        size_t digest_len, uint8_t *sig, size_t sig_len) {
+  gx_curve C;
+  gx_fe d, e, k, r, s;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if ((rc = sign_check_args(&C, sig, sig_len))) return rc;
+  if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
+  if ((rc = load_e(&C, e, digest, digest_len))) return rc;
+  do {
+    if ((rc = make_nonce(&C, k, priv, e))) break;
+  } while (sign_core(&C, r, s, d, e, k));
+  if (!rc) {
+    gx_store_be(sig, r, C.n);
+    gx_store_be(sig + C.len, s, C.n);
+  }
+  wipe(d, sizeof d);
+  wipe(k, sizeof k);
+  return rc;
+}
+
+int gostx_gost3410_verify(int curve, const uint8_t *pub, size_t pub_len, const uint8_t *digest,
+                          size_t digest_len, const uint8_t *sig, size_t sig_len) {
+  gx_curve C;
+  gx_fe e, r = {0}, s = {0}, v, z1, z2, x, y, R, zero = {0};
+  gx_point Q, G, A, B;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if (!sig) return GOSTX_EINVAL;
+  if (sig_len != 2 * (size_t)C.len) return GOSTX_ELEN;
+  if ((rc = load_pub(&C, &Q, pub, pub_len))) return rc;
+  if ((rc = load_e(&C, e, digest, digest_len))) return rc;
+  gx_load_be(r, sig, C.n);
+  gx_load_be(s, sig + C.len, C.n);
+  if (gx_is_zero(r, C.n) || gx_is_zero(s, C.n) || !gx_lt(r, C.q, C.n) || !gx_lt(s, C.q, C.n))
+    return GOSTX_EFORMAT;
+  gx_to_mont(&C.fq, v, e);
+  gx_inv(&C.fq, v, v); /* e^-1, Montgomery form */
+  gx_mul(&C.fq, z1, s, v);
+  gx_mul(&C.fq, z2, r, v);
+  gx_sub(&C.fq, z2, zero, z2);
+  gx_point_generator(&C, &G);
+  gx_point_mul(&C, &A, z1, &G);
+  gx_point_mul(&C, &B, z2, &Q);
+  gx_point_add(&C, &A, &A, &B);
+  if (gx_point_to_affine(&C, x, y, &A)) return GOSTX_EAUTH;
+  gx_reduce_wide(&C.fq, R, x, zero);
+  return memcmp(R, r, (size_t)C.n * 8) ? GOSTX_EAUTH : 0;
+}
+
+int gostx_gost3410_vko(int curve, const uint8_t *priv, size_t priv_len, const uint8_t *peer_pub,
+                       size_t pub_len, const uint8_t *ukm, size_t ukm_len, uint8_t *out,
+                       size_t out_len) {
+  gx_curve C;
+  gx_fe d, u[2] = {{0}, {0}}, t, one = {1}, x, y;
+  gx_point Q, K;
+  uint8_t buf[128];
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if (!ukm || !out) return GOSTX_EINVAL;
+  if (ukm_len < 1 || ukm_len > (size_t)C.len || (out_len != 32 && out_len != 64))
+    return GOSTX_ELEN;
+  if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
+  if ((rc = load_pub(&C, &Q, peer_pub, pub_len))) return rc;
+  for (size_t i = 0; i < ukm_len; i++) u[0][i / 8] |= (uint64_t)ukm[i] << (8 * (i % 8));
+  gx_reduce_wide(&C.fq, t, u[0], u[1]);
+  gx_cmov(t, one, gx_is_zero(t, C.n), C.n);
+  gx_to_mont(&C.fq, t, t);
+  gx_mul(&C.fq, t, t, d); /* UKM d mod q */
+  /* The cofactor goes on the public point: (h UKM d) Q = (UKM d) (h Q) for
+   * keys of the order-q subgroup, and h Q has odd order, as the complete
+   * formulas want. A peer key of small order gives infinity: refused. */
+  for (int h = C.def->cofactor; h > 1; h >>= 1) gx_point_add(&C, &Q, &Q, &Q);
+  if (gx_is_zero(Q.Z, C.n)) {
+    rc = GOSTX_EINVAL;
+    goto out;
+  }
+  gx_point_mul(&C, &K, t, &Q);
+  if (gx_point_to_affine(&C, x, y, &K)) {
+    rc = GOSTX_EINVAL;
+    goto out;
+  }
+  for (int i = 0; i < C.n; i++) {
+    gostx_store64_le(buf + 8 * i, x[i]);
+    gostx_store64_le(buf + C.len + 8 * i, y[i]);
+  }
+  rc = gostx_streebog(out_len, buf, 2 * (size_t)C.len, out);
+out:
+  wipe(d, sizeof d);
+  wipe(t, sizeof t);
+  wipe(buf, sizeof buf);
+  wipe(&K, sizeof K);
+  return rc;
+}
+
+int gostx_gost3410_selftest_curve(int curve) {
+  gx_curve C;
+  gx_point G, O;
+  gx_fe x, y;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  gx_from_mont(&C.fp, x, C.gx);
+  gx_from_mont(&C.fp, y, C.gy);
+  if (!gx_on_curve(&C, x, y)) return 1;
+  gx_point_generator(&C, &G);
+  gx_point_mul(&C, &O, C.q, &G);
+  return gx_is_zero(O.Z, C.n) ? 0 : 2;
+}

@@ -1,0 +1,267 @@
+/* GOST R 34.10-2012 (lib/gost3410/): every parameter set checked (G on the
+ * curve, q G = O), the standard's Appendix A examples 1 and 2
+ * (tests/vectors/sign-3410.json: Q = dP, sign with the given k gives r, s,
+ * verify accepts, flipped bits are refused), round trips on random keys on
+ * every curve, VKO agreement both ways, and the refusals of the API. */
+#include <stdlib.h>
+
+#include "gost3410/ec.h"
+#include "testutil.h"
+
+static const int all_curves[] = {GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A,
+                                 GOSTX_GOST3410_256_B,    GOSTX_GOST3410_256_C,
+                                 GOSTX_GOST3410_256_D,    GOSTX_GOST3410_512_TEST,
+                                 GOSTX_GOST3410_512_A,    GOSTX_GOST3410_512_B,
+                                 GOSTX_GOST3410_512_C};
+#define NCURVES (sizeof all_curves / sizeof all_curves[0])
+
+static void reverse(uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n / 2; i++) {
+    uint8_t t = p[i];
+    p[i] = p[n - 1 - i];
+    p[n - 1 - i] = t;
+  }
+}
+
+/* q of a curve as big-endian bytes, from the library's table. */
+static void curve_q(int curve, uint8_t *out) {
+  gx_curve C;
+  gx_curve_load(&C, curve);
+  gx_store_be(out, C.q, C.n);
+}
+
+static void test_curves(void) {
+  for (size_t i = 0; i < NCURVES; i++) {
+    int c = all_curves[i];
+    CHECK(gostx_gost3410_selftest_curve(c) == 0, "curve %s: G on curve, q G = O",
+          gostx_gost3410_curve_name(c));
+    CHECK(gostx_gost3410_curve_by_name(gostx_gost3410_curve_name(c)) == c, "name round trip %d", c);
+    CHECK(gostx_gost3410_curve_by_name(gostx_gost3410_curve_oid(c)) == c, "oid round trip %d", c);
+  }
+  CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-XchA-ParamSet") == GOSTX_GOST3410_256_B, "XchA = B");
+  CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-XchB-ParamSet") == GOSTX_GOST3410_256_D, "XchB = D");
+  CHECK(gostx_gost3410_curve_by_name("nope") == GOSTX_EINVAL, "unknown name");
+  CHECK(gostx_gost3410_size(0) == 0 && gostx_gost3410_size(99) == 0, "unknown id size 0");
+  CHECK(gostx_gost3410_size(GOSTX_GOST3410_256_A) == 32 && gostx_gost3410_size(GOSTX_GOST3410_512_C) == 64, "sizes");
+}
+
+static void test_standard_examples(void) {
+  json *f = tv_load("sign-3410.json");
+  json *cases = tv_cases(f);
+  for (size_t i = 0; i < json_len(cases); i++) {
+    json *c = json_at(cases, i);
+    size_t dl, xl, yl, el, kl, rl, sl;
+    uint8_t *d = tv_hex(c, "d", &dl), *xq = tv_hex(c, "xQ", &xl), *yq = tv_hex(c, "yQ", &yl);
+    uint8_t *e = tv_hex(c, "e", &el), *k = tv_hex(c, "k", &kl), *r = tv_hex(c, "r", &rl);
+    uint8_t *s = tv_hex(c, "s", &sl);
+    int curve = dl == 32 ? GOSTX_GOST3410_256_TEST : GOSTX_GOST3410_512_TEST;
+    /* The file's curve must be the library's. */
+    json *cv = json_get(c, "curve");
+    size_t ql, pl;
+    uint8_t *q = tv_hex(cv, "q", &ql), *p = tv_hex(cv, "p", &pl), qlib[64];
+    curve_q(curve, qlib);
+    CHECK(ql == dl && !memcmp(q, qlib, ql), "%s: q matches", tv_str(c, "name"));
+    uint8_t pub[128], want_pub[128], sig[128], want_sig[128], digest[64];
+    memcpy(want_pub, xq, xl);
+    memcpy(want_pub + xl, yq, yl);
+    memcpy(want_sig, r, rl);
+    memcpy(want_sig + rl, s, sl);
+    CHECK_RC(gostx_gost3410_public_key(curve, d, dl, pub, 2 * dl), 0, "public key");
+    CHECK_BYTES(pub, want_pub, 2 * dl, "Q = d P");
+    /* e < q, so the digest whose little-endian reading is e gives alpha = e. */
+    memcpy(digest, e, el);
+    reverse(digest, el);
+    CHECK_RC(gostx_gost3410_sign_with_k(curve, d, dl, digest, el, k, kl, sig, 2 * dl), 0, "sign with k");
+    CHECK_BYTES(sig, want_sig, 2 * dl, "r || s");
+    CHECK_RC(gostx_gost3410_verify(curve, want_pub, 2 * dl, digest, el, want_sig, 2 * dl), 0, "verify");
+    /* Every 37th bit of the signature, every bit of the first digest byte. */
+    for (size_t bit = 0; bit < 16 * dl; bit += 37) {
+      memcpy(sig, want_sig, 2 * dl);
+      sig[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+      int rc = gostx_gost3410_verify(curve, want_pub, 2 * dl, digest, el, sig, 2 * dl);
+      CHECK(rc == GOSTX_EAUTH || rc == GOSTX_EFORMAT, "flipped sig bit %zu refused (rc %d)", bit, rc);
+    }
+    for (int bit = 0; bit < 8; bit++) {
+      digest[0] ^= (uint8_t)(1u << bit);
+      CHECK_RC(gostx_gost3410_verify(curve, want_pub, 2 * dl, digest, el, want_sig, 2 * dl), GOSTX_EAUTH, "flipped digest bit");
+      digest[0] ^= (uint8_t)(1u << bit);
+    }
+    /* A signature of the right length on the wrong curve size is refused. */
+    CHECK_RC(gostx_gost3410_verify(curve, want_pub, 2 * dl, digest, el, want_sig, 2 * dl - 1), GOSTX_ELEN, "sig length");
+    free(d); free(xq); free(yq); free(e); free(k); free(r); free(s); free(q); free(p);
+  }
+  json_free(f);
+}
+
+static void test_round_trips(void) {
+  for (size_t i = 0; i < NCURVES; i++) {
+    int c = all_curves[i];
+    size_t n = gostx_gost3410_size(c);
+    const char *name = gostx_gost3410_curve_name(c);
+    for (int it = 0; it < 3; it++) {
+      uint8_t d[64], pub[128], pub2[128], dig[64], sig[128], sig2[128];
+      CHECK_RC(gostx_gost3410_keygen(c, d, n, pub, 2 * n), 0, name);
+      CHECK_RC(gostx_gost3410_public_key(c, d, n, pub2, 2 * n), 0, name);
+      CHECK(!memcmp(pub, pub2, 2 * n), "%s: keygen's Q = public_key(d)", name);
+      CHECK_RC(gostx_gost3410_check_public_key(c, pub, 2 * n), 0, name);
+      t_rand_bytes(dig, n);
+      CHECK_RC(gostx_gost3410_sign(c, d, n, dig, n, sig, 2 * n), 0, name);
+      CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n, dig, n, sig, 2 * n), 0, name);
+      CHECK_RC(gostx_gost3410_sign(c, d, n, dig, n, sig2, 2 * n), 0, name);
+      CHECK(memcmp(sig, sig2, 2 * n) != 0, "%s: fresh randomness gives a fresh signature", name);
+      CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n, dig, n, sig2, 2 * n), 0, name);
+      dig[t_rand_below(n)] ^= 0x10;
+      CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n, dig, n, sig, 2 * n), GOSTX_EAUTH, name);
+    }
+  }
+}
+
+static void test_vko_agreement(void) {
+  for (size_t i = 0; i < NCURVES; i++) {
+    int c = all_curves[i];
+    size_t n = gostx_gost3410_size(c);
+    const char *name = gostx_gost3410_curve_name(c);
+    uint8_t da[64], qa[128], db[64], qb[128], ukm[8], ka[64], kb[64];
+    gostx_gost3410_keygen(c, da, n, qa, 2 * n);
+    gostx_gost3410_keygen(c, db, n, qb, 2 * n);
+    t_rand_bytes(ukm, sizeof ukm);
+    for (size_t out = 32; out <= 64; out += 32) {
+      CHECK_RC(gostx_gost3410_vko(c, da, n, qb, 2 * n, ukm, 8, ka, out), 0, name);
+      CHECK_RC(gostx_gost3410_vko(c, db, n, qa, 2 * n, ukm, 8, kb, out), 0, name);
+      CHECK(!memcmp(ka, kb, out), "%s: VKO-%zu agrees both ways", name, out * 8);
+    }
+    ukm[0] ^= 1;
+    CHECK_RC(gostx_gost3410_vko(c, db, n, qa, 2 * n, ukm, 8, kb, 64), 0, name);
+    CHECK(memcmp(ka, kb, 64) != 0, "%s: another UKM, another key", name);
+  }
+}
+
+/* RFC 7836's VKO examples: each side's key and the other's public key give
+ * the published KEKs; A's Q (from B's case) is A's d times G. */
+static void test_vko_examples(void) {
+  json *f = tv_load("vko-3410.json");
+  json *cases = tv_cases(f);
+  for (size_t i = 0; i < json_len(cases); i++) {
+    json *c = json_at(cases, i);
+    int curve = gostx_gost3410_curve_by_name(tv_str(c, "curve"));
+    size_t n = gostx_gost3410_size(curve), dl, xl, yl, ul, k2l, k5l;
+    uint8_t *d = tv_hex(c, "d", &dl), *x = tv_hex(c, "x", &xl), *y = tv_hex(c, "y", &yl);
+    uint8_t *ukm = tv_hex(c, "ukm", &ul), *k256 = tv_hex(c, "kek256", &k2l), *k512 = tv_hex(c, "kek512", &k5l);
+    uint8_t pub[128], out[64];
+    CHECK(n == dl && xl == n && yl == n, "%s: sizes", tv_str(c, "name"));
+    memcpy(pub, x, n);
+    memcpy(pub + n, y, n);
+    CHECK_RC(gostx_gost3410_check_public_key(curve, pub, 2 * n), 0, "peer key on curve");
+    CHECK_RC(gostx_gost3410_vko(curve, d, n, pub, 2 * n, ukm, ul, out, 32), 0, "VKO-256");
+    CHECK_BYTES(out, k256, 32, "KEK_VKO-256");
+    CHECK_RC(gostx_gost3410_vko(curve, d, n, pub, 2 * n, ukm, ul, out, 64), 0, "VKO-512");
+    CHECK_BYTES(out, k512, 64, "KEK_VKO-512");
+    /* The other case's peer key is this case's public key. */
+    json *o = json_at(cases, 1 - i);
+    size_t ox, oy;
+    uint8_t *px = tv_hex(o, "x", &ox), *py = tv_hex(o, "y", &oy), mine[128];
+    CHECK_RC(gostx_gost3410_public_key(curve, d, n, mine, 2 * n), 0, "public key");
+    CHECK(!memcmp(mine, px, n) && !memcmp(mine + n, py, n), "%s: Q = d G", tv_str(c, "name"));
+    free(d); free(x); free(y); free(ukm); free(k256); free(k512); free(px); free(py);
+  }
+  json_free(f);
+}
+
+/* VKO's cofactor: with d = 1, UKM = 1 and the peer key 5 G, K must be
+ * (h 5) G, h = 4 on the twisted Edwards sets (256 A, 512 C), else 1; K
+ * computed here through the public-key path, then hashed as VKO does. */
+static void test_vko_cofactor(void) {
+  for (size_t i = 0; i < NCURVES; i++) {
+    int c = all_curves[i];
+    size_t n = gostx_gost3410_size(c);
+    int h = (c == GOSTX_GOST3410_256_A || c == GOSTX_GOST3410_512_C) ? 4 : 1;
+    uint8_t one[64] = {0}, five[64] = {0}, hk[64] = {0}, peer[128], K[128], enc[128], want[64], got[64];
+    uint8_t ukm[1] = {1};
+    one[n - 1] = 1;
+    five[n - 1] = 5;
+    hk[n - 1] = (uint8_t)(5 * h);
+    gostx_gost3410_public_key(c, five, n, peer, 2 * n);
+    gostx_gost3410_public_key(c, hk, n, K, 2 * n);
+    memcpy(enc, K, 2 * n);
+    reverse(enc, n);     /* x little-endian */
+    reverse(enc + n, n); /* y little-endian */
+    gostx_streebog(64, enc, 2 * n, want);
+    CHECK_RC(gostx_gost3410_vko(c, one, n, peer, 2 * n, ukm, 1, got, 64), 0, "vko");
+    CHECK(!memcmp(got, want, 64), "%s: VKO = Streebog((h UKM d) Q), h = %d", gostx_gost3410_curve_name(c), h);
+  }
+}
+
+static void test_refusals(void) {
+  for (size_t i = 0; i < NCURVES; i++) {
+    int c = all_curves[i];
+    size_t n = gostx_gost3410_size(c);
+    const char *name = gostx_gost3410_curve_name(c);
+    uint8_t d[64], pub[128], bad[128], dig[64], sig[128], q[64], tmp[128], ukm[8] = {1};
+    gostx_gost3410_keygen(c, d, n, pub, 2 * n);
+    t_rand_bytes(dig, n);
+    gostx_gost3410_sign(c, d, n, dig, n, sig, 2 * n);
+    curve_q(c, q);
+    /* r or s = 0 or = q. */
+    for (int half = 0; half < 2; half++) {
+      memcpy(bad, sig, 2 * n);
+      memset(bad + half * n, 0, n);
+      CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n, dig, n, bad, 2 * n), GOSTX_EFORMAT, "r/s = 0");
+      memcpy(bad + half * n, q, n);
+      CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n, dig, n, bad, 2 * n), GOSTX_EFORMAT, "r/s = q");
+      memset(bad + half * n, 0xff, n);
+      CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n, dig, n, bad, 2 * n), GOSTX_EFORMAT, "r/s > q");
+    }
+    /* Public key off the curve, at "infinity" (all zero), coordinate >= p. */
+    memcpy(bad, pub, 2 * n);
+    bad[2 * n - 1] ^= 1;
+    CHECK_RC(gostx_gost3410_verify(c, bad, 2 * n, dig, n, sig, 2 * n), GOSTX_EINVAL, "Q off curve");
+    CHECK_RC(gostx_gost3410_check_public_key(c, bad, 2 * n), GOSTX_EINVAL, name);
+    CHECK_RC(gostx_gost3410_vko(c, d, n, bad, 2 * n, ukm, 8, tmp, 32), GOSTX_EINVAL, "VKO Q off curve");
+    memset(bad, 0, 2 * n);
+    CHECK_RC(gostx_gost3410_verify(c, bad, 2 * n, dig, n, sig, 2 * n), GOSTX_EINVAL, "Q zero");
+    memset(bad, 0xff, 2 * n);
+    CHECK_RC(gostx_gost3410_check_public_key(c, bad, 2 * n), GOSTX_EINVAL, "Q coordinates >= p");
+    /* Private key 0, q, q + 1 refused; q - 1 gives -G. */
+    uint8_t z[64] = {0}, qm1[64], qp1[64];
+    memcpy(qm1, q, n);
+    memcpy(qp1, q, n);
+    qm1[n - 1] -= 1; /* q is odd: no borrow */
+    qp1[n - 1] += 1; /* q is odd: no carry */
+    CHECK_RC(gostx_gost3410_public_key(c, z, n, tmp, 2 * n), GOSTX_EINVAL, "d = 0");
+    CHECK_RC(gostx_gost3410_public_key(c, q, n, tmp, 2 * n), GOSTX_EINVAL, "d = q");
+    CHECK_RC(gostx_gost3410_public_key(c, qp1, n, tmp, 2 * n), GOSTX_EINVAL, "d = q + 1");
+    CHECK_RC(gostx_gost3410_sign(c, q, n, dig, n, tmp, 2 * n), GOSTX_EINVAL, "sign d = q");
+    CHECK_RC(gostx_gost3410_vko(c, z, n, pub, 2 * n, ukm, 8, tmp, 32), GOSTX_EINVAL, "vko d = 0");
+    uint8_t one[64] = {0}, g[128], mg[128];
+    one[n - 1] = 1;
+    CHECK_RC(gostx_gost3410_public_key(c, one, n, g, 2 * n), 0, "d = 1");
+    CHECK_RC(gostx_gost3410_public_key(c, qm1, n, mg, 2 * n), 0, "d = q - 1");
+    CHECK(!memcmp(g, mg, n) && memcmp(g + n, mg + n, n) != 0, "%s: (q-1) G = -G", name);
+    CHECK_RC(gostx_gost3410_sign(c, qm1, n, dig, n, tmp, 2 * n), 0, "sign d = q - 1");
+    CHECK_RC(gostx_gost3410_verify(c, mg, 2 * n, dig, n, tmp, 2 * n), 0, "verify d = q - 1");
+    /* Lengths. */
+    CHECK_RC(gostx_gost3410_sign(c, d, n - 1, dig, n, tmp, 2 * n), GOSTX_ELEN, "priv len");
+    CHECK_RC(gostx_gost3410_sign(c, d, n, dig, n + 1, tmp, 2 * n), GOSTX_ELEN, "digest len");
+    CHECK_RC(gostx_gost3410_sign(c, d, n, dig, n, tmp, 2 * n + 1), GOSTX_ELEN, "sig len");
+    CHECK_RC(gostx_gost3410_verify(c, pub, 2 * n - 1, dig, n, sig, 2 * n), GOSTX_ELEN, "pub len");
+    CHECK_RC(gostx_gost3410_public_key(c, d, n, tmp, n), GOSTX_ELEN, "pub out len");
+    CHECK_RC(gostx_gost3410_vko(c, d, n, pub, 2 * n, ukm, 0, tmp, 32), GOSTX_ELEN, "ukm len 0");
+    CHECK_RC(gostx_gost3410_vko(c, d, n, pub, 2 * n, ukm, 8, tmp, 48), GOSTX_ELEN, "vko out len");
+    CHECK_RC(gostx_gost3410_sign(c, NULL, n, dig, n, tmp, 2 * n), GOSTX_EINVAL, "NULL priv");
+  }
+  uint8_t b[128] = {0};
+  CHECK_RC(gostx_gost3410_keygen(0, b, 32, b, 64), GOSTX_EINVAL, "unknown curve");
+  CHECK_RC(gostx_gost3410_verify(42, b, 64, b, 32, b, 64), GOSTX_EINVAL, "unknown curve");
+}
+
+int main(void) {
+  t_rand_init();
+  test_curves();
+  test_standard_examples();
+  test_round_trips();
+  test_vko_agreement();
+  test_vko_examples();
+  test_vko_cofactor();
+  test_refusals();
+  return t_done();
+}
