@@ -3,9 +3,12 @@
 # Quality gates (docs/QUALITY.md):
 #   make check      the test suite, the same suite under ASan+UBSan, and the
 #                   constant-time check under valgrind (the README's test command)
-#   make ci         check + every other gate in a bounded form (what .ci/run runs):
-#                   fuzzers FUZZ_SECONDS each (30), s390x/aarch64 cross builds
-#                   under qemu, strict ISO C
+#   make ci         check + pedantic, emu, cross, fuzz (FUZZ_SECONDS each, 30):
+#                   strict ISO C, emulated AVX-512, s390x/aarch64 under qemu.
+#                   CI runs .ci/run, which is more: these stages, plus
+#                   ct-aarch64, the CUDA build (scripts/ci_cuda.sh), the install
+#                   check (scripts/check_install.sh) and the Python package
+#                   (scripts/ci_python.sh), each timed
 #   make check-all  ci with long fuzzing (FUZZ_LONG seconds per fuzzer, 600)
 #   make asan | ct | ct-aarch64 | fuzz | cross | pedantic | emu    one gate alone
 #   (emu: the suite at the avx512 level with the AVX-512 files on SIMDe's

@@ -34,13 +34,20 @@ set_target_properties(gostx_ossl_provider PROPERTIES
 
 # `cmake --install build` puts it in OpenSSL's MODULESDIR (`openssl version
 # -m`), where `-provider gostx` and a config's `[gostx_sect]` find it by name.
-find_package(PkgConfig QUIET)
-if(PKG_CONFIG_FOUND)
-  pkg_get_variable(GOSTX_OSSL_MODULESDIR libcrypto modulesdir)
+# That folder is OpenSSL's, not under CMAKE_INSTALL_PREFIX: set
+# GOSTX_OSSL_MODULESDIR to install elsewhere (scripts/check_install.sh does).
+set(GOSTX_OSSL_MODULESDIR "" CACHE PATH
+    "Where to install the OpenSSL module (empty: pkg-config libcrypto's modulesdir)")
+if(NOT GOSTX_OSSL_MODULESDIR)
+  find_package(PkgConfig QUIET)
+  if(PKG_CONFIG_FOUND)
+    pkg_get_variable(GOSTX_OSSL_MODULESDIR libcrypto modulesdir)
+  endif()
 endif()
 if(NOT GOSTX_OSSL_MODULESDIR)
-  set(GOSTX_OSSL_MODULESDIR ${CMAKE_INSTALL_PREFIX}/lib/ossl-modules)
+  set(GOSTX_OSSL_MODULESDIR ${CMAKE_INSTALL_FULL_LIBDIR}/ossl-modules)
 endif()
+message(STATUS "OpenSSL provider: installs into ${GOSTX_OSSL_MODULESDIR}")
 install(TARGETS gostx_ossl_provider LIBRARY DESTINATION ${GOSTX_OSSL_MODULESDIR})
 
 # Tests: the differential test against gost-engine's provider (gostprov), and

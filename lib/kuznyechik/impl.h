@@ -1,5 +1,6 @@
-/* Kuznyechik internals shared by the portable core, the key schedule, future
- * ISA files and the tests. Not installed.
+/* Kuznyechik internals shared by the portable core, the key schedule, the ISA
+ * files (kuz_ssse3.c, kuz_avx2.c, kuz_avx512.c, kuz_neon.c), the lstable
+ * row and the tests. Private: `cmake --install` installs include/ only.
  *
  * Byte order: a 16-byte string is the standard's a_15||...||a_0 read left to
  * right, so byte[0] = a_15 is the most significant byte (RFC 7801). */

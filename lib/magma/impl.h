@@ -69,7 +69,8 @@ void gostx__magma_x86_chain(const gostx_magma_key *k, int op, uint8_t s[8], cons
                             uint8_t *out, size_t n);
 #endif
 
-/* ---- Byte-sliced vector cores (magma_sliced.h, docs/MAGMA.md) ----
+/* ---- Byte-sliced vector cores (sliced_core.h, used by magma_ssse3.c,
+ * magma_avx2.c, magma_avx512.c and magma_neon.c; docs/MAGMA.md) ----
  * The SIMD implementations keep byte j of each half of many blocks in one
  * vector register, every byte XOR 0x80 ("biased", so that signed byte
  * compares act as unsigned ones for the carries of the 32-bit addition).
