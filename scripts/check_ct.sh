@@ -169,6 +169,10 @@ for level in $levels; do
   for half in n1 n2; do plant "magma-$half" "$level" "${level}_.*sliced_core.h" "$B" valgrind; done
 done
 
+# 4c. A leak planted in GOST R 34.10-2012's scalar multiplication (one C
+#     implementation for every level): reported in lib/gost3410/ec.c.
+plant gost3410 portable gost3410/ec.c "$B" valgrind
+
 # 5. The rows valgrind's CPU lacks, on an emulated build
 #    (-DGOSTX_EMULATE_AVX512=ON): the same source on SIMDe's C intrinsics,
 #    with the byte permutes and masked byte moves as register-only models

@@ -6,6 +6,8 @@
  * subgroup: G, or a peer key multiplied by the cofactor first.) */
 #include "gost3410/ec.h"
 
+#include "internal.h"
+
 #include <string.h>
 
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
@@ -88,6 +90,7 @@ void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_po
   for (int w = 16 * n - 1; w >= 0; w--) {
     for (int d = 0; d < 4; d++) gx_point_add(C, &acc, &acc, &acc);
     uint64_t nib = (k[w / 16] >> (4 * (w % 16))) & 15;
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, &nib, 1); /* little-endian: the low byte */
     memset(&sel, 0, sizeof sel);
     for (uint64_t i = 0; i < 16; i++) {
       uint64_t diff = i ^ nib;

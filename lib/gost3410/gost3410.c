@@ -151,10 +151,7 @@ int gostx_gost3410_sign_with_k(int curve, const uint8_t *priv, size_t priv_len,
   if ((rc = sign_check_args(&C, sig, sig_len))) return rc;
   if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
   if ((rc = load_e(&C, e, digest, digest_len))) return rc;
-  if (!kb) return GOSTX_EINVAL;
-  if (k_len != (size_t)C.len) return GOSTX_ELEN;
-  gx_load_be(k, kb, C.n);
-  if (gx_is_zero(k, C.n) || !gx_lt(k, C.q, C.n)) return GOSTX_EINVAL;
+  if ((rc = load_priv(&C, k, kb, k_len))) return rc; /* the same 0 < k < q */
   if (sign_core(&C, r, s, d, e, k)) return GOSTX_EINVAL;
   gx_store_be(sig, r, C.n);
   gx_store_be(sig + C.len, s, C.n);

@@ -10,10 +10,13 @@
  *   const   everything that must be constant time (block ciphers, every
  *           GOST R 34.13 mode, ACPKM, MGM, XTS, sector batches with a key
  *           per sector and one key, KExp15/KImp15, GOST 28147-89
- *           with each S-box set, GOST R 34.11-94, padding, comparisons)
+ *           with each S-box set, GOST R 34.11-94, GOST R 34.10-2012
+ *           public keys and signatures with the private key and nonce
+ *           secret, padding, comparisons)
  *   leak    the paths that leak by design through Streebog's LPS tables
  *           (Streebog of secret data, HMAC, KDF_256, KDF_TREE, PBKDF2) at
- *           the levels that run a table-based Streebog; run under
+ *           the levels that run a table-based Streebog, and GOST R 34.10-2012
+ *           signing with its HMAC-Streebog nonce and VKO; run under
  *           tests/ct/expected-leaks.supp, which names exactly those
  *           functions. At the avx512 level Streebog is table-free and the
  *           group runs without that file (emulated: check_ct.sh step 5)
@@ -24,7 +27,7 @@
  *           standing in for a register permute does, would hide any leak
  *           after it; this group fails if that happens anywhere
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
- *   plant-streebog, plant-mgm
+ *   plant-streebog, plant-mgm, plant-gost3410
  *           switch on one leak planted inside a primitive's vector code
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
  *           and run that primitive: the checker must report it there
@@ -43,6 +46,7 @@
 #include "ct.h"
 #include "gostx.h"
 #include "internal.h"
+#include "gost3410/ec.h"
 
 #define MAXLEN 2304 /* > 2 * 1024: GOST 28147-89 key meshing happens twice */
 
@@ -56,6 +60,14 @@ static void fail(const char *what) {
 #define REQUIRE(cond, what) \
   do {                      \
     if (!(cond)) fail(what); \
+  } while (0)
+/* The same for a call whose result is a verdict on a secret (a key or
+ * nonce in range): public by design, declassified here. */
+#define RC_OK_VERDICT(expr, what)  \
+  do {                             \
+    int rc_ = (expr);              \
+    CT_PUBLIC(&rc_, sizeof rc_);   \
+    REQUIRE(rc_ == GOSTX_OK, what); \
   } while (0)
 #define RC_OK(expr, what)          \
   do {                             \
@@ -560,6 +572,83 @@ static void reach_gost94(void) {
   }
 }
 
+/* ---- GOST R 34.10-2012: the private key and the nonce are secret ---- */
+
+static const int ec_curves[] = {GOSTX_GOST3410_256_A, GOSTX_GOST3410_256_B,
+                                GOSTX_GOST3410_256_C, GOSTX_GOST3410_256_D,
+                                GOSTX_GOST3410_512_A, GOSTX_GOST3410_512_B,
+                                GOSTX_GOST3410_512_C};
+#define EC_NCURVES (sizeof ec_curves / sizeof ec_curves[0])
+
+/* A private scalar below every curve's q: the top byte kept small. */
+static void ec_scalar(uint8_t *d, size_t len, unsigned seed) {
+  fill(d, len, seed);
+  d[0] = 0x1f;
+}
+
+/* Public key (keygen's d * P), sign with a given nonce (k * P and
+ * s = r d + k e), both with d and k secret; the results are public. */
+static void case_gost3410(void) {
+  uint8_t d[64], k[64], e[64], pub[128], sig[128];
+  for (size_t i = 0; i < EC_NCURVES; i++) {
+    int c = ec_curves[i];
+    size_t len = gostx_gost3410_size(c);
+    ec_scalar(d, len, 11 + (unsigned)i);
+    ec_scalar(k, len, 31 + (unsigned)i);
+    fill(e, len, 7);
+    CT_SECRET(d, len);
+    CT_SECRET(k, len);
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
+    CT_PUBLIC(pub, 2 * len);
+    RC_OK_VERDICT(gostx_gost3410_sign_with_k(c, d, len, e, len, k, len, sig, 2 * len), "gost3410 sign");
+    CT_PUBLIC(sig, 2 * len);
+    REQUIRE(gostx_gost3410_verify(c, pub, 2 * len, e, len, sig, 2 * len) == GOSTX_OK,
+            "gost3410 signature verifies");
+  }
+}
+
+/* The full sign (hedged nonce: HMAC-Streebog over the key) and VKO (Streebog
+ * of the shared point): constant time where Streebog is, so they run in the
+ * leak group, whose suppressions name only Streebog's table lookups. */
+static void case_gost3410_streebog(void) {
+  uint8_t d[64], d2[64], pub[128], pub2[128], e[64], sig[128], ukm[8], out[64], out2[64];
+  for (size_t i = 0; i < EC_NCURVES; i++) {
+    int c = ec_curves[i];
+    size_t len = gostx_gost3410_size(c);
+    ec_scalar(d, len, 41 + (unsigned)i);
+    ec_scalar(d2, len, 51 + (unsigned)i);
+    fill(e, len, 8);
+    fill(ukm, sizeof ukm, 9);
+    RC_OK(gostx_gost3410_public_key(c, d2, len, pub2, 2 * len), "gost3410 peer key");
+    CT_SECRET(d, len);
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
+    CT_PUBLIC(pub, 2 * len);
+    RC_OK_VERDICT(gostx_gost3410_sign(c, d, len, e, len, sig, 2 * len), "gost3410 hedged sign");
+    CT_PUBLIC(sig, 2 * len);
+    REQUIRE(gostx_gost3410_verify(c, pub, 2 * len, e, len, sig, 2 * len) == GOSTX_OK,
+            "gost3410 hedged signature verifies");
+    RC_OK_VERDICT(gostx_gost3410_vko(c, d, len, pub2, 2 * len, ukm, sizeof ukm, out, len),
+          "gost3410 vko");
+    RC_OK_VERDICT(gostx_gost3410_vko(c, d2, len, pub, 2 * len, ukm, sizeof ukm, out2, len),
+          "gost3410 vko, the other side");
+    same(out, out2, len, "gost3410 vko agrees");
+  }
+}
+
+/* The marking survives scalar multiplication: d secret, every bit of d * P
+ * still marked. */
+static void reach_gost3410(void) {
+  uint8_t d[64], pub[128];
+  for (size_t i = 0; i < EC_NCURVES; i++) {
+    int c = ec_curves[i];
+    size_t len = gostx_gost3410_size(c);
+    ec_scalar(d, len, 61 + (unsigned)i);
+    CT_SECRET(d, len);
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
+    all_marked(pub, 2 * len, "gost3410 public key of a secret scalar");
+  }
+}
+
 /* ---- planted leaks inside the vector code: must be reported ---- */
 
 static void run_plant(int which) {
@@ -587,6 +676,14 @@ static void run_plant(int which) {
       RC_OK(gostx_streebog(64, pt, 200, out), "streebog");
       CT_PUBLIC(out, 64);
       break;
+    case GOSTX_PLANT_GOST3410: {
+      uint8_t d[32], pub[64];
+      ec_scalar(d, sizeof d, 71);
+      CT_SECRET(d, sizeof d);
+      RC_OK_VERDICT(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d, 32, pub, 64), "gost3410");
+      CT_PUBLIC(pub, 64);
+      break;
+    }
     case GOSTX_PLANT_MGM:
       RC_OK(gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key), "cipher_init");
       RC_OK(gostx_mgm_encrypt(&c, nonce, 16, aad, sizeof aad, pt, 300, ct, tag, 16), "mgm");
@@ -787,6 +884,8 @@ static void run_group(const char *g) {
     }
     secrets("gost94");
     case_gost94();
+    secrets("gost3410");
+    case_gost3410();
     secrets("helpers");
     case_helpers();
   } else if (!strcmp(g, "streams")) { /* the stream batches alone (quick runs) */
@@ -801,6 +900,8 @@ static void run_group(const char *g) {
     reach_gost89();
     secrets("reach gost94");
     reach_gost94();
+    secrets("reach gost3410");
+    reach_gost3410();
     /* Only where Streebog is table-free: the table method (portable,
      * x86-64) drops the marking at its lookups, which is its documented leak
      * (the leak group's expected-leaks.supp). */
@@ -813,7 +914,8 @@ static void run_group(const char *g) {
     static const struct { const char *name; int id; } plants[] = {
         {"kuznyechik", GOSTX_PLANT_KUZNYECHIK}, {"kuznyechik-one", GOSTX_PLANT_KUZNYECHIK_ONE},
         {"magma-n1", GOSTX_PLANT_MAGMA_N1},     {"magma-n2", GOSTX_PLANT_MAGMA_N2},
-        {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM}};
+        {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM},
+        {"gost3410", GOSTX_PLANT_GOST3410}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -825,6 +927,8 @@ static void run_group(const char *g) {
   } else if (!strcmp(g, "leak")) {
     secrets("streebog, hmac, kdf, pbkdf2");
     case_streebog_leaks();
+    secrets("gost3410 sign and vko");
+    case_gost3410_streebog();
   } else if (!strcmp(g, "mutant-index")) {
     secrets("mutant-index");
     uint8_t r = ct_mutant_index(key);
@@ -854,7 +958,7 @@ int main(int argc, char **argv) {
     fprintf(stderr,
             "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
             "plant-magma-n1, "
-            "plant-magma-n2, plant-streebog, plant-mgm, mutant-index, mutant-branch, "
+            "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, mutant-index, mutant-branch, "
             "mutant-naive-magma)\n");
     return 2;
   }
