@@ -195,11 +195,11 @@ int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t n
                      size_t tag_len);
 int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector,
-                            const uint8_t *in, size_t sector_len,
+                            size_t sector_len, const uint8_t *in,
                             size_t nsectors, uint8_t *out);
 int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector,
-                            const uint8_t *in, size_t sector_len,
+                            size_t sector_len, const uint8_t *in,
                             size_t nsectors, uint8_t *out);
 
 /* the file format */
