@@ -41,6 +41,25 @@ static void test_ids(void) {
   CHECK(!strcmp(gostx_version(), "0.2.0"), "version %s", gostx_version());
 }
 
+/* Issue 30: the file API takes the typed enums the rest of the API takes,
+ * not bare ints (C has no run-time reflection; _Generic tells the types). */
+static void test_file_types(void) {
+  gostx_file_header h;
+  memset(&h, 0, sizeof h);
+  CHECK(_Generic(h.alg, int: 0, default: 1), "gostx_file_header.alg is a gostx_alg, not int");
+  CHECK(_Generic(h.kdf, int: 0, default: 1), "gostx_file_header.kdf is a gostx_file_kdf, not int");
+  CHECK(_Generic(&gostx_file_tag_len, size_t (*)(int): 0, default: 1),
+        "gostx_file_tag_len takes a gostx_alg");
+  CHECK(_Generic(&gostx_file_nonce, int (*)(int, uint64_t, int, uint8_t *): 0, default: 1),
+        "gostx_file_nonce takes a gostx_alg");
+  CHECK(_Generic(&gostx_file_init_encrypt,
+                 int (*)(gostx_file *, int, int, uint32_t, uint32_t, const uint8_t *, size_t,
+                         const uint8_t *): 0,
+                 default: 1),
+        "gostx_file_init_encrypt takes gostx_alg and gostx_file_kdf");
+  CHECK(GOSTX_FILE_KDF_RAW == 1 && GOSTX_FILE_KDF_PBKDF2 == 2, "kdf ids are the format's bytes");
+}
+
 static void test_key_kinds(void) {
   static const uint8_t key[GOSTX_KEY_LEN] = {7}, iv[8] = {1};
   uint8_t buf[16] = {0}, mac[8];
@@ -88,6 +107,7 @@ int main(void) {
   t_rand_init();
   test_sizes();
   test_ids();
+  test_file_types();
   test_key_kinds();
   return t_done();
 }
