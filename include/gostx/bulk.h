@@ -72,10 +72,12 @@ GOSTX_API int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, cons
                                    size_t nonce_len, const uint8_t *aad, size_t aad_len,
                                    const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
                                    size_t tag_len);
-GOSTX_API int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                                   size_t nonce_len, const uint8_t *aad, size_t aad_len,
-                                   const uint8_t *in, size_t len, const uint8_t *tag,
-                                   size_t tag_len, uint8_t *out);
+GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c,
+                                                    const uint8_t *nonce, size_t nonce_len,
+                                                    const uint8_t *aad, size_t aad_len,
+                                                    const uint8_t *in, size_t len,
+                                                    const uint8_t *tag, size_t tag_len,
+                                                    uint8_t *out);
 /* The XTS many-sector calls (gostx_xts_*_mt, gostx_batch_xts_*,
  * gostx_xts_*_disk, and gostx_gpu_xts_*) all take the numbering the same way:
  * first_sector, then the sector size, both before the data (in, its length,

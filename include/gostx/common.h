@@ -15,6 +15,17 @@ extern "C" {
 #define GOSTX_API
 #endif
 
+/* On the calls that authenticate or parse untrusted input (MGM decryption,
+ * KImp15, file and LUKS headers and chunks, padding removal, ...): their
+ * return code is the verdict, and ignoring it uses unauthenticated or
+ * unparsed data. GCC and Clang warn when a result is dropped; other
+ * compilers see nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GOSTX_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define GOSTX_MUST_CHECK
+#endif
+
 /* Member alignment spelled for both languages: the headers are also used
  * from C++ (extern "C"), which has alignas but no _Alignas. */
 #if defined(__cplusplus)
@@ -115,7 +126,7 @@ GOSTX_API const char *gostx_cpu_features(void);
 /* Wipe memory in a way the compiler may not optimise away. */
 GOSTX_API void gostx_memzero(void *p, size_t len);
 /* Constant-time comparison: 0 when equal, -1 otherwise (time depends on len only). */
-GOSTX_API int gostx_memeq_ct(const void *a, const void *b, size_t len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_memeq_ct(const void *a, const void *b, size_t len);
 
 #ifdef __cplusplus
 }
