@@ -191,9 +191,9 @@ int main(int argc, char **argv) {
     BEST(a, for (size_t i = 0; i < ns; i++)
                 gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, buf + i * sl, sl, buf + i * sl));
     ca = min_cpu;
-    BEST(b1, gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 0, buf, sl, ns, buf));
+    BEST(b1, gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 0, sl, buf, ns, buf));
     cb = min_cpu;
-    BEST(bp, gostx_batch_xts_encrypt(p2, xp, nk, NULL, 0, buf, sl, ns, buf));
+    BEST(bp, gostx_batch_xts_encrypt(p2, xp, nk, NULL, 0, sl, buf, ns, buf));
     printf("  XTS encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
            keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
            a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));

@@ -25,11 +25,13 @@
 #define PASSES 4
 #define MAX_LIBS 8
 
-/* The API 0.2 signatures (in, length, out): include/gostx/modes.h, bulk.h. */
+/* The current signatures (in, length, out; first_sector before the sector
+ * length): include/gostx/modes.h, bulk.h. Builds from before issue 30 take
+ * the batch call's sector length after in: compare only builds of one API. */
 typedef int (*xts_mt_fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, const uint8_t *,
                          size_t, uint8_t *);
 typedef int (*batch_fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *,
-                        uint64_t, const uint8_t *, size_t, size_t, uint8_t *);
+                        uint64_t, size_t, const uint8_t *, size_t, uint8_t *);
 typedef int (*ecb_fn)(const gostx_cipher *, const uint8_t *, size_t, uint8_t *);
 
 struct build {
@@ -105,7 +107,7 @@ int main(int argc, char **argv) {
         for (int p = 0; p < PASSES; p++) {
           if (w == 0) b[l].ecb[dec](&b[l].c, in, LEN, out);
           else if (kind == 0) b[l].mt[dec](NULL, &b[l].keys[0], 0, sl, in, LEN, out);
-          else b[l].batch[dec](NULL, b[l].kp, kind == 1 ? 1 : ns, NULL, 0, in, sl, ns, out);
+          else b[l].batch[dec](NULL, b[l].kp, kind == 1 ? 1 : ns, NULL, 0, sl, in, ns, out);
         }
         t[((size_t)l * 2 + (size_t)w) * (size_t)rounds + (size_t)r] = cpu_s() - t0;
       }

@@ -108,14 +108,14 @@ static int w_xts_dec(struct stream *s) {
 /* XTS, the sector batch: one key, or a key per sector (s->xkp); the sectors
  * that fit, then what is left (>= 16 bytes) as one more sector. */
 static int xts_batch(struct stream *s, int dec) {
-  int (*fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *, uint64_t,
-            const uint8_t *, size_t, size_t, uint8_t *) =
+  int (*fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *, uint64_t, size_t,
+            const uint8_t *, size_t, uint8_t *) =
       dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt;
   const size_t sl = s->len < s->unit ? s->len : s->unit, ns = s->len / sl, rest = s->len % sl;
   const gostx_xts_key *one[1] = {&s->xts};
-  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, s->in, sl, ns, s->out);
+  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, sl, s->in, ns, s->out);
   if (!rc && rest >= 16)
-    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, s->in + ns * sl, rest, 1,
+    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, rest, s->in + ns * sl, 1,
             s->out + ns * sl);
   return rc;
 }

@@ -39,7 +39,7 @@ static int read_key_file(const char *path, uint8_t key[GOSTX_KEY_LEN]) {
 struct secret {
   const char *key_file, *pass_file;
   int prompt;
-  int kdf;                /* GOSTX_FILE_KDF_* */
+  gostx_file_kdf kdf;     /* GOSTX_FILE_KDF_* */
   uint8_t buf[CLI_PASS_MAX + 2]; /* the key or the passphrase */
   size_t len;
 };

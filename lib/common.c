@@ -17,7 +17,7 @@ const char *gostx_strerror(int err) {
   }
 }
 
-const char *gostx_version(void) { return "0.2.0"; }
+const char *gostx_version(void) { return GOSTX_VERSION_STRING; }
 
 static const char *const alg_names[GOSTX_ALG_END] = {
     [GOSTX_ALG_KUZNYECHIK] = "kuznyechik",

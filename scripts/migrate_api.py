@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Rewrites C code written against the gostx 0.1 API for the 0.2 API
+"""Rewrites C code written against an older gostx API for the current one
 (docs/API_CHANGES.md lists the changes).
 
-    python3 scripts/migrate_api.py FILE_OR_DIR...
+    python3 scripts/migrate_api.py [--from 0.1|0.2] FILE_OR_DIR...
+
+--from says which API the code was written for: 0.1 (the default) gets the
+0.2 changes and then the later ones; 0.2 gets only the changes made since
+0.2.0 (issue 30: one order of first_sector and the sector size in the XTS
+many-sector calls). The argument swaps cannot be told from the new order by
+looking, so give the right --from and run it once per file.
 
 Mechanical changes are made in place: renamed identifiers and the new
 argument order of the data calls ("inputs, each followed by its length,
@@ -135,6 +141,17 @@ REORDER = {
     "gostx_gpu_batch_gost89_cnt_dev": (8, [0, 1, 2, 3, 4, 6, 7, 5]),
 }
 
+# Since 0.2.0 (issue 30): every XTS many-sector call takes first_sector, then
+# the sector size, both before the data.
+REORDER_SINCE_0_2 = {
+    # (pool, keys, nkeys, nums, first, in, sector_len, nsectors, out) -> (..., first, sector_len, in, nsectors, out)
+    "gostx_batch_xts_encrypt": (9, [0, 1, 2, 3, 4, 6, 5, 7, 8]),
+    "gostx_batch_xts_decrypt": (9, [0, 1, 2, 3, 4, 6, 5, 7, 8]),
+    # (pool, key, sector_size, tweak_unit, first, in, nsectors, out) -> (pool, key, first, sector_size, tweak_unit, ...)
+    "gostx_xts_encrypt_disk": (8, [0, 1, 4, 2, 3, 5, 6, 7]),
+    "gostx_xts_decrypt_disk": (8, [0, 1, 4, 2, 3, 5, 6, 7]),
+}
+
 # Calls whose meaning changed beyond order: reported for a person to fix.
 MANUAL = {
     "gostx_gost89_cnt": "takes a gostx_gost89_key * (gostx_gost89_set_key) instead of key, sbox; then iv, meshing, in, len, out",
@@ -207,8 +224,8 @@ def matching_paren(text, open_pos):
     return -1
 
 
-def reorder_calls(text, path, problems):
-    names = "|".join(sorted(REORDER, key=len, reverse=True))
+def reorder_calls(text, path, problems, table=REORDER):
+    names = "|".join(sorted(table, key=len, reverse=True))
     # f(...), and (cond ? f_dec : f_enc)(...) where both take the same order
     call = re.compile(r"(?<!\w)(" + names + r")\s*\(|\([^()?;]*\?\s*(" + names + r")\s*:\s*(?:"
                       + names + r")\s*\)\s*\(")
@@ -223,7 +240,7 @@ def reorder_calls(text, path, problems):
         inner = text[open_pos + 1 : close]
         args = split_args(inner)
         name = m.group(1) or m.group(2)
-        count, perm = REORDER[name]
+        count, perm = table[name]
         if len(args) != count:
             line = text.count("\n", 0, m.start()) + 1
             problems.append(f"{path}:{line}: {name} with {len(args)} arguments, expected {count}: not changed")
@@ -252,16 +269,18 @@ def reorder_calls(text, path, problems):
     return "".join(out)
 
 
-def migrate(text, path, problems):
-    for old, new in INCLUDES.items():
-        text = text.replace(old, new)
-    words = re.compile(r"\b(" + "|".join(sorted(RENAMES, key=len, reverse=True)) + r")\b")
-    text = words.sub(lambda m: RENAMES[m.group(1)], text)
-    text = reorder_calls(text, path, problems)
-    for name, why in MANUAL.items():
-        for m in re.finditer(r"\b" + name + r"\b(?!_)", text):
-            line = text.count("\n", 0, m.start()) + 1
-            problems.append(f"{path}:{line}: {name} {why}")
+def migrate(text, path, problems, since="0.1"):
+    if since == "0.1":
+        for old, new in INCLUDES.items():
+            text = text.replace(old, new)
+        words = re.compile(r"\b(" + "|".join(sorted(RENAMES, key=len, reverse=True)) + r")\b")
+        text = words.sub(lambda m: RENAMES[m.group(1)], text)
+        text = reorder_calls(text, path, problems)
+        for name, why in MANUAL.items():
+            for m in re.finditer(r"\b" + name + r"\b(?!_)", text):
+                line = text.count("\n", 0, m.start()) + 1
+                problems.append(f"{path}:{line}: {name} {why}")
+    text = reorder_calls(text, path, problems, REORDER_SINCE_0_2)
     return text
 
 
@@ -280,14 +299,23 @@ def files(args):
 
 
 def main(argv):
-    if len(argv) < 2:
+    args, since = argv[1:], "0.1"
+    if args and args[0].startswith("--from"):
+        if args[0] == "--from" and len(args) > 1:
+            since, args = args[1], args[2:]
+        else:
+            since, args = args[0].partition("=")[2], args[1:]
+        if since not in ("0.1", "0.2"):
+            print(f"--from {since}: give 0.1 or 0.2", file=sys.stderr)
+            return 2
+    if not args:
         print(__doc__.strip())
         return 2
     problems = []
-    for path in files(argv[1:]):
+    for path in files(args):
         with open(path, encoding="utf-8") as f:
             old = f.read()
-        new = migrate(old, path, problems)
+        new = migrate(old, path, problems, since)
         if new != old:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)

@@ -38,7 +38,49 @@ static void test_ids(void) {
     if (is_cipher) CHECK(c.id == a, "cipher %d keeps its id", a);
   }
   CHECK_RC(gostx_cipher_init(&c, (gostx_alg)0, key), GOSTX_EINVAL, "id 0");
-  CHECK(!strcmp(gostx_version(), "0.2.0"), "version %s", gostx_version());
+}
+
+/* Issue 30: the version at compile time (GOSTX_VERSION_*) is the version
+ * the library reports at run time, and the string spells the numbers. */
+static void test_version(void) {
+#if defined(GOSTX_VERSION_MAJOR) && defined(GOSTX_VERSION_MINOR) && \
+    defined(GOSTX_VERSION_PATCH) && defined(GOSTX_VERSION_STRING) && defined(GOSTX_VERSION_NUMBER)
+  CHECK(!strcmp(gostx_version(), GOSTX_VERSION_STRING), "gostx_version() %s, headers %s",
+        gostx_version(), GOSTX_VERSION_STRING);
+  char spelled[32];
+  snprintf(spelled, sizeof spelled, "%d.%d.%d", GOSTX_VERSION_MAJOR, GOSTX_VERSION_MINOR,
+           GOSTX_VERSION_PATCH);
+  CHECK(!strcmp(spelled, GOSTX_VERSION_STRING), "GOSTX_VERSION_STRING %s, numbers %s",
+        GOSTX_VERSION_STRING, spelled);
+  CHECK(GOSTX_VERSION_NUMBER ==
+            GOSTX_VERSION_MAJOR * 10000 + GOSTX_VERSION_MINOR * 100 + GOSTX_VERSION_PATCH,
+        "GOSTX_VERSION_NUMBER");
+  CHECK(GOSTX_VERSION_MINOR < 100 && GOSTX_VERSION_PATCH < 100, "NUMBER stays ordered");
+#if GOSTX_VERSION_NUMBER < 200
+  CHECK(0, "#if on GOSTX_VERSION_NUMBER");
+#endif
+#else
+  CHECK(0, "no GOSTX_VERSION_* macros in gostx/common.h");
+#endif
+}
+
+/* Issue 30: the file API takes the typed enums the rest of the API takes,
+ * not bare ints (C has no run-time reflection; _Generic tells the types). */
+static void test_file_types(void) {
+  gostx_file_header h;
+  memset(&h, 0, sizeof h);
+  CHECK(_Generic(h.alg, int: 0, default: 1), "gostx_file_header.alg is a gostx_alg, not int");
+  CHECK(_Generic(h.kdf, int: 0, default: 1), "gostx_file_header.kdf is a gostx_file_kdf, not int");
+  CHECK(_Generic(&gostx_file_tag_len, size_t (*)(int): 0, default: 1),
+        "gostx_file_tag_len takes a gostx_alg");
+  CHECK(_Generic(&gostx_file_nonce, int (*)(int, uint64_t, int, uint8_t *): 0, default: 1),
+        "gostx_file_nonce takes a gostx_alg");
+  CHECK(_Generic(&gostx_file_init_encrypt,
+                 int (*)(gostx_file *, int, int, uint32_t, uint32_t, const uint8_t *, size_t,
+                         const uint8_t *): 0,
+                 default: 1),
+        "gostx_file_init_encrypt takes gostx_alg and gostx_file_kdf");
+  CHECK(GOSTX_FILE_KDF_RAW == 1 && GOSTX_FILE_KDF_PBKDF2 == 2, "kdf ids are the format's bytes");
 }
 
 static void test_key_kinds(void) {
@@ -88,6 +130,8 @@ int main(void) {
   t_rand_init();
   test_sizes();
   test_ids();
+  test_version();
+  test_file_types();
   test_key_kinds();
   return t_done();
 }

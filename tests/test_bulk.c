@@ -366,8 +366,8 @@ static void test_batch(void) {
                 const uint64_t *np = given ? nums : NULL;
                 FOR_POOLS {
                   memcpy(got, src, xsl * ns);
-                  int rc = dec ? gostx_batch_xts_decrypt(pl, xp, nk, np, 1000, got, xsl, ns, got)
-                               : gostx_batch_xts_encrypt(pl, xp, nk, np, 1000, got, xsl, ns, got);
+                  int rc = dec ? gostx_batch_xts_decrypt(pl, xp, nk, np, 1000, xsl, got, ns, got)
+                               : gostx_batch_xts_encrypt(pl, xp, nk, np, 1000, xsl, got, ns, got);
                   CHECK(rc == GOSTX_OK && !memcmp(got, want, xsl * ns), "batch xts %s xsl %zu %s",
                         dec ? "decrypt" : "encrypt", xsl, what);
                 }
@@ -389,7 +389,7 @@ static void test_batch(void) {
   CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 1, ivs, 12, src, 512, 3, got), GOSTX_EINVAL,
            "batch cbc iv_len");
   CHECK_RC(gostx_batch_omac(NULL, kp, 1, src, 512, 3, tags_g, 17), GOSTX_ELEN, "batch omac tag");
-  CHECK_RC(gostx_batch_xts_encrypt(NULL, xp, 1, NULL, 0, src, 15, 3, got), GOSTX_ELEN,
+  CHECK_RC(gostx_batch_xts_encrypt(NULL, xp, 1, NULL, 0, 15, src, 3, got), GOSTX_ELEN,
            "batch xts 15");
   CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 1, ivs, 16, src, 512, 0, got), GOSTX_OK,
            "batch of no sectors");
@@ -497,8 +497,8 @@ static void test_batch_mk(void) {
           }
           FOR_MK_POOLS {
             memcpy(got, src, l * ns);
-            int rc = dec ? gostx_batch_xts_decrypt(pl, xp, ns, np, 77, got, l, ns, got)
-                         : gostx_batch_xts_encrypt(pl, xp, ns, np, 77, got, l, ns, got);
+            int rc = dec ? gostx_batch_xts_decrypt(pl, xp, ns, np, 77, l, got, ns, got)
+                         : gostx_batch_xts_encrypt(pl, xp, ns, np, 77, l, got, ns, got);
             CHECK(rc == GOSTX_OK && !memcmp(got, want, l * ns), "batch xts %s len %zu %s",
                   dec ? "decrypt" : "encrypt", l, what);
           }

@@ -393,14 +393,14 @@ static void test_disk(void) {
           ref_xts(key, dec, tweak, pt + i * S, want + i * S, S);
         }
         for (int p = 0; p < 2; p++) {
-          int (*fn)(gostx_pool *, const gostx_xts_key *, size_t, size_t, uint64_t,
+          int (*fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, size_t,
                     const uint8_t *, size_t, uint8_t *) =
               dec ? gostx_xts_decrypt_disk : gostx_xts_encrypt_disk;
           memset(got, 0, len);
-          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, pt, n, got), 0, "disk call");
+          CHECK_RC(fn(p ? pool : NULL, &x, first, S, unit, pt, n, got), 0, "disk call");
           CHECK(!memcmp(got, want, len), "disk S %zu tweak unit %zu dec %d pool %d", S, unit, dec, p);
           memcpy(got, pt, len);
-          CHECK_RC(fn(p ? pool : NULL, &x, S, unit, first, got, n, got), 0, "disk in place");
+          CHECK_RC(fn(p ? pool : NULL, &x, first, S, unit, got, n, got), 0, "disk in place");
           CHECK(!memcmp(got, want, len), "disk in place S %zu unit %zu dec %d", S, unit, dec);
         }
         /* The same bytes through the calls that take the numbers: the
@@ -408,7 +408,7 @@ static void test_disk(void) {
         uint64_t *nums = malloc(sizeof *nums * n);
         const gostx_xts_key *kp[1] = {&x};
         for (size_t i = 0; i < n; i++) nums[i] = (first + i) * (S / unit);
-        CHECK_RC((dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt)(pool, kp, 1, nums, 0, pt, S, n, alt),
+        CHECK_RC((dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt)(pool, kp, 1, nums, 0, S, pt, n, alt),
                  0, "batch with numbers");
         CHECK(!memcmp(alt, want, len), "batch with tweak numbers = disk S %zu unit %zu", S, unit);
         if (conv) {
@@ -420,12 +420,12 @@ static void test_disk(void) {
       }
     }
     if (S == 4096) { /* the two conventions differ for large sectors */
-      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, n, got);
-      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, n, alt);
+      gostx_xts_encrypt_disk(NULL, &x, first, S, GOSTX_XTS_TWEAK_512, pt, n, got);
+      gostx_xts_encrypt_disk(NULL, &x, first, S, S, pt, n, alt);
       CHECK(memcmp(got, alt, len) != 0, "4096-byte sectors: 512-byte units != whole sectors");
     } else if (S == 512) {
-      gostx_xts_encrypt_disk(NULL, &x, S, GOSTX_XTS_TWEAK_512, first, pt, n, got);
-      gostx_xts_encrypt_disk(NULL, &x, S, S, first, pt, n, alt);
+      gostx_xts_encrypt_disk(NULL, &x, first, S, GOSTX_XTS_TWEAK_512, pt, n, got);
+      gostx_xts_encrypt_disk(NULL, &x, first, S, S, pt, n, alt);
       CHECK(!memcmp(got, alt, len), "512-byte sectors: both conventions agree");
     }
     free(pt);
@@ -435,17 +435,52 @@ static void test_disk(void) {
   }
   uint8_t b[4096];
   memset(b, 0, sizeof b);
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 0, 0, b, 1, b), GOSTX_EINVAL, "tweak unit 0");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 4096, 1000, 0, b, 1, b), GOSTX_EINVAL,
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 0, 4096, 0, b, 1, b), GOSTX_EINVAL, "tweak unit 0");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 0, 4096, 1000, b, 1, b), GOSTX_EINVAL,
            "tweak unit not dividing the sector");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 520, 512, 0, b, 1, b), GOSTX_EINVAL,
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 0, 520, 512, b, 1, b), GOSTX_EINVAL,
            "520-byte sectors in 512-byte units");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 8, 8, 0, b, 1, b), GOSTX_ELEN, "sector 8");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, NULL, 512, 512, 0, b, 1, b), GOSTX_EINVAL, "NULL key");
-  CHECK_RC(gostx_xts_decrypt_disk(NULL, &x, 512, 512, 0, NULL, 1, b), GOSTX_EINVAL, "NULL in");
-  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 512, 512, 0, b, 0, b), GOSTX_OK, "no sectors");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 0, 8, 8, b, 1, b), GOSTX_ELEN, "sector 8");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, NULL, 0, 512, 512, b, 1, b), GOSTX_EINVAL, "NULL key");
+  CHECK_RC(gostx_xts_decrypt_disk(NULL, &x, 0, 512, 512, NULL, 1, b), GOSTX_EINVAL, "NULL in");
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, 0, 512, 512, b, 0, b), GOSTX_OK, "no sectors");
   gostx_xts_clear(&x);
   gostx_pool_free(pool);
+}
+
+/* Issue 30: every XTS many-sector call takes (first_sector, sector size) in
+ * that order, before the data. Both are integers, so a call written in
+ * another order compiles; this checks each call with values that only one
+ * order accepts (sector 3 of 4096-byte sectors: 3 is no sector size). */
+static void test_sector_order(void) {
+  uint8_t key[64];
+  gostx_xts_key x;
+  rand_key(key);
+  CHECK_RC(gostx_xts_set_key(&x, key), 0, "set_key");
+  enum { S = 4096, N = 2 };
+  const uint64_t first = 3;
+  static uint8_t pt[S * N], want[S * N], want512[S * N], got[S * N];
+  t_rand_bytes(pt, sizeof pt);
+  for (size_t i = 0; i < N; i++) {
+    CHECK_RC(gostx_xts_encrypt_sector(&x, first + i, pt + i * S, S, want + i * S), 0, "sector");
+    CHECK_RC(gostx_xts_encrypt_sector(&x, (first + i) * (S / 512), pt + i * S, S,
+                                      want512 + i * S), 0, "sector in 512-byte units");
+  }
+  memset(got, 0, sizeof got);
+  CHECK_RC(gostx_xts_encrypt_mt(NULL, &x, first, S, pt, sizeof pt, got), 0, "mt order");
+  CHECK(!memcmp(got, want, sizeof got), "gostx_xts_encrypt_mt(first_sector, sector_size)");
+  const gostx_xts_key *kp[1] = {&x};
+  memset(got, 0, sizeof got);
+  CHECK_RC(gostx_batch_xts_encrypt(NULL, kp, 1, NULL, first, S, pt, N, got), 0, "batch order");
+  CHECK(!memcmp(got, want, sizeof got), "gostx_batch_xts_encrypt(first_sector, sector_len)");
+  memset(got, 0, sizeof got);
+  CHECK_RC(gostx_xts_encrypt_disk(NULL, &x, first, S, GOSTX_XTS_TWEAK_512, pt, N, got), 0,
+           "disk order");
+  CHECK(!memcmp(got, want512, sizeof got), "gostx_xts_encrypt_disk(first_sector, sector_size)");
+  memset(got, 0, sizeof got);
+  CHECK_RC(gostx_xts_decrypt_disk(NULL, &x, first, S, S, want, N, got), 0, "disk dec order");
+  CHECK(!memcmp(got, pt, sizeof got), "gostx_xts_decrypt_disk(first_sector, sector_size, unit)");
+  gostx_xts_clear(&x);
 }
 
 static void test_gf_reference(void) {
@@ -480,6 +515,7 @@ int main(void) {
   test_long();
   test_kernels();
   test_disk();
+  test_sector_order();
   test_sector_and_errors();
   return t_done();
 }

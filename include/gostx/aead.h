@@ -20,9 +20,11 @@ GOSTX_API int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, siz
                                 size_t len, uint8_t *out, uint8_t *tag, size_t tag_len);
 /* Verifies the tag first, in constant time; on mismatch returns GOSTX_EAUTH and
  * writes nothing to out. */
-GOSTX_API int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                                const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                                size_t len, const uint8_t *tag, size_t tag_len, uint8_t *out);
+GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce,
+                                                 size_t nonce_len, const uint8_t *aad,
+                                                 size_t aad_len, const uint8_t *in, size_t len,
+                                                 const uint8_t *tag, size_t tag_len,
+                                                 uint8_t *out);
 
 /* Streaming MGM: init, any number of aad() calls, then any number of update()
  * calls (any split of the data), then final_encrypt or final_decrypt matching
@@ -52,7 +54,8 @@ GOSTX_API int gostx_mgm_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t len);
 GOSTX_API int gostx_mgm_update(gostx_mgm_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out);
 GOSTX_API int gostx_mgm_final_encrypt(gostx_mgm_ctx *ctx, uint8_t *tag, size_t tag_len);
 /* GOSTX_EAUTH when the tag does not match (compared in constant time). */
-GOSTX_API int gostx_mgm_final_decrypt(gostx_mgm_ctx *ctx, const uint8_t *tag, size_t tag_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_final_decrypt(gostx_mgm_ctx *ctx, const uint8_t *tag,
+                                                       size_t tag_len);
 GOSTX_API void gostx_mgm_clear(gostx_mgm_ctx *ctx);
 
 /* sizeof of the structs above, for bindings (lib/sizes.c). */

@@ -95,7 +95,7 @@ typedef struct gostx_batch_params {
  * Timing depends on the streams' count, lengths (and MGM AAD lengths),
  * ciphers and S-box sets, not on key or data values; one key shared by all
  * streams runs at the speed of a key per stream. */
-GOSTX_API int gostx_batch_streams(gostx_pool *pool, gostx_batch_op op,
+GOSTX_API GOSTX_MUST_CHECK int gostx_batch_streams(gostx_pool *pool, gostx_batch_op op,
                                   const gostx_batch_params *params, gostx_stream *streams,
                                   size_t nstreams);
 

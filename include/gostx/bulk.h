@@ -72,11 +72,18 @@ GOSTX_API int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, cons
                                    size_t nonce_len, const uint8_t *aad, size_t aad_len,
                                    const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
                                    size_t tag_len);
-GOSTX_API int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                                   size_t nonce_len, const uint8_t *aad, size_t aad_len,
-                                   const uint8_t *in, size_t len, const uint8_t *tag,
-                                   size_t tag_len, uint8_t *out);
-/* Consecutive XTS data units: unit i is bytes [i*sector_size, (i+1)*sector_size)
+GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c,
+                                                    const uint8_t *nonce, size_t nonce_len,
+                                                    const uint8_t *aad, size_t aad_len,
+                                                    const uint8_t *in, size_t len,
+                                                    const uint8_t *tag, size_t tag_len,
+                                                    uint8_t *out);
+/* The XTS many-sector calls (gostx_xts_*_mt, gostx_batch_xts_*,
+ * gostx_xts_*_disk, and gostx_gpu_xts_*) all take the numbering the same way:
+ * first_sector, then the sector size, both before the data (in, its length,
+ * out). Both are integers, so a swapped pair compiles: keep this order.
+ *
+ * Consecutive XTS data units: unit i is bytes [i*sector_size, (i+1)*sector_size)
  * with tweak first_sector + i (plain64, = gostx_xts_encrypt_sector). The last
  * unit may be shorter (len need not be a multiple of sector_size) but must
  * be at least 16 bytes, as must sector_size (GOSTX_ELEN otherwise). The
@@ -134,11 +141,11 @@ GOSTX_API int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys
  * use gostx_xts_encrypt_disk below, which counts them for you. */
 GOSTX_API int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
                                       size_t nkeys, const uint64_t *sector_nums,
-                                      uint64_t first_sector, const uint8_t *in, size_t sector_len,
+                                      uint64_t first_sector, size_t sector_len, const uint8_t *in,
                                       size_t nsectors, uint8_t *out);
 GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
                                       size_t nkeys, const uint64_t *sector_nums,
-                                      uint64_t first_sector, const uint8_t *in, size_t sector_len,
+                                      uint64_t first_sector, size_t sector_len, const uint8_t *in,
                                       size_t nsectors, uint8_t *out);
 
 /* ---- Disks: XTS sectors numbered as dm-crypt numbers them ----
@@ -164,10 +171,10 @@ GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *con
  * one call, full blocks through the implementation's XTS kernel. */
 #define GOSTX_XTS_TWEAK_512 512
 GOSTX_API int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key,
-                                     size_t sector_size, size_t tweak_unit, uint64_t first_sector,
+                                     uint64_t first_sector, size_t sector_size, size_t tweak_unit,
                                      const uint8_t *in, size_t nsectors, uint8_t *out);
 GOSTX_API int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key,
-                                     size_t sector_size, size_t tweak_unit, uint64_t first_sector,
+                                     uint64_t first_sector, size_t sector_size, size_t tweak_unit,
                                      const uint8_t *in, size_t nsectors, uint8_t *out);
 
 #ifdef __cplusplus

@@ -15,6 +15,17 @@ extern "C" {
 #define GOSTX_API
 #endif
 
+/* On the calls that authenticate or parse untrusted input (MGM decryption,
+ * KImp15, file and LUKS headers and chunks, padding removal, ...): their
+ * return code is the verdict, and ignoring it uses unauthenticated or
+ * unparsed data. GCC and Clang warn when a result is dropped; other
+ * compilers see nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GOSTX_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define GOSTX_MUST_CHECK
+#endif
+
 /* Member alignment spelled for both languages: the headers are also used
  * from C++ (extern "C"), which has alignas but no _Alignas. */
 #if defined(__cplusplus)
@@ -38,7 +49,27 @@ extern "C" {
 /* Human-readable text for a return code; never NULL. */
 GOSTX_API const char *gostx_strerror(int err);
 
-/* Library version string, e.g. "0.2.0". */
+/* The version of these headers, for #if at compile time. The version of the
+ * library actually loaded is gostx_version(); the two differ only when a
+ * program runs against another build than the one it was compiled with.
+ * This is the one place the number is written: CMakeLists.txt's
+ * project(VERSION) must agree (tests/test_version.sh checks it). */
+#define GOSTX_VERSION_MAJOR 0
+#define GOSTX_VERSION_MINOR 2
+#define GOSTX_VERSION_PATCH 0
+#define GOSTX__STR2(x) #x
+#define GOSTX__STR(x) GOSTX__STR2(x)
+/* "0.2.0" */
+#define GOSTX_VERSION_STRING                                                      \
+  GOSTX__STR(GOSTX_VERSION_MAJOR) "." GOSTX__STR(GOSTX_VERSION_MINOR) "." GOSTX__STR( \
+      GOSTX_VERSION_PATCH)
+/* One integer that orders versions: MAJOR * 10000 + MINOR * 100 + PATCH
+ * (0.2.0 is 200), e.g. #if GOSTX_VERSION_NUMBER >= 300. */
+#define GOSTX_VERSION_NUMBER \
+  (GOSTX_VERSION_MAJOR * 10000 + GOSTX_VERSION_MINOR * 100 + GOSTX_VERSION_PATCH)
+
+/* Library version string, e.g. "0.2.0": GOSTX_VERSION_STRING of the build
+ * that made the library. */
 GOSTX_API const char *gostx_version(void);
 
 /* Algorithm ids: one space for the block ciphers (what gostx_cipher_init
@@ -95,7 +126,7 @@ GOSTX_API const char *gostx_cpu_features(void);
 /* Wipe memory in a way the compiler may not optimise away. */
 GOSTX_API void gostx_memzero(void *p, size_t len);
 /* Constant-time comparison: 0 when equal, -1 otherwise (time depends on len only). */
-GOSTX_API int gostx_memeq_ct(const void *a, const void *b, size_t len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_memeq_ct(const void *a, const void *b, size_t len);
 
 #ifdef __cplusplus
 }

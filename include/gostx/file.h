@@ -27,9 +27,12 @@ extern "C" {
 #define GOSTX_FILE_SALT_LEN 32
 #define GOSTX_FILE_CHECK_LEN 32
 
-/* Key derivation functions (header byte 8). */
-#define GOSTX_FILE_KDF_RAW 1    /* the master key is a 32-byte key file */
-#define GOSTX_FILE_KDF_PBKDF2 2 /* PBKDF2-HMAC-Streebog-512(passphrase, salt, iterations) */
+/* Key derivation functions (header byte 8). The cipher (header byte 7) is a
+ * gostx_alg: GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA. */
+typedef enum gostx_file_kdf {
+  GOSTX_FILE_KDF_RAW = 1,    /* the master key is a 32-byte key file */
+  GOSTX_FILE_KDF_PBKDF2 = 2, /* PBKDF2-HMAC-Streebog-512(passphrase, salt, iterations) */
+} gostx_file_kdf;
 
 /* Limits enforced on write and on read. */
 #define GOSTX_FILE_CHUNK_MIN 1024u
@@ -44,8 +47,8 @@ extern "C" {
 /* The decoded header. */
 typedef struct gostx_file_header {
   unsigned version;     /* GOSTX_FILE_VERSION */
-  int alg;              /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
-  int kdf;              /* GOSTX_FILE_KDF_* */
+  gostx_alg alg;        /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
+  gostx_file_kdf kdf;   /* GOSTX_FILE_KDF_* */
   uint32_t chunk_size;  /* plaintext bytes per chunk, CHUNK_MIN..CHUNK_MAX */
   uint32_t iterations;  /* PBKDF2 iterations; 0 for KDF_RAW */
   uint8_t salt[GOSTX_FILE_SALT_LEN];
@@ -53,16 +56,17 @@ typedef struct gostx_file_header {
 } gostx_file_header;
 
 /* Writes the 84 header bytes. GOSTX_EINVAL if a field is out of range. */
-GOSTX_API int gostx_file_header_encode(const gostx_file_header *h, uint8_t out[GOSTX_FILE_HEADER_LEN]);
+GOSTX_API int gostx_file_header_encode(const gostx_file_header *h,
+                                       uint8_t out[GOSTX_FILE_HEADER_LEN]);
 /* Parses and validates every field. GOSTX_EFORMAT with *reason (static text,
  * e.g. "not a gostx file", "unsupported version 7", "chunk size 0 out of
  * range") when anything is wrong; len < GOSTX_FILE_HEADER_LEN is "truncated
  * header" (or "not a gostx file" when the magic already differs). reason may
  * be NULL. */
-GOSTX_API int gostx_file_header_parse(gostx_file_header *h, const uint8_t *in, size_t len,
-                                    const char **reason);
+GOSTX_API GOSTX_MUST_CHECK int gostx_file_header_parse(gostx_file_header *h, const uint8_t *in,
+                                                       size_t len, const char **reason);
 /* Tag length of a cipher in this format: the block length (16 or 8). */
-GOSTX_API size_t gostx_file_tag_len(int alg);
+GOSTX_API size_t gostx_file_tag_len(gostx_alg alg);
 
 /* A keyed container: the header bytes (the AAD of every chunk) and the keys.
  * Read-only after init, so seal/open may run on many threads at once.
@@ -79,39 +83,45 @@ typedef struct gostx_file {
  * (KDF_PBKDF2, 1..1024 bytes). iterations: ignored for KDF_RAW (stored as 0).
  * salt: NULL = 32 fresh random bytes (pass one only for reproducible tests).
  * GOSTX_EINVAL for bad parameters, GOSTX_EIO if no randomness. */
-GOSTX_API int gostx_file_init_encrypt(gostx_file *ct, int alg, int kdf, uint32_t chunk_size,
-                                    uint32_t iterations, const uint8_t *secret, size_t secret_len,
-                                    const uint8_t *salt);
+GOSTX_API int gostx_file_init_encrypt(gostx_file *file, gostx_alg alg, gostx_file_kdf kdf,
+                                      uint32_t chunk_size, uint32_t iterations,
+                                      const uint8_t *secret, size_t secret_len,
+                                      const uint8_t *salt);
 /* For decryption: parses header (first GOSTX_FILE_HEADER_LEN bytes of the
  * file), derives the keys, verifies the key check value. GOSTX_EFORMAT (with
  * *reason) for a malformed header; GOSTX_EAUTH when the check value does not
  * match: wrong key or passphrase, or a modified header. */
-GOSTX_API int gostx_file_init_decrypt(gostx_file *ct, const uint8_t *header, size_t len,
-                                    const uint8_t *secret, size_t secret_len, const char **reason);
+GOSTX_API GOSTX_MUST_CHECK int gostx_file_init_decrypt(gostx_file *file, const uint8_t *header,
+                                                       size_t len, const uint8_t *secret,
+                                                       size_t secret_len, const char **reason);
 /* The same with a caller's bound on the work a header may ask for: a
  * passphrase file whose PBKDF2 iteration count exceeds max_iterations is
  * refused before any key is derived (GOSTX_EFORMAT, *reason "PBKDF2
  * iteration count above this reader's limit"). 0 = GOSTX_FILE_ITER_MAX, the
  * format's own bound (tens of seconds); a fuzzer or a server facing untrusted
  * files sets it lower. gostx_file_init_decrypt(...) is this with 0. */
-GOSTX_API int gostx_file_init_decrypt_limit(gostx_file *ct, const uint8_t *header, size_t len,
-                                          const uint8_t *secret, size_t secret_len,
-                                          uint32_t max_iterations, const char **reason);
-GOSTX_API void gostx_file_clear(gostx_file *ct);
+GOSTX_API GOSTX_MUST_CHECK int gostx_file_init_decrypt_limit(gostx_file *file,
+                                                             const uint8_t *header, size_t len,
+                                                             const uint8_t *secret,
+                                                             size_t secret_len,
+                                                             uint32_t max_iterations,
+                                                             const char **reason);
+GOSTX_API void gostx_file_clear(gostx_file *file);
 
 /* MGM nonce of chunk index with the final flag (n = 16 or 8 bytes):
  * big-endian integer final * 2^(8n-2) + index; index < 2^62. */
-GOSTX_API int gostx_file_nonce(int alg, uint64_t index, int final, uint8_t *nonce);
+GOSTX_API int gostx_file_nonce(gostx_alg alg, uint64_t index, int final, uint8_t *nonce);
 
 /* Seals one chunk: len plaintext bytes (== chunk_size unless final; <=
  * chunk_size when final) -> out: len ciphertext bytes then tag_len tag bytes.
- * out may equal in. Thread-safe on one ct. */
-GOSTX_API int gostx_file_seal_chunk(const gostx_file *ct, uint64_t index, int final,
+ * out may equal in. Thread-safe on one file. */
+GOSTX_API int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final,
                                   const uint8_t *in, size_t len, uint8_t *out);
 /* Opens one chunk record of rec_len = len + tag_len bytes. GOSTX_EAUTH (out
  * untouched) on a wrong tag; out (rec_len - tag_len bytes) may equal in. */
-GOSTX_API int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final,
-                                  const uint8_t *in, size_t rec_len, uint8_t *out);
+GOSTX_API GOSTX_MUST_CHECK int gostx_file_open_chunk(const gostx_file *file, uint64_t index,
+                                                     int final, const uint8_t *in, size_t rec_len,
+                                                     uint8_t *out);
 
 /* ---- streaming over FILE* ---- */
 /* Output sink: returns 0, or non-zero to stop with GOSTX_EIO. With a pool,
@@ -154,14 +164,15 @@ typedef struct gostx_file_stream {
 /* Reads plaintext until EOF and writes header + chunks. Returns 0 or a
  * negative code with s->msg set (GOSTX_EIO read/write error, GOSTX_ELEN too
  * many chunks, GOSTX_ENOMEM). */
-GOSTX_API int gostx_file_encrypt_stream(const gostx_file *ct, gostx_file_stream *s);
+GOSTX_API int gostx_file_encrypt_stream(const gostx_file *file, gostx_file_stream *s);
 /* Reads chunk records until EOF, opens them (a batch in parallel) and writes
  * only verified plaintext, in order, stopping at the first failure:
  * GOSTX_EAUTH ("authentication failed: chunk i"), GOSTX_EFORMAT ("truncated
  * file ...", "trailing data after final chunk ...", "missing final chunk"),
  * GOSTX_EIO, GOSTX_ENOMEM; s->msg says which. The caller must discard what
  * was written when this fails. */
-GOSTX_API int gostx_file_decrypt_stream(const gostx_file *ct, gostx_file_stream *s);
+GOSTX_API GOSTX_MUST_CHECK int gostx_file_decrypt_stream(const gostx_file *file,
+                                                         gostx_file_stream *s);
 
 /* sizeof of the structs above, for bindings (lib/sizes.c). */
 GOSTX_API size_t gostx_sizeof_file(void);

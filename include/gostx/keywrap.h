@@ -20,9 +20,9 @@ GOSTX_API int gostx_kexp15(const gostx_cipher *enc, const gostx_cipher *mac, con
 /* Inverse: in_len = key_len + n > n; key receives in_len - n bytes and
  * *key_len is set. The MAC is compared in constant time; GOSTX_EAUTH (and
  * nothing written to key or *key_len) when it is wrong. */
-GOSTX_API int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv,
-                           size_t iv_len, const uint8_t *in, size_t in_len, uint8_t *key,
-                           size_t *key_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac,
+                                            const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                                            size_t in_len, uint8_t *key, size_t *key_len);
 
 #ifdef __cplusplus
 }

@@ -101,8 +101,8 @@ GOSTX_API int gostx_luks_header_encode(const gostx_luks_header *h,
  * key-bytes 64, iteration ranges, the slot states, stripes 4000, every
  * slot's material after the header, before the payload and apart from the
  * others, payload offset <= GOSTX_LUKS_PAYLOAD_MAX, a terminated UUID. */
-GOSTX_API int gostx_luks_header_parse(gostx_luks_header *h, const uint8_t *in, size_t len,
-                                      const char **reason);
+GOSTX_API GOSTX_MUST_CHECK int gostx_luks_header_parse(gostx_luks_header *h, const uint8_t *in,
+                                                       size_t len, const char **reason);
 /* Bytes of the header area: payload_offset x 512. */
 GOSTX_API size_t gostx_luks_area_len(const gostx_luks_header *h);
 
@@ -128,7 +128,7 @@ GOSTX_API int gostx_luks_format(gostx_luks *l, uint8_t *area, size_t area_len,
  * area_len is less than the header area ("the disk is smaller than its LUKS
  * header area"); GOSTX_EAUTH when no slot opens ("no key slot opens with
  * this passphrase", "no key slot is enabled"). */
-GOSTX_API int gostx_luks_open(gostx_luks *l, const uint8_t *area, size_t area_len,
+GOSTX_API GOSTX_MUST_CHECK int gostx_luks_open(gostx_luks *l, const uint8_t *area, size_t area_len,
                               const uint8_t *pass, size_t pass_len, const char **reason);
 /* Puts pass into a disabled slot of the disk in area: slot -1 takes the
  * first; *used (may be NULL) says which. l: the disk opened (or formatted)
@@ -136,9 +136,10 @@ GOSTX_API int gostx_luks_open(gostx_luks *l, const uint8_t *area, size_t area_le
  * mk-digest first (GOSTX_EAUTH when it does not match). GOSTX_ESTATE when
  * the slot asked for is enabled or all 8 are. iterations as for format.
  * area is changed only on success. */
-GOSTX_API int gostx_luks_add_key(const gostx_luks *l, uint8_t *area, size_t area_len,
-                                 const uint8_t *pass, size_t pass_len, uint32_t iterations,
-                                 int slot, int *used);
+GOSTX_API GOSTX_MUST_CHECK int gostx_luks_add_key(const gostx_luks *l, uint8_t *area,
+                                                  size_t area_len, const uint8_t *pass,
+                                                  size_t pass_len, uint32_t iterations, int slot,
+                                                  int *used);
 /* Disables slot (0..7) of the disk in area and overwrites its key material
  * with random bytes (in area; on flash storage the old sectors may survive
  * the rewrite). GOSTX_ESTATE when the slot is not enabled. Takes no key:

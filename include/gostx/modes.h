@@ -31,7 +31,8 @@ GOSTX_API int gostx_pad(gostx_padding padding, size_t n, const uint8_t *in, size
 /* Length of the message inside a procedure-2 padded buffer of len bytes (a
  * positive multiple of n, else GOSTX_ELEN). Scans the whole last block without
  * branching on its bytes. GOSTX_EPAD when the padding is malformed. */
-GOSTX_API int gostx_unpad2(size_t n, const uint8_t *buf, size_t len, size_t *msg_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_unpad2(size_t n, const uint8_t *buf, size_t len,
+                                            size_t *msg_len);
 
 /* ---- One-shot calls. in and out may be equal (in place); otherwise they
  * must not overlap. Arguments are checked before anything is written. ---- */
@@ -112,7 +113,7 @@ GOSTX_API int gostx_mode_update(gostx_mode_ctx *ctx, const uint8_t *in, size_t l
                                 uint8_t *out, size_t *out_len);
 /* Flush (pad / unpad); out has room for 2n bytes. Ends the context (its
  * secrets are wiped, success or not); later updates return GOSTX_ESTATE. */
-GOSTX_API int gostx_mode_final(gostx_mode_ctx *ctx, uint8_t *out, size_t *out_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_mode_final(gostx_mode_ctx *ctx, uint8_t *out, size_t *out_len);
 GOSTX_API void gostx_mode_clear(gostx_mode_ctx *ctx);
 
 /* ---- MAC: OMAC (GOST R 34.13-2015 section 5.6) and OMAC-ACPKM ---- */

@@ -525,8 +525,8 @@ static int xts_sectors(const struct disk *d, int decrypt, uint64_t s0, const uin
                        uint8_t *out, uint64_t n) {
   const size_t unit = iv_large_sectors ? sector_size : GOSTX_XTS_TWEAK_512;
   gostx_pool *p = n * sector_size >= POOL_MIN_BYTES ? pool : NULL;
-  int rc = decrypt ? gostx_xts_decrypt_disk(p, &d->key, sector_size, unit, s0, in, n, out)
-                   : gostx_xts_encrypt_disk(p, &d->key, sector_size, unit, s0, in, n, out);
+  int rc = decrypt ? gostx_xts_decrypt_disk(p, &d->key, s0, sector_size, unit, in, n, out)
+                   : gostx_xts_encrypt_disk(p, &d->key, s0, sector_size, unit, in, n, out);
   return rc == GOSTX_OK ? 0 : rc == GOSTX_ENOMEM ? ENOMEM : EIO;
 }
 

@@ -635,15 +635,15 @@ static int xts_batch(gostx_pool *pool, int op, const gostx_xts_key *const *keys,
 }
 
 int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
-                            const uint64_t *sector_nums, uint64_t first_sector, const uint8_t *in,
-                            size_t sector_len, size_t nsectors, uint8_t *out) {
+                            const uint64_t *sector_nums, uint64_t first_sector, size_t sector_len,
+                            const uint8_t *in, size_t nsectors, uint8_t *out) {
   return xts_batch(pool, OP_XTS_ENC, keys, nkeys, sector_nums, first_sector, 1, in, out,
                    sector_len, nsectors);
 }
 
 int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
-                            const uint64_t *sector_nums, uint64_t first_sector, const uint8_t *in,
-                            size_t sector_len, size_t nsectors, uint8_t *out) {
+                            const uint64_t *sector_nums, uint64_t first_sector, size_t sector_len,
+                            const uint8_t *in, size_t nsectors, uint8_t *out) {
   return xts_batch(pool, OP_XTS_DEC, keys, nkeys, sector_nums, first_sector, 1, in, out,
                    sector_len, nsectors);
 }
@@ -658,15 +658,15 @@ static int xts_disk(gostx_pool *pool, int op, const gostx_xts_key *key, size_t s
                    sector_size, nsectors);
 }
 
-int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key, size_t sector_size,
-                           size_t tweak_unit, uint64_t first_sector, const uint8_t *in,
+int gostx_xts_encrypt_disk(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
+                           size_t sector_size, size_t tweak_unit, const uint8_t *in,
                            size_t nsectors, uint8_t *out) {
   return xts_disk(pool, OP_XTS_ENC, key, sector_size, tweak_unit, first_sector, in, out,
                   nsectors);
 }
 
-int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key, size_t sector_size,
-                           size_t tweak_unit, uint64_t first_sector, const uint8_t *in,
+int gostx_xts_decrypt_disk(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
+                           size_t sector_size, size_t tweak_unit, const uint8_t *in,
                            size_t nsectors, uint8_t *out) {
   return xts_disk(pool, OP_XTS_DEC, key, sector_size, tweak_unit, first_sector, in, out,
                   nsectors);

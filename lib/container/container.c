@@ -55,7 +55,7 @@ static const char label_magma[] = "gostx magma chunk";
 
 /* ---- header ---- */
 
-size_t gostx_file_tag_len(int alg) {
+size_t gostx_file_tag_len(gostx_alg alg) {
   if (alg == GOSTX_ALG_KUZNYECHIK) return GOSTX_KUZ_BLOCK_LEN;
   if (alg == GOSTX_ALG_MAGMA) return GOSTX_MAGMA_BLOCK_LEN;
   return 0;
@@ -127,93 +127,93 @@ int gostx_file_header_parse(gostx_file_header *h, const uint8_t *in, size_t len,
 /* ---- keys ---- */
 
 /* Derives master -> check value and file key from the header bytes already in
- * ct->header (check bytes excluded), and sets up the cipher. */
-static int derive(gostx_file *ct, const uint8_t *secret, size_t secret_len, uint8_t check[32]) {
+ * file->header (check bytes excluded), and sets up the cipher. */
+static int derive(gostx_file *file, const uint8_t *secret, size_t secret_len, uint8_t check[32]) {
   uint8_t master[GOSTX_KEY_LEN];
   int rc;
-  if (ct->h.kdf == GOSTX_FILE_KDF_RAW) {
+  if (file->h.kdf == GOSTX_FILE_KDF_RAW) {
     if (!secret || secret_len != GOSTX_KEY_LEN) return GOSTX_EINVAL;
     memcpy(master, secret, GOSTX_KEY_LEN);
     rc = GOSTX_OK;
   } else {
     if (!secret || secret_len == 0 || secret_len > 1024) return GOSTX_EINVAL;
-    rc = gostx_pbkdf2_streebog512(secret, secret_len, ct->h.salt, GOSTX_FILE_SALT_LEN,
-                                  ct->h.iterations, master, sizeof master);
+    rc = gostx_pbkdf2_streebog512(secret, secret_len, file->h.salt, GOSTX_FILE_SALT_LEN,
+                                  file->h.iterations, master, sizeof master);
   }
   if (rc == GOSTX_OK)
     rc = gostx_kdf256(master, sizeof master, (const uint8_t *)label_check, sizeof label_check - 1,
-                      ct->header, OFF_CHECK, check);
+                      file->header, OFF_CHECK, check);
   if (rc == GOSTX_OK)
     rc = gostx_kdf256(master, sizeof master, (const uint8_t *)label_file, sizeof label_file - 1,
-                      ct->h.salt, GOSTX_FILE_SALT_LEN, ct->file_key);
-  if (rc == GOSTX_OK && ct->h.alg == GOSTX_ALG_KUZNYECHIK)
-    rc = gostx_cipher_init(&ct->c, GOSTX_ALG_KUZNYECHIK, ct->file_key);
-  ct->tag_len = gostx_file_tag_len(ct->h.alg);
+                      file->h.salt, GOSTX_FILE_SALT_LEN, file->file_key);
+  if (rc == GOSTX_OK && file->h.alg == GOSTX_ALG_KUZNYECHIK)
+    rc = gostx_cipher_init(&file->c, GOSTX_ALG_KUZNYECHIK, file->file_key);
+  file->tag_len = gostx_file_tag_len(file->h.alg);
   gostx_memzero(master, sizeof master);
   return rc;
 }
 
-void gostx_file_clear(gostx_file *ct) {
-  if (ct) gostx_memzero(ct, sizeof *ct);
+void gostx_file_clear(gostx_file *file) {
+  if (file) gostx_memzero(file, sizeof *file);
 }
 
-int gostx_file_init_encrypt(gostx_file *ct, int alg, int kdf, uint32_t chunk_size,
+int gostx_file_init_encrypt(gostx_file *file, gostx_alg alg, gostx_file_kdf kdf, uint32_t chunk_size,
                           uint32_t iterations, const uint8_t *secret, size_t secret_len,
                           const uint8_t *salt) {
-  if (!ct) return GOSTX_EINVAL;
-  memset(ct, 0, sizeof *ct);
-  ct->h.version = GOSTX_FILE_VERSION;
-  ct->h.alg = alg;
-  ct->h.kdf = kdf;
-  ct->h.chunk_size = chunk_size;
-  ct->h.iterations = kdf == GOSTX_FILE_KDF_RAW ? 0 : iterations;
+  if (!file) return GOSTX_EINVAL;
+  memset(file, 0, sizeof *file);
+  file->h.version = GOSTX_FILE_VERSION;
+  file->h.alg = alg;
+  file->h.kdf = kdf;
+  file->h.chunk_size = chunk_size;
+  file->h.iterations = kdf == GOSTX_FILE_KDF_RAW ? 0 : iterations;
   int rc;
   if (salt) {
-    memcpy(ct->h.salt, salt, GOSTX_FILE_SALT_LEN);
+    memcpy(file->h.salt, salt, GOSTX_FILE_SALT_LEN);
     rc = GOSTX_OK;
   } else {
-    rc = gostx_random_bytes(ct->h.salt, GOSTX_FILE_SALT_LEN);
+    rc = gostx_random_bytes(file->h.salt, GOSTX_FILE_SALT_LEN);
   }
-  if (rc == GOSTX_OK) rc = gostx_file_header_encode(&ct->h, ct->header);
-  if (rc == GOSTX_OK) rc = derive(ct, secret, secret_len, ct->h.check);
-  if (rc == GOSTX_OK) memcpy(ct->header + OFF_CHECK, ct->h.check, GOSTX_FILE_CHECK_LEN);
-  if (rc != GOSTX_OK) gostx_file_clear(ct);
+  if (rc == GOSTX_OK) rc = gostx_file_header_encode(&file->h, file->header);
+  if (rc == GOSTX_OK) rc = derive(file, secret, secret_len, file->h.check);
+  if (rc == GOSTX_OK) memcpy(file->header + OFF_CHECK, file->h.check, GOSTX_FILE_CHECK_LEN);
+  if (rc != GOSTX_OK) gostx_file_clear(file);
   return rc;
 }
 
-int gostx_file_init_decrypt_limit(gostx_file *ct, const uint8_t *header, size_t len,
+int gostx_file_init_decrypt_limit(gostx_file *file, const uint8_t *header, size_t len,
                                 const uint8_t *secret, size_t secret_len, uint32_t max_iterations,
                                 const char **reason) {
   if (reason) *reason = NULL;
-  if (!ct) return GOSTX_EINVAL;
-  memset(ct, 0, sizeof *ct);
-  int rc = gostx_file_header_parse(&ct->h, header, len, reason);
+  if (!file) return GOSTX_EINVAL;
+  memset(file, 0, sizeof *file);
+  int rc = gostx_file_header_parse(&file->h, header, len, reason);
   if (rc != GOSTX_OK) return rc;
-  if (max_iterations && ct->h.iterations > max_iterations) {
-    gostx_file_clear(ct);
+  if (max_iterations && file->h.iterations > max_iterations) {
+    gostx_file_clear(file);
     if (reason) *reason = "PBKDF2 iteration count above this reader's limit";
     return GOSTX_EFORMAT;
   }
-  memcpy(ct->header, header, GOSTX_FILE_HEADER_LEN);
+  memcpy(file->header, header, GOSTX_FILE_HEADER_LEN);
   uint8_t check[GOSTX_FILE_CHECK_LEN];
-  rc = derive(ct, secret, secret_len, check);
-  if (rc == GOSTX_OK && gostx_memeq_ct(check, ct->h.check, GOSTX_FILE_CHECK_LEN) != 0) {
+  rc = derive(file, secret, secret_len, check);
+  if (rc == GOSTX_OK && gostx_memeq_ct(check, file->h.check, GOSTX_FILE_CHECK_LEN) != 0) {
     rc = GOSTX_EAUTH;
     if (reason) *reason = "wrong key or passphrase (or the header was modified)";
   }
   gostx_memzero(check, sizeof check);
-  if (rc != GOSTX_OK) gostx_file_clear(ct);
+  if (rc != GOSTX_OK) gostx_file_clear(file);
   return rc;
 }
 
-int gostx_file_init_decrypt(gostx_file *ct, const uint8_t *header, size_t len, const uint8_t *secret,
+int gostx_file_init_decrypt(gostx_file *file, const uint8_t *header, size_t len, const uint8_t *secret,
                           size_t secret_len, const char **reason) {
-  return gostx_file_init_decrypt_limit(ct, header, len, secret, secret_len, 0, reason);
+  return gostx_file_init_decrypt_limit(file, header, len, secret, secret_len, 0, reason);
 }
 
 /* ---- chunks ---- */
 
-int gostx_file_nonce(int alg, uint64_t index, int final, uint8_t *nonce) {
+int gostx_file_nonce(gostx_alg alg, uint64_t index, int final, uint8_t *nonce) {
   size_t n = gostx_file_tag_len(alg);
   if (!n || !nonce || index >= GOSTX_FILE_MAX_CHUNKS) return GOSTX_EINVAL;
   memset(nonce, 0, n);
@@ -221,16 +221,16 @@ int gostx_file_nonce(int alg, uint64_t index, int final, uint8_t *nonce) {
   return GOSTX_OK;
 }
 
-/* The cipher for chunk index: ct->c, or a per-chunk Magma key in *tmp. */
-static int chunk_cipher(const gostx_file *ct, uint64_t index, gostx_cipher *tmp,
+/* The cipher for chunk index: file->c, or a per-chunk Magma key in *tmp. */
+static int chunk_cipher(const gostx_file *file, uint64_t index, gostx_cipher *tmp,
                         const gostx_cipher **c) {
-  if (ct->h.alg == GOSTX_ALG_KUZNYECHIK) {
-    *c = &ct->c;
+  if (file->h.alg == GOSTX_ALG_KUZNYECHIK) {
+    *c = &file->c;
     return GOSTX_OK;
   }
   uint8_t seed[8], key[GOSTX_KEY_LEN];
   gostx_store64_be(seed, index);
-  int rc = gostx_kdf256(ct->file_key, GOSTX_KEY_LEN, (const uint8_t *)label_magma,
+  int rc = gostx_kdf256(file->file_key, GOSTX_KEY_LEN, (const uint8_t *)label_magma,
                         sizeof label_magma - 1, seed, sizeof seed, key);
   if (rc == GOSTX_OK) rc = gostx_cipher_init(tmp, GOSTX_ALG_MAGMA, key);
   gostx_memzero(key, sizeof key);
@@ -238,44 +238,44 @@ static int chunk_cipher(const gostx_file *ct, uint64_t index, gostx_cipher *tmp,
   return rc;
 }
 
-static int chunk_args_ok(const gostx_file *ct, uint64_t index, int final, size_t len) {
-  if (!ct->tag_len || index >= GOSTX_FILE_MAX_CHUNKS) return GOSTX_EINVAL;
-  if (len > ct->h.chunk_size || (!final && len != ct->h.chunk_size)) return GOSTX_ELEN;
+static int chunk_args_ok(const gostx_file *file, uint64_t index, int final, size_t len) {
+  if (!file->tag_len || index >= GOSTX_FILE_MAX_CHUNKS) return GOSTX_EINVAL;
+  if (len > file->h.chunk_size || (!final && len != file->h.chunk_size)) return GOSTX_ELEN;
   return GOSTX_OK;
 }
 
-int gostx_file_seal_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
+int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
                         size_t len, uint8_t *out) {
-  if (!ct || !out || (!in && len)) return GOSTX_EINVAL;
-  int rc = chunk_args_ok(ct, index, final, len);
+  if (!file || !out || (!in && len)) return GOSTX_EINVAL;
+  int rc = chunk_args_ok(file, index, final, len);
   if (rc) return rc;
   uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
   gostx_cipher tmp;
   const gostx_cipher *c;
-  gostx_file_nonce(ct->h.alg, index, final, nonce);
-  rc = chunk_cipher(ct, index, &tmp, &c);
+  gostx_file_nonce(file->h.alg, index, final, nonce);
+  rc = chunk_cipher(file, index, &tmp, &c);
   if (rc == GOSTX_OK)
-    rc = gostx_mgm_encrypt(c, nonce, ct->tag_len, ct->header, GOSTX_FILE_HEADER_LEN, in, len, out,
-                           out + len, ct->tag_len);
+    rc = gostx_mgm_encrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in, len, out,
+                           out + len, file->tag_len);
   if (c == &tmp) gostx_cipher_clear(&tmp);
   return rc;
 }
 
-int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
+int gostx_file_open_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
                         size_t rec_len, uint8_t *out) {
-  if (!ct || !in || !out) return GOSTX_EINVAL;
-  if (rec_len < ct->tag_len) return GOSTX_ELEN;
-  size_t len = rec_len - ct->tag_len;
-  int rc = chunk_args_ok(ct, index, final, len);
+  if (!file || !in || !out) return GOSTX_EINVAL;
+  if (rec_len < file->tag_len) return GOSTX_ELEN;
+  size_t len = rec_len - file->tag_len;
+  int rc = chunk_args_ok(file, index, final, len);
   if (rc) return rc;
   uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
   gostx_cipher tmp;
   const gostx_cipher *c;
-  gostx_file_nonce(ct->h.alg, index, final, nonce);
-  rc = chunk_cipher(ct, index, &tmp, &c);
+  gostx_file_nonce(file->h.alg, index, final, nonce);
+  rc = chunk_cipher(file, index, &tmp, &c);
   if (rc == GOSTX_OK)
-    rc = gostx_mgm_decrypt(c, nonce, ct->tag_len, ct->header, GOSTX_FILE_HEADER_LEN, in, len,
-                           in + len, ct->tag_len, out);
+    rc = gostx_mgm_decrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in, len,
+                           in + len, file->tag_len, out);
   if (c == &tmp) gostx_cipher_clear(&tmp);
   return rc;
 }
@@ -310,7 +310,7 @@ struct batch {
 };
 
 struct streamer {
-  const gostx_file *ct;
+  const gostx_file *file;
   gostx_file_stream *s;
   int decrypt;
   int contig;            /* the output is contiguous and page-aligned (above) */
@@ -345,7 +345,7 @@ static const uint8_t *slot_in(const struct streamer *st, const struct batch *b, 
 
 /* Output bytes of slot i: a record, or the plaintext of one. */
 static size_t slot_out_len(const struct streamer *st, const struct batch *b, size_t i) {
-  return st->decrypt ? b->lens[i] - st->ct->tag_len : b->lens[i] + st->ct->tag_len;
+  return st->decrypt ? b->lens[i] - st->file->tag_len : b->lens[i] + st->file->tag_len;
 }
 
 static void batch_task(void *arg, size_t i) {
@@ -355,9 +355,9 @@ static void batch_task(void *arg, size_t i) {
   uint8_t *out = slot_out(t->st, b, i);
   int final = b->last_final && i + 1 == b->n;
   if (t->st->decrypt)
-    b->rcs[i] = gostx_file_open_chunk(t->st->ct, b->first + i, final, in, b->lens[i], out);
+    b->rcs[i] = gostx_file_open_chunk(t->st->file, b->first + i, final, in, b->lens[i], out);
   else
-    b->rcs[i] = gostx_file_seal_chunk(t->st->ct, b->first + i, final, in, b->lens[i], out);
+    b->rcs[i] = gostx_file_seal_chunk(t->st->file, b->first + i, final, in, b->lens[i], out);
 }
 
 static void run_batch(struct streamer *st, struct batch *b) {
@@ -470,7 +470,7 @@ static int write_batch(struct streamer *st, const struct batch *b, size_t upto, 
     size_t done = upto;
     for (size_t end = total; done > 0 && end > whole; done--) end -= slot_out_len(st, b, done - 1);
     for (size_t i = 0; i < upto; i++)
-      st->s->bytes_out += st->decrypt ? b->lens[i] - st->ct->tag_len : b->lens[i];
+      st->s->bytes_out += st->decrypt ? b->lens[i] - st->file->tag_len : b->lens[i];
     st->s->chunks = b->first + done;
     return GOSTX_OK;
   }
@@ -502,11 +502,11 @@ static void *io_thread(void *arg) {
 /* Explains why chunk i of b failed to open (decryption), in s->msg. */
 static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
   gostx_file_stream *s = st->s;
-  const gostx_file *ct = st->ct;
+  const gostx_file *file = st->file;
   uint64_t ci = b->first + i;
   const uint8_t *p = slot_in(st, b, i);
   uint8_t *o = slot_out(st, b, i);
-  size_t len = b->lens[i], tag = ct->tag_len;
+  size_t len = b->lens[i], tag = file->tag_len;
   int final = b->last_final && i + 1 == b->n;
   s->fail_chunk = ci;
   /* Second attempts only choose the message; they release nothing. */
@@ -515,13 +515,13 @@ static int explain_failure(struct streamer *st, struct batch *b, size_t i) {
              (unsigned long long)ci, len);
     return GOSTX_EFORMAT;
   }
-  if (final && len == st->rec && gostx_file_open_chunk(ct, ci, 0, p, len, o) == 0) {
+  if (final && len == st->rec && gostx_file_open_chunk(file, ci, 0, p, len, o) == 0) {
     snprintf(s->msg, sizeof s->msg,
              "truncated file: chunk %llu is not the final chunk (cut at a chunk boundary)",
              (unsigned long long)ci);
     return GOSTX_EFORMAT;
   }
-  if (!final && gostx_file_open_chunk(ct, ci, 1, p, len, o) == 0) {
+  if (!final && gostx_file_open_chunk(file, ci, 1, p, len, o) == 0) {
     snprintf(s->msg, sizeof s->msg, "trailing data after final chunk %llu", (unsigned long long)ci);
     return GOSTX_EFORMAT;
   }
@@ -687,23 +687,23 @@ out:
   return rc;
 }
 
-static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
+static int stream(const gostx_file *file, gostx_file_stream *s, int decrypt) {
   if (!s) return GOSTX_EINVAL;
   s->chunks = s->bytes_out = s->fail_chunk = 0;
   s->msg[0] = 0;
-  if (!ct || !ct->tag_len || (!s->in && !s->in_mem) || !s->write) {
+  if (!file || !file->tag_len || (!s->in && !s->in_mem) || !s->write) {
     snprintf(s->msg, sizeof s->msg, "invalid arguments");
     return GOSTX_EINVAL;
   }
   struct streamer st;
   memset(&st, 0, sizeof st);
-  st.ct = ct;
+  st.file = file;
   st.s = s;
   st.decrypt = decrypt;
-  st.rec = (size_t)ct->h.chunk_size + ct->tag_len;
-  st.unit = decrypt ? st.rec : ct->h.chunk_size;
+  st.rec = (size_t)file->h.chunk_size + file->tag_len;
+  st.unit = decrypt ? st.rec : file->h.chunk_size;
   st.contig = !decrypt || s->in_mem;
-  st.stride = decrypt && s->in_mem ? ct->h.chunk_size : st.rec;
+  st.stride = decrypt && s->in_mem ? file->h.chunk_size : st.rec;
   st.in_bytes = decrypt ? GOSTX_FILE_HEADER_LEN : 0;
   size_t n = s->batch;
   if (!n && !s->pool) n = 2; /* no overlap without a pool: more buys nothing */
@@ -729,7 +729,7 @@ static int stream(const gostx_file *ct, gostx_file_stream *s, int decrypt) {
     goto out;
   }
   if (!decrypt) { /* the header goes out in front of the first batch */
-    memcpy(st.b[0].buf, ct->header, GOSTX_FILE_HEADER_LEN);
+    memcpy(st.b[0].buf, file->header, GOSTX_FILE_HEADER_LEN);
     st.rd_held = GOSTX_FILE_HEADER_LEN;
   }
   if ((rc = flow_stream(&st)) != 1) goto out;
@@ -792,6 +792,6 @@ out:
   return rc;
 }
 
-int gostx_file_encrypt_stream(const gostx_file *ct, gostx_file_stream *s) { return stream(ct, s, 0); }
+int gostx_file_encrypt_stream(const gostx_file *file, gostx_file_stream *s) { return stream(file, s, 0); }
 
-int gostx_file_decrypt_stream(const gostx_file *ct, gostx_file_stream *s) { return stream(ct, s, 1); }
+int gostx_file_decrypt_stream(const gostx_file *file, gostx_file_stream *s) { return stream(file, s, 1); }

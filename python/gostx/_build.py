@@ -21,14 +21,13 @@ CDEF = r"""
 #define GOSTX_EUNSUP ...
 #define GOSTX_EIO ...
 #define GOSTX_EFORMAT ...
-#define GOSTX_FILE_KDF_RAW ...
-#define GOSTX_FILE_KDF_PBKDF2 ...
 #define GOSTX_FILE_HEADER_LEN ...
 #define GOSTX_FILE_CHUNK_DEFAULT ...
 #define GOSTX_FILE_ITER_DEFAULT ...
 
 typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEBOG, GOSTX_ALG_MGM,
                          GOSTX_ALG_END, ... } gostx_alg;
+typedef enum gostx_file_kdf { GOSTX_FILE_KDF_RAW, GOSTX_FILE_KDF_PBKDF2, ... } gostx_file_kdf;
 
 const char *gostx_strerror(int err);
 const char *gostx_version(void);
@@ -195,30 +194,30 @@ int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t n
                      size_t tag_len);
 int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector,
-                            const uint8_t *in, size_t sector_len,
+                            size_t sector_len, const uint8_t *in,
                             size_t nsectors, uint8_t *out);
 int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
                             const uint64_t *sector_nums, uint64_t first_sector,
-                            const uint8_t *in, size_t sector_len,
+                            size_t sector_len, const uint8_t *in,
                             size_t nsectors, uint8_t *out);
 
 /* the file format */
-typedef struct { int alg; int kdf; uint32_t chunk_size; uint32_t iterations; ...; }
+typedef struct { gostx_alg alg; gostx_file_kdf kdf; uint32_t chunk_size; uint32_t iterations; ...; }
     gostx_file_header;
 typedef struct { gostx_file_header h; uint8_t header[84]; size_t tag_len; ...; } gostx_file;
-int gostx_file_init_encrypt(gostx_file *ct, int alg, int kdf, uint32_t chunk_size,
+int gostx_file_init_encrypt(gostx_file *file, gostx_alg alg, gostx_file_kdf kdf, uint32_t chunk_size,
                             uint32_t iterations, const uint8_t *secret, size_t secret_len,
                             const uint8_t *salt);
-int gostx_file_init_decrypt(gostx_file *ct, const uint8_t *header, size_t len,
+int gostx_file_init_decrypt(gostx_file *file, const uint8_t *header, size_t len,
                             const uint8_t *secret, size_t secret_len, const char **reason);
-void gostx_file_clear(gostx_file *ct);
-int gostx_file_seal_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
+void gostx_file_clear(gostx_file *file);
+int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
                           size_t len, uint8_t *out);
-int gostx_file_open_chunk(const gostx_file *ct, uint64_t index, int final, const uint8_t *in,
+int gostx_file_open_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
                           size_t rec_len, uint8_t *out);
 
 /* helpers defined in SOURCE below */
-int gxpy_file_stream(const gostx_file *ct, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
+int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
                      char *msg, size_t msg_len, int *in_errno, int *out_errno);
 """
 
@@ -286,9 +285,9 @@ static FILE *gxpy_reader(struct gxpy_side *in) {
 #endif
 
 /* decrypt = 0: in_fd plaintext -> out_fd header + chunks; decrypt = 1: in_fd
- * is positioned after the header (the caller parsed it and keyed ct from it).
+ * is positioned after the header (the caller parsed it and keyed file from it).
  * The caller opens, syncs and closes both descriptors. */
-static int gxpy_file_stream(const gostx_file *ct, int decrypt, int in_fd, int out_fd,
+static int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd,
                             gostx_pool *pool, char *msg, size_t msg_len, int *in_errno,
                             int *out_errno) {
   struct gxpy_side in = {in_fd, 0}, out = {out_fd, 0};
@@ -306,7 +305,7 @@ static int gxpy_file_stream(const gostx_file *ct, int decrypt, int in_fd, int ou
   s.write = gxpy_write;
   s.write_arg = &out;
   s.pool = pool;
-  rc = decrypt ? gostx_file_decrypt_stream(ct, &s) : gostx_file_encrypt_stream(ct, &s);
+  rc = decrypt ? gostx_file_decrypt_stream(file, &s) : gostx_file_encrypt_stream(file, &s);
   fclose(f);
   *in_errno = in.err;
   *out_errno = out.err;

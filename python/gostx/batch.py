@@ -96,7 +96,7 @@ def _xts_batch(fn, keys, data, sector_len, sector_nums, first_sector, out, threa
             raise GostxValueError(f"give {k} sector numbers, got {len(sector_nums)}")
         nums = ffi.new("uint64_t[]", list(sector_nums))
     res, p = output(None if is_list else out, n * k)
-    check(fn(pool_for(threads), kp, nk, nums, first_sector, rbuf(buf), n, k, p),
+    check(fn(pool_for(threads), kp, nk, nums, first_sector, n, rbuf(buf), k, p),
           "sector_len must be >= 16")
     return _split(res, n, k, is_list)
 

@@ -752,9 +752,9 @@ static void case_batch(void) {
       CT_PUBLIC(btags, ns * 16);
       RC_OK(gostx_batch_ctr_crypt(NULL, kp, nk, bivs, 8, bin, BATCH_SECTOR_LEN, ns, bout), "batch ctr");
       CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
-      RC_OK(gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 7, bin, BATCH_SECTOR_LEN, ns, bout), "batch xts enc");
+      RC_OK(gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 7, BATCH_SECTOR_LEN, bin, ns, bout), "batch xts enc");
       CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
-      RC_OK(gostx_batch_xts_decrypt(NULL, xp, nk, NULL, 7, bout, BATCH_SECTOR_LEN, ns, bback), "batch xts dec");
+      RC_OK(gostx_batch_xts_decrypt(NULL, xp, nk, NULL, 7, BATCH_SECTOR_LEN, bout, ns, bback), "batch xts dec");
       same(bback, bin, ns * BATCH_SECTOR_LEN, "batch xts");
       CT_SECRET(bin, sizeof bin);
     }
