@@ -82,7 +82,7 @@ EOF
 cat >"$tmp/user/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.16)
 project(gostx_user LANGUAGES C)
-find_package(gostx 0.2 REQUIRED)
+find_package(gostx 0.3 REQUIRED)
 add_executable(hash_shared hash.c)
 target_link_libraries(hash_shared PRIVATE gostx::gostx)
 add_executable(hash_static hash.c)

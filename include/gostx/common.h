@@ -55,11 +55,11 @@ GOSTX_API const char *gostx_strerror(int err);
  * This is the one place the number is written: CMakeLists.txt's
  * project(VERSION) must agree (tests/test_version.sh checks it). */
 #define GOSTX_VERSION_MAJOR 0
-#define GOSTX_VERSION_MINOR 2
+#define GOSTX_VERSION_MINOR 3
 #define GOSTX_VERSION_PATCH 0
 #define GOSTX__STR2(x) #x
 #define GOSTX__STR(x) GOSTX__STR2(x)
-/* "0.2.0" */
+/* "0.3.0" */
 #define GOSTX_VERSION_STRING                                                      \
   GOSTX__STR(GOSTX_VERSION_MAJOR) "." GOSTX__STR(GOSTX_VERSION_MINOR) "." GOSTX__STR( \
       GOSTX_VERSION_PATCH)
@@ -68,7 +68,7 @@ GOSTX_API const char *gostx_strerror(int err);
 #define GOSTX_VERSION_NUMBER \
   (GOSTX_VERSION_MAJOR * 10000 + GOSTX_VERSION_MINOR * 100 + GOSTX_VERSION_PATCH)
 
-/* Library version string, e.g. "0.2.0": GOSTX_VERSION_STRING of the build
+/* Library version string, e.g. "0.3.0": GOSTX_VERSION_STRING of the build
  * that made the library. */
 GOSTX_API const char *gostx_version(void);
 

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gostx/gost3410.h"
+
 #define GX_MAXN 8 /* limbs of the largest (512-bit) modulus */
 
 typedef uint64_t gx_fe[GX_MAXN]; /* little-endian limbs; only n are used */
@@ -81,10 +83,10 @@ int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y);
 
 /* Sign with an explicit nonce k (big-endian, len bytes), for the known-answer
  * tests only: not exported from the shared library. */
-int gostx_gost3410_sign_with_k(int curve, const uint8_t *priv, size_t priv_len,
+int gostx_gost3410_sign_with_k(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                const uint8_t *digest, size_t digest_len, const uint8_t *k,
                                size_t k_len, uint8_t *sig, size_t sig_len);
 /* 0 when G is on the curve and q G is infinity (for the tests). */
-int gostx_gost3410_selftest_curve(int curve);
+int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve);
 
 #endif

@@ -5,15 +5,15 @@
 #include "gost3410/ec.h"
 #include "internal.h"
 
-size_t gostx_gost3410_size(int curve) {
+size_t gostx_gost3410_size(gostx_gost3410_curve curve) {
   const gx_curve_def *d = gx_curve_def_by_id(curve);
   return d ? (size_t)d->n * 8 : 0;
 }
-const char *gostx_gost3410_curve_name(int curve) {
+const char *gostx_gost3410_curve_name(gostx_gost3410_curve curve) {
   const gx_curve_def *d = gx_curve_def_by_id(curve);
   return d ? d->name : NULL;
 }
-const char *gostx_gost3410_curve_oid(int curve) {
+const char *gostx_gost3410_curve_oid(gostx_gost3410_curve curve) {
   const gx_curve_def *d = gx_curve_def_by_id(curve);
   return d ? d->oid : NULL;
 }
@@ -68,8 +68,8 @@ static void store_pub(const gx_curve *C, uint8_t *pub, const gx_point *P) {
   gx_store_be(pub + C->len, y, C->n);
 }
 
-int gostx_gost3410_public_key(int curve, const uint8_t *priv, size_t priv_len, uint8_t *pub,
-                              size_t pub_len) {
+int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                              uint8_t *pub, size_t pub_len) {
   gx_curve C;
   gx_fe d;
   gx_point G, Q;
@@ -85,14 +85,15 @@ int gostx_gost3410_public_key(int curve, const uint8_t *priv, size_t priv_len, u
   return 0;
 }
 
-int gostx_gost3410_check_public_key(int curve, const uint8_t *pub, size_t pub_len) {
+int gostx_gost3410_check_public_key(gostx_gost3410_curve curve, const uint8_t *pub,
+                                    size_t pub_len) {
   gx_curve C;
   gx_point Q;
   int rc = gx_curve_load(&C, curve);
   return rc ? rc : load_pub(&C, &Q, pub, pub_len);
 }
 
-int gostx_gost3410_keygen(int curve, uint8_t *priv, size_t priv_len, uint8_t *pub,
+int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, size_t priv_len, uint8_t *pub,
                           size_t pub_len) {
   gx_curve C;
   gx_fe d;
@@ -141,7 +142,7 @@ static int sign_check_args(const gx_curve *C, uint8_t *sig, size_t sig_len) {
   return 0;
 }
 
-int gostx_gost3410_sign_with_k(int curve, const uint8_t *priv, size_t priv_len,
+int gostx_gost3410_sign_with_k(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                const uint8_t *digest, size_t digest_len, const uint8_t *kb,
                                size_t k_len, uint8_t *sig, size_t sig_len) {
   gx_curve C;
@@ -191,8 +192,8 @@ static int make_nonce(const gx_curve *C, uint64_t *k, const uint8_t *priv, const
   return rc;
 }
 
-int gostx_gost3410_sign(int curve, const uint8_t *priv, size_t priv_len, const uint8_t *digest,
-                        size_t digest_len, uint8_t *sig, size_t sig_len) {
+int gostx_gost3410_sign(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                        const uint8_t *digest, size_t digest_len, uint8_t *sig, size_t sig_len) {
   gx_curve C;
   gx_fe d, e, k, r, s;
   int rc = gx_curve_load(&C, curve);
@@ -212,8 +213,9 @@ int gostx_gost3410_sign(int curve, const uint8_t *priv, size_t priv_len, const u
   return rc;
 }
 
-int gostx_gost3410_verify(int curve, const uint8_t *pub, size_t pub_len, const uint8_t *digest,
-                          size_t digest_len, const uint8_t *sig, size_t sig_len) {
+int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                          const uint8_t *digest, size_t digest_len, const uint8_t *sig,
+                          size_t sig_len) {
   gx_curve C;
   gx_fe e, r = {0}, s = {0}, v, z1, z2, x, y, R, zero = {0};
   gx_point Q, G, A, B;
@@ -241,9 +243,9 @@ int gostx_gost3410_verify(int curve, const uint8_t *pub, size_t pub_len, const u
   return memcmp(R, r, (size_t)C.n * 8) ? GOSTX_EAUTH : 0;
 }
 
-int gostx_gost3410_vko(int curve, const uint8_t *priv, size_t priv_len, const uint8_t *peer_pub,
-                       size_t pub_len, const uint8_t *ukm, size_t ukm_len, uint8_t *out,
-                       size_t out_len) {
+int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+                       size_t ukm_len, uint8_t *out, size_t out_len) {
   gx_curve C;
   gx_fe d, u[2] = {{0}, {0}}, t, one = {1}, x, y;
   gx_point Q, K;
@@ -286,7 +288,7 @@ out:
   return rc;
 }
 
-int gostx_gost3410_selftest_curve(int curve) {
+int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve) {
   gx_curve C;
   gx_point G, O;
   gx_fe x, y;
