@@ -35,17 +35,9 @@ set_target_properties(nbdkit_gostx_filter PROPERTIES
 # `cmake --install build` puts it beside nbdkit's own filters, so that
 # `nbdkit --filter=gostx ...` finds it by name. That folder is nbdkit's, not
 # under CMAKE_INSTALL_PREFIX: set GOSTX_NBDKIT_FILTERDIR to install elsewhere.
-set(GOSTX_NBDKIT_FILTERDIR "" CACHE PATH
-    "Where to install the nbdkit filter (empty: pkg-config nbdkit's filterdir)")
-if(NOT GOSTX_NBDKIT_FILTERDIR)
-  find_package(PkgConfig QUIET)
-  if(PKG_CONFIG_FOUND)
-    pkg_get_variable(GOSTX_NBDKIT_FILTERDIR nbdkit filterdir)
-  endif()
-endif()
-if(NOT GOSTX_NBDKIT_FILTERDIR)
-  set(GOSTX_NBDKIT_FILTERDIR ${CMAKE_INSTALL_FULL_LIBDIR}/nbdkit/filters)
-endif()
+include(${CMAKE_SOURCE_DIR}/cmake/plugin_dir.cmake)
+gostx_plugin_dir(GOSTX_NBDKIT_FILTERDIR nbdkit filterdir nbdkit/filters
+                 "Where to install the nbdkit filter (empty: pkg-config nbdkit's filterdir)")
 message(STATUS "nbdkit filter: installs into ${GOSTX_NBDKIT_FILTERDIR}")
 install(TARGETS nbdkit_gostx_filter LIBRARY DESTINATION ${GOSTX_NBDKIT_FILTERDIR})
 

@@ -36,17 +36,9 @@ set_target_properties(gostx_ossl_provider PROPERTIES
 # -m`), where `-provider gostx` and a config's `[gostx_sect]` find it by name.
 # That folder is OpenSSL's, not under CMAKE_INSTALL_PREFIX: set
 # GOSTX_OSSL_MODULESDIR to install elsewhere (scripts/check_install.sh does).
-set(GOSTX_OSSL_MODULESDIR "" CACHE PATH
-    "Where to install the OpenSSL module (empty: pkg-config libcrypto's modulesdir)")
-if(NOT GOSTX_OSSL_MODULESDIR)
-  find_package(PkgConfig QUIET)
-  if(PKG_CONFIG_FOUND)
-    pkg_get_variable(GOSTX_OSSL_MODULESDIR libcrypto modulesdir)
-  endif()
-endif()
-if(NOT GOSTX_OSSL_MODULESDIR)
-  set(GOSTX_OSSL_MODULESDIR ${CMAKE_INSTALL_FULL_LIBDIR}/ossl-modules)
-endif()
+include(${CMAKE_SOURCE_DIR}/cmake/plugin_dir.cmake)
+gostx_plugin_dir(GOSTX_OSSL_MODULESDIR libcrypto modulesdir ossl-modules
+                 "Where to install the OpenSSL module (empty: pkg-config libcrypto's modulesdir)")
 message(STATUS "OpenSSL provider: installs into ${GOSTX_OSSL_MODULESDIR}")
 install(TARGETS gostx_ossl_provider LIBRARY DESTINATION ${GOSTX_OSSL_MODULESDIR})
 
