@@ -1,5 +1,5 @@
 /* Tables and round constants for the byte-sliced SIMD Magma cores
- * (magma_sliced.h, included by magma_ssse3.c and magma_avx2.c). Portable
+ * (sliced_core.h, included by the SSSE3, AVX2, AVX-512 and NEON files). Portable
  * code: built once from gostx__magma_sbox, indexed by the public S-box set
  * id, so no ISA file carries its own copy of the S-boxes. */
 #include <pthread.h>
