@@ -93,8 +93,11 @@ GOSTX_API int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv
  * big-endian (above): the codec converts. Readers are strict DER and refuse,
  * with GOSTX_EFORMAT, anything malformed (bad lengths, non-minimal
  * encodings, trailing bytes, an unknown algorithm or parameter set, a
- * digest OID that does not match the key size); a key that is well-formed
- * but invalid (d = 0 or >= q, a point off the curve) is GOSTX_EINVAL. */
+ * digest OID that does not match the key size, a curve of the other key
+ * size); GOSTX_EUNSUP for a well-formed key of another algorithm or an
+ * unknown parameter set (an encrypted PKCS#8 key, a GOST R 34.10-2001 key,
+ * an RSA key); a well-formed key that is invalid (d = 0 or >= q, a point
+ * off the curve) is GOSTX_EINVAL. */
 
 /* Large enough for any key this codec writes or reads. */
 #define GOSTX_GOST3410_DER_MAX 512
