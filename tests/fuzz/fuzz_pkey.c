@@ -19,7 +19,7 @@ static void check_accepted(gostx_gost3410_key_kind kind, gostx_gost3410_curve cu
                            const uint8_t *d, const uint8_t *q) {
   uint8_t der[GOSTX_GOST3410_DER_MAX], d2[64], q2[128], qq[128];
   char pem[GOSTX_GOST3410_PEM_MAX];
-  size_t n, l2;
+  size_t n = 0, l2;
   gostx_gost3410_key_kind k2;
   gostx_gost3410_curve c2;
   if (len != gostx_gost3410_size(curve)) bug("length does not match the curve");
