@@ -262,12 +262,15 @@ typedef struct cli_key {
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
 int cli_load_key(const char *path, cli_key *k);
 void cli_key_clear(cli_key *k);
+/* len bytes to path ("-"/NULL = stdout) through cli_out (CLI_OUT_* flags):
+ * 0 or CLI_EXIT_FAIL after printing. */
+int cli_write_file(const char *path, const void *p, size_t len, int flags);
 /* cli_parser_init that also takes openssl's single-dash long options
  * (-pubout, -out, -peer): each argv word "-NAME" where NAME is a long option
- * of opts with more than one letter is rewritten to "--NAME" (stored in
- * words[i], one row per argv element). */
+ * of opts with more than one letter is rewritten to "--NAME" (up to 16 of
+ * them; static storage, one command per process). */
 void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
-                             const cli_opt *opts, char words[][24]);
+                             const cli_opt *opts);
 
 /* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
  * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all

@@ -36,15 +36,19 @@ static int curve_of(const char *s, gostx_gost3410_curve *curve) {
 }
 
 void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
-                             const cli_opt *opts, char words[][24]) {
-  for (int i = 1; i < argc; i++) {
+                             const cli_opt *opts) {
+  /* One command runs per process: static room for the rewritten words, a
+   * few (any more stay as they are and are refused as unknown options). */
+  static char words[16][24];
+  size_t used = 0;
+  for (int i = 1; i < argc && used < sizeof words / sizeof words[0]; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--")) break;
     if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2]) continue;
     for (const cli_opt *o = opts; o->long_name; o++)
-      if (!strcmp(a + 1, o->long_name) && strlen(o->long_name) < 21) {
-        snprintf(words[i], 24, "--%s", o->long_name);
-        argv[i] = words[i];
+      if (!strcmp(a + 1, o->long_name) && strlen(o->long_name) < sizeof words[0] - 2) {
+        snprintf(words[used], sizeof words[0], "--%s", o->long_name);
+        argv[i] = words[used++];
         break;
       }
   }
@@ -100,22 +104,27 @@ static int encode_key(const cli_key *k, int pub_only, int der, uint8_t *out, siz
              : gostx_gost3410_priv_to_pem(k->curve, k->priv, k->len, (char *)out, cap, len);
 }
 
+int cli_write_file(const char *path, const void *p, size_t len, int flags) {
+  cli_out o;
+  int status = cli_out_open(&o, path, flags);
+  if (!status) status = cli_out_write(&o, p, len);
+  if (!status) status = cli_out_commit(&o);
+  else cli_out_abort(&o);
+  return status;
+}
+
 /* Writes the key through a temporary file; a private key is created 0600. */
 static int write_key(const char *sub, const char *path, const cli_key *k, int pub_only, int der,
                      int out_flags) {
   uint8_t out[GOSTX_GOST3410_PEM_MAX];
   size_t len;
-  int rc = encode_key(k, pub_only, der, out, sizeof out, &len), status;
+  int rc = encode_key(k, pub_only, der, out, sizeof out, &len);
   if (rc) {
     cli_err("%s: %s", sub, gostx_strerror(rc));
     return CLI_EXIT_FAIL;
   }
   int secret = !pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE;
-  cli_out o;
-  status = cli_out_open(&o, path, out_flags | (secret ? CLI_OUT_PRIVATE : 0));
-  if (!status) status = cli_out_write(&o, out, len);
-  if (!status) status = cli_out_commit(&o);
-  else cli_out_abort(&o);
+  int status = cli_write_file(path, out, len, out_flags | (secret ? CLI_OUT_PRIVATE : 0));
   gostx_memzero(out, sizeof out);
   return status;
 }
@@ -135,9 +144,8 @@ static const cli_opt genpkey_opts[] = {
 };
 
 int cmd_genpkey(int argc, char **argv) {
-  char words[argc > 0 ? argc : 1][24];
   cli_parser p;
-  cli_parser_init_openssl(&p, "genpkey", argc, argv, genpkey_opts, words);
+  cli_parser_init_openssl(&p, "genpkey", argc, argv, genpkey_opts);
   const char *curve_s = NULL, *out_path = NULL, *form = NULL;
   int id, der = 0, rc;
   while ((id = cli_next(&p, genpkey_opts)) != CLI_END) {
@@ -170,9 +178,27 @@ int cmd_genpkey(int argc, char **argv) {
   return status;
 }
 
-static void print_hex_line(const char *what, const uint8_t *p, size_t len) {
-  printf("%s", what);
-  cli_print_hex(p, len);
+/* "name: hex\n" appended at buf + *n (the caller sized buf). */
+static void text_line(char *buf, size_t *n, const char *name, const uint8_t *p, size_t len) {
+  *n += (size_t)sprintf(buf + *n, "%s: ", name);
+  cli_hex_str(p, len, buf + *n);
+  *n += 2 * len;
+  buf[(*n)++] = '\n';
+}
+
+/* pkey --text: the curve and the numbers in hex, to OUT (0600 when d is in
+ * it) or stdout. */
+static int write_text(const char *path, const cli_key *k, int priv) {
+  char buf[1024];
+  size_t n = (size_t)snprintf(buf, sizeof buf, "GOST R 34.10-2012 %s key, %zu bits\ncurve: %s (%s)\n",
+                              priv ? "private" : "public", 8 * k->len,
+                              gostx_gost3410_curve_name(k->curve), gostx_gost3410_curve_oid(k->curve));
+  if (priv) text_line(buf, &n, "d", k->priv, k->len);
+  text_line(buf, &n, "x", k->pub, k->len);
+  text_line(buf, &n, "y", k->pub + k->len, k->len);
+  int status = cli_write_file(path, buf, n, priv ? CLI_OUT_PRIVATE : 0);
+  gostx_memzero(buf, sizeof buf);
+  return status;
 }
 
 static const cli_opt pkey_opts[] = {
@@ -183,9 +209,8 @@ static const cli_opt pkey_opts[] = {
 };
 
 int cmd_pkey(int argc, char **argv) {
-  char words[argc > 0 ? argc : 1][24];
   cli_parser p;
-  cli_parser_init_openssl(&p, "pkey", argc, argv, pkey_opts, words);
+  cli_parser_init_openssl(&p, "pkey", argc, argv, pkey_opts);
   const char *in_path = NULL, *out_path = NULL, *form = NULL;
   int id, der = 0, rc, pubout = 0, text = 0;
   while ((id = cli_next(&p, pkey_opts)) != CLI_END) {
@@ -200,7 +225,7 @@ int cmd_pkey(int argc, char **argv) {
                "Reads a GOST R 34.10-2012 key (PEM or DER, private or public; every private\n"
                "key form gost-engine reads) and writes it again (PEM by default), its public\n"
                "key with --pubout, or with --text its curve and numbers in hex, big-endian\n"
-               "(the private key too unless --pubout). A private key output is created 0600.\n"
+               "(d too unless --pubout). An output holding d is created 0600.\n"
                "openssl spellings work too: -in, -out, -pubout, -outform, -text.\n");
         return CLI_EXIT_OK;
       case CLI_POS: return cli_usage("pkey: unexpected argument '%s'", p.pos);
@@ -214,16 +239,10 @@ int cmd_pkey(int argc, char **argv) {
   cli_key k;
   if ((rc = cli_load_key(in_path, &k))) return rc;
   int status = 0;
-  if (text) {
-    int priv = !pubout && k.kind == GOSTX_GOST3410_KEY_PRIVATE;
-    printf("GOST R 34.10-2012 %s key, %zu bits\ncurve: %s (%s)\n", priv ? "private" : "public",
-           8 * k.len, gostx_gost3410_curve_name(k.curve), gostx_gost3410_curve_oid(k.curve));
-    if (priv) print_hex_line("d: ", k.priv, k.len);
-    print_hex_line("x: ", k.pub, k.len);
-    print_hex_line("y: ", k.pub + k.len, k.len);
-  } else {
+  if (text)
+    status = write_text(out_path, &k, !pubout && k.kind == GOSTX_GOST3410_KEY_PRIVATE);
+  else
     status = write_key("pkey", out_path, &k, pubout, der, 0);
-  }
   cli_key_clear(&k);
   return status;
 }

@@ -24,15 +24,6 @@ struct sign_run {
   int status;
 };
 
-static int write_file(const char *path, const uint8_t *p, size_t len, int flags) {
-  cli_out o;
-  int status = cli_out_open(&o, path, flags);
-  if (!status) status = cli_out_write(&o, p, len);
-  if (!status) status = cli_out_commit(&o);
-  else cli_out_abort(&o);
-  return status;
-}
-
 static void sign_report(void *arg, const cli_hash_job *j) {
   struct sign_run *run = arg;
   if (j->err) {
@@ -61,14 +52,13 @@ static void sign_report(void *arg, const cli_hash_job *j) {
     snprintf(name, n, "%s" SIG_SUFFIX, j->path);
     path = name;
   }
-  if (write_file(path, sig, 2 * k->len, 0)) run->status = CLI_EXIT_FAIL;
+  if (cli_write_file(path, sig, 2 * k->len, 0)) run->status = CLI_EXIT_FAIL;
   free(name);
 }
 
 int cmd_sign(int argc, char **argv) {
-  char words[argc > 0 ? argc : 1][24];
   cli_parser p;
-  cli_parser_init_openssl(&p, "sign", argc, argv, sign_opts, words);
+  cli_parser_init_openssl(&p, "sign", argc, argv, sign_opts);
   const char *key_path = NULL, *out_path = NULL, *threads_s = NULL;
   size_t nfiles = 0;
   cli_hash_job *jobs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *jobs);
@@ -130,9 +120,8 @@ static const cli_opt verify_opts[] = {
 };
 
 int cmd_verify(int argc, char **argv) {
-  char words[argc > 0 ? argc : 1][24];
   cli_parser p;
-  cli_parser_init_openssl(&p, "verify", argc, argv, verify_opts, words);
+  cli_parser_init_openssl(&p, "verify", argc, argv, verify_opts);
   const char *pub_path = NULL, *key_path = NULL, *sig_path = NULL, *file = NULL;
   int id, rc;
   while ((id = cli_next(&p, verify_opts)) != CLI_END) {
@@ -200,9 +189,8 @@ static const cli_opt vko_opts[] = {
 };
 
 int cmd_vko(int argc, char **argv) {
-  char words[argc > 0 ? argc : 1][24];
   cli_parser p;
-  cli_parser_init_openssl(&p, "vko", argc, argv, vko_opts, words);
+  cli_parser_init_openssl(&p, "vko", argc, argv, vko_opts);
   const char *key_path = NULL, *peer_path = NULL, *ukm_hex = NULL, *out_path = NULL;
   size_t out_len = 32;
   int id, rc;
@@ -259,7 +247,7 @@ int cmd_vko(int argc, char **argv) {
       status = rc == GOSTX_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
     }
   }
-  if (!status) status = write_file(out_path, out, out_len, CLI_OUT_PRIVATE);
+  if (!status) status = cli_write_file(out_path, out, out_len, CLI_OUT_PRIVATE);
   gostx_memzero(out, sizeof out);
   cli_key_clear(&k);
   cli_key_clear(&peer);

@@ -52,6 +52,16 @@ for row in $curves; do
   check "$c vko = pkeyutl -derive" [ -n "$want" ] && [ "$got" = "$want" ]
 done
 
+# --text: to -o (0600 when d is in it), d only for a private key without --pubout
+check "--text -o" "$G" pkey -i 512C.pem -text -out t.txt
+check "--text file is 0600" [ "$(stat -c %a t.txt)" = 600 ]
+check "--text has d, x, y" bash -c "grep -q '^d: [0-9a-f]\{128\}\$' t.txt && grep -q '^x: ' t.txt && grep -q '^y: ' t.txt"
+check "--text --pubout has no d" bash -c "'$G' pkey -i 512C.pem --text --pubout | grep -q '^d:' && exit 1 || exit 0"
+check "--text of a private key = of its public key, but d" bash -c \
+  "diff <(grep -v -e '^d:' -e '^GOST' t.txt) <('$G' pkey -i 512C.pub --text | grep -v '^GOST')"
+# stdin with -o, signature to stdout
+check "sign stdin to stdout" bash -c "'$G' sign -k 256A.pem -o - - < m > st.sig && '$G' verify -k 256A.pem -s st.sig - < m >/dev/null"
+
 # sign many files: FILE.sig each, verified by verify
 cp m a; cp m2 b
 check "sign FILE... writes FILE.sig" "$G" sign -k 256A.pem a b
