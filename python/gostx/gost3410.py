@@ -113,7 +113,24 @@ def _copy_bytes(data):
     return b if type(b) is bytes else bytes(ffi.buffer(b))
 
 
-class PublicKey:
+class _OnCurve:
+    """What both kinds of key say of their curve."""
+
+    __slots__ = ()
+    _curve: Curve
+
+    @property
+    def curve(self):
+        """The Curve of this key."""
+        return self._curve
+
+    @property
+    def key_size(self):
+        """Bits of the curve: 256 or 512."""
+        return self._curve.key_size
+
+
+class PublicKey(_OnCurve):
     """A point of a curve, checked to lie on it. Immutable, hashable, equal
     to another key of the same curve and point, and picklable (it holds no
     secret)."""
@@ -143,16 +160,6 @@ class PublicKey:
             raise GostxValueError(f"public key is not a point of {curve.param_set} (off the "
                                   "curve, a coordinate >= p, or the point at infinity)")
         return cls._new(curve, raw)
-
-    @property
-    def curve(self):
-        """The Curve this key lies on."""
-        return self._curve
-
-    @property
-    def key_size(self):
-        """Bits of the curve: 256 or 512."""
-        return self._curve.key_size
 
     def public_bytes_raw(self):
         """x || y, each coordinate big-endian."""
@@ -204,7 +211,7 @@ def _public_key(curve, raw):
     return PublicKey.from_bytes(curve, raw)
 
 
-class PrivateKey(Wiped):
+class PrivateKey(Wiped, _OnCurve):
     """A private key d (1 <= d < q) in C memory owned by this object, wiped by
     close(), context exit or garbage collection; C only reads it, so one
     object signs from any number of threads at once. Copies are independent
@@ -253,16 +260,6 @@ class PrivateKey(Wiped):
                                       "(got 0 or a number >= q)")
             check(rc, "public key")
         return cls._new(curve, d, pub)
-
-    @property
-    def curve(self):
-        """The Curve of this key."""
-        return self._curve
-
-    @property
-    def key_size(self):
-        """Bits of the curve: 256 or 512."""
-        return self._curve.key_size
 
     def public_key(self):
         """The PublicKey Q = d P."""
