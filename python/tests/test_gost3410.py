@@ -331,6 +331,19 @@ def test_closed_key_refuses_use():
     assert "closed" in repr(key)
 
 
+def test_private_key_is_wiped_on_close_and_collection():
+    key = PrivateKey.generate(Curve.GOST3410_512_B)
+    h = key._h
+    assert any(bytes(gostx.ffi.buffer(h)))
+    key.close()
+    assert key._h is None and bytes(gostx.ffi.buffer(h)) == bytes(64)
+    key = PrivateKey.from_bytes(Curve.GOST3410_256_B, b"\x01" * 32)
+    h = key._h
+    del key
+    gc.collect()
+    assert bytes(gostx.ffi.buffer(h)) == bytes(32)
+
+
 # ---- equality, copies, pickling ----
 
 def test_public_key_equality_hash_and_pickle():
