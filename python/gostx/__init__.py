@@ -25,7 +25,8 @@ from .cipher import (CBC, CFB, CTR, CTR_ACPKM, ECB, OFB, PAD_1, PAD_2, PAD_3, PA
 from .files import FormatError, Reader, Writer, decrypt_file, encrypt_file
 from .files import open as open_file
 from .gost89 import Gost89, Gost89Context
-from .gost3410 import Curve, PrivateKey, PublicKey, generate_private_key
+from .gost3410 import (Curve, PrivateKey, PublicKey, generate_private_key, load_der_private_key,
+                       load_der_public_key, load_pem_private_key, load_pem_public_key)
 from .hash import (HMAC, algorithms_available, algorithms_guaranteed, gost94, gost94_test,
                    hmac_streebog, new, streebog256, streebog512)
 from .kdf import kdf_256, kdf_tree, kexp15, kimp15, pbkdf2
@@ -69,4 +70,5 @@ __all__ = [
     "batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
     "batch_xts_encrypt", "batch_xts_decrypt", "implementations",
     "InvalidSignature", "Curve", "PrivateKey", "PublicKey", "generate_private_key",
+    "load_pem_private_key", "load_der_private_key", "load_pem_public_key", "load_der_public_key",
 ]

@@ -24,6 +24,8 @@ CDEF = r"""
 #define GOSTX_FILE_HEADER_LEN ...
 #define GOSTX_FILE_CHUNK_DEFAULT ...
 #define GOSTX_FILE_ITER_DEFAULT ...
+#define GOSTX_GOST3410_DER_MAX ...
+#define GOSTX_GOST3410_PEM_MAX ...
 
 typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEBOG, GOSTX_ALG_MGM,
                          GOSTX_ALG_END, ... } gostx_alg;
@@ -177,6 +179,22 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
 int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                        const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
                        size_t ukm_len, uint8_t *out, size_t out_len);
+typedef enum gostx_gost3410_key_kind { GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_KEY_PUBLIC, ... }
+    gostx_gost3410_key_kind;
+int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap);
+int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;

@@ -14,9 +14,10 @@ import enum
 import operator
 
 from ._native import (GostxTypeError, GostxValueError, InvalidSignature, Wiped, check, ffi, lib,
-                      need_len, new_output, rbuf)
+                      need_len, new_output, not_a_buffer, rbuf)
 
-__all__ = ["Curve", "PrivateKey", "PublicKey", "generate_private_key"]
+__all__ = ["Curve", "PrivateKey", "PublicKey", "generate_private_key", "load_pem_private_key",
+           "load_der_private_key", "load_pem_public_key", "load_der_public_key"]
 
 
 def _by_name(name):
@@ -165,6 +166,13 @@ class PublicKey(_OnCurve):
         """x || y, each coordinate big-endian."""
         return self._raw
 
+    def public_bytes(self, encoding="PEM"):
+        """SubjectPublicKeyInfo as gost-engine and X.509 write it (RFC 4491 /
+        RFC 9215): "PEM" text (bytes) or "DER"."""
+        n = 2 * _size(self._curve)
+        return _encode(encoding, lib.gostx_gost3410_pub_to_der, lib.gostx_gost3410_pub_to_pem,
+                       self._curve, self._raw, n)
+
     def verify(self, signature, data, *, prehashed=False):
         """Return None if signature (r || s) signs data under this key, else
         raise InvalidSignature, for any signature that is not one: of the
@@ -271,6 +279,14 @@ class PrivateKey(Wiped, _OnCurve):
         d = self._live()
         return bytes(ffi.buffer(d, len(d)))
 
+    def private_bytes(self, encoding="PEM"):
+        """PKCS#8 PrivateKeyInfo, unencrypted, as gost-engine writes it (d
+        little-endian in an OCTET STRING): "PEM" text (bytes) or "DER". A
+        secret, as private_bytes_raw."""
+        d = self._live()
+        return _encode(encoding, lib.gostx_gost3410_priv_to_der, lib.gostx_gost3410_priv_to_pem,
+                       self._curve, d, len(d))
+
     def sign(self, data, *, prehashed=False):
         """r || s, the signature of data (hashed with the curve's Streebog;
         prehashed=True: data is that digest). The nonce is fresh for each call
@@ -330,3 +346,107 @@ class PrivateKey(Wiped, _OnCurve):
 def generate_private_key(curve):
     """PrivateKey.generate(curve), as cryptography's ec.generate_private_key."""
     return PrivateKey.generate(curve)
+
+
+# ---- key files: PKCS#8 and SubjectPublicKeyInfo, DER and PEM (the C codec) ----
+
+def _encoding(value):
+    if not isinstance(value, str):
+        raise GostxTypeError(f"encoding must be 'PEM' or 'DER', not {type(value).__name__!r}")
+    enc = value.upper()
+    if enc not in ("PEM", "DER"):
+        raise GostxValueError(f"encoding must be 'PEM' or 'DER', got {value!r}")
+    return enc
+
+
+def _encode(encoding, to_der, to_pem, curve, key, key_len):
+    """A key file from the C writer, through scratch that is wiped after the
+    copy out (a private key's file is as secret as the key)."""
+    if _encoding(encoding) == "DER":
+        fn, buf = to_der, ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX)
+    else:
+        fn, buf = to_pem, ffi.new("char[]", lib.GOSTX_GOST3410_PEM_MAX)
+    out_len = ffi.new("size_t *")
+    try:
+        check(fn(curve, key, key_len, buf, len(buf), out_len), "key encoding")
+        return bytes(ffi.buffer(buf, out_len[0]))
+    finally:
+        lib.gostx_memzero(buf, len(buf))
+
+
+def _pem_buf(data):
+    """PEM text (any bytes-like object) as the char buffer C reads."""
+    try:
+        return ffi.from_buffer("char[]", data)
+    except TypeError:
+        raise not_a_buffer(data) from None
+
+
+def _load(data, pem, want):
+    """(curve, d or None, x || y) of a DER or PEM key file of kind want."""
+    src = _pem_buf(data) if pem else rbuf(data)
+    form = "PEM" if pem else "DER"
+    kind = ffi.new("gostx_gost3410_key_kind *")
+    curve = ffi.new("gostx_gost3410_curve *")
+    n = ffi.new("size_t *")
+    priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
+    try:
+        if pem:
+            rc = lib.gostx_gost3410_key_from_pem(src, len(src), kind, curve, n, priv, 64, pub,
+                                                 128)
+        else:
+            rc = lib.gostx_gost3410_key_from_der(src, len(src), kind, curve, n, priv, 64, pub, 128)
+        if rc == lib.GOSTX_EFORMAT:
+            raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
+        if rc == lib.GOSTX_EUNSUP:
+            raise GostxValueError(f"not a GOST R 34.10-2012 {form} key gostx reads: another "
+                                  "algorithm, an unknown parameter set, or an encrypted key")
+        if rc == lib.GOSTX_EINVAL:
+            raise GostxValueError(f"the {form} key is invalid: d = 0 or >= q, or a point off "
+                                  "the curve")
+        check(rc, f"{form} key")
+        got = "private" if kind[0] == lib.GOSTX_GOST3410_KEY_PRIVATE else "public"
+        if got != want:
+            hint = ("load_*_private_key(...).public_key()" if got == "private"
+                    else f"load_{form.lower()}_public_key")
+            raise GostxValueError(f"the {form} data holds a {got} key, not a {want} one "
+                                  f"(use {hint})")
+        c = Curve(curve[0])
+        size = n[0]
+        d = None
+        if want == "private":
+            d = ffi.new("uint8_t[]", size)
+            ffi.memmove(d, priv, size)
+        return c, d, bytes(ffi.buffer(pub, 2 * size))
+    finally:
+        lib.gostx_memzero(priv, 64)
+
+
+def _no_password(password):
+    if password is not None:
+        raise GostxTypeError("password must be None: gostx reads unencrypted PKCS#8 only")
+
+
+def load_pem_private_key(data, password=None):
+    """A PrivateKey from PEM "PRIVATE KEY" text (bytes), as gost-engine and
+    OpenSSL write it; password: None (encrypted keys are not read)."""
+    _no_password(password)
+    return PrivateKey._new(*_load(data, True, "private"))
+
+
+def load_der_private_key(data, password=None):
+    """A PrivateKey from PKCS#8 DER (also the older forms gost-engine reads)."""
+    _no_password(password)
+    return PrivateKey._new(*_load(data, False, "private"))
+
+
+def load_pem_public_key(data):
+    """A PublicKey from PEM "PUBLIC KEY" text (bytes)."""
+    curve, _, raw = _load(data, True, "public")
+    return PublicKey._new(curve, raw)
+
+
+def load_der_public_key(data):
+    """A PublicKey from SubjectPublicKeyInfo DER."""
+    curve, _, raw = _load(data, False, "public")
+    return PublicKey._new(curve, raw)
