@@ -69,18 +69,31 @@ static void put_oid(wbuf *w, const char *text) {
   if (oid_encode(text, c, &len) == 0) put_tlv(w, T_OID, c, len);
 }
 
+/* The parameter set OID written: the 256-bit sets B, C, D go out under
+ * their CryptoPro OIDs (RFC 4357), as gost-engine's paramsets A, B, C and
+ * the CAs' certificates name them; gost-engine will not derive (VKO) between
+ * keys whose OIDs differ even when the curve is the same, so the commoner
+ * name wins. The tc26 OIDs of B, C, D are read all the same. */
+static const char *paramset_oid(gostx_gost3410_curve curve) {
+  switch (curve) {
+    case GOSTX_GOST3410_256_B: return "1.2.643.2.2.35.1";
+    case GOSTX_GOST3410_256_C: return "1.2.643.2.2.35.2";
+    case GOSTX_GOST3410_256_D: return "1.2.643.2.2.35.3";
+    default: return gostx_gost3410_curve_oid(curve);
+  }
+}
+
 /* gost-engine writes the digest OID for the CryptoPro (2001) and test sets
- * and the 512-bit sets A and B, and omits it for tc26 256 A..D and 512 C,
- * as RFC 9215 section 3.3 asks; we write what it writes. */
+ * and the 512-bit sets A and B, and omits it for tc26 256 A and 512 C, as
+ * RFC 9215 section 3.3 asks; we write what it writes. */
 static int writes_digest_oid(gostx_gost3410_curve curve) {
-  return curve == GOSTX_GOST3410_256_TEST || curve == GOSTX_GOST3410_512_TEST ||
-         curve == GOSTX_GOST3410_512_A || curve == GOSTX_GOST3410_512_B;
+  return curve != GOSTX_GOST3410_256_A && curve != GOSTX_GOST3410_512_C;
 }
 
 /* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }. */
 static void put_algorithm(wbuf *w, gostx_gost3410_curve curve, size_t len) {
   wbuf params = {.n = 0}, alg = {.n = 0};
-  put_oid(&params, gostx_gost3410_curve_oid(curve));
+  put_oid(&params, paramset_oid(curve));
   if (writes_digest_oid(curve)) put_oid(&params, len == 32 ? DGST_OID_256 : DGST_OID_512);
   put_oid(&alg, len == 32 ? ALG_OID_256 : ALG_OID_512);
   put_tlv(&alg, T_SEQ, params.b, params.n);

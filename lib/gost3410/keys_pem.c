@@ -153,7 +153,7 @@ int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_
   }
   if (!which) { /* ENCRYPTED PRIVATE KEY, CERTIFICATE, ...: well-formed, not ours */
     size_t j = i;
-    while (j < pem_len && pem[j] >= 'A' && pem[j] <= 'Z') j++;
+    while (j < pem_len && ((pem[j] >= 'A' && pem[j] <= 'Z') || pem[j] == ' ')) j++;
     return j > i && eat(pem, pem_len, &j, "-----") ? GOSTX_EUNSUP : GOSTX_EFORMAT;
   }
   if (!eat_eol(pem, pem_len, &i)) return GOSTX_EFORMAT;
