@@ -48,10 +48,27 @@ def _oid(dotted):
     return bytes(out)
 
 
+def _oid_text(content):
+    """The dotted form of an OBJECT IDENTIFIER's DER content."""
+    arcs, a = [content[0] // 40, content[0] % 40], 0
+    for byte in content[1:]:
+        a = a << 7 | byte & 0x7F
+        if not byte & 0x80:
+            arcs.append(a)
+            a = 0
+    return ".".join(map(str, arcs))
+
+
 def _check_algorithm(alg, curve):
+    """The key's algorithm OID and a parameter-set OID that names its curve (the
+    tc26 one, or for 256-bit B, C, D the CryptoPro one gost-engine writes)."""
     (t1, oid), (t2, params) = _children(alg)[:2]
     assert (t1, oid) == (0x06, _oid(ALG_OID[curve.key_size]))
-    assert t2 == 0x30 and _children(params)[0] == (0x06, _oid(curve.oid))
+    assert _oid_text(oid) == ALG_OID[curve.key_size]
+    tag, paramset = _children(params)[0]
+    assert t2 == 0x30 and tag == 0x06
+    assert Curve.from_name(_oid_text(paramset)) is curve
+    return paramset
 
 
 @pytest.mark.parametrize("curve", CURVES, ids=lambda c: c.name)
@@ -96,6 +113,33 @@ def test_key_files_round_trip_and_layout(curve):
     pub.verify(gostx.load_pem_private_key(pem).sign(b"data"), b"data")
 
 
+# `openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:TCA` and
+# `... gost2012_512 -pkeyopt paramset:A` (gost-engine 3.0.1; tests/test_gost3410_keys.c).
+ENGINE_FILES = {
+    Curve.GOST3410_256_A: b"""-----BEGIN PRIVATE KEY-----
+MD4CAQAwFwYIKoUDBwEBAQEwCwYJKoUDBwECAQEBBCDiakQBu72EG76IHSlgQ4e5
+07UJTEhnC/qx4I4n2kiNLw==
+-----END PRIVATE KEY-----
+""",
+    Curve.GOST3410_512_A: b"""-----BEGIN PRIVATE KEY-----
+MGgCAQAwIQYIKoUDBwEBAQIwFQYJKoUDBwECAQIBBggqhQMHAQECAwRAeeYM9SgZ
+MmJq/JBD4J4j82PqeWFpijDsPxLCOj0oLFfmY+tR2qm3eXqI2Jm/S267tVg009ii
+cjIQSpvrAbWC0Q==
+-----END PRIVATE KEY-----
+""",
+}
+
+
+@pytest.mark.parametrize("curve", list(ENGINE_FILES), ids=lambda c: c.name)
+def test_gost_engine_files_read_and_written_back(curve):
+    pem = ENGINE_FILES[curve]
+    key = gostx.load_pem_private_key(pem)
+    assert key.curve is curve and key.private_bytes() == pem
+    der = base64.b64decode(b"".join(pem.splitlines()[1:-1]))
+    assert _children(_tlv(der)[1])[2] == (0x04, key.private_bytes_raw()[::-1])
+    key.public_key().verify(key.sign(b"engine"), b"engine")
+
+
 def test_malformed_key_files_are_refused():
     key = PrivateKey.generate(Curve.GOST3410_256_B)
     der, pem = key.private_bytes("DER"), key.private_bytes("PEM")
@@ -105,8 +149,10 @@ def test_malformed_key_files_are_refused():
             gostx.load_der_private_key(bad)
     with pytest.raises(gostx.GostxValueError, match="DER key: malformed"):
         gostx.load_der_public_key(spki[:-3])
-    # Well-formed, but a parameter set gostx does not know.
-    unknown = der.replace(_oid(Curve.GOST3410_256_B.oid), _oid("1.2.643.7.1.2.1.1.9"))
+    # Well-formed, but a parameter set gostx does not know (same length: 1.2.643.7.1.2.1.1.9
+    # for a tc26 OID, 1.2.643.2.2.35.9 for a CryptoPro one).
+    paramset = _check_algorithm(_children(_tlv(der)[1])[1][1], key.curve)
+    unknown = der.replace(paramset, paramset[:-1] + b"\x09")
     with pytest.raises(gostx.GostxValueError, match="unknown parameter set"):
         gostx.load_der_private_key(unknown)
     for bad in (b"", pem[:40] + b"*" + pem[41:], pem + b"junk", der):
