@@ -390,12 +390,9 @@ def _load(data, pem, want):
     curve = ffi.new("gostx_gost3410_curve *")
     n = ffi.new("size_t *")
     priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
+    read = lib.gostx_gost3410_key_from_pem if pem else lib.gostx_gost3410_key_from_der
     try:
-        if pem:
-            rc = lib.gostx_gost3410_key_from_pem(src, len(src), kind, curve, n, priv, 64, pub,
-                                                 128)
-        else:
-            rc = lib.gostx_gost3410_key_from_der(src, len(src), kind, curve, n, priv, 64, pub, 128)
+        rc = read(src, len(src), kind, curve, n, priv, len(priv), pub, len(pub))
         if rc == lib.GOSTX_EFORMAT:
             raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
         if rc == lib.GOSTX_EUNSUP:
@@ -407,7 +404,7 @@ def _load(data, pem, want):
         check(rc, f"{form} key")
         got = "private" if kind[0] == lib.GOSTX_GOST3410_KEY_PRIVATE else "public"
         if got != want:
-            hint = ("load_*_private_key(...).public_key()" if got == "private"
+            hint = (f"load_{form.lower()}_private_key(...).public_key()" if got == "private"
                     else f"load_{form.lower()}_public_key")
             raise GostxValueError(f"the {form} data holds a {got} key, not a {want} one "
                                   f"(use {hint})")
@@ -419,7 +416,7 @@ def _load(data, pem, want):
             ffi.memmove(d, priv, size)
         return c, d, bytes(ffi.buffer(pub, 2 * size))
     finally:
-        lib.gostx_memzero(priv, 64)
+        lib.gostx_memzero(priv, len(priv))
 
 
 def _no_password(password):
