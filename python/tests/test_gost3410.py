@@ -240,6 +240,21 @@ def test_library_agrees_with_gostcrypto():
     assert len(seen) == 7  # every tc26 set but the two test sets
 
 
+def test_small_order_peer_key_is_refused_on_the_cofactor_curves():
+    # The twisted Edwards sets' point (0, -1) has order 2; in the Weierstrass form it is
+    # (t, 0) with t = (e + d) / 6 mod p (R 50.1.114-2016's map), e and d from gostcrypto.
+    curves = dict((c, params) for c, params, _ in _gostcrypto_curves())
+    for curve in (Curve.GOST3410_256_A, Curve.GOST3410_512_C):
+        c, n = curves[curve], curve.key_size // 8
+        t = (c["e"] + c["d"]) * pow(6, -1, c["p"]) % c["p"]
+        weak = PublicKey.from_bytes(curve, _be(t, n) + bytes(n))  # on the curve: a valid point
+        key = PrivateKey.generate(curve)
+        with pytest.raises(gostx.GostxValueError, match="small order"):
+            key.exchange(weak, b"\x01")
+        with pytest.raises(InvalidSignature):
+            weak.verify(key.sign(b"x"), b"x")
+
+
 # ---- refusals ----
 
 @pytest.mark.parametrize("bad", ["nope", "", "id-tc26-gost-3410-2012-256-paramSetA\0", 0, 99, -1])
