@@ -3,17 +3,20 @@
 Hashes in the hashlib style (streebog256, streebog512, new), MGM AEAD in the
 cryptography style (KuznyechikMGM, MagmaMGM), the GOST R 34.13 modes on
 Kuznyechik / Magma key objects, XTS, GOST 28147-89, HMAC and KDFs, KExp15,
-the gostx file format, and batches of many streams. Every call takes any
-buffer-protocol object without copying it and releases the GIL in C.
+the gostx file format, batches of many streams, and GOST R 34.10-2012
+signatures and VKO in the style of cryptography's ec module (PrivateKey,
+PublicKey, Curve). Every call takes any buffer-protocol object without
+copying it and releases the GIL in C.
 
 Exceptions: every one gostx raises itself is a GostxError: InvalidTag (a
-tag or MAC did not verify), FormatError (a malformed gostx file; also a
-ValueError), GostxValueError and GostxTypeError (a wrong argument; also a
-ValueError / TypeError). Objects with state (hashes, HMAC, streaming
-contexts, Reader, Writer) may be shared between threads: the calls on one
-object take turns. copy.copy and copy.deepcopy give independent copies.
+tag or MAC did not verify), InvalidSignature (a signature did not verify),
+FormatError (a malformed gostx file; also a ValueError), GostxValueError and
+GostxTypeError (a wrong argument; also a ValueError / TypeError). Objects
+with state (hashes, HMAC, streaming contexts, Reader, Writer) may be shared
+between threads: the calls on one object take turns. copy.copy and
+copy.deepcopy give independent copies.
 """
-from ._native import GostxError, GostxTypeError, GostxValueError, InvalidTag, ffi, lib
+from ._native import GostxError, GostxTypeError, GostxValueError, InvalidSignature, InvalidTag, ffi, lib
 from .aead import KuznyechikMGM, MagmaMGM
 from .batch import (batch_cbc_decrypt, batch_cbc_encrypt, batch_ctr, batch_omac,
                     batch_xts_decrypt, batch_xts_encrypt)
@@ -22,6 +25,8 @@ from .cipher import (CBC, CFB, CTR, CTR_ACPKM, ECB, OFB, PAD_1, PAD_2, PAD_3, PA
 from .files import FormatError, Reader, Writer, decrypt_file, encrypt_file
 from .files import open as open_file
 from .gost89 import Gost89, Gost89Context
+from .gost3410 import (Curve, PrivateKey, PublicKey, generate_private_key, load_der_private_key,
+                       load_der_public_key, load_pem_private_key, load_pem_public_key)
 from .hash import (HMAC, algorithms_available, algorithms_guaranteed, gost94, gost94_test,
                    hmac_streebog, new, streebog256, streebog512)
 from .kdf import kdf_256, kdf_tree, kexp15, kimp15, pbkdf2
@@ -64,4 +69,6 @@ __all__ = [
     "encrypt_file", "decrypt_file", "open_file", "Reader", "Writer",
     "batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
     "batch_xts_encrypt", "batch_xts_decrypt", "implementations",
+    "InvalidSignature", "Curve", "PrivateKey", "PublicKey", "generate_private_key",
+    "load_pem_private_key", "load_der_private_key", "load_pem_public_key", "load_der_public_key",
 ]

@@ -24,6 +24,8 @@ CDEF = r"""
 #define GOSTX_FILE_HEADER_LEN ...
 #define GOSTX_FILE_CHUNK_DEFAULT ...
 #define GOSTX_FILE_ITER_DEFAULT ...
+#define GOSTX_GOST3410_DER_MAX ...
+#define GOSTX_GOST3410_PEM_MAX ...
 
 typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEBOG, GOSTX_ALG_MGM,
                          GOSTX_ALG_END, ... } gostx_alg;
@@ -154,6 +156,45 @@ int gostx_kexp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t
                  uint8_t *out, size_t *out_len);
 int gostx_kimp15(const gostx_cipher *enc, const gostx_cipher *mac, const uint8_t *iv, size_t iv_len, const uint8_t *in, size_t in_len,
                  uint8_t *key, size_t *key_len);
+
+/* GOST R 34.10-2012 signatures and VKO (include/gostx/gost3410.h) */
+typedef enum gostx_gost3410_curve { GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A,
+    GOSTX_GOST3410_256_B, GOSTX_GOST3410_256_C, GOSTX_GOST3410_256_D, GOSTX_GOST3410_512_TEST,
+    GOSTX_GOST3410_512_A, GOSTX_GOST3410_512_B, GOSTX_GOST3410_512_C, ... } gostx_gost3410_curve;
+size_t gostx_gost3410_size(gostx_gost3410_curve curve);
+const char *gostx_gost3410_curve_name(gostx_gost3410_curve curve);
+const char *gostx_gost3410_curve_oid(gostx_gost3410_curve curve);
+int gostx_gost3410_curve_by_name(const char *name);
+int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, size_t priv_len,
+                          uint8_t *pub, size_t pub_len);
+int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                              uint8_t *pub, size_t pub_len);
+int gostx_gost3410_check_public_key(gostx_gost3410_curve curve, const uint8_t *pub,
+                                    size_t pub_len);
+int gostx_gost3410_sign(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                        const uint8_t *digest, size_t digest_len, uint8_t *sig, size_t sig_len);
+int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                          const uint8_t *digest, size_t digest_len, const uint8_t *sig,
+                          size_t sig_len);
+int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
+                       size_t ukm_len, uint8_t *out, size_t out_len);
+typedef enum gostx_gost3410_key_kind { GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_KEY_PUBLIC, ... }
+    gostx_gost3410_key_kind;
+int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap);
+int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;

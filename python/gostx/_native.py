@@ -8,7 +8,7 @@ from typing import Any
 
 from ._gostx import ffi, lib
 
-__all__ = ["ffi", "lib", "InvalidTag", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
+__all__ = ["ffi", "lib", "InvalidTag", "InvalidSignature", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
            "need_len", "param", "pool_for", "Wiped", "not_a_buffer", "output", "rptr", "take"]
 
 
@@ -19,6 +19,11 @@ class GostxError(Exception):
 
 class InvalidTag(GostxError):
     """Authentication failed: a tag or MAC did not match; nothing was released."""
+
+
+class InvalidSignature(GostxError):
+    """A signature did not verify (wrong length, r or s out of range, or not
+    matching the data and public key)."""
 
 
 class GostxValueError(GostxError, ValueError):

@@ -1,0 +1,449 @@
+"""GOST R 34.10-2012 signatures and the VKO key agreement (R 50.1.113-2016,
+RFC 7836) in the shape of the ``cryptography`` package's ec module:
+PrivateKey.generate / from_bytes, sign, exchange; PublicKey.from_bytes,
+verify (raises InvalidSignature), equality and hashing.
+
+Bytes as the C API has them (include/gostx/gost3410.h): the private key d
+big-endian (32 or 64 bytes), the public key x || y, the signature r || s,
+each number big-endian (the standard's zeta; X.509/CMS write s || r). sign
+and verify hash the data with Streebog-256 on the 256-bit curves and
+Streebog-512 on the 512-bit ones, as the standard does; prehashed=True takes
+that digest instead, as Streebog wrote it.
+"""
+import enum
+import operator
+
+from ._native import (GostxTypeError, GostxValueError, InvalidSignature, Wiped, check, ffi, lib,
+                      need_len, new_output, not_a_buffer, rbuf)
+
+__all__ = ["Curve", "PrivateKey", "PublicKey", "generate_private_key", "load_pem_private_key",
+           "load_der_private_key", "load_pem_public_key", "load_der_public_key"]
+
+
+def _by_name(name):
+    return lib.gostx_gost3410_curve_by_name(name.encode())
+
+
+class Curve(enum.IntEnum):
+    """The parameter sets, valued as the C library's gostx_gost3410_curve ids
+    (GOSTX_GOST3410_256_A is Curve.GOST3410_256_A); the CryptoPro sets are
+    aliases of the tc26 sets they equal. Anywhere a curve is taken, its
+    parameter-set name or OID ("id-tc26-gost-3410-2012-256-paramSetA",
+    "1.2.643.7.1.2.1.1.1", "id-GostR3410-2001-CryptoPro-A-ParamSet") or
+    member name ("GOST3410_256_A") does as well."""
+
+    GOST3410_256_TEST = lib.GOSTX_GOST3410_256_TEST
+    GOST3410_256_A = lib.GOSTX_GOST3410_256_A
+    GOST3410_256_B = lib.GOSTX_GOST3410_256_B
+    GOST3410_256_C = lib.GOSTX_GOST3410_256_C
+    GOST3410_256_D = lib.GOSTX_GOST3410_256_D
+    GOST3410_512_TEST = lib.GOSTX_GOST3410_512_TEST
+    GOST3410_512_A = lib.GOSTX_GOST3410_512_A
+    GOST3410_512_B = lib.GOSTX_GOST3410_512_B
+    GOST3410_512_C = lib.GOSTX_GOST3410_512_C
+    # The library's alias table decides which set each CryptoPro name is.
+    CRYPTOPRO_A = _by_name("id-GostR3410-2001-CryptoPro-A-ParamSet")
+    CRYPTOPRO_B = _by_name("id-GostR3410-2001-CryptoPro-B-ParamSet")
+    CRYPTOPRO_C = _by_name("id-GostR3410-2001-CryptoPro-C-ParamSet")
+    CRYPTOPRO_XCHA = _by_name("id-GostR3410-2001-CryptoPro-XchA-ParamSet")
+    CRYPTOPRO_XCHB = _by_name("id-GostR3410-2001-CryptoPro-XchB-ParamSet")
+
+    @property
+    def param_set(self):
+        """The parameter set's name, e.g. "id-tc26-gost-3410-2012-256-paramSetA"."""
+        return ffi.string(lib.gostx_gost3410_curve_name(self)).decode()
+
+    @property
+    def oid(self):
+        """The parameter set's OID, e.g. "1.2.643.7.1.2.1.1.1"."""
+        return ffi.string(lib.gostx_gost3410_curve_oid(self)).decode()
+
+    @property
+    def key_size(self):
+        """Bits of the field and of the private key: 256 or 512."""
+        return 8 * lib.gostx_gost3410_size(self)
+
+    @classmethod
+    def from_name(cls, name):
+        """The curve of a parameter-set name, OID, CryptoPro alias or member name."""
+        if not isinstance(name, str):
+            raise GostxTypeError(f"name must be a str, not {type(name).__name__!r}")
+        return _as_curve(name)
+
+
+def _as_curve(value):
+    """A Curve from a Curve, its C id, or a name; GostxValueError if unknown."""
+    if isinstance(value, Curve):
+        return value
+    if isinstance(value, str):
+        if value in Curve.__members__:
+            return Curve[value]
+        rc = _by_name(value) if "\0" not in value else lib.GOSTX_EINVAL
+        if rc < 0:
+            raise GostxValueError(f"unknown curve {value!r}: give a gostx.Curve, or a parameter "
+                                  "set's name or OID (id-tc26-gost-3410-2012-256-paramSetA, "
+                                  "1.2.643.7.1.2.1.1.1, id-GostR3410-2001-CryptoPro-A-ParamSet)")
+        return Curve(rc)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return Curve(value)
+        except ValueError:
+            raise GostxValueError(f"unknown curve id {value}") from None
+    raise GostxTypeError(f"curve must be a gostx.Curve or its name, not {type(value).__name__!r}")
+
+
+def _size(curve):
+    return lib.gostx_gost3410_size(curve)
+
+
+def _digest(curve, data, prehashed):
+    """The digest sign and verify take: Streebog of data (its size the
+    curve's), or data itself when it is one already."""
+    n = _size(curve)
+    if prehashed:
+        need_len(f"digest (Streebog-{8 * n} for {curve.param_set})", data, n)
+        return rbuf(data)
+    d = rbuf(data)
+    out, p = new_output(n)
+    check(lib.gostx_streebog(n, d, len(d), p), "streebog")
+    return out
+
+
+def _copy_bytes(data):
+    b = rbuf(data)
+    return b if type(b) is bytes else bytes(ffi.buffer(b))
+
+
+class _OnCurve:
+    """What both kinds of key say of their curve."""
+
+    __slots__ = ()
+    _curve: Curve
+
+    @property
+    def curve(self):
+        """The Curve of this key."""
+        return self._curve
+
+    @property
+    def key_size(self):
+        """Bits of the curve: 256 or 512."""
+        return self._curve.key_size
+
+
+class PublicKey(_OnCurve):
+    """A point of a curve, checked to lie on it. Immutable, hashable, equal
+    to another key of the same curve and point, and picklable (it holds no
+    secret)."""
+
+    __slots__ = ("_curve", "_raw")
+
+    def __init__(self, *args, **kwargs):
+        raise GostxTypeError("PublicKey objects come from PublicKey.from_bytes(curve, x_y) or "
+                             "PrivateKey.public_key()")
+
+    @classmethod
+    def _new(cls, curve, raw):
+        self = object.__new__(cls)
+        object.__setattr__(self, "_curve", curve)
+        object.__setattr__(self, "_raw", raw)
+        return self
+
+    @classmethod
+    def from_bytes(cls, curve, data):
+        """The key x || y (each coordinate big-endian, 2 * curve.key_size / 8
+        bytes); GostxValueError unless it is a point of the curve."""
+        curve = _as_curve(curve)
+        n = _size(curve)
+        need_len(f"public key (x || y on {curve.param_set})", data, 2 * n)
+        raw = _copy_bytes(data)
+        if lib.gostx_gost3410_check_public_key(curve, raw, 2 * n):
+            raise GostxValueError(f"public key is not a point of {curve.param_set} (off the "
+                                  "curve, a coordinate >= p, or the point at infinity)")
+        return cls._new(curve, raw)
+
+    def public_bytes_raw(self):
+        """x || y, each coordinate big-endian."""
+        return self._raw
+
+    def public_bytes(self, encoding="PEM"):
+        """SubjectPublicKeyInfo as gost-engine and X.509 write it (RFC 4491 /
+        RFC 9215): "PEM" text (bytes) or "DER"."""
+        n = 2 * _size(self._curve)
+        return _encode(encoding, lib.gostx_gost3410_pub_to_der, lib.gostx_gost3410_pub_to_pem,
+                       self._curve, self._raw, n)
+
+    def verify(self, signature, data, *, prehashed=False):
+        """Return None if signature (r || s) signs data under this key, else
+        raise InvalidSignature, for any signature that is not one: of the
+        wrong length, r or s out of range, or not matching."""
+        curve = self._curve
+        n = _size(curve)
+        digest = _digest(curve, data, prehashed)
+        sig = rbuf(signature)
+        if len(sig) != 2 * n:
+            raise InvalidSignature(f"signature must be {2 * n} bytes (r || s), got {len(sig)}")
+        rc = lib.gostx_gost3410_verify(curve, self._raw, 2 * n, digest, n, sig, 2 * n)
+        if rc == lib.GOSTX_EAUTH:
+            raise InvalidSignature("signature does not match the data and key")
+        if rc == lib.GOSTX_EFORMAT:
+            raise InvalidSignature("signature is malformed: r or s is 0 or >= q")
+        check(rc, "verify")
+
+    def __eq__(self, other):
+        if not isinstance(other, PublicKey):
+            return NotImplemented
+        return self._curve == other._curve and self._raw == other._raw
+
+    def __hash__(self):
+        return hash((int(self._curve), self._raw))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"PublicKey objects are immutable (cannot set {name!r})")
+
+    def __repr__(self):
+        return f"<gostx.PublicKey {self._curve.param_set} {self._raw[:8].hex()}...>"
+
+    def __reduce__(self):
+        return _public_key, (int(self._curve), self._raw)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _public_key(curve, raw):
+    """Unpickling: the key checked again, as from_bytes does."""
+    return PublicKey.from_bytes(curve, raw)
+
+
+class PrivateKey(Wiped, _OnCurve):
+    """A private key d (1 <= d < q) in C memory owned by this object, wiped by
+    close(), context exit or garbage collection; C only reads it, so one
+    object signs from any number of threads at once. Copies are independent
+    (closing one leaves the other); pickling is refused."""
+
+    def __init__(self, *args, **kwargs):
+        raise GostxTypeError("PrivateKey objects come from PrivateKey.generate(curve) or "
+                             "PrivateKey.from_bytes(curve, d)")
+
+    @classmethod
+    def _new(cls, curve, d, pub):
+        self = object.__new__(cls)
+        self._curve = curve
+        self._pub = PublicKey._new(curve, pub)
+        self._h = d
+        return self
+
+    @classmethod
+    def generate(cls, curve):
+        """A new key pair on curve from the OS random generator."""
+        curve = _as_curve(curve)
+        n = _size(curve)
+        d = ffi.new("uint8_t[]", n)
+        pub, p = new_output(2 * n)
+        rc = lib.gostx_gost3410_keygen(curve, d, n, p, 2 * n)
+        if rc:
+            lib.gostx_memzero(d, n)
+            check(rc, "keygen")
+        return cls._new(curve, d, pub)
+
+    @classmethod
+    def from_bytes(cls, curve, data):
+        """The key d, big-endian (curve.key_size / 8 bytes); GostxValueError
+        unless 1 <= d < q."""
+        curve = _as_curve(curve)
+        n = _size(curve)
+        need_len(f"private key (d on {curve.param_set})", data, n)
+        d = ffi.new("uint8_t[]", n)
+        ffi.memmove(d, rbuf(data), n)
+        pub, p = new_output(2 * n)
+        rc = lib.gostx_gost3410_public_key(curve, d, n, p, 2 * n)
+        if rc:
+            lib.gostx_memzero(d, n)
+            if rc == lib.GOSTX_EINVAL:
+                raise GostxValueError(f"private key must be 1..q-1 for {curve.param_set} "
+                                      "(got 0 or a number >= q)")
+            check(rc, "public key")
+        return cls._new(curve, d, pub)
+
+    def public_key(self):
+        """The PublicKey Q = d P."""
+        self._live()
+        return self._pub
+
+    def private_bytes_raw(self):
+        """d, big-endian (a secret: the caller's to keep and wipe)."""
+        d = self._live()
+        return bytes(ffi.buffer(d, len(d)))
+
+    def private_bytes(self, encoding="PEM"):
+        """PKCS#8 PrivateKeyInfo, unencrypted, as gost-engine writes it (d
+        little-endian in an OCTET STRING): "PEM" text (bytes) or "DER". A
+        secret, as private_bytes_raw."""
+        d = self._live()
+        return _encode(encoding, lib.gostx_gost3410_priv_to_der, lib.gostx_gost3410_priv_to_pem,
+                       self._curve, d, len(d))
+
+    def sign(self, data, *, prehashed=False):
+        """r || s, the signature of data (hashed with the curve's Streebog;
+        prehashed=True: data is that digest). The nonce is fresh for each call
+        and hedged against a broken random generator (docs/GOST3410.md), so
+        two signatures of the same data differ."""
+        curve = self._curve
+        n = _size(curve)
+        digest = _digest(curve, data, prehashed)
+        sig, p = new_output(2 * n)
+        check(lib.gostx_gost3410_sign(curve, self._live(), n, digest, n, p, 2 * n), "sign")
+        return sig
+
+    def exchange(self, peer_public_key, ukm, *, size=None):
+        """The VKO_GOSTR3410_2012 shared key with peer_public_key (a PublicKey
+        of the same curve) and the UKM (1..key_size/8 bytes, read
+        little-endian): size 32 is VKO_GOSTR3410_2012_256, 64 is _512;
+        None: the curve's size."""
+        if not isinstance(peer_public_key, PublicKey):
+            raise GostxTypeError("peer_public_key must be a gostx.PublicKey, not "
+                                 f"{type(peer_public_key).__name__!r}")
+        curve = self._curve
+        if peer_public_key.curve != curve:
+            raise GostxValueError(f"peer key is on {peer_public_key.curve.param_set}, this key on "
+                                  f"{curve.param_set}")
+        n = _size(curve)
+        size = n if size is None else operator.index(size)
+        if size not in (32, 64):
+            raise GostxValueError(f"size must be 32 (VKO_GOSTR3410_2012_256) or 64 "
+                                  f"(VKO_GOSTR3410_2012_512), got {size}")
+        u = rbuf(ukm)
+        if not 1 <= len(u) <= n:
+            raise GostxValueError(f"ukm must be 1..{n} bytes, got {len(u)}")
+        out, p = new_output(size)
+        rc = lib.gostx_gost3410_vko(curve, self._live(), n, peer_public_key._raw, 2 * n, u, len(u),
+                                    p, size)
+        if rc == lib.GOSTX_EINVAL:
+            raise GostxValueError("peer public key has small order: no shared key with it")
+        check(rc, "vko")
+        return out
+
+    def _clear(self, h):
+        lib.gostx_memzero(h, len(h))
+
+    def _duplicate(self):
+        d = self._live()
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._h = ffi.new("uint8_t[]", len(d))
+        ffi.memmove(other._h, d, len(d))
+        return other
+
+    def __repr__(self):
+        state = "closed" if self._h is None else self._curve.param_set
+        return f"<gostx.PrivateKey {state}>"
+
+
+def generate_private_key(curve):
+    """PrivateKey.generate(curve), as cryptography's ec.generate_private_key."""
+    return PrivateKey.generate(curve)
+
+
+# ---- key files: PKCS#8 and SubjectPublicKeyInfo, DER and PEM (the C codec) ----
+
+def _encoding(value):
+    if not isinstance(value, str):
+        raise GostxTypeError(f"encoding must be 'PEM' or 'DER', not {type(value).__name__!r}")
+    enc = value.upper()
+    if enc not in ("PEM", "DER"):
+        raise GostxValueError(f"encoding must be 'PEM' or 'DER', got {value!r}")
+    return enc
+
+
+def _encode(encoding, to_der, to_pem, curve, key, key_len):
+    """A key file from the C writer, through scratch that is wiped after the
+    copy out (a private key's file is as secret as the key)."""
+    if _encoding(encoding) == "DER":
+        fn, buf = to_der, ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX)
+    else:
+        fn, buf = to_pem, ffi.new("char[]", lib.GOSTX_GOST3410_PEM_MAX)
+    out_len = ffi.new("size_t *")
+    try:
+        check(fn(curve, key, key_len, buf, len(buf), out_len), "key encoding")
+        return bytes(ffi.buffer(buf, out_len[0]))
+    finally:
+        lib.gostx_memzero(buf, len(buf))
+
+
+def _pem_buf(data):
+    """PEM text (any bytes-like object) as the char buffer C reads."""
+    try:
+        return ffi.from_buffer("char[]", data)
+    except TypeError:
+        raise not_a_buffer(data) from None
+
+
+def _load(data, pem, want):
+    """(curve, d or None, x || y) of a DER or PEM key file of kind want."""
+    src = _pem_buf(data) if pem else rbuf(data)
+    form = "PEM" if pem else "DER"
+    kind = ffi.new("gostx_gost3410_key_kind *")
+    curve = ffi.new("gostx_gost3410_curve *")
+    n = ffi.new("size_t *")
+    priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
+    read = lib.gostx_gost3410_key_from_pem if pem else lib.gostx_gost3410_key_from_der
+    try:
+        rc = read(src, len(src), kind, curve, n, priv, len(priv), pub, len(pub))
+        if rc == lib.GOSTX_EFORMAT:
+            raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
+        if rc == lib.GOSTX_EUNSUP:
+            raise GostxValueError(f"not a GOST R 34.10-2012 {form} key gostx reads: another "
+                                  "algorithm, an unknown parameter set, or an encrypted key")
+        if rc == lib.GOSTX_EINVAL:
+            raise GostxValueError(f"the {form} key is invalid: d = 0 or >= q, or a point off "
+                                  "the curve")
+        check(rc, f"{form} key")
+        got = "private" if kind[0] == lib.GOSTX_GOST3410_KEY_PRIVATE else "public"
+        if got != want:
+            hint = (f"load_{form.lower()}_private_key(...).public_key()" if got == "private"
+                    else f"load_{form.lower()}_public_key")
+            raise GostxValueError(f"the {form} data holds a {got} key, not a {want} one "
+                                  f"(use {hint})")
+        c = Curve(curve[0])
+        size = n[0]
+        d = None
+        if want == "private":
+            d = ffi.new("uint8_t[]", size)
+            ffi.memmove(d, priv, size)
+        return c, d, bytes(ffi.buffer(pub, 2 * size))
+    finally:
+        lib.gostx_memzero(priv, len(priv))
+
+
+def _no_password(password):
+    if password is not None:
+        raise GostxTypeError("password must be None: gostx reads unencrypted PKCS#8 only")
+
+
+def load_pem_private_key(data, password=None):
+    """A PrivateKey from PEM "PRIVATE KEY" text (bytes), as gost-engine and
+    OpenSSL write it; password: None (encrypted keys are not read)."""
+    _no_password(password)
+    return PrivateKey._new(*_load(data, True, "private"))
+
+
+def load_der_private_key(data, password=None):
+    """A PrivateKey from PKCS#8 DER (also the older forms gost-engine reads)."""
+    _no_password(password)
+    return PrivateKey._new(*_load(data, False, "private"))
+
+
+def load_pem_public_key(data):
+    """A PublicKey from PEM "PUBLIC KEY" text (bytes)."""
+    curve, _, raw = _load(data, True, "public")
+    return PublicKey._new(curve, raw)
+
+
+def load_der_public_key(data):
+    """A PublicKey from SubjectPublicKeyInfo DER."""
+    curve, _, raw = _load(data, False, "public")
+    return PublicKey._new(curve, raw)
