@@ -2,7 +2,9 @@
  * (R 50.1.113-2016 section 4.3, RFC 7836). Params:
  *   "ukm": the UKM, 1..64 bytes read little-endian as gost-engine reads it;
  *     a text value is hex (`-pkeyopt ukm:HEX`, as with gost-engine), an
- *     octet string is taken as it is. Required, as gost-engine requires it.
+ *     octet string is taken as it is. "ukmhex" is the same, as text only
+ *     (gost-engine's own name: -pkeyopt ukmhex:HEX). Required, as
+ *     gost-engine requires it.
  *   "kdf-outlen": 32 (VKO_GOSTR3410_2012_256, the default, gost-engine's
  *     output) or 64 (VKO_GOSTR3410_2012_512). */
 #include <string.h>
@@ -65,6 +67,13 @@ static int vko_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
   vko_ctx *x = vx;
   const OSSL_PARAM *p;
   if ((p = OSSL_PARAM_locate_const(params, "ukm")) && !set_ukm(x, p)) return 0;
+  if ((p = OSSL_PARAM_locate_const(params, "ukmhex"))) {
+    if (p->data_type != OSSL_PARAM_UTF8_STRING) {
+      prov_err(PROV_R_BAD_PARAM, "ukmhex must be hex text");
+      return 0;
+    }
+    if (!set_ukm(x, p)) return 0;
+  }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_EXCHANGE_PARAM_KDF_OUTLEN))) {
     size_t n = 0;
     if (!OSSL_PARAM_get_size_t(p, &n) || (n != 32 && n != 64)) {
@@ -79,6 +88,7 @@ static int vko_set_ctx_params(void *vx, const OSSL_PARAM params[]) {
 static const OSSL_PARAM *vko_settable_ctx_params(void *vx, void *provctx) {
   (void)vx, (void)provctx;
   static const OSSL_PARAM t[] = {OSSL_PARAM_utf8_string("ukm", NULL, 0),
+                                 OSSL_PARAM_utf8_string("ukmhex", NULL, 0),
                                  OSSL_PARAM_size_t(OSSL_EXCHANGE_PARAM_KDF_OUTLEN, NULL),
                                  OSSL_PARAM_END};
   return t;

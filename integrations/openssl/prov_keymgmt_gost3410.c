@@ -255,6 +255,12 @@ static int km_get_params(void *vk, OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PUB_KEY)) &&
       (!k->has_pub || !OSSL_PARAM_set_octet_string(p, k->pub, 2 * k->len)))
     return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PRIV_KEY))) { /* as EC keys give theirs */
+    BIGNUM *d = k->has_priv ? BN_secure_new() : NULL;
+    int ok = d && BN_bin2bn(k->priv, (int)k->len, d) && OSSL_PARAM_set_BN(p, d);
+    BN_clear_free(d);
+    if (!ok) return 0;
+  }
   return 1;
 }
 
@@ -266,6 +272,7 @@ static const OSSL_PARAM *km_gettable_params(void *provctx) {
                                  OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0),
                                  OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
                                  OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
+                                 OSSL_PARAM_BN(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
                                  OSSL_PARAM_END};
   return t;
 }
