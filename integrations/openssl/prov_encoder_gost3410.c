@@ -16,6 +16,7 @@
 #include <openssl/core_object.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 
 #include "prov.h"
@@ -25,6 +26,7 @@ enum { KIND_PKI = 1, KIND_SPKI, KIND_TEXT };
 typedef struct codec_ctx {
   size_t len; /* 32 or 64 */
   int kind, pem;
+  char cipher[64], props[128]; /* PKCS#8 encryption (OSSL_ENCODER_CTX_set_cipher); "" none */
 } codec_ctx;
 
 static const char *key_oid(size_t len) {
@@ -85,9 +87,33 @@ static ASN1_STRING *alg_params(const prov_gost_key *k) {
   return s;
 }
 
-/* The DER of k as kind into *der (OPENSSL_malloc'd, freed by the caller
- * with OPENSSL_clear_free); its length, or -1. */
-static int key_to_der(const prov_gost_key *k, int kind, unsigned char **der) {
+/* EncryptedPrivateKeyInfo of p8 (PBES2 with c's cipher, the passphrase from
+ * cb) into *der; its length, or -1 with an error raised. */
+static int encrypt_p8(const codec_ctx *c, PKCS8_PRIV_KEY_INFO *p8, OSSL_PASSPHRASE_CALLBACK *cb,
+                      void *cbarg, unsigned char **der) {
+  EVP_CIPHER *ciph = EVP_CIPHER_fetch(NULL, c->cipher, c->props[0] ? c->props : NULL);
+  char pass[1024];
+  size_t plen = 0;
+  int n = -1;
+  if (!ciph) {
+    prov_err(PROV_R_BAD_PARAM, "cipher %s for PKCS#8 not found", c->cipher);
+  } else if (!cb || !cb(pass, sizeof pass, &plen, NULL, cbarg)) {
+    prov_err(PROV_R_BAD_PARAM, "no passphrase for the encrypted private key");
+  } else {
+    X509_SIG *sig = PKCS8_encrypt_ex(-1, ciph, pass, (int)plen, NULL, 0, 0, p8, NULL, NULL);
+    if (sig) n = i2d_X509_SIG(sig, der);
+    X509_SIG_free(sig);
+  }
+  OPENSSL_cleanse(pass, sizeof pass);
+  EVP_CIPHER_free(ciph);
+  return n;
+}
+
+/* The DER of k as c's kind into *der (OPENSSL_malloc'd, freed by the
+ * caller with OPENSSL_clear_free); its length, or -1. */
+static int key_to_der(const prov_gost_key *k, const codec_ctx *c, OSSL_PASSPHRASE_CALLBACK *cb,
+                      void *cbarg, unsigned char **der) {
+  const int kind = c->kind;
   ASN1_STRING *params = alg_params(k);
   ASN1_OBJECT *alg = OBJ_txt2obj(key_oid(k->len), 1);
   int n = -1;
@@ -99,7 +125,7 @@ static int key_to_der(const prov_gost_key *k, int kind, unsigned char **der) {
       reverse(d, k->priv, k->len);
       if (PKCS8_pkey_set0(p8, alg, 0, V_ASN1_SEQUENCE, params, d, (int)k->len)) {
         alg = NULL, params = NULL, d = NULL; /* p8 owns them */
-        n = i2d_PKCS8_PRIV_KEY_INFO(p8, der);
+        n = c->cipher[0] ? encrypt_p8(c, p8, cb, cbarg, der) : i2d_PKCS8_PRIV_KEY_INFO(p8, der);
       }
     }
     OPENSSL_clear_free(d, k->len);
@@ -150,7 +176,6 @@ static int key_to_text(const prov_gost_key *k, int selection, BIO *b) {
 static int enc_encode(void *vc, OSSL_CORE_BIO *out, const void *obj_raw,
                       const OSSL_PARAM obj_abstract[], int selection,
                       OSSL_PASSPHRASE_CALLBACK *cb, void *cbarg) {
-  (void)cb, (void)cbarg;
   codec_ctx *c = vc;
   prov_gost_key *own = NULL;
   const prov_gost_key *k = obj_raw;
@@ -171,9 +196,11 @@ static int enc_encode(void *vc, OSSL_CORE_BIO *out, const void *obj_raw,
   if (!b) goto done;
   if (c->kind == KIND_TEXT) {
     ok = key_to_text(k, selection, b);
-  } else if ((n = key_to_der(k, c->kind, &der)) > 0) {
-    ok = c->pem ? PEM_write_bio(b, c->kind == KIND_PKI ? "PRIVATE KEY" : "PUBLIC KEY", "", der, n) > 0
-                : BIO_write(b, der, n) == n;
+  } else if ((n = key_to_der(k, c, cb, cbarg, &der)) > 0) {
+    const char *label = c->kind == KIND_SPKI ? "PUBLIC KEY"
+                        : c->cipher[0]       ? "ENCRYPTED PRIVATE KEY"
+                                             : "PRIVATE KEY";
+    ok = c->pem ? PEM_write_bio(b, label, "", der, n) > 0 : BIO_write(b, der, n) == n;
   }
   char *data = NULL;
   long dlen = BIO_get_mem_data(b, &data);
@@ -183,6 +210,34 @@ static int enc_encode(void *vc, OSSL_CORE_BIO *out, const void *obj_raw,
 done:
   prov_gost_key_free(own);
   return ok;
+}
+
+/* The cipher asked for a private key must be honoured: a key written in
+ * the clear when encryption was asked for would be a silent leak. */
+static int enc_set_ctx_params(void *vc, const OSSL_PARAM params[]) {
+  codec_ctx *c = vc;
+  const OSSL_PARAM *p;
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER))) {
+    c->cipher[0] = 0; /* NULL: no encryption */
+    if (p->data && !OSSL_PARAM_get_utf8_string(p, &(char *){c->cipher}, sizeof c->cipher)) {
+      prov_err(PROV_R_BAD_PARAM, "cipher name too long");
+      return 0;
+    }
+  }
+  /* OSSL_ENCODER_CTX_set_cipher passes NULL properties as a NULL string */
+  c->props[0] = 0;
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_PROPERTIES)) && p->data &&
+      !OSSL_PARAM_get_utf8_string(p, &(char *){c->props}, sizeof c->props))
+    return 0;
+  return 1;
+}
+
+static const OSSL_PARAM *enc_settable_ctx_params(void *provctx) {
+  (void)provctx;
+  static const OSSL_PARAM t[] = {OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, NULL, 0),
+                                 OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_PROPERTIES, NULL, 0),
+                                 OSSL_PARAM_END};
+  return t;
 }
 
 static int enc_does_selection(void *provctx, int selection) {
@@ -383,6 +438,8 @@ static int dec_export_object(void *vc, const void *ref, size_t ref_sz, OSSL_CALL
       {OSSL_FUNC_ENCODER_FREECTX, (prov_fn)codec_free},                                        \
       {OSSL_FUNC_ENCODER_DOES_SELECTION, (prov_fn)enc_does_selection},                         \
       {OSSL_FUNC_ENCODER_ENCODE, (prov_fn)enc_encode},                                         \
+      {OSSL_FUNC_ENCODER_SET_CTX_PARAMS, (prov_fn)enc_set_ctx_params},                         \
+      {OSSL_FUNC_ENCODER_SETTABLE_CTX_PARAMS, (prov_fn)enc_settable_ctx_params},               \
       {OSSL_FUNC_ENCODER_IMPORT_OBJECT, (prov_fn)enc_import_object},                           \
       {OSSL_FUNC_ENCODER_FREE_OBJECT, (prov_fn)enc_free_object},                               \
       {0, NULL}};

@@ -305,6 +305,24 @@ static void test_der(void) {
   refused(OSSL_DECODER_from_data(dc, &p, &left) && back, "PKCS#8 DER one byte short");
   OSSL_DECODER_CTX_free(dc);
   OPENSSL_clear_free(der, len), der = NULL;
+  /* encryption asked for: an EncryptedPrivateKeyInfo, never the key in the clear */
+  e = OSSL_ENCODER_CTX_new_for_pkey(k, EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo", NULL);
+  ok = e && OSSL_ENCODER_CTX_set_cipher(e, "AES-256-CBC", NULL) &&
+       OSSL_ENCODER_CTX_set_passphrase(e, (const unsigned char *)"pw", 2) &&
+       OSSL_ENCODER_to_data(e, &der, &len);
+  int clear = 0;
+  for (size_t i = 0; ok && i + 32 <= len; i++) clear |= !memcmp(der + i, d_le, 32);
+  check(ok && !clear && len > 100, "PKCS#8 with a cipher is encrypted (%zu bytes)", len);
+  OSSL_ENCODER_CTX_free(e);
+  p = der, left = len;
+  dc = OSSL_DECODER_CTX_new_for_pkey(&back, "DER", NULL, "gost2012_256", EVP_PKEY_KEYPAIR, NULL,
+                                     NULL);
+  check(dc && OSSL_DECODER_CTX_set_passphrase(dc, (const unsigned char *)"pw", 2) &&
+            OSSL_DECODER_from_data(dc, &p, &left) && back && EVP_PKEY_eq(k, back) == 1,
+        "encrypted PKCS#8 read back with the passphrase");
+  EVP_PKEY_free(back), back = NULL;
+  OSSL_DECODER_CTX_free(dc);
+  OPENSSL_free(der), der = NULL;
   /* the public key */
   e = OSSL_ENCODER_CTX_new_for_pkey(k, EVP_PKEY_PUBLIC_KEY, "DER", "SubjectPublicKeyInfo", NULL);
   ok = e && OSSL_ENCODER_to_data(e, &der, &len);
@@ -335,8 +353,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s GOSTX_MODULE_DIR\n", argv[0]);
     return 2;
   }
-  if (!OSSL_PROVIDER_set_default_search_path(NULL, argv[1]) || !OSSL_PROVIDER_load(NULL, "gostx") ||
-      !OSSL_PROVIDER_load(NULL, "default")) {
+  OSSL_PROVIDER *gx = NULL, *def = NULL;
+  if (!OSSL_PROVIDER_set_default_search_path(NULL, argv[1]) ||
+      !(gx = OSSL_PROVIDER_load(NULL, "gostx")) || !(def = OSSL_PROVIDER_load(NULL, "default"))) {
     fprintf(stderr, "cannot load gostx from %s\n", argv[1]);
     ERR_print_errors_fp(stderr);
     return 1;
@@ -350,6 +369,8 @@ int main(int argc, char **argv) {
   test_vko("gost2012_256", "TCA", "B");
   test_vko("gost2012_512", "C", "A");
   test_der();
+  OSSL_PROVIDER_unload(gx);
+  OSSL_PROVIDER_unload(def);
   printf("%lu passed, %lu failed\n", pass, fail);
   return fail ? 1 : 0;
 }
