@@ -243,6 +243,29 @@ int cmd_kdf(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_disk(int argc, char **argv); /* cli/cmd_disk.c */
+int cmd_genpkey(int argc, char **argv); /* cli/cmd_pkey.c */
+int cmd_pkey(int argc, char **argv);
+int cmd_sign(int argc, char **argv); /* cli/cmd_sign.c */
+int cmd_verify(int argc, char **argv);
+int cmd_vko(int argc, char **argv);
+
+/* ---- GOST R 34.10-2012 key files (cli/cmd_pkey.c) ---- */
+#define CLI_KEY_FILE_MAX 4096 /* far above any key file; more is refused */
+typedef struct cli_key {
+  gostx_gost3410_key_kind kind;
+  gostx_gost3410_curve curve;
+  size_t len;        /* 32 or 64 */
+  uint8_t priv[64];  /* big-endian; private keys only */
+  uint8_t pub[128];  /* x || y big-endian; always */
+} cli_key;
+/* Reads a PEM or DER key file ("-" = stdin) with read(2). 0, or
+ * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
+int cli_load_key(const char *path, cli_key *k);
+void cli_key_clear(cli_key *k);
+/* openssl's single-dash long options (-pubout, -out, -peer): each argv word
+ * "-NAME" where NAME is a long option of opts with more than one letter is
+ * rewritten to "--NAME" (stored in words[i], one row per argv element). */
+void cli_openssl_words(int argc, char **argv, const cli_opt *opts, char words[][24]);
 
 /* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
  * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all

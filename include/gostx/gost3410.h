@@ -80,6 +80,81 @@ GOSTX_API int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv
                                  const uint8_t *ukm, size_t ukm_len, uint8_t *out,
                                  size_t out_len);
 
+/* ---- key files: DER and PEM (lib/gost3410/keys.c), docs/GOST3410.md ----
+ * The formats gost-engine, OpenSSL and X.509 use (RFC 4491, RFC 9215,
+ * R 1323565.1.023-2018):
+ *   private key: PKCS#8 PrivateKeyInfo, algorithm id-tc26-gost3410-12-256
+ *     (1.2.643.7.1.1.1.1) or -512 (1.2.643.7.1.1.1.2), parameters
+ *     SEQUENCE { publicKeyParamSet OID, digestParamSet OID OPTIONAL }, the key
+ *     an OCTET STRING of d little-endian (what gost-engine 3.x writes);
+ *   public key: SubjectPublicKeyInfo, same algorithm, a BIT STRING holding
+ *     an OCTET STRING of x || y, each coordinate little-endian.
+ * PEM labels "PRIVATE KEY" and "PUBLIC KEY". The API's own byte order stays
+ * big-endian (above): the codec converts. Readers are strict DER and refuse,
+ * with GOSTX_EFORMAT, anything malformed (bad lengths, non-minimal
+ * encodings, trailing bytes, an unknown algorithm or parameter set, a
+ * digest OID that does not match the key size, a curve of the other key
+ * size); GOSTX_EUNSUP for a well-formed key of another algorithm or an
+ * unknown parameter set (an encrypted PKCS#8 key, a GOST R 34.10-2001 key,
+ * an RSA key); a well-formed key that is invalid (d = 0 or >= q, a point
+ * off the curve) is GOSTX_EINVAL. */
+
+/* Large enough for any key this codec writes or reads. */
+#define GOSTX_GOST3410_DER_MAX 512
+#define GOSTX_GOST3410_PEM_MAX 1024
+
+typedef enum gostx_gost3410_key_kind {
+  GOSTX_GOST3410_KEY_PRIVATE = 1, /* PKCS#8 PrivateKeyInfo */
+  GOSTX_GOST3410_KEY_PUBLIC = 2   /* SubjectPublicKeyInfo */
+} gostx_gost3410_key_kind;
+
+/* PKCS#8 DER of private key priv (big-endian, len bytes) into out[cap];
+ * *out_len the bytes written. GOSTX_ELEN when cap is too small (then
+ * *out_len is the size needed), GOSTX_EINVAL for d = 0 or >= q. */
+GOSTX_API int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, uint8_t *out, size_t cap,
+                                         size_t *out_len);
+/* SubjectPublicKeyInfo DER of pub (x || y big-endian, 2 len bytes); the
+ * point must be on the curve. */
+GOSTX_API int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub,
+                                        size_t pub_len, uint8_t *out, size_t cap,
+                                        size_t *out_len);
+/* Reads either kind of DER key: *kind, *curve, *len (32 or 64, the size of
+ * d and of each coordinate). A private key gives priv (len bytes) and its
+ * public key pub (2 len bytes); a public key gives pub only (priv untouched).
+ * priv and pub may be NULL (not wanted); otherwise priv_cap >= 64 and
+ * pub_cap >= 128 are always enough (GOSTX_ELEN when smaller than needed).
+ * Besides the form above, private keys as gost-engine reads them: an
+ * INTEGER (older files), a bare 32/64-byte little-endian string, a nested
+ * OCTET STRING, and the CryptoPro masked form (key and masks multiplied mod q). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len,
+                                                           gostx_gost3410_key_kind *kind,
+                                                           gostx_gost3410_curve *curve,
+                                                           size_t *len, uint8_t *priv,
+                                                           size_t priv_cap, uint8_t *pub,
+                                                           size_t pub_cap);
+/* The same as PEM text (64-column base64 between BEGIN/END lines, "\n"
+ * line ends), NUL-terminated in out[cap]; *out_len excludes the NUL. */
+GOSTX_API int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, char *out, size_t cap,
+                                         size_t *out_len);
+GOSTX_API int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub,
+                                        size_t pub_len, char *out, size_t cap,
+                                        size_t *out_len);
+/* One PEM block ("PRIVATE KEY" or "PUBLIC KEY"; whitespace around it and
+ * "\r\n" line ends allowed, nothing else) read as gostx_gost3410_key_from_der. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len,
+                                                           gostx_gost3410_key_kind *kind,
+                                                           gostx_gost3410_curve *curve,
+                                                           size_t *len, uint8_t *priv,
+                                                           size_t priv_cap, uint8_t *pub,
+                                                           size_t pub_cap);
+/* Swaps the halves of a signature (sig_len = 2 len): r || s (this API) <->
+ * s || r (gost-engine's `openssl dgst -sign` output, X.509/CMS per RFC 9215),
+ * each half big-endian in both. out may equal sig. */
+GOSTX_API int gostx_gost3410_sig_swap(const uint8_t *sig, size_t sig_len, uint8_t *out,
+                                      size_t out_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,371 @@
+/* GOST R 34.10-2012 keys in DER: PKCS#8 PrivateKeyInfo and
+ * SubjectPublicKeyInfo as RFC 4491 / RFC 9215 and gost-engine 3.x write them
+ * (include/gostx/gost3410.h, docs/GOST3410.md). The reader parses untrusted
+ * input: strict DER, every length checked against what is left, nothing read
+ * past the buffer (tests/fuzz/fuzz_pkey.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "gost3410/ec.h"
+#include "internal.h"
+
+#define ALG_OID_256 "1.2.643.7.1.1.1.1" /* id-tc26-gost3410-12-256 */
+#define ALG_OID_512 "1.2.643.7.1.1.1.2" /* id-tc26-gost3410-12-512 */
+#define DGST_OID_256 "1.2.643.7.1.1.2.2" /* id-tc26-gost3411-12-256 */
+#define DGST_OID_512 "1.2.643.7.1.1.2.3" /* id-tc26-gost3411-12-512 */
+#define OID_TEXT_MAX 64
+
+enum { T_INT = 0x02, T_BITS = 0x03, T_OCTETS = 0x04, T_OID = 0x06, T_SEQ = 0x30 };
+
+/* ---- writing ---- */
+
+typedef struct wbuf {
+  uint8_t b[GOSTX_GOST3410_DER_MAX];
+  size_t n;
+} wbuf;
+
+/* Appends tag, length and content; the caller sized everything below
+ * GOSTX_GOST3410_DER_MAX, so lengths stay under 65536. */
+static void put_tlv(wbuf *w, uint8_t tag, const uint8_t *content, size_t len) {
+  w->b[w->n++] = tag;
+  if (len >= 0x100) {
+    w->b[w->n++] = 0x82;
+    w->b[w->n++] = (uint8_t)(len >> 8);
+  } else if (len >= 0x80) {
+    w->b[w->n++] = 0x81;
+  }
+  w->b[w->n++] = (uint8_t)len;
+  memmove(w->b + w->n, content, len);
+  w->n += len;
+}
+
+/* Dotted text to the DER content of an OID; 0 or -1 (not one of ours). */
+static int oid_encode(const char *text, uint8_t *out, size_t *out_len) {
+  uint32_t arcs[16];
+  size_t n = 0;
+  for (const char *s = text; *s;) {
+    uint32_t v = 0;
+    if (*s < '0' || *s > '9' || n == 16) return -1;
+    while (*s >= '0' && *s <= '9') v = v * 10 + (uint32_t)(*s++ - '0');
+    arcs[n++] = v;
+    if (*s == '.') s++;
+  }
+  if (n < 2) return -1;
+  size_t len = 0;
+  for (size_t i = 1; i < n; i++) {
+    uint32_t v = i == 1 ? arcs[0] * 40 + arcs[1] : arcs[i];
+    uint8_t tmp[5];
+    int k = 0;
+    do tmp[k++] = (uint8_t)(v & 0x7f); while (v >>= 7);
+    while (k--) out[len++] = (uint8_t)(tmp[k] | (k ? 0x80 : 0));
+  }
+  *out_len = len;
+  return 0;
+}
+
+static void put_oid(wbuf *w, const char *text) {
+  uint8_t c[32];
+  size_t len;
+  if (oid_encode(text, c, &len) == 0) put_tlv(w, T_OID, c, len);
+}
+
+/* The parameter set OID written: the 256-bit sets B, C, D go out under
+ * their CryptoPro OIDs (RFC 4357), as gost-engine's paramsets A, B, C and
+ * the CAs' certificates name them; gost-engine will not derive (VKO) between
+ * keys whose OIDs differ even when the curve is the same, so the commoner
+ * name wins. The tc26 OIDs of B, C, D are read all the same. */
+static const char *paramset_oid(gostx_gost3410_curve curve) {
+  switch (curve) {
+    case GOSTX_GOST3410_256_B: return "1.2.643.2.2.35.1";
+    case GOSTX_GOST3410_256_C: return "1.2.643.2.2.35.2";
+    case GOSTX_GOST3410_256_D: return "1.2.643.2.2.35.3";
+    default: return gostx_gost3410_curve_oid(curve);
+  }
+}
+
+/* gost-engine writes the digest OID for the CryptoPro (2001) and test sets
+ * and the 512-bit sets A and B, and omits it for tc26 256 A and 512 C, as
+ * RFC 9215 section 3.3 asks; we write what it writes. */
+static int writes_digest_oid(gostx_gost3410_curve curve) {
+  return curve != GOSTX_GOST3410_256_A && curve != GOSTX_GOST3410_512_C;
+}
+
+/* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }. */
+static void put_algorithm(wbuf *w, gostx_gost3410_curve curve, size_t len) {
+  wbuf params = {.n = 0}, alg = {.n = 0};
+  put_oid(&params, paramset_oid(curve));
+  if (writes_digest_oid(curve)) put_oid(&params, len == 32 ? DGST_OID_256 : DGST_OID_512);
+  put_oid(&alg, len == 32 ? ALG_OID_256 : ALG_OID_512);
+  put_tlv(&alg, T_SEQ, params.b, params.n);
+  put_tlv(w, T_SEQ, alg.b, alg.n);
+}
+
+static void reverse(uint8_t *out, const uint8_t *in, size_t len) {
+  for (size_t i = 0; i < len; i++) out[i] = in[len - 1 - i];
+}
+
+static int emit(const wbuf *w, uint8_t *out, size_t cap, size_t *out_len) {
+  *out_len = w->n;
+  if (!out || cap < w->n) return GOSTX_ELEN;
+  memcpy(out, w->b, w->n);
+  return 0;
+}
+
+int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               uint8_t *out, size_t cap, size_t *out_len) {
+  size_t len = gostx_gost3410_size(curve);
+  uint8_t pub[128], le[64];
+  if (!len || !priv || !out_len) return GOSTX_EINVAL;
+  /* Checks 0 < d < q (and the length) the library's way. */
+  int rc = gostx_gost3410_public_key(curve, priv, priv_len, pub, 2 * len);
+  if (rc) return rc;
+  wbuf body = {.n = 0}, all = {.n = 0};
+  const uint8_t version = 0;
+  put_tlv(&body, T_INT, &version, 1);
+  put_algorithm(&body, curve, len);
+  reverse(le, priv, len);
+  put_tlv(&body, T_OCTETS, le, len);
+  put_tlv(&all, T_SEQ, body.b, body.n);
+  rc = emit(&all, out, cap, out_len);
+  gostx_memzero(le, sizeof le);
+  gostx_memzero(&body, sizeof body);
+  gostx_memzero(&all, sizeof all);
+  return rc;
+}
+
+int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              uint8_t *out, size_t cap, size_t *out_len) {
+  size_t len = gostx_gost3410_size(curve);
+  if (!len || !pub || !out_len) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_check_public_key(curve, pub, pub_len);
+  if (rc) return rc;
+  uint8_t xy[128];
+  reverse(xy, pub, len);
+  reverse(xy + len, pub + len, len);
+  wbuf point = {.n = 0}, bits = {.n = 0}, body = {.n = 0}, all = {.n = 0};
+  put_tlv(&point, T_OCTETS, xy, 2 * len);
+  bits.b[bits.n++] = 0; /* no unused bits */
+  memcpy(bits.b + bits.n, point.b, point.n);
+  bits.n += point.n;
+  put_algorithm(&body, curve, len);
+  put_tlv(&body, T_BITS, bits.b, bits.n);
+  put_tlv(&all, T_SEQ, body.b, body.n);
+  return emit(&all, out, cap, out_len);
+}
+
+int gostx_gost3410_sig_swap(const uint8_t *sig, size_t sig_len, uint8_t *out, size_t out_len) {
+  if (!sig || !out) return GOSTX_EINVAL;
+  if ((sig_len != 64 && sig_len != 128) || out_len != sig_len) return GOSTX_ELEN;
+  size_t h = sig_len / 2;
+  for (size_t i = 0; i < h; i++) {
+    uint8_t t = sig[i];
+    out[i] = sig[h + i];
+    out[h + i] = t;
+  }
+  return 0;
+}
+
+/* ---- reading ---- */
+
+typedef struct rd {
+  const uint8_t *p;
+  size_t n;
+} rd;
+
+/* The next element, which must have tag `tag`: its content in *c. Definite
+ * minimal lengths only (DER), at most two length bytes (keys are small). */
+static int get(rd *r, uint8_t tag, rd *c) {
+  if (r->n < 2 || r->p[0] != tag) return GOSTX_EFORMAT;
+  size_t len = r->p[1], hdr = 2;
+  if (len == 0x81) {
+    if (r->n < 3 || r->p[2] < 0x80) return GOSTX_EFORMAT;
+    len = r->p[2];
+    hdr = 3;
+  } else if (len == 0x82) {
+    if (r->n < 4 || r->p[2] == 0) return GOSTX_EFORMAT;
+    len = (size_t)r->p[2] << 8 | r->p[3];
+    hdr = 4;
+  } else if (len >= 0x80) {
+    return GOSTX_EFORMAT;
+  }
+  if (len > r->n - hdr) return GOSTX_EFORMAT;
+  c->p = r->p + hdr;
+  c->n = len;
+  r->p += hdr + len;
+  r->n -= hdr + len;
+  return 0;
+}
+
+/* An OID's content as dotted text; GOSTX_EFORMAT when not minimal DER. */
+static int get_oid(rd *r, char *text, size_t cap) {
+  rd c;
+  int rc = get(r, T_OID, &c);
+  if (rc) return rc;
+  if (c.n == 0 || (c.p[c.n - 1] & 0x80)) return GOSTX_EFORMAT;
+  size_t out = 0;
+  for (size_t i = 0; i < c.n;) {
+    if (c.p[i] == 0x80) return GOSTX_EFORMAT; /* a leading zero digit */
+    uint32_t v = 0;
+    do {
+      if (v >> 25) return GOSTX_EFORMAT;
+      v = v << 7 | (c.p[i] & 0x7f);
+    } while (c.p[i++] & 0x80);
+    char arc[24];
+    int k;
+    if (out == 0) {
+      uint32_t first = v < 80 ? v / 40 : 2;
+      k = snprintf(arc, sizeof arc, "%u.%u", (unsigned)first, (unsigned)(v - 40 * first));
+    } else {
+      k = snprintf(arc, sizeof arc, ".%u", (unsigned)v);
+    }
+    if (k < 0 || out + (size_t)k >= cap) return GOSTX_EUNSUP; /* longer than any of ours */
+    memcpy(text + out, arc, (size_t)k + 1);
+    out += (size_t)k;
+  }
+  return 0;
+}
+
+/* AlgorithmIdentifier: the curve, checked against the algorithm's size. */
+static int get_algorithm(rd *r, gostx_gost3410_curve *curve, size_t *len) {
+  rd alg, params;
+  char oid[OID_TEXT_MAX];
+  int rc = get(r, T_SEQ, &alg);
+  if (!rc) rc = get_oid(&alg, oid, sizeof oid);
+  if (rc) return rc;
+  if (!strcmp(oid, ALG_OID_256))
+    *len = 32;
+  else if (!strcmp(oid, ALG_OID_512))
+    *len = 64;
+  else
+    return GOSTX_EUNSUP; /* RSA, EC, GOST R 34.10-2001, ... */
+  if ((rc = get(&alg, T_SEQ, &params)) || alg.n) return GOSTX_EFORMAT;
+  if ((rc = get_oid(&params, oid, sizeof oid))) return rc;
+  int id = gostx_gost3410_curve_by_name(oid);
+  if (id < 0) return GOSTX_EUNSUP;
+  if (gostx_gost3410_size((gostx_gost3410_curve)id) != *len) return GOSTX_EFORMAT;
+  if (params.n) { /* digestParamSet: Streebog of the key's size */
+    if ((rc = get_oid(&params, oid, sizeof oid))) return rc;
+    if (strcmp(oid, *len == 32 ? DGST_OID_256 : DGST_OID_512) || params.n) return GOSTX_EFORMAT;
+  }
+  *curve = (gostx_gost3410_curve)id;
+  return 0;
+}
+
+/* d = k0 * m1 * ... * mk mod q from k+1 little-endian len-byte numbers (the
+ * CryptoPro masked form as gost-engine unmasks it); d = k0 as it is when
+ * there is no mask. d big-endian. */
+static int unmask(gostx_gost3410_curve curve, const uint8_t *buf, size_t total, size_t len,
+                  uint8_t *d) {
+  uint8_t be[64];
+  reverse(d, buf, len);
+  if (total == len) return 0;
+  gx_curve C;
+  gx_fe acc = {0}, m = {0};
+  if (gx_curve_load(&C, curve)) return GOSTX_EINVAL;
+  gx_load_be(m, d, C.n);
+  gx_to_mont(&C.fq, acc, m); /* any value < R: to_mont reduces it */
+  for (size_t off = len; off < total; off += len) {
+    reverse(be, buf + off, len);
+    gx_load_be(m, be, C.n);
+    gx_to_mont(&C.fq, m, m);
+    gx_mul(&C.fq, acc, acc, m);
+  }
+  gx_from_mont(&C.fq, m, acc);
+  gx_store_be(d, m, C.n);
+  gostx_memzero(be, sizeof be);
+  gostx_memzero(acc, sizeof acc);
+  gostx_memzero(m, sizeof m);
+  return 0;
+}
+
+/* The privateKey OCTET STRING's content in every form gost-engine reads, in
+ * its order: a multiple of len bytes is the key (and masks) little-endian;
+ * else an OCTET STRING (little-endian), an INTEGER (big-endian) or
+ * SEQUENCE { masked key OCTET STRING, public key OCTET STRING }. */
+static int get_private_value(rd key, gostx_gost3410_curve curve, size_t len, uint8_t *d) {
+  rd inner, r = key;
+  if (key.n && key.n % len == 0) return unmask(curve, key.p, key.n, len, d);
+  if (!key.n) return GOSTX_EFORMAT;
+  switch (key.p[0]) {
+    case T_OCTETS:
+      if (get(&r, T_OCTETS, &inner) || r.n || inner.n != len) return GOSTX_EFORMAT;
+      reverse(d, inner.p, len);
+      return 0;
+    case T_INT:
+      if (get(&r, T_INT, &inner) || r.n || inner.n == 0) return GOSTX_EFORMAT;
+      if (inner.p[0] & 0x80) return GOSTX_EFORMAT;                  /* negative */
+      if (inner.n > 1 && inner.p[0] == 0 && !(inner.p[1] & 0x80)) return GOSTX_EFORMAT;
+      if (inner.p[0] == 0 && inner.n > 1) inner.p++, inner.n--;      /* the sign byte */
+      if (inner.n > len) return GOSTX_EINVAL;                        /* >= q */
+      memset(d, 0, len - inner.n);
+      memcpy(d + len - inner.n, inner.p, inner.n);
+      return 0;
+    case T_SEQ: {
+      rd seq, pubkey;
+      if (get(&r, T_SEQ, &seq) || r.n || get(&seq, T_OCTETS, &inner) ||
+          get(&seq, T_OCTETS, &pubkey) || seq.n || !inner.n || inner.n % len)
+        return GOSTX_EFORMAT;
+      return unmask(curve, inner.p, inner.n, len, d);
+    }
+    default: return GOSTX_EFORMAT;
+  }
+}
+
+/* Public key: BIT STRING (no unused bits) of OCTET STRING x || y, each
+ * little-endian; out big-endian. */
+static int get_public_value(rd bits, size_t len, uint8_t *pub) {
+  rd point;
+  if (bits.n < 1 || bits.p[0] != 0) return GOSTX_EFORMAT;
+  bits.p++, bits.n--;
+  if (get(&bits, T_OCTETS, &point) || bits.n || point.n != 2 * len) return GOSTX_EFORMAT;
+  reverse(pub, point.p, len);
+  reverse(pub + len, point.p + len, len);
+  return 0;
+}
+
+static int parse(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+                 gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, uint8_t *pub) {
+  rd all = {der, der_len}, body, first, r;
+  if (get(&all, T_SEQ, &body) || all.n) return GOSTX_EFORMAT;
+  if (body.n && body.p[0] == T_INT) { /* PrivateKeyInfo: version 0 */
+    rd key;
+    int rc;
+    if (get(&body, T_INT, &first) || first.n != 1 || first.p[0] != 0) return GOSTX_EFORMAT;
+    if ((rc = get_algorithm(&body, curve, len))) return rc;
+    if (get(&body, T_OCTETS, &key) || body.n) return GOSTX_EFORMAT; /* no attributes */
+    *kind = GOSTX_GOST3410_KEY_PRIVATE;
+    if ((rc = get_private_value(key, *curve, *len, priv))) return rc;
+    /* 0 < d < q, and Q for the caller */
+    return gostx_gost3410_public_key(*curve, priv, *len, pub, 2 * *len);
+  }
+  r = body; /* SubjectPublicKeyInfo */
+  int rc = get_algorithm(&r, curve, len);
+  if (rc) return rc;
+  if (get(&r, T_BITS, &first) || r.n) return GOSTX_EFORMAT;
+  *kind = GOSTX_GOST3410_KEY_PUBLIC;
+  if ((rc = get_public_value(first, *len, pub))) return rc;
+  return gostx_gost3410_check_public_key(*curve, pub, 2 * *len);
+}
+
+int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  if (!der || !kind || !curve || !len) return GOSTX_EINVAL;
+  if (der_len > GOSTX_GOST3410_DER_MAX) return GOSTX_EFORMAT;
+  gostx_gost3410_key_kind k = 0;
+  gostx_gost3410_curve c = 0;
+  size_t l = 0;
+  uint8_t d[64], q[128];
+  int rc = parse(der, der_len, &k, &c, &l, d, q);
+  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l)))
+    rc = GOSTX_ELEN;
+  if (!rc) {
+    *kind = k;
+    *curve = c;
+    *len = l;
+    if (priv && k == GOSTX_GOST3410_KEY_PRIVATE) memcpy(priv, d, l);
+    if (pub) memcpy(pub, q, 2 * l);
+  }
+  gostx_memzero(d, sizeof d);
+  return rc;
+}

@@ -1,0 +1,185 @@
+/* PEM (RFC 7468) around the DER keys of keys.c. The base64 of a private key
+ * is secret, so both directions map characters with arithmetic on masks, not
+ * with tables or branches on the character; only the line layout (where the
+ * newlines are, which is public) steers control flow. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const label_of[] = {NULL, "PRIVATE KEY", "PUBLIC KEY"};
+
+/* All-ones when lo <= c <= hi, else 0 (c, lo, hi < 2^16). */
+static uint32_t in_range(uint32_t c, uint32_t lo, uint32_t hi) {
+  return 0u - (((lo - 1 - c) & (c - hi - 1)) >> 31);
+}
+
+/* The base64 character of v (0..63). */
+static char b64_char(uint32_t v) {
+  uint32_t c = v + 'A';
+  c += in_range(v, 26, 63) & ('a' - 26 - 'A');
+  c -= in_range(v, 52, 63) & (('a' - 26) - ('0' - 52));
+  c -= in_range(v, 62, 63) & (('0' - 52) - ('+' - 62));
+  c += in_range(v, 63, 63) & ('/' - 63 - ('+' - 62));
+  return (char)c;
+}
+
+/* The value of a base64 character, or 0xffffffff when c is none. */
+static uint32_t b64_value(uint32_t c) {
+  uint32_t v = 0, ok = 0, m;
+  m = in_range(c, 'A', 'Z'), v |= m & (c - 'A'), ok |= m;
+  m = in_range(c, 'a', 'z'), v |= m & (c - 'a' + 26), ok |= m;
+  m = in_range(c, '0', '9'), v |= m & (c - '0' + 52), ok |= m;
+  m = in_range(c, '+', '+'), v |= m & 62, ok |= m;
+  m = in_range(c, '/', '/'), v |= m & 63, ok |= m;
+  return v | ~ok;
+}
+
+static int to_pem(int kind, const uint8_t *der, size_t der_len, char *out, size_t cap,
+                  size_t *out_len) {
+  const char *label = label_of[kind];
+  size_t chars = (der_len + 2) / 3 * 4, need = 2 * (16 + strlen(label)) + chars + chars / 64 + 1;
+  *out_len = need;
+  if (!out || cap < need + 1) return GOSTX_ELEN;
+  size_t n = (size_t)snprintf(out, cap, "-----BEGIN %s-----\n", label), col = 0;
+  for (size_t i = 0; i < der_len; i += 3) {
+    uint32_t rest = (uint32_t)(der_len - i), w = (uint32_t)der[i] << 16;
+    if (rest > 1) w |= (uint32_t)der[i + 1] << 8;
+    if (rest > 2) w |= der[i + 2];
+    out[n++] = b64_char(w >> 18);
+    out[n++] = b64_char(w >> 12 & 63);
+    out[n++] = rest > 1 ? b64_char(w >> 6 & 63) : '=';
+    out[n++] = rest > 2 ? b64_char(w & 63) : '=';
+    if ((col += 4) == 64 && i + 3 < der_len) out[n++] = '\n', col = 0;
+  }
+  n += (size_t)snprintf(out + n, cap - n, "\n-----END %s-----\n", label);
+  *out_len = n;
+  return 0;
+}
+
+int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               char *out, size_t cap, size_t *out_len) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len;
+  if (!out_len) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_priv_to_der(curve, priv, priv_len, der, sizeof der, &der_len);
+  if (!rc) rc = to_pem(GOSTX_GOST3410_KEY_PRIVATE, der, der_len, out, cap, out_len);
+  gostx_memzero(der, sizeof der);
+  return rc;
+}
+
+int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              char *out, size_t cap, size_t *out_len) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len;
+  if (!out_len) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_pub_to_der(curve, pub, pub_len, der, sizeof der, &der_len);
+  if (!rc) rc = to_pem(GOSTX_GOST3410_KEY_PUBLIC, der, der_len, out, cap, out_len);
+  return rc;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Whether s[*i..] starts with lit; advances past it. */
+static int eat(const char *s, size_t n, size_t *i, const char *lit) {
+  size_t l = strlen(lit);
+  if (n - *i < l || memcmp(s + *i, lit, l)) return 0;
+  *i += l;
+  return 1;
+}
+
+static int eat_eol(const char *s, size_t n, size_t *i) {
+  if (*i < n && s[*i] == '\r') ++*i;
+  return *i < n && s[*i] == '\n' ? (++*i, 1) : 0;
+}
+
+/* The base64 body from s[*i] up to the "-----END" line into der; strict:
+ * only base64 characters and line ends, '=' only as the final padding,
+ * the unused bits of the last group zero. */
+static int decode_body(const char *s, size_t n, size_t *i, uint8_t *der, size_t cap,
+                       size_t *der_len) {
+  uint32_t acc = 0, bad = 0;
+  size_t k = 0, out = 0, pad = 0;
+  while (*i < n && s[*i] != '-') {
+    char c = s[*i];
+    if (c == '\r' || c == '\n') { /* line layout: public */
+      if (!eat_eol(s, n, i)) return GOSTX_EFORMAT;
+      continue;
+    }
+    ++*i;
+    if (c == '=') {
+      if (k < 2 || ++pad + k > 4) return GOSTX_EFORMAT;
+      continue;
+    }
+    if (pad) return GOSTX_EFORMAT;
+    uint32_t v = b64_value((uint8_t)c);
+    bad |= v >> 6;
+    acc = acc << 6 | (v & 63);
+    if (++k == 4) {
+      if (out + 3 > cap) return GOSTX_EFORMAT;
+      der[out++] = (uint8_t)(acc >> 16), der[out++] = (uint8_t)(acc >> 8);
+      der[out++] = (uint8_t)acc;
+      k = 0, acc = 0;
+    }
+  }
+  if (bad) return GOSTX_EFORMAT;
+  if (pad) { /* k + pad == 4 */
+    if (k + pad != 4 || out + 2 > cap) return GOSTX_EFORMAT;
+    if (k == 2) {
+      if (acc & 0xf) return GOSTX_EFORMAT;
+      der[out++] = (uint8_t)(acc >> 4);
+    } else {
+      if (acc & 0x3) return GOSTX_EFORMAT;
+      der[out++] = (uint8_t)(acc >> 10), der[out++] = (uint8_t)(acc >> 2);
+    }
+  } else if (k) {
+    return GOSTX_EFORMAT;
+  }
+  *der_len = out;
+  return out ? 0 : GOSTX_EFORMAT;
+}
+
+int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  if (!pem || !kind || !curve || !len) return GOSTX_EINVAL;
+  size_t i = 0, der_len = 0;
+  int which = 0;
+  while (i < pem_len && is_space(pem[i])) i++;
+  if (!eat(pem, pem_len, &i, "-----BEGIN ")) return GOSTX_EFORMAT;
+  for (int k = 1; k <= 2 && !which; k++) {
+    size_t j = i;
+    if (eat(pem, pem_len, &j, label_of[k]) && eat(pem, pem_len, &j, "-----")) which = k, i = j;
+  }
+  if (!which) { /* ENCRYPTED PRIVATE KEY, CERTIFICATE, ...: well-formed, not ours */
+    size_t j = i;
+    while (j < pem_len && ((pem[j] >= 'A' && pem[j] <= 'Z') || pem[j] == ' ')) j++;
+    return j > i && eat(pem, pem_len, &j, "-----") ? GOSTX_EUNSUP : GOSTX_EFORMAT;
+  }
+  if (!eat_eol(pem, pem_len, &i)) return GOSTX_EFORMAT;
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  int rc = decode_body(pem, pem_len, &i, der, sizeof der, &der_len);
+  if (!rc && (!eat(pem, pem_len, &i, "-----END ") || !eat(pem, pem_len, &i, label_of[which]) ||
+              !eat(pem, pem_len, &i, "-----")))
+    rc = GOSTX_EFORMAT;
+  while (!rc && i < pem_len && is_space(pem[i])) i++;
+  if (!rc && i != pem_len) rc = GOSTX_EFORMAT;
+  gostx_gost3410_key_kind k = 0;
+  gostx_gost3410_curve c = 0;
+  size_t l = 0;
+  uint8_t d[64], q[128];
+  if (!rc) rc = gostx_gost3410_key_from_der(der, der_len, &k, &c, &l, d, sizeof d, q, sizeof q);
+  if (!rc && (int)k != which) rc = GOSTX_EFORMAT; /* the label must say what the DER is */
+  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l)))
+    rc = GOSTX_ELEN;
+  if (!rc) { /* outputs written only on success */
+    *kind = k;
+    *curve = c;
+    *len = l;
+    if (priv && k == GOSTX_GOST3410_KEY_PRIVATE) memcpy(priv, d, l);
+    if (pub) memcpy(pub, q, 2 * l);
+  }
+  gostx_memzero(d, sizeof d);
+  gostx_memzero(der, sizeof der);
+  return rc;
+}

@@ -1,0 +1,249 @@
+/* The GOST R 34.10-2012 key codec (lib/gost3410/keys.c, keys_pem.c):
+ * files gost-engine 3.0.1 wrote (read, and written back byte for byte),
+ * round trips on every curve, the private key forms gost-engine reads
+ * (INTEGER, nested OCTET STRING, masked), and refusals: every truncation,
+ * trailing bytes, non-minimal lengths, unknown OIDs, wrong sizes, d = 0 or
+ * >= q, points off the curve, bad PEM. No OpenSSL needed (the live engine
+ * is test_gost3410_engine's). */
+#include <string.h>
+
+#include "gost3410/ec.h"
+#include "testutil.h"
+
+/* `openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:TCA`
+ * and `... gost2012_512 -pkeyopt paramset:A` (gost-engine 3.0.1), and their
+ * `openssl pkey -pubout`. */
+static const char engine_256a[] =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MD4CAQAwFwYIKoUDBwEBAQEwCwYJKoUDBwECAQEBBCDiakQBu72EG76IHSlgQ4e5\n"
+    "07UJTEhnC/qx4I4n2kiNLw==\n"
+    "-----END PRIVATE KEY-----\n";
+static const char engine_512a[] =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MGgCAQAwIQYIKoUDBwEBAQIwFQYJKoUDBwECAQIBBggqhQMHAQECAwRAeeYM9SgZ\n"
+    "MmJq/JBD4J4j82PqeWFpijDsPxLCOj0oLFfmY+tR2qm3eXqI2Jm/S267tVg009ii\n"
+    "cjIQSpvrAbWC0Q==\n"
+    "-----END PRIVATE KEY-----\n";
+
+static gostx_gost3410_key_kind kind;
+static gostx_gost3410_curve curve;
+static size_t klen;
+static uint8_t d[64], q[128];
+
+static int read_der(const uint8_t *der, size_t n) {
+  return gostx_gost3410_key_from_der(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q);
+}
+static int read_pem(const char *pem, size_t n) {
+  return gostx_gost3410_key_from_pem(pem, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q);
+}
+
+static void engine_files(void) {
+  const char *files[] = {engine_256a, engine_512a};
+  const gostx_gost3410_curve want[] = {GOSTX_GOST3410_256_A, GOSTX_GOST3410_512_A};
+  for (int i = 0; i < 2; i++) {
+    char pem[GOSTX_GOST3410_PEM_MAX];
+    size_t n;
+    CHECK_RC(read_pem(files[i], strlen(files[i])), 0, "read gost-engine's key");
+    CHECK(kind == GOSTX_GOST3410_KEY_PRIVATE && curve == want[i], "engine key %d: kind, curve", i);
+    uint8_t pub[128];
+    CHECK_RC(gostx_gost3410_public_key(curve, d, klen, pub, 2 * klen), 0, "public_key");
+    CHECK_BYTES(q, pub, 2 * klen, "the reader's Q = d P");
+    CHECK_RC(gostx_gost3410_priv_to_pem(curve, d, klen, pem, sizeof pem, &n), 0, "priv_to_pem");
+    CHECK(n == strlen(files[i]) && !memcmp(pem, files[i], n) && pem[n] == 0,
+          "engine key %d written back byte for byte", i);
+  }
+}
+
+static void round_trips(void) {
+  for (int c = GOSTX_GOST3410_256_TEST; c <= GOSTX_GOST3410_512_C; c++) {
+    size_t len = gostx_gost3410_size(c), n;
+    uint8_t priv[64], pub[128], der[GOSTX_GOST3410_DER_MAX];
+    char pem[GOSTX_GOST3410_PEM_MAX];
+    CHECK_RC(gostx_gost3410_keygen(c, priv, len, pub, 2 * len), 0, "keygen");
+    CHECK_RC(gostx_gost3410_priv_to_der(c, priv, len, der, sizeof der, &n), 0, "priv_to_der");
+    CHECK(read_der(der, n) == 0 && kind == GOSTX_GOST3410_KEY_PRIVATE && curve == (gostx_gost3410_curve)c &&
+              klen == len && !memcmp(d, priv, len) && !memcmp(q, pub, 2 * len),
+          "curve %d: private DER round trip", c);
+    /* every truncation is refused, and a trailing byte */
+    int all = 1;
+    for (size_t k = 0; k < n; k++) all &= read_der(der, k) == GOSTX_EFORMAT;
+    CHECK(all, "curve %d: every truncation refused", c);
+    der[n] = 0;
+    CHECK_RC(read_der(der, n + 1), GOSTX_EFORMAT, "trailing byte");
+    CHECK_RC(gostx_gost3410_priv_to_der(c, priv, len, der, n - 1, &n), GOSTX_ELEN, "small cap");
+    CHECK_RC(gostx_gost3410_pub_to_der(c, pub, 2 * len, der, sizeof der, &n), 0, "pub_to_der");
+    memset(d, 0xee, sizeof d);
+    CHECK(read_der(der, n) == 0 && kind == GOSTX_GOST3410_KEY_PUBLIC && !memcmp(q, pub, 2 * len) &&
+              d[0] == 0xee,
+          "curve %d: public DER round trip, priv untouched", c);
+    all = 1;
+    for (size_t k = 0; k < n; k++) all &= read_der(der, k) == GOSTX_EFORMAT;
+    CHECK(all, "curve %d: every public truncation refused", c);
+    CHECK_RC(gostx_gost3410_pub_to_pem(c, pub, 2 * len, pem, sizeof pem, &n), 0, "pub_to_pem");
+    CHECK(read_pem(pem, n) == 0 && kind == GOSTX_GOST3410_KEY_PUBLIC && !memcmp(q, pub, 2 * len),
+          "curve %d: public PEM round trip", c);
+    CHECK_RC(gostx_gost3410_priv_to_pem(c, priv, len, pem, sizeof pem, &n), 0, "priv_to_pem");
+    CHECK(read_pem(pem, n) == 0 && !memcmp(d, priv, len), "curve %d: private PEM round trip", c);
+    CHECK_RC(gostx_gost3410_key_from_pem(pem, n, &kind, &curve, &klen, d, len - 1, NULL, 0),
+             GOSTX_ELEN, "priv_cap too small");
+  }
+}
+
+/* A 256 paramSetA PKCS#8 with privateKey content `key` (klen bytes). */
+static size_t p8_with(const uint8_t *key, size_t key_len, uint8_t *out) {
+  static const uint8_t head[] = {0x02, 0x01, 0x00, 0x30, 0x17, 0x06, 0x08, 0x2a, 0x85, 0x03,
+                                 0x07, 0x01, 0x01, 0x01, 0x01, 0x30, 0x0b, 0x06, 0x09, 0x2a,
+                                 0x85, 0x03, 0x07, 0x01, 0x02, 0x01, 0x01, 0x01};
+  size_t body = sizeof head + 2 + key_len, n = 0;
+  out[n++] = 0x30;
+  out[n++] = (uint8_t)body; /* the callers keep it below 128 */
+  memcpy(out + n, head, sizeof head);
+  n += sizeof head;
+  out[n++] = 0x04;
+  out[n++] = (uint8_t)key_len;
+  memcpy(out + n, key, key_len);
+  return n + key_len;
+}
+
+static void private_forms(void) {
+  uint8_t priv[32], pub[128], le[32], k[80], der[128];
+  size_t n;
+  CHECK_RC(gostx_gost3410_keygen(GOSTX_GOST3410_256_A, priv, 32, pub, 64), 0, "keygen");
+  for (int i = 0; i < 32; i++) le[i] = priv[31 - i];
+  /* nested OCTET STRING (gost-engine's LEGACY_PK_WRAP) */
+  k[0] = 0x04, k[1] = 32;
+  memcpy(k + 2, le, 32);
+  n = p8_with(k, 34, der);
+  CHECK(read_der(der, n) == 0 && !memcmp(d, priv, 32), "nested OCTET STRING");
+  /* INTEGER, big-endian, with a sign byte when the top bit is set */
+  size_t il = 0;
+  k[il++] = 0x02;
+  k[il++] = (uint8_t)(32 + (priv[0] >> 7));
+  if (priv[0] & 0x80) k[il++] = 0;
+  memcpy(k + il, priv, 32);
+  n = p8_with(k, il + 32, der);
+  CHECK(read_der(der, n) == 0 && !memcmp(d, priv, 32), "INTEGER");
+  k[0] = 0x02, k[1] = 2, k[2] = 0x00, k[3] = 0x05; /* non-minimal */
+  CHECK_RC(read_der(der, p8_with(k, 4, der)), GOSTX_EFORMAT, "INTEGER with a needless 00");
+  k[0] = 0x02, k[1] = 1, k[2] = 0x85; /* negative */
+  CHECK_RC(read_der(der, p8_with(k, 3, der)), GOSTX_EFORMAT, "negative INTEGER");
+  /* masked: k0 || m with m = 1 gives k0; m = q - 1 gives -k0, Q = (x, p - y) */
+  gx_curve C;
+  gx_curve_load(&C, GOSTX_GOST3410_256_A);
+  uint8_t qm1[32], pb[32];
+  gx_fe t;
+  memcpy(t, C.q, sizeof t);
+  t[0] -= 1;
+  gx_store_be(qm1, t, 4);
+  gx_store_be(pb, C.fp.m, 4);
+  memcpy(k, le, 32);
+  memset(k + 32, 0, 32);
+  k[32] = 1;
+  CHECK(read_der(der, p8_with(k, 64, der)) == 0 && !memcmp(d, priv, 32), "masked, m = 1");
+  for (int i = 0; i < 32; i++) k[32 + i] = qm1[31 - i];
+  CHECK_RC(read_der(der, p8_with(k, 64, der)), 0, "masked, m = q - 1");
+  CHECK_BYTES(q, pub, 32, "masked, m = q - 1: same x");
+  unsigned carry = 0, sum_ok = 1; /* y + y' = p */
+  for (int i = 31; i >= 0; i--) {
+    unsigned s = (unsigned)pub[32 + i] + q[32 + i] + carry;
+    sum_ok &= (s & 0xff) == pb[i];
+    carry = s >> 8;
+  }
+  CHECK(sum_ok, "masked, m = q - 1: y' = p - y");
+  /* the SEQUENCE { masked OCTET STRING, public OCTET STRING } form */
+  uint8_t s[80];
+  size_t sl = 0;
+  s[sl++] = 0x30, s[sl++] = 2 + 32 + 2;
+  s[sl++] = 0x04, s[sl++] = 32;
+  memcpy(s + sl, le, 32), sl += 32;
+  s[sl++] = 0x04, s[sl++] = 0;
+  CHECK(read_der(der, p8_with(s, sl, der)) == 0 && !memcmp(d, priv, 32), "masked SEQUENCE");
+  /* d = 0 and d = q: refused as invalid */
+  memset(k, 0, 32);
+  CHECK_RC(read_der(der, p8_with(k, 32, der)), GOSTX_EINVAL, "d = 0");
+  gx_store_be(qm1, C.q, 4);
+  for (int i = 0; i < 32; i++) k[i] = qm1[31 - i];
+  CHECK_RC(read_der(der, p8_with(k, 32, der)), GOSTX_EINVAL, "d = q");
+  CHECK_RC(read_der(der, p8_with(k, 31, der)), GOSTX_EFORMAT, "31-byte key");
+}
+
+static void refusals(void) {
+  uint8_t priv[64], pub[128], der[GOSTX_GOST3410_DER_MAX + 8], x[GOSTX_GOST3410_DER_MAX + 8];
+  size_t n;
+  CHECK_RC(gostx_gost3410_keygen(GOSTX_GOST3410_256_B, priv, 32, pub, 64), 0, "keygen");
+  CHECK_RC(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_B, priv, 32, der, sizeof der, &n), 0, "der");
+  /* layout: 30 L 02 01 00 30 L 06 08 <alg 8> 30 L 06 07 <paramset 7> 06 08 <digest 8> 04 20 <key> */
+  CHECK(der[7] == 0x06 && der[8] == 8 && der[19] == 0x06 && der[28] == 0x06, "layout as expected");
+  memcpy(x, der, n), x[16] = 0x03; /* algorithm ...1.1.1.3: unknown */
+  CHECK_RC(read_der(x, n), GOSTX_EUNSUP, "unknown algorithm");
+  memcpy(x, der, n), x[16] = 0x02; /* the 512 algorithm with a 256-bit curve */
+  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "curve of the other size");
+  memcpy(x, der, n), x[27] = 0x09; /* paramset 1.2.643.2.2.35.9 */
+  CHECK_RC(read_der(x, n), GOSTX_EUNSUP, "unknown parameter set");
+  memcpy(x, der, n), x[37] = 0x03; /* Streebog-512 OID on a 256-bit key */
+  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "digest OID of the other size");
+  memcpy(x, der, n), x[4] = 0x01; /* version 1 */
+  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "version 1");
+  /* non-minimal length: 30 81 L */
+  x[0] = 0x30, x[1] = 0x81, x[2] = der[1];
+  memcpy(x + 3, der + 2, n - 2);
+  CHECK_RC(read_der(x, n + 1), GOSTX_EFORMAT, "non-minimal length");
+  x[1] = 0x80; /* indefinite */
+  CHECK_RC(read_der(x, n + 1), GOSTX_EFORMAT, "indefinite length");
+  /* public key: off the curve, unused bits, wrong point length */
+  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_B, pub, 64, der, sizeof der, &n), 0, "pub");
+  memcpy(x, der, n), x[n - 1] ^= 1;
+  CHECK_RC(read_der(x, n), GOSTX_EINVAL, "point off the curve");
+  memcpy(x, der, n), x[n - 67] = 1;
+  CHECK(der[n - 67] == 0, "unused-bits byte at n - 67");
+  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "unused bits");
+  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_B, pub, 63, der, sizeof der, &n), GOSTX_ELEN, "pub len");
+  pub[63] ^= 1;
+  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_B, pub, 64, der, sizeof der, &n), GOSTX_EINVAL,
+           "writer refuses a point off the curve");
+  memset(priv, 0, 32);
+  CHECK_RC(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_B, priv, 32, der, sizeof der, &n), GOSTX_EINVAL,
+           "writer refuses d = 0");
+  /* signature halves */
+  uint8_t sig[64], sw[64];
+  for (int i = 0; i < 64; i++) sig[i] = (uint8_t)i;
+  CHECK_RC(gostx_gost3410_sig_swap(sig, 64, sw, 64), 0, "sig_swap");
+  CHECK(sw[0] == 32 && sw[32] == 0 && sw[63] == 31, "sig_swap swaps the halves");
+  CHECK_RC(gostx_gost3410_sig_swap(sig, 63, sw, 63), GOSTX_ELEN, "sig_swap length");
+}
+
+static void pem_refusals(void) {
+  char pem[GOSTX_GOST3410_PEM_MAX + 64];
+  size_t n = strlen(engine_256a);
+  CHECK_RC(read_pem(engine_256a, n), 0, "valid");
+  memcpy(pem, engine_256a, n + 1);
+  pem[40] = '*';
+  CHECK_RC(read_pem(pem, n), GOSTX_EFORMAT, "bad base64 character");
+  memcpy(pem, engine_256a, n + 1);
+  char *eq = strstr(pem, "==");
+  eq[-1] = 'x'; /* 'w' -> 'x': the unused low bits of the last group set */
+  CHECK_RC(read_pem(pem, n), GOSTX_EFORMAT, "non-canonical padding bits");
+  memcpy(pem, engine_256a, n + 1);
+  memcpy(strstr(pem, "END PRIVATE") + 4, "PUBLIC ", 7); /* END label differs */
+  CHECK_RC(read_pem(pem, n), GOSTX_EFORMAT, "END label differs");
+  memcpy(pem, "junk\n", 5), memcpy(pem + 5, engine_256a, n + 1);
+  CHECK_RC(read_pem(pem, n + 5), GOSTX_EFORMAT, "text before BEGIN");
+  memcpy(pem, engine_256a, n), memcpy(pem + n, "x", 2);
+  CHECK_RC(read_pem(pem, n + 1), GOSTX_EFORMAT, "text after END");
+  memcpy(pem, "\r\n  ", 4), memcpy(pem + 4, engine_256a, n + 1);
+  CHECK_RC(read_pem(pem, n + 4), 0, "whitespace around the block");
+  const char *enc = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n";
+  CHECK_RC(read_pem(enc, strlen(enc)), GOSTX_EUNSUP, "encrypted key: unsupported");
+  for (size_t k = 0; k + 1 < n; k++) /* all but the final newline count */
+    if (read_pem(engine_256a, k) == 0) CHECK(0, "truncated PEM accepted at %zu", k);
+}
+
+int main(void) {
+  t_rand_init();
+  engine_files();
+  round_trips();
+  private_forms();
+  refusals();
+  pem_refusals();
+  return t_done();
+}

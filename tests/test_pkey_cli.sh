@@ -1,0 +1,107 @@
+#!/bin/bash
+# gostx genpkey / pkey / sign / verify / vko through the real binaries, and
+# against openssl with gost-engine (genpkey, pkey, dgst -sign/-verify,
+# pkeyutl -derive) on every curve both know: a few round trips each way
+# (the bulk runs in process in test_gost3410_engine). Refusals: bad PEM/DER,
+# wrong curve, private key 0 or >= q, a point off the curve, exit codes.
+# The openssl part skips itself when the engine is missing; the rest runs.
+. "$(dirname "$0")/cli_common.sh" pkey
+cd "$T"
+have_engine=0
+command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 && have_engine=1
+ossl() { openssl "$@" 2>/dev/null; }
+head -c 1000 /dev/urandom > m
+head -c 77 /dev/urandom > m2
+
+# gostx curve name / gost-engine algorithm and paramset
+curves="256A:gost2012_256:TCA 256B:gost2012_256:A 256C:gost2012_256:B 256D:gost2012_256:C
+  512A:gost2012_512:A 512B:gost2012_512:B 512C:gost2012_512:C 256TEST:- 512TEST:-"
+for row in $curves; do
+  IFS=: read -r c alg ps <<< "$row"
+  md=md_gost12_256; [ "${c:0:3}" = 512 ] && md=md_gost12_512
+  check "$c genpkey" "$G" genpkey -c "$c" -o "$c.pem"
+  check "$c key file is 0600" [ "$(stat -c %a "$c.pem")" = 600 ]
+  check "$c genpkey does not replace a key" bash -c "! '$G' genpkey -c '$c' -o '$c.pem' 2>/dev/null"
+  check "$c pubout" "$G" pkey -i "$c.pem" -pubout -o "$c.pub"
+  check "$c DER round trip" bash -c "'$G' pkey -i '$c.pem' -outform DER -o '$c.der' &&
+    '$G' pkey -in '$c.der' | cmp -s - '$c.pem'"
+  check "$c public DER round trip" bash -c "'$G' pkey -i '$c.pub' -outform DER | '$G' pkey -i - | cmp -s - '$c.pub'"
+  check "$c sign/verify" bash -c "'$G' sign -k '$c.pem' -o s m && '$G' verify -p '$c.pub' -s s m >/dev/null"
+  "$G" verify -k "$c.pem" -s s m2 > /dev/null; check "$c other file: exit 1" [ $? = 1 ]
+  if [ "$alg" = - ] || [ $have_engine = 0 ]; then continue; fi
+  # gostx keys in openssl, openssl's in gostx
+  check "$c engine reads gostx key" bash -c "openssl pkey -engine gost -in '$c.pem' 2>/dev/null | cmp -s - '$c.pem'"
+  check "$c engine derives the same public key" bash -c \
+    "openssl pkey -engine gost -in '$c.pem' -pubout 2>/dev/null | cmp -s - '$c.pub'"
+  ossl genpkey -engine gost -algorithm "$alg" -pkeyopt "paramset:$ps" -out "o$c.pem"
+  ossl pkey -engine gost -in "o$c.pem" -pubout -out "o$c.pub"
+  check "$c gostx reads engine key" bash -c "'$G' pkey -i 'o$c.pem' | cmp -s - 'o$c.pem'"
+  check "$c gostx pubout = engine pubout" bash -c "'$G' pkey -i 'o$c.pem' -pubout | cmp -s - 'o$c.pub'"
+  # signatures both ways, through the binaries
+  for f in m m2; do
+    "$G" sign -k "$c.pem" -o g.sig "$f"
+    check "$c engine verifies gostx sig of $f" bash -c \
+      "openssl dgst -engine gost -$md -verify '$c.pub' -signature g.sig '$f' 2>/dev/null | grep -q 'Verified OK'"
+    ossl dgst -engine gost -"$md" -sign "o$c.pem" -out o.sig "$f"
+    check "$c gostx verifies engine sig of $f" bash -c "'$G' verify -p 'o$c.pub' -s o.sig '$f' >/dev/null"
+  done
+  # VKO both ways: engine(its key, our pub) = gostx(our key, its pub)
+  ukm=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  want=$(ossl pkeyutl -engine gost -derive -inkey "o$c.pem" -peerkey "$c.pub" -pkeyopt "ukmhex:$ukm" | od -An -tx1 | tr -d ' \n')
+  got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$ukm" | od -An -tx1 | tr -d ' \n')
+  check "$c vko = pkeyutl -derive" [ -n "$want" ] && [ "$got" = "$want" ]
+done
+
+# sign many files: FILE.sig each, verified by verify
+cp m a; cp m2 b
+check "sign FILE... writes FILE.sig" "$G" sign -k 256A.pem a b
+check "a.sig verifies" bash -c "'$G' verify -p 256A.pub -s a.sig a >/dev/null"
+check "b.sig verifies" bash -c "'$G' verify -p 256A.pub -s b.sig b >/dev/null"
+flip_byte a.sig 5
+"$G" verify -p 256A.pub -s a.sig a > /dev/null; check "flipped signature: exit 1" [ $? = 1 ]
+
+# refusals: one line on stderr, exit 2
+refuse() { # name expected-substring command...
+  local name=$1 want=$2; shift 2
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [[ $err == *"$want"* ]]; then ok; else
+    bad "$name: rc $rc, '$err'"; fi
+}
+printf 'not a key\n' > junk
+refuse "junk key" "malformed" "$G" pkey -i junk
+sed '2s/./#/' 256A.pem > badb64.pem
+refuse "bad base64" "malformed" "$G" pkey -i badb64.pem
+head -c 40 256A.der > short.der
+refuse "truncated DER" "malformed" "$G" pkey -i short.der
+{ cat 256A.der; printf '\0'; } > trail.der
+refuse "trailing byte" "malformed" "$G" pkey -i trail.der
+sed 's/PRIVATE KEY/PUBLIC KEY/' 256A.pem > label.pem
+refuse "label mismatch" "malformed" "$G" pkey -i label.pem
+printf -- '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n' > enc.pem
+refuse "encrypted key" "unsupported" "$G" pkey -i enc.pem
+refuse "wrong curve for vko" "same curve" "$G" vko -k 256A.pem -peer 512A.pub
+refuse "verify: signature length" "bytes" "$G" verify -p 512A.pub -s b.sig b
+refuse "sign with a public key" "public key" "$G" sign -k 256A.pub -o x m
+refuse "unknown curve" "unknown curve" "$G" genpkey -c 255Z
+# DER edits at known offsets (256 paramSetA: key bytes are the last 32, LE)
+priv_with() { # KEYHEX(32 bytes, little-endian) OUT: 256A.der with that key
+  { head -c $(($(stat -c %s 256A.der) - 32)) 256A.der; printf '%s' "$1" | xxd -r -p; } > "$2"
+}
+if command -v xxd >/dev/null; then
+  priv_with "$(printf '00%.0s' {1..32})" zero.der
+  refuse "private key 0" "invalid key" "$G" pkey -i zero.der
+  # q of paramSetA, little-endian
+  priv_with 670c366c55af15c135667bc8dfcdd80f00000000000000000000000000000040 q.der
+  refuse "private key q" "invalid key" "$G" pkey -i q.der
+  # public key: y + 1 is off the curve (the last byte of the DER is y's top byte; change y's first)
+  n=$(stat -c %s 256A.pub.der 2>/dev/null || { "$G" pkey -i 256A.pub -outform DER -o 256A.pub.der; stat -c %s 256A.pub.der; })
+  cp 256A.pub.der off.der
+  flip_byte off.der $((n - 32))
+  refuse "point off the curve" "invalid key" "$G" pkey -i off.der
+  refuse "vko with an off-curve peer" "invalid key" "$G" vko -k 256A.pem -peer off.der
+else
+  echo "xxd missing: DER edits skipped"
+fi
+[ $have_engine = 1 ] || echo "openssl gost engine unavailable: interop rows skipped"
+finish
