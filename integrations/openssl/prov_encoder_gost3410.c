@@ -303,10 +303,13 @@ static const prov_paramset *alg_paramset(const X509_ALGOR *alg, size_t len, int 
 }
 
 /* privateKey as gost-engine reads it: d little-endian, bare or in an OCTET
- * STRING, or an INTEGER (big-endian, older files). The masked form is not read. */
-static int priv_from_octets(prov_gost_key *k, const unsigned char *pk, int pklen) {
+ * STRING, or an INTEGER (big-endian, older files); the CryptoPro masked
+ * form goes to libgostx's reader (gostx_gost3410_key_from_der), which
+ * unmasks it. The set's OID stays the one read here. */
+static int priv_from_octets(prov_gost_key *k, const unsigned char *pk, int pklen,
+                            const unsigned char *der, size_t der_len) {
   const size_t n = k->len;
-  uint8_t d[64];
+  uint8_t d[64], q[128];
   int ok = 0;
   if (pklen == (int)n) {
     reverse(d, pk, n), ok = 1;
@@ -319,9 +322,16 @@ static int priv_from_octets(prov_gost_key *k, const unsigned char *pk, int pklen
     ok = bn && !BN_is_negative(bn) && BN_bn2binpad(bn, d, (int)n) == (int)n;
     BN_clear_free(bn);
     ASN1_INTEGER_free(i);
+  } else {
+    gostx_gost3410_key_kind kind;
+    gostx_gost3410_curve curve;
+    size_t len = 0;
+    ok = gostx_gost3410_key_from_der(der, der_len, &kind, &curve, &len, d, sizeof d, q,
+                                     sizeof q) == GOSTX_OK &&
+         kind == GOSTX_GOST3410_KEY_PRIVATE && curve == k->ps->curve && len == n;
   }
   if (!ok) {
-    prov_err(PROV_R_BAD_KEY, "%s private key: %d bytes, not a form this provider reads", 
+    prov_err(PROV_R_BAD_KEY, "%s private key: %d bytes, not a form gost-engine writes",
              prov_gost_key_type(n), pklen);
     return 0;
   }
@@ -342,7 +352,7 @@ static prov_gost_key *pki_decode(const unsigned char *der, size_t n, size_t len,
     const prov_paramset *ps = alg_paramset(alg, len, ours);
     if (ps && p == der + n && (k = prov_gost_key_new(len))) {
       k->ps = ps;
-      if (!priv_from_octets(k, pk, pklen)) prov_gost_key_free(k), k = NULL;
+      if (!priv_from_octets(k, pk, pklen, der, n)) prov_gost_key_free(k), k = NULL;
     } else if (ps) {
       prov_err(PROV_R_BAD_KEY, "bytes after the PrivateKeyInfo");
     }

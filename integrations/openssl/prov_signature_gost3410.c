@@ -107,8 +107,8 @@ static int sig_sign(void *vx, unsigned char *sig, size_t *siglen, size_t sigsize
   uint8_t rs[128];
   int rc = gostx_gost3410_sign(x->key.ps->curve, x->key.priv, n, tbs, n, rs, 2 * n);
   if (rc != GOSTX_OK) return prov_lib_err(rc, "GOST R 34.10-2012 sign");
-  memcpy(sig, rs + n, n); /* s || r */
-  memcpy(sig + n, rs, n);
+  rc = gostx_gost3410_sig_swap(rs, 2 * n, sig, 2 * n); /* s || r */
+  if (rc != GOSTX_OK) return prov_lib_err(rc, "signature halves");
   *siglen = 2 * n;
   return 1;
 }
@@ -130,9 +130,9 @@ static int sig_verify(void *vx, const unsigned char *sig, size_t siglen, const u
     return 0;
   }
   uint8_t rs[128];
-  memcpy(rs, sig + n, n);
-  memcpy(rs + n, sig, n);
-  int rc = gostx_gost3410_verify(x->key.ps->curve, x->key.pub, 2 * n, tbs, n, rs, 2 * n);
+  int rc = gostx_gost3410_sig_swap(sig, 2 * n, rs, 2 * n);
+  if (rc == GOSTX_OK)
+    rc = gostx_gost3410_verify(x->key.ps->curve, x->key.pub, 2 * n, tbs, n, rs, 2 * n);
   if (rc == GOSTX_OK) return 1;
   if (rc == GOSTX_EFORMAT)
     prov_err(PROV_R_BAD_SIGNATURE, "r or s is 0 or not below the group order");

@@ -301,6 +301,20 @@ static void test_der(void) {
   check(dc && OSSL_DECODER_from_data(dc, &p, &left) && back && EVP_PKEY_eq(k, back) == 1,
         "PKCS#8 DER read back");
   EVP_PKEY_free(back), back = NULL;
+  /* the CryptoPro masked form, d || mask with mask 1 (read by libgostx's codec) */
+  uint8_t masked[104] = {0x30, 0x66};
+  memcpy(masked + 2, der + 2, 36);
+  masked[38] = 0x04, masked[39] = 0x40;
+  memcpy(masked + 40, d_le, 32);
+  masked[72] = 1;
+  p = masked, left = sizeof masked;
+  check(OSSL_DECODER_from_data(dc, &p, &left) && back && EVP_PKEY_eq(k, back) == 1,
+        "masked PKCS#8 (mask 1) read as the key");
+  EVP_PKEY_free(back), back = NULL;
+  masked[72] = 0; /* mask 0: no key */
+  p = masked, left = sizeof masked;
+  refused(OSSL_DECODER_from_data(dc, &p, &left) && back, "masked PKCS#8 with mask 0");
+  EVP_PKEY_free(back), back = NULL;
   p = der, left = len - 1;
   refused(OSSL_DECODER_from_data(dc, &p, &left) && back, "PKCS#8 DER one byte short");
   OSSL_DECODER_CTX_free(dc);
