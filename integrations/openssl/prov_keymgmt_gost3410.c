@@ -11,9 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/bn.h>
 #include <openssl/crypto.h>
-#include <openssl/param_build.h>
 
 #include "prov.h"
 
@@ -69,6 +67,35 @@ prov_gost_key *prov_gost_key_new(size_t len) {
 }
 
 void prov_gost_key_free(prov_gost_key *k) { prov_free(k, sizeof *k); }
+
+/* d travels as an OSSL_PARAM unsigned integer, which is native-endian. The
+ * conversions below touch every byte whatever its value: a BIGNUM would
+ * skip leading zero bytes of the secret. */
+static size_t le_index(size_t i, size_t size) {
+  const uint16_t one = 1;
+  return *(const uint8_t *)&one ? i : size - 1 - i;
+}
+
+/* d (big-endian, n bytes) from p; 0 when p is not an unsigned integer or
+ * does not fit n bytes. */
+static int priv_from_param(const OSSL_PARAM *p, uint8_t *d, size_t n) {
+  if (p->data_type != OSSL_PARAM_UNSIGNED_INTEGER || !p->data || !p->data_size) return 0;
+  const uint8_t *v = p->data;
+  uint8_t high = 0;
+  for (size_t i = 0; i < n; i++) d[n - 1 - i] = i < p->data_size ? v[le_index(i, p->data_size)] : 0;
+  for (size_t i = n; i < p->data_size; i++) high |= v[le_index(i, p->data_size)];
+  return high == 0;
+}
+
+/* p's unsigned integer from d; on a NULL data the size asked for. */
+static int priv_to_param(OSSL_PARAM *p, const uint8_t *d, size_t n) {
+  p->return_size = n;
+  if (!p->data) return 1;
+  if (p->data_type != OSSL_PARAM_UNSIGNED_INTEGER || p->data_size < n) return 0;
+  uint8_t *v = p->data;
+  for (size_t i = 0; i < p->data_size; i++) v[le_index(i, p->data_size)] = i < n ? d[n - 1 - i] : 0;
+  return 1;
+}
 
 int prov_gost_key_set_priv(prov_gost_key *k, const uint8_t *d) {
   if (!k->ps) {
@@ -223,7 +250,8 @@ static int km_validate(const void *vk, int selection, int checktype) {
   const prov_gost_key *k = vk;
   if (!k->ps) return 0;
   if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) &&
-      (!k->has_pub || gostx_gost3410_check_public_key(k->ps->curve, k->pub, 2 * k->len) != GOSTX_OK))
+      (!k->has_pub ||
+       gostx_gost3410_check_public_key(k->ps->curve, k->pub, 2 * k->len) != GOSTX_OK))
     return 0;
   if (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) {
     uint8_t q[128];
@@ -238,7 +266,8 @@ static int km_validate(const void *vk, int selection, int checktype) {
 static int km_get_params(void *vk, OSSL_PARAM params[]) {
   prov_gost_key *k = vk;
   OSSL_PARAM *p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) && !OSSL_PARAM_set_int(p, (int)k->len * 8))
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) &&
+      !OSSL_PARAM_set_int(p, (int)k->len * 8))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) &&
       !OSSL_PARAM_set_int(p, (int)k->len * 4))
@@ -255,12 +284,9 @@ static int km_get_params(void *vk, OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PUB_KEY)) &&
       (!k->has_pub || !OSSL_PARAM_set_octet_string(p, k->pub, 2 * k->len)))
     return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PRIV_KEY))) { /* as EC keys give theirs */
-    BIGNUM *d = k->has_priv ? BN_secure_new() : NULL;
-    int ok = d && BN_bin2bn(k->priv, (int)k->len, d) && OSSL_PARAM_set_BN(p, d);
-    BN_clear_free(d);
-    if (!ok) return 0;
-  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PRIV_KEY)) && /* as EC keys give theirs */
+      (!k->has_priv || !priv_to_param(p, k->priv, k->len)))
+    return 0;
   return 1;
 }
 
@@ -300,10 +326,8 @@ static int km_import(void *vk, int selection, const OSSL_PARAM params[]) {
                              ? OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY)
                              : NULL;
   if (pp) {
-    BIGNUM *bn = NULL;
     uint8_t d[64];
-    int ok = OSSL_PARAM_get_BN(pp, &bn) && BN_bn2binpad(bn, d, (int)k->len) == (int)k->len;
-    BN_clear_free(bn);
+    int ok = priv_from_param(pp, d, k->len);
     if (!ok) {
       prov_err(PROV_R_BAD_KEY, "private key does not fit %zu bytes", k->len);
       return 0;
@@ -347,19 +371,19 @@ static const OSSL_PARAM *km_types(int selection) {
 
 int prov_gost_key_export(void *vk, int selection, OSSL_CALLBACK *cb, void *cbarg) {
   prov_gost_key *k = vk;
-  OSSL_PARAM_BLD *b = OSSL_PARAM_BLD_new();
-  OSSL_PARAM *params = NULL;
-  BIGNUM *d = NULL;
-  int ok = b && k->ps && OSSL_PARAM_BLD_push_utf8_string(b, OSSL_PKEY_PARAM_GROUP_NAME, k->ps->name, 0);
-  if (ok && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) && k->has_priv)
-    ok = (d = BN_secure_new()) && BN_bin2bn(k->priv, (int)k->len, d) &&
-         OSSL_PARAM_BLD_push_BN_pad(b, OSSL_PKEY_PARAM_PRIV_KEY, d, k->len);
-  if (ok && (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) && k->has_pub)
-    ok = OSSL_PARAM_BLD_push_octet_string(b, OSSL_PKEY_PARAM_PUB_KEY, k->pub, 2 * k->len);
-  ok = ok && (params = OSSL_PARAM_BLD_to_param(b)) && cb(params, cbarg);
-  OSSL_PARAM_free(params);
-  OSSL_PARAM_BLD_free(b);
-  BN_clear_free(d);
+  uint8_t d[64];
+  OSSL_PARAM params[4], *p = params;
+  if (!k->ps) return 0;
+  *p++ = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)k->ps->name, 0);
+  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) && k->has_priv) {
+    *p = OSSL_PARAM_construct_BN(OSSL_PKEY_PARAM_PRIV_KEY, d, k->len);
+    priv_to_param(p++, k->priv, k->len);
+  }
+  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) && k->has_pub)
+    *p++ = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, k->pub, 2 * k->len);
+  *p = OSSL_PARAM_construct_end();
+  int ok = cb(params, cbarg);
+  gostx_memzero(d, sizeof d);
   return ok;
 }
 

@@ -210,8 +210,10 @@ static const OSSL_ALGORITHM ciphers[] = {
 #define GOST256_NAMES "gost2012_256:GOST R 34.10-2012 with 256 bit modulus:1.2.643.7.1.1.1.1"
 #define GOST512_NAMES "gost2012_512:GOST R 34.10-2012 with 512 bit modulus:1.2.643.7.1.1.1.2"
 static const OSSL_ALGORITHM keymgmt[] = {
-    {GOST256_NAMES, PROV_PROPS, prov_gost256_keymgmt_fns, "GOST R 34.10-2012 256-bit keys (libgostx)"},
-    {GOST512_NAMES, PROV_PROPS, prov_gost512_keymgmt_fns, "GOST R 34.10-2012 512-bit keys (libgostx)"},
+    {GOST256_NAMES, PROV_PROPS, prov_gost256_keymgmt_fns,
+     "GOST R 34.10-2012 256-bit keys (libgostx)"},
+    {GOST512_NAMES, PROV_PROPS, prov_gost512_keymgmt_fns,
+     "GOST R 34.10-2012 512-bit keys (libgostx)"},
     {NULL, NULL, NULL, NULL},
 };
 static const OSSL_ALGORITHM signature[] = {
@@ -222,8 +224,10 @@ static const OSSL_ALGORITHM signature[] = {
     {NULL, NULL, NULL, NULL},
 };
 static const OSSL_ALGORITHM keyexch[] = {
-    {GOST256_NAMES, PROV_PROPS, prov_gost256_vko_fns, "VKO_GOSTR3410_2012, 256-bit keys (libgostx)"},
-    {GOST512_NAMES, PROV_PROPS, prov_gost512_vko_fns, "VKO_GOSTR3410_2012, 512-bit keys (libgostx)"},
+    {GOST256_NAMES, PROV_PROPS, prov_gost256_vko_fns,
+     "VKO_GOSTR3410_2012, 256-bit keys (libgostx)"},
+    {GOST512_NAMES, PROV_PROPS, prov_gost512_vko_fns,
+     "VKO_GOSTR3410_2012, 512-bit keys (libgostx)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -274,7 +278,8 @@ static int get_params(void *provctx, OSSL_PARAM params[]) {
   (void)provctx;
   OSSL_PARAM *p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) &&
-      !OSSL_PARAM_set_utf8_ptr(p, "gostx: GOST ciphers, hashes, MACs, KDFs and GOST R 34.10-2012 keys from libgostx"))
+      !OSSL_PARAM_set_utf8_ptr(
+          p, "gostx: GOST ciphers, hashes, MACs, KDFs and GOST R 34.10-2012 keys from libgostx"))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) &&
       !OSSL_PARAM_set_utf8_ptr(p, gostx_version()))

@@ -195,7 +195,8 @@ static void test_import(void) {
   refused(fromdata("gost2012_256", kb.group, NULL, 32, kb.q, 63) != NULL, "public key of 63 bytes");
   refused(fromdata("gost2012_256", kb.group, NULL, 32, zero, 64) != NULL, "public key (0, 0)");
   refused(fromdata("gost2012_256", kb.group, kb.d, 32, q, 64) != NULL, "private and other public");
-  refused(fromdata("gost2012_256", "id-tc26-gost-3410-2012-512-paramSetA", kb.d, 32, NULL, 0) != NULL,
+  refused(fromdata("gost2012_256", "id-tc26-gost-3410-2012-512-paramSetA", kb.d, 32, NULL, 0) !=
+              NULL,
           "a 512-bit set for a 256-bit key");
   refused(keygen("gost2012_256", "Z") != NULL, "keygen paramset Z");
   refused(keygen("gost2012_512", "XA") != NULL, "keygen paramset XA for 512 bits");
