@@ -12,7 +12,6 @@
 
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
-#include <openssl/bn.h>
 #include <openssl/core_object.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
@@ -302,60 +301,42 @@ static const prov_paramset *alg_paramset(const X509_ALGOR *alg, size_t len, int 
   return ps;
 }
 
-/* privateKey as gost-engine reads it: d little-endian, bare or in an OCTET
- * STRING, or an INTEGER (big-endian, older files); the CryptoPro masked
- * form goes to libgostx's reader (gostx_gost3410_key_from_der), which
- * unmasks it. The set's OID stays the one read here. */
-static int priv_from_octets(prov_gost_key *k, const unsigned char *pk, int pklen,
-                            const unsigned char *der, size_t der_len) {
-  const size_t n = k->len;
+/* The key bytes by libgostx's reader (gostx_gost3410_key_from_der: every
+ * private key form gost-engine reads, the point checked on the curve); the
+ * set's OID is the one alg_paramset read, which the library's curve id
+ * cannot tell apart (CryptoPro-A or XchA or TC26 256 B). */
+static prov_gost_key *key_material(const unsigned char *der, size_t n, const prov_paramset *ps,
+                                   size_t len, gostx_gost3410_key_kind want) {
+  gostx_gost3410_key_kind kind;
+  gostx_gost3410_curve curve;
+  size_t got = 0;
   uint8_t d[64], q[128];
-  int ok = 0;
-  if (pklen == (int)n) {
-    reverse(d, pk, n), ok = 1;
-  } else if (pklen == (int)n + 2 && pk[0] == V_ASN1_OCTET_STRING && pk[1] == n) {
-    reverse(d, pk + 2, n), ok = 1;
-  } else if (pklen > 0 && pk[0] == V_ASN1_INTEGER) {
-    const unsigned char *p = pk;
-    ASN1_INTEGER *i = d2i_ASN1_INTEGER(NULL, &p, pklen);
-    BIGNUM *bn = i && p == pk + pklen ? ASN1_INTEGER_to_BN(i, NULL) : NULL;
-    ok = bn && !BN_is_negative(bn) && BN_bn2binpad(bn, d, (int)n) == (int)n;
-    BN_clear_free(bn);
-    ASN1_INTEGER_free(i);
-  } else {
-    gostx_gost3410_key_kind kind;
-    gostx_gost3410_curve curve;
-    size_t len = 0;
-    ok = gostx_gost3410_key_from_der(der, der_len, &kind, &curve, &len, d, sizeof d, q,
-                                     sizeof q) == GOSTX_OK &&
-         kind == GOSTX_GOST3410_KEY_PRIVATE && curve == k->ps->curve && len == n;
+  prov_gost_key *k = NULL;
+  int rc = gostx_gost3410_key_from_der(der, n, &kind, &curve, &got, d, sizeof d, q, sizeof q);
+  if (rc != GOSTX_OK || kind != want || curve != ps->curve || got != len) {
+    prov_err(PROV_R_BAD_KEY, "%s %s key: %s", prov_gost_key_type(len),
+             want == GOSTX_GOST3410_KEY_PRIVATE ? "private" : "public",
+             rc != GOSTX_OK ? gostx_strerror(rc) : "not the key its parameters name");
+  } else if ((k = prov_gost_key_new(len))) {
+    k->ps = ps;
+    int ok = want == GOSTX_GOST3410_KEY_PRIVATE ? prov_gost_key_set_priv(k, d)
+                                                : prov_gost_key_set_pub(k, q);
+    if (!ok) prov_gost_key_free(k), k = NULL;
   }
-  if (!ok) {
-    prov_err(PROV_R_BAD_KEY, "%s private key: %d bytes, not a form gost-engine writes",
-             prov_gost_key_type(n), pklen);
-    return 0;
-  }
-  ok = prov_gost_key_set_priv(k, d);
   gostx_memzero(d, sizeof d);
-  return ok;
+  return k;
 }
 
 /* NULL and *ours = 0 when the DER is not a key of ours. */
 static prov_gost_key *pki_decode(const unsigned char *der, size_t n, size_t len, int *ours) {
-  const unsigned char *p = der, *pk;
-  int pklen;
+  const unsigned char *p = der;
   const X509_ALGOR *alg;
   prov_gost_key *k = NULL;
   PKCS8_PRIV_KEY_INFO *p8 = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)n);
   *ours = 0;
-  if (p8 && PKCS8_pkey_get0(NULL, &pk, &pklen, &alg, p8)) {
+  if (p8 && PKCS8_pkey_get0(NULL, NULL, NULL, &alg, p8)) {
     const prov_paramset *ps = alg_paramset(alg, len, ours);
-    if (ps && p == der + n && (k = prov_gost_key_new(len))) {
-      k->ps = ps;
-      if (!priv_from_octets(k, pk, pklen, der, n)) prov_gost_key_free(k), k = NULL;
-    } else if (ps) {
-      prov_err(PROV_R_BAD_KEY, "bytes after the PrivateKeyInfo");
-    }
+    if (ps) k = key_material(der, n, ps, len, GOSTX_GOST3410_KEY_PRIVATE);
   }
   PKCS8_PRIV_KEY_INFO_free(p8);
   return k;
@@ -365,35 +346,16 @@ static prov_gost_key *spki_decode(const unsigned char *der, size_t n, size_t len
   const unsigned char *p = der;
   prov_gost_key *k = NULL;
   X509_ALGOR *alg = NULL;
-  ASN1_OCTET_STRING *q = NULL;
   *ours = 0;
-  /* SEQUENCE { AlgorithmIdentifier, BIT STRING } */
+  /* SEQUENCE { AlgorithmIdentifier, BIT STRING }: its AlgorithmIdentifier */
   STACK_OF(ASN1_TYPE) *sk = d2i_ASN1_SEQUENCE_ANY(NULL, &p, (long)n);
   const ASN1_TYPE *t0 = sk && sk_ASN1_TYPE_num(sk) == 2 ? sk_ASN1_TYPE_value(sk, 0) : NULL;
-  const ASN1_TYPE *t1 = t0 ? sk_ASN1_TYPE_value(sk, 1) : NULL;
-  if (!t0 || t0->type != V_ASN1_SEQUENCE || t1->type != V_ASN1_BIT_STRING) goto done;
-  const unsigned char *a = t0->value.sequence->data;
-  alg = d2i_X509_ALGOR(NULL, &a, t0->value.sequence->length);
-  const prov_paramset *ps = alg ? alg_paramset(alg, len, ours) : NULL;
-  if (!ps) goto done;
-  const ASN1_BIT_STRING *bits = t1->value.bit_string;
-  const unsigned char *b = bits->data;
-  if (p == der + n && (bits->flags & 7) == 0)
-    q = d2i_ASN1_OCTET_STRING(NULL, &b, bits->length);
-  if (!q || b != bits->data + bits->length || q->length != (int)(2 * len)) {
-    prov_err(PROV_R_BAD_KEY, "%s public key: not an OCTET STRING of %zu bytes",
-             prov_gost_key_type(len), 2 * len);
-    goto done;
+  if (t0 && t0->type == V_ASN1_SEQUENCE) {
+    const unsigned char *a = t0->value.sequence->data;
+    alg = d2i_X509_ALGOR(NULL, &a, t0->value.sequence->length);
+    const prov_paramset *ps = alg ? alg_paramset(alg, len, ours) : NULL;
+    if (ps) k = key_material(der, n, ps, len, GOSTX_GOST3410_KEY_PUBLIC);
   }
-  uint8_t xy[128];
-  reverse(xy, q->data, len);
-  reverse(xy + len, q->data + len, len);
-  if ((k = prov_gost_key_new(len))) {
-    k->ps = ps;
-    if (!prov_gost_key_set_pub(k, xy)) prov_gost_key_free(k), k = NULL;
-  }
-done:
-  ASN1_OCTET_STRING_free(q);
   X509_ALGOR_free(alg);
   sk_ASN1_TYPE_pop_free(sk, ASN1_TYPE_free);
   return k;

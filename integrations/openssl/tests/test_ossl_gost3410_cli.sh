@@ -65,6 +65,11 @@ for spec in 256:A 256:XA 256:XB 256:TCA 256:TCB 512:A 512:B 512:C; do
   check "$alg/$ps pkeyutl -derive = gost-engine" "$(same derive "$a" "$c")"
 done
 
+# gost-engine's older private key form (GOST_PK_FORMAT=LEGACY_PK_WRAP: a nested OCTET STRING)
+GOST_PK_FORMAT=LEGACY_PK_WRAP openssl genpkey -algorithm gost2012_256 -pkeyopt paramset:XB \
+  -out "$tmp/wrap.pem" "${E[@]}" 2>/dev/null
+check "gost-engine's LEGACY_PK_WRAP key read" "$(same pub "$(openssl pkey -in "$tmp/wrap.pem" -pubout "${P[@]}")" "$(openssl pkey -in "$tmp/wrap.pem" -pubout "${E[@]}" 2>/dev/null)")"
+
 # an encrypted key: never written in the clear; gost-engine reads it too
 openssl genpkey -algorithm gost2012_512 -pkeyopt paramset:A -aes256 -pass pass:pw -out "$tmp/enc.pem" "${P[@]}"
 check "genpkey -aes256 writes an ENCRYPTED PRIVATE KEY" "$(grep -q 'BEGIN ENCRYPTED PRIVATE KEY' "$tmp/enc.pem" && echo 1 || echo 0)"
