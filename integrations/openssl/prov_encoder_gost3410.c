@@ -13,6 +13,7 @@
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/core_object.h>
+#include <openssl/err.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
@@ -370,8 +371,13 @@ static int dec_decode(void *vc, OSSL_CORE_BIO *in, int selection, OSSL_CALLBACK 
   unsigned char *der = read_all(in, &n);
   if (!der) return 0;
   int ours = 0;
+  ERR_set_mark(); /* libcrypto's complaints about another's DER are not errors */
   prov_gost_key *k = c->kind == KIND_PKI ? pki_decode(der, n, c->len, &ours)
                                          : spki_decode(der, n, c->len, &ours);
+  if (ours)
+    ERR_clear_last_mark();
+  else
+    ERR_pop_to_mark();
   OPENSSL_clear_free(der, n);
   if (!k) return 1; /* another decoder may read it; our error, if any, stays queued */
   int type = OSSL_OBJECT_PKEY;

@@ -265,6 +265,11 @@ static void test_vko(const char *type, const char *ps, const char *other_ps) {
   refused(derive(a, b, p, x, &xl), "VKO into a 31-byte buffer");
   xl = sizeof x;
   refused(derive(a, o, p, x, &xl), "VKO with a peer on another curve");
+  EVP_PKEY *w = keygen(n == 32 ? "gost2012_512" : "gost2012_256", "A");
+  refused(w && derive(a, w, p, x, &xl), "VKO with a peer of the other size");
+  refused(w && digest_verify(w, n == 32 ? "md_gost12_256" : "md_gost12_512", ukm, 8, x, 2 * n),
+          "a digest of the other key size");
+  EVP_PKEY_free(w);
   EVP_PKEY *pub = fromdata(type, ka.group, NULL, n, ka.q, 2 * n);
   refused(pub && derive(pub, b, p, x, &xl), "VKO with a public-only key of ours");
   EVP_PKEY_free(pub);
