@@ -262,10 +262,12 @@ typedef struct cli_key {
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
 int cli_load_key(const char *path, cli_key *k);
 void cli_key_clear(cli_key *k);
-/* openssl's single-dash long options (-pubout, -out, -peer): each argv word
- * "-NAME" where NAME is a long option of opts with more than one letter is
- * rewritten to "--NAME" (stored in words[i], one row per argv element). */
-void cli_openssl_words(int argc, char **argv, const cli_opt *opts, char words[][24]);
+/* cli_parser_init that also takes openssl's single-dash long options
+ * (-pubout, -out, -peer): each argv word "-NAME" where NAME is a long option
+ * of opts with more than one letter is rewritten to "--NAME" (stored in
+ * words[i], one row per argv element). */
+void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
+                             const cli_opt *opts, char words[][24]);
 
 /* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
  * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all

@@ -35,7 +35,8 @@ static int curve_of(const char *s, gostx_gost3410_curve *curve) {
   return 0;
 }
 
-void cli_openssl_words(int argc, char **argv, const cli_opt *opts, char words[][24]) {
+void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
+                             const cli_opt *opts, char words[][24]) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--")) break;
@@ -47,6 +48,7 @@ void cli_openssl_words(int argc, char **argv, const cli_opt *opts, char words[][
         break;
       }
   }
+  cli_parser_init(p, sub, argc, argv);
 }
 
 int cli_load_key(const char *path, cli_key *k) {
@@ -134,9 +136,8 @@ static const cli_opt genpkey_opts[] = {
 
 int cmd_genpkey(int argc, char **argv) {
   char words[argc > 0 ? argc : 1][24];
-  cli_openssl_words(argc, argv, genpkey_opts, words);
   cli_parser p;
-  cli_parser_init(&p, "genpkey", argc, argv);
+  cli_parser_init_openssl(&p, "genpkey", argc, argv, genpkey_opts, words);
   const char *curve_s = NULL, *out_path = NULL, *form = NULL;
   int id, der = 0, rc;
   while ((id = cli_next(&p, genpkey_opts)) != CLI_END) {
@@ -183,9 +184,8 @@ static const cli_opt pkey_opts[] = {
 
 int cmd_pkey(int argc, char **argv) {
   char words[argc > 0 ? argc : 1][24];
-  cli_openssl_words(argc, argv, pkey_opts, words);
   cli_parser p;
-  cli_parser_init(&p, "pkey", argc, argv);
+  cli_parser_init_openssl(&p, "pkey", argc, argv, pkey_opts, words);
   const char *in_path = NULL, *out_path = NULL, *form = NULL;
   int id, der = 0, rc, pubout = 0, text = 0;
   while ((id = cli_next(&p, pkey_opts)) != CLI_END) {

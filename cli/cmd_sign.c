@@ -67,9 +67,8 @@ static void sign_report(void *arg, const cli_hash_job *j) {
 
 int cmd_sign(int argc, char **argv) {
   char words[argc > 0 ? argc : 1][24];
-  cli_openssl_words(argc, argv, sign_opts, words);
   cli_parser p;
-  cli_parser_init(&p, "sign", argc, argv);
+  cli_parser_init_openssl(&p, "sign", argc, argv, sign_opts, words);
   const char *key_path = NULL, *out_path = NULL, *threads_s = NULL;
   size_t nfiles = 0;
   cli_hash_job *jobs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *jobs);
@@ -132,9 +131,8 @@ static const cli_opt verify_opts[] = {
 
 int cmd_verify(int argc, char **argv) {
   char words[argc > 0 ? argc : 1][24];
-  cli_openssl_words(argc, argv, verify_opts, words);
   cli_parser p;
-  cli_parser_init(&p, "verify", argc, argv);
+  cli_parser_init_openssl(&p, "verify", argc, argv, verify_opts, words);
   const char *pub_path = NULL, *key_path = NULL, *sig_path = NULL, *file = NULL;
   int id, rc;
   while ((id = cli_next(&p, verify_opts)) != CLI_END) {
@@ -203,9 +201,8 @@ static const cli_opt vko_opts[] = {
 
 int cmd_vko(int argc, char **argv) {
   char words[argc > 0 ? argc : 1][24];
-  cli_openssl_words(argc, argv, vko_opts, words);
   cli_parser p;
-  cli_parser_init(&p, "vko", argc, argv);
+  cli_parser_init_openssl(&p, "vko", argc, argv, vko_opts, words);
   const char *key_path = NULL, *peer_path = NULL, *ukm_hex = NULL, *out_path = NULL;
   size_t out_len = 32;
   int id, rc;

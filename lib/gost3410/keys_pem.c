@@ -57,25 +57,28 @@ static int to_pem(int kind, const uint8_t *der, size_t der_len, char *out, size_
   return 0;
 }
 
-int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               char *out, size_t cap, size_t *out_len) {
+/* The DER of either kind of key, then its PEM. */
+static int key_to_pem(int kind, gostx_gost3410_curve curve, const uint8_t *key, size_t key_len,
+                      char *out, size_t cap, size_t *out_len) {
   uint8_t der[GOSTX_GOST3410_DER_MAX];
   size_t der_len;
   if (!out_len) return GOSTX_EINVAL;
-  int rc = gostx_gost3410_priv_to_der(curve, priv, priv_len, der, sizeof der, &der_len);
-  if (!rc) rc = to_pem(GOSTX_GOST3410_KEY_PRIVATE, der, der_len, out, cap, out_len);
+  int rc = kind == GOSTX_GOST3410_KEY_PRIVATE
+               ? gostx_gost3410_priv_to_der(curve, key, key_len, der, sizeof der, &der_len)
+               : gostx_gost3410_pub_to_der(curve, key, key_len, der, sizeof der, &der_len);
+  if (!rc) rc = to_pem(kind, der, der_len, out, cap, out_len);
   gostx_memzero(der, sizeof der);
   return rc;
 }
 
+int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               char *out, size_t cap, size_t *out_len) {
+  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, priv, priv_len, out, cap, out_len);
+}
+
 int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
                               char *out, size_t cap, size_t *out_len) {
-  uint8_t der[GOSTX_GOST3410_DER_MAX];
-  size_t der_len;
-  if (!out_len) return GOSTX_EINVAL;
-  int rc = gostx_gost3410_pub_to_der(curve, pub, pub_len, der, sizeof der, &der_len);
-  if (!rc) rc = to_pem(GOSTX_GOST3410_KEY_PUBLIC, der, der_len, out, cap, out_len);
-  return rc;
+  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, pub, pub_len, out, cap, out_len);
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

@@ -88,3 +88,17 @@ hdr = (b"GOSTX\0" + bytes([1, 1, 2, 0, 0, 0]) + (1024).to_bytes(4, "big") +
        (1 << 24).to_bytes(4, "big") + pattern(32, 5) + pattern(32, 6))
 with open(os.path.join(here, "corpus", "fuzz_container", "pbkdf2_2p24"), "wb") as f:
     f.write(b"\1" + hdr + pattern(100, 7))
+
+# fuzz_pkey: key files of every curve from the gostx command (PEM and DER,
+# private and public); the gost-engine-written files of tests/test_gost3410_keys.c
+# are seeds written by hand (engine-*).
+import tempfile
+with tempfile.TemporaryDirectory() as t:
+    i = 0
+    for c in ["256A", "256B", "256C", "256D", "512A", "512B", "512C", "256TEST", "512TEST"]:
+        key = os.path.join(t, c + ".pem")
+        subprocess.run([gostx, "genpkey", "-c", c, "-o", key], check=True)
+        for extra in [[], ["--outform", "DER"], ["--pubout"], ["--pubout", "--outform", "DER"]]:
+            out = subprocess.run([gostx, "pkey", "-i", key] + extra, check=True, capture_output=True).stdout
+            put("fuzz_pkey", i, out)
+            i += 1
