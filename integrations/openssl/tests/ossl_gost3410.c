@@ -131,6 +131,13 @@ static void test_signatures(const char *type, const char *ps) {
         "%s/%s: libgostx's signature verifies (default digest)", type, ps);
   ERR_clear_error();
   /* refusals */
+  ERR_clear_error();
+  digest_verify(k, md, msg, sizeof msg, sig, 2 * n - 1);
+  char reason[256] = "";
+  ERR_error_string_n(ERR_peek_last_error(), reason, sizeof reason);
+  check(strstr(reason, "bad signature") && !strstr(reason, "reason("),
+        "%s/%s: a truncated signature's error reads as text: '%s'", type, ps, reason);
+  ERR_clear_error();
   refused(digest_verify(k, md, msg, sizeof msg, sig, 2 * n - 1), "truncated signature");
   memcpy(bad, sig, 2 * n), bad[2 * n] = 0;
   refused(digest_verify(k, md, msg, sizeof msg, bad, 2 * n + 1), "signature with a byte added");
