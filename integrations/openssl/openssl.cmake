@@ -54,11 +54,21 @@ add_executable(ossl_strict ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/ossl_s
 target_link_libraries(ossl_strict PRIVATE gostx OpenSSL::Crypto)
 set_target_properties(ossl_strict PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 add_test(NAME test_ossl_strict COMMAND ossl_strict ${CMAKE_BINARY_DIR}/ossl-modules)
+# ossl_gost3410: GOST R 34.10-2012 keys, signatures and VKO through EVP (issue 28)
+add_executable(ossl_gost3410 ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/ossl_gost3410.c)
+target_link_libraries(ossl_gost3410 PRIVATE gostx OpenSSL::Crypto)
+set_target_properties(ossl_gost3410 PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME test_ossl_gost3410 COMMAND ossl_gost3410 ${CMAKE_BINARY_DIR}/ossl-modules)
+# the openssl command with GOST keys, against gost-engine and GnuTLS's certtool
+add_test(NAME test_ossl_gost3410_cli
+         COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_gost3410_cli.sh
+                 ${CMAKE_BINARY_DIR}/ossl-modules)
 add_test(NAME test_ossl_cli
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_cli.sh
                  ${CMAKE_BINARY_DIR}/ossl-modules)
 add_test(NAME test_ossl_gost_params
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_gost_params.sh
                  ${CMAKE_BINARY_DIR}/ossl-modules)
-set_tests_properties(test_ossl_interop test_ossl_strict test_ossl_cli test_ossl_gost_params PROPERTIES
+set_tests_properties(test_ossl_interop test_ossl_strict test_ossl_cli test_ossl_gost_params
+                     test_ossl_gost3410 test_ossl_gost3410_cli PROPERTIES
                      SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -41,7 +41,9 @@ enum {
   PROV_R_LIB_ERROR,
   PROV_R_NO_MEMORY,
   PROV_R_UNSUPPORTED,
-  PROV_R_NONCE_REUSE
+  PROV_R_NONCE_REUSE,
+  PROV_R_BAD_KEY,
+  PROV_R_BAD_SIGNATURE
 };
 /* Raise an OpenSSL error from this provider: reason plus a printf message. */
 void prov_err(int reason, const char *fmt, ...);
@@ -137,6 +139,53 @@ int prov_check_key_iv(const unsigned char *key, size_t keylen, size_t want_keyle
       {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (prov_fn)fam##_settable_ctx_params},                \
       {0, NULL}}
 
+/* ---- GOST R 34.10-2012 keys (prov_keymgmt_gost3410.c) ----
+ * One entry per parameter-set OID gost-engine writes: CryptoPro-A and
+ * paramSetB are the same curve under two OIDs, and a key keeps the OID it
+ * was made or read with, so that it is written back unchanged. */
+typedef struct prov_paramset {
+  const char *name;     /* OpenSSL's short name of the OID (the "group" param) */
+  const char *oid;
+  const char *shortcut; /* gost-engine's -pkeyopt paramset:VALUE */
+  gostx_gost3410_curve curve;
+  int digest_param;     /* gost-engine writes the digest OID in the key's parameters */
+} prov_paramset;
+
+/* The keydata of "gost2012_256" (len 32) and "gost2012_512" (len 64). */
+typedef struct prov_gost_key {
+  size_t len;
+  const prov_paramset *ps; /* NULL until a parameter set is chosen */
+  int has_priv, has_pub;
+  uint8_t priv[64]; /* d, big-endian */
+  uint8_t pub[128]; /* x || y, big-endian */
+} prov_gost_key;
+
+/* The set of a len-byte key by gost-engine's shortcut ("A", "XA", "TCB"),
+ * OpenSSL's short name or the OID; NULL when unknown. */
+const prov_paramset *prov_paramset_find(size_t len, const char *name);
+const prov_paramset *prov_paramset_by_oid(size_t len, const char *oid);
+prov_gost_key *prov_gost_key_new(size_t len);
+void prov_gost_key_free(prov_gost_key *k);
+/* "gost2012_256" / "gost2012_512", "md_gost12_256" / "md_gost12_512". */
+const char *prov_gost_key_type(size_t len);
+const char *prov_gost_digest_name(size_t len);
+/* d (big-endian, len bytes) with Q computed from it; 0 with an error raised
+ * when d is 0 or >= q or no set is chosen. */
+int prov_gost_key_set_priv(prov_gost_key *k, const uint8_t *d);
+/* Q (x || y big-endian); 0 with an error raised when it is off the curve. */
+int prov_gost_key_set_pub(prov_gost_key *k, const uint8_t *q);
+/* Copies of a keydata for the operation contexts; 0 with an error raised when
+ * it lacks what the operation needs (private: need_priv). */
+int prov_gost_key_take(prov_gost_key *dst, const void *keydata, int need_priv);
+/* The keymgmt export (also used by the decoders' export_object). */
+int prov_gost_key_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbarg);
+/* A keydata from params (the encoders' import_object); NULL on error. */
+void *prov_gost_key_import_new(size_t len, int selection, const OSSL_PARAM params[]);
+
+/* The core's BIO functions (the encoders write, the decoders read). */
+int prov_bio_read(OSSL_CORE_BIO *bio, void *buf, size_t len, size_t *got);
+int prov_bio_write(OSSL_CORE_BIO *bio, const void *buf, size_t len);
+
 /* Algorithm tables of each file, gathered by prov_main.c. */
 extern const OSSL_ALGORITHM prov_digests[];
 extern const OSSL_ALGORITHM prov_macs[];
@@ -149,5 +198,9 @@ extern const OSSL_DISPATCH prov_gost89_cfb_fns[], prov_gost89_cnt_fns[], prov_go
 extern const OSSL_DISPATCH prov_kuz_mgm_fns[], prov_magma_mgm_fns[];
 extern const OSSL_DISPATCH prov_kuz_xts_fns[];
 extern const OSSL_DISPATCH prov_kuz_ctr_acpkm_omac_fns[], prov_magma_ctr_acpkm_omac_fns[];
+extern const OSSL_DISPATCH prov_gost256_keymgmt_fns[], prov_gost512_keymgmt_fns[];
+extern const OSSL_DISPATCH prov_gost256_signature_fns[], prov_gost512_signature_fns[];
+extern const OSSL_DISPATCH prov_gost256_vko_fns[], prov_gost512_vko_fns[];
+extern const OSSL_ALGORITHM prov_encoders[], prov_decoders[];
 
 #endif

@@ -18,6 +18,24 @@ static const OSSL_CORE_HANDLE *core_handle;
 static OSSL_FUNC_core_new_error_fn *core_new_error;
 static OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
 static OSSL_FUNC_core_vset_error_fn *core_vset_error;
+static OSSL_FUNC_BIO_read_ex_fn *core_bio_read_ex;
+static OSSL_FUNC_BIO_write_ex_fn *core_bio_write_ex;
+
+int prov_bio_read(OSSL_CORE_BIO *bio, void *buf, size_t len, size_t *got) {
+  *got = 0;
+  return core_bio_read_ex && core_bio_read_ex(bio, buf, len, got);
+}
+
+int prov_bio_write(OSSL_CORE_BIO *bio, const void *buf, size_t len) {
+  size_t done = 0;
+  if (!core_bio_write_ex) return 0;
+  while (done < len) {
+    size_t n = 0;
+    if (!core_bio_write_ex(bio, (const char *)buf + done, len - done, &n) || n == 0) return 0;
+    done += n;
+  }
+  return 1;
+}
 
 void prov_err(int reason, const char *fmt, ...) {
   if (!core_new_error || !core_vset_error) return;
@@ -50,6 +68,8 @@ static const OSSL_ITEM reason_strings[] = {
     {PROV_R_NO_MEMORY, "out of memory"},
     {PROV_R_UNSUPPORTED, "unsupported"},
     {PROV_R_NONCE_REUSE, "nonce already used for an encryption"},
+    {PROV_R_BAD_KEY, "bad key"},
+    {PROV_R_BAD_SIGNATURE, "bad signature"},
     {0, NULL},
 };
 
@@ -185,6 +205,32 @@ static const OSSL_ALGORITHM ciphers[] = {
     {NULL, NULL, NULL, NULL},
 };
 
+/* GOST R 34.10-2012 under gost-engine's key type names (the short and long
+ * names OpenSSL gives the key OIDs, which X.509 and CMS look up). */
+#define GOST256_NAMES "gost2012_256:GOST R 34.10-2012 with 256 bit modulus:1.2.643.7.1.1.1.1"
+#define GOST512_NAMES "gost2012_512:GOST R 34.10-2012 with 512 bit modulus:1.2.643.7.1.1.1.2"
+static const OSSL_ALGORITHM keymgmt[] = {
+    {GOST256_NAMES, PROV_PROPS, prov_gost256_keymgmt_fns,
+     "GOST R 34.10-2012 256-bit keys (libgostx)"},
+    {GOST512_NAMES, PROV_PROPS, prov_gost512_keymgmt_fns,
+     "GOST R 34.10-2012 512-bit keys (libgostx)"},
+    {NULL, NULL, NULL, NULL},
+};
+static const OSSL_ALGORITHM signature[] = {
+    {GOST256_NAMES, PROV_PROPS, prov_gost256_signature_fns,
+     "GOST R 34.10-2012 256-bit signatures, s || r (libgostx)"},
+    {GOST512_NAMES, PROV_PROPS, prov_gost512_signature_fns,
+     "GOST R 34.10-2012 512-bit signatures, s || r (libgostx)"},
+    {NULL, NULL, NULL, NULL},
+};
+static const OSSL_ALGORITHM keyexch[] = {
+    {GOST256_NAMES, PROV_PROPS, prov_gost256_vko_fns,
+     "VKO_GOSTR3410_2012, 256-bit keys (libgostx)"},
+    {GOST512_NAMES, PROV_PROPS, prov_gost512_vko_fns,
+     "VKO_GOSTR3410_2012, 512-bit keys (libgostx)"},
+    {NULL, NULL, NULL, NULL},
+};
+
 static const OSSL_ALGORITHM *query(void *provctx, int operation_id, int *no_cache) {
   (void)provctx;
   *no_cache = 0;
@@ -193,6 +239,11 @@ static const OSSL_ALGORITHM *query(void *provctx, int operation_id, int *no_cach
     case OSSL_OP_CIPHER: return ciphers;
     case OSSL_OP_MAC: return prov_macs;
     case OSSL_OP_KDF: return prov_kdfs;
+    case OSSL_OP_KEYMGMT: return keymgmt;
+    case OSSL_OP_SIGNATURE: return signature;
+    case OSSL_OP_KEYEXCH: return keyexch;
+    case OSSL_OP_ENCODER: return prov_encoders;
+    case OSSL_OP_DECODER: return prov_decoders;
     default: return NULL;
   }
 }
@@ -227,7 +278,8 @@ static int get_params(void *provctx, OSSL_PARAM params[]) {
   (void)provctx;
   OSSL_PARAM *p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) &&
-      !OSSL_PARAM_set_utf8_ptr(p, "gostx: GOST ciphers, hashes, MACs and KDFs from libgostx"))
+      !OSSL_PARAM_set_utf8_ptr(
+          p, "gostx: GOST ciphers, hashes, MACs, KDFs and GOST R 34.10-2012 keys from libgostx"))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) &&
       !OSSL_PARAM_set_utf8_ptr(p, gostx_version()))
@@ -275,6 +327,8 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
         break;
       case OSSL_FUNC_CORE_VSET_ERROR: core_vset_error = OSSL_FUNC_core_vset_error(in); break;
       case OSSL_FUNC_CORE_GET_LIBCTX: core_get_libctx = OSSL_FUNC_core_get_libctx(in); break;
+      case OSSL_FUNC_BIO_READ_EX: core_bio_read_ex = OSSL_FUNC_BIO_read_ex(in); break;
+      case OSSL_FUNC_BIO_WRITE_EX: core_bio_write_ex = OSSL_FUNC_BIO_write_ex(in); break;
       default: break;
     }
   }

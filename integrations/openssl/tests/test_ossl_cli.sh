@@ -76,12 +76,6 @@ b=$(echo abc | openssl dgst -md_gost12_256 -r "${theirs[@]}" | cut -d' ' -f1)
 check "dgst with both loaded, -propquery provider=gostx" "$(same x "$a" "$b")"
 
 # refusals: a clear error, non-zero exit
-refused() { # what pattern cmd...
-  local what=$1 pat=$2
-  shift 2
-  if "$@" >"$tmp/o" 2>"$tmp/e" < /dev/null; then check "$what refused" 0; return; fi
-  check "$what refused with '$pat'" "$(grep -qi "$pat" "$tmp/e" && echo 1 || echo 0)"
-}
 refused "mac magma-mac 16-byte key" "key is 16 bytes, must be 32" \
   openssl mac -macopt hexkey:00112233445566778899aabbccddeeff "${ours[@]}" magma-mac
 refused "mac gost-mac size 9" "size 9: must be 1..8" \
