@@ -66,7 +66,9 @@ int main(int argc, char **argv) {
     size_t nsb = 0;
     sb[nsb++] = &gostx_streebog_portable;
 #ifdef GOSTX_ARCH_X86_64
-    sb[nsb++] = &gostx_streebog_x86;
+    sb[nsb++] = &gostx_streebog_sbtable;
+    sb[nsb++] = &gostx_streebog_ssse3;
+    sb[nsb++] = &gostx_streebog_avx2;
 #endif
     uint8_t hh[64] = {0}, n[64] = {0}, m[64];
     for (int i = 0; i < 64; i++) m[i] = (uint8_t)(i * 29 + 3);

@@ -15,7 +15,25 @@ struct gostx_streebog_impl {
 /* The ISA tables (lib/streebog/streebog_*.c); lib/dispatch.c chooses. */
 extern const struct gostx_streebog_impl gostx_streebog_portable;
 #ifdef GOSTX_ARCH_X86_64
-extern const struct gostx_streebog_impl gostx_streebog_x86; /* baseline x86-64 */
+/* Constant time: pi by vpshufb on nibbles, L by nibble tables
+ * (streebog_ct.h). */
+extern const struct gostx_streebog_impl gostx_streebog_ssse3;
+extern const struct gostx_streebog_impl gostx_streebog_avx2;
+/* The 8 fused LPS tables, indexed by state bytes: leaks through the cache,
+ * chosen only by its name "sbtable" (GOSTX_IMPL=sbtable). */
+extern const struct gostx_streebog_impl gostx_streebog_sbtable;
+/* What streebog_ct.h reads: vpshufb operands (both 128-bit halves). */
+struct gostx__sb_ct_tables {
+  /* pi: [i] for high nibbles 0-7, [8 + i] for 8-15 (streebog_ct_tables.c) */
+  _Alignas(32) uint8_t s[16][32];
+  _Alignas(32) uint8_t gate[7][32]; /* 0x70 - 16 i in every byte */
+  /* L: [k][b][v]: input bytes k | k + 4 to output bytes b | b + 4, v = low
+   * nibble, high nibble, then both with the input's halves swapped */
+  _Alignas(32) uint8_t l[4][4][4][32];
+  /* C_r as words 0, 1, 4, 5 and 2, 3, 6, 7 */
+  _Alignas(32) uint64_t c[12][2][4];
+};
+const struct gostx__sb_ct_tables *gostx__sb_ct_tables(void);
 /* Table-free, constant-time: AVX-512 F/BW + VBMI + GFNI (lib/x86_avx512.h). */
 extern const struct gostx_streebog_impl gostx_streebog_avx512;
 #endif

@@ -1,0 +1,103 @@
+/* Constant-time Streebog compression on 256-bit vectors, for x86 SIMD
+ * levels without AVX-512 VBMI/GFNI. Included by streebog_avx2.c (one ymm per
+ * vector) and streebog_ssse3.c (two xmm per vector), which define SB_ATTR,
+ * the type V and the v_* operations below, all lane-local per 128-bit half
+ * except v_lolo, v_hihi and v_swap (free for a pair of xmm). No load address
+ * and no branch depends on the data: pi and L are vpshufb lookups in 16-byte
+ * tables held in registers, indexed by nibbles (docs/STREEBOG.md,
+ * "Constant-time SSSE3 / AVX2 compression").
+ *
+ * The two LPS of a round (data: A = K ^ state, key: B = K ^ C) share every
+ * instruction. Word layout: vector X_k (k = 0..3) holds the 64-bit words
+ * [A_k, B_k | A_k+4, B_k+4]. Read bytewise, X_k is then also the byte-sliced
+ * form of P(x): its low half is byte k of the 16 words of P(A), P(B) and its
+ * high half byte k + 4, so S is applied in place and P costs nothing. L
+ * works on that sliced form (the same 16-entry tables for every word in a
+ * half) and its result is transposed back to the word layout, where the
+ * round key and constant are XORed in. */
+
+/* Word-layout vectors of a round's output: A and B words 0, 1, 4, 5 (a01,
+ * b01) and 2, 3, 6, 7 (a23, b23). */
+struct sb_out {
+  V a01, a23, b01, b23;
+};
+
+/* pi on every byte: a lane looks up table i of its half when its high nibble
+ * (top bit cleared for the upper half) is <= i, i.e. when the saturating
+ * add of 0x70 - 16 i leaves bit 7 clear (vpshufb gives 0 for bit 7 set). */
+static inline SB_ATTR V sb_s(const struct gostx__sb_ct_tables *t, V x) {
+  const V y = v_xor(x, v_set1(0x80));
+  V acc = v_xor(v_shuf(v_load(t->s[7]), x), v_shuf(v_load(t->s[15]), y));
+  for (int i = 0; i < 7; i++) {
+    const V g = v_load(t->gate[i]);
+    acc = v_xor(acc, v_xor(v_shuf(v_load(t->s[i]), v_addus(x, g)), v_shuf(v_load(t->s[8 + i]), v_addus(y, g))));
+  }
+  return acc;
+}
+
+/* LPS of A and B, x in word layout (destroyed), result in o. */
+static inline SB_ATTR void sb_lps2(const struct gostx__sb_ct_tables *t, V x[4], struct sb_out *o) {
+  const V m0f = v_set1(0x0f);
+  V l[4];
+  for (int k = 0; k < 4; k++) x[k] = sb_s(t, x[k]);
+  /* l[b] = bytes b | b + 4 of the 16 output words, sliced. */
+  for (int k = 0; k < 4; k++) {
+    const V lo = v_and(x[k], m0f), hi = v_and(v_srl4(x[k]), m0f);
+    const V los = v_swap(lo), his = v_swap(hi);
+    for (int b = 0; b < 4; b++) {
+      const V p = v_xor(v_xor(v_shuf(v_load(t->l[k][b][0]), lo), v_shuf(v_load(t->l[k][b][1]), hi)),
+                        v_xor(v_shuf(v_load(t->l[k][b][2]), los), v_shuf(v_load(t->l[k][b][3]), his)));
+      l[b] = k ? v_xor(l[b], p) : p;
+    }
+  }
+  /* Back to words. Byte j of l[b]'s low half is byte b of A's word j (B's
+   * word j - 8 from j = 8), its high half byte b + 4. */
+  const V a01 = v_unpacklo8(l[0], l[1]), b01 = v_unpackhi8(l[0], l[1]);
+  const V a23 = v_unpacklo8(l[2], l[3]), b23 = v_unpackhi8(l[2], l[3]);
+  /* 4-byte groups: bytes 0-3 | 4-7 of words 0-3 (lo) and 4-7 (hi) */
+  const V alo = v_unpacklo16(a01, a23), ahi = v_unpackhi16(a01, a23);
+  const V blo = v_unpacklo16(b01, b23), bhi = v_unpackhi16(b01, b23);
+  const V al = v_lolo(alo, ahi), ah = v_hihi(alo, ahi);
+  const V bl = v_lolo(blo, bhi), bh = v_hihi(blo, bhi);
+  o->a01 = v_unpacklo32(al, ah);
+  o->a23 = v_unpackhi32(al, ah);
+  o->b01 = v_unpacklo32(bl, bh);
+  o->b23 = v_unpackhi32(bl, bh);
+}
+
+/* [A_k, B_k | A_k+4, B_k+4] from the output layout. */
+static inline SB_ATTR void sb_words(V x[4], const struct sb_out *o) {
+  x[0] = v_unpacklo64(o->a01, o->b01);
+  x[1] = v_unpackhi64(o->a01, o->b01);
+  x[2] = v_unpacklo64(o->a23, o->b23);
+  x[3] = v_unpackhi64(o->a23, o->b23);
+}
+
+/* h = E(LPS(h ^ N), m) ^ h ^ m. */
+static inline SB_ATTR void sb_compress(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]) {
+  const struct gostx__sb_ct_tables *t = gostx__sb_ct_tables();
+  struct sb_out o;
+  V x[4];
+  /* K_1 = LPS(h ^ N), computed in both halves. */
+  const V hn01 = v_xor(v_load2(h, h + 32), v_load2(n, n + 32));
+  const V hn23 = v_xor(v_load2(h + 16, h + 48), v_load2(n + 16, n + 48));
+  o.a01 = o.b01 = hn01;
+  o.a23 = o.b23 = hn23;
+  sb_words(x, &o);
+  sb_lps2(t, x, &o);
+  /* state_0 = m: A = K_1 ^ m */
+  o.a01 = v_xor(o.b01, v_load2(m, m + 32));
+  o.a23 = v_xor(o.b23, v_load2(m + 16, m + 48));
+  for (int r = 0; r < 12; r++) {
+    o.b01 = v_xor(o.b01, v_load(t->c[r][0])); /* B = K ^ C */
+    o.b23 = v_xor(o.b23, v_load(t->c[r][1]));
+    sb_words(x, &o);
+    sb_lps2(t, x, &o);
+    o.a01 = v_xor(o.a01, o.b01); /* A = K ^ state; after round 12, E(K, m) */
+    o.a23 = v_xor(o.a23, o.b23);
+  }
+  const V r01 = v_xor(o.a01, v_xor(v_load2(h, h + 32), v_load2(m, m + 32)));
+  const V r23 = v_xor(o.a23, v_xor(v_load2(h + 16, h + 48), v_load2(m + 16, m + 48)));
+  v_store2(h, h + 32, r01);
+  v_store2(h + 16, h + 48, r23);
+}
