@@ -27,6 +27,7 @@ struct gostx__sb_ct_tables {
   /* pi: [i] for high nibbles 0-7, [8 + i] for 8-15 (streebog_ct_tables.c) */
   _Alignas(32) uint8_t s[16][32];
   _Alignas(32) uint8_t gate[7][32]; /* 0x70 - 16 i in every byte */
+  _Alignas(32) uint8_t row[16][32]; /* pi's rows: row[h][l] = pi(16 h + l) */
   /* L: [k][b][v]: input bytes k | k + 4 to output bytes b | b + 4, v = low
    * nibble, high nibble, then both with the input's halves swapped */
   _Alignas(32) uint8_t l[4][4][4][32];

@@ -35,6 +35,11 @@ static inline SB_ATTR V v_lolo(V a, V b) { return _mm256_permute2x128_si256(a, b
 static inline SB_ATTR V v_hihi(V a, V b) { return _mm256_permute2x128_si256(a, b, 0x31); }
 static inline SB_ATTR V v_swap(V a) { return _mm256_permute2x128_si256(a, a, 0x01); }
 
+static inline SB_ATTR V v_sll(V a, int n) { return _mm256_slli_epi16(a, n); }
+static inline SB_ATTR V v_blendv(V a, V b, V sel) { return _mm256_blendv_epi8(a, b, sel); }
+#define SB_HAVE_BLENDV 1
+#define SB_OPAQUE(p) __asm__("" : "+r"(p)) /* 137 vs 131 MB/s on Zen 4 */
+
 #include "streebog_ct.h"
 
 static __attribute__((target("avx2"))) void compress(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]) {

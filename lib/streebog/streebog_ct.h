@@ -16,12 +16,33 @@
  * half) and its result is transposed back to the word layout, where the
  * round key and constant are XORed in. */
 
+/* SB_OPAQUE(t) (from the ISA file, or nothing) hides the table pointer from
+ * the optimizer in each round: with it GCC stops hoisting every table load
+ * out of the round loop into a stack copy of the tables. */
+#ifndef SB_OPAQUE
+#define SB_OPAQUE(p) ((void)0)
+#endif
+
 /* Word-layout vectors of a round's output: A and B words 0, 1, 4, 5 (a01,
  * b01) and 2, 3, 6, 7 (a23, b23). */
 struct sb_out {
   V a01, a23, b01, b23;
 };
 
+#ifdef SB_HAVE_BLENDV
+/* pi on every byte: all sixteen rows looked up by the low nibble (vpshufb
+ * gives 0 where bit 7 is set: rows 0-7 on x, rows 8-15 on x ^ 0x80), then a
+ * tree of byte blends on bits 4, 5 and 6 of x picks one row per half. */
+static inline SB_ATTR V sb_s(const struct gostx__sb_ct_tables *t, V x) {
+  const V y = v_xor(x, v_set1(0x80));
+  const V sel[3] = {v_sll(x, 3), v_sll(x, 2), v_sll(x, 1)}; /* bit 4, 5, 6 at bit 7 */
+  V r[8];
+  for (int j = 0; j < 8; j++) r[j] = v_xor(v_shuf(v_load(t->row[j]), x), v_shuf(v_load(t->row[8 + j]), y));
+  for (int lvl = 0, n = 8; n > 1; lvl++, n /= 2)
+    for (int j = 0; j < n / 2; j++) r[j] = v_blendv(r[2 * j], r[2 * j + 1], sel[lvl]);
+  return r[0];
+}
+#else
 /* pi on every byte: a lane looks up table i of its half when its high nibble
  * (top bit cleared for the upper half) is <= i, i.e. when the saturating
  * add of 0x70 - 16 i leaves bit 7 clear (vpshufb gives 0 for bit 7 set). */
@@ -34,6 +55,7 @@ static inline SB_ATTR V sb_s(const struct gostx__sb_ct_tables *t, V x) {
   }
   return acc;
 }
+#endif
 
 /* LPS of A and B, x in word layout (destroyed), result in o. */
 static inline SB_ATTR void sb_lps2(const struct gostx__sb_ct_tables *t, V x[4], struct sb_out *o) {
@@ -89,6 +111,7 @@ static inline SB_ATTR void sb_compress(uint8_t h[64], const uint8_t n[64], const
   o.a01 = v_xor(o.b01, v_load2(m, m + 32));
   o.a23 = v_xor(o.b23, v_load2(m + 16, m + 48));
   for (int r = 0; r < 12; r++) {
+    SB_OPAQUE(t);
     o.b01 = v_xor(o.b01, v_load(t->c[r][0])); /* B = K ^ C */
     o.b23 = v_xor(o.b23, v_load(t->c[r][1]));
     sb_words(x, &o);

@@ -33,6 +33,7 @@ static void build(void) {
       const uint8_t *row = pi + 16 * (8 * half + i);
       for (int l = 0; l < 16; l++) d[l] = (uint8_t)(row[l] ^ (i < 7 ? row[16 + l] : 0));
       put2(tab.s[8 * half + i], d, d);
+      put2(tab.row[8 * half + i], row, row);
     }
   for (int i = 0; i < 7; i++) memset(tab.gate[i], 0x70 - 16 * i, 32);
   /* L: lt[k][h][b][n] = byte b of L(nibble n at nibble h of byte k). */
