@@ -118,6 +118,7 @@ static inline SB_ATTR void sb_compress(uint8_t h[64], const uint8_t n[64], const
     sb_lps2(t, x, &o);
     o.a01 = v_xor(o.a01, o.b01); /* A = K ^ state; after round 12, E(K, m) */
     o.a23 = v_xor(o.a23, o.b23);
+    if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_STREEBOG, &o.a01, sizeof o.a01);
   }
   const V r01 = v_xor(o.a01, v_xor(v_load2(h, h + 32), v_load2(m, m + 32)));
   const V r23 = v_xor(o.a23, v_xor(v_load2(h + 16, h + 48), v_load2(m + 16, m + 48)));
