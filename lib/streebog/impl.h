@@ -24,12 +24,14 @@ extern const struct gostx_streebog_impl gostx_streebog_avx2;
 extern const struct gostx_streebog_impl gostx_streebog_sbtable;
 /* What streebog_ct.h reads: vpshufb operands (both 128-bit halves). */
 struct gostx__sb_ct_tables {
-  /* pi: [i] for high nibbles 0-7, [8 + i] for 8-15 (streebog_ct_tables.c) */
-  _Alignas(32) uint8_t s[16][32];
-  _Alignas(32) uint8_t gate[7][32]; /* 0x70 - 16 i in every byte */
-  _Alignas(32) uint8_t row[16][32]; /* pi's rows: row[h][l] = pi(16 h + l) */
-  /* L: [k][b][v]: input bytes k | k + 4 to output bytes b | b + 4, v = low
-   * nibble, high nibble, then both with the input's halves swapped */
+  /* pi's decomposition (streebog_ct_tables.c): alpha on the low and high
+   * nibble, then log, log of the inverse, nu1 o exp, nu0, log o phi, sigma o
+   * exp, each 16 entries in both halves */
+  _Alignas(32) uint8_t alpha[2][32];
+  _Alignas(32) uint8_t log[32], nlog[32], nu1exp[32], nu0[32], logphi[32], sigmaexp[32];
+  /* L o omega: [k][b][v]: input bytes k | k + 4 to output bytes b | b + 4,
+   * v = the right nibble, the left nibble, then both with the input's halves
+   * swapped */
   _Alignas(32) uint8_t l[4][4][4][32];
   /* C_r as words 0, 1, 4, 5 and 2, 3, 6, 7 */
   _Alignas(32) uint64_t c[12][2][4];

@@ -21,7 +21,11 @@ static inline SB_ATTR V v_set1(int b) { return _mm256_set1_epi8((char)b); }
 static inline SB_ATTR V v_xor(V a, V b) { return _mm256_xor_si256(a, b); }
 static inline SB_ATTR V v_and(V a, V b) { return _mm256_and_si256(a, b); }
 static inline SB_ATTR V v_srl4(V a) { return _mm256_srli_epi16(a, 4); }
-static inline SB_ATTR V v_addus(V a, V b) { return _mm256_adds_epu8(a, b); }
+static inline SB_ATTR V v_or(V a, V b) { return _mm256_or_si256(a, b); }
+static inline SB_ATTR V v_add(V a, V b) { return _mm256_add_epi8(a, b); }
+static inline SB_ATTR V v_sub(V a, V b) { return _mm256_sub_epi8(a, b); }
+static inline SB_ATTR V v_min(V a, V b) { return _mm256_min_epu8(a, b); }
+static inline SB_ATTR V v_cmpeq(V a, V b) { return _mm256_cmpeq_epi8(a, b); }
 static inline SB_ATTR V v_shuf(V table, V idx) { return _mm256_shuffle_epi8(table, idx); }
 static inline SB_ATTR V v_unpacklo8(V a, V b) { return _mm256_unpacklo_epi8(a, b); }
 static inline SB_ATTR V v_unpackhi8(V a, V b) { return _mm256_unpackhi_epi8(a, b); }
@@ -35,9 +39,6 @@ static inline SB_ATTR V v_lolo(V a, V b) { return _mm256_permute2x128_si256(a, b
 static inline SB_ATTR V v_hihi(V a, V b) { return _mm256_permute2x128_si256(a, b, 0x31); }
 static inline SB_ATTR V v_swap(V a) { return _mm256_permute2x128_si256(a, a, 0x01); }
 
-static inline SB_ATTR V v_sll(V a, int n) { return _mm256_slli_epi16(a, n); }
-static inline SB_ATTR V v_blendv(V a, V b, V sel) { return _mm256_blendv_epi8(a, b, sel); }
-#define SB_HAVE_BLENDV 1
 #define SB_OPAQUE(p) __asm__("" : "+r"(p)) /* 137 vs 131 MB/s on Zen 4 */
 
 #include "streebog_ct.h"

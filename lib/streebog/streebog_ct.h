@@ -29,42 +29,31 @@ struct sb_out {
   V a01, a23, b01, b23;
 };
 
-#ifdef SB_HAVE_BLENDV
-/* pi on every byte: all sixteen rows looked up by the low nibble (vpshufb
- * gives 0 where bit 7 is set: rows 0-7 on x, rows 8-15 on x ^ 0x80), then a
- * tree of byte blends on bits 4, 5 and 6 of x picks one row per half. */
-static inline SB_ATTR V sb_s(const struct gostx__sb_ct_tables *t, V x) {
-  const V y = v_xor(x, v_set1(0x80));
-  const V sel[3] = {v_sll(x, 3), v_sll(x, 2), v_sll(x, 1)}; /* bit 4, 5, 6 at bit 7 */
-  V r[8];
-  for (int j = 0; j < 8; j++) r[j] = v_xor(v_shuf(v_load(t->row[j]), x), v_shuf(v_load(t->row[8 + j]), y));
-  for (int lvl = 0, n = 8; n > 1; lvl++, n /= 2)
-    for (int j = 0; j < n / 2; j++) r[j] = v_blendv(r[2 * j], r[2 * j + 1], sel[lvl]);
-  return r[0];
+/* pi on every byte, through its decomposition (streebog_ct_tables.c): the
+ * nibbles l' ^ nu1(0) into *left and r' ^ sigma(0) into *right, which L's
+ * tables take as they are. 25 operations, 9 of them vpshufb. */
+static inline SB_ATTR void sb_s(const struct gostx__sb_ct_tables *t, V x, V *left, V *right) {
+  const V m0f = v_set1(0x0f), m15 = v_set1(15);
+  const V a = v_xor(v_shuf(v_load(t->alpha[0]), v_and(x, m0f)), v_shuf(v_load(t->alpha[1]), v_and(v_srl4(x), m0f)));
+  const V r = v_and(a, m0f), l = v_and(v_srl4(a), m0f);
+  /* l * r^-1: exp(log l - log r), the sum reduced mod 15 by a minimum */
+  V e = v_add(v_shuf(v_load(t->log), l), v_shuf(v_load(t->nlog), r));
+  e = v_min(e, v_sub(e, m15));
+  /* nu1 of it (0 where r = 0: log 0 is past bit 7), or nu0(l) where r = 0 */
+  const V l2 = v_or(v_shuf(v_load(t->nu1exp), e), v_and(v_cmpeq(r, v_set1(0)), v_shuf(v_load(t->nu0), l)));
+  V f = v_add(v_shuf(v_load(t->logphi), l2), v_shuf(v_load(t->log), r));
+  f = v_min(f, v_sub(f, m15));
+  *left = l2;
+  *right = v_shuf(v_load(t->sigmaexp), f);
 }
-#else
-/* pi on every byte: a lane looks up table i of its half when its high nibble
- * (top bit cleared for the upper half) is <= i, i.e. when the saturating
- * add of 0x70 - 16 i leaves bit 7 clear (vpshufb gives 0 for bit 7 set). */
-static inline SB_ATTR V sb_s(const struct gostx__sb_ct_tables *t, V x) {
-  const V y = v_xor(x, v_set1(0x80));
-  V acc = v_xor(v_shuf(v_load(t->s[7]), x), v_shuf(v_load(t->s[15]), y));
-  for (int i = 0; i < 7; i++) {
-    const V g = v_load(t->gate[i]);
-    acc = v_xor(acc, v_xor(v_shuf(v_load(t->s[i]), v_addus(x, g)), v_shuf(v_load(t->s[8 + i]), v_addus(y, g))));
-  }
-  return acc;
-}
-#endif
 
 /* LPS of A and B, x in word layout (destroyed), result in o. */
 static inline SB_ATTR void sb_lps2(const struct gostx__sb_ct_tables *t, V x[4], struct sb_out *o) {
-  const V m0f = v_set1(0x0f);
-  V l[4];
-  for (int k = 0; k < 4; k++) x[k] = sb_s(t, x[k]);
+  V l[4], lf[4], rt[4];
+  for (int k = 0; k < 4; k++) sb_s(t, x[k], &lf[k], &rt[k]);
   /* l[b] = bytes b | b + 4 of the 16 output words, sliced. */
   for (int k = 0; k < 4; k++) {
-    const V lo = v_and(x[k], m0f), hi = v_and(v_srl4(x[k]), m0f);
+    const V lo = rt[k], hi = lf[k];
     const V los = v_swap(lo), his = v_swap(hi);
     for (int b = 0; b < 4; b++) {
       const V p = v_xor(v_xor(v_shuf(v_load(t->l[k][b][0]), lo), v_shuf(v_load(t->l[k][b][1]), hi)),

@@ -32,7 +32,11 @@ static inline SB_ATTR V v_set1(int b) {
   static inline SB_ATTR V name(V a, V b) { return v_pair(op(a.lo, b.lo), op(a.hi, b.hi)); }
 SB_PAIR_OP(v_xor, _mm_xor_si128)
 SB_PAIR_OP(v_and, _mm_and_si128)
-SB_PAIR_OP(v_addus, _mm_adds_epu8)
+SB_PAIR_OP(v_or, _mm_or_si128)
+SB_PAIR_OP(v_add, _mm_add_epi8)
+SB_PAIR_OP(v_sub, _mm_sub_epi8)
+SB_PAIR_OP(v_min, _mm_min_epu8)
+SB_PAIR_OP(v_cmpeq, _mm_cmpeq_epi8)
 SB_PAIR_OP(v_shuf, _mm_shuffle_epi8)
 SB_PAIR_OP(v_unpacklo8, _mm_unpacklo_epi8)
 SB_PAIR_OP(v_unpackhi8, _mm_unpackhi_epi8)
