@@ -177,7 +177,7 @@ done
 
 # 4b'. A leak planted in the constant-time Streebog template, at each level
 #      that runs it (ssse3, avx2): reported in streebog_ct.h.
-for level in $levels; do
+for level in ssse3 avx2; do
   grep -q "^valgrind .*streebog=$level " "$checked" || continue
   plant streebog "$level" streebog_ct.h "$B" valgrind
 done
