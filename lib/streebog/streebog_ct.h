@@ -34,7 +34,8 @@ struct sb_out {
  * tables take as they are. 25 operations, 9 of them vpshufb. */
 static inline SB_ATTR void sb_s(const struct gostx__sb_ct_tables *t, V x, V *left, V *right) {
   const V m0f = v_set1(0x0f), m15 = v_set1(15);
-  const V a = v_xor(v_shuf(v_load(t->alpha[0]), v_and(x, m0f)), v_shuf(v_load(t->alpha[1]), v_and(v_srl4(x), m0f)));
+  const V a = v_xor(v_shuf(v_load(t->alpha[0]), v_and(x, m0f)),
+                    v_shuf(v_load(t->alpha[1]), v_and(v_srl4(x), m0f)));
   const V r = v_and(a, m0f), l = v_and(v_srl4(a), m0f);
   /* l * r^-1: exp(log l - log r), the sum reduced mod 15 by a minimum */
   V e = v_add(v_shuf(v_load(t->log), l), v_shuf(v_load(t->nlog), r));
@@ -47,7 +48,7 @@ static inline SB_ATTR void sb_s(const struct gostx__sb_ct_tables *t, V x, V *lef
   *right = v_shuf(v_load(t->sigmaexp), f);
 }
 
-/* LPS of A and B, x in word layout (destroyed), result in o. */
+/* LPS of A and B, x in word layout, result in o. */
 static inline SB_ATTR void sb_lps2(const struct gostx__sb_ct_tables *t, V x[4], struct sb_out *o) {
   V l[4], lf[4], rt[4];
   for (int k = 0; k < 4; k++) sb_s(t, x[k], &lf[k], &rt[k]);
