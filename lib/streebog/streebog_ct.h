@@ -29,13 +29,18 @@ struct sb_out {
   V a01, a23, b01, b23;
 };
 
-/* pi on every byte, through its decomposition (streebog_ct_tables.c): the
- * nibbles l' ^ nu1(0) into *left and r' ^ sigma(0) into *right, which L's
- * tables take as they are. 25 operations, 9 of them vpshufb. */
-static inline SB_ATTR void sb_s(const struct gostx__sb_ct_tables *t, V x, V *left, V *right) {
+/* A bytewise linear map given by its nibble tables m (both halves). */
+static inline SB_ATTR V sb_bytemap(const uint8_t m[2][32], V x) {
+  const V m0f = v_set1(0x0f);
+  return v_xor(v_shuf(v_load(m[0]), v_and(x, m0f)), v_shuf(v_load(m[1]), v_and(v_srl4(x), m0f)));
+}
+
+/* pi on every byte of alpha^-1(a), through its decomposition
+ * (streebog_ct_tables.c): the nibbles l' ^ nu1(0) into *left and
+ * r' ^ sigma(0) into *right, which L's tables take as they are. 19
+ * operations, 7 of them vpshufb. */
+static inline SB_ATTR void sb_s(const struct gostx__sb_ct_tables *t, V a, V *left, V *right) {
   const V m0f = v_set1(0x0f), m15 = v_set1(15);
-  const V a = v_xor(v_shuf(v_load(t->alpha[0]), v_and(x, m0f)),
-                    v_shuf(v_load(t->alpha[1]), v_and(v_srl4(x), m0f)));
   const V r = v_and(a, m0f), l = v_and(v_srl4(a), m0f);
   /* l * r^-1: exp(log l - log r), the sum reduced mod 15 by a minimum */
   V e = v_add(v_shuf(v_load(t->log), l), v_shuf(v_load(t->nlog), r));
@@ -48,7 +53,7 @@ static inline SB_ATTR void sb_s(const struct gostx__sb_ct_tables *t, V x, V *lef
   *right = v_shuf(v_load(t->sigmaexp), f);
 }
 
-/* LPS of A and B, x in word layout, result in o. */
+/* LPS of A and B, x in word layout, result in o, all alpha-mapped. */
 static inline SB_ATTR void sb_lps2(const struct gostx__sb_ct_tables *t, V x[4], struct sb_out *o) {
   V l[4], lf[4], rt[4];
   for (int k = 0; k < 4; k++) sb_s(t, x[k], &lf[k], &rt[k]);
@@ -85,21 +90,21 @@ static inline SB_ATTR void sb_words(V x[4], const struct sb_out *o) {
   x[3] = v_unpackhi64(o->a23, o->b23);
 }
 
-/* h = E(LPS(h ^ N), m) ^ h ^ m. */
+/* h = E(LPS(h ^ N), m) ^ h ^ m, E computed on alpha-mapped values. */
 static inline SB_ATTR void sb_compress(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]) {
   const struct gostx__sb_ct_tables *t = gostx__sb_ct_tables();
   struct sb_out o;
   V x[4];
   /* K_1 = LPS(h ^ N), computed in both halves. */
-  const V hn01 = v_xor(v_load2(h, h + 32), v_load2(n, n + 32));
-  const V hn23 = v_xor(v_load2(h + 16, h + 48), v_load2(n + 16, n + 48));
+  const V hn01 = sb_bytemap(t->alpha, v_xor(v_load2(h, h + 32), v_load2(n, n + 32)));
+  const V hn23 = sb_bytemap(t->alpha, v_xor(v_load2(h + 16, h + 48), v_load2(n + 16, n + 48)));
   o.a01 = o.b01 = hn01;
   o.a23 = o.b23 = hn23;
   sb_words(x, &o);
   sb_lps2(t, x, &o);
   /* state_0 = m: A = K_1 ^ m */
-  o.a01 = v_xor(o.b01, v_load2(m, m + 32));
-  o.a23 = v_xor(o.b23, v_load2(m + 16, m + 48));
+  o.a01 = v_xor(o.b01, sb_bytemap(t->alpha, v_load2(m, m + 32)));
+  o.a23 = v_xor(o.b23, sb_bytemap(t->alpha, v_load2(m + 16, m + 48)));
   for (int r = 0; r < 12; r++) {
     SB_OPAQUE(t);
     o.b01 = v_xor(o.b01, v_load(t->c[r][0])); /* B = K ^ C */
@@ -110,8 +115,8 @@ static inline SB_ATTR void sb_compress(uint8_t h[64], const uint8_t n[64], const
     o.a23 = v_xor(o.a23, o.b23);
     if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_STREEBOG, &o.a01, sizeof o.a01);
   }
-  const V r01 = v_xor(o.a01, v_xor(v_load2(h, h + 32), v_load2(m, m + 32)));
-  const V r23 = v_xor(o.a23, v_xor(v_load2(h + 16, h + 48), v_load2(m + 16, m + 48)));
+  const V r01 = v_xor(sb_bytemap(t->alphainv, o.a01), v_xor(v_load2(h, h + 32), v_load2(m, m + 32)));
+  const V r23 = v_xor(sb_bytemap(t->alphainv, o.a23), v_xor(v_load2(h + 16, h + 48), v_load2(m + 16, m + 48)));
   v_store2(h, h + 32, r01);
   v_store2(h + 16, h + 48, r23);
 }

@@ -18,7 +18,11 @@
  * sigmaexp sigma(.) ^ sigma(0), and the offsets are undone inside the next
  * tables (logphi, and the L o omega tables with the constant they leave).
  * omega is linear, so it is merged into L's nibble tables: L reads l' and r'
- * directly. streebog_ct.h documents the data flow; test_streebog_simd
+ * directly. alpha is linear too, and acts bytewise, so it commutes with the
+ * XORs of the round keys and constants: the vector code keeps every value
+ * alpha-mapped (L's tables and C_i include alpha; h ^ N and m are mapped on
+ * the way in, the result mapped back on the way out), and S starts at
+ * (l, r). streebog_ct.h documents the data flow; test_streebog_simd
  * compares the result with the portable code. */
 #include "arch.h"
 
@@ -61,7 +65,8 @@ static void put2(uint8_t dst[32], const uint8_t lo[16], const uint8_t hi[16]) {
 }
 
 static void build(void) {
-  uint8_t exp[15], log[16], t[8][16];
+  uint8_t exp[15], log[16], t[10][16], ainv[256];
+  for (int v = 0; v < 256; v++) ainv[matmul(alpha, (unsigned)v)] = (uint8_t)v;
   exp[0] = 1;
   for (int i = 1; i < 15; i++) { /* powers of z modulo z^4 + z^3 + 1 */
     unsigned v = exp[i - 1] << 1;
@@ -79,9 +84,13 @@ static void build(void) {
     t[5][n] = nu0[n] ^ c1;
     t[6][n] = log[phi[n ^ c1]]; /* phi is never 0 */
     t[7][n] = n < 15 ? sigma[exp[n]] ^ s0 : 0;
+    t[8][n] = ainv[n]; /* alpha^-1 is linear: by nibbles */
+    t[9][n] = ainv[n << 4];
   }
   put2(tab.alpha[0], t[0], t[0]);
   put2(tab.alpha[1], t[1], t[1]);
+  put2(tab.alphainv[0], t[8], t[8]);
+  put2(tab.alphainv[1], t[9], t[9]);
   put2(tab.log, t[2], t[2]);
   put2(tab.nlog, t[3], t[3]);
   put2(tab.nu1exp, t[4], t[4]);
@@ -102,11 +111,11 @@ static void build(void) {
     for (int h = 0; h < 2; h++)
       for (int n = 0; n < 16; n++) {
         uint64_t w = gostx_streebog_lps[k][inv[matmul(omega, (unsigned)n << (4 * h))]];
-        for (int b = 0; b < 8; b++) lt[k][h][b][n] = (uint8_t)(w >> (8 * b));
+        for (int b = 0; b < 8; b++) lt[k][h][b][n] = matmul(alpha, (uint8_t)(w >> (8 * b)));
       }
   }
   for (int b = 0; b < 8; b++)
-    for (int n = 0; n < 16; n++) lt[b < 4 ? 0 : 4][1][b][n] ^= (uint8_t)(q >> (8 * b));
+    for (int n = 0; n < 16; n++) lt[b < 4 ? 0 : 4][1][b][n] ^= matmul(alpha, (uint8_t)(q >> (8 * b)));
   for (int k = 0; k < 4; k++)
     for (int b = 0; b < 4; b++)
       for (int h = 0; h < 2; h++) {
@@ -116,7 +125,11 @@ static void build(void) {
   static const int order[2][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
   for (int r = 0; r < 12; r++)
     for (int p = 0; p < 2; p++)
-      for (int w = 0; w < 4; w++) tab.c[r][p][w] = gostx_streebog_c[r][order[p][w]];
+      for (int w = 0; w < 4; w++) {
+        uint64_t c = gostx_streebog_c[r][order[p][w]], a = 0;
+        for (int b = 0; b < 8; b++) a |= (uint64_t)matmul(alpha, (uint8_t)(c >> (8 * b))) << (8 * b);
+        tab.c[r][p][w] = a;
+      }
 }
 
 const struct gostx__sb_ct_tables *gostx__sb_ct_tables(void) {
