@@ -14,7 +14,9 @@
  * high half byte k + 4, so S is applied in place and P costs nothing. L
  * works on that sliced form (the same 16-entry tables for every word in a
  * half) and its result is transposed back to the word layout, where the
- * round key and constant are XORed in. */
+ * round key and constant are XORed in. Every value is kept alpha-mapped
+ * (the linear first step of pi's decomposition, streebog_ct_tables.c),
+ * which the XORs commute with: mapped on the way in, back on the way out. */
 
 /* SB_OPAQUE(t) (from the ISA file, or nothing) hides the table pointer from
  * the optimizer in each round: with it GCC stops hoisting every table load
