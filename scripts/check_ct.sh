@@ -124,20 +124,21 @@ done
 #    group must be reported (if not, the entry is stale: remove it). The
 #    opt-in table code (sbtable on x86-64) must be reported the same way:
 #    the table-free levels' clean leak runs mean something.
-set +e
-GOSTX_IMPL=portable "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" leak >/dev/null 2>"$log/err"
-rc=$?
-set -e
+# The leak group at GOSTX_IMPL=$1 without expected-leaks.supp: rc, $log/err.
+leak_unsuppressed() {
+  set +e
+  GOSTX_IMPL=$1 "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" leak >/dev/null 2>"$log/err"
+  rc=$?
+  set -e
+}
+leak_unsuppressed portable
 if [ $rc -ne 0 ] && grep -q 'at .*: lps ' "$log/err"; then
   echo "ct expected leak (Streebog LPS tables) still present: listed in $supp_leak"
 else
   echo "ct NOTE: the Streebog LPS leak is gone; remove its entry from $supp_leak"
 fi
 if [ "$arch" = x86_64 ]; then
-  set +e
-  GOSTX_IMPL=sbtable "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" leak >/dev/null 2>"$log/err"
-  rc=$?
-  set -e
+  leak_unsuppressed sbtable
   if [ $rc -eq 1 ] && grep -q 'streebog_sbtable.c' "$log/err"; then
     echo "ct opt-in sbtable: its LPS table lookups are reported in streebog_sbtable.c (as they must be)"
   else
