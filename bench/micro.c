@@ -64,10 +64,12 @@ int main(int argc, char **argv) {
   if (!*only || !strcmp(only, "streebog")) {
     const struct gostx_streebog_impl *sb[8];
     size_t nsb = 0;
+    const void *row;
+    int usable;
+    /* every row of the dispatcher this CPU runs, portable first */
     sb[nsb++] = &gostx_streebog_portable;
-#ifdef GOSTX_ARCH_X86_64
-    sb[nsb++] = &gostx_streebog_x86;
-#endif
+    for (size_t i = 0; nsb < 8 && (row = gostx__impl_row(GOSTX_ALG_STREEBOG, i, &usable)) != NULL; i++)
+      if (usable && row != (const void *)&gostx_streebog_portable) sb[nsb++] = row;
     uint8_t hh[64] = {0}, n[64] = {0}, m[64];
     for (int i = 0; i < 64; i++) m[i] = (uint8_t)(i * 29 + 3);
     /* Implementations take turns in every repetition and each keeps its

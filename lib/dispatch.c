@@ -7,7 +7,7 @@
  * at or below it), so tests can run every path the CPU has. GOSTX_IMPL=NAME
  * with an implementation's own name picks exactly that one where it exists
  * (other primitives fall back to portable); opt-in implementations that leak
- * through the cache (e.g. "lstable") are only ever chosen that way. A forced
+ * through the cache (e.g. "lstable", "sbtable") are only ever chosen that way. A forced
  * level the CPU cannot run falls back to the best level below it, a name it
  * cannot run (or an unknown one: names are case-sensitive) to portable;
  * gostx_impl_requested tells callers which happened. */
@@ -117,9 +117,11 @@ static const struct row streebog_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
     /* Table-free and constant-time (pi by VPERMI2B, L by GF2P8AFFINEQB). */
     ROW(gostx_streebog_avx512, LEVEL_avx512, 0, needs_avx512_set),
-    /* Baseline x86-64 code, listed at the first SIMD level so that the
-     * portable level still runs the C reference. */
-    ROW(gostx_streebog_x86, LEVEL_ssse3, 0, NULL),
+    /* Constant-time: pi and L by vpshufb on nibbles (streebog_ct.h). */
+    ROW(gostx_streebog_avx2, LEVEL_avx2, 0, NULL),
+    ROW(gostx_streebog_ssse3, LEVEL_ssse3, 0, NULL),
+    /* The fused LPS tables (baseline x86-64): leak through the cache, named only. */
+    ROW(gostx_streebog_sbtable, LEVEL_portable, 1, NULL),
 #endif
 #ifdef GOSTX_ARCH_AARCH64
     ROW(gostx_streebog_neon, LEVEL_neon, 0, NULL),

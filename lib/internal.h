@@ -118,7 +118,7 @@ enum {
   GOSTX_PLANT_KUZNYECHIK_ONE, /* kuz_avx512.c, the one-block kernel's (CBC, OMAC, keys) */
   GOSTX_PLANT_MAGMA_N1,       /* sliced_core.h: half n1 of every block after 32 rounds */
   GOSTX_PLANT_MAGMA_N2,       /* ... and half n2 */
-  GOSTX_PLANT_STREEBOG,       /* streebog_avx512.c, the data path mid-compression */
+  GOSTX_PLANT_STREEBOG,       /* streebog_avx512.c, streebog_ct.h: the data path mid-compression */
   GOSTX_PLANT_MGM,            /* mgm_avx512.c, the accumulated products */
   GOSTX_PLANT_GOST3410        /* gost3410/ec.c, each window of the secret scalar */
 };

@@ -56,6 +56,7 @@ warns "AVX2 in capitals" "AVX2: not a level .*case matters.*; running portable$"
 warns "control bytes shown as ?" "a\?b: not a level" $'a\tb'
 warns "empty" "" ""
 warns "lstable, an implementation name" "" lstable
+warns "sbtable, an implementation name" "" sbtable
 best=
 for l in $levels; do
   if runs "$l"; then

@@ -149,11 +149,55 @@ static void test_lengths(const struct gostx_streebog_impl *impl) {
   }
 }
 
+/* Whole hashes through the library at every message alignment against the
+ * portable driver: the dispatched compression reads the message in place
+ * for full blocks, so its unaligned loads are exercised here. */
+static void test_alignments(void) {
+  static uint8_t buf[1024 + 64];
+  uint8_t a[64], b[64];
+  t_rand_bytes(buf, sizeof buf);
+  for (size_t off = 0; off < 64; off++)
+    for (size_t len = off % 7; len <= 1024; len += 61 + off) {
+      drive(gostx_streebog_portable.compress, 64, buf + off, len, a);
+      CHECK_RC(gostx_streebog(64, buf + off, len, b), 0, "gostx_streebog");
+      if (memcmp(a, b, 64)) {
+        CHECK_BYTES(b, a, 64, "library at an unaligned message");
+        printf("  (offset %zu, length %zu)\n", off, len);
+        return;
+      }
+    }
+}
+
+/* The table method (its lookups are indexed by the hash state, a cache-timing
+ * leak for HMAC, the KDFs and PBKDF2) is chosen only by name: every SIMD
+ * level, and the default, runs a table-free compression. */
+static void test_constant_time_default(const struct gostx_streebog_impl *d) {
+  struct gostx__row_info info;
+  for (size_t i = 0; gostx__impl_row_info(GOSTX_ALG_STREEBOG, i, &info); i++)
+    if (!strcmp(info.name, "sbtable")) CHECK(info.opt_in, "sbtable is opt-in");
+  const char *lvl = getenv("GOSTX_IMPL");
+  if (lvl && *lvl && (!strcmp(lvl, "portable") || !gostx__level_supported(lvl))) return; /* or a name */
+#if defined(GOSTX_ARCH_X86_64)
+  const char *first_simd = "ssse3";
+#elif defined(GOSTX_ARCH_AARCH64)
+  const char *first_simd = "neon";
+#else
+  const char *first_simd = NULL;
+#endif
+  if (!first_simd || !gostx__level_supported(first_simd)) return; /* portable is all there is */
+  /* The table-free compressions, by name (the old table code was "x86-64"). */
+  static const char *const table_free[] = {"ssse3", "avx2", "avx512", "neon"};
+  int ok = 0;
+  for (size_t i = 0; i < sizeof table_free / sizeof table_free[0]; i++) ok |= !strcmp(d->name, table_free[i]);
+  CHECK(ok, "GOSTX_IMPL=%s runs a table-free Streebog, not %s", lvl ? lvl : "(unset)", d->name);
+}
+
 int main(void) {
   struct cand impls[8];
   size_t count = list_impls(impls, sizeof impls / sizeof impls[0]);
   t_rand_init();
   test_driver();
+  test_alignments();
   for (size_t i = 0; i < count; i++) {
     if (!impls[i].usable) {
       printf("skip %s: not supported by this CPU\n", impls[i].impl->name);
@@ -168,6 +212,7 @@ int main(void) {
   int listed = 0;
   for (size_t i = 0; i < count; i++) listed |= impls[i].impl == d && impls[i].usable;
   CHECK(listed, "the dispatched implementation (%s) is one checked here", d->name);
+  test_constant_time_default(d);
   /* Which row the dispatcher must choose at each level: test_dispatch. */
   return t_done();
 }

@@ -15,7 +15,29 @@ struct gostx_streebog_impl {
 /* The ISA tables (lib/streebog/streebog_*.c); lib/dispatch.c chooses. */
 extern const struct gostx_streebog_impl gostx_streebog_portable;
 #ifdef GOSTX_ARCH_X86_64
-extern const struct gostx_streebog_impl gostx_streebog_x86; /* baseline x86-64 */
+/* Constant time: pi by vpshufb on nibbles, L by nibble tables
+ * (streebog_ct.h). */
+extern const struct gostx_streebog_impl gostx_streebog_ssse3;
+extern const struct gostx_streebog_impl gostx_streebog_avx2;
+/* The 8 fused LPS tables, indexed by state bytes: leaks through the cache,
+ * chosen only by its name "sbtable" (GOSTX_IMPL=sbtable). */
+extern const struct gostx_streebog_impl gostx_streebog_sbtable;
+/* What streebog_ct.h reads: vpshufb operands (both 128-bit halves). */
+struct gostx__sb_ct_tables {
+  /* pi's decomposition (streebog_ct_tables.c): alpha and its inverse on the
+   * low and high nibble (into and out of the alpha domain the state is kept
+   * in), then log, log of the inverse, nu1 o exp, nu0, log o phi, sigma o
+   * exp, each 16 entries in both halves */
+  _Alignas(32) uint8_t alpha[2][32], alphainv[2][32];
+  _Alignas(32) uint8_t log[32], nlog[32], nu1exp[32], nu0[32], logphi[32], sigmaexp[32];
+  /* alpha o L o omega: [k][b][v]: input bytes k | k + 4 to output bytes b | b + 4,
+   * v = the right nibble, the left nibble, then both with the input's halves
+   * swapped */
+  _Alignas(32) uint8_t l[4][4][4][32];
+  /* alpha(C_r) as words 0, 1, 4, 5 and 2, 3, 6, 7 */
+  _Alignas(32) uint64_t c[12][2][4];
+};
+const struct gostx__sb_ct_tables *gostx__sb_ct_tables(void);
 /* Table-free, constant-time: AVX-512 F/BW + VBMI + GFNI (lib/x86_avx512.h). */
 extern const struct gostx_streebog_impl gostx_streebog_avx512;
 #endif

@@ -1,7 +1,7 @@
 /* Streebog compression g_N (GOST R 34.11-2012 section 8) without tables:
  * AVX-512 F/BW + VBMI + GFNI, dispatch name "avx512".
  *
- * Unlike streebog_portable.c and streebog_x86.c nothing here reads memory at
+ * Unlike streebog_portable.c and streebog_sbtable.c nothing here reads memory at
  * an address that depends on data: pi is looked up with byte permutes from
  * four registers holding the whole 256-byte S-box, and L is a GF(2) matrix
  * product done with GF2P8AFFINEQB. Secret state only ever moves through

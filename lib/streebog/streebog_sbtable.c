@@ -67,6 +67,6 @@ static void compress(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]) {
   gostx_memzero(hw, sizeof hw);
 }
 
-const struct gostx_streebog_impl gostx_streebog_x86 = {"x86-64", compress};
+const struct gostx_streebog_impl gostx_streebog_sbtable = {"sbtable", compress};
 
 #endif
