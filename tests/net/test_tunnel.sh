@@ -162,4 +162,16 @@ d() { echo $((after[$1] - before[$1])); }
 kill -USR1 $PID_b
 sleep 0.5
 grep -q '^rx_replay ' "$T/b.log" && ok "SIGUSR1 prints the counters" || bad "SIGUSR1: nothing printed"
+
+# a clean stop: both exit on SIGTERM, and (in sanitizer builds) with no report
+for p in $PID_a $PID_b; do kill -TERM $p; done
+for p in $PID_a $PID_b; do
+  for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+done
+kill -0 $PID_a 2>/dev/null || kill -0 $PID_b 2>/dev/null && bad "a tunnel ignored SIGTERM" || ok "SIGTERM stops both"
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
+  bad "sanitizer reports (above)"
+else
+  ok "no sanitizer reports"
+fi
 finish
