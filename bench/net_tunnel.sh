@@ -26,14 +26,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ip netns add $NA && ip netns add $NB || exit 1
-ip link add $VA netns $NA type veth peer name $VB netns $NB
-for ns in $NA $NB; do
-  ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n $ns link set lo up
-done
-ip -n $NA addr add 10.231.0.1/30 dev $VA && ip -n $NA link set $VA up
-ip -n $NB addr add 10.231.0.2/30 dev $VB && ip -n $NB link set $VB up
+. "$(dirname "$0")/../tests/net/netns.sh"
+netns_pair || { echo "net_tunnel: cannot make the namespaces"; exit 1; }
 
 bg() { # NS LOGNAME COMMAND...: runs in the background, pid kept
   local ns=$1 log=$2

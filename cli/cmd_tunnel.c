@@ -80,7 +80,7 @@ static int run(struct tunnel *t) {
     w->udp_fd = udp[i];
     gostx_esp_keycache_init(&w->kc_out);
     gostx_esp_keycache_init(&w->kc_in);
-    w->buf = malloc((size_t)(2 * TUNNEL_BURST + 1) * TUNNEL_SLOT);
+    w->buf = malloc((size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
     if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
       cli_err("tunnel: cannot start worker %u", i);
       free(w->buf);
@@ -109,7 +109,7 @@ static int run(struct tunnel *t) {
     pthread_join(t->w[i].thread, NULL);
     gostx_esp_keycache_clear(&t->w[i].kc_out);
     gostx_esp_keycache_clear(&t->w[i].kc_in);
-    if (t->w[i].buf) gostx_memzero(t->w[i].buf, (size_t)(2 * TUNNEL_BURST + 1) * TUNNEL_SLOT);
+    if (t->w[i].buf) gostx_memzero(t->w[i].buf, (size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
     free(t->w[i].buf);
   }
   write_status(t);

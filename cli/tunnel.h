@@ -50,7 +50,7 @@ struct tunnel_worker {
   gostx_esp_keycache kc_out, kc_in;
   struct tunnel_counters c;
   uint8_t *buf; /* 2 * TUNNEL_BURST slots: TUN side then UDP side */
-  uint8_t *plain; /* one slot: the payload of the packet being opened */
+  uint8_t *plain; /* TUNNEL_BURST slots: the payloads of the packets being opened */
 };
 
 struct tunnel {

@@ -25,8 +25,7 @@ static void tun_to_udp(struct tunnel_worker *w) {
   struct tunnel *t = w->t;
   struct mmsghdr msgs[TUNNEL_BURST];
   struct iovec iov[TUNNEL_BURST];
-  size_t lens[TUNNEL_BURST];
-  uint8_t nhs[TUNNEL_BURST];
+  gostx_esp_burst b[TUNNEL_BURST];
   unsigned n = 0;
   /* the payload lands right after the ESP header, so sealing is in place */
   while (n < TUNNEL_BURST) {
@@ -41,18 +40,15 @@ static void tun_to_udp(struct tunnel_worker *w) {
       ADD(w->c.tx_dropped, 1);
       continue;
     }
-    lens[n] = (size_t)r;
-    nhs[n++] = nh;
+    b[n++] = (gostx_esp_burst){.in = slot + GOSTX_ESP_HDR_LEN, .len = (size_t)r, .out = slot,
+                               .cap = TUNNEL_SLOT, .next_header = nh};
   }
   if (!n) return;
   uint64_t seq = tunnel_seq_reserve(t, n);
+  if (seq) (void)gostx_esp_seal_burst(&t->sa_out, &w->kc_out, seq, b, n); /* statuses below */
   unsigned ready = 0;
   for (unsigned i = 0; i < n; i++) {
-    uint8_t *slot = w->buf + (size_t)i * TUNNEL_SLOT;
-    size_t out_len = 0;
-    int rc = seq ? gostx_esp_seal(&t->sa_out, &w->kc_out, seq + i, nhs[i],
-                                  slot + GOSTX_ESP_HDR_LEN, lens[i], slot, TUNNEL_SLOT, &out_len)
-                 : GOSTX_EIO;
+    int rc = seq ? b[i].status : GOSTX_EIO;
     if (rc) {
       ADD(w->c.tx_dropped, 1);
       if (rc == GOSTX_ESTATE && !atomic_exchange(&t->exhausted, 1))
@@ -61,15 +57,15 @@ static void tun_to_udp(struct tunnel_worker *w) {
         cli_err("tunnel: %s: cannot save sequence numbers: nothing more is sent", t->cfg.state);
       continue;
     }
-    iov[ready].iov_base = slot;
-    iov[ready].iov_len = out_len;
+    iov[ready].iov_base = b[i].out;
+    iov[ready].iov_len = b[i].out_len;
     memset(&msgs[ready], 0, sizeof msgs[ready]);
     msgs[ready].msg_hdr.msg_name = &t->cfg.peer;
     msgs[ready].msg_hdr.msg_namelen = t->cfg.peer_len;
     msgs[ready].msg_hdr.msg_iov = &iov[ready];
     msgs[ready].msg_hdr.msg_iovlen = 1;
     ready++;
-    ADD(w->c.tx_bytes, lens[i]);
+    ADD(w->c.tx_bytes, b[i].len);
   }
   unsigned sent = 0;
   while (sent < ready) {
@@ -88,58 +84,27 @@ static void tun_to_udp(struct tunnel_worker *w) {
   ADD(w->c.tx_packets, sent);
 }
 
-/* One datagram from the peer: delivered to the TUN queue only when it is
- * an ESP packet of our inbound SA, authentic, and new. */
-static void open_one(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int truncated) {
-  struct tunnel *t = w->t;
+/* Whether a datagram can be an ESP packet at all; counts it when not. */
+static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int truncated) {
   if (len == 1 && pkt[0] == 0xff) { /* RFC 3948 NAT-keepalive */
     ADD(w->c.rx_keepalive, 1);
-    return;
+    return 0;
   }
   /* too short for ESP, or the non-ESP marker (SPI 0: IKE on port 4500) */
   if (truncated || len < 8 || !(pkt[0] | pkt[1] | pkt[2] | pkt[3])) {
     ADD(w->c.rx_malformed, 1);
-    return;
+    return 0;
   }
-  size_t plen = 0;
-  uint8_t nh = 0;
-  uint64_t seq = 0;
-  pthread_mutex_lock(&t->replay_lock);
-  gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay check outside the lock */
-  pthread_mutex_unlock(&t->replay_lock);
-  int rc = gostx_esp_open(&t->sa_in, &w->kc_in, &window, pkt, len, w->plain, TUNNEL_SLOT, &plen,
-                          &nh, &seq);
-  if (rc == 0) {
-    pthread_mutex_lock(&t->replay_lock);
-    rc = gostx_esp_replay_update(&t->replay, seq);
-    pthread_mutex_unlock(&t->replay_lock);
-  }
-  switch (rc) {
-  case 0: break;
-  case GOSTX_EINVAL: ADD(w->c.rx_spi, 1); return;
-  case GOSTX_ESTATE: ADD(w->c.rx_replay, 1); return;
-  case GOSTX_EAUTH: ADD(w->c.rx_auth, 1); return;
-  default: ADD(w->c.rx_malformed, 1); return;
-  }
-  if (nh == GOSTX_ESP_NH_NONE) {
-    ADD(w->c.rx_dummy, 1);
-    return;
-  }
-  if (next_header_of(w->plain, plen) != nh) {
-    ADD(w->c.rx_malformed, 1);
-    return;
-  }
-  if (write(w->tun_fd, w->plain, plen) != (ssize_t)plen) {
-    ADD(w->c.tun_errors, 1);
-    return;
-  }
-  ADD(w->c.rx_packets, 1);
-  ADD(w->c.rx_bytes, plen);
+  return 1;
 }
 
+/* Datagrams from the peer: delivered to the TUN queue only when they are
+ * ESP packets of our inbound SA, authentic, and new. */
 static void udp_to_tun(struct tunnel_worker *w) {
+  struct tunnel *t = w->t;
   struct mmsghdr msgs[TUNNEL_BURST];
   struct iovec iov[TUNNEL_BURST];
+  gostx_esp_burst b[TUNNEL_BURST];
   uint8_t *base = w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT;
   for (unsigned i = 0; i < TUNNEL_BURST; i++) {
     iov[i].iov_base = base + (size_t)i * TUNNEL_SLOT;
@@ -149,8 +114,46 @@ static void udp_to_tun(struct tunnel_worker *w) {
     msgs[i].msg_hdr.msg_iovlen = 1;
   }
   int r = recvmmsg(w->udp_fd, msgs, TUNNEL_BURST, MSG_DONTWAIT, NULL);
+  size_t n = 0;
   for (int i = 0; i < r; i++)
-    open_one(w, iov[i].iov_base, msgs[i].msg_len, !!(msgs[i].msg_hdr.msg_flags & MSG_TRUNC));
+    if (plausible(w, iov[i].iov_base, msgs[i].msg_len, !!(msgs[i].msg_hdr.msg_flags & MSG_TRUNC)))
+      b[n] = (gostx_esp_burst){.in = iov[i].iov_base, .len = msgs[i].msg_len,
+                               .out = w->plain + n * TUNNEL_SLOT, .cap = TUNNEL_SLOT},
+      n++;
+  if (!n) return;
+  pthread_mutex_lock(&t->replay_lock);
+  gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
+  pthread_mutex_unlock(&t->replay_lock);
+  /* the verdicts are per packet (b[i].status); the call returns the first */
+  int first = gostx_esp_open_burst(&t->sa_in, &w->kc_in, &window, b, n);
+  (void)first;
+  pthread_mutex_lock(&t->replay_lock);
+  for (size_t i = 0; i < n; i++)
+    if (!b[i].status) b[i].status = gostx_esp_replay_update(&t->replay, b[i].seq);
+  pthread_mutex_unlock(&t->replay_lock);
+  for (size_t i = 0; i < n; i++) {
+    switch (b[i].status) {
+    case 0: break;
+    case GOSTX_EINVAL: ADD(w->c.rx_spi, 1); continue;
+    case GOSTX_ESTATE: ADD(w->c.rx_replay, 1); continue;
+    case GOSTX_EAUTH: ADD(w->c.rx_auth, 1); continue;
+    default: ADD(w->c.rx_malformed, 1); continue;
+    }
+    if (b[i].next_header == GOSTX_ESP_NH_NONE) {
+      ADD(w->c.rx_dummy, 1);
+      continue;
+    }
+    if (next_header_of(b[i].out, b[i].out_len) != b[i].next_header) {
+      ADD(w->c.rx_malformed, 1);
+      continue;
+    }
+    if (write(w->tun_fd, b[i].out, b[i].out_len) != (ssize_t)b[i].out_len) {
+      ADD(w->c.tun_errors, 1);
+      continue;
+    }
+    ADD(w->c.rx_packets, 1);
+    ADD(w->c.rx_bytes, b[i].out_len);
+  }
 }
 
 void *tunnel_worker_run(void *arg) {

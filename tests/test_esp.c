@@ -250,6 +250,65 @@ static void test_limits(gostx_esp_transform t) {
   CHECK_RC(gostx_esp_sa_init(&x, (gostx_esp_transform)34, 256, km, 44), GOSTX_EINVAL, "34");
 }
 
+/* Bursts equal the one-packet calls byte for byte, short packets (the
+ * batch path) and long ones, across a message-key boundary, with tampered
+ * and bad packets among them. */
+static void test_burst(gostx_esp_transform t) {
+  enum { N = 40 };
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x6006, 8);
+  gostx_esp_keycache kc, kc2;
+  gostx_esp_keycache_init(&kc);
+  gostx_esp_keycache_init(&kc2);
+  static uint8_t pay[N][1500], one[N][1600], pk[N][1600], got[N][1600];
+  size_t lens[N], one_len[N];
+  gostx_esp_burst b[N];
+  uint64_t first = (1u << 24) - 7; /* the key changes inside the burst */
+  for (size_t i = 0; i < N; i++) {
+    lens[i] = i % 3 == 0 ? 1 + t_rand_below(1400) : 1 + t_rand_below(140);
+    t_rand_bytes(pay[i], lens[i]);
+    CHECK_RC(gostx_esp_seal(&sa, NULL, first + i, 4, pay[i], lens[i], one[i], 1600, &one_len[i]),
+             0, "one");
+    b[i] = (gostx_esp_burst){.in = pay[i], .len = lens[i], .out = pk[i], .cap = 1600,
+                             .next_header = 4};
+  }
+  b[5].len = 0; /* a bad one among them */
+  CHECK_RC(gostx_esp_seal_burst(&sa, &kc, first, b, N), GOSTX_ELEN, "seal burst");
+  for (size_t i = 0; i < N; i++) {
+    if (i == 5) {
+      CHECK(b[i].status == GOSTX_ELEN && b[i].out_len == 0, "bad packet refused");
+      continue;
+    }
+    CHECK(b[i].status == 0 && b[i].seq == first + i, "status %zu", i);
+    CHECK(b[i].out_len == one_len[i] && memcmp(pk[i], one[i], one_len[i]) == 0,
+          "burst packet %zu (len %zu) = one-packet seal", i, lens[i]);
+  }
+  CHECK(kc.valid && kc.index == (first + N - 1) >> 24, "cache holds the newer key");
+  /* open: tamper with a short and a long one; packet 5 is the one-packet seal */
+  memcpy(pk[5], one[5], one_len[5]);
+  size_t small = 1, big = 0;
+  pk[small][20] ^= 1;
+  pk[big][one_len[big] - 1] ^= 0x80;
+  gostx_esp_replay w;
+  gostx_esp_replay_init(&w);
+  for (size_t i = 0; i < N; i++) {
+    memset(got[i], 0xa5, sizeof got[i]);
+    b[i] = (gostx_esp_burst){.in = pk[i], .len = one_len[i], .out = got[i], .cap = 1600};
+  }
+  CHECK_RC(gostx_esp_open_burst(&sa, &kc2, &w, b, N), GOSTX_EAUTH, "open burst");
+  for (size_t i = 0; i < N; i++) {
+    if (i == small || i == big) {
+      CHECK(b[i].status == GOSTX_EAUTH && got[i][0] == 0xa5 && got[i][lens[i] - 1] == 0xa5,
+            "tampered %zu refused, nothing written", i);
+      continue;
+    }
+    CHECK(b[i].status == 0 && b[i].seq == first + i && b[i].out_len == lens[i] &&
+              b[i].next_header == 4 && memcmp(got[i], pay[i], lens[i]) == 0,
+          "opened %zu", i);
+  }
+  CHECK_RC(gostx_esp_seal_burst(&sa, &kc, 1, b, GOSTX_ESP_BURST_MAX + 1), GOSTX_EINVAL, "too many");
+}
+
 int main(void) {
   t_rand_init();
   test_tree_vectors();
@@ -260,6 +319,7 @@ int main(void) {
     test_replay(transforms[i]);
     test_esn(transforms[i]);
     test_limits(transforms[i]);
+    test_burst(transforms[i]);
   }
   return t_done();
 }

@@ -4,7 +4,7 @@
  * so every SIMD path it has serves ESP unchanged. */
 #include <string.h>
 
-#include "internal.h"
+#include "esp_impl.h"
 
 static const uint8_t label1[] = {'l', 'e', 'v', 'e', 'l', '1'};
 static const uint8_t label2[] = {'l', 'e', 'v', 'e', 'l', '2'};
@@ -98,8 +98,8 @@ int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t out[32]) 
  * else derived. *fresh = 1 when derived (the caller decides whether to keep
  * it: open keeps only keys that authenticated a packet, so forged IVs cannot
  * evict the key in use). */
-static int msg_cipher(const gostx_esp_sa *sa, const gostx_esp_keycache *cache, uint64_t index,
-                      gostx_cipher *c, int *fresh) {
+int gostx__esp_msg_cipher(const gostx_esp_sa *sa, const gostx_esp_keycache *cache, uint64_t index,
+                          gostx_cipher *c, int *fresh) {
   if (cache && cache->valid && cache->index == index) {
     *fresh = 0;
     *c = cache->c;
@@ -113,7 +113,7 @@ static int msg_cipher(const gostx_esp_sa *sa, const gostx_esp_keycache *cache, u
   return rc;
 }
 
-static void keep(gostx_esp_keycache *cache, uint64_t index, const gostx_cipher *c) {
+void gostx__esp_keep(gostx_esp_keycache *cache, uint64_t index, const gostx_cipher *c) {
   if (!cache) return;
   cache->c = *c;
   cache->index = index;
@@ -121,7 +121,7 @@ static void keep(gostx_esp_keycache *cache, uint64_t index, const gostx_cipher *
 }
 
 /* nonce = 0x00 | pnum | salt; aad = SPI | ESN high | ESN low. */
-static size_t make_nonce(const gostx_esp_sa *sa, uint64_t seq, uint8_t *nonce) {
+size_t gostx__esp_nonce(const gostx_esp_sa *sa, uint64_t seq, uint8_t *nonce) {
   nonce[0] = 0;
   nonce[1] = (uint8_t)(seq >> 16);
   nonce[2] = (uint8_t)(seq >> 8);
@@ -130,7 +130,7 @@ static size_t make_nonce(const gostx_esp_sa *sa, uint64_t seq, uint8_t *nonce) {
   return 4 + sa->salt_len;
 }
 
-static void make_aad(uint32_t spi, uint64_t seq, uint8_t aad[12]) {
+void gostx__esp_aad(uint32_t spi, uint64_t seq, uint8_t aad[12]) {
   put32(aad, spi);
   put32(aad + 4, (uint32_t)(seq >> 32));
   put32(aad + 8, (uint32_t)seq);
@@ -145,25 +145,25 @@ static int packet_mgm(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_
   gostx_cipher c;
   int fresh;
   uint64_t index = seq >> 24;
-  int rc = msg_cipher(sa, cache, index, &c, &fresh);
+  int rc = gostx__esp_msg_cipher(sa, cache, index, &c, &fresh);
   if (rc == GOSTX_OK) {
     uint8_t nonce[16], aad[12];
-    size_t nl = make_nonce(sa, seq, nonce);
-    make_aad(sa->spi, seq, aad);
+    size_t nl = gostx__esp_nonce(sa, seq, nonce);
+    gostx__esp_aad(sa->spi, seq, aad);
     rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, sizeof aad, in, body, out, tag_out,
                                      sa->icv_len)
                  : gostx_mgm_decrypt(&c, nonce, nl, aad, sizeof aad, in, body, tag_in,
                                      sa->icv_len, out);
-    if (rc == GOSTX_OK && fresh) keep(cache, index, &c);
+    if (rc == GOSTX_OK && fresh) gostx__esp_keep(cache, index, &c);
   }
   gostx_cipher_clear(&c);
   return rc;
 }
 
-int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
-                   uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
-                   size_t cap, size_t *out_len) {
-  if (!sa || !payload || !out || !out_len) return GOSTX_EINVAL;
+int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint8_t next_header,
+                           const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
+                           size_t *body_len) {
+  if (!sa || !payload || !out) return GOSTX_EINVAL;
   if (seq == 0 || seq > sa->limit) return GOSTX_ESTATE;
   if (len == 0 || len > MAX_PAYLOAD) return GOSTX_ELEN;
   size_t total = gostx_esp_sealed_len(sa, len);
@@ -178,8 +178,20 @@ int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t s
   put32(out + 4, (uint32_t)seq);
   put32(out + 8, (uint32_t)(seq >> 32));
   put32(out + 12, (uint32_t)seq);
+  *body_len = body;
+  return GOSTX_OK;
+}
 
-  int rc = packet_mgm(sa, cache, seq, pt, body, pt, pt + body, NULL);
+int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
+                   uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
+                   size_t cap, size_t *out_len) {
+  if (!out_len) return GOSTX_EINVAL;
+  size_t body = 0;
+  int rc = gostx__esp_seal_layout(sa, seq, next_header, payload, len, out, cap, &body);
+  if (rc != GOSTX_OK) return rc;
+  uint8_t *pt = out + GOSTX_ESP_HDR_LEN;
+  rc = packet_mgm(sa, cache, seq, pt, body, pt, pt + body, NULL);
+  size_t total = GOSTX_ESP_HDR_LEN + body + sa->icv_len;
   if (rc != GOSTX_OK) {
     gostx_memzero(out, total);
     return rc;
@@ -188,10 +200,10 @@ int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t s
   return GOSTX_OK;
 }
 
-int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
-                   const gostx_esp_replay *replay, const uint8_t *pkt, size_t len, uint8_t *out,
-                   size_t cap, size_t *out_len, uint8_t *next_header, uint64_t *seq_out) {
-  if (!sa || !pkt || !out || !out_len || !next_header || !seq_out) return GOSTX_EINVAL;
+int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay,
+                          const uint8_t *pkt, size_t len, size_t cap, uint64_t *seq_out,
+                          size_t *body_len) {
+  if (!sa || !pkt) return GOSTX_EINVAL;
   if (len < GOSTX_ESP_HDR_LEN + 4 + sa->icv_len) return GOSTX_EFORMAT;
   size_t body = len - GOSTX_ESP_HDR_LEN - sa->icv_len;
   if (body % 4) return GOSTX_EFORMAT;
@@ -210,11 +222,12 @@ int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
       return GOSTX_ESTATE;
     return GOSTX_EAUTH;
   }
+  *seq_out = seq;
+  *body_len = body;
+  return GOSTX_OK;
+}
 
-  int rc = packet_mgm(sa, cache, seq, pkt + GOSTX_ESP_HDR_LEN, body, out, NULL,
-                      pkt + GOSTX_ESP_HDR_LEN + body);
-  if (rc != GOSTX_OK) return rc;
-
+int gostx__esp_open_trailer(uint8_t *out, size_t body, size_t *out_len, uint8_t *next_header) {
   /* Authenticated: the trailer is the sender's. Padding must be 1, 2, ...
    * (RFC 4303 2.4); checked without branching on the bytes. */
   size_t pad = out[body - 2];
@@ -231,8 +244,22 @@ int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
   }
   *next_header = out[body - 1];
   *out_len = plen;
-  *seq_out = seq;
   return GOSTX_OK;
+}
+
+int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
+                   const gostx_esp_replay *replay, const uint8_t *pkt, size_t len, uint8_t *out,
+                   size_t cap, size_t *out_len, uint8_t *next_header, uint64_t *seq_out) {
+  if (!out || !out_len || !next_header || !seq_out) return GOSTX_EINVAL;
+  uint64_t seq = 0;
+  size_t body = 0;
+  int rc = gostx__esp_open_check(sa, replay, pkt, len, cap, &seq, &body);
+  if (rc == GOSTX_OK)
+    rc = packet_mgm(sa, cache, seq, pkt + GOSTX_ESP_HDR_LEN, body, out, NULL,
+                    pkt + GOSTX_ESP_HDR_LEN + body);
+  if (rc == GOSTX_OK) rc = gostx__esp_open_trailer(out, body, out_len, next_header);
+  if (rc == GOSTX_OK) *seq_out = seq;
+  return rc;
 }
 
 size_t gostx_sizeof_esp_sa(void) { return sizeof(gostx_esp_sa); }

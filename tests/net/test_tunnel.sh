@@ -37,15 +37,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ip netns add $NA 2>/dev/null || { echo "SKIP: cannot create network namespaces here"; exit 77; }
-ip netns add $NB
-ip link add $VA netns $NA type veth peer name $VB netns $NB
-for ns in $NA $NB; do
-  ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n $ns link set lo up
-done
-ip -n $NA addr add 10.231.0.1/30 dev $VA && ip -n $NA link set $VA up
-ip -n $NB addr add 10.231.0.2/30 dev $VB && ip -n $NB link set $VB up
+. "$HERE/netns.sh"
+if ! ip netns add $NA 2>/dev/null; then echo "SKIP: cannot create network namespaces here"; exit 77; fi
+ip netns del $NA
+netns_pair || { echo "FAIL: namespaces and veth pair"; exit 1; }
 
 # keys: A->B as 32 raw bytes (the salt derived), B->A as the RFC 9227 KEYMAT in hex
 head -c 32 /dev/urandom >"$T/a2b.key"
