@@ -58,6 +58,7 @@ static int run(struct tunnel *t) {
   if (rc) return rc;
   rc = tunnel_tun_open(&t->cfg, tun, n);
   if (!rc) rc = tunnel_seq_load(t);
+  if (!rc) rc = tunnel_window_load(t);
   if (rc) {
     for (unsigned i = 0; i < n; i++) close(udp[i]);
     return rc;
@@ -103,6 +104,7 @@ static int run(struct tunnel *t) {
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
     write_status(t);
+    tunnel_window_save(t);
   }
   atomic_store(&t->stop, 1);
   for (unsigned i = 0; i < t->nworkers; i++) {
@@ -113,6 +115,7 @@ static int run(struct tunnel *t) {
     free(t->w[i].buf);
   }
   write_status(t);
+  tunnel_window_save(t);
   for (unsigned i = 0; i < n; i++) {
     close(udp[i]);
     close(tun[i]);

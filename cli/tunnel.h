@@ -58,6 +58,7 @@ struct tunnel {
   gostx_esp_sa sa_out, sa_in;
   gostx_esp_replay replay;
   pthread_mutex_t replay_lock;
+  uint64_t window_saved; /* the window's top as last saved (main thread only) */
   /* outbound sequence numbers: next to hand out, and the highest one
    * reserved on disk (all up to it may have been used) */
   _Atomic uint64_t seq_next;
@@ -83,6 +84,10 @@ int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, unsigned nsock);
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq);
 /* The sequence-number file: reads it (absent: start at 1). */
 int tunnel_seq_load(struct tunnel *t);
+/* The inbound window's top, saved beside the state file (STATE.in) each
+ * second and at exit, and restored at start with everything up to it seen. */
+int tunnel_window_load(struct tunnel *t);
+void tunnel_window_save(struct tunnel *t);
 /* Reserves n outbound sequence numbers: the first, or 0 when they cannot be
  * saved (the tunnel then sends nothing). */
 uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n);

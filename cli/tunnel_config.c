@@ -156,9 +156,9 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
     return cli_usage("%s: local and peer are of different address families", path);
   if (cfg->spi_in == cfg->spi_out)
     return cli_usage("%s: spi_in and spi_out must differ", path);
+  if (strlen(cfg->state) + 8 > sizeof cfg->status)
+    return cli_usage("%s: the state path is too long", path);
   if (!cfg->status[0]) {
-    if (strlen(cfg->state) + 8 > sizeof cfg->status)
-      return cli_usage("%s: state path too long for the default status path", path);
     strcpy(cfg->status, cfg->state);
     strcat(cfg->status, ".status");
   }

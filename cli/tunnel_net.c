@@ -127,24 +127,59 @@ static int seq_save(const char *path, uint64_t v) {
   return 0;
 }
 
+/* One decimal number from path into *v: 1 read, 0 absent, -1 after a message. */
+static int read_number(const char *path, uint64_t *v) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (errno == ENOENT) return 0;
+    cli_err("%s: %s", path, strerror(errno));
+    return -1;
+  }
+  unsigned long long x;
+  int ok = fscanf(f, "%llu", &x) == 1;
+  fclose(f);
+  if (!ok) {
+    cli_err("%s: not a sequence-number file (one decimal number)", path);
+    return -1;
+  }
+  *v = x;
+  return 1;
+}
+
+static void window_path(const struct tunnel *t, char *out, size_t cap) {
+  snprintf(out, cap, "%s.in", t->cfg.state);
+}
+
+int tunnel_window_load(struct tunnel *t) {
+  char path[TUNNEL_PATH_MAX + 8];
+  window_path(t, path, sizeof path);
+  uint64_t top = 0;
+  int r = read_number(path, &top);
+  if (r < 0) return CLI_EXIT_FAIL;
+  if (r > 0 && top) {
+    /* everything up to the saved top counts as seen: packets captured before
+     * a restart cannot be replayed after it */
+    t->replay.top = top;
+    memset(t->replay.bits, 0xff, sizeof t->replay.bits);
+  }
+  t->window_saved = top;
+  return 0;
+}
+
+void tunnel_window_save(struct tunnel *t) {
+  pthread_mutex_lock(&t->replay_lock);
+  uint64_t top = t->replay.top;
+  pthread_mutex_unlock(&t->replay_lock);
+  if (top == t->window_saved) return;
+  char path[TUNNEL_PATH_MAX + 8];
+  window_path(t, path, sizeof path);
+  if (seq_save(path, top) == 0) t->window_saved = top;
+}
+
 int tunnel_seq_load(struct tunnel *t) {
   const char *path = t->cfg.state;
   uint64_t saved = 0;
-  FILE *f = fopen(path, "r");
-  if (f) {
-    unsigned long long v;
-    char extra;
-    int ok = fscanf(f, "%llu%c", &v, &extra) >= 1;
-    fclose(f);
-    if (!ok) {
-      cli_err("%s: not a sequence-number file (one decimal number)", path);
-      return CLI_EXIT_FAIL;
-    }
-    saved = v;
-  } else if (errno != ENOENT) {
-    cli_err("%s: %s", path, strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
+  if (read_number(path, &saved) < 0) return CLI_EXIT_FAIL;
   if (saved >= UINT64_MAX - TUNNEL_SEQ_STEP) {
     cli_err("%s: the outbound SA's sequence numbers are used up: new keys needed", path);
     return CLI_EXIT_FAIL;

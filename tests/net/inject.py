@@ -6,6 +6,8 @@ Prints the numbers sent of each kind as `kind count` lines.
 
 Run as root inside the sending tunnel's namespace:
   inject.py --dev VETH --port 4500 --to ADDR --count 20
+With --save FILE it only captures (into FILE); with --replay FILE it only
+sends FILE's packets again, unchanged (a replay across a restart).
 """
 import argparse, socket, struct, sys, time
 
@@ -43,8 +45,28 @@ def main():
     ap.add_argument("--to", required=True)
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--save")
+    ap.add_argument("--replay")
     a = ap.parse_args()
+    if a.replay:
+        with open(a.replay, "rb") as f:
+            data = f.read()
+        out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        n, i = 0, 0
+        while i < len(data):
+            (ln,) = struct.unpack("!H", data[i:i + 2])
+            out.sendto(data[i + 2:i + 2 + ln], (a.to, a.port))
+            i += 2 + ln
+            n += 1
+        print("replay", n)
+        return 0
     caps = capture(a.dev, a.port, a.count, a.seconds)
+    if a.save:
+        with open(a.save, "wb") as f:
+            for p in caps:
+                f.write(struct.pack("!H", len(p)) + p)
+        print("captured", len(caps))
+        return 0 if len(caps) == a.count else 1
     if len(caps) < a.count:
         print(f"captured only {len(caps)} of {a.count} packets", file=sys.stderr)
         return 1

@@ -153,6 +153,29 @@ d() { echo $((after[$1] - before[$1])); }
 [ "$(d rx_spi)" = "$(sent spi)" ] && ok "$(sent spi) unknown-SPI packets dropped" ||
   bad "unknown SPI: counted $(d rx_spi), sent $(sent spi)"
 
+# restart B, the receiver: packets captured before cannot be replayed after
+ip netns exec $NA ping -c 25 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 &
+ppid=$!
+PIDS+=($ppid)
+ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 --count 10 \
+  --save "$T/captured" >/dev/null 2>"$T/inject.err" || bad "capture: $(cat "$T/inject.err")"
+wait $ppid
+sleep 1.5 # B saves its window's top every second
+kill -TERM $PID_b
+for _ in $(seq 50); do kill -0 $PID_b 2>/dev/null || break; sleep 0.1; done
+start b $NB 10.232.0.2
+ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+  --replay "$T/captured" >/dev/null
+sleep 2.5
+[ "$(status $NB b rx_replay)" = 10 ] && [ "$(status $NB b rx_packets)" = 0 ] &&
+  ok "10 packets replayed across the receiver's restart: refused" ||
+  bad "replay across restart: rx_replay $(status $NB b rx_replay), rx_packets $(status $NB b rx_packets)"
+if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping3.log" 2>&1; then
+  ok "traffic resumes after restarting the receiver"
+else
+  bad "no traffic after restarting the receiver"
+fi
+
 # SIGUSR1 prints the counters
 kill -USR1 $PID_b
 sleep 0.5
