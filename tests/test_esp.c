@@ -54,6 +54,7 @@ static void test_layout(gostx_esp_transform t) {
   CHECK_RC(gostx_esp_seal(&sa, &kc, seq, 4, payload, sizeof payload, pkt, sizeof pkt, &n), 0,
            "seal");
   size_t icv = gostx_esp_icv_len(t), body = (37 + 2 + 3) / 4 * 4;
+  CHECK(icv == (t == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? 12u : 8u), "ICV: 96 bits / 64 bits");
   CHECK(n == 16 + body + icv, "length %zu", n);
   CHECK(be32(pkt) == 0x01020304 && be32(pkt + 4) == 0x89abcdef, "SPI, SN");
   CHECK(be32(pkt + 8) == 0x01234567 && be32(pkt + 12) == 0x89abcdef, "IV = ESN");

@@ -12,8 +12,8 @@
  * (seed i3). MGM nonce = 0x00 | pnum | salt (16 bytes Kuznyechik: 12-byte
  * salt; 8 bytes Magma: 4-byte salt). AAD = SPI | ESN high 32 | ESN low 32.
  * Plaintext = payload | padding 1, 2, 3, ... | pad length | next header,
- * padded to a multiple of 4 bytes. ICV = the full MGM tag: 16 bytes
- * (Kuznyechik), 8 bytes (Magma).
+ * padded to a multiple of 4 bytes. ICV = the MGM tag's leftmost 12 bytes
+ * (Kuznyechik, 96 bits), the whole 8-byte tag (Magma).
  *
  * Three objects, so that threads can share what must be shared:
  *   gostx_esp_sa        the keys (SA key, salt, SPI): read-only after init;
@@ -40,7 +40,7 @@ typedef enum gostx_esp_transform {
 #define GOSTX_ESP_KEY_LEN 32   /* the SA key K (the key tree's root) */
 #define GOSTX_ESP_SALT_MAX 12  /* 12 bytes Kuznyechik, 4 bytes Magma */
 #define GOSTX_ESP_HDR_LEN 16   /* SPI, SN, IV */
-#define GOSTX_ESP_ICV_MAX 16
+#define GOSTX_ESP_ICV_MAX 12
 /* Bytes a packet grows by, at most: header + IV, 3 padding bytes, pad
  * length, next header, ICV. */
 #define GOSTX_ESP_OVERHEAD_MAX (GOSTX_ESP_HDR_LEN + 3 + 2 + GOSTX_ESP_ICV_MAX)
@@ -78,7 +78,7 @@ GOSTX_API int gostx_esp_sa_init(gostx_esp_sa *sa, gostx_esp_transform transform,
                                 const uint8_t *keymat, size_t keymat_len);
 /* Lowers the SA's limit (tests, or a policy: rekey sooner). 0 < limit. */
 GOSTX_API int gostx_esp_sa_set_limit(gostx_esp_sa *sa, uint64_t limit);
-/* The salt length (12 or 4) and ICV length (16 or 8) of a transform; 0 for
+/* The salt length (12 or 4) and ICV length (12 or 8) of a transform; 0 for
  * an unknown one. */
 GOSTX_API size_t gostx_esp_salt_len(gostx_esp_transform transform);
 GOSTX_API size_t gostx_esp_icv_len(gostx_esp_transform transform);

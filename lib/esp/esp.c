@@ -31,9 +31,11 @@ size_t gostx_esp_salt_len(gostx_esp_transform transform) {
   return 0;
 }
 
+/* The MGM tag's leftmost 96 bits for Kuznyechik, the whole 64-bit tag for
+ * Magma (RFC 9227's ICV lengths). */
 size_t gostx_esp_icv_len(gostx_esp_transform transform) {
   switch (transform) {
-  case GOSTX_ESP_KUZNYECHIK_MGM_KTREE: return 16;
+  case GOSTX_ESP_KUZNYECHIK_MGM_KTREE: return 12;
   case GOSTX_ESP_MAGMA_MGM_KTREE: return 8;
   }
   return 0;
