@@ -9,6 +9,7 @@
 int cmd_enc(int argc, char **argv);    /* cli/cmd_enc.c */
 int cmd_dec(int argc, char **argv);    /* cli/cmd_enc.c */
 int cmd_keygen(int argc, char **argv); /* cli/cmd_enc.c */
+int cmd_tunnel(int argc, char **argv); /* cli/cmd_tunnel.c */
 
 struct subcommand {
   const char *name;
@@ -30,6 +31,7 @@ static const struct subcommand subcommands[] = {
     {"verify", cmd_verify, "check a GOST R 34.10-2012 signature of a file"},
     {"vko", cmd_vko, "VKO_GOSTR3410_2012 key agreement (openssl pkeyutl -derive's result)"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
+    {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
     {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},

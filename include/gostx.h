@@ -13,6 +13,7 @@
 #include "gostx/hash.h"
 #include "gostx/gost94.h"
 #include "gostx/kdf.h"
+#include "gostx/esp.h"
 #include "gostx/bulk.h"
 #include "gostx/batch.h"
 #include "gostx/file.h"

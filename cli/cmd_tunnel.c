@@ -1,0 +1,164 @@
+/* gostx tunnel -c CONFIG: a GOST network encryptor (ESP in UDP over a TUN
+ * device; docs/TUNNEL.md). The main thread sets everything up, then only
+ * waits for signals and writes the status file; the workers move packets. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tunnel.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "Usage: gostx tunnel -c CONFIG           run the tunnel (root: TUN device)\n"
+          "       gostx tunnel --status -c CONFIG  print the counters of the running tunnel\n"
+          "       gostx tunnel --check -c CONFIG   read the config and keys, then exit\n"
+          "\n"
+          "IP packets from the TUN device travel in ESP (RFC 4303) inside UDP (RFC 3948),\n"
+          "protected by ENCR_KUZNYECHIK_MGM_KTREE or ENCR_MAGMA_MGM_KTREE (RFC 9227).\n"
+          "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
+          "The config file is described in docs/TUNNEL.md.\n");
+}
+
+/* The counters into the status file (written whole, then renamed). */
+static void write_status(struct tunnel *t) {
+  char tmp[TUNNEL_PATH_MAX + 8];
+  snprintf(tmp, sizeof tmp, "%s.tmp", t->cfg.status);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_next %llu\n", (long)getpid(),
+          (long long)time(NULL), t->cfg.tun, t->nworkers,
+          (unsigned long long)atomic_load(&t->seq_next));
+  tunnel_counters_print(t, f);
+  if (fclose(f) == 0)
+    rename(tmp, t->cfg.status);
+  else
+    unlink(tmp);
+}
+
+static int print_status(const struct tunnel_config *cfg) {
+  FILE *f = fopen(cfg->status, "r");
+  if (!f) {
+    cli_err("%s: %s (is the tunnel running?)", cfg->status, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  char line[256];
+  while (fgets(line, sizeof line, f)) fputs(line, stdout);
+  fclose(f);
+  return CLI_EXIT_OK;
+}
+
+static int run(struct tunnel *t) {
+  unsigned n = t->cfg.threads;
+  int udp[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS];
+  int rc = tunnel_udp_open(&t->cfg, udp, n);
+  if (rc) return rc;
+  rc = tunnel_tun_open(&t->cfg, tun, n);
+  if (!rc) rc = tunnel_seq_load(t);
+  if (!rc) rc = tunnel_window_load(t);
+  if (rc) {
+    for (unsigned i = 0; i < n; i++) close(udp[i]);
+    return rc;
+  }
+  /* the workers inherit a mask without the signals: only sigtimedwait
+   * below sees them */
+  sigset_t sigs, old;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGUSR1);
+  sigaddset(&sigs, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &sigs, &old);
+  t->nworkers = 0;
+  for (unsigned i = 0; i < n && !rc; i++) {
+    struct tunnel_worker *w = &t->w[i];
+    w->t = t;
+    w->idx = i;
+    w->tun_fd = tun[i];
+    w->udp_fd = udp[i];
+    gostx_esp_keycache_init(&w->kc_out);
+    gostx_esp_keycache_init(&w->kc_in);
+    w->buf = malloc((size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
+    if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
+      cli_err("tunnel: cannot start worker %u", i);
+      free(w->buf);
+      rc = CLI_EXIT_FAIL;
+      break;
+    }
+    w->plain = w->buf + (size_t)2 * TUNNEL_BURST * TUNNEL_SLOT;
+    t->nworkers++;
+  }
+  if (!rc)
+    fprintf(stderr, "gostx tunnel: %s up, local %s, peer %s, %s, %u workers\n", t->cfg.tun,
+            t->cfg.local_s, t->cfg.peer_s,
+            t->cfg.transform == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? "kuznyechik-mgm-ktree"
+                                                              : "magma-mgm-ktree",
+            t->nworkers);
+  write_status(t);
+  struct timespec second = {1, 0};
+  while (!rc) {
+    int s = sigtimedwait(&sigs, NULL, &second);
+    if (s == SIGINT || s == SIGTERM) break;
+    if (s == SIGUSR1) tunnel_counters_print(t, stderr);
+    write_status(t);
+    tunnel_window_save(t);
+  }
+  atomic_store(&t->stop, 1);
+  for (unsigned i = 0; i < t->nworkers; i++) {
+    pthread_join(t->w[i].thread, NULL);
+    gostx_esp_keycache_clear(&t->w[i].kc_out);
+    gostx_esp_keycache_clear(&t->w[i].kc_in);
+    if (t->w[i].buf) gostx_memzero(t->w[i].buf, (size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
+    free(t->w[i].buf);
+  }
+  write_status(t);
+  tunnel_window_save(t);
+  for (unsigned i = 0; i < n; i++) {
+    close(udp[i]);
+    close(tun[i]);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+int cmd_tunnel(int argc, char **argv) {
+  enum { OPT_CONFIG = 1, OPT_STATUS, OPT_CHECK, OPT_HELP };
+  static const cli_opt opts[] = {{"config", 'c', CLI_PATH, OPT_CONFIG},
+                                 {"status", 0, CLI_NOARG, OPT_STATUS},
+                                 {"check", 0, CLI_NOARG, OPT_CHECK},
+                                 {"help", 'h', CLI_NOARG, OPT_HELP},
+                                 {NULL, 0, 0, 0}};
+  cli_parser p;
+  cli_parser_init(&p, "tunnel", argc, argv);
+  const char *config = NULL;
+  int status = 0, check = 0, o;
+  while ((o = cli_next(&p, opts)) != CLI_END) {
+    switch (o) {
+    case OPT_CONFIG: config = p.arg; break;
+    case OPT_STATUS: status = 1; break;
+    case OPT_CHECK: check = 1; break;
+    case OPT_HELP: usage(stdout); return CLI_EXIT_OK;
+    case CLI_POS: return cli_usage("tunnel: unexpected argument '%s'", p.pos);
+    default: return CLI_EXIT_USAGE;
+    }
+  }
+  if (!config) return cli_usage("tunnel: -c CONFIG is required (see gostx tunnel --help)");
+  static struct tunnel t; /* big (per-worker counters): not on the stack */
+  memset(&t, 0, sizeof t);
+  int rc = tunnel_config_read(config, &t.cfg);
+  if (rc) return rc;
+  if (status) return print_status(&t.cfg);
+  rc = tunnel_load_keys(&t.cfg, &t.sa_out, &t.sa_in);
+  if (!rc && !check) {
+    gostx_esp_replay_init(&t.replay);
+    pthread_mutex_init(&t.replay_lock, NULL);
+    pthread_mutex_init(&t.seq_lock, NULL);
+    rc = run(&t);
+  }
+  gostx_esp_sa_clear(&t.sa_out);
+  gostx_esp_sa_clear(&t.sa_in);
+  return rc;
+}

@@ -1,0 +1,233 @@
+/* gostx tunnel: the configuration file (docs/TUNNEL.md) and the key files.
+ * Every refusal is one line naming the file and, for the config, the line. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tunnel.h"
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+  return s;
+}
+
+/* "1.2.3.4:4500" or "[fe80::1]:4500" */
+static int parse_addr(const char *v, struct sockaddr_storage *ss, socklen_t *len) {
+  char host[128];
+  const char *port;
+  if (v[0] == '[') {
+    const char *e = strchr(v, ']');
+    if (!e || e[1] != ':' || (size_t)(e - v - 1) >= sizeof host) return -1;
+    memcpy(host, v + 1, (size_t)(e - v - 1));
+    host[e - v - 1] = 0;
+    port = e + 2;
+  } else {
+    const char *c = strrchr(v, ':');
+    if (!c || (size_t)(c - v) >= sizeof host || strchr(v, ':') != c) return -1;
+    memcpy(host, v, (size_t)(c - v));
+    host[c - v] = 0;
+    port = c + 1;
+  }
+  char *end;
+  unsigned long p = strtoul(port, &end, 10);
+  if (!*port || *end || p == 0 || p > 65535) return -1;
+  struct addrinfo hints = {0}, *ai = NULL;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_DGRAM;
+  if (getaddrinfo(host, port, &hints, &ai) != 0 || !ai) return -1;
+  memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+  *len = ai->ai_addrlen;
+  freeaddrinfo(ai);
+  return 0;
+}
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (!isdigit((unsigned char)v[0])) return -1;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (errno || *end || x > max) return -1;
+  *out = x;
+  return 0;
+}
+
+static int copy_path(char *dst, const char *v) {
+  if (!*v || strlen(v) >= TUNNEL_PATH_MAX) return -1;
+  strcpy(dst, v);
+  return 0;
+}
+
+int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  snprintf(cfg->path, sizeof cfg->path, "%s", path);
+  cfg->mtu = 1400;
+  FILE *f = fopen(path, "r");
+  if (!f) return cli_usage("%s: %s", path, strerror(errno));
+  char line[1024];
+  unsigned lineno = 0;
+  int seen_transform = 0, seen_spi_out = 0, seen_spi_in = 0;
+  int rc = 0;
+  while (!rc && fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *s = trim(line);
+    if (!*s) continue;
+    char *eq = strchr(s, '=');
+    if (!eq) {
+      rc = cli_usage("%s:%u: expected KEY = VALUE", path, lineno);
+      break;
+    }
+    *eq = 0;
+    char *k = trim(s), *v = trim(eq + 1);
+    uint64_t n = 0;
+    int bad = 0;
+    if (!strcmp(k, "local")) {
+      bad = parse_addr(v, &cfg->local, &cfg->local_len);
+      snprintf(cfg->local_s, sizeof cfg->local_s, "%s", v);
+    } else if (!strcmp(k, "peer")) {
+      bad = parse_addr(v, &cfg->peer, &cfg->peer_len);
+      snprintf(cfg->peer_s, sizeof cfg->peer_s, "%s", v);
+    } else if (!strcmp(k, "tun")) {
+      bad = !*v || strlen(v) >= sizeof cfg->tun || strchr(v, '/');
+      if (!bad) strcpy(cfg->tun, v);
+    } else if (!strcmp(k, "mtu")) {
+      bad = parse_u64(v, TUNNEL_MTU_MAX, &n) || n < 576;
+      cfg->mtu = (unsigned)n;
+    } else if (!strcmp(k, "threads")) {
+      bad = parse_u64(v, TUNNEL_MAX_THREADS, &n);
+      cfg->threads = (unsigned)n;
+    } else if (!strcmp(k, "transform")) {
+      seen_transform = 1;
+      if (!strcmp(v, "kuznyechik-mgm-ktree") || !strcmp(v, "ENCR_KUZNYECHIK_MGM_KTREE"))
+        cfg->transform = GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
+      else if (!strcmp(v, "magma-mgm-ktree") || !strcmp(v, "ENCR_MAGMA_MGM_KTREE"))
+        cfg->transform = GOSTX_ESP_MAGMA_MGM_KTREE;
+      else {
+        rc = cli_usage("%s:%u: unknown transform '%s' (kuznyechik-mgm-ktree or magma-mgm-ktree)",
+                       path, lineno, v);
+        break;
+      }
+    } else if (!strcmp(k, "spi_out") || !strcmp(k, "spi_in")) {
+      bad = parse_u64(v, 0xffffffffu, &n) || n < 256;
+      if (!bad && k[4] == 'o') cfg->spi_out = (uint32_t)n, seen_spi_out = 1;
+      if (!bad && k[4] == 'i') cfg->spi_in = (uint32_t)n, seen_spi_in = 1;
+      if (bad) {
+        rc = cli_usage("%s:%u: %s must be a number from 256 to 4294967295", path, lineno, k);
+        break;
+      }
+    } else if (!strcmp(k, "key_out")) {
+      bad = copy_path(cfg->key_out, v);
+    } else if (!strcmp(k, "key_in")) {
+      bad = copy_path(cfg->key_in, v);
+    } else if (!strcmp(k, "state")) {
+      bad = copy_path(cfg->state, v);
+    } else if (!strcmp(k, "status")) {
+      bad = copy_path(cfg->status, v);
+    } else if (!strcmp(k, "limit")) {
+      bad = parse_u64(v, UINT64_MAX, &cfg->limit) || cfg->limit == 0;
+    } else {
+      rc = cli_usage("%s:%u: unknown setting '%s'", path, lineno, k);
+      break;
+    }
+    if (bad) rc = cli_usage("%s:%u: bad value for %s: '%s'", path, lineno, k, v);
+  }
+  fclose(f);
+  if (rc) return rc;
+  const char *missing = !cfg->local_len    ? "local"
+                        : !cfg->peer_len   ? "peer"
+                        : !cfg->tun[0]     ? "tun"
+                        : !seen_transform  ? "transform"
+                        : !seen_spi_out    ? "spi_out"
+                        : !seen_spi_in     ? "spi_in"
+                        : !cfg->key_out[0] ? "key_out"
+                        : !cfg->key_in[0]  ? "key_in"
+                        : !cfg->state[0]   ? "state"
+                                           : NULL;
+  if (missing) return cli_usage("%s: missing setting '%s'", path, missing);
+  if (cfg->local.ss_family != cfg->peer.ss_family)
+    return cli_usage("%s: local and peer are of different address families", path);
+  if (cfg->spi_in == cfg->spi_out)
+    return cli_usage("%s: spi_in and spi_out must differ", path);
+  if (strlen(cfg->state) + 8 > sizeof cfg->status)
+    return cli_usage("%s: the state path is too long", path);
+  if (!cfg->status[0]) {
+    strcpy(cfg->status, cfg->state);
+    strcat(cfg->status, ".status");
+  }
+  if (!cfg->threads) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->threads = n < 1 ? 1 : n > TUNNEL_MAX_THREADS ? TUNNEL_MAX_THREADS : (unsigned)n;
+  }
+  return 0;
+}
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* One key file into km: 32 bytes (the salt then derived, see TUNNEL.md) or
+ * the RFC 9227 KEYMAT of 32 + salt bytes, raw or as hex (one line). */
+static int load_keymat(const char *path, gostx_esp_transform t, uint32_t spi, uint8_t *km) {
+  size_t salt = gostx_esp_salt_len(t), full = GOSTX_ESP_KEY_LEN + salt;
+  uint8_t raw[256];
+  long n = cli_read_secret_file(path, raw, sizeof raw);
+  if (n < 0) return CLI_EXIT_FAIL;
+  size_t len = (size_t)n;
+  int rc = 0;
+  if (len != GOSTX_ESP_KEY_LEN && len != full) {
+    /* hex: drop one trailing newline (and \r), then pairs */
+    size_t h = len;
+    if (h && raw[h - 1] == '\n') h--;
+    if (h && raw[h - 1] == '\r') h--;
+    size_t got = h / 2;
+    int ok = h % 2 == 0 && (got == GOSTX_ESP_KEY_LEN || got == full);
+    for (size_t i = 0; ok && i < got; i++) {
+      int a = hexval(raw[2 * i]), b = hexval(raw[2 * i + 1]);
+      if (a < 0 || b < 0) ok = 0;
+      else raw[i] = (uint8_t)(a << 4 | b); /* in place: i < 2i */
+    }
+    if (!ok) {
+      gostx_memzero(raw, sizeof raw);
+      return cli_usage("%s: a key file holds 32 bytes (or %zu with the salt), raw or as hex; "
+                       "this one has %zu bytes",
+                       path, full, len);
+    }
+    len = got;
+  }
+  memcpy(km, raw, len);
+  if (len == GOSTX_ESP_KEY_LEN) {
+    /* No salt given: one from the key (gostx's convention, TUNNEL.md). */
+    static const uint8_t label[] = "gostx tunnel salt";
+    uint8_t seed[4] = {(uint8_t)(spi >> 24), (uint8_t)(spi >> 16), (uint8_t)(spi >> 8),
+                       (uint8_t)spi};
+    uint8_t d[32];
+    if (gostx_kdf256(km, GOSTX_ESP_KEY_LEN, label, sizeof label - 1, seed, 4, d)) rc = CLI_EXIT_FAIL;
+    memcpy(km + GOSTX_ESP_KEY_LEN, d, salt);
+    gostx_memzero(d, sizeof d);
+  }
+  gostx_memzero(raw, sizeof raw);
+  return rc;
+}
+
+int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_esp_sa *in) {
+  uint8_t km[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX];
+  size_t full = GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(cfg->transform);
+  int rc = load_keymat(cfg->key_out, cfg->transform, cfg->spi_out, km);
+  if (!rc && gostx_esp_sa_init(out, cfg->transform, cfg->spi_out, km, full)) rc = CLI_EXIT_FAIL;
+  if (!rc) rc = load_keymat(cfg->key_in, cfg->transform, cfg->spi_in, km);
+  if (!rc && gostx_esp_sa_init(in, cfg->transform, cfg->spi_in, km, full)) rc = CLI_EXIT_FAIL;
+  if (!rc && cfg->limit) rc = gostx_esp_sa_set_limit(out, cfg->limit) ? CLI_EXIT_FAIL : 0;
+  gostx_memzero(km, sizeof km);
+  return rc;
+}

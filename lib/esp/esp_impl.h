@@ -1,0 +1,32 @@
+/* lib/esp internals shared by the one-packet calls (esp.c) and the burst
+ * calls (burst.c): the steps before and after MGM, and the message keys. */
+#ifndef GOSTX_ESP_IMPL_H
+#define GOSTX_ESP_IMPL_H
+
+#include "internal.h"
+
+/* Payloads up to this many bytes are sealed and opened in one stream
+ * batch (a packet per vector lane); longer ones one MGM call each, which
+ * is faster for them (docs/TUNNEL.md has the figures). */
+#define GOSTX__ESP_BATCH_MAX_LEN 128
+
+/* The message cipher of index (ESN >> 24): the cache's, or derived (*fresh). */
+int gostx__esp_msg_cipher(const gostx_esp_sa *sa, const gostx_esp_keycache *cache, uint64_t index,
+                          gostx_cipher *c, int *fresh);
+void gostx__esp_keep(gostx_esp_keycache *cache, uint64_t index, const gostx_cipher *c);
+/* nonce = 0x00 | pnum | salt (returns its length); aad = SPI | ESN. */
+size_t gostx__esp_nonce(const gostx_esp_sa *sa, uint64_t seq, uint8_t *nonce);
+void gostx__esp_aad(uint32_t spi, uint64_t seq, uint8_t aad[12]);
+/* Header, IV and plaintext with its trailer into out; *body_len: the
+ * length MGM then encrypts at out + GOSTX_ESP_HDR_LEN. */
+int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint8_t next_header,
+                           const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
+                           size_t *body_len);
+/* Every check before MGM (see gostx_esp_open); *seq_out, *body_len. */
+int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay,
+                          const uint8_t *pkt, size_t len, size_t cap, uint64_t *seq_out,
+                          size_t *body_len);
+/* The trailer of an authenticated plaintext: payload length, next header. */
+int gostx__esp_open_trailer(uint8_t *out, size_t body, size_t *out_len, uint8_t *next_header);
+
+#endif

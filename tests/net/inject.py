@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Captures ESP-in-UDP packets leaving this namespace and sends back bad
+copies of them: exact replays, sequence-number bit flips, truncations and
+unknown SPIs. Bounded: at most --count captures and --seconds of capture.
+Prints the numbers sent of each kind as `kind count` lines.
+
+Run as root inside the sending tunnel's namespace:
+  inject.py --dev VETH --port 4500 --to ADDR --count 20
+With --save FILE it only captures (into FILE); with --replay FILE it only
+sends FILE's packets again, unchanged (a replay across a restart).
+"""
+import argparse, socket, struct, sys, time
+
+ETH_P_IP = 0x0800
+ETH_P_ALL = 0x0003  # outgoing packets reach only ETH_P_ALL sockets
+
+
+def capture(dev, port, count, seconds):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
+    s.bind((dev, ETH_P_ALL))
+    s.settimeout(0.2)
+    got, end = [], time.time() + seconds
+    while len(got) < count and time.time() < end:
+        try:
+            pkt, where = s.recvfrom(65535)
+        except socket.timeout:
+            continue
+        if where[1] != ETH_P_IP or where[2] != socket.PACKET_OUTGOING:  # only what we sent
+            continue
+        if len(pkt) < 28 or pkt[0] >> 4 != 4 or pkt[9] != 17:
+            continue
+        ihl = (pkt[0] & 15) * 4
+        dport = struct.unpack("!H", pkt[ihl + 2:ihl + 4])[0]
+        payload = pkt[ihl + 8:]
+        if dport == port and len(payload) > 8 and payload[:4] != b"\0\0\0\0":
+            got.append(bytes(payload))
+    s.close()
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dev", required=True)
+    ap.add_argument("--port", type=int, default=4500)
+    ap.add_argument("--to", required=True)
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--save")
+    ap.add_argument("--replay")
+    a = ap.parse_args()
+    if a.replay:
+        with open(a.replay, "rb") as f:
+            data = f.read()
+        out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        n, i = 0, 0
+        while i < len(data):
+            (ln,) = struct.unpack("!H", data[i:i + 2])
+            out.sendto(data[i + 2:i + 2 + ln], (a.to, a.port))
+            i += 2 + ln
+            n += 1
+        print("replay", n)
+        return 0
+    caps = capture(a.dev, a.port, a.count, a.seconds)
+    if a.save:
+        with open(a.save, "wb") as f:
+            for p in caps:
+                f.write(struct.pack("!H", len(p)) + p)
+        print("captured", len(caps))
+        return 0 if len(caps) == a.count else 1
+    if len(caps) < a.count:
+        print(f"captured only {len(caps)} of {a.count} packets", file=sys.stderr)
+        return 1
+    out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    dst = (a.to, a.port)
+    sent = {"replay": 0, "flip": 0, "truncated": 0, "spi": 0}
+    time.sleep(0.5)  # the originals delivered first
+    for p in caps:
+        out.sendto(p, dst)  # exact replay
+        sent["replay"] += 1
+        f = bytearray(p)
+        f[4] ^= 0x80  # SN + 2^31: new to the window, so it reaches the ICV check
+        out.sendto(bytes(f), dst)
+        sent["flip"] += 1
+    for i, p in enumerate(caps):
+        cut = 1 + i % 3  # the body no longer a multiple of 4 bytes
+        out.sendto(p[:len(p) - cut], dst)
+        out.sendto(p[:2 + i % 6], dst)  # shorter than an ESP header
+        sent["truncated"] += 2
+    for p in caps[:10]:
+        f = bytearray(p)
+        f[0] ^= 0x40
+        out.sendto(bytes(f), dst)
+        sent["spi"] += 1
+    for k, v in sent.items():
+        print(k, v)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

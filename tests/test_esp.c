@@ -1,0 +1,326 @@
+/* ESP with the RFC 9227 transforms (lib/esp): the key tree against an
+ * independent implementation (tests/vectors/esp9227.json), the packet
+ * layout, round trips, tampering, replay and ESN handling, and the limits. */
+#include <stdlib.h>
+
+#include "testutil.h"
+
+static const gostx_esp_transform transforms[] = {GOSTX_ESP_KUZNYECHIK_MGM_KTREE,
+                                                 GOSTX_ESP_MAGMA_MGM_KTREE};
+
+static void make_sa(gostx_esp_sa *sa, gostx_esp_transform t, uint32_t spi, uint8_t seed) {
+  uint8_t km[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX];
+  for (size_t i = 0; i < sizeof km; i++) km[i] = (uint8_t)(i * 7 + seed);
+  CHECK_RC(gostx_esp_sa_init(sa, t, spi, km, GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(t)), 0,
+           "sa_init");
+}
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void test_tree_vectors(void) {
+  json *f = tv_load("esp9227.json");
+  json *cases = tv_cases(f);
+  for (size_t i = 0; i < json_len(cases); i++) {
+    json *c = json_at(cases, i);
+    size_t kl, ml;
+    uint8_t *k = tv_hex(c, "key", &kl), *want = tv_hex(c, "message_key", &ml);
+    uint8_t km[44] = {0}, got[32];
+    memcpy(km, k, 32);
+    gostx_esp_sa sa;
+    CHECK_RC(gostx_esp_sa_init(&sa, GOSTX_ESP_KUZNYECHIK_MGM_KTREE, 0x1000, km, 44), 0, "init");
+    uint64_t index = (uint64_t)tv_int(c, "i1") << 32 | (uint64_t)tv_int(c, "i2") << 16 |
+                     (uint64_t)tv_int(c, "i3");
+    CHECK_RC(gostx_esp_tree_key(&sa, index, got), 0, "tree_key");
+    CHECK_BYTES(got, want, 32, "ESPTREE message key");
+    free(k);
+    free(want);
+  }
+  json_free(f);
+}
+
+/* The layout: SPI, SN, IV = ESN, the ICV length, and the MGM call it makes
+ * (nonce 0 | pnum | salt, AAD SPI | ESN) redone here from the public API. */
+static void test_layout(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  gostx_esp_keycache kc;
+  gostx_esp_keycache_init(&kc);
+  make_sa(&sa, t, 0x01020304, 3);
+  uint64_t seq = 0x0123456789abcdefULL;
+  uint8_t payload[37], pkt[128];
+  t_rand_bytes(payload, sizeof payload);
+  size_t n = 0;
+  CHECK_RC(gostx_esp_seal(&sa, &kc, seq, 4, payload, sizeof payload, pkt, sizeof pkt, &n), 0,
+           "seal");
+  size_t icv = gostx_esp_icv_len(t), body = (37 + 2 + 3) / 4 * 4;
+  CHECK(icv == (t == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? 12u : 8u), "ICV: 96 bits / 64 bits");
+  CHECK(n == 16 + body + icv, "length %zu", n);
+  CHECK(be32(pkt) == 0x01020304 && be32(pkt + 4) == 0x89abcdef, "SPI, SN");
+  CHECK(be32(pkt + 8) == 0x01234567 && be32(pkt + 12) == 0x89abcdef, "IV = ESN");
+  uint8_t key[32], plain[64], nonce[16], aad[12];
+  CHECK_RC(gostx_esp_tree_key(&sa, seq >> 24, key), 0, "tree");
+  gostx_cipher c;
+  CHECK_RC(gostx_cipher_init(&c, t == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? GOSTX_ALG_KUZNYECHIK
+                                                                     : GOSTX_ALG_MAGMA, key),
+           0, "cipher");
+  nonce[0] = 0, nonce[1] = 0xab, nonce[2] = 0xcd, nonce[3] = 0xef;
+  memcpy(nonce + 4, sa.salt, sa.salt_len);
+  memcpy(aad, pkt, 4);
+  memcpy(aad + 4, pkt + 8, 8);
+  CHECK_RC(gostx_mgm_decrypt(&c, nonce, 4 + sa.salt_len, aad, 12, pkt + 16, body, pkt + 16 + body,
+                             icv, plain),
+           0, "MGM as the layout says");
+  CHECK_BYTES(plain, payload, 37, "payload");
+  CHECK(body == 40 && plain[37] == 1 && plain[38] == 1 && plain[39] == 4,
+        "padding 1, pad length 1, next header 4");
+  gostx_cipher_clear(&c);
+}
+
+static void test_roundtrip(gostx_esp_transform t) {
+  gostx_esp_sa tx, rx;
+  make_sa(&tx, t, 0x5000, 9);
+  make_sa(&rx, t, 0x5000, 9);
+  gostx_esp_keycache ktx, krx;
+  gostx_esp_keycache_init(&ktx);
+  gostx_esp_keycache_init(&krx);
+  static uint8_t payload[65535], pkt[65535 + 64], out[65535 + 64];
+  static const size_t lens[] = {1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 1399, 1400, 9000, 65535};
+  static const uint64_t seqs[] = {1, 2, (1u << 24) - 1, 1u << 24, (1ULL << 32) + 5,
+                                  (1ULL << 40) + 7, UINT64_MAX};
+  for (size_t s = 0; s < sizeof seqs / sizeof *seqs; s++)
+    for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+      size_t len = lens[l], n = 0, m = 0;
+      t_rand_bytes(payload, len);
+      CHECK_RC(gostx_esp_seal(&tx, &ktx, seqs[s], 41, payload, len, pkt, sizeof pkt, &n), 0,
+               "seal");
+      CHECK(n == gostx_esp_sealed_len(&tx, len) && (n - 16 - tx.icv_len) % 4 == 0, "len");
+      gostx_esp_replay w;
+      gostx_esp_replay_init(&w);
+      w.top = seqs[s] > 1 ? seqs[s] - 1 : 0; /* the window just below, so the ESN is inferred */
+      uint8_t nh = 0;
+      uint64_t got = 0;
+      CHECK_RC(gostx_esp_open(&rx, &krx, &w, pkt, n, out, sizeof out, &m, &nh, &got), 0, "open");
+      CHECK(m == len && nh == 41 && got == seqs[s], "len %zu nh %u seq", m, nh);
+      CHECK(memcmp(out, payload, len) == 0, "payload %zu", len);
+    }
+  /* in place: the payload already at pkt + 16 */
+  size_t n = 0, m = 0;
+  t_rand_bytes(payload, 100);
+  memcpy(pkt + 16, payload, 100);
+  CHECK_RC(gostx_esp_seal(&tx, &ktx, 77, 4, pkt + 16, 100, pkt, sizeof pkt, &n), 0, "in place");
+  uint8_t nh;
+  uint64_t got;
+  CHECK_RC(gostx_esp_open(&rx, &krx, NULL, pkt, n, out, sizeof out, &m, &nh, &got), 0, "open");
+  CHECK(m == 100 && memcmp(out, payload, 100) == 0, "in-place payload");
+  /* another transform or key does not open it */
+  gostx_esp_sa other;
+  make_sa(&other, t, 0x5000, 10);
+  CHECK_RC(gostx_esp_open(&other, NULL, NULL, pkt, n, out, sizeof out, &m, &nh, &got), GOSTX_EAUTH,
+           "other key");
+}
+
+static void test_tamper(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x7777, 1);
+  uint8_t payload[200], pkt[300], bad[300], out[300];
+  t_rand_bytes(payload, sizeof payload);
+  size_t n = 0, m;
+  uint8_t nh;
+  uint64_t seq;
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 1000, 4, payload, sizeof payload, pkt, sizeof pkt, &n), 0,
+           "seal");
+  for (size_t i = 0; i < n; i++) {
+    for (int b = 0; b < 8; b += 3) {
+      memcpy(bad, pkt, n);
+      bad[i] ^= (uint8_t)(1 << b);
+      memset(out, 0xa5, sizeof out);
+      int rc = gostx_esp_open(&sa, NULL, NULL, bad, n, out, sizeof out, &m, &nh, &seq);
+      CHECK(rc == (i < 4 ? GOSTX_EINVAL : GOSTX_EAUTH), "flip byte %zu bit %d: rc %d", i, b, rc);
+      int untouched = 1;
+      for (size_t j = 0; j < sizeof out; j++) untouched &= out[j] == 0xa5;
+      CHECK(untouched, "nothing written on failure (byte %zu)", i);
+    }
+  }
+  /* truncated: every length short of the packet */
+  for (size_t l = 0; l < n; l++) {
+    int rc = gostx_esp_open(&sa, NULL, NULL, pkt, l, out, sizeof out, &m, &nh, &seq);
+    CHECK(rc == GOSTX_EFORMAT || rc == GOSTX_EAUTH, "truncated to %zu: rc %d", l, rc);
+  }
+  /* extended by 4 bytes of junk */
+  memcpy(bad, pkt, n);
+  memset(bad + n, 0, 4);
+  CHECK_RC(gostx_esp_open(&sa, NULL, NULL, bad, n + 4, out, sizeof out, &m, &nh, &seq),
+           GOSTX_EAUTH, "extended");
+}
+
+static void test_replay(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x4242, 5);
+  gostx_esp_replay w;
+  gostx_esp_replay_init(&w);
+  gostx_esp_keycache kc;
+  gostx_esp_keycache_init(&kc);
+  uint8_t p[8] = {1, 2, 3, 4, 5, 6, 7, 8}, pkt[64], out[64], nh;
+  size_t n, m;
+  uint64_t seq;
+  /* 3000 packets received in a shuffled order inside the window: each once */
+  enum { N = 3000 };
+  static uint8_t pkts[N][64];
+  static size_t lens[N];
+  for (uint64_t s = 1; s <= N; s++)
+    CHECK_RC(gostx_esp_seal(&sa, &kc, s, 4, p, 8, pkts[s - 1], 64, &lens[s - 1]), 0, "seal");
+  size_t order[N];
+  for (size_t i = 0; i < N; i++) order[i] = i;
+  for (size_t i = 0; i < N; i++) { /* shuffled in blocks of 1000: displacement < 1000 */
+    size_t end = (i / 1000 + 1) * 1000, j = i + t_rand_below(end - i);
+    size_t x = order[i];
+    order[i] = order[j], order[j] = x;
+  }
+  size_t accepted = 0;
+  for (size_t k = 0; k < N; k++) {
+    size_t i = order[k];
+    int rc = gostx_esp_open(&sa, &kc, &w, pkts[i], lens[i], out, sizeof out, &m, &nh, &seq);
+    if (rc == 0) {
+      CHECK_RC(gostx_esp_replay_update(&w, seq), 0, "update");
+      CHECK(seq == i + 1, "seq");
+      accepted++;
+    } else {
+      CHECK(0, "packet %zu refused: rc %d", i + 1, rc);
+    }
+    /* the same packet again: always refused */
+    rc = gostx_esp_open(&sa, &kc, &w, pkts[i], lens[i], out, sizeof out, &m, &nh, &seq);
+    CHECK(rc == GOSTX_ESTATE, "replay of %zu: rc %d", i + 1, rc);
+  }
+  CHECK(accepted == N, "accepted %zu", accepted);
+  /* far left of the window: refused as old, whatever the ESN inference */
+  CHECK_RC(gostx_esp_replay_update(&w, 100000), 0, "move");
+  CHECK_RC(gostx_esp_open(&sa, &kc, &w, pkts[0], lens[0], out, sizeof out, &m, &nh, &seq),
+           GOSTX_ESTATE, "left of window");
+  /* left edge: top - 2047 still in, top - 2048 out */
+  gostx_esp_replay w2;
+  gostx_esp_replay_init(&w2);
+  CHECK_RC(gostx_esp_replay_update(&w2, 10000), 0, "10000");
+  CHECK_RC(gostx_esp_replay_check(&w2, 10000 - GOSTX_ESP_WINDOW + 1), 0, "edge in");
+  CHECK_RC(gostx_esp_replay_check(&w2, 10000 - GOSTX_ESP_WINDOW), GOSTX_ESTATE, "edge out");
+  CHECK_RC(gostx_esp_replay_check(&w2, 0), GOSTX_ESTATE, "zero");
+  /* a big jump clears the window; the bits it uncovers are fresh */
+  CHECK_RC(gostx_esp_replay_update(&w2, 10000 + 5 * GOSTX_ESP_WINDOW), 0, "jump");
+  CHECK_RC(gostx_esp_replay_check(&w2, 10000 + 4 * GOSTX_ESP_WINDOW + 1), 0, "fresh after jump");
+  CHECK_RC(gostx_esp_replay_update(&w2, 10000 + 5 * GOSTX_ESP_WINDOW), GOSTX_ESTATE, "twice");
+  (void)n;
+  (void)pkt;
+}
+
+/* ESN: a sender crossing 2^32 while the receiver sees only the low half. */
+static void test_esn(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x9999, 2);
+  gostx_esp_replay w;
+  gostx_esp_replay_init(&w);
+  w.top = (1ULL << 32) - 100;
+  uint8_t p[20] = {0}, pkt[64], out[64], nh;
+  size_t n, m;
+  uint64_t seq;
+  for (uint64_t s = (1ULL << 32) - 99; s < (1ULL << 32) + 100; s += 7) {
+    CHECK_RC(gostx_esp_seal(&sa, NULL, s, 4, p, sizeof p, pkt, sizeof pkt, &n), 0, "seal");
+    CHECK_RC(gostx_esp_open(&sa, NULL, &w, pkt, n, out, sizeof out, &m, &nh, &seq), 0, "open");
+    CHECK(seq == s, "ESN %llx", (unsigned long long)seq);
+    CHECK_RC(gostx_esp_replay_update(&w, seq), 0, "update");
+  }
+  CHECK(gostx_esp_replay_esn(&w, 5) == (1ULL << 32) + 5, "esn right");
+  CHECK(gostx_esp_replay_esn(&w, 0xffffffffu) == 0xffffffffULL, "esn just left");
+}
+
+static void test_limits(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x3333, 4);
+  uint8_t p[16] = {0}, pkt[64];
+  size_t n;
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 0, 4, p, 16, pkt, sizeof pkt, &n), GOSTX_ESTATE, "seq 0");
+  CHECK_RC(gostx_esp_seal(&sa, NULL, UINT64_MAX, 4, p, 16, pkt, sizeof pkt, &n), 0, "last");
+  CHECK_RC(gostx_esp_sa_set_limit(&sa, 5), 0, "limit");
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 5, 4, p, 16, pkt, sizeof pkt, &n), 0, "at limit");
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 6, 4, p, 16, pkt, sizeof pkt, &n), GOSTX_ESTATE, "past");
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 1, 4, p, 0, pkt, sizeof pkt, &n), GOSTX_ELEN, "empty");
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 1, 4, p, 16, pkt, 20, &n), GOSTX_ELEN, "small out");
+  uint8_t km[44] = {0};
+  gostx_esp_sa x;
+  CHECK_RC(gostx_esp_sa_init(&x, t, 255, km, 32 + gostx_esp_salt_len(t)), GOSTX_EINVAL, "spi");
+  CHECK_RC(gostx_esp_sa_init(&x, t, 256, km, 32), GOSTX_ELEN, "keymat without salt");
+  CHECK_RC(gostx_esp_sa_init(&x, (gostx_esp_transform)34, 256, km, 44), GOSTX_EINVAL, "34");
+}
+
+/* Bursts equal the one-packet calls byte for byte, short packets (the
+ * batch path) and long ones, across a message-key boundary, with tampered
+ * and bad packets among them. */
+static void test_burst(gostx_esp_transform t) {
+  enum { N = 40 };
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x6006, 8);
+  gostx_esp_keycache kc, kc2;
+  gostx_esp_keycache_init(&kc);
+  gostx_esp_keycache_init(&kc2);
+  static uint8_t pay[N][1500], one[N][1600], pk[N][1600], got[N][1600];
+  size_t lens[N], one_len[N];
+  gostx_esp_burst b[N];
+  uint64_t first = (1u << 24) - 7; /* the key changes inside the burst */
+  for (size_t i = 0; i < N; i++) {
+    lens[i] = i % 3 == 0 ? 1 + t_rand_below(1400) : 1 + t_rand_below(140);
+    t_rand_bytes(pay[i], lens[i]);
+    CHECK_RC(gostx_esp_seal(&sa, NULL, first + i, 4, pay[i], lens[i], one[i], 1600, &one_len[i]),
+             0, "one");
+    b[i] = (gostx_esp_burst){.in = pay[i], .len = lens[i], .out = pk[i], .cap = 1600,
+                             .next_header = 4};
+  }
+  b[5].len = 0; /* a bad one among them */
+  CHECK_RC(gostx_esp_seal_burst(&sa, &kc, first, b, N), GOSTX_ELEN, "seal burst");
+  for (size_t i = 0; i < N; i++) {
+    if (i == 5) {
+      CHECK(b[i].status == GOSTX_ELEN && b[i].out_len == 0, "bad packet refused");
+      continue;
+    }
+    CHECK(b[i].status == 0 && b[i].seq == first + i, "status %zu", i);
+    CHECK(b[i].out_len == one_len[i] && memcmp(pk[i], one[i], one_len[i]) == 0,
+          "burst packet %zu (len %zu) = one-packet seal", i, lens[i]);
+  }
+  CHECK(kc.valid && kc.index == (first + N - 1) >> 24, "cache holds the newer key");
+  /* open: tamper with a short and a long one; packet 5 is the one-packet seal */
+  memcpy(pk[5], one[5], one_len[5]);
+  size_t small = 1, big = 0;
+  pk[small][20] ^= 1;
+  pk[big][one_len[big] - 1] ^= 0x80;
+  gostx_esp_replay w;
+  gostx_esp_replay_init(&w);
+  for (size_t i = 0; i < N; i++) {
+    memset(got[i], 0xa5, sizeof got[i]);
+    b[i] = (gostx_esp_burst){.in = pk[i], .len = one_len[i], .out = got[i], .cap = 1600};
+  }
+  CHECK_RC(gostx_esp_open_burst(&sa, &kc2, &w, b, N), GOSTX_EAUTH, "open burst");
+  for (size_t i = 0; i < N; i++) {
+    if (i == small || i == big) {
+      CHECK(b[i].status == GOSTX_EAUTH && got[i][0] == 0xa5 && got[i][lens[i] - 1] == 0xa5,
+            "tampered %zu refused, nothing written", i);
+      continue;
+    }
+    CHECK(b[i].status == 0 && b[i].seq == first + i && b[i].out_len == lens[i] &&
+              b[i].next_header == 4 && memcmp(got[i], pay[i], lens[i]) == 0,
+          "opened %zu", i);
+  }
+  CHECK_RC(gostx_esp_seal_burst(&sa, &kc, 1, b, GOSTX_ESP_BURST_MAX + 1), GOSTX_EINVAL, "too many");
+}
+
+int main(void) {
+  t_rand_init();
+  test_tree_vectors();
+  for (size_t i = 0; i < 2; i++) {
+    test_layout(transforms[i]);
+    test_roundtrip(transforms[i]);
+    test_tamper(transforms[i]);
+    test_replay(transforms[i]);
+    test_esn(transforms[i]);
+    test_limits(transforms[i]);
+    test_burst(transforms[i]);
+  }
+  return t_done();
+}
