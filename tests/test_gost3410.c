@@ -254,6 +254,106 @@ static void test_refusals(void) {
   CHECK_RC(gostx_gost3410_verify(42, b, 64, b, 32, b, 64), GOSTX_EINVAL, "unknown curve");
 }
 
+/* ---- the fast scalar multiplications against the 4-bit reference ---- */
+
+/* A scalar below q: random, or one of the edges (1, 2, 3, q - 1, q - 2, a
+ * small even, 2^k - 1 patterns folded below q). */
+static void scalar_below_q(const gx_curve *C, uint64_t *k, int it) {
+  static const gx_fe one = {1}, two = {2}, three = {3};
+  gx_fe r = {0};
+  memset(k, 0, sizeof(gx_fe));
+  switch (it) {
+    case 0: memcpy(k, one, sizeof one); return;
+    case 1: memcpy(k, two, sizeof two); return;
+    case 2: memcpy(k, three, sizeof three); return;
+    case 3: gx_sub(&C->fq, k, C->q, one); return; /* q - 1 (C->q itself is not < q) */
+    case 4: gx_sub(&C->fq, k, C->q, two); return;
+    case 5: k[0] = 64; return;
+    default:
+      for (int i = 0; i < C->n; i++) r[i] = t_rand();
+      if (it == 6) for (int i = 0; i < C->n; i++) r[i] = ~(uint64_t)0;
+      gx_fe zero = {0};
+      gx_reduce_wide(&C->fq, k, r, zero);
+      if (gx_is_zero(k, C->n)) k[0] = 5;
+  }
+}
+
+static int same_point(const gx_curve *C, const gx_point *A, const gx_point *B) {
+  gx_fe ax, ay, bx, by;
+  uint64_t ia = gx_point_to_affine(C, ax, ay, A), ib = gx_point_to_affine(C, bx, by, B);
+  if (ia || ib) return ia && ib;
+  return !memcmp(ax, bx, (size_t)C->n * 8) && !memcmp(ay, by, (size_t)C->n * 8) &&
+         gx_on_curve(C, ax, ay);
+}
+
+static void test_fast_paths(void) {
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    const char *name = gostx_gost3410_curve_name(all_curves[ci]);
+    gx_point G, P, R1, R2, T;
+    gx_fe k, m;
+    gx_point_generator(C, &G);
+    for (int it = 0; it < 14; it++) {
+      scalar_below_q(C, k, it);
+      gx_point_mul_ref(C, &R1, k, &G);
+      gx_point_mul_base(C, &R2, k);
+      CHECK(same_point(C, &R1, &R2), "%s: k G from the table = reference (case %d)", name, it);
+      /* a point of order q other than G */
+      scalar_below_q(C, m, 7 + it % 7);
+      gx_point_mul_ref(C, &P, m, &G);
+      gx_point_mul_ref(C, &R1, k, &P);
+      gx_point_mul(C, &R2, k, &P);
+      CHECK(same_point(C, &R1, &R2), "%s: k P signed windows = reference (case %d)", name, it);
+      /* a G + b P, variable time */
+      gx_point_mul2_vartime(C, &R2, m, k, &P);
+      gx_point_mul_ref(C, &T, m, &G);
+      gx_point_add(C, &R1, &R1, &T);
+      CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
+    }
+    /* a G + b P = infinity when b P = -a G. */
+    scalar_below_q(C, k, 9);
+    gx_fe mk;
+    gx_sub(&C->fq, mk, C->q, k); /* q - k */
+    gx_point_mul2_vartime(C, &R2, k, mk, &G);
+    CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O", name);
+    CHECK(C->a_is_m3 == (all_curves[ci] == GOSTX_GOST3410_256_B || all_curves[ci] == GOSTX_GOST3410_256_C ||
+                         all_curves[ci] == GOSTX_GOST3410_256_D || all_curves[ci] == GOSTX_GOST3410_512_A ||
+                         all_curves[ci] == GOSTX_GOST3410_512_B),
+          "%s: a = -3 found where the table says so", name);
+  }
+}
+
+/* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
+static void test_recode(void) {
+  for (int it = 0; it < 200; it++) {
+    int n = it & 1 ? 8 : 4;
+    gx_fe k = {0}, acc = {0};
+    for (int i = 0; i < n; i++) k[i] = t_rand();
+    if (it == 0) memset(k, 0xff, sizeof k);
+    k[0] |= 1;
+    int8_t dig[GX_DIGITS(GX_MAXN)];
+    gx_recode_odd(dig, k, n);
+    int ok = 1;
+    /* acc = sum dig[i] 2^(w i), from the top: acc = acc 2^w + d. */
+    for (int i = GX_DIGITS(n) - 1; i >= 0; i--) {
+      int d = dig[i];
+      ok &= (d & 1) && d <= (1 << GX_W) - 1 && d >= -((1 << GX_W) - 1);
+      for (int j = n - 1; j > 0; j--) acc[j] = (acc[j] << GX_W) | (acc[j - 1] >> (64 - GX_W));
+      acc[0] <<= GX_W;
+      uint64_t v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0, c = 0;
+      for (int j = 0; j < n; j++) {
+        uint64_t x = j == 0 ? v : ext, s = acc[j] + x;
+        uint64_t c1 = s < x;
+        s += c;
+        c1 |= s < c;
+        acc[j] = s;
+        c = c1;
+      }
+    }
+    CHECK(ok && !memcmp(acc, k, (size_t)n * 8), "odd-digit recoding sums back (n %d, case %d)", n, it);
+  }
+}
+
 int main(void) {
   t_rand_init();
   test_curves();
@@ -263,5 +363,7 @@ int main(void) {
   test_vko_examples();
   test_vko_cofactor();
   test_refusals();
+  test_recode();
+  test_fast_paths();
   return t_done();
 }

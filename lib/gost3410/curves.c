@@ -6,6 +6,7 @@
  * tests/test_gost3410.c checks every set: G on the curve and q G = O. */
 #include "gost3410/ec.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "internal.h"
@@ -117,9 +118,7 @@ static void load_hex(uint64_t *r, const char *hex, int n) {
   gx_load_be(r, buf, n);
 }
 
-int gx_curve_load(gx_curve *C, int id) {
-  const gx_curve_def *d = gx_curve_def_by_id(id);
-  if (!d) return GOSTX_EINVAL;
+static void curve_build(gx_curve *C, const gx_curve_def *d) {
   gx_fe p, q, t, three = {3};
   memset(C, 0, sizeof *C);
   C->def = d;
@@ -132,6 +131,11 @@ int gx_curve_load(gx_curve *C, int id) {
   memcpy(C->q, q, sizeof q);
   load_hex(t, d->a, d->n);
   gx_to_mont(&C->fp, C->a, t);
+  /* a = p - 3 (every Weierstrass set but the test ones): a x = -3x by additions. */
+  gx_fe m3 = {3};
+  gx_to_mont(&C->fp, m3, m3);
+  gx_sub(&C->fp, m3, C->b3, m3); /* b3 is still 0 here: m3 = -3 */
+  C->a_is_m3 = !memcmp(m3, C->a, sizeof m3);
   load_hex(t, d->b, d->n);
   gx_to_mont(&C->fp, C->b, t);
   gx_to_mont(&C->fp, three, three);
@@ -140,5 +144,29 @@ int gx_curve_load(gx_curve *C, int id) {
   gx_to_mont(&C->fp, C->gx, t);
   load_hex(t, d->y, d->n);
   gx_to_mont(&C->fp, C->gy, t);
+  C->index = (int)(d - curves);
+}
+
+/* Every curve's Montgomery constants, built once per process (the doubling
+ * chains of gx_mont_init cost more than a signature's arithmetic). */
+#define NCURVES (sizeof curves / sizeof curves[0])
+static gx_curve built[NCURVES];
+static pthread_once_t built_once = PTHREAD_ONCE_INIT;
+
+static void build_all(void) {
+  for (size_t i = 0; i < NCURVES; i++) curve_build(&built[i], &curves[i]);
+}
+
+const gx_curve *gx_curve_get(int id) {
+  const gx_curve_def *d = gx_curve_def_by_id(id);
+  if (!d) return NULL;
+  pthread_once(&built_once, build_all);
+  return &built[d - curves];
+}
+
+int gx_curve_load(gx_curve *C, int id) {
+  const gx_curve *c = gx_curve_get(id);
+  if (!c) return GOSTX_EINVAL;
+  *C = *c;
   return 0;
 }

@@ -59,12 +59,17 @@ typedef struct gx_curve {
   gx_fe gx, gy;      /* generator, Montgomery form */
   gx_fe q;           /* order, normal form */
   gx_fe b;           /* b, Montgomery form (curve equation check) */
+  int a_is_m3;       /* a = -3 mod p: products by a become additions */
+  int index;         /* position in the curve table (for per-curve caches) */
 } gx_curve;
 
 const gx_curve_def *gx_curve_def_by_id(int id);
 const gx_curve_def *gx_curve_def_by_name(const char *name);
-/* 0, or GOSTX_EINVAL for an unknown id. */
+/* 0, or GOSTX_EINVAL for an unknown id (a copy of the cached curve). */
 int gx_curve_load(gx_curve *C, int id);
+/* The process-wide curve, built on first use (thread-safe); NULL when unknown. */
+const gx_curve *gx_curve_get(int id);
+#define GX_NCURVES 9
 
 /* ---- points: projective (X : Y : Z), Montgomery form; infinity is (0 : 1 : 0) ---- */
 typedef struct gx_point {
@@ -72,8 +77,30 @@ typedef struct gx_point {
 } gx_point;
 
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *p, const gx_point *q);
-/* r = k P for a scalar of n limbs (normal form); constant time in k and P. */
+/* r = P + (x, y) for an affine (x, y), Montgomery form, not infinity. */
+void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
+                         const uint64_t *y);
+/* r = k P for a scalar 0 < k < q (normal form) and P of order q: signed
+ * windows, constant time in k and P. */
 void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P);
+/* r = k P, any k < 2^(64 n), any P: the plain 4-bit-window reference the
+ * tests check the fast paths against (constant time too). */
+void gx_point_mul_ref(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P);
+/* r = k G, 0 < k < q, from the curve's precomputed table: constant time in k. */
+void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k);
+/* r = a G + b P for public a, b < q (verification): variable time. */
+void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                           const gx_point *P);
+
+/* Signed odd digits of GX_W bits (ec.c), shared by the variable and the
+ * fixed-base multiplications. */
+#define GX_W 5
+#define GX_DIGITS(n) ((64 * (n) + GX_W - 1) / GX_W)
+void gx_recode_odd(int8_t *dig, const uint64_t *k, int n);
+void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
+               int d);
+uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k);
+void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask);
 void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y);
 void gx_point_generator(const gx_curve *C, gx_point *r);
 /* Affine normal-form coordinates; returns all-ones when r was infinity. */

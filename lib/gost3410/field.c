@@ -9,6 +9,7 @@
  * (scripts/check_pedantic.sh builds with it). */
 #if defined(__SIZEOF_INT128__) && defined(__GNUC__) && !defined(GOSTX_NO_INT128)
 __extension__ typedef unsigned __int128 gx_u128;
+#define GX_HAVE_U128 1
 /* hi:lo = a + b c + d (cannot overflow 128 bits). */
 static inline uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi) {
   gx_u128 t = (gx_u128)b * c + a + d;
@@ -31,6 +32,19 @@ static inline uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint6
 }
 #endif
 
+#ifdef GX_HAVE_U128
+/* Through the 128-bit type the compiler emits add-with-carry chains. */
+static inline uint64_t addc(uint64_t a, uint64_t b, uint64_t *carry) {
+  gx_u128 t = (gx_u128)a + b + *carry;
+  *carry = (uint64_t)(t >> 64);
+  return (uint64_t)t;
+}
+static inline uint64_t subb(uint64_t a, uint64_t b, uint64_t *borrow) {
+  gx_u128 t = (gx_u128)a - b - *borrow;
+  *borrow = (uint64_t)(t >> 64) & 1;
+  return (uint64_t)t;
+}
+#else
 static inline uint64_t addc(uint64_t a, uint64_t b, uint64_t *carry) {
   uint64_t s = a + *carry;
   uint64_t c = s < a;
@@ -47,6 +61,7 @@ static inline uint64_t subb(uint64_t a, uint64_t b, uint64_t *borrow) {
   *borrow = bw;
   return d2;
 }
+#endif
 
 void gx_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n) {
   for (int i = 0; i < n; i++) r[i] ^= mask & (r[i] ^ a[i]);
@@ -78,21 +93,28 @@ void gx_store_be(uint8_t *out, const uint64_t *a, int n) {
     for (int j = 0; j < 8; j++) out[(n - 1 - i) * 8 + j] = (uint8_t)(a[i] >> (56 - 8 * j));
 }
 
+/* The limb count is a compile-time constant inside each body below (GX_BODY
+ * is forced inline and called with 4 or 8), so the compiler unrolls the
+ * loops; the entry points pick the body by the modulus's public size. */
+#if defined(__GNUC__)
+#define GX_BODY static inline __attribute__((always_inline)) void
+#else
+#define GX_BODY static inline void
+#endif
+
 /* r = t - m if the (n+1)-limb t >= m, else t. */
-static void final_sub(const gx_mont *M, uint64_t *r, const uint64_t *t, uint64_t top) {
+GX_BODY final_sub(const uint64_t *m, uint64_t *r, const uint64_t *t, uint64_t top, const int n) {
   uint64_t u[GX_MAXN], bw = 0;
-  int n = M->n;
-  for (int i = 0; i < n; i++) u[i] = subb(t[i], M->m[i], &bw);
+  for (int i = 0; i < n; i++) u[i] = subb(t[i], m[i], &bw);
   (void)subb(top, 0, &bw);
   /* bw = 1 when t < m: keep t. */
   uint64_t keep = 0 - bw;
   for (int i = 0; i < n; i++) r[i] = (t[i] & keep) | (u[i] & ~keep);
 }
 
-void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  int n = M->n;
+GX_BODY mul_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b, const int n) {
   uint64_t t[GX_MAXN + 2];
-  memset(t, 0, sizeof t);
+  for (int j = 0; j < n + 2; j++) t[j] = 0;
   for (int i = 0; i < n; i++) {
     uint64_t c = 0, hi;
     for (int j = 0; j < n; j++) {
@@ -113,21 +135,41 @@ void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b)
     t[n - 1] = addc(t[n], c, &cc);
     t[n] = t[n + 1] + cc;
   }
-  final_sub(M, r, t, t[n]);
+  final_sub(M->m, r, t, t[n], n);
 }
 
-void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY add_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b, const int n) {
   uint64_t t[GX_MAXN], c = 0;
-  for (int i = 0; i < M->n; i++) t[i] = addc(a[i], b[i], &c);
-  final_sub(M, r, t, c);
+  for (int i = 0; i < n; i++) t[i] = addc(a[i], b[i], &c);
+  final_sub(M->m, r, t, c, n);
 }
 
-void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY sub_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b, const int n) {
   uint64_t t[GX_MAXN], bw = 0, c = 0;
-  int n = M->n;
   for (int i = 0; i < n; i++) t[i] = subb(a[i], b[i], &bw);
   uint64_t mask = 0 - bw; /* add m back when it went negative */
   for (int i = 0; i < n; i++) r[i] = addc(t[i], M->m[i] & mask, &c);
+}
+
+void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    mul_body(M, r, a, b, 4);
+  else
+    mul_body(M, r, a, b, 8);
+}
+
+void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    add_body(M, r, a, b, 4);
+  else
+    add_body(M, r, a, b, 8);
+}
+
+void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    sub_body(M, r, a, b, 4);
+  else
+    sub_body(M, r, a, b, 8);
 }
 
 void gx_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_mul(M, r, a, M->r2); }
@@ -148,15 +190,22 @@ void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uin
 
 void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   int n = M->n;
-  uint64_t e[GX_MAXN], acc[GX_MAXN], bw = 0;
-  /* e = m - 2 (m is odd and > 2). */
+  uint64_t e[GX_MAXN], acc[GX_MAXN], pw[16][GX_MAXN], bw = 0;
+  /* e = m - 2 (m is odd and > 2). Fixed 4-bit windows of the public
+   * exponent: 4 squarings and at most one multiplication per window, where
+   * the bit-by-bit chain multiplies for nearly every bit of p - 2 = 2^k - c. */
   for (int i = 0; i < n; i++) e[i] = subb(M->m[i], i == 0 ? 2 : 0, &bw);
+  memcpy(pw[0], M->one, sizeof pw[0]);
+  memcpy(pw[1], a, (size_t)n * 8);
+  for (int i = 2; i < 16; i++) gx_mul(M, pw[i], pw[i - 1], a);
   memcpy(acc, M->one, sizeof acc);
-  for (int i = 64 * n - 1; i >= 0; i--) {
-    gx_mul(M, acc, acc, acc);
-    if ((e[i / 64] >> (i % 64)) & 1) gx_mul(M, acc, acc, a); /* public exponent bit */
+  for (int w = 16 * n - 1; w >= 0; w--) {
+    for (int s = 0; s < 4; s++) gx_mul(M, acc, acc, acc);
+    unsigned nib = (unsigned)(e[w / 16] >> (4 * (w % 16))) & 15;
+    if (nib) gx_mul(M, acc, acc, pw[nib]); /* public exponent digit */
   }
   memcpy(r, acc, (size_t)n * 8);
+  memset(pw, 0, sizeof pw);
 }
 
 void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
