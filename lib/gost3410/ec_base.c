@@ -18,7 +18,7 @@ static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *tables[GX_NCURVES];
 
 /* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one inversion). */
-static void batch_inv(const gx_mont *M, gx_fe *out, const gx_fe *in, int m) {
+static void batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m) {
   gx_fe acc, t;
   memcpy(out[0], in[0], sizeof acc);
   for (int i = 1; i < m; i++) gx_mul(M, out[i], out[i - 1], in[i]);
