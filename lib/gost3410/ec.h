@@ -1,5 +1,6 @@
 /* GOST R 34.10-2012 internals: Montgomery arithmetic modulo a public odd
- * modulus of 4 or 8 64-bit limbs (used for both p and q), the curve table and
+ * modulus of 4 or 8 64-bit limbs (used for both p and q; for p = 2^(64 n) - c
+ * a folding reduction with R = 1, the same calls), the curve table and
  * projective points. Not installed. */
 #ifndef GOSTX_GOST3410_EC_H
 #define GOSTX_GOST3410_EC_H
@@ -17,6 +18,7 @@ typedef struct gx_mont {
   int n;          /* limbs: 4 or 8 */
   uint64_t m[GX_MAXN];
   uint64_t m0inv; /* -m^-1 mod 2^64 */
+  uint64_t c;     /* nonzero when m = 2^(64 n) - c: then R = 1 (plain residues) */
   uint64_t one[GX_MAXN]; /* R mod m (1 in Montgomery form), R = 2^(64 n) */
   uint64_t r2[GX_MAXN];  /* R^2 mod m */
   uint64_t r3[GX_MAXN];  /* R^3 mod m */
