@@ -101,6 +101,84 @@ void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, cons
   add_finish(C, r, t0, t1, t2, t3, t4, t5);
 }
 
+/* count doublings of P in Jacobian coordinates (x = X/Z^2, y = Y/Z^3): 3M +
+ * 5S for a = -3 (dbl-2001-b), 1M + 8S and a product by a otherwise
+ * (dbl-2007-bl), against 14 to 17 products for the complete addition used
+ * as a doubling. Doubling is exceptional only at points of order 2, which
+ * never reach it (odd-order points only); infinity keeps Z = 0 and comes
+ * back as (0 : 1 : 0) through a mask. */
+void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
+  const gx_mont *M = &C->fp;
+  gx_fe X, Y, Z, t0, t1, t2, t3;
+  /* projective -> Jacobian: (X Z, Y Z^2, Z) */
+  gx_mul(M, X, P->X, P->Z);
+  gx_mul(M, t0, P->Z, P->Z);
+  gx_mul(M, Y, P->Y, t0);
+  memcpy(Z, P->Z, sizeof Z);
+  for (int i = 0; i < count; i++) {
+    if (C->a_is_m3) { /* the curve's form: public */
+      gx_mul(M, t0, Z, Z);  /* delta */
+      gx_mul(M, t1, Y, Y);  /* gamma */
+      gx_mul(M, t2, X, t1); /* beta */
+      gx_sub(M, t3, X, t0);
+      gx_add(M, X, X, t0);
+      gx_mul(M, t3, t3, X);
+      gx_add(M, X, t3, t3);
+      gx_add(M, t3, X, t3); /* alpha = 3 (X - delta)(X + delta) */
+      gx_add(M, Z, Y, Z);
+      gx_mul(M, Z, Z, Z);
+      gx_sub(M, Z, Z, t1);
+      gx_sub(M, Z, Z, t0);  /* Z3 = (Y + Z)^2 - gamma - delta */
+      gx_mul(M, X, t3, t3);
+      gx_add(M, t2, t2, t2);
+      gx_add(M, t2, t2, t2); /* 4 beta */
+      gx_sub(M, X, X, t2);
+      gx_sub(M, X, X, t2);  /* X3 = alpha^2 - 8 beta */
+      gx_sub(M, t2, t2, X);
+      gx_mul(M, Y, t3, t2);
+      gx_mul(M, t1, t1, t1);
+      gx_add(M, t1, t1, t1);
+      gx_add(M, t1, t1, t1);
+      gx_add(M, t1, t1, t1);
+      gx_sub(M, Y, Y, t1);  /* Y3 = alpha (4 beta - X3) - 8 gamma^2 */
+    } else {
+      gx_mul(M, t0, X, X);  /* XX */
+      gx_mul(M, t1, Y, Y);  /* YY */
+      gx_mul(M, t2, Z, Z);  /* ZZ */
+      gx_add(M, Z, Y, Z);
+      gx_mul(M, Z, Z, Z);
+      gx_sub(M, Z, Z, t1);
+      gx_sub(M, Z, Z, t2);  /* Z3 = (Y + Z)^2 - YY - ZZ */
+      gx_mul(M, t2, t2, t2);
+      gx_mul(M, t2, t2, C->a);
+      gx_add(M, t3, t0, t0);
+      gx_add(M, t3, t3, t0);
+      gx_add(M, t3, t3, t2); /* M = 3 XX + a ZZ^2 */
+      gx_add(M, X, X, t1);
+      gx_mul(M, X, X, X);
+      gx_mul(M, t1, t1, t1); /* YYYY */
+      gx_sub(M, X, X, t0);
+      gx_sub(M, X, X, t1);
+      gx_add(M, t0, X, X);  /* S = 2 ((X + YY)^2 - XX - YYYY) */
+      gx_mul(M, X, t3, t3);
+      gx_sub(M, X, X, t0);
+      gx_sub(M, X, X, t0);  /* X3 = M^2 - 2 S */
+      gx_sub(M, t0, t0, X);
+      gx_mul(M, Y, t3, t0);
+      gx_add(M, t1, t1, t1);
+      gx_add(M, t1, t1, t1);
+      gx_add(M, t1, t1, t1);
+      gx_sub(M, Y, Y, t1);  /* Y3 = M (S - X3) - 8 YYYY */
+    }
+  }
+  /* Jacobian -> projective: (X Z, Y, Z^3) */
+  gx_mul(M, r->X, X, Z);
+  gx_mul(M, t0, Z, Z);
+  gx_mul(M, r->Z, t0, Z);
+  memcpy(r->Y, Y, sizeof Y);
+  gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
+}
+
 static void set_infinity(const gx_curve *C, gx_point *r) {
   memset(r, 0, sizeof *r);
   memcpy(r->Y, C->fp.one, sizeof r->Y);
@@ -237,7 +315,7 @@ void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_po
   for (int i = 1; i < (1 << (GX_W - 1)); i++) gx_point_add(C, &tab[i], &tab[i - 1], &P2);
   gx_select(C, (uint64_t *)&acc, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[nd - 1]);
   for (int i = nd - 2; i >= 0; i--) {
-    for (int s = 0; s < GX_W; s++) gx_point_add(C, &acc, &acc, &acc);
+    gx_point_dbl_n(C, &acc, &acc, GX_W);
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, (const uint8_t *)&dig[i], 1);
     gx_select(C, (uint64_t *)&sel, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[i]);
     gx_point_add(C, &acc, &acc, &sel);

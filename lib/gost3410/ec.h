@@ -79,6 +79,8 @@ typedef struct gx_point {
 } gx_point;
 
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *p, const gx_point *q);
+/* r = 2^count P (Jacobian doublings inside; any P of odd order or infinity). */
+void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count);
 /* r = P + (x, y) for an affine (x, y), Montgomery form, not infinity. */
 void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
                          const uint64_t *y);

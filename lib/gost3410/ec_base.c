@@ -140,8 +140,12 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
   for (int i = 1; i < (1 << (VAR_W - 2)); i++) gx_point_add(C, &odd[i], &odd[i - 1], &P2);
   memset(&acc, 0, sizeof acc);
   memcpy(acc.Y, C->fp.one, sizeof acc.Y);
+  int pending = 0; /* doublings owed, done in one Jacobian run before an addition */
   for (int i = wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
-    gx_point_add(C, &acc, &acc, &acc);
+    pending++;
+    if (!dig[i]) continue;
+    gx_point_dbl_n(C, &acc, &acc, pending);
+    pending = 0;
     if (dig[i] > 0) gx_point_add(C, &acc, &acc, &odd[dig[i] >> 1]);
     if (dig[i] < 0) {
       tmp = odd[(-dig[i]) >> 1];
@@ -149,6 +153,7 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
       gx_point_add(C, &acc, &acc, &tmp);
     }
   }
+  if (pending) gx_point_dbl_n(C, &acc, &acc, pending);
   /* a G from the table with direct indexes (a is public). */
   const uint64_t *tab = base_table(C);
   if (!tab) {
