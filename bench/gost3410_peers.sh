@@ -24,18 +24,15 @@ while [ $# -gt 0 ]; do
 done
 case "$runs" in ''|*[!0-9]*) echo "gost3410_peers.sh: --runs takes a number" >&2; exit 2 ;; esac
 
-pkgs=(gcc cmake libssl-dev libengine-gost-openssl)
-if [ $install = 1 ]; then
-  missing=()
-  for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-  if [ ${#missing[@]} -gt 0 ]; then
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    echo "installing: ${missing[*]}" >&2
-    $SUDO apt-get update -q >&2
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
-      "${missing[@]}" >&2
-  fi
+missing=()
+for p in gcc cmake libssl-dev libengine-gost-openssl; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ] && [ $install = 1 ]; then
+  echo "installing: ${missing[*]}" >&2
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  ${sudo:-} apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive ${sudo:-} apt-get install -y -q "${missing[@]}" >&2
 fi
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null

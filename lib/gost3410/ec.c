@@ -102,9 +102,8 @@ void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, cons
 }
 
 /* count doublings of P in Jacobian coordinates (x = X/Z^2, y = Y/Z^3): 3M +
- * 5S for a = -3 (dbl-2001-b), 1M + 8S and a product by a otherwise
- * (dbl-2007-bl), against 14 to 17 products for the complete addition used
- * as a doubling. Doubling is exceptional only at points of order 2, which
+ * 5S for a = -3, 3M + 6S and a product by a otherwise, against 14 to 17
+ * products for the complete addition used as a doubling. Doubling is exceptional only at points of order 2, which
  * never reach it (odd-order points only); infinity keeps Z = 0 and comes
  * back as (0 : 1 : 0) through a mask. */
 void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
@@ -116,60 +115,41 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
   gx_mul(M, Y, P->Y, t0);
   memcpy(Z, P->Z, sizeof Z);
   for (int i = 0; i < count; i++) {
-    if (C->a_is_m3) { /* the curve's form: public */
-      gx_mul(M, t0, Z, Z);  /* delta */
-      gx_mul(M, t1, Y, Y);  /* gamma */
-      gx_mul(M, t2, X, t1); /* beta */
-      gx_sub(M, t3, X, t0);
-      gx_add(M, X, X, t0);
-      gx_mul(M, t3, t3, X);
-      gx_add(M, X, t3, t3);
-      gx_add(M, t3, X, t3); /* alpha = 3 (X - delta)(X + delta) */
-      gx_add(M, Z, Y, Z);
-      gx_mul(M, Z, Z, Z);
-      gx_sub(M, Z, Z, t1);
-      gx_sub(M, Z, Z, t0);  /* Z3 = (Y + Z)^2 - gamma - delta */
-      gx_mul(M, X, t3, t3);
-      gx_add(M, t2, t2, t2);
-      gx_add(M, t2, t2, t2); /* 4 beta */
-      gx_sub(M, X, X, t2);
-      gx_sub(M, X, X, t2);  /* X3 = alpha^2 - 8 beta */
-      gx_sub(M, t2, t2, X);
-      gx_mul(M, Y, t3, t2);
-      gx_mul(M, t1, t1, t1);
-      gx_add(M, t1, t1, t1);
-      gx_add(M, t1, t1, t1);
-      gx_add(M, t1, t1, t1);
-      gx_sub(M, Y, Y, t1);  /* Y3 = alpha (4 beta - X3) - 8 gamma^2 */
+    gx_fe zz;
+    gx_mul(M, t1, Y, Y); /* Y^2 */
+    gx_mul(M, zz, Z, Z); /* Z^2 */
+    gx_add(M, Z, Y, Z);
+    gx_mul(M, Z, Z, Z);
+    gx_sub(M, Z, Z, t1);
+    gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
+    gx_mul(M, t2, X, t1); /* X Y^2 */
+    if (C->a_is_m3) {     /* the curve's form: public */
+      gx_sub(M, t3, X, zz);
+      gx_add(M, t0, X, zz);
+      gx_mul(M, t3, t3, t0);
+      gx_add(M, t0, t3, t3);
+      gx_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
     } else {
-      gx_mul(M, t0, X, X);  /* XX */
-      gx_mul(M, t1, Y, Y);  /* YY */
-      gx_mul(M, t2, Z, Z);  /* ZZ */
-      gx_add(M, Z, Y, Z);
-      gx_mul(M, Z, Z, Z);
-      gx_sub(M, Z, Z, t1);
-      gx_sub(M, Z, Z, t2);  /* Z3 = (Y + Z)^2 - YY - ZZ */
-      gx_mul(M, t2, t2, t2);
-      gx_mul(M, t2, t2, C->a);
+      gx_mul(M, t0, X, X);
+      gx_mul(M, zz, zz, zz);
+      gx_mul(M, zz, zz, C->a);
       gx_add(M, t3, t0, t0);
       gx_add(M, t3, t3, t0);
-      gx_add(M, t3, t3, t2); /* M = 3 XX + a ZZ^2 */
-      gx_add(M, X, X, t1);
-      gx_mul(M, X, X, X);
-      gx_mul(M, t1, t1, t1); /* YYYY */
-      gx_sub(M, X, X, t0);
-      gx_sub(M, X, X, t1);
-      gx_add(M, t0, X, X);  /* S = 2 ((X + YY)^2 - XX - YYYY) */
-      gx_mul(M, X, t3, t3);
-      gx_sub(M, X, X, t0);
-      gx_sub(M, X, X, t0);  /* X3 = M^2 - 2 S */
-      gx_sub(M, t0, t0, X);
-      gx_mul(M, Y, t3, t0);
-      gx_add(M, t1, t1, t1);
-      gx_add(M, t1, t1, t1);
-      gx_add(M, t1, t1, t1);
-      gx_sub(M, Y, Y, t1);  /* Y3 = M (S - X3) - 8 YYYY */
+      gx_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
     }
+    gx_add(M, t0, t2, t2);
+    gx_add(M, t0, t0, t0); /* s = 4 X Y^2 */
+    gx_mul(M, t1, t1, t1); /* u = Y^4 */
+    /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
+    gx_mul(M, X, t3, t3);
+    gx_sub(M, X, X, t0);
+    gx_sub(M, X, X, t0);
+    gx_sub(M, t0, t0, X);
+    gx_mul(M, Y, t3, t0);
+    gx_add(M, t1, t1, t1);
+    gx_add(M, t1, t1, t1);
+    gx_add(M, t1, t1, t1);
+    gx_sub(M, Y, Y, t1);
   }
   /* Jacobian -> projective: (X Z, Y, Z^3) */
   gx_mul(M, r->X, X, Z);
