@@ -10,14 +10,17 @@
 
 #include <string.h>
 
-/* r = a x: three additions when a = -3, else a product. */
+/* r = a x: additions when a = -3 or 3, else a product. */
 static void mul_a(const gx_curve *C, uint64_t *r, const uint64_t *x) {
   static const gx_fe zero = {0};
-  if (C->a_is_m3) { /* a public property of the curve */
+  if (C->a_small) { /* a public property of the curve */
     gx_fe t;
     gx_add(&C->fp, t, x, x);
     gx_add(&C->fp, t, t, x);
-    gx_sub(&C->fp, r, zero, t);
+    if (C->a_small < 0)
+      gx_sub(&C->fp, r, zero, t);
+    else
+      memcpy(r, t, sizeof t);
   } else {
     gx_mul(&C->fp, r, C->a, x);
   }
@@ -123,7 +126,7 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
     gx_sub(M, Z, Z, t1);
     gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
     gx_mul(M, t2, X, t1); /* X Y^2 */
-    if (C->a_is_m3) {     /* the curve's form: public */
+    if (C->a_small == -3) { /* the curve's form: public */
       gx_sub(M, t3, X, zz);
       gx_add(M, t0, X, zz);
       gx_mul(M, t3, t3, t0);
@@ -132,7 +135,7 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
     } else {
       gx_mul(M, t0, X, X);
       gx_mul(M, zz, zz, zz);
-      gx_mul(M, zz, zz, C->a);
+      mul_a(C, zz, zz);
       gx_add(M, t3, t0, t0);
       gx_add(M, t3, t3, t0);
       gx_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
@@ -168,6 +171,10 @@ void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, con
   memset(r, 0, sizeof *r);
   gx_to_mont(&C->fp, r->X, x);
   gx_to_mont(&C->fp, r->Y, y);
+  if (C->iso) { /* into the internal coordinates (curves.c) */
+    gx_mul(&C->fp, r->X, r->X, C->u2);
+    gx_mul(&C->fp, r->Y, r->Y, C->u3);
+  }
   memcpy(r->Z, C->fp.one, sizeof r->Z);
 }
 
@@ -309,12 +316,18 @@ void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_po
 }
 
 uint64_t gx_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
-  gx_fe zi, t;
+  gx_fe zi, t, zx, zy;
   uint64_t inf = gx_is_zero(P->Z, C->n);
   gx_inv(&C->fp, zi, P->Z);
-  gx_mul(&C->fp, t, P->X, zi);
+  memcpy(zx, zi, sizeof zx);
+  memcpy(zy, zi, sizeof zy);
+  if (C->iso) { /* back to the standard's coordinates */
+    gx_mul(&C->fp, zx, zi, C->u2i);
+    gx_mul(&C->fp, zy, zi, C->u3i);
+  }
+  gx_mul(&C->fp, t, P->X, zx);
   gx_from_mont(&C->fp, x, t);
-  gx_mul(&C->fp, t, P->Y, zi);
+  gx_mul(&C->fp, t, P->Y, zy);
   gx_from_mont(&C->fp, y, t);
   return inf;
 }
@@ -328,9 +341,9 @@ int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {
   gx_to_mont(M, Y, y);
   gx_mul(M, l, Y, Y);
   gx_mul(M, r, X, X);
-  gx_add(M, r, r, C->a);
+  gx_add(M, r, r, C->a0);
   gx_mul(M, r, r, X);
-  gx_add(M, r, r, C->b);
+  gx_add(M, r, r, C->b0);
   gx_sub(M, l, l, r);
   return gx_is_zero(l, n) != 0;
 }

@@ -35,6 +35,8 @@ void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uin
 /* r = a^(m - 2) (Montgomery form in and out): the inverse for prime m, 0 for 0.
  * The exponent is public; the base may be secret. */
 void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a);
+/* r = a^e for a public exponent e of n limbs (Montgomery form in and out). */
+void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e);
 /* All-ones when a (n limbs) is zero / a < m, else 0; no branches. */
 uint64_t gx_is_zero(const uint64_t *a, int n);
 uint64_t gx_lt(const uint64_t *a, const uint64_t *b, int n);
@@ -60,8 +62,12 @@ typedef struct gx_curve {
   gx_fe a, b3;       /* Montgomery form mod p */
   gx_fe gx, gy;      /* generator, Montgomery form */
   gx_fe q;           /* order, normal form */
-  gx_fe b;           /* b, Montgomery form (curve equation check) */
-  int a_is_m3;       /* a = -3 mod p: products by a become additions */
+  gx_fe b;           /* b, Montgomery form (internal coordinates) */
+  int a_small;       /* a = -3 or 3 (after the change of coordinates below): products
+                      * by a become additions; 0: a general a */
+  int iso;           /* internal (x, y) = (u^2 x, u^3 y) of the standard's (x, y) */
+  gx_fe u2, u3, u2i, u3i; /* u^2, u^3 and their inverses, Montgomery form */
+  gx_fe a0, b0;      /* the standard's a and b (curve equation check) */
   int index;         /* position in the curve table (for per-curve caches) */
 } gx_curve;
 

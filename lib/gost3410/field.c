@@ -238,13 +238,12 @@ void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uin
   gx_from_mont(M, r, a);
 }
 
-void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e) {
   int n = M->n;
-  uint64_t e[GX_MAXN], acc[GX_MAXN], pw[16][GX_MAXN], bw = 0;
-  /* e = m - 2 (m is odd and > 2). Fixed 4-bit windows of the public
-   * exponent: 4 squarings and at most one multiplication per window, where
-   * the bit-by-bit chain multiplies for nearly every bit of p - 2 = 2^k - c. */
-  for (int i = 0; i < n; i++) e[i] = subb(M->m[i], i == 0 ? 2 : 0, &bw);
+  uint64_t acc[GX_MAXN], pw[16][GX_MAXN];
+  /* Fixed 4-bit windows of the public exponent: 4 squarings and at most one
+   * multiplication per window, where the bit-by-bit chain multiplies for
+   * nearly every bit of p - 2 = 2^k - c. */
   memcpy(pw[0], M->one, sizeof pw[0]);
   memcpy(pw[1], a, (size_t)n * 8);
   for (int i = 2; i < 16; i++) gx_mul(M, pw[i], pw[i - 1], a);
@@ -256,6 +255,13 @@ void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   }
   memcpy(r, acc, (size_t)n * 8);
   memset(pw, 0, sizeof pw);
+}
+
+void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  uint64_t e[GX_MAXN], bw = 0;
+  /* e = m - 2 (m is odd and > 2). */
+  for (int i = 0; i < M->n; i++) e[i] = subb(M->m[i], i == 0 ? 2 : 0, &bw);
+  gx_pow(M, r, a, e);
 }
 
 void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {

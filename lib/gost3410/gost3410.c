@@ -289,10 +289,9 @@ int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve) {
   gx_fe x, y;
   int rc = gx_curve_load(&C, curve);
   if (rc) return rc;
-  gx_from_mont(&C.fp, x, C.gx);
-  gx_from_mont(&C.fp, y, C.gy);
-  if (!gx_on_curve(&C, x, y)) return 1;
   gx_point_generator(&C, &G);
+  gx_point_to_affine(&C, x, y, &G); /* the standard's coordinates */
+  if (!gx_on_curve(&C, x, y)) return 1;
   gx_point_mul_ref(&C, &O, C.q, &G);
   return gx_is_zero(O.Z, C.n) ? 0 : 2;
 }
