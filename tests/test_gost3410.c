@@ -334,6 +334,27 @@ static void test_fast_paths(void) {
   }
 }
 
+/* The squaring against the product, modulo every p and q (edges included). */
+static void test_sqr(void) {
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    for (int w = 0; w < 2; w++) {
+      const gx_mont *M = w ? &C->fq : &C->fp;
+      for (int it = 0; it < 50; it++) {
+        gx_fe a = {0}, one = {1}, s, m;
+        for (int i = 0; i < C->n; i++) a[i] = t_rand();
+        if (it == 0) gx_sub(M, a, M->m, one);    /* m - 1 */
+        if (it == 1) memcpy(a, one, sizeof one);
+        if (it > 1) gx_to_mont(M, a, a);         /* a < m */
+        gx_sqr(M, s, a);
+        gx_mul(M, m, a, a);
+        CHECK(!memcmp(s, m, (size_t)C->n * 8), "%s %s: a^2 = a a (case %d)",
+              gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", it);
+      }
+    }
+  }
+}
+
 /* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
 static void test_recode(void) {
   for (int it = 0; it < 200; it++) {
@@ -375,6 +396,7 @@ int main(void) {
   test_vko_cofactor();
   test_refusals();
   test_recode();
+  test_sqr();
   test_fast_paths();
   return t_done();
 }

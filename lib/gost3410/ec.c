@@ -114,15 +114,15 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
   gx_fe X, Y, Z, t0, t1, t2, t3;
   /* projective -> Jacobian: (X Z, Y Z^2, Z) */
   gx_mul(M, X, P->X, P->Z);
-  gx_mul(M, t0, P->Z, P->Z);
+  gx_sqr(M, t0, P->Z);
   gx_mul(M, Y, P->Y, t0);
   memcpy(Z, P->Z, sizeof Z);
   for (int i = 0; i < count; i++) {
     gx_fe zz;
-    gx_mul(M, t1, Y, Y); /* Y^2 */
-    gx_mul(M, zz, Z, Z); /* Z^2 */
+    gx_sqr(M, t1, Y); /* Y^2 */
+    gx_sqr(M, zz, Z); /* Z^2 */
     gx_add(M, Z, Y, Z);
-    gx_mul(M, Z, Z, Z);
+    gx_sqr(M, Z, Z);
     gx_sub(M, Z, Z, t1);
     gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
     gx_mul(M, t2, X, t1); /* X Y^2 */
@@ -133,8 +133,8 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
       gx_add(M, t0, t3, t3);
       gx_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
     } else {
-      gx_mul(M, t0, X, X);
-      gx_mul(M, zz, zz, zz);
+      gx_sqr(M, t0, X);
+      gx_sqr(M, zz, zz);
       mul_a(C, zz, zz);
       gx_add(M, t3, t0, t0);
       gx_add(M, t3, t3, t0);
@@ -142,9 +142,9 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
     }
     gx_add(M, t0, t2, t2);
     gx_add(M, t0, t0, t0); /* s = 4 X Y^2 */
-    gx_mul(M, t1, t1, t1); /* u = Y^4 */
+    gx_sqr(M, t1, t1); /* u = Y^4 */
     /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
-    gx_mul(M, X, t3, t3);
+    gx_sqr(M, X, t3);
     gx_sub(M, X, X, t0);
     gx_sub(M, X, X, t0);
     gx_sub(M, t0, t0, X);
@@ -156,7 +156,7 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
   }
   /* Jacobian -> projective: (X Z, Y, Z^3) */
   gx_mul(M, r->X, X, Z);
-  gx_mul(M, t0, Z, Z);
+  gx_sqr(M, t0, Z);
   gx_mul(M, r->Z, t0, Z);
   memcpy(r->Y, Y, sizeof Y);
   gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
@@ -339,8 +339,8 @@ int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {
   gx_fe X, Y, l, r;
   gx_to_mont(M, X, x);
   gx_to_mont(M, Y, y);
-  gx_mul(M, l, Y, Y);
-  gx_mul(M, r, X, X);
+  gx_sqr(M, l, Y);
+  gx_sqr(M, r, X);
   gx_add(M, r, r, C->a0);
   gx_mul(M, r, r, X);
   gx_add(M, r, r, C->b0);

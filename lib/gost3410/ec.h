@@ -26,6 +26,7 @@ typedef struct gx_mont {
 
 void gx_mont_init(gx_mont *M, const uint64_t *m, int n);
 void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b); /* a b / R */
+void gx_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a); /* a a / R */
 void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gx_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a);   /* a < R */

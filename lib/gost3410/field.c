@@ -161,19 +161,8 @@ GX_BODY sub_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
  * the low half (2^(64 n) = c mod m), twice, then one conditional
  * subtraction; about half the products of the Montgomery body. Numbers stay
  * plain residues (R = 1). */
-GX_BODY mul_pm_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b,
-                    const int n) {
-  uint64_t t[2 * GX_MAXN], hi, c, cc = M->c, k, u[GX_MAXN];
-  for (int j = 0; j < n; j++) t[j] = 0;
-  for (int i = 0; i < n; i++) {
-    c = 0;
-    for (int j = 0; j < n; j++) {
-      t[i + j] = mac(t[i + j], a[j], b[i], c, &hi);
-      c = hi;
-    }
-    t[i + n] = c;
-  }
-  c = 0;
+GX_BODY pm_reduce(const gx_mont *M, uint64_t *r, uint64_t *t, const int n) {
+  uint64_t hi, c = 0, cc = M->c, k, u[GX_MAXN];
   for (int j = 0; j < n; j++) {
     t[j] = mac(t[j], t[n + j], cc, c, &hi);
     c = hi;
@@ -193,6 +182,79 @@ GX_BODY mul_pm_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint
   for (int j = 1; j < n; j++) u[j] = addc(t[j], 0, &k);
   uint64_t take = 0 - k;
   for (int j = 0; j < n; j++) r[j] = (u[j] & take) | (t[j] & ~take);
+}
+
+GX_BODY mul_pm_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b,
+                    const int n) {
+  uint64_t t[2 * GX_MAXN], hi, c;
+  for (int j = 0; j < n; j++) t[j] = 0;
+  for (int i = 0; i < n; i++) {
+    c = 0;
+    for (int j = 0; j < n; j++) {
+      t[i + j] = mac(t[i + j], a[j], b[i], c, &hi);
+      c = hi;
+    }
+    t[i + n] = c;
+  }
+  pm_reduce(M, r, t, n);
+}
+
+/* t (2n limbs) = a^2: each cross product once, doubled, then the squares
+ * of the limbs: n (n - 1) / 2 + n products instead of n^2. */
+GX_BODY sqr_wide(uint64_t *t, const uint64_t *a, const int n) {
+  uint64_t c, hi, k;
+  for (int j = 0; j < 2 * n; j++) t[j] = 0;
+  for (int i = 0; i < n - 1; i++) {
+    c = 0;
+    for (int j = i + 1; j < n; j++) {
+      t[i + j] = mac(t[i + j], a[i], a[j], c, &hi);
+      c = hi;
+    }
+    t[i + n] = c;
+  }
+  for (int j = 2 * n - 1; j > 0; j--) t[j] = (t[j] << 1) | (t[j - 1] >> 63);
+  t[0] <<= 1;
+  k = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t lo = mac(0, a[i], a[i], 0, &hi);
+    t[2 * i] = addc(t[2 * i], lo, &k);
+    t[2 * i + 1] = addc(t[2 * i + 1], hi, &k);
+  }
+}
+
+/* Montgomery reduction of a 2n-limb t < m R: t / R mod m. */
+GX_BODY redc(const gx_mont *M, uint64_t *r, uint64_t *t, const int n) {
+  uint64_t hi, c, k, top = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t mq = t[i] * M->m0inv;
+    c = 0;
+    for (int j = 0; j < n; j++) {
+      t[i + j] = mac(t[i + j], mq, M->m[j], c, &hi);
+      c = hi;
+    }
+    /* add c at limb i + n, the carry running to the top */
+    k = 0;
+    t[i + n] = addc(t[i + n], c, &k);
+    for (int j = i + n + 1; j < 2 * n; j++) t[j] = addc(t[j], 0, &k);
+    top += k;
+  }
+  final_sub(M->m, r, t + n, top, n);
+}
+
+GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) {
+  uint64_t t[2 * GX_MAXN];
+  sqr_wide(t, a, n);
+  if (M->c)
+    pm_reduce(M, r, t, n);
+  else
+    redc(M, r, t, n);
+}
+
+void gx_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  if (M->n == 4)
+    sqr_body(M, r, a, 4);
+  else
+    sqr_body(M, r, a, 8);
 }
 
 void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
@@ -249,7 +311,7 @@ void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e)
   for (int i = 2; i < 16; i++) gx_mul(M, pw[i], pw[i - 1], a);
   memcpy(acc, M->one, sizeof acc);
   for (int w = 16 * n - 1; w >= 0; w--) {
-    for (int s = 0; s < 4; s++) gx_mul(M, acc, acc, acc);
+    for (int s = 0; s < 4; s++) gx_sqr(M, acc, acc);
     unsigned nib = (unsigned)(e[w / 16] >> (4 * (w % 16))) & 15;
     if (nib) gx_mul(M, acc, acc, pw[nib]); /* public exponent digit */
   }
