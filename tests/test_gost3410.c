@@ -310,6 +310,16 @@ static void test_fast_paths(void) {
       gx_point_add(C, &R1, &R1, &T);
       CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
     }
+    /* verify's x test without inversion: x(A) mod q = r, and not r + 1 */
+    for (int it = 0; it < 8; it++) {
+      gx_fe x, y, r, r1, zero = {0}, one = {1};
+      scalar_below_q(C, k, 7 + it);
+      gx_point_mul_ref(C, &T, k, &G);
+      gx_point_to_affine(C, x, y, &T);
+      gx_reduce_wide(&C->fq, r, x, zero);
+      gx_add(&C->fq, r1, r, one);
+      CHECK(gx_point_x_is(C, &T, r) && !gx_point_x_is(C, &T, r1), "%s: x(A) = r mod q", name);
+    }
     /* a G + b P = infinity when b P = -a G. */
     scalar_below_q(C, k, 9);
     gx_fe mk;

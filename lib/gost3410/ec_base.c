@@ -178,3 +178,28 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
   }
   gx_point_add(C, r, &acc, &A);
 }
+
+/* Verification's last step without an inversion: whether the affine x of A
+ * (not infinity) is r mod q, i.e. X = x Z for one of x = r, r + q, ... < p
+ * (x taken into the internal coordinates). Public values: variable time. */
+int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r) {
+  int n = C->n;
+  gx_fe x, t;
+  if (gx_is_zero(A->Z, n)) return 0;
+  memcpy(x, r, sizeof x);
+  for (;;) {
+    if (!gx_lt(x, C->fp.m, n)) return 0;
+    gx_to_mont(&C->fp, t, x);
+    if (C->iso) gx_mul(&C->fp, t, t, C->u2);
+    gx_mul(&C->fp, t, t, A->Z);
+    if (!memcmp(t, A->X, (size_t)n * 8)) return 1;
+    uint64_t c = 0; /* x += q */
+    for (int i = 0; i < n; i++) {
+      uint64_t s = x[i] + c;
+      c = s < c;
+      x[i] = s + C->q[i];
+      c += x[i] < s;
+    }
+    if (c) return 0;
+  }
+}

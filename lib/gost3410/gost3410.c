@@ -215,7 +215,7 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
                           const uint8_t *digest, size_t digest_len, const uint8_t *sig,
                           size_t sig_len) {
   gx_curve C;
-  gx_fe e, r = {0}, s = {0}, v, z1, z2, x, y, R, zero = {0};
+  gx_fe e, r = {0}, s = {0}, v, z1, z2, zero = {0};
   gx_point Q, A;
   int rc = gx_curve_load(&C, curve);
   if (rc) return rc;
@@ -233,9 +233,7 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
   gx_mul(&C.fq, z2, r, v);
   gx_sub(&C.fq, z2, zero, z2);
   gx_point_mul2_vartime(&C, &A, z1, z2, &Q);
-  if (gx_point_to_affine(&C, x, y, &A)) return GOSTX_EAUTH;
-  gx_reduce_wide(&C.fq, R, x, zero);
-  return memcmp(R, r, (size_t)C.n * 8) ? GOSTX_EAUTH : 0;
+  return gx_point_x_is(&C, &A, r) ? 0 : GOSTX_EAUTH;
 }
 
 int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
