@@ -310,6 +310,17 @@ static void test_fast_paths(void) {
       gx_point_add(C, &R1, &R1, &T);
       CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
     }
+    /* the variable-time inverse against Fermat's, mod p and q */
+    for (int it = 0; it < 20; it++) {
+      const gx_mont *Mq = it & 1 ? &C->fq : &C->fp;
+      gx_fe a, b, c, am;
+      scalar_below_q(C, a, it % 14); /* < q <= p, nonzero */
+      gx_inv_vartime(Mq, b, a);
+      gx_to_mont(Mq, am, a);
+      gx_inv(Mq, c, am);
+      gx_from_mont(Mq, c, c);
+      CHECK(!memcmp(b, c, (size_t)C->n * 8), "%s: binary inverse = Fermat (case %d)", name, it);
+    }
     /* verify's x test without inversion: x(A) mod q = r, and not r + 1 */
     for (int it = 0; it < 8; it++) {
       gx_fe x, y, r, r1, zero = {0}, one = {1};

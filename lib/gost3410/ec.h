@@ -103,6 +103,9 @@ void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k);
 void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                            const gx_point *P);
 
+/* r = a^-1 mod M's modulus (normal form in and out) for a public a < m;
+ * variable time. 0 for 0. */
+void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a);
 /* 1 when A is not infinity and its affine x is r mod q (r < q, public). */
 int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r);
 
