@@ -139,8 +139,8 @@ static int is_square(const gx_mont *M, const uint64_t *a) {
 static void small_a(gx_curve *C, const uint64_t *m3, const uint64_t *p3) {
   const gx_mont *M = &C->fp;
   int n = C->n;
-  if (!memcmp(C->a, m3, sizeof(gx_fe))) C->a_small = -3;
-  if (!memcmp(C->a, p3, sizeof(gx_fe))) C->a_small = 3;
+  if (!memcmp(C->a, m3, (size_t)n * 8)) C->a_small = -3;
+  if (!memcmp(C->a, p3, (size_t)n * 8)) C->a_small = 3;
   if (C->a_small || (M->m[0] & 3) != 3 || gx_is_zero(C->a, n)) return;
   static const gx_fe zero = {0};
   gx_fe ai, w, e, u, t;
