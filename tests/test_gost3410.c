@@ -309,6 +309,13 @@ static void test_fast_paths(void) {
       gx_point_mul_ref(C, &T, m, &G);
       gx_point_add(C, &R1, &R1, &T);
       CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
+      CHECK(gx_point_mul2_jac(C, &R2, m, k, &P) == 0 && same_point(C, &R1, &R2),
+            "%s: a G + b P in Jacobian = reference (case %d)", name, it);
+      /* b = a, P = -G: infinity; b = q - a... exercised below */
+      gx_point_mul2_jac(C, &R2, k, k, &G);
+      gx_point_mul_ref(C, &T, k, &G);
+      gx_point_add(C, &T, &T, &T);
+      CHECK(same_point(C, &T, &R2), "%s: k G + k G in Jacobian (doubling case %d)", name, it);
     }
     /* the variable-time inverse against Fermat's, mod p and q */
     for (int it = 0; it < 20; it++) {
@@ -337,6 +344,24 @@ static void test_fast_paths(void) {
     gx_sub(&C->fq, mk, C->q, k); /* q - k */
     gx_point_mul2_vartime(C, &R2, k, mk, &G);
     CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O", name);
+    CHECK(gx_point_mul2_jac(C, &R2, k, mk, &G) == 0 && gx_is_zero(R2.Z, C->n),
+          "%s: k G + (q - k) G = O in Jacobian", name);
+    /* b G equal to the first G-table entry added: the doubling branch of
+     * the Jacobian addition. */
+    for (int it = 0; it < 4; it++) {
+      gx_fe ao, b = {0}, sum;
+      int8_t ad[GX_DIGITS(GX_MAXN)];
+      scalar_below_q(C, k, 7 + it);
+      int flip = gx_make_odd(C, ao, k) != 0;
+      gx_recode_odd(ad, ao, C->n);
+      int e0 = flip ? -ad[0] : ad[0];
+      b[0] = (uint64_t)(e0 < 0 ? -e0 : e0);
+      if (e0 < 0) gx_sub(&C->fq, b, C->q, b);
+      CHECK(gx_point_mul2_jac(C, &R2, k, b, &G) == 0, "%s: mul2_jac ran", name);
+      gx_add(&C->fq, sum, k, b); /* (k + b) mod q, both < q */
+      gx_point_mul_ref(C, &R1, sum, &G);
+      CHECK(same_point(C, &R1, &R2), "%s: a G + b G meeting an equal point (case %d)", name, it);
+    }
     /* a = -3 as given, or 3 / -3 after the change of coordinates (256 A: 3,
      * 512 C: -3); the test curves keep theirs or not, either is right. */
     int want = all_curves[ci] == GOSTX_GOST3410_256_A ? 3

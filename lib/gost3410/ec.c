@@ -104,56 +104,62 @@ void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, cons
   add_finish(C, r, t0, t1, t2, t3, t4, t5);
 }
 
-/* count doublings of P in Jacobian coordinates (x = X/Z^2, y = Y/Z^3): 3M +
- * 5S for a = -3, 3M + 6S and a product by a otherwise, against 14 to 17
- * products for the complete addition used as a doubling. Doubling is exceptional only at points of order 2, which
- * never reach it (odd-order points only); infinity keeps Z = 0 and comes
- * back as (0 : 1 : 0) through a mask. */
+/* One doubling of the Jacobian (X : Y : Z) (x = X/Z^2, y = Y/Z^3) in place:
+ * 3M + 5S for a = -3, 3M + 6S and a product by a otherwise, against 14 to 17
+ * products for the complete addition used as a doubling. Exceptional only
+ * at points of order 2, which never reach it (odd-order points only);
+ * infinity keeps Z = 0. */
+void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, zz;
+  gx_sqr(M, t1, Y); /* Y^2 */
+  gx_sqr(M, zz, Z); /* Z^2 */
+  gx_add(M, Z, Y, Z);
+  gx_sqr(M, Z, Z);
+  gx_sub(M, Z, Z, t1);
+  gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
+  gx_mul(M, t2, X, t1); /* X Y^2 */
+  if (C->a_small == -3) { /* the curve's form: public */
+    gx_sub(M, t3, X, zz);
+    gx_add(M, t0, X, zz);
+    gx_mul(M, t3, t3, t0);
+    gx_add(M, t0, t3, t3);
+    gx_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
+  } else {
+    gx_sqr(M, t0, X);
+    gx_sqr(M, zz, zz);
+    mul_a(C, zz, zz);
+    gx_add(M, t3, t0, t0);
+    gx_add(M, t3, t3, t0);
+    gx_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
+  }
+  gx_add(M, t0, t2, t2);
+  gx_add(M, t0, t0, t0); /* s = 4 X Y^2 */
+  gx_sqr(M, t1, t1); /* u = Y^4 */
+  /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
+  gx_sqr(M, X, t3);
+  gx_sub(M, X, X, t0);
+  gx_sub(M, X, X, t0);
+  gx_sub(M, t0, t0, X);
+  gx_mul(M, Y, t3, t0);
+  gx_add(M, t1, t1, t1);
+  gx_add(M, t1, t1, t1);
+  gx_add(M, t1, t1, t1);
+  gx_sub(M, Y, Y, t1);
+}
+
+/* count doublings of P in Jacobian coordinates, converted from and back to
+ * projective around the run (6 products); infinity comes back as
+ * (0 : 1 : 0) through a mask. */
 void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
   const gx_mont *M = &C->fp;
-  gx_fe X, Y, Z, t0, t1, t2, t3;
+  gx_fe X, Y, Z, t0;
   /* projective -> Jacobian: (X Z, Y Z^2, Z) */
   gx_mul(M, X, P->X, P->Z);
   gx_sqr(M, t0, P->Z);
   gx_mul(M, Y, P->Y, t0);
   memcpy(Z, P->Z, sizeof Z);
-  for (int i = 0; i < count; i++) {
-    gx_fe zz;
-    gx_sqr(M, t1, Y); /* Y^2 */
-    gx_sqr(M, zz, Z); /* Z^2 */
-    gx_add(M, Z, Y, Z);
-    gx_sqr(M, Z, Z);
-    gx_sub(M, Z, Z, t1);
-    gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
-    gx_mul(M, t2, X, t1); /* X Y^2 */
-    if (C->a_small == -3) { /* the curve's form: public */
-      gx_sub(M, t3, X, zz);
-      gx_add(M, t0, X, zz);
-      gx_mul(M, t3, t3, t0);
-      gx_add(M, t0, t3, t3);
-      gx_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
-    } else {
-      gx_sqr(M, t0, X);
-      gx_sqr(M, zz, zz);
-      mul_a(C, zz, zz);
-      gx_add(M, t3, t0, t0);
-      gx_add(M, t3, t3, t0);
-      gx_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
-    }
-    gx_add(M, t0, t2, t2);
-    gx_add(M, t0, t0, t0); /* s = 4 X Y^2 */
-    gx_sqr(M, t1, t1); /* u = Y^4 */
-    /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
-    gx_sqr(M, X, t3);
-    gx_sub(M, X, X, t0);
-    gx_sub(M, X, X, t0);
-    gx_sub(M, t0, t0, X);
-    gx_mul(M, Y, t3, t0);
-    gx_add(M, t1, t1, t1);
-    gx_add(M, t1, t1, t1);
-    gx_add(M, t1, t1, t1);
-    gx_sub(M, Y, Y, t1);
-  }
+  for (int i = 0; i < count; i++) gx_jac_dbl(C, X, Y, Z);
   /* Jacobian -> projective: (X Z, Y, Z^3) */
   gx_mul(M, r->X, X, Z);
   gx_sqr(M, t0, Z);

@@ -86,6 +86,8 @@ typedef struct gx_point {
 } gx_point;
 
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *p, const gx_point *q);
+/* One Jacobian doubling in place (x = X/Z^2, y = Y/Z^3). */
+void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z);
 /* r = 2^count P (Jacobian doublings inside; any P of odd order or infinity). */
 void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count);
 /* r = P + (x, y) for an affine (x, y), Montgomery form, not infinity. */
@@ -106,6 +108,19 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
 /* r = a^-1 mod M's modulus (normal form in and out) for a public a < m;
  * variable time. 0 for 0. */
 void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a);
+/* out[i] = 1 / in[i] (Montgomery form), one inversion; vartime for public values. */
+void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime);
+/* The curve's G table (ec_base.c: row i holds (2j + 1) 2^(GX_W i) G, j <
+ * 2^(GX_W - 1), affine x, y of n limbs each), built on first use; NULL when
+ * memory ran out. */
+const uint64_t *gx_base_table(const gx_curve *C);
+/* Width-w NAF of a public scalar of n limbs; returns the digit count. */
+int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w);
+/* r = a G + b P (public a, b < q), all in Jacobian coordinates with affine
+ * tables (ec_jac.c); -1 (nothing written) when P's small multiples meet
+ * infinity: the caller then uses gx_point_mul2_vartime. */
+int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                      const gx_point *P);
 /* 1 when A is not infinity and its affine x is r mod q (r < q, public). */
 int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r);
 

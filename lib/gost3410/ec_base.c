@@ -17,12 +17,19 @@
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *tables[GX_NCURVES];
 
-/* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one inversion). */
-static void batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m) {
+/* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one
+ * inversion); vartime: the inversion by Euclid, for public values only. */
+void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
   gx_fe acc, t;
   memcpy(out[0], in[0], sizeof acc);
   for (int i = 1; i < m; i++) gx_mul(M, out[i], out[i - 1], in[i]);
-  gx_inv(M, acc, out[m - 1]);
+  if (vartime) {
+    gx_from_mont(M, t, out[m - 1]);
+    gx_inv_vartime(M, acc, t);
+    gx_to_mont(M, acc, acc);
+  } else {
+    gx_inv(M, acc, out[m - 1]);
+  }
   for (int i = m - 1; i > 0; i--) {
     gx_mul(M, t, acc, out[i - 1]); /* 1 / in[i] */
     gx_mul(M, acc, acc, in[i]);
@@ -43,7 +50,7 @@ static uint64_t *build_table(const gx_curve *C) {
     gx_point_add(C, &B2, &B, &B);
     for (int j = 1; j < ROW_ENTRIES; j++) gx_point_add(C, &pts[j], &pts[j - 1], &B2);
     for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
-    batch_inv(&C->fp, zi, z, ROW_ENTRIES);
+    gx_batch_inv(&C->fp, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
       uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * 2 * (size_t)n;
       gx_mul(&C->fp, t, pts[j].X, zi[j]);
@@ -56,8 +63,7 @@ static uint64_t *build_table(const gx_curve *C) {
   return tab;
 }
 
-/* The curve's table, NULL when memory ran out. */
-static const uint64_t *base_table(const gx_curve *C) {
+const uint64_t *gx_base_table(const gx_curve *C) {
   pthread_mutex_lock(&tables_lock);
   if (!tables[C->index]) tables[C->index] = build_table(C);
   const uint64_t *t = tables[C->index];
@@ -66,7 +72,7 @@ static const uint64_t *base_table(const gx_curve *C) {
 }
 
 void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
-  const uint64_t *tab = base_table(C);
+  const uint64_t *tab = gx_base_table(C);
   if (!tab) { /* no memory for the table: the variable-base ladder */
     gx_point G;
     gx_point_generator(C, &G);
@@ -98,7 +104,7 @@ void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
 
 /* Width-w NAF of a public scalar: digits odd in (-2^(w-1), 2^(w-1)) or 0,
  * nonzero ones at least w apart; returns the number of digits. */
-static int wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
+int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
   uint64_t t[GX_MAXN + 1];
   int len = 0;
   memcpy(t, k, (size_t)n * 8);
@@ -141,7 +147,7 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
   memset(&acc, 0, sizeof acc);
   memcpy(acc.Y, C->fp.one, sizeof acc.Y);
   int pending = 0; /* doublings owed, done in one Jacobian run before an addition */
-  for (int i = wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+  for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
     pending++;
     if (!dig[i]) continue;
     gx_point_dbl_n(C, &acc, &acc, pending);
@@ -155,7 +161,7 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
   }
   if (pending) gx_point_dbl_n(C, &acc, &acc, pending);
   /* a G from the table with direct indexes (a is public). */
-  const uint64_t *tab = base_table(C);
+  const uint64_t *tab = gx_base_table(C);
   if (!tab) {
     gx_point G;
     gx_point_generator(C, &G);
