@@ -3,6 +3,7 @@
  * (tests/vectors/sign-3410.json: Q = dP, sign with the given k gives r, s,
  * verify accepts, flipped bits are refused), round trips on random keys on
  * every curve, VKO agreement both ways, and the refusals of the API. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "gost3410/ec.h"
@@ -432,8 +433,48 @@ static void test_recode(void) {
   }
 }
 
+/* First use of a curve from several threads at once: the curve constants
+ * (pthread_once) and the G table (built under a lock) must come out whole
+ * for every thread. Runs before any other test touches these curves. */
+struct first_use {
+  int curve, ok;
+  uint8_t d[64];
+};
+
+static void *first_use_thread(void *arg) {
+  struct first_use *f = arg;
+  size_t n = gostx_gost3410_size(f->curve);
+  uint8_t pub[128], dig[64], sig[128];
+  memset(dig, 0x5a, sizeof dig);
+  f->ok = gostx_gost3410_public_key(f->curve, f->d, n, pub, 2 * n) == 0 &&
+          gostx_gost3410_sign(f->curve, f->d, n, dig, n, sig, 2 * n) == 0 &&
+          gostx_gost3410_verify(f->curve, pub, 2 * n, dig, n, sig, 2 * n) == 0;
+  return NULL;
+}
+
+static void test_first_use_threads(void) {
+  static const int curves[] = {GOSTX_GOST3410_256_D, GOSTX_GOST3410_512_B};
+  for (size_t c = 0; c < 2; c++) {
+    struct first_use f[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+      f[i].curve = curves[c];
+      f[i].ok = 0;
+      t_rand_bytes(f[i].d, sizeof f[i].d);
+      f[i].d[0] = 0x1f; /* below q */
+      CHECK(pthread_create(&th[i], NULL, first_use_thread, &f[i]) == 0, "pthread_create");
+    }
+    for (int i = 0; i < 4; i++) {
+      pthread_join(th[i], NULL);
+      CHECK(f[i].ok, "%s: thread %d's key, signature and verification on first use",
+            gostx_gost3410_curve_name(curves[c]), i);
+    }
+  }
+}
+
 int main(void) {
   t_rand_init();
+  test_first_use_threads();
   test_curves();
   test_standard_examples();
   test_round_trips();
