@@ -125,8 +125,9 @@ int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const u
 int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r);
 
 /* Signed odd digits of GX_W bits (ec.c), shared by the variable and the
- * fixed-base multiplications. */
-#define GX_W 5
+ * fixed-base multiplications. 6 against 5: k G 8-9% faster (43 rows of 32
+ * entries against 52 of 16), VKO unchanged within noise. */
+#define GX_W 6
 #define GX_DIGITS(n) ((64 * (n) + GX_W - 1) / GX_W)
 void gx_recode_odd(int8_t *dig, const uint64_t *k, int n);
 void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,

@@ -2,7 +2,7 @@
  * multiplication of verification. The table has a row per signed GX_W-bit
  * digit of the scalar: row i holds (2j + 1) 2^(w i) G for j < 2^(w-1), in
  * affine form, so k G is one mixed addition per digit and no doubling
- * (GX_DIGITS(n) additions: 52 for 256 bits, 103 for 512, against 256 or 512
+ * (GX_DIGITS(n) additions: 43 for 256 bits, 86 for 512, against 256 or 512
  * doublings). Built on the first use of a curve, under a lock. */
 #include "gost3410/ec.h"
 
