@@ -291,6 +291,10 @@ int bench_gpu_built(void); /* 1 in CUDA builds */
  * without a source). */
 int bench_batch(size_t stream_len, int repeat, double min_time, const char *filter, int json);
 gostx_bench_clock bench_clock(int wall);
+/* gostx bench --gost3410 (cli/bench_gost3410.c): ops/s of GOST R 34.10-2012
+ * per parameter set. count: the rows the filter picks (list: prints them). */
+int bench_gost3410(int repeat, double min_time, const char *filter, int json);
+int bench_gost3410_count(const char *filter, int list);
 void bench_cycles_start(void);
 double bench_cycles_stop(void);
 

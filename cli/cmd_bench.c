@@ -542,7 +542,7 @@ static int measure(const struct row *r, int nthreads, int pool, size_t len, int 
 /* ---- options and output ---- */
 
 static void usage(FILE *f) {
-  fprintf(f,
+  fputs(
           "Usage: gostx bench [OPTIONS]\n"
           "\n"
           "Measures every algorithm and mode through the library API on memory\n"
@@ -589,7 +589,14 @@ static void usage(FILE *f) {
           "                     of the GOST 28147-89 multi-stream article) per call, a key\n"
           "                     per stream and one key for all, against the one-stream\n"
           "                     call: MB/s on 1 thread and on every CPU, cycles/byte,\n"
-          "                     ratios (--filter SUBSTR picks rows, e.g. magma-cbc)\n"
+          "                     ratios (--filter SUBSTR picks rows, e.g. magma-cbc)\n",
+        f);
+  /* Two strings: ISO C only promises literals of 4095 characters. */
+  fprintf(f,
+          "  --gost3410         instead of the rows: GOST R 34.10-2012 keygen, sign, verify\n"
+          "                     and VKO per parameter set, one thread: ops/s and us/op\n"
+          "                     (rows gost3410-CURVE-OP, e.g. gost3410-256a-sign; --filter\n"
+          "                     SUBSTR picks them, --list names them)\n"
           "\n"
           "Rows: kuznyechik and magma ecb/cbc/cfb enc+dec, ofb, ctr, ctr-acpkm (section\n"
           "%d bytes), omac, mgm enc+dec (no AAD, full tag); kuznyechik xts enc+dec:\n"
@@ -605,7 +612,7 @@ static void usage(FILE *f) {
 
 enum {
   O_HELP = 1, O_SIZE, O_THREADS, O_REPEAT, O_TIME, O_FILTER, O_IMPL, O_JSON, O_LIST, O_CLOCK,
-  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE, O_INTERLEAVE, O_BATCH
+  O_ENGINE, O_GPU, O_GPU_SIZE, O_DEVICE, O_INTERLEAVE, O_BATCH, O_GOST3410
 };
 
 static const cli_opt opts[] = {
@@ -617,6 +624,7 @@ static const cli_opt opts[] = {
     {"engine", 0, CLI_ARG, O_ENGINE},     {"gpu", 0, CLI_NOARG, O_GPU},
     {"gpu-size", 0, CLI_ARG, O_GPU_SIZE}, {"device", 0, CLI_ARG, O_DEVICE},
     {"interleave", 0, CLI_NOARG, O_INTERLEAVE}, {"batch", 0, CLI_ARG, O_BATCH},
+    {"gost3410", 0, CLI_NOARG, O_GOST3410},
     {NULL, 0, 0, 0},
 };
 
@@ -741,6 +749,7 @@ int cmd_bench(int argc, char **argv) {
   int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
   int pool_engine = 1, gpu = 0, device = 0, size_given = 0, interleave = 0;
   size_t batch_len = 0;
+  int gost3410 = 0;
   double min_time = 0.08;
   const char *filter = NULL, *impl = NULL;
   cli_parser p;
@@ -788,6 +797,7 @@ int cmd_bench(int argc, char **argv) {
         else return cli_usage("bench: bad --engine '%s' (pool or streams)", p.arg);
         break;
       case O_GPU: gpu = 1; break;
+      case O_GOST3410: gost3410 = 1; break;
       case O_BATCH:
         if (parse_size(p.arg, &batch_len) || batch_len < 1 || batch_len > (1 << 20))
           return cli_usage("bench: bad --batch '%s' (1 byte .. 1M per stream)", p.arg);
@@ -806,7 +816,14 @@ int cmd_bench(int argc, char **argv) {
       default: return cli_usage("bench: unexpected option");
     }
   }
-  size_t nsel = 0;
+  if (gost3410 && (batch_len || gpu))
+    return cli_usage("bench: --gost3410 goes alone (not with --batch or --gpu)");
+  if (gost3410) {
+    if (!bench_gost3410_count(filter, 0))
+      return cli_usage("bench: --filter '%s' matches no GOST R 34.10 row (see gostx bench --gost3410 --list)", filter);
+    if (list) return bench_gost3410_count(filter, 1) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+  }
+  size_t nsel = gost3410;
   for (size_t i = 0; i < NROWS; i++) nsel += (size_t)row_selected(&rows[i], filter);
   if (!nsel && !batch_len) return cli_usage("bench: --filter '%s' matches no row (see gostx bench --list)", filter);
   if (list) {
@@ -860,7 +877,7 @@ int cmd_bench(int argc, char **argv) {
            "\"interleave\": %s, ",
            use_cpu_clock ? "cpu" : "wall", pool_engine ? "pool" : "streams", repeat,
            min_time * 1000, interleave ? "true" : "false");
-    printf(gpu ? "\"gpu\": " : batch_len ? "" : "\"rows\": [");
+    printf(gpu ? "\"gpu\": " : batch_len || gost3410 ? "" : "\"rows\": [");
   } else {
     printf("gostx %s bench, %s\n", gostx_version(), date);
     printf("CPU: %s (%ld online)\n", model, cpus);
@@ -888,6 +905,12 @@ int cmd_bench(int argc, char **argv) {
     int brc = bench_batch(batch_len, repeat, min_time, filter, json);
     if (json) printf("}\n");
     return brc;
+  }
+
+  if (gost3410) {
+    int grc = bench_gost3410(repeat, min_time, filter, json);
+    if (json) printf("}\n");
+    return grc;
   }
 
   if (gpu) {

@@ -172,5 +172,30 @@ for x in bad: print("FAIL: batch json:", x)
 sys.exit(1 if bad else 0)
 EOF
 
+# --gost3410: the GOST R 34.10-2012 table (ops/s per curve and operation).
+"$GOSTX" bench --gost3410 --list > "$tmp/glist" || err "--gost3410 --list exit status"
+[ "$(wc -l < "$tmp/glist")" -eq 28 ] || err "--gost3410 --list: $(wc -l < "$tmp/glist") rows, want 28"
+for r in gost3410-256a-sign gost3410-256b-verify gost3410-512c-vko gost3410-512a-keygen; do
+  grep -qx "$r" "$tmp/glist" || err "--gost3410 --list lacks $r"
+done
+"$GOSTX" bench --gost3410 --time 1 --repeat 1 --filter 256b > "$tmp/g" 2> "$tmp/err" \
+  || err "--gost3410 run failed: $(cat "$tmp/err")"
+[ "$(awk '$1 ~ /^gost3410-256b-/ && $2 > 0 && $3 > 0' "$tmp/g" | wc -l)" -eq 4 ] \
+  || err "--gost3410: want 4 gost3410-256b rows with positive ops/s"
+grep -q '^gost3410-256a' "$tmp/g" && err "--gost3410: filter let 256a through"
+"$GOSTX" bench --gost3410 --json --time 1 --repeat 1 --filter 512c-sign > "$tmp/gjson" 2> "$tmp/err" \
+  || err "--gost3410 --json failed: $(cat "$tmp/err")"
+python3 - "$tmp/gjson" <<'EOF' || fail=1
+import json, sys
+rows = json.load(open(sys.argv[1]))["gost3410"]
+ok = len(rows) == 1 and rows[0]["row"] == "gost3410-512c-sign" and rows[0]["ops_per_s"] > 0
+ok = ok and rows[0]["curve"] == "id-tc26-gost-3410-2012-512-paramSetC"
+if not ok: print("FAIL: gost3410 json:", rows)
+sys.exit(0 if ok else 1)
+EOF
+rc=0
+"$GOSTX" bench --gost3410 --batch 64 > "$tmp/out" 2> "$tmp/err" || rc=$?
+[ $rc -eq 2 ] && [ ! -s "$tmp/out" ] || err "--gost3410 --batch: exit $rc, want a usage error (2)"
+
 [ $fail -eq 0 ] && echo "bench CLI: ok"
 exit $fail

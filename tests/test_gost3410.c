@@ -3,6 +3,7 @@
  * (tests/vectors/sign-3410.json: Q = dP, sign with the given k gives r, s,
  * verify accepts, flipped bits are refused), round trips on random keys on
  * every curve, VKO agreement both ways, and the refusals of the API. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "gost3410/ec.h"
@@ -254,8 +255,226 @@ static void test_refusals(void) {
   CHECK_RC(gostx_gost3410_verify(42, b, 64, b, 32, b, 64), GOSTX_EINVAL, "unknown curve");
 }
 
+/* ---- the fast scalar multiplications against the 4-bit reference ---- */
+
+/* A scalar below q: random, or one of the edges (1, 2, 3, q - 1, q - 2, a
+ * small even, 2^k - 1 patterns folded below q). */
+static void scalar_below_q(const gx_curve *C, uint64_t *k, int it) {
+  static const gx_fe one = {1}, two = {2}, three = {3};
+  gx_fe r = {0};
+  memset(k, 0, sizeof(gx_fe));
+  switch (it) {
+    case 0: memcpy(k, one, sizeof one); return;
+    case 1: memcpy(k, two, sizeof two); return;
+    case 2: memcpy(k, three, sizeof three); return;
+    case 3: gx_sub(&C->fq, k, C->q, one); return; /* q - 1 (C->q itself is not < q) */
+    case 4: gx_sub(&C->fq, k, C->q, two); return;
+    case 5: k[0] = 64; return;
+    default:
+      for (int i = 0; i < C->n; i++) r[i] = t_rand();
+      if (it == 6) for (int i = 0; i < C->n; i++) r[i] = ~(uint64_t)0;
+      gx_fe zero = {0};
+      gx_reduce_wide(&C->fq, k, r, zero);
+      if (gx_is_zero(k, C->n)) k[0] = 5;
+  }
+}
+
+static int same_point(const gx_curve *C, const gx_point *A, const gx_point *B) {
+  gx_fe ax, ay, bx, by;
+  uint64_t ia = gx_point_to_affine(C, ax, ay, A), ib = gx_point_to_affine(C, bx, by, B);
+  if (ia || ib) return ia && ib;
+  return !memcmp(ax, bx, (size_t)C->n * 8) && !memcmp(ay, by, (size_t)C->n * 8) &&
+         gx_on_curve(C, ax, ay);
+}
+
+static void test_fast_paths(void) {
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    const char *name = gostx_gost3410_curve_name(all_curves[ci]);
+    gx_point G, P, R1, R2, T;
+    gx_fe k, m;
+    gx_point_generator(C, &G);
+    for (int it = 0; it < 14; it++) {
+      scalar_below_q(C, k, it);
+      gx_point_mul_ref(C, &R1, k, &G);
+      gx_point_mul_base(C, &R2, k);
+      CHECK(same_point(C, &R1, &R2), "%s: k G from the table = reference (case %d)", name, it);
+      /* a point of order q other than G */
+      scalar_below_q(C, m, 7 + it % 7);
+      gx_point_mul_ref(C, &P, m, &G);
+      gx_point_mul_ref(C, &R1, k, &P);
+      gx_point_mul(C, &R2, k, &P);
+      CHECK(same_point(C, &R1, &R2), "%s: k P signed windows = reference (case %d)", name, it);
+      /* a G + b P, variable time */
+      gx_point_mul2_vartime(C, &R2, m, k, &P);
+      gx_point_mul_ref(C, &T, m, &G);
+      gx_point_add(C, &R1, &R1, &T);
+      CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
+      CHECK(gx_point_mul2_jac(C, &R2, m, k, &P) == 0 && same_point(C, &R1, &R2),
+            "%s: a G + b P in Jacobian = reference (case %d)", name, it);
+      /* b = a, P = -G: infinity; b = q - a... exercised below */
+      gx_point_mul2_jac(C, &R2, k, k, &G);
+      gx_point_mul_ref(C, &T, k, &G);
+      gx_point_add(C, &T, &T, &T);
+      CHECK(same_point(C, &T, &R2), "%s: k G + k G in Jacobian (doubling case %d)", name, it);
+    }
+    /* the variable-time inverse against Fermat's, mod p and q */
+    for (int it = 0; it < 20; it++) {
+      const gx_mont *Mq = it & 1 ? &C->fq : &C->fp;
+      gx_fe a, b, c, am;
+      scalar_below_q(C, a, it % 14); /* < q <= p, nonzero */
+      gx_inv_vartime(Mq, b, a);
+      gx_to_mont(Mq, am, a);
+      gx_inv(Mq, c, am);
+      gx_from_mont(Mq, c, c);
+      CHECK(!memcmp(b, c, (size_t)C->n * 8), "%s: binary inverse = Fermat (case %d)", name, it);
+    }
+    /* verify's x test without inversion: x(A) mod q = r, and not r + 1 */
+    for (int it = 0; it < 8; it++) {
+      gx_fe x, y, r, r1, zero = {0}, one = {1};
+      scalar_below_q(C, k, 7 + it);
+      gx_point_mul_ref(C, &T, k, &G);
+      gx_point_to_affine(C, x, y, &T);
+      gx_reduce_wide(&C->fq, r, x, zero);
+      gx_add(&C->fq, r1, r, one);
+      CHECK(gx_point_x_is(C, &T, r) && !gx_point_x_is(C, &T, r1), "%s: x(A) = r mod q", name);
+    }
+    /* a G + b P = infinity when b P = -a G. */
+    scalar_below_q(C, k, 9);
+    gx_fe mk;
+    gx_sub(&C->fq, mk, C->q, k); /* q - k */
+    gx_point_mul2_vartime(C, &R2, k, mk, &G);
+    CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O", name);
+    CHECK(gx_point_mul2_jac(C, &R2, k, mk, &G) == 0 && gx_is_zero(R2.Z, C->n),
+          "%s: k G + (q - k) G = O in Jacobian", name);
+    /* b G equal to the first G-table entry added: the doubling branch of
+     * the Jacobian addition. */
+    for (int it = 0; it < 4; it++) {
+      gx_fe ao, b = {0}, sum;
+      int8_t ad[GX_DIGITS(GX_MAXN)];
+      scalar_below_q(C, k, 7 + it);
+      int flip = gx_make_odd(C, ao, k) != 0;
+      gx_recode_odd(ad, ao, C->n);
+      int e0 = flip ? -ad[0] : ad[0];
+      b[0] = (uint64_t)(e0 < 0 ? -e0 : e0);
+      if (e0 < 0) gx_sub(&C->fq, b, C->q, b);
+      CHECK(gx_point_mul2_jac(C, &R2, k, b, &G) == 0, "%s: mul2_jac ran", name);
+      gx_add(&C->fq, sum, k, b); /* (k + b) mod q, both < q */
+      gx_point_mul_ref(C, &R1, sum, &G);
+      CHECK(same_point(C, &R1, &R2), "%s: a G + b G meeting an equal point (case %d)", name, it);
+    }
+    /* a = -3 as given, or 3 / -3 after the change of coordinates (256 A: 3,
+     * 512 C: -3); the test curves keep theirs or not, either is right. */
+    int want = all_curves[ci] == GOSTX_GOST3410_256_A ? 3
+             : all_curves[ci] == GOSTX_GOST3410_256_TEST || all_curves[ci] == GOSTX_GOST3410_512_TEST ? C->a_small
+             : -3;
+    CHECK(C->a_small == want, "%s: a = %d inside (want %d)", name, C->a_small, want);
+    if (C->iso) { /* u^4 a = a', u^6 b = b' */
+      gx_fe u4 = {0}, t = {0}; /* only n limbs are written */
+      gx_mul(&C->fp, u4, C->u2, C->u2);
+      gx_mul(&C->fp, t, u4, C->a0);
+      CHECK(!memcmp(t, C->a, (size_t)C->n * 8), "%s: u^4 a = a'", name);
+      gx_mul(&C->fp, t, C->u3, C->u3);
+      gx_mul(&C->fp, t, t, C->b0);
+      CHECK(!memcmp(t, C->b, (size_t)C->n * 8), "%s: u^6 b = b'", name);
+    }
+  }
+}
+
+/* The squaring against the product, modulo every p and q (edges included). */
+static void test_sqr(void) {
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    for (int w = 0; w < 2; w++) {
+      const gx_mont *M = w ? &C->fq : &C->fp;
+      for (int it = 0; it < 50; it++) {
+        gx_fe a = {0}, one = {1}, s, m;
+        for (int i = 0; i < C->n; i++) a[i] = t_rand();
+        if (it == 0) gx_sub(M, a, M->m, one);    /* m - 1 */
+        if (it == 1) memcpy(a, one, sizeof one);
+        if (it > 1) gx_to_mont(M, a, a);         /* a < m */
+        gx_sqr(M, s, a);
+        gx_mul(M, m, a, a);
+        CHECK(!memcmp(s, m, (size_t)C->n * 8), "%s %s: a^2 = a a (case %d)",
+              gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", it);
+      }
+    }
+  }
+}
+
+/* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
+static void test_recode(void) {
+  for (int it = 0; it < 200; it++) {
+    int n = it & 1 ? 8 : 4;
+    gx_fe k = {0}, acc = {0};
+    for (int i = 0; i < n; i++) k[i] = t_rand();
+    if (it == 0) memset(k, 0xff, sizeof k);
+    k[0] |= 1;
+    int8_t dig[GX_DIGITS(GX_MAXN)];
+    gx_recode_odd(dig, k, n);
+    int ok = 1;
+    /* acc = sum dig[i] 2^(w i), from the top: acc = acc 2^w + d. */
+    for (int i = GX_DIGITS(n) - 1; i >= 0; i--) {
+      int d = dig[i];
+      ok &= (d & 1) && d <= (1 << GX_W) - 1 && d >= -((1 << GX_W) - 1);
+      for (int j = n - 1; j > 0; j--) acc[j] = (acc[j] << GX_W) | (acc[j - 1] >> (64 - GX_W));
+      acc[0] <<= GX_W;
+      uint64_t v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0, c = 0;
+      for (int j = 0; j < n; j++) {
+        uint64_t x = j == 0 ? v : ext, s = acc[j] + x;
+        uint64_t c1 = s < x;
+        s += c;
+        c1 |= s < c;
+        acc[j] = s;
+        c = c1;
+      }
+    }
+    CHECK(ok && !memcmp(acc, k, (size_t)n * 8), "odd-digit recoding sums back (n %d, case %d)", n, it);
+  }
+}
+
+/* First use of a curve from several threads at once: the curve constants
+ * (pthread_once) and the G table (built under a lock) must come out whole
+ * for every thread. Runs before any other test touches these curves. */
+struct first_use {
+  int curve, ok;
+  uint8_t d[64];
+};
+
+static void *first_use_thread(void *arg) {
+  struct first_use *f = arg;
+  size_t n = gostx_gost3410_size(f->curve);
+  uint8_t pub[128], dig[64], sig[128];
+  memset(dig, 0x5a, sizeof dig);
+  f->ok = gostx_gost3410_public_key(f->curve, f->d, n, pub, 2 * n) == 0 &&
+          gostx_gost3410_sign(f->curve, f->d, n, dig, n, sig, 2 * n) == 0 &&
+          gostx_gost3410_verify(f->curve, pub, 2 * n, dig, n, sig, 2 * n) == 0;
+  return NULL;
+}
+
+static void test_first_use_threads(void) {
+  static const int curves[] = {GOSTX_GOST3410_256_D, GOSTX_GOST3410_512_B};
+  for (size_t c = 0; c < 2; c++) {
+    struct first_use f[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+      f[i].curve = curves[c];
+      f[i].ok = 0;
+      t_rand_bytes(f[i].d, sizeof f[i].d);
+      f[i].d[0] = 0x1f; /* below q */
+      CHECK(pthread_create(&th[i], NULL, first_use_thread, &f[i]) == 0, "pthread_create");
+    }
+    for (int i = 0; i < 4; i++) {
+      pthread_join(th[i], NULL);
+      CHECK(f[i].ok, "%s: thread %d's key, signature and verification on first use",
+            gostx_gost3410_curve_name(curves[c]), i);
+    }
+  }
+}
+
 int main(void) {
   t_rand_init();
+  test_first_use_threads();
   test_curves();
   test_standard_examples();
   test_round_trips();
@@ -263,5 +482,8 @@ int main(void) {
   test_vko_examples();
   test_vko_cofactor();
   test_refusals();
+  test_recode();
+  test_sqr();
+  test_fast_paths();
   return t_done();
 }

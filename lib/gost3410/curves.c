@@ -6,6 +6,7 @@
  * tests/test_gost3410.c checks every set: G on the curve and q G = O. */
 #include "gost3410/ec.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "internal.h"
@@ -117,10 +118,59 @@ static void load_hex(uint64_t *r, const char *hex, int n) {
   gx_load_be(r, buf, n);
 }
 
-int gx_curve_load(gx_curve *C, int id) {
-  const gx_curve_def *d = gx_curve_def_by_id(id);
-  if (!d) return GOSTX_EINVAL;
-  gx_fe p, q, t, three = {3};
+/* r = a >> k for a public n-limb number, 0 < k < 64. */
+static void shr(uint64_t *r, const uint64_t *a, int k, int n) {
+  for (int i = 0; i < n; i++) r[i] = (a[i] >> k) | (i + 1 < n ? a[i + 1] << (64 - k) : 0);
+}
+
+/* Whether a (Montgomery form) is a square mod p: a^((p - 1) / 2) = 1. */
+static int is_square(const gx_mont *M, const uint64_t *a) {
+  gx_fe e, t;
+  shr(e, M->m, 1, M->n);
+  gx_pow(M, t, a, e);
+  return !memcmp(t, M->one, (size_t)M->n * 8);
+}
+
+/* A change of coordinates (x, y) -> (u^2 x, u^3 y) turns a into a u^4 and b
+ * into b u^6. For p = 3 mod 4 every square is a fourth power, so a general
+ * a (the Edwards sets' Weierstrass forms) becomes -3 or 3 whenever that over
+ * a is a square: then products by a are additions, and doubling takes the
+ * a = -3 shortcut. Public constants, found once per process. */
+static void small_a(gx_curve *C, const uint64_t *m3, const uint64_t *p3) {
+  const gx_mont *M = &C->fp;
+  int n = C->n;
+  if (!memcmp(C->a, m3, (size_t)n * 8)) C->a_small = -3;
+  if (!memcmp(C->a, p3, (size_t)n * 8)) C->a_small = 3;
+  if (C->a_small || (M->m[0] & 3) != 3 || gx_is_zero(C->a, n)) return;
+  static const gx_fe zero = {0};
+  gx_fe ai, w, e, u, t;
+  gx_inv(M, ai, C->a);
+  for (int s = -3; s <= 3; s += 6) {
+    const uint64_t *target = s < 0 ? m3 : p3;
+    gx_mul(M, w, target, ai); /* u^4 */
+    if (!is_square(M, w)) continue;
+    memcpy(e, M->m, sizeof e);
+    e[0] += 1;               /* p = 3 mod 4: no carry out of limb 0 */
+    shr(e, e, 2, n);         /* (p + 1) / 4: square roots */
+    gx_pow(M, C->u2, w, e);
+    if (!is_square(M, C->u2)) gx_sub(M, C->u2, zero, C->u2); /* the root that has a root */
+    gx_pow(M, u, C->u2, e);
+    gx_mul(M, C->u3, C->u2, u);
+    gx_inv(M, C->u2i, C->u2);
+    gx_inv(M, C->u3i, C->u3);
+    memcpy(C->a, target, sizeof C->a);
+    gx_mul(M, t, C->u3, C->u3); /* u^6 */
+    gx_mul(M, C->b, C->b, t);
+    gx_mul(M, C->gx, C->gx, C->u2);
+    gx_mul(M, C->gy, C->gy, C->u3);
+    C->a_small = s;
+    C->iso = 1;
+    return;
+  }
+}
+
+static void curve_build(gx_curve *C, const gx_curve_def *d) {
+  gx_fe p, q, t, three = {3}, m3;
   memset(C, 0, sizeof *C);
   C->def = d;
   C->n = d->n;
@@ -134,11 +184,40 @@ int gx_curve_load(gx_curve *C, int id) {
   gx_to_mont(&C->fp, C->a, t);
   load_hex(t, d->b, d->n);
   gx_to_mont(&C->fp, C->b, t);
-  gx_to_mont(&C->fp, three, three);
-  gx_mul(&C->fp, C->b3, C->b, three);
+  memcpy(C->a0, C->a, sizeof C->a0);
+  memcpy(C->b0, C->b, sizeof C->b0);
   load_hex(t, d->x, d->n);
   gx_to_mont(&C->fp, C->gx, t);
   load_hex(t, d->y, d->n);
   gx_to_mont(&C->fp, C->gy, t);
+  gx_to_mont(&C->fp, three, three);
+  memset(m3, 0, sizeof m3);
+  gx_sub(&C->fp, m3, m3, three);
+  small_a(C, m3, three);
+  gx_mul(&C->fp, C->b3, C->b, three);
+  C->index = (int)(d - curves);
+}
+
+/* Every curve's Montgomery constants, built once per process (the doubling
+ * chains of gx_mont_init cost more than a signature's arithmetic). */
+#define NCURVES (sizeof curves / sizeof curves[0])
+static gx_curve built[NCURVES];
+static pthread_once_t built_once = PTHREAD_ONCE_INIT;
+
+static void build_all(void) {
+  for (size_t i = 0; i < NCURVES; i++) curve_build(&built[i], &curves[i]);
+}
+
+const gx_curve *gx_curve_get(int id) {
+  const gx_curve_def *d = gx_curve_def_by_id(id);
+  if (!d) return NULL;
+  pthread_once(&built_once, build_all);
+  return &built[d - curves];
+}
+
+int gx_curve_load(gx_curve *C, int id) {
+  const gx_curve *c = gx_curve_get(id);
+  if (!c) return GOSTX_EINVAL;
+  *C = *c;
   return 0;
 }

@@ -10,28 +10,30 @@
 
 #include <string.h>
 
-void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
+/* r = a x: additions when a = -3 or 3, else a product. */
+static void mul_a(const gx_curve *C, uint64_t *r, const uint64_t *x) {
+  static const gx_fe zero = {0};
+  if (C->a_small) { /* a public property of the curve */
+    gx_fe t;
+    gx_add(&C->fp, t, x, x);
+    gx_add(&C->fp, t, t, x);
+    if (C->a_small < 0)
+      gx_sub(&C->fp, r, zero, t);
+    else
+      memcpy(r, t, sizeof t);
+  } else {
+    gx_mul(&C->fp, r, C->a, x);
+  }
+}
+
+/* The second half of the complete addition, shared by the projective and the
+ * mixed forms, from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
+ * t3 = X1 Y2 + X2 Y1, t4 = X1 Z2 + X2 Z1, t5 = Y1 Z2 + Y2 Z1. */
+static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe t2, gx_fe t3,
+                       gx_fe t4, gx_fe t5) {
   const gx_mont *M = &C->fp;
-  gx_fe t0, t1, t2, t3, t4, t5, X3, Y3, Z3;
-  gx_mul(M, t0, P->X, Q->X);
-  gx_mul(M, t1, P->Y, Q->Y);
-  gx_mul(M, t2, P->Z, Q->Z);
-  gx_add(M, t3, P->X, P->Y);
-  gx_add(M, t4, Q->X, Q->Y);
-  gx_mul(M, t3, t3, t4);
-  gx_add(M, t4, t0, t1);
-  gx_sub(M, t3, t3, t4);
-  gx_add(M, t4, P->X, P->Z);
-  gx_add(M, t5, Q->X, Q->Z);
-  gx_mul(M, t4, t4, t5);
-  gx_add(M, t5, t0, t2);
-  gx_sub(M, t4, t4, t5);
-  gx_add(M, t5, P->Y, P->Z);
-  gx_add(M, X3, Q->Y, Q->Z);
-  gx_mul(M, t5, t5, X3);
-  gx_add(M, X3, t1, t2);
-  gx_sub(M, t5, t5, X3);
-  gx_mul(M, Z3, C->a, t4);
+  gx_fe X3, Y3, Z3;
+  mul_a(C, Z3, t4);
   gx_mul(M, X3, C->b3, t2);
   gx_add(M, Z3, X3, Z3);
   gx_sub(M, X3, t1, Z3);
@@ -39,11 +41,11 @@ void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_po
   gx_mul(M, Y3, X3, Z3);
   gx_add(M, t1, t0, t0);
   gx_add(M, t1, t1, t0);
-  gx_mul(M, t2, C->a, t2);
+  mul_a(C, t2, t2);
   gx_mul(M, t4, C->b3, t4);
   gx_add(M, t1, t1, t2);
   gx_sub(M, t2, t0, t2);
-  gx_mul(M, t2, C->a, t2);
+  mul_a(C, t2, t2);
   gx_add(M, t4, t4, t2);
   gx_mul(M, t0, t1, t4);
   gx_add(M, Y3, Y3, t0);
@@ -58,6 +60,114 @@ void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_po
   memcpy(r->Z, Z3, sizeof Z3);
 }
 
+void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, t4, t5, u;
+  gx_mul(M, t0, P->X, Q->X);
+  gx_mul(M, t1, P->Y, Q->Y);
+  gx_mul(M, t2, P->Z, Q->Z);
+  gx_add(M, t3, P->X, P->Y);
+  gx_add(M, t4, Q->X, Q->Y);
+  gx_mul(M, t3, t3, t4);
+  gx_add(M, t4, t0, t1);
+  gx_sub(M, t3, t3, t4);
+  gx_add(M, t4, P->X, P->Z);
+  gx_add(M, t5, Q->X, Q->Z);
+  gx_mul(M, t4, t4, t5);
+  gx_add(M, t5, t0, t2);
+  gx_sub(M, t4, t4, t5);
+  gx_add(M, t5, P->Y, P->Z);
+  gx_add(M, u, Q->Y, Q->Z);
+  gx_mul(M, t5, t5, u);
+  gx_add(M, u, t1, t2);
+  gx_sub(M, t5, t5, u);
+  add_finish(C, r, t0, t1, t2, t3, t4, t5);
+}
+
+/* Z2 = 1: t2 = Z1, t4 = X1 + X2 Z1, t5 = Y1 + Y2 Z1; two products fewer. */
+void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
+                         const uint64_t *y) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, t4, t5;
+  gx_mul(M, t0, P->X, x);
+  gx_mul(M, t1, P->Y, y);
+  memcpy(t2, P->Z, sizeof t2);
+  gx_add(M, t3, P->X, P->Y);
+  gx_add(M, t4, x, y);
+  gx_mul(M, t3, t3, t4);
+  gx_add(M, t4, t0, t1);
+  gx_sub(M, t3, t3, t4);
+  gx_mul(M, t4, x, P->Z);
+  gx_add(M, t4, t4, P->X);
+  gx_mul(M, t5, y, P->Z);
+  gx_add(M, t5, t5, P->Y);
+  add_finish(C, r, t0, t1, t2, t3, t4, t5);
+}
+
+/* One doubling of the Jacobian (X : Y : Z) (x = X/Z^2, y = Y/Z^3) in place:
+ * 3M + 5S for a = -3, 3M + 6S and a product by a otherwise, against 14 to 17
+ * products for the complete addition used as a doubling. Exceptional only
+ * at points of order 2, which never reach it (odd-order points only);
+ * infinity keeps Z = 0. */
+void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, zz;
+  gx_sqr(M, t1, Y); /* Y^2 */
+  gx_sqr(M, zz, Z); /* Z^2 */
+  gx_add(M, Z, Y, Z);
+  gx_sqr(M, Z, Z);
+  gx_sub(M, Z, Z, t1);
+  gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
+  gx_mul(M, t2, X, t1); /* X Y^2 */
+  if (C->a_small == -3) { /* the curve's form: public */
+    gx_sub(M, t3, X, zz);
+    gx_add(M, t0, X, zz);
+    gx_mul(M, t3, t3, t0);
+    gx_add(M, t0, t3, t3);
+    gx_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
+  } else {
+    gx_sqr(M, t0, X);
+    gx_sqr(M, zz, zz);
+    mul_a(C, zz, zz);
+    gx_add(M, t3, t0, t0);
+    gx_add(M, t3, t3, t0);
+    gx_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
+  }
+  gx_add(M, t0, t2, t2);
+  gx_add(M, t0, t0, t0); /* s = 4 X Y^2 */
+  gx_sqr(M, t1, t1); /* u = Y^4 */
+  /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
+  gx_sqr(M, X, t3);
+  gx_sub(M, X, X, t0);
+  gx_sub(M, X, X, t0);
+  gx_sub(M, t0, t0, X);
+  gx_mul(M, Y, t3, t0);
+  gx_add(M, t1, t1, t1);
+  gx_add(M, t1, t1, t1);
+  gx_add(M, t1, t1, t1);
+  gx_sub(M, Y, Y, t1);
+}
+
+/* count doublings of P in Jacobian coordinates, converted from and back to
+ * projective around the run (6 products); infinity comes back as
+ * (0 : 1 : 0) through a mask. */
+void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
+  const gx_mont *M = &C->fp;
+  gx_fe X, Y, Z, t0;
+  /* projective -> Jacobian: (X Z, Y Z^2, Z) */
+  gx_mul(M, X, P->X, P->Z);
+  gx_sqr(M, t0, P->Z);
+  gx_mul(M, Y, P->Y, t0);
+  memcpy(Z, P->Z, sizeof Z);
+  for (int i = 0; i < count; i++) gx_jac_dbl(C, X, Y, Z);
+  /* Jacobian -> projective: (X Z, Y, Z^3) */
+  gx_mul(M, r->X, X, Z);
+  gx_sqr(M, t0, Z);
+  gx_mul(M, r->Z, t0, Z);
+  memcpy(r->Y, Y, sizeof Y);
+  gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
+}
+
 static void set_infinity(const gx_curve *C, gx_point *r) {
   memset(r, 0, sizeof *r);
   memcpy(r->Y, C->fp.one, sizeof r->Y);
@@ -67,6 +177,10 @@ void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, con
   memset(r, 0, sizeof *r);
   gx_to_mont(&C->fp, r->X, x);
   gx_to_mont(&C->fp, r->Y, y);
+  if (C->iso) { /* into the internal coordinates (curves.c) */
+    gx_mul(&C->fp, r->X, r->X, C->u2);
+    gx_mul(&C->fp, r->Y, r->Y, C->u3);
+  }
   memcpy(r->Z, C->fp.one, sizeof r->Z);
 }
 
@@ -77,10 +191,10 @@ void gx_point_generator(const gx_curve *C, gx_point *r) {
   memcpy(r->Z, C->fp.one, sizeof r->Z);
 }
 
-/* Fixed 4-bit windows from the top: 4 doublings and one addition of a table
+/* The reference (tests, curve self-test): fixed 4-bit windows from the top, 4 doublings and one addition of a table
  * entry per window. The entry is chosen by reading all 16 with masks, so
  * neither the branches nor the addresses depend on the scalar. */
-void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+void gx_point_mul_ref(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
   gx_point tab[16], acc, sel;
   int n = C->n;
   set_infinity(C, &tab[0]);
@@ -90,7 +204,6 @@ void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_po
   for (int w = 16 * n - 1; w >= 0; w--) {
     for (int d = 0; d < 4; d++) gx_point_add(C, &acc, &acc, &acc);
     uint64_t nib = (k[w / 16] >> (4 * (w % 16))) & 15;
-    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, &nib, 1); /* little-endian: the low byte */
     memset(&sel, 0, sizeof sel);
     for (uint64_t i = 0; i < 16; i++) {
       uint64_t diff = i ^ nib;
@@ -106,13 +219,121 @@ void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_po
   memset(&sel, 0, sizeof sel);
 }
 
+/* k as odd signed digits: k = sum d_i 2^(w i), each d_i odd in
+ * [-(2^w - 1), 2^w - 1], for an odd k < 2^(64 n); GX_DIGITS(n) of them.
+ * Every digit is nonzero, so each window adds a real point and no window is
+ * skipped. Masks and shifts only: constant time in k. */
+void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) {
+  uint64_t t[GX_MAXN + 1];
+  int nd = GX_DIGITS(n);
+  memcpy(t, k, (size_t)n * 8);
+  t[n] = 0;
+  for (int i = 0; i < nd - 1; i++) {
+    int64_t d = (int64_t)(t[0] & ((2u << GX_W) - 1)) - (1 << GX_W);
+    dig[i] = (int8_t)d;
+    /* t = (t - d) >> w, t - d = t + (-d) with -d sign-extended. */
+    uint64_t v = (uint64_t)(-d), ext = 0 - (v >> 63), c = 0;
+    for (int j = 0; j <= n; j++) {
+      uint64_t x = j == 0 ? v : ext, s = t[j] + c;
+      c = s < c;
+      s += x;
+      c += s < x;
+      t[j] = s;
+    }
+    for (int j = 0; j < n; j++) t[j] = (t[j] >> GX_W) | (t[j + 1] << (64 - GX_W));
+    t[n] >>= GX_W;
+  }
+  dig[nd - 1] = (int8_t)t[0];
+  memset(t, 0, sizeof t);
+}
+
+/* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
+ * all entries read with masks; y sits y_off limbs into an entry. */
+void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
+               int d) {
+  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
+  uint64_t idx = ad >> 1;
+  int n = C->n;
+  for (int j = 0; j < entry_limbs; j++) r[j] = 0;
+  for (uint64_t i = 0; i < (1u << (GX_W - 1)); i++) {
+    uint64_t diff = i ^ idx;
+    uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == idx */
+    const uint64_t *src = tab + i * (uint64_t)entry_limbs;
+    for (int j = 0; j < entry_limbs; j++) r[j] |= src[j] & mask;
+  }
+  gx_fe ny;
+  static const gx_fe zero = {0};
+  gx_sub(&C->fp, ny, zero, r + y_off);
+  gx_cmov(r + y_off, ny, neg, n);
+}
+
+/* k or q - k, whichever is odd (q is odd); the mask says which (all-ones
+ * when q - k was taken, so the result must be negated). */
+uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k) {
+  uint64_t nk[GX_MAXN], bw = 0;
+  int n = C->n;
+  for (int i = 0; i < n; i++) {
+    uint64_t d = C->q[i] - k[i], b2 = C->q[i] < k[i];
+    uint64_t d2 = d - bw;
+    b2 |= d < bw;
+    bw = b2;
+    nk[i] = d2;
+  }
+  uint64_t even = (k[0] & 1) - 1;
+  memcpy(r, k, (size_t)n * 8);
+  gx_cmov(r, nk, even, n);
+  memset(nk, 0, sizeof nk);
+  return even;
+}
+
+void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask) {
+  static const gx_fe zero = {0};
+  gx_fe ny;
+  gx_sub(&C->fp, ny, zero, P->Y);
+  gx_cmov(P->Y, ny, mask, C->n);
+}
+
+/* Signed odd windows of GX_W bits from the top: w doublings and one addition
+ * of a table entry (P, 3P, ..., (2^w - 1) P, read whole with masks) per
+ * window. k must be < q and P of order q (the odd-scalar trick negates). */
+void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+  gx_point tab[1 << (GX_W - 1)], acc, P2, sel;
+  gx_fe ko;
+  int8_t dig[GX_DIGITS(GX_MAXN)];
+  int n = C->n, nd = GX_DIGITS(n);
+  uint64_t flip = gx_make_odd(C, ko, k);
+  gx_recode_odd(dig, ko, n);
+  tab[0] = *P;
+  gx_point_add(C, &P2, P, P);
+  for (int i = 1; i < (1 << (GX_W - 1)); i++) gx_point_add(C, &tab[i], &tab[i - 1], &P2);
+  gx_select(C, (uint64_t *)&acc, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[nd - 1]);
+  for (int i = nd - 2; i >= 0; i--) {
+    gx_point_dbl_n(C, &acc, &acc, GX_W);
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, (const uint8_t *)&dig[i], 1);
+    gx_select(C, (uint64_t *)&sel, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[i]);
+    gx_point_add(C, &acc, &acc, &sel);
+  }
+  gx_point_neg_if(C, &acc, flip);
+  *r = acc;
+  memset(tab, 0, sizeof tab);
+  memset(&sel, 0, sizeof sel);
+  memset(dig, 0, sizeof dig);
+  memset(ko, 0, sizeof ko);
+}
+
 uint64_t gx_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
-  gx_fe zi, t;
+  gx_fe zi, t, zx, zy;
   uint64_t inf = gx_is_zero(P->Z, C->n);
   gx_inv(&C->fp, zi, P->Z);
-  gx_mul(&C->fp, t, P->X, zi);
+  memcpy(zx, zi, sizeof zx);
+  memcpy(zy, zi, sizeof zy);
+  if (C->iso) { /* back to the standard's coordinates */
+    gx_mul(&C->fp, zx, zi, C->u2i);
+    gx_mul(&C->fp, zy, zi, C->u3i);
+  }
+  gx_mul(&C->fp, t, P->X, zx);
   gx_from_mont(&C->fp, x, t);
-  gx_mul(&C->fp, t, P->Y, zi);
+  gx_mul(&C->fp, t, P->Y, zy);
   gx_from_mont(&C->fp, y, t);
   return inf;
 }
@@ -124,11 +345,11 @@ int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {
   gx_fe X, Y, l, r;
   gx_to_mont(M, X, x);
   gx_to_mont(M, Y, y);
-  gx_mul(M, l, Y, Y);
-  gx_mul(M, r, X, X);
-  gx_add(M, r, r, C->a);
+  gx_sqr(M, l, Y);
+  gx_sqr(M, r, X);
+  gx_add(M, r, r, C->a0);
   gx_mul(M, r, r, X);
-  gx_add(M, r, r, C->b);
+  gx_add(M, r, r, C->b0);
   gx_sub(M, l, l, r);
   return gx_is_zero(l, n) != 0;
 }

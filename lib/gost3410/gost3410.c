@@ -72,14 +72,13 @@ int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv, s
                               uint8_t *pub, size_t pub_len) {
   gx_curve C;
   gx_fe d;
-  gx_point G, Q;
+  gx_point Q;
   int rc = gx_curve_load(&C, curve);
   if (rc) return rc;
   if (!pub) return GOSTX_EINVAL;
   if (pub_len != 2 * (size_t)C.len) return GOSTX_ELEN;
   if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
-  gx_point_generator(&C, &G);
-  gx_point_mul(&C, &Q, d, &G);
+  gx_point_mul_base(&C, &Q, d);
   store_pub(&C, pub, &Q);
   wipe(d, sizeof d);
   return 0;
@@ -119,10 +118,9 @@ int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, size_t priv
  * or s came out 0 (the standard then takes another k). */
 static int sign_core(const gx_curve *C, uint64_t *r, uint64_t *s, const uint64_t *d,
                      const uint64_t *e, const uint64_t *k) {
-  gx_point G, P;
+  gx_point P;
   gx_fe x, y, zero = {0}, t1, t2;
-  gx_point_generator(C, &G);
-  gx_point_mul(C, &P, k, &G);
+  gx_point_mul_base(C, &P, k);
   gx_point_to_affine(C, x, y, &P);
   gx_reduce_wide(&C->fq, r, x, zero);
   gx_to_mont(&C->fq, t1, r);
@@ -217,8 +215,8 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
                           const uint8_t *digest, size_t digest_len, const uint8_t *sig,
                           size_t sig_len) {
   gx_curve C;
-  gx_fe e, r = {0}, s = {0}, v, z1, z2, x, y, R, zero = {0};
-  gx_point Q, G, A, B;
+  gx_fe e, r = {0}, s = {0}, v, z1, z2, zero = {0};
+  gx_point Q, A;
   int rc = gx_curve_load(&C, curve);
   if (rc) return rc;
   if (!sig) return GOSTX_EINVAL;
@@ -229,18 +227,13 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
   gx_load_be(s, sig + C.len, C.n);
   if (gx_is_zero(r, C.n) || gx_is_zero(s, C.n) || !gx_lt(r, C.q, C.n) || !gx_lt(s, C.q, C.n))
     return GOSTX_EFORMAT;
-  gx_to_mont(&C.fq, v, e);
-  gx_inv(&C.fq, v, v); /* e^-1, Montgomery form */
+  gx_inv_vartime(&C.fq, v, e); /* e is public */
+  gx_to_mont(&C.fq, v, v);     /* e^-1, Montgomery form */
   gx_mul(&C.fq, z1, s, v);
   gx_mul(&C.fq, z2, r, v);
   gx_sub(&C.fq, z2, zero, z2);
-  gx_point_generator(&C, &G);
-  gx_point_mul(&C, &A, z1, &G);
-  gx_point_mul(&C, &B, z2, &Q);
-  gx_point_add(&C, &A, &A, &B);
-  if (gx_point_to_affine(&C, x, y, &A)) return GOSTX_EAUTH;
-  gx_reduce_wide(&C.fq, R, x, zero);
-  return memcmp(R, r, (size_t)C.n * 8) ? GOSTX_EAUTH : 0;
+  if (gx_point_mul2_jac(&C, &A, z1, z2, &Q)) gx_point_mul2_vartime(&C, &A, z1, z2, &Q);
+  return gx_point_x_is(&C, &A, r) ? 0 : GOSTX_EAUTH;
 }
 
 int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
@@ -294,10 +287,9 @@ int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve) {
   gx_fe x, y;
   int rc = gx_curve_load(&C, curve);
   if (rc) return rc;
-  gx_from_mont(&C.fp, x, C.gx);
-  gx_from_mont(&C.fp, y, C.gy);
-  if (!gx_on_curve(&C, x, y)) return 1;
   gx_point_generator(&C, &G);
-  gx_point_mul(&C, &O, C.q, &G);
+  gx_point_to_affine(&C, x, y, &G); /* the standard's coordinates */
+  if (!gx_on_curve(&C, x, y)) return 1;
+  gx_point_mul_ref(&C, &O, C.q, &G);
   return gx_is_zero(O.Z, C.n) ? 0 : 2;
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# GOST R 34.10-2012 sign, verify and VKO: gostx against gost-engine (OpenSSL 3
+# with Debian's libengine-gost-openssl) in the same run, one thread, thread
+# CPU time, median of RUNS interleaved runs, on 256 paramSetA, 256 paramSetB
+# and 512 paramSetC; prints ops/s and the gostx/gost-engine ratio.
+# bench/peers/gost3410_peers.c first checks that gostx accepts gost-engine's
+# signature (same curve, same work).
+#
+# Usage: bench/gost3410_peers.sh [--runs N] [--no-install] [--build DIR]
+#   default: 5 runs. Installs what is missing with apt-get (needs root or
+#   sudo), builds gostx (Release) and the program under BUILD/peers.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+runs=5 install=1 build="$root/build"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=${2:?--runs N}; shift ;;
+    --no-install) install=0 ;;
+    --build) build=${2:?--build DIR}; shift ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gost3410_peers.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$runs" in ''|*[!0-9]*) echo "gost3410_peers.sh: --runs takes a number" >&2; exit 2 ;; esac
+
+missing=()
+for p in gcc cmake libssl-dev libengine-gost-openssl; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ] && [ $install = 1 ]; then
+  echo "installing: ${missing[*]}" >&2
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  ${sudo:-} apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive ${sudo:-} apt-get install -y -q "${missing[@]}" >&2
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)" --target gostx gostx_bench_harness >/dev/null
+mkdir -p "$build/peers"
+gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/bench/harness" \
+  -o "$build/peers/gost3410_peers" "$root/bench/peers/gost3410_peers.c" \
+  "$build/libgostx.a" "$build/libgostx_bench_harness.a" -lcrypto -lpthread
+"$build/peers/gost3410_peers" "$runs"

@@ -1,0 +1,148 @@
+/* gostx bench --gost3410: GOST R 34.10-2012 key generation, signing,
+ * verification and VKO (VKO_GOSTR3410_2012_256, 8-byte UKM) on every
+ * standard parameter set, one thread: operations per second (median of
+ * --repeat repetitions of >= --time ms on bench_clock's clock) and
+ * microseconds per operation. Rows are named gost3410-CURVE-OP (CURVE: 256a,
+ * 256b, 256c, 256d, 512a, 512b, 512c); --filter SUBSTR picks them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+  const char *tag;
+  gostx_gost3410_curve curve;
+} curves[] = {
+    {"256a", GOSTX_GOST3410_256_A}, {"256b", GOSTX_GOST3410_256_B}, {"256c", GOSTX_GOST3410_256_C},
+    {"256d", GOSTX_GOST3410_256_D}, {"512a", GOSTX_GOST3410_512_A}, {"512b", GOSTX_GOST3410_512_B},
+    {"512c", GOSTX_GOST3410_512_C},
+};
+#define NCURVES (sizeof curves / sizeof curves[0])
+
+struct keys {
+  gostx_gost3410_curve curve;
+  size_t len;
+  uint8_t priv[64], pub[128], peer[128], digest[64], sig[128], ukm[8], out[32];
+};
+
+static int op_keygen(void *a) {
+  struct keys *k = a;
+  uint8_t d[64], q[128];
+  int rc = gostx_gost3410_keygen(k->curve, d, k->len, q, 2 * k->len);
+  gostx_memzero(d, sizeof d);
+  return rc;
+}
+static int op_sign(void *a) {
+  struct keys *k = a;
+  return gostx_gost3410_sign(k->curve, k->priv, k->len, k->digest, k->len, k->sig, 2 * k->len);
+}
+static int op_verify(void *a) {
+  struct keys *k = a;
+  return gostx_gost3410_verify(k->curve, k->pub, 2 * k->len, k->digest, k->len, k->sig,
+                               2 * k->len);
+}
+static int op_vko(void *a) {
+  struct keys *k = a;
+  return gostx_gost3410_vko(k->curve, k->priv, k->len, k->peer, 2 * k->len, k->ukm,
+                            sizeof k->ukm, k->out, sizeof k->out);
+}
+
+static const struct {
+  const char *name;
+  gostx_bench_job fn;
+} ops[] = {{"keygen", op_keygen}, {"sign", op_sign}, {"verify", op_verify}, {"vko", op_vko}};
+#define NOPS (sizeof ops / sizeof ops[0])
+
+static void row_name(size_t c, size_t o, char *buf, size_t cap) {
+  snprintf(buf, cap, "gost3410-%s-%s", curves[c].tag, ops[o].name);
+}
+
+static int selected(size_t c, size_t o, const char *filter) {
+  char name[64];
+  row_name(c, o, name, sizeof name);
+  return !filter || strstr(name, filter) != NULL;
+}
+
+int bench_gost3410_count(const char *filter, int list) {
+  int n = 0;
+  char name[64];
+  for (size_t c = 0; c < NCURVES; c++)
+    for (size_t o = 0; o < NOPS; o++)
+      if (selected(c, o, filter)) {
+        n++;
+        if (list) {
+          row_name(c, o, name, sizeof name);
+          puts(name);
+        }
+      }
+  return n;
+}
+
+static int setup(struct keys *k, gostx_gost3410_curve curve) {
+  uint8_t peer_priv[64];
+  memset(k, 0, sizeof *k);
+  k->curve = curve;
+  k->len = gostx_gost3410_size(curve);
+  int rc = gostx_gost3410_keygen(curve, k->priv, k->len, k->pub, 2 * k->len);
+  if (!rc) rc = gostx_gost3410_keygen(curve, peer_priv, k->len, k->peer, 2 * k->len);
+  if (!rc) rc = gostx_random_bytes(k->digest, k->len);
+  if (!rc) rc = gostx_random_bytes(k->ukm, sizeof k->ukm);
+  if (!rc) rc = op_sign(k);
+  gostx_memzero(peer_priv, sizeof peer_priv);
+  return rc;
+}
+
+int bench_gost3410(int repeat, double min_time, const char *filter, int json) {
+  double *v = malloc((size_t)repeat * sizeof *v);
+  if (!v) {
+    cli_err("bench: out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  if (json)
+    printf("\"gost3410\": [");
+  else
+    printf("\nGOST R 34.10-2012, one thread\n%-24s %12s %12s\n", "row", "ops/s", "us/op");
+  int first = 1, rc = 0;
+  for (size_t c = 0; c < NCURVES && !rc; c++) {
+    struct keys k;
+    int any = 0;
+    for (size_t o = 0; o < NOPS; o++) any |= selected(c, o, filter);
+    if (!any) continue;
+    rc = setup(&k, curves[c].curve);
+    for (size_t o = 0; o < NOPS && !rc; o++) {
+      if (!selected(c, o, filter)) continue;
+      char name[64];
+      row_name(c, o, name, sizeof name);
+      (void)ops[o].fn(&k); /* warm-up: the curve's tables are built on first use */
+      for (int r = 0; r < repeat && !rc; r++) {
+        uint64_t calls;
+        double secs;
+        rc = gostx_bench_run_for(bench_clock(0), min_time, ops[o].fn, &k, &calls, &secs);
+        v[r] = (double)calls / secs;
+      }
+      if (rc) {
+        if (json) printf("]");
+        cli_err("bench: %s failed: %s", name, gostx_strerror(rc));
+        break;
+      }
+      double ops_s = gostx_bench_median(v, repeat);
+      if (json) {
+        printf("%s\n  {\"row\": ", first ? "" : ",");
+        cli_json_str(name);
+        printf(", \"curve\": ");
+        cli_json_str(gostx_gost3410_curve_name(curves[c].curve));
+        printf(", \"op\": \"%s\", \"ops_per_s\": %.1f, \"us_per_op\": %.3f}", ops[o].name, ops_s,
+               1e6 / ops_s);
+      } else {
+        printf("%-24s %12.0f %12.2f\n", name, ops_s, 1e6 / ops_s);
+      }
+      first = 0;
+      fflush(stdout);
+    }
+    gostx_memzero(&k, sizeof k);
+  }
+  free(v);
+  if (rc) return CLI_EXIT_FAIL;
+  if (json) printf("\n]");
+  return CLI_EXIT_OK;
+}

@@ -1,0 +1,281 @@
+/* Multiples of the generator from a per-curve table, and the two-scalar
+ * multiplication of verification. The table has a row per signed GX_W-bit
+ * digit of the scalar: row i holds (2j + 1) 2^(w i) G for j < 2^(w-1), in
+ * affine form, so k G is one mixed addition per digit and no doubling
+ * (GX_DIGITS(n) additions: 43 for 256 bits, 86 for 512, against 256 or 512
+ * doublings). Built on the first use of a curve, under a lock. */
+#include "gost3410/ec.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define ROW_ENTRIES (1 << (GX_W - 1))
+
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *tables[GX_NCURVES];
+
+/* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one
+ * inversion); vartime: the inversion by Euclid, for public values only. */
+void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
+  gx_fe acc, t;
+  memcpy(out[0], in[0], sizeof acc);
+  for (int i = 1; i < m; i++) gx_mul(M, out[i], out[i - 1], in[i]);
+  if (vartime) {
+    gx_from_mont(M, t, out[m - 1]);
+    gx_inv_vartime(M, acc, t);
+    gx_to_mont(M, acc, acc);
+  } else {
+    gx_inv(M, acc, out[m - 1]);
+  }
+  for (int i = m - 1; i > 0; i--) {
+    gx_mul(M, t, acc, out[i - 1]); /* 1 / in[i] */
+    gx_mul(M, acc, acc, in[i]);
+    memcpy(out[i], t, sizeof t);
+  }
+  memcpy(out[0], acc, sizeof acc);
+}
+
+static uint64_t *build_table(const gx_curve *C) {
+  int n = C->n, rows = GX_DIGITS(n);
+  uint64_t *tab = malloc((size_t)rows * ROW_ENTRIES * 2 * (size_t)n * 8);
+  if (!tab) return NULL;
+  gx_point B, B2, pts[ROW_ENTRIES];
+  gx_fe z[ROW_ENTRIES], zi[ROW_ENTRIES], t;
+  gx_point_generator(C, &B);
+  for (int r = 0; r < rows; r++) {
+    pts[0] = B;
+    gx_point_add(C, &B2, &B, &B);
+    for (int j = 1; j < ROW_ENTRIES; j++) gx_point_add(C, &pts[j], &pts[j - 1], &B2);
+    for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
+    gx_batch_inv(&C->fp, zi, z, ROW_ENTRIES, 0);
+    for (int j = 0; j < ROW_ENTRIES; j++) {
+      uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * 2 * (size_t)n;
+      gx_mul(&C->fp, t, pts[j].X, zi[j]);
+      memcpy(e, t, (size_t)n * 8);
+      gx_mul(&C->fp, t, pts[j].Y, zi[j]);
+      memcpy(e + n, t, (size_t)n * 8);
+    }
+    for (int s = 0; s < GX_W; s++) gx_point_add(C, &B, &B, &B);
+  }
+  return tab;
+}
+
+const uint64_t *gx_base_table(const gx_curve *C) {
+  pthread_mutex_lock(&tables_lock);
+  if (!tables[C->index]) tables[C->index] = build_table(C);
+  const uint64_t *t = tables[C->index];
+  pthread_mutex_unlock(&tables_lock);
+  return t;
+}
+
+void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
+  const uint64_t *tab = gx_base_table(C);
+  if (!tab) { /* no memory for the table: the variable-base ladder */
+    gx_point G;
+    gx_point_generator(C, &G);
+    gx_point_mul(C, r, k, &G);
+    return;
+  }
+  int n = C->n, nd = GX_DIGITS(n);
+  size_t row = (size_t)ROW_ENTRIES * 2 * (size_t)n;
+  int8_t dig[GX_DIGITS(GX_MAXN)];
+  uint64_t sel[2 * GX_MAXN];
+  gx_fe ko;
+  gx_point acc;
+  uint64_t flip = gx_make_odd(C, ko, k);
+  gx_recode_odd(dig, ko, n);
+  memset(&acc, 0, sizeof acc); /* infinity (0 : 1 : 0) */
+  memcpy(acc.Y, C->fp.one, sizeof acc.Y);
+  for (int i = 0; i < nd; i++) {
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, (const uint8_t *)&dig[i], 1);
+    gx_select(C, sel, tab + (size_t)i * row, 2 * n, n, dig[i]);
+    gx_point_add_affine(C, &acc, &acc, sel, sel + n);
+  }
+  gx_point_neg_if(C, &acc, flip);
+  *r = acc;
+  memset(sel, 0, sizeof sel);
+  memset(dig, 0, sizeof dig);
+  memset(ko, 0, sizeof ko);
+  memset(&acc, 0, sizeof acc);
+}
+
+/* Width-w NAF of a public scalar: digits odd in (-2^(w-1), 2^(w-1)) or 0,
+ * nonzero ones at least w apart; returns the number of digits. */
+int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
+  uint64_t t[GX_MAXN + 1];
+  int len = 0;
+  memcpy(t, k, (size_t)n * 8);
+  t[n] = 0;
+  for (;;) {
+    int zero = 1;
+    for (int j = 0; j <= n; j++) zero &= t[j] == 0;
+    if (zero) break;
+    int d = 0;
+    if (t[0] & 1) {
+      d = (int)(t[0] & ((1u << w) - 1));
+      if (d >= 1 << (w - 1)) d -= 1 << w;
+      /* t -= d */
+      uint64_t v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0, bw = 0;
+      for (int j = 0; j <= n; j++) {
+        uint64_t x = j == 0 ? v : ext, s = t[j] - x - bw;
+        bw = (t[j] < x) | ((t[j] - x) < bw);
+        t[j] = s;
+      }
+    }
+    dig[len++] = (int8_t)d;
+    for (int j = 0; j < n; j++) t[j] = (t[j] >> 1) | (t[j + 1] << 63);
+    t[n] >>= 1;
+  }
+  return len;
+}
+
+#define VAR_W 5
+
+void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                           const gx_point *P) {
+  static const gx_fe zero = {0};
+  int n = C->n;
+  gx_point acc, odd[1 << (VAR_W - 2)], P2, A, tmp;
+  int8_t dig[64 * GX_MAXN + 1];
+  /* b P by wNAF: doublings from the top, an addition per nonzero digit. */
+  odd[0] = *P;
+  gx_point_add(C, &P2, P, P);
+  for (int i = 1; i < (1 << (VAR_W - 2)); i++) gx_point_add(C, &odd[i], &odd[i - 1], &P2);
+  memset(&acc, 0, sizeof acc);
+  memcpy(acc.Y, C->fp.one, sizeof acc.Y);
+  int pending = 0; /* doublings owed, done in one Jacobian run before an addition */
+  for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+    pending++;
+    if (!dig[i]) continue;
+    gx_point_dbl_n(C, &acc, &acc, pending);
+    pending = 0;
+    if (dig[i] > 0) gx_point_add(C, &acc, &acc, &odd[dig[i] >> 1]);
+    if (dig[i] < 0) {
+      tmp = odd[(-dig[i]) >> 1];
+      gx_sub(&C->fp, tmp.Y, zero, tmp.Y);
+      gx_point_add(C, &acc, &acc, &tmp);
+    }
+  }
+  if (pending) gx_point_dbl_n(C, &acc, &acc, pending);
+  /* a G from the table with direct indexes (a is public). */
+  const uint64_t *tab = gx_base_table(C);
+  if (!tab) {
+    gx_point G;
+    gx_point_generator(C, &G);
+    gx_point_mul_ref(C, &A, a, &G);
+  } else {
+    gx_fe ao, y;
+    int8_t ad[GX_DIGITS(GX_MAXN)];
+    uint64_t flip = gx_make_odd(C, ao, a);
+    gx_recode_odd(ad, ao, n);
+    memset(&A, 0, sizeof A);
+    memcpy(A.Y, C->fp.one, sizeof A.Y);
+    for (int i = 0; i < GX_DIGITS(n); i++) {
+      int d = ad[i], idx = (d < 0 ? -d : d) >> 1;
+      const uint64_t *e = tab + ((size_t)i * ROW_ENTRIES + (size_t)idx) * 2 * (size_t)n;
+      memcpy(y, e + n, (size_t)n * 8);
+      if (d < 0) gx_sub(&C->fp, y, zero, y);
+      gx_point_add_affine(C, &A, &A, e, y);
+    }
+    gx_point_neg_if(C, &A, flip);
+  }
+  gx_point_add(C, r, &acc, &A);
+}
+
+/* Verification's last step without an inversion: whether the affine x of A
+ * (not infinity) is r mod q, i.e. X = x Z for one of x = r, r + q, ... < p
+ * (x taken into the internal coordinates). Public values: variable time. */
+int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r) {
+  int n = C->n;
+  gx_fe x, t;
+  if (gx_is_zero(A->Z, n)) return 0;
+  memcpy(x, r, sizeof x);
+  for (;;) {
+    if (!gx_lt(x, C->fp.m, n)) return 0;
+    gx_to_mont(&C->fp, t, x);
+    if (C->iso) gx_mul(&C->fp, t, t, C->u2);
+    gx_mul(&C->fp, t, t, A->Z);
+    if (!memcmp(t, A->X, (size_t)n * 8)) return 1;
+    uint64_t c = 0; /* x += q */
+    for (int i = 0; i < n; i++) {
+      uint64_t s = x[i] + c;
+      c = s < c;
+      x[i] = s + C->q[i];
+      c += x[i] < s;
+    }
+    if (c) return 0;
+  }
+}
+
+/* r = a / 2 mod m for odd m, a < m (n limbs): (a + m) / 2 when a is odd. */
+static void half_mod(const uint64_t *m, uint64_t *a, int n) {
+  uint64_t c = 0;
+  if (a[0] & 1)
+    for (int i = 0; i < n; i++) {
+      uint64_t s = a[i] + c;
+      c = s < c;
+      a[i] = s + m[i];
+      c += a[i] < s;
+    }
+  for (int i = 0; i < n; i++) a[i] = (a[i] >> 1) | (i + 1 < n ? a[i + 1] << 63 : c << 63);
+}
+
+/* a -= b (no borrow out: a >= b), or mod m when asked. */
+static void sub_n(const uint64_t *m, uint64_t *a, const uint64_t *b, int n) {
+  uint64_t bw = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t d = a[i] - b[i], b2 = a[i] < b[i];
+    b2 |= d < bw;
+    a[i] = d - bw;
+    bw = b2;
+  }
+  if (bw && m) { /* went negative: add m back */
+    uint64_t c = 0;
+    for (int i = 0; i < n; i++) {
+      uint64_t s = a[i] + c;
+      c = s < c;
+      a[i] = s + m[i];
+      c += a[i] < s;
+    }
+  }
+}
+
+static int is_one(const uint64_t *a, int n) {
+  uint64_t acc = a[0] ^ 1;
+  for (int i = 1; i < n; i++) acc |= a[i];
+  return acc == 0;
+}
+
+/* r = a^-1 mod m (normal form) for a public 0 < a < m, m odd: the binary
+ * extended Euclid, variable time, several times faster than Fermat. */
+void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  int n = M->n;
+  gx_fe u, v, x1 = {1}, x2 = {0};
+  if (gx_is_zero(a, n)) { /* no inverse; and the loop below needs a != 0 */
+    memset(r, 0, (size_t)n * 8);
+    return;
+  }
+  memcpy(u, a, sizeof u);
+  memcpy(v, M->m, sizeof v);
+  while (!is_one(u, n) && !is_one(v, n)) {
+    while (!(u[0] & 1)) {
+      half_mod(M->m, u, n); /* u even: a plain shift */
+      half_mod(M->m, x1, n);
+    }
+    while (!(v[0] & 1)) {
+      half_mod(M->m, v, n);
+      half_mod(M->m, x2, n);
+    }
+    if (!gx_lt(u, v, n)) {
+      sub_n(NULL, u, v, n);
+      sub_n(M->m, x1, x2, n);
+    } else {
+      sub_n(NULL, v, u, n);
+      sub_n(M->m, x2, x1, n);
+    }
+  }
+  memcpy(r, is_one(u, n) ? x1 : x2, (size_t)n * 8);
+}

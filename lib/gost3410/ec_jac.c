@@ -1,0 +1,123 @@
+/* Verification's a G + b P with every step in Jacobian coordinates
+ * (x = X/Z^2, y = Y/Z^3) and affine tables: P's odd multiples P .. 15P made
+ * affine with one (variable-time) inversion, so each addition is a mixed
+ * Jacobian-affine one (7M + 4S) and the doublings need no conversion. The
+ * inputs are public, so the exceptional cases of these incomplete formulas
+ * (equal points, opposite points, infinity) are found by branching. */
+#include "gost3410/ec.h"
+
+#include <string.h>
+
+#define VAR_W 5
+#define NODD (1 << (VAR_W - 2))
+
+typedef struct {
+  gx_fe X, Y, Z;
+  int inf;
+} jac;
+
+/* A += (x2, y2), y2 negated when neg. */
+static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64_t *y2, int neg) {
+  static const gx_fe zero = {0};
+  const gx_mont *M = &C->fp;
+  int n = C->n;
+  gx_fe y, z1z1, u2, s2, h, hh, i4, j, r, v, x3;
+  memcpy(y, y2, sizeof y);
+  if (neg) gx_sub(M, y, zero, y);
+  if (A->inf) {
+    memcpy(A->X, x2, sizeof A->X);
+    memcpy(A->Y, y, sizeof A->Y);
+    memcpy(A->Z, M->one, sizeof A->Z);
+    A->inf = 0;
+    return;
+  }
+  gx_sqr(M, z1z1, A->Z);
+  gx_mul(M, u2, x2, z1z1);
+  gx_mul(M, s2, y, A->Z);
+  gx_mul(M, s2, s2, z1z1);
+  gx_sub(M, h, u2, A->X);
+  gx_sub(M, r, s2, A->Y);
+  if (gx_is_zero(h, n)) {
+    if (gx_is_zero(r, n))
+      gx_jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
+    else
+      A->inf = 1; /* A was -(x2, y) */
+    return;
+  }
+  gx_add(M, r, r, r);
+  gx_sqr(M, hh, h);
+  gx_add(M, i4, hh, hh);
+  gx_add(M, i4, i4, i4);
+  gx_mul(M, j, h, i4);
+  gx_mul(M, v, A->X, i4);
+  gx_sqr(M, x3, r);
+  gx_sub(M, x3, x3, j);
+  gx_sub(M, x3, x3, v);
+  gx_sub(M, x3, x3, v); /* X3 = r^2 - J - 2 V */
+  gx_sub(M, v, v, x3);
+  gx_mul(M, v, r, v);
+  gx_mul(M, j, A->Y, j);
+  gx_add(M, j, j, j);
+  gx_sub(M, A->Y, v, j); /* Y3 = r (V - X3) - 2 Y1 J */
+  gx_add(M, A->Z, A->Z, h);
+  gx_sqr(M, A->Z, A->Z);
+  gx_sub(M, A->Z, A->Z, z1z1);
+  gx_sub(M, A->Z, A->Z, hh); /* Z3 = (Z1 + H)^2 - Z1^2 - H^2 = 2 Z1 H */
+  memcpy(A->X, x3, sizeof x3);
+}
+
+int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                      const gx_point *P) {
+  const gx_mont *M = &C->fp;
+  const uint64_t *tab = gx_base_table(C);
+  int n = C->n;
+  if (!tab) return -1;
+  /* P, 3P, ..., 15P, affine */
+  gx_point odd[NODD], P2;
+  gx_fe z[NODD], zi[NODD], ox[NODD], oy[NODD];
+  odd[0] = *P;
+  gx_point_add(C, &P2, P, P);
+  for (int i = 1; i < NODD; i++) gx_point_add(C, &odd[i], &odd[i - 1], &P2);
+  for (int i = 0; i < NODD; i++) {
+    if (gx_is_zero(odd[i].Z, n)) return -1; /* P of small order */
+    memcpy(z[i], odd[i].Z, sizeof z[i]);
+  }
+  gx_batch_inv(M, zi, z, NODD, 1);
+  for (int i = 0; i < NODD; i++) {
+    gx_mul(M, ox[i], odd[i].X, zi[i]);
+    gx_mul(M, oy[i], odd[i].Y, zi[i]);
+  }
+  /* b P by its NAF */
+  jac A;
+  memset(&A, 0, sizeof A);
+  A.inf = 1;
+  int8_t dig[64 * GX_MAXN + 1];
+  for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+    if (!A.inf) gx_jac_dbl(C, A.X, A.Y, A.Z);
+    int d = dig[i];
+    if (d) jac_madd(C, &A, ox[(d < 0 ? -d : d) >> 1], oy[(d < 0 ? -d : d) >> 1], d < 0);
+  }
+  /* + a G from the table, one row per odd digit (of a or q - a: then every
+   * digit's sign flips) */
+  gx_fe ao;
+  int8_t ad[GX_DIGITS(GX_MAXN)];
+  int flip = gx_make_odd(C, ao, a) != 0;
+  gx_recode_odd(ad, ao, n);
+  for (int i = 0; i < GX_DIGITS(n); i++) {
+    int d = ad[i], idx = (d < 0 ? -d : d) >> 1;
+    const uint64_t *e = tab + ((size_t)i * (1 << (GX_W - 1)) + (size_t)idx) * 2 * (size_t)n;
+    jac_madd(C, &A, e, e + n, (d < 0) != flip);
+  }
+  /* Jacobian -> projective: (X Z, Y, Z^3) */
+  memset(r, 0, sizeof *r);
+  if (A.inf) {
+    memcpy(r->Y, M->one, sizeof r->Y);
+    return 0;
+  }
+  gx_fe t;
+  gx_mul(M, r->X, A.X, A.Z);
+  gx_sqr(M, t, A.Z);
+  gx_mul(M, r->Z, t, A.Z);
+  memcpy(r->Y, A.Y, sizeof r->Y);
+  return 0;
+}
