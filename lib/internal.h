@@ -120,7 +120,8 @@ enum {
   GOSTX_PLANT_MAGMA_N2,       /* ... and half n2 */
   GOSTX_PLANT_STREEBOG,       /* streebog_avx512.c, streebog_ct.h: the data path mid-compression */
   GOSTX_PLANT_MGM,            /* mgm_avx512.c, the accumulated products */
-  GOSTX_PLANT_GOST3410        /* gost3410/ec.c, each window of the secret scalar */
+  GOSTX_PLANT_GOST3410,       /* gost3410/ec_base.c: each digit of the secret scalar (k G) */
+  GOSTX_PLANT_GOST3410_VKO    /* gost3410/ec.c: each digit of the secret scalar (VKO's k P) */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;

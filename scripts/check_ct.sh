@@ -201,6 +201,8 @@ done
 #     implementation for every level): the plant run computes a public key,
 #     so it is reported in the fixed-base multiplication, lib/gost3410/ec_base.c.
 plant gost3410 portable "gx_point_mul_base (ec_base.c" "$B" valgrind
+#     And one in the variable-base ladder that VKO runs on the peer's key.
+plant gost3410-vko portable "gx_point_mul (ec.c" "$B" valgrind
 
 # 5. The rows valgrind's CPU lacks, on an emulated build
 #    (-DGOSTX_EMULATE_AVX512=ON): the same source on SIMDe's C intrinsics,

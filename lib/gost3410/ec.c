@@ -309,7 +309,7 @@ void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_po
   gx_select(C, (uint64_t *)&acc, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[nd - 1]);
   for (int i = nd - 2; i >= 0; i--) {
     gx_point_dbl_n(C, &acc, &acc, GX_W);
-    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, (const uint8_t *)&dig[i], 1);
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_VKO, (const uint8_t *)&dig[i], 1);
     gx_select(C, (uint64_t *)&sel, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[i]);
     gx_point_add(C, &acc, &acc, &sel);
   }

@@ -28,7 +28,7 @@
  *           standing in for a register permute does, would hide any leak
  *           after it; this group fails if that happens anywhere
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
- *   plant-streebog, plant-mgm, plant-gost3410
+ *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko
  *           switch on one leak planted inside a primitive's vector code
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
  *           and run that primitive: the checker must report it there
@@ -729,6 +729,18 @@ static void run_plant(int which) {
       CT_PUBLIC(pub, 64);
       break;
     }
+    case GOSTX_PLANT_GOST3410_VKO: { /* the peer key is public, d secret */
+      uint8_t d[32], d2[32], peer[64], ukm[8], kek[32];
+      ec_scalar(d, sizeof d, 71);
+      ec_scalar(d2, sizeof d2, 72);
+      fill(ukm, sizeof ukm, 9);
+      RC_OK(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d2, 32, peer, 64), "gost3410 peer");
+      CT_SECRET(d, sizeof d);
+      RC_OK_VERDICT(gostx_gost3410_vko(GOSTX_GOST3410_256_A, d, 32, peer, 64, ukm, sizeof ukm, kek,
+                                       sizeof kek), "gost3410 vko");
+      CT_PUBLIC(kek, sizeof kek);
+      break;
+    }
     case GOSTX_PLANT_MGM:
       RC_OK(gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key), "cipher_init");
       RC_OK(gostx_mgm_encrypt(&c, nonce, 16, aad, sizeof aad, pt, 300, ct, tag, 16), "mgm");
@@ -962,7 +974,7 @@ static void run_group(const char *g) {
         {"kuznyechik", GOSTX_PLANT_KUZNYECHIK}, {"kuznyechik-one", GOSTX_PLANT_KUZNYECHIK_ONE},
         {"magma-n1", GOSTX_PLANT_MAGMA_N1},     {"magma-n2", GOSTX_PLANT_MAGMA_N2},
         {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM},
-        {"gost3410", GOSTX_PLANT_GOST3410}};
+        {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -1005,7 +1017,8 @@ int main(int argc, char **argv) {
     fprintf(stderr,
             "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
             "plant-magma-n1, "
-            "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, mutant-index, mutant-branch, "
+            "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
+            "mutant-index, mutant-branch, "
             "mutant-naive-magma)\n");
     return 2;
   }
