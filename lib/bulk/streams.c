@@ -1,5 +1,7 @@
 /* Stream batches (include/gostx/batch.h): many messages, each with its own
- * key, IV and length, one stream per vector lane.
+ * key, IV and length, one stream per vector lane. The entry point checks
+ * every stream, then offers the call to the sector engine (sector.c: streams
+ * of one length); what it leaves runs here, on the stream engine.
  *
  * The streams are sorted by class (cipher, S-box set: what one multi-key
  * schedule can hold) and then by length, longest first, and cut into groups
@@ -8,7 +10,8 @@
  * k under stream k's key): the streams still running at step i are a
  * prefix of the group (they are the longest), so a call covers just them
  * (Magma: exactly; Kuznyechik: its schedule is rebuilt for the prefix when
- * that halves). Each mode is written once over struct gostx__lanes. Which streams
+ * that halves). Each mode is written once over struct gostx__lanes (lanes.h,
+ * lane_modes.c, lane_aead.c), for both engines. Which streams
  * share a key, their lengths and their ciphers are public; key and data
  * values only ever go through the constant-time multi-key cores.
  *

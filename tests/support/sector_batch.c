@@ -31,21 +31,27 @@ static int run(gostx_pool *pool, gostx_batch_op op, const void *const *keys, siz
   return rc;
 }
 
+static int cbc(gostx_pool *pool, gostx_batch_op op, const gostx_cipher *const *keys,
+               size_t nkeys, const uint8_t *ivs, size_t iv_len, const uint8_t *in, size_t sl,
+               size_t ns, uint8_t *out) {
+  /* iv_len 0 would be the streams' default (n), not an error as before */
+  if (iv_len == 0) return GOSTX_EINVAL;
+  return run(pool, op, (const void *const *)keys, nkeys, ivs, iv_len, NULL, in, sl, ns, out, NULL,
+             0, iv_len);
+}
+
 int sectors_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
                         const uint8_t *ivs, size_t iv_len, const uint8_t *in, size_t sector_len,
                         size_t nsectors, uint8_t *out) {
-  /* iv_len 0 would be the streams' default (n), not an error as before */
-  if (iv_len == 0) return GOSTX_EINVAL;
-  return run(pool, GOSTX_BATCH_CBC_ENCRYPT, (const void *const *)keys, nkeys, ivs, iv_len, NULL,
-             in, sector_len, nsectors, out, NULL, 0, iv_len);
+  return cbc(pool, GOSTX_BATCH_CBC_ENCRYPT, keys, nkeys, ivs, iv_len, in, sector_len, nsectors,
+             out);
 }
 
 int sectors_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
                         const uint8_t *ivs, size_t iv_len, const uint8_t *in, size_t sector_len,
                         size_t nsectors, uint8_t *out) {
-  if (iv_len == 0) return GOSTX_EINVAL;
-  return run(pool, GOSTX_BATCH_CBC_DECRYPT, (const void *const *)keys, nkeys, ivs, iv_len, NULL,
-             in, sector_len, nsectors, out, NULL, 0, iv_len);
+  return cbc(pool, GOSTX_BATCH_CBC_DECRYPT, keys, nkeys, ivs, iv_len, in, sector_len, nsectors,
+             out);
 }
 
 int sectors_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
