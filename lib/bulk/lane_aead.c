@@ -35,10 +35,9 @@ struct mgm_lane {
  * decides its status and whether it gets its plaintext: the one place that
  * branches on a value derived from the key, the accept/reject bit that the
  * call reports anyway (tests/ct/declassified.supp names this function). */
-static NAMED_FN void mgm_release(struct gostx__lanes *L, gostx_stream *const *S,
-                                                  const int *eq, const struct mgm_lane *ln,
-                                                  const uint8_t *y1, uint8_t *y, uint8_t *gam,
-                                                  size_t n) {
+static NAMED_FN void mgm_release(struct gostx__lanes *L, gostx_stream *const *S, const int *eq,
+                                 const struct mgm_lane *ln, const uint8_t *y1, uint8_t *y,
+                                 uint8_t *gam, size_t n) {
   const size_t g = L->g;
   size_t nd = 0;
   for (size_t k = 0; k < g; k++) {
@@ -58,7 +57,8 @@ static NAMED_FN void mgm_release(struct gostx__lanes *L, gostx_stream *const *S,
   }
 }
 
-INLINE void mgm_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S, const size_t n) {
+INLINE void mgm_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S,
+                    const size_t n) {
   const struct gostx_mgm_impl *f = gostx__dispatch()->mgm;
   const int open = j->op == GOSTX_BATCH_MGM_OPEN;
   const size_t g = L->g, tl = gostx__tag_len_of(j, n);
@@ -164,8 +164,8 @@ static void mesh_lanes(struct gostx__lanes *L, gostx_gost89_key *keys89, size_t 
   gostx_memzero(nk, sizeof nk);
 }
 
-void gostx__lanes_gost89(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_gost89_key *keys89,
-                         gostx_stream *const *S) {
+void gostx__lanes_gost89(const struct gostx__bjob *j, struct gostx__lanes *L,
+                         gostx_gost89_key *keys89, gostx_stream *const *S) {
   enum { PERIOD = GOSTX__GOST89_MESH_PERIOD / 8 };
   const size_t g = L->g;
   const gostx_batch_op op = j->op;
@@ -175,7 +175,8 @@ void gostx__lanes_gost89(const struct gostx__bjob *j, struct gostx__lanes *L, go
     if (S[k]->iv) memcpy(reg + 8 * k, S[k]->iv, 8);
     else memset(reg + 8 * k, 0, 8); /* IMIT's zero start */
   }
-  if (op == GOSTX_BATCH_GOST89_CNT) gostx__lanes_crypt(L, GOSTX__MAGMA_ENC, reg, g); /* (N3, N4) = E(S) */
+  if (op == GOSTX_BATCH_GOST89_CNT) /* (N3, N4) = E(S) */
+    gostx__lanes_crypt(L, GOSTX__MAGMA_ENC, reg, g);
   size_t a = g;
   for (size_t i = 0;; i++) {
     /* Steps: one per block; IMIT of a one-block message appends a zero

@@ -31,7 +31,8 @@ INLINE void chain_steps(const struct gostx__bjob *j, struct gostx__lanes *L, gos
       else if (op == GOSTX_BATCH_CBC_DECRYPT) memcpy(x + k * n, p, n);
       else memcpy(x + k * n, reg + k * m, n);
     }
-    gostx__lanes_crypt(L, op == GOSTX_BATCH_CBC_DECRYPT ? GOSTX__MAGMA_DEC : GOSTX__MAGMA_ENC, x, a);
+    gostx__lanes_crypt(L, op == GOSTX_BATCH_CBC_DECRYPT ? GOSTX__MAGMA_DEC : GOSTX__MAGMA_ENC, x,
+                       a);
     for (size_t k = 0; k < a; k++) {
       const uint8_t *p = S[k]->in + i * n;
       uint8_t *o = S[k]->out + i * n, *r = reg + k * m, *y = x + k * n;
@@ -63,7 +64,8 @@ INLINE void chain_steps(const struct gostx__bjob *j, struct gostx__lanes *L, gos
 }
 
 /* The usual shapes (m = n) with constant sizes; the rest generic. */
-void gostx__lanes_chain(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S) {
+void gostx__lanes_chain(const struct gostx__bjob *j, struct gostx__lanes *L,
+                        gostx_stream *const *S) {
   const size_t n = L->n, m = gostx__iv_len_of(j, n);
   if (n == 8 && m == 8) chain_steps(j, L, S, 8, 8);
   else if (n == 16 && m == 16) chain_steps(j, L, S, 16, 16);
@@ -118,8 +120,9 @@ struct acpkm_lanes {
   gostx_cipher sc[GOSTX__LANES_MAX];
 };
 
-static void acpkm_section(const struct gostx__bjob *j, struct gostx__lanes *L, struct acpkm_lanes *A,
-                          gostx_stream *const *S, size_t a, uint8_t *k1, size_t n) {
+static void acpkm_section(const struct gostx__bjob *j, struct gostx__lanes *L,
+                          struct acpkm_lanes *A, gostx_stream *const *S, size_t a, uint8_t *k1,
+                          size_t n) {
   uint8_t m[GOSTX_KEY_LEN + GOSTX_MAX_BLOCK_LEN];
   (void)j;
   for (size_t k = 0; k < a; k++) {
@@ -140,7 +143,8 @@ INLINE void omac_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_
                      const size_t n, struct acpkm_lanes *A) {
   const size_t g = L->g, tl = gostx__tag_len_of(j, n), N = j->p->section_len;
   uint8_t x[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN], st[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN];
-  uint8_t k1[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN], pad[GOSTX_MAX_BLOCK_LEN], sub[GOSTX_MAX_BLOCK_LEN];
+  uint8_t k1[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN];
+  uint8_t pad[GOSTX_MAX_BLOCK_LEN], sub[GOSTX_MAX_BLOCK_LEN];
   if (!A) {
     memset(k1, 0, g * n);
     gostx__lanes_crypt(L, GOSTX__MAGMA_ENC, k1, g); /* E_k(0) */
@@ -181,7 +185,8 @@ INLINE void omac_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_
   gostx_memzero(sub, sizeof sub);
 }
 
-void gostx__lanes_omac(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S) {
+void gostx__lanes_omac(const struct gostx__bjob *j, struct gostx__lanes *L,
+                       gostx_stream *const *S) {
   struct acpkm_lanes *A = NULL;
   if (j->op == GOSTX_BATCH_OMAC_ACPKM) {
     uint8_t iv[GOSTX_MAX_BLOCK_LEN / 2];

@@ -45,8 +45,8 @@ static int xts_per_unit(size_t sl) {
 
 static void steal_crypt(const void *ctx, int dec, uint8_t *buf, size_t n) {
   /* ctx: this task's own lanes (a call may rebuild their schedule) */
-  gostx__lanes_crypt((struct gostx__lanes *)(uintptr_t)ctx, dec ? GOSTX__MAGMA_DEC : GOSTX__MAGMA_ENC,
-                     buf, n);
+  struct gostx__lanes *L = (struct gostx__lanes *)(uintptr_t)ctx;
+  gostx__lanes_crypt(L, dec ? GOSTX__MAGMA_DEC : GOSTX__MAGMA_ENC, buf, n);
 }
 
 /* The g tweaks through E_K2 in one multi-key call, then each sector through
