@@ -259,9 +259,9 @@ static void check_refused(void) {
   CHECK(gostx_batch_streams(NULL, GOSTX_BATCH_CTR, &p, NULL, 0) == GOSTX_OK, "no streams");
 }
 
-/* Streams of one length with a Magma key per stream: the sector engine
- * leaves them to the stream engine (lib/bulk/sector.c): the same bytes as
- * one call per sector. */
+/* Magma streams of one length, a key per stream: the sector engine leaves
+ * them to the stream engine (lib/bulk/sector.c): the same bytes as one call
+ * per sector. */
 static void check_sector_calls(size_t pi) {
   enum { NS = 150, SL = 512 };
   static uint8_t in[NS * SL], sw[NS * SL], sg[NS * SL], iv[NS * 16], tw[NS * 8], tg[NS * 8];
@@ -289,8 +289,8 @@ static void check_sector_calls(size_t pi) {
   }
 }
 
-/* Streams of one length run on the sector engine (lib/bulk/sector.c) in
- * CBC, CTR, OMAC and XTS, whatever their layout: the first three read each
+/* Kuznyechik streams of one length run on the sector engine
+ * (lib/bulk/sector.c) in CBC, CTR, OMAC and XTS, whatever their layout: the first three read each
  * stream's pointers; XTS takes it only with in and out back to back and
  * tweaks under 2^64, and leaves the rest to the stream engine. Every layout
  * gives the one-stream calls' bytes: back to back, back to back in place,

@@ -5,8 +5,8 @@
  * of the byte-sliced registers, a Kuznyechik lane a block of the bitsliced
  * multi-key kernels), so a chain that gets one block per cipher call on its
  * own gets as many blocks per call as there are streams; the pool spreads
- * groups of streams over its threads. Streams of one length (disk sectors)
- * in CBC, CTR, OMAC and XTS run on the sector engine, which gives groups of
+ * groups of streams over its threads. Kuznyechik streams of one length (disk
+ * sectors) in CBC, CTR, OMAC and XTS run on the sector engine, which gives groups of
  * streams that share a key one-key cipher calls and XTS its kernels (XTS:
  * when in and out lie back to back, sector i at i * len, and the tweaks are
  * under 2^64). This is the library's one call for many messages. Part of the

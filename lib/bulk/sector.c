@@ -1,12 +1,12 @@
 /* The sector engine behind gostx_batch_streams (lanes.h), and the disk
  * calls gostx_xts_*_disk (include/gostx/bulk.h).
  *
- * It runs a call whose streams all have one length ("sectors"), for CBC,
- * CTR, OMAC and XTS. Sectors are grouped by key pointer (which sectors share
+ * It runs a call whose streams all have one length ("sectors"), for
+ * Kuznyechik CBC, CTR, OMAC and XTS. Sectors are grouped by key pointer (which sectors share
  * a key is public): runs of one key make one-key groups, where the cipher
  * gets one-key calls (the fastest form: no schedule per lane), and what is
- * left of the runs, when Kuznyechik and the implementation has multi-key
- * kernels, makes groups with a key per lane. The modes are the shared ones
+ * left of the runs, when the implementation has multi-key kernels, makes
+ * groups with a key per lane. The modes are the shared ones
  * (lane_modes.c); XTS takes the XTS cores of lib/modes/xts.c: one key,
  * gostx__xts_units; a key per sector, the tweaks in one multi-key call and
  * then the implementation's XTS kernel per sector where that runs at full
@@ -15,8 +15,6 @@
 
 #include "lanes.h"
 #include "modes/modes_internal.h"
-
-#define SECTOR_LANES_DEF 64 /* sectors per group for ciphers other than Kuznyechik */
 
 struct sector {
   const struct gostx__bjob *j;
@@ -136,11 +134,10 @@ static void sector_task(void *arg, size_t t) {
 
 /* A key per sector: sorted by key pointer, runs of one key make one-key
  * groups of up to `lanes` sectors; what is left of a run below lanes / 2,
- * when Kuznyechik with a multi-key path, joins the multi-key groups (cut
+ * when the implementation has a multi-key path, joins the multi-key groups (cut
  * from the left-overs in key order, so repeated keys stay adjacent). */
 static int make_groups(struct sector *b) {
   const size_t ns = b->ns, lanes = b->lanes;
-  const int xts = gostx__op_xts(b->j->op);
   struct gostx__sortkey *kv = malloc(ns * sizeof *kv);
   size_t *mixed = malloc(ns * sizeof *mixed);
   b->order = malloc(ns * sizeof *b->order);
@@ -162,11 +159,9 @@ static int make_groups(struct sector *b) {
   size_t ng = 0, no = 0, nm = 0;
   for (size_t i = 0, e; i < ns; i = e) {
     for (e = i + 1; e < ns && kv[e].cls == kv[i].cls;) e++;
-    const int kuz = mk_ok && (xts || ((const gostx_cipher *)b->s[kv[i].i].key)->id ==
-                                         GOSTX_ALG_KUZNYECHIK);
     for (size_t p = i; p < e; p += lanes) {
       const size_t q = e - p < lanes ? e - p : lanes;
-      if (kuz && q < lanes / 2) {
+      if (mk_ok && q < lanes / 2) {
         for (size_t r = 0; r < q; r++) mixed[nm++] = kv[p + r].i;
         continue;
       }
@@ -185,11 +180,7 @@ static int make_groups(struct sector *b) {
 static int sector_run(gostx_pool *pool, struct sector *b) {
   int rc = GOSTX_OK;
   if (b->ns == 0) return GOSTX_OK;
-  const gostx_cipher *c0 = b->key ? b->key : b->s[0].key;
-  const size_t full = gostx__op_xts(b->j->op) || c0->id == GOSTX_ALG_KUZNYECHIK
-                          ? gostx__kuz_lanes()
-                          : SECTOR_LANES_DEF;
-  b->lanes = gostx__lanes_fit(b->ns, full, gostx_pool_size(pool));
+  b->lanes = gostx__lanes_fit(b->ns, gostx__kuz_lanes(), gostx_pool_size(pool));
   if (b->key) {
     b->ngroups = (b->ns + b->lanes - 1) / b->lanes;
   } else {
@@ -226,15 +217,14 @@ int gostx__sector_try(gostx_pool *pool, const struct gostx__bjob *j, gostx_strea
       op != GOSTX_BATCH_CTR && op != GOSTX_BATCH_OMAC)
     return 0;
   const size_t sl = s[0].len;
-  int onekey = 1, allkuz = 1;
+  int onekey = 1;
   for (size_t i = 0; i < ns; i++) {
     if (s[i].len != sl) return 0;
     onekey &= s[i].key == s[0].key;
-    allkuz &= xts || ((const gostx_cipher *)s[i].key)->id == GOSTX_ALG_KUZNYECHIK;
+    /* Magma: the stream engine's multi-key Magma core beats one-key calls
+     * of 64 blocks (~5 %, one key or many: docs/BULK.md 3.1). */
+    if (!xts && ((const gostx_cipher *)s[i].key)->id != GOSTX_ALG_KUZNYECHIK) return 0;
   }
-  /* A key per stream, not all Kuznyechik: the stream engine's multi-key
-   * Magma core beats a one-key group per sector. */
-  if (!onekey && !allkuz) return 0;
   if (xts && !xts_layout(s, ns, sl)) return 0;
   struct sector b = {j, s, onekey ? s[0].key : NULL, NULL, 0, 1, s[0].in, s[0].out, sl, ns,
                      0, 0, NULL, NULL};
