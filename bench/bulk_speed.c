@@ -200,39 +200,38 @@ int main(int argc, char **argv) {
          maxth);
   printf("  %-34s %10s %10s %10s   %s\n", "", "one-stream", "batch 1T", "batch pool",
          "| per CPU-second: one-stream, batch 1T");
+  /* One row: the one-stream calls (one_stmt), then the batch on 1 thread
+   * and on the pool. */
+#define ROW(label, one_stmt, op, s)                                                              \
+  do {                                                                                           \
+    double a, b1, bp, ca, cb;                                                                    \
+    BEST(a, one_stmt);                                                                           \
+    ca = min_cpu;                                                                                \
+    BEST(b1, STREAMS(NULL, op, s));                                                              \
+    cb = min_cpu;                                                                                \
+    BEST(bp, STREAMS(p2, op, s));                                                                \
+    printf("  %-12s %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n", \
+           label, keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1),          \
+           mbs(blen, bp), a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));                         \
+  } while (0)
   for (int keyed = 1; keyed >= 0; keyed--) {
-    double a, b1, bp, ca, cb;
-    /* CBC encrypt */
-    BEST(a, for (size_t i = 0; i < ns; i++) gostx_cbc_encrypt(kp[keyed ? i : 0], ivs + 16 * i, 16,
-                                                             buf + i * sl, sl, buf + i * sl));
-    ca = min_cpu;
-    BEST(b1, STREAMS(NULL, GOSTX_BATCH_CBC_ENCRYPT, st[keyed]));
-    cb = min_cpu;
-    BEST(bp, STREAMS(p2, GOSTX_BATCH_CBC_ENCRYPT, st[keyed]));
-    printf("  CBC encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
-           keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
-           a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
-    /* XTS encrypt */
-    BEST(a, for (size_t i = 0; i < ns; i++)
-                gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, buf + i * sl, sl, buf + i * sl));
-    ca = min_cpu;
-    BEST(b1, STREAMS(NULL, GOSTX_BATCH_XTS_ENCRYPT, xst[keyed]));
-    cb = min_cpu;
-    BEST(bp, STREAMS(p2, GOSTX_BATCH_XTS_ENCRYPT, xst[keyed]));
-    printf("  XTS encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
-           keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
-           a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
-    /* OMAC */
-    BEST(a, for (size_t i = 0; i < ns; i++) gostx_omac(kp[keyed ? i : 0], buf + i * sl, sl,
-                                                       ivs + 16 * i, 16));
-    ca = min_cpu;
-    BEST(b1, STREAMS(NULL, GOSTX_BATCH_OMAC, st[keyed]));
-    cb = min_cpu;
-    BEST(bp, STREAMS(p2, GOSTX_BATCH_OMAC, st[keyed]));
-    printf("  OMAC, %-28s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
-           keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
-           a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
+#define EACH for (size_t i = 0; i < ns; i++)
+#define K kp[keyed ? i : 0]
+#define SEC buf + i * sl, sl, buf + i * sl
+    ROW("CBC encrypt,", EACH gostx_cbc_encrypt(K, ivs + 16 * i, 16, SEC),
+        GOSTX_BATCH_CBC_ENCRYPT, st[keyed]);
+    ROW("CBC decrypt,", EACH gostx_cbc_decrypt(K, ivs + 16 * i, 16, SEC),
+        GOSTX_BATCH_CBC_DECRYPT, st[keyed]);
+    ROW("CTR,", EACH gostx_ctr_crypt(K, ivs + 16 * i, 8, 16, SEC), GOSTX_BATCH_CTR, st[keyed]);
+    ROW("XTS encrypt,", EACH gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, SEC),
+        GOSTX_BATCH_XTS_ENCRYPT, xst[keyed]);
+    ROW("OMAC,", EACH gostx_omac(K, buf + i * sl, sl, ivs + 16 * i, 16), GOSTX_BATCH_OMAC,
+        st[keyed]);
+#undef EACH
+#undef K
+#undef SEC
   }
+#undef ROW
 #undef STREAMS
   gostx_pool_free(p2);
   for (int k = 0; k < 2; k++) {
