@@ -13,13 +13,15 @@
  * step's ciphertext (gamma) is shifted in. Steps go forward; in place is
  * safe because a step reads its input block before writing its output. */
 
-INLINE void chain_steps(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S,
+INLINE void chain_steps(struct gostx__lanes *L, gostx_stream *const *S, const gostx_batch_op op,
                         const size_t n, const size_t m) {
-  const size_t g = L->g;
-  const gostx_batch_op op = j->op;
+  const size_t g = L->g, z = m / n;
+  const int cbc = op == GOSTX_BATCH_CBC_ENCRYPT || op == GOSTX_BATCH_CBC_DECRYPT;
   uint8_t x[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN], reg[GOSTX__LANES_MAX * GOSTX_MAX_IV_LEN];
   uint8_t c[GOSTX_MAX_BLOCK_LEN];
-  for (size_t k = 0; k < g; k++) memcpy(reg + k * m, S[k]->iv, m);
+  /* CBC encryption chains from its own output (C_{i-z}, or the IV): no register */
+  if (op != GOSTX_BATCH_CBC_ENCRYPT)
+    for (size_t k = 0; k < g; k++) memcpy(reg + k * m, S[k]->iv, m);
   size_t a = g;
   for (size_t i = 0;; i++) {
     while (a && (S[a - 1]->len + n - 1) / n <= i) a--; /* streams still running */
@@ -27,7 +29,8 @@ INLINE void chain_steps(const struct gostx__bjob *j, struct gostx__lanes *L, gos
     prefetch_lanes(S, a, i * n, n, 1);
     for (size_t k = 0; k < a; k++) {
       const uint8_t *p = S[k]->in + i * n;
-      if (op == GOSTX_BATCH_CBC_ENCRYPT) xor_part(x + k * n, p, reg + k * m, n, n);
+      if (op == GOSTX_BATCH_CBC_ENCRYPT)
+        xor_part(x + k * n, p, i < z ? S[k]->iv + i * n : S[k]->out + (i - z) * n, n, n);
       else if (op == GOSTX_BATCH_CBC_DECRYPT) memcpy(x + k * n, p, n);
       else memcpy(x + k * n, reg + k * m, n);
     }
@@ -36,10 +39,14 @@ INLINE void chain_steps(const struct gostx__bjob *j, struct gostx__lanes *L, gos
     for (size_t k = 0; k < a; k++) {
       const uint8_t *p = S[k]->in + i * n;
       uint8_t *o = S[k]->out + i * n, *r = reg + k * m, *y = x + k * n;
-      const size_t l = S[k]->len - i * n < n ? S[k]->len - i * n : n;
+      if (op == GOSTX_BATCH_CBC_ENCRYPT) {
+        memcpy(o, y, n);
+        continue;
+      }
+      /* CBC takes whole blocks; the others may end on a short one */
+      const size_t l = cbc || S[k]->len - i * n >= n ? n : S[k]->len - i * n;
       const uint8_t *next; /* what enters the register */
       switch (op) {
-        case GOSTX_BATCH_CBC_ENCRYPT: memcpy(o, y, n); next = y; break;
         case GOSTX_BATCH_CBC_DECRYPT:
           memcpy(c, p, n);
           xor_part(o, y, r, n, n);
@@ -59,17 +66,28 @@ INLINE void chain_steps(const struct gostx__bjob *j, struct gostx__lanes *L, gos
     }
   }
   gostx_memzero(x, g * n);
-  gostx_memzero(reg, g * m);
+  if (op != GOSTX_BATCH_CBC_ENCRYPT) gostx_memzero(reg, g * m);
   gostx_memzero(c, sizeof c);
 }
 
-/* The usual shapes (m = n) with constant sizes; the rest generic. */
+/* Each op with constant sizes for the usual shapes (m = n); the rest generic. */
+INLINE void chain_op(struct gostx__lanes *L, gostx_stream *const *S, const gostx_batch_op op,
+                     size_t n, size_t m) {
+  if (n == 8 && m == 8) chain_steps(L, S, op, 8, 8);
+  else if (n == 16 && m == 16) chain_steps(L, S, op, 16, 16);
+  else chain_steps(L, S, op, n, m);
+}
+
 void gostx__lanes_chain(const struct gostx__bjob *j, struct gostx__lanes *L,
                         gostx_stream *const *S) {
   const size_t n = L->n, m = gostx__iv_len_of(j, n);
-  if (n == 8 && m == 8) chain_steps(j, L, S, 8, 8);
-  else if (n == 16 && m == 16) chain_steps(j, L, S, 16, 16);
-  else chain_steps(j, L, S, n, m);
+  switch (j->op) {
+    case GOSTX_BATCH_CBC_ENCRYPT: chain_op(L, S, GOSTX_BATCH_CBC_ENCRYPT, n, m); break;
+    case GOSTX_BATCH_CBC_DECRYPT: chain_op(L, S, GOSTX_BATCH_CBC_DECRYPT, n, m); break;
+    case GOSTX_BATCH_CFB_ENCRYPT: chain_op(L, S, GOSTX_BATCH_CFB_ENCRYPT, n, m); break;
+    case GOSTX_BATCH_CFB_DECRYPT: chain_op(L, S, GOSTX_BATCH_CFB_DECRYPT, n, m); break;
+    default: chain_op(L, S, GOSTX_BATCH_OFB, n, m); break;
+  }
 }
 
 /* CTR: counter IV || 0^{n/2} per stream, stepped by one per block. */
@@ -142,8 +160,7 @@ static void acpkm_section(const struct gostx__bjob *j, struct gostx__lanes *L,
 INLINE void omac_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S,
                      const size_t n, struct acpkm_lanes *A) {
   const size_t g = L->g, tl = gostx__tag_len_of(j, n), N = j->p->section_len;
-  uint8_t x[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN], st[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN];
-  uint8_t k1[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN];
+  uint8_t st[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN], k1[GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN];
   uint8_t pad[GOSTX_MAX_BLOCK_LEN], sub[GOSTX_MAX_BLOCK_LEN];
   if (!A) {
     memset(k1, 0, g * n);
@@ -157,10 +174,13 @@ INLINE void omac_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_
     if (!a) break;
     prefetch_lanes(S, a, i * n, n, 0);
     if (A && (i * n) % N == 0) acpkm_section(j, L, A, S, a, k1, n);
-    for (size_t k = 0; k < a; k++) {
+    /* Before the shortest running stream's last block: a plain step for all */
+    const size_t k0 = i + 1 < omac_steps(S[a - 1], n) ? a : 0;
+    for (size_t k = 0; k < k0; k++) xor_part(st + k * n, st + k * n, S[k]->in + i * n, n, n);
+    for (size_t k = k0; k < a; k++) {
       const size_t before = omac_steps(S[k], n) - 1;
       if (i < before) {
-        xor_part(x + k * n, st + k * n, S[k]->in + i * n, n, n);
+        xor_part(st + k * n, st + k * n, S[k]->in + i * n, n, n);
       } else { /* the last block: padded, with its subkey */
         const size_t last = S[k]->len - before * n;
         memset(pad, 0, n);
@@ -168,17 +188,14 @@ INLINE void omac_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_
         if (last < n) pad[last] = 0x80;
         if (last == n) memcpy(sub, k1 + k * n, n);
         else gostx__omac_dbl(sub, k1 + k * n, n);
-        gostx_xor(x + k * n, st + k * n, pad, n);
-        gostx_xor(x + k * n, x + k * n, sub, n);
+        gostx_xor(st + k * n, st + k * n, pad, n);
+        gostx_xor(st + k * n, st + k * n, sub, n);
       }
     }
-    gostx__lanes_crypt(L, GOSTX__MAGMA_ENC, x, a);
-    for (size_t k = 0; k < a; k++) {
-      memcpy(st + k * n, x + k * n, n);
+    gostx__lanes_crypt(L, GOSTX__MAGMA_ENC, st, a); /* the states, in place */
+    for (size_t k = 0; k < a; k++)
       if (i == omac_steps(S[k], n) - 1) memcpy(S[k]->tag, st + k * n, tl);
-    }
   }
-  gostx_memzero(x, g * n);
   gostx_memzero(st, g * n);
   gostx_memzero(k1, g * n);
   gostx_memzero(pad, sizeof pad);
