@@ -787,6 +787,7 @@ static void case_batch(void) {
 }
 
 /* ---- Stream batches (lib/bulk/streams.c): every op, a key per stream ----
+ * (lengths differ, so none of this runs on the sector engine)
  * Keys derived from the secret key material (Kuznyechik and Magma mixed,
  * GOST 28147-89 with two S-box sets), inputs secret; lengths, IVs, AAD and
  * the S-box sets public. 70 streams: wide groups of both ciphers. */
