@@ -109,9 +109,9 @@ size_t gostx__groups_cut(struct gostx__group *gr, size_t ng, size_t start, size_
                          size_t lanes, int mk);
 
 /* The sector engine (sector.c): runs the call when every stream has one
- * length and the op is one it has (CBC, CTR, OMAC, XTS; XTS: in and out
- * back to back, tweaks under 2^64); returns 1 with *rc set, or 0 when the
- * stream engine is to run it. The streams are checked already. */
+ * length and the op is one it has (Kuznyechik CBC, CTR, OMAC; XTS with in
+ * and out back to back and tweaks under 2^64); returns 1 with *rc set, or 0
+ * when the stream engine is to run it. The streams are checked already. */
 int gostx__sector_try(gostx_pool *pool, const struct gostx__bjob *j, gostx_stream *s, size_t ns,
                       int *rc);
 
