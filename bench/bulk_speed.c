@@ -20,6 +20,13 @@
 
 static double now(void) { return gostx_bench_now(GOSTX_BENCH_WALL); }
 
+/* A failed batch call would time nothing: stop. */
+static void must(int rc, const char *what) {
+  if (rc == GOSTX_OK) return;
+  fprintf(stderr, "bulk_speed: %s: %s\n", what, gostx_strerror(rc));
+  exit(1);
+}
+
 static void fill(uint8_t *p, size_t len, uint64_t seed) {
   uint64_t x = seed | 1;
   for (size_t i = 0; i < len; i++) {
@@ -169,46 +176,69 @@ int main(int argc, char **argv) {
     kp[i] = &keys[i];
     xp[i] = &xkeys[i];
   }
+  /* One stream per sector, in place; the XTS tweaks are the sector
+   * numbers, the OMAC tags go over the IVs. st[keyed]: keys per sector or
+   * one key; the tweaks and tags in tw. */
+  gostx_stream *st[2] = {calloc(ns, sizeof **st), calloc(ns, sizeof **st)};
+  gostx_stream *xst[2] = {calloc(ns, sizeof **st), calloc(ns, sizeof **st)};
+  uint8_t *tw = calloc(ns, 16);
+  for (size_t i = 0; i < ns; i++) {
+    tw[16 * i] = (uint8_t)i;
+    tw[16 * i + 1] = (uint8_t)(i >> 8);
+    tw[16 * i + 2] = (uint8_t)(i >> 16);
+    for (int k = 0; k < 2; k++) {
+      st[k][i] = (gostx_stream){.key = kp[k ? i : 0], .iv = ivs + 16 * i, .in = buf + i * sl,
+                                .len = sl, .out = buf + i * sl, .tag = ivs + 16 * i};
+      xst[k][i] = (gostx_stream){.key = xp[k ? i : 0], .iv = tw + 16 * i, .in = buf + i * sl,
+                                 .len = sl, .out = buf + i * sl};
+    }
+  }
+  const gostx_batch_params bp0 = {0};
+#define STREAMS(pool, op, s) must(gostx_batch_streams(pool, op, &bp0, s, ns), #op)
   gostx_pool *p2 = gostx_pool_new(maxth);
   printf("\nsector batches: %zu sectors of %zu bytes (kuznyechik), pool of %u threads\n", ns, sl,
          maxth);
   printf("  %-34s %10s %10s %10s   %s\n", "", "one-stream", "batch 1T", "batch pool",
          "| per CPU-second: one-stream, batch 1T");
+  /* One row: the one-stream calls (one_stmt), then the batch on 1 thread
+   * and on the pool. */
+#define ROW(label, one_stmt, op, s)                                                              \
+  do {                                                                                           \
+    double a, b1, bp, ca, cb;                                                                    \
+    BEST(a, one_stmt);                                                                           \
+    ca = min_cpu;                                                                                \
+    BEST(b1, STREAMS(NULL, op, s));                                                              \
+    cb = min_cpu;                                                                                \
+    BEST(bp, STREAMS(p2, op, s));                                                                \
+    printf("  %-12s %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n", \
+           label, keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1),          \
+           mbs(blen, bp), a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));                         \
+  } while (0)
   for (int keyed = 1; keyed >= 0; keyed--) {
-    const size_t nk = keyed ? ns : 1;
-    double a, b1, bp, ca, cb;
-    /* CBC encrypt */
-    BEST(a, for (size_t i = 0; i < ns; i++) gostx_cbc_encrypt(kp[keyed ? i : 0], ivs + 16 * i, 16,
-                                                             buf + i * sl, sl, buf + i * sl));
-    ca = min_cpu;
-    BEST(b1, gostx_batch_cbc_encrypt(NULL, kp, nk, ivs, 16, buf, sl, ns, buf));
-    cb = min_cpu;
-    BEST(bp, gostx_batch_cbc_encrypt(p2, kp, nk, ivs, 16, buf, sl, ns, buf));
-    printf("  CBC encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
-           keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
-           a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
-    /* XTS encrypt */
-    BEST(a, for (size_t i = 0; i < ns; i++)
-                gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, buf + i * sl, sl, buf + i * sl));
-    ca = min_cpu;
-    BEST(b1, gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 0, sl, buf, ns, buf));
-    cb = min_cpu;
-    BEST(bp, gostx_batch_xts_encrypt(p2, xp, nk, NULL, 0, sl, buf, ns, buf));
-    printf("  XTS encrypt, %-21s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
-           keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
-           a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
-    /* OMAC */
-    BEST(a, for (size_t i = 0; i < ns; i++) gostx_omac(kp[keyed ? i : 0], buf + i * sl, sl,
-                                                       ivs + 16 * i, 16));
-    ca = min_cpu;
-    BEST(b1, gostx_batch_omac(NULL, kp, nk, buf, sl, ns, ivs, 16));
-    cb = min_cpu;
-    BEST(bp, gostx_batch_omac(p2, kp, nk, buf, sl, ns, ivs, 16));
-    printf("  OMAC, %-28s %7.1f MB/s %7.1f MB/s %7.1f MB/s  (x%.1f, x%.1f) | %6.1f %6.1f MB/s\n",
-           keyed ? "a key per sector" : "one key", mbs(blen, a), mbs(blen, b1), mbs(blen, bp),
-           a / b1, a / bp, mbs(blen, ca), mbs(blen, cb));
+#define EACH for (size_t i = 0; i < ns; i++)
+#define K kp[keyed ? i : 0]
+#define SEC buf + i * sl, sl, buf + i * sl
+    ROW("CBC encrypt,", EACH gostx_cbc_encrypt(K, ivs + 16 * i, 16, SEC),
+        GOSTX_BATCH_CBC_ENCRYPT, st[keyed]);
+    ROW("CBC decrypt,", EACH gostx_cbc_decrypt(K, ivs + 16 * i, 16, SEC),
+        GOSTX_BATCH_CBC_DECRYPT, st[keyed]);
+    ROW("CTR,", EACH gostx_ctr_crypt(K, ivs + 16 * i, 8, 16, SEC), GOSTX_BATCH_CTR, st[keyed]);
+    ROW("XTS encrypt,", EACH gostx_xts_encrypt_sector(xp[keyed ? i : 0], i, SEC),
+        GOSTX_BATCH_XTS_ENCRYPT, xst[keyed]);
+    ROW("OMAC,", EACH gostx_omac(K, buf + i * sl, sl, ivs + 16 * i, 16), GOSTX_BATCH_OMAC,
+        st[keyed]);
+#undef EACH
+#undef K
+#undef SEC
   }
+#undef ROW
+#undef STREAMS
   gostx_pool_free(p2);
+  for (int k = 0; k < 2; k++) {
+    free(st[k]);
+    free(xst[k]);
+  }
+  free(tw);
   for (size_t i = 0; i < ns; i++) {
     gostx_cipher_clear(&keys[i]);
     gostx_xts_clear(&xkeys[i]);

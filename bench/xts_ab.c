@@ -9,8 +9,8 @@
  *
  *   build/bench/xts_ab ROUNDS TEST LIB.so [LIB.so ...]
  *   TEST: mt4096 mt512     gostx_xts_encrypt_mt, 4096- / 512-byte units
- *         b1_4096 b1_512   gostx_batch_xts_encrypt, one key
- *         bk_4096 bk_512   gostx_batch_xts_encrypt, a key per sector
+ *         b1_4096 b1_512   gostx_batch_streams (XTS, a stream per sector), one key
+ *         bk_4096 bk_512   the same, a key per sector
  *         (a trailing d: decryption, against ECB decryption)
  *   GOSTX_IMPL chooses the implementation level in every build. */
 #include <dlfcn.h>
@@ -26,12 +26,13 @@
 #define MAX_LIBS 8
 
 /* The current signatures (in, length, out; first_sector before the sector
- * length): include/gostx/modes.h, bulk.h. Builds from before issue 30 take
- * the batch call's sector length after in: compare only builds of one API. */
+ * length): include/gostx/modes.h, bulk.h, batch.h. Builds from before issue
+ * 30 ran b1 / bk on gostx_batch_xts_* (removed since, docs/API_CHANGES.md):
+ * compare only builds of one API. */
 typedef int (*xts_mt_fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, const uint8_t *,
                          size_t, uint8_t *);
-typedef int (*batch_fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *,
-                        uint64_t, size_t, const uint8_t *, size_t, uint8_t *);
+typedef int (*batch_fn)(gostx_pool *, gostx_batch_op, const gostx_batch_params *, gostx_stream *,
+                        size_t);
 typedef int (*ecb_fn)(const gostx_cipher *, const uint8_t *, size_t, uint8_t *);
 
 struct build {
@@ -39,10 +40,10 @@ struct build {
   int (*cipher_init)(gostx_cipher *, int, const uint8_t *);
   ecb_fn ecb[2];
   xts_mt_fn mt[2];
-  batch_fn batch[2];
+  batch_fn batch;
   gostx_cipher c;
   gostx_xts_key *keys;
-  const gostx_xts_key **kp;
+  gostx_stream *st; /* a stream per sector: b1 key 0, bk key i */
 };
 
 static double cpu_s(void) { return gostx_bench_now(GOSTX_BENCH_THREAD_CPU); }
@@ -68,7 +69,9 @@ int main(int argc, char **argv) {
   const double ghz = getenv("XTS_AB_GHZ") ? atof(getenv("XTS_AB_GHZ")) : 2.6;
   if (rounds < 1) return 2;
   struct build b[MAX_LIBS];
-  uint8_t *in = aligned_alloc(64, LEN), *out = aligned_alloc(64, LEN);
+  uint8_t *in = aligned_alloc(64, LEN), *out = aligned_alloc(64, LEN), *tw = calloc(ns, 16);
+  const gostx_batch_params bp = {0};
+  const gostx_batch_op xop = dec ? GOSTX_BATCH_XTS_DECRYPT : GOSTX_BATCH_XTS_ENCRYPT;
   if (!in || !out) return 1;
   for (size_t i = 0; i < LEN; i++) in[i] = (uint8_t)(i * 131 + 7);
   for (int l = 0; l < nb; l++) {
@@ -83,11 +86,10 @@ int main(int argc, char **argv) {
     *(void **)&b[l].ecb[1] = sym(h, "gostx_ecb_decrypt");
     *(void **)&b[l].mt[0] = sym(h, "gostx_xts_encrypt_mt");
     *(void **)&b[l].mt[1] = sym(h, "gostx_xts_decrypt_mt");
-    *(void **)&b[l].batch[0] = sym(h, "gostx_batch_xts_encrypt");
-    *(void **)&b[l].batch[1] = sym(h, "gostx_batch_xts_decrypt");
+    *(void **)&b[l].batch = sym(h, "gostx_batch_streams");
     b[l].keys = aligned_alloc(64, sizeof *b[l].keys * ns);
-    b[l].kp = malloc(sizeof *b[l].kp * ns);
-    if (!b[l].keys || !b[l].kp) return 1;
+    b[l].st = calloc(ns, sizeof *b[l].st);
+    if (!b[l].keys || !b[l].st || !tw) return 1;
     uint8_t key[64];
     for (int i = 0; i < 64; i++) key[i] = (uint8_t)(i * 7 + 1);
     b[l].cipher_init(&b[l].c, GOSTX_ALG_KUZNYECHIK, key);
@@ -95,7 +97,11 @@ int main(int argc, char **argv) {
       key[0] = (uint8_t)i;
       key[1] = (uint8_t)(i >> 8);
       b[l].xts_set_key(&b[l].keys[i], key);
-      b[l].kp[i] = &b[l].keys[i];
+    }
+    for (size_t i = 0; i < ns; i++) { /* tweak i; in and out back to back */
+      for (int k = 0; k < 8; k++) tw[16 * i + (size_t)k] = (uint8_t)(i >> (8 * k));
+      b[l].st[i] = (gostx_stream){.key = &b[l].keys[kind == 1 ? 0 : i], .iv = tw + 16 * i,
+                                  .in = in + i * sl, .len = sl, .out = out + i * sl};
     }
   }
   double *t = calloc((size_t)nb * 2 * (size_t)rounds, sizeof *t); /* [build][ecb, xts][round] */
@@ -107,7 +113,7 @@ int main(int argc, char **argv) {
         for (int p = 0; p < PASSES; p++) {
           if (w == 0) b[l].ecb[dec](&b[l].c, in, LEN, out);
           else if (kind == 0) b[l].mt[dec](NULL, &b[l].keys[0], 0, sl, in, LEN, out);
-          else b[l].batch[dec](NULL, b[l].kp, kind == 1 ? 1 : ns, NULL, 0, sl, in, ns, out);
+          else if (b[l].batch(NULL, xop, &bp, b[l].st, ns)) return 1;
         }
         t[((size_t)l * 2 + (size_t)w) * (size_t)rounds + (size_t)r] = cpu_s() - t0;
       }

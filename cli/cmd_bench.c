@@ -40,8 +40,10 @@ struct stream {
   uint8_t key[64], iv[16], tag[64]; /* tag: up to a Streebog-512 digest */
   size_t unit;                     /* XTS rows: the data unit (sector) length */
   gostx_xts_key *xkeys;            /* XTS batch rows with a key per sector: one per sector */
-  const gostx_xts_key **xkp;
   size_t nxk;
+  gostx_stream *xs; /* XTS batch rows: a stream per sector, the partial one last */
+  uint8_t *xtw;     /* ... and their tweaks, the sector numbers */
+  size_t nxs;
 };
 
 typedef int (*work_fn)(struct stream *s);
@@ -105,18 +107,15 @@ static int w_xts_enc(struct stream *s) {
 static int w_xts_dec(struct stream *s) {
   return gostx_xts_decrypt_mt(s->pool, &s->xts, 0, s->unit, s->in, s->len, s->out);
 }
-/* XTS, the sector batch: one key, or a key per sector (s->xkp); the sectors
- * that fit, then what is left (>= 16 bytes) as one more sector. */
+/* XTS, the stream batch on sectors (s->xs: one key, or a key per sector):
+ * the sectors that fit (one length: the sector engine), then what is left
+ * (>= 16 bytes) as one more stream. */
 static int xts_batch(struct stream *s, int dec) {
-  int (*fn)(gostx_pool *, const gostx_xts_key *const *, size_t, const uint64_t *, uint64_t, size_t,
-            const uint8_t *, size_t, uint8_t *) =
-      dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt;
+  const gostx_batch_op op = dec ? GOSTX_BATCH_XTS_DECRYPT : GOSTX_BATCH_XTS_ENCRYPT;
+  const gostx_batch_params p = {0};
   const size_t sl = s->len < s->unit ? s->len : s->unit, ns = s->len / sl, rest = s->len % sl;
-  const gostx_xts_key *one[1] = {&s->xts};
-  int rc = fn(s->pool, s->xkp ? s->xkp : one, s->xkp ? ns : 1, NULL, 0, sl, s->in, ns, s->out);
-  if (!rc && rest >= 16)
-    rc = fn(s->pool, s->xkp ? s->xkp + ns : one, 1, NULL, ns, rest, s->in + ns * sl, 1,
-            s->out + ns * sl);
+  int rc = gostx_batch_streams(s->pool, op, &p, s->xs, ns);
+  if (!rc && rest >= 16) rc = gostx_batch_streams(s->pool, op, &p, s->xs + ns, 1);
   return rc;
 }
 static int w_xts_batch_enc(struct stream *s) { return xts_batch(s, 0); }
@@ -166,8 +165,8 @@ struct row {
 static const struct row rows[] = {
     CIPHER_ROWS("kuznyechik", GOSTX_ALG_KUZNYECHIK, K_KUZ),
     /* XTS: one call over the buffer (gostx_xts_*_mt) with 4096- and
-     * 512-byte data units; the sector batch (gostx_batch_xts_*) with one key
-     * and with a key per sector. Compare with ecb-enc / ecb-dec. */
+     * 512-byte data units; the stream batch on sectors (gostx_batch_streams)
+     * with one key and with a key per sector. Compare with ecb-enc / ecb-dec. */
     XTS_ROWS("", "", w_xts, XTS_SECTOR, 0),   XTS_ROWS("", "-512", w_xts, 512, 0),
     XTS_ROWS("batch-", "", w_xts_batch, 4096, 0), XTS_ROWS("batch-", "-512", w_xts_batch, 512, 0),
     XTS_ROWS("keyed-", "", w_xts_batch, 4096, 1), XTS_ROWS("keyed-", "-512", w_xts_batch, 512, 1),
@@ -187,7 +186,8 @@ static void stream_free(struct stream *s) {
   gostx_xts_clear(&s->xts);
   for (size_t i = 0; i < s->nxk; i++) gostx_xts_clear(&s->xkeys[i]);
   free(s->xkeys);
-  free(s->xkp);
+  free(s->xs);
+  free(s->xtw);
   memset(s, 0, sizeof *s);
 }
 
@@ -222,17 +222,28 @@ static int stream_setup(struct stream *s, const struct row *r, size_t len, size_
   if (r->keyed) { /* distinct keys, one per sector (and the partial one), in sector order */
     s->nxk = len / (len < r->unit ? len : r->unit) + 1;
     s->xkeys = aligned_alloc(64, s->nxk * sizeof *s->xkeys);
-    s->xkp = malloc(s->nxk * sizeof *s->xkp);
-    if (!s->xkeys || !s->xkp) return GOSTX_ENOMEM;
+    if (!s->xkeys) return GOSTX_ENOMEM;
     uint8_t k[64];
     memcpy(k, s->key, sizeof k);
     for (size_t i = 0; i < s->nxk && !rc; i++) {
       for (int b = 0; b < 8; b++) k[b] = (uint8_t)(s->key[b] ^ (i >> (8 * b)));
       rc = gostx_xts_set_key(&s->xkeys[i], k);
-      s->xkp[i] = &s->xkeys[i];
     }
     gostx_memzero(k, sizeof k);
     if (rc) return rc;
+  }
+  if (r->fn == w_xts_batch_enc || r->fn == w_xts_batch_dec) {
+    const size_t sl = len < r->unit ? len : r->unit;
+    s->nxs = len / sl + 1;
+    s->xs = calloc(s->nxs, sizeof *s->xs);
+    s->xtw = calloc(s->nxs, 16);
+    if (!s->xs || !s->xtw) return GOSTX_ENOMEM;
+    for (size_t i = 0; i < s->nxs; i++) {
+      for (int b = 0; b < 8; b++) s->xtw[16 * i + b] = (uint8_t)(i >> (8 * b));
+      s->xs[i] = (gostx_stream){.key = r->keyed ? &s->xkeys[i] : &s->xts, .iv = s->xtw + 16 * i,
+                                .in = s->in + i * sl, .len = i < len / sl ? sl : len % sl,
+                                .out = s->out + i * sl};
+    }
   }
   if (r->fn == w_mgm_dec) { /* a valid ciphertext and tag to open on every pass */
     size_t n = s->c.block_len;

@@ -7,8 +7,8 @@
 --from says which API the code was written for: 0.1 (the default) gets the
 0.2 changes and then the later ones; 0.2 gets only the changes made since
 0.2.0 (issue 30: one order of first_sector and the sector size in the XTS
-many-sector calls). The argument swaps cannot be told from the new order by
-looking, so give the right --from and run it once per file.
+many-sector calls; one batch API). The argument swaps cannot be told from the
+new order by looking, so give the right --from and run it once per file.
 
 Mechanical changes are made in place: renamed identifiers and the new
 argument order of the data calls ("inputs, each followed by its length,
@@ -16,7 +16,9 @@ then outputs"). Calls are found by name, their arguments split at the
 top-level commas and put in the new order, so nested calls and macros
 inside arguments survive. The changes that need a person (raw keys
 replaced by key objects in the GOST 28147-89 and KExp15 calls, loops over
-the old 0-based primitive ids) are listed, not made.
+the old 0-based primitive ids, the removed sector-batch calls
+gostx_batch_{cbc,ctr,omac,xts}_* that become gostx_batch_streams calls) are
+listed, not made.
 """
 import os
 import re
@@ -164,6 +166,23 @@ MANUAL = {
     "GOSTX_PRIM_COUNT": "ids now run from 1 to GOSTX_ALG_END - 1",
 }
 
+# Removed since 0.2.0 (issue 30, one batch API): a call becomes a
+# gostx_batch_streams call over one gostx_stream per sector, which needs an
+# array the old call did not: listed for a person, with every --from.
+_STREAMS = ("removed: fill a gostx_stream per sector (.key, .iv, .in, .len = sector_len, "
+            ".out, .tag) and call gostx_batch_streams(pool, {op}, &params, streams, nsectors)"
+            "{extra} (docs/API_CHANGES.md)")
+REMOVED = {
+    "gostx_batch_cbc_encrypt": _STREAMS.format(op="GOSTX_BATCH_CBC_ENCRYPT", extra=", params.iv_len = iv_len"),
+    "gostx_batch_cbc_decrypt": _STREAMS.format(op="GOSTX_BATCH_CBC_DECRYPT", extra=", params.iv_len = iv_len"),
+    "gostx_batch_ctr_crypt": _STREAMS.format(op="GOSTX_BATCH_CTR", extra=""),
+    "gostx_batch_omac": _STREAMS.format(op="GOSTX_BATCH_OMAC", extra=", params.tag_len = tag_len"),
+    "gostx_batch_xts_encrypt": _STREAMS.format(
+        op="GOSTX_BATCH_XTS_ENCRYPT", extra=", .iv = the sector number as a 16-byte little-endian tweak"),
+    "gostx_batch_xts_decrypt": _STREAMS.format(
+        op="GOSTX_BATCH_XTS_DECRYPT", extra=", .iv = the sector number as a 16-byte little-endian tweak"),
+}
+
 SUFFIXES = (".c", ".h", ".cu", ".inc", ".cc", ".cpp", ".py", ".pyx", ".pyi", ".md")
 
 
@@ -281,6 +300,10 @@ def migrate(text, path, problems, since="0.1"):
                 line = text.count("\n", 0, m.start()) + 1
                 problems.append(f"{path}:{line}: {name} {why}")
     text = reorder_calls(text, path, problems, REORDER_SINCE_0_2)
+    for name, why in REMOVED.items():
+        for m in re.finditer(r"\b" + name + r"\b", text):
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{path}:{line}: {name} {why}")
     return text
 
 

@@ -5,10 +5,12 @@
  * S-box sets mixed, some streams sharing a key), in place and out of place,
  * pools of 1..4 threads and none. MGM open: forged streams (tag, ciphertext
  * or AAD changed) report GOSTX_EAUTH each, their out is untouched, the rest
- * open. A bad stream fails the whole call before anything is written. Run
- * at every implementation level by ctest. */
+ * open. A bad stream fails the whole call before anything is written.
+ * Streams of one length (the sector engine) in every layout. Run at every
+ * implementation level by ctest. */
 #include <stdlib.h>
 
+#include "sector_batch.h"
 #include "testutil.h"
 
 #define MAXS 300
@@ -257,8 +259,9 @@ static void check_refused(void) {
   CHECK(gostx_batch_streams(NULL, GOSTX_BATCH_CTR, &p, NULL, 0) == GOSTX_OK, "no streams");
 }
 
-/* The sector-batch calls with a Magma key per sector now run on the stream
- * engine (lib/bulk/batch.c via_streams): the same bytes as one call per sector. */
+/* Magma streams of one length, a key per stream: the sector engine leaves
+ * them to the stream engine (lib/bulk/sector.c): the same bytes as one call
+ * per sector. */
 static void check_sector_calls(size_t pi) {
   enum { NS = 150, SL = 512 };
   static uint8_t in[NS * SL], sw[NS * SL], sg[NS * SL], iv[NS * 16], tw[NS * 8], tg[NS * 8];
@@ -277,13 +280,70 @@ static void check_sector_calls(size_t pi) {
     }
     int rc = -100;
     memcpy(sg, in, sizeof sg); /* in place */
-    if (op == 0) rc = gostx_batch_cbc_encrypt(pools[pi], kp, NS, iv, 16, sg, SL, NS, sg);
-    if (op == 1) rc = gostx_batch_cbc_decrypt(pools[pi], kp, NS, iv, 16, sg, SL, NS, sg);
-    if (op == 2) rc = gostx_batch_ctr_crypt(pools[pi], kp, NS, iv, 4, sg, SL, NS, sg);
-    if (op == 3) rc = gostx_batch_omac(pools[pi], kp, NS, in, SL, NS, tg, 8);
+    if (op == 0) rc = sectors_cbc_encrypt(pools[pi], kp, NS, iv, 16, sg, SL, NS, sg);
+    if (op == 1) rc = sectors_cbc_decrypt(pools[pi], kp, NS, iv, 16, sg, SL, NS, sg);
+    if (op == 2) rc = sectors_ctr_crypt(pools[pi], kp, NS, iv, 4, sg, SL, NS, sg);
+    if (op == 3) rc = sectors_omac(pools[pi], kp, NS, in, SL, NS, tg, 8);
     CHECK(rc == GOSTX_OK && (op == 3 ? !memcmp(tg, tw, sizeof tg) : !memcmp(sg, sw, sizeof sg)),
           "sector call %d with a Magma key per sector, pool %u", op, pool_sizes[pi]);
   }
+}
+
+/* Kuznyechik streams of one length run on the sector engine
+ * (lib/bulk/sector.c) in CBC, CTR, OMAC and XTS, whatever their layout: the first three read each
+ * stream's pointers; XTS takes it only with in and out back to back and
+ * tweaks under 2^64, and leaves the rest to the stream engine. Every layout
+ * gives the one-stream calls' bytes: back to back, back to back in place,
+ * in reverse order, one buffer per stream at odd offsets; one Kuznyechik
+ * key, or a key per stream with repeats; XTS tweaks consecutive, scattered,
+ * and one stream's above 2^64. */
+static void check_sector_layouts(size_t pi) {
+  enum { NS = 97, CAP = 528 };
+  static uint8_t buf[NS * CAP], outb[NS * CAP], tw[NS * 16];
+  static const gostx_batch_op ops[] = {GOSTX_BATCH_CBC_ENCRYPT, GOSTX_BATCH_CBC_DECRYPT,
+                                       GOSTX_BATCH_CTR,         GOSTX_BATCH_OMAC,
+                                       GOSTX_BATCH_XTS_ENCRYPT, GOSTX_BATCH_XTS_DECRYPT};
+  const gostx_batch_params p = {0};
+  t_rand_bytes(buf, sizeof buf);
+  for (int layout = 0; layout < 4; layout++)
+    for (int keyed = 0; keyed < 2; keyed++)
+      for (size_t q = 0; q < sizeof ops / sizeof ops[0]; q++) {
+        const gostx_batch_op op = ops[q];
+        const size_t len = op <= GOSTX_BATCH_CBC_DECRYPT ? 528 : 520; /* XTS steals */
+        for (int tk = 0; tk < (is_xts(op) ? 3 : 1); tk++) {
+          for (size_t i = 0; i < NS; i++) {
+            const size_t pos = layout == 2 ? NS - 1 - i : i;
+            gostx_stream *s = &st[i];
+            memset(s, 0, sizeof *s);
+            if (layout == 3) {
+              memcpy(src[i] + 1, buf + pos * len, len);
+              s->in = src[i] + 1;
+              s->out = got[i] + 3;
+            } else {
+              s->in = buf + pos * len;
+              s->out = (layout == 1 ? buf : outb) + pos * len;
+            }
+            s->len = len;
+            s->key = is_xts(op) ? (const void *)&xkeys[keyed ? i % 16 : 0]
+                                : (const void *)&ciphers[keyed ? 2 * (i % 32) : 0];
+            memset(tw + 16 * i, 0, 16);
+            const uint64_t num = tk == 1 ? t_rand() : 5 + i;
+            for (int b = 0; b < 8; b++) tw[16 * i + b] = (uint8_t)(num >> (8 * b));
+            if (tk == 2 && i == NS / 2) tw[16 * i + 8] = 1;
+            s->iv = is_xts(op) ? tw + 16 * i : ivs[i];
+            s->tag = gtag[i];
+            CHECK_RC(one(op, &p, s, want[i], wtag[i]), GOSTX_OK, "sector layout reference");
+          }
+          CHECK_RC(gostx_batch_streams(pools[pi], op, &p, st, NS), GOSTX_OK, "sector layout");
+          int ok = 1;
+          for (size_t i = 0; i < NS; i++)
+            ok &= op == GOSTX_BATCH_OMAC ? !memcmp(gtag[i], wtag[i], 16)
+                                         : !memcmp(st[i].out, want[i], len);
+          CHECK(ok, "%s layout %d keyed %d tweaks %d pool %u", op_name(op), layout, keyed, tk,
+                pool_sizes[pi]);
+          if (layout == 1) t_rand_bytes(buf, sizeof buf); /* in place: fresh input */
+        }
+      }
 }
 
 int main(void) {
@@ -310,6 +370,7 @@ int main(void) {
   }
   check_refused();
   for (size_t pi = 0; pi < 4; pi++) check_sector_calls(pi);
+  for (size_t pi = 0; pi < 4; pi += 2) check_sector_layouts(pi);
   for (size_t i = 0; i < MAXS; i++) {
     free(src[i]);
     free(want[i]);

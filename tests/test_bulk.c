@@ -2,11 +2,13 @@
  * of 1, 2, 3, 4 and 7 threads (and NULL), for lengths from 0 to a few hundred
  * KiB around the split threshold, the task boundaries and the ACPKM section
  * boundaries, in place and out of place; MGM decryption with a flipped bit
- * fails and writes nothing; sector batches equal per-sector calls for both
- * ciphers, one key and many keys. */
+ * fails and writes nothing; sector batches (streams of one length back to
+ * back, tests/support/sector_batch.h: gostx_batch_streams' sector engine)
+ * equal per-sector calls for both ciphers, one key and many keys. */
 #include <stdlib.h>
 #include <time.h>
 
+#include "sector_batch.h"
 #include "testutil.h"
 
 static double now(void) {
@@ -297,8 +299,8 @@ static void test_batch(void) {
           }
           FOR_POOLS {
             memcpy(got, src, tot);
-            int rc = dec ? gostx_batch_cbc_decrypt(pl, kp, nk, ivs, 16, got, sl, ns, got)
-                         : gostx_batch_cbc_encrypt(pl, kp, nk, ivs, 16, got, sl, ns, got);
+            int rc = dec ? sectors_cbc_decrypt(pl, kp, nk, ivs, 16, got, sl, ns, got)
+                         : sectors_cbc_encrypt(pl, kp, nk, ivs, 16, got, sl, ns, got);
             CHECK(rc == GOSTX_OK && !memcmp(got, want, tot), "batch cbc %s %s",
                   dec ? "decrypt" : "encrypt", what);
           }
@@ -311,7 +313,7 @@ static void test_batch(void) {
             gostx_cbc_encrypt(kp[i], iv32 + 32 * i, 32, src + i * sl, sl, want + i * sl);
           }
           FOR_POOLS {
-            CHECK_RC(gostx_batch_cbc_encrypt(pl, kp, nk, iv32, 32, src, sl, ns, got), GOSTX_OK,
+            CHECK_RC(sectors_cbc_encrypt(pl, kp, nk, iv32, 32, src, sl, ns, got), GOSTX_OK,
                      "batch cbc m=32");
             CHECK(!memcmp(got, want, tot), "batch cbc m=32 %s", what);
           }
@@ -326,13 +328,13 @@ static void test_batch(void) {
                               want + i * csl);
             FOR_POOLS {
               memcpy(got, src, csl * ns);
-              CHECK_RC(gostx_batch_ctr_crypt(pl, kp, nk, ivs, n / 2, got, csl, ns, got), GOSTX_OK,
+              CHECK_RC(sectors_ctr_crypt(pl, kp, nk, ivs, n / 2, got, csl, ns, got), GOSTX_OK,
                        "batch ctr");
               CHECK(!memcmp(got, want, csl * ns), "batch ctr %s", what);
             }
           }
         } else {
-          CHECK_RC(gostx_batch_ctr_crypt(pools[2], kp, nk, ivs, 8, src, sl, ns, got), GOSTX_EINVAL,
+          CHECK_RC(sectors_ctr_crypt(pools[2], kp, nk, ivs, 8, src, sl, ns, got), GOSTX_EINVAL,
                    "batch ctr mixed iv_len");
         }
         /* OMAC: full-block and partial-block messages, two tag lengths. */
@@ -344,7 +346,7 @@ static void test_batch(void) {
               gostx_omac(kp[i], src + i * osl[o], osl[o], tags_w + i * tl, tl);
             FOR_POOLS {
               memset(tags_g, 0, sizeof tags_g);
-              CHECK_RC(gostx_batch_omac(pl, kp, nk, src, osl[o], ns, tags_g, tl), GOSTX_OK,
+              CHECK_RC(sectors_omac(pl, kp, nk, src, osl[o], ns, tags_g, tl), GOSTX_OK,
                        "batch omac");
               CHECK(!memcmp(tags_g, tags_w, ns * tl), "batch omac len %zu %s", osl[o], what);
             }
@@ -366,8 +368,8 @@ static void test_batch(void) {
                 const uint64_t *np = given ? nums : NULL;
                 FOR_POOLS {
                   memcpy(got, src, xsl * ns);
-                  int rc = dec ? gostx_batch_xts_decrypt(pl, xp, nk, np, 1000, xsl, got, ns, got)
-                               : gostx_batch_xts_encrypt(pl, xp, nk, np, 1000, xsl, got, ns, got);
+                  int rc = dec ? sectors_xts_decrypt(pl, xp, nk, np, 1000, xsl, got, ns, got)
+                               : sectors_xts_encrypt(pl, xp, nk, np, 1000, xsl, got, ns, got);
                   CHECK(rc == GOSTX_OK && !memcmp(got, want, xsl * ns), "batch xts %s xsl %zu %s",
                         dec ? "decrypt" : "encrypt", xsl, what);
                 }
@@ -382,20 +384,33 @@ static void test_batch(void) {
   /* Argument errors. */
   kp[0] = &ciphers[0];
   kp[1] = &ciphers[1];
-  CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 2, ivs, 16, src, 512, 3, got), GOSTX_EINVAL,
-           "batch nkeys neither 1 nor nsectors");
-  CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 1, ivs, 16, src, 500, 3, got), GOSTX_ELEN,
+  { /* a stream without a key: the call fails and writes nothing */
+    gostx_stream s[3];
+    const gostx_batch_params bp = {0};
+    memset(s, 0, sizeof s);
+    memset(got, 0x5a, 3 * 512);
+    for (int i = 0; i < 3; i++)
+      s[i] = (gostx_stream){kp[0], ivs + 16 * i, NULL, 0, src + 512 * i, 512, got + 512 * i,
+                            NULL, -1};
+    s[1].key = NULL;
+    CHECK_RC(gostx_batch_streams(NULL, GOSTX_BATCH_CBC_ENCRYPT, &bp, s, 3), GOSTX_EINVAL,
+             "batch stream without a key");
+    CHECK(s[0].status == GOSTX_OK && s[1].status == GOSTX_EINVAL && s[2].status == GOSTX_OK &&
+              got[0] == 0x5a && got[3 * 512 - 1] == 0x5a,
+          "batch stream without a key: statuses, nothing written");
+  }
+  CHECK_RC(sectors_cbc_encrypt(NULL, kp, 1, ivs, 16, src, 500, 3, got), GOSTX_ELEN,
            "batch cbc sector not a block multiple");
-  CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 1, ivs, 12, src, 512, 3, got), GOSTX_EINVAL,
+  CHECK_RC(sectors_cbc_encrypt(NULL, kp, 1, ivs, 12, src, 512, 3, got), GOSTX_EINVAL,
            "batch cbc iv_len");
-  CHECK_RC(gostx_batch_omac(NULL, kp, 1, src, 512, 3, tags_g, 17), GOSTX_ELEN, "batch omac tag");
-  CHECK_RC(gostx_batch_xts_encrypt(NULL, xp, 1, NULL, 0, 15, src, 3, got), GOSTX_ELEN,
+  CHECK_RC(sectors_omac(NULL, kp, 1, src, 512, 3, tags_g, 17), GOSTX_ELEN, "batch omac tag");
+  CHECK_RC(sectors_xts_encrypt(NULL, xp, 1, NULL, 0, 15, src, 3, got), GOSTX_ELEN,
            "batch xts 15");
-  CHECK_RC(gostx_batch_cbc_encrypt(NULL, kp, 1, ivs, 16, src, 512, 0, got), GOSTX_OK,
+  CHECK_RC(sectors_cbc_encrypt(NULL, kp, 1, ivs, 16, src, 512, 0, got), GOSTX_OK,
            "batch of no sectors");
   /* Empty messages with in = NULL: OMAC of the empty string each. */
   CHECK_RC(gostx_omac(kp[0], NULL, 0, tags_w, 8), GOSTX_OK, "omac empty");
-  CHECK_RC(gostx_batch_omac(pools[2], kp, 1, NULL, 0, 3, tags_g, 8), GOSTX_OK, "batch omac empty");
+  CHECK_RC(sectors_omac(pools[2], kp, 1, NULL, 0, 3, tags_g, 8), GOSTX_OK, "batch omac empty");
   CHECK(!memcmp(tags_g, tags_w, 8) && !memcmp(tags_g + 16, tags_w, 8), "batch omac empty tags");
   for (int i = 0; i < MAXKEYS; i++) {
     gostx_cipher_clear(&ciphers[i]);
@@ -458,13 +473,13 @@ static void test_batch_mk(void) {
           }
           FOR_MK_POOLS {
             memcpy(got, src, tot);
-            int rc = dec ? gostx_batch_cbc_decrypt(pl, kp, ns, ivs, m, got, sl, ns, got)
-                         : gostx_batch_cbc_encrypt(pl, kp, ns, ivs, m, got, sl, ns, got);
+            int rc = dec ? sectors_cbc_decrypt(pl, kp, ns, ivs, m, got, sl, ns, got)
+                         : sectors_cbc_encrypt(pl, kp, ns, ivs, m, got, sl, ns, got);
             CHECK(rc == GOSTX_OK && !memcmp(got, want, tot), "batch cbc %s m %d in place %s",
                   dec ? "decrypt" : "encrypt", m, what);
             memset(got, 0, tot);
-            rc = dec ? gostx_batch_cbc_decrypt(pl, kp, ns, ivs, m, src, sl, ns, got)
-                     : gostx_batch_cbc_encrypt(pl, kp, ns, ivs, m, src, sl, ns, got);
+            rc = dec ? sectors_cbc_decrypt(pl, kp, ns, ivs, m, src, sl, ns, got)
+                     : sectors_cbc_encrypt(pl, kp, ns, ivs, m, src, sl, ns, got);
             CHECK(rc == GOSTX_OK && !memcmp(got, want, tot), "batch cbc %s m %d %s",
                   dec ? "decrypt" : "encrypt", m, what);
           }
@@ -478,14 +493,14 @@ static void test_batch_mk(void) {
           gostx_ctr_crypt(kp[i], ivs + 8 * i, 8, 16, src + i * l, l, want + i * l);
         FOR_MK_POOLS {
           memcpy(got, src, l * ns);
-          CHECK_RC(gostx_batch_ctr_crypt(pl, kp, ns, ivs, 8, got, l, ns, got), GOSTX_OK, "ctr");
+          CHECK_RC(sectors_ctr_crypt(pl, kp, ns, ivs, 8, got, l, ns, got), GOSTX_OK, "ctr");
           CHECK(!memcmp(got, want, l * ns), "batch ctr len %zu %s", l, what);
         }
         const size_t tl = o ? 5 : 16;
         for (size_t i = 0; i < ns; i++) gostx_omac(kp[i], src + i * l, l, tags_w + i * tl, tl);
         FOR_MK_POOLS {
           memset(tags_g, 0, sizeof tags_g);
-          CHECK_RC(gostx_batch_omac(pl, kp, ns, src, l, ns, tags_g, tl), GOSTX_OK, "omac");
+          CHECK_RC(sectors_omac(pl, kp, ns, src, l, ns, tags_g, tl), GOSTX_OK, "omac");
           CHECK(!memcmp(tags_g, tags_w, ns * tl), "batch omac len %zu %s", l, what);
         }
         for (int dec = 0; dec < 2; dec++) {
@@ -497,8 +512,8 @@ static void test_batch_mk(void) {
           }
           FOR_MK_POOLS {
             memcpy(got, src, l * ns);
-            int rc = dec ? gostx_batch_xts_decrypt(pl, xp, ns, np, 77, l, got, ns, got)
-                         : gostx_batch_xts_encrypt(pl, xp, ns, np, 77, l, got, ns, got);
+            int rc = dec ? sectors_xts_decrypt(pl, xp, ns, np, 77, l, got, ns, got)
+                         : sectors_xts_encrypt(pl, xp, ns, np, 77, l, got, ns, got);
             CHECK(rc == GOSTX_OK && !memcmp(got, want, l * ns), "batch xts %s len %zu %s",
                   dec ? "decrypt" : "encrypt", l, what);
           }
@@ -507,7 +522,7 @@ static void test_batch_mk(void) {
       /* OMAC of the empty message under every key */
       for (size_t i = 0; i < ns; i++) gostx_omac(kp[i], NULL, 0, tags_w + 8 * i, 8);
       FOR_MK_POOLS {
-        CHECK_RC(gostx_batch_omac(pl, kp, ns, NULL, 0, ns, tags_g, 8), GOSTX_OK, "omac empty");
+        CHECK_RC(sectors_omac(pl, kp, ns, NULL, 0, ns, tags_g, 8), GOSTX_OK, "omac empty");
         CHECK(!memcmp(tags_g, tags_w, 8 * ns), "batch omac empty %s", what);
       }
 #undef FOR_MK_POOLS

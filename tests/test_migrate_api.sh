@@ -20,8 +20,23 @@ rc = gostx_xts_encrypt_disk(pool, &key, s0, 4096, GOSTX_XTS_TWEAK_512, in, n, ou
 rc = (dec ? gostx_batch_xts_decrypt : gostx_batch_xts_encrypt)(p, kp, 1, NULL, first, sl, in, ns, out);
 rc = gostx_xts_encrypt_mt(pool, &key, first, 512, in, len, out);
 C
-python3 "$root/scripts/migrate_api.py" --from 0.2 "$tmp/v02.c" >/dev/null
+python3 "$root/scripts/migrate_api.py" --from 0.2 "$tmp/v02.c" >"$tmp/v02.out"
 check "--from 0.2: XTS (first_sector, sector size) order" "$tmp/v02.c" "$tmp/v02.want"
+# The removed sector-batch calls (one batch API): both names of line 2 listed.
+for name in gostx_batch_xts_decrypt gostx_batch_xts_encrypt; do
+  if grep -q "^check by hand: $tmp/v02.c:2: $name removed: .*gostx_batch_streams(pool, GOSTX_BATCH_XTS_" "$tmp/v02.out"; then
+    echo "ok: $name listed as removed"
+  else
+    echo "FAIL: $name not listed as removed"; cat "$tmp/v02.out"; fail=1
+  fi
+done
+printf 'rc = gostx_batch_omac(p, kp, 1, in, 512, n, tags, 16);\n' >"$tmp/omac.c"
+python3 "$root/scripts/migrate_api.py" --from 0.2 "$tmp/omac.c" >"$tmp/omac.out"
+if grep -q "gostx_batch_omac removed: .*GOSTX_BATCH_OMAC.*tag_len" "$tmp/omac.out"; then
+  echo "ok: gostx_batch_omac listed as removed"
+else
+  echo "FAIL: gostx_batch_omac not listed"; cat "$tmp/omac.out"; fail=1
+fi
 
 cat >"$tmp/v01.c" <<'C'
 gostx_batch_xts_encrypt(p, kp, 1, NULL, first, in, out, sl, ns);

@@ -5,8 +5,12 @@
  * of the byte-sliced registers, a Kuznyechik lane a block of the bitsliced
  * multi-key kernels), so a chain that gets one block per cipher call on its
  * own gets as many blocks per call as there are streams; the pool spreads
- * groups of streams over its threads. Part of the public API; docs/BULK.md
- * has the figures.
+ * groups of streams over its threads. Kuznyechik streams of one length (disk
+ * sectors) in CBC, CTR, OMAC and XTS run on the sector engine, which gives groups of
+ * streams that share a key one-key cipher calls and XTS its kernels (XTS:
+ * when in and out lie back to back, sector i at i * len, and the tweaks are
+ * under 2^64). This is the library's one call for many messages. Part of the
+ * public API; docs/BULK.md has the figures.
  *
  * Every stream's result is exactly the one-stream call named beside its
  * operation below, for every pool size and implementation level. Example
@@ -93,8 +97,8 @@ typedef struct gostx_batch_params {
  * plaintext of a forged stream is released), the others are opened.
  * GOSTX_ENOMEM when the engine cannot allocate its index (nothing written).
  * Timing depends on the streams' count, lengths (and MGM AAD lengths),
- * ciphers and S-box sets, not on key or data values; one key shared by all
- * streams runs at the speed of a key per stream. */
+ * layout, ciphers, S-box sets, XTS tweaks and which streams share a key
+ * pointer, not on key or data values. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_batch_streams(gostx_pool *pool, gostx_batch_op op,
                                   const gostx_batch_params *params, gostx_stream *streams,
                                   size_t nstreams);

@@ -1,5 +1,6 @@
 /* gostx: the bulk engine. A fixed pool of worker threads, parallel variants of
- * the parallelisable modes, and the sector-batch (multi-stream) API. Results
+ * the parallelisable modes, and the XTS disk calls (many messages at once:
+ * gostx_batch_streams, batch.h). Results
  * are identical to the single-threaded calls for every thread count. Part of
  * the public API. */
 #ifndef GOSTX_BULK_H
@@ -78,8 +79,8 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_decrypt_mt(gostx_pool *pool, const gost
                                                     const uint8_t *in, size_t len,
                                                     const uint8_t *tag, size_t tag_len,
                                                     uint8_t *out);
-/* The XTS many-sector calls (gostx_xts_*_mt, gostx_batch_xts_*,
- * gostx_xts_*_disk, and gostx_gpu_xts_*) all take the numbering the same way:
+/* The XTS many-sector calls (gostx_xts_*_mt, gostx_xts_*_disk, and
+ * gostx_gpu_xts_*) all take the numbering the same way:
  * first_sector, then the sector size, both before the data (in, its length,
  * out). Both are integers, so a swapped pair compiles: keep this order.
  *
@@ -96,58 +97,6 @@ GOSTX_API int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key,
                                    uint64_t first_sector, size_t sector_size, const uint8_t *in,
                                    size_t len, uint8_t *out);
 
-/* ---- Sector batches (multi-stream) ----
- * nsectors independent messages ("sectors") of sector_len bytes each, laid
- * out back to back in in and out (sector i at i * sector_len); in == out is
- * allowed. Each sector's result equals the one-stream call on that sector
- * alone. Keys: nkeys = 1 (one key for every sector) or nkeys = nsectors
- * (sector i uses *keys[i]). The engine interleaves sectors: block i of up to
- * 64 sectors (256 with AVX2 Kuznyechik) goes through the cipher in one call,
- * which is what makes the latency-bound chains (CBC encryption, OMAC) fast.
- * Sectors whose key pointers are equal share one-key calls; Kuznyechik
- * sectors with distinct keys share multi-key calls (block k under sector k's
- * key) where the implementation has them (AVX2), and otherwise get calls of
- * their own. Groups of sectors are spread over the pool. pool may be NULL.
- * Arguments are checked before anything is written; GOSTX_ENOMEM when the
- * grouping by key cannot allocate its index (nkeys > 1 only). */
-
-/* ivs: nsectors * iv_len bytes, sector i's IV at i * iv_len; iv_len = m as
- * gostx_cbc_encrypt takes it. sector_len: a multiple of the block length. */
-GOSTX_API int gostx_batch_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys,
-                                      size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                      const uint8_t *in, size_t sector_len, size_t nsectors,
-                                      uint8_t *out);
-GOSTX_API int gostx_batch_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys,
-                                      size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                      const uint8_t *in, size_t sector_len, size_t nsectors,
-                                      uint8_t *out);
-/* = gostx_ctr_crypt(key, iv_i, n/2, n, ...) per sector; any sector_len. */
-GOSTX_API int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys,
-                                    size_t nkeys, const uint8_t *ivs, size_t iv_len,
-                                    const uint8_t *in, size_t sector_len, size_t nsectors,
-                                    uint8_t *out);
-/* = gostx_omac(key, sector_i, sector_len, tag_i, tag_len) per sector; tags:
- * nsectors * tag_len bytes. Any sector_len (0 included). */
-GOSTX_API int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                               const uint8_t *in, size_t sector_len, size_t nsectors,
-                               uint8_t *tags, size_t tag_len);
-/* = gostx_xts_encrypt_sector(key, sector number, ...) per sector: each
- * sector is one XTS data unit whose tweak is its number as given, a 16-byte
- * little-endian integer (plain64). sector_nums: nsectors numbers, or NULL
- * for first_sector + i. sector_len >= 16 (stealing when not a multiple of
- * 16). The numbers are tweak numbers, not necessarily sector indices: for
- * dm-crypt's plain64 / LUKS layout with sectors larger than 512 bytes pass
- * each sector's offset in 512-byte units (sector s of 4096 bytes: 8 s), or
- * use gostx_xts_encrypt_disk below, which counts them for you. */
-GOSTX_API int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
-                                      size_t nkeys, const uint64_t *sector_nums,
-                                      uint64_t first_sector, size_t sector_len, const uint8_t *in,
-                                      size_t nsectors, uint8_t *out);
-GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys,
-                                      size_t nkeys, const uint64_t *sector_nums,
-                                      uint64_t first_sector, size_t sector_len, const uint8_t *in,
-                                      size_t nsectors, uint8_t *out);
-
 /* ---- Disks: XTS sectors numbered as dm-crypt numbers them ----
  * nsectors sectors of sector_size bytes (>= 16) back to back in in / out
  * (in == out allowed), sector i being disk sector first_sector + i. Each
@@ -161,12 +110,12 @@ GOSTX_API int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *con
  *     LUKS2 always use. The default to choose.
  *   tweak_unit = sector_size: the tweak counts whole sectors (s), dm-crypt
  *     plain with --iv-large-sectors (cryptsetup: plain mode only); the
- *     numbering of gostx_xts_encrypt_mt and of gostx_batch_xts_* with
- *     first_sector.
+ *     numbering of gostx_xts_encrypt_mt.
  * With 512-byte sectors both are the same. Other divisors of sector_size are
  * accepted (the tweak counts tweak_unit-byte units). GOSTX_EINVAL when
  * tweak_unit is 0 or does not divide sector_size, GOSTX_ELEN when
- * sector_size < 16. Runs as a one-key sector batch: groups of sectors over
+ * sector_size < 16. Runs on the one-key sector engine of
+ * gostx_batch_streams: groups of sectors over
  * the pool (NULL: the calling thread), the tweaks of a group through E_K2 in
  * one call, full blocks through the implementation's XTS kernel. */
 #define GOSTX_XTS_TWEAK_512 512

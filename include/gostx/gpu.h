@@ -85,7 +85,8 @@ GOSTX_API int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, cons
                                    const uint8_t *in, size_t len, uint8_t *out);
 
 /* ---- many streams, each with its own key and IV ----
- * The GPU form of gostx_batch_ctr_crypt (bulk.h): nsectors streams of
+ * The GPU form of the CTR stream batch (gostx_batch_streams, GOSTX_BATCH_CTR,
+ * batch.h) for streams of one length: nsectors streams of
  * sector_len bytes back to back in in and out; stream i equals
  * gostx_ctr_crypt(keys[i], ivs + i * iv_len, iv_len = n/2, s = n, ...) (nkeys =
  * nsectors), or with keys[0] for all (nkeys = 1). All keys Kuznyechik or all

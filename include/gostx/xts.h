@@ -17,7 +17,8 @@
  * tweak block itself (gostx_xts_encrypt). include/gostx/bulk.h has the
  * many-sector forms: gostx_xts_encrypt_disk (sector numbers, and which of
  * the two dm-crypt conventions: GOSTX_XTS_TWEAK_512, the default, or the
- * sector size), gostx_batch_xts_* (tweak numbers given, or first + i) and
+ * sector size), gostx_batch_streams with GOSTX_BATCH_XTS_* (batch.h: any
+ * tweak per sector, one key or a key per sector) and
  * gostx_xts_encrypt_mt (consecutive units numbered first + i, i.e. whole
  * units: what --iv-large-sectors does for sectors larger than 512 bytes).
  *

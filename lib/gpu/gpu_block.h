@@ -603,8 +603,8 @@ GOSTX_GPU_HD static inline void gpu_magma_bs_gamma_thread(const uint8_t *in, uin
 }
 
 /* ---- many streams, each with its own key and IV (the batch calls) ----
- * Streams are the sectors of gostx_batch_*: nstreams messages of bps blocks
- * each, back to back. A launch covers the streams [s_lo, s_hi) of a job; in
+ * Streams are those of a CTR stream batch (gostx_batch_streams) of one
+ * length: nstreams messages of bps blocks each, back to back. A launch covers the streams [s_lo, s_hi) of a job; in
  * and out point at stream s_lo. Key material is indexed by the absolute
  * stream number (one_key: entry 0 for every stream). Stream numbers are
  * public, so indexing by them is constant time. */

@@ -221,26 +221,22 @@ int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t fi
                          size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
 int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
                          size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
-int gostx_batch_cbc_encrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                            const uint8_t *ivs, size_t iv_len, const uint8_t *in,
-                            size_t sector_len, size_t nsectors, uint8_t *out);
-int gostx_batch_cbc_decrypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                            const uint8_t *ivs, size_t iv_len, const uint8_t *in,
-                            size_t sector_len, size_t nsectors, uint8_t *out);
-int gostx_batch_ctr_crypt(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                          const uint8_t *ivs, size_t iv_len, const uint8_t *in, size_t sector_len,
-                          size_t nsectors, uint8_t *out);
-int gostx_batch_omac(gostx_pool *pool, const gostx_cipher *const *keys, size_t nkeys,
-                     const uint8_t *in, size_t sector_len, size_t nsectors, uint8_t *tags,
-                     size_t tag_len);
-int gostx_batch_xts_encrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
-                            const uint64_t *sector_nums, uint64_t first_sector,
-                            size_t sector_len, const uint8_t *in,
-                            size_t nsectors, uint8_t *out);
-int gostx_batch_xts_decrypt(gostx_pool *pool, const gostx_xts_key *const *keys, size_t nkeys,
-                            const uint64_t *sector_nums, uint64_t first_sector,
-                            size_t sector_len, const uint8_t *in,
-                            size_t nsectors, uint8_t *out);
+/* stream batches (batch.h): the enum's values come from the header */
+typedef enum gostx_batch_op {
+  GOSTX_BATCH_CBC_ENCRYPT, GOSTX_BATCH_CBC_DECRYPT, GOSTX_BATCH_CFB_ENCRYPT,
+  GOSTX_BATCH_CFB_DECRYPT, GOSTX_BATCH_OFB, GOSTX_BATCH_CTR, GOSTX_BATCH_OMAC,
+  GOSTX_BATCH_OMAC_ACPKM, GOSTX_BATCH_MGM_SEAL, GOSTX_BATCH_MGM_OPEN, GOSTX_BATCH_XTS_ENCRYPT,
+  GOSTX_BATCH_XTS_DECRYPT, GOSTX_BATCH_GOST89_CFB_ENCRYPT, GOSTX_BATCH_GOST89_CFB_DECRYPT,
+  GOSTX_BATCH_GOST89_CNT, GOSTX_BATCH_GOST89_IMIT, ... } gostx_batch_op;
+typedef struct gostx_stream {
+  const void *key; const uint8_t *iv; const uint8_t *aad; size_t aad_len; const uint8_t *in;
+  size_t len; uint8_t *out; uint8_t *tag; int status; ...;
+} gostx_stream;
+typedef struct gostx_batch_params {
+  size_t iv_len; size_t tag_len; size_t section_len; size_t master_section_len; int meshing; ...;
+} gostx_batch_params;
+int gostx_batch_streams(gostx_pool *pool, gostx_batch_op op, const gostx_batch_params *params,
+                        gostx_stream *streams, size_t nstreams);
 
 /* the file format */
 typedef struct { gostx_alg alg; gostx_file_kdf kdf; uint32_t chunk_size; uint32_t iterations; ...; }

@@ -1,9 +1,9 @@
-"""Many independent streams in one call (the bulk engine's sector batches):
-each stream's result equals the one-stream call on it alone. Streams are
-given as one buffer of equal-length sectors back to back (no copy), or as a
-list of equal-length buffers (joined into one buffer first; the results come
-back as a list)."""
-from ._native import GostxValueError, output, check, ffi, lib, nbytes, param, pool_for, rbuf
+"""Many independent streams in one call (gostx_batch_streams): each
+stream's result equals the one-stream call on it alone. Streams are given as
+one buffer of equal-length sectors back to back (no copy), or as a list of
+equal-length buffers (joined into one buffer first; the results come back as
+a list). Streams of one length run on the library's sector engine."""
+from ._native import (GostxValueError, output, check, ffi, lib, nbytes, param, pool_for, rptr)
 
 __all__ = ["batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
            "batch_xts_encrypt", "batch_xts_decrypt"]
@@ -33,13 +33,13 @@ def _split(res, n, k, is_list):
     return [res[i * n:(i + 1) * n] for i in range(k)]
 
 
-def _keys(keys, ctype, nsectors):
-    """A C array of key pointers: one key for every sector, or one per sector."""
+def _keys(keys, nsectors):
+    """The keys' C structs: one key for every sector, or one per sector."""
     if not isinstance(keys, (list, tuple)):
         keys = [keys]
     if len(keys) not in (1, nsectors):
         raise GostxValueError(f"give 1 key or {nsectors} keys (one per sector), got {len(keys)}")
-    return ffi.new(ctype, [k._live() for k in keys]), len(keys)
+    return [k._live() for k in keys]
 
 
 def _ivs(ivs, nsectors):
@@ -52,52 +52,82 @@ def _ivs(ivs, nsectors):
     return ivs, nbytes(ivs) // nsectors
 
 
-def _cipher_batch(fn, keys, ivs, data, sector_len, out, threads):
+def _run(op, kp, buf, n, k, threads, ivs=None, iv_len=0, out=None, tags=None, tag_len=0,
+         params_iv_len=0):
+    """One gostx_batch_streams call: stream i is sector i of buf (length n),
+    key kp[0] or kp[i], IV ivs + i * iv_len, out + i * n, tag tags + i * tag_len."""
+    st = ffi.new("gostx_stream[]", max(1, k))
+    inp = rptr(buf) if k and n else ffi.NULL
+    ivp = rptr(ivs) if ivs is not None and k and iv_len else ffi.NULL
+    for i in range(k):
+        s = st[i]
+        s.key = kp[i if len(kp) > 1 else 0]
+        s.len = n
+        if inp != ffi.NULL:
+            setattr(s, "in", inp + i * n)  # "in" is a Python keyword
+        if ivp != ffi.NULL:
+            s.iv = ivp + i * iv_len
+        if out is not None and n:
+            s.out = out + i * n
+        if tags is not None:
+            s.tag = tags + i * tag_len
+    p = ffi.new("gostx_batch_params *", {"iv_len": params_iv_len, "tag_len": tag_len})
+    return lib.gostx_batch_streams(pool_for(threads), op, p, st, k)
+
+
+def _cipher_batch(op, keys, ivs, data, sector_len, out, threads):
     buf, n, k, is_list = _streams(data, sector_len)
-    kp, nk = _keys(keys, "gostx_cipher *[]", k)
+    kp = _keys(keys, k)
     ivs, iv_len = _ivs(ivs, k)
+    if k and op == lib.GOSTX_BATCH_CTR and any(iv_len != c.block_len // 2 for c in kp):
+        raise GostxValueError(f"CTR takes half a block of IV per sector, got {iv_len} bytes")
+    if k and op != lib.GOSTX_BATCH_CTR and iv_len == 0:
+        raise GostxValueError("CBC takes at least a block of IV per sector, got none")
     res, p = output(None if is_list else out, n * k)
-    check(fn(pool_for(threads), kp, nk, rbuf(ivs), iv_len, rbuf(buf), n, k, p), "batch")
+    check(_run(op, kp, buf, n, k, threads, ivs, iv_len, out=p,
+               params_iv_len=0 if op == lib.GOSTX_BATCH_CTR else iv_len), "batch")
     return _split(res, n, k, is_list)
 
 
 def batch_ctr(keys, ivs, data, sector_len=None, out=None, threads=None):
     """CTR per sector; ivs: half a block per sector (a list, or one buffer)."""
-    return _cipher_batch(lib.gostx_batch_ctr_crypt, keys, ivs, data, sector_len, out, threads)
+    return _cipher_batch(lib.GOSTX_BATCH_CTR, keys, ivs, data, sector_len, out, threads)
 
 
 def batch_cbc_encrypt(keys, ivs, data, sector_len=None, out=None, threads=None):
     """CBC per sector (sector_len a multiple of the block size)."""
-    return _cipher_batch(lib.gostx_batch_cbc_encrypt, keys, ivs, data, sector_len, out, threads)
+    return _cipher_batch(lib.GOSTX_BATCH_CBC_ENCRYPT, keys, ivs, data, sector_len, out, threads)
 
 
 def batch_cbc_decrypt(keys, ivs, data, sector_len=None, out=None, threads=None):
     """Inverse of batch_cbc_encrypt."""
-    return _cipher_batch(lib.gostx_batch_cbc_decrypt, keys, ivs, data, sector_len, out, threads)
+    return _cipher_batch(lib.GOSTX_BATCH_CBC_DECRYPT, keys, ivs, data, sector_len, out, threads)
 
 
 def batch_omac(keys, data, sector_len=None, mac_len=None, threads=None):
     """OMAC of every sector; a list of MACs."""
     buf, n, k, _ = _streams(data, sector_len)
-    kp, nk = _keys(keys, "gostx_cipher *[]", k)
+    kp = _keys(keys, k)
     mac_len = param("mac_len", mac_len, kp[0].block_len, 1, kp[0].block_len)
     tags = ffi.new("uint8_t[]", max(1, k * mac_len))
-    check(lib.gostx_batch_omac(pool_for(threads), kp, nk, rbuf(buf), n, k, tags, mac_len),
+    check(_run(lib.GOSTX_BATCH_OMAC, kp, buf, n, k, threads, tags=tags, tag_len=mac_len),
           "batch omac")
     return [bytes(ffi.buffer(tags + i * mac_len, mac_len)) for i in range(k)]
 
 
-def _xts_batch(fn, keys, data, sector_len, sector_nums, first_sector, out, threads):
+def _xts_batch(op, keys, data, sector_len, sector_nums, first_sector, out, threads):
     buf, n, k, is_list = _streams(data, sector_len)
-    kp, nk = _keys(keys, "gostx_xts_key *[]", k)
-    nums = ffi.NULL
+    kp = _keys(keys, k)
     if sector_nums is not None:
         if len(sector_nums) != k:
             raise GostxValueError(f"give {k} sector numbers, got {len(sector_nums)}")
-        nums = ffi.new("uint64_t[]", list(sector_nums))
+        nums = list(ffi.new("uint64_t[]", list(sector_nums)))  # 64-bit numbers, as before
+    else:
+        nums = [(first_sector + i) & (2 ** 64 - 1) for i in range(k)]
+        ffi.new("uint64_t *", first_sector)  # first_sector itself must be a 64-bit number
+    tweaks = b"".join(x.to_bytes(16, "little") for x in nums)
     res, p = output(None if is_list else out, n * k)
-    check(fn(pool_for(threads), kp, nk, nums, first_sector, n, rbuf(buf), k, p),
-          "sector_len must be >= 16")
+    check(_run(op, kp, buf, n, k, threads, tweaks, 16, out=p), "sector_len must be >= 16")
     return _split(res, n, k, is_list)
 
 
@@ -105,12 +135,12 @@ def batch_xts_encrypt(keys, data, sector_len=None, sector_nums=None, first_secto
                       threads=None):
     """XTS per sector (one data unit each) with plain64 tweak sector_nums[i]
     or first_sector + i; keys: KuznyechikXTS object(s)."""
-    return _xts_batch(lib.gostx_batch_xts_encrypt, keys, data, sector_len, sector_nums,
+    return _xts_batch(lib.GOSTX_BATCH_XTS_ENCRYPT, keys, data, sector_len, sector_nums,
                       first_sector, out, threads)
 
 
 def batch_xts_decrypt(keys, data, sector_len=None, sector_nums=None, first_sector=0, out=None,
                       threads=None):
     """Inverse of batch_xts_encrypt."""
-    return _xts_batch(lib.gostx_batch_xts_decrypt, keys, data, sector_len, sector_nums,
+    return _xts_batch(lib.GOSTX_BATCH_XTS_DECRYPT, keys, data, sector_len, sector_nums,
                       first_sector, out, threads)

@@ -768,17 +768,33 @@ static __attribute__((noinline)) size_t ct_mutant_branch(const uint8_t *secret,
   return i;
 }
 
-/* ---- Sector batches (lib/bulk/batch.c): a key per sector and one key ----
- * Per-sector keys derived from the secret key material, sector data secret.
- * 96 sectors take the wide multi-key path of AVX2 Kuznyechik (>= 72 keys in
- * a group), 20 the narrow one; the sort by key pointer is public. */
+/* ---- Sector batches (lib/bulk/sector.c): streams of one length back to
+ * back, a key per sector and one key ----
+ * gostx_batch_streams runs them on its sector engine. Per-sector keys derived
+ * from the secret key material, sector data secret. 96 sectors take the wide
+ * multi-key path of AVX2 Kuznyechik (>= 72 keys in a group), 20 the narrow
+ * one; the sort by key pointer is public, and so are the XTS tweaks. */
 #define BATCH_SECTORS 96
 #define BATCH_SECTOR_LEN 40 /* 2.5 blocks: XTS steals, OMAC pads */
 static gostx_cipher bkeys[BATCH_SECTORS];
 static gostx_xts_key bxts[BATCH_SECTORS];
 static uint8_t bin[BATCH_SECTORS * BATCH_SECTOR_LEN], bout[BATCH_SECTORS * BATCH_SECTOR_LEN];
 static uint8_t bback[BATCH_SECTORS * BATCH_SECTOR_LEN], bivs[BATCH_SECTORS * 16];
-static uint8_t btags[BATCH_SECTORS * 16];
+static uint8_t btags[BATCH_SECTORS * 16], btw[BATCH_SECTORS * 16];
+static gostx_stream bst[BATCH_SECTORS];
+
+/* op on ns sectors of len bytes: sector i is in / out + i * len, its key
+ * keys[0] (one) or keys[i], its IV ivs + i * iv_stride, its tag btags + 16 i. */
+static int sectors(gostx_batch_op op, const void *const *keys, int one, size_t ns,
+                   const uint8_t *ivs, size_t iv_stride, const uint8_t *in, size_t len,
+                   uint8_t *out) {
+  gostx_batch_params p = {0};
+  p.iv_len = op == GOSTX_BATCH_CTR ? 0 : iv_stride;
+  for (size_t i = 0; i < ns; i++)
+    bst[i] = (gostx_stream){.key = keys[one ? 0 : i], .iv = ivs + i * iv_stride, .in = in + i * len,
+                            .len = len, .out = out + i * len, .tag = btags + 16 * i};
+  return gostx_batch_streams(NULL, op, &p, bst, ns);
+}
 
 static void case_batch(void) {
   const gostx_cipher *kp[BATCH_SECTORS];
@@ -795,23 +811,28 @@ static void case_batch(void) {
   fill(bivs, sizeof bivs, 7);
   fill(bin, sizeof bin, 8);
   CT_SECRET(bin, sizeof bin);
+  for (size_t i = 0; i < BATCH_SECTORS; i++) { /* XTS tweaks: sector numbers 7 + i */
+    memset(btw + 16 * i, 0, 16);
+    btw[16 * i] = (uint8_t)(7 + i);
+  }
+  const void *const *kv = (const void *const *)kp, *const *xv = (const void *const *)xp;
   const size_t counts[2] = {BATCH_SECTORS, 20}, cbc_len = 32; /* CBC: whole blocks */
   for (int c = 0; c < 2; c++) {
     const size_t ns = counts[c];
     for (int one = 0; one < 2; one++) { /* a key per sector, then one key */
-      const size_t nk = one ? 1 : ns;
-      RC_OK(gostx_batch_cbc_encrypt(NULL, kp, nk, bivs, 16, bin, cbc_len, ns, bout), "batch cbc enc");
+      const size_t L = BATCH_SECTOR_LEN;
+      RC_OK(sectors(GOSTX_BATCH_CBC_ENCRYPT, kv, one, ns, bivs, 16, bin, cbc_len, bout), "batch cbc enc");
       CT_PUBLIC(bout, ns * cbc_len);
-      RC_OK(gostx_batch_cbc_decrypt(NULL, kp, nk, bivs, 16, bout, cbc_len, ns, bback), "batch cbc dec");
+      RC_OK(sectors(GOSTX_BATCH_CBC_DECRYPT, kv, one, ns, bivs, 16, bout, cbc_len, bback), "batch cbc dec");
       same(bback, bin, ns * cbc_len, "batch cbc");
       CT_SECRET(bin, sizeof bin);
-      RC_OK(gostx_batch_omac(NULL, kp, nk, bin, BATCH_SECTOR_LEN, ns, btags, 16), "batch omac");
+      RC_OK(sectors(GOSTX_BATCH_OMAC, kv, one, ns, bivs, 16, bin, L, bout), "batch omac");
       CT_PUBLIC(btags, ns * 16);
-      RC_OK(gostx_batch_ctr_crypt(NULL, kp, nk, bivs, 8, bin, BATCH_SECTOR_LEN, ns, bout), "batch ctr");
-      CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
-      RC_OK(gostx_batch_xts_encrypt(NULL, xp, nk, NULL, 7, BATCH_SECTOR_LEN, bin, ns, bout), "batch xts enc");
-      CT_PUBLIC(bout, ns * BATCH_SECTOR_LEN);
-      RC_OK(gostx_batch_xts_decrypt(NULL, xp, nk, NULL, 7, BATCH_SECTOR_LEN, bout, ns, bback), "batch xts dec");
+      RC_OK(sectors(GOSTX_BATCH_CTR, kv, one, ns, bivs, 8, bin, L, bout), "batch ctr");
+      CT_PUBLIC(bout, ns * L);
+      RC_OK(sectors(GOSTX_BATCH_XTS_ENCRYPT, xv, one, ns, btw, 16, bin, L, bout), "batch xts enc");
+      CT_PUBLIC(bout, ns * L);
+      RC_OK(sectors(GOSTX_BATCH_XTS_DECRYPT, xv, one, ns, btw, 16, bout, L, bback), "batch xts dec");
       same(bback, bin, ns * BATCH_SECTOR_LEN, "batch xts");
       CT_SECRET(bin, sizeof bin);
     }
@@ -823,6 +844,7 @@ static void case_batch(void) {
 }
 
 /* ---- Stream batches (lib/bulk/streams.c): every op, a key per stream ----
+ * (lengths differ, so none of this runs on the sector engine)
  * Keys derived from the secret key material (Kuznyechik and Magma mixed,
  * GOST 28147-89 with two S-box sets), inputs secret; lengths, IVs, AAD and
  * the S-box sets public. 70 streams: wide groups of both ciphers. */
@@ -950,6 +972,8 @@ static void run_group(const char *g) {
   } else if (!strcmp(g, "streams")) { /* the stream batches alone (quick runs) */
     secrets("stream batches");
     case_streams();
+    secrets("sector batches");
+    case_batch();
   } else if (!strcmp(g, "reach")) {
     secrets("reach kuznyechik");
     reach_cipher(GOSTX_ALG_KUZNYECHIK);
