@@ -1,5 +1,5 @@
 /* gostx bench internals, shared by cmd_bench.c (options, the tables),
- * rows.c (what each row runs) and measure.c (clocks, cycle
+ * bench_rows.c (what each row runs) and bench_measure.c (clocks, cycle
  * counters, the runner and the medians). Not installed. */
 #ifndef GOSTX_CLI_BENCH_H
 #define GOSTX_CLI_BENCH_H
@@ -80,7 +80,7 @@ struct meas {
   double *v[3]; /* per repetition: MB/s aligned, unaligned, cycles/byte */
 };
 
-/* The rows (rows.c). */
+/* The rows (bench_rows.c). */
 extern const struct row bench_rows[];
 extern const size_t bench_nrows;
 int bench_row_is_mgm(const struct row *r); /* the MGM rows run two implementations */
@@ -88,7 +88,7 @@ int bench_stream_setup(struct stream *s, const struct row *r, size_t len, size_t
                        unsigned seed);
 void bench_stream_free(struct stream *s);
 
-/* Clocks and measuring (measure.c). */
+/* Clocks and measuring (bench_measure.c). */
 extern int bench_use_cpu_clock; /* --clock cpu */
 void bench_choose_cycles_source(void);
 const char *bench_cycles_source_name(void);
