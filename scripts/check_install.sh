@@ -27,9 +27,7 @@ done
 
 fail() { echo "check_install: FAIL: $*" >&2; exit 1; }
 
-# GOST R 34.11-2012, example 1: M1 (63 bytes) and its 512-bit hash.
-m1=012345678901234567890123456789012345678901234567890123456789012
-want=1b54d01a4af5b9d5cc3d86d68d285462b19abc2475222f35c085122be4ba1ffa00ad30f8767b3a82384c6574f024c311e2a481332b08ef7f41797891c1646f48
+. scripts/install_user/vector.sh
 
 prefix=$tmp/prefix moddir=$tmp/ossl-modules filterdir=$tmp/nbdkit-filters
 build=$tmp/build
@@ -59,35 +57,8 @@ done
 diff <(cd include && find . -name '*.h' | sort) <(cd "$prefix/include" && find . -name '*.h' | sort) \
   || fail "installed headers differ from include/"
 
-# The consumer: hashes argv[1] with Streebog-512, prints the hex digest.
-mkdir "$tmp/user"
-cat >"$tmp/user/hash.c" <<'EOF'
-#include <gostx.h>
-#include <stdio.h>
-#include <string.h>
-
-int main(int argc, char **argv) {
-  uint8_t d[64];
-  if (argc != 2) return 2;
-  int rc = gostx_streebog(64, argv[1], strlen(argv[1]), d);
-  if (rc != GOSTX_OK) {
-    fprintf(stderr, "gostx_streebog: %s\n", gostx_strerror(rc));
-    return 1;
-  }
-  for (size_t i = 0; i < sizeof d; i++) printf("%02x", d[i]);
-  printf("\n");
-  return 0;
-}
-EOF
-cat >"$tmp/user/CMakeLists.txt" <<'EOF'
-cmake_minimum_required(VERSION 3.16)
-project(gostx_user LANGUAGES C)
-find_package(gostx 0.3 REQUIRED)
-add_executable(hash_shared hash.c)
-target_link_libraries(hash_shared PRIVATE gostx::gostx)
-add_executable(hash_static hash.c)
-target_link_libraries(hash_static PRIVATE gostx::gostx_static)
-EOF
+# The consumer (scripts/install_user): hashes argv[1] with Streebog-512.
+cp -r scripts/install_user "$tmp/user"
 
 check_run() { # NAME BINARY: runs it on M1 against the installed library only
   local got
