@@ -34,9 +34,18 @@ LAYERS = [
 # primitive's public calls): no edge from them into these layers.
 SEALED = (["modes/*", "gost89/*"], ["kernels", "dispatch"])
 
-# Cycles and upward edges that exist and are outside this check's scope,
-# each "a -> b" (an upward edge) or "cycle: a b ..." (sorted members).
-KNOWN = set()
+# What is there today outside the cipher layer's cleanup (issue 30), each
+# "a -> b" (an upward edge) or "cycle: a b ..." (its sorted members): the
+# check fails on anything else. Remove a line when its cause is fixed.
+KNOWN = {
+    # GF(2^8) multiplication for the kernels' table set-up, defined in kuz.c
+    "kuznyechik/kuz_avx2.c -> kuznyechik/kuz.c",
+    "kuznyechik/kuz_lstable.c -> kuznyechik/kuz.c",
+    # the batch engines call each other's lane helpers both ways
+    "cycle: bulk/lane_aead.c bulk/lane_modes.c bulk/lanes.c bulk/sector.c bulk/streams.c",
+    # the file format's batch task and its flow
+    "cycle: container/stream.c container/stream_flow.c",
+}
 
 SKIP_NAMES = {"if", "for", "while", "switch", "return", "sizeof"}
 
@@ -181,6 +190,7 @@ def main():
     ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
     ap.add_argument("--all", action="store_true", help="print every edge")
     ap.add_argument("--quiet", action="store_true", help="only the summary line")
+    ap.add_argument("--strict", action="store_true", help="count the known ones too")
     a = ap.parse_args()
     files, edges = build(a.root)
     bad = False
@@ -201,20 +211,20 @@ def main():
     new = 0
     for x, y in up:
         key = f"{x} -> {y}"
-        known = key in KNOWN
+        known = key in KNOWN and not a.strict
         new += not known
         if not a.quiet:
             print(f"upward{' (known)' if known else ''}: {key} "
                   f"[{LAYERS[layer_of(x)][0]} -> {LAYERS[layer_of(y)][0]}] ({edges[(x, y)]})")
     for x, y in past:
         key = f"past the handle: {x} -> {y}"
-        known = key in KNOWN
+        known = key in KNOWN and not a.strict
         new += not known
         if not a.quiet:
             print(f"{key}{' (known)' if known else ''} ({edges[(x, y)]})")
     for c in cyc:
         key = "cycle: " + " ".join(c)
-        known = key in KNOWN
+        known = key in KNOWN and not a.strict
         new += not known
         if not a.quiet:
             inner = [f"{x} -> {y} ({edges[(x, y)]})" for (x, y) in sorted(edges)

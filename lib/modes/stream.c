@@ -198,3 +198,47 @@ int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint
   gostx_memzero(&ctx, sizeof ctx);
   return rc;
 }
+
+/* ---- the one-shot calls (include/gostx/modes.h): here, beside the
+ * context they set up, so that the cores never call back into this file ---- */
+
+int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                      size_t len, uint8_t *out) {
+  return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 0, iv, iv_len, 0, 0, in, out, len);
+}
+
+int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                      size_t len, uint8_t *out) {
+  return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 1, iv, iv_len, 0, 0, in, out, len);
+}
+
+int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                      const uint8_t *in, size_t len, uint8_t *out) {
+  if (s == 0) return GOSTX_EINVAL;
+  return gostx__mode_oneshot(c, GOSTX_MODE_CFB, 0, iv, iv_len, s, 0, in, out, len);
+}
+
+int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                      const uint8_t *in, size_t len, uint8_t *out) {
+  if (s == 0) return GOSTX_EINVAL;
+  return gostx__mode_oneshot(c, GOSTX_MODE_CFB, 1, iv, iv_len, s, 0, in, out, len);
+}
+
+int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, size_t len, uint8_t *out) {
+  if (s == 0) return GOSTX_EINVAL;
+  return gostx__mode_oneshot(c, GOSTX_MODE_OFB, 0, iv, iv_len, s, 0, in, out, len);
+}
+
+int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, size_t len, uint8_t *out) {
+  if (s == 0) return GOSTX_EINVAL;
+  return gostx__mode_oneshot(c, GOSTX_MODE_CTR, 0, iv, iv_len, s, 0, in, out, len);
+}
+
+int gostx_ctr_acpkm_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                          size_t section_len, const uint8_t *in, size_t len, uint8_t *out) {
+  if (section_len == 0) return GOSTX_EINVAL;
+  return gostx__mode_oneshot(c, GOSTX_MODE_CTR_ACPKM, 0, iv, iv_len, 0, section_len, in, out,
+                             len);
+}
