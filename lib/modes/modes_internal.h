@@ -57,10 +57,4 @@ void gostx__xts_steal(gostx__xts_crypt_fn crypt, const void *ctx, int decrypt, c
                       const size_t *idx, const uint8_t *in, uint8_t *out, size_t len,
                       size_t count);
 
-/* One-shot helper: init a context for mode, run the core over len bytes,
- * wipe. Checks every argument first. */
-int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,
-                        size_t iv_len, size_t s, size_t section_len, const uint8_t *in,
-                        uint8_t *out, size_t len);
-
 #endif
