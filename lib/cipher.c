@@ -1,7 +1,18 @@
-/* The generic cipher handle: lets every GOST R 34.13 mode take Kuznyechik or
- * Magma without knowing which. */
+/* The generic cipher handle: lets every GOST R 34.13 mode take Kuznyechik,
+ * Magma or GOST 28147-89 without knowing which. The operations the modes need
+ * beyond block calls (counter keystream, chains, XTS runs, re-keying) live
+ * here too, so that the modes never reach the implementations' tables. */
+#include "blockops/xts_walk.h"
 #include "internal.h"
 #include "kuznyechik/impl.h"
+#include "magma/impl.h"
+
+/* The handle's chain ops are Magma's kernel ops, one to one. */
+_Static_assert((int)GOSTX__CHAIN_CBC == (int)GOSTX__MAGMA_CHAIN_CBC &&
+                   (int)GOSTX__CHAIN_CFB == (int)GOSTX__MAGMA_CHAIN_CFB &&
+                   (int)GOSTX__CHAIN_MAC == (int)GOSTX__MAGMA_CHAIN_MAC &&
+                   (int)GOSTX__CHAIN_OFB == (int)GOSTX__MAGMA_CHAIN_OFB,
+               "chain op numbers");
 
 int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t key[GOSTX_KEY_LEN]) {
   if (!c || !key) return GOSTX_EINVAL;
@@ -18,6 +29,23 @@ int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t key[GOSTX_KEY
     default:
       return GOSTX_EINVAL;
   }
+}
+
+int gostx_cipher_init_gost89(gostx_cipher *c, const uint8_t key[GOSTX_KEY_LEN], gostx_sbox sbox) {
+  if (!c || !key) return GOSTX_EINVAL;
+  memset(c, 0, sizeof *c);
+  /* The Magma core: the key carries the S-box set and the byte order. */
+  c->id = GOSTX_ALG_MAGMA;
+  c->block_len = GOSTX_MAGMA_BLOCK_LEN;
+  int rc = gostx_gost89_set_key(&c->u.magma, key, sbox);
+  if (rc != GOSTX_OK) gostx_cipher_clear(c);
+  return rc;
+}
+
+int gostx__cipher_rekey(gostx_cipher *c, const uint8_t key[GOSTX_KEY_LEN]) {
+  if (c->id == GOSTX_ALG_MAGMA && c->u.magma.le)
+    return gostx_cipher_init_gost89(c, key, (gostx_sbox)c->u.magma.sbox_id);
+  return gostx_cipher_init(c, (gostx_alg)c->id, key);
 }
 
 size_t gostx_cipher_block_len(const gostx_cipher *c) { return c ? c->block_len : 0; }
@@ -40,49 +68,6 @@ void gostx_cipher_clear(gostx_cipher *c) {
 
 
 /* ---- counter-mode keystream (internal.h) ---- */
-
-/* Loops on whole words per block: a memcpy of a variable n per block cost a
- * third of Magma CTR's time once the cipher was vectorised. */
-void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t count) {
-  if (n == 16) {
-    uint64_t hi = gostx_load64_be(ctr), lo = gostx_load64_be(ctr + 8);
-    for (size_t i = 0; i < count; i++, dst += 16) {
-      gostx_store64_be(dst, hi);
-      gostx_store64_be(dst + 8, lo);
-      if (inc == GOSTX__CTR_LEFT) {
-        hi++;
-      } else {
-        lo++;
-        if (inc == GOSTX__CTR_FULL) hi += (uint64_t)(lo == 0);
-      }
-      /* MGM's counters are secret: without these GCC runs the loop on the
-       * counter itself (exit when hi == hi0 + count: a compare of a secret). */
-      GOSTX_VALUE_BARRIER(hi);
-      GOSTX_VALUE_BARRIER(lo);
-    }
-    gostx_store64_be(ctr, hi);
-    gostx_store64_be(ctr + 8, lo);
-  } else {
-    if (inc == GOSTX__CTR_FULL) {
-      uint64_t v = gostx_load64_be(ctr);
-      for (size_t i = 0; i < count; i++, dst += 8, v++) gostx_store64_be(dst, v);
-      gostx_store64_be(ctr, v);
-      return;
-    }
-    /* one 32-bit half moves, the other is copied from a local (the word
-     * forms with masks measured 8 % slower in Magma-MGM) */
-    const size_t var = inc == GOSTX__CTR_RIGHT ? 4 : 0, fix = 4 - var;
-    uint8_t fixed[4];
-    uint32_t w = gostx_load32_be(ctr + var);
-    memcpy(fixed, ctr + fix, 4);
-    for (size_t i = 0; i < count; i++, dst += 8, w++) {
-      memcpy(dst + fix, fixed, 4);
-      gostx_store32_be(dst + var, w);
-      GOSTX_VALUE_BARRIER(w);
-    }
-    gostx_store32_be(ctr + var, w);
-  }
-}
 
 void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
                        uint8_t *out, size_t nblocks) {
@@ -112,4 +97,71 @@ void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const 
     if (used < k * n) used = k * n;
   }
   gostx_memzero(g, used);
+}
+
+/* ---- chains (internal.h) ---- */
+
+void gostx__magma_key_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
+                            uint8_t *out, size_t n) {
+  if (n) gostx__dispatch()->magma->chain(k, op, s, in, out, n);
+}
+
+void gostx__cipher_chain(const gostx_cipher *c, int op, uint8_t *s, const uint8_t *in,
+                         uint8_t *out, size_t nblocks) {
+  if (c->id == GOSTX_ALG_MAGMA) {
+    gostx__magma_key_chain(&c->u.magma, op, s, in, out, nblocks);
+    return;
+  }
+  /* No chain kernel: one block call per block, as the ops define. */
+  const size_t n = c->block_len;
+  uint8_t p[GOSTX_MAX_BLOCK_LEN];
+  for (size_t i = 0; i < nblocks; i++) {
+    memcpy(p, in + n * i, n); /* in may equal out */
+    if (op == GOSTX__CHAIN_CBC || op == GOSTX__CHAIN_MAC) gostx_xor(s, s, p, n);
+    gostx_cipher_encrypt_blocks(c, s, 1, s);
+    if (op == GOSTX__CHAIN_CFB) gostx_xor(s, s, p, n);
+    if (op == GOSTX__CHAIN_OFB) gostx_xor(out + n * i, s, p, n);
+    else if (op != GOSTX__CHAIN_MAC) memcpy(out + n * i, s, n);
+  }
+  gostx_memzero(p, sizeof p);
+}
+
+void gostx__gost89_imit16(const gostx_gost89_key *k, uint8_t s[8]) {
+  uint32_t a1, a0;
+  gostx__magma_load(k, s, &a1, &a0);
+  gostx__dispatch()->magma->imit16_words(k, &a1, &a0);
+  gostx__magma_store(k, s, a1, a0);
+}
+
+/* ---- XTS full blocks (internal.h) ---- */
+
+#define XTS_RUN 256 /* blocks per generic cipher call: the widest bitsliced batch */
+/* The generic loop: the contract of gostx_kuz_impl.xts on top of the
+ * implementation's block calls. */
+static void xts_generic(const struct gostx_kuz_impl *im, const gostx_kuz_key *const *keys,
+                        size_t nkeys, uint8_t *t, const size_t *idx, const uint8_t *in,
+                        uint8_t *out, size_t stride, size_t nb, size_t count, int decrypt) {
+  uint8_t tw[XTS_RUN * 16];
+  struct gostx__xts_walk w;
+  const gostx_kuz_key *k;
+  size_t m, off, used = 0;
+  const gostx_kuz_blocks_fn f = decrypt ? im->decrypt_blocks : im->encrypt_blocks;
+  gostx__xts_walk_init(&w, keys, nkeys, t, idx, stride, nb, count);
+  while ((m = gostx__xts_walk_next(&w, tw, XTS_RUN, &off, &k)) != 0) {
+    if (used < 16 * m) used = 16 * m;
+    gostx_xor(out + off, in + off, tw, 16 * m);
+    f(k, out + off, out + off, m);
+    gostx_xor(out + off, out + off, tw, 16 * m);
+  }
+  gostx_memzero(tw, used); /* only what held tweaks */
+  gostx_memzero(&w, sizeof w);
+}
+
+void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
+                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
+                     size_t count) {
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  if (!nb || !count) return;
+  if (im->xts) im->xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+  else xts_generic(im, keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
 }

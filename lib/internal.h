@@ -191,7 +191,8 @@ static inline void gostx__ctr_add(uint8_t *ctr, size_t n, unsigned inc, uint64_t
   }
 }
 
-/* count successive counter blocks of n bytes into dst, ctr left at the next. */
+/* count successive counter blocks of n bytes into dst, ctr left at the next
+ * (lib/blockops/ctr_fill.c: the kernels use it too). */
 void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t count);
 /* Counter-mode keystream for either cipher (lib/cipher.c): out = in xor
  * E(ctr), E(ctr + 1), ... over nblocks blocks (in NULL: the keystream
@@ -199,6 +200,40 @@ void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t 
  * value. The implementation's ctr kernel where it has one. */
 void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
                        uint8_t *out, size_t nblocks);
+
+/* The operations of the cipher handle beyond block calls (lib/cipher.c):
+ * what the modes use instead of the implementations' tables. */
+enum { GOSTX__CHAIN_CBC = 0, GOSTX__CHAIN_CFB = 1, GOSTX__CHAIN_MAC = 2, GOSTX__CHAIN_OFB = 3 };
+/* nblocks blocks of a mode where each block needs the previous result, s
+ * (one block) carried through: CBC s = E(s ^ in_i), out_i = s; CFB
+ * s = in_i ^ E(s), out_i = s (CFB encryption, full blocks); MAC
+ * s = E(s ^ in_i), out unused; OFB s = E(s), out_i = in_i ^ s. in == out
+ * allowed. Magma's chain kernel where the cipher is Magma or GOST 28147-89. */
+void gostx__cipher_chain(const gostx_cipher *c, int op, uint8_t *s, const uint8_t *in,
+                         uint8_t *out, size_t nblocks);
+/* The same on a bare Magma / GOST 28147-89 key (the 1989 modes). */
+void gostx__magma_key_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
+                            uint8_t *out, size_t n);
+/* s = the 16-round GOST 28147-89 core of s (IMIT), in the key's byte order. */
+void gostx__gost89_imit16(const gostx_gost89_key *k, uint8_t s[8]);
+/* Replace c's key by key, keeping its kind (Kuznyechik, Magma, or GOST
+ * 28147-89 with its S-box set): ACPKM's re-keying. */
+int gostx__cipher_rekey(gostx_cipher *c, const uint8_t key[GOSTX_KEY_LEN]);
+/* XTS step 2 (lib/cipher.c): the first nb full blocks of each unit (stride
+ * bytes apart) under keys[0] (nkeys 1) or keys[k] (nkeys = count), from the
+ * T_0 in t (count * 16 bytes), left at T_nb: the implementation's xts entry,
+ * or the generic loop. */
+void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
+                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
+                     size_t count);
+
+/* GOST 28147-89 pieces the stream batches share (lib/gost89/gost89.c; no
+ * kernel needs them, so they are not in lib/magma/impl.h): the
+ * CryptoPro key meshing constant C (RFC 4357 2.3.2: K' = D_K(C)) and one
+ * CNT counter step (N3 += C2, N4 += C1 mod 2^32 - 1). */
+#define GOSTX__GOST89_MESH_PERIOD 1024
+extern const uint8_t gostx__gost89_mesh_c[32];
+void gostx__gost89_cnt_step(uint8_t reg[8]);
 
 /* ---- Dispatch (lib/dispatch.c) ----
  * Each primitive's table type and its ISA tables live in that primitive's

@@ -84,7 +84,7 @@ GOSTX_API void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint
 
 /* ---- Generic cipher handle: what the GOST R 34.13-2015 modes take ---- */
 typedef struct gostx_cipher {
-  int id;           /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
+  int id;           /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA (also GOST 28147-89) */
   size_t block_len; /* n/8: 16 or 8 */
   union {
     gostx_kuz_key kuz;
@@ -93,6 +93,12 @@ typedef struct gostx_cipher {
 } gostx_cipher;
 
 GOSTX_API int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t key[GOSTX_KEY_LEN]);
+/* GOST 28147-89 as a cipher handle: the Magma core with the S-box set sbox
+ * and the RFC 5830 byte convention (as gostx_gost89_set_key), id
+ * GOSTX_ALG_MAGMA, 8-byte blocks; the GOST R 34.13 modes (ECB, CBC, ...) then
+ * run on it. CryptoPro key meshing stays with the 1989 modes (gost89.h). */
+GOSTX_API int gostx_cipher_init_gost89(gostx_cipher *c, const uint8_t key[GOSTX_KEY_LEN],
+                                       gostx_sbox sbox);
 GOSTX_API size_t gostx_cipher_block_len(const gostx_cipher *c);
 GOSTX_API void gostx_cipher_encrypt_blocks(const gostx_cipher *c, const uint8_t *in,
                                            size_t nblocks, uint8_t *out);

@@ -7,7 +7,8 @@
  * ASN.1 name, e.g. 1.2.643.2.2.31.1 or id-Gost28147-89-CryptoPro-A-ParamSet;
  * unset or empty: TC26-Z), as gostprov does; the CNT pair has fixed sets.
  * CFB/CNT run on the library's streaming gamma (gostx_gost89_*), CBC on its
- * block calls. */
+ * GOST R 34.13 CBC context over GOST 28147-89 as a cipher handle
+ * (gostx_cipher_init_gost89); the padding stays here, as OpenSSL's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +27,13 @@ typedef struct g89_desc {
 
 typedef struct g89_ctx {
   gostx_gost89_ctx s;   /* CFB/CNT stream */
-  gostx_gost89_key key; /* CBC */
+  gostx_gost89_key key; /* CFB/CNT */
+  gostx_cipher c;       /* CBC */
+  gostx_mode_ctx cbc;   /* CBC chain, whole blocks, no padding of its own */
   const g89_desc *d;
   int enc, key_set, iv_set, started, padding;
   uint8_t iv[G89_BLOCK];
-  uint8_t reg[G89_BLOCK]; /* CBC chaining block */
-  prov_blockbuf pending;  /* CBC input short of a block */
+  prov_blockbuf pending; /* CBC input short of a block */
   prov_keystream ks;      /* CNT: keystream made ahead for short updates */
 } g89_ctx;
 
@@ -61,7 +63,9 @@ static int g89_start(g89_ctx *x) {
     int rc = gostx_gost89_init(&x->s, &x->key, x->d->mode, !x->enc, x->iv, 1);
     if (rc != GOSTX_OK) return prov_lib_err(rc, "gost89 init");
   } else {
-    memcpy(x->reg, x->iv, G89_BLOCK);
+    int rc = gostx_mode_init(&x->cbc, &x->c, GOSTX_MODE_CBC, !x->enc, x->iv, G89_BLOCK, 0,
+                             GOSTX_PAD_NONE, 0);
+    if (rc != GOSTX_OK) return prov_lib_err(rc, "cbc init");
   }
   x->started = 1;
   return 1;
@@ -94,7 +98,8 @@ static int g89_init(void *vx, const unsigned char *key, size_t keylen, const uns
   if (key) {
     int sbox = x->d->sbox >= 0 ? x->d->sbox : crypt_params_sbox();
     if (sbox < 0) return 0;
-    int rc = gostx_gost89_set_key(&x->key, key, sbox);
+    int rc = x->d->mode ? gostx_gost89_set_key(&x->key, key, sbox)
+                        : gostx_cipher_init_gost89(&x->c, key, sbox);
     if (rc != GOSTX_OK) return prov_lib_err(rc, "key");
     x->key_set = 1;
   }
@@ -103,25 +108,12 @@ static int g89_init(void *vx, const unsigned char *key, size_t keylen, const uns
 
 PROV_CIPHER_INITS(g89)
 
-/* CBC over whole blocks: encryption is a chain (block by block), decryption
- * takes each block through the cipher, then XORs. */
+/* CBC over whole blocks: the library's chain. */
 static int cbc_blocks(void *vx, const uint8_t *in, uint8_t *out, size_t len) {
   g89_ctx *x = vx;
-  uint8_t t[G89_BLOCK], c[G89_BLOCK];
-  for (size_t i = 0; i < len; i += G89_BLOCK, in += G89_BLOCK, out += G89_BLOCK) {
-    if (x->enc) {
-      for (int j = 0; j < G89_BLOCK; j++) t[j] = in[j] ^ x->reg[j];
-      gostx_gost89_encrypt_blocks(&x->key, t, 1, out);
-      memcpy(x->reg, out, G89_BLOCK);
-    } else {
-      memcpy(c, in, G89_BLOCK);
-      gostx_gost89_decrypt_blocks(&x->key, in, 1, t);
-      for (int j = 0; j < G89_BLOCK; j++) out[j] = t[j] ^ x->reg[j];
-      memcpy(x->reg, c, G89_BLOCK);
-    }
-  }
-  gostx_memzero(t, sizeof t);
-  return 1;
+  size_t done;
+  int rc = gostx_mode_update(&x->cbc, in, len, out, &done);
+  return rc == GOSTX_OK && done == len ? 1 : prov_lib_err(rc ? rc : GOSTX_ESTATE, "cbc");
 }
 
 /* CFB and CNT bytes through the library's streaming context. */

@@ -9,7 +9,7 @@
  * RFC 4357 constant; CNT then re-encrypts its counter register N3||N4 and CFB
  * its feedback block under K' (IMIT keeps its state). */
 #include "gostx/gost89.h"
-#include "magma/impl.h"
+#include "internal.h"
 
 #define MESH_PERIOD GOSTX__GOST89_MESH_PERIOD
 
@@ -200,8 +200,7 @@ static void cfb_update(gostx_gost89_ctx *ctx, const uint8_t *in, size_t len, uin
       size_t n = (len - i) / 8;
       if (ctx->meshing && n > (MESH_PERIOD - ctx->processed) / 8)
         n = (MESH_PERIOD - ctx->processed) / 8;
-      gostx__dispatch()->magma->chain(&ctx->key, GOSTX__MAGMA_CHAIN_CFB, ctx->iv, in + i, out + i,
-                                      n);
+      gostx__magma_key_chain(&ctx->key, GOSTX__CHAIN_CFB, ctx->iv, in + i, out + i, n);
       ctx->processed += 8 * n;
       i += 8 * n - 1; /* the loop's i++ */
       continue;
@@ -262,16 +261,11 @@ int gostx_gost89_cfb(const gostx_gost89_key *k, const uint8_t iv[8], int meshing
 
 /* state = 16-round core(state xor block), meshing the key first when due. */
 static void imit_block(gostx_gost89_ctx *ctx, const uint8_t block[8]) {
-  uint8_t x[8];
-  uint32_t a1, a0;
   if (ctx->meshing && ctx->processed == MESH_PERIOD) mesh(ctx, NULL);
-  gostx_xor(x, ctx->iv, block, 8);
-  gostx__magma_load(&ctx->key, x, &a1, &a0);
-  gostx__dispatch()->magma->imit16_words(&ctx->key, &a1, &a0);
-  gostx__magma_store(&ctx->key, ctx->iv, a1, a0);
+  gostx_xor(ctx->iv, ctx->iv, block, 8);
+  gostx__gost89_imit16(&ctx->key, ctx->iv);
   ctx->processed += 8;
   ctx->total++;
-  gostx_memzero(x, sizeof x);
 }
 
 int gostx_gost89_imit_init(gostx_gost89_ctx *ctx, const gostx_gost89_key *k, const uint8_t *iv,

@@ -23,7 +23,7 @@
  * Key schedule, tails and modes stay in portable code; this file is only the
  * block loops. */
 #include "impl.h"
-#include "modes/xts_walk.h"
+#include "blockops/xts_walk.h"
 
 #ifdef GOSTX_ARCH_X86_64
 #include <immintrin.h>

@@ -168,11 +168,6 @@ extern const struct gostx_magma_impl gostx_magma_avx512;
 extern const struct gostx_magma_impl gostx_magma_neon; /* byte-sliced, lib/magma/magma_neon.c */
 #endif
 
-/* GOST 28147-89 pieces the stream batches share (lib/gost89/gost89.c): the
- * CryptoPro key meshing constant C (RFC 4357 2.3.2: K' = D_K(C)) and one
- * CNT counter step (N3 += C2, N4 += C1 mod 2^32 - 1). */
-#define GOSTX__GOST89_MESH_PERIOD 1024
-extern const uint8_t gostx__gost89_mesh_c[32];
-void gostx__gost89_cnt_step(uint8_t reg[8]);
+/* The GOST 28147-89 pieces the stream batches share: internal.h. */
 
 #endif

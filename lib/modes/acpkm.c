@@ -17,7 +17,7 @@ int gostx_acpkm_next_key(const gostx_cipher *c, uint8_t next_key[GOSTX_KEY_LEN])
 int gostx__acpkm_rekey(gostx_cipher *c) {
   uint8_t k[GOSTX_KEY_LEN];
   int rc = gostx_acpkm_next_key(c, k);
-  if (rc == GOSTX_OK) rc = gostx_cipher_init(c, c->id, k);
+  if (rc == GOSTX_OK) rc = gostx__cipher_rekey(c, k);
   gostx_memzero(k, sizeof k);
   return rc;
 }

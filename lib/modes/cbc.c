@@ -7,12 +7,12 @@
 void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks) {
   const size_t n = ctx->n, z = ctx->m / n;
   size_t slot = ctx->slot;
-  if (!ctx->decrypt && z == 1 && ctx->c.id == GOSTX_ALG_MAGMA) {
-    /* Magma with one register block: the chain stays in registers. */
-    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_CBC, ctx->reg, in, out,
-                                    nblocks);
+  if (!ctx->decrypt && z == 1) {
+    /* One register block: the cipher's chain (Magma's keeps it in registers). */
+    gostx__cipher_chain(&ctx->c, GOSTX__CHAIN_CBC, ctx->reg, in, out, nblocks);
   } else if (!ctx->decrypt) {
-    /* Each block needs the previous result: one block per cipher call. */
+    /* Each block needs the previous result: one block per cipher call, the
+     * register's z blocks round-robin. */
     uint8_t x[GOSTX_MAX_BLOCK_LEN];
     for (size_t i = 0; i < nblocks; i++) {
       uint8_t *r = ctx->reg + slot * n;
@@ -54,14 +54,4 @@ void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, siz
     }
   }
   ctx->slot = slot;
-}
-
-int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
-                      size_t len, uint8_t *out) {
-  return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 0, iv, iv_len, 0, 0, in, out, len);
-}
-
-int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
-                      size_t len, uint8_t *out) {
-  return gostx__mode_oneshot(c, GOSTX_MODE_CBC, 1, iv, iv_len, 0, 0, in, out, len);
 }

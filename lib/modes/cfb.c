@@ -48,13 +48,12 @@ void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
     out += done;
     len -= done;
   }
-  if (!ctx->decrypt && s == n && m == n && ctx->pos == s && len >= n &&
-      ctx->c.id == GOSTX_ALG_MAGMA) {
-    /* Magma encryption with a one-block register: whole blocks in one
-     * chain; R ends as the last ciphertext block, no segment open. */
+  if (!ctx->decrypt && s == n && m == n && ctx->pos == s && len >= n) {
+    /* Encryption with a one-block register: whole blocks in one chain (in
+     * registers for Magma); R ends as the last ciphertext block, no
+     * segment open. */
     const size_t nb = len / n;
-    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_CFB, ctx->reg, in, out,
-                                    nb);
+    gostx__cipher_chain(&ctx->c, GOSTX__CHAIN_CFB, ctx->reg, in, out, nb);
     in += nb * n;
     out += nb * n;
     len -= nb * n;
@@ -79,16 +78,4 @@ void gostx__cfb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
     out += take;
     len -= take;
   }
-}
-
-int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                      const uint8_t *in, size_t len, uint8_t *out) {
-  if (s == 0) return GOSTX_EINVAL;
-  return gostx__mode_oneshot(c, GOSTX_MODE_CFB, 0, iv, iv_len, s, 0, in, out, len);
-}
-
-int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                      const uint8_t *in, size_t len, uint8_t *out) {
-  if (s == 0) return GOSTX_EINVAL;
-  return gostx__mode_oneshot(c, GOSTX_MODE_CFB, 1, iv, iv_len, s, 0, in, out, len);
 }

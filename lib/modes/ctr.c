@@ -73,16 +73,3 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
   }
   gostx_memzero(g, used);
 }
-
-int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                    const uint8_t *in, size_t len, uint8_t *out) {
-  if (s == 0) return GOSTX_EINVAL;
-  return gostx__mode_oneshot(c, GOSTX_MODE_CTR, 0, iv, iv_len, s, 0, in, out, len);
-}
-
-int gostx_ctr_acpkm_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
-                          size_t section_len, const uint8_t *in, size_t len, uint8_t *out) {
-  if (section_len == 0) return GOSTX_EINVAL;
-  return gostx__mode_oneshot(c, GOSTX_MODE_CTR_ACPKM, 0, iv, iv_len, 0, section_len, in, out,
-                             len);
-}

@@ -4,7 +4,6 @@
 #define GOSTX_MODES_INTERNAL_H
 
 #include "internal.h"
-#include "magma/impl.h"
 
 /* Bytes per multi-block call: modes that can batch (ECB, CTR gamma, CBC and
  * CFB decryption) hand the block cipher this much at a time, so that wide
@@ -48,13 +47,7 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
 void gostx__xts_units(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
                       uint64_t step, const size_t *idx, const uint8_t *in, uint8_t *out,
                       size_t len, size_t count);
-/* Step 2 alone: the first nb full blocks of each unit (stride bytes apart)
- * under keys[0] (nkeys 1) or keys[k] (nkeys = count), from the T_0 in t
- * (count * 16 bytes), left at T_nb: the implementation's xts entry, or the
- * generic loop. */
-void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
-                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
-                     size_t count);
+/* Step 2 alone: gostx__xts_full (internal.h, the cipher layer). */
 /* Step 3 alone: ciphertext stealing for count <= GOSTX__XTS_UNITS units of
  * len bytes (len % 16 != 0), t[k] = T_m of unit k (m = len / 16 - 1, the
  * last full block, not yet processed). crypt runs n blocks in place, block
@@ -63,11 +56,5 @@ typedef void (*gostx__xts_crypt_fn)(const void *ctx, int decrypt, uint8_t *buf, 
 void gostx__xts_steal(gostx__xts_crypt_fn crypt, const void *ctx, int decrypt, const uint8_t *t,
                       const size_t *idx, const uint8_t *in, uint8_t *out, size_t len,
                       size_t count);
-
-/* One-shot helper: init a context for mode, run the core over len bytes,
- * wipe. Checks every argument first. */
-int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,
-                        size_t iv_len, size_t s, size_t section_len, const uint8_t *in,
-                        uint8_t *out, size_t len);
 
 #endif

@@ -6,12 +6,11 @@
 
 void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
   const size_t n = ctx->n, z = ctx->m / n, s = ctx->s;
-  if (z == 1 && s == n && ctx->pos == s && len >= n && ctx->c.id == GOSTX_ALG_MAGMA) {
-    /* Magma with a one-block register: whole blocks in one chain, the
-     * register in CPU registers (after it, no segment is open). */
+  if (z == 1 && s == n && ctx->pos == s && len >= n) {
+    /* A one-block register: whole blocks in one chain (Magma keeps the
+     * register in CPU registers); after it, no segment is open. */
     const size_t nb = len / n;
-    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_OFB, ctx->reg, in, out,
-                                    nb);
+    gostx__cipher_chain(&ctx->c, GOSTX__CHAIN_OFB, ctx->reg, in, out, nb);
     ctx->slot = 0;
     in += nb * n;
     out += nb * n;
@@ -43,10 +42,4 @@ void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
     out += take;
     len -= take;
   }
-}
-
-int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
-                    const uint8_t *in, size_t len, uint8_t *out) {
-  if (s == 0) return GOSTX_EINVAL;
-  return gostx__mode_oneshot(c, GOSTX_MODE_OFB, 0, iv, iv_len, s, 0, in, out, len);
 }

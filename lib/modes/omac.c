@@ -97,11 +97,11 @@ int gostx_omac_update(gostx_omac_ctx *ctx, const uint8_t *in, size_t len) {
   }
   if (!len) return GOSTX_OK;
   absorb(ctx, ctx->buf);
-  if (!ctx->acpkm && ctx->c.id == GOSTX_ALG_MAGMA && len > n) {
-    /* Magma: all but the last block in one chain, the state in registers. */
+  if (!ctx->acpkm && len > n) {
+    /* All but the last block in one chain (Magma keeps the state in
+     * registers). */
     const size_t nb = (len - 1) / n;
-    gostx__dispatch()->magma->chain(&ctx->c.u.magma, GOSTX__MAGMA_CHAIN_MAC, ctx->state, in, NULL,
-                                    nb);
+    gostx__cipher_chain(&ctx->c, GOSTX__CHAIN_MAC, ctx->state, in, NULL, nb);
     ctx->blocks += nb;
     in += nb * n;
     len -= nb * n;

@@ -1,5 +1,6 @@
 /* The gostx_mode_* streaming context for ECB, CBC, CFB, OFB, CTR and
- * CTR-ACPKM, and the one-shot helper the mode files share. Block modes
+ * CTR-ACPKM, and the one-shot calls of those modes (ECB's own is in ecb.c):
+ * the cores (ecb.c, cbc.c, cfb.c, ofb.c, ctr.c) never call back here. Block modes
  * (ECB/CBC) buffer a partial block and pad in final; the stream-like modes
  * pass everything straight to their cores (cfb.c, ofb.c, ctr.c). */
 #include "modes_internal.h"
@@ -178,7 +179,9 @@ void gostx_mode_clear(gostx_mode_ctx *ctx) {
   if (ctx) gostx_memzero(ctx, sizeof *ctx);
 }
 
-int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,
+/* Init a context for mode, run the core over len bytes, wipe; every
+ * argument is checked first. */
+static int mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,
                         size_t iv_len, size_t s, size_t section_len, const uint8_t *in,
                         uint8_t *out, size_t len) {
   if (len && (!in || !out)) return GOSTX_EINVAL;
@@ -197,4 +200,50 @@ int gostx__mode_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint
   }
   gostx_memzero(&ctx, sizeof ctx);
   return rc;
+}
+
+/* ---- the one-shot calls (include/gostx/modes.h): here, beside the
+ * context they set up, so that the cores never call back into this file ---- */
+
+/* The segment modes: s = 0 is refused here (the context reads it as n). */
+static int segment_oneshot(const gostx_cipher *c, int mode, int decrypt, const uint8_t *iv,
+                           size_t iv_len, size_t s, const uint8_t *in, size_t len, uint8_t *out) {
+  if (s == 0) return GOSTX_EINVAL;
+  return mode_oneshot(c, mode, decrypt, iv, iv_len, s, 0, in, out, len);
+}
+
+int gostx_cbc_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                      size_t len, uint8_t *out) {
+  return mode_oneshot(c, GOSTX_MODE_CBC, 0, iv, iv_len, 0, 0, in, out, len);
+}
+
+int gostx_cbc_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, const uint8_t *in,
+                      size_t len, uint8_t *out) {
+  return mode_oneshot(c, GOSTX_MODE_CBC, 1, iv, iv_len, 0, 0, in, out, len);
+}
+
+int gostx_cfb_encrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                      const uint8_t *in, size_t len, uint8_t *out) {
+  return segment_oneshot(c, GOSTX_MODE_CFB, 0, iv, iv_len, s, in, len, out);
+}
+
+int gostx_cfb_decrypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                      const uint8_t *in, size_t len, uint8_t *out) {
+  return segment_oneshot(c, GOSTX_MODE_CFB, 1, iv, iv_len, s, in, len, out);
+}
+
+int gostx_ofb_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, size_t len, uint8_t *out) {
+  return segment_oneshot(c, GOSTX_MODE_OFB, 0, iv, iv_len, s, in, len, out);
+}
+
+int gostx_ctr_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len, size_t s,
+                    const uint8_t *in, size_t len, uint8_t *out) {
+  return segment_oneshot(c, GOSTX_MODE_CTR, 0, iv, iv_len, s, in, len, out);
+}
+
+int gostx_ctr_acpkm_crypt(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
+                          size_t section_len, const uint8_t *in, size_t len, uint8_t *out) {
+  if (section_len == 0) return GOSTX_EINVAL;
+  return mode_oneshot(c, GOSTX_MODE_CTR_ACPKM, 0, iv, iv_len, 0, section_len, in, out, len);
 }

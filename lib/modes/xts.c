@@ -24,11 +24,7 @@
  * tweak encryption, the little-endian alpha multiplication and plain64
  * sector numbering); ciphertext stealing rests on the IEEE 1619 text and is
  * checked against a textbook version in tests/test_xts.c. */
-#include "kuznyechik/impl.h"
 #include "modes_internal.h"
-#include "xts_walk.h"
-
-#define XTS_RUN 256 /* blocks per generic cipher call: the widest bitsliced batch */
 
 int gostx_xts_set_key(gostx_xts_key *x, const uint8_t key[GOSTX_XTS_KEY_LEN]) {
   int rc;
@@ -43,99 +39,6 @@ int gostx_xts_set_key(gostx_xts_key *x, const uint8_t key[GOSTX_XTS_KEY_LEN]) {
 
 void gostx_xts_clear(gostx_xts_key *x) {
   if (x) gostx_memzero(x, sizeof *x);
-}
-
-/* ---- the walk over units' full blocks (internal.h) ---- */
-
-void gostx__xts_walk_init(struct gostx__xts_walk *w, const gostx_kuz_key *const *keys,
-                          size_t nkeys, uint8_t *t, const size_t *idx, size_t stride, size_t nb,
-                          size_t count) {
-  w->fill = NULL;
-  w->keys = keys;
-  w->nkeys = nkeys;
-  w->t = t;
-  w->idx = idx;
-  w->stride = stride;
-  w->nb = nb;
-  w->count = count;
-  w->u = w->j = 0;
-  w->lo = count ? gostx_load64_le(t) : 0;
-  w->hi = count ? gostx_load64_le(t + 8) : 0;
-}
-
-static size_t walk_pos(const struct gostx__xts_walk *w, size_t u) {
-  return (w->idx ? w->idx[u] : u) * w->stride;
-}
-
-static const gostx_kuz_key *walk_key(const struct gostx__xts_walk *w, size_t u) {
-  return w->keys[w->nkeys == 1 ? 0 : u];
-}
-
-size_t gostx__xts_walk_next(struct gostx__xts_walk *w, uint8_t *tw, size_t max, size_t *off,
-                            const gostx_kuz_key **key) {
-  size_t m = 0;
-  if (w->u == w->count) return 0;
-  *off = walk_pos(w, w->u) + 16 * w->j;
-  *key = walk_key(w, w->u);
-  while (m < max) {
-    size_t b = w->nb - w->j < max - m ? w->nb - w->j : max - m;
-    if (w->fill) {
-      w->fill(tw + 16 * m, &w->lo, &w->hi, b);
-      m += b;
-    } else {
-      for (size_t i = 0; i < b; i++, m++) {
-        gostx_store64_le(tw + 16 * m, w->lo);
-        gostx_store64_le(tw + 16 * m + 8, w->hi);
-        gostx__xts_mul_alpha(&w->lo, &w->hi);
-      }
-    }
-    w->j += b;
-    if (w->j < w->nb) break; /* the run is full */
-    /* Unit done: its next tweak back to t, the next unit's T_0 in. */
-    uint8_t *tu = w->t + 16 * w->u;
-    gostx_store64_le(tu, w->lo);
-    gostx_store64_le(tu + 8, w->hi);
-    const size_t end = walk_pos(w, w->u) + 16 * w->nb;
-    w->j = 0;
-    if (++w->u == w->count) break;
-    w->lo = gostx_load64_le(tu + 16);
-    w->hi = gostx_load64_le(tu + 24);
-    /* The run ends at a unit that is not adjacent or has another key. */
-    if (walk_pos(w, w->u) != end || walk_key(w, w->u) != *key) break;
-  }
-  return m;
-}
-
-/* ---- step 2: full blocks ---- */
-
-/* The generic loop: the contract of gostx_kuz_impl.xts on top of the
- * implementation's block calls. */
-static void xts_generic(const struct gostx_kuz_impl *im, const gostx_kuz_key *const *keys,
-                        size_t nkeys, uint8_t *t, const size_t *idx, const uint8_t *in,
-                        uint8_t *out, size_t stride, size_t nb, size_t count, int decrypt) {
-  uint8_t tw[XTS_RUN * 16];
-  struct gostx__xts_walk w;
-  const gostx_kuz_key *k;
-  size_t m, off, used = 0;
-  const gostx_kuz_blocks_fn f = decrypt ? im->decrypt_blocks : im->encrypt_blocks;
-  gostx__xts_walk_init(&w, keys, nkeys, t, idx, stride, nb, count);
-  while ((m = gostx__xts_walk_next(&w, tw, XTS_RUN, &off, &k)) != 0) {
-    if (used < 16 * m) used = 16 * m;
-    gostx_xor(out + off, in + off, tw, 16 * m);
-    f(k, out + off, out + off, m);
-    gostx_xor(out + off, out + off, tw, 16 * m);
-  }
-  gostx_memzero(tw, used); /* only what held tweaks */
-  gostx_memzero(&w, sizeof w);
-}
-
-void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
-                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
-                     size_t count) {
-  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
-  if (!nb || !count) return;
-  if (im->xts) im->xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
-  else xts_generic(im, keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
 }
 
 /* ---- step 3: ciphertext stealing ---- */

@@ -1,6 +1,7 @@
-/* The XTS walker, defined by the generic loop in lib/modes/xts.c and shared
- * with the Kuznyechik kernels that implement the impl's xts entry: its own
- * header, so that a kernel needs no modes' internals. Not installed. */
+/* The XTS walker (lib/blockops/xts_walk.c), shared by the generic XTS loop
+ * (lib/cipher.c) and the Kuznyechik kernels that implement the impl's xts
+ * entry: below both, so that no kernel reaches up into the modes. Not
+ * installed. */
 #ifndef GOSTX_XTS_WALK_H
 #define GOSTX_XTS_WALK_H
 
@@ -10,7 +11,7 @@
  * entry) in runs: each run is at most max blocks under one key that lie back
  * to back in memory (within a unit, or across units whose positions are
  * adjacent and whose key pointers are equal), and comes with its tweaks. The
- * generic loop (lib/modes/xts.c) and the bitsliced kernels use it; wipe the
+ * generic loop (lib/cipher.c) and the bitsliced kernels use it; wipe the
  * walker with gostx_memzero after use. */
 struct gostx__xts_walk {
   /* Writes n tweaks from (*lo, *hi) on, leaves it at the next one: a

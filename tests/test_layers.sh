@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# lib/'s file graph keeps its layers (scripts/layers.py): no include or call
+# cycle between files, no call or include from a lower layer up, no mode
+# reaching past the gostx_cipher handle, beyond the script's KNOWN list. Then
+# the script must catch each kind when one is planted in a copy of lib/.
+. "$(dirname "$0")/cli_common.sh" layers no-gostx
+command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+layers="$root/scripts/layers.py"
+check "the tree keeps its layers" python3 "$layers" --root "$root"
+plant() { # plant NAME FILE LINE: a copy of lib/ with LINE appended to FILE must fail
+  rm -rf "$T/lib" && cp -r "$root/lib" "$T/lib"
+  printf '%s\n' "$3" >>"$T/lib/$2"
+  if python3 "$layers" --root "$T" --quiet >"$T/out" 2>&1; then
+    bad "planted $1 not found: $(cat "$T/out")"
+  else
+    ok
+  fi
+}
+plant "upward include" magma/magma_portable.c '#include "modes/modes_internal.h"'
+plant "upward call" blockops/ctr_fill.c 'void f(void) { gostx__cipher_ctr(0, 0, 0, 0, 0, 0); }'
+plant "cycle" modes/ecb.c 'void g(void) { gostx_mode_clear(0); }'
+plant "past the handle" modes/cbc.c 'void h(void) { gostx__dispatch(); }'
+finish
