@@ -18,7 +18,8 @@
 #   cpu s/GB CPU seconds (utime + stime from /proc/PID/stat) of both tunnel
 #            processes per 10^9 bytes delivered
 # Then the crypto alone (CRYPTO=0 skips it): build/bench/esp_speed (lib/esp,
-# the tunnel's seal and open) against `gostx bench --batch 1408`.
+# the tunnel's seal and open, against raw MGM and the MGM stream batch on the
+# same CPU clock) and, for reference, `gostx bench --batch 1408` (wall clock).
 set -u
 SECS=${1:-4}
 RUNS=${2:-3}
