@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# iperf3 through two network namespaces joined by a veth pair: no tunnel,
-# gostx tunnel with Kuznyechik-MGM and Magma-MGM (RFC 9227 transforms),
-# wireguard-go (ChaCha20-Poly1305, userspace like gostx) and OpenVPN 2.6
-# with AES-256-GCM (userspace, one thread). Root; Debian packages iproute2,
-# iperf3, wireguard-go, wireguard-tools, openvpn, openssl (those missing are
-# skipped with a note).
-#   usage: bench/net_tunnel.sh [SECONDS (5)] [STREAMS (1)]
-# Prints one line per setup: Mbit/s at the receiver.
+# iperf3 through two network namespaces joined by a veth pair, in one run:
+# no tunnel; gostx tunnel with Kuznyechik-MGM and Magma-MGM (RFC 9227
+# transforms), each with one worker and with two; wireguard-go
+# (ChaCha20-Poly1305, userspace like gostx); OpenVPN 2.6 with AES-256-GCM
+# (userspace, one thread). Every tunnel's MTU is 1400. Root; Debian
+# packages iproute2, iperf3, wireguard-go, wireguard-tools, openvpn, openssl
+# (those missing are skipped with a note).
+#   usage: bench/net_tunnel.sh [SECONDS (4)] [RUNS (3)]
+# Tests: TCP with 1 and 4 streams; UDP at full rate (-b 0) with payloads of
+# 1372 bytes (1400-byte IP packets, the MTU) and of 64 bytes.
+# Per setup and test, the median of RUNS runs of (per second: over the
+# iperf3 client's SECONDS):
+#   Gbit/s   IP bytes the receiving side's tunnel device delivered (its
+#            rx_bytes, so the same measure for every setup; for TCP about
+#            2 % above iperf3's payload rate)
+#   kpps     IP packets that device delivered, thousands per second
+#   cpu s/GB CPU seconds (utime + stime from /proc/PID/stat) of both tunnel
+#            processes per 10^9 bytes delivered
+# Then the crypto alone (CRYPTO=0 skips it): build/bench/esp_speed (lib/esp,
+# the tunnel's seal and open, against raw MGM and the MGM stream batch on the
+# same CPU clock) and, for reference, `gostx bench --batch 1408` (wall clock).
 set -u
-SECS=${1:-5}
-STREAMS=${2:-1}
+SECS=${1:-4}
+RUNS=${2:-3}
 G=${GOSTX:-build/gostx}
 [ "$(id -u)" = 0 ] || { echo "net_tunnel: needs root"; exit 1; }
+command -v iperf3 >/dev/null || { echo "net_tunnel: iperf3 missing"; exit 1; }
 NA=gxba$$ NB=gxbb$$ VA=gxbva$$ VB=gxbvb$$
 T=$(mktemp -d)
 PIDS=()
@@ -43,40 +57,76 @@ stop_all() {
   PIDS=()
 }
 wait_dev() { for _ in $(seq 50); do ip -n $1 link show $2 >/dev/null 2>&1 && return; sleep 0.1; done; }
-measure() { # NAME SERVER_ADDR
-  ip netns exec $NB timeout $((SECS + 20)) iperf3 -s -1 -B $2 >/dev/null 2>&1 &
+# rx bytes and packets of device $2 in namespace $1
+dev_rx() { ip -n $1 -s -j link show $2 | python3 -c \
+  'import json,sys; s=json.load(sys.stdin)[0]["stats64"]["rx"]; print(s["bytes"], s["packets"])'; }
+# CPU clock ticks (utime + stime) of the processes named
+ticks() {
+  local t=0 p
+  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0))); done
+  echo $t
+}
+HZ=$(getconf CLK_TCK)
+
+# one run: DEV SERVER_ADDR IPERF_CLIENT_ARGS...; prints "Gbit/s kpps cpu_s_per_GB"
+one() {
+  local dev=$1 addr=$2
+  shift 2
+  ip netns exec $NB timeout $((SECS + 20)) iperf3 -s -1 -B $addr >/dev/null 2>&1 &
   local s=$!
   sleep 0.5
-  local r
-  r=$(ip netns exec $NA timeout $((SECS + 15)) iperf3 -c $2 -t "$SECS" -P "$STREAMS" -f m 2>&1 |
-    awk '/receiver/ {v = $(NF-2)} END {print v}')
+  local r0 p0 t0 r1 p1 t1
+  read -r r0 p0 < <(dev_rx $NB $dev)
+  t0=$(ticks "${PIDS[@]}")
+  ip netns exec $NA timeout $((SECS + 15)) iperf3 -c $addr -t "$SECS" "$@" >>"$T/iperf.log" 2>&1
+  t1=$(ticks "${PIDS[@]}")
+  read -r r1 p1 < <(dev_rx $NB $dev)
   wait $s 2>/dev/null
-  printf '%-34s %8s Mbit/s\n' "$1" "${r:-failed}"
+  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v hz=$HZ -v s="$SECS" \
+    -v n=${#PIDS[@]} 'BEGIN {
+      printf "%.3f %.1f %s\n", b * 8 / s / 1e9, p / s / 1e3,
+      (n && b) ? sprintf("%.2f", c / hz / (b / 1e9)) : "-" }'
+}
+# the median (by Gbit/s) of RUNS runs
+median() {
+  for _ in $(seq "$RUNS"); do one "$@"; done | sort -n | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'
+}
+TESTS=("tcp x1|-P 1" "tcp x4|-P 4" "udp 1372 B|-u -b 0 -l 1372" "udp 64 B|-u -b 0 -l 64")
+measure() { # NAME DEV SERVER_ADDR
+  local t
+  for t in "${TESTS[@]}"; do
+    # shellcheck disable=SC2086
+    printf '%-30s %-11s %8s %9s %8s\n' "$1" "${t%%|*}" $(median $2 $3 ${t#*|})
+  done
 }
 
-echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), iperf3 ${SECS}s x $STREAMS stream(s)"
-[ -n "${ONLY_PEERS:-}" ] || measure "veth, no tunnel" 10.231.0.2
+echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# iperf3 ${SECS}s, median of $RUNS runs; MTU 1400 in every tunnel"
+printf '%-30s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
+measure "veth, no tunnel" $VB 10.231.0.2
 
-gostx_run() { # TRANSFORM SALT
+gostx_run() { # TRANSFORM THREADS
   head -c 32 /dev/urandom >"$T/k1"
   head -c 32 /dev/urandom >"$T/k2"
-  rm -f "$T"/*.seq
+  rm -f "$T"/*.seq*
   for side in a b; do
     if [ $side = a ]; then l=10.231.0.1 p=10.231.0.2 o=0x1001 i=0x2002 ko=k1 ki=k2 ns=$NA ad=10.232.0.1
     else l=10.231.0.2 p=10.231.0.1 o=0x2002 i=0x1001 ko=k2 ki=k1 ns=$NB ad=10.232.0.2; fi
-    printf 'local = %s:4500\npeer = %s:4500\ntun = gxb0\ntransform = %s\nspi_out = %s\nspi_in = %s\nkey_out = %s\nkey_in = %s\nstate = %s\n' \
-      $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" >"$T/$side.conf"
+    printf 'local = %s:4500\npeer = %s:4500\ntun = gxb0\nmtu = 1400\ntransform = %s\nspi_out = %s\nspi_in = %s\nkey_out = %s\nkey_in = %s\nstate = %s\nthreads = %s\n' \
+      $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" "$2" >"$T/$side.conf"
     bg $ns gostx-$side "$G" tunnel -c "$T/$side.conf"
     wait_dev $ns gxb0
     ip -n $ns addr add $ad/30 dev gxb0
   done
-  measure "gostx tunnel $1" 10.232.0.2
+  measure "gostx $1 t$2" gxb0 10.232.0.2
   stop_all
 }
-if [ -x "$G" ] && [ -z "${ONLY_PEERS:-}" ]; then
-  gostx_run kuznyechik-mgm-ktree
-  gostx_run magma-mgm-ktree
-elif [ -z "${ONLY_PEERS:-}" ]; then
+if [ -x "$G" ]; then
+  for tr in kuznyechik-mgm-ktree magma-mgm-ktree; do
+    gostx_run $tr 1
+    gostx_run $tr 2
+  done
+else
   echo "gostx: $G not built: skipped"
 fi
 
@@ -93,9 +143,9 @@ if command -v wireguard-go >/dev/null && command -v wg >/dev/null; then
     ip netns exec $ns wg set $dev private-key "$T/wg$side.key" listen-port 51820 \
       peer "$(cat "$T/wg$peer.pub")" allowed-ips 10.233.0.0/30 endpoint $ep:51820
     ip -n $ns addr add $ad/30 dev $dev
-    ip -n $ns link set $dev mtu 1420 up
+    ip -n $ns link set $dev mtu 1400 up
   done
-  measure "wireguard-go (ChaCha20-Poly1305)" 10.233.0.2
+  measure "wireguard-go $(wireguard-go --version 2>/dev/null | grep -o 'v[0-9.]*' | head -1)" gxwgb$$ 10.233.0.2
   stop_all
 else
   echo "wireguard-go: not installed (apt-get install wireguard-go wireguard-tools): skipped"
@@ -107,21 +157,27 @@ if command -v openvpn >/dev/null && command -v openssl >/dev/null; then
       -subj "/CN=$side" -keyout "$T/ov$side.key" -out "$T/ov$side.crt" 2>/dev/null
   done
   fp() { openssl x509 -fingerprint -sha256 -noout -in "$1" | cut -d= -f2; }
-  bg $NA ovpn-a openvpn --dev gxov0 --dev-type tun --proto udp --local 10.231.0.1 --remote 10.231.0.2 \
-    --port 1194 --tls-server --dh none --cert "$T/ova.crt" --key "$T/ova.key" \
-    --peer-fingerprint "$(fp "$T/ovb.crt")" --ifconfig 10.234.0.1 10.234.0.2 \
-    --data-ciphers AES-256-GCM --verb 1
-  bg $NB ovpn-b openvpn --dev gxov0 --dev-type tun --proto udp --local 10.231.0.2 --remote 10.231.0.1 \
-    --port 1194 --tls-client --cert "$T/ovb.crt" --key "$T/ovb.key" \
-    --peer-fingerprint "$(fp "$T/ova.crt")" --ifconfig 10.234.0.2 10.234.0.1 \
-    --data-ciphers AES-256-GCM --verb 1
+  ov=(--dev gxov0 --dev-type tun --proto udp --port 1194 --tun-mtu 1400 --data-ciphers AES-256-GCM --verb 1)
+  bg $NA ovpn-a openvpn "${ov[@]}" --local 10.231.0.1 --remote 10.231.0.2 \
+    --tls-server --dh none --cert "$T/ova.crt" --key "$T/ova.key" \
+    --peer-fingerprint "$(fp "$T/ovb.crt")" --ifconfig 10.234.0.1 10.234.0.2
+  bg $NB ovpn-b openvpn "${ov[@]}" --local 10.231.0.2 --remote 10.231.0.1 \
+    --tls-client --cert "$T/ovb.crt" --key "$T/ovb.key" \
+    --peer-fingerprint "$(fp "$T/ova.crt")" --ifconfig 10.234.0.2 10.234.0.1
   for _ in $(seq 100); do grep -q 'Initialization Sequence Completed' "$T/ovpn-b.log" 2>/dev/null && break; sleep 0.1; done
   if grep -q 'Initialization Sequence Completed' "$T/ovpn-b.log"; then
-    measure "openvpn 2.6 (AES-256-GCM)" 10.234.0.2
+    measure "openvpn $(openvpn --version | head -1 | awk '{print $2}') AES-256-GCM" gxov0 10.234.0.2
   else
     echo "openvpn: did not come up: $(tail -2 "$T/ovpn-b.log")"
   fi
   stop_all
 else
   echo "openvpn: not installed: skipped"
+fi
+
+if [ "${CRYPTO:-1}" != 0 ]; then
+  E=$(dirname "$G")/bench/esp_speed
+  echo "# crypto alone, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ -x "$E" ] && "$E" | grep -E '^(transform|kuznyechik|magma)' || echo "esp_speed: $E not built: skipped"
+  "$G" bench --batch 1408 2>&1 | grep -E '^(algorithm|kuznyechik +mgm)'
 fi

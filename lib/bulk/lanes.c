@@ -69,6 +69,18 @@ static int sortkey_cmp(const void *pa, const void *pb) {
 }
 
 void gostx__lanes_sort(struct gostx__sortkey *kv, size_t n) {
+  /* Small batches (a tunnel's burst) by insertion, in place: glibc's qsort
+   * mallocs a merge buffer past 1 KiB (43 keys). The order is total (i is
+   * unique), so both give the same result; the keys are public. */
+  if (n <= 64) {
+    for (size_t i = 1; i < n; i++) {
+      const struct gostx__sortkey x = kv[i];
+      size_t k = i;
+      for (; k > 0 && sortkey_cmp(&kv[k - 1], &x) > 0; k--) kv[k] = kv[k - 1];
+      kv[k] = x;
+    }
+    return;
+  }
   /* Often in order already: one key repeated, or keys in stream order. */
   for (size_t i = 1; i < n; i++)
     if (sortkey_cmp(&kv[i - 1], &kv[i]) > 0) {

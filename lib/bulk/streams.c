@@ -228,15 +228,18 @@ static size_t class_lanes(gostx_batch_op op, const gostx_stream *s) {
   return gostx__kuz_lanes();
 }
 
-static int make_groups(struct job *j, size_t ns, unsigned nth) {
+/* Bursts of up to SMALL_BATCH streams (a tunnel's 32 packets) group on the
+ * caller's stack: no allocation per call. */
+#define SMALL_BATCH 64
+struct small_index {
+  struct gostx__sortkey kv[SMALL_BATCH];
+  size_t order[SMALL_BATCH];
+  struct gostx__group groups[SMALL_BATCH];
+};
+
+/* kv: scratch of ns entries; j->order and j->groups: ns entries each. */
+static void make_groups(struct job *j, struct gostx__sortkey *kv, size_t ns, unsigned nth) {
   const gostx_batch_op op = j->b.op;
-  struct gostx__sortkey *kv = malloc(ns * sizeof *kv);
-  j->order = malloc(ns * sizeof *j->order);
-  j->groups = malloc(ns * sizeof *j->groups);
-  if (!kv || !j->order || !j->groups) {
-    free(kv);
-    return GOSTX_ENOMEM;
-  }
   for (size_t i = 0; i < ns; i++) {
     kv[i].cls = class_of(op, &j->s[i]);
     /* MGM hashes both; every other op ignores aad_len (the walkers rely on
@@ -253,8 +256,6 @@ static int make_groups(struct job *j, size_t ns, unsigned nth) {
   }
   for (size_t i = 0; i < ns; i++) j->order[i] = kv[i].i;
   j->ngroups = ng;
-  free(kv);
-  return GOSTX_OK;
 }
 
 /* MGM open: GOSTX_EAUTH when any stream's tag was wrong. The statuses are
@@ -280,11 +281,26 @@ int gostx_batch_streams(gostx_pool *pool, gostx_batch_op op, const gostx_batch_p
   if (rc || nstreams == 0) return rc;
   if (gostx__sector_try(pool, &j.b, streams, nstreams, &rc)) return rc;
   const unsigned nth = gostx_pool_size(pool);
-  rc = make_groups(&j, nstreams, nth);
-  if (rc == GOSTX_OK)
+  struct small_index small;
+  struct gostx__sortkey *kv = small.kv;
+  if (nstreams <= SMALL_BATCH) {
+    j.order = small.order;
+    j.groups = small.groups;
+  } else {
+    kv = malloc(nstreams * sizeof *kv);
+    j.order = malloc(nstreams * sizeof *j.order);
+    j.groups = malloc(nstreams * sizeof *j.groups);
+    if (!kv || !j.order || !j.groups) rc = GOSTX_ENOMEM;
+  }
+  if (rc == GOSTX_OK) {
+    make_groups(&j, kv, nstreams, nth);
     rc = gostx_pool_run(total >= GOSTX_BULK_MIN / 4 ? pool : NULL, j.ngroups, group_task, &j);
-  free(j.order);
-  free(j.groups);
+  }
+  if (nstreams > SMALL_BATCH) {
+    free(kv);
+    free(j.order);
+    free(j.groups);
+  }
   if (rc) return rc;
   return op == GOSTX_BATCH_MGM_OPEN ? open_result(streams, nstreams) : GOSTX_OK;
 }

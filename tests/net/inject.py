@@ -7,7 +7,11 @@ Prints the numbers sent of each kind as `kind count` lines.
 Run as root inside the sending tunnel's namespace:
   inject.py --dev VETH --port 4500 --to ADDR --count 20
 With --save FILE it only captures (into FILE); with --replay FILE it only
-sends FILE's packets again, unchanged (a replay across a restart).
+sends FILE's packets again, unchanged (a replay across a restart); with
+--reorder FILE it sends FILE's packets (captured while the receiver was
+down, so new to it) out of order, last first and odd before even, then
+every one again in that order: each is to be delivered once, and the second
+copies dropped as replays.
 """
 import argparse, socket, struct, sys, time
 
@@ -47,18 +51,32 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--save")
     ap.add_argument("--replay")
+    ap.add_argument("--reorder")
     a = ap.parse_args()
-    if a.replay:
-        with open(a.replay, "rb") as f:
+    if a.replay or a.reorder:
+        with open(a.replay or a.reorder, "rb") as f:
             data = f.read()
-        out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        n, i = 0, 0
+        pkts, i = [], 0
         while i < len(data):
             (ln,) = struct.unpack("!H", data[i:i + 2])
-            out.sendto(data[i + 2:i + 2 + ln], (a.to, a.port))
+            pkts.append(data[i + 2:i + 2 + ln])
             i += 2 + ln
-            n += 1
-        print("replay", n)
+        out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        if a.replay:
+            for p in pkts:
+                out.sendto(p, (a.to, a.port))
+            print("replay", len(pkts))
+            return 0
+        idx = list(range(len(pkts)))[::-1]
+        order = idx[0::2] + idx[1::2]  # e.g. 9 7 5 3 1 8 6 4 2 0
+        for k in order:
+            out.sendto(pkts[k], (a.to, a.port))
+            time.sleep(0.01)
+        time.sleep(0.2)  # the first copies opened before the second arrive
+        for k in order:
+            out.sendto(pkts[k], (a.to, a.port))
+        print("reordered", len(pkts))
+        print("replay", len(pkts))
         return 0
     caps = capture(a.dev, a.port, a.count, a.seconds)
     if a.save:

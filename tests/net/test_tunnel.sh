@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # gostx tunnel end to end: two network namespaces joined by a veth pair, a
 # tunnel in each (Kuznyechik-MGM one way of keying, the other key form the
-# other way), then: ping through, a random 32 MiB file byte-exact over TCP,
-# iperf3 for 3 s, one side restarted and traffic resuming, and an injector
-# that replays, bit-flips, truncates and re-SPIs captured ESP packets: every
-# one dropped and counted under its reason, none delivered.
+# other way), then: ping through, MTU-sized (1400-byte) and 64-byte pings,
+# 64-byte UDP datagrams counted at the receiver, a random 100 MiB file
+# byte-exact over TCP, iperf3 for 3 s, a second tunnel on the port refused,
+# one side restarted and traffic resuming, an injector that replays,
+# bit-flips, truncates and re-SPIs captured ESP packets (every one dropped
+# and counted under its reason, none delivered) and one that reorders
+# packets new to the receiver (each delivered once, the copies dropped).
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 G=${GOSTX:-build/gostx}
@@ -88,14 +91,35 @@ else
   bad "ping through the tunnel: $(tail -3 "$T/ping.log")"; cat "$T"/*.log; finish
 fi
 
+# IP packets of the tunnel's MTU (1400 = 1372 + ICMP 8 + IP 20) and of 64
+# bytes, both ways; one byte more than the MTU is refused by the kernel
+ip netns exec $NA ping -c 3 -i 0.2 -W 2 -M do -s 1372 10.232.0.2 >"$T/ping.log" 2>&1 &&
+  ok "1400-byte (MTU) pings through the tunnel" || bad "MTU-sized ping: $(tail -2 "$T/ping.log")"
+ip netns exec $NA ping -c 3 -i 0.2 -W 2 -M do -s 1373 10.232.0.2 >/dev/null 2>&1 &&
+  bad "a 1401-byte packet went through a 1400-byte MTU" || ok "1401 bytes refused by the MTU"
+ip netns exec $NA ping -c 3 -i 0.2 -W 2 -s 36 10.232.0.2 >"$T/ping.log" 2>&1 &&
+  ok "64-byte pings through the tunnel" || bad "64-byte ping: $(tail -2 "$T/ping.log")"
+
+# 64-byte UDP datagrams (paced): every one arrives once and intact
+UDPN=5000
+ip netns exec $NB timeout 40 python3 "$HERE/xfer.py" udprecv 10.232.0.2 5002 $UDPN 64 >"$T/udp.out" &
+rpid=$!
+PIDS+=($rpid)
+sleep 0.5
+ip netns exec $NA timeout 30 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5002 $UDPN 64
+wait $rpid
+[ "$(cat "$T/udp.out")" = "received $UDPN distinct $UDPN bad 0" ] &&
+  ok "$UDPN 64-byte UDP datagrams, each received once, intact" ||
+  bad "64-byte UDP datagrams: $(cat "$T/udp.out") of $UDPN"
+
 # a random file, byte-exact over TCP through the tunnel
-MIB=32
+MIB=100
 head -c $((MIB << 20)) /dev/urandom >"$T/file"
-ip netns exec $NB timeout 60 python3 "$HERE/xfer.py" recv 10.232.0.2 5001 "$T/file.got" 50 &
+ip netns exec $NB timeout 120 python3 "$HERE/xfer.py" recv 10.232.0.2 5001 "$T/file.got" 100 &
 rpid=$!
 PIDS+=($rpid)
 t0=$(date +%s.%N)
-ip netns exec $NA timeout 60 python3 "$HERE/xfer.py" send 10.232.0.2 5001 "$T/file" 50
+ip netns exec $NA timeout 120 python3 "$HERE/xfer.py" send 10.232.0.2 5001 "$T/file" 100
 wait $rpid
 t1=$(date +%s.%N)
 if [ "$(sha256sum <"$T/file")" = "$(sha256sum <"$T/file.got" 2>/dev/null)" ]; then
@@ -103,6 +127,7 @@ if [ "$(sha256sum <"$T/file")" = "$(sha256sum <"$T/file.got" 2>/dev/null)" ]; th
 else
   bad "file through the tunnel differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"
 fi
+rm -f "$T/file" "$T/file.got"
 
 # iperf3, briefly
 ip netns exec $NB timeout 30 iperf3 -s -1 -B 10.232.0.2 >/dev/null 2>&1 &
@@ -113,6 +138,14 @@ if ip netns exec $NA timeout 30 iperf3 -c 10.232.0.2 -t 3 -f m >"$T/iperf.log" 2
 else
   bad "iperf3: $(tail -2 "$T/iperf.log")"
 fi
+
+# a second tunnel on A's address and port, A running: refused with one line
+sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a2.seq#" "$T/a.conf" >"$T/a2.conf"
+ip netns exec $NA timeout 10 "$G" tunnel -c "$T/a2.conf" >/dev/null 2>"$T/a2.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/a2.err")" = 1 ] && grep -q 'address in use' "$T/a2.err" &&
+  ok "a second tunnel on the port in use refused: $(cat "$T/a2.err")" ||
+  bad "second tunnel on the port: exit $rc: $(cat "$T/a2.err")"
 
 # restart A: it continues from its saved sequence numbers, which B's window accepts
 seq_before=$(cat "$T/a.seq")
@@ -153,7 +186,9 @@ d() { echo $((after[$1] - before[$1])); }
 [ "$(d rx_spi)" = "$(sent spi)" ] && ok "$(sent spi) unknown-SPI packets dropped" ||
   bad "unknown SPI: counted $(d rx_spi), sent $(sent spi)"
 
-# restart B, the receiver: packets captured before cannot be replayed after
+# restart B, the receiver: packets captured before cannot be replayed after;
+# packets captured while it was down (new to it) are accepted out of order,
+# each once
 ip netns exec $NA ping -c 25 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 &
 ppid=$!
 PIDS+=($ppid)
@@ -163,6 +198,12 @@ wait $ppid
 sleep 1.5 # B saves its window's top every second
 kill -TERM $PID_b
 for _ in $(seq 50); do kill -0 $PID_b 2>/dev/null || break; sleep 0.1; done
+ip netns exec $NA ping -c 15 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 & # unanswered: B is down
+ppid=$!
+PIDS+=($ppid)
+ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 --count 10 \
+  --save "$T/unseen" >/dev/null 2>"$T/inject.err" || bad "capture (B down): $(cat "$T/inject.err")"
+wait $ppid
 start b $NB 10.232.0.2
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
   --replay "$T/captured" >/dev/null
@@ -170,6 +211,13 @@ sleep 2.5
 [ "$(status $NB b rx_replay)" = 10 ] && [ "$(status $NB b rx_packets)" = 0 ] &&
   ok "10 packets replayed across the receiver's restart: refused" ||
   bad "replay across restart: rx_replay $(status $NB b rx_replay), rx_packets $(status $NB b rx_packets)"
+ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+  --reorder "$T/unseen" >"$T/reorder.out"
+sleep 2.5
+[ "$(status $NB b rx_packets)" = 10 ] && [ "$(status $NB b rx_replay)" = 20 ] &&
+  [ "$(status $NB b rx_auth)" = 0 ] &&
+  ok "10 new packets sent out of order: each delivered once, their 10 second copies dropped as replays" ||
+  bad "reordered: rx_packets $(status $NB b rx_packets) (want 10), rx_replay $(status $NB b rx_replay) (want 20), rx_auth $(status $NB b rx_auth)"
 if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping3.log" 2>&1; then
   ok "traffic resumes after restarting the receiver"
 else

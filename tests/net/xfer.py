@@ -1,8 +1,47 @@
 #!/usr/bin/env python3
 """A bounded TCP file transfer: `xfer.py recv ADDR PORT OUT` accepts one
 connection and writes what it reads to OUT; `xfer.py send ADDR PORT IN`
-sends IN. Both give up after --timeout seconds."""
-import socket, sys
+sends IN. Both give up after --timeout seconds.
+
+Small UDP datagrams: `xfer.py udprecv ADDR PORT COUNT SIZE` counts the
+datagrams it receives (until COUNT, or 3 s without one) and prints
+`received N distinct D bad B`; `xfer.py udpsend ADDR PORT COUNT SIZE` sends
+COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
+so that a queue overflow is not what the count measures."""
+import socket, struct, sys, time
+
+
+def body(i, size):
+    head = struct.pack("!I", i)
+    return head + bytes((i + k) & 0xFF for k in range(size - len(head)))
+
+
+def udp(mode, addr, port, count, size):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    if mode == "udpsend":
+        for i in range(count):
+            s.sendto(body(i, size), (addr, port))
+            if i % 20 == 19:
+                time.sleep(0.001)
+        return 0
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    s.bind((addr, port))
+    s.settimeout(10)  # the first one
+    seen, n, bad = set(), 0, 0
+    try:
+        while n < count:
+            d = s.recv(65535)
+            s.settimeout(3)
+            n += 1
+            i = struct.unpack("!I", d[:4])[0] if len(d) >= 4 else -1
+            if len(d) != size or i >= count or d != body(i, size):
+                bad += 1
+            else:
+                seen.add(i)
+    except socket.timeout:
+        pass
+    print(f"received {n} distinct {len(seen)} bad {bad}")
+    return 0
 
 
 def pump(read, write):
@@ -15,6 +54,8 @@ def pump(read, write):
 
 def main():
     mode, addr, port, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    if mode in ("udpsend", "udprecv"):
+        return udp(mode, addr, port, int(path), int(sys.argv[5]))
     timeout = float(sys.argv[5]) if len(sys.argv) > 5 else 60
     if mode == "recv":
         srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
