@@ -1,0 +1,405 @@
+/* The x86-64 field products with MULX (BMI2) and two carry chains, ADCX on
+ * CF for the low halves and ADOX on OF for the high halves (ADX): the 2n-limb
+ * product row by row in registers, no flag spills; the reductions are
+ * field_body.h's, shared with the portable field. lib/dispatch.c decides
+ * whether these run (gx_mont's mulx flag); the portable field stays the
+ * reference. Constant time: no branch or index on the operands. */
+#include "gost3410/field_body.h"
+
+#include <string.h>
+
+#include "arch.h"
+
+#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
+
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
+
+/* The carry chains' last step adds a zero (a memory operand: no register). */
+static const uint64_t zero = 0;
+
+/* t = a b, four limbs, row by row: each limb of the product in its own
+ * register (operands t0..t7, the compiler's choice), so what follows reads no
+ * memory. Uses a, b, z (a zero in memory), rax, rcx, rdx. */
+#define GX_MUL4_ROWS \
+  "movq (%[b]), %%rdx\n\t" \
+  "mulxq (%[a]), %[t0], %[t1]\n\t" \
+  "mulxq 8(%[a]), %%rax, %[t2]\n\t" \
+  "addq %%rax, %[t1]\n\t" \
+  "mulxq 16(%[a]), %%rax, %[t3]\n\t" \
+  "adcq %%rax, %[t2]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t4]\n\t" \
+  "adcq %%rax, %[t3]\n\t" \
+  "adcq $0, %[t4]\n\t" \
+  "movq 8(%[b]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t1]\n\t" \
+  "adoxq %%rcx, %[t2]\n\t" \
+  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t2]\n\t" \
+  "adoxq %%rcx, %[t3]\n\t" \
+  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %%rcx, %[t4]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t5]\n\t" \
+  "adcxq %%rax, %[t4]\n\t" \
+  "adoxq %[z], %[t5]\n\t" \
+  "adcxq %[z], %[t5]\n\t" \
+  "movq 16(%[b]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t2]\n\t" \
+  "adoxq %%rcx, %[t3]\n\t" \
+  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %%rcx, %[t4]\n\t" \
+  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t4]\n\t" \
+  "adoxq %%rcx, %[t5]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t6]\n\t" \
+  "adcxq %%rax, %[t5]\n\t" \
+  "adoxq %[z], %[t6]\n\t" \
+  "adcxq %[z], %[t6]\n\t" \
+  "movq 24(%[b]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %%rcx, %[t4]\n\t" \
+  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t4]\n\t" \
+  "adoxq %%rcx, %[t5]\n\t" \
+  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t5]\n\t" \
+  "adoxq %%rcx, %[t6]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t7]\n\t" \
+  "adcxq %%rax, %[t6]\n\t" \
+  "adoxq %[z], %[t7]\n\t" \
+  "adcxq %[z], %[t7]\n\t"
+
+/* t = a b for the Montgomery moduli (field_body.h's redc follows). */
+static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(
+      GX_MUL4_ROWS
+      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+        [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+      : [a] "r"(a), [b] "r"(b), [z] "m"(zero)
+      : "rax", "rcx", "rdx", "cc", "memory");
+  t[0] = t0, t[1] = t1, t[2] = t2, t[3] = t3, t[4] = t4, t[5] = t5, t[6] = t6, t[7] = t7;
+}
+
+/* r = a b mod m for m = 2^256 - c (c < 2^16; field_body.h's pm_reduce, in
+ * registers): the high half times c folds onto the low half, MULX again with
+ * the two carry chains; the fold's top (at most c + 1) times c once more, then
+ * its carry times c (which cannot carry again); t >= m iff t + c carries, and
+ * CMOVC keeps t + c - 2^256 then. */
+static void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  const uint64_t c = M->c; /* memory operands below: at -O0 every register is taken */
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(
+      GX_MUL4_ROWS
+      "movq %[c], %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t"
+      "mulxq %[t4], %%rax, %%rcx\n\t"
+      "adcxq %%rax, %[t0]\n\t"
+      "adoxq %%rcx, %[t1]\n\t"
+      "mulxq %[t5], %%rax, %%rcx\n\t"
+      "adcxq %%rax, %[t1]\n\t"
+      "adoxq %%rcx, %[t2]\n\t"
+      "mulxq %[t6], %%rax, %%rcx\n\t"
+      "adcxq %%rax, %[t2]\n\t"
+      "adoxq %%rcx, %[t3]\n\t"
+      "mulxq %[t7], %%rax, %[t4]\n\t"
+      "adcxq %%rax, %[t3]\n\t"
+      "adoxq %[z], %[t4]\n\t"
+      "adcxq %[z], %[t4]\n\t"
+      "imulq %%rdx, %[t4]\n\t"
+      "addq %[t4], %[t0]\n\t"
+      "adcq $0, %[t1]\n\t"
+      "adcq $0, %[t2]\n\t"
+      "adcq $0, %[t3]\n\t"
+      "sbbq %%rax, %%rax\n\t"
+      "andq %%rdx, %%rax\n\t"
+      "addq %%rax, %[t0]\n\t"
+      "adcq $0, %[t1]\n\t"
+      "adcq $0, %[t2]\n\t"
+      "adcq $0, %[t3]\n\t"
+      "movq %[t0], %[t5]\n\t"
+      "addq %%rdx, %[t5]\n\t"
+      "movq %[t1], %[t6]\n\t"
+      "adcq $0, %[t6]\n\t"
+      "movq %[t2], %[t7]\n\t"
+      "adcq $0, %[t7]\n\t"
+      "movq %[t3], %[t4]\n\t"
+      "adcq $0, %[t4]\n\t"
+      "cmovcq %[t5], %[t0]\n\t"
+      "cmovcq %[t6], %[t1]\n\t"
+      "cmovcq %[t7], %[t2]\n\t"
+      "cmovcq %[t4], %[t3]\n\t"
+      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+        [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+      : [a] "r"(a), [b] "r"(b), [z] "m"(zero), [c] "m"(c)
+      : "rax", "rcx", "rdx", "cc", "memory");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+/* bt[0..8) = b on entry, bt[8..24) = a b on exit: one pointer for both
+ * leaves a register for the row window (nine accumulators). */
+static inline void wide8(uint64_t *bt, const uint64_t *a) {
+  __asm__ volatile(
+      "movq (%[bt]), %%rdx\n\t"
+      "mulxq (%[a]), %%r8, %%r9\n\t"
+      "mulxq 8(%[a]), %%rax, %%r10\n\t"
+      "addq %%rax, %%r9\n\t"
+      "mulxq 16(%[a]), %%rax, %%r11\n\t"
+      "adcq %%rax, %%r10\n\t"
+      "mulxq 24(%[a]), %%rax, %%r12\n\t"
+      "adcq %%rax, %%r11\n\t"
+      "mulxq 32(%[a]), %%rax, %%r13\n\t"
+      "adcq %%rax, %%r12\n\t"
+      "mulxq 40(%[a]), %%rax, %%r14\n\t"
+      "adcq %%rax, %%r13\n\t"
+      "mulxq 48(%[a]), %%rax, %%r15\n\t"
+      "adcq %%rax, %%r14\n\t"
+      "mulxq 56(%[a]), %%rax, %%rbx\n\t"
+      "adcq %%rax, %%r15\n\t"
+      "adcq $0, %%rbx\n\t"
+      "movq %%r8, 64(%[bt])\n\t"
+      /* row 1 */ "movq 8(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 56(%[a]), %%rax, %%r8\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %[z], %%r8\n\t"
+      "adcxq %[z], %%r8\n\t"
+      "movq %%r9, 72(%[bt])\n\t"
+      /* row 2 */ "movq 16(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %%rcx, %%r8\n\t"
+      "mulxq 56(%[a]), %%rax, %%r9\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %[z], %%r9\n\t"
+      "adcxq %[z], %%r9\n\t"
+      "movq %%r10, 80(%[bt])\n\t"
+      /* row 3 */ "movq 24(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %%rcx, %%r8\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 56(%[a]), %%rax, %%r10\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %[z], %%r10\n\t"
+      "adcxq %[z], %%r10\n\t"
+      "movq %%r11, 88(%[bt])\n\t"
+      /* row 4 */ "movq 32(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %%rcx, %%r8\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 56(%[a]), %%rax, %%r11\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %[z], %%r11\n\t"
+      "adcxq %[z], %%r11\n\t"
+      "movq %%r12, 96(%[bt])\n\t"
+      /* row 5 */ "movq 40(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %%rcx, %%r8\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 56(%[a]), %%rax, %%r12\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %[z], %%r12\n\t"
+      "adcxq %[z], %%r12\n\t"
+      "movq %%r13, 104(%[bt])\n\t"
+      /* row 6 */ "movq 48(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %%rcx, %%r8\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 56(%[a]), %%rax, %%r13\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %[z], %%r13\n\t"
+      "adcxq %[z], %%r13\n\t"
+      "movq %%r14, 112(%[bt])\n\t"
+      /* row 7 */ "movq 56(%[bt]), %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t" /* clears CF and OF */
+      "mulxq 0(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %%rcx, %%rbx\n\t"
+      "mulxq 8(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%rbx\n\t"
+      "adoxq %%rcx, %%r8\n\t"
+      "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 24(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 32(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 40(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 48(%[a]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 56(%[a]), %%rax, %%r14\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %[z], %%r14\n\t"
+      "adcxq %[z], %%r14\n\t"
+      "movq %%r15, 120(%[bt])\n\t"
+      "movq %%rbx, 128(%[bt])\n\t"
+      "movq %%r8, 136(%[bt])\n\t"
+      "movq %%r9, 144(%[bt])\n\t"
+      "movq %%r10, 152(%[bt])\n\t"
+      "movq %%r11, 160(%[bt])\n\t"
+      "movq %%r12, 168(%[bt])\n\t"
+      "movq %%r13, 176(%[bt])\n\t"
+      "movq %%r14, 184(%[bt])\n\t"
+      :
+      : [a] "r"(a), [bt] "r"(bt), [z] "m"(zero)
+      : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+        "memory");
+}
+
+GX_BODY reduce(const gx_mont *M, uint64_t *r, uint64_t *t, const int n) {
+  if (M->c) /* the modulus's form: public */
+    pm_reduce(M, r, t, n);
+  else
+    redc(M, r, t, n);
+}
+
+void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t bt[3 * GX_MAXN];
+  if (M->n == 4 && M->c) {
+    mul4_pm(M, r, a, b);
+  } else if (M->n == 4) {
+    wide4(bt, a, b);
+    reduce(M, r, bt, 4);
+  } else {
+    memcpy(bt, b, 8 * 8);
+    wide8(bt, a);
+    reduce(M, r, bt + 8, 8);
+  }
+}
+
+#else
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
+/* Never chosen here (lib/dispatch.c has no mulx row off x86-64). */
+void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  gx_mul(M, r, a, b);
+}
+#endif
