@@ -122,8 +122,8 @@ GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) 
 }
 
 void gx_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  if (M->mulx) /* the full product beats the portable squaring */
-    gx_mul_mulx(M, r, a, a);
+  if (M->mulx)
+    gx_sqr_mulx(M, r, a);
   else if (M->n == 4)
     sqr_body(M, r, a, 4);
   else

@@ -88,6 +88,47 @@ static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
   t[0] = t0, t[1] = t1, t[2] = t2, t[3] = t3, t[4] = t4, t[5] = t5, t[6] = t6, t[7] = t7;
 }
 
+/* The fold of mul4_pm and sqr4_pm (below). */
+#define GX_FOLD4_PM \
+  "movq %[c], %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq %[t4], %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t0]\n\t" \
+  "adoxq %%rcx, %[t1]\n\t" \
+  "mulxq %[t5], %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t1]\n\t" \
+  "adoxq %%rcx, %[t2]\n\t" \
+  "mulxq %[t6], %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t2]\n\t" \
+  "adoxq %%rcx, %[t3]\n\t" \
+  "mulxq %[t7], %%rax, %[t4]\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %[z], %[t4]\n\t" \
+  "adcxq %[z], %[t4]\n\t" \
+  "imulq %%rdx, %[t4]\n\t" \
+  "addq %[t4], %[t0]\n\t" \
+  "adcq $0, %[t1]\n\t" \
+  "adcq $0, %[t2]\n\t" \
+  "adcq $0, %[t3]\n\t" \
+  "sbbq %%rax, %%rax\n\t" \
+  "andq %%rdx, %%rax\n\t" \
+  "addq %%rax, %[t0]\n\t" \
+  "adcq $0, %[t1]\n\t" \
+  "adcq $0, %[t2]\n\t" \
+  "adcq $0, %[t3]\n\t" \
+  "movq %[t0], %[t5]\n\t" \
+  "addq %%rdx, %[t5]\n\t" \
+  "movq %[t1], %[t6]\n\t" \
+  "adcq $0, %[t6]\n\t" \
+  "movq %[t2], %[t7]\n\t" \
+  "adcq $0, %[t7]\n\t" \
+  "movq %[t3], %[t4]\n\t" \
+  "adcq $0, %[t4]\n\t" \
+  "cmovcq %[t5], %[t0]\n\t" \
+  "cmovcq %[t6], %[t1]\n\t" \
+  "cmovcq %[t7], %[t2]\n\t" \
+  "cmovcq %[t4], %[t3]\n\t"
+
 /* r = a b mod m for m = 2^256 - c (c < 2^16; field_body.h's pm_reduce, in
  * registers): the high half times c folds onto the low half, MULX again with
  * the two carry chains; the fold's top (at most c + 1) times c once more, then
@@ -96,50 +137,67 @@ static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
 static void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   const uint64_t c = M->c; /* memory operands below: at -O0 every register is taken */
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(
-      GX_MUL4_ROWS
-      "movq %[c], %%rdx\n\t"
-      "xorl %%eax, %%eax\n\t"
-      "mulxq %[t4], %%rax, %%rcx\n\t"
-      "adcxq %%rax, %[t0]\n\t"
-      "adoxq %%rcx, %[t1]\n\t"
-      "mulxq %[t5], %%rax, %%rcx\n\t"
-      "adcxq %%rax, %[t1]\n\t"
-      "adoxq %%rcx, %[t2]\n\t"
-      "mulxq %[t6], %%rax, %%rcx\n\t"
-      "adcxq %%rax, %[t2]\n\t"
-      "adoxq %%rcx, %[t3]\n\t"
-      "mulxq %[t7], %%rax, %[t4]\n\t"
-      "adcxq %%rax, %[t3]\n\t"
-      "adoxq %[z], %[t4]\n\t"
-      "adcxq %[z], %[t4]\n\t"
-      "imulq %%rdx, %[t4]\n\t"
-      "addq %[t4], %[t0]\n\t"
-      "adcq $0, %[t1]\n\t"
-      "adcq $0, %[t2]\n\t"
-      "adcq $0, %[t3]\n\t"
-      "sbbq %%rax, %%rax\n\t"
-      "andq %%rdx, %%rax\n\t"
-      "addq %%rax, %[t0]\n\t"
-      "adcq $0, %[t1]\n\t"
-      "adcq $0, %[t2]\n\t"
-      "adcq $0, %[t3]\n\t"
-      "movq %[t0], %[t5]\n\t"
-      "addq %%rdx, %[t5]\n\t"
-      "movq %[t1], %[t6]\n\t"
-      "adcq $0, %[t6]\n\t"
-      "movq %[t2], %[t7]\n\t"
-      "adcq $0, %[t7]\n\t"
-      "movq %[t3], %[t4]\n\t"
-      "adcq $0, %[t4]\n\t"
-      "cmovcq %[t5], %[t0]\n\t"
-      "cmovcq %[t6], %[t1]\n\t"
-      "cmovcq %[t7], %[t2]\n\t"
-      "cmovcq %[t4], %[t3]\n\t"
+  __asm__(GX_MUL4_ROWS GX_FOLD4_PM
       : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
         [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
       : [a] "r"(a), [b] "r"(b), [z] "m"(zero), [c] "m"(c)
       : "rax", "rcx", "rdx", "cc", "memory");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+/* r = a^2 mod m for m = 2^256 - c: the six cross products once, doubled,
+ * plus the four squares (10 MULX against 16), then mul4_pm's fold. MULX
+ * leaves the flags alone, so the squares' carry chain runs through them. */
+static void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  const uint64_t c = M->c;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__("movq (%[a]), %%rdx\n\t"
+          "mulxq 8(%[a]), %[t1], %[t2]\n\t"
+          "mulxq 16(%[a]), %%rax, %[t3]\n\t"
+          "addq %%rax, %[t2]\n\t"
+          "mulxq 24(%[a]), %%rax, %[t4]\n\t"
+          "adcq %%rax, %[t3]\n\t"
+          "adcq $0, %[t4]\n\t"
+          "movq 8(%[a]), %%rdx\n\t"
+          "xorl %%eax, %%eax\n\t"
+          "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+          "adcxq %%rax, %[t3]\n\t"
+          "adoxq %%rcx, %[t4]\n\t"
+          "mulxq 24(%[a]), %%rax, %[t5]\n\t"
+          "adcxq %%rax, %[t4]\n\t"
+          "adoxq %[z], %[t5]\n\t"
+          "adcxq %[z], %[t5]\n\t"
+          "movq 16(%[a]), %%rdx\n\t"
+          "mulxq 24(%[a]), %%rax, %[t6]\n\t"
+          "addq %%rax, %[t5]\n\t"
+          "adcq $0, %[t6]\n\t"
+          "movq $0, %[t7]\n\t" /* doubled: t1..t6 plus each carry */
+          "addq %[t1], %[t1]\n\t"
+          "adcq %[t2], %[t2]\n\t"
+          "adcq %[t3], %[t3]\n\t"
+          "adcq %[t4], %[t4]\n\t"
+          "adcq %[t5], %[t5]\n\t"
+          "adcq %[t6], %[t6]\n\t"
+          "adcq $0, %[t7]\n\t"
+          "movq (%[a]), %%rdx\n\t" /* plus a_i^2 at limb 2i */
+          "mulxq %%rdx, %[t0], %%rax\n\t"
+          "addq %%rax, %[t1]\n\t"
+          "movq 8(%[a]), %%rdx\n\t"
+          "mulxq %%rdx, %%rax, %%rcx\n\t"
+          "adcq %%rax, %[t2]\n\t"
+          "adcq %%rcx, %[t3]\n\t"
+          "movq 16(%[a]), %%rdx\n\t"
+          "mulxq %%rdx, %%rax, %%rcx\n\t"
+          "adcq %%rax, %[t4]\n\t"
+          "adcq %%rcx, %[t5]\n\t"
+          "movq 24(%[a]), %%rdx\n\t"
+          "mulxq %%rdx, %%rax, %%rcx\n\t"
+          "adcq %%rax, %[t6]\n\t"
+          "adcq %%rcx, %[t7]\n\t" GX_FOLD4_PM
+          : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+            [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+          : [a] "r"(a), [z] "m"(zero), [c] "m"(c)
+          : "rax", "rcx", "rdx", "cc", "memory");
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
 }
 
@@ -375,11 +433,110 @@ static inline void wide8(uint64_t *bt, const uint64_t *a) {
         "memory");
 }
 
-GX_BODY reduce(const gx_mont *M, uint64_t *r, uint64_t *t, const int n) {
-  if (M->c) /* the modulus's form: public */
-    pm_reduce(M, r, t, n);
+/* bt[0..8) = bt[0..16) mod m for m = 2^512 - c: mul4_pm's fold on eight
+ * limbs from memory; the final subtraction adds c (mod 2^512) under a mask
+ * from the carry of t + c, as no registers are left for a second copy. */
+static inline void fold8_pm(uint64_t *bt, uint64_t c) {
+  __asm__ volatile(
+      "movq 0(%[bt]), %%r8\n\t"
+      "movq 8(%[bt]), %%r9\n\t"
+      "movq 16(%[bt]), %%r10\n\t"
+      "movq 24(%[bt]), %%r11\n\t"
+      "movq 32(%[bt]), %%r12\n\t"
+      "movq 40(%[bt]), %%r13\n\t"
+      "movq 48(%[bt]), %%r14\n\t"
+      "movq 56(%[bt]), %%r15\n\t"
+      "movq %[c], %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t"
+      "mulxq 64(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 72(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 80(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 88(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 96(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 104(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 112(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 120(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %[z], %%rcx\n\t"
+      "adcxq %[z], %%rcx\n\t"
+      "imulq %%rdx, %%rcx\n\t" /* top c */
+      "addq %%rcx, %%r8\n\t"
+      "adcq $0, %%r9\n\t"
+      "adcq $0, %%r10\n\t"
+      "adcq $0, %%r11\n\t"
+      "adcq $0, %%r12\n\t"
+      "adcq $0, %%r13\n\t"
+      "adcq $0, %%r14\n\t"
+      "adcq $0, %%r15\n\t"
+      "sbbq %%rax, %%rax\n\t" /* its carry times c */
+      "andq %%rdx, %%rax\n\t"
+      "addq %%rax, %%r8\n\t"
+      "adcq $0, %%r9\n\t"
+      "adcq $0, %%r10\n\t"
+      "adcq $0, %%r11\n\t"
+      "adcq $0, %%r12\n\t"
+      "adcq $0, %%r13\n\t"
+      "adcq $0, %%r14\n\t"
+      "adcq $0, %%r15\n\t"
+      "movq %%r8, %%rax\n\t" /* t >= m iff t + c carries out */
+      "addq %%rdx, %%rax\n\t"
+      "movq %%r9, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r10, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r11, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r12, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r13, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r14, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r15, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "sbbq %%rax, %%rax\n\t"
+      "andq %%rdx, %%rax\n\t"
+      "addq %%rax, %%r8\n\t"
+      "adcq $0, %%r9\n\t"
+      "adcq $0, %%r10\n\t"
+      "adcq $0, %%r11\n\t"
+      "adcq $0, %%r12\n\t"
+      "adcq $0, %%r13\n\t"
+      "adcq $0, %%r14\n\t"
+      "adcq $0, %%r15\n\t"
+      "movq %%r8, 0(%[bt])\n\t"
+      "movq %%r9, 8(%[bt])\n\t"
+      "movq %%r10, 16(%[bt])\n\t"
+      "movq %%r11, 24(%[bt])\n\t"
+      "movq %%r12, 32(%[bt])\n\t"
+      "movq %%r13, 40(%[bt])\n\t"
+      "movq %%r14, 48(%[bt])\n\t"
+      "movq %%r15, 56(%[bt])\n\t"
+      :
+      : [bt] "r"(bt), [c] "m"(c), [z] "m"(zero)
+      : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+        "memory");
+}
+
+void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  if (M->n == 4 && M->c)
+    sqr4_pm(M, r, a);
   else
-    redc(M, r, t, n);
+    gx_mul_mulx(M, r, a, a);
 }
 
 void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
@@ -388,11 +545,16 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
     mul4_pm(M, r, a, b);
   } else if (M->n == 4) {
     wide4(bt, a, b);
-    reduce(M, r, bt, 4);
+    redc(M, r, bt, 4);
   } else {
     memcpy(bt, b, 8 * 8);
     wide8(bt, a);
-    reduce(M, r, bt + 8, 8);
+    if (M->c) { /* the modulus's form: public */
+      fold8_pm(bt + 8, M->c);
+      memcpy(r, bt + 8, 8 * 8);
+    } else {
+      redc(M, r, bt + 8, 8);
+    }
   }
 }
 
@@ -402,4 +564,5 @@ const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
 void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   gx_mul(M, r, a, b);
 }
+void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_sqr(M, r, a); }
 #endif
