@@ -433,6 +433,19 @@ static inline void wide8(uint64_t *bt, const uint64_t *a) {
         "memory");
 }
 
+/* r8..r15 += c (rdx) when CF is set, else 0: no branch. */
+#define GX_ADD_CARRY_C8 \
+  "sbbq %%rax, %%rax\n\t" \
+  "andq %%rdx, %%rax\n\t" \
+  "addq %%rax, %%r8\n\t" \
+  "adcq $0, %%r9\n\t" \
+  "adcq $0, %%r10\n\t" \
+  "adcq $0, %%r11\n\t" \
+  "adcq $0, %%r12\n\t" \
+  "adcq $0, %%r13\n\t" \
+  "adcq $0, %%r14\n\t" \
+  "adcq $0, %%r15\n\t"
+
 /* bt[0..8) = bt[0..16) mod m for m = 2^512 - c: mul4_pm's fold on eight
  * limbs from memory; the final subtraction adds c (mod 2^512) under a mask
  * from the carry of t + c, as no registers are left for a second copy. */
@@ -482,16 +495,7 @@ static inline void fold8_pm(uint64_t *bt, uint64_t c) {
       "adcq $0, %%r13\n\t"
       "adcq $0, %%r14\n\t"
       "adcq $0, %%r15\n\t"
-      "sbbq %%rax, %%rax\n\t" /* its carry times c */
-      "andq %%rdx, %%rax\n\t"
-      "addq %%rax, %%r8\n\t"
-      "adcq $0, %%r9\n\t"
-      "adcq $0, %%r10\n\t"
-      "adcq $0, %%r11\n\t"
-      "adcq $0, %%r12\n\t"
-      "adcq $0, %%r13\n\t"
-      "adcq $0, %%r14\n\t"
-      "adcq $0, %%r15\n\t"
+      GX_ADD_CARRY_C8 /* its carry times c */
       "movq %%r8, %%rax\n\t" /* t >= m iff t + c carries out */
       "addq %%rdx, %%rax\n\t"
       "movq %%r9, %%rax\n\t"
@@ -508,16 +512,7 @@ static inline void fold8_pm(uint64_t *bt, uint64_t c) {
       "adcq $0, %%rax\n\t"
       "movq %%r15, %%rax\n\t"
       "adcq $0, %%rax\n\t"
-      "sbbq %%rax, %%rax\n\t"
-      "andq %%rdx, %%rax\n\t"
-      "addq %%rax, %%r8\n\t"
-      "adcq $0, %%r9\n\t"
-      "adcq $0, %%r10\n\t"
-      "adcq $0, %%r11\n\t"
-      "adcq $0, %%r12\n\t"
-      "adcq $0, %%r13\n\t"
-      "adcq $0, %%r14\n\t"
-      "adcq $0, %%r15\n\t"
+      GX_ADD_CARRY_C8
       "movq %%r8, 0(%[bt])\n\t"
       "movq %%r9, 8(%[bt])\n\t"
       "movq %%r10, 16(%[bt])\n\t"
