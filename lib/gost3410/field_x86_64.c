@@ -17,6 +17,17 @@ const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
 /* The carry chains' last step adds a zero (a memory operand: no register). */
 static const uint64_t zero = 0;
 
+/* The eight limb registers of the 4-limb bodies below (outputs written
+ * before the inputs are last read: early clobbers), and a's load into t0..t3. */
+#define GX_OUT_T8                                                                     \
+  [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), \
+      [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+#define GX_LOAD4_A \
+  "movq (%[a]), %[t0]\n\t" \
+  "movq 8(%[a]), %[t1]\n\t" \
+  "movq 16(%[a]), %[t2]\n\t" \
+  "movq 24(%[a]), %[t3]\n\t"
+
 /* t = a b, four limbs, row by row: each limb of the product in its own
  * register (operands t0..t7, the compiler's choice), so what follows reads no
  * memory. Uses a, b, z (a zero in memory), rax, rcx, rdx. */
@@ -81,8 +92,7 @@ static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(
       GX_MUL4_ROWS
-      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-        [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+      : GX_OUT_T8
       : [a] "r"(a), [b] "r"(b), [z] "m"(zero)
       : "rax", "rcx", "rdx", "cc", "memory");
   t[0] = t0, t[1] = t1, t[2] = t2, t[3] = t3, t[4] = t4, t[5] = t5, t[6] = t6, t[7] = t7;
@@ -138,8 +148,7 @@ static void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint
   const uint64_t c = M->c; /* memory operands below: at -O0 every register is taken */
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_MUL4_ROWS GX_FOLD4_PM
-      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-        [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+      : GX_OUT_T8
       : [a] "r"(a), [b] "r"(b), [z] "m"(zero), [c] "m"(c)
       : "rax", "rcx", "rdx", "cc", "memory");
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
@@ -194,8 +203,7 @@ static void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
           "mulxq %%rdx, %%rax, %%rcx\n\t"
           "adcq %%rax, %[t6]\n\t"
           "adcq %%rcx, %[t7]\n\t" GX_FOLD4_PM
-          : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
-            [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+          : GX_OUT_T8
           : [a] "r"(a), [z] "m"(zero), [c] "m"(c)
           : "rax", "rcx", "rdx", "cc", "memory");
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
@@ -527,6 +535,65 @@ static inline void fold8_pm(uint64_t *bt, uint64_t c) {
         "memory");
 }
 
+/* r = a + b mod m, four limbs, any modulus (a, b < m): the sum, its
+ * carry, the sum less m, and CMOVNC keeps the difference unless it
+ * borrowed past the carry. */
+void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_LOAD4_A
+          "xorl %%eax, %%eax\n\t"
+          "addq (%[b]), %[t0]\n\t"
+          "adcq 8(%[b]), %[t1]\n\t"
+          "adcq 16(%[b]), %[t2]\n\t"
+          "adcq 24(%[b]), %[t3]\n\t"
+          "adcq $0, %%rax\n\t"
+          "movq %[t0], %[t4]\n\t"
+          "subq (%[m]), %[t4]\n\t"
+          "movq %[t1], %[t5]\n\t"
+          "sbbq 8(%[m]), %[t5]\n\t"
+          "movq %[t2], %[t6]\n\t"
+          "sbbq 16(%[m]), %[t6]\n\t"
+          "movq %[t3], %[t7]\n\t"
+          "sbbq 24(%[m]), %[t7]\n\t"
+          "sbbq $0, %%rax\n\t" /* borrows: the sum was below m */
+          "cmovncq %[t4], %[t0]\n\t"
+          "cmovncq %[t5], %[t1]\n\t"
+          "cmovncq %[t6], %[t2]\n\t"
+          "cmovncq %[t7], %[t3]\n\t"
+          : GX_OUT_T8
+          : [a] "r"(a), [b] "r"(b), [m] "r"(M->m)
+          : "rax", "cc", "memory");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+/* r = a - b mod m, four limbs: the difference, and m added back under the
+ * borrow's mask (CMOVNC zeroes the copy of m otherwise). */
+void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_LOAD4_A
+          "movq (%[m]), %[t4]\n\t"
+          "movq 8(%[m]), %[t5]\n\t"
+          "movq 16(%[m]), %[t6]\n\t"
+          "movq 24(%[m]), %[t7]\n\t"
+          "xorl %%eax, %%eax\n\t"
+          "subq (%[b]), %[t0]\n\t"
+          "sbbq 8(%[b]), %[t1]\n\t"
+          "sbbq 16(%[b]), %[t2]\n\t"
+          "sbbq 24(%[b]), %[t3]\n\t"
+          "cmovncq %%rax, %[t4]\n\t"
+          "cmovncq %%rax, %[t5]\n\t"
+          "cmovncq %%rax, %[t6]\n\t"
+          "cmovncq %%rax, %[t7]\n\t"
+          "addq %[t4], %[t0]\n\t"
+          "adcq %[t5], %[t1]\n\t"
+          "adcq %[t6], %[t2]\n\t"
+          "adcq %[t7], %[t3]\n\t"
+          : GX_OUT_T8
+          : [a] "r"(a), [b] "r"(b), [m] "r"(M->m)
+          : "rax", "cc", "memory");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
 void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   if (M->n == 4 && M->c)
     sqr4_pm(M, r, a);
@@ -560,4 +627,10 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
   gx_mul(M, r, a, b);
 }
 void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_sqr(M, r, a); }
+void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  gx_add(M, r, a, b);
+}
+void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  gx_sub(M, r, a, b);
+}
 #endif
