@@ -36,7 +36,8 @@ const struct gostx_gx_field_impl *gostx__gx_field(void);
 /* gx_mul and gx_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */
 void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a);
-/* gx_add and gx_sub in x86-64 registers (4 limbs only; with the MULX field). */
+/* gx_add and gx_sub in x86-64 registers (4 limbs, or 8 for m = 2^512 - c;
+ * with the MULX field). */
 void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 

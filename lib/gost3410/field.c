@@ -148,7 +148,7 @@ void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b)
 }
 
 void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->mulx && M->n == 4)
+  if (M->mulx && (M->n == 4 || M->c))
     gx_add_mulx(M, r, a, b);
   else if (M->n == 4)
     add_body(M, r, a, b, 4);
@@ -157,7 +157,7 @@ void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b)
 }
 
 void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->mulx && M->n == 4)
+  if (M->mulx && (M->n == 4 || M->c))
     gx_sub_mulx(M, r, a, b);
   else if (M->n == 4)
     sub_body(M, r, a, b, 4);

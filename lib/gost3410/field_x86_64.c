@@ -538,7 +538,7 @@ static inline void fold8_pm(uint64_t *bt, uint64_t c) {
 /* r = a + b mod m, four limbs, any modulus (a, b < m): the sum, its
  * carry, the sum less m, and CMOVNC keeps the difference unless it
  * borrowed past the carry. */
-void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+static void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_LOAD4_A
           "xorl %%eax, %%eax\n\t"
@@ -568,7 +568,7 @@ void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
 
 /* r = a - b mod m, four limbs: the difference, and m added back under the
  * borrow's mask (CMOVNC zeroes the copy of m otherwise). */
-void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+static void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_LOAD4_A
           "movq (%[m]), %[t4]\n\t"
@@ -592,6 +592,116 @@ void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
           : [a] "r"(a), [b] "r"(b), [m] "r"(M->m)
           : "rax", "cc", "memory");
   r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+}
+
+/* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
+ * is a + b - m exactly when the carry is set or t + c carries; so c is added
+ * under a mask (no second copy of t: no registers for it). */
+static void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  const uint64_t c = M->c;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(
+          "movq 0(%[a]), %[t0]\n\t"
+          "movq 8(%[a]), %[t1]\n\t"
+          "movq 16(%[a]), %[t2]\n\t"
+          "movq 24(%[a]), %[t3]\n\t"
+          "movq 32(%[a]), %[t4]\n\t"
+          "movq 40(%[a]), %[t5]\n\t"
+          "movq 48(%[a]), %[t6]\n\t"
+          "movq 56(%[a]), %[t7]\n\t"
+          "addq (%[b]), %[t0]\n\t"
+          "adcq 8(%[b]), %[t1]\n\t"
+          "adcq 16(%[b]), %[t2]\n\t"
+          "adcq 24(%[b]), %[t3]\n\t"
+          "adcq 32(%[b]), %[t4]\n\t"
+          "adcq 40(%[b]), %[t5]\n\t"
+          "adcq 48(%[b]), %[t6]\n\t"
+          "adcq 56(%[b]), %[t7]\n\t"
+          "sbbq %%rax, %%rax\n\t" /* -carry */
+          "movq %[c], %%rdx\n\t"
+          "movq %[t0], %%rcx\n\t" /* the carry of t + c, t kept */
+          "addq %%rdx, %%rcx\n\t"
+          "movq %[t1], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t2], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t3], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t4], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t5], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t6], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t7], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "sbbq %%rcx, %%rcx\n\t"
+          "orq %%rcx, %%rax\n\t"
+          "andq %%rdx, %%rax\n\t"
+          "addq %%rax, %[t0]\n\t"
+          "adcq $0, %[t1]\n\t"
+          "adcq $0, %[t2]\n\t"
+          "adcq $0, %[t3]\n\t"
+          "adcq $0, %[t4]\n\t"
+          "adcq $0, %[t5]\n\t"
+          "adcq $0, %[t6]\n\t"
+          "adcq $0, %[t7]\n\t"
+          : GX_OUT_T8
+          : [a] "r"(a), [b] "r"(b), [c] "m"(c)
+          : "rax", "rcx", "rdx", "cc", "memory");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5, r[6] = t6, r[7] = t7;
+}
+
+/* a - b, and on a borrow + m = - c mod 2^512: c subtracted under the mask. */
+static void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  const uint64_t c = M->c;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(
+          "movq 0(%[a]), %[t0]\n\t"
+          "movq 8(%[a]), %[t1]\n\t"
+          "movq 16(%[a]), %[t2]\n\t"
+          "movq 24(%[a]), %[t3]\n\t"
+          "movq 32(%[a]), %[t4]\n\t"
+          "movq 40(%[a]), %[t5]\n\t"
+          "movq 48(%[a]), %[t6]\n\t"
+          "movq 56(%[a]), %[t7]\n\t"
+          "subq (%[b]), %[t0]\n\t"
+          "sbbq 8(%[b]), %[t1]\n\t"
+          "sbbq 16(%[b]), %[t2]\n\t"
+          "sbbq 24(%[b]), %[t3]\n\t"
+          "sbbq 32(%[b]), %[t4]\n\t"
+          "sbbq 40(%[b]), %[t5]\n\t"
+          "sbbq 48(%[b]), %[t6]\n\t"
+          "sbbq 56(%[b]), %[t7]\n\t"
+          "sbbq %%rax, %%rax\n\t"
+          "andq %[c], %%rax\n\t"
+          "subq %%rax, %[t0]\n\t"
+          "sbbq $0, %[t1]\n\t"
+          "sbbq $0, %[t2]\n\t"
+          "sbbq $0, %[t3]\n\t"
+          "sbbq $0, %[t4]\n\t"
+          "sbbq $0, %[t5]\n\t"
+          "sbbq $0, %[t6]\n\t"
+          "sbbq $0, %[t7]\n\t"
+          : GX_OUT_T8
+          : [a] "r"(a), [b] "r"(b), [c] "m"(c)
+          : "rax", "cc", "memory");
+  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5, r[6] = t6, r[7] = t7;
+}
+
+/* The callers (field.c) send 4 limbs, or 8 for m = 2^512 - c. */
+void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    add4(M, r, a, b);
+  else
+    add8_pm(M, r, a, b);
+}
+
+void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    sub4(M, r, a, b);
+  else
+    sub8_pm(M, r, a, b);
 }
 
 void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
