@@ -28,6 +28,17 @@ static const uint64_t zero = 0;
   "movq 16(%[a]), %[t2]\n\t" \
   "movq 24(%[a]), %[t3]\n\t"
 
+#define GX_STORE_T4(r) ((r)[0] = t0, (r)[1] = t1, (r)[2] = t2, (r)[3] = t3)
+#define GX_STORE_T8(r) (GX_STORE_T4(r), (r)[4] = t4, (r)[5] = t5, (r)[6] = t6, (r)[7] = t7)
+/* Inputs and clobbers of the additions and subtractions modulo any m. */
+#define GX_IN_ABM [a] "r"(a), [b] "r"(b), [m] "r"(M->m) : "rax", "cc", "memory"
+#define GX_LOAD8_A \
+  GX_LOAD4_A \
+  "movq 32(%[a]), %[t4]\n\t" \
+  "movq 40(%[a]), %[t5]\n\t" \
+  "movq 48(%[a]), %[t6]\n\t" \
+  "movq 56(%[a]), %[t7]\n\t"
+
 /* t = a b, four limbs, row by row: each limb of the product in its own
  * register (operands t0..t7, the compiler's choice), so what follows reads no
  * memory. Uses a, b, z (a zero in memory), rax, rcx, rdx. */
@@ -151,7 +162,7 @@ static void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint
       : GX_OUT_T8
       : [a] "r"(a), [b] "r"(b), [z] "m"(zero), [c] "m"(c)
       : "rax", "rcx", "rdx", "cc", "memory");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+  GX_STORE_T4(r);
 }
 
 /* r = a^2 mod m for m = 2^256 - c: the six cross products once, doubled,
@@ -206,7 +217,7 @@ static void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
           : GX_OUT_T8
           : [a] "r"(a), [z] "m"(zero), [c] "m"(c)
           : "rax", "rcx", "rdx", "cc", "memory");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+  GX_STORE_T4(r);
 }
 
 /* bt[0..8) = b on entry, bt[8..24) = a b on exit: one pointer for both
@@ -561,9 +572,8 @@ static void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
           "cmovncq %[t6], %[t2]\n\t"
           "cmovncq %[t7], %[t3]\n\t"
           : GX_OUT_T8
-          : [a] "r"(a), [b] "r"(b), [m] "r"(M->m)
-          : "rax", "cc", "memory");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+          : GX_IN_ABM);
+  GX_STORE_T4(r);
 }
 
 /* r = a - b mod m, four limbs: the difference, and m added back under the
@@ -589,9 +599,8 @@ static void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
           "adcq %[t6], %[t2]\n\t"
           "adcq %[t7], %[t3]\n\t"
           : GX_OUT_T8
-          : [a] "r"(a), [b] "r"(b), [m] "r"(M->m)
-          : "rax", "cc", "memory");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3;
+          : GX_IN_ABM);
+  GX_STORE_T4(r);
 }
 
 /* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
@@ -600,15 +609,7 @@ static void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
 static void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   const uint64_t c = M->c;
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(
-          "movq 0(%[a]), %[t0]\n\t"
-          "movq 8(%[a]), %[t1]\n\t"
-          "movq 16(%[a]), %[t2]\n\t"
-          "movq 24(%[a]), %[t3]\n\t"
-          "movq 32(%[a]), %[t4]\n\t"
-          "movq 40(%[a]), %[t5]\n\t"
-          "movq 48(%[a]), %[t6]\n\t"
-          "movq 56(%[a]), %[t7]\n\t"
+  __asm__(GX_LOAD8_A
           "addq (%[b]), %[t0]\n\t"
           "adcq 8(%[b]), %[t1]\n\t"
           "adcq 16(%[b]), %[t2]\n\t"
@@ -649,22 +650,14 @@ static void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint
           : GX_OUT_T8
           : [a] "r"(a), [b] "r"(b), [c] "m"(c)
           : "rax", "rcx", "rdx", "cc", "memory");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5, r[6] = t6, r[7] = t7;
+  GX_STORE_T8(r);
 }
 
 /* a - b, and on a borrow + m = - c mod 2^512: c subtracted under the mask. */
 static void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   const uint64_t c = M->c;
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(
-          "movq 0(%[a]), %[t0]\n\t"
-          "movq 8(%[a]), %[t1]\n\t"
-          "movq 16(%[a]), %[t2]\n\t"
-          "movq 24(%[a]), %[t3]\n\t"
-          "movq 32(%[a]), %[t4]\n\t"
-          "movq 40(%[a]), %[t5]\n\t"
-          "movq 48(%[a]), %[t6]\n\t"
-          "movq 56(%[a]), %[t7]\n\t"
+  __asm__(GX_LOAD8_A
           "subq (%[b]), %[t0]\n\t"
           "sbbq 8(%[b]), %[t1]\n\t"
           "sbbq 16(%[b]), %[t2]\n\t"
@@ -686,7 +679,7 @@ static void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint
           : GX_OUT_T8
           : [a] "r"(a), [b] "r"(b), [c] "m"(c)
           : "rax", "cc", "memory");
-  r[0] = t0, r[1] = t1, r[2] = t2, r[3] = t3, r[4] = t4, r[5] = t5, r[6] = t6, r[7] = t7;
+  GX_STORE_T8(r);
 }
 
 /* The callers (field.c) send 4 limbs, or 8 for m = 2^512 - c. */
