@@ -75,6 +75,7 @@ static void detect_x86(void) {
     __cpuid_count(7, 0, a, b, c, d);
     cpu.avx2 = cpu.avx && ((b >> 5) & 1);
     cpu.bmi2 = (b >> 8) & 1;
+    cpu.adx = (b >> 19) & 1;
     cpu.gfni = (c >> 8) & 1;
     cpu.vaes = cpu.avx && ((c >> 9) & 1);
     cpu.vpclmul = cpu.avx && ((c >> 10) & 1);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "gost3410/ec.h"
 #include "internal.h"
 #include "kuznyechik/impl.h"
 #include "magma/impl.h"
@@ -85,6 +86,7 @@ static int needs_avx512_set(const struct gostx_cpu *f) {
 }
 static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
 static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
+static int needs_mulx(const struct gostx_cpu *f) { return f->bmi2 && f->adx; }
 #endif
 #ifdef GOSTX_ARCH_AARCH64
 static int needs_pmull(const struct gostx_cpu *f) { return f->pmull; }
@@ -141,7 +143,18 @@ static const struct row mgm_rows[] = {
     ROW(gostx_mgm_portable, LEVEL_portable, 0, NULL),
 };
 
+/* GOST R 34.10's field products. MULX/ADX came with AVX2's generation
+ * (Haswell, Broadwell; Zen): the avx2 level, so GOSTX_IMPL=ssse3 or portable
+ * runs the portable field. */
+static const struct row gx_field_rows[] = {
+#ifdef GOSTX_ARCH_X86_64
+    ROW(gostx_gx_field_mulx, LEVEL_avx2, 0, needs_mulx),
+#endif
+    ROW(gostx_gx_field_portable, LEVEL_portable, 0, NULL),
+};
+
 static struct gostx_dispatch chosen;
+static const struct gostx_gx_field_impl *chosen_gx_field;
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 
 static int level_by_name(const char *name) {
@@ -180,6 +193,9 @@ static const char *kuz_name(const void *p) { return ((const struct gostx_kuz_imp
 static const char *magma_name(const void *p) { return ((const struct gostx_magma_impl *)p)->name; }
 static const char *streebog_name(const void *p) { return ((const struct gostx_streebog_impl *)p)->name; }
 static const char *mgm_name(const void *p) { return ((const struct gostx_mgm_impl *)p)->name; }
+static const char *gx_field_name(const void *p) {
+  return ((const struct gostx_gx_field_impl *)p)->name;
+}
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -236,6 +252,7 @@ static void classify(const char *forced, const struct gostx_cpu *f) {
   usable |= name_usable(magma_rows, NROWS(magma_rows), magma_name, forced, f, &exists);
   usable |= name_usable(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f, &exists);
   usable |= name_usable(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f, &exists);
+  usable |= name_usable(gx_field_rows, NROWS(gx_field_rows), gx_field_name, forced, f, &exists);
   request = usable ? GOSTX_IMPL_HONOURED : exists ? GOSTX_IMPL_UNSUPPORTED : GOSTX_IMPL_UNKNOWN;
   request_running = usable ? request_value : level_names[0];
 }
@@ -249,6 +266,7 @@ static void choose(void) {
   chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
   chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
   chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f);
+  chosen_gx_field = pick(gx_field_rows, NROWS(gx_field_rows), gx_field_name, forced, f);
 }
 
 const struct gostx_dispatch *gostx__dispatch(void) {
@@ -259,6 +277,11 @@ const struct gostx_dispatch *gostx__dispatch(void) {
 #ifdef GOSTX_CT_PLANTS
 int gostx__ct_plant; /* which planted leak is live (lib/internal.h); none by default */
 #endif
+
+const struct gostx_gx_field_impl *gostx__gx_field(void) {
+  pthread_once(&chosen_once, choose);
+  return chosen_gx_field;
+}
 
 gostx_impl_request gostx_impl_requested(const char **value, const char **running) {
   gostx__dispatch();

@@ -141,7 +141,7 @@ static inline void gostx__ct_plant_touch(const void *p, size_t n) {
 
 /* ---- CPU features (lib/cpu.c) ---- */
 struct gostx_cpu {
-  int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, vaes, vpclmul, gfni;
+  int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, adx, vaes, vpclmul, gfni;
   int avx512f, avx512bw, avx512vl, avx512vbmi;
   int neon, pmull; /* AArch64: Advanced SIMD, and the 64-bit polynomial multiply */
 };

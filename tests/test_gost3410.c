@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "arch.h"
 #include "gost3410/ec.h"
+#include "internal.h"
 #include "testutil.h"
 
 static const int all_curves[] = {GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A,
@@ -402,6 +404,61 @@ static void test_sqr(void) {
   }
 }
 
+/* The MULX/ADX field (field_x86_64.c) against the portable one, modulo every p
+ * and q: random residues and the edges (0, 1, m - 1, m - 2, m - 2^63, and
+ * all-ones limbs reduced): products, squares, sums and differences. On a
+ * CPU without BMI2 and ADX there is nothing to compare. */
+static void test_field_mulx(void) {
+#ifdef GOSTX_ARCH_X86_64
+  const struct gostx_cpu *f = gostx__cpu();
+  if (!f->bmi2 || !f->adx) {
+    printf("field mulx: not on this CPU (no BMI2 + ADX)\n");
+    return;
+  }
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    for (int w = 0; w < 2; w++) {
+      gx_mont P = w ? C->fq : C->fp, X = P;
+      P.mulx = 0;
+      X.mulx = 1;
+      int n = P.n, bad = 0;
+      for (int it = 0; it < 400; it++) {
+        gx_fe v[2] = {{0}, {0}}, one = {1}, low = {(uint64_t)1 << 63};
+        for (int k = 0; k < 2; k++) {
+          int e = (it + 3 * k) % 12;
+          for (int i = 0; i < n; i++) v[k][i] = t_rand();
+          if (e == 0) memset(v[k], 0, sizeof v[k]);
+          if (e == 1) memcpy(v[k], one, sizeof one);
+          if (e == 2) gx_sub(&P, v[k], P.m, one);     /* m - 1 */
+          if (e == 3) gx_sub(&P, v[k], P.m, low);      /* m - 2^63 */
+          if (e == 4) {                                /* m - 2 */
+            gx_sub(&P, v[k], P.m, one);
+            gx_sub(&P, v[k], v[k], one);
+          }
+          if (e == 5) { /* all ones but the lowest limb, reduced */
+            memset(v[k], 0xff, sizeof v[k]);
+            v[k][0] = t_rand();
+          }
+          if (e >= 5) gx_to_mont(&P, v[k], v[k]); /* < m: the field's inputs */
+        }
+        gx_fe rp[4], rx[4];
+        gx_mul(&P, rp[0], v[0], v[1]);
+        gx_mul(&X, rx[0], v[0], v[1]);
+        gx_sqr(&P, rp[1], v[0]);
+        gx_sqr(&X, rx[1], v[0]);
+        gx_add(&P, rp[2], v[0], v[1]);
+        gx_add(&X, rx[2], v[0], v[1]);
+        gx_sub(&P, rp[3], v[0], v[1]);
+        gx_sub(&X, rx[3], v[0], v[1]);
+        for (int o = 0; o < 4; o++) bad += memcmp(rp[o], rx[o], (size_t)n * 8) != 0;
+      }
+      CHECK(!bad, "%s %s: mulx field = portable (%d of 1600 differ)",
+            gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", bad);
+    }
+  }
+#endif
+}
+
 /* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
 static void test_recode(void) {
   for (int it = 0; it < 200; it++) {
@@ -484,6 +541,7 @@ int main(void) {
   test_refusals();
   test_recode();
   test_sqr();
+  test_field_mulx();
   test_fast_paths();
   return t_done();
 }

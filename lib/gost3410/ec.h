@@ -22,7 +22,24 @@ typedef struct gx_mont {
   uint64_t one[GX_MAXN]; /* R mod m (1 in Montgomery form), R = 2^(64 n) */
   uint64_t r2[GX_MAXN];  /* R^2 mod m */
   uint64_t r3[GX_MAXN];  /* R^3 mod m */
+  int mulx;       /* products by field_x86_64.c (set from lib/dispatch.c's choice) */
 } gx_mont;
+
+/* The field implementations lib/dispatch.c chooses between (name first, as
+ * every implementation table): the portable products, or MULX/ADX ones. */
+struct gostx_gx_field_impl {
+  const char *name;
+  int mulx;
+};
+extern const struct gostx_gx_field_impl gostx_gx_field_portable, gostx_gx_field_mulx;
+const struct gostx_gx_field_impl *gostx__gx_field(void);
+/* gx_mul and gx_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */
+void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a);
+/* gx_add and gx_sub in x86-64 registers (4 limbs, or 8 for m = 2^512 - c;
+ * with the MULX field). */
+void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 
 void gx_mont_init(gx_mont *M, const uint64_t *m, int n);
 void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b); /* a b / R */

@@ -1,73 +1,9 @@
 /* Montgomery arithmetic modulo a public odd modulus of n = 4 or 8 64-bit
  * limbs (CIOS). Constant time in the operands: carries and the final
  * subtraction are handled with masks, never with branches on values. */
-#include "gost3410/ec.h"
+#include "gost3410/field_body.h"
 
 #include <string.h>
-
-/* Vectorised masking (16-byte loads of limbs just stored one by one) stalls
- * on store forwarding: these bodies are short carry chains, kept scalar. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("no-tree-vectorize")
-#endif
-
-/* GOSTX_NO_INT128 forces the portable 64 x 64 -> 128 product below
- * (scripts/check_pedantic.sh builds with it). */
-#if defined(__SIZEOF_INT128__) && defined(__GNUC__) && !defined(GOSTX_NO_INT128)
-__extension__ typedef unsigned __int128 gx_u128;
-#define GX_HAVE_U128 1
-/* hi:lo = a + b c + d (cannot overflow 128 bits). */
-static inline uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi) {
-  gx_u128 t = (gx_u128)b * c + a + d;
-  *hi = (uint64_t)(t >> 64);
-  return (uint64_t)t;
-}
-#else
-static inline uint64_t mac(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t *hi) {
-  uint64_t bl = (uint32_t)b, bh = b >> 32, cl = (uint32_t)c, ch = c >> 32;
-  uint64_t ll = bl * cl, lh = bl * ch, hl = bh * cl, hh = bh * ch;
-  uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
-  uint64_t lo = (ll & 0xffffffffu) | (mid << 32);
-  uint64_t h = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-  lo += a;
-  h += lo < a;
-  lo += d;
-  h += lo < d;
-  *hi = h;
-  return lo;
-}
-#endif
-
-#ifdef GX_HAVE_U128
-/* Through the 128-bit type the compiler emits add-with-carry chains. */
-static inline uint64_t addc(uint64_t a, uint64_t b, uint64_t *carry) {
-  gx_u128 t = (gx_u128)a + b + *carry;
-  *carry = (uint64_t)(t >> 64);
-  return (uint64_t)t;
-}
-static inline uint64_t subb(uint64_t a, uint64_t b, uint64_t *borrow) {
-  gx_u128 t = (gx_u128)a - b - *borrow;
-  *borrow = (uint64_t)(t >> 64) & 1;
-  return (uint64_t)t;
-}
-#else
-static inline uint64_t addc(uint64_t a, uint64_t b, uint64_t *carry) {
-  uint64_t s = a + *carry;
-  uint64_t c = s < a;
-  s += b;
-  c |= s < b;
-  *carry = c;
-  return s;
-}
-static inline uint64_t subb(uint64_t a, uint64_t b, uint64_t *borrow) {
-  uint64_t d = a - b;
-  uint64_t bw = a < b;
-  uint64_t d2 = d - *borrow;
-  bw |= d < *borrow;
-  *borrow = bw;
-  return d2;
-}
-#endif
 
 void gx_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n) {
   for (int i = 0; i < n; i++) r[i] ^= mask & (r[i] ^ a[i]);
@@ -97,25 +33,6 @@ void gx_load_be(uint64_t *r, const uint8_t *in, int n) {
 void gx_store_be(uint8_t *out, const uint64_t *a, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < 8; j++) out[(n - 1 - i) * 8 + j] = (uint8_t)(a[i] >> (56 - 8 * j));
-}
-
-/* The limb count is a compile-time constant inside each body below (GX_BODY
- * is forced inline and called with 4 or 8), so the compiler unrolls the
- * loops; the entry points pick the body by the modulus's public size. */
-#if defined(__GNUC__)
-#define GX_BODY static inline __attribute__((always_inline)) void
-#else
-#define GX_BODY static inline void
-#endif
-
-/* r = t - m if the (n+1)-limb t >= m, else t. */
-GX_BODY final_sub(const uint64_t *m, uint64_t *r, const uint64_t *t, uint64_t top, const int n) {
-  uint64_t u[GX_MAXN], bw = 0;
-  for (int i = 0; i < n; i++) u[i] = subb(t[i], m[i], &bw);
-  (void)subb(top, 0, &bw);
-  /* bw = 1 when t < m: keep t. */
-  uint64_t keep = 0 - bw;
-  for (int i = 0; i < n; i++) r[i] = (t[i] & keep) | (u[i] & ~keep);
 }
 
 GX_BODY mul_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b, const int n) {
@@ -157,33 +74,6 @@ GX_BODY sub_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
   for (int i = 0; i < n; i++) r[i] = addc(t[i], M->m[i] & mask, &c);
 }
 
-/* m = 2^(64 n) - c, c < 2^16: the product's high half times c folds onto
- * the low half (2^(64 n) = c mod m), twice, then one conditional
- * subtraction; about half the products of the Montgomery body. Numbers stay
- * plain residues (R = 1). */
-GX_BODY pm_reduce(const gx_mont *M, uint64_t *r, uint64_t *t, const int n) {
-  uint64_t hi, c = 0, cc = M->c, k, u[GX_MAXN];
-  for (int j = 0; j < n; j++) {
-    t[j] = mac(t[j], t[n + j], cc, c, &hi);
-    c = hi;
-  }
-  /* c <= cc + 1: c 2^(64 n) = c cc, then a carry out of that is one more cc
-   * (which cannot carry again: the sum is then below 2^64 + cc cc). */
-  k = 0;
-  t[0] = addc(t[0], c * cc, &k);
-  for (int j = 1; j < n; j++) t[j] = addc(t[j], 0, &k);
-  c = k;
-  k = 0;
-  t[0] = addc(t[0], c * cc, &k);
-  for (int j = 1; j < n; j++) t[j] = addc(t[j], 0, &k);
-  /* t >= m iff t + cc carries out. */
-  k = 0;
-  u[0] = addc(t[0], cc, &k);
-  for (int j = 1; j < n; j++) u[j] = addc(t[j], 0, &k);
-  uint64_t take = 0 - k;
-  for (int j = 0; j < n; j++) r[j] = (u[j] & take) | (t[j] & ~take);
-}
-
 GX_BODY mul_pm_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b,
                     const int n) {
   uint64_t t[2 * GX_MAXN], hi, c;
@@ -222,25 +112,6 @@ GX_BODY sqr_wide(uint64_t *t, const uint64_t *a, const int n) {
   }
 }
 
-/* Montgomery reduction of a 2n-limb t < m R: t / R mod m. */
-GX_BODY redc(const gx_mont *M, uint64_t *r, uint64_t *t, const int n) {
-  uint64_t hi, c, k, top = 0;
-  for (int i = 0; i < n; i++) {
-    uint64_t mq = t[i] * M->m0inv;
-    c = 0;
-    for (int j = 0; j < n; j++) {
-      t[i + j] = mac(t[i + j], mq, M->m[j], c, &hi);
-      c = hi;
-    }
-    /* add c at limb i + n, the carry running to the top */
-    k = 0;
-    t[i + n] = addc(t[i + n], c, &k);
-    for (int j = i + n + 1; j < 2 * n; j++) t[j] = addc(t[j], 0, &k);
-    top += k;
-  }
-  final_sub(M->m, r, t + n, top, n);
-}
-
 GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) {
   uint64_t t[2 * GX_MAXN];
   sqr_wide(t, a, n);
@@ -251,14 +122,20 @@ GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) 
 }
 
 void gx_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  if (M->n == 4)
+  if (M->mulx)
+    gx_sqr_mulx(M, r, a);
+  else if (M->n == 4)
     sqr_body(M, r, a, 4);
   else
     sqr_body(M, r, a, 8);
 }
 
+const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0};
+
 void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->c) { /* the modulus's form: public */
+  if (M->mulx) {
+    gx_mul_mulx(M, r, a, b);
+  } else if (M->c) { /* the modulus's form: public */
     if (M->n == 4)
       mul_pm_body(M, r, a, b, 4);
     else
@@ -271,14 +148,18 @@ void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b)
 }
 
 void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->n == 4)
+  if (M->mulx && (M->n == 4 || M->c))
+    gx_add_mulx(M, r, a, b);
+  else if (M->n == 4)
     add_body(M, r, a, b, 4);
   else
     add_body(M, r, a, b, 8);
 }
 
 void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->n == 4)
+  if (M->mulx && (M->n == 4 || M->c))
+    gx_sub_mulx(M, r, a, b);
+  else if (M->n == 4)
     sub_body(M, r, a, b, 4);
   else
     sub_body(M, r, a, b, 8);
@@ -329,6 +210,7 @@ void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
 void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
   memset(M, 0, sizeof *M);
   M->n = n;
+  M->mulx = gostx__gx_field()->mulx;
   memcpy(M->m, m, (size_t)n * 8);
   /* Newton's iteration for m0^-1 mod 2^64: each step doubles the good bits. */
   uint64_t x = m[0];

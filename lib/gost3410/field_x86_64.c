@@ -1,0 +1,568 @@
+/* The x86-64 field products with MULX (BMI2) and two carry chains, ADCX on
+ * CF for the low halves and ADOX on OF for the high halves (ADX): the 2n-limb
+ * product row by row in registers, no flag spills; the reductions are
+ * field_body.h's, shared with the portable field. lib/dispatch.c decides
+ * whether these run (gx_mont's mulx flag); the portable field stays the
+ * reference. Constant time: no branch or index on the operands. */
+#include "gost3410/field_body.h"
+
+#include <string.h>
+
+#include "arch.h"
+
+#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
+
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
+
+/* The carry chains' last step adds a zero (a memory operand: no register). */
+static const uint64_t zero = 0;
+
+/* The eight limb registers of the 4-limb bodies below (outputs written
+ * before the inputs are last read: early clobbers), and a's load into t0..t3. */
+#define GX_OUT_T8                                                                     \
+  [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), \
+      [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
+#define GX_LOAD4_A \
+  "movq (%[a]), %[t0]\n\t" \
+  "movq 8(%[a]), %[t1]\n\t" \
+  "movq 16(%[a]), %[t2]\n\t" \
+  "movq 24(%[a]), %[t3]\n\t"
+
+#define GX_STORE_T4(r) ((r)[0] = t0, (r)[1] = t1, (r)[2] = t2, (r)[3] = t3)
+#define GX_STORE_T8(r) (GX_STORE_T4(r), (r)[4] = t4, (r)[5] = t5, (r)[6] = t6, (r)[7] = t7)
+/* Inputs and clobbers of the additions and subtractions modulo any m. */
+#define GX_IN_ABM [a] "r"(a), [b] "r"(b), [m] "r"(M->m) : "rax", "cc", "memory"
+#define GX_LOAD8_A \
+  GX_LOAD4_A \
+  "movq 32(%[a]), %[t4]\n\t" \
+  "movq 40(%[a]), %[t5]\n\t" \
+  "movq 48(%[a]), %[t6]\n\t" \
+  "movq 56(%[a]), %[t7]\n\t"
+
+/* t = a b, four limbs, row by row: each limb of the product in its own
+ * register (operands t0..t7, the compiler's choice), so what follows reads no
+ * memory. Uses a, b, z (a zero in memory), rax, rcx, rdx. */
+#define GX_MUL4_ROWS \
+  "movq (%[b]), %%rdx\n\t" \
+  "mulxq (%[a]), %[t0], %[t1]\n\t" \
+  "mulxq 8(%[a]), %%rax, %[t2]\n\t" \
+  "addq %%rax, %[t1]\n\t" \
+  "mulxq 16(%[a]), %%rax, %[t3]\n\t" \
+  "adcq %%rax, %[t2]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t4]\n\t" \
+  "adcq %%rax, %[t3]\n\t" \
+  "adcq $0, %[t4]\n\t" \
+  "movq 8(%[b]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t1]\n\t" \
+  "adoxq %%rcx, %[t2]\n\t" \
+  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t2]\n\t" \
+  "adoxq %%rcx, %[t3]\n\t" \
+  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %%rcx, %[t4]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t5]\n\t" \
+  "adcxq %%rax, %[t4]\n\t" \
+  "adoxq %[z], %[t5]\n\t" \
+  "adcxq %[z], %[t5]\n\t" \
+  "movq 16(%[b]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t2]\n\t" \
+  "adoxq %%rcx, %[t3]\n\t" \
+  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %%rcx, %[t4]\n\t" \
+  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t4]\n\t" \
+  "adoxq %%rcx, %[t5]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t6]\n\t" \
+  "adcxq %%rax, %[t5]\n\t" \
+  "adoxq %[z], %[t6]\n\t" \
+  "adcxq %[z], %[t6]\n\t" \
+  "movq 24(%[b]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %%rcx, %[t4]\n\t" \
+  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t4]\n\t" \
+  "adoxq %%rcx, %[t5]\n\t" \
+  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t5]\n\t" \
+  "adoxq %%rcx, %[t6]\n\t" \
+  "mulxq 24(%[a]), %%rax, %[t7]\n\t" \
+  "adcxq %%rax, %[t6]\n\t" \
+  "adoxq %[z], %[t7]\n\t" \
+  "adcxq %[z], %[t7]\n\t"
+
+/* t = a b for the Montgomery moduli (field_body.h's redc follows). */
+static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(
+      GX_MUL4_ROWS
+      : GX_OUT_T8
+      : [a] "r"(a), [b] "r"(b), [z] "m"(zero)
+      : "rax", "rcx", "rdx", "cc", "memory");
+  t[0] = t0, t[1] = t1, t[2] = t2, t[3] = t3, t[4] = t4, t[5] = t5, t[6] = t6, t[7] = t7;
+}
+
+/* The fold of mul4_pm and sqr4_pm (below). */
+#define GX_FOLD4_PM \
+  "movq %[c], %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  "mulxq %[t4], %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t0]\n\t" \
+  "adoxq %%rcx, %[t1]\n\t" \
+  "mulxq %[t5], %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t1]\n\t" \
+  "adoxq %%rcx, %[t2]\n\t" \
+  "mulxq %[t6], %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %[t2]\n\t" \
+  "adoxq %%rcx, %[t3]\n\t" \
+  "mulxq %[t7], %%rax, %[t4]\n\t" \
+  "adcxq %%rax, %[t3]\n\t" \
+  "adoxq %[z], %[t4]\n\t" \
+  "adcxq %[z], %[t4]\n\t" \
+  "imulq %%rdx, %[t4]\n\t" \
+  "addq %[t4], %[t0]\n\t" \
+  "adcq $0, %[t1]\n\t" \
+  "adcq $0, %[t2]\n\t" \
+  "adcq $0, %[t3]\n\t" \
+  "sbbq %%rax, %%rax\n\t" \
+  "andq %%rdx, %%rax\n\t" \
+  "addq %%rax, %[t0]\n\t" \
+  "adcq $0, %[t1]\n\t" \
+  "adcq $0, %[t2]\n\t" \
+  "adcq $0, %[t3]\n\t" \
+  "movq %[t0], %[t5]\n\t" \
+  "addq %%rdx, %[t5]\n\t" \
+  "movq %[t1], %[t6]\n\t" \
+  "adcq $0, %[t6]\n\t" \
+  "movq %[t2], %[t7]\n\t" \
+  "adcq $0, %[t7]\n\t" \
+  "movq %[t3], %[t4]\n\t" \
+  "adcq $0, %[t4]\n\t" \
+  "cmovcq %[t5], %[t0]\n\t" \
+  "cmovcq %[t6], %[t1]\n\t" \
+  "cmovcq %[t7], %[t2]\n\t" \
+  "cmovcq %[t4], %[t3]\n\t"
+
+/* r = a b mod m for m = 2^256 - c (c < 2^16; field_body.h's pm_reduce, in
+ * registers): the high half times c folds onto the low half, MULX again with
+ * the two carry chains; the fold's top (at most c + 1) times c once more, then
+ * its carry times c (which cannot carry again); t >= m iff t + c carries, and
+ * CMOVC keeps t + c - 2^256 then. */
+static void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  const uint64_t c = M->c; /* memory operands below: at -O0 every register is taken */
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_MUL4_ROWS GX_FOLD4_PM
+      : GX_OUT_T8
+      : [a] "r"(a), [b] "r"(b), [z] "m"(zero), [c] "m"(c)
+      : "rax", "rcx", "rdx", "cc", "memory");
+  GX_STORE_T4(r);
+}
+
+/* r = a^2 mod m for m = 2^256 - c: the six cross products once, doubled,
+ * plus the four squares (10 MULX against 16), then mul4_pm's fold. MULX
+ * leaves the flags alone, so the squares' carry chain runs through them. */
+static void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  const uint64_t c = M->c;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__("movq (%[a]), %%rdx\n\t"
+          "mulxq 8(%[a]), %[t1], %[t2]\n\t"
+          "mulxq 16(%[a]), %%rax, %[t3]\n\t"
+          "addq %%rax, %[t2]\n\t"
+          "mulxq 24(%[a]), %%rax, %[t4]\n\t"
+          "adcq %%rax, %[t3]\n\t"
+          "adcq $0, %[t4]\n\t"
+          "movq 8(%[a]), %%rdx\n\t"
+          "xorl %%eax, %%eax\n\t"
+          "mulxq 16(%[a]), %%rax, %%rcx\n\t"
+          "adcxq %%rax, %[t3]\n\t"
+          "adoxq %%rcx, %[t4]\n\t"
+          "mulxq 24(%[a]), %%rax, %[t5]\n\t"
+          "adcxq %%rax, %[t4]\n\t"
+          "adoxq %[z], %[t5]\n\t"
+          "adcxq %[z], %[t5]\n\t"
+          "movq 16(%[a]), %%rdx\n\t"
+          "mulxq 24(%[a]), %%rax, %[t6]\n\t"
+          "addq %%rax, %[t5]\n\t"
+          "adcq $0, %[t6]\n\t"
+          "movq $0, %[t7]\n\t" /* doubled: t1..t6 plus each carry */
+          "addq %[t1], %[t1]\n\t"
+          "adcq %[t2], %[t2]\n\t"
+          "adcq %[t3], %[t3]\n\t"
+          "adcq %[t4], %[t4]\n\t"
+          "adcq %[t5], %[t5]\n\t"
+          "adcq %[t6], %[t6]\n\t"
+          "adcq $0, %[t7]\n\t"
+          "movq (%[a]), %%rdx\n\t" /* plus a_i^2 at limb 2i */
+          "mulxq %%rdx, %[t0], %%rax\n\t"
+          "addq %%rax, %[t1]\n\t"
+          "movq 8(%[a]), %%rdx\n\t"
+          "mulxq %%rdx, %%rax, %%rcx\n\t"
+          "adcq %%rax, %[t2]\n\t"
+          "adcq %%rcx, %[t3]\n\t"
+          "movq 16(%[a]), %%rdx\n\t"
+          "mulxq %%rdx, %%rax, %%rcx\n\t"
+          "adcq %%rax, %[t4]\n\t"
+          "adcq %%rcx, %[t5]\n\t"
+          "movq 24(%[a]), %%rdx\n\t"
+          "mulxq %%rdx, %%rax, %%rcx\n\t"
+          "adcq %%rax, %[t6]\n\t"
+          "adcq %%rcx, %[t7]\n\t" GX_FOLD4_PM
+          : GX_OUT_T8
+          : [a] "r"(a), [z] "m"(zero), [c] "m"(c)
+          : "rax", "rcx", "rdx", "cc", "memory");
+  GX_STORE_T4(r);
+}
+
+/* Row i >= 1 of the 8-limb product: b_i (at bt + boff) times a into the
+ * window w0..w7 (limbs i..i+7) and the new top w8; w0, complete, goes to bt +
+ * toff. Low halves on CF (ADCX), high halves on OF (ADOX). */
+#define GX_MAC8(j, lo, hi) \
+  "mulxq " j "(%[a]), %%rax, %%rcx\n\t" \
+  "adcxq %%rax, %%" lo "\n\t" \
+  "adoxq %%rcx, %%" hi "\n\t"
+#define GX_ROW8(boff, toff, w0, w1, w2, w3, w4, w5, w6, w7, w8) \
+  "movq " boff "(%[bt]), %%rdx\n\t" \
+  "xorl %%eax, %%eax\n\t" \
+  GX_MAC8("0", w0, w1) GX_MAC8("8", w1, w2) GX_MAC8("16", w2, w3) GX_MAC8("24", w3, w4) \
+  GX_MAC8("32", w4, w5) GX_MAC8("40", w5, w6) GX_MAC8("48", w6, w7) \
+  "mulxq 56(%[a]), %%rax, %%" w8 "\n\t" \
+  "adcxq %%rax, %%" w7 "\n\t" \
+  "adoxq %[z], %%" w8 "\n\t" \
+  "adcxq %[z], %%" w8 "\n\t" \
+  "movq %%" w0 ", " toff "(%[bt])\n\t"
+
+/* bt[0..8) = b on entry, bt[8..24) = a b on exit: one pointer for both
+ * leaves a register for the row window (nine accumulators). */
+static inline void wide8(uint64_t *bt, const uint64_t *a) {
+  __asm__ volatile(
+      "movq (%[bt]), %%rdx\n\t"
+      "mulxq (%[a]), %%r8, %%r9\n\t"
+      "mulxq 8(%[a]), %%rax, %%r10\n\t"
+      "addq %%rax, %%r9\n\t"
+      "mulxq 16(%[a]), %%rax, %%r11\n\t"
+      "adcq %%rax, %%r10\n\t"
+      "mulxq 24(%[a]), %%rax, %%r12\n\t"
+      "adcq %%rax, %%r11\n\t"
+      "mulxq 32(%[a]), %%rax, %%r13\n\t"
+      "adcq %%rax, %%r12\n\t"
+      "mulxq 40(%[a]), %%rax, %%r14\n\t"
+      "adcq %%rax, %%r13\n\t"
+      "mulxq 48(%[a]), %%rax, %%r15\n\t"
+      "adcq %%rax, %%r14\n\t"
+      "mulxq 56(%[a]), %%rax, %%rbx\n\t"
+      "adcq %%rax, %%r15\n\t"
+      "adcq $0, %%rbx\n\t"
+      "movq %%r8, 64(%[bt])\n\t"
+      GX_ROW8("8", "72", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rbx", "r8")
+      GX_ROW8("16", "80", "r10", "r11", "r12", "r13", "r14", "r15", "rbx", "r8", "r9")
+      GX_ROW8("24", "88", "r11", "r12", "r13", "r14", "r15", "rbx", "r8", "r9", "r10")
+      GX_ROW8("32", "96", "r12", "r13", "r14", "r15", "rbx", "r8", "r9", "r10", "r11")
+      GX_ROW8("40", "104", "r13", "r14", "r15", "rbx", "r8", "r9", "r10", "r11", "r12")
+      GX_ROW8("48", "112", "r14", "r15", "rbx", "r8", "r9", "r10", "r11", "r12", "r13")
+      GX_ROW8("56", "120", "r15", "rbx", "r8", "r9", "r10", "r11", "r12", "r13", "r14")
+      "movq %%rbx, 128(%[bt])\n\t"
+      "movq %%r8, 136(%[bt])\n\t"
+      "movq %%r9, 144(%[bt])\n\t"
+      "movq %%r10, 152(%[bt])\n\t"
+      "movq %%r11, 160(%[bt])\n\t"
+      "movq %%r12, 168(%[bt])\n\t"
+      "movq %%r13, 176(%[bt])\n\t"
+      "movq %%r14, 184(%[bt])\n\t"
+      :
+      : [a] "r"(a), [bt] "r"(bt), [z] "m"(zero)
+      : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+        "memory");
+}
+
+/* r8..r15 += c (rdx) when CF is set, else 0: no branch. */
+#define GX_ADD_CARRY_C8 \
+  "sbbq %%rax, %%rax\n\t" \
+  "andq %%rdx, %%rax\n\t" \
+  "addq %%rax, %%r8\n\t" \
+  "adcq $0, %%r9\n\t" \
+  "adcq $0, %%r10\n\t" \
+  "adcq $0, %%r11\n\t" \
+  "adcq $0, %%r12\n\t" \
+  "adcq $0, %%r13\n\t" \
+  "adcq $0, %%r14\n\t" \
+  "adcq $0, %%r15\n\t"
+
+/* bt[0..8) = bt[0..16) mod m for m = 2^512 - c: mul4_pm's fold on eight
+ * limbs from memory; the final subtraction adds c (mod 2^512) under a mask
+ * from the carry of t + c, as no registers are left for a second copy. */
+static inline void fold8_pm(uint64_t *bt, uint64_t c) {
+  __asm__ volatile(
+      "movq 0(%[bt]), %%r8\n\t"
+      "movq 8(%[bt]), %%r9\n\t"
+      "movq 16(%[bt]), %%r10\n\t"
+      "movq 24(%[bt]), %%r11\n\t"
+      "movq 32(%[bt]), %%r12\n\t"
+      "movq 40(%[bt]), %%r13\n\t"
+      "movq 48(%[bt]), %%r14\n\t"
+      "movq 56(%[bt]), %%r15\n\t"
+      "movq %[c], %%rdx\n\t"
+      "xorl %%eax, %%eax\n\t"
+      "mulxq 64(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r8\n\t"
+      "adoxq %%rcx, %%r9\n\t"
+      "mulxq 72(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r9\n\t"
+      "adoxq %%rcx, %%r10\n\t"
+      "mulxq 80(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r10\n\t"
+      "adoxq %%rcx, %%r11\n\t"
+      "mulxq 88(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r11\n\t"
+      "adoxq %%rcx, %%r12\n\t"
+      "mulxq 96(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r12\n\t"
+      "adoxq %%rcx, %%r13\n\t"
+      "mulxq 104(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r13\n\t"
+      "adoxq %%rcx, %%r14\n\t"
+      "mulxq 112(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r14\n\t"
+      "adoxq %%rcx, %%r15\n\t"
+      "mulxq 120(%[bt]), %%rax, %%rcx\n\t"
+      "adcxq %%rax, %%r15\n\t"
+      "adoxq %[z], %%rcx\n\t"
+      "adcxq %[z], %%rcx\n\t"
+      "imulq %%rdx, %%rcx\n\t" /* top c */
+      "addq %%rcx, %%r8\n\t"
+      "adcq $0, %%r9\n\t"
+      "adcq $0, %%r10\n\t"
+      "adcq $0, %%r11\n\t"
+      "adcq $0, %%r12\n\t"
+      "adcq $0, %%r13\n\t"
+      "adcq $0, %%r14\n\t"
+      "adcq $0, %%r15\n\t"
+      GX_ADD_CARRY_C8 /* its carry times c */
+      "movq %%r8, %%rax\n\t" /* t >= m iff t + c carries out */
+      "addq %%rdx, %%rax\n\t"
+      "movq %%r9, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r10, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r11, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r12, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r13, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r14, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      "movq %%r15, %%rax\n\t"
+      "adcq $0, %%rax\n\t"
+      GX_ADD_CARRY_C8
+      "movq %%r8, 0(%[bt])\n\t"
+      "movq %%r9, 8(%[bt])\n\t"
+      "movq %%r10, 16(%[bt])\n\t"
+      "movq %%r11, 24(%[bt])\n\t"
+      "movq %%r12, 32(%[bt])\n\t"
+      "movq %%r13, 40(%[bt])\n\t"
+      "movq %%r14, 48(%[bt])\n\t"
+      "movq %%r15, 56(%[bt])\n\t"
+      :
+      : [bt] "r"(bt), [c] "m"(c), [z] "m"(zero)
+      : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+        "memory");
+}
+
+/* r = a + b mod m, four limbs, any modulus (a, b < m): the sum, its
+ * carry, the sum less m, and CMOVNC keeps the difference unless it
+ * borrowed past the carry. */
+static void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_LOAD4_A
+          "xorl %%eax, %%eax\n\t"
+          "addq (%[b]), %[t0]\n\t"
+          "adcq 8(%[b]), %[t1]\n\t"
+          "adcq 16(%[b]), %[t2]\n\t"
+          "adcq 24(%[b]), %[t3]\n\t"
+          "adcq $0, %%rax\n\t"
+          "movq %[t0], %[t4]\n\t"
+          "subq (%[m]), %[t4]\n\t"
+          "movq %[t1], %[t5]\n\t"
+          "sbbq 8(%[m]), %[t5]\n\t"
+          "movq %[t2], %[t6]\n\t"
+          "sbbq 16(%[m]), %[t6]\n\t"
+          "movq %[t3], %[t7]\n\t"
+          "sbbq 24(%[m]), %[t7]\n\t"
+          "sbbq $0, %%rax\n\t" /* borrows: the sum was below m */
+          "cmovncq %[t4], %[t0]\n\t"
+          "cmovncq %[t5], %[t1]\n\t"
+          "cmovncq %[t6], %[t2]\n\t"
+          "cmovncq %[t7], %[t3]\n\t"
+          : GX_OUT_T8
+          : GX_IN_ABM);
+  GX_STORE_T4(r);
+}
+
+/* r = a - b mod m, four limbs: the difference, and m added back under the
+ * borrow's mask (CMOVNC zeroes the copy of m otherwise). */
+static void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_LOAD4_A
+          "movq (%[m]), %[t4]\n\t"
+          "movq 8(%[m]), %[t5]\n\t"
+          "movq 16(%[m]), %[t6]\n\t"
+          "movq 24(%[m]), %[t7]\n\t"
+          "xorl %%eax, %%eax\n\t"
+          "subq (%[b]), %[t0]\n\t"
+          "sbbq 8(%[b]), %[t1]\n\t"
+          "sbbq 16(%[b]), %[t2]\n\t"
+          "sbbq 24(%[b]), %[t3]\n\t"
+          "cmovncq %%rax, %[t4]\n\t"
+          "cmovncq %%rax, %[t5]\n\t"
+          "cmovncq %%rax, %[t6]\n\t"
+          "cmovncq %%rax, %[t7]\n\t"
+          "addq %[t4], %[t0]\n\t"
+          "adcq %[t5], %[t1]\n\t"
+          "adcq %[t6], %[t2]\n\t"
+          "adcq %[t7], %[t3]\n\t"
+          : GX_OUT_T8
+          : GX_IN_ABM);
+  GX_STORE_T4(r);
+}
+
+/* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
+ * is a + b - m exactly when the carry is set or t + c carries; so c is added
+ * under a mask (no second copy of t: no registers for it). */
+static void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  const uint64_t c = M->c;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_LOAD8_A
+          "addq (%[b]), %[t0]\n\t"
+          "adcq 8(%[b]), %[t1]\n\t"
+          "adcq 16(%[b]), %[t2]\n\t"
+          "adcq 24(%[b]), %[t3]\n\t"
+          "adcq 32(%[b]), %[t4]\n\t"
+          "adcq 40(%[b]), %[t5]\n\t"
+          "adcq 48(%[b]), %[t6]\n\t"
+          "adcq 56(%[b]), %[t7]\n\t"
+          "sbbq %%rax, %%rax\n\t" /* -carry */
+          "movq %[c], %%rdx\n\t"
+          "movq %[t0], %%rcx\n\t" /* the carry of t + c, t kept */
+          "addq %%rdx, %%rcx\n\t"
+          "movq %[t1], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t2], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t3], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t4], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t5], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t6], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "movq %[t7], %%rcx\n\t"
+          "adcq $0, %%rcx\n\t"
+          "sbbq %%rcx, %%rcx\n\t"
+          "orq %%rcx, %%rax\n\t"
+          "andq %%rdx, %%rax\n\t"
+          "addq %%rax, %[t0]\n\t"
+          "adcq $0, %[t1]\n\t"
+          "adcq $0, %[t2]\n\t"
+          "adcq $0, %[t3]\n\t"
+          "adcq $0, %[t4]\n\t"
+          "adcq $0, %[t5]\n\t"
+          "adcq $0, %[t6]\n\t"
+          "adcq $0, %[t7]\n\t"
+          : GX_OUT_T8
+          : [a] "r"(a), [b] "r"(b), [c] "m"(c)
+          : "rax", "rcx", "rdx", "cc", "memory");
+  GX_STORE_T8(r);
+}
+
+/* a - b, and on a borrow + m = - c mod 2^512: c subtracted under the mask. */
+static void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  const uint64_t c = M->c;
+  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
+  __asm__(GX_LOAD8_A
+          "subq (%[b]), %[t0]\n\t"
+          "sbbq 8(%[b]), %[t1]\n\t"
+          "sbbq 16(%[b]), %[t2]\n\t"
+          "sbbq 24(%[b]), %[t3]\n\t"
+          "sbbq 32(%[b]), %[t4]\n\t"
+          "sbbq 40(%[b]), %[t5]\n\t"
+          "sbbq 48(%[b]), %[t6]\n\t"
+          "sbbq 56(%[b]), %[t7]\n\t"
+          "sbbq %%rax, %%rax\n\t"
+          "andq %[c], %%rax\n\t"
+          "subq %%rax, %[t0]\n\t"
+          "sbbq $0, %[t1]\n\t"
+          "sbbq $0, %[t2]\n\t"
+          "sbbq $0, %[t3]\n\t"
+          "sbbq $0, %[t4]\n\t"
+          "sbbq $0, %[t5]\n\t"
+          "sbbq $0, %[t6]\n\t"
+          "sbbq $0, %[t7]\n\t"
+          : GX_OUT_T8
+          : [a] "r"(a), [b] "r"(b), [c] "m"(c)
+          : "rax", "cc", "memory");
+  GX_STORE_T8(r);
+}
+
+/* The callers (field.c) send 4 limbs, or 8 for m = 2^512 - c. */
+void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    add4(M, r, a, b);
+  else
+    add8_pm(M, r, a, b);
+}
+
+void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  if (M->n == 4)
+    sub4(M, r, a, b);
+  else
+    sub8_pm(M, r, a, b);
+}
+
+void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  if (M->n == 4 && M->c)
+    sqr4_pm(M, r, a);
+  else
+    gx_mul_mulx(M, r, a, a);
+}
+
+void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t bt[3 * GX_MAXN];
+  if (M->n == 4 && M->c) {
+    mul4_pm(M, r, a, b);
+  } else if (M->n == 4) {
+    wide4(bt, a, b);
+    redc(M, r, bt, 4);
+  } else {
+    memcpy(bt, b, 8 * 8);
+    wide8(bt, a);
+    if (M->c) { /* the modulus's form: public */
+      fold8_pm(bt + 8, M->c);
+      memcpy(r, bt + 8, 8 * 8);
+    } else {
+      redc(M, r, bt + 8, 8);
+    }
+  }
+}
+
+#else
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
+/* Never chosen here (lib/dispatch.c has no mulx row off x86-64). */
+void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  gx_mul(M, r, a, b);
+}
+void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_sqr(M, r, a); }
+void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  gx_add(M, r, a, b);
+}
+void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  gx_sub(M, r, a, b);
+}
+#endif
