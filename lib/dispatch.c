@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "gost3410/ec.h"
+#include "gost3410/field_impl.h"
 #include "internal.h"
 #include "kuznyechik/impl.h"
 #include "magma/impl.h"

@@ -20,7 +20,7 @@ LAYERS = [
     # one ISA per file, their tables and templates
     ("kernels", ["magma/impl.h", "magma/sbox*", "magma/magma_*", "magma/sliced_core.h",
                  "kuznyechik/impl.h", "kuznyechik/kuz_*", "mgm/impl.h", "mgm/mgm_*",
-                 "streebog/impl.h", "streebog/streebog_*"]),
+                 "streebog/impl.h", "streebog/streebog_*", "gost3410/field_impl.h"]),
     ("dispatch", ["dispatch.c"]),
     # the block cipher and hash APIs over the chosen kernels
     ("primitives", ["magma/magma.c", "kuznyechik/kuz.c", "streebog/streebog.c"]),

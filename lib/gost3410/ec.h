@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gost3410/field_impl.h"
 #include "gostx/gost3410.h"
 
 #define GX_MAXN 8 /* limbs of the largest (512-bit) modulus */
@@ -25,14 +26,6 @@ typedef struct gx_mont {
   int mulx;       /* products by field_x86_64.c (set from lib/dispatch.c's choice) */
 } gx_mont;
 
-/* The field implementations lib/dispatch.c chooses between (name first, as
- * every implementation table): the portable products, or MULX/ADX ones. */
-struct gostx_gx_field_impl {
-  const char *name;
-  int mulx;
-};
-extern const struct gostx_gx_field_impl gostx_gx_field_portable, gostx_gx_field_mulx;
-const struct gostx_gx_field_impl *gostx__gx_field(void);
 /* gx_mul and gx_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */
 void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a);

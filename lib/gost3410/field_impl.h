@@ -1,0 +1,15 @@
+/* The GOST R 34.10-2012 field implementations lib/dispatch.c chooses
+ * between (name first, as every implementation table): the portable
+ * products, or the MULX/ADX ones. Kernel level: dispatch.c includes this,
+ * not ec.h (the curve code sits above the dispatcher). Not installed. */
+#ifndef GOSTX_GOST3410_FIELD_IMPL_H
+#define GOSTX_GOST3410_FIELD_IMPL_H
+
+struct gostx_gx_field_impl {
+  const char *name;
+  int mulx;
+};
+extern const struct gostx_gx_field_impl gostx_gx_field_portable, gostx_gx_field_mulx;
+const struct gostx_gx_field_impl *gostx__gx_field(void);
+
+#endif
