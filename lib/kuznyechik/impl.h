@@ -1,5 +1,5 @@
 /* Kuznyechik internals shared by the portable core, the key schedule, the ISA
- * files (kuz_ssse3.c, kuz_avx2.c, kuz_avx512.c, kuz_neon.c), the lstable
+ * files (kuz_ssse3.c, kuz_avx2.c, kuz_avx512bw.c, kuz_avx512.c, kuz_neon.c), the lstable
  * row and the tests. Private: `cmake --install` installs include/ only.
  *
  * Byte order: a 16-byte string is the standard's a_15||...||a_0 read left to
@@ -126,6 +126,8 @@ extern const struct gostx_kuz_impl gostx_kuz_lstable;
 #ifdef GOSTX_ARCH_X86_64
 /* AVX-512 F/BW/VL + VBMI + GFNI (lib/kuznyechik/kuz_avx512.c; lib/x86_avx512.h). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512;
+/* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
+extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
 extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif

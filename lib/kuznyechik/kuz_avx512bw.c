@@ -1,0 +1,153 @@
+/* Kuznyechik on AVX-512 F/BW/VL without VBMI or GFNI (the avx512bw level:
+ * Skylake-SP, Cascade Lake), constant time: the bitsliced kernel of
+ * kuz_bs_template.h on 512-bit words, 512 blocks per batch (each 64-bit
+ * lane is one portable batch of 64 blocks). Against the AVX2 file's ymm
+ * words: half the instructions per block, and GCC folds the S-box circuits'
+ * and the L program's XOR pairs into VPTERNLOGQ. docs/KUZNYECHIK.md
+ * ("avx512bw") has the measurements.
+ *
+ * The level requires AVX2 (every AVX-512 CPU has it), so what a 512-block
+ * batch does not pay for runs on the AVX2 file's table: calls and tails of
+ * up to KUZ_AVX512BW_WIDE_MIN - 1 blocks (its 256- and 128-block ymm / xmm
+ * batches and its one-block kernel), the multi-key calls (whose schedule
+ * must fit gostx_kuz_mk.sched, where 512-block key planes do not) and XTS.
+ * The key schedule is AVX2's too (lib/dispatch.c: kuz_expand_for). */
+#include "impl.h"
+#include "x86_avx512.h"
+
+#ifdef GOSTX_HAVE_AVX512_CODE
+
+typedef uint64_t W8 __attribute__((vector_size(64)));
+
+#define AVX512BW GOSTX_TARGET_AVX512BW
+#define AVX512BW_INLINE static inline __attribute__((always_inline)) GOSTX_TARGET_AVX512BW
+
+/* The S-box circuits' ~a & b as one vpandnq each (see kuz_tables.h). */
+AVX512BW_INLINE W8 andn_w8(W8 a, W8 b) { return (W8)_mm512_andnot_si512((__m512i)a, (__m512i)b); }
+#define KUZ_ANDN(a, b) _Generic((a), W8: andn_w8, default: kuz_andn_u64)((a), (b))
+#include "kuz_tables.h"
+
+/* From this many blocks a (padded) 512-block batch beats the AVX2 file's
+ * 256-block one plus its tail (measured: docs/KUZNYECHIK.md). */
+#define KUZ_AVX512BW_WIDE_MIN 257
+#define BATCH8 512
+
+/* Eight blocks (128 bytes): two loads, two unpacks; lanes hold blocks
+ * 0, 4, 1, 5, 2, 6, 3, 7 (the template only needs STORE8 to undo LOAD8). */
+#define LOAD8(p, lo, hi)                                          \
+  do {                                                            \
+    __m512i x_ = _mm512_loadu_si512((const void *)(p));           \
+    __m512i y_ = _mm512_loadu_si512((const void *)((p) + 64));    \
+    (lo) = (W8)_mm512_unpacklo_epi64(x_, y_);                     \
+    (hi) = (W8)_mm512_unpackhi_epi64(x_, y_);                     \
+  } while (0)
+#define STORE8(p, lo, hi)                                                                         \
+  do {                                                                                            \
+    _mm512_storeu_si512((void *)(p), _mm512_unpacklo_epi64((__m512i)(lo), (__m512i)(hi)));        \
+    _mm512_storeu_si512((void *)((p) + 64), _mm512_unpackhi_epi64((__m512i)(lo), (__m512i)(hi))); \
+  } while (0)
+
+#define BS_ATTR AVX512BW
+#define BS_W W8
+#define BS_LANES 8
+#define BS_NAME(x) x##_w8
+#define BS_LOAD_GROUP LOAD8
+#define BS_STORE_GROUP STORE8
+#define BS_BCAST_MEM(p) ((W8)_mm512_set1_epi64((long long)*(p)))
+#include "kuz_bs_template.h"
+
+/* build_key_masks (kuz_bs_template.h) with a test into a mask register and
+ * a zero-masked move: one store per key byte's eight masks. */
+AVX512BW static void key_masks_avx512bw(uint64_t km[10][16][8], const gostx_kuz_key *k) {
+  const __m512i bits = _mm512_setr_epi64(1, 2, 4, 8, 16, 32, 64, 128), ones = _mm512_set1_epi64(-1);
+  for (unsigned r = 0; r < 10; r++)
+    for (unsigned j = 0; j < 16; j++) {
+      const __mmask8 m = _mm512_test_epi64_mask(_mm512_set1_epi64(k->ek[r][j]), bits);
+      _mm512_storeu_si512((void *)km[r][j], _mm512_maskz_mov_epi64(m, ones));
+    }
+}
+
+/* Whole 512-block batches, a remainder of KUZ_AVX512BW_WIDE_MIN.. blocks as
+ * one padded batch; shorter calls and remainders on the AVX2 table. */
+AVX512BW static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n,
+                         int decrypt) {
+  if (n >= KUZ_AVX512BW_WIDE_MIN) {
+    _Alignas(64) uint64_t km[10][16][8];
+    key_masks_avx512bw(km, k);
+    size_t rem = n % BATCH8, big = rem >= KUZ_AVX512BW_WIDE_MIN ? n : n - rem;
+    blocks_w8((const uint64_t(*)[16][8])km, in, out, big, decrypt);
+    in += 16 * big;
+    out += 16 * big;
+    n -= big;
+    gostx_memzero(km, sizeof km);
+  }
+  if (n) (decrypt ? gostx_kuz_avx2.decrypt_blocks : gostx_kuz_avx2.encrypt_blocks)(k, in, out, n);
+}
+
+static void kuz_avx512bw_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, 0);
+}
+
+static void kuz_avx512bw_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+  run(k, in, out, n, 1);
+}
+
+/* Counter mode: counter blocks for one 512-block batch at a time, then the
+ * batch in place (gostx__cipher_ctr's generic path fills 256 at a time,
+ * below the wide kernel's crossover); fewer blocks on the AVX2 table's
+ * counter kernel. */
+static void kuz_avx512bw_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
+                             const uint8_t *in, uint8_t *out, size_t n) {
+  if (n >= KUZ_AVX512BW_WIDE_MIN) {
+    _Alignas(64) uint8_t ks[16 * BATCH8];
+    _Alignas(64) uint64_t km[10][16][8];
+    key_masks_avx512bw(km, k);
+    size_t used = 0;
+    while (n >= KUZ_AVX512BW_WIDE_MIN) {
+      const size_t m = n < BATCH8 ? n : BATCH8;
+      gostx__ctr_fill(ks, ctr, 16, inc, m);
+      blocks_w8((const uint64_t(*)[16][8])km, ks, ks, m, 0);
+      if (in) {
+        gostx_xor(out, in, ks, 16 * m);
+        in += 16 * m;
+      } else {
+        memcpy(out, ks, 16 * m);
+      }
+      out += 16 * m;
+      n -= m;
+      if (used < 16 * m) used = 16 * m;
+    }
+    gostx_memzero(km, sizeof km);
+    gostx_memzero(ks, used);
+  }
+  if (n) gostx_kuz_avx2.ctr(k, ctr, inc, in, out, n);
+}
+
+/* The AVX2 table's multi-key calls and XTS (see the top of the file). */
+static size_t kuz_avx512bw_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n,
+                                   unsigned dirs) {
+  return gostx_kuz_avx2.mk_init(sched, keys, n, dirs);
+}
+static void kuz_avx512bw_mk_encrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+  gostx_kuz_avx2.mk_encrypt(sched, in, out);
+}
+static void kuz_avx512bw_mk_decrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+  gostx_kuz_avx2.mk_decrypt(sched, in, out);
+}
+static void kuz_avx512bw_xts(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t,
+                             const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride,
+                             size_t nb, size_t count, int decrypt) {
+  gostx_kuz_avx2.xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+}
+
+/* batch: 256, the multi-key calls' (AVX2) batch, which the sector engine
+ * fills. mk_size: the handle's whole buffer, which AVX2's schedule fits (kuz.c
+ * checks it against sched; tests/test_kuz_simd.c against gostx_kuz_avx2). */
+const struct gostx_kuz_impl gostx_kuz_avx512bw = {"avx512bw", kuz_avx512bw_encrypt,
+                                                  kuz_avx512bw_decrypt, 256,
+                                                  GOSTX_KUZ_MK_MAX, GOSTX_KUZ_MK_BYTES,
+                                                  kuz_avx512bw_mk_init, kuz_avx512bw_mk_encrypt,
+                                                  kuz_avx512bw_mk_decrypt, kuz_avx512bw_ctr, NULL,
+                                                  kuz_avx512bw_xts, 256};
+
+#endif
