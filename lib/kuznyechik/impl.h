@@ -129,6 +129,9 @@ extern const struct gostx_kuz_impl gostx_kuz_avx512;
 /* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
+/* L(S(x ^ k1)) with byte p of S's output dropped, on the AVX2 one-block
+ * code (kuz_avx2.c; the counter kernels' round-1 constants). AVX2 only. */
+void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16], unsigned p);
 extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif
 #ifdef GOSTX_ARCH_AARCH64

@@ -16,6 +16,7 @@
 #include "x86_avx512.h"
 
 #ifdef GOSTX_HAVE_AVX512_CODE
+#include <pthread.h>
 
 typedef uint64_t W8 __attribute__((vector_size(64)));
 
@@ -54,6 +55,7 @@ AVX512BW_INLINE W8 andn_w8(W8 a, W8 b) { return (W8)_mm512_andnot_si512((__m512i
 #define BS_LOAD_GROUP LOAD8
 #define BS_STORE_GROUP STORE8
 #define BS_BCAST_MEM(p) ((W8)_mm512_set1_epi64((long long)*(p)))
+#define BS_CTR 1 /* ctr_prep and mul_const; the batch below (512 counters) */
 #include "kuz_bs_template.h"
 
 /* build_key_masks (kuz_bs_template.h) with a test into a mask register and
@@ -92,35 +94,82 @@ static void kuz_avx512bw_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint
   run(k, in, out, n, 1);
 }
 
-/* Counter mode: counter blocks for one 512-block batch at a time, then the
- * batch in place (gostx__cipher_ctr's generic path fills 256 at a time,
- * below the wide kernel's crossover); fewer blocks on the AVX2 table's
- * counter kernel. */
-static void kuz_avx512bw_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
-                             const uint8_t *in, uint8_t *out, size_t n) {
-  if (n >= KUZ_AVX512BW_WIDE_MIN) {
+/* ---------------- counter mode ----------------
+ * kuz_bs_template.h's counter kernel (see BS_CTR there: no input transpose,
+ * round 1 from precomputed planes) stretched to 512 counters: byte p of
+ * block i is (c_p + (i mod 256)) mod 256 (ctr_prep_w8 on the planes of
+ * i mod 256), and the part above byte p is base + q, q = carry + (i >= 256)
+ * in {0, 1, 2}, so round 1's output is
+ *   w ^ a0 ^ [q = 1] (a0 ^ a1) ^ [q = 2] (a0 ^ a2),
+ * a_q = L(S'((ctr + 256 q) ^ K1)) by the AVX2 file's one-block code. */
+static W8 pat8[8], hi8; /* planes of i mod 256; all-ones where i >= 256 */
+static pthread_once_t pat8_once = PTHREAD_ONCE_INIT;
+
+AVX512BW static void pat8_init(void) {
+  _Alignas(64) uint8_t buf[16 * BATCH8];
+  _Alignas(64) W8 s[16][8];
+  for (unsigned i = 0; i < BATCH8; i++) memset(buf + 16 * i, (int)(i & 255), 16);
+  load_w8(s, buf);
+  for (unsigned b = 0; b < 8; b++) pat8[b] = s[0][b];
+  for (unsigned i = 0; i < BATCH8; i++) memset(buf + 16 * i, (int)(i >> 8), 16);
+  load_w8(s, buf);
+  hi8 = s[0][0];
+}
+
+AVX512BW __attribute__((noinline)) static void ctr_batch8(W8 s[32][8], const uint64_t km[10][16][8],
+                                                          const W8 w[16][8], W8 carry,
+                                                          const uint8_t a[3][16], uint8_t *out) {
+  const W8 q1 = carry ^ hi8, q2 = carry & hi8;
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) {
+      const uint64_t m0 = 0 - (uint64_t)((a[0][j] >> b) & 1);
+      const uint64_t m1 = 0 - (uint64_t)(((a[0][j] ^ a[1][j]) >> b) & 1);
+      const uint64_t m2 = 0 - (uint64_t)(((a[0][j] ^ a[2][j]) >> b) & 1);
+      s[j][b] = w[j][b] ^ bcast_w8(m0) ^ (q1 & bcast_w8(m1)) ^ (q2 & bcast_w8(m2));
+    }
+  encrypt_any_w8(s, km, 0, 1);
+  store_w8(out, s);
+}
+
+AVX512BW static void kuz_avx512bw_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
+                                      const uint8_t *in, uint8_t *out, size_t n) {
+  if (n >= BATCH8) {
     _Alignas(64) uint8_t ks[16 * BATCH8];
     _Alignas(64) uint64_t km[10][16][8];
+    _Alignas(64) W8 w[16][8], s[32][8], carry[1];
+    uint8_t a[3][16], next[16];
+    const unsigned p = inc == GOSTX__CTR_LEFT ? 7 : 15;
+    pthread_once(&pat8_once, pat8_init);
     key_masks_avx512bw(km, k);
-    size_t used = 0;
-    while (n >= KUZ_AVX512BW_WIDE_MIN) {
-      const size_t m = n < BATCH8 ? n : BATCH8;
-      gostx__ctr_fill(ks, ctr, 16, inc, m);
-      blocks_w8((const uint64_t(*)[16][8])km, ks, ks, m, 0);
-      if (in) {
-        gostx_xor(out, in, ks, 16 * m);
-        in += 16 * m;
-      } else {
-        memcpy(out, ks, 16 * m);
+    ctr_prep_w8(w, carry, (const uint64_t(*)[16][8])km, pat8, p, ctr[p]);
+    gostx__kuz_avx2_ls_drop(a[0], ctr, k->ek[0], p);
+    for (; n >= BATCH8; n -= BATCH8) {
+      for (unsigned q = 1; q <= 2; q++) {
+        memcpy(next, ctr, 16);
+        gostx__ctr_add(next, 16, inc, 256 * q);
+        gostx__kuz_avx2_ls_drop(a[q], next, k->ek[0], p);
       }
-      out += 16 * m;
-      n -= m;
-      if (used < 16 * m) used = 16 * m;
+      gostx_prefetch_batch(in, out, sizeof ks);
+      ctr_batch8(s, (const uint64_t(*)[16][8])km, w, carry[0], (const uint8_t(*)[16])a, ks);
+      if (in) {
+        gostx_xor(out, in, ks, sizeof ks);
+        in += sizeof ks;
+      } else {
+        memcpy(out, ks, sizeof ks);
+      }
+      out += sizeof ks;
+      memcpy(ctr, next, 16); /* ctr + 512 */
+      memcpy(a[0], a[2], 16);
     }
+    gostx_memzero(ks, sizeof ks);
     gostx_memzero(km, sizeof km);
-    gostx_memzero(ks, used);
+    gostx_memzero(w, sizeof w);
+    gostx_memzero(s, sizeof s);
+    gostx_memzero(carry, sizeof carry);
+    gostx_memzero(a, sizeof a);
+    gostx_memzero(next, sizeof next);
   }
-  if (n) gostx_kuz_avx2.ctr(k, ctr, inc, in, out, n);
+  if (n) gostx_kuz_avx2.ctr(k, ctr, inc, in, out, n); /* its own kernel from 129 blocks */
 }
 
 /* The AVX2 table's multi-key calls and XTS (see the top of the file). */

@@ -438,7 +438,7 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_prep)(BS_W w[16][8], B
 }
 
 /* One batch of 64 * BS_LANES keystream blocks into out (64 * BS_LANES * 16 bytes). */
-BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[32][8],
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(ctr_batch)(BS_W s[32][8],
                                                                  const uint64_t km[10][16][8],
                                                                  const BS_W w[16][8], BS_W carry,
                                                                  const uint8_t a0[16],
