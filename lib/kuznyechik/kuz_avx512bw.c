@@ -58,14 +58,15 @@ AVX512BW_INLINE W8 andn_w8(W8 a, W8 b) { return (W8)_mm512_andnot_si512((__m512i
 #define BS_CTR 1 /* ctr_prep and mul_const; the batch below (512 counters) */
 #include "kuz_bs_template.h"
 
-/* build_key_masks (kuz_bs_template.h) with a test into a mask register and
- * a zero-masked move: one store per key byte's eight masks. */
+/* build_key_masks (kuz_bs_template.h) in one vector per key byte: bit b
+ * shifted down and negated in lane b (arithmetic, no mask register: SIMDe
+ * models masked moves with branches, which the ct gate would report). */
 AVX512BW static void key_masks_avx512bw(uint64_t km[10][16][8], const gostx_kuz_key *k) {
-  const __m512i bits = _mm512_setr_epi64(1, 2, 4, 8, 16, 32, 64, 128), ones = _mm512_set1_epi64(-1);
+  const __m512i shifts = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), one = _mm512_set1_epi64(1);
   for (unsigned r = 0; r < 10; r++)
     for (unsigned j = 0; j < 16; j++) {
-      const __mmask8 m = _mm512_test_epi64_mask(_mm512_set1_epi64(k->ek[r][j]), bits);
-      _mm512_storeu_si512((void *)km[r][j], _mm512_maskz_mov_epi64(m, ones));
+      const __m512i bit = _mm512_and_si512(_mm512_srlv_epi64(_mm512_set1_epi64(k->ek[r][j]), shifts), one);
+      _mm512_storeu_si512((void *)km[r][j], _mm512_sub_epi64(_mm512_setzero_si512(), bit));
     }
 }
 
