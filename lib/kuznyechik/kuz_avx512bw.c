@@ -10,7 +10,8 @@
  * batch does not pay for runs on the AVX2 file's table: calls and tails of
  * up to KUZ_AVX512BW_WIDE_MIN - 1 blocks (its 256- and 128-block ymm / xmm
  * batches and its one-block kernel), the multi-key calls (whose schedule
- * must fit gostx_kuz_mk.sched, where 512-block key planes do not) and XTS.
+ * must fit gostx_kuz_mk.sched, where 512-block key planes do not), XTS
+ * and the last < 512 counters of a CTR call.
  * The key schedule is AVX2's too (lib/dispatch.c: kuz_expand_for). */
 #include "impl.h"
 #include "x86_avx512.h"
@@ -102,7 +103,8 @@ static void kuz_avx512bw_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint
  * i mod 256), and the part above byte p is base + q, q = carry + (i >= 256)
  * in {0, 1, 2}, so round 1's output is
  *   w ^ a0 ^ [q = 1] (a0 ^ a1) ^ [q = 2] (a0 ^ a2),
- * a_q = L(S'((ctr + 256 q) ^ K1)) by the AVX2 file's one-block code. */
+ * a_q = L(S'((ctr + 256 q) ^ K1)) by the AVX2 file's one-block code.
+ * Whole batches only: the last < 512 counters take the AVX2 table's ctr. */
 static W8 pat8[8], hi8; /* planes of i mod 256; all-ones where i >= 256 */
 static pthread_once_t pat8_once = PTHREAD_ONCE_INIT;
 
