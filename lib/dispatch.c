@@ -2,7 +2,7 @@
  * table the CPU (and OS) supports, once per process.
  *
  * Levels, lowest first, per architecture: lib/levels.def (x86-64: portable <
- * ssse3 < avx2 < avx512; AArch64: portable < neon). GOSTX_IMPL=LEVEL
+ * ssse3 < avx2 < avx512bw < avx512; AArch64: portable < neon). GOSTX_IMPL=LEVEL
  * caps the choice at that level (each primitive takes its best implementation
  * at or below it), so tests can run every path the CPU has. GOSTX_IMPL=NAME
  * with an implementation's own name picks exactly that one where it exists
@@ -95,6 +95,7 @@ static int needs_pmull(const struct gostx_cpu *f) { return f->pmull; }
 static const struct row kuz_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
     ROW(gostx_kuz_avx512, LEVEL_avx512, 0, needs_avx512_set),
+    ROW(gostx_kuz_avx512bw, LEVEL_avx512bw, 0, NULL),
     ROW(gostx_kuz_avx2, LEVEL_avx2, 0, NULL),
     ROW(gostx_kuz_ssse3, LEVEL_ssse3, 0, NULL),
 #endif
@@ -107,6 +108,7 @@ static const struct row kuz_rows[] = {
 static const struct row magma_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
     ROW(gostx_magma_avx512, LEVEL_avx512, 0, needs_avx512_set),
+    ROW(gostx_magma_avx512bw, LEVEL_avx512bw, 0, NULL),
     ROW(gostx_magma_avx2, LEVEL_avx2, 0, NULL),
     ROW(gostx_magma_ssse3, LEVEL_ssse3, 0, NULL),
 #endif

@@ -24,10 +24,13 @@
 #ifdef GOSTX_EMULATE_AVX512
 #include "x86_avx512_emu.h"
 #define GOSTX_TARGET_AVX512
+#define GOSTX_TARGET_AVX512BW
 #else
 #include <immintrin.h>
 #define GOSTX_TARGET_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,gfni,vpclmulqdq,pclmul")))
+/* The avx512bw level's files (Skylake-SP, Cascade Lake: no VBMI, no GFNI). */
+#define GOSTX_TARGET_AVX512BW __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
 #endif
 
 #endif

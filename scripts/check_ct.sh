@@ -221,11 +221,15 @@ elif [ -f /usr/include/simde/x86/gfni.h ]; then
     -DGOSTX_EMULATE_AVX512=ON >/dev/null
   cmake --build "$BE" -j "$(nproc 2>/dev/null || echo 2)" --target ct_check >/dev/null
   for group in const leak reach; do check_group emulated "$BE" avx512 "$group"; done
+  # avx512bw: Kuznyechik's zmm batches (ct_check's "wide" case) and Magma on VPSHUFB
+  for group in const leak reach; do check_group emulated "$BE" avx512bw "$group"; done
   check_group emulated "$BE" avx2 const
   plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
   plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
   plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
+  plant magma-n1 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
+  plant magma-n2 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   plant streebog avx512 streebog_avx512.c "$BE" valgrind
   plant mgm avx512 mgm_avx512.c "$BE" valgrind
 else

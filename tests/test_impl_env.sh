@@ -46,6 +46,7 @@ runs() {
   case $1 in
     portable) return 0 ;;
     avx512) need="avx512f avx512bw avx512vl" ;;
+    avx512bw) need="avx2 avx512f avx512bw avx512vl" ;;
     *) need=$1 ;;
   esac
   for w in $need; do case $features in *" $w "*) ;; *) return 1 ;; esac; done

@@ -145,14 +145,17 @@ static void check_expand(const struct gostx_kuz_impl *im) {
 }
 
 /* Block counts beyond 0..MAXB: around the AVX-512 file's 16-block loop and
- * 4-block registers at larger sizes. */
-static const size_t extra_counts[] = {1023, 1024, 1025, 1039, 1040, 1041, 4095, 4096, 4097};
+ * 4-block registers at larger sizes, and the avx512bw file's 512-block
+ * batches with tails for its padded batch (>= 257) and for AVX2 (<= 256). */
+static const size_t extra_counts[] = {511, 512, 513, 768, 769, 1023, 1024, 1025,
+                                      1039, 1040, 1041, 1280, 4095, 4096, 4097};
 #define MAXN 4097
 
 int main(void) {
   struct cand cands[] = {
 #ifdef GOSTX_ARCH_X86_64
       {&gostx_kuz_avx512, gostx__level_supported("avx512") && row_usable(&gostx_kuz_avx512)},
+      {&gostx_kuz_avx512bw, gostx__level_supported("avx512bw")},
       {&gostx_kuz_avx2, gostx__level_supported("avx2")},
       {&gostx_kuz_ssse3, gostx__level_supported("ssse3")},
 #endif
@@ -174,6 +177,12 @@ int main(void) {
     const struct gostx_kuz_impl *im = cands[c].impl;
     if (!cands[c].usable) continue;
     check_vector(im);
+#ifdef GOSTX_ARCH_X86_64
+    /* avx512bw runs AVX2's multi-key calls in a schedule of its own mk_size */
+    if (im == &gostx_kuz_avx512bw)
+      CHECK(gostx_kuz_avx2.mk_size <= im->mk_size && gostx_kuz_avx2.mk_max >= im->mk_max,
+            "avx512bw: AVX2's multi-key schedule fits its mk_size");
+#endif
     if (im->ctr) check_ctr(im);
     if (im->expand) check_expand(im);
     for (size_t idx = 0; idx <= MAXB + nextra; idx++) {

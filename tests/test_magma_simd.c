@@ -31,6 +31,7 @@ static const struct impl impls[] = {
 #ifdef GOSTX_ARCH_X86_64
   {&gostx_magma_ssse3, "ssse3"},
   {&gostx_magma_avx2, "avx2"},
+  {&gostx_magma_avx512bw, "avx512bw"},
   {&gostx_magma_avx512, "avx512"},
 #endif
   {NULL, NULL},

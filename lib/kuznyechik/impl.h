@@ -1,5 +1,5 @@
 /* Kuznyechik internals shared by the portable core, the key schedule, the ISA
- * files (kuz_ssse3.c, kuz_avx2.c, kuz_avx512.c, kuz_neon.c), the lstable
+ * files (kuz_ssse3.c, kuz_avx2.c, kuz_avx512bw.c, kuz_avx512.c, kuz_neon.c), the lstable
  * row and the tests. Private: `cmake --install` installs include/ only.
  *
  * Byte order: a 16-byte string is the standard's a_15||...||a_0 read left to
@@ -126,7 +126,12 @@ extern const struct gostx_kuz_impl gostx_kuz_lstable;
 #ifdef GOSTX_ARCH_X86_64
 /* AVX-512 F/BW/VL + VBMI + GFNI (lib/kuznyechik/kuz_avx512.c; lib/x86_avx512.h). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512;
+/* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
+extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
+/* L(S(x ^ k1)) with byte p of S's output dropped, on the AVX2 one-block
+ * code (kuz_avx2.c; the counter kernels' round-1 constants). AVX2 only. */
+void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16], unsigned p);
 extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif
 #ifdef GOSTX_ARCH_AARCH64

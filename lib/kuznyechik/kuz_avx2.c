@@ -423,8 +423,11 @@ AVX2 static void pat_init(void) {
   for (unsigned b = 0; b < 8; b++) ctr_pat[b] = s[0][b];
 }
 
-/* a = L(S(x ^ K1)) with byte p of S's output dropped (one-block code). */
-AVX2 static void ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16], unsigned p) {
+/* a = L(S(x ^ K1)) with byte p of S's output dropped (one-block code; also
+ * the avx512bw file's counter kernel's, lib/kuznyechik/impl.h). */
+AVX2 void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16],
+                                  unsigned p) {
+  pthread_once(&nc_once, nc_init);
   uint8_t keep[16];
   memset(keep, 0xff, sizeof keep);
   keep[p] = 0;
@@ -446,12 +449,12 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
     pthread_once(&pat_once, pat_init);
     key_masks_avx2(km, k);
     ctr_prep_w4(w, carry, (const uint64_t(*)[16][8])km, ctr_pat, p, ctr[p]);
-    ls_drop(a[0], ctr, k->ek[0], p);
+    gostx__kuz_avx2_ls_drop(a[0], ctr, k->ek[0], p);
     for (; n > 128; n -= used / 16) {
       used = n < 256 ? 16 * n : sizeof ks;
       memcpy(next, ctr, 16);
       gostx__ctr_add(next, 16, inc, 256);
-      ls_drop(a[1], next, k->ek[0], p);
+      gostx__kuz_avx2_ls_drop(a[1], next, k->ek[0], p);
       gostx_prefetch_batch(in, out, used);
       ctr_batch_w4(s, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
       if (in) {

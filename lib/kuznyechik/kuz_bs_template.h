@@ -2,7 +2,7 @@
  * BS_LANES 64-bit lanes, 64 * BS_LANES blocks per batch (each lane is one
  * portable batch of 64 blocks). Included by the ISA files with:
  *   BS_W            the vector type (uint64_t vector_size(8 * BS_LANES))
- *   BS_LANES        2 or 4
+ *   BS_LANES        2, 4 or 8
  *   BS_ATTR         the function attribute enabling the instruction set
  *   BS_NAME(x)      x with the file's suffix
  *   BS_LOAD_GROUP(p, lo, hi) / BS_STORE_GROUP(p, lo, hi): BS_LANES blocks at
@@ -341,7 +341,7 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(batch)(BS_W s[
 BS_ATTR static void BS_NAME(blocks)(const uint64_t km[10][16][8], const uint8_t *in, uint8_t *out,
                                     size_t n, int decrypt) {
   enum { BATCH = 64 * BS_LANES };
-  _Alignas(32) BS_W s[32][8];
+  _Alignas(BS_W) BS_W s[32][8];
   for (;;) {
     size_t m = n < BATCH ? n : BATCH;
     if (n >= 2 * BATCH) gostx_prefetch_batch(in + 16 * BATCH, out + 16 * BATCH, 16 * BATCH);
@@ -376,7 +376,7 @@ BS_ATTR __attribute__((unused)) static void BS_NAME(key_planes)(BS_W planes[10][
 BS_ATTR __attribute__((unused)) static void BS_NAME(blocks_mk)(const BS_W planes[10][16][8],
                                                               const uint8_t *in, uint8_t *out,
                                                               size_t n, int decrypt) {
-  _Alignas(32) BS_W s[32][8];
+  _Alignas(BS_W) BS_W s[32][8];
   BS_NAME(batch)(s, planes, 1, in, out, n, decrypt, NULL);
   gostx_memzero(s, sizeof s);
 }
@@ -438,7 +438,7 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_prep)(BS_W w[16][8], B
 }
 
 /* One batch of 64 * BS_LANES keystream blocks into out (64 * BS_LANES * 16 bytes). */
-BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_batch)(BS_W s[32][8],
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(ctr_batch)(BS_W s[32][8],
                                                                  const uint64_t km[10][16][8],
                                                                  const BS_W w[16][8], BS_W carry,
                                                                  const uint8_t a0[16],

@@ -163,6 +163,7 @@ extern const struct gostx_magma_impl gostx_magma_portable;
 extern const struct gostx_magma_impl gostx_magma_ssse3;
 extern const struct gostx_magma_impl gostx_magma_avx2;
 extern const struct gostx_magma_impl gostx_magma_avx512;
+extern const struct gostx_magma_impl gostx_magma_avx512bw; /* AVX-512 F/BW, no VBMI */
 #endif
 #ifdef GOSTX_ARCH_AARCH64
 extern const struct gostx_magma_impl gostx_magma_neon; /* byte-sliced, lib/magma/magma_neon.c */
