@@ -18,7 +18,7 @@ LAYERS = [
     # helpers the kernels share with the layers above (counter blocks, the XTS walk)
     ("blockops", ["blockops/*"]),
     # one ISA per file, their tables and templates
-    ("kernels", ["magma/impl.h", "magma/sbox*", "magma/magma_*", "magma/sliced_core.h",
+    ("kernels", ["magma/impl.h", "magma/sbox*", "magma/magma_*", "magma/sliced_*",
                  "kuznyechik/impl.h", "kuznyechik/kuz_*", "mgm/impl.h", "mgm/mgm_*",
                  "streebog/impl.h", "streebog/streebog_*", "gost3410/field_impl.h"]),
     ("dispatch", ["dispatch.c"]),
