@@ -1,7 +1,7 @@
 /* Internal to lib/container: the batches and the streamer that the two
  * streaming engines share (stream.c: batches from a FILE or memory, I/O
  * overlapped on a helper thread; stream_flow.c: input in memory on a pool, no
- * barrier between batches). */
+ * barrier between batches), and the batch steps both use (stream_batch.c). */
 #ifndef GOSTX_CONTAINER_STREAM_H
 #define GOSTX_CONTAINER_STREAM_H
 
@@ -51,6 +51,21 @@ struct task {
   struct streamer *st;
   struct batch *b;
 };
+
+/* Where slot i of a batch writes, and reads from. */
+static inline uint8_t *slot_out(const struct streamer *st, const struct batch *b, size_t i) {
+  return b->buf + b->pad + i * st->stride;
+}
+
+/* All slots but the last are full, so slot i's input is unit bytes on. */
+static inline const uint8_t *slot_in(const struct streamer *st, const struct batch *b, size_t i) {
+  return st->s->in_mem ? st->s->in_mem + b->in_off + i * st->unit : slot_out(st, b, i);
+}
+
+/* Output bytes of slot i: a record, or the plaintext of one. */
+static inline size_t slot_out_len(const struct streamer *st, const struct batch *b, size_t i) {
+  return st->decrypt ? b->lens[i] - st->file->tag_len : b->lens[i] + st->file->tag_len;
+}
 
 /* Seals or opens slot i of t->b (for gostx_pool_run). */
 void gostx__file_batch_task(void *arg, size_t i);
