@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "bench_rows.h"
 #include "kuznyechik/impl.h"
 
 static gostx_bench_clock clock_id = GOSTX_BENCH_THREAD_CPU;
@@ -62,13 +63,10 @@ int main(int argc, char **argv) {
          clock_id == GOSTX_BENCH_WALL ? "wall" : "thread CPU", gostx_cpu_features());
   printf("%-9s %-4s %9s %9s %9s %9s %9s %9s\n", "impl", "dir", "1 blk", "4 blk", "16 blk", "64 blk", "128 blk",
          "64 KiB");
-  /* Every row of the dispatcher this CPU runs, portable (the last) first. */
-  size_t nrows = 0;
-  struct gostx__row_info info;
-  while (gostx__impl_row_info(GOSTX_ALG_KUZNYECHIK, nrows, &info)) nrows++;
-  for (size_t r = nrows; r-- > 0;) {
-    const struct gostx_kuz_impl *im = gostx__impl_row_info(GOSTX_ALG_KUZNYECHIK, r, &info);
-    if (!info.usable) continue;
+  const void *rows[16];
+  const size_t nrows = gostx_bench_rows(GOSTX_ALG_KUZNYECHIK, rows, 16);
+  for (size_t r = 0; r < nrows; r++) {
+    const struct gostx_kuz_impl *im = rows[r];
     for (int dir = 0; dir < 2; dir++) {
       gostx_kuz_blocks_fn fn = dir ? im->decrypt_blocks : im->encrypt_blocks;
       printf("%-9s %-4s", im->name, dir ? "dec" : "enc");

@@ -24,6 +24,7 @@
 
 #include "gostx.h"
 #include "harness.h"
+#include "bench_rows.h"
 #include "magma/impl.h"
 
 static int runs = 7;
@@ -131,13 +132,10 @@ int main(int argc, char **argv) {
   }
   printf("\n");
   double portable64k = 0;
-  /* Every row of the dispatcher this CPU runs, portable (the last) first. */
-  size_t nrows = 0;
-  struct gostx__row_info info;
-  while (gostx__impl_row_info(GOSTX_ALG_MAGMA, nrows, &info)) nrows++;
-  for (size_t r = nrows; r-- > 0;) {
-    const struct gostx_magma_impl *t = gostx__impl_row_info(GOSTX_ALG_MAGMA, r, &info);
-    if (!info.usable) continue;
+  const void *rows[16];
+  const size_t nrows = gostx_bench_rows(GOSTX_ALG_MAGMA, rows, 16);
+  for (size_t r = 0; r < nrows; r++) {
+    const struct gostx_magma_impl *t = rows[r];
     printf("%-10s", t->name);
     for (size_t c = 0; c < 4; c++) {
       struct ecb_job j = {t, counts[c]};

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "bench_rows.h"
 #include "mgm/impl.h"
 #include "streebog/impl.h"
 
@@ -22,15 +23,10 @@ int main(int argc, char **argv) {
   const char *only = argc > 1 ? argv[1] : "";
   printf("cpu features: %s\n", gostx_cpu_features());
   if (!*only || !strcmp(only, "mgm")) {
-    /* every row of the dispatcher, portable (the last) first */
     struct { const struct gostx_mgm_impl *impl; int ok; } mgm[8];
-    size_t nm = 0;
-    struct gostx__row_info info;
-    while (nm < 8 && gostx__impl_row_info(GOSTX_ALG_MGM, nm, &info)) nm++;
-    for (size_t k = 0; k < nm; k++) {
-      mgm[k].impl = gostx__impl_row_info(GOSTX_ALG_MGM, nm - 1 - k, &info);
-      mgm[k].ok = info.usable;
-    }
+    const void *rows[8];
+    const size_t nm = gostx_bench_rows(GOSTX_ALG_MGM, rows, 8);
+    for (size_t k = 0; k < nm; k++) mgm[k].impl = rows[k], mgm[k].ok = 1;
     enum { B = 64 };
     static uint8_t h[B * 16], x[B * 16];
     uint8_t acc[16] = {0};
@@ -60,14 +56,10 @@ int main(int argc, char **argv) {
     sink = acc[0];
   }
   if (!*only || !strcmp(only, "streebog")) {
+    const void *sb_rows[8];
+    const size_t nsb = gostx_bench_rows(GOSTX_ALG_STREEBOG, sb_rows, 8);
     const struct gostx_streebog_impl *sb[8];
-    size_t nsb = 0;
-    const void *row;
-    int usable;
-    /* every row of the dispatcher this CPU runs, portable first */
-    sb[nsb++] = &gostx_streebog_portable;
-    for (size_t i = 0; nsb < 8 && (row = gostx__impl_row(GOSTX_ALG_STREEBOG, i, &usable)) != NULL; i++)
-      if (usable && row != (const void *)&gostx_streebog_portable) sb[nsb++] = row;
+    for (size_t k = 0; k < nsb; k++) sb[k] = sb_rows[k];
     uint8_t hh[64] = {0}, n[64] = {0}, m[64];
     for (int i = 0; i < 64; i++) m[i] = (uint8_t)(i * 29 + 3);
     /* Implementations take turns in every repetition and each keeps its
