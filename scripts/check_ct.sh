@@ -11,7 +11,7 @@
 # checked, and says which were and how.
 # With --aarch64 it runs the same check on an AArch64 build under
 # qemu-aarch64, with AArch64 memcheck from a private root
-# (scripts/arm64_valgrind_root.sh): the portable and neon levels.
+# (scripts/arm64_valgrind_root.sh): the AArch64 levels of lib/levels.def.
 #   usage: scripts/check_ct.sh [BUILD_DIR [EMU_BUILD_DIR]]
 #          (default build-ct, build-ct-emu)
 #          scripts/check_ct.sh --aarch64 [BUILD_DIR]  (default build-ct-aarch64)
@@ -72,6 +72,14 @@ else
   "$B/ct_check" const leak >"$log/native" || { echo "check_ct: ct_check fails natively"; exit 1; }
 fi
 defaults=$(impls "$log/native")
+# A GOSTX_IMPL the dispatcher does not know must stop the checker (exit 2),
+# not run portable code under the name of a level.
+set +e
+GOSTX_IMPL=no-such-level "${run[@]}" "$B/ct_check" const >/dev/null 2>&1
+rc=$?
+set -e
+if [ $rc -eq 2 ]; then echo "ct unknown level: refused (exit 2)"; else
+  echo "ct unknown level: NOT refused (rc $rc): a misspelt level would check portable"; fail=1; fi
 
 # One group at one level: ok (the const group's implementations are noted
 # for step 6), FAILED with the first reports, or 77 when the level cannot run.
