@@ -52,7 +52,7 @@ asan:
 ct:
 	bash scripts/check_ct.sh
 
-# The constant-time check of the AArch64 build (portable and neon levels),
+# The constant-time check of the AArch64 build (its levels in lib/levels.def),
 # AArch64 memcheck under qemu-aarch64 (needs the cross compiler and qemu-user).
 ct-aarch64:
 	bash scripts/check_ct.sh --aarch64

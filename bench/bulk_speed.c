@@ -7,7 +7,7 @@
  *      bench/harness/harness.c build/libgostx.a -lpthread -o bulk_speed
  * (or cmake --build build --target bulk_speed: build/bench/bulk_speed)
  * Run: ./bulk_speed [MiB=64] [repetitions=3] [max threads=nproc]
- * (MiB = 0: only the sector batches). GOSTX_IMPL=portable|ssse3|avx2 picks
+ * (MiB = 0: only the sector batches). GOSTX_IMPL=LEVEL (gostx_levels()) picks
  * the implementation level (the header line names the one that ran).
  * Each figure is the best of the repetitions (the machine may be shared). */
 #include <stdio.h>

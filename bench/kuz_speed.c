@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "bench_rows.h"
 #include "kuznyechik/impl.h"
 
 static gostx_bench_clock clock_id = GOSTX_BENCH_THREAD_CPU;
@@ -44,34 +45,12 @@ static double speed(gostx_kuz_blocks_fn fn, const gostx_kuz_key *k, uint8_t *buf
   return gostx_bench_median(r, runs);
 }
 
-/* The dispatcher's verdict on an implementation's row (its level plus extra
- * features such as GFNI); 1 when it has no row. */
-static int row_usable(const struct gostx_kuz_impl *im) {
-  const void *row;
-  int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, i, &usable)) != NULL; i++)
-    if (row == im) return usable;
-  return 1;
-}
-
 int main(int argc, char **argv) {
   int runs = argc > 1 ? atoi(argv[1]) : 7;
   double ms = argc > 2 ? atof(argv[2]) : 100;
   if (argc > 3 && !strcmp(argv[3], "wall")) clock_id = GOSTX_BENCH_WALL;
   if (runs < 1) runs = 1;
   if (runs > 31) runs = 31;
-  const struct {
-    const struct gostx_kuz_impl *im;
-    const char *level;
-  } impls[] = {
-      {&gostx_kuz_portable, "portable"},
-#ifdef GOSTX_ARCH_X86_64
-      {&gostx_kuz_avx512, "avx512"},
-      {&gostx_kuz_avx2, "avx2"},
-      {&gostx_kuz_ssse3, "ssse3"},
-#endif
-      {&gostx_kuz_lstable, "portable"},
-  };
   static const size_t counts[] = {1, 4, 16, 64, 128, 4096};
   static uint8_t buf[16 * 4096 + 1];
   uint8_t key[32];
@@ -84,11 +63,13 @@ int main(int argc, char **argv) {
          clock_id == GOSTX_BENCH_WALL ? "wall" : "thread CPU", gostx_cpu_features());
   printf("%-9s %-4s %9s %9s %9s %9s %9s %9s\n", "impl", "dir", "1 blk", "4 blk", "16 blk", "64 blk", "128 blk",
          "64 KiB");
-  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
-    if (!gostx__level_supported(impls[i].level) || !row_usable(impls[i].im)) continue;
+  const void *rows[16];
+  const size_t nrows = gostx_bench_rows(GOSTX_ALG_KUZNYECHIK, rows, 16);
+  for (size_t r = 0; r < nrows; r++) {
+    const struct gostx_kuz_impl *im = rows[r];
     for (int dir = 0; dir < 2; dir++) {
-      gostx_kuz_blocks_fn fn = dir ? impls[i].im->decrypt_blocks : impls[i].im->encrypt_blocks;
-      printf("%-9s %-4s", impls[i].im->name, dir ? "dec" : "enc");
+      gostx_kuz_blocks_fn fn = dir ? im->decrypt_blocks : im->encrypt_blocks;
+      printf("%-9s %-4s", im->name, dir ? "dec" : "enc");
       for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
         printf(" %9.1f", speed(fn, &k, buf, counts[c], runs, ms));
       printf("\n");

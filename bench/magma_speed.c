@@ -24,6 +24,7 @@
 
 #include "gostx.h"
 #include "harness.h"
+#include "bench_rows.h"
 #include "magma/impl.h"
 
 static int runs = 7;
@@ -44,15 +45,6 @@ static struct speed measure(gostx_bench_job job, void *arg, size_t bytes) {
     c[r] = gostx_bench_mbps((double)n * bytes, cpu);
   }
   return (struct speed){gostx_bench_median(w, runs), gostx_bench_median(c, runs)};
-}
-
-/* Whether the dispatcher's row for t runs here (level and extra features). */
-static int row_usable(const struct gostx_magma_impl *t) {
-  const void *row;
-  int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_MAGMA, i, &usable)) != NULL; i++)
-    if (row == t) return usable;
-  return t == &gostx_magma_portable;
 }
 
 static uint8_t *buf;
@@ -130,14 +122,6 @@ int main(int argc, char **argv) {
 
   printf("cpu features: %s\nmedian of %d runs; MB/s = 10^6 bytes/s, wall clock / thread CPU time\n\n",
          gostx_cpu_features(), runs);
-  const struct { const struct gostx_magma_impl *t; const char *level; } impls[] = {
-    {&gostx_magma_portable, "portable"},
-#ifdef GOSTX_ARCH_X86_64
-    {&gostx_magma_ssse3, "ssse3"},
-    {&gostx_magma_avx2, "avx2"},
-    {&gostx_magma_avx512, "avx512"},
-#endif
-  };
   const size_t counts[] = {1, 8, 64, big / 8};
   printf("Magma ECB encrypt, in place, per call size:\n%-10s", "impl");
   for (size_t c = 0; c < 4; c++) {
@@ -148,15 +132,17 @@ int main(int argc, char **argv) {
   }
   printf("\n");
   double portable64k = 0;
-  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
-    if (!gostx__level_supported(impls[i].level) || !row_usable(impls[i].t)) continue;
-    printf("%-10s", impls[i].t->name);
+  const void *rows[16];
+  const size_t nrows = gostx_bench_rows(GOSTX_ALG_MAGMA, rows, 16);
+  for (size_t r = 0; r < nrows; r++) {
+    const struct gostx_magma_impl *t = rows[r];
+    printf("%-10s", t->name);
     for (size_t c = 0; c < 4; c++) {
-      struct ecb_job j = {impls[i].t, counts[c]};
+      struct ecb_job j = {t, counts[c]};
       struct speed s = measure(ecb_job, &j, counts[c] * 8);
       printf(" %8.1f /%7.1f", s.wall, s.cpu);
-      if (i == 0 && c == 3) portable64k = s.cpu;
-      if (i && c == 3) printf("  (%.1fx portable)", s.cpu / portable64k);
+      if (t == &gostx_magma_portable && c == 3) portable64k = s.cpu;
+      if (t != &gostx_magma_portable && c == 3) printf("  (%.1fx portable)", s.cpu / portable64k);
     }
     printf("\n");
     fflush(stdout);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "bench_rows.h"
 #include "mgm/impl.h"
 #include "streebog/impl.h"
 
@@ -20,25 +21,18 @@ static volatile uint8_t sink;
 
 int main(int argc, char **argv) {
   const char *only = argc > 1 ? argv[1] : "";
-  const struct gostx_cpu *f = gostx__cpu();
   printf("cpu features: %s\n", gostx_cpu_features());
   if (!*only || !strcmp(only, "mgm")) {
-    const struct { const struct gostx_mgm_impl *impl; int ok; } mgm[] = {
-      {&gostx_mgm_portable, 1},
-#ifdef GOSTX_ARCH_X86_64
-      {&gostx_mgm_clmul, f->pclmul && f->ssse3},
-      {&gostx_mgm_vpclmul, f->vpclmul && f->avx2},
-      {&gostx_mgm_avx512, gostx__level_supported("avx512") && f->avx512vbmi && f->gfni &&
-                              f->vpclmul && f->pclmul},
-#endif
-    };
+    struct { const struct gostx_mgm_impl *impl; int ok; } mgm[8];
+    const void *rows[8];
+    const size_t nm = gostx_bench_rows(GOSTX_ALG_MGM, rows, 8);
+    for (size_t k = 0; k < nm; k++) mgm[k].impl = rows[k], mgm[k].ok = 1;
     enum { B = 64 };
     static uint8_t h[B * 16], x[B * 16];
     uint8_t acc[16] = {0};
     for (size_t i = 0; i < sizeof h; i++) h[i] = (uint8_t)(i * 7 + 1), x[i] = (uint8_t)(i * 13 + 5);
     /* Implementations take turns in every repetition (see Streebog below). */
     enum { M_REPS = 61, M_CALLS = 200 };
-    size_t nm = sizeof mgm / sizeof mgm[0];
     static double t128[8][M_REPS], t64[8][M_REPS];
     for (int r = 0; r < M_REPS; r++)
       for (size_t k = 0; k < nm; k++) {
@@ -62,14 +56,10 @@ int main(int argc, char **argv) {
     sink = acc[0];
   }
   if (!*only || !strcmp(only, "streebog")) {
+    const void *sb_rows[8];
+    const size_t nsb = gostx_bench_rows(GOSTX_ALG_STREEBOG, sb_rows, 8);
     const struct gostx_streebog_impl *sb[8];
-    size_t nsb = 0;
-    const void *row;
-    int usable;
-    /* every row of the dispatcher this CPU runs, portable first */
-    sb[nsb++] = &gostx_streebog_portable;
-    for (size_t i = 0; nsb < 8 && (row = gostx__impl_row(GOSTX_ALG_STREEBOG, i, &usable)) != NULL; i++)
-      if (usable && row != (const void *)&gostx_streebog_portable) sb[nsb++] = row;
+    for (size_t k = 0; k < nsb; k++) sb[k] = sb_rows[k];
     uint8_t hh[64] = {0}, n[64] = {0}, m[64];
     for (int i = 0; i < 64; i++) m[i] = (uint8_t)(i * 29 + 3);
     /* Implementations take turns in every repetition and each keeps its
@@ -94,6 +84,5 @@ int main(int argc, char **argv) {
     }
     sink = hh[0];
   }
-  (void)f;
   return 0;
 }

@@ -11,7 +11,7 @@
 # checked, and says which were and how.
 # With --aarch64 it runs the same check on an AArch64 build under
 # qemu-aarch64, with AArch64 memcheck from a private root
-# (scripts/arm64_valgrind_root.sh): the portable and neon levels.
+# (scripts/arm64_valgrind_root.sh): the AArch64 levels of lib/levels.def.
 #   usage: scripts/check_ct.sh [BUILD_DIR [EMU_BUILD_DIR]]
 #          (default build-ct, build-ct-emu)
 #          scripts/check_ct.sh --aarch64 [BUILD_DIR]  (default build-ct-aarch64)
@@ -60,6 +60,10 @@ checked=$log/checked
 : >"$checked"
 impls() { sed -n 's/^ct_check [a-z-]*: \(.*\), [a-zA-Z]*$/\1/p' "$1" | tail -1; }
 
+# How ct_check runs outside valgrind: natively, or under qemu.
+run=()
+[ "$arch" = aarch64 ] && run=(qemu-aarch64 -L "$root")
+
 # 1. The checker itself passes natively (its round-trip checks); its last
 #    line names the implementations this CPU runs by default.
 if [ "$arch" = aarch64 ]; then
@@ -68,6 +72,14 @@ else
   "$B/ct_check" const leak >"$log/native" || { echo "check_ct: ct_check fails natively"; exit 1; }
 fi
 defaults=$(impls "$log/native")
+# A GOSTX_IMPL the dispatcher does not know must stop the checker (exit 2),
+# not run portable code under the name of a level.
+set +e
+GOSTX_IMPL=no-such-level "${run[@]}" "$B/ct_check" const >/dev/null 2>&1
+rc=$?
+set -e
+if [ $rc -eq 2 ]; then echo "ct unknown level: refused (exit 2)"; else
+  echo "ct unknown level: NOT refused (rc $rc): a misspelt level would check portable"; fail=1; fi
 
 # One group at one level: ok (the const group's implementations are noted
 # for step 6), FAILED with the first reports, or 77 when the level cannot run.
@@ -121,31 +133,36 @@ for level in $levels; do
 done
 
 # 3. The expected leaks are real: without their suppression file the leak
-#    group must be reported (if not, the entry is stale: remove it). The
-#    opt-in table code (sbtable on x86-64) must be reported the same way:
-#    the table-free levels' clean leak runs mean something.
-# The leak group at GOSTX_IMPL=$1 without expected-leaks.supp: rc, $log/err.
-leak_unsuppressed() {
+#    group must be reported (if not, the entry is stale: remove it). Every
+#    opt-in row of the dispatcher (leaky by design, chosen only by name:
+#    lstable, sbtable; `ct_check rows` lists them) must be reported in its
+#    own file the same way: the clean runs of the other rows mean something.
+# The groups at GOSTX_IMPL=$1 without expected-leaks.supp: rc, $log/err.
+unsuppressed() {
+  local impl=$1
+  shift
   set +e
-  GOSTX_IMPL=$1 "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" leak >/dev/null 2>"$log/err"
+  GOSTX_IMPL=$impl "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" "$@" >/dev/null 2>"$log/err"
   rc=$?
   set -e
 }
-leak_unsuppressed portable
+unsuppressed portable leak
 if [ $rc -ne 0 ] && grep -q 'at .*: lps ' "$log/err"; then
   echo "ct expected leak (Streebog LPS tables) still present: listed in $supp_leak"
 else
   echo "ct NOTE: the Streebog LPS leak is gone; remove its entry from $supp_leak"
 fi
-if [ "$arch" = x86_64 ]; then
-  leak_unsuppressed sbtable
-  if [ $rc -eq 1 ] && grep -q 'streebog_sbtable.c' "$log/err"; then
-    echo "ct opt-in sbtable: its LPS table lookups are reported in streebog_sbtable.c (as they must be)"
+"${run[@]}" "$B/ct_check" rows >"$log/rows"
+while read -r _ prim name level flags; do
+  case " $flags " in *" unusable "*) echo "ct opt-in $prim $name: not on this CPU, skipped"; continue ;; esac
+  unsuppressed "$name" const leak
+  if [ $rc -eq 1 ] && grep -q "_$name\.c" "$log/err"; then
+    echo "ct opt-in $prim $name: its table lookups are reported in *_$name.c (as they must be)"
   else
-    echo "ct opt-in sbtable: NOT reported (rc $rc): the constant-time check is broken"
+    echo "ct opt-in $prim $name: NOT reported (rc $rc): the constant-time check is broken"
     fail=1
   fi
-fi
+done < <(grep ' opt-in' "$log/rows")
 
 # 4. Mutation test: deliberately leaky code must be reported, in the
 #    function that leaks, with the same flags and suppressions.
@@ -184,16 +201,19 @@ plant() {
 }
 
 # 4b. Leaks planted in the byte-sliced Magma template (both halves of the
-#     block), at each level that runs it.
+#     block), at each level whose Magma file includes it (magma_LEVEL.c).
 for level in $levels; do
-  [ "$level" != portable ] && grep -q "^valgrind .*magma=$level " "$checked" || continue
+  grep -q "^valgrind .*magma=$level " "$checked" || continue
+  grep -q '"magma/sliced_core.h"' "lib/magma/magma_$level.c" 2>/dev/null || continue
   for half in n1 n2; do plant "magma-$half" "$level" "${level}_.*sliced_core.h" "$B" valgrind; done
 done
 
 # 4b'. A leak planted in the constant-time Streebog template, at each level
-#      that runs it (ssse3, avx2): reported in streebog_ct.h.
-for level in ssse3 avx2; do
+#      whose Streebog file includes it (streebog_LEVEL.c): reported in
+#      streebog_ct.h.
+for level in $levels; do
   grep -q "^valgrind .*streebog=$level " "$checked" || continue
+  grep -q '"streebog_ct.h"' "lib/streebog/streebog_$level.c" 2>/dev/null || continue
   plant streebog "$level" streebog_ct.h "$B" valgrind
 done
 

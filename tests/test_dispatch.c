@@ -92,9 +92,23 @@ static void check_kuz_choice(const char *env) {
 }
 
 int main(void) {
-  /* First, before this process's own choice: each GOSTX_IMPL value in a child. */
-  static const char *const envs[] = {NULL, "portable", "ssse3", "avx2", "avx512", "lstable", "nonsense"};
-  for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) check_kuz_choice(envs[i]);
+  /* First, before this process's own choice: each GOSTX_IMPL value in a
+   * child: unset, every level, every row's own name, and a name nothing has. */
+  check_kuz_choice(NULL);
+  char level[64];
+  for (const char *p = gostx_levels(); *p;) {
+    size_t len = strcspn(p, " ");
+    snprintf(level, sizeof level, "%.*s", (int)len, p);
+    check_kuz_choice(level);
+    p += len;
+    p += *p == ' ';
+  }
+  for (int a = 1; a < GOSTX_ALG_END; a++) {
+    struct gostx__row_info info;
+    for (size_t i = 0; gostx__impl_row_info(a, i, &info); i++)
+      if (level_index(info.name) < 0) check_kuz_choice(info.name);
+  }
+  check_kuz_choice("nonsense");
 
   /* Before anything touches the dispatcher: ask for the portable level. If the
    * caller already forced a level (ctest runs the suite per level), check that one. */

@@ -1,22 +1,18 @@
-/* Every Kuznyechik implementation this CPU can run (the tables called
- * directly, not through the dispatcher) against the portable core: random
+/* Every Kuznyechik implementation this CPU can run (the dispatcher's rows,
+ * tests/support/rows.h; the tables called directly) against the portable core: random
  * keys, every block count 0..300 (around the narrow pair loop, the wide
  * kernels' 64/72-block thresholds, the 128- and 256-block batches, the
  * AVX-512 file's 4-block registers and 16-block loop) and a few larger
  * counts around multiples of 16 and 256, misaligned
  * buffers, in place, encryption and decryption; plus the standard's vector
- * through each. Exits 77 when only portable exists. */
+ * through each. */
 #include <stdlib.h>
 
 #include "kuznyechik/impl.h"
+#include "rows.h"
 #include "testutil.h"
 
 #define MAXB 300
-
-struct cand {
-  const struct gostx_kuz_impl *impl;
-  int usable;
-};
 
 static void check_vector(const struct gostx_kuz_impl *im) {
   json *f = tv_load("kuznyechik.json");
@@ -46,18 +42,6 @@ static void check_vector(const struct gostx_kuz_impl *im) {
   CHECK(seen > 0, "encrypt vector present");
   json_free(f);
 }
-
-#ifdef GOSTX_ARCH_X86_64 /* only the AVX-512 row needs more than its level */
-/* Whether the dispatcher's row for im runs on this CPU (level and extra
- * features such as GFNI); 0 when im has no row. */
-static int row_usable(const struct gostx_kuz_impl *im) {
-  const void *row;
-  int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_KUZNYECHIK, i, &usable)) != NULL; i++)
-    if (row == im) return usable;
-  return 0;
-}
-#endif
 
 /* ---- the counter kernel (impl->ctr) against portable blocks ---- */
 
@@ -152,30 +136,13 @@ static const size_t extra_counts[] = {511, 512, 513, 768, 769, 1023, 1024, 1025,
 #define MAXN 4097
 
 int main(void) {
-  struct cand cands[] = {
-#ifdef GOSTX_ARCH_X86_64
-      {&gostx_kuz_avx512, gostx__level_supported("avx512") && row_usable(&gostx_kuz_avx512)},
-      {&gostx_kuz_avx512bw, gostx__level_supported("avx512bw")},
-      {&gostx_kuz_avx2, gostx__level_supported("avx2")},
-      {&gostx_kuz_ssse3, gostx__level_supported("ssse3")},
-#endif
-      {&gostx_kuz_lstable, 1},
-  };
-  const size_t ncand = sizeof cands / sizeof cands[0];
-  int any = 0;
-  for (size_t c = 0; c < ncand; c++) any |= cands[c].usable && cands[c].impl != &gostx_kuz_lstable;
-  /* lstable runs everywhere, but alone it is not a SIMD path worth a run */
-  if (!any && !getenv("GOSTX_TEST_LSTABLE")) {
-    printf("only portable (and lstable) here: skipped\n");
-    return 77;
-  }
-
+  struct t_row rows[T_MAX_ROWS];
+  const size_t nrows = t_rows(GOSTX_ALG_KUZNYECHIK, &gostx_kuz_portable, rows);
   t_rand_init();
   static uint8_t src[16 * MAXN + 32], want[16 * MAXN], got[16 * MAXN + 32], back[16 * MAXN + 32];
   const size_t nextra = sizeof extra_counts / sizeof extra_counts[0];
-  for (size_t c = 0; c < ncand; c++) {
-    const struct gostx_kuz_impl *im = cands[c].impl;
-    if (!cands[c].usable) continue;
+  for (size_t c = 0; c < nrows; c++) {
+    const struct gostx_kuz_impl *im = rows[c].impl;
     check_vector(im);
 #ifdef GOSTX_ARCH_X86_64
     /* avx512bw runs AVX2's multi-key calls in a schedule of its own mk_size */
@@ -218,6 +185,8 @@ int main(void) {
       im->decrypt_blocks(&k, in, out, n);
       CHECK(!memcmp(out, want, 16 * n), "%s decrypt vs portable n=%zu", im->name, n);
     }
+    t_row_checked(GOSTX_ALG_KUZNYECHIK, im);
   }
+  t_rows_all_checked(GOSTX_ALG_KUZNYECHIK, &gostx_kuz_portable);
   return t_done();
 }

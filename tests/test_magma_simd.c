@@ -1,16 +1,17 @@
-/* The vector Magma / GOST 28147-89 implementations (lib/magma/magma_ssse3.c,
- * magma_avx2.c, magma_avx512.c), called through their tables directly,
- * against the portable core: every S-box set, both byte conventions, random
+/* The vector Magma / GOST 28147-89 implementations (every row of the
+ * dispatcher's Magma list but portable, tests/support/rows.h), called
+ * through their tables directly, against the portable core: every S-box set, both byte conventions, random
  * and edge-case keys (bytes 0x00 / 0xff stress the carries of the
  * byte-sliced addition), every block count 0..400 (all counts around the
  * group widths 16, 32 and 64 and their multiples, the 128-block pairs of
  * 64-block groups, and AVX-512's hand-off of rests up to 32 blocks to
  * AVX2), misaligned buffers, in place, encrypt and decrypt; plus the
- * RFC 8891 example through each in multi-block calls. Implementations the
- * CPU lacks are reported and skipped. */
+ * RFC 8891 example through each in multi-block calls. Rows the CPU lacks
+ * are reported and skipped. */
 #include <stdlib.h>
 
 #include "magma/impl.h"
+#include "rows.h"
 #include "testutil.h"
 
 #if defined(__has_include)
@@ -22,30 +23,9 @@
 
 #define MAX_BLOCKS 400
 
-struct impl {
-  const struct gostx_magma_impl *t;
-  const char *level;
-};
-
-static const struct impl impls[] = {
-#ifdef GOSTX_ARCH_X86_64
-  {&gostx_magma_ssse3, "ssse3"},
-  {&gostx_magma_avx2, "avx2"},
-  {&gostx_magma_avx512bw, "avx512bw"},
-  {&gostx_magma_avx512, "avx512"},
-#endif
-  {NULL, NULL},
-};
-
-/* The dispatcher's own row says whether this CPU runs the table (its level
- * and any extra features, e.g. VBMI for avx512). */
-static int runnable(const struct impl *im) {
-  const void *row;
-  int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_MAGMA, i, &usable)) != NULL; i++)
-    if (row == im->t) return usable && gostx__level_supported(im->level);
-  return 0;
-}
+/* The rows under test (all but portable, the reference), from main. */
+static struct t_row rows[T_MAX_ROWS];
+static size_t nrows;
 
 /* Key bytes: random, or drawn from the carry edge values. */
 static void make_key(uint8_t key[32], int style) {
@@ -79,26 +59,27 @@ static void differential(void) {
         if (n % 5 == 0) memset(in + off_in, 0xff, 8 * n / 2); /* plaintext edge bytes */
         gostx_magma_portable.encrypt_blocks(&k, in + off_in, want_e, n);
         gostx_magma_portable.decrypt_blocks(&k, in + off_in, want_d, n);
-        for (const struct impl *im = impls; im->t; im++) {
-          if (!runnable(im)) continue;
+        for (size_t r = 0; r < nrows; r++) {
+          const struct gostx_magma_impl *im = rows[r].impl;
           char what[96];
-          snprintf(what, sizeof what, "%s set %d le %d n %zu encrypt", im->t->name, set, le, n);
+          snprintf(what, sizeof what, "%s set %d le %d n %zu encrypt", im->name, set, le, n);
           memset(out, 0xa5, sizeof out);
-          im->t->encrypt_blocks(&k, in + off_in, out + off_out, n);
+          im->encrypt_blocks(&k, in + off_in, out + off_out, n);
           CHECK_BYTES(out + off_out, want_e, 8 * n, what);
           CHECK(out[off_out + 8 * n] == 0xa5 && (off_out == 0 || out[off_out - 1] == 0xa5),
                 "%s: writes only its blocks", what);
-          snprintf(what, sizeof what, "%s set %d le %d n %zu decrypt", im->t->name, set, le, n);
-          im->t->decrypt_blocks(&k, in + off_in, out + off_out, n);
+          snprintf(what, sizeof what, "%s set %d le %d n %zu decrypt", im->name, set, le, n);
+          im->decrypt_blocks(&k, in + off_in, out + off_out, n);
           CHECK_BYTES(out + off_out, want_d, 8 * n, what);
           /* In place, at the input's (misaligned) offset; and the round trip. */
           memcpy(buf + off_in, in + off_in, 8 * n);
-          im->t->encrypt_blocks(&k, buf + off_in, buf + off_in, n);
-          snprintf(what, sizeof what, "%s set %d le %d n %zu in-place encrypt", im->t->name, set, le, n);
+          im->encrypt_blocks(&k, buf + off_in, buf + off_in, n);
+          snprintf(what, sizeof what, "%s set %d le %d n %zu in-place encrypt", im->name, set, le, n);
           CHECK_BYTES(buf + off_in, want_e, 8 * n, what);
-          im->t->decrypt_blocks(&k, buf + off_in, buf + off_in, n);
-          snprintf(what, sizeof what, "%s set %d le %d n %zu round trip", im->t->name, set, le, n);
+          im->decrypt_blocks(&k, buf + off_in, buf + off_in, n);
+          snprintf(what, sizeof what, "%s set %d le %d n %zu round trip", im->name, set, le, n);
           CHECK_BYTES(buf + off_in, in + off_in, 8 * n, what);
+          if (n == MAX_BLOCKS) t_row_checked(GOSTX_ALG_MAGMA, im);
           cases++;
         }
       }
@@ -134,11 +115,10 @@ static void chains(void) {
         }
         uint32_t w1 = gostx_load32_le(s0), w0 = gostx_load32_le(s0 + 4);
         gostx__magma_imit16_words(&k, &w1, &w0);
-        const struct gostx_magma_impl *all[8];
+        const struct gostx_magma_impl *all[T_MAX_ROWS + 1];
         size_t na = 0;
         all[na++] = &gostx_magma_portable;
-        for (const struct impl *im = impls; im->t; im++)
-          if (runnable(im)) all[na++] = im->t;
+        for (size_t r = 0; r < nrows; r++) all[na++] = rows[r].impl;
         for (size_t j = 0; j < na; j++) {
           char what[96];
           snprintf(what, sizeof what, "%s set %d le %d n %zu chain op %d", all[j]->name, set, le, n, op);
@@ -191,20 +171,20 @@ static void vectors(void) {
     static const size_t counts[] = {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 96, 97, 100, 127,
                                     128, 129, 160, 161, 200, 256};
     static uint8_t p[8 * 256], x[8 * 256], y[8 * 256];
-    for (const struct impl *im = impls; im->t; im++) {
-      if (!runnable(im)) continue;
+    for (size_t r = 0; r < nrows; r++) {
+      const struct gostx_magma_impl *im = rows[r].impl;
       for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
         size_t n = counts[ci];
         for (int le = 0; le < 2; le++) {
           const gostx_magma_key *k = le ? &k89 : &km;
           const uint8_t *P = le ? pt89 : pt, *C = le ? ct89 : ct;
           for (size_t b = 0; b < n; b++) { memcpy(p + 8 * b, P, 8); memcpy(y + 8 * b, C, 8); }
-          im->t->encrypt_blocks(k, p, x, n);
+          im->encrypt_blocks(k, p, x, n);
           char what[80];
-          snprintf(what, sizeof what, "%s %s A.4 x%zu", im->t->name, le ? "gost89" : "magma", n);
+          snprintf(what, sizeof what, "%s %s A.4 x%zu", im->name, le ? "gost89" : "magma", n);
           CHECK_BYTES(x, y, 8 * n, what);
-          im->t->decrypt_blocks(k, y, x, n);
-          snprintf(what, sizeof what, "%s %s A.5 x%zu", im->t->name, le ? "gost89" : "magma", n);
+          im->decrypt_blocks(k, y, x, n);
+          snprintf(what, sizeof what, "%s %s A.5 x%zu", im->name, le ? "gost89" : "magma", n);
           CHECK_BYTES(x, p, 8 * n, what);
         }
       }
@@ -225,15 +205,15 @@ static void constant_time(void) {
   VALGRIND_MAKE_MEM_UNDEFINED(key, sizeof key);
   VALGRIND_MAKE_MEM_UNDEFINED(buf, sizeof buf);
   static const size_t counts[] = {2, 17, 33, 100, 161};
-  for (const struct impl *im = impls; im->t; im++) {
-    if (!runnable(im)) continue;
+  for (size_t r = 0; r < nrows; r++) {
+    const struct gostx_magma_impl *im = rows[r].impl;
     for (int set = 0; set < GOSTX_SBOX_COUNT; set++)
       for (int le = 0; le < 2; le++) {
         gostx_magma_key k;
         set_key(&k, key, set, le);
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-          im->t->encrypt_blocks(&k, buf, out, counts[c]);
-          im->t->decrypt_blocks(&k, buf, out, counts[c]);
+          im->encrypt_blocks(&k, buf, out, counts[c]);
+          im->decrypt_blocks(&k, buf, out, counts[c]);
         }
       }
   }
@@ -245,11 +225,11 @@ static void constant_time(void) {
 
 int main(void) {
   t_rand_init();
-  for (const struct impl *im = impls; im->t; im++)
-    printf("%s: %s\n", im->t->name, runnable(im) ? "testing" : "not supported here, skipped");
+  nrows = t_rows(GOSTX_ALG_MAGMA, &gostx_magma_portable, rows);
   vectors();
   differential();
   chains();
   constant_time();
+  t_rows_all_checked(GOSTX_ALG_MAGMA, &gostx_magma_portable);
   return t_done();
 }

@@ -1,4 +1,5 @@
-/* MGM's multiply-accumulate: every implementation this CPU can run against
+/* MGM's multiply-accumulate: every implementation this CPU can run (the
+ * dispatcher's rows, tests/support/rows.h) against
  * the portable one (random, dense and sparse operands, every count 0..100:
  * all counts around the 4-, 8- and 16-block steps of the vector loops,
  * misaligned buffers, a running accumulator), the portable one's aggregated
@@ -7,31 +8,10 @@
 #include <stdlib.h>
 
 #include "mgm/impl.h"
+#include "rows.h"
 #include "testutil.h"
 
 #define MAXN 100 /* blocks per call: covers every count around the unroll widths */
-
-struct impl_entry {
-  const struct gostx_mgm_impl *impl;
-  int usable;
-};
-
-static size_t list_impls(struct impl_entry *out) {
-  size_t k = 0;
-  out[k++] = (struct impl_entry){&gostx_mgm_portable, 1};
-#ifdef GOSTX_ARCH_X86_64
-  const struct gostx_cpu *f = gostx__cpu();
-  out[k++] = (struct impl_entry){&gostx_mgm_clmul, f->pclmul && f->ssse3};
-  out[k++] = (struct impl_entry){&gostx_mgm_vpclmul, f->vpclmul && f->pclmul && f->avx2};
-  /* AVX-512: whether it runs here is the dispatcher row's own test. */
-  const void *row;
-  int usable = 0;
-  for (size_t i = 0; (row = gostx__impl_row(GOSTX_ALG_MGM, i, &usable)) != NULL; i++)
-    if (row == &gostx_mgm_avx512) out[k++] = (struct impl_entry){&gostx_mgm_avx512, usable};
-  CHECK(out[k - 1].impl == &gostx_mgm_avx512, "avx512 MGM is a dispatcher row");
-#endif
-  return k;
-}
 
 /* Operand patterns: 0 random, 1 all ones (the largest product, the most
  * reduction), 2 one random bit per block, 3 top bits only (x^127 / x^63,
@@ -170,29 +150,20 @@ static void test_vectors(const struct gostx_mgm_impl *impl) {
 }
 
 int main(void) {
-  struct impl_entry impls[8];
-  size_t count = list_impls(impls), ran = 0;
+  struct t_row rows[T_MAX_ROWS];
   t_rand_init();
+  const size_t count = t_rows(GOSTX_ALG_MGM, NULL, rows);
   const struct gostx_mgm_impl *d = gostx__dispatch()->mgm;
   CHECK(d && d->mul_acc128 && d->mul_acc64, "dispatch has an MGM implementation");
   CHECK(d && !strcmp(gostx_impl(GOSTX_ALG_MGM), d->name), "gostx_impl names the running table");
   test_portable_aggregation();
   for (size_t i = 0; i < count; i++) {
-    if (!impls[i].usable) {
-      printf("skip %s: not supported by this CPU\n", impls[i].impl->name);
-      continue;
-    }
-    printf("checking %s\n", impls[i].impl->name);
-    test_vectors(impls[i].impl);
-    test_vs_portable(impls[i].impl);
-    ran++;
+    const struct gostx_mgm_impl *impl = rows[i].impl;
+    test_vectors(impl);
+    test_vs_portable(impl);
+    t_row_checked(GOSTX_ALG_MGM, impl);
   }
-#ifdef GOSTX_ARCH_X86_64
-  /* A CPU with PCLMULQDQ must get a carry-less implementation by default. */
-  const char *forced = getenv("GOSTX_IMPL");
-  if ((!forced || !*forced) && gostx__cpu()->pclmul && gostx__cpu()->ssse3)
-    CHECK(d != &gostx_mgm_portable, "pclmul CPU runs %s", d->name);
-#endif
-  CHECK(ran >= 1, "at least portable ran");
+  /* Which row the dispatcher must choose at each level: test_dispatch. */
+  t_rows_all_checked(GOSTX_ALG_MGM, NULL);
   return t_done();
 }

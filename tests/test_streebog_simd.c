@@ -8,26 +8,10 @@
 #include <stdlib.h>
 
 #include "streebog/impl.h"
+#include "rows.h"
 #include "testutil.h"
 
 typedef void (*compress_fn)(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]);
-
-struct cand {
-  const struct gostx_streebog_impl *impl;
-  int usable;
-};
-
-/* Every row of the dispatcher's Streebog list, with whether this CPU runs
- * it (its level and any extra features), so that no implementation can be
- * added to lib/dispatch.c and left unchecked here. */
-static size_t list_impls(struct cand *out, size_t max) {
-  size_t k = 0;
-  int usable = 0;
-  const void *row;
-  for (size_t i = 0; k < max && (row = gostx__impl_row(GOSTX_ALG_STREEBOG, i, &usable)) != NULL; i++)
-    out[k++] = (struct cand){row, usable};
-  return k;
-}
 
 /* a += b mod 2^512, little-endian, bytewise (independent of streebog.c). */
 static void add512(uint8_t a[64], const uint8_t b[64]) {
@@ -169,48 +153,42 @@ static void test_alignments(void) {
 }
 
 /* The table method (its lookups are indexed by the hash state, a cache-timing
- * leak for HMAC, the KDFs and PBKDF2) is chosen only by name: every SIMD
- * level, and the default, runs a table-free compression. */
+ * leak for HMAC, the KDFs and PBKDF2) is portable's and the opt-in sbtable's:
+ * every row above the portable level is table-free, so wherever such a row
+ * runs, the default must be one of them. */
 static void test_constant_time_default(const struct gostx_streebog_impl *d) {
   struct gostx__row_info info;
-  for (size_t i = 0; gostx__impl_row_info(GOSTX_ALG_STREEBOG, i, &info); i++)
+  const void *impl;
+  int simd_here = 0, d_simd = 0;
+  for (size_t i = 0; (impl = gostx__impl_row_info(GOSTX_ALG_STREEBOG, i, &info)) != NULL; i++) {
     if (!strcmp(info.name, "sbtable")) CHECK(info.opt_in, "sbtable is opt-in");
+    const int simd = !info.opt_in && strcmp(info.level, "portable") != 0;
+    simd_here |= simd && info.usable;
+    if (impl == d) d_simd = simd;
+  }
   const char *lvl = getenv("GOSTX_IMPL");
   if (lvl && *lvl && (!strcmp(lvl, "portable") || !gostx__level_supported(lvl))) return; /* or a name */
-#if defined(GOSTX_ARCH_X86_64)
-  const char *first_simd = "ssse3";
-#elif defined(GOSTX_ARCH_AARCH64)
-  const char *first_simd = "neon";
-#else
-  const char *first_simd = NULL;
-#endif
-  if (!first_simd || !gostx__level_supported(first_simd)) return; /* portable is all there is */
-  /* The table-free compressions, by name (the old table code was "x86-64"). */
-  static const char *const table_free[] = {"ssse3", "avx2", "avx512", "neon"};
-  int ok = 0;
-  for (size_t i = 0; i < sizeof table_free / sizeof table_free[0]; i++) ok |= !strcmp(d->name, table_free[i]);
-  CHECK(ok, "GOSTX_IMPL=%s runs a table-free Streebog, not %s", lvl ? lvl : "(unset)", d->name);
+  if (!simd_here) return; /* portable is all there is */
+  CHECK(d_simd, "GOSTX_IMPL=%s runs a table-free Streebog, not %s", lvl ? lvl : "(unset)", d->name);
 }
 
 int main(void) {
-  struct cand impls[8];
-  size_t count = list_impls(impls, sizeof impls / sizeof impls[0]);
+  struct t_row impls[T_MAX_ROWS];
   t_rand_init();
+  const size_t count = t_rows(GOSTX_ALG_STREEBOG, NULL, impls);
   test_driver();
   test_alignments();
   for (size_t i = 0; i < count; i++) {
-    if (!impls[i].usable) {
-      printf("skip %s: not supported by this CPU\n", impls[i].impl->name);
-      continue;
-    }
-    printf("checking %s\n", impls[i].impl->name);
-    test_vectors(impls[i].impl);
-    test_vs_portable(impls[i].impl);
-    test_lengths(impls[i].impl);
+    const struct gostx_streebog_impl *im = impls[i].impl;
+    test_vectors(im);
+    test_vs_portable(im);
+    test_lengths(im);
+    t_row_checked(GOSTX_ALG_STREEBOG, im);
   }
+  t_rows_all_checked(GOSTX_ALG_STREEBOG, NULL);
   const struct gostx_streebog_impl *d = gostx__dispatch()->streebog;
   int listed = 0;
-  for (size_t i = 0; i < count; i++) listed |= impls[i].impl == d && impls[i].usable;
+  for (size_t i = 0; i < count; i++) listed |= impls[i].impl == d;
   CHECK(listed, "the dispatched implementation (%s) is one checked here", d->name);
   test_constant_time_default(d);
   /* Which row the dispatcher must choose at each level: test_dispatch. */

@@ -4,7 +4,8 @@
  *   valgrind --error-exitcode=1 --track-origins=yes build-ct/ct_check GROUP
  * any branch or memory index that depends on a secret is then a memcheck
  * error. scripts/check_ct.sh runs the groups at every implementation level
- * the CPU supports (GOSTX_IMPL=portable/ssse3/avx2/avx512).
+ * the CPU supports (GOSTX_IMPL=LEVEL, the levels of lib/levels.def); an
+ * unknown GOSTX_IMPL is an error (exit 2), one the CPU cannot run a skip (77).
  *
  * Groups:
  *   const   everything that must be constant time (block ciphers, every
@@ -35,6 +36,9 @@
  *   mutant-index, mutant-branch, mutant-naive-magma
  *           deliberately leaky code: the checker must report each one
  *           (proves that the harness can fail)
+ *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
+ *           LEVEL [opt-in] [unusable]"), from which check_ct.sh takes the
+ *           opt-in (leaky by design) rows that must be reported
  *
  * Only public-by-design values are declassified, here at the call site:
  * ciphertext, MACs and tags, and the accept/reject results of tag and
@@ -117,19 +121,25 @@ static void same(const uint8_t *a, const uint8_t *b, size_t len, const char *wha
 
 /* ---- Kuznyechik and Magma: key schedule, blocks, GOST R 34.13 modes ---- */
 
+/* Block calls of every count class the kernels branch on (publicly, by
+ * count): the narrow pair loop, the padded 128- and 256-block batches, a
+ * full batch with a narrow tail (80, 200, 300 Kuznyechik blocks), from an
+ * odd address; its own buffers, as these pass MAXLEN. */
 static void case_blocks(int id) {
+  enum { MAXB = 300 };
+  static uint8_t bpt[16 * MAXB + 1], bct[16 * MAXB], bback[16 * MAXB];
   gostx_cipher c;
-  static const size_t counts[] = {1, 2, 3, 4, 5, 13, 14, 63, 64, 65, 130};
+  static const size_t counts[] = {1, 2, 3, 4, 5, 13, 14, 63, 64, 65, 80, 130, 200, 256, 300};
   RC_OK(gostx_cipher_init(&c, id, key), "cipher_init (key schedule)");
   const size_t n = c.block_len;
+  fill(bpt, sizeof bpt, 7);
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
     size_t nb = counts[i];
-    if (nb * n > MAXLEN) continue;
-    gostx_cipher_encrypt_blocks(&c, pt, nb, ct);
-    CT_PUBLIC(ct, nb * n);
-    gostx_cipher_decrypt_blocks(&c, ct, nb, back);
-    same(back, pt, nb * n, "block round trip");
-    CT_SECRET(pt, sizeof pt);
+    CT_SECRET(bpt, sizeof bpt);
+    gostx_cipher_encrypt_blocks(&c, bpt + 1, nb, bct);
+    CT_PUBLIC(bct, nb * n);
+    gostx_cipher_decrypt_blocks(&c, bct, nb, bback);
+    same(bback, bpt + 1, nb * n, "block round trip");
   }
   gostx_cipher_clear(&c);
 }
@@ -1115,16 +1125,32 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "mutant-index, mutant-branch, "
-            "mutant-naive-magma)\n");
+            "mutant-naive-magma, rows)\n");
     return 2;
   }
-  /* A forced level this CPU (or valgrind's emulated CPU) cannot run would
-   * silently fall back to portable: report a skip instead. */
-  const char *lvl = getenv("GOSTX_IMPL");
-  if (lvl && (!strcmp(lvl, "ssse3") || !strcmp(lvl, "avx2") || !strcmp(lvl, "avx512")) &&
-      !gostx__level_supported(lvl)) {
-    printf("ct_check: level %s not available here: skipped\n", lvl);
-    return 77;
+  if (!strcmp(argv[1], "rows")) { /* the dispatcher's rows, for check_ct.sh: no check */
+    for (int a = 1; a < GOSTX_ALG_END; a++) {
+      struct gostx__row_info info;
+      for (size_t i = 0; gostx__impl_row_info(a, i, &info); i++)
+        printf("row %s %s %s%s%s\n", gostx_alg_name((gostx_alg)a), info.name, info.level,
+               info.opt_in ? " opt-in" : "", info.usable ? "" : " unusable");
+    }
+    return 0;
+  }
+  /* GOSTX_IMPL as the dispatcher read it (its levels and rows): a level or
+   * implementation this CPU (or valgrind's emulated CPU) cannot run would
+   * silently run a lower one, so it is a skip; a name the dispatcher does
+   * not know would silently run portable, so it is an error. */
+  const char *asked = NULL, *running = NULL;
+  switch (gostx_impl_requested(&asked, &running)) {
+    case GOSTX_IMPL_UNKNOWN:
+      fprintf(stderr, "ct_check: GOSTX_IMPL=%s is no level (%s) and no implementation\n", asked,
+              gostx_levels());
+      return 2;
+    case GOSTX_IMPL_UNSUPPORTED:
+      printf("ct_check: %s not available here (%s would run): skipped\n", asked, running);
+      return 77;
+    default: break;
   }
   for (int i = 1; i < argc; i++) run_group(argv[i]);
   printf("ct_check %s: kuznyechik=%s magma=%s streebog=%s mgm=%s, %s\n", argv[1],
