@@ -65,9 +65,20 @@ static void check_kuz_choice(const char *env) {
     else unsetenv("GOSTX_IMPL");
     const struct gostx_kuz_impl *want = expected_kuz(env);
     int ok = gostx__dispatch()->kuz == want && !strcmp(gostx_impl(GOSTX_ALG_KUZNYECHIK), want->name);
-    /* The key schedule: the table's own (every x86 table that has a fast one
-     * brings it; lib/dispatch.c lends a lower row's only to tables without). */
+    /* The key schedule: the table's own, or for a table without one
+     * (avx512bw) the first usable row's below it in the dispatcher's order. */
     void (*want_expand)(gostx_kuz_key *, const uint8_t[32]) = want->expand;
+    if (!want_expand) {
+      struct gostx__row_info info;
+      const void *row;
+      int below = 0;
+      for (size_t i = 0;
+           !want_expand && (row = gostx__impl_row_info(GOSTX_ALG_KUZNYECHIK, i, &info)); i++) {
+        const struct gostx_kuz_impl *k = row;
+        if (k == want) below = 1;
+        else if (below && info.usable && !info.opt_in) want_expand = k->expand;
+      }
+    }
     ok = ok && gostx__dispatch()->kuz_expand == want_expand;
     static const uint8_t key[32] = {0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22,
                                     0x33, 0x44, 0x55, 0x66, 0x77, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
