@@ -71,11 +71,3 @@ void gostx_kuz_clear(gostx_kuz_key *k) {
   if (k) gostx_memzero(k, sizeof *k);
 }
 
-uint8_t gostx__kuz_gf_mul(uint8_t a, uint8_t b) {
-  unsigned p = 0, x = a;
-  for (unsigned i = 0; i < 8; i++) {
-    if (b >> i & 1) p ^= x;
-    x = ((x << 1) ^ (x & 0x80 ? 0x1c3u : 0)) & 0xff;
-  }
-  return (uint8_t)p;
-}

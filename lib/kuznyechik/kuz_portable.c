@@ -559,3 +559,15 @@ const struct gostx_kuz_impl gostx_kuz_portable = {"portable", gostx__kuz_portabl
                                                   sizeof(struct mk_portable), portable_mk_init,
                                                   portable_mk_encrypt, portable_mk_decrypt,
                                                   NULL, NULL, NULL, 0};
+
+/* GF(2^8) product modulo x^8 + x^7 + x^6 + x + 1, for the tables the kernels
+ * build at start-up from public constants (here, below the kernels that use
+ * it, not in kuz.c above them). */
+uint8_t gostx__kuz_gf_mul(uint8_t a, uint8_t b) {
+  unsigned p = 0, x = a;
+  for (unsigned i = 0; i < 8; i++) {
+    if (b >> i & 1) p ^= x;
+    x = ((x << 1) ^ (x & 0x80 ? 0x1c3u : 0)) & 0xff;
+  }
+  return (uint8_t)p;
+}
