@@ -5,7 +5,7 @@
 # They run for real against stand-ins on PATH (tests do not install
 # packages): id (the uid), dpkg-query (what is installed), sudo, apt-get and
 # make log what they were asked and succeed; scripts/ci_cuda.sh,
-# scripts/check_install.sh and scripts/ci_python.sh are logged
+# scripts/check_install.sh, scripts/check_debs.sh and scripts/ci_python.sh are logged
 # instead of run. Checked: apt-get runs directly as root and through sudo
 # otherwise, only for missing packages, before make; without root and sudo
 # the command stops with a message.
@@ -29,7 +29,7 @@ stub() { # stub NAME BODY
   printf '#!%s\n%s\n' "$real_bash" "$2" >"$S/$1"
   chmod +x "$S/$1"
 }
-stub bash 'case "${1:-}" in scripts/ci_cuda.sh|scripts/check_install.sh|scripts/ci_python.sh) echo "bash $*" >>"$STUB_LOG"; exit 0 ;; esac
+stub bash 'case "${1:-}" in scripts/ci_cuda.sh|scripts/check_install.sh|scripts/check_debs.sh|scripts/ci_python.sh) echo "bash $*" >>"$STUB_LOG"; exit 0 ;; esac
 exec '"$real_bash"' "$@"'
 stub id '[ "${1:-}" = -u ] && { echo "$STUB_UID"; exit 0; }; echo "uid=$STUB_UID"'
 stub dpkg-query 'p=${!#}
