@@ -47,3 +47,15 @@ if "$GOSTX" dec -q -k "$work/key" -i "$work/sample.gostx" -o "$work/bad.dec"; th
   echo "ERROR: tampered file was accepted"; exit 1
 fi
 [ ! -e "$work/bad.dec" ] && echo "tampered file rejected, no output written"
+
+echo
+echo "== GOST R 34.10-2012: a key pair, a signature, a forged one"
+"$GOSTX" genpkey -c 256A -o "$work/sign.pem"
+"$GOSTX" pkey -i "$work/sign.pem" -pubout -o "$work/sign.pub.pem"
+"$GOSTX" sign -k "$work/sign.pem" -o "$work/sample.sig" "$work/sample.bin"
+"$GOSTX" verify -p "$work/sign.pub.pem" -s "$work/sample.sig" "$work/sample.bin"
+printf '\x01' | dd of="$work/sample.bin" bs=1 seek=7 conv=notrunc status=none
+if "$GOSTX" verify -p "$work/sign.pub.pem" -s "$work/sample.sig" "$work/sample.bin"; then
+  echo "ERROR: a signature of other data was accepted"; exit 1
+fi
+echo "signature of changed data rejected"
