@@ -121,7 +121,9 @@ enum {
   GOSTX_PLANT_STREEBOG,       /* streebog_avx512.c, streebog_ct.h: the data path mid-compression */
   GOSTX_PLANT_MGM,            /* mgm_avx512.c, the accumulated products */
   GOSTX_PLANT_GOST3410,       /* gost3410/ec_base.c: each digit of the secret scalar (k G) */
-  GOSTX_PLANT_GOST3410_VKO    /* gost3410/ec.c: each digit of the secret scalar (VKO's k P) */
+  GOSTX_PLANT_GOST3410_VKO,   /* gost3410/ec.c: each digit of the secret scalar (VKO's k P) */
+  GOSTX_PLANT_GOST3410_ED,    /* gost3410/ec_edwards.c: the same, k G on the Edwards sets */
+  GOSTX_PLANT_GOST3410_ED_VKO /* ... and k P on the Edwards sets */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;

@@ -218,11 +218,15 @@ for level in $levels; do
 done
 
 # 4c. A leak planted in GOST R 34.10-2012's scalar multiplication (one C
-#     implementation for every level): the plant run computes a public key,
-#     so it is reported in the fixed-base multiplication, lib/gost3410/ec_base.c.
+#     implementation for every level): the plant run computes a public key
+#     on 256 paramSetB, so it is reported in the fixed-base multiplication,
+#     lib/gost3410/ec_base.c.
 plant gost3410 portable "gx_point_mul_base (ec_base.c" "$B" valgrind
 #     And one in the variable-base ladder that VKO runs on the peer's key.
 plant gost3410-vko portable "gx_point_mul (ec.c" "$B" valgrind
+#     The same two in the Edwards arithmetic of 256 paramSetA (ec_edwards.c).
+plant gost3410-ed portable "gx_ed_mul_base (ec_edwards.c" "$B" valgrind
+plant gost3410-ed-vko portable "gx_ed_mul (ec_edwards.c" "$B" valgrind
 
 # 5. The rows valgrind's CPU lacks, on an emulated build
 #    (-DGOSTX_EMULATE_AVX512=ON): the same source on SIMDe's C intrinsics,

@@ -314,6 +314,11 @@ static void test_fast_paths(void) {
       CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
       CHECK(gx_point_mul2_jac(C, &R2, m, k, &P) == 0 && same_point(C, &R1, &R2),
             "%s: a G + b P in Jacobian = reference (case %d)", name, it);
+      if (C->edwards) {
+        gx_ed_mul2_vartime(C, &R2, m, k, &P);
+        CHECK(same_point(C, &R1, &R2), "%s: a G + b P in Edwards = reference (case %d)", name,
+              it);
+      }
       /* b = a, P = -G: infinity; b = q - a... exercised below */
       gx_point_mul2_jac(C, &R2, k, k, &G);
       gx_point_mul_ref(C, &T, k, &G);
@@ -349,6 +354,14 @@ static void test_fast_paths(void) {
     CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O", name);
     CHECK(gx_point_mul2_jac(C, &R2, k, mk, &G) == 0 && gx_is_zero(R2.Z, C->n),
           "%s: k G + (q - k) G = O in Jacobian", name);
+    if (C->edwards) {
+      gx_ed_mul2_vartime(C, &R2, k, mk, &G);
+      CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O in Edwards", name);
+      gx_ed_mul2_vartime(C, &R2, k, k, &G); /* the same point added: complete */
+      gx_point_mul_ref(C, &T, k, &G);
+      gx_point_add(C, &T, &T, &T);
+      CHECK(same_point(C, &T, &R2), "%s: k G + k G in Edwards", name);
+    }
     /* b G equal to the first G-table entry added: the doubling branch of
      * the Jacobian addition. */
     for (int it = 0; it < 4; it++) {
@@ -380,6 +393,59 @@ static void test_fast_paths(void) {
       gx_mul(&C->fp, t, t, C->b0);
       CHECK(!memcmp(t, C->b, (size_t)C->n * 8), "%s: u^6 b = b'", name);
     }
+  }
+}
+
+/* The Edwards sets' constants (curves.c): s^2 - 3 t^2 = a and 2 t^3 - t s^2
+ * = b in the standard's coordinates, and G's image u = (x - t)/y, v = (x - t
+ * - s)/(x - t + s) on u^2 + v^2 = 1 + d u^2 v^2, with the u the standard
+ * prints for G (13 on 256 paramSetA, 18 on 512 paramSetC). */
+static void test_edwards_form(void) {
+  static const struct { int curve, gu; } ed[] = {{GOSTX_GOST3410_256_A, 13},
+                                                  {GOSTX_GOST3410_512_C, 18}};
+  for (size_t i = 0; i < sizeof ed / sizeof ed[0]; i++) {
+    const gx_curve *C = gx_curve_get(ed[i].curve);
+    const gx_mont *M = &C->fp;
+    const char *name = gostx_gost3410_curve_name(ed[i].curve);
+    int n = C->n;
+    gx_fe s2, t2, l, r, x, y, u, v, w, nb, one = {1};
+    CHECK(C->edwards, "%s: Edwards arithmetic", name);
+    gx_sqr(M, s2, C->ed_s);
+    gx_sqr(M, t2, C->ed_t);
+    gx_sub(M, l, s2, t2);
+    gx_sub(M, l, l, t2);
+    gx_sub(M, l, l, t2);
+    CHECK(!memcmp(l, C->a0, (size_t)n * 8), "%s: s^2 - 3 t^2 = a", name);
+    gx_add(M, l, t2, t2);
+    gx_sub(M, l, l, s2);
+    gx_mul(M, l, l, C->ed_t);
+    CHECK(!memcmp(l, C->b0, (size_t)n * 8), "%s: 2 t^3 - t s^2 = b", name);
+    /* G in the standard's coordinates (Montgomery form) */
+    gx_point G;
+    gx_point_generator(C, &G);
+    gx_fe gx, gy;
+    gx_point_to_affine(C, gx, gy, &G);
+    gx_to_mont(M, x, gx);
+    gx_to_mont(M, y, gy);
+    gx_sub(M, w, x, C->ed_t); /* x - t */
+    gx_inv(M, r, y);
+    gx_mul(M, u, w, r);
+    gx_add(M, r, w, C->ed_s);
+    gx_inv(M, r, r);
+    gx_sub(M, v, w, C->ed_s);
+    gx_mul(M, v, v, r);
+    gx_fe uu, vv, want = {0};
+    gx_sqr(M, uu, u);
+    gx_sqr(M, vv, v);
+    gx_add(M, l, uu, vv);
+    gx_mul(M, r, uu, vv);
+    gx_mul(M, r, r, C->ed_d);
+    gx_to_mont(M, nb, one);
+    gx_add(M, r, r, nb);
+    CHECK(!memcmp(l, r, (size_t)n * 8), "%s: G on u^2 + v^2 = 1 + d u^2 v^2", name);
+    gx_from_mont(M, u, u);
+    want[0] = (uint64_t)ed[i].gu;
+    CHECK(!memcmp(u, want, (size_t)n * 8), "%s: G's u = %d", name, ed[i].gu);
   }
 }
 
@@ -542,6 +608,7 @@ int main(void) {
   test_recode();
   test_sqr();
   test_field_mulx();
+  test_edwards_form();
   test_fast_paths();
   return t_done();
 }

@@ -297,6 +297,10 @@ void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask) {
  * of a table entry (P, 3P, ..., (2^w - 1) P, read whole with masks) per
  * window. k must be < q and P of order q (the odd-scalar trick negates). */
 void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+  if (C->edwards) { /* a public property of the curve */
+    gx_ed_mul(C, r, k, P);
+    return;
+  }
   gx_point tab[1 << (GX_W - 1)], acc, P2, sel;
   gx_fe ko;
   int8_t dig[GX_DIGITS(GX_MAXN)];

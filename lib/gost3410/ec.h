@@ -64,6 +64,7 @@ typedef struct gx_curve_def {
   int n;        /* limbs */
   int cofactor;
   const char *p, *a, *b, *q, *x, *y; /* big-endian hex */
+  const char *ed_d; /* the twisted Edwards sets (e = 1): d, big-endian hex; else NULL */
 } gx_curve_def;
 
 typedef struct gx_curve {
@@ -80,6 +81,9 @@ typedef struct gx_curve {
   gx_fe u2, u3, u2i, u3i; /* u^2, u^3 and their inverses, Montgomery form */
   gx_fe a0, b0;      /* the standard's a and b (curve equation check) */
   int index;         /* position in the curve table (for per-curve caches) */
+  int edwards;       /* scalar multiplications in ec_edwards.c (def->ed_d set) */
+  gx_fe ed_d, ed_s, ed_t; /* d, s = (e - d)/4, t = (e + d)/6 (Montgomery form) */
+  gx_fe ed_sx, ed_tx, ed_sy; /* s u^2, t u^2, s u^3: Edwards -> internal Weierstrass */
 } gx_curve;
 
 const gx_curve_def *gx_curve_def_by_id(int id);
@@ -126,6 +130,14 @@ void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime);
 const uint64_t *gx_base_table(const gx_curve *C);
 /* Width-w NAF of a public scalar of n limbs; returns the digit count. */
 int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w);
+/* The twisted Edwards sets (C->edwards; ec_edwards.c): the same
+ * multiplications in extended Edwards coordinates, Weierstrass points in and
+ * out. gx_point_mul_base and gx_point_mul send those curves there; verify
+ * calls gx_ed_mul2_vartime. */
+void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k);
+void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P);
+void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                        const gx_point *P);
 /* r = a G + b P (public a, b < q), all in Jacobian coordinates with affine
  * tables (ec_jac.c); -1 (nothing written) when P's small multiples meet
  * infinity: the caller then uses gx_point_mul2_vartime. */

@@ -72,6 +72,10 @@ const uint64_t *gx_base_table(const gx_curve *C) {
 }
 
 void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
+  if (C->edwards) { /* a public property of the curve */
+    gx_ed_mul_base(C, r, k);
+    return;
+  }
   const uint64_t *tab = gx_base_table(C);
   if (!tab) { /* no memory for the table: the variable-base ladder */
     gx_point G;

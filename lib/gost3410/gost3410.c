@@ -232,7 +232,10 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
   gx_mul(&C.fq, z1, s, v);
   gx_mul(&C.fq, z2, r, v);
   gx_sub(&C.fq, z2, zero, z2);
-  if (gx_point_mul2_jac(&C, &A, z1, z2, &Q)) gx_point_mul2_vartime(&C, &A, z1, z2, &Q);
+  if (C.edwards)
+    gx_ed_mul2_vartime(&C, &A, z1, z2, &Q);
+  else if (gx_point_mul2_jac(&C, &A, z1, z2, &Q))
+    gx_point_mul2_vartime(&C, &A, z1, z2, &Q);
   return gx_point_x_is(&C, &A, r) ? 0 : GOSTX_EAUTH;
 }
 

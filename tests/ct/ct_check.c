@@ -29,7 +29,8 @@
  *           standing in for a register permute does, would hide any leak
  *           after it; this group fails if that happens anywhere
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
- *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko
+ *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko,
+ *   plant-gost3410-ed, plant-gost3410-ed-vko
  *           switch on one leak planted inside a primitive's vector code
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
  *           and run that primitive: the checker must report it there
@@ -797,23 +798,28 @@ static void run_plant(int which) {
       RC_OK(gostx_streebog(64, pt, 200, out), "streebog");
       CT_PUBLIC(out, 64);
       break;
-    case GOSTX_PLANT_GOST3410: {
+    /* Weierstrass arithmetic on 256 paramSetB, Edwards on 256 paramSetA. */
+    case GOSTX_PLANT_GOST3410:
+    case GOSTX_PLANT_GOST3410_ED: {
+      int curve = which == GOSTX_PLANT_GOST3410 ? GOSTX_GOST3410_256_B : GOSTX_GOST3410_256_A;
       uint8_t d[32], pub[64];
       ec_scalar(d, sizeof d, 71);
       CT_SECRET(d, sizeof d);
-      RC_OK_VERDICT(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d, 32, pub, 64), "gost3410");
+      RC_OK_VERDICT(gostx_gost3410_public_key(curve, d, 32, pub, 64), "gost3410");
       CT_PUBLIC(pub, 64);
       break;
     }
-    case GOSTX_PLANT_GOST3410_VKO: { /* the peer key is public, d secret */
+    case GOSTX_PLANT_GOST3410_VKO: /* the peer key is public, d secret */
+    case GOSTX_PLANT_GOST3410_ED_VKO: {
+      int curve = which == GOSTX_PLANT_GOST3410_VKO ? GOSTX_GOST3410_256_B : GOSTX_GOST3410_256_A;
       uint8_t d[32], d2[32], peer[64], ukm[8], kek[32];
       ec_scalar(d, sizeof d, 71);
       ec_scalar(d2, sizeof d2, 72);
       fill(ukm, sizeof ukm, 9);
-      RC_OK(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d2, 32, peer, 64), "gost3410 peer");
+      RC_OK(gostx_gost3410_public_key(curve, d2, 32, peer, 64), "gost3410 peer");
       CT_SECRET(d, sizeof d);
-      RC_OK_VERDICT(gostx_gost3410_vko(GOSTX_GOST3410_256_A, d, 32, peer, 64, ukm, sizeof ukm, kek,
-                                       sizeof kek), "gost3410 vko");
+      RC_OK_VERDICT(gostx_gost3410_vko(curve, d, 32, peer, 64, ukm, sizeof ukm, kek, sizeof kek),
+                    "gost3410 vko");
       CT_PUBLIC(kek, sizeof kek);
       break;
     }
@@ -1080,7 +1086,8 @@ static void run_group(const char *g) {
         {"kuznyechik", GOSTX_PLANT_KUZNYECHIK}, {"kuznyechik-one", GOSTX_PLANT_KUZNYECHIK_ONE},
         {"magma-n1", GOSTX_PLANT_MAGMA_N1},     {"magma-n2", GOSTX_PLANT_MAGMA_N2},
         {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM},
-        {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO}};
+        {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO},
+        {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -1124,6 +1131,7 @@ int main(int argc, char **argv) {
             "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
+            "plant-gost3410-ed, plant-gost3410-ed-vko, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
