@@ -142,13 +142,15 @@ static inline void select_body(const gx_curve *C, uint64_t *r, const uint64_t *t
   uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
   uint64_t idx = ad >> 1;
   const int len = parts * n;
-  for (int j = 0; j < len; j++) r[j] = 0;
+  uint64_t acc[4 * GX_MAXN]; /* not r: a local the compiler keeps in registers */
+  for (int j = 0; j < len; j++) acc[j] = 0;
   for (uint64_t i = 0; i < ROW_ENTRIES; i++) {
     uint64_t diff = i ^ idx;
     uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == idx */
     const uint64_t *src = tab + i * (uint64_t)len;
-    for (int j = 0; j < len; j++) r[j] |= src[j] & mask;
+    for (int j = 0; j < len; j++) acc[j] |= src[j] & mask;
   }
+  memcpy(r, acc, (size_t)len * 8);
   neg_if(C, r, r + (parts - 1) * n, neg);
 }
 
