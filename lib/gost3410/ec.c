@@ -4,7 +4,7 @@
  * has no exceptional cases to branch on. (The formula is complete on points
  * of odd order; the cofactor-4 curves only ever feed it points of the order-q
  * subgroup: G, or a peer key multiplied by the cofactor first.) */
-#include "gost3410/ec.h"
+#include "gost3410/field_inline.h"
 
 #include "internal.h"
 
@@ -15,14 +15,14 @@ static void mul_a(const gx_curve *C, uint64_t *r, const uint64_t *x) {
   static const gx_fe zero = {0};
   if (C->a_small) { /* a public property of the curve */
     gx_fe t;
-    gx_add(&C->fp, t, x, x);
-    gx_add(&C->fp, t, t, x);
+    fe_add(&C->fp, t, x, x);
+    fe_add(&C->fp, t, t, x);
     if (C->a_small < 0)
-      gx_sub(&C->fp, r, zero, t);
+      fe_sub(&C->fp, r, zero, t);
     else
       memcpy(r, t, sizeof t);
   } else {
-    gx_mul(&C->fp, r, C->a, x);
+    fe_mul(&C->fp, r, C->a, x);
   }
 }
 
@@ -34,27 +34,27 @@ static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe
   const gx_mont *M = &C->fp;
   gx_fe X3, Y3, Z3;
   mul_a(C, Z3, t4);
-  gx_mul(M, X3, C->b3, t2);
-  gx_add(M, Z3, X3, Z3);
-  gx_sub(M, X3, t1, Z3);
-  gx_add(M, Z3, t1, Z3);
-  gx_mul(M, Y3, X3, Z3);
-  gx_add(M, t1, t0, t0);
-  gx_add(M, t1, t1, t0);
+  fe_mul(M, X3, C->b3, t2);
+  fe_add(M, Z3, X3, Z3);
+  fe_sub(M, X3, t1, Z3);
+  fe_add(M, Z3, t1, Z3);
+  fe_mul(M, Y3, X3, Z3);
+  fe_add(M, t1, t0, t0);
+  fe_add(M, t1, t1, t0);
   mul_a(C, t2, t2);
-  gx_mul(M, t4, C->b3, t4);
-  gx_add(M, t1, t1, t2);
-  gx_sub(M, t2, t0, t2);
+  fe_mul(M, t4, C->b3, t4);
+  fe_add(M, t1, t1, t2);
+  fe_sub(M, t2, t0, t2);
   mul_a(C, t2, t2);
-  gx_add(M, t4, t4, t2);
-  gx_mul(M, t0, t1, t4);
-  gx_add(M, Y3, Y3, t0);
-  gx_mul(M, t0, t5, t4);
-  gx_mul(M, X3, X3, t3);
-  gx_sub(M, X3, X3, t0);
-  gx_mul(M, t0, t3, t1);
-  gx_mul(M, Z3, t5, Z3);
-  gx_add(M, Z3, Z3, t0);
+  fe_add(M, t4, t4, t2);
+  fe_mul(M, t0, t1, t4);
+  fe_add(M, Y3, Y3, t0);
+  fe_mul(M, t0, t5, t4);
+  fe_mul(M, X3, X3, t3);
+  fe_sub(M, X3, X3, t0);
+  fe_mul(M, t0, t3, t1);
+  fe_mul(M, Z3, t5, Z3);
+  fe_add(M, Z3, Z3, t0);
   memcpy(r->X, X3, sizeof X3);
   memcpy(r->Y, Y3, sizeof Y3);
   memcpy(r->Z, Z3, sizeof Z3);
@@ -63,24 +63,24 @@ static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5, u;
-  gx_mul(M, t0, P->X, Q->X);
-  gx_mul(M, t1, P->Y, Q->Y);
-  gx_mul(M, t2, P->Z, Q->Z);
-  gx_add(M, t3, P->X, P->Y);
-  gx_add(M, t4, Q->X, Q->Y);
-  gx_mul(M, t3, t3, t4);
-  gx_add(M, t4, t0, t1);
-  gx_sub(M, t3, t3, t4);
-  gx_add(M, t4, P->X, P->Z);
-  gx_add(M, t5, Q->X, Q->Z);
-  gx_mul(M, t4, t4, t5);
-  gx_add(M, t5, t0, t2);
-  gx_sub(M, t4, t4, t5);
-  gx_add(M, t5, P->Y, P->Z);
-  gx_add(M, u, Q->Y, Q->Z);
-  gx_mul(M, t5, t5, u);
-  gx_add(M, u, t1, t2);
-  gx_sub(M, t5, t5, u);
+  fe_mul(M, t0, P->X, Q->X);
+  fe_mul(M, t1, P->Y, Q->Y);
+  fe_mul(M, t2, P->Z, Q->Z);
+  fe_add(M, t3, P->X, P->Y);
+  fe_add(M, t4, Q->X, Q->Y);
+  fe_mul(M, t3, t3, t4);
+  fe_add(M, t4, t0, t1);
+  fe_sub(M, t3, t3, t4);
+  fe_add(M, t4, P->X, P->Z);
+  fe_add(M, t5, Q->X, Q->Z);
+  fe_mul(M, t4, t4, t5);
+  fe_add(M, t5, t0, t2);
+  fe_sub(M, t4, t4, t5);
+  fe_add(M, t5, P->Y, P->Z);
+  fe_add(M, u, Q->Y, Q->Z);
+  fe_mul(M, t5, t5, u);
+  fe_add(M, u, t1, t2);
+  fe_sub(M, t5, t5, u);
   add_finish(C, r, t0, t1, t2, t3, t4, t5);
 }
 
@@ -89,18 +89,18 @@ void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, cons
                          const uint64_t *y) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5;
-  gx_mul(M, t0, P->X, x);
-  gx_mul(M, t1, P->Y, y);
+  fe_mul(M, t0, P->X, x);
+  fe_mul(M, t1, P->Y, y);
   memcpy(t2, P->Z, sizeof t2);
-  gx_add(M, t3, P->X, P->Y);
-  gx_add(M, t4, x, y);
-  gx_mul(M, t3, t3, t4);
-  gx_add(M, t4, t0, t1);
-  gx_sub(M, t3, t3, t4);
-  gx_mul(M, t4, x, P->Z);
-  gx_add(M, t4, t4, P->X);
-  gx_mul(M, t5, y, P->Z);
-  gx_add(M, t5, t5, P->Y);
+  fe_add(M, t3, P->X, P->Y);
+  fe_add(M, t4, x, y);
+  fe_mul(M, t3, t3, t4);
+  fe_add(M, t4, t0, t1);
+  fe_sub(M, t3, t3, t4);
+  fe_mul(M, t4, x, P->Z);
+  fe_add(M, t4, t4, P->X);
+  fe_mul(M, t5, y, P->Z);
+  fe_add(M, t5, t5, P->Y);
   add_finish(C, r, t0, t1, t2, t3, t4, t5);
 }
 
@@ -112,40 +112,40 @@ void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, cons
 void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, zz;
-  gx_sqr(M, t1, Y); /* Y^2 */
-  gx_sqr(M, zz, Z); /* Z^2 */
-  gx_add(M, Z, Y, Z);
-  gx_sqr(M, Z, Z);
-  gx_sub(M, Z, Z, t1);
-  gx_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
-  gx_mul(M, t2, X, t1); /* X Y^2 */
+  fe_sqr(M, t1, Y); /* Y^2 */
+  fe_sqr(M, zz, Z); /* Z^2 */
+  fe_add(M, Z, Y, Z);
+  fe_sqr(M, Z, Z);
+  fe_sub(M, Z, Z, t1);
+  fe_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
+  fe_mul(M, t2, X, t1); /* X Y^2 */
   if (C->a_small == -3) { /* the curve's form: public */
-    gx_sub(M, t3, X, zz);
-    gx_add(M, t0, X, zz);
-    gx_mul(M, t3, t3, t0);
-    gx_add(M, t0, t3, t3);
-    gx_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
+    fe_sub(M, t3, X, zz);
+    fe_add(M, t0, X, zz);
+    fe_mul(M, t3, t3, t0);
+    fe_add(M, t0, t3, t3);
+    fe_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
   } else {
-    gx_sqr(M, t0, X);
-    gx_sqr(M, zz, zz);
+    fe_sqr(M, t0, X);
+    fe_sqr(M, zz, zz);
     mul_a(C, zz, zz);
-    gx_add(M, t3, t0, t0);
-    gx_add(M, t3, t3, t0);
-    gx_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
+    fe_add(M, t3, t0, t0);
+    fe_add(M, t3, t3, t0);
+    fe_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
   }
-  gx_add(M, t0, t2, t2);
-  gx_add(M, t0, t0, t0); /* s = 4 X Y^2 */
-  gx_sqr(M, t1, t1); /* u = Y^4 */
+  fe_add(M, t0, t2, t2);
+  fe_add(M, t0, t0, t0); /* s = 4 X Y^2 */
+  fe_sqr(M, t1, t1); /* u = Y^4 */
   /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
-  gx_sqr(M, X, t3);
-  gx_sub(M, X, X, t0);
-  gx_sub(M, X, X, t0);
-  gx_sub(M, t0, t0, X);
-  gx_mul(M, Y, t3, t0);
-  gx_add(M, t1, t1, t1);
-  gx_add(M, t1, t1, t1);
-  gx_add(M, t1, t1, t1);
-  gx_sub(M, Y, Y, t1);
+  fe_sqr(M, X, t3);
+  fe_sub(M, X, X, t0);
+  fe_sub(M, X, X, t0);
+  fe_sub(M, t0, t0, X);
+  fe_mul(M, Y, t3, t0);
+  fe_add(M, t1, t1, t1);
+  fe_add(M, t1, t1, t1);
+  fe_add(M, t1, t1, t1);
+  fe_sub(M, Y, Y, t1);
 }
 
 /* count doublings of P in Jacobian coordinates, converted from and back to
@@ -155,15 +155,15 @@ void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count
   const gx_mont *M = &C->fp;
   gx_fe X, Y, Z, t0;
   /* projective -> Jacobian: (X Z, Y Z^2, Z) */
-  gx_mul(M, X, P->X, P->Z);
-  gx_sqr(M, t0, P->Z);
-  gx_mul(M, Y, P->Y, t0);
+  fe_mul(M, X, P->X, P->Z);
+  fe_sqr(M, t0, P->Z);
+  fe_mul(M, Y, P->Y, t0);
   memcpy(Z, P->Z, sizeof Z);
   for (int i = 0; i < count; i++) gx_jac_dbl(C, X, Y, Z);
   /* Jacobian -> projective: (X Z, Y, Z^3) */
-  gx_mul(M, r->X, X, Z);
-  gx_sqr(M, t0, Z);
-  gx_mul(M, r->Z, t0, Z);
+  fe_mul(M, r->X, X, Z);
+  fe_sqr(M, t0, Z);
+  fe_mul(M, r->Z, t0, Z);
   memcpy(r->Y, Y, sizeof Y);
   gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
 }
@@ -178,8 +178,8 @@ void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, con
   gx_to_mont(&C->fp, r->X, x);
   gx_to_mont(&C->fp, r->Y, y);
   if (C->iso) { /* into the internal coordinates (curves.c) */
-    gx_mul(&C->fp, r->X, r->X, C->u2);
-    gx_mul(&C->fp, r->Y, r->Y, C->u3);
+    fe_mul(&C->fp, r->X, r->X, C->u2);
+    fe_mul(&C->fp, r->Y, r->Y, C->u3);
   }
   memcpy(r->Z, C->fp.one, sizeof r->Z);
 }
@@ -248,23 +248,37 @@ void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) {
 }
 
 /* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
- * all entries read with masks; y sits y_off limbs into an entry. */
-void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
-               int d) {
+ * all entries read with masks; y sits y_off limbs into an entry. The scan
+ * accumulates in a local of a constant size per instantiation, which the
+ * compiler keeps in vector registers. */
+static inline void select_body(uint64_t *r, const uint64_t *tab, int d, const int entry_limbs) {
   uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  uint64_t idx = ad >> 1;
-  int n = C->n;
-  for (int j = 0; j < entry_limbs; j++) r[j] = 0;
+  uint64_t idx = ad >> 1, acc[3 * GX_MAXN];
+  for (int j = 0; j < entry_limbs; j++) acc[j] = 0;
   for (uint64_t i = 0; i < (1u << (GX_W - 1)); i++) {
     uint64_t diff = i ^ idx;
     uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == idx */
     const uint64_t *src = tab + i * (uint64_t)entry_limbs;
-    for (int j = 0; j < entry_limbs; j++) r[j] |= src[j] & mask;
+    for (int j = 0; j < entry_limbs; j++) acc[j] |= src[j] & mask;
   }
+  memcpy(r, acc, (size_t)entry_limbs * 8);
+}
+
+void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
+               int d) {
+  if (entry_limbs == 8)
+    select_body(r, tab, d, 8);
+  else if (entry_limbs == 16)
+    select_body(r, tab, d, 16);
+  else if (entry_limbs == 3 * GX_MAXN) /* gx_point tables (VKO's, the Weierstrass sets) */
+    select_body(r, tab, d, 3 * GX_MAXN);
+  else
+    select_body(r, tab, d, entry_limbs);
+  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63);
   gx_fe ny;
   static const gx_fe zero = {0};
-  gx_sub(&C->fp, ny, zero, r + y_off);
-  gx_cmov(r + y_off, ny, neg, n);
+  fe_sub(&C->fp, ny, zero, r + y_off);
+  gx_cmov(r + y_off, ny, neg, C->n);
 }
 
 /* k or q - k, whichever is odd (q is odd); the mask says which (all-ones
@@ -289,7 +303,7 @@ uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k) {
 void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask) {
   static const gx_fe zero = {0};
   gx_fe ny;
-  gx_sub(&C->fp, ny, zero, P->Y);
+  fe_sub(&C->fp, ny, zero, P->Y);
   gx_cmov(P->Y, ny, mask, C->n);
 }
 
@@ -332,12 +346,12 @@ uint64_t gx_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const g
   memcpy(zx, zi, sizeof zx);
   memcpy(zy, zi, sizeof zy);
   if (C->iso) { /* back to the standard's coordinates */
-    gx_mul(&C->fp, zx, zi, C->u2i);
-    gx_mul(&C->fp, zy, zi, C->u3i);
+    fe_mul(&C->fp, zx, zi, C->u2i);
+    fe_mul(&C->fp, zy, zi, C->u3i);
   }
-  gx_mul(&C->fp, t, P->X, zx);
+  fe_mul(&C->fp, t, P->X, zx);
   gx_from_mont(&C->fp, x, t);
-  gx_mul(&C->fp, t, P->Y, zy);
+  fe_mul(&C->fp, t, P->Y, zy);
   gx_from_mont(&C->fp, y, t);
   return inf;
 }
@@ -349,11 +363,11 @@ int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {
   gx_fe X, Y, l, r;
   gx_to_mont(M, X, x);
   gx_to_mont(M, Y, y);
-  gx_sqr(M, l, Y);
-  gx_sqr(M, r, X);
-  gx_add(M, r, r, C->a0);
-  gx_mul(M, r, r, X);
-  gx_add(M, r, r, C->b0);
-  gx_sub(M, l, l, r);
+  fe_sqr(M, l, Y);
+  fe_sqr(M, r, X);
+  fe_add(M, r, r, C->a0);
+  fe_mul(M, r, r, X);
+  fe_add(M, r, r, C->b0);
+  fe_sub(M, l, l, r);
   return gx_is_zero(l, n) != 0;
 }

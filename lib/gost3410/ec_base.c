@@ -4,7 +4,7 @@
  * affine form, so k G is one mixed addition per digit and no doubling
  * (GX_DIGITS(n) additions: 43 for 256 bits, 86 for 512, against 256 or 512
  * doublings). Built on the first use of a curve, under a lock. */
-#include "gost3410/ec.h"
+#include "gost3410/field_inline.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static uint64_t *tables[GX_NCURVES];
 void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
   gx_fe acc, t;
   memcpy(out[0], in[0], sizeof acc);
-  for (int i = 1; i < m; i++) gx_mul(M, out[i], out[i - 1], in[i]);
+  for (int i = 1; i < m; i++) fe_mul(M, out[i], out[i - 1], in[i]);
   if (vartime) {
     gx_from_mont(M, t, out[m - 1]);
     gx_inv_vartime(M, acc, t);
@@ -31,8 +31,8 @@ void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
     gx_inv(M, acc, out[m - 1]);
   }
   for (int i = m - 1; i > 0; i--) {
-    gx_mul(M, t, acc, out[i - 1]); /* 1 / in[i] */
-    gx_mul(M, acc, acc, in[i]);
+    fe_mul(M, t, acc, out[i - 1]); /* 1 / in[i] */
+    fe_mul(M, acc, acc, in[i]);
     memcpy(out[i], t, sizeof t);
   }
   memcpy(out[0], acc, sizeof acc);
@@ -53,9 +53,9 @@ static uint64_t *build_table(const gx_curve *C) {
     gx_batch_inv(&C->fp, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
       uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * 2 * (size_t)n;
-      gx_mul(&C->fp, t, pts[j].X, zi[j]);
+      fe_mul(&C->fp, t, pts[j].X, zi[j]);
       memcpy(e, t, (size_t)n * 8);
-      gx_mul(&C->fp, t, pts[j].Y, zi[j]);
+      fe_mul(&C->fp, t, pts[j].Y, zi[j]);
       memcpy(e + n, t, (size_t)n * 8);
     }
     for (int s = 0; s < GX_W; s++) gx_point_add(C, &B, &B, &B);
@@ -159,7 +159,7 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
     if (dig[i] > 0) gx_point_add(C, &acc, &acc, &odd[dig[i] >> 1]);
     if (dig[i] < 0) {
       tmp = odd[(-dig[i]) >> 1];
-      gx_sub(&C->fp, tmp.Y, zero, tmp.Y);
+      fe_sub(&C->fp, tmp.Y, zero, tmp.Y);
       gx_point_add(C, &acc, &acc, &tmp);
     }
   }
@@ -181,7 +181,7 @@ void gx_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
       int d = ad[i], idx = (d < 0 ? -d : d) >> 1;
       const uint64_t *e = tab + ((size_t)i * ROW_ENTRIES + (size_t)idx) * 2 * (size_t)n;
       memcpy(y, e + n, (size_t)n * 8);
-      if (d < 0) gx_sub(&C->fp, y, zero, y);
+      if (d < 0) fe_sub(&C->fp, y, zero, y);
       gx_point_add_affine(C, &A, &A, e, y);
     }
     gx_point_neg_if(C, &A, flip);
@@ -200,8 +200,8 @@ int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r) {
   for (;;) {
     if (!gx_lt(x, C->fp.m, n)) return 0;
     gx_to_mont(&C->fp, t, x);
-    if (C->iso) gx_mul(&C->fp, t, t, C->u2);
-    gx_mul(&C->fp, t, t, A->Z);
+    if (C->iso) fe_mul(&C->fp, t, t, C->u2);
+    fe_mul(&C->fp, t, t, A->Z);
     if (!memcmp(t, A->X, (size_t)n * 8)) return 1;
     uint64_t c = 0; /* x += q */
     for (int i = 0; i < n; i++) {

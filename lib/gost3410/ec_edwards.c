@@ -9,7 +9,7 @@
  * addition 9M (8M with an affine second point), a doubling 3M + 4S (4M + 4S
  * when T is wanted, i.e. before an addition), against 12-13M for the
  * Weierstrass complete addition and 3M + 6S for a Jacobian doubling. */
-#include "gost3410/ec.h"
+#include "gost3410/field_inline.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ typedef struct ed_point {
 
 #define ROW_ENTRIES (1 << (GX_W - 1))
 
-static const gx_fe zero = {0};
+static const gx_fe fe_zero = {0};
 
 static void ed_neutral(const gx_curve *C, ed_point *r) {
   memset(r, 0, sizeof *r);
@@ -35,21 +35,21 @@ static void ed_neutral(const gx_curve *C, ed_point *r) {
 static void ed_dbl(const gx_curve *C, ed_point *r, const ed_point *p, int want_t) {
   const gx_mont *M = &C->fp;
   gx_fe A, B, Z2, E, F, G, H;
-  gx_sqr(M, A, p->X);
-  gx_sqr(M, B, p->Y);
-  gx_sqr(M, Z2, p->Z);
-  gx_add(M, Z2, Z2, Z2); /* 2 Z^2 */
-  gx_add(M, E, p->X, p->Y);
-  gx_sqr(M, E, E);
-  gx_sub(M, E, E, A);
-  gx_sub(M, E, E, B); /* 2 X Y */
-  gx_add(M, G, A, B); /* e A + B with e = 1 */
-  gx_sub(M, F, G, Z2);
-  gx_sub(M, H, A, B);
-  gx_mul(M, r->X, E, F);
-  gx_mul(M, r->Y, G, H);
-  gx_mul(M, r->Z, F, G);
-  if (want_t) gx_mul(M, r->T, E, H);
+  fe_sqr(M, A, p->X);
+  fe_sqr(M, B, p->Y);
+  fe_sqr(M, Z2, p->Z);
+  fe_add(M, Z2, Z2, Z2); /* 2 Z^2 */
+  fe_add(M, E, p->X, p->Y);
+  fe_sqr(M, E, E);
+  fe_sub(M, E, E, A);
+  fe_sub(M, E, E, B); /* 2 X Y */
+  fe_add(M, G, A, B); /* e A + B with e = 1 */
+  fe_sub(M, F, G, Z2);
+  fe_sub(M, H, A, B);
+  fe_mul(M, r->X, E, F);
+  fe_mul(M, r->Y, G, H);
+  fe_mul(M, r->Z, F, G);
+  if (want_t) fe_mul(M, r->T, E, H);
 }
 
 /* r = p + q for q in cached form (X2, Y2, Z2, d T2): 9M; with q affine
@@ -58,33 +58,33 @@ static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint
                    const uint64_t *qy, const uint64_t *qz, const uint64_t *qdt) {
   const gx_mont *M = &C->fp;
   gx_fe A, B, Cc, D, E, F, G, H;
-  gx_mul(M, A, p->X, qx);
-  gx_mul(M, B, p->Y, qy);
-  gx_mul(M, Cc, p->T, qdt);
+  fe_mul(M, A, p->X, qx);
+  fe_mul(M, B, p->Y, qy);
+  fe_mul(M, Cc, p->T, qdt);
   if (qz)
-    gx_mul(M, D, p->Z, qz);
+    fe_mul(M, D, p->Z, qz);
   else
     memcpy(D, p->Z, sizeof D);
-  gx_add(M, E, p->X, p->Y);
-  gx_add(M, F, qx, qy);
-  gx_mul(M, E, E, F);
-  gx_sub(M, E, E, A);
-  gx_sub(M, E, E, B); /* X1 Y2 + Y1 X2 */
-  gx_sub(M, F, D, Cc);
-  gx_add(M, G, D, Cc);
-  gx_sub(M, H, B, A); /* B - e A */
-  gx_mul(M, r->X, E, F);
-  gx_mul(M, r->Y, G, H);
-  gx_mul(M, r->T, E, H);
-  gx_mul(M, r->Z, F, G);
+  fe_add(M, E, p->X, p->Y);
+  fe_add(M, F, qx, qy);
+  fe_mul(M, E, E, F);
+  fe_sub(M, E, E, A);
+  fe_sub(M, E, E, B); /* X1 Y2 + Y1 X2 */
+  fe_sub(M, F, D, Cc);
+  fe_add(M, G, D, Cc);
+  fe_sub(M, H, B, A); /* B - e A */
+  fe_mul(M, r->X, E, F);
+  fe_mul(M, r->Y, G, H);
+  fe_mul(M, r->T, E, H);
+  fe_mul(M, r->Z, F, G);
 }
 
 /* Negate under a mask: -(u, v) = (-u, v), so X and T (or d T) change sign. */
 static void neg_if(const gx_curve *C, uint64_t *x, uint64_t *t, uint64_t mask) {
   gx_fe nx;
-  gx_sub(&C->fp, nx, zero, x);
+  fe_sub(&C->fp, nx, fe_zero, x);
   gx_cmov(x, nx, mask, C->n);
-  gx_sub(&C->fp, nx, zero, t);
+  fe_sub(&C->fp, nx, fe_zero, t);
   gx_cmov(t, nx, mask, C->n);
 }
 
@@ -97,21 +97,21 @@ static void ed_from_weier(const gx_curve *C, ed_point *r, const gx_point *P) {
   const gx_mont *M = &C->fp;
   gx_fe A, B, sz, n2, d2;
   if (C->iso) {
-    gx_mul(M, A, P->X, C->u2i);
-    gx_mul(M, B, P->Y, C->u3i);
+    fe_mul(M, A, P->X, C->u2i);
+    fe_mul(M, B, P->Y, C->u3i);
   } else {
     memcpy(A, P->X, sizeof A);
     memcpy(B, P->Y, sizeof B);
   }
-  gx_mul(M, sz, C->ed_t, P->Z);
-  gx_sub(M, A, A, sz); /* (x - t) Z */
-  gx_mul(M, sz, C->ed_s, P->Z);
-  gx_sub(M, n2, A, sz);
-  gx_add(M, d2, A, sz);
-  gx_mul(M, r->X, A, d2);
-  gx_mul(M, r->Y, n2, B);
-  gx_mul(M, r->Z, B, d2);
-  gx_mul(M, r->T, A, n2);
+  fe_mul(M, sz, C->ed_t, P->Z);
+  fe_sub(M, A, A, sz); /* (x - t) Z */
+  fe_mul(M, sz, C->ed_s, P->Z);
+  fe_sub(M, n2, A, sz);
+  fe_add(M, d2, A, sz);
+  fe_mul(M, r->X, A, d2);
+  fe_mul(M, r->Y, n2, B);
+  fe_mul(M, r->Z, B, d2);
+  fe_mul(M, r->T, A, n2);
 }
 
 /* Back to the Weierstrass internal coordinates, projective: x = s (1 + v)
@@ -121,15 +121,15 @@ static void ed_from_weier(const gx_curve *C, ed_point *r, const gx_point *P) {
 static void ed_to_weier(const gx_curve *C, gx_point *r, const ed_point *p) {
   const gx_mont *M = &C->fp;
   gx_fe wp, wm, t1, t2;
-  gx_add(M, wp, p->Z, p->Y);
-  gx_sub(M, wm, p->Z, p->Y);
-  gx_mul(M, t1, C->ed_sx, wp);
-  gx_mul(M, t2, C->ed_tx, wm);
-  gx_add(M, t1, t1, t2);
-  gx_mul(M, r->X, p->X, t1);
-  gx_mul(M, t1, C->ed_sy, wp);
-  gx_mul(M, r->Y, t1, p->Z);
-  gx_mul(M, r->Z, wm, p->X);
+  fe_add(M, wp, p->Z, p->Y);
+  fe_sub(M, wm, p->Z, p->Y);
+  fe_mul(M, t1, C->ed_sx, wp);
+  fe_mul(M, t2, C->ed_tx, wm);
+  fe_add(M, t1, t1, t2);
+  fe_mul(M, r->X, p->X, t1);
+  fe_mul(M, t1, C->ed_sy, wp);
+  fe_mul(M, r->Y, t1, p->Z);
+  fe_mul(M, r->Z, wm, p->X);
   gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
 }
 
@@ -189,18 +189,18 @@ static uint64_t *build_table(const gx_curve *C) {
     gx_fe b2dt;
     pts[0] = B;
     ed_dbl(C, &B2, &B, 1);
-    gx_mul(M, b2dt, B2.T, C->ed_d);
+    fe_mul(M, b2dt, B2.T, C->ed_d);
     for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt);
     for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
     gx_batch_inv(M, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
       uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * entry;
-      gx_mul(M, u, pts[j].X, zi[j]);
-      gx_mul(M, v, pts[j].Y, zi[j]);
+      fe_mul(M, u, pts[j].X, zi[j]);
+      fe_mul(M, v, pts[j].Y, zi[j]);
       memcpy(e, u, (size_t)n * 8);
       memcpy(e + n, v, (size_t)n * 8);
-      gx_mul(M, u, u, v);
-      gx_mul(M, u, u, C->ed_d);
+      fe_mul(M, u, u, v);
+      fe_mul(M, u, u, C->ed_d);
       memcpy(e + 2 * n, u, (size_t)n * 8);
     }
     for (int s = 0; s < GX_W; s++) ed_dbl(C, &B, &B, s == GX_W - 1);
@@ -256,14 +256,14 @@ static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, i
   ed_point acc = *P, P2;
   gx_fe p2dt;
   ed_dbl(C, &P2, P, 1);
-  gx_mul(M, p2dt, P2.T, C->ed_d);
+  fe_mul(M, p2dt, P2.T, C->ed_d);
   for (int j = 0; j < count; j++) {
     uint64_t *e = tab + (size_t)j * 4 * (size_t)n;
     if (j) ed_add(C, &acc, &acc, P2.X, P2.Y, P2.Z, p2dt);
     memcpy(e, acc.X, nb);
     memcpy(e + n, acc.Y, nb);
     memcpy(e + 2 * n, acc.Z, nb);
-    gx_mul(M, e + 3 * n, acc.T, C->ed_d);
+    fe_mul(M, e + 3 * n, acc.T, C->ed_d);
   }
   memset(&acc, 0, sizeof acc);
 }

@@ -4,7 +4,7 @@
  * Jacobian-affine one (7M + 4S) and the doublings need no conversion. The
  * inputs are public, so the exceptional cases of these incomplete formulas
  * (equal points, opposite points, infinity) are found by branching. */
-#include "gost3410/ec.h"
+#include "gost3410/field_inline.h"
 
 #include <string.h>
 
@@ -23,7 +23,7 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
   int n = C->n;
   gx_fe y, z1z1, u2, s2, h, hh, i4, j, r, v, x3;
   memcpy(y, y2, sizeof y);
-  if (neg) gx_sub(M, y, zero, y);
+  if (neg) fe_sub(M, y, zero, y);
   if (A->inf) {
     memcpy(A->X, x2, sizeof A->X);
     memcpy(A->Y, y, sizeof A->Y);
@@ -31,12 +31,12 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
     A->inf = 0;
     return;
   }
-  gx_sqr(M, z1z1, A->Z);
-  gx_mul(M, u2, x2, z1z1);
-  gx_mul(M, s2, y, A->Z);
-  gx_mul(M, s2, s2, z1z1);
-  gx_sub(M, h, u2, A->X);
-  gx_sub(M, r, s2, A->Y);
+  fe_sqr(M, z1z1, A->Z);
+  fe_mul(M, u2, x2, z1z1);
+  fe_mul(M, s2, y, A->Z);
+  fe_mul(M, s2, s2, z1z1);
+  fe_sub(M, h, u2, A->X);
+  fe_sub(M, r, s2, A->Y);
   if (gx_is_zero(h, n)) {
     if (gx_is_zero(r, n))
       gx_jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
@@ -44,25 +44,25 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
       A->inf = 1; /* A was -(x2, y) */
     return;
   }
-  gx_add(M, r, r, r);
-  gx_sqr(M, hh, h);
-  gx_add(M, i4, hh, hh);
-  gx_add(M, i4, i4, i4);
-  gx_mul(M, j, h, i4);
-  gx_mul(M, v, A->X, i4);
-  gx_sqr(M, x3, r);
-  gx_sub(M, x3, x3, j);
-  gx_sub(M, x3, x3, v);
-  gx_sub(M, x3, x3, v); /* X3 = r^2 - J - 2 V */
-  gx_sub(M, v, v, x3);
-  gx_mul(M, v, r, v);
-  gx_mul(M, j, A->Y, j);
-  gx_add(M, j, j, j);
-  gx_sub(M, A->Y, v, j); /* Y3 = r (V - X3) - 2 Y1 J */
-  gx_add(M, A->Z, A->Z, h);
-  gx_sqr(M, A->Z, A->Z);
-  gx_sub(M, A->Z, A->Z, z1z1);
-  gx_sub(M, A->Z, A->Z, hh); /* Z3 = (Z1 + H)^2 - Z1^2 - H^2 = 2 Z1 H */
+  fe_add(M, r, r, r);
+  fe_sqr(M, hh, h);
+  fe_add(M, i4, hh, hh);
+  fe_add(M, i4, i4, i4);
+  fe_mul(M, j, h, i4);
+  fe_mul(M, v, A->X, i4);
+  fe_sqr(M, x3, r);
+  fe_sub(M, x3, x3, j);
+  fe_sub(M, x3, x3, v);
+  fe_sub(M, x3, x3, v); /* X3 = r^2 - J - 2 V */
+  fe_sub(M, v, v, x3);
+  fe_mul(M, v, r, v);
+  fe_mul(M, j, A->Y, j);
+  fe_add(M, j, j, j);
+  fe_sub(M, A->Y, v, j); /* Y3 = r (V - X3) - 2 Y1 J */
+  fe_add(M, A->Z, A->Z, h);
+  fe_sqr(M, A->Z, A->Z);
+  fe_sub(M, A->Z, A->Z, z1z1);
+  fe_sub(M, A->Z, A->Z, hh); /* Z3 = (Z1 + H)^2 - Z1^2 - H^2 = 2 Z1 H */
   memcpy(A->X, x3, sizeof x3);
 }
 
@@ -84,8 +84,8 @@ int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const u
   }
   gx_batch_inv(M, zi, z, NODD, 1);
   for (int i = 0; i < NODD; i++) {
-    gx_mul(M, ox[i], odd[i].X, zi[i]);
-    gx_mul(M, oy[i], odd[i].Y, zi[i]);
+    fe_mul(M, ox[i], odd[i].X, zi[i]);
+    fe_mul(M, oy[i], odd[i].Y, zi[i]);
   }
   /* b P by its NAF */
   jac A;
@@ -115,9 +115,9 @@ int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const u
     return 0;
   }
   gx_fe t;
-  gx_mul(M, r->X, A.X, A.Z);
-  gx_sqr(M, t, A.Z);
-  gx_mul(M, r->Z, t, A.Z);
+  fe_mul(M, r->X, A.X, A.Z);
+  fe_sqr(M, t, A.Z);
+  fe_mul(M, r->Z, t, A.Z);
   memcpy(r->Y, A.Y, sizeof r->Y);
   return 0;
 }

@@ -9,216 +9,11 @@
 #include <string.h>
 
 #include "arch.h"
+#include "gost3410/field_x86_64.h"
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 
 const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
-
-/* The carry chains' last step adds a zero (a memory operand: no register). */
-static const uint64_t zero = 0;
-
-/* The eight limb registers of the 4-limb bodies below (outputs written
- * before the inputs are last read: early clobbers), and a's load into t0..t3. */
-#define GX_OUT_T8                                                                     \
-  [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), \
-      [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7)
-#define GX_LOAD4_A \
-  "movq (%[a]), %[t0]\n\t" \
-  "movq 8(%[a]), %[t1]\n\t" \
-  "movq 16(%[a]), %[t2]\n\t" \
-  "movq 24(%[a]), %[t3]\n\t"
-
-#define GX_STORE_T4(r) ((r)[0] = t0, (r)[1] = t1, (r)[2] = t2, (r)[3] = t3)
-#define GX_STORE_T8(r) (GX_STORE_T4(r), (r)[4] = t4, (r)[5] = t5, (r)[6] = t6, (r)[7] = t7)
-/* Inputs and clobbers of the additions and subtractions modulo any m. */
-#define GX_IN_ABM [a] "r"(a), [b] "r"(b), [m] "r"(M->m) : "rax", "cc", "memory"
-#define GX_LOAD8_A \
-  GX_LOAD4_A \
-  "movq 32(%[a]), %[t4]\n\t" \
-  "movq 40(%[a]), %[t5]\n\t" \
-  "movq 48(%[a]), %[t6]\n\t" \
-  "movq 56(%[a]), %[t7]\n\t"
-
-/* t = a b, four limbs, row by row: each limb of the product in its own
- * register (operands t0..t7, the compiler's choice), so what follows reads no
- * memory. Uses a, b, z (a zero in memory), rax, rcx, rdx. */
-#define GX_MUL4_ROWS \
-  "movq (%[b]), %%rdx\n\t" \
-  "mulxq (%[a]), %[t0], %[t1]\n\t" \
-  "mulxq 8(%[a]), %%rax, %[t2]\n\t" \
-  "addq %%rax, %[t1]\n\t" \
-  "mulxq 16(%[a]), %%rax, %[t3]\n\t" \
-  "adcq %%rax, %[t2]\n\t" \
-  "mulxq 24(%[a]), %%rax, %[t4]\n\t" \
-  "adcq %%rax, %[t3]\n\t" \
-  "adcq $0, %[t4]\n\t" \
-  "movq 8(%[b]), %%rdx\n\t" \
-  "xorl %%eax, %%eax\n\t" \
-  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t1]\n\t" \
-  "adoxq %%rcx, %[t2]\n\t" \
-  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t2]\n\t" \
-  "adoxq %%rcx, %[t3]\n\t" \
-  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t3]\n\t" \
-  "adoxq %%rcx, %[t4]\n\t" \
-  "mulxq 24(%[a]), %%rax, %[t5]\n\t" \
-  "adcxq %%rax, %[t4]\n\t" \
-  "adoxq %[z], %[t5]\n\t" \
-  "adcxq %[z], %[t5]\n\t" \
-  "movq 16(%[b]), %%rdx\n\t" \
-  "xorl %%eax, %%eax\n\t" \
-  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t2]\n\t" \
-  "adoxq %%rcx, %[t3]\n\t" \
-  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t3]\n\t" \
-  "adoxq %%rcx, %[t4]\n\t" \
-  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t4]\n\t" \
-  "adoxq %%rcx, %[t5]\n\t" \
-  "mulxq 24(%[a]), %%rax, %[t6]\n\t" \
-  "adcxq %%rax, %[t5]\n\t" \
-  "adoxq %[z], %[t6]\n\t" \
-  "adcxq %[z], %[t6]\n\t" \
-  "movq 24(%[b]), %%rdx\n\t" \
-  "xorl %%eax, %%eax\n\t" \
-  "mulxq 0(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t3]\n\t" \
-  "adoxq %%rcx, %[t4]\n\t" \
-  "mulxq 8(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t4]\n\t" \
-  "adoxq %%rcx, %[t5]\n\t" \
-  "mulxq 16(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t5]\n\t" \
-  "adoxq %%rcx, %[t6]\n\t" \
-  "mulxq 24(%[a]), %%rax, %[t7]\n\t" \
-  "adcxq %%rax, %[t6]\n\t" \
-  "adoxq %[z], %[t7]\n\t" \
-  "adcxq %[z], %[t7]\n\t"
-
-/* t = a b for the Montgomery moduli (field_body.h's redc follows). */
-static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(
-      GX_MUL4_ROWS
-      : GX_OUT_T8
-      : [a] "r"(a), [b] "r"(b), [z] "m"(zero)
-      : "rax", "rcx", "rdx", "cc", "memory");
-  t[0] = t0, t[1] = t1, t[2] = t2, t[3] = t3, t[4] = t4, t[5] = t5, t[6] = t6, t[7] = t7;
-}
-
-/* The fold of mul4_pm and sqr4_pm (below). */
-#define GX_FOLD4_PM \
-  "movq %[c], %%rdx\n\t" \
-  "xorl %%eax, %%eax\n\t" \
-  "mulxq %[t4], %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t0]\n\t" \
-  "adoxq %%rcx, %[t1]\n\t" \
-  "mulxq %[t5], %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t1]\n\t" \
-  "adoxq %%rcx, %[t2]\n\t" \
-  "mulxq %[t6], %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %[t2]\n\t" \
-  "adoxq %%rcx, %[t3]\n\t" \
-  "mulxq %[t7], %%rax, %[t4]\n\t" \
-  "adcxq %%rax, %[t3]\n\t" \
-  "adoxq %[z], %[t4]\n\t" \
-  "adcxq %[z], %[t4]\n\t" \
-  "imulq %%rdx, %[t4]\n\t" \
-  "addq %[t4], %[t0]\n\t" \
-  "adcq $0, %[t1]\n\t" \
-  "adcq $0, %[t2]\n\t" \
-  "adcq $0, %[t3]\n\t" \
-  "sbbq %%rax, %%rax\n\t" \
-  "andq %%rdx, %%rax\n\t" \
-  "addq %%rax, %[t0]\n\t" \
-  "adcq $0, %[t1]\n\t" \
-  "adcq $0, %[t2]\n\t" \
-  "adcq $0, %[t3]\n\t" \
-  "movq %[t0], %[t5]\n\t" \
-  "addq %%rdx, %[t5]\n\t" \
-  "movq %[t1], %[t6]\n\t" \
-  "adcq $0, %[t6]\n\t" \
-  "movq %[t2], %[t7]\n\t" \
-  "adcq $0, %[t7]\n\t" \
-  "movq %[t3], %[t4]\n\t" \
-  "adcq $0, %[t4]\n\t" \
-  "cmovcq %[t5], %[t0]\n\t" \
-  "cmovcq %[t6], %[t1]\n\t" \
-  "cmovcq %[t7], %[t2]\n\t" \
-  "cmovcq %[t4], %[t3]\n\t"
-
-/* r = a b mod m for m = 2^256 - c (c < 2^16; field_body.h's pm_reduce, in
- * registers): the high half times c folds onto the low half, MULX again with
- * the two carry chains; the fold's top (at most c + 1) times c once more, then
- * its carry times c (which cannot carry again); t >= m iff t + c carries, and
- * CMOVC keeps t + c - 2^256 then. */
-static void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  const uint64_t c = M->c; /* memory operands below: at -O0 every register is taken */
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(GX_MUL4_ROWS GX_FOLD4_PM
-      : GX_OUT_T8
-      : [a] "r"(a), [b] "r"(b), [z] "m"(zero), [c] "m"(c)
-      : "rax", "rcx", "rdx", "cc", "memory");
-  GX_STORE_T4(r);
-}
-
-/* r = a^2 mod m for m = 2^256 - c: the six cross products once, doubled,
- * plus the four squares (10 MULX against 16), then mul4_pm's fold. MULX
- * leaves the flags alone, so the squares' carry chain runs through them. */
-static void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  const uint64_t c = M->c;
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__("movq (%[a]), %%rdx\n\t"
-          "mulxq 8(%[a]), %[t1], %[t2]\n\t"
-          "mulxq 16(%[a]), %%rax, %[t3]\n\t"
-          "addq %%rax, %[t2]\n\t"
-          "mulxq 24(%[a]), %%rax, %[t4]\n\t"
-          "adcq %%rax, %[t3]\n\t"
-          "adcq $0, %[t4]\n\t"
-          "movq 8(%[a]), %%rdx\n\t"
-          "xorl %%eax, %%eax\n\t"
-          "mulxq 16(%[a]), %%rax, %%rcx\n\t"
-          "adcxq %%rax, %[t3]\n\t"
-          "adoxq %%rcx, %[t4]\n\t"
-          "mulxq 24(%[a]), %%rax, %[t5]\n\t"
-          "adcxq %%rax, %[t4]\n\t"
-          "adoxq %[z], %[t5]\n\t"
-          "adcxq %[z], %[t5]\n\t"
-          "movq 16(%[a]), %%rdx\n\t"
-          "mulxq 24(%[a]), %%rax, %[t6]\n\t"
-          "addq %%rax, %[t5]\n\t"
-          "adcq $0, %[t6]\n\t"
-          "movq $0, %[t7]\n\t" /* doubled: t1..t6 plus each carry */
-          "addq %[t1], %[t1]\n\t"
-          "adcq %[t2], %[t2]\n\t"
-          "adcq %[t3], %[t3]\n\t"
-          "adcq %[t4], %[t4]\n\t"
-          "adcq %[t5], %[t5]\n\t"
-          "adcq %[t6], %[t6]\n\t"
-          "adcq $0, %[t7]\n\t"
-          "movq (%[a]), %%rdx\n\t" /* plus a_i^2 at limb 2i */
-          "mulxq %%rdx, %[t0], %%rax\n\t"
-          "addq %%rax, %[t1]\n\t"
-          "movq 8(%[a]), %%rdx\n\t"
-          "mulxq %%rdx, %%rax, %%rcx\n\t"
-          "adcq %%rax, %[t2]\n\t"
-          "adcq %%rcx, %[t3]\n\t"
-          "movq 16(%[a]), %%rdx\n\t"
-          "mulxq %%rdx, %%rax, %%rcx\n\t"
-          "adcq %%rax, %[t4]\n\t"
-          "adcq %%rcx, %[t5]\n\t"
-          "movq 24(%[a]), %%rdx\n\t"
-          "mulxq %%rdx, %%rax, %%rcx\n\t"
-          "adcq %%rax, %[t6]\n\t"
-          "adcq %%rcx, %[t7]\n\t" GX_FOLD4_PM
-          : GX_OUT_T8
-          : [a] "r"(a), [z] "m"(zero), [c] "m"(c)
-          : "rax", "rcx", "rdx", "cc", "memory");
-  GX_STORE_T4(r);
-}
 
 /* Row i >= 1 of the 8-limb product: b_i (at bt + boff) times a into the
  * window w0..w7 (limbs i..i+7) and the new top w8; w0, complete, goes to bt +
@@ -276,7 +71,7 @@ static inline void wide8(uint64_t *bt, const uint64_t *a) {
       "movq %%r13, 176(%[bt])\n\t"
       "movq %%r14, 184(%[bt])\n\t"
       :
-      : [a] "r"(a), [bt] "r"(bt), [z] "m"(zero)
+      : [a] "r"(a), [bt] "r"(bt), [z] "m"(gx_asm_zero)
       : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
         "memory");
 }
@@ -359,7 +154,7 @@ static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
       GX_SQR8_DIAG("40", "80", "88") GX_SQR8_DIAG("48", "96", "104")
       GX_SQR8_DIAG("56", "112", "120")
       :
-      : [a] "r"(a), [t] "r"(t), [z] "m"(zero)
+      : [a] "r"(a), [t] "r"(t), [z] "m"(gx_asm_zero)
       : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
         "memory");
 }
@@ -453,66 +248,9 @@ static inline void fold8_pm(uint64_t *bt, uint64_t c) {
       "movq %%r14, 48(%[bt])\n\t"
       "movq %%r15, 56(%[bt])\n\t"
       :
-      : [bt] "r"(bt), [c] "m"(c), [z] "m"(zero)
+      : [bt] "r"(bt), [c] "m"(c), [z] "m"(gx_asm_zero)
       : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
         "memory");
-}
-
-/* r = a + b mod m, four limbs, any modulus (a, b < m): the sum, its
- * carry, the sum less m, and CMOVNC keeps the difference unless it
- * borrowed past the carry. */
-static void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(GX_LOAD4_A
-          "xorl %%eax, %%eax\n\t"
-          "addq (%[b]), %[t0]\n\t"
-          "adcq 8(%[b]), %[t1]\n\t"
-          "adcq 16(%[b]), %[t2]\n\t"
-          "adcq 24(%[b]), %[t3]\n\t"
-          "adcq $0, %%rax\n\t"
-          "movq %[t0], %[t4]\n\t"
-          "subq (%[m]), %[t4]\n\t"
-          "movq %[t1], %[t5]\n\t"
-          "sbbq 8(%[m]), %[t5]\n\t"
-          "movq %[t2], %[t6]\n\t"
-          "sbbq 16(%[m]), %[t6]\n\t"
-          "movq %[t3], %[t7]\n\t"
-          "sbbq 24(%[m]), %[t7]\n\t"
-          "sbbq $0, %%rax\n\t" /* borrows: the sum was below m */
-          "cmovncq %[t4], %[t0]\n\t"
-          "cmovncq %[t5], %[t1]\n\t"
-          "cmovncq %[t6], %[t2]\n\t"
-          "cmovncq %[t7], %[t3]\n\t"
-          : GX_OUT_T8
-          : GX_IN_ABM);
-  GX_STORE_T4(r);
-}
-
-/* r = a - b mod m, four limbs: the difference, and m added back under the
- * borrow's mask (CMOVNC zeroes the copy of m otherwise). */
-static void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(GX_LOAD4_A
-          "movq (%[m]), %[t4]\n\t"
-          "movq 8(%[m]), %[t5]\n\t"
-          "movq 16(%[m]), %[t6]\n\t"
-          "movq 24(%[m]), %[t7]\n\t"
-          "xorl %%eax, %%eax\n\t"
-          "subq (%[b]), %[t0]\n\t"
-          "sbbq 8(%[b]), %[t1]\n\t"
-          "sbbq 16(%[b]), %[t2]\n\t"
-          "sbbq 24(%[b]), %[t3]\n\t"
-          "cmovncq %%rax, %[t4]\n\t"
-          "cmovncq %%rax, %[t5]\n\t"
-          "cmovncq %%rax, %[t6]\n\t"
-          "cmovncq %%rax, %[t7]\n\t"
-          "addq %[t4], %[t0]\n\t"
-          "adcq %[t5], %[t1]\n\t"
-          "adcq %[t6], %[t2]\n\t"
-          "adcq %[t7], %[t3]\n\t"
-          : GX_OUT_T8
-          : GX_IN_ABM);
-  GX_STORE_T4(r);
 }
 
 /* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512

@@ -1,0 +1,52 @@
+/* The field operations the point formulas call (ec_edwards.c): where the
+ * MULX field runs a 4-limb modulus, its bodies inline (field_x86_64.h), so
+ * a product or a sum costs no call; everything else goes to gx_mul, gx_sqr,
+ * gx_add and gx_sub. The test of M is on public data (which field, which
+ * modulus) and the same at every call of a curve. Not installed. */
+#ifndef GOSTX_GOST3410_FIELD_INLINE_H
+#define GOSTX_GOST3410_FIELD_INLINE_H
+
+#include "gost3410/ec.h"
+#include "gost3410/field_x86_64.h"
+
+static inline void fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+#ifdef GX_FIELD_X86_64
+  if (M->mulx && M->n == 4 && M->c) {
+    mul4_pm(M, r, a, b);
+    return;
+  }
+#endif
+  gx_mul(M, r, a, b);
+}
+
+static inline void fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+#ifdef GX_FIELD_X86_64
+  if (M->mulx && M->n == 4 && M->c) {
+    sqr4_pm(M, r, a);
+    return;
+  }
+#endif
+  gx_sqr(M, r, a);
+}
+
+static inline void fe_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+#ifdef GX_FIELD_X86_64
+  if (M->mulx && M->n == 4) {
+    add4(M, r, a, b);
+    return;
+  }
+#endif
+  gx_add(M, r, a, b);
+}
+
+static inline void fe_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+#ifdef GX_FIELD_X86_64
+  if (M->mulx && M->n == 4) {
+    sub4(M, r, a, b);
+    return;
+  }
+#endif
+  gx_sub(M, r, a, b);
+}
+
+#endif
