@@ -527,21 +527,21 @@ static void test_field_mulx(void) {
 
 /* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
 static void test_recode(void) {
-  for (int it = 0; it < 200; it++) {
-    int n = it & 1 ? 8 : 4;
+  for (int it = 0; it < 400; it++) {
+    int n = it & 1 ? 8 : 4, w = it & 2 ? 5 : GX_W; /* the G table's digits, and k P's on Edwards */
     gx_fe k = {0}, acc = {0};
     for (int i = 0; i < n; i++) k[i] = t_rand();
-    if (it == 0) memset(k, 0xff, sizeof k);
+    if (it < 4) memset(k, 0xff, sizeof k);
     k[0] |= 1;
-    int8_t dig[GX_DIGITS(GX_MAXN)];
-    gx_recode_odd(dig, k, n);
+    int8_t dig[GX_DIGITS_W(GX_MAXN, 5)];
+    gx_recode_odd_w(dig, k, n, w);
     int ok = 1;
     /* acc = sum dig[i] 2^(w i), from the top: acc = acc 2^w + d. */
-    for (int i = GX_DIGITS(n) - 1; i >= 0; i--) {
+    for (int i = GX_DIGITS_W(n, w) - 1; i >= 0; i--) {
       int d = dig[i];
-      ok &= (d & 1) && d <= (1 << GX_W) - 1 && d >= -((1 << GX_W) - 1);
-      for (int j = n - 1; j > 0; j--) acc[j] = (acc[j] << GX_W) | (acc[j - 1] >> (64 - GX_W));
-      acc[0] <<= GX_W;
+      ok &= (d & 1) && d <= (1 << w) - 1 && d >= -((1 << w) - 1);
+      for (int j = n - 1; j > 0; j--) acc[j] = (acc[j] << w) | (acc[j - 1] >> (64 - w));
+      acc[0] <<= w;
       uint64_t v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0, c = 0;
       for (int j = 0; j < n; j++) {
         uint64_t x = j == 0 ? v : ext, s = acc[j] + x;
@@ -552,7 +552,8 @@ static void test_recode(void) {
         c = c1;
       }
     }
-    CHECK(ok && !memcmp(acc, k, (size_t)n * 8), "odd-digit recoding sums back (n %d, case %d)", n, it);
+    CHECK(ok && !memcmp(acc, k, (size_t)n * 8), "odd-digit recoding sums back (n %d, w %d, case %d)",
+          n, w, it);
   }
 }
 

@@ -220,16 +220,16 @@ void gx_point_mul_ref(const gx_curve *C, gx_point *r, const uint64_t *k, const g
 }
 
 /* k as odd signed digits: k = sum d_i 2^(w i), each d_i odd in
- * [-(2^w - 1), 2^w - 1], for an odd k < 2^(64 n); GX_DIGITS(n) of them.
- * Every digit is nonzero, so each window adds a real point and no window is
- * skipped. Masks and shifts only: constant time in k. */
-void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) {
+ * [-(2^w - 1), 2^w - 1], for an odd k < 2^(64 n); GX_DIGITS_W(n, w) of
+ * them. Every digit is nonzero, so each window adds a real point and no
+ * window is skipped. Masks and shifts only: constant time in k. */
+void gx_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w) {
   uint64_t t[GX_MAXN + 1];
-  int nd = GX_DIGITS(n);
+  int nd = GX_DIGITS_W(n, w);
   memcpy(t, k, (size_t)n * 8);
   t[n] = 0;
   for (int i = 0; i < nd - 1; i++) {
-    int64_t d = (int64_t)(t[0] & ((2u << GX_W) - 1)) - (1 << GX_W);
+    int64_t d = (int64_t)(t[0] & ((2u << w) - 1)) - (1 << w);
     dig[i] = (int8_t)d;
     /* t = (t - d) >> w, t - d = t + (-d) with -d sign-extended. */
     uint64_t v = (uint64_t)(-d), ext = 0 - (v >> 63), c = 0;
@@ -240,12 +240,14 @@ void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) {
       c += s < x;
       t[j] = s;
     }
-    for (int j = 0; j < n; j++) t[j] = (t[j] >> GX_W) | (t[j + 1] << (64 - GX_W));
-    t[n] >>= GX_W;
+    for (int j = 0; j < n; j++) t[j] = (t[j] >> w) | (t[j + 1] << (64 - w));
+    t[n] >>= w;
   }
   dig[nd - 1] = (int8_t)t[0];
   memset(t, 0, sizeof t);
 }
+
+void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) { gx_recode_odd_w(dig, k, n, GX_W); }
 
 /* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
  * all entries read with masks; y sits y_off limbs into an entry. The scan

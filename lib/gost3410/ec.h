@@ -150,8 +150,10 @@ int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r);
  * fixed-base multiplications. 6 against 5: k G 8-9% faster (43 rows of 32
  * entries against 52 of 16), VKO unchanged within noise. */
 #define GX_W 6
-#define GX_DIGITS(n) ((64 * (n) + GX_W - 1) / GX_W)
+#define GX_DIGITS_W(n, w) ((64 * (n) + (w) - 1) / (w))
+#define GX_DIGITS(n) GX_DIGITS_W(n, GX_W)
 void gx_recode_odd(int8_t *dig, const uint64_t *k, int n);
+void gx_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w);
 void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
                int d);
 uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k);
