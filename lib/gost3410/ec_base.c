@@ -106,8 +106,15 @@ void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
   memset(&acc, 0, sizeof acc);
 }
 
+/* t >>= z for 0 < z < 64, n + 1 limbs. */
+static void shr_small(uint64_t *t, int n, int z) {
+  for (int j = 0; j < n; j++) t[j] = (t[j] >> z) | (t[j + 1] << (64 - z));
+  t[n] >>= z;
+}
+
 /* Width-w NAF of a public scalar: digits odd in (-2^(w-1), 2^(w-1)) or 0,
- * nonzero ones at least w apart; returns the number of digits. */
+ * nonzero ones at least w apart; returns the number of digits. Runs of
+ * zeros are skipped a word shift at a time (variable time: public). */
 int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
   uint64_t t[GX_MAXN + 1];
   int len = 0;
@@ -117,9 +124,8 @@ int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
     int zero = 1;
     for (int j = 0; j <= n; j++) zero &= t[j] == 0;
     if (zero) break;
-    int d = 0;
     if (t[0] & 1) {
-      d = (int)(t[0] & ((1u << w) - 1));
+      int d = (int)(t[0] & ((1u << w) - 1));
       if (d >= 1 << (w - 1)) d -= 1 << w;
       /* t -= d */
       uint64_t v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0, bw = 0;
@@ -128,10 +134,20 @@ int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
         bw = (t[j] < x) | ((t[j] - x) < bw);
         t[j] = s;
       }
+      dig[len++] = (int8_t)d;
+      shr_small(t, n, 1);
+    } else if (t[0]) { /* a run of zeros inside the low word */
+      int z = 0;
+      for (uint64_t x = t[0]; !(x & 1); x >>= 1) z++;
+      memset(dig + len, 0, (size_t)z);
+      len += z;
+      shr_small(t, n, z);
+    } else { /* a whole zero word */
+      memset(dig + len, 0, 64);
+      len += 64;
+      memmove(t, t + 1, (size_t)n * 8);
+      t[n] = 0;
     }
-    dig[len++] = (int8_t)d;
-    for (int j = 0; j < n; j++) t[j] = (t[j] >> 1) | (t[j + 1] << 63);
-    t[n] >>= 1;
   }
   return len;
 }
@@ -212,74 +228,4 @@ int gx_point_x_is(const gx_curve *C, const gx_point *A, const uint64_t *r) {
     }
     if (c) return 0;
   }
-}
-
-/* r = a / 2 mod m for odd m, a < m (n limbs): (a + m) / 2 when a is odd. */
-static void half_mod(const uint64_t *m, uint64_t *a, int n) {
-  uint64_t c = 0;
-  if (a[0] & 1)
-    for (int i = 0; i < n; i++) {
-      uint64_t s = a[i] + c;
-      c = s < c;
-      a[i] = s + m[i];
-      c += a[i] < s;
-    }
-  for (int i = 0; i < n; i++) a[i] = (a[i] >> 1) | (i + 1 < n ? a[i + 1] << 63 : c << 63);
-}
-
-/* a -= b (no borrow out: a >= b), or mod m when asked. */
-static void sub_n(const uint64_t *m, uint64_t *a, const uint64_t *b, int n) {
-  uint64_t bw = 0;
-  for (int i = 0; i < n; i++) {
-    uint64_t d = a[i] - b[i], b2 = a[i] < b[i];
-    b2 |= d < bw;
-    a[i] = d - bw;
-    bw = b2;
-  }
-  if (bw && m) { /* went negative: add m back */
-    uint64_t c = 0;
-    for (int i = 0; i < n; i++) {
-      uint64_t s = a[i] + c;
-      c = s < c;
-      a[i] = s + m[i];
-      c += a[i] < s;
-    }
-  }
-}
-
-static int is_one(const uint64_t *a, int n) {
-  uint64_t acc = a[0] ^ 1;
-  for (int i = 1; i < n; i++) acc |= a[i];
-  return acc == 0;
-}
-
-/* r = a^-1 mod m (normal form) for a public 0 < a < m, m odd: the binary
- * extended Euclid, variable time, several times faster than Fermat. */
-void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  int n = M->n;
-  gx_fe u, v, x1 = {1}, x2 = {0};
-  if (gx_is_zero(a, n)) { /* no inverse; and the loop below needs a != 0 */
-    memset(r, 0, (size_t)n * 8);
-    return;
-  }
-  memcpy(u, a, sizeof u);
-  memcpy(v, M->m, sizeof v);
-  while (!is_one(u, n) && !is_one(v, n)) {
-    while (!(u[0] & 1)) {
-      half_mod(M->m, u, n); /* u even: a plain shift */
-      half_mod(M->m, x1, n);
-    }
-    while (!(v[0] & 1)) {
-      half_mod(M->m, v, n);
-      half_mod(M->m, x2, n);
-    }
-    if (!gx_lt(u, v, n)) {
-      sub_n(NULL, u, v, n);
-      sub_n(M->m, x1, x2, n);
-    } else {
-      sub_n(NULL, v, u, n);
-      sub_n(M->m, x2, x1, n);
-    }
-  }
-  memcpy(r, is_one(u, n) ? x1 : x2, (size_t)n * 8);
 }
