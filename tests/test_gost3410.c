@@ -449,6 +449,33 @@ static void test_edwards_form(void) {
   }
 }
 
+/* The AVX2 table scan (select_avx2.c) against the portable one: every
+ * size the curves use, every index of 16- and 32-entry tables of random
+ * limbs; and the portable scan against a plain index. */
+static void test_scan(void) {
+  static const int sizes[] = {8, 12, 16, 24, 32};
+  uint64_t tab[32 * 32], a[32], b[32];
+  int bad = 0, bad_avx2 = 0;
+  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) tab[i] = t_rand();
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (int entries = 16; entries <= 32; entries += 16)
+      for (int idx = 0; idx < entries; idx++) {
+        int limbs = sizes[si];
+        memset(a, 0, sizeof a);
+        gx_scan_portable(a, tab, entries, limbs, (uint64_t)idx);
+        bad += memcmp(a, tab + idx * limbs, (size_t)limbs * 8) != 0;
+#ifdef GOSTX_ARCH_X86_64
+        if (gostx__cpu()->avx2) {
+          memset(b, 0, sizeof b);
+          gx_scan_avx2(b, tab, entries, limbs, (uint64_t)idx);
+          bad_avx2 += memcmp(a, b, (size_t)limbs * 8) != 0;
+        }
+#endif
+      }
+  CHECK(!bad, "portable table scan = the entry (%d differ)", bad);
+  CHECK(!bad_avx2, "AVX2 table scan = portable (%d differ)", bad_avx2);
+}
+
 /* The squaring against the product, modulo every p and q (edges included). */
 static void test_sqr(void) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
@@ -610,6 +637,7 @@ int main(void) {
   test_sqr();
   test_field_mulx();
   test_edwards_form();
+  test_scan();
   test_fast_paths();
   return t_done();
 }

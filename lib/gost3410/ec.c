@@ -6,6 +6,7 @@
  * subgroup: G, or a peer key multiplied by the cofactor first.) */
 #include "gost3410/field_inline.h"
 
+#include "arch.h"
 #include "internal.h"
 
 #include <string.h>
@@ -249,34 +250,42 @@ void gx_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w) {
 
 void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) { gx_recode_odd_w(dig, k, n, GX_W); }
 
-/* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
- * all entries read with masks; y sits y_off limbs into an entry. The scan
- * accumulates in a local of a constant size per instantiation, which the
- * compiler keeps in vector registers. */
-static inline void select_body(uint64_t *r, const uint64_t *tab, int d, const int entry_limbs) {
-  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  uint64_t idx = ad >> 1, acc[3 * GX_MAXN];
-  for (int j = 0; j < entry_limbs; j++) acc[j] = 0;
-  for (uint64_t i = 0; i < (1u << (GX_W - 1)); i++) {
+/* The portable scan: a local accumulator of a constant size per
+ * instantiation, which the compiler keeps in vector registers. */
+static inline void scan_body(uint64_t *r, const uint64_t *tab, int entries, uint64_t idx,
+                             const int limbs) {
+  uint64_t acc[4 * GX_MAXN];
+  for (int j = 0; j < limbs; j++) acc[j] = 0;
+  for (uint64_t i = 0; i < (uint64_t)entries; i++) {
     uint64_t diff = i ^ idx;
     uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == idx */
-    const uint64_t *src = tab + i * (uint64_t)entry_limbs;
-    for (int j = 0; j < entry_limbs; j++) acc[j] |= src[j] & mask;
+    const uint64_t *src = tab + i * (uint64_t)limbs;
+    for (int j = 0; j < limbs; j++) acc[j] |= src[j] & mask;
   }
-  memcpy(r, acc, (size_t)entry_limbs * 8);
+  memcpy(r, acc, (size_t)limbs * 8);
 }
 
+void gx_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
+  GX_SCAN_SIZES(scan_body, r, tab, entries, idx, limbs);
+}
+
+void gx_scan(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entries, int limbs,
+             uint64_t idx) {
+#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
+  if (C->fp.mulx) { /* the MULX field is the avx2 level's (lib/dispatch.c) */
+    gx_scan_avx2(r, tab, entries, limbs, idx);
+    return;
+  }
+#endif
+  gx_scan_portable(r, tab, entries, limbs, idx);
+}
+
+/* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
+ * all entries read with masks; y sits y_off limbs into an entry. */
 void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
                int d) {
-  if (entry_limbs == 8)
-    select_body(r, tab, d, 8);
-  else if (entry_limbs == 16)
-    select_body(r, tab, d, 16);
-  else if (entry_limbs == 3 * GX_MAXN) /* gx_point tables (VKO's, the Weierstrass sets) */
-    select_body(r, tab, d, 3 * GX_MAXN);
-  else
-    select_body(r, tab, d, entry_limbs);
-  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63);
+  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
+  gx_scan(C, r, tab, 1 << (GX_W - 1), entry_limbs, ad >> 1);
   gx_fe ny;
   static const gx_fe zero = {0};
   fe_sub(&C->fp, ny, zero, r + y_off);

@@ -156,6 +156,28 @@ void gx_recode_odd(int8_t *dig, const uint64_t *k, int n);
 void gx_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w);
 void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
                int d);
+/* r = entry idx of a table of `entries` entries of `limbs` limbs (8, 12,
+ * 16, 24 or 32), every entry read under a mask: constant time in idx. AVX2
+ * (select_avx2.c) where the MULX field runs, else portable. */
+void gx_scan(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entries, int limbs,
+             uint64_t idx);
+void gx_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
+void gx_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
+/* The scans' instantiations, one per entry size (a constant in each, so the
+ * accumulators stay in registers). */
+#define GX_SCAN_SIZES(body, r, tab, entries, idx, limbs) \
+  do {                                                   \
+    if ((limbs) == 8)                                    \
+      body(r, tab, entries, idx, 8);                     \
+    else if ((limbs) == 12)                              \
+      body(r, tab, entries, idx, 12);                    \
+    else if ((limbs) == 16)                              \
+      body(r, tab, entries, idx, 16);                    \
+    else if ((limbs) == 24)                              \
+      body(r, tab, entries, idx, 24);                    \
+    else                                                 \
+      body(r, tab, entries, idx, 32);                    \
+  } while (0)
 uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k);
 void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask);
 void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y);

@@ -23,8 +23,9 @@ typedef struct ed_point {
 
 #define ROW_ENTRIES (1 << (GX_W - 1))
 /* k P's window: 5 bits (16 entries, 52 digits for 256 bits) against the G
- * table's 6: the masked scan of a 6-bit table of cached points cost more
- * than the 9 additions it saves (VKO on 256 A: +8 % with 5). */
+ * table's 6: the masked scan of a 6-bit table of cached points costs more
+ * than the 9 additions it saves (VKO on 256 A: +8 % with 5 on the portable
+ * scan, +3 % with the AVX2 one). */
 #define ED_W 5
 #define VAR_ENTRIES (1 << (ED_W - 1))
 
@@ -138,41 +139,14 @@ static void ed_to_weier(const gx_curve *C, gx_point *r, const ed_point *p) {
   gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
 }
 
-/* r = the entry at |d| / 2 of a table of ROW_ENTRIES entries of `parts`
- * field elements (n limbs each, packed), every entry read under a mask;
- * negated (first and last part) when d < 0. The limb count is a constant in
- * each instantiation, so the compiler can unroll and vectorise the scan. */
-static inline void select_body(const gx_curve *C, uint64_t *r, const uint64_t *tab, int parts,
-                               int d, const int n, const int entries) {
-  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  uint64_t idx = ad >> 1;
-  const int len = parts * n;
-  uint64_t acc[4 * GX_MAXN]; /* not r: a local the compiler keeps in registers */
-  for (int j = 0; j < len; j++) acc[j] = 0;
-  for (uint64_t i = 0; i < (uint64_t)entries; i++) {
-    uint64_t diff = i ^ idx;
-    uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == idx */
-    const uint64_t *src = tab + i * (uint64_t)len;
-    for (int j = 0; j < len; j++) acc[j] |= src[j] & mask;
-  }
-  memcpy(r, acc, (size_t)len * 8);
-  neg_if(C, r, r + (parts - 1) * n, neg);
-}
-
-/* parts 3: a G-table row (ROW_ENTRIES affine entries); parts 4: k P's
- * table of VAR_ENTRIES cached points. */
+/* r = the entry at |d| / 2 of a table of `parts` field elements per entry
+ * (3: a G-table row, ROW_ENTRIES affine entries; 4: k P's VAR_ENTRIES
+ * cached points), every entry read under a mask (gx_scan); negated (first
+ * and last part) when d < 0. */
 static void ed_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int parts, int d) {
-  if (C->n == 4) {
-    if (parts == 3)
-      select_body(C, r, tab, 3, d, 4, ROW_ENTRIES);
-    else
-      select_body(C, r, tab, 4, d, 4, VAR_ENTRIES);
-  } else {
-    if (parts == 3)
-      select_body(C, r, tab, 3, d, 8, ROW_ENTRIES);
-    else
-      select_body(C, r, tab, 4, d, 8, VAR_ENTRIES);
-  }
+  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
+  gx_scan(C, r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
+  neg_if(C, r, r + (parts - 1) * C->n, neg);
 }
 
 /* ---- k G: a table per curve, a row per digit, (u, v, d u v) affine ---- */
