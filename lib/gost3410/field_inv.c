@@ -1,0 +1,169 @@
+/* Constant-time modular inversion by division steps (Bernstein and Yang,
+ * "Fast constant-time gcd computation and modular inversion", 2019): for an
+ * odd modulus m and 0 <= x < m, the divstep map
+ *   (delta, f, g) -> (1 - delta, g, (g - f)/2)   if delta > 0 and g is odd,
+ *                    (1 + delta, f, (g + f)/2)   if g is odd,
+ *                    (1 + delta, f, g/2)         otherwise,
+ * from (1, m, x) reaches g = 0, f = +-gcd = +-1, within the paper's bound of
+ * floor((49 d + 57)/17) steps for d-bit inputs (d >= 46). The steps run in
+ * batches of 62 on the low 64 bits of f and g, which decide them, giving a
+ * 2x2 matrix of integers (|entries| <= 2^62) that then updates the full f, g
+ * and the coefficients d, e (d x = f, e x = g mod m), dividing by 2^62 mod m
+ * on the way. Numbers are signed, in limbs of 62 bits (the top one signed),
+ * so a division by 2^62 drops a limb. Masks only: the same instructions and
+ * addresses for every x. Needs a 128-bit product (no GOSTX_NO_INT128). */
+#include "gost3410/field_body.h"
+
+#include <string.h>
+
+#ifdef GX_HAVE_U128
+
+__extension__ typedef __int128 gx_s128;
+
+#define M62 ((uint64_t)0x3fffffffffffffff)
+#define S62_LIMBS (GX_MAXN * 64 / 62 + 1) /* 9: 558 bits for 512-bit values and their signs */
+
+typedef struct {
+  int64_t u, v, q, r; /* [f'; g'] 2^62 = [u v; q r] [f; g] */
+} trans;
+
+static void to_s62(int64_t *out, const uint64_t *a, int n, int L) {
+  for (int i = 0; i < L; i++) {
+    int bit = 62 * i, w = bit / 64, sh = bit % 64;
+    uint64_t v = w < n ? a[w] >> sh : 0;
+    if (sh > 2 && w + 1 < n) v |= a[w + 1] << (64 - sh);
+    out[i] = (int64_t)(v & M62);
+  }
+}
+
+/* a nonnegative value below 2^(64 n) back to 64-bit limbs */
+static void from_s62(uint64_t *out, const int64_t *in, int n, int L) {
+  for (int w = 0; w < n; w++) {
+    int bit = 64 * w, i = bit / 62, sh = bit % 62;
+    uint64_t v = (uint64_t)in[i] >> sh;
+    if (i + 1 < L) v |= (uint64_t)in[i + 1] << (62 - sh);
+    if (sh > 60 && i + 2 < L) v |= (uint64_t)in[i + 2] << (124 - sh);
+    out[w] = v;
+  }
+}
+
+/* 62 division steps on the low bits of f and g; returns the new delta. */
+static int64_t divsteps62(int64_t delta, uint64_t f, uint64_t g, trans *t) {
+  uint64_t u = 1, v = 0, q = 0, r = 1, d = (uint64_t)delta;
+  for (int i = 0; i < 62; i++) {
+    uint64_t odd = 0 - (g & 1);
+    uint64_t swap = odd & (0 - ((0 - d) >> 63)); /* g odd and delta > 0 */
+    uint64_t x;
+    /* (f, g, u, v, q, r, delta) = (g, -f, q, r, -u, -v, -delta) under swap */
+    x = (f ^ g) & swap, f ^= x, g ^= x, g = (g ^ swap) - swap;
+    x = (u ^ q) & swap, u ^= x, q ^= x, q = (q ^ swap) - swap;
+    x = (v ^ r) & swap, v ^= x, r ^= x, r = (r ^ swap) - swap;
+    d = (d ^ swap) - swap;
+    /* g odd: g += f (now even); then g / 2, the f row doubled instead */
+    g += f & odd, q += u & odd, r += v & odd;
+    g >>= 1, u <<= 1, v <<= 1, d += 1;
+  }
+  t->u = (int64_t)u, t->v = (int64_t)v, t->q = (int64_t)q, t->r = (int64_t)r;
+  return (int64_t)d;
+}
+
+/* (f, g) = [u v; q r] (f, g) / 2^62, exactly. */
+static void update_fg(int64_t *f, int64_t *g, const trans *t, int L) {
+  gx_s128 cf = (gx_s128)t->u * f[0] + (gx_s128)t->v * g[0];
+  gx_s128 cg = (gx_s128)t->q * f[0] + (gx_s128)t->r * g[0];
+  cf >>= 62, cg >>= 62; /* the low 62 bits are zero */
+  for (int i = 1; i < L; i++) {
+    cf += (gx_s128)t->u * f[i] + (gx_s128)t->v * g[i];
+    cg += (gx_s128)t->q * f[i] + (gx_s128)t->r * g[i];
+    f[i - 1] = (int64_t)((uint64_t)cf & M62), g[i - 1] = (int64_t)((uint64_t)cg & M62);
+    cf >>= 62, cg >>= 62;
+  }
+  f[L - 1] = (int64_t)cf, g[L - 1] = (int64_t)cg;
+}
+
+/* x = x - m when x >= m (a mask from the sign of the difference). */
+static void sub_if_ge(int64_t *x, const int64_t *m, int L) {
+  int64_t t[S62_LIMBS];
+  gx_s128 c = 0;
+  for (int i = 0; i < L; i++) {
+    c += (gx_s128)x[i] - m[i];
+    t[i] = i + 1 < L ? (int64_t)((uint64_t)c & M62) : (int64_t)c;
+    c >>= 62;
+  }
+  uint64_t keep = (uint64_t)(t[L - 1] >> 63); /* all-ones when x - m < 0 */
+  for (int i = 0; i < L; i++) x[i] = (int64_t)(((uint64_t)x[i] & keep) | ((uint64_t)t[i] & ~keep));
+}
+
+/* (d, e) = [u v; q r] (d, e) / 2^62 mod m, in (-m, m) again: a multiple of m
+ * (k < 2^62, from m^-1 mod 2^62) clears the low 62 bits first. */
+static void update_de(int64_t *d, int64_t *e, const trans *t, const int64_t *m, uint64_t minv,
+                      int L) {
+  gx_s128 cd = (gx_s128)t->u * d[0] + (gx_s128)t->v * e[0];
+  gx_s128 ce = (gx_s128)t->q * d[0] + (gx_s128)t->r * e[0];
+  uint64_t kd = ((0 - (uint64_t)cd) * minv) & M62, ke = ((0 - (uint64_t)ce) * minv) & M62;
+  cd += (gx_s128)kd * m[0], ce += (gx_s128)ke * m[0];
+  cd >>= 62, ce >>= 62;
+  for (int i = 1; i < L; i++) {
+    cd += (gx_s128)t->u * d[i] + (gx_s128)t->v * e[i] + (gx_s128)kd * m[i];
+    ce += (gx_s128)t->q * d[i] + (gx_s128)t->r * e[i] + (gx_s128)ke * m[i];
+    d[i - 1] = (int64_t)((uint64_t)cd & M62), e[i - 1] = (int64_t)((uint64_t)ce & M62);
+    cd >>= 62, ce >>= 62;
+  }
+  d[L - 1] = (int64_t)cd, e[L - 1] = (int64_t)ce;
+  /* |u d + v e| < 2^62 m and k m < 2^62 m: the quotient is in (-m, 2m) */
+  sub_if_ge(d, m, L);
+  sub_if_ge(e, m, L);
+}
+
+/* x = -x when mask is all-ones, then + m when negative: into [0, m). */
+static void normalize(int64_t *x, const int64_t *m, uint64_t neg, int L) {
+  gx_s128 c = 0;
+  for (int i = 0; i < L; i++) { /* (x ^ neg) - neg, limb by limb with the carries */
+    c += (gx_s128)(int64_t)(((uint64_t)x[i] ^ neg) & (i + 1 < L ? M62 : ~(uint64_t)0));
+    if (i == 0) c += (gx_s128)(neg & 1);
+    x[i] = i + 1 < L ? (int64_t)((uint64_t)c & M62) : (int64_t)c;
+    c >>= 62;
+  }
+  uint64_t add = (uint64_t)(x[L - 1] >> 63);
+  c = 0;
+  for (int i = 0; i < L; i++) {
+    c += (gx_s128)x[i] + (gx_s128)(int64_t)((uint64_t)m[i] & add);
+    x[i] = i + 1 < L ? (int64_t)((uint64_t)c & M62) : (int64_t)c;
+    c >>= 62;
+  }
+}
+
+int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  const int n = M->n, L = 64 * n / 62 + 1;
+  const int batches = ((49 * 64 * n + 57) / 17 + 61) / 62;
+  int64_t f[S62_LIMBS] = {0}, g[S62_LIMBS] = {0}, d[S62_LIMBS] = {0}, e[S62_LIMBS] = {0},
+          m[S62_LIMBS] = {0};
+  uint64_t minv = (0 - M->m0inv) & M62; /* m^-1 mod 2^62 (m0inv = -m^-1 mod 2^64) */
+  int64_t delta = 1;
+  trans t;
+  to_s62(m, M->m, n, L);
+  memcpy(f, m, sizeof f);
+  to_s62(g, a, n, L);
+  e[0] = 1;
+  for (int b = 0; b < batches; b++) {
+    uint64_t flo = (uint64_t)f[0] | (uint64_t)f[1] << 62, glo = (uint64_t)g[0] | (uint64_t)g[1] << 62;
+    delta = divsteps62(delta, flo, glo, &t);
+    update_fg(f, g, &t, L);
+    update_de(d, e, &t, m, minv, L);
+  }
+  /* f = +-1 (or m when a = 0, with d = 0); d a = f: the inverse is +-d */
+  normalize(d, m, (uint64_t)(f[L - 1] >> 63), L);
+  from_s62(r, d, n, L);
+  gostx_memzero(f, sizeof f);
+  gostx_memzero(g, sizeof g);
+  gostx_memzero(d, sizeof d);
+  gostx_memzero(e, sizeof e);
+  return 0;
+}
+
+#else
+int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  (void)M, (void)r, (void)a;
+  return -1; /* no 128-bit product: the caller takes Fermat's route */
+}
+#endif
