@@ -168,21 +168,6 @@ void gx_scan(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entries, i
              uint64_t idx);
 void gx_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
 void gx_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
-/* The scans' instantiations, one per entry size (a constant in each, so the
- * accumulators stay in registers). */
-#define GX_SCAN_SIZES(body, r, tab, entries, idx, limbs) \
-  do {                                                   \
-    if ((limbs) == 8)                                    \
-      body(r, tab, entries, idx, 8);                     \
-    else if ((limbs) == 12)                              \
-      body(r, tab, entries, idx, 12);                    \
-    else if ((limbs) == 16)                              \
-      body(r, tab, entries, idx, 16);                    \
-    else if ((limbs) == 24)                              \
-      body(r, tab, entries, idx, 24);                    \
-    else                                                 \
-      body(r, tab, entries, idx, 32);                    \
-  } while (0)
 uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k);
 void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask);
 void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y);

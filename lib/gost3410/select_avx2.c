@@ -31,6 +31,16 @@ TARGET static inline void scan_body(uint64_t *r, const uint64_t *tab, int entrie
 }
 
 TARGET void gx_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
-  GX_SCAN_SIZES(scan_body, r, tab, entries, idx, limbs);
+  /* one instantiation per entry size: the accumulators stay in ymm registers */
+  if (limbs == 8)
+    scan_body(r, tab, entries, idx, 8);
+  else if (limbs == 12)
+    scan_body(r, tab, entries, idx, 12);
+  else if (limbs == 16)
+    scan_body(r, tab, entries, idx, 16);
+  else if (limbs == 24)
+    scan_body(r, tab, entries, idx, 24);
+  else
+    scan_body(r, tab, entries, idx, 32);
 }
 #endif
