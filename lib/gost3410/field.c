@@ -200,49 +200,11 @@ void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e)
   memset(pw, 0, sizeof pw);
 }
 
-/* r = a^(m - 2) for m = 2^(64 n) - c, c < 2^12 - 2: m - 2 is k = 64 n - 12
- * ones over the 12 bits 2^12 - c - 2, so a^(2^k - 1) by the chain of runs
- * of ones (a^(2^(2^i) - 1) from the one before: 2^(i-1) squarings and a
- * product), then the 12 low bits in 2-bit digits. k - 1 + 12 squarings and
- * about 20 products, against 4-bit windows' 64 n products. */
-static void inv_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  const int n = M->n, k = 64 * n - 12;
-  uint64_t pw[10][GX_MAXN], acc[GX_MAXN], sq[GX_MAXN], low = 4096 - M->c - 2;
-  int top = 0;
-  memcpy(pw[0], a, (size_t)n * 8); /* a^(2^1 - 1) */
-  while ((2 << top) <= k) {
-    memcpy(acc, pw[top], (size_t)n * 8);
-    for (int s = 0; s < (1 << top); s++) gx_sqr(M, acc, acc);
-    gx_mul(M, pw[top + 1], acc, pw[top]);
-    top++;
-  }
-  memcpy(acc, pw[top], (size_t)n * 8); /* a^(2^(2^top) - 1) */
-  for (int i = top - 1; i >= 0; i--) {
-    if (!((k >> i) & 1)) continue; /* the public exponent's bits */
-    for (int s = 0; s < (1 << i); s++) gx_sqr(M, acc, acc);
-    gx_mul(M, acc, acc, pw[i]);
-  }
-  gx_sqr(M, sq, a); /* a^2; pw[1] is a^3 */
-  for (int d = 5; d >= 0; d--) {
-    unsigned dig = (unsigned)(low >> (2 * d)) & 3;
-    gx_sqr(M, acc, acc);
-    gx_sqr(M, acc, acc);
-    if (dig) gx_mul(M, acc, acc, dig == 1 ? a : dig == 2 ? sq : pw[1]);
-  }
-  memcpy(r, acc, (size_t)n * 8);
-  memset(pw, 0, sizeof pw);
-  memset(sq, 0, sizeof sq);
-}
-
 void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  /* Division steps (field_inv.c): 1.3x Fermat's chain for 256 bits, 2.5x
-   * for 512; Fermat stays for builds without a 128-bit product. */
+  /* Division steps (field_inv.c); Fermat's power with 4-bit windows only
+   * in builds without a 128-bit product (make pedantic's). */
   if (gx_inv_divsteps(M, r, a) == 0) {
     if (!M->c) gx_mul(M, r, r, M->r3); /* (x R)^-1 R^3 / R = x^-1 R */
-    return;
-  }
-  if (M->c && M->c < 4094) { /* the modulus's form: public */
-    inv_pm(M, r, a);
     return;
   }
   uint64_t e[GX_MAXN], bw = 0;
