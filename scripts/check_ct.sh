@@ -55,14 +55,18 @@ fail=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-# What each run checked: "level primitive=impl ..." lines, for step 6.
+# What each run checked: "how primitive=impl ..." lines, for step 6. Each
+# const run writes its own file (the runs are parallel); step 6 joins them.
 checked=$log/checked
-: >"$checked"
 impls() { sed -n 's/^ct_check [a-z-]*: \(.*\), [a-zA-Z]*$/\1/p' "$1" | tail -1; }
 
 # How ct_check runs outside valgrind: natively, or under qemu.
 run=()
 [ "$arch" = aarch64 ] && run=(qemu-aarch64 -L "$root")
+
+# Each valgrind run below keeps one core busy: they run a core each
+# (scripts/parallel.sh), their reports printed in the order written here.
+. scripts/parallel.sh
 
 # 1. The checker itself passes natively (its round-trip checks); its last
 #    line names the implementations this CPU runs by default.
@@ -82,130 +86,183 @@ if [ $rc -eq 2 ]; then echo "ct unknown level: refused (exit 2)"; else
   echo "ct unknown level: NOT refused (rc $rc): a misspelt level would check portable"; fail=1; fi
 
 # One group at one level: ok (the const group's implementations are noted
-# for step 6), FAILED with the first reports, or 77 when the level cannot run.
+# for step 6 in $log/checked.HOW.LEVEL), FAILED with the first reports
+# (exit 1), or, where the level cannot run, a note and $log/skip.LEVEL.
 #   check_group HOW BUILD LEVEL GROUP [SUPPRESSION FILE...]  (HOW: valgrind, emulated)
 check_group() {
-  local how=$1 build=$2 level=$3 group=$4 f
+  local how=$1 build=$2 level=$3 group=$4 f rc out err
   shift 4
   local supp=(--suppressions="$supp_decl")
   for f in "$@"; do supp+=(--suppressions="$f"); done
+  out=$(mktemp -p "$log") err=$(mktemp -p "$log")
   set +e
   GOSTX_IMPL=$level valgrind -v --error-exitcode=1 --track-origins=yes --num-callers=30 "${supp[@]}" \
-    "$build/ct_check" "$group" >"$log/out" 2>"$log/err"
+    "$build/ct_check" "$group" >"$out" 2>"$err"
   rc=$?
   set -e
-  [ $rc -eq 77 ] && return 77
+  if [ $rc -eq 77 ]; then
+    echo "ct $level: skipped (not available under valgrind on this CPU)"
+    touch "$log/skip.$level"
+    return 0
+  fi
   local label="ct${cross:+ $arch} $level $group" used
   [ "$how" = emulated ] && label="ct $level (emulated) $group"
-  used=$(grep -o 'used_suppression: *[0-9]* [^ ]*' "$log/err" | awk '{printf "%s%s x%s", sep, $3, $2; sep=", "}' || true)
+  used=$(grep -o 'used_suppression: *[0-9]* [^ ]*' "$err" | awk '{printf "%s%s x%s", sep, $3, $2; sep=", "}' || true)
   if [ $rc -eq 0 ]; then
-    echo "$label: ok ($(tail -1 "$log/out" | sed 's/^ct_check [a-z]*: //'))${used:+; suppressed: $used}"
-    if [ "$group" = const ]; then echo "$how $(impls "$log/out")" >>"$checked"; fi
+    echo "$label: ok ($(tail -1 "$out" | sed 's/^ct_check [a-z]*: //'))${used:+; suppressed: $used}"
+    if [ "$group" = const ]; then echo "$how $(impls "$out")" >"$log/checked.$how.$level"; fi
   else
     echo "$label: FAILED (secret-dependent branch or index, lost marking, or a failed round trip):"
-    grep -v -e '^--[0-9]*-- ' "$log/err" | grep -A12 -e 'Conditional jump' -e 'uninitialised value' \
+    grep -v -e '^--[0-9]*-- ' "$err" | grep -A12 -e 'Conditional jump' -e 'uninitialised value' \
       -e 'lost the secret' | head -80 || true
-    tail -3 "$log/out"
-    fail=1
+    tail -3 "$out"
+    return 1
   fi
 }
 
-# 2. Every level: the const group with only the declassified-by-design
-#    entries; the leak group also with the expected-leak entries where the
-#    level's Streebog is the table method (portable), with none elsewhere (the
-#    SIMD levels' Streebog is table-free: any report fails); the reach group
-#    (the marking survives to every output bit).
-# The levels: this architecture's lines of lib/levels.def (the dispatcher's list).
-levels=$(sed -n "s/^LEVEL(\(any\|$arch\), *\([a-z0-9_]*\),.*/\2/p" lib/levels.def)
-for level in $levels; do
-  for group in const leak reach; do
-    extra=()
-    if [ "$group" = leak ]; then
-      case $(tail -1 "$checked") in
-        *" streebog=portable "* | *" streebog=sbtable "*) extra+=("$supp_leak") ;;
-      esac
-    fi
-    check_group valgrind "$B" "$level" "$group" "${extra[@]}" || {
-      echo "ct $level: skipped (not available under valgrind on this CPU)"
-      break
-    }
-  done
-done
-
-# 3. The expected leaks are real: without their suppression file the leak
-#    group must be reported (if not, the entry is stale: remove it). Every
-#    opt-in row of the dispatcher (leaky by design, chosen only by name:
-#    lstable, sbtable; `ct_check rows` lists them) must be reported in its
-#    own file the same way: the clean runs of the other rows mean something.
-# The groups at GOSTX_IMPL=$1 without expected-leaks.supp: rc, $log/err.
+# The groups at GOSTX_IMPL=$1 without expected-leaks.supp, the valgrind
+# report to $2: sets rc.
 unsuppressed() {
-  local impl=$1
-  shift
+  local impl=$1 err=$2
+  shift 2
   set +e
-  GOSTX_IMPL=$impl "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" "$@" >/dev/null 2>"$log/err"
+  GOSTX_IMPL=$impl "${VG[@]}" --suppressions="$supp_decl" "$B/ct_check" "$@" >/dev/null 2>"$err"
   rc=$?
   set -e
 }
-unsuppressed portable leak
-if [ $rc -ne 0 ] && grep -q 'at .*: lps ' "$log/err"; then
-  echo "ct expected leak (Streebog LPS tables) still present: listed in $supp_leak"
-else
-  echo "ct NOTE: the Streebog LPS leak is gone; remove its entry from $supp_leak"
-fi
-"${run[@]}" "$B/ct_check" rows >"$log/rows"
-while read -r _ prim name level flags; do
-  case " $flags " in *" unusable "*) echo "ct opt-in $prim $name: not on this CPU, skipped"; continue ;; esac
-  unsuppressed "$name" const leak
-  if [ $rc -eq 1 ] && grep -q "_$name\.c" "$log/err"; then
+
+# 3. The expected leaks are real: without their suppression file the leak
+#    group must be reported (if not, the entry is stale: remove it).
+expected_leak() {
+  local err
+  err=$(mktemp -p "$log")
+  unsuppressed portable "$err" leak
+  if [ $rc -ne 0 ] && grep -q 'at .*: lps ' "$err"; then
+    echo "ct expected leak (Streebog LPS tables) still present: listed in $supp_leak"
+  else
+    echo "ct NOTE: the Streebog LPS leak is gone; remove its entry from $supp_leak"
+  fi
+}
+# Every opt-in row of the dispatcher (leaky by design, chosen only by name:
+# lstable, sbtable; `ct_check rows` lists them) must be reported in its own
+# file the same way: the clean runs of the other rows mean something.
+opt_in() {
+  local prim=$1 name=$2 err
+  err=$(mktemp -p "$log")
+  unsuppressed "$name" "$err" const leak
+  if [ $rc -eq 1 ] && grep -q "_$name\.c" "$err"; then
     echo "ct opt-in $prim $name: its table lookups are reported in *_$name.c (as they must be)"
   else
     echo "ct opt-in $prim $name: NOT reported (rc $rc): the constant-time check is broken"
-    fail=1
+    return 1
   fi
-done < <(grep ' opt-in' "$log/rows")
+}
 
 # 4. Mutation test: deliberately leaky code must be reported, in the
 #    function that leaks, with the same flags and suppressions.
-for m in mutant-index:ct_mutant_index mutant-branch:ct_mutant_branch \
-         mutant-naive-magma:gostx__magma_; do
-  group=${m%%:*} where=${m#*:}
+mutation() {
+  local group=$1 where=$2 err rc
+  err=$(mktemp -p "$log")
   set +e
   GOSTX_IMPL=portable "${VG[@]}" --suppressions="$supp_decl" --suppressions="$supp_leak" \
-    "$B/ct_check" "$group" >/dev/null 2>"$log/err"
+    "$B/ct_check" "$group" >/dev/null 2>"$err"
   rc=$?
   set -e
-  if [ $rc -eq 1 ] && grep -q "$where" "$log/err"; then
+  if [ $rc -eq 1 ] && grep -q "$where" "$err"; then
     echo "ct mutation $group: reported in $where (as it must be)"
   else
     echo "ct mutation $group: NOT reported (rc $rc): the constant-time check is broken"
-    fail=1
+    return 1
   fi
-done
+}
 
 # A planted leak (GOSTX_CT_PLANT, lib/internal.h) must be reported inside
 # the code it was planted in: plant NAME LEVEL WHERE BUILD [VALGRIND ARGS].
 plant() {
-  local name=$1 level=$2 where=$3 build=$4
+  local name=$1 level=$2 where=$3 build=$4 err rc
   shift 4
+  err=$(mktemp -p "$log")
   set +e
   GOSTX_IMPL=$level "$@" -q --error-exitcode=1 --num-callers=30 --suppressions="$supp_decl" \
-    "$build/ct_check" "plant-$name" >/dev/null 2>"$log/err"
+    "$build/ct_check" "plant-$name" >/dev/null 2>"$err"
   rc=$?
   set -e
-  if [ $rc -eq 1 ] && grep -A3 'gostx__ct_plant_touch' "$log/err" | grep -q "$where"; then
+  # (no `grep | grep -q`: under pipefail the first grep's SIGPIPE, when -q
+  # stops reading early, would fail a found report)
+  grep -A3 'gostx__ct_plant_touch' "$err" >"$err.at" || true
+  if [ $rc -eq 1 ] && grep -q "$where" "$err.at"; then
     echo "ct $level planted leak in $name: reported in $where"
   else
     echo "ct $level planted leak in $name: NOT reported in $where (rc $rc): the constant-time check is broken"
-    fail=1
+    return 1
   fi
 }
+
+# 5 (the build). The rows valgrind's CPU lacks run on an emulated build
+#    (-DGOSTX_EMULATE_AVX512=ON): the same source on SIMDe's C intrinsics,
+#    with the byte permutes and masked byte moves as register-only models
+#    (lib/x86_avx512_emu.h) that memcheck follows lane by lane, so the
+#    marking flows through them as through the instructions.
+emulated=0
+if [ -z "$BE" ]; then
+  : # the emulated step is an x86 one
+elif [ -f /usr/include/simde/x86/gfni.h ]; then
+  emulated=1
+else
+  echo "ct emulated rows: skipped (SIMDe not installed: apt-get install libsimde-dev)"
+fi
+build_emulated() {
+  cmake -S . -B "$BE" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-g" -DGOSTX_CT_CHECK=ON \
+    -DGOSTX_EMULATE_AVX512=ON >/dev/null
+  cmake --build "$BE" -j "$(nproc 2>/dev/null || echo 2)" --target ct_check >/dev/null
+}
+
+# 2. Every level: first the const group with only the declassified-by-design
+#    entries (its implementations decide the leak group's suppressions), the
+#    emulated build beside it; then the leak group, also with the
+#    expected-leak entries where the level's Streebog is the table method
+#    (portable), with none elsewhere (the SIMD levels' Streebog is
+#    table-free: any report fails); the reach group (the marking survives to
+#    every output bit); and steps 3 to 5 below, all in one parallel batch.
+# The levels: this architecture's lines of lib/levels.def (the dispatcher's list).
+levels=$(sed -n "s/^LEVEL(\(any\|$arch\), *\([a-z0-9_]*\),.*/\2/p" lib/levels.def)
+pj_start
+for level in $levels; do pj check_group valgrind "$B" "$level" const; done
+[ $emulated = 1 ] && pj build_emulated
+pj_end || fail=1
+cat "$log"/checked.* >"$checked" 2>/dev/null || : >"$checked"
+"${run[@]}" "$B/ct_check" rows >"$log/rows"
+
+pj_start
+for level in $levels; do
+  [ -f "$log/skip.$level" ] && continue
+  extra=()
+  case $(cat "$log/checked.valgrind.$level" 2>/dev/null) in
+    *" streebog=portable "* | *" streebog=sbtable "*) extra+=("$supp_leak") ;;
+  esac
+  pj check_group valgrind "$B" "$level" leak "${extra[@]}"
+  pj check_group valgrind "$B" "$level" reach
+done
+
+# 3.
+pj expected_leak
+while read -r _ prim name level flags; do
+  case " $flags " in *" unusable "*) echo "ct opt-in $prim $name: not on this CPU, skipped"; continue ;; esac
+  pj opt_in "$prim" "$name"
+done < <(grep ' opt-in' "$log/rows")
+
+# 4.
+for m in mutant-index:ct_mutant_index mutant-branch:ct_mutant_branch \
+         mutant-naive-magma:gostx__magma_; do
+  pj mutation "${m%%:*}" "${m#*:}"
+done
 
 # 4b. Leaks planted in the byte-sliced Magma template (both halves of the
 #     block), at each level whose Magma file includes it (magma_LEVEL.c).
 for level in $levels; do
   grep -q "^valgrind .*magma=$level " "$checked" || continue
   grep -q '"magma/sliced_core.h"' "lib/magma/magma_$level.c" 2>/dev/null || continue
-  for half in n1 n2; do plant "magma-$half" "$level" "${level}_.*sliced_core.h" "$B" valgrind; done
+  for half in n1 n2; do pj plant "magma-$half" "$level" "${level}_.*sliced_core.h" "$B" valgrind; done
 done
 
 # 4b'. A leak planted in the constant-time Streebog template, at each level
@@ -214,51 +271,42 @@ done
 for level in $levels; do
   grep -q "^valgrind .*streebog=$level " "$checked" || continue
   grep -q '"streebog_ct.h"' "lib/streebog/streebog_$level.c" 2>/dev/null || continue
-  plant streebog "$level" streebog_ct.h "$B" valgrind
+  pj plant streebog "$level" streebog_ct.h "$B" valgrind
 done
 
 # 4c. A leak planted in GOST R 34.10-2012's scalar multiplication (one C
 #     implementation for every level): the plant run computes a public key
 #     on 256 paramSetB, so it is reported in the fixed-base multiplication,
 #     lib/gost3410/ec_base.c.
-plant gost3410 portable "gx_point_mul_base (ec_base.c" "$B" valgrind
+pj plant gost3410 portable "gx_point_mul_base (ec_base.c" "$B" valgrind
 #     And one in the variable-base ladder that VKO runs on the peer's key.
-plant gost3410-vko portable "gx_point_mul (ec.c" "$B" valgrind
+pj plant gost3410-vko portable "gx_point_mul (ec.c" "$B" valgrind
 #     The same two in the Edwards arithmetic of 256 paramSetA (ec_edwards.c).
-plant gost3410-ed portable "gx_ed_mul_base (ec_edwards.c" "$B" valgrind
-plant gost3410-ed-vko portable "gx_ed_mul (ec_edwards.c" "$B" valgrind
+pj plant gost3410-ed portable "gx_ed_mul_base (ec_edwards.c" "$B" valgrind
+pj plant gost3410-ed-vko portable "gx_ed_mul (ec_edwards.c" "$B" valgrind
 
-# 5. The rows valgrind's CPU lacks, on an emulated build
-#    (-DGOSTX_EMULATE_AVX512=ON): the same source on SIMDe's C intrinsics,
-#    with the byte permutes and masked byte moves as register-only models
-#    (lib/x86_avx512_emu.h) that memcheck follows lane by lane, so the
-#    marking flows through them as through the instructions. At the avx512
-#    level every group runs without expected-leaks.supp, so any report
-#    fails it (Streebog is table-free there); the avx2 level runs MGM's
-#    vpclmul row. Then a leak planted in each AVX-512 primitive must be
-#    reported there. What this cannot check is the native instruction stream
-#    (the compiler's code for the AVX-512 target): that is said in step 6.
-if [ -z "$BE" ]; then
-  : # the emulated step is an x86 one
-elif [ -f /usr/include/simde/x86/gfni.h ]; then
-  cmake -S . -B "$BE" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-g" -DGOSTX_CT_CHECK=ON \
-    -DGOSTX_EMULATE_AVX512=ON >/dev/null
-  cmake --build "$BE" -j "$(nproc 2>/dev/null || echo 2)" --target ct_check >/dev/null
-  for group in const leak reach; do check_group emulated "$BE" avx512 "$group"; done
+# 5. On the emulated build: at the avx512 level every group runs without
+#    expected-leaks.supp, so any report fails it (Streebog is table-free
+#    there); the avx2 level runs MGM's vpclmul row. Then a leak planted in
+#    each AVX-512 primitive must be reported there. What this cannot check
+#    is the native instruction stream (the compiler's code for the AVX-512
+#    target): that is said in step 6.
+if [ $emulated = 1 ]; then
+  for group in const leak reach; do pj check_group emulated "$BE" avx512 "$group"; done
   # avx512bw: Kuznyechik's zmm batches (ct_check's "wide" case) and Magma on VPSHUFB
-  for group in const leak reach; do check_group emulated "$BE" avx512bw "$group"; done
-  check_group emulated "$BE" avx2 const
-  plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
-  plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
-  plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
-  plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
-  plant magma-n1 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
-  plant magma-n2 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
-  plant streebog avx512 streebog_avx512.c "$BE" valgrind
-  plant mgm avx512 mgm_avx512.c "$BE" valgrind
-else
-  echo "ct emulated rows: skipped (SIMDe not installed: apt-get install libsimde-dev)"
+  for group in const leak reach; do pj check_group emulated "$BE" avx512bw "$group"; done
+  pj check_group emulated "$BE" avx2 const
+  pj plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
+  pj plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
+  pj plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
+  pj plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
+  pj plant magma-n1 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
+  pj plant magma-n2 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
+  pj plant streebog avx512 streebog_avx512.c "$BE" valgrind
+  pj plant mgm avx512 mgm_avx512.c "$BE" valgrind
 fi
+pj_end || fail=1
+cat "$log"/checked.* >"$checked" 2>/dev/null || true
 
 # 6. Coverage: every implementation this CPU runs by default must have run
 #    the const group, natively under valgrind or emulated.

@@ -81,14 +81,14 @@ echo "check_debs: installed ${pkgs[*]}"
 
 # 1. The library, from the system folders only.
 cp -r scripts/install_user "$tmp/user"
-needs_libgostx() { readelf -d "$1" | grep -q 'NEEDED.*\[libgostx\.so\.0\]'; }
+needs_libgostx() { readelf -d "$1" | grep 'NEEDED.*\[libgostx\.so\.0\]' >/dev/null; }
 check_run() { # NAME BINARY
   local got
   got=$(env -u LD_LIBRARY_PATH "$2" "$m1") || fail "$1 did not run"
   [ "$got" = "$want" ] || fail "$1: Streebog-512(M1) = $got, want $want"
   echo "check_debs: $1: Streebog-512(M1) ok"
 }
-ldconfig -p | grep -q 'libgostx\.so\.0 ' || fail "ldconfig does not know libgostx.so.0"
+ldconfig -p | grep 'libgostx\.so\.0 ' >/dev/null || fail "ldconfig does not know libgostx.so.0"
 # shellcheck disable=SC2046
 env -u PKG_CONFIG_PATH cc -o "$tmp/user/hash_pc" "$tmp/user/hash.c" $(env -u PKG_CONFIG_PATH pkg-config --cflags --libs gostx)
 needs_libgostx "$tmp/user/hash_pc" || fail "hash_pc does not link libgostx.so.0"
@@ -138,6 +138,6 @@ done
 while read -r f; do
   [ ! -e "$f" ] && [ ! -L "$f" ] || fail "$f left after purge"
 done <"$tmp/files"
-! ldconfig -p | grep -q libgostx || fail "ldconfig still lists libgostx after purge"
+! ldconfig -p | grep libgostx >/dev/null || fail "ldconfig still lists libgostx after purge"
 echo "check_debs: purged, nothing left ($(wc -l <"$tmp/files") paths checked)"
 echo "check_debs: all passed"

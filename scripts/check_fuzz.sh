@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzers (docs/QUALITY.md): builds every tests/fuzz/fuzz_*.c as a libFuzzer
-# harness (clang, ASan + UBSan) and runs each for a bounded time, starting
+# harness (clang, ASan + UBSan) and runs each for a bounded time (a core
+# each, side by side: scripts/parallel.sh), starting
 # from its committed seed corpus tests/fuzz/corpus/<name>/. New corpus
 # entries go to BUILD/corpus/<name>/ (not committed); a crash leaves
 # BUILD/artifacts/<name>-crash-* and fails the check.
@@ -21,13 +22,12 @@ cmake --build "$B" -j "$(nproc 2>/dev/null || echo 2)" --target fuzzers >/dev/nu
 all=$(cd tests/fuzz && ls fuzz_*.c | sed 's/\.c$//')
 names=${FUZZERS:-$all}
 
-fail=0
-mkdir -p "$B/artifacts"
-for name in $names; do
-  seeds="$root/tests/fuzz/corpus/$name"
-  work="$root/$B/corpus/$name"
+# One fuzzer for the bounded time; its verdict on stdout, exit 1 on a finding.
+fuzz_one() {
+  local name=$1 rc stats cov
+  local seeds="$root/tests/fuzz/corpus/$name" work="$root/$B/corpus/$name"
   mkdir -p "$work"
-  extra=()
+  local extra=()
   [ "$name" = fuzz_cli ] && extra+=(-close_fd_mask=3) # the command's own messages
   set +e
   "$B/$name" -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
@@ -43,8 +43,15 @@ for name in $names; do
     echo "fuzz $name: FAILED (rc $rc); log $B/artifacts/$name.log:"
     grep -E -A25 'ERROR|==[0-9]+==|fuzz_[a-z_]*: ' "$B/artifacts/$name.log" | head -60
     ls "$B/artifacts/$name-"* 2>/dev/null | sed 's/^/  reproduce: '"$B"'\/'"$name"' /' || true
-    fail=1
+    return 1
   fi
-done
-[ $fail -eq 0 ] || { echo "check_fuzz: FAILED"; exit 1; }
+}
+
+# Each fuzzer is one process on one core: they run a core each
+# (scripts/parallel.sh), every one for the full time.
+. scripts/parallel.sh
+mkdir -p "$B/artifacts"
+pj_start
+for name in $names; do pj fuzz_one "$name"; done
+pj_end || { echo "check_fuzz: FAILED"; exit 1; }
 echo "check_fuzz: passed"

@@ -66,7 +66,7 @@ check_run() { # NAME BINARY: runs it on M1 against the installed library only
   [ "$got" = "$want" ] || fail "$1: Streebog-512(M1) = $got, want $want"
   echo "check_install: $1: Streebog-512(M1) ok"
 }
-needs_libgostx() { readelf -d "$1" | grep -q 'NEEDED.*\[libgostx\.so\.0\]'; }
+needs_libgostx() { readelf -d "$1" | grep 'NEEDED.*\[libgostx\.so\.0\]' >/dev/null; }
 
 # 1. pkg-config (the .pc from the prefix, none from the build tree).
 export PKG_CONFIG_PATH="$libdir/pkgconfig"

@@ -17,26 +17,34 @@ jobs=$(nproc 2>/dev/null || echo 2)
 isa_re='_(sse[0-9a-z]*|ssse3|avx[0-9a-z]*|gfni|vaes|vpclmul|pclmul|neon|x86|bmi2)[a-z0-9_]*\.c$'
 common=(-std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror -D_POSIX_C_SOURCE=200809L
         -Iinclude -Ilib -Icli -Ibench/harness)
+# One file with one compiler: silent when it compiles clean.
+compile_one() {
+  local cc=$1 f=$2 out
+  local flags=("${common[@]}")
+  [[ "$f" =~ $isa_re ]] || flags+=(-pedantic-errors)
+  out=$($cc "${flags[@]}" -c "$f" -o /dev/null 2>&1) || { echo "pedantic $cc: $f:"; echo "$out" | head -10; return 1; }
+}
+# Each public header on its own.
+header_one() {
+  local cc=$1 h=$2 out
+  out=$(printf '#include "%s"\nint gostx_header_check;\n' "${h#include/}" |
+        $cc -std=c11 -pedantic-errors -Wall -Wextra -Werror -Iinclude -x c -c - -o /dev/null 2>&1) ||
+    { echo "pedantic $cc: header $h:"; echo "$out" | head -10; return 1; }
+}
+# A compiler call keeps one core busy: they run a core each (scripts/parallel.sh).
+. scripts/parallel.sh
 fail=0
 n=0
+pj_start
 for cc in gcc clang; do
   command -v $cc >/dev/null || { echo "pedantic: $cc not installed"; exit 1; }
   while IFS= read -r f; do
-    flags=("${common[@]}")
-    [[ "$f" =~ $isa_re ]] || flags+=(-pedantic-errors)
-    if ! out=$($cc "${flags[@]}" -c "$f" -o /dev/null 2>&1); then
-      echo "pedantic $cc: $f:"; echo "$out" | head -10; fail=1
-    fi
+    pj compile_one "$cc" "$f"
     n=$((n + 1))
   done < <(find lib cli bench/harness -name '*.c' | sort)
-  # Each public header on its own.
-  for h in include/gostx.h include/gostx/*.h; do
-    if ! out=$(printf '#include "%s"\nint gostx_header_check;\n' "${h#include/}" |
-               $cc -std=c11 -pedantic-errors -Wall -Wextra -Werror -Iinclude -x c -c - -o /dev/null 2>&1); then
-      echo "pedantic $cc: header $h:"; echo "$out" | head -10; fail=1
-    fi
-  done
+  for h in include/gostx.h include/gostx/*.h; do pj header_one "$cc" "$h"; done
 done
+pj_end || fail=1
 for cxx in g++ clang++; do
   command -v $cxx >/dev/null || continue
   if ! out=$(printf '#include "gostx.h"\nint main() { return gostx_version() == 0; }\n' |
