@@ -128,49 +128,42 @@ static int batch_finish(gostx_gpu *g, job *j, size_t dev_used, int rc) {
   return rc;
 }
 
-/* A batch on host buffers (hin/hout) or, with dev, on device buffers. */
+/* A batch on host or device buffers. */
 static int batch_call(gostx_gpu *g, int cnt, const void *const *keys, size_t nkeys,
-                      const uint8_t *ivs, size_t iv_len, const uint8_t *hin, uint8_t *hout,
-                      gostx_gpu_ptr din, gostx_gpu_ptr dout, int dev, size_t sector_len,
+                      const uint8_t *ivs, size_t iv_len, gpu_bufs b, size_t sector_len,
                       size_t nsectors) {
-  if (dev) {
-    DEV_ARGS_OK(g, din, dout, nsectors);
-  } else {
-    HOST_ARGS_OK(g, hin, hout, nsectors);
-  }
+  if (!bufs_ok(g, b, nsectors)) return GOSTX_EINVAL;
   job j;
   size_t used;
   int rc = batch_setup(g, &j, cnt, keys, nkeys, ivs, iv_len, sector_len, nsectors, &used);
-  if (!rc)
-    rc = dev ? gostx__gpu_run_dev(g, &j, din, dout, sector_len * nsectors)
-             : gostx__gpu_run_host(g, &j, hin, hout, sector_len * nsectors);
+  if (!rc) rc = gostx__gpu_run(g, &j, b, sector_len * nsectors);
   return batch_finish(g, &j, used, rc);
 }
 
 int gostx_gpu_batch_ctr_crypt(gostx_gpu *g, const gostx_cipher *const *keys, size_t nkeys,
                               const uint8_t *ivs, size_t iv_len, const uint8_t *in,
                               size_t sector_len, size_t nsectors, uint8_t *out) {
-  return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, in, out, 0, 0, 0,
+  return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, HOST_BUFS(in, out),
                     sector_len, nsectors);
 }
 
 int gostx_gpu_batch_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *const *keys, size_t nkeys,
                                   const uint8_t *ivs, size_t iv_len, gostx_gpu_ptr in,
                                   size_t sector_len, size_t nsectors, gostx_gpu_ptr out) {
-  return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, NULL, NULL, in, out, 1,
+  return batch_call(g, 0, (const void *const *)keys, nkeys, ivs, iv_len, DEV_BUFS(in, out),
                     sector_len, nsectors);
 }
 
 int gostx_gpu_batch_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *const *keys, size_t nkeys,
                                const uint8_t *ivs, const uint8_t *in, size_t sector_len,
                                size_t nsectors, uint8_t *out) {
-  return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, in, out, 0, 0, 0, sector_len,
-                    nsectors);
+  return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, HOST_BUFS(in, out),
+                    sector_len, nsectors);
 }
 
 int gostx_gpu_batch_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *const *keys,
                                    size_t nkeys, const uint8_t *ivs, gostx_gpu_ptr in,
                                    size_t sector_len, size_t nsectors, gostx_gpu_ptr out) {
-  return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, NULL, NULL, in, out, 1,
+  return batch_call(g, 1, (const void *const *)keys, nkeys, ivs, 8, DEV_BUFS(in, out),
                     sector_len, nsectors);
 }

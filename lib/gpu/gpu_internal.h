@@ -159,10 +159,24 @@ typedef struct job {
 
 static inline void job_wipe(job *j) { gostx_memzero(j, sizeof *j); }
 
-#define HOST_ARGS_OK(g, in, out, len) \
-  if (!(g) || ((len) && (!(in) || !(out)))) { set_err("NULL argument"); return GOSTX_EINVAL; }
-#define DEV_ARGS_OK(g, in, out, len) \
-  if (!(g) || ((len) && (!(in) || !(out)))) { set_err("NULL argument"); return GOSTX_EINVAL; }
+/* A call's buffers: host (in, out) or, with dev, device (din, dout). */
+typedef struct {
+  int dev;
+  const uint8_t *in;
+  uint8_t *out;
+  CUdeviceptr din, dout;
+} gpu_bufs;
+#define HOST_BUFS(in, out) ((gpu_bufs){0, (in), (out), 0, 0})
+#define DEV_BUFS(din, dout) ((gpu_bufs){1, NULL, NULL, (din), (dout)})
+
+/* The NULL checks of a call (len 0: the buffers may be NULL). */
+static inline int bufs_ok(const gostx_gpu *g, gpu_bufs b, size_t len) {
+  if (!g || (len && (b.dev ? !b.din || !b.dout : !b.in || !b.out))) {
+    set_err("NULL argument");
+    return 0;
+  }
+  return 1;
+}
 
 /* ---- memory (gpu_memory.c) ---- */
 /* Staging: per stream, pinned in/out, device in/out, XTS tweaks (one per
@@ -185,9 +199,8 @@ int gostx__gpu_ensure_keys(gostx_gpu *g, size_t host_need, size_t dev_need);
 /* ---- the pipeline (gpu_pipeline.c) ---- */
 /* Launches f over `threads` threads in blocks of `block` on stream st. */
 int gostx__gpu_launch(CUfunction f, uint64_t threads, unsigned block, CUstream st, void **args);
-/* A job over host buffers, chunked over the streams. */
-int gostx__gpu_run_host(gostx_gpu *g, const job *j, const uint8_t *in, uint8_t *out, size_t len);
-/* A job over device buffers, at once on stream 0. */
-int gostx__gpu_run_dev(gostx_gpu *g, const job *j, CUdeviceptr in, CUdeviceptr out, size_t len);
+/* A job over host buffers, chunked over the streams, or over device
+ * buffers, at once on stream 0. */
+int gostx__gpu_run(gostx_gpu *g, const job *j, gpu_bufs b, size_t len);
 
 #endif

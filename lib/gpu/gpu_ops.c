@@ -69,118 +69,94 @@ static int cnt_job(job *j, const gostx_gost89_key *k, const uint8_t iv[8]) {
   return GOSTX_OK;
 }
 
-#define FINISH(call) \
-  do { int rc_ = (call); job_wipe(&j); return rc_; } while (0)
+/* ---- the calls: checks, the job, the run on host or device buffers ---- */
+
+/* Runs the job when its setup (rc) accepted it; the job goes either way. */
+static int finish(gostx_gpu *g, job *j, gpu_bufs b, size_t len, int rc) {
+  if (!rc) rc = gostx__gpu_run(g, j, b, len);
+  job_wipe(j);
+  return rc;
+}
+
+static int cipher_call(gostx_gpu *g, const gostx_cipher *c, int ctr, int dec, const uint8_t *iv,
+                       size_t iv_len, gpu_bufs b, size_t len) {
+  if (!bufs_ok(g, b, len)) return GOSTX_EINVAL;
+  job j;
+  return finish(g, &j, b, len, cipher_job(&j, c, ctr, dec, iv, iv_len, len));
+}
+
+static int xts_call(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0, size_t sector_len,
+                    int dec, gpu_bufs b, size_t len) {
+  if (!bufs_ok(g, b, len)) return GOSTX_EINVAL;
+  job j;
+  return finish(g, &j, b, len, xts_job(&j, x, sector0, sector_len, dec, len));
+}
+
+static int cnt_call(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8], gpu_bufs b,
+                    size_t len) {
+  if (!bufs_ok(g, b, len)) return GOSTX_EINVAL;
+  job j;
+  return finish(g, &j, b, len, cnt_job(&j, k, iv));
+}
 
 int gostx_gpu_ctr_crypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
                         const uint8_t *in, size_t len, uint8_t *out) {
-  HOST_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cipher_job(&j, c, 1, 0, iv, iv_len, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_host(g, &j, in, out, len));
-}
-
-static int ecb_host(gostx_gpu *g, const gostx_cipher *c, int dec, const uint8_t *in,
-                    uint8_t *out, size_t len) {
-  HOST_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cipher_job(&j, c, 0, dec, NULL, 0, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_host(g, &j, in, out, len));
+  return cipher_call(g, c, 1, 0, iv, iv_len, HOST_BUFS(in, out), len);
 }
 
 int gostx_gpu_ecb_encrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in, size_t len,
                           uint8_t *out) {
-  return ecb_host(g, c, 0, in, out, len);
+  return cipher_call(g, c, 0, 0, NULL, 0, HOST_BUFS(in, out), len);
 }
 
 int gostx_gpu_ecb_decrypt(gostx_gpu *g, const gostx_cipher *c, const uint8_t *in, size_t len,
                           uint8_t *out) {
-  return ecb_host(g, c, 1, in, out, len);
-}
-
-static int xts_host(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0, size_t sector_len,
-                    int dec, const uint8_t *in, uint8_t *out, size_t len) {
-  HOST_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = xts_job(&j, x, sector0, sector_len, dec, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_host(g, &j, in, out, len));
+  return cipher_call(g, c, 0, 1, NULL, 0, HOST_BUFS(in, out), len);
 }
 
 int gostx_gpu_xts_encrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
                           size_t sector_len, const uint8_t *in, size_t len, uint8_t *out) {
-  return xts_host(g, x, sector0, sector_len, 0, in, out, len);
+  return xts_call(g, x, sector0, sector_len, 0, HOST_BUFS(in, out), len);
 }
 
 int gostx_gpu_xts_decrypt(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
                           size_t sector_len, const uint8_t *in, size_t len, uint8_t *out) {
-  return xts_host(g, x, sector0, sector_len, 1, in, out, len);
+  return xts_call(g, x, sector0, sector_len, 1, HOST_BUFS(in, out), len);
 }
 
 int gostx_gpu_gost89_cnt(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
                          const uint8_t *in, size_t len, uint8_t *out) {
-  HOST_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cnt_job(&j, k, iv);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_host(g, &j, in, out, len));
+  return cnt_call(g, k, iv, HOST_BUFS(in, out), len);
 }
 
 int gostx_gpu_ctr_crypt_dev(gostx_gpu *g, const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
                             gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
-  DEV_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cipher_job(&j, c, 1, 0, iv, iv_len, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_dev(g, &j, in, out, len));
+  return cipher_call(g, c, 1, 0, iv, iv_len, DEV_BUFS(in, out), len);
 }
 
 int gostx_gpu_ecb_encrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in, size_t len,
                               gostx_gpu_ptr out) {
-  DEV_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cipher_job(&j, c, 0, 0, NULL, 0, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_dev(g, &j, in, out, len));
+  return cipher_call(g, c, 0, 0, NULL, 0, DEV_BUFS(in, out), len);
 }
 
 int gostx_gpu_ecb_decrypt_dev(gostx_gpu *g, const gostx_cipher *c, gostx_gpu_ptr in, size_t len,
                               gostx_gpu_ptr out) {
-  DEV_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cipher_job(&j, c, 0, 1, NULL, 0, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_dev(g, &j, in, out, len));
-}
-
-static int xts_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0, size_t sector_len,
-                   int dec, gostx_gpu_ptr in, gostx_gpu_ptr out, size_t len) {
-  DEV_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = xts_job(&j, x, sector0, sector_len, dec, len);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_dev(g, &j, in, out, len));
+  return cipher_call(g, c, 0, 1, NULL, 0, DEV_BUFS(in, out), len);
 }
 
 int gostx_gpu_xts_encrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
                               size_t sector_len, gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
-  return xts_dev(g, x, sector0, sector_len, 0, in, out, len);
+  return xts_call(g, x, sector0, sector_len, 0, DEV_BUFS(in, out), len);
 }
 
 int gostx_gpu_xts_decrypt_dev(gostx_gpu *g, const gostx_xts_key *x, uint64_t sector0,
                               size_t sector_len, gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
-  return xts_dev(g, x, sector0, sector_len, 1, in, out, len);
+  return xts_call(g, x, sector0, sector_len, 1, DEV_BUFS(in, out), len);
 }
 
 int gostx_gpu_gost89_cnt_dev(gostx_gpu *g, const gostx_gost89_key *k, const uint8_t iv[8],
                              gostx_gpu_ptr in, size_t len, gostx_gpu_ptr out) {
-  DEV_ARGS_OK(g, in, out, len);
-  job j;
-  int rc = cnt_job(&j, k, iv);
-  if (rc) return rc;
-  FINISH(gostx__gpu_run_dev(g, &j, in, out, len));
+  return cnt_call(g, k, iv, DEV_BUFS(in, out), len);
 }
 
 /* ---- one job on the GPU and the CPU pool at once ---- */
@@ -208,7 +184,7 @@ int gostx_gpu_ctr_crypt_split(gostx_gpu *g, gostx_pool *pool, double gpu_share,
   int rc = cipher_job(&chk, c, 1, 0, iv, iv_len, len); /* the GPU's checks, up front */
   job_wipe(&chk);
   if (rc) return rc;
-  HOST_ARGS_OK(g, in, out, len);
+  if (!bufs_ok(g, HOST_BUFS(in, out), len)) return GOSTX_EINVAL;
   if (!(gpu_share >= 0 && gpu_share <= 1)) {
     set_err("GPU share %g is not in [0, 1]", gpu_share);
     return GOSTX_EINVAL;

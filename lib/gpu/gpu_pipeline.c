@@ -119,7 +119,7 @@ static int finish_chunk(gostx_gpu *g, int s, uint8_t *dst, size_t n) {
  * the other streams' copies and kernels run. Output is written only for
  * chunks before the one being read, so in == out is safe. A side (in or
  * out) inside a registered range is transferred directly, without staging. */
-int gostx__gpu_run_host(gostx_gpu *g, const job *j, const uint8_t *in, uint8_t *out, size_t len) {
+static int run_host(gostx_gpu *g, const job *j, const uint8_t *in, uint8_t *out, size_t len) {
   size_t off[NSTREAMS] = {0}, n[NSTREAMS] = {0}, used_in[NSTREAMS] = {0},
          used_out[NSTREAMS] = {0};
   int busy[NSTREAMS] = {0}, rc = GOSTX_OK;
@@ -191,7 +191,7 @@ int gostx__gpu_run_host(gostx_gpu *g, const job *j, const uint8_t *in, uint8_t *
 }
 
 /* Device buffers: the whole job at once on stream 0. */
-int gostx__gpu_run_dev(gostx_gpu *g, const job *j, CUdeviceptr in, CUdeviceptr out, size_t len) {
+static int run_dev(gostx_gpu *g, const job *j, CUdeviceptr in, CUdeviceptr out, size_t len) {
   g->kernel_s = 0;
   if (len == 0) return GOSTX_OK;
   if ((in | out) & 3) {
@@ -223,4 +223,8 @@ int gostx__gpu_run_dev(gostx_gpu *g, const job *j, CUdeviceptr in, CUdeviceptr o
   float ms = 0;
   if (!drv.cuEventElapsedTime(&ms, g->ev0[0], g->ev1[0])) g->kernel_s = ms / 1e3;
   return GOSTX_OK;
+}
+
+int gostx__gpu_run(gostx_gpu *g, const job *j, gpu_bufs b, size_t len) {
+  return b.dev ? run_dev(g, j, b.din, b.dout, len) : run_host(g, j, b.in, b.out, len);
 }
