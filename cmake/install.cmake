@@ -23,7 +23,7 @@ endif()
 set(GOSTX_PC_CFLAGS "")
 set(GOSTX_PC_LIBS_PRIVATE "-pthread")
 if(GOSTX_CUDA)
-  # include/gostx/gpu.h declares the GPU calls only with GOSTX_CUDA; gpu_host.c dlopens the driver.
+  # include/gostx/gpu.h declares the GPU calls only with GOSTX_CUDA; gpu_driver.c dlopens the driver.
   set(GOSTX_PC_CFLAGS "-DGOSTX_CUDA")
   string(APPEND GOSTX_PC_LIBS_PRIVATE " -ldl")
 endif()

@@ -1,7 +1,7 @@
 # The optional CUDA backend (-DGOSTX_CUDA=ON), included by CMakeLists.txt.
 #
 # The kernels (kernels.cu) are compiled by nvcc into one fatbin that is
-# embedded in the library; the host side (gpu_host.c, plain C) opens the
+# embedded in the library; the host side (gpu_*.c, plain C) opens the
 # driver with dlopen at run time. So nothing CUDA is linked: the library
 # loads on any machine and gostx_gpu_open reports a missing driver/GPU.
 # CMake's CUDA language is not used (it wants a full toolkit layout that the
@@ -87,11 +87,12 @@ __asm__(\".section .rodata\\n\"
 configure_file(${GOSTX_FATBIN_C}.in ${GOSTX_FATBIN_C} @ONLY)
 set_source_files_properties(${GOSTX_FATBIN_C} PROPERTIES OBJECT_DEPENDS ${GOSTX_FATBIN})
 
-list(APPEND GOSTX_LIB_SOURCES
-  ${CMAKE_SOURCE_DIR}/lib/gpu/gpu_host.c
-  ${CMAKE_SOURCE_DIR}/lib/gpu/gpu_plan.c
-  ${GOSTX_FATBIN_C})
-set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/gpu/gpu_host.c PROPERTIES
+# The host side, one concern a file (gpu_internal.h: what they share).
+foreach(f gpu_driver.c gpu_device.c gpu_memory.c gpu_pipeline.c gpu_ops.c gpu_batch.c gpu_plan.c)
+  list(APPEND GOSTX_LIB_SOURCES ${CMAKE_SOURCE_DIR}/lib/gpu/${f})
+endforeach()
+list(APPEND GOSTX_LIB_SOURCES ${GOSTX_FATBIN_C})
+set_source_files_properties(${CMAKE_SOURCE_DIR}/lib/gpu/gpu_device.c PROPERTIES
   COMPILE_DEFINITIONS "GOSTX_GPU_ARCHS_TEXT=\"${_archs_text}\"")
 
 function(gostx_cuda_link objs)

@@ -1,5 +1,5 @@
 /* A stand-in for libcuda.so.1 that runs the gostx kernels on the host, so
- * that the CUDA backend's host side (lib/gpu/gpu_host.c: dlopen and symbol
+ * that the CUDA backend's host side (lib/gpu/gpu_*.c: dlopen and symbol
  * lookup, module load of the embedded fatbin, buffers, chunking, the
  * multi-stream pipeline, kernel argument packing, XTS scratch, errors) is
  * tested end to end on machines without a GPU. Loaded by tests/test_gpu.c
