@@ -208,6 +208,9 @@ int cmd_vko(int argc, char **argv) {
                "key KEY and the peer's public key (PEM or DER, same curve), written raw to\n"
                "FILE (created 0600) or stdout. UKM: 1..8 bytes in hex as `openssl pkeyutl\n"
                "-derive -pkeyopt ukmhex:HEX` takes it (read little-endian; default 01).\n"
+               "A 32-byte UKM runs KEG instead (RFC 9189 section 8.2.3, the TLS key export\n"
+               "key; UKM = the 32-byte hash H): 64 bytes out, --256/--512 ignored, as\n"
+               "pkeyutl -derive does with gost-engine.\n"
                "openssl spellings work too: -peer, -ukm, -out, -256, -512.\n");
         return CLI_EXIT_OK;
       case CLI_POS: return cli_usage("vko: unexpected argument '%s'", p.pos);
@@ -215,14 +218,14 @@ int cmd_vko(int argc, char **argv) {
     }
   }
   if (!key_path || !peer_path) return cli_usage("vko: needs -k KEY and --peer PEERPUB");
-  uint8_t ukm[8] = {1};
+  uint8_t ukm[32] = {1};
   size_t ukm_len = 1;
   if (ukm_hex) {
     uint8_t *u;
     if ((rc = cli_hex("vko: --ukm", ukm_hex, &u, &ukm_len))) return rc;
-    if (ukm_len < 1 || ukm_len > sizeof ukm) {
+    if (ukm_len < 1 || (ukm_len > 8 && ukm_len != 32)) {
       free(u);
-      return cli_usage("vko: --ukm must be 1 to 8 bytes, got %zu", ukm_len);
+      return cli_usage("vko: --ukm must be 1 to 8 bytes (VKO) or 32 (KEG), got %zu", ukm_len);
     }
     memcpy(ukm, u, ukm_len);
     free(u);
@@ -241,7 +244,13 @@ int cmd_vko(int argc, char **argv) {
                        gostx_gost3410_curve_name(peer.curve), gostx_gost3410_curve_name(k.curve));
   uint8_t out[64];
   if (!status) {
-    rc = gostx_gost3410_vko(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, ukm_len, out, out_len);
+    if (ukm_len == 32) {
+      out_len = 64;
+      rc = gostx_gost3410_keg(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, 32, out, 64);
+    } else {
+      rc = gostx_gost3410_vko(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, ukm_len, out,
+                              out_len);
+    }
     if (rc) {
       cli_err("vko: %s", rc == GOSTX_EINVAL ? "the peer key is of small order" : gostx_strerror(rc));
       status = rc == GOSTX_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

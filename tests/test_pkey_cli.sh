@@ -50,6 +50,12 @@ for row in $curves; do
   want=$(ossl pkeyutl -engine gost -derive -inkey "o$c.pem" -peerkey "$c.pub" -pkeyopt "ukmhex:$ukm" | od -An -tx1 | tr -d ' \n')
   got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$ukm" | od -An -tx1 | tr -d ' \n')
   check "$c vko = pkeyutl -derive" [ -n "$want" ] && [ "$got" = "$want" ]
+  # KEG (RFC 9189): a 32-byte UKM (the hash H) in both; H[1..16] != 0 (there
+  # gost-engine's UKM differs from the RFC's, tests/vectors/keg-9189.json)
+  h=01$(head -c 31 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  want=$(ossl pkeyutl -engine gost -derive -inkey "o$c.pem" -peerkey "$c.pub" -pkeyopt "ukmhex:$h" | od -An -tx1 | tr -d ' \n')
+  got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$h" | od -An -tx1 | tr -d ' \n')
+  check "$c vko KEG (32-byte UKM) = pkeyutl -derive" [ "${#want}:$got" = "128:$want" ]
 done
 
 # --text: to -o (0600 when d is in it), d only for a private key without --pubout
@@ -91,6 +97,7 @@ refuse "label mismatch" "malformed" "$G" pkey -i label.pem
 printf -- '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n' > enc.pem
 refuse "encrypted key" "unsupported" "$G" pkey -i enc.pem
 refuse "wrong curve for vko" "same curve" "$G" vko -k 256A.pem -peer 512A.pub
+refuse "vko: a 9-byte UKM (neither VKO nor KEG)" "or 32 (KEG)" "$G" vko -k 256A.pem -peer 256A.pub -ukm 010203040506070809
 refuse "verify: signature length" "bytes" "$G" verify -p 512A.pub -s b.sig b
 refuse "sign with a public key" "public key" "$G" sign -k 256A.pub -o x m
 refuse "unknown curve" "unknown curve" "$G" genpkey -c 255Z

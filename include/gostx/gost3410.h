@@ -80,6 +80,19 @@ GOSTX_API int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv
                                  const uint8_t *ukm, size_t ukm_len, uint8_t *out,
                                  size_t out_len);
 
+/* KEG (RFC 9189 section 8.2.3), the key export key of the GOST TLS cipher
+ * suites: out[64] from our d, the peer's Q and the
+ * 32-byte handshake hash H. UKM = H[1..16] read big-endian (1 when zero);
+ * 256-bit curves: KDF_TREE_GOSTR3411_2012_256(VKO_256(d, Q, UKM), "kdf tree",
+ * H[17..24], R = 1), 64 bytes; 512-bit curves: VKO_512(d, Q, UKM). What
+ * `openssl pkeyutl -derive -pkeyopt ukmhex:H` computes with gost-engine for a
+ * 32-byte H. Errors as gostx_gost3410_vko; GOSTX_ELEN unless h_len = 32 and
+ * out_len = 64. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv,
+                                                  size_t priv_len, const uint8_t *peer_pub,
+                                                  size_t pub_len, const uint8_t *h, size_t h_len,
+                                                  uint8_t *out, size_t out_len);
+
 /* ---- key files: DER and PEM (lib/gost3410/keys.c), docs/GOST3410.md ----
  * The formats gost-engine, OpenSSL and X.509 use (RFC 4491, RFC 9215,
  * R 1323565.1.023-2018):
