@@ -100,6 +100,12 @@ int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_
 /* The same rules for a passphrase read from descriptor fd_s (the value of
  * option fd_opt, e.g. "--pass-fd"), to its end. */
 int cli_read_pass_fd(const char *fd_opt, const char *fd_s, uint8_t *pass, size_t *len);
+/* A password as openssl's -pass/-passin/-passout take it (the value spec of
+ * option opt): pass:PASSWORD (visible in ps: the --help texts say so),
+ * file:PATH, fd:N, env:VAR or stdin; from a file, descriptor or variable the
+ * first line (without "\n" or "\r\n"). 1..CLI_PASS_MAX bytes into
+ * pass[CLI_PASS_MAX + 2]. 0, CLI_EXIT_USAGE or CLI_EXIT_FAIL. */
+int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *len);
 /* Parses fd_s, the value of option opt, as an open descriptor: *fd, and
  * "OPT N" in name for messages. 0, CLI_EXIT_USAGE or CLI_EXIT_FAIL (closed). */
 int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]);
@@ -261,6 +267,10 @@ typedef struct cli_key {
 /* Reads a PEM or DER key file ("-" = stdin) with read(2). 0, or
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
 int cli_load_key(const char *path, cli_key *k);
+/* The same, an encrypted private key decrypted with the password that
+ * pass_spec gives (cli_read_pass_arg; pass_opt, e.g. "-passin", names it in
+ * messages). A wrong password: CLI_EXIT_FAIL after one line. */
+int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec);
 void cli_key_clear(cli_key *k);
 /* len bytes to path ("-"/NULL = stdout) through cli_out (CLI_OUT_* flags):
  * 0 or CLI_EXIT_FAIL after printing. */

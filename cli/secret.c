@@ -1,7 +1,8 @@
 /* gostx CLI: secrets from files and from the terminal. Files are read with
  * read(2), so no stdio buffer keeps a copy; the terminal is read with echo
- * off, restored on SIGINT/SIGTERM. Used by enc/dec, disk, and the key-file /
- * fd options of cipher, mac and kdf. */
+ * off, restored on SIGINT/SIGTERM. Used by enc/dec, disk, the key-file /
+ * fd options of cipher, mac and kdf, and the openssl-style password
+ * arguments of genpkey and pkey (-pass, -passin, -passout). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -194,5 +195,66 @@ int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_
     rc = CLI_EXIT_FAIL;
   }
   gostx_memzero(again, sizeof again);
+  return rc;
+}
+
+/* The first line of buf[n] (up to "\n" or "\r\n"), as openssl takes a
+ * password from a file or descriptor. */
+static int first_line(const char *from, const uint8_t *buf, size_t n, size_t *len) {
+  const uint8_t *nl = memchr(buf, '\n', n);
+  if (nl) n = (size_t)(nl - buf);
+  if (n && buf[n - 1] == '\r') n--;
+  if (n > CLI_PASS_MAX) return cli_usage("%s: password longer than %d bytes", from, CLI_PASS_MAX);
+  if (n == 0) return cli_usage("%s: empty password", from);
+  *len = n;
+  return 0;
+}
+
+int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *len) {
+  uint8_t *buf = NULL;
+  long got;
+  int rc;
+  char name[64];
+  if (!strncmp(spec, "pass:", 5)) {
+    size_t n = strlen(spec + 5);
+    if (n > CLI_PASS_MAX) return cli_usage("%s pass:: password longer than %d bytes", opt, CLI_PASS_MAX);
+    if (n == 0) return cli_usage("%s pass:: empty password", opt);
+    memcpy(pass, spec + 5, n);
+    *len = n;
+    return 0;
+  }
+  if (!strncmp(spec, "env:", 4)) {
+    const char *v = getenv(spec + 4);
+    snprintf(name, sizeof name, "%s env:%.40s", opt, spec + 4);
+    if (!v) return cli_usage("%s: no such environment variable", name);
+    if ((rc = first_line(name, (const uint8_t *)v, strlen(v), len))) return rc;
+    memcpy(pass, v, *len);
+    return 0;
+  }
+  int fd = -1;
+  const char *path = NULL;
+  if (!strncmp(spec, "file:", 5)) {
+    path = spec + 5;
+    snprintf(name, sizeof name, "%s file:%.40s", opt, path);
+  } else if (!strncmp(spec, "fd:", 3)) {
+    char fdname[32];
+    if ((rc = cli_secret_fd(opt, spec + 3, &fd, fdname))) return rc;
+    snprintf(name, sizeof name, "%s fd:%s", opt, spec + 3);
+  } else if (!strcmp(spec, "stdin")) {
+    fd = 0;
+    snprintf(name, sizeof name, "%s stdin", opt);
+  } else {
+    return cli_usage("%s: '%s' is none of pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin", opt,
+                     spec);
+  }
+  if (!(buf = malloc(CLI_PASS_MAX + 2))) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  got = path ? cli_read_secret_file(path, buf, CLI_PASS_MAX + 2)
+             : read_secret_fd(fd, name, buf, CLI_PASS_MAX + 2);
+  rc = got < 0 ? CLI_EXIT_FAIL : first_line(name, buf, (size_t)got, len);
+  if (!rc) memcpy(pass, buf, *len);
+  cli_free_secret(buf, CLI_PASS_MAX + 2);
   return rc;
 }

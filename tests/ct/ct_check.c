@@ -763,6 +763,20 @@ static void case_gost3410_streebog(void) {
     RC_OK_VERDICT(gostx_gost3410_keg(c, d2, len, pub, 2 * len, h, sizeof h, k2, sizeof k2),
                   "gost3410 keg, the other side");
     same(k1, k2, sizeof k1, "gost3410 keg agrees");
+    /* An encrypted PKCS#8 key: d and the password secret (PBKDF2 is
+     * HMAC-Streebog, hence this group); salt, IV and ciphertext public.
+     * Reading is not here: it parses the decryption, whose DER tags and
+     * lengths come from the password (public for the right one; a wrong one
+     * is reported as such, the one bit a reader must give). */
+    uint8_t pw[12], enc[GOSTX_GOST3410_DER_MAX];
+    size_t enc_len;
+    fill(pw, sizeof pw, 11);
+    CT_SECRET(pw, sizeof pw);
+    RC_OK_VERDICT(gostx_gost3410_priv_to_encrypted_der(c, d, len, pw, sizeof pw,
+                                                        GOSTX_GOST3410_PBE_KUZNYECHIK, 2, enc,
+                                                        sizeof enc, &enc_len),
+                  "gost3410 encrypted key");
+    CT_PUBLIC(enc, enc_len);
   }
 }
 
