@@ -171,5 +171,18 @@ if [ $have_engine = 1 ]; then
     -v2prf id-tc26-hmac-gost-3411-2012-512 -passout pass:x -out g89.der
   refuse "GOST 28147-89 PBES2 refused, named (DER)" "GOST 28147-89 CFB" "$G" pkey -i g89.der -passin pass:x
 fi
+# our OpenSSL provider (libcrypto's PBES2 decoder with the provider's
+# HMAC-Streebog and CTR-ACPKM) reads gostx's encrypted keys
+mods=$(dirname "$G")/ossl-modules
+if [ -f "$mods/gostx.so" ] && command -v openssl >/dev/null; then
+  prov=(-provider-path "$mods" -provider gostx -provider default)
+  check "provider reads gostx's kuznyechik-ctr-acpkm key" bash -c \
+    "openssl pkey ${prov[*]} -in pe.pem -passin file:pwfile 2>/dev/null | cmp -s - pd.pem"
+  "$G" pkey -i pd.pem -passout pass:x3 -magma-ctr-acpkm -o pm.pem
+  check "provider reads gostx's magma-ctr-acpkm key" bash -c \
+    "openssl pkey ${prov[*]} -in pm.pem -passin pass:x3 2>/dev/null | cmp -s - pd.pem"
+else
+  echo "gostx provider or openssl missing: provider rows skipped"
+fi
 [ $have_engine = 1 ] || echo "openssl gost engine unavailable: interop rows skipped"
 finish
