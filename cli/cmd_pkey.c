@@ -67,7 +67,7 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
                      "HMAC-Streebog-512 and kuznyechik-ctr-acpkm or magma-ctr-acpkm, at most "
                      "10,000,000 iterations)", path, scheme);
   if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
-                           "parameter set", path);
+                           "parameter set, nor a well-formed encrypted one", path);
   if (!pass_spec)
     return cli_usage("%s is an encrypted private key (%s): give its password with %s", path,
                      scheme, pass_opt ? pass_opt : "gostx pkey -passin");
