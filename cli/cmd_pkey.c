@@ -64,8 +64,8 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
                : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
   if (rc == GOSTX_EUNSUP)
     return cli_usage("%s: unsupported encryption scheme %s (gostx reads PBES2 with PBKDF2-"
-                     "HMAC-Streebog-512 and kuznyechik-ctr-acpkm or magma-ctr-acpkm, at most "
-                     "10,000,000 iterations)", path, scheme);
+                     "HMAC-Streebog-512 and kuznyechik-ctr-acpkm, magma-ctr-acpkm or GOST "
+                     "28147-89 CFB, at most 10,000,000 iterations)", path, scheme);
   if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
                            "parameter set, nor a well-formed encrypted one", path);
   if (!pass_spec)

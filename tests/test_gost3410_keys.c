@@ -277,6 +277,17 @@ static const char engine_enc_magma[] =
     "BnnRjdv8BvMmwxJ/pzrvM/FhzPgBCoUCPZYBAoaiL1f8cV56UnHDl2Ln58JQ+kH6\n"
     "WwrWOaTx\n"
     "-----END ENCRYPTED PRIVATE KEY-----\n";
+/* `openssl pkcs8 -engine gost -topk8 -v2 gost89 -v2prf
+ * id-tc26-hmac-gost-3411-2012-512 -passout pass:x` of a 256 paramSetA key
+ * (d = enc89_d): GOST 28147-89 CFB, parameter set Z, read only. */
+static const char engine_enc_gost89[] =
+    "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
+    "MIGdMFkGCSqGSIb3DQEFDTBMMCkGCSqGSIb3DQEFDDAcBAi8QsCbLX/biAICCAAw\n"
+    "DAYIKoUDBwEBBAIFADAfBgYqhQMCAhUwFQQIfI/Da6isPVEGCSqFAwcBAgUBAQRA\n"
+    "9+cbiv+ajkTbcdaj4wUc+G10TrpI67IqhqpMpF9YdQCDGr+1dI5L4QHtDFWS46AS\n"
+    "qOUcDBwRRt1f7oEC18ARQg==\n"
+    "-----END ENCRYPTED PRIVATE KEY-----\n";
+static const char enc89_d[] = "10273c75b3c79f4703bee86afb2516347e11d3f9ff65a150451a8dcb9d0aba86";
 static const char openssl_enc_aes[] =
     "-----BEGIN ENCRYPTED PRIVATE KEY-----\n"
     "MIGrMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAiE+lOjJAVIMAICCAAw\n"
@@ -326,6 +337,15 @@ static void encrypted_keys(void) {
     /* a plain reader calls it well-formed but not its kind */
     CHECK_RC(read_pem(files[i], strlen(files[i])), GOSTX_EUNSUP, "plain reader: EUNSUP");
   }
+  /* gost-engine's GOST 28147-89 CFB file: read (not written). */
+  unhex(enc89_d, want, 32);
+  CHECK_RC(read_enc_pem(engine_enc_gost89, "x"), 0, "read gost-engine's gost89 PBES2 key");
+  CHECK(curve == GOSTX_GOST3410_256_A && klen == 32 && !memcmp(d, want, 32), "gost89: d");
+  CHECK_RC(read_enc_pem(engine_enc_gost89, "y"), GOSTX_EAUTH, "gost89: wrong password");
+  CHECK_RC(gostx_gost3410_encrypted_scheme_pem(engine_enc_gost89, strlen(engine_enc_gost89), text,
+                                               sizeof text), 0, "gost89 scheme supported");
+  CHECK(!strcmp(text, "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"),
+        "gost89 named: %s", text);
   /* OpenSSL's default scheme: refused, and named. */
   CHECK_RC(read_enc_pem(openssl_enc_aes, "x"), GOSTX_EUNSUP, "AES-256-CBC refused");
   CHECK_RC(gostx_gost3410_encrypted_scheme_pem(openssl_enc_aes, strlen(openssl_enc_aes), text,

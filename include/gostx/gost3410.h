@@ -168,9 +168,11 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size
  * Kuznyechik-CTR-ACPKM (1.2.643.7.1.1.5.2.1) or Magma-CTR-ACPKM
  * (1.2.643.7.1.1.5.1.1) with SEQUENCE { ukm OCTET STRING } whose first n/2
  * bytes are the IV: what gost-engine writes and reads (`openssl pkcs8 -topk8
- * -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512`). PEM
- * label "ENCRYPTED PRIVATE KEY". Any other scheme (AES, PBKDF2 with SHA-2,
- * PKCS#12 PBE, GOST 28147-89, ...) is GOSTX_EUNSUP;
+ * -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512`). Read,
+ * not written: GOST 28147-89 CFB (1.2.643.2.2.21, SEQUENCE { iv, S-box
+ * parameter set OID }), gost-engine's `-v2 gost89`. PEM label "ENCRYPTED
+ * PRIVATE KEY". Any other scheme (AES, PBKDF2 with SHA-2, PKCS#12 PBE, ...)
+ * is GOSTX_EUNSUP;
  * gostx_gost3410_encrypted_scheme says which it is. The password is any
  * bytes (pass may be NULL when pass_len is 0). CTR has no integrity check:
  * a wrong password (or a damaged ciphertext) decrypts to something that is

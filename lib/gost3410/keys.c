@@ -377,7 +377,8 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
  * NULL } }, encryptionScheme { Kuznyechik- or Magma-CTR-ACPKM, SEQUENCE { ukm
  * OCTET STRING } } }: what gost-engine writes for `openssl pkcs8 -topk8 -v2
  * kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512` and reads
- * back. The key is PBKDF2's 32 bytes; the CTR IV is the ukm's first n/2
+ * back (and, read only, GOST 28147-89 CFB: `-v2 gost89`). The key is
+ * PBKDF2's 32 bytes; the CTR IV is the ukm's first n/2
  * bytes (the rest, 8 bytes, is written zero, as gost-engine does, and not
  * used). A PrivateKeyInfo is at most ~110 bytes, shorter than any ACPKM
  * section, so the section size never comes into play (the N passed below is
@@ -388,6 +389,7 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
 #define OID_HMAC_STREEBOG512 "1.2.643.7.1.1.4.2"
 #define OID_KUZ_CTR_ACPKM "1.2.643.7.1.1.5.2.1"
 #define OID_MAGMA_CTR_ACPKM "1.2.643.7.1.1.5.1.1"
+#define OID_GOST89_CFB "1.2.643.2.2.21" /* read only: gost-engine's -v2 gost89 */
 #define PBES2_ITER_MAX 10000000u /* reading: more is refused (a file must not stall us) */
 
 /* Names for the schemes users meet, in refusals (gostx_gost3410_encrypted_scheme). */
@@ -407,7 +409,7 @@ static const struct {
     {"2.16.840.1.101.3.4.1.22", "aes-192-cbc"},
     {"2.16.840.1.101.3.4.1.42", "aes-256-cbc"},
     {"1.2.840.113549.3.7", "des-ede3-cbc"},
-    {"1.2.643.2.2.21", "GOST 28147-89 CFB"},
+    {OID_GOST89_CFB, "GOST 28147-89 CFB"},
     {OID_KUZ_CTR_ACPKM, "kuznyechik-ctr-acpkm"},
     {"1.2.643.7.1.1.5.2.2", "kuznyechik-ctr-acpkm-omac"},
     {OID_MAGMA_CTR_ACPKM, "magma-ctr-acpkm"},
@@ -455,9 +457,10 @@ static void put_u32(wbuf *w, uint32_t v) {
 }
 
 typedef struct pbes2 {
-  rd salt, ukm, data;
+  rd salt, ukm, data; /* ukm: the CTR-ACPKM ukm, or the GOST 28147-89 IV */
   uint32_t iter;
   gostx_alg alg;
+  int sbox; /* GOST 28147-89 CFB: its parameter set (enum gostx_sbox); -1 otherwise */
   char desc[160]; /* what the file uses, for refusals */
 } pbes2;
 
@@ -500,15 +503,24 @@ static int parse_pbes2(const uint8_t *der, size_t der_len, pbes2 *p) {
   if ((rc = get_oid(&enc, oid, sizeof oid))) return rc;
   name_oid(p->desc, sizeof p->desc, &dn, ", ", oid);
   size_t n;
+  p->sbox = -1;
   if (!strcmp(oid, OID_KUZ_CTR_ACPKM))
     p->alg = GOSTX_ALG_KUZNYECHIK, n = 16;
   else if (!strcmp(oid, OID_MAGMA_CTR_ACPKM))
     p->alg = GOSTX_ALG_MAGMA, n = 8;
+  else if (!strcmp(oid, OID_GOST89_CFB))
+    p->alg = GOSTX_ALG_MAGMA, n = 8, p->sbox = 0;
   else
     return GOSTX_EUNSUP;
   if (!kdf_ok) return GOSTX_EUNSUP;
-  if (get(&enc, T_SEQ, &encp) || enc.n || get(&encp, T_OCTETS, &p->ukm) || encp.n)
+  if (get(&enc, T_SEQ, &encp) || enc.n || get(&encp, T_OCTETS, &p->ukm)) return GOSTX_EFORMAT;
+  if (p->sbox >= 0) { /* Gost28147-89-Parameters ::= SEQUENCE { iv, encryptionParamSet } */
+    if (get_oid(&encp, oid, sizeof oid) || encp.n || p->ukm.n != 8) return GOSTX_EFORMAT;
+    name_oid(p->desc, sizeof p->desc, &dn, " ", oid);
+    if ((p->sbox = gostx_sbox_by_name(oid)) < 0) return GOSTX_EUNSUP;
+  } else if (encp.n) {
     return GOSTX_EFORMAT;
+  }
   if (p->ukm.n < n / 2) return GOSTX_EFORMAT; /* the IV */
   if (p->iter == 0 || p->salt.n == 0) return GOSTX_EFORMAT;
   if (p->iter > PBES2_ITER_MAX) return GOSTX_EUNSUP;
@@ -526,17 +538,28 @@ int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *te
 }
 
 /* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes; then
- * CTR-ACPKM over in[len] (encrypt = decrypt). */
-static int pbes2_crypt(gostx_alg alg, const uint8_t *pass, size_t pass_len, const uint8_t *salt,
-                       size_t salt_len, uint32_t iter, const uint8_t *iv, const uint8_t *in,
-                       size_t len, uint8_t *out) {
+ * CTR-ACPKM over in[len] (encrypt = decrypt), or with sbox >= 0 GOST
+ * 28147-89 CFB decryption with that parameter set (CryptoPro key meshing,
+ * which a key this short never reaches). */
+static int pbes2_crypt(gostx_alg alg, int sbox, const uint8_t *pass, size_t pass_len,
+                       const uint8_t *salt, size_t salt_len, uint32_t iter, const uint8_t *iv,
+                       const uint8_t *in, size_t len, uint8_t *out) {
   uint8_t key[GOSTX_KEY_LEN];
   gostx_cipher c;
+  gostx_gost89_key g;
+  memset(&c, 0, sizeof c);
+  memset(&g, 0, sizeof g);
   size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   int rc = gostx_pbkdf2_streebog512(pass, pass_len, salt, salt_len, iter, key, sizeof key);
-  if (!rc) rc = gostx_cipher_init(&c, alg, key);
-  if (!rc) rc = gostx_ctr_acpkm_crypt(&c, iv, n / 2, 256 * n, in, len, out);
+  if (!rc && sbox >= 0) {
+    rc = gostx_gost89_set_key(&g, key, (gostx_sbox)sbox);
+    if (!rc) rc = gostx_gost89_cfb(&g, iv, 1, 1, in, len, out);
+  } else if (!rc) {
+    rc = gostx_cipher_init(&c, alg, key);
+    if (!rc) rc = gostx_ctr_acpkm_crypt(&c, iv, n / 2, 256 * n, in, len, out);
+  }
   gostx_cipher_clear(&c);
+  gostx_memzero(&g, sizeof g);
   gostx_memzero(key, sizeof key);
   return rc;
 }
@@ -556,7 +579,7 @@ int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8
   if (!rc) rc = gostx_random_bytes(salt, sizeof salt);
   if (!rc) rc = gostx_random_bytes(ukm, n / 2); /* the IV; the other 8 bytes stay 0 */
   /* in place: the ciphertext replaces the PrivateKeyInfo */
-  if (!rc) rc = pbes2_crypt(alg, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
+  if (!rc) rc = pbes2_crypt(alg, -1, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
   if (rc) {
     gostx_memzero(ct, sizeof ct);
     return rc;
@@ -604,7 +627,7 @@ int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, co
   gostx_gost3410_key_kind kind = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
-  rc = pbes2_crypt(p.alg, pass, pass_len, p.salt.p, p.salt.n, p.iter, p.ukm.p, p.data.p, p.data.n,
+  rc = pbes2_crypt(p.alg, p.sbox, pass, pass_len, p.salt.p, p.salt.n, p.iter, p.ukm.p, p.data.p, p.data.n,
                    plain);
   /* CTR has no integrity check: a wrong password shows as a decryption
    * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
