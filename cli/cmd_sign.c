@@ -214,8 +214,8 @@ int cmd_vko(int argc, char **argv) {
                "key KEY and the peer's public key (PEM or DER, same curve), written raw to\n"
                "FILE (created 0600) or stdout. UKM: 1..8 bytes in hex as `openssl pkeyutl\n"
                "-derive -pkeyopt ukmhex:HEX` takes it (read little-endian; default 01).\n"
-               "A 32-byte UKM runs KEG instead (RFC 9189 section 8.2.3, the TLS key export\n"
-               "key; UKM = the 32-byte hash H): 64 bytes out, --256/--512 ignored, as\n"
+               "A 32-byte UKM runs KEG instead (RFC 9189, the TLS key export key; the\n"
+               "UKM is the 32-byte hash H): 64 bytes out, --256/--512 ignored, as\n"
                "pkeyutl -derive does with gost-engine. An encrypted KEY needs -passin\n"
                "(see gostx pkey --help).\n"
                "openssl spellings work too: -peer, -ukm, -out, -256, -512.\n");

@@ -670,7 +670,7 @@ static void test_first_use_threads(void) {
   }
 }
 
-/* KEG (RFC 9189 section 8.2.3) against gost-engine's (tests/vectors/keg-9189.json:
+/* KEG (RFC 9189) against gost-engine's (tests/vectors/keg-9189.json:
  * computed by `openssl pkeyutl -derive` with a 32-byte UKM; the file says
  * how): both sides of each case give the recorded 64 bytes. */
 static void test_keg_vectors(void) {

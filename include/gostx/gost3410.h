@@ -80,7 +80,7 @@ GOSTX_API int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv
                                  const uint8_t *ukm, size_t ukm_len, uint8_t *out,
                                  size_t out_len);
 
-/* KEG (RFC 9189 section 8.2.3), the key export key of the GOST TLS cipher
+/* KEG (RFC 9189), the key export key of the GOST TLS cipher
  * suites: out[64] from our d, the peer's Q and the
  * 32-byte handshake hash H. UKM = H[1..16] read big-endian (1 when zero);
  * 256-bit curves: KDF_TREE_GOSTR3411_2012_256(VKO_256(d, Q, UKM), "kdf tree",

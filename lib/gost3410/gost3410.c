@@ -284,7 +284,7 @@ out:
   return rc;
 }
 
-/* KEG (RFC 9189 section 8.2.3, the GOST TLS cipher suites): the key export
+/* KEG (RFC 9189, the GOST TLS cipher suites): the key export
  * key from d, the peer's Q and the handshake hash H (32 bytes; only H[1..24]
  * are used). r = H[1..16] read big-endian (UKM = 1 when r = 0; r < 2^128 < q,
  * so the VKO's own "0 mod q counts as 1" gives exactly that).
