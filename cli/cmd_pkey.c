@@ -58,7 +58,8 @@ void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **ar
 /* An encrypted key in buf[n] (PEM or DER): decrypted with the password of
  * pass_opt's spec; k filled. Messages name path. */
 static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pem,
-                          const char *pass_opt, const char *pass_spec, cli_key *k) {
+                          const char *pass_opt, const char *pass_spec, const uint8_t *pw,
+                          size_t pw_len, cli_key *k) {
   char scheme[160] = "";
   int rc = pem ? gostx_gost3410_encrypted_scheme_pem((const char *)buf, n, scheme, sizeof scheme)
                : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
@@ -68,7 +69,7 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
                      "28147-89 CFB, at most 10,000,000 iterations)", path, scheme);
   if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
                            "parameter set, nor a well-formed encrypted one", path);
-  if (!pass_spec)
+  if (!pass_spec && !pw)
     return cli_usage("%s is an encrypted private key (%s): give its password with %s", path,
                      scheme, pass_opt ? pass_opt : "gostx pkey -passin");
   uint8_t *pass = malloc(CLI_PASS_MAX + 2);
@@ -77,7 +78,13 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
-  rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
+  if (pw) {
+    memcpy(pass, pw, pw_len);
+    pass_len = pw_len;
+    rc = 0;
+  } else {
+    rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
+  }
   if (!rc) {
     int lrc = pem ? gostx_gost3410_key_from_encrypted_pem((const char *)buf, n, pass, pass_len,
                                                            &k->curve, &k->len, k->priv,
@@ -98,7 +105,10 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
   return rc;
 }
 
-int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec) {
+static int load_key(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec,
+                    const uint8_t *pw, size_t pw_len) {
+  if (pass_spec && !strcmp(path, "-") && !strcmp(pass_spec, "stdin"))
+    return cli_usage("%s: the key and its password cannot both come from stdin", pass_opt);
   uint8_t *buf = malloc(CLI_KEY_FILE_MAX + 1);
   if (!buf) {
     cli_err("out of memory");
@@ -129,7 +139,7 @@ int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const 
              ? GOSTX_EFORMAT
              : GOSTX_EUNSUP;
   if (rc == GOSTX_EUNSUP) {
-    int erc = load_encrypted(path, buf, (size_t)n, pem, pass_opt, pass_spec, k);
+    int erc = load_encrypted(path, buf, (size_t)n, pem, pass_opt, pass_spec, pw, pw_len, k);
     cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
     return erc;
   }
@@ -142,7 +152,15 @@ int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const 
   return CLI_EXIT_USAGE;
 }
 
-int cli_load_key(const char *path, cli_key *k) { return cli_load_key_pass(path, k, NULL, NULL); }
+int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec) {
+  return load_key(path, k, pass_opt, pass_spec, NULL, 0);
+}
+
+int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len) {
+  return load_key(path, k, "-passin", NULL, pw, pw_len);
+}
+
+int cli_load_key(const char *path, cli_key *k) { return load_key(path, k, NULL, NULL, NULL, 0); }
 
 void cli_key_clear(cli_key *k) { gostx_memzero(k, sizeof *k); }
 
@@ -372,11 +390,31 @@ int cmd_pkey(int argc, char **argv) {
   if ((rc = cli_refuse_same_file("pkey", out_path, ins, 1))) return rc;
   if (passout && (pubout || text))
     return cli_usage("pkey: -passout encrypts a private key: not with --pubout or --text");
-  uint8_t pass[CLI_PASS_MAX + 2];
+  uint8_t pass[CLI_PASS_MAX + 2], pass_in[CLI_PASS_MAX + 2];
+  size_t pass_in_len = 0;
   enc_opts e;
-  if ((rc = enc_setup("pkey", "-passout", passout, cipher, iter_s, pass, &e))) return rc;
+  /* -passin and -passout from one file, descriptor or stdin: line 1 and
+   * line 2, as openssl reads them */
+  int two_lines = passin && passout && !strcmp(passin, passout) &&
+                  (!strncmp(passin, "file:", 5) || !strncmp(passin, "fd:", 3) ||
+                   !strcmp(passin, "stdin"));
+  if (two_lines) { /* the cipher options as usual; the password from line 2 */
+    rc = enc_setup("pkey", "-passout", "pass:-", cipher, iter_s, pass, &e);
+    if (!rc)
+      rc = cli_read_pass_lines("-passin/-passout", passin, pass_in, &pass_in_len, pass, &e.pass_len);
+  } else {
+    rc = enc_setup("pkey", "-passout", passout, cipher, iter_s, pass, &e);
+  }
+  if (rc) {
+    gostx_memzero(pass, sizeof pass);
+    gostx_memzero(pass_in, sizeof pass_in);
+    return rc;
+  }
   cli_key k;
-  if ((rc = cli_load_key_pass(in_path, &k, "-passin", passin))) {
+  rc = two_lines ? cli_load_key_pw(in_path, &k, pass_in, pass_in_len)
+                 : cli_load_key_pass(in_path, &k, "-passin", passin);
+  gostx_memzero(pass_in, sizeof pass_in);
+  if (rc) {
     gostx_memzero(pass, sizeof pass);
     return rc;
   }

@@ -210,9 +210,56 @@ static int first_line(const char *from, const uint8_t *buf, size_t n, size_t *le
   return 0;
 }
 
+/* file:, fd: or stdin: up to cap bytes read into buf (*got),
+ * name for messages. 1 when spec is none of them. */
+static int read_source(const char *opt, const char *spec, uint8_t *buf, size_t cap, long *got,
+                       char *name, size_t name_cap) {
+  int fd = -1, rc;
+  const char *path = NULL;
+  if (!strncmp(spec, "file:", 5)) {
+    path = spec + 5;
+    snprintf(name, name_cap, "%s file:%.40s", opt, path);
+  } else if (!strncmp(spec, "fd:", 3)) {
+    char fdname[32];
+    if ((rc = cli_secret_fd(opt, spec + 3, &fd, fdname))) return rc;
+    snprintf(name, name_cap, "%s fd:%s", opt, spec + 3);
+  } else if (!strcmp(spec, "stdin")) {
+    fd = 0;
+    snprintf(name, name_cap, "%s stdin", opt);
+  } else {
+    return 1;
+  }
+  *got = path ? cli_read_secret_file(path, buf, cap) : read_secret_fd(fd, name, buf, cap);
+  return *got < 0 ? CLI_EXIT_FAIL : 0;
+}
+
+int cli_read_pass_lines(const char *opt, const char *spec, uint8_t *in, size_t *in_len,
+                        uint8_t *out, size_t *out_len) {
+  uint8_t *buf = malloc(2 * CLI_PASS_MAX + 8);
+  long got = 0;
+  char name[64];
+  if (!buf) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = read_source(opt, spec, buf, 2 * CLI_PASS_MAX + 8, &got, name, sizeof name);
+  if (rc == 1) rc = cli_usage("%s: '%s': one source for both passwords must be file:, fd: or stdin",
+                              opt, spec);
+  if (!rc) rc = first_line(name, buf, (size_t)got, in_len);
+  if (!rc) {
+    memcpy(in, buf, *in_len);
+    const uint8_t *nl = memchr(buf, '\n', (size_t)got);
+    size_t skip = nl ? (size_t)(nl - buf) + 1 : (size_t)got;
+    rc = first_line(name, buf + skip, (size_t)got - skip, out_len);
+    if (!rc) memcpy(out, buf + skip, *out_len);
+  }
+  cli_free_secret(buf, 2 * CLI_PASS_MAX + 8);
+  return rc;
+}
+
 int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *len) {
   uint8_t *buf = NULL;
-  long got;
+  long got = 0;
   int rc;
   char name[64];
   if (!strncmp(spec, "pass:", 5)) {
@@ -231,29 +278,14 @@ int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *
     memcpy(pass, v, *len);
     return 0;
   }
-  int fd = -1;
-  const char *path = NULL;
-  if (!strncmp(spec, "file:", 5)) {
-    path = spec + 5;
-    snprintf(name, sizeof name, "%s file:%.40s", opt, path);
-  } else if (!strncmp(spec, "fd:", 3)) {
-    char fdname[32];
-    if ((rc = cli_secret_fd(opt, spec + 3, &fd, fdname))) return rc;
-    snprintf(name, sizeof name, "%s fd:%s", opt, spec + 3);
-  } else if (!strcmp(spec, "stdin")) {
-    fd = 0;
-    snprintf(name, sizeof name, "%s stdin", opt);
-  } else {
-    return cli_usage("%s: '%s' is none of pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin", opt,
-                     spec);
-  }
   if (!(buf = malloc(CLI_PASS_MAX + 2))) {
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
-  got = path ? cli_read_secret_file(path, buf, CLI_PASS_MAX + 2)
-             : read_secret_fd(fd, name, buf, CLI_PASS_MAX + 2);
-  rc = got < 0 ? CLI_EXIT_FAIL : first_line(name, buf, (size_t)got, len);
+  rc = read_source(opt, spec, buf, CLI_PASS_MAX + 2, &got, name, sizeof name);
+  if (rc == 1)
+    rc = cli_usage("%s: '%s' is none of pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin", opt, spec);
+  if (!rc) rc = first_line(name, buf, (size_t)got, len);
   if (!rc) memcpy(pass, buf, *len);
   cli_free_secret(buf, CLI_PASS_MAX + 2);
   return rc;

@@ -147,6 +147,11 @@ refuse "bad -passin form" "none of pass:" "$G" pkey -i pe.pem -passin pw
 refuse "cipher without a password" "needs a password" "$G" genpkey -c 256A -magma-ctr-acpkm -o nopass.pem
 refuse "-passout with --pubout" "not with --pubout" "$G" pkey -i pd.pem -pubout -passout pass:x
 refuse "--iter out of range" "--iter" "$G" genpkey -c 256A -pass pass:x --iter 0
+# one file for -passin and -passout: line 1 in, line 2 out (openssl's rule)
+printf 'pw one\npw two\n' > pwtwo
+check "-passin/-passout one file: lines 1 and 2" bash -c "'$G' pkey -i pe.pem -passin file:pwtwo \
+  -passout file:pwtwo -o p2.pem && '$G' pkey -i p2.pem -passin 'pass:pw two' | cmp -s - pd.pem"
+refuse "key and password both on stdin" "both come from stdin" "$G" pkey -i - -passin stdin
 if [ $have_engine = 1 ]; then
   for row in 256A:gost2012_256:TCA 512C:gost2012_512:C; do
     IFS=: read -r c alg ps <<< "$row"
@@ -163,6 +168,14 @@ if [ $have_engine = 1 ]; then
       check "$c engine's $ciph key, wrong password: exit 1" [ $? = 1 ]
     done
   done
+  # openssl takes line 1 of a file named by both -passin and -passout for input too
+  ossl pkey -engine gost -in pe.pem -passin file:pwtwo -passout file:pwtwo -out pplain.pem
+  check "openssl's -passin/-passout one file: line 1 in too" cmp -s pplain.pem pd.pem
+  # openssl with a GOST cipher but its default PRF (HMAC-SHA256): refused, named
+  ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -kuznyechik-ctr-acpkm \
+    -pass pass:x -out sha.pem
+  refuse "PBKDF2-HMAC-SHA256 with Kuznyechik refused, named" "hmacWithSHA256, kuznyechik-ctr-acpkm" \
+    "$G" pkey -i sha.pem -passin pass:x
   # OpenSSL's default scheme (AES-256-CBC, PBKDF2-HMAC-SHA256): refused, named
   ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -aes256 -pass pass:x -out aes.pem
   refuse "AES-encrypted key refused, the scheme named" "aes-256-cbc" "$G" pkey -i aes.pem -passin pass:x
