@@ -426,7 +426,8 @@ static const char *scheme_name(const char *oid) {
   return NULL;
 }
 
-/* Appends "name" or "name (oid)" or "oid" to text[cap] at *n. */
+/* Appends sep and the OID's name (its dotted text when unnamed) to
+ * text[cap] at *n, truncating at cap - 1. */
 static void name_oid(char *text, size_t cap, size_t *n, const char *sep, const char *oid) {
   const char *name = scheme_name(oid);
   int k = name ? snprintf(text + *n, cap - *n, "%s%s", sep, name)
@@ -437,9 +438,9 @@ static void name_oid(char *text, size_t cap, size_t *n, const char *sep, const c
 /* A small non-negative INTEGER (DER, minimal) as uint32_t. */
 static int get_u32(rd *r, uint32_t *v) {
   rd c;
-  if (get(r, T_INT, &c) || c.n == 0 || c.n > 5 || (c.p[0] & 0x80)) return GOSTX_EFORMAT;
+  if (get(r, T_INT, &c) || c.n == 0 || (c.p[0] & 0x80)) return GOSTX_EFORMAT;
   if (c.n > 1 && c.p[0] == 0 && !(c.p[1] & 0x80)) return GOSTX_EFORMAT;
-  if (c.n == 5 && c.p[0] != 0) return GOSTX_EUNSUP;
+  if (c.n > 5 || (c.n == 5 && c.p[0] != 0)) return GOSTX_EUNSUP; /* >= 2^32: well-formed, too big */
   uint64_t x = 0;
   for (size_t i = 0; i < c.n; i++) x = x << 8 | c.p[i];
   *v = (uint32_t)x;
