@@ -580,7 +580,8 @@ int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8
   if (!rc) rc = gostx_random_bytes(salt, sizeof salt);
   if (!rc) rc = gostx_random_bytes(ukm, n / 2); /* the IV; the other 8 bytes stay 0 */
   /* in place: the ciphertext replaces the PrivateKeyInfo */
-  if (!rc) rc = pbes2_crypt(alg, -1, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
+  if (!rc)
+    rc = pbes2_crypt(alg, -1, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
   if (rc) {
     gostx_memzero(ct, sizeof ct);
     return rc;
@@ -628,8 +629,8 @@ int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, co
   gostx_gost3410_key_kind kind = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
-  rc = pbes2_crypt(p.alg, p.sbox, pass, pass_len, p.salt.p, p.salt.n, p.iter, p.ukm.p, p.data.p, p.data.n,
-                   plain);
+  rc = pbes2_crypt(p.alg, p.sbox, pass, pass_len, p.salt.p, p.salt.n, p.iter, p.ukm.p, p.data.p,
+                   p.data.n, plain);
   /* CTR has no integrity check: a wrong password shows as a decryption
    * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
    * (wrong password, or a damaged file); only a caller buffer too small
