@@ -227,15 +227,17 @@ enum {
 #define ENC_DEFAULT_ITER 2048 /* OpenSSL's and gost-engine's PBKDF2 default */
 
 #define PASS_HELP(opt)                                                                     \
-  "Passwords (" opt "): pass:PASSWORD, file:PATH or fd:N or env:VAR (the first line),\n"   \
-  "or stdin, as openssl takes them. " CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
+  "Passwords (" opt "):\n"                                                              \
+  "pass:PASSWORD, file:PATH, fd:N or env:VAR (the first line), or stdin, as openssl\n"    \
+  "takes them; one file or fd for both -passin and -passout: line 1 and line 2.\n" CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
 
 #define ENC_HELP                                                                           \
   "An encrypted key is PKCS#8 PBES2 (\"ENCRYPTED PRIVATE KEY\"): PBKDF2 with\n"          \
-  "HMAC-Streebog-512 and --iter N iterations (default 2048), then Kuznyechik-CTR-ACPKM\n" \
-  "(default; -kuznyechik-ctr-acpkm) or Magma-CTR-ACPKM (-magma-ctr-acpkm), as\n"          \
-  "gost-engine writes and reads them. Unlike openssl, a password alone encrypts\n"        \
-  "(no cipher option needed); a cipher option without a password is an error.\n"
+  "HMAC-Streebog-512 and --iter N iterations (default 2048), then\n"                      \
+  "Kuznyechik-CTR-ACPKM (default; -kuznyechik-ctr-acpkm) or Magma-CTR-ACPKM\n"            \
+  "(-magma-ctr-acpkm), as gost-engine writes and reads them (GOST 28147-89 CFB is\n"      \
+  "read too). Unlike openssl, a password alone encrypts (no cipher option needed);\n"    \
+  "a cipher option without a password is an error.\n"
 
 /* The cipher and iteration options of genpkey and pkey, and the password
  * read from spec (opt names it); e->pass points into pass. */
@@ -284,8 +286,8 @@ int cmd_genpkey(int argc, char **argv) {
       case O_ITER: iter_s = p.arg; break;
       case O_HELP:
         printf("Usage: gostx genpkey -c CURVE [-o FILE] [--outform PEM|DER]\n"
-               "                     [-pass ARG [-kuznyechik-ctr-acpkm | -magma-ctr-acpkm]"
-               " [--iter N]]\n\n"
+               "                     [-pass ARG [-kuznyechik-ctr-acpkm | -magma-ctr-acpkm]\n"
+               "                     [--iter N]]\n\n"
                "Writes a new GOST R 34.10-2012 private key (PKCS#8, as gost-engine writes it)\n"
                "to FILE (created mode 0600; an existing FILE is not replaced) or stdout;\n"
                "encrypted under the password ARG with -pass.\n"
@@ -368,8 +370,8 @@ int cmd_pkey(int argc, char **argv) {
       case O_ITER: iter_s = p.arg; break;
       case O_HELP:
         printf("Usage: gostx pkey -i KEY [-passin ARG] [--pubout] [-o FILE] [--outform PEM|DER]\n"
-               "                  [--text] [-passout ARG [-kuznyechik-ctr-acpkm | -magma-ctr-acpkm]"
-               " [--iter N]]\n\n"
+               "                  [--text] [-passout ARG [-kuznyechik-ctr-acpkm |\n"
+               "                  -magma-ctr-acpkm] [--iter N]]\n\n"
                "Reads a GOST R 34.10-2012 key (PEM or DER, private or public; every private\n"
                "key form gost-engine reads) and writes it again (PEM by default), its public\n"
                "key with --pubout, or with --text its curve and numbers in hex, big-endian\n"
