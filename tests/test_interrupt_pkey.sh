@@ -26,6 +26,7 @@ mkdir "$T/o"
 head -c $((48 << 20)) /dev/urandom >"$T/msg"
 for f in 1 2 3; do head -c $((16 << 20)) /dev/urandom >"$T/o/f$f"; done
 printf 'pw\n' >"$T/pw"
+cp "$T/pw" "$T/pw.out" # -passout from another file (one file for both: lines 1 and 2)
 "$G" pkey -i "$T/key.pem" -passout file:"$T/pw" -o "$T/key.enc" || exit 1
 head -c 64 /dev/urandom >"$T/old"
 sum() { cat "$@" | md5sum; }
@@ -38,7 +39,8 @@ run_cmd() {
     sign-o) exec "$G" sign -k "$T/key.pem" -o "$T/o/out" "$T/msg" ;;
     sign-many) exec "$G" sign -k "$T/key.pem" --threads 1 "$T/o/f1" "$T/o/f2" "$T/o/f3" ;;
     genpkey) exec "$G" genpkey -c 512C -pass file:"$T/pw" --iter 100000 -o "$T/o/out" ;;
-    pkey) exec "$G" pkey -i "$T/key.enc" -passin file:"$T/pw" -passout file:"$T/pw" --iter 100000 -o "$T/o/out" ;;
+    pkey) exec "$G" pkey -i "$T/key.enc" -passin file:"$T/pw" -passout file:"$T/pw.out" --iter 100000 \
+      -o "$T/o/out" ;;
   esac
 }
 # Before each run: the old state.
