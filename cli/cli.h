@@ -100,6 +100,17 @@ int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_
 /* The same rules for a passphrase read from descriptor fd_s (the value of
  * option fd_opt, e.g. "--pass-fd"), to its end. */
 int cli_read_pass_fd(const char *fd_opt, const char *fd_s, uint8_t *pass, size_t *len);
+/* A password as openssl's -pass/-passin/-passout take it (the value spec of
+ * option opt): pass:PASSWORD (visible in ps: the --help texts say so),
+ * file:PATH, fd:N, env:VAR or stdin; from a file, descriptor or variable the
+ * first line (without "\n" or "\r\n"). 1..CLI_PASS_MAX bytes into
+ * pass[CLI_PASS_MAX + 2]. 0, CLI_EXIT_USAGE or CLI_EXIT_FAIL. */
+int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *len);
+/* openssl's rule when -passin and -passout name the same file:, fd: or
+ * stdin: its first line is the input password, its second the output one.
+ * in and out: CLI_PASS_MAX + 2 bytes each. */
+int cli_read_pass_lines(const char *opt, const char *spec, uint8_t *in, size_t *in_len,
+                        uint8_t *out, size_t *out_len);
 /* Parses fd_s, the value of option opt, as an open descriptor: *fd, and
  * "OPT N" in name for messages. 0, CLI_EXIT_USAGE or CLI_EXIT_FAIL (closed). */
 int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]);
@@ -261,6 +272,12 @@ typedef struct cli_key {
 /* Reads a PEM or DER key file ("-" = stdin) with read(2). 0, or
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
 int cli_load_key(const char *path, cli_key *k);
+/* The same, an encrypted private key decrypted with the password that
+ * pass_spec gives (cli_read_pass_arg; pass_opt, e.g. "-passin", names it in
+ * messages). A wrong password: CLI_EXIT_FAIL after one line. */
+int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec);
+/* The same with the password given (pw, pw_len) instead of read from a spec. */
+int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len);
 void cli_key_clear(cli_key *k);
 /* len bytes to path ("-"/NULL = stdout) through cli_out (CLI_OUT_* flags):
  * 0 or CLI_EXIT_FAIL after printing. */

@@ -55,7 +55,60 @@ void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **ar
   cli_parser_init(p, sub, argc, argv);
 }
 
-int cli_load_key(const char *path, cli_key *k) {
+/* An encrypted key in buf[n] (PEM or DER): decrypted with the password of
+ * pass_opt's spec; k filled. Messages name path. */
+static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pem,
+                          const char *pass_opt, const char *pass_spec, const uint8_t *pw,
+                          size_t pw_len, cli_key *k) {
+  char scheme[160] = "";
+  int rc = pem ? gostx_gost3410_encrypted_scheme_pem((const char *)buf, n, scheme, sizeof scheme)
+               : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
+  if (rc == GOSTX_EUNSUP)
+    return cli_usage("%s: unsupported encryption scheme %s (gostx reads PBES2 with PBKDF2-"
+                     "HMAC-Streebog-512 and kuznyechik-ctr-acpkm, magma-ctr-acpkm or GOST "
+                     "28147-89 CFB, at most 10,000,000 iterations)", path, scheme);
+  if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
+                           "parameter set, nor a well-formed encrypted one", path);
+  if (!pass_spec && !pw)
+    return cli_usage("%s is an encrypted private key (%s): give its password with %s", path,
+                     scheme, pass_opt ? pass_opt : "gostx pkey -passin");
+  uint8_t *pass = malloc(CLI_PASS_MAX + 2);
+  size_t pass_len = 0;
+  if (!pass) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  if (pw) {
+    memcpy(pass, pw, pw_len);
+    pass_len = pw_len;
+    rc = 0;
+  } else {
+    rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
+  }
+  if (!rc) {
+    int lrc = pem ? gostx_gost3410_key_from_encrypted_pem((const char *)buf, n, pass, pass_len,
+                                                           &k->curve, &k->len, k->priv,
+                                                           sizeof k->priv, k->pub, sizeof k->pub)
+                  : gostx_gost3410_key_from_encrypted_der(buf, n, pass, pass_len, &k->curve,
+                                                           &k->len, k->priv, sizeof k->priv,
+                                                           k->pub, sizeof k->pub);
+    if (lrc == GOSTX_EAUTH) {
+      cli_err("%s: wrong password, or the encrypted key is damaged", path);
+      rc = CLI_EXIT_FAIL;
+    } else if (lrc) {
+      rc = cli_usage("%s: not a GOST R 34.10-2012 encrypted key (malformed)", path);
+    } else {
+      k->kind = GOSTX_GOST3410_KEY_PRIVATE;
+    }
+  }
+  cli_free_secret(pass, CLI_PASS_MAX + 2);
+  return rc;
+}
+
+static int load_key(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec,
+                    const uint8_t *pw, size_t pw_len) {
+  if (pass_spec && !strcmp(path, "-") && !strcmp(pass_spec, "stdin"))
+    return cli_usage("%s: the key and its password cannot both come from stdin", pass_opt);
   uint8_t *buf = malloc(CLI_KEY_FILE_MAX + 1);
   if (!buf) {
     cli_err("out of memory");
@@ -63,7 +116,7 @@ int cli_load_key(const char *path, cli_key *k) {
   }
   memset(k, 0, sizeof *k);
   long n = cli_read_secret_file(strcmp(path, "-") ? path : "/dev/stdin", buf, CLI_KEY_FILE_MAX + 1);
-  int rc;
+  int rc, pem = 0;
   if (n < 0) {
     free(buf);
     return CLI_EXIT_FAIL;
@@ -73,30 +126,61 @@ int cli_load_key(const char *path, cli_key *k) {
   } else {
     size_t i = 0;
     while (i < (size_t)n && strchr(" \t\r\n", buf[i])) i++;
-    if (i < (size_t)n && buf[i] == '-')
+    pem = i < (size_t)n && buf[i] == '-';
+    if (pem)
       rc = gostx_gost3410_key_from_pem((const char *)buf, (size_t)n, &k->kind, &k->curve, &k->len,
                                        k->priv, sizeof k->priv, k->pub, sizeof k->pub);
     else
       rc = gostx_gost3410_key_from_der(buf, (size_t)n, &k->kind, &k->curve, &k->len, k->priv,
                                        sizeof k->priv, k->pub, sizeof k->pub);
   }
+  if (rc == GOSTX_EFORMAT && !pem && n <= CLI_KEY_FILE_MAX) /* DER: maybe EncryptedPrivateKeyInfo */
+    rc = gostx_gost3410_encrypted_scheme(buf, (size_t)n, (char[8]){0}, 8) == GOSTX_EFORMAT
+             ? GOSTX_EFORMAT
+             : GOSTX_EUNSUP;
+  if (rc == GOSTX_EUNSUP) {
+    int erc = load_encrypted(path, buf, (size_t)n, pem, pass_opt, pass_spec, pw, pw_len, k);
+    cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
+    return erc;
+  }
   cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
   if (!rc) return 0;
-  if (rc == GOSTX_EUNSUP)
-    cli_err("%s: unsupported key: not a GOST R 34.10-2012 key of a known parameter set "
-            "(or an encrypted one)", path);
-  else if (rc == GOSTX_EINVAL)
+  if (rc == GOSTX_EINVAL)
     cli_err("%s: invalid key: private key 0 or >= q, or public point not on the curve", path);
   else
     cli_err("%s: not a GOST R 34.10-2012 key in PEM or DER (malformed)", path);
   return CLI_EXIT_USAGE;
 }
 
+int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec) {
+  return load_key(path, k, pass_opt, pass_spec, NULL, 0);
+}
+
+int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len) {
+  return load_key(path, k, "-passin", NULL, pw, pw_len);
+}
+
+int cli_load_key(const char *path, cli_key *k) { return load_key(path, k, NULL, NULL, NULL, 0); }
+
 void cli_key_clear(cli_key *k) { gostx_memzero(k, sizeof *k); }
 
+/* Encryption of a private key written out: the password (NULL: none). */
+typedef struct enc_opts {
+  const uint8_t *pass;
+  size_t pass_len;
+  gostx_gost3410_pbe cipher;
+  uint32_t iter;
+} enc_opts;
+
 /* PEM or DER of the private or public half into out[cap]. */
-static int encode_key(const cli_key *k, int pub_only, int der, uint8_t *out, size_t cap,
-                      size_t *len) {
+static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
+                      size_t cap, size_t *len) {
+  if (!pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE && e && e->pass)
+    return der ? gostx_gost3410_priv_to_encrypted_der(k->curve, k->priv, k->len, e->pass,
+                                                      e->pass_len, e->cipher, e->iter, out, cap, len)
+               : gostx_gost3410_priv_to_encrypted_pem(k->curve, k->priv, k->len, e->pass,
+                                                      e->pass_len, e->cipher, e->iter,
+                                                      (char *)out, cap, len);
   if (pub_only || k->kind == GOSTX_GOST3410_KEY_PUBLIC)
     return der ? gostx_gost3410_pub_to_der(k->curve, k->pub, 2 * k->len, out, cap, len)
                : gostx_gost3410_pub_to_pem(k->curve, k->pub, 2 * k->len, (char *)out, cap, len);
@@ -115,10 +199,10 @@ int cli_write_file(const char *path, const void *p, size_t len, int flags) {
 
 /* Writes the key through a temporary file; a private key is created 0600. */
 static int write_key(const char *sub, const char *path, const cli_key *k, int pub_only, int der,
-                     int out_flags) {
+                     const enc_opts *e, int out_flags) {
   uint8_t out[GOSTX_GOST3410_PEM_MAX];
   size_t len;
-  int rc = encode_key(k, pub_only, der, out, sizeof out, &len);
+  int rc = encode_key(k, pub_only, der, e, out, sizeof out, &len);
   if (rc) {
     cli_err("%s: %s", sub, gostx_strerror(rc));
     return CLI_EXIT_FAIL;
@@ -135,29 +219,80 @@ static int outform(const char *s, int *der) {
   return cli_usage("--outform must be PEM or DER, not '%s'", s);
 }
 
-enum { O_CURVE = 1, O_OUT, O_OUTFORM, O_IN, O_PUBOUT, O_TEXT, O_HELP };
+enum {
+  O_CURVE = 1, O_OUT, O_OUTFORM, O_IN, O_PUBOUT, O_TEXT, O_HELP, O_PASS, O_PASSIN, O_PASSOUT,
+  O_KUZ, O_MAGMA, O_ITER
+};
+
+#define ENC_DEFAULT_ITER 2048 /* OpenSSL's and gost-engine's PBKDF2 default */
+
+#define PASS_HELP(opt)                                                                     \
+  "Passwords (" opt "):\n"                                                              \
+  "pass:PASSWORD, file:PATH, fd:N or env:VAR (the first line), or stdin, as openssl\n"    \
+  "takes them; one file or fd for both -passin and -passout: line 1 and line 2.\n" CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
+
+#define ENC_HELP                                                                           \
+  "An encrypted key is PKCS#8 PBES2 (\"ENCRYPTED PRIVATE KEY\"): PBKDF2 with\n"          \
+  "HMAC-Streebog-512 and --iter N iterations (default 2048), then\n"                      \
+  "Kuznyechik-CTR-ACPKM (default; -kuznyechik-ctr-acpkm) or Magma-CTR-ACPKM\n"            \
+  "(-magma-ctr-acpkm), as gost-engine writes and reads them (GOST 28147-89 CFB is\n"      \
+  "read too). Unlike openssl, a password alone encrypts (no cipher option needed);\n"    \
+  "a cipher option without a password is an error.\n"
+
+/* The cipher and iteration options of genpkey and pkey, and the password
+ * read from spec (opt names it); e->pass points into pass. */
+static int enc_setup(const char *sub, const char *opt, const char *spec, int cipher,
+                     const char *iter_s, uint8_t *pass, enc_opts *e) {
+  memset(e, 0, sizeof *e);
+  e->cipher = cipher ? (gostx_gost3410_pbe)cipher : GOSTX_GOST3410_PBE_KUZNYECHIK;
+  e->iter = ENC_DEFAULT_ITER;
+  if (!spec) {
+    if (cipher || iter_s) return cli_usage("%s: a cipher or --iter needs a password (%s)", sub, opt);
+    return 0;
+  }
+  if (iter_s) {
+    char *end;
+    unsigned long v = strtoul(iter_s, &end, 10);
+    if (*iter_s < '0' || *iter_s > '9' || *end || v < 1 || v > 10000000)
+      return cli_usage("%s: --iter must be 1..10000000, not '%s'", sub, iter_s);
+    e->iter = (uint32_t)v;
+  }
+  int rc = cli_read_pass_arg(opt, spec, pass, &e->pass_len);
+  if (!rc) e->pass = pass;
+  return rc;
+}
 
 static const cli_opt genpkey_opts[] = {
     {"curve", 'c', CLI_ARG, O_CURVE}, {"out", 'o', CLI_PATH, O_OUT},
-    {"outform", 0, CLI_ARG, O_OUTFORM}, {"help", 'h', CLI_NOARG, O_HELP},
+    {"outform", 0, CLI_ARG, O_OUTFORM}, {"pass", 0, CLI_ARG, O_PASS},
+    {"kuznyechik-ctr-acpkm", 0, CLI_NOARG, O_KUZ}, {"magma-ctr-acpkm", 0, CLI_NOARG, O_MAGMA},
+    {"iter", 0, CLI_ARG, O_ITER}, {"help", 'h', CLI_NOARG, O_HELP},
     {NULL, 0, 0, 0},
 };
 
 int cmd_genpkey(int argc, char **argv) {
   cli_parser p;
   cli_parser_init_openssl(&p, "genpkey", argc, argv, genpkey_opts);
-  const char *curve_s = NULL, *out_path = NULL, *form = NULL;
-  int id, der = 0, rc;
+  const char *curve_s = NULL, *out_path = NULL, *form = NULL, *pass_s = NULL, *iter_s = NULL;
+  int id, der = 0, rc, cipher = 0;
   while ((id = cli_next(&p, genpkey_opts)) != CLI_END) {
     switch (id) {
       case O_CURVE: curve_s = p.arg; break;
       case O_OUT: out_path = p.arg; break;
       case O_OUTFORM: form = p.arg; break;
+      case O_PASS: pass_s = p.arg; break;
+      case O_KUZ: cipher = GOSTX_GOST3410_PBE_KUZNYECHIK; break;
+      case O_MAGMA: cipher = GOSTX_GOST3410_PBE_MAGMA; break;
+      case O_ITER: iter_s = p.arg; break;
       case O_HELP:
-        printf("Usage: gostx genpkey -c CURVE [-o FILE] [--outform PEM|DER]\n\n"
+        printf("Usage: gostx genpkey -c CURVE [-o FILE] [--outform PEM|DER]\n"
+               "                     [-pass ARG [-kuznyechik-ctr-acpkm | -magma-ctr-acpkm]\n"
+               "                     [--iter N]]\n\n"
                "Writes a new GOST R 34.10-2012 private key (PKCS#8, as gost-engine writes it)\n"
-               "to FILE (created mode 0600; an existing FILE is not replaced) or stdout.\n"
-               "openssl spellings work too: -out, -outform.\n\n" CURVE_HELP);
+               "to FILE (created mode 0600; an existing FILE is not replaced) or stdout;\n"
+               "encrypted under the password ARG with -pass.\n"
+               "openssl spellings work too: -out, -outform, -pass.\n\n" CURVE_HELP "\n" ENC_HELP
+               PASS_HELP("-pass"));
         return CLI_EXIT_OK;
       case CLI_POS: return cli_usage("genpkey: unexpected argument '%s'", p.pos);
       default: return CLI_EXIT_USAGE;
@@ -167,14 +302,19 @@ int cmd_genpkey(int argc, char **argv) {
   cli_key k;
   memset(&k, 0, sizeof k);
   if ((rc = curve_of(curve_s, &k.curve)) || (rc = outform(form, &der))) return rc;
+  uint8_t pass[CLI_PASS_MAX + 2];
+  enc_opts e;
+  if ((rc = enc_setup("genpkey", "-pass", pass_s, cipher, iter_s, pass, &e))) return rc;
   k.kind = GOSTX_GOST3410_KEY_PRIVATE;
   k.len = gostx_gost3410_size(k.curve);
   if ((rc = gostx_gost3410_keygen(k.curve, k.priv, k.len, k.pub, 2 * k.len))) {
     cli_err("genpkey: %s", gostx_strerror(rc));
+    gostx_memzero(pass, sizeof pass);
     return CLI_EXIT_FAIL;
   }
-  int status = write_key("genpkey", out_path, &k, 0, der, CLI_OUT_NEW);
+  int status = write_key("genpkey", out_path, &k, 0, der, &e, CLI_OUT_NEW);
   cli_key_clear(&k);
+  gostx_memzero(pass, sizeof pass);
   return status;
 }
 
@@ -204,15 +344,18 @@ static int write_text(const char *path, const cli_key *k, int priv) {
 static const cli_opt pkey_opts[] = {
     {"in", 'i', CLI_PATH, O_IN},          {"out", 'o', CLI_PATH, O_OUT},
     {"outform", 0, CLI_ARG, O_OUTFORM},   {"pubout", 0, CLI_NOARG, O_PUBOUT},
-    {"text", 0, CLI_NOARG, O_TEXT},       {"help", 'h', CLI_NOARG, O_HELP},
-    {NULL, 0, 0, 0},
+    {"text", 0, CLI_NOARG, O_TEXT},       {"passin", 0, CLI_ARG, O_PASSIN},
+    {"passout", 0, CLI_ARG, O_PASSOUT},   {"kuznyechik-ctr-acpkm", 0, CLI_NOARG, O_KUZ},
+    {"magma-ctr-acpkm", 0, CLI_NOARG, O_MAGMA}, {"iter", 0, CLI_ARG, O_ITER},
+    {"help", 'h', CLI_NOARG, O_HELP},     {NULL, 0, 0, 0},
 };
 
 int cmd_pkey(int argc, char **argv) {
   cli_parser p;
   cli_parser_init_openssl(&p, "pkey", argc, argv, pkey_opts);
-  const char *in_path = NULL, *out_path = NULL, *form = NULL;
-  int id, der = 0, rc, pubout = 0, text = 0;
+  const char *in_path = NULL, *out_path = NULL, *form = NULL, *passin = NULL, *passout = NULL;
+  const char *iter_s = NULL;
+  int id, der = 0, rc, pubout = 0, text = 0, cipher = 0;
   while ((id = cli_next(&p, pkey_opts)) != CLI_END) {
     switch (id) {
       case O_IN: in_path = p.arg; break;
@@ -220,13 +363,24 @@ int cmd_pkey(int argc, char **argv) {
       case O_OUTFORM: form = p.arg; break;
       case O_PUBOUT: pubout = 1; break;
       case O_TEXT: text = 1; break;
+      case O_PASSIN: passin = p.arg; break;
+      case O_PASSOUT: passout = p.arg; break;
+      case O_KUZ: cipher = GOSTX_GOST3410_PBE_KUZNYECHIK; break;
+      case O_MAGMA: cipher = GOSTX_GOST3410_PBE_MAGMA; break;
+      case O_ITER: iter_s = p.arg; break;
       case O_HELP:
-        printf("Usage: gostx pkey -i KEY [--pubout] [-o FILE] [--outform PEM|DER] [--text]\n\n"
+        printf("Usage: gostx pkey -i KEY [-passin ARG] [--pubout] [-o FILE] [--outform PEM|DER]\n"
+               "                  [--text] [-passout ARG [-kuznyechik-ctr-acpkm |\n"
+               "                  -magma-ctr-acpkm] [--iter N]]\n\n"
                "Reads a GOST R 34.10-2012 key (PEM or DER, private or public; every private\n"
                "key form gost-engine reads) and writes it again (PEM by default), its public\n"
                "key with --pubout, or with --text its curve and numbers in hex, big-endian\n"
                "(d too unless --pubout). An output holding d is created 0600.\n"
-               "openssl spellings work too: -in, -out, -pubout, -outform, -text.\n");
+               "An encrypted KEY is read with its password (-passin); -passout writes the\n"
+               "private key encrypted (not with --pubout or --text). A wrong password: one\n"
+               "line on stderr, exit 1, nothing written.\n"
+               "openssl spellings work too: -in, -out, -pubout, -outform, -text, -passin,\n"
+               "-passout.\n\n" ENC_HELP PASS_HELP("-passin, -passout"));
         return CLI_EXIT_OK;
       case CLI_POS: return cli_usage("pkey: unexpected argument '%s'", p.pos);
       default: return CLI_EXIT_USAGE;
@@ -236,13 +390,42 @@ int cmd_pkey(int argc, char **argv) {
   if ((rc = outform(form, &der))) return rc;
   cli_input ins[] = {{in_path, "key file"}};
   if ((rc = cli_refuse_same_file("pkey", out_path, ins, 1))) return rc;
+  if (passout && (pubout || text))
+    return cli_usage("pkey: -passout encrypts a private key: not with --pubout or --text");
+  uint8_t pass[CLI_PASS_MAX + 2], pass_in[CLI_PASS_MAX + 2];
+  size_t pass_in_len = 0;
+  enc_opts e;
+  /* -passin and -passout from one file, descriptor or stdin: line 1 and
+   * line 2, as openssl reads them */
+  int two_lines = passin && passout && !strcmp(passin, passout) &&
+                  (!strncmp(passin, "file:", 5) || !strncmp(passin, "fd:", 3) ||
+                   !strcmp(passin, "stdin"));
+  if (two_lines) { /* the cipher options as usual; the password from line 2 */
+    rc = enc_setup("pkey", "-passout", "pass:-", cipher, iter_s, pass, &e);
+    if (!rc)
+      rc = cli_read_pass_lines("-passin/-passout", passin, pass_in, &pass_in_len, pass, &e.pass_len);
+  } else {
+    rc = enc_setup("pkey", "-passout", passout, cipher, iter_s, pass, &e);
+  }
+  if (rc) {
+    gostx_memzero(pass, sizeof pass);
+    gostx_memzero(pass_in, sizeof pass_in);
+    return rc;
+  }
   cli_key k;
-  if ((rc = cli_load_key(in_path, &k))) return rc;
+  rc = two_lines ? cli_load_key_pw(in_path, &k, pass_in, pass_in_len)
+                 : cli_load_key_pass(in_path, &k, "-passin", passin);
+  gostx_memzero(pass_in, sizeof pass_in);
+  if (rc) {
+    gostx_memzero(pass, sizeof pass);
+    return rc;
+  }
   int status = 0;
   if (text)
     status = write_text(out_path, &k, !pubout && k.kind == GOSTX_GOST3410_KEY_PRIVATE);
   else
-    status = write_key("pkey", out_path, &k, pubout, der, 0);
+    status = write_key("pkey", out_path, &k, pubout, der, &e, 0);
   cli_key_clear(&k);
+  gostx_memzero(pass, sizeof pass);
   return status;
 }

@@ -10,11 +10,12 @@
 
 #define SIG_SUFFIX ".sig"
 
-enum { S_KEY = 1, S_PUB, S_OUT, S_SIG, S_PEER, S_UKM, S_256, S_512, S_THREADS, S_HELP };
+enum { S_KEY = 1, S_PUB, S_OUT, S_SIG, S_PEER, S_UKM, S_256, S_512, S_THREADS, S_PASSIN, S_HELP };
 
 static const cli_opt sign_opts[] = {
     {"key", 'k', CLI_PATH, S_KEY},           {"out", 'o', CLI_PATH, S_OUT},
-    {"threads", 0, CLI_ARG, S_THREADS},      {"help", 'h', CLI_NOARG, S_HELP},
+    {"threads", 0, CLI_ARG, S_THREADS},      {"passin", 0, CLI_ARG, S_PASSIN},
+    {"help", 'h', CLI_NOARG, S_HELP},
     {NULL, 0, 0, 0},
 };
 
@@ -59,7 +60,7 @@ static void sign_report(void *arg, const cli_hash_job *j) {
 int cmd_sign(int argc, char **argv) {
   cli_parser p;
   cli_parser_init_openssl(&p, "sign", argc, argv, sign_opts);
-  const char *key_path = NULL, *out_path = NULL, *threads_s = NULL;
+  const char *key_path = NULL, *out_path = NULL, *threads_s = NULL, *passin = NULL;
   size_t nfiles = 0;
   cli_hash_job *jobs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *jobs);
   int id, rc = 0;
@@ -72,14 +73,16 @@ int cmd_sign(int argc, char **argv) {
       case S_KEY: key_path = p.arg; break;
       case S_OUT: out_path = p.arg; break;
       case S_THREADS: threads_s = p.arg; break;
+      case S_PASSIN: passin = p.arg; break;
       case S_HELP:
-        printf("Usage: gostx sign -k KEY [-o SIG] FILE...\n\n"
+        printf("Usage: gostx sign -k KEY [-passin ARG] [-o SIG] FILE...\n\n"
                "Signs each FILE with the GOST R 34.10-2012 private key KEY (PEM or DER), the\n"
                "digest Streebog-256 for 256-bit keys and Streebog-512 for 512-bit ones. The\n"
                "signature is s || r, 64 or 128 bytes, as `openssl dgst -sign` with gost-engine\n"
                "writes it; it goes to FILE.sig, or with one FILE to -o SIG (\"-\" = stdout).\n"
                "FILE \"-\" is stdin (then -o is needed). --threads N: files digested at once\n"
-               "(default: one per CPU).\n");
+               "(default: one per CPU). An encrypted KEY needs -passin (pass:PASSWORD,\n"
+               "file:PATH, fd:N, env:VAR, stdin; see gostx pkey --help).\n");
         free(jobs);
         return CLI_EXIT_OK;
       case CLI_POS: jobs[nfiles++].path = p.pos; break;
@@ -94,7 +97,7 @@ int cmd_sign(int argc, char **argv) {
     if (!strcmp(jobs[i].path, "-")) rc = cli_usage("sign: stdin (\"-\") needs -o SIG");
   if (!rc && threads_s) rc = cli_size("--threads", threads_s, 1, 1024, &threads);
   cli_key k;
-  if (!rc) rc = cli_load_key(key_path, &k);
+  if (!rc) rc = cli_load_key_pass(key_path, &k, "-passin", passin);
   if (rc) {
     free(jobs);
     return rc;
@@ -185,13 +188,14 @@ int cmd_verify(int argc, char **argv) {
 static const cli_opt vko_opts[] = {
     {"key", 'k', CLI_PATH, S_KEY}, {"peer", 0, CLI_PATH, S_PEER}, {"ukm", 0, CLI_ARG, S_UKM},
     {"out", 'o', CLI_PATH, S_OUT}, {"256", 0, CLI_NOARG, S_256},  {"512", 0, CLI_NOARG, S_512},
-    {"help", 'h', CLI_NOARG, S_HELP}, {NULL, 0, 0, 0},
+    {"passin", 0, CLI_ARG, S_PASSIN}, {"help", 'h', CLI_NOARG, S_HELP}, {NULL, 0, 0, 0},
 };
 
 int cmd_vko(int argc, char **argv) {
   cli_parser p;
   cli_parser_init_openssl(&p, "vko", argc, argv, vko_opts);
   const char *key_path = NULL, *peer_path = NULL, *ukm_hex = NULL, *out_path = NULL;
+  const char *passin = NULL;
   size_t out_len = 32;
   int id, rc;
   while ((id = cli_next(&p, vko_opts)) != CLI_END) {
@@ -199,15 +203,21 @@ int cmd_vko(int argc, char **argv) {
       case S_KEY: key_path = p.arg; break;
       case S_PEER: peer_path = p.arg; break;
       case S_UKM: ukm_hex = p.arg; break;
+      case S_PASSIN: passin = p.arg; break;
       case S_OUT: out_path = p.arg; break;
       case S_256: out_len = 32; break;
       case S_512: out_len = 64; break;
       case S_HELP:
-        printf("Usage: gostx vko -k KEY --peer PEERPUB [--ukm HEX] [-o FILE] [--256 | --512]\n\n"
+        printf("Usage: gostx vko -k KEY [-passin ARG] --peer PEERPUB [--ukm HEX] [-o FILE]\n"
+               "                 [--256 | --512]\n\n"
                "VKO_GOSTR3410_2012_256 (default, 32 bytes) or _512 (64 bytes) of the private\n"
                "key KEY and the peer's public key (PEM or DER, same curve), written raw to\n"
                "FILE (created 0600) or stdout. UKM: 1..8 bytes in hex as `openssl pkeyutl\n"
                "-derive -pkeyopt ukmhex:HEX` takes it (read little-endian; default 01).\n"
+               "A 32-byte UKM runs KEG instead (RFC 9189, the TLS key export key; the\n"
+               "UKM is the 32-byte hash H): 64 bytes out, --256/--512 ignored, as\n"
+               "pkeyutl -derive does with gost-engine. An encrypted KEY needs -passin\n"
+               "(see gostx pkey --help).\n"
                "openssl spellings work too: -peer, -ukm, -out, -256, -512.\n");
         return CLI_EXIT_OK;
       case CLI_POS: return cli_usage("vko: unexpected argument '%s'", p.pos);
@@ -215,20 +225,20 @@ int cmd_vko(int argc, char **argv) {
     }
   }
   if (!key_path || !peer_path) return cli_usage("vko: needs -k KEY and --peer PEERPUB");
-  uint8_t ukm[8] = {1};
+  uint8_t ukm[32] = {1};
   size_t ukm_len = 1;
   if (ukm_hex) {
     uint8_t *u;
     if ((rc = cli_hex("vko: --ukm", ukm_hex, &u, &ukm_len))) return rc;
-    if (ukm_len < 1 || ukm_len > sizeof ukm) {
+    if (ukm_len < 1 || (ukm_len > 8 && ukm_len != 32)) {
       free(u);
-      return cli_usage("vko: --ukm must be 1 to 8 bytes, got %zu", ukm_len);
+      return cli_usage("vko: --ukm must be 1 to 8 bytes (VKO) or 32 (KEG), got %zu", ukm_len);
     }
     memcpy(ukm, u, ukm_len);
     free(u);
   }
   cli_key k, peer;
-  if ((rc = cli_load_key(key_path, &k))) return rc;
+  if ((rc = cli_load_key_pass(key_path, &k, "-passin", passin))) return rc;
   if ((rc = cli_load_key(peer_path, &peer))) {
     cli_key_clear(&k);
     return rc;
@@ -241,7 +251,13 @@ int cmd_vko(int argc, char **argv) {
                        gostx_gost3410_curve_name(peer.curve), gostx_gost3410_curve_name(k.curve));
   uint8_t out[64];
   if (!status) {
-    rc = gostx_gost3410_vko(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, ukm_len, out, out_len);
+    if (ukm_len == 32) {
+      out_len = 64;
+      rc = gostx_gost3410_keg(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, 32, out, 64);
+    } else {
+      rc = gostx_gost3410_vko(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, ukm_len, out,
+                              out_len);
+    }
     if (rc) {
       cli_err("vko: %s", rc == GOSTX_EINVAL ? "the peer key is of small order" : gostx_strerror(rc));
       status = rc == GOSTX_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

@@ -1,7 +1,8 @@
 /* gostx CLI: secrets from files and from the terminal. Files are read with
  * read(2), so no stdio buffer keeps a copy; the terminal is read with echo
- * off, restored on SIGINT/SIGTERM. Used by enc/dec, disk, and the key-file /
- * fd options of cipher, mac and kdf. */
+ * off, restored on SIGINT/SIGTERM. Used by enc/dec, disk, the key-file /
+ * fd options of cipher, mac and kdf, and the openssl-style password
+ * arguments of genpkey and pkey (-pass, -passin, -passout). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -194,5 +195,98 @@ int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_
     rc = CLI_EXIT_FAIL;
   }
   gostx_memzero(again, sizeof again);
+  return rc;
+}
+
+/* The first line of buf[n] (up to "\n" or "\r\n"), as openssl takes a
+ * password from a file or descriptor. */
+static int first_line(const char *from, const uint8_t *buf, size_t n, size_t *len) {
+  const uint8_t *nl = memchr(buf, '\n', n);
+  if (nl) n = (size_t)(nl - buf);
+  if (n && buf[n - 1] == '\r') n--;
+  if (n > CLI_PASS_MAX) return cli_usage("%s: password longer than %d bytes", from, CLI_PASS_MAX);
+  if (n == 0) return cli_usage("%s: empty password", from);
+  *len = n;
+  return 0;
+}
+
+/* file:, fd: or stdin: up to cap bytes read into buf (*got),
+ * name for messages. 1 when spec is none of them. */
+static int read_source(const char *opt, const char *spec, uint8_t *buf, size_t cap, long *got,
+                       char *name, size_t name_cap) {
+  int fd = -1, rc;
+  const char *path = NULL;
+  if (!strncmp(spec, "file:", 5)) {
+    path = spec + 5;
+    snprintf(name, name_cap, "%s file:%.40s", opt, path);
+  } else if (!strncmp(spec, "fd:", 3)) {
+    char fdname[32];
+    if ((rc = cli_secret_fd(opt, spec + 3, &fd, fdname))) return rc;
+    snprintf(name, name_cap, "%s fd:%s", opt, spec + 3);
+  } else if (!strcmp(spec, "stdin")) {
+    fd = 0;
+    snprintf(name, name_cap, "%s stdin", opt);
+  } else {
+    return 1;
+  }
+  *got = path ? cli_read_secret_file(path, buf, cap) : read_secret_fd(fd, name, buf, cap);
+  return *got < 0 ? CLI_EXIT_FAIL : 0;
+}
+
+int cli_read_pass_lines(const char *opt, const char *spec, uint8_t *in, size_t *in_len,
+                        uint8_t *out, size_t *out_len) {
+  uint8_t *buf = malloc(2 * CLI_PASS_MAX + 8);
+  long got = 0;
+  char name[64];
+  if (!buf) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = read_source(opt, spec, buf, 2 * CLI_PASS_MAX + 8, &got, name, sizeof name);
+  if (rc == 1) rc = cli_usage("%s: '%s': one source for both passwords must be file:, fd: or stdin",
+                              opt, spec);
+  if (!rc) rc = first_line(name, buf, (size_t)got, in_len);
+  if (!rc) {
+    memcpy(in, buf, *in_len);
+    const uint8_t *nl = memchr(buf, '\n', (size_t)got);
+    size_t skip = nl ? (size_t)(nl - buf) + 1 : (size_t)got;
+    rc = first_line(name, buf + skip, (size_t)got - skip, out_len);
+    if (!rc) memcpy(out, buf + skip, *out_len);
+  }
+  cli_free_secret(buf, 2 * CLI_PASS_MAX + 8);
+  return rc;
+}
+
+int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *len) {
+  uint8_t *buf = NULL;
+  long got = 0;
+  int rc;
+  char name[64];
+  if (!strncmp(spec, "pass:", 5)) {
+    size_t n = strlen(spec + 5);
+    if (n > CLI_PASS_MAX) return cli_usage("%s pass:: password longer than %d bytes", opt, CLI_PASS_MAX);
+    if (n == 0) return cli_usage("%s pass:: empty password", opt);
+    memcpy(pass, spec + 5, n);
+    *len = n;
+    return 0;
+  }
+  if (!strncmp(spec, "env:", 4)) {
+    const char *v = getenv(spec + 4);
+    snprintf(name, sizeof name, "%s env:%.40s", opt, spec + 4);
+    if (!v) return cli_usage("%s: no such environment variable", name);
+    if ((rc = first_line(name, (const uint8_t *)v, strlen(v), len))) return rc;
+    memcpy(pass, v, *len);
+    return 0;
+  }
+  if (!(buf = malloc(CLI_PASS_MAX + 2))) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  rc = read_source(opt, spec, buf, CLI_PASS_MAX + 2, &got, name, sizeof name);
+  if (rc == 1)
+    rc = cli_usage("%s: '%s' is none of pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin", opt, spec);
+  if (!rc) rc = first_line(name, buf, (size_t)got, len);
+  if (!rc) memcpy(pass, buf, *len);
+  cli_free_secret(buf, CLI_PASS_MAX + 2);
   return rc;
 }

@@ -80,6 +80,19 @@ GOSTX_API int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv
                                  const uint8_t *ukm, size_t ukm_len, uint8_t *out,
                                  size_t out_len);
 
+/* KEG (RFC 9189), the key export key of the GOST TLS cipher
+ * suites: out[64] from our d, the peer's Q and the
+ * 32-byte handshake hash H. UKM = H[1..16] read big-endian (1 when zero);
+ * 256-bit curves: KDF_TREE_GOSTR3411_2012_256(VKO_256(d, Q, UKM), "kdf tree",
+ * H[17..24], R = 1), 64 bytes; 512-bit curves: VKO_512(d, Q, UKM). What
+ * `openssl pkeyutl -derive -pkeyopt ukmhex:H` computes with gost-engine for a
+ * 32-byte H. Errors as gostx_gost3410_vko; GOSTX_ELEN unless h_len = 32 and
+ * out_len = 64. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv,
+                                                  size_t priv_len, const uint8_t *peer_pub,
+                                                  size_t pub_len, const uint8_t *h, size_t h_len,
+                                                  uint8_t *out, size_t out_len);
+
 /* ---- key files: DER and PEM (lib/gost3410/keys.c), docs/GOST3410.md ----
  * The formats gost-engine, OpenSSL and X.509 use (RFC 4491, RFC 9215,
  * R 1323565.1.023-2018):
@@ -149,6 +162,58 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size
                                                            size_t *len, uint8_t *priv,
                                                            size_t priv_cap, uint8_t *pub,
                                                            size_t pub_cap);
+/* ---- encrypted private keys: PKCS#8 EncryptedPrivateKeyInfo, PBES2 ----
+ * (RFC 8018 with the GOST algorithms of RFC 9337; docs/GOST3410.md): PBKDF2
+ * with HMAC-Streebog-512 (1.2.643.7.1.1.4.2), a 32-byte key, then
+ * Kuznyechik-CTR-ACPKM (1.2.643.7.1.1.5.2.1) or Magma-CTR-ACPKM
+ * (1.2.643.7.1.1.5.1.1) with SEQUENCE { ukm OCTET STRING } whose first n/2
+ * bytes are the IV: what gost-engine writes and reads (`openssl pkcs8 -topk8
+ * -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512`). Read,
+ * not written: GOST 28147-89 CFB (1.2.643.2.2.21, SEQUENCE { iv, S-box
+ * parameter set OID }), gost-engine's `-v2 gost89`. PEM label "ENCRYPTED
+ * PRIVATE KEY". Any other scheme (AES, PBKDF2 with SHA-2, PKCS#12 PBE, ...)
+ * is GOSTX_EUNSUP;
+ * gostx_gost3410_encrypted_scheme says which it is. The password is any
+ * bytes (pass may be NULL when pass_len is 0). CTR has no integrity check:
+ * a wrong password (or a damaged ciphertext) decrypts to something that is
+ * not a private key, reported as GOSTX_EAUTH. */
+typedef enum gostx_gost3410_pbe {
+  GOSTX_GOST3410_PBE_KUZNYECHIK = 1, /* kuznyechik-ctr-acpkm (gost-engine's choice too) */
+  GOSTX_GOST3410_PBE_MAGMA = 2       /* magma-ctr-acpkm */
+} gostx_gost3410_pbe;
+/* Writes priv encrypted under pass: a fresh 16-byte salt and IV from the OS
+ * generator; iterations 1..10,000,000 (2048 is OpenSSL's default). */
+GOSTX_API int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
+                                                   size_t priv_len, const uint8_t *pass,
+                                                   size_t pass_len, gostx_gost3410_pbe cipher,
+                                                   uint32_t iterations, uint8_t *out, size_t cap,
+                                                   size_t *out_len);
+GOSTX_API int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
+                                                   size_t priv_len, const uint8_t *pass,
+                                                   size_t pass_len, gostx_gost3410_pbe cipher,
+                                                   uint32_t iterations, char *out, size_t cap,
+                                                   size_t *out_len);
+/* Reads an encrypted private key: *curve, *len, d and Q as
+ * gostx_gost3410_key_from_der. GOSTX_EFORMAT malformed, GOSTX_EUNSUP
+ * another scheme (or more than 10,000,000 iterations), GOSTX_EAUTH wrong
+ * password or damaged data. Outputs are written only on success. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_der(
+    const uint8_t *der, size_t der_len, const uint8_t *pass, size_t pass_len,
+    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+    size_t pub_cap);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_pem(
+    const char *pem, size_t pem_len, const uint8_t *pass, size_t pass_len,
+    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+    size_t pub_cap);
+/* The scheme of an EncryptedPrivateKeyInfo (DER, or PEM for the _pem form)
+ * as text into text[cap], e.g. "PBES2: PBKDF2 with hmacWithSHA256,
+ * aes-256-cbc" (unknown OIDs dotted): 0 when gostx reads it, GOSTX_EUNSUP
+ * when not (text says what it is), GOSTX_EFORMAT when it is no
+ * EncryptedPrivateKeyInfo (text untouched). */
+GOSTX_API int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text,
+                                              size_t cap);
+GOSTX_API int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text,
+                                                  size_t cap);
 /* Swaps the halves of a signature (sig_len = 2 len): r || s (this API) <->
  * s || r (gost-engine's `openssl dgst -sign` output, X.509/CMS per RFC 9215),
  * each half big-endian in both. out may equal sig. */

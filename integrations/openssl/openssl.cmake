@@ -59,6 +59,12 @@ add_executable(ossl_gost3410 ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/ossl
 target_link_libraries(ossl_gost3410 PRIVATE gostx OpenSSL::Crypto)
 set_target_properties(ossl_gost3410 PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 add_test(NAME test_ossl_gost3410 COMMAND ossl_gost3410 ${CMAKE_BINARY_DIR}/ossl-modules)
+# ossl_threads: shared GOST R 34.10-2012 EVP_PKEYs signed, verified and derived
+# with from 8 threads at once, each result checked with libgostx
+add_executable(ossl_threads ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/ossl_threads.c)
+target_link_libraries(ossl_threads PRIVATE gostx OpenSSL::Crypto Threads::Threads)
+set_target_properties(ossl_threads PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME test_ossl_threads COMMAND ossl_threads ${CMAKE_BINARY_DIR}/ossl-modules)
 # the openssl command with GOST keys, against gost-engine and GnuTLS's certtool
 add_test(NAME test_ossl_gost3410_cli
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_gost3410_cli.sh
@@ -70,5 +76,5 @@ add_test(NAME test_ossl_gost_params
          COMMAND bash ${CMAKE_SOURCE_DIR}/integrations/openssl/tests/test_ossl_gost_params.sh
                  ${CMAKE_BINARY_DIR}/ossl-modules)
 set_tests_properties(test_ossl_interop test_ossl_strict test_ossl_cli test_ossl_gost_params
-                     test_ossl_gost3410 test_ossl_gost3410_cli PROPERTIES
+                     test_ossl_gost3410 test_ossl_gost3410_cli test_ossl_threads PROPERTIES
                      SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -284,6 +284,45 @@ out:
   return rc;
 }
 
+/* KEG (RFC 9189, the GOST TLS cipher suites): the key export
+ * key from d, the peer's Q and the handshake hash H (32 bytes; only H[1..24]
+ * are used). r = H[1..16] read big-endian (UKM = 1 when r = 0; r < 2^128 < q,
+ * so the VKO's own "0 mod q counts as 1" gives exactly that).
+ *   256-bit keys: KDF_TREE_GOSTR3411_2012_256(VKO_256(d, Q, r), "kdf tree",
+ *                 H[17..24], R = 1 byte), 64 bytes;
+ *   512-bit keys: VKO_512(d, Q, r), 64 bytes.
+ * VKO takes UKM bytes little-endian: r's bytes go in reversed. H and Q are
+ * public (a transcript hash and a peer key), d goes only to the constant-time
+ * VKO; nothing here branches on d or on the VKO output. */
+int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *h, size_t h_len,
+                       uint8_t *out, size_t out_len) {
+  static const uint8_t label[] = "kdf tree";
+  size_t len = gostx_gost3410_size(curve);
+  uint8_t ukm[16], kexp[32];
+  if (!len || !h || !out) return GOSTX_EINVAL;
+  if (h_len != 32 || out_len != 64) return GOSTX_ELEN;
+  /* Step 1 of KEG: q Q must be the point at infinity. On the cofactor-1
+   * curves every point of the curve passes (VKO checks that Q is one); on the
+   * two Edwards sets a point with a small-order part is refused here, where
+   * VKO alone would clear the cofactor and go on. Q is public. */
+  gx_curve C;
+  int rc = gx_curve_load(&C, curve);
+  if (rc) return rc;
+  if (C.def->cofactor > 1) {
+    gx_point Q, O;
+    if ((rc = load_pub(&C, &Q, peer_pub, pub_len))) return rc;
+    gx_point_mul_ref(&C, &O, C.q, &Q);
+    if (!gx_is_zero(O.Z, C.n)) return GOSTX_EINVAL;
+  }
+  for (size_t i = 0; i < 16; i++) ukm[i] = h[15 - i];
+  if (len == 64) return gostx_gost3410_vko(curve, priv, priv_len, peer_pub, pub_len, ukm, 16, out, 64);
+  rc = gostx_gost3410_vko(curve, priv, priv_len, peer_pub, pub_len, ukm, 16, kexp, 32);
+  if (!rc) rc = gostx_kdf_tree256(kexp, 32, label, sizeof label - 1, h + 16, 8, 1, out, 64);
+  wipe(kexp, sizeof kexp);
+  return rc;
+}
+
 int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve) {
   gx_curve C;
   gx_point G, O;

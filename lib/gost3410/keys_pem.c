@@ -7,7 +7,8 @@
 
 #include "internal.h"
 
-static const char *const label_of[] = {NULL, "PRIVATE KEY", "PUBLIC KEY"};
+static const char *const label_of[] = {NULL, "PRIVATE KEY", "PUBLIC KEY", "ENCRYPTED PRIVATE KEY"};
+enum { ENCRYPTED = 3 };
 
 /* All-ones when lo <= c <= hi, else 0 (c, lo, hi < 2^16). */
 static uint32_t in_range(uint32_t c, uint32_t lo, uint32_t hi) {
@@ -219,4 +220,58 @@ int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_
   gostx_memzero(d, sizeof d);
   gostx_memzero(der, sizeof der);
   return rc;
+}
+
+/* ---- encrypted private keys: PEM "ENCRYPTED PRIVATE KEY" around keys.c's DER ---- */
+
+/* The DER inside one "ENCRYPTED PRIVATE KEY" block (layout as
+ * gostx_gost3410_key_from_pem); GOSTX_EFORMAT for anything else. */
+static int encrypted_der(const char *pem, size_t pem_len, uint8_t *der, size_t cap, size_t *der_len) {
+  size_t i = 0;
+  while (i < pem_len && is_space(pem[i])) i++;
+  if (!eat(pem, pem_len, &i, "-----BEGIN ") || !eat(pem, pem_len, &i, label_of[ENCRYPTED]) ||
+      !eat(pem, pem_len, &i, "-----") || !eat_eol(pem, pem_len, &i))
+    return GOSTX_EFORMAT;
+  int rc = decode_body(pem, pem_len, &i, der, cap, der_len);
+  if (!rc && (!eat(pem, pem_len, &i, "-----END ") || !eat(pem, pem_len, &i, label_of[ENCRYPTED]) ||
+              !eat(pem, pem_len, &i, "-----")))
+    rc = GOSTX_EFORMAT;
+  while (!rc && i < pem_len && is_space(pem[i])) i++;
+  if (!rc && i != pem_len) rc = GOSTX_EFORMAT;
+  return rc;
+}
+
+int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         char *out, size_t cap, size_t *out_len) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len;
+  if (!out_len) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_priv_to_encrypted_der(curve, priv, priv_len, pass, pass_len, cipher,
+                                                iterations, der, sizeof der, &der_len);
+  if (!rc) rc = to_pem(ENCRYPTED, der, der_len, out, cap, out_len);
+  return rc;
+}
+
+int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len = 0;
+  if (!pem || !curve || !len) return GOSTX_EINVAL;
+  int rc = encrypted_der(pem, pem_len, der, sizeof der, &der_len);
+  if (!rc)
+    rc = gostx_gost3410_key_from_encrypted_der(der, der_len, pass, pass_len, curve, len, priv,
+                                               priv_cap, pub, pub_cap);
+  return rc;
+}
+
+int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len = 0;
+  if (!pem || !text || !cap) return GOSTX_EINVAL;
+  int rc = encrypted_der(pem, pem_len, der, sizeof der, &der_len);
+  return rc ? rc : gostx_gost3410_encrypted_scheme(der, der_len, text, cap);
 }

@@ -729,8 +729,8 @@ static void case_gost3410_keys(void) {
   }
 }
 
-/* The full sign (hedged nonce: HMAC-Streebog over the key) and VKO (Streebog
- * of the shared point): constant time where Streebog is, so they run in the
+/* The full sign (hedged nonce: HMAC-Streebog over the key), VKO (Streebog
+ * of the shared point) and KEG (VKO, then KDF_TREE): constant time where Streebog is, so they run in the
  * leak group, whose suppressions name only Streebog's table lookups. */
 static void case_gost3410_streebog(void) {
   uint8_t d[64], d2[64], pub[128], pub2[128], e[64], sig[128], ukm[8], out[64], out2[64];
@@ -754,6 +754,29 @@ static void case_gost3410_streebog(void) {
     RC_OK_VERDICT(gostx_gost3410_vko(c, d2, len, pub, 2 * len, ukm, sizeof ukm, out2, len),
           "gost3410 vko, the other side");
     same(out, out2, len, "gost3410 vko agrees");
+    /* KEG (RFC 9189): VKO with a 16-byte UKM, then KDF_TREE (HMAC-Streebog)
+     * on the 256-bit curves; the peer key and H are public. */
+    uint8_t h[32], k1[64], k2[64];
+    fill(h, sizeof h, 10);
+    RC_OK_VERDICT(gostx_gost3410_keg(c, d, len, pub2, 2 * len, h, sizeof h, k1, sizeof k1),
+                  "gost3410 keg");
+    RC_OK_VERDICT(gostx_gost3410_keg(c, d2, len, pub, 2 * len, h, sizeof h, k2, sizeof k2),
+                  "gost3410 keg, the other side");
+    same(k1, k2, sizeof k1, "gost3410 keg agrees");
+    /* An encrypted PKCS#8 key: d and the password secret (PBKDF2 is
+     * HMAC-Streebog, hence this group); salt, IV and ciphertext public.
+     * Reading is not here: it parses the decryption, whose DER tags and
+     * lengths come from the password (public for the right one; a wrong one
+     * is reported as such, the one bit a reader must give). */
+    uint8_t pw[12], enc[GOSTX_GOST3410_DER_MAX];
+    size_t enc_len;
+    fill(pw, sizeof pw, 11);
+    CT_SECRET(pw, sizeof pw);
+    RC_OK_VERDICT(gostx_gost3410_priv_to_encrypted_der(c, d, len, pw, sizeof pw,
+                                                        GOSTX_GOST3410_PBE_KUZNYECHIK, 2, enc,
+                                                        sizeof enc, &enc_len),
+                  "gost3410 encrypted key");
+    CT_PUBLIC(enc, enc_len);
   }
 }
 

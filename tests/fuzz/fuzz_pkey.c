@@ -1,6 +1,6 @@
 /* libFuzzer harness: the GOST R 34.10-2012 key readers (lib/gost3410/keys.c,
  * keys_pem.c), which parse untrusted files. The input is tried as DER and as
- * PEM. It must never crash or read out of bounds; a key that is accepted
+ * PEM, and as an encrypted key's scheme. It must never crash or read out of bounds; a key that is accepted
  * must be valid (d gives the Q it reported; Q on the curve) and must survive
  * a round trip through the writers (write, read back: the same numbers). */
 #include <stdint.h>
@@ -59,6 +59,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!gostx_gost3410_key_from_pem((const char *)buf, size, &kind, &curve, &len, d, sizeof d, q,
                                    sizeof q))
     check_accepted(kind, curve, len, d, q);
+  /* The EncryptedPrivateKeyInfo parser (PBES2), DER and PEM: what
+   * gostx_gost3410_key_from_encrypted_* parse before PBKDF2, whose iteration
+   * count comes from the input (up to 10^7: too slow to run here); what they
+   * parse after it is the plain reader above. The scheme text must be a
+   * NUL-terminated string in its buffer. */
+  char text[48];
+  int rc = gostx_gost3410_encrypted_scheme(buf, size, text, sizeof text);
+  if (rc != GOSTX_EFORMAT && !memchr(text, 0, sizeof text)) bug("scheme text not terminated");
+  rc = gostx_gost3410_encrypted_scheme_pem((const char *)buf, size, text, sizeof text);
+  if (rc != GOSTX_EFORMAT && !memchr(text, 0, sizeof text)) bug("scheme text not terminated (PEM)");
   free(buf);
   return 0;
 }
