@@ -1,6 +1,7 @@
-/* ESP with the RFC 9227 transforms (lib/esp): the key tree against an
- * independent implementation (tests/vectors/esp9227.json), the packet
- * layout, round trips, tampering, replay and ESN handling, and the limits. */
+/* ESP with the RFC 9227 transforms (lib/esp): the key tree against two
+ * independent implementations (tests/vectors/esp9227.json: gost-engine and
+ * GoGOST), the packet layout, round trips, tampering, replay and ESN
+ * handling, and the limits. */
 #include <stdlib.h>
 
 #include "testutil.h"
