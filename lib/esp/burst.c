@@ -62,8 +62,8 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                                 .tag = (uint8_t *)(uintptr_t)(in + body)};
       w->map[ns++] = i;
     } else if (open) {
-      b[i].status = gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i], 12, in, body, in + body,
-                                      sa->icv_len, out);
+      b[i].status = gostx__esp_verdict(gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i], 12, in,
+                                                         body, in + body, sa->icv_len, out));
     } else {
       b[i].status = gostx_mgm_encrypt(c, w->nonce[i], nl, w->aad[i], 12, in, body, out,
                                       out + body, sa->icv_len);
@@ -77,7 +77,8 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                                ns);
   /* EAUTH: each stream says; another error: nothing was processed */
   for (size_t k = 0; k < ns; k++) {
-    int st = w->s[k].status;
+    int st = open ? gostx__esp_verdict(w->s[k].status) : w->s[k].status;
+    if (open) rc = gostx__esp_verdict(rc);
     b[w->map[k]].status = rc == GOSTX_OK ? GOSTX_OK : rc == GOSTX_EAUTH ? st : st ? st : rc;
   }
 }
