@@ -7,11 +7,12 @@
  * Asserts (abort on the first violation):
  *  - nothing crashes or reads or writes out of bounds (ASan);
  *  - an accepted packet is genuine: its ICV verifies when checked again
- *    here from the public API (message key from gostx_esp_tree_key, MGM
- *    with nonce 0 | pnum | salt and AAD SPI | ESN), its SPI, SN and IV
- *    match the sequence number reported, and the payload, pad length and
- *    next header are the plaintext's; a mutated packet is accepted only
- *    when it equals the packet sealed;
+ *    here from the public API (message key from gostx_esp_tree_key of the
+ *    IV's i1 | i2 | i3, MGM with nonce 0 | the IV's pnum | salt and AAD
+ *    SPI | ESN, or SPI | SN without ESN), its SPI and SN match the
+ *    sequence number reported, and the payload, pad length and next header
+ *    are the plaintext's; a mutated packet is accepted only when it equals
+ *    the packet sealed;
  *  - a packet sealed here and left intact, to the right of the window top
  *    by less than 2^31, is accepted;
  *  - a refused packet leaves the output buffer as it was (or zeroed, for a
@@ -21,7 +22,11 @@
  *  - the burst call gives every packet the status, sequence number, length,
  *    next header and bytes of the one-packet call against the same window.
  *
- * Input: byte 0 (bit 0: Kuznyechik / Magma; bit 1: no key cache), bytes 1-8
+ * The SA is that of the packet vector in tests/vectors/esp9227.json (its
+ * KEYMAT and SPI), so that packet, ESN off, is a seed that opens.
+ *
+ * Input: byte 0 (bit 0: Kuznyechik / Magma; bit 1: no key cache; bit 2: ESN
+ * off, sequence numbers taken mod 2^32), bytes 1-8
  * the window's starting top (big-endian), then records, at most
  * MAX_PKTS: kind (1), length (2, big-endian), that many bytes. Kind bit 0
  * clear: the bytes are the packet. Set: bytes 0-7 the sequence number (0 is
@@ -42,10 +47,10 @@
 #define SENTINEL 0xa5
 
 static const uint8_t keymat[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX] = {
-    0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66,
-    0x77, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
-    0xcd, 0xef, 0x7b, 0x67, 0xe6, 0xf2, 0x44, 0xf9, 0x7f, 0x06, 0x78, 0x95, 0x2e, 0x45};
-static const uint32_t SPI = 0x12345678;
+    0xb6, 0x18, 0x0c, 0x14, 0x5c, 0x51, 0x2d, 0xbd, 0x69, 0xd9, 0xce, 0xa9, 0x2c, 0xac, 0x1b,
+    0x5c, 0xe1, 0xbc, 0xfa, 0x73, 0x79, 0x2d, 0x61, 0xaf, 0x0b, 0x44, 0x0d, 0x84, 0xb5, 0x22,
+    0xcc, 0x38, 0x7b, 0x67, 0xe6, 0xf2, 0x44, 0xf9, 0x7f, 0x06, 0x78, 0x95, 0x2e, 0x45};
+static const uint32_t SPI = 0x5146536b;
 
 struct pkt {
   uint8_t b[MAX_LEN + 2 * GOSTX_ESP_OVERHEAD_MAX];
@@ -79,18 +84,21 @@ static void verify_accepted(const gostx_esp_sa *sa, const struct pkt *p, const u
   if (body % 4) bug("accepted a body not 4-byte aligned", i);
   if (be32(p->b) != sa->spi) bug("accepted another SPI", i);
   if (be32(p->b + 4) != (uint32_t)seq) bug("SN is not the low half of the reported ESN", i);
-  if (be64(p->b + 8) != seq) bug("IV is not the reported ESN", i);
+  if (!sa->esn && seq >> 32) bug("a number past 2^32 - 1 without ESN", i);
+  const uint64_t iv = be64(p->b + 8);
   uint8_t k[32], nonce[16], aad[12];
-  if (gostx_esp_tree_key(sa, seq >> 24, k)) bug("tree_key", i);
+  if (gostx_esp_tree_key(sa, iv >> 24, k)) bug("tree_key", i);
   gostx_cipher c;
   if (gostx_cipher_init(&c, (gostx_alg)sa->alg, k)) bug("cipher_init", i);
   nonce[0] = 0;
-  nonce[1] = (uint8_t)(seq >> 16), nonce[2] = (uint8_t)(seq >> 8), nonce[3] = (uint8_t)seq;
+  nonce[1] = (uint8_t)(iv >> 16), nonce[2] = (uint8_t)(iv >> 8), nonce[3] = (uint8_t)iv;
   memcpy(nonce + 4, sa->salt, sa->salt_len);
   memcpy(aad, p->b, 4);
-  memcpy(aad + 4, p->b + 8, 8);
+  for (int j = 0; j < 8; j++) aad[4 + j] = (uint8_t)(seq >> (56 - 8 * j));
+  const size_t al = sa->esn ? 12 : 8;
+  if (!sa->esn) memcpy(aad + 4, p->b + 4, 4);
   static uint8_t pt[sizeof pkts[0].b];
-  if (gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, aad, sizeof aad, p->b + GOSTX_ESP_HDR_LEN,
+  if (gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, aad, al, p->b + GOSTX_ESP_HDR_LEN,
                         body, p->b + GOSTX_ESP_HDR_LEN + body, icv, pt) != GOSTX_OK)
     bug("accepted a packet whose ICV does not verify", i);
   gostx_cipher_clear(&c);
@@ -133,6 +141,7 @@ static size_t parse(const gostx_esp_sa *sa, gostx_esp_keycache *kc, const uint8_
       memset(rec, 0, sizeof rec);
       memcpy(rec, d, len);
       uint64_t seq = len >= 8 ? be64(rec) : 1;
+      if (!sa->esn) seq &= 0xffffffffu;
       if (seq == 0) seq = 1;
       const size_t m = len > 8 ? rec[8] : 0;
       const size_t mut_end = 9 + 3 * m;
@@ -171,7 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const int use_cache = !(data[0] & 2);
   const uint64_t top0 = be64(data + 1);
   gostx_esp_sa sa;
-  if (gostx_esp_sa_init(&sa, t, SPI, keymat, GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(t)))
+  if (gostx_esp_sa_init(&sa, t, SPI, keymat, GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(t)) ||
+      gostx_esp_sa_set_esn(&sa, !(data[0] & 4)))
     bug("sa_init", 0);
   gostx_esp_keycache kseal, k1, k2;
   gostx_esp_keycache_init(&kseal);

@@ -49,6 +49,14 @@ def esp_seeds():
     seeds.append(bytes([0]) + (5000).to_bytes(8, "big") + esp_sealed(100, pattern(40)) +
                  esp_rec(0, b"") + esp_rec(0, bytes.fromhex("12345678") + pattern(40)) +
                  esp_rec(0, bytes.fromhex("00000001") + pattern(60)))
+    # The packet vector of tests/vectors/esp9227.json (the harness's SA is
+    # its SA): ESN off (flags bit 2), raw, then again (a replay).
+    vec = bytes.fromhex("5146536b" "00000001" "0000000000000000"
+                        "189d1288b718f9eabe554b239bee6596c6d4eafd316496ef901cac316005aa07"
+                        "6297b224bf6d2be35fd6f67e7b9deb3185ffe9179ca9bf0bdbafc23eae4da56f"
+                        "50b070a15a2bd9738689f8ed")
+    seeds.append(bytes([4]) + (0).to_bytes(8, "big") + esp_rec(0, vec) + esp_rec(0, vec) +
+                 esp_sealed(2, pattern(60, 5)))
     for i, s in enumerate(seeds):
         put("fuzz_esp_open", i, s)
 
