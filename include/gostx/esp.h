@@ -5,9 +5,9 @@
  *
  * Packet (after the outer IP/UDP headers):
  *   SPI (4) | SN, low 32 bits of the ESN (4) | IV (8) | ciphertext | ICV
- * IV = i1 (1) | i2 (2) | i3 (2) | pnum (3); gostx uses the 64-bit ESN itself
- * as the IV, so i1|i2|i3 = ESN >> 24 selects the message key and pnum is its
- * low 24 bits. Message key = ESPTREE(K, i1, i2, i3) = KDF_256 three times
+ * IV = i1 (1) | i2 (2) | i3 (2) | pnum (3); gostx_esp_seal puts the 64-bit
+ * ESN itself there, so i1|i2|i3 = ESN >> 24 selects the message key and
+ * pnum is its low 24 bits (open takes both from whatever IV a packet has). Message key = ESPTREE(K, i1, i2, i3) = KDF_256 three times
  * with labels "level1" (seed 0x00 | i1), "level2" (seed i2), "level3"
  * (seed i3). MGM nonce = 0x00 | pnum | salt (16 bytes Kuznyechik: 12-byte
  * salt; 8 bytes Magma: 4-byte salt). AAD = SPI | ESN high 32 | ESN low 32
