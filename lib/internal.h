@@ -123,7 +123,8 @@ enum {
   GOSTX_PLANT_GOST3410,       /* gost3410/ec_base.c: each digit of the secret scalar (k G) */
   GOSTX_PLANT_GOST3410_VKO,   /* gost3410/ec.c: each digit of the secret scalar (VKO's k P) */
   GOSTX_PLANT_GOST3410_ED,    /* gost3410/ec_edwards.c: the same, k G on the Edwards sets */
-  GOSTX_PLANT_GOST3410_ED_VKO /* ... and k P on the Edwards sets */
+  GOSTX_PLANT_GOST3410_ED_VKO, /* ... and k P on the Edwards sets */
+  GOSTX_PLANT_ESP_PAD          /* esp/esp.c trailer_bad: the decrypted pad length */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;

@@ -1,6 +1,7 @@
-/* ESP with the RFC 9227 transforms (lib/esp): the key tree against an
- * independent implementation (tests/vectors/esp9227.json), the packet
- * layout, round trips, tampering, replay and ESN handling, and the limits. */
+/* ESP with the RFC 9227 transforms (lib/esp): the key tree against two
+ * independent implementations (tests/vectors/esp9227.json: gost-engine and
+ * GoGOST), the packet layout, round trips, tampering, replay and ESN
+ * handling, and the limits. */
 #include <stdlib.h>
 
 #include "testutil.h"
@@ -113,6 +114,177 @@ static void test_layout(gostx_esp_transform t) {
   CHECK(body == 40 && plain[37] == 1 && plain[38] == 1 && plain[39] == 4,
         "padding 1, pad length 1, next header 4");
   gostx_cipher_clear(&c);
+}
+
+/* A packet with any plaintext body (trailer included), sealed by hand as the
+ * layout says: what a sender holding the key could send. */
+static size_t seal_body(const gostx_esp_sa *sa, uint64_t seq, uint64_t iv, const uint8_t *body,
+                        size_t len, uint8_t *pkt) {
+  uint8_t key[32], nonce[16], aad[12];
+  CHECK_RC(gostx_esp_tree_key(sa, iv >> 24, key), 0, "tree");
+  gostx_cipher c;
+  CHECK_RC(gostx_cipher_init(&c, (gostx_alg)sa->alg, key), 0, "cipher");
+  for (int i = 0; i < 4; i++) pkt[i] = (uint8_t)(sa->spi >> (24 - 8 * i));
+  for (int i = 0; i < 4; i++) pkt[4 + i] = (uint8_t)(seq >> (24 - 8 * i));
+  for (int i = 0; i < 8; i++) pkt[8 + i] = (uint8_t)(iv >> (56 - 8 * i));
+  nonce[0] = 0, nonce[1] = (uint8_t)(iv >> 16), nonce[2] = (uint8_t)(iv >> 8);
+  nonce[3] = (uint8_t)iv;
+  memcpy(nonce + 4, sa->salt, sa->salt_len);
+  /* AAD: SPI | ESN (high, low), or SPI | SN without ESN */
+  size_t al = sa->esn ? 12 : 8;
+  memcpy(aad, pkt, 4);
+  for (int i = 0; i < 8; i++) aad[4 + i] = (uint8_t)(seq >> (56 - 8 * i));
+  if (!sa->esn) memcpy(aad + 4, pkt + 4, 4);
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 4 + sa->salt_len, aad, al, body, len, pkt + 16,
+                             pkt + 16 + len, sa->icv_len),
+           0, "mgm");
+  gostx_cipher_clear(&c);
+  return 16 + len + sa->icv_len;
+}
+
+/* The trailer check (branch-free on the bytes, lib/esp/esp.c trailer_bad)
+ * against the plain reading of RFC 4303 2.4, on authenticated packets:
+ * every pad length that fits and some that do not, empty payloads, the
+ * longest padding, each padding byte wrong in turn. */
+static void test_trailer(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x7117, 5);
+  static uint8_t body[600], pkt[700], out[700];
+  size_t cases = 0;
+  for (size_t len = 4; len <= 264; len += 4)
+    for (unsigned pad = 0; pad < 256; pad++) {
+      if (len > 24 && len < 252 && pad % 17) continue; /* fewer of the middle */
+      for (int wrong = -1; wrong < (int)pad && wrong < (int)len - 2; wrong++) {
+        if (wrong > 2 && wrong < (int)pad - 2) continue;
+        t_rand_bytes(body, len);
+        const size_t room = len - 2;
+        size_t plen = pad <= room ? room - pad : 0;
+        for (unsigned i = 0; i < pad && plen + i < room; i++) body[plen + i] = (uint8_t)(i + 1);
+        if (wrong >= 0 && plen + (size_t)wrong < room) body[plen + (size_t)wrong] ^= 0x40;
+        body[len - 2] = (uint8_t)pad;
+        body[len - 1] = 17;
+        /* the plain reading */
+        int ok = pad <= room;
+        for (unsigned i = 0; ok && i < pad; i++) ok = body[plen + i] == (uint8_t)(i + 1);
+        const size_t n = seal_body(&sa, 9, 9, body, len, pkt);
+        size_t m = 12345;
+        uint8_t nh = 0;
+        uint64_t seq = 0;
+        memset(out, 0xa5, sizeof out);
+        int rc = gostx_esp_open(&sa, NULL, NULL, pkt, n, out, sizeof out, &m, &nh, &seq);
+        if (ok) {
+          CHECK(rc == 0 && m == plen && nh == 17 && seq == 9 && memcmp(out, body, plen) == 0,
+                "len %zu pad %u: accepted (rc %d)", len, pad, rc);
+        } else {
+          CHECK(rc == GOSTX_EFORMAT && m == 12345, "len %zu pad %u wrong %d: refused (rc %d)", len,
+                pad, wrong, rc);
+          size_t nz = 0;
+          for (size_t i = 0; i < len; i++) nz += out[i] != 0;
+          CHECK(nz == 0, "refused trailer: the body is zeroed");
+        }
+        /* the burst's check is the same */
+        gostx_esp_burst b = {.in = pkt, .len = n, .out = out, .cap = sizeof out};
+        int brc = gostx_esp_open_burst(&sa, NULL, NULL, &b, 1);
+        CHECK(brc == rc && b.status == rc && (!ok || b.out_len == plen), "burst: same verdict");
+        cases++;
+      }
+    }
+  CHECK(cases > 1000, "trailer cases %zu", cases);
+}
+
+/* Whole packets from another implementation (tests/vectors/esp9227.json
+ * "packets"; an SA without ESN, IV 0 for SN 1, i.e. not gostx's IV = ESN):
+ * gostx opens them, one packet and in a burst, against a fresh window; the
+ * bytes are those of gostx's layout (padding, nonce, AAD) sealed under the
+ * IV the packet carries; and with ESN on, the same packet fails its ICV
+ * (its AAD is SPI | SN, not SPI | ESN). */
+static void test_packet_vectors(void) {
+  json *f = tv_load("esp9227.json");
+  json *ps = json_get(f, "packets");
+  CHECK(ps && json_len(ps) > 0, "packet vectors present");
+  for (size_t i = 0; ps && i < json_len(ps); i++) {
+    json *c = json_at(ps, i);
+    size_t kml, sl, pl, yl, ml;
+    uint8_t *km = tv_hex(c, "keymat", &kml), *spi = tv_hex(c, "spi", &sl);
+    uint8_t *pkt = tv_hex(c, "packet", &pl), *pay = tv_hex(c, "payload", &yl);
+    uint8_t *mk = tv_hex(c, "message_key", &ml);
+    const uint64_t seq = (uint64_t)tv_int(c, "seq");
+    const int nh_want = (int)tv_int(c, "next_header");
+    const int esn = json_num(json_get(c, "esn")) != 0;
+    const gostx_esp_transform t =
+        kml == 44 ? GOSTX_ESP_KUZNYECHIK_MGM_KTREE : GOSTX_ESP_MAGMA_MGM_KTREE;
+    gostx_esp_sa sa;
+    CHECK_RC(gostx_esp_sa_init(&sa, t, be32(spi), km, kml), 0, "sa_init");
+    CHECK_RC(gostx_esp_sa_set_esn(&sa, esn), 0, "set_esn");
+    const uint64_t iv = (uint64_t)be32(pkt + 8) << 32 | be32(pkt + 12);
+    uint8_t k[32];
+    CHECK_RC(gostx_esp_tree_key(&sa, iv >> 24, k), 0, "tree");
+    CHECK_BYTES(k, mk, 32, "message key of the packet's IV");
+    /* open */
+    static uint8_t out[2048], again[2048], body[2048];
+    gostx_esp_replay w;
+    gostx_esp_replay_init(&w);
+    gostx_esp_keycache kc;
+    gostx_esp_keycache_init(&kc);
+    size_t m = 0;
+    uint8_t nh = 0;
+    uint64_t got = 0;
+    CHECK_RC(gostx_esp_open(&sa, &kc, &w, pkt, pl, out, sizeof out, &m, &nh, &got), 0,
+             "open packet vector");
+    CHECK(m == yl && nh == nh_want && got == seq && memcmp(out, pay, yl) == 0,
+          "packet vector %zu: payload, next header, sequence number", i);
+    gostx_esp_burst b = {.in = pkt, .len = pl, .out = again, .cap = sizeof again};
+    CHECK_RC(gostx_esp_open_burst(&sa, NULL, &w, &b, 1), 0, "burst open packet vector");
+    CHECK(b.out_len == yl && b.next_header == nh_want && b.seq == seq &&
+              memcmp(again, pay, yl) == 0,
+          "burst: the same");
+    /* the same bytes from gostx's layout under the packet's IV */
+    const size_t blen = (yl + 2 + 3) & ~(size_t)3, pad = blen - yl - 2;
+    memcpy(body, pay, yl);
+    for (size_t j = 0; j < pad; j++) body[yl + j] = (uint8_t)(j + 1);
+    body[blen - 2] = (uint8_t)pad;
+    body[blen - 1] = (uint8_t)nh_want;
+    const size_t n = seal_body(&sa, seq, iv, body, blen, again);
+    CHECK(n == pl && memcmp(again, pkt, pl) == 0, "packet vector %zu = gostx's layout", i);
+    /* with ESN the AAD is SPI | ESN: not this packet's */
+    if (!esn) {
+      CHECK_RC(gostx_esp_sa_set_esn(&sa, 1), 0, "esn on");
+      CHECK_RC(gostx_esp_open(&sa, NULL, NULL, pkt, pl, out, sizeof out, &m, &nh, &got),
+               GOSTX_EAUTH, "with ESN on, its ICV fails");
+    }
+    free(km), free(spi), free(pkt), free(pay), free(mk);
+  }
+  json_free(f);
+}
+
+/* Without ESN: AAD SPI | SN, 32-bit numbers (limit 2^32 - 1), the SN as it
+ * stands (no inference); round trip and the ESN-on peer refusing. */
+static void test_no_esn(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  make_sa(&sa, t, 0x8008, 4);
+  CHECK_RC(gostx_esp_sa_set_esn(&sa, 0), 0, "esn off");
+  CHECK(sa.limit == 0xffffffffu, "limit 2^32 - 1");
+  CHECK_RC(gostx_esp_sa_set_esn(&sa, 2), GOSTX_EINVAL, "esn 2");
+  uint8_t p[40], pkt[128], out[128];
+  size_t n = 0, m = 0;
+  uint8_t nh;
+  uint64_t seq;
+  t_rand_bytes(p, sizeof p);
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 0x100000000ULL, 4, p, sizeof p, pkt, sizeof pkt, &n),
+           GOSTX_ESTATE, "2^32 refused without ESN");
+  CHECK_RC(gostx_esp_seal(&sa, NULL, 0xfffffffeULL, 4, p, sizeof p, pkt, sizeof pkt, &n), 0,
+           "seal");
+  gostx_esp_replay w;
+  gostx_esp_replay_init(&w);
+  w.top = 5; /* with ESN this low half would be read as span 0 too; here it is the number */
+  CHECK_RC(gostx_esp_open(&sa, NULL, &w, pkt, n, out, sizeof out, &m, &nh, &seq), 0, "open");
+  CHECK(seq == 0xfffffffeULL && m == sizeof p && memcmp(out, p, m) == 0, "round trip");
+  gostx_esp_sa esn_on;
+  make_sa(&esn_on, t, 0x8008, 4);
+  gostx_esp_replay_init(&w);
+  w.top = 0xfffffff0u; /* so that the ESN it infers is 0xfffffffe too */
+  CHECK_RC(gostx_esp_open(&esn_on, NULL, &w, pkt, n, out, sizeof out, &m, &nh, &seq),
+           GOSTX_EAUTH, "an ESN peer refuses it (its AAD differs)");
 }
 
 static void test_roundtrip(gostx_esp_transform t) {
@@ -389,8 +561,11 @@ static void test_burst_no_alloc(gostx_esp_transform t) {
 int main(void) {
   t_rand_init();
   test_tree_vectors();
+  test_packet_vectors();
   for (size_t i = 0; i < 2; i++) {
     test_layout(transforms[i]);
+    test_trailer(transforms[i]);
+    test_no_esn(transforms[i]);
     test_roundtrip(transforms[i]);
     test_tamper(transforms[i]);
     test_replay(transforms[i]);

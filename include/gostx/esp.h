@@ -5,12 +5,17 @@
  *
  * Packet (after the outer IP/UDP headers):
  *   SPI (4) | SN, low 32 bits of the ESN (4) | IV (8) | ciphertext | ICV
- * IV = i1 (1) | i2 (2) | i3 (2) | pnum (3); gostx uses the 64-bit ESN itself
- * as the IV, so i1|i2|i3 = ESN >> 24 selects the message key and pnum is its
- * low 24 bits. Message key = ESPTREE(K, i1, i2, i3) = KDF_256 three times
+ * IV = i1 (1) | i2 (2) | i3 (2) | pnum (3); gostx_esp_seal puts the 64-bit
+ * ESN itself there, so i1|i2|i3 = ESN >> 24 selects the message key and
+ * pnum is its low 24 bits (open takes both from whatever IV a packet has). Message key = ESPTREE(K, i1, i2, i3) = KDF_256 three times
  * with labels "level1" (seed 0x00 | i1), "level2" (seed i2), "level3"
  * (seed i3). MGM nonce = 0x00 | pnum | salt (16 bytes Kuznyechik: 12-byte
- * salt; 8 bytes Magma: 4-byte salt). AAD = SPI | ESN high 32 | ESN low 32.
+ * salt; 8 bytes Magma: 4-byte salt). AAD = SPI | ESN high 32 | ESN low 32
+ * (RFC 4106 section 5's layout with extended sequence numbers, the
+ * default), or SPI | SN on an SA without ESN (gostx_esp_sa_set_esn): what
+ * the RFC 9227 example packet at hand authenticates (tests/vectors/
+ * esp9227.json). A receiver takes the message key and pnum from the IV, as
+ * RFC 9227 has it, whatever the sender put there; the SN only for replay.
  * Plaintext = payload | padding 1, 2, 3, ... | pad length | next header,
  * padded to a multiple of 4 bytes. ICV = the MGM tag's leftmost 12 bytes
  * (Kuznyechik, 96 bits), the whole 8-byte tag (Magma).
@@ -57,6 +62,7 @@ typedef struct gostx_esp_sa {
   uint64_t limit;  /* the highest sequence number this SA protects */
   uint8_t key[GOSTX_ESP_KEY_LEN];
   uint8_t salt[GOSTX_ESP_SALT_MAX];
+  int esn;         /* 1 (default): 64-bit extended sequence numbers */
 } gostx_esp_sa;
 
 typedef struct gostx_esp_keycache {
@@ -78,6 +84,11 @@ GOSTX_API int gostx_esp_sa_init(gostx_esp_sa *sa, gostx_esp_transform transform,
                                 const uint8_t *keymat, size_t keymat_len);
 /* Lowers the SA's limit (tests, or a policy: rekey sooner). 0 < limit. */
 GOSTX_API int gostx_esp_sa_set_limit(gostx_esp_sa *sa, uint64_t limit);
+/* Extended sequence numbers on (1, the default) or off (0): off, the SA's
+ * sequence numbers are the 32 bits the packet carries (the limit drops to
+ * 2^32 - 1 when higher) and the AAD is SPI | SN, 8 bytes (RFC 4303 2.2,
+ * RFC 4106 5). Both ends must agree (IKEv2 would negotiate it). */
+GOSTX_API int gostx_esp_sa_set_esn(gostx_esp_sa *sa, int on);
 /* The salt length (12 or 4) and ICV length (12 or 8) of a transform; 0 for
  * an unknown one. */
 GOSTX_API size_t gostx_esp_salt_len(gostx_esp_transform transform);
@@ -95,8 +106,9 @@ GOSTX_API int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t
 GOSTX_API int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
                              uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
                              size_t cap, size_t *out_len);
-/* Opens one packet: SPI check, ESN from the window (RFC 4303 appendix A2),
- * replay check, ICV, trailer. Writes the payload to out (cap bytes; the
+/* Opens one packet: SPI check, ESN from the window (RFC 4303 appendix A2;
+ * without ESN the SN itself), replay check, ICV under the message key and
+ * pnum that the IV names, trailer. Writes the payload to out (cap bytes; the
  * packet length suffices) only when everything holds; the window is NOT
  * updated: call gostx_esp_replay_update with *seq after accepting it.
  * Returns 0, GOSTX_EINVAL (another SPI), GOSTX_EFORMAT (malformed: too

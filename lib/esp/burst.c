@@ -43,6 +43,7 @@ static void keys_done(struct keyset *ks, gostx_esp_keycache *cache) {
 struct work {
   size_t slot[GOSTX_ESP_BURST_MAX], body[GOSTX_ESP_BURST_MAX];
   uint8_t nonce[GOSTX_ESP_BURST_MAX][16], aad[GOSTX_ESP_BURST_MAX][12];
+  size_t aad_len;
   gostx_stream s[GOSTX_ESP_BURST_MAX];
   size_t map[GOSTX_ESP_BURST_MAX];
 };
@@ -57,15 +58,16 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
     const uint8_t *in = open ? b[i].in + GOSTX_ESP_HDR_LEN : b[i].out + GOSTX_ESP_HDR_LEN;
     uint8_t *out = open ? b[i].out : b[i].out + GOSTX_ESP_HDR_LEN;
     if (body <= GOSTX__ESP_BATCH_MAX_LEN + 4) {
-      w->s[ns] = (gostx_stream){.key = c, .iv = w->nonce[i], .aad = w->aad[i], .aad_len = 12,
+      w->s[ns] = (gostx_stream){.key = c, .iv = w->nonce[i], .aad = w->aad[i], .aad_len = w->aad_len,
                                 .in = in, .len = body, .out = out,
                                 .tag = (uint8_t *)(uintptr_t)(in + body)};
       w->map[ns++] = i;
     } else if (open) {
-      b[i].status = gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i], 12, in, body, in + body,
-                                      sa->icv_len, out);
+      b[i].status = gostx__esp_verdict(gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i],
+                                                         w->aad_len, in, body, in + body,
+                                                         sa->icv_len, out));
     } else {
-      b[i].status = gostx_mgm_encrypt(c, w->nonce[i], nl, w->aad[i], 12, in, body, out,
+      b[i].status = gostx_mgm_encrypt(c, w->nonce[i], nl, w->aad[i], w->aad_len, in, body, out,
                                       out + body, sa->icv_len);
     }
   }
@@ -77,7 +79,8 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                                ns);
   /* EAUTH: each stream says; another error: nothing was processed */
   for (size_t k = 0; k < ns; k++) {
-    int st = w->s[k].status;
+    int st = open ? gostx__esp_verdict(w->s[k].status) : w->s[k].status;
+    if (open) rc = gostx__esp_verdict(rc);
     b[w->map[k]].status = rc == GOSTX_OK ? GOSTX_OK : rc == GOSTX_EAUTH ? st : st ? st : rc;
   }
 }
@@ -94,6 +97,7 @@ int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint
   struct keyset ks;
   struct work w;
   ks.n = 0;
+  w.aad_len = sa->esn ? 12 : 8;
   for (size_t i = 0; i < n; i++) {
     uint64_t seq = seq_first + i;
     b[i].seq = seq;
@@ -104,8 +108,8 @@ int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint
                                                            &w.body[i]);
     if (b[i].status) continue;
     if (!key_for(&ks, sa, cache, seq >> 24, &w.slot[i], &b[i].status)) continue;
-    gostx__esp_nonce(sa, seq, w.nonce[i]);
-    gostx__esp_aad(sa->spi, seq, w.aad[i]);
+    gostx__esp_nonce(sa, seq, w.nonce[i]); /* IV = ESN */
+    gostx__esp_aad(sa, seq, w.aad[i]);
   }
   run_mgm(sa, &ks, &w, b, n, 0);
   for (size_t i = 0; i < n; i++) {
@@ -127,16 +131,18 @@ int gostx_esp_open_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
   struct keyset ks;
   struct work w;
   ks.n = 0;
+  w.aad_len = sa->esn ? 12 : 8;
   for (size_t i = 0; i < n; i++) {
     b[i].out_len = 0;
     b[i].seq = 0;
+    uint64_t iv = 0;
     b[i].status = b[i].out ? gostx__esp_open_check(sa, replay, b[i].in, b[i].len, b[i].cap,
-                                                   &b[i].seq, &w.body[i])
+                                                   &b[i].seq, &iv, &w.body[i])
                            : GOSTX_EINVAL;
     if (b[i].status) continue;
-    if (!key_for(&ks, sa, cache, b[i].seq >> 24, &w.slot[i], &b[i].status)) continue;
-    gostx__esp_nonce(sa, b[i].seq, w.nonce[i]);
-    gostx__esp_aad(sa->spi, b[i].seq, w.aad[i]);
+    if (!key_for(&ks, sa, cache, iv >> 24, &w.slot[i], &b[i].status)) continue;
+    gostx__esp_nonce(sa, iv, w.nonce[i]);
+    gostx__esp_aad(sa, b[i].seq, w.aad[i]);
   }
   run_mgm(sa, &ks, &w, b, n, 1);
   for (size_t i = 0; i < n; i++) {

@@ -14,18 +14,23 @@
 int gostx__esp_msg_cipher(const gostx_esp_sa *sa, const gostx_esp_keycache *cache, uint64_t index,
                           gostx_cipher *c, int *fresh);
 void gostx__esp_keep(gostx_esp_keycache *cache, uint64_t index, const gostx_cipher *c);
-/* nonce = 0x00 | pnum | salt (returns its length); aad = SPI | ESN. */
-size_t gostx__esp_nonce(const gostx_esp_sa *sa, uint64_t seq, uint8_t *nonce);
-void gostx__esp_aad(uint32_t spi, uint64_t seq, uint8_t aad[12]);
+/* nonce = 0x00 | pnum (iv's low 24 bits) | salt (returns its length);
+ * aad = SPI | ESN, or SPI | SN without ESN (returns its length, 12 or 8). */
+size_t gostx__esp_nonce(const gostx_esp_sa *sa, uint64_t iv, uint8_t *nonce);
+size_t gostx__esp_aad(const gostx_esp_sa *sa, uint64_t seq, uint8_t aad[12]);
 /* Header, IV and plaintext with its trailer into out; *body_len: the
  * length MGM then encrypts at out + GOSTX_ESP_HDR_LEN. */
 int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint8_t next_header,
                            const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
                            size_t *body_len);
-/* Every check before MGM (see gostx_esp_open); *seq_out, *body_len. */
+/* Every check before MGM (see gostx_esp_open); *seq_out, *iv_out (the
+ * packet's IV: key index and pnum), *body_len. */
 int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay,
                           const uint8_t *pkt, size_t len, size_t cap, uint64_t *seq_out,
-                          size_t *body_len);
+                          uint64_t *iv_out, size_t *body_len);
+/* A check's verdict on secret data (0 or the error) as a constant: the one
+ * branch on a secret-derived value that ESP open takes (public by design). */
+int gostx__esp_verdict(int rc);
 /* The trailer of an authenticated plaintext: payload length, next header. */
 int gostx__esp_open_trailer(uint8_t *out, size_t body, size_t *out_len, uint8_t *next_header);
 

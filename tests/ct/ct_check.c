@@ -17,7 +17,9 @@
  *   leak    the paths that leak by design through Streebog's LPS tables
  *           (Streebog of secret data, HMAC, KDF_256, KDF_TREE, PBKDF2) at
  *           the level that runs a table-based Streebog (portable), and
- *           GOST R 34.10-2012 signing with its HMAC-Streebog nonce and VKO;
+ *           GOST R 34.10-2012 signing with its HMAC-Streebog nonce and VKO,
+ *           and ESP seal and open (lib/esp: its key tree is KDF_256; the
+ *           packets' padding check on secret plaintext);
  *           run there under tests/ct/expected-leaks.supp, which names
  *           exactly those functions. At the SIMD levels Streebog is
  *           table-free and check_ct.sh runs the group without that file
@@ -30,13 +32,15 @@
  *           after it; this group fails if that happens anywhere
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
  *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko,
- *   plant-gost3410-ed, plant-gost3410-ed-vko
+ *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad
  *           switch on one leak planted inside a primitive's vector code
+ *           (plant-esp-pad: in ESP's padding check, lib/esp/esp.c)
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
  *           and run that primitive: the checker must report it there
  *   mutant-index, mutant-branch, mutant-naive-magma
  *           deliberately leaky code: the checker must report each one
  *           (proves that the harness can fail)
+ *   esp     the leak group's ESP case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
  *           LEVEL [opt-in] [unusable]"), from which check_ct.sh takes the
  *           opt-in (leaky by design) rows that must be reported
@@ -498,6 +502,141 @@ static void case_streebog_leaks(void) {
   CT_PUBLIC(out, 70);
 }
 
+/* ---- ESP (lib/esp): the SA key (KEYMAT: key and salt) and the payloads
+ * secret; the packets, the verdicts (ICV and padding checks), the payload
+ * lengths and next headers that open returns are public by design. The key
+ * tree is KDF_256 (HMAC-Streebog): at the portable level its LPS table
+ * lookups are the documented leak, so this case is in the leak group (run
+ * there under expected-leaks.supp, at the SIMD levels without it). Each
+ * packet's padding check (lib/esp/esp.c trailer_bad) runs on secret
+ * plaintext, on accepted trailers and on an authenticated bad one. ---- */
+
+#define ESP_BURST 6
+static uint8_t esp_pkt[ESP_BURST][1600], esp_back[ESP_BURST][1600];
+
+static void esp_sa(gostx_esp_sa *sa, gostx_esp_transform t, int secret) {
+  uint8_t km[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX];
+  fill(km, sizeof km, 11);
+  if (secret) CT_SECRET(km, sizeof km);
+  RC_OK(gostx_esp_sa_init(sa, t, 0x1234, km, GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(t)),
+        "esp sa_init");
+}
+
+/* Opens esp_pkt[0] (n bytes) into esp_back[0]: the verdict, length and next
+ * header declassified (public by design), the payload compared. */
+static void esp_open_one(const gostx_esp_sa *sa, gostx_esp_keycache *kc, size_t n, int want,
+                         size_t len, const char *what) {
+  size_t m = 0;
+  uint8_t nh = 0;
+  uint64_t seq = 0;
+  int rc = gostx_esp_open(sa, kc, NULL, esp_pkt[0], n, esp_back[0], sizeof esp_back[0], &m, &nh,
+                          &seq);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == want, what);
+  if (rc != GOSTX_OK) return;
+  CT_PUBLIC(&m, sizeof m);
+  CT_PUBLIC(&nh, sizeof nh);
+  REQUIRE(m == len && nh == 4, what);
+  same(esp_back[0], pt, len, what);
+  CT_SECRET(pt, sizeof pt);
+}
+
+static void case_esp(gostx_esp_transform t) {
+  gostx_esp_sa sa;
+  gostx_esp_keycache kc, kc2;
+  esp_sa(&sa, t, 1);
+  /* One packet: lengths giving every pad length 0..3, a short and a long
+   * one; a fresh key cache (the key tree runs) and a warm one. */
+  static const size_t lens[] = {1, 2, 3, 4, 64, 130, 1400};
+  gostx_esp_keycache_init(&kc2);
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+    size_t n = 0;
+    gostx_esp_keycache_init(&kc);
+    RC_OK(gostx_esp_seal(&sa, &kc, 1000 + i, 4, pt, lens[i], esp_pkt[0], sizeof esp_pkt[0], &n),
+          "esp seal");
+    CT_PUBLIC(esp_pkt[0], n);
+    esp_open_one(&sa, &kc2, n, GOSTX_OK, lens[i], "esp open");
+  }
+  /* A forged ICV: refused. */
+  size_t n = 0;
+  RC_OK(gostx_esp_seal(&sa, &kc, 77, 4, pt, 50, esp_pkt[0], sizeof esp_pkt[0], &n), "esp seal");
+  CT_PUBLIC(esp_pkt[0], n);
+  esp_pkt[0][n - 1] ^= 1;
+  esp_open_one(&sa, &kc2, n, GOSTX_EAUTH, 0, "esp open refuses a forged ICV");
+  gostx_esp_keycache_clear(&kc);
+  gostx_esp_keycache_clear(&kc2);
+
+  /* An authenticated packet with a bad trailer (what a sender with the key
+   * could send): body = 7 secret bytes, padding 1 2 9, pad length 3, next
+   * header; sealed here as lib/esp lays packets out. Refused, in constant
+   * time up to the verdict. */
+  {
+    const uint64_t seq = 78;
+    uint8_t body[12], k[32], nn[16], ad[12];
+    memcpy(body, pt, 7);
+    body[7] = 1, body[8] = 2, body[9] = 9; /* the third padding byte wrong */
+    body[10] = 3, body[11] = 4;            /* pad length, next header */
+    CT_SECRET(body, sizeof body);
+    RC_OK(gostx_esp_tree_key(&sa, seq >> 24, k), "esp tree key");
+    gostx_cipher c;
+    RC_OK(gostx_cipher_init(&c, (gostx_alg)sa.alg, k), "cipher_init");
+    memset(esp_pkt[0], 0, 16);
+    esp_pkt[0][0] = 0x00, esp_pkt[0][1] = 0x00, esp_pkt[0][2] = 0x12, esp_pkt[0][3] = 0x34;
+    esp_pkt[0][7] = (uint8_t)seq, esp_pkt[0][15] = (uint8_t)seq;
+    nn[0] = 0, nn[1] = 0, nn[2] = 0, nn[3] = (uint8_t)seq;
+    memcpy(nn + 4, sa.salt, sa.salt_len);
+    memcpy(ad, esp_pkt[0], 4);
+    memcpy(ad + 4, esp_pkt[0] + 8, 8);
+    RC_OK(gostx_mgm_encrypt(&c, nn, 4 + sa.salt_len, ad, 12, body, 12, esp_pkt[0] + 16,
+                            esp_pkt[0] + 28, sa.icv_len),
+          "esp hand-sealed packet");
+    CT_PUBLIC(esp_pkt[0], 28 + sa.icv_len);
+    gostx_cipher_clear(&c);
+    esp_open_one(&sa, NULL, 28 + sa.icv_len, GOSTX_EFORMAT, 0, "esp open refuses bad padding");
+  }
+
+  /* Bursts: short packets through the MGM stream batch, long ones one MGM
+   * call each; across a message-key boundary. */
+  static const size_t blens[ESP_BURST] = {20, 3, 128, 129, 1400, 64};
+  gostx_esp_burst b[ESP_BURST];
+  const uint64_t first = (1u << 24) - 3;
+  for (size_t i = 0; i < ESP_BURST; i++)
+    b[i] = (gostx_esp_burst){.in = pt + 100 * i, .len = blens[i], .out = esp_pkt[i],
+                             .cap = sizeof esp_pkt[i], .next_header = 4};
+  gostx_esp_keycache_init(&kc);
+  RC_OK(gostx_esp_seal_burst(&sa, &kc, first, b, ESP_BURST), "esp seal burst");
+  size_t plen[ESP_BURST];
+  for (size_t i = 0; i < ESP_BURST; i++) {
+    CT_PUBLIC(esp_pkt[i], b[i].out_len);
+    plen[i] = b[i].out_len;
+  }
+  gostx_esp_keycache_init(&kc2);
+  for (size_t i = 0; i < ESP_BURST; i++)
+    b[i] = (gostx_esp_burst){.in = esp_pkt[i], .len = plen[i], .out = esp_back[i],
+                             .cap = sizeof esp_back[i]};
+  int rc = gostx_esp_open_burst(&sa, &kc2, NULL, b, ESP_BURST);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "esp open burst");
+  for (size_t i = 0; i < ESP_BURST; i++) {
+    CT_PUBLIC(&b[i].status, sizeof b[i].status);
+    CT_PUBLIC(&b[i].out_len, sizeof b[i].out_len);
+    CT_PUBLIC(&b[i].next_header, 1);
+    REQUIRE(b[i].status == GOSTX_OK && b[i].out_len == blens[i] && b[i].next_header == 4,
+            "esp open burst packet");
+    same(esp_back[i], pt + 100 * i, blens[i], "esp burst round trip");
+  }
+  gostx_esp_keycache_clear(&kc);
+  gostx_esp_keycache_clear(&kc2);
+  gostx_esp_sa_clear(&sa);
+}
+
+static void group_esp(void) {
+  secrets("esp kuznyechik-mgm-ktree");
+  case_esp(GOSTX_ESP_KUZNYECHIK_MGM_KTREE);
+  secrets("esp magma-mgm-ktree");
+  case_esp(GOSTX_ESP_MAGMA_MGM_KTREE);
+}
+
 /* ---- reach: the marking flows through every primitive to its output ---- */
 
 /* Every bit of p[0..len) still marked secret (checked under valgrind only;
@@ -846,6 +985,25 @@ static void run_plant(int which) {
       CT_PUBLIC(kek, sizeof kek);
       break;
     }
+    case GOSTX_PLANT_ESP_PAD: { /* the pad length that open reads from its plaintext */
+      gostx_esp_sa sa;
+      size_t n = 0, m = 0;
+      uint8_t nh;
+      uint64_t seq;
+      /* A public SA key (no KDF_256 of a secret, which the portable level's
+       * Streebog would report too: the plant is the only leak), so the
+       * sealed packet's body is marked secret by hand: the plaintext that
+       * open checks, trailer included, is then secret as it is under a
+       * secret key. */
+      esp_sa(&sa, GOSTX_ESP_KUZNYECHIK_MGM_KTREE, 0);
+      RC_OK(gostx_esp_seal(&sa, NULL, 5, 4, pt, 61, esp_pkt[0], sizeof esp_pkt[0], &n), "esp seal");
+      CT_SECRET(esp_pkt[0] + GOSTX_ESP_HDR_LEN, n - GOSTX_ESP_HDR_LEN);
+      int rc = gostx_esp_open(&sa, NULL, NULL, esp_pkt[0], n, esp_back[0], sizeof esp_back[0], &m,
+                              &nh, &seq);
+      CT_PUBLIC(&rc, sizeof rc);
+      REQUIRE(rc == GOSTX_OK, "esp open");
+      break;
+    }
     case GOSTX_PLANT_MGM:
       RC_OK(gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key), "cipher_init");
       RC_OK(gostx_mgm_encrypt(&c, nonce, 16, aad, sizeof aad, pt, 300, ct, tag, 16), "mgm");
@@ -1110,7 +1268,8 @@ static void run_group(const char *g) {
         {"magma-n1", GOSTX_PLANT_MAGMA_N1},     {"magma-n2", GOSTX_PLANT_MAGMA_N2},
         {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM},
         {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO},
-        {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO}};
+        {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO},
+        {"esp-pad", GOSTX_PLANT_ESP_PAD}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -1124,6 +1283,9 @@ static void run_group(const char *g) {
     case_streebog_leaks();
     secrets("gost3410 sign and vko");
     case_gost3410_streebog();
+    group_esp();
+  } else if (!strcmp(g, "esp")) { /* the ESP case alone (quick runs) */
+    group_esp();
   } else if (!strcmp(g, "mutant-index")) {
     secrets("mutant-index");
     uint8_t r = ct_mutant_index(key);
@@ -1154,7 +1316,7 @@ int main(int argc, char **argv) {
             "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
-            "plant-gost3410-ed, plant-gost3410-ed-vko, "
+            "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, esp, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;

@@ -2,7 +2,8 @@
 """Writes the seed corpora tests/fuzz/corpus/<fuzzer>/ (committed; rerun only
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
-usage: tests/fuzz/make_seeds.py PATH/TO/gostx"""
+usage: tests/fuzz/make_seeds.py PATH/TO/gostx
+       tests/fuzz/make_seeds.py --only fuzz_esp_open   (those that need no gostx)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -17,6 +18,54 @@ def put(name, idx, data):
 
 def pattern(n, s=1):
     return bytes((s * 37 + i * 11) & 0xff for i in range(n))
+
+# fuzz_esp_open: flags, the window's starting top (8), then records: kind,
+# length (2), bytes. Kind 1 (+ next header << 1): sequence number (8),
+# mutation count, mutations (position 2, value 1), payload; the harness
+# seals these with its SA, so every seed below starts from genuine packets.
+def esp_rec(kind, data):
+    return bytes([kind]) + len(data).to_bytes(2, "big") + data
+
+def esp_sealed(seq, payload, nh=4, muts=()):
+    m = b"".join(pos.to_bytes(2, "big") + bytes([v]) for pos, v in muts)
+    return esp_rec(1 | nh << 1, seq.to_bytes(8, "big") + bytes([len(muts)]) + m + payload)
+
+def esp_seeds():
+    seeds = []
+    for flags in (0, 1, 2, 3):  # Kuznyechik / Magma, with and without a key cache
+        seeds.append(bytes([flags]) + (0).to_bytes(8, "big") +
+                     esp_sealed(1, pattern(20)) + esp_sealed(2, pattern(100, 2), 41) +
+                     esp_sealed(1, pattern(20)))  # the third: a replay of the first
+    # Across a message key (2^24) and a 2^32 span, out of order, one flipped
+    # byte, one cut short, one lengthened, a dummy (next header 59).
+    seeds.append(bytes([0]) + ((1 << 24) - 3).to_bytes(8, "big") +
+                 esp_sealed((1 << 24) - 1, pattern(64)) + esp_sealed(1 << 24, pattern(1400, 3)) +
+                 esp_sealed((1 << 24) - 2, pattern(5)) + esp_sealed((1 << 24) + 1, pattern(9), 4, [(20, 1)]))
+    seeds.append(bytes([1]) + ((1 << 32) - 10).to_bytes(8, "big") +
+                 esp_sealed((1 << 32) + 2, pattern(33)) + esp_sealed((1 << 32) - 5, pattern(1, 4), 59) +
+                 esp_sealed((1 << 32) + 3, pattern(30), 4, [(0xffff, 0)]) +
+                 esp_sealed((1 << 32) + 4, pattern(30), 4, [(0xfffe, 7)]))
+    # Left of the window; and raw records (kind 0): short, unknown SPI, junk.
+    seeds.append(bytes([0]) + (5000).to_bytes(8, "big") + esp_sealed(100, pattern(40)) +
+                 esp_rec(0, b"") + esp_rec(0, bytes.fromhex("12345678") + pattern(40)) +
+                 esp_rec(0, bytes.fromhex("00000001") + pattern(60)))
+    # The packet vector of tests/vectors/esp9227.json (the harness's SA is
+    # its SA): ESN off (flags bit 2), raw, then again (a replay).
+    vec = bytes.fromhex("5146536b" "00000001" "0000000000000000"
+                        "189d1288b718f9eabe554b239bee6596c6d4eafd316496ef901cac316005aa07"
+                        "6297b224bf6d2be35fd6f67e7b9deb3185ffe9179ca9bf0bdbafc23eae4da56f"
+                        "50b070a15a2bd9738689f8ed")
+    seeds.append(bytes([4]) + (0).to_bytes(8, "big") + esp_rec(0, vec) + esp_rec(0, vec) +
+                 esp_sealed(2, pattern(60, 5)))
+    for i, s in enumerate(seeds):
+        put("fuzz_esp_open", i, s)
+
+if gostx == "--only":
+    if sys.argv[2:] != ["fuzz_esp_open"]:
+        sys.exit("make_seeds: --only takes fuzz_esp_open")
+    esp_seeds()
+    sys.exit(0)
+esp_seeds()
 
 # fuzz_cli: byte 0 (even cipher, odd mac), arguments one per line, NUL, data.
 k = KEY.hex()
