@@ -573,6 +573,9 @@ def _load_private(data, pem, password):
     scheme = _encrypted_scheme(src, pem)
     if scheme is not None:
         return PrivateKey._new(*_load_encrypted(src, pem, password, scheme))
+    if pem and ffi.buffer(src)[:100].lstrip().startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----"):
+        raise GostxValueError("not a GOST R 34.10-2012 encrypted PEM key gostx reads: malformed, "
+                              "or too large for one (another algorithm's key)")
     curve, d, pub = _load(data, pem, "private")
     if password is not None:
         lib.gostx_memzero(d, len(d))
