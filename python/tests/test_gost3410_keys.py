@@ -382,7 +382,8 @@ def test_gost_engine_encrypted_files_are_read():
         with pytest.raises(gostx.GostxValueError, match="Bad decrypt"):
             gostx.load_pem_private_key(pem, b"pW")
     key = gostx.load_pem_private_key(ENGINE_ENC_GOST89, b"x")
-    assert key.curve is Curve.GOST3410_256_A and key.private_bytes_raw().hex() == ENGINE_ENC_GOST89_D
+    assert key.curve is Curve.GOST3410_256_A
+    assert key.private_bytes_raw().hex() == ENGINE_ENC_GOST89_D
 
 
 def _with_oid(der, old, new):
@@ -486,19 +487,23 @@ class _RecordingFFI:
 
 def test_encrypted_keys_leave_no_secret_behind(monkeypatch):
     """The key's own buffer holds d; the module's scratch (the decrypted d, the
-    file written) is wiped, and the password is neither copied nor kept (a
-    bytearray still exported could not be resized)."""
+    files written, unencrypted ones included) is wiped, and the password is
+    neither copied nor kept (a bytearray still exported could not be
+    resized)."""
     import gostx.gost3410 as mod
     key = PrivateKey.generate(Curve.GOST3410_512_A)
-    d, plain = key.private_bytes_raw(), key.private_bytes("DER")
+    d, plain, plain_pem = key.private_bytes_raw(), key.private_bytes("DER"), key.private_bytes()
     pw = bytearray(b"correct horse battery staple")
+    pw_read = bytearray(pw)
     rec = _RecordingFFI(mod.ffi)
     monkeypatch.setattr(mod, "ffi", rec)
+    with pytest.raises(ValueError, match="Bad decrypt"):
+        gostx.load_pem_private_key(key.private_bytes("PEM", b"other", iterations=10), pw_read)
     files = [key.private_bytes(enc, pw, cipher=c, iterations=10)
              for enc in ("PEM", "DER") for c in ("kuznyechik", "magma")]
-    loaded = [gostx.load_pem_private_key(files[0], pw), gostx.load_der_private_key(files[3], pw)]
-    with pytest.raises(ValueError, match="Bad decrypt"):
-        gostx.load_pem_private_key(files[1], b"wrong")
+    loaded = [gostx.load_pem_private_key(files[0], pw_read),
+              gostx.load_der_private_key(files[3], pw_read)]
+    assert key.private_bytes("DER") == plain and key.private_bytes("PEM") == plain_pem
     monkeypatch.undo()
     assert all(k.private_bytes_raw() == d for k in loaded)
     owned = [k._h for k in loaded]
@@ -507,10 +512,12 @@ def test_encrypted_keys_leave_no_secret_behind(monkeypatch):
     for buf in scratch:
         raw = bytes(gostx.ffi.buffer(buf))
         assert d not in raw and d[::-1] not in raw and plain[:40] not in raw
+        assert plain_pem[30:90] not in raw
     for f in files:
         assert bytes(pw) not in f
-    pw[:] = b""  # BufferError if the package still held an export of it
-    assert pw == bytearray()
+    for p in (pw, pw_read):
+        p[:] = b""  # BufferError if the package still held an export of it
+        assert p == bytearray()
 
 
 # ---- encrypted keys and KEG against the gostx command ----
@@ -587,11 +594,13 @@ def test_encrypted_keys_and_keg_with_openssl(openssl_gost, tmp_path, curve, ciph
     (tmp_path / "p.pem").write_bytes(key.private_bytes("PEM", b"pw", cipher=cipher,
                                                        iterations=100))
     openssl("pkey", "-in", tmp_path / "p.pem", "-passin", "pass:pw", "-out", tmp_path / "plain.pem")
-    assert gostx.load_pem_private_key((tmp_path / "plain.pem").read_bytes()).private_bytes_raw() == d
+    plain = gostx.load_pem_private_key((tmp_path / "plain.pem").read_bytes())
+    assert plain.private_bytes_raw() == d
     # openssl encrypts (the same cipher, and GOST 28147-89 CFB), the package decrypts.
     for v2 in (f"{cipher}-ctr-acpkm", "gost89"):
         openssl("pkcs8", "-topk8", "-in", tmp_path / "plain.pem", "-v2", v2, "-v2prf",
-                "id-tc26-hmac-gost-3411-2012-512", "-passout", "pass:pw", "-out", tmp_path / "o.pem")
+                "id-tc26-hmac-gost-3411-2012-512", "-passout", "pass:pw", "-out",
+                tmp_path / "o.pem")
         opem = (tmp_path / "o.pem").read_bytes()
         assert gostx.load_pem_private_key(opem, b"pw").private_bytes_raw() == d
         with pytest.raises(gostx.GostxValueError, match="Bad decrypt"):
