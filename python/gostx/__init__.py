@@ -4,8 +4,8 @@ Hashes in the hashlib style (streebog256, streebog512, new), MGM AEAD in the
 cryptography style (KuznyechikMGM, MagmaMGM), the GOST R 34.13 modes on
 Kuznyechik / Magma key objects, XTS, GOST 28147-89, HMAC and KDFs, KExp15,
 the gostx file format, batches of many streams, and GOST R 34.10-2012
-signatures and VKO in the style of cryptography's ec module (PrivateKey,
-PublicKey, Curve). Every call takes any buffer-protocol object without
+signatures, VKO and KEG in the style of cryptography's ec module (PrivateKey,
+PublicKey, Curve; key files in PKCS#8, encrypted or not). Every call takes any buffer-protocol object without
 copying it and releases the GIL in C.
 
 Exceptions: every one gostx raises itself is a GostxError: InvalidTag (a

@@ -179,6 +179,9 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
 int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                        const uint8_t *peer_pub, size_t pub_len, const uint8_t *ukm,
                        size_t ukm_len, uint8_t *out, size_t out_len);
+int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                       const uint8_t *peer_pub, size_t pub_len, const uint8_t *h, size_t h_len,
+                       uint8_t *out, size_t out_len);
 typedef enum gostx_gost3410_key_kind { GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_KEY_PUBLIC, ... }
     gostx_gost3410_key_kind;
 int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
@@ -195,6 +198,26 @@ int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, si
 int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
                                 gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
                                 size_t priv_cap, uint8_t *pub, size_t pub_cap);
+typedef enum gostx_gost3410_pbe { GOSTX_GOST3410_PBE_KUZNYECHIK, GOSTX_GOST3410_PBE_MAGMA, ... }
+    gostx_gost3410_pbe;
+int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap);
+int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap);
+int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap);
+int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;

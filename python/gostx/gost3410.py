@@ -1,7 +1,9 @@
-"""GOST R 34.10-2012 signatures and the VKO key agreement (R 50.1.113-2016,
-RFC 7836) in the shape of the ``cryptography`` package's ec module:
-PrivateKey.generate / from_bytes, sign, exchange; PublicKey.from_bytes,
-verify (raises InvalidSignature), equality and hashing.
+"""GOST R 34.10-2012 signatures, the VKO key agreement (R 50.1.113-2016,
+RFC 7836) and KEG (RFC 9189) in the shape of the ``cryptography`` package's
+ec module: PrivateKey.generate / from_bytes, sign, exchange, keg;
+PublicKey.from_bytes, verify (raises InvalidSignature), equality and
+hashing; key files (PKCS#8, encrypted or not, and SubjectPublicKeyInfo) in
+DER and PEM.
 
 Bytes as the C API has them (include/gostx/gost3410.h): the private key d
 big-endian (32 or 64 bytes), the public key x || y, the signature r || s,
@@ -279,13 +281,36 @@ class PrivateKey(Wiped, _OnCurve):
         d = self._live()
         return bytes(ffi.buffer(d, len(d)))
 
-    def private_bytes(self, encoding="PEM"):
-        """PKCS#8 PrivateKeyInfo, unencrypted, as gost-engine writes it (d
-        little-endian in an OCTET STRING): "PEM" text (bytes) or "DER". A
-        secret, as private_bytes_raw."""
+    def private_bytes(self, encoding="PEM", password=None, *, cipher="kuznyechik",
+                      iterations=2048):
+        """The key as a PKCS#8 file: "PEM" text (bytes) or "DER".
+
+        password None: PrivateKeyInfo, unencrypted, as gost-engine writes it
+        (d little-endian in an OCTET STRING); a secret, as private_bytes_raw.
+        password (bytes-like, not empty): EncryptedPrivateKeyInfo, PBES2 with
+        PBKDF2-HMAC-Streebog-512 over iterations rounds (1..10,000,000;
+        OpenSSL's default 2048) and cipher "kuznyechik" (Kuznyechik-CTR-ACPKM,
+        gost-engine's choice too) or "magma" (Magma-CTR-ACPKM); the long names
+        "kuznyechik-ctr-acpkm" and "magma-ctr-acpkm" do as well. A fresh salt
+        and IV each call; PEM label "ENCRYPTED PRIVATE KEY". What
+        `openssl pkcs8 -topk8 -v2 kuznyechik-ctr-acpkm -v2prf
+        id-tc26-hmac-gost-3411-2012-512` with gost-engine writes, and what
+        load_pem_private_key(data, password) reads back. cipher and iterations
+        are checked always and used only with a password. The password goes to
+        C without a copy; C wipes what it derives from it."""
+        pbe = _cipher(cipher)
+        iterations = _iterations(iterations)
         d = self._live()
-        return _encode(encoding, lib.gostx_gost3410_priv_to_der, lib.gostx_gost3410_priv_to_pem,
-                       self._curve, d, len(d))
+        if password is None:
+            return _encode(encoding, lib.gostx_gost3410_priv_to_der,
+                           lib.gostx_gost3410_priv_to_pem, self._curve, d, len(d))
+        pw = _password(password)
+        if not len(pw):
+            raise GostxValueError("password must not be empty (password=None writes the key "
+                                  "unencrypted)")
+        return _encode(encoding, lib.gostx_gost3410_priv_to_encrypted_der,
+                       lib.gostx_gost3410_priv_to_encrypted_pem, self._curve, d, len(d), pw,
+                       len(pw), pbe, iterations)
 
     def sign(self, data, *, prehashed=False):
         """r || s, the signature of data (hashed with the curve's Streebog;
@@ -299,11 +324,8 @@ class PrivateKey(Wiped, _OnCurve):
         check(lib.gostx_gost3410_sign(curve, self._live(), n, digest, n, p, 2 * n), "sign")
         return sig
 
-    def exchange(self, peer_public_key, ukm, *, size=None):
-        """The VKO_GOSTR3410_2012 shared key with peer_public_key (a PublicKey
-        of the same curve) and the UKM (1..key_size/8 bytes, read
-        little-endian): size 32 is VKO_GOSTR3410_2012_256, 64 is _512;
-        None: the curve's size."""
+    def _peer(self, peer_public_key):
+        """(curve, size) after checking peer_public_key is a PublicKey of this curve."""
         if not isinstance(peer_public_key, PublicKey):
             raise GostxTypeError("peer_public_key must be a gostx.PublicKey, not "
                                  f"{type(peer_public_key).__name__!r}")
@@ -311,7 +333,14 @@ class PrivateKey(Wiped, _OnCurve):
         if peer_public_key.curve != curve:
             raise GostxValueError(f"peer key is on {peer_public_key.curve.param_set}, this key on "
                                   f"{curve.param_set}")
-        n = _size(curve)
+        return curve, _size(curve)
+
+    def exchange(self, peer_public_key, ukm, *, size=None):
+        """The VKO_GOSTR3410_2012 shared key with peer_public_key (a PublicKey
+        of the same curve) and the UKM (1..key_size/8 bytes, read
+        little-endian): size 32 is VKO_GOSTR3410_2012_256, 64 is _512;
+        None: the curve's size."""
+        curve, n = self._peer(peer_public_key)
         size = n if size is None else operator.index(size)
         if size not in (32, 64):
             raise GostxValueError(f"size must be 32 (VKO_GOSTR3410_2012_256) or 64 "
@@ -325,6 +354,27 @@ class PrivateKey(Wiped, _OnCurve):
         if rc == lib.GOSTX_EINVAL:
             raise GostxValueError("peer public key has small order: no shared key with it")
         check(rc, "vko")
+        return out
+
+    def keg(self, peer_public_key, h):
+        """KEG of RFC 9189, the key export key of the GOST TLS 1.2 cipher
+        suites: 64 bytes from this key, peer_public_key (a PublicKey of the
+        same curve) and h, the 32-byte handshake hash H. UKM = H[1..16] read
+        big-endian (1 when zero); 256-bit curves: KDF_TREE_GOSTR3411_2012_256
+        of VKO_GOSTR3410_2012_256 with label "kdf tree" and seed H[17..24];
+        512-bit curves: VKO_GOSTR3410_2012_512. What gost-engine's `openssl
+        pkeyutl -derive -pkeyopt ukmhex:H` gives for a 32-byte H (and `gostx
+        vko --ukm H`). Errors as exchange's. A secret, as exchange's result."""
+        curve, n = self._peer(peer_public_key)
+        hb = rbuf(h)
+        if len(hb) != 32:
+            raise GostxValueError(f"h must be 32 bytes (the handshake hash H), got {len(hb)}")
+        out, p = new_output(64)
+        rc = lib.gostx_gost3410_keg(curve, self._live(), n, peer_public_key._raw, 2 * n, hb, 32,
+                                    p, 64)
+        if rc == lib.GOSTX_EINVAL:
+            raise GostxValueError("peer public key has small order: no shared key with it")
+        check(rc, "keg")
         return out
 
     def _clear(self, h):
@@ -359,16 +409,17 @@ def _encoding(value):
     return enc
 
 
-def _encode(encoding, to_der, to_pem, curve, key, key_len):
-    """A key file from the C writer, through scratch that is wiped after the
-    copy out (a private key's file is as secret as the key)."""
+def _encode(encoding, to_der, to_pem, *args):
+    """A key file from the C writer (called with args, then the buffer),
+    through scratch that is wiped after the copy out (a private key's file is
+    as secret as the key)."""
     if _encoding(encoding) == "DER":
         fn, buf = to_der, ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX)
     else:
         fn, buf = to_pem, ffi.new("char[]", lib.GOSTX_GOST3410_PEM_MAX)
     out_len = ffi.new("size_t *")
     try:
-        check(fn(curve, key, key_len, buf, len(buf), out_len), "key encoding")
+        check(fn(*args, buf, len(buf), out_len), "key encoding")
         return bytes(ffi.buffer(buf, out_len[0]))
     finally:
         lib.gostx_memzero(buf, len(buf))
@@ -397,7 +448,7 @@ def _load(data, pem, want):
             raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
         if rc == lib.GOSTX_EUNSUP:
             raise GostxValueError(f"not a GOST R 34.10-2012 {form} key gostx reads: another "
-                                  "algorithm, an unknown parameter set, or an encrypted key")
+                                  "algorithm or an unknown parameter set")
         if rc == lib.GOSTX_EINVAL:
             raise GostxValueError(f"the {form} key is invalid: d = 0 or >= q, or a point off "
                                   "the curve")
@@ -419,22 +470,137 @@ def _load(data, pem, want):
         lib.gostx_memzero(priv, len(priv))
 
 
-def _no_password(password):
+# ---- encrypted private keys: PKCS#8 EncryptedPrivateKeyInfo, PBES2 ----
+
+_CIPHERS = {"kuznyechik": lib.GOSTX_GOST3410_PBE_KUZNYECHIK,
+            "kuznyechik-ctr-acpkm": lib.GOSTX_GOST3410_PBE_KUZNYECHIK,
+            "magma": lib.GOSTX_GOST3410_PBE_MAGMA,
+            "magma-ctr-acpkm": lib.GOSTX_GOST3410_PBE_MAGMA}
+_ITERATIONS_MAX = 10_000_000  # the C library's bound (keys.c, PBES2_ITER_MAX)
+
+
+def _cipher(value):
+    if not isinstance(value, str):
+        raise GostxTypeError(f"cipher must be 'kuznyechik' or 'magma', not "
+                             f"{type(value).__name__!r}")
+    pbe = _CIPHERS.get(value.lower())
+    if pbe is None:
+        raise GostxValueError(f"cipher must be 'kuznyechik' (Kuznyechik-CTR-ACPKM) or 'magma' "
+                              f"(Magma-CTR-ACPKM), got {value!r}")
+    return pbe
+
+
+def _iterations(value):
+    if isinstance(value, bool):
+        raise GostxTypeError("iterations must be an int, not 'bool'")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise GostxTypeError(f"iterations must be an int, not {type(value).__name__!r}") from None
+    if not 1 <= n <= _ITERATIONS_MAX:
+        raise GostxValueError(f"iterations must be 1..{_ITERATIONS_MAX}, got {n}")
+    return n
+
+
+def _password(password):
+    """The password as C reads it, without a copy (the caller's object is
+    theirs to wipe: a bytearray can be); a str is refused, as cryptography
+    does, since its encoded copy could not be wiped."""
+    if isinstance(password, str):
+        raise GostxTypeError("password must be bytes-like, not 'str' (encode it; a bytearray "
+                             "can be wiped after use)")
+    try:
+        return ffi.from_buffer("uint8_t[]", password)
+    except TypeError:
+        raise GostxTypeError(f"password must be bytes-like or None, not "
+                             f"{type(password).__name__!r}") from None
+
+
+def _encrypted_scheme(src, pem):
+    """None unless the data is an EncryptedPrivateKeyInfo (PEM "ENCRYPTED
+    PRIVATE KEY" for pem); else (rc, text): rc 0 when gostx reads its scheme,
+    GOSTX_EUNSUP (text names the scheme) or another error when it does not."""
+    text = ffi.new("char[]", 256)
+    fn = lib.gostx_gost3410_encrypted_scheme_pem if pem else lib.gostx_gost3410_encrypted_scheme
+    rc = fn(src, len(src), text, len(text))
+    if rc == lib.GOSTX_EFORMAT:
+        return None
+    return rc, ffi.string(text).decode("utf-8", "replace")
+
+
+def _load_encrypted(src, pem, password, scheme):
+    """(curve, d, x || y) of an encrypted private key file."""
+    form = "PEM" if pem else "DER"
+    rc, text = scheme
+    if rc == lib.GOSTX_EUNSUP:
+        raise GostxValueError(f"encrypted {form} key in a scheme gostx does not read: {text} "
+                              "(gostx reads PBES2 with PBKDF2-HMAC-Streebog and "
+                              "kuznyechik-ctr-acpkm, magma-ctr-acpkm or GOST 28147-89 CFB)")
+    if rc:
+        raise GostxValueError(f"encrypted {form} key gostx cannot read: "
+                              f"{ffi.string(lib.gostx_strerror(rc)).decode()} (too large to be a "
+                              "GOST R 34.10-2012 key?)")
+    if password is None:
+        raise GostxTypeError("Password was not given but private key is encrypted (pass "
+                             "password=b'...')")
+    pw = _password(password)
+    curve = ffi.new("gostx_gost3410_curve *")
+    n = ffi.new("size_t *")
+    priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
+    read = (lib.gostx_gost3410_key_from_encrypted_pem if pem
+            else lib.gostx_gost3410_key_from_encrypted_der)
+    try:
+        rc = read(src, len(src), pw, len(pw), curve, n, priv, len(priv), pub, len(pub))
+        if rc == lib.GOSTX_EAUTH:
+            raise GostxValueError("Bad decrypt. Incorrect password? (the encrypted key did not "
+                                  "decrypt to a private key: a wrong password or a damaged file)")
+        if rc == lib.GOSTX_EUNSUP:
+            raise GostxValueError(f"encrypted {form} key in a scheme gostx does not read: {text} "
+                                  "(more than 10,000,000 iterations?)")
+        if rc == lib.GOSTX_EFORMAT:
+            raise GostxValueError(f"not a GOST R 34.10-2012 encrypted {form} key: malformed")
+        check(rc, f"encrypted {form} key")
+        size = n[0]
+        d = ffi.new("uint8_t[]", size)
+        ffi.memmove(d, priv, size)
+        return Curve(curve[0]), d, bytes(ffi.buffer(pub, 2 * size))
+    finally:
+        lib.gostx_memzero(priv, len(priv))
+
+
+def _load_private(data, pem, password):
+    src = _pem_buf(data) if pem else rbuf(data)
+    scheme = _encrypted_scheme(src, pem)
+    if scheme is not None:
+        return PrivateKey._new(*_load_encrypted(src, pem, password, scheme))
+    if pem and ffi.buffer(src)[:100].lstrip().startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----"):
+        raise GostxValueError("not a GOST R 34.10-2012 encrypted PEM key gostx reads: malformed, "
+                              "or too large for one (another algorithm's key)")
+    curve, d, pub = _load(data, pem, "private")
     if password is not None:
-        raise GostxTypeError("password must be None: gostx reads unencrypted PKCS#8 only")
+        lib.gostx_memzero(d, len(d))
+        raise GostxTypeError("Password was given but private key is not encrypted (password "
+                             "must be None for an unencrypted key)")
+    return PrivateKey._new(curve, d, pub)
 
 
 def load_pem_private_key(data, password=None):
-    """A PrivateKey from PEM "PRIVATE KEY" text (bytes), as gost-engine and
-    OpenSSL write it; password: None (encrypted keys are not read)."""
-    _no_password(password)
-    return PrivateKey._new(*_load(data, True, "private"))
+    """A PrivateKey from PEM text (bytes), as gost-engine and OpenSSL write
+    it: "PRIVATE KEY" with password None, or "ENCRYPTED PRIVATE KEY" (PKCS#8
+    PBES2, see PrivateKey.private_bytes) with password, bytes-like, handed to
+    C without a copy. As cryptography's loaders: a password for an
+    unencrypted key, or none for an encrypted one, is a TypeError; a wrong
+    password a ValueError ("Bad decrypt"); a scheme gostx does not read (AES,
+    PBKDF2 with SHA-2, PKCS#12, ...) a ValueError naming it, with or without
+    a password."""
+    return _load_private(data, True, password)
 
 
 def load_der_private_key(data, password=None):
-    """A PrivateKey from PKCS#8 DER (also the older forms gost-engine reads)."""
-    _no_password(password)
-    return PrivateKey._new(*_load(data, False, "private"))
+    """A PrivateKey from PKCS#8 DER (also the older forms gost-engine reads),
+    or from EncryptedPrivateKeyInfo DER with password: as
+    load_pem_private_key."""
+    return _load_private(data, False, password)
 
 
 def load_pem_public_key(data):

@@ -1,6 +1,7 @@
-"""GOST R 34.10-2012 from Python (issue 28): the standard's examples and RFC
-7836's VKO examples (tests/vectors), round trips on every curve, tampered
-signatures refused, VKO from both sides, the library's answers re-computed
+"""GOST R 34.10-2012 from Python (issue 28): the standard's examples, RFC
+7836's VKO examples and gost-engine's KEG answers (tests/vectors), round
+trips on every curve, tampered signatures refused, VKO and KEG from both
+sides, KEG against its definition by VKO and KDF_TREE, the library's answers re-computed
 in plain Python integers and against gostcrypto (an independent pure-Python
 implementation), the refusals, threads, copies and pickling."""
 import copy
@@ -19,6 +20,7 @@ from conftest import load_vectors
 
 SIGN = load_vectors("sign-3410.json")
 VKO = load_vectors("vko-3410.json")
+KEG = load_vectors("keg-9189.json")
 CURVES = list(Curve)  # the nine sets; iteration skips the CryptoPro aliases
 
 
@@ -177,6 +179,56 @@ def test_vko_agrees_both_ways(curve):
     assert a.exchange(b.public_key(), bytes(8)) == a.exchange(b.public_key(), b"\x01")
 
 
+@pytest.mark.parametrize("case", KEG, ids=lambda c: c["name"])
+def test_keg_vectors_both_ways(case):
+    """RFC 9189's KEG as gost-engine 3.0.1 computed it (tests/vectors/keg-9189.json)."""
+    curve = Curve.from_name(case["curve"])
+    a = PrivateKey.from_bytes(curve, bytes.fromhex(case["d_a"]))
+    b = PrivateKey.from_bytes(curve, bytes.fromhex(case["d_b"]))
+    assert a.public_key().public_bytes_raw().hex() == case["x_a"] + case["y_a"]
+    assert b.public_key().public_bytes_raw().hex() == case["x_b"] + case["y_b"]
+    h, k = bytes.fromhex(case["h"]), bytes.fromhex(case["k"])
+    assert a.keg(b.public_key(), h) == k
+    assert b.keg(a.public_key(), bytearray(h)) == k
+    assert a.keg(b.public_key(), memoryview(h)) == k
+
+
+@pytest.mark.parametrize("curve", CURVES, ids=lambda c: c.name)
+def test_keg_is_vko_and_kdf_tree(curve):
+    """RFC 9189: UKM = H[1..16] big-endian (1 when 0; exchange reads its ukm
+    little-endian), then on 256-bit curves KDF_TREE_256(VKO_256, "kdf tree",
+    H[17..24], R = 1) and on 512-bit curves VKO_512 itself."""
+    a, b = PrivateKey.generate(curve), PrivateKey.generate(curve)
+    for h in (os.urandom(32), bytes(16) + os.urandom(16)):
+        ukm = h[:16][::-1] if any(h[:16]) else b"\x01"
+        k = a.keg(b.public_key(), h)
+        assert len(k) == 64 and k == b.keg(a.public_key(), h)
+        if curve.key_size == 256:
+            want = gostx.kdf_tree(a.exchange(b.public_key(), ukm, size=32), b"kdf tree",
+                                  h[16:24], 64, 1)
+        else:
+            want = a.exchange(b.public_key(), ukm, size=64)
+        assert k == want
+
+
+def test_keg_refusals():
+    a = PrivateKey.generate(Curve.GOST3410_256_B)
+    b = PrivateKey.generate(Curve.GOST3410_256_B)
+    other = PrivateKey.generate(Curve.GOST3410_256_A).public_key()
+    with pytest.raises(gostx.GostxTypeError, match="PublicKey"):
+        a.keg(b.public_key().public_bytes_raw(), bytes(32))
+    with pytest.raises(gostx.GostxValueError, match="peer key is on .*paramSetA"):
+        a.keg(other, bytes(32))
+    for h in (b"", bytes(8), bytes(31), bytes(33), bytes(64)):
+        with pytest.raises(gostx.GostxValueError, match="h must be 32 bytes"):
+            a.keg(b.public_key(), h)
+    with pytest.raises(gostx.GostxTypeError, match="bytes-like|Strings"):
+        a.keg(b.public_key(), "h" * 32)
+    a.close()
+    with pytest.raises(gostx.GostxValueError, match="closed"):
+        a.keg(b.public_key(), bytes(32))
+
+
 def test_curve_names_and_aliases():
     for c in CURVES:
         assert Curve.from_name(c.param_set) is c and Curve.from_name(c.oid) is c
@@ -251,6 +303,8 @@ def test_small_order_peer_key_is_refused_on_the_cofactor_curves():
         key = PrivateKey.generate(curve)
         with pytest.raises(gostx.GostxValueError, match="small order"):
             key.exchange(weak, b"\x01")
+        with pytest.raises(gostx.GostxValueError, match="small order"):
+            key.keg(weak, os.urandom(32))
         with pytest.raises(InvalidSignature):
             weak.verify(key.sign(b"x"), b"x")
 

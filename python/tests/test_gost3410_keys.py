@@ -1,10 +1,15 @@
 """GOST R 34.10-2012 key files from Python (issue 28): PKCS#8 and
 SubjectPublicKeyInfo in DER and PEM written and read on every curve, their
 layout checked by a small DER reader here (gost-engine's little-endian
-numbers, the curve's OID), malformed files refused, and the package against
-the gostx command (genpkey, pkey, sign, verify, vko) both ways."""
+numbers, the curve's OID), malformed files refused; encrypted PKCS#8 (PBES2
+with Kuznyechik or Magma CTR-ACPKM) written and read on several curves, its
+layout, gost-engine's files, the refusals (cryptography's TypeErrors, a wrong
+password, schemes gostx does not read) and no copy of the key left in the
+scratch; and the package against the gostx command (genpkey, pkey, sign,
+verify, vko, KEG) and openssl with gost-engine, both ways."""
 import base64
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -242,3 +247,368 @@ def test_package_and_command_agree(cli, tmp_path, curve):
         kek = (tmp_path / f"kek{size}").read_bytes()
         assert kek == ckey.exchange(key.public_key(), ukm, size=size)
         assert kek == key.exchange(ckey.public_key(), ukm, size=size)
+
+
+# ---- encrypted private keys: PKCS#8 EncryptedPrivateKeyInfo, PBES2 ----
+
+PBES2, PBKDF2 = "1.2.840.113549.1.5.13", "1.2.840.113549.1.5.12"
+HMAC_STREEBOG512 = "1.2.643.7.1.1.4.2"
+PBE_OID = {"kuznyechik": "1.2.643.7.1.1.5.2.1", "magma": "1.2.643.7.1.1.5.1.1"}
+ENC_CURVES = [Curve.GOST3410_256_A, Curve.GOST3410_256_D, Curve.GOST3410_512_B,
+              Curve.GOST3410_512_C]
+
+
+def _pem_body(pem, label):
+    lines = pem.decode().splitlines()
+    assert lines[0] == f"-----BEGIN {label}-----" and lines[-1] == f"-----END {label}-----"
+    return base64.b64decode("".join(lines[1:-1]))
+
+
+def _pbes2(der):
+    """(salt, iterations, prf OID, cipher OID, IV ukm, ciphertext) of an
+    EncryptedPrivateKeyInfo (RFC 8018 PBES2, RFC 9337's GOST parameters)."""
+    tag, body, end = _tlv(der)
+    assert tag == 0x30 and end == len(der)
+    (ta, alg), (tc, ct) = _children(body)
+    (_, oid), (_, params) = _children(alg)
+    assert _oid_text(oid) == PBES2 and tc == 0x04
+    (_, kdf), (_, enc) = _children(params)
+    (_, kdf_oid), (_, kdf_params) = _children(kdf)
+    assert _oid_text(kdf_oid) == PBKDF2
+    (ts, salt), (ti, it), (_, prf) = _children(kdf_params)
+    assert (ts, ti) == (0x04, 0x02)
+    (_, enc_oid), (_, enc_params) = _children(enc)
+    (tu, ukm), = _children(enc_params)
+    assert tu == 0x04
+    return (salt, int.from_bytes(it, "big"), _oid_text(_children(prf)[0][1]), _oid_text(enc_oid),
+            ukm, ct)
+
+
+@pytest.mark.parametrize("cipher", ["kuznyechik", "magma"])
+@pytest.mark.parametrize("curve", ENC_CURVES, ids=lambda c: c.name)
+def test_encrypted_keys_round_trip_and_layout(curve, cipher):
+    key = PrivateKey.generate(curve)
+    d, pub = key.private_bytes_raw(), key.public_key()
+    pw = os.urandom(12)
+    der = key.private_bytes("DER", pw, cipher=cipher, iterations=100)
+    salt, iterations, prf, enc, ukm, ct = _pbes2(der)
+    assert (len(salt), iterations, prf, enc) == (16, 100, HMAC_STREEBOG512, PBE_OID[cipher])
+    n = 16 if cipher == "kuznyechik" else 8
+    assert len(ukm) == n // 2 + 8  # the IV (n/2 bytes), then 8 bytes gost-engine reads as 0
+    assert len(ct) == len(key.private_bytes("DER"))  # CTR: as long as the PrivateKeyInfo
+    assert key.private_bytes("DER") not in der and d[::-1] not in der
+
+    pem = key.private_bytes("PEM", pw, cipher=cipher, iterations=100)
+    assert _pbes2(_pem_body(pem, "ENCRYPTED PRIVATE KEY"))[1:4] == (100, prf, enc)
+    again = key.private_bytes("DER", pw, cipher=cipher, iterations=100)
+    assert _pbes2(again)[0] != salt and again != der  # a fresh salt and IV each time
+
+    for loaded in (gostx.load_der_private_key(der, pw),
+                   gostx.load_der_private_key(memoryview(der), password=bytearray(pw)),
+                   gostx.load_pem_private_key(pem, pw),
+                   gostx.load_pem_private_key(bytearray(pem), memoryview(pw))):
+        assert loaded.curve is curve and loaded.private_bytes_raw() == d
+        assert loaded.public_key() == pub
+    pub.verify(gostx.load_pem_private_key(pem, pw).sign(b"data"), b"data")
+
+    # The long names and any case; an empty password reads (files may have one).
+    long = key.private_bytes("pem", pw, cipher=f"{cipher.upper()}-CTR-ACPKM", iterations=1)
+    assert _pbes2(_pem_body(long, "ENCRYPTED PRIVATE KEY"))[1:4] == (1, prf, enc)
+    assert gostx.load_pem_private_key(long, pw).private_bytes_raw() == d
+
+
+def test_encrypted_key_defaults():
+    key = PrivateKey.generate(Curve.GOST3410_256_B)
+    pem = key.private_bytes("PEM", b"pw")
+    assert _pbes2(_pem_body(pem, "ENCRYPTED PRIVATE KEY"))[1:4] == (
+        2048, HMAC_STREEBOG512, PBE_OID["kuznyechik"])
+    assert key.private_bytes(password=b"pw").startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY")
+    assert gostx.load_pem_private_key(pem, b"pw").private_bytes_raw() == key.private_bytes_raw()
+    # password=None (the default, or given) is the unencrypted file, as before.
+    assert key.private_bytes("PEM", None) == key.private_bytes() == key.private_bytes("PEM")
+
+
+# gost-engine 3.0.1 with OpenSSL 3.0.19 (as tests/test_gost3410_keys.c has them):
+# `openssl pkcs8 -engine gost -topk8 -v2 kuznyechik-ctr-acpkm (magma-ctr-acpkm)
+# -v2prf id-tc26-hmac-gost-3411-2012-512 -passout pass:pw` of one 512 paramSetB
+# key; `... -v2 gost89 -passout pass:x` of a 256 paramSetA key (GOST 28147-89
+# CFB, read only); and `openssl genpkey -algorithm EC -pkeyopt
+# ec_paramgen_curve:P-256 -aes-256-cbc -pass pass:pw` (OpenSSL's default scheme).
+ENGINE_ENC_D = ("444a6d6f189f2fa862106251214ae2cfd8571585eb624eda079804504bca7f3b"
+                "49bbb9cf9c07913bb0fc05356fdc890f888b439196eace78a8104c8d771814f7")
+ENGINE_ENC = {
+    "kuznyechik": b"""-----BEGIN ENCRYPTED PRIVATE KEY-----
+MIHHMFkGCSqGSIb3DQEFDTBMMCkGCSqGSIb3DQEFDDAcBAjpxTfQk7NfFgICCAAw
+DAYIKoUDBwEBBAIFADAfBgkqhQMHAQEFAgEwEgQQccV4YbPkIM0AAAAAAAAAAARq
+qCNVSrmzQModUSgU6KvmhJO8d0+DgrVgt/nZn3V7KBB1BjPBH/iDwGDHwH9NFy8h
+HuyBtG0wh5gtiPWzEJmw7H7xB30j8OsGeOV/CBPUKEvDeSiF+kreqLKhIo5LEkJm
+HMNAgDpAEmoHeQ==
+-----END ENCRYPTED PRIVATE KEY-----
+""",
+    "magma": b"""-----BEGIN ENCRYPTED PRIVATE KEY-----
+MIHDMFUGCSqGSIb3DQEFDTBIMCkGCSqGSIb3DQEFDDAcBAimsGfoQFeIYAICCAAw
+DAYIKoUDBwEBBAIFADAbBgkqhQMHAQEFAQEwDgQM6BA+1wAAAAAAAAAABGqVikVs
+MoGKc5B31F/6XWTw6KHcgnMMd91p212J/wus/JFpfPAc5w/EwKW2dH/cxUwa8j4H
+BnnRjdv8BvMmwxJ/pzrvM/FhzPgBCoUCPZYBAoaiL1f8cV56UnHDl2Ln58JQ+kH6
+WwrWOaTx
+-----END ENCRYPTED PRIVATE KEY-----
+""",
+}
+ENGINE_ENC_GOST89_D = "10273c75b3c79f4703bee86afb2516347e11d3f9ff65a150451a8dcb9d0aba86"
+ENGINE_ENC_GOST89 = b"""-----BEGIN ENCRYPTED PRIVATE KEY-----
+MIGdMFkGCSqGSIb3DQEFDTBMMCkGCSqGSIb3DQEFDDAcBAi8QsCbLX/biAICCAAw
+DAYIKoUDBwEBBAIFADAfBgYqhQMCAhUwFQQIfI/Da6isPVEGCSqFAwcBAgUBAQRA
+9+cbiv+ajkTbcdaj4wUc+G10TrpI67IqhqpMpF9YdQCDGr+1dI5L4QHtDFWS46AS
+qOUcDBwRRt1f7oEC18ARQg==
+-----END ENCRYPTED PRIVATE KEY-----
+"""
+OPENSSL_AES = b"""-----BEGIN ENCRYPTED PRIVATE KEY-----
+MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAh24WpV6f4SgQICCAAw
+DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEIOR8ouz0KM5G5DLfvwjh/gEgZAk
+KqZtqX0RaGqcoft64/f8woMtktqNGKB6wIQLhWqFV/knJiS+bl/BX+M2MCO6OBUe
+BWsgkf8Y2TmeJ7RrxFqsTNgqlOLBeZ4a2awIchgPc2J3FbPfqVNElGEnCM2CYe4+
+FJUNDAWKBbB6TheLV9IL5oR9cxwbQoARulTpQdfxXURSu1w+gAxh3GYjsh3fdxs=
+-----END ENCRYPTED PRIVATE KEY-----
+"""
+
+
+def test_gost_engine_encrypted_files_are_read():
+    for cipher, pem in ENGINE_ENC.items():
+        key = gostx.load_pem_private_key(pem, b"pw")
+        assert key.curve is Curve.GOST3410_512_B and key.private_bytes_raw().hex() == ENGINE_ENC_D
+        der = _pem_body(pem, "ENCRYPTED PRIVATE KEY")
+        assert _pbes2(der)[3] == PBE_OID[cipher]
+        assert gostx.load_der_private_key(der, b"pw").private_bytes_raw() == key.private_bytes_raw()
+        with pytest.raises(gostx.GostxValueError, match="Bad decrypt"):
+            gostx.load_pem_private_key(pem, b"pW")
+    key = gostx.load_pem_private_key(ENGINE_ENC_GOST89, b"x")
+    assert key.curve is Curve.GOST3410_256_A
+    assert key.private_bytes_raw().hex() == ENGINE_ENC_GOST89_D
+
+
+def _with_oid(der, old, new):
+    """der with one OID swapped for another of the same encoded length."""
+    a, b = _oid(old), _oid(new)
+    assert len(a) == len(b) and der.count(a) == 1
+    return der.replace(a, b)
+
+
+def test_encrypted_key_refusals():
+    key = PrivateKey.generate(Curve.GOST3410_256_C)
+    pem = key.private_bytes("PEM", b"right", iterations=10)
+    der = key.private_bytes("DER", b"right", iterations=10)
+    loads = ((gostx.load_pem_private_key, pem), (gostx.load_der_private_key, der))
+    for load, data in loads:
+        # cryptography's TypeError for an encrypted key without a password
+        with pytest.raises(gostx.GostxTypeError,
+                           match="Password was not given but private key is encrypted"):
+            load(data)
+        # (not b"right\0": HMAC pads its key with zeros, so PBKDF2 takes it as b"right")
+        for wrong in (b"wrong", b"", b"righ", b"Right", b"right "):
+            with pytest.raises(gostx.GostxValueError, match="Bad decrypt. Incorrect password"):
+                load(data, wrong)
+        for bad in ("right", 1234, ["r"]):
+            with pytest.raises(gostx.GostxTypeError, match="password must be bytes-like"):
+                load(data, bad)
+    # cryptography's TypeError for a password with an unencrypted key
+    for load, data in ((gostx.load_pem_private_key, key.private_bytes()),
+                       (gostx.load_der_private_key, key.private_bytes("DER"))):
+        with pytest.raises(gostx.GostxTypeError,
+                           match="Password was given but private key is not encrypted"):
+            load(data, b"right")
+
+    # Damaged: CTR has no integrity check, so a flipped ciphertext bit shows as a
+    # decryption that is no key (here the PrivateKeyInfo's SEQUENCE tag).
+    ct = _pbes2(der)[5]
+    at = len(der) - len(ct)
+    flipped = der[:at] + bytes([der[at] ^ 0x40]) + der[at + 1:]
+    with pytest.raises(gostx.GostxValueError, match="Bad decrypt"):
+        gostx.load_der_private_key(flipped, b"right")
+    for bad in (der[:-1], der + b"\0"):
+        with pytest.raises(gostx.GostxValueError, match="malformed"):
+            gostx.load_der_private_key(bad, b"right")
+    with pytest.raises(gostx.GostxValueError, match="malformed"):
+        gostx.load_pem_private_key(pem[:60] + b"*" + pem[61:], b"right")
+
+    # Schemes gostx does not read: named, with or without a password.
+    omac = _with_oid(der, PBE_OID["kuznyechik"], "1.2.643.7.1.1.5.2.2")
+    prf256 = _with_oid(der, HMAC_STREEBOG512, "1.2.643.7.1.1.4.1")
+    aes = _pem_body(OPENSSL_AES, "ENCRYPTED PRIVATE KEY")
+    for data, name in ((omac, "kuznyechik-ctr-acpkm-omac"), (prf256, "HMAC-Streebog-256"),
+                       (aes, "PBKDF2 with hmacWithSHA256, aes-256-cbc")):
+        for password in (None, b"right", b"pw"):
+            with pytest.raises(gostx.GostxValueError, match=f"does not read: PBES2: .*{name}"):
+                gostx.load_der_private_key(data, password)
+    with pytest.raises(gostx.GostxValueError, match="aes-256-cbc"):
+        gostx.load_pem_private_key(OPENSSL_AES, b"pw")
+
+
+def test_encrypted_key_writing_refusals():
+    key = PrivateKey.generate(Curve.GOST3410_512_A)
+    with pytest.raises(gostx.GostxValueError, match="password must not be empty"):
+        key.private_bytes("PEM", b"")
+    for bad in ("secret", 7, object()):
+        with pytest.raises(gostx.GostxTypeError, match="password must be bytes-like"):
+            key.private_bytes("PEM", bad)
+    for cipher in ("aes", "", "kuznyechik-ctr", "gost89"):
+        with pytest.raises(gostx.GostxValueError, match="cipher must be 'kuznyechik'"):
+            key.private_bytes("DER", b"pw", cipher=cipher)
+    with pytest.raises(gostx.GostxTypeError, match="cipher must be"):
+        key.private_bytes("DER", b"pw", cipher=1)
+    for n in (0, -1, 10_000_001):
+        with pytest.raises(gostx.GostxValueError, match="iterations must be 1..10000000"):
+            key.private_bytes("DER", b"pw", iterations=n)
+    for n in ("2048", 2048.0, True, None):
+        with pytest.raises(gostx.GostxTypeError, match="iterations must be an int"):
+            key.private_bytes("DER", b"pw", iterations=n)
+    with pytest.raises(gostx.GostxValueError, match="encoding must be"):
+        key.private_bytes("XML", b"pw")
+    with pytest.raises(TypeError):
+        key.private_bytes("PEM", b"pw", "magma")  # cipher and iterations are keyword-only
+    key.close()
+    with pytest.raises(gostx.GostxValueError, match="closed"):
+        key.private_bytes("PEM", b"pw")
+
+
+class _RecordingFFI:
+    """gostx.gost3410's ffi, keeping every buffer the module allocates."""
+
+    def __init__(self, ffi):
+        self._ffi, self.made = ffi, []
+
+    def new(self, *args):
+        buf = self._ffi.new(*args)
+        self.made.append(buf)
+        return buf
+
+    def __getattr__(self, name):
+        return getattr(self._ffi, name)
+
+
+def test_encrypted_keys_leave_no_secret_behind(monkeypatch):
+    """The key's own buffer holds d; the module's scratch (the decrypted d, the
+    files written, unencrypted ones included) is wiped, and the password is
+    neither copied nor kept (a bytearray still exported could not be
+    resized)."""
+    import gostx.gost3410 as mod
+    key = PrivateKey.generate(Curve.GOST3410_512_A)
+    d, plain, plain_pem = key.private_bytes_raw(), key.private_bytes("DER"), key.private_bytes()
+    pw = bytearray(b"correct horse battery staple")
+    pw_read = bytearray(pw)
+    rec = _RecordingFFI(mod.ffi)
+    monkeypatch.setattr(mod, "ffi", rec)
+    with pytest.raises(ValueError, match="Bad decrypt"):
+        gostx.load_pem_private_key(key.private_bytes("PEM", b"other", iterations=10), pw_read)
+    files = [key.private_bytes(enc, pw, cipher=c, iterations=10)
+             for enc in ("PEM", "DER") for c in ("kuznyechik", "magma")]
+    loaded = [gostx.load_pem_private_key(files[0], pw_read),
+              gostx.load_der_private_key(files[3], pw_read)]
+    assert key.private_bytes("DER") == plain and key.private_bytes("PEM") == plain_pem
+    monkeypatch.undo()
+    assert all(k.private_bytes_raw() == d for k in loaded)
+    owned = [k._h for k in loaded]
+    scratch = [b for b in rec.made if not any(b is h for h in owned)]
+    assert len(scratch) >= 10
+    for buf in scratch:
+        raw = bytes(gostx.ffi.buffer(buf))
+        assert d not in raw and d[::-1] not in raw and plain[:40] not in raw
+        assert plain_pem[30:90] not in raw
+    for f in files:
+        assert bytes(pw) not in f
+    for p in (pw, pw_read):
+        p[:] = b""  # BufferError if the package still held an export of it
+        assert p == bytearray()
+
+
+# ---- encrypted keys and KEG against the gostx command ----
+
+@pytest.mark.parametrize("curve,cipher", [(Curve.GOST3410_256_A, "kuznyechik"),
+                                          (Curve.GOST3410_256_C, "magma"),
+                                          (Curve.GOST3410_512_B, "magma"),
+                                          (Curve.GOST3410_512_C, "kuznyechik")],
+                         ids=lambda v: getattr(v, "name", v))
+def test_encrypted_keys_and_keg_with_the_command(cli, tmp_path, curve, cipher):
+    pw = "pass word"
+    # The command writes an encrypted key, the package reads it.
+    _run(cli, "genpkey", "-c", curve.param_set, "-pass", f"pass:{pw}", f"-{cipher}-ctr-acpkm",
+         "--iter", 100, "-o", tmp_path / "c.pem")
+    cpem = (tmp_path / "c.pem").read_bytes()
+    assert _pbes2(_pem_body(cpem, "ENCRYPTED PRIVATE KEY"))[1:4] == (100, HMAC_STREEBOG512,
+                                                                     PBE_OID[cipher])
+    ckey = gostx.load_pem_private_key(cpem, pw.encode())
+    assert ckey.curve is curve
+    with pytest.raises(gostx.GostxValueError, match="Bad decrypt"):
+        gostx.load_pem_private_key(cpem, b"pass-word")
+    _run(cli, "pkey", "-i", tmp_path / "c.pem", "-passin", f"pass:{pw}", "--outform", "DER",
+         "-o", tmp_path / "c.der")
+    assert (tmp_path / "c.der").read_bytes() == ckey.private_bytes("DER")
+
+    # The package writes one, the command reads it (and refuses a wrong password).
+    key = PrivateKey.generate(curve)
+    (tmp_path / "p.der").write_bytes(key.private_bytes("DER", pw.encode(), cipher=cipher,
+                                                       iterations=100))
+    _run(cli, "pkey", "-i", tmp_path / "p.der", "-passin", f"pass:{pw}", "-o", tmp_path / "p.pem")
+    assert (tmp_path / "p.pem").read_bytes() == key.private_bytes()
+    assert _run(cli, "pkey", "-i", tmp_path / "p.der", "-passin", "pass:wrong", "-o",
+                tmp_path / "x.pem", ok=False).returncode != 0
+
+    # KEG: the command's vko with a 32-byte UKM, from each encrypted key.
+    (tmp_path / "c.pub").write_bytes(ckey.public_key().public_bytes())
+    (tmp_path / "p.pub").write_bytes(key.public_key().public_bytes())
+    h = os.urandom(32)
+    kek = ckey.keg(key.public_key(), h)
+    assert kek == key.keg(ckey.public_key(), h) and len(kek) == 64
+    for k, peer in (("c.pem", "p.pub"), ("p.der", "c.pub")):
+        _run(cli, "vko", "-k", tmp_path / k, "-passin", f"pass:{pw}", "--peer", tmp_path / peer,
+             "--ukm", h.hex(), "-o", tmp_path / "kek")
+        assert (tmp_path / "kek").read_bytes() == kek
+
+
+# ---- encrypted keys and KEG against openssl with gost-engine ----
+
+@pytest.fixture(scope="session")
+def openssl_gost():
+    """The openssl command with gost-engine loaded; tests that need it skip
+    when either is absent."""
+    exe = shutil.which("openssl")
+    if not exe:
+        pytest.skip("openssl not installed")
+    r = subprocess.run([exe, "engine", "gost"], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip("openssl has no gost engine (Debian: libengine-gost-openssl)")
+    return exe
+
+
+@pytest.mark.parametrize("curve,cipher", [(Curve.GOST3410_256_A, "kuznyechik"),
+                                          (Curve.GOST3410_256_B, "magma"),
+                                          (Curve.GOST3410_512_A, "magma"),
+                                          (Curve.GOST3410_512_C, "kuznyechik")],
+                         ids=lambda v: getattr(v, "name", v))
+def test_encrypted_keys_and_keg_with_openssl(openssl_gost, tmp_path, curve, cipher):
+    def openssl(*args):
+        _run(openssl_gost, *args[:1], "-engine", "gost", *args[1:])
+
+    key = PrivateKey.generate(curve)
+    d = key.private_bytes_raw()
+    # The package encrypts, openssl decrypts.
+    (tmp_path / "p.pem").write_bytes(key.private_bytes("PEM", b"pw", cipher=cipher,
+                                                       iterations=100))
+    openssl("pkey", "-in", tmp_path / "p.pem", "-passin", "pass:pw", "-out", tmp_path / "plain.pem")
+    plain = gostx.load_pem_private_key((tmp_path / "plain.pem").read_bytes())
+    assert plain.private_bytes_raw() == d
+    # openssl encrypts (the same cipher, and GOST 28147-89 CFB), the package decrypts.
+    for v2 in (f"{cipher}-ctr-acpkm", "gost89"):
+        openssl("pkcs8", "-topk8", "-in", tmp_path / "plain.pem", "-v2", v2, "-v2prf",
+                "id-tc26-hmac-gost-3411-2012-512", "-passout", "pass:pw", "-out",
+                tmp_path / "o.pem")
+        opem = (tmp_path / "o.pem").read_bytes()
+        assert gostx.load_pem_private_key(opem, b"pw").private_bytes_raw() == d
+        with pytest.raises(gostx.GostxValueError, match="Bad decrypt"):
+            gostx.load_pem_private_key(opem, b"wp")
+    # KEG: pkeyutl -derive with a 32-byte UKM, the key read from our encrypted file.
+    peer = PrivateKey.generate(curve)
+    (tmp_path / "peer.pub").write_bytes(peer.public_key().public_bytes())
+    h = os.urandom(32)
+    openssl("pkeyutl", "-derive", "-inkey", tmp_path / "p.pem", "-passin", "pass:pw", "-peerkey",
+            tmp_path / "peer.pub", "-pkeyopt", f"ukmhex:{h.hex()}", "-out", tmp_path / "kek")
+    assert (tmp_path / "kek").read_bytes() == key.keg(peer.public_key(), h)
