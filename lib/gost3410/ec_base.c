@@ -18,14 +18,14 @@ static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *tables[GX_NCURVES];
 
 /* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one
- * inversion); vartime: the inversion by Euclid, for public values only. */
+ * inversion); vartime: the variable-time inversion, for public values only. */
 void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
   gx_fe acc, t;
   memcpy(out[0], in[0], sizeof acc);
   for (int i = 1; i < m; i++) fe_mul(M, out[i], out[i - 1], in[i]);
   if (vartime) {
     gx_from_mont(M, t, out[m - 1]);
-    gx_inv_vartime(M, acc, t);
+    gx_inv_public(M, acc, t);
     gx_to_mont(M, acc, acc);
   } else {
     gx_inv(M, acc, out[m - 1]);

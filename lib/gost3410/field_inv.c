@@ -133,7 +133,9 @@ static void normalize(int64_t *x, const int64_t *m, uint64_t neg, int L) {
   }
 }
 
-int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+/* vartime (public a only): stop once g = 0. From there every step only
+ * halves g and e and moves delta: f and d, the answer, no longer change. */
+static void inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a, int vartime) {
   const int n = M->n, L = 64 * n / 62 + 1;
   const int batches = ((49 * 64 * n + 57) / 17 + 61) / 62;
   int64_t f[S62_LIMBS] = {0}, g[S62_LIMBS] = {0}, d[S62_LIMBS] = {0}, e[S62_LIMBS] = {0},
@@ -150,6 +152,11 @@ int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
     delta = divsteps62(delta, flo, glo, &t);
     update_fg(f, g, &t, L);
     update_de(d, e, &t, m, minv, L);
+    if (vartime) {
+      int64_t any = 0;
+      for (int i = 0; i < L; i++) any |= g[i];
+      if (!any) break;
+    }
   }
   /* f = +-1 (or m when a = 0, with d = 0); d a = f: the inverse is +-d */
   normalize(d, m, (uint64_t)(f[L - 1] >> 63), L);
@@ -158,6 +165,15 @@ int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   gostx_memzero(g, sizeof g);
   gostx_memzero(d, sizeof d);
   gostx_memzero(e, sizeof e);
+}
+
+int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  inv_divsteps(M, r, a, 0);
+  return 0;
+}
+
+int gx_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  inv_divsteps(M, r, a, 1);
   return 0;
 }
 
@@ -165,5 +181,9 @@ int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
 int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   (void)M, (void)r, (void)a;
   return -1; /* no 128-bit product: the caller takes Fermat's route */
+}
+int gx_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  (void)M, (void)r, (void)a;
+  return -1; /* no 128-bit product: the caller takes the binary Euclid */
 }
 #endif
