@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "arch.h"
-#include "gost3410/field_x86_64.h"
+#include "gost3410/field_x86_64_8.h"
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 
@@ -18,10 +18,6 @@ const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
 /* Row i >= 1 of the 8-limb product: b_i (at bt + boff) times a into the
  * window w0..w7 (limbs i..i+7) and the new top w8; w0, complete, goes to bt +
  * toff. Low halves on CF (ADCX), high halves on OF (ADOX). */
-#define GX_MAC8(j, lo, hi) \
-  "mulxq " j "(%[a]), %%rax, %%rcx\n\t" \
-  "adcxq %%rax, %%" lo "\n\t" \
-  "adoxq %%rcx, %%" hi "\n\t"
 #define GX_ROW8(boff, toff, w0, w1, w2, w3, w4, w5, w6, w7, w8) \
   "movq " boff "(%[bt]), %%rdx\n\t" \
   "xorl %%eax, %%eax\n\t" \
@@ -76,262 +72,6 @@ static inline void wide8(uint64_t *bt, const uint64_t *a) {
         "memory");
 }
 
-/* The top product of a squaring row: lo into the window's last limb, hi a
- * new top limb with both carries. */
-#define GX_SQR8_TOP(j, lo, top) \
-  "mulxq " j "(%[a]), %%rax, %%" top "\n\t" \
-  "adcxq %%rax, %%" lo "\n\t" \
-  "adoxq %[z], %%" top "\n\t" \
-  "adcxq %[z], %%" top "\n\t"
-#define GX_SQR8_ROW(i) \
-  "movq " i "(%[a]), %%rdx\n\t" \
-  "xorl %%eax, %%eax\n\t"
-#define GX_SQR8_STORE(lo, hi, off_lo, off_hi) \
-  "movq %%" lo ", " off_lo "(%[t])\n\t" \
-  "movq %%" hi ", " off_hi "(%[t])\n\t"
-/* Limbs 2i and 2i + 1 of t: doubled on the CF chain (ADCX x, x), a_i^2
- * added on the OF chain. */
-#define GX_SQR8_DIAG(ai, t0, t1) \
-  "movq " ai "(%[a]), %%rdx\n\t" \
-  "mulxq %%rdx, %%rax, %%rcx\n\t" \
-  "movq " t0 "(%[t]), %%r8\n\t" \
-  "adcxq %%r8, %%r8\n\t" \
-  "adoxq %%rax, %%r8\n\t" \
-  "movq %%r8, " t0 "(%[t])\n\t" \
-  "movq " t1 "(%[t]), %%r9\n\t" \
-  "adcxq %%r9, %%r9\n\t" \
-  "adoxq %%rcx, %%r9\n\t" \
-  "movq %%r9, " t1 "(%[t])\n\t"
-
-/* t[0..16) = a^2: the 28 cross products a_i a_j (i < j) row by row, two
- * limbs final after each row, then doubled and the eight squares added (36
- * MULX against wide8's 64). */
-static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
-  t[0] = t[15] = 0;
-  __asm__ volatile(
-      "movq (%[a]), %%rdx\n\t" /* row 0: a_0 a_1..a_7 into limbs 1..8 */
-      "mulxq 8(%[a]), %%r8, %%r9\n\t"
-      "mulxq 16(%[a]), %%rax, %%r10\n\t"
-      "addq %%rax, %%r9\n\t"
-      "mulxq 24(%[a]), %%rax, %%r11\n\t"
-      "adcq %%rax, %%r10\n\t"
-      "mulxq 32(%[a]), %%rax, %%r12\n\t"
-      "adcq %%rax, %%r11\n\t"
-      "mulxq 40(%[a]), %%rax, %%r13\n\t"
-      "adcq %%rax, %%r12\n\t"
-      "mulxq 48(%[a]), %%rax, %%r14\n\t"
-      "adcq %%rax, %%r13\n\t"
-      "mulxq 56(%[a]), %%rax, %%r15\n\t"
-      "adcq %%rax, %%r14\n\t"
-      "adcq $0, %%r15\n\t"
-      GX_SQR8_STORE("r8", "r9", "8", "16")
-      GX_SQR8_ROW("8")
-      GX_MAC8("16", "r10", "r11") GX_MAC8("24", "r11", "r12") GX_MAC8("32", "r12", "r13")
-      GX_MAC8("40", "r13", "r14") GX_MAC8("48", "r14", "r15") GX_SQR8_TOP("56", "r15", "rbx")
-      GX_SQR8_STORE("r10", "r11", "24", "32")
-      GX_SQR8_ROW("16")
-      GX_MAC8("24", "r12", "r13") GX_MAC8("32", "r13", "r14") GX_MAC8("40", "r14", "r15")
-      GX_MAC8("48", "r15", "rbx") GX_SQR8_TOP("56", "rbx", "r8")
-      GX_SQR8_STORE("r12", "r13", "40", "48")
-      GX_SQR8_ROW("24")
-      GX_MAC8("32", "r14", "r15") GX_MAC8("40", "r15", "rbx") GX_MAC8("48", "rbx", "r8")
-      GX_SQR8_TOP("56", "r8", "r9")
-      GX_SQR8_STORE("r14", "r15", "56", "64")
-      GX_SQR8_ROW("32")
-      GX_MAC8("40", "rbx", "r8") GX_MAC8("48", "r8", "r9") GX_SQR8_TOP("56", "r9", "r10")
-      GX_SQR8_STORE("rbx", "r8", "72", "80")
-      GX_SQR8_ROW("40")
-      GX_MAC8("48", "r9", "r10") GX_SQR8_TOP("56", "r10", "r11")
-      GX_SQR8_STORE("r9", "r10", "88", "96")
-      "movq 48(%[a]), %%rdx\n\t" /* row 6: a_6 a_7 */
-      "mulxq 56(%[a]), %%rax, %%r12\n\t"
-      "addq %%rax, %%r11\n\t"
-      "adcq $0, %%r12\n\t"
-      GX_SQR8_STORE("r11", "r12", "104", "112")
-      "xorl %%eax, %%eax\n\t"
-      GX_SQR8_DIAG("0", "0", "8") GX_SQR8_DIAG("8", "16", "24") GX_SQR8_DIAG("16", "32", "40")
-      GX_SQR8_DIAG("24", "48", "56") GX_SQR8_DIAG("32", "64", "72")
-      GX_SQR8_DIAG("40", "80", "88") GX_SQR8_DIAG("48", "96", "104")
-      GX_SQR8_DIAG("56", "112", "120")
-      :
-      : [a] "r"(a), [t] "r"(t), [z] "m"(gx_asm_zero)
-      : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
-        "memory");
-}
-
-/* r8..r15 += c (rdx) when CF is set, else 0: no branch. */
-#define GX_ADD_CARRY_C8 \
-  "sbbq %%rax, %%rax\n\t" \
-  "andq %%rdx, %%rax\n\t" \
-  "addq %%rax, %%r8\n\t" \
-  "adcq $0, %%r9\n\t" \
-  "adcq $0, %%r10\n\t" \
-  "adcq $0, %%r11\n\t" \
-  "adcq $0, %%r12\n\t" \
-  "adcq $0, %%r13\n\t" \
-  "adcq $0, %%r14\n\t" \
-  "adcq $0, %%r15\n\t"
-
-/* bt[0..8) = bt[0..16) mod m for m = 2^512 - c: mul4_pm's fold on eight
- * limbs from memory; the final subtraction adds c (mod 2^512) under a mask
- * from the carry of t + c, as no registers are left for a second copy. */
-static inline void fold8_pm(uint64_t *bt, uint64_t c) {
-  __asm__ volatile(
-      "movq 0(%[bt]), %%r8\n\t"
-      "movq 8(%[bt]), %%r9\n\t"
-      "movq 16(%[bt]), %%r10\n\t"
-      "movq 24(%[bt]), %%r11\n\t"
-      "movq 32(%[bt]), %%r12\n\t"
-      "movq 40(%[bt]), %%r13\n\t"
-      "movq 48(%[bt]), %%r14\n\t"
-      "movq 56(%[bt]), %%r15\n\t"
-      "movq %[c], %%rdx\n\t"
-      "xorl %%eax, %%eax\n\t"
-      "mulxq 64(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r8\n\t"
-      "adoxq %%rcx, %%r9\n\t"
-      "mulxq 72(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r9\n\t"
-      "adoxq %%rcx, %%r10\n\t"
-      "mulxq 80(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r10\n\t"
-      "adoxq %%rcx, %%r11\n\t"
-      "mulxq 88(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r11\n\t"
-      "adoxq %%rcx, %%r12\n\t"
-      "mulxq 96(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r12\n\t"
-      "adoxq %%rcx, %%r13\n\t"
-      "mulxq 104(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r13\n\t"
-      "adoxq %%rcx, %%r14\n\t"
-      "mulxq 112(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r14\n\t"
-      "adoxq %%rcx, %%r15\n\t"
-      "mulxq 120(%[bt]), %%rax, %%rcx\n\t"
-      "adcxq %%rax, %%r15\n\t"
-      "adoxq %[z], %%rcx\n\t"
-      "adcxq %[z], %%rcx\n\t"
-      "imulq %%rdx, %%rcx\n\t" /* top c */
-      "addq %%rcx, %%r8\n\t"
-      "adcq $0, %%r9\n\t"
-      "adcq $0, %%r10\n\t"
-      "adcq $0, %%r11\n\t"
-      "adcq $0, %%r12\n\t"
-      "adcq $0, %%r13\n\t"
-      "adcq $0, %%r14\n\t"
-      "adcq $0, %%r15\n\t"
-      GX_ADD_CARRY_C8 /* its carry times c */
-      "movq %%r8, %%rax\n\t" /* t >= m iff t + c carries out */
-      "addq %%rdx, %%rax\n\t"
-      "movq %%r9, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      "movq %%r10, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      "movq %%r11, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      "movq %%r12, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      "movq %%r13, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      "movq %%r14, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      "movq %%r15, %%rax\n\t"
-      "adcq $0, %%rax\n\t"
-      GX_ADD_CARRY_C8
-      "movq %%r8, 0(%[bt])\n\t"
-      "movq %%r9, 8(%[bt])\n\t"
-      "movq %%r10, 16(%[bt])\n\t"
-      "movq %%r11, 24(%[bt])\n\t"
-      "movq %%r12, 32(%[bt])\n\t"
-      "movq %%r13, 40(%[bt])\n\t"
-      "movq %%r14, 48(%[bt])\n\t"
-      "movq %%r15, 56(%[bt])\n\t"
-      :
-      : [bt] "r"(bt), [c] "m"(c), [z] "m"(gx_asm_zero)
-      : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
-        "memory");
-}
-
-/* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
- * is a + b - m exactly when the carry is set or t + c carries; so c is added
- * under a mask (no second copy of t: no registers for it). */
-static void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  const uint64_t c = M->c;
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(GX_LOAD8_A
-          "addq (%[b]), %[t0]\n\t"
-          "adcq 8(%[b]), %[t1]\n\t"
-          "adcq 16(%[b]), %[t2]\n\t"
-          "adcq 24(%[b]), %[t3]\n\t"
-          "adcq 32(%[b]), %[t4]\n\t"
-          "adcq 40(%[b]), %[t5]\n\t"
-          "adcq 48(%[b]), %[t6]\n\t"
-          "adcq 56(%[b]), %[t7]\n\t"
-          "sbbq %%rax, %%rax\n\t" /* -carry */
-          "movq %[c], %%rdx\n\t"
-          "movq %[t0], %%rcx\n\t" /* the carry of t + c, t kept */
-          "addq %%rdx, %%rcx\n\t"
-          "movq %[t1], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "movq %[t2], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "movq %[t3], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "movq %[t4], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "movq %[t5], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "movq %[t6], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "movq %[t7], %%rcx\n\t"
-          "adcq $0, %%rcx\n\t"
-          "sbbq %%rcx, %%rcx\n\t"
-          "orq %%rcx, %%rax\n\t"
-          "andq %%rdx, %%rax\n\t"
-          "addq %%rax, %[t0]\n\t"
-          "adcq $0, %[t1]\n\t"
-          "adcq $0, %[t2]\n\t"
-          "adcq $0, %[t3]\n\t"
-          "adcq $0, %[t4]\n\t"
-          "adcq $0, %[t5]\n\t"
-          "adcq $0, %[t6]\n\t"
-          "adcq $0, %[t7]\n\t"
-          : GX_OUT_T8
-          : [a] "r"(a), [b] "r"(b), [c] "m"(c)
-          : "rax", "rcx", "rdx", "cc", "memory");
-  GX_STORE_T8(r);
-}
-
-/* a - b, and on a borrow + m = - c mod 2^512: c subtracted under the mask. */
-static void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  const uint64_t c = M->c;
-  uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
-  __asm__(GX_LOAD8_A
-          "subq (%[b]), %[t0]\n\t"
-          "sbbq 8(%[b]), %[t1]\n\t"
-          "sbbq 16(%[b]), %[t2]\n\t"
-          "sbbq 24(%[b]), %[t3]\n\t"
-          "sbbq 32(%[b]), %[t4]\n\t"
-          "sbbq 40(%[b]), %[t5]\n\t"
-          "sbbq 48(%[b]), %[t6]\n\t"
-          "sbbq 56(%[b]), %[t7]\n\t"
-          "sbbq %%rax, %%rax\n\t"
-          "andq %[c], %%rax\n\t"
-          "subq %%rax, %[t0]\n\t"
-          "sbbq $0, %[t1]\n\t"
-          "sbbq $0, %[t2]\n\t"
-          "sbbq $0, %[t3]\n\t"
-          "sbbq $0, %[t4]\n\t"
-          "sbbq $0, %[t5]\n\t"
-          "sbbq $0, %[t6]\n\t"
-          "sbbq $0, %[t7]\n\t"
-          : GX_OUT_T8
-          : [a] "r"(a), [b] "r"(b), [c] "m"(c)
-          : "rax", "cc", "memory");
-  GX_STORE_T8(r);
-}
-
 /* The callers (field.c) send 4 limbs, or 8 for m = 2^512 - c. */
 void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   if (M->n == 4)
@@ -351,14 +91,11 @@ void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   uint64_t t[2 * GX_MAXN];
   if (M->n == 4 && M->c) {
     sqr4_pm(M, r, a);
+  } else if (M->n == 8 && M->c) { /* the modulus's form: public */
+    sqr8_pm(M, r, a);
   } else if (M->n == 8) {
     sqr8_wide(t, a);
-    if (M->c) { /* the modulus's form: public */
-      fold8_pm(t, M->c);
-      memcpy(r, t, 8 * 8);
-    } else {
-      redc(M, r, t, 8);
-    }
+    redc(M, r, t, 8);
   } else {
     gx_mul_mulx(M, r, a, a);
   }
@@ -371,15 +108,12 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
   } else if (M->n == 4) {
     wide4(bt, a, b);
     redc(M, r, bt, 4);
+  } else if (M->c) { /* 8 limbs, the modulus's form: public */
+    mul8_pm(M, r, a, b);
   } else {
     memcpy(bt, b, 8 * 8);
     wide8(bt, a);
-    if (M->c) { /* the modulus's form: public */
-      fold8_pm(bt + 8, M->c);
-      memcpy(r, bt + 8, 8 * 8);
-    } else {
-      redc(M, r, bt + 8, 8);
-    }
+    redc(M, r, bt + 8, 8);
   }
 }
 
