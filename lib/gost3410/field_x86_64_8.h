@@ -33,7 +33,7 @@
   "adoxq %[z], %%" w0 "\n\t" \
   "adcxq %[z], %%" w0 "\n\t"
 
-/* The fold of the high half h0..h7 (registers r15, r8..r14) by c onto the
+/* The fold of the high half h0..h7 (registers named by the caller) by c onto the
  * low half (at the offsets 0..56 followed by `at`): limb i = lo_i + low(c h_i) + high(c h_(i-1)), the low
  * products on CF, the low half on OF; each h register takes high(c h_i)
  * and then becomes limb i + 1 (limb 0 in rcx). The top (h7's register)
@@ -46,46 +46,46 @@
   "mulxq %%" h ", %%rax, %%" h "\n\t" \
   "adcxq %%rax, %%" hprev "\n\t" \
   "adoxq " loff at ", %%" hprev "\n\t"
-#define GX_FOLD8_PM(at) \
+#define GX_FOLD8_PM(at, h0, h1, h2, h3, h4, h5, h6, h7) \
   "movq %[c], %%rdx\n\t" \
   "xorl %%eax, %%eax\n\t" \
-  "mulxq %%r15, %%rcx, %%r15\n\t" \
+  "mulxq %%" h0 ", %%rcx, %%" h0 "\n\t" \
   "adoxq 0" at ", %%rcx\n\t" \
-  GX_FOLD8_STEP("r8", "r15", "8", at) GX_FOLD8_STEP("r9", "r8", "16", at) \
-  GX_FOLD8_STEP("r10", "r9", "24", at) GX_FOLD8_STEP("r11", "r10", "32", at) \
-  GX_FOLD8_STEP("r12", "r11", "40", at) GX_FOLD8_STEP("r13", "r12", "48", at) \
-  GX_FOLD8_STEP("r14", "r13", "56", at) \
-  "adcxq %[z], %%r14\n\t" \
-  "adoxq %[z], %%r14\n\t" \
-  "incq %%r14\n\t" \
-  "imulq %%rdx, %%r14\n\t" \
-  "addq %%r14, %%rcx\n\t" \
-  "adcq $0, %%r15\n\t" \
-  "adcq $0, %%r8\n\t" \
-  "adcq $0, %%r9\n\t" \
-  "adcq $0, %%r10\n\t" \
-  "adcq $0, %%r11\n\t" \
-  "adcq $0, %%r12\n\t" \
-  "adcq $0, %%r13\n\t" \
+  GX_FOLD8_STEP(h1, h0, "8", at) GX_FOLD8_STEP(h2, h1, "16", at) \
+  GX_FOLD8_STEP(h3, h2, "24", at) GX_FOLD8_STEP(h4, h3, "32", at) \
+  GX_FOLD8_STEP(h5, h4, "40", at) GX_FOLD8_STEP(h6, h5, "48", at) \
+  GX_FOLD8_STEP(h7, h6, "56", at) \
+  "adcxq %[z], %%" h7 "\n\t" \
+  "adoxq %[z], %%" h7 "\n\t" \
+  "incq %%" h7 "\n\t" \
+  "imulq %%rdx, %%" h7 "\n\t" \
+  "addq %%" h7 ", %%rcx\n\t" \
+  "adcq $0, %%" h0 "\n\t" \
+  "adcq $0, %%" h1 "\n\t" \
+  "adcq $0, %%" h2 "\n\t" \
+  "adcq $0, %%" h3 "\n\t" \
+  "adcq $0, %%" h4 "\n\t" \
+  "adcq $0, %%" h5 "\n\t" \
+  "adcq $0, %%" h6 "\n\t" \
   "sbbq %%rax, %%rax\n\t" \
   "notq %%rax\n\t" \
   "andq %%rdx, %%rax\n\t" \
   "subq %%rax, %%rcx\n\t" \
-  "sbbq $0, %%r15\n\t" \
-  "sbbq $0, %%r8\n\t" \
-  "sbbq $0, %%r9\n\t" \
-  "sbbq $0, %%r10\n\t" \
-  "sbbq $0, %%r11\n\t" \
-  "sbbq $0, %%r12\n\t" \
-  "sbbq $0, %%r13\n\t" \
+  "sbbq $0, %%" h0 "\n\t" \
+  "sbbq $0, %%" h1 "\n\t" \
+  "sbbq $0, %%" h2 "\n\t" \
+  "sbbq $0, %%" h3 "\n\t" \
+  "sbbq $0, %%" h4 "\n\t" \
+  "sbbq $0, %%" h5 "\n\t" \
+  "sbbq $0, %%" h6 "\n\t" \
   "movq %%rcx, 0(%[r])\n\t" \
-  "movq %%r15, 8(%[r])\n\t" \
-  "movq %%r8, 16(%[r])\n\t" \
-  "movq %%r9, 24(%[r])\n\t" \
-  "movq %%r10, 32(%[r])\n\t" \
-  "movq %%r11, 40(%[r])\n\t" \
-  "movq %%r12, 48(%[r])\n\t" \
-  "movq %%r13, 56(%[r])\n\t"
+  "movq %%" h0 ", 8(%[r])\n\t" \
+  "movq %%" h1 ", 16(%[r])\n\t" \
+  "movq %%" h2 ", 24(%[r])\n\t" \
+  "movq %%" h3 ", 32(%[r])\n\t" \
+  "movq %%" h4 ", 40(%[r])\n\t" \
+  "movq %%" h5 ", 48(%[r])\n\t" \
+  "movq %%" h6 ", 56(%[r])\n\t"
 
 #define GX_CLOBBER8 "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc", "memory"
 
@@ -118,7 +118,7 @@ static inline void mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, con
       GX_M8_ROW("40", "40", "r12", "r13", "r14", "r15", "r8", "r9", "r10", "r11")
       GX_M8_ROW("48", "48", "r13", "r14", "r15", "r8", "r9", "r10", "r11", "r12")
       GX_M8_ROW("56", "56", "r14", "r15", "r8", "r9", "r10", "r11", "r12", "r13")
-      GX_FOLD8_PM("+%[lo]")
+      GX_FOLD8_PM("+%[lo]", "r15", "r8", "r9", "r10", "r11", "r12", "r13", "r14")
       : [lo] "=m"(lo)
       : [a] "r"(a), [b] "r"(b), [r] "r"(r), [z] "m"(gx_asm_zero), [c] "m"(M->c)
       : GX_CLOBBER8);
@@ -134,29 +134,37 @@ static inline void mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, con
 #define GX_SQR8_ROW(i) \
   "movq " i "(%[a]), %%rdx\n\t" \
   "xorl %%eax, %%eax\n\t"
-#define GX_SQR8_STORE(lo, hi, off_lo, off_hi) \
-  "movq %%" lo ", " off_lo "(%[t])\n\t" \
-  "movq %%" hi ", " off_hi "(%[t])\n\t"
-/* Limbs 2i and 2i + 1 of t: doubled on the CF chain (ADCX x, x), a_i^2
- * added on the OF chain. */
-#define GX_SQR8_DIAG(ai, t0, t1) \
+/* Limbs 2i and 2i + 1 of the square in the low half (memory): doubled on
+ * the CF chain, a_i^2 added on the OF chain; rdx is the temporary. */
+#define GX_S8_DIAG_MEM(ai, o0, o1) \
   "movq " ai "(%[a]), %%rdx\n\t" \
   "mulxq %%rdx, %%rax, %%rcx\n\t" \
-  "movq " t0 "(%[t]), %%r8\n\t" \
-  "adcxq %%r8, %%r8\n\t" \
-  "adoxq %%rax, %%r8\n\t" \
-  "movq %%r8, " t0 "(%[t])\n\t" \
-  "movq " t1 "(%[t]), %%r9\n\t" \
-  "adcxq %%r9, %%r9\n\t" \
-  "adoxq %%rcx, %%r9\n\t" \
-  "movq %%r9, " t1 "(%[t])\n\t"
+  "movq " o0 "+%[lo], %%rdx\n\t" \
+  "adcxq %%rdx, %%rdx\n\t" \
+  "adoxq %%rax, %%rdx\n\t" \
+  "movq %%rdx, " o0 "+%[lo]\n\t" \
+  "movq " o1 "+%[lo], %%rdx\n\t" \
+  "adcxq %%rdx, %%rdx\n\t" \
+  "adoxq %%rcx, %%rdx\n\t" \
+  "movq %%rdx, " o1 "+%[lo]\n\t"
+/* The same for limbs of the high half, in registers x, y. */
+#define GX_S8_DIAG_REG(ai, x, y) \
+  "movq " ai "(%[a]), %%rdx\n\t" \
+  "mulxq %%rdx, %%rax, %%rcx\n\t" \
+  "adcxq %%" x ", %%" x "\n\t" \
+  "adoxq %%rax, %%" x "\n\t" \
+  "adcxq %%" y ", %%" y "\n\t" \
+  "adoxq %%rcx, %%" y "\n\t"
+#define GX_S8_STORE(x, off) "movq %%" x ", " off "+%[lo]\n\t"
 
-/* t[0..16) = a^2: the 28 cross products a_i a_j (i < j) row by row, two
- * limbs final after each row, then doubled and the eight squares added (36
- * MULX against wide8's 64). */
-static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
-  t[0] = t[15] = 0;
+/* r = a^2 mod m for m = 2^512 - c: the 28 cross products row by row, limbs
+ * 1..7 to the low half as they become final, 8..14 kept in registers (r15,
+ * rbx, r8..r12); doubled and the eight squares added (36 MULX against 64);
+ * then mul8_pm's fold on those registers. */
+static inline void sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  uint64_t lo[8];
   __asm__ volatile(
+      "movq $0, 0+%[lo]\n\t"
       "movq (%[a]), %%rdx\n\t" /* row 0: a_0 a_1..a_7 into limbs 1..8 */
       "mulxq 8(%[a]), %%r8, %%r9\n\t"
       "mulxq 16(%[a]), %%rax, %%r10\n\t"
@@ -172,66 +180,36 @@ static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
       "mulxq 56(%[a]), %%rax, %%r15\n\t"
       "adcq %%rax, %%r14\n\t"
       "adcq $0, %%r15\n\t"
-      GX_SQR8_STORE("r8", "r9", "8", "16")
+      GX_S8_STORE("r8", "8") GX_S8_STORE("r9", "16")
       GX_SQR8_ROW("8")
       GX_MAC8("16", "r10", "r11") GX_MAC8("24", "r11", "r12") GX_MAC8("32", "r12", "r13")
       GX_MAC8("40", "r13", "r14") GX_MAC8("48", "r14", "r15") GX_SQR8_TOP("56", "r15", "rbx")
-      GX_SQR8_STORE("r10", "r11", "24", "32")
+      GX_S8_STORE("r10", "24") GX_S8_STORE("r11", "32")
       GX_SQR8_ROW("16")
       GX_MAC8("24", "r12", "r13") GX_MAC8("32", "r13", "r14") GX_MAC8("40", "r14", "r15")
       GX_MAC8("48", "r15", "rbx") GX_SQR8_TOP("56", "rbx", "r8")
-      GX_SQR8_STORE("r12", "r13", "40", "48")
+      GX_S8_STORE("r12", "40") GX_S8_STORE("r13", "48")
       GX_SQR8_ROW("24")
       GX_MAC8("32", "r14", "r15") GX_MAC8("40", "r15", "rbx") GX_MAC8("48", "rbx", "r8")
       GX_SQR8_TOP("56", "r8", "r9")
-      GX_SQR8_STORE("r14", "r15", "56", "64")
+      GX_S8_STORE("r14", "56") /* limb 8 stays in r15 */
       GX_SQR8_ROW("32")
       GX_MAC8("40", "rbx", "r8") GX_MAC8("48", "r8", "r9") GX_SQR8_TOP("56", "r9", "r10")
-      GX_SQR8_STORE("rbx", "r8", "72", "80")
       GX_SQR8_ROW("40")
       GX_MAC8("48", "r9", "r10") GX_SQR8_TOP("56", "r10", "r11")
-      GX_SQR8_STORE("r9", "r10", "88", "96")
-      "movq 48(%[a]), %%rdx\n\t" /* row 6: a_6 a_7 */
+      "movq 48(%[a]), %%rdx\n\t" /* row 6: a_6 a_7 into limbs 13, 14 */
       "mulxq 56(%[a]), %%rax, %%r12\n\t"
       "addq %%rax, %%r11\n\t"
       "adcq $0, %%r12\n\t"
-      GX_SQR8_STORE("r11", "r12", "104", "112")
-      "xorl %%eax, %%eax\n\t"
-      GX_SQR8_DIAG("0", "0", "8") GX_SQR8_DIAG("8", "16", "24") GX_SQR8_DIAG("16", "32", "40")
-      GX_SQR8_DIAG("24", "48", "56") GX_SQR8_DIAG("32", "64", "72")
-      GX_SQR8_DIAG("40", "80", "88") GX_SQR8_DIAG("48", "96", "104")
-      GX_SQR8_DIAG("56", "112", "120")
-      :
-      : [a] "r"(a), [t] "r"(t), [z] "m"(gx_asm_zero)
-      : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
-        "memory");
-}
-
-/* r = t mod m for m = 2^512 - c and a 16-limb t in memory (the squaring's
- * product, field_x86_64.c's sqr8_wide): the high half into the fold's
- * registers, then GX_FOLD8_PM. */
-static inline void fold8_pm_to(const gx_mont *M, uint64_t *r, const uint64_t *t) {
-  __asm__ volatile(
-      "movq 64(%[t]), %%r15\n\t"
-      "movq 72(%[t]), %%r8\n\t"
-      "movq 80(%[t]), %%r9\n\t"
-      "movq 88(%[t]), %%r10\n\t"
-      "movq 96(%[t]), %%r11\n\t"
-      "movq 104(%[t]), %%r12\n\t"
-      "movq 112(%[t]), %%r13\n\t"
-      "movq 120(%[t]), %%r14\n\t"
-      GX_FOLD8_PM("(%[t])")
-      :
-      : [t] "r"(t), [r] "r"(r), [z] "m"(gx_asm_zero),
-        [c] "m"(M->c)
-      : GX_CLOBBER8);
-}
-
-/* r = a^2 mod m for m = 2^512 - c. */
-static inline void sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  uint64_t t[16];
-  sqr8_wide(t, a);
-  fold8_pm_to(M, r, t);
+      "xorl %%r13d, %%r13d\n\t" /* limb 15; CF = OF = 0 */
+      GX_S8_DIAG_MEM("0", "0", "8") GX_S8_DIAG_MEM("8", "16", "24")
+      GX_S8_DIAG_MEM("16", "32", "40") GX_S8_DIAG_MEM("24", "48", "56")
+      GX_S8_DIAG_REG("32", "r15", "rbx") GX_S8_DIAG_REG("40", "r8", "r9")
+      GX_S8_DIAG_REG("48", "r10", "r11") GX_S8_DIAG_REG("56", "r12", "r13")
+      GX_FOLD8_PM("+%[lo]", "r15", "rbx", "r8", "r9", "r10", "r11", "r12", "r13")
+      : [lo] "=m"(lo)
+      : [a] "r"(a), [r] "r"(r), [z] "m"(gx_asm_zero), [c] "m"(M->c)
+      : "rbx", GX_CLOBBER8);
 }
 
 /* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
