@@ -47,9 +47,8 @@ static void ed_dbl(const gx_curve *C, ed_point *r, const ed_point *p, int want_t
   fe_add(M, Z2, Z2, Z2); /* 2 Z^2 */
   fe_add(M, E, p->X, p->Y);
   fe_sqr(M, E, E);
-  fe_sub(M, E, E, A);
-  fe_sub(M, E, E, B); /* 2 X Y */
   fe_add(M, G, A, B); /* e A + B with e = 1 */
+  fe_sub(M, E, E, G); /* (X + Y)^2 - X^2 - Y^2 = 2 X Y */
   fe_sub(M, F, G, Z2);
   fe_sub(M, H, A, B);
   fe_mul(M, r->X, E, F);
