@@ -278,33 +278,44 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
 
 /* ---- a G + b P for public a, b (verification): variable time ---- */
 
+/* b P by a width-5 NAF over P, 3P, ..., 15P (cached form); a G by a width-7
+ * NAF over the G table's first row (G, 3G, ..., 63G, affine), interleaved
+ * so that both share one run of doublings (Straus): about 256/8 additions
+ * of G against the 43 of one per row, no doublings of its own. */
 #define VAR_W 5
+#define G_W 7 /* the row's 32 entries are the odd multiples a width-7 NAF needs */
+_Static_assert(1 << (G_W - 2) <= ROW_ENTRIES, "G_W needs more of the row than it has");
 
 void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                         const gx_point *P) {
   int n = C->n;
   uint64_t odd[(1 << (VAR_W - 2)) * 4 * GX_MAXN], e[4 * GX_MAXN];
-  int8_t dig[64 * GX_MAXN + 1];
+  int8_t db[64 * GX_MAXN + 1], da[64 * GX_MAXN + 1];
   ed_point E, acc;
+  const uint64_t *tab = base_table(C); /* NULL: no memory; a G apart below */
   ed_from_weier(C, &E, P);
   odd_multiples(C, odd, &E, 1 << (VAR_W - 2));
   ed_neutral(C, &acc);
-  /* b P by width-5 NAF: runs of doublings, T only before an addition. */
-  int pending = 0;
-  for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+  int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
+  int pending = 0; /* doublings owed: T only before an addition */
+  for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
+    int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;
-    if (!dig[i]) continue;
+    if (!d && !g) continue;
     while (pending--) ed_dbl(C, &acc, &acc, pending == 0);
     pending = 0;
-    int d = dig[i];
-    memcpy(e, odd + (size_t)((d < 0 ? -d : d) >> 1) * 4 * (size_t)n, (size_t)n * 32);
-    if (d < 0) neg_if(C, e, e + 3 * n, ~(uint64_t)0);
-    ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n);
+    if (d) {
+      memcpy(e, odd + (size_t)((d < 0 ? -d : d) >> 1) * 4 * (size_t)n, (size_t)n * 32);
+      if (d < 0) neg_if(C, e, e + 3 * n, ~(uint64_t)0);
+      ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n);
+    }
+    if (g) {
+      memcpy(e, tab + (size_t)((g < 0 ? -g : g) >> 1) * 3 * (size_t)n, (size_t)n * 24);
+      if (g < 0) neg_if(C, e, e + 2 * n, ~(uint64_t)0);
+      ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n);
+    }
   }
-  while (pending-- > 0) ed_dbl(C, &acc, &acc, pending == 0);
-  /* a G: the G table's entries straight into the same sum (they are whole
-   * multiples of G, no doublings between), by direct index. */
-  const uint64_t *tab = base_table(C);
+  while (pending-- > 0) ed_dbl(C, &acc, &acc, 0);
   if (!tab) {
     gx_point A, G, B;
     gx_point_generator(C, &G);
@@ -312,17 +323,6 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
     ed_to_weier(C, &B, &acc);
     gx_point_add(C, r, &A, &B);
     return;
-  }
-  gx_fe ao;
-  int8_t ad[GX_DIGITS(GX_MAXN)];
-  uint64_t flip = gx_make_odd(C, ao, a);
-  gx_recode_odd(ad, ao, n);
-  for (int i = 0; i < GX_DIGITS(n); i++) {
-    int d = flip ? -ad[i] : ad[i];
-    memcpy(e, tab + ((size_t)i * ROW_ENTRIES + (size_t)((d < 0 ? -d : d) >> 1)) * 3 * (size_t)n,
-           (size_t)n * 24);
-    if (d < 0) neg_if(C, e, e + 2 * n, ~(uint64_t)0);
-    ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n);
   }
   ed_to_weier(C, r, &acc);
 }
