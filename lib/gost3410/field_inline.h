@@ -1,8 +1,8 @@
 /* The field operations the point formulas call (ec_edwards.c): where the
  * MULX field runs a 4-limb modulus or 2^512 - c, its bodies inline
- * (field_x86_64.h, field_x86_64_8.h), so
- * a product or a sum costs no call; everything else goes to gx_mul, gx_sqr,
- * gx_add and gx_sub. The test of M is on public data (which field, which
+ * (field_x86_64.h, field_x86_64_8.h), so a product or a sum costs no call
+ * (the 8-limb product and squaring: one direct call, no dispatch);
+ * everything else goes to gx_mul, gx_sqr, gx_add and gx_sub. The test of M is on public data (which field, which
  * modulus) and the same at every call of a curve. Not installed. */
 #ifndef GOSTX_GOST3410_FIELD_INLINE_H
 #define GOSTX_GOST3410_FIELD_INLINE_H
@@ -17,7 +17,7 @@ static inline void fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, cons
     return;
   }
   if (M->mulx && M->c) {
-    mul8_pm(M, r, a, b);
+    gx_mul8_pm(M, r, a, b);
     return;
   }
 #endif
@@ -31,7 +31,7 @@ static inline void fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
     return;
   }
   if (M->mulx && M->c) {
-    sqr8_pm(M, r, a);
+    gx_sqr8_pm(M, r, a);
     return;
   }
 #endif
