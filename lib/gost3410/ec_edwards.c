@@ -58,9 +58,11 @@ static void ed_dbl(const gx_curve *C, ed_point *r, const ed_point *p, int want_t
 }
 
 /* r = p + q for q in cached form (X2, Y2, Z2, d T2): 9M; with q affine
- * (Z2 = 1, z_one set, q = (u, v, d u v)) 8M. r may be p. */
+ * (Z2 = 1, qz NULL, q = (u, v, d u v)) 8M; T3 only when asked (another
+ * addition follows: a doubling does not read T), one product less. r may
+ * be p. */
 static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint64_t *qx,
-                   const uint64_t *qy, const uint64_t *qz, const uint64_t *qdt) {
+                   const uint64_t *qy, const uint64_t *qz, const uint64_t *qdt, int want_t) {
   const gx_mont *M = &C->fp;
   gx_fe A, B, Cc, D, E, F, G, H;
   fe_mul(M, A, p->X, qx);
@@ -80,7 +82,7 @@ static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint
   fe_sub(M, H, B, A); /* B - e A */
   fe_mul(M, r->X, E, F);
   fe_mul(M, r->Y, G, H);
-  fe_mul(M, r->T, E, H);
+  if (want_t) fe_mul(M, r->T, E, H);
   fe_mul(M, r->Z, F, G);
 }
 
@@ -170,7 +172,7 @@ static uint64_t *build_table(const gx_curve *C) {
     pts[0] = B;
     ed_dbl(C, &B2, &B, 1);
     fe_mul(M, b2dt, B2.T, C->ed_d);
-    for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt);
+    for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt, 1);
     for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
     gx_batch_inv(M, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
@@ -216,7 +218,7 @@ void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
   for (int i = 0; i < nd; i++) {
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED, (const uint8_t *)&dig[i], 1);
     ed_select(C, sel, tab + (size_t)i * row, 3, dig[i]);
-    ed_add(C, &acc, &acc, sel, sel + n, NULL, sel + 2 * n);
+    ed_add(C, &acc, &acc, sel, sel + n, NULL, sel + 2 * n, 1);
   }
   neg_if(C, acc.X, acc.T, flip);
   ed_to_weier(C, r, &acc);
@@ -239,7 +241,7 @@ static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, i
   fe_mul(M, p2dt, P2.T, C->ed_d);
   for (int j = 0; j < count; j++) {
     uint64_t *e = tab + (size_t)j * 4 * (size_t)n;
-    if (j) ed_add(C, &acc, &acc, P2.X, P2.Y, P2.Z, p2dt);
+    if (j) ed_add(C, &acc, &acc, P2.X, P2.Y, P2.Z, p2dt, 1);
     memcpy(e, acc.X, nb);
     memcpy(e + n, acc.Y, nb);
     memcpy(e + 2 * n, acc.Z, nb);
@@ -264,7 +266,7 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
       for (int s = 0; s < ED_W; s++) ed_dbl(C, &acc, &acc, s == ED_W - 1);
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED_VKO, (const uint8_t *)&dig[i], 1);
     ed_select(C, sel, tab, 4, dig[i]);
-    ed_add(C, &acc, &acc, sel, sel + n, sel + 2 * n, sel + 3 * n);
+    ed_add(C, &acc, &acc, sel, sel + n, sel + 2 * n, sel + 3 * n, 0); /* doublings next */
   }
   neg_if(C, acc.X, acc.T, flip);
   ed_to_weier(C, r, &acc);
@@ -307,12 +309,12 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
     if (d) {
       memcpy(e, odd + (size_t)((d < 0 ? -d : d) >> 1) * 4 * (size_t)n, (size_t)n * 32);
       if (d < 0) neg_if(C, e, e + 3 * n, ~(uint64_t)0);
-      ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n);
+      ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n, g != 0); /* T for a G's add */
     }
     if (g) {
       memcpy(e, tab + (size_t)((g < 0 ? -g : g) >> 1) * 3 * (size_t)n, (size_t)n * 24);
       if (g < 0) neg_if(C, e, e + 2 * n, ~(uint64_t)0);
-      ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n);
+      ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n, 0);
     }
   }
   while (pending-- > 0) ed_dbl(C, &acc, &acc, 0);
