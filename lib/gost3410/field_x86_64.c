@@ -177,7 +177,7 @@ void gx_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t
 /* r = a^2 mod m for m = 2^512 - c: the 28 cross products row by row, limbs
  * 1..7 to the low half as they become final, 8..14 kept in registers (r15,
  * rbx, r8..r12); doubled and the eight squares added (36 MULX against 64);
- * then mul8_pm's fold on those registers. */
+ * then gx_mul8_pm's fold on those registers. */
 void gx_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   uint64_t t[10]; /* the low half, c, the pointer to r */
   t[8] = M->c;
