@@ -6,8 +6,9 @@
  * (Hisil, Wong, Carter, Dawson 2008). d is not a square mod p and e = 1 is,
  * so the addition law is complete: one formula for every pair of points
  * (P + P, P + (-P), the neutral (0, 1)), nothing to branch on. Costs: an
- * addition 9M (8M with an affine second point), a doubling 3M + 4S (4M + 4S
- * when T is wanted, i.e. before an addition), against 12-13M for the
+ * addition 9M (8M with an affine second point; one less without T, when a
+ * doubling follows), a doubling 3M + 4S (4M + 4S when T is wanted, i.e.
+ * before an addition), against 12-13M for the
  * Weierstrass complete addition and 3M + 6S for a Jacobian doubling. */
 #include "gost3410/field_inline.h"
 
