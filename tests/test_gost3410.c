@@ -505,6 +505,8 @@ static void test_inv_divsteps(void) {
         }
         gx_inv_vartime(M, v, a);
         bad += memcmp(r, v, (size_t)n * 8) != 0;
+        gx_inv_public(M, v, a); /* the early-stopping division steps */
+        bad += memcmp(r, v, (size_t)n * 8) != 0;
         /* Fermat: a^(m - 2) in Montgomery form */
         memcpy(e, M->m, (size_t)n * 8);
         for (int i = 0, bw = 2; i < n && bw; i++) { /* e = m - 2 */
@@ -517,10 +519,44 @@ static void test_inv_divsteps(void) {
         gx_from_mont(M, f, f);
         bad += memcmp(r, f, (size_t)n * 8) != 0;
       }
-      CHECK(!bad, "%s %s: division-step inverse = Euclid = Fermat (%d of %d differ)",
+      CHECK(!bad, "%s %s: division-step inverse (fixed and early-stopping) = Euclid = Fermat (%d of %d differ)",
             gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", bad, runs);
     }
   }
+}
+
+/* The width-w NAF (verify's recoding) summed back, its digits in range
+ * and zero or odd, for random and edge scalars of 4 and 8 limbs. */
+static void test_wnaf(void) {
+  int bad = 0, runs = 0;
+  for (int n = 4; n <= 8; n += 4)
+    for (int w = 2; w <= 8; w++)
+      for (int it = 0; it < 100; it++, runs++) {
+        uint64_t k[GX_MAXN] = {0}, acc[GX_MAXN + 1] = {0};
+        int8_t dig[64 * GX_MAXN + 1];
+        for (int i = 0; i < n; i++) k[i] = t_rand();
+        if (it == 0) memset(k, 0, sizeof k);
+        if (it == 1) k[0] = 1;
+        if (it == 2) memset(k, 0xff, (size_t)n * 8);
+        if (it == 3) memset(k, 0, sizeof k), k[n - 1] = (uint64_t)1 << 63;
+        if (it == 4) k[n - 1] = ~(uint64_t)0, k[0] |= 1;
+        int len = gx_wnaf(dig, k, n, w);
+        bad += len < 0 || len > 64 * n + 1;
+        for (int i = len - 1; i >= 0; i--) { /* acc = 2 acc + dig[i], n + 1 limbs */
+          int d = dig[i];
+          bad += d && (!(d & 1) || d >= 1 << (w - 1) || d <= -(1 << (w - 1)));
+          uint64_t c = 0, v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0;
+          for (int j = n; j > 0; j--) acc[j] = acc[j] << 1 | acc[j - 1] >> 63;
+          acc[0] <<= 1;
+          for (int j = 0; j <= n; j++) {
+            uint64_t x = j ? ext : v, t = acc[j] + x, c2 = t < x;
+            acc[j] = t + c;
+            c = c2 | (acc[j] < t);
+          }
+        }
+        bad += acc[n] != 0 || memcmp(acc, k, (size_t)n * 8) != 0;
+      }
+  CHECK(!bad, "width-w NAF: digits odd and in range, summed back (%d of %d wrong)", bad, runs);
 }
 
 /* The squaring against the product, modulo every p and q (edges included). */
@@ -786,6 +822,7 @@ int main(void) {
   test_refusals();
   test_recode();
   test_sqr();
+  test_wnaf();
   test_field_mulx();
   test_edwards_form();
   test_scan();

@@ -225,27 +225,18 @@ void gx_point_mul_ref(const gx_curve *C, gx_point *r, const uint64_t *k, const g
  * them. Every digit is nonzero, so each window adds a real point and no
  * window is skipped. Masks and shifts only: constant time in k. */
 void gx_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w) {
-  uint64_t t[GX_MAXN + 1];
+  /* With t_0 = k, d_i = (t_i mod 2^(w+1)) - 2^w and t_(i+1) = (t_i - d_i)
+   * / 2^w = 2 floor(t_i / 2^(w+1)) + 1, t_i is (k >> w i) | 1 for every i:
+   * each digit is w + 1 bits of k read at a public position, bit 0 set. */
   int nd = GX_DIGITS_W(n, w);
-  memcpy(t, k, (size_t)n * 8);
-  t[n] = 0;
-  for (int i = 0; i < nd - 1; i++) {
-    int64_t d = (int64_t)(t[0] & ((2u << w) - 1)) - (1 << w);
-    dig[i] = (int8_t)d;
-    /* t = (t - d) >> w, t - d = t + (-d) with -d sign-extended. */
-    uint64_t v = (uint64_t)(-d), ext = 0 - (v >> 63), c = 0;
-    for (int j = 0; j <= n; j++) {
-      uint64_t x = j == 0 ? v : ext, s = t[j] + c;
-      c = s < c;
-      s += x;
-      c += s < x;
-      t[j] = s;
-    }
-    for (int j = 0; j < n; j++) t[j] = (t[j] >> w) | (t[j + 1] << (64 - w));
-    t[n] >>= w;
+  for (int i = 0; i < nd; i++) {
+    int pos = w * i, limb = pos / 64, off = pos % 64; /* public */
+    uint64_t v = k[limb] >> off;
+    if (off + w + 1 > 64 && limb + 1 < n) v |= k[limb + 1] << (64 - off);
+    v |= 1;
+    /* the last digit is all that is left of k (a few bits: odd, positive) */
+    dig[i] = (int8_t)(i < nd - 1 ? (int64_t)(v & ((2u << w) - 1)) - (1 << w) : (int64_t)v);
   }
-  dig[nd - 1] = (int8_t)t[0];
-  memset(t, 0, sizeof t);
 }
 
 void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) { gx_recode_odd_w(dig, k, n, GX_W); }

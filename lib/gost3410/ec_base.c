@@ -18,14 +18,14 @@ static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *tables[GX_NCURVES];
 
 /* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one
- * inversion); vartime: the inversion by Euclid, for public values only. */
+ * inversion); vartime: the variable-time inversion, for public values only. */
 void gx_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
   gx_fe acc, t;
   memcpy(out[0], in[0], sizeof acc);
   for (int i = 1; i < m; i++) fe_mul(M, out[i], out[i - 1], in[i]);
   if (vartime) {
     gx_from_mont(M, t, out[m - 1]);
-    gx_inv_vartime(M, acc, t);
+    gx_inv_public(M, acc, t);
     gx_to_mont(M, acc, acc);
   } else {
     gx_inv(M, acc, out[m - 1]);
@@ -106,48 +106,37 @@ void gx_point_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
   memset(&acc, 0, sizeof acc);
 }
 
-/* t >>= z for 0 < z < 64, n + 1 limbs. */
-static void shr_small(uint64_t *t, int n, int z) {
-  for (int j = 0; j < n; j++) t[j] = (t[j] >> z) | (t[j + 1] << (64 - z));
-  t[n] >>= z;
+/* cnt <= 8 bits of k (n limbs) from bit pos; bits past the top read 0. */
+static unsigned bits_at(const uint64_t *k, int n, int pos, int cnt) {
+  int limb = pos / 64, off = pos % 64;
+  if (limb >= n) return 0;
+  uint64_t v = k[limb] >> off;
+  if (off + cnt > 64 && limb + 1 < n) v |= k[limb + 1] << (64 - off);
+  return (unsigned)v & ((1u << cnt) - 1);
 }
 
 /* Width-w NAF of a public scalar: digits odd in (-2^(w-1), 2^(w-1)) or 0,
- * nonzero ones at least w apart; returns the number of digits. Runs of
- * zeros are skipped a word shift at a time (variable time: public). */
+ * nonzero ones at least w apart; returns the number of digits (at most 64
+ * n + 1). Reads the scalar a window at a time with a carry instead of
+ * subtracting each digit from a multi-limb copy (variable time: public). */
 int gx_wnaf(int8_t *dig, const uint64_t *k, int n, int w) {
-  uint64_t t[GX_MAXN + 1];
-  int len = 0;
-  memcpy(t, k, (size_t)n * 8);
-  t[n] = 0;
-  for (;;) {
-    int zero = 1;
-    for (int j = 0; j <= n; j++) zero &= t[j] == 0;
-    if (zero) break;
-    if (t[0] & 1) {
-      int d = (int)(t[0] & ((1u << w) - 1));
-      if (d >= 1 << (w - 1)) d -= 1 << w;
-      /* t -= d */
-      uint64_t v = (uint64_t)(int64_t)d, ext = d < 0 ? ~(uint64_t)0 : 0, bw = 0;
-      for (int j = 0; j <= n; j++) {
-        uint64_t x = j == 0 ? v : ext, s = t[j] - x - bw;
-        bw = (t[j] < x) | ((t[j] - x) < bw);
-        t[j] = s;
-      }
-      dig[len++] = (int8_t)d;
-      shr_small(t, n, 1);
-    } else if (t[0]) { /* a run of zeros inside the low word */
-      int z = 0;
-      for (uint64_t x = t[0]; !(x & 1); x >>= 1) z++;
-      memset(dig + len, 0, (size_t)z);
-      len += z;
-      shr_small(t, n, z);
-    } else { /* a whole zero word */
-      memset(dig + len, 0, 64);
-      len += 64;
-      memmove(t, t + 1, (size_t)n * 8);
-      t[n] = 0;
+  int top = 64 * n, len = 0;
+  unsigned carry = 0;
+  memset(dig, 0, (size_t)top + 1);
+  for (int bit = 0; bit <= top;) {
+    if (bits_at(k, n, bit, 1) == carry) { /* k + carry 2^bit is even here */
+      bit++;
+      continue;
     }
+    /* The window stops at digit 64 n: there it is below 2^(w - 1) (odd,
+     * fewer than w bits), so it leaves no carry past the last digit. */
+    int now = top + 1 - bit < w ? top + 1 - bit : w;
+    int word = (int)(bits_at(k, n, bit, now) + carry); /* odd */
+    carry = (unsigned)word >> (w - 1) & 1;
+    word -= (int)(carry << w);
+    dig[bit] = (int8_t)word;
+    len = bit + 1;
+    bit += now;
   }
   return len;
 }

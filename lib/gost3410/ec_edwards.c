@@ -6,8 +6,9 @@
  * (Hisil, Wong, Carter, Dawson 2008). d is not a square mod p and e = 1 is,
  * so the addition law is complete: one formula for every pair of points
  * (P + P, P + (-P), the neutral (0, 1)), nothing to branch on. Costs: an
- * addition 9M (8M with an affine second point), a doubling 3M + 4S (4M + 4S
- * when T is wanted, i.e. before an addition), against 12-13M for the
+ * addition 9M (8M with an affine second point; one less without T, when a
+ * doubling follows), a doubling 3M + 4S (4M + 4S when T is wanted, i.e.
+ * before an addition), against 12-13M for the
  * Weierstrass complete addition and 3M + 6S for a Jacobian doubling. */
 #include "gost3410/field_inline.h"
 
@@ -47,9 +48,8 @@ static void ed_dbl(const gx_curve *C, ed_point *r, const ed_point *p, int want_t
   fe_add(M, Z2, Z2, Z2); /* 2 Z^2 */
   fe_add(M, E, p->X, p->Y);
   fe_sqr(M, E, E);
-  fe_sub(M, E, E, A);
-  fe_sub(M, E, E, B); /* 2 X Y */
   fe_add(M, G, A, B); /* e A + B with e = 1 */
+  fe_sub(M, E, E, G); /* (X + Y)^2 - X^2 - Y^2 = 2 X Y */
   fe_sub(M, F, G, Z2);
   fe_sub(M, H, A, B);
   fe_mul(M, r->X, E, F);
@@ -59,9 +59,11 @@ static void ed_dbl(const gx_curve *C, ed_point *r, const ed_point *p, int want_t
 }
 
 /* r = p + q for q in cached form (X2, Y2, Z2, d T2): 9M; with q affine
- * (Z2 = 1, z_one set, q = (u, v, d u v)) 8M. r may be p. */
+ * (Z2 = 1, qz NULL, q = (u, v, d u v)) 8M; T3 only when asked (another
+ * addition follows: a doubling does not read T), one product less. r may
+ * be p. */
 static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint64_t *qx,
-                   const uint64_t *qy, const uint64_t *qz, const uint64_t *qdt) {
+                   const uint64_t *qy, const uint64_t *qz, const uint64_t *qdt, int want_t) {
   const gx_mont *M = &C->fp;
   gx_fe A, B, Cc, D, E, F, G, H;
   fe_mul(M, A, p->X, qx);
@@ -81,7 +83,7 @@ static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint
   fe_sub(M, H, B, A); /* B - e A */
   fe_mul(M, r->X, E, F);
   fe_mul(M, r->Y, G, H);
-  fe_mul(M, r->T, E, H);
+  if (want_t) fe_mul(M, r->T, E, H);
   fe_mul(M, r->Z, F, G);
 }
 
@@ -171,7 +173,7 @@ static uint64_t *build_table(const gx_curve *C) {
     pts[0] = B;
     ed_dbl(C, &B2, &B, 1);
     fe_mul(M, b2dt, B2.T, C->ed_d);
-    for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt);
+    for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt, 1);
     for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
     gx_batch_inv(M, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
@@ -217,7 +219,7 @@ void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
   for (int i = 0; i < nd; i++) {
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED, (const uint8_t *)&dig[i], 1);
     ed_select(C, sel, tab + (size_t)i * row, 3, dig[i]);
-    ed_add(C, &acc, &acc, sel, sel + n, NULL, sel + 2 * n);
+    ed_add(C, &acc, &acc, sel, sel + n, NULL, sel + 2 * n, 1);
   }
   neg_if(C, acc.X, acc.T, flip);
   ed_to_weier(C, r, &acc);
@@ -240,7 +242,7 @@ static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, i
   fe_mul(M, p2dt, P2.T, C->ed_d);
   for (int j = 0; j < count; j++) {
     uint64_t *e = tab + (size_t)j * 4 * (size_t)n;
-    if (j) ed_add(C, &acc, &acc, P2.X, P2.Y, P2.Z, p2dt);
+    if (j) ed_add(C, &acc, &acc, P2.X, P2.Y, P2.Z, p2dt, 1);
     memcpy(e, acc.X, nb);
     memcpy(e + n, acc.Y, nb);
     memcpy(e + 2 * n, acc.Z, nb);
@@ -265,7 +267,7 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
       for (int s = 0; s < ED_W; s++) ed_dbl(C, &acc, &acc, s == ED_W - 1);
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED_VKO, (const uint8_t *)&dig[i], 1);
     ed_select(C, sel, tab, 4, dig[i]);
-    ed_add(C, &acc, &acc, sel, sel + n, sel + 2 * n, sel + 3 * n);
+    ed_add(C, &acc, &acc, sel, sel + n, sel + 2 * n, sel + 3 * n, 0); /* doublings next */
   }
   neg_if(C, acc.X, acc.T, flip);
   ed_to_weier(C, r, &acc);
@@ -279,33 +281,44 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
 
 /* ---- a G + b P for public a, b (verification): variable time ---- */
 
+/* b P by a width-5 NAF over P, 3P, ..., 15P (cached form); a G by a width-7
+ * NAF over the G table's first row (G, 3G, ..., 63G, affine), interleaved
+ * so that both share one run of doublings (Straus): about 256/8 additions
+ * of G against the 43 of one per row, no doublings of its own. */
 #define VAR_W 5
+#define G_W 7 /* the row's 32 entries are the odd multiples a width-7 NAF needs */
+_Static_assert(1 << (G_W - 2) <= ROW_ENTRIES, "G_W needs more of the row than it has");
 
 void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                         const gx_point *P) {
   int n = C->n;
   uint64_t odd[(1 << (VAR_W - 2)) * 4 * GX_MAXN], e[4 * GX_MAXN];
-  int8_t dig[64 * GX_MAXN + 1];
+  int8_t db[64 * GX_MAXN + 1], da[64 * GX_MAXN + 1];
   ed_point E, acc;
+  const uint64_t *tab = base_table(C); /* NULL: no memory; a G apart below */
   ed_from_weier(C, &E, P);
   odd_multiples(C, odd, &E, 1 << (VAR_W - 2));
   ed_neutral(C, &acc);
-  /* b P by width-5 NAF: runs of doublings, T only before an addition. */
-  int pending = 0;
-  for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+  int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
+  int pending = 0; /* doublings owed: T only before an addition */
+  for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
+    int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;
-    if (!dig[i]) continue;
+    if (!d && !g) continue;
     while (pending--) ed_dbl(C, &acc, &acc, pending == 0);
     pending = 0;
-    int d = dig[i];
-    memcpy(e, odd + (size_t)((d < 0 ? -d : d) >> 1) * 4 * (size_t)n, (size_t)n * 32);
-    if (d < 0) neg_if(C, e, e + 3 * n, ~(uint64_t)0);
-    ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n);
+    if (d) {
+      memcpy(e, odd + (size_t)((d < 0 ? -d : d) >> 1) * 4 * (size_t)n, (size_t)n * 32);
+      if (d < 0) neg_if(C, e, e + 3 * n, ~(uint64_t)0);
+      ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n, g != 0); /* T for a G's add */
+    }
+    if (g) {
+      memcpy(e, tab + (size_t)((g < 0 ? -g : g) >> 1) * 3 * (size_t)n, (size_t)n * 24);
+      if (g < 0) neg_if(C, e, e + 2 * n, ~(uint64_t)0);
+      ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n, 0);
+    }
   }
-  while (pending-- > 0) ed_dbl(C, &acc, &acc, pending == 0);
-  /* a G: the G table's entries straight into the same sum (they are whole
-   * multiples of G, no doublings between), by direct index. */
-  const uint64_t *tab = base_table(C);
+  while (pending-- > 0) ed_dbl(C, &acc, &acc, 0);
   if (!tab) {
     gx_point A, G, B;
     gx_point_generator(C, &G);
@@ -313,17 +326,6 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
     ed_to_weier(C, &B, &acc);
     gx_point_add(C, r, &A, &B);
     return;
-  }
-  gx_fe ao;
-  int8_t ad[GX_DIGITS(GX_MAXN)];
-  uint64_t flip = gx_make_odd(C, ao, a);
-  gx_recode_odd(ad, ao, n);
-  for (int i = 0; i < GX_DIGITS(n); i++) {
-    int d = flip ? -ad[i] : ad[i];
-    memcpy(e, tab + ((size_t)i * ROW_ENTRIES + (size_t)((d < 0 ? -d : d) >> 1)) * 3 * (size_t)n,
-           (size_t)n * 24);
-    if (d < 0) neg_if(C, e, e + 2 * n, ~(uint64_t)0);
-    ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n);
   }
   ed_to_weier(C, r, &acc);
 }

@@ -311,3 +311,7 @@ void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   }
   memcpy(r, is_one(u, n) ? x1 : x2, (size_t)n * 8);
 }
+
+void gx_inv_public(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  if (gx_inv_divsteps_vartime(M, r, a)) gx_inv_vartime(M, r, a);
+}

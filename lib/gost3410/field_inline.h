@@ -1,18 +1,23 @@
 /* The field operations the point formulas call (ec_edwards.c): where the
- * MULX field runs a 4-limb modulus, its bodies inline (field_x86_64.h), so
- * a product or a sum costs no call; everything else goes to gx_mul, gx_sqr,
- * gx_add and gx_sub. The test of M is on public data (which field, which
+ * MULX field runs a 4-limb modulus or 2^512 - c, its bodies inline
+ * (field_x86_64.h, field_x86_64_8.h), so a product or a sum costs no call
+ * (the 8-limb product and squaring: one direct call, no dispatch);
+ * everything else goes to gx_mul, gx_sqr, gx_add and gx_sub. The test of M is on public data (which field, which
  * modulus) and the same at every call of a curve. Not installed. */
 #ifndef GOSTX_GOST3410_FIELD_INLINE_H
 #define GOSTX_GOST3410_FIELD_INLINE_H
 
 #include "gost3410/ec.h"
-#include "gost3410/field_x86_64.h"
+#include "gost3410/field_x86_64_8.h"
 
 static inline void fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
 #ifdef GX_FIELD_X86_64
   if (M->mulx && M->n == 4 && M->c) {
     mul4_pm(M, r, a, b);
+    return;
+  }
+  if (M->mulx && M->c) {
+    gx_mul8_pm(M, r, a, b);
     return;
   }
 #endif
@@ -25,6 +30,10 @@ static inline void fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
     sqr4_pm(M, r, a);
     return;
   }
+  if (M->mulx && M->c) {
+    gx_sqr8_pm(M, r, a);
+    return;
+  }
 #endif
   gx_sqr(M, r, a);
 }
@@ -35,6 +44,10 @@ static inline void fe_add(const gx_mont *M, uint64_t *r, const uint64_t *a, cons
     add4(M, r, a, b);
     return;
   }
+  if (M->mulx && M->c) {
+    add8_pm(M, r, a, b);
+    return;
+  }
 #endif
   gx_add(M, r, a, b);
 }
@@ -43,6 +56,10 @@ static inline void fe_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, cons
 #ifdef GX_FIELD_X86_64
   if (M->mulx && M->n == 4) {
     sub4(M, r, a, b);
+    return;
+  }
+  if (M->mulx && M->c) {
+    sub8_pm(M, r, a, b);
     return;
   }
 #endif

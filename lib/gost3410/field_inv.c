@@ -67,6 +67,30 @@ static int64_t divsteps62(int64_t delta, uint64_t f, uint64_t g, trans *t) {
   return (int64_t)d;
 }
 
+/* The same 62 steps for public inputs: a run of z steps with g even is
+ * one shift (g / 2^z, the f row times 2^z, delta + z), found by counting
+ * trailing zeros; the steps with g odd as above. The matrix and delta come
+ * out as divsteps62's. Variable time. */
+static int64_t divsteps62_var(int64_t delta, uint64_t f, uint64_t g, trans *t) {
+  uint64_t u = 1, v = 0, q = 0, r = 1, d = (uint64_t)delta;
+  int left = 62;
+  for (;;) {
+    int z = __builtin_ctzll(g | (uint64_t)1 << left); /* at most left */
+    g >>= z, u <<= z, v <<= z, d += (uint64_t)z, left -= z;
+    if (!left) break;
+    uint64_t swap = 0 - ((0 - d) >> 63), x; /* g is odd: swap iff delta > 0 */
+    x = (f ^ g) & swap, f ^= x, g ^= x, g = (g ^ swap) - swap;
+    x = (u ^ q) & swap, u ^= x, q ^= x, q = (q ^ swap) - swap;
+    x = (v ^ r) & swap, v ^= x, r ^= x, r = (r ^ swap) - swap;
+    d = (d ^ swap) - swap;
+    g += f, q += u, r += v;
+    g >>= 1, u <<= 1, v <<= 1, d += 1;
+    if (!--left) break;
+  }
+  t->u = (int64_t)u, t->v = (int64_t)v, t->q = (int64_t)q, t->r = (int64_t)r;
+  return (int64_t)d;
+}
+
 /* (f, g) = [u v; q r] (f, g) / 2^62, exactly. */
 static void update_fg(int64_t *f, int64_t *g, const trans *t, int L) {
   gx_s128 cf = (gx_s128)t->u * f[0] + (gx_s128)t->v * g[0];
@@ -133,7 +157,9 @@ static void normalize(int64_t *x, const int64_t *m, uint64_t neg, int L) {
   }
 }
 
-int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+/* vartime (public a only): stop once g = 0. From there every step only
+ * halves g and e and moves delta: f and d, the answer, no longer change. */
+static void inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a, int vartime) {
   const int n = M->n, L = 64 * n / 62 + 1;
   const int batches = ((49 * 64 * n + 57) / 17 + 61) / 62;
   int64_t f[S62_LIMBS] = {0}, g[S62_LIMBS] = {0}, d[S62_LIMBS] = {0}, e[S62_LIMBS] = {0},
@@ -147,9 +173,14 @@ int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   e[0] = 1;
   for (int b = 0; b < batches; b++) {
     uint64_t flo = (uint64_t)f[0] | (uint64_t)f[1] << 62, glo = (uint64_t)g[0] | (uint64_t)g[1] << 62;
-    delta = divsteps62(delta, flo, glo, &t);
+    delta = vartime ? divsteps62_var(delta, flo, glo, &t) : divsteps62(delta, flo, glo, &t);
     update_fg(f, g, &t, L);
     update_de(d, e, &t, m, minv, L);
+    if (vartime) {
+      int64_t any = 0;
+      for (int i = 0; i < L; i++) any |= g[i];
+      if (!any) break;
+    }
   }
   /* f = +-1 (or m when a = 0, with d = 0); d a = f: the inverse is +-d */
   normalize(d, m, (uint64_t)(f[L - 1] >> 63), L);
@@ -158,6 +189,15 @@ int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   gostx_memzero(g, sizeof g);
   gostx_memzero(d, sizeof d);
   gostx_memzero(e, sizeof e);
+}
+
+int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  inv_divsteps(M, r, a, 0);
+  return 0;
+}
+
+int gx_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  inv_divsteps(M, r, a, 1);
   return 0;
 }
 
@@ -165,5 +205,9 @@ int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
 int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   (void)M, (void)r, (void)a;
   return -1; /* no 128-bit product: the caller takes Fermat's route */
+}
+int gx_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  (void)M, (void)r, (void)a;
+  return -1; /* no 128-bit product: the caller takes the binary Euclid */
 }
 #endif

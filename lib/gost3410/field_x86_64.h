@@ -126,35 +126,26 @@ static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
   "adcxq %%rax, %[t3]\n\t" \
   "adoxq %[z], %[t4]\n\t" \
   "adcxq %[z], %[t4]\n\t" \
+  "incq %[t4]\n\t" \
   "imulq %%rdx, %[t4]\n\t" \
   "addq %[t4], %[t0]\n\t" \
   "adcq $0, %[t1]\n\t" \
   "adcq $0, %[t2]\n\t" \
   "adcq $0, %[t3]\n\t" \
   "sbbq %%rax, %%rax\n\t" \
+  "notq %%rax\n\t" \
   "andq %%rdx, %%rax\n\t" \
-  "addq %%rax, %[t0]\n\t" \
-  "adcq $0, %[t1]\n\t" \
-  "adcq $0, %[t2]\n\t" \
-  "adcq $0, %[t3]\n\t" \
-  "movq %[t0], %[t5]\n\t" \
-  "addq %%rdx, %[t5]\n\t" \
-  "movq %[t1], %[t6]\n\t" \
-  "adcq $0, %[t6]\n\t" \
-  "movq %[t2], %[t7]\n\t" \
-  "adcq $0, %[t7]\n\t" \
-  "movq %[t3], %[t4]\n\t" \
-  "adcq $0, %[t4]\n\t" \
-  "cmovcq %[t5], %[t0]\n\t" \
-  "cmovcq %[t6], %[t1]\n\t" \
-  "cmovcq %[t7], %[t2]\n\t" \
-  "cmovcq %[t4], %[t3]\n\t"
+  "subq %%rax, %[t0]\n\t" \
+  "sbbq $0, %[t1]\n\t" \
+  "sbbq $0, %[t2]\n\t" \
+  "sbbq $0, %[t3]\n\t"
 
 /* r = a b mod m for m = 2^256 - c (c < 2^16; field_body.h's pm_reduce, in
  * registers): the high half times c folds onto the low half, MULX again with
- * the two carry chains; the fold's top (at most c + 1) times c once more, then
- * its carry times c (which cannot carry again); t >= m iff t + c carries, and
- * CMOVC keeps t + c - 2^256 then. */
+ * the two carry chains, leaving W = t + top 2^256 with top <= c, so W <
+ * 2^256 + c^2 < 2 m. U = t + (top + 1) c carries out of 2^256 exactly when W
+ * >= m, and then U mod 2^256 = W - m; otherwise W = U - c (no borrow: U >=
+ * c). Two 4-limb chains after the fold, no comparison. */
 static inline void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_MUL4_ROWS GX_FOLD4_PM

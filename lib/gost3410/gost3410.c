@@ -227,7 +227,7 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
   gx_load_be(s, sig + C.len, C.n);
   if (gx_is_zero(r, C.n) || gx_is_zero(s, C.n) || !gx_lt(r, C.q, C.n) || !gx_lt(s, C.q, C.n))
     return GOSTX_EFORMAT;
-  gx_inv_vartime(&C.fq, v, e); /* e is public */
+  gx_inv_public(&C.fq, v, e); /* e is public */
   gx_to_mont(&C.fq, v, v);     /* e^-1, Montgomery form */
   gx_mul(&C.fq, z1, s, v);
   gx_mul(&C.fq, z2, r, v);
