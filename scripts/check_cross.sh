@@ -13,7 +13,26 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # where the architecture has vector levels; the shell tests need openssl for
 # the target and are covered natively).
 ctests=$(cd tests && ls test_*.c | sed 's/\.c$//' | paste -sd'|' -)
+# The tests of one architecture (its build done): a verdict line, exit 1 on failure.
+# Each test at the default choice (the best level the emulated CPU has:
+# neon on aarch64) and, where the architecture has vector levels in
+# lib/levels.def, once more at portable.
+run_tests() {
+  local arch=$1 B=build-cross-$1 warn sel
+  warn=$(grep -c 'warning:' "$B/build.log" || true)
+  sel="^($ctests)\$"
+  grep -q "^LEVEL($arch," lib/levels.def && sel="^($ctests)(@portable)?\$"
+  if (cd "$B" && ctest -j "$jobs" --timeout 900 -R "$sel" >ctest.log 2>&1); then
+    echo "cross $arch: ok ($(grep -E 'tests passed' "$B/ctest.log"); $warn compiler warnings, see $B/build.log)"
+  else
+    echo "cross $arch: TESTS FAILED"; grep -E 'Failed|failed|\*\*\*' "$B/ctest.log" | head -20
+    (cd "$B" && ctest --rerun-failed --output-on-failure 2>&1 | grep -vE '^ok ' | head -60) || true
+    return 1
+  fi
+}
+
 fail=0
+built=()
 for arch in $arches; do
   cc=$arch-linux-gnu-gcc
   command -v "$cc" >/dev/null || { echo "check_cross: $cc not installed"; exit 1; }
@@ -25,19 +44,14 @@ for arch in $arches; do
   if ! cmake --build "$B" -j "$jobs" >"$B/build.log" 2>&1; then
     echo "cross $arch: BUILD FAILED"; tail -30 "$B/build.log"; fail=1; continue
   fi
-  warn=$(grep -c 'warning:' "$B/build.log" || true)
-  # Each test at the default choice (the best level the emulated CPU has:
-  # neon on aarch64) and, where the architecture has vector levels in
-  # lib/levels.def, once more at portable.
-  sel="^($ctests)\$"
-  grep -q "^LEVEL($arch," lib/levels.def && sel="^($ctests)(@portable)?\$"
-  if (cd "$B" && ctest -j "$jobs" --timeout 900 -R "$sel" >ctest.log 2>&1); then
-    echo "cross $arch: ok ($(grep -E 'tests passed' "$B/ctest.log"); $warn compiler warnings, see $B/build.log)"
-  else
-    echo "cross $arch: TESTS FAILED"; grep -E 'Failed|failed|\*\*\*' "$B/ctest.log" | head -20
-    (cd "$B" && ctest --rerun-failed --output-on-failure 2>&1 | grep -vE '^ok ' | head -60) || true
-    fail=1
-  fi
+  built+=("$arch")
 done
+# The architectures' tests side by side (scripts/parallel.sh): one
+# architecture's longest test under qemu (aarch64's test_luks at neon)
+# would otherwise leave a core idle.
+. scripts/parallel.sh
+pj_start 2
+for arch in "${built[@]}"; do pj run_tests "$arch"; done
+pj_end || fail=1
 [ $fail -eq 0 ] || { echo "check_cross: FAILED"; exit 1; }
 echo "check_cross: passed"
