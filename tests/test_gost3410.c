@@ -454,7 +454,7 @@ static void test_edwards_form(void) {
  * limbs; and the portable scan against a plain index. */
 static void test_scan(void) {
   static const int sizes[] = {8, 12, 16, 24, 32};
-  uint64_t tab[32 * 32], a[32], b[32];
+  uint64_t tab[32 * 32], a[32];
   int bad = 0, bad_avx2 = 0;
   for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) tab[i] = t_rand();
   for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
@@ -466,7 +466,7 @@ static void test_scan(void) {
         bad += memcmp(a, tab + idx * limbs, (size_t)limbs * 8) != 0;
 #ifdef GOSTX_ARCH_X86_64
         if (gostx__cpu()->avx2) {
-          memset(b, 0, sizeof b);
+          uint64_t b[32] = {0};
           gx_scan_avx2(b, tab, entries, limbs, (uint64_t)idx);
           bad_avx2 += memcmp(a, b, (size_t)limbs * 8) != 0;
         }
