@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Interrupted GOST R 34.10-2012 commands (cli/out.c's temporary file and
 # rename, as tests/test_interrupt.sh checks for enc/dec/cipher):
-#   sign -o SIG      over an existing SIG, signing a 48 MiB file;
+#   sign -o SIG      over an existing SIG, signing a 24 MiB file;
 #   sign FILE...     three files, each FILE.sig new;
 #   genpkey -pass    a new encrypted key (CLI_OUT_NEW: never replaces), with
-#                    --iter 100000 so that PBKDF2 gives the kill a window;
+#                    --iter 40000 so that PBKDF2 gives the kill a window;
 #   pkey -passout    an existing output replaced by the re-encrypted key.
 # Each is killed at a random moment of its run with SIGINT, SIGTERM, SIGHUP or
 # SIGKILL. Afterwards: no temporary file (.NAME.gostx-*) in the output's
@@ -23,8 +23,8 @@ trials=${INTERRUPT_TRIALS:-2}
 mkdir "$T/o"
 "$G" genpkey -c 256A -o "$T/key.pem" || exit 1
 "$G" pkey -i "$T/key.pem" -pubout -o "$T/key.pub" || exit 1
-head -c $((48 << 20)) /dev/urandom >"$T/msg"
-for f in 1 2 3; do head -c $((16 << 20)) /dev/urandom >"$T/o/f$f"; done
+head -c $((24 << 20)) /dev/urandom >"$T/msg"
+for f in 1 2 3; do head -c $((8 << 20)) /dev/urandom >"$T/o/f$f"; done
 printf 'pw\n' >"$T/pw"
 cp "$T/pw" "$T/pw.out" # -passout from another file (one file for both: lines 1 and 2)
 "$G" pkey -i "$T/key.pem" -passout file:"$T/pw" -o "$T/key.enc" || exit 1
@@ -38,8 +38,8 @@ run_cmd() {
   case $1 in
     sign-o) exec "$G" sign -k "$T/key.pem" -o "$T/o/out" "$T/msg" ;;
     sign-many) exec "$G" sign -k "$T/key.pem" --threads 1 "$T/o/f1" "$T/o/f2" "$T/o/f3" ;;
-    genpkey) exec "$G" genpkey -c 512C -pass file:"$T/pw" --iter 100000 -o "$T/o/out" ;;
-    pkey) exec "$G" pkey -i "$T/key.enc" -passin file:"$T/pw" -passout file:"$T/pw.out" --iter 100000 \
+    genpkey) exec "$G" genpkey -c 512C -pass file:"$T/pw" --iter 40000 -o "$T/o/out" ;;
+    pkey) exec "$G" pkey -i "$T/key.enc" -passin file:"$T/pw" -passout file:"$T/pw.out" --iter 40000 \
       -o "$T/o/out" ;;
   esac
 }
