@@ -148,6 +148,23 @@ void gx_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t
   "adcxq %%rax, %%" lo "\n\t" \
   "adoxq %[z], %%" top "\n\t" \
   "adcxq %[z], %%" top "\n\t"
+/* Row 0 of both 8-limb squarings: a_0 a_1..a_7 into limbs 1..8, in r8..r15. */
+#define GX_SQR8_ROW0 \
+  "movq (%[a]), %%rdx\n\t" \
+  "mulxq 8(%[a]), %%r8, %%r9\n\t" \
+  "mulxq 16(%[a]), %%rax, %%r10\n\t" \
+  "addq %%rax, %%r9\n\t" \
+  "mulxq 24(%[a]), %%rax, %%r11\n\t" \
+  "adcq %%rax, %%r10\n\t" \
+  "mulxq 32(%[a]), %%rax, %%r12\n\t" \
+  "adcq %%rax, %%r11\n\t" \
+  "mulxq 40(%[a]), %%rax, %%r13\n\t" \
+  "adcq %%rax, %%r12\n\t" \
+  "mulxq 48(%[a]), %%rax, %%r14\n\t" \
+  "adcq %%rax, %%r13\n\t" \
+  "mulxq 56(%[a]), %%rax, %%r15\n\t" \
+  "adcq %%rax, %%r14\n\t" \
+  "adcq $0, %%r15\n\t"
 #define GX_SQR8_ROW(i) \
   "movq " i "(%[a]), %%rdx\n\t" \
   "xorl %%eax, %%eax\n\t"
@@ -184,21 +201,7 @@ void gx_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   t[9] = (uint64_t)(uintptr_t)r;
   __asm__ volatile(
       "movq $0, 0(%[t])\n\t"
-      "movq (%[a]), %%rdx\n\t" /* row 0: a_0 a_1..a_7 into limbs 1..8 */
-      "mulxq 8(%[a]), %%r8, %%r9\n\t"
-      "mulxq 16(%[a]), %%rax, %%r10\n\t"
-      "addq %%rax, %%r9\n\t"
-      "mulxq 24(%[a]), %%rax, %%r11\n\t"
-      "adcq %%rax, %%r10\n\t"
-      "mulxq 32(%[a]), %%rax, %%r12\n\t"
-      "adcq %%rax, %%r11\n\t"
-      "mulxq 40(%[a]), %%rax, %%r13\n\t"
-      "adcq %%rax, %%r12\n\t"
-      "mulxq 48(%[a]), %%rax, %%r14\n\t"
-      "adcq %%rax, %%r13\n\t"
-      "mulxq 56(%[a]), %%rax, %%r15\n\t"
-      "adcq %%rax, %%r14\n\t"
-      "adcq $0, %%r15\n\t"
+      GX_SQR8_ROW0
       GX_S8_STORE("r8", "8") GX_S8_STORE("r9", "16")
       GX_SQR8_ROW("8")
       GX_MAC8("16", "r10", "r11") GX_MAC8("24", "r11", "r12") GX_MAC8("32", "r12", "r13")
@@ -313,21 +316,7 @@ static inline void wide8(uint64_t *bt, const uint64_t *a) {
 static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
   t[0] = t[15] = 0;
   __asm__ volatile(
-      "movq (%[a]), %%rdx\n\t" /* row 0: a_0 a_1..a_7 into limbs 1..8 */
-      "mulxq 8(%[a]), %%r8, %%r9\n\t"
-      "mulxq 16(%[a]), %%rax, %%r10\n\t"
-      "addq %%rax, %%r9\n\t"
-      "mulxq 24(%[a]), %%rax, %%r11\n\t"
-      "adcq %%rax, %%r10\n\t"
-      "mulxq 32(%[a]), %%rax, %%r12\n\t"
-      "adcq %%rax, %%r11\n\t"
-      "mulxq 40(%[a]), %%rax, %%r13\n\t"
-      "adcq %%rax, %%r12\n\t"
-      "mulxq 48(%[a]), %%rax, %%r14\n\t"
-      "adcq %%rax, %%r13\n\t"
-      "mulxq 56(%[a]), %%rax, %%r15\n\t"
-      "adcq %%rax, %%r14\n\t"
-      "adcq $0, %%r15\n\t"
+      GX_SQR8_ROW0
       GX_SQR8_STORE("r8", "r9", "8", "16")
       GX_SQR8_ROW("8")
       GX_MAC8("16", "r10", "r11") GX_MAC8("24", "r11", "r12") GX_MAC8("32", "r12", "r13")
