@@ -33,3 +33,23 @@ finish() { # the counts; exit status 0 only without failures
   [ $fail = 0 ]
   exit
 }
+
+# For the interruption tests (test_interrupt.sh, test_interrupt_pkey.sh; both
+# `set -m`, so background jobs receive SIGINT):
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# signal_after SIG DELAY_MS CMD...: runs CMD in the background (stderr to
+# $T/err), sends SIG after DELAY_MS and waits; rc is its exit status. The
+# signal goes to gostx, not to the forked shell before its exec: bash runs
+# the script's EXIT trap (rm -rf $T) when a signal kills that shell.
+signal_after() {
+  local sig=$1 delay=$2 pid real_bash
+  shift 2
+  real_bash=$(readlink -f "$BASH")
+  "$@" 2>"$T/err" &
+  pid=$!
+  while [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$real_bash" ]; do :; done
+  sleep "$((delay / 1000)).$(printf '%03d' $((delay % 1000)))"
+  kill -s "$sig" $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  rc=$?
+}

@@ -39,8 +39,6 @@ complete() {
     cipher) cmp -s "$T/o/out" "$T/plain.ctr" ;;
   esac
 }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-real_bash=$(readlink -f "$BASH")
 
 interrupted=0
 tried=0
@@ -60,15 +58,7 @@ for tmpkind in unnamed named; do
       for ((i = 0; i < trials; i++)); do
         cp "$T/old" "$T/o/out"
         delay=$((RANDOM % span))
-        run_cmd $cmd 2>"$T/err" &
-        pid=$!
-        # Signal gostx, not the forked shell before its exec: bash runs this
-        # script's EXIT trap (rm -rf $T) when a signal kills that shell.
-        while [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$real_bash" ]; do :; done
-        sleep "$((delay / 1000)).$(printf '%03d' $((delay % 1000)))"
-        kill -s "$sig" $pid 2>/dev/null
-        wait $pid 2>/dev/null
-        rc=$?
+        signal_after "$sig" "$delay" run_cmd $cmd
         tried=$((tried + 1))
         [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
         what="$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"

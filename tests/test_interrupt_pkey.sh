@@ -74,8 +74,6 @@ complete() {
     pkey) ! cmp -s "$T/o/out" "$T/old" && outputs_ok pkey ;;
   esac
 }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-real_bash=$(readlink -f "$BASH")
 
 interrupted=0
 tried=0
@@ -94,14 +92,7 @@ for tmpkind in unnamed named; do
       for ((i = 0; i < trials; i++)); do
         setup $cmd
         delay=$((RANDOM % span))
-        run_cmd $cmd 2>"$T/err" &
-        pid=$!
-        # Signal gostx, not the forked shell before its exec (test_interrupt.sh).
-        while [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$real_bash" ]; do :; done
-        sleep "$((delay / 1000)).$(printf '%03d' $((delay % 1000)))"
-        kill -s "$sig" $pid 2>/dev/null
-        wait $pid 2>/dev/null
-        rc=$?
+        signal_after "$sig" "$delay" run_cmd $cmd
         tried=$((tried + 1))
         [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
         what="$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"
