@@ -20,6 +20,7 @@
 #include <gostx.h>
 
 #include "ossl_check.h"
+#include "ossl_digest_sign.h"
 
 /* A failed call: 0 returned and a reason on the queue, which is cleared. */
 static void refused(int ok, const char *what) {
@@ -84,24 +85,6 @@ static int export_key(EVP_PKEY *k, key_bytes *kb) {
   kb->curve = (gostx_gost3410_curve)c;
   BN_free(bn);
   return ok && c > 0;
-}
-
-static int digest_sign(EVP_PKEY *k, const char *md, const uint8_t *m, size_t ml, uint8_t *sig,
-                       size_t *sl) {
-  EVP_MD_CTX *c = EVP_MD_CTX_new();
-  int ok = c && EVP_DigestSignInit_ex(c, NULL, md, NULL, NULL, k, NULL) > 0 &&
-           EVP_DigestSign(c, sig, sl, m, ml) > 0;
-  EVP_MD_CTX_free(c);
-  return ok;
-}
-
-static int digest_verify(EVP_PKEY *k, const char *md, const uint8_t *m, size_t ml,
-                         const uint8_t *sig, size_t sl) {
-  EVP_MD_CTX *c = EVP_MD_CTX_new();
-  int ok = c && EVP_DigestVerifyInit_ex(c, NULL, md, NULL, NULL, k, NULL) > 0 &&
-           EVP_DigestVerify(c, sig, sl, m, ml) > 0;
-  EVP_MD_CTX_free(c);
-  return ok;
 }
 
 static void test_signatures(const char *type, const char *ps) {

@@ -26,6 +26,7 @@
 #include <gostx.h>
 
 #include "ossl_check.h"
+#include "ossl_digest_sign.h"
 
 #define NTHREADS 8
 #define NKEYS 3
@@ -92,24 +93,6 @@ static EVP_PKEY *public_only(const char *type, EVP_PKEY *k) {
   OSSL_PARAM_BLD_free(b);
   EVP_PKEY_CTX_free(c);
   return out;
-}
-
-static int digest_sign(EVP_PKEY *k, const char *md, const uint8_t *m, size_t ml, uint8_t *sig,
-                       size_t *sl) {
-  EVP_MD_CTX *c = EVP_MD_CTX_new();
-  int ok = c && EVP_DigestSignInit_ex(c, NULL, md, NULL, NULL, k, NULL) > 0 &&
-           EVP_DigestSign(c, sig, sl, m, ml) > 0;
-  EVP_MD_CTX_free(c);
-  return ok;
-}
-
-static int digest_verify(EVP_PKEY *k, const char *md, const uint8_t *m, size_t ml,
-                         const uint8_t *sig, size_t sl) {
-  EVP_MD_CTX *c = EVP_MD_CTX_new();
-  int ok = c && EVP_DigestVerifyInit_ex(c, NULL, md, NULL, NULL, k, NULL) > 0 &&
-           EVP_DigestVerify(c, sig, sl, m, ml) > 0;
-  EVP_MD_CTX_free(c);
-  return ok;
 }
 
 static int derive(EVP_PKEY *k, EVP_PKEY *peer, uint8_t *ukm, size_t ukm_len, uint8_t *out,
