@@ -14,11 +14,11 @@
  *     into both 128-bit halves of a ymm, each half doing half of the work.
  *     S: each half looks up eight of the sixteen 16-byte rows of pi with
  *     vpshufb (row chosen by comparing the high nibble, so every row is read
- *     for every byte), then the halves are XORed. L: the matrix by its 16
- *     diagonals; x * 2^k for k = 0..7 are computed lane-wise, diagonal d is
- *     the sum of masked x * 2^k, rotated by d with vpshufb; half 0 sums the
- *     diagonals 0..7, half 1 the diagonals 8..15. ~200 ops per round; two
- *     blocks at a time when there are two, so their chains overlap.
+ *     for every byte), then the halves are XORed. L: the products of x by
+ *     a basis of GF(2^8), two per ymm (one per half), then 39 vpshufb that
+ *     each select one term for every output byte and move it there, XORed;
+ *     the halves are XORed again. ~140 ops per round; two blocks at a time
+ *     when there are two, so their chains overlap.
  *
  * Key schedule, tails and modes stay in portable code; this file is only the
  * block loops. */
@@ -135,29 +135,38 @@ AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k) 
 /* Constants of the narrow kernel, built once from kuz_tables.h.
  * sbox[dir][h]: half 0 = row h of pi (or pi^-1), half 1 = row h + 8.
  * hsel[h]: the high nibble each half selects (h, h + 8) in every byte.
- * lmask[dir][d][k]: half 0 for diagonal d, half 1 for diagonal d + 8; byte m
- *   is all-ones when bit k of M[m - d][m] is set (indices mod 16), so that
- *   diagonal d of M x is rot_d(sum_k lmask & x * 2^k).
- * rot[d]: vpshufb indices with byte i = (i + d) mod 16 (half 1: d + 8).
- * mul2k[k][0 / 1][n]: n * 2^k and (16 n) * 2^k in GF(2^8) (both halves), so
- *   x * 2^k is two lookups by nibble, in parallel for all k rather than a
- *   chain of seven doublings. */
+ * L (or L^-1) is the sum over output byte i, input byte j and basis element
+ * k of (x_j * beta_k) moved to byte i, for the k in the coordinates of
+ * M[i][j] over the basis beta (kuz_l_basis). prod[dir][s][0 / 1][n]: the
+ * products n * beta_k and (16 n) * beta_k, half 0 for k = a_s and half 1 for
+ * k = b_s (the eight k in four pairs), so one pair of nibble lookups gives
+ * x * beta_a and x * beta_b. sel[dir][s][t]: vpshufb indices that move the
+ * t-th term of each output byte out of those products (0x80: none, the byte
+ * is zeroed), so one shuffle both selects and routes, and the terms of one
+ * k take as many shuffles as the most terms any output byte has for that k.
+ * The basis matters: over 1, 2, 4, .., 128 that is 15 for L (50 shuffles a
+ * round), over kuz_l_basis 9..10 (39; the old masked diagonals: 136 ops). */
+#define KUZ_N_SRC 4
+#define KUZ_N_SEL 12
 struct narrow_consts {
-  _Alignas(32) uint8_t mul2k[8][2][32];
+  _Alignas(32) uint8_t prod[2][KUZ_N_SRC][2][32];
   _Alignas(32) uint8_t sbox[2][8][32];
   _Alignas(32) uint8_t hsel[8][32];
-  _Alignas(32) uint8_t lmask[2][8][8][32];
-  _Alignas(32) uint8_t rot[8][32];
+  _Alignas(32) uint8_t sel[2][KUZ_N_SRC][KUZ_N_SEL][32];
 };
 static struct narrow_consts nc;
 static pthread_once_t nc_once = PTHREAD_ONCE_INIT;
 
+/* A basis of GF(2^8) per direction, found by scripts/kuz_l_basis.py (hill
+ * climbing; any basis gives the same bytes, this one the fewest shuffles),
+ * and the shuffles per product pair that it needs, pairs ordered by need.
+ * nc_init pairs the basis so; were a count too small, terms would be
+ * dropped and every test would fail. */
+static const uint8_t kuz_l_basis[2][8] = {{40, 97, 7, 187, 20, 96, 196, 3},
+                                          {131, 3, 141, 187, 102, 45, 147, 44}};
+static const unsigned kuz_n_sel[2][KUZ_N_SRC] = {{10, 10, 10, 9}, {11, 10, 9, 9}};
+
 static void nc_init(void) {
-  for (unsigned k = 0; k < 8; k++)
-    for (unsigned n = 0; n < 32; n++) {
-      nc.mul2k[k][0][n] = gostx__kuz_gf_mul((uint8_t)(n & 15), (uint8_t)(1u << k));
-      nc.mul2k[k][1][n] = gostx__kuz_gf_mul((uint8_t)((n & 15) << 4), (uint8_t)(1u << k));
-    }
   const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
   const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
   for (unsigned dir = 0; dir < 2; dir++)
@@ -169,17 +178,50 @@ static void nc_init(void) {
     memset(nc.hsel[h], (int)h, 16);
     memset(nc.hsel[h] + 16, (int)(h + 8), 16);
   }
-  for (unsigned dir = 0; dir < 2; dir++)
-    for (unsigned half = 0; half < 2; half++)
-      for (unsigned dd = 0; dd < 8; dd++) {
-        unsigned d = dd + 8 * half;
-        for (unsigned k = 0; k < 8; k++)
-          for (unsigned m = 0; m < 16; m++) {
-            uint8_t c = mats[dir][(m + 16 - d) & 15][m];
-            nc.lmask[dir][dd][k][16 * half + m] = (uint8_t)(0 - ((c >> k) & 1));
-          }
-        for (unsigned i = 0; i < 16; i++) nc.rot[dd][16 * half + i] = (uint8_t)((i + d) & 15);
+  for (unsigned dir = 0; dir < 2; dir++) {
+    /* coord[c]: the coordinates of c over the basis (bit k: beta_k). */
+    uint8_t coord[256];
+    for (unsigned m = 0; m < 256; m++) {
+      unsigned v = 0;
+      for (unsigned k = 0; k < 8; k++)
+        if (m >> k & 1) v ^= kuz_l_basis[dir][k];
+      coord[v] = (uint8_t)m;
+    }
+    /* need[k]: the most terms of beta_k in one output byte
+     * (mats[dir][i][j]: the coefficient of input byte j in output byte i). */
+    unsigned need[8], order[8];
+    for (unsigned k = 0; k < 8; k++) {
+      need[k] = 0;
+      order[k] = k;
+      for (unsigned i = 0; i < 16; i++) {
+        unsigned t = 0;
+        for (unsigned j = 0; j < 16; j++) t += (coord[mats[dir][i][j]] >> k) & 1;
+        if (t > need[k]) need[k] = t;
       }
+    }
+    for (unsigned a = 0; a < 8; a++) /* by need, most first (insertion sort) */
+      for (unsigned b = a; b > 0 && need[order[b]] > need[order[b - 1]]; b--) {
+        unsigned t = order[b];
+        order[b] = order[b - 1];
+        order[b - 1] = t;
+      }
+    memset(nc.sel[dir], 0x80, sizeof nc.sel[dir]);
+    for (unsigned s = 0; s < KUZ_N_SRC; s++)
+      for (unsigned half = 0; half < 2; half++) {
+        const unsigned k = order[2 * s + half];
+        const uint8_t beta = kuz_l_basis[dir][k];
+        for (unsigned n = 0; n < 16; n++) {
+          nc.prod[dir][s][0][16 * half + n] = gostx__kuz_gf_mul((uint8_t)n, beta);
+          nc.prod[dir][s][1][16 * half + n] = gostx__kuz_gf_mul((uint8_t)(n << 4), beta);
+        }
+        for (unsigned i = 0; i < 16; i++) {
+          unsigned t = 0;
+          for (unsigned j = 0; j < 16; j++)
+            if ((coord[mats[dir][i][j]] >> k) & 1 && t < kuz_n_sel[dir][s])
+              nc.sel[dir][s][t++][16 * half + i] = (uint8_t)j;
+        }
+      }
+  }
 }
 
 #define LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
@@ -217,23 +259,29 @@ AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir) {
   return fold(XOR_TREE8(v));
 }
 
-/* L or L^-1 by diagonals. */
+/* L or L^-1: four product pairs, each followed by its select-and-route
+ * shuffles (two accumulators per pair to keep the XOR chains short). */
 AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir) {
   const struct narrow_consts *c = consts();
   const __m256i nib = _mm256_set1_epi8(0x0f);
   const __m256i lo = _mm256_and_si256(x, nib);
   const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
-  __m256i p[8], w[8];
-  p[0] = x;
-  for (unsigned k = 1; k < 8; k++)
-    p[k] = _mm256_xor_si256(_mm256_shuffle_epi8(LD(c->mul2k[k][0]), lo),
-                            _mm256_shuffle_epi8(LD(c->mul2k[k][1]), hi));
-  for (unsigned d = 0; d < 8; d++) {
-    __m256i z[8];
-    for (unsigned k = 0; k < 8; k++) z[k] = _mm256_and_si256(p[k], LD(c->lmask[dir][d][k]));
-    w[d] = _mm256_shuffle_epi8(XOR_TREE8(z), LD(c->rot[d]));
+  __m256i acc[KUZ_N_SRC];
+#pragma GCC unroll 4
+  for (unsigned s = 0; s < KUZ_N_SRC; s++) {
+    const __m256i p = _mm256_xor_si256(_mm256_shuffle_epi8(LD(c->prod[dir][s][0]), lo),
+                                       _mm256_shuffle_epi8(LD(c->prod[dir][s][1]), hi));
+    __m256i u = _mm256_shuffle_epi8(p, LD(c->sel[dir][s][0]));
+    __m256i v = _mm256_shuffle_epi8(p, LD(c->sel[dir][s][1]));
+#pragma GCC unroll 8
+    for (unsigned t = 2; t + 1 < kuz_n_sel[dir][s]; t += 2) {
+      u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][t])));
+      v = _mm256_xor_si256(v, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][t + 1])));
+    }
+    if (kuz_n_sel[dir][s] % 2) u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][kuz_n_sel[dir][s] - 1])));
+    acc[s] = _mm256_xor_si256(u, v);
   }
-  return fold(XOR_TREE8(w));
+  return fold(_mm256_xor_si256(_mm256_xor_si256(acc[0], acc[1]), _mm256_xor_si256(acc[2], acc[3])));
 }
 
 AVX2 static inline __m256i key_n(const uint8_t rk[16]) {
