@@ -31,6 +31,7 @@ struct tunnel_config {
   char key_out[TUNNEL_PATH_MAX], key_in[TUNNEL_PATH_MAX];
   char state[TUNNEL_PATH_MAX], status[TUNNEL_PATH_MAX];
   uint64_t limit; /* 0: the transform's own */
+  int esn_off;    /* esn = off: 32-bit sequence numbers, AAD SPI | SN */
 };
 
 /* Counters of one worker; the status sums them. */

@@ -131,6 +131,9 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
       bad = copy_path(cfg->state, v);
     } else if (!strcmp(k, "status")) {
       bad = copy_path(cfg->status, v);
+    } else if (!strcmp(k, "esn")) {
+      bad = strcmp(v, "on") && strcmp(v, "off");
+      cfg->esn_off = !strcmp(v, "off");
     } else if (!strcmp(k, "limit")) {
       bad = parse_u64(v, UINT64_MAX, &cfg->limit) || cfg->limit == 0;
     } else {
@@ -227,6 +230,9 @@ int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_e
   if (!rc && gostx_esp_sa_init(out, cfg->transform, cfg->spi_out, km, full)) rc = CLI_EXIT_FAIL;
   if (!rc) rc = load_keymat(cfg->key_in, cfg->transform, cfg->spi_in, km);
   if (!rc && gostx_esp_sa_init(in, cfg->transform, cfg->spi_in, km, full)) rc = CLI_EXIT_FAIL;
+  /* ESN off before the limit: it caps the limit at 2^32 - 1 */
+  if (!rc && cfg->esn_off && (gostx_esp_sa_set_esn(out, 0) || gostx_esp_sa_set_esn(in, 0)))
+    rc = CLI_EXIT_FAIL;
   if (!rc && cfg->limit) rc = gostx_esp_sa_set_limit(out, cfg->limit) ? CLI_EXIT_FAIL : 0;
   gostx_memzero(km, sizeof km);
   return rc;

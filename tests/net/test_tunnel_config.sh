@@ -59,6 +59,7 @@ expect 2 "k44: a key file holds 32 bytes (or 36 with the salt)" "$(TRANSFORM=mag
 expect 2 "kbadhex: a key file holds 32 bytes" "$(KIN=kbadhex base)"
 expect 1 "nokey: No such file" "$(KIN=nokey base)"
 expect 2 "bad value for mtu" "$(base; echo 'mtu = 99999')"
+expect 2 "bad value for esn: 'yes'" "$(base; echo 'esn = yes')"
 
 # the port in use: refused before anything else is set up (no root needed)
 python3 - "$T/ready" <<'EOF2' &
