@@ -43,6 +43,7 @@ size=1G
 truncate -s $size "$work/plain.img" "$work/gostx.img"
 head -c 64 /dev/urandom > "$work/key"
 printf 'fio-bench-passphrase' > "$work/pass"
+chmod 600 "$work/key" "$work/pass" # the filter refuses key files others can read
 # LUKS1 (qemu-img writes LUKS1), AES-256-XTS with plain64 IVs as cryptsetup's default.
 qemu-img create -q -f luks --object secret,id=s0,file="$work/pass" \
   -o key-secret=s0,cipher-alg=aes-256,cipher-mode=xts,ivgen-alg=plain64,hash-alg=sha256,iter-time=10 \

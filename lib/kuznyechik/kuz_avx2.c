@@ -277,6 +277,9 @@ AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir) {
     for (unsigned t = 2; t + 1 < kuz_n_sel[dir][s]; t += 2) {
       u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][t])));
       v = _mm256_xor_si256(v, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][t + 1])));
+      /* as written: reassociated, GCC made all 39 shuffles first and
+       * spilled half of them to the stack */
+      __asm__("" : "+x"(u), "+x"(v));
     }
     if (kuz_n_sel[dir][s] % 2) u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][kuz_n_sel[dir][s] - 1])));
     acc[s] = _mm256_xor_si256(u, v);
