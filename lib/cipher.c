@@ -99,6 +99,13 @@ void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const 
   gostx_memzero(g, used);
 }
 
+size_t gostx__cipher_ctr_acpkm(gostx_cipher *c, uint8_t *ctr, size_t sec_blocks, const uint8_t *in,
+                               uint8_t *out, size_t nsec) {
+  if (c->id != GOSTX_ALG_KUZNYECHIK || !in) return 0;
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  return im->ctr_acpkm ? im->ctr_acpkm(&c->u.kuz, ctr, sec_blocks, in, out, nsec) : 0;
+}
+
 /* ---- chains (internal.h) ---- */
 
 void gostx__magma_key_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,

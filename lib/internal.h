@@ -203,6 +203,13 @@ void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t 
  * value. The implementation's ctr kernel where it has one. */
 void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
                        uint8_t *out, size_t nblocks);
+/* CTR-ACPKM over up to nsec whole sections of sec_blocks blocks (full
+ * counter increment, in not NULL), the first under c's key, c re-keyed to
+ * ACPKM(key) between sections: what the implementation's section kernel did
+ * (0: it has none, or sec_blocks does not suit it; the caller goes on
+ * generically). c is left with the last section's key. */
+size_t gostx__cipher_ctr_acpkm(gostx_cipher *c, uint8_t *ctr, size_t sec_blocks, const uint8_t *in,
+                               uint8_t *out, size_t nsec);
 
 /* The operations of the cipher handle beyond block calls (lib/cipher.c):
  * what the modes use instead of the implementations' tables. */

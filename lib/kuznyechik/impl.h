@@ -91,6 +91,15 @@ struct gostx_kuz_impl {
    * distinct keys calls of their own instead of interleaving them through
    * multi-key calls. 0 with xts NULL. */
   size_t xts_unit;
+  /* CTR-ACPKM over whole sections (optional; NULL: lib/modes/ctr.c steps
+   * the key itself): out = in xor the keystream of up to nsec sections of
+   * sec_blocks blocks each, the first under *k, and k -> ACPKM(k) (RFC 8645
+   * 6.2.1, the new key expanded) between two sections, never after the
+   * last. Returns how many sections it did (0 when sec_blocks does not suit
+   * it); ctr is left after them, and *k is the last one's key (ek and dk).
+   * Same bytes as the generic loop; constant time. */
+  size_t (*ctr_acpkm)(gostx_kuz_key *k, uint8_t ctr[16], size_t sec_blocks, const uint8_t *in,
+                      uint8_t *out, size_t nsec);
 };
 
 /* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys

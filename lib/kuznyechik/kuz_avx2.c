@@ -647,22 +647,85 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
  * The 32 Feistel rounds (a1, a0) -> (L(S(a1 ^ C_i)) ^ a0, a1) on the narrow
  * kernel's one-block S and L (the portable bitsliced round costs ~15x more
  * for one block), and dk = L^-1(ek) with its L^-1: what CTR-ACPKM pays per
- * section. */
-AVX2 static void kuz_avx2_expand(gostx_kuz_key *k, const uint8_t key[32]) {
-  pthread_once(&nc_once, nc_init);
+ * section (the section kernel below skips dk but for its last key). */
+AVX2 static void expand_ek(uint8_t ek[10][16], const uint8_t key[32]) {
   __m256i a1 = block_in(key), a0 = block_in(key + 16);
-  block_out(k->ek[0], a1);
-  block_out(k->ek[1], a0);
+  block_out(ek[0], a1);
+  block_out(ek[1], a0);
   for (unsigned i = 0; i < 32; i++) {
     const __m256i t = _mm256_xor_si256(linear_n(sbox_n(_mm256_xor_si256(a1, key_n(gostx__kuz_c[i])), 0), 0), a0);
     a0 = a1;
     a1 = t;
     if (i % 8 == 7) {
-      block_out(k->ek[(i + 1) / 4], a1);
-      block_out(k->ek[(i + 1) / 4 + 1], a0);
+      block_out(ek[(i + 1) / 4], a1);
+      block_out(ek[(i + 1) / 4 + 1], a0);
     }
   }
-  for (unsigned r = 0; r < 10; r++) block_out(k->dk[r], linear_n(block_in(k->ek[r]), 1));
+}
+
+AVX2 static void expand_dk(uint8_t dk[10][16], const uint8_t ek[10][16]) {
+  for (unsigned r = 0; r < 10; r++) block_out(dk[r], linear_n(block_in(ek[r]), 1));
+}
+
+AVX2 static void kuz_avx2_expand(gostx_kuz_key *k, const uint8_t key[32]) {
+  pthread_once(&nc_once, nc_init);
+  expand_ek(k->ek, key);
+  expand_dk(k->dk, k->ek);
+}
+
+/* ---------------- CTR-ACPKM sections ----------------
+ * Sections of whole 256-block batches through the counter kernel, the key
+ * chain between them without leaving this file: ACPKM(K) = E_K(80..8f) ||
+ * E_K(90..9f) as one pair on the narrow kernel, its schedule without dk,
+ * the key masks and the counter-kernel tables once per section, and every
+ * buffer wiped once per call instead of once per section (lib/modes/ctr.c's
+ * generic loop calls kuz_avx2_ctr and the whole key set-up per section). */
+AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
+                                      const uint8_t *in, uint8_t *out, size_t nsec) {
+  if (sec % 256 || !nsec) return 0;
+  _Alignas(32) uint8_t ks[16 * 256];
+  _Alignas(32) uint64_t km[10][16][8];
+  _Alignas(32) W4 w[16][8], s[32][8], carry[1];
+  _Alignas(64) gostx_kuz_key cur;
+  uint8_t a[2][16], next[16], d[32], key[32];
+  pthread_once(&nc_once, nc_init);
+  pthread_once(&pat_once, pat_init);
+  for (unsigned i = 0; i < 32; i++) d[i] = (uint8_t)(0x80 + i);
+  memcpy(cur.ek, k->ek, sizeof cur.ek);
+  for (size_t i = 0; i < nsec; i++) {
+    if (i) {
+      enc_pair_n(cur.ek, cur.ek, d, key);
+      expand_ek(cur.ek, key);
+    }
+    key_masks_avx2(km, &cur);
+    ctr_prep_w4(w, carry, (const uint64_t(*)[16][8])km, ctr_pat, 15, ctr[15]);
+    gostx__kuz_avx2_ls_drop(a[0], ctr, cur.ek[0], 15);
+    for (size_t b = 0; b < sec / 256; b++) {
+      memcpy(next, ctr, 16);
+      gostx__ctr_add(next, 16, GOSTX__CTR_FULL, 256);
+      gostx__kuz_avx2_ls_drop(a[1], next, cur.ek[0], 15);
+      gostx_prefetch_batch(in, out, sizeof ks);
+      ctr_batch_w4(s, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
+      gostx_xor(out, in, ks, sizeof ks);
+      in += sizeof ks;
+      out += sizeof ks;
+      memcpy(ctr, next, 16);
+      memcpy(a[0], a[1], 16);
+    }
+  }
+  if (nsec > 1) {
+    memcpy(k->ek, cur.ek, sizeof k->ek);
+    expand_dk(k->dk, k->ek);
+  }
+  gostx_memzero(ks, sizeof ks);
+  gostx_memzero(km, sizeof km);
+  gostx_memzero(w, sizeof w);
+  gostx_memzero(s, sizeof s);
+  gostx_memzero(carry, sizeof carry);
+  gostx_memzero(&cur, sizeof cur);
+  gostx_memzero(a, sizeof a);
+  gostx_memzero(key, sizeof key);
+  return nsec;
 }
 
 const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,
@@ -670,6 +733,7 @@ const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
                                               kuz_avx2_mk_decrypt, kuz_avx2_ctr,
-                                              kuz_avx2_expand, kuz_avx2_xts, 256};
+                                              kuz_avx2_expand, kuz_avx2_xts, 256,
+                                              kuz_avx2_ctr_acpkm};
 
 #endif

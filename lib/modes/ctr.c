@@ -34,6 +34,18 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
         gostx__acpkm_rekey(&ctx->c);
         ctx->section_blocks = 0;
       }
+      /* Whole sections from a section's start: the cipher's section kernel,
+       * where it has one, makes the keys between them itself. */
+      if (whole && ctx->section_blocks == 0 && in && len >= ctx->section_len) {
+        size_t done = gostx__cipher_ctr_acpkm(&ctx->c, ctx->reg, sec, in, out, len / ctx->section_len);
+        if (done) {
+          in += done * ctx->section_len;
+          out += done * ctx->section_len;
+          len -= done * ctx->section_len;
+          ctx->section_blocks = sec;
+          continue;
+        }
+      }
       if (k > sec - ctx->section_blocks) k = sec - ctx->section_blocks;
       ctx->section_blocks += k;
     }

@@ -150,7 +150,7 @@ static void case_blocks(int id) {
 }
 
 /* Kuznyechik calls longer than MAXLEN: the avx512bw file's 512-block batches
- * (a padded one from 257 blocks) and its counter path. */
+ * (a padded one from 257 blocks) and its counter path; CTR-ACPKM's sections. */
 static void case_wide(void) {
   enum { WIDE = 16 * 600 };
   static uint8_t wpt[WIDE], wct[WIDE], wback[WIDE];
@@ -171,6 +171,13 @@ static void case_wide(void) {
   CT_PUBLIC(wct, WIDE);
   RC_OK(gostx_ctr_crypt(&c, iv, 8, 16, wct, WIDE, wback), "wide ctr back");
   same(wback, wpt, WIDE, "wide ctr");
+  CT_SECRET(wpt, sizeof wpt);
+  /* 4 KiB sections: two whole ones through the AVX2 section kernel (its key
+   * chain between them), then a tail on the generic loop. */
+  RC_OK(gostx_ctr_acpkm_crypt(&c, iv, 8, 4096, wpt, WIDE, wct), "wide ctr-acpkm");
+  CT_PUBLIC(wct, WIDE);
+  RC_OK(gostx_ctr_acpkm_crypt(&c, iv, 8, 4096, wct, WIDE, wback), "wide ctr-acpkm back");
+  same(wback, wpt, WIDE, "wide ctr-acpkm");
   gostx_cipher_clear(&c);
 }
 
