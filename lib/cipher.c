@@ -119,6 +119,11 @@ void gostx__cipher_chain(const gostx_cipher *c, int op, uint8_t *s, const uint8_
     gostx__magma_key_chain(&c->u.magma, op, s, in, out, nblocks);
     return;
   }
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  if (im->chain) {
+    if (nblocks) im->chain(&c->u.kuz, op, s, in, out, nblocks);
+    return;
+  }
   /* No chain kernel: one block call per block, as the ops define. */
   const size_t n = c->block_len;
   uint8_t p[GOSTX_MAX_BLOCK_LEN];

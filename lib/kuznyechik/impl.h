@@ -100,6 +100,12 @@ struct gostx_kuz_impl {
    * Same bytes as the generic loop; constant time. */
   size_t (*ctr_acpkm)(gostx_kuz_key *k, uint8_t ctr[16], size_t sec_blocks, const uint8_t *in,
                       uint8_t *out, size_t nsec);
+  /* One-block chains (optional; NULL: one encrypt_blocks call per block):
+   * nblocks blocks of CBC encryption, CFB encryption, OFB or the MAC's
+   * chain, op and the state s as gostx__cipher_chain (lib/internal.h)
+   * defines them, s kept in registers from block to block. */
+  void (*chain)(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in, uint8_t *out,
+                size_t nblocks);
 };
 
 /* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys
