@@ -134,7 +134,8 @@ AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k) 
 
 /* Constants of the narrow kernel, built once from kuz_tables.h.
  * sbox[dir][h]: half 0 = row h of pi (or pi^-1), half 1 = row h + 8.
- * hsel[h]: the high nibble each half selects (h, h + 8) in every byte.
+ * hsel[h]: the high nibble each half selects (h, h + 8) in every byte, in
+ *   place (16 h), compared with x & 0xf0.
  * L (or L^-1) is the sum over output byte i, input byte j and basis element
  * k of (x_j * beta_k) moved to byte i, for the k in the coordinates of
  * M[i][j] over the basis beta (kuz_l_basis). prod[dir][s][0 / 1][n]: the
@@ -175,8 +176,8 @@ static void nc_init(void) {
       memcpy(nc.sbox[dir][h] + 16, pis[dir] + 16 * (h + 8), 16);
     }
   for (unsigned h = 0; h < 8; h++) {
-    memset(nc.hsel[h], (int)h, 16);
-    memset(nc.hsel[h] + 16, (int)(h + 8), 16);
+    memset(nc.hsel[h], (int)(h << 4), 16);
+    memset(nc.hsel[h] + 16, (int)((h + 8) << 4), 16);
   }
   for (unsigned dir = 0; dir < 2; dir++) {
     /* coord[c]: the coordinates of c over the basis (bit k: beta_k). */
@@ -235,9 +236,13 @@ AVX2_INLINE const struct narrow_consts *consts(void) {
   return c;
 }
 
-/* XOR of the two halves, in both halves. */
-AVX2_INLINE __m256i fold(__m256i v) {
-  return _mm256_xor_si256(v, _mm256_permute2x128_si256(v, v, 0x01));
+/* XOR of the two halves, in both halves, and y: y goes in while the lane
+ * swap is in flight (the next round's key, or the Feistel half), one XOR
+ * off the chain. */
+AVX2_INLINE __m256i fold(__m256i v, __m256i y) {
+  __m256i t = _mm256_xor_si256(v, y);
+  __asm__("" : "+x"(t)); /* or GCC adds y after the swap, on the chain */
+  return _mm256_xor_si256(t, _mm256_permute2x128_si256(v, v, 0x01));
 }
 
 /* XOR of v[0..n-1] as a balanced tree (short dependency chains). */
@@ -245,23 +250,29 @@ AVX2_INLINE __m256i fold(__m256i v) {
   _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256((v)[0], (v)[1]), _mm256_xor_si256((v)[2], (v)[3])), \
                    _mm256_xor_si256(_mm256_xor_si256((v)[4], (v)[5]), _mm256_xor_si256((v)[6], (v)[7])))
 
-/* pi or pi^-1 on every byte (x has the same block in both halves). */
-AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir) {
+/* pi or pi^-1 on every byte, XOR y (x has the same block in both halves).
+ * The row index is x itself in half 0 and x ^ 0x80 in half 1: vpshufb reads
+ * the low nibble and bit 7, and the bytes each half keeps (high nibble
+ * below 8 in half 0, 8 and up in half 1) then have bit 7 clear, so no
+ * nibble mask; the row is chosen by x & 0xf0 compared in place, no shift.
+ * Two ops from x to the masks instead of three. */
+AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir, __m256i y) {
   const struct narrow_consts *c = consts();
-  const __m256i nib = _mm256_set1_epi8(0x0f);
-  const __m256i lo = _mm256_and_si256(x, nib);
-  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+  const long long m = (long long)0x8080808080808080ull;
+  const __m256i idx = _mm256_xor_si256(x, _mm256_set_epi64x(m, m, 0, 0));
+  const __m256i hi = _mm256_and_si256(x, _mm256_set1_epi8((char)0xf0));
   __m256i v[8];
   for (unsigned h = 0; h < 8; h++) {
-    __m256i row = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), lo);
+    __m256i row = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), idx);
     v[h] = _mm256_and_si256(row, _mm256_cmpeq_epi8(hi, LD(c->hsel[h])));
   }
-  return fold(XOR_TREE8(v));
+  return fold(XOR_TREE8(v), y);
 }
 
-/* L or L^-1: four product pairs, each followed by its select-and-route
- * shuffles (two accumulators per pair to keep the XOR chains short). */
-AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir) {
+/* L or L^-1, XOR y: four product pairs, each followed by its
+ * select-and-route shuffles (two accumulators per pair to keep the XOR
+ * chains short). */
+AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir, __m256i y) {
   const struct narrow_consts *c = consts();
   const __m256i nib = _mm256_set1_epi8(0x0f);
   const __m256i lo = _mm256_and_si256(x, nib);
@@ -284,7 +295,7 @@ AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir) {
     if (kuz_n_sel[dir][s] % 2) u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][kuz_n_sel[dir][s] - 1])));
     acc[s] = _mm256_xor_si256(u, v);
   }
-  return fold(_mm256_xor_si256(_mm256_xor_si256(acc[0], acc[1]), _mm256_xor_si256(acc[2], acc[3])));
+  return fold(_mm256_xor_si256(_mm256_xor_si256(acc[0], acc[1]), _mm256_xor_si256(acc[2], acc[3])), y);
 }
 
 AVX2 static inline __m256i key_n(const uint8_t rk[16]) {
@@ -304,18 +315,25 @@ AVX2 static inline void block_out(uint8_t *out, __m256i x) {
  * distinct for the multi-key path. */
 AVX2_INLINE void enc_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], const uint8_t *in,
                             uint8_t *out) {
-  __m256i a = block_in(in), b = block_in(in + 16);
-  for (unsigned r = 0; r < 9; r++) {
-    a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(ka[r])), 0), 0);
-    b = linear_n(sbox_n(_mm256_xor_si256(b, key_n(kb[r])), 0), 0);
+  __m256i a = _mm256_xor_si256(block_in(in), key_n(ka[0]));
+  __m256i b = _mm256_xor_si256(block_in(in + 16), key_n(kb[0]));
+  for (unsigned r = 1; r < 10; r++) {
+    a = linear_n(sbox_n(a, 0, _mm256_setzero_si256()), 0, key_n(ka[r]));
+    b = linear_n(sbox_n(b, 0, _mm256_setzero_si256()), 0, key_n(kb[r]));
   }
-  block_out(out, _mm256_xor_si256(a, key_n(ka[9])));
-  block_out(out + 16, _mm256_xor_si256(b, key_n(kb[9])));
+  block_out(out, a);
+  block_out(out + 16, b);
+}
+
+/* E(x ^ K1) ^ K1 ... : the block with K1 already added (the chain folds
+ * K1 into its input XOR). */
+AVX2_INLINE __m256i enc_keyed_n(const uint8_t (*k)[16], __m256i a) {
+  for (unsigned r = 1; r < 10; r++) a = linear_n(sbox_n(a, 0, _mm256_setzero_si256()), 0, key_n(k[r]));
+  return a;
 }
 
 AVX2_INLINE __m256i enc_n(const uint8_t (*k)[16], __m256i a) {
-  for (unsigned r = 0; r < 9; r++) a = linear_n(sbox_n(_mm256_xor_si256(a, key_n(k[r])), 0), 0);
-  return _mm256_xor_si256(a, key_n(k[9]));
+  return enc_keyed_n(k, _mm256_xor_si256(a, key_n(k[0])));
 }
 
 AVX2_INLINE void enc_one_n(const uint8_t (*k)[16], const uint8_t *in, uint8_t *out) {
@@ -327,8 +345,8 @@ AVX2_INLINE void dec_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], co
   __m256i a = _mm256_xor_si256(block_in(in), key_n(ka[9]));
   __m256i b = _mm256_xor_si256(block_in(in + 16), key_n(kb[9]));
   for (unsigned r = 9; r-- > 0;) {
-    a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(ka[r]));
-    b = _mm256_xor_si256(sbox_n(linear_n(b, 1), 1), key_n(kb[r]));
+    a = sbox_n(linear_n(a, 1, _mm256_setzero_si256()), 1, key_n(ka[r]));
+    b = sbox_n(linear_n(b, 1, _mm256_setzero_si256()), 1, key_n(kb[r]));
   }
   block_out(out, a);
   block_out(out + 16, b);
@@ -336,7 +354,7 @@ AVX2_INLINE void dec_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], co
 
 AVX2_INLINE void dec_one_n(const uint8_t (*k)[16], const uint8_t *in, uint8_t *out) {
   __m256i a = _mm256_xor_si256(block_in(in), key_n(k[9]));
-  for (unsigned r = 9; r-- > 0;) a = _mm256_xor_si256(sbox_n(linear_n(a, 1), 1), key_n(k[r]));
+  for (unsigned r = 9; r-- > 0;) a = sbox_n(linear_n(a, 1, _mm256_setzero_si256()), 1, key_n(k[r]));
   block_out(out, a);
 }
 
@@ -486,8 +504,8 @@ AVX2 void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint
   memset(keep, 0xff, sizeof keep);
   keep[p] = 0;
   __m256i v = _mm256_xor_si256(block_in(x), key_n(k1));
-  v = _mm256_and_si256(sbox_n(v, 0), block_in(keep));
-  block_out(a, linear_n(v, 0));
+  v = _mm256_and_si256(sbox_n(v, 0, _mm256_setzero_si256()), block_in(keep));
+  block_out(a, linear_n(v, 0, _mm256_setzero_si256()));
 }
 
 AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
@@ -653,11 +671,13 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
 AVX2 static void kuz_avx2_chain(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in,
                                 uint8_t *out, size_t n) {
   pthread_once(&nc_once, nc_init);
+  const __m256i k1 = key_n(k->ek[0]);
   __m256i x = block_in(s);
   for (size_t i = 0; i < n; i++, in += 16) {
     const __m256i p = block_in(in); /* before any store: in may equal out */
-    if (op == GOSTX__CHAIN_CBC || op == GOSTX__CHAIN_MAC) x = _mm256_xor_si256(x, p);
-    x = enc_n(k->ek, x);
+    if (op == GOSTX__CHAIN_CBC || op == GOSTX__CHAIN_MAC) x = _mm256_xor_si256(x, _mm256_xor_si256(p, k1));
+    else x = _mm256_xor_si256(x, k1);
+    x = enc_keyed_n(k->ek, x);
     if (op == GOSTX__CHAIN_CFB) x = _mm256_xor_si256(x, p);
     if (op == GOSTX__CHAIN_OFB) block_out(out + 16 * i, _mm256_xor_si256(x, p));
     else if (op != GOSTX__CHAIN_MAC) block_out(out + 16 * i, x);
@@ -675,7 +695,7 @@ AVX2 static void expand_ek(uint8_t ek[10][16], const uint8_t key[32]) {
   block_out(ek[0], a1);
   block_out(ek[1], a0);
   for (unsigned i = 0; i < 32; i++) {
-    const __m256i t = _mm256_xor_si256(linear_n(sbox_n(_mm256_xor_si256(a1, key_n(gostx__kuz_c[i])), 0), 0), a0);
+    const __m256i t = linear_n(sbox_n(_mm256_xor_si256(a1, key_n(gostx__kuz_c[i])), 0, _mm256_setzero_si256()), 0, a0);
     a0 = a1;
     a1 = t;
     if (i % 8 == 7) {
@@ -686,7 +706,7 @@ AVX2 static void expand_ek(uint8_t ek[10][16], const uint8_t key[32]) {
 }
 
 AVX2 static void expand_dk(uint8_t dk[10][16], const uint8_t ek[10][16]) {
-  for (unsigned r = 0; r < 10; r++) block_out(dk[r], linear_n(block_in(ek[r]), 1));
+  for (unsigned r = 0; r < 10; r++) block_out(dk[r], linear_n(block_in(ek[r]), 1, _mm256_setzero_si256()));
 }
 
 AVX2 static void kuz_avx2_expand(gostx_kuz_key *k, const uint8_t key[32]) {
