@@ -508,59 +508,79 @@ AVX2 void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint
   block_out(a, linear_n(v, 0, _mm256_setzero_si256()));
 }
 
+/* The counter kernel under one key: its tables, the batch and the keystream
+ * (kuz_avx2_ctr, and the CTR-ACPKM sections below, per section key). */
+struct ctr_state {
+  _Alignas(32) uint8_t ks[16 * 256];
+  _Alignas(32) uint64_t km[10][16][8];
+  _Alignas(32) W4 w[16][8], s[32][8], carry[1];
+  uint8_t a[2][16];
+};
+
+/* Key masks, round 1's planes and a0 for batches from ctr under k. */
+AVX2 static void ctr_key(struct ctr_state *st, const gostx_kuz_key *k, const uint8_t ctr[16],
+                         unsigned p) {
+  pthread_once(&nc_once, nc_init);
+  pthread_once(&pat_once, pat_init);
+  key_masks_avx2(st->km, k);
+  ctr_prep_w4(st->w, st->carry, (const uint64_t(*)[16][8])st->km, ctr_pat, p, ctr[p]);
+  gostx__kuz_avx2_ls_drop(st->a[0], ctr, k->ek[0], p);
+}
+
+/* Batches while more than 128 blocks remain (the last one padded when
+ * short); *in (NULL: the keystream itself) and *out move on, ctr too.
+ * Returns the blocks left. */
+AVX2 static size_t ctr_batches(struct ctr_state *st, const gostx_kuz_key *k, uint8_t ctr[16],
+                               unsigned inc, unsigned p, const uint8_t **in, uint8_t **out,
+                               size_t n) {
+  uint8_t next[16];
+  while (n > 128) {
+    const size_t used = n < 256 ? 16 * n : sizeof st->ks;
+    memcpy(next, ctr, 16);
+    gostx__ctr_add(next, 16, inc, 256);
+    gostx__kuz_avx2_ls_drop(st->a[1], next, k->ek[0], p);
+    gostx_prefetch_batch(*in, *out, used);
+    ctr_batch_w4(st->s, (const uint64_t(*)[16][8])st->km, st->w, st->carry[0], st->a[0], st->a[1],
+                 st->ks);
+    if (*in) {
+      gostx_xor(*out, *in, st->ks, used);
+      *in += used;
+    } else {
+      memcpy(*out, st->ks, used);
+    }
+    *out += used;
+    gostx__ctr_add(ctr, 16, inc, used / 16);
+    memcpy(st->a[0], st->a[1], 16);
+    n -= used / 16;
+  }
+  return n;
+}
+
 AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
                               uint8_t *out, size_t n) {
-  _Alignas(32) uint8_t ks[16 * 256];
-  size_t used = 0;
+  struct ctr_state st;
+  size_t used = 0; /* bytes of st.ks to wipe when the batches did not run */
   if (n > 128) {
-    _Alignas(32) uint64_t km[10][16][8];
-    _Alignas(32) W4 w[16][8], s[32][8], carry[1];
-    uint8_t a[2][16], next[16];
     const unsigned p = inc == GOSTX__CTR_LEFT ? 7 : 15;
-    pthread_once(&nc_once, nc_init);
-    pthread_once(&pat_once, pat_init);
-    key_masks_avx2(km, k);
-    ctr_prep_w4(w, carry, (const uint64_t(*)[16][8])km, ctr_pat, p, ctr[p]);
-    gostx__kuz_avx2_ls_drop(a[0], ctr, k->ek[0], p);
-    for (; n > 128; n -= used / 16) {
-      used = n < 256 ? 16 * n : sizeof ks;
-      memcpy(next, ctr, 16);
-      gostx__ctr_add(next, 16, inc, 256);
-      gostx__kuz_avx2_ls_drop(a[1], next, k->ek[0], p);
-      gostx_prefetch_batch(in, out, used);
-      ctr_batch_w4(s, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
-      if (in) {
-        gostx_xor(out, in, ks, used);
-        in += used;
-      } else {
-        memcpy(out, ks, used);
-      }
-      out += used;
-      gostx__ctr_add(ctr, 16, inc, used / 16);
-      memcpy(a[0], a[1], 16);
-    }
-    used = sizeof ks;
-    gostx_memzero(km, sizeof km);
-    gostx_memzero(w, sizeof w);
-    gostx_memzero(s, sizeof s);
-    gostx_memzero(carry, sizeof carry);
-    gostx_memzero(a, sizeof a);
+    ctr_key(&st, k, ctr, p);
+    n = ctr_batches(&st, k, ctr, inc, p, &in, &out, n);
+    used = sizeof st; /* all of it: tables, state, keystream */
   }
   while (n) {
     size_t m = n < 256 ? n : 256;
-    gostx__ctr_fill(ks, ctr, 16, inc, m);
-    run(k, ks, ks, m, 0, encrypt_narrow);
+    gostx__ctr_fill(st.ks, ctr, 16, inc, m);
+    run(k, st.ks, st.ks, m, 0, encrypt_narrow);
     if (in) {
-      gostx_xor(out, in, ks, 16 * m);
+      gostx_xor(out, in, st.ks, 16 * m);
       in += 16 * m;
     } else {
-      memcpy(out, ks, 16 * m);
+      memcpy(out, st.ks, 16 * m);
     }
     out += 16 * m;
     n -= m;
     if (used < 16 * m) used = 16 * m;
   }
-  gostx_memzero(ks, used);
+  gostx_memzero(&st, used); /* ks is the struct's first member */
 }
 
 /* ---------------- XTS ----------------
@@ -725,13 +745,10 @@ AVX2 static void kuz_avx2_expand(gostx_kuz_key *k, const uint8_t key[32]) {
 AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
                                       const uint8_t *in, uint8_t *out, size_t nsec) {
   if (sec % 256 || !nsec) return 0;
-  _Alignas(32) uint8_t ks[16 * 256];
-  _Alignas(32) uint64_t km[10][16][8];
-  _Alignas(32) W4 w[16][8], s[32][8], carry[1];
+  struct ctr_state st;
   _Alignas(64) gostx_kuz_key cur;
-  uint8_t a[2][16], next[16], d[32], key[32];
+  uint8_t d[32], key[32];
   pthread_once(&nc_once, nc_init);
-  pthread_once(&pat_once, pat_init);
   for (unsigned i = 0; i < 32; i++) d[i] = (uint8_t)(0x80 + i);
   memcpy(cur.ek, k->ek, sizeof cur.ek);
   for (size_t i = 0; i < nsec; i++) {
@@ -739,33 +756,15 @@ AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t 
       enc_pair_n(cur.ek, cur.ek, d, key);
       expand_ek(cur.ek, key);
     }
-    key_masks_avx2(km, &cur);
-    ctr_prep_w4(w, carry, (const uint64_t(*)[16][8])km, ctr_pat, 15, ctr[15]);
-    gostx__kuz_avx2_ls_drop(a[0], ctr, cur.ek[0], 15);
-    for (size_t b = 0; b < sec / 256; b++) {
-      memcpy(next, ctr, 16);
-      gostx__ctr_add(next, 16, GOSTX__CTR_FULL, 256);
-      gostx__kuz_avx2_ls_drop(a[1], next, cur.ek[0], 15);
-      gostx_prefetch_batch(in, out, sizeof ks);
-      ctr_batch_w4(s, (const uint64_t(*)[16][8])km, w, carry[0], a[0], a[1], ks);
-      gostx_xor(out, in, ks, sizeof ks);
-      in += sizeof ks;
-      out += sizeof ks;
-      memcpy(ctr, next, 16);
-      memcpy(a[0], a[1], 16);
-    }
+    ctr_key(&st, &cur, ctr, 15);
+    ctr_batches(&st, &cur, ctr, GOSTX__CTR_FULL, 15, &in, &out, sec);
   }
   if (nsec > 1) {
     memcpy(k->ek, cur.ek, sizeof k->ek);
     expand_dk(k->dk, k->ek);
   }
-  gostx_memzero(ks, sizeof ks);
-  gostx_memzero(km, sizeof km);
-  gostx_memzero(w, sizeof w);
-  gostx_memzero(s, sizeof s);
-  gostx_memzero(carry, sizeof carry);
+  gostx_memzero(&st, sizeof st);
   gostx_memzero(&cur, sizeof cur);
-  gostx_memzero(a, sizeof a);
   gostx_memzero(key, sizeof key);
   return nsec;
 }
