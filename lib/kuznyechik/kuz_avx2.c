@@ -325,8 +325,8 @@ AVX2_INLINE void enc_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], co
   block_out(out + 16, b);
 }
 
-/* E(x ^ K1) ^ K1 ... : the block with K1 already added (the chain folds
- * K1 into its input XOR). */
+/* Encryption of a block whose first round key K1 is already XORed in (the
+ * chain folds K1 into its input XOR): rounds 2..10. */
 AVX2_INLINE __m256i enc_keyed_n(const uint8_t (*k)[16], __m256i a) {
   for (unsigned r = 1; r < 10; r++) a = linear_n(sbox_n(a, 0, _mm256_setzero_si256()), 0, key_n(k[r]));
   return a;
