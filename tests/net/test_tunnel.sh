@@ -79,6 +79,22 @@ start() { # SIDE NS ADDR
   rm -f "$T/$1.pid"
   for _ in $(seq 50); do ip -n $2 link show $TUN >/dev/null 2>&1 && break; sleep 0.1; done
   ip -n $2 addr add $3/30 dev $TUN 2>/dev/null
+  # 500 packets of TUN queue are 25 ms of the paced UDP test: a loaded CI
+  # host can stall a worker that long, and the test counts tunnel losses
+  ip -n $2 link set $TUN txqueuelen 5000
+}
+# Where lost datagrams went: each namespace's UDP and TUN drop counters and
+# the tunnels' own, printed when a count comes up short.
+udp_drops() {
+  sleep 1.2 # the status files are rewritten every second
+  local ns side
+  for side in a b; do
+    ns=$NA; [ $side = b ] && ns=$NB
+    echo "  side $side: $(ip netns exec $ns nstat -saz 2>/dev/null |
+      awk '$1 ~ /^Udp(InErrors|RcvbufErrors|SndbufErrors)$/ {printf "%s=%s ", $1, $2}')"
+    echo "  side $side $TUN: $(ip -n $ns -s link show $TUN | awk 'f {print "tx packets", $2, "dropped", $4; f=0} /TX:/ {f=1}')"
+    echo "  side $side tunnel: $(ip netns exec $ns "$G" tunnel --status -c "$T/$side.conf" 2>&1 | tr '\n' ' ')"
+  done
 }
 status() { ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {print $2}'; }
 
@@ -108,9 +124,12 @@ PIDS+=($rpid)
 sleep 0.5
 ip netns exec $NA timeout 30 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5002 $UDPN 64
 wait $rpid
-[ "$(cat "$T/udp.out")" = "received $UDPN distinct $UDPN bad 0" ] &&
-  ok "$UDPN 64-byte UDP datagrams, each received once, intact" ||
+if [ "$(cat "$T/udp.out")" = "received $UDPN distinct $UDPN bad 0" ]; then
+  ok "$UDPN 64-byte UDP datagrams, each received once, intact"
+else
   bad "64-byte UDP datagrams: $(cat "$T/udp.out") of $UDPN"
+  udp_drops # where they went
+fi
 
 # a random file, byte-exact over TCP through the tunnel
 MIB=100
