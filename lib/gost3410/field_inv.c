@@ -47,21 +47,27 @@ static void from_s62(uint64_t *out, const int64_t *in, int n, int L) {
   }
 }
 
-/* 62 division steps on the low bits of f and g; returns the new delta. */
+/* 62 division steps on the low bits of f and g; returns the new delta.
+ * Written for a short dependency chain through g, the loop's critical
+ * path: with c1 = [delta > 0] and c2 = [g odd] as masks and s = c1 & c2
+ * (the swap), the new g before halving is g + (c1 ? -f : f) & c2, which is
+ * g - f under the swap, g + f for g odd otherwise, g for g even; the
+ * (c1 ? -f : f) term needs only f and delta, so g waits on its own parity
+ * (and, negate), one AND, one add and the shift: five operations a step
+ * (the swap-then-add form took eight). The new f is g_old under the swap,
+ * that is f + (new g & s). The f row (u, v) and g row (q, r) of the matrix
+ * follow the same two lines; the f row is doubled where g is halved. */
 static int64_t divsteps62(int64_t delta, uint64_t f, uint64_t g, trans *t) {
   uint64_t u = 1, v = 0, q = 0, r = 1, d = (uint64_t)delta;
   for (int i = 0; i < 62; i++) {
-    uint64_t odd = 0 - (g & 1);
-    uint64_t swap = odd & (0 - ((0 - d) >> 63)); /* g odd and delta > 0 */
-    uint64_t x;
-    /* (f, g, u, v, q, r, delta) = (g, -f, q, r, -u, -v, -delta) under swap */
-    x = (f ^ g) & swap, f ^= x, g ^= x, g = (g ^ swap) - swap;
-    x = (u ^ q) & swap, u ^= x, q ^= x, q = (q ^ swap) - swap;
-    x = (v ^ r) & swap, v ^= x, r ^= x, r = (r ^ swap) - swap;
-    d = (d ^ swap) - swap;
-    /* g odd: g += f (now even); then g / 2, the f row doubled instead */
-    g += f & odd, q += u & odd, r += v & odd;
-    g >>= 1, u <<= 1, v <<= 1, d += 1;
+    uint64_t c1 = 0 - ((0 - d) >> 63); /* delta > 0 */
+    uint64_t c2 = 0 - (g & 1);          /* g odd */
+    uint64_t s = c1 & c2;               /* the swap */
+    uint64_t fx = (f ^ c1) - c1, ux = (u ^ c1) - c1, vx = (v ^ c1) - c1;
+    g += fx & c2, q += ux & c2, r += vx & c2;
+    f += g & s, u += q & s, v += r & s;
+    d = ((d ^ s) - s) + 1;
+    g >>= 1, u <<= 1, v <<= 1;
   }
   t->u = (int64_t)u, t->v = (int64_t)v, t->q = (int64_t)q, t->r = (int64_t)r;
   return (int64_t)d;
