@@ -74,9 +74,15 @@ struct row {
   int level;
   int opt_in;
   int (*needs)(const struct gostx_cpu *f);
+  /* NULL, or when the row is chosen by default: a row whose speed depends
+   * on the microarchitecture rather than the ISA. Where prefer says no it
+   * is still usable (tests, the constant-time gate, GOSTX_IMPL=NAME), just
+   * not chosen unnamed. */
+  int (*prefer)(const struct gostx_cpu *f);
 };
 
-#define ROW(table, lvl, optin, need) {&(table), (lvl), (optin), (need)}
+#define ROW(table, lvl, optin, need) {&(table), (lvl), (optin), (need), NULL}
+#define ROW_PREFER(table, lvl, need, pref) {&(table), (lvl), 0, (need), (pref)}
 
 #ifdef GOSTX_ARCH_X86_64
 /* The AVX-512 files are compiled for AVX512F/BW/VL + VBMI + GFNI (+ the
@@ -87,6 +93,10 @@ static int needs_avx512_set(const struct gostx_cpu *f) {
 static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
 static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
 static int needs_mulx(const struct gostx_cpu *f) { return f->bmi2 && f->adx; }
+/* Intel cores issue shifts and rotates on two ports and ROR by CL as two
+ * uops, which the general-register Magma round is made of; AMD's have four
+ * and one (docs/MAGMA.md "One block"). */
+static int prefer_intel(const struct gostx_cpu *f) { return f->intel; }
 #endif
 #ifdef GOSTX_ARCH_AARCH64
 static int needs_pmull(const struct gostx_cpu *f) { return f->pmull; }
@@ -107,6 +117,7 @@ static const struct row kuz_rows[] = {
 };
 static const struct row magma_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
+    ROW_PREFER(gostx_magma_avx512_vround, LEVEL_avx512, needs_avx512_set, prefer_intel),
     ROW(gostx_magma_avx512, LEVEL_avx512, 0, needs_avx512_set),
     ROW(gostx_magma_avx512bw, LEVEL_avx512bw, 0, NULL),
     ROW(gostx_magma_avx2, LEVEL_avx2, 0, NULL),
@@ -186,6 +197,7 @@ static const void *pick(const struct row *rows, size_t n, const char *(*name_of)
     const struct row *r = &rows[i];
     if (r->opt_in || r->level > cap || !level_supported(r->level, f)) continue;
     if (r->needs && !r->needs(f)) continue;
+    if (r->prefer && !r->prefer(f)) continue;
     return r->impl;
   }
   return rows[n - 1].impl;

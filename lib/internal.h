@@ -124,7 +124,8 @@ enum {
   GOSTX_PLANT_GOST3410_VKO,   /* gost3410/ec.c: each digit of the secret scalar (VKO's k P) */
   GOSTX_PLANT_GOST3410_ED,    /* gost3410/ec_edwards.c: the same, k G on the Edwards sets */
   GOSTX_PLANT_GOST3410_ED_VKO, /* ... and k P on the Edwards sets */
-  GOSTX_PLANT_ESP_PAD          /* esp/esp.c trailer_bad: the decrypted pad length */
+  GOSTX_PLANT_ESP_PAD,         /* esp/esp.c trailer_bad: the decrypted pad length */
+  GOSTX_PLANT_MAGMA_VROUND     /* magma_avx512.c: the one-block vector round's S-box indexes */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;
@@ -147,6 +148,7 @@ struct gostx_cpu {
   int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, adx, vaes, vpclmul, gfni;
   int avx512f, avx512bw, avx512vl, avx512vbmi;
   int neon, pmull; /* AArch64: Advanced SIMD, and the 64-bit polynomial multiply */
+  int intel;       /* x86-64 vendor GenuineIntel: a preference between rows, never a capability */
 };
 const struct gostx_cpu *gostx__cpu(void);
 

@@ -87,6 +87,11 @@ struct gostx__magma_sliced {
    * half h (m = 4h + j; half 0 = a0 = n1, half 1 = a1), and back. */
   _Alignas(32) uint8_t load_shuf[2][32];
   _Alignas(32) uint8_t store_shuf[2][32];
+  /* The one-block VBMI round (magma_avx512.c): vround[set][16 j + n] =
+   * pi_j(n), in the high nibble for even j and the low nibble for odd j, so
+   * that the bytes of S-boxes 2k and 2k+1 meet at bits 16k+4..16k+11 of the
+   * looked-up qword. 128 bytes: one VPERMI2B over two zmm halves. */
+  _Alignas(64) uint8_t vround[GOSTX_SBOX_COUNT][128];
 };
 const struct gostx__magma_sliced *gostx__magma_sliced_tables(void);
 
@@ -164,6 +169,9 @@ extern const struct gostx_magma_impl gostx_magma_ssse3;
 extern const struct gostx_magma_impl gostx_magma_avx2;
 extern const struct gostx_magma_impl gostx_magma_avx512;
 extern const struct gostx_magma_impl gostx_magma_avx512bw; /* AVX-512 F/BW, no VBMI */
+/* gostx_magma_avx512 with the sequential modes (chain) on a vector round:
+ * chosen on Intel cores (lib/dispatch.c; docs/MAGMA.md "One block"). */
+extern const struct gostx_magma_impl gostx_magma_avx512_vround;
 #endif
 #ifdef GOSTX_ARCH_AARCH64
 extern const struct gostx_magma_impl gostx_magma_neon; /* byte-sliced, lib/magma/magma_neon.c */

@@ -35,6 +35,10 @@ static void build(void) {
           tables.sbox[set][3 * j + 2][16 * lane + x] = (uint8_t)(hi >> 1);
         }
       }
+  for (int set = 0; set < GOSTX_SBOX_COUNT; set++)
+    for (unsigned j = 0; j < 8; j++)
+      for (unsigned x = 0; x < 16; x++)
+        tables.vround[set][16 * j + x] = (uint8_t)(pi(set, j, x) << (j & 1 ? 0 : 4));
   for (int le = 0; le < 2; le++)
     for (unsigned m = 0; m < 8; m++) {
       unsigned src = block_byte(le, m >> 2, m & 3);

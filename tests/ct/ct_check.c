@@ -32,7 +32,7 @@
  *           after it; this group fails if that happens anywhere
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
  *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko,
- *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad
+ *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround
  *           switch on one leak planted inside a primitive's vector code
  *           (plant-esp-pad: in ESP's padding check, lib/esp/esp.c)
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
@@ -957,6 +957,11 @@ static void run_plant(int which) {
       RC_OK(gostx_cbc_encrypt(&c, iv, 16, pt, 64, ct), "cbc");
       CT_PUBLIC(ct, 64);
       break;
+    case GOSTX_PLANT_MAGMA_VROUND: /* CBC encryption: the one-block vector round */
+      RC_OK(gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key), "cipher_init");
+      RC_OK(gostx_cbc_encrypt(&c, iv, 8, pt, 64, ct), "cbc");
+      CT_PUBLIC(ct, 64);
+      break;
     case GOSTX_PLANT_MAGMA_N1:
     case GOSTX_PLANT_MAGMA_N2:
       RC_OK(gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key), "cipher_init");
@@ -1276,7 +1281,7 @@ static void run_group(const char *g) {
         {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM},
         {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO},
         {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO},
-        {"esp-pad", GOSTX_PLANT_ESP_PAD}};
+        {"esp-pad", GOSTX_PLANT_ESP_PAD},       {"magma-vround", GOSTX_PLANT_MAGMA_VROUND}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -1323,7 +1328,7 @@ int main(int argc, char **argv) {
             "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
-            "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, esp, "
+            "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, esp, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
