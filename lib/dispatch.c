@@ -350,6 +350,7 @@ const void *gostx__impl_row_info(int alg, size_t i, struct gostx__row_info *info
   info->usable = level_supported(rows[i].level, f) && (!rows[i].needs || rows[i].needs(f));
   info->level = level_names[rows[i].level];
   info->opt_in = rows[i].opt_in;
+  info->not_preferred = rows[i].prefer && !rows[i].prefer(f);
   /* Every implementation struct starts with its name. */
   info->name = *(const char *const *)rows[i].impl;
   return rows[i].impl;

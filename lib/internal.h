@@ -281,6 +281,7 @@ struct gostx__row_info {
   const char *level; /* its level (lib/levels.def) */
   int opt_in;        /* chosen only when named exactly */
   const char *name;  /* the implementation's name */
+  int not_preferred; /* usable, but not chosen unnamed on this CPU (dispatch.c's ROW_PREFER) */
 };
 const void *gostx__impl_row_info(int alg, size_t i, struct gostx__row_info *info);
 

@@ -25,8 +25,8 @@ static int level_index(const char *name) {
 /* The implementation the dispatcher must run for alg under a GOSTX_IMPL
  * value (NULL = unset), read off its rows (gostx__impl_row_info): an exact
  * name that runs here is taken as it is; otherwise the first row, best
- * first, that is not opt-in, sits at or below the forced level and runs
- * here; the last row (portable) when nothing else does. Adding an
+ * first, that is not opt-in, is not passed over on this CPU (ROW_PREFER),
+ * sits at or below the forced level and runs here; the last row (portable) when nothing else does. Adding an
  * implementation or a level changes the rows, not this test. */
 static const void *expected_impl(int alg, const char *env) {
   struct gostx__row_info info;
@@ -40,7 +40,8 @@ static const void *expected_impl(int alg, const char *env) {
     return last;
   }
   for (size_t i = 0; (impl = gostx__impl_row_info(alg, i, &info)) != NULL; i++) {
-    if (!info.opt_in && info.usable && level_index(info.level) <= cap) return impl;
+    if (!info.opt_in && !info.not_preferred && info.usable && level_index(info.level) <= cap)
+      return impl;
     last = impl;
   }
   return last;
@@ -76,7 +77,7 @@ static void check_kuz_choice(const char *env) {
            !want_expand && (row = gostx__impl_row_info(GOSTX_ALG_KUZNYECHIK, i, &info)); i++) {
         const struct gostx_kuz_impl *k = row;
         if (k == want) below = 1;
-        else if (below && info.usable && !info.opt_in) want_expand = k->expand;
+        else if (below && info.usable && !info.opt_in && !info.not_preferred) want_expand = k->expand;
       }
     }
     ok = ok && gostx__dispatch()->kuz_expand == want_expand;
