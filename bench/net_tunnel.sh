@@ -26,47 +26,7 @@ RUNS=${2:-3}
 G=${GOSTX:-build/gostx}
 [ "$(id -u)" = 0 ] || { echo "net_tunnel: needs root"; exit 1; }
 command -v iperf3 >/dev/null || { echo "net_tunnel: iperf3 missing"; exit 1; }
-NA=gxba$$ NB=gxbb$$ VA=gxbva$$ VB=gxbvb$$
-T=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  sleep 0.5
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  ip netns del $NA 2>/dev/null
-  ip netns del $NB 2>/dev/null
-  [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-. "$(dirname "$0")/../tests/net/netns.sh"
-netns_pair || { echo "net_tunnel: cannot make the namespaces"; exit 1; }
-
-bg() { # NS LOGNAME COMMAND...: runs in the background, pid kept
-  local ns=$1 log=$2
-  shift 2
-  ip netns exec "$ns" sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/pid" "$@" >>"$T/$log.log" 2>&1 &
-  for _ in $(seq 50); do [ -s "$T/pid" ] && break; sleep 0.1; done
-  PIDS+=($(cat "$T/pid"))
-  rm -f "$T/pid"
-}
-stop_all() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  sleep 1
-  PIDS=()
-}
-wait_dev() { for _ in $(seq 50); do ip -n $1 link show $2 >/dev/null 2>&1 && return; sleep 0.1; done; }
-# rx bytes and packets of device $2 in namespace $1
-dev_rx() { ip -n $1 -s -j link show $2 | python3 -c \
-  'import json,sys; s=json.load(sys.stdin)[0]["stats64"]["rx"]; print(s["bytes"], s["packets"])'; }
-# CPU clock ticks (utime + stime) of the processes named
-ticks() {
-  local t=0 p
-  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0))); done
-  echo $t
-}
-HZ=$(getconf CLK_TCK)
+. "$(dirname "$0")/net_common.sh"
 
 # one run: DEV SERVER_ADDR IPERF_CLIENT_ARGS...; prints "Gbit/s kpps cpu_s_per_GB"
 one() {
@@ -106,18 +66,7 @@ printf '%-30s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
 measure "veth, no tunnel" $VB 10.231.0.2
 
 gostx_run() { # TRANSFORM THREADS
-  head -c 32 /dev/urandom >"$T/k1"
-  head -c 32 /dev/urandom >"$T/k2"
-  rm -f "$T"/*.seq*
-  for side in a b; do
-    if [ $side = a ]; then l=10.231.0.1 p=10.231.0.2 o=0x1001 i=0x2002 ko=k1 ki=k2 ns=$NA ad=10.232.0.1
-    else l=10.231.0.2 p=10.231.0.1 o=0x2002 i=0x1001 ko=k2 ki=k1 ns=$NB ad=10.232.0.2; fi
-    printf 'local = %s:4500\npeer = %s:4500\ntun = gxb0\nmtu = 1400\ntransform = %s\nspi_out = %s\nspi_in = %s\nkey_out = %s\nkey_in = %s\nstate = %s\nthreads = %s\n' \
-      $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" "$2" >"$T/$side.conf"
-    bg $ns gostx-$side "$G" tunnel -c "$T/$side.conf"
-    wait_dev $ns gxb0
-    ip -n $ns addr add $ad/30 dev gxb0
-  done
+  gostx_up "$1" "$2"
   measure "gostx $1 t$2" gxb0 10.232.0.2
   stop_all
 }

@@ -53,14 +53,17 @@ static int print_status(const struct tunnel_config *cfg) {
 
 static int run(struct tunnel *t) {
   unsigned n = t->cfg.threads;
-  int udp[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS];
-  int rc = tunnel_udp_open(&t->cfg, udp, n);
+  int udp[TUNNEL_MAX_THREADS], send[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS];
+  int rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   rc = tunnel_tun_open(&t->cfg, tun, n);
   if (!rc) rc = tunnel_seq_load(t);
   if (!rc) rc = tunnel_window_load(t);
   if (rc) {
-    for (unsigned i = 0; i < n; i++) close(udp[i]);
+    for (unsigned i = 0; i < n; i++) {
+      close(udp[i]);
+      if (i) close(send[i]);
+    }
     return rc;
   }
   /* the workers inherit a mask without the signals: only sigtimedwait
@@ -79,6 +82,7 @@ static int run(struct tunnel *t) {
     w->idx = i;
     w->tun_fd = tun[i];
     w->udp_fd = udp[i];
+    w->send_fd = send[i];
     gostx_esp_keycache_init(&w->kc_out);
     gostx_esp_keycache_init(&w->kc_in);
     w->buf = malloc((size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
@@ -118,6 +122,7 @@ static int run(struct tunnel *t) {
   tunnel_window_save(t);
   for (unsigned i = 0; i < n; i++) {
     close(udp[i]);
+    if (i) close(send[i]);
     close(tun[i]);
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -46,7 +46,7 @@ struct tunnel;
 struct tunnel_worker {
   struct tunnel *t;
   unsigned idx;
-  int tun_fd, udp_fd;
+  int tun_fd, udp_fd, send_fd; /* send_fd: udp_fd for worker 0 */
   pthread_t thread;
   gostx_esp_keycache kc_out, kc_in;
   struct tunnel_counters c;
@@ -79,8 +79,11 @@ int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_e
 
 /* cli/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming
- * datagrams spread by CPU). 0 or CLI_EXIT_FAIL after one line. */
-int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, unsigned nsock);
+ * datagrams spread by their source port) into fds, and the sockets the
+ * workers send from into send_fds: worker 0 its receiving socket, worker
+ * k > 0 one of its own on the local port + k. 0 or CLI_EXIT_FAIL after one
+ * line. */
+int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, int *send_fds, unsigned nsock);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it up. */
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq);
 /* The sequence-number file: reads it (absent: start at 1). */

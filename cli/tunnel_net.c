@@ -1,5 +1,6 @@
-/* gostx tunnel: the UDP sockets (one per worker, SO_REUSEPORT, spread by
- * the receiving CPU), the TUN queues (IFF_MULTI_QUEUE) and the file that
+/* gostx tunnel: the UDP sockets (one per worker on the local port,
+ * SO_REUSEPORT, spread by the sender's source port; worker k > 0 sends from
+ * the local port + k), the TUN queues (IFF_MULTI_QUEUE) and the file that
  * keeps outbound sequence numbers from ever being used twice. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +17,15 @@
 
 #include "tunnel.h"
 
-static int udp_socket(const struct tunnel_config *cfg, int reuse) {
+/* A UDP socket on cfg->local's address and port `port`. */
+static int udp_socket(const struct tunnel_config *cfg, int reuse, unsigned port) {
   int fd = socket(cfg->local.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
+  struct sockaddr_storage a = cfg->local;
+  if (a.ss_family == AF_INET6)
+    ((struct sockaddr_in6 *)&a)->sin6_port = htons((uint16_t)port);
+  else
+    ((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)port);
   int one = 1, buf = 4 << 20;
   if (reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) goto fail;
   /* Best effort. Plain SO_RCVBUF is capped by net.core.rmem_max (208 KiB by
@@ -29,7 +36,7 @@ static int udp_socket(const struct tunnel_config *cfg, int reuse) {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
   if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf) < 0)
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
-  if (bind(fd, (const struct sockaddr *)&cfg->local, cfg->local_len) < 0) goto fail;
+  if (bind(fd, (const struct sockaddr *)&a, cfg->local_len) < 0) goto fail;
   return fd;
 fail:;
   int e = errno;
@@ -38,10 +45,48 @@ fail:;
   return -1;
 }
 
-int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, unsigned nsock) {
+static unsigned local_port(const struct tunnel_config *cfg) {
+  if (cfg->local.ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)&cfg->local)->sin6_port);
+  return ntohs(((const struct sockaddr_in *)&cfg->local)->sin_port);
+}
+
+/* Which receiving socket a datagram goes to: its UDP source port mod n.
+ * The peer's worker k sends from its port + k, so each of its workers (and
+ * the flows its TUN queue carries) lands on one of our workers, and the
+ * spread holds wherever the datagrams were received: a NIC's receive-side
+ * scaling hashes those ports too. (Spreading by the receiving CPU worked
+ * between namespaces, where the sender's CPU receives, and not behind a
+ * NIC, which puts one peer's datagrams on one queue and one CPU.) The
+ * program sees the datagram from its UDP payload on; the header is read
+ * relative to the network header. */
+static void spread_by_source_port(int fd, int family, unsigned n) {
+  struct sock_filter v4[] = {
+      {BPF_LDX | BPF_B | BPF_MSH, 0, 0, (uint32_t)SKF_NET_OFF}, /* X = IPv4 header length */
+      {BPF_LD | BPF_H | BPF_IND, 0, 0, (uint32_t)SKF_NET_OFF},  /* A = UDP source port */
+      {BPF_ALU | BPF_MOD | BPF_K, 0, 0, n},
+      {BPF_RET | BPF_A, 0, 0, 0},
+  };
+  struct sock_filter v6[] = {
+      {BPF_LD | BPF_H | BPF_ABS, 0, 0, (uint32_t)(SKF_NET_OFF + 40)},
+      {BPF_ALU | BPF_MOD | BPF_K, 0, 0, n},
+      {BPF_RET | BPF_A, 0, 0, 0},
+  };
+  struct sock_fprog prog = family == AF_INET6 ? (struct sock_fprog){.len = 3, .filter = v6}
+                                              : (struct sock_fprog){.len = 4, .filter = v4};
+  /* without it the kernel hashes the addresses and ports: one peer, one socket */
+  setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog);
+}
+
+int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, int *send_fds, unsigned nsock) {
+  unsigned port = local_port(cfg);
+  if (port + nsock - 1 > 65535) {
+    cli_err("local %s: %u workers send from ports %u..%u: past 65535", cfg->local_s, nsock, port,
+            port + nsock - 1);
+    return CLI_EXIT_FAIL;
+  }
   /* A socket without SO_REUSEPORT first: it fails when anyone holds the
    * port, including another tunnel (whose sockets would otherwise join ours). */
-  int probe = udp_socket(cfg, 0);
+  int probe = udp_socket(cfg, 0, port);
   if (probe < 0) {
     cli_err("local %s: %s", cfg->local_s,
             errno == EADDRINUSE ? "address in use (another tunnel or program has the port)"
@@ -49,26 +94,33 @@ int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, unsigned nsock) {
     return CLI_EXIT_FAIL;
   }
   close(probe);
-  for (unsigned i = 0; i < nsock; i++) {
-    fds[i] = udp_socket(cfg, 1);
-    if (fds[i] < 0) {
+  unsigned made = 0, sent = 1;
+  for (; made < nsock; made++) {
+    fds[made] = udp_socket(cfg, 1, port);
+    if (fds[made] < 0) {
       cli_err("local %s: %s", cfg->local_s, strerror(errno));
-      while (i--) close(fds[i]);
-      return CLI_EXIT_FAIL;
+      goto fail;
     }
   }
-  if (nsock > 1) {
-    /* socket index = receiving CPU mod n: flows from one peer spread over
-     * the workers instead of all hashing to one socket */
-    struct sock_filter code[] = {
-        {BPF_LD | BPF_W | BPF_ABS, 0, 0, (uint32_t)(SKF_AD_OFF + SKF_AD_CPU)},
-        {BPF_ALU | BPF_MOD | BPF_K, 0, 0, nsock},
-        {BPF_RET | BPF_A, 0, 0, 0},
-    };
-    struct sock_fprog prog = {.len = 3, .filter = code};
-    setsockopt(fds[0], SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog); /* optional */
+  send_fds[0] = fds[0];
+  for (; sent < nsock; sent++) {
+    send_fds[sent] = udp_socket(cfg, 0, port + sent);
+    if (send_fds[sent] < 0) {
+      cli_err("local %s: worker %u sends from port %u: %s", cfg->local_s, sent, port + sent,
+              errno == EADDRINUSE ? "address in use (threads = N sends from ports local..local+N-1)"
+                                  : strerror(errno));
+      goto fail;
+    }
+    /* nothing is sent to it: keep its receive queue from holding memory */
+    int small = 0;
+    setsockopt(send_fds[sent], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
   }
+  if (nsock > 1) spread_by_source_port(fds[0], cfg->local.ss_family, nsock);
   return 0;
+fail:
+  while (sent > 1) close(send_fds[--sent]);
+  while (made) close(fds[--made]);
+  return CLI_EXIT_FAIL;
 }
 
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq) {

@@ -69,11 +69,11 @@ static void tun_to_udp(struct tunnel_worker *w) {
   }
   unsigned sent = 0;
   while (sent < ready) {
-    int r = sendmmsg(w->udp_fd, msgs + sent, ready - sent, 0);
+    int r = sendmmsg(w->send_fd, msgs + sent, ready - sent, 0);
     if (r < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == ENOBUFS) {
-        struct pollfd p = {.fd = w->udp_fd, .events = POLLOUT};
+        struct pollfd p = {.fd = w->send_fd, .events = POLLOUT};
         if (poll(&p, 1, 100) > 0) continue;
       }
       ADD(w->c.tx_errors, ready - sent); /* the peer unreachable, the queue full */
@@ -185,4 +185,12 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
       sum += atomic_load((_Atomic uint64_t *)((char *)&t->w[i].c + rows[r].off));
     fprintf(f, "%s %llu\n", rows[r].name, (unsigned long long)sum);
   }
+  /* how the packets spread over the workers (TUN queues and sockets) */
+  fputs("tx_packets_by_worker", f);
+  for (unsigned i = 0; i < t->nworkers; i++)
+    fprintf(f, " %llu", (unsigned long long)atomic_load(&t->w[i].c.tx_packets));
+  fputs("\nrx_packets_by_worker", f);
+  for (unsigned i = 0; i < t->nworkers; i++)
+    fprintf(f, " %llu", (unsigned long long)atomic_load(&t->w[i].c.rx_packets));
+  fputc('\n', f);
 }

@@ -3,7 +3,8 @@
 # tunnel in each (Kuznyechik-MGM one way of keying, the other key form the
 # other way), then: ping through, MTU-sized (1400-byte) and 64-byte pings,
 # 64-byte UDP datagrams counted at the receiver, a random 100 MiB file
-# byte-exact over TCP, iperf3 for 3 s, a second tunnel on the port refused,
+# byte-exact over TCP, iperf3 for 3 s, 32 flows spread over both workers of
+# each side, a second tunnel on the port (or its workers' ports) refused,
 # one side restarted and traffic resuming, an injector that replays,
 # bit-flips, truncates and re-SPIs captured ESP packets (every one dropped
 # and counted under its reason, none delivered) and one that reorders
@@ -158,6 +159,44 @@ else
   bad "iperf3: $(tail -2 "$T/iperf.log")"
 fi
 
+# 32 UDP flows (source ports 6000..6031, 4 datagrams each): A's TUN hashes
+# them over its two queues, A's worker k sends from port 4500 + k, and B
+# picks its receiving socket by that port: both workers of each side carry
+# some (the chance that all 32 flows hash to one queue is 2^-31), and
+# worker k's port lands on B's worker k (the counts match one to one)
+byworker() { ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {print $2, $3}'; }
+spread_check() { # SIDE_A SIDE_B FROM TO WHAT
+  local tx0 tx1 rx0 rx1 tx0b tx1b rx0b rx1b spread
+  sleep 1.2 # the status files are rewritten every second
+  read -r tx0 tx1 < <(byworker $NA $1 tx_packets_by_worker)
+  read -r rx0 rx1 < <(byworker $NB $2 rx_packets_by_worker)
+  ip netns exec $NA python3 -c '
+import socket, sys
+for p in range(6000, 6032):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((sys.argv[1], p))
+    for _ in range(4): s.sendto(b"x" * 64, (sys.argv[2], 9))
+    s.close()' $3 $4
+  sleep 1.5
+  read -r tx0b tx1b < <(byworker $NA $1 tx_packets_by_worker)
+  read -r rx0b rx1b < <(byworker $NB $2 rx_packets_by_worker)
+  spread="A sent $((tx0b - tx0)) + $((tx1b - tx1)), B received $((rx0b - rx0)) + $((rx1b - rx1))"
+  [ $((tx0b - tx0)) -gt 0 ] && [ $((tx1b - tx1)) -gt 0 ] &&
+    [ $((rx0b - rx0)) = $((tx0b - tx0)) ] && [ $((rx1b - rx1)) = $((tx1b - tx1)) ] &&
+    ok "32 flows spread over both workers on each side ($5): $spread" ||
+    bad "flows not spread over the workers ($5): $spread"
+}
+spread_check a b 10.232.0.1 10.232.0.2 "outer IPv4"
+# a sender's ports: worker 1 of A holds 4501, so a tunnel there with
+# threads = 2 is refused with one line that names the port
+sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a3.seq#" -e "s/^local = \(.*\):4500/local = \1:4499/" \
+  "$T/a.conf" >"$T/a3.conf"
+ip netns exec $NA timeout 10 "$G" tunnel -c "$T/a3.conf" >/dev/null 2>"$T/a3.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/a3.err")" = 1 ] && grep -q 'port 4500: address in use' "$T/a3.err" &&
+  ok "a tunnel whose second worker's port is taken refused: $(cat "$T/a3.err")" ||
+  bad "sender port in use: exit $rc: $(cat "$T/a3.err")"
+
 # a second tunnel on A's address and port, A running: refused with one line
 sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a2.seq#" "$T/a.conf" >"$T/a2.conf"
 ip netns exec $NA timeout 10 "$G" tunnel -c "$T/a2.conf" >/dev/null 2>"$T/a2.err"
@@ -269,13 +308,36 @@ else
   bad "esn = off on both sides: $(tail -2 "$T/ping4.log")"
 fi
 
+# The outer UDP over IPv6: a second pair of tunnels on the veth's IPv6
+# addresses (IPv6 stays off on every other device): ping through, and the
+# workers' ports spread over the receiver's sockets as over IPv4
+ip netns exec $NA sysctl -qw net.ipv6.conf.$VA.disable_ipv6=0
+ip netns exec $NB sysctl -qw net.ipv6.conf.$VB.disable_ipv6=0
+ip -n $NA addr add fd00:231::1/64 dev $VA nodad
+ip -n $NB addr add fd00:231::2/64 dev $VB nodad
+head -c 32 /dev/urandom >"$T/a2b6.key"
+head -c 32 /dev/urandom >"$T/b2a6.key"
+TUN=gxt6
+conf a6 "[fd00:231::1]" "[fd00:231::2]" 0x1003 0x2004 a2b6.key b2a6.key
+conf b6 "[fd00:231::2]" "[fd00:231::1]" 0x2004 0x1003 b2a6.key a2b6.key
+start a6 $NA 10.233.0.1
+start b6 $NB 10.233.0.2
+if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.233.0.2 >"$T/ping6.log" 2>&1; then
+  ok "ping through a tunnel whose outer UDP is IPv6"
+else
+  bad "outer IPv6: $(tail -2 "$T/ping6.log"; cat "$T"/a6.log "$T"/b6.log)"
+fi
+spread_check a6 b6 10.233.0.1 10.233.0.2 "outer IPv6"
+
 # a clean stop: both exit on SIGTERM, and (in sanitizer builds) with no report
-for p in $PID_a $PID_b; do kill -TERM $p; done
-for p in $PID_a $PID_b; do
+for p in $PID_a $PID_b $PID_a6 $PID_b6; do kill -TERM $p; done
+for p in $PID_a $PID_b $PID_a6 $PID_b6; do
   for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
 done
-kill -0 $PID_a 2>/dev/null || kill -0 $PID_b 2>/dev/null && bad "a tunnel ignored SIGTERM" || ok "SIGTERM stops both"
-if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
+alive=0
+for p in $PID_a $PID_b $PID_a6 $PID_b6; do kill -0 $p 2>/dev/null && alive=1; done
+[ $alive = 1 ] && bad "a tunnel ignored SIGTERM" || ok "SIGTERM stops all four"
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log "$T"/a6.log "$T"/b6.log; then
   bad "sanitizer reports (above)"
 else
   ok "no sanitizer reports"
