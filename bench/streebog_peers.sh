@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Streebog-512 of a 64 MiB random file: gostx (each implementation level),
+# Streebog-512 of a 64 MiB random file: gostx (each level this CPU runs, and
+# the opt-in table method sbtable),
 # openssl + gost-engine, libgcrypt, in one run. Reports the median of RUNS
 # runs of wall time and of user CPU time (on a shared, loaded machine the
 # CPU time is the steadier measure of single-core speed), MB/s = 10^6 B/s,
@@ -26,7 +27,11 @@ cmd() { # name -> command line
   esac
 }
 
-names=(gostx-portable gostx-ssse3 "${peers[@]}")
+# every level this CPU runs (gostx info), and the opt-in table method
+levels=$("$GOSTX" info | awk '$1 == "levels:" {$1 = ""; print}')
+names=()
+for l in $levels sbtable; do names+=("gostx-$l"); done
+names+=("${peers[@]}")
 # All agree on the digest (gost-engine prints "...= HEX", libgcrypt HEX).
 for n in "${names[@]}"; do
   $(cmd "$n") 2>/dev/null | grep -oE '[0-9a-f]{128}' | head -1
@@ -53,4 +58,4 @@ for n in "${names[@]}"; do
   if [ -n "${user[gcrypt]:-}" ]; then rg=$(awk "BEGIN{printf \"%.2f\", $(echo "${user[gcrypt]}" | median) / $u}"); fi
   printf '%-16s %10.1f %10.1f %10s %10s\n' "$n" "$mw" "$mu" "$re" "$rg"
 done
-echo "(ratios from median CPU time; gostx-ssse3 is the level the x86-64 row sits at)"
+echo "(ratios from median CPU time; gostx-LEVEL forces that level, gostx-sbtable is the opt-in LPS tables)"

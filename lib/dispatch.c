@@ -132,6 +132,7 @@ static const struct row streebog_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
     /* Table-free and constant-time (pi by VPERMI2B, L by GF2P8AFFINEQB). */
     ROW(gostx_streebog_avx512, LEVEL_avx512, 0, needs_avx512_set),
+    ROW(gostx_streebog_avx512bw, LEVEL_avx512bw, 0, NULL),
     /* Constant-time: pi and L by vpshufb on nibbles (streebog_ct.h). */
     ROW(gostx_streebog_avx2, LEVEL_avx2, 0, NULL),
     ROW(gostx_streebog_ssse3, LEVEL_ssse3, 0, NULL),

@@ -297,7 +297,8 @@ pj plant esp-pad portable "trailer_bad.*(esp.c" "$B" valgrind
 #    target): that is said in step 6.
 if [ $emulated = 1 ]; then
   for group in const leak reach; do pj check_group emulated "$BE" avx512 "$group"; done
-  # avx512bw: Kuznyechik's zmm batches (ct_check's "wide" case) and Magma on VPSHUFB
+  # avx512bw: Kuznyechik's zmm batches (ct_check's "wide" case), Magma on
+  # VPSHUFB and Streebog's nibble tables on zmm words
   for group in const leak reach; do pj check_group emulated "$BE" avx512bw "$group"; done
   pj check_group emulated "$BE" avx2 const
   pj plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
@@ -307,6 +308,7 @@ if [ $emulated = 1 ]; then
   pj plant magma-n1 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   pj plant magma-n2 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   pj plant streebog avx512 streebog_avx512.c "$BE" valgrind
+  pj plant streebog avx512bw streebog_avx512bw.c "$BE" valgrind
   pj plant mgm avx512 mgm_avx512.c "$BE" valgrind
   # Magma's one-block vector round (the avx512-vround row, chosen on Intel
   # cores only): named, so it is checked whatever this CPU's vendor; a name

@@ -38,8 +38,24 @@ struct gostx__sb_ct_tables {
   _Alignas(32) uint64_t c[12][2][4];
 };
 const struct gostx__sb_ct_tables *gostx__sb_ct_tables(void);
+/* The same pieces for streebog_avx512bw.c, as 64-byte vpshufb operands.
+ * That file keeps lane q of its vector kk (0, 1) = words [A_w, B_w],
+ * w = kk + 2q. */
+struct gostx__sb_zmm_tables {
+  _Alignas(64) uint8_t alpha[2][64], alphainv[2][64];
+  _Alignas(64) uint8_t log[64], nlog[64], nu1exp[64], nu0[64], logphi[64], sigmaexp[64];
+  /* alpha o L o omega: [kk][d][j][h], lane q: input byte kk + 2q to output
+   * byte j + 2((q + d) mod 4), h = 0 the right nibble, 1 the left */
+  _Alignas(64) uint8_t l[2][4][2][2][64];
+  /* alpha(C_r) in the B words: lane q of [kk] = [0, C_r word kk + 2q] */
+  _Alignas(64) uint64_t c[12][2][8];
+};
+const struct gostx__sb_zmm_tables *gostx__sb_zmm_tables(void);
 /* Table-free, constant-time: AVX-512 F/BW + VBMI + GFNI (lib/x86_avx512.h). */
 extern const struct gostx_streebog_impl gostx_streebog_avx512;
+/* Constant time, AVX-512 F/BW only (Skylake-SP, Cascade Lake): streebog_ct.h's
+ * method on zmm words. */
+extern const struct gostx_streebog_impl gostx_streebog_avx512bw;
 #endif
 #ifdef GOSTX_ARCH_AARCH64
 extern const struct gostx_streebog_impl gostx_streebog_neon; /* sliced, table-free */

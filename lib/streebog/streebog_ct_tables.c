@@ -1,5 +1,5 @@
 /* The tables of the constant-time x86 Streebog (streebog_ct.h, used by
- * streebog_ssse3.c and streebog_avx2.c), built once. Every table here is
+ * streebog_ssse3.c and streebog_avx2.c, and streebog_avx512bw.c), built once. Every table here is
  * filled by public loop counters and read by the vector code only whole (as
  * vpshufb operands), never at a data-dependent address. Plain C: no ISA of
  * its own.
@@ -34,6 +34,7 @@
 #include "streebog_tables.h"
 
 static struct gostx__sb_ct_tables tab;
+static struct gostx__sb_zmm_tables tz;
 static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
 
 /* The decomposition's pieces (BPU 2016). A matrix row y is a byte whose bit
@@ -97,6 +98,18 @@ static void build(void) {
   put2(tab.nu0, t[5], t[5]);
   put2(tab.logphi, t[6], t[6]);
   put2(tab.sigmaexp, t[7], t[7]);
+  for (int o = 0; o < 64; o += 16) { /* the same 16 entries in every lane */
+    memcpy(tz.alpha[0] + o, t[0], 16);
+    memcpy(tz.alpha[1] + o, t[1], 16);
+    memcpy(tz.alphainv[0] + o, t[8], 16);
+    memcpy(tz.alphainv[1] + o, t[9], 16);
+    memcpy(tz.log + o, t[2], 16);
+    memcpy(tz.nlog + o, t[3], 16);
+    memcpy(tz.nu1exp + o, t[4], 16);
+    memcpy(tz.nu0 + o, t[5], 16);
+    memcpy(tz.logphi + o, t[6], 16);
+    memcpy(tz.sigmaexp + o, t[7], 16);
+  }
 
   /* L o omega: lt[k][h][b][n] = byte b of L(omega(n << 4h) at byte k), h = 0
    * for r', 1 for l'. L(v at byte k) = lps[k][pi^-1(v)]. The offsets add
@@ -122,6 +135,12 @@ static void build(void) {
         put2(tab.l[k][b][h], lt[k][h][b], lt[k + 4][h][b + 4]);     /* halves as they are */
         put2(tab.l[k][b][2 + h], lt[k + 4][h][b], lt[k][h][b + 4]); /* halves swapped */
       }
+  for (int kk = 0; kk < 2; kk++)
+    for (int d = 0; d < 4; d++)
+      for (int j = 0; j < 2; j++)
+        for (int h = 0; h < 2; h++)
+          for (int lane = 0; lane < 4; lane++)
+            memcpy(tz.l[kk][d][j][h] + 16 * lane, lt[kk + 2 * lane][h][j + 2 * ((lane + d) % 4)], 16);
   static const int order[2][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
   for (int r = 0; r < 12; r++)
     for (int p = 0; p < 2; p++)
@@ -130,11 +149,24 @@ static void build(void) {
         for (int b = 0; b < 8; b++) a |= (uint64_t)matmul(alpha, (uint8_t)(c >> (8 * b))) << (8 * b);
         tab.c[r][p][w] = a;
       }
+  for (int r = 0; r < 12; r++)
+    for (int kk = 0; kk < 2; kk++)
+      for (int lane = 0; lane < 4; lane++) {
+        uint64_t c = gostx_streebog_c[r][kk + 2 * lane], a = 0;
+        for (int b = 0; b < 8; b++) a |= (uint64_t)matmul(alpha, (uint8_t)(c >> (8 * b))) << (8 * b);
+        tz.c[r][kk][2 * lane] = 0;
+        tz.c[r][kk][2 * lane + 1] = a;
+      }
 }
 
 const struct gostx__sb_ct_tables *gostx__sb_ct_tables(void) {
   pthread_once(&tab_once, build);
   return &tab;
+}
+
+const struct gostx__sb_zmm_tables *gostx__sb_zmm_tables(void) {
+  pthread_once(&tab_once, build);
+  return &tz;
 }
 
 #endif
