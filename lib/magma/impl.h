@@ -138,6 +138,33 @@ enum {
 };
 void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
                         uint8_t *out, size_t n);
+/* The block loop of a `chain` entry that keeps the state in two words:
+ * the last argument is a statement encrypting (s1, s0) in place (s1 the high word, as
+ * gostx__magma_load gives them). The one-block cores (magma_x86_64.c,
+ * magma_avx512.c's vector round) differ only in it. */
+#define GOSTX__MAGMA_CHAIN_WORDS(k, op, st, in, out, n, ...)                              \
+  do {                                                                                   \
+    uint32_t s1, s0;                                                                     \
+    gostx__magma_load((k), (st), &s1, &s0);                                              \
+    for (size_t i_ = 0; i_ < (n); i_++) {                                                \
+      uint32_t p1, p0;                                                                   \
+      gostx__magma_load((k), (in) + 8 * i_, &p1, &p0);                                   \
+      if ((op) == GOSTX__MAGMA_CHAIN_CBC || (op) == GOSTX__MAGMA_CHAIN_MAC) {            \
+        s1 ^= p1;                                                                        \
+        s0 ^= p0;                                                                        \
+      }                                                                                  \
+      __VA_ARGS__;                                                                       \
+      if ((op) == GOSTX__MAGMA_CHAIN_CFB) {                                              \
+        s1 ^= p1;                                                                        \
+        s0 ^= p0;                                                                        \
+      }                                                                                  \
+      if ((op) == GOSTX__MAGMA_CHAIN_OFB)                                                \
+        gostx__magma_store((k), (out) + 8 * i_, s1 ^ p1, s0 ^ p0);                       \
+      else if ((op) != GOSTX__MAGMA_CHAIN_MAC)                                           \
+        gostx__magma_store((k), (out) + 8 * i_, s1, s0);                                 \
+    }                                                                                    \
+    gostx__magma_store((k), (st), s1, s0);                                               \
+  } while (0)
 enum { GOSTX__MAGMA_ENC = 0, GOSTX__MAGMA_DEC = 1, GOSTX__MAGMA_IMIT = 2 };
 
 /* Multi-key Magma / GOST 28147-89 (lib/magma/magma.c), as gostx_kuz_mk:

@@ -77,7 +77,7 @@ TARGET static inline __m128i vround_g(const struct vround_consts *c, __m128i a, 
     VR(n2, kv[3], n1); VR(n1, kv[2], n2); VR(n2, kv[1], n1); VR(n1, kv[0], n2); \
   } while (0)
 
-/* As gostx__magma_x86_chain (impl.h's `chain`), on the vector round. */
+/* impl.h's `chain` on the vector round. */
 TARGET static void vround_chain(const gostx_magma_key *k, int op, uint8_t st[8], const uint8_t *in,
                                 uint8_t *out, size_t n) {
   const uint8_t *tab = gostx__magma_sliced_tables()->vround[k->sbox_id];
@@ -90,12 +90,7 @@ TARGET static void vround_chain(const gostx_magma_key *k, int op, uint8_t st[8],
   c.pack = _mm_set_epi64x(0, 0x34241404);        /* byte k: bit offset 16 k + 4 */
   __m128i kv[8];
   for (int i = 0; i < 8; i++) kv[i] = _mm_cvtsi32_si128((int)k->rk[i]);
-  uint32_t s1, s0;
-  gostx__magma_load(k, st, &s1, &s0);
-  for (size_t i = 0; i < n; i++) {
-    uint32_t p1, p0;
-    gostx__magma_load(k, in + 8 * i, &p1, &p0);
-    if (op == GOSTX__MAGMA_CHAIN_CBC || op == GOSTX__MAGMA_CHAIN_MAC) { s1 ^= p1; s0 ^= p0; }
+  GOSTX__MAGMA_CHAIN_WORDS(k, op, st, in, out, n, {
     __m128i n1 = _mm_cvtsi32_si128((int)s0), n2 = _mm_cvtsi32_si128((int)s1);
     VR_EIGHT_UP(n1, n2); /* K1..K24, then K8..K1 */
     VR_EIGHT_UP(n1, n2);
@@ -103,11 +98,7 @@ TARGET static void vround_chain(const gostx_magma_key *k, int op, uint8_t st[8],
     VR_EIGHT_DOWN(n1, n2);
     s1 = (uint32_t)_mm_cvtsi128_si32(n1);
     s0 = (uint32_t)_mm_cvtsi128_si32(n2);
-    if (op == GOSTX__MAGMA_CHAIN_CFB) { s1 ^= p1; s0 ^= p0; }
-    if (op == GOSTX__MAGMA_CHAIN_OFB) gostx__magma_store(k, out + 8 * i, s1 ^ p1, s0 ^ p0);
-    else if (op != GOSTX__MAGMA_CHAIN_MAC) gostx__magma_store(k, out + 8 * i, s1, s0);
-  }
-  gostx__magma_store(k, st, s1, s0);
+  });
   gostx_memzero(kv, sizeof kv);
 }
 

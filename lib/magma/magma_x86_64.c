@@ -119,22 +119,12 @@ void gostx__magma_x86_encrypt1(const gostx_magma_key *k, const uint8_t in[8], ui
 void gostx__magma_x86_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
                             uint8_t *out, size_t n) {
   KEYS;
-  uint32_t s1, s0;
-  gostx__magma_load(k, s, &s1, &s0);
-  for (size_t i = 0; i < n; i++) {
-    uint32_t p1, p0, n1, n2;
-    gostx__magma_load(k, in + 8 * i, &p1, &p0);
-    if (op == GOSTX__MAGMA_CHAIN_CBC || op == GOSTX__MAGMA_CHAIN_MAC) { s1 ^= p1; s0 ^= p0; }
-    n1 = s0;
-    n2 = s1;
+  GOSTX__MAGMA_CHAIN_WORDS(k, op, s, in, out, n, {
+    uint32_t n1 = s0, n2 = s1;
     ENCRYPT32(n1, n2);
     s1 = n1;
     s0 = n2;
-    if (op == GOSTX__MAGMA_CHAIN_CFB) { s1 ^= p1; s0 ^= p0; }
-    if (op == GOSTX__MAGMA_CHAIN_OFB) gostx__magma_store(k, out + 8 * i, s1 ^ p1, s0 ^ p0);
-    else if (op != GOSTX__MAGMA_CHAIN_MAC) gostx__magma_store(k, out + 8 * i, s1, s0);
-  }
-  gostx__magma_store(k, s, s1, s0);
+  });
 }
 
 void gostx__magma_x86_decrypt1(const gostx_magma_key *k, const uint8_t in[8], uint8_t out[8]) {
