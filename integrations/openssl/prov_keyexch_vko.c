@@ -1,12 +1,16 @@
 /* Key agreement for "gost2012_256" / "gost2012_512" keys: VKO_GOSTR3410_2012
  * (R 50.1.113-2016 section 4.3, RFC 7836). Params:
- *   "ukm": the UKM, 1..64 bytes read little-endian as gost-engine reads it;
- *     a text value is hex (`-pkeyopt ukm:HEX`, as with gost-engine), an
- *     octet string is taken as it is. "ukmhex" is the same, as text only
+ *   "ukm": the UKM, 1..8 bytes read little-endian as gost-engine reads it,
+ *     or 32 bytes: then the derive is KEG (RFC 9189; the UKM is the hash H,
+ *     the output 64 bytes), as gost-engine's is for a 32-byte UKM. A text
+ *     value is hex (`-pkeyopt ukm:HEX`, as with gost-engine), an octet
+ *     string is taken as it is. "ukmhex" is the same, as text only
  *     (gost-engine's own name: -pkeyopt ukmhex:HEX). Required, as
- *     gost-engine requires it.
+ *     gost-engine requires it; other lengths are refused (gost-engine's
+ *     derive fails on them), as `gostx vko` refuses them.
  *   "kdf-outlen": 32 (VKO_GOSTR3410_2012_256, the default, gost-engine's
- *     output) or 64 (VKO_GOSTR3410_2012_512). */
+ *     output) or 64 (VKO_GOSTR3410_2012_512); KEG's output is 64 whatever
+ *     it says. */
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -42,20 +46,24 @@ static void *vko_dup(void *vx) {
   return y;
 }
 
+/* 1..8 bytes: VKO's UKM; 32: KEG's H. */
+static int ukm_len_ok(size_t n) { return (n >= 1 && n <= 8) || n == 32; }
+
 static int set_ukm(vko_ctx *x, const OSSL_PARAM *p) {
   if (p->data_type == OSSL_PARAM_UTF8_STRING) {
     long n = 0;
     unsigned char *b = OPENSSL_hexstr2buf(p->data, &n);
-    int ok = b && n >= 1 && n <= 64;
+    int ok = b && ukm_len_ok((size_t)n);
     if (ok) memcpy(x->ukm, b, (size_t)n), x->ukm_len = (size_t)n;
     OPENSSL_clear_free(b, b ? (size_t)n : 0);
-    if (!ok) prov_err(PROV_R_BAD_PARAM, "ukm must be 1..64 bytes in hex");
+    if (!ok && !b) prov_err(PROV_R_BAD_PARAM, "ukm must be hex");
+    else if (!ok) prov_err(PROV_R_BAD_PARAM, "ukm is %ld bytes: 1..8 (VKO) or 32 (KEG)", n);
     return ok;
   }
   const void *v = NULL;
   size_t n = 0;
-  if (!OSSL_PARAM_get_octet_string_ptr(p, &v, &n) || n < 1 || n > 64) {
-    prov_err(PROV_R_BAD_PARAM, "ukm is %zu bytes, must be 1..64", n);
+  if (!OSSL_PARAM_get_octet_string_ptr(p, &v, &n) || !ukm_len_ok(n)) {
+    prov_err(PROV_R_BAD_PARAM, "ukm is %zu bytes: 1..8 (VKO) or 32 (KEG)", n);
     return 0;
   }
   memcpy(x->ukm, v, n);
@@ -94,10 +102,13 @@ static const OSSL_PARAM *vko_settable_ctx_params(void *vx, void *provctx) {
   return t;
 }
 
+/* What derive writes: 64 bytes for KEG, else kdf-outlen. */
+static size_t derived_len(const vko_ctx *x) { return x->ukm_len == 32 ? 64 : x->outlen; }
+
 static int vko_get_ctx_params(void *vx, OSSL_PARAM params[]) {
   vko_ctx *x = vx;
   OSSL_PARAM *p = OSSL_PARAM_locate(params, OSSL_EXCHANGE_PARAM_KDF_OUTLEN);
-  return !p || OSSL_PARAM_set_size_t(p, x->outlen);
+  return !p || OSSL_PARAM_set_size_t(p, derived_len(x));
 }
 
 static const OSSL_PARAM *vko_gettable_ctx_params(void *vx, void *provctx) {
@@ -140,7 +151,7 @@ static int vko_set_peer(void *vx, void *peerdata) {
 static int vko_derive(void *vx, unsigned char *secret, size_t *secretlen, size_t outlen) {
   vko_ctx *x = vx;
   if (!secret) {
-    *secretlen = x->outlen;
+    *secretlen = derived_len(x);
     return 1;
   }
   if (!x->has_key || !x->has_peer) {
@@ -151,14 +162,18 @@ static int vko_derive(void *vx, unsigned char *secret, size_t *secretlen, size_t
     prov_err(PROV_R_BAD_PARAM, "no UKM (param \"ukm\", -pkeyopt ukm:HEX)");
     return 0;
   }
-  if (outlen < x->outlen) {
-    prov_err(PROV_R_BUFFER_TOO_SMALL, "shared key is %zu bytes, buffer has %zu", x->outlen, outlen);
+  const size_t n = derived_len(x);
+  if (outlen < n) {
+    prov_err(PROV_R_BUFFER_TOO_SMALL, "shared key is %zu bytes, buffer has %zu", n, outlen);
     return 0;
   }
-  int rc = gostx_gost3410_vko(x->key.ps->curve, x->key.priv, x->len, x->peer.pub, 2 * x->len,
-                              x->ukm, x->ukm_len, secret, x->outlen);
-  if (rc != GOSTX_OK) return prov_lib_err(rc, "VKO");
-  *secretlen = x->outlen;
+  int rc = x->ukm_len == 32
+               ? gostx_gost3410_keg(x->key.ps->curve, x->key.priv, x->len, x->peer.pub, 2 * x->len,
+                                    x->ukm, 32, secret, 64)
+               : gostx_gost3410_vko(x->key.ps->curve, x->key.priv, x->len, x->peer.pub, 2 * x->len,
+                                    x->ukm, x->ukm_len, secret, n);
+  if (rc != GOSTX_OK) return prov_lib_err(rc, x->ukm_len == 32 ? "KEG" : "VKO");
+  *secretlen = n;
   return 1;
 }
 

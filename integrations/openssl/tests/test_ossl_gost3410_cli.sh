@@ -3,7 +3,8 @@
 # (with the default provider for PEM and X.509), each result checked by
 # gost-engine (`-engine gost`, the same Debian package as gostprov) and
 # self-signed certificates by GnuTLS's certtool: genpkey, pkey -text/-pubout,
-# dgst -sign/-verify, req -x509, x509 -text, verify, pkeyutl -derive, cms.
+# dgst -sign/-verify, req -x509, x509 -text, verify, pkeyutl -derive (VKO and
+# KEG), cms.
 # $1: the folder with gostx.so. Skips (77) as ossl_common.sh does; certtool
 # missing is a failure (gnutls-bin, installed by .ci/run).
 source "$(dirname "$0")/ossl_common.sh"
@@ -82,6 +83,14 @@ for spec in 256:A 256:XA 256:XB 256:TCA 256:TCB 512:A 512:B 512:C; do
   c=$(openssl pkeyutl -derive -inkey "$k.pem" -peerkey "$k.2.pub" -pkeyopt "ukmhex:$ukm" "${E[@]}" 2>/dev/null | hex)
   check "$alg/$ps pkeyutl -derive both ways" "$(same derive "$a" "$b")"
   check "$alg/$ps pkeyutl -derive = gost-engine" "$(same derive "$a" "$c")"
+  # KEG (RFC 9189): a 32-byte UKM is the hash H, 64 bytes out, as gost-engine
+  # derives it (H[1..16] != 0: there gost-engine's UKM differs from the RFC's)
+  h=01$(rnd 31)
+  a=$(openssl pkeyutl -derive -inkey "$k.pem" -peerkey "$k.2.pub" -pkeyopt "ukmhex:$h" "${P[@]}" | hex)
+  b=$(openssl pkeyutl -derive -inkey "$k.2.pem" -peerkey "$k.pub" -pkeyopt "ukm:$h" "${P[@]}" | hex)
+  c=$(openssl pkeyutl -derive -inkey "$k.pem" -peerkey "$k.2.pub" -pkeyopt "ukmhex:$h" "${E[@]}" 2>/dev/null | hex)
+  check "$alg/$ps pkeyutl -derive KEG (32-byte UKM) both ways, 64 bytes" "$(same keg "${#a}:$a" "128:$b")"
+  check "$alg/$ps pkeyutl -derive KEG = gost-engine" "$(same keg "$a" "$c")"
 done
 
 # CMS: OpenSSL 3.0's libcrypto writes and matches a CMS digest by its legacy NID, which a
@@ -112,6 +121,8 @@ refused "genpkey paramset:Z" "unknown gost2012_256 parameter set 'Z'" \
 refused "genpkey without a paramset" "no parameter set" openssl genpkey -algorithm gost2012_512 "${P[@]}"
 refused "pkeyutl -derive without a UKM" "no UKM" \
   openssl pkeyutl -derive -inkey "$tmp/k256A.pem" -peerkey "$tmp/k256A.2.pub" "${P[@]}"
+refused "pkeyutl -derive with a 16-byte UKM (gost-engine's derive fails too)" "1..8 (VKO) or 32 (KEG)" \
+  openssl pkeyutl -derive -inkey "$tmp/k256A.pem" -peerkey "$tmp/k256A.2.pub" -pkeyopt "ukmhex:$(rnd 16)" "${P[@]}"
 refused "pkeyutl -derive with a peer on another curve" "peer key is on" \
   openssl pkeyutl -derive -inkey "$tmp/k256A.pem" -peerkey "$tmp/k256TCA.pub" -pkeyopt ukm:01 "${P[@]}"
 refused "dgst -md_gost12_512 with a 256-bit key" "does not go with a 256-bit GOST key" \
