@@ -1,6 +1,7 @@
 /* The tables of the constant-time x86 Streebog (streebog_ct.h, used by
- * streebog_ssse3.c and streebog_avx2.c, and streebog_avx512bw.c), built once. Every table here is
- * filled by public loop counters and read by the vector code only whole (as
+ * streebog_ssse3.c and streebog_avx2.c; the zmm form for
+ * streebog_avx512bw.c), built once. Every table here is filled by public
+ * loop counters and read by the vector code only whole (as
  * vpshufb operands), never at a data-dependent address. Plain C: no ISA of
  * its own.
  *
