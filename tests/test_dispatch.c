@@ -26,8 +26,9 @@ static int level_index(const char *name) {
  * value (NULL = unset), read off its rows (gostx__impl_row_info): an exact
  * name that runs here is taken as it is; otherwise the first row, best
  * first, that is not opt-in, is not passed over on this CPU (ROW_PREFER),
- * sits at or below the forced level and runs here; the last row (portable) when nothing else does. Adding an
- * implementation or a level changes the rows, not this test. */
+ * sits at or below the forced level and runs here; the last row (portable)
+ * when nothing else does. Adding an implementation or a level changes the
+ * rows, not this test. */
 static const void *expected_impl(int alg, const char *env) {
   struct gostx__row_info info;
   const void *impl, *last = NULL;

@@ -138,10 +138,10 @@ enum {
 };
 void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
                         uint8_t *out, size_t n);
-/* The block loop of a `chain` entry that keeps the state in two words:
- * the last argument is a statement encrypting (s1, s0) in place (s1 the high word, as
- * gostx__magma_load gives them). The one-block cores (magma_x86_64.c,
- * magma_avx512.c's vector round) differ only in it. */
+/* The block loop of a `chain` entry that keeps the state in two words: the
+ * last argument is a statement encrypting (s1, s0) in place (s1 the high
+ * word, as gostx__magma_load gives them). The one-block cores
+ * (magma_x86_64.c, magma_avx512.c's vector round) differ only in it. */
 #define GOSTX__MAGMA_CHAIN_WORDS(k, op, st, in, out, n, ...)                              \
   do {                                                                                   \
     uint32_t s1, s0;                                                                     \
