@@ -17,6 +17,11 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 EMU_BUILD ?= build-emu
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# ctest runs one test more than there are cores: the net tests and the
+# interruption tests mostly wait (sleeps, timeouts) while holding a slot, so
+# with JOBS slots a core idles. On a 2-core VM: the suite 205 -> 134 s, the
+# ASan suite 600 -> 373 s.
+TEST_JOBS ?= $(shell echo $$(( $(JOBS) + 1 )))
 FUZZ_SECONDS ?= 30
 FUZZ_LONG ?= 600
 # Fuzzers: every tests/fuzz/fuzz_*.c (fuzz_cli, fuzz_block_diff,
@@ -37,7 +42,7 @@ demo: build
 
 # The normal suite: every C test at every implementation level, CLI tests.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 
 check: test asan ct
 
@@ -47,7 +52,7 @@ asan:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOSTX_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(TEST_JOBS)
 
 ct:
 	bash scripts/check_ct.sh

@@ -47,6 +47,22 @@ done
 umask 077
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# nbdkit -U - makes its socket's directory in /tmp (not under $TMPDIR) and
+# leaves it behind when it exits on an error (the refusals below): ~20 empty
+# /tmp/nbdkitXXXXXX per run. An nbdkit first on PATH (for `timeout nbdkit`
+# too) turns -U - into a socket in $tmp, named by its pid.
+mkdir "$tmp/bin"
+cat >"$tmp/bin/nbdkit" <<EOF
+#!/usr/bin/env bash
+args=() prev=
+for a in "\$@"; do
+  if [ "\$prev" = -U ] && [ "\$a" = - ]; then a=$tmp/nbd.\$\$.sock; rm -f "\$a"; fi
+  args+=("\$a") prev=\$a
+done
+exec $(command -v nbdkit) "\${args[@]}"
+EOF
+chmod +x "$tmp/bin/nbdkit"
+export PATH=$tmp/bin:$PATH
 pass=0
 fail=0
 check() { # check DESCRIPTION COMMAND...
