@@ -28,6 +28,7 @@ static const struct brow brows[] = {
     {"magma", "ofb", GOSTX_BATCH_OFB, GOSTX_ALG_MAGMA},
     {"magma", "ctr", GOSTX_BATCH_CTR, GOSTX_ALG_MAGMA},
     {"magma", "omac", GOSTX_BATCH_OMAC, GOSTX_ALG_MAGMA},
+    {"magma", "mgm-seal", GOSTX_BATCH_MGM_SEAL, GOSTX_ALG_MAGMA}, /* the tunnel's Magma-MGM */
     {"gost89", "cnt", GOSTX_BATCH_GOST89_CNT, 0},
     {"gost89", "cfb-enc", GOSTX_BATCH_GOST89_CFB_ENCRYPT, 0},
     {"gost89", "imit", GOSTX_BATCH_GOST89_IMIT, 0},

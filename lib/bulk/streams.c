@@ -53,17 +53,36 @@ static int lane_form(gostx_batch_op op, const gostx_stream *s0) {
   return gostx__dispatch()->kuz->mk_init != NULL;
 }
 
+/* MGM: the length (AAD + data) from which a stream's own gostx_mgm_* call,
+ * its blocks side by side in the wide kernels, beats a lane of the
+ * multi-key path (which steps every lane a block at a time); 0: never.
+ * Lengths are public. */
+static size_t mgm_solo_min(const gostx_stream *s0) {
+  const gostx_cipher *c = s0->key;
+  return c->id == GOSTX_ALG_MAGMA ? gostx__dispatch()->magma->mgm_solo_min
+                                  : gostx__dispatch()->kuz->mgm_solo_min;
+}
+
 static void group_task(void *arg, size_t t) {
   const struct job *j = arg;
   const struct gostx__bjob *b = &j->b;
   const struct gostx__group *gr = &j->groups[t];
-  const size_t g = gr->count;
+  size_t g = gr->count;
   gostx_stream *S[GOSTX__LANES_MAX];
   if (g == 0) return;
   for (size_t k = 0; k < g; k++) S[k] = &j->s[j->order[gr->start + k]];
   if (!lane_form(b->op, S[0])) {
     for (size_t k = 0; k < g; k++) S[k]->status = gostx__batch_solo(b, S[k]);
     return;
+  }
+  if (is_mgm(b->op)) { /* the long ones alone; the rest keep their order */
+    const size_t min = mgm_solo_min(S[0]);
+    size_t kept = 0;
+    for (size_t k = 0; k < g; k++) {
+      if (min && S[k]->aad_len + S[k]->len >= min) S[k]->status = gostx__batch_solo(b, S[k]);
+      else S[kept++] = S[k];
+    }
+    if ((g = kept) == 0) return;
   }
   const void *keys[GOSTX__LANES_MAX];
   gostx_gost89_key keys89[GOSTX_MAGMA_MK_MAX];

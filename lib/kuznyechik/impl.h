@@ -106,6 +106,11 @@ struct gostx_kuz_impl {
    * defines them, s kept in registers from block to block. */
   void (*chain)(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in, uint8_t *out,
                 size_t nblocks);
+  /* MGM messages (AAD + data bytes) from which one gostx_mgm_* call each
+   * beats the stream batch's multi-key lanes (gostx_batch_streams then
+   * gives such streams that call; 0: never). Measured with `gostx bench
+   * --impl LEVEL --batch SIZE --filter mgm-seal` (docs/BULK.md). */
+  size_t mgm_solo_min;
 };
 
 /* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys

@@ -775,6 +775,6 @@ const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
                                               kuz_avx2_mk_decrypt, kuz_avx2_ctr,
                                               kuz_avx2_expand, kuz_avx2_xts, 256,
-                                              kuz_avx2_ctr_acpkm, kuz_avx2_chain};
+                                              kuz_avx2_ctr_acpkm, kuz_avx2_chain, 4096};
 
 #endif

@@ -529,6 +529,6 @@ const struct gostx_kuz_impl gostx_kuz_avx512 = {"avx512", kuz_avx512_encrypt, ku
                                                 0, KUZ_AVX512_MK_MAX, sizeof(struct mk_avx512),
                                                 kuz_avx512_mk_init, kuz_avx512_mk_encrypt,
                                                 kuz_avx512_mk_decrypt, NULL, kuz_avx512_expand,
-                                                kuz_avx512_xts, 16, NULL, NULL};
+                                                kuz_avx512_xts, 16, NULL, NULL, 512};
 
 #endif

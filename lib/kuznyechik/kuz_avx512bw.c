@@ -200,6 +200,6 @@ const struct gostx_kuz_impl gostx_kuz_avx512bw = {"avx512bw", kuz_avx512bw_encry
                                                   GOSTX_KUZ_MK_MAX, GOSTX_KUZ_MK_BYTES,
                                                   kuz_avx512bw_mk_init, kuz_avx512bw_mk_encrypt,
                                                   kuz_avx512bw_mk_decrypt, kuz_avx512bw_ctr, NULL,
-                                                  kuz_avx512bw_xts, 256, NULL, NULL};
+                                                  kuz_avx512bw_xts, 256, NULL, NULL, 4096};
 
 #endif

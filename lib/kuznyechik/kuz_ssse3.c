@@ -49,6 +49,6 @@ static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
 const struct gostx_kuz_impl gostx_kuz_ssse3 = {"ssse3", encrypt_blocks_x2, decrypt_blocks_x2,
                                                BS_MK_MAX, BS_MK_MAX, sizeof(struct mk_x2),
                                                mk_init_x2, mk_encrypt_x2, mk_decrypt_x2,
-                                               NULL, NULL, NULL, 0, NULL, NULL};
+                                               NULL, NULL, NULL, 0, NULL, NULL, 0};
 
 #endif

@@ -129,6 +129,9 @@ struct gostx_magma_impl {
    * gostx__magma_chain is the generic one. */
   void (*chain)(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in, uint8_t *out,
                 size_t n);
+  /* As gostx_kuz_impl's: MGM messages from which one call each beats the
+   * stream batch's lanes (0: never). */
+  size_t mgm_solo_min;
 };
 enum {
   GOSTX__MAGMA_CHAIN_CBC = 0,

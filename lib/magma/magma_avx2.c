@@ -34,6 +34,6 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_avx2 = {"avx2", avx2_encrypt, avx2_decrypt,
-                                                  avx2_mk_init, avx2_mk_blocks, ONE_IMIT16, ONE_CHAIN};
+                                                  avx2_mk_init, avx2_mk_blocks, ONE_IMIT16, ONE_CHAIN, 1024};
 
 #endif

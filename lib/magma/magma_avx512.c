@@ -27,7 +27,7 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, avx512_decrypt,
-                                                    avx512_mk_init, avx512_mk_blocks, ONE_IMIT16, ONE_CHAIN};
+                                                    avx512_mk_init, avx512_mk_blocks, ONE_IMIT16, ONE_CHAIN, 512};
 
 /* ---- One block on a vector round: the sequential modes on Intel cores ----
  * CBC/CFB encryption, OFB and OMAC run one block at a time, so a round's
@@ -104,6 +104,6 @@ TARGET static void vround_chain(const gostx_magma_key *k, int op, uint8_t st[8],
 
 const struct gostx_magma_impl gostx_magma_avx512_vround = {
     "avx512-vround", avx512_encrypt, avx512_decrypt, avx512_mk_init, avx512_mk_blocks, ONE_IMIT16,
-    vround_chain};
+    vround_chain, 512};
 
 #endif

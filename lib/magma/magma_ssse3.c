@@ -35,6 +35,6 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_ssse3 = {"ssse3", ssse3_encrypt, ssse3_decrypt,
-                                                   ssse3_mk_init, ssse3_mk_blocks, ONE_IMIT16, ONE_CHAIN};
+                                                   ssse3_mk_init, ssse3_mk_blocks, ONE_IMIT16, ONE_CHAIN, 1024};
 
 #endif
