@@ -6,7 +6,9 @@ Prints the numbers sent of each kind as `kind count` lines.
 
 Run as root inside the sending tunnel's namespace:
   inject.py --dev VETH --port 4500 --to ADDR --count 20
-With --save FILE it only captures (into FILE); with --replay FILE it only
+With --ready FILE it creates FILE once its capture socket is bound, so that
+the caller can start the traffic after that. With --save FILE it only
+captures (into FILE); with --replay FILE it only
 sends FILE's packets again, unchanged (a replay across a restart); with
 --reorder FILE it sends FILE's packets (captured while the receiver was
 down, so new to it) out of order, last first and odd before even, then
@@ -19,9 +21,11 @@ ETH_P_IP = 0x0800
 ETH_P_ALL = 0x0003  # outgoing packets reach only ETH_P_ALL sockets
 
 
-def capture(dev, port, count, seconds):
+def capture(dev, port, count, seconds, ready):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
     s.bind((dev, ETH_P_ALL))
+    if ready:  # the caller starts its traffic only now (a loaded machine starts us late)
+        open(ready, "w").close()
     s.settimeout(0.2)
     got, end = [], time.time() + seconds
     while len(got) < count and time.time() < end:
@@ -49,6 +53,7 @@ def main():
     ap.add_argument("--to", required=True)
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--ready", help="create this file once capturing")
     ap.add_argument("--save")
     ap.add_argument("--replay")
     ap.add_argument("--reorder")
@@ -78,7 +83,7 @@ def main():
         print("reordered", len(pkts))
         print("replay", len(pkts))
         return 0
-    caps = capture(a.dev, a.port, a.count, a.seconds)
+    caps = capture(a.dev, a.port, a.count, a.seconds, a.ready)
     if a.save:
         with open(a.save, "wb") as f:
             for p in caps:

@@ -218,16 +218,36 @@ fi
 [ "$(cat "$T/a.seq")" -gt "$seq_before" ] && ok "sequence numbers continue after restart" ||
   bad "sequence file did not advance ($seq_before -> $(cat "$T/a.seq"))"
 
+# The injector in the background (inject_bg OUT ARGS...; its pid in $ipid),
+# returning once its capture socket is bound: the pings it must capture
+# start only then, however late a loaded machine starts Python (with the
+# pings first, a run beside two other tests once captured 8 of 10).
+inject_bg() {
+  local out=$1
+  shift
+  rm -f "$T/inject.ready"
+  ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+    --ready "$T/inject.ready" "$@" >"$out" 2>"$T/inject.err" &
+  ipid=$!
+  PIDS+=($ipid)
+  for _ in $(seq 150); do
+    [ -e "$T/inject.ready" ] && return 0
+    kill -0 $ipid 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
 # the injector: bad copies of captured packets, every one dropped and counted
 sleep 1.5 # the status file is rewritten every second
 declare -A before after
 keys="rx_packets rx_replay rx_auth rx_malformed rx_spi"
 for k in $keys; do before[$k]=$(status $NB b $k); done
+inject_bg "$T/inject.out" --count 20 || bad "injector not capturing: $(cat "$T/inject.err")"
 ip netns exec $NA ping -c 30 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 &
 ppid=$!
 PIDS+=($ppid)
-ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 --count 20 \
-  >"$T/inject.out" 2>"$T/inject.err" || bad "injector: $(cat "$T/inject.err")"
+wait $ipid || bad "injector: $(cat "$T/inject.err")"
 wait $ppid
 sleep 2.5
 for k in $keys; do after[$k]=$(status $NB b $k); done
@@ -247,20 +267,20 @@ d() { echo $((after[$1] - before[$1])); }
 # restart B, the receiver: packets captured before cannot be replayed after;
 # packets captured while it was down (new to it) are accepted out of order,
 # each once
+inject_bg "$T/capture.out" --count 10 --save "$T/captured" || bad "capture: not capturing"
 ip netns exec $NA ping -c 25 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 &
 ppid=$!
 PIDS+=($ppid)
-ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 --count 10 \
-  --save "$T/captured" >/dev/null 2>"$T/inject.err" || bad "capture: $(cat "$T/inject.err")"
+wait $ipid || bad "capture: $(cat "$T/capture.out" "$T/inject.err")"
 wait $ppid
 sleep 1.5 # B saves its window's top every second
 kill -TERM $PID_b
 for _ in $(seq 50); do kill -0 $PID_b 2>/dev/null || break; sleep 0.1; done
+inject_bg "$T/capture.out" --count 10 --save "$T/unseen" || bad "capture (B down): not capturing"
 ip netns exec $NA ping -c 15 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 & # unanswered: B is down
 ppid=$!
 PIDS+=($ppid)
-ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 --count 10 \
-  --save "$T/unseen" >/dev/null 2>"$T/inject.err" || bad "capture (B down): $(cat "$T/inject.err")"
+wait $ipid || bad "capture (B down): $(cat "$T/capture.out" "$T/inject.err")"
 wait $ppid
 start b $NB 10.232.0.2
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
