@@ -50,7 +50,7 @@ static void detect(void) {
    * so every feature they need is "present" on any x86-64 with SSSE3 (the
    * byte permutes' models use PSHUFB: lib/x86_avx512_emu.c). */
   if (cpu.ssse3) {
-    cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vbmi = 1;
+    cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vbmi = cpu.avx512ifma = 1;
     cpu.gfni = cpu.vpclmul = cpu.pclmul = 1;
   }
 #endif
@@ -84,6 +84,7 @@ static void detect_x86(void) {
     cpu.avx512bw = cpu.avx512f && ((b >> 30) & 1);
     cpu.avx512vl = cpu.avx512f && ((b >> 31) & 1);
     cpu.avx512vbmi = cpu.avx512f && ((c >> 1) & 1);
+    cpu.avx512ifma = cpu.avx512f && ((b >> 21) & 1);
   }
 #endif
 }
@@ -112,6 +113,7 @@ static void describe(void) {
     {"avx512bw", offsetof(struct gostx_cpu, avx512bw)},
     {"avx512vl", offsetof(struct gostx_cpu, avx512vl)},
     {"avx512vbmi", offsetof(struct gostx_cpu, avx512vbmi)},
+    {"avx512ifma", offsetof(struct gostx_cpu, avx512ifma)},
     {"neon", offsetof(struct gostx_cpu, neon)},
     {"pmull", offsetof(struct gostx_cpu, pmull)},
   };

@@ -93,6 +93,7 @@ static int needs_avx512_set(const struct gostx_cpu *f) {
 static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
 static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
 static int needs_mulx(const struct gostx_cpu *f) { return f->bmi2 && f->adx; }
+static int needs_ifma(const struct gostx_cpu *f) { return needs_mulx(f) && f->avx512ifma; }
 /* Intel cores issue shifts and rotates on two ports and ROR by CL as two
  * uops, which the general-register Magma round is made of; AMD's have four
  * and one (docs/MAGMA.md "One block"). */
@@ -159,9 +160,11 @@ static const struct row mgm_rows[] = {
 
 /* GOST R 34.10's field products. MULX/ADX came with AVX2's generation
  * (Haswell, Broadwell; Zen): the avx2 level, so GOSTX_IMPL=ssse3 or portable
- * runs the portable field. */
+ * runs the portable field. The avx512 level adds 256 paramSetA's doublings
+ * on AVX-512 IFMA (Ice Lake and later, Zen 4 and later) to the MULX field. */
 static const struct row gx_field_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
+    ROW(gostx_gx_field_ifma, LEVEL_avx512, 0, needs_ifma),
     ROW(gostx_gx_field_mulx, LEVEL_avx2, 0, needs_mulx),
 #endif
     ROW(gostx_gx_field_portable, LEVEL_portable, 0, NULL),

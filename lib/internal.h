@@ -125,7 +125,8 @@ enum {
   GOSTX_PLANT_GOST3410_ED,    /* gost3410/ec_edwards.c: the same, k G on the Edwards sets */
   GOSTX_PLANT_GOST3410_ED_VKO, /* ... and k P on the Edwards sets */
   GOSTX_PLANT_ESP_PAD,         /* esp/esp.c trailer_bad: the decrypted pad length */
-  GOSTX_PLANT_MAGMA_VROUND     /* magma_avx512.c: the one-block vector round's S-box indexes */
+  GOSTX_PLANT_MAGMA_VROUND,    /* magma_avx512.c: the one-block vector round's S-box indexes */
+  GOSTX_PLANT_GOST3410_ED_IFMA /* gost3410/ec_edwards_ifma.c: k P's digits on AVX-512 IFMA */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;
@@ -146,7 +147,7 @@ static inline void gostx__ct_plant_touch(const void *p, size_t n) {
 /* ---- CPU features (lib/cpu.c) ---- */
 struct gostx_cpu {
   int sse2, ssse3, sse41, pclmul, avx, avx2, bmi2, adx, vaes, vpclmul, gfni;
-  int avx512f, avx512bw, avx512vl, avx512vbmi;
+  int avx512f, avx512bw, avx512vl, avx512vbmi, avx512ifma;
   int neon, pmull; /* AArch64: Advanced SIMD, and the 64-bit polynomial multiply */
   int intel;       /* x86-64 vendor GenuineIntel: a preference between rows, never a capability */
 };

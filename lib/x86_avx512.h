@@ -25,12 +25,15 @@
 #include "x86_avx512_emu.h"
 #define GOSTX_TARGET_AVX512
 #define GOSTX_TARGET_AVX512BW
+#define GOSTX_TARGET_AVX512IFMA
 #else
 #include <immintrin.h>
 #define GOSTX_TARGET_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,gfni,vpclmulqdq,pclmul")))
 /* The avx512bw level's files (Skylake-SP, Cascade Lake: no VBMI, no GFNI). */
 #define GOSTX_TARGET_AVX512BW __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+/* GOST R 34.10's Edwards k P on 52-bit limbs (lib/gost3410/ec_edwards_ifma.c). */
+#define GOSTX_TARGET_AVX512IFMA __attribute__((target("avx2,avx512f,avx512vl,avx512ifma")))
 #endif
 
 #endif

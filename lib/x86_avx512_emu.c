@@ -115,6 +115,42 @@ SSSE3 simde__m128i gostx_emu_mask_mov_epi8_128(simde__m128i src, simde__mmask16 
   return to128(blend16(from128(src), k, from128(a)));
 }
 
+/* The 104-bit product of two 52-bit numbers from their 26-bit halves (each
+ * partial product below 2^53): plain multiplies and shifts, no 128-bit
+ * type, which memcheck follows bit by bit. */
+static void mul52(uint64_t a, uint64_t b, uint64_t *lo, uint64_t *hi) {
+  const uint64_t m26 = ((uint64_t)1 << 26) - 1, m52 = ((uint64_t)1 << 52) - 1;
+  a &= m52;
+  b &= m52;
+  const uint64_t a0 = a & m26, a1 = a >> 26, b0 = b & m26, b1 = b >> 26;
+  const uint64_t p00 = a0 * b0, p11 = a1 * b1, mid = a0 * b1 + a1 * b0; /* each < 2^53 */
+  /* a b = p00 + mid 2^26 + p11 2^52 */
+  const uint64_t low = p00 + ((mid & m26) << 26); /* < 2^53 */
+  *lo = low & m52;
+  *hi = p11 + (mid >> 26) + (low >> 52);
+}
+
+/* acc + the low (high = 0) or high 52 bits of each lane's product. */
+static simde__m256i madd52(simde__m256i acc, simde__m256i a, simde__m256i b, int high) {
+  uint64_t r[4], x[4], y[4], lo, hi;
+  memcpy(r, &acc, sizeof r);
+  memcpy(x, &a, sizeof x);
+  memcpy(y, &b, sizeof y);
+  for (int i = 0; i < 4; i++) {
+    mul52(x[i], y[i], &lo, &hi);
+    r[i] += high ? hi : lo;
+  }
+  memcpy(&acc, r, sizeof r);
+  return acc;
+}
+
+simde__m256i gostx_emu_madd52lo_epu64(simde__m256i acc, simde__m256i a, simde__m256i b) {
+  return madd52(acc, a, b, 0);
+}
+
+simde__m256i gostx_emu_madd52hi_epu64(simde__m256i acc, simde__m256i a, simde__m256i b) {
+  return madd52(acc, a, b, 1);
+}
 #else
 typedef int gostx_x86_avx512_emu_unused; /* ISO C: no empty translation unit */
 #endif

@@ -46,6 +46,20 @@ simde__m128i gostx_emu_mask_mov_epi8_128(simde__m128i src, simde__mmask16 k, sim
 #define _mm512_mask_add_epi8(src, k, a, b) \
   gostx_emu_mask_mov_epi8((src), (k), simde_mm512_add_epi8((a), (b)))
 
+/* VPMADD52LUQ / VPMADD52HUQ on ymm (AVX512IFMA + VL), which this SIMDe
+ * lacks: per lane, acc + the low / high 52 bits of the 104-bit product of
+ * the operands' low 52 bits. */
+simde__m256i gostx_emu_madd52lo_epu64(simde__m256i acc, simde__m256i a, simde__m256i b);
+simde__m256i gostx_emu_madd52hi_epu64(simde__m256i acc, simde__m256i a, simde__m256i b);
+#undef _mm256_madd52lo_epu64
+#define _mm256_madd52lo_epu64(acc, a, b) gostx_emu_madd52lo_epu64((acc), (a), (b))
+#undef _mm256_madd52hi_epu64
+#define _mm256_madd52hi_epu64(acc, a, b) gostx_emu_madd52hi_epu64((acc), (a), (b))
+
+/* Nothing to clear in the emulation (SIMDe has no VZEROUPPER). */
+#undef _mm256_zeroupper
+#define _mm256_zeroupper() ((void)0)
+
 #define __mmask8 simde__mmask8
 #define __mmask16 simde__mmask16
 #define __mmask32 simde__mmask32

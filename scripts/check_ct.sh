@@ -310,6 +310,9 @@ if [ $emulated = 1 ]; then
   pj plant streebog avx512 streebog_avx512.c "$BE" valgrind
   pj plant streebog avx512bw streebog_avx512bw.c "$BE" valgrind
   pj plant mgm avx512 mgm_avx512.c "$BE" valgrind
+  # GOST R 34.10's k P on AVX-512 IFMA (the plant case turns it on itself:
+  # valgrind hides ADX, which the dispatcher's IFMA row also needs)
+  pj plant gost3410-ed-ifma avx512 "gx_ed_mul_ifma (ec_edwards_ifma.c" "$BE" valgrind
   # Magma's one-block vector round (the avx512-vround row, chosen on Intel
   # cores only): named, so it is checked whatever this CPU's vendor; a name
   # sets the other primitives to portable, whose checks are above.

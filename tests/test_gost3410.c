@@ -635,6 +635,110 @@ static void test_field_mulx(void) {
 #endif
 }
 
+/* k P and verification's m G + k P on the Edwards sets by AVX-512 IFMA
+ * (lib/gost3410/ec_edwards_ifma.c) against the same with the IFMA path off,
+ * and against the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2,
+ * all-ones folded) and random ones, on G and on other points of order q.
+ * Where the CPU has no IFMA (and the build does not emulate it) there is
+ * nothing to compare: the dispatcher never runs it there. */
+static void test_edwards_ifma(void) {
+#ifdef GOSTX_ARCH_X86_64
+  if (!gostx__cpu()->avx512ifma || !gostx__cpu()->avx512vl) {
+    printf("edwards ifma: not on this CPU (no AVX-512 IFMA)\n");
+    return;
+  }
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    gx_curve on = *gx_curve_get(all_curves[ci]), off = on;
+    if (!on.edwards) continue;
+    on.fp.ifma = 1;
+    off.fp.ifma = 0;
+    const char *name = gostx_gost3410_curve_name(all_curves[ci]);
+    int bad_ref = 0, bad_off = 0, bad_two = 0;
+    gx_point G, P, R0, R1, R2, T;
+    gx_fe k, m;
+    gx_point_generator(&off, &G);
+    for (int it = 0; it < 60; it++) { /* references on `off`: no IFMA anywhere */
+      scalar_below_q(&on, k, it % 20);
+      scalar_below_q(&on, m, 6 + it % 9);
+      if (it % 3)
+        gx_point_mul_ref(&off, &P, m, &G);
+      else
+        P = G;
+      gx_point_mul_ref(&off, &R0, k, &P);
+      gx_point_mul(&on, &R1, k, &P);
+      gx_point_mul(&off, &R2, k, &P);
+      bad_ref += !same_point(&on, &R0, &R1);
+      bad_off += !same_point(&on, &R1, &R2);
+      /* verification's m G + k P, variable time (m = k: the same point added) */
+      if (it % 7 == 0) memcpy(m, k, sizeof m);
+      gx_point_mul_ref(&off, &T, m, &G);
+      gx_point_add(&off, &R0, &R0, &T);
+      gx_ed_mul2_vartime(&on, &R1, m, k, &P);
+      gx_ed_mul2_vartime(&off, &R2, m, k, &P);
+      bad_two += !same_point(&on, &R0, &R1) + !same_point(&on, &R1, &R2);
+    }
+    CHECK(!bad_ref, "%s: k P with IFMA = reference (%d of 60 differ)", name, bad_ref);
+    CHECK(!bad_off, "%s: k P with IFMA = without (%d of 60 differ)", name, bad_off);
+    CHECK(!bad_two, "%s: m G + k P with IFMA = reference and without (%d of 120 differ)", name,
+          bad_two);
+  }
+#endif
+}
+
+/* The complete addition on AVX-512 IFMA (lib/gost3410/ec_ifma.c: the sets
+ * with p = 2^(64 n) - c and a = -3) against ec.c's own: the same formula,
+ * so the same projective coordinates, limb for limb, on random points and
+ * on its edges: P + P, P + (-P), infinity on either side and both, and a
+ * point with Z scaled (not 1). */
+static void test_point_add_ifma(void) {
+#ifdef GOSTX_ARCH_X86_64
+  if (!gostx__cpu()->avx512ifma || !gostx__cpu()->avx512vl) {
+    printf("point add ifma: not on this CPU (no AVX-512 IFMA)\n");
+    return;
+  }
+  for (size_t ci = 0; ci < NCURVES; ci++) {
+    gx_curve on = *gx_curve_get(all_curves[ci]), off = on;
+    if (!on.fp.c || on.a_small != -3) continue;
+    on.fp.ifma = 1;
+    off.fp.ifma = 0;
+    const char *name = gostx_gost3410_curve_name(all_curves[ci]);
+    int bad = 0, n = on.n;
+    gx_point G, P, Q, R1, R2, inf;
+    gx_fe k, z;
+    memset(&inf, 0, sizeof inf);
+    memcpy(inf.Y, on.fp.one, sizeof inf.Y); /* (0 : 1 : 0) */
+    gx_point_generator(&off, &G);
+    for (int it = 0; it < 80; it++) {
+      scalar_below_q(&off, k, it % 20);
+      gx_point_mul_ref(&off, &P, k, &G);
+      scalar_below_q(&off, k, 7 + it % 13);
+      gx_point_mul_ref(&off, &Q, k, &G);
+      switch (it % 8) {
+        case 1: Q = P; break;                            /* doubling */
+        case 2: Q = P; gx_sub(&off.fp, Q.Y, off.fp.m, P.Y); break; /* P + (-P) */
+        case 3: Q = inf; break;
+        case 4: P = inf; break;
+        case 5: P = Q = inf; break;
+        case 6: /* Z scaled: (X z : Y z : Z z) */
+          for (int i = 0; i < n; i++) z[i] = t_rand();
+          z[n - 1] >>= 1;
+          gx_mul(&off.fp, Q.X, Q.X, z);
+          gx_mul(&off.fp, Q.Y, Q.Y, z);
+          gx_mul(&off.fp, Q.Z, Q.Z, z);
+          break;
+        default: break;
+      }
+      gx_point_add(&on, &R1, &P, &Q);
+      gx_point_add(&off, &R2, &P, &Q);
+      bad += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
+             memcmp(R1.Z, R2.Z, (size_t)n * 8);
+    }
+    CHECK(!bad, "%s: complete addition with IFMA = without, limb for limb (%d of 80 differ)",
+          name, bad);
+  }
+#endif
+}
+
 /* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
 static void test_recode(void) {
   for (int it = 0; it < 400; it++) {
@@ -828,5 +932,7 @@ int main(void) {
   test_scan();
   test_inv_divsteps();
   test_fast_paths();
+  test_edwards_ifma();
+  test_point_add_ifma();
   return t_done();
 }

@@ -24,6 +24,7 @@ typedef struct gx_mont {
   uint64_t r2[GX_MAXN];  /* R^2 mod m */
   uint64_t r3[GX_MAXN];  /* R^3 mod m */
   int mulx;       /* products by field_x86_64.c (set from lib/dispatch.c's choice) */
+  int ifma;       /* Edwards k P by ec_edwards_ifma.c where m = 2^(64 n) - c (the same) */
 } gx_mont;
 
 /* gx_mul and gx_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */
@@ -31,6 +32,25 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
 void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a);
 /* gx_add and gx_sub in x86-64 registers (4 limbs, or 8 for m = 2^512 - c;
  * with the MULX field). */
+/* k P on an Edwards set with p = 2^(64 n) - c (n = 4 or 8, c < 2^14) by
+ * AVX-512 IFMA (ec_edwards_ifma.c; x86-64 only, where gx_mont's ifma is
+ * set): from the neutral, for each signed digit of dig (nd of them, top
+ * first) GX_ED_W doublings (none before the first) and the addition of the
+ * table's entry |d| / 2 (entries cached points (X, Y, Z, d T), 4 n limbs
+ * each), negated for d < 0; the result (x : y : z : t), each below p. */
+#define GX_ED_W 5
+#define GX_ED_IFMA_ENTRIES (1 << (GX_ED_W - 1))
+void gx_ed_mul_ifma(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *t,
+                    const uint64_t *tab, int entries, const int8_t *dig, int nd);
+/* a G + b P for public a and b (verification; variable time) by AVX-512
+ * IFMA: gx_ed_mul2_vartime's loop over the NAF digits db (of b, nb of them,
+ * over the nodd cached odd multiples of P) and da (of a, na, over the ng
+ * affine (u, v, d u v) odd multiples of G). */
+#define GX_ED_IFMA_ODD 8
+#define GX_ED_IFMA_G 32
+void gx_ed_mul2_ifma_vartime(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t *z,
+                             uint64_t *t, const uint64_t *odd, int nodd, const int8_t *db, int nb,
+                             const uint64_t *gtab, int ng, const int8_t *da, int na);
 void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 
@@ -108,6 +128,10 @@ typedef struct gx_point {
 } gx_point;
 
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *p, const gx_point *q);
+/* The same on AVX-512 IFMA (ec_ifma.c; x86-64 only): for p = 2^(64 n) - c
+ * with c < 2^14 and a = -3, where gx_mont's ifma is set (gx_point_add
+ * tests all three). */
+void gx_point_add_ifma(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q);
 /* One Jacobian doubling in place (x = X/Z^2, y = Y/Z^3). */
 void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z);
 /* r = 2^count P (Jacobian doublings inside; any P of odd order or infinity). */

@@ -27,7 +27,7 @@ typedef struct ed_point {
  * table's 6: the masked scan of a 6-bit table of cached points costs more
  * than the 9 additions it saves (VKO on 256 A: +8 % with 5 on the portable
  * scan, +3 % with the AVX2 one). */
-#define ED_W 5
+#define ED_W GX_ED_W
 #define VAR_ENTRIES (1 << (ED_W - 1))
 
 static const gx_fe fe_zero = {0};
@@ -257,17 +257,23 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
   gx_fe ko;
   int8_t dig[GX_DIGITS_W(GX_MAXN, ED_W)];
   int n = C->n, nd = GX_DIGITS_W(n, ED_W);
+  /* 2^(64 n) - c with c < 2^14: ec_edwards_ifma.c's bounds (617 and 569) */
+  const int ifma = C->fp.ifma && C->fp.c && C->fp.c < (1u << 14);
   uint64_t flip = gx_make_odd(C, ko, k);
   gx_recode_odd_w(dig, ko, n, ED_W);
   ed_from_weier(C, &E, P);
   odd_multiples(C, tab, &E, VAR_ENTRIES);
-  ed_neutral(C, &acc);
-  for (int i = nd - 1; i >= 0; i--) {
-    if (i < nd - 1)
-      for (int s = 0; s < ED_W; s++) ed_dbl(C, &acc, &acc, s == ED_W - 1);
-    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED_VKO, (const uint8_t *)&dig[i], 1);
-    ed_select(C, sel, tab, 4, dig[i]);
-    ed_add(C, &acc, &acc, sel, sel + n, sel + 2 * n, sel + 3 * n, 0); /* doublings next */
+  if (ifma) {
+    gx_ed_mul_ifma(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
+  } else {
+    ed_neutral(C, &acc);
+    for (int i = nd - 1; i >= 0; i--) {
+      if (i < nd - 1)
+        for (int s = 0; s < ED_W; s++) ed_dbl(C, &acc, &acc, s == ED_W - 1);
+      GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED_VKO, (const uint8_t *)&dig[i], 1);
+      ed_select(C, sel, tab, 4, dig[i]);
+      ed_add(C, &acc, &acc, sel, sel + n, sel + 2 * n, sel + 3 * n, 0); /* doublings next */
+    }
   }
   neg_if(C, acc.X, acc.T, flip);
   ed_to_weier(C, r, &acc);
@@ -288,6 +294,9 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
 #define VAR_W 5
 #define G_W 7 /* the row's 32 entries are the odd multiples a width-7 NAF needs */
 _Static_assert(1 << (G_W - 2) <= ROW_ENTRIES, "G_W needs more of the row than it has");
+_Static_assert(1 << (VAR_W - 2) == GX_ED_IFMA_ODD && 1 << (G_W - 2) == GX_ED_IFMA_G &&
+                   VAR_ENTRIES == GX_ED_IFMA_ENTRIES,
+               "ec_edwards_ifma.c's tables are the sizes this file hands it");
 
 void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                         const gx_point *P) {
@@ -301,6 +310,11 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
   ed_neutral(C, &acc);
   int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
+  if (C->fp.ifma && C->fp.c && C->fp.c < (1u << 14)) { /* as in gx_ed_mul */
+    gx_ed_mul2_ifma_vartime(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, odd, 1 << (VAR_W - 2), db,
+                            nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
+    na = nb = 0; /* nothing left for the loop below */
+  }
   for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
     int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;

@@ -130,7 +130,7 @@ void gx_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
     sqr_body(M, r, a, 8);
 }
 
-const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0};
+const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0, 0};
 
 void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   if (M->mulx) {
@@ -217,6 +217,7 @@ void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
   memset(M, 0, sizeof *M);
   M->n = n;
   M->mulx = gostx__gx_field()->mulx;
+  M->ifma = gostx__gx_field()->ifma;
   memcpy(M->m, m, (size_t)n * 8);
   /* Newton's iteration for m0^-1 mod 2^64: each step doubles the good bits. */
   uint64_t x = m[0];

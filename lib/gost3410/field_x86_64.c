@@ -13,7 +13,7 @@
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
 
 /* ---- 2^512 - c: the product and the squaring with the fold in registers ---- */
 
@@ -398,7 +398,7 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
 }
 
 #else
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1};
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
 /* Never chosen here (lib/dispatch.c has no mulx row off x86-64). */
 void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   gx_mul(M, r, a, b);

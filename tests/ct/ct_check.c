@@ -32,7 +32,8 @@
  *           after it; this group fails if that happens anywhere
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
  *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko,
- *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround
+ *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround,
+ *   plant-gost3410-ed-ifma
  *           switch on one leak planted inside a primitive's vector code
  *           (plant-esp-pad: in ESP's padding check, lib/esp/esp.c)
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
@@ -831,6 +832,43 @@ static void case_gost3410_mulx(void) {
 #endif
 }
 
+/* k P with the AVX-512 IFMA paths on, k secret: the Edwards sets' whole k P
+ * (lib/gost3410/ec_edwards_ifma.c) and the complete addition of the sets
+ * with p = 2^(64 n) - c and a = -3 (ec_ifma.c: 256 paramSetB, 512
+ * paramSetA, in the window additions). Valgrind has no AVX-512: this runs in
+ * the emulated build (its SIMDe intrinsics and lib/x86_avx512_emu.c's IFMA
+ * models), where lib/cpu.c reports IFMA; valgrind hides ADX there, so the
+ * dispatcher's field is the portable one and this case turns the IFMA paths
+ * on in a copy of each curve (the library takes them where they apply). */
+static void gost3410_ifma_mul(int curve, unsigned seed) {
+  gx_curve C = *gx_curve_get(curve);
+  C.fp.ifma = 1;
+  gx_fe k = {0}, x, y;
+  gx_point G, P, R;
+  uint8_t kb[64];
+  gx_point_generator(&C, &G);
+  ec_scalar(kb, (size_t)C.len, seed + 1);
+  gx_load_be(k, kb, C.n);
+  gx_point_mul(&C, &P, k, &G); /* a public point other than G */
+  ec_scalar(kb, (size_t)C.len, seed);
+  gx_load_be(k, kb, C.n);
+  CT_SECRET(k, sizeof k);
+  gx_point_mul(&C, &R, k, &P);
+  gx_point_to_affine(&C, x, y, &R);
+  CT_PUBLIC(x, sizeof x);
+  CT_PUBLIC(y, sizeof y);
+}
+
+static void case_gost3410_ifma(void) {
+#ifdef GOSTX_ARCH_X86_64
+  if (!gostx__cpu()->avx512ifma) return;
+  for (size_t i = 0; i < EC_NCURVES; i++) {
+    const gx_curve *C = gx_curve_get(ec_curves[i]);
+    if (C->fp.c && (C->edwards || C->a_small == -3)) gost3410_ifma_mul(ec_curves[i], 61 + (unsigned)i);
+  }
+#endif
+}
+
 /* Key files (lib/gost3410/keys.c, keys_pem.c): a private key written as
  * DER and as PEM and read back, d secret; the base64 of the key is coded
  * with masks, and only the line layout is declassified (declassify() in
@@ -997,6 +1035,9 @@ static void run_plant(int which) {
       CT_PUBLIC(kek, sizeof kek);
       break;
     }
+    case GOSTX_PLANT_GOST3410_ED_IFMA:
+      gost3410_ifma_mul(GOSTX_GOST3410_256_A, 73);
+      break;
     case GOSTX_PLANT_ESP_PAD: { /* the pad length that open reads from its plaintext */
       gostx_esp_sa sa;
       size_t n = 0, m = 0;
@@ -1246,6 +1287,7 @@ static void run_group(const char *g) {
     case_gost3410();
     secrets("gost3410 mulx field");
     case_gost3410_mulx();
+    case_gost3410_ifma();
     secrets("gost3410 key files");
     case_gost3410_keys();
     secrets("helpers");
@@ -1281,7 +1323,8 @@ static void run_group(const char *g) {
         {"streebog", GOSTX_PLANT_STREEBOG},     {"mgm", GOSTX_PLANT_MGM},
         {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO},
         {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO},
-        {"esp-pad", GOSTX_PLANT_ESP_PAD},       {"magma-vround", GOSTX_PLANT_MAGMA_VROUND}};
+        {"esp-pad", GOSTX_PLANT_ESP_PAD},       {"magma-vround", GOSTX_PLANT_MAGMA_VROUND},
+        {"gost3410-ed-ifma", GOSTX_PLANT_GOST3410_ED_IFMA}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -1328,7 +1371,8 @@ int main(int argc, char **argv) {
             "usage: ct_check GROUP...  (const, leak, reach, plant-kuznyechik, plant-kuznyechik-one, "
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
-            "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, esp, "
+            "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
+            "plant-gost3410-ed-ifma, esp, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;

@@ -1,0 +1,118 @@
+/* The complete projective addition of ec.c (gx_point_add: Renes, Costello,
+ * Batina 2016, algorithm 4, a = -3) on AVX-512 IFMA, for p = 2^256 - c or
+ * 2^512 - c (c < 2^14): 256 paramSetB and 512 paramSetA, and the Edwards
+ * sets' Weierstrass steps. Its twelve products and the two by 3 b come in
+ * three rounds of independent ones, each round one, two or three
+ * lane-parallel products (field_ifma.h: four field elements per ymm lane
+ * set):
+ *
+ *   round 1   t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2, and the six cross
+ *             products of t3 = X1 Y2 + Y1 X2, t4 = X1 Z2 + Z1 X2,
+ *             t5 = Y1 Z2 + Z1 Y2
+ *   round 2   3b t2, 3b t4
+ *   round 3   the six products of X3, Y3 and Z3
+ *
+ * with the same sums between them as ec.c's add_finish. The MULX field is
+ * bound by its carries on Intel cores (ec_edwards_ifma.c); here an addition
+ * is three product latencies instead of fourteen products in a row.
+ * lib/dispatch.c's ifma field row decides whether this runs (gx_mont's ifma
+ * flag, tested in gx_point_add); add_finish stays the reference. */
+#include "gost3410/field_ifma.h"
+
+#ifdef GOSTX_HAVE_AVX512_CODE
+
+/* r = lane `lane` of a in every lane (imm: 0x00, 0x55, 0xAA, 0xFF). */
+#define BCAST_LANE(r, a, imm, nl) \
+  UNROLL for (int j_ = 0; j_ < (nl); j_++) (r).l[j_] = _mm256_permute4x64_epi64((a).l[j_], (imm))
+
+/* r = x + y + z lane by lane, limbs below 2^62 in, no carry: a caller's
+ * sum of small multiples, then norm. */
+IFMA __m256i add3(__m256i x, __m256i y, __m256i z) { return _mm256_add_epi64(_mm256_add_epi64(x, y), z); }
+
+IFMA void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q, int nl,
+                    int n) {
+  const uint64_t c = C->fp.c;
+  uint64_t dummy[8];
+  fe4 p, q, a, b, u1, u2, u3, t, w, b3, v, l1, r1, l2, r2;
+  fe4 t0, t1, t2, t3, t4, t5, bt2, bt4;
+  load4(&p, P->X, P->Y, P->Z, P->X, nl, n); /* [X1, Y1, Z1, X1] */
+  load4(&q, Q->X, Q->Y, Q->Z, Q->Y, nl, n); /* [X2, Y2, Z2, Y2] */
+  load4(&b3, C->b3, C->b3, C->b3, C->b3, nl, n);
+  UNROLL for (int j = 0; j < nl; j++) {
+    a.l[j] = _mm256_permute4x64_epi64(p.l[j], 0xA1); /* [Y1, X1, Z1, Z1]: lanes 1, 0, 2, 2 */
+    b.l[j] = _mm256_permute4x64_epi64(q.l[j], 0x18); /* [X2, Z2, Y2, X2]: lanes 0, 2, 1, 0 */
+  }
+  mul(&u1, &p, &q, nl, n, c, 0); /* [t0, t1, t2, X1 Y2] */
+  mul(&u2, &a, &b, nl, n, c, 0); /* [Y1 X2, X1 Z2, Z1 Y2, Z1 X2] */
+  BCAST_LANE(a, p, 0x55, nl); /* Y1 */
+  BCAST_LANE(b, q, 0xAA, nl); /* Z2 */
+  mul(&u3, &a, &b, nl, n, c, 0); /* Y1 Z2 in every lane */
+  /* t = [t0, t1, t2, t3], w = [., t4, t5, .] (lanes 0 and 3 of w unused) */
+  UNROLL for (int j = 0; j < nl; j++) {
+    const __m256i y1x2 = _mm256_permute4x64_epi64(u2.l[j], 0x00);
+    t.l[j] = _mm256_add_epi64(u1.l[j], _mm256_blend_epi32(_mm256_setzero_si256(), y1x2, 0xC0));
+    const __m256i z1x2 = _mm256_permute4x64_epi64(u2.l[j], 0xFF);   /* lane 1: + Z1 X2 */
+    w.l[j] = _mm256_add_epi64(u2.l[j], _mm256_blend_epi32(z1x2, u3.l[j], 0x30)); /* lane 2: + Y1 Z2 */
+  }
+  norm(t.l, nl, n, c);
+  norm(w.l, nl, n, c);
+  BCAST_LANE(t0, t, 0x00, nl);
+  BCAST_LANE(t1, t, 0x55, nl);
+  BCAST_LANE(t2, t, 0xAA, nl);
+  BCAST_LANE(t3, t, 0xFF, nl);
+  BCAST_LANE(t4, w, 0x55, nl);
+  BCAST_LANE(t5, w, 0xAA, nl);
+  /* round 2: [3b t2, 3b t4, ., .] */
+  UNROLL for (int j = 0; j < nl; j++) a.l[j] = _mm256_blend_epi32(t2.l[j], t4.l[j], 0x0C);
+  mul(&v, &a, &b3, nl, n, c, 0);
+  BCAST_LANE(bt2, v, 0x00, nl);
+  BCAST_LANE(bt4, v, 0x55, nl);
+  /* With Z = 3b t2 - 3 t4: X' = t1 - Z, Z' = t1 + Z, T1 = 3 t0 - 3 t2,
+   * T4 = 3b t4 - 3 t0 - 9 t2 (add_finish's, a = -3); round 3:
+   * [X', T1, t5, X'] * [Z', T4, T4, t3] = [Y3a, Y3b, X3b, X3a] and
+   * [t3, t5, ., .] * [T1, Z', ., .] = [Z3b, Z3a]. */
+  UNROLL for (int j = 0; j < nl; j++) {
+    const __m256i k = p32(j, nl, n, c);
+    const __m256i t4x3 = add3(t4.l[j], t4.l[j], t4.l[j]), t2x3 = add3(t2.l[j], t2.l[j], t2.l[j]);
+    const __m256i t0x3 = add3(t0.l[j], t0.l[j], t0.l[j]);
+    const __m256i xp = _mm256_sub_epi64(add3(t1.l[j], t4x3, k), bt2.l[j]);
+    const __m256i zp = _mm256_sub_epi64(add3(t1.l[j], bt2.l[j], k), t4x3);
+    const __m256i tt1 = _mm256_sub_epi64(_mm256_add_epi64(t0x3, k), t2x3);
+    const __m256i tt4 = _mm256_sub_epi64(
+        _mm256_sub_epi64(add3(bt4.l[j], k, k), t0x3), add3(t2x3, t2x3, t2x3));
+    /* l1 = [X', T1, t5, X'], r1 = [Z', T4, T4, t3], l2 = [t3, t5, ., .], r2 = [T1, Z', ., .] */
+    l1.l[j] = _mm256_blend_epi32(_mm256_blend_epi32(xp, tt1, 0x0C), t5.l[j], 0x30);
+    r1.l[j] = _mm256_blend_epi32(_mm256_blend_epi32(zp, tt4, 0x3C), t3.l[j], 0xC0);
+    l2.l[j] = _mm256_blend_epi32(t3.l[j], t5.l[j], 0x0C);
+    r2.l[j] = _mm256_blend_epi32(tt1, zp, 0x0C);
+  }
+  norm(l1.l, nl, n, c);
+  norm(r1.l, nl, n, c);
+  norm(l2.l, nl, n, c);
+  norm(r2.l, nl, n, c);
+  mul(&u1, &l1, &r1, nl, n, c, 0); /* [X' Z', T1 T4, t5 T4, X' t3] */
+  mul(&u2, &l2, &r2, nl, n, c, 0); /* [t3 T1, t5 Z', ., .] */
+  /* [X3, Y3, Z3, .] = [X' t3 - t5 T4, X' Z' + T1 T4, t5 Z' + t3 T1, .] */
+  UNROLL for (int j = 0; j < nl; j++) {
+    const __m256i x = _mm256_sub_epi64(
+        _mm256_add_epi64(_mm256_permute4x64_epi64(u1.l[j], 0x03), p32(j, nl, n, c)),
+        _mm256_permute4x64_epi64(u1.l[j], 0x02)); /* lane 0 */
+    const __m256i y = _mm256_add_epi64(u1.l[j], _mm256_permute4x64_epi64(u1.l[j], 0x00)); /* lane 1 */
+    const __m256i z = _mm256_add_epi64(_mm256_permute4x64_epi64(u2.l[j], 0x10),
+                                       _mm256_permute4x64_epi64(u2.l[j], 0x00)); /* lane 2 */
+    t.l[j] = _mm256_blend_epi32(_mm256_blend_epi32(x, y, 0x0C), z, 0x30);
+  }
+  norm(t.l, nl, n, c);
+  store4(&t, r->X, r->Y, r->Z, dummy, nl, n, c);
+  gostx_memzero(dummy, sizeof dummy);
+}
+
+GOSTX_TARGET_AVX512IFMA void gx_point_add_ifma(const gx_curve *C, gx_point *r, const gx_point *P,
+                                               const gx_point *Q) {
+  if (C->n == 4)
+    point_add(C, r, P, Q, 5, 4);
+  else
+    point_add(C, r, P, Q, 10, 8);
+  _mm256_zeroupper(); /* GCC leaves the upper halves dirty (ec_edwards_ifma.c) */
+}
+#endif
