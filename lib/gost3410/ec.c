@@ -64,10 +64,12 @@ static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe
 void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5, u;
-  if (M->ifma && M->c && M->c < (1u << 14) && C->a_small == -3) { /* ec_ifma.c's bounds and a */
+#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
+  if (M->ifma && M->c && M->c < (1u << 14) && C->a_small == -3) { /* its bounds and a */
     gx_point_add_ifma(C, r, P, Q);
     return;
   }
+#endif
   fe_mul(M, t0, P->X, Q->X);
   fe_mul(M, t1, P->Y, Q->Y);
   fe_mul(M, t2, P->Z, Q->Z);

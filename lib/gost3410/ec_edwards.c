@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "internal.h"
 
 typedef struct ed_point {
@@ -231,6 +232,15 @@ void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
 
 /* ---- k P: signed odd windows over a table of P, 3P, ..., 31P ---- */
 
+#ifdef GOSTX_ARCH_X86_64
+/* Whether k P and verify run on AVX-512 IFMA (ec_edwards_ifma.c, x86-64
+ * code): where the dispatcher chose it, for 2^(64 n) - c with c < 2^14
+ * (its bounds; 617 and 569 here). */
+static int use_ifma(const gx_curve *C) {
+  return C->fp.ifma && C->fp.c && C->fp.c < (1u << 14);
+}
+#endif
+
 /* tab[j] = (2j + 1) P in cached form (X, Y, Z, d T), 4 n limbs each. */
 static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, int count) {
   const gx_mont *M = &C->fp;
@@ -257,15 +267,16 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
   gx_fe ko;
   int8_t dig[GX_DIGITS_W(GX_MAXN, ED_W)];
   int n = C->n, nd = GX_DIGITS_W(n, ED_W);
-  /* 2^(64 n) - c with c < 2^14: ec_edwards_ifma.c's bounds (617 and 569) */
-  const int ifma = C->fp.ifma && C->fp.c && C->fp.c < (1u << 14);
   uint64_t flip = gx_make_odd(C, ko, k);
   gx_recode_odd_w(dig, ko, n, ED_W);
   ed_from_weier(C, &E, P);
   odd_multiples(C, tab, &E, VAR_ENTRIES);
-  if (ifma) {
+#ifdef GOSTX_ARCH_X86_64
+  if (use_ifma(C)) {
     gx_ed_mul_ifma(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
-  } else {
+  } else
+#endif
+  {
     ed_neutral(C, &acc);
     for (int i = nd - 1; i >= 0; i--) {
       if (i < nd - 1)
@@ -310,11 +321,13 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
   ed_neutral(C, &acc);
   int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
-  if (C->fp.ifma && C->fp.c && C->fp.c < (1u << 14)) { /* as in gx_ed_mul */
+#ifdef GOSTX_ARCH_X86_64
+  if (use_ifma(C)) {
     gx_ed_mul2_ifma_vartime(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, odd, 1 << (VAR_W - 2), db,
                             nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
     na = nb = 0; /* nothing left for the loop below */
   }
+#endif
   for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
     int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;
