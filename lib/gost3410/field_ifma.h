@@ -17,7 +17,6 @@
 #include "x86_avx512.h"
 
 #ifdef GOSTX_HAVE_AVX512_CODE
-#include <string.h>
 
 #define IFMA GOSTX_TARGET_AVX512IFMA static inline __attribute__((always_inline))
 #define UNROLL _Pragma("GCC unroll 20")
