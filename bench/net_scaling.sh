@@ -20,6 +20,7 @@
 #                 adds the kernel's softirq work done there (the veth and the
 #                 UDP and IP stacks a sendmmsg or a TUN write runs through)
 # and the ratio of each row's Gbit/s to the same test with one worker.
+# ONLY="tcp" (or "udp") runs one of the two tests; TRANSFORMS picks transforms.
 set -u
 SECS=${1:-5}
 RUNS=${2:-3}
@@ -84,7 +85,10 @@ median() {
   for _ in $(seq "$RUNS"); do one "$@"; done | sort -n |
     awk '{a[NR] = $0; g = g (NR > 1 ? "," : "") $1} END {print a[int((NR + 1) / 2)], g}'
 }
-TESTS=("udp 1400|-u -b 0 -l 1372 -P $FLOWS" "tcp|-P $FLOWS")
+TESTS=()
+for t in "udp 1400|-u -b 0 -l 1372 -P $FLOWS" "tcp|-P $FLOWS"; do
+  case " ${ONLY:-udp tcp} " in *" ${t%% *} "* | *" ${t%%|*} "*) TESTS+=("$t") ;; esac
+done
 printf '%-22s %-3s %-9s %8s %9s %8s %6s %6s %6s  %s\n' transform W test Gbit/s kpps "cpu s/GB" cores busy "x W=1" runs
 for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
   declare -A base=()
