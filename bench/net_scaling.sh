@@ -21,6 +21,8 @@
 #                 UDP and IP stacks a sendmmsg or a TUN write runs through)
 # and the ratio of each row's Gbit/s to the same test with one worker.
 # ONLY="tcp" (or "udp") runs one of the two tests; TRANSFORMS picks transforms.
+# INTERLEAVE=1 takes run k of each W in turn (a fresh tunnel per run) instead
+# of all runs of one W, then the next: ratios that hold on a busy host.
 set -u
 SECS=${1:-5}
 RUNS=${2:-3}
@@ -90,24 +92,54 @@ for t in "udp 1400|-u -b 0 -l 1372 -P $FLOWS" "tcp|-P $FLOWS"; do
   case " ${ONLY:-udp tcp} " in *" ${t%% *} "* | *" ${t%%|*} "*) TESTS+=("$t") ;; esac
 done
 printf '%-22s %-3s %-9s %8s %9s %8s %6s %6s %6s  %s\n' transform W test Gbit/s kpps "cpu s/GB" cores busy "x W=1" runs
+# tunnel_up TRANSFORM W: both ends with W workers on their CPUs (sets PINNED)
+tunnel_up() {
+  local a b
+  a=$(eval echo "\${CPUS_A$2:-$(seq -s, 2 $((1 + $2)))}")
+  b=$(eval echo "\${CPUS_B$2:-$(seq -s, $((2 + maxw)) $((1 + maxw + $2)))}")
+  PINNED=$a,$b
+  gostx_up "$1" "$2" "$a" "$b"
+  sleep 0.5
+}
+# row TRANSFORM W TEST "Gbit/s kpps cpu_s/GB cores busy runs"
+row() {
+  local gb kpps cpg cores bsy runs ratio
+  read -r gb kpps cpg cores bsy runs <<<"$4"
+  [ "$2" = 1 ] && base[$3]=$gb
+  ratio=$(awk -v g="$gb" -v b="${base[$3]:-0}" 'BEGIN {print (b > 0 ? sprintf("%.2f", g / b) : "-")}')
+  printf '%-22s %-3s %-9s %8s %9s %8s %6s %6s %6s  %s\n' "$1" "$2" "$3" "$gb" "$kpps" "$cpg" "$cores" "$bsy" "$ratio" "$runs"
+}
 for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
   declare -A base=()
-  for w in $WORKERS; do
-    a=$(eval echo "\${CPUS_A$w:-$(seq -s, 2 $((1 + w)))}")
-    b=$(eval echo "\${CPUS_B$w:-$(seq -s, $((2 + maxw)) $((1 + maxw + w)))}")
-    PINNED=$a,$b
-    gostx_up $tr "$w" "$a" "$b"
-    sleep 0.5
+  if [ -n "${INTERLEAVE:-}" ]; then
+    # run k of every W in turn, the tunnels brought up afresh for each, so
+    # that every W's median comes from the same stretch of a noisy host
     for t in "${TESTS[@]}"; do
-      # shellcheck disable=SC2086
-      read -r gb kpps cpg cores bsy runs < <(median ${t#*|})
       name=${t%%|*}
-      [ "$w" = 1 ] && base[$name]=$gb
-      ratio=$(awk -v g="$gb" -v b="${base[$name]:-0}" 'BEGIN {print (b > 0 ? sprintf("%.2f", g / b) : "-")}')
-      printf '%-22s %-3s %-9s %8s %9s %8s %6s %6s %6s  %s\n' "$tr" "$w" "$name" "$gb" "$kpps" "$cpg" "$cores" "$bsy" "$ratio" "$runs"
+      for _ in $(seq "$RUNS"); do
+        for w in $WORKERS; do
+          tunnel_up $tr "$w"
+          # shellcheck disable=SC2086
+          one ${t#*|} >>"$T/runs-$w"
+          stop_all
+        done
+      done
+      for w in $WORKERS; do
+        row $tr "$w" "$name" "$(sort -n "$T/runs-$w" |
+          awk '{a[NR] = $0; g = g (NR > 1 ? "," : "") $1} END {print a[int((NR + 1) / 2)], g}')"
+        rm -f "$T/runs-$w"
+      done
     done
-    stop_all
-  done
+  else
+    for w in $WORKERS; do
+      tunnel_up $tr "$w"
+      for t in "${TESTS[@]}"; do
+        # shellcheck disable=SC2086
+        row $tr "$w" "${t%%|*}" "$(median ${t#*|})"
+      done
+      stop_all
+    done
+  fi
   unset base
 done
 for side in a b; do grep -v '^$' "$T/gostx-$side.log" 2>/dev/null | tail -3 | sed "s/^/# gostx-$side: /"; done
