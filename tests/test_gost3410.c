@@ -635,6 +635,23 @@ static void test_field_mulx(void) {
 #endif
 }
 
+#ifdef GOSTX_ARCH_X86_64
+/* Whether this CPU (or the emulated build) runs the IFMA code; says so if not. */
+static int ifma_here(const char *what) {
+  if (gostx__cpu()->avx512ifma && gostx__cpu()->avx512vl) return 1;
+  printf("%s: not on this CPU (no AVX-512 IFMA)\n", what);
+  return 0;
+}
+
+/* Copies of curve ci with the IFMA paths on and off, whatever the
+ * dispatcher chose. */
+static void ifma_on_off(size_t ci, gx_curve *on, gx_curve *off) {
+  *on = *off = *gx_curve_get(all_curves[ci]);
+  on->fp.ifma = 1;
+  off->fp.ifma = 0;
+}
+#endif
+
 /* k P and verification's m G + k P on the Edwards sets by AVX-512 IFMA
  * (lib/gost3410/ec_edwards_ifma.c) against the same with the IFMA path off,
  * and against the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2,
@@ -643,15 +660,11 @@ static void test_field_mulx(void) {
  * nothing to compare: the dispatcher never runs it there. */
 static void test_edwards_ifma(void) {
 #ifdef GOSTX_ARCH_X86_64
-  if (!gostx__cpu()->avx512ifma || !gostx__cpu()->avx512vl) {
-    printf("edwards ifma: not on this CPU (no AVX-512 IFMA)\n");
-    return;
-  }
+  if (!ifma_here("edwards ifma")) return;
   for (size_t ci = 0; ci < NCURVES; ci++) {
-    gx_curve on = *gx_curve_get(all_curves[ci]), off = on;
+    gx_curve on, off;
+    ifma_on_off(ci, &on, &off);
     if (!on.edwards) continue;
-    on.fp.ifma = 1;
-    off.fp.ifma = 0;
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
     int bad_ref = 0, bad_off = 0, bad_two = 0;
     gx_point G, P, R0, R1, R2, T;
@@ -692,15 +705,11 @@ static void test_edwards_ifma(void) {
  * point with Z scaled (not 1). */
 static void test_point_add_ifma(void) {
 #ifdef GOSTX_ARCH_X86_64
-  if (!gostx__cpu()->avx512ifma || !gostx__cpu()->avx512vl) {
-    printf("point add ifma: not on this CPU (no AVX-512 IFMA)\n");
-    return;
-  }
+  if (!ifma_here("point add ifma")) return;
   for (size_t ci = 0; ci < NCURVES; ci++) {
-    gx_curve on = *gx_curve_get(all_curves[ci]), off = on;
+    gx_curve on, off;
+    ifma_on_off(ci, &on, &off);
     if (!on.fp.c || on.a_small != -3) continue;
-    on.fp.ifma = 1;
-    off.fp.ifma = 0;
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
     int bad = 0, n = on.n;
     gx_point G, P, Q, R1, R2, inf;

@@ -65,7 +65,7 @@ void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_po
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5, u;
 #ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (M->ifma && M->c && M->c < (1u << 14) && C->a_small == -3) { /* its bounds and a */
+  if (M->ifma && C->a_small == -3) { /* gx_mont_init checked the modulus */
     gx_point_add_ifma(C, r, P, Q);
     return;
   }

@@ -24,7 +24,9 @@ typedef struct gx_mont {
   uint64_t r2[GX_MAXN];  /* R^2 mod m */
   uint64_t r3[GX_MAXN];  /* R^3 mod m */
   int mulx;       /* products by field_x86_64.c (set from lib/dispatch.c's choice) */
-  int ifma;       /* Edwards k P by ec_edwards_ifma.c where m = 2^(64 n) - c (the same) */
+  int ifma;       /* the lane-parallel IFMA code (ec_edwards_ifma.c, ec_ifma.c) may
+                   * run: the dispatcher chose it, and m = 2^(64 n) - c with the
+                   * c < 2^14 its lane sums are sized for (field_ifma.h) */
 } gx_mont;
 
 /* gx_mul and gx_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */

@@ -232,14 +232,6 @@ void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
 
 /* ---- k P: signed odd windows over a table of P, 3P, ..., 31P ---- */
 
-#ifdef GOSTX_ARCH_X86_64
-/* Whether k P and verify run on AVX-512 IFMA (ec_edwards_ifma.c, x86-64
- * code): where the dispatcher chose it, for 2^(64 n) - c with c < 2^14
- * (its bounds; 617 and 569 here). */
-static int use_ifma(const gx_curve *C) {
-  return C->fp.ifma && C->fp.c && C->fp.c < (1u << 14);
-}
-#endif
 
 /* tab[j] = (2j + 1) P in cached form (X, Y, Z, d T), 4 n limbs each. */
 static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, int count) {
@@ -272,7 +264,7 @@ void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point
   ed_from_weier(C, &E, P);
   odd_multiples(C, tab, &E, VAR_ENTRIES);
 #ifdef GOSTX_ARCH_X86_64
-  if (use_ifma(C)) {
+  if (C->fp.ifma) { /* the dispatcher chose IFMA, and p = 2^(64 n) - c, c < 2^14 */
     gx_ed_mul_ifma(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
   } else
 #endif
@@ -322,7 +314,7 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
   int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
 #ifdef GOSTX_ARCH_X86_64
-  if (use_ifma(C)) {
+  if (C->fp.ifma) {
     gx_ed_mul2_ifma_vartime(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, odd, 1 << (VAR_W - 2), db,
                             nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
     na = nb = 0; /* nothing left for the loop below */

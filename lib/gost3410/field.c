@@ -217,7 +217,6 @@ void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
   memset(M, 0, sizeof *M);
   M->n = n;
   M->mulx = gostx__gx_field()->mulx;
-  M->ifma = gostx__gx_field()->ifma;
   memcpy(M->m, m, (size_t)n * 8);
   /* Newton's iteration for m0^-1 mod 2^64: each step doubles the good bits. */
   uint64_t x = m[0];
@@ -228,6 +227,7 @@ void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
   for (int i = 1; i < n; i++) top &= m[i];
   if (top == ~(uint64_t)0 && m[0] >= ~(uint64_t)0 - 0xffff) {
     M->c = 0 - m[0];
+    M->ifma = gostx__gx_field()->ifma && M->c < (1u << 14);
     M->one[0] = M->r2[0] = 1;
     M->r3[0] = M->c; /* 2^(64 n) mod m */
     return;

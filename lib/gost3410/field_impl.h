@@ -9,7 +9,7 @@
 struct gostx_gx_field_impl {
   const char *name;
   int mulx;
-  int ifma; /* 256 paramSetA's doublings by ed_dbl_ifma.c */
+  int ifma; /* AVX-512 IFMA lane code (ec_edwards_ifma.c, ec_ifma.c) */
 };
 extern const struct gostx_gx_field_impl gostx_gx_field_portable, gostx_gx_field_mulx,
     gostx_gx_field_ifma;
