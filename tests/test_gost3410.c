@@ -698,11 +698,13 @@ static void test_edwards_ifma(void) {
 #endif
 }
 
-/* The complete addition on AVX-512 IFMA (lib/gost3410/ec_ifma.c: the sets
- * with p = 2^(64 n) - c and a = -3) against ec.c's own: the same formula,
- * so the same projective coordinates, limb for limb, on random points and
- * on its edges: P + P, P + (-P), infinity on either side and both, and a
- * point with Z scaled (not 1). */
+/* The complete addition and the runs of doublings on AVX-512 IFMA
+ * (lib/gost3410/ec_ifma.c: the sets with p = 2^(64 n) - c and a = -3)
+ * against ec.c's own: the same formulas, so the same projective
+ * coordinates, limb for limb, on random points and on the edges: P + P,
+ * P + (-P), infinity on either side and both, a point with Z scaled (not
+ * 1); runs of 0 to 7 doublings of each P and Q, infinity among them,
+ * projective (gx_point_dbl_n) and Jacobian (gx_jac_dbl in place). */
 static void test_point_add_ifma(void) {
 #ifdef GOSTX_ARCH_X86_64
   if (!ifma_here("point add ifma")) return;
@@ -711,7 +713,7 @@ static void test_point_add_ifma(void) {
     ifma_on_off(ci, &on, &off);
     if (!on.fp.c || on.a_small != -3) continue;
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
-    int bad = 0, n = on.n;
+    int bad = 0, bad_dbl = 0, n = on.n;
     gx_point G, P, Q, R1, R2, inf;
     gx_fe k, z;
     memset(&inf, 0, sizeof inf);
@@ -741,9 +743,24 @@ static void test_point_add_ifma(void) {
       gx_point_add(&off, &R2, &P, &Q);
       bad += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
              memcmp(R1.Z, R2.Z, (size_t)n * 8);
+      for (int side = 0; side < 2; side++) {
+        const gx_point *D = side ? &Q : &P;
+        gx_point_dbl_n(&on, &R1, D, it % 8);
+        gx_point_dbl_n(&off, &R2, D, it % 8);
+        bad_dbl += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
+                   memcmp(R1.Z, R2.Z, (size_t)n * 8);
+        /* the same coordinates taken as Jacobian, doubled in place */
+        R1 = R2 = *D;
+        gx_jac_dbl_n_ifma(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
+        for (int d = 0; d < 1 + it % 7; d++) gx_jac_dbl(&off, R2.X, R2.Y, R2.Z);
+        bad_dbl += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
+                   memcmp(R1.Z, R2.Z, (size_t)n * 8);
+      }
     }
     CHECK(!bad, "%s: complete addition with IFMA = without, limb for limb (%d of 80 differ)",
           name, bad);
+    CHECK(!bad_dbl, "%s: doublings with IFMA = without, limb for limb (%d of 320 differ)", name,
+          bad_dbl);
   }
 #endif
 }

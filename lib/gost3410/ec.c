@@ -161,6 +161,12 @@ void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
 void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
   const gx_mont *M = &C->fp;
   gx_fe X, Y, Z, t0;
+#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
+  if (M->ifma && C->a_small == -3) { /* gx_mont_init checked the modulus */
+    gx_point_dbl_n_ifma(C, r, P, count);
+    return;
+  }
+#endif
   /* projective -> Jacobian: (X Z, Y Z^2, Z) */
   fe_mul(M, X, P->X, P->Z);
   fe_sqr(M, t0, P->Z);

@@ -138,6 +138,11 @@ void gx_point_add_ifma(const gx_curve *C, gx_point *r, const gx_point *P, const 
 void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z);
 /* r = 2^count P (Jacobian doublings inside; any P of odd order or infinity). */
 void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count);
+/* The same on AVX-512 IFMA (ec_ifma.c; x86-64 only), under the same
+ * conditions as gx_point_add_ifma (gx_point_dbl_n tests them). */
+void gx_point_dbl_n_ifma(const gx_curve *C, gx_point *r, const gx_point *P, int count);
+/* count gx_jac_dbl in place on AVX-512 IFMA (ec_ifma.c; the same conditions). */
+void gx_jac_dbl_n_ifma(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z, int count);
 /* r = P + (x, y) for an affine (x, y), Montgomery form, not infinity. */
 void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
                          const uint64_t *y);

@@ -66,6 +66,18 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
   memcpy(A->X, x3, sizeof x3);
 }
 
+/* count doublings of A (not infinity) in place: one lane run where the
+ * IFMA field serves (ec_ifma.c), gx_jac_dbl count times otherwise. */
+static void jac_dbl_n(const gx_curve *C, jac *A, int count) {
+#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
+  if (C->fp.ifma && C->a_small == -3) { /* gx_mont_init checked the modulus */
+    if (count) gx_jac_dbl_n_ifma(C, A->X, A->Y, A->Z, count);
+    return;
+  }
+#endif
+  for (int i = 0; i < count; i++) gx_jac_dbl(C, A->X, A->Y, A->Z);
+}
+
 int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                       const gx_point *P) {
   const gx_mont *M = &C->fp;
@@ -92,11 +104,16 @@ int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const u
   memset(&A, 0, sizeof A);
   A.inf = 1;
   int8_t dig[64 * GX_MAXN + 1];
+  int pending = 0; /* doublings owed, run together before the next addition */
   for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
-    if (!A.inf) gx_jac_dbl(C, A.X, A.Y, A.Z);
+    if (!A.inf) pending++;
     int d = dig[i];
-    if (d) jac_madd(C, &A, ox[(d < 0 ? -d : d) >> 1], oy[(d < 0 ? -d : d) >> 1], d < 0);
+    if (!d) continue;
+    jac_dbl_n(C, &A, pending);
+    pending = 0;
+    jac_madd(C, &A, ox[(d < 0 ? -d : d) >> 1], oy[(d < 0 ? -d : d) >> 1], d < 0);
   }
+  jac_dbl_n(C, &A, pending);
   /* + a G from the table, one row per odd digit (of a or q - a: then every
    * digit's sign flips) */
   gx_fe ao;

@@ -833,9 +833,9 @@ static void case_gost3410_mulx(void) {
 }
 
 /* k P with the AVX-512 IFMA paths on, k secret: the Edwards sets' whole k P
- * (lib/gost3410/ec_edwards_ifma.c) and the complete addition of the sets
- * with p = 2^(64 n) - c and a = -3 (ec_ifma.c: 256 paramSetB, 512
- * paramSetA, in the window additions). Valgrind has no AVX-512: this runs in
+ * (lib/gost3410/ec_edwards_ifma.c) and, for the sets with p = 2^(64 n) - c
+ * and a = -3 (ec_ifma.c: 256 paramSetB, 512 paramSetA), the complete
+ * addition and the runs of Jacobian doublings of the window loop. Valgrind has no AVX-512: this runs in
  * the emulated build (its SIMDe intrinsics and lib/x86_avx512_emu.c's IFMA
  * models), where lib/cpu.c reports IFMA; valgrind hides ADX there, so the
  * dispatcher's field is the portable one and this case turns the IFMA paths
