@@ -1,4 +1,7 @@
-/* The complete projective addition of ec.c (gx_point_add: Renes, Costello,
+/* The Weierstrass steps on AVX-512 IFMA: the complete addition below, and
+ * runs of Jacobian doublings (dbl_n, jac_dbl_n, further down).
+ *
+ * The complete projective addition of ec.c (gx_point_add: Renes, Costello,
  * Batina 2016, algorithm 4, a = -3) on AVX-512 IFMA, for p = 2^256 - c or
  * 2^512 - c (c < 2^14): 256 paramSetB and 512 paramSetA, and the Edwards
  * sets' Weierstrass steps. Its twelve products and the two by 3 b come in
