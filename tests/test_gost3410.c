@@ -289,6 +289,12 @@ static int same_point(const gx_curve *C, const gx_point *A, const gx_point *B) {
          gx_on_curve(C, ax, ay);
 }
 
+/* Whether two points have the same projective coordinates, limb for limb. */
+static int same_limbs(const gx_point *A, const gx_point *B, int n) {
+  return !memcmp(A->X, B->X, (size_t)n * 8) && !memcmp(A->Y, B->Y, (size_t)n * 8) &&
+         !memcmp(A->Z, B->Z, (size_t)n * 8);
+}
+
 static void test_fast_paths(void) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     const gx_curve *C = gx_curve_get(all_curves[ci]);
@@ -741,20 +747,17 @@ static void test_point_add_ifma(void) {
       }
       gx_point_add(&on, &R1, &P, &Q);
       gx_point_add(&off, &R2, &P, &Q);
-      bad += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
-             memcmp(R1.Z, R2.Z, (size_t)n * 8);
+      bad += !same_limbs(&R1, &R2, n);
       for (int side = 0; side < 2; side++) {
         const gx_point *D = side ? &Q : &P;
         gx_point_dbl_n(&on, &R1, D, it % 8);
         gx_point_dbl_n(&off, &R2, D, it % 8);
-        bad_dbl += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
-                   memcmp(R1.Z, R2.Z, (size_t)n * 8);
+        bad_dbl += !same_limbs(&R1, &R2, n);
         /* the same coordinates taken as Jacobian, doubled in place */
         R1 = R2 = *D;
         gx_jac_dbl_n_ifma(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
         for (int d = 0; d < 1 + it % 7; d++) gx_jac_dbl(&off, R2.X, R2.Y, R2.Z);
-        bad_dbl += memcmp(R1.X, R2.X, (size_t)n * 8) || memcmp(R1.Y, R2.Y, (size_t)n * 8) ||
-                   memcmp(R1.Z, R2.Z, (size_t)n * 8);
+        bad_dbl += !same_limbs(&R1, &R2, n);
       }
     }
     CHECK(!bad, "%s: complete addition with IFMA = without, limb for limb (%d of 80 differ)",

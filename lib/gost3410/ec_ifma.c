@@ -40,7 +40,7 @@ IFMA void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_
   fe4 t0, t1, t2, t3, t4, t5, bt2, bt4;
   load4(&p, P->X, P->Y, P->Z, P->X, nl, n); /* [X1, Y1, Z1, X1] */
   load4(&q, Q->X, Q->Y, Q->Z, Q->Y, nl, n); /* [X2, Y2, Z2, Y2] */
-  load1(&b3, C->b3, nl, n);
+  load4(&b3, C->b3, C->b3, C->b3, C->b3, nl, n);
   UNROLL for (int j = 0; j < nl; j++) {
     a.l[j] = _mm256_permute4x64_epi64(p.l[j], 0xA1); /* [Y1, X1, Z1, Z1]: lanes 1, 0, 2, 2 */
     b.l[j] = _mm256_permute4x64_epi64(q.l[j], 0x18); /* [X2, Z2, Y2, X2]: lanes 0, 2, 1, 0 */

@@ -181,17 +181,6 @@ IFMA void load4(fe4 *r, const uint64_t *x, const uint64_t *y, const uint64_t *t,
   }
 }
 
-/* x (n 64-bit words) in all four lanes: its limbs split by scalar shifts
- * and broadcast, for a constant operand such as 3 b (no transposes). */
-IFMA void load1(fe4 *r, const uint64_t *x, int nl, int n) {
-  UNROLL for (int j = 0; j < nl; j++) {
-    const int bit = 52 * j, i = bit / 64, sh = bit % 64;
-    uint64_t v = x[i] >> sh;
-    if (sh > 12 && i + 1 < n) v |= x[i + 1] << (64 - sh);
-    r->l[j] = bcast(v & M52);
-  }
-}
-
 /* Back: the n 64-bit words and the bits over 2^(64 n) per lane, transposed
  * to one coordinate per row, each then reduced below p by canon. */
 IFMA void store4(const fe4 *p, uint64_t *x, uint64_t *y, uint64_t *t, uint64_t *z, int nl, int n,
