@@ -5,6 +5,10 @@
 # Afterwards no temporary file (.NAME.gostx-*) may be left in the output's
 # directory, and the output must be the old file byte for byte, or the whole
 # new output when the command had already finished: never a partial one.
+# The one exception is SIGKILL between the finished file's link under the
+# temporary name and its rename over the old output (cli/out.c: linkat
+# cannot replace a file): then the old output stays and the name left holds
+# the complete new output, which the test checks.
 # Run twice: with the unnamed temporary file (O_TMPFILE, the default on Linux
 # file systems that have it) and with the named fallback (GOSTX_TMPFILE=named),
 # where the signal handlers remove the file; SIGKILL cannot be caught, so it
@@ -31,12 +35,13 @@ run_cmd() {
     cipher) exec "$G" cipher kuznyechik-ctr -k "$K" --iv 0102030405060708 -i "$T/plain" -o "$T/o/out" ;;
   esac
 }
-# Whether $T/o/out is the complete output of command $1.
+# Whether $T/o/out (or file $2) is the complete output of command $1.
 complete() {
+  local f=${2:-$T/o/out}
   case $1 in
-    enc) "$G" dec -q -k "$T/key" -i "$T/o/out" 2>/dev/null | cmp -s - "$T/plain" ;;
-    dec) cmp -s "$T/o/out" "$T/plain" ;;
-    cipher) cmp -s "$T/o/out" "$T/plain.ctr" ;;
+    enc) "$G" dec -q -k "$T/key" -i "$f" 2>/dev/null | cmp -s - "$T/plain" ;;
+    dec) cmp -s "$f" "$T/plain" ;;
+    cipher) cmp -s "$f" "$T/plain.ctr" ;;
   esac
 }
 
@@ -63,7 +68,17 @@ for tmpkind in unnamed named; do
         [ $rc -gt 128 ] && interrupted=$((interrupted + 1))
         what="$tmpkind $cmd, SIG$sig after ${delay} of ~${span} ms (rc $rc)"
         left=$(ls -A "$T/o" | grep -v '^out$' | tr '\n' ' ')
-        if [ -z "$left" ]; then ok; else bad "$what: left behind: $left"; fi
+        if [ -z "$left" ]; then
+          ok
+        elif [ "$sig" = KILL ] && [[ $left =~ ^\.out\.gostx-[^\ ]+\ $ ]] &&
+          cmp -s "$T/o/out" "$T/old" && complete $cmd "$T/o/${left% }"; then
+          # Killed in the one window cli/out.c documents: the finished file
+          # linked as .out.gostx-* (linkat cannot replace out), not yet
+          # renamed over out. Only a complete output may be left so.
+          ok
+        else
+          bad "$what: left behind: $left"
+        fi
         if cmp -s "$T/o/out" "$T/old"; then
           ok
         elif complete $cmd; then
