@@ -115,19 +115,24 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
 #undef BS_LOAD_GROUP
 #undef BS_STORE_GROUP
 
-/* build_key_masks (kuz_bs_template.h) with vector compares: 8 masks per key
- * byte in two stores instead of eight shift/negate/stores (~1k instead of
- * ~6.5k instructions per call; CTR-ACPKM and XTS sectors pay it per call). */
-AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k) {
-  const __m256i lo = _mm256_setr_epi64x(1, 2, 4, 8), hi = _mm256_setr_epi64x(16, 32, 64, 128);
-  for (unsigned r = 0; r < 10; r++)
-    for (unsigned j = 0; j < 16; j++) {
-      const __m256i v = _mm256_set1_epi64x(k->ek[r][j]);
-      _mm256_storeu_si256((__m256i *)(void *)km[r][j],
-                          _mm256_cmpeq_epi64(_mm256_and_si256(v, lo), lo));
-      _mm256_storeu_si256((__m256i *)(void *)(km[r][j] + 4),
-                          _mm256_cmpeq_epi64(_mm256_and_si256(v, hi), hi));
-    }
+/* build_key_masks (kuz_bs_template.h) with vector compares: the key byte in
+ * every byte, then bit b's 64-bit mask is "all eight bytes have bit b",
+ * one AND and one byte compare per 4 masks (~7 instructions a key byte
+ * instead of ~50 for eight shift/negate/stores). Rounds r0..9: the counter
+ * kernel starts from round 1's output (and reads K1's byte p itself);
+ * CTR-ACPKM and XTS sectors pay this per key. */
+AVX2_INLINE void key_byte_masks(uint64_t m[8], const uint8_t *byte) {
+  const long long b0 = 0x0101010101010101ll;
+  const __m256i lo = _mm256_setr_epi64x(b0, b0 << 1, b0 << 2, b0 << 3);
+  const __m256i hi = _mm256_setr_epi64x(b0 << 4, b0 << 5, b0 << 6, (long long)(0x8080808080808080ull));
+  const __m256i v = _mm256_set1_epi8((char)*byte);
+  _mm256_storeu_si256((__m256i *)(void *)m, _mm256_cmpeq_epi8(_mm256_and_si256(v, lo), lo));
+  _mm256_storeu_si256((__m256i *)(void *)(m + 4), _mm256_cmpeq_epi8(_mm256_and_si256(v, hi), hi));
+}
+
+AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k, unsigned r0) {
+  for (unsigned r = r0; r < 10; r++)
+    for (unsigned j = 0; j < 16; j++) key_byte_masks(km[r][j], &k->ek[r][j]);
 }
 
 /* ---------------- narrow: one block per ymm ---------------- */
@@ -381,7 +386,7 @@ AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, si
                      narrow_fn narrow) {
   if (n >= KUZ_AVX2_WIDE_MIN) {
     uint64_t km[10][16][8];
-    key_masks_avx2(km, k);
+    key_masks_avx2(km, k, 0);
     /* 256-block batches; the last one padded when more than 128 remain */
     size_t rem = n % 256, big = rem > 128 ? n : n - rem;
     if (big) blocks_w4((const uint64_t(*)[16][8])km, in, out, big, decrypt);
@@ -522,23 +527,29 @@ AVX2 static void ctr_key(struct ctr_state *st, const gostx_kuz_key *k, const uin
                          unsigned p) {
   pthread_once(&nc_once, nc_init);
   pthread_once(&pat_once, pat_init);
-  key_masks_avx2(st->km, k);
+  key_masks_avx2(st->km, k, 1);
+  key_byte_masks(st->km[0][p], &k->ek[0][p]);
   ctr_prep_w4(st->w, st->carry, (const uint64_t(*)[16][8])st->km, ctr_pat, p, ctr[p]);
   gostx__kuz_avx2_ls_drop(st->a[0], ctr, k->ek[0], p);
 }
 
 /* Batches while more than 128 blocks remain (the last one padded when
  * short); *in (NULL: the keystream itself) and *out move on, ctr too.
- * Returns the blocks left. */
+ * Returns the blocks left. a1 is the next batch's a0 and, when byte p of
+ * the counter is not 0, this batch's blocks past the carry; the caller
+ * that knows byte p is 0 and that no batch follows under this key (the
+ * CTR-ACPKM sections; the counter is public there, in MGM it is not) sets
+ * last_a1_unused and saves one block. */
 AVX2 static size_t ctr_batches(struct ctr_state *st, const gostx_kuz_key *k, uint8_t ctr[16],
                                unsigned inc, unsigned p, const uint8_t **in, uint8_t **out,
-                               size_t n) {
+                               size_t n, int last_a1_unused) {
   uint8_t next[16];
   while (n > 128) {
     const size_t used = n < 256 ? 16 * n : sizeof st->ks;
     memcpy(next, ctr, 16);
     gostx__ctr_add(next, 16, inc, 256);
-    gostx__kuz_avx2_ls_drop(st->a[1], next, k->ek[0], p);
+    if (last_a1_unused && n <= 256) memcpy(st->a[1], st->a[0], 16);
+    else gostx__kuz_avx2_ls_drop(st->a[1], next, k->ek[0], p);
     gostx_prefetch_batch(*in, *out, used);
     ctr_batch_w4(st->s, (const uint64_t(*)[16][8])st->km, st->w, st->carry[0], st->a[0], st->a[1],
                  st->ks);
@@ -563,7 +574,7 @@ AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned 
   if (n > 128) {
     const unsigned p = inc == GOSTX__CTR_LEFT ? 7 : 15;
     ctr_key(&st, k, ctr, p);
-    n = ctr_batches(&st, k, ctr, inc, p, &in, &out, n);
+    n = ctr_batches(&st, k, ctr, inc, p, &in, &out, n, 0);
     used = sizeof st; /* all of it: tables, state, keystream */
   }
   while (n) {
@@ -658,7 +669,7 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
       continue;
     }
     if (k != cur) {
-      key_masks_avx2(km, k);
+      key_masks_avx2(km, k, 0);
       cur = k;
     }
     if (m == 256) gostx_prefetch_batch(in + off + 4096, out + off + 4096, 4096);
@@ -757,7 +768,7 @@ AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t 
       expand_ek(cur.ek, key);
     }
     ctr_key(&st, &cur, ctr, 15);
-    ctr_batches(&st, &cur, ctr, GOSTX__CTR_FULL, 15, &in, &out, sec);
+    ctr_batches(&st, &cur, ctr, GOSTX__CTR_FULL, 15, &in, &out, sec, ctr[15] == 0);
   }
   if (nsec > 1) {
     memcpy(k->ek, cur.ek, sizeof k->ek);
