@@ -138,9 +138,12 @@ AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k, 
 /* ---------------- narrow: one block per ymm ---------------- */
 
 /* Constants of the narrow kernel, built once from kuz_tables.h.
- * sbox[dir][h]: half 0 = row h of pi (or pi^-1), half 1 = row h + 8.
- * hsel[h]: the high nibble each half selects (h, h + 8) in every byte, in
- *   place (16 h), compared with x & 0xf0.
+ * sbox[dir][h]: the S-box's rows as differences (see sbox_n): half 0 =
+ *   row h ^ row h - 1 of pi (or pi^-1; row 0 itself for h = 0), half 1 =
+ *   row h + 8 ^ row h + 7 (row 8 for h = 0).
+ * sbias[h]: the signed bytes added to the index for difference h: -16 h in
+ *   both halves (half 1's index has bit 7 flipped, so this is 128 - 16 (h + 8)
+ *   on x ^ 0x80).
  * L (or L^-1) is the sum over output byte i, input byte j and basis element
  * k of (x_j * beta_k) moved to byte i, for the k in the coordinates of
  * M[i][j] over the basis beta (kuz_l_basis). prod[dir][s][0 / 1][n]: the
@@ -157,7 +160,7 @@ AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k, 
 struct narrow_consts {
   _Alignas(32) uint8_t prod[2][KUZ_N_SRC][2][32];
   _Alignas(32) uint8_t sbox[2][8][32];
-  _Alignas(32) uint8_t hsel[8][32];
+  _Alignas(32) int8_t sbias[8][32];
   _Alignas(32) uint8_t sel[2][KUZ_N_SRC][KUZ_N_SEL][32];
 };
 static struct narrow_consts nc;
@@ -177,13 +180,13 @@ static void nc_init(void) {
   const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
   for (unsigned dir = 0; dir < 2; dir++)
     for (unsigned h = 0; h < 8; h++) {
-      memcpy(nc.sbox[dir][h], pis[dir] + 16 * h, 16);
-      memcpy(nc.sbox[dir][h] + 16, pis[dir] + 16 * (h + 8), 16);
+      for (unsigned n = 0; n < 16; n++) {
+        const uint8_t *row = pis[dir] + 16 * h + n, *row8 = row + 128;
+        nc.sbox[dir][h][n] = (uint8_t)(row[0] ^ (h ? row[-16] : 0));
+        nc.sbox[dir][h][16 + n] = (uint8_t)(row8[0] ^ (h ? row8[-16] : 0));
+      }
     }
-  for (unsigned h = 0; h < 8; h++) {
-    memset(nc.hsel[h], (int)(h << 4), 16);
-    memset(nc.hsel[h] + 16, (int)((h + 8) << 4), 16);
-  }
+  for (unsigned h = 0; h < 8; h++) memset(nc.sbias[h], -16 * (int)h, 32);
   for (unsigned dir = 0; dir < 2; dir++) {
     /* coord[c]: the coordinates of c over the basis (bit k: beta_k). */
     uint8_t coord[256];
@@ -256,21 +259,24 @@ AVX2_INLINE __m256i fold(__m256i v, __m256i y) {
                    _mm256_xor_si256(_mm256_xor_si256((v)[4], (v)[5]), _mm256_xor_si256((v)[6], (v)[7])))
 
 /* pi or pi^-1 on every byte, XOR y (x has the same block in both halves).
- * The row index is x itself in half 0 and x ^ 0x80 in half 1: vpshufb reads
- * the low nibble and bit 7, and the bytes each half keeps (high nibble
- * below 8 in half 0, 8 and up in half 1) then have bit 7 clear, so no
- * nibble mask; the row is chosen by x & 0xf0 compared in place, no shift.
- * Two ops from x to the masks instead of three. */
+ * The rows by thresholds: pi(x) = XOR of D_h[x & 15] over h <= x >> 4 (D_0 =
+ * row 0, D_h = row h ^ row h - 1), so a difference is wanted exactly when
+ * x >= 16 h, and a signed saturating add makes that test and the index at
+ * once: vpshufb reads bit 7 (set: zero) and the low nibble, and the sum
+ * x - 16 h keeps x's low nibble. Half 0 takes h = 0..7 on x as a signed byte
+ * (x - 16 h >= 0 iff 16 h <= x < 128, never saturating upwards); half 1
+ * takes h = 8..15 on x ^ 0x80, i.e. x - 128 (x - 16 h >= 0 iff x >= 16 h).
+ * Half 0 then holds the sum for x < 128 and half 1 for x >= 128; the fold
+ * adds them. Per row an add and a shuffle (the old row select was a
+ * shuffle, a compare with the high nibble and an AND: 26 ops for S, not 36). */
 AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir, __m256i y) {
   const struct narrow_consts *c = consts();
   const long long m = (long long)0x8080808080808080ull;
   const __m256i idx = _mm256_xor_si256(x, _mm256_set_epi64x(m, m, 0, 0));
-  const __m256i hi = _mm256_and_si256(x, _mm256_set1_epi8((char)0xf0));
   __m256i v[8];
-  for (unsigned h = 0; h < 8; h++) {
-    __m256i row = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), idx);
-    v[h] = _mm256_and_si256(row, _mm256_cmpeq_epi8(hi, LD(c->hsel[h])));
-  }
+  v[0] = _mm256_shuffle_epi8(LD(c->sbox[dir][0]), idx);
+  for (unsigned h = 1; h < 8; h++)
+    v[h] = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), _mm256_adds_epi8(idx, LD(c->sbias[h])));
   return fold(XOR_TREE8(v), y);
 }
 
