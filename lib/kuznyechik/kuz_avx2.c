@@ -10,18 +10,19 @@
  *     the generated Boolean circuit, L is R sixteen times: ~2 vector ops per
  *     byte per round, bound by the L1 traffic of the 4 KiB state. A short
  *     last batch is padded with zero blocks that are never stored.
- *   - Narrow (fewer blocks, e.g. CBC encryption and OMAC): one block copied
- *     into both 128-bit halves of a ymm, each half doing half of the work.
- *     S: each half looks up eight of the sixteen 16-byte rows of pi with
- *     vpshufb (row chosen by comparing the high nibble, so every row is read
- *     for every byte), then the halves are XORed. L: the products of x by
- *     a basis of GF(2^8), two per ymm (one per half), then 39 vpshufb that
- *     each select one term for every output byte and move it there, XORed;
- *     the halves are XORed again. ~140 ops per round; two blocks at a time
- *     when there are two, so their chains overlap.
+ *   - Narrow (fewer blocks, e.g. CBC encryption and OMAC; kuz_narrow.h,
+ *     shared with kuz_ssse3.c): one block copied into both 128-bit halves
+ *     of a ymm, each half doing half of the work. S: pi as the XOR of row
+ *     differences chosen by thresholds on the byte, eight rows per half
+ *     (vpaddsb + vpshufb each), then the halves are XORed. L: the products
+ *     of x by a basis of GF(2^8), two per ymm (one per half), then 39
+ *     vpshufb that each select one term for every output byte and move it
+ *     there, XORed; the halves are XORed again. ~121 ops per round; two
+ *     blocks at a time when there are two, so their chains overlap.
  *
- * Key schedule, tails and modes stay in portable code; this file is only the
- * block loops. */
+ * Also here: the counter-mode keystream, XTS and CTR-ACPKM sections on the
+ * wide kernel, the multi-key calls, and (kuz_narrow.h) the one-block chains
+ * and the key schedule. */
 #include "impl.h"
 #include "blockops/xts_walk.h"
 
@@ -135,251 +136,35 @@ AVX2 static void key_masks_avx2(uint64_t km[10][16][8], const gostx_kuz_key *k, 
     for (unsigned j = 0; j < 16; j++) key_byte_masks(km[r][j], &k->ek[r][j]);
 }
 
-/* ---------------- narrow: one block per ymm ---------------- */
+/* ---------------- narrow: one block per ymm (kuz_narrow.h) ---------------- */
 
-/* Constants of the narrow kernel, built once from kuz_tables.h.
- * sbox[dir][h]: the S-box's rows as differences (see sbox_n): half 0 =
- *   row h ^ row h - 1 of pi (or pi^-1; row 0 itself for h = 0), half 1 =
- *   row h + 8 ^ row h + 7 (row 8 for h = 0).
- * sbias[h]: the signed bytes added to the index for difference h: -16 h in
- *   both halves (half 1's index has bit 7 flipped, so this is 128 - 16 (h + 8)
- *   on x ^ 0x80).
- * L (or L^-1) is the sum over output byte i, input byte j and basis element
- * k of (x_j * beta_k) moved to byte i, for the k in the coordinates of
- * M[i][j] over the basis beta (kuz_l_basis). prod[dir][s][0 / 1][n]: the
- * products n * beta_k and (16 n) * beta_k, half 0 for k = a_s and half 1 for
- * k = b_s (the eight k in four pairs), so one pair of nibble lookups gives
- * x * beta_a and x * beta_b. sel[dir][s][t]: vpshufb indices that move the
- * t-th term of each output byte out of those products (0x80: none, the byte
- * is zeroed), so one shuffle both selects and routes, and the terms of one
- * k take as many shuffles as the most terms any output byte has for that k.
- * The basis matters: over 1, 2, 4, .., 128 that is 15 for L (50 shuffles a
- * round), over kuz_l_basis 9..10 (39; the old masked diagonals: 136 ops). */
-#define KUZ_N_SRC 4
-#define KUZ_N_SEL 12
-struct narrow_consts {
-  _Alignas(32) uint8_t prod[2][KUZ_N_SRC][2][32];
-  _Alignas(32) uint8_t sbox[2][8][32];
-  _Alignas(32) int8_t sbias[8][32];
-  _Alignas(32) uint8_t sel[2][KUZ_N_SRC][KUZ_N_SEL][32];
-};
-static struct narrow_consts nc;
-static pthread_once_t nc_once = PTHREAD_ONCE_INIT;
-
-/* A basis of GF(2^8) per direction, found by scripts/kuz_l_basis.py (hill
- * climbing; any basis gives the same bytes, this one the fewest shuffles),
- * and the shuffles per product pair that it needs, pairs ordered by need.
- * nc_init pairs the basis so; were a count too small, terms would be
- * dropped and every test would fail. */
-static const uint8_t kuz_l_basis[2][8] = {{40, 97, 7, 187, 20, 96, 196, 3},
-                                          {131, 3, 141, 187, 102, 45, 147, 44}};
-static const unsigned kuz_n_sel[2][KUZ_N_SRC] = {{10, 10, 10, 9}, {11, 10, 9, 9}};
-
-static void nc_init(void) {
-  const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
-  const uint8_t(*mats[2])[16] = {gostx__kuz_lmatrix_fwd, gostx__kuz_lmatrix_inv};
-  for (unsigned dir = 0; dir < 2; dir++)
-    for (unsigned h = 0; h < 8; h++) {
-      for (unsigned n = 0; n < 16; n++) {
-        const uint8_t *row = pis[dir] + 16 * h + n, *row8 = row + 128;
-        nc.sbox[dir][h][n] = (uint8_t)(row[0] ^ (h ? row[-16] : 0));
-        nc.sbox[dir][h][16 + n] = (uint8_t)(row8[0] ^ (h ? row8[-16] : 0));
-      }
-    }
-  for (unsigned h = 0; h < 8; h++) memset(nc.sbias[h], -16 * (int)h, 32);
-  for (unsigned dir = 0; dir < 2; dir++) {
-    /* coord[c]: the coordinates of c over the basis (bit k: beta_k). */
-    uint8_t coord[256];
-    for (unsigned m = 0; m < 256; m++) {
-      unsigned v = 0;
-      for (unsigned k = 0; k < 8; k++)
-        if (m >> k & 1) v ^= kuz_l_basis[dir][k];
-      coord[v] = (uint8_t)m;
-    }
-    /* need[k]: the most terms of beta_k in one output byte
-     * (mats[dir][i][j]: the coefficient of input byte j in output byte i). */
-    unsigned need[8], order[8];
-    for (unsigned k = 0; k < 8; k++) {
-      need[k] = 0;
-      order[k] = k;
-      for (unsigned i = 0; i < 16; i++) {
-        unsigned t = 0;
-        for (unsigned j = 0; j < 16; j++) t += (coord[mats[dir][i][j]] >> k) & 1;
-        if (t > need[k]) need[k] = t;
-      }
-    }
-    for (unsigned a = 0; a < 8; a++) /* by need, most first (insertion sort) */
-      for (unsigned b = a; b > 0 && need[order[b]] > need[order[b - 1]]; b--) {
-        unsigned t = order[b];
-        order[b] = order[b - 1];
-        order[b - 1] = t;
-      }
-    memset(nc.sel[dir], 0x80, sizeof nc.sel[dir]);
-    for (unsigned s = 0; s < KUZ_N_SRC; s++)
-      for (unsigned half = 0; half < 2; half++) {
-        const unsigned k = order[2 * s + half];
-        const uint8_t beta = kuz_l_basis[dir][k];
-        for (unsigned n = 0; n < 16; n++) {
-          nc.prod[dir][s][0][16 * half + n] = gostx__kuz_gf_mul((uint8_t)n, beta);
-          nc.prod[dir][s][1][16 * half + n] = gostx__kuz_gf_mul((uint8_t)(n << 4), beta);
-        }
-        for (unsigned i = 0; i < 16; i++) {
-          unsigned t = 0;
-          for (unsigned j = 0; j < 16; j++)
-            if ((coord[mats[dir][i][j]] >> k) & 1 && t < kuz_n_sel[dir][s])
-              nc.sel[dir][s][t++][16 * half + i] = (uint8_t)j;
-        }
-      }
-  }
+typedef __m256i V;
+#define NARROW_TARGET __attribute__((target("avx2")))
+AVX2_INLINE V v_load(const uint8_t *p) { return _mm256_load_si256((const __m256i *)(const void *)p); }
+AVX2_INLINE V v_block(const uint8_t *p) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p));
 }
-
-#define LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
-
-/* &nc, hidden from the optimizer: without this GCC hoists all ~100 constant
- * loads out of the round loop and spills them to the stack (4 KiB copied per
- * call); with it they stay memory operands, which are free here. */
-AVX2_INLINE const struct narrow_consts *consts(void) {
-  const struct narrow_consts *c = &nc;
-  __asm__("" : "+r"(c));
-  return c;
+AVX2_INLINE void v_store(uint8_t *p, V v) { _mm_storeu_si128((__m128i *)(void *)p, _mm256_castsi256_si128(v)); }
+AVX2_INLINE V v_zero(void) { return _mm256_setzero_si256(); }
+AVX2_INLINE V v_xor(V a, V b) { return _mm256_xor_si256(a, b); }
+AVX2_INLINE V v_and(V a, V b) { return _mm256_and_si256(a, b); }
+AVX2_INLINE V v_set1_8(int c) { return _mm256_set1_epi8((char)c); }
+AVX2_INLINE V v_srl4(V a) { return _mm256_srli_epi16(a, 4); }
+AVX2_INLINE V v_shuf(V t, V i) { return _mm256_shuffle_epi8(t, i); }
+AVX2_INLINE V v_adds8(V a, V b) { return _mm256_adds_epi8(a, b); }
+AVX2_INLINE V v_flip_hi(void) {
+  const long long m = (long long)0x8080808080808080ull;
+  return _mm256_set_epi64x(m, m, 0, 0);
 }
-
-/* XOR of the two halves, in both halves, and y: y goes in while the lane
- * swap is in flight (the next round's key, or the Feistel half), one XOR
- * off the chain. */
-AVX2_INLINE __m256i fold(__m256i v, __m256i y) {
-  __m256i t = _mm256_xor_si256(v, y);
+/* y goes in while the lane swap is in flight (the next round's key, or the
+ * Feistel half), one XOR off the chain. */
+AVX2_INLINE V v_fold(V v, V y) {
+  V t = _mm256_xor_si256(v, y);
   __asm__("" : "+x"(t)); /* or GCC adds y after the swap, on the chain */
   return _mm256_xor_si256(t, _mm256_permute2x128_si256(v, v, 0x01));
 }
-
-/* XOR of v[0..n-1] as a balanced tree (short dependency chains). */
-#define XOR_TREE8(v) \
-  _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256((v)[0], (v)[1]), _mm256_xor_si256((v)[2], (v)[3])), \
-                   _mm256_xor_si256(_mm256_xor_si256((v)[4], (v)[5]), _mm256_xor_si256((v)[6], (v)[7])))
-
-/* pi or pi^-1 on every byte, XOR y (x has the same block in both halves).
- * The rows by thresholds: pi(x) = XOR of D_h[x & 15] over h <= x >> 4 (D_0 =
- * row 0, D_h = row h ^ row h - 1), so a difference is wanted exactly when
- * x >= 16 h, and a signed saturating add makes that test and the index at
- * once: vpshufb reads bit 7 (set: zero) and the low nibble, and the sum
- * x - 16 h keeps x's low nibble. Half 0 takes h = 0..7 on x as a signed byte
- * (x - 16 h >= 0 iff 16 h <= x < 128, never saturating upwards); half 1
- * takes h = 8..15 on x ^ 0x80, i.e. x - 128 (x - 16 h >= 0 iff x >= 16 h).
- * Half 0 then holds the sum for x < 128 and half 1 for x >= 128; the fold
- * adds them. Per row an add and a shuffle (the old row select was a
- * shuffle, a compare with the high nibble and an AND: 26 ops for S, not 36). */
-AVX2_INLINE __m256i sbox_n(__m256i x, unsigned dir, __m256i y) {
-  const struct narrow_consts *c = consts();
-  const long long m = (long long)0x8080808080808080ull;
-  const __m256i idx = _mm256_xor_si256(x, _mm256_set_epi64x(m, m, 0, 0));
-  __m256i v[8];
-  v[0] = _mm256_shuffle_epi8(LD(c->sbox[dir][0]), idx);
-  for (unsigned h = 1; h < 8; h++)
-    v[h] = _mm256_shuffle_epi8(LD(c->sbox[dir][h]), _mm256_adds_epi8(idx, LD(c->sbias[h])));
-  return fold(XOR_TREE8(v), y);
-}
-
-/* L or L^-1, XOR y: four product pairs, each followed by its
- * select-and-route shuffles (two accumulators per pair to keep the XOR
- * chains short). */
-AVX2_INLINE __m256i linear_n(__m256i x, unsigned dir, __m256i y) {
-  const struct narrow_consts *c = consts();
-  const __m256i nib = _mm256_set1_epi8(0x0f);
-  const __m256i lo = _mm256_and_si256(x, nib);
-  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
-  __m256i acc[KUZ_N_SRC];
-#pragma GCC unroll 4
-  for (unsigned s = 0; s < KUZ_N_SRC; s++) {
-    const __m256i p = _mm256_xor_si256(_mm256_shuffle_epi8(LD(c->prod[dir][s][0]), lo),
-                                       _mm256_shuffle_epi8(LD(c->prod[dir][s][1]), hi));
-    __m256i u = _mm256_shuffle_epi8(p, LD(c->sel[dir][s][0]));
-    __m256i v = _mm256_shuffle_epi8(p, LD(c->sel[dir][s][1]));
-#pragma GCC unroll 8
-    for (unsigned t = 2; t + 1 < kuz_n_sel[dir][s]; t += 2) {
-      u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][t])));
-      v = _mm256_xor_si256(v, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][t + 1])));
-      /* as written: reassociated, GCC made all 39 shuffles first and
-       * spilled half of them to the stack */
-      __asm__("" : "+x"(u), "+x"(v));
-    }
-    if (kuz_n_sel[dir][s] % 2) u = _mm256_xor_si256(u, _mm256_shuffle_epi8(p, LD(c->sel[dir][s][kuz_n_sel[dir][s] - 1])));
-    acc[s] = _mm256_xor_si256(u, v);
-  }
-  return fold(_mm256_xor_si256(_mm256_xor_si256(acc[0], acc[1]), _mm256_xor_si256(acc[2], acc[3])), y);
-}
-
-AVX2 static inline __m256i key_n(const uint8_t rk[16]) {
-  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)rk));
-}
-
-AVX2 static inline __m256i block_in(const uint8_t *in) {
-  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)in));
-}
-AVX2 static inline void block_out(uint8_t *out, __m256i x) {
-  _mm_storeu_si128((__m128i *)(void *)out, _mm256_castsi256_si128(x));
-}
-
-/* Two independent blocks per loop pass so that their dependency chains
- * overlap; a lone block runs the same code with one chain. The pair takes a
- * round-key array per block (ka, kb: K1..K10), equal for a one-key call and
- * distinct for the multi-key path. */
-AVX2_INLINE void enc_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], const uint8_t *in,
-                            uint8_t *out) {
-  __m256i a = _mm256_xor_si256(block_in(in), key_n(ka[0]));
-  __m256i b = _mm256_xor_si256(block_in(in + 16), key_n(kb[0]));
-  for (unsigned r = 1; r < 10; r++) {
-    a = linear_n(sbox_n(a, 0, _mm256_setzero_si256()), 0, key_n(ka[r]));
-    b = linear_n(sbox_n(b, 0, _mm256_setzero_si256()), 0, key_n(kb[r]));
-  }
-  block_out(out, a);
-  block_out(out + 16, b);
-}
-
-/* Encryption of a block whose first round key K1 is already XORed in (the
- * chain folds K1 into its input XOR): rounds 2..10. */
-AVX2_INLINE __m256i enc_keyed_n(const uint8_t (*k)[16], __m256i a) {
-  for (unsigned r = 1; r < 10; r++) a = linear_n(sbox_n(a, 0, _mm256_setzero_si256()), 0, key_n(k[r]));
-  return a;
-}
-
-AVX2_INLINE __m256i enc_n(const uint8_t (*k)[16], __m256i a) {
-  return enc_keyed_n(k, _mm256_xor_si256(a, key_n(k[0])));
-}
-
-AVX2_INLINE void enc_one_n(const uint8_t (*k)[16], const uint8_t *in, uint8_t *out) {
-  block_out(out, enc_n(k, block_in(in)));
-}
-
-AVX2_INLINE void dec_pair_n(const uint8_t (*ka)[16], const uint8_t (*kb)[16], const uint8_t *in,
-                            uint8_t *out) {
-  __m256i a = _mm256_xor_si256(block_in(in), key_n(ka[9]));
-  __m256i b = _mm256_xor_si256(block_in(in + 16), key_n(kb[9]));
-  for (unsigned r = 9; r-- > 0;) {
-    a = sbox_n(linear_n(a, 1, _mm256_setzero_si256()), 1, key_n(ka[r]));
-    b = sbox_n(linear_n(b, 1, _mm256_setzero_si256()), 1, key_n(kb[r]));
-  }
-  block_out(out, a);
-  block_out(out + 16, b);
-}
-
-AVX2_INLINE void dec_one_n(const uint8_t (*k)[16], const uint8_t *in, uint8_t *out) {
-  __m256i a = _mm256_xor_si256(block_in(in), key_n(k[9]));
-  for (unsigned r = 9; r-- > 0;) a = sbox_n(linear_n(a, 1, _mm256_setzero_si256()), 1, key_n(k[r]));
-  block_out(out, a);
-}
-
-AVX2 static void encrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  pthread_once(&nc_once, nc_init);
-  for (; n >= 2; n -= 2, in += 32, out += 32) enc_pair_n(k->ek, k->ek, in, out);
-  if (n) enc_one_n(k->ek, in, out);
-}
-
-AVX2 static void decrypt_narrow(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
-  pthread_once(&nc_once, nc_init);
-  for (; n >= 2; n -= 2, in += 32, out += 32) dec_pair_n(k->ek, k->ek, in, out);
-  if (n) dec_one_n(k->ek, in, out);
-}
+#define V_PIN(v) __asm__("" : "+x"(v))
+#include "kuz_narrow.h"
 
 /* ---------------- entry points ---------------- */
 
@@ -514,9 +299,9 @@ AVX2 void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint
   uint8_t keep[16];
   memset(keep, 0xff, sizeof keep);
   keep[p] = 0;
-  __m256i v = _mm256_xor_si256(block_in(x), key_n(k1));
-  v = _mm256_and_si256(sbox_n(v, 0, _mm256_setzero_si256()), block_in(keep));
-  block_out(a, linear_n(v, 0, _mm256_setzero_si256()));
+  __m256i v = _mm256_xor_si256(v_block(x), v_block(k1));
+  v = v_and(sbox_n(v, 0, v_zero()), v_block(keep));
+  v_store(a, linear_n(v, 0, v_zero()));
 }
 
 /* The counter kernel under one key: its tables, the batch and the keystream
@@ -701,57 +486,6 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
   gostx_memzero(&w, sizeof w);
 }
 
-/* ---------------- one-block chains ----------------
- * CBC and CFB encryption, OFB and OMAC: the state stays in a register from
- * block to block (through gostx__cipher_chain's generic loop each block was
- * a copy, an XOR in memory and a whole block call, ~10 % of a block). */
-AVX2 static void kuz_avx2_chain(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in,
-                                uint8_t *out, size_t n) {
-  pthread_once(&nc_once, nc_init);
-  const __m256i k1 = key_n(k->ek[0]);
-  __m256i x = block_in(s);
-  for (size_t i = 0; i < n; i++, in += 16) {
-    const __m256i p = block_in(in); /* before any store: in may equal out */
-    if (op == GOSTX__CHAIN_CBC || op == GOSTX__CHAIN_MAC) x = _mm256_xor_si256(x, _mm256_xor_si256(p, k1));
-    else x = _mm256_xor_si256(x, k1);
-    x = enc_keyed_n(k->ek, x);
-    if (op == GOSTX__CHAIN_CFB) x = _mm256_xor_si256(x, p);
-    if (op == GOSTX__CHAIN_OFB) block_out(out + 16 * i, _mm256_xor_si256(x, p));
-    else if (op != GOSTX__CHAIN_MAC) block_out(out + 16 * i, x);
-  }
-  block_out(s, x);
-}
-
-/* ---------------- key schedule ----------------
- * The 32 Feistel rounds (a1, a0) -> (L(S(a1 ^ C_i)) ^ a0, a1) on the narrow
- * kernel's one-block S and L (the portable bitsliced round costs ~15x more
- * for one block), and dk = L^-1(ek) with its L^-1: what CTR-ACPKM pays per
- * section (the section kernel below skips dk but for its last key). */
-AVX2 static void expand_ek(uint8_t ek[10][16], const uint8_t key[32]) {
-  __m256i a1 = block_in(key), a0 = block_in(key + 16);
-  block_out(ek[0], a1);
-  block_out(ek[1], a0);
-  for (unsigned i = 0; i < 32; i++) {
-    const __m256i t = linear_n(sbox_n(_mm256_xor_si256(a1, key_n(gostx__kuz_c[i])), 0, _mm256_setzero_si256()), 0, a0);
-    a0 = a1;
-    a1 = t;
-    if (i % 8 == 7) {
-      block_out(ek[(i + 1) / 4], a1);
-      block_out(ek[(i + 1) / 4 + 1], a0);
-    }
-  }
-}
-
-AVX2 static void expand_dk(uint8_t dk[10][16], const uint8_t ek[10][16]) {
-  for (unsigned r = 0; r < 10; r++) block_out(dk[r], linear_n(block_in(ek[r]), 1, _mm256_setzero_si256()));
-}
-
-AVX2 static void kuz_avx2_expand(gostx_kuz_key *k, const uint8_t key[32]) {
-  pthread_once(&nc_once, nc_init);
-  expand_ek(k->ek, key);
-  expand_dk(k->dk, k->ek);
-}
-
 /* ---------------- CTR-ACPKM sections ----------------
  * Sections of whole 256-block batches through the counter kernel, the key
  * chain between them without leaving this file: ACPKM(K) = E_K(80..8f) ||
@@ -791,7 +525,7 @@ const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
                                               kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
                                               kuz_avx2_mk_decrypt, kuz_avx2_ctr,
-                                              kuz_avx2_expand, kuz_avx2_xts, 256,
-                                              kuz_avx2_ctr_acpkm, kuz_avx2_chain, 4096};
+                                              expand_narrow, kuz_avx2_xts, 256,
+                                              kuz_avx2_ctr_acpkm, chain_narrow, 4096};
 
 #endif

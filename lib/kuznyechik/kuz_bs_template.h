@@ -462,7 +462,12 @@ BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(ctr_batch)(BS_W s[
 /* The whole block call of a 128-bit file (kuz_ssse3.c, kuz_neon.c): batches
  * of 64 * BS_LANES blocks through the kernel, the last one padded when at
  * least BS_WIDE_MIN blocks remain; calls and remainders shorter than that
- * go to the portable core, which is as fast for them. */
+ * go to BS_SHORT_ENC / BS_SHORT_DEC (the file's one-block kernel), or
+ * without those to the portable core. */
+#ifndef BS_SHORT_ENC
+#define BS_SHORT_ENC gostx__kuz_portable_encrypt
+#define BS_SHORT_DEC gostx__kuz_portable_decrypt
+#endif
 static void BS_NAME(run)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n,
                          int decrypt) {
   if (n >= BS_WIDE_MIN) {
@@ -475,7 +480,7 @@ static void BS_NAME(run)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out
     n -= big;
     gostx_memzero(km, sizeof km);
   }
-  if (n) (decrypt ? gostx__kuz_portable_decrypt : gostx__kuz_portable_encrypt)(k, in, out, n);
+  if (n) (decrypt ? BS_SHORT_DEC : BS_SHORT_ENC)(k, in, out, n);
 }
 
 static void BS_NAME(encrypt_blocks)(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
