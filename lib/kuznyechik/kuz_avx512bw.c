@@ -192,6 +192,21 @@ static void kuz_avx512bw_xts(const gostx_kuz_key *const *keys, size_t nkeys, uin
   gostx_kuz_avx2.xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
 }
 
+/* The AVX2 table's one-block chains (the narrow kernel: the zmm version was
+ * weighed in docs/KUZNYECHIK.md and not built), and its CTR-ACPKM sections
+ * while a section is shorter than one 512-counter batch here: those would
+ * reach this file's ctr as one call per section, below BATCH8, and end up in
+ * the AVX2 counter kernel anyway, each with the generic loop's set-up.
+ * Longer sections take the generic loop and this file's batches. */
+static void kuz_avx512bw_chain(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in,
+                               uint8_t *out, size_t n) {
+  gostx_kuz_avx2.chain(k, op, s, in, out, n);
+}
+static size_t kuz_avx512bw_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec, const uint8_t *in,
+                                     uint8_t *out, size_t nsec) {
+  return sec < BATCH8 ? gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, nsec) : 0;
+}
+
 /* batch: 256, the multi-key calls' (AVX2) batch, which the sector engine
  * fills. mk_size: the handle's whole buffer, which AVX2's schedule fits (kuz.c
  * checks it against sched; tests/test_kuz_simd.c against gostx_kuz_avx2). */
@@ -200,6 +215,7 @@ const struct gostx_kuz_impl gostx_kuz_avx512bw = {"avx512bw", kuz_avx512bw_encry
                                                   GOSTX_KUZ_MK_MAX, GOSTX_KUZ_MK_BYTES,
                                                   kuz_avx512bw_mk_init, kuz_avx512bw_mk_encrypt,
                                                   kuz_avx512bw_mk_decrypt, kuz_avx512bw_ctr, NULL,
-                                                  kuz_avx512bw_xts, 256, NULL, NULL, 4096};
+                                                  kuz_avx512bw_xts, 256, kuz_avx512bw_ctr_acpkm,
+                                                  kuz_avx512bw_chain, 4096};
 
 #endif
