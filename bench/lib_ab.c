@@ -1,12 +1,13 @@
 /* A/B of Kuznyechik operations between builds of libgostx.so, loaded into
  * one process and run in turn (repetition k of every build, then k + 1), so
- * that a busy host slows all of them alike. TSC ticks per 16-byte block
- * (per call for the key schedule), medians and minima over the repetitions;
+ * that a busy host slows all of them alike. Time-stamp-counter ticks per
+ * 16-byte block (per call for the key schedule; nanoseconds where the CPU
+ * has no TSC the harness reads), medians and minima over the repetitions;
  * the CTR-ACPKM / CTR ratio from each repetition's back-to-back pair. The
  * level is the library's own choice or GOSTX_IMPL's.
  *
- *   cc -O2 bench/lib_ab.c -ldl -o lib_ab
- *   GOSTX_IMPL=avx2 taskset -c 1 ./lib_ab 61 old/libgostx.so new/libgostx.so
+ *   cmake --build build --target lib_ab
+ *   GOSTX_IMPL=avx2 taskset -c 1 build/bench/lib_ab 61 old/libgostx.so new/libgostx.so
  *
  * (two trees built as usual, e.g. one in a `git worktree` at the old commit;
  * copy the .so files to distinct paths: dlopen loads a path once.) */
@@ -16,7 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <x86intrin.h>
+
+#include "harness.h"
+
+static double ticks(void) {
+#ifdef GOSTX_BENCH_HAVE_TSC
+  return (double)gostx_bench_tsc();
+#else
+  return gostx_bench_now(GOSTX_BENCH_WALL) * 1e9;
+#endif
+}
 
 /* The public API's shapes (include/gostx/cipher.h, modes.h); the cipher
  * object is opaque here, a generous buffer holds it. */
@@ -86,23 +96,23 @@ int main(int argc, char **argv) {
   static double t[MAX_LIBS][OPS][MAX_REPS];
   for (int r = 0; r < reps; r++)
     for (int l = 0; l < nl; l++) {
-      const unsigned long long t0 = __rdtsc();
+      const double t0 = ticks();
       cbc[l](cipher[l], iv, 16, buf, 16384, buf);
-      const unsigned long long t1 = __rdtsc();
+      const double t1 = ticks();
       omac[l](cipher[l], buf, 16384, mac, 16);
-      const unsigned long long t2 = __rdtsc();
+      const double t2 = ticks();
       for (int i = 0; i < 100; i++) init[l](scratch, 1, key);
-      const unsigned long long t3 = __rdtsc();
+      const double t3 = ticks();
       ctr[l](cipher[l], iv, 8, 16, buf, len, buf);
-      const unsigned long long t4 = __rdtsc();
+      const double t4 = ticks();
       acpkm[l](cipher[l], iv, 8, 4096, buf, len, buf);
-      const unsigned long long t5 = __rdtsc();
-      t[l][0][r] = (double)(t1 - t0) / 1024;
-      t[l][1][r] = (double)(t2 - t1) / 1024;
-      t[l][2][r] = (double)(t3 - t2) / 100;
-      t[l][3][r] = (double)(t4 - t3) / 65536;
-      t[l][4][r] = (double)(t5 - t4) / 65536;
-      t[l][5][r] = (double)(t4 - t3) / (double)(t5 - t4);
+      const double t5 = ticks();
+      t[l][0][r] = (t1 - t0) / 1024;
+      t[l][1][r] = (t2 - t1) / 1024;
+      t[l][2][r] = (t3 - t2) / 100;
+      t[l][3][r] = (t4 - t3) / 65536;
+      t[l][4][r] = (t5 - t4) / 65536;
+      t[l][5][r] = (t4 - t3) / (t5 - t4);
     }
   printf("ticks per block, median (min) of %d; acpkm/ctr: median (max) of the pairs\n", reps);
   printf("%-16s", "");
