@@ -289,8 +289,9 @@ static int same_point(const gx_curve *C, const gx_point *A, const gx_point *B) {
          gx_on_curve(C, ax, ay);
 }
 
-/* Whether two points have the same projective coordinates, limb for limb. */
-static int same_limbs(const gx_point *A, const gx_point *B, int n) {
+/* Whether two points have the same projective coordinates, limb for limb
+ * (the IFMA tests' check, x86-64 only). */
+__attribute__((unused)) static int same_limbs(const gx_point *A, const gx_point *B, int n) {
   return !memcmp(A->X, B->X, (size_t)n * 8) && !memcmp(A->Y, B->Y, (size_t)n * 8) &&
          !memcmp(A->Z, B->Z, (size_t)n * 8);
 }
