@@ -152,6 +152,10 @@ extern const struct gostx_kuz_impl gostx_kuz_avx2;
 /* L(S(x ^ k1)) with byte p of S's output dropped, on the AVX2 one-block
  * code (kuz_avx2.c; the counter kernels' round-1 constants). AVX2 only. */
 void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16], unsigned p);
+/* CTR-ACPKM's key chain on the same code: ek becomes the next section key's
+ * round keys (ACPKM, then the schedule; dk is not made), and dk = L^-1(ek). */
+void gostx__kuz_avx2_acpkm_next(uint8_t ek[10][16]);
+void gostx__kuz_avx2_dk(uint8_t dk[10][16], const uint8_t ek[10][16]);
 extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif
 #ifdef GOSTX_ARCH_AARCH64

@@ -493,20 +493,25 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
  * the key masks and the counter-kernel tables once per section, and every
  * buffer wiped once per call instead of once per section (lib/modes/ctr.c's
  * generic loop calls kuz_avx2_ctr and the whole key set-up per section). */
+/* ACPKM(K) = E_K(80..8f) || E_K(90..9f) as one pair on the narrow kernel,
+ * then that key's round keys, in place; no dk (impl.h). */
+AVX2 void gostx__kuz_avx2_acpkm_next(uint8_t ek[10][16]) {
+  uint8_t d[32], key[32];
+  pthread_once(&nc_once, nc_init);
+  for (unsigned i = 0; i < 32; i++) d[i] = (uint8_t)(0x80 + i);
+  enc_pair_n((const uint8_t(*)[16])ek, (const uint8_t(*)[16])ek, d, key);
+  expand_ek(ek, key);
+  gostx_memzero(key, sizeof key);
+}
+
 AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
                                       const uint8_t *in, uint8_t *out, size_t nsec) {
   if (sec % 256 || !nsec) return 0;
   struct ctr_state st;
   _Alignas(64) gostx_kuz_key cur;
-  uint8_t d[32], key[32];
-  pthread_once(&nc_once, nc_init);
-  for (unsigned i = 0; i < 32; i++) d[i] = (uint8_t)(0x80 + i);
   memcpy(cur.ek, k->ek, sizeof cur.ek);
   for (size_t i = 0; i < nsec; i++) {
-    if (i) {
-      enc_pair_n(cur.ek, cur.ek, d, key);
-      expand_ek(cur.ek, key);
-    }
+    if (i) gostx__kuz_avx2_acpkm_next(cur.ek);
     ctr_key(&st, &cur, ctr, 15);
     ctr_batches(&st, &cur, ctr, GOSTX__CTR_FULL, 15, &in, &out, sec, ctr[15] == 0);
   }
@@ -516,8 +521,13 @@ AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t 
   }
   gostx_memzero(&st, sizeof st);
   gostx_memzero(&cur, sizeof cur);
-  gostx_memzero(key, sizeof key);
   return nsec;
+}
+
+/* dk = L^-1(ek) (impl.h). */
+AVX2 void gostx__kuz_avx2_dk(uint8_t dk[10][16], const uint8_t ek[10][16]) {
+  pthread_once(&nc_once, nc_init);
+  expand_dk(dk, ek);
 }
 
 const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,

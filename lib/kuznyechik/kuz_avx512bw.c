@@ -56,6 +56,8 @@ AVX512BW_INLINE W8 andn_w8(W8 a, W8 b) { return (W8)_mm512_andnot_si512((__m512i
 #define BS_LOAD_GROUP LOAD8
 #define BS_STORE_GROUP STORE8
 #define BS_BCAST_MEM(p) ((W8)_mm512_set1_epi64((long long)*(p)))
+/* Two 64-bit masks as A, B, A, B, ... (one 128-bit broadcast load). */
+#define BS_BCAST2_MEM(p) ((W8)_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(p))))
 #define BS_CTR 1 /* ctr_prep and mul_const; the batch below (512 counters) */
 #include "kuz_bs_template.h"
 
@@ -192,19 +194,121 @@ static void kuz_avx512bw_xts(const gostx_kuz_key *const *keys, size_t nkeys, uin
   gostx_kuz_avx2.xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
 }
 
+/* ---------------- CTR-ACPKM: two 4 KiB sections per batch ----------------
+ * A 4 KiB section is 256 counters under one key: half of this file's batch.
+ * Two consecutive sections share one batch, key A in the even 64-bit lanes
+ * and key B in the odd ones (LOAD8 puts blocks 8 g + 0..3 of each 8-block
+ * group in the even lanes and 8 g + 4..7 in the odd): the key XOR is one
+ * 128-bit broadcast of the two masks (BS_BCAST2_MEM), as cheap as one key's,
+ * and ctr_prep_planes takes both keys' byte 15 the same way. Block n of the
+ * batch then carries counter 4 (n / 8) + n % 4 of its section (byte 15; the
+ * section starts at 0 there), so the keystream comes out as 64-byte pieces
+ * of A and B in turn, which the XOR pass puts in place. Round 1's constant
+ * is a0 = L(S'(ctr ^ A1)) in A's lanes and a1 = L(S'((ctr + 256) ^ B1)) in
+ * B's. Before, each section went to the AVX2 kernel (CTR-ACPKM ~0.55x this
+ * level's CTR); the key chain stays one key after the other. */
+static W8 pat_ab[8]; /* planes of each block's counter byte, as above */
+static pthread_once_t pat_ab_once = PTHREAD_ONCE_INIT;
+
+AVX512BW static void pat_ab_init(void) {
+  _Alignas(64) uint8_t buf[16 * BATCH8];
+  _Alignas(64) W8 s[16][8];
+  for (unsigned n = 0; n < BATCH8; n++) memset(buf + 16 * n, (int)(4 * (n / 8) + n % 4), 16);
+  load_w8(s, buf);
+  for (unsigned b = 0; b < 8; b++) pat_ab[b] = s[0][b];
+}
+
+/* km2[r][j][b] = {mask of A, mask of B} (the layout BS_BCAST2_MEM reads). */
+AVX512BW static void key_masks2(uint64_t km2[10][16][8][2], const uint8_t a[10][16],
+                                const uint8_t b[10][16]) {
+  const __m512i lo = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3), one = _mm512_set1_epi64(1);
+  const __m512i hi = _mm512_add_epi64(lo, _mm512_set1_epi64(4));
+  for (unsigned r = 0; r < 10; r++)
+    for (unsigned j = 0; j < 16; j++) {
+      const __m512i ab = _mm512_unpacklo_epi64(_mm512_set1_epi64(a[r][j]), _mm512_set1_epi64(b[r][j]));
+      const __m512i m0 = _mm512_and_si512(_mm512_srlv_epi64(ab, lo), one);
+      const __m512i m1 = _mm512_and_si512(_mm512_srlv_epi64(ab, hi), one);
+      _mm512_storeu_si512((void *)km2[r][j][0], _mm512_sub_epi64(_mm512_setzero_si512(), m0));
+      _mm512_storeu_si512((void *)km2[r][j][4], _mm512_sub_epi64(_mm512_setzero_si512(), m1));
+    }
+}
+
+AVX512BW __attribute__((noinline)) static void ctr_batch_ab(W8 s[32][8], const uint64_t km2[10][16][8][2],
+                                                            const W8 w[16][8], const uint8_t a0[16],
+                                                            const uint8_t a1[16], uint8_t *out) {
+  const W8 odd = (W8)_mm512_setr_epi64(0, -1, 0, -1, 0, -1, 0, -1);
+  for (unsigned j = 0; j < 16; j++)
+    for (unsigned b = 0; b < 8; b++) {
+      const uint64_t m0 = 0 - (uint64_t)((a0[j] >> b) & 1);
+      const uint64_t m1 = 0 - (uint64_t)(((a0[j] ^ a1[j]) >> b) & 1);
+      s[j][b] = w[j][b] ^ bcast_w8(m0) ^ (odd & bcast_w8(m1));
+    }
+  encrypt_any_w8(s, km2, 2, 1);
+  store_w8(out, s);
+}
+
+/* Sections of 256 blocks from byte 15 = 0, two at a time; an odd last one
+ * through the AVX2 table. k ends as the last section's key (as the AVX2
+ * entry leaves it). Other shapes: the AVX2 table's entry below 512 blocks a
+ * section, the generic loop (this file's batches) from there. */
+AVX512BW static size_t kuz_avx512bw_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
+                                              const uint8_t *in, uint8_t *out, size_t nsec) {
+  if (sec != 256 || nsec < 2 || ctr[15] != 0)
+    return sec < BATCH8 ? gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, nsec) : 0;
+  _Alignas(64) uint8_t ks[16 * BATCH8];
+  _Alignas(64) uint64_t km2[10][16][8][2];
+  _Alignas(64) W8 w[16][8], s[32][8], carry[1], kb[8];
+  _Alignas(64) uint8_t a[2][16], next[16], ka[10][16], kbk[10][16];
+  pthread_once(&pat_ab_once, pat_ab_init);
+  memcpy(ka, k->ek, sizeof ka);
+  size_t i = 0;
+  for (; i + 2 <= nsec; i += 2) {
+    if (i) gostx__kuz_avx2_acpkm_next(ka); /* A: the key after the last B */
+    memcpy(kbk, ka, sizeof kbk);
+    gostx__kuz_avx2_acpkm_next(kbk);
+    key_masks2(km2, (const uint8_t(*)[16])ka, (const uint8_t(*)[16])kbk);
+    for (unsigned b = 0; b < 8; b++) kb[b] = (W8)BS_BCAST2_MEM(km2[0][15][b]);
+    ctr_prep_planes_w8(w, carry, kb, pat_ab, 15, 0);
+    gostx__kuz_avx2_ls_drop(a[0], ctr, ka[0], 15);
+    memcpy(next, ctr, 16);
+    gostx__ctr_add(next, 16, GOSTX__CTR_FULL, 256);
+    gostx__kuz_avx2_ls_drop(a[1], next, kbk[0], 15);
+    gostx_prefetch_batch(in, out, sizeof ks);
+    ctr_batch_ab(s, (const uint64_t(*)[16][8][2])km2, w, a[0], a[1], ks);
+    for (unsigned c = 0; c < 64; c++) /* 64-byte pieces: A's, then B's */
+      for (unsigned h = 0; h < 2; h++) {
+        const size_t at = 4096 * h + 64 * c;
+        __m512i x = _mm512_load_si512((const void *)(ks + 128 * c + 64 * h));
+        if (in) x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)(in + at)));
+        _mm512_storeu_si512((void *)(out + at), x);
+      }
+    if (in) in += sizeof ks;
+    out += sizeof ks;
+    gostx__ctr_add(ctr, 16, GOSTX__CTR_FULL, 512);
+    memcpy(ka, kbk, sizeof ka); /* the last section's key so far */
+  }
+  memcpy(k->ek, ka, sizeof k->ek);
+  if (i < nsec) { /* one more section: its key, then the AVX2 kernel */
+    gostx__kuz_avx2_acpkm_next(k->ek);
+    gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, 1);
+  }
+  gostx__kuz_avx2_dk(k->dk, (const uint8_t(*)[16])k->ek);
+  gostx_memzero(ks, sizeof ks);
+  gostx_memzero(km2, sizeof km2);
+  gostx_memzero(w, sizeof w);
+  gostx_memzero(s, sizeof s);
+  gostx_memzero(kb, sizeof kb);
+  gostx_memzero(a, sizeof a);
+  gostx_memzero(ka, sizeof ka);
+  gostx_memzero(kbk, sizeof kbk);
+  return nsec;
+}
+
 /* The AVX2 table's one-block chains (the narrow kernel: the zmm version was
- * weighed in docs/KUZNYECHIK.md and not built), and its CTR-ACPKM sections
- * while a section is shorter than one 512-counter batch here: those would
- * reach this file's ctr as one call per section, below BATCH8, and end up in
- * the AVX2 counter kernel anyway, each with the generic loop's set-up.
- * Longer sections take the generic loop and this file's batches. */
+ * weighed in docs/KUZNYECHIK.md and not built). */
 static void kuz_avx512bw_chain(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in,
                                uint8_t *out, size_t n) {
   gostx_kuz_avx2.chain(k, op, s, in, out, n);
-}
-static size_t kuz_avx512bw_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec, const uint8_t *in,
-                                     uint8_t *out, size_t nsec) {
-  return sec < BATCH8 ? gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, nsec) : 0;
 }
 
 /* batch: 256, the multi-key calls' (AVX2) batch, which the sector engine

@@ -198,16 +198,23 @@ BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(l_lin)(BS_W (*
  * (planes = 0): key is km[10][16][8], bit masks broadcast to every lane. A
  * key per block (planes = 1): key is BS_W[10][16][8], the round keys of the
  * batch's blocks in the bitsliced layout (BS_NAME(key_planes)), XORed word by
- * word. planes is a compile-time constant at every call site (the functions
+ * word. Two keys (planes = 2, where the ISA file defines BS_BCAST2_MEM): key
+ * is uint64_t[10][16][8][2], the masks of key A and key B side by side,
+ * which BS_BCAST2_MEM spreads as A, B, A, B, ... over the 64-bit lanes. planes is a compile-time constant at every call site (the functions
  * are always inlined), so each entry point below has one straight-line key
  * XOR and the round code exists once. */
 BS_ATTR static inline __attribute__((always_inline)) void BS_NAME(xor_key_byte)(BS_W d[8],
                                                                               const void *key,
                                                                               unsigned r, unsigned j,
                                                                               int planes) {
-  if (planes) {
+  if (planes == 1) {
     const BS_W(*kp)[16][8] = (const BS_W(*)[16][8])key;
     for (unsigned b = 0; b < 8; b++) d[b] ^= kp[r][j][b];
+#ifdef BS_BCAST2_MEM
+  } else if (planes == 2) {
+    const uint64_t(*k2)[16][8][2] = (const uint64_t(*)[16][8][2])key;
+    for (unsigned b = 0; b < 8; b++) d[b] ^= BS_BCAST2_MEM(k2[r][j][b]);
+#endif
   } else {
     const uint64_t(*km)[16][8] = (const uint64_t(*)[16][8])key;
     for (unsigned b = 0; b < 8; b++) d[b] ^= BS_BCAST_MEM(&km[r][j][b]);
@@ -411,14 +418,16 @@ BS_ATTR static inline void BS_NAME(mul_t)(BS_W out[8], const BS_W x[8]) {
   out[0] = h;
 }
 
-BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_prep)(BS_W w[16][8], BS_W *carry,
-                                                                const uint64_t km[10][16][8],
-                                                                const BS_W pat[8], unsigned p,
-                                                                unsigned cp) {
+/* kb: the planes of K1's byte p in every lane (ctr_prep), or of two keys'
+ * in their lanes (the avx512bw file's CTR-ACPKM sections). */
+BS_ATTR __attribute__((noinline, unused)) static void BS_NAME(ctr_prep_planes)(BS_W w[16][8], BS_W *carry,
+                                                                       const BS_W kb[8],
+                                                                       const BS_W pat[8], unsigned p,
+                                                                       unsigned cp) {
   BS_W v[8], c = BS_NAME(bcast)(0);
   for (unsigned b = 0; b < 8; b++) { /* v = i + c_p on the planes, c = the carry out */
     const BS_W x = pat[b], y = BS_NAME(bcast)(0 - (uint64_t)((cp >> b) & 1));
-    v[b] = x ^ y ^ c ^ BS_NAME(bcast)(km[0][p][b]);
+    v[b] = x ^ y ^ c ^ kb[b];
     c = (x & y) | (c & (x ^ y));
   }
   *carry = c;
@@ -439,6 +448,13 @@ BS_ATTR __attribute__((noinline)) static void BS_NAME(ctr_prep)(BS_W w[16][8], B
     for (unsigned b = 0; b < 8; b++) w[j][b] = acc[b];
   }
   gostx_memzero(vt, sizeof vt);
+}
+
+BS_ATTR static void BS_NAME(ctr_prep)(BS_W w[16][8], BS_W *carry, const uint64_t km[10][16][8],
+                                      const BS_W pat[8], unsigned p, unsigned cp) {
+  BS_W kb[8];
+  for (unsigned b = 0; b < 8; b++) kb[b] = BS_NAME(bcast)(km[0][p][b]);
+  BS_NAME(ctr_prep_planes)(w, carry, kb, pat, p, cp);
 }
 
 /* One batch of 64 * BS_LANES keystream blocks into out (64 * BS_LANES * 16 bytes). */
