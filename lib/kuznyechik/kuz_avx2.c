@@ -118,8 +118,8 @@ static inline __attribute__((always_inline, target("avx2"))) W2 andn_w2(W2 a, W2
 
 /* build_key_masks (kuz_bs_template.h) with vector compares: the key byte in
  * every byte, then bit b's 64-bit mask is "all eight bytes have bit b",
- * one AND and one byte compare per 4 masks (~7 instructions a key byte
- * instead of ~50 for eight shift/negate/stores). Rounds r0..9: the counter
+ * one AND and one byte compare per 4 masks (~7 instructions a key byte;
+ * eight shift/negate/stores take ~40). Rounds r0..9: the counter
  * kernel starts from round 1's output (and reads K1's byte p itself);
  * CTR-ACPKM and XTS sectors pay this per key. */
 AVX2_INLINE void key_byte_masks(uint64_t m[8], const uint8_t *byte) {
