@@ -247,6 +247,14 @@ AVX512BW __attribute__((noinline)) static void ctr_batch_ab(W8 s[32][8], const u
   store_w8(out, s);
 }
 
+/* Everything the sections hold that derives from the keys: one wipe. */
+struct acpkm_ab {
+  _Alignas(64) uint8_t ks[16 * BATCH8];
+  _Alignas(64) uint64_t km2[10][16][8][2];
+  _Alignas(64) W8 w[16][8], s[32][8], carry[1], kb[8];
+  _Alignas(64) uint8_t a[2][16], ka[10][16], kbk[10][16];
+};
+
 /* Sections of 256 blocks from byte 15 = 0, two at a time; an odd last one
  * through the AVX2 table. k ends as the last section's key (as the AVX2
  * entry leaves it). Other shapes: the AVX2 table's entry below 512 blocks a
@@ -255,52 +263,43 @@ AVX512BW static size_t kuz_avx512bw_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16],
                                               const uint8_t *in, uint8_t *out, size_t nsec) {
   if (sec != 256 || nsec < 2 || ctr[15] != 0)
     return sec < BATCH8 ? gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, nsec) : 0;
-  _Alignas(64) uint8_t ks[16 * BATCH8];
-  _Alignas(64) uint64_t km2[10][16][8][2];
-  _Alignas(64) W8 w[16][8], s[32][8], carry[1], kb[8];
-  _Alignas(64) uint8_t a[2][16], next[16], ka[10][16], kbk[10][16];
+  struct acpkm_ab st;
+  uint8_t next[16];
   pthread_once(&pat_ab_once, pat_ab_init);
-  memcpy(ka, k->ek, sizeof ka);
+  memcpy(st.ka, k->ek, sizeof st.ka);
   size_t i = 0;
   for (; i + 2 <= nsec; i += 2) {
-    if (i) gostx__kuz_avx2_acpkm_next(ka); /* A: the key after the last B */
-    memcpy(kbk, ka, sizeof kbk);
-    gostx__kuz_avx2_acpkm_next(kbk);
-    key_masks2(km2, (const uint8_t(*)[16])ka, (const uint8_t(*)[16])kbk);
-    for (unsigned b = 0; b < 8; b++) kb[b] = (W8)BS_BCAST2_MEM(km2[0][15][b]);
-    ctr_prep_planes_w8(w, carry, kb, pat_ab, 15, 0);
-    gostx__kuz_avx2_ls_drop(a[0], ctr, ka[0], 15);
+    if (i) gostx__kuz_avx2_acpkm_next(st.ka); /* A: the key after the last B */
+    memcpy(st.kbk, st.ka, sizeof st.kbk);
+    gostx__kuz_avx2_acpkm_next(st.kbk);
+    key_masks2(st.km2, (const uint8_t(*)[16])st.ka, (const uint8_t(*)[16])st.kbk);
+    for (unsigned b = 0; b < 8; b++) st.kb[b] = (W8)BS_BCAST2_MEM(st.km2[0][15][b]);
+    ctr_prep_planes_w8(st.w, st.carry, st.kb, pat_ab, 15, 0);
+    gostx__kuz_avx2_ls_drop(st.a[0], ctr, st.ka[0], 15);
     memcpy(next, ctr, 16);
     gostx__ctr_add(next, 16, GOSTX__CTR_FULL, 256);
-    gostx__kuz_avx2_ls_drop(a[1], next, kbk[0], 15);
-    gostx_prefetch_batch(in, out, sizeof ks);
-    ctr_batch_ab(s, (const uint64_t(*)[16][8][2])km2, w, a[0], a[1], ks);
+    gostx__kuz_avx2_ls_drop(st.a[1], next, st.kbk[0], 15);
+    gostx_prefetch_batch(in, out, sizeof st.ks);
+    ctr_batch_ab(st.s, (const uint64_t(*)[16][8][2])st.km2, st.w, st.a[0], st.a[1], st.ks);
     for (unsigned c = 0; c < 64; c++) /* 64-byte pieces: A's, then B's */
       for (unsigned h = 0; h < 2; h++) {
         const size_t at = 4096 * h + 64 * c;
-        __m512i x = _mm512_load_si512((const void *)(ks + 128 * c + 64 * h));
+        __m512i x = _mm512_load_si512((const void *)(st.ks + 128 * c + 64 * h));
         if (in) x = _mm512_xor_si512(x, _mm512_loadu_si512((const void *)(in + at)));
         _mm512_storeu_si512((void *)(out + at), x);
       }
-    if (in) in += sizeof ks;
-    out += sizeof ks;
+    if (in) in += sizeof st.ks;
+    out += sizeof st.ks;
     gostx__ctr_add(ctr, 16, GOSTX__CTR_FULL, 512);
-    memcpy(ka, kbk, sizeof ka); /* the last section's key so far */
+    memcpy(st.ka, st.kbk, sizeof st.ka); /* the last section's key so far */
   }
-  memcpy(k->ek, ka, sizeof k->ek);
+  memcpy(k->ek, st.ka, sizeof k->ek);
   if (i < nsec) { /* one more section: its key, then the AVX2 kernel */
     gostx__kuz_avx2_acpkm_next(k->ek);
     gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, 1);
   }
   gostx__kuz_avx2_dk(k->dk, (const uint8_t(*)[16])k->ek);
-  gostx_memzero(ks, sizeof ks);
-  gostx_memzero(km2, sizeof km2);
-  gostx_memzero(w, sizeof w);
-  gostx_memzero(s, sizeof s);
-  gostx_memzero(kb, sizeof kb);
-  gostx_memzero(a, sizeof a);
-  gostx_memzero(ka, sizeof ka);
-  gostx_memzero(kbk, sizeof kbk);
+  gostx_memzero(&st, sizeof st);
   return nsec;
 }
 
