@@ -19,6 +19,8 @@
 #endif
 
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 static struct gostx_cpu cpu;
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
@@ -42,9 +44,22 @@ static void detect_aarch64(void) {
 #endif
 }
 
+/* GOSTX_CPU_VENDOR=intel|amd overrides the vendor, which only ever decides
+ * between usable rows (dispatch.c's ROW_PREFER), never what may run: so the
+ * tests and the constant-time gate reach the row either vendor's CPUs
+ * choose on any host (valgrind's CPUID names an Intel model on AMD hosts
+ * too). Any other value leaves the detected vendor. */
+static void vendor_override(void) {
+  const char *v = getenv("GOSTX_CPU_VENDOR");
+  if (!v) return;
+  if (!strcmp(v, "intel")) cpu.intel = 1;
+  else if (!strcmp(v, "amd")) cpu.intel = 0;
+}
+
 static void detect(void) {
   detect_x86();
   detect_aarch64();
+  vendor_override();
 #ifdef GOSTX_EMULATE_AVX512
   /* The AVX-512 files run on SIMDe's plain-C intrinsics (lib/x86_avx512.h),
    * so every feature they need is "present" on any x86-64 with SSSE3 (the

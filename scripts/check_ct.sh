@@ -7,8 +7,9 @@
 # Valgrind's CPU has no AVX-512, GFNI or VPCLMULQDQ: the rows that need them
 # (every avx512 row, MGM's vpclmul row) run in step 5 on an emulated build
 # (SIMDe, with register-only models of the byte permutes: lib/x86_avx512_emu.h).
-# Step 6 fails unless every implementation this CPU runs by default was
-# checked, and says which were and how.
+# Step 6 fails unless every row of the dispatcher's tables (`ct_check rows`)
+# was checked, whatever this host's vendor and features, and says which were
+# and how; rows one vendor prefers are reached with GOSTX_CPU_VENDOR.
 # With --aarch64 it runs the same check on an AArch64 build under
 # qemu-aarch64, with AArch64 memcheck from a private root
 # (scripts/arm64_valgrind_root.sh): the AArch64 levels of lib/levels.def.
@@ -107,6 +108,7 @@ check_group() {
   fi
   local label="ct${cross:+ $arch} $level $group" used
   [ "$how" = emulated ] && label="ct $level (emulated) $group"
+  [ -n "${GOSTX_CPU_VENDOR:-}" ] && label="$label, vendor $GOSTX_CPU_VENDOR"
   used=$(grep -o 'used_suppression: *[0-9]* [^ ]*' "$err" | awk '{printf "%s%s x%s", sep, $3, $2; sep=", "}' || true)
   if [ $rc -eq 0 ]; then
     echo "$label: ok ($(tail -1 "$out" | sed 's/^ct_check [a-z]*: //'))${used:+; suppressed: $used}"
@@ -295,16 +297,21 @@ pj plant esp-pad portable "trailer_bad.*(esp.c" "$B" valgrind
 #    each AVX-512 primitive must be reported there. What this cannot check
 #    is the native instruction stream (the compiler's code for the AVX-512
 #    target): that is said in step 6.
+# Rows that only one vendor's CPUs choose (dispatch.c's ROW_PREFER) are
+# reached by forcing the vendor (lib/cpu.c): valgrind's CPUID says Intel
+# even on AMD hosts, so the avx512 level runs as on AMD (magma's avx512
+# row) and Intel's row (avx512-vround) is named below.
+amd() { GOSTX_CPU_VENDOR=amd "$@"; }
 if [ $emulated = 1 ]; then
-  for group in const leak reach; do pj check_group emulated "$BE" avx512 "$group"; done
+  for group in const leak reach; do pj amd check_group emulated "$BE" avx512 "$group"; done
   # avx512bw: Kuznyechik's zmm batches (ct_check's "wide" case), Magma on
   # VPSHUFB and Streebog's nibble tables on zmm words
   for group in const leak reach; do pj check_group emulated "$BE" avx512bw "$group"; done
   pj check_group emulated "$BE" avx2 const
   pj plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
   pj plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
-  pj plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
-  pj plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
+  pj amd plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
+  pj amd plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   pj plant magma-n1 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   pj plant magma-n2 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   pj plant streebog avx512 streebog_avx512.c "$BE" valgrind
@@ -322,25 +329,47 @@ fi
 pj_end || fail=1
 cat "$log"/checked.* >"$checked" 2>/dev/null || true
 
-# 6. Coverage: every implementation this CPU runs by default must have run
-#    the const group, natively under valgrind or emulated.
+# 6. Coverage: every row of the dispatcher's tables (`ct_check rows`: what
+#    any CPU of this architecture can choose, whatever this host's vendor
+#    or features) must have run the const group, natively under valgrind or
+#    emulated; the opt-in rows were reported as leaky in step 3. Then the
+#    same test on the rows with one made up: it must fail, or the coverage
+#    test could not.
+#   coverage ROWS_FILE  (prints a line per row; returns 1 if any is unchecked)
+coverage() {
+  local rows=$1 bad=0 prim impl how note
+  while read -r _ prim impl _ flags; do
+    case " $flags " in *" opt-in "*) continue ;; esac
+    how=$(awk -v p="$prim=$impl" '{ for (i = 2; i <= NF; i++) if ($i == p) print $1 }' "$checked" | sort -u | paste -sd+ -)
+    note=
+    case " $defaults " in *" $prim=$impl "*) note=" (this CPU's default)" ;; esac
+    case "$prim:$impl" in
+      streebog:portable) note="$note; its LPS table lookups are the documented leak (expected-leaks.supp, docs/STREEBOG.md)" ;;
+    esac
+    case "$how" in
+      *valgrind*) echo "ct coverage: $prim $impl: checked under valgrind$note" ;;
+      emulated)
+        echo "ct coverage: $prim $impl: checked on the emulated build only$note (its source; the native AVX-512/VPCLMULQDQ instruction stream is not run under the checker: valgrind cannot decode it)" ;;
+      *)
+        echo "ct coverage: $prim $impl: NOT checked$note (in no group: valgrind cannot run it here${BE:+ and the emulated step did not})"
+        bad=1 ;;
+    esac
+  done <"$rows"
+  return $bad
+}
 echo "ct coverage: this CPU's defaults: $defaults"
-for pair in $defaults; do
-  prim=${pair%%=*} impl=${pair#*=}
-  how=$(awk -v p="$pair" '{ for (i = 2; i <= NF; i++) if ($i == p) print $1 }' "$checked" | sort -u | paste -sd+ -)
-  note=
-  case "$prim:$impl" in
-    streebog:portable | streebog:sbtable) note="; its LPS table lookups are the documented leak (expected-leaks.supp, docs/STREEBOG.md)" ;;
-  esac
-  case "$how" in
-    *valgrind*) echo "ct coverage: $prim $impl: checked under valgrind$note" ;;
-    emulated)
-      echo "ct coverage: $prim $impl: checked on the emulated build only (its source; the native AVX-512/VPCLMULQDQ instruction stream is not run under the checker: valgrind cannot decode it)" ;;
-    *)
-      echo "ct coverage: $prim $impl: NOT checked (valgrind cannot run it here${BE:+ and the emulated step did not})"
-      fail=1 ;;
-  esac
+coverage "$log/rows" || fail=1
+for pair in $defaults; do # a default that is no row would be a ct_check bug
+  grep -q "^row ${pair%%=*} ${pair#*=} " "$log/rows" || { echo "ct coverage: default $pair is no row of ct_check rows"; fail=1; }
 done
+{ cat "$log/rows"; echo "row magma no-such-row avx512"; } >"$log/rows.planted"
+if coverage "$log/rows.planted" >"$log/coverage.planted"; then
+  echo "ct coverage self-test: a row in no group PASSED the coverage test: it is broken"; fail=1
+elif grep -q '^ct coverage: magma no-such-row: NOT checked' "$log/coverage.planted"; then
+  echo "ct coverage self-test: a row in no group fails the coverage test (as it must)"
+else
+  echo "ct coverage self-test: the unchecked row was not named"; fail=1
+fi
 all=$(awk '{ for (i = 2; i <= NF; i++) print $i }' "$checked" | sort -u | paste -sd' ' -)
 echo "ct coverage: implementations checked in all: $all"
 

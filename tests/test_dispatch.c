@@ -104,7 +104,43 @@ static void check_kuz_choice(const char *env) {
         "GOSTX_IMPL=%s picks %s", env ? env : "(unset)", expected_kuz(env)->name);
 }
 
-int main(void) {
+/* GOSTX_CPU_VENDOR (lib/cpu.c) decides the preferred rows whatever this
+ * host's vendor, so that the gates reach the rows either vendor's CPUs
+ * choose. The CPU is read once per process, before main (the harness's
+ * level check), so each vendor runs in a fresh exec of this test
+ * ("vendor NAME"): Intel's Magma row (avx512-vround) must be preferred
+ * exactly when the vendor is intel, and the default choice must follow. */
+static int vendor_child(const char *vendor) {
+  struct gostx__row_info info;
+  int found = 0, ok = 1;
+  for (size_t i = 0; gostx__impl_row_info(GOSTX_ALG_MAGMA, i, &info); i++) {
+    if (strcmp(info.name, "avx512-vround")) continue;
+    found = 1;
+    ok = info.not_preferred == !strcmp(vendor, "amd");
+  }
+  return ok && found && !strcmp(gostx_impl(GOSTX_ALG_MAGMA), expected_magma(NULL)) ? 0 : 1;
+}
+
+static void check_vendor(const char *vendor) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("GOSTX_CPU_VENDOR", vendor, 1);
+    unsetenv("GOSTX_IMPL");
+    execl("/proc/self/exe", "test_dispatch", "vendor", vendor, (char *)NULL);
+    _exit(3);
+  }
+  int st = 0;
+  CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "GOSTX_CPU_VENDOR=%s: avx512-vround preferred only on intel, the default follows", vendor);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "vendor")) return vendor_child(argv[2]);
+#ifdef GOSTX_ARCH_X86_64
+  check_vendor("intel");
+  check_vendor("amd");
+#endif
   /* First, before this process's own choice: each GOSTX_IMPL value in a
    * child: unset, every level, every row's own name, and a name nothing has. */
   check_kuz_choice(NULL);
