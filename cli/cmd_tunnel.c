@@ -86,13 +86,17 @@ static int run(struct tunnel *t) {
     gostx_esp_keycache_init(&w->kc_out);
     gostx_esp_keycache_init(&w->kc_in);
     w->buf = malloc((size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
+    /* everything the worker uses is set before it starts: datagrams wait in
+     * its socket already, and it opens them at once (a worker that read
+     * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
+    w->plain = w->buf ? w->buf + (size_t)2 * TUNNEL_BURST * TUNNEL_SLOT : NULL;
     if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
       cli_err("tunnel: cannot start worker %u", i);
       free(w->buf);
+      w->buf = NULL;
       rc = CLI_EXIT_FAIL;
       break;
     }
-    w->plain = w->buf + (size_t)2 * TUNNEL_BURST * TUNNEL_SLOT;
     t->nworkers++;
   }
   if (!rc)
