@@ -102,7 +102,7 @@ ip -n $NA addr add 10.232.0.1/30 dev $TUN
 # restarts crashed). Each cycle: start B, let it run, kill -9; B must be
 # alive until then (exit 137: our signal).
 CYCLES=40
-ip netns exec $NA timeout 30 python3 -c "$SEND" 0 0.01 $((CYCLES / 2 + 10)) &
+ip netns exec $NA timeout 100 python3 -c "$SEND" 0 0.01 90 & # stopped after part 2
 flows=$!
 PIDS+=($flows)
 sleep 0.3
