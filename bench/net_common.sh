@@ -49,6 +49,7 @@ HZ=$(getconf CLK_TCK)
 gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
   head -c 32 /dev/urandom >"$T/k1"
   head -c 32 /dev/urandom >"$T/k2"
+  chmod 600 "$T/k1" "$T/k2"
   rm -f "$T"/*.seq*
   local side l p o i ko ki ns ad cpus pin
   for side in a b; do
@@ -58,7 +59,7 @@ gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
       $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" "$2" >"$T/$side.conf"
     pin=()
     [ -n "$cpus" ] && pin=(taskset -c "$cpus")
-    bg $ns gostx-$side "${pin[@]}" "$G" tunnel -c "$T/$side.conf"
+    bg $ns gostx-$side "${pin[@]}" "$G" tunnel -c "$T/$side.conf" --new-keys # new each time
     wait_dev $ns gxb0
     ip -n $ns addr add $ad/30 dev gxb0
   done

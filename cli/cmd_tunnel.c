@@ -13,12 +13,22 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "Usage: gostx tunnel -c CONFIG           run the tunnel (root: TUN device)\n"
-          "       gostx tunnel --status -c CONFIG  print the counters of the running tunnel\n"
-          "       gostx tunnel --check -c CONFIG   read the config and keys, then exit\n"
+          "Usage: gostx tunnel -c CONFIG [--new-keys]  run the tunnel (root: TUN device)\n"
+          "       gostx tunnel --status -c CONFIG      print the counters of the running tunnel\n"
+          "       gostx tunnel --check -c CONFIG [--new-keys]\n"
+          "                                            check the config, keys and state file\n"
+          "                                            as a start would, then exit\n"
           "\n"
           "IP packets from the TUN device travel in ESP (RFC 4303) inside UDP (RFC 3948),\n"
           "protected by ENCR_KUZNYECHIK_MGM_KTREE or ENCR_MAGMA_MGM_KTREE (RFC 9227).\n"
+          "The state file (state = ...) says which keys it belongs to and how far their\n"
+          "sequence numbers went: a start without it, or with another key's, is refused.\n"
+          "  --new-keys  the keys the state file does not know are new (never used):\n"
+          "              start them at sequence number 1. Give it once, for the first\n"
+          "              start with new keys; with the state of these keys it is refused.\n"
+          "Key files must be regular files that group and others cannot access\n"
+          "(chmod go=), unless the config says insecure_key_file = true.\n"
+          "--status exits 1 when the tunnel is not running.\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -29,9 +39,9 @@ static void write_status(struct tunnel *t) {
   snprintf(tmp, sizeof tmp, "%s.tmp", t->cfg.status);
   FILE *f = fopen(tmp, "w");
   if (!f) return;
-  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_next %llu\n", (long)getpid(),
+  fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
           (long long)time(NULL), t->cfg.tun, t->nworkers,
-          (unsigned long long)atomic_load(&t->seq_next));
+          (unsigned long long)atomic_load(&t->seq_used));
   tunnel_counters_print(t, f);
   if (fclose(f) == 0)
     rename(tmp, t->cfg.status);
@@ -40,9 +50,17 @@ static void write_status(struct tunnel *t) {
 }
 
 static int print_status(const struct tunnel_config *cfg) {
+  /* the file outlives its tunnel: counters of a dead one are not shown as
+   * if it ran */
+  int running = tunnel_state_running(cfg);
+  if (running < 0) return CLI_EXIT_FAIL;
+  if (!running) {
+    cli_err("tunnel of %s is not running (no tunnel holds %s.lock)", cfg->path, cfg->state);
+    return CLI_EXIT_FAIL;
+  }
   FILE *f = fopen(cfg->status, "r");
   if (!f) {
-    cli_err("%s: %s (is the tunnel running?)", cfg->status, strerror(errno));
+    cli_err("%s: %s (the tunnel is starting?)", cfg->status, strerror(errno));
     return CLI_EXIT_FAIL;
   }
   char line[256];
@@ -53,12 +71,19 @@ static int print_status(const struct tunnel_config *cfg) {
 
 static int run(struct tunnel *t) {
   unsigned n = t->cfg.threads;
-  int udp[TUNNEL_MAX_THREADS], send[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS];
-  int rc = tunnel_udp_open(&t->cfg, udp, send, n);
+  int udp[TUNNEL_MAX_THREADS], send[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS], tun_lock = -1;
+  int rc = tunnel_state_load(t, 1);
   if (rc) return rc;
-  rc = tunnel_tun_open(&t->cfg, tun, n);
-  if (!rc) rc = tunnel_seq_load(t);
-  if (!rc) rc = tunnel_window_load(t);
+  rc = tunnel_udp_open(&t->cfg, udp, send, n);
+  if (rc) return rc;
+  rc = tunnel_tun_open(&t->cfg, tun, n, &tun_lock);
+  if (!rc) {
+    rc = tunnel_state_begin(t);
+    if (rc) {
+      for (unsigned i = 0; i < n; i++) close(tun[i]);
+      close(tun_lock);
+    }
+  }
   if (rc) {
     for (unsigned i = 0; i < n; i++) {
       close(udp[i]);
@@ -86,13 +111,17 @@ static int run(struct tunnel *t) {
     gostx_esp_keycache_init(&w->kc_out);
     gostx_esp_keycache_init(&w->kc_in);
     w->buf = malloc((size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
+    /* everything the worker uses is set before it starts: datagrams wait in
+     * its socket already, and it opens them at once (a worker that read
+     * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
+    w->plain = w->buf ? w->buf + (size_t)2 * TUNNEL_BURST * TUNNEL_SLOT : NULL;
     if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
       cli_err("tunnel: cannot start worker %u", i);
       free(w->buf);
+      w->buf = NULL;
       rc = CLI_EXIT_FAIL;
       break;
     }
-    w->plain = w->buf + (size_t)2 * TUNNEL_BURST * TUNNEL_SLOT;
     t->nworkers++;
   }
   if (!rc)
@@ -108,7 +137,7 @@ static int run(struct tunnel *t) {
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
     write_status(t);
-    tunnel_window_save(t);
+    tunnel_state_tick(t);
   }
   atomic_store(&t->stop, 1);
   for (unsigned i = 0; i < t->nworkers; i++) {
@@ -119,50 +148,60 @@ static int run(struct tunnel *t) {
     free(t->w[i].buf);
   }
   write_status(t);
-  tunnel_window_save(t);
+  tunnel_state_close(t);
   for (unsigned i = 0; i < n; i++) {
     close(udp[i]);
     if (i) close(send[i]);
     close(tun[i]);
   }
+  close(tun_lock);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;
 }
 
 int cmd_tunnel(int argc, char **argv) {
-  enum { OPT_CONFIG = 1, OPT_STATUS, OPT_CHECK, OPT_HELP };
+  enum { OPT_CONFIG = 1, OPT_STATUS, OPT_CHECK, OPT_NEW_KEYS, OPT_HELP };
   static const cli_opt opts[] = {{"config", 'c', CLI_PATH, OPT_CONFIG},
                                  {"status", 0, CLI_NOARG, OPT_STATUS},
                                  {"check", 0, CLI_NOARG, OPT_CHECK},
+                                 {"new-keys", 0, CLI_NOARG, OPT_NEW_KEYS},
                                  {"help", 'h', CLI_NOARG, OPT_HELP},
                                  {NULL, 0, 0, 0}};
   cli_parser p;
   cli_parser_init(&p, "tunnel", argc, argv);
   const char *config = NULL;
-  int status = 0, check = 0, o;
+  int status = 0, check = 0, new_keys = 0, o;
   while ((o = cli_next(&p, opts)) != CLI_END) {
     switch (o) {
     case OPT_CONFIG: config = p.arg; break;
     case OPT_STATUS: status = 1; break;
     case OPT_CHECK: check = 1; break;
+    case OPT_NEW_KEYS: new_keys = 1; break;
     case OPT_HELP: usage(stdout); return CLI_EXIT_OK;
     case CLI_POS: return cli_usage("tunnel: unexpected argument '%s'", p.pos);
     default: return CLI_EXIT_USAGE;
     }
   }
   if (!config) return cli_usage("tunnel: -c CONFIG is required (see gostx tunnel --help)");
+  if (status && (check || new_keys))
+    return cli_usage("tunnel: --status takes no --check or --new-keys");
   static struct tunnel t; /* big (per-worker counters): not on the stack */
   memset(&t, 0, sizeof t);
+  t.lock_fd = -1;
+  t.new_keys = new_keys;
   int rc = tunnel_config_read(config, &t.cfg);
   if (rc) return rc;
   if (status) return print_status(&t.cfg);
   rc = tunnel_load_keys(&t.cfg, &t.sa_out, &t.sa_in);
+  if (!rc) rc = tunnel_fingerprints(&t);
+  gostx_esp_replay_init(&t.replay);
+  if (!rc && check) rc = tunnel_state_load(&t, 0);
   if (!rc && !check) {
-    gostx_esp_replay_init(&t.replay);
     pthread_mutex_init(&t.replay_lock, NULL);
-    pthread_mutex_init(&t.seq_lock, NULL);
+    pthread_mutex_init(&t.state_lock, NULL);
     rc = run(&t);
   }
+  if (t.lock_fd >= 0) close(t.lock_fd);
   gostx_esp_sa_clear(&t.sa_out);
   gostx_esp_sa_clear(&t.sa_in);
   return rc;

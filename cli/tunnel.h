@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -18,6 +19,12 @@
 /* Sender sequence numbers are reserved on disk in steps of this many, so a
  * restart never reuses one (a reused number would reuse an MGM nonce). */
 #define TUNNEL_SEQ_STEP ((uint64_t)1 << 20)
+/* The inbound window's top is reserved on disk ahead of what is accepted by
+ * a margin that follows the rate: at least this many packets, about a
+ * second's worth, at most TUNNEL_SEQ_STEP. After a crash everything up to
+ * the reservation counts as seen, so the margin is what a crash can cost. */
+#define TUNNEL_IN_MARGIN_MIN 64
+#define TUNNEL_FP_LEN 32 /* a key fingerprint in the state file */
 
 struct tunnel_config {
   char path[TUNNEL_PATH_MAX]; /* the config file, for messages */
@@ -32,13 +39,14 @@ struct tunnel_config {
   char state[TUNNEL_PATH_MAX], status[TUNNEL_PATH_MAX];
   uint64_t limit; /* 0: the transform's own */
   int esn_off;    /* esn = off: 32-bit sequence numbers, AAD SPI | SN */
+  int insecure_key_file; /* key files that group or others can access: used */
 };
 
 /* Counters of one worker; the status sums them. */
 struct tunnel_counters {
   _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped;
   _Atomic uint64_t rx_packets, rx_bytes, rx_auth, rx_replay, rx_malformed, rx_spi, rx_dummy,
-      rx_keepalive, tun_errors;
+      rx_keepalive, rx_dropped, tun_errors;
 };
 
 struct tunnel;
@@ -57,16 +65,27 @@ struct tunnel_worker {
 struct tunnel {
   struct tunnel_config cfg;
   gostx_esp_sa sa_out, sa_in;
+  uint8_t fp_out[TUNNEL_FP_LEN], fp_in[TUNNEL_FP_LEN]; /* the SAs' key fingerprints */
+  int new_keys; /* --new-keys: the keys that the state file does not know are new */
+  int legacy_state; /* the state file is of the one-number format (before 2026-11-26) */
   gostx_esp_replay replay;
   pthread_mutex_t replay_lock;
-  uint64_t window_saved; /* the window's top as last saved (main thread only) */
-  /* outbound sequence numbers: next to hand out, and the highest one
-   * reserved on disk (all up to it may have been used) */
-  _Atomic uint64_t seq_next;
+  /* outbound sequence numbers: the highest handed out (never past the SA's
+   * limit), and the highest reserved on disk (all up to it may have been
+   * used) */
+  _Atomic uint64_t seq_used;
   _Atomic uint64_t seq_saved;
-  pthread_mutex_t seq_lock;
+  /* inbound: the highest sequence number reserved on disk (all up to it may
+   * have been accepted), the margin the next reservation takes, and the
+   * window's top a second ago (main thread) */
+  _Atomic uint64_t in_saved;
+  _Atomic uint64_t in_margin;
+  uint64_t in_top_before;
+  pthread_mutex_t state_lock; /* one writer of the state file at a time */
+  int lock_fd;                /* STATE.lock, held while the tunnel runs */
   atomic_int stop;
-  atomic_int exhausted; /* the outbound SA is used up (said once) */
+  atomic_int exhausted;   /* the outbound SA is used up (said once) */
+  atomic_int save_failed; /* the state file could not be written (said once) */
   unsigned nworkers;
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
@@ -76,6 +95,13 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg);
 /* The SAs from the key files (32 bytes, or 32 + salt: raw or hex). 0, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. */
 int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_esp_sa *in);
+/* Opens path read-only without blocking (a FIFO does not hang) and refuses
+ * anything but a regular file: the fd with *st filled, or -1 with errno
+ * set (EINVAL: not a regular file; *st then says what it is). */
+int tunnel_open_regular(const char *path, struct stat *st);
+/* Reads fd to its end, up to cap bytes, with read(2) (no stdio copy of a
+ * secret): the count, or -1 with errno set. */
+long tunnel_read_all(int fd, void *buf, size_t cap);
 
 /* cli/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming
@@ -84,17 +110,39 @@ int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_e
  * k > 0 one of its own on the local port + k. 0 or CLI_EXIT_FAIL after one
  * line. */
 int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, int *send_fds, unsigned nsock);
-/* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it up. */
-int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq);
-/* The sequence-number file: reads it (absent: start at 1). */
-int tunnel_seq_load(struct tunnel *t);
-/* The inbound window's top, saved beside the state file (STATE.in) each
- * second and at exit, and restored at start with everything up to it seen. */
-int tunnel_window_load(struct tunnel *t);
-void tunnel_window_save(struct tunnel *t);
-/* Reserves n outbound sequence numbers: the first, or 0 when they cannot be
- * saved (the tunnel then sends nothing). */
-uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n);
+/* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
+ * up; refuses a device that another tunnel or program holds. *lock: held
+ * while the tunnel runs (closed with the fds). */
+int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock);
+
+/* cli/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
+ * the SAs' key fingerprints, the outbound sequence numbers and the inbound
+ * window's top, each reserved ahead of use. */
+/* The key fingerprints of t's SAs into t->fp_out / t->fp_in. */
+int tunnel_fingerprints(struct tunnel *t);
+/* Reads the state file and checks it against the keys, the limit and
+ * t->new_keys: 0, or CLI_EXIT_FAIL after one line. With run, first takes
+ * STATE.lock (held until exit); without (--check), changes nothing. */
+int tunnel_state_load(struct tunnel *t, int run);
+/* Once the sockets and the TUN device are open: writes the state file with
+ * the first reservation (a disk that cannot take it shows at start). */
+int tunnel_state_begin(struct tunnel *t);
+/* Whether the tunnel of this state file runs (STATE.lock held): 1, 0, or
+ * -1 after a message. */
+int tunnel_state_running(const struct tunnel_config *cfg);
+/* Reserves up to n outbound sequence numbers: the first, with *got (<= n)
+ * of them; 0 when none (*got 0): the SA is used up (t->exhausted) or the
+ * state file could not be written. */
+uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got);
+/* Before accepting inbound sequence numbers up to top: reserves them on
+ * disk. 0, or -1 when the state file could not be written (the packets are
+ * then dropped). */
+int tunnel_in_reserve(struct tunnel *t, uint64_t top);
+/* Each second (main thread): the inbound margin follows the rate, and the
+ * reservation is renewed before the workers reach it. */
+void tunnel_state_tick(struct tunnel *t);
+/* At a clean stop: the exact numbers, so a restart skips none. */
+void tunnel_state_close(struct tunnel *t);
 
 /* cli/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);

@@ -4,9 +4,11 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tunnel.h"
@@ -64,18 +66,94 @@ static int copy_path(char *dst, const char *v) {
   return 0;
 }
 
+int tunnel_open_regular(const char *path, struct stat *st) {
+  memset(st, 0, sizeof *st);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return -1;
+  int e = fstat(fd, st) < 0 ? errno : S_ISREG(st->st_mode) ? 0 : EINVAL;
+  if (e) {
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+long tunnel_read_all(int fd, void *buf, size_t cap) {
+  size_t n = 0;
+  while (n < cap) {
+    ssize_t r = read(fd, (char *)buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  return (long)n;
+}
+
+/* "not a regular file (a FIFO)" and the like, for messages */
+static const char *file_kind(const struct stat *st) {
+  return S_ISFIFO(st->st_mode)   ? "not a regular file (a FIFO)"
+         : S_ISDIR(st->st_mode)  ? "not a regular file (a directory)"
+         : S_ISCHR(st->st_mode)  ? "not a regular file (a character device)"
+         : S_ISBLK(st->st_mode)  ? "not a regular file (a block device)"
+         : S_ISSOCK(st->st_mode) ? "not a regular file (a socket)"
+                                 : "not a regular file";
+}
+
+#define LINE_MAX_BYTES 1023
+
+/* One line of f (its newline dropped) into line, which has room for
+ * LINE_MAX_BYTES + 1: its full length (longer ones cut), or -1 at the end.
+ * *nul: the line holds a NUL byte. */
+static long read_line(FILE *f, char *line, int *nul) {
+  size_t n = 0;
+  int c, any = 0;
+  *nul = 0;
+  while ((c = getc(f)) != EOF) {
+    any = 1;
+    if (c == '\n') break;
+    if (c == 0) *nul = 1;
+    if (n < LINE_MAX_BYTES) line[n] = (char)c;
+    n++;
+  }
+  line[n < LINE_MAX_BYTES ? n : LINE_MAX_BYTES] = 0;
+  return any ? (long)n : -1;
+}
+
+/* The settings, in the order of their first_line slots. */
+static const char *const settings[] = {
+    "local", "peer",   "tun",    "mtu", "threads", "transform", "spi_out",          "spi_in",
+    "key_out", "key_in", "state", "status", "esn", "limit", "insecure_key_file"};
+#define NSETTINGS (sizeof settings / sizeof *settings)
+
 int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   snprintf(cfg->path, sizeof cfg->path, "%s", path);
   cfg->mtu = 1400;
-  FILE *f = fopen(path, "r");
-  if (!f) return cli_usage("%s: %s", path, strerror(errno));
-  char line[1024];
-  unsigned lineno = 0;
-  int seen_transform = 0, seen_spi_out = 0, seen_spi_in = 0;
-  int rc = 0;
-  while (!rc && fgets(line, sizeof line, f)) {
+  struct stat st;
+  int fd = tunnel_open_regular(path, &st);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return cli_usage("%s: %s", path, errno == EINVAL ? file_kind(&st) : strerror(errno));
+  }
+  char line[LINE_MAX_BYTES + 1];
+  unsigned lineno = 0, first_line[NSETTINGS] = {0};
+  int rc = 0, nul;
+  long len;
+  while (!rc && (len = read_line(f, line, &nul)) >= 0) {
     lineno++;
+    /* refused, not cut: the rest of a long comment would be read as a
+     * setting of its own, and what follows a NUL would vanish */
+    if (len > LINE_MAX_BYTES) {
+      rc = cli_usage("%s:%u: line longer than %d bytes", path, lineno, LINE_MAX_BYTES);
+      break;
+    }
+    if (nul) {
+      rc = cli_usage("%s:%u: a NUL byte in the line", path, lineno);
+      break;
+    }
     char *hash = strchr(line, '#');
     if (hash) *hash = 0;
     char *s = trim(line);
@@ -87,6 +165,18 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
     }
     *eq = 0;
     char *k = trim(s), *v = trim(eq + 1);
+    size_t which = 0;
+    while (which < NSETTINGS && strcmp(k, settings[which])) which++;
+    if (which == NSETTINGS) {
+      rc = cli_usage("%s:%u: unknown setting '%s'", path, lineno, k);
+      break;
+    }
+    if (first_line[which]) {
+      rc = cli_usage("%s:%u: %s given twice (first on line %u)", path, lineno, k,
+                     first_line[which]);
+      break;
+    }
+    first_line[which] = lineno;
     uint64_t n = 0;
     int bad = 0;
     if (!strcmp(k, "local")) {
@@ -105,7 +195,6 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
       bad = parse_u64(v, TUNNEL_MAX_THREADS, &n);
       cfg->threads = (unsigned)n;
     } else if (!strcmp(k, "transform")) {
-      seen_transform = 1;
       if (!strcmp(v, "kuznyechik-mgm-ktree") || !strcmp(v, "ENCR_KUZNYECHIK_MGM_KTREE"))
         cfg->transform = GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
       else if (!strcmp(v, "magma-mgm-ktree") || !strcmp(v, "ENCR_MAGMA_MGM_KTREE"))
@@ -117,8 +206,8 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
       }
     } else if (!strcmp(k, "spi_out") || !strcmp(k, "spi_in")) {
       bad = parse_u64(v, 0xffffffffu, &n) || n < 256;
-      if (!bad && k[4] == 'o') cfg->spi_out = (uint32_t)n, seen_spi_out = 1;
-      if (!bad && k[4] == 'i') cfg->spi_in = (uint32_t)n, seen_spi_in = 1;
+      if (!bad && k[4] == 'o') cfg->spi_out = (uint32_t)n;
+      if (!bad && k[4] == 'i') cfg->spi_in = (uint32_t)n;
       if (bad) {
         rc = cli_usage("%s:%u: %s must be a number from 256 to 4294967295", path, lineno, k);
         break;
@@ -136,20 +225,21 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
       cfg->esn_off = !strcmp(v, "off");
     } else if (!strcmp(k, "limit")) {
       bad = parse_u64(v, UINT64_MAX, &cfg->limit) || cfg->limit == 0;
-    } else {
-      rc = cli_usage("%s:%u: unknown setting '%s'", path, lineno, k);
-      break;
+    } else { /* insecure_key_file */
+      bad = strcmp(v, "true") && strcmp(v, "false");
+      cfg->insecure_key_file = !strcmp(v, "true");
     }
     if (bad) rc = cli_usage("%s:%u: bad value for %s: '%s'", path, lineno, k, v);
   }
+  if (!rc && ferror(f)) rc = cli_usage("%s: read error", path);
   fclose(f);
   if (rc) return rc;
   const char *missing = !cfg->local_len    ? "local"
                         : !cfg->peer_len   ? "peer"
                         : !cfg->tun[0]     ? "tun"
-                        : !seen_transform  ? "transform"
-                        : !seen_spi_out    ? "spi_out"
-                        : !seen_spi_in     ? "spi_in"
+                        : !first_line[5]   ? "transform"
+                        : !first_line[6]   ? "spi_out"
+                        : !first_line[7]   ? "spi_in"
                         : !cfg->key_out[0] ? "key_out"
                         : !cfg->key_in[0]  ? "key_in"
                         : !cfg->state[0]   ? "state"
@@ -181,10 +271,47 @@ static int hexval(int c) {
 
 /* One key file into km: 32 bytes (the salt then derived, see TUNNEL.md) or
  * the RFC 9227 KEYMAT of 32 + salt bytes, raw or as hex (one line). */
-static int load_keymat(const char *path, gostx_esp_transform t, uint32_t spi, uint8_t *km) {
+/* The key file into raw (cap bytes): its length, or -1 after a message. A
+ * regular file only (a FIFO would hang the start), and one that group and
+ * others cannot access (as ssh and the nbdkit disk filter refuse such
+ * keys) unless insecure_key_file = true. read(2): no stdio copy. */
+static long read_key_file(const struct tunnel_config *cfg, const char *path, uint8_t *raw,
+                          size_t cap) {
+  struct stat st;
+  int fd = tunnel_open_regular(path, &st);
+  if (fd < 0) {
+    cli_err("%s: %s", path, errno == EINVAL ? file_kind(&st) : strerror(errno));
+    return -1;
+  }
+  if (st.st_mode & 077) {
+    if (!cfg->insecure_key_file) {
+      cli_err("%s: key file has mode %04o: group or others can access it; chmod go= it, or set "
+              "insecure_key_file = true in %s to use it anyway",
+              path, (unsigned)(st.st_mode & 07777), cfg->path);
+      close(fd);
+      return -1;
+    }
+    fprintf(stderr,
+            "gostx tunnel: warning: key file %s has mode %04o: group or others can access it "
+            "(used because insecure_key_file = true)\n",
+            path, (unsigned)(st.st_mode & 07777));
+  }
+  long n = tunnel_read_all(fd, raw, cap);
+  int e = errno;
+  close(fd);
+  if (n < 0) {
+    gostx_memzero(raw, cap);
+    cli_err("%s: read error: %s", path, strerror(e));
+  }
+  return n;
+}
+
+static int load_keymat(const struct tunnel_config *cfg, const char *path, uint32_t spi,
+                       uint8_t *km) {
+  gostx_esp_transform t = cfg->transform;
   size_t salt = gostx_esp_salt_len(t), full = GOSTX_ESP_KEY_LEN + salt;
   uint8_t raw[256];
-  long n = cli_read_secret_file(path, raw, sizeof raw);
+  long n = read_key_file(cfg, path, raw, sizeof raw);
   if (n < 0) return CLI_EXIT_FAIL;
   size_t len = (size_t)n;
   int rc = 0;
@@ -226,9 +353,9 @@ static int load_keymat(const char *path, gostx_esp_transform t, uint32_t spi, ui
 int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_esp_sa *in) {
   uint8_t km[GOSTX_ESP_KEY_LEN + GOSTX_ESP_SALT_MAX];
   size_t full = GOSTX_ESP_KEY_LEN + gostx_esp_salt_len(cfg->transform);
-  int rc = load_keymat(cfg->key_out, cfg->transform, cfg->spi_out, km);
+  int rc = load_keymat(cfg, cfg->key_out, cfg->spi_out, km);
   if (!rc && gostx_esp_sa_init(out, cfg->transform, cfg->spi_out, km, full)) rc = CLI_EXIT_FAIL;
-  if (!rc) rc = load_keymat(cfg->key_in, cfg->transform, cfg->spi_in, km);
+  if (!rc) rc = load_keymat(cfg, cfg->key_in, cfg->spi_in, km);
   if (!rc && gostx_esp_sa_init(in, cfg->transform, cfg->spi_in, km, full)) rc = CLI_EXIT_FAIL;
   /* ESN off before the limit: it caps the limit at 2^32 - 1 */
   if (!rc && cfg->esn_off && (gostx_esp_sa_set_esn(out, 0) || gostx_esp_sa_set_esn(in, 0)))

@@ -1,7 +1,7 @@
 /* gostx tunnel: the UDP sockets (one per worker on the local port,
  * SO_REUSEPORT, spread by the sender's source port; worker k > 0 sends from
- * the local port + k), the TUN queues (IFF_MULTI_QUEUE) and the file that
- * keeps outbound sequence numbers from ever being used twice. */
+ * the local port + k) and the TUN queues (IFF_MULTI_QUEUE), on a device no
+ * other tunnel or program holds. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "tunnel.h"
@@ -123,22 +124,58 @@ fail:
   return CLI_EXIT_FAIL;
 }
 
-int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq) {
+/* A lock on the device's name in this network namespace (where device
+ * names live): an abstract unix socket's address, which the kernel frees
+ * when its holder exits, however it exits. The fd, or -1 after a message. */
+static int tun_name_lock(const struct tunnel_config *cfg) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "gostx-tunnel/tun/%s", cfg->tun);
+  socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, len) == 0) return fd;
+  cli_err("TUN %s: %s", cfg->tun,
+          errno == EADDRINUSE ? "another gostx tunnel runs on this device (in this network "
+                                "namespace): give each tunnel its own tun name"
+                              : strerror(errno));
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
+int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock) {
+  *lock = tun_name_lock(cfg);
+  if (*lock < 0) return CLI_EXIT_FAIL;
+  /* A device that exists already was made persistent beforehand (ip tuntap
+   * add ... multi_queue): taken. The lock above keeps other gostx tunnels
+   * off it; a device another program holds without multi_queue refuses our
+   * queues (EINVAL). */
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  memcpy(ifr.ifr_name, cfg->tun, strlen(cfg->tun));
+  int exists = s >= 0 && ioctl(s, SIOCGIFFLAGS, &ifr) == 0;
   for (unsigned i = 0; i < nq; i++) {
     fds[i] = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-    struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE;
+    /* the first queue makes the device unless it existed: IFF_TUN_EXCL
+     * refuses one that another program made meanwhile */
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (i == 0 && !exists ? IFF_TUN_EXCL : 0);
     memcpy(ifr.ifr_name, cfg->tun, strlen(cfg->tun));
     if (fds[i] < 0 || ioctl(fds[i], TUNSETIFF, &ifr) < 0) {
-      cli_err("TUN %s: %s%s", cfg->tun, fds[i] < 0 ? "/dev/net/tun: " : "", strerror(errno));
+      int e = errno;
+      cli_err("TUN %s: %s%s", cfg->tun, fds[i] < 0 ? "/dev/net/tun: " : "",
+              e == EBUSY              ? "made by another program meanwhile"
+              : e == EINVAL && exists ? "the device exists without multi_queue (ip tuntap add "
+                                        "DEV mode tun multi_queue makes one that can be used)"
+                                      : strerror(e));
       if (fds[i] >= 0) close(fds[i]);
       while (i--) close(fds[i]);
+      if (s >= 0) close(s);
+      close(*lock);
       return CLI_EXIT_FAIL;
     }
   }
-  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  struct ifreq ifr;
   memset(&ifr, 0, sizeof ifr);
   memcpy(ifr.ifr_name, cfg->tun, strlen(cfg->tun));
   ifr.ifr_mtu = (int)cfg->mtu;
@@ -150,122 +187,8 @@ int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq) {
   if (rc) {
     cli_err("TUN %s: MTU %u / up: %s", cfg->tun, cfg->mtu, strerror(errno));
     for (unsigned i = 0; i < nq; i++) close(fds[i]);
+    close(*lock);
   }
   if (s >= 0) close(s);
   return rc ? CLI_EXIT_FAIL : 0;
-}
-
-/* ---- outbound sequence numbers on disk ---- */
-
-static int seq_save(const char *path, uint64_t v) {
-  char tmp[TUNNEL_PATH_MAX + 8];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  char line[32];
-  int n = snprintf(line, sizeof line, "%llu\n", (unsigned long long)v);
-  int bad = write(fd, line, (size_t)n) != n || fsync(fd) < 0;
-  bad |= close(fd) < 0;
-  if (bad || rename(tmp, path) < 0) {
-    unlink(tmp);
-    return -1;
-  }
-  /* the rename itself durable: the directory synced */
-  char dir[TUNNEL_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash == dir) slash[1] = 0;
-  else if (slash) *slash = 0;
-  else strcpy(dir, ".");
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
-  return 0;
-}
-
-/* One decimal number from path into *v: 1 read, 0 absent, -1 after a message. */
-static int read_number(const char *path, uint64_t *v) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (errno == ENOENT) return 0;
-    cli_err("%s: %s", path, strerror(errno));
-    return -1;
-  }
-  unsigned long long x;
-  int ok = fscanf(f, "%llu", &x) == 1;
-  fclose(f);
-  if (!ok) {
-    cli_err("%s: not a sequence-number file (one decimal number)", path);
-    return -1;
-  }
-  *v = x;
-  return 1;
-}
-
-static void window_path(const struct tunnel *t, char *out, size_t cap) {
-  snprintf(out, cap, "%s.in", t->cfg.state);
-}
-
-int tunnel_window_load(struct tunnel *t) {
-  char path[TUNNEL_PATH_MAX + 8];
-  window_path(t, path, sizeof path);
-  uint64_t top = 0;
-  int r = read_number(path, &top);
-  if (r < 0) return CLI_EXIT_FAIL;
-  if (r > 0 && top) {
-    /* everything up to the saved top counts as seen: packets captured before
-     * a restart cannot be replayed after it */
-    t->replay.top = top;
-    memset(t->replay.bits, 0xff, sizeof t->replay.bits);
-  }
-  t->window_saved = top;
-  return 0;
-}
-
-void tunnel_window_save(struct tunnel *t) {
-  pthread_mutex_lock(&t->replay_lock);
-  uint64_t top = t->replay.top;
-  pthread_mutex_unlock(&t->replay_lock);
-  if (top == t->window_saved) return;
-  char path[TUNNEL_PATH_MAX + 8];
-  window_path(t, path, sizeof path);
-  if (seq_save(path, top) == 0) t->window_saved = top;
-}
-
-int tunnel_seq_load(struct tunnel *t) {
-  const char *path = t->cfg.state;
-  uint64_t saved = 0;
-  if (read_number(path, &saved) < 0) return CLI_EXIT_FAIL;
-  if (saved >= UINT64_MAX - TUNNEL_SEQ_STEP) {
-    cli_err("%s: the outbound SA's sequence numbers are used up: new keys needed", path);
-    return CLI_EXIT_FAIL;
-  }
-  /* everything up to saved may have gone out before: start after it, and
-   * reserve the first step now so a broken disk shows at start */
-  atomic_store(&t->seq_next, saved + 1);
-  atomic_store(&t->seq_saved, saved);
-  if (seq_save(path, saved + TUNNEL_SEQ_STEP) < 0) {
-    cli_err("%s: %s", path, strerror(errno));
-    return CLI_EXIT_FAIL;
-  }
-  atomic_store(&t->seq_saved, saved + TUNNEL_SEQ_STEP);
-  return 0;
-}
-
-uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n) {
-  uint64_t first = atomic_fetch_add(&t->seq_next, n), last = first + n - 1;
-  if (last < first) return 0; /* wrapped: never */
-  if (last <= atomic_load(&t->seq_saved)) return first;
-  pthread_mutex_lock(&t->seq_lock);
-  int ok = 1;
-  while (ok && last > atomic_load(&t->seq_saved)) {
-    uint64_t next = atomic_load(&t->seq_saved) + TUNNEL_SEQ_STEP;
-    if (next < last) next = last;
-    ok = seq_save(t->cfg.state, next) == 0;
-    if (ok) atomic_store(&t->seq_saved, next);
-  }
-  pthread_mutex_unlock(&t->seq_lock);
-  return ok ? first : 0;
 }

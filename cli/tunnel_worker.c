@@ -44,17 +44,15 @@ static void tun_to_udp(struct tunnel_worker *w) {
                                .cap = TUNNEL_SLOT, .next_header = nh};
   }
   if (!n) return;
-  uint64_t seq = tunnel_seq_reserve(t, n);
-  if (seq) (void)gostx_esp_seal_burst(&t->sa_out, &w->kc_out, seq, b, n); /* statuses below */
+  /* numbers for as many as the SA has left (none past its end, ever) */
+  unsigned got;
+  uint64_t seq = tunnel_seq_reserve(t, n, &got);
+  if (got) (void)gostx_esp_seal_burst(&t->sa_out, &w->kc_out, seq, b, got); /* statuses below */
+  if (got < n) ADD(w->c.tx_dropped, n - got);
   unsigned ready = 0;
-  for (unsigned i = 0; i < n; i++) {
-    int rc = seq ? b[i].status : GOSTX_EIO;
-    if (rc) {
+  for (unsigned i = 0; i < got; i++) {
+    if (b[i].status) {
       ADD(w->c.tx_dropped, 1);
-      if (rc == GOSTX_ESTATE && !atomic_exchange(&t->exhausted, 1))
-        cli_err("tunnel: the outbound SA reached its limit: nothing more is sent; new keys needed");
-      if (rc == GOSTX_EIO && !atomic_exchange(&t->exhausted, 1))
-        cli_err("tunnel: %s: cannot save sequence numbers: nothing more is sent", t->cfg.state);
       continue;
     }
     iov[ready].iov_base = b[i].out;
@@ -127,9 +125,15 @@ static void udp_to_tun(struct tunnel_worker *w) {
   /* the verdicts are per packet (b[i].status); the call returns the first */
   int first = gostx_esp_open_burst(&t->sa_in, &w->kc_in, &window, b, n);
   (void)first;
+  /* nothing is accepted before the state file has it reserved: after a
+   * crash, everything up to the reservation counts as seen */
+  uint64_t top = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!b[i].status && b[i].seq > top) top = b[i].seq;
+  int unsaved = top && tunnel_in_reserve(t, top);
   pthread_mutex_lock(&t->replay_lock);
   for (size_t i = 0; i < n; i++)
-    if (!b[i].status) b[i].status = gostx_esp_replay_update(&t->replay, b[i].seq);
+    if (!b[i].status) b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&t->replay, b[i].seq);
   pthread_mutex_unlock(&t->replay_lock);
   for (size_t i = 0; i < n; i++) {
     switch (b[i].status) {
@@ -137,6 +141,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
     case GOSTX_EINVAL: ADD(w->c.rx_spi, 1); continue;
     case GOSTX_ESTATE: ADD(w->c.rx_replay, 1); continue;
     case GOSTX_EAUTH: ADD(w->c.rx_auth, 1); continue;
+    case GOSTX_EIO: ADD(w->c.rx_dropped, 1); continue;
     default: ADD(w->c.rx_malformed, 1); continue;
     }
     if (b[i].next_header == GOSTX_ESP_NH_NONE) {
@@ -176,7 +181,7 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
 #define ROW(x) {#x, offsetof(struct tunnel_counters, x)}
       ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(rx_packets),
       ROW(rx_bytes),    ROW(rx_auth),   ROW(rx_replay),    ROW(rx_malformed), ROW(rx_spi),
-      ROW(rx_dummy),    ROW(rx_keepalive), ROW(tun_errors),
+      ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors),
 #undef ROW
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {

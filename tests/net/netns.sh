@@ -14,3 +14,60 @@ netns_pair() {
   ip -n $NA addr add 10.231.0.1/30 dev $VA && ip -n $NA link set $VA up &&
     ip -n $NB addr add 10.231.0.2/30 dev $VB && ip -n $NB link set $VB up
 }
+
+# For the tests: skips (exit 77) without root, /dev/net/tun or namespaces;
+# makes $T (scratch) and the pair; on exit kills the pids in PIDS (TERM,
+# then KILL) and removes the namespaces and $T.
+netns_test_begin() {
+  [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
+  [ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun"; exit 77; }
+  command -v ip >/dev/null || { echo "FAIL: ip missing (.ci/run installs it)"; exit 1; }
+  T=$(mktemp -d)
+  PIDS=()
+  trap netns_test_end EXIT
+  trap 'exit 1' INT TERM
+  if ! ip netns add $NA 2>/dev/null; then echo "SKIP: cannot create network namespaces here"; exit 77; fi
+  ip netns del $NA
+  netns_pair || { echo "FAIL: namespaces and veth pair"; exit 1; }
+}
+netns_test_end() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null
+  done
+  ip netns del $NA 2>/dev/null
+  ip netns del $NB 2>/dev/null
+  rm -rf "$T"
+}
+
+# The injector (inject.py) in the background, capturing what $VA sends
+# (inject_bg OUT ARGS...; its pid in $ipid), returning once its capture
+# socket is bound: the traffic it must capture starts only then, however
+# late a loaded machine starts Python (with the pings first, a run beside
+# two other tests once captured 8 of 10).
+inject_bg() {
+  local out=$1
+  shift
+  rm -f "$T/inject.ready"
+  ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+    --ready "$T/inject.ready" "$@" >"$out" 2>"$T/inject.err" &
+  ipid=$!
+  PIDS+=($ipid)
+  for _ in $(seq 150); do
+    [ -e "$T/inject.ready" ] && return 0
+    kill -0 $ipid 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# refused NS NAME PATTERN WHAT: a tunnel with $T/NAME.conf (--new-keys)
+# exits 1 with one stderr line matching PATTERN, within 10 s
+refused() {
+  ip netns exec $1 timeout 10 "$G" tunnel --new-keys -c "$T/$2.conf" >/dev/null 2>"$T/$2.err"
+  local rc=$?
+  [ $rc = 1 ] && [ "$(wc -l <"$T/$2.err")" = 1 ] && grep -q -- "$3" "$T/$2.err" &&
+    ok "$4 refused: $(cat "$T/$2.err")" || bad "$4: exit $rc: $(cat "$T/$2.err")"
+}

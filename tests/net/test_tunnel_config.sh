@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # gostx tunnel refuses bad configurations with one clear line: exit 2 for
-# what the user wrote wrong (missing or unknown setting, unknown transform,
-# bad SPI, key of the wrong length), exit 1 for what the system refuses
-# (port in use, key file unreadable). Runs without root: everything here is
-# checked before the TUN device is opened.
+# what the user wrote wrong (missing, unknown or repeated setting, unknown
+# transform, bad SPI, key of the wrong length, an over-long line, a NUL),
+# exit 1 for what the system refuses (port in use, key file unreadable, not
+# a regular file or open to group and others; a state file missing, of
+# other keys, damaged or at the end of the SA). --check checks all of it as
+# a start would. Runs without root: everything here is checked before the
+# TUN device is opened.
 . "$(dirname "$0")/../cli_common.sh" tunnel-config
 
 head -c 32 /dev/urandom >"$T/k32"
@@ -14,6 +17,7 @@ echo >>"$T/khex"
 head -c 31 /dev/urandom >"$T/k31"
 head -c 33 /dev/urandom >"$T/k33"
 printf 'zz%.0s' $(seq 32) >"$T/kbadhex"
+chmod 600 "$T"/k*
 
 base() { # the settings of a good config, one per line
   cat <<EOF2
@@ -28,10 +32,14 @@ key_in = $T/${KIN:-k44}
 state = $T/seq
 EOF2
 }
-# expect CODE PATTERN CONFIG-TEXT: --check exits CODE with one stderr line matching PATTERN
+# expect CODE PATTERN CONFIG-TEXT: --check exits CODE with one stderr line
+# matching PATTERN (none for 0). CONFIG-TEXT "-": c.conf as it is. $ARGS:
+# more options, --new-keys unless set (no state file here yet). Bounded: a
+# check that hangs fails.
 expect() {
-  printf '%s\n' "$3" >"$T/c.conf"
-  "$G" tunnel --check -c "$T/c.conf" >"$T/out" 2>"$T/err"
+  [ "$3" = "-" ] || printf '%s\n' "$3" >"$T/c.conf"
+  # shellcheck disable=SC2086
+  timeout 10 "$G" tunnel --check -c "$T/c.conf" ${ARGS---new-keys} >"$T/out" 2>"$T/err"
   local rc=$? lines
   lines=$(wc -l <"$T/err")
   if [ $rc != "$1" ] || [ "$lines" != "$(($1 == 0 ? 0 : 1))" ] ||
@@ -61,6 +69,95 @@ expect 1 "nokey: No such file" "$(KIN=nokey base)"
 expect 2 "bad value for mtu" "$(base; echo 'mtu = 99999')"
 expect 2 "bad value for esn: 'yes'" "$(base; echo 'esn = yes')"
 
+# Lines: one over 1023 bytes is refused, not cut (the tail of a long
+# comment was read as `peer = ...`); 1023 bytes are fine. A setting given
+# twice, and a NUL byte (what followed it was ignored), are refused.
+pad=$(head -c 1022 /dev/zero | tr '\0' x)
+expect 2 "c.conf:9: line longer than 1023 bytes" "$(base | grep -v '^peer'; echo "#${pad}peer = 127.0.0.9:46000")"
+expect 0 "" "$(base; echo "#${pad}")"
+expect 2 "c.conf:10: tun given twice (first on line 3)" "$(base; echo 'tun = gxcfg1')"
+{ base | grep -v '^tun'; printf 'tun = gxcfg0\0limit = 5\n'; } >"$T/c.conf"
+expect 2 "c.conf:9: a NUL byte in the line" -
+
+# Key files: a FIFO (or anything but a regular file) is refused at once
+# (it hung the start); one that group or others can access is refused as
+# the disk filter refuses it, unless insecure_key_file = true says so.
+mkfifo "$T/kfifo"
+expect 1 "kfifo: not a regular file (a FIFO)" "$(KIN=kfifo base)"
+"$G" tunnel --check -c "$T" 2>"$T/err"
+[ $? = 2 ] && grep -q "$T: not a regular file (a directory)" "$T/err" && ok || bad "config a directory: $(cat "$T/err")"
+cp "$T/k32" "$T/kopen" && chmod 640 "$T/kopen"
+expect 1 "kopen: key file has mode 0640: group or others can access it; chmod go= it, or set insecure_key_file = true" \
+  "$(KOUT=kopen base)"
+printf '%s\n' "$(KOUT=kopen base; echo 'insecure_key_file = true')" >"$T/c.conf"
+"$G" tunnel --check --new-keys -c "$T/c.conf" 2>"$T/err"
+[ $? = 0 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q 'warning: key file .*kopen has mode 0640.*insecure_key_file = true' "$T/err" &&
+  ok || bad "insecure_key_file = true: $(cat "$T/err")"
+expect 2 "bad value for insecure_key_file: 'yes'" "$(base; echo 'insecure_key_file = yes')"
+
+# The state file (docs/TUNNEL.md): which keys it belongs to, by their
+# fingerprints KDF_256(K, "gostx tunnel state: key fingerprint", transform
+# id | salt), recomputed here with `gostx kdf`; the salt of a 32-byte key
+# file is KDF_256(K, "gostx tunnel salt", SPI)'s first bytes.
+hexof() { od -An -v -tx1 | tr -d ' \n'; }
+kdf() { "$G" kdf kdf256 -k "$1" --label "$(printf %s "$2" | hexof)" --seed "$3" | tr -d '\n'; }
+fp() { # KEYFILE SPI_HEX8: the fingerprint of a Kuznyechik SA
+  local k salt
+  k=$(head -c 32 "$1" | hexof)
+  if [ "$(stat -c %s "$1")" = 44 ]; then salt=$(tail -c 12 "$1" | hexof)
+  else salt=$(kdf "$k" "gostx tunnel salt" "$2" | cut -c1-24); fi
+  kdf "$k" "gostx tunnel state: key fingerprint" "20$salt"
+}
+FP_OUT=$(fp "$T/k32" 00001001)
+FP_IN=$(fp "$T/k44" 00001002)
+RANDFP=$(head -c 32 /dev/urandom | hexof)
+state() { printf 'gostx tunnel state 1\nout %s %s\nin %s %s\n' "$1" "$2" "$3" "$4" >"$T/seq"; }
+base >"$T/c.conf"
+rm -f "$T/seq"
+ARGS= expect 1 "seq: no state file: if key_out and key_in are new (never used by a tunnel), start once with --new-keys" -
+state "$FP_OUT" 5 "$FP_IN" 7
+ARGS= expect 0 "" -
+expect 1 "seq: holds the state of these very keys (outbound numbers used up to 5): they are not new; start without --new-keys" -
+state "$RANDFP" 5 "$RANDFP" 7
+ARGS= expect 1 "seq: the state of other keys (key_out and key_in differ): if key_out and key_in are new, start once with --new-keys" -
+expect 0 "" -
+state "$FP_OUT" 5 "$RANDFP" 7
+ARGS= expect 1 "seq: the state of other keys (key_in differs): if key_in is new" -
+# the end of the SA: nothing more may be sent, so the start is refused
+state "$FP_OUT" 18446744073709551615 "$FP_IN" 0
+ARGS= expect 1 "seq: the outbound SA's sequence numbers are used up (18446744073709551615, the limit is 18446744073709551615): new keys and SPIs needed" -
+state "$FP_OUT" 18446744073709551614 "$FP_IN" 0
+ARGS= expect 0 "" -
+base >"$T/c.conf"; echo 'limit = 1000' >>"$T/c.conf"
+state "$FP_OUT" 1000 "$FP_IN" 0
+ARGS= expect 1 "used up (1000, the limit is 1000)" -
+state "$FP_OUT" 999 "$FP_IN" 0
+ARGS= expect 0 "" -
+base >"$T/c.conf"; echo 'esn = off' >>"$T/c.conf"
+state "$FP_OUT" 4294967295 "$FP_IN" 0
+ARGS= expect 1 "used up (4294967295, the limit is 4294967295)" -
+# read strictly: 5abc is no number, nor is a state file with more in it
+base >"$T/c.conf"
+for bad_state in '5abc' '5 6' '-1' '18446744073709551616' '' \
+  "$(printf 'gostx tunnel state 1\nout %s 5\nin %s 7x' "$FP_OUT" "$FP_IN")" \
+  "$(printf 'gostx tunnel state 1\nout %s 5\nin %s 7\nextra' "$FP_OUT" "$FP_IN")"; do
+  printf '%s\n' "$bad_state" >"$T/seq"
+  ARGS= expect 1 "seq: not a gostx tunnel state file (or damaged)" -
+done
+mkfifo "$T/seq.fifo"
+sed -i "s#^state = .*#state = $T/seq.fifo#" "$T/c.conf"
+ARGS= expect 1 "seq.fifo: not a regular file" -
+# the one-number file of gostx before 2026-11-26: taken as these keys'
+# (one line says so), at the end refused as well
+base >"$T/c.conf"
+echo 5 >"$T/seq"
+"$G" tunnel --check -c "$T/c.conf" 2>"$T/err"
+[ $? = 0 ] && grep -q 'written by an older gostx (no key fingerprints): taken as the state of key_out and key_in' "$T/err" &&
+  ok || bad "legacy state file: $(cat "$T/err")"
+echo 18446744073709551615 >"$T/seq"
+ARGS= expect 1 "used up" -
+rm -f "$T/seq"
+
 # the port in use: refused before anything else is set up (no root needed)
 python3 - "$T/ready" <<'EOF2' &
 import socket, sys, time
@@ -72,7 +169,7 @@ EOF2
 holder=$!
 for _ in $(seq 50); do [ -e "$T/ready" ] && break; sleep 0.1; done
 base | sed 's/^local.*/local = 127.0.0.1:45998/' >"$T/c.conf"
-"$G" tunnel -c "$T/c.conf" 2>"$T/err"
+"$G" tunnel --new-keys -c "$T/c.conf" 2>"$T/err"
 rc=$?
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
@@ -83,6 +180,20 @@ if [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q 'address in use' "$T/e
 "$G" tunnel 2>"$T/err"; [ $? = 2 ] && grep -q -- '-c CONFIG is required' "$T/err" && ok || bad "no -c"
 "$G" tunnel --status -c "$T/none.conf" 2>"$T/err"; [ $? = 2 ] && ok || bad "missing config file"
 base >"$T/c.conf"
-"$G" tunnel --status -c "$T/c.conf" 2>"$T/err"; [ $? = 1 ] && grep -q 'is the tunnel running' "$T/err" && ok ||
+"$G" tunnel --status -c "$T/c.conf" 2>"$T/err"; [ $? = 1 ] && grep -q 'is not running' "$T/err" && ok ||
   bad "status without a tunnel: $(cat "$T/err")"
+# a dead tunnel's status file (and its lock file) left behind: its last
+# counters are not shown as if it ran
+printf 'pid 999999\ntx_packets 5\n' >"$T/seq.status"
+: >"$T/seq.lock"
+"$G" tunnel --status -c "$T/c.conf" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] && [ ! -s "$T/out" ] && grep -q "tunnel of $T/c.conf is not running" "$T/err" && ok ||
+  bad "status of a dead tunnel: exit $rc: $(cat "$T/out" "$T/err")"
+# held (flock, as the running tunnel holds it): the counters are shown
+if command -v flock >/dev/null; then
+  flock "$T/seq.lock" "$G" tunnel --status -c "$T/c.conf" >"$T/out" 2>"$T/err"
+  rc=$?
+  [ $rc = 0 ] && grep -q '^tx_packets 5$' "$T/out" && ok || bad "status of a running tunnel: exit $rc: $(cat "$T/err")"
+fi
 finish

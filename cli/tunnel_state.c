@@ -1,0 +1,394 @@
+/* gostx tunnel: the state file, which keeps MGM nonces from ever being
+ * reused and replays from ever being accepted across restarts and crashes
+ * (docs/TUNNEL.md, "The state file"). Three lines:
+ *
+ *   gostx tunnel state 1
+ *   out FINGERPRINT RESERVED   every outbound sequence number <= RESERVED may have been sent
+ *   in FINGERPRINT RESERVED    every inbound one <= RESERVED may have been accepted
+ *
+ * FINGERPRINT (64 hex digits) names the SA's keys without revealing them:
+ * KDF_256(K, "gostx tunnel state: key fingerprint", transform | salt), so a
+ * state file of other keys, or none, is noticed. Both numbers are reserved
+ * ahead of use: written (and fsynced) before any number above the old
+ * reservation is sent or accepted. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "tunnel.h"
+
+#define STATE_MAGIC "gostx tunnel state 1\n"
+#define STATE_MAX 512 /* bytes: a longer file is no state file */
+
+struct state_file {
+  int present, legacy;
+  uint8_t fp_out[TUNNEL_FP_LEN], fp_in[TUNNEL_FP_LEN];
+  uint64_t out, in;
+};
+
+static int fingerprint(const gostx_esp_sa *sa, uint8_t fp[TUNNEL_FP_LEN]) {
+  static const uint8_t label[] = "gostx tunnel state: key fingerprint";
+  uint8_t seed[1 + GOSTX_ESP_SALT_MAX];
+  seed[0] = (uint8_t)sa->transform;
+  memcpy(seed + 1, sa->salt, sa->salt_len);
+  int rc = gostx_kdf256(sa->key, GOSTX_ESP_KEY_LEN, label, sizeof label - 1, seed,
+                        1 + sa->salt_len, fp);
+  gostx_memzero(seed, sizeof seed);
+  return rc;
+}
+
+int tunnel_fingerprints(struct tunnel *t) {
+  if (fingerprint(&t->sa_out, t->fp_out) || fingerprint(&t->sa_in, t->fp_in)) {
+    cli_err("tunnel: cannot derive the key fingerprints");
+    return CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
+/* A decimal number of 1..20 digits at s, strictly (no sign, no spaces, no
+ * overflow): the character after it, or NULL. */
+static const char *parse_dec(const char *s, uint64_t *v) {
+  uint64_t x = 0;
+  const char *p = s;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10) return NULL;
+    x = x * 10 + (uint64_t)(*p - '0');
+  }
+  if (p == s || p - s > 20) return NULL;
+  *v = x;
+  return p;
+}
+
+static const char *parse_fp(const char *s, uint8_t fp[TUNNEL_FP_LEN]) {
+  for (size_t i = 0; i < 2 * TUNNEL_FP_LEN; i++) {
+    char c = s[i];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return NULL;
+    if (i % 2 == 0) fp[i / 2] = (uint8_t)(d << 4);
+    else fp[i / 2] |= (uint8_t)d;
+  }
+  return s + 2 * TUNNEL_FP_LEN;
+}
+
+/* "TAG FINGERPRINT NUMBER\n" at s: the text after it, or NULL. */
+static const char *parse_line(const char *s, const char *tag, uint8_t *fp, uint64_t *v) {
+  size_t n = strlen(tag);
+  if (strncmp(s, tag, n) || s[n] != ' ' || !(s = parse_fp(s + n + 1, fp)) || *s++ != ' ')
+    return NULL;
+  s = parse_dec(s, v);
+  return s && *s == '\n' ? s + 1 : NULL;
+}
+
+/* The file at path into st (absent: st->present 0). 0, or -1 after a
+ * message. Before 2026-11-26 the file held one decimal number (the
+ * outbound reservation) and STATE.in the window's top: read as legacy. */
+static int state_read(const char *path, struct state_file *st) {
+  memset(st, 0, sizeof *st);
+  struct stat sb;
+  int fd = tunnel_open_regular(path, &sb);
+  if (fd < 0) {
+    if (errno == ENOENT) return 0;
+    cli_err("%s: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+    return -1;
+  }
+  char buf[STATE_MAX + 1];
+  long got = tunnel_read_all(fd, buf, sizeof buf - 1);
+  int e = errno;
+  close(fd);
+  if (got < 0) {
+    cli_err("%s: %s", path, strerror(e));
+    return -1;
+  }
+  size_t len = (size_t)got;
+  buf[len] = 0;
+  st->present = 1;
+  const char *end = NULL;
+  if (len && strlen(buf) == len) {
+    if (buf[0] >= '0' && buf[0] <= '9') {
+      st->legacy = 1;
+      end = parse_dec(buf, &st->out);
+      if (end && *end == '\n') end++;
+    } else if (!strncmp(buf, STATE_MAGIC, sizeof STATE_MAGIC - 1)) {
+      end = parse_line(buf + sizeof STATE_MAGIC - 1, "out", st->fp_out, &st->out);
+      if (end) end = parse_line(end, "in", st->fp_in, &st->in);
+    }
+  }
+  if (!end || *end) {
+    cli_err("%s: not a gostx tunnel state file (or damaged); move it away only if the "
+            "keys are new (then start with --new-keys)",
+            path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Writes the state whole (a temporary file, fsync, rename, the directory
+ * synced): 0, or -1 with errno set. */
+static int state_write(const struct tunnel *t, uint64_t out, uint64_t in) {
+  const char *path = t->cfg.state;
+  char tmp[TUNNEL_PATH_MAX + 8];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  char text[STATE_MAX], hex_out[2 * TUNNEL_FP_LEN + 1], hex_in[2 * TUNNEL_FP_LEN + 1];
+  for (size_t i = 0; i < TUNNEL_FP_LEN; i++) {
+    snprintf(hex_out + 2 * i, 3, "%02x", t->fp_out[i]);
+    snprintf(hex_in + 2 * i, 3, "%02x", t->fp_in[i]);
+  }
+  int n = snprintf(text, sizeof text, STATE_MAGIC "out %s %llu\nin %s %llu\n", hex_out,
+                   (unsigned long long)out, hex_in, (unsigned long long)in);
+  int bad = write(fd, text, (size_t)n) != n || fsync(fd) < 0;
+  int e = errno;
+  bad |= close(fd) < 0;
+  if (bad || rename(tmp, path) < 0) {
+    if (!bad) e = errno;
+    unlink(tmp);
+    errno = e;
+    return -1;
+  }
+  /* the rename itself durable: the directory synced */
+  char dir[TUNNEL_PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = 0;
+  else if (slash) *slash = 0;
+  else strcpy(dir, ".");
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return 0;
+}
+
+static void sidecar(const struct tunnel_config *cfg, const char *ext, char *out, size_t cap) {
+  snprintf(out, cap, "%s%s", cfg->state, ext);
+}
+
+/* The inbound top a legacy STATE.in kept (0 when absent): 0, or -1. */
+static int legacy_window(const struct tunnel_config *cfg, uint64_t *top) {
+  char path[TUNNEL_PATH_MAX + 8];
+  sidecar(cfg, ".in", path, sizeof path);
+  struct state_file w;
+  *top = 0;
+  if (state_read(path, &w)) return -1;
+  if (w.present && !w.legacy) {
+    cli_err("%s: not a window file (one decimal number)", path);
+    return -1;
+  }
+  *top = w.out;
+  return 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b, uint64_t cap) {
+  return a > cap || b > cap - a ? cap : a + b;
+}
+
+int tunnel_state_load(struct tunnel *t, int run) {
+  const char *path = t->cfg.state;
+  if (run) {
+    /* held while the tunnel runs: two tunnels on one state file would send
+     * the same numbers; --status asks it whether the tunnel runs */
+    char lock[TUNNEL_PATH_MAX + 8];
+    sidecar(&t->cfg, ".lock", lock, sizeof lock);
+    t->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (t->lock_fd < 0 || flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+      cli_err("%s: %s", lock,
+              errno == EWOULDBLOCK ? "a tunnel with this state file is running already"
+                                   : strerror(errno));
+      return CLI_EXIT_FAIL;
+    }
+  }
+  struct state_file st;
+  if (state_read(path, &st)) return CLI_EXIT_FAIL;
+  uint64_t out = 0, in = 0;
+  if (!st.present) {
+    if (!t->new_keys) {
+      cli_err("%s: no state file: if key_out and key_in are new (never used by a tunnel), "
+              "start once with --new-keys; if they were used, their state is lost: make new "
+              "keys (these would reuse nonces)",
+              path);
+      return CLI_EXIT_FAIL;
+    }
+  } else if (st.legacy) {
+    /* no fingerprints yet: taken as these keys' (a higher outbound number
+     * than needed costs nothing) unless the user says the keys are new */
+    if (!t->new_keys) {
+      out = st.out;
+      if (legacy_window(&t->cfg, &in)) return CLI_EXIT_FAIL;
+    }
+  } else {
+    int same_out = !gostx_memeq_ct(st.fp_out, t->fp_out, TUNNEL_FP_LEN);
+    int same_in = !gostx_memeq_ct(st.fp_in, t->fp_in, TUNNEL_FP_LEN);
+    if (same_out && same_in && t->new_keys) {
+      cli_err("%s: holds the state of these very keys (outbound numbers used up to %llu): "
+              "they are not new; start without --new-keys",
+              path, (unsigned long long)st.out);
+      return CLI_EXIT_FAIL;
+    }
+    if (!(same_out && same_in) && !t->new_keys) {
+      const char *which = !same_out && !same_in ? "key_out and key_in" : !same_out ? "key_out"
+                                                                                  : "key_in";
+      cli_err("%s: the state of other keys (%s differ%s): if %s %s new, start once with "
+              "--new-keys; if the file is another tunnel's, give this tunnel its own",
+              path, which, same_out || same_in ? "s" : "", which,
+              same_out || same_in ? "is" : "are");
+      return CLI_EXIT_FAIL;
+    }
+    out = same_out ? st.out : 0;
+    in = same_in ? st.in : 0;
+  }
+  uint64_t limit = t->sa_out.limit;
+  if (out >= limit) {
+    cli_err("%s: the outbound SA's sequence numbers are used up (%llu, the limit is %llu): "
+            "new keys and SPIs needed (then start once with --new-keys)",
+            path, (unsigned long long)out, (unsigned long long)limit);
+    return CLI_EXIT_FAIL;
+  }
+  if (st.legacy && !t->new_keys)
+    fprintf(stderr, "gostx tunnel: %s: written by an older gostx (no key fingerprints): "
+                    "taken as the state of key_out and key_in%s\n",
+            path, run ? ", and rewritten with them" : "");
+  atomic_store(&t->seq_used, out);
+  atomic_store(&t->seq_saved, out);
+  atomic_store(&t->in_saved, in);
+  atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
+  if (in) {
+    /* everything up to the reservation counts as seen: packets accepted
+     * before a restart or a crash cannot be replayed after it */
+    t->replay.top = in;
+    memset(t->replay.bits, 0xff, sizeof t->replay.bits);
+  }
+  t->in_top_before = in;
+  t->legacy_state = st.legacy;
+  return 0;
+}
+
+int tunnel_state_begin(struct tunnel *t) {
+  /* the first step reserved now: a disk that cannot take it shows at start */
+  uint64_t out = atomic_load(&t->seq_used);
+  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->sa_out.limit);
+  if (state_write(t, reserve, atomic_load(&t->in_saved)) < 0) {
+    cli_err("%s: %s", t->cfg.state, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  atomic_store(&t->seq_saved, reserve);
+  if (t->legacy_state) {
+    char path[TUNNEL_PATH_MAX + 8];
+    sidecar(&t->cfg, ".in", path, sizeof path);
+    unlink(path); /* now in the state file */
+  }
+  return 0;
+}
+
+int tunnel_state_running(const struct tunnel_config *cfg) {
+  char lock[TUNNEL_PATH_MAX + 8];
+  sidecar(cfg, ".lock", lock, sizeof lock);
+  int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0 && errno == ENOENT) return 0;
+  if (fd < 0) {
+    cli_err("%s: %s", lock, strerror(errno));
+    return -1;
+  }
+  int running = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return running;
+}
+
+static void say_save_failed(struct tunnel *t, int e) {
+  if (!atomic_exchange(&t->save_failed, 1))
+    cli_err("tunnel: %s: cannot write the state file (%s): packets are dropped until it can be",
+            t->cfg.state, strerror(e));
+}
+
+uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
+  uint64_t limit = t->sa_out.limit, cur = atomic_load(&t->seq_used), k;
+  *got = 0;
+  do {
+    if (cur >= limit) {
+      /* the end of the SA: nothing is ever sealed again under its key */
+      if (!atomic_exchange(&t->exhausted, 1))
+        cli_err("tunnel: the outbound SA reached its last sequence number (%llu): nothing more "
+                "is sent; new keys and SPIs needed",
+                (unsigned long long)limit);
+      return 0;
+    }
+    k = limit - cur < n ? limit - cur : n;
+  } while (!atomic_compare_exchange_weak(&t->seq_used, &cur, cur + k));
+  uint64_t first = cur + 1, last = cur + k;
+  if (last > atomic_load(&t->seq_saved)) {
+    pthread_mutex_lock(&t->state_lock);
+    int ok = 1, e = 0;
+    uint64_t saved = atomic_load(&t->seq_saved);
+    if (last > saved) {
+      uint64_t next = add_sat(saved, TUNNEL_SEQ_STEP, limit);
+      if (next < last) next = last;
+      ok = state_write(t, next, atomic_load(&t->in_saved)) == 0;
+      e = errno;
+      if (ok) atomic_store(&t->seq_saved, next);
+    }
+    pthread_mutex_unlock(&t->state_lock);
+    if (!ok) {
+      say_save_failed(t, e); /* the numbers handed out stay unused */
+      return 0;
+    }
+  }
+  atomic_store(&t->save_failed, 0);
+  *got = (unsigned)k;
+  return first;
+}
+
+/* Reserves the inbound numbers up to top + margin: 0 or -1 (errno). Under
+ * state_lock. */
+static int in_write(struct tunnel *t, uint64_t top, uint64_t margin) {
+  uint64_t next = add_sat(top, margin, UINT64_MAX);
+  if (state_write(t, atomic_load(&t->seq_saved), next) < 0) return -1;
+  atomic_store(&t->in_saved, next);
+  return 0;
+}
+
+int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
+  if (top <= atomic_load(&t->in_saved)) return 0;
+  pthread_mutex_lock(&t->state_lock);
+  int rc = 0, e = 0;
+  if (top > atomic_load(&t->in_saved)) {
+    /* the workers got here first: the rate rose; reserve further next time */
+    uint64_t m = atomic_load(&t->in_margin);
+    rc = in_write(t, top, m);
+    e = errno;
+    if (!rc) atomic_store(&t->in_margin, m < TUNNEL_SEQ_STEP / 2 ? 2 * m : TUNNEL_SEQ_STEP);
+  }
+  pthread_mutex_unlock(&t->state_lock);
+  if (rc) say_save_failed(t, e);
+  return rc;
+}
+
+void tunnel_state_tick(struct tunnel *t) {
+  pthread_mutex_lock(&t->replay_lock);
+  uint64_t top = t->replay.top;
+  pthread_mutex_unlock(&t->replay_lock);
+  /* the margin: about a second of the sequence numbers that arrive */
+  uint64_t rate = top - t->in_top_before, m = rate;
+  t->in_top_before = top;
+  if (m < TUNNEL_IN_MARGIN_MIN) m = TUNNEL_IN_MARGIN_MIN;
+  if (m > TUNNEL_SEQ_STEP) m = TUNNEL_SEQ_STEP;
+  atomic_store(&t->in_margin, m);
+  if (atomic_load(&t->in_saved) - top >= m / 2) return;
+  pthread_mutex_lock(&t->state_lock);
+  if (atomic_load(&t->in_saved) - top < m / 2) (void)in_write(t, top, m); /* the workers retry */
+  pthread_mutex_unlock(&t->state_lock);
+}
+
+void tunnel_state_close(struct tunnel *t) {
+  /* the workers have stopped: the exact numbers used and accepted */
+  pthread_mutex_lock(&t->state_lock);
+  if (state_write(t, atomic_load(&t->seq_used), t->replay.top) == 0) {
+    atomic_store(&t->seq_saved, atomic_load(&t->seq_used));
+    atomic_store(&t->in_saved, t->replay.top);
+  }
+  pthread_mutex_unlock(&t->state_lock);
+}
