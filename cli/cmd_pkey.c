@@ -65,8 +65,9 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
                : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
   if (rc == GOSTX_EUNSUP)
     return cli_usage("%s: unsupported encryption scheme %s (gostx reads PBES2 with PBKDF2-"
-                     "HMAC-Streebog-512 and kuznyechik-ctr-acpkm, magma-ctr-acpkm or GOST "
-                     "28147-89 CFB, at most 10,000,000 iterations)", path, scheme);
+                     "HMAC-Streebog-512 or -HMAC-SHA256 and kuznyechik-ctr-acpkm, "
+                     "magma-ctr-acpkm or GOST 28147-89 CFB, at most 10,000,000 iterations)",
+                     path, scheme);
   if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
                            "parameter set, nor a well-formed encrypted one", path);
   if (!pass_spec && !pw)
@@ -228,15 +229,18 @@ enum {
 
 #define PASS_HELP(opt)                                                                     \
   "Passwords (" opt "):\n"                                                              \
-  "pass:PASSWORD, file:PATH, fd:N or env:VAR (the first line), or stdin, as openssl\n"    \
-  "takes them; one file or fd for both -passin and -passout: line 1 and line 2.\n" CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
+  "pass:PASSWORD or env:VAR (the whole value), file:PATH, fd:N or stdin (the\n"       \
+  "first line, without its \"\\n\"; a \"\\r\" before it is part of the password), as\n"  \
+  "openssl 3 takes them; one file or fd for both -passin and -passout: line 1\n"       \
+  "and line 2.\n" CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
 
 #define ENC_HELP                                                                           \
   "An encrypted key is PKCS#8 PBES2 (\"ENCRYPTED PRIVATE KEY\"): PBKDF2 with\n"          \
   "HMAC-Streebog-512 and --iter N iterations (default 2048), then\n"                      \
   "Kuznyechik-CTR-ACPKM (default; -kuznyechik-ctr-acpkm) or Magma-CTR-ACPKM\n"            \
-  "(-magma-ctr-acpkm), as gost-engine writes and reads them (GOST 28147-89 CFB is\n"      \
-  "read too). Unlike openssl, a password alone encrypts (no cipher option needed);\n"    \
+  "(-magma-ctr-acpkm), as gost-engine writes and reads them. Read too: GOST\n"           \
+  "28147-89 CFB, and PBKDF2 with HMAC-SHA256 (what openssl writes without -v2prf).\n"    \
+  "Unlike openssl, a password alone encrypts (no cipher option needed);\n"              \
   "a cipher option without a password is an error.\n"
 
 /* The cipher and iteration options of genpkey and pkey, and the password

@@ -152,6 +152,18 @@ printf 'pw one\npw two\n' > pwtwo
 check "-passin/-passout one file: lines 1 and 2" bash -c "'$G' pkey -i pe.pem -passin file:pwtwo \
   -passout file:pwtwo -o p2.pem && '$G' pkey -i p2.pem -passin 'pass:pw two' | cmp -s - pd.pem"
 refuse "key and password both on stdin" "both come from stdin" "$G" pkey -i - -passin stdin
+# a CRLF password file: line 1 up to its "\n", the "\r" kept (openssl 3's rule);
+# env: and pass: whole, newlines included
+printf 'pw crlf\r\nline two\r\n' > pwcrlf
+cr=$(printf '\r')
+check "-pass file: CRLF: the CR is part of the password" bash -c "'$G' genpkey -c 256A -pass file:pwcrlf \
+  -o pcr.pem && '$G' pkey -i pcr.pem -passin 'pass:pw crlf$cr' >/dev/null"
+"$G" pkey -i pcr.pem -passin 'pass:pw crlf' >/dev/null 2>&1
+check "-pass file: CRLF: without the CR: wrong password" [ $? = 1 ]
+check "-passin/-passout one CRLF file: line 2 keeps its CR too" bash -c "'$G' pkey -i pcr.pem \
+  -passin file:pwcrlf -passout file:pwcrlf -o pcr2.pem && '$G' pkey -i pcr2.pem -passin 'pass:line two$cr' >/dev/null"
+check "-passout env: the whole value" bash -c "PW=\$'two\nlines' '$G' pkey -i pd.pem -passout env:PW -o penv.pem &&
+  '$G' pkey -i penv.pem -passin pass:\$'two\nlines' | cmp -s - pd.pem"
 if [ $have_engine = 1 ]; then
   for row in 256A:gost2012_256:TCA 512C:gost2012_512:C; do
     IFS=: read -r c alg ps <<< "$row"
@@ -168,14 +180,27 @@ if [ $have_engine = 1 ]; then
       check "$c engine's $ciph key, wrong password: exit 1" [ $? = 1 ]
     done
   done
+  # the same CRLF password file in both tools, both ways
+  check "engine reads gostx's key made from a CRLF file" bash -c \
+    "openssl pkey -engine gost -in pcr.pem -passin file:pwcrlf 2>/dev/null | grep -q 'BEGIN PRIVATE KEY'"
+  ossl pkcs8 -engine gost -topk8 -in p256A.pem -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512 \
+    -passout file:pwcrlf -out ecr.pem
+  check "gostx reads the engine's key made from a CRLF file" bash -c \
+    "'$G' pkey -i ecr.pem -passin file:pwcrlf | cmp -s - p256A.pem"
   # openssl takes line 1 of a file named by both -passin and -passout for input too
   ossl pkey -engine gost -in pe.pem -passin file:pwtwo -passout file:pwtwo -out pplain.pem
   check "openssl's -passin/-passout one file: line 1 in too" cmp -s pplain.pem pd.pem
-  # openssl with a GOST cipher but its default PRF (HMAC-SHA256): refused, named
+  # openssl with a GOST cipher but its default PRF (PBKDF2-HMAC-SHA256): read
   ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -kuznyechik-ctr-acpkm \
     -pass pass:x -out sha.pem
-  refuse "PBKDF2-HMAC-SHA256 with Kuznyechik refused, named" "hmacWithSHA256, kuznyechik-ctr-acpkm" \
-    "$G" pkey -i sha.pem -passin pass:x
+  ossl pkey -engine gost -in sha.pem -passin pass:x -out sha.plain.pem
+  check "PBKDF2-HMAC-SHA256 with Kuznyechik (genpkey's default) read" bash -c \
+    "[ -s sha.plain.pem ] && '$G' pkey -i sha.pem -passin pass:x | cmp -s - sha.plain.pem"
+  ossl pkcs8 -engine gost -topk8 -in p512C.pem -v2 magma-ctr-acpkm -passout pass:x -out sha.m.pem
+  check "PBKDF2-HMAC-SHA256 with Magma (pkcs8 -v2 without -v2prf) read" bash -c \
+    "'$G' pkey -i sha.m.pem -passin pass:x | cmp -s - p512C.pem"
+  "$G" pkey -i sha.m.pem -passin pass:y >/dev/null 2>&1
+  check "PBKDF2-HMAC-SHA256 file, wrong password: exit 1" [ $? = 1 ]
   # OpenSSL's default scheme (AES-256-CBC, PBKDF2-HMAC-SHA256): refused, named
   ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -aes256 -pass pass:x -out aes.pem
   refuse "AES-encrypted key refused, the scheme named" "aes-256-cbc" "$G" pkey -i aes.pem -passin pass:x

@@ -170,9 +170,11 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size
  * bytes are the IV: what gost-engine writes and reads (`openssl pkcs8 -topk8
  * -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512`). Read,
  * not written: GOST 28147-89 CFB (1.2.643.2.2.21, SEQUENCE { iv, S-box
- * parameter set OID }), gost-engine's `-v2 gost89`. PEM label "ENCRYPTED
- * PRIVATE KEY". Any other scheme (AES, PBKDF2 with SHA-2, PKCS#12 PBE, ...)
- * is GOSTX_EUNSUP;
+ * parameter set OID }), gost-engine's `-v2 gost89`; and the PRF
+ * hmacWithSHA256 (1.2.840.113549.2.9), OpenSSL's default, which gost-engine
+ * writes when -v2prf is not given. PEM label "ENCRYPTED PRIVATE KEY". Any
+ * other scheme (AES, PBKDF2 with SHA-1 or SHA-512, PKCS#12 PBE, ...) is
+ * GOSTX_EUNSUP;
  * gostx_gost3410_encrypted_scheme says which it is. The password is any
  * bytes (pass may be NULL when pass_len is 0). CTR has no integrity check:
  * a wrong password (or a damaged ciphertext) decrypts to something that is

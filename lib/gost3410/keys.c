@@ -8,6 +8,7 @@
 
 #include "gost3410/ec.h"
 #include "internal.h"
+#include "kdf/sha256.h"
 
 #define ALG_OID_256 "1.2.643.7.1.1.1.1" /* id-tc26-gost3410-12-256 */
 #define ALG_OID_512 "1.2.643.7.1.1.1.2" /* id-tc26-gost3410-12-512 */
@@ -377,7 +378,9 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
  * NULL } }, encryptionScheme { Kuznyechik- or Magma-CTR-ACPKM, SEQUENCE { ukm
  * OCTET STRING } } }: what gost-engine writes for `openssl pkcs8 -topk8 -v2
  * kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512` and reads
- * back (and, read only, GOST 28147-89 CFB: `-v2 gost89`). The key is
+ * back. Read only: GOST 28147-89 CFB (`-v2 gost89`), and the PRF
+ * HMAC-SHA256, OpenSSL's default, which gost-engine writes when -v2prf is
+ * not given (kdf/sha256.c). The key is
  * PBKDF2's 32 bytes; the CTR IV is the ukm's first n/2
  * bytes (the rest, 8 bytes, is written zero, as gost-engine does, and not
  * used). A PrivateKeyInfo is at most ~110 bytes, shorter than any ACPKM
@@ -387,6 +390,7 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
 #define OID_PBES2 "1.2.840.113549.1.5.13"
 #define OID_PBKDF2 "1.2.840.113549.1.5.12"
 #define OID_HMAC_STREEBOG512 "1.2.643.7.1.1.4.2"
+#define OID_HMAC_SHA256 "1.2.840.113549.2.9" /* read only: OpenSSL's default PRF */
 #define OID_KUZ_CTR_ACPKM "1.2.643.7.1.1.5.2.1"
 #define OID_MAGMA_CTR_ACPKM "1.2.643.7.1.1.5.1.1"
 #define OID_GOST89_CFB "1.2.643.2.2.21" /* read only: gost-engine's -v2 gost89 */
@@ -400,7 +404,7 @@ static const struct {
     {OID_PBKDF2, "PBKDF2"},
     {"1.2.840.113549.2.7", "hmacWithSHA1"},
     {"1.2.840.113549.2.8", "hmacWithSHA224"},
-    {"1.2.840.113549.2.9", "hmacWithSHA256"},
+    {OID_HMAC_SHA256, "hmacWithSHA256"},
     {"1.2.840.113549.2.10", "hmacWithSHA384"},
     {"1.2.840.113549.2.11", "hmacWithSHA512"},
     {"1.2.643.7.1.1.4.1", "HMAC-Streebog-256"},
@@ -462,6 +466,7 @@ typedef struct pbes2 {
   uint32_t iter;
   gostx_alg alg;
   int sbox; /* GOST 28147-89 CFB: its parameter set (enum gostx_sbox); -1 otherwise */
+  int prf_sha256; /* PBKDF2's PRF: HMAC-SHA256 (else HMAC-Streebog-512) */
   char desc[160]; /* what the file uses, for refusals */
 } pbes2;
 
@@ -473,6 +478,7 @@ static int parse_pbes2(const uint8_t *der, size_t der_len, pbes2 *p) {
   size_t dn = 0;
   int rc;
   p->desc[0] = 0;
+  p->prf_sha256 = 0;
   if (get(&all, T_SEQ, &body) || all.n) return GOSTX_EFORMAT;
   if (get(&body, T_SEQ, &alg) || get(&body, T_OCTETS, &p->data) || body.n) return GOSTX_EFORMAT;
   if ((rc = get_oid(&alg, oid, sizeof oid))) return rc;
@@ -499,7 +505,8 @@ static int parse_pbes2(const uint8_t *der, size_t der_len, pbes2 *p) {
       prf_oid = oid;
     }
     name_oid(p->desc, sizeof p->desc, &dn, " with ", prf_oid);
-    kdf_ok = !strcmp(prf_oid, OID_HMAC_STREEBOG512);
+    p->prf_sha256 = !strcmp(prf_oid, OID_HMAC_SHA256);
+    kdf_ok = p->prf_sha256 || !strcmp(prf_oid, OID_HMAC_STREEBOG512);
   }
   if ((rc = get_oid(&enc, oid, sizeof oid))) return rc;
   name_oid(p->desc, sizeof p->desc, &dn, ", ", oid);
@@ -538,12 +545,13 @@ int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *te
   return rc;
 }
 
-/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes; then
- * CTR-ACPKM over in[len] (encrypt = decrypt), or with sbox >= 0 GOST
- * 28147-89 CFB decryption with that parameter set (CryptoPro key meshing,
- * which a key this short never reaches). */
-static int pbes2_crypt(gostx_alg alg, int sbox, const uint8_t *pass, size_t pass_len,
-                       const uint8_t *salt, size_t salt_len, uint32_t iter, const uint8_t *iv,
+/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes (with
+ * prf_sha256 PBKDF2-HMAC-SHA256); then CTR-ACPKM over in[len] (encrypt =
+ * decrypt), or with sbox >= 0 GOST 28147-89 CFB decryption with that
+ * parameter set (CryptoPro key meshing, which a key this short never
+ * reaches). */
+static int pbes2_crypt(gostx_alg alg, int sbox, int prf_sha256, const uint8_t *pass,
+                       size_t pass_len, const uint8_t *salt, size_t salt_len, uint32_t iter, const uint8_t *iv,
                        const uint8_t *in, size_t len, uint8_t *out) {
   uint8_t key[GOSTX_KEY_LEN];
   gostx_cipher c;
@@ -551,7 +559,8 @@ static int pbes2_crypt(gostx_alg alg, int sbox, const uint8_t *pass, size_t pass
   memset(&c, 0, sizeof c);
   memset(&g, 0, sizeof g);
   size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
-  int rc = gostx_pbkdf2_streebog512(pass, pass_len, salt, salt_len, iter, key, sizeof key);
+  int rc = (prf_sha256 ? gostx__pbkdf2_sha256 : gostx_pbkdf2_streebog512)(
+      pass, pass_len, salt, salt_len, iter, key, sizeof key);
   if (!rc && sbox >= 0) {
     rc = gostx_gost89_set_key(&g, key, (gostx_sbox)sbox);
     if (!rc) rc = gostx_gost89_cfb(&g, iv, 1, 1, in, len, out);
@@ -581,7 +590,7 @@ int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8
   if (!rc) rc = gostx_random_bytes(ukm, n / 2); /* the IV; the other 8 bytes stay 0 */
   /* in place: the ciphertext replaces the PrivateKeyInfo */
   if (!rc)
-    rc = pbes2_crypt(alg, -1, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
+    rc = pbes2_crypt(alg, -1, 0, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
   if (rc) {
     gostx_memzero(ct, sizeof ct);
     return rc;
@@ -629,8 +638,8 @@ int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, co
   gostx_gost3410_key_kind kind = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
-  rc = pbes2_crypt(p.alg, p.sbox, pass, pass_len, p.salt.p, p.salt.n, p.iter, p.ukm.p, p.data.p,
-                   p.data.n, plain);
+  rc = pbes2_crypt(p.alg, p.sbox, p.prf_sha256, pass, pass_len, p.salt.p, p.salt.n, p.iter,
+                   p.ukm.p, p.data.p, p.data.n, plain);
   /* CTR has no integrity check: a wrong password shows as a decryption
    * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
    * (wrong password, or a damaged file); only a caller buffer too small
