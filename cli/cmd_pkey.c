@@ -125,9 +125,10 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
   if (n > CLI_KEY_FILE_MAX) {
     rc = GOSTX_EFORMAT;
   } else {
-    size_t i = 0;
-    while (i < (size_t)n && strchr(" \t\r\n", buf[i])) i++;
-    pem = i < (size_t)n && buf[i] == '-';
+    /* A DER key starts with its SEQUENCE's tag, 0x30; anything else goes to
+     * the PEM reader, which skips text before the BEGIN line as openssl does
+     * (certtool writes a description of the key there). */
+    pem = n > 0 && buf[0] != 0x30;
     if (pem)
       rc = gostx_gost3410_key_from_pem((const char *)buf, (size_t)n, &k->kind, &k->curve, &k->len,
                                        k->priv, sizeof k->priv, k->pub, sizeof k->pub);
@@ -377,7 +378,8 @@ int cmd_pkey(int argc, char **argv) {
                "                  [--text] [-passout ARG [-kuznyechik-ctr-acpkm |\n"
                "                  -magma-ctr-acpkm] [--iter N]]\n\n"
                "Reads a GOST R 34.10-2012 key (PEM or DER, private or public; every private\n"
-               "key form gost-engine reads) and writes it again (PEM by default), its public\n"
+               "key form gost-engine reads; text before a PEM block is skipped and after it\n"
+               "ignored, as openssl does) and writes it again (PEM by default), its public\n"
                "key with --pubout, or with --text its curve and numbers in hex, big-endian\n"
                "(d too unless --pubout). An output holding d is created 0600.\n"
                "An encrypted KEY is read with its password (-passin); -passout writes the\n"

@@ -241,10 +241,13 @@ static void pem_refusals(void) {
   memcpy(pem, engine_256a, n + 1);
   memcpy(strstr(pem, "END PRIVATE") + 4, "PUBLIC ", 7); /* END label differs */
   CHECK_RC(read_pem(pem, n), GOSTX_EFORMAT, "END label differs");
-  memcpy(pem, "junk\n", 5), memcpy(pem + 5, engine_256a, n + 1);
-  CHECK_RC(read_pem(pem, n + 5), GOSTX_EFORMAT, "text before BEGIN");
-  memcpy(pem, engine_256a, n), memcpy(pem + n, "x", 2);
-  CHECK_RC(read_pem(pem, n + 1), GOSTX_EFORMAT, "text after END");
+  memcpy(pem, "junk", 4), memcpy(pem + 4, engine_256a, n + 1);
+  CHECK_RC(read_pem(pem, n + 4), GOSTX_EFORMAT, "BEGIN not at a line's start");
+  memcpy(pem, engine_256a, n + 1);
+  memcpy(strstr(pem, "-----\n") + 5, "x\n", 2); /* "-----BEGIN PRIVATE KEY-----x" */
+  CHECK_RC(read_pem(pem, n), GOSTX_EFORMAT, "text after BEGIN's dashes");
+  memcpy(pem, engine_256a, n - 1), memcpy(pem + n - 1, "x\n", 3);
+  CHECK_RC(read_pem(pem, n + 1), GOSTX_EFORMAT, "text after END's dashes");
   memcpy(pem, "\r\n  ", 4), memcpy(pem + 4, engine_256a, n + 1);
   CHECK_RC(read_pem(pem, n + 4), 0, "whitespace around the block");
   const char *enc = "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n";
@@ -474,6 +477,73 @@ static void encrypted_keys(void) {
   }
 }
 
+/* `certtool --generate-privkey --key-type gost12-256` (GnuTLS 3.7.9): its
+ * default output, a description of the key (d, x, y in hex, big-endian)
+ * before the PEM block. */
+static const char certtool_256[] =
+    "Public Key Info:\n"
+    "\tPublic Key Algorithm: GOST R 34.10-2012-256\n"
+    "\tKey Security Level: High (256 bits)\n"
+    "\n"
+    "curve:\tCryptoPro-A\n"
+    "digest:\tSTREEBOG-256\n"
+    "paramset:\tTC26-Z\n"
+    "private key:\n"
+    "\t27:59:0e:5c:94:6f:c4:cb:90:d4:8e:82:ad:6d:e5:fd\n"
+    "\t39:a2:f2:50:d1:e3:61:aa:80:12:b0:9d:17:03:95:dc\n"
+    "\t\n"
+    "\n"
+    "x:\n"
+    "\tc7:fc:da:98:a6:88:de:44:ed:60:61:33:78:f9:30:87\n"
+    "\t70:7f:6a:58:14:e9:88:b6:06:cc:4e:5c:d8:aa:22:e8\n"
+    "\t\n"
+    "\n"
+    "y:\n"
+    "\t55:52:2b:b6:11:3e:02:de:00:93:53:29:f9:12:28:a1\n"
+    "\t98:16:14:e3:9d:0f:5e:78:d8:a2:7d:7b:aa:6e:7e:bd\n"
+    "\t\n"
+    "\n"
+    "\n"
+    "Public Key PIN:\n"
+    "\tpin-sha256:tmpkHSQp2XNtlEBs58xf5hODKU1YropGaiaSRzs5udo=\n"
+    "Public Key ID:\n"
+    "\tsha256:b66a641d2429d9736d94406ce7cc5fe61383294d58ae8a466a2692473b39b9da\n"
+    "\tsha1:af3a39f7b803a29274e121a49d135df25de2fffb\n"
+    "\n"
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MEgCAQAwHwYIKoUDBwEBAQEwEwYHKoUDAgIjAQYIKoUDBwEBAgIEIgQg3JUDF52w\n"
+    "EoCqYePRUPKiOf3lba2CjtSQy8RvlFwOWSc=\n"
+    "-----END PRIVATE KEY-----\n";
+
+/* Text around the block, read as openssl reads it: skipped before the first
+ * BEGIN line of ours (other blocks too), ignored after the END line. */
+static void pem_around(void) {
+  uint8_t want[32];
+  char pem[4 * GOSTX_GOST3410_PEM_MAX];
+  const char *hex = strstr(certtool_256, "private key:\n") + 13;
+  for (size_t i = 0; i < 32; i++) sscanf(hex + 3 * i + (i >= 16 ? 2 : 1), "%2hhx", &want[i]);
+  CHECK_RC(read_pem(certtool_256, strlen(certtool_256)), 0, "certtool's key file");
+  CHECK(kind == GOSTX_GOST3410_KEY_PRIVATE && curve == GOSTX_GOST3410_256_B, "certtool: kind, curve");
+  CHECK_BYTES(d, want, 32, "certtool: d as its text says");
+  /* a certificate block first, text after: the key; a key after ours: ignored */
+  size_t n = (size_t)snprintf(pem, sizeof pem, "%s%s%s%s", "-----BEGIN CERTIFICATE-----\nMAA=\n"
+                              "-----END CERTIFICATE-----\n", engine_256a, "trailing text\n", engine_512a);
+  CHECK_RC(read_pem(pem, n), 0, "certificate, key, text, another key");
+  CHECK(curve == GOSTX_GOST3410_256_A, "the first key of ours is read");
+  n = (size_t)snprintf(pem, sizeof pem, "Key:\r\n%s", engine_enc_kuz);
+  CHECK_RC(read_pem(pem, n), GOSTX_EUNSUP, "text, then an encrypted key: not the plain reader's");
+  CHECK_RC(gostx_gost3410_key_from_encrypted_pem(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
+                                                 d, sizeof d, q, sizeof q), 0,
+           "text, then an encrypted key: read");
+  n = (size_t)snprintf(pem, sizeof pem, "%sx%s", engine_256a, engine_enc_kuz);
+  CHECK_RC(gostx_gost3410_key_from_encrypted_pem(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
+                                                 d, sizeof d, q, sizeof q), GOSTX_EFORMAT,
+           "a plain key first: not the encrypted reader's");
+  const char *cert = "text\n-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n";
+  CHECK_RC(read_pem(cert, strlen(cert)), GOSTX_EUNSUP, "a certificate alone: not ours");
+  CHECK_RC(read_pem("no block\n", 9), GOSTX_EFORMAT, "no BEGIN line");
+}
+
 int main(void) {
   t_rand_init();
   engine_files();
@@ -482,5 +552,6 @@ int main(void) {
   refusals();
   pem_refusals();
   encrypted_keys();
+  pem_around();
   return t_done();
 }

@@ -94,6 +94,31 @@ refuse "truncated DER" "malformed" "$G" pkey -i short.der
 refuse "trailing byte" "malformed" "$G" pkey -i trail.der
 sed 's/PRIVATE KEY/PUBLIC KEY/' 256A.pem > label.pem
 refuse "label mismatch" "malformed" "$G" pkey -i label.pem
+# text around the PEM block, as certtool writes a key (a description of it
+# first): read as openssl reads it, the text skipped
+{ printf 'Public Key Info:\n\tPublic Key Algorithm: GOST R 34.10-2012-256\n\n'; cat 256A.pem
+  printf 'text after the block\n'; } > txt.pem
+{ printf 'Public Key Info:\r\n'; cat 256A.pub; } > txt.pub
+check "text around the block: pkey" bash -c "'$G' pkey -i txt.pem | cmp -s - 256A.pem"
+check "text around the block: sign, verify" bash -c "'$G' sign -k txt.pem -o txt.sig m &&
+  '$G' verify -p txt.pub -s txt.sig m >/dev/null"
+{ printf 'x'; cat 256A.pem; } > txtx.pem
+refuse "BEGIN not at a line's start" "malformed" "$G" pkey -i txtx.pem
+if command -v certtool >/dev/null; then
+  certtool --generate-privkey --key-type gost12-256 --outfile ct.pem >/dev/null 2>&1
+  # d as certtool's text prints it (hex, 16 bytes a line) = gostx's --text d
+  ctd=$(sed -n '/^private key:/,/^$/p' ct.pem | tr -d ' \t\n:' | sed 's/^privatekey//')
+  check "certtool's key file: d as its text says" bash -c \
+    "'$G' pkey -i ct.pem --text | grep -qx 'd: $ctd' && [ \${#1} = 64 ]" _ "$ctd"
+  check "certtool's key file: sign, verify" bash -c "'$G' sign -k ct.pem -o ct.sig m &&
+    '$G' verify -k ct.pem -s ct.sig m >/dev/null"
+  if [ $have_engine = 1 ]; then
+    check "certtool's key file: gostx = openssl pkey" bash -c \
+      "openssl pkey -engine gost -in ct.pem 2>/dev/null | cmp -s - <('$G' pkey -i ct.pem)"
+  fi
+else
+  echo "certtool missing: certtool's own key file skipped"
+fi
 printf -- '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n' > enc.pem
 refuse "encrypted key" "unsupported" "$G" pkey -i enc.pem
 refuse "wrong curve for vko" "same curve" "$G" vko -k 256A.pem -peer 512A.pub
@@ -152,6 +177,8 @@ printf 'pw one\npw two\n' > pwtwo
 check "-passin/-passout one file: lines 1 and 2" bash -c "'$G' pkey -i pe.pem -passin file:pwtwo \
   -passout file:pwtwo -o p2.pem && '$G' pkey -i p2.pem -passin 'pass:pw two' | cmp -s - pd.pem"
 refuse "key and password both on stdin" "both come from stdin" "$G" pkey -i - -passin stdin
+{ printf 'Encrypted key:\n'; cat pe.pem; } > txt.pe.pem
+check "text before an encrypted key's block" bash -c "'$G' pkey -i txt.pe.pem -passin file:pwfile | cmp -s - pd.pem"
 # a CRLF password file: line 1 up to its "\n", the "\r" kept (openssl 3's rule);
 # env: and pass: whole, newlines included
 printf 'pw crlf\r\nline two\r\n' > pwcrlf

@@ -154,8 +154,14 @@ GOSTX_API int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8
 GOSTX_API int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub,
                                         size_t pub_len, char *out, size_t cap,
                                         size_t *out_len);
-/* One PEM block ("PRIVATE KEY" or "PUBLIC KEY"; whitespace around it and
- * "\r\n" line ends allowed, nothing else) read as gostx_gost3410_key_from_der. */
+/* A PEM block ("PRIVATE KEY" or "PUBLIC KEY", "\r\n" line ends allowed)
+ * read as gostx_gost3410_key_from_der. As openssl reads PEM, text before
+ * the block's BEGIN line is skipped (certtool writes a description of the
+ * key there), blocks of other labels before it too, and anything after its
+ * END line is ignored; the BEGIN and END lines themselves are strict. The
+ * first key block decides: "ENCRYPTED PRIVATE KEY" is GOSTX_EUNSUP here and
+ * read by gostx_gost3410_key_from_encrypted_pem, which takes the same
+ * layout. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len,
                                                            gostx_gost3410_key_kind *kind,
                                                            gostx_gost3410_curve *curve,
