@@ -24,14 +24,37 @@ static const struct {
   "CURVE: 256A 256B 256C 256D 512A 512B 512C (tc26 paramSets; 256B = CryptoPro-A,\n" \
   "256C = CryptoPro-B, 256D = CryptoPro-C), 256TEST 512TEST (the standard's\n"      \
   "examples), or a full name or OID (id-tc26-gost-3410-2012-256-paramSetA,\n"       \
-  "id-GostR3410-2001-CryptoPro-XchA-ParamSet, 1.2.643.7.1.2.1.2.1, ...).\n"
+  "id-GostR3410-2001-CryptoPro-XchA-ParamSet, 1.2.643.7.1.2.1.2.1, ...). The\n"        \
+  "key file names the set by the OID of the name given; 256B, 256C, 256D by\n"         \
+  "their CryptoPro OIDs (gost-engine's paramsets A, B, C).\n"
 
-static int curve_of(const char *s, gostx_gost3410_curve *curve) {
+/* The CryptoPro names' OIDs (the tc26 names' come from the library). */
+static const struct {
+  const char *name, *oid;
+} cryptopro_oids[] = {
+    {"id-GostR3410-2001-CryptoPro-A-ParamSet", "1.2.643.2.2.35.1"},
+    {"id-GostR3410-2001-CryptoPro-B-ParamSet", "1.2.643.2.2.35.2"},
+    {"id-GostR3410-2001-CryptoPro-C-ParamSet", "1.2.643.2.2.35.3"},
+    {"id-GostR3410-2001-CryptoPro-XchA-ParamSet", "1.2.643.2.2.36.0"},
+    {"id-GostR3410-2001-CryptoPro-XchB-ParamSet", "1.2.643.2.2.36.1"},
+    {NULL, NULL},
+};
+
+/* The curve of -c s, and the parameter set OID to write: the one s names
+ * when s is a full name or an OID (oid[GOSTX_GOST3410_OID_MAX]), the
+ * library's default ("") for the short names. */
+static int curve_of(const char *s, gostx_gost3410_curve *curve, char *oid) {
+  oid[0] = 0;
   for (size_t i = 0; short_curves[i].name; i++)
     if (!strcasecmp(s, short_curves[i].name)) return *curve = short_curves[i].id, 0;
   int id = gostx_gost3410_curve_by_name(s);
   if (id < 0) return cli_usage("unknown curve '%s' (try gostx genpkey --help)", s);
   *curve = (gostx_gost3410_curve)id;
+  const char *named = s[0] >= '0' && s[0] <= '9' ? s : NULL;
+  if (!strcmp(s, gostx_gost3410_curve_name(*curve))) named = gostx_gost3410_curve_oid(*curve);
+  for (size_t i = 0; cryptopro_oids[i].name; i++)
+    if (!strcmp(s, cryptopro_oids[i].name)) named = cryptopro_oids[i].oid;
+  if (named) snprintf(oid, GOSTX_GOST3410_OID_MAX, "%s", named);
   return 0;
 }
 
@@ -87,12 +110,12 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
     rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
   }
   if (!rc) {
-    int lrc = pem ? gostx_gost3410_key_from_encrypted_pem((const char *)buf, n, pass, pass_len,
-                                                           &k->curve, &k->len, k->priv,
-                                                           sizeof k->priv, k->pub, sizeof k->pub)
-                  : gostx_gost3410_key_from_encrypted_der(buf, n, pass, pass_len, &k->curve,
-                                                           &k->len, k->priv, sizeof k->priv,
-                                                           k->pub, sizeof k->pub);
+    int lrc = pem ? gostx_gost3410_key_from_encrypted_pem_oid(
+                        (const char *)buf, n, pass, pass_len, &k->curve, &k->len, k->priv,
+                        sizeof k->priv, k->pub, sizeof k->pub, k->oid, sizeof k->oid)
+                  : gostx_gost3410_key_from_encrypted_der_oid(
+                        buf, n, pass, pass_len, &k->curve, &k->len, k->priv, sizeof k->priv,
+                        k->pub, sizeof k->pub, k->oid, sizeof k->oid);
     if (lrc == GOSTX_EAUTH) {
       cli_err("%s: wrong password, or the encrypted key is damaged", path);
       rc = CLI_EXIT_FAIL;
@@ -130,11 +153,13 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
      * (certtool writes a description of the key there). */
     pem = n > 0 && buf[0] != 0x30;
     if (pem)
-      rc = gostx_gost3410_key_from_pem((const char *)buf, (size_t)n, &k->kind, &k->curve, &k->len,
-                                       k->priv, sizeof k->priv, k->pub, sizeof k->pub);
+      rc = gostx_gost3410_key_from_pem_oid((const char *)buf, (size_t)n, &k->kind, &k->curve,
+                                           &k->len, k->priv, sizeof k->priv, k->pub,
+                                           sizeof k->pub, k->oid, sizeof k->oid);
     else
-      rc = gostx_gost3410_key_from_der(buf, (size_t)n, &k->kind, &k->curve, &k->len, k->priv,
-                                       sizeof k->priv, k->pub, sizeof k->pub);
+      rc = gostx_gost3410_key_from_der_oid(buf, (size_t)n, &k->kind, &k->curve, &k->len, k->priv,
+                                           sizeof k->priv, k->pub, sizeof k->pub, k->oid,
+                                           sizeof k->oid);
   }
   if (rc == GOSTX_EFORMAT && !pem && n <= CLI_KEY_FILE_MAX) /* DER: maybe EncryptedPrivateKeyInfo */
     rc = gostx_gost3410_encrypted_scheme(buf, (size_t)n, (char[8]){0}, 8) == GOSTX_EFORMAT
@@ -174,20 +199,25 @@ typedef struct enc_opts {
   uint32_t iter;
 } enc_opts;
 
-/* PEM or DER of the private or public half into out[cap]. */
+/* PEM or DER of the private or public half into out[cap], under the
+ * parameter set OID the key came with. */
 static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
                       size_t cap, size_t *len) {
+  const char *oid = k->oid;
   if (!pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE && e && e->pass)
-    return der ? gostx_gost3410_priv_to_encrypted_der(k->curve, k->priv, k->len, e->pass,
-                                                      e->pass_len, e->cipher, e->iter, out, cap, len)
-               : gostx_gost3410_priv_to_encrypted_pem(k->curve, k->priv, k->len, e->pass,
-                                                      e->pass_len, e->cipher, e->iter,
-                                                      (char *)out, cap, len);
+    return der ? gostx_gost3410_priv_to_encrypted_der_oid(k->curve, oid, k->priv, k->len, e->pass,
+                                                          e->pass_len, e->cipher, e->iter, out,
+                                                          cap, len)
+               : gostx_gost3410_priv_to_encrypted_pem_oid(k->curve, oid, k->priv, k->len, e->pass,
+                                                          e->pass_len, e->cipher, e->iter,
+                                                          (char *)out, cap, len);
   if (pub_only || k->kind == GOSTX_GOST3410_KEY_PUBLIC)
-    return der ? gostx_gost3410_pub_to_der(k->curve, k->pub, 2 * k->len, out, cap, len)
-               : gostx_gost3410_pub_to_pem(k->curve, k->pub, 2 * k->len, (char *)out, cap, len);
-  return der ? gostx_gost3410_priv_to_der(k->curve, k->priv, k->len, out, cap, len)
-             : gostx_gost3410_priv_to_pem(k->curve, k->priv, k->len, (char *)out, cap, len);
+    return der ? gostx_gost3410_pub_to_der_oid(k->curve, oid, k->pub, 2 * k->len, out, cap, len)
+               : gostx_gost3410_pub_to_pem_oid(k->curve, oid, k->pub, 2 * k->len, (char *)out,
+                                               cap, len);
+  return der ? gostx_gost3410_priv_to_der_oid(k->curve, oid, k->priv, k->len, out, cap, len)
+             : gostx_gost3410_priv_to_pem_oid(k->curve, oid, k->priv, k->len, (char *)out, cap,
+                                              len);
 }
 
 int cli_write_file(const char *path, const void *p, size_t len, int flags) {
@@ -306,7 +336,7 @@ int cmd_genpkey(int argc, char **argv) {
   if (!curve_s) return cli_usage("genpkey: missing -c CURVE (try gostx genpkey --help)");
   cli_key k;
   memset(&k, 0, sizeof k);
-  if ((rc = curve_of(curve_s, &k.curve)) || (rc = outform(form, &der))) return rc;
+  if ((rc = curve_of(curve_s, &k.curve, k.oid)) || (rc = outform(form, &der))) return rc;
   uint8_t pass[CLI_PASS_MAX + 2];
   enc_opts e;
   if ((rc = enc_setup("genpkey", "-pass", pass_s, cipher, iter_s, pass, &e))) return rc;
@@ -381,7 +411,9 @@ int cmd_pkey(int argc, char **argv) {
                "key form gost-engine reads; text before a PEM block is skipped and after it\n"
                "ignored, as openssl does) and writes it again (PEM by default), its public\n"
                "key with --pubout, or with --text its curve and numbers in hex, big-endian\n"
-               "(d too unless --pubout). An output holding d is created 0600.\n"
+               "(d too unless --pubout). An output holding d is created 0600. The parameter\n"
+               "set's OID is written as KEY names it (gost-engine derives only between keys\n"
+               "naming the same one: CryptoPro-A, -XchA and tc26 paramSetB are one curve).\n"
                "An encrypted KEY is read with its password (-passin); -passout writes the\n"
                "private key encrypted (not with --pubout or --text). A wrong password: one\n"
                "line on stderr, exit 1, nothing written.\n"

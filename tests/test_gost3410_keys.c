@@ -544,6 +544,106 @@ static void pem_around(void) {
   CHECK_RC(read_pem("no block\n", 9), GOSTX_EFORMAT, "no BEGIN line");
 }
 
+/* `openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt
+ * paramset:XA` and `paramset:TCB` (gost-engine 3.0.1): one curve (256 B)
+ * under the CryptoPro-XchA OID (with the digest OID) and the tc26 paramSetB
+ * OID (without). */
+static const char engine_xa[] =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MEYCAQAwHwYIKoUDBwEBAQEwEwYHKoUDAgIkAAYIKoUDBwEBAgIEIBOPBq7QQCq2\n"
+    "2sNECvkOUgtTncOq2e/87ZLdQMWpgpjC\n"
+    "-----END PRIVATE KEY-----\n";
+static const char engine_tcb[] =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MD4CAQAwFwYIKoUDBwEBAQEwCwYJKoUDBwECAQECBCA9MzUs4w6u0eX+fDrFzrdb\n"
+    "QmRUmZUt/kwNCiJBUAfGGQ==\n"
+    "-----END PRIVATE KEY-----\n";
+
+/* Whether der[n] holds the DER content bytes of oid. */
+static int has_oid(const uint8_t *der, size_t n, const uint8_t *oid, size_t oid_len) {
+  for (size_t i = 0; i + oid_len <= n; i++)
+    if (!memcmp(der + i, oid, oid_len)) return 1;
+  return 0;
+}
+
+/* The parameter set's OID kept: several name one curve, and gost-engine
+ * derives only between keys naming the same one. */
+static void paramset_oids(void) {
+  static const struct {
+    const char *oid;
+    gostx_gost3410_curve curve;
+    int digest; /* gost-engine writes the digest OID after it */
+  } sets[] = {
+      {"1.2.643.7.1.2.1.1.1", GOSTX_GOST3410_256_A, 0}, {"1.2.643.7.1.2.1.1.2", GOSTX_GOST3410_256_B, 0},
+      {"1.2.643.7.1.2.1.1.3", GOSTX_GOST3410_256_C, 0}, {"1.2.643.7.1.2.1.1.4", GOSTX_GOST3410_256_D, 0},
+      {"1.2.643.2.2.35.1", GOSTX_GOST3410_256_B, 1},    {"1.2.643.2.2.35.2", GOSTX_GOST3410_256_C, 1},
+      {"1.2.643.2.2.35.3", GOSTX_GOST3410_256_D, 1},    {"1.2.643.2.2.36.0", GOSTX_GOST3410_256_B, 1},
+      {"1.2.643.2.2.36.1", GOSTX_GOST3410_256_D, 1},    {"1.2.643.7.1.2.1.2.1", GOSTX_GOST3410_512_A, 1},
+      {"1.2.643.7.1.2.1.2.3", GOSTX_GOST3410_512_C, 0},
+  };
+  static const uint8_t dgst256[] = {0x2a, 0x85, 0x03, 0x07, 0x01, 0x01, 0x02, 0x02};
+  static const uint8_t dgst512[] = {0x2a, 0x85, 0x03, 0x07, 0x01, 0x01, 0x02, 0x03};
+  char oid[GOSTX_GOST3410_OID_MAX], pem[GOSTX_GOST3410_PEM_MAX];
+  uint8_t priv[64], pub[128], der[GOSTX_GOST3410_DER_MAX];
+  size_t n;
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+    gostx_gost3410_curve c = sets[i].curve;
+    size_t len = gostx_gost3410_size(c);
+    gostx_gost3410_keygen(c, priv, len, pub, 2 * len);
+    CHECK_RC(gostx_gost3410_priv_to_der_oid(c, sets[i].oid, priv, len, der, sizeof der, &n), 0,
+             sets[i].oid);
+    CHECK(has_oid(der, n, len == 32 ? dgst256 : dgst512, 8) == sets[i].digest,
+          "%s: the digest OID as gost-engine writes it", sets[i].oid);
+    memset(oid, 'x', sizeof oid);
+    CHECK_RC(gostx_gost3410_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
+                                             oid, sizeof oid), 0, "read with its OID");
+    CHECK(!strcmp(oid, sets[i].oid) && curve == c && !memcmp(d, priv, len), "%s back: %s", sets[i].oid,
+          oid);
+    CHECK_RC(gostx_gost3410_pub_to_pem_oid(c, oid, pub, 2 * len, pem, sizeof pem, &n), 0, "pub PEM");
+    memset(oid, 0, sizeof oid);
+    CHECK_RC(gostx_gost3410_key_from_pem_oid(pem, n, &kind, &curve, &klen, NULL, 0, q, sizeof q, oid,
+                                             sizeof oid), 0, "public PEM read");
+    CHECK(!strcmp(oid, sets[i].oid) && kind == GOSTX_GOST3410_KEY_PUBLIC, "%s: public key's OID",
+          sets[i].oid);
+    CHECK_RC(gostx_gost3410_priv_to_encrypted_pem_oid(c, oid, priv, len, (const uint8_t *)"pw", 2,
+                                                      GOSTX_GOST3410_PBE_MAGMA, 1, pem, sizeof pem, &n),
+             0, "encrypted PEM");
+    memset(oid, 0, sizeof oid);
+    CHECK_RC(gostx_gost3410_key_from_encrypted_pem_oid(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
+                                                       d, sizeof d, q, sizeof q, oid, sizeof oid),
+             0, "encrypted PEM read");
+    CHECK(!strcmp(oid, sets[i].oid) && !memcmp(d, priv, len), "%s: encrypted key's OID", sets[i].oid);
+  }
+  /* gost-engine's files written back byte for byte under the OID read */
+  const char *files[] = {engine_xa, engine_tcb};
+  for (int i = 0; i < 2; i++) {
+    CHECK_RC(gostx_gost3410_key_from_pem_oid(files[i], strlen(files[i]), &kind, &curve, &klen, d,
+                                             sizeof d, q, sizeof q, oid, sizeof oid), 0, "engine key");
+    CHECK(curve == GOSTX_GOST3410_256_B && !strcmp(oid, i ? "1.2.643.7.1.2.1.1.2" : "1.2.643.2.2.36.0"),
+          "engine key %d: curve, OID %s", i, oid);
+    CHECK_RC(gostx_gost3410_priv_to_pem_oid(curve, oid, d, klen, pem, sizeof pem, &n), 0, "write");
+    CHECK(n == strlen(files[i]) && !memcmp(pem, files[i], n), "engine key %d back byte for byte", i);
+    /* without the OID: the default, CryptoPro-A */
+    CHECK_RC(gostx_gost3410_priv_to_der(curve, d, klen, der, sizeof der, &n), 0, "default");
+    CHECK_RC(gostx_gost3410_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
+                                             oid, sizeof oid), 0, "default read");
+    CHECK(!strcmp(oid, "1.2.643.2.2.35.1"), "the default OID of 256 B: %s", oid);
+  }
+  /* an OID of another curve, a name, junk: refused; a small oid buffer:
+   * ELEN, nothing written */
+  const char *bad[] = {"1.2.643.2.2.35.2", "id-GostR3410-2001-CryptoPro-A-ParamSet", "1.2.643",
+                       "1.2.643.2.2.35.1x"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    CHECK_RC(gostx_gost3410_priv_to_der_oid(GOSTX_GOST3410_256_B, bad[i], d, 32, der, sizeof der, &n),
+             GOSTX_EINVAL, bad[i]);
+  CHECK_RC(gostx_gost3410_priv_to_der_oid(GOSTX_GOST3410_256_B, "", d, 32, der, sizeof der, &n), 0,
+           "\"\": the default");
+  memset(oid, 'x', sizeof oid);
+  CHECK_RC(gostx_gost3410_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
+                                           oid, 16), GOSTX_ELEN, "oid_cap 16 for a 16-character OID");
+  CHECK(oid[0] == 'x', "nothing written");
+}
+
 int main(void) {
   t_rand_init();
   engine_files();
@@ -553,5 +653,6 @@ int main(void) {
   pem_refusals();
   encrypted_keys();
   pem_around();
+  paramset_oids();
   return t_done();
 }

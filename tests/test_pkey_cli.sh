@@ -10,6 +10,7 @@ cd "$T"
 have_engine=0
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 && have_engine=1
 ossl() { openssl "$@" 2>/dev/null; }
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; } # same WANT GOT: both the same, not empty
 head -c 1000 /dev/urandom > m
 head -c 77 /dev/urandom > m2
 
@@ -49,7 +50,7 @@ for row in $curves; do
   ukm=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
   want=$(ossl pkeyutl -engine gost -derive -inkey "o$c.pem" -peerkey "$c.pub" -pkeyopt "ukmhex:$ukm" | od -An -tx1 | tr -d ' \n')
   got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$ukm" | od -An -tx1 | tr -d ' \n')
-  check "$c vko = pkeyutl -derive" [ -n "$want" ] && [ "$got" = "$want" ]
+  check "$c vko = pkeyutl -derive" same "$want" "$got"
   # KEG (RFC 9189): a 32-byte UKM (the hash H) in both; H[1..16] != 0 (there
   # gost-engine's UKM differs from the RFC's, tests/vectors/keg-9189.json)
   h=01$(head -c 31 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -57,6 +58,55 @@ for row in $curves; do
   got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$h" | od -An -tx1 | tr -d ' \n')
   check "$c vko KEG (32-byte UKM) = pkeyutl -derive" [ "${#want}:$got" = "128:$want" ]
 done
+
+# The parameter set's OID as given: several OIDs name one curve, and
+# gost-engine derives only between keys naming the same one. Every 256-bit
+# alias gost-engine writes goes through gostx pkey (plain, --pubout, DER,
+# encrypted) with its OID kept, compared byte for byte with the engine's own
+# output; gostx genpkey -c NAME|OID writes that name's OID.
+paramset_oid() { # FILE: the parameter set OID of a PEM key, its second OBJECT, as openssl names it
+  openssl asn1parse -in "$1" 2>/dev/null | awk -F: '/OBJECT/ {if (++n == 2) {print $NF; exit}}'
+}
+oid_name() { openssl asn1parse -genstr "OID:$1" 2>/dev/null | awk -F: '{print $NF}'; }
+if command -v openssl >/dev/null; then
+  for row in 1.2.643.2.2.36.0:id-GostR3410-2001-CryptoPro-XchA-ParamSet \
+             1.2.643.7.1.2.1.1.2:id-tc26-gost-3410-2012-256-paramSetB 1.2.643.2.2.36.1:1.2.643.2.2.36.1; do
+    IFS=: read -r oid name <<< "$row"
+    want=$(oid_name "$oid")
+    "$G" genpkey -c "$name" -o "gp$oid.pem"
+    check "genpkey -c $name: $oid written" same "$want" "$(paramset_oid "gp$oid.pem")"
+    check "pkey keeps $oid" bash -c "'$G' pkey -i 'gp$oid.pem' | cmp -s - 'gp$oid.pem'"
+    "$G" pkey -i "gp$oid.pem" -pubout -o "gp$oid.pub"
+    check "pkey --pubout: $oid kept" same "$want" "$(paramset_oid "gp$oid.pub")"
+    check "public key through DER and back: $oid kept" bash -c \
+      "'$G' pkey -i 'gp$oid.pub' -outform DER | '$G' pkey -i - | cmp -s - 'gp$oid.pub'"
+    check "-passout, -passin: $oid kept" bash -c "'$G' pkey -i 'gp$oid.pem' -passout pass:o -o 'gpe$oid.pem' &&
+      '$G' pkey -i 'gpe$oid.pem' -passin pass:o | cmp -s - 'gp$oid.pem'"
+  done
+  "$G" genpkey -c 256B -o gp256B.pem
+  check "genpkey -c 256B: the CryptoPro-A OID (the default)" \
+    same "$(oid_name 1.2.643.2.2.35.1)" "$(paramset_oid gp256B.pem)"
+fi
+if [ $have_engine = 1 ]; then
+  for ps in TCA TCB TCC TCD A B C XA XB; do
+    ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt "paramset:$ps" -out "al$ps.pem"
+    ossl pkey -engine gost -in "al$ps.pem" -pubout -out "al$ps.pub"
+    "$G" pkey -i "al$ps.pem" -o "gal$ps.pem"
+    check "engine's $ps key: pkey keeps its OID ($(paramset_oid "al$ps.pem"))" \
+      same "$(paramset_oid "al$ps.pem")" "$(paramset_oid "gal$ps.pem")"
+    check "engine's $ps key: pkey writes it back byte for byte" cmp -s "gal$ps.pem" "al$ps.pem"
+    check "engine's $ps key: --pubout = the engine's" bash -c "'$G' pkey -i 'al$ps.pem' -pubout | cmp -s - 'al$ps.pub'"
+    # the engine still derives between the key that went through gostx and
+    # its engine peer's key (gost-engine refuses peers of another OID)
+    ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt "paramset:$ps" -out "alp$ps.pem"
+    ossl pkey -engine gost -in "alp$ps.pem" -pubout -out "alp$ps.pub"
+    derive() { ossl pkeyutl -engine gost -derive -inkey "$1" -peerkey "$2" -pkeyopt ukmhex:0102030405060708 |
+      od -An -tx1 | tr -d ' \n'; }
+    want=$(derive "al$ps.pem" "alp$ps.pub")
+    got=$(derive "gal$ps.pem" "alp$ps.pub")
+    check "engine's $ps keys through gostx: the engine derives the same" same "$want" "$got"
+  done
+fi
 
 # --text: to -o (0600 when d is in it), d only for a private key without --pubout
 check "--text -o" "$G" pkey -i 512C.pem -text -out t.txt

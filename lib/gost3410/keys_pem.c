@@ -59,27 +59,38 @@ static int to_pem(int kind, const uint8_t *der, size_t der_len, char *out, size_
 }
 
 /* The DER of either kind of key, then its PEM. */
-static int key_to_pem(int kind, gostx_gost3410_curve curve, const uint8_t *key, size_t key_len,
-                      char *out, size_t cap, size_t *out_len) {
+static int key_to_pem(int kind, gostx_gost3410_curve curve, const char *oid, const uint8_t *key,
+                      size_t key_len, char *out, size_t cap, size_t *out_len) {
   uint8_t der[GOSTX_GOST3410_DER_MAX];
   size_t der_len;
   if (!out_len) return GOSTX_EINVAL;
   int rc = kind == GOSTX_GOST3410_KEY_PRIVATE
-               ? gostx_gost3410_priv_to_der(curve, key, key_len, der, sizeof der, &der_len)
-               : gostx_gost3410_pub_to_der(curve, key, key_len, der, sizeof der, &der_len);
+               ? gostx_gost3410_priv_to_der_oid(curve, oid, key, key_len, der, sizeof der, &der_len)
+               : gostx_gost3410_pub_to_der_oid(curve, oid, key, key_len, der, sizeof der, &der_len);
   if (!rc) rc = to_pem(kind, der, der_len, out, cap, out_len);
   gostx_memzero(der, sizeof der);
   return rc;
 }
 
+int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                   const uint8_t *priv, size_t priv_len, char *out, size_t cap,
+                                   size_t *out_len) {
+  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, oid, priv, priv_len, out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+                                  size_t pub_len, char *out, size_t cap, size_t *out_len) {
+  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, oid, pub, pub_len, out, cap, out_len);
+}
+
 int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                char *out, size_t cap, size_t *out_len) {
-  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, priv, priv_len, out, cap, out_len);
+  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, NULL, priv, priv_len, out, cap, out_len);
 }
 
 int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
                               char *out, size_t cap, size_t *out_len) {
-  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, pub, pub_len, out, cap, out_len);
+  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, NULL, pub, pub_len, out, cap, out_len);
 }
 
 /* Whether s[*i..] starts with lit; advances past it. */
@@ -214,9 +225,10 @@ static int decode_body(const char *s, size_t n, size_t *i, uint8_t *der, size_t 
   return out ? 0 : GOSTX_EFORMAT;
 }
 
-int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len,
+                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
+                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                    size_t pub_cap, char *oid, size_t oid_cap) {
   if (!pem || !kind || !curve || !len) return GOSTX_EINVAL;
   size_t i = 0, der_len = 0;
   int which = 0, rc = find_begin(pem, pem_len, &i, &which);
@@ -229,9 +241,13 @@ int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_
   gostx_gost3410_curve c = 0;
   size_t l = 0;
   uint8_t d[64], q[128];
-  if (!rc) rc = gostx_gost3410_key_from_der(der, der_len, &k, &c, &l, d, sizeof d, q, sizeof q);
+  char ps[GOSTX_GOST3410_OID_MAX] = "";
+  if (!rc)
+    rc = gostx_gost3410_key_from_der_oid(der, der_len, &k, &c, &l, d, sizeof d, q, sizeof q, ps,
+                                         sizeof ps);
   if (!rc && (int)k != which) rc = GOSTX_EFORMAT; /* the label must say what the DER is */
-  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l)))
+  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l) ||
+              (oid && oid_cap <= strlen(ps))))
     rc = GOSTX_ELEN;
   if (!rc) { /* outputs written only on success */
     *kind = k;
@@ -239,10 +255,18 @@ int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_
     *len = l;
     if (priv && k == GOSTX_GOST3410_KEY_PRIVATE) memcpy(priv, d, l);
     if (pub) memcpy(pub, q, 2 * l);
+    if (oid) memcpy(oid, ps, strlen(ps) + 1);
   }
   gostx_memzero(d, sizeof d);
   gostx_memzero(der, sizeof der);
   return rc;
+}
+
+int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  return gostx_gost3410_key_from_pem_oid(pem, pem_len, kind, curve, len, priv, priv_cap, pub,
+                                         pub_cap, NULL, 0);
 }
 
 /* ---- encrypted private keys: PEM "ENCRYPTED PRIVATE KEY" around keys.c's DER ---- */
@@ -257,16 +281,40 @@ static int encrypted_der(const char *pem, size_t pem_len, uint8_t *der, size_t c
   return rc ? rc : end_line(pem, pem_len, &i, which);
 }
 
+int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len,
+                                             const uint8_t *pass, size_t pass_len,
+                                             gostx_gost3410_pbe cipher, uint32_t iterations,
+                                             char *out, size_t cap, size_t *out_len) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len;
+  if (!out_len) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_priv_to_encrypted_der_oid(curve, oid, priv, priv_len, pass, pass_len,
+                                                    cipher, iterations, der, sizeof der, &der_len);
+  if (!rc) rc = to_pem(ENCRYPTED, der, der_len, out, cap, out_len);
+  return rc;
+}
+
 int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
                                          size_t priv_len, const uint8_t *pass, size_t pass_len,
                                          gostx_gost3410_pbe cipher, uint32_t iterations,
                                          char *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_encrypted_pem_oid(curve, NULL, priv, priv_len, pass, pass_len,
+                                                  cipher, iterations, out, cap, out_len);
+}
+
+int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
+                                              const uint8_t *pass, size_t pass_len,
+                                              gostx_gost3410_curve *curve, size_t *len,
+                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                              size_t pub_cap, char *oid, size_t oid_cap) {
   uint8_t der[GOSTX_GOST3410_DER_MAX];
-  size_t der_len;
-  if (!out_len) return GOSTX_EINVAL;
-  int rc = gostx_gost3410_priv_to_encrypted_der(curve, priv, priv_len, pass, pass_len, cipher,
-                                                iterations, der, sizeof der, &der_len);
-  if (!rc) rc = to_pem(ENCRYPTED, der, der_len, out, cap, out_len);
+  size_t der_len = 0;
+  if (!pem || !curve || !len) return GOSTX_EINVAL;
+  int rc = encrypted_der(pem, pem_len, der, sizeof der, &der_len);
+  if (!rc)
+    rc = gostx_gost3410_key_from_encrypted_der_oid(der, der_len, pass, pass_len, curve, len, priv,
+                                                   priv_cap, pub, pub_cap, oid, oid_cap);
   return rc;
 }
 
@@ -274,14 +322,8 @@ int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const
                                           size_t pass_len, gostx_gost3410_curve *curve,
                                           size_t *len, uint8_t *priv, size_t priv_cap,
                                           uint8_t *pub, size_t pub_cap) {
-  uint8_t der[GOSTX_GOST3410_DER_MAX];
-  size_t der_len = 0;
-  if (!pem || !curve || !len) return GOSTX_EINVAL;
-  int rc = encrypted_der(pem, pem_len, der, sizeof der, &der_len);
-  if (!rc)
-    rc = gostx_gost3410_key_from_encrypted_der(der, der_len, pass, pass_len, curve, len, priv,
-                                               priv_cap, pub, pub_cap);
-  return rc;
+  return gostx_gost3410_key_from_encrypted_pem_oid(pem, pem_len, pass, pass_len, curve, len, priv,
+                                                   priv_cap, pub, pub_cap, NULL, 0);
 }
 
 int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap) {
