@@ -25,36 +25,15 @@ static const struct {
   "256C = CryptoPro-B, 256D = CryptoPro-C), 256TEST 512TEST (the standard's\n"      \
   "examples), or a full name or OID (id-tc26-gost-3410-2012-256-paramSetA,\n"       \
   "id-GostR3410-2001-CryptoPro-XchA-ParamSet, 1.2.643.7.1.2.1.2.1, ...). The\n"        \
-  "key file names the set by the OID of the name given; 256B, 256C, 256D by\n"         \
-  "their CryptoPro OIDs (gost-engine's paramsets A, B, C).\n"
+  "key file names 256B, 256C, 256D (by any name) by their CryptoPro-A, -B, -C\n"      \
+  "OIDs, as gost-engine's default paramsets A, B, C.\n"
 
-/* The CryptoPro names' OIDs (the tc26 names' come from the library). */
-static const struct {
-  const char *name, *oid;
-} cryptopro_oids[] = {
-    {"id-GostR3410-2001-CryptoPro-A-ParamSet", "1.2.643.2.2.35.1"},
-    {"id-GostR3410-2001-CryptoPro-B-ParamSet", "1.2.643.2.2.35.2"},
-    {"id-GostR3410-2001-CryptoPro-C-ParamSet", "1.2.643.2.2.35.3"},
-    {"id-GostR3410-2001-CryptoPro-XchA-ParamSet", "1.2.643.2.2.36.0"},
-    {"id-GostR3410-2001-CryptoPro-XchB-ParamSet", "1.2.643.2.2.36.1"},
-    {NULL, NULL},
-};
-
-/* The curve of -c s, and the parameter set OID to write: the one s names
- * when s is a full name or an OID (oid[GOSTX_GOST3410_OID_MAX]), the
- * library's default ("") for the short names. */
-static int curve_of(const char *s, gostx_gost3410_curve *curve, char *oid) {
-  oid[0] = 0;
+static int curve_of(const char *s, gostx_gost3410_curve *curve) {
   for (size_t i = 0; short_curves[i].name; i++)
     if (!strcasecmp(s, short_curves[i].name)) return *curve = short_curves[i].id, 0;
   int id = gostx_gost3410_curve_by_name(s);
   if (id < 0) return cli_usage("unknown curve '%s' (try gostx genpkey --help)", s);
   *curve = (gostx_gost3410_curve)id;
-  const char *named = s[0] >= '0' && s[0] <= '9' ? s : NULL;
-  if (!strcmp(s, gostx_gost3410_curve_name(*curve))) named = gostx_gost3410_curve_oid(*curve);
-  for (size_t i = 0; cryptopro_oids[i].name; i++)
-    if (!strcmp(s, cryptopro_oids[i].name)) named = cryptopro_oids[i].oid;
-  if (named) snprintf(oid, GOSTX_GOST3410_OID_MAX, "%s", named);
   return 0;
 }
 
@@ -336,7 +315,7 @@ int cmd_genpkey(int argc, char **argv) {
   if (!curve_s) return cli_usage("genpkey: missing -c CURVE (try gostx genpkey --help)");
   cli_key k;
   memset(&k, 0, sizeof k);
-  if ((rc = curve_of(curve_s, &k.curve, k.oid)) || (rc = outform(form, &der))) return rc;
+  if ((rc = curve_of(curve_s, &k.curve)) || (rc = outform(form, &der))) return rc;
   uint8_t pass[CLI_PASS_MAX + 2];
   enc_opts e;
   if ((rc = enc_setup("genpkey", "-pass", pass_s, cipher, iter_s, pass, &e))) return rc;
