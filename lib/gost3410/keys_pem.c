@@ -114,7 +114,10 @@ static int eat_eol(const char *s, size_t n, size_t *i) {
  * none of ours (ENCRYPTED to the plain reader is the caller's to say),
  * GOSTX_EFORMAT when there is none or ours is not followed by a line end.
  * What is searched is the text before our block and other blocks, never
- * our block's body: the search stops at our BEGIN line. */
+ * our block's body: the search stops at our BEGIN line. That text can hold
+ * the key too (certtool prints d in hex there); the search branches only
+ * on where its lines end and whether a line starts with spaces, tabs or
+ * "-----BEGIN ", which no hex digit or letter of it does. */
 static int find_begin(const char *s, size_t n, size_t *i, int *which) {
   int other = 0;
   for (size_t line = 0; line < n;) {
