@@ -268,6 +268,10 @@ typedef struct cli_key {
   size_t len;        /* 32 or 64 */
   uint8_t priv[64];  /* big-endian; private keys only */
   uint8_t pub[128];  /* x || y big-endian; always */
+  /* the parameter set's OID as the file named it (several name one curve,
+   * and gost-engine derives only between keys of the same one), written
+   * back as it was; "": the library's default */
+  char oid[GOSTX_GOST3410_OID_MAX];
 } cli_key;
 /* Reads a PEM or DER key file ("-" = stdin) with read(2). 0, or
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */

@@ -24,7 +24,9 @@ static const struct {
   "CURVE: 256A 256B 256C 256D 512A 512B 512C (tc26 paramSets; 256B = CryptoPro-A,\n" \
   "256C = CryptoPro-B, 256D = CryptoPro-C), 256TEST 512TEST (the standard's\n"      \
   "examples), or a full name or OID (id-tc26-gost-3410-2012-256-paramSetA,\n"       \
-  "id-GostR3410-2001-CryptoPro-XchA-ParamSet, 1.2.643.7.1.2.1.2.1, ...).\n"
+  "id-GostR3410-2001-CryptoPro-XchA-ParamSet, 1.2.643.7.1.2.1.2.1, ...). The\n"        \
+  "key file names 256B, 256C, 256D (by any name) by their CryptoPro-A, -B, -C\n"      \
+  "OIDs, as gost-engine's default paramsets A, B, C.\n"
 
 static int curve_of(const char *s, gostx_gost3410_curve *curve) {
   for (size_t i = 0; short_curves[i].name; i++)
@@ -65,8 +67,9 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
                : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
   if (rc == GOSTX_EUNSUP)
     return cli_usage("%s: unsupported encryption scheme %s (gostx reads PBES2 with PBKDF2-"
-                     "HMAC-Streebog-512 and kuznyechik-ctr-acpkm, magma-ctr-acpkm or GOST "
-                     "28147-89 CFB, at most 10,000,000 iterations)", path, scheme);
+                     "HMAC-Streebog-512 or -HMAC-SHA256 and kuznyechik-ctr-acpkm, "
+                     "magma-ctr-acpkm or GOST 28147-89 CFB, at most 10,000,000 iterations)",
+                     path, scheme);
   if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
                            "parameter set, nor a well-formed encrypted one", path);
   if (!pass_spec && !pw)
@@ -86,12 +89,12 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
     rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
   }
   if (!rc) {
-    int lrc = pem ? gostx_gost3410_key_from_encrypted_pem((const char *)buf, n, pass, pass_len,
-                                                           &k->curve, &k->len, k->priv,
-                                                           sizeof k->priv, k->pub, sizeof k->pub)
-                  : gostx_gost3410_key_from_encrypted_der(buf, n, pass, pass_len, &k->curve,
-                                                           &k->len, k->priv, sizeof k->priv,
-                                                           k->pub, sizeof k->pub);
+    int lrc = pem ? gostx_gost3410_key_from_encrypted_pem_oid(
+                        (const char *)buf, n, pass, pass_len, &k->curve, &k->len, k->priv,
+                        sizeof k->priv, k->pub, sizeof k->pub, k->oid, sizeof k->oid)
+                  : gostx_gost3410_key_from_encrypted_der_oid(
+                        buf, n, pass, pass_len, &k->curve, &k->len, k->priv, sizeof k->priv,
+                        k->pub, sizeof k->pub, k->oid, sizeof k->oid);
     if (lrc == GOSTX_EAUTH) {
       cli_err("%s: wrong password, or the encrypted key is damaged", path);
       rc = CLI_EXIT_FAIL;
@@ -124,15 +127,18 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
   if (n > CLI_KEY_FILE_MAX) {
     rc = GOSTX_EFORMAT;
   } else {
-    size_t i = 0;
-    while (i < (size_t)n && strchr(" \t\r\n", buf[i])) i++;
-    pem = i < (size_t)n && buf[i] == '-';
+    /* A DER key starts with its SEQUENCE's tag, 0x30; anything else goes to
+     * the PEM reader, which skips text before the BEGIN line as openssl does
+     * (certtool writes a description of the key there). */
+    pem = n > 0 && buf[0] != 0x30;
     if (pem)
-      rc = gostx_gost3410_key_from_pem((const char *)buf, (size_t)n, &k->kind, &k->curve, &k->len,
-                                       k->priv, sizeof k->priv, k->pub, sizeof k->pub);
+      rc = gostx_gost3410_key_from_pem_oid((const char *)buf, (size_t)n, &k->kind, &k->curve,
+                                           &k->len, k->priv, sizeof k->priv, k->pub,
+                                           sizeof k->pub, k->oid, sizeof k->oid);
     else
-      rc = gostx_gost3410_key_from_der(buf, (size_t)n, &k->kind, &k->curve, &k->len, k->priv,
-                                       sizeof k->priv, k->pub, sizeof k->pub);
+      rc = gostx_gost3410_key_from_der_oid(buf, (size_t)n, &k->kind, &k->curve, &k->len, k->priv,
+                                           sizeof k->priv, k->pub, sizeof k->pub, k->oid,
+                                           sizeof k->oid);
   }
   if (rc == GOSTX_EFORMAT && !pem && n <= CLI_KEY_FILE_MAX) /* DER: maybe EncryptedPrivateKeyInfo */
     rc = gostx_gost3410_encrypted_scheme(buf, (size_t)n, (char[8]){0}, 8) == GOSTX_EFORMAT
@@ -172,20 +178,25 @@ typedef struct enc_opts {
   uint32_t iter;
 } enc_opts;
 
-/* PEM or DER of the private or public half into out[cap]. */
+/* PEM or DER of the private or public half into out[cap], under the
+ * parameter set OID the key came with. */
 static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
                       size_t cap, size_t *len) {
+  const char *oid = k->oid;
   if (!pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE && e && e->pass)
-    return der ? gostx_gost3410_priv_to_encrypted_der(k->curve, k->priv, k->len, e->pass,
-                                                      e->pass_len, e->cipher, e->iter, out, cap, len)
-               : gostx_gost3410_priv_to_encrypted_pem(k->curve, k->priv, k->len, e->pass,
-                                                      e->pass_len, e->cipher, e->iter,
-                                                      (char *)out, cap, len);
+    return der ? gostx_gost3410_priv_to_encrypted_der_oid(k->curve, oid, k->priv, k->len, e->pass,
+                                                          e->pass_len, e->cipher, e->iter, out,
+                                                          cap, len)
+               : gostx_gost3410_priv_to_encrypted_pem_oid(k->curve, oid, k->priv, k->len, e->pass,
+                                                          e->pass_len, e->cipher, e->iter,
+                                                          (char *)out, cap, len);
   if (pub_only || k->kind == GOSTX_GOST3410_KEY_PUBLIC)
-    return der ? gostx_gost3410_pub_to_der(k->curve, k->pub, 2 * k->len, out, cap, len)
-               : gostx_gost3410_pub_to_pem(k->curve, k->pub, 2 * k->len, (char *)out, cap, len);
-  return der ? gostx_gost3410_priv_to_der(k->curve, k->priv, k->len, out, cap, len)
-             : gostx_gost3410_priv_to_pem(k->curve, k->priv, k->len, (char *)out, cap, len);
+    return der ? gostx_gost3410_pub_to_der_oid(k->curve, oid, k->pub, 2 * k->len, out, cap, len)
+               : gostx_gost3410_pub_to_pem_oid(k->curve, oid, k->pub, 2 * k->len, (char *)out,
+                                               cap, len);
+  return der ? gostx_gost3410_priv_to_der_oid(k->curve, oid, k->priv, k->len, out, cap, len)
+             : gostx_gost3410_priv_to_pem_oid(k->curve, oid, k->priv, k->len, (char *)out, cap,
+                                              len);
 }
 
 int cli_write_file(const char *path, const void *p, size_t len, int flags) {
@@ -228,15 +239,18 @@ enum {
 
 #define PASS_HELP(opt)                                                                     \
   "Passwords (" opt "):\n"                                                              \
-  "pass:PASSWORD, file:PATH, fd:N or env:VAR (the first line), or stdin, as openssl\n"    \
-  "takes them; one file or fd for both -passin and -passout: line 1 and line 2.\n" CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
+  "pass:PASSWORD or env:VAR (the whole value), file:PATH, fd:N or stdin (the\n"       \
+  "first line, without its \"\\n\"; a \"\\r\" before it is part of the password), as\n"  \
+  "openssl 3 takes them; one file or fd for both -passin and -passout: line 1\n"       \
+  "and line 2.\n" CLI_ARGV_SECRET_NOTE("pass:PASSWORD", "file:, fd: and env:")
 
 #define ENC_HELP                                                                           \
   "An encrypted key is PKCS#8 PBES2 (\"ENCRYPTED PRIVATE KEY\"): PBKDF2 with\n"          \
   "HMAC-Streebog-512 and --iter N iterations (default 2048), then\n"                      \
   "Kuznyechik-CTR-ACPKM (default; -kuznyechik-ctr-acpkm) or Magma-CTR-ACPKM\n"            \
-  "(-magma-ctr-acpkm), as gost-engine writes and reads them (GOST 28147-89 CFB is\n"      \
-  "read too). Unlike openssl, a password alone encrypts (no cipher option needed);\n"    \
+  "(-magma-ctr-acpkm), as gost-engine writes and reads them. Read too: GOST\n"           \
+  "28147-89 CFB, and PBKDF2 with HMAC-SHA256 (what openssl writes without -v2prf).\n"    \
+  "Unlike openssl, a password alone encrypts (no cipher option needed);\n"              \
   "a cipher option without a password is an error.\n"
 
 /* The cipher and iteration options of genpkey and pkey, and the password
@@ -373,9 +387,12 @@ int cmd_pkey(int argc, char **argv) {
                "                  [--text] [-passout ARG [-kuznyechik-ctr-acpkm |\n"
                "                  -magma-ctr-acpkm] [--iter N]]\n\n"
                "Reads a GOST R 34.10-2012 key (PEM or DER, private or public; every private\n"
-               "key form gost-engine reads) and writes it again (PEM by default), its public\n"
+               "key form gost-engine reads; text before a PEM block is skipped and after it\n"
+               "ignored, as openssl does) and writes it again (PEM by default), its public\n"
                "key with --pubout, or with --text its curve and numbers in hex, big-endian\n"
-               "(d too unless --pubout). An output holding d is created 0600.\n"
+               "(d too unless --pubout). An output holding d is created 0600. The parameter\n"
+               "set's OID is written as KEY names it (gost-engine derives only between keys\n"
+               "naming the same one: CryptoPro-A, -XchA and tc26 paramSetB are one curve).\n"
                "An encrypted KEY is read with its password (-passin); -passout writes the\n"
                "private key encrypted (not with --pubout or --text). A wrong password: one\n"
                "line on stderr, exit 1, nothing written.\n"

@@ -198,12 +198,13 @@ int cli_read_pass(const char *pass_file, const char *prompt, int confirm, uint8_
   return rc;
 }
 
-/* The first line of buf[n] (up to "\n" or "\r\n"), as openssl takes a
- * password from a file or descriptor. */
+/* The first line of buf[n], up to its "\n", as openssl 3 takes a password
+ * from a file, descriptor or stdin: a "\r" before the "\n" stays part of the
+ * password (so a key written from a CRLF file by either tool opens with the
+ * other from the same file). */
 static int first_line(const char *from, const uint8_t *buf, size_t n, size_t *len) {
   const uint8_t *nl = memchr(buf, '\n', n);
   if (nl) n = (size_t)(nl - buf);
-  if (n && buf[n - 1] == '\r') n--;
   if (n > CLI_PASS_MAX) return cli_usage("%s: password longer than %d bytes", from, CLI_PASS_MAX);
   if (n == 0) return cli_usage("%s: empty password", from);
   *len = n;
@@ -257,26 +258,30 @@ int cli_read_pass_lines(const char *opt, const char *spec, uint8_t *in, size_t *
   return rc;
 }
 
+/* All of v (pass: and env:, newlines included, as openssl takes them). */
+static int whole_value(const char *from, const char *v, uint8_t *pass, size_t *len) {
+  size_t n = strlen(v);
+  if (n > CLI_PASS_MAX) return cli_usage("%s: password longer than %d bytes", from, CLI_PASS_MAX);
+  if (n == 0) return cli_usage("%s: empty password", from);
+  memcpy(pass, v, n);
+  *len = n;
+  return 0;
+}
+
 int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *len) {
   uint8_t *buf = NULL;
   long got = 0;
   int rc;
   char name[64];
   if (!strncmp(spec, "pass:", 5)) {
-    size_t n = strlen(spec + 5);
-    if (n > CLI_PASS_MAX) return cli_usage("%s pass:: password longer than %d bytes", opt, CLI_PASS_MAX);
-    if (n == 0) return cli_usage("%s pass:: empty password", opt);
-    memcpy(pass, spec + 5, n);
-    *len = n;
-    return 0;
+    snprintf(name, sizeof name, "%s pass:", opt);
+    return whole_value(name, spec + 5, pass, len);
   }
   if (!strncmp(spec, "env:", 4)) {
     const char *v = getenv(spec + 4);
     snprintf(name, sizeof name, "%s env:%.40s", opt, spec + 4);
     if (!v) return cli_usage("%s: no such environment variable", name);
-    if ((rc = first_line(name, (const uint8_t *)v, strlen(v), len))) return rc;
-    memcpy(pass, v, *len);
-    return 0;
+    return whole_value(name, v, pass, len);
   }
   if (!(buf = malloc(CLI_PASS_MAX + 2))) {
     cli_err("out of memory");

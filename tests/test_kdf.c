@@ -1,9 +1,12 @@
 /* HMAC-Streebog (RFC 7836 4.1), KDF_256 and KDF_TREE_256 (RFC 7836 4.4/4.5),
- * PBKDF2-HMAC-Streebog-512 (R 50.1.111-2016): the standards' examples,
+ * PBKDF2-HMAC-Streebog-512 (R 50.1.111-2016), and the internal SHA-256,
+ * HMAC-SHA256 and PBKDF2-HMAC-SHA256 (for OpenSSL's default PBES2 files):
+ * the standards' examples (FIPS 180-4, RFC 4231, RFC 7914),
  * HMACs from an independent implementation (gost-engine), and each function
  * against a direct composition written here from the layer below it. */
 #include <stdlib.h>
 
+#include "kdf/sha256.h"
 #include "testutil.h"
 
 static void fill_pattern(uint8_t *p, size_t n, unsigned mul, unsigned add) {
@@ -355,6 +358,114 @@ static void test_pbkdf2_compose(void) {
   CHECK_RC(gostx_pbkdf2_streebog512(NULL, 0, NULL, 0, 1, got, 64), GOSTX_OK, "empty pass/salt");
 }
 
+/* ---- SHA-256, HMAC-SHA256, PBKDF2-HMAC-SHA256 (lib/kdf/sha256.c) ---- */
+
+/* FIPS 180-4's examples (NIST's SHA256.pdf, SHA256_2.pdf) and the empty
+ * message. */
+static void test_sha256_vectors(void) {
+  static const struct { const char *msg, *digest; } v[] = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqr"
+       "lmnopqrsmnopqrstnopqrstu",
+       "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+  };
+  uint8_t want[32], got[32];
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    hexbuf(v[i].digest, want, 32);
+    gostx__sha256(v[i].msg, strlen(v[i].msg), got);
+    CHECK_BYTES(got, want, 32, v[i].digest);
+  }
+  /* one million 'a', in pieces of 1000 */
+  char a[1000];
+  memset(a, 'a', sizeof a);
+  gostx__sha256_ctx ctx;
+  gostx__sha256_init(&ctx);
+  for (int i = 0; i < 1000; i++) gostx__sha256_update(&ctx, a, sizeof a);
+  gostx__sha256_final(&ctx, got);
+  hexbuf("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", want, 32);
+  CHECK_BYTES(got, want, 32, "SHA-256 of a million 'a'");
+  /* any split of a message gives the one-shot digest (lengths across the
+   * 55/56/64-byte padding edges) */
+  uint8_t msg[300];
+  fill_pattern(msg, sizeof msg, 73, 1);
+  for (size_t len = 0; len <= sizeof msg; len++) {
+    gostx__sha256(msg, len, want);
+    size_t cut = t_rand_below(len + 1);
+    gostx__sha256_init(&ctx);
+    gostx__sha256_update(&ctx, msg, cut);
+    gostx__sha256_update(&ctx, msg + cut, len - cut);
+    gostx__sha256_final(&ctx, got);
+    if (memcmp(got, want, 32)) CHECK(0, "SHA-256 split at %zu of %zu", cut, len);
+  }
+}
+
+/* RFC 4231 test cases 1-4, 6 and 7 (5 is a truncated MAC). */
+static void test_hmac_sha256_vectors(void) {
+  static const char tc6[] = "Test Using Larger Than Block-Size Key - Hash Key First";
+  static const char tc7[] = "This is a test using a larger than block-size key and a larger than "
+                            "block-size data. The key needs to be hashed before being used by the "
+                            "HMAC algorithm.";
+  uint8_t k20b[20], k20a[20], k25[25], k131[131], d50d[50], d50c[50];
+  memset(k20b, 0x0b, 20), memset(k20a, 0xaa, 20), memset(k131, 0xaa, 131);
+  memset(d50d, 0xdd, 50), memset(d50c, 0xcd, 50);
+  for (int i = 0; i < 25; i++) k25[i] = (uint8_t)(i + 1);
+  const struct { const uint8_t *key; size_t klen; const void *data; size_t dlen; const char *mac; } v[] = {
+      {k20b, 20, "Hi There", 8, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+      {(const uint8_t *)"Jefe", 4, "what do ya want for nothing?", 28,
+       "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+      {k20a, 20, d50d, 50, "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"},
+      {k25, 25, d50c, 50, "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"},
+      {k131, 131, tc6, sizeof tc6 - 1, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+      {k131, 131, tc7, sizeof tc7 - 1, "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    uint8_t want[32], got[32];
+    gostx__hmac_sha256_ctx h;
+    hexbuf(v[i].mac, want, 32);
+    gostx__hmac_sha256_init(&h, v[i].key, v[i].klen);
+    gostx__hmac_sha256_update(&h, v[i].data, v[i].dlen);
+    gostx__hmac_sha256_final(&h, got);
+    CHECK_BYTES(got, want, 32, v[i].mac); /* RFC 4231's value names the case */
+  }
+}
+
+/* RFC 7914 section 11's PBKDF2-HMAC-SHA256 examples, and two iterations
+ * against a composition of the HMAC by hand. */
+static void test_pbkdf2_sha256(void) {
+  uint8_t want[64], got[64];
+  hexbuf("55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+         "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783", want, 64);
+  CHECK_RC(gostx__pbkdf2_sha256((const uint8_t *)"passwd", 6, (const uint8_t *)"salt", 4, 1, got, 64),
+           GOSTX_OK, "pbkdf2_sha256");
+  CHECK_BYTES(got, want, 64, "RFC 7914: passwd, salt, c = 1");
+  hexbuf("4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56"
+         "a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d", want, 64);
+  CHECK_RC(gostx__pbkdf2_sha256((const uint8_t *)"Password", 8, (const uint8_t *)"NaCl", 4, 80000,
+                                got, 64), GOSTX_OK, "pbkdf2_sha256");
+  CHECK_BYTES(got, want, 64, "RFC 7914: Password, NaCl, c = 80000");
+  /* T_1 = U_1 ^ U_2, U_1 = HMAC(P, S || 00000001), U_2 = HMAC(P, U_1) */
+  uint8_t u1[32], u2[32], salt[20];
+  fill_pattern(salt, 16, 7, 3);
+  memcpy(salt + 16, "\0\0\0\1", 4);
+  gostx__hmac_sha256_ctx h;
+  gostx__hmac_sha256_init(&h, (const uint8_t *)"pw", 2);
+  gostx__hmac_sha256_update(&h, salt, 20);
+  gostx__hmac_sha256_final(&h, u1);
+  gostx__hmac_sha256_init(&h, (const uint8_t *)"pw", 2);
+  gostx__hmac_sha256_update(&h, u1, 32);
+  gostx__hmac_sha256_final(&h, u2);
+  for (int i = 0; i < 32; i++) want[i] = u1[i] ^ u2[i];
+  CHECK_RC(gostx__pbkdf2_sha256((const uint8_t *)"pw", 2, salt, 16, 2, got, 32), GOSTX_OK, "c = 2");
+  CHECK_BYTES(got, want, 32, "PBKDF2-HMAC-SHA256 = the HMAC composed");
+  CHECK_RC(gostx__pbkdf2_sha256((const uint8_t *)"pw", 2, salt, 16, 0, got, 32), GOSTX_EINVAL,
+           "0 iterations");
+  CHECK_RC(gostx__pbkdf2_sha256((const uint8_t *)"pw", 2, salt, 16, 1, got, 0), GOSTX_ELEN,
+           "empty output");
+}
+
 int main(void) {
   t_rand_init();
   test_hmac_kdf_vectors();
@@ -364,5 +475,8 @@ int main(void) {
   test_hmac_errors();
   test_kdf_tree();
   test_pbkdf2_compose();
+  test_sha256_vectors();
+  test_hmac_sha256_vectors();
+  test_pbkdf2_sha256();
   return t_done();
 }

@@ -10,6 +10,7 @@ cd "$T"
 have_engine=0
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 && have_engine=1
 ossl() { openssl "$@" 2>/dev/null; }
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; } # same WANT GOT: both the same, not empty
 head -c 1000 /dev/urandom > m
 head -c 77 /dev/urandom > m2
 
@@ -49,7 +50,7 @@ for row in $curves; do
   ukm=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
   want=$(ossl pkeyutl -engine gost -derive -inkey "o$c.pem" -peerkey "$c.pub" -pkeyopt "ukmhex:$ukm" | od -An -tx1 | tr -d ' \n')
   got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$ukm" | od -An -tx1 | tr -d ' \n')
-  check "$c vko = pkeyutl -derive" [ -n "$want" ] && [ "$got" = "$want" ]
+  check "$c vko = pkeyutl -derive" same "$want" "$got"
   # KEG (RFC 9189): a 32-byte UKM (the hash H) in both; H[1..16] != 0 (there
   # gost-engine's UKM differs from the RFC's, tests/vectors/keg-9189.json)
   h=01$(head -c 31 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -57,6 +58,60 @@ for row in $curves; do
   got=$("$G" vko -k "$c.pem" -peer "o$c.pub" -ukm "$h" | od -An -tx1 | tr -d ' \n')
   check "$c vko KEG (32-byte UKM) = pkeyutl -derive" [ "${#want}:$got" = "128:$want" ]
 done
+
+# The parameter set's OID as given: several OIDs name one curve, and
+# gost-engine derives only between keys naming the same one. Every 256-bit
+# alias gost-engine writes goes through gostx pkey (plain, --pubout, DER,
+# encrypted) with its OID kept, compared byte for byte with the engine's own
+# output.
+paramset_oid() { # FILE: the parameter set OID of a PEM key, its second OBJECT, as openssl names it
+  openssl asn1parse -in "$1" 2>/dev/null | awk -F: '/OBJECT/ {if (++n == 2) {print $NF; exit}}'
+}
+oid_name() { openssl asn1parse -genstr "OID:$1" 2>/dev/null | awk -F: '{print $NF}'; }
+if command -v openssl >/dev/null; then
+  # without the engine: gost-engine's XA and TCB keys (256 B under
+  # CryptoPro-XchA and tc26 paramSetB) as it writes them
+  printf '%s\n' -----BEGIN\ PRIVATE\ KEY----- \
+    MEYCAQAwHwYIKoUDBwEBAQEwEwYHKoUDAgIkAAYIKoUDBwEBAgIEIBOPBq7QQCq2 \
+    2sNECvkOUgtTncOq2e/87ZLdQMWpgpjC -----END\ PRIVATE\ KEY----- > "gp1.2.643.2.2.36.0.pem"
+  printf '%s\n' -----BEGIN\ PRIVATE\ KEY----- \
+    MD4CAQAwFwYIKoUDBwEBAQEwCwYJKoUDBwECAQECBCA9MzUs4w6u0eX+fDrFzrdb \
+    QmRUmZUt/kwNCiJBUAfGGQ== -----END\ PRIVATE\ KEY----- > "gp1.2.643.7.1.2.1.1.2.pem"
+  for oid in 1.2.643.2.2.36.0 1.2.643.7.1.2.1.1.2; do
+    want=$(oid_name "$oid")
+    check "$oid: the file names it" same "$want" "$(paramset_oid "gp$oid.pem")"
+    check "pkey keeps $oid" bash -c "'$G' pkey -i 'gp$oid.pem' | cmp -s - 'gp$oid.pem'"
+    "$G" pkey -i "gp$oid.pem" -pubout -o "gp$oid.pub"
+    check "pkey --pubout: $oid kept" same "$want" "$(paramset_oid "gp$oid.pub")"
+    check "public key through DER and back: $oid kept" bash -c \
+      "'$G' pkey -i 'gp$oid.pub' -outform DER | '$G' pkey -i - | cmp -s - 'gp$oid.pub'"
+    check "-passout, -passin: $oid kept" bash -c "'$G' pkey -i 'gp$oid.pem' -passout pass:o -o 'gpe$oid.pem' &&
+      '$G' pkey -i 'gpe$oid.pem' -passin pass:o | cmp -s - 'gp$oid.pem'"
+  done
+  "$G" genpkey -c 256B -o gp256B.pem
+  check "genpkey -c 256B: the CryptoPro-A OID (the default)" \
+    same "$(oid_name 1.2.643.2.2.35.1)" "$(paramset_oid gp256B.pem)"
+fi
+if [ $have_engine = 1 ]; then
+  for ps in TCA TCB TCC TCD A B C XA XB; do
+    ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt "paramset:$ps" -out "al$ps.pem"
+    ossl pkey -engine gost -in "al$ps.pem" -pubout -out "al$ps.pub"
+    "$G" pkey -i "al$ps.pem" -o "gal$ps.pem"
+    check "engine's $ps key: pkey keeps its OID ($(paramset_oid "al$ps.pem"))" \
+      same "$(paramset_oid "al$ps.pem")" "$(paramset_oid "gal$ps.pem")"
+    check "engine's $ps key: pkey writes it back byte for byte" cmp -s "gal$ps.pem" "al$ps.pem"
+    check "engine's $ps key: --pubout = the engine's" bash -c "'$G' pkey -i 'al$ps.pem' -pubout | cmp -s - 'al$ps.pub'"
+    # the engine still derives between the key that went through gostx and
+    # its engine peer's key (gost-engine refuses peers of another OID)
+    ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt "paramset:$ps" -out "alp$ps.pem"
+    ossl pkey -engine gost -in "alp$ps.pem" -pubout -out "alp$ps.pub"
+    derive() { ossl pkeyutl -engine gost -derive -inkey "$1" -peerkey "$2" -pkeyopt ukmhex:0102030405060708 |
+      od -An -tx1 | tr -d ' \n'; }
+    want=$(derive "al$ps.pem" "alp$ps.pub")
+    got=$(derive "gal$ps.pem" "alp$ps.pub")
+    check "engine's $ps keys through gostx: the engine derives the same" same "$want" "$got"
+  done
+fi
 
 # --text: to -o (0600 when d is in it), d only for a private key without --pubout
 check "--text -o" "$G" pkey -i 512C.pem -text -out t.txt
@@ -94,6 +149,31 @@ refuse "truncated DER" "malformed" "$G" pkey -i short.der
 refuse "trailing byte" "malformed" "$G" pkey -i trail.der
 sed 's/PRIVATE KEY/PUBLIC KEY/' 256A.pem > label.pem
 refuse "label mismatch" "malformed" "$G" pkey -i label.pem
+# text around the PEM block, as certtool writes a key (a description of it
+# first): read as openssl reads it, the text skipped
+{ printf 'Public Key Info:\n\tPublic Key Algorithm: GOST R 34.10-2012-256\n\n'; cat 256A.pem
+  printf 'text after the block\n'; } > txt.pem
+{ printf 'Public Key Info:\r\n'; cat 256A.pub; } > txt.pub
+check "text around the block: pkey" bash -c "'$G' pkey -i txt.pem | cmp -s - 256A.pem"
+check "text around the block: sign, verify" bash -c "'$G' sign -k txt.pem -o txt.sig m &&
+  '$G' verify -p txt.pub -s txt.sig m >/dev/null"
+{ printf 'x'; cat 256A.pem; } > txtx.pem
+refuse "BEGIN not at a line's start" "malformed" "$G" pkey -i txtx.pem
+if command -v certtool >/dev/null; then
+  certtool --generate-privkey --key-type gost12-256 --outfile ct.pem >/dev/null 2>&1
+  # d as certtool's text prints it (hex, 16 bytes a line) = gostx's --text d
+  ctd=$(sed -n '/^private key:/,/^$/p' ct.pem | tr -d ' \t\n:' | sed 's/^privatekey//')
+  check "certtool's key file: d as its text says" bash -c \
+    "'$G' pkey -i ct.pem --text | grep -qx 'd: $ctd' && [ \${#1} = 64 ]" _ "$ctd"
+  check "certtool's key file: sign, verify" bash -c "'$G' sign -k ct.pem -o ct.sig m &&
+    '$G' verify -k ct.pem -s ct.sig m >/dev/null"
+  if [ $have_engine = 1 ]; then
+    check "certtool's key file: gostx = openssl pkey" bash -c \
+      "openssl pkey -engine gost -in ct.pem 2>/dev/null | cmp -s - <('$G' pkey -i ct.pem)"
+  fi
+else
+  echo "certtool missing: certtool's own key file skipped"
+fi
 printf -- '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMAA=\n-----END ENCRYPTED PRIVATE KEY-----\n' > enc.pem
 refuse "encrypted key" "unsupported" "$G" pkey -i enc.pem
 refuse "wrong curve for vko" "same curve" "$G" vko -k 256A.pem -peer 512A.pub
@@ -152,6 +232,20 @@ printf 'pw one\npw two\n' > pwtwo
 check "-passin/-passout one file: lines 1 and 2" bash -c "'$G' pkey -i pe.pem -passin file:pwtwo \
   -passout file:pwtwo -o p2.pem && '$G' pkey -i p2.pem -passin 'pass:pw two' | cmp -s - pd.pem"
 refuse "key and password both on stdin" "both come from stdin" "$G" pkey -i - -passin stdin
+{ printf 'Encrypted key:\n'; cat pe.pem; } > txt.pe.pem
+check "text before an encrypted key's block" bash -c "'$G' pkey -i txt.pe.pem -passin file:pwfile | cmp -s - pd.pem"
+# a CRLF password file: line 1 up to its "\n", the "\r" kept (openssl 3's rule);
+# env: and pass: whole, newlines included
+printf 'pw crlf\r\nline two\r\n' > pwcrlf
+cr=$(printf '\r')
+check "-pass file: CRLF: the CR is part of the password" bash -c "'$G' genpkey -c 256A -pass file:pwcrlf \
+  -o pcr.pem && '$G' pkey -i pcr.pem -passin 'pass:pw crlf$cr' >/dev/null"
+"$G" pkey -i pcr.pem -passin 'pass:pw crlf' >/dev/null 2>&1
+check "-pass file: CRLF: without the CR: wrong password" [ $? = 1 ]
+check "-passin/-passout one CRLF file: line 2 keeps its CR too" bash -c "'$G' pkey -i pcr.pem \
+  -passin file:pwcrlf -passout file:pwcrlf -o pcr2.pem && '$G' pkey -i pcr2.pem -passin 'pass:line two$cr' >/dev/null"
+check "-passout env: the whole value" bash -c "PW=\$'two\nlines' '$G' pkey -i pd.pem -passout env:PW -o penv.pem &&
+  '$G' pkey -i penv.pem -passin pass:\$'two\nlines' | cmp -s - pd.pem"
 if [ $have_engine = 1 ]; then
   for row in 256A:gost2012_256:TCA 512C:gost2012_512:C; do
     IFS=: read -r c alg ps <<< "$row"
@@ -168,14 +262,27 @@ if [ $have_engine = 1 ]; then
       check "$c engine's $ciph key, wrong password: exit 1" [ $? = 1 ]
     done
   done
+  # the same CRLF password file in both tools, both ways
+  check "engine reads gostx's key made from a CRLF file" bash -c \
+    "openssl pkey -engine gost -in pcr.pem -passin file:pwcrlf 2>/dev/null | grep -q 'BEGIN PRIVATE KEY'"
+  ossl pkcs8 -engine gost -topk8 -in p256A.pem -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512 \
+    -passout file:pwcrlf -out ecr.pem
+  check "gostx reads the engine's key made from a CRLF file" bash -c \
+    "'$G' pkey -i ecr.pem -passin file:pwcrlf | cmp -s - p256A.pem"
   # openssl takes line 1 of a file named by both -passin and -passout for input too
   ossl pkey -engine gost -in pe.pem -passin file:pwtwo -passout file:pwtwo -out pplain.pem
   check "openssl's -passin/-passout one file: line 1 in too" cmp -s pplain.pem pd.pem
-  # openssl with a GOST cipher but its default PRF (HMAC-SHA256): refused, named
+  # openssl with a GOST cipher but its default PRF (PBKDF2-HMAC-SHA256): read
   ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -kuznyechik-ctr-acpkm \
     -pass pass:x -out sha.pem
-  refuse "PBKDF2-HMAC-SHA256 with Kuznyechik refused, named" "hmacWithSHA256, kuznyechik-ctr-acpkm" \
-    "$G" pkey -i sha.pem -passin pass:x
+  ossl pkey -engine gost -in sha.pem -passin pass:x -out sha.plain.pem
+  check "PBKDF2-HMAC-SHA256 with Kuznyechik (genpkey's default) read" bash -c \
+    "[ -s sha.plain.pem ] && '$G' pkey -i sha.pem -passin pass:x | cmp -s - sha.plain.pem"
+  ossl pkcs8 -engine gost -topk8 -in p512C.pem -v2 magma-ctr-acpkm -passout pass:x -out sha.m.pem
+  check "PBKDF2-HMAC-SHA256 with Magma (pkcs8 -v2 without -v2prf) read" bash -c \
+    "'$G' pkey -i sha.m.pem -passin pass:x | cmp -s - p512C.pem"
+  "$G" pkey -i sha.m.pem -passin pass:y >/dev/null 2>&1
+  check "PBKDF2-HMAC-SHA256 file, wrong password: exit 1" [ $? = 1 ]
   # OpenSSL's default scheme (AES-256-CBC, PBKDF2-HMAC-SHA256): refused, named
   ossl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -aes256 -pass pass:x -out aes.pem
   refuse "AES-encrypted key refused, the scheme named" "aes-256-cbc" "$G" pkey -i aes.pem -passin pass:x

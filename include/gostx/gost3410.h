@@ -154,8 +154,14 @@ GOSTX_API int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8
 GOSTX_API int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub,
                                         size_t pub_len, char *out, size_t cap,
                                         size_t *out_len);
-/* One PEM block ("PRIVATE KEY" or "PUBLIC KEY"; whitespace around it and
- * "\r\n" line ends allowed, nothing else) read as gostx_gost3410_key_from_der. */
+/* A PEM block ("PRIVATE KEY" or "PUBLIC KEY", "\r\n" line ends allowed)
+ * read as gostx_gost3410_key_from_der. As openssl reads PEM, text before
+ * the block's BEGIN line is skipped (certtool writes a description of the
+ * key there), blocks of other labels before it too, and anything after its
+ * END line is ignored; the BEGIN and END lines themselves are strict. The
+ * first key block decides: "ENCRYPTED PRIVATE KEY" is GOSTX_EUNSUP here and
+ * read by gostx_gost3410_key_from_encrypted_pem, which takes the same
+ * layout. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len,
                                                            gostx_gost3410_key_kind *kind,
                                                            gostx_gost3410_curve *curve,
@@ -170,9 +176,11 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size
  * bytes are the IV: what gost-engine writes and reads (`openssl pkcs8 -topk8
  * -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512`). Read,
  * not written: GOST 28147-89 CFB (1.2.643.2.2.21, SEQUENCE { iv, S-box
- * parameter set OID }), gost-engine's `-v2 gost89`. PEM label "ENCRYPTED
- * PRIVATE KEY". Any other scheme (AES, PBKDF2 with SHA-2, PKCS#12 PBE, ...)
- * is GOSTX_EUNSUP;
+ * parameter set OID }), gost-engine's `-v2 gost89`; and the PRF
+ * hmacWithSHA256 (1.2.840.113549.2.9), OpenSSL's default, which gost-engine
+ * writes when -v2prf is not given. PEM label "ENCRYPTED PRIVATE KEY". Any
+ * other scheme (AES, PBKDF2 with SHA-1 or SHA-512, PKCS#12 PBE, ...) is
+ * GOSTX_EUNSUP;
  * gostx_gost3410_encrypted_scheme says which it is. The password is any
  * bytes (pass may be NULL when pass_len is 0). CTR has no integrity check:
  * a wrong password (or a damaged ciphertext) decrypts to something that is
@@ -214,6 +222,60 @@ GOSTX_API int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len
                                               size_t cap);
 GOSTX_API int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text,
                                                   size_t cap);
+/* ---- the parameter set's OID as the key file names it ----
+ * Several OIDs name one curve: 256 B = tc26 paramSetB 1.2.643.7.1.2.1.1.2 =
+ * CryptoPro-A 1.2.643.2.2.35.1 = CryptoPro-XchA 1.2.643.2.2.36.0; 256 C =
+ * paramSetC 1.2.643.7.1.2.1.1.3 = CryptoPro-B 1.2.643.2.2.35.2; 256 D =
+ * paramSetD 1.2.643.7.1.2.1.1.4 = CryptoPro-C 1.2.643.2.2.35.3 =
+ * CryptoPro-XchB 1.2.643.2.2.36.1. The writers above write the CryptoPro
+ * A, B, C OIDs for B, C, D. gost-engine derives (VKO) only between keys
+ * whose OIDs are the same, so a program that reads a key and writes it
+ * again should keep its OID: the _oid readers give, besides what the
+ * reader without _oid gives, the OID the file names (dotted text,
+ * NUL-terminated, into oid[oid_cap]; oid may be NULL; GOSTX_ELEN when
+ * oid_cap is too small, GOSTX_GOST3410_OID_MAX always enough), and the _oid
+ * writers write oid (dotted text that names curve, as those readers give
+ * it; NULL or "": the default above; anything else GOSTX_EINVAL), with the
+ * digest OID where gost-engine writes one for that OID (not after the tc26
+ * 256-bit OIDs nor 512 paramSetC). Otherwise as the functions without _oid. */
+#define GOSTX_GOST3410_OID_MAX 32
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_der_oid(
+    const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+    size_t pub_cap, char *oid, size_t oid_cap);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem_oid(
+    const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
+    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,
+    size_t oid_cap);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_der_oid(
+    const uint8_t *der, size_t der_len, const uint8_t *pass, size_t pass_len,
+    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+    size_t pub_cap, char *oid, size_t oid_cap);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_pem_oid(
+    const char *pem, size_t pem_len, const uint8_t *pass, size_t pass_len,
+    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+    size_t pub_cap, char *oid, size_t oid_cap);
+GOSTX_API int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len, uint8_t *out,
+                                             size_t cap, size_t *out_len);
+GOSTX_API int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                            const uint8_t *pub, size_t pub_len, uint8_t *out,
+                                            size_t cap, size_t *out_len);
+GOSTX_API int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len, char *out,
+                                             size_t cap, size_t *out_len);
+GOSTX_API int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                            const uint8_t *pub, size_t pub_len, char *out,
+                                            size_t cap, size_t *out_len);
+GOSTX_API int gostx_gost3410_priv_to_encrypted_der_oid(
+    gostx_gost3410_curve curve, const char *oid, const uint8_t *priv, size_t priv_len,
+    const uint8_t *pass, size_t pass_len, gostx_gost3410_pbe cipher, uint32_t iterations,
+    uint8_t *out, size_t cap, size_t *out_len);
+GOSTX_API int gostx_gost3410_priv_to_encrypted_pem_oid(
+    gostx_gost3410_curve curve, const char *oid, const uint8_t *priv, size_t priv_len,
+    const uint8_t *pass, size_t pass_len, gostx_gost3410_pbe cipher, uint32_t iterations,
+    char *out, size_t cap, size_t *out_len);
+
 /* Swaps the halves of a signature (sig_len = 2 len): r || s (this API) <->
  * s || r (gost-engine's `openssl dgst -sign` output, X.509/CMS per RFC 9215),
  * each half big-endian in both. out may equal sig. */

@@ -8,6 +8,7 @@
 
 #include "gost3410/ec.h"
 #include "internal.h"
+#include "kdf/sha256.h"
 
 #define ALG_OID_256 "1.2.643.7.1.1.1.1" /* id-tc26-gost3410-12-256 */
 #define ALG_OID_512 "1.2.643.7.1.1.1.2" /* id-tc26-gost3410-12-512 */
@@ -69,32 +70,48 @@ static void put_oid(wbuf *w, const char *text) {
   if (oid_encode(text, c, &len) == 0) put_tlv(w, T_OID, c, len);
 }
 
-/* The parameter set OID written: the 256-bit sets B, C, D go out under
- * their CryptoPro OIDs (RFC 4357), as gost-engine's paramsets A, B, C and
- * the CAs' certificates name them; gost-engine will not derive (VKO) between
- * keys whose OIDs differ even when the curve is the same, so the commoner
- * name wins. The tc26 OIDs of B, C, D are read all the same. */
-static const char *paramset_oid(gostx_gost3410_curve curve) {
-  switch (curve) {
-    case GOSTX_GOST3410_256_B: return "1.2.643.2.2.35.1";
-    case GOSTX_GOST3410_256_C: return "1.2.643.2.2.35.2";
-    case GOSTX_GOST3410_256_D: return "1.2.643.2.2.35.3";
-    default: return gostx_gost3410_curve_oid(curve);
+/* The parameter set OID written. Several name one curve (256 B = CryptoPro-A
+ * = CryptoPro-XchA, 256 C = CryptoPro-B, 256 D = CryptoPro-C =
+ * CryptoPro-XchB), and gost-engine will not derive (VKO) between keys whose
+ * OIDs differ even when the curve is the same: so oid, when given, is
+ * written as it is (a key read and written again keeps the OID it came
+ * with; the _oid readers give it), after checking that it names curve.
+ * Otherwise the 256-bit sets B, C, D go out under their CryptoPro OIDs (RFC
+ * 4357), as gost-engine's paramsets A, B, C and the CAs' certificates name
+ * them, the commoner name. */
+static int paramset_oid(gostx_gost3410_curve curve, const char *oid, const char **out) {
+  uint8_t enc[32];
+  size_t n;
+  if (oid && *oid) {
+    if (strlen(oid) >= GOSTX_GOST3410_OID_MAX || oid_encode(oid, enc, &n) ||
+        gostx_gost3410_curve_by_name(oid) != (int)curve)
+      return GOSTX_EINVAL;
+    *out = oid;
+    return 0;
   }
+  switch (curve) {
+    case GOSTX_GOST3410_256_B: *out = "1.2.643.2.2.35.1"; break;
+    case GOSTX_GOST3410_256_C: *out = "1.2.643.2.2.35.2"; break;
+    case GOSTX_GOST3410_256_D: *out = "1.2.643.2.2.35.3"; break;
+    default: *out = gostx_gost3410_curve_oid(curve);
+  }
+  return *out ? 0 : GOSTX_EINVAL;
 }
 
-/* gost-engine writes the digest OID for the CryptoPro (2001) and test sets
- * and the 512-bit sets A and B, and omits it for tc26 256 A and 512 C, as
- * RFC 9215 section 3.3 asks; we write what it writes. */
-static int writes_digest_oid(gostx_gost3410_curve curve) {
-  return curve != GOSTX_GOST3410_256_A && curve != GOSTX_GOST3410_512_C;
+/* gost-engine writes the digest OID after the CryptoPro (2001) OIDs, the
+ * test sets' and the 512-bit sets A and B, and omits it after the tc26 256
+ * OIDs (A, B, C, D) and 512 C, as RFC 9215 section 3.3 asks; we write what
+ * it writes. */
+static int writes_digest_oid(const char *oid) {
+  return strncmp(oid, "1.2.643.7.1.2.1.1.", 18) && strcmp(oid, "1.2.643.7.1.2.1.2.3");
 }
 
-/* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }. */
-static void put_algorithm(wbuf *w, gostx_gost3410_curve curve, size_t len) {
+/* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }
+ * for the parameter set OID oid (paramset_oid's). */
+static void put_algorithm(wbuf *w, const char *oid, size_t len) {
   wbuf params = {.n = 0}, alg = {.n = 0};
-  put_oid(&params, paramset_oid(curve));
-  if (writes_digest_oid(curve)) put_oid(&params, len == 32 ? DGST_OID_256 : DGST_OID_512);
+  put_oid(&params, oid);
+  if (writes_digest_oid(oid)) put_oid(&params, len == 32 ? DGST_OID_256 : DGST_OID_512);
   put_oid(&alg, len == 32 ? ALG_OID_256 : ALG_OID_512);
   put_tlv(&alg, T_SEQ, params.b, params.n);
   put_tlv(w, T_SEQ, alg.b, alg.n);
@@ -111,18 +128,20 @@ static int emit(const wbuf *w, uint8_t *out, size_t cap, size_t *out_len) {
   return 0;
 }
 
-int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               uint8_t *out, size_t cap, size_t *out_len) {
+int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                   const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap,
+                                   size_t *out_len) {
   size_t len = gostx_gost3410_size(curve);
   uint8_t pub[128], le[64];
-  if (!len || !priv || !out_len) return GOSTX_EINVAL;
+  const char *ps;
+  if (!len || !priv || !out_len || paramset_oid(curve, oid, &ps)) return GOSTX_EINVAL;
   /* Checks 0 < d < q (and the length) the library's way. */
   int rc = gostx_gost3410_public_key(curve, priv, priv_len, pub, 2 * len);
   if (rc) return rc;
   wbuf body = {.n = 0}, all = {.n = 0};
   const uint8_t version = 0;
   put_tlv(&body, T_INT, &version, 1);
-  put_algorithm(&body, curve, len);
+  put_algorithm(&body, ps, len);
   reverse(le, priv, len);
   put_tlv(&body, T_OCTETS, le, len);
   put_tlv(&all, T_SEQ, body.b, body.n);
@@ -133,10 +152,16 @@ int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, 
   return rc;
 }
 
-int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                              uint8_t *out, size_t cap, size_t *out_len) {
+int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+                                  size_t pub_len, uint8_t *out, size_t cap, size_t *out_len) {
   size_t len = gostx_gost3410_size(curve);
-  if (!len || !pub || !out_len) return GOSTX_EINVAL;
+  const char *ps;
+  if (!len || !pub || !out_len || paramset_oid(curve, oid, &ps)) return GOSTX_EINVAL;
   int rc = gostx_gost3410_check_public_key(curve, pub, pub_len);
   if (rc) return rc;
   uint8_t xy[128];
@@ -147,10 +172,15 @@ int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, si
   bits.b[bits.n++] = 0; /* no unused bits */
   memcpy(bits.b + bits.n, point.b, point.n);
   bits.n += point.n;
-  put_algorithm(&body, curve, len);
+  put_algorithm(&body, ps, len);
   put_tlv(&body, T_BITS, bits.b, bits.n);
   put_tlv(&all, T_SEQ, body.b, body.n);
   return emit(&all, out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_pub_to_der_oid(curve, NULL, pub, pub_len, out, cap, out_len);
 }
 
 int gostx_gost3410_sig_swap(const uint8_t *sig, size_t sig_len, uint8_t *out, size_t out_len) {
@@ -225,8 +255,9 @@ static int get_oid(rd *r, char *text, size_t cap) {
   return 0;
 }
 
-/* AlgorithmIdentifier: the curve, checked against the algorithm's size. */
-static int get_algorithm(rd *r, gostx_gost3410_curve *curve, size_t *len) {
+/* AlgorithmIdentifier: the curve, checked against the algorithm's size, and
+ * the parameter set's OID as the file names it (ps_oid[OID_TEXT_MAX]). */
+static int get_algorithm(rd *r, gostx_gost3410_curve *curve, size_t *len, char *ps_oid) {
   rd alg, params;
   char oid[OID_TEXT_MAX];
   int rc = get(r, T_SEQ, &alg);
@@ -243,6 +274,7 @@ static int get_algorithm(rd *r, gostx_gost3410_curve *curve, size_t *len) {
   int id = gostx_gost3410_curve_by_name(oid);
   if (id < 0) return GOSTX_EUNSUP;
   if (gostx_gost3410_size((gostx_gost3410_curve)id) != *len) return GOSTX_EFORMAT;
+  memcpy(ps_oid, oid, sizeof oid);
   if (params.n) { /* digestParamSet: Streebog of the key's size */
     if ((rc = get_oid(&params, oid, sizeof oid))) return rc;
     if (strcmp(oid, *len == 32 ? DGST_OID_256 : DGST_OID_512) || params.n) return GOSTX_EFORMAT;
@@ -324,14 +356,15 @@ static int get_public_value(rd bits, size_t len, uint8_t *pub) {
 }
 
 static int parse(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
-                 gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, uint8_t *pub) {
+                 gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, uint8_t *pub,
+                 char *ps_oid) {
   rd all = {der, der_len}, body, first, r;
   if (get(&all, T_SEQ, &body) || all.n) return GOSTX_EFORMAT;
   if (body.n && body.p[0] == T_INT) { /* PrivateKeyInfo: version 0 */
     rd key;
     int rc;
     if (get(&body, T_INT, &first) || first.n != 1 || first.p[0] != 0) return GOSTX_EFORMAT;
-    if ((rc = get_algorithm(&body, curve, len))) return rc;
+    if ((rc = get_algorithm(&body, curve, len, ps_oid))) return rc;
     if (get(&body, T_OCTETS, &key) || body.n) return GOSTX_EFORMAT; /* no attributes */
     *kind = GOSTX_GOST3410_KEY_PRIVATE;
     if ((rc = get_private_value(key, *curve, *len, priv))) return rc;
@@ -339,7 +372,7 @@ static int parse(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *ki
     return gostx_gost3410_public_key(*curve, priv, *len, pub, 2 * *len);
   }
   r = body; /* SubjectPublicKeyInfo */
-  int rc = get_algorithm(&r, curve, len);
+  int rc = get_algorithm(&r, curve, len, ps_oid);
   if (rc) return rc;
   if (get(&r, T_BITS, &first) || r.n) return GOSTX_EFORMAT;
   *kind = GOSTX_GOST3410_KEY_PUBLIC;
@@ -347,17 +380,20 @@ static int parse(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *ki
   return gostx_gost3410_check_public_key(*curve, pub, 2 * *len);
 }
 
-int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+int gostx_gost3410_key_from_der_oid(const uint8_t *der, size_t der_len,
+                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
+                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                    size_t pub_cap, char *oid, size_t oid_cap) {
   if (!der || !kind || !curve || !len) return GOSTX_EINVAL;
   if (der_len > GOSTX_GOST3410_DER_MAX) return GOSTX_EFORMAT;
   gostx_gost3410_key_kind k = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
   uint8_t d[64], q[128];
-  int rc = parse(der, der_len, &k, &c, &l, d, q);
-  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l)))
+  char ps[OID_TEXT_MAX] = "";
+  int rc = parse(der, der_len, &k, &c, &l, d, q, ps);
+  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l) ||
+              (oid && oid_cap <= strlen(ps))))
     rc = GOSTX_ELEN;
   if (!rc) {
     *kind = k;
@@ -365,9 +401,17 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
     *len = l;
     if (priv && k == GOSTX_GOST3410_KEY_PRIVATE) memcpy(priv, d, l);
     if (pub) memcpy(pub, q, 2 * l);
+    if (oid) memcpy(oid, ps, strlen(ps) + 1);
   }
   gostx_memzero(d, sizeof d);
   return rc;
+}
+
+int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  return gostx_gost3410_key_from_der_oid(der, der_len, kind, curve, len, priv, priv_cap, pub,
+                                         pub_cap, NULL, 0);
 }
 
 /* ---- encrypted PKCS#8 (PBES2, RFC 8018; the GOST profile of RFC 9337) ----
@@ -377,7 +421,9 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
  * NULL } }, encryptionScheme { Kuznyechik- or Magma-CTR-ACPKM, SEQUENCE { ukm
  * OCTET STRING } } }: what gost-engine writes for `openssl pkcs8 -topk8 -v2
  * kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512` and reads
- * back (and, read only, GOST 28147-89 CFB: `-v2 gost89`). The key is
+ * back. Read only: GOST 28147-89 CFB (`-v2 gost89`), and the PRF
+ * HMAC-SHA256, OpenSSL's default, which gost-engine writes when -v2prf is
+ * not given (kdf/sha256.c). The key is
  * PBKDF2's 32 bytes; the CTR IV is the ukm's first n/2
  * bytes (the rest, 8 bytes, is written zero, as gost-engine does, and not
  * used). A PrivateKeyInfo is at most ~110 bytes, shorter than any ACPKM
@@ -387,6 +433,7 @@ int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost34
 #define OID_PBES2 "1.2.840.113549.1.5.13"
 #define OID_PBKDF2 "1.2.840.113549.1.5.12"
 #define OID_HMAC_STREEBOG512 "1.2.643.7.1.1.4.2"
+#define OID_HMAC_SHA256 "1.2.840.113549.2.9" /* read only: OpenSSL's default PRF */
 #define OID_KUZ_CTR_ACPKM "1.2.643.7.1.1.5.2.1"
 #define OID_MAGMA_CTR_ACPKM "1.2.643.7.1.1.5.1.1"
 #define OID_GOST89_CFB "1.2.643.2.2.21" /* read only: gost-engine's -v2 gost89 */
@@ -400,7 +447,7 @@ static const struct {
     {OID_PBKDF2, "PBKDF2"},
     {"1.2.840.113549.2.7", "hmacWithSHA1"},
     {"1.2.840.113549.2.8", "hmacWithSHA224"},
-    {"1.2.840.113549.2.9", "hmacWithSHA256"},
+    {OID_HMAC_SHA256, "hmacWithSHA256"},
     {"1.2.840.113549.2.10", "hmacWithSHA384"},
     {"1.2.840.113549.2.11", "hmacWithSHA512"},
     {"1.2.643.7.1.1.4.1", "HMAC-Streebog-256"},
@@ -462,6 +509,7 @@ typedef struct pbes2 {
   uint32_t iter;
   gostx_alg alg;
   int sbox; /* GOST 28147-89 CFB: its parameter set (enum gostx_sbox); -1 otherwise */
+  int prf_sha256; /* PBKDF2's PRF: HMAC-SHA256 (else HMAC-Streebog-512) */
   char desc[160]; /* what the file uses, for refusals */
 } pbes2;
 
@@ -473,6 +521,7 @@ static int parse_pbes2(const uint8_t *der, size_t der_len, pbes2 *p) {
   size_t dn = 0;
   int rc;
   p->desc[0] = 0;
+  p->prf_sha256 = 0;
   if (get(&all, T_SEQ, &body) || all.n) return GOSTX_EFORMAT;
   if (get(&body, T_SEQ, &alg) || get(&body, T_OCTETS, &p->data) || body.n) return GOSTX_EFORMAT;
   if ((rc = get_oid(&alg, oid, sizeof oid))) return rc;
@@ -499,7 +548,8 @@ static int parse_pbes2(const uint8_t *der, size_t der_len, pbes2 *p) {
       prf_oid = oid;
     }
     name_oid(p->desc, sizeof p->desc, &dn, " with ", prf_oid);
-    kdf_ok = !strcmp(prf_oid, OID_HMAC_STREEBOG512);
+    p->prf_sha256 = !strcmp(prf_oid, OID_HMAC_SHA256);
+    kdf_ok = p->prf_sha256 || !strcmp(prf_oid, OID_HMAC_STREEBOG512);
   }
   if ((rc = get_oid(&enc, oid, sizeof oid))) return rc;
   name_oid(p->desc, sizeof p->desc, &dn, ", ", oid);
@@ -538,12 +588,13 @@ int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *te
   return rc;
 }
 
-/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes; then
- * CTR-ACPKM over in[len] (encrypt = decrypt), or with sbox >= 0 GOST
- * 28147-89 CFB decryption with that parameter set (CryptoPro key meshing,
- * which a key this short never reaches). */
-static int pbes2_crypt(gostx_alg alg, int sbox, const uint8_t *pass, size_t pass_len,
-                       const uint8_t *salt, size_t salt_len, uint32_t iter, const uint8_t *iv,
+/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes (with
+ * prf_sha256 PBKDF2-HMAC-SHA256); then CTR-ACPKM over in[len] (encrypt =
+ * decrypt), or with sbox >= 0 GOST 28147-89 CFB decryption with that
+ * parameter set (CryptoPro key meshing, which a key this short never
+ * reaches). */
+static int pbes2_crypt(gostx_alg alg, int sbox, int prf_sha256, const uint8_t *pass,
+                       size_t pass_len, const uint8_t *salt, size_t salt_len, uint32_t iter, const uint8_t *iv,
                        const uint8_t *in, size_t len, uint8_t *out) {
   uint8_t key[GOSTX_KEY_LEN];
   gostx_cipher c;
@@ -551,7 +602,8 @@ static int pbes2_crypt(gostx_alg alg, int sbox, const uint8_t *pass, size_t pass
   memset(&c, 0, sizeof c);
   memset(&g, 0, sizeof g);
   size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
-  int rc = gostx_pbkdf2_streebog512(pass, pass_len, salt, salt_len, iter, key, sizeof key);
+  int rc = (prf_sha256 ? gostx__pbkdf2_sha256 : gostx_pbkdf2_streebog512)(
+      pass, pass_len, salt, salt_len, iter, key, sizeof key);
   if (!rc && sbox >= 0) {
     rc = gostx_gost89_set_key(&g, key, (gostx_sbox)sbox);
     if (!rc) rc = gostx_gost89_cfb(&g, iv, 1, 1, in, len, out);
@@ -565,10 +617,11 @@ static int pbes2_crypt(gostx_alg alg, int sbox, const uint8_t *pass, size_t pass
   return rc;
 }
 
-int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
-                                         gostx_gost3410_pbe cipher, uint32_t iterations,
-                                         uint8_t *out, size_t cap, size_t *out_len) {
+int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len,
+                                             const uint8_t *pass, size_t pass_len,
+                                             gostx_gost3410_pbe cipher, uint32_t iterations,
+                                             uint8_t *out, size_t cap, size_t *out_len) {
   if (!out_len || (!pass && pass_len)) return GOSTX_EINVAL;
   if (cipher != GOSTX_GOST3410_PBE_KUZNYECHIK && cipher != GOSTX_GOST3410_PBE_MAGMA)
     return GOSTX_EINVAL;
@@ -576,12 +629,12 @@ int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8
   gostx_alg alg = cipher == GOSTX_GOST3410_PBE_KUZNYECHIK ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
   size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8, ct_len;
   uint8_t ct[GOSTX_GOST3410_DER_MAX], salt[16], ukm[16] = {0};
-  int rc = gostx_gost3410_priv_to_der(curve, priv, priv_len, ct, sizeof ct, &ct_len);
+  int rc = gostx_gost3410_priv_to_der_oid(curve, oid, priv, priv_len, ct, sizeof ct, &ct_len);
   if (!rc) rc = gostx_random_bytes(salt, sizeof salt);
   if (!rc) rc = gostx_random_bytes(ukm, n / 2); /* the IV; the other 8 bytes stay 0 */
   /* in place: the ciphertext replaces the PrivateKeyInfo */
   if (!rc)
-    rc = pbes2_crypt(alg, -1, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
+    rc = pbes2_crypt(alg, -1, 0, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
   if (rc) {
     gostx_memzero(ct, sizeof ct);
     return rc;
@@ -616,37 +669,58 @@ int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8
   return rc;
 }
 
-int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
-                                          size_t pass_len, gostx_gost3410_curve *curve,
-                                          size_t *len, uint8_t *priv, size_t priv_cap,
-                                          uint8_t *pub, size_t pub_cap) {
+int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_encrypted_der_oid(curve, NULL, priv, priv_len, pass, pass_len,
+                                                  cipher, iterations, out, cap, out_len);
+}
+
+int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
+                                              const uint8_t *pass, size_t pass_len,
+                                              gostx_gost3410_curve *curve, size_t *len,
+                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                              size_t pub_cap, char *oid, size_t oid_cap) {
   if (!der || !curve || !len || (!pass && pass_len)) return GOSTX_EINVAL;
   if (der_len > GOSTX_GOST3410_DER_MAX) return GOSTX_EFORMAT;
   pbes2 p;
   int rc = parse_pbes2(der, der_len, &p);
   if (rc) return rc;
   uint8_t plain[GOSTX_GOST3410_DER_MAX], d[64], q[128];
+  char ps[GOSTX_GOST3410_OID_MAX] = "";
   gostx_gost3410_key_kind kind = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
-  rc = pbes2_crypt(p.alg, p.sbox, pass, pass_len, p.salt.p, p.salt.n, p.iter, p.ukm.p, p.data.p,
-                   p.data.n, plain);
+  rc = pbes2_crypt(p.alg, p.sbox, p.prf_sha256, pass, pass_len, p.salt.p, p.salt.n, p.iter,
+                   p.ukm.p, p.data.p, p.data.n, plain);
   /* CTR has no integrity check: a wrong password shows as a decryption
    * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
    * (wrong password, or a damaged file); only a caller buffer too small
    * stays GOSTX_ELEN. */
   if (!rc) {
-    rc = gostx_gost3410_key_from_der(plain, p.data.n, &kind, &c, &l, d, sizeof d, q, sizeof q);
+    rc = gostx_gost3410_key_from_der_oid(plain, p.data.n, &kind, &c, &l, d, sizeof d, q, sizeof q,
+                                         ps, sizeof ps);
     if (rc || kind != GOSTX_GOST3410_KEY_PRIVATE) rc = GOSTX_EAUTH;
   }
-  if (!rc && ((priv && priv_cap < l) || (pub && pub_cap < 2 * l))) rc = GOSTX_ELEN;
+  if (!rc && ((priv && priv_cap < l) || (pub && pub_cap < 2 * l) || (oid && oid_cap <= strlen(ps))))
+    rc = GOSTX_ELEN;
   if (!rc) { /* outputs written only on success */
     *curve = c;
     *len = l;
     if (priv) memcpy(priv, d, l);
     if (pub) memcpy(pub, q, 2 * l);
+    if (oid) memcpy(oid, ps, strlen(ps) + 1);
   }
   gostx_memzero(plain, sizeof plain);
   gostx_memzero(d, sizeof d);
   return rc;
+}
+
+int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap) {
+  return gostx_gost3410_key_from_encrypted_der_oid(der, der_len, pass, pass_len, curve, len, priv,
+                                                   priv_cap, pub, pub_cap, NULL, 0);
 }

@@ -59,30 +59,39 @@ static int to_pem(int kind, const uint8_t *der, size_t der_len, char *out, size_
 }
 
 /* The DER of either kind of key, then its PEM. */
-static int key_to_pem(int kind, gostx_gost3410_curve curve, const uint8_t *key, size_t key_len,
-                      char *out, size_t cap, size_t *out_len) {
+static int key_to_pem(int kind, gostx_gost3410_curve curve, const char *oid, const uint8_t *key,
+                      size_t key_len, char *out, size_t cap, size_t *out_len) {
   uint8_t der[GOSTX_GOST3410_DER_MAX];
   size_t der_len;
   if (!out_len) return GOSTX_EINVAL;
   int rc = kind == GOSTX_GOST3410_KEY_PRIVATE
-               ? gostx_gost3410_priv_to_der(curve, key, key_len, der, sizeof der, &der_len)
-               : gostx_gost3410_pub_to_der(curve, key, key_len, der, sizeof der, &der_len);
+               ? gostx_gost3410_priv_to_der_oid(curve, oid, key, key_len, der, sizeof der, &der_len)
+               : gostx_gost3410_pub_to_der_oid(curve, oid, key, key_len, der, sizeof der, &der_len);
   if (!rc) rc = to_pem(kind, der, der_len, out, cap, out_len);
   gostx_memzero(der, sizeof der);
   return rc;
 }
 
+int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                   const uint8_t *priv, size_t priv_len, char *out, size_t cap,
+                                   size_t *out_len) {
+  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, oid, priv, priv_len, out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+                                  size_t pub_len, char *out, size_t cap, size_t *out_len) {
+  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, oid, pub, pub_len, out, cap, out_len);
+}
+
 int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                char *out, size_t cap, size_t *out_len) {
-  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, priv, priv_len, out, cap, out_len);
+  return key_to_pem(GOSTX_GOST3410_KEY_PRIVATE, curve, NULL, priv, priv_len, out, cap, out_len);
 }
 
 int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
                               char *out, size_t cap, size_t *out_len) {
-  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, pub, pub_len, out, cap, out_len);
+  return key_to_pem(GOSTX_GOST3410_KEY_PUBLIC, curve, NULL, pub, pub_len, out, cap, out_len);
 }
-
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* Whether s[*i..] starts with lit; advances past it. */
 static int eat(const char *s, size_t n, size_t *i, const char *lit) {
@@ -95,6 +104,48 @@ static int eat(const char *s, size_t n, size_t *i, const char *lit) {
 static int eat_eol(const char *s, size_t n, size_t *i) {
   if (*i < n && s[*i] == '\r') ++*i;
   return *i < n && s[*i] == '\n' ? (++*i, 1) : 0;
+}
+
+/* The first line that starts (after spaces or tabs) with "-----BEGIN
+ * L-----" for a label L of ours (1..3, label_of): as openssl does, any text
+ * before it is skipped, such as the description of the key that certtool
+ * writes above it, and blocks of other labels (a certificate). *i: just past
+ * that line's end; *which: L. GOSTX_EUNSUP when there is a BEGIN line but
+ * none of ours (ENCRYPTED to the plain reader is the caller's to say),
+ * GOSTX_EFORMAT when there is none or ours is not followed by a line end.
+ * What is searched is the text before our block and other blocks, never
+ * our block's body: the search stops at our BEGIN line. That text can hold
+ * the key too (certtool prints d in hex there); the search branches only
+ * on where its lines end and whether a line starts with spaces, tabs or
+ * "-----BEGIN ", which no hex digit or letter of it does. */
+static int find_begin(const char *s, size_t n, size_t *i, int *which) {
+  int other = 0;
+  for (size_t line = 0; line < n;) {
+    size_t j = line;
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    if (eat(s, n, &j, "-----BEGIN ")) {
+      for (int k = 1; k <= ENCRYPTED; k++) {
+        size_t e = j;
+        if (eat(s, n, &e, label_of[k]) && eat(s, n, &e, "-----")) {
+          if (!eat_eol(s, n, &e)) return GOSTX_EFORMAT;
+          *i = e, *which = k;
+          return 0;
+        }
+      }
+      other = 1;
+    }
+    const char *nl = memchr(s + line, '\n', n - line);
+    line = nl ? (size_t)(nl - s) + 1 : n;
+  }
+  return other ? GOSTX_EUNSUP : GOSTX_EFORMAT;
+}
+
+/* After the body: "-----END L-----" and a line end (or the end of the
+ * text); whatever follows is ignored, as openssl ignores it. */
+static int end_line(const char *s, size_t n, size_t *i, int which) {
+  if (!eat(s, n, i, "-----END ") || !eat(s, n, i, label_of[which]) || !eat(s, n, i, "-----"))
+    return GOSTX_EFORMAT;
+  return *i == n || eat_eol(s, n, i) ? 0 : GOSTX_EFORMAT;
 }
 
 /* What a character of the body is to the layout. A base64 character is
@@ -177,38 +228,29 @@ static int decode_body(const char *s, size_t n, size_t *i, uint8_t *der, size_t 
   return out ? 0 : GOSTX_EFORMAT;
 }
 
-int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len,
+                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
+                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                    size_t pub_cap, char *oid, size_t oid_cap) {
   if (!pem || !kind || !curve || !len) return GOSTX_EINVAL;
   size_t i = 0, der_len = 0;
-  int which = 0;
-  while (i < pem_len && is_space(pem[i])) i++;
-  if (!eat(pem, pem_len, &i, "-----BEGIN ")) return GOSTX_EFORMAT;
-  for (int k = 1; k <= 2 && !which; k++) {
-    size_t j = i;
-    if (eat(pem, pem_len, &j, label_of[k]) && eat(pem, pem_len, &j, "-----")) which = k, i = j;
-  }
-  if (!which) { /* ENCRYPTED PRIVATE KEY, CERTIFICATE, ...: well-formed, not ours */
-    size_t j = i;
-    while (j < pem_len && ((pem[j] >= 'A' && pem[j] <= 'Z') || pem[j] == ' ')) j++;
-    return j > i && eat(pem, pem_len, &j, "-----") ? GOSTX_EUNSUP : GOSTX_EFORMAT;
-  }
-  if (!eat_eol(pem, pem_len, &i)) return GOSTX_EFORMAT;
+  int which = 0, rc = find_begin(pem, pem_len, &i, &which);
+  if (rc) return rc;
+  if (which == ENCRYPTED) return GOSTX_EUNSUP; /* well-formed, for the encrypted reader */
   uint8_t der[GOSTX_GOST3410_DER_MAX];
-  int rc = decode_body(pem, pem_len, &i, der, sizeof der, &der_len);
-  if (!rc && (!eat(pem, pem_len, &i, "-----END ") || !eat(pem, pem_len, &i, label_of[which]) ||
-              !eat(pem, pem_len, &i, "-----")))
-    rc = GOSTX_EFORMAT;
-  while (!rc && i < pem_len && is_space(pem[i])) i++;
-  if (!rc && i != pem_len) rc = GOSTX_EFORMAT;
+  rc = decode_body(pem, pem_len, &i, der, sizeof der, &der_len);
+  if (!rc) rc = end_line(pem, pem_len, &i, which);
   gostx_gost3410_key_kind k = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
   uint8_t d[64], q[128];
-  if (!rc) rc = gostx_gost3410_key_from_der(der, der_len, &k, &c, &l, d, sizeof d, q, sizeof q);
+  char ps[GOSTX_GOST3410_OID_MAX] = "";
+  if (!rc)
+    rc = gostx_gost3410_key_from_der_oid(der, der_len, &k, &c, &l, d, sizeof d, q, sizeof q, ps,
+                                         sizeof ps);
   if (!rc && (int)k != which) rc = GOSTX_EFORMAT; /* the label must say what the DER is */
-  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l)))
+  if (!rc && ((priv && k == GOSTX_GOST3410_KEY_PRIVATE && priv_cap < l) || (pub && pub_cap < 2 * l) ||
+              (oid && oid_cap <= strlen(ps))))
     rc = GOSTX_ELEN;
   if (!rc) { /* outputs written only on success */
     *kind = k;
@@ -216,28 +258,43 @@ int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_
     *len = l;
     if (priv && k == GOSTX_GOST3410_KEY_PRIVATE) memcpy(priv, d, l);
     if (pub) memcpy(pub, q, 2 * l);
+    if (oid) memcpy(oid, ps, strlen(ps) + 1);
   }
   gostx_memzero(d, sizeof d);
   gostx_memzero(der, sizeof der);
   return rc;
 }
 
+int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  return gostx_gost3410_key_from_pem_oid(pem, pem_len, kind, curve, len, priv, priv_cap, pub,
+                                         pub_cap, NULL, 0);
+}
+
 /* ---- encrypted private keys: PEM "ENCRYPTED PRIVATE KEY" around keys.c's DER ---- */
 
-/* The DER inside one "ENCRYPTED PRIVATE KEY" block (layout as
- * gostx_gost3410_key_from_pem); GOSTX_EFORMAT for anything else. */
+/* The DER inside the first key block when it is "ENCRYPTED PRIVATE KEY"
+ * (layout as gostx_gost3410_key_from_pem); GOSTX_EFORMAT for anything else. */
 static int encrypted_der(const char *pem, size_t pem_len, uint8_t *der, size_t cap, size_t *der_len) {
   size_t i = 0;
-  while (i < pem_len && is_space(pem[i])) i++;
-  if (!eat(pem, pem_len, &i, "-----BEGIN ") || !eat(pem, pem_len, &i, label_of[ENCRYPTED]) ||
-      !eat(pem, pem_len, &i, "-----") || !eat_eol(pem, pem_len, &i))
-    return GOSTX_EFORMAT;
+  int which = 0;
+  if (find_begin(pem, pem_len, &i, &which) || which != ENCRYPTED) return GOSTX_EFORMAT;
   int rc = decode_body(pem, pem_len, &i, der, cap, der_len);
-  if (!rc && (!eat(pem, pem_len, &i, "-----END ") || !eat(pem, pem_len, &i, label_of[ENCRYPTED]) ||
-              !eat(pem, pem_len, &i, "-----")))
-    rc = GOSTX_EFORMAT;
-  while (!rc && i < pem_len && is_space(pem[i])) i++;
-  if (!rc && i != pem_len) rc = GOSTX_EFORMAT;
+  return rc ? rc : end_line(pem, pem_len, &i, which);
+}
+
+int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len,
+                                             const uint8_t *pass, size_t pass_len,
+                                             gostx_gost3410_pbe cipher, uint32_t iterations,
+                                             char *out, size_t cap, size_t *out_len) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len;
+  if (!out_len) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_priv_to_encrypted_der_oid(curve, oid, priv, priv_len, pass, pass_len,
+                                                    cipher, iterations, der, sizeof der, &der_len);
+  if (!rc) rc = to_pem(ENCRYPTED, der, der_len, out, cap, out_len);
   return rc;
 }
 
@@ -245,12 +302,22 @@ int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8
                                          size_t priv_len, const uint8_t *pass, size_t pass_len,
                                          gostx_gost3410_pbe cipher, uint32_t iterations,
                                          char *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_encrypted_pem_oid(curve, NULL, priv, priv_len, pass, pass_len,
+                                                  cipher, iterations, out, cap, out_len);
+}
+
+int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
+                                              const uint8_t *pass, size_t pass_len,
+                                              gostx_gost3410_curve *curve, size_t *len,
+                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                              size_t pub_cap, char *oid, size_t oid_cap) {
   uint8_t der[GOSTX_GOST3410_DER_MAX];
-  size_t der_len;
-  if (!out_len) return GOSTX_EINVAL;
-  int rc = gostx_gost3410_priv_to_encrypted_der(curve, priv, priv_len, pass, pass_len, cipher,
-                                                iterations, der, sizeof der, &der_len);
-  if (!rc) rc = to_pem(ENCRYPTED, der, der_len, out, cap, out_len);
+  size_t der_len = 0;
+  if (!pem || !curve || !len) return GOSTX_EINVAL;
+  int rc = encrypted_der(pem, pem_len, der, sizeof der, &der_len);
+  if (!rc)
+    rc = gostx_gost3410_key_from_encrypted_der_oid(der, der_len, pass, pass_len, curve, len, priv,
+                                                   priv_cap, pub, pub_cap, oid, oid_cap);
   return rc;
 }
 
@@ -258,14 +325,8 @@ int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const
                                           size_t pass_len, gostx_gost3410_curve *curve,
                                           size_t *len, uint8_t *priv, size_t priv_cap,
                                           uint8_t *pub, size_t pub_cap) {
-  uint8_t der[GOSTX_GOST3410_DER_MAX];
-  size_t der_len = 0;
-  if (!pem || !curve || !len) return GOSTX_EINVAL;
-  int rc = encrypted_der(pem, pem_len, der, sizeof der, &der_len);
-  if (!rc)
-    rc = gostx_gost3410_key_from_encrypted_der(der, der_len, pass, pass_len, curve, len, priv,
-                                               priv_cap, pub, pub_cap);
-  return rc;
+  return gostx_gost3410_key_from_encrypted_pem_oid(pem, pem_len, pass, pass_len, curve, len, priv,
+                                                   priv_cap, pub, pub_cap, NULL, 0);
 }
 
 int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap) {

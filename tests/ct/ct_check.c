@@ -58,6 +58,7 @@
 #include "gostx.h"
 #include "internal.h"
 #include "gost3410/ec.h"
+#include "kdf/sha256.h"
 
 #define MAXLEN 2304 /* > 2 * 1024: GOST 28147-89 key meshing happens twice */
 
@@ -487,6 +488,19 @@ static void case_helpers(void) {
   CT_PUBLIC(&rc, sizeof rc);
   REQUIRE(rc == GOSTX_EPAD, "unpad2 rejects");
   gostx_memzero(buf, sizeof buf);
+}
+
+/* ---- SHA-256, HMAC-SHA256, PBKDF2-HMAC-SHA256 (lib/kdf/sha256.c, for
+ * OpenSSL's default PBES2 files): words only, no table, no branch on data,
+ * so in the const group at every level ---- */
+
+static void case_sha256(void) {
+  uint8_t out[64];
+  gostx__sha256(pt, 200, out);
+  CT_PUBLIC(out, 32);
+  RC_OK(gostx__pbkdf2_sha256(key, 32, iv, 16, 2, out, 40), "pbkdf2_sha256");
+  CT_PUBLIC(out, 40);
+  gostx_memzero(out, sizeof out);
 }
 
 /* ---- the documented leaks: Streebog's LPS tables (docs/STREEBOG.md); only
@@ -1292,6 +1306,8 @@ static void run_group(const char *g) {
     case_gost3410_keys();
     secrets("helpers");
     case_helpers();
+    secrets("sha256, pbkdf2-hmac-sha256");
+    case_sha256();
   } else if (!strcmp(g, "streams")) { /* the stream batches alone (quick runs) */
     secrets("stream batches");
     case_streams();
