@@ -100,7 +100,8 @@ static void neg_if(const gx_curve *C, uint64_t *x, uint64_t *t, uint64_t mask) {
 /* The Weierstrass point (internal coordinates, ec.h) in extended Edwards
  * coordinates: with x, y the standard's, u = (x - t)/y, v = (x - t - s)/(x
  * - t + s). Written over Z as n1/d1, n2/d2: (n1 d2 : n2 d1 : d1 d2 : n1 n2).
- * Only points of odd order come here (never y = 0); infinity gives Z = 0,
+ * Never y = 0 (the point of order 2: gx_ed_in_subgroup_vartime refuses it
+ * first, and the others see only points of order q); infinity gives Z = 0,
  * which the callers refuse before. */
 static void ed_from_weier(const gx_curve *C, ed_point *r, const gx_point *P) {
   const gx_mont *M = &C->fp;
