@@ -45,6 +45,28 @@ static int load_priv(const gx_curve *C, uint64_t *d, const uint8_t *priv, size_t
  * point of the curve has order q; on the two cofactor-4 sets a key of order
  * 2, 4, 2q or 4q would let anyone forge signatures under it, so q Q = O is
  * checked (Q is public: variable time). */
+/* The last public keys of the cofactor-4 sets that passed q Q = O, per
+ * thread: many verifications or VKOs under one key (a CA's, a peer's) pay
+ * that multiplication once, not every call (it costs about what a
+ * verification does). Only keys that passed are kept, compared whole with
+ * the curve: a key is in the subgroup or not once and for all. Public data. */
+#define CHECKED_KEYS 4
+static _Thread_local struct {
+  int curve;
+  uint8_t pub[128];
+} checked_keys[CHECKED_KEYS];
+static _Thread_local unsigned checked_next;
+
+static int in_subgroup(const gx_curve *C, const gx_point *Q, const uint8_t *pub, size_t pub_len) {
+  for (int i = 0; i < CHECKED_KEYS; i++)
+    if (checked_keys[i].curve == C->def->id && !memcmp(checked_keys[i].pub, pub, pub_len)) return 1;
+  if (!gx_ed_in_subgroup_vartime(C, Q)) return 0;
+  unsigned slot = checked_next++ % CHECKED_KEYS;
+  checked_keys[slot].curve = C->def->id;
+  memcpy(checked_keys[slot].pub, pub, pub_len);
+  return 1;
+}
+
 static int load_pub(const gx_curve *C, gx_point *Q, const uint8_t *pub, size_t pub_len) {
   if (!pub) return GOSTX_EINVAL;
   if (pub_len != 2 * (size_t)C->len) return GOSTX_ELEN;
@@ -53,7 +75,7 @@ static int load_pub(const gx_curve *C, gx_point *Q, const uint8_t *pub, size_t p
   gx_load_be(y, pub + C->len, C->n);
   if (!gx_on_curve(C, x, y)) return GOSTX_EINVAL;
   gx_point_from_affine(C, Q, x, y);
-  if (C->def->cofactor > 1 && !gx_ed_in_subgroup_vartime(C, Q)) return GOSTX_EINVAL;
+  if (C->def->cofactor > 1 && !in_subgroup(C, Q, pub, pub_len)) return GOSTX_EINVAL;
   return 0;
 }
 
