@@ -4,7 +4,10 @@
 # CPU time, median of RUNS interleaved runs, on 256 paramSetA, 256 paramSetB
 # and 512 paramSetC; prints ops/s and the gostx/gost-engine ratio.
 # bench/peers/gost3410_peers.c first checks that gostx accepts gost-engine's
-# signature (same curve, same work).
+# signature (same curve, same work). Then bench/peers/gost3410_evp.c: signing
+# through the gostx OpenSSL provider (a new EVP_PKEY_CTX per signature, as
+# the engine is timed, and one context reused) against the library's own
+# call, and OpenSSL's per-context cost alone.
 #
 # Usage: bench/gost3410_peers.sh [--runs N] [--no-install] [--build DIR]
 #   default: 5 runs. Installs what is missing with apt-get (needs root or
@@ -36,9 +39,14 @@ if [ ${#missing[@]} -gt 0 ] && [ $install = 1 ]; then
 fi
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target gostx gostx_bench_harness >/dev/null
+cmake --build "$build" -j "$(nproc)" --target gostx gostx_bench_harness gostx_ossl_provider >/dev/null
 mkdir -p "$build/peers"
 gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/bench/harness" \
   -o "$build/peers/gost3410_peers" "$root/bench/peers/gost3410_peers.c" \
   "$build/libgostx.a" "$build/libgostx_bench_harness.a" -lcrypto -lpthread
 "$build/peers/gost3410_peers" "$runs"
+gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/bench/harness" \
+  -o "$build/peers/gost3410_evp" "$root/bench/peers/gost3410_evp.c" \
+  "$build/libgostx.a" "$build/libgostx_bench_harness.a" -lcrypto -lpthread
+echo
+"$build/peers/gost3410_evp" "$build/ossl-modules" "$runs"

@@ -152,7 +152,8 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
   cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
   if (!rc) return 0;
   if (rc == GOSTX_EINVAL)
-    cli_err("%s: invalid key: private key 0 or >= q, or public point not on the curve", path);
+    cli_err("%s: invalid key: private key 0 or >= q, or public point off the curve or not of "
+            "order q", path);
   else
     cli_err("%s: not a GOST R 34.10-2012 key in PEM or DER (malformed)", path);
   return CLI_EXIT_USAGE;

@@ -880,8 +880,8 @@ static void test_keg_vectors(void) {
 /* KEG's definition on every curve (the test curves too), from the library's
  * own VKO and KDF_TREE, whose published examples are checked elsewhere:
  * both sides agree; UKM = H[1..16] read big-endian, and 1 when it is zero
- * (RFC 9189; gost-engine differs there, see keg-9189.json); q Q != O
- * refused on the Edwards sets where VKO alone clears the cofactor; lengths. */
+ * (RFC 9189; gost-engine differs there, see keg-9189.json); lengths. Peer
+ * keys outside the order-q subgroup: test_small_order_keys. */
 static void test_keg_properties(void) {
   static const uint8_t label[] = "kdf tree";
   for (size_t i = 0; i < NCURVES; i++) {
@@ -919,26 +919,242 @@ static void test_keg_properties(void) {
     qb[2 * n - 1] ^= 1;
     CHECK_RC(gostx_gost3410_keg(c, da, n, qb, 2 * n, h, 32, ka, 64), GOSTX_EINVAL, "Q off the curve");
   }
-  /* 256 paramSetA: G + T, T = (t, 0) the point of order 2 (the Edwards
-   * (0, -1); t = (e + d) / 6 mod p), computed with Python's integers and
-   * checked on the curve here. VKO clears the cofactor and gives what G
-   * gives; KEG's first step refuses the point (q (G + T) = T != O). */
-  {
-    static const char *gt =
-        "18476b1af2e5cecdc380e4c91d2a3a5c2b6c0788066615e2b4e9a63246463e96"
-        "4cfa952e3b48a1409977e07faba396136986d7e8edc05c336154375be5070030";
-    uint8_t p[64], g[64], one[32] = {0}, d[32], qq[64], h[32] = {1}, k1[64], k2[64], u[1] = {1};
-    one[31] = 1;
-    for (int j = 0; j < 64; j++) sscanf(gt + 2 * j, "%2hhx", &p[j]);
-    gostx_gost3410_keygen(GOSTX_GOST3410_256_A, d, 32, qq, 64);
-    CHECK_RC(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, one, 32, g, 64), 0, "G");
-    CHECK_RC(gostx_gost3410_check_public_key(GOSTX_GOST3410_256_A, p, 64), 0, "G + T on the curve");
-    CHECK_RC(gostx_gost3410_vko(GOSTX_GOST3410_256_A, d, 32, p, 64, u, 1, k1, 64), 0, "VKO(G + T)");
-    CHECK_RC(gostx_gost3410_vko(GOSTX_GOST3410_256_A, d, 32, g, 64, u, 1, k2, 64), 0, "VKO(G)");
-    CHECK(!memcmp(k1, k2, 64), "VKO clears the cofactor: VKO(G + T) = VKO(G)");
-    CHECK_RC(gostx_gost3410_keg(GOSTX_GOST3410_256_A, d, 32, p, 64, h, 32, k1, 64), GOSTX_EINVAL,
-             "KEG refuses a peer key outside the order-q subgroup");
-    CHECK_RC(gostx_gost3410_keg(GOSTX_GOST3410_256_A, d, 32, g, 64, h, 32, k1, 64), 0, "KEG(G)");
+}
+
+/* ---- public keys outside the order-q subgroup (the cofactor-4 sets) ---- */
+
+/* Affine points of the standard's Weierstrass form y^2 = x^3 + a x + b,
+ * coordinates in Montgomery form mod p; the test's own chord-and-tangent
+ * formulas, not the library's. Neither input is infinity, and a doubling
+ * is never of a point with y = 0. */
+typedef struct { gx_fe x, y; } aff_pt;
+
+static void aff_add(const gx_mont *M, const uint64_t *a, aff_pt *r, const aff_pt *P,
+                    const aff_pt *Q) {
+  gx_fe num, den, l, t;
+  if (!memcmp(P->x, Q->x, (size_t)M->n * 8)) { /* P = Q: lambda = (3 x^2 + a) / (2 y) */
+    gx_sqr(M, t, P->x);
+    gx_add(M, num, t, t);
+    gx_add(M, num, num, t);
+    gx_add(M, num, num, a);
+    gx_add(M, den, P->y, P->y);
+  } else {
+    gx_sub(M, num, Q->y, P->y);
+    gx_sub(M, den, Q->x, P->x);
+  }
+  gx_inv(M, t, den);
+  gx_mul(M, l, num, t);
+  gx_sqr(M, t, l);
+  gx_sub(M, t, t, P->x);
+  gx_sub(M, t, t, Q->x); /* x3 = l^2 - x1 - x2 */
+  gx_sub(M, num, P->x, t);
+  gx_mul(M, num, num, l);
+  gx_sub(M, r->y, num, P->y); /* y3 = l (x1 - x3) - y1 */
+  memcpy(r->x, t, sizeof t);
+}
+
+/* x || y big-endian, as the API takes a public key. */
+static void aff_bytes(const gx_curve *C, uint8_t *out, const aff_pt *P) {
+  gx_fe v;
+  gx_from_mont(&C->fp, v, P->x);
+  gx_store_be(out, v, C->n);
+  gx_from_mont(&C->fp, v, P->y);
+  gx_store_be(out + C->len, v, C->n);
+}
+
+static void aff_from_bytes(const gx_curve *C, aff_pt *P, const uint8_t *in) {
+  gx_fe v = {0};
+  gx_load_be(v, in, C->n);
+  gx_to_mont(&C->fp, P->x, v);
+  gx_load_be(v, in + C->len, C->n);
+  gx_to_mont(&C->fp, P->y, v);
+}
+
+/* A curve parameter (big-endian hex of the standard's table) in Montgomery form. */
+static void hex_mont(const gx_curve *C, uint64_t *r, const char *hex) {
+  uint8_t b[64];
+  gx_fe v = {0};
+  CHECK(hex_decode(hex, b, sizeof b) == C->len, "parameter length");
+  gx_load_be(v, b, C->n);
+  gx_to_mont(&C->fp, r, v);
+}
+
+/* The points of order 4 from the Edwards form u^2 + v^2 = 1 + d u^2 v^2
+ * (R 50.1.114-2016, e = 1): (+-1, 0), whose images under the standard's map
+ * x = s (1 + v) / (1 - v) + t, y = s (1 + v) / ((1 - v) u), with
+ * s = (1 - d) / 4, t = (1 + d) / 6, are (s + t, +-s). Checked here: on the
+ * Weierstrass curve, and twice (s + t, s) = (t, 0), which has y = 0 and so
+ * order 2: (s + t, s) has order 4. d, a and b are the published
+ * parameters. */
+static void order4_point(const gx_curve *C, const uint64_t *a, aff_pt *t4, aff_pt *t2) {
+  const gx_mont *M = &C->fp;
+  gx_fe d, s, t, k, one = {1}, x, y, zero = {0};
+  hex_mont(C, d, C->def->ed_d);
+  gx_to_mont(M, one, one);
+  gx_add(M, k, one, one);
+  gx_add(M, k, k, k); /* 4 */
+  gx_inv(M, k, k);
+  gx_sub(M, s, one, d);
+  gx_mul(M, s, s, k);
+  gx_add(M, k, one, one);
+  gx_add(M, t, k, one);
+  gx_add(M, k, t, t); /* 6 */
+  gx_inv(M, k, k);
+  gx_add(M, t, one, d);
+  gx_mul(M, t, t, k);
+  gx_add(M, t4->x, s, t);
+  memcpy(t4->y, s, sizeof s);
+  aff_add(M, a, t2, t4, t4);
+  const char *name = C->def->name;
+  gx_from_mont(M, x, t4->x);
+  gx_from_mont(M, y, t4->y);
+  CHECK(gx_on_curve(C, x, y), "%s: (s + t, s) on the curve", name);
+  CHECK(!memcmp(t2->x, t, (size_t)C->n * 8) && gx_is_zero(t2->y, C->n),
+        "%s: 2 (s + t, s) = (t, 0): order 4", name);
+  gx_from_mont(M, x, t2->x);
+  CHECK(gx_on_curve(C, x, zero), "%s: (t, 0) on the curve", name);
+}
+
+/* A signature that verifies under Q = T of order 4 with no private key:
+ * k G = R, r = x(R) mod q, s = k e, so that verify's z1 G + z2 Q =
+ * k G + z2 T, which is R when 4 divides z2 = -r / e mod q (k is tried
+ * until it does: one in four). What an attacker sends with T as the key. */
+static void forge_order4(const gx_curve *C, const uint8_t *digest, uint8_t *sig) {
+  const gx_mont *F = &C->fq;
+  int n = C->n;
+  gx_fe a = {0}, e, k = {0}, r, s, z2, zero = {0}, one = {1};
+  for (int i = 0; i < n; i++) a[i] = gostx_load64_le(digest + 8 * i);
+  gx_reduce_wide(F, e, a, zero);
+  if (gx_is_zero(e, n)) memcpy(e, one, sizeof one);
+  for (int tries = 0; tries < 200; tries++) {
+    uint8_t kb[64], R[128];
+    scalar_below_q(C, k, 10);
+    gx_store_be(kb, k, n);
+    CHECK_RC(gostx_gost3410_public_key(C->def->id, kb, C->len, R, 2 * C->len), 0, "k G");
+    gx_fe x = {0};
+    gx_load_be(x, R, n);
+    gx_reduce_wide(F, r, x, zero);
+    gx_fe km;
+    gx_to_mont(F, km, k);
+    gx_mul(F, s, km, e); /* k e, normal form */
+    gx_inv_vartime(F, z2, e);
+    gx_to_mont(F, z2, z2);
+    gx_mul(F, z2, z2, r);
+    gx_sub(F, z2, zero, z2); /* -r / e */
+    if (!gx_is_zero(r, n) && !gx_is_zero(s, n) && (z2[0] & 3) == 0) break;
+  }
+  gx_store_be(sig, r, n);
+  gx_store_be(sig + C->len, s, n);
+}
+
+/* Every door that takes a public key refuses the points outside the
+ * order-q subgroup on 256 paramSetA and 512 paramSetC: T of order 4, -T,
+ * 2 T of order 2, G + 2 T (order 2q) and G + T (order 4q). Before the
+ * check, check_public_key took them all, and the signature forged under T
+ * verified. */
+static void test_small_order_keys(void) {
+  static const int sets[] = {GOSTX_GOST3410_256_A, GOSTX_GOST3410_512_C};
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+    const gx_curve *C = gx_curve_get(sets[i]);
+    const gx_mont *M = &C->fp;
+    const char *name = C->def->name;
+    size_t n = (size_t)C->len;
+    gx_fe a, zero = {0};
+    aff_pt t4, t2, bad[5], G;
+    uint8_t one[64] = {0}, g[128], d[64], pub[128], dig[64], sig[128], out[64], ukm[8] = {1};
+    hex_mont(C, a, C->def->a);
+    order4_point(C, a, &t4, &t2);
+    one[n - 1] = 1;
+    CHECK_RC(gostx_gost3410_public_key(sets[i], one, n, g, 2 * n), 0, "G");
+    aff_from_bytes(C, &G, g);
+    bad[0] = t4;
+    bad[1] = t4;
+    gx_sub(M, bad[1].y, zero, t4.y); /* -T = 3 T */
+    bad[2] = t2;
+    aff_add(M, a, &bad[3], &G, &t2);
+    aff_add(M, a, &bad[4], &G, &t4);
+    static const char *what[] = {"T (order 4)", "-T (order 4)", "2 T (order 2)",
+                                 "G + 2 T (order 2q)", "G + T (order 4q)"};
+    gostx_gost3410_keygen(sets[i], d, n, pub, 2 * n);
+    t_rand_bytes(dig, n);
+    CHECK_RC(gostx_gost3410_sign(sets[i], d, n, dig, n, sig, 2 * n), 0, "sign");
+    for (int b = 0; b < 5; b++) {
+      uint8_t q[128], der[GOSTX_GOST3410_DER_MAX], got[128];
+      size_t der_len = 0, len = 0;
+      gx_fe x, y;
+      aff_bytes(C, q, &bad[b]);
+      gx_load_be(x, q, C->n);
+      gx_load_be(y, q + n, C->n);
+      CHECK(gx_on_curve(C, x, y), "%s: %s on the curve", name, what[b]);
+      CHECK_RC(gostx_gost3410_check_public_key(sets[i], q, 2 * n), GOSTX_EINVAL, what[b]);
+      CHECK_RC(gostx_gost3410_verify(sets[i], q, 2 * n, dig, n, sig, 2 * n), GOSTX_EINVAL, what[b]);
+      CHECK_RC(gostx_gost3410_vko(sets[i], d, n, q, 2 * n, ukm, 8, out, 32), GOSTX_EINVAL, what[b]);
+      CHECK_RC(gostx_gost3410_keg(sets[i], d, n, q, 2 * n, dig, 32, out, 64), GOSTX_EINVAL, what[b]);
+      CHECK_RC(gostx_gost3410_pub_to_der(sets[i], q, 2 * n, der, sizeof der, &der_len),
+               GOSTX_EINVAL, what[b]);
+      /* A SubjectPublicKeyInfo holding the point: a good key's encoding
+       * with its last 2 n bytes (x || y, each little-endian) replaced. */
+      CHECK_RC(gostx_gost3410_pub_to_der(sets[i], pub, 2 * n, der, sizeof der, &der_len), 0, "DER");
+      for (size_t j = 0; j < n; j++) {
+        der[der_len - 2 * n + j] = q[n - 1 - j];
+        der[der_len - n + j] = q[2 * n - 1 - j];
+      }
+      gostx_gost3410_key_kind kind;
+      gostx_gost3410_curve curve;
+      CHECK_RC(gostx_gost3410_key_from_der(der, der_len, &kind, &curve, &len, NULL, 0, got,
+                                           sizeof got),
+               GOSTX_EINVAL, what[b]);
+    }
+    /* The forgery: verifies (by construction) under T, refused. */
+    uint8_t t4b[128], forged[128];
+    aff_bytes(C, t4b, &t4);
+    forge_order4(C, dig, forged);
+    CHECK_RC(gostx_gost3410_verify(sets[i], t4b, 2 * n, dig, n, forged, 2 * n), GOSTX_EINVAL,
+             "signature forged under a key of order 4");
+    /* The memo of checked keys (gost3410.c, per thread) keeps only keys
+     * that passed: after more good keys than it holds went through it, in
+     * two rounds, each point is still refused and each good key verifies. */
+    for (int round = 0; round < 2; round++) {
+      for (int j = 0; j < 6; j++) {
+        uint8_t d2[64], q2[128], s2[128];
+        gostx_gost3410_keygen(sets[i], d2, n, q2, 2 * n);
+        CHECK_RC(gostx_gost3410_sign(sets[i], d2, n, dig, n, s2, 2 * n), 0, "sign");
+        CHECK_RC(gostx_gost3410_verify(sets[i], q2, 2 * n, dig, n, s2, 2 * n), 0, "good key");
+        CHECK_RC(gostx_gost3410_verify(sets[i], q2, 2 * n, dig, n, s2, 2 * n), 0, "again");
+      }
+      for (int b = 0; b < 5; b++) {
+        uint8_t q[128];
+        aff_bytes(C, q, &bad[b]);
+        CHECK_RC(gostx_gost3410_check_public_key(sets[i], q, 2 * n), GOSTX_EINVAL, what[b]);
+      }
+    }
+    /* The subgroup check itself, with IFMA and without where the CPU has
+     * it: G and k G pass, the five points do not. */
+    for (int pass = 0; pass < 2; pass++) {
+      gx_curve Cc = *C;
+#ifdef GOSTX_ARCH_X86_64
+      Cc.fp.ifma = pass ? 0 : Cc.fp.ifma;
+#else
+      if (pass) break;
+#endif
+      gx_point P;
+      gx_fe x, y;
+      gx_point_generator(&Cc, &P);
+      CHECK(gx_ed_in_subgroup_vartime(&Cc, &P), "%s (ifma %d): G", name, Cc.fp.ifma);
+      gx_load_be(x, pub, C->n);
+      gx_load_be(y, pub + n, C->n);
+      gx_point_from_affine(&Cc, &P, x, y);
+      CHECK(gx_ed_in_subgroup_vartime(&Cc, &P), "%s (ifma %d): d G", name, Cc.fp.ifma);
+      for (int b = 0; b < 5; b++) {
+        uint8_t q[128];
+        aff_bytes(C, q, &bad[b]);
+        gx_load_be(x, q, C->n);
+        gx_load_be(y, q + n, C->n);
+        gx_point_from_affine(&Cc, &P, x, y);
+        CHECK(!gx_ed_in_subgroup_vartime(&Cc, &P), "%s (ifma %d): %s", name, Cc.fp.ifma,
+              what[b]);
+      }
+    }
   }
 }
 
@@ -953,6 +1169,7 @@ int main(void) {
   test_vko_cofactor();
   test_keg_vectors();
   test_keg_properties();
+  test_small_order_keys();
   test_refusals();
   test_recode();
   test_sqr();

@@ -3,7 +3,8 @@
 # against openssl with gost-engine (genpkey, pkey, dgst -sign/-verify,
 # pkeyutl -derive) on every curve both know: a few round trips each way
 # (the bulk runs in process in test_gost3410_engine). Refusals: bad PEM/DER,
-# wrong curve, private key 0 or >= q, a point off the curve, exit codes.
+# wrong curve, private key 0 or >= q, a point off the curve, points outside
+# the order-q subgroup (and a signature forged under one), exit codes.
 # The openssl part skips itself when the engine is missing; the rest runs.
 . "$(dirname "$0")/cli_common.sh" pkey
 cd "$T"
@@ -199,6 +200,98 @@ if command -v xxd >/dev/null; then
   refuse "vko with an off-curve peer" "invalid key" "$G" vko -k 256A.pem -peer off.der
 else
   echo "xxd missing: DER edits skipped"
+fi
+
+# ---- public keys outside the order-q subgroup (256A and 512C, cofactor 4) ----
+# R 50.1.114-2016 gives both sets as Edwards curves u^2 + v^2 = 1 + d u^2 v^2
+# too: (+-1, 0) has order 4 there, and x = s (1 + v) / (1 - v) + t,
+# y = s (1 + v) / ((1 - v) u), s = (1 - d) / 4, t = (1 + d) / 6 takes it to
+# (s + t, +-s). The script derives the points from the published p, a, b, q,
+# d (each checked on the curve, with its order), writes them as
+# SubjectPublicKeyInfo DER (a good key's encoding with x || y replaced) and
+# forges a signature under the point T of order 4: from a key pair (k, R =
+# k G), r = x(R) mod q and s = k e verify when 4 divides -r / e mod q
+# (multiples of the pair are tried until one does), verify's z1 G + z2 T being
+# k G then.
+if command -v python3 >/dev/null; then
+  cat > small_order.py <<'EOF'
+import sys
+
+CURVES = {  # p, a, b, q, d (big-endian hex)
+    "256A": [
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd97",  # p
+        "c2173f1513981673af4892c23035a27ce25e2013bf95aa33b22c656f277e7335",  # a
+        "295f9bae7428ed9ccc20e7c359a9d41a22fccd9108e17bf7ba9337a6f8ae9513",  # b
+        "400000000000000000000000000000000fd8cddfc87b6635c115af556c360c67",  # q
+        "0605f6b7c183fa81578bc39cfad518132b9df62897009af7e522c32d6dc7bffb",  # d
+    ],
+    "512C": [
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffdc7",  # p
+        "dc9203e514a721875485a529d2c722fb187bc8980eb866644de41c68e1430645"
+        "46e861c0e2c9edd92ade71f46fcf50ff2ad97f951fda9f2a2eb6546f39689bd3",  # a
+        "b4c4ee28cebc6c2c8ac12952cf37f16ac7efb6a9f69f4b57ffda2e4f0de5ade0"
+        "38cbc2fff719d2c18de0284b8bfef3b52b8cc7a5f5bf0a3c8d2319a5312557e1",  # b
+        "3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+        "c98cdba46506ab004c33a9ff5147502cc8eda9e7a769a12694623cef47f023ed",  # q
+        "9e4f5d8c017d8d9f13a5cf3cdf5bfe4dab402d54198e31ebde28a0621050439c"
+        "a6b39e0a515c06b304e2ce43e79e369e91a0cfc2bc2a22b4ca302dbb33ee7550",  # d
+    ],
+}
+
+
+def add(P, Q, a, p):  # affine, neither point infinity nor P = -Q
+    (x1, y1), (x2, y2) = P, Q
+    num, den = (3 * x1 * x1 + a, 2 * y1) if P == Q else (y2 - y1, x2 - x1)
+    lam = num * pow(den, -1, p) % p
+    x3 = (lam * lam - x1 - x2) % p
+    return x3, (lam * (x1 - x3) - y1) % p
+
+
+def main(tag, good_der, digest_hex, key_text):
+    p, a, b, q, d = (int(h, 16) for h in CURVES[tag])
+    n = (p.bit_length() + 7) // 8
+    on = lambda P: (P[1] * P[1] - P[0] ** 3 - a * P[0] - b) % p == 0
+    s, t = (1 - d) * pow(4, -1, p) % p, (1 + d) * pow(6, -1, p) % p
+    T4 = ((s + t) % p, s)
+    T2 = add(T4, T4, a, p)
+    assert on(T4) and T2 == (t, 0), "(s + t, s) of order 4"
+    # gostx pkey -text of a fresh key: d, x, y in hex
+    f = dict(line.split(": ", 1) for line in open(key_text).read().splitlines() if ": " in line)
+    k0, R0 = int(f["d"], 16), (int(f["x"], 16), int(f["y"], 16))
+    RT = add(R0, T4, a, p)  # k G + T: order 4q
+    assert on(RT)
+    der = open(good_der, "rb").read()
+    for name, P in (("t4", T4), ("t2", T2), ("rt", RT)):
+        xy = P[0].to_bytes(n, "little") + P[1].to_bytes(n, "little")
+        open(f"{tag}.{name}.der", "wb").write(der[:-2 * n] + xy)
+    e = int.from_bytes(bytes.fromhex(digest_hex), "little") % q or 1
+    k, R = k0, R0
+    for _ in range(200):  # (m k, m R) for m = 1, 2, ...: one in four fits
+        r, s_ = R[0] % q, k * e % q
+        if r and s_ and (-r * pow(e, -1, q)) % q % 4 == 0:
+            open(f"{tag}.forged.sig", "wb").write(s_.to_bytes(n, "big") + r.to_bytes(n, "big"))
+            return
+        k, R = (k + k0) % q, add(R, R0, a, p)
+    sys.exit("no multiple of the key pair gave 4 | z2")
+
+
+main(*sys.argv[1:])
+EOF
+  for c in 256A 512C; do
+    "$G" pkey -i "$c.pub" -outform DER -o "$c.good.der"
+    "$G" pkey -i "$c.pem" -text -o "$c.txt"
+    h=$("$G" hash -a streebog${c:0:3} m | cut -d' ' -f1)
+    check "$c: small-order points and the forgery derived" python3 small_order.py "$c" "$c.good.der" "$h" "$c.txt"
+    refuse "$c: pkey refuses a public key of order 4" "not of order q" "$G" pkey -i "$c.t4.der"
+    refuse "$c: pkey refuses a public key of order 2" "not of order q" "$G" pkey -i "$c.t2.der"
+    refuse "$c: pkey refuses a public key of order 4q" "not of order q" "$G" pkey -i "$c.rt.der"
+    refuse "$c: verify refuses a signature forged under a key of order 4" "not of order q" \
+      "$G" verify -p "$c.t4.der" -s "$c.forged.sig" m
+    refuse "$c: vko refuses a peer key of order 4q" "not of order q" "$G" vko -k "$c.pem" -peer "$c.rt.der"
+  done
+else
+  echo "python3 missing: small-order key rows skipped"
 fi
 
 # ---- encrypted private keys (PKCS#8 PBES2, docs/GOST3410.md "Key files") ----

@@ -16,7 +16,8 @@
  *   UKM:            1..64 bytes read little-endian (gost-engine's order);
  *                   0 mod q counts as 1, as R 50.1.113-2016 says.
  * Errors: GOSTX_EINVAL unknown curve, NULL, private key 0 or >= q, public key
- * off the curve, a coordinate >= p or the point at infinity; GOSTX_ELEN a
+ * off the curve, a coordinate >= p, the point at infinity or (256 paramSetA,
+ * 512 paramSetC: cofactor 4) outside the order-q subgroup; GOSTX_ELEN a
  * buffer of the wrong length; GOSTX_EFORMAT r or s = 0 or >= q;
  * GOSTX_EAUTH a well-formed signature that does not verify; GOSTX_EIO the
  * OS random generator failed. */
@@ -58,7 +59,9 @@ GOSTX_API int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, s
 /* Q = d * P. */
 GOSTX_API int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv,
                                         size_t priv_len, uint8_t *pub, size_t pub_len);
-/* 0 when pub is a point of the curve (not infinity, coordinates < p). */
+/* 0 when pub is a point of the curve of order q (not infinity, coordinates
+ * < p, q pub = O: checked on the cofactor-4 sets, true of every point on the
+ * others). Every call that takes a public key checks the same. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_check_public_key(gostx_gost3410_curve curve,
                                                                const uint8_t *pub,
                                                                size_t pub_len);
@@ -110,7 +113,7 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_keg(gostx_gost3410_curve curve, co
  * size); GOSTX_EUNSUP for a well-formed key of another algorithm or an
  * unknown parameter set (an encrypted PKCS#8 key, a GOST R 34.10-2001 key,
  * an RSA key); a well-formed key that is invalid (d = 0 or >= q, a point
- * off the curve) is GOSTX_EINVAL. */
+ * off the curve or outside the order-q subgroup) is GOSTX_EINVAL. */
 
 /* Large enough for any key this codec writes or reads. */
 #define GOSTX_GOST3410_DER_MAX 512

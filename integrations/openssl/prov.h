@@ -172,7 +172,8 @@ const char *prov_gost_digest_name(size_t len);
 /* d (big-endian, len bytes) with Q computed from it; 0 with an error raised
  * when d is 0 or >= q or no set is chosen. */
 int prov_gost_key_set_priv(prov_gost_key *k, const uint8_t *d);
-/* Q (x || y big-endian); 0 with an error raised when it is off the curve. */
+/* Q (x || y big-endian); 0 with an error raised when it is off the curve or
+ * outside the order-q subgroup. */
 int prov_gost_key_set_pub(prov_gost_key *k, const uint8_t *q);
 /* Copies of a keydata for the operation contexts; 0 with an error raised when
  * it lacks what the operation needs (private: need_priv). */

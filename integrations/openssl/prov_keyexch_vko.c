@@ -141,7 +141,7 @@ static int vko_set_peer(void *vx, void *peerdata) {
     return 0;
   }
   if (gostx_gost3410_check_public_key(x->peer.ps->curve, x->peer.pub, 2 * x->len) != GOSTX_OK) {
-    prov_err(PROV_R_BAD_KEY, "peer public key is not a point of %s", x->peer.ps->name);
+    prov_err(PROV_R_BAD_KEY, "peer public key is not a point of order q of %s", x->peer.ps->name);
     return 0;
   }
   x->has_peer = 1;

@@ -114,7 +114,7 @@ int prov_gost_key_set_priv(prov_gost_key *k, const uint8_t *d) {
 
 int prov_gost_key_set_pub(prov_gost_key *k, const uint8_t *q) {
   if (!k->ps || gostx_gost3410_check_public_key(k->ps->curve, q, 2 * k->len) != GOSTX_OK) {
-    prov_err(PROV_R_BAD_KEY, "public key is not a point of %s",
+    prov_err(PROV_R_BAD_KEY, "public key is not a point of order q of %s",
              k->ps ? k->ps->name : "any chosen curve");
     return 0;
   }

@@ -180,6 +180,10 @@ void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k);
 void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P);
 void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                         const gx_point *P);
+/* 1 when P (a point of the curve, Z = 1) has order q, i.e. q P = O; 0 for
+ * every point with a small-order part, infinity included. For public points
+ * only (variable time): the subgroup check of the cofactor-4 sets. */
+int gx_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P);
 /* r = a G + b P (public a, b < q), all in Jacobian coordinates with affine
  * tables (ec_jac.c); -1 (nothing written) when P's small multiples meet
  * infinity: the caller then uses gx_point_mul2_vartime. */

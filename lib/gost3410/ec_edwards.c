@@ -100,7 +100,8 @@ static void neg_if(const gx_curve *C, uint64_t *x, uint64_t *t, uint64_t mask) {
 /* The Weierstrass point (internal coordinates, ec.h) in extended Edwards
  * coordinates: with x, y the standard's, u = (x - t)/y, v = (x - t - s)/(x
  * - t + s). Written over Z as n1/d1, n2/d2: (n1 d2 : n2 d1 : d1 d2 : n1 n2).
- * Only points of odd order come here (never y = 0); infinity gives Z = 0,
+ * Never y = 0 (the point of order 2: gx_ed_in_subgroup_vartime refuses it
+ * first, and the others see only points of order q); infinity gives Z = 0,
  * which the callers refuse before. */
 static void ed_from_weier(const gx_curve *C, ed_point *r, const gx_point *P) {
   const gx_mont *M = &C->fp;
@@ -301,22 +302,22 @@ _Static_assert(1 << (VAR_W - 2) == GX_ED_IFMA_ODD && 1 << (G_W - 2) == GX_ED_IFM
                    VAR_ENTRIES == GX_ED_IFMA_ENTRIES,
                "ec_edwards_ifma.c's tables are the sizes this file hands it");
 
-void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
-                        const gx_point *P) {
+/* acc = a G + b E, b's digits over E's odd multiples; a G only when tab (the
+ * G table) is there and a is not NULL. */
+static void ed_mul2_core(const gx_curve *C, ed_point *acc, const uint64_t *a, const uint64_t *b,
+                         const ed_point *E, const uint64_t *tab) {
   int n = C->n;
   uint64_t odd[(1 << (VAR_W - 2)) * 4 * GX_MAXN], e[4 * GX_MAXN];
   int8_t db[64 * GX_MAXN + 1], da[64 * GX_MAXN + 1];
-  ed_point E, acc;
-  const uint64_t *tab = base_table(C); /* NULL: no memory; a G apart below */
-  ed_from_weier(C, &E, P);
-  odd_multiples(C, odd, &E, 1 << (VAR_W - 2));
-  ed_neutral(C, &acc);
+  if (!a) tab = NULL;
+  odd_multiples(C, odd, E, 1 << (VAR_W - 2));
+  ed_neutral(C, acc);
   int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
 #ifdef GOSTX_ARCH_X86_64
   if (C->fp.ifma) {
-    gx_ed_mul2_ifma_vartime(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, odd, 1 << (VAR_W - 2), db,
-                            nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
+    gx_ed_mul2_ifma_vartime(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
+                            db, nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
     na = nb = 0; /* nothing left for the loop below */
   }
 #endif
@@ -324,20 +325,28 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
     int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;
     if (!d && !g) continue;
-    while (pending--) ed_dbl(C, &acc, &acc, pending == 0);
+    while (pending--) ed_dbl(C, acc, acc, pending == 0);
     pending = 0;
     if (d) {
       memcpy(e, odd + (size_t)((d < 0 ? -d : d) >> 1) * 4 * (size_t)n, (size_t)n * 32);
       if (d < 0) neg_if(C, e, e + 3 * n, ~(uint64_t)0);
-      ed_add(C, &acc, &acc, e, e + n, e + 2 * n, e + 3 * n, g != 0); /* T for a G's add */
+      ed_add(C, acc, acc, e, e + n, e + 2 * n, e + 3 * n, g != 0); /* T for a G's add */
     }
     if (g) {
       memcpy(e, tab + (size_t)((g < 0 ? -g : g) >> 1) * 3 * (size_t)n, (size_t)n * 24);
       if (g < 0) neg_if(C, e, e + 2 * n, ~(uint64_t)0);
-      ed_add(C, &acc, &acc, e, e + n, NULL, e + 2 * n, 0);
+      ed_add(C, acc, acc, e, e + n, NULL, e + 2 * n, 0);
     }
   }
-  while (pending-- > 0) ed_dbl(C, &acc, &acc, 0);
+  while (pending-- > 0) ed_dbl(C, acc, acc, 0);
+}
+
+void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                        const gx_point *P) {
+  ed_point E, acc;
+  const uint64_t *tab = base_table(C); /* NULL: no memory; a G apart below */
+  ed_from_weier(C, &E, P);
+  ed_mul2_core(C, &acc, a, b, &E, tab);
   if (!tab) {
     gx_point A, G, B;
     gx_point_generator(C, &G);
@@ -347,4 +356,23 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
     return;
   }
   ed_to_weier(C, r, &acc);
+}
+
+/* q P = O, decided in Edwards coordinates, where the addition law is
+ * complete for every point (small orders included). The one rational point
+ * with no image there is (t, 0) of order 2 (y = 0), refused first; x = t - s
+ * would be an Edwards point at infinity, which d not being a square rules
+ * out (refused all the same should the map give Z = 0). The neutral is
+ * (0 : Z : Z); (0 : -Z : Z) is the point of order 2, so both X and Y are
+ * compared (ed_to_weier would take either for infinity). */
+int gx_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P) {
+  const gx_mont *M = &C->fp;
+  ed_point E, acc;
+  if (gx_is_zero(P->Y, C->n) || gx_is_zero(P->Z, C->n)) return 0;
+  ed_from_weier(C, &E, P);
+  if (gx_is_zero(E.Z, C->n)) return 0;
+  ed_mul2_core(C, &acc, NULL, C->q, &E, NULL);
+  gx_fe d;
+  fe_sub(M, d, acc.Y, acc.Z);
+  return gx_is_zero(acc.X, C->n) && gx_is_zero(d, C->n) && !gx_is_zero(acc.Z, C->n);
 }

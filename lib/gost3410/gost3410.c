@@ -38,7 +38,35 @@ static int load_priv(const gx_curve *C, uint64_t *d, const uint8_t *priv, size_t
 }
 
 /* Q from x || y big-endian; GOSTX_EINVAL off the curve (coordinates >= p
- * included; infinity has no affine form, so it is refused too). */
+ * included; infinity has no affine form, so it is refused too) or outside
+ * the order-q subgroup. Every public key the library takes comes through
+ * here: verify, VKO, KEG, gostx_gost3410_check_public_key and so the key
+ * readers, the CLI, the provider and Python. On the cofactor-1 sets every
+ * point of the curve has order q; on the two cofactor-4 sets a key of order
+ * 2, 4, 2q or 4q would let anyone forge signatures under it, so q Q = O is
+ * checked (Q is public: variable time). */
+/* The last public keys of the cofactor-4 sets that passed q Q = O, per
+ * thread: many verifications or VKOs under one key (a CA's, a peer's) pay
+ * that multiplication once, not every call (it costs about what a
+ * verification does). Only keys that passed are kept, compared whole with
+ * the curve: a key is in the subgroup or not once and for all. Public data. */
+#define CHECKED_KEYS 4
+static _Thread_local struct {
+  int curve;
+  uint8_t pub[128];
+} checked_keys[CHECKED_KEYS];
+static _Thread_local unsigned checked_next;
+
+static int in_subgroup(const gx_curve *C, const gx_point *Q, const uint8_t *pub, size_t pub_len) {
+  for (int i = 0; i < CHECKED_KEYS; i++)
+    if (checked_keys[i].curve == C->def->id && !memcmp(checked_keys[i].pub, pub, pub_len)) return 1;
+  if (!gx_ed_in_subgroup_vartime(C, Q)) return 0;
+  unsigned slot = checked_next++ % CHECKED_KEYS;
+  checked_keys[slot].curve = C->def->id;
+  memcpy(checked_keys[slot].pub, pub, pub_len);
+  return 1;
+}
+
 static int load_pub(const gx_curve *C, gx_point *Q, const uint8_t *pub, size_t pub_len) {
   if (!pub) return GOSTX_EINVAL;
   if (pub_len != 2 * (size_t)C->len) return GOSTX_ELEN;
@@ -47,6 +75,7 @@ static int load_pub(const gx_curve *C, gx_point *Q, const uint8_t *pub, size_t p
   gx_load_be(y, pub + C->len, C->n);
   if (!gx_on_curve(C, x, y)) return GOSTX_EINVAL;
   gx_point_from_affine(C, Q, x, y);
+  if (C->def->cofactor > 1 && !in_subgroup(C, Q, pub, pub_len)) return GOSTX_EINVAL;
   return 0;
 }
 
@@ -259,8 +288,8 @@ int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t p
   gx_to_mont(&C.fq, t, t);
   gx_mul(&C.fq, t, t, d); /* UKM d mod q */
   /* The cofactor goes on the public point: (h UKM d) Q = (UKM d) (h Q) for
-   * keys of the order-q subgroup, and h Q has odd order, as the complete
-   * formulas want. A peer key of small order gives infinity: refused. */
+   * keys of the order-q subgroup (load_pub refused the others), as the
+   * complete formulas want; infinity is refused all the same. */
   for (int h = C.def->cofactor; h > 1; h >>= 1) gx_point_add(&C, &Q, &Q, &Q);
   if (gx_is_zero(Q.Z, C.n)) {
     rc = GOSTX_EINVAL;
@@ -302,19 +331,8 @@ int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t p
   uint8_t ukm[16], kexp[32];
   if (!len || !h || !out) return GOSTX_EINVAL;
   if (h_len != 32 || out_len != 64) return GOSTX_ELEN;
-  /* Step 1 of KEG: q Q must be the point at infinity. On the cofactor-1
-   * curves every point of the curve passes (VKO checks that Q is one); on the
-   * two Edwards sets a point with a small-order part is refused here, where
-   * VKO alone would clear the cofactor and go on. Q is public. */
-  gx_curve C;
-  int rc = gx_curve_load(&C, curve);
-  if (rc) return rc;
-  if (C.def->cofactor > 1) {
-    gx_point Q, O;
-    if ((rc = load_pub(&C, &Q, peer_pub, pub_len))) return rc;
-    gx_point_mul_ref(&C, &O, C.q, &Q);
-    if (!gx_is_zero(O.Z, C.n)) return GOSTX_EINVAL;
-  }
+  /* Step 1 of KEG, q Q = O, is VKO's load_pub check. */
+  int rc;
   for (size_t i = 0; i < 16; i++) ukm[i] = h[15 - i];
   if (len == 64) return gostx_gost3410_vko(curve, priv, priv_len, peer_pub, pub_len, ukm, 16, out, 64);
   rc = gostx_gost3410_vko(curve, priv, priv_len, peer_pub, pub_len, ukm, 16, kexp, 32);

@@ -154,14 +154,15 @@ class PublicKey(_OnCurve):
     @classmethod
     def from_bytes(cls, curve, data):
         """The key x || y (each coordinate big-endian, 2 * curve.key_size / 8
-        bytes); GostxValueError unless it is a point of the curve."""
+        bytes); GostxValueError unless it is a point of the curve of order q."""
         curve = _as_curve(curve)
         n = _size(curve)
         need_len(f"public key (x || y on {curve.param_set})", data, 2 * n)
         raw = _copy_bytes(data)
         if lib.gostx_gost3410_check_public_key(curve, raw, 2 * n):
-            raise GostxValueError(f"public key is not a point of {curve.param_set} (off the "
-                                  "curve, a coordinate >= p, or the point at infinity)")
+            raise GostxValueError(f"public key is not a point of order q of {curve.param_set} "
+                                  "(off the curve, a coordinate >= p, the point at infinity, or "
+                                  "a point with a small-order part)")
         return cls._new(curve, raw)
 
     def public_bytes_raw(self):

@@ -292,21 +292,52 @@ def test_library_agrees_with_gostcrypto():
     assert len(seen) == 7  # every tc26 set but the two test sets
 
 
-def test_small_order_peer_key_is_refused_on_the_cofactor_curves():
-    # The twisted Edwards sets' point (0, -1) has order 2; in the Weierstrass form it is
-    # (t, 0) with t = (e + d) / 6 mod p (R 50.1.114-2016's map), e and d from gostcrypto.
+def _forge_under_order4(c, T, digest, key):
+    """A signature (r || s) of digest that verifies under T of order 4 with no
+    private key: with (k, R = k G) from key and its multiples, r = x(R) mod q
+    and s = k e, verify's z1 G + z2 T is k G once 4 divides z2 = -r / e."""
+    p, a, q, n = c["p"], c["a"], c["q"], len(digest)
+    e = int.from_bytes(digest, "little") % q or 1
+    k0 = int.from_bytes(key.private_bytes_raw(), "big")
+    raw = key.public_key().public_bytes_raw()
+    R0 = (int.from_bytes(raw[:n], "big"), int.from_bytes(raw[n:], "big"))
+    k, R = k0, R0
+    while True:
+        r, s = R[0] % q, k * e % q
+        sig = _be(r, n) + _be(s, n)
+        if r and s and -r * pow(e, -1, q) % q % 4 == 0:
+            z1, z2 = s * pow(e, -1, q) % q, -r * pow(e, -1, q) % q
+            V = _ec_add(_ec_mul(z1, (c["x"], c["y"]), a, p), _ec_mul(z2, T, a, p), a, p)
+            assert V[0] % q == r  # what verify computes: it verifies under T
+            return sig
+        k, R = (k + k0) % q, _ec_add(R, R0, a, p)
+
+
+def test_points_outside_the_subgroup_are_refused_on_the_cofactor_curves():
+    # The twisted Edwards sets (R 50.1.114-2016, e u^2 + v^2 = 1 + d u^2 v^2): (+-1, 0)
+    # has order 4 (e = 1), and the map x = s (1 + v) / (1 - v) + t, y = s (1 + v) /
+    # ((1 - v) u), s = (e - d) / 4, t = (e + d) / 6, takes it to (s + t, +-s); twice it
+    # is (t, 0), of order 2. e, d and the curve from gostcrypto.
     curves = dict((c, params) for c, params, _ in _gostcrypto_curves())
     for curve in (Curve.GOST3410_256_A, Curve.GOST3410_512_C):
         c, n = curves[curve], curve.key_size // 8
-        t = (c["e"] + c["d"]) * pow(6, -1, c["p"]) % c["p"]
-        weak = PublicKey.from_bytes(curve, _be(t, n) + bytes(n))  # on the curve: a valid point
+        p, a, b = c["p"], c["a"], c["b"]
+        assert c["e"] == 1
+        s = (c["e"] - c["d"]) * pow(4, -1, p) % p
+        t = (c["e"] + c["d"]) * pow(6, -1, p) % p
+        T = ((s + t) % p, s)
+        assert _ec_add(T, T, a, p) == (t, 0)
+        G = (c["x"], c["y"])
+        points = {"order 4": T, "order 4 (-T)": (T[0], p - T[1]), "order 2": (t, 0),
+                  "order 2q": _ec_add(G, (t, 0), a, p), "order 4q": _ec_add(G, T, a, p)}
+        for what, (x, y) in points.items():
+            assert (y * y - x ** 3 - a * x - b) % p == 0, what  # on the curve
+            with pytest.raises(gostx.GostxValueError, match="not a point of order q"):
+                PublicKey.from_bytes(curve, _be(x, n) + _be(y, n))
+        # A signature forged under T, which a PublicKey of T would have accepted.
         key = PrivateKey.generate(curve)
-        with pytest.raises(gostx.GostxValueError, match="small order"):
-            key.exchange(weak, b"\x01")
-        with pytest.raises(gostx.GostxValueError, match="small order"):
-            key.keg(weak, os.urandom(32))
-        with pytest.raises(InvalidSignature):
-            weak.verify(key.sign(b"x"), b"x")
+        digest = gostx.new(f"streebog{8 * n}", b"signed by nobody").digest()
+        _forge_under_order4(c, T, digest, key)
 
 
 # ---- refusals ----

@@ -2,7 +2,8 @@
  * libgostx's own calls: keygen and import/export, s || r signatures
  * (digest-sign and raw), VKO, the PKCS#8 / SPKI DER; and every refusal
  * (bad params, wrong keys, truncated or out-of-range signatures, off-curve
- * points, empty input) leaves an error on OpenSSL's queue.
+ * points, points outside the order-q subgroup, empty input) leaves an error
+ * on OpenSSL's queue.
  * argv[1]: the folder holding gostx.so. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/decoder.h>
+#include <openssl/ec.h>
 #include <openssl/encoder.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -358,6 +360,147 @@ static void test_der(void) {
   EVP_PKEY_free(k);
 }
 
+/* ---- public keys outside the order-q subgroup (the cofactor-4 sets) ----
+ * R 50.1.114-2016 gives 256 paramSetA and 512 paramSetC as the Edwards
+ * curves u^2 + v^2 = 1 + d u^2 v^2 too: (+-1, 0) there has order 4, and the
+ * map x = s (1 + v) / (1 - v) + t, y = s (1 + v) / ((1 - v) u), s = (1 - d)
+ * / 4, t = (1 + d) / 6 takes it to (s + t, +-s). OpenSSL's own arithmetic
+ * checks the point: on y^2 = x^3 + a x + b, and twice it has y = 0 (order
+ * 2). p, a, b, q, d: the published parameters. */
+static const struct {
+  const char *type, *group, *md, *p, *a, *b, *q, *d;
+  gostx_gost3410_curve curve;
+} cofactor4[] = {
+    {"gost2012_256", "id-tc26-gost-3410-2012-256-paramSetA", "md_gost12_256",
+     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffd97",
+     "c2173f1513981673af4892c23035a27ce25e2013bf95aa33b22c656f277e7335",
+     "295f9bae7428ed9ccc20e7c359a9d41a22fccd9108e17bf7ba9337a6f8ae9513",
+     "400000000000000000000000000000000fd8cddfc87b6635c115af556c360c67",
+     "0605f6b7c183fa81578bc39cfad518132b9df62897009af7e522c32d6dc7bffb", GOSTX_GOST3410_256_A},
+    {"gost2012_512", "id-tc26-gost-3410-2012-512-paramSetC", "md_gost12_512",
+     "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffdc7",
+     "dc9203e514a721875485a529d2c722fb187bc8980eb866644de41c68e1430645"
+     "46e861c0e2c9edd92ade71f46fcf50ff2ad97f951fda9f2a2eb6546f39689bd3",
+     "b4c4ee28cebc6c2c8ac12952cf37f16ac7efb6a9f69f4b57ffda2e4f0de5ade0"
+     "38cbc2fff719d2c18de0284b8bfef3b52b8cc7a5f5bf0a3c8d2319a5312557e1",
+     "3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+     "c98cdba46506ab004c33a9ff5147502cc8eda9e7a769a12694623cef47f023ed",
+     "9e4f5d8c017d8d9f13a5cf3cdf5bfe4dab402d54198e31ebde28a0621050439c"
+     "a6b39e0a515c06b304e2ce43e79e369e91a0cfc2bc2a22b4ca302dbb33ee7550",
+     GOSTX_GOST3410_512_C},
+};
+
+static void point_bytes(const EC_GROUP *g, const EC_POINT *P, uint8_t *out, int n, BN_CTX *bc) {
+  BIGNUM *x = BN_new(), *y = BN_new();
+  EC_POINT_get_affine_coordinates(g, P, x, y, bc);
+  BN_bn2binpad(x, out, n);
+  BN_bn2binpad(y, out + n, n);
+  BN_free(x), BN_free(y);
+}
+
+/* A signature (s || r) of msg that verifies under T of order 4 with no
+ * private key: k G = R, r = x(R) mod q, s = k e, so that verify's z1 G + z2
+ * T = k G when 4 divides z2 = -r / e mod q (k is redrawn until it does). */
+static void forge_order4(size_t i, const BIGNUM *q, const uint8_t *msg, size_t ml, uint8_t *sig,
+                         BN_CTX *bc) {
+  int n = (int)gostx_gost3410_size(cofactor4[i].curve);
+  uint8_t h[64], hbe[64], k[64], R[128];
+  BIGNUM *e = BN_new(), *kb = BN_new(), *r = BN_new(), *s = BN_new(), *z = BN_new();
+  gostx_streebog((size_t)n, msg, ml, h);
+  reverse(hbe, h, (size_t)n); /* e is the digest read little-endian */
+  BN_bin2bn(hbe, n, e);
+  BN_nnmod(e, e, q, bc);
+  if (BN_is_zero(e)) BN_one(e);
+  for (int tries = 0; tries < 200; tries++) {
+    gostx_gost3410_keygen(cofactor4[i].curve, k, (size_t)n, R, 2 * (size_t)n);
+    BN_bin2bn(k, n, kb);
+    BN_bin2bn(R, n, r);
+    BN_nnmod(r, r, q, bc);
+    BN_mod_mul(s, kb, e, q, bc);
+    BN_mod_inverse(z, e, q, bc);
+    BN_mod_mul(z, z, r, q, bc);
+    BN_sub(z, q, z); /* -r / e */
+    if (BN_mod_word(z, 4) == 0) break;
+  }
+  BN_bn2binpad(s, sig, n);
+  BN_bn2binpad(r, sig + n, n);
+  BN_free(e), BN_free(kb), BN_free(r), BN_free(s), BN_free(z);
+}
+
+static void test_small_order(void) {
+  for (size_t i = 0; i < sizeof cofactor4 / sizeof cofactor4[0]; i++) {
+    const char *set = cofactor4[i].group;
+    int n = (int)gostx_gost3410_size(cofactor4[i].curve);
+    BN_CTX *bc = BN_CTX_new();
+    BIGNUM *p = NULL, *a = NULL, *b = NULL, *q = NULL, *d = NULL;
+    BN_hex2bn(&p, cofactor4[i].p), BN_hex2bn(&a, cofactor4[i].a), BN_hex2bn(&b, cofactor4[i].b);
+    BN_hex2bn(&q, cofactor4[i].q), BN_hex2bn(&d, cofactor4[i].d);
+    BIGNUM *s = BN_new(), *t = BN_new(), *u = BN_new(), *x = BN_new();
+    BN_set_word(u, 4);
+    BN_mod_inverse(u, u, p, bc);
+    BN_one(s);
+    BN_mod_sub(s, s, d, p, bc);
+    BN_mod_mul(s, s, u, p, bc); /* (1 - d) / 4 */
+    BN_set_word(u, 6);
+    BN_mod_inverse(u, u, p, bc);
+    BN_one(t);
+    BN_mod_add(t, t, d, p, bc);
+    BN_mod_mul(t, t, u, p, bc); /* (1 + d) / 6 */
+    BN_mod_add(x, s, t, p, bc);
+    EC_GROUP *g = EC_GROUP_new_curve_GFp(p, a, b, bc);
+    EC_POINT *T = EC_POINT_new(g), *T2 = EC_POINT_new(g), *RT = EC_POINT_new(g);
+    check(g && EC_POINT_set_affine_coordinates(g, T, x, s, bc) && EC_POINT_is_on_curve(g, T, bc) == 1,
+          "%s: (s + t, s) on the curve", set);
+    EC_POINT_dbl(g, T2, T, bc);
+    EC_POINT_get_affine_coordinates(g, T2, x, u, bc);
+    check(BN_is_zero(u) && !BN_cmp(x, t), "%s: twice (s + t, s) is (t, 0): order 4", set);
+    uint8_t k[64], kq[128], bad[3][128];
+    gostx_gost3410_keygen(cofactor4[i].curve, k, (size_t)n, kq, 2 * (size_t)n);
+    BN_bin2bn(kq, n, x), BN_bin2bn(kq + n, n, u);
+    EC_POINT_set_affine_coordinates(g, RT, x, u, bc);
+    EC_POINT_add(g, RT, RT, T, bc); /* k G + T: order 4q */
+    point_bytes(g, T, bad[0], n, bc);
+    point_bytes(g, T2, bad[1], n, bc);
+    point_bytes(g, RT, bad[2], n, bc);
+    static const char *what[] = {"a public key of order 4", "a public key of order 2",
+                                 "a public key of order 4q"};
+    /* the SubjectPublicKeyInfo of a good key, to carry the bad points */
+    EVP_PKEY *good = fromdata(cofactor4[i].type, set, NULL, (size_t)n, kq, 2 * (size_t)n);
+    uint8_t *der = NULL;
+    int len = good ? i2d_PUBKEY(good, &der) : 0;
+    check(len > 2 * n, "%s: SPKI of a good key", set);
+    for (int j = 0; j < 3; j++) {
+      EVP_PKEY *k2 = fromdata(cofactor4[i].type, set, NULL, (size_t)n, bad[j], 2 * (size_t)n);
+      refused(k2 != NULL, what[j]);
+      EVP_PKEY_free(k2);
+      if (len <= 2 * n) continue;
+      reverse(der + len - 2 * n, bad[j], (size_t)n); /* x, y little-endian */
+      reverse(der + len - n, bad[j] + n, (size_t)n);
+      const uint8_t *dp = der;
+      k2 = d2i_PUBKEY(NULL, &dp, len);
+      refused(k2 != NULL, what[j]);
+      EVP_PKEY_free(k2);
+    }
+    /* a forged signature: had the key of order 4 been taken, it verified */
+    uint8_t msg[] = "signed by nobody", sig[128];
+    forge_order4(i, q, msg, sizeof msg, sig, bc);
+    EVP_PKEY *weak = fromdata(cofactor4[i].type, set, NULL, (size_t)n, bad[0], 2 * (size_t)n);
+    check(!weak || !digest_verify(weak, cofactor4[i].md, msg, sizeof msg, sig, 2 * (size_t)n),
+          "%s: no signature forged under a key of order 4 verifies (key %s)", set,
+          weak ? "imported" : "refused");
+    ERR_clear_error();
+    EVP_PKEY_free(weak);
+    EVP_PKEY_free(good);
+    OPENSSL_free(der);
+    EC_POINT_free(T), EC_POINT_free(T2), EC_POINT_free(RT);
+    EC_GROUP_free(g);
+    BN_free(p), BN_free(a), BN_free(b), BN_free(q), BN_free(d);
+    BN_free(s), BN_free(t), BN_free(u), BN_free(x);
+    BN_CTX_free(bc);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s GOSTX_MODULE_DIR\n", argv[0]);
@@ -379,6 +522,7 @@ int main(int argc, char **argv) {
   test_vko("gost2012_256", "TCA", "B");
   test_vko("gost2012_512", "C", "A");
   test_der();
+  test_small_order();
   OSSL_PROVIDER_unload(gx);
   OSSL_PROVIDER_unload(def);
   printf("%lu passed, %lu failed\n", pass, fail);
