@@ -31,13 +31,13 @@ def pbkdf2(password, salt, iterations, length=64):
     if isinstance(password, str):
         password = password.encode()
     out = ffi.new("uint8_t[]", length)
-    args = (rbuf(password), nbytes(password), rbuf(salt), nbytes(salt), iterations, out, length)
+    p, p_len, s, s_len = rbuf(password), nbytes(password), rbuf(salt), nbytes(salt)
     if iterations * ((length + 63) // 64) <= _PBKDF2_INLINE:
-        rc = lib.gostx_pbkdf2_streebog512(*args)
-    else:  # copies of the inputs: the call may outlive this one
-        pw = ffi.new("uint8_t[]", max(1, args[1]))
-        ffi.memmove(pw, args[0], args[1])
-        rc = detached(_pbkdf2_wiping, pw, args[1], bytes(salt), args[3], iterations, out, length,
+        rc = lib.gostx_pbkdf2_streebog512(p, p_len, s, s_len, iterations, out, length)
+    else:  # on copies of the inputs: the call may outlive this one
+        pw = ffi.new("uint8_t[]", max(1, p_len))
+        ffi.memmove(pw, p, p_len)
+        rc = detached(_pbkdf2_wiping, pw, p_len, bytes(salt), s_len, iterations, out, length,
                       abandon=lambda: lib.gostx_memzero(out, length))
     check(rc, "iterations and length must be >= 1")
     return take(out)

@@ -4,8 +4,8 @@ dm-crypt's kuznyechik-xts-plain64 and VeraCrypt use it.
 Calls on more than 1 MiB run in pieces of whole sectors, or (one data unit)
 as one call on a thread of its own (_native.detached), so Ctrl-C stops the
 caller within about 20 ms; an interrupted call writes nothing to out."""
-from ._native import (LONG, GostxValueError, Wiped, check, detached, own_copy, ffi, lib, nbytes, need_len, output, pieces,
-                      pool_for, rbuf, rptr, staged)
+from ._native import (LONG, GostxValueError, Wiped, check, detached, ffi, lib, nbytes, need_len, output,
+                      own_copy, pool_for, rbuf, rptr, staged)
 
 __all__ = ["KuznyechikXTS"]
 
@@ -63,8 +63,7 @@ class KuznyechikXTS(Wiped):
                   "sector_size and data must be >= 16 bytes")
             return res
         pool, key, d = pool_for(threads), self._live(), rptr(data)
-        st = staged(out, n)
-        with st:
+        with staged(out, n) as st:
             for off, m in st.pieces(n, sector_size):
                 # Tweaks count mod 2**64, as the C numbering does.
                 first = first_sector if off == 0 else (first_sector + off // sector_size) % (1 << 64)
