@@ -27,6 +27,25 @@ if(GOSTX_CUDA)
   set(GOSTX_PC_CFLAGS "-DGOSTX_CUDA")
   string(APPEND GOSTX_PC_LIBS_PRIVATE " -ldl")
 endif()
+# libdir and includedir relative to ${prefix}, so a tree installed with
+# `cmake --install --prefix` elsewhere, or moved, works through `pkg-config
+# --define-prefix`. An absolute CMAKE_INSTALL_<dir> stays absolute, unless it
+# lies under the prefix.
+foreach(dir LIBDIR INCLUDEDIR)
+  set(path "${CMAKE_INSTALL_${dir}}")
+  if(NOT IS_ABSOLUTE "${path}")
+    set(path "\${prefix}/${path}")
+  else()
+    string(REGEX REPLACE "/+$" "" install_prefix "${CMAKE_INSTALL_PREFIX}")
+    string(LENGTH "${install_prefix}/" prefix_len)
+    string(SUBSTRING "${path}/" 0 ${prefix_len} head)
+    if(head STREQUAL "${install_prefix}/")
+      string(SUBSTRING "${path}" ${prefix_len} -1 rest)
+      set(path "\${prefix}/${rest}")
+    endif()
+  endif()
+  set(GOSTX_PC_${dir} "${path}")
+endforeach()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/gostx.pc.in ${CMAKE_BINARY_DIR}/gostx.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/gostx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -6,7 +6,9 @@
 #     --libs gostx` (libgostx.so), and with a small CMake project through
 #     find_package(gostx): gostx::gostx (shared) and gostx::gostx_static; each
 #     must run, print the digest, and link the library it names (the shared
-#     ones need libgostx.so.0, the static one does not);
+#     ones need libgostx.so.0, the static one does not); the same C program
+#     built through `pkg-config --define-prefix` against a tree installed with
+#     `cmake --install --prefix` elsewhere and then moved;
 #   - the OpenSSL module from its install folder: `openssl list -providers`
 #     lists it and it hashes M1 to the same digest;
 #   - the nbdkit filter from its install folder: nbdkit loads it (--dump-plugin)
@@ -73,6 +75,25 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc -o "$tmp/user/hash_pc" "$tmp/user/hash.c" $(pkg-config --cflags --libs gostx)
 needs_libgostx "$tmp/user/hash_pc" || fail "hash_pc does not link libgostx.so.0"
 check_run "pkg-config (shared)" "$tmp/user/hash_pc"
+
+# 1b. A relocated tree: installed with `cmake --install --prefix` into another
+# folder, then moved; `pkg-config --define-prefix` must point every -I and -L
+# into the moved tree (the configure-time prefix above still exists, so a
+# flag naming it would compile without this check).
+cmake --install "$build" --prefix "$tmp/staged" >/dev/null
+mv "$tmp/staged" "$tmp/moved"
+moved_pc=$(find "$tmp/moved" -name gostx.pc -path '*/pkgconfig/*')
+moved_flags=$(PKG_CONFIG_PATH=$(dirname "$moved_pc") pkg-config --define-prefix --cflags --libs gostx)
+for f in $moved_flags; do
+  case $f in
+    -I*|-L*) case ${f:2} in "$tmp/moved"/*) ;; *) fail "relocated gostx.pc names ${f:2}, outside $tmp/moved: $moved_flags" ;; esac ;;
+  esac
+done
+cc -o "$tmp/user/hash_moved" "$tmp/user/hash.c" $moved_flags
+got=$(env LD_LIBRARY_PATH="$(dirname "$(dirname "$moved_pc")")" "$tmp/user/hash_moved" "$m1") \
+  || fail "hash_moved did not run"
+[ "$got" = "$want" ] || fail "relocated pkg-config build: Streebog-512(M1) = $got, want $want"
+echo "check_install: relocated tree through pkg-config --define-prefix ok"
 
 # 2. find_package(gostx), only the prefix on CMake's search path.
 cmake -S "$tmp/user" -B "$tmp/user/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null

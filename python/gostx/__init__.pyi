@@ -3,11 +3,21 @@
 import enum
 import io
 import os
+import sys
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Union
 
-# Anything with the buffer protocol: bytes, bytearray, memoryview, numpy arrays, mmap.
-_ReadableBuffer = Any
-_WritableBuffer = Any
+# Anything with the buffer protocol (PEP 688): bytes, bytearray, memoryview,
+# array, mmap, numpy arrays; a str is not one, so a type checker refuses it
+# where the package would raise TypeError. The stub is never imported, so
+# typing_extensions (in every type checker's typeshed) is no runtime need.
+if sys.version_info >= (3, 12):
+    from collections.abc import Buffer as _Buffer
+else:
+    from typing_extensions import Buffer as _Buffer
+_ReadableBuffer = _Buffer
+# Writability is not part of the protocol's type: a read-only buffer given as
+# out= is refused at run time (TypeError).
+_WritableBuffer = _Buffer
 _StrPath = Union[str, "os.PathLike[str]"]
 
 __all__ = ["GostxError", "GostxValueError", "GostxTypeError", "InvalidTag", "FormatError",

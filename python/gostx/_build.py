@@ -91,6 +91,15 @@ int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_
                       const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
                       const uint8_t *tag, size_t tag_len, uint8_t *out);
 
+typedef struct { ...; } gostx_mgm_ctx;
+int gostx_mgm_init(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt, const uint8_t *nonce,
+                   size_t nonce_len);
+int gostx_mgm_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t len);
+int gostx_mgm_update(gostx_mgm_ctx *ctx, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_mgm_final_encrypt(gostx_mgm_ctx *ctx, uint8_t *tag, size_t tag_len);
+int gostx_mgm_final_decrypt(gostx_mgm_ctx *ctx, const uint8_t *tag, size_t tag_len);
+void gostx_mgm_clear(gostx_mgm_ctx *ctx);
+
 /* XTS */
 typedef struct { ...; } gostx_xts_key;
 int gostx_xts_set_key(gostx_xts_key *x, const uint8_t *key);
@@ -225,6 +234,9 @@ gostx_pool *gostx_pool_new(unsigned nthreads);
 void gostx_pool_free(gostx_pool *pool);
 int gostx_ctr_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
                        size_t iv_len, const uint8_t *in, size_t len, uint8_t *out);
+int gostx_ctr_crypt_mt_at(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
+                          size_t iv_len, uint64_t first_block, const uint8_t *in, size_t len,
+                          uint8_t *out);
 int gostx_ctr_acpkm_crypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *iv,
                              size_t iv_len, size_t section_len, const uint8_t *in,
                              size_t len, uint8_t *out);
@@ -278,7 +290,7 @@ int gostx_file_open_chunk(const gostx_file *file, uint64_t index, int final, con
 
 /* helpers defined in SOURCE below */
 int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
-                     char *msg, size_t msg_len, int *in_errno, int *out_errno);
+                     char *msg, size_t msg_len, int *in_errno, int *out_errno, int *cancel);
 """
 
 # Whole-file streaming runs in C on the library's pipeline (reads, seals and
@@ -296,17 +308,24 @@ SOURCE = r"""
 #include <unistd.h>
 #include <gostx.h>
 
-/* One side of the stream: its descriptor (owned by Python) and the errno of
- * its failed call. The library reads and writes on its own I/O thread, so the
- * errno is taken there, right after the call that failed. */
+/* One side of the stream: its descriptor (owned by Python), the errno of
+ * its failed call, and the flag Python sets on Ctrl-C (each read and write
+ * then fails with ECANCELED, which ends the stream). The library reads and
+ * writes on its own I/O thread, so the errno is taken there, right after the
+ * call that failed. */
 struct gxpy_side {
   int fd;
   int err;
+  volatile int *cancel;
 };
 
 static int gxpy_write(void *arg, const uint8_t *buf, size_t len) {
   struct gxpy_side *o = arg;
   while (len) {
+    if (*o->cancel) {
+      o->err = ECANCELED;
+      return -1;
+    }
     ssize_t w = write(o->fd, buf, len);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
@@ -323,6 +342,10 @@ static int gxpy_write(void *arg, const uint8_t *buf, size_t len) {
 static ssize_t gxpy_read(void *cookie, char *buf, size_t len) {
   struct gxpy_side *in = cookie;
   for (;;) {
+    if (*in->cancel) {
+      in->err = ECANCELED;
+      return -1;
+    }
     ssize_t r = read(in->fd, buf, len);
     if (r >= 0 || errno != EINTR) {
       if (r < 0) in->err = errno;
@@ -349,8 +372,8 @@ static FILE *gxpy_reader(struct gxpy_side *in) {
  * The caller opens, syncs and closes both descriptors. */
 static int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd,
                             gostx_pool *pool, char *msg, size_t msg_len, int *in_errno,
-                            int *out_errno) {
-  struct gxpy_side in = {in_fd, 0}, out = {out_fd, 0};
+                            int *out_errno, int *cancel) {
+  struct gxpy_side in = {in_fd, 0, cancel}, out = {out_fd, 0, cancel};
   gostx_file_stream s;
   int rc;
   msg[0] = 0;

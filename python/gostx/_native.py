@@ -2,14 +2,18 @@
 and out without copies, return codes to exceptions, key-length checks, and
 the worker pools behind ``threads=``."""
 import collections
+import contextlib
+import mmap
 import operator
 import threading
+import time
 from typing import Any
 
 from ._gostx import ffi, lib
 
 __all__ = ["ffi", "lib", "InvalidTag", "InvalidSignature", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
-           "need_len", "param", "pool_for", "Wiped", "not_a_buffer", "output", "rptr", "take"]
+           "need_len", "param", "pool_for", "Wiped", "not_a_buffer", "output", "rptr", "take", "LONG",
+           "pieces", "staged", "update_on_copy", "context_copy", "detached", "own_copy"]
 
 
 class GostxError(Exception):
@@ -68,7 +72,9 @@ def rbuf(obj):
 
 
 def rptr(obj):
-    """As rbuf, but always a cdata (for pointer arithmetic)."""
+    """As rbuf, but always a cdata (for pointer arithmetic); one from rbuf as it is."""
+    if isinstance(obj, ffi.CData):
+        return obj
     try:
         return _from_buffer(_U8, obj)
     except TypeError:
@@ -146,6 +152,197 @@ def take(buf, n=None):
     res = bytes(ffi.buffer(buf, n))
     lib.gostx_memzero(buf, n)
     return res
+
+
+# Long calls run in pieces (issue 48 item 15). cffi releases the GIL in C and
+# Python runs a signal handler only between bytecodes, so one long C call
+# holds Ctrl-C back until it returns; between pieces the interpreter runs, and
+# KeyboardInterrupt comes within about _PIECE_SECONDS. Calls on at most LONG
+# bytes stay one C call (no cost on small calls).
+LONG = 1 << 20
+_PIECE_SECONDS = 0.02
+_PIECE_MAX = 1 << 30
+
+
+def pieces(n, align=1, first=LONG):
+    """(offset, length) of consecutive pieces covering n bytes, each but the
+    last a multiple of align. The first is about ``first`` bytes; then each
+    is sized from how long the one before took, so that one takes about
+    _PIECE_SECONDS whatever the algorithm, implementation or thread count."""
+    size = max(align, first - first % align)
+    off = 0
+    while off < n:
+        m = min(size, n - off)
+        t = time.perf_counter()
+        yield off, m
+        off += m
+        dt = time.perf_counter() - t
+        if m == size:
+            if dt < _PIECE_SECONDS / 2 and size < _PIECE_MAX:
+                size *= 2
+            elif dt > 2 * _PIECE_SECONDS and size >= 2 * align:
+                size //= 2
+                size -= size % align
+
+
+def _scratch(n):
+    """n bytes of fresh anonymous memory on transparent huge pages where the
+    kernel has them: first-touch page faults of 4 KiB pages would cost more
+    than the copy out of it (a 64 MiB copy ~8 ms; faulting it in ~40 ms)."""
+    m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        try:
+            m.madvise(mmap.MADV_HUGEPAGE)
+        except OSError:
+            pass
+    return _from_buffer(_U8, m)
+
+
+class _Staged:
+    """The output of a call that runs in pieces, see staged()."""
+
+    __slots__ = ("res", "p", "dst", "n", "hi", "own")
+
+    def __init__(self, out, n, scratch):
+        self.n = self.hi = n
+        self.dst = None
+        self.own = out is None  # p is the fresh result: drop() wipes it
+        if out is None:
+            self.res, self.p = new_output(n)
+        elif n <= LONG and not scratch:  # one C call, never interrupted half-way: straight into out
+            self.res, self.p = output(out, n)
+        else:
+            self.res, self.dst = output(out, n)
+            # Its own mapping, unmapped (its pages back to the kernel, which
+            # clears them before any reuse) once p is dropped: no wipe needed.
+            self.p = _scratch(n)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.drop()
+
+    def done(self, n=None):
+        """The result, once every piece is written: the caller's out gets the
+        bytes only now (n of them, default all)."""
+        if self.dst is not None:
+            ffi.memmove(self.dst, self.p, self.n if n is None else n)
+            self.p = None
+        return self.res
+
+    def pieces(self, n, align=1):
+        """pieces(n, align), noting how far the pieces went (what drop wipes)."""
+        self.hi = 0
+        for off, m in pieces(n, align):
+            self.hi = min(self.n, off + m + align)  # + align: ECB/CBC contexts' held-back block
+            yield off, m
+
+    def drop(self):
+        """On failure or KeyboardInterrupt: wipe what the pieces wrote (it may
+        be plaintext); the caller's buffer was never written. Only that part:
+        touching the rest of a large scratch buffer would delay Ctrl-C. A
+        scratch mapping goes back to the kernel as a whole instead."""
+        if self.own:
+            lib.gostx_memzero(self.p, self.hi)
+
+    def drop_all(self):
+        """drop() of everything: abandon= of a detached call, which wrote it all."""
+        self.hi = self.n
+        self.drop()
+
+
+def staged(out, n, scratch=False):
+    """Where a call in pieces writes: a new bytes object (out None), returned
+    only when the call completes, or for the caller's out (of more than LONG
+    bytes) a scratch buffer copied into out at the end. So an interrupted
+    call leaves out and the input (out may be the input) as they were.
+    scratch: through a scratch buffer whatever n (a call in pieces on fewer
+    bytes, e.g. after long associated data)."""
+    return _Staged(out, n, scratch)
+
+
+@contextlib.contextmanager
+def context_copy(ctx):
+    """A copy of the C context *ctx to update in pieces; it replaces *ctx only
+    when the block completes, so an interrupted update leaves ctx as it was."""
+    tmp = ffi.new(ffi.typeof(ctx), ctx[0])
+    size = ffi.sizeof(tmp[0])
+    try:
+        yield tmp
+        ffi.memmove(ctx, tmp, size)
+    finally:
+        lib.gostx_memzero(tmp, size)
+
+
+def update_on_copy(ctx, fn, d, n, align=1):
+    """fn(ctx, pointer, length) over the n bytes of d in pieces, on a
+    context_copy of *ctx. Raises on a failing return code."""
+    with context_copy(ctx) as tmp:
+        p = rptr(d)
+        for off, m in pieces(n, align):
+            check(fn(tmp, p + off, m))
+
+
+def detached(fn, *args, abandon=None, cancel=None, left=None):
+    """fn(*args) on a thread of its own, for a long C call that cannot run in
+    pieces (a key derivation of many iterations, a threaded call whose state
+    cannot start mid-message): this thread waits interruptibly, and a
+    KeyboardInterrupt leaves the call to finish alone, after which abandon()
+    (wiping its outputs) runs; the process exits once it has. So args must be
+    the call's own (fresh outputs, copies of keys and small inputs, see
+    own_copy); a large input is only read, and the buffer export cffi holds
+    keeps it alive until the call returns. cancel(), if given, is called on
+    the interruption (to make the call end soon); left, a list, gets an item
+    when this thread leaves the call (abandon() then releases what the call
+    still uses, such as descriptors, once it ends)."""
+    result = []
+    left = [] if left is None else left
+    lock = threading.Lock()
+    finished = threading.Event()
+
+    def run():
+        try:
+            try:
+                rc = fn(*args)
+            except BaseException as e:  # handed to the caller, as a call on its thread would
+                rc = e
+            with lock:
+                result.append(rc)
+                gone = bool(left)
+            if gone and abandon is not None:
+                abandon()
+        finally:
+            finished.set()
+
+    # Not a daemon: at exit the interpreter waits for the call. Waited for on
+    # an Event, not join(): an interrupted join() can mark a running thread
+    # as ended (CPython 3.11), and the exit would not wait.
+    threading.Thread(target=run, name="gostx-detached").start()
+    try:
+        finished.wait()
+    except BaseException:
+        if cancel is not None:
+            cancel()
+        with lock:
+            left.append(True)
+            done = bool(result)
+        if done and abandon is not None:
+            abandon()
+        raise
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    return result[0]
+
+
+def own_copy(obj):
+    """A copy of the C object *obj (a key schedule) for a detached call, so
+    that closing the caller's key object cannot wipe it under the call; the
+    copy is wiped when it is collected."""
+    copy = ffi.new(ffi.typeof(obj), obj[0])
+    size = ffi.sizeof(copy[0])
+    return ffi.gc(copy, lambda c: lib.gostx_memzero(c, size))
 
 
 def need_len(name, value, *lengths):

@@ -5,15 +5,25 @@ decrypt raises InvalidTag and releases nothing on a wrong tag.
 RFC 9058 wants the nonce's most significant bit 0: generate_nonce() makes a
 random one that has it; a nonce with the bit set is refused, never masked.
 Either the plaintext or the associated data may be empty, not both (RFC
-9058 asks for |A| + |P| > 0)."""
+9058 asks for |A| + |P| > 0).
+
+Calls on more than 1 MiB (data and associated data together) run in pieces
+on one thread (the streaming MGM context), or with threads= as one call on a
+thread of its own (_native.detached), so Ctrl-C stops the caller within
+about 20 ms; an interrupted call returns nothing and writes nothing to out."""
 import os
 
-from ._native import (GostxValueError, InvalidTag, Wiped, check, ffi, lib, need_len, new_output, output, param,
-                      pool_for, rbuf, rptr)
+from ._native import (LONG, GostxValueError, InvalidTag, Wiped, check, detached, ffi, lib, nbytes, need_len,
+                      new_output, output, own_copy, param, pieces, pool_for, rbuf, rptr, staged)
 
 __all__ = ["KuznyechikMGM", "MagmaMGM"]
 
 _EMPTY = b""
+_EMPTY_MSG = "mgm (data and associated data must not both be empty, RFC 9058)"
+
+
+def _long(data, aad):
+    return nbytes(data) + (0 if aad is None else nbytes(aad)) > LONG
 
 
 class _MGM(Wiped):
@@ -56,6 +66,8 @@ class _MGM(Wiped):
 
     def encrypt(self, nonce, data, associated_data=None, threads=None):
         """ciphertext || tag (tag_length bytes)."""
+        if _long(data, associated_data):
+            return self._long_call(False, nonce, data, associated_data, None, threads)
         d = rbuf(data)
         res, p = new_output(len(d) + self.tag_length)
         self._encrypt(nonce, d, associated_data, p, threads)
@@ -64,6 +76,9 @@ class _MGM(Wiped):
     def encrypt_into(self, nonce, data, associated_data, out, threads=None):
         """Write ciphertext || tag into out (len(data) + tag_length bytes; out
         may be the input buffer if it has room). Returns the bytes written."""
+        if _long(data, associated_data):
+            self._long_call(False, nonce, data, associated_data, out, threads)
+            return nbytes(data) + self.tag_length
         d = rbuf(data)
         _, p = output(out, len(d) + self.tag_length)
         self._encrypt(nonce, d, associated_data, p, threads)
@@ -78,10 +93,12 @@ class _MGM(Wiped):
             rc = lib.gostx_mgm_encrypt_mt(pool_for(threads), c, v, len(v), a, len(a), d, n, p,
                                           p + n, self.tag_length)
         if rc:
-            check(rc, "mgm (data and associated data must not both be empty, RFC 9058)")
+            check(rc, _EMPTY_MSG)
 
     def decrypt(self, nonce, data, associated_data=None, threads=None):
         """Plaintext of ciphertext || tag; InvalidTag when it does not verify."""
+        if _long(data, associated_data):
+            return self._long_call(True, nonce, data, associated_data, None, threads)
         d = rbuf(data)
         res, p = new_output(self._ct_len(d))
         self._decrypt(nonce, d, associated_data, p, threads)
@@ -90,6 +107,9 @@ class _MGM(Wiped):
     def decrypt_into(self, nonce, data, associated_data, out, threads=None):
         """Write the plaintext into out (len(data) - tag_length bytes); nothing is
         written when the tag is wrong. Returns the bytes written."""
+        if _long(data, associated_data):
+            self._long_call(True, nonce, data, associated_data, out, threads)
+            return nbytes(data) - self.tag_length
         d = rbuf(data)
         n = self._ct_len(d)
         _, p = output(out, n)
@@ -114,6 +134,47 @@ class _MGM(Wiped):
                                           self.tag_length, p)
         if rc:
             check(rc, "mgm")
+
+
+    def _long_call(self, decrypt, nonce, data, aad, out, threads):
+        """encrypt or decrypt of more than LONG bytes: the result is written to
+        a scratch buffer (staged) and released only when the call completes
+        (decrypting: when the tag verified)."""
+        v, c, t = self._nonce(nonce), self._key(), self.tag_length
+        d, a = rptr(data), rptr(_EMPTY if aad is None else aad)
+        n = self._ct_len(d) if decrypt else len(d)
+        st = staged(out, n if decrypt else n + t, scratch=True)
+        tag = d + n if decrypt else st.p + n
+        with st:
+            if threads is None or threads == 1:
+                self._pieces(decrypt, c, v, a, d, n, st, tag)
+            elif decrypt:
+                st.hi = 0  # an interrupted detached call: its thread wipes (abandon)
+                check(detached(lib.gostx_mgm_decrypt_mt, pool_for(threads), own_copy(c), v, len(v), a,
+                               len(a), d, n, tag, t, st.p, abandon=st.drop_all), "mgm")
+            else:
+                st.hi = 0
+                check(detached(lib.gostx_mgm_encrypt_mt, pool_for(threads), own_copy(c), v, len(v), a,
+                               len(a), d, n, st.p, tag, t, abandon=st.drop_all), _EMPTY_MSG)
+        return st.done()
+
+    def _pieces(self, decrypt, c, v, a, d, n, st, tag):
+        """MGM through the streaming context, associated data and data in pieces."""
+        ctx = ffi.new("gostx_mgm_ctx *")
+        st.hi = 0
+        bs = self.block_size
+        try:
+            check(lib.gostx_mgm_init(ctx, c, int(decrypt), v, len(v)), "mgm")
+            for off, m in pieces(len(a), bs):
+                check(lib.gostx_mgm_aad(ctx, a + off, m), "mgm")
+            for off, m in st.pieces(n, bs):
+                check(lib.gostx_mgm_update(ctx, d + off, m, st.p + off), "mgm")
+            if decrypt:
+                check(lib.gostx_mgm_final_decrypt(ctx, tag, self.tag_length), "mgm")
+            else:
+                check(lib.gostx_mgm_final_encrypt(ctx, tag, self.tag_length), _EMPTY_MSG)
+        finally:
+            lib.gostx_mgm_clear(ctx)
 
 
 class KuznyechikMGM(_MGM):

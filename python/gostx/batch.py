@@ -2,8 +2,11 @@
 stream's result equals the one-stream call on it alone. Streams are given as
 one buffer of equal-length sectors back to back (no copy), or as a list of
 equal-length buffers (joined into one buffer first; the results come back as
-a list). Streams of one length run on the library's sector engine."""
-from ._native import (GostxValueError, output, check, ffi, lib, nbytes, param, pool_for, rptr)
+a list). Streams of one length run on the library's sector engine. More
+than 1 MiB in all runs in pieces of whole streams, so Ctrl-C stops it within
+about 20 ms (one stream is never split); an interrupted call writes nothing
+to out."""
+from ._native import LONG, GostxValueError, check, ffi, lib, nbytes, param, pieces, pool_for, rptr, staged
 
 __all__ = ["batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
            "batch_xts_encrypt", "batch_xts_decrypt"]
@@ -52,10 +55,12 @@ def _ivs(ivs, nsectors):
     return ivs, nbytes(ivs) // nsectors
 
 
-def _run(op, kp, buf, n, k, threads, ivs=None, iv_len=0, out=None, tags=None, tag_len=0,
+def _run(op, kp, buf, n, k, threads, ivs=None, iv_len=0, dst=None, tags=None, tag_len=0,
          params_iv_len=0):
-    """One gostx_batch_streams call: stream i is sector i of buf (length n),
-    key kp[0] or kp[i], IV ivs + i * iv_len, out + i * n, tag tags + i * tag_len."""
+    """gostx_batch_streams: stream i is sector i of buf (length n), key kp[0]
+    or kp[i], IV ivs + i * iv_len, output dst.p + i * n (dst: staged), tag
+    tags + i * tag_len; in pieces of whole streams."""
+    out = None if dst is None else dst.p
     st = ffi.new("gostx_stream[]", max(1, k))
     inp = rptr(buf) if k and n else ffi.NULL
     ivp = rptr(ivs) if ivs is not None and k and iv_len else ffi.NULL
@@ -72,7 +77,14 @@ def _run(op, kp, buf, n, k, threads, ivs=None, iv_len=0, out=None, tags=None, ta
         if tags is not None:
             s.tag = tags + i * tag_len
     p = ffi.new("gostx_batch_params *", {"iv_len": params_iv_len, "tag_len": tag_len})
-    return lib.gostx_batch_streams(pool_for(threads), op, p, st, k)
+    pool = pool_for(threads)
+    if n * k <= LONG or n == 0:
+        return lib.gostx_batch_streams(pool, op, p, st, k)
+    for off, m in (pieces if dst is None else dst.pieces)(n * k, n):
+        rc = lib.gostx_batch_streams(pool, op, p, st + off // n, m // n)
+        if rc:
+            return rc
+    return 0
 
 
 def _cipher_batch(op, keys, ivs, data, sector_len, out, threads):
@@ -83,10 +95,11 @@ def _cipher_batch(op, keys, ivs, data, sector_len, out, threads):
         raise GostxValueError(f"CTR takes half a block of IV per sector, got {iv_len} bytes")
     if k and op != lib.GOSTX_BATCH_CTR and iv_len == 0:
         raise GostxValueError("CBC takes at least a block of IV per sector, got none")
-    res, p = output(None if is_list else out, n * k)
-    check(_run(op, kp, buf, n, k, threads, ivs, iv_len, out=p,
-               params_iv_len=0 if op == lib.GOSTX_BATCH_CTR else iv_len), "batch")
-    return _split(res, n, k, is_list)
+    dst = staged(None if is_list else out, n * k)
+    with dst:
+        check(_run(op, kp, buf, n, k, threads, ivs, iv_len, dst=dst,
+                   params_iv_len=0 if op == lib.GOSTX_BATCH_CTR else iv_len), "batch")
+    return _split(dst.done(), n, k, is_list)
 
 
 def batch_ctr(keys, ivs, data, sector_len=None, out=None, threads=None):
@@ -126,9 +139,10 @@ def _xts_batch(op, keys, data, sector_len, sector_nums, first_sector, out, threa
         nums = [(first_sector + i) & (2 ** 64 - 1) for i in range(k)]
         ffi.new("uint64_t *", first_sector)  # first_sector itself must be a 64-bit number
     tweaks = b"".join(x.to_bytes(16, "little") for x in nums)
-    res, p = output(None if is_list else out, n * k)
-    check(_run(op, kp, buf, n, k, threads, tweaks, 16, out=p), "sector_len must be >= 16")
-    return _split(res, n, k, is_list)
+    dst = staged(None if is_list else out, n * k)
+    with dst:
+        check(_run(op, kp, buf, n, k, threads, tweaks, 16, dst=dst), "sector_len must be >= 16")
+    return _split(dst.done(), n, k, is_list)
 
 
 def batch_xts_encrypt(keys, data, sector_len=None, sector_nums=None, first_sector=0, out=None,

@@ -4,11 +4,15 @@ one-shot methods on a key object and streaming encryptor/decryptor contexts.
 Every one-shot method takes any buffer (bytes, bytearray, memoryview, numpy,
 mmap) without copying it, returns a new bytes object, or writes into ``out=``
 (a writable buffer, which may be the input itself) and returns ``out``.
+Calls on more than 1 MiB run in pieces (_native.pieces), so Ctrl-C stops them
+within about 20 ms, and an interrupted call writes nothing: out= is filled
+from a scratch buffer only when the whole call is done.
 """
 import threading
 
-from ._native import (GostxValueError, Wiped, check, ffi, lib, nbytes, need_len, new_output, output, param, pool_for,
-                      rbuf, take)
+from ._native import (LONG, GostxValueError, Wiped, check, context_copy, detached, ffi, lib, nbytes,
+                      need_len, new_output, output, own_copy, param, pool_for, rbuf, rptr, staged, take,
+                      update_on_copy)
 
 __all__ = ["Kuznyechik", "Magma", "ModeContext", "OMACContext",
            "ECB", "CBC", "CFB", "OFB", "CTR", "CTR_ACPKM", "PAD_NONE", "PAD_1", "PAD_2", "PAD_3"]
@@ -67,9 +71,16 @@ class _BlockCipher(Wiped):
         n = len(d)
         if n % self.block_size:
             raise GostxValueError(f"data must be a multiple of {self.block_size} bytes, got {n}")
-        res, p = output(out, n)
-        fn(self._key(), d, n // self.block_size, p)
-        return res
+        c, bs = self._key(), self.block_size
+        if n <= LONG:
+            res, p = output(out, n)
+            fn(c, d, n // bs, p)
+            return res
+        st, d = staged(out, n), rptr(data)
+        with st:
+            for off, m in st.pieces(n, bs):
+                fn(c, d + off, m // bs, st.p + off)
+        return st.done()
 
     # ---- one-shot modes ----
     def ecb_encrypt(self, data, out=None, threads=None):
@@ -85,12 +96,21 @@ class _BlockCipher(Wiped):
         d = rbuf(data)
         n = len(d)
         self._whole_blocks(n)
-        res, p = output(out, n)
+        c = self._key()
         if threads is None or threads == 1:
-            check(fn(self._key(), d, n, p), "ecb")
+            call = fn
         else:
-            check(fn_mt(pool_for(threads), self._key(), d, n, p), "ecb")
-        return res
+            pool = pool_for(threads)
+            call = lambda c, d, n, p: fn_mt(pool, c, d, n, p)  # noqa: E731
+        if n <= LONG:
+            res, p = output(out, n)
+            check(call(c, d, n, p), "ecb")
+            return res
+        st, d = staged(out, n), rptr(data)
+        with st:
+            for off, m in st.pieces(n, self.block_size):
+                check(call(c, d + off, m, st.p + off), "ecb")
+        return st.done()
 
     def cbc_encrypt(self, iv, data, out=None):
         """CBC; iv: m bytes, a positive multiple of the block size (<= 64)."""
@@ -102,11 +122,23 @@ class _BlockCipher(Wiped):
 
     def _reg(self, fn, iv, data, out):
         d, v = rbuf(data), rbuf(iv)
-        self._check_iv(len(v), True)
-        self._whole_blocks(len(d))
-        res, p = output(out, len(d))
-        check(fn(self._key(), v, len(v), d, len(d), p), "iv length or data length")
-        return res
+        m, n, c = len(v), len(d), self._key()
+        self._check_iv(m, True)
+        self._whole_blocks(n)
+        if n <= LONG:
+            res, p = output(out, n)
+            check(fn(c, v, m, d, n, p), "iv length or data length")
+            return res
+        # In pieces of whole m-byte registers: the register after a piece is
+        # its last m bytes of ciphertext (the output when encrypting, the
+        # input when decrypting).
+        st, d = staged(out, n), rptr(data)
+        chain = st.p if fn is lib.gostx_cbc_encrypt else d
+        with st:
+            for off, k in st.pieces(n, m):
+                check(fn(c, v, m, d + off, k, st.p + off), "iv length or data length")
+                v = chain + (off + k - m)
+        return st.done()
 
     def cfb_encrypt(self, iv, data, s=None, out=None):
         """CFB; iv: m bytes (block size..64); s: segment bytes (default block size)."""
@@ -124,10 +156,30 @@ class _BlockCipher(Wiped):
         d, v = rbuf(data), rbuf(iv)
         self._check_iv(len(v), fn is lib.gostx_ofb_crypt)
         s = param("segment s", s, self.block_size, 1, self.block_size)
-        res, p = output(out, len(d))
-        check(fn(self._key(), v, len(v), s, d, len(d), p),
+        n = len(d)
+        if n > LONG:
+            mode = {lib.gostx_cfb_encrypt: CFB, lib.gostx_cfb_decrypt: CFB, lib.gostx_ofb_crypt: OFB}[fn]
+            return self._in_pieces(mode, fn is lib.gostx_cfb_decrypt, v, s, 0, data, n, out)
+        res, p = output(out, n)
+        check(fn(self._key(), v, len(v), s, d, n, p),
               "iv length or segment")
         return res
+
+    def _in_pieces(self, mode, decrypt, v, s, section_len, data, n, out):
+        """A one-shot stream mode (output length = input length) on more
+        than LONG bytes: a streaming context fed in pieces."""
+        ctx = ffi.new("gostx_mode_ctx *")
+        olen = ffi.new("size_t *")
+        d = rptr(data)
+        with staged(out, n) as st:
+            try:
+                check(lib.gostx_mode_init(ctx, self._key(), _MODE_IDS[mode], int(decrypt), v, len(v),
+                                          s, PAD_NONE, section_len), f"{mode} parameters")
+                for off, m in st.pieces(n, self.block_size):
+                    check(lib.gostx_mode_update(ctx, d + off, m, st.p + off, olen), mode)
+            finally:
+                lib.gostx_mode_clear(ctx)
+        return st.done()
 
     def ctr(self, iv, data, s=None, out=None, threads=None):
         """CTR (encryption = decryption); iv: half a block."""
@@ -138,14 +190,31 @@ class _BlockCipher(Wiped):
         n = len(d)
         if s is not None:
             s = param("segment s", s, None, 1, self.block_size)
+        whole = s is None or s == self.block_size
+        if n > LONG:
+            if whole:
+                return self._ctr_pieces(c, v, data, n, out, threads)
+            return self._in_pieces(CTR, False, v, s, 0, data, n, out)
         res, p = output(out, n)
-        if (threads is None or threads == 1) or (s is not None and s != self.block_size):
+        if (threads is None or threads == 1) or not whole:
             rc = lib.gostx_ctr_crypt(c, v, len(v), s or self.block_size, d, n, p)
         else:
             rc = lib.gostx_ctr_crypt_mt(pool_for(threads), c, v, len(v), d, n, p)
         if rc:
             check(rc, "ctr")
         return res
+
+    def _ctr_pieces(self, c, v, data, n, out, threads):
+        """CTR with whole-block segments in pieces: each piece starts at its
+        own block's counter (one thread when the pool is NULL)."""
+        pool = ffi.NULL if threads is None or threads == 1 else pool_for(threads)
+        bs = self.block_size
+        st, d = staged(out, n), rptr(data)
+        with st:
+            for off, m in st.pieces(n, bs):
+                check(lib.gostx_ctr_crypt_mt_at(pool, c, v, len(v), off // bs, d + off, m,
+                                                st.p + off), "ctr")
+        return st.done()
 
     def ctr_acpkm(self, iv, data, section_len=None, out=None, threads=None):
         """CTR-ACPKM (RFC 8645); section_len: N bytes, a multiple of the block
@@ -154,8 +223,21 @@ class _BlockCipher(Wiped):
         self._check_half(v)
         n = len(d)
         section_len = param("section_len", section_len, self._acpkm_default, self.block_size)
+        single = threads is None or threads == 1
+        if n > LONG and single:
+            return self._in_pieces(CTR_ACPKM, False, v, 0, section_len, data, n, out)
+        if n > LONG:
+            # The threaded key chain cannot start mid-message: one call on a
+            # thread of its own, into a scratch buffer (see detached).
+            st, d, c, pool = staged(out, n), rptr(data), self._key(), pool_for(threads)
+            rc = detached(lib.gostx_ctr_acpkm_crypt_mt, pool, own_copy(c), v, len(v), section_len, d, n, st.p,
+                          abandon=st.drop_all)
+            if rc:
+                st.drop()
+                check(rc, "ctr-acpkm")
+            return st.done()
         res, p = output(out, n)
-        if threads is None or threads == 1:
+        if single:
             check(lib.gostx_ctr_acpkm_crypt(self._key(), v, len(v), section_len, d, n, p),
                   "ctr-acpkm")
         else:
@@ -166,14 +248,22 @@ class _BlockCipher(Wiped):
     def omac(self, data, mac_len=None):
         """OMAC (GOST R 34.13 MAC); mac_len 1..block size (default the block size)."""
         mac_len = param("mac_len", mac_len, self.block_size, 1, self.block_size)
-        mac = ffi.new("uint8_t[]", mac_len)
         d = rbuf(data)
+        if len(d) > LONG:
+            with OMACContext(self) as ctx:  # in pieces
+                ctx.update(data)
+                return ctx.finalize(mac_len)
+        mac = ffi.new("uint8_t[]", mac_len)
         check(lib.gostx_omac(self._key(), d, len(d), mac, mac_len), "omac")
         return bytes(ffi.buffer(mac))
 
     def omac_acpkm(self, data, section_len, master_section_len, mac_len=None):
         """OMAC-ACPKM (RFC 8645 OMAC-ACPKM-Master): section N and T* in bytes."""
         mac_len = param("mac_len", mac_len, self.block_size, 1, self.block_size)
+        if nbytes(data) > LONG:
+            with OMACContext(self, section_len, master_section_len) as ctx:  # in pieces
+                ctx.update(data)
+                return ctx.finalize(mac_len)
         mac = ffi.new("uint8_t[]", mac_len)
         check(lib.gostx_omac_acpkm(self._key(), section_len, master_section_len, rbuf(data),
                                    nbytes(data), mac, mac_len), "omac-acpkm")
@@ -262,6 +352,14 @@ class ModeContext(Wiped):
         a partial block, the other modes return len(data) bytes)."""
         d = rbuf(data)
         n = len(d)
+        if n > LONG:
+            st = staged(None, n if self._exact else n + self._bs)
+            k = self._update_pieces(d, n, st)
+            if self._exact:
+                return st.res
+            res = st.res[:k]
+            st.drop()
+            return res
         if self._exact:
             res, p = new_output(n)
             self._update(d, n, p)
@@ -274,8 +372,25 @@ class ModeContext(Wiped):
         len(data) otherwise); returns the number of bytes written."""
         d = rbuf(data)
         n = len(d)
+        if n > LONG:
+            st = staged(out, n if self._exact else n + self._bs)
+            k = self._update_pieces(d, n, st)
+            st.done(k)
+            return k
         res, p = output(out, n if self._exact else n + self._bs)
         return self._update(d, n, p)
+
+    def _update_pieces(self, d, n, st):
+        """update in pieces on a copy of the context, which replaces it at the
+        end: an interrupted update leaves the context and out as they were."""
+        with self._lock:
+            d, q = rptr(d), 0
+            with st:
+                with context_copy(self._live()) as tmp:
+                    for off, m in st.pieces(n, self._bs):
+                        check(lib.gostx_mode_update(tmp, d + off, m, st.p + q, self._olen))
+                        q += self._olen[0]
+            return q
 
     def _update(self, d, n, p):
         with self._lock:
@@ -320,8 +435,12 @@ class OMACContext(Wiped):
     def update(self, data):
         """MAC the bytes of data after what came before."""
         d = rbuf(data)
+        n = len(d)
         with self._lock:
-            check(lib.gostx_omac_update(self._live(), d, len(d)))
+            if n <= LONG:
+                check(lib.gostx_omac_update(self._live(), d, n))
+            else:
+                update_on_copy(self._live(), lib.gostx_omac_update, d, n, self._bs)
 
     def finalize(self, mac_len=None):
         """The MAC (its first mac_len bytes, default the block size); ends the context."""

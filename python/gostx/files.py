@@ -10,7 +10,8 @@ import tempfile
 import threading
 import warnings
 
-from ._native import GostxError, GostxTypeError, GostxValueError, InvalidTag, check, ffi, lib, nbytes, pool_for, rbuf, wbuf
+from ._native import (GostxError, GostxTypeError, GostxValueError, InvalidTag, check, detached, ffi, lib, nbytes,
+                      pool_for, rbuf, wbuf)
 
 __all__ = ["encrypt_file", "decrypt_file", "open", "Writer", "Reader", "FormatError"]
 
@@ -35,13 +36,29 @@ def _secret(key, passphrase):
     return lib.GOSTX_FILE_KDF_PBKDF2, passphrase
 
 
+def _keyed(fn, ct, before, secret, after):
+    """fn(ct, *before, secret pointer, secret length, *after) on a thread of its
+    own, so Ctrl-C stops the caller during a passphrase's PBKDF2: with a copy
+    of the secret, wiped afterwards, and ct wiped if the caller was interrupted."""
+    n = nbytes(secret)
+    copy = ffi.new("uint8_t[]", max(1, n))
+    ffi.memmove(copy, rbuf(secret), n)
+
+    def run():
+        try:
+            return fn(ct, *before, copy, n, *after)
+        finally:
+            lib.gostx_memzero(copy, n)
+    return detached(run, abandon=lambda: lib.gostx_file_clear(ct))
+
+
 def _ct_encrypt(key, passphrase, alg, chunk_size, iterations):
     kdf, secret = _secret(key, passphrase)
     if alg not in _ALGS:
         raise GostxValueError(f"alg must be 'kuznyechik' or 'magma', got {alg!r}")
     ct = ffi.new("gostx_file *")
-    rc = lib.gostx_file_init_encrypt(ct, _ALGS[alg], kdf, chunk_size, iterations, rbuf(secret),
-                                   nbytes(secret), ffi.NULL)
+    rc = _keyed(lib.gostx_file_init_encrypt, ct, (_ALGS[alg], kdf, chunk_size, iterations), secret,
+                (ffi.NULL,))
     if rc:
         lib.gostx_file_clear(ct)
         check(rc, "file parameters (chunk_size 1 KiB..64 MiB, iterations 1..2^24)")
@@ -52,8 +69,8 @@ def _ct_decrypt(header, key, passphrase):
     _, secret = _secret(key, passphrase)
     ct = ffi.new("gostx_file *")
     reason = ffi.new("char **")
-    rc = lib.gostx_file_init_decrypt(ct, rbuf(header), nbytes(header), rbuf(secret),
-                                   nbytes(secret), ffi.cast("const char **", reason))
+    rc = _keyed(lib.gostx_file_init_decrypt, ct, (bytes(header), nbytes(header)), secret,
+                (ffi.cast("const char **", reason),))
     if rc:
         lib.gostx_file_clear(ct)
     if rc == lib.GOSTX_EFORMAT:
@@ -257,18 +274,34 @@ def _read_exact(fd, n):
 def _crypt_file(src, dst, decrypt, make_ct, threads):
     """Run the C pipeline from src into dst's temporary file (_Output), put
     in place only on success (a failed decryption leaves no unverified
-    plaintext). make_ct(in_fd) keys the stream (decrypt: from the header)."""
+    plaintext). make_ct(in_fd) keys the stream (decrypt: from the header).
+    The pipeline runs on a thread of its own while this one waits
+    interruptibly: on Ctrl-C a flag makes the stream's next read or write
+    fail, KeyboardInterrupt goes on up at once, and the stream's thread, once
+    the chunks in flight are done, releases the key, the temporary file
+    (never put in place) and the input descriptor."""
     src, dst = os.fspath(src), os.fspath(dst)
     pool = pool_for(0 if threads is None else threads)
     in_fd = os.open(src, os.O_RDONLY | _CLOEXEC)
     ct = out = None
+    handed_over = []  # not empty: the stream's thread releases what follows
+
+    def release():
+        if ct is not None:
+            lib.gostx_file_clear(ct)
+        if out is not None:
+            out.discard()
+        os.close(in_fd)
     try:
         _refuse_same_file(in_fd, src, dst)
         ct = make_ct(in_fd)
         out = _Output(dst)
         msg = ffi.new("char[160]")
         errs = ffi.new("int[2]")
-        rc = lib.gxpy_file_stream(ct, decrypt, in_fd, out.fd, pool, msg, 160, errs, errs + 1)
+        cancel = ffi.new("int *")
+        rc = detached(lib.gxpy_file_stream, ct, decrypt, in_fd, out.fd, pool, msg, 160, errs,
+                      errs + 1, cancel, cancel=lambda: cancel.__setitem__(0, 1), abandon=release,
+                      left=handed_over)
         text = ffi.string(msg).decode(errors="replace")
         if rc == lib.GOSTX_EAUTH:
             raise InvalidTag(text)
@@ -281,11 +314,8 @@ def _crypt_file(src, dst, decrypt, make_ct, threads):
             raise GostxError(text)
         out.commit()
     finally:
-        if ct is not None:
-            lib.gostx_file_clear(ct)
-        if out is not None:
-            out.discard()
-        os.close(in_fd)
+        if not handed_over:
+            release()
 
 
 def encrypt_file(src, dst, *, key=None, passphrase=None, alg="kuznyechik",

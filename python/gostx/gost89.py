@@ -1,9 +1,14 @@
 """GOST 28147-89 and its 1989 modes: simple replacement (ECB), counter
 gamma (CNT), gamma with feedback (CFB) and IMIT, with optional CryptoPro key
-meshing. Little-endian conventions of RFC 5830."""
+meshing. Little-endian conventions of RFC 5830.
+
+Calls on more than 1 MiB run in pieces, so Ctrl-C stops them within about
+20 ms; an interrupted call writes nothing to out and leaves a context as it
+was."""
 import threading
 
-from ._native import GostxValueError, Wiped, check, ffi, lib, nbytes, need_len, output, rbuf
+from ._native import (LONG, GostxValueError, Wiped, check, context_copy, ffi, lib, nbytes, need_len,
+                      output, rbuf, rptr, staged, update_on_copy)
 
 __all__ = ["Gost89", "Gost89Context"]
 
@@ -38,9 +43,15 @@ class Gost89(Wiped):
 
     def _ecb(self, fn, data, out):
         n = nbytes(data)
-        res, p = output(out, n)
-        check(fn(self._live(), rbuf(data), n, p), "data must be a multiple of 8 bytes")
-        return res
+        if n <= LONG or n % 8:
+            res, p = output(out, n)
+            check(fn(self._live(), rbuf(data), n, p), "data must be a multiple of 8 bytes")
+            return res
+        key, d = self._live(), rptr(data)
+        with staged(out, n) as st:
+            for off, m in st.pieces(n, 8):
+                check(fn(key, d + off, m, st.p + off))
+        return st.done()
 
     def cnt(self, iv, data, meshing=False, out=None):
         """Counter gamma (encryption = decryption); iv 8 bytes."""
@@ -106,16 +117,30 @@ class Gost89Context(Wiped):
         """Encrypt or decrypt data (ECB: whole blocks); returns as many bytes."""
         d = rbuf(data)
         n = len(d)
+        if n > LONG:
+            return self._update_pieces(d, n, out)
         res, p = output(out, n)
         with self._lock:
             check(lib.gostx_gost89_update(self._live(), d, n, p), "gost89 update")
         return res
 
+    def _update_pieces(self, d, n, out):
+        """update in pieces on a copy of the context, which replaces it at the end."""
+        d = rptr(d)
+        with self._lock, staged(out, n) as st, context_copy(self._live()) as tmp:
+            for off, m in st.pieces(n, 8):
+                check(lib.gostx_gost89_update(tmp, d + off, m, st.p + off), "gost89 update")
+        return st.done()
+
     def imit_update(self, data):
         """IMIT: MAC the bytes of data after what came before."""
         d = rbuf(data)
+        n = len(d)
         with self._lock:
-            check(lib.gostx_gost89_imit_update(self._live(), d, len(d)))
+            if n <= LONG:
+                check(lib.gostx_gost89_imit_update(self._live(), d, n))
+            else:
+                update_on_copy(self._live(), lib.gostx_gost89_imit_update, d, n, 8)
 
     def finalize(self, mac_len=4):
         """IMIT: the MAC (mac_len 1..8 bytes); ends the context."""

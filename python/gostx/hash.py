@@ -3,8 +3,8 @@ HMAC-Streebog."""
 import threading
 from typing import Any
 
-from ._native import (GostxTypeError, GostxValueError, Wiped, check, ffi, lib, nbytes, new_output,
-                      rbuf)
+from ._native import (LONG, GostxTypeError, GostxValueError, Wiped, check, ffi, lib, nbytes, new_output,
+                      rbuf, update_on_copy)
 
 __all__ = ["streebog256", "streebog512", "gost94", "gost94_test", "new", "HMAC", "hmac_streebog",
            "algorithms_available", "algorithms_guaranteed"]
@@ -44,8 +44,12 @@ class _Hash:
     def update(self, data):
         """Hash the bytes of data (any bytes-like object) after what came before."""
         d = _hash_buf(data)
+        n = len(d)
         with self._lock:
-            self._update(self._ctx, d, len(d))  # fails only on NULL
+            if n <= LONG:
+                self._update(self._ctx, d, n)  # fails only on NULL
+            else:
+                update_on_copy(self._ctx, self._update, d, n)
 
     def copy(self):
         """An independent hash object with the state of this one."""
@@ -190,8 +194,12 @@ class HMAC(Wiped):
     def update(self, msg):
         """MAC the bytes of msg after what came before."""
         d = _hash_buf(msg)
+        n = len(d)
         with self._lock:
-            check(lib.gostx_hmac_update(self._live(), d, len(d)))
+            if n <= LONG:
+                check(lib.gostx_hmac_update(self._live(), d, n))
+            else:
+                update_on_copy(self._live(), lib.gostx_hmac_update, d, n)
 
     def copy(self):
         """An independent HMAC object with the state of this one."""
@@ -216,7 +224,10 @@ def hmac_streebog(key, msg, digest_size=32):
     """One-shot HMAC-Streebog-256 (digest_size 32) or -512 (64)."""
     if digest_size not in (32, 64):
         raise GostxValueError(f"digest_size must be 32 or 64, got {digest_size!r}")
-    out = ffi.new("uint8_t[]", digest_size)
     d = _hash_buf(msg)
+    if len(d) > LONG:
+        with HMAC(key, msg, digest_size) as h:  # in pieces
+            return h.digest()
+    out = ffi.new("uint8_t[]", digest_size)
     check(lib.gostx_hmac(digest_size, rbuf(key), nbytes(key), d, len(d), out))
     return bytes(ffi.buffer(out))

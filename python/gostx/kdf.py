@@ -1,6 +1,6 @@
 """Key derivation (RFC 7836 KDF_256 and KDF_TREE, PBKDF2-HMAC-Streebog-512)
 and KExp15/KImp15 key export (R 1323565.1.017-2018)."""
-from ._native import GostxValueError, check, ffi, lib, nbytes, need_len, rbuf, take
+from ._native import GostxValueError, check, detached, ffi, lib, nbytes, need_len, rbuf, take
 from .cipher import Kuznyechik, Magma
 
 __all__ = ["kdf_256", "kdf_tree", "pbkdf2", "kexp15", "kimp15"]
@@ -25,14 +25,34 @@ def kdf_tree(key, label, seed, length, r=1):
 
 
 def pbkdf2(password, salt, iterations, length=64):
-    """PBKDF2-HMAC-Streebog-512 (R 50.1.111-2016)."""
+    """PBKDF2-HMAC-Streebog-512 (R 50.1.111-2016). Many iterations run as one
+    C call on a thread of its own, so Ctrl-C stops the caller at once (the
+    call finishes alone and its output is wiped)."""
     if isinstance(password, str):
         password = password.encode()
     out = ffi.new("uint8_t[]", length)
-    check(lib.gostx_pbkdf2_streebog512(rbuf(password), nbytes(password), rbuf(salt),
-                                       nbytes(salt), iterations, out, length),
-          "iterations and length must be >= 1")
+    p, p_len, s, s_len = rbuf(password), nbytes(password), rbuf(salt), nbytes(salt)
+    if iterations * ((length + 63) // 64) <= _PBKDF2_INLINE:
+        rc = lib.gostx_pbkdf2_streebog512(p, p_len, s, s_len, iterations, out, length)
+    else:  # on copies of the inputs: the call may outlive this one
+        pw = ffi.new("uint8_t[]", max(1, p_len))
+        ffi.memmove(pw, p, p_len)
+        rc = detached(_pbkdf2_wiping, pw, p_len, bytes(salt), s_len, iterations, out, length,
+                      abandon=lambda: lib.gostx_memzero(out, length))
+    check(rc, "iterations and length must be >= 1")
     return take(out)
+
+
+# Up to this many HMAC iterations (about 15 ms) PBKDF2 runs on the calling thread.
+_PBKDF2_INLINE = 10000
+
+
+def _pbkdf2_wiping(pw, pw_len, *rest):
+    """gostx_pbkdf2_streebog512 on a copy of the password, wiped afterwards."""
+    try:
+        return lib.gostx_pbkdf2_streebog512(pw, pw_len, *rest)
+    finally:
+        lib.gostx_memzero(pw, pw_len)
 
 
 def _keys(cipher, key_enc, key_mac, iv):

@@ -1,6 +1,11 @@
 """Kuznyechik-XTS (IEEE 1619 over Kuznyechik, ciphertext stealing), as
-dm-crypt's kuznyechik-xts-plain64 and VeraCrypt use it."""
-from ._native import GostxValueError, output, Wiped, check, ffi, lib, nbytes, need_len, pool_for, rbuf
+dm-crypt's kuznyechik-xts-plain64 and VeraCrypt use it.
+
+Calls on more than 1 MiB run in pieces of whole sectors, or (one data unit)
+as one call on a thread of its own (_native.detached), so Ctrl-C stops the
+caller within about 20 ms; an interrupted call writes nothing to out."""
+from ._native import (LONG, GostxValueError, Wiped, check, detached, ffi, lib, nbytes, need_len, output,
+                      own_copy, pool_for, rbuf, rptr, staged)
 
 __all__ = ["KuznyechikXTS"]
 
@@ -26,6 +31,15 @@ class KuznyechikXTS(Wiped):
     def _unit(self, fn, tweak, data, out):
         need_len("tweak", tweak, 16)
         n = nbytes(data)
+        if n > LONG:
+            # One data unit's tweak chain runs through it: no pieces.
+            st = staged(out, n)
+            rc = detached(fn, own_copy(self._live()), bytes(tweak), rptr(data), n, st.p,
+                          abandon=st.drop_all)
+            if rc:
+                st.drop()
+                check(rc, "data unit must be >= 16 bytes")
+            return st.done()
         res, p = output(out, n)
         check(fn(self._live(), rbuf(tweak), rbuf(data), n, p), "data unit must be >= 16 bytes")
         return res
@@ -43,7 +57,16 @@ class KuznyechikXTS(Wiped):
 
     def _sectors(self, fn, data, sector_size, first_sector, out, threads):
         n = nbytes(data)
-        res, p = output(out, n)
-        check(fn(pool_for(threads), self._live(), first_sector, sector_size, rbuf(data), n, p),
-              "sector_size and data must be >= 16 bytes")
-        return res
+        if n <= LONG or sector_size < 16:
+            res, p = output(out, n)
+            check(fn(pool_for(threads), self._live(), first_sector, sector_size, rbuf(data), n, p),
+                  "sector_size and data must be >= 16 bytes")
+            return res
+        pool, key, d = pool_for(threads), self._live(), rptr(data)
+        with staged(out, n) as st:
+            for off, m in st.pieces(n, sector_size):
+                # Tweaks count mod 2**64, as the C numbering does.
+                first = first_sector if off == 0 else (first_sector + off // sector_size) % (1 << 64)
+                check(fn(pool, key, first, sector_size, d + off, m, st.p + off),
+                      "sector_size and data must be >= 16 bytes")
+        return st.done()

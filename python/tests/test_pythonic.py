@@ -1,7 +1,7 @@
 """Python as Python users expect it (issue 32 item 15): hashlib's shape,
 one exception base class, an MGM nonce helper, docstrings on every public
 callable, the README's examples running as written, and the type stubs
-matching the package (mypy's stubtest)."""
+matching the package (mypy's stubtest) and refusing a str as data."""
 import hashlib
 import importlib.util
 import inspect
@@ -174,6 +174,64 @@ def test_stubs_match_the_package(tmp_path):
                         "gostx"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# Each call that is wrong for a type checker, with the name mypy gives the
+# argument's expected type; the right calls beside them must pass.
+_TYPED_WRONG = [
+    'gostx.streebog256("text")',
+    'gostx.streebog512().update("text")',
+    'gostx.hmac_streebog(b"k" * 32, "msg")',
+    'gostx.Kuznyechik(b"k" * 32).ctr(b"i" * 8, "data")',
+    'gostx.KuznyechikMGM(b"k" * 32).encrypt(b"n" * 16, "data")',
+    'gostx.Magma(b"k" * 32).ecb_encrypt(b"d" * 8, out="out")',
+    'gostx.kdf_256(b"k" * 32, "label", b"seed")',
+]
+_TYPED_RIGHT = """
+import array, mmap
+import gostx
+key = gostx.Kuznyechik(b"k" * 32)
+ba = bytearray(64)
+gostx.streebog256(b"text").hexdigest()
+gostx.streebog512(memoryview(b"text")).update(bytearray(b"more"))
+gostx.hmac_streebog(bytearray(32), array.array("B", b"msg"))
+key.ctr(b"i" * 8, ba, out=ba)
+key.ecb_encrypt(memoryview(ba), out=memoryview(ba))
+gostx.KuznyechikMGM(bytes(32)).encrypt(b"n" * 16, b"data", None)
+gostx.pbkdf2("password", b"salt", 10)
+gostx.kdf_256(b"k" * 32, b"label", mmap.mmap(-1, 16))
+"""
+
+
+def _mypy(tmp_path, name, code):
+    """mypy on code against the stub alone (copied into a folder of its own,
+    so an installed and an editable package are checked the same way)."""
+    stubs = tmp_path / "stubs" / "gostx"
+    stubs.mkdir(parents=True, exist_ok=True)
+    src = pathlib.Path(gostx.__file__).with_name("__init__.pyi")
+    (stubs / "__init__.pyi").write_text(src.read_text())
+    (stubs / "py.typed").write_text("")
+    f = tmp_path / f"{name}.py"
+    f.write_text(code)
+    env = dict(os.environ, MYPYPATH=str(tmp_path / "stubs"))
+    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental",
+                           "--cache-dir", os.devnull, "--no-error-summary", str(f)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+
+
+def test_stubs_refuse_a_str_as_data(tmp_path):
+    # Issue 48 item 16: buffers were typed Any, so mypy took a str as data,
+    # which the package refuses at run time.
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy not installed (scripts/ci_python.sh installs it)")
+    r = _mypy(tmp_path, "right", _TYPED_RIGHT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    wrong = "import gostx\n" + "\n".join(_TYPED_WRONG) + "\n"
+    r = _mypy(tmp_path, "wrong", wrong)
+    assert r.returncode == 1, r.stdout + r.stderr
+    flagged = {int(m) for m in re.findall(r"^[^:\n]*wrong\.py:(\d+): error:", r.stdout, re.M)}
+    assert flagged == set(range(2, 2 + len(_TYPED_WRONG))), r.stdout
+    assert all("Buffer" in ln for ln in r.stdout.splitlines() if ": error:" in ln), r.stdout
 
 
 @pytest.mark.parametrize("value,warned", [("bogus", True), ("AVX2", True), ("portable", False),
