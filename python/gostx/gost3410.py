@@ -15,8 +15,8 @@ that digest instead, as Streebog wrote it.
 import enum
 import operator
 
-from ._native import (GostxTypeError, GostxValueError, InvalidSignature, Wiped, check, ffi, lib,
-                      need_len, new_output, not_a_buffer, rbuf)
+from ._native import (GostxTypeError, GostxValueError, InvalidSignature, Wiped, check, detached,
+                      ffi, lib, need_len, new_output, not_a_buffer, rbuf)
 
 __all__ = ["Curve", "PrivateKey", "PublicKey", "generate_private_key", "load_pem_private_key",
            "load_der_private_key", "load_pem_public_key", "load_der_public_key"]
@@ -297,8 +297,10 @@ class PrivateKey(Wiped, _OnCurve):
         `openssl pkcs8 -topk8 -v2 kuznyechik-ctr-acpkm -v2prf
         id-tc26-hmac-gost-3411-2012-512` with gost-engine writes, and what
         load_pem_private_key(data, password) reads back. cipher and iterations
-        are checked always and used only with a password. The password goes to
-        C without a copy; C wipes what it derives from it."""
+        are checked always and used only with a password. The password and the
+        key go to C as copies, wiped after the call, and C wipes what it
+        derives from them. PBKDF2 runs on a thread of its own, so Ctrl-C
+        interrupts a long one at once (it finishes alone; nothing is returned)."""
         pbe = _cipher(cipher)
         iterations = _iterations(iterations)
         d = self._live()
@@ -309,9 +311,10 @@ class PrivateKey(Wiped, _OnCurve):
         if not len(pw):
             raise GostxValueError("password must not be empty (password=None writes the key "
                                   "unencrypted)")
+        d, pw = _secret_copy(d), _secret_copy(pw)
         return _encode(encoding, lib.gostx_gost3410_priv_to_encrypted_der,
                        lib.gostx_gost3410_priv_to_encrypted_pem, self._curve, d, len(d), pw,
-                       len(pw), pbe, iterations)
+                       len(pw), pbe, iterations, pbkdf2=(d, pw))
 
     def sign(self, data, *, prehashed=False):
         """r || s, the signature of data (hashed with the curve's Streebog;
@@ -410,15 +413,51 @@ def _encoding(value):
     return enc
 
 
-def _encode(encoding, to_der, to_pem, *args):
+def _secret_copy(buf):
+    """A C copy of a secret buffer (a key, a password) that a detached call
+    owns: the caller may close or change its own meanwhile."""
+    copy = ffi.new("uint8_t[]", len(buf))
+    ffi.memmove(copy, buf, len(buf))
+    return copy
+
+
+def _pbkdf2_call(fn, *args, wipe):
+    """fn(*args), a key-file call that runs PBKDF2 (up to 10,000,000
+    iterations: seconds), on a thread of its own (_native.detached), so that
+    Ctrl-C is not held up by it; args are the call's own buffers, and those
+    in wipe are wiped when it ends, also after an interruption (then once
+    the call has finished alone)."""
+    def wipe_all():
+        for b in wipe:
+            lib.gostx_memzero(b, len(b))
+    try:
+        rc = detached(fn, *args, abandon=wipe_all)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        wipe_all()
+        raise
+    return rc, wipe_all
+
+
+def _encode(encoding, to_der, to_pem, *args, pbkdf2=None):
     """A key file from the C writer (called with args, then the buffer),
     through scratch that is wiped after the copy out (a private key's file is
-    as secret as the key)."""
+    as secret as the key). pbkdf2: the call derives a key from a password
+    (an encrypted file): it runs detached (_pbkdf2_call), and those buffers,
+    copies the call owns, are wiped with the scratch."""
     if _encoding(encoding) == "DER":
         fn, buf = to_der, ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX)
     else:
         fn, buf = to_pem, ffi.new("char[]", lib.GOSTX_GOST3410_PEM_MAX)
     out_len = ffi.new("size_t *")
+    if pbkdf2 is not None:
+        rc, wipe_all = _pbkdf2_call(fn, *args, buf, len(buf), out_len, wipe=(buf, *pbkdf2))
+        try:
+            check(rc, "key encoding")
+            return bytes(ffi.buffer(buf, out_len[0]))
+        finally:
+            wipe_all()
     try:
         check(fn(*args, buf, len(buf), out_len), "key encoding")
         return bytes(ffi.buffer(buf, out_len[0]))
@@ -544,14 +583,16 @@ def _load_encrypted(src, pem, password, scheme):
     if password is None:
         raise GostxTypeError("Password was not given but private key is encrypted (pass "
                              "password=b'...')")
-    pw = _password(password)
+    pw = _secret_copy(_password(password))
     curve = ffi.new("gostx_gost3410_curve *")
     n = ffi.new("size_t *")
     priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
     read = (lib.gostx_gost3410_key_from_encrypted_pem if pem
             else lib.gostx_gost3410_key_from_encrypted_der)
+    # PBKDF2 first: detached, so Ctrl-C comes at once (the file is only read)
+    rc, wipe_all = _pbkdf2_call(read, src, len(src), pw, len(pw), curve, n, priv, len(priv), pub,
+                                len(pub), wipe=(priv, pw))
     try:
-        rc = read(src, len(src), pw, len(pw), curve, n, priv, len(priv), pub, len(pub))
         if rc == lib.GOSTX_EAUTH:
             raise GostxValueError("Bad decrypt. Incorrect password? (the encrypted key did not "
                                   "decrypt to a private key: a wrong password or a damaged file)")
@@ -566,7 +607,7 @@ def _load_encrypted(src, pem, password, scheme):
         ffi.memmove(d, priv, size)
         return Curve(curve[0]), d, bytes(ffi.buffer(pub, 2 * size))
     finally:
-        lib.gostx_memzero(priv, len(priv))
+        wipe_all()
 
 
 def _load_private(data, pem, password):
@@ -589,11 +630,12 @@ def load_pem_private_key(data, password=None):
     """A PrivateKey from PEM text (bytes), as gost-engine and OpenSSL write
     it: "PRIVATE KEY" with password None, or "ENCRYPTED PRIVATE KEY" (PKCS#8
     PBES2, see PrivateKey.private_bytes) with password, bytes-like, handed to
-    C without a copy. As cryptography's loaders: a password for an
-    unencrypted key, or none for an encrypted one, is a TypeError; a wrong
-    password a ValueError ("Bad decrypt"); a scheme gostx does not read (AES,
-    PBKDF2 with SHA-2, PKCS#12, ...) a ValueError naming it, with or without
-    a password."""
+    C as a copy that is wiped after the call (PBKDF2 runs on a thread of its
+    own: Ctrl-C interrupts it at once). As cryptography's loaders: a password
+    for an unencrypted key, or none for an encrypted one, is a TypeError; a
+    wrong password a ValueError ("Bad decrypt"); a scheme gostx does not read
+    (AES, PBKDF2 with SHA-1 or SHA-512, PKCS#12, ...) a ValueError naming it,
+    with or without a password."""
     return _load_private(data, True, password)
 
 

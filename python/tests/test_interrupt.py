@@ -144,6 +144,25 @@ res = []
 if run(lambda: res.append(gostx.pbkdf2(b"pw", b"salt", it))):
     assert not res
 """,
+    # GOST R 34.10 key files under a password: PBKDF2 of up to 10,000,000
+    # iterations, one C call (the writer and the reader).
+    "gost3410_private_bytes": """
+from gostx import gost3410
+k = gost3410.generate_private_key(gost3410.Curve.GOST3410_256_A)
+it = size_for(lambda n: k.private_bytes("PEM", b"pw", iterations=n), sample=20000, cap=10_000_000)
+res = []
+if run(lambda: res.append(k.private_bytes("PEM", b"pw", iterations=it))):
+    assert not res
+""",
+    "gost3410_load_encrypted": """
+from gostx import gost3410
+k = gost3410.generate_private_key(gost3410.Curve.GOST3410_256_A)
+it = size_for(lambda n: k.private_bytes("DER", b"pw", iterations=n), sample=20000, cap=10_000_000)
+der = k.private_bytes("DER", b"pw", iterations=it)
+res = []
+if run(lambda: res.append(gost3410.load_der_private_key(der, b"pw"))):
+    assert not res
+""",
     # A whole-file encryption from an endless pipe: the stream is cut (at its
     # next read or write; the chunks in flight are sealed first, too long on
     # the portable implementation), and nothing is left in the folder.
