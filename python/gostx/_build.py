@@ -227,6 +227,33 @@ int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const
                                           uint8_t *pub, size_t pub_cap);
 int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap);
 int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap);
+#define GOSTX_GOST3410_OID_MAX 32
+int gostx_gost3410_key_from_der_oid(const uint8_t *der, size_t der_len,
+    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+    size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap);
+int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+    size_t pub_cap, char *oid, size_t oid_cap);
+int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
+    const uint8_t *pass, size_t pass_len, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+    size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap);
+int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
+    const uint8_t *pass, size_t pass_len, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+    size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap);
+int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+    const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+    const uint8_t *pub, size_t pub_len, uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+    const uint8_t *priv, size_t priv_len, char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+    const uint8_t *pub, size_t pub_len, char *out, size_t cap, size_t *out_len);
+int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
+    const uint8_t *priv, size_t priv_len, const uint8_t *pass, size_t pass_len,
+    gostx_gost3410_pbe cipher, uint32_t iterations, uint8_t *out, size_t cap, size_t *out_len);
+int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
+    const uint8_t *priv, size_t priv_len, const uint8_t *pass, size_t pass_len,
+    gostx_gost3410_pbe cipher, uint32_t iterations, char *out, size_t cap, size_t *out_len);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;

@@ -138,17 +138,21 @@ class PublicKey(_OnCurve):
     to another key of the same curve and point, and picklable (it holds no
     secret)."""
 
-    __slots__ = ("_curve", "_raw")
+    __slots__ = ("_curve", "_raw", "_oid")
 
     def __init__(self, *args, **kwargs):
         raise GostxTypeError("PublicKey objects come from PublicKey.from_bytes(curve, x_y) or "
                              "PrivateKey.public_key()")
 
     @classmethod
-    def _new(cls, curve, raw):
+    def _new(cls, curve, raw, oid=None):
+        """oid: the parameter set's OID a key file named (dotted, bytes), kept
+        so that writing the key again keeps it (gost-engine derives only
+        between keys of the same OID); None writes the curve's default."""
         self = object.__new__(cls)
         object.__setattr__(self, "_curve", curve)
         object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_oid", oid)
         return self
 
     @classmethod
@@ -173,8 +177,9 @@ class PublicKey(_OnCurve):
         """SubjectPublicKeyInfo as gost-engine and X.509 write it (RFC 4491 /
         RFC 9215): "PEM" text (bytes) or "DER"."""
         n = 2 * _size(self._curve)
-        return _encode(encoding, lib.gostx_gost3410_pub_to_der, lib.gostx_gost3410_pub_to_pem,
-                       self._curve, self._raw, n)
+        return _encode(encoding, lib.gostx_gost3410_pub_to_der_oid,
+                       lib.gostx_gost3410_pub_to_pem_oid, self._curve, _oid_arg(self._oid),
+                       self._raw, n)
 
     def verify(self, signature, data, *, prehashed=False):
         """Return None if signature (r || s) signs data under this key, else
@@ -233,10 +238,11 @@ class PrivateKey(Wiped, _OnCurve):
                              "PrivateKey.from_bytes(curve, d)")
 
     @classmethod
-    def _new(cls, curve, d, pub):
+    def _new(cls, curve, d, pub, oid=None):
         self = object.__new__(cls)
         self._curve = curve
-        self._pub = PublicKey._new(curve, pub)
+        self._oid = oid  # as PublicKey._new's
+        self._pub = PublicKey._new(curve, pub, oid)
         self._h = d
         return self
 
@@ -305,16 +311,18 @@ class PrivateKey(Wiped, _OnCurve):
         iterations = _iterations(iterations)
         d = self._live()
         if password is None:
-            return _encode(encoding, lib.gostx_gost3410_priv_to_der,
-                           lib.gostx_gost3410_priv_to_pem, self._curve, d, len(d))
+            return _encode(encoding, lib.gostx_gost3410_priv_to_der_oid,
+                           lib.gostx_gost3410_priv_to_pem_oid, self._curve, _oid_arg(self._oid),
+                           d, len(d))
         pw = _password(password)
         if not len(pw):
             raise GostxValueError("password must not be empty (password=None writes the key "
                                   "unencrypted)")
         d, pw = _secret_copy(d), _secret_copy(pw)
-        return _encode(encoding, lib.gostx_gost3410_priv_to_encrypted_der,
-                       lib.gostx_gost3410_priv_to_encrypted_pem, self._curve, d, len(d), pw,
-                       len(pw), pbe, iterations, pbkdf2=(d, pw))
+        return _encode(encoding, lib.gostx_gost3410_priv_to_encrypted_der_oid,
+                       lib.gostx_gost3410_priv_to_encrypted_pem_oid, self._curve,
+                       _oid_arg(self._oid), d, len(d), pw, len(pw), pbe, iterations,
+                       pbkdf2=(d, pw))
 
     def sign(self, data, *, prehashed=False):
         """r || s, the signature of data (hashed with the curve's Streebog;
@@ -473,17 +481,29 @@ def _pem_buf(data):
         raise not_a_buffer(data) from None
 
 
+def _oid_arg(oid):
+    """A key's kept OID as the _oid writers take it (NULL: the default)."""
+    return ffi.NULL if oid is None else ffi.new("char[]", oid)
+
+
+def _oid_of(buf):
+    """The OID an _oid reader wrote (dotted, bytes)."""
+    return ffi.string(buf)
+
+
 def _load(data, pem, want):
-    """(curve, d or None, x || y) of a DER or PEM key file of kind want."""
+    """(curve, d or None, x || y, the parameter set's OID) of a DER or PEM key
+    file of kind want."""
     src = _pem_buf(data) if pem else rbuf(data)
     form = "PEM" if pem else "DER"
     kind = ffi.new("gostx_gost3410_key_kind *")
     curve = ffi.new("gostx_gost3410_curve *")
     n = ffi.new("size_t *")
     priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
-    read = lib.gostx_gost3410_key_from_pem if pem else lib.gostx_gost3410_key_from_der
+    oid = ffi.new("char[]", lib.GOSTX_GOST3410_OID_MAX)
+    read = lib.gostx_gost3410_key_from_pem_oid if pem else lib.gostx_gost3410_key_from_der_oid
     try:
-        rc = read(src, len(src), kind, curve, n, priv, len(priv), pub, len(pub))
+        rc = read(src, len(src), kind, curve, n, priv, len(priv), pub, len(pub), oid, len(oid))
         if rc == lib.GOSTX_EFORMAT:
             raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
         if rc == lib.GOSTX_EUNSUP:
@@ -505,7 +525,7 @@ def _load(data, pem, want):
         if want == "private":
             d = ffi.new("uint8_t[]", size)
             ffi.memmove(d, priv, size)
-        return c, d, bytes(ffi.buffer(pub, 2 * size))
+        return c, d, bytes(ffi.buffer(pub, 2 * size)), _oid_of(oid)
     finally:
         lib.gostx_memzero(priv, len(priv))
 
@@ -569,7 +589,8 @@ def _encrypted_scheme(src, pem):
 
 
 def _load_encrypted(src, pem, password, scheme):
-    """(curve, d, x || y) of an encrypted private key file."""
+    """(curve, d, x || y, the parameter set's OID) of an encrypted private key
+    file."""
     form = "PEM" if pem else "DER"
     rc, text = scheme
     if rc == lib.GOSTX_EUNSUP:
@@ -587,11 +608,12 @@ def _load_encrypted(src, pem, password, scheme):
     curve = ffi.new("gostx_gost3410_curve *")
     n = ffi.new("size_t *")
     priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
-    read = (lib.gostx_gost3410_key_from_encrypted_pem if pem
-            else lib.gostx_gost3410_key_from_encrypted_der)
+    oid = ffi.new("char[]", lib.GOSTX_GOST3410_OID_MAX)
+    read = (lib.gostx_gost3410_key_from_encrypted_pem_oid if pem
+            else lib.gostx_gost3410_key_from_encrypted_der_oid)
     # PBKDF2 first: detached, so Ctrl-C comes at once (the file is only read)
     rc, wipe_all = _pbkdf2_call(read, src, len(src), pw, len(pw), curve, n, priv, len(priv), pub,
-                                len(pub), wipe=(priv, pw))
+                                len(pub), oid, len(oid), wipe=(priv, pw))
     try:
         if rc == lib.GOSTX_EAUTH:
             raise GostxValueError("Bad decrypt. Incorrect password? (the encrypted key did not "
@@ -605,7 +627,7 @@ def _load_encrypted(src, pem, password, scheme):
         size = n[0]
         d = ffi.new("uint8_t[]", size)
         ffi.memmove(d, priv, size)
-        return Curve(curve[0]), d, bytes(ffi.buffer(pub, 2 * size))
+        return Curve(curve[0]), d, bytes(ffi.buffer(pub, 2 * size)), _oid_of(oid)
     finally:
         wipe_all()
 
@@ -618,12 +640,12 @@ def _load_private(data, pem, password):
     if pem and ffi.buffer(src)[:100].lstrip().startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----"):
         raise GostxValueError("not a GOST R 34.10-2012 encrypted PEM key gostx reads: malformed, "
                               "or too large for one (another algorithm's key)")
-    curve, d, pub = _load(data, pem, "private")
+    curve, d, pub, oid = _load(data, pem, "private")
     if password is not None:
         lib.gostx_memzero(d, len(d))
         raise GostxTypeError("Password was given but private key is not encrypted (password "
                              "must be None for an unencrypted key)")
-    return PrivateKey._new(curve, d, pub)
+    return PrivateKey._new(curve, d, pub, oid)
 
 
 def load_pem_private_key(data, password=None):
@@ -648,11 +670,11 @@ def load_der_private_key(data, password=None):
 
 def load_pem_public_key(data):
     """A PublicKey from PEM "PUBLIC KEY" text (bytes)."""
-    curve, _, raw = _load(data, True, "public")
-    return PublicKey._new(curve, raw)
+    curve, _, raw, oid = _load(data, True, "public")
+    return PublicKey._new(curve, raw, oid)
 
 
 def load_der_public_key(data):
     """A PublicKey from SubjectPublicKeyInfo DER."""
-    curve, _, raw = _load(data, False, "public")
-    return PublicKey._new(curve, raw)
+    curve, _, raw, oid = _load(data, False, "public")
+    return PublicKey._new(curve, raw, oid)

@@ -145,6 +145,43 @@ def test_gost_engine_files_read_and_written_back(curve):
     key.public_key().verify(key.sign(b"engine"), b"engine")
 
 
+# The OID aliases of one parameter set (include/gostx/gost3410.h): gost-engine
+# derives (VKO) only between keys of the same OID, so a key read and written
+# again keeps the OID its file named (issue 48 item 12; before, the package
+# wrote the default one).
+OID_ALIASES = [(Curve.GOST3410_256_B, "1.2.643.7.1.2.1.1.2"), (Curve.GOST3410_256_B, "1.2.643.2.2.36.0"),
+               (Curve.GOST3410_256_C, "1.2.643.7.1.2.1.1.3"), (Curve.GOST3410_256_D, "1.2.643.7.1.2.1.1.4"),
+               (Curve.GOST3410_256_D, "1.2.643.2.2.36.1")]
+
+
+def _paramset_oid(der, private):
+    """The parameter-set OID (dotted) of a PKCS#8 (private) or SPKI DER file."""
+    alg = _children(_tlv(der)[1])[1 if private else 0][1]
+    return _oid_text(_check_algorithm(alg, Curve.from_name(_oid_text(_children(
+        _children(alg)[1][1])[0][1]))))
+
+
+@pytest.mark.parametrize("curve,oid", OID_ALIASES, ids=lambda v: getattr(v, "name", v))
+def test_key_files_keep_their_parameter_set_oid(curve, oid):
+    from gostx._native import ffi, lib
+    d = PrivateKey.generate(curve).private_bytes_raw()
+    buf, n = ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX), ffi.new("size_t *")
+    assert lib.gostx_gost3410_priv_to_der_oid(curve, oid.encode(), d, len(d), buf, len(buf), n) == 0
+    der = bytes(ffi.buffer(buf, n[0]))
+    assert _paramset_oid(der, True) == oid
+    key = gostx.load_der_private_key(der)
+    assert key.private_bytes("DER") == der
+    assert _paramset_oid(_pem_body(key.private_bytes("PEM"), "PRIVATE KEY"), True) == oid
+    enc = gostx.load_der_private_key(key.private_bytes("DER", b"pw", iterations=1), b"pw")
+    assert enc.private_bytes("DER") == der
+    enc = gostx.load_pem_private_key(key.private_bytes("PEM", b"pw", iterations=1), b"pw")
+    assert enc.private_bytes("DER") == der
+    pub = key.public_key().public_bytes("DER")
+    assert _paramset_oid(pub, False) == oid
+    assert gostx.load_pem_public_key(key.public_key().public_bytes("PEM")).public_bytes("DER") == pub
+    assert gostx.load_der_public_key(pub) == key.public_key()
+
+
 def test_malformed_key_files_are_refused():
     key = PrivateKey.generate(Curve.GOST3410_256_B)
     der, pem = key.private_bytes("DER"), key.private_bytes("PEM")
