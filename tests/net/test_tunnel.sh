@@ -101,10 +101,13 @@ ip netns exec $NA ping -c 3 -i 0.2 -W 2 -s 36 10.232.0.2 >"$T/ping.log" 2>&1 &&
 
 # 64-byte UDP datagrams (paced): every one arrives once and intact
 UDPN=5000
-ip netns exec $NB timeout 40 python3 "$HERE/xfer.py" udprecv 10.232.0.2 5002 $UDPN 64 >"$T/udp.out" &
+ip netns exec $NB timeout 40 python3 "$HERE/xfer.py" udprecv 10.232.0.2 5002 $UDPN 64 \
+  "$T/udp.ready" >"$T/udp.out" &
 rpid=$!
 PIDS+=($rpid)
-sleep 0.5
+# sending starts once the receiver's socket is bound (on a loaded host a
+# fixed 0.5 s once lost the first 480 datagrams to a port not yet open)
+for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done
 ip netns exec $NA timeout 30 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5002 $UDPN 64
 wait $rpid
 if [ "$(cat "$T/udp.out")" = "received $UDPN distinct $UDPN bad 0" ]; then

@@ -5,7 +5,8 @@ sends IN. Both give up after --timeout seconds.
 
 Small UDP datagrams: `xfer.py udprecv ADDR PORT COUNT SIZE` counts the
 datagrams it receives (until COUNT, or 3 s without one) and prints
-`received N distinct D bad B`; `xfer.py udpsend ADDR PORT COUNT SIZE` sends
+`received N distinct D bad B`; with a sixth argument READY it creates that
+file once its socket is bound (a loaded host may start Python late); `xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
 so that a queue overflow is not what the count measures."""
 import socket, struct, sys, time
@@ -16,7 +17,7 @@ def body(i, size):
     return head + bytes((i + k) & 0xFF for k in range(size - len(head)))
 
 
-def udp(mode, addr, port, count, size):
+def udp(mode, addr, port, count, size, ready=None):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     if mode == "udpsend":
         for i in range(count):
@@ -29,6 +30,8 @@ def udp(mode, addr, port, count, size):
     except OSError:  # reader on a loaded host is not a tunnel loss
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
     s.bind((addr, port))
+    if ready:
+        open(ready, "w").close()
     s.settimeout(10)  # the first one
     seen, n, bad = set(), 0, 0
     try:
@@ -58,7 +61,8 @@ def pump(read, write):
 def main():
     mode, addr, port, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     if mode in ("udpsend", "udprecv"):
-        return udp(mode, addr, port, int(path), int(sys.argv[5]))
+        return udp(mode, addr, port, int(path), int(sys.argv[5]),
+                   sys.argv[6] if len(sys.argv) > 6 else None)
     timeout = float(sys.argv[5]) if len(sys.argv) > 5 else 60
     if mode == "recv":
         srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
