@@ -45,7 +45,8 @@ HZ=$(getconf CLK_TCK)
 
 # gostx tunnel on both sides, TUN gxb0 addressed 10.232.0.1 (a) and
 # 10.232.0.2 (b), over the veth; CPUS_A / CPUS_B, when given, are taskset
-# lists that pin each side's process.
+# lists that pin each side's process; UDP_OFFLOAD (on/off), when set, goes
+# into both configs.
 gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
   head -c 32 /dev/urandom >"$T/k1"
   head -c 32 /dev/urandom >"$T/k2"
@@ -57,6 +58,7 @@ gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
     else l=10.231.0.2 p=10.231.0.1 o=0x2002 i=0x1001 ko=k2 ki=k1 ns=$NB ad=10.232.0.2 cpus=${4:-}; fi
     printf 'local = %s:4500\npeer = %s:4500\ntun = gxb0\nmtu = 1400\ntransform = %s\nspi_out = %s\nspi_in = %s\nkey_out = %s\nkey_in = %s\nstate = %s\nthreads = %s\n' \
       $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" "$2" >"$T/$side.conf"
+    [ -n "${UDP_OFFLOAD:-}" ] && echo "udp_offload = $UDP_OFFLOAD" >>"$T/$side.conf"
     pin=()
     [ -n "$cpus" ] && pin=(taskset -c "$cpus")
     bg $ns gostx-$side "${pin[@]}" "$G" tunnel -c "$T/$side.conf" --new-keys # new each time

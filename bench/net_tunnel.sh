@@ -7,6 +7,12 @@
 # packages iproute2, iperf3, wireguard-go, wireguard-tools, openvpn, openssl
 # (those missing are skipped with a note).
 #   usage: bench/net_tunnel.sh [SECONDS (4)] [RUNS (3)]
+# Subsets, for A/B runs (e.g. two gostx builds alternated, GOSTX=...):
+#   ONLY="tcp x1,udp 1372 B"  the tests named (comma-separated); default all
+#   TRANSFORMS="magma-mgm-ktree"  THREADS="1"  the gostx rows (default both
+#   transforms, 1 and 2 workers); OTHERS=0 skips the rows without gostx
+#   (veth, wireguard-go, openvpn); UDP_OFFLOAD=off sets udp_offload = off
+#   in both tunnels' configs (builds that know the setting)
 # Tests: TCP with 1 and 4 streams; UDP at full rate (-b 0) with payloads of
 # 1372 bytes (1400-byte IP packets, the MTU) and of 64 bytes.
 # Per setup and test, the median of RUNS runs of (per second: over the
@@ -51,7 +57,11 @@ one() {
 median() {
   for _ in $(seq "$RUNS"); do one "$@"; done | sort -n | awk '{a[NR] = $0} END {print a[int((NR + 1) / 2)]}'
 }
-TESTS=("tcp x1|-P 1" "tcp x4|-P 4" "udp 1372 B|-u -b 0 -l 1372" "udp 64 B|-u -b 0 -l 64")
+TESTS=()
+for t in "tcp x1|-P 1" "tcp x4|-P 4" "udp 1372 B|-u -b 0 -l 1372" "udp 64 B|-u -b 0 -l 64"; do
+  case ",${ONLY:-${t%%|*}}," in *",${t%%|*},"*) TESTS+=("$t") ;; esac
+done
+OTHERS=${OTHERS:-1}
 measure() { # NAME DEV SERVER_ADDR
   local t
   for t in "${TESTS[@]}"; do
@@ -63,23 +73,24 @@ measure() { # NAME DEV SERVER_ADDR
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# iperf3 ${SECS}s, median of $RUNS runs; MTU 1400 in every tunnel"
 printf '%-30s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
-measure "veth, no tunnel" $VB 10.231.0.2
+[ "$OTHERS" = 0 ] || measure "veth, no tunnel" $VB 10.231.0.2
 
 gostx_run() { # TRANSFORM THREADS
   gostx_up "$1" "$2"
-  measure "gostx $1 t$2" gxb0 10.232.0.2
+  measure "gostx $1 t$2${UDP_OFFLOAD:+ off}" gxb0 10.232.0.2
   stop_all
 }
 if [ -x "$G" ]; then
-  for tr in kuznyechik-mgm-ktree magma-mgm-ktree; do
-    gostx_run $tr 1
-    gostx_run $tr 2
+  for tr in ${TRANSFORMS:-kuznyechik-mgm-ktree magma-mgm-ktree}; do
+    for w in ${THREADS:-1 2}; do gostx_run $tr $w; done
   done
 else
   echo "gostx: $G not built: skipped"
 fi
 
-if command -v wireguard-go >/dev/null && command -v wg >/dev/null; then
+if [ "$OTHERS" = 0 ]; then
+  :
+elif command -v wireguard-go >/dev/null && command -v wg >/dev/null; then
   # one name per side: wireguard-go's control socket (/var/run/wireguard/NAME.sock)
   # is a file, shared by the namespaces
   (umask 077; for side in a b; do wg genkey >"$T/wg$side.key"; wg pubkey <"$T/wg$side.key" >"$T/wg$side.pub"; done)
@@ -100,7 +111,9 @@ else
   echo "wireguard-go: not installed (apt-get install wireguard-go wireguard-tools): skipped"
 fi
 
-if command -v openvpn >/dev/null && command -v openssl >/dev/null; then
+if [ "$OTHERS" = 0 ]; then
+  :
+elif command -v openvpn >/dev/null && command -v openssl >/dev/null; then
   for side in a b; do
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
       -subj "/CN=$side" -keyout "$T/ov$side.key" -out "$T/ov$side.crt" 2>/dev/null

@@ -28,7 +28,9 @@ static void usage(FILE *f) {
           "              start with new keys; with the state of these keys it is refused.\n"
           "Key files must be regular files that group and others cannot access\n"
           "(chmod go=), unless the config says insecure_key_file = true.\n"
-          "--status exits 1 when the tunnel is not running.\n"
+          "--status exits 1 when the tunnel is not running; it also says which UDP\n"
+          "offloads are on (udp_gso, udp_gro; udp_offload = off in the config turns\n"
+          "both off).\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -42,6 +44,7 @@ static void write_status(struct tunnel *t) {
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
           (long long)time(NULL), t->cfg.tun, t->nworkers,
           (unsigned long long)atomic_load(&t->seq_used));
+  tunnel_offloads_print(t, f);
   tunnel_counters_print(t, f);
   if (fclose(f) == 0)
     rename(tmp, t->cfg.status);
@@ -76,6 +79,7 @@ static int run(struct tunnel *t) {
   if (rc) return rc;
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
+  tunnel_udp_offload(t, udp, send, n);
   rc = tunnel_tun_open(&t->cfg, tun, n, &tun_lock);
   if (!rc) {
     rc = tunnel_state_begin(t);
@@ -110,11 +114,14 @@ static int run(struct tunnel *t) {
     w->send_fd = send[i];
     gostx_esp_keycache_init(&w->kc_out);
     gostx_esp_keycache_init(&w->kc_in);
-    w->buf = malloc((size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
+    /* a GRO buffer holds a whole train of datagrams */
+    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
+    w->buf_len = (size_t)TUNNEL_BURST * (2 * TUNNEL_SLOT + w->rx_slot);
+    w->buf = malloc(w->buf_len);
     /* everything the worker uses is set before it starts: datagrams wait in
      * its socket already, and it opens them at once (a worker that read
      * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
-    w->plain = w->buf ? w->buf + (size_t)2 * TUNNEL_BURST * TUNNEL_SLOT : NULL;
+    w->plain = w->buf ? w->buf + (size_t)TUNNEL_BURST * (TUNNEL_SLOT + w->rx_slot) : NULL;
     if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
       cli_err("tunnel: cannot start worker %u", i);
       free(w->buf);
@@ -125,11 +132,11 @@ static int run(struct tunnel *t) {
     t->nworkers++;
   }
   if (!rc)
-    fprintf(stderr, "gostx tunnel: %s up, local %s, peer %s, %s, %u workers\n", t->cfg.tun,
-            t->cfg.local_s, t->cfg.peer_s,
+    fprintf(stderr, "gostx tunnel: %s up, local %s, peer %s, %s, %u workers, UDP GSO %s, GRO %s\n",
+            t->cfg.tun, t->cfg.local_s, t->cfg.peer_s,
             t->cfg.transform == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? "kuznyechik-mgm-ktree"
                                                               : "magma-mgm-ktree",
-            t->nworkers);
+            t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off");
   write_status(t);
   struct timespec second = {1, 0};
   while (!rc) {
@@ -144,7 +151,7 @@ static int run(struct tunnel *t) {
     pthread_join(t->w[i].thread, NULL);
     gostx_esp_keycache_clear(&t->w[i].kc_out);
     gostx_esp_keycache_clear(&t->w[i].kc_in);
-    if (t->w[i].buf) gostx_memzero(t->w[i].buf, (size_t)3 * TUNNEL_BURST * TUNNEL_SLOT);
+    if (t->w[i].buf) gostx_memzero(t->w[i].buf, t->w[i].buf_len);
     free(t->w[i].buf);
   }
   write_status(t);

@@ -25,6 +25,11 @@
  * the reservation counts as seen, so the margin is what a crash can cost. */
 #define TUNNEL_IN_MARGIN_MIN 64
 #define TUNNEL_FP_LEN 32 /* a key fingerprint in the state file */
+/* UDP offloads (docs/TUNNEL.md, "UDP offloads"): a received buffer holds a
+ * whole GRO-coalesced datagram train, at most 64 KiB; one GSO send carries
+ * at most this many bytes of datagrams (IP's 64 KiB less the headers). */
+#define TUNNEL_GRO_BUF 65536
+#define TUNNEL_GSO_MAX 65000
 
 struct tunnel_config {
   char path[TUNNEL_PATH_MAX]; /* the config file, for messages */
@@ -40,11 +45,12 @@ struct tunnel_config {
   uint64_t limit; /* 0: the transform's own */
   int esn_off;    /* esn = off: 32-bit sequence numbers, AAD SPI | SN */
   int insecure_key_file; /* key files that group or others can access: used */
+  int udp_offload_off;   /* udp_offload = off: no UDP GSO or GRO */
 };
 
 /* Counters of one worker; the status sums them. */
 struct tunnel_counters {
-  _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped;
+  _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped, tx_gso, rx_gro;
   _Atomic uint64_t rx_packets, rx_bytes, rx_auth, rx_replay, rx_malformed, rx_spi, rx_dummy,
       rx_keepalive, rx_dropped, tun_errors;
 };
@@ -58,7 +64,10 @@ struct tunnel_worker {
   pthread_t thread;
   gostx_esp_keycache kc_out, kc_in;
   struct tunnel_counters c;
-  uint8_t *buf; /* 2 * TUNNEL_BURST slots: TUN side then UDP side */
+  /* TUNNEL_BURST slots of TUNNEL_SLOT (TUN side), TUNNEL_BURST of rx_slot
+   * (UDP side: TUNNEL_GRO_BUF with GRO), then plain; buf_len in all */
+  uint8_t *buf;
+  size_t rx_slot, buf_len;
   uint8_t *plain; /* TUNNEL_BURST slots: the payloads of the packets being opened */
 };
 
@@ -86,6 +95,11 @@ struct tunnel {
   atomic_int stop;
   atomic_int exhausted;   /* the outbound SA is used up (said once) */
   atomic_int save_failed; /* the state file could not be written (said once) */
+  /* UDP offloads: GSO on the sends until the kernel refuses one (then
+   * gso_errno says why, and it stays off); GRO on the receiving sockets.
+   * *_errno: why the offload is off (0: udp_offload = off or on). */
+  atomic_int udp_gso, gso_errno;
+  int udp_gro, gro_errno;
   unsigned nworkers;
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
@@ -110,6 +124,12 @@ long tunnel_read_all(int fd, void *buf, size_t cap);
  * k > 0 one of its own on the local port + k. 0 or CLI_EXIT_FAIL after one
  * line. */
 int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, int *send_fds, unsigned nsock);
+/* Turns on UDP GSO for the send_fds and UDP GRO for the fds unless the
+ * config says udp_offload = off: t->udp_gso / t->udp_gro. A kernel without
+ * them (UDP_SEGMENT: 4.18, UDP_GRO: 5.0) leaves them off, said in one line. */
+void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, unsigned nsock);
+/* "udp_gso on" / "udp_gro off (why)" lines into f. */
+void tunnel_offloads_print(struct tunnel *t, FILE *f);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
  * up; refuses a device that another tunnel or program holds. *lock: held
  * while the tunnel runs (closed with the fds). */

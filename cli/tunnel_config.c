@@ -124,7 +124,8 @@ static long read_line(FILE *f, char *line, int *nul) {
 /* The settings, in the order of their first_line slots. */
 static const char *const settings[] = {
     "local", "peer",   "tun",    "mtu", "threads", "transform", "spi_out",          "spi_in",
-    "key_out", "key_in", "state", "status", "esn", "limit", "insecure_key_file"};
+    "key_out", "key_in", "state", "status", "esn", "limit", "insecure_key_file",
+    "udp_offload"};
 #define NSETTINGS (sizeof settings / sizeof *settings)
 
 int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
@@ -225,6 +226,9 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
       cfg->esn_off = !strcmp(v, "off");
     } else if (!strcmp(k, "limit")) {
       bad = parse_u64(v, UINT64_MAX, &cfg->limit) || cfg->limit == 0;
+    } else if (!strcmp(k, "udp_offload")) {
+      bad = strcmp(v, "on") && strcmp(v, "off");
+      cfg->udp_offload_off = !strcmp(v, "off");
     } else { /* insecure_key_file */
       bad = strcmp(v, "true") && strcmp(v, "false");
       cfg->insecure_key_file = !strcmp(v, "true");

@@ -9,6 +9,7 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -122,6 +123,52 @@ fail:
   while (sent > 1) close(send_fds[--sent]);
   while (made) close(fds[--made]);
   return CLI_EXIT_FAIL;
+}
+
+void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, unsigned nsock) {
+  atomic_store(&t->udp_gso, 0);
+  t->udp_gro = 0;
+  if (t->cfg.udp_offload_off) return;
+  /* GSO: the segment size comes with each send (a cmsg); setting the
+   * socket's default to 0 (none) only asks whether the kernel knows the
+   * option. One that does not would ignore the cmsg and send a whole train
+   * as one datagram, which the peer could not open. */
+  int zero = 0, one = 1, gso = 1;
+  for (unsigned i = 0; i < nsock && gso; i++)
+    if (setsockopt(send_fds[i], SOL_UDP, UDP_SEGMENT, &zero, sizeof zero) < 0) {
+      atomic_store(&t->gso_errno, errno);
+      gso = 0;
+    }
+  atomic_store(&t->udp_gso, gso);
+  /* GRO: on every receiving socket or on none (the workers' buffers are
+   * sized for it) */
+  int gro = 1;
+  for (unsigned i = 0; i < nsock && gro; i++)
+    if (setsockopt(fds[i], SOL_UDP, UDP_GRO, &one, sizeof one) < 0) {
+      t->gro_errno = errno;
+      gro = 0;
+      for (unsigned k = 0; k < i; k++) setsockopt(fds[k], SOL_UDP, UDP_GRO, &zero, sizeof zero);
+    }
+  t->udp_gro = gro;
+  if (!gso)
+    fprintf(stderr, "gostx tunnel: UDP GSO not available (%s): each datagram sent on its own\n",
+            strerror(atomic_load(&t->gso_errno)));
+  if (!gro)
+    fprintf(stderr, "gostx tunnel: UDP GRO not available (%s): datagrams received one by one\n",
+            strerror(t->gro_errno));
+}
+
+static void offload_line(FILE *f, const char *name, int on, int err, int config_off) {
+  if (on)
+    fprintf(f, "%s on\n", name);
+  else
+    fprintf(f, "%s off (%s)\n", name, config_off ? "udp_offload = off" : strerror(err));
+}
+
+void tunnel_offloads_print(struct tunnel *t, FILE *f) {
+  offload_line(f, "udp_gso", atomic_load(&t->udp_gso), atomic_load(&t->gso_errno),
+               t->cfg.udp_offload_off);
+  offload_line(f, "udp_gro", t->udp_gro, t->gro_errno, t->cfg.udp_offload_off);
 }
 
 /* A lock on the device's name in this network namespace (where device

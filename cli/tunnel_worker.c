@@ -1,11 +1,15 @@
 /* gostx tunnel: one worker = one TUN queue + one UDP socket. Packets move
  * in bursts: up to TUNNEL_BURST read from the TUN queue, sealed, sent with
- * one sendmmsg; up to TUNNEL_BURST received with one recvmmsg, opened, and
- * only the authenticated, in-window ones written to the TUN queue. Buffers
- * are allocated once per worker: nothing is allocated per packet. */
+ * one sendmmsg (runs of one size as one UDP GSO message each); up to
+ * TUNNEL_BURST buffers received with one recvmmsg (each a GRO train of
+ * datagrams, or one), every datagram opened on its own, and only the
+ * authenticated, in-window ones written to the TUN queue. Buffers are
+ * allocated once per worker: nothing is allocated per packet. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netinet/udp.h>
 #include <poll.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,9 +25,60 @@ static uint8_t next_header_of(const uint8_t *p, size_t len) {
   return 0;
 }
 
+/* A UDP_SEGMENT cmsg: the segment size of a GSO send. */
+union gso_cmsg {
+  char buf[CMSG_SPACE(sizeof(uint16_t))];
+  struct cmsghdr align;
+};
+
+/* The messages that send the datagrams iov[0..n) to the peer: with gso,
+ * each run of datagrams of one size (its last one may be shorter, as UDP
+ * GSO allows) in one message whose UDP_SEGMENT cmsg has the kernel cut it
+ * into those datagrams again; without, one datagram per message. cnt[k]:
+ * the datagrams of message k. The count of messages. */
+static unsigned tx_messages(struct tunnel *t, struct iovec *iov, unsigned n, int gso,
+                            struct mmsghdr *msgs, unsigned *cnt, union gso_cmsg *ctl) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < n; m++) {
+    size_t seg = iov[i].iov_len, total = seg;
+    unsigned j = i + 1;
+    while (gso && j < n && iov[j].iov_len <= seg && total + iov[j].iov_len <= TUNNEL_GSO_MAX) {
+      total += iov[j].iov_len;
+      if (iov[j++].iov_len < seg) break; /* a shorter one ends the run */
+    }
+    memset(&msgs[m], 0, sizeof msgs[m]);
+    struct msghdr *h = &msgs[m].msg_hdr;
+    h->msg_name = &t->cfg.peer;
+    h->msg_namelen = t->cfg.peer_len;
+    h->msg_iov = &iov[i];
+    h->msg_iovlen = j - i;
+    if (j - i > 1) {
+      h->msg_control = ctl[m].buf;
+      h->msg_controllen = sizeof ctl[m].buf;
+      struct cmsghdr *c = CMSG_FIRSTHDR(h);
+      c->cmsg_level = SOL_UDP;
+      c->cmsg_type = UDP_SEGMENT;
+      c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+      uint16_t s = (uint16_t)seg;
+      memcpy(CMSG_DATA(c), &s, sizeof s);
+    }
+    cnt[m] = j - i;
+    i = j;
+  }
+  return m;
+}
+
+/* The kernel or the device refused a GSO send: none from now on, said once. */
+static void gso_refused(struct tunnel *t, int err) {
+  int on = 1;
+  if (!atomic_compare_exchange_strong(&t->udp_gso, &on, 0)) return;
+  atomic_store(&t->gso_errno, err);
+  fprintf(stderr, "gostx tunnel: UDP GSO refused (%s): each datagram sent on its own from now on\n",
+          strerror(err));
+}
+
 static void tun_to_udp(struct tunnel_worker *w) {
   struct tunnel *t = w->t;
-  struct mmsghdr msgs[TUNNEL_BURST];
   struct iovec iov[TUNNEL_BURST];
   gostx_esp_burst b[TUNNEL_BURST];
   unsigned n = 0;
@@ -57,19 +112,27 @@ static void tun_to_udp(struct tunnel_worker *w) {
     }
     iov[ready].iov_base = b[i].out;
     iov[ready].iov_len = b[i].out_len;
-    memset(&msgs[ready], 0, sizeof msgs[ready]);
-    msgs[ready].msg_hdr.msg_name = &t->cfg.peer;
-    msgs[ready].msg_hdr.msg_namelen = t->cfg.peer_len;
-    msgs[ready].msg_hdr.msg_iov = &iov[ready];
-    msgs[ready].msg_hdr.msg_iovlen = 1;
     ready++;
     ADD(w->c.tx_bytes, b[i].len);
   }
-  unsigned sent = 0;
-  while (sent < ready) {
-    int r = sendmmsg(w->send_fd, msgs + sent, ready - sent, 0);
+  struct mmsghdr msgs[TUNNEL_BURST];
+  unsigned cnt[TUNNEL_BURST];
+  union gso_cmsg ctl[TUNNEL_BURST];
+  unsigned m = tx_messages(t, iov, ready, atomic_load_explicit(&t->udp_gso, memory_order_relaxed),
+                           msgs, cnt, ctl);
+  unsigned done = 0, sent = 0; /* messages, datagrams */
+  while (done < m) {
+    int r = sendmmsg(w->send_fd, msgs + done, m - done, 0);
     if (r < 0) {
       if (errno == EINTR) continue;
+      /* a device without checksum offload (EIO), segments past the link's
+       * MTU (EMSGSIZE; EINVAL on some kernels), which plain sends fragment:
+       * this message and the rest again, one datagram each */
+      if ((errno == EIO || errno == EINVAL || errno == EMSGSIZE) && cnt[done] > 1) {
+        gso_refused(t, errno);
+        m = done + tx_messages(t, iov + sent, ready - sent, 0, msgs + done, cnt + done, ctl + done);
+        continue;
+      }
       if (errno == EAGAIN || errno == ENOBUFS) {
         struct pollfd p = {.fd = w->send_fd, .events = POLLOUT};
         if (poll(&p, 1, 100) > 0) continue;
@@ -77,7 +140,11 @@ static void tun_to_udp(struct tunnel_worker *w) {
       ADD(w->c.tx_errors, ready - sent); /* the peer unreachable, the queue full */
       break;
     }
-    sent += (unsigned)r;
+    for (unsigned k = done; k < done + (unsigned)r; k++) {
+      sent += cnt[k];
+      if (cnt[k] > 1) ADD(w->c.tx_gso, 1);
+    }
+    done += (unsigned)r;
   }
   ADD(w->c.tx_packets, sent);
 }
@@ -96,29 +163,10 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   return 1;
 }
 
-/* Datagrams from the peer: delivered to the TUN queue only when they are
- * ESP packets of our inbound SA, authentic, and new. */
-static void udp_to_tun(struct tunnel_worker *w) {
+/* Datagrams from the peer b[0..n): delivered to the TUN queue only when
+ * they are ESP packets of our inbound SA, authentic, and new. */
+static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {
   struct tunnel *t = w->t;
-  struct mmsghdr msgs[TUNNEL_BURST];
-  struct iovec iov[TUNNEL_BURST];
-  gostx_esp_burst b[TUNNEL_BURST];
-  uint8_t *base = w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT;
-  for (unsigned i = 0; i < TUNNEL_BURST; i++) {
-    iov[i].iov_base = base + (size_t)i * TUNNEL_SLOT;
-    iov[i].iov_len = TUNNEL_SLOT;
-    memset(&msgs[i], 0, sizeof msgs[i]);
-    msgs[i].msg_hdr.msg_iov = &iov[i];
-    msgs[i].msg_hdr.msg_iovlen = 1;
-  }
-  int r = recvmmsg(w->udp_fd, msgs, TUNNEL_BURST, MSG_DONTWAIT, NULL);
-  size_t n = 0;
-  for (int i = 0; i < r; i++)
-    if (plausible(w, iov[i].iov_base, msgs[i].msg_len, !!(msgs[i].msg_hdr.msg_flags & MSG_TRUNC)))
-      b[n] = (gostx_esp_burst){.in = iov[i].iov_base, .len = msgs[i].msg_len,
-                               .out = w->plain + n * TUNNEL_SLOT, .cap = TUNNEL_SLOT},
-      n++;
-  if (!n) return;
   pthread_mutex_lock(&t->replay_lock);
   gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&t->replay_lock);
@@ -161,6 +209,72 @@ static void udp_to_tun(struct tunnel_worker *w) {
   }
 }
 
+/* The segment size of a GRO-coalesced buffer (its UDP_GRO cmsg), or 0 for
+ * a single datagram. */
+static size_t gro_segment(struct msghdr *h) {
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
+    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+      int s;
+      memcpy(&s, CMSG_DATA(c), sizeof s);
+      return s > 0 ? (size_t)s : 0;
+    }
+  return 0;
+}
+
+/* Up to TUNNEL_BURST buffers with one recvmmsg; a GRO buffer is cut at its
+ * segment size into the datagrams the peer sent (the last may be shorter),
+ * and each is checked, opened and replay-checked on its own, as if it came
+ * alone. */
+static void udp_to_tun(struct tunnel_worker *w) {
+  struct tunnel *t = w->t;
+  struct mmsghdr msgs[TUNNEL_BURST];
+  struct iovec iov[TUNNEL_BURST];
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } ctl[TUNNEL_BURST];
+  gostx_esp_burst b[TUNNEL_BURST];
+  uint8_t *base = w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT;
+  for (unsigned i = 0; i < TUNNEL_BURST; i++) {
+    iov[i].iov_base = base + i * w->rx_slot;
+    iov[i].iov_len = w->rx_slot;
+    memset(&msgs[i], 0, sizeof msgs[i]);
+    msgs[i].msg_hdr.msg_iov = &iov[i];
+    msgs[i].msg_hdr.msg_iovlen = 1;
+    if (t->udp_gro) {
+      msgs[i].msg_hdr.msg_control = ctl[i].buf;
+      msgs[i].msg_hdr.msg_controllen = sizeof ctl[i].buf;
+    }
+  }
+  int r = recvmmsg(w->udp_fd, msgs, TUNNEL_BURST, MSG_DONTWAIT, NULL);
+  size_t n = 0;
+  for (int i = 0; i < r; i++) {
+    uint8_t *p = iov[i].iov_base;
+    size_t len = msgs[i].msg_len, seg = t->udp_gro ? gro_segment(&msgs[i].msg_hdr) : 0;
+    int truncated = !!(msgs[i].msg_hdr.msg_flags & MSG_TRUNC);
+    if (seg && seg < len)
+      ADD(w->c.rx_gro, 1);
+    else
+      seg = len;
+    for (size_t off = 0;;) {
+      size_t l = len - off < seg ? len - off : seg;
+      /* a cut buffer cuts its last datagram only; one longer than a slot
+       * (which the buffers without GRO cut) is no packet of ours */
+      if (plausible(w, p + off, l, (truncated && off + l == len) || l > TUNNEL_SLOT)) {
+        b[n] = (gostx_esp_burst){.in = p + off, .len = l, .out = w->plain + n * TUNNEL_SLOT,
+                                 .cap = TUNNEL_SLOT};
+        if (++n == TUNNEL_BURST) {
+          open_and_deliver(w, b, n);
+          n = 0;
+        }
+      }
+      off += l;
+      if (off >= len) break;
+    }
+  }
+  if (n) open_and_deliver(w, b, n);
+}
+
 void *tunnel_worker_run(void *arg) {
   struct tunnel_worker *w = arg;
   struct pollfd p[2] = {{.fd = w->tun_fd, .events = POLLIN}, {.fd = w->udp_fd, .events = POLLIN}};
@@ -179,9 +293,9 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
     size_t off;
   } rows[] = {
 #define ROW(x) {#x, offsetof(struct tunnel_counters, x)}
-      ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(rx_packets),
+      ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(tx_gso), ROW(rx_packets),
       ROW(rx_bytes),    ROW(rx_auth),   ROW(rx_replay),    ROW(rx_malformed), ROW(rx_spi),
-      ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors),
+      ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors), ROW(rx_gro),
 #undef ROW
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {

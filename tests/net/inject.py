@@ -13,16 +13,28 @@ sends FILE's packets again, unchanged (a replay across a restart); with
 --reorder FILE it sends FILE's packets (captured while the receiver was
 down, so new to it) out of order, last first and odd before even, then
 every one again in that order: each is to be delivered once, and the second
-copies dropped as replays.
+copies dropped as replays. With --gso FILE it sends FILE's packets (all of
+one size but the last, which may be shorter) as one UDP GSO send
+(UDP_SEGMENT), so that the receiver gets them as one coalesced buffer, with
+a bit of the ICV of the one at index --corrupt flipped.
 """
 import argparse, socket, struct, sys, time
 
 ETH_P_IP = 0x0800
+SOL_UDP, UDP_SEGMENT = 17, 103  # linux/udp.h; Python has no names for them
 ETH_P_ALL = 0x0003  # outgoing packets reach only ETH_P_ALL sockets
 
 
+SOL_PACKET, PACKET_VNET_HDR = 263, 15
+VNET_HDR = struct.Struct("=BBHHHH")  # struct virtio_net_hdr: flags, gso_type, hdr_len, gso_size, ...
+
+
 def capture(dev, port, count, seconds, ready):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
+    # A UDP GSO send (gostx tunnel's trains of datagrams) passes the veth
+    # whole: the virtio header's gso_size says where its datagrams end
+    # (SOCK_RAW only: the Ethernet header, 14 bytes on a veth, comes too).
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
     s.bind((dev, ETH_P_ALL))
     if ready:  # the caller starts its traffic only now (a loaded machine starts us late)
         open(ready, "w").close()
@@ -33,6 +45,8 @@ def capture(dev, port, count, seconds, ready):
             pkt, where = s.recvfrom(65535)
         except socket.timeout:
             continue
+        gso_size = VNET_HDR.unpack_from(pkt)[3]
+        pkt = pkt[VNET_HDR.size + 14:]
         if where[1] != ETH_P_IP or where[2] != socket.PACKET_OUTGOING:  # only what we sent
             continue
         if len(pkt) < 28 or pkt[0] >> 4 != 4 or pkt[9] != 17:
@@ -40,8 +54,11 @@ def capture(dev, port, count, seconds, ready):
         ihl = (pkt[0] & 15) * 4
         dport = struct.unpack("!H", pkt[ihl + 2:ihl + 4])[0]
         payload = pkt[ihl + 8:]
-        if dport == port and len(payload) > 8 and payload[:4] != b"\0\0\0\0":
-            got.append(bytes(payload))
+        step = gso_size if gso_size else len(payload)
+        for off in range(0, len(payload), step):
+            p = payload[off:off + step]
+            if dport == port and len(p) > 8 and p[:4] != b"\0\0\0\0" and len(got) < count:
+                got.append(bytes(p))
     s.close()
     return got
 
@@ -57,9 +74,11 @@ def main():
     ap.add_argument("--save")
     ap.add_argument("--replay")
     ap.add_argument("--reorder")
+    ap.add_argument("--gso")
+    ap.add_argument("--corrupt", type=int, default=-1)
     a = ap.parse_args()
-    if a.replay or a.reorder:
-        with open(a.replay or a.reorder, "rb") as f:
+    if a.replay or a.reorder or a.gso:
+        with open(a.replay or a.reorder or a.gso, "rb") as f:
             data = f.read()
         pkts, i = [], 0
         while i < len(data):
@@ -67,6 +86,19 @@ def main():
             pkts.append(data[i + 2:i + 2 + ln])
             i += 2 + ln
         out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        if a.gso:
+            seg = len(pkts[0])
+            if any(len(p) != seg for p in pkts[:-1]) or len(pkts[-1]) > seg:
+                print("--gso: the packets are not of one size (the last may be shorter)", file=sys.stderr)
+                return 1
+            if 0 <= a.corrupt < len(pkts):
+                f = bytearray(pkts[a.corrupt])
+                f[-1] ^= 0x01  # the ICV's last byte
+                pkts[a.corrupt] = bytes(f)
+            out.setsockopt(SOL_UDP, UDP_SEGMENT, seg)
+            out.sendto(b"".join(pkts), (a.to, a.port))
+            print("gso", len(pkts), "segment", seg, "last", len(pkts[-1]))
+            return 0
         if a.replay:
             for p in pkts:
                 out.sendto(p, (a.to, a.port))

@@ -1,4 +1,4 @@
-# Sourced by tests/net/test_tunnel.sh and bench/net_tunnel.sh: two network
+# Sourced by the tests/net/test_tunnel*.sh and bench/net_tunnel.sh: two network
 # namespaces $NA and $NB joined by the veth pair $VA / $VB, addressed
 # 10.231.0.1/30 and 10.231.0.2/30, IPv6 off (no router solicitations in the
 # tunnels), loopback up. Returns 1 when namespaces cannot be made here.
@@ -15,13 +15,23 @@ netns_pair() {
     ip -n $NB addr add 10.231.0.2/30 dev $VB && ip -n $NB link set $VB up
 }
 
-# For the tests: skips (exit 77) without root, /dev/net/tun or namespaces;
-# makes $T (scratch) and the pair; on exit kills the pids in PIDS (TERM,
-# then KILL) and removes the namespaces and $T.
+# For the tests: each check says ok or FAIL; finish exits 0 when none failed
+pass=0 fail=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+
+# For the tests (netns_test_begin TOOL...): skips (exit 77) without root,
+# /dev/net/tun or namespaces; fails without ip or a TOOL; makes $T
+# (scratch) and the pair; on exit kills the pids in PIDS (TERM, then KILL)
+# and removes the namespaces and $T.
 netns_test_begin() {
   [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
   [ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun"; exit 77; }
-  command -v ip >/dev/null || { echo "FAIL: ip missing (.ci/run installs it)"; exit 1; }
+  local tool
+  for tool in ip "$@"; do
+    command -v $tool >/dev/null || { echo "FAIL: $tool missing (.ci/run installs it)"; exit 1; }
+  done
   T=$(mktemp -d)
   PIDS=()
   trap netns_test_end EXIT
@@ -70,4 +80,43 @@ refused() {
   local rc=$?
   [ $rc = 1 ] && [ "$(wc -l <"$T/$2.err")" = 1 ] && grep -q -- "$3" "$T/$2.err" &&
     ok "$4 refused: $(cat "$T/$2.err")" || bad "$4: exit $rc: $(cat "$T/$2.err")"
+}
+
+# tunnel_conf NAME LOCAL PEER SPI_OUT SPI_IN KEY_OUT KEY_IN: $T/NAME.conf, a
+# tunnel on device $TUN, port 4500, MTU 1400, transform $TRANSFORM
+# (Kuznyechik-MGM when unset), $THREADS workers (1 when unset), state
+# $T/NAME.state, key files in $T
+tunnel_conf() {
+  cat >"$T/$1.conf" <<EOC
+local = $2:4500
+peer = $3:4500
+tun = $TUN
+mtu = 1400
+transform = ${TRANSFORM:-kuznyechik-mgm-ktree}
+spi_out = $4
+spi_in = $5
+key_out = $T/$6
+key_in = $T/$7
+state = $T/$1.state
+threads = ${THREADS:-1}
+EOC
+}
+
+# tunnel_start SIDE NS: the tunnel of $T/SIDE.conf in the background
+# (--new-keys on its first start), logging to $T/SIDE.log, its pid in
+# PID_SIDE (ip netns exec execs it: $! is the tunnel); returns once its "up"
+# line is out, 1 when it exits or is not up within 5 s
+tunnel_start() {
+  local side=$1 ns=$2 n new=
+  n=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)
+  [ -e "$T/$side.state" ] || new=--new-keys
+  ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
+  eval "PID_$side=$!"
+  PIDS+=($!)
+  for _ in $(seq 100); do
+    [ "$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)" -gt "${n:-0}" ] && return 0
+    kill -0 $! 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
 }

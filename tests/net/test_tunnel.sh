@@ -14,46 +14,24 @@ set -u
 G=${GOSTX:-build/gostx}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
-pass=0 fail=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
 
 NA=gxa$$ NB=gxb$$ VA=gxva$$ VB=gxvb$$ TUN=gxt0
 . "$HERE/netns.sh"
-netns_test_begin
-for tool in ping iperf3 python3 timeout sha256sum; do
-  command -v $tool >/dev/null || { echo "FAIL: $tool missing (.ci/run installs it)"; exit 1; }
-done
+netns_test_begin ping iperf3 python3 timeout sha256sum
 
 # keys: A->B as 32 raw bytes (the salt derived), B->A as the RFC 9227 KEYMAT in hex
 head -c 32 /dev/urandom >"$T/a2b.key"
 salt=12; [ "$TRANSFORM" = magma-mgm-ktree ] && salt=4
 head -c $((32 + salt)) /dev/urandom | od -An -v -tx1 | tr -d ' \n' >"$T/b2a.key"
 chmod 600 "$T"/*.key
-conf() { # NAME LOCAL PEER SPI_OUT SPI_IN KEY_OUT KEY_IN
-  cat >"$T/$1.conf" <<EOC
-# gostx tunnel test side $1
-local = $2:4500
-peer = $3:4500
-tun = $TUN
-mtu = 1400
-transform = $TRANSFORM
-spi_out = $4
-spi_in = $5
-key_out = $T/$6
-key_in = $T/$7
-state = $T/$1.seq
-threads = 2
-EOC
-}
-conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
-conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
+THREADS=2
+tunnel_conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
+tunnel_conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
 
 start() { # SIDE NS ADDR
   # --new-keys on the first start (the keys are new), never after it; through
   # sh's exec, so that the pid written is the tunnel's own
-  local new=; [ -e "$T/$1.seq" ] || new=--new-keys
+  local new=; [ -e "$T/$1.state" ] || new=--new-keys
   ip netns exec $2 sh -c 'echo $$ >"$1"; exec "$2" tunnel -c "$3" $4' sh "$T/$1.pid" "$G" \
     "$T/$1.conf" "$new" 2>>"$T/$1.log" </dev/null >/dev/null &
   for _ in $(seq 50); do [ -s "$T/$1.pid" ] && break; sleep 0.1; done
@@ -174,16 +152,16 @@ for p in range(6000, 6032):
 spread_check a b 10.232.0.1 10.232.0.2 "outer IPv4"
 # a sender's ports: worker 1 of A holds 4501, so a tunnel there with
 # threads = 2 is refused with one line that names the port
-sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a3.seq#" -e "s/^local = \(.*\):4500/local = \1:4499/" \
+sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a3.state#" -e "s/^local = \(.*\):4500/local = \1:4499/" \
   "$T/a.conf" >"$T/a3.conf"
 refused $NA a3 'port 4500: address in use' "a tunnel whose second worker's port is taken"
 
 # a second tunnel on A's address and port, A running: refused with one line
-sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a2.seq#" "$T/a.conf" >"$T/a2.conf"
+sed -e "s/^tun = .*/tun = gxt1/" -e "s#^state = .*#state = $T/a2.state#" "$T/a.conf" >"$T/a2.conf"
 refused $NA a2 'address in use' "a second tunnel on the port in use"
 
 # restart A: it continues from its saved sequence numbers, which B's window accepts
-out_seq() { awk '$1 == "out" {print $3}' "$T/$1.seq"; }
+out_seq() { awk '$1 == "out" {print $3}' "$T/$1.state"; }
 seq_before=$(out_seq a)
 kill -TERM $PID_a
 for _ in $(seq 50); do kill -0 $PID_a 2>/dev/null || break; sleep 0.1; done
@@ -296,8 +274,8 @@ head -c 32 /dev/urandom >"$T/a2b6.key"
 head -c 32 /dev/urandom >"$T/b2a6.key"
 chmod 600 "$T"/*.key
 TUN=gxt6
-conf a6 "[fd00:231::1]" "[fd00:231::2]" 0x1003 0x2004 a2b6.key b2a6.key
-conf b6 "[fd00:231::2]" "[fd00:231::1]" 0x2004 0x1003 b2a6.key a2b6.key
+tunnel_conf a6 "[fd00:231::1]" "[fd00:231::2]" 0x1003 0x2004 a2b6.key b2a6.key
+tunnel_conf b6 "[fd00:231::2]" "[fd00:231::1]" 0x2004 0x1003 b2a6.key a2b6.key
 start a6 $NA 10.233.0.1
 start b6 $NB 10.233.0.2
 if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.233.0.2 >"$T/ping6.log" 2>&1; then

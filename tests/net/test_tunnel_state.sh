@@ -13,56 +13,20 @@
 set -u
 G=${GOSTX:-build/gostx}
 HERE=$(cd "$(dirname "$0")" && pwd)
-pass=0 fail=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
 
 # names of their own: test_tunnel.sh may run beside this one
 NA=gxsa$$ NB=gxsb$$ VA=gxsva$$ VB=gxsvb$$ TUN=gxs0
 . "$HERE/netns.sh"
-netns_test_begin
-for tool in python3 timeout; do
-  command -v $tool >/dev/null || { echo "FAIL: $tool missing (.ci/run installs it)"; exit 1; }
-done
+netns_test_begin python3 timeout
 
 head -c 32 /dev/urandom >"$T/a2b.key"
 head -c 32 /dev/urandom >"$T/b2a.key"
 chmod 600 "$T"/*.key
-conf() { # NAME LOCAL PEER SPI_OUT SPI_IN KEY_OUT KEY_IN
-  cat >"$T/$1.conf" <<EOC
-local = $2:4500
-peer = $3:4500
-tun = $TUN
-transform = kuznyechik-mgm-ktree
-spi_out = $4
-spi_in = $5
-key_out = $T/$6
-key_in = $T/$7
-state = $T/$1.state
-threads = 4
-EOC
-}
-conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
-conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
+THREADS=4
+tunnel_conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
+tunnel_conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
 
-# start SIDE NS: the tunnel in the background (--new-keys on its first
-# start), its pid in PID_SIDE (ip netns exec execs it: $! is the tunnel),
-# once its "up" line is out
-start() {
-  local side=$1 ns=$2 n new=
-  n=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)
-  [ -e "$T/$side.state" ] || new=--new-keys
-  ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
-  eval "PID_$side=$!"
-  PIDS+=($!)
-  for _ in $(seq 100); do
-    [ "$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)" -gt "${n:-0}" ] && return 0
-    kill -0 $! 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
+start() { tunnel_start "$@"; }
 stop() { # SIDE: SIGTERM, and wait for the exit
   local p
   p=$(eval echo "\$PID_$1")

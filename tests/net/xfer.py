@@ -6,9 +6,11 @@ sends IN. Both give up after --timeout seconds.
 Small UDP datagrams: `xfer.py udprecv ADDR PORT COUNT SIZE` counts the
 datagrams it receives (until COUNT, or 3 s without one) and prints
 `received N distinct D bad B`; with a sixth argument READY it creates that
-file once its socket is bound (a loaded host may start Python late); `xfer.py udpsend ADDR PORT COUNT SIZE` sends
+file once its socket is bound (a loaded host may start Python late).
+`xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
-so that a queue overflow is not what the count measures."""
+so that a queue overflow is not what the count measures. SIZE may be a
+list (`1372,700,64`): datagram i then has size SIZE[i mod its length]."""
 import socket, struct, sys, time
 
 
@@ -17,11 +19,12 @@ def body(i, size):
     return head + bytes((i + k) & 0xFF for k in range(size - len(head)))
 
 
-def udp(mode, addr, port, count, size, ready=None):
+def udp(mode, addr, port, count, sizes, ready=None):
+    sizes = [int(x) for x in sizes.split(",")]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     if mode == "udpsend":
         for i in range(count):
-            s.sendto(body(i, size), (addr, port))
+            s.sendto(body(i, sizes[i % len(sizes)]), (addr, port))
             if i % 20 == 19:
                 time.sleep(0.001)
         return 0
@@ -40,7 +43,7 @@ def udp(mode, addr, port, count, size, ready=None):
             s.settimeout(3)
             n += 1
             i = struct.unpack("!I", d[:4])[0] if len(d) >= 4 else -1
-            if len(d) != size or i >= count or d != body(i, size):
+            if i < 0 or i >= count or d != body(i, sizes[i % len(sizes)]):
                 bad += 1
             else:
                 seen.add(i)
@@ -61,7 +64,7 @@ def pump(read, write):
 def main():
     mode, addr, port, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     if mode in ("udpsend", "udprecv"):
-        return udp(mode, addr, port, int(path), int(sys.argv[5]),
+        return udp(mode, addr, port, int(path), sys.argv[5],
                    sys.argv[6] if len(sys.argv) > 6 else None)
     timeout = float(sys.argv[5]) if len(sys.argv) > 5 else 60
     if mode == "recv":

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# gostx tunnel with the UDP offloads (docs/TUNNEL.md, "UDP offloads"), in two
+# network namespaces, one worker per side:
+# 1. --status says udp_gso on, udp_gro on;
+# 2. a file byte-exact over TCP, sent as GSO trains (tx_gso) and received
+#    as GRO buffers (rx_gro), nothing refused;
+# 3. a burst of mixed sizes (runs of one size, each ended by a shorter or a
+#    longer one) queued in the TUN device while the sender is stopped, then
+#    sent at once: every datagram arrives once, intact;
+# 4. a GRO buffer of 9 ESP packets new to the receiver (8 of one size, a
+#    shorter last one), one with a flipped ICV bit: that one counted in
+#    rx_auth, the 8 others delivered, and the buffer counted in rx_gro;
+# 5. a GSO send the kernel refuses (the sender's link MTU below the
+#    segments: EMSGSIZE): said once, the burst sent again datagram by
+#    datagram, every one delivered;
+# 6. udp_offload = off: both said off in --status, the file and the burst
+#    still go through, nothing sent or received as a train.
+# Needs root and /dev/net/tun (exit 77, skipped, without them).
+set -u
+G=${GOSTX:-build/gostx}
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+# names of their own: the other net tests may run beside this one
+NA=gxoa$$ NB=gxob$$ VA=gxova$$ VB=gxovb$$ TUN=gxo0
+. "$HERE/netns.sh"
+netns_test_begin python3 timeout sha256sum
+
+head -c 32 /dev/urandom >"$T/a2b.key"
+head -c 32 /dev/urandom >"$T/b2a.key"
+chmod 600 "$T"/*.key
+TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
+tunnel_conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
+tunnel_conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
+
+# start SIDE NS ADDR: the tunnel (netns.sh), then its address
+start() {
+  tunnel_start $1 $2 || bad "tunnel $1 did not start: $(tail -3 "$T/$1.log")"
+  ip -n $2 addr add $3/30 dev $TUN
+  ip -n $2 link set $TUN txqueuelen 5000 # the stopped sender's burst waits there
+  sleep 1.2 # its first status file
+}
+stop() {
+  local p=$1
+  kill -TERM $p
+  for _ in $(seq 50); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL $p
+}
+# status NS SIDE KEY: the value (the rest of the line) of KEY in --status
+status() {
+  ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {$1 = ""; print substr($0, 2)}'
+}
+# counters NS SIDE: "tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed", once the
+# status file is rewritten
+counters() {
+  sleep 1.2
+  echo $(for k in tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed; do status $1 $2 $k; done)
+}
+
+# a random file byte-exact over TCP; FILE_OK set
+MIB=20
+head -c $((MIB << 20)) /dev/urandom >"$T/file"
+file_through() {
+  rm -f "$T/file.got"
+  ip netns exec $NB timeout 60 python3 "$HERE/xfer.py" recv 10.232.0.2 5001 "$T/file.got" 50 &
+  local rpid=$!
+  PIDS+=($rpid)
+  ip netns exec $NA timeout 60 python3 "$HERE/xfer.py" send 10.232.0.2 5001 "$T/file" 50
+  wait $rpid
+  [ "$(sha256sum <"$T/file")" = "$(sha256sum <"$T/file.got" 2>/dev/null)" ]
+}
+
+# 40 UDP datagrams of mixed sizes (IP packets of 1400, 728, 128, 64, 1028,
+# 528 bytes) queued in A's TUN device while A is stopped, so that A's worker
+# reads them as one burst: runs of one size ended by a shorter datagram
+# (GSO's last segment) or by a longer one (a new train)
+SIZES=1372,1372,1372,700,1372,1372,100,36,36,36,1000,1000,1372,500
+burst_through() { # prints what the receiver got
+  rm -f "$T/burst.ready"
+  ip netns exec $NB timeout 30 python3 "$HERE/xfer.py" udprecv 10.232.0.2 5002 40 $SIZES \
+    "$T/burst.ready" >"$T/burst.out" &
+  local rpid=$!
+  PIDS+=($rpid)
+  for _ in $(seq 150); do [ -e "$T/burst.ready" ] && break; sleep 0.1; done # bound
+  kill -STOP $PID_a
+  ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5002 40 $SIZES
+  kill -CONT $PID_a
+  wait $rpid
+  cat "$T/burst.out"
+}
+
+start a $NA 10.232.0.1
+start b $NB 10.232.0.2
+
+# 1. the offloads on
+for side in a b; do
+  ns=$NA; [ $side = b ] && ns=$NB
+  g=$(status $ns $side udp_gso) r=$(status $ns $side udp_gro)
+  [ "$g" = on ] && [ "$r" = on ] && ok "side $side --status: udp_gso $g, udp_gro $r" ||
+    bad "side $side --status: udp_gso '$g', udp_gro '$r' (want on, on)"
+done
+
+# 2. TCP through GSO trains and GRO buffers
+read -r gso0 _ rx0 auth0 rep0 mal0 < <(counters $NA a)
+read -r _ gro0 _ _ _ _ < <(counters $NB b)
+if file_through; then ok "$MIB MiB byte-exact over TCP"; else bad "file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
+read -r gso1 _ _ _ _ _ < <(counters $NA a)
+read -r _ gro1 _ auth1 rep1 mal1 < <(counters $NB b)
+[ $((gso1 - gso0)) -gt 0 ] && [ $((gro1 - gro0)) -gt 0 ] &&
+  ok "A sent $((gso1 - gso0)) GSO trains, B received $((gro1 - gro0)) GRO buffers" ||
+  bad "no trains: A's tx_gso $gso0 -> $gso1, B's rx_gro $gro0 -> $gro1"
+[ "$auth1 $rep1 $mal1" = "0 0 0" ] && ok "B refused nothing (rx_auth, rx_replay, rx_malformed 0)" ||
+  bad "B refused packets: rx_auth $auth1, rx_replay $rep1, rx_malformed $mal1"
+
+# 3. a burst of mixed sizes
+read -r gso0 _ _ _ _ _ < <(counters $NA a)
+got=$(burst_through)
+read -r gso1 _ _ _ _ _ < <(counters $NA a)
+[ "$got" = "received 40 distinct 40 bad 0" ] && ok "a burst of 40 datagrams of mixed sizes: each received once, intact" ||
+  bad "mixed burst: $got of 40"
+[ $((gso1 - gso0)) -ge 4 ] && ok "the burst left in $((gso1 - gso0)) GSO trains" ||
+  bad "the burst: A's tx_gso grew by $((gso1 - gso0)), want at least 4"
+
+# 4. one coalesced buffer with one corrupted datagram: 9 packets captured
+# while B is down (new to it), 8 pings of 1028 bytes and one of 228, sent
+# by the injector as one GSO send, the fourth one's ICV flipped
+stop $PID_b
+inject_bg "$T/capture.out" --count 9 --save "$T/train" || bad "capture: not capturing"
+ip netns exec $NA ping -c 8 -s 1000 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1
+ip netns exec $NA ping -c 1 -s 200 -W 1 10.232.0.2 >/dev/null 2>&1
+wait $ipid || bad "capture: $(cat "$T/capture.out" "$T/inject.err")"
+start b $NB 10.232.0.2
+read -r _ gro0 rx0 auth0 rep0 mal0 < <(counters $NB b)
+ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+  --gso "$T/train" --corrupt 3 >"$T/gso.out" 2>&1 || bad "injector: $(cat "$T/gso.out")"
+read -r _ gro1 rx1 auth1 rep1 mal1 < <(counters $NB b)
+d="rx_gro +$((gro1 - gro0)), rx_packets +$((rx1 - rx0)), rx_auth +$((auth1 - auth0)), rx_replay +$((rep1 - rep0)), rx_malformed +$((mal1 - mal0))"
+[ "$d" = "rx_gro +1, rx_packets +8, rx_auth +1, rx_replay +0, rx_malformed +0" ] &&
+  ok "a GRO buffer of 9 ($(cat "$T/gso.out")), one ICV flipped: $d" ||
+  bad "the GRO buffer with one bad datagram: $d (want rx_gro +1, rx_packets +8, rx_auth +1)"
+
+# 5. the kernel refuses GSO: A's link MTU (1300) below its 1460-byte
+# segments (EMSGSIZE); each datagram then goes alone (fragmented by IP),
+# said once
+ip -n $NA link set $VA mtu 1300
+got1=$(burst_through)
+got2=$(burst_through)
+ip -n $NA link set $VA mtu 1500
+[ "$got1 / $got2" = "received 40 distinct 40 bad 0 / received 40 distinct 40 bad 0" ] &&
+  ok "GSO refused by the kernel: two bursts each delivered whole" || bad "GSO refused: $got1 / $got2 of 40"
+n=$(grep -c 'UDP GSO refused' "$T/a.log")
+g=$(status $NA a udp_gso)
+[ "$n" = 1 ] && [ "${g%% *}" = off ] && ok "said once: $(grep 'UDP GSO refused' "$T/a.log"); --status: udp_gso $g" ||
+  bad "the refusal said $n times, udp_gso '$g'"
+
+# 6. udp_offload = off
+stop $PID_a
+stop $PID_b
+echo 'udp_offload = off' >>"$T/a.conf"
+echo 'udp_offload = off' >>"$T/b.conf"
+start a $NA 10.232.0.1
+start b $NB 10.232.0.2
+g=$(status $NA a udp_gso) r=$(status $NB b udp_gro)
+[ "$g" = "off (udp_offload = off)" ] && [ "$r" = "off (udp_offload = off)" ] &&
+  ok "udp_offload = off: --status says udp_gso $g, udp_gro $r" || bad "udp_offload = off: udp_gso '$g', udp_gro '$r'"
+if file_through; then ok "udp_offload = off: $MIB MiB byte-exact"; else bad "udp_offload = off: file differs"; fi
+got=$(burst_through)
+[ "$got" = "received 40 distinct 40 bad 0" ] && ok "udp_offload = off: the mixed burst delivered whole" ||
+  bad "udp_offload = off: mixed burst $got of 40"
+read -r gso1 _ _ _ _ _ < <(counters $NA a)
+read -r _ gro1 _ _ _ _ < <(counters $NB b)
+[ "$gso1 $gro1" = "0 0" ] && ok "udp_offload = off: no GSO train sent, no GRO buffer received" ||
+  bad "udp_offload = off: tx_gso $gso1, rx_gro $gro1"
+
+stop $PID_a
+stop $PID_b
+if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
+  bad "sanitizer reports (above)"
+else
+  ok "no sanitizer reports"
+fi
+finish
