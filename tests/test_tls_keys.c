@@ -1,8 +1,10 @@
 /* GOST TLS 1.3's cryptographic core (lib/tls): the key schedule, the
- * traffic keys, TLSTREE and record protection against
- * tests/vectors/tls13-gost.json (computed with gost-engine's HMAC, and RFC
- * 9189's published TLSTREE values), each record checked against MGM called
- * here on that file's record key and nonce; then the refusals: every
+ * traffic keys, TLSTREE and record protection against RFC 9367 Appendix A
+ * (tests/vectors/tls13-rfc9367.json: both examples' secrets, keys and
+ * records, byte for byte) and tests/vectors/tls13-gost.json (every suite and
+ * TLSTREE boundary, computed with gost-engine's HMAC, and RFC 9189's
+ * published TLSTREE values), each of those records checked against MGM
+ * called here on the file's record key and nonce; then the refusals: every
  * flipped bit, every truncation, the size limits, SNMAX. */
 #include <stdlib.h>
 
@@ -26,16 +28,22 @@ static void check_hex(const json *c, const char *key, const uint8_t *got, size_t
   free(want);
 }
 
+/* The suite a vector names in field key ("0xc103"), which must be known. */
+static const gostx__tls_suite *suite_of(const json *c, const char *key) {
+  unsigned id = (unsigned)strtoul(tv_str(c, key), NULL, 16);
+  const gostx__tls_suite *s = gostx__tls_suite_by_id(id);
+  CHECK(s && s->id == id, "suite 0x%04x found", id);
+  return s;
+}
+
 /* The suite table against the vector file's (RFC 9367's constants, SNMAX). */
 static void test_suites(const json *list) {
   CHECK(json_len(list) == 4, "four suites in the vectors");
   for (size_t i = 0; i < json_len(list); i++) {
     const json *c = json_at(list, i);
-    unsigned id = (unsigned)strtoul(tv_str(c, "id"), NULL, 16);
-    const gostx__tls_suite *s = gostx__tls_suite_by_id(id);
-    CHECK(s && s->id == id, "suite 0x%04x found", id);
+    const gostx__tls_suite *s = suite_of(c, "id");
+    if (s) CHECK(strcmp(s->name, tv_str(c, "name")) == 0, "0x%04x is %s", s->id, tv_str(c, "name"));
     if (!s) continue;
-    CHECK(strcmp(s->name, tv_str(c, "name")) == 0, "0x%04x is %s", id, tv_str(c, "name"));
     CHECK(s->iv_len == (size_t)tv_int(c, "iv_len") && s->tag_len == s->iv_len &&
               s->iv_len == (s->alg == GOSTX_ALG_KUZNYECHIK ? 16u : 8u),
           "%s: IV and tag are n/8", s->name);
@@ -322,6 +330,180 @@ static void test_records(const json *keys, const json *sched) {
   CHECK_RC(gostx__tls_record_init(&r, 0xC102, zero), GOSTX_EINVAL, "TLS 1.2 suite refused");
 }
 
+/* ---- RFC 9367 Appendix A (tests/vectors/tls13-rfc9367.json) ---- */
+
+/* The example's value of that name into out (len bytes); 0 if not printed. */
+static int rfc_value(const json *e, const char *name, uint8_t *out, size_t len) {
+  const json *vals = json_get(e, "values");
+  for (size_t i = 0; i < json_len(vals); i++) {
+    const json *v = json_at(vals, i);
+    if (strcmp(tv_str(v, "name"), name) != 0) continue;
+    long n = hex_decode(tv_str(v, "hex"), out, len);
+    CHECK(n == (long)len, "%s: %ld bytes, want %zu", name, n, len);
+    return n == (long)len;
+  }
+  return 0;
+}
+
+/* got against the example's value of that name, which must be printed. */
+static void rfc_check(const json *e, const char *name, const uint8_t *got, size_t len) {
+  uint8_t want[64];
+  CHECK(len <= sizeof want && rfc_value(e, name, want, len), "%s printed in %s", name,
+        tv_str(e, "example"));
+  if (len <= sizeof want) CHECK_BYTES(got, want, len, name);
+}
+
+/* A dump's fragments over buf (len bytes); returns how many bytes they cover. */
+static size_t rfc_fragments(const json *frags, uint8_t *buf, size_t len) {
+  size_t covered = 0;
+  for (size_t i = 0; i < json_len(frags); i++) {
+    const json *f = json_at(frags, i);
+    size_t off = (size_t)json_num(json_at(f, 0)), n;
+    uint8_t *bytes = hex_alloc(json_str(json_at(f, 1)), &n);
+    CHECK(off + n <= len, "fragment at %zu inside the record", off);
+    if (off + n <= len) memcpy(buf + off, bytes, n);
+    covered += n;
+    free(bytes);
+  }
+  return covered;
+}
+
+/* The traffic secret whose keys are named "<side>_write_key_<hs|ap>". */
+static const uint8_t *rfc_secret_of(const char *key, const uint8_t secrets[4][32]) {
+  int server = strncmp(key, "server", 6) == 0, ap = strstr(key, "_ap") != NULL;
+  return secrets[(ap ? 2 : 0) + (server ? 1 : 0)];
+}
+
+static void rfc_record(const json *e, const json *rc_case, const gostx__tls_suite *s,
+                       const uint8_t secrets[4][32], gostx__tls_record *tx) {
+  const char *keyname = tv_str(rc_case, "key");
+  uint64_t seq = seq_of(rc_case);
+  gostx__tls_record rx;
+  CHECK_RC(gostx__tls_record_init(&rx, s->id, rfc_secret_of(keyname, secrets)), GOSTX_OK,
+           "record init");
+  /* The write key and IV named there, when printed. */
+  uint8_t v[32];
+  if (rfc_value(e, keyname, v, 32)) CHECK_BYTES(rx.key, v, 32, keyname);
+  if (rfc_value(e, tv_str(rc_case, "iv"), v, s->iv_len)) CHECK_BYTES(rx.iv, v, s->iv_len, "IV");
+  uint8_t rk[32];
+  CHECK_RC(gostx__tls_tree(rx.key, seq, s->c1, s->c2, s->c3, NULL, NULL, rk), GOSTX_OK, "tree");
+  check_hex(rc_case, "record_key", rk, 32, "TLSTREE(write key, seq)");
+  size_t n;
+  uint8_t *aad = tv_hex(rc_case, "aad", &n);
+  size_t inner_len = ((size_t)aad[3] << 8 | aad[4]) - s->tag_len;
+  /* The inner plaintext: zeros where the RFC elides it. */
+  memset(plain, 0, inner_len);
+  rfc_fragments(json_get(rc_case, "inner"), plain, inner_len);
+  size_t content_len = inner_len;
+  while (content_len && plain[content_len - 1] == 0) content_len--;
+  CHECK(content_len > 0, "a content type");
+  uint8_t type = plain[content_len - 1];
+  size_t pad = inner_len - content_len;
+  content_len--;
+  /* Sealed by a sender that keeps its TLSTREE levels across the records. */
+  size_t got;
+  tx->seq = seq;
+  CHECK_RC(gostx__tls_record_seal(tx, type, plain, content_len, pad, rec_buf, sizeof rec_buf,
+                                  &got),
+           GOSTX_OK, "seal");
+  CHECK(got == 5 + inner_len + s->tag_len, "record length");
+  memset(want_buf, 0, got);
+  size_t covered = rfc_fragments(json_get(rc_case, "ciphertext"), want_buf, got);
+  const json *frags = json_get(rc_case, "ciphertext");
+  int same = covered > 0;
+  for (size_t i = 0; i < json_len(frags); i++) {
+    size_t off = (size_t)json_num(json_at(json_at(frags, i), 0));
+    size_t len = strlen(json_str(json_at(json_at(frags, i), 1))) / 2;
+    if (off + len > got || memcmp(rec_buf + off, want_buf + off, len) != 0) same = 0;
+  }
+  CHECK(same, "%s %s seq %llu: TLSCiphertext as printed (%zu of %zu bytes printed)",
+        tv_str(e, "example"), keyname, (unsigned long long)seq, covered, got);
+  /* Opened by a receiver at that sequence number: the RFC's bytes where it
+   * prints them all, else ours, just matched against what it prints. */
+  if (covered == got) memcpy(rec_buf, want_buf, got);
+  rx.seq = seq;
+  size_t out_len;
+  uint8_t got_type;
+  CHECK_RC(gostx__tls_record_open(&rx, rec_buf, got, bad, sizeof bad, &out_len, &got_type),
+           GOSTX_OK, "open the RFC's record");
+  CHECK(out_len == content_len && got_type == type && memcmp(bad, plain, content_len) == 0,
+        "content and type of the RFC's record");
+  gostx__tls_record_clear(&rx);
+  free(aad);
+}
+
+static void test_rfc9367(const json *examples) {
+  CHECK(json_len(examples) == 2, "two examples");
+  for (size_t k = 0; k < json_len(examples); k++) {
+    const json *e = json_at(examples, k);
+    const gostx__tls_suite *s = suite_of(e, "suite");
+    if (!s) continue;
+    uint8_t psk[32], ecdhe[64], th1[32], th2[32], thf[32], empty[32];
+    uint8_t early[32], hs[32], master[32], out[32], fk[32];
+    uint8_t secrets[4][32]; /* c hs, s hs, c ap, s ap */
+    CHECK_RC(gostx_streebog(32, psk, 0, empty), GOSTX_OK, "Hash(\"\")");
+    int have_psk = rfc_value(e, "ePSK", psk, 32);
+    CHECK_RC(gostx__tls_next_secret(NULL, have_psk ? psk : NULL, have_psk ? 32 : 0, early),
+             GOSTX_OK, "early");
+    rfc_check(e, "EarlySecret", early, 32);
+    if (have_psk) {
+      uint8_t binder_key[32];
+      CHECK_RC(gostx__tls_derive_secret(early, GOSTX__TLS_LABEL_EXT_BINDER, empty, binder_key),
+               GOSTX_OK, "binder key");
+      rfc_check(e, "binder_key", binder_key, 32);
+      CHECK_RC(gostx__tls_finished_key(binder_key, out), GOSTX_OK, "finished_binder_key");
+      rfc_check(e, "finished_binder_key", out, 32);
+    }
+    CHECK_RC(gostx__tls_derive_secret(early, "derived", empty, out), GOSTX_OK, "derived");
+    rfc_check(e, "Derived #0", out, 32);
+    size_t ecdhe_len = s->alg == GOSTX_ALG_KUZNYECHIK ? 64 : 32; /* GC512C in A.1, GC256B in A.2 */
+    CHECK(rfc_value(e, "ECDHE", ecdhe, ecdhe_len), "ECDHE printed");
+    CHECK_RC(gostx__tls_next_secret(early, ecdhe, ecdhe_len, hs), GOSTX_OK, "handshake");
+    rfc_check(e, "HandshakeSecret", hs, 32);
+    CHECK(rfc_value(e, "TH1", th1, 32) && rfc_value(e, "TH2", th2, 32) &&
+              rfc_value(e, "Transcript-Hash(HMFinished)", thf, 32),
+          "transcript hashes printed");
+    CHECK_RC(gostx__tls_derive_secret(hs, GOSTX__TLS_LABEL_C_HS_TRAFFIC, th1, secrets[0]),
+             GOSTX_OK, "CHTS");
+    rfc_check(e, "CHTS", secrets[0], 32);
+    CHECK_RC(gostx__tls_derive_secret(hs, GOSTX__TLS_LABEL_S_HS_TRAFFIC, th1, secrets[1]),
+             GOSTX_OK, "SHTS");
+    rfc_check(e, "SHTS", secrets[1], 32);
+    CHECK_RC(gostx__tls_derive_secret(hs, "derived", empty, out), GOSTX_OK, "derived");
+    rfc_check(e, "Derived #1", out, 32);
+    CHECK_RC(gostx__tls_next_secret(hs, NULL, 0, master), GOSTX_OK, "master");
+    rfc_check(e, "MainSecret", master, 32);
+    CHECK_RC(gostx__tls_derive_secret(master, GOSTX__TLS_LABEL_C_AP_TRAFFIC, th2, secrets[2]),
+             GOSTX_OK, "CATS");
+    if (rfc_value(e, "CATS", out, 32)) CHECK_BYTES(secrets[2], out, 32, "CATS");
+    CHECK_RC(gostx__tls_derive_secret(master, GOSTX__TLS_LABEL_S_AP_TRAFFIC, th2, secrets[3]),
+             GOSTX_OK, "SATS");
+    rfc_check(e, "SATS", secrets[3], 32);
+    /* Finished: the server's over the transcript to CertificateVerify, the
+     * client's over TH2. */
+    CHECK_RC(gostx__tls_finished_key(secrets[1], fk), GOSTX_OK, "server finished key");
+    rfc_check(e, "server_finished_key", fk, 32);
+    CHECK_RC(gostx__tls_finished_mac(fk, thf, out), GOSTX_OK, "server Finished");
+    rfc_check(e, "FinishedHash", out, 32);
+    CHECK_RC(gostx__tls_finished_key(secrets[0], fk), GOSTX_OK, "client finished key");
+    rfc_check(e, "client_finished_key", fk, 32);
+    CHECK_RC(gostx__tls_finished_mac(fk, th2, out), GOSTX_OK, "client Finished");
+    rfc_check(e, "FinishedHash #2", out, 32);
+    /* Every record, each direction's sender keeping its state. */
+    gostx__tls_record tx[4];
+    for (int i = 0; i < 4; i++)
+      CHECK_RC(gostx__tls_record_init(&tx[i], s->id, secrets[i]), GOSTX_OK, "sender");
+    const json *recs = json_get(e, "records");
+    CHECK(json_len(recs) >= 9, "%s's records", tv_str(e, "example"));
+    for (size_t i = 0; i < json_len(recs); i++) {
+      const char *keyname = tv_str(json_at(recs, i), "key");
+      int idx = (strstr(keyname, "_ap") ? 2 : 0) + (strncmp(keyname, "server", 6) == 0);
+      rfc_record(e, json_at(recs, i), s, (const uint8_t(*)[32])secrets, &tx[idx]);
+    }
+    for (int i = 0; i < 4; i++) gostx__tls_record_clear(&tx[i]);
+  }
+}
+
 int main(void) {
   t_rand_init();
   json *f = tv_load("tls13-gost.json");
@@ -331,6 +513,9 @@ int main(void) {
   test_tlstree(trees);
   test_schedule(sched);
   test_records(json_get(f, "traffic_keys"), sched);
+  json_free(f);
+  f = tv_load("tls13-rfc9367.json");
+  test_rfc9367(json_get(f, "examples"));
   json_free(f);
   return t_done();
 }

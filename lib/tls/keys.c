@@ -5,7 +5,7 @@
 #include "tls_internal.h"
 
 /* RFC 9367: the suites' TLSTREE constants (section 4.1.2) and SNMAX
- * (section 5); n/8 for the IV and the MGM tag (section 4.1.1). */
+ * (section 4.1.3); n/8 for the IV and the MGM tag (section 4.1.1). */
 static const gostx__tls_suite suites[] = {
     {GOSTX__TLS_KUZNYECHIK_MGM_L, "TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L",
      GOSTX_ALG_KUZNYECHIK, 16, 16, 0xF800000000000000u, 0xFFFFFFF000000000u,

@@ -38,7 +38,7 @@
 
 /* One suite: its cipher, n/8 (the IV, nonce and tag length: MGM with the
  * full-block tag), TLSTREE's constants and SNMAX, the largest sequence
- * number one traffic key may protect (RFC 9367 section 4.1.2 and 5). */
+ * number one traffic key may protect (RFC 9367 sections 4.1.2 and 4.1.3). */
 typedef struct gostx__tls_suite {
   uint16_t id;
   const char *name;

@@ -87,7 +87,7 @@ for name, c, seq, want in rfc9189:
                        "level1": k1.hex(), "level2": k2.hex(), "key": k3.hex()})
 
 # The RFC 9367 suites: id, IV/tag length n/8, C1..C3 (section 4.1.2), SNMAX
-# (section 5). The constants agree with gost-engine's gost_tls12_additional_tlstree.c
+# (section 4.1.3). The constants agree with gost-engine's gost_tls12_additional_tlstree.c
 # and GoGOST's gost34112012256/tlstree.go.
 SUITES = [
     (0xC103, "KUZNYECHIK_MGM_L", 16, (0xF800000000000000, 0xFFFFFFF000000000, 0xFFFFFFFFFFFFE000), 2**64 - 1),
@@ -165,8 +165,8 @@ json.dump({
     "name": "GOST TLS 1.3 (RFC 8446 + RFC 9367): key schedule, traffic keys, TLSTREE, record keys and nonces",
     "source": "Computed by tests/vectors/gen/tls13-gost/gen.py with OpenSSL 3 + gost-engine's HMAC-Streebog-256 "
               "(an implementation other than gostx's); the framing from RFC 5869, RFC 8446 section 7.1, "
-              "RFC 7836 section 4.5 and RFC 9367 sections 4.1.1-4.1.2. RFC 9367 Appendix A's own handshake "
-              "examples could not be retrieved in this session; they are to be added here when at hand. "
+              "RFC 7836 section 4.5 and RFC 9367 sections 4.1-4.1.3: every suite and every TLSTREE boundary, "
+              "where RFC 9367 Appendix A (tls13-rfc9367.json) has two suites and sequence numbers to 130. "
               "TLSTREE cases with an 'origin' are RFC 9189 Appendix A.1.1's published values.",
     "convention": "Bytes as on the wire, hex left to right; seq a JSON number (the two 2^64 - 1 cases are written "
                   "as strings: 'ffffffffffffffff'); c1..c3 16 hex digits.",
