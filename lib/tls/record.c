@@ -139,12 +139,15 @@ int gostx__tls_record_open(gostx__tls_record *r, const uint8_t *rec, size_t rec_
   int rc = record_start(r, nonce);
   if (rc != GOSTX_OK) return rc;
   const uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
-  rc = gostx_mgm_decrypt(&r->c, nonce, r->suite->iv_len, rec, GOSTX__TLS_HDR_LEN, body, inner,
-                         body + inner, tag, out);
+  rc = gostx__verdict(gostx_mgm_decrypt(&r->c, nonce, r->suite->iv_len, rec,
+                                            GOSTX__TLS_HDR_LEN, body, inner, body + inner, tag,
+                                            out));
   if (rc != GOSTX_OK) return rc;
   size_t content_len;
   uint8_t t = inner_type(out, inner, &content_len);
-  if (t == 0) return GOSTX_EFORMAT; /* all padding (out holds zeros): the verdict, public */
+  uint32_t none = ((uint32_t)t - 1u) >> 31; /* 1 when t == 0: padding alone, out all zeros */
+  rc = gostx__verdict((int)none * GOSTX_EFORMAT);
+  if (rc != GOSTX_OK) return rc;
   record_done(r);
   *type = t;
   *out_len = content_len;
