@@ -152,6 +152,10 @@ struct gostx_cpu {
   int intel;       /* x86-64 vendor GenuineIntel: a preference between rows, never a capability */
 };
 const struct gostx_cpu *gostx__cpu(void);
+/* A check's verdict on secret data (GOSTX_OK, GOSTX_EAUTH, GOSTX_EFORMAT)
+ * as a constant: the one door through which ESP and TLS record open branch
+ * on a secret-derived value (public by design; lib/common.c). */
+int gostx__verdict(int rc);
 
 /* XTS: T *= alpha on a tweak held as two little-endian halves (lo = bytes
  * 0..7, hi = bytes 8..15): a left shift by one, folding x^128 back in as

@@ -27,7 +27,8 @@ LAYERS = [
     # the gostx_cipher handle: the only door the modes use
     ("cipher", ["cipher.c"]),
     ("modes", ["modes/*", "gost89/*", "mgm/mgm.c", "mgm/*.h", "gost94/*", "kdf/*"]),
-    ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gost3410/*", "gpu/*", "sizes.c"]),
+    ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gost3410/*", "gpu/*", "sizes.c",
+               "tls/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a

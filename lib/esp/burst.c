@@ -63,7 +63,7 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                                 .tag = (uint8_t *)(uintptr_t)(in + body)};
       w->map[ns++] = i;
     } else if (open) {
-      b[i].status = gostx__esp_verdict(gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i],
+      b[i].status = gostx__verdict(gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i],
                                                          w->aad_len, in, body, in + body,
                                                          sa->icv_len, out));
     } else {
@@ -79,8 +79,8 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                                ns);
   /* EAUTH: each stream says; another error: nothing was processed */
   for (size_t k = 0; k < ns; k++) {
-    int st = open ? gostx__esp_verdict(w->s[k].status) : w->s[k].status;
-    if (open) rc = gostx__esp_verdict(rc);
+    int st = open ? gostx__verdict(w->s[k].status) : w->s[k].status;
+    if (open) rc = gostx__verdict(rc);
     b[w->map[k]].status = rc == GOSTX_OK ? GOSTX_OK : rc == GOSTX_EAUTH ? st : st ? st : rc;
   }
 }

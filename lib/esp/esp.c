@@ -153,29 +153,6 @@ size_t gostx__esp_aad(const gostx_esp_sa *sa, uint64_t seq, uint8_t aad[12]) {
   return 12;
 }
 
-/* The verdict of a check on secret data (the ICV, the padding): 0 or the
- * error, returned as a constant that what follows may branch on. It is
- * public by design (the packet is delivered or dropped, and the caller
- * counts which): the one place where ESP open branches on a value computed
- * from secrets, so the constant-time gate names this function alone
- * (tests/ct/declassified.supp). Not inlined; the constants are read from
- * volatile memory, since the compiler would otherwise return rc itself in
- * each arm (equal there), still marked secret, and move the branches into
- * every caller. */
-__attribute__((noinline)) int gostx__esp_verdict(int rc) {
-  static const volatile int verdicts[3] = {GOSTX_OK, GOSTX_EAUTH, GOSTX_EFORMAT};
-  /* A memory access before the first branch: AArch64 valgrind learns
-   * where it is only at memory accesses, and a branch right after the call
-   * (BL writes no memory) would be reported at the caller's call, not in
-   * here. (The loads below stay in their arms: loaded up front, they would
-   * let the compiler select among them without a branch.) */
-  (void)verdicts[0];
-  if (rc == GOSTX_OK) return verdicts[0];
-  if (rc == GOSTX_EAUTH) return verdicts[1];
-  if (rc == GOSTX_EFORMAT) return verdicts[2];
-  return rc; /* argument errors: never computed from secrets */
-}
-
 /* MGM over one packet's body under its message key: sealing when tag_out
  * is given (the ICV written there), opening when tag_in is (checked; out
  * untouched on mismatch). */
@@ -191,7 +168,7 @@ static int packet_mgm(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_
     size_t nl = gostx__esp_nonce(sa, iv, nonce);
     size_t al = gostx__esp_aad(sa, seq, aad);
     rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, al, in, body, out, tag_out, sa->icv_len)
-                 : gostx__esp_verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, al, in, body, tag_in,
+                 : gostx__verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, al, in, body, tag_in,
                                                         sa->icv_len, out));
     if (rc == GOSTX_OK && fresh) gostx__esp_keep(cache, index, &c);
   }
@@ -303,7 +280,7 @@ int gostx__esp_open_trailer(uint8_t *out, size_t body, size_t *out_len, uint8_t 
    * is branched on (public by design: the packet is delivered or dropped). */
   size_t plen = 0;
   const uint32_t bad = trailer_bad(out, body, &plen);
-  const int rc = gostx__esp_verdict((int)((bad | (0u - bad)) >> 31) * GOSTX_EFORMAT);
+  const int rc = gostx__verdict((int)((bad | (0u - bad)) >> 31) * GOSTX_EFORMAT);
   if (rc) {
     gostx_memzero(out, body);
     return rc;

@@ -28,9 +28,6 @@ int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint8_t next_he
 int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay,
                           const uint8_t *pkt, size_t len, size_t cap, uint64_t *seq_out,
                           uint64_t *iv_out, size_t *body_len);
-/* A check's verdict on secret data (0 or the error) as a constant: the one
- * branch on a secret-derived value that ESP open takes (public by design). */
-int gostx__esp_verdict(int rc);
 /* The trailer of an authenticated plaintext: payload length, next header. */
 int gostx__esp_open_trailer(uint8_t *out, size_t body, size_t *out_len, uint8_t *next_header);
 

@@ -19,7 +19,9 @@
  *           the level that runs a table-based Streebog (portable), and
  *           GOST R 34.10-2012 signing with its HMAC-Streebog nonce and VKO,
  *           and ESP seal and open (lib/esp: its key tree is KDF_256; the
- *           packets' padding check on secret plaintext);
+ *           packets' padding check on secret plaintext), and GOST TLS
+ *           1.3's key schedule and records (lib/tls: HKDF and TLSTREE are
+ *           HMAC-Streebog; the content type found on secret plaintext);
  *           run there under tests/ct/expected-leaks.supp, which names
  *           exactly those functions. At the SIMD levels Streebog is
  *           table-free and check_ct.sh runs the group without that file
@@ -42,6 +44,7 @@
  *           deliberately leaky code: the checker must report each one
  *           (proves that the harness can fail)
  *   esp     the leak group's ESP case alone (quick runs)
+ *   tls     the leak group's TLS case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
  *           LEVEL [opt-in] [unusable]"), from which check_ct.sh takes the
  *           opt-in (leaky by design) rows that must be reported
@@ -59,6 +62,7 @@
 #include "internal.h"
 #include "gost3410/ec.h"
 #include "kdf/sha256.h"
+#include "tls/tls_internal.h"
 
 #define MAXLEN 2304 /* > 2 * 1024: GOST 28147-89 key meshing happens twice */
 
@@ -657,6 +661,102 @@ static void group_esp(void) {
   case_esp(GOSTX_ESP_KUZNYECHIK_MGM_KTREE);
   secrets("esp magma-mgm-ktree");
   case_esp(GOSTX_ESP_MAGMA_MGM_KTREE);
+}
+
+/* ---- GOST TLS 1.3 (lib/tls): the key schedule from a secret shared
+ * secret, the traffic keys, TLSTREE and record seal/open with the traffic
+ * secret and the plaintext secret, across TLSTREE's level boundaries. HKDF
+ * and TLSTREE are HMAC-Streebog, so this case is in the leak group; record
+ * open's verdicts (tag, content type) pass through gostx__verdict, the
+ * content type is found without a branch or index on the padding. ---- */
+
+static uint8_t tls_rec[GOSTX__TLS_HDR_LEN + 1600], tls_back[1600];
+
+/* Opens tls_rec (n bytes): the verdict, length and type declassified (the
+ * caller learns them), the content compared. */
+static void tls_open_one(gostx__tls_record *rx, size_t n, int want, size_t len,
+                         const char *what) {
+  size_t m = 0;
+  uint8_t type = 0;
+  int rc = gostx__tls_record_open(rx, tls_rec, n, tls_back, sizeof tls_back, &m, &type);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == want, what);
+  if (rc != GOSTX_OK) return;
+  CT_PUBLIC(&m, sizeof m);
+  CT_PUBLIC(&type, 1);
+  REQUIRE(m == len && type == 0x17, what);
+  same(tls_back, pt, len, what);
+  CT_SECRET(pt, sizeof pt);
+}
+
+static void case_tls(unsigned suite_id) {
+  uint8_t shared[64], early[32], hs[32], secret[32], hash[32], fk[32], mac[32];
+  fill(shared, sizeof shared, 21);
+  fill(hash, sizeof hash, 22); /* a transcript hash: public */
+  CT_SECRET(shared, sizeof shared);
+  RC_OK(gostx__tls_next_secret(NULL, NULL, 0, early), "tls early secret");
+  RC_OK(gostx__tls_next_secret(early, shared, sizeof shared, hs), "tls handshake secret");
+  RC_OK(gostx__tls_derive_secret(hs, GOSTX__TLS_LABEL_S_HS_TRAFFIC, hash, secret),
+        "tls traffic secret");
+  RC_OK(gostx__tls_finished_key(secret, fk), "tls finished key");
+  RC_OK(gostx__tls_finished_mac(fk, hash, mac), "tls finished");
+  CT_PUBLIC(mac, sizeof mac); /* Finished's verify_data is sent */
+  gostx__tls_record tx, rx;
+  RC_OK(gostx__tls_record_init(&tx, suite_id, secret), "tls record init");
+  rx = tx;
+  /* Lengths around the block sizes, padding that moves the content type,
+   * sequence numbers across each suite's TLSTREE boundaries. */
+  static const size_t lens[] = {0, 1, 7, 16, 17, 200, 1400};
+  static const size_t pads[] = {0, 3, 100, 0, 15, 1, 0};
+  static const uint64_t seqs[] = {0, 7, 8, 127, 128, 8191, 8192};
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+    size_t n = 0;
+    tx.seq = rx.seq = seqs[i];
+    RC_OK(gostx__tls_record_seal(&tx, 0x17, pt, lens[i], pads[i], tls_rec, sizeof tls_rec, &n),
+          "tls seal");
+    CT_PUBLIC(tls_rec, n);
+    tls_open_one(&rx, n, GOSTX_OK, lens[i], "tls open");
+  }
+  /* A forged tag: refused. */
+  size_t n = 0;
+  RC_OK(gostx__tls_record_seal(&tx, 0x17, pt, 50, 0, tls_rec, sizeof tls_rec, &n), "tls seal");
+  CT_PUBLIC(tls_rec, n);
+  tls_rec[n - 1] ^= 1;
+  tls_open_one(&rx, n, GOSTX_EAUTH, 0, "tls open refuses a forged tag");
+  /* An authenticated record of padding alone (what a sender with the key
+   * could send): refused, in constant time up to the verdict. */
+  {
+    const gostx__tls_suite *s = tx.suite;
+    uint8_t k[32], nn[16], body[40];
+    memset(body, 0, sizeof body);
+    CT_SECRET(body, sizeof body);
+    RC_OK(gostx__tls_tree(tx.key, rx.seq, s->c1, s->c2, s->c3, NULL, NULL, k), "tls tree");
+    memcpy(nn, tx.iv, s->iv_len);
+    for (size_t j = 0; j < 8; j++) nn[s->iv_len - 1 - j] ^= (uint8_t)(rx.seq >> (8 * j));
+    nn[0] &= 0x7f; /* the nonce stays secret (the IV is): MGM takes it so */
+    gostx_cipher c;
+    RC_OK(gostx_cipher_init(&c, s->alg, k), "cipher_init");
+    tls_rec[0] = 0x17, tls_rec[1] = 3, tls_rec[2] = 3, tls_rec[3] = 0;
+    tls_rec[4] = (uint8_t)(sizeof body + s->tag_len);
+    RC_OK(gostx_mgm_encrypt(&c, nn, s->iv_len, tls_rec, 5, body, sizeof body, tls_rec + 5,
+                            tls_rec + 5 + sizeof body, s->tag_len),
+          "tls hand-sealed record");
+    CT_PUBLIC(tls_rec, 5 + sizeof body + s->tag_len);
+    gostx_cipher_clear(&c);
+    tls_open_one(&rx, 5 + sizeof body + s->tag_len, GOSTX_EFORMAT, 0,
+                 "tls open refuses a record of padding alone");
+  }
+  gostx__tls_record_clear(&tx);
+  gostx__tls_record_clear(&rx);
+}
+
+static void group_tls(void) {
+  static const unsigned suites[] = {GOSTX__TLS_KUZNYECHIK_MGM_L, GOSTX__TLS_MAGMA_MGM_L,
+                                    GOSTX__TLS_KUZNYECHIK_MGM_S, GOSTX__TLS_MAGMA_MGM_S};
+  for (size_t i = 0; i < 4; i++) {
+    secrets("tls records");
+    case_tls(suites[i]);
+  }
 }
 
 /* ---- reach: the marking flows through every primitive to its output ---- */
@@ -1355,8 +1455,11 @@ static void run_group(const char *g) {
     secrets("gost3410 sign and vko");
     case_gost3410_streebog();
     group_esp();
+    group_tls();
   } else if (!strcmp(g, "esp")) { /* the ESP case alone (quick runs) */
     group_esp();
+  } else if (!strcmp(g, "tls")) { /* the TLS case alone (quick runs) */
+    group_tls();
   } else if (!strcmp(g, "mutant-index")) {
     secrets("mutant-index");
     uint8_t r = ct_mutant_index(key);
@@ -1388,7 +1491,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-gost3410-ed-ifma, esp, "
+            "plant-gost3410-ed-ifma, esp, tls, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;

@@ -3,7 +3,7 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open   (those that need no gostx)"""
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record   (those that need no gostx)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -60,12 +60,42 @@ def esp_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_esp_open", i, s)
 
+# fuzz_tls_record: suite (0xC103 + byte 0), the first sequence number (8),
+# then records: kind, length (2), bytes. Kind 1: type, padding, mutation
+# count, mutations (position 2, value 1), content, sealed by the harness.
+def tls_seeds():
+    def sealed(typ, pad, content, muts=()):
+        m = b"".join(pos.to_bytes(2, "big") + bytes([v]) for pos, v in muts)
+        return esp_rec(1, bytes([typ, pad, len(muts)]) + m + content)
+    seeds = []
+    for suite in range(4):  # each suite: a run of records, a flipped one, a cut one
+        seeds.append(bytes([suite]) + (0).to_bytes(8, "big") + sealed(0x17, 0, pattern(20)) +
+                     sealed(0x16, 7, pattern(100, 2)) + sealed(0x15, 0, pattern(2, 3), [(6, 1)]) +
+                     sealed(0x17, 3, pattern(30), [(0xffff, 0)]) + sealed(0x17, 0, b"", []))
+    # TLSTREE boundaries and SNMAX: KUZNYECHIK_MGM_S at 2^42 - 2, MAGMA_MGM_S
+    # at 8190, MAGMA_MGM_L at 126.
+    seeds.append(bytes([2]) + ((1 << 42) - 2).to_bytes(8, "big") + sealed(0x17, 0, pattern(9)) +
+                 sealed(0x17, 1, pattern(9)) + sealed(0x17, 2, pattern(9)))
+    seeds.append(bytes([3]) + (8190).to_bytes(8, "big") + sealed(0x17, 0, pattern(40)) * 4)
+    seeds.append(bytes([1]) + (126).to_bytes(8, "big") + sealed(0x17, 0, pattern(40)) * 4)
+    # Raw records: RFC 9367 A.1's first (KUZNYECHIK_MGM_S, sequence number 0,
+    # the harness's secret is that example's SHTS), then it again (a replay),
+    # a short header, and an oversized length.
+    a1 = bytes.fromhex("1703030017940e5d2c753ae5febd20012cc9e3eb24a379841e02abbe")
+    seeds.append(bytes([2]) + (0).to_bytes(8, "big") + esp_rec(0, a1) + esp_rec(0, a1) +
+                 esp_rec(0, b"\x17\x03") + esp_rec(0, bytes.fromhex("1703034112") + pattern(40)))
+    for i, s in enumerate(seeds):
+        put("fuzz_tls_record", i, s)
+
+NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds}
 if gostx == "--only":
-    if sys.argv[2:] != ["fuzz_esp_open"]:
-        sys.exit("make_seeds: --only takes fuzz_esp_open")
-    esp_seeds()
+    if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
+        sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))
+    for n in sys.argv[2:]:
+        NEEDS_NO_GOSTX[n]()
     sys.exit(0)
-esp_seeds()
+for make in NEEDS_NO_GOSTX.values():
+    make()
 
 # fuzz_cli: byte 0 (even cipher, odd mac), arguments one per line, NUL, data.
 k = KEY.hex()
