@@ -84,12 +84,17 @@ CALL = re.compile(r"\b(gostx_\w+)\s*\(")
 # A file-scope object: its name, any array bounds, then its initializer.
 DATA = re.compile(r"\b(gostx_\w+)\s*(?:\[[^\]]*\]\s*)*=")
 NAME = re.compile(r"\b(gostx_\w+)\b")
+IMPL_TYPE = re.compile(r"\bstruct\s+gostx_\w+_impl\b")
+# The one file that reads the implementation tables (the ISA files' exports):
+# every other file gets its implementation through the dispatcher's choice.
+IMPL_READERS = {"dispatch.c"}
 
 
 def definitions(code):
-    """(public, local, data): the gostx_ functions defined at file scope, and
-    the gostx_ objects (tables) defined there without static."""
-    public, local, data = set(), set(), set()
+    """(public, local, data, impls): the gostx_ functions defined at file
+    scope, the gostx_ objects (tables) defined there without static, and which
+    of those are implementation tables (a const struct gostx_..._impl)."""
+    public, local, data, impls = set(), set(), set(), set()
     depth, last = 0, 0
     for i, c in enumerate(code):
         if c == "{":
@@ -100,6 +105,8 @@ def definitions(code):
                 if d and (not m or d.start() < m.start()):
                     if not re.search(r"\b(static|extern)\b", head[: d.start()]):
                         data.add(d.group(1))
+                        if IMPL_TYPE.search(head[: d.start()]):
+                            impls.add(d.group(1))
                 elif m and "=" not in head[: m.start()] and not head.strip().startswith("#"):
                     name = m.group(1)
                     is_static = re.search(r"\bstatic\b", head[: m.start()]) is not None
@@ -117,7 +124,7 @@ def definitions(code):
             last = i + 1
         elif c == "\n" and depth == 0 and code[last:i].lstrip().startswith("#"):
             last = i + 1  # a preprocessor line ends a head
-    return public, local, data
+    return public, local, data, impls
 
 
 def layer_of(rel):
@@ -136,10 +143,11 @@ def build(root):
                 rel = os.path.relpath(os.path.join(d, f), lib)
                 with open(os.path.join(d, f), encoding="utf-8", errors="replace") as fh:
                     files[rel] = fh.read()
-    defs, info, tables = {}, {}, {}
+    defs, info, tables, impls = {}, {}, {}, set()
     for rel, text in files.items():
         code = strip(text)
-        pub, loc, data = definitions(code)
+        pub, loc, data, imp = definitions(code)
+        impls |= imp
         info[rel] = (text, code, loc)
         for name in data:
             tables.setdefault(name, set()).add(rel)
@@ -147,6 +155,7 @@ def build(root):
         for name in pub | (loc if rel.endswith(".h") else set()):
             defs.setdefault(name, set()).add(rel)
     edges = {}  # (a, b) -> why
+    impl_reads = {}  # (a, b) -> why: a reads b's implementation table
     for rel, (text, code, loc) in info.items():
         for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
             inc = m.group(1)
@@ -179,7 +188,9 @@ def build(root):
             for target in tables[name]:
                 if target != rel:
                     edges.setdefault((rel, target), "reads " + name)
-    return files, edges
+                    if name in impls:
+                        impl_reads.setdefault((rel, target), "reads " + name)
+    return files, edges, impl_reads
 
 
 def cycles(nodes, edges):
@@ -224,7 +235,7 @@ def main():
     ap.add_argument("--quiet", action="store_true", help="only the summary line")
     ap.add_argument("--strict", action="store_true", help="count the known ones too")
     a = ap.parse_args()
-    files, edges = build(a.root)
+    files, edges, impl_reads = build(a.root)
     bad = False
     unplaced = sorted(f for f in files if layer_of(f) is None)
     for f in unplaced:
@@ -254,6 +265,15 @@ def main():
         new += not known
         if not a.quiet:
             print(f"{key}{' (known)' if known else ''} ({edges[(x, y)]})")
+    # an implementation table read by any file but the dispatcher (another
+    # ISA file's table, say: it calls that code by name instead)
+    isa = sorted((x, y) for (x, y) in impl_reads if x not in IMPL_READERS)
+    for x, y in isa:
+        key = f"implementation table read: {x} -> {y}"
+        known = key in KNOWN and not a.strict
+        new += not known
+        if not a.quiet:
+            print(f"{key}{' (known)' if known else ''} ({impl_reads[(x, y)]})")
     for c in cyc:
         key = "cycle: " + " ".join(c)
         known = key in KNOWN and not a.strict
@@ -264,7 +284,7 @@ def main():
             print(f"{key}{' (known)' if known else ''}\n    " + "\n    ".join(inner))
     print(f"layers: {len(files)} files, {len(edges)} edges, {len(cyc)} cycles "
           f"({sum(len(c) for c in cyc)} files in them), {len(up)} upward edges, "
-          f"{len(past)} past the cipher handle, "
+          f"{len(past)} past the cipher handle, {len(isa)} implementation table reads, "
           f"{new} not known")
     return 1 if bad or new else 0
 

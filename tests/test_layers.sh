@@ -2,8 +2,8 @@
 # lib/'s file graph keeps its layers (scripts/layers.py): no include, call or
 # table-read cycle between files, no such edge from a lower layer up, no mode,
 # batch engine, ESP, container or LUKS file reaching past the gostx_cipher
-# handle (bulk/lanes.c, the multi-key lanes, excepted), beyond the script's
-# KNOWN list. Then
+# handle (bulk/lanes.c, the multi-key lanes, excepted), no implementation
+# table read outside dispatch.c, beyond the script's KNOWN list. Then
 # the script must catch each kind when one is planted in a copy of lib/.
 . "$(dirname "$0")/cli_common.sh" layers no-gostx
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
@@ -26,4 +26,5 @@ plant "past the handle" modes/cbc.c 'void h(void) { gostx__dispatch(); }'
 plant "bulk past the handle" bulk/streams.c 'size_t h2(void) { return gostx__dispatch()->kuz->batch; }'
 plant "a kernel table read past the handle" esp/esp.c 'const void *h3(void) { return &gostx_kuz_portable; }'
 plant "an upward table read" kuznyechik/kuz_portable.c 'const void *h4(void) { return &gostx__gost89_mesh_c; }'
+plant "another ISA file's table" kuznyechik/kuz_ssse3.c 'const void *h5(void) { return &gostx_kuz_avx2; }'
 finish
