@@ -259,21 +259,17 @@ def main():
         if not a.quiet:
             print(f"upward{' (known)' if known else ''}: {key} "
                   f"[{LAYERS[layer_of(x)][0]} -> {LAYERS[layer_of(y)][0]}] ({edges[(x, y)]})")
-    for x, y in past:
-        key = f"past the handle: {x} -> {y}"
-        known = key in KNOWN and not a.strict
-        new += not known
-        if not a.quiet:
-            print(f"{key}{' (known)' if known else ''} ({edges[(x, y)]})")
     # an implementation table read by any file but the dispatcher (another
     # ISA file's table, say: it calls that code by name instead)
     isa = sorted((x, y) for (x, y) in impl_reads if x not in IMPL_READERS)
-    for x, y in isa:
-        key = f"implementation table read: {x} -> {y}"
-        known = key in KNOWN and not a.strict
-        new += not known
-        if not a.quiet:
-            print(f"{key}{' (known)' if known else ''} ({impl_reads[(x, y)]})")
+    for what, pairs, why in (("past the handle", past, edges),
+                             ("implementation table read", isa, impl_reads)):
+        for x, y in pairs:
+            key = f"{what}: {x} -> {y}"
+            known = key in KNOWN and not a.strict
+            new += not known
+            if not a.quiet:
+                print(f"{key}{' (known)' if known else ''} ({why[(x, y)]})")
     for c in cyc:
         key = "cycle: " + " ".join(c)
         known = key in KNOWN and not a.strict
