@@ -4,18 +4,17 @@
  * --repeat repetitions of >= --time ms on bench_clock's clock) and
  * microseconds per operation. Rows are named gost3410-CURVE-OP (CURVE: 256a,
  * 256b, 256c, 256d, 512a, 512b, 512c); --filter SUBSTR picks them. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const struct {
-  const char *tag;
-  gostx_gost3410_curve curve;
-} curves[] = {
-    {"256a", GOSTX_GOST3410_256_A}, {"256b", GOSTX_GOST3410_256_B}, {"256c", GOSTX_GOST3410_256_C},
-    {"256d", GOSTX_GOST3410_256_D}, {"512a", GOSTX_GOST3410_512_A}, {"512b", GOSTX_GOST3410_512_B},
-    {"512c", GOSTX_GOST3410_512_C},
+/* The standard sets; a row's CURVE is the set's short name in lower case
+ * (gostx_gost3410_curve_short_name). */
+static const gostx_gost3410_curve curves[] = {
+    GOSTX_GOST3410_256_A, GOSTX_GOST3410_256_B, GOSTX_GOST3410_256_C, GOSTX_GOST3410_256_D,
+    GOSTX_GOST3410_512_A, GOSTX_GOST3410_512_B, GOSTX_GOST3410_512_C,
 };
 #define NCURVES (sizeof curves / sizeof curves[0])
 
@@ -54,7 +53,10 @@ static const struct {
 #define NOPS (sizeof ops / sizeof ops[0])
 
 static void row_name(size_t c, size_t o, char *buf, size_t cap) {
-  snprintf(buf, cap, "gost3410-%s-%s", curves[c].tag, ops[o].name);
+  char tag[16];
+  snprintf(tag, sizeof tag, "%s", gostx_gost3410_curve_short_name(curves[c]));
+  for (char *t = tag; *t; t++) *t = (char)tolower((unsigned char)*t);
+  snprintf(buf, cap, "gost3410-%s-%s", tag, ops[o].name);
 }
 
 static int selected(size_t c, size_t o, const char *filter) {
@@ -108,7 +110,7 @@ int bench_gost3410(int repeat, double min_time, const char *filter, int json) {
     int any = 0;
     for (size_t o = 0; o < NOPS; o++) any |= selected(c, o, filter);
     if (!any) continue;
-    rc = setup(&k, curves[c].curve);
+    rc = setup(&k, curves[c]);
     for (size_t o = 0; o < NOPS && !rc; o++) {
       if (!selected(c, o, filter)) continue;
       char name[64];
@@ -130,7 +132,7 @@ int bench_gost3410(int repeat, double min_time, const char *filter, int json) {
         printf("%s\n  {\"row\": ", first ? "" : ",");
         cli_json_str(name);
         printf(", \"curve\": ");
-        cli_json_str(gostx_gost3410_curve_name(curves[c].curve));
+        cli_json_str(gostx_gost3410_curve_name(curves[c]));
         printf(", \"op\": \"%s\", \"ops_per_s\": %.1f, \"us_per_op\": %.3f}", ops[o].name, ops_s,
                1e6 / ops_s);
       } else {

@@ -233,89 +233,100 @@ static double gpu_cpu_mbps(const char *alg, const char *mode, void *arg) {
   return -1;
 }
 
-int cmd_bench(int argc, char **argv) {
-  size_t size = 1 << 20, gpu_size = (size_t)1 << 30;
-  int counts[MAX_COUNTS] = {1}, ncounts = 1, repeat = 5, json = 0, list = 0;
-  int pool_engine = 1, gpu = 0, device = 0, size_given = 0, interleave = 0;
-  size_t batch_len = 0;
-  int gost3410 = 0;
-  double min_time = 0.08;
-  const char *filter = NULL, *impl = NULL;
+/* What the options ask for. */
+struct bench_opts {
+  size_t size, gpu_size, batch_len;
+  int counts[MAX_COUNTS], ncounts, repeat, json, list;
+  int pool_engine, gpu, device, size_given, interleave, gost3410;
+  double min_time;
+  const char *filter, *impl;
+};
+
+/* The options into o: -1 to go on, else the exit code (help, bad usage). */
+static int parse_opts(int argc, char **argv, struct bench_opts *o) {
+  *o = (struct bench_opts){.size = 1 << 20, .gpu_size = (size_t)1 << 30, .counts = {1},
+                           .ncounts = 1, .repeat = 5, .pool_engine = 1, .min_time = 0.08};
   cli_parser p;
   cli_parser_init(&p, "bench", argc, argv);
   for (;;) {
     int id = cli_next(&p, opts);
-    if (id == CLI_END) break;
+    if (id == CLI_END) return -1;
     if (id == CLI_BAD) return CLI_EXIT_USAGE;
     uint64_t v;
     switch (id) {
       case O_HELP: usage(stdout); return CLI_EXIT_OK;
       case O_SIZE:
-        if (parse_size(p.arg, &size) || size < 64)
+        if (parse_size(p.arg, &o->size) || o->size < 64)
           return cli_usage("bench: bad --size '%s' (64 bytes .. 1G; suffixes K, M, G)", p.arg);
-        size &= ~(size_t)63;
-        size_given = 1;
+        o->size &= ~(size_t)63;
+        o->size_given = 1;
         break;
       case O_THREADS:
-        if (parse_threads(p.arg, counts, &ncounts))
+        if (parse_threads(p.arg, o->counts, &o->ncounts))
           return cli_usage("bench: bad --threads '%s' (N[,M...], 1..1024 or all)", p.arg);
         break;
       case O_REPEAT:
         if (cli_uint("--repeat", p.arg, 1, 1000, &v)) return CLI_EXIT_USAGE;
-        repeat = (int)v;
+        o->repeat = (int)v;
         break;
       case O_TIME:
         if (cli_uint("--time", p.arg, 0, 60000, &v)) return CLI_EXIT_USAGE;
-        min_time = (double)v / 1000;
+        o->min_time = (double)v / 1000;
         break;
-      case O_FILTER: filter = p.arg; break;
+      case O_FILTER: o->filter = p.arg; break;
       case O_IMPL:
         if (!*p.arg) return cli_usage("bench: empty --impl");
-        impl = p.arg;
+        o->impl = p.arg;
         break;
-      case O_JSON: json = 1; break;
-      case O_LIST: list = 1; break;
+      case O_JSON: o->json = 1; break;
+      case O_LIST: o->list = 1; break;
       case O_CLOCK:
         if (!strcmp(p.arg, "wall")) bench_use_cpu_clock = 0;
         else if (!strcmp(p.arg, "cpu")) bench_use_cpu_clock = 1;
         else return cli_usage("bench: bad --clock '%s' (wall or cpu)", p.arg);
         break;
       case O_ENGINE:
-        if (!strcmp(p.arg, "pool")) pool_engine = 1;
-        else if (!strcmp(p.arg, "streams")) pool_engine = 0;
+        if (!strcmp(p.arg, "pool")) o->pool_engine = 1;
+        else if (!strcmp(p.arg, "streams")) o->pool_engine = 0;
         else return cli_usage("bench: bad --engine '%s' (pool or streams)", p.arg);
         break;
-      case O_GPU: gpu = 1; break;
-      case O_GOST3410: gost3410 = 1; break;
+      case O_GPU: o->gpu = 1; break;
+      case O_GOST3410: o->gost3410 = 1; break;
       case O_BATCH:
-        if (parse_size(p.arg, &batch_len) || batch_len < 1 || batch_len > (1 << 20))
+        if (parse_size(p.arg, &o->batch_len) || o->batch_len < 1 || o->batch_len > (1 << 20))
           return cli_usage("bench: bad --batch '%s' (1 byte .. 1M per stream)", p.arg);
         break;
-      case O_INTERLEAVE: interleave = 1; break;
+      case O_INTERLEAVE: o->interleave = 1; break;
       case O_GPU_SIZE:
-        if (parse_size(p.arg, &gpu_size) || gpu_size < 4096)
+        if (parse_size(p.arg, &o->gpu_size) || o->gpu_size < 4096)
           return cli_usage("bench: bad --gpu-size '%s' (4K .. 1G; suffixes K, M, G)", p.arg);
-        gpu_size &= ~(size_t)4095; /* whole XTS data units */
+        o->gpu_size &= ~(size_t)4095; /* whole XTS data units */
         break;
       case O_DEVICE:
         if (cli_uint("--device", p.arg, 0, 1023, &v)) return CLI_EXIT_USAGE;
-        device = (int)v;
+        o->device = (int)v;
         break;
       case CLI_POS: return cli_usage("bench: unexpected argument '%s' (try --help)", p.pos);
       default: return cli_usage("bench: unexpected option");
     }
   }
-  if (gost3410 && (batch_len || gpu))
+}
+
+/* The rows --filter picks, or the --list answer: -1 to go on, else the
+ * exit code. */
+static int select_rows(const struct bench_opts *o) {
+  const char *filter = o->filter;
+  if (o->gost3410 && (o->batch_len || o->gpu))
     return cli_usage("bench: --gost3410 goes alone (not with --batch or --gpu)");
-  if (gost3410) {
+  if (o->gost3410) {
     if (!bench_gost3410_count(filter, 0))
       return cli_usage("bench: --filter '%s' matches no GOST R 34.10 row (see gostx bench --gost3410 --list)", filter);
-    if (list) return bench_gost3410_count(filter, 1) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    if (o->list) return bench_gost3410_count(filter, 1) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
   }
-  size_t nsel = gost3410;
+  size_t nsel = (size_t)o->gost3410;
   for (size_t i = 0; i < bench_nrows; i++) nsel += (size_t)row_selected(&bench_rows[i], filter);
-  if (!nsel && !batch_len) return cli_usage("bench: --filter '%s' matches no row (see gostx bench --list)", filter);
-  if (list) {
+  if (!nsel && !o->batch_len) return cli_usage("bench: --filter '%s' matches no row (see gostx bench --list)", filter);
+  if (o->list) {
     char name[64];
     for (size_t i = 0; i < bench_nrows; i++)
       if (row_selected(&bench_rows[i], filter)) {
@@ -324,9 +335,202 @@ int cmd_bench(int argc, char **argv) {
       }
     return CLI_EXIT_OK;
   }
-  if (gpu && !bench_gpu_built()) return bench_gpu(NULL); /* says why and fails */
+  return -1;
+}
+
+/* The machine and the moment, for the header. */
+struct host {
+  char model[256], date[64];
+  long cpus;
+  double load; /* 1-minute load average, -1 unknown */
+};
+
+static void host_read(struct host *h) {
+  cpu_model(h->model, sizeof h->model);
+  time_t tnow = time(NULL);
+  struct tm tmv;
+  gmtime_r(&tnow, &tmv);
+  strftime(h->date, sizeof h->date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  h->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  h->load = -1;
+  FILE *lf = fopen("/proc/loadavg", "r");
+  if (lf) {
+    if (fscanf(lf, "%lf", &h->load) != 1) h->load = -1;
+    fclose(lf);
+  }
+}
+
+/* The JSON object's first members, up to the results' own ("rows", "gpu"). */
+static void header_json(const struct bench_opts *o, const struct host *h, const char *forced) {
+  printf("{\"gostx\": ");
+  cli_json_str(gostx_version());
+  printf(", \"cpu\": ");
+  cli_json_str(h->model);
+  printf(", \"online_cpus\": %ld, \"loadavg_1min\": ", h->cpus);
+  if (h->load >= 0) printf("%.2f", h->load); else printf("null");
+  printf(", \"features\": ");
+  cli_json_str(gostx_cpu_features());
+  printf(", \"gostx_impl_env\": ");
+  if (forced) cli_json_str(forced); else printf("null");
+  printf(", \"date\": ");
+  cli_json_str(h->date);
+  printf(", \"cycles_source\": ");
+  cli_json_str(bench_cycles_source_name());
+  printf(", \"cycles_note\": ");
+  cli_json_str(bench_cycles_note());
+  printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, "
+         "\"interleave\": %s, ",
+         bench_use_cpu_clock ? "cpu" : "wall", o->pool_engine ? "pool" : "streams", o->repeat,
+         o->min_time * 1000, o->interleave ? "true" : "false");
+  printf(o->gpu ? "\"gpu\": " : o->batch_len || o->gost3410 ? "" : "\"rows\": [");
+}
+
+static void header_text(const struct bench_opts *o, const struct host *h, const char *forced) {
+  printf("gostx %s bench, %s\n", gostx_version(), h->date);
+  printf("CPU: %s (%ld online)\n", h->model, h->cpus);
+  if (h->load >= 0)
+    printf("load average: %.2f%s\n", h->load,
+           h->load > h->cpus - 0.5 ? " (busy machine: wall-clock figures are disturbed)" : "");
+  printf("features: %s\n", gostx_cpu_features());
+  printf("GOSTX_IMPL: %s\n", forced ? forced : "(not set)");
+  printf("cycles: %s\n", bench_cycles_note());
+  if (bench_use_cpu_clock)
+    printf("clock: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID), --clock cpu; TSC cycles\n"
+           "       = CPU time x TSC rate\n");
+  printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms%s;\n"
+         "        %zu bytes per call; MB/s = 10^6 B/s, aggregate over threads; cycles/B per\n"
+         "        byte summed over threads; unaligned = buffers at offset 1\n",
+         bench_use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", o->repeat,
+         o->min_time * 1000, o->interleave ? " (rows interleaved)" : "", o->size);
+  printf("engine: %s\n", o->pool_engine ? "pool = one buffer through the bulk engine's parallel call "
+                                           "on N threads;\n        streams = N independent streams"
+                                         : "streams (N independent streams for every row)");
+}
+
+/* --interleave: every selected row started (buffers, threads, calibration),
+ * then repetition k of every row in turn, so that all rows' medians come
+ * from the same stretch of time. pre[i], pre_rc[i]: row i's result. */
+static int measure_interleaved(const struct bench_opts *o, int nt, struct result *pre,
+                               int *pre_rc) {
+  struct meas *ms = calloc(bench_nrows, sizeof *ms);
+  int *on = calloc(bench_nrows, sizeof *on);
+  int rc = ms && on ? 0 : GOSTX_ENOMEM;
+  for (size_t i = 0; i < bench_nrows && !rc; i++)
+    if (row_selected(&bench_rows[i], o->filter)) {
+      pre_rc[i] = bench_meas_start(&ms[i], &bench_rows[i], nt, o->pool_engine && bench_rows[i].par,
+                                   o->size, o->repeat, o->min_time);
+      on[i] = !pre_rc[i];
+    }
+  for (int k = 0; k < o->repeat && !rc; k++)
+    for (size_t i = 0; i < bench_nrows; i++)
+      if (on[i]) bench_meas_round(&ms[i], k);
+  for (size_t i = 0; i < bench_nrows && !rc; i++)
+    if (on[i]) pre_rc[i] = bench_meas_finish(&ms[i], &pre[i]);
+  free(ms);
+  free(on);
+  return rc;
+}
+
+/* One row's line (or JSON object) for nt threads; scaling against its
+ * 1-thread figure of this run (one_thread, -1 when none). */
+static void print_row(const struct bench_opts *o, const struct row *r, int nt,
+                      const struct result *res, double one_thread, int first) {
+  const char *engine = nt == 1 ? "single" : o->pool_engine && r->par ? "pool" : "streams";
+  double scaling = one_thread > 0 ? res->mbps[0] / one_thread : -1;
+  /* MGM rows run two implementations: the block cipher and the GF multiply. */
+  char im_buf[64];
+  const char *im = gostx_impl(r->prim);
+  if (bench_row_is_mgm(r) && strcmp(im, gostx_impl(GOSTX_ALG_MGM))) {
+    snprintf(im_buf, sizeof im_buf, "%s+%s", im, gostx_impl(GOSTX_ALG_MGM));
+    im = im_buf;
+  }
+  if (o->json) {
+    printf("%s\n  {\"algorithm\": ", first ? "" : ",");
+    cli_json_str(r->alg);
+    printf(", \"mode\": ");
+    cli_json_str(r->mode);
+    printf(", \"impl\": ");
+    cli_json_str(im);
+    printf(", \"bytes\": %zu, \"threads\": %d, \"mbps_aligned\": %.3f, \"mbps_unaligned\": %.3f, "
+           "\"cycles_per_byte\": ",
+           o->size, nt, res->mbps[0], res->mbps[1]);
+    if (res->cpb >= 0) printf("%.3f", res->cpb); else printf("null");
+    printf(", \"cycles_source\": \"%s\", \"clock\": \"%s\", \"passes\": %d, \"repeat\": %d, "
+           "\"engine\": \"%s\", \"scaling\": ",
+           bench_cycles_source_name(), bench_use_cpu_clock ? "cpu" : "wall", res->passes,
+           o->repeat, engine);
+    if (scaling > 0) printf("%.3f, \"efficiency\": %.3f}", scaling, scaling / nt);
+    else printf("null, \"efficiency\": null}");
+  } else {
+    char cpb[32];
+    if (res->cpb >= 0) snprintf(cpb, sizeof cpb, "%9.2f", res->cpb);
+    else snprintf(cpb, sizeof cpb, "%9s", "-");
+    char sc[48] = "-";
+    if (scaling > 0) snprintf(sc, sizeof sc, "%.2fx (%.0f%%)", scaling, 100 * scaling / nt);
+    printf("%-17s %-17s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res->mbps[0],
+           res->mbps[1], cpb, engine, sc);
+  }
+  fflush(stdout);
+}
+
+/* The throughput rows at each thread count. */
+static int run_rows(const struct bench_opts *o) {
+  /* Scaling: each row's aggregate against its 1-thread figure in this run. */
+  double *one_thread = malloc(bench_nrows * sizeof *one_thread);
+  struct result *pre = calloc(bench_nrows, sizeof *pre); /* --interleave's results */
+  int *pre_rc = calloc(bench_nrows, sizeof *pre_rc);
+  int rc = one_thread && pre && pre_rc ? 0 : GOSTX_ENOMEM, first = 1;
+  const struct row *bad = NULL; /* the row that failed; NULL: out of memory */
+  for (size_t i = 0; !rc && i < bench_nrows; i++) one_thread[i] = -1;
+  for (int ci = 0; ci < o->ncounts && !rc; ci++) {
+    int nt = o->counts[ci];
+    if (!o->json) {
+      printf("\nthreads: %d\n%-17s %-17s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
+             "impl", "MB/s aligned", "unaligned", "cycles/B", "engine", "scaling");
+      fflush(stdout);
+    }
+    if (o->interleave) rc = measure_interleaved(o, nt, pre, pre_rc);
+    for (size_t i = 0; i < bench_nrows && !rc; i++) {
+      const struct row *r = &bench_rows[i];
+      if (!row_selected(r, o->filter)) continue;
+      struct result res;
+      if (o->interleave) res = pre[i], rc = pre_rc[i];
+      else rc = bench_measure(r, nt, o->pool_engine && r->par, o->size, o->repeat, o->min_time, &res);
+      if (rc) {
+        bad = r;
+        break;
+      }
+      if (nt == 1) one_thread[i] = res.mbps[0];
+      print_row(o, r, nt, &res, one_thread[i], first);
+      first = 0;
+    }
+  }
+  free(pre);
+  free(pre_rc);
+  free(one_thread);
+  if (rc && !bad) {
+    cli_err("bench: out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  if (rc) {
+    char name[64];
+    row_name(bad, name, sizeof name);
+    if (o->json) printf("]}\n");
+    cli_err("bench: %s failed: %s", name, gostx_strerror(rc));
+    return CLI_EXIT_FAIL;
+  }
+  if (o->json) printf("\n]}\n");
+  return CLI_EXIT_OK;
+}
+
+int cmd_bench(int argc, char **argv) {
+  struct bench_opts o;
+  int rc = parse_opts(argc, argv, &o);
+  if (rc < 0) rc = select_rows(&o);
+  if (rc >= 0) return rc;
+  if (o.gpu && !bench_gpu_built()) return bench_gpu(NULL); /* says why and fails */
   /* Before any other library call: the dispatcher reads it once. */
-  if (impl && setenv("GOSTX_IMPL", impl, 1)) {
+  if (o.impl && setenv("GOSTX_IMPL", o.impl, 1)) {
     cli_err("bench: setenv: %s", strerror(errno));
     return CLI_EXIT_FAIL;
   }
@@ -334,194 +538,24 @@ int cmd_bench(int argc, char **argv) {
   cli_impl_warn();
 
   bench_choose_cycles_source();
-  char model[256], date[64];
-  cpu_model(model, sizeof model);
-  time_t tnow = time(NULL);
-  struct tm tmv;
-  gmtime_r(&tnow, &tmv);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  double load = -1;
-  FILE *lf = fopen("/proc/loadavg", "r");
-  if (lf) {
-    if (fscanf(lf, "%lf", &load) != 1) load = -1;
-    fclose(lf);
-  }
-
-  if (json) {
-    printf("{\"gostx\": ");
-    cli_json_str(gostx_version());
-    printf(", \"cpu\": ");
-    cli_json_str(model);
-    printf(", \"online_cpus\": %ld, \"loadavg_1min\": ", cpus);
-    if (load >= 0) printf("%.2f", load); else printf("null");
-    printf(", \"features\": ");
-    cli_json_str(gostx_cpu_features());
-    printf(", \"gostx_impl_env\": ");
-    if (forced) cli_json_str(forced); else printf("null");
-    printf(", \"date\": ");
-    cli_json_str(date);
-    printf(", \"cycles_source\": ");
-    cli_json_str(bench_cycles_source_name());
-    printf(", \"cycles_note\": ");
-    cli_json_str(bench_cycles_note());
-    printf(", \"clock\": \"%s\", \"engine\": \"%s\", \"repeat\": %d, \"min_time_ms\": %.0f, "
-           "\"interleave\": %s, ",
-           bench_use_cpu_clock ? "cpu" : "wall", pool_engine ? "pool" : "streams", repeat,
-           min_time * 1000, interleave ? "true" : "false");
-    printf(gpu ? "\"gpu\": " : batch_len || gost3410 ? "" : "\"rows\": [");
-  } else {
-    printf("gostx %s bench, %s\n", gostx_version(), date);
-    printf("CPU: %s (%ld online)\n", model, cpus);
-    if (load >= 0)
-      printf("load average: %.2f%s\n", load,
-             load > cpus - 0.5 ? " (busy machine: wall-clock figures are disturbed)" : "");
-    printf("features: %s\n", gostx_cpu_features());
-    printf("GOSTX_IMPL: %s\n", forced ? forced : "(not set)");
-    printf("cycles: %s\n", bench_cycles_note());
-    if (bench_use_cpu_clock)
-      printf("clock: each thread's CPU time (CLOCK_THREAD_CPUTIME_ID), --clock cpu; TSC cycles\n"
-             "       = CPU time x TSC rate\n");
-    printf("method: %s, warm-up, median of %d repetitions of >= %.0f ms%s;\n"
-           "        %zu bytes per call; MB/s = 10^6 B/s, aggregate over threads; cycles/B per\n"
-           "        byte summed over threads; unaligned = buffers at offset 1\n",
-           bench_use_cpu_clock ? "thread CPU time" : "wall clock (CLOCK_MONOTONIC)", repeat,
-           min_time * 1000, interleave ? " (rows interleaved)" : "", size);
-    printf("engine: %s\n", pool_engine ? "pool = one buffer through the bulk engine's parallel call "
-                                          "on N threads;\n        streams = N independent streams"
-                                        : "streams (N independent streams for every row)");
-  }
+  struct host h;
+  host_read(&h);
+  if (o.json) header_json(&o, &h, forced);
+  else header_text(&o, &h, forced);
   fflush(stdout);
 
-  if (batch_len) {
-    int brc = bench_batch(batch_len, repeat, min_time, filter, json);
-    if (json) printf("}\n");
-    return brc;
-  }
-
-  if (gost3410) {
-    int grc = bench_gost3410(repeat, min_time, filter, json);
-    if (json) printf("}\n");
-    return grc;
-  }
-
-  if (gpu) {
+  if (o.batch_len) {
+    rc = bench_batch(o.batch_len, o.repeat, o.min_time, o.filter, o.json);
+  } else if (o.gost3410) {
+    rc = bench_gost3410(o.repeat, o.min_time, o.filter, o.json);
+  } else if (o.gpu) {
     /* The CPU columns: the same modes on all cores, on at least 16 MiB. */
-    struct gpu_cpu_ctx cc = {size_given ? size : (size_t)16 << 20, repeat, min_time};
-    struct bench_gpu_args ga = {gpu_size, repeat, device, json, gpu_cpu_mbps, &cc};
-    int grc = bench_gpu(&ga);
-    if (json) printf("}\n");
-    return grc;
+    struct gpu_cpu_ctx cc = {o.size_given ? o.size : (size_t)16 << 20, o.repeat, o.min_time};
+    struct bench_gpu_args ga = {o.gpu_size, o.repeat, o.device, o.json, gpu_cpu_mbps, &cc};
+    rc = bench_gpu(&ga);
+  } else {
+    return run_rows(&o);
   }
-
-  /* Scaling: each row's aggregate against its 1-thread figure in this run. */
-  double *one_thread = malloc(bench_nrows * sizeof *one_thread);
-  if (!one_thread) {
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  for (size_t i = 0; i < bench_nrows; i++) one_thread[i] = -1;
-
-  int first = 1, rc = 0;
-  for (int ci = 0; ci < ncounts && !rc; ci++) {
-    int nt = counts[ci];
-    if (!json) {
-      printf("\nthreads: %d\n%-17s %-17s %-12s %12s %12s %9s %-8s %s\n", nt, "algorithm", "mode",
-             "impl", "MB/s aligned", "unaligned", "cycles/B", "engine", "scaling");
-      fflush(stdout);
-    }
-    /* --interleave: every selected row started (buffers, threads,
-     * calibration), then repetition k of every row in turn, so that all
-     * rows' medians come from the same stretch of time. */
-    struct result *pre = NULL;
-    int *pre_rc = NULL;
-    if (interleave) {
-      struct meas *ms = calloc(bench_nrows, sizeof *ms);
-      int *on = calloc(bench_nrows, sizeof *on);
-      pre = calloc(bench_nrows, sizeof *pre);
-      pre_rc = calloc(bench_nrows, sizeof *pre_rc);
-      if (!ms || !on || !pre || !pre_rc) {
-        cli_err("bench: out of memory");
-        free(one_thread);
-        return CLI_EXIT_FAIL;
-      }
-      for (size_t i = 0; i < bench_nrows; i++)
-        if (row_selected(&bench_rows[i], filter)) {
-          pre_rc[i] = bench_meas_start(&ms[i], &bench_rows[i], nt,
-                                       pool_engine && bench_rows[i].par, size, repeat,
-                                       min_time);
-          on[i] = !pre_rc[i];
-        }
-      for (int k = 0; k < repeat; k++)
-        for (size_t i = 0; i < bench_nrows; i++)
-          if (on[i]) bench_meas_round(&ms[i], k);
-      for (size_t i = 0; i < bench_nrows; i++)
-        if (on[i]) pre_rc[i] = bench_meas_finish(&ms[i], &pre[i]);
-      free(ms);
-      free(on);
-    }
-    for (size_t i = 0; i < bench_nrows && !rc; i++) {
-      const struct row *r = &bench_rows[i];
-      if (!row_selected(r, filter)) continue;
-      struct result res;
-      int pooled = pool_engine && r->par;
-      if (interleave) {
-        rc = pre_rc[i];
-        res = pre[i];
-      } else {
-        rc = bench_measure(r, nt, pooled, size, repeat, min_time, &res);
-      }
-      if (rc) {
-        char name[64];
-        row_name(r, name, sizeof name);
-        if (json) printf("]}\n");
-        cli_err("bench: %s failed: %s", name, gostx_strerror(rc));
-        free(one_thread);
-        return CLI_EXIT_FAIL;
-      }
-      if (nt == 1) one_thread[i] = res.mbps[0];
-      const char *engine = nt == 1 ? "single" : pooled ? "pool" : "streams";
-      double scaling = one_thread[i] > 0 ? res.mbps[0] / one_thread[i] : -1;
-      /* MGM rows run two implementations: the block cipher and the GF multiply. */
-      char im_buf[64];
-      const char *im = gostx_impl(r->prim);
-      if (bench_row_is_mgm(r) && strcmp(im, gostx_impl(GOSTX_ALG_MGM))) {
-        snprintf(im_buf, sizeof im_buf, "%s+%s", im, gostx_impl(GOSTX_ALG_MGM));
-        im = im_buf;
-      }
-      if (json) {
-        printf("%s\n  {\"algorithm\": ", first ? "" : ",");
-        cli_json_str(r->alg);
-        printf(", \"mode\": ");
-        cli_json_str(r->mode);
-        printf(", \"impl\": ");
-        cli_json_str(im);
-        printf(", \"bytes\": %zu, \"threads\": %d, \"mbps_aligned\": %.3f, \"mbps_unaligned\": %.3f, "
-               "\"cycles_per_byte\": ",
-               size, nt, res.mbps[0], res.mbps[1]);
-        if (res.cpb >= 0) printf("%.3f", res.cpb); else printf("null");
-        printf(", \"cycles_source\": \"%s\", \"clock\": \"%s\", \"passes\": %d, \"repeat\": %d, "
-               "\"engine\": \"%s\", \"scaling\": ",
-               bench_cycles_source_name(), bench_use_cpu_clock ? "cpu" : "wall", res.passes,
-               repeat, engine);
-        if (scaling > 0) printf("%.3f, \"efficiency\": %.3f}", scaling, scaling / nt);
-        else printf("null, \"efficiency\": null}");
-      } else {
-        char cpb[32];
-        if (res.cpb >= 0) snprintf(cpb, sizeof cpb, "%9.2f", res.cpb);
-        else snprintf(cpb, sizeof cpb, "%9s", "-");
-        char sc[48] = "-";
-        if (scaling > 0) snprintf(sc, sizeof sc, "%.2fx (%.0f%%)", scaling, 100 * scaling / nt);
-        printf("%-17s %-17s %-12s %12.2f %12.2f %s %-8s %s\n", r->alg, r->mode, im, res.mbps[0],
-               res.mbps[1], cpb, engine, sc);
-      }
-      first = 0;
-      fflush(stdout);
-    }
-    free(pre);
-    free(pre_rc);
-  }
-  free(one_thread);
-  if (json) printf("\n]}\n");
-  return CLI_EXIT_OK;
+  if (o.json) printf("}\n");
+  return rc;
 }

@@ -7,19 +7,6 @@
 
 #include "cli.h"
 
-/* Short curve names; anything else goes to gostx_gost3410_curve_by_name
- * (tc26 and CryptoPro names, OIDs). */
-static const struct {
-  const char *name;
-  gostx_gost3410_curve id;
-} short_curves[] = {
-    {"256A", GOSTX_GOST3410_256_A},       {"256B", GOSTX_GOST3410_256_B},
-    {"256C", GOSTX_GOST3410_256_C},       {"256D", GOSTX_GOST3410_256_D},
-    {"512A", GOSTX_GOST3410_512_A},       {"512B", GOSTX_GOST3410_512_B},
-    {"512C", GOSTX_GOST3410_512_C},       {"256TEST", GOSTX_GOST3410_256_TEST},
-    {"512TEST", GOSTX_GOST3410_512_TEST}, {NULL, 0},
-};
-
 #define CURVE_HELP                                                                  \
   "CURVE: 256A 256B 256C 256D 512A 512B 512C (tc26 paramSets; 256B = CryptoPro-A,\n" \
   "256C = CryptoPro-B, 256D = CryptoPro-C), 256TEST 512TEST (the standard's\n"      \
@@ -28,10 +15,10 @@ static const struct {
   "key file names 256B, 256C, 256D (by any name) by their CryptoPro-A, -B, -C\n"      \
   "OIDs, as gost-engine's default paramsets A, B, C.\n"
 
+/* A short name (the library's table), else a full name or OID. */
 static int curve_of(const char *s, gostx_gost3410_curve *curve) {
-  for (size_t i = 0; short_curves[i].name; i++)
-    if (!strcasecmp(s, short_curves[i].name)) return *curve = short_curves[i].id, 0;
-  int id = gostx_gost3410_curve_by_name(s);
+  int id = gostx_gost3410_curve_by_short_name(s);
+  if (id < 0) id = gostx_gost3410_curve_by_name(s);
   if (id < 0) return cli_usage("unknown curve '%s' (try gostx genpkey --help)", s);
   *curve = (gostx_gost3410_curve)id;
   return 0;

@@ -4,6 +4,8 @@
  * here too, so that the modes never reach the implementations' tables. */
 #include "blockops/xts_walk.h"
 #include "internal.h"
+#include "dispatch.h"
+#include "cipher_ops.h"
 #include "kuznyechik/impl.h"
 #include "magma/impl.h"
 
@@ -176,4 +178,14 @@ void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt
   if (!nb || !count) return;
   if (im->xts) im->xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
   else xts_generic(im, keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+}
+
+size_t gostx__xts_unit(void) {
+  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
+  return im->xts ? im->xts_unit : 0;
+}
+
+size_t gostx__cipher_mgm_solo_min(const gostx_cipher *c) {
+  return c->id == GOSTX_ALG_MAGMA ? gostx__dispatch()->magma->mgm_solo_min
+                                  : gostx__dispatch()->kuz->mgm_solo_min;
 }

@@ -16,6 +16,7 @@
 
 #include "gost3410/field_impl.h"
 #include "internal.h"
+#include "dispatch.h"
 #include "kuznyechik/impl.h"
 #include "magma/impl.h"
 #include "mgm/impl.h"

@@ -1,5 +1,8 @@
-/* Internal helpers shared by all of lib/: byte-order loads/stores, CPU
- * features and the dispatcher's choice. Not installed. */
+/* The base every file of lib/ may use: byte-order loads and stores, value
+ * barriers, the constant-time gate's plants, CPU features, counter and
+ * tweak arithmetic. The cipher layer's operations are in cipher_ops.h, the
+ * dispatcher in dispatch.h, so a file names the layer it uses by including
+ * it (scripts/layers.py checks the edges). Not installed. */
 #ifndef GOSTX_INTERNAL_H
 #define GOSTX_INTERNAL_H
 
@@ -204,90 +207,8 @@ static inline void gostx__ctr_add(uint8_t *ctr, size_t n, unsigned inc, uint64_t
 /* count successive counter blocks of n bytes into dst, ctr left at the next
  * (lib/blockops/ctr_fill.c: the kernels use it too). */
 void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t count);
-/* Counter-mode keystream for either cipher (lib/cipher.c): out = in xor
- * E(ctr), E(ctr + 1), ... over nblocks blocks (in NULL: the keystream
- * itself; in == out allowed), ctr stepped as inc says and left at the next
- * value. The implementation's ctr kernel where it has one. */
-void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
-                       uint8_t *out, size_t nblocks);
-/* CTR-ACPKM over up to nsec whole sections of sec_blocks blocks (full
- * counter increment, in not NULL), the first under c's key, c re-keyed to
- * ACPKM(key) between sections: what the implementation's section kernel did
- * (0: it has none, or sec_blocks does not suit it; the caller goes on
- * generically). c is left with the last section's key. */
-size_t gostx__cipher_ctr_acpkm(gostx_cipher *c, uint8_t *ctr, size_t sec_blocks, const uint8_t *in,
-                               uint8_t *out, size_t nsec);
-
-/* The operations of the cipher handle beyond block calls (lib/cipher.c):
- * what the modes use instead of the implementations' tables. */
+/* The steps of the sequential modes (lib/cipher_ops.h gostx__cipher_chain;
+ * the kernels' chain entries take the same op). */
 enum { GOSTX__CHAIN_CBC = 0, GOSTX__CHAIN_CFB = 1, GOSTX__CHAIN_MAC = 2, GOSTX__CHAIN_OFB = 3 };
-/* nblocks blocks of a mode where each block needs the previous result, s
- * (one block) carried through: CBC s = E(s ^ in_i), out_i = s; CFB
- * s = in_i ^ E(s), out_i = s (CFB encryption, full blocks); MAC
- * s = E(s ^ in_i), out unused; OFB s = E(s), out_i = in_i ^ s. in == out
- * allowed. Magma's chain kernel where the cipher is Magma or GOST 28147-89. */
-void gostx__cipher_chain(const gostx_cipher *c, int op, uint8_t *s, const uint8_t *in,
-                         uint8_t *out, size_t nblocks);
-/* The same on a bare Magma / GOST 28147-89 key (the 1989 modes). */
-void gostx__magma_key_chain(const gostx_magma_key *k, int op, uint8_t s[8], const uint8_t *in,
-                            uint8_t *out, size_t n);
-/* s = the 16-round GOST 28147-89 core of s (IMIT), in the key's byte order. */
-void gostx__gost89_imit16(const gostx_gost89_key *k, uint8_t s[8]);
-/* Replace c's key by key, keeping its kind (Kuznyechik, Magma, or GOST
- * 28147-89 with its S-box set): ACPKM's re-keying. */
-int gostx__cipher_rekey(gostx_cipher *c, const uint8_t key[GOSTX_KEY_LEN]);
-/* XTS step 2 (lib/cipher.c): the first nb full blocks of each unit (stride
- * bytes apart) under keys[0] (nkeys 1) or keys[k] (nkeys = count), from the
- * T_0 in t (count * 16 bytes), left at T_nb: the implementation's xts entry,
- * or the generic loop. */
-void gostx__xts_full(const gostx_kuz_key *const *keys, size_t nkeys, int decrypt, uint8_t *t,
-                     const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride, size_t nb,
-                     size_t count);
-
-/* GOST 28147-89 pieces the stream batches share (lib/gost89/gost89.c; no
- * kernel needs them, so they are not in lib/magma/impl.h): the
- * CryptoPro key meshing constant C (RFC 4357 2.3.2: K' = D_K(C)) and one
- * CNT counter step (N3 += C2, N4 += C1 mod 2^32 - 1). */
-#define GOSTX__GOST89_MESH_PERIOD 1024
-extern const uint8_t gostx__gost89_mesh_c[32];
-void gostx__gost89_cnt_step(uint8_t reg[8]);
-
-/* ---- Dispatch (lib/dispatch.c) ----
- * Each primitive's table type and its ISA tables live in that primitive's
- * impl.h (lib/kuznyechik/, lib/magma/, lib/streebog/, lib/mgm/); each ISA
- * file exports one const table, and lib/dispatch.c, the only file that sees
- * them all, chooses among them. */
-struct gostx_kuz_impl;
-struct gostx_magma_impl;
-struct gostx_streebog_impl;
-struct gostx_mgm_impl;
-struct gostx_dispatch {
-  const struct gostx_kuz_impl *kuz;
-  /* Kuznyechik's key schedule: kuz's own expand, else that of the best
-   * usable row below it (the avx512 table has none: avx2's, the same bytes),
-   * NULL = the portable schedule. CTR-ACPKM runs it once per section. */
-  void (*kuz_expand)(gostx_kuz_key *k, const uint8_t key[32]);
-  const struct gostx_magma_impl *magma;
-  const struct gostx_streebog_impl *streebog;
-  const struct gostx_mgm_impl *mgm;
-};
-/* The process-wide choice, made once (thread-safe) on first use. */
-const struct gostx_dispatch *gostx__dispatch(void);
-/* 1 when the named level (lib/levels.def) runs here. */
-int gostx__level_supported(const char *level);
-/* Row i of a primitive's implementation list (enum gostx_alg; a const
- * struct gostx_kuz_impl / _magma_impl / _streebog_impl / _mgm_impl *), NULL past the end;
- * *usable (may be NULL) = whether this CPU runs it. For differential tests. */
-const void *gostx__impl_row(int primitive, size_t i, int *usable);
-/* The same with the row's description: the dispatcher's policy as data, so
- * tests check the choice against the rows instead of re-stating them. */
-struct gostx__row_info {
-  int usable;        /* this CPU and OS run it */
-  const char *level; /* its level (lib/levels.def) */
-  int opt_in;        /* chosen only when named exactly */
-  const char *name;  /* the implementation's name */
-  int not_preferred; /* usable, but not chosen unnamed on this CPU (dispatch.c's ROW_PREFER) */
-};
-const void *gostx__impl_row_info(int alg, size_t i, struct gostx__row_info *info);
 
 #endif

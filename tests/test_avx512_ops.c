@@ -11,6 +11,7 @@
  * the AVX-512 files.
  * Exits 77 where the AVX-512 rows cannot run. */
 #include "internal.h"
+#include "dispatch.h"
 #include "testutil.h"
 #include "x86_avx512.h"
 

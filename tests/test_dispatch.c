@@ -9,6 +9,7 @@
 #include "mgm/impl.h"
 #include "streebog/impl.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 /* Position of a level in gostx_levels() (the ladder, lowest first), or -1. */
 static int level_index(const char *name) {

@@ -644,8 +644,40 @@ static void paramset_oids(void) {
   CHECK(oid[0] == 'x', "nothing written");
 }
 
+/* The one short-name table (the CLI's CURVE, the benchmark's rows): every
+ * curve has a name that leads back to it in either case, distinct from the
+ * others and from every full name; unknown ids and names are refused. */
+static void short_names(void) {
+  const gostx_gost3410_curve all[] = {
+      GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A, GOSTX_GOST3410_256_B,
+      GOSTX_GOST3410_256_C,    GOSTX_GOST3410_256_D, GOSTX_GOST3410_512_TEST,
+      GOSTX_GOST3410_512_A,    GOSTX_GOST3410_512_B, GOSTX_GOST3410_512_C};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const char *s = gostx_gost3410_curve_short_name(all[i]);
+    CHECK(s != NULL, "curve %d has a short name", (int)all[i]);
+    if (!s) continue;
+    char lower[16];
+    size_t j = 0;
+    for (; s[j] && j + 1 < sizeof lower; j++)
+      lower[j] = (char)(s[j] >= 'A' && s[j] <= 'Z' ? s[j] + 32 : s[j]);
+    lower[j] = 0;
+    CHECK(gostx_gost3410_curve_by_short_name(s) == (int)all[i], "%s leads back", s);
+    CHECK(gostx_gost3410_curve_by_short_name(lower) == (int)all[i], "%s leads back", lower);
+    CHECK(gostx_gost3410_curve_by_name(s) == GOSTX_EINVAL, "%s is no full name", s);
+    for (size_t k = 0; k < i; k++) {
+      const char *o = gostx_gost3410_curve_short_name(all[k]);
+      CHECK(!o || strcmp(s, o) != 0, "%s names one curve", s);
+    }
+  }
+  CHECK(gostx_gost3410_curve_short_name((gostx_gost3410_curve)99) == NULL, "unknown id");
+  CHECK(gostx_gost3410_curve_by_short_name("256E") == GOSTX_EINVAL, "unknown short name");
+  CHECK(gostx_gost3410_curve_by_short_name("256") == GOSTX_EINVAL, "a prefix is no name");
+  CHECK(gostx_gost3410_curve_by_short_name(NULL) == GOSTX_EINVAL, "NULL");
+}
+
 int main(void) {
   t_rand_init();
+  short_names();
   engine_files();
   round_trips();
   private_forms();

@@ -8,6 +8,7 @@
 #include "kuznyechik/impl.h"
 #include "kuznyechik/kuz_tables.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 /* ---- Independent reference ---- */
 static const uint8_t ref_pi[256] = {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# lib/'s file graph keeps its layers (scripts/layers.py): no include or call
-# cycle between files, no call or include from a lower layer up, no mode
-# reaching past the gostx_cipher handle, beyond the script's KNOWN list. Then
+# lib/'s file graph keeps its layers (scripts/layers.py): no include, call or
+# table-read cycle between files, no such edge from a lower layer up, no mode,
+# batch engine, ESP, container or LUKS file reaching past the gostx_cipher
+# handle (bulk/lanes.c, the multi-key lanes, excepted), no implementation
+# table read outside dispatch.c, beyond the script's KNOWN list. Then
 # the script must catch each kind when one is planted in a copy of lib/.
 . "$(dirname "$0")/cli_common.sh" layers no-gostx
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
@@ -21,4 +23,8 @@ plant "upward include" magma/magma_portable.c '#include "modes/modes_internal.h"
 plant "upward call" blockops/ctr_fill.c 'void f(void) { gostx__cipher_ctr(0, 0, 0, 0, 0, 0); }'
 plant "cycle" modes/ecb.c 'void g(void) { gostx_mode_clear(0); }'
 plant "past the handle" modes/cbc.c 'void h(void) { gostx__dispatch(); }'
+plant "bulk past the handle" bulk/streams.c 'size_t h2(void) { return gostx__dispatch()->kuz->batch; }'
+plant "a kernel table read past the handle" esp/esp.c 'const void *h3(void) { return &gostx_kuz_portable; }'
+plant "an upward table read" kuznyechik/kuz_portable.c 'const void *h4(void) { return &gostx__gost89_mesh_c; }'
+plant "another ISA file's table" kuznyechik/kuz_ssse3.c 'const void *h5(void) { return &gostx_kuz_avx2; }'
 finish

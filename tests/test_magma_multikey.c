@@ -8,6 +8,7 @@
  * the first c < n lanes alone. */
 #include "magma/impl.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 #define MAXN GOSTX_MAGMA_MK_MAX
 #define NKEYS 80

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 
 #include "mgm/impl.h"
+#include "mgm/mode_internal.h"
 #include "rows.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 #define MAXN 100 /* blocks per call: covers every count around the unroll widths */
 

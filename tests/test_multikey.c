@@ -9,6 +9,7 @@
 
 #include "kuznyechik/impl.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 #define NKEYS 300
 #define MAXN GOSTX_KUZ_MK_MAX

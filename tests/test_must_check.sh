@@ -14,7 +14,8 @@ calls="gostx_mgm_decrypt gostx_mgm_final_decrypt gostx_mgm_decrypt_mt gostx_kimp
 gostx_file_header_parse gostx_file_init_decrypt gostx_file_init_decrypt_limit
 gostx_file_open_chunk gostx_file_decrypt_stream gostx_luks_header_parse gostx_luks_open
 gostx_luks_add_key gostx_unpad2 gostx_memeq_ct gostx_batch_streams gostx_mode_final
-gostx_gost3410_key_from_der gostx_gost3410_key_from_pem"
+gostx_gost3410_key_from_der gostx_gost3410_key_from_pem gostx_gost3410_vko
+gostx_esp_replay_check gostx_esp_replay_update"
 fail=0
 for f in $calls; do
   # The number of parameters, from the prototype in the headers.

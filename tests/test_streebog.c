@@ -6,6 +6,7 @@
 
 #include "streebog/impl.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 /* The fixed pattern the gost-engine digests below were taken over. */
 static void fill_pattern(uint8_t *p, size_t n) {

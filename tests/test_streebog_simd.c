@@ -10,6 +10,7 @@
 #include "streebog/impl.h"
 #include "rows.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 typedef void (*compress_fn)(uint8_t h[64], const uint8_t n[64], const uint8_t m[64]);
 

@@ -10,6 +10,7 @@
 #include "kuznyechik/impl.h"
 #include "sector_batch.h"
 #include "testutil.h"
+#include "dispatch.h"
 
 /* ---- textbook reference ---- */
 

@@ -6,6 +6,7 @@
 #define GOSTX_BENCH_ROWS_H
 
 #include "internal.h"
+#include "dispatch.h"
 
 /* Fills out with up to max usable rows of alg (enum gostx_alg); returns how many. */
 static inline size_t gostx_bench_rows(int alg, const void **out, size_t max) {

@@ -60,9 +60,9 @@ GOSTX_API const char *gostx_sbox_name(gostx_sbox sbox);
  * words). gostx_gost89_* is GOST 28147-89 with a chosen S-box and the
  * little-endian conventions of RFC 5830. */
 typedef struct gostx_magma_key {
-  uint32_t rk[8];   /* K1..K8 as 32-bit words */
-  uint32_t sbox_id; /* enum gostx_sbox (public, not secret) */
-  uint32_t le;      /* 1 = GOST 28147-89 little-endian byte convention */
+  uint32_t rk[8];     /* K1..K8 as 32-bit words */
+  gostx_sbox sbox_id; /* public, not secret */
+  uint32_t le;        /* 1 = GOST 28147-89 little-endian byte convention */
 } gostx_magma_key;
 
 GOSTX_API int gostx_magma_set_key(gostx_magma_key *k, const uint8_t key[GOSTX_KEY_LEN]);
@@ -84,7 +84,7 @@ GOSTX_API void gostx_gost89_decrypt_blocks(const gostx_gost89_key *k, const uint
 
 /* ---- Generic cipher handle: what the GOST R 34.13-2015 modes take ---- */
 typedef struct gostx_cipher {
-  int id;           /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA (also GOST 28147-89) */
+  gostx_alg id;     /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA (also GOST 28147-89) */
   size_t block_len; /* n/8: 16 or 8 */
   union {
     gostx_kuz_key kuz;

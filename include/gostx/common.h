@@ -115,7 +115,7 @@ GOSTX_API gostx_impl_request gostx_impl_requested(const char **value, const char
 GOSTX_API int gostx_random_bytes(uint8_t *buf, size_t len);
 
 /* The implementation levels of this build's architecture, lowest first,
- * space-separated ("portable ssse3 avx2 avx512" on x86-64, "portable neon"
+ * space-separated ("portable ssse3 avx2 avx512bw avx512" on x86-64, "portable neon"
  * on AArch64): the values GOSTX_IMPL accepts besides implementation names. */
 GOSTX_API const char *gostx_levels(void);
 

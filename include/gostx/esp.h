@@ -55,8 +55,8 @@ typedef enum gostx_esp_transform {
 #define GOSTX_ESP_NH_NONE 59
 
 typedef struct gostx_esp_sa {
-  int transform;   /* gostx_esp_transform */
-  int alg;         /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
+  gostx_esp_transform transform;
+  gostx_alg alg;   /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
   uint32_t spi;
   size_t salt_len, icv_len;
   uint64_t limit;  /* the highest sequence number this SA protects */
@@ -159,10 +159,10 @@ GOSTX_API void gostx_esp_replay_init(gostx_esp_replay *r);
 GOSTX_API uint64_t gostx_esp_replay_esn(const gostx_esp_replay *r, uint32_t seq_low);
 /* 0 when seq is new and inside or right of the window; GOSTX_ESTATE when
  * seen, 0, or left of the window. */
-GOSTX_API int gostx_esp_replay_check(const gostx_esp_replay *r, uint64_t seq);
+GOSTX_API GOSTX_MUST_CHECK int gostx_esp_replay_check(const gostx_esp_replay *r, uint64_t seq);
 /* Checks again and marks seq seen (moving the window right); GOSTX_ESTATE
  * when it was seen meanwhile. */
-GOSTX_API int gostx_esp_replay_update(gostx_esp_replay *r, uint64_t seq);
+GOSTX_API GOSTX_MUST_CHECK int gostx_esp_replay_update(gostx_esp_replay *r, uint64_t seq);
 
 GOSTX_API void gostx_esp_keycache_init(gostx_esp_keycache *cache);
 GOSTX_API void gostx_esp_keycache_clear(gostx_esp_keycache *cache);

@@ -52,6 +52,12 @@ GOSTX_API const char *gostx_gost3410_curve_oid(gostx_gost3410_curve curve);
  * ("id-GostR3410-2001-CryptoPro-A-ParamSet", "...-XchA-ParamSet", ...);
  * GOSTX_EINVAL when unknown. */
 GOSTX_API int gostx_gost3410_curve_by_name(const char *name);
+/* The curve's short name ("256A" .. "256D", "512A" .. "512C", "256TEST",
+ * "512TEST": the tc26 paramSets and the standard's examples), or NULL for
+ * an unknown id; and the id for a short name in either case, GOSTX_EINVAL
+ * when unknown. The CLI's CURVE arguments and the benchmark's rows use them. */
+GOSTX_API const char *gostx_gost3410_curve_short_name(gostx_gost3410_curve curve);
+GOSTX_API int gostx_gost3410_curve_by_short_name(const char *name);
 
 /* A new key pair from the OS generator: priv[len], pub[2 * len]. */
 GOSTX_API int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, size_t priv_len,
@@ -78,10 +84,11 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_verify(gostx_gost3410_curve curve,
 /* VKO_GOSTR3410_2012_256 (out_len 32) or _512 (out_len 64):
  * K = (cofactor * UKM * d) * Q_peer, out = Streebog(x_K || y_K), the
  * coordinates each written little-endian (len bytes), as R 50.1.113-2016 does. */
-GOSTX_API int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv,
-                                 size_t priv_len, const uint8_t *peer_pub, size_t pub_len,
-                                 const uint8_t *ukm, size_t ukm_len, uint8_t *out,
-                                 size_t out_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_vko(gostx_gost3410_curve curve,
+                                                  const uint8_t *priv, size_t priv_len,
+                                                  const uint8_t *peer_pub, size_t pub_len,
+                                                  const uint8_t *ukm, size_t ukm_len,
+                                                  uint8_t *out, size_t out_len);
 
 /* KEG (RFC 9189), the key export key of the GOST TLS cipher
  * suites: out[64] from our d, the peer's Q and the

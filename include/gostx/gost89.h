@@ -20,7 +20,8 @@ typedef enum gostx_gost89_mode {
 
 typedef struct gostx_gost89_ctx {
   gostx_gost89_key key; /* replaced by each key meshing */
-  int mode, decrypt, meshing;
+  gostx_gost89_mode mode;
+  int decrypt, meshing;
   uint8_t iv[8];        /* CNT: counter N3||N4; CFB: feedback block; IMIT: MAC state */
   uint8_t gamma[8];     /* CNT/CFB: current gamma block */
   size_t gamma_pos;     /* gamma bytes used (8 = none left) */

@@ -85,7 +85,9 @@ typedef enum gostx_mode {
 /* Treat as opaque; sizes and fields may change between versions. */
 typedef struct gostx_mode_ctx {
   gostx_cipher c;                   /* own copy: ACPKM changes the key */
-  int mode, decrypt, padding, finished;
+  gostx_mode mode;
+  gostx_padding padding;
+  int decrypt, finished;
   size_t n, m, s, section_len;
   size_t section_blocks;            /* CTR-ACPKM: gamma blocks made under the current key */
   uint8_t reg[GOSTX_MAX_IV_LEN];    /* shift register R (CBC/CFB/OFB) or counter (CTR) */

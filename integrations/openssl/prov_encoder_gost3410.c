@@ -6,8 +6,10 @@
  * in DER and PEM; and text as `openssl pkey -text` prints it. The key keeps
  * its parameter-set OID (CryptoPro-A and paramSetB are one curve under two
  * OIDs), so a key goes back out under the OID it came in with.
- * The envelope (PKCS#8, SPKI, PEM) is libcrypto's own ASN.1; an SPKI is
- * read without d2i_X509_PUBKEY, which would call the decoders again. */
+ * The keys are written by libgostx's writers and read by its reader; the
+ * envelopes around them (PKCS#8 encryption, PEM, the reader's first look
+ * at the algorithm) are libcrypto's. An SPKI is read without
+ * d2i_X509_PUBKEY, which would call the decoders again. */
 #include <string.h>
 
 #include <openssl/asn1.h>
@@ -59,33 +61,7 @@ static int kind_mask(int kind) {
                              : OSSL_KEYMGMT_SELECT_ALL;
 }
 
-static void reverse(uint8_t *dst, const uint8_t *src, size_t n) {
-  for (size_t i = 0; i < n; i++) dst[i] = src[n - 1 - i];
-}
-
 /* ---- writing ---- */
-
-/* SEQUENCE { paramset OID, digest OID (when gost-engine writes one) } */
-static ASN1_STRING *alg_params(const prov_gost_key *k) {
-  ASN1_OBJECT *ps = OBJ_txt2obj(k->ps->oid, 1);
-  ASN1_OBJECT *md = k->ps->digest_param ? OBJ_txt2obj(digest_oid(k->len), 1) : NULL;
-  ASN1_STRING *s = NULL;
-  int n1 = ps ? i2d_ASN1_OBJECT(ps, NULL) : -1;
-  int n2 = md ? i2d_ASN1_OBJECT(md, NULL) : 0;
-  uint8_t buf[64], *p = buf + 2;
-  if (n1 > 0 && n2 >= 0 && n1 + n2 < 64 && (!k->ps->digest_param || md)) {
-    buf[0] = 0x30, buf[1] = (uint8_t)(n1 + n2);
-    i2d_ASN1_OBJECT(ps, &p);
-    if (md) i2d_ASN1_OBJECT(md, &p);
-    if ((s = ASN1_STRING_new()) && !ASN1_STRING_set(s, buf, n1 + n2 + 2)) {
-      ASN1_STRING_free(s);
-      s = NULL;
-    }
-  }
-  ASN1_OBJECT_free(ps);
-  ASN1_OBJECT_free(md);
-  return s;
-}
 
 /* EncryptedPrivateKeyInfo of p8 (PBES2 with c's cipher, the passphrase from
  * cb) into *der; its length, or -1 with an error raised. */
@@ -110,47 +86,35 @@ static int encrypt_p8(const codec_ctx *c, PKCS8_PRIV_KEY_INFO *p8, OSSL_PASSPHRA
 }
 
 /* The DER of k as c's kind into *der (OPENSSL_malloc'd, freed by the
- * caller with OPENSSL_clear_free); its length, or -1. */
+ * caller with OPENSSL_clear_free); its length, or -1. libgostx writes the
+ * key (include/gostx/gost3410.h, under the set's own OID: one PKCS#8 and
+ * SPKI writer for the library, the CLI and this provider); PKCS#8
+ * encryption, with any cipher libcrypto has, wraps its PrivateKeyInfo. */
 static int key_to_der(const prov_gost_key *k, const codec_ctx *c, OSSL_PASSPHRASE_CALLBACK *cb,
                       void *cbarg, unsigned char **der) {
-  const int kind = c->kind;
-  ASN1_STRING *params = alg_params(k);
-  ASN1_OBJECT *alg = OBJ_txt2obj(key_oid(k->len), 1);
+  uint8_t buf[GOSTX_GOST3410_DER_MAX];
+  size_t len = 0;
   int n = -1;
-  if (!params || !alg) goto done;
-  if (kind == KIND_PKI) {
-    PKCS8_PRIV_KEY_INFO *p8 = PKCS8_PRIV_KEY_INFO_new();
-    unsigned char *d = OPENSSL_malloc(k->len);
-    if (p8 && d) {
-      reverse(d, k->priv, k->len);
-      if (PKCS8_pkey_set0(p8, alg, 0, V_ASN1_SEQUENCE, params, d, (int)k->len)) {
-        alg = NULL, params = NULL, d = NULL; /* p8 owns them */
-        n = c->cipher[0] ? encrypt_p8(c, p8, cb, cbarg, der) : i2d_PKCS8_PRIV_KEY_INFO(p8, der);
-      }
-    }
-    OPENSSL_clear_free(d, k->len);
-    PKCS8_PRIV_KEY_INFO_free(p8);
-  } else {
-    X509_PUBKEY *xp = X509_PUBKEY_new();
-    size_t n2 = 2 * k->len, hl = n2 < 128 ? 2 : 3;
-    unsigned char *q = OPENSSL_malloc(hl + n2);
-    if (xp && q) { /* OCTET STRING { x LE || y LE } */
-      q[0] = 0x04;
-      if (hl == 3) q[1] = 0x81;
-      q[hl - 1] = (uint8_t)n2;
-      reverse(q + hl, k->pub, k->len);
-      reverse(q + hl + k->len, k->pub + k->len, k->len);
-      if (X509_PUBKEY_set0_param(xp, alg, V_ASN1_SEQUENCE, params, q, (int)(hl + n2))) {
-        alg = NULL, params = NULL, q = NULL;
-        n = i2d_X509_PUBKEY(xp, der);
-      }
-    }
-    OPENSSL_free(q);
-    X509_PUBKEY_free(xp);
+  int rc = c->kind == KIND_PKI
+               ? gostx_gost3410_priv_to_der_oid(k->ps->curve, k->ps->oid, k->priv, k->len, buf,
+                                                sizeof buf, &len)
+               : gostx_gost3410_pub_to_der_oid(k->ps->curve, k->ps->oid, k->pub, 2 * k->len, buf,
+                                               sizeof buf, &len);
+  if (rc != GOSTX_OK) {
+    prov_err(PROV_R_LIB_ERROR, "cannot encode the %s key: %s", prov_gost_key_type(k->len),
+             gostx_strerror(rc));
+    return -1;
   }
-done:
-  ASN1_STRING_free(params);
-  ASN1_OBJECT_free(alg);
+  if (c->kind == KIND_PKI && c->cipher[0]) {
+    const unsigned char *p = buf;
+    PKCS8_PRIV_KEY_INFO *p8 = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)len);
+    if (p8) n = encrypt_p8(c, p8, cb, cbarg, der);
+    PKCS8_PRIV_KEY_INFO_free(p8);
+  } else if ((*der = OPENSSL_malloc(len))) {
+    memcpy(*der, buf, len);
+    n = (int)len;
+  }
+  gostx_memzero(buf, sizeof buf);
   if (n <= 0) prov_err(PROV_R_LIB_ERROR, "cannot encode the %s key", prov_gost_key_type(k->len));
   return n;
 }

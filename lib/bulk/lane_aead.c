@@ -1,10 +1,9 @@
 /* MGM (seal, open) and the GOST 28147-89 modes with CryptoPro key meshing
  * over the lanes of a group (lanes.h): the stream engine's AEAD and legacy
  * modes. */
+#include "gost89/gost89_internal.h"
 #include "lanes.h"
-#include "mgm/impl.h"
-#include "modes/modes_internal.h"
-
+#include "mgm/mode_internal.h"
 #include "modes/modes_internal.h"
 
 /* Kept whole under their own names: tests/ct/declassified.supp names them
@@ -59,7 +58,7 @@ static NAMED_FN void mgm_release(struct gostx__lanes *L, gostx_stream *const *S,
 
 INLINE void mgm_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_stream *const *S,
                     const size_t n) {
-  const struct gostx_mgm_impl *f = gostx__dispatch()->mgm;
+  const gostx__mgm_mul_acc_fn mul_acc = gostx__mgm_mul_acc_of(n);
   const int open = j->op == GOSTX_BATCH_MGM_OPEN;
   const size_t g = L->g, tl = gostx__tag_len_of(j, n);
   enum { B = GOSTX__LANES_MAX * GOSTX_MAX_BLOCK_LEN };
@@ -116,8 +115,7 @@ INLINE void mgm_run(const struct gostx__bjob *j, struct gostx__lanes *L, gostx_s
         gostx_store32_be(blk, (uint32_t)(S[k]->aad_len * 8));
         gostx_store32_be(blk + 4, (uint32_t)(S[k]->len * 8));
       }
-      if (n == 16) f->mul_acc128(sum + k * n, h + k * n, x, 1);
-      else f->mul_acc64(sum + k * n, h + k * n, x, 1);
+      mul_acc(sum + k * n, h + k * n, x, 1);
     }
   }
   gostx__lanes_crypt(L, GOSTX__MAGMA_ENC, sum, g); /* the full tags */

@@ -2,7 +2,10 @@
  * by the stream engine (streams.c) and the sector engine (sector.c). */
 #include <stdlib.h>
 
+#include "dispatch.h"
+#include "kuznyechik/impl.h"
 #include "lanes.h"
+#include "magma/impl.h"
 
 void gostx__lanes_setup(struct gostx__lanes *L) {
   if (L->c) return;
@@ -84,6 +87,8 @@ size_t gostx__kuz_lanes(void) {
   const size_t b = gostx__dispatch()->kuz->batch;
   return b == 0 ? 64 : b > GOSTX__LANES_MAX ? GOSTX__LANES_MAX : b;
 }
+
+int gostx__lanes_native(void) { return gostx__dispatch()->kuz->mk_init != NULL; }
 
 size_t gostx__groups_cut(struct gostx__group *gr, size_t ng, size_t start, size_t cnt,
                          size_t lanes, int mk) {

@@ -9,8 +9,7 @@
 
 #include "bulk_internal.h"
 #include "gostx/batch.h"
-#include "kuznyechik/impl.h"
-#include "magma/impl.h"
+#include "blockops/multikey.h"
 
 #define GOSTX__LANES_MAX GOSTX_KUZ_MK_MAX /* streams per group, at most */
 #define GOSTX__LANES_MIN 16               /* smallest group made only to feed more threads */
@@ -103,6 +102,9 @@ size_t gostx__lanes_fit(size_t cnt, size_t full, unsigned nth);
 /* Kuznyechik lanes per group: the implementation's batch (the blocks per
  * call at which it reaches full speed), 64 when it names none. */
 size_t gostx__kuz_lanes(void);
+/* 1 when the chosen Kuznyechik implementation has multi-key kernels (without,
+ * the lanes fall back to one block call per run of equal keys). */
+int gostx__lanes_native(void);
 /* Appends the groups of `lanes` (the last one shorter) that cover
  * [start, start + cnt); returns the new group count. */
 size_t gostx__groups_cut(struct gostx__group *gr, size_t ng, size_t start, size_t cnt,

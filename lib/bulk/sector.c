@@ -13,6 +13,7 @@
  * speed, otherwise the shared gathered XTS. */
 #include <stdlib.h>
 
+#include "cipher_ops.h"
 #include "lanes.h"
 #include "modes/modes_internal.h"
 
@@ -36,9 +37,8 @@ struct sector {
 /* Sectors of sl bytes take one kernel call each when their full blocks
  * reach the implementation's xts_unit. */
 static int xts_per_unit(size_t sl) {
-  const struct gostx_kuz_impl *im = gostx__dispatch()->kuz;
-  const size_t nb = sl / 16 - (sl % 16 ? 1 : 0);
-  return im->xts && im->xts_unit && nb >= im->xts_unit;
+  const size_t unit = gostx__xts_unit(), nb = sl / 16 - (sl % 16 ? 1 : 0);
+  return unit && nb >= unit;
 }
 
 static void steal_crypt(const void *ctx, int dec, uint8_t *buf, size_t n) {
@@ -155,7 +155,7 @@ static int make_groups(struct sector *b) {
   gostx__lanes_sort(kv, ns);
   /* Without a native mk path the fallback would make one block call per
    * key and block index: slower than a one-key group's call per sector. */
-  const int mk_ok = gostx__dispatch()->kuz->mk_init != NULL;
+  const int mk_ok = gostx__lanes_native();
   size_t ng = 0, no = 0, nm = 0;
   for (size_t i = 0, e; i < ns; i = e) {
     for (e = i + 1; e < ns && kv[e].cls == kv[i].cls;) e++;

@@ -19,6 +19,7 @@
  * lstable) runs the one-stream call per stream, still spread over the pool. */
 #include <stdlib.h>
 
+#include "cipher_ops.h"
 #include "lanes.h"
 #include "modes/modes_internal.h"
 
@@ -50,7 +51,7 @@ static int is_mgm(gostx_batch_op op) {
 static int lane_form(gostx_batch_op op, const gostx_stream *s0) {
   if (gostx__op_gost89(op)) return 1;
   if (!gostx__op_xts(op) && ((const gostx_cipher *)s0->key)->id == GOSTX_ALG_MAGMA) return 1;
-  return gostx__dispatch()->kuz->mk_init != NULL;
+  return gostx__lanes_native();
 }
 
 /* MGM: the length (AAD + data) from which a stream's own gostx_mgm_* call,
@@ -58,9 +59,7 @@ static int lane_form(gostx_batch_op op, const gostx_stream *s0) {
  * multi-key path (which steps every lane a block at a time); 0: never.
  * Lengths are public. */
 static size_t mgm_solo_min(const gostx_stream *s0) {
-  const gostx_cipher *c = s0->key;
-  return c->id == GOSTX_ALG_MAGMA ? gostx__dispatch()->magma->mgm_solo_min
-                                  : gostx__dispatch()->kuz->mgm_solo_min;
+  return gostx__cipher_mgm_solo_min(s0->key);
 }
 
 static void group_task(void *arg, size_t t) {

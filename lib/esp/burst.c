@@ -1,6 +1,6 @@
 /* ESP bursts: the checks and trailers of lib/esp/esp.c per packet, the MGM
- * of the short packets in one stream batch (lib/bulk/batch.c) with a key
- * per lane, the long ones one MGM call each. */
+ * of the short packets in one stream batch (gostx_batch_streams,
+ * lib/bulk/streams.c) with a key per lane, the long ones one MGM call each. */
 #include <string.h>
 
 #include "esp_impl.h"

@@ -261,3 +261,37 @@ int gx_curve_load(gx_curve *C, int id) {
   *C = *c;
   return 0;
 }
+
+/* The curves' short names: one table for the CLI's arguments, the
+ * benchmark's row names and the docs (gostx_gost3410_curve_short_name). */
+static const struct {
+  gostx_gost3410_curve id;
+  const char *name;
+} short_names[] = {
+    {GOSTX_GOST3410_256_A, "256A"}, {GOSTX_GOST3410_256_B, "256B"},
+    {GOSTX_GOST3410_256_C, "256C"}, {GOSTX_GOST3410_256_D, "256D"},
+    {GOSTX_GOST3410_512_A, "512A"}, {GOSTX_GOST3410_512_B, "512B"},
+    {GOSTX_GOST3410_512_C, "512C"}, {GOSTX_GOST3410_256_TEST, "256TEST"},
+    {GOSTX_GOST3410_512_TEST, "512TEST"},
+};
+
+const char *gostx_gost3410_curve_short_name(gostx_gost3410_curve curve) {
+  for (size_t i = 0; i < sizeof short_names / sizeof short_names[0]; i++)
+    if (short_names[i].id == curve) return short_names[i].name;
+  return NULL;
+}
+
+/* ASCII letters in either case (the names are public; no locale). */
+static int same_name(const char *a, const char *b) {
+  for (;; a++, b++) {
+    int x = *a >= 'a' && *a <= 'z' ? *a - 32 : *a, y = *b >= 'a' && *b <= 'z' ? *b - 32 : *b;
+    if (x != y) return 0;
+    if (!x) return 1;
+  }
+}
+
+int gostx_gost3410_curve_by_short_name(const char *name) {
+  for (size_t i = 0; name && i < sizeof short_names / sizeof short_names[0]; i++)
+    if (same_name(name, short_names[i].name)) return (int)short_names[i].id;
+  return GOSTX_EINVAL;
+}

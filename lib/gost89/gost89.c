@@ -10,6 +10,8 @@
  * its feedback block under K' (IMIT keeps its state). */
 #include "gostx/gost89.h"
 #include "internal.h"
+#include "gost89/gost89_internal.h"
+#include "cipher_ops.h"
 
 #define MESH_PERIOD GOSTX__GOST89_MESH_PERIOD
 

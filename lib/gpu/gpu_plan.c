@@ -1,13 +1,19 @@
 /* Host-side arithmetic of the CUDA backend; see gpu_plan.h. */
 #include "gpu_plan.h"
-#include "magma/impl.h"
+
+/* The packed S-box rows for the kernel parameters, made from the one list
+ * (magma/sbox_sets.h, through gpu_block.h) the device's circuits come from:
+ * the host side needs no cipher internals. */
+#define SET(id, r0, r1, r2, r3, r4, r5, r6, r7) [id] = {r0, r1, r2, r3, r4, r5, r6, r7},
+static const uint64_t magma_sets[GOSTX_SBOX_COUNT][8] = {GOSTX_MAGMA_SBOX_SETS(SET)};
+#undef SET
 
 void gostx__gpu_kuz_params(gostx_gpu_kuz_params *p, const gostx_kuz_key *k) {
   memcpy(p->ek, k->ek, sizeof p->ek);
 }
 
 void gostx__gpu_magma_params(gostx_gpu_magma_params *p, const gostx_magma_key *k) {
-  memcpy(p->sb, gostx__magma_sbox[k->sbox_id % GOSTX_SBOX_COUNT], sizeof p->sb);
+  memcpy(p->sb, magma_sets[k->sbox_id % GOSTX_SBOX_COUNT], sizeof p->sb);
   memcpy(p->rk, k->rk, sizeof p->rk);
   p->le = k->le ? 1u : 0u;
   p->set = (uint32_t)(k->sbox_id % GOSTX_SBOX_COUNT);

@@ -7,6 +7,7 @@
 #ifndef GOSTX_KUZ_IMPL_H
 #define GOSTX_KUZ_IMPL_H
 
+#include "blockops/multikey.h"
 #include "internal.h"
 
 /* The transforms of GOST R 34.12-2015 on one 16-byte string, constant time.
@@ -102,7 +103,7 @@ struct gostx_kuz_impl {
                       uint8_t *out, size_t nsec);
   /* One-block chains (optional; NULL: one encrypt_blocks call per block):
    * nblocks blocks of CBC encryption, CFB encryption, OFB or the MAC's
-   * chain, op and the state s as gostx__cipher_chain (lib/internal.h)
+   * chain, op and the state s as gostx__cipher_chain (lib/cipher_ops.h)
    * defines them, s kept in registers from block to block. */
   void (*chain)(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in, uint8_t *out,
                 size_t nblocks);
@@ -113,24 +114,8 @@ struct gostx_kuz_impl {
   size_t mgm_solo_min;
 };
 
-/* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): n <= GOSTX_KUZ_MK_MAX keys
- * prepared once, then calls of exactly n blocks, block i under keys[i]
- * (keys may repeat). Uses the implementation's mk path when it has one, and
- * otherwise its block function once per run of equal key pointers: the same
- * bytes either way. The keys must stay valid while the handle is used (the
- * fallback reads them). About 44 KiB: meant for a task's stack; wipe with
- * gostx__kuz_mk_clear. */
-#define GOSTX_KUZ_MK_MAX 256
-#define GOSTX_KUZ_MK_BYTES (41 * 1024)
-typedef struct gostx_kuz_mk {
-  _Alignas(64) unsigned char sched[GOSTX_KUZ_MK_BYTES];
-  const struct gostx_kuz_impl *impl;
-  int native; /* 1: impl->mk_* with sched; 0: the per-run fallback */
-  size_t n, used; /* used: bytes of sched to wipe */
-  const gostx_kuz_key *keys[GOSTX_KUZ_MK_MAX];
-} gostx_kuz_mk;
-/* Directions a schedule serves: mk_encrypt (ENC), mk_decrypt (DEC). */
-enum { GOSTX__MK_ENC = 1, GOSTX__MK_DEC = 2, GOSTX__MK_BOTH = 3 };
+/* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): the handle gostx_kuz_mk and
+ * its limits are in lib/blockops/multikey.h, which the batch lanes share. */
 /* impl NULL: the dispatcher's choice. 1 <= n <= GOSTX_KUZ_MK_MAX. Only the
  * directions in dirs may be called. */
 void gostx__kuz_mk_init(gostx_kuz_mk *m, const struct gostx_kuz_impl *impl,
@@ -149,13 +134,6 @@ extern const struct gostx_kuz_impl gostx_kuz_avx512;
 /* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;
-/* L(S(x ^ k1)) with byte p of S's output dropped, on the AVX2 one-block
- * code (kuz_avx2.c; the counter kernels' round-1 constants). AVX2 only. */
-void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint8_t k1[16], unsigned p);
-/* CTR-ACPKM's key chain on the same code: ek becomes the next section key's
- * round keys (ACPKM, then the schedule; dk is not made), and dk = L^-1(ek). */
-void gostx__kuz_avx2_acpkm_next(uint8_t ek[10][16]);
-void gostx__kuz_avx2_dk(uint8_t dk[10][16], const uint8_t ek[10][16]);
 extern const struct gostx_kuz_impl gostx_kuz_ssse3;
 #endif
 #ifdef GOSTX_ARCH_AARCH64

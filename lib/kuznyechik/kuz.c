@@ -1,5 +1,6 @@
 /* Kuznyechik public API: key setup, block calls through the dispatcher, clear. */
 #include "impl.h"
+#include "dispatch.h"
 
 int gostx_kuz_set_key(gostx_kuz_key *k, const uint8_t key[GOSTX_KEY_LEN]) {
   if (!k || !key) return GOSTX_EINVAL;

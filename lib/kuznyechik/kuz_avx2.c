@@ -24,6 +24,7 @@
  * wide kernel, the multi-key calls, and (kuz_narrow.h) the one-block chains
  * and the key schedule. */
 #include "impl.h"
+#include "kuz_avx2.h"
 #include "blockops/xts_walk.h"
 
 #ifdef GOSTX_ARCH_X86_64
@@ -193,11 +194,11 @@ AVX2 static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, si
   if (n) narrow(k, in, out, n);
 }
 
-AVX2 static void kuz_avx2_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+AVX2 void gostx__kuz_avx2_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
   run(k, in, out, n, 0, encrypt_narrow);
 }
 
-AVX2 static void kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
+AVX2 void gostx__kuz_avx2_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
   run(k, in, out, n, 1, decrypt_narrow);
 }
 
@@ -224,7 +225,7 @@ struct mk_avx2 {
 
 /* One schedule serves both directions (the bitsliced decryption reads the
  * same planes in reverse; the narrow kernel takes ek both ways). */
-AVX2 static size_t kuz_avx2_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n,
+AVX2 size_t gostx__kuz_avx2_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n,
                                     unsigned dirs) {
   struct mk_avx2 *m = sched;
   const uint8_t(*rk[KUZ_AVX2_MK_MAX])[16];
@@ -265,11 +266,11 @@ AVX2 static void mk_run(const void *sched, const uint8_t *in, uint8_t *out, int 
   }
 }
 
-AVX2 static void kuz_avx2_mk_encrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+AVX2 void gostx__kuz_avx2_mk_encrypt(const void *sched, const uint8_t *in, uint8_t *out) {
   mk_run(sched, in, out, 0);
 }
 
-AVX2 static void kuz_avx2_mk_decrypt(const void *sched, const uint8_t *in, uint8_t *out) {
+AVX2 void gostx__kuz_avx2_mk_decrypt(const void *sched, const uint8_t *in, uint8_t *out) {
   mk_run(sched, in, out, 1);
 }
 
@@ -305,7 +306,7 @@ AVX2 void gostx__kuz_avx2_ls_drop(uint8_t a[16], const uint8_t x[16], const uint
 }
 
 /* The counter kernel under one key: its tables, the batch and the keystream
- * (kuz_avx2_ctr, and the CTR-ACPKM sections below, per section key). */
+ * (gostx__kuz_avx2_ctr, and the CTR-ACPKM sections below, per section key). */
 struct ctr_state {
   _Alignas(32) uint8_t ks[16 * 256];
   _Alignas(32) uint64_t km[10][16][8];
@@ -358,7 +359,7 @@ AVX2 static size_t ctr_batches(struct ctr_state *st, const gostx_kuz_key *k, uin
   return n;
 }
 
-AVX2 static void kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
+AVX2 void gostx__kuz_avx2_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc, const uint8_t *in,
                               uint8_t *out, size_t n) {
   struct ctr_state st;
   size_t used = 0; /* bytes of st.ks to wipe when the batches did not run */
@@ -437,7 +438,7 @@ AVX2 static void tweaks_avx2(uint8_t *tw, uint64_t *lo, uint64_t *hi, size_t n) 
   }
 }
 
-AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t,
+AVX2 void gostx__kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t,
                               const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride,
                               size_t nb, size_t count, int decrypt) {
   _Alignas(32) uint8_t tw[16 * 256];
@@ -492,7 +493,7 @@ AVX2 static void kuz_avx2_xts(const gostx_kuz_key *const *keys, size_t nkeys, ui
  * E_K(90..9f) as one pair on the narrow kernel, its schedule without dk,
  * the key masks and the counter-kernel tables once per section, and every
  * buffer wiped once per call instead of once per section (lib/modes/ctr.c's
- * generic loop calls kuz_avx2_ctr and the whole key set-up per section). */
+ * generic loop calls gostx__kuz_avx2_ctr and the whole key set-up per section). */
 /* ACPKM(K) = E_K(80..8f) || E_K(90..9f) as one pair on the narrow kernel,
  * then that key's round keys, in place; no dk (impl.h). */
 AVX2 void gostx__kuz_avx2_acpkm_next(uint8_t ek[10][16]) {
@@ -504,7 +505,7 @@ AVX2 void gostx__kuz_avx2_acpkm_next(uint8_t ek[10][16]) {
   gostx_memzero(key, sizeof key);
 }
 
-AVX2 static size_t kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
+AVX2 size_t gostx__kuz_avx2_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
                                       const uint8_t *in, uint8_t *out, size_t nsec) {
   if (sec % 256 || !nsec) return 0;
   struct ctr_state st;
@@ -530,12 +531,18 @@ AVX2 void gostx__kuz_avx2_dk(uint8_t dk[10][16], const uint8_t ek[10][16]) {
   expand_dk(dk, ek);
 }
 
-const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", kuz_avx2_encrypt, kuz_avx2_decrypt,
+/* The narrow kernel's one-block chains, for the AVX-512 BW table too. */
+AVX2 void gostx__kuz_avx2_chain(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in,
+                                uint8_t *out, size_t n) {
+  chain_narrow(k, op, s, in, out, n);
+}
+
+const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", gostx__kuz_avx2_encrypt, gostx__kuz_avx2_decrypt,
                                               KUZ_AVX2_BATCH,
                                               KUZ_AVX2_MK_MAX, sizeof(struct mk_avx2),
-                                              kuz_avx2_mk_init, kuz_avx2_mk_encrypt,
-                                              kuz_avx2_mk_decrypt, kuz_avx2_ctr,
-                                              expand_narrow, kuz_avx2_xts, 256,
-                                              kuz_avx2_ctr_acpkm, chain_narrow, 4096};
+                                              gostx__kuz_avx2_mk_init, gostx__kuz_avx2_mk_encrypt,
+                                              gostx__kuz_avx2_mk_decrypt, gostx__kuz_avx2_ctr,
+                                              expand_narrow, gostx__kuz_avx2_xts, 256,
+                                              gostx__kuz_avx2_ctr_acpkm, chain_narrow, 4096};
 
 #endif

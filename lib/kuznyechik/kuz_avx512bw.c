@@ -7,13 +7,14 @@
  * ("avx512bw") has the measurements.
  *
  * The level requires AVX2 (every AVX-512 CPU has it), so what a 512-block
- * batch does not pay for runs on the AVX2 file's table: calls and tails of
+ * batch does not pay for runs on the AVX2 file's code (kuz_avx2.h): calls and tails of
  * up to KUZ_AVX512BW_WIDE_MIN - 1 blocks (its 256- and 128-block ymm / xmm
  * batches and its one-block kernel), the multi-key calls (whose schedule
  * must fit gostx_kuz_mk.sched, where 512-block key planes do not), XTS
  * and the last < 512 counters of a CTR call.
  * The key schedule is AVX2's too (lib/dispatch.c: kuz_expand_for). */
 #include "impl.h"
+#include "kuz_avx2.h"
 #include "x86_avx512.h"
 
 #ifdef GOSTX_HAVE_AVX512_CODE
@@ -87,7 +88,7 @@ AVX512BW static void run(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out
     n -= big;
     gostx_memzero(km, sizeof km);
   }
-  if (n) (decrypt ? gostx_kuz_avx2.decrypt_blocks : gostx_kuz_avx2.encrypt_blocks)(k, in, out, n);
+  if (n) (decrypt ? gostx__kuz_avx2_decrypt : gostx__kuz_avx2_encrypt)(k, in, out, n);
 }
 
 static void kuz_avx512bw_encrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out, size_t n) {
@@ -174,24 +175,7 @@ AVX512BW static void kuz_avx512bw_ctr(const gostx_kuz_key *k, uint8_t ctr[16], u
     gostx_memzero(a, sizeof a);
     gostx_memzero(next, sizeof next);
   }
-  if (n) gostx_kuz_avx2.ctr(k, ctr, inc, in, out, n); /* its own kernel from 129 blocks */
-}
-
-/* The AVX2 table's multi-key calls and XTS (see the top of the file). */
-static size_t kuz_avx512bw_mk_init(void *sched, const gostx_kuz_key *const *keys, size_t n,
-                                   unsigned dirs) {
-  return gostx_kuz_avx2.mk_init(sched, keys, n, dirs);
-}
-static void kuz_avx512bw_mk_encrypt(const void *sched, const uint8_t *in, uint8_t *out) {
-  gostx_kuz_avx2.mk_encrypt(sched, in, out);
-}
-static void kuz_avx512bw_mk_decrypt(const void *sched, const uint8_t *in, uint8_t *out) {
-  gostx_kuz_avx2.mk_decrypt(sched, in, out);
-}
-static void kuz_avx512bw_xts(const gostx_kuz_key *const *keys, size_t nkeys, uint8_t *t,
-                             const size_t *idx, const uint8_t *in, uint8_t *out, size_t stride,
-                             size_t nb, size_t count, int decrypt) {
-  gostx_kuz_avx2.xts(keys, nkeys, t, idx, in, out, stride, nb, count, decrypt);
+  if (n) gostx__kuz_avx2_ctr(k, ctr, inc, in, out, n); /* its own kernel from 129 blocks */
 }
 
 /* ---------------- CTR-ACPKM: two 4 KiB sections per batch ----------------
@@ -262,7 +246,7 @@ struct acpkm_ab {
 AVX512BW static size_t kuz_avx512bw_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16], size_t sec,
                                               const uint8_t *in, uint8_t *out, size_t nsec) {
   if (sec != 256 || nsec < 2 || ctr[15] != 0)
-    return sec < BATCH8 ? gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, nsec) : 0;
+    return sec < BATCH8 ? gostx__kuz_avx2_ctr_acpkm(k, ctr, sec, in, out, nsec) : 0;
   struct acpkm_ab st;
   uint8_t next[16];
   pthread_once(&pat_ab_once, pat_ab_init);
@@ -296,29 +280,25 @@ AVX512BW static size_t kuz_avx512bw_ctr_acpkm(gostx_kuz_key *k, uint8_t ctr[16],
   memcpy(k->ek, st.ka, sizeof k->ek);
   if (i < nsec) { /* one more section: its key, then the AVX2 kernel */
     gostx__kuz_avx2_acpkm_next(k->ek);
-    gostx_kuz_avx2.ctr_acpkm(k, ctr, sec, in, out, 1);
+    gostx__kuz_avx2_ctr_acpkm(k, ctr, sec, in, out, 1);
   }
   gostx__kuz_avx2_dk(k->dk, (const uint8_t(*)[16])k->ek);
   gostx_memzero(&st, sizeof st);
   return nsec;
 }
 
-/* The AVX2 table's one-block chains (the narrow kernel: the zmm version was
- * weighed in docs/KUZNYECHIK.md and not built). */
-static void kuz_avx512bw_chain(const gostx_kuz_key *k, int op, uint8_t s[16], const uint8_t *in,
-                               uint8_t *out, size_t n) {
-  gostx_kuz_avx2.chain(k, op, s, in, out, n);
-}
-
-/* batch: 256, the multi-key calls' (AVX2) batch, which the sector engine
+/* The multi-key calls, XTS and the one-block chains are the AVX2 code's
+ * (kuz_avx2.h; the chains' zmm version was weighed in docs/KUZNYECHIK.md
+ * and not built).
+ * batch: 256, the multi-key calls' (AVX2) batch, which the sector engine
  * fills. mk_size: the handle's whole buffer, which AVX2's schedule fits (kuz.c
  * checks it against sched; tests/test_kuz_simd.c against gostx_kuz_avx2). */
 const struct gostx_kuz_impl gostx_kuz_avx512bw = {"avx512bw", kuz_avx512bw_encrypt,
                                                   kuz_avx512bw_decrypt, 256,
                                                   GOSTX_KUZ_MK_MAX, GOSTX_KUZ_MK_BYTES,
-                                                  kuz_avx512bw_mk_init, kuz_avx512bw_mk_encrypt,
-                                                  kuz_avx512bw_mk_decrypt, kuz_avx512bw_ctr, NULL,
-                                                  kuz_avx512bw_xts, 256, kuz_avx512bw_ctr_acpkm,
-                                                  kuz_avx512bw_chain, 4096};
+                                                  gostx__kuz_avx2_mk_init, gostx__kuz_avx2_mk_encrypt,
+                                                  gostx__kuz_avx2_mk_decrypt, kuz_avx512bw_ctr, NULL,
+                                                  gostx__kuz_avx2_xts, 256, kuz_avx512bw_ctr_acpkm,
+                                                  gostx__kuz_avx2_chain, 4096};
 
 #endif

@@ -3,6 +3,7 @@
 #ifndef GOSTX_MAGMA_IMPL_H
 #define GOSTX_MAGMA_IMPL_H
 
+#include "blockops/multikey.h"
 #include "internal.h"
 
 /* S-box parameter sets, each 4-bit S-box packed into one uint64_t:
@@ -168,21 +169,8 @@ void gostx__magma_chain(const gostx_magma_key *k, int op, uint8_t s[8], const ui
     }                                                                                    \
     gostx__magma_store((k), (st), s1, s0);                                               \
   } while (0)
-enum { GOSTX__MAGMA_ENC = 0, GOSTX__MAGMA_DEC = 1, GOSTX__MAGMA_IMIT = 2 };
-
-/* Multi-key Magma / GOST 28147-89 (lib/magma/magma.c), as gostx_kuz_mk:
- * n <= GOSTX_MAGMA_MK_MAX keys with one S-box set and byte convention, then
- * calls of exactly n blocks, block i under keys[i]. The keys must stay valid
- * while the handle is used (the fallback reads them). Wipe with
- * gostx__magma_mk_clear. */
-#define GOSTX_MAGMA_MK_MAX 64
-#define GOSTX_MAGMA_MK_BYTES (GOSTX_MAGMA_MK_MAX * 64)
-typedef struct gostx_magma_mk {
-  _Alignas(64) unsigned char sched[GOSTX_MAGMA_MK_BYTES];
-  const struct gostx_magma_impl *impl;
-  size_t n;
-  const gostx_magma_key *keys[GOSTX_MAGMA_MK_MAX];
-} gostx_magma_mk;
+/* Multi-key Magma / GOST 28147-89 (lib/magma/magma.c): the handle
+ * gostx_magma_mk, its limits and the op codes are in lib/blockops/multikey.h. */
 /* impl NULL: the dispatcher's choice. crypt: the first count <= n lanes'
  * blocks (lanes past count are neither read nor written), op as mk_blocks. */
 void gostx__magma_mk_init(gostx_magma_mk *m, const struct gostx_magma_impl *impl,
@@ -207,6 +195,6 @@ extern const struct gostx_magma_impl gostx_magma_avx512_vround;
 extern const struct gostx_magma_impl gostx_magma_neon; /* byte-sliced, lib/magma/magma_neon.c */
 #endif
 
-/* The GOST 28147-89 pieces the stream batches share: internal.h. */
+/* The GOST 28147-89 pieces the stream batches share: lib/gost89/gost89_internal.h. */
 
 #endif

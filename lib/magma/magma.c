@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "magma/impl.h"
+#include "dispatch.h"
 
 static void expand(gostx_magma_key *k, const uint8_t key[GOSTX_KEY_LEN], int le, int sbox) {
   /* K1 is the first 4 key bytes, read in the convention's word order. */

@@ -1,6 +1,6 @@
-/* MGM internals shared by the mode, its ISA files, the bulk engine and the
- * tests: the constant-time field multiplications, the two counter starts and
- * the multiply-accumulate tables. Not installed. */
+/* MGM internals shared by the mode, its ISA files and the tests: the
+ * constant-time field multiplications and the multiply-accumulate tables
+ * (the mode's own calls for the bulk engine: mode_internal.h). Not installed. */
 #ifndef GOSTX_MGM_IMPL_H
 #define GOSTX_MGM_IMPL_H
 
@@ -11,19 +11,6 @@
 void gostx__mgm_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]);
 /* r = a * b in GF(2^64) mod x^64 + x^4 + x^3 + x + 1, same conventions. */
 void gostx__mgm_gf64_mul(uint8_t r[8], const uint8_t a[8], const uint8_t b[8]);
-
-/* Y1 = E(0 || nonce) and Z1 = E(1 || nonce) (n = block length bytes each).
- * Same argument checks as gostx_mgm_init. */
-int gostx__mgm_y1z1(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len, uint8_t *y1,
-                    uint8_t *z1);
-
-/* For the bulk engine (lib/bulk/mgm_mt.c): nblocks full blocks starting at
- * the counters y and z (both advanced past them). crypt: out = in xor E(Y_i);
- * hash: sum ^= H_i (x) ciphertext block (out when encrypting, in when
- * decrypting or hashing only). The same core as the one-shot and streaming
- * calls; in and out may be equal; out unused when !crypt. */
-void gostx__mgm_blocks(const gostx_cipher *c, int decrypt, uint8_t *y, uint8_t *z, uint8_t *sum,
-                       const uint8_t *in, uint8_t *out, size_t nblocks, int crypt, int hash);
 
 /* ---- Implementation table (filled by lib/dispatch.c) ---- */
 /* MGM's multiply-accumulate: acc ^= sum_{i<nblocks} H_i (x) X_i in GF(2^128)

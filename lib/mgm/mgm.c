@@ -9,7 +9,10 @@
  * multi-block cipher call and one multiply-accumulate call. The field
  * arithmetic lives behind the dispatcher (mgm_portable.c, mgm_clmul.c,
  * mgm_vpclmul.c); none of it branches on or indexes memory by secret data. */
+#include "cipher_ops.h"
+#include "dispatch.h"
 #include "mgm/impl.h"
+#include "mgm/mode_internal.h"
 
 /* Kuznyechik blocks per run (Magma: twice as many, the H buffer is 16 KiB
  * either way): the H values of a run go to a stack buffer in one
@@ -20,10 +23,13 @@
 #define MGM_CALL_BLOCKS 1024
 
 /* sum ^= sum_i H_i (x) X_i over nblocks blocks (the dispatched field code). */
-static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x, size_t nblocks) {
+gostx__mgm_mul_acc_fn gostx__mgm_mul_acc_of(size_t n) {
   const struct gostx_mgm_impl *impl = gostx__dispatch()->mgm;
-  if (ctx->n == 16) impl->mul_acc128(ctx->sum, h, x, nblocks);
-  else impl->mul_acc64(ctx->sum, h, x, nblocks);
+  return n == 16 ? impl->mul_acc128 : impl->mul_acc64;
+}
+
+static void mgm_absorb(gostx_mgm_ctx *ctx, const uint8_t *h, const uint8_t *x, size_t nblocks) {
+  gostx__mgm_mul_acc_of(ctx->n)(ctx->sum, h, x, nblocks);
 }
 
 /* nblocks full blocks. crypt: out = in xor E(Y_i). hash: sum += H_i (x) the

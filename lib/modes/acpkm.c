@@ -2,6 +2,7 @@
  * K^{i+1} = MSB_256(E_{K^i}(D_1) || ... || E_{K^i}(D_J)), D = 80 81 .. 9f,
  * J = 256/n. CTR-ACPKM itself lives in ctr.c, OMAC-ACPKM in omac.c. */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 static const uint8_t acpkm_d[GOSTX_KEY_LEN] = {
     0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,

@@ -3,6 +3,7 @@
  * as z blocks used round-robin: ctx->slot is the oldest block (MSB_n(R)),
  * and replacing it by C_i is the shift. */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 void gostx__cbc_blocks(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t nblocks) {
   const size_t n = ctx->n, z = ctx->m / n;

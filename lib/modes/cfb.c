@@ -4,6 +4,7 @@
  * the segment's ciphertext bytes then land in R's last s bytes as they come.
  * ctx->pos == s means no segment is open (R is the whole register). */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 /* Decryption with s = n and m = z*n can batch: the cipher inputs are the
  * register blocks followed by the ciphertext itself. Whole blocks only, at a

@@ -6,6 +6,7 @@
  * never crosses a section, and the key steps to ACPKM(key) just before the
  * first block of the next section. */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
   const size_t n = ctx->n, s = ctx->s;

@@ -4,6 +4,7 @@
 #define GOSTX_MODES_INTERNAL_H
 
 #include "internal.h"
+#include "cipher_ops.h"
 
 /* Bytes per multi-block call: modes that can batch (ECB, CTR gamma, CBC and
  * CFB decryption) hand the block cipher this much at a time, so that wide
@@ -47,7 +48,7 @@ void gostx__ctr_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size
 void gostx__xts_units(const gostx_xts_key *x, int decrypt, const uint64_t *nums, uint64_t first,
                       uint64_t step, const size_t *idx, const uint8_t *in, uint8_t *out,
                       size_t len, size_t count);
-/* Step 2 alone: gostx__xts_full (internal.h, the cipher layer). */
+/* Step 2 alone: gostx__xts_full (cipher_ops.h, the cipher layer). */
 /* Step 3 alone: ciphertext stealing for count <= GOSTX__XTS_UNITS units of
  * len bytes (len % 16 != 0), t[k] = T_m of unit k (m = len / 16 - 1, the
  * last full block, not yet processed). crypt runs n blocks in place, block

@@ -3,6 +3,7 @@
  * E of the previous R block by block, so the register is encrypted z blocks
  * per call and segment j of a round is MSB_s of block j (ctx->slot). */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 void gostx__ofb_bytes(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, size_t len) {
   const size_t n = ctx->n, z = ctx->m / n, s = ctx->s;

@@ -4,6 +4,7 @@
  * because only then is it known to be the last one and which subkey it takes.
  * OMAC is a chain: one block per cipher call. */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 void gostx__omac_dbl(uint8_t *out, const uint8_t *in, size_t n) {
   const uint8_t rn = n == 16 ? 0x87 : 0x1b; /* R_128 = 0^120|10000111, R_64 = 0^59|11011 */

@@ -25,6 +25,7 @@
  * sector numbering); ciphertext stealing rests on the IEEE 1619 text and is
  * checked against a textbook version in tests/test_xts.c. */
 #include "modes_internal.h"
+#include "cipher_ops.h"
 
 int gostx_xts_set_key(gostx_xts_key *x, const uint8_t key[GOSTX_XTS_KEY_LEN]) {
   int rc;

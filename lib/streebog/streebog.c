@@ -5,6 +5,7 @@
  * Streebog-256). This is gost-engine's order; RFC 6986 prints all values
  * byte-reversed. The compression itself lives behind the dispatcher. */
 #include "streebog/impl.h"
+#include "dispatch.h"
 
 /* dst += src (mod 2^512), both little-endian 64-byte strings. */
 static void add512(uint8_t dst[64], const uint8_t src[64]) { gostx_add_le(dst, src, 8); }

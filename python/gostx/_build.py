@@ -39,7 +39,7 @@ const char *gostx_cpu_features(void);
 void gostx_memzero(void *p, size_t len);
 
 /* ciphers */
-typedef struct { int id; size_t block_len; ...; } gostx_cipher;
+typedef struct { gostx_alg id; size_t block_len; ...; } gostx_cipher;
 int gostx_cipher_init(gostx_cipher *c, gostx_alg id, const uint8_t *key);
 void gostx_cipher_encrypt_blocks(const gostx_cipher *c, const uint8_t *in, size_t nblocks,
                                  uint8_t *out);

@@ -60,6 +60,7 @@
 #include "ct.h"
 #include "gostx.h"
 #include "internal.h"
+#include "dispatch.h"
 #include "gost3410/ec.h"
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"

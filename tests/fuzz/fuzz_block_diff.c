@@ -18,6 +18,7 @@
 #include "kuznyechik/impl.h"
 #include "magma/impl.h"
 #include "streebog/impl.h"
+#include "dispatch.h"
 
 #define MAX_BLOCKS 200
 

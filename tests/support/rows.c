@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "dispatch.h"
 
 /* Which rows were checked, per primitive (enum gostx_alg is small). */
 static const void *seen[GOSTX_ALG_END][T_MAX_ROWS];

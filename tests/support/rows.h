@@ -13,7 +13,8 @@
 
 #include <stddef.h>
 
-#include "internal.h" /* struct gostx__row_info */
+#include "internal.h"
+#include "dispatch.h" /* struct gostx__row_info */
 
 #define T_MAX_ROWS 16
 

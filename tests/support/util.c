@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "dispatch.h"
 
 int t_pass, t_fail;
 
