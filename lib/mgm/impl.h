@@ -25,6 +25,25 @@ int gostx__mgm_y1z1(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_le
 void gostx__mgm_blocks(const gostx_cipher *c, int decrypt, uint8_t *y, uint8_t *z, uint8_t *sum,
                        const uint8_t *in, uint8_t *out, size_t nblocks, int crypt, int hash);
 
+/* One message of gostx__mgm_many: the one-shot calls' arguments, the nonce
+ * n bytes. tag: written when sealing, checked when opening (then read
+ * only). status: set by the call, GOSTX_OK, GOSTX_EAUTH (open: nothing
+ * written to out) or an argument error as the one-shot calls return. */
+struct gostx__mgm_msg {
+  const uint8_t *nonce, *aad;
+  size_t aad_len;
+  const uint8_t *in;
+  size_t len;
+  uint8_t *out, *tag;
+  int status;
+};
+/* gostx_mgm_encrypt (decrypt 0) or gostx_mgm_decrypt (1) of count messages
+ * under c, all with tags of tag_len bytes: what one call per message
+ * computes, with the cipher calls of the short messages shared (lib/esp's
+ * bursts: a packet costs its blocks, not a call's set-up). */
+void gostx__mgm_many(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *m, size_t count,
+                     size_t tag_len);
+
 /* ---- Implementation table (filled by lib/dispatch.c) ---- */
 /* MGM's multiply-accumulate: acc ^= sum_{i<nblocks} H_i (x) X_i in GF(2^128)
  * (mul_acc128, 16-byte blocks) or GF(2^64) (mul_acc64, 8-byte blocks), every
