@@ -368,18 +368,28 @@ static void many_absorb(const struct gostx_mgm_impl *f, size_t n, uint8_t *sum, 
 }
 
 /* Open, after the tags: eq[i] (gostx_memeq_ct's, 0 when message i's tag was
- * right) sets its status and decides whether its gamma is made and its
- * plaintext written: the accept/reject bit the call reports anyway, the one
- * branch on a key-derived value here (tests/ct/declassified.supp names this
- * function; kept whole under its name). */
+ * right) sets its status and decides whether its gamma is made (ready: it
+ * is in ks already, after each message's H values) and its plaintext
+ * written: the accept/reject bit the call reports anyway, the one branch on
+ * a key-derived value here (tests/ct/declassified.supp names this function;
+ * kept whole under its name). */
 static __attribute__((noinline, noclone)) void many_release(const gostx_cipher *c,
                                                             struct gostx__mgm_msg *const *mm,
                                                             const int *eq, const uint8_t *yz,
-                                                            size_t k, uint8_t *ks) {
+                                                            size_t k, uint8_t *ks, int ready) {
   const size_t n = c->block_len;
   struct gostx__ctr_run runs[MANY_MAX];
   size_t used = 0;
   for (size_t i = 0; i < k; i++) mm[i]->status = eq[i] == 0 ? GOSTX_OK : GOSTX_EAUTH;
+  if (ready) {
+    const uint8_t *h = ks;
+    for (size_t i = 0; i < k; i++) {
+      const size_t T = many_hash_blocks(mm[i], n);
+      if (eq[i] == 0) gostx_xor(mm[i]->out, mm[i]->in, h + T * n, mm[i]->len);
+      h += (T + (mm[i]->len + n - 1) / n) * n;
+    }
+    return; /* the caller wipes ks */
+  }
   for (size_t i = 0; i < k;) {
     size_t j = i, blocks = 0, nr = 0;
     for (; j < k; j++) {
@@ -418,11 +428,18 @@ static void many_run(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
   }
   gostx_cipher_encrypt_blocks(c, yz, 2 * k, yz);
   memset(sum, 0, k * n);
-  /* H values (and, sealing, the gamma) of as many messages as a chunk holds */
+  /* Open makes the gamma after the tags, unless all of it fits beside the
+   * H values (one message, a burst of short ones): then in the same call,
+   * kept until the tags say which messages get it. */
+  size_t total = 0;
+  for (size_t i = 0; i < k; i++) total += many_hash_blocks(mm[i], n) + (mm[i]->len + n - 1) / n;
+  const int gamma_now = !decrypt || total * n <= MANY_CHUNK;
+  /* H values (and the gamma) of as many messages as a chunk holds */
   for (size_t i = 0; i < k;) {
     size_t j = i, blocks = 0, nr = 0;
     for (; j < k; j++) {
-      const size_t T = many_hash_blocks(mm[j], n), nd = decrypt ? 0 : (mm[j]->len + n - 1) / n;
+      const size_t T = many_hash_blocks(mm[j], n);
+      const size_t nd = gamma_now ? (mm[j]->len + n - 1) / n : 0;
       if ((blocks + T + nd) * n > MANY_CHUNK) break;
       runs[nr++] = (struct gostx__ctr_run){yz + (2 * j + 1) * n, GOSTX__CTR_LEFT, T};
       if (nd) runs[nr++] = (struct gostx__ctr_run){yz + 2 * j * n, GOSTX__CTR_RIGHT, nd};
@@ -435,13 +452,13 @@ static void many_run(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
       const size_t T = many_hash_blocks(m, n);
       if (!decrypt) gostx_xor(m->out, m->in, h + T * n, m->len);
       many_absorb(f, n, sum + i * n, h, m->aad, m->aad_len, decrypt ? m->in : m->out, m->len);
-      h += (T + (decrypt ? 0 : (m->len + n - 1) / n)) * n;
+      h += (T + (gamma_now ? (m->len + n - 1) / n : 0)) * n;
     }
   }
   gostx_cipher_encrypt_blocks(c, sum, k, sum); /* the full tags */
   if (decrypt) {
     for (size_t i = 0; i < k; i++) eq[i] = gostx_memeq_ct(sum + i * n, mm[i]->tag, tag_len);
-    many_release(c, mm, eq, yz, k, ks);
+    many_release(c, mm, eq, yz, k, ks, gamma_now);
     gostx_memzero(eq, sizeof eq);
   } else {
     for (size_t i = 0; i < k; i++) {
