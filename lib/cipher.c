@@ -101,6 +101,22 @@ void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const 
   gostx_memzero(g, used);
 }
 
+void gostx__cipher_ctr_runs(const gostx_cipher *c, const struct gostx__ctr_run *runs,
+                            size_t nruns, uint8_t *out) {
+  const size_t n = c->block_len;
+  uint8_t ctr[GOSTX_MAX_BLOCK_LEN];
+  uint8_t *p = out;
+  const int kernel = c->id == GOSTX_ALG_KUZNYECHIK && gostx__dispatch()->kuz->ctr;
+  for (size_t r = 0; r < nruns; r++) {
+    memcpy(ctr, runs[r].ctr, n);
+    if (kernel) gostx__cipher_ctr(c, ctr, runs[r].inc, NULL, p, runs[r].count);
+    else gostx__ctr_fill(p, ctr, n, runs[r].inc, runs[r].count);
+    p += runs[r].count * n;
+  }
+  gostx_memzero(ctr, sizeof ctr);
+  if (!kernel) gostx_cipher_encrypt_blocks(c, out, (size_t)(p - out) / n, out);
+}
+
 size_t gostx__cipher_ctr_acpkm(gostx_cipher *c, uint8_t *ctr, size_t sec_blocks, const uint8_t *in,
                                uint8_t *out, size_t nsec) {
   if (c->id != GOSTX_ALG_KUZNYECHIK || !in) return 0;

@@ -95,6 +95,13 @@ static void rand_nonce(uint8_t *nonce, size_t n) {
   nonce[0] &= 0x7f;
 }
 
+/* c under a random key. */
+static void rand_cipher(gostx_cipher *c, int id) {
+  uint8_t key[32];
+  t_rand_bytes(key, 32);
+  CHECK_RC(gostx_cipher_init(c, id, key), 0, "init");
+}
+
 /* Streams in random pieces (aad and data); returns the rc of final. */
 static int stream_run(const gostx_cipher *c, int decrypt, const uint8_t *nonce, const uint8_t *aad,
                       size_t alen, const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
@@ -221,9 +228,7 @@ static void test_gf(void) {
 /* Random inputs against the reference, one-shot and streamed, then decrypt. */
 static void test_against_reference(int id) {
   gostx_cipher c;
-  uint8_t key[32];
-  t_rand_bytes(key, 32);
-  CHECK_RC(gostx_cipher_init(&c, id, key), 0, "init");
+  rand_cipher(&c, id);
   const size_t n = c.block_len;
   for (int t = 0; t < 120; t++) {
     size_t alen = t_rand_below(301), plen = t_rand_below(301);
@@ -411,9 +416,7 @@ static void test_errors(void) {
 /* Multi-batch lengths (more than the 64-block runs inside), misaligned buffers. */
 static void test_long(int id) {
   gostx_cipher c;
-  uint8_t key[32];
-  t_rand_bytes(key, 32);
-  CHECK_RC(gostx_cipher_init(&c, id, key), 0, "init");
+  rand_cipher(&c, id);
   const size_t n = c.block_len, len = 16 * 1024 + 13, alen = 1500;
   uint8_t *pt = malloc(len + 1), *ct = malloc(len + 1), *rct = malloc(len), *aad = malloc(alen + 1);
   uint8_t nonce[16], tag[16], rtag[16];
@@ -430,6 +433,128 @@ static void test_long(int id) {
   gostx_cipher_clear(&c);
 }
 
+/* gostx__mgm_many (lib/esp's bursts): sets of up to 70 messages (more than
+ * one pass of 64) of many lengths, short and past the short path's chunk,
+ * at random alignments, some in place, against the streaming core and the
+ * textbook reference; then opened with some of them forged: each forged one
+ * EAUTH with its output untouched, the rest their plaintext. Buffers are
+ * exactly as long as the message (ASan sees a read past one). */
+struct many_case {
+  uint8_t nonce[16], tag[16], rtag[16];
+  uint8_t *abuf, *ibuf, *obuf; /* allocations; aad, in, out inside them */
+  const uint8_t *aad;
+  uint8_t *in, *out, *pt, *rct;
+  size_t alen, len;
+  int in_place, forged;
+};
+
+static size_t many_len(size_t n) {
+  switch (t_rand_below(8)) {
+    case 0: return t_rand_below(3 * n);               /* a few blocks, or none */
+    case 1: return 8150 + t_rand_below(60);           /* Magma's chunk edge */
+    case 2: return 16370 + t_rand_below(40);          /* past the chunk */
+    case 3: return 4070 + t_rand_below(40);           /* Kuznyechik's chunk edge */
+    case 4: return t_rand_below(20000);
+    default: return t_rand_below(1500);
+  }
+}
+
+static void test_many(int id) {
+  gostx_cipher c;
+  rand_cipher(&c, id);
+  const size_t n = c.block_len;
+  static struct many_case mc[70];
+  struct gostx__mgm_msg m[70];
+  for (int round = 0; round < 8; round++) {
+    const size_t count = round == 0 ? 70 : round == 1 ? 1 : 1 + t_rand_below(70);
+    const size_t tag_len = 4 + t_rand_below(n - 3);
+    for (size_t i = 0; i < count; i++) {
+      struct many_case *x = &mc[i];
+      x->alen = t_rand_below(4) ? t_rand_below(3 * n) : t_rand_below(300);
+      x->len = many_len(n);
+      if (x->alen + x->len == 0) x->len = 1;
+      x->in_place = t_rand_below(4) == 0;
+      const size_t ao = t_rand_below(16), io = t_rand_below(16), oo = t_rand_below(16);
+      x->abuf = malloc(ao + x->alen + 1);
+      x->ibuf = malloc(io + x->len + 1);
+      x->obuf = malloc(oo + x->len + 1);
+      x->pt = malloc(x->len + 1);
+      x->rct = malloc(x->len + 1);
+      x->aad = x->abuf + ao;
+      x->in = x->ibuf + io;
+      x->out = x->in_place ? x->in : x->obuf + oo;
+      rand_nonce(x->nonce, n);
+      t_rand_bytes(x->abuf + ao, x->alen);
+      t_rand_bytes(x->pt, x->len);
+      memcpy(x->in, x->pt, x->len);
+      if (x->len <= 600 && t_rand_below(8) == 0) {
+        ref_mgm(&c, x->nonce, x->aad, x->alen, x->pt, x->len, x->rct, x->rtag);
+      } else {
+        CHECK_RC(stream_run(&c, 0, x->nonce, x->aad, x->alen, x->pt, x->len, x->rct, x->rtag, n),
+                 0, "many: stream reference");
+      }
+      m[i] = (struct gostx__mgm_msg){x->nonce, x->aad, x->alen, x->in, x->len, x->out, x->tag, -1};
+    }
+    gostx__mgm_many(&c, 0, m, count, tag_len);
+    for (size_t i = 0; i < count; i++) {
+      struct many_case *x = &mc[i];
+      CHECK_RC(m[i].status, 0, "many seal status");
+      CHECK_BYTES(x->out, x->rct, x->len, "many seal ciphertext");
+      CHECK_BYTES(x->tag, x->rtag, tag_len, "many seal tag");
+    }
+    /* Open: the ciphertext from in (in place: it is there), some forged. */
+    for (size_t i = 0; i < count; i++) {
+      struct many_case *x = &mc[i];
+      if (!x->in_place) memcpy(x->in, x->out, x->len);
+      x->forged = t_rand_below(4) == 0 ? 1 + (int)t_rand_below(3) : 0;
+      if (x->forged == 1) x->tag[t_rand_below(tag_len)] ^= (uint8_t)(1u << t_rand_below(8));
+      if (x->forged == 2 && x->len) x->in[t_rand_below(x->len)] ^= (uint8_t)(1u << t_rand_below(8));
+      if (x->forged == 2 && !x->len) x->forged = 0;
+      if (x->forged == 3) x->nonce[n - 1] ^= 1;
+      if (!x->in_place) memset(x->out, 0xa5, x->len);
+      memcpy(x->rct, x->in, x->len); /* what a forged in-place message must keep */
+      m[i] = (struct gostx__mgm_msg){x->nonce, x->aad, x->alen, x->in, x->len, x->out, x->tag, -1};
+    }
+    gostx__mgm_many(&c, 1, m, count, tag_len);
+    for (size_t i = 0; i < count; i++) {
+      struct many_case *x = &mc[i];
+      if (x->forged) {
+        CHECK_RC(m[i].status, GOSTX_EAUTH, "many open: forged");
+        if (x->in_place) CHECK_BYTES(x->out, x->rct, x->len, "many open: forged, in place kept");
+        else CHECK(all_equal(x->out, x->len, 0xa5), "many open: forged, output untouched");
+      } else {
+        CHECK_RC(m[i].status, 0, "many open status");
+        CHECK_BYTES(x->out, x->pt, x->len, "many open plaintext");
+      }
+      free(x->abuf); free(x->ibuf); free(x->obuf); free(x->pt); free(x->rct);
+    }
+  }
+  /* A bad message has its error; the others are sealed. */
+  {
+    uint8_t nonce[3][16], buf[3][40], tag[3][16], rct[40], rtag[16];
+    for (int i = 0; i < 3; i++) {
+      rand_nonce(nonce[i], n);
+      t_rand_bytes(buf[i], sizeof buf[i]);
+    }
+    nonce[1][0] |= 0x80;
+    struct gostx__mgm_msg e[4] = {
+        {nonce[0], buf[0], 5, buf[0] + 8, 30, buf[0] + 8, tag[0], -1},
+        {nonce[1], buf[1], 5, buf[1] + 8, 30, buf[1] + 8, tag[1], -1},
+        {nonce[2], NULL, 5, buf[2] + 8, 30, buf[2] + 8, tag[2], -1},
+        {nonce[2], NULL, 0, NULL, 0, NULL, tag[2], -1},
+    };
+    CHECK_RC(stream_run(&c, 0, nonce[0], buf[0], 5, buf[0] + 8, 30, rct, rtag, n), 0, "ref");
+    gostx__mgm_many(&c, 0, e, 4, n);
+    CHECK_RC(e[0].status, 0, "many: good beside bad");
+    CHECK_BYTES(buf[0] + 8, rct, 30, "many: good beside bad ciphertext");
+    CHECK_BYTES(tag[0], rtag, n, "many: good beside bad tag");
+    CHECK_RC(e[1].status, GOSTX_EINVAL, "many: nonce top bit");
+    CHECK_RC(e[2].status, GOSTX_EINVAL, "many: NULL aad");
+    CHECK_RC(e[3].status, GOSTX_ELEN, "many: empty A and P");
+  }
+  gostx_cipher_clear(&c);
+}
+
 int main(void) {
   t_rand_init();
   test_vectors();
@@ -440,6 +565,7 @@ int main(void) {
     test_lengths(id);
     test_tamper(id);
     test_long(id);
+    test_many(id);
   }
   return t_done();
 }

@@ -1,9 +1,9 @@
 /* ESP bursts: the checks and trailers of lib/esp/esp.c per packet, the MGM
- * of the short packets in one stream batch (gostx_batch_streams,
- * lib/bulk/streams.c) with a key per lane, the long ones one MGM call each. */
+ * of the packets under one message key in one gostx__mgm_many call. */
 #include <string.h>
 
 #include "esp_impl.h"
+#include "mgm/mode_internal.h"
 
 /* The message ciphers of one burst: one per distinct index (ESN >> 24). A
  * sealed burst has at most two; an opened one as many as its packets claim. */
@@ -38,50 +38,37 @@ static void keys_done(struct keyset *ks, gostx_esp_keycache *cache) {
   gostx_memzero(ks->c, ks->n * sizeof ks->c[0]);
 }
 
-/* What both directions share: a batch of short packets, or the per-packet
- * calls. Each b[i] with status 0 has its key slot, nonce, aad, body set. */
+/* What both directions share: each b[i] with status 0 has its key slot,
+ * nonce, aad and body set. */
 struct work {
   size_t slot[GOSTX_ESP_BURST_MAX], body[GOSTX_ESP_BURST_MAX];
   uint8_t nonce[GOSTX_ESP_BURST_MAX][16], aad[GOSTX_ESP_BURST_MAX][12];
   size_t aad_len;
-  gostx_stream s[GOSTX_ESP_BURST_MAX];
+  struct gostx__mgm_msg m[GOSTX_ESP_BURST_MAX];
   size_t map[GOSTX_ESP_BURST_MAX];
 };
 
+/* The packets of each message key in one gostx__mgm_many call: its cipher
+ * calls serve the whole burst (Y1 and Z1 of every packet in one, their H
+ * values and gamma in as few as its buffer allows, the tags in one). */
 static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
                     gostx_esp_burst *b, size_t n, int open) {
-  size_t ns = 0, nl = 4 + sa->salt_len;
-  for (size_t i = 0; i < n; i++) {
-    if (b[i].status) continue;
-    const gostx_cipher *c = &ks->c[w->slot[i]];
-    size_t body = w->body[i];
-    const uint8_t *in = open ? b[i].in + GOSTX_ESP_HDR_LEN : b[i].out + GOSTX_ESP_HDR_LEN;
-    uint8_t *out = open ? b[i].out : b[i].out + GOSTX_ESP_HDR_LEN;
-    if (body <= GOSTX__ESP_BATCH_MAX_LEN + 4) {
-      w->s[ns] = (gostx_stream){.key = c, .iv = w->nonce[i], .aad = w->aad[i], .aad_len = w->aad_len,
-                                .in = in, .len = body, .out = out,
-                                .tag = (uint8_t *)(uintptr_t)(in + body)};
-      w->map[ns++] = i;
-    } else if (open) {
-      b[i].status = gostx__verdict(gostx_mgm_decrypt(c, w->nonce[i], nl, w->aad[i],
-                                                         w->aad_len, in, body, in + body,
-                                                         sa->icv_len, out));
-    } else {
-      b[i].status = gostx_mgm_encrypt(c, w->nonce[i], nl, w->aad[i], w->aad_len, in, body, out,
-                                      out + body, sa->icv_len);
+  for (size_t s = 0; s < ks->n; s++) {
+    size_t nm = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (b[i].status || w->slot[i] != s) continue;
+      const size_t body = w->body[i];
+      const uint8_t *in = open ? b[i].in + GOSTX_ESP_HDR_LEN : b[i].out + GOSTX_ESP_HDR_LEN;
+      uint8_t *out = open ? b[i].out : b[i].out + GOSTX_ESP_HDR_LEN;
+      w->m[nm] = (struct gostx__mgm_msg){.nonce = w->nonce[i], .aad = w->aad[i],
+                                         .aad_len = w->aad_len, .in = in, .len = body,
+                                         .out = out, .tag = (uint8_t *)(uintptr_t)(in + body)};
+      if (!open) w->m[nm].tag = out + body;
+      w->map[nm++] = i;
     }
-  }
-  if (!ns) return;
-  gostx_batch_params p;
-  memset(&p, 0, sizeof p);
-  p.tag_len = sa->icv_len;
-  int rc = gostx_batch_streams(NULL, open ? GOSTX_BATCH_MGM_OPEN : GOSTX_BATCH_MGM_SEAL, &p, w->s,
-                               ns);
-  /* EAUTH: each stream says; another error: nothing was processed */
-  for (size_t k = 0; k < ns; k++) {
-    int st = open ? gostx__verdict(w->s[k].status) : w->s[k].status;
-    if (open) rc = gostx__verdict(rc);
-    b[w->map[k]].status = rc == GOSTX_OK ? GOSTX_OK : rc == GOSTX_EAUTH ? st : st ? st : rc;
+    gostx__mgm_many(&ks->c[s], open, w->m, nm, sa->icv_len);
+    for (size_t k = 0; k < nm; k++)
+      b[w->map[k]].status = open ? gostx__verdict(w->m[k].status) : w->m[k].status;
   }
 }
 

@@ -264,13 +264,19 @@ static __attribute__((noinline)) uint32_t trailer_bad(const uint8_t *out, size_t
   /* pad > room: room - pad wraps (both below 2^31) */
   const uint32_t over = ((uint32_t)room - pad) >> 31;
   uint32_t bad = over;
-  for (size_t j = 1; j <= span; j++) {
-    /* out[room - j] is padding byte pad - j (0-based) when j <= pad */
-    uint32_t in = 1u ^ ((pad - (uint32_t)j) >> 31); /* 1 when j <= pad */
-    GOSTX_VALUE_BARRIER(in);
-    uint32_t want = (pad - (uint32_t)j + 1u) & 0xff;
-    bad |= (0u - in) & (uint32_t)(out[room - j] ^ want);
+  /* Position q (room - span <= q < room) is padding byte j = room - q when
+   * j <= pad, and must then hold pad - j + 1: with u = 256 + pad - j (1..510),
+   * bit 8 of u says j <= pad and (u + 1) & 0xff is the byte wanted. Shifts
+   * and masks only, no compare for a compiler to make a branch of; the
+   * loop runs forward over the bytes, so it vectorises (with a barrier per
+   * byte it was an eighth of a 1400-byte Magma-MGM packet's open). */
+  const uint16_t u0 = (uint16_t)(256u + pad - room); /* u at q = 0, mod 2^16 */
+  uint16_t acc = 0; /* 16-bit lanes: twice as many a vector as 32-bit ones */
+  for (size_t q = room - span; q < room; q++) {
+    const uint16_t u = (uint16_t)(u0 + q);
+    acc |= (uint16_t)((out[q] ^ (u + 1u)) & 0xffu & (0u - ((u >> 8) & 1u)));
   }
+  bad |= acc;
   *plen = room - (pad & (over - 1u)); /* in range even when the pad does not fit */
   return bad;
 }

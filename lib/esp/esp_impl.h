@@ -5,11 +5,6 @@
 
 #include "internal.h"
 
-/* Payloads up to this many bytes are sealed and opened in one stream
- * batch (a packet per vector lane); longer ones one MGM call each, which
- * is faster for them (docs/TUNNEL.md has the figures). */
-#define GOSTX__ESP_BATCH_MAX_LEN 128
-
 /* The message cipher of index (ESN >> 24): the cache's, or derived (*fresh). */
 int gostx__esp_msg_cipher(const gostx_esp_sa *sa, const gostx_esp_keycache *cache, uint64_t index,
                           gostx_cipher *c, int *fresh);

@@ -25,4 +25,23 @@ typedef void (*gostx__mgm_mul_acc_fn)(uint8_t *acc, const uint8_t *h, const uint
                                       size_t nblocks);
 gostx__mgm_mul_acc_fn gostx__mgm_mul_acc_of(size_t n);
 
+/* One message of gostx__mgm_many: the one-shot calls' arguments, the nonce
+ * n bytes. tag: written when sealing, checked when opening (then read
+ * only). status: set by the call, GOSTX_OK, GOSTX_EAUTH (open: nothing
+ * written to out) or an argument error as the one-shot calls return. */
+struct gostx__mgm_msg {
+  const uint8_t *nonce, *aad;
+  size_t aad_len;
+  const uint8_t *in;
+  size_t len;
+  uint8_t *out, *tag;
+  int status;
+};
+/* gostx_mgm_encrypt (decrypt 0) or gostx_mgm_decrypt (1) of count messages
+ * under c, all with tags of tag_len bytes: what one call per message
+ * computes, with the cipher calls of the short messages shared (lib/esp's
+ * bursts: a packet costs its blocks, not a call's set-up). */
+void gostx__mgm_many(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *m, size_t count,
+                     size_t tag_len);
+
 #endif
