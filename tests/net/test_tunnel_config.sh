@@ -159,18 +159,24 @@ echo 18446744073709551615 >"$T/seq"
 ARGS= expect 1 "used up" -
 rm -f "$T/seq"
 
-# the port in use: refused before anything else is set up (no root needed)
+# the port in use: refused before anything else is set up (no root needed).
+# The holder takes a port the kernel picks (a fixed one may be another
+# run's) and writes it once bound; the tunnel is bounded in time, so a start
+# that was not refused fails the test instead of running on.
 python3 - "$T/ready" <<'EOF2' &
-import socket, sys, time
+import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 45998))
-open(sys.argv[1], "w").close()
-time.sleep(10)
+s.bind(("127.0.0.1", 0))
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(20)
 EOF2
 holder=$!
-for _ in $(seq 50); do [ -e "$T/ready" ] && break; sleep 0.1; done
-base | sed 's/^local.*/local = 127.0.0.1:45998/' >"$T/c.conf"
-"$G" tunnel --new-keys -c "$T/c.conf" 2>"$T/err"
+for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done
+port=$(cat "$T/ready" 2>/dev/null)
+base | sed "s/^local.*/local = 127.0.0.1:${port:-0}/" >"$T/c.conf"
+timeout 15 "$G" tunnel --new-keys -c "$T/c.conf" 2>"$T/err"
 rc=$?
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
