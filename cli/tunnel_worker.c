@@ -26,9 +26,10 @@ static uint8_t next_header_of(const uint8_t *p, size_t len) {
 }
 
 /* A UDP_SEGMENT cmsg: the segment size of a GSO send. */
+/* (aligned as a cmsghdr without holding one: its flexible array member
+ * would make arrays of these non-ISO) */
 union gso_cmsg {
-  char buf[CMSG_SPACE(sizeof(uint16_t))];
-  struct cmsghdr align;
+  _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(uint16_t))];
 };
 
 /* The messages that send the datagrams iov[0..n) to the peer: with gso,
@@ -230,8 +231,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
   struct mmsghdr msgs[TUNNEL_BURST];
   struct iovec iov[TUNNEL_BURST];
   union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
+    _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
   } ctl[TUNNEL_BURST];
   gostx_esp_burst b[TUNNEL_BURST];
   uint8_t *base = w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT;

@@ -109,6 +109,18 @@ static inline void gostx_prefetch_batch(const uint8_t *in, const uint8_t *out, s
 #define GOSTX_VALUE_BARRIER(v) ((void)0)
 #endif
 
+/* A function kept whole under its own name, for tests/ct/declassified.supp,
+ * which names it: GCC would otherwise inline or clone it (e.g. as
+ * open_result.constprop.0); clang, which has no noclone, builds only the
+ * pedantic and fuzz gates, not the constant-time check. */
+#if defined(__clang__)
+#define GOSTX_NAMED_FN __attribute__((noinline))
+#elif defined(__GNUC__)
+#define GOSTX_NAMED_FN __attribute__((noinline, noclone))
+#else
+#define GOSTX_NAMED_FN
+#endif
+
 /* ---- Planted leaks of the constant-time gate (scripts/check_ct.sh) ----
  * Only in -DGOSTX_CT_CHECK=ON builds, which define GOSTX_CT_PLANTS: at a
  * site inside a primitive's vector code, GOSTX_CT_PLANT(id, p, n) reads a

@@ -6,16 +6,6 @@
 #include "mgm/mode_internal.h"
 #include "modes/modes_internal.h"
 
-/* Kept whole under their own names: tests/ct/declassified.supp names them
- * (GCC would otherwise clone them, e.g. as open_result.constprop.0; clang,
- * which has no noclone, builds only the pedantic and fuzz gates, not the CT
- * check). */
-#if defined(__clang__)
-#define NAMED_FN __attribute__((noinline))
-#else
-#define NAMED_FN __attribute__((noinline, noclone))
-#endif
-
 /* ---- MGM (RFC 9058) ----
  * Stream k hashes T_k = na + nd + 1 blocks (AAD and data, each zero-padded
  * to whole blocks, then the lengths), H_t = E(Z_t); its data blocks take
@@ -34,7 +24,7 @@ struct mgm_lane {
  * decides its status and whether it gets its plaintext: the one place that
  * branches on a value derived from the key, the accept/reject bit that the
  * call reports anyway (tests/ct/declassified.supp names this function). */
-static NAMED_FN void mgm_release(struct gostx__lanes *L, gostx_stream *const *S, const int *eq,
+static GOSTX_NAMED_FN void mgm_release(struct gostx__lanes *L, gostx_stream *const *S, const int *eq,
                                  const struct mgm_lane *ln, const uint8_t *y1, uint8_t *y,
                                  uint8_t *gam, size_t n) {
   const size_t g = L->g;

@@ -23,16 +23,6 @@
 #include "lanes.h"
 #include "modes/modes_internal.h"
 
-/* Kept whole under their own names: tests/ct/declassified.supp names them
- * (GCC would otherwise clone them, e.g. as open_result.constprop.0; clang,
- * which has no noclone, builds only the pedantic and fuzz gates, not the CT
- * check). */
-#if defined(__clang__)
-#define NAMED_FN __attribute__((noinline))
-#else
-#define NAMED_FN __attribute__((noinline, noclone))
-#endif
-
 /* The stream engine's call: what the groups share, and the groups. */
 struct job {
   struct gostx__bjob b;
@@ -231,7 +221,7 @@ static void make_groups(struct job *j, struct gostx__sortkey *kv, size_t ns, uns
 
 /* MGM open: GOSTX_EAUTH when any stream's tag was wrong. The statuses are
  * accept/reject bits, reported anyway (tests/ct/declassified.supp). */
-static NAMED_FN int open_result(const gostx_stream *s, size_t n) {
+static GOSTX_NAMED_FN int open_result(const gostx_stream *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (s[i].status) return GOSTX_EAUTH;
   return GOSTX_OK;

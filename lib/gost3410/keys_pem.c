@@ -158,13 +158,9 @@ enum { C_DATA, C_LF, C_CR, C_PAD, C_DASH };
  * a branch on each into a volatile (which the compiler may neither read nor
  * write speculatively, so the branches stay). The one place that branches on
  * a class or a verdict computed from key characters; both are public (see
- * above and decode_body). tests/ct/declassified.supp names it; noinline and
- * noclone keep that name. */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((noinline, noclone))
-#elif defined(__clang__)
-__attribute__((noinline))
-#endif
+ * above and decode_body). tests/ct/declassified.supp names it;
+ * GOSTX_NAMED_FN keeps that name. */
+GOSTX_NAMED_FN
 static uint32_t declassify(uint32_t v) {
   volatile uint32_t out = 0;
   for (int b = 0; b < 8; b++)

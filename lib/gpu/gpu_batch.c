@@ -26,7 +26,7 @@ static int batch_setup(gostx_gpu *g, job *j, int cnt, const void *const *keys, s
     }
   int kuz = 0;
   if (!cnt) {
-    const int id = ((const gostx_cipher *)keys[0])->id;
+    const gostx_alg id = ((const gostx_cipher *)keys[0])->id;
     for (size_t i = 0; i < nkeys; i++)
       if (((const gostx_cipher *)keys[i])->id != id ||
           (id != GOSTX_ALG_KUZNYECHIK && id != GOSTX_ALG_MAGMA)) {

@@ -274,7 +274,7 @@ static int mgm_encrypt_stream(const gostx_cipher *c, const uint8_t *nonce, size_
 /* Two passes: authenticate the ciphertext, and only then decrypt it. */
 /* Kept whole under its name: tests/ct/declassified.supp names its branch on
  * the tag check's result. */
-static __attribute__((noinline, noclone)) int mgm_decrypt_stream(
+static GOSTX_NAMED_FN int mgm_decrypt_stream(
     const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
     size_t aad_len, const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
     uint8_t *out) {
@@ -382,7 +382,7 @@ static void many_absorb(const struct gostx_mgm_impl *f, size_t n, uint8_t *sum, 
  * written: the accept/reject bit the call reports anyway, the one branch on
  * a key-derived value here (tests/ct/declassified.supp names this function;
  * kept whole under its name). */
-static __attribute__((noinline, noclone)) void many_release(const gostx_cipher *c,
+static GOSTX_NAMED_FN void many_release(const gostx_cipher *c,
                                                             struct gostx__mgm_msg *const *mm,
                                                             const int *eq, const uint8_t *yz,
                                                             size_t k, uint8_t *ks, int ready) {
