@@ -34,6 +34,8 @@
 /* TUN offloads: a super-packet read is at most an IPv6 packet of the
  * largest payload length (the kernel's own limit, 64 KiB, is below) */
 #define TUNNEL_SUPER_MAX (65535 + 40)
+/* the joined packets written back: a virtio header and at most 64 KiB */
+#define TUNNEL_GRO_OUT (TUNNEL_VNET_HDR_LEN + 65535)
 
 struct tunnel_config {
   char path[TUNNEL_PATH_MAX]; /* the config file, for messages */
@@ -58,9 +60,9 @@ struct tunnel_counters {
   _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped, tx_gso, rx_gro;
   _Atomic uint64_t rx_packets, rx_bytes, rx_auth, rx_replay, rx_malformed, rx_spi, rx_dummy,
       rx_keepalive, rx_dropped, tun_errors;
-  /* TUN offloads: super-packets read (each cut into segments), and
-   * checksum-partial packets completed */
-  _Atomic uint64_t tun_gso_in, tun_csum_in;
+  /* TUN offloads: super-packets read (each cut into segments),
+   * checksum-partial packets completed, writes of packets joined */
+  _Atomic uint64_t tun_gso_in, tun_csum_in, tun_gso_out;
 };
 
 struct tunnel;
@@ -78,6 +80,7 @@ struct tunnel_worker {
   size_t rx_slot, buf_len;
   uint8_t *plain; /* TUNNEL_BURST slots: the payloads of the packets being opened */
   uint8_t *super; /* with t->tun_vnet: TUNNEL_SUPER_MAX for a super-packet read */
+  uint8_t *gro;   /* with t->tun_vnet: TUNNEL_GRO_OUT for the packets joined */
 };
 
 struct tunnel {

@@ -77,18 +77,22 @@ static void ipv4_csum(uint8_t *h) {
   put_csum(h + 10, csum_add(0, h, ihl));
 }
 
-/* The TCP/UDP checksum of l4[0..l4len) in packet ip (IPv4 or IPv6) into
- * l4 + at: the pseudo-header's addresses, protocol and length, then the
- * segment with its checksum field zero. */
-static void l4_csum(const uint8_t *ip, int v6, uint8_t *l4, size_t l4len, unsigned at) {
+/* The sum of the pseudo-header of packet ip (IPv4 or IPv6) whose TCP/UDP
+ * part is l4len bytes: addresses, protocol, length. */
+static uint64_t pseudo_sum(const uint8_t *ip, int v6, size_t l4len) {
   uint8_t tail[4] = {0, 0, 0, (uint8_t)(v6 ? ip[6] : ip[9])}; /* zero, protocol */
   uint8_t len[4] = {(uint8_t)(l4len >> 24), (uint8_t)(l4len >> 16), (uint8_t)(l4len >> 8),
                     (uint8_t)l4len};
   uint64_t sum = v6 ? csum_add(0, ip + 8, 32) : csum_add(0, ip + 12, 8);
-  sum = csum_add(sum, len, 4);
-  sum = csum_add(sum, tail, 4);
+  return csum_add(csum_add(sum, len, 4), tail, 4);
+}
+
+/* The TCP/UDP checksum of l4[0..l4len) in packet ip (IPv4 or IPv6) into
+ * l4 + at: the pseudo-header's addresses, protocol and length, then the
+ * segment with its checksum field zero. */
+static void l4_csum(const uint8_t *ip, int v6, uint8_t *l4, size_t l4len, unsigned at) {
   l4[at] = l4[at + 1] = 0;
-  put_csum(l4 + at, csum_add(sum, l4, l4len));
+  put_csum(l4 + at, csum_add(pseudo_sum(ip, v6, l4len), l4, l4len));
 }
 
 /* A super-packet's headers: 0 with g filled, or -1. */
@@ -180,4 +184,98 @@ size_t tunnel_gso_segment(const struct tunnel_gso *g, unsigned k, uint8_t *out) 
     l4_csum(out, g->v6, l4, l4len, 6);
   }
   return total;
+}
+
+/* Where pkt's TCP header starts, its header length and payload, when pkt
+ * is a TCP segment that GRO could join (no IPv4 options or fragment, no
+ * IPv6 extension header, lengths as read, flags ACK or ACK|PSH, payload):
+ * the payload length, or 0. */
+static size_t gro_parse(const uint8_t *pkt, size_t len, unsigned *l4, unsigned *hdr, int *v6) {
+  if (len >= 40 && pkt[0] == 0x45 && pkt[9] == 6 && !(be16(pkt + 6) & 0x3fff) &&
+      be16(pkt + 2) == len) {
+    *l4 = 20;
+    *v6 = 0;
+  } else if (len >= 60 && pkt[0] >> 4 == 6 && pkt[6] == 6 && be16(pkt + 4) + 40u == len) {
+    *l4 = 40;
+    *v6 = 1;
+  } else {
+    return 0;
+  }
+  const uint8_t *th = pkt + *l4;
+  *hdr = *l4 + (th[12] >> 4) * 4u;
+  if ((th[12] >> 4) < 5 || *hdr >= len || (th[13] & ~0x08) != 0x10) return 0;
+  return len - *hdr;
+}
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int tunnel_gro_start(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
+  g->len = g->bytes = 0;
+  g->count = 0;
+  size_t n = gro_parse(pkt, len, &g->l4, &g->hdr, &g->v6);
+  if (!n) return 0;
+  memcpy(g->buf + TUNNEL_VNET_HDR_LEN, pkt, len);
+  g->len = g->bytes = len;
+  g->seg = (unsigned)n;
+  g->count = 1;
+  g->next_seq = be32(pkt + g->l4 + 4) + (uint32_t)n;
+  g->closed = !!(pkt[g->l4 + 13] & 0x08); /* PSH ends it */
+  return 1;
+}
+
+int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
+  unsigned l4 = 0, hdr = 0;
+  int v6 = 0;
+  size_t n = g->closed ? 0 : gro_parse(pkt, len, &l4, &hdr, &v6);
+  /* at most 64 KiB, as the kernel's own GSO packets */
+  if (!n || v6 != g->v6 || hdr != g->hdr || n > g->seg || g->len + n > 65535) return 0;
+  const uint8_t *p0 = g->buf + TUNNEL_VNET_HDR_LEN, *th = pkt + l4, *th0 = p0 + g->l4;
+  /* the same flow and the same IP fields but lengths, ID and checksum */
+  if (v6 ? memcmp(pkt, p0, 4) || memcmp(pkt + 6, p0 + 6, 34)
+         : memcmp(pkt, p0, 2) || pkt[6] != p0[6] || memcmp(pkt + 8, p0 + 8, 2) ||
+               memcmp(pkt + 12, p0 + 12, 8))
+    return 0;
+  /* ports; the next sequence number; ACK number, data offset, window;
+   * options (timestamps included) as they were */
+  if (memcmp(th, th0, 4) || be32(th + 4) != g->next_seq || memcmp(th + 8, th0 + 8, 5) ||
+      memcmp(th + 14, th0 + 14, 2) || memcmp(th + 20, th0 + 20, hdr - l4 - 20))
+    return 0;
+  memcpy(g->buf + TUNNEL_VNET_HDR_LEN + g->len, pkt + hdr, n);
+  g->len += n;
+  g->bytes += len;
+  g->count++;
+  g->next_seq += (uint32_t)n;
+  if (th[13] & 0x08) g->buf[TUNNEL_VNET_HDR_LEN + g->l4 + 13] |= 0x08;
+  g->closed = n < g->seg || (th[13] & 0x08);
+  return 1;
+}
+
+size_t tunnel_gro_finish(struct tunnel_gro *g) {
+  uint8_t *vnet = g->buf, *p = g->buf + TUNNEL_VNET_HDR_LEN;
+  size_t len = g->len;
+  memset(vnet, 0, TUNNEL_VNET_HDR_LEN);
+  if (g->count > 1) {
+    if (g->v6) {
+      put_be16(p + 4, (unsigned)(len - 40));
+    } else {
+      put_be16(p + 2, (unsigned)len);
+      ipv4_csum(p);
+    }
+    /* a partial checksum: the pseudo-header's sum, folded, not
+     * complemented (the kernel takes the packets as checked: each was
+     * authenticated) */
+    uint64_t sum = pseudo_sum(p, g->v6, len - g->l4);
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    uint16_t seed = (uint16_t)sum;
+    memcpy(p + g->l4 + 16, &seed, 2);
+    uint16_t v[4] = {(uint16_t)g->hdr, (uint16_t)g->seg, (uint16_t)g->l4, 16};
+    vnet[0] = VNET_F_NEEDS_CSUM;
+    vnet[1] = g->v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
+    memcpy(vnet + 2, v, 8);
+  }
+  g->len = 0;
+  g->count = 0;
+  return TUNNEL_VNET_HDR_LEN + len;
 }

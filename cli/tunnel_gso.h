@@ -37,4 +37,26 @@ int tunnel_vnet_prepare(const uint8_t *vnet, uint8_t *pkt, size_t len, size_t mt
  * fixed and every checksum computed. Its length. */
 size_t tunnel_gso_segment(const struct tunnel_gso *g, unsigned k, uint8_t *out);
 
+/* The way back: opened TCP packets of one flow, each following the last
+ * (next sequence number, same addresses, ports, ACK, window and options,
+ * ACK or ACK|PSH only, equal payloads but a shorter or PSH last one),
+ * joined into one super-packet for one write, as GRO would join them. */
+struct tunnel_gro {
+  uint8_t *buf; /* room for TUNNEL_VNET_HDR_LEN + 65535 bytes */
+  size_t len;   /* of the packet being built, after the header (0: none) */
+  size_t bytes; /* of the packets joined */
+  unsigned l4, hdr, seg, count;
+  uint32_t next_seq;
+  int v6, closed;
+};
+/* Starts g with pkt when it can be joined (a TCP segment with payload):
+ * 1, or 0 (then write it on its own). */
+int tunnel_gro_start(struct tunnel_gro *g, const uint8_t *pkt, size_t len);
+/* Appends pkt to g when it follows: 1, or 0. */
+int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len);
+/* Ends g (g->count packets): its virtio header (GSO_NONE for one packet,
+ * TCPV4/TCPV6 with a partial checksum for more) and lengths filled in;
+ * the bytes to write from g->buf. g is then empty. */
+size_t tunnel_gro_finish(struct tunnel_gro *g);
+
 #endif

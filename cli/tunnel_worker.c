@@ -5,7 +5,8 @@
  * one sendmmsg (runs of one size as one UDP GSO message each); up to
  * TUNNEL_BURST buffers received with one recvmmsg (each a GRO train of
  * datagrams, or one), every datagram opened on its own, and only the
- * authenticated, in-window ones written to the TUN queue. Buffers are
+ * authenticated, in-window ones written to the TUN queue (with TUN
+ * offloads, a TCP flow's packets joined into one GSO write). Buffers are
  * allocated once per worker: nothing is allocated per packet. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -216,10 +217,41 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   return 1;
 }
 
+/* One packet to the TUN queue: with virtio headers, GSO_NONE and flags 0
+ * (the kernel checks its checksums, so one the peer's splitter got wrong
+ * is still caught) */
+static void tun_write(struct tunnel_worker *w, uint8_t *pkt, size_t len) {
+  static const uint8_t plain_vnet[TUNNEL_VNET_HDR_LEN];
+  struct iovec v[2] = {{(void *)plain_vnet, TUNNEL_VNET_HDR_LEN}, {pkt, len}};
+  size_t hl = w->t->tun_vnet ? TUNNEL_VNET_HDR_LEN : 0;
+  if (writev(w->tun_fd, v + !hl, hl ? 2 : 1) != (ssize_t)(hl + len)) {
+    ADD(w->c.tun_errors, 1);
+    return;
+  }
+  ADD(w->c.rx_packets, 1);
+  ADD(w->c.rx_bytes, len);
+}
+
+/* The packets joined in g (if any) to the TUN queue in one write */
+static void gro_flush(struct tunnel_worker *w, struct tunnel_gro *g) {
+  unsigned count = g->count;
+  size_t bytes = g->bytes;
+  if (!count) return;
+  size_t len = tunnel_gro_finish(g);
+  if (write(w->tun_fd, g->buf, len) != (ssize_t)len) {
+    ADD(w->c.tun_errors, 1);
+    return;
+  }
+  if (count > 1) ADD(w->c.tun_gso_out, 1);
+  ADD(w->c.rx_packets, count);
+  ADD(w->c.rx_bytes, bytes);
+}
+
 /* Datagrams from the peer b[0..n): delivered to the TUN queue only when
  * they are ESP packets of our inbound SA, authentic, and new. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {
   struct tunnel *t = w->t;
+  struct tunnel_gro gro = {.buf = w->gro};
   pthread_mutex_lock(&t->replay_lock);
   gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&t->replay_lock);
@@ -253,18 +285,16 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
       ADD(w->c.rx_malformed, 1);
       continue;
     }
-    /* with virtio headers: GSO_NONE, flags 0 (the kernel checks the
-     * checksums, so one the peer's splitter got wrong is still caught) */
-    static const uint8_t plain_vnet[TUNNEL_VNET_HDR_LEN];
-    struct iovec v[2] = {{(void *)plain_vnet, TUNNEL_VNET_HDR_LEN}, {b[i].out, b[i].out_len}};
-    size_t hl = t->tun_vnet ? TUNNEL_VNET_HDR_LEN : 0;
-    if (writev(w->tun_fd, v + !hl, hl ? 2 : 1) != (ssize_t)(hl + b[i].out_len)) {
-      ADD(w->c.tun_errors, 1);
-      continue;
+    /* with virtio headers: TCP segments of one flow joined into one write
+     * (a GSO header); what cannot be joined is written on its own */
+    if (t->tun_vnet) {
+      if (gro.count && tunnel_gro_add(&gro, b[i].out, b[i].out_len)) continue;
+      gro_flush(w, &gro);
+      if (tunnel_gro_start(&gro, b[i].out, b[i].out_len)) continue;
     }
-    ADD(w->c.rx_packets, 1);
-    ADD(w->c.rx_bytes, b[i].out_len);
+    tun_write(w, b[i].out, b[i].out_len);
   }
+  gro_flush(w, &gro);
 }
 
 /* The segment size of a GRO-coalesced buffer (its UDP_GRO cmsg), or 0 for
@@ -354,7 +384,7 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
       ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(tx_gso), ROW(rx_packets),
       ROW(rx_bytes),    ROW(rx_auth),   ROW(rx_replay),    ROW(rx_malformed), ROW(rx_spi),
       ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors), ROW(rx_gro),
-      ROW(tun_gso_in),  ROW(tun_csum_in),
+      ROW(tun_gso_in),  ROW(tun_csum_in), ROW(tun_gso_out),
 #undef ROW
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {

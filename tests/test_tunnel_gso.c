@@ -6,7 +6,10 @@
  * compared byte for byte with one built from scratch, its checksums
  * recomputed here byte by byte (big-endian words, RFC 1071) and verified
  * on their own. Checksum-partial single packets completed; malformed
- * headers and segments past the MTU refused. */
+ * headers and segments past the MTU refused. The way back: the segments
+ * joined into one GSO write and cut again give the same bytes; packets that
+ * do not follow (sequence gap, other ACK, options, TTL, flags, a longer
+ * one, anything after a shorter or PSH one) are not joined. */
 #include <stdlib.h>
 
 #include "../cli/tunnel_gso.c"
@@ -96,6 +99,9 @@ static void vnet_hdr(uint8_t *h, uint8_t flags, uint8_t type, unsigned hdr_len, 
   memcpy(h + 2, v, 8); /* the host's order, as the TUN device writes it */
 }
 
+/* where the ACK number is in a packet built here (IPv4 or IPv6) */
+static unsigned l4ack(int v6) { return (v6 ? 40u : 20u) + 8; }
+
 static uint8_t payload[65536], super[65536 + 64], seg[2048], want[2048];
 
 /* One super-packet of plen payload bytes cut at gso: each segment against
@@ -152,6 +158,92 @@ static void csum_case(int v6, int tcp, size_t plen) {
   CHECK(verifies(pkt, len), "completed checksum verifies");
 }
 
+static uint8_t segs[128][2048], joined[TUNNEL_VNET_HDR_LEN + 65536];
+
+/* The way back: the segments of a super-packet (built here, then cut)
+ * joined again into one write; that write's header says a TCP super-packet
+ * of their segment size, and cutting it gives the same segments. */
+static void join_case(int v6, unsigned optlen, size_t plen, unsigned gso) {
+  char what[120];
+  snprintf(what, sizeof what, "join %s opt %u payload %zu gso %u", v6 ? "IPv6" : "IPv4", optlen,
+           plen, gso);
+  size_t len = build(super, v6, 1, 0x4321, 0x7ffffff0u, 0x18, optlen, payload, plen), sl[128];
+  unsigned l4 = v6 ? 40 : 20, hdr = l4 + 20 + optlen;
+  uint8_t h[TUNNEL_VNET_HDR_LEN];
+  vnet_hdr(h, VNET_F_NEEDS_CSUM, v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4, hdr, gso, l4, 16);
+  struct tunnel_gso g;
+  int csum, n = tunnel_vnet_prepare(h, super, len, hdr + gso, &g, &csum);
+  CHECK(n > 1 && n <= 128, "%s: %d segments", what, n);
+  if (n <= 1 || n > 128) return;
+  for (int k = 0; k < n; k++) sl[k] = tunnel_gso_segment(&g, (unsigned)k, segs[k]);
+  struct tunnel_gro r = {.buf = joined};
+  int all = tunnel_gro_start(&r, segs[0], sl[0]);
+  for (int k = 1; k < n; k++) all &= tunnel_gro_add(&r, segs[k], sl[k]);
+  CHECK(all && r.count == (unsigned)n, "%s: joined %u of %d", what, r.count, n);
+  size_t jl = tunnel_gro_finish(&r);
+  CHECK(jl == TUNNEL_VNET_HDR_LEN + len, "%s: %zu bytes written, want %zu", what, jl,
+        TUNNEL_VNET_HDR_LEN + len);
+  CHECK(joined[0] == VNET_F_NEEDS_CSUM && joined[1] == (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) &&
+            vnet16(joined, 2) == hdr && vnet16(joined, 4) == gso && vnet16(joined, 6) == l4 &&
+            vnet16(joined, 8) == 16,
+        "%s: virtio header %02x %02x %u %u %u %u", what, joined[0], joined[1], vnet16(joined, 2),
+        vnet16(joined, 4), vnet16(joined, 6), vnet16(joined, 8));
+  uint8_t *p = joined + TUNNEL_VNET_HDR_LEN;
+  CHECK(v6 || ref_fold(ref_sum(0, p, 20)) == 0xffff, "%s: IPv4 header checksum", what);
+  unsigned seed = (unsigned)p[l4 + 16] << 8 | p[l4 + 17];
+  CHECK(seed == ref_fold(ref_pseudo(p, v6, 6, len - l4)), "%s: partial checksum %04x", what, seed);
+  /* the kernel would cut it as the tunnel does: the same segments again */
+  struct tunnel_gso g2;
+  n = tunnel_vnet_prepare(joined, p, len, hdr + gso, &g2, &csum);
+  CHECK(n == (int)g.count, "%s: cut again into %d", what, n);
+  for (int k = 0; k < n && n == (int)g.count; k++) {
+    size_t l = tunnel_gso_segment(&g2, (unsigned)k, seg);
+    CHECK(l == sl[k] && !memcmp(seg, segs[k], l), "%s: segment %d differs after the round trip", what, k);
+  }
+}
+
+/* Packets that must not be joined to segs[0] (a TCP segment of 1000 bytes) */
+static void join_refusals(void) {
+  uint8_t a[2048], b[2048];
+  struct tunnel_gro r = {.buf = joined};
+  size_t la = build(a, 0, 1, 1, 1000, 0x10, 12, payload, 1000), lb;
+#define NOT_JOINED(what, ...)                                                                      \
+  do {                                                                                            \
+    lb = build(b, __VA_ARGS__);                                                                   \
+    CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "joined: %s", what);          \
+  } while (0)
+  NOT_JOINED("a gap in the sequence", 0, 1, 2, 2001, 0x10, 12, payload, 1000);
+  NOT_JOINED("a longer segment", 0, 1, 2, 2000, 0x10, 12, payload, 1001);
+  NOT_JOINED("FIN", 0, 1, 2, 2000, 0x11, 12, payload, 1000);
+  NOT_JOINED("another IP version", 1, 1, 2, 2000, 0x10, 12, payload, 1000);
+  NOT_JOINED("other options", 0, 1, 2, 2000, 0x10, 8, payload, 1000);
+  NOT_JOINED("UDP", 0, 0, 2, 2000, 0, 0, payload, 1000);
+  lb = build(b, 0, 1, 2, 2000, 0x10, 12, payload, 1000);
+  b[l4ack(0)] ^= 1; /* another ACK number */
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "joined: another ACK number");
+  lb = build(b, 0, 1, 2, 2000, 0x10, 12, payload, 1000);
+  b[20 + 20 + 5] ^= 1; /* other option bytes (a timestamp) */
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "joined: other option bytes");
+  lb = build(b, 0, 1, 2, 2000, 0x10, 12, payload, 1000);
+  b[8] = 1; /* another TTL */
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "joined: another TTL");
+  /* a shorter one is the last; PSH too */
+  lb = build(b, 0, 1, 2, 2000, 0x10, 12, payload, 999);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb), "a shorter last not joined");
+  lb = build(b, 0, 1, 2, 2999, 0x10, 12, payload, 10);
+  CHECK(!tunnel_gro_add(&r, b, lb), "joined after a shorter one");
+  lb = build(b, 0, 1, 2, 2000, 0x18, 12, payload, 1000);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb), "a PSH last not joined");
+  CHECK(joined[TUNNEL_VNET_HDR_LEN + 20 + 13] == 0x18, "PSH not carried to the joined header");
+  lb = build(b, 0, 1, 2, 3000, 0x10, 12, payload, 1000);
+  CHECK(!tunnel_gro_add(&r, b, lb), "joined after PSH");
+  la = build(a, 0, 1, 1, 1000, 0x12, 12, payload, 10); /* SYN|ACK */
+  CHECK(!tunnel_gro_start(&r, a, la), "a SYN started a join");
+  la = build(a, 0, 1, 1, 1000, 0x10, 0, payload, 0); /* a bare ACK */
+  CHECK(!tunnel_gro_start(&r, a, la), "a bare ACK started a join");
+#undef NOT_JOINED
+}
+
 /* prepare refuses h + the packet (what, for the message) */
 static void refused(const char *what, uint8_t *pkt, size_t len, uint8_t flags, uint8_t type,
                     unsigned gso, unsigned cstart, unsigned coff, size_t mtu) {
@@ -180,6 +272,12 @@ int main(void) {
   csum_case(1, 1, 777);
   csum_case(0, 0, 1371);
   csum_case(1, 0, 64);
+
+  /* the way back */
+  join_case(0, 12, 20 * 1348 + 500, 1348);
+  join_case(1, 0, 8 * 1328, 1328);
+  join_case(0, 0, 65535 - 40, 1360);
+  join_refusals();
 
   /* refusals */
   uint8_t pkt[4096];

@@ -5,9 +5,8 @@
 #    has it (6.2+; else off, with why);
 # 2. a file byte-exact over TCP, inner IPv4 and inner IPv6: the sender's
 #    kernel hands over TSO super-packets (tun_gso_in grows), which the
-#    tunnel cuts into segments; the receiving kernel checks every segment's
-#    checksums (the tunnel writes them with flags 0), so a wrong one would
-#    stall the transfer;
+#    tunnel cuts into segments; the receiving tunnel joins them again into
+#    GSO writes (tun_gso_out grows);
 # 3. UDP datagrams sent with UDP_SEGMENT in runs of 5 of 1000 bytes and a
 #    shorter last one (123): with USO they reach the tunnel as one
 #    super-packet a run (tun_gso_in), and every datagram arrives once,
@@ -16,7 +15,9 @@
 #    tunnel (tun_csum_in), every one arrives intact;
 # 5. tun_offload = off on the sender only (the other end keeps its
 #    offloads): --status says off, TCP and UDP still byte-exact both ways,
-#    nothing read as a super-packet.
+#    nothing read as a super-packet or joined by A; B still joins A's
+#    packets. Packets the tunnel does not join it writes with flags 0: the
+#    receiving kernel checks their checksums.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 G=${GOSTX:-build/gostx}
@@ -38,11 +39,11 @@ start() {
   ip -n $2 addr add $4/64 dev $TUN nodad
   sleep 1.2 # its first status file
 }
-# counters NS SIDE: "tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped",
-# once the status file is rewritten
+# counters NS SIDE: "tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped
+# tun_gso_out", once the status file is rewritten
 counters() {
   sleep 1.2
-  echo $(for k in tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped; do tunnel_status $1 $2 $k; done)
+  echo $(for k in tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped tun_gso_out; do tunnel_status $1 $2 $k; done)
 }
 
 MIB=8
@@ -75,23 +76,27 @@ done
 
 # 2. TCP, IPv4 and IPv6 inside, from super-packets
 for addr in 10.232.0.2 fd00:232::2; do
-  read -r gso0 _ _ _ drop0 < <(counters $NA a)
+  read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
+  read -r _ _ _ _ _ out0 < <(counters $NB b)
   if tunnel_tcp_through $NA $NB $addr; then ok "$MIB MiB byte-exact over TCP to $addr"; else
     bad "TCP to $addr: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
-  read -r gso1 _ _ _ drop1 < <(counters $NA a)
+  read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
+  read -r _ _ _ _ _ out1 < <(counters $NB b)
   [ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
     ok "A read $((gso1 - gso0)) TSO super-packets and cut them, none dropped" ||
     bad "TCP to $addr: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
+  [ $((out1 - out0)) -gt 0 ] && ok "B joined segments into $((out1 - out0)) GSO writes" ||
+    bad "TCP to $addr: B's tun_gso_out $out0 -> $out1"
 done
-read -r _ _ auth mal _ < <(counters $NB b)
+read -r _ _ auth mal _ _ < <(counters $NB b)
 [ "$auth $mal" = "0 0" ] && ok "B refused nothing (rx_auth, rx_malformed 0)" ||
   bad "B refused packets: rx_auth $auth, rx_malformed $mal"
 
 # 3. UDP runs with a shorter last datagram (USO)
 for addr in 10.232.0.2 fd00:232::2; do
-  read -r gso0 _ _ _ _ < <(counters $NA a)
+  read -r gso0 _ _ _ _ _ < <(counters $NA a)
   got=$(udp_through $NA $NB $addr udpgso 60 $RUN)
-  read -r gso1 _ _ _ _ < <(counters $NA a)
+  read -r gso1 _ _ _ _ _ < <(counters $NA a)
   [ "$got" = "received 60 distinct 60 bad 0" ] && ok "UDP_SEGMENT runs to $addr: 60 datagrams each once, intact" ||
     bad "UDP_SEGMENT runs to $addr: $got of 60"
   if [ "$uso_want" = on ]; then
@@ -101,10 +106,10 @@ for addr in 10.232.0.2 fd00:232::2; do
 done
 
 # 4. checksum-partial datagrams completed
-read -r _ cs0 _ _ _ < <(counters $NA a)
+read -r _ cs0 _ _ _ _ < <(counters $NA a)
 got=$(udp_through $NA $NB 10.232.0.2 udpsend 100 1372,700,64)
 got6=$(udp_through $NA $NB fd00:232::2 udpsend 100 1352,701,64)
-read -r _ cs1 _ _ _ < <(counters $NA a)
+read -r _ cs1 _ _ _ _ < <(counters $NA a)
 [ "$got / $got6" = "received 100 distinct 100 bad 0 / received 100 distinct 100 bad 0" ] &&
   [ $((cs1 - cs0)) -ge 200 ] && ok "200 checksum-partial UDP datagrams (IPv4, IPv6) completed (tun_csum_in +$((cs1 - cs0))) and delivered intact" ||
   bad "checksum-partial datagrams: $got / $got6, tun_csum_in +$((cs1 - cs0)) (want 200)"
@@ -116,15 +121,19 @@ start a $NA 10.232.0.1 fd00:232::1
 s=$(tunnel_status $NA a tun_tso) c=$(tunnel_status $NA a tun_csum)
 [ "$s/$c" = "off (tun_offload = off)/off (tun_offload = off)" ] && ok "tun_offload = off: --status says tun_tso $s, tun_csum $c" ||
   bad "tun_offload = off: tun_tso '$s', tun_csum '$c'"
+read -r _ _ _ _ _ out0 < <(counters $NB b)
 for addr in 10.232.0.2 fd00:232::2; do
   if tunnel_tcp_through $NA $NB $addr; then ok "tun_offload = off: $MIB MiB byte-exact A to $addr"; else bad "tun_offload = off: file differs to $addr"; fi
 done
+read -r _ _ _ _ _ out1 < <(counters $NB b)
+[ $((out1 - out0)) -gt 0 ] && ok "B (offloads on) joined A's packets into $((out1 - out0)) GSO writes" ||
+  bad "tun_offload = off on A: B's tun_gso_out $out0 -> $out1"
 if tunnel_tcp_through $NB $NA fd00:232::1; then ok "tun_offload = off: $MIB MiB byte-exact B (offloads on) to A over IPv6"; else bad "tun_offload = off: file differs B to A"; fi
 got=$(udp_through $NA $NB 10.232.0.2 udpgso 60 $RUN)
 [ "$got" = "received 60 distinct 60 bad 0" ] && ok "tun_offload = off: UDP_SEGMENT runs intact" || bad "tun_offload = off: UDP runs $got of 60"
-read -r gso1 cs1 _ _ _ < <(counters $NA a)
-[ "$gso1 $cs1" = "0 0" ] && ok "tun_offload = off: nothing read as a super-packet or checksum-partial" ||
-  bad "tun_offload = off: tun_gso_in $gso1, tun_csum_in $cs1"
+read -r gso1 cs1 _ _ _ out1 < <(counters $NA a)
+[ "$gso1 $cs1 $out1" = "0 0 0" ] && ok "tun_offload = off: nothing read as a super-packet or checksum-partial, nothing joined" ||
+  bad "tun_offload = off: tun_gso_in $gso1, tun_csum_in $cs1, tun_gso_out $out1"
 
 tunnel_stop $PID_a
 tunnel_stop $PID_b
