@@ -45,8 +45,8 @@ HZ=$(getconf CLK_TCK)
 
 # gostx tunnel on both sides, TUN gxb0 addressed 10.232.0.1 (a) and
 # 10.232.0.2 (b), over the veth; CPUS_A / CPUS_B, when given, are taskset
-# lists that pin each side's process; UDP_OFFLOAD (on/off), when set, goes
-# into both configs.
+# lists that pin each side's process; UDP_OFFLOAD and TUN_OFFLOAD (on/off),
+# when set, go into both configs.
 gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
   head -c 32 /dev/urandom >"$T/k1"
   head -c 32 /dev/urandom >"$T/k2"
@@ -59,6 +59,7 @@ gostx_up() { # TRANSFORM THREADS [CPUS_A CPUS_B]
     printf 'local = %s:4500\npeer = %s:4500\ntun = gxb0\nmtu = 1400\ntransform = %s\nspi_out = %s\nspi_in = %s\nkey_out = %s\nkey_in = %s\nstate = %s\nthreads = %s\n' \
       $l $p "$1" $o $i "$T/$ko" "$T/$ki" "$T/$side.seq" "$2" >"$T/$side.conf"
     [ -n "${UDP_OFFLOAD:-}" ] && echo "udp_offload = $UDP_OFFLOAD" >>"$T/$side.conf"
+    [ -n "${TUN_OFFLOAD:-}" ] && echo "tun_offload = $TUN_OFFLOAD" >>"$T/$side.conf"
     pin=()
     [ -n "$cpus" ] && pin=(taskset -c "$cpus")
     bg $ns gostx-$side "${pin[@]}" "$G" tunnel -c "$T/$side.conf" --new-keys # new each time

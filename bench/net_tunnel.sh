@@ -11,8 +11,9 @@
 #   ONLY="tcp x1,udp 1372 B"  the tests named (comma-separated); default all
 #   TRANSFORMS="magma-mgm-ktree"  THREADS="1"  the gostx rows (default both
 #   transforms, 1 and 2 workers); OTHERS=0 skips the rows without gostx
-#   (veth, wireguard-go, openvpn); UDP_OFFLOAD=off sets udp_offload = off
-#   in both tunnels' configs (builds that know the setting)
+#   (veth, wireguard-go, openvpn); UDP_OFFLOAD=off sets udp_offload = off,
+#   TUN_OFFLOAD=off tun_offload = off, in both tunnels' configs (builds that
+#   know the setting)
 # Tests: TCP with 1 and 4 streams; UDP at full rate (-b 0) with payloads of
 # 1372 bytes (1400-byte IP packets, the MTU) and of 64 bytes.
 # Per setup and test, the median of RUNS runs of (per second: over the
@@ -77,7 +78,7 @@ printf '%-30s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
 
 gostx_run() { # TRANSFORM THREADS
   gostx_up "$1" "$2"
-  measure "gostx $1 t$2${UDP_OFFLOAD:+ off}" gxb0 10.232.0.2
+  measure "gostx $1 t$2${UDP_OFFLOAD:+ udp $UDP_OFFLOAD}${TUN_OFFLOAD:+ tun $TUN_OFFLOAD}" gxb0 10.232.0.2
   stop_all
 }
 if [ -x "$G" ]; then

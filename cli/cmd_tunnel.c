@@ -30,7 +30,8 @@ static void usage(FILE *f) {
           "(chmod go=), unless the config says insecure_key_file = true.\n"
           "--status exits 1 when the tunnel is not running; it also says which UDP\n"
           "offloads are on (udp_gso, udp_gro; udp_offload = off in the config turns\n"
-          "both off).\n"
+          "both off) and which TUN offloads (tun_csum, tun_tso, tun_uso; tun_offload\n"
+          "= off turns them off).\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -80,7 +81,9 @@ static int run(struct tunnel *t) {
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   tunnel_udp_offload(t, udp, send, n);
+  t->tun_vnet = !t->cfg.tun_offload_off;
   rc = tunnel_tun_open(&t->cfg, tun, n, &tun_lock);
+  if (!rc) tunnel_tun_offload(t, tun[0]);
   if (!rc) {
     rc = tunnel_state_begin(t);
     if (rc) {
@@ -116,12 +119,16 @@ static int run(struct tunnel *t) {
     gostx_esp_keycache_init(&w->kc_in);
     /* a GRO buffer holds a whole train of datagrams */
     w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
-    w->buf_len = (size_t)TUNNEL_BURST * (2 * TUNNEL_SLOT + w->rx_slot);
+    /* with TUN offloads, a super-packet's room after them */
+    w->buf_len = (size_t)TUNNEL_BURST * (2 * TUNNEL_SLOT + w->rx_slot) +
+                 (t->tun_vnet ? TUNNEL_SUPER_MAX + TUNNEL_GRO_OUT : 0);
     w->buf = malloc(w->buf_len);
     /* everything the worker uses is set before it starts: datagrams wait in
      * its socket already, and it opens them at once (a worker that read
      * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
     w->plain = w->buf ? w->buf + (size_t)TUNNEL_BURST * (TUNNEL_SLOT + w->rx_slot) : NULL;
+    w->super = w->buf && t->tun_vnet ? w->plain + (size_t)TUNNEL_BURST * TUNNEL_SLOT : NULL;
+    w->gro = w->super ? w->super + TUNNEL_SUPER_MAX : NULL;
     if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
       cli_err("tunnel: cannot start worker %u", i);
       free(w->buf);
@@ -132,11 +139,14 @@ static int run(struct tunnel *t) {
     t->nworkers++;
   }
   if (!rc)
-    fprintf(stderr, "gostx tunnel: %s up, local %s, peer %s, %s, %u workers, UDP GSO %s, GRO %s\n",
+    fprintf(stderr,
+            "gostx tunnel: %s up, local %s, peer %s, %s, %u workers, UDP GSO %s, GRO %s, "
+            "TUN TSO %s, checksum offload %s\n",
             t->cfg.tun, t->cfg.local_s, t->cfg.peer_s,
             t->cfg.transform == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? "kuznyechik-mgm-ktree"
                                                               : "magma-mgm-ktree",
-            t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off");
+            t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off",
+            t->tun_tso ? "on" : "off", t->tun_csum ? "on" : "off");
   write_status(t);
   struct timespec second = {1, 0};
   while (!rc) {

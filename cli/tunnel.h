@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "tunnel_gso.h"
 
 #define TUNNEL_PATH_MAX 512
 #define TUNNEL_MAX_THREADS 64
@@ -30,6 +31,11 @@
  * at most this many bytes of datagrams (IP's 64 KiB less the headers). */
 #define TUNNEL_GRO_BUF 65536
 #define TUNNEL_GSO_MAX 65000
+/* TUN offloads: a super-packet read is at most an IPv6 packet of the
+ * largest payload length (the kernel's own limit, 64 KiB, is below) */
+#define TUNNEL_SUPER_MAX (65535 + 40)
+/* the joined packets written back: a virtio header and at most 64 KiB */
+#define TUNNEL_GRO_OUT (TUNNEL_VNET_HDR_LEN + 65535)
 
 struct tunnel_config {
   char path[TUNNEL_PATH_MAX]; /* the config file, for messages */
@@ -46,6 +52,7 @@ struct tunnel_config {
   int esn_off;    /* esn = off: 32-bit sequence numbers, AAD SPI | SN */
   int insecure_key_file; /* key files that group or others can access: used */
   int udp_offload_off;   /* udp_offload = off: no UDP GSO or GRO */
+  int tun_offload_off;   /* tun_offload = off: no virtio headers, no TUN offloads */
 };
 
 /* Counters of one worker; the status sums them. */
@@ -53,6 +60,9 @@ struct tunnel_counters {
   _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped, tx_gso, rx_gro;
   _Atomic uint64_t rx_packets, rx_bytes, rx_auth, rx_replay, rx_malformed, rx_spi, rx_dummy,
       rx_keepalive, rx_dropped, tun_errors;
+  /* TUN offloads: super-packets read (each cut into segments),
+   * checksum-partial packets completed, writes of packets joined */
+  _Atomic uint64_t tun_gso_in, tun_csum_in, tun_gso_out;
 };
 
 struct tunnel;
@@ -69,6 +79,8 @@ struct tunnel_worker {
   uint8_t *buf;
   size_t rx_slot, buf_len;
   uint8_t *plain; /* TUNNEL_BURST slots: the payloads of the packets being opened */
+  uint8_t *super; /* with t->tun_vnet: TUNNEL_SUPER_MAX for a super-packet read */
+  uint8_t *gro;   /* with t->tun_vnet: TUNNEL_GRO_OUT for the packets joined */
 };
 
 struct tunnel {
@@ -100,6 +112,10 @@ struct tunnel {
    * *_errno: why the offload is off (0: udp_offload = off or on). */
   atomic_int udp_gso, gso_errno;
   int udp_gro, gro_errno;
+  /* TUN offloads: tun_vnet, every read and write has a virtio_net_hdr in
+   * front (tun_offload on); tun_csum / tun_tso / tun_uso, what
+   * TUNSETOFFLOAD took; *_errno, why one is off (0: tun_offload = off). */
+  int tun_vnet, tun_csum, tun_tso, tun_uso, csum_errno, tso_errno, uso_errno;
   unsigned nworkers;
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
@@ -128,12 +144,17 @@ int tunnel_udp_open(const struct tunnel_config *cfg, int *fds, int *send_fds, un
  * config says udp_offload = off: t->udp_gso / t->udp_gro. A kernel without
  * them (UDP_SEGMENT: 4.18, UDP_GRO: 5.0) leaves them off, said in one line. */
 void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, unsigned nsock);
-/* "udp_gso on" / "udp_gro off (why)" lines into f. */
+/* "udp_gso on" / "udp_gro off (why)" / "tun_tso on" ... lines into f. */
 void tunnel_offloads_print(struct tunnel *t, FILE *f);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
  * up; refuses a device that another tunnel or program holds. *lock: held
  * while the tunnel runs (closed with the fds). */
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock);
+/* With tun_offload on (the queues opened with IFF_VNET_HDR: t->tun_vnet):
+ * asks the device (fd: one of its queues) for checksum offload, TSO and,
+ * where the kernel has it (6.2), USO; what it takes into t->tun_csum,
+ * tun_tso, tun_uso. A refusal leaves that one off, said in one line. */
+void tunnel_tun_offload(struct tunnel *t, int fd);
 
 /* cli/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
  * the SAs' key fingerprints, the outbound sequence numbers and the inbound

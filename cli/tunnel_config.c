@@ -125,7 +125,7 @@ static long read_line(FILE *f, char *line, int *nul) {
 static const char *const settings[] = {
     "local", "peer",   "tun",    "mtu", "threads", "transform", "spi_out",          "spi_in",
     "key_out", "key_in", "state", "status", "esn", "limit", "insecure_key_file",
-    "udp_offload"};
+    "udp_offload", "tun_offload"};
 #define NSETTINGS (sizeof settings / sizeof *settings)
 
 int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
@@ -229,6 +229,9 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
     } else if (!strcmp(k, "udp_offload")) {
       bad = strcmp(v, "on") && strcmp(v, "off");
       cfg->udp_offload_off = !strcmp(v, "off");
+    } else if (!strcmp(k, "tun_offload")) {
+      bad = strcmp(v, "on") && strcmp(v, "off");
+      cfg->tun_offload_off = !strcmp(v, "off");
     } else { /* insecure_key_file */
       bad = strcmp(v, "true") && strcmp(v, "false");
       cfg->insecure_key_file = !strcmp(v, "true");

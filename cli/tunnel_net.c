@@ -158,17 +158,55 @@ void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, u
             strerror(t->gro_errno));
 }
 
-static void offload_line(FILE *f, const char *name, int on, int err, int config_off) {
+/* config_off: the setting that turned it off, or NULL */
+static void offload_line(FILE *f, const char *name, int on, int err, const char *config_off) {
   if (on)
     fprintf(f, "%s on\n", name);
   else
-    fprintf(f, "%s off (%s)\n", name, config_off ? "udp_offload = off" : strerror(err));
+    fprintf(f, "%s off (%s)\n", name, config_off ? config_off : strerror(err));
 }
 
 void tunnel_offloads_print(struct tunnel *t, FILE *f) {
-  offload_line(f, "udp_gso", atomic_load(&t->udp_gso), atomic_load(&t->gso_errno),
-               t->cfg.udp_offload_off);
-  offload_line(f, "udp_gro", t->udp_gro, t->gro_errno, t->cfg.udp_offload_off);
+  const char *udp_off = t->cfg.udp_offload_off ? "udp_offload = off" : NULL;
+  const char *tun_off = t->cfg.tun_offload_off ? "tun_offload = off" : NULL;
+  offload_line(f, "udp_gso", atomic_load(&t->udp_gso), atomic_load(&t->gso_errno), udp_off);
+  offload_line(f, "udp_gro", t->udp_gro, t->gro_errno, udp_off);
+  offload_line(f, "tun_csum", t->tun_csum, t->csum_errno, tun_off);
+  offload_line(f, "tun_tso", t->tun_tso, t->tso_errno, tun_off);
+  offload_line(f, "tun_uso", t->tun_uso, t->uso_errno,
+               tun_off || t->uso_errno != EINVAL ? tun_off : "not in this kernel: Linux 6.2+");
+}
+
+/* USO on TUN devices came with Linux 6.2; older headers lack the flags */
+#ifndef TUN_F_USO4
+#define TUN_F_USO4 0x20
+#define TUN_F_USO6 0x40
+#endif
+
+void tunnel_tun_offload(struct tunnel *t, int fd) {
+  if (!t->tun_vnet) return;
+  /* the most first: a kernel that lacks a flag refuses the whole set
+   * (EINVAL), so each refusal drops the newest offloads */
+  static const unsigned sets[] = {TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_USO4 | TUN_F_USO6,
+                                  TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6, TUN_F_CSUM, 0};
+  int err[3] = {0, 0, 0};
+  unsigned i = 0;
+  for (; i < 3; i++) {
+    if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)sets[i]) == 0) break;
+    err[i] = errno;
+  }
+  if (i == 3) ioctl(fd, TUNSETOFFLOAD, 0UL); /* nothing offloaded; the headers stay */
+  t->tun_uso = i == 0;
+  t->tun_tso = i <= 1;
+  t->tun_csum = i <= 2;
+  t->uso_errno = err[0];
+  t->tso_errno = err[1];
+  t->csum_errno = err[2];
+  if (i == 1 && err[0] != EINVAL)
+    fprintf(stderr, "gostx tunnel: TUN USO refused (%s)\n", strerror(err[0]));
+  if (i >= 2)
+    fprintf(stderr, "gostx tunnel: TUN offloads refused (%s): %s\n", strerror(err[i - 1]),
+            i == 2 ? "checksums only, no TSO" : "packets read one by one, checksums complete");
 }
 
 /* A lock on the device's name in this network namespace (where device
@@ -207,7 +245,8 @@ int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int 
     memset(&ifr, 0, sizeof ifr);
     /* the first queue makes the device unless it existed: IFF_TUN_EXCL
      * refuses one that another program made meanwhile */
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (i == 0 && !exists ? IFF_TUN_EXCL : 0);
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE | (i == 0 && !exists ? IFF_TUN_EXCL : 0) |
+                    (cfg->tun_offload_off ? 0 : IFF_VNET_HDR);
     memcpy(ifr.ifr_name, cfg->tun, strlen(cfg->tun));
     if (fds[i] < 0 || ioctl(fds[i], TUNSETIFF, &ifr) < 0) {
       int e = errno;

@@ -1,9 +1,12 @@
 /* gostx tunnel: one worker = one TUN queue + one UDP socket. Packets move
- * in bursts: up to TUNNEL_BURST read from the TUN queue, sealed, sent with
+ * in bursts: up to TUNNEL_BURST read from the TUN queue (with TUN offloads
+ * each may be a super-packet, cut here into segments that fill the burst's
+ * slots: tunnel_gso.c), sealed, sent with
  * one sendmmsg (runs of one size as one UDP GSO message each); up to
  * TUNNEL_BURST buffers received with one recvmmsg (each a GRO train of
  * datagrams, or one), every datagram opened on its own, and only the
- * authenticated, in-window ones written to the TUN queue. Buffers are
+ * authenticated, in-window ones written to the TUN queue (with TUN
+ * offloads, a TCP flow's packets joined into one GSO write). Buffers are
  * allocated once per worker: nothing is allocated per packet. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "tunnel.h"
@@ -78,29 +82,79 @@ static void gso_refused(struct tunnel *t, int err) {
           strerror(err));
 }
 
+/* One read from the TUN queue into slot n's payload (right after the ESP
+ * header, so sealing is in place) and, when it is longer (a super-packet,
+ * with the virtio header), on into w->super, where it is then moved whole.
+ * The packet's start, and its length (-1: nothing more to read). */
+static ssize_t tun_read(struct tunnel_worker *w, uint8_t *slot, uint8_t *vnet, uint8_t **pkt) {
+  struct tunnel *t = w->t;
+  unsigned mtu = t->cfg.mtu;
+  *pkt = slot + GOSTX_ESP_HDR_LEN;
+  if (!t->tun_vnet) return read(w->tun_fd, *pkt, mtu);
+  struct iovec v[3] = {{vnet, TUNNEL_VNET_HDR_LEN}, {*pkt, mtu}, {w->super + mtu, TUNNEL_SUPER_MAX - mtu}};
+  ssize_t r = readv(w->tun_fd, v, 3);
+  if (r < 0) return r;
+  if (r < TUNNEL_VNET_HDR_LEN) return 0; /* dropped as no IP packet */
+  r -= TUNNEL_VNET_HDR_LEN;
+  if ((size_t)r > mtu) {
+    memcpy(w->super, *pkt, mtu);
+    *pkt = w->super;
+  }
+  return r;
+}
+
+static void seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n);
+
+/* Up to TUNNEL_BURST reads from the TUN queue, sealed and sent in bursts of
+ * up to TUNNEL_BURST packets: a super-packet's segments fill the slots. */
 static void tun_to_udp(struct tunnel_worker *w) {
   struct tunnel *t = w->t;
-  struct iovec iov[TUNNEL_BURST];
   gostx_esp_burst b[TUNNEL_BURST];
   unsigned n = 0;
-  /* the payload lands right after the ESP header, so sealing is in place */
-  while (n < TUNNEL_BURST) {
-    uint8_t *slot = w->buf + (size_t)n * TUNNEL_SLOT;
-    ssize_t r = read(w->tun_fd, slot + GOSTX_ESP_HDR_LEN, t->cfg.mtu);
+  for (unsigned reads = 0; reads < TUNNEL_BURST; reads++) {
+    if (n == TUNNEL_BURST) { /* the last read's segments filled the slots */
+      seal_and_send(w, b, n);
+      n = 0;
+    }
+    uint8_t *slot = w->buf + (size_t)n * TUNNEL_SLOT, *pkt, vnet[TUNNEL_VNET_HDR_LEN] = {0};
+    ssize_t r = tun_read(w, slot, vnet, &pkt);
     if (r < 0) {
       if (errno != EAGAIN && errno != EINTR) ADD(w->c.tun_errors, 1);
       break;
     }
-    uint8_t nh = next_header_of(slot + GOSTX_ESP_HDR_LEN, (size_t)r);
-    if (!nh) {
+    struct tunnel_gso g;
+    int csum = 0, segs = t->tun_vnet ? tunnel_vnet_prepare(vnet, pkt, (size_t)r, t->cfg.mtu, &g, &csum) : 0;
+    if (segs < 0) {
       ADD(w->c.tx_dropped, 1);
       continue;
     }
-    b[n++] = (gostx_esp_burst){.in = slot + GOSTX_ESP_HDR_LEN, .len = (size_t)r, .out = slot,
-                               .cap = TUNNEL_SLOT, .next_header = nh};
+    if (csum) ADD(w->c.tun_csum_in, 1);
+    if (segs) ADD(w->c.tun_gso_in, 1);
+    /* a plain packet is in its slot; segments go one per slot */
+    for (unsigned k = 0; k < (segs ? (unsigned)segs : 1); k++) {
+      if (n == TUNNEL_BURST) {
+        seal_and_send(w, b, n);
+        n = 0;
+      }
+      slot = w->buf + (size_t)n * TUNNEL_SLOT;
+      size_t len = segs ? tunnel_gso_segment(&g, k, slot + GOSTX_ESP_HDR_LEN) : (size_t)r;
+      uint8_t nh = next_header_of(slot + GOSTX_ESP_HDR_LEN, len);
+      if (!nh) {
+        ADD(w->c.tx_dropped, 1);
+        continue;
+      }
+      b[n++] = (gostx_esp_burst){.in = slot + GOSTX_ESP_HDR_LEN, .len = len, .out = slot,
+                                 .cap = TUNNEL_SLOT, .next_header = nh};
+    }
   }
-  if (!n) return;
-  /* numbers for as many as the SA has left (none past its end, ever) */
+  if (n) seal_and_send(w, b, n);
+}
+
+/* Seals b[0..n) (their payloads in w->buf's slots) and sends them to the
+ * peer. */
+static void seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n) {
+  struct tunnel *t = w->t;
+  struct iovec iov[TUNNEL_BURST];
   unsigned got;
   uint64_t seq = tunnel_seq_reserve(t, n, &got);
   if (got) (void)gostx_esp_seal_burst(&t->sa_out, &w->kc_out, seq, b, got); /* statuses below */
@@ -164,10 +218,41 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   return 1;
 }
 
+/* One packet to the TUN queue: with virtio headers, GSO_NONE and flags 0
+ * (the kernel checks its checksums, so one the peer's splitter got wrong
+ * is still caught) */
+static void tun_write(struct tunnel_worker *w, uint8_t *pkt, size_t len) {
+  static const uint8_t plain_vnet[TUNNEL_VNET_HDR_LEN];
+  struct iovec v[2] = {{(void *)plain_vnet, TUNNEL_VNET_HDR_LEN}, {pkt, len}};
+  size_t hl = w->t->tun_vnet ? TUNNEL_VNET_HDR_LEN : 0;
+  if (writev(w->tun_fd, v + !hl, hl ? 2 : 1) != (ssize_t)(hl + len)) {
+    ADD(w->c.tun_errors, 1);
+    return;
+  }
+  ADD(w->c.rx_packets, 1);
+  ADD(w->c.rx_bytes, len);
+}
+
+/* The packets joined in g (if any) to the TUN queue in one write */
+static void gro_flush(struct tunnel_worker *w, struct tunnel_gro *g) {
+  unsigned count = g->count;
+  size_t bytes = g->bytes;
+  if (!count) return;
+  size_t len = tunnel_gro_finish(g);
+  if (write(w->tun_fd, g->buf, len) != (ssize_t)len) {
+    ADD(w->c.tun_errors, 1);
+    return;
+  }
+  if (count > 1) ADD(w->c.tun_gso_out, 1);
+  ADD(w->c.rx_packets, count);
+  ADD(w->c.rx_bytes, bytes);
+}
+
 /* Datagrams from the peer b[0..n): delivered to the TUN queue only when
  * they are ESP packets of our inbound SA, authentic, and new. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {
   struct tunnel *t = w->t;
+  struct tunnel_gro gro = {.buf = w->gro};
   pthread_mutex_lock(&t->replay_lock);
   gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&t->replay_lock);
@@ -201,13 +286,16 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
       ADD(w->c.rx_malformed, 1);
       continue;
     }
-    if (write(w->tun_fd, b[i].out, b[i].out_len) != (ssize_t)b[i].out_len) {
-      ADD(w->c.tun_errors, 1);
-      continue;
+    /* with virtio headers: TCP segments of one flow joined into one write
+     * (a GSO header); what cannot be joined is written on its own */
+    if (t->tun_vnet) {
+      if (gro.count && tunnel_gro_add(&gro, b[i].out, b[i].out_len)) continue;
+      gro_flush(w, &gro);
+      if (tunnel_gro_start(&gro, b[i].out, b[i].out_len)) continue;
     }
-    ADD(w->c.rx_packets, 1);
-    ADD(w->c.rx_bytes, b[i].out_len);
+    tun_write(w, b[i].out, b[i].out_len);
   }
+  gro_flush(w, &gro);
 }
 
 /* The segment size of a GRO-coalesced buffer (its UDP_GRO cmsg), or 0 for
@@ -296,6 +384,7 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
       ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(tx_gso), ROW(rx_packets),
       ROW(rx_bytes),    ROW(rx_auth),   ROW(rx_replay),    ROW(rx_malformed), ROW(rx_spi),
       ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors), ROW(rx_gro),
+      ROW(tun_gso_in),  ROW(tun_csum_in), ROW(tun_gso_out),
 #undef ROW
   };
   for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {

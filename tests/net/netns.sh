@@ -120,3 +120,37 @@ tunnel_start() {
   done
   return 1
 }
+
+# tunnel_stop PID: TERM, then KILL after 5 s
+tunnel_stop() {
+  local p=$1
+  kill -TERM $p
+  for _ in $(seq 50); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL $p
+}
+# tunnel_status NS SIDE KEY: the value (the rest of the line) of KEY in the
+# --status of $T/SIDE.conf
+tunnel_status() {
+  ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {$1 = ""; print substr($0, 2)}'
+}
+
+# tunnel_pair_confs: new keys $T/a2b.key, $T/b2a.key and the configs
+# $T/a.conf (10.231.0.1) and $T/b.conf (10.231.0.2) that use them
+tunnel_pair_confs() {
+  head -c 32 /dev/urandom >"$T/a2b.key"
+  head -c 32 /dev/urandom >"$T/b2a.key"
+  chmod 600 "$T"/*.key
+  tunnel_conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
+  tunnel_conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
+}
+# tunnel_tcp_through FROM_NS TO_NS ADDR: $T/file byte-exact over TCP to
+# ADDR (port 5001) in TO_NS, within 60 s
+tunnel_tcp_through() {
+  rm -f "$T/file.got"
+  ip netns exec $2 timeout 60 python3 "$HERE/xfer.py" recv $3 5001 "$T/file.got" 50 &
+  local rpid=$!
+  PIDS+=($rpid)
+  ip netns exec $1 timeout 60 python3 "$HERE/xfer.py" send $3 5001 "$T/file" 50
+  wait $rpid
+  [ "$(sha256sum <"$T/file")" = "$(sha256sum <"$T/file.got" 2>/dev/null)" ]
+}

@@ -25,12 +25,8 @@ NA=gxoa$$ NB=gxob$$ VA=gxova$$ VB=gxovb$$ TUN=gxo0
 . "$HERE/netns.sh"
 netns_test_begin python3 timeout sha256sum
 
-head -c 32 /dev/urandom >"$T/a2b.key"
-head -c 32 /dev/urandom >"$T/b2a.key"
-chmod 600 "$T"/*.key
 TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
-tunnel_conf a 10.231.0.1 10.231.0.2 0x1001 0x2002 a2b.key b2a.key
-tunnel_conf b 10.231.0.2 10.231.0.1 0x2002 0x1001 b2a.key a2b.key
+tunnel_pair_confs
 
 # start SIDE NS ADDR: the tunnel (netns.sh), then its address
 start() {
@@ -39,16 +35,8 @@ start() {
   ip -n $2 link set $TUN txqueuelen 5000 # the stopped sender's burst waits there
   sleep 1.2 # its first status file
 }
-stop() {
-  local p=$1
-  kill -TERM $p
-  for _ in $(seq 50); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL $p
-}
-# status NS SIDE KEY: the value (the rest of the line) of KEY in --status
-status() {
-  ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {$1 = ""; print substr($0, 2)}'
-}
+stop() { tunnel_stop "$@"; }
+status() { tunnel_status "$@"; }
 # counters NS SIDE: "tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed", once the
 # status file is rewritten
 counters() {
@@ -59,15 +47,7 @@ counters() {
 # a random file byte-exact over TCP; FILE_OK set
 MIB=20
 head -c $((MIB << 20)) /dev/urandom >"$T/file"
-file_through() {
-  rm -f "$T/file.got"
-  ip netns exec $NB timeout 60 python3 "$HERE/xfer.py" recv 10.232.0.2 5001 "$T/file.got" 50 &
-  local rpid=$!
-  PIDS+=($rpid)
-  ip netns exec $NA timeout 60 python3 "$HERE/xfer.py" send 10.232.0.2 5001 "$T/file" 50
-  wait $rpid
-  [ "$(sha256sum <"$T/file")" = "$(sha256sum <"$T/file.got" 2>/dev/null)" ]
-}
+file_through() { tunnel_tcp_through $NA $NB 10.232.0.2; }
 
 # 40 UDP datagrams of mixed sizes (IP packets of 1400, 728, 128, 64, 1028,
 # 528 bytes) queued in A's TUN device while A is stopped, so that A's worker

@@ -10,7 +10,12 @@ file once its socket is bound (a loaded host may start Python late).
 `xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
 so that a queue overflow is not what the count measures. SIZE may be a
-list (`1372,700,64`): datagram i then has size SIZE[i mod its length]."""
+list (`1372,700,64`): datagram i then has size SIZE[i mod its length].
+`xfer.py udpgso ADDR PORT COUNT SIZE` sends the same datagrams, each run
+of len(SIZE) of them in one send with UDP_SEGMENT = SIZE[0] (the kernel
+cuts it, or hands it to a device with USO whole): SIZE is then its first
+size repeated, then the last (shorter) one, e.g. `1000,1000,1000,123`.
+An ADDR with a colon is IPv6."""
 import socket, struct, sys, time
 
 
@@ -19,9 +24,20 @@ def body(i, size):
     return head + bytes((i + k) & 0xFF for k in range(size - len(head)))
 
 
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
 def udp(mode, addr, port, count, sizes, ready=None):
     sizes = [int(x) for x in sizes.split(",")]
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s = socket.socket(family(addr), socket.SOCK_DGRAM)
+    if mode == "udpgso":
+        s.setsockopt(socket.SOL_UDP, 103, sizes[0])  # UDP_SEGMENT
+        for i in range(0, count, len(sizes)):
+            run = range(i, min(count, i + len(sizes)))
+            s.sendto(b"".join(body(k, sizes[k % len(sizes)]) for k in run), (addr, port))
+            time.sleep(0.001)
+        return 0
     if mode == "udpsend":
         for i in range(count):
             s.sendto(body(i, sizes[i % len(sizes)]), (addr, port))
@@ -63,12 +79,12 @@ def pump(read, write):
 
 def main():
     mode, addr, port, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    if mode in ("udpsend", "udprecv"):
+    if mode in ("udpsend", "udprecv", "udpgso"):
         return udp(mode, addr, port, int(path), sys.argv[5],
                    sys.argv[6] if len(sys.argv) > 6 else None)
     timeout = float(sys.argv[5]) if len(sys.argv) > 5 else 60
     if mode == "recv":
-        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv = socket.socket(family(addr), socket.SOCK_STREAM)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind((addr, port))
         srv.listen(1)
