@@ -30,7 +30,7 @@ TARGET static inline void scan_body(uint64_t *r, const uint64_t *tab, int entrie
   for (int j = 0; j < limbs / 4; j++) _mm256_storeu_si256((__m256i *)(void *)(r + 4 * j), acc[j]);
 }
 
-TARGET void gx_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
+TARGET void gostx__sc_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
   /* one instantiation per entry size: the accumulators stay in ymm registers */
   if (limbs == 8)
     scan_body(r, tab, entries, idx, 8);
