@@ -734,11 +734,9 @@ static void test_point_add_row(const struct gostx_gx_field_impl *impl) {
         bad_dbl += !same_limbs(&R1, &R2, n);
         /* the same coordinates taken as Jacobian, doubled in place */
         R1 = R2 = *D;
-#ifdef GOSTX_ARCH_X86_64
-        if (on.fp.ifma)
-          gostx__ec_jac_dbl_n_ifma(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
+        if (on.lanes)
+          on.lanes->jac_dbl_n(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
         else
-#endif
           for (int d = 0; d < 1 + it % 7; d++) gostx__ec_jac_dbl(&on, R1.X, R1.Y, R1.Z);
         for (int d = 0; d < 1 + it % 7; d++) gostx__ec_jac_dbl(&off, R2.X, R2.Y, R2.Z);
         bad_dbl += !same_limbs(&R1, &R2, n);

@@ -254,6 +254,9 @@ static void build_all(void) {
 void gostx__ec_curve_use(gx_curve *C, const struct gostx_gx_field_impl *impl) {
   gostx__fe_mont_use(&C->fp, impl);
   gostx__fe_mont_use(&C->fq, impl);
+  C->scan = impl->scan;
+  /* the lane code's sums are sized for p = 2^(64 n) - c, c < 2^14 */
+  C->lanes = C->fp.c && C->fp.c < (1u << 14) ? impl->lanes : NULL;
 }
 
 const gx_curve *gostx__ec_curve_get(int id) {

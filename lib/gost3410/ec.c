@@ -7,7 +7,6 @@
 #include "gost3410/ec.h"
 #include "gost3410/field_inline.h"
 
-#include "arch.h"
 #include "internal.h"
 
 #include <string.h>
@@ -65,12 +64,10 @@ static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe
 void gostx__ec_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5, u;
-#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (M->ifma && C->a_small == -3) { /* gostx__fe_mont_init checked the modulus */
-    gostx__ec_point_add_ifma(C, r, P, Q);
+  if (C->lanes && C->a_small == -3) { /* the row's lane code (public: the curve's) */
+    C->lanes->point_add(C, r, P, Q);
     return;
   }
-#endif
   fe_mul(M, t0, P->X, Q->X);
   fe_mul(M, t1, P->Y, Q->Y);
   fe_mul(M, t2, P->Z, Q->Z);
@@ -162,12 +159,10 @@ void gostx__ec_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z)
 void gostx__ec_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
   const gx_mont *M = &C->fp;
   gx_fe X, Y, Z, t0;
-#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (M->ifma && C->a_small == -3) { /* gostx__fe_mont_init checked the modulus */
-    gostx__ec_point_dbl_n_ifma(C, r, P, count);
+  if (C->lanes && C->a_small == -3) { /* the row's lane code (public: the curve's) */
+    C->lanes->point_dbl_n(C, r, P, count);
     return;
   }
-#endif
   /* projective -> Jacobian: (X Z, Y Z^2, Z) */
   fe_mul(M, X, P->X, P->Z);
   fe_sqr(M, t0, P->Z);

@@ -16,8 +16,8 @@
 #include "gostx/gost3410.h"
 
 /* k P on an Edwards set with p = 2^(64 n) - c (n = 4 or 8, c < 2^14) by
- * AVX-512 IFMA (ec_edwards_ifma.c; x86-64 only, where gx_mont's ifma is
- * set): from the neutral, for each signed digit of dig (nd of them, top
+ * AVX-512 IFMA (ec_edwards_ifma.c; x86-64 only: the "avx512ifma" row's
+ * lanes->ed_mul): from the neutral, for each signed digit of dig (nd of them, top
  * first) GX_ED_W doublings (none before the first) and the addition of the
  * table's entry |d| / 2 (entries cached points (X, Y, Z, d T), 4 n limbs
  * each), negated for d < 0; the result (x : y : z : t), each below p. */
@@ -46,6 +46,11 @@ typedef struct gx_curve_def {
 
 typedef struct gx_curve {
   const gx_curve_def *def;
+  /* The implementation row's (gostx__ec_curve_use): its masked scan, and
+   * its lane code where it has some and p = 2^(64 n) - c with c < 2^14
+   * (field_ifma.h's bound), else NULL: the formulas of ec.c, ec_edwards.c. */
+  void (*scan)(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
+  const struct gostx_gx_lanes *lanes;
   int n, len;        /* limbs, bytes */
   gx_mont fp, fq;
   gx_fe a, b3;       /* Montgomery form mod p */
@@ -79,17 +84,34 @@ typedef struct gx_point {
   gx_fe X, Y, Z;
 } gx_point;
 
+/* A row's curve steps in lanes (ec_ifma.c and ec_edwards_ifma.c's, for the
+ * "avx512ifma" row): each the same result as the formula it replaces. */
+struct gostx_gx_lanes {
+  /* Weierstrass, a = -3: gostx__ec_point_add, gostx__ec_point_dbl_n, and
+   * count gostx__ec_jac_dbl in place. */
+  void (*point_add)(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q);
+  void (*point_dbl_n)(const gx_curve *C, gx_point *r, const gx_point *P, int count);
+  void (*jac_dbl_n)(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z, int count);
+  /* The Edwards sets' k P and a G + b P loops (gostx__ec_ed_mul_ifma and
+   * gostx__ec_ed_mul2_ifma_vartime above). */
+  void (*ed_mul)(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *t,
+                 const uint64_t *tab, int entries, const int8_t *dig, int nd);
+  void (*ed_mul2_vartime)(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *t,
+                          const uint64_t *odd, int nodd, const int8_t *db, int nb,
+                          const uint64_t *gtab, int ng, const int8_t *da, int na);
+};
+
+
 void gostx__ec_point_add(const gx_curve *C, gx_point *r, const gx_point *p, const gx_point *q);
 /* The same on AVX-512 IFMA (ec_ifma.c; x86-64 only): for p = 2^(64 n) - c
- * with c < 2^14 and a = -3, where gx_mont's ifma is set (gostx__ec_point_add
- * tests all three). */
+ * with c < 2^14 and a = -3 (the "avx512ifma" row's lanes->point_add). */
 void gostx__ec_point_add_ifma(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q);
 /* One Jacobian doubling in place (x = X/Z^2, y = Y/Z^3). */
 void gostx__ec_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z);
 /* r = 2^count P (Jacobian doublings inside; any P of odd order or infinity). */
 void gostx__ec_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count);
 /* The same on AVX-512 IFMA (ec_ifma.c; x86-64 only), under the same
- * conditions as gostx__ec_point_add_ifma (gostx__ec_point_dbl_n tests them). */
+ * conditions as gostx__ec_point_add_ifma. */
 void gostx__ec_point_dbl_n_ifma(const gx_curve *C, gx_point *r, const gx_point *P, int count);
 /* count gostx__ec_jac_dbl in place on AVX-512 IFMA (ec_ifma.c; the same conditions). */
 void gostx__ec_jac_dbl_n_ifma(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z, int count);
@@ -154,10 +176,8 @@ void gostx__sc_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w);
 void gostx__sc_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
                int d);
 /* r = entry idx of a table of `entries` entries of `limbs` limbs (8, 12,
- * 16, 24 or 32), every entry read under a mask: constant time in idx. AVX2
- * (select_avx2.c) where the MULX field runs, else portable. */
-void gostx__sc_scan(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entries, int limbs,
-             uint64_t idx);
+ * 16, 24 or 32), every entry read under a mask: constant time in idx. The
+ * row's scan (C->scan): portable, or AVX2 (select_avx2.c) on the MULX rows. */
 void gostx__sc_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
 void gostx__sc_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx);
 uint64_t gostx__sc_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k);

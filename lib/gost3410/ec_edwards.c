@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
 #include "internal.h"
 
 typedef struct ed_point {
@@ -149,7 +148,7 @@ static void ed_to_weier(const gx_curve *C, gx_point *r, const ed_point *p) {
  * and last part) when d < 0. */
 static void ed_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int parts, int d) {
   uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  gostx__sc_scan(C, r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
+  C->scan(r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
   neg_if(C, r, r + (parts - 1) * C->n, neg);
 }
 
@@ -250,12 +249,9 @@ void gostx__ec_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const g
   gostx__sc_recode_odd_w(dig, ko, n, ED_W);
   ed_from_weier(C, &E, P);
   odd_multiples(C, tab, &E, VAR_ENTRIES);
-#ifdef GOSTX_ARCH_X86_64
-  if (C->fp.ifma) { /* the dispatcher chose IFMA, and p = 2^(64 n) - c, c < 2^14 */
-    gostx__ec_ed_mul_ifma(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
-  } else
-#endif
-  {
+  if (C->lanes) { /* the row's lane code (p = 2^(64 n) - c, c < 2^14) */
+    C->lanes->ed_mul(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
+  } else {
     ed_neutral(C, &acc);
     for (int i = nd - 1; i >= 0; i--) {
       if (i < nd - 1)
@@ -300,13 +296,11 @@ static void ed_mul2_core(const gx_curve *C, ed_point *acc, const uint64_t *a, co
   ed_neutral(C, acc);
   int nb = gostx__sc_wnaf(db, b, n, VAR_W), na = tab ? gostx__sc_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
-#ifdef GOSTX_ARCH_X86_64
-  if (C->fp.ifma) {
-    gostx__ec_ed_mul2_ifma_vartime(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
-                            db, nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
+  if (C->lanes) {
+    C->lanes->ed_mul2_vartime(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
+                              db, nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
     na = nb = 0; /* nothing left for the loop below */
   }
-#endif
   for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
     int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;

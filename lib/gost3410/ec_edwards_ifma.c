@@ -185,5 +185,12 @@ GOSTX_TARGET_AVX512IFMA void gostx__ec_ed_mul_ifma(uint64_t c, int n, uint64_t *
   _mm256_zeroupper();
 }
 
-const struct gostx_gx_field_impl gostx_gx_field_ifma = {"avx512ifma", 1, 1};
+/* The "avx512ifma" row (lib/dispatch.c, at the avx512 level): the "mulx"
+ * row's products and scans, and the curve steps in lanes (this file's and
+ * ec_ifma.c's). */
+static const struct gostx_gx_lanes lanes = {gostx__ec_point_add_ifma, gostx__ec_point_dbl_n_ifma,
+                                            gostx__ec_jac_dbl_n_ifma, gostx__ec_ed_mul_ifma,
+                                            gostx__ec_ed_mul2_ifma_vartime};
+const struct gostx_gx_field_impl gostx_gx_field_ifma = {"avx512ifma", 1, gostx__sc_scan_avx2,
+                                                        &lanes};
 #endif

@@ -68,14 +68,12 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
 }
 
 /* count doublings of A (not infinity) in place: one lane run where the
- * IFMA field serves (ec_ifma.c), gostx__ec_jac_dbl count times otherwise. */
+ * row has lane code, gostx__ec_jac_dbl count times otherwise. */
 static void jac_dbl_n(const gx_curve *C, jac *A, int count) {
-#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (C->fp.ifma && C->a_small == -3) { /* gostx__fe_mont_init checked the modulus */
-    if (count) gostx__ec_jac_dbl_n_ifma(C, A->X, A->Y, A->Z, count);
+  if (C->lanes && C->a_small == -3) { /* the curve's form: public */
+    if (count) C->lanes->jac_dbl_n(C, A->X, A->Y, A->Z, count);
     return;
   }
-#endif
   for (int i = 0; i < count; i++) gostx__ec_jac_dbl(C, A->X, A->Y, A->Z);
 }
 

@@ -141,7 +141,6 @@ void gostx__fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
     sqr_body(M, r, a, 8);
 }
 
-const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0, 0};
 
 void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   if (MULX_ROW(M)) {
@@ -252,7 +251,6 @@ void gostx__fe_mont_init(gx_mont *M, const uint64_t *m, int n) {
 
 void gostx__fe_mont_use(gx_mont *M, const struct gostx_gx_field_impl *impl) {
   M->mulx = impl->mulx;
-  M->ifma = impl->ifma && M->c && M->c < (1u << 14);
 }
 
 /* ---- the variable-time inverse (public values only) ---- */

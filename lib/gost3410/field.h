@@ -22,9 +22,6 @@ typedef struct gx_mont {
   uint64_t r2[GX_MAXN];  /* R^2 mod m */
   uint64_t r3[GX_MAXN];  /* R^3 mod m */
   int mulx;       /* products by field_x86_64.c (gostx__fe_mont_use: the row's) */
-  int ifma;       /* the lane-parallel IFMA code (ec_edwards_ifma.c, ec_ifma.c) may
-                   * run: the row has it, and m = 2^(64 n) - c with the c < 2^14
-                   * its lane sums are sized for (field_ifma.h) */
 } gx_mont;
 
 /* gostx__fe_mul and gostx__fe_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */
@@ -73,8 +70,7 @@ void gostx__fe_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n);
 void gostx__fe_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a);
 void gostx__fe_inv_public(const gx_mont *M, uint64_t *r, const uint64_t *a);
 /* Run M's products on the implementation row impl (lib/dispatch.c's
- * GOST R 34.10 rows, field_impl.h): its MULX and IFMA flags, IFMA only
- * where m = 2^(64 n) - c with the c < 2^14 the lane sums are sized for. */
+ * GOST R 34.10 rows, field_impl.h). */
 void gostx__fe_mont_use(gx_mont *M, const struct gostx_gx_field_impl *impl);
 
 #endif

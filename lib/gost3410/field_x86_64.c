@@ -1,11 +1,10 @@
 /* The x86-64 field products with MULX (BMI2) and two carry chains, ADCX on
  * CF for the low halves and ADOX on OF for the high halves (ADX): the 2n-limb
  * product row by row in registers, no flag spills; the reductions are
- * field_body.h's, shared with the portable field. lib/dispatch.c decides
- * whether these run (gx_mont's mulx flag); the portable field stays the
+ * field_body.h's, shared with the portable field. lib/dispatch.c's rows decide
+ * whether these run (gx_mont's mulx flag; the row table is select_avx2.c's); the portable field stays the
  * reference. Constant time: no branch or index on the operands. */
 #include "gost3410/field_body.h"
-#include "gost3410/field_impl.h"
 
 #include <string.h>
 
@@ -14,7 +13,6 @@
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
 
 /* ---- 2^512 - c: the product and the squaring with the fold in registers ---- */
 
@@ -398,8 +396,4 @@ void gostx__fe_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const 
   }
 }
 
-#else
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
-/* Never chosen here: lib/dispatch.c has no mulx row off x86-64, and
- * field.c calls none of this file's functions there. */
 #endif

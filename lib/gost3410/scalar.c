@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "arch.h"
 
 /* k as odd signed digits: k = sum d_i 2^(w i), each d_i odd in
  * [-(2^w - 1), 2^w - 1], for an odd k < 2^(64 n); GX_DIGITS_W(n, w) of
@@ -47,24 +46,17 @@ void gostx__sc_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int 
   memcpy(r, acc, (size_t)limbs * 8);
 }
 
-void gostx__sc_scan(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entries, int limbs,
-             uint64_t idx) {
-#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
-  if (C->fp.mulx) { /* the MULX field is the avx2 level's (lib/dispatch.c) */
-    gostx__sc_scan_avx2(r, tab, entries, limbs, idx);
-    return;
-  }
-#endif
-  (void)C;
-  gostx__sc_scan_portable(r, tab, entries, limbs, idx);
-}
+/* The portable row: field.c's products and the scan above. */
+const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0, gostx__sc_scan_portable,
+                                                            NULL};
+
 
 /* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
  * all entries read with masks; y sits y_off limbs into an entry. */
 void gostx__sc_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
                int d) {
   uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  gostx__sc_scan(C, r, tab, 1 << (GX_W - 1), entry_limbs, ad >> 1);
+  C->scan(r, tab, 1 << (GX_W - 1), entry_limbs, ad >> 1);
   gx_fe ny;
   static const gx_fe zero = {0};
   fe_sub(&C->fp, ny, zero, r + y_off);

@@ -808,8 +808,8 @@ static void case_gost3410(void) {
 /* The MULX/ADX field (lib/gost3410/field_x86_64.c) through both scalar
  * multiplications (the ladder and the G table) and products modulo q, with
  * k secret. Valgrind runs ADCX/ADOX but hides ADX from CPUID, so the
- * dispatcher picks the portable field under it: this case turns the MULX
- * field on in a copy of each curve. Runs where the CPU has BMI2 and either
+ * dispatcher picks the portable field under it: this case loads a copy of
+ * each curve on the MULX row. Runs where the CPU has BMI2 and either
  * has ADX or is valgrind's. */
 #ifdef GOSTX_CT_CHECK
 #define CT_UNDER_VALGRIND() (RUNNING_ON_VALGRIND != 0)
@@ -822,7 +822,7 @@ static void case_gost3410_mulx(void) {
   if (!f->bmi2 || (!f->adx && !CT_UNDER_VALGRIND())) return;
   for (size_t i = 0; i < EC_NCURVES; i++) {
     gx_curve C = *gostx__ec_curve_get(ec_curves[i]);
-    C.fp.mulx = C.fq.mulx = 1;
+    gostx__ec_curve_use(&C, &gostx_gx_field_mulx); /* its products and AVX2 scans */
     gx_fe k = {0}, s, x, y;
     gx_point G, R;
     uint8_t kb[64];
@@ -852,11 +852,11 @@ static void case_gost3410_mulx(void) {
  * addition and the runs of Jacobian doublings of the window loop. Valgrind has no AVX-512: this runs in
  * the emulated build (its SIMDe intrinsics and lib/x86_avx512_emu.c's IFMA
  * models), where lib/cpu.c reports IFMA; valgrind hides ADX there, so the
- * dispatcher's field is the portable one and this case turns the IFMA paths
- * on in a copy of each curve (the library takes them where they apply). */
+ * dispatcher's field is the portable one and this case takes the IFMA row's
+ * lane code into a copy of each curve (the library runs it where it applies). */
 static void gost3410_ifma_mul(int curve, unsigned seed) {
   gx_curve C = *gostx__ec_curve_get(curve);
-  C.fp.ifma = 1;
+  C.lanes = gostx_gx_field_ifma.lanes; /* the IFMA row's curve steps, on this field */
   gx_fe k = {0}, x, y;
   gx_point G, P, R;
   uint8_t kb[64];
