@@ -644,27 +644,31 @@ static void test_field_row(const struct gostx_gx_field_impl *impl) {
   }
 }
 
-/* k P and verification's m G + k P on the Edwards sets on a row (AVX-512
- * IFMA: lib/gost3410/ec_edwards_ifma.c) against the portable row, and
- * against the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2,
- * all-ones folded) and random ones, on G and on other points of order q. */
-static void test_edwards_row(const struct gostx_gx_field_impl *impl) {
+/* k G, k P and verification's m G + k P through the front (ec_front.c) on
+ * a row (its scans; on the Edwards sets its lane code, AVX-512 IFMA:
+ * lib/gost3410/ec_edwards_ifma.c) against the portable row, and against
+ * the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2, all-ones
+ * folded) and random ones, on G and on other points of order q. 60 cases
+ * on the Edwards sets, 20 on the others. */
+static void test_mul_row(const struct gostx_gx_field_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
     on_row(ci, impl, &on, &off);
-    if (!on.edwards) continue;
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
-    int bad_ref = 0, bad_off = 0, bad_two = 0;
+    int bad_ref = 0, bad_off = 0, bad_two = 0, bad_base = 0, cases = on.edwards ? 60 : 20;
     gx_point G, P, R0, R1, R2, T;
     gx_fe k, m;
     gostx__ec_point_generator(&off, &G);
-    for (int it = 0; it < 60; it++) { /* references on `off`: the portable row */
+    for (int it = 0; it < cases; it++) { /* references on `off`: the portable row */
       scalar_below_q(&on, k, it % 20);
       scalar_below_q(&on, m, 6 + it % 9);
       if (it % 3)
         gostx__ec_point_mul_ref(&off, &P, m, &G);
       else
         P = G;
+      gostx__ec_point_mul_ref(&off, &R0, k, &G);
+      gostx__ec_mul_base(&on, &R1, k);
+      bad_base += !same_point(&on, &R0, &R1);
       gostx__ec_point_mul_ref(&off, &R0, k, &P);
       gostx__ec_mul(&on, &R1, k, &P);
       gostx__ec_mul(&off, &R2, k, &P);
@@ -674,14 +678,16 @@ static void test_edwards_row(const struct gostx_gx_field_impl *impl) {
       if (it % 7 == 0) memcpy(m, k, sizeof m);
       gostx__ec_point_mul_ref(&off, &T, m, &G);
       gostx__ec_point_add(&off, &R0, &R0, &T);
-      gostx__ec_ed_mul2_vartime(&on, &R1, m, k, &P);
-      gostx__ec_ed_mul2_vartime(&off, &R2, m, k, &P);
+      gostx__ec_mul2_vartime(&on, &R1, m, k, &P);
+      gostx__ec_mul2_vartime(&off, &R2, m, k, &P);
       bad_two += !same_point(&on, &R0, &R1) + !same_point(&on, &R1, &R2);
     }
-    CHECK(!bad_ref, "%s: k P on %s = reference (%d of 60 differ)", name, impl->name, bad_ref);
-    CHECK(!bad_off, "%s: k P on %s = portable (%d of 60 differ)", name, impl->name, bad_off);
-    CHECK(!bad_two, "%s: m G + k P on %s = reference and portable (%d of 120 differ)", name,
-          impl->name, bad_two);
+    CHECK(!bad_base, "%s: k G on %s = reference (%d of %d differ)", name, impl->name, bad_base,
+          cases);
+    CHECK(!bad_ref, "%s: k P on %s = reference (%d of %d differ)", name, impl->name, bad_ref, cases);
+    CHECK(!bad_off, "%s: k P on %s = portable (%d of %d differ)", name, impl->name, bad_off, cases);
+    CHECK(!bad_two, "%s: m G + k P on %s = reference and portable (%d of %d differ)", name,
+          impl->name, bad_two, 2 * cases);
   }
 }
 
@@ -1139,7 +1145,7 @@ static void test_small_order_keys(void) {
 /* One row of lib/dispatch.c's GOST R 34.10 table against the portable row. */
 static void test_row(const struct gostx_gx_field_impl *impl) {
   test_field_row(impl);
-  test_edwards_row(impl);
+  test_mul_row(impl);
   test_point_add_row(impl);
 }
 

@@ -17,9 +17,9 @@
  * The lane arithmetic (52-bit limbs, the products, the carries, the
  * conversions) is field_ifma.h's.
  * Everything is lane arithmetic, permutes, multiplies and masks: no branch
- * and no memory index on the scalar or the point. lib/dispatch.c's ifma
- * field row decides whether this runs (gx_mont's ifma flag); gostx__ec_ed_mul's
- * own loop stays the reference. */
+ * and no memory index on the scalar or the point. lib/dispatch.c's
+ * "avx512ifma" row (defined at the end of this file) decides whether this
+ * runs (the curve's lanes); gostx__ec_ed_mul's own loop stays the reference. */
 #include "gost3410/ec.h"
 #include "gost3410/field_ifma.h"
 

@@ -18,8 +18,9 @@
  * with the same sums between them as ec.c's add_finish. The MULX field is
  * bound by its carries on Intel cores (ec_edwards_ifma.c); here an addition
  * is three product latencies instead of fourteen products in a row.
- * lib/dispatch.c's ifma field row decides whether this runs (gx_mont's ifma
- * flag, tested in gostx__ec_point_add); add_finish stays the reference. */
+ * lib/dispatch.c's "avx512ifma" row decides whether this runs (its lanes,
+ * ec_edwards_ifma.c, called by gostx__ec_point_add); add_finish stays the
+ * reference. */
 #include "gost3410/ec.h"
 #include "gost3410/field_ifma.h"
 
