@@ -125,27 +125,34 @@ GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) 
 }
 
 /* field_x86_64.c's bodies where the row has them (x86-64 only: no other
- * build has a MULX row). */
+ * build has a MULX row, nor those functions). */
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
-#define MULX_ROW(M) ((M)->mulx)
+#define MULX_FIELD 1
 #else
-#define MULX_ROW(M) 0
+#define MULX_FIELD 0
 #endif
 
 void gostx__fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  if (MULX_ROW(M))
+#if MULX_FIELD
+  if (M->mulx) {
     gostx__fe_sqr_mulx(M, r, a);
-  else if (M->n == 4)
+    return;
+  }
+#endif
+  if (M->n == 4)
     sqr_body(M, r, a, 4);
   else
     sqr_body(M, r, a, 8);
 }
 
-
 void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (MULX_ROW(M)) {
+#if MULX_FIELD
+  if (M->mulx) {
     gostx__fe_mul_mulx(M, r, a, b);
-  } else if (M->c) { /* the modulus's form: public */
+    return;
+  }
+#endif
+  if (M->c) { /* the modulus's form: public */
     if (M->n == 4)
       mul_pm_body(M, r, a, b, 4);
     else
@@ -158,18 +165,26 @@ void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint6
 }
 
 void gostx__fe_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (MULX_ROW(M) && (M->n == 4 || M->c))
+#if MULX_FIELD
+  if (M->mulx && (M->n == 4 || M->c)) {
     gostx__fe_add_mulx(M, r, a, b);
-  else if (M->n == 4)
+    return;
+  }
+#endif
+  if (M->n == 4)
     add_body(M, r, a, b, 4);
   else
     add_body(M, r, a, b, 8);
 }
 
 void gostx__fe_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (MULX_ROW(M) && (M->n == 4 || M->c))
+#if MULX_FIELD
+  if (M->mulx && (M->n == 4 || M->c)) {
     gostx__fe_sub_mulx(M, r, a, b);
-  else if (M->n == 4)
+    return;
+  }
+#endif
+  if (M->n == 4)
     sub_body(M, r, a, b, 4);
   else
     sub_body(M, r, a, b, 8);
