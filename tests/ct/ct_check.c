@@ -805,12 +805,24 @@ static void case_gost3410(void) {
   }
 }
 
-/* The MULX/ADX field (lib/gost3410/field_x86_64.c) through both scalar
- * multiplications (the ladder and the G table) and products modulo q, with
- * k secret. Valgrind runs ADCX/ADOX but hides ADX from CPUID, so the
- * dispatcher picks the portable field under it: this case loads a copy of
- * each curve on the MULX row. Runs where the CPU has BMI2 and either
- * has ADX or is valgrind's. */
+/* GOST R 34.10 rows (lib/dispatch.c) the const group ran by loading curves
+ * on them itself, whatever the dispatcher chose: the summary line names
+ * them beside the default (scripts/check_ct.sh's coverage step reads it). */
+static const struct gostx_gx_field_impl *gx_rows_run[4];
+static size_t n_gx_rows_run;
+
+static void note_gx_row(const struct gostx_gx_field_impl *row) {
+  for (size_t i = 0; i < n_gx_rows_run; i++)
+    if (gx_rows_run[i] == row) return;
+  if (n_gx_rows_run < sizeof gx_rows_run / sizeof gx_rows_run[0]) gx_rows_run[n_gx_rows_run++] = row;
+}
+
+/* The "mulx" row (lib/gost3410/field_x86_64.c's products, select_avx2.c's
+ * scans) through both scalar multiplications (the ladder and the G table)
+ * and products modulo q, with k secret. Valgrind runs ADCX/ADOX but hides
+ * ADX from CPUID, so the dispatcher picks the portable row under it: this
+ * case loads a copy of each curve on the MULX row. Runs where the CPU has
+ * BMI2 and either has ADX or is valgrind's. */
 #ifdef GOSTX_CT_CHECK
 #define CT_UNDER_VALGRIND() (RUNNING_ON_VALGRIND != 0)
 #else
@@ -843,6 +855,7 @@ static void case_gost3410_mulx(void) {
     gostx__fe_inv(&C.fq, s, s);
     CT_PUBLIC(s, sizeof s);
   }
+  note_gx_row(&gostx_gx_field_mulx);
 #endif
 }
 
@@ -852,11 +865,13 @@ static void case_gost3410_mulx(void) {
  * addition and the runs of Jacobian doublings of the window loop. Valgrind has no AVX-512: this runs in
  * the emulated build (its SIMDe intrinsics and lib/x86_avx512_emu.c's IFMA
  * models), where lib/cpu.c reports IFMA; valgrind hides ADX there, so the
- * dispatcher's field is the portable one and this case takes the IFMA row's
- * lane code into a copy of each curve (the library runs it where it applies). */
+ * dispatcher's row is the portable one and this case loads a copy of each
+ * curve on the "avx512ifma" row (its MULX products and AVX2 scans too:
+ * valgrind runs them, as case_gost3410_mulx). k G as well, on the row's
+ * scans. */
 static void gost3410_ifma_mul(int curve, unsigned seed) {
   gx_curve C = *gostx__ec_curve_get(curve);
-  C.lanes = gostx_gx_field_ifma.lanes; /* the IFMA row's curve steps, on this field */
+  gostx__ec_curve_use(&C, &gostx_gx_field_ifma);
   gx_fe k = {0}, x, y;
   gx_point G, P, R;
   uint8_t kb[64];
@@ -871,15 +886,21 @@ static void gost3410_ifma_mul(int curve, unsigned seed) {
   gostx__ec_point_to_affine(&C, x, y, &R);
   CT_PUBLIC(x, sizeof x);
   CT_PUBLIC(y, sizeof y);
+  gostx__ec_mul_base(&C, &R, k);
+  gostx__ec_point_to_affine(&C, x, y, &R);
+  CT_PUBLIC(x, sizeof x);
+  CT_PUBLIC(y, sizeof y);
 }
 
 static void case_gost3410_ifma(void) {
 #ifdef GOSTX_ARCH_X86_64
-  if (!gostx__cpu()->avx512ifma) return;
+  const struct gostx_cpu *f = gostx__cpu();
+  if (!f->avx512ifma || !f->bmi2 || (!f->adx && !CT_UNDER_VALGRIND())) return;
   for (size_t i = 0; i < EC_NCURVES; i++) {
     const gx_curve *C = gostx__ec_curve_get(ec_curves[i]);
     if (C->fp.c && (C->edwards || C->a_small == -3)) gost3410_ifma_mul(ec_curves[i], 61 + (unsigned)i);
   }
+  note_gx_row(&gostx_gx_field_ifma);
 #endif
 }
 
@@ -1422,6 +1443,9 @@ int main(int argc, char **argv) {
   printf("ct_check %s:", argv[1]);
   for (int a = 1; a < GOSTX_ALG_END; a++)
     printf(" %s=%s", gostx_alg_name((gostx_alg)a), gostx_impl((gostx_alg)a));
+  for (size_t i = 0; i < n_gx_rows_run; i++) /* the rows run on purpose, beside the default */
+    if (strcmp(gx_rows_run[i]->name, gostx_impl(GOSTX_ALG_GOST3410)))
+      printf(" %s=%s", gostx_alg_name(GOSTX_ALG_GOST3410), gx_rows_run[i]->name);
   printf(", %s\n", failures ? "FAILED" : "ok");
   return failures ? 1 : 0;
 }
