@@ -24,6 +24,7 @@ static const char *const alg_names[GOSTX_ALG_END] = {
     [GOSTX_ALG_MAGMA] = "magma",
     [GOSTX_ALG_STREEBOG] = "streebog",
     [GOSTX_ALG_MGM] = "mgm",
+    [GOSTX_ALG_GOST3410] = "gost3410",
 };
 
 const char *gostx_alg_name(gostx_alg alg) {

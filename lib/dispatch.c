@@ -321,6 +321,7 @@ const char *gostx_impl(gostx_alg alg) {
     case GOSTX_ALG_MAGMA: return d->magma->name;
     case GOSTX_ALG_STREEBOG: return d->streebog->name;
     case GOSTX_ALG_MGM: return d->mgm->name;
+    case GOSTX_ALG_GOST3410: return gostx__gx_field()->name;
     default: return "unknown";
   }
 }
@@ -332,6 +333,7 @@ static const struct row *rows_of(int alg, size_t *n) {
     case GOSTX_ALG_MAGMA: *n = NROWS(magma_rows); return magma_rows;
     case GOSTX_ALG_STREEBOG: *n = NROWS(streebog_rows); return streebog_rows;
     case GOSTX_ALG_MGM: *n = NROWS(mgm_rows); return mgm_rows;
+    case GOSTX_ALG_GOST3410: *n = NROWS(gx_field_rows); return gx_field_rows;
     default: *n = 0; return NULL;
   }
 }

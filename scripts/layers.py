@@ -28,7 +28,19 @@ LAYERS = [
     # the gostx_cipher handle: the only door the modes use
     ("cipher", ["cipher_ops.h", "cipher.c"]),
     ("modes", ["modes/*", "gost89/*", "mgm/mgm.c", "mgm/*.h", "gost94/*", "kdf/*"]),
-    ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gost3410/*", "gpu/*", "sizes.c",
+    # GOST R 34.10 (lib/gost3410), lowest first: the field (no curve, ISA
+    # bodies by row), the curve table, the scalar helpers both curve models
+    # share, the point formulas (and their IFMA lane forms), each model's
+    # scalar multiplications, the front that picks the model, the API
+    # (field_<isa>.c, select_<isa>.c and ec_*<isa>.c: a new row's files)
+    ("ec_field", ["gost3410/field*"]),
+    ("ec_curve", ["gost3410/ec.h", "gost3410/curves.c"]),
+    ("ec_scalar", ["gost3410/scalar.c", "gost3410/select_*"]),
+    ("ec_formulas", ["gost3410/ec.c", "gost3410/ec_ifma.c", "gost3410/ec_edwards_*"]),
+    ("ec_mul", ["gost3410/ec_mul.c", "gost3410/ec_jac.c", "gost3410/ec_edwards.c"]),
+    ("ec_front", ["gost3410/ec_front.c"]),
+    ("ec_api", ["gost3410/gost3410.c", "gost3410/keys.c", "gost3410/keys_pem.c"]),
+    ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
                "tls/*"]),
 ]
 

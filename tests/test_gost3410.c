@@ -2,13 +2,15 @@
  * curve, q G = O), the standard's Appendix A examples 1 and 2
  * (tests/vectors/sign-3410.json: Q = dP, sign with the given k gives r, s,
  * verify accepts, flipped bits are refused), round trips on random keys on
- * every curve, VKO agreement both ways, and the refusals of the API. */
+ * every curve, VKO agreement both ways, the refusals of the API, and every
+ * implementation row of the dispatcher against the portable one. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "arch.h"
 #include "gost3410/ec.h"
 #include "internal.h"
+#include "rows.h"
 #include "testutil.h"
 
 static const int all_curves[] = {GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A,
@@ -29,8 +31,8 @@ static void reverse(uint8_t *p, size_t n) {
 /* q of a curve as big-endian bytes, from the library's table. */
 static void curve_q(int curve, uint8_t *out) {
   gx_curve C;
-  gx_curve_load(&C, curve);
-  gx_store_be(out, C.q, C.n);
+  gostx__ec_curve_load(&C, curve);
+  gostx__fe_store_be(out, C.q, C.n);
 }
 
 static void test_curves(void) {
@@ -269,24 +271,24 @@ static void scalar_below_q(const gx_curve *C, uint64_t *k, int it) {
     case 0: memcpy(k, one, sizeof one); return;
     case 1: memcpy(k, two, sizeof two); return;
     case 2: memcpy(k, three, sizeof three); return;
-    case 3: gx_sub(&C->fq, k, C->q, one); return; /* q - 1 (C->q itself is not < q) */
-    case 4: gx_sub(&C->fq, k, C->q, two); return;
+    case 3: gostx__fe_sub(&C->fq, k, C->q, one); return; /* q - 1 (C->q itself is not < q) */
+    case 4: gostx__fe_sub(&C->fq, k, C->q, two); return;
     case 5: k[0] = 64; return;
     default:
       for (int i = 0; i < C->n; i++) r[i] = t_rand();
       if (it == 6) for (int i = 0; i < C->n; i++) r[i] = ~(uint64_t)0;
       gx_fe zero = {0};
-      gx_reduce_wide(&C->fq, k, r, zero);
-      if (gx_is_zero(k, C->n)) k[0] = 5;
+      gostx__fe_reduce_wide(&C->fq, k, r, zero);
+      if (gostx__fe_is_zero(k, C->n)) k[0] = 5;
   }
 }
 
 static int same_point(const gx_curve *C, const gx_point *A, const gx_point *B) {
   gx_fe ax, ay, bx, by;
-  uint64_t ia = gx_point_to_affine(C, ax, ay, A), ib = gx_point_to_affine(C, bx, by, B);
+  uint64_t ia = gostx__ec_point_to_affine(C, ax, ay, A), ib = gostx__ec_point_to_affine(C, bx, by, B);
   if (ia || ib) return ia && ib;
   return !memcmp(ax, bx, (size_t)C->n * 8) && !memcmp(ay, by, (size_t)C->n * 8) &&
-         gx_on_curve(C, ax, ay);
+         gostx__ec_on_curve(C, ax, ay);
 }
 
 /* Whether two points have the same projective coordinates, limb for limb
@@ -298,38 +300,38 @@ __attribute__((unused)) static int same_limbs(const gx_point *A, const gx_point 
 
 static void test_fast_paths(void) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
-    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    const gx_curve *C = gostx__ec_curve_get(all_curves[ci]);
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
     gx_point G, P, R1, R2, T;
     gx_fe k, m;
-    gx_point_generator(C, &G);
+    gostx__ec_point_generator(C, &G);
     for (int it = 0; it < 14; it++) {
       scalar_below_q(C, k, it);
-      gx_point_mul_ref(C, &R1, k, &G);
-      gx_point_mul_base(C, &R2, k);
+      gostx__ec_point_mul_ref(C, &R1, k, &G);
+      gostx__ec_mul_base(C, &R2, k);
       CHECK(same_point(C, &R1, &R2), "%s: k G from the table = reference (case %d)", name, it);
       /* a point of order q other than G */
       scalar_below_q(C, m, 7 + it % 7);
-      gx_point_mul_ref(C, &P, m, &G);
-      gx_point_mul_ref(C, &R1, k, &P);
-      gx_point_mul(C, &R2, k, &P);
+      gostx__ec_point_mul_ref(C, &P, m, &G);
+      gostx__ec_point_mul_ref(C, &R1, k, &P);
+      gostx__ec_mul(C, &R2, k, &P);
       CHECK(same_point(C, &R1, &R2), "%s: k P signed windows = reference (case %d)", name, it);
       /* a G + b P, variable time */
-      gx_point_mul2_vartime(C, &R2, m, k, &P);
-      gx_point_mul_ref(C, &T, m, &G);
-      gx_point_add(C, &R1, &R1, &T);
+      gostx__ec_point_mul2_vartime(C, &R2, m, k, &P);
+      gostx__ec_point_mul_ref(C, &T, m, &G);
+      gostx__ec_point_add(C, &R1, &R1, &T);
       CHECK(same_point(C, &R1, &R2), "%s: a G + b P = reference (case %d)", name, it);
-      CHECK(gx_point_mul2_jac(C, &R2, m, k, &P) == 0 && same_point(C, &R1, &R2),
+      CHECK(gostx__ec_point_mul2_jac(C, &R2, m, k, &P) == 0 && same_point(C, &R1, &R2),
             "%s: a G + b P in Jacobian = reference (case %d)", name, it);
       if (C->edwards) {
-        gx_ed_mul2_vartime(C, &R2, m, k, &P);
+        gostx__ec_ed_mul2_vartime(C, &R2, m, k, &P);
         CHECK(same_point(C, &R1, &R2), "%s: a G + b P in Edwards = reference (case %d)", name,
               it);
       }
       /* b = a, P = -G: infinity; b = q - a... exercised below */
-      gx_point_mul2_jac(C, &R2, k, k, &G);
-      gx_point_mul_ref(C, &T, k, &G);
-      gx_point_add(C, &T, &T, &T);
+      gostx__ec_point_mul2_jac(C, &R2, k, k, &G);
+      gostx__ec_point_mul_ref(C, &T, k, &G);
+      gostx__ec_point_add(C, &T, &T, &T);
       CHECK(same_point(C, &T, &R2), "%s: k G + k G in Jacobian (doubling case %d)", name, it);
     }
     /* the variable-time inverse against Fermat's, mod p and q */
@@ -337,36 +339,36 @@ static void test_fast_paths(void) {
       const gx_mont *Mq = it & 1 ? &C->fq : &C->fp;
       gx_fe a, b, c, am;
       scalar_below_q(C, a, it % 14); /* < q <= p, nonzero */
-      gx_inv_vartime(Mq, b, a);
-      gx_to_mont(Mq, am, a);
-      gx_inv(Mq, c, am);
-      gx_from_mont(Mq, c, c);
+      gostx__fe_inv_vartime(Mq, b, a);
+      gostx__fe_to_mont(Mq, am, a);
+      gostx__fe_inv(Mq, c, am);
+      gostx__fe_from_mont(Mq, c, c);
       CHECK(!memcmp(b, c, (size_t)C->n * 8), "%s: binary inverse = Fermat (case %d)", name, it);
     }
     /* verify's x test without inversion: x(A) mod q = r, and not r + 1 */
     for (int it = 0; it < 8; it++) {
       gx_fe x, y, r, r1, zero = {0}, one = {1};
       scalar_below_q(C, k, 7 + it);
-      gx_point_mul_ref(C, &T, k, &G);
-      gx_point_to_affine(C, x, y, &T);
-      gx_reduce_wide(&C->fq, r, x, zero);
-      gx_add(&C->fq, r1, r, one);
-      CHECK(gx_point_x_is(C, &T, r) && !gx_point_x_is(C, &T, r1), "%s: x(A) = r mod q", name);
+      gostx__ec_point_mul_ref(C, &T, k, &G);
+      gostx__ec_point_to_affine(C, x, y, &T);
+      gostx__fe_reduce_wide(&C->fq, r, x, zero);
+      gostx__fe_add(&C->fq, r1, r, one);
+      CHECK(gostx__ec_point_x_is(C, &T, r) && !gostx__ec_point_x_is(C, &T, r1), "%s: x(A) = r mod q", name);
     }
     /* a G + b P = infinity when b P = -a G. */
     scalar_below_q(C, k, 9);
     gx_fe mk;
-    gx_sub(&C->fq, mk, C->q, k); /* q - k */
-    gx_point_mul2_vartime(C, &R2, k, mk, &G);
-    CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O", name);
-    CHECK(gx_point_mul2_jac(C, &R2, k, mk, &G) == 0 && gx_is_zero(R2.Z, C->n),
+    gostx__fe_sub(&C->fq, mk, C->q, k); /* q - k */
+    gostx__ec_point_mul2_vartime(C, &R2, k, mk, &G);
+    CHECK(gostx__fe_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O", name);
+    CHECK(gostx__ec_point_mul2_jac(C, &R2, k, mk, &G) == 0 && gostx__fe_is_zero(R2.Z, C->n),
           "%s: k G + (q - k) G = O in Jacobian", name);
     if (C->edwards) {
-      gx_ed_mul2_vartime(C, &R2, k, mk, &G);
-      CHECK(gx_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O in Edwards", name);
-      gx_ed_mul2_vartime(C, &R2, k, k, &G); /* the same point added: complete */
-      gx_point_mul_ref(C, &T, k, &G);
-      gx_point_add(C, &T, &T, &T);
+      gostx__ec_ed_mul2_vartime(C, &R2, k, mk, &G);
+      CHECK(gostx__fe_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O in Edwards", name);
+      gostx__ec_ed_mul2_vartime(C, &R2, k, k, &G); /* the same point added: complete */
+      gostx__ec_point_mul_ref(C, &T, k, &G);
+      gostx__ec_point_add(C, &T, &T, &T);
       CHECK(same_point(C, &T, &R2), "%s: k G + k G in Edwards", name);
     }
     /* b G equal to the first G-table entry added: the doubling branch of
@@ -375,14 +377,14 @@ static void test_fast_paths(void) {
       gx_fe ao, b = {0}, sum;
       int8_t ad[GX_DIGITS(GX_MAXN)];
       scalar_below_q(C, k, 7 + it);
-      int flip = gx_make_odd(C, ao, k) != 0;
-      gx_recode_odd(ad, ao, C->n);
+      int flip = gostx__sc_make_odd(C, ao, k) != 0;
+      gostx__sc_recode_odd(ad, ao, C->n);
       int e0 = flip ? -ad[0] : ad[0];
       b[0] = (uint64_t)(e0 < 0 ? -e0 : e0);
-      if (e0 < 0) gx_sub(&C->fq, b, C->q, b);
-      CHECK(gx_point_mul2_jac(C, &R2, k, b, &G) == 0, "%s: mul2_jac ran", name);
-      gx_add(&C->fq, sum, k, b); /* (k + b) mod q, both < q */
-      gx_point_mul_ref(C, &R1, sum, &G);
+      if (e0 < 0) gostx__fe_sub(&C->fq, b, C->q, b);
+      CHECK(gostx__ec_point_mul2_jac(C, &R2, k, b, &G) == 0, "%s: mul2_jac ran", name);
+      gostx__fe_add(&C->fq, sum, k, b); /* (k + b) mod q, both < q */
+      gostx__ec_point_mul_ref(C, &R1, sum, &G);
       CHECK(same_point(C, &R1, &R2), "%s: a G + b G meeting an equal point (case %d)", name, it);
     }
     /* a = -3 as given, or 3 / -3 after the change of coordinates (256 A: 3,
@@ -393,11 +395,11 @@ static void test_fast_paths(void) {
     CHECK(C->a_small == want, "%s: a = %d inside (want %d)", name, C->a_small, want);
     if (C->iso) { /* u^4 a = a', u^6 b = b' */
       gx_fe u4 = {0}, t = {0}; /* only n limbs are written */
-      gx_mul(&C->fp, u4, C->u2, C->u2);
-      gx_mul(&C->fp, t, u4, C->a0);
+      gostx__fe_mul(&C->fp, u4, C->u2, C->u2);
+      gostx__fe_mul(&C->fp, t, u4, C->a0);
       CHECK(!memcmp(t, C->a, (size_t)C->n * 8), "%s: u^4 a = a'", name);
-      gx_mul(&C->fp, t, C->u3, C->u3);
-      gx_mul(&C->fp, t, t, C->b0);
+      gostx__fe_mul(&C->fp, t, C->u3, C->u3);
+      gostx__fe_mul(&C->fp, t, t, C->b0);
       CHECK(!memcmp(t, C->b, (size_t)C->n * 8), "%s: u^6 b = b'", name);
     }
   }
@@ -411,46 +413,46 @@ static void test_edwards_form(void) {
   static const struct { int curve, gu; } ed[] = {{GOSTX_GOST3410_256_A, 13},
                                                   {GOSTX_GOST3410_512_C, 18}};
   for (size_t i = 0; i < sizeof ed / sizeof ed[0]; i++) {
-    const gx_curve *C = gx_curve_get(ed[i].curve);
+    const gx_curve *C = gostx__ec_curve_get(ed[i].curve);
     const gx_mont *M = &C->fp;
     const char *name = gostx_gost3410_curve_name(ed[i].curve);
     int n = C->n;
     gx_fe s2, t2, l, r, x, y, u, v, w, nb, one = {1};
     CHECK(C->edwards, "%s: Edwards arithmetic", name);
-    gx_sqr(M, s2, C->ed_s);
-    gx_sqr(M, t2, C->ed_t);
-    gx_sub(M, l, s2, t2);
-    gx_sub(M, l, l, t2);
-    gx_sub(M, l, l, t2);
+    gostx__fe_sqr(M, s2, C->ed_s);
+    gostx__fe_sqr(M, t2, C->ed_t);
+    gostx__fe_sub(M, l, s2, t2);
+    gostx__fe_sub(M, l, l, t2);
+    gostx__fe_sub(M, l, l, t2);
     CHECK(!memcmp(l, C->a0, (size_t)n * 8), "%s: s^2 - 3 t^2 = a", name);
-    gx_add(M, l, t2, t2);
-    gx_sub(M, l, l, s2);
-    gx_mul(M, l, l, C->ed_t);
+    gostx__fe_add(M, l, t2, t2);
+    gostx__fe_sub(M, l, l, s2);
+    gostx__fe_mul(M, l, l, C->ed_t);
     CHECK(!memcmp(l, C->b0, (size_t)n * 8), "%s: 2 t^3 - t s^2 = b", name);
     /* G in the standard's coordinates (Montgomery form) */
     gx_point G;
-    gx_point_generator(C, &G);
+    gostx__ec_point_generator(C, &G);
     gx_fe gx, gy;
-    gx_point_to_affine(C, gx, gy, &G);
-    gx_to_mont(M, x, gx);
-    gx_to_mont(M, y, gy);
-    gx_sub(M, w, x, C->ed_t); /* x - t */
-    gx_inv(M, r, y);
-    gx_mul(M, u, w, r);
-    gx_add(M, r, w, C->ed_s);
-    gx_inv(M, r, r);
-    gx_sub(M, v, w, C->ed_s);
-    gx_mul(M, v, v, r);
+    gostx__ec_point_to_affine(C, gx, gy, &G);
+    gostx__fe_to_mont(M, x, gx);
+    gostx__fe_to_mont(M, y, gy);
+    gostx__fe_sub(M, w, x, C->ed_t); /* x - t */
+    gostx__fe_inv(M, r, y);
+    gostx__fe_mul(M, u, w, r);
+    gostx__fe_add(M, r, w, C->ed_s);
+    gostx__fe_inv(M, r, r);
+    gostx__fe_sub(M, v, w, C->ed_s);
+    gostx__fe_mul(M, v, v, r);
     gx_fe uu, vv, want = {0};
-    gx_sqr(M, uu, u);
-    gx_sqr(M, vv, v);
-    gx_add(M, l, uu, vv);
-    gx_mul(M, r, uu, vv);
-    gx_mul(M, r, r, C->ed_d);
-    gx_to_mont(M, nb, one);
-    gx_add(M, r, r, nb);
+    gostx__fe_sqr(M, uu, u);
+    gostx__fe_sqr(M, vv, v);
+    gostx__fe_add(M, l, uu, vv);
+    gostx__fe_mul(M, r, uu, vv);
+    gostx__fe_mul(M, r, r, C->ed_d);
+    gostx__fe_to_mont(M, nb, one);
+    gostx__fe_add(M, r, r, nb);
     CHECK(!memcmp(l, r, (size_t)n * 8), "%s: G on u^2 + v^2 = 1 + d u^2 v^2", name);
-    gx_from_mont(M, u, u);
+    gostx__fe_from_mont(M, u, u);
     want[0] = (uint64_t)ed[i].gu;
     CHECK(!memcmp(u, want, (size_t)n * 8), "%s: G's u = %d", name, ed[i].gu);
   }
@@ -469,12 +471,12 @@ static void test_scan(void) {
       for (int idx = 0; idx < entries; idx++) {
         int limbs = sizes[si];
         memset(a, 0, sizeof a);
-        gx_scan_portable(a, tab, entries, limbs, (uint64_t)idx);
+        gostx__sc_scan_portable(a, tab, entries, limbs, (uint64_t)idx);
         bad += memcmp(a, tab + idx * limbs, (size_t)limbs * 8) != 0;
 #ifdef GOSTX_ARCH_X86_64
         if (gostx__cpu()->avx2) {
           uint64_t b[32] = {0};
-          gx_scan_avx2(b, tab, entries, limbs, (uint64_t)idx);
+          gostx__sc_scan_avx2(b, tab, entries, limbs, (uint64_t)idx);
           bad_avx2 += memcmp(a, b, (size_t)limbs * 8) != 0;
         }
 #endif
@@ -488,7 +490,7 @@ static void test_scan(void) {
  * 2, m - 1, m - 2, 2^k, all-ones words). */
 static void test_inv_divsteps(void) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
-    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    const gx_curve *C = gostx__ec_curve_get(all_curves[ci]);
     for (int w = 0; w < 2; w++) {
       const gx_mont *M = w ? &C->fq : &C->fp;
       int n = M->n, bad = 0, runs = 0;
@@ -498,21 +500,21 @@ static void test_inv_divsteps(void) {
         if (it == 0) memset(a, 0, sizeof a);
         if (it == 1) a[0] = 1;
         if (it == 2) a[0] = 2;
-        if (it == 3) gx_sub(M, a, M->m, one);
-        if (it == 4) gx_sub(M, a, M->m, one), gx_sub(M, a, a, one);
+        if (it == 3) gostx__fe_sub(M, a, M->m, one);
+        if (it == 4) gostx__fe_sub(M, a, M->m, one), gostx__fe_sub(M, a, a, one);
         if (it == 5) a[n - 1] = (uint64_t)1 << 40, memset(a, 0, (size_t)(n - 1) * 8);
         if (it == 6) memset(a, 0xff, sizeof a);
-        if (!gx_lt(a, M->m, n)) gx_sub(M, a, a, M->m); /* below m (m > 2^(64 n - 1)) */
-        if (!gx_lt(a, M->m, n)) memset(a, 0, sizeof a);
-        if (gx_inv_divsteps(M, r, a)) break; /* no 128-bit product in this build */
+        if (!gostx__fe_lt(a, M->m, n)) gostx__fe_sub(M, a, a, M->m); /* below m (m > 2^(64 n - 1)) */
+        if (!gostx__fe_lt(a, M->m, n)) memset(a, 0, sizeof a);
+        if (gostx__fe_inv_divsteps(M, r, a)) break; /* no 128-bit product in this build */
         runs++;
-        if (gx_is_zero(a, n)) {
-          bad += !gx_is_zero(r, n);
+        if (gostx__fe_is_zero(a, n)) {
+          bad += !gostx__fe_is_zero(r, n);
           continue;
         }
-        gx_inv_vartime(M, v, a);
+        gostx__fe_inv_vartime(M, v, a);
         bad += memcmp(r, v, (size_t)n * 8) != 0;
-        gx_inv_public(M, v, a); /* the early-stopping division steps */
+        gostx__fe_inv_public(M, v, a); /* the early-stopping division steps */
         bad += memcmp(r, v, (size_t)n * 8) != 0;
         /* Fermat: a^(m - 2) in Montgomery form */
         memcpy(e, M->m, (size_t)n * 8);
@@ -521,9 +523,9 @@ static void test_inv_divsteps(void) {
           e[i] -= (uint64_t)bw;
           bw = e[i] > s0;
         }
-        gx_to_mont(M, am, a);
-        gx_pow(M, f, am, e);
-        gx_from_mont(M, f, f);
+        gostx__fe_to_mont(M, am, a);
+        gostx__fe_pow(M, f, am, e);
+        gostx__fe_from_mont(M, f, f);
         bad += memcmp(r, f, (size_t)n * 8) != 0;
       }
       CHECK(!bad, "%s %s: division-step inverse (fixed and early-stopping) = Euclid = Fermat (%d of %d differ)",
@@ -547,7 +549,7 @@ static void test_wnaf(void) {
         if (it == 2) memset(k, 0xff, (size_t)n * 8);
         if (it == 3) memset(k, 0, sizeof k), k[n - 1] = (uint64_t)1 << 63;
         if (it == 4) k[n - 1] = ~(uint64_t)0, k[0] |= 1;
-        int len = gx_wnaf(dig, k, n, w);
+        int len = gostx__sc_wnaf(dig, k, n, w);
         bad += len < 0 || len > 64 * n + 1;
         for (int i = len - 1; i >= 0; i--) { /* acc = 2 acc + dig[i], n + 1 limbs */
           int d = dig[i];
@@ -569,17 +571,17 @@ static void test_wnaf(void) {
 /* The squaring against the product, modulo every p and q (edges included). */
 static void test_sqr(void) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
-    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    const gx_curve *C = gostx__ec_curve_get(all_curves[ci]);
     for (int w = 0; w < 2; w++) {
       const gx_mont *M = w ? &C->fq : &C->fp;
       for (int it = 0; it < 50; it++) {
         gx_fe a = {0}, one = {1}, s, m;
         for (int i = 0; i < C->n; i++) a[i] = t_rand();
-        if (it == 0) gx_sub(M, a, M->m, one);    /* m - 1 */
+        if (it == 0) gostx__fe_sub(M, a, M->m, one);    /* m - 1 */
         if (it == 1) memcpy(a, one, sizeof one);
-        if (it > 1) gx_to_mont(M, a, a);         /* a < m */
-        gx_sqr(M, s, a);
-        gx_mul(M, m, a, a);
+        if (it > 1) gostx__fe_to_mont(M, a, a);         /* a < m */
+        gostx__fe_sqr(M, s, a);
+        gostx__fe_mul(M, m, a, a);
         CHECK(!memcmp(s, m, (size_t)C->n * 8), "%s %s: a^2 = a a (case %d)",
               gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", it);
       }
@@ -587,23 +589,24 @@ static void test_sqr(void) {
   }
 }
 
-/* The MULX/ADX field (field_x86_64.c) against the portable one, modulo every p
- * and q: random residues and the edges (0, 1, m - 1, m - 2, m - 2^63, and
- * all-ones limbs reduced): products, squares, sums and differences. On a
- * CPU without BMI2 and ADX there is nothing to compare. */
-static void test_field_mulx(void) {
-#ifdef GOSTX_ARCH_X86_64
-  const struct gostx_cpu *f = gostx__cpu();
-  if (!f->bmi2 || !f->adx) {
-    printf("field mulx: not on this CPU (no BMI2 + ADX)\n");
-    return;
-  }
+/* Copies of curve ci on the implementation row impl and on the portable
+ * row, whatever the dispatcher chose. */
+static void on_row(size_t ci, const struct gostx_gx_field_impl *impl, gx_curve *on, gx_curve *off) {
+  *on = *off = *gostx__ec_curve_get(all_curves[ci]);
+  gostx__ec_curve_use(on, impl);
+  gostx__ec_curve_use(off, &gostx_gx_field_portable);
+}
+
+/* A row's field (the MULX/ADX bodies of field_x86_64.c) against the
+ * portable one, modulo every p and q: random residues and the edges (0, 1,
+ * m - 1, m - 2, m - 2^63, and all-ones limbs reduced): products, squares,
+ * sums and differences. */
+static void test_field_row(const struct gostx_gx_field_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
-    const gx_curve *C = gx_curve_get(all_curves[ci]);
+    gx_curve on, off;
+    on_row(ci, impl, &on, &off);
     for (int w = 0; w < 2; w++) {
-      gx_mont P = w ? C->fq : C->fp, X = P;
-      P.mulx = 0;
-      X.mulx = 1;
+      gx_mont P = w ? off.fq : off.fp, X = w ? on.fq : on.fp;
       int n = P.n, bad = 0;
       for (int it = 0; it < 400; it++) {
         gx_fe v[2] = {{0}, {0}}, one = {1}, low = {(uint64_t)1 << 63};
@@ -612,112 +615,93 @@ static void test_field_mulx(void) {
           for (int i = 0; i < n; i++) v[k][i] = t_rand();
           if (e == 0) memset(v[k], 0, sizeof v[k]);
           if (e == 1) memcpy(v[k], one, sizeof one);
-          if (e == 2) gx_sub(&P, v[k], P.m, one);     /* m - 1 */
-          if (e == 3) gx_sub(&P, v[k], P.m, low);      /* m - 2^63 */
+          if (e == 2) gostx__fe_sub(&P, v[k], P.m, one);     /* m - 1 */
+          if (e == 3) gostx__fe_sub(&P, v[k], P.m, low);      /* m - 2^63 */
           if (e == 4) {                                /* m - 2 */
-            gx_sub(&P, v[k], P.m, one);
-            gx_sub(&P, v[k], v[k], one);
+            gostx__fe_sub(&P, v[k], P.m, one);
+            gostx__fe_sub(&P, v[k], v[k], one);
           }
           if (e == 5) { /* all ones but the lowest limb, reduced */
             memset(v[k], 0xff, sizeof v[k]);
             v[k][0] = t_rand();
           }
-          if (e >= 5) gx_to_mont(&P, v[k], v[k]); /* < m: the field's inputs */
+          if (e >= 5) gostx__fe_to_mont(&P, v[k], v[k]); /* < m: the field's inputs */
         }
         gx_fe rp[4], rx[4];
-        gx_mul(&P, rp[0], v[0], v[1]);
-        gx_mul(&X, rx[0], v[0], v[1]);
-        gx_sqr(&P, rp[1], v[0]);
-        gx_sqr(&X, rx[1], v[0]);
-        gx_add(&P, rp[2], v[0], v[1]);
-        gx_add(&X, rx[2], v[0], v[1]);
-        gx_sub(&P, rp[3], v[0], v[1]);
-        gx_sub(&X, rx[3], v[0], v[1]);
+        gostx__fe_mul(&P, rp[0], v[0], v[1]);
+        gostx__fe_mul(&X, rx[0], v[0], v[1]);
+        gostx__fe_sqr(&P, rp[1], v[0]);
+        gostx__fe_sqr(&X, rx[1], v[0]);
+        gostx__fe_add(&P, rp[2], v[0], v[1]);
+        gostx__fe_add(&X, rx[2], v[0], v[1]);
+        gostx__fe_sub(&P, rp[3], v[0], v[1]);
+        gostx__fe_sub(&X, rx[3], v[0], v[1]);
         for (int o = 0; o < 4; o++) bad += memcmp(rp[o], rx[o], (size_t)n * 8) != 0;
       }
-      CHECK(!bad, "%s %s: mulx field = portable (%d of 1600 differ)",
-            gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", bad);
+      CHECK(!bad, "%s %s: %s field = portable (%d of 1600 differ)",
+            gostx_gost3410_curve_name(all_curves[ci]), w ? "q" : "p", impl->name, bad);
     }
   }
-#endif
 }
 
-#ifdef GOSTX_ARCH_X86_64
-/* Whether this CPU (or the emulated build) runs the IFMA code; says so if not. */
-static int ifma_here(const char *what) {
-  if (gostx__cpu()->avx512ifma && gostx__cpu()->avx512vl) return 1;
-  printf("%s: not on this CPU (no AVX-512 IFMA)\n", what);
-  return 0;
-}
-
-/* Copies of curve ci with the IFMA paths on and off, whatever the
- * dispatcher chose. */
-static void ifma_on_off(size_t ci, gx_curve *on, gx_curve *off) {
-  *on = *off = *gx_curve_get(all_curves[ci]);
-  on->fp.ifma = 1;
-  off->fp.ifma = 0;
-}
-#endif
-
-/* k P and verification's m G + k P on the Edwards sets by AVX-512 IFMA
- * (lib/gost3410/ec_edwards_ifma.c) against the same with the IFMA path off,
- * and against the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2,
- * all-ones folded) and random ones, on G and on other points of order q.
- * Where the CPU has no IFMA (and the build does not emulate it) there is
- * nothing to compare: the dispatcher never runs it there. */
-static void test_edwards_ifma(void) {
-#ifdef GOSTX_ARCH_X86_64
-  if (!ifma_here("edwards ifma")) return;
+/* k G, k P and verification's m G + k P through the front (ec_front.c) on
+ * a row (its scans; on the Edwards sets its lane code, AVX-512 IFMA:
+ * lib/gost3410/ec_edwards_ifma.c) against the portable row, and against
+ * the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2, all-ones
+ * folded) and random ones, on G and on other points of order q. 60 cases
+ * on the Edwards sets, 20 on the others. */
+static void test_mul_row(const struct gostx_gx_field_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
-    ifma_on_off(ci, &on, &off);
-    if (!on.edwards) continue;
+    on_row(ci, impl, &on, &off);
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
-    int bad_ref = 0, bad_off = 0, bad_two = 0;
+    int bad_ref = 0, bad_off = 0, bad_two = 0, bad_base = 0, cases = on.edwards ? 60 : 20;
     gx_point G, P, R0, R1, R2, T;
     gx_fe k, m;
-    gx_point_generator(&off, &G);
-    for (int it = 0; it < 60; it++) { /* references on `off`: no IFMA anywhere */
+    gostx__ec_point_generator(&off, &G);
+    for (int it = 0; it < cases; it++) { /* references on `off`: the portable row */
       scalar_below_q(&on, k, it % 20);
       scalar_below_q(&on, m, 6 + it % 9);
       if (it % 3)
-        gx_point_mul_ref(&off, &P, m, &G);
+        gostx__ec_point_mul_ref(&off, &P, m, &G);
       else
         P = G;
-      gx_point_mul_ref(&off, &R0, k, &P);
-      gx_point_mul(&on, &R1, k, &P);
-      gx_point_mul(&off, &R2, k, &P);
+      gostx__ec_point_mul_ref(&off, &R0, k, &G);
+      gostx__ec_mul_base(&on, &R1, k);
+      bad_base += !same_point(&on, &R0, &R1);
+      gostx__ec_point_mul_ref(&off, &R0, k, &P);
+      gostx__ec_mul(&on, &R1, k, &P);
+      gostx__ec_mul(&off, &R2, k, &P);
       bad_ref += !same_point(&on, &R0, &R1);
       bad_off += !same_point(&on, &R1, &R2);
       /* verification's m G + k P, variable time (m = k: the same point added) */
       if (it % 7 == 0) memcpy(m, k, sizeof m);
-      gx_point_mul_ref(&off, &T, m, &G);
-      gx_point_add(&off, &R0, &R0, &T);
-      gx_ed_mul2_vartime(&on, &R1, m, k, &P);
-      gx_ed_mul2_vartime(&off, &R2, m, k, &P);
+      gostx__ec_point_mul_ref(&off, &T, m, &G);
+      gostx__ec_point_add(&off, &R0, &R0, &T);
+      gostx__ec_mul2_vartime(&on, &R1, m, k, &P);
+      gostx__ec_mul2_vartime(&off, &R2, m, k, &P);
       bad_two += !same_point(&on, &R0, &R1) + !same_point(&on, &R1, &R2);
     }
-    CHECK(!bad_ref, "%s: k P with IFMA = reference (%d of 60 differ)", name, bad_ref);
-    CHECK(!bad_off, "%s: k P with IFMA = without (%d of 60 differ)", name, bad_off);
-    CHECK(!bad_two, "%s: m G + k P with IFMA = reference and without (%d of 120 differ)", name,
-          bad_two);
+    CHECK(!bad_base, "%s: k G on %s = reference (%d of %d differ)", name, impl->name, bad_base,
+          cases);
+    CHECK(!bad_ref, "%s: k P on %s = reference (%d of %d differ)", name, impl->name, bad_ref, cases);
+    CHECK(!bad_off, "%s: k P on %s = portable (%d of %d differ)", name, impl->name, bad_off, cases);
+    CHECK(!bad_two, "%s: m G + k P on %s = reference and portable (%d of %d differ)", name,
+          impl->name, bad_two, 2 * cases);
   }
-#endif
 }
 
-/* The complete addition and the runs of doublings on AVX-512 IFMA
- * (lib/gost3410/ec_ifma.c: the sets with p = 2^(64 n) - c and a = -3)
- * against ec.c's own: the same formulas, so the same projective
+/* The complete addition and the runs of doublings on a row (AVX-512 IFMA:
+ * lib/gost3410/ec_ifma.c, the sets with p = 2^(64 n) - c and a = -3)
+ * against the portable row's: the same formulas, so the same projective
  * coordinates, limb for limb, on random points and on the edges: P + P,
  * P + (-P), infinity on either side and both, a point with Z scaled (not
  * 1); runs of 0 to 7 doublings of each P and Q, infinity among them,
- * projective (gx_point_dbl_n) and Jacobian (gx_jac_dbl in place). */
-static void test_point_add_ifma(void) {
-#ifdef GOSTX_ARCH_X86_64
-  if (!ifma_here("point add ifma")) return;
+ * projective (gostx__ec_point_dbl_n) and Jacobian (gostx__ec_jac_dbl in place). */
+static void test_point_add_row(const struct gostx_gx_field_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
-    ifma_on_off(ci, &on, &off);
+    on_row(ci, impl, &on, &off);
     if (!on.fp.c || on.a_small != -3) continue;
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
     int bad = 0, bad_dbl = 0, n = on.n;
@@ -725,48 +709,50 @@ static void test_point_add_ifma(void) {
     gx_fe k, z;
     memset(&inf, 0, sizeof inf);
     memcpy(inf.Y, on.fp.one, sizeof inf.Y); /* (0 : 1 : 0) */
-    gx_point_generator(&off, &G);
+    gostx__ec_point_generator(&off, &G);
     for (int it = 0; it < 80; it++) {
       scalar_below_q(&off, k, it % 20);
-      gx_point_mul_ref(&off, &P, k, &G);
+      gostx__ec_point_mul_ref(&off, &P, k, &G);
       scalar_below_q(&off, k, 7 + it % 13);
-      gx_point_mul_ref(&off, &Q, k, &G);
+      gostx__ec_point_mul_ref(&off, &Q, k, &G);
       switch (it % 8) {
         case 1: Q = P; break;                            /* doubling */
-        case 2: Q = P; gx_sub(&off.fp, Q.Y, off.fp.m, P.Y); break; /* P + (-P) */
+        case 2: Q = P; gostx__fe_sub(&off.fp, Q.Y, off.fp.m, P.Y); break; /* P + (-P) */
         case 3: Q = inf; break;
         case 4: P = inf; break;
         case 5: P = Q = inf; break;
         case 6: /* Z scaled: (X z : Y z : Z z) */
           for (int i = 0; i < n; i++) z[i] = t_rand();
           z[n - 1] >>= 1;
-          gx_mul(&off.fp, Q.X, Q.X, z);
-          gx_mul(&off.fp, Q.Y, Q.Y, z);
-          gx_mul(&off.fp, Q.Z, Q.Z, z);
+          gostx__fe_mul(&off.fp, Q.X, Q.X, z);
+          gostx__fe_mul(&off.fp, Q.Y, Q.Y, z);
+          gostx__fe_mul(&off.fp, Q.Z, Q.Z, z);
           break;
         default: break;
       }
-      gx_point_add(&on, &R1, &P, &Q);
-      gx_point_add(&off, &R2, &P, &Q);
+      gostx__ec_point_add(&on, &R1, &P, &Q);
+      gostx__ec_point_add(&off, &R2, &P, &Q);
       bad += !same_limbs(&R1, &R2, n);
       for (int side = 0; side < 2; side++) {
         const gx_point *D = side ? &Q : &P;
-        gx_point_dbl_n(&on, &R1, D, it % 8);
-        gx_point_dbl_n(&off, &R2, D, it % 8);
+        gostx__ec_point_dbl_n(&on, &R1, D, it % 8);
+        gostx__ec_point_dbl_n(&off, &R2, D, it % 8);
         bad_dbl += !same_limbs(&R1, &R2, n);
         /* the same coordinates taken as Jacobian, doubled in place */
         R1 = R2 = *D;
-        gx_jac_dbl_n_ifma(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
-        for (int d = 0; d < 1 + it % 7; d++) gx_jac_dbl(&off, R2.X, R2.Y, R2.Z);
+        if (on.lanes)
+          on.lanes->jac_dbl_n(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
+        else
+          for (int d = 0; d < 1 + it % 7; d++) gostx__ec_jac_dbl(&on, R1.X, R1.Y, R1.Z);
+        for (int d = 0; d < 1 + it % 7; d++) gostx__ec_jac_dbl(&off, R2.X, R2.Y, R2.Z);
         bad_dbl += !same_limbs(&R1, &R2, n);
       }
     }
-    CHECK(!bad, "%s: complete addition with IFMA = without, limb for limb (%d of 80 differ)",
-          name, bad);
-    CHECK(!bad_dbl, "%s: doublings with IFMA = without, limb for limb (%d of 320 differ)", name,
-          bad_dbl);
+    CHECK(!bad, "%s: complete addition on %s = portable, limb for limb (%d of 80 differ)", name,
+          impl->name, bad);
+    CHECK(!bad_dbl, "%s: doublings on %s = portable, limb for limb (%d of 320 differ)", name,
+          impl->name, bad_dbl);
   }
-#endif
 }
 
 /* The odd-digit recoding: digits odd and bounded, and they sum back to k. */
@@ -778,7 +764,7 @@ static void test_recode(void) {
     if (it < 4) memset(k, 0xff, sizeof k);
     k[0] |= 1;
     int8_t dig[GX_DIGITS_W(GX_MAXN, 5)];
-    gx_recode_odd_w(dig, k, n, w);
+    gostx__sc_recode_odd_w(dig, k, n, w);
     int ok = 1;
     /* acc = sum dig[i] 2^(w i), from the top: acc = acc 2^w + d. */
     for (int i = GX_DIGITS_W(n, w) - 1; i >= 0; i--) {
@@ -933,41 +919,41 @@ static void aff_add(const gx_mont *M, const uint64_t *a, aff_pt *r, const aff_pt
                     const aff_pt *Q) {
   gx_fe num, den, l, t;
   if (!memcmp(P->x, Q->x, (size_t)M->n * 8)) { /* P = Q: lambda = (3 x^2 + a) / (2 y) */
-    gx_sqr(M, t, P->x);
-    gx_add(M, num, t, t);
-    gx_add(M, num, num, t);
-    gx_add(M, num, num, a);
-    gx_add(M, den, P->y, P->y);
+    gostx__fe_sqr(M, t, P->x);
+    gostx__fe_add(M, num, t, t);
+    gostx__fe_add(M, num, num, t);
+    gostx__fe_add(M, num, num, a);
+    gostx__fe_add(M, den, P->y, P->y);
   } else {
-    gx_sub(M, num, Q->y, P->y);
-    gx_sub(M, den, Q->x, P->x);
+    gostx__fe_sub(M, num, Q->y, P->y);
+    gostx__fe_sub(M, den, Q->x, P->x);
   }
-  gx_inv(M, t, den);
-  gx_mul(M, l, num, t);
-  gx_sqr(M, t, l);
-  gx_sub(M, t, t, P->x);
-  gx_sub(M, t, t, Q->x); /* x3 = l^2 - x1 - x2 */
-  gx_sub(M, num, P->x, t);
-  gx_mul(M, num, num, l);
-  gx_sub(M, r->y, num, P->y); /* y3 = l (x1 - x3) - y1 */
+  gostx__fe_inv(M, t, den);
+  gostx__fe_mul(M, l, num, t);
+  gostx__fe_sqr(M, t, l);
+  gostx__fe_sub(M, t, t, P->x);
+  gostx__fe_sub(M, t, t, Q->x); /* x3 = l^2 - x1 - x2 */
+  gostx__fe_sub(M, num, P->x, t);
+  gostx__fe_mul(M, num, num, l);
+  gostx__fe_sub(M, r->y, num, P->y); /* y3 = l (x1 - x3) - y1 */
   memcpy(r->x, t, sizeof t);
 }
 
 /* x || y big-endian, as the API takes a public key. */
 static void aff_bytes(const gx_curve *C, uint8_t *out, const aff_pt *P) {
   gx_fe v;
-  gx_from_mont(&C->fp, v, P->x);
-  gx_store_be(out, v, C->n);
-  gx_from_mont(&C->fp, v, P->y);
-  gx_store_be(out + C->len, v, C->n);
+  gostx__fe_from_mont(&C->fp, v, P->x);
+  gostx__fe_store_be(out, v, C->n);
+  gostx__fe_from_mont(&C->fp, v, P->y);
+  gostx__fe_store_be(out + C->len, v, C->n);
 }
 
 static void aff_from_bytes(const gx_curve *C, aff_pt *P, const uint8_t *in) {
   gx_fe v = {0};
-  gx_load_be(v, in, C->n);
-  gx_to_mont(&C->fp, P->x, v);
-  gx_load_be(v, in + C->len, C->n);
-  gx_to_mont(&C->fp, P->y, v);
+  gostx__fe_load_be(v, in, C->n);
+  gostx__fe_to_mont(&C->fp, P->x, v);
+  gostx__fe_load_be(v, in + C->len, C->n);
+  gostx__fe_to_mont(&C->fp, P->y, v);
 }
 
 /* A curve parameter (big-endian hex of the standard's table) in Montgomery form. */
@@ -975,8 +961,8 @@ static void hex_mont(const gx_curve *C, uint64_t *r, const char *hex) {
   uint8_t b[64];
   gx_fe v = {0};
   CHECK(hex_decode(hex, b, sizeof b) == C->len, "parameter length");
-  gx_load_be(v, b, C->n);
-  gx_to_mont(&C->fp, r, v);
+  gostx__fe_load_be(v, b, C->n);
+  gostx__fe_to_mont(&C->fp, r, v);
 }
 
 /* The points of order 4 from the Edwards form u^2 + v^2 = 1 + d u^2 v^2
@@ -990,29 +976,29 @@ static void order4_point(const gx_curve *C, const uint64_t *a, aff_pt *t4, aff_p
   const gx_mont *M = &C->fp;
   gx_fe d, s, t, k, one = {1}, x, y, zero = {0};
   hex_mont(C, d, C->def->ed_d);
-  gx_to_mont(M, one, one);
-  gx_add(M, k, one, one);
-  gx_add(M, k, k, k); /* 4 */
-  gx_inv(M, k, k);
-  gx_sub(M, s, one, d);
-  gx_mul(M, s, s, k);
-  gx_add(M, k, one, one);
-  gx_add(M, t, k, one);
-  gx_add(M, k, t, t); /* 6 */
-  gx_inv(M, k, k);
-  gx_add(M, t, one, d);
-  gx_mul(M, t, t, k);
-  gx_add(M, t4->x, s, t);
+  gostx__fe_to_mont(M, one, one);
+  gostx__fe_add(M, k, one, one);
+  gostx__fe_add(M, k, k, k); /* 4 */
+  gostx__fe_inv(M, k, k);
+  gostx__fe_sub(M, s, one, d);
+  gostx__fe_mul(M, s, s, k);
+  gostx__fe_add(M, k, one, one);
+  gostx__fe_add(M, t, k, one);
+  gostx__fe_add(M, k, t, t); /* 6 */
+  gostx__fe_inv(M, k, k);
+  gostx__fe_add(M, t, one, d);
+  gostx__fe_mul(M, t, t, k);
+  gostx__fe_add(M, t4->x, s, t);
   memcpy(t4->y, s, sizeof s);
   aff_add(M, a, t2, t4, t4);
   const char *name = C->def->name;
-  gx_from_mont(M, x, t4->x);
-  gx_from_mont(M, y, t4->y);
-  CHECK(gx_on_curve(C, x, y), "%s: (s + t, s) on the curve", name);
-  CHECK(!memcmp(t2->x, t, (size_t)C->n * 8) && gx_is_zero(t2->y, C->n),
+  gostx__fe_from_mont(M, x, t4->x);
+  gostx__fe_from_mont(M, y, t4->y);
+  CHECK(gostx__ec_on_curve(C, x, y), "%s: (s + t, s) on the curve", name);
+  CHECK(!memcmp(t2->x, t, (size_t)C->n * 8) && gostx__fe_is_zero(t2->y, C->n),
         "%s: 2 (s + t, s) = (t, 0): order 4", name);
-  gx_from_mont(M, x, t2->x);
-  CHECK(gx_on_curve(C, x, zero), "%s: (t, 0) on the curve", name);
+  gostx__fe_from_mont(M, x, t2->x);
+  CHECK(gostx__ec_on_curve(C, x, zero), "%s: (t, 0) on the curve", name);
 }
 
 /* A signature that verifies under Q = T of order 4 with no private key:
@@ -1024,27 +1010,27 @@ static void forge_order4(const gx_curve *C, const uint8_t *digest, uint8_t *sig)
   int n = C->n;
   gx_fe a = {0}, e, k = {0}, r, s, z2, zero = {0}, one = {1};
   for (int i = 0; i < n; i++) a[i] = gostx_load64_le(digest + 8 * i);
-  gx_reduce_wide(F, e, a, zero);
-  if (gx_is_zero(e, n)) memcpy(e, one, sizeof one);
+  gostx__fe_reduce_wide(F, e, a, zero);
+  if (gostx__fe_is_zero(e, n)) memcpy(e, one, sizeof one);
   for (int tries = 0; tries < 200; tries++) {
     uint8_t kb[64], R[128];
     scalar_below_q(C, k, 10);
-    gx_store_be(kb, k, n);
+    gostx__fe_store_be(kb, k, n);
     CHECK_RC(gostx_gost3410_public_key(C->def->id, kb, C->len, R, 2 * C->len), 0, "k G");
     gx_fe x = {0};
-    gx_load_be(x, R, n);
-    gx_reduce_wide(F, r, x, zero);
+    gostx__fe_load_be(x, R, n);
+    gostx__fe_reduce_wide(F, r, x, zero);
     gx_fe km;
-    gx_to_mont(F, km, k);
-    gx_mul(F, s, km, e); /* k e, normal form */
-    gx_inv_vartime(F, z2, e);
-    gx_to_mont(F, z2, z2);
-    gx_mul(F, z2, z2, r);
-    gx_sub(F, z2, zero, z2); /* -r / e */
-    if (!gx_is_zero(r, n) && !gx_is_zero(s, n) && (z2[0] & 3) == 0) break;
+    gostx__fe_to_mont(F, km, k);
+    gostx__fe_mul(F, s, km, e); /* k e, normal form */
+    gostx__fe_inv_vartime(F, z2, e);
+    gostx__fe_to_mont(F, z2, z2);
+    gostx__fe_mul(F, z2, z2, r);
+    gostx__fe_sub(F, z2, zero, z2); /* -r / e */
+    if (!gostx__fe_is_zero(r, n) && !gostx__fe_is_zero(s, n) && (z2[0] & 3) == 0) break;
   }
-  gx_store_be(sig, r, n);
-  gx_store_be(sig + C->len, s, n);
+  gostx__fe_store_be(sig, r, n);
+  gostx__fe_store_be(sig + C->len, s, n);
 }
 
 /* Every door that takes a public key refuses the points outside the
@@ -1055,7 +1041,7 @@ static void forge_order4(const gx_curve *C, const uint8_t *digest, uint8_t *sig)
 static void test_small_order_keys(void) {
   static const int sets[] = {GOSTX_GOST3410_256_A, GOSTX_GOST3410_512_C};
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-    const gx_curve *C = gx_curve_get(sets[i]);
+    const gx_curve *C = gostx__ec_curve_get(sets[i]);
     const gx_mont *M = &C->fp;
     const char *name = C->def->name;
     size_t n = (size_t)C->len;
@@ -1069,7 +1055,7 @@ static void test_small_order_keys(void) {
     aff_from_bytes(C, &G, g);
     bad[0] = t4;
     bad[1] = t4;
-    gx_sub(M, bad[1].y, zero, t4.y); /* -T = 3 T */
+    gostx__fe_sub(M, bad[1].y, zero, t4.y); /* -T = 3 T */
     bad[2] = t2;
     aff_add(M, a, &bad[3], &G, &t2);
     aff_add(M, a, &bad[4], &G, &t4);
@@ -1083,9 +1069,9 @@ static void test_small_order_keys(void) {
       size_t der_len = 0, len = 0;
       gx_fe x, y;
       aff_bytes(C, q, &bad[b]);
-      gx_load_be(x, q, C->n);
-      gx_load_be(y, q + n, C->n);
-      CHECK(gx_on_curve(C, x, y), "%s: %s on the curve", name, what[b]);
+      gostx__fe_load_be(x, q, C->n);
+      gostx__fe_load_be(y, q + n, C->n);
+      CHECK(gostx__ec_on_curve(C, x, y), "%s: %s on the curve", name, what[b]);
       CHECK_RC(gostx_gost3410_check_public_key(sets[i], q, 2 * n), GOSTX_EINVAL, what[b]);
       CHECK_RC(gostx_gost3410_verify(sets[i], q, 2 * n, dig, n, sig, 2 * n), GOSTX_EINVAL, what[b]);
       CHECK_RC(gostx_gost3410_vko(sets[i], d, n, q, 2 * n, ukm, 8, out, 32), GOSTX_EINVAL, what[b]);
@@ -1128,34 +1114,39 @@ static void test_small_order_keys(void) {
         CHECK_RC(gostx_gost3410_check_public_key(sets[i], q, 2 * n), GOSTX_EINVAL, what[b]);
       }
     }
-    /* The subgroup check itself, with IFMA and without where the CPU has
-     * it: G and k G pass, the five points do not. */
-    for (int pass = 0; pass < 2; pass++) {
+    /* The subgroup check itself on every row this CPU runs: G and k G
+     * pass, the five points do not. */
+    struct t_row rows[T_MAX_ROWS];
+    const size_t nrows = t_rows(GOSTX_ALG_GOST3410, NULL, rows);
+    for (size_t row = 0; row < nrows; row++) {
       gx_curve Cc = *C;
-#ifdef GOSTX_ARCH_X86_64
-      Cc.fp.ifma = pass ? 0 : Cc.fp.ifma;
-#else
-      if (pass) break;
-#endif
+      gostx__ec_curve_use(&Cc, rows[row].impl);
       gx_point P;
       gx_fe x, y;
-      gx_point_generator(&Cc, &P);
-      CHECK(gx_ed_in_subgroup_vartime(&Cc, &P), "%s (ifma %d): G", name, Cc.fp.ifma);
-      gx_load_be(x, pub, C->n);
-      gx_load_be(y, pub + n, C->n);
-      gx_point_from_affine(&Cc, &P, x, y);
-      CHECK(gx_ed_in_subgroup_vartime(&Cc, &P), "%s (ifma %d): d G", name, Cc.fp.ifma);
+      gostx__ec_point_generator(&Cc, &P);
+      CHECK(gostx__ec_ed_in_subgroup_vartime(&Cc, &P), "%s (%s): G", name, rows[row].info.name);
+      gostx__fe_load_be(x, pub, C->n);
+      gostx__fe_load_be(y, pub + n, C->n);
+      gostx__ec_point_from_affine(&Cc, &P, x, y);
+      CHECK(gostx__ec_ed_in_subgroup_vartime(&Cc, &P), "%s (%s): d G", name, rows[row].info.name);
       for (int b = 0; b < 5; b++) {
         uint8_t q[128];
         aff_bytes(C, q, &bad[b]);
-        gx_load_be(x, q, C->n);
-        gx_load_be(y, q + n, C->n);
-        gx_point_from_affine(&Cc, &P, x, y);
-        CHECK(!gx_ed_in_subgroup_vartime(&Cc, &P), "%s (ifma %d): %s", name, Cc.fp.ifma,
-              what[b]);
+        gostx__fe_load_be(x, q, C->n);
+        gostx__fe_load_be(y, q + n, C->n);
+        gostx__ec_point_from_affine(&Cc, &P, x, y);
+        CHECK(!gostx__ec_ed_in_subgroup_vartime(&Cc, &P), "%s (%s): %s", name,
+              rows[row].info.name, what[b]);
       }
     }
   }
+}
+
+/* One row of lib/dispatch.c's GOST R 34.10 table against the portable row. */
+static void test_row(const struct gostx_gx_field_impl *impl) {
+  test_field_row(impl);
+  test_mul_row(impl);
+  test_point_add_row(impl);
 }
 
 int main(void) {
@@ -1174,12 +1165,21 @@ int main(void) {
   test_recode();
   test_sqr();
   test_wnaf();
-  test_field_mulx();
   test_edwards_form();
   test_scan();
   test_inv_divsteps();
   test_fast_paths();
-  test_edwards_ifma();
-  test_point_add_ifma();
+  /* Every row of the dispatcher's GOST R 34.10 table this CPU runs, against
+   * the portable row (tests/support/rows.h): a row added there is checked
+   * here with no change to this test. */
+  struct t_row rows[T_MAX_ROWS];
+  const size_t nrows = t_rows(GOSTX_ALG_GOST3410, &gostx_gx_field_portable, rows);
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_GOST3410), gostx__gx_field()->name),
+        "gostx_impl names the running row");
+  for (size_t i = 0; i < nrows; i++) {
+    test_row(rows[i].impl);
+    t_row_checked(GOSTX_ALG_GOST3410, rows[i].impl);
+  }
+  t_rows_all_checked(GOSTX_ALG_GOST3410, &gostx_gx_field_portable);
   return t_done();
 }

@@ -144,13 +144,13 @@ static void private_forms(void) {
   CHECK_RC(read_der(der, p8_with(k, 3, der)), GOSTX_EFORMAT, "negative INTEGER");
   /* masked: k0 || m with m = 1 gives k0; m = q - 1 gives -k0, Q = (x, p - y) */
   gx_curve C;
-  gx_curve_load(&C, GOSTX_GOST3410_256_A);
+  gostx__ec_curve_load(&C, GOSTX_GOST3410_256_A);
   uint8_t qm1[32], pb[32];
   gx_fe t;
   memcpy(t, C.q, sizeof t);
   t[0] -= 1;
-  gx_store_be(qm1, t, 4);
-  gx_store_be(pb, C.fp.m, 4);
+  gostx__fe_store_be(qm1, t, 4);
+  gostx__fe_store_be(pb, C.fp.m, 4);
   memcpy(k, le, 32);
   memset(k + 32, 0, 32);
   k[32] = 1;
@@ -176,7 +176,7 @@ static void private_forms(void) {
   /* d = 0 and d = q: refused as invalid */
   memset(k, 0, 32);
   CHECK_RC(read_der(der, p8_with(k, 32, der)), GOSTX_EINVAL, "d = 0");
-  gx_store_be(qm1, C.q, 4);
+  gostx__fe_store_be(qm1, C.q, 4);
   for (int i = 0; i < 32; i++) k[i] = qm1[31 - i];
   CHECK_RC(read_der(der, p8_with(k, 32, der)), GOSTX_EINVAL, "d = q");
   CHECK_RC(read_der(der, p8_with(k, 31, der)), GOSTX_EFORMAT, "31-byte key");

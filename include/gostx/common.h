@@ -81,13 +81,14 @@ typedef enum gostx_alg {
   GOSTX_ALG_MAGMA = 2,      /* block cipher, GOST R 34.12-2015 (n = 64) */
   GOSTX_ALG_STREEBOG = 3,   /* hash, GOST R 34.11-2012 */
   GOSTX_ALG_MGM = 4,        /* MGM's GF(2^128) / GF(2^64) multiply-accumulate */
+  GOSTX_ALG_GOST3410 = 5,   /* GOST R 34.10-2012's field and point arithmetic */
   GOSTX_ALG_END
 } gostx_alg;
 
-/* Short name ("kuznyechik", "magma", "streebog", "mgm"), or NULL. */
+/* Short name ("kuznyechik", "magma", "streebog", "mgm", "gost3410"), or NULL. */
 GOSTX_API const char *gostx_alg_name(gostx_alg alg);
 /* The id of a name ("kuznyechik" or "grasshopper", "magma", "streebog",
- * "mgm"), or -1. */
+ * "mgm", "gost3410"), or -1. */
 GOSTX_API int gostx_alg_by_name(const char *name);
 /* Name of the implementation chosen for alg ("portable", "avx2", ...), or
  * "unknown". The choice is made once per process; GOSTX_IMPL=name in the

@@ -95,18 +95,18 @@ static const struct { const char *alias; int id; } aliases[] = {
   {"1.2.643.2.2.36.1", GOSTX_GOST3410_256_D},
 };
 
-const gx_curve_def *gx_curve_def_by_id(int id) {
+const gx_curve_def *gostx__ec_curve_def_by_id(int id) {
   for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
     if (curves[i].id == id) return &curves[i];
   return NULL;
 }
 
-const gx_curve_def *gx_curve_def_by_name(const char *name) {
+const gx_curve_def *gostx__ec_curve_def_by_name(const char *name) {
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
     if (!strcmp(curves[i].name, name) || !strcmp(curves[i].oid, name)) return &curves[i];
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-    if (!strcmp(aliases[i].alias, name)) return gx_curve_def_by_id(aliases[i].id);
+    if (!strcmp(aliases[i].alias, name)) return gostx__ec_curve_def_by_id(aliases[i].id);
   return NULL;
 }
 
@@ -120,7 +120,7 @@ static void load_hex(uint64_t *r, const char *hex, int n) {
   uint8_t buf[8 * GX_MAXN];
   for (int i = 0; i < 8 * n; i++) buf[i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
   memset(r, 0, sizeof(gx_fe));
-  gx_load_be(r, buf, n);
+  gostx__fe_load_be(r, buf, n);
 }
 
 /* r = a >> k for a public n-limb number, 0 < k < 64. */
@@ -132,7 +132,7 @@ static void shr(uint64_t *r, const uint64_t *a, int k, int n) {
 static int is_square(const gx_mont *M, const uint64_t *a) {
   gx_fe e, t;
   shr(e, M->m, 1, M->n);
-  gx_pow(M, t, a, e);
+  gostx__fe_pow(M, t, a, e);
   return !memcmp(t, M->one, (size_t)M->n * 8);
 }
 
@@ -146,28 +146,28 @@ static void small_a(gx_curve *C, const uint64_t *m3, const uint64_t *p3) {
   int n = C->n;
   if (!memcmp(C->a, m3, (size_t)n * 8)) C->a_small = -3;
   if (!memcmp(C->a, p3, (size_t)n * 8)) C->a_small = 3;
-  if (C->a_small || (M->m[0] & 3) != 3 || gx_is_zero(C->a, n)) return;
+  if (C->a_small || (M->m[0] & 3) != 3 || gostx__fe_is_zero(C->a, n)) return;
   static const gx_fe zero = {0};
   gx_fe ai, w, e, u, t;
-  gx_inv(M, ai, C->a);
+  gostx__fe_inv(M, ai, C->a);
   for (int s = -3; s <= 3; s += 6) {
     const uint64_t *target = s < 0 ? m3 : p3;
-    gx_mul(M, w, target, ai); /* u^4 */
+    gostx__fe_mul(M, w, target, ai); /* u^4 */
     if (!is_square(M, w)) continue;
     memcpy(e, M->m, sizeof e);
     e[0] += 1;               /* p = 3 mod 4: no carry out of limb 0 */
     shr(e, e, 2, n);         /* (p + 1) / 4: square roots */
-    gx_pow(M, C->u2, w, e);
-    if (!is_square(M, C->u2)) gx_sub(M, C->u2, zero, C->u2); /* the root that has a root */
-    gx_pow(M, u, C->u2, e);
-    gx_mul(M, C->u3, C->u2, u);
-    gx_inv(M, C->u2i, C->u2);
-    gx_inv(M, C->u3i, C->u3);
+    gostx__fe_pow(M, C->u2, w, e);
+    if (!is_square(M, C->u2)) gostx__fe_sub(M, C->u2, zero, C->u2); /* the root that has a root */
+    gostx__fe_pow(M, u, C->u2, e);
+    gostx__fe_mul(M, C->u3, C->u2, u);
+    gostx__fe_inv(M, C->u2i, C->u2);
+    gostx__fe_inv(M, C->u3i, C->u3);
     memcpy(C->a, target, sizeof C->a);
-    gx_mul(M, t, C->u3, C->u3); /* u^6 */
-    gx_mul(M, C->b, C->b, t);
-    gx_mul(M, C->gx, C->gx, C->u2);
-    gx_mul(M, C->gy, C->gy, C->u3);
+    gostx__fe_mul(M, t, C->u3, C->u3); /* u^6 */
+    gostx__fe_mul(M, C->b, C->b, t);
+    gostx__fe_mul(M, C->gx, C->gx, C->u2);
+    gostx__fe_mul(M, C->gy, C->gy, C->u3);
     C->a_small = s;
     C->iso = 1;
     return;
@@ -183,27 +183,27 @@ static void small_a(gx_curve *C, const uint64_t *m3, const uint64_t *p3) {
 static void div_small(const gx_mont *M, uint64_t *r, const uint64_t *a, uint64_t k) {
   gx_fe t = {0};
   t[0] = k;
-  gx_to_mont(M, t, t);
-  gx_inv(M, t, t);
-  gx_mul(M, r, a, t);
+  gostx__fe_to_mont(M, t, t);
+  gostx__fe_inv(M, t, t);
+  gostx__fe_mul(M, r, a, t);
 }
 
 static void edwards_consts(gx_curve *C) {
   const gx_mont *M = &C->fp;
   gx_fe t;
   load_hex(t, C->def->ed_d, C->n);
-  gx_to_mont(M, C->ed_d, t);
-  gx_sub(M, t, M->one, C->ed_d);
+  gostx__fe_to_mont(M, C->ed_d, t);
+  gostx__fe_sub(M, t, M->one, C->ed_d);
   div_small(M, C->ed_s, t, 4);
-  gx_add(M, t, M->one, C->ed_d);
+  gostx__fe_add(M, t, M->one, C->ed_d);
   div_small(M, C->ed_t, t, 6);
   memcpy(C->ed_sx, C->ed_s, sizeof t);
   memcpy(C->ed_tx, C->ed_t, sizeof t);
   memcpy(C->ed_sy, C->ed_s, sizeof t);
   if (C->iso) {
-    gx_mul(M, C->ed_sx, C->ed_s, C->u2);
-    gx_mul(M, C->ed_tx, C->ed_t, C->u2);
-    gx_mul(M, C->ed_sy, C->ed_s, C->u3);
+    gostx__fe_mul(M, C->ed_sx, C->ed_s, C->u2);
+    gostx__fe_mul(M, C->ed_tx, C->ed_t, C->u2);
+    gostx__fe_mul(M, C->ed_sy, C->ed_s, C->u3);
   }
   C->edwards = 1;
 }
@@ -216,47 +216,58 @@ static void curve_build(gx_curve *C, const gx_curve_def *d) {
   C->len = 8 * d->n;
   load_hex(p, d->p, d->n);
   load_hex(q, d->q, d->n);
-  gx_mont_init(&C->fp, p, d->n);
-  gx_mont_init(&C->fq, q, d->n);
+  gostx__fe_mont_init(&C->fp, p, d->n);
+  gostx__fe_mont_init(&C->fq, q, d->n);
   memcpy(C->q, q, sizeof q);
   load_hex(t, d->a, d->n);
-  gx_to_mont(&C->fp, C->a, t);
+  gostx__fe_to_mont(&C->fp, C->a, t);
   load_hex(t, d->b, d->n);
-  gx_to_mont(&C->fp, C->b, t);
+  gostx__fe_to_mont(&C->fp, C->b, t);
   memcpy(C->a0, C->a, sizeof C->a0);
   memcpy(C->b0, C->b, sizeof C->b0);
   load_hex(t, d->x, d->n);
-  gx_to_mont(&C->fp, C->gx, t);
+  gostx__fe_to_mont(&C->fp, C->gx, t);
   load_hex(t, d->y, d->n);
-  gx_to_mont(&C->fp, C->gy, t);
-  gx_to_mont(&C->fp, three, three);
+  gostx__fe_to_mont(&C->fp, C->gy, t);
+  gostx__fe_to_mont(&C->fp, three, three);
   memset(m3, 0, sizeof m3);
-  gx_sub(&C->fp, m3, m3, three);
+  gostx__fe_sub(&C->fp, m3, m3, three);
   small_a(C, m3, three);
-  gx_mul(&C->fp, C->b3, C->b, three);
+  gostx__fe_mul(&C->fp, C->b3, C->b, three);
   C->index = (int)(d - curves);
   if (d->ed_d) edwards_consts(C);
 }
 
 /* Every curve's Montgomery constants, built once per process (the doubling
- * chains of gx_mont_init cost more than a signature's arithmetic). */
+ * chains of gostx__fe_mont_init cost more than a signature's arithmetic). */
 #define NCURVES (sizeof curves / sizeof curves[0])
 static gx_curve built[NCURVES];
 static pthread_once_t built_once = PTHREAD_ONCE_INIT;
 
 static void build_all(void) {
-  for (size_t i = 0; i < NCURVES; i++) curve_build(&built[i], &curves[i]);
+  for (size_t i = 0; i < NCURVES; i++) {
+    curve_build(&built[i], &curves[i]); /* on the portable products */
+    gostx__ec_curve_use(&built[i], gostx__gx_field());
+  }
 }
 
-const gx_curve *gx_curve_get(int id) {
-  const gx_curve_def *d = gx_curve_def_by_id(id);
+void gostx__ec_curve_use(gx_curve *C, const struct gostx_gx_field_impl *impl) {
+  gostx__fe_mont_use(&C->fp, impl);
+  gostx__fe_mont_use(&C->fq, impl);
+  C->scan = impl->scan;
+  /* the lane code's sums are sized for p = 2^(64 n) - c, c < 2^14 */
+  C->lanes = C->fp.c && C->fp.c < (1u << 14) ? impl->lanes : NULL;
+}
+
+const gx_curve *gostx__ec_curve_get(int id) {
+  const gx_curve_def *d = gostx__ec_curve_def_by_id(id);
   if (!d) return NULL;
   pthread_once(&built_once, build_all);
   return &built[d - curves];
 }
 
-int gx_curve_load(gx_curve *C, int id) {
-  const gx_curve *c = gx_curve_get(id);
+int gostx__ec_curve_load(gx_curve *C, int id) {
+  const gx_curve *c = gostx__ec_curve_get(id);
   if (!c) return GOSTX_EINVAL;
   *C = *c;
   return 0;

@@ -4,9 +4,9 @@
  * has no exceptional cases to branch on. (The formula is complete on points
  * of odd order; the cofactor-4 curves only ever feed it points of the order-q
  * subgroup: G, or a peer key multiplied by the cofactor first.) */
+#include "gost3410/ec.h"
 #include "gost3410/field_inline.h"
 
-#include "arch.h"
 #include "internal.h"
 
 #include <string.h>
@@ -61,15 +61,13 @@ static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe
   memcpy(r->Z, Z3, sizeof Z3);
 }
 
-void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
+void gostx__ec_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5, u;
-#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (M->ifma && C->a_small == -3) { /* gx_mont_init checked the modulus */
-    gx_point_add_ifma(C, r, P, Q);
+  if (C->lanes && C->a_small == -3) { /* the row's lane code (public: the curve's) */
+    C->lanes->point_add(C, r, P, Q);
     return;
   }
-#endif
   fe_mul(M, t0, P->X, Q->X);
   fe_mul(M, t1, P->Y, Q->Y);
   fe_mul(M, t2, P->Z, Q->Z);
@@ -92,7 +90,7 @@ void gx_point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_po
 }
 
 /* Z2 = 1: t2 = Z1, t4 = X1 + X2 Z1, t5 = Y1 + Y2 Z1; two products fewer. */
-void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
+void gostx__ec_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
                          const uint64_t *y) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, t4, t5;
@@ -116,7 +114,7 @@ void gx_point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, cons
  * products for the complete addition used as a doubling. Exceptional only
  * at points of order 2, which never reach it (odd-order points only);
  * infinity keeps Z = 0. */
-void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
+void gostx__ec_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
   const gx_mont *M = &C->fp;
   gx_fe t0, t1, t2, t3, zz;
   fe_sqr(M, t1, Y); /* Y^2 */
@@ -158,38 +156,31 @@ void gx_jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
 /* count doublings of P in Jacobian coordinates, converted from and back to
  * projective around the run (6 products); infinity comes back as
  * (0 : 1 : 0) through a mask. */
-void gx_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
+void gostx__ec_point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
   const gx_mont *M = &C->fp;
   gx_fe X, Y, Z, t0;
-#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (M->ifma && C->a_small == -3) { /* gx_mont_init checked the modulus */
-    gx_point_dbl_n_ifma(C, r, P, count);
+  if (C->lanes && C->a_small == -3) { /* the row's lane code (public: the curve's) */
+    C->lanes->point_dbl_n(C, r, P, count);
     return;
   }
-#endif
   /* projective -> Jacobian: (X Z, Y Z^2, Z) */
   fe_mul(M, X, P->X, P->Z);
   fe_sqr(M, t0, P->Z);
   fe_mul(M, Y, P->Y, t0);
   memcpy(Z, P->Z, sizeof Z);
-  for (int i = 0; i < count; i++) gx_jac_dbl(C, X, Y, Z);
+  for (int i = 0; i < count; i++) gostx__ec_jac_dbl(C, X, Y, Z);
   /* Jacobian -> projective: (X Z, Y, Z^3) */
   fe_mul(M, r->X, X, Z);
   fe_sqr(M, t0, Z);
   fe_mul(M, r->Z, t0, Z);
   memcpy(r->Y, Y, sizeof Y);
-  gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
+  gostx__fe_cmov(r->Y, M->one, gostx__fe_is_zero(r->Z, C->n), C->n);
 }
 
-static void set_infinity(const gx_curve *C, gx_point *r) {
+void gostx__ec_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y) {
   memset(r, 0, sizeof *r);
-  memcpy(r->Y, C->fp.one, sizeof r->Y);
-}
-
-void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y) {
-  memset(r, 0, sizeof *r);
-  gx_to_mont(&C->fp, r->X, x);
-  gx_to_mont(&C->fp, r->Y, y);
+  gostx__fe_to_mont(&C->fp, r->X, x);
+  gostx__fe_to_mont(&C->fp, r->Y, y);
   if (C->iso) { /* into the internal coordinates (curves.c) */
     fe_mul(&C->fp, r->X, r->X, C->u2);
     fe_mul(&C->fp, r->Y, r->Y, C->u3);
@@ -197,164 +188,24 @@ void gx_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, con
   memcpy(r->Z, C->fp.one, sizeof r->Z);
 }
 
-void gx_point_generator(const gx_curve *C, gx_point *r) {
+void gostx__ec_point_generator(const gx_curve *C, gx_point *r) {
   memset(r, 0, sizeof *r);
   memcpy(r->X, C->gx, sizeof r->X);
   memcpy(r->Y, C->gy, sizeof r->Y);
   memcpy(r->Z, C->fp.one, sizeof r->Z);
 }
 
-/* The reference (tests, curve self-test): fixed 4-bit windows from the top, 4 doublings and one addition of a table
- * entry per window. The entry is chosen by reading all 16 with masks, so
- * neither the branches nor the addresses depend on the scalar. */
-void gx_point_mul_ref(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
-  gx_point tab[16], acc, sel;
-  int n = C->n;
-  set_infinity(C, &tab[0]);
-  tab[1] = *P;
-  for (int i = 2; i < 16; i++) gx_point_add(C, &tab[i], &tab[i - 1], P);
-  set_infinity(C, &acc);
-  for (int w = 16 * n - 1; w >= 0; w--) {
-    for (int d = 0; d < 4; d++) gx_point_add(C, &acc, &acc, &acc);
-    uint64_t nib = (k[w / 16] >> (4 * (w % 16))) & 15;
-    memset(&sel, 0, sizeof sel);
-    for (uint64_t i = 0; i < 16; i++) {
-      uint64_t diff = i ^ nib;
-      uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == nib */
-      const uint64_t *src = (const uint64_t *)&tab[i];
-      uint64_t *dst = (uint64_t *)&sel;
-      for (size_t j = 0; j < sizeof sel / 8; j++) dst[j] |= src[j] & mask;
-    }
-    gx_point_add(C, &acc, &acc, &sel);
-  }
-  *r = acc;
-  memset(tab, 0, sizeof tab);
-  memset(&sel, 0, sizeof sel);
-}
-
-/* k as odd signed digits: k = sum d_i 2^(w i), each d_i odd in
- * [-(2^w - 1), 2^w - 1], for an odd k < 2^(64 n); GX_DIGITS_W(n, w) of
- * them. Every digit is nonzero, so each window adds a real point and no
- * window is skipped. Masks and shifts only: constant time in k. */
-void gx_recode_odd_w(int8_t *dig, const uint64_t *k, int n, int w) {
-  /* With t_0 = k, d_i = (t_i mod 2^(w+1)) - 2^w and t_(i+1) = (t_i - d_i)
-   * / 2^w = 2 floor(t_i / 2^(w+1)) + 1, t_i is (k >> w i) | 1 for every i:
-   * each digit is w + 1 bits of k read at a public position, bit 0 set. */
-  int nd = GX_DIGITS_W(n, w);
-  for (int i = 0; i < nd; i++) {
-    int pos = w * i, limb = pos / 64, off = pos % 64; /* public */
-    uint64_t v = k[limb] >> off;
-    if (off + w + 1 > 64 && limb + 1 < n) v |= k[limb + 1] << (64 - off);
-    v |= 1;
-    /* the last digit is all that is left of k (a few bits: odd, positive) */
-    dig[i] = (int8_t)(i < nd - 1 ? (int64_t)(v & ((2u << w) - 1)) - (1 << w) : (int64_t)v);
-  }
-}
-
-void gx_recode_odd(int8_t *dig, const uint64_t *k, int n) { gx_recode_odd_w(dig, k, n, GX_W); }
-
-/* The portable scan: a local accumulator (the compiler keeps it in vector
- * registers where it can), the size a run-time value: instantiating it per
- * constant size unrolled blocks past what valgrind's arm64 code generator
- * can spill (the CT gate's aarch64 run aborted in VEX). */
-void gx_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
-  uint64_t acc[4 * GX_MAXN];
-  for (int j = 0; j < limbs; j++) acc[j] = 0;
-  for (uint64_t i = 0; i < (uint64_t)entries; i++) {
-    uint64_t diff = i ^ idx;
-    uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == idx */
-    const uint64_t *src = tab + i * (uint64_t)limbs;
-    for (int j = 0; j < limbs; j++) acc[j] |= src[j] & mask;
-  }
-  memcpy(r, acc, (size_t)limbs * 8);
-}
-
-void gx_scan(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entries, int limbs,
-             uint64_t idx) {
-#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
-  if (C->fp.mulx) { /* the MULX field is the avx2 level's (lib/dispatch.c) */
-    gx_scan_avx2(r, tab, entries, limbs, idx);
-    return;
-  }
-#endif
-  (void)C;
-  gx_scan_portable(r, tab, entries, limbs, idx);
-}
-
-/* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
- * all entries read with masks; y sits y_off limbs into an entry. */
-void gx_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
-               int d) {
-  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  gx_scan(C, r, tab, 1 << (GX_W - 1), entry_limbs, ad >> 1);
-  gx_fe ny;
-  static const gx_fe zero = {0};
-  fe_sub(&C->fp, ny, zero, r + y_off);
-  gx_cmov(r + y_off, ny, neg, C->n);
-}
-
-/* k or q - k, whichever is odd (q is odd); the mask says which (all-ones
- * when q - k was taken, so the result must be negated). */
-uint64_t gx_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k) {
-  uint64_t nk[GX_MAXN], bw = 0;
-  int n = C->n;
-  for (int i = 0; i < n; i++) {
-    uint64_t d = C->q[i] - k[i], b2 = C->q[i] < k[i];
-    uint64_t d2 = d - bw;
-    b2 |= d < bw;
-    bw = b2;
-    nk[i] = d2;
-  }
-  uint64_t even = (k[0] & 1) - 1;
-  memcpy(r, k, (size_t)n * 8);
-  gx_cmov(r, nk, even, n);
-  memset(nk, 0, sizeof nk);
-  return even;
-}
-
-void gx_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask) {
+void gostx__ec_point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask) {
   static const gx_fe zero = {0};
   gx_fe ny;
   fe_sub(&C->fp, ny, zero, P->Y);
-  gx_cmov(P->Y, ny, mask, C->n);
+  gostx__fe_cmov(P->Y, ny, mask, C->n);
 }
 
-/* Signed odd windows of GX_W bits from the top: w doublings and one addition
- * of a table entry (P, 3P, ..., (2^w - 1) P, read whole with masks) per
- * window. k must be < q and P of order q (the odd-scalar trick negates). */
-void gx_point_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
-  if (C->edwards) { /* a public property of the curve */
-    gx_ed_mul(C, r, k, P);
-    return;
-  }
-  gx_point tab[1 << (GX_W - 1)], acc, P2, sel;
-  gx_fe ko;
-  int8_t dig[GX_DIGITS(GX_MAXN)];
-  int n = C->n, nd = GX_DIGITS(n);
-  uint64_t flip = gx_make_odd(C, ko, k);
-  gx_recode_odd(dig, ko, n);
-  tab[0] = *P;
-  gx_point_add(C, &P2, P, P);
-  for (int i = 1; i < (1 << (GX_W - 1)); i++) gx_point_add(C, &tab[i], &tab[i - 1], &P2);
-  gx_select(C, (uint64_t *)&acc, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[nd - 1]);
-  for (int i = nd - 2; i >= 0; i--) {
-    gx_point_dbl_n(C, &acc, &acc, GX_W);
-    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_VKO, (const uint8_t *)&dig[i], 1);
-    gx_select(C, (uint64_t *)&sel, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[i]);
-    gx_point_add(C, &acc, &acc, &sel);
-  }
-  gx_point_neg_if(C, &acc, flip);
-  *r = acc;
-  memset(tab, 0, sizeof tab);
-  memset(&sel, 0, sizeof sel);
-  memset(dig, 0, sizeof dig);
-  memset(ko, 0, sizeof ko);
-}
-
-uint64_t gx_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
+uint64_t gostx__ec_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
   gx_fe zi, t, zx, zy;
-  uint64_t inf = gx_is_zero(P->Z, C->n);
-  gx_inv(&C->fp, zi, P->Z);
+  uint64_t inf = gostx__fe_is_zero(P->Z, C->n);
+  gostx__fe_inv(&C->fp, zi, P->Z);
   memcpy(zx, zi, sizeof zx);
   memcpy(zy, zi, sizeof zy);
   if (C->iso) { /* back to the standard's coordinates */
@@ -362,24 +213,24 @@ uint64_t gx_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const g
     fe_mul(&C->fp, zy, zi, C->u3i);
   }
   fe_mul(&C->fp, t, P->X, zx);
-  gx_from_mont(&C->fp, x, t);
+  gostx__fe_from_mont(&C->fp, x, t);
   fe_mul(&C->fp, t, P->Y, zy);
-  gx_from_mont(&C->fp, y, t);
+  gostx__fe_from_mont(&C->fp, y, t);
   return inf;
 }
 
-int gx_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {
+int gostx__ec_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {
   const gx_mont *M = &C->fp;
   int n = C->n;
-  if (!gx_lt(x, M->m, n) || !gx_lt(y, M->m, n)) return 0;
+  if (!gostx__fe_lt(x, M->m, n) || !gostx__fe_lt(y, M->m, n)) return 0;
   gx_fe X, Y, l, r;
-  gx_to_mont(M, X, x);
-  gx_to_mont(M, Y, y);
+  gostx__fe_to_mont(M, X, x);
+  gostx__fe_to_mont(M, Y, y);
   fe_sqr(M, l, Y);
   fe_sqr(M, r, X);
   fe_add(M, r, r, C->a0);
   fe_mul(M, r, r, X);
   fe_add(M, r, r, C->b0);
   fe_sub(M, l, l, r);
-  return gx_is_zero(l, n) != 0;
+  return gostx__fe_is_zero(l, n) != 0;
 }

@@ -10,13 +10,12 @@
  * doubling follows), a doubling 3M + 4S (4M + 4S when T is wanted, i.e.
  * before an addition), against 12-13M for the
  * Weierstrass complete addition and 3M + 6S for a Jacobian doubling. */
+#include "gost3410/ec.h"
 #include "gost3410/field_inline.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
 #include "internal.h"
 
 typedef struct ed_point {
@@ -92,15 +91,15 @@ static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint
 static void neg_if(const gx_curve *C, uint64_t *x, uint64_t *t, uint64_t mask) {
   gx_fe nx;
   fe_sub(&C->fp, nx, fe_zero, x);
-  gx_cmov(x, nx, mask, C->n);
+  gostx__fe_cmov(x, nx, mask, C->n);
   fe_sub(&C->fp, nx, fe_zero, t);
-  gx_cmov(t, nx, mask, C->n);
+  gostx__fe_cmov(t, nx, mask, C->n);
 }
 
 /* The Weierstrass point (internal coordinates, ec.h) in extended Edwards
  * coordinates: with x, y the standard's, u = (x - t)/y, v = (x - t - s)/(x
  * - t + s). Written over Z as n1/d1, n2/d2: (n1 d2 : n2 d1 : d1 d2 : n1 n2).
- * Never y = 0 (the point of order 2: gx_ed_in_subgroup_vartime refuses it
+ * Never y = 0 (the point of order 2: gostx__ec_ed_in_subgroup_vartime refuses it
  * first, and the others see only points of order q); infinity gives Z = 0,
  * which the callers refuse before. */
 static void ed_from_weier(const gx_curve *C, ed_point *r, const gx_point *P) {
@@ -140,23 +139,21 @@ static void ed_to_weier(const gx_curve *C, gx_point *r, const ed_point *p) {
   fe_mul(M, t1, C->ed_sy, wp);
   fe_mul(M, r->Y, t1, p->Z);
   fe_mul(M, r->Z, wm, p->X);
-  gx_cmov(r->Y, M->one, gx_is_zero(r->Z, C->n), C->n);
+  gostx__fe_cmov(r->Y, M->one, gostx__fe_is_zero(r->Z, C->n), C->n);
 }
 
 /* r = the entry at |d| / 2 of a table of `parts` field elements per entry
  * (3: a G-table row, ROW_ENTRIES affine entries; 4: k P's VAR_ENTRIES
- * cached points), every entry read under a mask (gx_scan); negated (first
+ * cached points), every entry read under a mask (gostx__sc_scan); negated (first
  * and last part) when d < 0. */
 static void ed_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int parts, int d) {
   uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  gx_scan(C, r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
+  C->scan(r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
   neg_if(C, r, r + (parts - 1) * C->n, neg);
 }
 
 /* ---- k G: a table per curve, a row per digit, (u, v, d u v) affine ---- */
 
-static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *tables[GX_NCURVES];
 
 /* Row i: (2j + 1) 2^(GX_W i) G for j < ROW_ENTRIES, as (u, v, d u v). */
 static uint64_t *build_table(const gx_curve *C) {
@@ -168,7 +165,7 @@ static uint64_t *build_table(const gx_curve *C) {
   gx_point G;
   ed_point B, B2, pts[ROW_ENTRIES];
   gx_fe z[ROW_ENTRIES], zi[ROW_ENTRIES], u, v;
-  gx_point_generator(C, &G);
+  gostx__ec_point_generator(C, &G);
   ed_from_weier(C, &B, &G);
   for (int r = 0; r < rows; r++) {
     gx_fe b2dt;
@@ -177,7 +174,7 @@ static uint64_t *build_table(const gx_curve *C) {
     fe_mul(M, b2dt, B2.T, C->ed_d);
     for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt, 1);
     for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
-    gx_batch_inv(M, zi, z, ROW_ENTRIES, 0);
+    gostx__fe_batch_inv(M, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
       uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * entry;
       fe_mul(M, u, pts[j].X, zi[j]);
@@ -193,30 +190,17 @@ static uint64_t *build_table(const gx_curve *C) {
   return tab;
 }
 
-static const uint64_t *base_table(const gx_curve *C) {
-  pthread_mutex_lock(&tables_lock);
-  if (!tables[C->index]) tables[C->index] = build_table(C);
-  const uint64_t *t = tables[C->index];
-  pthread_mutex_unlock(&tables_lock);
-  return t;
-}
-
-void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
-  const uint64_t *tab = base_table(C);
-  if (!tab) { /* no memory for the table: the variable-base multiplication */
-    gx_point G;
-    gx_point_generator(C, &G);
-    gx_ed_mul(C, r, k, &G);
-    return;
-  }
+int gostx__ec_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
+  const uint64_t *tab = gostx__sc_table(C, GX_TABLE_EDWARDS, build_table);
+  if (!tab) return -1; /* no memory for the table */
   int n = C->n, nd = GX_DIGITS(n);
   size_t row = (size_t)ROW_ENTRIES * 3 * (size_t)n;
   int8_t dig[GX_DIGITS(GX_MAXN)];
   uint64_t sel[3 * GX_MAXN];
   gx_fe ko;
   ed_point acc;
-  uint64_t flip = gx_make_odd(C, ko, k);
-  gx_recode_odd(dig, ko, n);
+  uint64_t flip = gostx__sc_make_odd(C, ko, k);
+  gostx__sc_recode_odd(dig, ko, n);
   ed_neutral(C, &acc);
   for (int i = 0; i < nd; i++) {
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED, (const uint8_t *)&dig[i], 1);
@@ -229,6 +213,7 @@ void gx_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
   memset(dig, 0, sizeof dig);
   memset(ko, 0, sizeof ko);
   memset(&acc, 0, sizeof acc);
+  return 0;
 }
 
 /* ---- k P: signed odd windows over a table of P, 3P, ..., 31P ---- */
@@ -254,22 +239,19 @@ static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, i
   memset(&acc, 0, sizeof acc);
 }
 
-void gx_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+void gostx__ec_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
   uint64_t tab[VAR_ENTRIES * 4 * GX_MAXN], sel[4 * GX_MAXN];
   ed_point E, acc;
   gx_fe ko;
   int8_t dig[GX_DIGITS_W(GX_MAXN, ED_W)];
   int n = C->n, nd = GX_DIGITS_W(n, ED_W);
-  uint64_t flip = gx_make_odd(C, ko, k);
-  gx_recode_odd_w(dig, ko, n, ED_W);
+  uint64_t flip = gostx__sc_make_odd(C, ko, k);
+  gostx__sc_recode_odd_w(dig, ko, n, ED_W);
   ed_from_weier(C, &E, P);
   odd_multiples(C, tab, &E, VAR_ENTRIES);
-#ifdef GOSTX_ARCH_X86_64
-  if (C->fp.ifma) { /* the dispatcher chose IFMA, and p = 2^(64 n) - c, c < 2^14 */
-    gx_ed_mul_ifma(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
-  } else
-#endif
-  {
+  if (C->lanes) { /* the row's lane code (p = 2^(64 n) - c, c < 2^14) */
+    C->lanes->ed_mul(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
+  } else {
     ed_neutral(C, &acc);
     for (int i = nd - 1; i >= 0; i--) {
       if (i < nd - 1)
@@ -312,15 +294,13 @@ static void ed_mul2_core(const gx_curve *C, ed_point *acc, const uint64_t *a, co
   if (!a) tab = NULL;
   odd_multiples(C, odd, E, 1 << (VAR_W - 2));
   ed_neutral(C, acc);
-  int nb = gx_wnaf(db, b, n, VAR_W), na = tab ? gx_wnaf(da, a, n, G_W) : 0;
+  int nb = gostx__sc_wnaf(db, b, n, VAR_W), na = tab ? gostx__sc_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
-#ifdef GOSTX_ARCH_X86_64
-  if (C->fp.ifma) {
-    gx_ed_mul2_ifma_vartime(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
-                            db, nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
+  if (C->lanes) {
+    C->lanes->ed_mul2_vartime(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
+                              db, nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
     na = nb = 0; /* nothing left for the loop below */
   }
-#endif
   for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
     int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;
@@ -341,18 +321,18 @@ static void ed_mul2_core(const gx_curve *C, ed_point *acc, const uint64_t *a, co
   while (pending-- > 0) ed_dbl(C, acc, acc, 0);
 }
 
-void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+void gostx__ec_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                         const gx_point *P) {
   ed_point E, acc;
-  const uint64_t *tab = base_table(C); /* NULL: no memory; a G apart below */
+  const uint64_t *tab = gostx__sc_table(C, GX_TABLE_EDWARDS, build_table); /* NULL: no memory; a G apart below */
   ed_from_weier(C, &E, P);
   ed_mul2_core(C, &acc, a, b, &E, tab);
   if (!tab) {
     gx_point A, G, B;
-    gx_point_generator(C, &G);
-    gx_ed_mul(C, &A, a, &G);
+    gostx__ec_point_generator(C, &G);
+    gostx__ec_ed_mul(C, &A, a, &G);
     ed_to_weier(C, &B, &acc);
-    gx_point_add(C, r, &A, &B);
+    gostx__ec_point_add(C, r, &A, &B);
     return;
   }
   ed_to_weier(C, r, &acc);
@@ -365,14 +345,14 @@ void gx_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const
  * out (refused all the same should the map give Z = 0). The neutral is
  * (0 : Z : Z); (0 : -Z : Z) is the point of order 2, so both X and Y are
  * compared (ed_to_weier would take either for infinity). */
-int gx_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P) {
+int gostx__ec_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P) {
   const gx_mont *M = &C->fp;
   ed_point E, acc;
-  if (gx_is_zero(P->Y, C->n) || gx_is_zero(P->Z, C->n)) return 0;
+  if (gostx__fe_is_zero(P->Y, C->n) || gostx__fe_is_zero(P->Z, C->n)) return 0;
   ed_from_weier(C, &E, P);
-  if (gx_is_zero(E.Z, C->n)) return 0;
+  if (gostx__fe_is_zero(E.Z, C->n)) return 0;
   ed_mul2_core(C, &acc, NULL, C->q, &E, NULL);
   gx_fe d;
   fe_sub(M, d, acc.Y, acc.Z);
-  return gx_is_zero(acc.X, C->n) && gx_is_zero(d, C->n) && !gx_is_zero(acc.Z, C->n);
+  return gostx__fe_is_zero(acc.X, C->n) && gostx__fe_is_zero(d, C->n) && !gostx__fe_is_zero(acc.Z, C->n);
 }

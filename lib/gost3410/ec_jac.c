@@ -4,6 +4,7 @@
  * Jacobian-affine one (7M + 4S) and the doublings need no conversion. The
  * inputs are public, so the exceptional cases of these incomplete formulas
  * (equal points, opposite points, infinity) are found by branching. */
+#include "gost3410/ec.h"
 #include "gost3410/field_inline.h"
 
 #include <string.h>
@@ -37,9 +38,9 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
   fe_mul(M, s2, s2, z1z1);
   fe_sub(M, h, u2, A->X);
   fe_sub(M, r, s2, A->Y);
-  if (gx_is_zero(h, n)) {
-    if (gx_is_zero(r, n))
-      gx_jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
+  if (gostx__fe_is_zero(h, n)) {
+    if (gostx__fe_is_zero(r, n))
+      gostx__ec_jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
     else
       A->inf = 1; /* A was -(x2, y) */
     return;
@@ -67,34 +68,32 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
 }
 
 /* count doublings of A (not infinity) in place: one lane run where the
- * IFMA field serves (ec_ifma.c), gx_jac_dbl count times otherwise. */
+ * row has lane code, gostx__ec_jac_dbl count times otherwise. */
 static void jac_dbl_n(const gx_curve *C, jac *A, int count) {
-#ifdef GOSTX_ARCH_X86_64 /* ec_ifma.c is x86-64 code */
-  if (C->fp.ifma && C->a_small == -3) { /* gx_mont_init checked the modulus */
-    if (count) gx_jac_dbl_n_ifma(C, A->X, A->Y, A->Z, count);
+  if (C->lanes && C->a_small == -3) { /* the curve's form: public */
+    if (count) C->lanes->jac_dbl_n(C, A->X, A->Y, A->Z, count);
     return;
   }
-#endif
-  for (int i = 0; i < count; i++) gx_jac_dbl(C, A->X, A->Y, A->Z);
+  for (int i = 0; i < count; i++) gostx__ec_jac_dbl(C, A->X, A->Y, A->Z);
 }
 
-int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+int gostx__ec_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                       const gx_point *P) {
   const gx_mont *M = &C->fp;
-  const uint64_t *tab = gx_base_table(C);
+  const uint64_t *tab = gostx__ec_base_table(C);
   int n = C->n;
   if (!tab) return -1;
   /* P, 3P, ..., 15P, affine */
   gx_point odd[NODD], P2;
   gx_fe z[NODD], zi[NODD], ox[NODD], oy[NODD];
   odd[0] = *P;
-  gx_point_add(C, &P2, P, P);
-  for (int i = 1; i < NODD; i++) gx_point_add(C, &odd[i], &odd[i - 1], &P2);
+  gostx__ec_point_add(C, &P2, P, P);
+  for (int i = 1; i < NODD; i++) gostx__ec_point_add(C, &odd[i], &odd[i - 1], &P2);
   for (int i = 0; i < NODD; i++) {
-    if (gx_is_zero(odd[i].Z, n)) return -1; /* P of small order */
+    if (gostx__fe_is_zero(odd[i].Z, n)) return -1; /* P of small order */
     memcpy(z[i], odd[i].Z, sizeof z[i]);
   }
-  gx_batch_inv(M, zi, z, NODD, 1);
+  gostx__fe_batch_inv(M, zi, z, NODD, 1);
   for (int i = 0; i < NODD; i++) {
     fe_mul(M, ox[i], odd[i].X, zi[i]);
     fe_mul(M, oy[i], odd[i].Y, zi[i]);
@@ -105,7 +104,7 @@ int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const u
   A.inf = 1;
   int8_t dig[64 * GX_MAXN + 1];
   int pending = 0; /* doublings owed, run together before the next addition */
-  for (int i = gx_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+  for (int i = gostx__sc_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
     if (!A.inf) pending++;
     int d = dig[i];
     if (!d) continue;
@@ -118,8 +117,8 @@ int gx_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const u
    * digit's sign flips) */
   gx_fe ao;
   int8_t ad[GX_DIGITS(GX_MAXN)];
-  int flip = gx_make_odd(C, ao, a) != 0;
-  gx_recode_odd(ad, ao, n);
+  int flip = gostx__sc_make_odd(C, ao, a) != 0;
+  gostx__sc_recode_odd(ad, ao, n);
   for (int i = 0; i < GX_DIGITS(n); i++) {
     int d = ad[i], idx = (d < 0 ? -d : d) >> 1;
     const uint64_t *e = tab + ((size_t)i * (1 << (GX_W - 1)) + (size_t)idx) * 2 * (size_t)n;

@@ -3,26 +3,29 @@
  * subtraction are handled with masks, never with branches on values. */
 #include "gost3410/field_body.h"
 
+#include "arch.h"
+#include "gost3410/field_impl.h"
+
 #include <string.h>
 
-void gx_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n) {
+void gostx__fe_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n) {
   for (int i = 0; i < n; i++) r[i] ^= mask & (r[i] ^ a[i]);
 }
 
-uint64_t gx_is_zero(const uint64_t *a, int n) {
+uint64_t gostx__fe_is_zero(const uint64_t *a, int n) {
   uint64_t acc = 0;
   for (int i = 0; i < n; i++) acc |= a[i];
   /* (acc | -acc) has its top bit set iff acc != 0. */
   return ((acc | (0 - acc)) >> 63) - 1;
 }
 
-uint64_t gx_lt(const uint64_t *a, const uint64_t *b, int n) {
+uint64_t gostx__fe_lt(const uint64_t *a, const uint64_t *b, int n) {
   uint64_t bw = 0;
   for (int i = 0; i < n; i++) (void)subb(a[i], b[i], &bw);
   return 0 - bw;
 }
 
-void gx_load_be(uint64_t *r, const uint8_t *in, int n) {
+void gostx__fe_load_be(uint64_t *r, const uint8_t *in, int n) {
   for (int i = 0; i < n; i++) {
     uint64_t v = 0;
     for (int j = 0; j < 8; j++) v = (v << 8) | in[(n - 1 - i) * 8 + j];
@@ -30,7 +33,7 @@ void gx_load_be(uint64_t *r, const uint8_t *in, int n) {
   }
 }
 
-void gx_store_be(uint8_t *out, const uint64_t *a, int n) {
+void gostx__fe_store_be(uint8_t *out, const uint64_t *a, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < 8; j++) out[(n - 1 - i) * 8 + j] = (uint8_t)(a[i] >> (56 - 8 * j));
 }
@@ -121,21 +124,35 @@ GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) 
     redc(M, r, t, n);
 }
 
-void gx_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  if (M->mulx)
-    gx_sqr_mulx(M, r, a);
-  else if (M->n == 4)
+/* field_x86_64.c's bodies where the row has them (x86-64 only: no other
+ * build has a MULX row, nor those functions). */
+#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
+#define MULX_FIELD 1
+#else
+#define MULX_FIELD 0
+#endif
+
+void gostx__fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+#if MULX_FIELD
+  if (M->mulx) {
+    gostx__fe_sqr_mulx(M, r, a);
+    return;
+  }
+#endif
+  if (M->n == 4)
     sqr_body(M, r, a, 4);
   else
     sqr_body(M, r, a, 8);
 }
 
-const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0, 0};
-
-void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+#if MULX_FIELD
   if (M->mulx) {
-    gx_mul_mulx(M, r, a, b);
-  } else if (M->c) { /* the modulus's form: public */
+    gostx__fe_mul_mulx(M, r, a, b);
+    return;
+  }
+#endif
+  if (M->c) { /* the modulus's form: public */
     if (M->n == 4)
       mul_pm_body(M, r, a, b, 4);
     else
@@ -147,41 +164,49 @@ void gx_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b)
   }
 }
 
-void gx_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->mulx && (M->n == 4 || M->c))
-    gx_add_mulx(M, r, a, b);
-  else if (M->n == 4)
+void gostx__fe_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+#if MULX_FIELD
+  if (M->mulx && (M->n == 4 || M->c)) {
+    gostx__fe_add_mulx(M, r, a, b);
+    return;
+  }
+#endif
+  if (M->n == 4)
     add_body(M, r, a, b, 4);
   else
     add_body(M, r, a, b, 8);
 }
 
-void gx_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->mulx && (M->n == 4 || M->c))
-    gx_sub_mulx(M, r, a, b);
-  else if (M->n == 4)
+void gostx__fe_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+#if MULX_FIELD
+  if (M->mulx && (M->n == 4 || M->c)) {
+    gostx__fe_sub_mulx(M, r, a, b);
+    return;
+  }
+#endif
+  if (M->n == 4)
     sub_body(M, r, a, b, 4);
   else
     sub_body(M, r, a, b, 8);
 }
 
-void gx_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_mul(M, r, a, M->r2); }
+void gostx__fe_to_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) { gostx__fe_mul(M, r, a, M->r2); }
 
-void gx_from_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+void gostx__fe_from_mont(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   uint64_t one[GX_MAXN] = {1};
-  gx_mul(M, r, a, one);
+  gostx__fe_mul(M, r, a, one);
 }
 
-void gx_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uint64_t *hi) {
+void gostx__fe_reduce_wide(const gx_mont *M, uint64_t *r, const uint64_t *lo, const uint64_t *hi) {
   /* lo R^2 / R + hi R^3 / R = (lo + hi R) R: the value in Montgomery form. */
   uint64_t a[GX_MAXN], b[GX_MAXN];
-  gx_mul(M, a, lo, M->r2);
-  gx_mul(M, b, hi, M->r3);
-  gx_add(M, a, a, b);
-  gx_from_mont(M, r, a);
+  gostx__fe_mul(M, a, lo, M->r2);
+  gostx__fe_mul(M, b, hi, M->r3);
+  gostx__fe_add(M, a, a, b);
+  gostx__fe_from_mont(M, r, a);
 }
 
-void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e) {
+void gostx__fe_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e) {
   int n = M->n;
   uint64_t acc[GX_MAXN], pw[16][GX_MAXN];
   /* Fixed 4-bit windows of the public exponent: 4 squarings and at most one
@@ -189,34 +214,33 @@ void gx_pow(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *e)
    * nearly every bit of p - 2 = 2^k - c. */
   memcpy(pw[0], M->one, sizeof pw[0]);
   memcpy(pw[1], a, (size_t)n * 8);
-  for (int i = 2; i < 16; i++) gx_mul(M, pw[i], pw[i - 1], a);
+  for (int i = 2; i < 16; i++) gostx__fe_mul(M, pw[i], pw[i - 1], a);
   memcpy(acc, M->one, sizeof acc);
   for (int w = 16 * n - 1; w >= 0; w--) {
-    for (int s = 0; s < 4; s++) gx_sqr(M, acc, acc);
+    for (int s = 0; s < 4; s++) gostx__fe_sqr(M, acc, acc);
     unsigned nib = (unsigned)(e[w / 16] >> (4 * (w % 16))) & 15;
-    if (nib) gx_mul(M, acc, acc, pw[nib]); /* public exponent digit */
+    if (nib) gostx__fe_mul(M, acc, acc, pw[nib]); /* public exponent digit */
   }
   memcpy(r, acc, (size_t)n * 8);
   memset(pw, 0, sizeof pw);
 }
 
-void gx_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+void gostx__fe_inv(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   /* Division steps (field_inv.c); Fermat's power with 4-bit windows only
    * in builds without a 128-bit product (make pedantic's). */
-  if (gx_inv_divsteps(M, r, a) == 0) {
-    if (!M->c) gx_mul(M, r, r, M->r3); /* (x R)^-1 R^3 / R = x^-1 R */
+  if (gostx__fe_inv_divsteps(M, r, a) == 0) {
+    if (!M->c) gostx__fe_mul(M, r, r, M->r3); /* (x R)^-1 R^3 / R = x^-1 R */
     return;
   }
   uint64_t e[GX_MAXN], bw = 0;
   /* e = m - 2 (m is odd and > 2). */
   for (int i = 0; i < M->n; i++) e[i] = subb(M->m[i], i == 0 ? 2 : 0, &bw);
-  gx_pow(M, r, a, e);
+  gostx__fe_pow(M, r, a, e);
 }
 
-void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
+void gostx__fe_mont_init(gx_mont *M, const uint64_t *m, int n) {
   memset(M, 0, sizeof *M);
   M->n = n;
-  M->mulx = gostx__gx_field()->mulx;
   memcpy(M->m, m, (size_t)n * 8);
   /* Newton's iteration for m0^-1 mod 2^64: each step doubles the good bits. */
   uint64_t x = m[0];
@@ -227,18 +251,21 @@ void gx_mont_init(gx_mont *M, const uint64_t *m, int n) {
   for (int i = 1; i < n; i++) top &= m[i];
   if (top == ~(uint64_t)0 && m[0] >= ~(uint64_t)0 - 0xffff) {
     M->c = 0 - m[0];
-    M->ifma = gostx__gx_field()->ifma && M->c < (1u << 14);
     M->one[0] = M->r2[0] = 1;
     M->r3[0] = M->c; /* 2^(64 n) mod m */
     return;
   }
   /* R mod m and R^2 mod m by doubling 1 (public modulus: speed is no concern). */
   uint64_t t[GX_MAXN] = {1};
-  for (int i = 0; i < 64 * n; i++) gx_add(M, t, t, t);
+  for (int i = 0; i < 64 * n; i++) gostx__fe_add(M, t, t, t);
   memcpy(M->one, t, sizeof t);
-  for (int i = 0; i < 64 * n; i++) gx_add(M, t, t, t);
+  for (int i = 0; i < 64 * n; i++) gostx__fe_add(M, t, t, t);
   memcpy(M->r2, t, sizeof t);
-  gx_mul(M, M->r3, M->r2, M->r2);
+  gostx__fe_mul(M, M->r3, M->r2, M->r2);
+}
+
+void gostx__fe_mont_use(gx_mont *M, const struct gostx_gx_field_impl *impl) {
+  M->mulx = impl->mulx;
 }
 
 /* ---- the variable-time inverse (public values only) ---- */
@@ -284,10 +311,10 @@ static int is_one(const uint64_t *a, int n) {
 
 /* r = a^-1 mod m (normal form) for a public 0 < a < m, m odd: the binary
  * extended Euclid, variable time, several times faster than Fermat. */
-void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+void gostx__fe_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   int n = M->n;
   gx_fe u, v, x1 = {1}, x2 = {0};
-  if (gx_is_zero(a, n)) { /* no inverse; and the loop below needs a != 0 */
+  if (gostx__fe_is_zero(a, n)) { /* no inverse; and the loop below needs a != 0 */
     memset(r, 0, (size_t)n * 8);
     return;
   }
@@ -302,7 +329,7 @@ void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
       half_mod(M->m, v, n);
       half_mod(M->m, x2, n);
     }
-    if (!gx_lt(u, v, n)) {
+    if (!gostx__fe_lt(u, v, n)) {
       sub_n(NULL, u, v, n);
       sub_n(M->m, x1, x2, n);
     } else {
@@ -313,6 +340,6 @@ void gx_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   memcpy(r, is_one(u, n) ? x1 : x2, (size_t)n * 8);
 }
 
-void gx_inv_public(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-  if (gx_inv_divsteps_vartime(M, r, a)) gx_inv_vartime(M, r, a);
+void gostx__fe_inv_public(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+  if (gostx__fe_inv_divsteps_vartime(M, r, a)) gostx__fe_inv_vartime(M, r, a);
 }

@@ -4,7 +4,7 @@
 #ifndef GOSTX_GOST3410_FIELD_BODY_H
 #define GOSTX_GOST3410_FIELD_BODY_H
 
-#include "gost3410/ec.h"
+#include "gost3410/field.h"
 
 /* Vectorised masking (16-byte loads of limbs just stored one by one) stalls
  * on store forwarding: these bodies are short carry chains, kept scalar. */

@@ -12,7 +12,7 @@
 #ifndef GOSTX_GOST3410_FIELD_IFMA_H
 #define GOSTX_GOST3410_FIELD_IFMA_H
 
-#include "gost3410/ec.h"
+#include "gost3410/field.h"
 #include "internal.h"
 #include "x86_avx512.h"
 

@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+#include "gostx/common.h" /* gostx_memzero */
+
 #ifdef GX_HAVE_U128
 
 __extension__ typedef __int128 gx_s128;
@@ -197,22 +199,22 @@ static void inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a, int v
   gostx_memzero(e, sizeof e);
 }
 
-int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+int gostx__fe_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   inv_divsteps(M, r, a, 0);
   return 0;
 }
 
-int gx_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+int gostx__fe_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   inv_divsteps(M, r, a, 1);
   return 0;
 }
 
 #else
-int gx_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+int gostx__fe_inv_divsteps(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   (void)M, (void)r, (void)a;
   return -1; /* no 128-bit product: the caller takes Fermat's route */
 }
-int gx_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+int gostx__fe_inv_divsteps_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   (void)M, (void)r, (void)a;
   return -1; /* no 128-bit product: the caller takes the binary Euclid */
 }

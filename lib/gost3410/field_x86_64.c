@@ -1,8 +1,8 @@
 /* The x86-64 field products with MULX (BMI2) and two carry chains, ADCX on
  * CF for the low halves and ADOX on OF for the high halves (ADX): the 2n-limb
  * product row by row in registers, no flag spills; the reductions are
- * field_body.h's, shared with the portable field. lib/dispatch.c decides
- * whether these run (gx_mont's mulx flag); the portable field stays the
+ * field_body.h's, shared with the portable field. lib/dispatch.c's rows decide
+ * whether these run (gx_mont's mulx flag; the row table is select_avx2.c's); the portable field stays the
  * reference. Constant time: no branch or index on the operands. */
 #include "gost3410/field_body.h"
 
@@ -13,7 +13,6 @@
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
 
 /* ---- 2^512 - c: the product and the squaring with the fold in registers ---- */
 
@@ -103,7 +102,7 @@ const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
 #define GX_CLOBBER8 "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc", "memory"
 
 /* r = a b mod m for m = 2^512 - c (any a, b < 2^512; r < m). */
-void gx_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+void gostx__fe_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t[11]; /* the low half, c, the pointers to b and r (GX_M8_ROW) */
   t[8] = M->c;
   t[9] = (uint64_t)(uintptr_t)b;
@@ -194,8 +193,8 @@ void gx_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t
 /* r = a^2 mod m for m = 2^512 - c: the 28 cross products row by row, limbs
  * 1..7 to the low half as they become final, 8..14 kept in registers (r15,
  * rbx, r8..r12); doubled and the eight squares added (36 MULX against 64);
- * then gx_mul8_pm's fold on those registers. */
-void gx_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+ * then gostx__fe_mul8_pm's fold on those registers. */
+void gostx__fe_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   uint64_t t[10]; /* the low half, c, the pointer to r */
   t[8] = M->c;
   t[9] = (uint64_t)(uintptr_t)r;
@@ -353,35 +352,35 @@ static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
 }
 
 /* The callers (field.c) send 4 limbs, or 8 for m = 2^512 - c. */
-void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+void gostx__fe_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   if (M->n == 4)
     add4(M, r, a, b);
   else
     add8_pm(M, r, a, b);
 }
 
-void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+void gostx__fe_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   if (M->n == 4)
     sub4(M, r, a, b);
   else
     sub8_pm(M, r, a, b);
 }
 
-void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+void gostx__fe_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   uint64_t t[2 * GX_MAXN];
   if (M->n == 4 && M->c) {
     sqr4_pm(M, r, a);
   } else if (M->n == 8 && M->c) { /* the modulus's form: public */
-    gx_sqr8_pm(M, r, a);
+    gostx__fe_sqr8_pm(M, r, a);
   } else if (M->n == 8) {
     sqr8_wide(t, a);
     redc(M, r, t, 8);
   } else {
-    gx_mul_mulx(M, r, a, a);
+    gostx__fe_mul_mulx(M, r, a, a);
   }
 }
 
-void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+void gostx__fe_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t bt[3 * GX_MAXN];
   if (M->n == 4 && M->c) {
     mul4_pm(M, r, a, b);
@@ -389,7 +388,7 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
     wide4(bt, a, b);
     redc(M, r, bt, 4);
   } else if (M->c) { /* 8 limbs, the modulus's form: public */
-    gx_mul8_pm(M, r, a, b);
+    gostx__fe_mul8_pm(M, r, a, b);
   } else {
     memcpy(bt, b, 8 * 8);
     wide8(bt, a);
@@ -397,17 +396,4 @@ void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_
   }
 }
 
-#else
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, 0};
-/* Never chosen here (lib/dispatch.c has no mulx row off x86-64). */
-void gx_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  gx_mul(M, r, a, b);
-}
-void gx_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) { gx_sqr(M, r, a); }
-void gx_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  gx_add(M, r, a, b);
-}
-void gx_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  gx_sub(M, r, a, b);
-}
 #endif

@@ -1,5 +1,5 @@
 /* The 4-limb x86-64 field bodies (MULX/ADX, GNU inline assembly) as
- * static inline functions: field_x86_64.c wraps them for gx_mul and the
+ * static inline functions: field_x86_64.c wraps them for gostx__fe_mul and the
  * rest, and field_inline.h calls them straight from the point formulas, so
  * a product costs no call. Only where lib/dispatch.c chose the MULX field
  * (gx_mont's mulx flag); see field_x86_64.c. Not installed. */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "arch.h"
-#include "gost3410/ec.h"
+#include "gost3410/field.h"
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 #define GX_FIELD_X86_64 1

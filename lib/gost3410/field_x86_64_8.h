@@ -13,8 +13,8 @@
 /* r = a b and r = a^2 mod m for m = 2^512 - c (field_x86_64.c: their
  * blocks of assembly are longer than ISO C's strings, so not inline here;
  * the call is all they cost over it). */
-void gx_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
-void gx_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a);
+void gostx__fe_mul8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
+void gostx__fe_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a);
 
 /* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
  * is a + b - m exactly when the carry is set or t + c carries; so c is added

@@ -6,19 +6,19 @@
 #include "internal.h"
 
 size_t gostx_gost3410_size(gostx_gost3410_curve curve) {
-  const gx_curve_def *d = gx_curve_def_by_id(curve);
+  const gx_curve_def *d = gostx__ec_curve_def_by_id(curve);
   return d ? (size_t)d->n * 8 : 0;
 }
 const char *gostx_gost3410_curve_name(gostx_gost3410_curve curve) {
-  const gx_curve_def *d = gx_curve_def_by_id(curve);
+  const gx_curve_def *d = gostx__ec_curve_def_by_id(curve);
   return d ? d->name : NULL;
 }
 const char *gostx_gost3410_curve_oid(gostx_gost3410_curve curve) {
-  const gx_curve_def *d = gx_curve_def_by_id(curve);
+  const gx_curve_def *d = gostx__ec_curve_def_by_id(curve);
   return d ? d->oid : NULL;
 }
 int gostx_gost3410_curve_by_name(const char *name) {
-  const gx_curve_def *d = gx_curve_def_by_name(name);
+  const gx_curve_def *d = gostx__ec_curve_def_by_name(name);
   return d ? d->id : GOSTX_EINVAL;
 }
 
@@ -32,8 +32,8 @@ static int load_priv(const gx_curve *C, uint64_t *d, const uint8_t *priv, size_t
   if (!priv) return GOSTX_EINVAL;
   if (priv_len != (size_t)C->len) return GOSTX_ELEN;
   memset(d, 0, sizeof(gx_fe));
-  gx_load_be(d, priv, C->n);
-  uint64_t ok = ~gx_is_zero(d, C->n) & gx_lt(d, C->q, C->n);
+  gostx__fe_load_be(d, priv, C->n);
+  uint64_t ok = ~gostx__fe_is_zero(d, C->n) & gostx__fe_lt(d, C->q, C->n);
   return ok ? 0 : GOSTX_EINVAL; /* the verdict is the caller's error code: not secret */
 }
 
@@ -60,7 +60,7 @@ static _Thread_local unsigned checked_next;
 static int in_subgroup(const gx_curve *C, const gx_point *Q, const uint8_t *pub, size_t pub_len) {
   for (int i = 0; i < CHECKED_KEYS; i++)
     if (checked_keys[i].curve == C->def->id && !memcmp(checked_keys[i].pub, pub, pub_len)) return 1;
-  if (!gx_ed_in_subgroup_vartime(C, Q)) return 0;
+  if (!gostx__ec_ed_in_subgroup_vartime(C, Q)) return 0;
   unsigned slot = checked_next++ % CHECKED_KEYS;
   checked_keys[slot].curve = C->def->id;
   memcpy(checked_keys[slot].pub, pub, pub_len);
@@ -71,10 +71,10 @@ static int load_pub(const gx_curve *C, gx_point *Q, const uint8_t *pub, size_t p
   if (!pub) return GOSTX_EINVAL;
   if (pub_len != 2 * (size_t)C->len) return GOSTX_ELEN;
   gx_fe x = {0}, y = {0};
-  gx_load_be(x, pub, C->n);
-  gx_load_be(y, pub + C->len, C->n);
-  if (!gx_on_curve(C, x, y)) return GOSTX_EINVAL;
-  gx_point_from_affine(C, Q, x, y);
+  gostx__fe_load_be(x, pub, C->n);
+  gostx__fe_load_be(y, pub + C->len, C->n);
+  if (!gostx__ec_on_curve(C, x, y)) return GOSTX_EINVAL;
+  gostx__ec_point_from_affine(C, Q, x, y);
   if (C->def->cofactor > 1 && !in_subgroup(C, Q, pub, pub_len)) return GOSTX_EINVAL;
   return 0;
 }
@@ -85,16 +85,16 @@ static int load_e(const gx_curve *C, uint64_t *e, const uint8_t *digest, size_t 
   if (digest_len != (size_t)C->len) return GOSTX_ELEN;
   gx_fe a = {0}, zero = {0}, one = {1};
   for (int i = 0; i < C->n; i++) a[i] = gostx_load64_le(digest + 8 * i);
-  gx_reduce_wide(&C->fq, e, a, zero);
-  gx_cmov(e, one, gx_is_zero(e, C->n), C->n);
+  gostx__fe_reduce_wide(&C->fq, e, a, zero);
+  gostx__fe_cmov(e, one, gostx__fe_is_zero(e, C->n), C->n);
   return 0;
 }
 
 static void store_pub(const gx_curve *C, uint8_t *pub, const gx_point *P) {
   gx_fe x, y;
-  gx_point_to_affine(C, x, y, P);
-  gx_store_be(pub, x, C->n);
-  gx_store_be(pub + C->len, y, C->n);
+  gostx__ec_point_to_affine(C, x, y, P);
+  gostx__fe_store_be(pub, x, C->n);
+  gostx__fe_store_be(pub + C->len, y, C->n);
 }
 
 int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
@@ -102,12 +102,12 @@ int gostx_gost3410_public_key(gostx_gost3410_curve curve, const uint8_t *priv, s
   gx_curve C;
   gx_fe d;
   gx_point Q;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
   if (!pub) return GOSTX_EINVAL;
   if (pub_len != 2 * (size_t)C.len) return GOSTX_ELEN;
   if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
-  gx_point_mul_base(&C, &Q, d);
+  gostx__ec_mul_base(&C, &Q, d);
   store_pub(&C, pub, &Q);
   wipe(d, sizeof d);
   return 0;
@@ -117,7 +117,7 @@ int gostx_gost3410_check_public_key(gostx_gost3410_curve curve, const uint8_t *p
                                     size_t pub_len) {
   gx_curve C;
   gx_point Q;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   return rc ? rc : load_pub(&C, &Q, pub, pub_len);
 }
 
@@ -125,7 +125,7 @@ int gostx_gost3410_keygen(gostx_gost3410_curve curve, uint8_t *priv, size_t priv
                           size_t pub_len) {
   gx_curve C;
   gx_fe d;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
   if (!priv || !pub) return GOSTX_EINVAL;
   if (priv_len != (size_t)C.len || pub_len != 2 * (size_t)C.len) return GOSTX_ELEN;
@@ -149,18 +149,18 @@ static int sign_core(const gx_curve *C, uint64_t *r, uint64_t *s, const uint64_t
                      const uint64_t *e, const uint64_t *k) {
   gx_point P;
   gx_fe x, y, zero = {0}, t1, t2;
-  gx_point_mul_base(C, &P, k);
-  gx_point_to_affine(C, x, y, &P);
-  gx_reduce_wide(&C->fq, r, x, zero);
-  gx_to_mont(&C->fq, t1, r);
-  gx_mul(&C->fq, t1, t1, d); /* r d */
-  gx_to_mont(&C->fq, t2, k);
-  gx_mul(&C->fq, t2, t2, e); /* k e */
-  gx_add(&C->fq, s, t1, t2);
+  gostx__ec_mul_base(C, &P, k);
+  gostx__ec_point_to_affine(C, x, y, &P);
+  gostx__fe_reduce_wide(&C->fq, r, x, zero);
+  gostx__fe_to_mont(&C->fq, t1, r);
+  gostx__fe_mul(&C->fq, t1, t1, d); /* r d */
+  gostx__fe_to_mont(&C->fq, t2, k);
+  gostx__fe_mul(&C->fq, t2, t2, e); /* k e */
+  gostx__fe_add(&C->fq, s, t1, t2);
   wipe(t1, sizeof t1);
   wipe(t2, sizeof t2);
   wipe(&P, sizeof P);
-  return (gx_is_zero(r, C->n) | gx_is_zero(s, C->n)) ? 1 : 0;
+  return (gostx__fe_is_zero(r, C->n) | gostx__fe_is_zero(s, C->n)) ? 1 : 0;
 }
 
 static int sign_check_args(const gx_curve *C, uint8_t *sig, size_t sig_len) {
@@ -174,15 +174,15 @@ int gostx_gost3410_sign_with_k(gostx_gost3410_curve curve, const uint8_t *priv, 
                                size_t k_len, uint8_t *sig, size_t sig_len) {
   gx_curve C;
   gx_fe d, e, k = {0}, r, s;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
   if ((rc = sign_check_args(&C, sig, sig_len))) return rc;
   if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
   if ((rc = load_e(&C, e, digest, digest_len))) return rc;
   if ((rc = load_priv(&C, k, kb, k_len))) return rc; /* the same 0 < k < q */
   if (sign_core(&C, r, s, d, e, k)) return GOSTX_EINVAL;
-  gx_store_be(sig, r, C.n);
-  gx_store_be(sig + C.len, s, C.n);
+  gostx__fe_store_be(sig, r, C.n);
+  gostx__fe_store_be(sig + C.len, s, C.n);
   wipe(d, sizeof d);
   wipe(k, sizeof k);
   return 0;
@@ -200,17 +200,17 @@ static int make_nonce(const gx_curve *C, uint64_t *k, const uint8_t *priv, const
   memcpy(key, priv, len);
   if (gostx_random_bytes(key + len, len)) return GOSTX_EIO;
   memcpy(msg, label, sizeof label);
-  gx_store_be(msg + sizeof label, e, C->n);
+  gostx__fe_store_be(msg + sizeof label, e, C->n);
   for (size_t off = 0, i = 1; off < 2 * len; off += 64, i++) {
     msg[sizeof label + len] = (uint8_t)i;
     rc = gostx_hmac(64, key, 2 * len, msg, sizeof label + len + 1, wide + off);
     if (rc) break;
   }
   if (!rc) {
-    gx_load_be(hi, wide, C->n);
-    gx_load_be(lo, wide + len, C->n);
-    gx_reduce_wide(&C->fq, k, lo, hi);
-    gx_cmov(k, one, gx_is_zero(k, C->n), C->n);
+    gostx__fe_load_be(hi, wide, C->n);
+    gostx__fe_load_be(lo, wide + len, C->n);
+    gostx__fe_reduce_wide(&C->fq, k, lo, hi);
+    gostx__fe_cmov(k, one, gostx__fe_is_zero(k, C->n), C->n);
   }
   wipe(key, sizeof key);
   wipe(wide, sizeof wide);
@@ -223,7 +223,7 @@ int gostx_gost3410_sign(gostx_gost3410_curve curve, const uint8_t *priv, size_t 
                         const uint8_t *digest, size_t digest_len, uint8_t *sig, size_t sig_len) {
   gx_curve C;
   gx_fe d, e, k, r, s;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
   if ((rc = sign_check_args(&C, sig, sig_len))) return rc;
   if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
@@ -232,8 +232,8 @@ int gostx_gost3410_sign(gostx_gost3410_curve curve, const uint8_t *priv, size_t 
     if ((rc = make_nonce(&C, k, priv, e))) break;
   } while (sign_core(&C, r, s, d, e, k));
   if (!rc) {
-    gx_store_be(sig, r, C.n);
-    gx_store_be(sig + C.len, s, C.n);
+    gostx__fe_store_be(sig, r, C.n);
+    gostx__fe_store_be(sig + C.len, s, C.n);
   }
   wipe(d, sizeof d);
   wipe(k, sizeof k);
@@ -246,26 +246,23 @@ int gostx_gost3410_verify(gostx_gost3410_curve curve, const uint8_t *pub, size_t
   gx_curve C;
   gx_fe e, r = {0}, s = {0}, v, z1, z2, zero = {0};
   gx_point Q, A;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
   if (!sig) return GOSTX_EINVAL;
   if (sig_len != 2 * (size_t)C.len) return GOSTX_ELEN;
   if ((rc = load_pub(&C, &Q, pub, pub_len))) return rc;
   if ((rc = load_e(&C, e, digest, digest_len))) return rc;
-  gx_load_be(r, sig, C.n);
-  gx_load_be(s, sig + C.len, C.n);
-  if (gx_is_zero(r, C.n) || gx_is_zero(s, C.n) || !gx_lt(r, C.q, C.n) || !gx_lt(s, C.q, C.n))
+  gostx__fe_load_be(r, sig, C.n);
+  gostx__fe_load_be(s, sig + C.len, C.n);
+  if (gostx__fe_is_zero(r, C.n) || gostx__fe_is_zero(s, C.n) || !gostx__fe_lt(r, C.q, C.n) || !gostx__fe_lt(s, C.q, C.n))
     return GOSTX_EFORMAT;
-  gx_inv_public(&C.fq, v, e); /* e is public */
-  gx_to_mont(&C.fq, v, v);     /* e^-1, Montgomery form */
-  gx_mul(&C.fq, z1, s, v);
-  gx_mul(&C.fq, z2, r, v);
-  gx_sub(&C.fq, z2, zero, z2);
-  if (C.edwards)
-    gx_ed_mul2_vartime(&C, &A, z1, z2, &Q);
-  else if (gx_point_mul2_jac(&C, &A, z1, z2, &Q))
-    gx_point_mul2_vartime(&C, &A, z1, z2, &Q);
-  return gx_point_x_is(&C, &A, r) ? 0 : GOSTX_EAUTH;
+  gostx__fe_inv_public(&C.fq, v, e); /* e is public */
+  gostx__fe_to_mont(&C.fq, v, v);     /* e^-1, Montgomery form */
+  gostx__fe_mul(&C.fq, z1, s, v);
+  gostx__fe_mul(&C.fq, z2, r, v);
+  gostx__fe_sub(&C.fq, z2, zero, z2);
+  gostx__ec_mul2_vartime(&C, &A, z1, z2, &Q);
+  return gostx__ec_point_x_is(&C, &A, r) ? 0 : GOSTX_EAUTH;
 }
 
 int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
@@ -275,7 +272,7 @@ int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t p
   gx_fe d, u[2] = {{0}, {0}}, t, one = {1}, x, y;
   gx_point Q, K;
   uint8_t buf[128];
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
   if (!ukm || !out) return GOSTX_EINVAL;
   if (ukm_len < 1 || ukm_len > (size_t)C.len || (out_len != 32 && out_len != 64))
@@ -283,20 +280,20 @@ int gostx_gost3410_vko(gostx_gost3410_curve curve, const uint8_t *priv, size_t p
   if ((rc = load_priv(&C, d, priv, priv_len))) return rc;
   if ((rc = load_pub(&C, &Q, peer_pub, pub_len))) return rc;
   for (size_t i = 0; i < ukm_len; i++) u[0][i / 8] |= (uint64_t)ukm[i] << (8 * (i % 8));
-  gx_reduce_wide(&C.fq, t, u[0], u[1]);
-  gx_cmov(t, one, gx_is_zero(t, C.n), C.n);
-  gx_to_mont(&C.fq, t, t);
-  gx_mul(&C.fq, t, t, d); /* UKM d mod q */
+  gostx__fe_reduce_wide(&C.fq, t, u[0], u[1]);
+  gostx__fe_cmov(t, one, gostx__fe_is_zero(t, C.n), C.n);
+  gostx__fe_to_mont(&C.fq, t, t);
+  gostx__fe_mul(&C.fq, t, t, d); /* UKM d mod q */
   /* The cofactor goes on the public point: (h UKM d) Q = (UKM d) (h Q) for
    * keys of the order-q subgroup (load_pub refused the others), as the
    * complete formulas want; infinity is refused all the same. */
-  for (int h = C.def->cofactor; h > 1; h >>= 1) gx_point_add(&C, &Q, &Q, &Q);
-  if (gx_is_zero(Q.Z, C.n)) {
+  for (int h = C.def->cofactor; h > 1; h >>= 1) gostx__ec_point_add(&C, &Q, &Q, &Q);
+  if (gostx__fe_is_zero(Q.Z, C.n)) {
     rc = GOSTX_EINVAL;
     goto out;
   }
-  gx_point_mul(&C, &K, t, &Q);
-  if (gx_point_to_affine(&C, x, y, &K)) {
+  gostx__ec_mul(&C, &K, t, &Q);
+  if (gostx__ec_point_to_affine(&C, x, y, &K)) {
     rc = GOSTX_EINVAL;
     goto out;
   }
@@ -345,11 +342,11 @@ int gostx_gost3410_selftest_curve(gostx_gost3410_curve curve) {
   gx_curve C;
   gx_point G, O;
   gx_fe x, y;
-  int rc = gx_curve_load(&C, curve);
+  int rc = gostx__ec_curve_load(&C, curve);
   if (rc) return rc;
-  gx_point_generator(&C, &G);
-  gx_point_to_affine(&C, x, y, &G); /* the standard's coordinates */
-  if (!gx_on_curve(&C, x, y)) return 1;
-  gx_point_mul_ref(&C, &O, C.q, &G);
-  return gx_is_zero(O.Z, C.n) ? 0 : 2;
+  gostx__ec_point_generator(&C, &G);
+  gostx__ec_point_to_affine(&C, x, y, &G); /* the standard's coordinates */
+  if (!gostx__ec_on_curve(&C, x, y)) return 1;
+  gostx__ec_point_mul_ref(&C, &O, C.q, &G);
+  return gostx__fe_is_zero(O.Z, C.n) ? 0 : 2;
 }

@@ -293,17 +293,17 @@ static int unmask(gostx_gost3410_curve curve, const uint8_t *buf, size_t total, 
   if (total == len) return 0;
   gx_curve C;
   gx_fe acc = {0}, m = {0};
-  if (gx_curve_load(&C, curve)) return GOSTX_EINVAL;
-  gx_load_be(m, d, C.n);
-  gx_to_mont(&C.fq, acc, m); /* any value < R: to_mont reduces it */
+  if (gostx__ec_curve_load(&C, curve)) return GOSTX_EINVAL;
+  gostx__fe_load_be(m, d, C.n);
+  gostx__fe_to_mont(&C.fq, acc, m); /* any value < R: to_mont reduces it */
   for (size_t off = len; off < total; off += len) {
     reverse(be, buf + off, len);
-    gx_load_be(m, be, C.n);
-    gx_to_mont(&C.fq, m, m);
-    gx_mul(&C.fq, acc, acc, m);
+    gostx__fe_load_be(m, be, C.n);
+    gostx__fe_to_mont(&C.fq, m, m);
+    gostx__fe_mul(&C.fq, acc, acc, m);
   }
-  gx_from_mont(&C.fq, m, acc);
-  gx_store_be(d, m, C.n);
+  gostx__fe_from_mont(&C.fq, m, acc);
+  gostx__fe_store_be(d, m, C.n);
   gostx_memzero(be, sizeof be);
   gostx_memzero(acc, sizeof acc);
   gostx_memzero(m, sizeof m);

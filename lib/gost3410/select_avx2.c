@@ -1,10 +1,12 @@
-/* The constant-time table scans of the GOST R 34.10 scalar multiplications
- * (ec.c, ec_edwards.c) with AVX2: every entry read, each ANDed with a mask
- * from VPCMPEQQ of its index against the wanted one, ORed into accumulators
- * that stay in ymm registers (3 to 8 of them). Runs where the MULX field
- * does: that row of lib/dispatch.c is the avx2 level's, so the CPU has AVX2.
- * tests/test_gost3410.c checks it against the portable scan. */
+/* The "mulx" row of GOST R 34.10 (lib/dispatch.c, at the avx2 level, so the
+ * CPU has AVX2): field_x86_64.c's products, and the constant-time table
+ * scans of the scalar multiplications (ec_mul.c, ec_edwards.c) with AVX2:
+ * every entry read, each ANDed with a mask from VPCMPEQQ of its index
+ * against the wanted one, ORed into accumulators that stay in ymm registers
+ * (3 to 8 of them). tests/test_gost3410.c checks the row against the
+ * portable one. */
 #include "gost3410/ec.h"
+#include "gost3410/field_impl.h"
 
 #include "arch.h"
 
@@ -30,7 +32,7 @@ TARGET static inline void scan_body(uint64_t *r, const uint64_t *tab, int entrie
   for (int j = 0; j < limbs / 4; j++) _mm256_storeu_si256((__m256i *)(void *)(r + 4 * j), acc[j]);
 }
 
-TARGET void gx_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
+TARGET void gostx__sc_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limbs, uint64_t idx) {
   /* one instantiation per entry size: the accumulators stay in ymm registers */
   if (limbs == 8)
     scan_body(r, tab, entries, idx, 8);
@@ -43,4 +45,6 @@ TARGET void gx_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, int limb
   else
     scan_body(r, tab, entries, idx, 32);
 }
+
+const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, gostx__sc_scan_avx2, NULL};
 #endif

@@ -53,7 +53,8 @@ _warn_if_impl_not_honoured()
 def implementations():
     """The implementation libgostx chose per primitive on this CPU."""
     algs = {"kuznyechik": lib.GOSTX_ALG_KUZNYECHIK, "magma": lib.GOSTX_ALG_MAGMA,
-            "streebog": lib.GOSTX_ALG_STREEBOG, "mgm": lib.GOSTX_ALG_MGM}
+            "streebog": lib.GOSTX_ALG_STREEBOG, "mgm": lib.GOSTX_ALG_MGM,
+            "gost3410": lib.GOSTX_ALG_GOST3410}
     return {n: ffi.string(lib.gostx_impl(a)).decode() for n, a in algs.items()}
 
 

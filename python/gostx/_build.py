@@ -28,7 +28,7 @@ CDEF = r"""
 #define GOSTX_GOST3410_PEM_MAX ...
 
 typedef enum gostx_alg { GOSTX_ALG_KUZNYECHIK, GOSTX_ALG_MAGMA, GOSTX_ALG_STREEBOG, GOSTX_ALG_MGM,
-                         GOSTX_ALG_END, ... } gostx_alg;
+                         GOSTX_ALG_GOST3410, GOSTX_ALG_END, ... } gostx_alg;
 typedef enum gostx_file_kdf { GOSTX_FILE_KDF_RAW, GOSTX_FILE_KDF_PBKDF2, ... } gostx_file_kdf;
 
 const char *gostx_strerror(int err);

@@ -930,12 +930,24 @@ static void case_gost3410(void) {
   }
 }
 
-/* The MULX/ADX field (lib/gost3410/field_x86_64.c) through both scalar
- * multiplications (the ladder and the G table) and products modulo q, with
- * k secret. Valgrind runs ADCX/ADOX but hides ADX from CPUID, so the
- * dispatcher picks the portable field under it: this case turns the MULX
- * field on in a copy of each curve. Runs where the CPU has BMI2 and either
- * has ADX or is valgrind's. */
+/* GOST R 34.10 rows (lib/dispatch.c) the const group ran by loading curves
+ * on them itself, whatever the dispatcher chose: the summary line names
+ * them beside the default (scripts/check_ct.sh's coverage step reads it). */
+static const struct gostx_gx_field_impl *gx_rows_run[4];
+static size_t n_gx_rows_run;
+
+static void note_gx_row(const struct gostx_gx_field_impl *row) {
+  for (size_t i = 0; i < n_gx_rows_run; i++)
+    if (gx_rows_run[i] == row) return;
+  if (n_gx_rows_run < sizeof gx_rows_run / sizeof gx_rows_run[0]) gx_rows_run[n_gx_rows_run++] = row;
+}
+
+/* The "mulx" row (lib/gost3410/field_x86_64.c's products, select_avx2.c's
+ * scans) through both scalar multiplications (the ladder and the G table)
+ * and products modulo q, with k secret. Valgrind runs ADCX/ADOX but hides
+ * ADX from CPUID, so the dispatcher picks the portable row under it: this
+ * case loads a copy of each curve on the MULX row. Runs where the CPU has
+ * BMI2 and either has ADX or is valgrind's. */
 #ifdef GOSTX_CT_CHECK
 #define CT_UNDER_VALGRIND() (RUNNING_ON_VALGRIND != 0)
 #else
@@ -946,28 +958,29 @@ static void case_gost3410_mulx(void) {
   const struct gostx_cpu *f = gostx__cpu();
   if (!f->bmi2 || (!f->adx && !CT_UNDER_VALGRIND())) return;
   for (size_t i = 0; i < EC_NCURVES; i++) {
-    gx_curve C = *gx_curve_get(ec_curves[i]);
-    C.fp.mulx = C.fq.mulx = 1;
+    gx_curve C = *gostx__ec_curve_get(ec_curves[i]);
+    gostx__ec_curve_use(&C, &gostx_gx_field_mulx); /* its products and AVX2 scans */
     gx_fe k = {0}, s, x, y;
     gx_point G, R;
     uint8_t kb[64];
     ec_scalar(kb, (size_t)C.len, 41 + (unsigned)i);
-    gx_load_be(k, kb, C.n);
+    gostx__fe_load_be(k, kb, C.n);
     CT_SECRET(k, sizeof k);
-    gx_point_generator(&C, &G);
-    gx_point_mul(&C, &R, k, &G);
-    gx_point_to_affine(&C, x, y, &R);
+    gostx__ec_point_generator(&C, &G);
+    gostx__ec_mul(&C, &R, k, &G);
+    gostx__ec_point_to_affine(&C, x, y, &R);
     CT_PUBLIC(x, sizeof x);
     CT_PUBLIC(y, sizeof y);
-    gx_point_mul_base(&C, &R, k);
-    gx_point_to_affine(&C, x, y, &R);
+    gostx__ec_mul_base(&C, &R, k);
+    gostx__ec_point_to_affine(&C, x, y, &R);
     CT_PUBLIC(x, sizeof x);
     CT_PUBLIC(y, sizeof y);
-    gx_to_mont(&C.fq, s, k);
-    gx_sqr(&C.fq, s, s);
-    gx_inv(&C.fq, s, s);
+    gostx__fe_to_mont(&C.fq, s, k);
+    gostx__fe_sqr(&C.fq, s, s);
+    gostx__fe_inv(&C.fq, s, s);
     CT_PUBLIC(s, sizeof s);
   }
+  note_gx_row(&gostx_gx_field_mulx);
 #endif
 }
 
@@ -977,34 +990,42 @@ static void case_gost3410_mulx(void) {
  * addition and the runs of Jacobian doublings of the window loop. Valgrind has no AVX-512: this runs in
  * the emulated build (its SIMDe intrinsics and lib/x86_avx512_emu.c's IFMA
  * models), where lib/cpu.c reports IFMA; valgrind hides ADX there, so the
- * dispatcher's field is the portable one and this case turns the IFMA paths
- * on in a copy of each curve (the library takes them where they apply). */
+ * dispatcher's row is the portable one and this case loads a copy of each
+ * curve on the "avx512ifma" row (its MULX products and AVX2 scans too:
+ * valgrind runs them, as case_gost3410_mulx). k G as well, on the row's
+ * scans. */
 static void gost3410_ifma_mul(int curve, unsigned seed) {
-  gx_curve C = *gx_curve_get(curve);
-  C.fp.ifma = 1;
+  gx_curve C = *gostx__ec_curve_get(curve);
+  gostx__ec_curve_use(&C, &gostx_gx_field_ifma);
   gx_fe k = {0}, x, y;
   gx_point G, P, R;
   uint8_t kb[64];
-  gx_point_generator(&C, &G);
+  gostx__ec_point_generator(&C, &G);
   ec_scalar(kb, (size_t)C.len, seed + 1);
-  gx_load_be(k, kb, C.n);
-  gx_point_mul(&C, &P, k, &G); /* a public point other than G */
+  gostx__fe_load_be(k, kb, C.n);
+  gostx__ec_mul(&C, &P, k, &G); /* a public point other than G */
   ec_scalar(kb, (size_t)C.len, seed);
-  gx_load_be(k, kb, C.n);
+  gostx__fe_load_be(k, kb, C.n);
   CT_SECRET(k, sizeof k);
-  gx_point_mul(&C, &R, k, &P);
-  gx_point_to_affine(&C, x, y, &R);
+  gostx__ec_mul(&C, &R, k, &P);
+  gostx__ec_point_to_affine(&C, x, y, &R);
+  CT_PUBLIC(x, sizeof x);
+  CT_PUBLIC(y, sizeof y);
+  gostx__ec_mul_base(&C, &R, k);
+  gostx__ec_point_to_affine(&C, x, y, &R);
   CT_PUBLIC(x, sizeof x);
   CT_PUBLIC(y, sizeof y);
 }
 
 static void case_gost3410_ifma(void) {
 #ifdef GOSTX_ARCH_X86_64
-  if (!gostx__cpu()->avx512ifma) return;
+  const struct gostx_cpu *f = gostx__cpu();
+  if (!f->avx512ifma || !f->bmi2 || (!f->adx && !CT_UNDER_VALGRIND())) return;
   for (size_t i = 0; i < EC_NCURVES; i++) {
-    const gx_curve *C = gx_curve_get(ec_curves[i]);
+    const gx_curve *C = gostx__ec_curve_get(ec_curves[i]);
     if (C->fp.c && (C->edwards || C->a_small == -3)) gost3410_ifma_mul(ec_curves[i], 61 + (unsigned)i);
   }
+  note_gx_row(&gostx_gx_field_ifma);
 #endif
 }
 
@@ -1546,8 +1567,13 @@ int main(int argc, char **argv) {
     default: break;
   }
   for (int i = 1; i < argc; i++) run_group(argv[i]);
-  printf("ct_check %s: kuznyechik=%s magma=%s streebog=%s mgm=%s, %s\n", argv[1],
-         gostx_impl(GOSTX_ALG_KUZNYECHIK), gostx_impl(GOSTX_ALG_MAGMA),
-         gostx_impl(GOSTX_ALG_STREEBOG), gostx_impl(GOSTX_ALG_MGM), failures ? "FAILED" : "ok");
+  /* Every primitive's running row (step 6 of scripts/check_ct.sh reads them). */
+  printf("ct_check %s:", argv[1]);
+  for (int a = 1; a < GOSTX_ALG_END; a++)
+    printf(" %s=%s", gostx_alg_name((gostx_alg)a), gostx_impl((gostx_alg)a));
+  for (size_t i = 0; i < n_gx_rows_run; i++) /* the rows run on purpose, beside the default */
+    if (strcmp(gx_rows_run[i]->name, gostx_impl(GOSTX_ALG_GOST3410)))
+      printf(" %s=%s", gostx_alg_name(GOSTX_ALG_GOST3410), gx_rows_run[i]->name);
+  printf(", %s\n", failures ? "FAILED" : "ok");
   return failures ? 1 : 0;
 }
