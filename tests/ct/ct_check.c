@@ -936,11 +936,13 @@ static void case_gost3410(void) {
 static const struct gostx_gx_field_impl *gx_rows_run[4];
 static size_t n_gx_rows_run;
 
+#ifdef GOSTX_ARCH_X86_64 /* the rows loaded by hand are x86-64's */
 static void note_gx_row(const struct gostx_gx_field_impl *row) {
   for (size_t i = 0; i < n_gx_rows_run; i++)
     if (gx_rows_run[i] == row) return;
   if (n_gx_rows_run < sizeof gx_rows_run / sizeof gx_rows_run[0]) gx_rows_run[n_gx_rows_run++] = row;
 }
+#endif
 
 /* The "mulx" row (lib/gost3410/field_x86_64.c's products, select_avx2.c's
  * scans) through both scalar multiplications (the ladder and the G table)
@@ -994,6 +996,7 @@ static void case_gost3410_mulx(void) {
  * curve on the "avx512ifma" row (its MULX products and AVX2 scans too:
  * valgrind runs them, as case_gost3410_mulx). k G as well, on the row's
  * scans. */
+#ifdef GOSTX_ARCH_X86_64
 static void gost3410_ifma_mul(int curve, unsigned seed) {
   gx_curve C = *gostx__ec_curve_get(curve);
   gostx__ec_curve_use(&C, &gostx_gx_field_ifma);
@@ -1016,6 +1019,7 @@ static void gost3410_ifma_mul(int curve, unsigned seed) {
   CT_PUBLIC(x, sizeof x);
   CT_PUBLIC(y, sizeof y);
 }
+#endif
 
 static void case_gost3410_ifma(void) {
 #ifdef GOSTX_ARCH_X86_64
@@ -1196,7 +1200,9 @@ static void run_plant(int which) {
       break;
     }
     case GOSTX_PLANT_GOST3410_ED_IFMA:
+#ifdef GOSTX_ARCH_X86_64
       gost3410_ifma_mul(GOSTX_GOST3410_256_A, 73);
+#endif
       break;
     case GOSTX_PLANT_ESP_PAD: { /* the pad length that open reads from its plaintext */
       gostx_esp_sa sa;
