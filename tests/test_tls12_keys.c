@@ -43,8 +43,9 @@ static void check_hex(const json *c, const char *key, const uint8_t *got, size_t
 }
 
 /* ---- A.1.1: TLSTREE with the TLS 1.2 suites' constants ---- */
-static void test_tlstree(const json *list) {
-  CHECK(json_len(list) == 14, "A.1.1: 14 TLSTREE examples");
+/* (gost-engine's example prints the key alone.) */
+static void test_tlstree(const json *list, size_t count) {
+  CHECK(json_len(list) == count, "%zu TLSTREE examples", count);
   for (size_t i = 0; i < json_len(list); i++) {
     const json *c = json_at(list, i);
     const gostx__tls12_suite *s = suite_of(c);
@@ -55,8 +56,8 @@ static void test_tlstree(const json *list) {
     CHECK_RC(gostx__tls_tree(root, seq, s->c1, s->c2, s->c3, l1, l2, key), GOSTX_OK, "tree");
     char what[96];
     snprintf(what, sizeof what, "%s TLSTREE seq %llu", s->name, (unsigned long long)seq);
-    check_hex(c, "level1", l1, 32, what);
-    check_hex(c, "level2", l2, 32, what);
+    if (json_get(c, "level1")) check_hex(c, "level1", l1, 32, what);
+    if (json_get(c, "level2")) check_hex(c, "level2", l2, 32, what);
     check_hex(c, "key", key, 32, what);
     free(root);
   }
@@ -647,7 +648,8 @@ static void test_limits(void) {
 int main(void) {
   t_rand_init();
   json *f = tv_load("tls12-rfc9189.json");
-  test_tlstree(json_get(f, "tlstree"));
+  test_tlstree(json_get(f, "tlstree"), 14); /* A.1.1 */
+  test_tlstree(json_get(json_get(f, "gost_engine"), "tlstree"), 1);
   test_record_examples(json_get(f, "records"));
   const json *hs = json_get(f, "handshakes");
   CHECK(json_len(hs) == 3, "three handshakes");

@@ -31,6 +31,13 @@ SIDE = re.compile(r"^ +-+(Client|Server)-+$")
 SUITES = {"KUZNYECHIK_CTR_OMAC": "0xc100", "MAGMA_CTR_OMAC": "0xc101",
           "28147_CNT_IMIT": "0xc102"}
 MISPRINTS = []
+# gost-engine's own TLS 1.2 value (github.com/gost-engine/engine,
+# test_tls12additional.c, "Gost TLSTREE_MODE_NONE - grasshopper": its name
+# for the KUZNYECHIK_CTR_OMAC constants): not in the RFC, copied as a fact.
+GOST_ENGINE = {
+    "source": "gost-engine test_tls12additional.c (TLSTREE of the KUZNYECHIK_CTR_OMAC suite)",
+    "tlstree": [{"suite": "0xc100", "root": "ff" * 32, "seq": 63,
+                 "key": "507642d958c520c6d7eef5ca8a5316d4f34b855d2dd4bcbf4e5bf0ff641a19ff"}]}
 
 
 def page_break(line):
@@ -220,6 +227,7 @@ def main(path):
         "tlstree": tlstree,
         "records": records,
         "handshakes": handshakes,
+        "gost_engine": GOST_ENGINE,
     }, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
