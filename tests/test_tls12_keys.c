@@ -312,7 +312,7 @@ static void check_side_records(const json *h, const char *side, const gostx__tls
 static void kx_refusals(const gostx__tls12_suite *s, gostx_gost3410_curve curve,
                         const uint8_t *d, size_t len, const uint8_t *q, const uint8_t *hh,
                         const uint8_t *exp, size_t exp_len) {
-  uint8_t pms[32], b[64], hb[32];
+  uint8_t pms[32], b[128], hb[32];
   int refused = 1, untouched = 1;
   for (size_t i = 0; i < exp_len; i++) {
     for (int bit = 0; bit < 8; bit++) {

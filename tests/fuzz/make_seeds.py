@@ -3,7 +3,7 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record   (those that need no gostx)"""
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record fuzz_tls12_record   (those that need no gostx)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +87,50 @@ def tls_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_tls_record", i, s)
 
-NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds}
+# fuzz_tls12_record: suite (byte 0: 0xC100 + n, 3 the key transport readers),
+# the first sequence number (8), then records: kind, length (2), bytes. Kind
+# 1: type, mutation count, mutations (position 2, value 1), content, sealed
+# by the harness.
+def tls12_seeds():
+    def sealed(typ, content, muts=()):
+        m = b"".join(pos.to_bytes(2, "big") + bytes([v]) for pos, v in muts)
+        return esp_rec(1, bytes([typ, len(muts)]) + m + content)
+    seeds = []
+    for suite in range(3):  # a run of records across ACPKM sections, a flipped one, a cut one
+        seeds.append(bytes([suite]) + (0).to_bytes(8, "big") + sealed(0x17, pattern(20)) +
+                     sealed(0x16, pattern(1100, 2)) + sealed(0x15, pattern(2, 3), [(6, 1)]) +
+                     sealed(0x17, pattern(30), [(0xffff, 0)]) + sealed(0x17, b"") +
+                     sealed(0x17, pattern(9)))
+    # TLSTREE's C3 boundaries and MAGMA's SNMAX (2^32 - 1).
+    seeds.append(bytes([0]) + (62).to_bytes(8, "big") + sealed(0x17, pattern(9)) * 3)
+    seeds.append(bytes([1]) + ((1 << 32) - 2).to_bytes(8, "big") + sealed(0x17, pattern(9)) * 3)
+    # Raw records: RFC 9189 A.1.2.1's first (MAGMA_CTR_OMAC, seqnum 0) and
+    # A.2.1's (CNT_IMIT), each twice (a replay), a short header, an oversized length.
+    a12 = bytes.fromhex("170303000f9b420da86faf367f051443ce9c1072")
+    a21 = bytes.fromhex("170303000b8671cdbf3c1aae0f624b04")
+    for suite, r in ((1, a12), (2, a21)):
+        seeds.append(bytes([suite]) + (0).to_bytes(8, "big") + esp_rec(0, r) + esp_rec(0, r) +
+                     esp_rec(0, b"\x17\x03") + esp_rec(0, bytes.fromhex("1703034112") + pattern(40)))
+    # The key transport bodies of RFC 9189 A.1.3.1 and A.2.2's ClientKeyExchange.
+    gkt = bytes.fromhex(
+        "3081920428d7f0f0422367867b25fa4233a954f58bde92e9c9bbfb8816c99f15e6398722a0b2b7bfe8493e9a5c"
+        "3066301f06082a85030701010101301306072a85030202230106082a8503070101020203430004409307e098c1"
+        "7188f1f1477fefb87faef1bbcd95673b1b8f9703a262d2636df3a887f8141feac25a17ccb5960461ed16b0f8b1"
+        "be93594395a10e6485446b5dca34")
+    blob = bytes.fromhex(
+        "3081f23081ef30280420d622d167a5642e29525a295cb9f28f96f28b0efaa7d3a2bee149b01178c2dfd50404"
+        "4c933657a081c206092a8503070102050101a081aa302106082a85030701010102301506092a850307010201"
+        "020106082a8503070101020303818400048180fb4bf8ab9f71a7a662570c77c33961dd60fc3c159501b5d223"
+        "b3b3a1b315a849dc7081a0ad59e5e5824822f6e86bef2afe5bd97f2d3be493e437c7bc81b39c4bd0fb94012e"
+        "af7a0d64c422f7f5682dcf72683da527548aeb2a5df67349d0dd426cabc51300dabf6120d2eb850d7db7770a"
+        "96e4841cb5fceea546c89283f2ce950408fbf39d10e800af70")
+    seeds.append(bytes([3]) + gkt)
+    seeds.append(bytes([7]) + blob)
+    for i, s in enumerate(seeds):
+        put("fuzz_tls12_record", i, s)
+
+NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
+                  "fuzz_tls12_record": tls12_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))
