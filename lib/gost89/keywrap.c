@@ -62,8 +62,10 @@ int gostx_gost89_key_unwrap(const uint8_t kek[GOSTX_KEY_LEN], gostx_sbox sbox,
   int rc = gostx_gost89_set_key(&key, kek, sbox);
   if (rc == GOSTX_OK) rc = gostx_gost89_ecb_decrypt(&key, in + 8, GOSTX_KEY_LEN, k);
   if (rc == GOSTX_OK) rc = gostx_gost89_imit(&key, in, 0, k, sizeof k, mac, sizeof mac);
-  if (rc == GOSTX_OK && gostx_memeq_ct(mac, in + 8 + GOSTX_KEY_LEN, sizeof mac) != 0)
-    rc = GOSTX_EAUTH;
+  /* memeq_ct is 0 or -1: the verdict is formed without a branch, then
+   * made public through the one door (lib/common.c). */
+  if (rc == GOSTX_OK)
+    rc = gostx__verdict(gostx_memeq_ct(mac, in + 8 + GOSTX_KEY_LEN, sizeof mac) & GOSTX_EAUTH);
   if (rc == GOSTX_OK) memcpy(cek, k, sizeof k);
   gostx_memzero(&key, sizeof key);
   gostx_memzero(k, sizeof k);
