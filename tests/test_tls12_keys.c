@@ -6,7 +6,9 @@
  * ClientKeyExchange DER written and read, every transcript hash, the master
  * secret (extended in A.1.3), the key block, both Finished and every
  * protected record each side sends. The RFC 4357 key wraps (the public
- * gostx_cpro_* / gostx_gost89_key_* calls) on A.2.2's values. Then the
+ * gostx_cpro_* / gostx_gost89_key_* calls) on A.2.2's values and on eight
+ * key transports gost-engine made (tests/vectors/cpro-keywrap-engine.json),
+ * and gost-engine's TLS 1.2 TLSTREE value. Then the
  * refusals: every flipped bit and truncation of records, of the export
  * representations and of the DER, the size limits, SNMAX. */
 #include <stdlib.h>
@@ -556,6 +558,55 @@ static void test_handshake(const json *h) {
   free(chb), free(shb);
 }
 
+/* ---- gost-engine's CryptoPro key transports (RFC 4357 key wrap) ----
+ * tests/vectors/cpro-keywrap-engine.json: a CEK `openssl pkeyutl -encrypt`
+ * sent to a key of each parameter set. Read as CNT_IMIT's blob (its
+ * GostR3410-KeyTransport), the KEK = VKO_256(d, Q_eph, UKM) unwraps it;
+ * the wrap made here from the same UKM is gost-engine's byte for byte, and
+ * the body written here reads back the same. */
+static void test_engine_keywrap(const json *cases) {
+  CHECK(json_len(cases) == 8, "eight gost-engine key transports");
+  for (size_t i = 0; i < json_len(cases); i++) {
+    const json *c = json_at(cases, i);
+    const char *pem = tv_str(c, "key_pem");
+    char what[96];
+    snprintf(what, sizeof what, "gost-engine %s paramset %s", tv_str(c, "alg"),
+             tv_str(c, "paramset"));
+    gostx_gost3410_key_kind kind;
+    gostx_gost3410_curve curve, ec;
+    size_t len, n, kn, ql;
+    uint8_t d[64], q[128], qe[128], blob[300], kexp[44], kek[32], cek[32], w[44];
+    CHECK_RC(gostx_gost3410_key_from_pem(pem, strlen(pem), &kind, &curve, &len, d, sizeof d, q,
+                                         sizeof q),
+             GOSTX_OK, what);
+    uint8_t *want = tv_hex(c, "cek", &n), *kt = tv_hex(c, "key_transport", &kn);
+    /* TLSGostKeyTransportBlob ::= SEQUENCE { GostR3410-KeyTransport } */
+    blob[0] = 0x30, blob[1] = 0x81, blob[2] = (uint8_t)kn;
+    memcpy(blob + 3, kt, kn);
+    CHECK_RC(gostx__tls12_blob_read(blob, kn + 3, kexp, &ec, qe, sizeof qe, &ql), GOSTX_OK, what);
+    CHECK(ec == curve && ql == 2 * len, "%s: the ephemeral key on the recipient's curve", what);
+    CHECK_RC(gostx_gost3410_vko(curve, d, len, qe, ql, kexp, 8, kek, 32), GOSTX_OK, "VKO_256");
+    memset(cek, 0, sizeof cek);
+    CHECK_RC(gostx_cpro_key_unwrap(kek, GOSTX_SBOX_TC26_Z, kexp, cek), GOSTX_OK, what);
+    CHECK(n == 32 && memcmp(cek, want, 32) == 0, "%s: the CEK unwrapped", what);
+    CHECK_RC(gostx_cpro_key_wrap(kek, GOSTX_SBOX_TC26_Z, kexp, want, w), GOSTX_OK, what);
+    CHECK_BYTES(w, kexp, 44, "CryptoPro key wrap as gost-engine's");
+    uint8_t h[32] = {0};
+    memcpy(h, kexp, 8); /* KImp28147 with H[1..8] = the UKM */
+    memset(cek, 0, sizeof cek);
+    CHECK_RC(gostx__tls12_kimp28147(curve, d, len, qe, ql, h, kexp, cek), GOSTX_OK, what);
+    CHECK(memcmp(cek, want, 32) == 0, "%s: KImp28147", what);
+    size_t bl;
+    gostx_gost3410_curve ec2;
+    uint8_t kexp2[44], qe2[128];
+    CHECK_RC(gostx__tls12_blob_write(kexp, curve, qe, ql, blob, sizeof blob, &bl), GOSTX_OK, what);
+    CHECK_RC(gostx__tls12_blob_read(blob, bl, kexp2, &ec2, qe2, sizeof qe2, &ql), GOSTX_OK, what);
+    CHECK(ec2 == curve && memcmp(kexp2, kexp, 44) == 0 && memcmp(qe2, qe, ql) == 0,
+          "%s: written and read back", what);
+    free(want), free(kt);
+  }
+}
+
 /* ---- the PRF's framing, the record limits and SNMAX ---- */
 static void test_limits(void) {
   uint8_t secret[48] = {1}, out[2 * 32 + 5], again[sizeof out];
@@ -654,6 +705,9 @@ int main(void) {
   const json *hs = json_get(f, "handshakes");
   CHECK(json_len(hs) == 3, "three handshakes");
   for (size_t i = 0; i < json_len(hs); i++) test_handshake(json_at(hs, i));
+  json_free(f);
+  f = tv_load("cpro-keywrap-engine.json");
+  test_engine_keywrap(json_get(f, "cases"));
   json_free(f);
   test_limits();
   return t_done();
