@@ -13,6 +13,7 @@
  * representations and of the DER, the size limits, SNMAX. */
 #include <stdlib.h>
 
+#include "gost3410/ec.h"
 #include "testutil.h"
 #include "tls/tls12_internal.h"
 
@@ -173,6 +174,19 @@ static void test_record_examples(const json *list) {
         free(kmac);
         tx.seq = rx.seq = seq;
       }
+      /* The data (zeros), TLSPlaintext (header | data) and IV_seq as printed. */
+      check_hex(c, "data", data_buf, len, what);
+      memcpy(plain, head, 5);
+      memcpy(plain + 5, data_buf, len);
+      check_hex(c, "plaintext", plain, 5 + len, what);
+      if (s->tree) {
+        uint8_t ivs[8];
+        uint64_t v = 0;
+        for (size_t j = 0; j < s->iv_len; j++) v = v << 8 | iv[j];
+        v += seq;
+        for (size_t j = 0; j < s->iv_len; j++) ivs[s->iv_len - 1 - j] = (uint8_t)(v >> (8 * j));
+        check_hex(c, "iv_seq", ivs, s->iv_len, "IV_seq = IV + seqnum");
+      }
       CHECK(tx.seq == seq, "%s: the example's records in sequence", what);
       gostx__tls12_record rx0 = rx;
       size_t rn = seal_open(&tx, &rx, 0x17, data_buf, len);
@@ -240,17 +254,34 @@ static void check_transcript(const json *h) {
   const json *vs = json_get(h, "values");
   gostx_streebog_ctx t, session;
   CHECK_RC(gostx_streebog_init(&t, 32), GOSTX_OK, "transcript");
-  int checked = 0, seen[2] = {0, 0};
+  int checked = 0, seen[2] = {0, 0}, framed = 0, ccs[2] = {0, 0};
+  const json *last = NULL; /* the message before a record, sent in the clear */
   for (size_t i = 0; i < json_len(vs); i++) {
     const json *v = json_at(vs, i);
     const char *name = tv_str(v, "name");
     size_t n, nl = strlen(name);
-    if (nl > 8 && strcmp(name + nl - 8, " message") == 0 && strncmp(name, "Record", 6) != 0 &&
-        strncmp(name, "ChangeCipherSpec", 16) != 0) {
+    int is_ccs = strncmp(name, "ChangeCipherSpec", 16) == 0;
+    if (nl > 8 && strcmp(name + nl - 8, " message") == 0 && strncmp(name, "Record", 6) != 0) {
+      int server = strcmp(tv_str(v, "side"), "server") == 0;
+      last = ccs[server] ? NULL : v;
+      ccs[server] |= is_ccs;
+      if (is_ccs) continue;
       uint8_t *m = tv_hex(v, "hex", &n);
       CHECK_RC(gostx_streebog_update(&t, m, n), GOSTX_OK, "transcript");
       if (strcmp(name, "ClientKeyExchange message") == 0) session = t;
       free(m);
+    } else if (strcmp(name, "Record layer message") == 0 && last) {
+      /* A record in the clear: header (handshake 22, or change_cipher_spec
+       * 20), version 3.3, length, then the message as printed. */
+      size_t mn, rn;
+      uint8_t *m = tv_hex(last, "hex", &mn), *r = tv_hex(v, "hex", &rn);
+      int c = strncmp(tv_str(last, "name"), "ChangeCipherSpec", 16) == 0;
+      CHECK(rn == 5 + mn && r[0] == (c ? 20 : 22) && r[1] == 3 && r[2] == 3 &&
+                (size_t)(r[3] << 8 | r[4]) == mn && memcmp(r + 5, m, mn) == 0,
+            "%s: the record of %s", tv_str(h, "section"), tv_str(last, "name"));
+      free(m), free(r);
+      framed++;
+      last = NULL;
     } else if (strcmp(name, "HASH(HM)") == 0) {
       int server = strcmp(tv_str(v, "side"), "server") == 0;
       gostx_streebog_ctx copy = seen[server]++ ? t : session;
@@ -260,7 +291,8 @@ static void check_transcript(const json *h) {
       checked++;
     }
   }
-  CHECK(checked >= 4, "%s: transcript hashes checked", tv_str(h, "section"));
+  CHECK(checked >= 4 && framed >= 7, "%s: transcript hashes and clear records checked",
+        tv_str(h, "section"));
 }
 
 /* The protected records one side sends after its ChangeCipherSpec, sealed
@@ -386,6 +418,35 @@ static void der_refusals(const gostx__tls12_suite *s, const uint8_t *der, size_t
   }
 }
 
+/* A.1.3.2's CertificateVerify: the client's signature over the messages
+ * through ClientKeyExchange (their hash, hm), made again with the printed
+ * nonce k, as sent: r and s each little-endian (RFC 9189 section 4.2.5's
+ * str_l, as gost-engine writes it), and verified with Q_c. */
+static void check_cert_verify(const json *h, const uint8_t hm[32]) {
+  int curve = gostx_gost3410_curve_by_name(tv_str(h, "client_curve_oid"));
+  CHECK(curve > 0, "client curve known");
+  if (curve <= 0) return;
+  size_t len = gostx_gost3410_size((gostx_gost3410_curve)curve);
+  uint8_t d[64], q[128], k[64], sig[128], wire[128], cv[4 + 4 + 128];
+  if (!get(h, NULL, "Client private key d_c", 0, d, len) ||
+      !point(h, NULL, "Client public key Q_c", q, len) ||
+      !get(h, "client", "Random value k used in signature generation", 0, k, len))
+    return;
+  CHECK_RC(gostx_gost3410_sign_with_k(curve, d, len, hm, 32, k, len, sig, 2 * len), GOSTX_OK,
+           "sign with the printed k");
+  for (size_t i = 0; i < len; i++) {
+    wire[i] = sig[len - 1 - i];
+    wire[len + i] = sig[2 * len - 1 - i];
+  }
+  expect(h, "client", "Signature value sgn_c = SIGN_d_c(HM)", 0, wire, 2 * len);
+  /* The message: type 15, length, SignatureAndHashAlgorithm {8, 64}, the signature. */
+  if (get(h, "client", "CertificateVerify message", 0, cv, 8 + 2 * len))
+    CHECK(cv[4] == 8 && cv[5] == (len == 32 ? 0x40 : 0x41) && memcmp(cv + 8, wire, 2 * len) == 0,
+          "CertificateVerify carries the signature");
+  CHECK_RC(gostx_gost3410_verify(curve, q, 2 * len, hm, 32, sig, 2 * len), GOSTX_OK,
+           "the client's signature verifies under Q_c");
+}
+
 static void test_handshake(const json *h) {
   const gostx__tls12_suite *s = suite_of(h);
   if (!s) return;
@@ -420,8 +481,16 @@ static void test_handshake(const json *h) {
   CHECK_RC(gostx_streebog(32, ch, 64, hh), GOSTX_OK, "H");
   expect(h, "client", s->tree ? "HASH (r_c | r_s)" : "HASH(r_c | r_s)", 0, hh, 32);
   expect(h, "server", "HASH(r_c | r_s)", 0, hh, 32);
-  get(h, "client", s->tree ? (value(h, "client", "PMS", 0) ? "PMS" : "PMS value") : "PMS", 0,
-      pms, 32);
+  get(h, "client", value(h, "client", "PMS", 0) ? "PMS" : "PMS value", 0, pms, 32);
+  /* KEG's r = UKM = INT(H[1..16]) and seed = H[17..24], where printed. */
+  for (int side = 0; side < 2; side++) {
+    const char *sd = side ? "server" : "client";
+    if (value(h, sd, "Export key generation. r value", 0)) {
+      expect(h, sd, "Export key generation. r value", 0, hh, 16);
+      expect(h, sd, "Export key generation. UKM value", 0, hh, 16);
+    }
+    if (value(h, sd, "seed", 0)) expect(h, sd, "seed", 0, hh + 16, 8);
+  }
 
   uint8_t exp[64], body[GOSTX__TLS12_KX_MAX];
   size_t exp_len = 0, body_len = 0;
@@ -493,6 +562,7 @@ static void test_handshake(const json *h) {
              "KExp28147");
     exp_len = 44;
     expect(h, "client", "PMSEXP", 0, exp, 44);
+    expect(h, "client", "IV", 0, hh, 8); /* KExp28147's IV = H[1..8] */
     memset(got, 0, 32);
     CHECK_RC(gostx__tls12_kimp28147(curve, d_s, len, q_e, 2 * len, hh, exp, got), GOSTX_OK,
              "KImp28147");
@@ -500,6 +570,7 @@ static void test_handshake(const json *h) {
     CHECK_RC(gostx__tls12_blob_write(exp, curve, q_e, 2 * len, body, sizeof body, &body_len),
              GOSTX_OK, "TLSGostKeyTransportBlob");
   }
+  expect(h, "server", "PMSEXP extracted", 0, exp, exp_len);
   /* The message: type 16, a 3-byte length, the DER. */
   CHECK(cke && cken == 4 + body_len, "%s: ClientKeyExchange of %zu bytes", sec, body_len);
   if (cke && cken == 4 + body_len) CHECK_BYTES(body, cke + 4, body_len, "ClientKeyExchange written");
@@ -525,6 +596,7 @@ static void test_handshake(const json *h) {
   check_transcript(h);
   uint8_t hm[32];
   get(h, "client", "HASH(HM)", 0, hm, 32);
+  if (value(h, "client", "Signature value sgn_c = SIGN_d_c(HM)", 0)) check_cert_verify(h, hm);
   if (json_get(h, "extended_master_secret") && json_num(json_get(h, "extended_master_secret")))
     CHECK_RC(gostx__tls12_extended_master_secret(pms, 32, hm, ms), GOSTX_OK, "EMS");
   else
@@ -548,10 +620,14 @@ static void test_handshake(const json *h) {
   CHECK_RC(gostx__tls12_finished(s, ms, 0, hm, vd), GOSTX_OK, "client Finished");
   if (get(h, "client", "Finished message", 0, fin, 4 + s->verify_len))
     CHECK_BYTES(fin + 4, vd, s->verify_len, "client verify_data");
+  if (value(h, "client", "client_verify_data", 0))
+    expect(h, "client", "client_verify_data", 0, vd, s->verify_len);
   get(h, "server", "HASH(HM)", 1, hm, 32);
   CHECK_RC(gostx__tls12_finished(s, ms, 1, hm, vd), GOSTX_OK, "server Finished");
   if (get(h, "server", "Finished message", 0, fin, 4 + s->verify_len))
     CHECK_BYTES(fin + 4, vd, s->verify_len, "server verify_data");
+  if (value(h, "server", "server_verify_data", 0))
+    expect(h, "server", "server_verify_data", 0, vd, s->verify_len);
 
   check_side_records(h, "client", s, &k);
   check_side_records(h, "server", s, &k);
