@@ -185,8 +185,9 @@ int gostx__tls12_record_seal(gostx__tls12_record *r, uint8_t type, const uint8_t
                              uint8_t *out, size_t cap, size_t *out_len);
 /* Opens one record rec (rec_len bytes, header included) into out (cap >=
  * rec_len - 5 - mac_len; out may be rec + 5): *type and *out_len content
- * bytes. Refusals, each with nothing written to out and the state (the
- * sequence number, CNT_IMIT's streams) unchanged:
+ * bytes. MAC-then-encrypt decrypts before it can check: a refusal after
+ * decrypting wipes what it wrote (zeros), so nothing is released. Refusals,
+ * each with the state (the sequence number, CNT_IMIT's streams) unchanged:
  *   GOSTX_EFORMAT  version not 0x03 0x03, the length not rec_len - 5,
  *                  shorter than a MAC, type 0;
  *   GOSTX_ELEN     a fragment over 2^14 bytes (record_overflow);
