@@ -416,6 +416,36 @@ static void der_refusals(const gostx__tls12_suite *s, const uint8_t *der, size_t
                  : gostx__tls12_blob_read(b, n + 1, kexp, &curve, q, sizeof q, &ql);
     CHECK(rc == GOSTX_EFORMAT, "%s: a non-minimal length refused (rc %d)", s->name, rc);
   }
+  if (s->tree && der[1] == 0x81 && der[2] + 20 < 0x100) {
+    /* GostKeyTransport with its optional ukm: read, the ukm ignored; two: refused. */
+    static const uint8_t ukm[10] = {0x04, 0x08, 1, 2, 3, 4, 5, 6, 7, 8};
+    const uint8_t *ke0;
+    size_t kl0;
+    CHECK_RC(gostx__tls12_gkt_read(der, n, &ke0, &kl0, &curve, q, sizeof q, &ql), GOSTX_OK, "read");
+    for (int k = 1; k <= 2; k++) {
+      b[0] = 0x30, b[1] = 0x81, b[2] = (uint8_t)(der[2] + 10 * k);
+      memcpy(b + 3, der + 3, n - 3);
+      memcpy(b + n, ukm, 10);
+      memcpy(b + n + 10 * (k - 1), ukm, 10);
+      rc = gostx__tls12_gkt_read(b, n + 10 * k, &ke, &kl, &curve, q, sizeof q, &ql);
+      if (k == 1)
+        CHECK(rc == GOSTX_OK && kl == kl0 && memcmp(ke, ke0, kl) == 0,
+              "%s: a ukm is read and ignored (rc %d)", s->name, rc);
+      else
+        CHECK(rc == GOSTX_EFORMAT, "%s: a second ukm refused (rc %d)", s->name, rc);
+    }
+  }
+  if (!s->tree) {
+    /* Another encryptionParamSet than id-tc26-gost-28147-param-Z: unsupported. */
+    static const uint8_t z[] = {0x06, 0x09, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x02, 0x05, 0x01, 0x01};
+    size_t at = 0;
+    while (at + sizeof z <= n && memcmp(der + at, z, sizeof z) != 0) at++;
+    CHECK(at + sizeof z <= n, "the blob names param-Z");
+    memcpy(b, der, n);
+    b[at + sizeof z - 1] = 0x02;
+    rc = gostx__tls12_blob_read(b, n, kexp, &curve, q, sizeof q, &ql);
+    CHECK(rc == GOSTX_EUNSUP, "%s: another S-box set unsupported (rc %d)", s->name, rc);
+  }
 }
 
 /* A.1.3.2's CertificateVerify: the client's signature over the messages
