@@ -749,6 +749,17 @@ static void test_limits(void) {
     static const size_t lens[] = {0, 1, 1023, 1024, 1025, 4096, 5000, 16384};
     for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++)
       seal_open(&tx, &rx, (uint8_t)(0x14 + j % 4), data_buf, lens[j]);
+    {
+      /* In place: the content already at out + 5, opened into rec + 5. */
+      gostx__tls12_record t2 = tx, r2 = rx;
+      memcpy(rec_buf + 5, data_buf, 300);
+      CHECK_RC(gostx__tls12_record_seal(&t2, 0x16, rec_buf + 5, 300, rec_buf, sizeof rec_buf, &n),
+               GOSTX_OK, "seal in place");
+      CHECK_RC(gostx__tls12_record_open(&r2, rec_buf, n, rec_buf + 5, 300, &out_len, &type),
+               GOSTX_OK, "open in place");
+      CHECK(out_len == 300 && type == 0x16 && memcmp(rec_buf + 5, data_buf, 300) == 0,
+            "%s: in place", s->name);
+    }
     CHECK_RC(gostx__tls12_record_seal(&tx, 0x17, data_buf, 16385, rec_buf, sizeof rec_buf, &n),
              GOSTX_ELEN, "seal 2^14 + 1 bytes");
     CHECK_RC(gostx__tls12_record_seal(&tx, 0, data_buf, 10, rec_buf, sizeof rec_buf, &n),
