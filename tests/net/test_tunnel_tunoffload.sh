@@ -20,49 +20,20 @@
 #    receiving kernel checks their checksums.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
-G=${GOSTX:-build/gostx}
 HERE=$(cd "$(dirname "$0")" && pwd)
-
-NA=gxta$$ NB=gxtb$$ VA=gxtva$$ VB=gxtvb$$ TUN=gxt0
 . "$HERE/netns.sh"
-netns_test_begin python3 timeout sha256sum
+tunnel_test_begin gxt python3 timeout sha256sum
 
-TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
-tunnel_pair_confs
-
-# start SIDE NS ADDR ADDR6: the tunnel, then its inner addresses (IPv6 on
-# the TUN device only, without router solicitations or DAD)
-start() {
-  tunnel_start $1 $2 || bad "tunnel $1 did not start: $(tail -3 "$T/$1.log")"
-  ip netns exec $2 sysctl -qw net.ipv6.conf.$TUN.router_solicitations=0 net.ipv6.conf.$TUN.disable_ipv6=0
-  ip -n $2 addr add $3/30 dev $TUN
-  ip -n $2 addr add $4/64 dev $TUN nodad
-  sleep 1.2 # its first status file
-}
 # counters NS SIDE: "tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped
-# tun_gso_out", once the status file is rewritten
-counters() {
-  sleep 1.2
-  echo $(for k in tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped tun_gso_out; do tunnel_status $1 $2 $k; done)
-}
+# tun_gso_out"
+counters() { tunnel_counters $1 $2 tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped tun_gso_out; }
 
 MIB=8
 head -c $((MIB << 20)) /dev/urandom >"$T/file"
-# udp_through FROM_NS TO_NS ADDR MODE COUNT SIZES: what the receiver got
-udp_through() {
-  rm -f "$T/udp.ready"
-  ip netns exec $2 timeout 30 python3 "$HERE/xfer.py" udprecv $3 5002 $5 $6 "$T/udp.ready" >"$T/udp.out" &
-  local rpid=$!
-  PIDS+=($rpid)
-  for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
-  ip netns exec $1 timeout 20 python3 "$HERE/xfer.py" $4 $3 5002 $5 $6
-  wait $rpid
-  cat "$T/udp.out"
-}
 RUN=1000,1000,1000,1000,1000,123
 
-start a $NA 10.232.0.1 fd00:232::1
-start b $NB 10.232.0.2 fd00:232::2
+tunnel_up a $NA 10.232.0.1 fd00:232::1
+tunnel_up b $NB 10.232.0.2 fd00:232::2
 
 # 1. the offloads on
 uso_want=on
@@ -117,7 +88,7 @@ read -r _ cs1 _ _ _ _ < <(counters $NA a)
 # 5. tun_offload = off on A only
 tunnel_stop $PID_a
 echo 'tun_offload = off' >>"$T/a.conf"
-start a $NA 10.232.0.1 fd00:232::1
+tunnel_up a $NA 10.232.0.1 fd00:232::1
 s=$(tunnel_status $NA a tun_tso) c=$(tunnel_status $NA a tun_csum)
 [ "$s/$c" = "off (tun_offload = off)/off (tun_offload = off)" ] && ok "tun_offload = off: --status says tun_tso $s, tun_csum $c" ||
   bad "tun_offload = off: tun_tso '$s', tun_csum '$c'"
@@ -135,11 +106,4 @@ read -r gso1 cs1 _ _ _ out1 < <(counters $NA a)
 [ "$gso1 $cs1 $out1" = "0 0 0" ] && ok "tun_offload = off: nothing read as a super-packet or checksum-partial, nothing joined" ||
   bad "tun_offload = off: tun_gso_in $gso1, tun_csum_in $cs1, tun_gso_out $out1"
 
-tunnel_stop $PID_a
-tunnel_stop $PID_b
-if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
-  bad "sanitizer reports (above)"
-else
-  ok "no sanitizer reports"
-fi
-finish
+tunnel_test_end
