@@ -204,20 +204,30 @@ tunnel_counters() {
   sleep 1.2
   echo $(for k in "$@"; do tunnel_status $ns $side $k; done)
 }
-# udp_through FROM_NS TO_NS ADDR MODE COUNT SIZES: xfer.py MODE (udpsend,
-# udpgso) sends COUNT datagrams to ADDR port 5002 in TO_NS; prints what the
-# receiver got (xfer.py udprecv). With HOLD set to a pid (a tunnel), that
-# process is stopped while they are sent: they queue in its TUN device and
-# it reads them as one burst.
-udp_through() {
+# udp_recv_bg NS ADDR COUNT SIZES: xfer.py udprecv in the background
+# (its pid in $rpid), returning once its socket is bound; udp_recv_got: what
+# it got into $got, once it is done (not in a subshell: it waits for $rpid)
+udp_recv_bg() {
   rm -f "$T/udp.ready"
-  ip netns exec $2 timeout 30 python3 "$HERE/xfer.py" udprecv $3 5002 $5 $6 "$T/udp.ready" >"$T/udp.out" &
-  local rpid=$!
+  ip netns exec $1 timeout 30 python3 "$HERE/xfer.py" udprecv $2 5002 $3 $4 "$T/udp.ready" >"$T/udp.out" &
+  rpid=$!
   PIDS+=($rpid)
   for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
+}
+udp_recv_got() {
+  wait $rpid
+  got=$(echo $(cat "$T/udp.out"))
+}
+# udp_through FROM_NS TO_NS ADDR MODE COUNT SIZES: xfer.py MODE (udpsend,
+# udpgso) sends COUNT datagrams to ADDR port 5002 in TO_NS; prints what the
+# receiver got. With HOLD set to a pid (a tunnel), that process is stopped
+# while they are sent: they queue in its TUN device and it reads them as
+# one burst.
+udp_through() {
+  udp_recv_bg $2 $3 $5 $6
   [ -n "${HOLD:-}" ] && kill -STOP $HOLD
   ip netns exec $1 timeout 20 python3 "$HERE/xfer.py" $4 $3 5002 $5 $6
   [ -n "${HOLD:-}" ] && kill -CONT $HOLD
-  wait $rpid
-  cat "$T/udp.out"
+  udp_recv_got
+  echo "$got"
 }

@@ -13,7 +13,13 @@
 #    intact, over IPv4 and IPv6;
 # 4. small UDP datagrams leave the kernel checksum-partial: completed by the
 #    tunnel (tun_csum_in), every one arrives intact;
-# 5. tun_offload = off on the sender only (the other end keeps its
+# 5. one segment of a super-packet corrupted in flight, IPv4 and IPv6
+#    inside: a UDP_SEGMENT run of 5 x 1000 bytes and a shorter 123 (one USO
+#    super-packet, which A cuts into 6 ESP packets) captured while B is down
+#    (new to it), then sent to B as one GSO train with the third packet's
+#    ICV flipped: B counts that one in rx_auth and delivers the 5 others
+#    (the shorter last one among them), each once, intact;
+# 6. tun_offload = off on the sender only (the other end keeps its
 #    offloads): --status says off, TCP and UDP still byte-exact both ways,
 #    nothing read as a super-packet or joined by A; B still joins A's
 #    packets. Packets the tunnel does not join it writes with flags 0: the
@@ -85,7 +91,29 @@ read -r _ cs1 _ _ _ _ < <(counters $NA a)
   [ $((cs1 - cs0)) -ge 200 ] && ok "200 checksum-partial UDP datagrams (IPv4, IPv6) completed (tun_csum_in +$((cs1 - cs0))) and delivered intact" ||
   bad "checksum-partial datagrams: $got / $got6, tun_csum_in +$((cs1 - cs0)) (want 200)"
 
-# 5. tun_offload = off on A only
+# 5. a flipped bit in one segment of a super-packet
+for addr in 10.232.0.2 fd00:232::2; do
+  tunnel_stop $PID_b
+  read -r gso0 _ _ _ _ _ < <(counters $NA a)
+  inject_bg "$T/capture.out" --count 6 --save "$T/run" || bad "capture: not capturing"
+  ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpgso $addr 5002 6 $RUN
+  wait $ipid || bad "capture to $addr: $(cat "$T/capture.out" "$T/inject.err")"
+  read -r gso1 _ _ _ _ _ < <(counters $NA a)
+  [ "$uso_want" != on ] || [ $((gso1 - gso0)) = 1 ] || bad "the run to $addr: A's tun_gso_in +$((gso1 - gso0)), want +1 (one super-packet)"
+  tunnel_up b $NB 10.232.0.2 fd00:232::2
+  read -r _ _ auth0 mal0 _ _ < <(counters $NB b)
+  udp_recv_bg $NB $addr 6 $RUN
+  ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+    --gso "$T/run" --corrupt 2 >"$T/gso.out" 2>&1 || bad "injector: $(cat "$T/gso.out")"
+  udp_recv_got
+  read -r _ _ auth1 mal1 _ _ < <(counters $NB b)
+  d="rx_auth +$((auth1 - auth0)), rx_malformed +$((mal1 - mal0))"
+  [ "$got / $d" = "received 5 distinct 5 bad 0 missing 2 / rx_auth +1, rx_malformed +0" ] &&
+    ok "a super-packet to $addr cut into 6 ($(cat "$T/gso.out")), the third's ICV flipped: the 5 others delivered, $d" ||
+    bad "a super-packet to $addr with one bad segment: $got, $d (want 5 delivered, the third missing, rx_auth +1)"
+done
+
+# 6. tun_offload = off on A only
 tunnel_stop $PID_a
 echo 'tun_offload = off' >>"$T/a.conf"
 tunnel_up a $NA 10.232.0.1 fd00:232::1

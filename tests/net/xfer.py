@@ -5,7 +5,8 @@ sends IN. Both give up after --timeout seconds.
 
 Small UDP datagrams: `xfer.py udprecv ADDR PORT COUNT SIZE` counts the
 datagrams it receives (until COUNT, or 3 s without one) and prints
-`received N distinct D bad B`; with a sixth argument READY it creates that
+`received N distinct D bad B`, then, where D < COUNT, `missing I,J,...`
+(the numbers of those that did not come); with a sixth argument READY it creates that
 file once its socket is bound (a loaded host may start Python late).
 `xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
@@ -66,6 +67,8 @@ def udp(mode, addr, port, count, sizes, ready=None):
     except socket.timeout:
         pass
     print(f"received {n} distinct {len(seen)} bad {bad}")
+    if len(seen) < count:
+        print("missing " + ",".join(str(i) for i in range(count) if i not in seen))
     return 0
 
 
