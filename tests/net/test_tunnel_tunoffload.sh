@@ -6,10 +6,13 @@
 # 2. a file byte-exact over TCP, inner IPv4 and inner IPv6: the sender's
 #    kernel hands over TSO super-packets (tun_gso_in grows), which the
 #    tunnel cuts into segments; the receiving tunnel joins them again into
-#    GSO writes (tun_gso_out grows);
+#    GSO writes (tun_gso_out grows); again over IPv6 with a destination
+#    options header in every packet (an extension header: cut, none
+#    dropped);
 # 3. UDP datagrams sent with UDP_SEGMENT in runs of 5 of 1000 bytes and a
 #    shorter last one (123): with USO they reach the tunnel as one
-#    super-packet a run (tun_gso_in), and every datagram arrives once,
+#    super-packet a run (tun_gso_in), the receiving tunnel joins them again
+#    into one USO write (tun_gso_out), and every datagram arrives once,
 #    intact, over IPv4 and IPv6;
 # 4. small UDP datagrams leave the kernel checksum-partial: completed by the
 #    tunnel (tun_csum_in), every one arrives intact;
@@ -65,6 +68,14 @@ for addr in 10.232.0.2 fd00:232::2; do
   [ $((out1 - out0)) -gt 0 ] && ok "B joined segments into $((out1 - out0)) GSO writes" ||
     bad "TCP to $addr: B's tun_gso_out $out0 -> $out1"
 done
+# ... and over IPv6 with a destination options header in every segment
+read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
+if XFER_DSTOPTS=1 tunnel_tcp_through $NA $NB fd00:232::2; then ok "$MIB MiB byte-exact over TCP to fd00:232::2 with a destination options header"; else
+  bad "TCP with a destination options header: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
+read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
+[ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
+  ok "A read $((gso1 - gso0)) TSO super-packets with the extension header and cut them, none dropped" ||
+  bad "TCP with a destination options header: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
 read -r _ _ auth mal _ _ < <(counters $NB b)
 [ "$auth $mal" = "0 0" ] && ok "B refused nothing (rx_auth, rx_malformed 0)" ||
   bad "B refused packets: rx_auth $auth, rx_malformed $mal"
@@ -72,13 +83,18 @@ read -r _ _ auth mal _ _ < <(counters $NB b)
 # 3. UDP runs with a shorter last datagram (USO)
 for addr in 10.232.0.2 fd00:232::2; do
   read -r gso0 _ _ _ _ _ < <(counters $NA a)
+  read -r _ _ _ _ _ out0 < <(counters $NB b)
   got=$(udp_through $NA $NB $addr udpgso 60 $RUN)
   read -r gso1 _ _ _ _ _ < <(counters $NA a)
+  read -r _ _ _ _ _ out1 < <(counters $NB b)
   [ "$got" = "received 60 distinct 60 bad 0" ] && ok "UDP_SEGMENT runs to $addr: 60 datagrams each once, intact" ||
     bad "UDP_SEGMENT runs to $addr: $got of 60"
   if [ "$uso_want" = on ]; then
     [ $((gso1 - gso0)) -ge 10 ] && ok "A read $((gso1 - gso0)) USO super-packets (10 runs)" ||
       bad "USO: A's tun_gso_in grew by $((gso1 - gso0)), want at least 10"
+    # each run arrives as one GSO train, opened as one burst: joined again
+    [ $((out1 - out0)) -ge 5 ] && ok "B joined the datagrams into $((out1 - out0)) USO writes (10 runs)" ||
+      bad "USO: B's tun_gso_out grew by $((out1 - out0)), want at least 5"
   fi
 done
 
