@@ -143,8 +143,8 @@ static void split_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned g
                        uint32_t seq, uint8_t flags, uint8_t ecn, const uint8_t *exts,
                        unsigned nexts) {
   char what[160];
-  snprintf(what, sizeof what, "%s/%s opt %u payload %zu gso %u flags %02x ext %u", v6 ? "IPv6" : "IPv4",
-           tcp ? "TCP" : "UDP", optlen, plen, gso, flags, nexts);
+  snprintf(what, sizeof what, "%s/%s opt %u payload %zu gso %u flags %02x ext %u",
+           v6 ? "IPv6" : "IPv4", tcp ? "TCP" : "UDP", optlen, plen, gso, flags, nexts);
   size_t len = build(super, v6, tcp, id, seq, flags, optlen, payload, plen), blen = len;
   len = add_exts(super, len, exts, nexts);
   unsigned l4 = (v6 ? 40 : 20) + (unsigned)(len - blen), hdr = l4 + (tcp ? 20 + optlen : 8);
@@ -269,7 +269,8 @@ static void join_refusals_udp(void) {
   NOT_JOINED_UDP("a wrong UDP length");
   /* a shorter one is the last */
   lb = build(b, 0, 0, 2, 0, 0, 0, payload, 999);
-  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb), "a shorter last UDP datagram not joined");
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "a shorter last UDP datagram not joined");
   lb = build(b, 0, 0, 3, 0, 0, 0, payload, 10);
   CHECK(!tunnel_gro_add(&r, b, lb), "UDP joined after a shorter one");
   /* not without USO on the TUN device; TCP is joined either way */
@@ -336,11 +337,13 @@ int main(void) {
   t_rand_init();
   t_rand_bytes(payload, sizeof payload);
   /* TCP: a shorter last segment, options, seq and ID wrapping, FIN/PSH/CWR */
-  split_case(0, 1, 12, 3 * 1348 + 437, 1348, 0xfffe, 0xfffff000u, 0x80 | 0x10 | 0x08 | 0x01, 0, NULL, 0);
+  split_case(0, 1, 12, 3 * 1348 + 437, 1348, 0xfffe, 0xfffff000u, 0x80 | 0x10 | 0x08 | 0x01, 0,
+             NULL, 0);
   split_case(1, 1, 12, 4 * 1328, 1328, 0, 0x12345678, 0x10 | 0x08, VNET_GSO_ECN, NULL, 0);
-  split_case(0, 1, 0, 65535 - 40, 1360, 0x1234, 1, 0x10 | 0x08, 0, NULL, 0); /* the biggest: 49 segments */
-  split_case(1, 1, 0, 65535 - 20, 536, 9, 77, 0x10, 0, NULL, 0);              /* 123 segments */
-  split_case(0, 1, 40, 1, 1000, 5, 5, 0x19, 0, NULL, 0);                       /* one segment */
+  /* the biggest: 49 segments; then 123 segments; one segment */
+  split_case(0, 1, 0, 65535 - 40, 1360, 0x1234, 1, 0x10 | 0x08, 0, NULL, 0);
+  split_case(1, 1, 0, 65535 - 20, 536, 9, 77, 0x10, 0, NULL, 0);
+  split_case(0, 1, 40, 1, 1000, 5, 5, 0x19, 0, NULL, 0);
   /* UDP (USO), an odd segment size */
   split_case(0, 0, 0, 10 * 1001 + 1, 1001, 0x8000, 0, 0, 0, NULL, 0);
   split_case(1, 0, 0, 3 * 1352, 1352, 0, 0, 0, 0, NULL, 0);
