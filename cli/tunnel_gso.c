@@ -259,6 +259,10 @@ int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
          : memcmp(pkt, p0, 2) || pkt[6] != p0[6] || memcmp(pkt + 8, p0 + 8, 2) ||
                memcmp(pkt + 12, p0 + 12, 8))
     return 0;
+  /* an IPv4 packet that may be fragmented further on keeps its ID: the
+   * kernel cuts the joined one with IDs counting up from the first, so
+   * only IDs that already do are joined (as the kernel's GRO requires) */
+  if (!v6 && !(pkt[6] & 0x40) && be16(pkt + 4) != ((be16(p0 + 4) + g->count) & 0xffff)) return 0;
   if (udp) { /* the same ports; a shorter datagram is the last */
     if (memcmp(pkt + l4, p0 + g->l4, 4)) return 0;
     memcpy(g->buf + TUNNEL_VNET_HDR_LEN + g->len, pkt + hdr, n);

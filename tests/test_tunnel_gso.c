@@ -13,7 +13,8 @@
  * do not follow (sequence gap, other ACK, options, TTL, flags, a longer
  * one, anything after a shorter or PSH one) are not joined. UDP datagrams
  * (with USO) joined the same way, not across ports, addresses, TOS, a
- * longer one or after a shorter one, nor without USO. */
+ * longer one or after a shorter one, nor without USO; without DF, only
+ * IPv4 IDs that count up. */
 #include <stdlib.h>
 
 #include "../cli/tunnel_gso.c"
@@ -267,6 +268,23 @@ static void join_refusals_udp(void) {
   lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
   b[25] ^= 1; /* a UDP length that is not the IP one */
   NOT_JOINED_UDP("a wrong UDP length");
+  /* without DF, IDs must count up (the kernel cuts it so) */
+  la = build(a, 0, 0, 0xffff, 0, 0, 0, payload, 1000);
+  a[6] = 0;
+  lb = build(b, 0, 0, 0, 0, 0, 0, payload, 1000);
+  b[6] = 0;
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "UDP without DF, the next ID (wrapping), not joined");
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
+  b[6] = 0;
+  NOT_JOINED_UDP("without DF, an ID that does not follow");
+  la = build(a, 0, 1, 1, 1000, 0x10, 0, payload, 1000);
+  a[6] = 0;
+  lb = build(b, 0, 1, 7, 2000, 0x10, 0, payload, 1000);
+  b[6] = 0;
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb),
+        "joined: TCP without DF, an ID that does not follow");
+  la = build(a, 0, 0, 1, 0, 0, 0, payload, 1000);
   /* a shorter one is the last */
   lb = build(b, 0, 0, 2, 0, 0, 0, payload, 999);
   CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
