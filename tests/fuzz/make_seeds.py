@@ -92,7 +92,8 @@ def tls_seeds():
 # order: little-endian here), a packet: TCP and UDP super-packets over IPv4
 # and IPv6 (one with a destination options header), each with a shorter
 # last segment, a checksum-partial datagram and a plain packet. Their
-# checksums need not be right: the tunnel computes them.
+# checksums need not be right: the tunnel computes them. Each within
+# check_fuzz.sh's -max_len (4096).
 def tunnel_gso_seeds():
     import struct
     def vnet(flags, typ, hdr, gso, cs, co):
@@ -114,7 +115,7 @@ def tunnel_gso_seeds():
         bytes([70]) + vnet(1, 1, 40, 1000, 20, 16) + ip(0, 6, tcp(pattern(3123))),
         bytes([70]) + vnet(1, 4, 60, 1000, 40, 16) + ip(1, 6, tcp(pattern(2500, 2))),
         bytes([70]) + vnet(1, 4, 68, 1000, 48, 16) + ip(1, 6, tcp(pattern(2001, 3)), dst),
-        bytes([70]) + vnet(1, 5, 28, 1000, 20, 6) + ip(0, 17, udp(pattern(5123, 4))),
+        bytes([70]) + vnet(1, 5, 28, 1000, 20, 6) + ip(0, 17, udp(pattern(3123, 4))),
         bytes([70]) + vnet(1, 5, 48, 1000, 40, 6) + ip(1, 17, udp(pattern(3017, 5))),
         bytes([70]) + vnet(1, 0, 0, 0, 20, 6) + ip(0, 17, udp(pattern(99, 6))),
         bytes([70]) + vnet(0, 0, 0, 0, 0, 0) + ip(0, 6, tcp(pattern(500, 7), 0x10)),
