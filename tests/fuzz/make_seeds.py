@@ -129,8 +129,44 @@ def tls12_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_tls12_record", i, s)
 
+# fuzz_tunnel_gso: the MTU byte (68 + 16 * it), a virtio header (flags,
+# gso_type, then hdr_len, gso_size, csum_start, csum_offset in the host's
+# order: little-endian here), a packet: TCP and UDP super-packets over IPv4
+# and IPv6 (one with a destination options header), each with a shorter
+# last segment, a checksum-partial datagram and a plain packet. Their
+# checksums need not be right: the tunnel computes them. Each within
+# check_fuzz.sh's -max_len (4096).
+def tunnel_gso_seeds():
+    import struct
+    def vnet(flags, typ, hdr, gso, cs, co):
+        return bytes([flags, typ]) + struct.pack("<HHHH", hdr, gso, cs, co)
+    def ip(v6, proto, l4, ext=b""):
+        if v6:
+            nh = proto if not ext else 60
+            e = bytes([proto]) + ext[1:] if ext else b""
+            return (bytes([0x60, 0, 0, 0]) + struct.pack("!H", len(e) + len(l4)) + bytes([nh, 64]) +
+                    bytes((0xfd + i * 7) & 0xff for i in range(32)) + e + l4)
+        return (bytes([0x45, 0]) + struct.pack("!H", 20 + len(l4)) + bytes([0, 1, 0x40, 0, 64, proto, 0, 0]) +
+                bytes([10, 232, 0, 1, 10, 232, 0, 2]) + l4)
+    def tcp(payload, flags=0x18):
+        return struct.pack("!HHIIBBHHH", 50001, 5001, 1000, 77, 0x50, flags, 500, 0, 0) + payload
+    def udp(payload):
+        return struct.pack("!HHHH", 50001, 5002, 8 + len(payload), 0) + payload
+    dst = bytes([0, 0, 1, 4, 0, 0, 0, 0])
+    seeds = [
+        bytes([70]) + vnet(1, 1, 40, 1000, 20, 16) + ip(0, 6, tcp(pattern(3123))),
+        bytes([70]) + vnet(1, 4, 60, 1000, 40, 16) + ip(1, 6, tcp(pattern(2500, 2))),
+        bytes([70]) + vnet(1, 4, 68, 1000, 48, 16) + ip(1, 6, tcp(pattern(2001, 3)), dst),
+        bytes([70]) + vnet(1, 5, 28, 1000, 20, 6) + ip(0, 17, udp(pattern(3123, 4))),
+        bytes([70]) + vnet(1, 5, 48, 1000, 40, 6) + ip(1, 17, udp(pattern(3017, 5))),
+        bytes([70]) + vnet(1, 0, 0, 0, 20, 6) + ip(0, 17, udp(pattern(99, 6))),
+        bytes([70]) + vnet(0, 0, 0, 0, 0, 0) + ip(0, 6, tcp(pattern(500, 7), 0x10)),
+    ]
+    for i, s in enumerate(seeds):
+        put("fuzz_tunnel_gso", i, s)
+
 NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
-                  "fuzz_tls12_record": tls12_seeds}
+                  "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))
