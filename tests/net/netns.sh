@@ -107,14 +107,15 @@ EOC
 # PID_SIDE (ip netns exec execs it: $! is the tunnel); returns once its "up"
 # line is out, 1 when it exits or is not up within 5 s
 tunnel_start() {
-  local side=$1 ns=$2 n new=
+  local side=$1 ns=$2 n c new=
   n=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)
   [ -e "$T/$side.state" ] || new=--new-keys
   ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
   eval "PID_$side=$!"
   PIDS+=($!)
   for _ in $(seq 100); do
-    [ "$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)" -gt "${n:-0}" ] && return 0
+    c=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null) # empty until the log exists
+    [ "${c:-0}" -gt "${n:-0}" ] && return 0
     kill -0 $! 2>/dev/null || return 1
     sleep 0.05
   done
