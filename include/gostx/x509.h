@@ -1,0 +1,107 @@
+/* gostx: X.509 certificates with GOST R 34.10 keys and signatures (RFC 5280,
+ * RFC 9215 for the GOST algorithms). Part of the public API.
+ *
+ * DRAFT (issue 47): the shape the TLS handshake and `gostx x509 verify`
+ * build on. Certificates are DER; the PEM readers take one or more
+ * "-----BEGIN CERTIFICATE-----" blocks. Nothing here allocates except the
+ * trust store. Verification never trusts a certificate the peer sent: only
+ * the store's anchors end a chain.
+ *
+ * Verdicts: every refusal is one gostx_x509_status naming the check that
+ * failed, and gostx_x509_status_name() its text; the TLS layer maps each
+ * one to an RFC 8446 alert. */
+#ifndef GOSTX_X509_H
+#define GOSTX_X509_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "common.h"
+#include "gost3410.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gostx_x509_status {
+  GOSTX_X509_OK = 0,
+  GOSTX_X509_MALFORMED,         /* not DER, or not a certificate's structure */
+  GOSTX_X509_UNSUPPORTED,       /* a key or signature algorithm that is not GOST */
+  GOSTX_X509_BAD_SIGNATURE,     /* a signature in the chain does not verify */
+  GOSTX_X509_NOT_YET_VALID,     /* notBefore is after the time checked */
+  GOSTX_X509_EXPIRED,           /* notAfter is before the time checked */
+  GOSTX_X509_UNKNOWN_CA,        /* the chain does not end at a trust anchor */
+  GOSTX_X509_NOT_CA,            /* an issuer without basicConstraints cA = TRUE */
+  GOSTX_X509_PATH_LEN,          /* pathLenConstraint exceeded, or chain too long */
+  GOSTX_X509_KEY_USAGE,         /* keyUsage forbids the use (signing, certSign) */
+  GOSTX_X509_EXT_KEY_USAGE,     /* extendedKeyUsage lacks serverAuth/clientAuth */
+  GOSTX_X509_NAME_MISMATCH,     /* hostname or IP not in subjectAltName */
+  GOSTX_X509_CRITICAL_EXT,      /* an unknown extension marked critical */
+  GOSTX_X509_BAD_KEY            /* the subject key is not a valid point */
+} gostx_x509_status;
+
+GOSTX_API const char *gostx_x509_status_name(gostx_x509_status st);
+
+/* One parsed certificate: views into the caller's DER (which must outlive
+ * it) and the fields verification needs. */
+typedef struct gostx_x509_cert {
+  const uint8_t *der;
+  size_t der_len;
+  const uint8_t *tbs, *issuer, *subject, *sig_value;
+  size_t tbs_len, issuer_len, subject_len, sig_value_len;
+  const uint8_t *san; /* subjectAltName's GeneralNames, NULL if absent */
+  size_t san_len;
+  int64_t not_before, not_after; /* seconds since 1970 (UTC) */
+  gostx_gost3410_curve curve;    /* the subject key's curve */
+  uint8_t pub[128];              /* x || y big-endian, 2 * gostx_gost3410_size(curve) */
+  size_t pub_len;
+  int sig_alg;      /* internal id of the signature algorithm (256/512, 2012/2001) */
+  int is_ca;        /* basicConstraints cA */
+  int path_len;     /* pathLenConstraint, -1 when absent */
+  unsigned key_usage; /* the KeyUsage bits as RFC 5280 numbers them (bit 0 = digitalSignature), ~0u when absent */
+  unsigned ext_key_usage; /* GOSTX_X509_EKU_* bits, ~0u when absent */
+} gostx_x509_cert;
+
+#define GOSTX_X509_EKU_SERVER 1u
+#define GOSTX_X509_EKU_CLIENT 2u
+#define GOSTX_X509_EKU_ANY 4u
+
+/* Parses one DER certificate. GOSTX_EFORMAT (with *st, when st is not NULL,
+ * MALFORMED or UNSUPPORTED or BAD_KEY) when it cannot be used. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_x509_parse(const uint8_t *der, size_t der_len,
+                                                 gostx_x509_cert *out, gostx_x509_status *st);
+
+/* The trust anchors. */
+typedef struct gostx_x509_store gostx_x509_store;
+GOSTX_API gostx_x509_store *gostx_x509_store_new(void);
+GOSTX_API void gostx_x509_store_free(gostx_x509_store *store);
+/* Adds one DER certificate, or every certificate of a PEM file, or of each
+ * file in a directory (path a file or a directory). GOSTX_EFORMAT names the
+ * first file and block that did not parse in err (cap bytes) when not NULL. */
+GOSTX_API int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t len);
+GOSTX_API int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
+                                        size_t err_cap);
+
+/* What the leaf is verified for. */
+typedef enum gostx_x509_purpose {
+  GOSTX_X509_PURPOSE_ANY = 0,
+  GOSTX_X509_PURPOSE_SERVER, /* TLS server: EKU serverAuth when EKU present */
+  GOSTX_X509_PURPOSE_CLIENT  /* TLS client: EKU clientAuth when EKU present */
+} gostx_x509_purpose;
+
+/* Verifies chain[0] (the leaf) through the others, in any order, to an
+ * anchor of store, at time now (seconds since 1970), for purpose, and,
+ * when name is not NULL, that the leaf is for name (a DNS name, matched
+ * against subjectAltName dNSName with RFC 6125 left-most wildcards, or an
+ * IPv4/IPv6 literal matched against iPAddress). Returns GOSTX_X509_OK or
+ * the first check that failed; *depth (when not NULL) the index in the
+ * built path of the certificate that failed it. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
