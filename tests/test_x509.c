@@ -382,6 +382,31 @@ static void verify_pki(void) {
   CHECK(gostx_x509_verify(store, c.c, c.n, now(), 0, NULL, &depth) == GOSTX_X509_BAD_SIGNATURE,
         "a flipped bit in a GOST R 34.10-2001 signature");
   unload(&c);
+  /* the path as built: leaf, intermediate, the store's root */
+  load("chain-256A.pem", &c);
+  certs root;
+  load("ca.pem", &root);
+  const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
+  size_t plen = 0;
+  gostx_x509_status pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built,
+                                                 GOSTX_X509_MAX_DEPTH, &plen);
+  CHECK(pst == GOSTX_X509_OK && plen == 3 && built[0] == &c.c[0] && built[1] == &c.c[1] &&
+            built[2]->der_len == root.len[0] && !memcmp(built[2]->der, root.der[0], root.len[0]),
+        "the path: leaf, intermediate, root (%zu)", plen);
+  pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built, 2, &plen);
+  CHECK(pst == GOSTX_X509_OK && plen == 2, "the path cut to cap");
+  pst = gostx_x509_verify_path(store, c.c, 1, now(), 0, NULL, &depth, built,
+                               GOSTX_X509_MAX_DEPTH, &plen);
+  CHECK(pst == GOSTX_X509_UNKNOWN_CA && plen == 1 && depth == 0 && built[0] == &c.c[0],
+        "no issuer: the path ends at the leaf");
+  unload(&root);
+  unload(&c);
+  load("chain-bad-notca.pem", &c);
+  pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built,
+                               GOSTX_X509_MAX_DEPTH, &plen);
+  CHECK(pst == GOSTX_X509_NOT_CA && plen == 3 && depth == 1 && built[1] == &c.c[1],
+        "built[depth] is the certificate that failed");
+  unload(&c);
   /* the root itself, trusted */
   CHECK(verify_file("ca.pem", now(), GOSTX_X509_PURPOSE_ANY, NULL, &depth) == GOSTX_X509_OK,
         "the anchor itself");

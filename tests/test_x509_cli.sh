@@ -54,6 +54,7 @@ both "no digitalSignature" 2 "depth 0: keyUsage" -- "${srv[@]}" bad-keyusage.pem
 both "no serverAuth" 2 "depth 0: extendedKeyUsage" -- "${srv[@]}" bad-eku.pem
 both "CA:false issuer" 2 "depth 1: basicConstraints" -- -CAfile ca.pem -untrusted int-notca.pem \
   -purpose sslserver bad-notca.pem
+check "the failed certificate's subject is printed" grep -q "^CN=gostx test not-a-CA" "$T/err"
 both "unknown CA" 2 "depth 1: issuer" -- -CAfile ca.pem -untrusted rogue-ca.pem bad-unknownca.pem
 both "no intermediate" 2 "depth 0: issuer" -- -CAfile ca.pem leaf-256A.pem
 both "bad signature" 2 "depth 0: signature" -- "${srv[@]}" bad-signature.pem

@@ -143,6 +143,20 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth);
 
+/* The longest path gostx_x509_verify builds, anchor included. */
+#define GOSTX_X509_MAX_DEPTH 10
+
+/* gostx_x509_verify that also gives the path it built: path[0] the leaf,
+ * then each issuer found, the anchor last when one was reached (pointers
+ * into chain or into the store, valid while both are); at most cap
+ * entries, *path_len of them (GOSTX_X509_MAX_DEPTH always enough). When a
+ * check failed, path[*depth] is the certificate that failed it; when no
+ * issuer was found, the path ends at the certificate without one. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_path(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
+    size_t cap, size_t *path_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,9 +14,9 @@
  *  - an accepted certificate's views lie inside its DER, its signature is
  *    64 or 128 bytes, its key a valid point of its curve, its names print,
  *    its subjectAltName walks to its end; parsing again gives the same;
- *  - a verdict OK ends at the anchor: the leaf is the anchor, or the
- *    anchor's subject is the issuer of some certificate given; the depth
- *    reported lies inside the path. */
+ *  - the path built starts at the leaf, each certificate's issuer name is
+ *    the next one's subject, a failed check's depth lies inside it, and a
+ *    verdict OK ends at the anchor. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,18 +112,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (n) {
     gostx_x509_store *store = gostx_x509_store_new();
     if (!store || gostx_x509_store_add_der(store, ders[n - 1], certs[n - 1].der_len)) bug("store");
-    size_t depth = 99;
+    size_t depth = 99, plen = 0;
+    const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
     int64_t at = certs[0].not_before + 1;
-    gostx_x509_status st = gostx_x509_verify(store, certs, n, at, (gostx_x509_purpose)purpose,
-                                             name_len ? name : NULL, &depth);
-    if (depth > 10) bug("depth outside any path");
+    gostx_x509_status st =
+        gostx_x509_verify_path(store, certs, n, at, (gostx_x509_purpose)purpose,
+                               name_len ? name : NULL, &depth, path, GOSTX_X509_MAX_DEPTH, &plen);
+    if (plen < 1 || plen > GOSTX_X509_MAX_DEPTH || path[0] != &certs[0]) bug("path");
+    if (st != GOSTX_X509_OK && st != GOSTX_X509_NAME_MISMATCH && depth >= plen)
+      bug("depth outside the path");
+    for (size_t i = 0; i + 1 < plen; i++)
+      if (path[i]->issuer_len != path[i + 1]->subject_len ||
+          memcmp(path[i]->issuer, path[i + 1]->subject, path[i]->issuer_len))
+        bug("a path link whose names do not chain");
     if (st == GOSTX_X509_OK) {
-      const gostx_x509_cert *a = &certs[n - 1];
-      int ends = certs[0].der_len == a->der_len && !memcmp(certs[0].der, a->der, a->der_len);
-      for (size_t i = 0; i < n && !ends; i++)
-        ends = certs[i].issuer_len == a->subject_len &&
-               !memcmp(certs[i].issuer, a->subject, a->subject_len);
-      if (!ends) bug("verified without reaching the anchor");
+      const gostx_x509_cert *a = &certs[n - 1], *top = path[plen - 1];
+      if (top->der_len != a->der_len || memcmp(top->der, a->der, a->der_len))
+        bug("verified without reaching the anchor");
     }
     (void)gostx_x509_verify(NULL, certs, n, at, (gostx_x509_purpose)purpose, NULL, &depth);
     gostx_x509_store_free(store);

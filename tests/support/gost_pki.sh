@@ -126,9 +126,12 @@ issue() {
   local sign=(-cert "$3.pem" -keyfile "$3.key")
   [ "$3" = "$1" ] && sign=(-selfsign -keyfile "$1.key")
   openssl ca -batch -notext -in "$1.csr" -out "$1.pem" "${sign[@]}" -extensions "$4" \
-    -startdate "${5:-$(date -u -d '-1 day' +%Y%m%d%H%M%SZ)}" \
-    -enddate "${6:-$(date -u -d '+10 years' +%Y%m%d%H%M%SZ)}" 2>/dev/null
+    -startdate "${5:-$start}" -enddate "${6:-$end}" 2>/dev/null
 }
+# One validity for every good certificate (taken once: a second that ticks
+# between two certificates must not make a leaf outlive its issuer)
+start=$(date -u -d '-1 day' +%Y%m%d%H%M%SZ)
+end=$(date -u -d '+10 years' +%Y%m%d%H%M%SZ)
 key ca gost2012_512 A && issue ca "gostx test root" ca v3_ca
 key int gost2012_256 TCA && issue int "gostx test intermediate" ca v3_int
 for c in 256A:gost2012_256:TCA 256B:gost2012_256:TCB 256C:gost2012_256:TCC 256D:gost2012_256:TCD \
