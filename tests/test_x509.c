@@ -448,8 +448,18 @@ static gostx_x509_status verify_file(const char *file, int64_t at, gostx_x509_pu
   return st;
 }
 
+static gostx_x509_status status_of_file(const char *name) {
+  size_t len, pos = 0, der_len;
+  char *pem = (char *)slurp(name, &len);
+  uint8_t der[16384];
+  gostx_x509_status st = GOSTX_X509_MALFORMED;
+  if (gostx_x509_pem_next(pem, len, &pos, der, sizeof der, &der_len) == 1) st = status_of(der, der_len);
+  free(pem);
+  return st;
+}
+
 static void verify_pki(void) {
-  char err[256];
+  char err[256], cmd[2200];
   store = gostx_x509_store_new();
   CHECK(gostx_x509_store_add_path(store, "/nonexistent/x", err, sizeof err) == GOSTX_EIO &&
             strstr(err, "/nonexistent/x"),
@@ -569,6 +579,46 @@ static void verify_pki(void) {
   load("chain-256C.pem", &c);
   CHECK(gostx_x509_verify(all, c.c, 1, now(), 0, NULL, &depth) == GOSTX_X509_OK,
         "the directory store holds int.pem too");
+  unload(&c);
+  gostx_x509_store_free(all);
+  /* a bundle with a root of another algorithm: passed over; alone: no store */
+  CHECK(status_of_file("ecdsa-root.pem") == GOSTX_X509_UNSUPPORTED, "an ECDSA root: unsupported");
+  snprintf(path, sizeof path, "%s/bundle.pem", dir);
+  snprintf(cmd, sizeof cmd, "cat %s/ecdsa-root.pem %s/ca.pem %s/ecdsa-root.pem > %s", dir, dir, dir,
+           path);
+  CHECK(system(cmd) == 0, "bundle written");
+  all = gostx_x509_store_new();
+  CHECK(gostx_x509_store_add_path(all, path, err, sizeof err) == 0, "a mixed bundle loads: %s", err);
+  load("chain-512A.pem", &c);
+  CHECK(gostx_x509_verify(all, c.c, c.n, now(), 0, NULL, &depth) == GOSTX_X509_OK,
+        "a chain verifies to the mixed bundle's GOST root");
+  unload(&c);
+  gostx_x509_store_free(all);
+  all = gostx_x509_store_new();
+  snprintf(path, sizeof path, "%s/ecdsa-root.pem", dir);
+  CHECK(gostx_x509_store_add_path(all, path, err, sizeof err) == GOSTX_EFORMAT &&
+            strstr(err, "no GOST certificate"),
+        "a file of ECDSA roots only: no store: %s", err);
+  gostx_x509_store_free(all);
+  /* DER files, and the same anchor twice */
+  load("ca.pem", &c);
+  all = gostx_x509_store_new();
+  CHECK(gostx_x509_store_add_der(all, c.der[0], c.len[0]) == 0 &&
+            gostx_x509_store_add_der(all, c.der[0], c.len[0]) == 0,
+        "the same anchor added twice");
+  CHECK(gostx_x509_store_add_der(all, c.der[0], c.len[0] - 1) == GOSTX_EFORMAT,
+        "a cut DER anchor refused");
+  snprintf(path, sizeof path, "%s/ca.der", dir);
+  FILE *fd = fopen(path, "wb");
+  fwrite(c.der[0], 1, c.len[0], fd);
+  fclose(fd);
+  gostx_x509_store_free(all);
+  all = gostx_x509_store_new();
+  CHECK(gostx_x509_store_add_path(all, path, err, sizeof err) == 0, "a DER anchor file: %s", err);
+  unload(&c);
+  load("chain-256B.pem", &c);
+  CHECK(gostx_x509_verify(all, c.c, c.n, now(), 0, NULL, &depth) == GOSTX_X509_OK,
+        "a chain verifies to a DER anchor file");
   unload(&c);
   gostx_x509_store_free(all);
   /* a malformed block is named */
