@@ -124,4 +124,9 @@ check "show: SAN" grep -q "^subjectAltName: DNS:localhost IP:127.0.0.1$" "$T/sho
 check "show: the intermediate" grep -q "^basicConstraints: CA:TRUE, pathlen:0$" "$T/show"
 check "show: validity" grep -q "^notAfter: *20[0-9-]* [0-9:]* UTC$" "$T/show"
 check "--help lists x509" sh -c "'$G' --help | grep -q '^  x509 '"
+check "x509 --help" sh -c "'$G' x509 --help | grep -q 'gostx x509 verify'"
+check "x509 verify --help" sh -c "'$G' x509 verify --help | grep -q -- '-verify_hostname NAME'"
+check "x509 show --help" sh -c "'$G' x509 show --help | grep -q 'Usage: gostx x509 show'"
+"$G" x509 frobnicate >/dev/null 2>&1
+check "x509 with an unknown action: exit 2" [ $? = 2 ]
 finish
