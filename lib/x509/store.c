@@ -83,7 +83,7 @@ static int add_text(gostx_x509_store *s, const uint8_t *buf, size_t len, const c
       continue;
     }
     if (rc) {
-      say(err, cap, path, gostx_x509_status_name(st), block);
+      say(err, cap, path, rc == GOSTX_ENOMEM ? "out of memory" : gostx_x509_status_name(st), block);
       break;
     }
     ++*added;
