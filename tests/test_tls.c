@@ -707,6 +707,81 @@ static void test_after_handshake(void) {
   pair_free(&p);
 }
 
+/* One side's n-th handshake message changed before it is sent (and put
+ * in its transcript: the other side sees consistent keys, so the check
+ * under test is the only one that can refuse it). */
+typedef struct mut {
+  int index, at, seen; /* message index; at: offset from the end when < 0 */
+  uint8_t xor_val;
+  const uint8_t *replace; /* when set: the message's body becomes these bytes */
+  size_t replace_len;
+} mut;
+
+static void mutate_one(void *user, uint8_t *msg, size_t *len, size_t cap) {
+  mut *m = user;
+  if (m->seen++ != m->index) return;
+  if (m->replace && 4 + m->replace_len <= cap) {
+    memcpy(msg + 4, m->replace, m->replace_len);
+    *len = 4 + m->replace_len;
+    msg[1] = 0, msg[2] = (uint8_t)(m->replace_len >> 8), msg[3] = (uint8_t)m->replace_len;
+    return;
+  }
+  size_t at = m->at < 0 ? *len - (size_t)(-m->at) : (size_t)m->at;
+  msg[at] ^= m->xor_val;
+}
+
+/* Runs a handshake with the server's (server = 1) or client's message
+ * changed by mut; the victim's alert must be alert. */
+static void expect_mutated(int server, mut m, int alert, const char *what, const char *why) {
+  pair p;
+  pair_init(&p, &keys[4], 0);
+  CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+  gostx__tls_test_hooks *t = gostx__tls_config_test(server ? p.scfg : p.ccfg);
+  t->mutate = mutate_one;
+  t->mutate_user = &m;
+  pair_start(&p);
+  int rc = pair_handshake(&p);
+  gostx_tls *v = server ? p.c : p.s;
+  int sent = 0, got = gostx_tls_alert(v, &sent);
+  const char *err = gostx_tls_error(v) ? gostx_tls_error(v) : "-";
+  CHECK(rc != 0 && got == alert && sent && v->state != GOSTX__ST_CONNECTED && strstr(err, why),
+        "%s: alert %d (want %d): %s", what, got, alert, err);
+  pair_free(&p);
+}
+
+static void test_mutated(void) {
+  /* The server's messages: SH 0, EE 1, Certificate 2, CV 3, Finished 4. */
+  expect_mutated(1, (mut){0, -1, 0, 1, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                 "the server's key share off the curve", "subgroup");
+  expect_mutated(1, (mut){4, -1, 0, 0x80, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad server Finished", "Finished does not verify");
+  expect_mutated(1, (mut){3, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR,
+                 "a bad CertificateVerify signature", "does not verify");
+  expect_mutated(1, (mut){3, 5, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a CertificateVerify scheme not the key's", "scheme");
+  expect_mutated(1, (mut){0, 72, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a ServerHello cipher suite not offered", "cipher suite not offered");
+  expect_mutated(1, (mut){0, 40, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a ServerHello session id echo changed", "legacy_session_id_echo");
+  static const uint8_t ee_bad[] = {0, 4, 0, 5, 0, 0}; /* status_request: not offered */
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_bad, sizeof ee_bad}, GOSTX__ALERT_UNSUPPORTED_EXTENSION,
+                 "an EncryptedExtensions extension not offered", "not offered");
+  static const uint8_t ee_ks[] = {0, 4, 0, 51, 0, 0};
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_ks, sizeof ee_ks}, GOSTX__ALERT_UNSUPPORTED_EXTENSION,
+                 "key_share in EncryptedExtensions", "not offered");
+  static const uint8_t ee_trunc[] = {0, 9, 0, 5};
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_trunc, sizeof ee_trunc}, GOSTX__ALERT_DECODE_ERROR,
+                 "EncryptedExtensions shorter than it says", "malformed");
+  static const uint8_t cert_empty[] = {0, 0, 0, 0};
+  expect_mutated(1, (mut){2, 0, 0, 0, cert_empty, sizeof cert_empty}, GOSTX__ALERT_DECODE_ERROR,
+                 "the server sends no certificate", "no certificate");
+  /* The client's messages: ClientHello 0, Finished 1. */
+  expect_mutated(0, (mut){1, -3, 0, 0x10, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad client Finished", "Finished does not verify");
+  expect_mutated(0, (mut){0, 4, 0, 0x01, NULL, 0}, GOSTX__ALERT_PROTOCOL_VERSION,
+                 "a ClientHello legacy_version 0x0203", "legacy_version");
+  expect_mutated(0, (mut){0, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                 "the client's key share off the curve", "subgroup");
+}
+
 /* A server whose key the client does not expect: CertificateVerify fails. */
 static void test_wrong_key(void) {
   pair p;
@@ -921,6 +996,7 @@ int main(void) {
   test_refusals();
   test_after_handshake();
   test_wrong_key();
+  test_mutated();
   test_pki();
   return t_done();
 }

@@ -337,7 +337,7 @@ static int check_finished(gostx_tls *c, const uint8_t *body, size_t len) {
   if (len != 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "Finished of the wrong length");
   int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->s_hs : c->c_hs, mac);
   if (rc != GOSTX_OK) return rc;
-  if (gostx_memeq_ct(mac, body, 32) != 0)
+  if (gostx__verdict(gostx_memeq_ct(mac, body, 32)) != GOSTX_OK) /* public once decided */
     return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the peer's Finished does not verify");
   return GOSTX_OK;
 }
