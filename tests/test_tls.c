@@ -732,10 +732,14 @@ static void mutate_one(void *user, uint8_t *msg, size_t *len, size_t cap) {
 
 /* Runs a handshake with the server's (server = 1) or client's message
  * changed by mut; the victim's alert must be alert. */
+static int hrr_next; /* expect_mutated's next run makes a HelloRetryRequest */
+
 static void expect_mutated(int server, mut m, int alert, const char *what, const char *why) {
   pair p;
   pair_init(&p, &keys[4], 0);
   CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+  if (hrr_next) CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+  hrr_next = 0;
   gostx__tls_test_hooks *t = gostx__tls_config_test(server ? p.scfg : p.ccfg);
   t->mutate = mutate_one;
   t->mutate_user = &m;
@@ -774,6 +778,16 @@ static void test_mutated(void) {
   static const uint8_t cert_empty[] = {0, 0, 0, 0};
   expect_mutated(1, (mut){2, 0, 0, 0, cert_empty, sizeof cert_empty}, GOSTX__ALERT_DECODE_ERROR,
                  "the server sends no certificate", "no certificate");
+  expect_mutated(1, (mut){0, 81, 0, 0x07, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "selected_version 0x0303", "selected_version");
+  /* HelloRetryRequest (the server's message 0): a group the client did not
+   * offer; the client's second ClientHello (its message 1) changed. */
+  hrr_next = 1;
+  expect_mutated(1, (mut){0, -1, 0, 0x26 ^ 0x22, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "HelloRetryRequest for a group not offered", "not asked for");
+  hrr_next = 1;
+  expect_mutated(0, (mut){1, 10, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a second ClientHello with another random", "changed");
   /* The client's messages: ClientHello 0, Finished 1. */
   expect_mutated(0, (mut){1, -3, 0, 0x10, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad client Finished", "Finished does not verify");
   expect_mutated(0, (mut){0, 4, 0, 0x01, NULL, 0}, GOSTX__ALERT_PROTOCOL_VERSION,
