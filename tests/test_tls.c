@@ -371,16 +371,9 @@ static void test_unexpected(void) {
         uint8_t msg[40] = {(uint8_t)ty, 0, 0, 32};
         memset(msg + 4, 0x5a, 32);
         if (v->renc) {
-          /* The peer's current write secret for the victim's read key. */
-          const uint8_t *secret = NULL;
-          int cl = victim_client;
-          if (at == GOSTX__ST_CONNECTED)
-            secret = cl ? o->s_ap : o->c_ap;
-          else
-            secret = cl ? o->s_hs : o->c_hs;
-          gostx__tls_record r;
-          CHECK_RC(gostx__tls_record_init(&r, v->suite->id, secret), 0, "record");
-          r.seq = v->rrec.seq;
+          /* Sealed with a copy of the victim's own read state: the record
+           * the peer would send next. */
+          gostx__tls_record r = v->rrec;
           size_t got;
           CHECK_RC(gostx__tls_record_seal(&r, 22, msg, 36, 0, to_v->b, to_v->cap, &got), 0, "seal");
           to_v->len = got;
