@@ -593,6 +593,39 @@ static void test_refusals(void) {
   rec[4] += 1;
   rec[n] = 0;
   expect_refusal(1, rec, n + 1, GOSTX__ALERT_DECODE_ERROR, "a ClientHello shorter than it says");
+  /* A ClientHello fragmented over two records with another record between:
+   * the first 20 bytes, then a CCS (or an alert), then the rest. */
+  n = client_hello(rec, 0x0303, ext, e);
+  {
+    uint8_t split[4200];
+    size_t body = n - 5, first = 20;
+    memcpy(split, rec, 5 + first);
+    split[3] = 0, split[4] = (uint8_t)first;
+    static const uint8_t between[2][7] = {{20, 3, 3, 0, 1, 1}, {21, 3, 3, 0, 2, 1, 0}};
+    for (int b = 0; b < 2; b++) {
+      size_t at = 5 + first, bl = b ? 7 : 6;
+      memcpy(split + at, between[b], bl);
+      at += bl;
+      split[at] = 22, split[at + 1] = 3, split[at + 2] = 1;
+      split[at + 3] = (uint8_t)((body - first) >> 8), split[at + 4] = (uint8_t)(body - first);
+      memcpy(split + at + 5, rec + 5 + first, body - first);
+      expect_refusal(1, split, at + 5 + body - first, GOSTX__ALERT_UNEXPECTED_MESSAGE,
+                     b ? "an alert inside a fragmented ClientHello" : "a CCS inside a fragmented ClientHello");
+    }
+    /* The same split with nothing between: taken. */
+    size_t at = 5 + first;
+    split[at] = 22, split[at + 1] = 3, split[at + 2] = 1;
+    split[at + 3] = (uint8_t)((body - first) >> 8), split[at + 4] = (uint8_t)(body - first);
+    memcpy(split + at + 5, rec + 5 + first, body - first);
+    pair p;
+    pair_init(&p, &keys[0], 0);
+    pair_start(&p);
+    memcpy(p.c2s.b, split, at + 5 + body - first);
+    p.c2s.len = at + 5 + body - first;
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "a ClientHello in two records is taken");
+    CHECK(p.s->state == GOSTX__ST_WAIT_FINISHED, "and answered (state %d: %s)", p.s->state, gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    pair_free(&p);
+  }
   /* Oversized records. */
   uint8_t big[5 + 16385 + 8] = {22, 3, 3, 0x40, 0x01};
   expect_refusal(1, big, sizeof big, GOSTX__ALERT_RECORD_OVERFLOW, "a plaintext record of 2^14 + 1");
