@@ -413,6 +413,36 @@ static void test_unexpected(void) {
         states[0], states[1]);
 }
 
+/* SSLKEYLOGFILE lines: the four secrets, labelled, with the client random. */
+static char keylog_lines[8][200];
+static int keylog_n;
+static void keylog(void *user, const char *line) {
+  (void)user;
+  if (keylog_n < 8) snprintf(keylog_lines[keylog_n++], sizeof keylog_lines[0], "%s", line);
+}
+
+static void test_keylog(void) {
+  pair p;
+  pair_init(&p, &keys[3], 0);
+  gostx_tls_config_set_keylog(p.ccfg, keylog, NULL);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  CHECK(keylog_n == 4, "four key log lines (%d)", keylog_n);
+  char want[200];
+  int at = snprintf(want, sizeof want, "CLIENT_TRAFFIC_SECRET_0 ");
+  for (int i = 0; i < 32; i++) at += snprintf(want + at, sizeof want - (size_t)at, "%02x", p.c->client_random[i]);
+  want[at++] = ' ';
+  for (int i = 0; i < 32; i++) at += snprintf(want + at, sizeof want - (size_t)at, "%02x", p.c->c_ap[i]);
+  int found = 0;
+  for (int i = 0; i < keylog_n; i++) found |= !strcmp(keylog_lines[i], want);
+  CHECK(found, "CLIENT_TRAFFIC_SECRET_0 <client random> <secret>");
+  CHECK(!strncmp(keylog_lines[0], "CLIENT_HANDSHAKE_TRAFFIC_SECRET ", 32) &&
+            !strncmp(keylog_lines[1], "SERVER_HANDSHAKE_TRAFFIC_SECRET ", 32) &&
+            !strncmp(keylog_lines[3], "SERVER_TRAFFIC_SECRET_0 ", 24),
+        "the labels");
+  pair_free(&p);
+}
+
 /* The record limit forces a KeyUpdate: after 5 records under a key. */
 static void test_snmax(void) {
   pair p;
@@ -1030,6 +1060,7 @@ int main(void) {
   test_matrix();
   test_large_and_chunks();
   test_snmax();
+  test_keylog();
   test_framing();
   test_unexpected();
   test_flips();
