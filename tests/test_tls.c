@@ -29,6 +29,7 @@ typedef struct pipe_buf {
   void (*tamper_fn)(uint8_t *rec, size_t len, size_t arg);
   size_t tamper_arg;
   int tampered;
+  int eof; /* once empty, reads see the end of the stream */
 } pipe_buf;
 
 typedef struct end {
@@ -38,6 +39,7 @@ typedef struct end {
 
 static ssize_t pipe_read(void *user, uint8_t *buf, size_t len) {
   end *e = user;
+  if (e->in->len == 0 && e->in->eof) return 0;
   if (e->in->len == 0) {
     errno = EAGAIN;
     return -1;
@@ -722,6 +724,19 @@ static void test_after_handshake(void) {
   rc = gostx_tls_read(p.c, b, sizeof b, &n);
   CHECK(rc < 0 && gostx_tls_alert(p.c, &sent) == GOSTX__ALERT_BAD_RECORD_MAC && !sent,
         "the client sees the server's alert");
+  pair_free(&p);
+
+  /* A record cut short, then the end of the stream: an error, nothing read. */
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  CHECK_RC(gostx_tls_write(p.c, "0123456789", 10, &put), 0, "write");
+  p.c2s.len -= 1;
+  p.c2s.eof = 1;
+  n = 99;
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  CHECK(rc == GOSTX_EIO && n == 0 && strstr(gostx_tls_error(p.s), "without close_notify"),
+        "a truncated record at the end of the stream: EIO, nothing read");
   pair_free(&p);
 
   /* Renegotiation: a ClientHello after the handshake, under the keys. */
