@@ -406,6 +406,28 @@ static void test_unexpected(void) {
         pair_free(&p);
       }
   CHECK(bad == 0 && runs > 100, "unexpected messages in every state refused (%d runs)", runs);
+  /* The server waiting for the second ClientHello (after its HelloRetryRequest). */
+  int ch2_bad = 0;
+  for (size_t t = 0; t < sizeof all_types; t++) {
+    if (all_types[t] == 1) continue;
+    pair p;
+    pair_init(&p, &keys[1], 0);
+    CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+    CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+    pair_start(&p);
+    CHECK_RC(gostx_tls_handshake(p.c), GOSTX_TLS_WANT_READ, "ClientHello");
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "HelloRetryRequest");
+    uint8_t rec[5 + 36] = {22, 3, 3, 0, 36, all_types[t], 0, 0, 32};
+    p.c2s.len = p.c2s.scan = 0;
+    memcpy(p.c2s.b, rec, sizeof rec);
+    p.c2s.len = sizeof rec;
+    int st = p.s->state, rc = gostx_tls_handshake(p.s), sent;
+    if (st != GOSTX__ST_WAIT_CH2 || rc >= 0 ||
+        gostx_tls_alert(p.s, &sent) != GOSTX__ALERT_UNEXPECTED_MESSAGE)
+      ch2_bad++;
+    pair_free(&p);
+  }
+  CHECK(ch2_bad == 0, "after HelloRetryRequest only a ClientHello is taken (%d not refused)", ch2_bad);
   unsigned want_server = 1u << GOSTX__ST_START | 1u << GOSTX__ST_WAIT_CERT | 1u << GOSTX__ST_WAIT_CV |
                          1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
   unsigned want_client = 1u << GOSTX__ST_WAIT_SH | 1u << GOSTX__ST_WAIT_EE | 1u << GOSTX__ST_WAIT_CERT_CR |
