@@ -1,8 +1,8 @@
 /* gostx: X.509 certificates with GOST R 34.10 keys and signatures (RFC 5280,
  * RFC 9215 for the GOST algorithms). Part of the public API.
  *
- * DRAFT (issue 47): the shape the TLS handshake and `gostx x509 verify`
- * build on. Certificates are DER; the PEM readers take one or more
+ * What the TLS handshake and `gostx x509 verify` build on (docs/X509.md).
+ * Certificates are DER; the PEM readers take one or more
  * "-----BEGIN CERTIFICATE-----" blocks. Nothing here allocates except the
  * trust store. Verification never trusts a certificate the peer sent: only
  * the store's anchors end a chain.
