@@ -246,18 +246,12 @@ static pthread_once_t built_once = PTHREAD_ONCE_INIT;
 
 static void build_all(void) {
   for (size_t i = 0; i < NCURVES; i++) {
-    curve_build(&built[i], &curves[i]); /* on the portable products */
-    gostx__ec_curve_use(&built[i], gostx__gx_field());
+    curve_build(&built[i], &curves[i]);
+    built[i].impl = gostx__gx_impl();
   }
 }
 
-void gostx__ec_curve_use(gx_curve *C, const struct gostx_gx_field_impl *impl) {
-  gostx__fe_mont_use(&C->fp, impl);
-  gostx__fe_mont_use(&C->fq, impl);
-  C->scan = impl->scan;
-  /* the lane code's sums are sized for p = 2^(64 n) - c, c < 2^14 */
-  C->lanes = C->fp.c && C->fp.c < (1u << 14) ? impl->lanes : NULL;
-}
+void gostx__ec_curve_use(gx_curve *C, const struct gostx_gx_impl *impl) { C->impl = impl; }
 
 const gx_curve *gostx__ec_curve_get(int id) {
   const gx_curve_def *d = gostx__ec_curve_def_by_id(id);
@@ -270,6 +264,7 @@ int gostx__ec_curve_load(gx_curve *C, int id) {
   const gx_curve *c = gostx__ec_curve_get(id);
   if (!c) return GOSTX_EINVAL;
   *C = *c;
+  C->impl = gostx__gx_impl(); /* the dispatcher's row, asked per operation */
   return 0;
 }
 

@@ -1,7 +1,7 @@
 /* The Weierstrass steps on AVX-512 IFMA: the complete addition below, and
  * runs of Jacobian doublings (dbl_n, jac_dbl_n, further down).
  *
- * The complete projective addition of ec.c (gostx__ec_point_add: Renes, Costello,
+ * The complete projective addition of mul_weier.h (point_add: Renes, Costello,
  * Batina 2016, algorithm 4, a = -3) on AVX-512 IFMA, for p = 2^256 - c or
  * 2^512 - c (c < 2^14): 256 paramSetB and 512 paramSetA, and the Edwards
  * sets' Weierstrass steps. Its twelve products and the two by 3 b come in
@@ -18,8 +18,8 @@
  * with the same sums between them as ec.c's add_finish. The MULX field is
  * bound by its carries on Intel cores (ec_edwards_ifma.c); here an addition
  * is three product latencies instead of fourteen products in a row.
- * lib/dispatch.c's "avx512ifma" row decides whether this runs (its lanes,
- * ec_edwards_ifma.c, called by gostx__ec_point_add); add_finish stays the
+ * lib/dispatch.c's "avx512ifma" row (mul_avx512ifma.c) decides whether
+ * this runs, called by its point_add; add_finish stays the
  * reference. */
 #include "gost3410/ec.h"
 #include "gost3410/field_ifma.h"

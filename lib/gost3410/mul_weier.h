@@ -1,0 +1,504 @@
+/* The Weierstrass curves' scalar multiplications, a part of
+ * mul_template.h (the Edwards sets' are mul_edwards.h's; ec_front.c picks),
+ * on the row's field operations (fe_mul, fe_sqr, fe_add, fe_sub) and scan
+ * (GX_SCAN).
+ *
+ * Points of y^2 = x^3 + a x + b in projective coordinates with the complete
+ * addition law of Renes, Costello and Batina (2016, algorithm 1, any a): one
+ * formula for P + Q, P + P and sums with infinity, so scalar multiplication
+ * has no exceptional cases to branch on. (The formula is complete on points
+ * of odd order; the cofactor-4 curves only ever feed it points of the order-q
+ * subgroup: G, or a peer key multiplied by the cofactor first.)
+ *
+ * k P by signed windows, the 4-bit reference the tests check it against,
+ * multiples of the generator from a per-curve table, and the two-scalar
+ * multiplication of verification. The table has a row per signed GX_W-bit
+ * digit of the scalar: row i holds (2j + 1) 2^(w i) G for j < 2^(w-1), in
+ * affine form, so k G is one mixed addition per digit and no doubling
+ * (GX_DIGITS(n) additions: 43 for 256 bits, 86 for 512, against 256 or 512
+ * doublings). Built on the first use of a curve, under a lock.
+ *
+ * Verification's a G + b P first runs every step in Jacobian coordinates
+ * (x = X/Z^2, y = Y/Z^3) with affine tables: P's odd multiples P .. 15P made
+ * affine with one (variable-time) inversion, so each addition is a mixed
+ * Jacobian-affine one (7M + 4S) and the doublings need no conversion. The
+ * inputs are public, so the exceptional cases of these incomplete formulas
+ * (equal points, opposite points, infinity) are found by branching. */
+
+/* r = a x: additions when a = -3 or 3, else a product. */
+static void mul_a(const gx_curve *C, uint64_t *r, const uint64_t *x) {
+  static const gx_fe zero = {0};
+  if (C->a_small) { /* a public property of the curve */
+    gx_fe t;
+    fe_add(&C->fp, t, x, x);
+    fe_add(&C->fp, t, t, x);
+    if (C->a_small < 0)
+      fe_sub(&C->fp, r, zero, t);
+    else
+      memcpy(r, t, sizeof t);
+  } else {
+    fe_mul(&C->fp, r, C->a, x);
+  }
+}
+
+/* The second half of the complete addition, shared by the projective and the
+ * mixed forms, from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
+ * t3 = X1 Y2 + X2 Y1, t4 = X1 Z2 + X2 Z1, t5 = Y1 Z2 + Y2 Z1. */
+static void add_finish(const gx_curve *C, gx_point *r, gx_fe t0, gx_fe t1, gx_fe t2, gx_fe t3,
+                       gx_fe t4, gx_fe t5) {
+  const gx_mont *M = &C->fp;
+  gx_fe X3, Y3, Z3;
+  mul_a(C, Z3, t4);
+  fe_mul(M, X3, C->b3, t2);
+  fe_add(M, Z3, X3, Z3);
+  fe_sub(M, X3, t1, Z3);
+  fe_add(M, Z3, t1, Z3);
+  fe_mul(M, Y3, X3, Z3);
+  fe_add(M, t1, t0, t0);
+  fe_add(M, t1, t1, t0);
+  mul_a(C, t2, t2);
+  fe_mul(M, t4, C->b3, t4);
+  fe_add(M, t1, t1, t2);
+  fe_sub(M, t2, t0, t2);
+  mul_a(C, t2, t2);
+  fe_add(M, t4, t4, t2);
+  fe_mul(M, t0, t1, t4);
+  fe_add(M, Y3, Y3, t0);
+  fe_mul(M, t0, t5, t4);
+  fe_mul(M, X3, X3, t3);
+  fe_sub(M, X3, X3, t0);
+  fe_mul(M, t0, t3, t1);
+  fe_mul(M, Z3, t5, Z3);
+  fe_add(M, Z3, Z3, t0);
+  memcpy(r->X, X3, sizeof X3);
+  memcpy(r->Y, Y3, sizeof Y3);
+  memcpy(r->Z, Z3, sizeof Z3);
+}
+
+static void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_point *Q) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, t4, t5, u;
+#ifdef GX_LANE_POINT_ADD
+  if (LANES_FIT(C) && C->a_small == -3) { /* the row's lane code (public: the curve's) */
+    GX_LANE_POINT_ADD(C, r, P, Q);
+    return;
+  }
+#endif
+  fe_mul(M, t0, P->X, Q->X);
+  fe_mul(M, t1, P->Y, Q->Y);
+  fe_mul(M, t2, P->Z, Q->Z);
+  fe_add(M, t3, P->X, P->Y);
+  fe_add(M, t4, Q->X, Q->Y);
+  fe_mul(M, t3, t3, t4);
+  fe_add(M, t4, t0, t1);
+  fe_sub(M, t3, t3, t4);
+  fe_add(M, t4, P->X, P->Z);
+  fe_add(M, t5, Q->X, Q->Z);
+  fe_mul(M, t4, t4, t5);
+  fe_add(M, t5, t0, t2);
+  fe_sub(M, t4, t4, t5);
+  fe_add(M, t5, P->Y, P->Z);
+  fe_add(M, u, Q->Y, Q->Z);
+  fe_mul(M, t5, t5, u);
+  fe_add(M, u, t1, t2);
+  fe_sub(M, t5, t5, u);
+  add_finish(C, r, t0, t1, t2, t3, t4, t5);
+}
+
+/* Z2 = 1: t2 = Z1, t4 = X1 + X2 Z1, t5 = Y1 + Y2 Z1; two products fewer. */
+static void point_add_affine(const gx_curve *C, gx_point *r, const gx_point *P, const uint64_t *x,
+                         const uint64_t *y) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, t4, t5;
+  fe_mul(M, t0, P->X, x);
+  fe_mul(M, t1, P->Y, y);
+  memcpy(t2, P->Z, sizeof t2);
+  fe_add(M, t3, P->X, P->Y);
+  fe_add(M, t4, x, y);
+  fe_mul(M, t3, t3, t4);
+  fe_add(M, t4, t0, t1);
+  fe_sub(M, t3, t3, t4);
+  fe_mul(M, t4, x, P->Z);
+  fe_add(M, t4, t4, P->X);
+  fe_mul(M, t5, y, P->Z);
+  fe_add(M, t5, t5, P->Y);
+  add_finish(C, r, t0, t1, t2, t3, t4, t5);
+}
+
+/* One doubling of the Jacobian (X : Y : Z) (x = X/Z^2, y = Y/Z^3) in place:
+ * 3M + 5S for a = -3, 3M + 6S and a product by a otherwise, against 14 to 17
+ * products for the complete addition used as a doubling. Exceptional only
+ * at points of order 2, which never reach it (odd-order points only);
+ * infinity keeps Z = 0. */
+static void jac_dbl(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z) {
+  const gx_mont *M = &C->fp;
+  gx_fe t0, t1, t2, t3, zz;
+  fe_sqr(M, t1, Y); /* Y^2 */
+  fe_sqr(M, zz, Z); /* Z^2 */
+  fe_add(M, Z, Y, Z);
+  fe_sqr(M, Z, Z);
+  fe_sub(M, Z, Z, t1);
+  fe_sub(M, Z, Z, zz); /* Z3 = (Y + Z)^2 - Y^2 - Z^2 = 2 Y Z */
+  fe_mul(M, t2, X, t1); /* X Y^2 */
+  if (C->a_small == -3) { /* the curve's form: public */
+    fe_sub(M, t3, X, zz);
+    fe_add(M, t0, X, zz);
+    fe_mul(M, t3, t3, t0);
+    fe_add(M, t0, t3, t3);
+    fe_add(M, t3, t0, t3); /* m = 3 (X - Z^2)(X + Z^2) */
+  } else {
+    fe_sqr(M, t0, X);
+    fe_sqr(M, zz, zz);
+    mul_a(C, zz, zz);
+    fe_add(M, t3, t0, t0);
+    fe_add(M, t3, t3, t0);
+    fe_add(M, t3, t3, zz); /* m = 3 X^2 + a Z^4 */
+  }
+  fe_add(M, t0, t2, t2);
+  fe_add(M, t0, t0, t0); /* s = 4 X Y^2 */
+  fe_sqr(M, t1, t1); /* u = Y^4 */
+  /* X3 = m^2 - 2 s, Y3 = m (s - X3) - 8 u */
+  fe_sqr(M, X, t3);
+  fe_sub(M, X, X, t0);
+  fe_sub(M, X, X, t0);
+  fe_sub(M, t0, t0, X);
+  fe_mul(M, Y, t3, t0);
+  fe_add(M, t1, t1, t1);
+  fe_add(M, t1, t1, t1);
+  fe_add(M, t1, t1, t1);
+  fe_sub(M, Y, Y, t1);
+}
+
+/* count doublings of P in Jacobian coordinates, converted from and back to
+ * projective around the run (6 products); infinity comes back as
+ * (0 : 1 : 0) through a mask. */
+static void point_dbl_n(const gx_curve *C, gx_point *r, const gx_point *P, int count) {
+  const gx_mont *M = &C->fp;
+  gx_fe X, Y, Z, t0;
+#ifdef GX_LANE_POINT_DBL_N
+  if (LANES_FIT(C) && C->a_small == -3) { /* the row's lane code (public: the curve's) */
+    GX_LANE_POINT_DBL_N(C, r, P, count);
+    return;
+  }
+#endif
+  /* projective -> Jacobian: (X Z, Y Z^2, Z) */
+  fe_mul(M, X, P->X, P->Z);
+  fe_sqr(M, t0, P->Z);
+  fe_mul(M, Y, P->Y, t0);
+  memcpy(Z, P->Z, sizeof Z);
+  for (int i = 0; i < count; i++) jac_dbl(C, X, Y, Z);
+  /* Jacobian -> projective: (X Z, Y, Z^3) */
+  fe_mul(M, r->X, X, Z);
+  fe_sqr(M, t0, Z);
+  fe_mul(M, r->Z, t0, Z);
+  memcpy(r->Y, Y, sizeof Y);
+  gostx__fe_cmov(r->Y, M->one, gostx__fe_is_zero(r->Z, C->n), C->n);
+}
+
+static void point_neg_if(const gx_curve *C, gx_point *P, uint64_t mask) {
+  static const gx_fe zero = {0};
+  gx_fe ny;
+  fe_sub(&C->fp, ny, zero, P->Y);
+  gostx__fe_cmov(P->Y, ny, mask, C->n);
+}
+
+
+
+static void set_infinity(const gx_curve *C, gx_point *r) {
+  memset(r, 0, sizeof *r);
+  memcpy(r->Y, C->fp.one, sizeof r->Y);
+}
+
+/* The reference (tests, curve self-test): fixed 4-bit windows from the top, 4 doublings and one addition of a table
+ * entry per window. The entry is chosen by reading all 16 with masks, so
+ * neither the branches nor the addresses depend on the scalar. */
+static void mul_ref(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+  gx_point tab[16], acc, sel;
+  int n = C->n;
+  set_infinity(C, &tab[0]);
+  tab[1] = *P;
+  for (int i = 2; i < 16; i++) point_add(C, &tab[i], &tab[i - 1], P);
+  set_infinity(C, &acc);
+  for (int w = 16 * n - 1; w >= 0; w--) {
+    for (int d = 0; d < 4; d++) point_add(C, &acc, &acc, &acc);
+    uint64_t nib = (k[w / 16] >> (4 * (w % 16))) & 15;
+    memset(&sel, 0, sizeof sel);
+    for (uint64_t i = 0; i < 16; i++) {
+      uint64_t diff = i ^ nib;
+      uint64_t mask = ((diff | (0 - diff)) >> 63) - 1; /* all-ones iff i == nib */
+      const uint64_t *src = (const uint64_t *)&tab[i];
+      uint64_t *dst = (uint64_t *)&sel;
+      for (size_t j = 0; j < sizeof sel / 8; j++) dst[j] |= src[j] & mask;
+    }
+    point_add(C, &acc, &acc, &sel);
+  }
+  *r = acc;
+  memset(tab, 0, sizeof tab);
+  memset(&sel, 0, sizeof sel);
+}
+
+/* Signed odd windows of GX_W bits from the top: w doublings and one addition
+ * of a table entry (P, 3P, ..., (2^w - 1) P, read whole with masks) per
+ * window. k must be < q and P of order q (the odd-scalar trick negates). */
+static void w_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+  gx_point tab[1 << (GX_W - 1)], acc, P2, sel;
+  gx_fe ko;
+  int8_t dig[GX_DIGITS(GX_MAXN)];
+  int n = C->n, nd = GX_DIGITS(n);
+  uint64_t flip = gostx__sc_make_odd(C, ko, k);
+  gostx__sc_recode_odd(dig, ko, n);
+  tab[0] = *P;
+  point_add(C, &P2, P, P);
+  for (int i = 1; i < (1 << (GX_W - 1)); i++) point_add(C, &tab[i], &tab[i - 1], &P2);
+  sc_select(C, (uint64_t *)&acc, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[nd - 1]);
+  for (int i = nd - 2; i >= 0; i--) {
+    point_dbl_n(C, &acc, &acc, GX_W);
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_VKO, (const uint8_t *)&dig[i], 1);
+    sc_select(C, (uint64_t *)&sel, (const uint64_t *)tab, 3 * GX_MAXN, GX_MAXN, dig[i]);
+    point_add(C, &acc, &acc, &sel);
+  }
+  point_neg_if(C, &acc, flip);
+  *r = acc;
+  memset(tab, 0, sizeof tab);
+  memset(&sel, 0, sizeof sel);
+  memset(dig, 0, sizeof dig);
+  memset(ko, 0, sizeof ko);
+}
+
+static uint64_t *w_build_table(const gx_curve *C) {
+  int n = C->n, rows = GX_DIGITS(n);
+  uint64_t *tab = malloc((size_t)rows * ROW_ENTRIES * 2 * (size_t)n * 8);
+  if (!tab) return NULL;
+  gx_point B, B2, pts[ROW_ENTRIES];
+  gx_fe z[ROW_ENTRIES], zi[ROW_ENTRIES], t;
+  gostx__ec_point_generator(C, &B);
+  for (int r = 0; r < rows; r++) {
+    pts[0] = B;
+    point_add(C, &B2, &B, &B);
+    for (int j = 1; j < ROW_ENTRIES; j++) point_add(C, &pts[j], &pts[j - 1], &B2);
+    for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
+    batch_inv(&C->fp, zi, z, ROW_ENTRIES, 0);
+    for (int j = 0; j < ROW_ENTRIES; j++) {
+      uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * 2 * (size_t)n;
+      fe_mul(&C->fp, t, pts[j].X, zi[j]);
+      memcpy(e, t, (size_t)n * 8);
+      fe_mul(&C->fp, t, pts[j].Y, zi[j]);
+      memcpy(e + n, t, (size_t)n * 8);
+    }
+    for (int s = 0; s < GX_W; s++) point_add(C, &B, &B, &B);
+  }
+  return tab;
+}
+
+static const uint64_t *w_base_table(const gx_curve *C) {
+  return gostx__sc_table(C, GX_TABLE_WEIER, w_build_table);
+}
+
+static int w_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
+  const uint64_t *tab = w_base_table(C);
+  if (!tab) return -1; /* no memory for the table */
+  int n = C->n, nd = GX_DIGITS(n);
+  size_t row = (size_t)ROW_ENTRIES * 2 * (size_t)n;
+  uint64_t sel[2 * GX_MAXN];
+  gx_fe ko;
+  gx_point acc;
+  uint64_t flip = gostx__sc_make_odd(C, ko, k);
+  int8_t dig[GX_DIGITS(GX_MAXN)];
+  gostx__sc_recode_odd(dig, ko, n);
+  memset(&acc, 0, sizeof acc); /* infinity (0 : 1 : 0) */
+  memcpy(acc.Y, C->fp.one, sizeof acc.Y);
+  for (int i = 0; i < nd; i++) {
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410, (const uint8_t *)&dig[i], 1);
+    sc_select(C, sel, tab + (size_t)i * row, 2 * n, n, dig[i]);
+    point_add_affine(C, &acc, &acc, sel, sel + n);
+  }
+  point_neg_if(C, &acc, flip);
+  *r = acc;
+  memset(sel, 0, sizeof sel);
+  memset(dig, 0, sizeof dig);
+  memset(ko, 0, sizeof ko);
+  memset(&acc, 0, sizeof acc);
+  return 0;
+}
+
+
+static void mul2_complete(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                           const gx_point *P) {
+  static const gx_fe zero = {0};
+  int n = C->n;
+  gx_point acc, odd[1 << (VAR_W - 2)], P2, A, tmp;
+  int8_t dig[64 * GX_MAXN + 1];
+  /* b P by wNAF: doublings from the top, an addition per nonzero digit. */
+  odd[0] = *P;
+  point_add(C, &P2, P, P);
+  for (int i = 1; i < (1 << (VAR_W - 2)); i++) point_add(C, &odd[i], &odd[i - 1], &P2);
+  memset(&acc, 0, sizeof acc);
+  memcpy(acc.Y, C->fp.one, sizeof acc.Y);
+  int pending = 0; /* doublings owed, done in one Jacobian run before an addition */
+  for (int i = gostx__sc_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+    pending++;
+    if (!dig[i]) continue;
+    point_dbl_n(C, &acc, &acc, pending);
+    pending = 0;
+    if (dig[i] > 0) point_add(C, &acc, &acc, &odd[dig[i] >> 1]);
+    if (dig[i] < 0) {
+      tmp = odd[(-dig[i]) >> 1];
+      fe_sub(&C->fp, tmp.Y, zero, tmp.Y);
+      point_add(C, &acc, &acc, &tmp);
+    }
+  }
+  if (pending) point_dbl_n(C, &acc, &acc, pending);
+  /* a G from the table with direct indexes (a is public). */
+  const uint64_t *tab = w_base_table(C);
+  if (!tab) {
+    gx_point G;
+    gostx__ec_point_generator(C, &G);
+    mul_ref(C, &A, a, &G);
+  } else {
+    gx_fe ao, y;
+    int8_t ad[GX_DIGITS(GX_MAXN)];
+    uint64_t flip = gostx__sc_make_odd(C, ao, a);
+    gostx__sc_recode_odd(ad, ao, n);
+    memset(&A, 0, sizeof A);
+    memcpy(A.Y, C->fp.one, sizeof A.Y);
+    for (int i = 0; i < GX_DIGITS(n); i++) {
+      int d = ad[i], idx = (d < 0 ? -d : d) >> 1;
+      const uint64_t *e = tab + ((size_t)i * ROW_ENTRIES + (size_t)idx) * 2 * (size_t)n;
+      memcpy(y, e + n, (size_t)n * 8);
+      if (d < 0) fe_sub(&C->fp, y, zero, y);
+      point_add_affine(C, &A, &A, e, y);
+    }
+    point_neg_if(C, &A, flip);
+  }
+  point_add(C, r, &acc, &A);
+}
+
+#define NODD (1 << (VAR_W - 2))
+
+typedef struct {
+  gx_fe X, Y, Z;
+  int inf;
+} jac;
+
+/* A += (x2, y2), y2 negated when neg. */
+static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64_t *y2, int neg) {
+  static const gx_fe zero = {0};
+  const gx_mont *M = &C->fp;
+  int n = C->n;
+  gx_fe y, z1z1, u2, s2, h, hh, i4, j, r, v, x3;
+  memcpy(y, y2, sizeof y);
+  if (neg) fe_sub(M, y, zero, y);
+  if (A->inf) {
+    memcpy(A->X, x2, sizeof A->X);
+    memcpy(A->Y, y, sizeof A->Y);
+    memcpy(A->Z, M->one, sizeof A->Z);
+    A->inf = 0;
+    return;
+  }
+  fe_sqr(M, z1z1, A->Z);
+  fe_mul(M, u2, x2, z1z1);
+  fe_mul(M, s2, y, A->Z);
+  fe_mul(M, s2, s2, z1z1);
+  fe_sub(M, h, u2, A->X);
+  fe_sub(M, r, s2, A->Y);
+  if (gostx__fe_is_zero(h, n)) {
+    if (gostx__fe_is_zero(r, n))
+      jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
+    else
+      A->inf = 1; /* A was -(x2, y) */
+    return;
+  }
+  fe_add(M, r, r, r);
+  fe_sqr(M, hh, h);
+  fe_add(M, i4, hh, hh);
+  fe_add(M, i4, i4, i4);
+  fe_mul(M, j, h, i4);
+  fe_mul(M, v, A->X, i4);
+  fe_sqr(M, x3, r);
+  fe_sub(M, x3, x3, j);
+  fe_sub(M, x3, x3, v);
+  fe_sub(M, x3, x3, v); /* X3 = r^2 - J - 2 V */
+  fe_sub(M, v, v, x3);
+  fe_mul(M, v, r, v);
+  fe_mul(M, j, A->Y, j);
+  fe_add(M, j, j, j);
+  fe_sub(M, A->Y, v, j); /* Y3 = r (V - X3) - 2 Y1 J */
+  fe_add(M, A->Z, A->Z, h);
+  fe_sqr(M, A->Z, A->Z);
+  fe_sub(M, A->Z, A->Z, z1z1);
+  fe_sub(M, A->Z, A->Z, hh); /* Z3 = (Z1 + H)^2 - Z1^2 - H^2 = 2 Z1 H */
+  memcpy(A->X, x3, sizeof x3);
+}
+
+/* count doublings of the Jacobian (X : Y : Z) in place: one lane run where
+ * the row has lane code, jac_dbl count times otherwise. */
+static void jac_dbl_n(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z, int count) {
+#ifdef GX_LANE_JAC_DBL_N
+  if (LANES_FIT(C) && C->a_small == -3) { /* the curve's form: public */
+    if (count) GX_LANE_JAC_DBL_N(C, X, Y, Z, count);
+    return;
+  }
+#endif
+  for (int i = 0; i < count; i++) jac_dbl(C, X, Y, Z);
+}
+
+static int mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+                      const gx_point *P) {
+  const gx_mont *M = &C->fp;
+  const uint64_t *tab = w_base_table(C);
+  int n = C->n;
+  if (!tab) return -1;
+  /* P, 3P, ..., 15P, affine */
+  gx_point odd[NODD], P2;
+  gx_fe z[NODD], zi[NODD], ox[NODD], oy[NODD];
+  odd[0] = *P;
+  point_add(C, &P2, P, P);
+  for (int i = 1; i < NODD; i++) point_add(C, &odd[i], &odd[i - 1], &P2);
+  for (int i = 0; i < NODD; i++) {
+    if (gostx__fe_is_zero(odd[i].Z, n)) return -1; /* P of small order */
+    memcpy(z[i], odd[i].Z, sizeof z[i]);
+  }
+  batch_inv(M, zi, z, NODD, 1);
+  for (int i = 0; i < NODD; i++) {
+    fe_mul(M, ox[i], odd[i].X, zi[i]);
+    fe_mul(M, oy[i], odd[i].Y, zi[i]);
+  }
+  /* b P by its NAF */
+  jac A;
+  memset(&A, 0, sizeof A);
+  A.inf = 1;
+  int8_t dig[64 * GX_MAXN + 1];
+  int pending = 0; /* doublings owed, run together before the next addition */
+  for (int i = gostx__sc_wnaf(dig, b, n, VAR_W) - 1; i >= 0; i--) {
+    if (!A.inf) pending++;
+    int d = dig[i];
+    if (!d) continue;
+    jac_dbl_n(C, A.X, A.Y, A.Z, pending);
+    pending = 0;
+    jac_madd(C, &A, ox[(d < 0 ? -d : d) >> 1], oy[(d < 0 ? -d : d) >> 1], d < 0);
+  }
+  jac_dbl_n(C, A.X, A.Y, A.Z, pending);
+  /* + a G from the table, one row per odd digit (of a or q - a: then every
+   * digit's sign flips) */
+  gx_fe ao;
+  int8_t ad[GX_DIGITS(GX_MAXN)];
+  int flip = gostx__sc_make_odd(C, ao, a) != 0;
+  gostx__sc_recode_odd(ad, ao, n);
+  for (int i = 0; i < GX_DIGITS(n); i++) {
+    int d = ad[i], idx = (d < 0 ? -d : d) >> 1;
+    const uint64_t *e = tab + ((size_t)i * (1 << (GX_W - 1)) + (size_t)idx) * 2 * (size_t)n;
+    jac_madd(C, &A, e, e + n, (d < 0) != flip);
+  }
+  /* Jacobian -> projective: (X Z, Y, Z^3) */
+  memset(r, 0, sizeof *r);
+  if (A.inf) {
+    memcpy(r->Y, M->one, sizeof r->Y);
+    return 0;
+  }
+  gx_fe t;
+  fe_mul(M, r->X, A.X, A.Z);
+  fe_sqr(M, t, A.Z);
+  fe_mul(M, r->Z, t, A.Z);
+  memcpy(r->Y, A.Y, sizeof r->Y);
+  return 0;
+}
