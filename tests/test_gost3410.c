@@ -45,9 +45,35 @@ static void test_curves(void) {
   }
   CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-XchA-ParamSet") == GOSTX_GOST3410_256_B, "XchA = B");
   CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-XchB-ParamSet") == GOSTX_GOST3410_256_D, "XchB = D");
+  CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-A-ParamSet") == GOSTX_GOST3410_256_B &&
+            gostx_gost3410_curve_by_name("1.2.643.2.2.35.2") == GOSTX_GOST3410_256_C &&
+            gostx_gost3410_curve_by_name("1.2.643.2.2.35.3") == GOSTX_GOST3410_256_D,
+        "CryptoPro A, B, C = 256 B, C, D (RFC 4357 by name and OID)");
   CHECK(gostx_gost3410_curve_by_name("nope") == GOSTX_EINVAL, "unknown name");
   CHECK(gostx_gost3410_size(0) == 0 && gostx_gost3410_size(99) == 0, "unknown id size 0");
   CHECK(gostx_gost3410_size(GOSTX_GOST3410_256_A) == 32 && gostx_gost3410_size(GOSTX_GOST3410_512_C) == 64, "sizes");
+}
+
+/* The parameter-set table the provider takes its vocabulary from: each
+ * curve's own name and OID first, then the CryptoPro aliases; every name
+ * and OID resolves to the set's curve, no OID twice, GOSTX_EINVAL after. */
+static void test_paramsets(void) {
+  const char *name, *oid, *oids[32];
+  size_t n = 0;
+  int id;
+  while (n < 32 && (id = gostx_gost3410_paramset(n, &name, &oid)) >= 0) {
+    if (n < NCURVES)
+      CHECK(!strcmp(gostx_gost3410_curve_name(id), name) && !strcmp(gostx_gost3410_curve_oid(id), oid),
+            "set %zu: the curve's own name first", n);
+    CHECK(gostx_gost3410_curve_by_name(name) == id && gostx_gost3410_curve_by_name(oid) == id,
+          "set %s (%s) resolves to its curve", name, oid);
+    for (size_t j = 0; j < n; j++) CHECK(strcmp(oids[j], oid), "OID %s listed once", oid);
+    oids[n++] = oid;
+  }
+  CHECK(n == NCURVES + 5, "%zu sets: every curve and the five CryptoPro aliases", n);
+  CHECK(gostx_gost3410_paramset(n, &name, &oid) == GOSTX_EINVAL &&
+            gostx_gost3410_paramset((size_t)-1, &name, &oid) == GOSTX_EINVAL,
+        "past the last set: refused");
 }
 
 static void test_standard_examples(void) {
@@ -1150,6 +1176,7 @@ int main(void) {
   t_rand_init();
   test_first_use_threads();
   test_curves();
+  test_paramsets();
   test_standard_examples();
   test_round_trips();
   test_vko_agreement();
