@@ -66,6 +66,7 @@ static void sc_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int e
 }
 
 #include "gost3410/mul_weier.h"
+#include "gost3410/mul_jac.h"
 #include "gost3410/mul_edwards.h"
 
 /* a G + b P on the Weierstrass curves: the Jacobian form first, the
