@@ -1,45 +1,17 @@
-/* The points' doors in and out, on field.c's operations (public data, or
- * a few products per operation: no row's field needed): affine (x, y) into
- * the internal projective form (ec.h) and back, the generator, the curve
- * equation, and verification's last step. The curve steps and scalar
- * multiplications are the rows' (mul_template.h). */
+/* Point helpers on field.c's operations (public data, a few products per
+ * operation: no row's field needed): the generator, the curve equation,
+ * and verification's last step. The conversions of every operation's
+ * points in and out, the curve steps and the scalar multiplications are
+ * the rows' (mul_template.h). */
 #include "gost3410/ec.h"
 
 #include <string.h>
-
-void gostx__ec_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y) {
-  memset(r, 0, sizeof *r);
-  gostx__fe_to_mont(&C->fp, r->X, x);
-  gostx__fe_to_mont(&C->fp, r->Y, y);
-  if (C->iso) { /* into the internal coordinates (curves.c) */
-    gostx__fe_mul(&C->fp, r->X, r->X, C->u2);
-    gostx__fe_mul(&C->fp, r->Y, r->Y, C->u3);
-  }
-  memcpy(r->Z, C->fp.one, sizeof r->Z);
-}
 
 void gostx__ec_point_generator(const gx_curve *C, gx_point *r) {
   memset(r, 0, sizeof *r);
   memcpy(r->X, C->gx, sizeof r->X);
   memcpy(r->Y, C->gy, sizeof r->Y);
   memcpy(r->Z, C->fp.one, sizeof r->Z);
-}
-
-uint64_t gostx__ec_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
-  gx_fe zi, t, zx, zy;
-  uint64_t inf = gostx__fe_is_zero(P->Z, C->n);
-  gostx__fe_inv(&C->fp, zi, P->Z);
-  memcpy(zx, zi, sizeof zx);
-  memcpy(zy, zi, sizeof zy);
-  if (C->iso) { /* back to the standard's coordinates */
-    gostx__fe_mul(&C->fp, zx, zi, C->u2i);
-    gostx__fe_mul(&C->fp, zy, zi, C->u3i);
-  }
-  gostx__fe_mul(&C->fp, t, P->X, zx);
-  gostx__fe_from_mont(&C->fp, x, t);
-  gostx__fe_mul(&C->fp, t, P->Y, zy);
-  gostx__fe_from_mont(&C->fp, y, t);
-  return inf;
 }
 
 int gostx__ec_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y) {

@@ -95,10 +95,7 @@ void gostx__ec_point_dbl_n_ifma(const gx_curve *C, gx_point *r, const gx_point *
 void gostx__ec_jac_dbl_n_ifma(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z, int count);
 
 /* ---- point helpers on field.c's operations (ec.c) ---- */
-void gostx__ec_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y);
 void gostx__ec_point_generator(const gx_curve *C, gx_point *r);
-/* Affine normal-form coordinates; returns all-ones when r was infinity. */
-uint64_t gostx__ec_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P);
 /* Whether affine (x, y), normal form, each < p, satisfies the curve equation. */
 int gostx__ec_on_curve(const gx_curve *C, const uint64_t *x, const uint64_t *y);
 /* 1 when A is not infinity and its affine x is r mod q (r < q, public). */
@@ -155,6 +152,11 @@ int gostx__ec_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, 
 void gostx__ec_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a,
                                   const uint64_t *b, const gx_point *P);
 int gostx__ec_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P);
+/* Affine (x, y), normal form, each < p, into a point; and a point's affine
+ * normal-form coordinates, all-ones returned when it was infinity
+ * (constant time: the points of secret scalars go through it). */
+void gostx__ec_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y);
+uint64_t gostx__ec_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P);
 
 /* Sign with an explicit nonce k (big-endian, len bytes), for the known-answer
  * tests only: not exported from the shared library. */

@@ -56,3 +56,11 @@ void gostx__ec_point_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t
 int gostx__ec_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P) {
   return C->impl->ed_in_subgroup_vartime(C, P);
 }
+
+void gostx__ec_point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y) {
+  C->impl->from_affine(C, r, x, y);
+}
+
+uint64_t gostx__ec_point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
+  return C->impl->to_affine(C, x, y, P);
+}

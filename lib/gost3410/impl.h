@@ -33,7 +33,8 @@ struct gostx_gx_impl {
   /* The Weierstrass steps and paths the front names one by one (ec.h):
    * the complete addition, runs of projective and of in-place Jacobian
    * doublings, the 4-bit reference k P, verification's Jacobian and
-   * complete-formula a G + b P; the Edwards sets' subgroup check. */
+   * complete-formula a G + b P; the Edwards sets' subgroup check; the
+   * points in from affine and out to it. */
   void (*point_add)(const struct gx_curve *C, struct gx_point *r, const struct gx_point *P,
                     const struct gx_point *Q);
   void (*point_dbl_n)(const struct gx_curve *C, struct gx_point *r, const struct gx_point *P,
@@ -46,6 +47,10 @@ struct gostx_gx_impl {
   void (*mul2_complete)(const struct gx_curve *C, struct gx_point *r, const uint64_t *a,
                         const uint64_t *b, const struct gx_point *P);
   int (*ed_in_subgroup_vartime)(const struct gx_curve *C, const struct gx_point *P);
+  void (*from_affine)(const struct gx_curve *C, struct gx_point *r, const uint64_t *x,
+                      const uint64_t *y);
+  uint64_t (*to_affine)(const struct gx_curve *C, uint64_t *x, uint64_t *y,
+                        const struct gx_point *P);
   /* The row's field operations (the tests hold them against field.c's). */
   void (*fe_mul)(const struct gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
   void (*fe_sqr)(const struct gx_mont *M, uint64_t *r, const uint64_t *a);

@@ -100,6 +100,8 @@ const struct gostx_gx_impl GX_ROW = {
     mul2_jac,
     mul2_complete,
     ed_in_subgroup_vartime,
+    point_from_affine,
+    point_to_affine,
     row_fe_mul,
     row_fe_sqr,
     row_fe_add,

@@ -35,6 +35,36 @@ static void mul_a(const gx_curve *C, uint64_t *r, const uint64_t *x) {
   }
 }
 
+/* Affine (x, y), normal form, into the internal projective form, and back
+ * (all-ones returned for infinity): every operation's points in and out. */
+static void point_from_affine(const gx_curve *C, gx_point *r, const uint64_t *x, const uint64_t *y) {
+  memset(r, 0, sizeof *r);
+  gostx__fe_to_mont(&C->fp, r->X, x);
+  gostx__fe_to_mont(&C->fp, r->Y, y);
+  if (C->iso) { /* into the internal coordinates (curves.c) */
+    fe_mul(&C->fp, r->X, r->X, C->u2);
+    fe_mul(&C->fp, r->Y, r->Y, C->u3);
+  }
+  memcpy(r->Z, C->fp.one, sizeof r->Z);
+}
+
+static uint64_t point_to_affine(const gx_curve *C, uint64_t *x, uint64_t *y, const gx_point *P) {
+  gx_fe zi, t, zx, zy;
+  uint64_t inf = gostx__fe_is_zero(P->Z, C->n);
+  gostx__fe_inv(&C->fp, zi, P->Z);
+  memcpy(zx, zi, sizeof zx);
+  memcpy(zy, zi, sizeof zy);
+  if (C->iso) { /* back to the standard's coordinates */
+    fe_mul(&C->fp, zx, zi, C->u2i);
+    fe_mul(&C->fp, zy, zi, C->u3i);
+  }
+  fe_mul(&C->fp, t, P->X, zx);
+  gostx__fe_from_mont(&C->fp, x, t);
+  fe_mul(&C->fp, t, P->Y, zy);
+  gostx__fe_from_mont(&C->fp, y, t);
+  return inf;
+}
+
 /* The second half of the complete addition, shared by the projective and the
  * mixed forms, from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
  * t3 = X1 Y2 + X2 Y1, t4 = X1 Z2 + X2 Z1, t5 = Y1 Z2 + Y2 Z1. */
