@@ -4,7 +4,7 @@
  * 512 paramSetC) are given in their Weierstrass form, as the standard's
  * parameter a, b are, plus their Edwards d (e = 1): keys, signatures and
  * the curve equation are Weierstrass; their scalar multiplications run in
- * Edwards coordinates (ec_edwards.c), with s and t of the map between the
+ * Edwards coordinates (mul_edwards.h), with s and t of the map between the
  * forms found here.
  * tests/test_gost3410.c checks every set: G on the curve and q G = O. */
 #include "gost3410/ec.h"
@@ -196,7 +196,7 @@ static void small_a(gx_curve *C, const uint64_t *m3, const uint64_t *p3) {
 /* The Edwards form e u^2 + v^2 = 1 + d u^2 v^2 (e = 1) of a curve whose
  * Weierstrass a, b are s^2 - 3 t^2 and 2 t^3 - t s^2 for s = (e - d)/4,
  * t = (e + d)/6 (R 50.1.114-2016; tests/test_gost3410.c checks that a and b
- * come back, and G's image on the Edwards curve). ec_edwards.c leaves to the
+ * come back, and G's image on the Edwards curve). mul_edwards.h leaves to the
  * internal coordinates (u^2 x, u^3 y) directly: s u^2, t u^2 and s u^3. */
 /* r = a / k mod p for a small public k (Montgomery form). */
 static void div_small(const gx_mont *M, uint64_t *r, const uint64_t *a, uint64_t k) {

@@ -1,8 +1,7 @@
 /* The 4-limb x86-64 field bodies (MULX/ADX, GNU inline assembly) as
- * static inline functions: field_x86_64.c wraps them for gostx__fe_mul and the
- * rest, and field_inline.h calls them straight from the point formulas, so
- * a product costs no call. Only where lib/dispatch.c chose the MULX field
- * (gx_mont's mulx flag); see field_x86_64.c. Not installed. */
+ * static inline functions: field_mulx.h calls them straight from the MULX
+ * rows' point formulas, so a product costs no call, and field_x86_64.c
+ * uses them in its products. Not installed. */
 #ifndef GOSTX_GOST3410_FIELD_X86_64_H
 #define GOSTX_GOST3410_FIELD_X86_64_H
 

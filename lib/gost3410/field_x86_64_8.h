@@ -1,8 +1,7 @@
 /* The 8-limb x86-64 field for m = 2^512 - c (512 paramSetA/C): the
  * additions inline, the product and the squaring (field_x86_64.c) called
- * straight, so the point formulas (field_inline.h) reach them with no
- * dispatch and no copy. Only where lib/dispatch.c chose the MULX field.
- * Not installed. */
+ * straight, so the MULX rows' point formulas (field_mulx.h) reach them
+ * with no dispatch and no copy. Not installed. */
 #ifndef GOSTX_GOST3410_FIELD_X86_64_8_H
 #define GOSTX_GOST3410_FIELD_X86_64_8_H
 
