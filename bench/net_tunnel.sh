@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # iperf3 through two network namespaces joined by a veth pair, in one run:
 # no tunnel; gostx tunnel with Kuznyechik-MGM and Magma-MGM (RFC 9227
-# transforms), each with one worker and with two; wireguard-go
-# (ChaCha20-Poly1305, userspace like gostx); OpenVPN 2.6 with AES-256-GCM
-# (userspace, one thread). Every tunnel's MTU is 1400. Root; Debian
-# packages iproute2, iperf3, wireguard-go, wireguard-tools, openvpn, openssl
-# (those missing are skipped with a note).
+# transforms), each with one worker and with two; today's wireguard-go
+# (ChaCha20-Poly1305, userspace like gostx, with its TUN and UDP offloads:
+# the binary `wireguard` of `go install
+# golang.zx2c4.com/wireguard@v0.0.0-20260522210424-ecfc5a8d5446`, looked for
+# in PATH and in $(go env GOPATH)/bin, or WIREGUARD=PATH) beside Debian's
+# (package wireguard-go, v0.0.20220316, no offloads); OpenVPN 2.6 with
+# AES-256-GCM (userspace, one thread). Every tunnel's MTU is 1400. Root;
+# Debian packages iproute2, iperf3, wireguard-go, wireguard-tools, openvpn,
+# openssl (a peer that is not installed is skipped with a line saying so).
 #   usage: bench/net_tunnel.sh [SECONDS (4)] [RUNS (3)]
 # Subsets, for A/B runs (e.g. two gostx builds alternated, GOSTX=...):
 #   ONLY="tcp x1,udp 1372 B"  the tests named (comma-separated); default all
@@ -21,12 +25,18 @@
 #   Gbit/s   IP bytes the receiving side's tunnel device delivered (its
 #            rx_bytes, so the same measure for every setup; for TCP about
 #            2 % above iperf3's payload rate)
-#   kpps     IP packets that device delivered, thousands per second
+#   kpps     IP packets that device delivered, thousands per second (a TUN
+#            device whose writer joins segments into GSO super-packets,
+#            gostx's and today's wireguard-go's, counts each one once)
 #   cpu s/GB CPU seconds (utime + stime from /proc/PID/stat) of both tunnel
 #            processes per 10^9 bytes delivered
 # Then the crypto alone (CRYPTO=0 skips it): build/bench/esp_speed (lib/esp,
 # the tunnel's seal and open, against raw MGM and the MGM stream batch on the
-# same CPU clock) and, for reference, `gostx bench --batch 1408` (wall clock).
+# same CPU clock) and, for reference, `gostx bench --batch 1408` (wall
+# clock); and the summary: per transform, the cipher's s/GB at 1400 bytes
+# (seal + open bursts: both ends' crypto), the tunnel's TCP x1 CPU s/GB
+# against it and against today's wireguard-go's, and two workers' Gbit/s
+# against one's per test.
 set -u
 SECS=${1:-4}
 RUNS=${2:-3}
@@ -63,17 +73,20 @@ for t in "tcp x1|-P 1" "tcp x4|-P 4" "udp 1372 B|-u -b 0 -l 1372" "udp 64 B|-u -
   case ",${ONLY:-${t%%|*}}," in *",${t%%|*},"*) TESTS+=("$t") ;; esac
 done
 OTHERS=${OTHERS:-1}
-measure() { # NAME DEV SERVER_ADDR
-  local t
+measure() { # NAME DEV SERVER_ADDR; each row also into $T/rows (NAME|TEST|Gbit/s kpps s/GB)
+  local t r
   for t in "${TESTS[@]}"; do
     # shellcheck disable=SC2086
-    printf '%-30s %-11s %8s %9s %8s\n' "$1" "${t%%|*}" $(median $2 $3 ${t#*|})
+    r=$(median $2 $3 ${t#*|})
+    # shellcheck disable=SC2086
+    printf '%-44s %-11s %8s %9s %8s\n' "$1" "${t%%|*}" $r
+    echo "$1|${t%%|*}|$r" >>"$T/rows"
   done
 }
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# iperf3 ${SECS}s, median of $RUNS runs; MTU 1400 in every tunnel"
-printf '%-30s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
+printf '%-44s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
 [ "$OTHERS" = 0 ] || measure "veth, no tunnel" $VB 10.231.0.2
 
 gostx_run() { # TRANSFORM THREADS
@@ -89,27 +102,43 @@ else
   echo "gostx: $G not built: skipped"
 fi
 
-if [ "$OTHERS" = 0 ]; then
-  :
-elif command -v wireguard-go >/dev/null && command -v wg >/dev/null; then
-  # one name per side: wireguard-go's control socket (/var/run/wireguard/NAME.sock)
-  # is a file, shared by the namespaces
+# wg_run BIN LABEL PREFIX: wireguard-go BIN on both sides, devices PREFIXa$$
+# and PREFIXb$$ (one name per side: its control socket,
+# /var/run/wireguard/NAME.sock, is a file, shared by the namespaces)
+wg_run() {
+  local bin=$1 side ns ad peer ep dev
   (umask 077; for side in a b; do wg genkey >"$T/wg$side.key"; wg pubkey <"$T/wg$side.key" >"$T/wg$side.pub"; done)
   for side in a b; do
     if [ $side = a ]; then ns=$NA ad=10.233.0.1 peer=b ep=10.231.0.2; else ns=$NB ad=10.233.0.2 peer=a ep=10.231.0.1; fi
-    dev=gxwg$side$$
+    dev=$3$side$$
     rm -f /var/run/wireguard/$dev.sock
-    bg $ns wg-$side env WG_PROCESS_FOREGROUND=1 wireguard-go -f $dev
+    bg $ns wg-$side env WG_PROCESS_FOREGROUND=1 "$bin" -f $dev
     wait_dev $ns $dev
     ip netns exec $ns wg set $dev private-key "$T/wg$side.key" listen-port 51820 \
       peer "$(cat "$T/wg$peer.pub")" allowed-ips 10.233.0.0/30 endpoint $ep:51820
     ip -n $ns addr add $ad/30 dev $dev
     ip -n $ns link set $dev mtu 1400 up
   done
-  measure "wireguard-go $(wireguard-go --version 2>/dev/null | grep -o 'v[0-9.]*' | head -1)" gxwgb$$ 10.233.0.2
+  measure "wireguard-go $("$bin" --version 2>/dev/null | grep -o 'v[0-9.]*' | head -1) $2" $3b$$ 10.233.0.2
   stop_all
+}
+WG_NEW=${WIREGUARD:-$(command -v wireguard || echo "$(go env GOPATH 2>/dev/null)/bin/wireguard")}
+WG_NOTE="go install golang.zx2c4.com/wireguard@v0.0.0-20260522210424-ecfc5a8d5446"
+if [ "$OTHERS" = 0 ]; then
+  :
+elif ! command -v wg >/dev/null; then
+  echo "wireguard-go: wg (Debian's wireguard-tools) not installed: both wireguard-go rows skipped"
 else
-  echo "wireguard-go: not installed (apt-get install wireguard-go wireguard-tools): skipped"
+  if [ -x "$WG_NEW" ]; then
+    wg_run "$WG_NEW" "(today, offloads)" gxwn
+  else
+    echo "wireguard-go (today's): $WG_NEW not installed ($WG_NOTE): skipped"
+  fi
+  if command -v wireguard-go >/dev/null; then
+    wg_run wireguard-go "(Debian's)" gxwg
+  else
+    echo "wireguard-go (Debian's): not installed (apt-get install wireguard-go): skipped"
+  fi
 fi
 
 if [ "$OTHERS" = 0 ]; then
@@ -141,6 +170,47 @@ fi
 if [ "${CRYPTO:-1}" != 0 ]; then
   E=$(dirname "$G")/bench/esp_speed
   echo "# crypto alone, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  [ -x "$E" ] && "$E" | grep -E '^(transform|kuznyechik|magma)' || echo "esp_speed: $E not built: skipped"
+  if [ -x "$E" ]; then
+    "$E" | grep -E '^(transform|kuznyechik|magma)' | tee "$T/esp"
+  else
+    echo "esp_speed: $E not built: skipped"
+  fi
   "$G" bench --batch 1408 2>&1 | grep -E '^(algorithm|kuznyechik +mgm)'
 fi
+
+# The summary: the cipher's s/GB at 1400 B (seal + open bursts, ns per
+# byte), the tunnel's TCP x1 CPU s/GB against it and against today's
+# wireguard-go's, and two workers' Gbit/s against one's
+order=$(for t in "${TESTS[@]}"; do printf '%s|' "${t%%|*}"; done)
+[ -s "$T/rows" ] && awk -v esp="$T/esp" -v order="$order" -F'|' '
+  BEGIN {
+    while ((getline l < esp) > 0) {
+      split(l, f, " ")
+      if (f[2] == 1400) cipher[f[1]] = (f[4] + f[6]) / 1400
+    }
+  }
+  { split($3, v, " "); gbit[$1 "|" $2] = v[1]; cpu[$1 "|" $2] = v[3] }
+  $1 ~ /^wireguard-go .*today/ && $2 == "tcp x1" { wg = v[3] }
+  $1 ~ /^gostx / {
+    split($1, n, " ")
+    if (!(n[2] in tr)) { tr[n[2]] = 1; trs[++ntr] = n[2] }
+    name[n[2] " " n[3]] = $1
+  }
+  END {
+    print "# summary"
+    nt = split(order, tests, "|") - 1
+    for (i = 1; i <= ntr; i++) {
+      t = trs[i]
+      t1 = name[t " t1"]; t2 = name[t " t2"]; c = cpu[t1 "|tcp x1"]
+      if (t in cipher)
+        printf "%-22s cipher alone (esp_speed 1400 B, seal + open bursts) %.2f s/GB\n", t, cipher[t]
+      if (c != "" && c != "-" && (t in cipher))
+        printf "%-22s TCP x1 t1 CPU s/GB %s = %.2fx the cipher alone\n", t, c, c / cipher[t]
+      if (c != "" && c != "-" && wg != "" && wg != "-")
+        printf "%-22s TCP x1 t1: wireguard-go (today, offloads) CPU s/GB %s / ours %s = %.2f\n", t, wg, c, wg / c
+      if (t1 != "" && t2 != "")
+        for (j = 1; j <= nt; j++)
+          if (gbit[t1 "|" (x = tests[j])] > 0)
+            printf "%-22s two workers / one, %-10s %s / %s Gbit/s = %.2fx\n", t, x, gbit[t2 "|" x], gbit[t1 "|" x], gbit[t2 "|" x] / gbit[t1 "|" x]
+    }
+  }' "$T/rows"

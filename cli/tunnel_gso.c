@@ -1,7 +1,8 @@
 /* gostx tunnel: super-packets and checksum-partial packets from the TUN
  * device cut and completed into ordinary IP packets (tunnel_gso.h). The
  * rules are the kernel's (tcp_gso_segment, __udp_gso_segment,
- * inet_gso_segment): every segment repeats the headers; IPv4 total length,
+ * inet_gso_segment): every segment repeats the headers (IPv6 hop-by-hop
+ * and destination options included); IPv4 total length,
  * ID (one more per segment) and header checksum, IPv6 payload length, TCP
  * sequence number, UDP length fixed; FIN and PSH kept on the last segment
  * only, CWR on the first only; TCP and UDP checksums computed in full. */
@@ -78,9 +79,9 @@ static void ipv4_csum(uint8_t *h) {
 }
 
 /* The sum of the pseudo-header of packet ip (IPv4 or IPv6) whose TCP/UDP
- * part is l4len bytes: addresses, protocol, length. */
-static uint64_t pseudo_sum(const uint8_t *ip, int v6, size_t l4len) {
-  uint8_t tail[4] = {0, 0, 0, (uint8_t)(v6 ? ip[6] : ip[9])}; /* zero, protocol */
+ * (proto) part is l4len bytes: addresses, protocol, length. */
+static uint64_t pseudo_sum(const uint8_t *ip, int v6, unsigned proto, size_t l4len) {
+  uint8_t tail[4] = {0, 0, 0, (uint8_t)proto}; /* zero, protocol */
   uint8_t len[4] = {(uint8_t)(l4len >> 24), (uint8_t)(l4len >> 16), (uint8_t)(l4len >> 8),
                     (uint8_t)l4len};
   uint64_t sum = v6 ? csum_add(0, ip + 8, 32) : csum_add(0, ip + 12, 8);
@@ -90,9 +91,10 @@ static uint64_t pseudo_sum(const uint8_t *ip, int v6, size_t l4len) {
 /* The TCP/UDP checksum of l4[0..l4len) in packet ip (IPv4 or IPv6) into
  * l4 + at: the pseudo-header's addresses, protocol and length, then the
  * segment with its checksum field zero. */
-static void l4_csum(const uint8_t *ip, int v6, uint8_t *l4, size_t l4len, unsigned at) {
+static void l4_csum(const uint8_t *ip, int v6, unsigned proto, uint8_t *l4, size_t l4len,
+                    unsigned at) {
   l4[at] = l4[at + 1] = 0;
-  put_csum(l4 + at, csum_add(pseudo_sum(ip, v6, l4len), l4, l4len));
+  put_csum(l4 + at, csum_add(pseudo_sum(ip, v6, proto, l4len), l4, l4len));
 }
 
 /* A super-packet's headers: 0 with g filled, or -1. */
@@ -113,11 +115,19 @@ static int gso_parse(unsigned type, const uint8_t *pkt, size_t len, size_t mtu, 
       return -1;
     g->l4 = ihl;
   } else if (pkt[0] >> 4 == 6) {
-    /* a next header other than TCP/UDP (an extension header) is not cut */
-    if (type == VNET_GSO_TCPV4 || len < 40 || pkt[6] != proto || be16(pkt + 4) + 40u != len)
-      return -1;
+    if (type == VNET_GSO_TCPV4 || len < 40 || be16(pkt + 4) + 40u != len) return -1;
+    /* hop-by-hop (first only) and destination options headers go into
+     * every segment as they are; a routing header (the checksum would need
+     * its last address), a fragment header or any other is not cut */
+    unsigned nh = pkt[6], off = 40;
+    for (unsigned i = 0; nh != proto; i++) {
+      if (i == 4 || !(nh == 60 || (nh == 0 && i == 0)) || off + 8 > len) return -1;
+      nh = pkt[off];
+      off += (pkt[off + 1] + 1u) * 8;
+    }
+    if (off > len) return -1;
     g->v6 = 1;
-    g->l4 = 40;
+    g->l4 = off;
   } else {
     return -1;
   }
@@ -178,30 +188,41 @@ size_t tunnel_gso_segment(const struct tunnel_gso *g, unsigned k, uint8_t *out) 
     l4[7] = (uint8_t)seq;
     if (!last) l4[13] &= (uint8_t)~0x09; /* FIN, PSH */
     if (k) l4[13] &= (uint8_t)~0x80;     /* CWR */
-    l4_csum(out, g->v6, l4, l4len, 16);
+    l4_csum(out, g->v6, 6, l4, l4len, 16);
   } else {
     put_be16(l4 + 4, (unsigned)l4len);
-    l4_csum(out, g->v6, l4, l4len, 6);
+    l4_csum(out, g->v6, 17, l4, l4len, 6);
   }
   return total;
 }
 
-/* Where pkt's TCP header starts, its header length and payload, when pkt
- * is a TCP segment that GRO could join (no IPv4 options or fragment, no
- * IPv6 extension header, lengths as read, flags ACK or ACK|PSH, payload):
- * the payload length, or 0. */
-static size_t gro_parse(const uint8_t *pkt, size_t len, unsigned *l4, unsigned *hdr, int *v6) {
-  if (len >= 40 && pkt[0] == 0x45 && pkt[9] == 6 && !(be16(pkt + 6) & 0x3fff) &&
-      be16(pkt + 2) == len) {
+/* Where pkt's TCP or UDP header starts, its headers' length and payload,
+ * when pkt is a segment that GRO could join (no IPv4 options or fragment,
+ * no IPv6 extension header, lengths as read, payload; TCP: flags ACK or
+ * ACK|PSH; UDP only with udp_ok): the payload length, or 0. */
+static size_t gro_parse(const uint8_t *pkt, size_t len, int udp_ok, unsigned *l4, unsigned *hdr,
+                        int *v6, int *udp) {
+  unsigned proto;
+  if (len >= 28 && pkt[0] == 0x45 && !(be16(pkt + 6) & 0x3fff) && be16(pkt + 2) == len) {
     *l4 = 20;
     *v6 = 0;
-  } else if (len >= 60 && pkt[0] >> 4 == 6 && pkt[6] == 6 && be16(pkt + 4) + 40u == len) {
+    proto = pkt[9];
+  } else if (len >= 48 && pkt[0] >> 4 == 6 && be16(pkt + 4) + 40u == len) {
     *l4 = 40;
     *v6 = 1;
+    proto = pkt[6];
   } else {
     return 0;
   }
   const uint8_t *th = pkt + *l4;
+  *udp = proto == 17;
+  if (*udp) {
+    /* its own length field agrees with the IP length */
+    *hdr = *l4 + 8;
+    if (!udp_ok || *hdr >= len || be16(th + 4) != len - *l4) return 0;
+    return len - *hdr;
+  }
+  if (proto != 6 || *l4 + 20 > len) return 0;
   *hdr = *l4 + (th[12] >> 4) * 4u;
   if ((th[12] >> 4) < 5 || *hdr >= len || (th[13] & ~0x08) != 0x10) return 0;
   return len - *hdr;
@@ -214,29 +235,43 @@ static uint32_t be32(const uint8_t *p) {
 int tunnel_gro_start(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
   g->len = g->bytes = 0;
   g->count = 0;
-  size_t n = gro_parse(pkt, len, &g->l4, &g->hdr, &g->v6);
+  size_t n = gro_parse(pkt, len, g->udp_ok, &g->l4, &g->hdr, &g->v6, &g->udp);
   if (!n) return 0;
   memcpy(g->buf + TUNNEL_VNET_HDR_LEN, pkt, len);
   g->len = g->bytes = len;
   g->seg = (unsigned)n;
   g->count = 1;
-  g->next_seq = be32(pkt + g->l4 + 4) + (uint32_t)n;
-  g->closed = !!(pkt[g->l4 + 13] & 0x08); /* PSH ends it */
+  g->next_seq = g->udp ? 0 : be32(pkt + g->l4 + 4) + (uint32_t)n;
+  g->closed = !g->udp && (pkt[g->l4 + 13] & 0x08); /* PSH ends it */
   return 1;
 }
 
 int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
   unsigned l4 = 0, hdr = 0;
-  int v6 = 0;
-  size_t n = g->closed ? 0 : gro_parse(pkt, len, &l4, &hdr, &v6);
+  int v6 = 0, udp = 0;
+  size_t n = g->closed ? 0 : gro_parse(pkt, len, g->udp_ok, &l4, &hdr, &v6, &udp);
   /* at most 64 KiB, as the kernel's own GSO packets */
-  if (!n || v6 != g->v6 || hdr != g->hdr || n > g->seg || g->len + n > 65535) return 0;
+  if (!n || v6 != g->v6 || udp != g->udp || hdr != g->hdr || n > g->seg || g->len + n > 65535)
+    return 0;
   const uint8_t *p0 = g->buf + TUNNEL_VNET_HDR_LEN, *th = pkt + l4, *th0 = p0 + g->l4;
   /* the same flow and the same IP fields but lengths, ID and checksum */
   if (v6 ? memcmp(pkt, p0, 4) || memcmp(pkt + 6, p0 + 6, 34)
          : memcmp(pkt, p0, 2) || pkt[6] != p0[6] || memcmp(pkt + 8, p0 + 8, 2) ||
                memcmp(pkt + 12, p0 + 12, 8))
     return 0;
+  /* an IPv4 packet that may be fragmented further on keeps its ID: the
+   * kernel cuts the joined one with IDs counting up from the first, so
+   * only IDs that already do are joined (as the kernel's GRO requires) */
+  if (!v6 && !(pkt[6] & 0x40) && be16(pkt + 4) != ((be16(p0 + 4) + g->count) & 0xffff)) return 0;
+  if (udp) { /* the same ports; a shorter datagram is the last */
+    if (memcmp(pkt + l4, p0 + g->l4, 4)) return 0;
+    memcpy(g->buf + TUNNEL_VNET_HDR_LEN + g->len, pkt + hdr, n);
+    g->len += n;
+    g->bytes += len;
+    g->count++;
+    g->closed = n < g->seg;
+    return 1;
+  }
   /* ports; the next sequence number; ACK number, data offset, window;
    * options (timestamps included) as they were */
   if (memcmp(th, th0, 4) || be32(th + 4) != g->next_seq || memcmp(th + 8, th0 + 8, 5) ||
@@ -263,16 +298,19 @@ size_t tunnel_gro_finish(struct tunnel_gro *g) {
       put_be16(p + 2, (unsigned)len);
       ipv4_csum(p);
     }
+    /* UDP: the length covers them all, as in the kernel's own USO packets */
+    if (g->udp) put_be16(p + g->l4 + 4, (unsigned)(len - g->l4));
     /* a partial checksum: the pseudo-header's sum, folded, not
      * complemented (the kernel takes the packets as checked: each was
      * authenticated) */
-    uint64_t sum = pseudo_sum(p, g->v6, len - g->l4);
+    unsigned at = g->udp ? 6 : 16;
+    uint64_t sum = pseudo_sum(p, g->v6, g->udp ? 17 : 6, len - g->l4);
     while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
     uint16_t seed = (uint16_t)sum;
-    memcpy(p + g->l4 + 16, &seed, 2);
-    uint16_t v[4] = {(uint16_t)g->hdr, (uint16_t)g->seg, (uint16_t)g->l4, 16};
+    memcpy(p + g->l4 + at, &seed, 2);
+    uint16_t v[4] = {(uint16_t)g->hdr, (uint16_t)g->seg, (uint16_t)g->l4, (uint16_t)at};
     vnet[0] = VNET_F_NEEDS_CSUM;
-    vnet[1] = g->v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
+    vnet[1] = g->udp ? VNET_GSO_UDP_L4 : g->v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
     memcpy(vnet + 2, v, 8);
   }
   g->len = 0;

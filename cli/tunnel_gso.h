@@ -40,22 +40,28 @@ size_t tunnel_gso_segment(const struct tunnel_gso *g, unsigned k, uint8_t *out);
 /* The way back: opened TCP packets of one flow, each following the last
  * (next sequence number, same addresses, ports, ACK, window and options,
  * ACK or ACK|PSH only, equal payloads but a shorter or PSH last one),
- * joined into one super-packet for one write, as GRO would join them. */
+ * joined into one super-packet for one write, as GRO would join them; with
+ * udp_ok (the TUN device takes USO: Linux 6.2+) UDP datagrams of one flow
+ * too (same addresses, ports and IP fields, equal payloads but a shorter
+ * last one), as one USO super-packet. */
 struct tunnel_gro {
   uint8_t *buf; /* room for TUNNEL_VNET_HDR_LEN + 65535 bytes */
   size_t len;   /* of the packet being built, after the header (0: none) */
   size_t bytes; /* of the packets joined */
   unsigned l4, hdr, seg, count;
   uint32_t next_seq;
-  int v6, closed;
+  int v6, udp, closed;
+  int udp_ok; /* set by the caller: UDP datagrams are joined too */
 };
-/* Starts g with pkt when it can be joined (a TCP segment with payload):
+/* Starts g with pkt when it can be joined (a TCP segment with payload, a
+ * UDP datagram with one when g->udp_ok):
  * 1, or 0 (then write it on its own). */
 int tunnel_gro_start(struct tunnel_gro *g, const uint8_t *pkt, size_t len);
 /* Appends pkt to g when it follows: 1, or 0. */
 int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len);
 /* Ends g (g->count packets): its virtio header (GSO_NONE for one packet,
- * TCPV4/TCPV6 with a partial checksum for more) and lengths filled in;
+ * TCPV4/TCPV6 or UDP_L4 with a partial checksum for more) and lengths
+ * filled in;
  * the bytes to write from g->buf. g is then empty. */
 size_t tunnel_gro_finish(struct tunnel_gro *g);
 

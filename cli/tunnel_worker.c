@@ -252,7 +252,7 @@ static void gro_flush(struct tunnel_worker *w, struct tunnel_gro *g) {
  * they are ESP packets of our inbound SA, authentic, and new. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {
   struct tunnel *t = w->t;
-  struct tunnel_gro gro = {.buf = w->gro};
+  struct tunnel_gro gro = {.buf = w->gro, .udp_ok = t->tun_uso};
   pthread_mutex_lock(&t->replay_lock);
   gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&t->replay_lock);
@@ -286,8 +286,9 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
       ADD(w->c.rx_malformed, 1);
       continue;
     }
-    /* with virtio headers: TCP segments of one flow joined into one write
-     * (a GSO header); what cannot be joined is written on its own */
+    /* with virtio headers: TCP segments (and with USO, UDP datagrams) of
+     * one flow joined into one write (a GSO header); what cannot be joined
+     * is written on its own */
     if (t->tun_vnet) {
       if (gro.count && tunnel_gro_add(&gro, b[i].out, b[i].out_len)) continue;
       gro_flush(w, &gro);

@@ -45,9 +45,10 @@ LAYERS = [
     # the dispatcher's row), the front that picks the curve model, the API
     ("ec_curve", ["gost3410/curves.c"]),
     ("ec_front", ["gost3410/ec_front.c"]),
-    ("ec_api", ["gost3410/gost3410.c", "gost3410/keys.c", "gost3410/keys_pem.c"]),
+    ("ec_api", ["gost3410/gost3410.c", "gost3410/keys.c", "gost3410/keys_pem.c",
+                "gost3410/pem.h", "gost3410/ecdh.c", "gost3410/ecdh.h"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
-               "tls/*"]),
+               "tls/*", "x509/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a

@@ -5,11 +5,16 @@
  * on the last segment only and CWR on the first only; every segment
  * compared byte for byte with one built from scratch, its checksums
  * recomputed here byte by byte (big-endian words, RFC 1071) and verified
- * on their own. Checksum-partial single packets completed; malformed
- * headers and segments past the MTU refused. The way back: the segments
+ * on their own; IPv6 hop-by-hop and destination options headers carried
+ * into every segment. Checksum-partial single packets completed; malformed
+ * headers, IPv6 routing, fragment and other extension headers, and
+ * segments past the MTU refused. The way back: the segments
  * joined into one GSO write and cut again give the same bytes; packets that
  * do not follow (sequence gap, other ACK, options, TTL, flags, a longer
- * one, anything after a shorter or PSH one) are not joined. */
+ * one, anything after a shorter or PSH one) are not joined. UDP datagrams
+ * (with USO) joined the same way, not across ports, addresses, TOS, a
+ * longer one or after a shorter one, nor without USO; without DF, only
+ * IPv4 IDs that count up. */
 #include <stdlib.h>
 
 #include "../cli/tunnel_gso.c"
@@ -87,6 +92,10 @@ static size_t build(uint8_t *out, int v6, int tcp, unsigned id, uint32_t seq, ui
 static int verifies(const uint8_t *p, size_t len) {
   int v6 = p[0] >> 4 == 6;
   unsigned ipl = v6 ? 40 : (p[0] & 15u) * 4, proto = v6 ? p[6] : p[9];
+  while (v6 && (proto == 0 || proto == 60)) { /* past the options headers */
+    proto = p[ipl];
+    ipl += (p[ipl + 1] + 1u) * 8;
+  }
   if (!v6 && ref_fold(ref_sum(0, p, ipl)) != 0xffff) return 0;
   return ref_fold(ref_sum(ref_pseudo(p, v6, proto, len - ipl), p + ipl, len - ipl)) == 0xffff;
 }
@@ -104,15 +113,42 @@ static unsigned l4ack(int v6) { return (v6 ? 40u : 20u) + 8; }
 
 static uint8_t payload[65536], super[65536 + 64], seg[2048], want[2048];
 
+/* An IPv6 extension header of type nh and elen bytes (a multiple of 8,
+ * PadN options) put in front of packet p's upper-layer header: its
+ * checksums stay right (the pseudo-header does not count it). Its length. */
+static size_t add_ext(uint8_t *p, size_t len, uint8_t nh, unsigned elen) {
+  memmove(p + 40 + elen, p + 40, len - 40);
+  memset(p + 40, 0, elen);
+  p[40] = p[6];
+  p[41] = (uint8_t)(elen / 8 - 1);
+  p[42] = 1; /* PadN */
+  p[43] = (uint8_t)(elen - 4);
+  p[6] = nh;
+  unsigned pl = ((unsigned)p[4] << 8 | p[5]) + elen;
+  p[4] = (uint8_t)(pl >> 8);
+  p[5] = (uint8_t)pl;
+  return len + elen;
+}
+
+/* The IPv6 extension headers exts[0..n) (types; 8 and 16 bytes in turn)
+ * in front of p's upper-layer header, exts[0] first. Its length. */
+static size_t add_exts(uint8_t *p, size_t len, const uint8_t *exts, unsigned n) {
+  for (unsigned i = n; i-- > 0;) len = add_ext(p, len, exts[i], 8 + 8 * (i & 1));
+  return len;
+}
+
 /* One super-packet of plen payload bytes cut at gso: each segment against
- * one built here. */
+ * one built here; with nexts, IPv6 extension headers exts (add_exts) in
+ * the super-packet and in each segment. */
 static void split_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned gso, unsigned id,
-                       uint32_t seq, uint8_t flags, uint8_t ecn) {
+                       uint32_t seq, uint8_t flags, uint8_t ecn, const uint8_t *exts,
+                       unsigned nexts) {
   char what[160];
-  snprintf(what, sizeof what, "%s/%s opt %u payload %zu gso %u flags %02x", v6 ? "IPv6" : "IPv4",
-           tcp ? "TCP" : "UDP", optlen, plen, gso, flags);
-  size_t len = build(super, v6, tcp, id, seq, flags, optlen, payload, plen);
-  unsigned l4 = v6 ? 40 : 20, hdr = l4 + (tcp ? 20 + optlen : 8);
+  snprintf(what, sizeof what, "%s/%s opt %u payload %zu gso %u flags %02x ext %u",
+           v6 ? "IPv6" : "IPv4", tcp ? "TCP" : "UDP", optlen, plen, gso, flags, nexts);
+  size_t len = build(super, v6, tcp, id, seq, flags, optlen, payload, plen), blen = len;
+  len = add_exts(super, len, exts, nexts);
+  unsigned l4 = (v6 ? 40 : 20) + (unsigned)(len - blen), hdr = l4 + (tcp ? 20 + optlen : 8);
   uint8_t h[TUNNEL_VNET_HDR_LEN];
   uint8_t type = (uint8_t)((tcp ? (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) : VNET_GSO_UDP_L4) | ecn);
   vnet_hdr(h, VNET_F_NEEDS_CSUM, type, hdr, gso, l4, tcp ? 16 : 6);
@@ -127,6 +163,7 @@ static void split_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned g
     if (k) f &= (uint8_t)~0x80;
     size_t wl = build(want, v6, tcp, (id + (unsigned)k) & 0xffff, seq + (uint32_t)off, f, optlen,
                       payload + off, pl);
+    wl = add_exts(want, wl, exts, nexts);
     memset(seg, 0xee, sizeof seg);
     size_t gl = tunnel_gso_segment(&g, (unsigned)k, seg);
     char w2[200];
@@ -161,37 +198,41 @@ static void csum_case(int v6, int tcp, size_t plen) {
 static uint8_t segs[128][2048], joined[TUNNEL_VNET_HDR_LEN + 65536];
 
 /* The way back: the segments of a super-packet (built here, then cut)
- * joined again into one write; that write's header says a TCP super-packet
- * of their segment size, and cutting it gives the same segments. */
-static void join_case(int v6, unsigned optlen, size_t plen, unsigned gso) {
+ * joined again into one write; that write's header says a TCP (or USO)
+ * super-packet of their segment size, and cutting it gives the same
+ * segments. */
+static void join_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned gso) {
   char what[120];
-  snprintf(what, sizeof what, "join %s opt %u payload %zu gso %u", v6 ? "IPv6" : "IPv4", optlen,
-           plen, gso);
-  size_t len = build(super, v6, 1, 0x4321, 0x7ffffff0u, 0x18, optlen, payload, plen), sl[128];
-  unsigned l4 = v6 ? 40 : 20, hdr = l4 + 20 + optlen;
+  snprintf(what, sizeof what, "join %s/%s opt %u payload %zu gso %u", v6 ? "IPv6" : "IPv4",
+           tcp ? "TCP" : "UDP", optlen, plen, gso);
+  size_t len = build(super, v6, tcp, 0x4321, 0x7ffffff0u, 0x18, optlen, payload, plen), sl[128];
+  unsigned l4 = v6 ? 40 : 20, hdr = l4 + (tcp ? 20 + optlen : 8), at = tcp ? 16 : 6;
+  uint8_t type = tcp ? (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) : VNET_GSO_UDP_L4;
   uint8_t h[TUNNEL_VNET_HDR_LEN];
-  vnet_hdr(h, VNET_F_NEEDS_CSUM, v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4, hdr, gso, l4, 16);
+  vnet_hdr(h, VNET_F_NEEDS_CSUM, type, hdr, gso, l4, at);
   struct tunnel_gso g;
   int csum, n = tunnel_vnet_prepare(h, super, len, hdr + gso, &g, &csum);
   CHECK(n > 1 && n <= 128, "%s: %d segments", what, n);
   if (n <= 1 || n > 128) return;
   for (int k = 0; k < n; k++) sl[k] = tunnel_gso_segment(&g, (unsigned)k, segs[k]);
-  struct tunnel_gro r = {.buf = joined};
+  struct tunnel_gro r = {.buf = joined, .udp_ok = !tcp};
   int all = tunnel_gro_start(&r, segs[0], sl[0]);
   for (int k = 1; k < n; k++) all &= tunnel_gro_add(&r, segs[k], sl[k]);
   CHECK(all && r.count == (unsigned)n, "%s: joined %u of %d", what, r.count, n);
   size_t jl = tunnel_gro_finish(&r);
   CHECK(jl == TUNNEL_VNET_HDR_LEN + len, "%s: %zu bytes written, want %zu", what, jl,
         TUNNEL_VNET_HDR_LEN + len);
-  CHECK(joined[0] == VNET_F_NEEDS_CSUM && joined[1] == (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) &&
-            vnet16(joined, 2) == hdr && vnet16(joined, 4) == gso && vnet16(joined, 6) == l4 &&
-            vnet16(joined, 8) == 16,
+  CHECK(joined[0] == VNET_F_NEEDS_CSUM && joined[1] == type && vnet16(joined, 2) == hdr &&
+            vnet16(joined, 4) == gso && vnet16(joined, 6) == l4 && vnet16(joined, 8) == at,
         "%s: virtio header %02x %02x %u %u %u %u", what, joined[0], joined[1], vnet16(joined, 2),
         vnet16(joined, 4), vnet16(joined, 6), vnet16(joined, 8));
   uint8_t *p = joined + TUNNEL_VNET_HDR_LEN;
   CHECK(v6 || ref_fold(ref_sum(0, p, 20)) == 0xffff, "%s: IPv4 header checksum", what);
-  unsigned seed = (unsigned)p[l4 + 16] << 8 | p[l4 + 17];
-  CHECK(seed == ref_fold(ref_pseudo(p, v6, 6, len - l4)), "%s: partial checksum %04x", what, seed);
+  size_t ulen = (size_t)p[l4 + 4] << 8 | p[l4 + 5];
+  CHECK(tcp || ulen == len - l4, "%s: UDP length %zu", what, ulen);
+  unsigned seed = (unsigned)p[l4 + at] << 8 | p[l4 + at + 1];
+  CHECK(seed == ref_fold(ref_pseudo(p, v6, tcp ? 6 : 17, len - l4)), "%s: partial checksum %04x",
+        what, seed);
   /* the kernel would cut it as the tunnel does: the same segments again */
   struct tunnel_gso g2;
   n = tunnel_vnet_prepare(joined, p, len, hdr + gso, &g2, &csum);
@@ -200,6 +241,62 @@ static void join_case(int v6, unsigned optlen, size_t plen, unsigned gso) {
     size_t l = tunnel_gso_segment(&g2, (unsigned)k, seg);
     CHECK(l == sl[k] && !memcmp(seg, segs[k], l), "%s: segment %d differs after the round trip", what, k);
   }
+}
+
+/* UDP datagrams that must not be joined to a (1000 bytes, IPv4) */
+static void join_refusals_udp(void) {
+  uint8_t a[2048], b[2048];
+  struct tunnel_gro r = {.buf = joined, .udp_ok = 1};
+  size_t la = build(a, 0, 0, 1, 0, 0, 0, payload, 1000), lb;
+#define NOT_JOINED_UDP(what)                                                                       \
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "UDP joined: %s", what)
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1001);
+  NOT_JOINED_UDP("a longer datagram");
+  lb = build(b, 1, 0, 2, 0, 0, 0, payload, 1000);
+  NOT_JOINED_UDP("another IP version");
+  lb = build(b, 0, 1, 2, 0, 0x10, 0, payload, 1000);
+  NOT_JOINED_UDP("TCP");
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
+  b[22] ^= 1; /* another destination port */
+  NOT_JOINED_UDP("another port");
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
+  b[15] ^= 1; /* another source address */
+  NOT_JOINED_UDP("another address");
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
+  b[1] = 0x10; /* another TOS */
+  NOT_JOINED_UDP("another TOS");
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
+  b[25] ^= 1; /* a UDP length that is not the IP one */
+  NOT_JOINED_UDP("a wrong UDP length");
+  /* without DF, IDs must count up (the kernel cuts it so) */
+  la = build(a, 0, 0, 0xffff, 0, 0, 0, payload, 1000);
+  a[6] = 0;
+  lb = build(b, 0, 0, 0, 0, 0, 0, payload, 1000);
+  b[6] = 0;
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "UDP without DF, the next ID (wrapping), not joined");
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 1000);
+  b[6] = 0;
+  NOT_JOINED_UDP("without DF, an ID that does not follow");
+  la = build(a, 0, 1, 1, 1000, 0x10, 0, payload, 1000);
+  a[6] = 0;
+  lb = build(b, 0, 1, 7, 2000, 0x10, 0, payload, 1000);
+  b[6] = 0;
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb),
+        "joined: TCP without DF, an ID that does not follow");
+  la = build(a, 0, 0, 1, 0, 0, 0, payload, 1000);
+  /* a shorter one is the last */
+  lb = build(b, 0, 0, 2, 0, 0, 0, payload, 999);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "a shorter last UDP datagram not joined");
+  lb = build(b, 0, 0, 3, 0, 0, 0, payload, 10);
+  CHECK(!tunnel_gro_add(&r, b, lb), "UDP joined after a shorter one");
+  /* not without USO on the TUN device; TCP is joined either way */
+  r.udp_ok = 0;
+  CHECK(!tunnel_gro_start(&r, a, la), "UDP started a join without udp_ok");
+  la = build(a, 0, 1, 1, 1000, 0x10, 0, payload, 1000);
+  CHECK(tunnel_gro_start(&r, a, la), "TCP not started with udp_ok 0");
+#undef NOT_JOINED_UDP
 }
 
 /* Packets that must not be joined to segs[0] (a TCP segment of 1000 bytes) */
@@ -258,15 +355,23 @@ int main(void) {
   t_rand_init();
   t_rand_bytes(payload, sizeof payload);
   /* TCP: a shorter last segment, options, seq and ID wrapping, FIN/PSH/CWR */
-  split_case(0, 1, 12, 3 * 1348 + 437, 1348, 0xfffe, 0xfffff000u, 0x80 | 0x10 | 0x08 | 0x01, 0);
-  split_case(1, 1, 12, 4 * 1328, 1328, 0, 0x12345678, 0x10 | 0x08, VNET_GSO_ECN);
-  split_case(0, 1, 0, 65535 - 40, 1360, 0x1234, 1, 0x10 | 0x08, 0); /* the biggest: 49 segments */
-  split_case(1, 1, 0, 65535 - 20, 536, 9, 77, 0x10, 0);              /* 123 segments */
-  split_case(0, 1, 40, 1, 1000, 5, 5, 0x19, 0);                       /* one segment */
+  split_case(0, 1, 12, 3 * 1348 + 437, 1348, 0xfffe, 0xfffff000u, 0x80 | 0x10 | 0x08 | 0x01, 0,
+             NULL, 0);
+  split_case(1, 1, 12, 4 * 1328, 1328, 0, 0x12345678, 0x10 | 0x08, VNET_GSO_ECN, NULL, 0);
+  /* the biggest: 49 segments; then 123 segments; one segment */
+  split_case(0, 1, 0, 65535 - 40, 1360, 0x1234, 1, 0x10 | 0x08, 0, NULL, 0);
+  split_case(1, 1, 0, 65535 - 20, 536, 9, 77, 0x10, 0, NULL, 0);
+  split_case(0, 1, 40, 1, 1000, 5, 5, 0x19, 0, NULL, 0);
   /* UDP (USO), an odd segment size */
-  split_case(0, 0, 0, 10 * 1001 + 1, 1001, 0x8000, 0, 0, 0);
-  split_case(1, 0, 0, 3 * 1352, 1352, 0, 0, 0, 0);
-  split_case(1, 0, 0, 2 * 1300 + 17, 1300, 0, 0, 0, 0);
+  split_case(0, 0, 0, 10 * 1001 + 1, 1001, 0x8000, 0, 0, 0, NULL, 0);
+  split_case(1, 0, 0, 3 * 1352, 1352, 0, 0, 0, 0, NULL, 0);
+  split_case(1, 0, 0, 2 * 1300 + 17, 1300, 0, 0, 0, 0, NULL, 0);
+  /* IPv6 extension headers: hop-by-hop, destination options, both */
+  static const uint8_t hbh[] = {0}, dst[] = {60}, three[] = {0, 60, 60};
+  split_case(1, 1, 0, 3 * 1300 + 77, 1300, 0, 1000, 0x18, 0, hbh, 1);
+  split_case(1, 1, 12, 5 * 1200, 1200, 0, 1000, 0x10, 0, dst, 1);
+  split_case(1, 1, 0, 2 * 1000 + 1, 1000, 0, 1000, 0x19, 0, three, 3);
+  split_case(1, 0, 0, 4 * 1000 + 123, 1000, 0, 0, 0, 0, dst, 1);
   /* checksum-partial single packets, an odd length among them */
   csum_case(0, 1, 1000);
   csum_case(1, 1, 777);
@@ -274,10 +379,14 @@ int main(void) {
   csum_case(1, 0, 64);
 
   /* the way back */
-  join_case(0, 12, 20 * 1348 + 500, 1348);
-  join_case(1, 0, 8 * 1328, 1328);
-  join_case(0, 0, 65535 - 40, 1360);
+  join_case(0, 1, 12, 20 * 1348 + 500, 1348);
+  join_case(1, 1, 0, 8 * 1328, 1328);
+  join_case(0, 1, 0, 65535 - 40, 1360);
+  join_case(0, 0, 0, 10 * 1372 + 123, 1372); /* UDP: a shorter last one */
+  join_case(1, 0, 0, 6 * 1000, 1000);
+  join_case(1, 0, 0, 65535 - 48, 1352);
   join_refusals();
+  join_refusals_udp();
 
   /* refusals */
   uint8_t pkt[4096];
@@ -298,8 +407,31 @@ int main(void) {
   len = build(pkt, 0, 0, 1, 1, 0, 0, payload, 100);
   refused("csum_offset past the end", pkt, len, 1, VNET_GSO_NONE, 0, 20, (unsigned)len - 21, 1400);
   refused("csum_start past the end", pkt, len, 1, VNET_GSO_NONE, 0, (unsigned)len, 0, 1400);
+  /* IPv6 extension headers a super-packet is not cut with */
+  static const struct {
+    const char *what;
+    uint8_t types[3];
+    unsigned n;
+  } ext_refused[] = {
+      {"a routing header", {43}, 1},
+      {"a fragment header", {44}, 1},
+      {"a hop-by-hop header after another", {60, 0}, 2},
+      {"an AH header", {51}, 1},
+      {"five extension headers", {0, 60, 60}, 3}, /* with two more below */
+  };
+  for (size_t i = 0; i < sizeof ext_refused / sizeof ext_refused[0]; i++) {
+    len = build(pkt, 1, 1, 1, 1, 0x10, 0, payload, 2000);
+    unsigned el = 0;
+    if (ext_refused[i].n == 3) /* innermost, after the three */
+      for (int j = 0; j < 2; j++, el += 8) len = add_ext(pkt, len, 60, 8);
+    for (unsigned j = ext_refused[i].n; j-- > 0; el += 8)
+      len = add_ext(pkt, len, ext_refused[i].types[j], 8);
+    refused(ext_refused[i].what, pkt, len, 1, VNET_GSO_TCPV6, 1000, 40 + el, 16, 1400 + el);
+  }
+  /* one that says it runs past the packet */
   len = build(pkt, 1, 1, 1, 1, 0x10, 0, payload, 2000);
-  pkt[6] = 0; /* a hop-by-hop header */
-  refused("an IPv6 extension header", pkt, len, 1, VNET_GSO_TCPV6, 1000, 40, 16, 1400);
+  len = add_ext(pkt, len, 60, 8);
+  pkt[41] = 255;
+  refused("an extension header past the end", pkt, len, 1, VNET_GSO_TCPV6, 1000, 48, 16, 1400);
   return t_done();
 }

@@ -27,7 +27,10 @@ void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t 
   } else {
     if (inc == GOSTX__CTR_FULL) {
       uint64_t v = gostx_load64_be(ctr);
-      for (size_t i = 0; i < count; i++, dst += 8, v++) gostx_store64_be(dst, v);
+      for (size_t i = 0; i < count; i++, dst += 8, v++) {
+        gostx_store64_be(dst, v);
+        GOSTX_VALUE_BARRIER(v); /* a secret counter (TLS 1.2's IV): as above */
+      }
       gostx_store64_be(ctr, v);
       return;
     }

@@ -123,7 +123,7 @@ IFMA void mul_windows(uint64_t c, uint64_t *x, uint64_t *y, uint64_t *z, uint64_
 }
 
 /* a G + b P for public a, b (gostx__ec_ed_mul2_ifma_vartime's two instances):
- * gostx__ec_ed_mul2_vartime's interleaved NAFs, whose digits may be branched on
+ * mul_edwards.h's ed_mul2_vartime interleaved NAFs, whose digits may be branched on
  * and used as indexes. */
 IFMA void mul2_naf(uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *t, const uint64_t *odd,
                    int nodd, const int8_t *db, int nb, const uint64_t *gtab, int ng,

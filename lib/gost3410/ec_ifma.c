@@ -120,7 +120,7 @@ IFMA void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_
 #define L2 0x30
 #define L3 0xC0
 
-/* Jacobian doublings (gostx__ec_jac_dbl's, a = -3: x = X/Z^2, y = Y/Z^3) in
+/* Jacobian doublings (mul_weier.h's jac_dbl, a = -3: x = X/Z^2, y = Y/Z^3) in
  * lanes. The state is st = [X, Y, Z, Z^2] and mv = m = 3 (X - Z^2)(X + Z^2)
  * in every lane; a doubling is three rounds of products, the next
  * doubling's Z^2 and m among them:
@@ -131,7 +131,7 @@ IFMA void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_
  *   round 3   [m (s - X3), (X3 - Z3^2)(X3 + Z3^2)]
  *                                      Y3 = m (s - X3) - 8 u, the next m
  *
- * against eight products in a row for gostx__ec_jac_dbl. Infinity (Z = 0) stays
+ * against eight products in a row for jac_dbl. Infinity (Z = 0) stays
  * Z = 0. */
 IFMA void jac_run(fe4 *st, fe4 *mv, int count, int nl, int n, uint64_t c) {
   fe4 a, b, u, v, w, y, q;

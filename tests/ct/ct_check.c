@@ -10,7 +10,8 @@
  * Groups:
  *   const   everything that must be constant time (block ciphers, every
  *           GOST R 34.13 mode, ACPKM, MGM, XTS, sector batches with a key
- *           per sector and one key, KExp15/KImp15, GOST 28147-89
+ *           per sector and one key, KExp15/KImp15, RFC 4357's key wraps,
+ *           GOST 28147-89
  *           with each S-box set, GOST R 34.11-94, GOST R 34.10-2012
  *           public keys and signatures with the private key and nonce
  *           secret, padding, comparisons)
@@ -21,7 +22,9 @@
  *           and ESP seal and open (lib/esp: its key tree is KDF_256; the
  *           packets' padding check on secret plaintext), and GOST TLS
  *           1.3's key schedule and records (lib/tls: HKDF and TLSTREE are
- *           HMAC-Streebog; the content type found on secret plaintext);
+ *           HMAC-Streebog; the content type found on secret plaintext),
+ *           and TLS 1.2's key exchange, key schedule and records (PRF,
+ *           KEG and TLSTREE are HMAC-Streebog; the MAC-then-encrypt open);
  *           run there under tests/ct/expected-leaks.supp, which names
  *           exactly those functions. At the SIMD levels Streebog is
  *           table-free and check_ct.sh runs the group without that file
@@ -44,7 +47,8 @@
  *           deliberately leaky code: the checker must report each one
  *           (proves that the harness can fail)
  *   esp     the leak group's ESP case alone (quick runs)
- *   tls     the leak group's TLS case alone (quick runs)
+ *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
+ *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
  *           LEVEL [opt-in] [unusable]"), from which check_ct.sh takes the
  *           opt-in (leaky by design) rows that must be reported
@@ -62,8 +66,10 @@
 #include "internal.h"
 #include "dispatch.h"
 #include "gost3410/ec.h"
+#include "gost3410/ecdh.h"
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"
+#include "tls/tls12_internal.h"
 
 #define MAXLEN 2304 /* > 2 * 1024: GOST 28147-89 key meshing happens twice */
 
@@ -411,6 +417,24 @@ static void case_kexp15(int id) {
   REQUIRE(rc == GOSTX_EAUTH, "kimp15 rejects a bad MAC");
   gostx_cipher_clear(&enc);
   gostx_cipher_clear(&mac);
+}
+
+/* RFC 4357's key wraps (lib/gost89/keywrap.c): KEK and CEK secret, the
+ * UKM public, the wrapped key sent; unwrap's verdict public by design. */
+static void case_cpro_keywrap(void) {
+  uint8_t ukm[8], wrapped[GOSTX_GOST89_WRAP_LEN], got[32];
+  fill(ukm, sizeof ukm, 31);
+  RC_OK(gostx_cpro_key_wrap(key, GOSTX_SBOX_TC26_Z, ukm, pt, wrapped), "cpro key wrap");
+  CT_PUBLIC(wrapped, sizeof wrapped);
+  int rc = gostx_cpro_key_unwrap(key, GOSTX_SBOX_TC26_Z, wrapped, got);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "cpro key unwrap accepts");
+  same(got, pt, 32, "cpro key wrap round trip");
+  CT_SECRET(pt, sizeof pt);
+  wrapped[sizeof wrapped - 1] ^= 1;
+  rc = gostx_cpro_key_unwrap(key, GOSTX_SBOX_TC26_Z, wrapped, got);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "cpro key unwrap rejects a bad IMIT");
 }
 
 static void case_xts(void) {
@@ -784,6 +808,88 @@ static void group_tls(void) {
   }
 }
 
+/* ---- GOST TLS 1.2 (lib/tls/tls12_*): the preliminary secret and the
+ * ephemeral and server keys secret, its export and import (KEG + KExp15,
+ * KEG_28147 + KExp28147), the extended master secret, the key block,
+ * Finished, and records sealed and opened with the keys and the plaintext
+ * secret, across TLSTREE's C3 boundaries and, for CNT_IMIT, one
+ * connection's stream. PRF, KEG and TLSTREE are HMAC-Streebog: the leak
+ * group. Open's MAC verdict passes through gostx__verdict. ---- */
+
+static void case_tls12(unsigned suite_id) {
+  const gostx__tls12_suite *s = gostx__tls12_suite_by_id(suite_id);
+  const gostx_gost3410_curve curve = GOSTX_GOST3410_256_B;
+  uint8_t d_s[32], d_e[32], q_s[64], q_e[64], h[32], pms[32], ms[48], vd[32], hm[32];
+  uint8_t exp[64], got[32];
+  size_t exp_len = 0;
+  fill(d_s, 32, 41), fill(d_e, 32, 42), fill(h, 32, 43), fill(hm, 32, 44);
+  d_s[0] &= 0x3f, d_e[0] &= 0x3f; /* below q */
+  RC_OK(gostx_gost3410_public_key(curve, d_s, 32, q_s, 64), "tls12 Q_s");
+  RC_OK(gostx_gost3410_public_key(curve, d_e, 32, q_e, 64), "tls12 Q_eph");
+  memcpy(pms, pt, 32);
+  CT_SECRET(d_s, 32);
+  CT_SECRET(d_e, 32);
+  CT_SECRET(pms, 32);
+  int rc;
+  if (s->tree) {
+    RC_OK_VERDICT(gostx__tls12_kexp15(s, curve, d_e, 32, q_s, 64, h, pms, exp, &exp_len),
+                  "tls12 kexp15");
+    CT_PUBLIC(exp, exp_len); /* sent in ClientKeyExchange */
+    rc = gostx__tls12_kimp15(s, curve, d_s, 32, q_e, 64, h, exp, exp_len, got);
+  } else {
+    RC_OK_VERDICT(gostx__tls12_kexp28147(curve, d_e, 32, q_s, 64, h, pms, exp), "tls12 kexp28147");
+    CT_PUBLIC(exp, GOSTX__TLS12_KEXP28147_LEN);
+    rc = gostx__tls12_kimp28147(curve, d_s, 32, q_e, 64, h, exp, got);
+  }
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "tls12 import accepts");
+  same(got, pms, 32, "tls12 export/import round trip");
+  CT_SECRET(pms, 32);
+  RC_OK(gostx__tls12_extended_master_secret(pms, 32, hm, ms), "tls12 ems");
+  RC_OK(gostx__tls12_finished(s, ms, 0, hm, vd), "tls12 finished");
+  CT_PUBLIC(vd, s->verify_len); /* Finished's verify_data is sent */
+  gostx__tls12_keys k;
+  RC_OK(gostx__tls12_key_block(s, ms, h, hm, &k), "tls12 key block");
+  gostx__tls12_record tx, rx;
+  RC_OK(gostx__tls12_record_init(&tx, suite_id, k.client_mac, k.client_key, k.client_iv),
+        "tls12 record init");
+  rx = tx;
+  static const size_t lens[] = {0, 1, 7, 16, 17, 200, 1100};
+  static const uint64_t seqs[] = {0, 63, 64, 4095, 4096, 4097, 4098};
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+    size_t n = 0, m = 0;
+    uint8_t type = 0;
+    if (s->tree) tx.seq = rx.seq = seqs[i];
+    RC_OK(gostx__tls12_record_seal(&tx, 0x17, pt, lens[i], tls_rec, sizeof tls_rec, &n),
+          "tls12 seal");
+    CT_PUBLIC(tls_rec, n);
+    rc = gostx__tls12_record_open(&rx, tls_rec, n, tls_back, sizeof tls_back, &m, &type);
+    CT_PUBLIC(&rc, sizeof rc);
+    REQUIRE(rc == GOSTX_OK && m == lens[i] && type == 0x17, "tls12 open");
+    same(tls_back, pt, lens[i], "tls12 record round trip");
+    CT_SECRET(pt, sizeof pt);
+  }
+  size_t n = 0, m = 0;
+  uint8_t type = 0;
+  RC_OK(gostx__tls12_record_seal(&tx, 0x17, pt, 50, tls_rec, sizeof tls_rec, &n), "tls12 seal");
+  CT_PUBLIC(tls_rec, n);
+  tls_rec[n - 1] ^= 1;
+  rc = gostx__tls12_record_open(&rx, tls_rec, n, tls_back, sizeof tls_back, &m, &type);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "tls12 open refuses a forged MAC");
+  gostx__tls12_record_clear(&tx);
+  gostx__tls12_record_clear(&rx);
+}
+
+static void group_tls12(void) {
+  static const unsigned suites[] = {GOSTX__TLS12_KUZNYECHIK_CTR_OMAC, GOSTX__TLS12_MAGMA_CTR_OMAC,
+                                    GOSTX__TLS12_28147_CNT_IMIT};
+  for (size_t i = 0; i < 3; i++) {
+    secrets("tls12");
+    case_tls12(suites[i]);
+  }
+}
+
 /* ---- reach: the marking flows through every primitive to its output ---- */
 
 /* Every bit of p[0..len) still marked secret (checked under valgrind only;
@@ -927,6 +1033,30 @@ static void case_gost3410(void) {
     CT_PUBLIC(sig, 2 * len);
     REQUIRE(gostx_gost3410_verify(c, pub, 2 * len, e, len, sig, 2 * len) == GOSTX_OK,
             "gost3410 signature verifies");
+  }
+}
+
+/* TLS 1.3's ECDHE (lib/gost3410/ecdh.c, RFC 9367 section 6.1.1): both
+ * private scalars secret, the public keys declassified (they are sent), the
+ * shared x coordinate secret until the two sides are compared. */
+static void case_gost3410_ecdh(void) {
+  uint8_t a[64], b[64], qa[128], qb[128], xa[64], xb[64];
+  for (size_t i = 0; i < EC_NCURVES; i++) {
+    int c = ec_curves[i];
+    size_t len = gostx_gost3410_size(c);
+    ec_scalar(a, len, 41 + (unsigned)i);
+    ec_scalar(b, len, 43 + (unsigned)i);
+    CT_SECRET(a, len);
+    CT_SECRET(b, len);
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, a, len, qa, 2 * len), "ecdh public key");
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, b, len, qb, 2 * len), "ecdh public key");
+    CT_PUBLIC(qa, 2 * len);
+    CT_PUBLIC(qb, 2 * len);
+    RC_OK_VERDICT(gostx__gost3410_ecdh(c, a, len, qb, 2 * len, xa, len), "ecdh");
+    RC_OK_VERDICT(gostx__gost3410_ecdh(c, b, len, qa, 2 * len, xb, len), "ecdh");
+    CT_PUBLIC(xa, len);
+    CT_PUBLIC(xb, len);
+    REQUIRE(!memcmp(xa, xb, len), "ecdh: both sides agree");
   }
 }
 
@@ -1447,10 +1577,14 @@ static void run_group(const char *g) {
       secrets(name);
       case_gost89(s);
     }
+    secrets("cpro key wrap");
+    case_cpro_keywrap();
     secrets("gost94");
     case_gost94();
     secrets("gost3410");
     case_gost3410();
+    secrets("gost3410 ecdh");
+    case_gost3410_ecdh();
     secrets("gost3410 mulx field");
     case_gost3410_mulx();
     case_gost3410_ifma();
@@ -1508,10 +1642,15 @@ static void run_group(const char *g) {
     case_gost3410_streebog();
     group_esp();
     group_tls();
+    group_tls12();
   } else if (!strcmp(g, "esp")) { /* the ESP case alone (quick runs) */
     group_esp();
-  } else if (!strcmp(g, "tls")) { /* the TLS case alone (quick runs) */
+  } else if (!strcmp(g, "tls")) { /* the TLS cases alone (quick runs) */
     group_tls();
+    group_tls12();
+  } else if (!strcmp(g, "ecdh")) { /* TLS 1.3's ECDHE alone (quick runs) */
+    secrets("gost3410 ecdh");
+    case_gost3410_ecdh();
   } else if (!strcmp(g, "mutant-index")) {
     secrets("mutant-index");
     uint8_t r = ct_mutant_index(key);

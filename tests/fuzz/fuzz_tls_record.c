@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_records.h"
 #include "tls/tls_internal.h"
 
 #define MAX_RECS 16
 #define MAX_LEN 2048 /* -max_len=4096 bounds the input: no record is longer */
-#define SENTINEL 0xa5
 
 static const uint8_t secret[32] = {
     0x70, 0xa5, 0xf2, 0x46, 0x3d, 0xf6, 0x0d, 0xba, 0xa2, 0x36, 0x8b, 0x67, 0xfd, 0x45, 0xae, 0xff,
@@ -81,77 +81,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (gostx__tls_record_init(&rx, GOSTX__TLS_KUZNYECHIK_MGM_L + (data[0] & 3), secret))
     bug("record_init", 0);
   tx = rx;
-  uint64_t seq = 0;
-  for (int j = 1; j <= 8; j++) seq = seq << 8 | data[j];
-  rx.seq = seq;
-  data += 9, size -= 9;
-  for (size_t i = 0; i < MAX_RECS && size >= 3; i++) {
-    const uint8_t kind = data[0];
-    size_t len = (size_t)data[1] << 8 | data[2];
-    data += 3, size -= 3;
-    if (len > size) len = size;
-    if (len > MAX_LEN) len = MAX_LEN;
-    const uint8_t *d = data;
-    data += len, size -= len;
-    int sealed = 0, intact = 0;
-    size_t rec_len = len, content_len = 0;
-    uint8_t type = 0;
-    const uint8_t *content = NULL;
-    if (!(kind & 1)) {
-      memcpy(rec, d, len);
-    } else {
-      type = len > 0 && d[0] ? d[0] : 0x17;
-      const size_t pad = len > 1 ? d[1] : 0, m = len > 2 ? d[2] : 0;
-      const size_t start = 3 + 3 * m < len ? 3 + 3 * m : len;
-      content = d + start;
-      content_len = len - start;
+  rx.seq = fuzz_be64(data + 1);
+  fuzz_input in = {data + 9, size - 9, 0, NULL, 0};
+  for (size_t i = 0; i < MAX_RECS && fuzz_next(&in, MAX_LEN); i++) {
+    const uint8_t *d = in.d;
+    const size_t len = in.len;
+    fuzz_sent sent = {0};
+    size_t rec_len = len;
+    if (in.kind & 1) {
+      const size_t pad = len > 1 ? d[1] : 0, m = fuzz_to_seal(d, len, 3, &sent);
       tx.seq = rx.seq;
       tx.spent = rx.spent;
-      int rc = gostx__tls_record_seal(&tx, type, content, content_len, pad, rec, sizeof rec,
-                                      &rec_len);
-      if (rc == GOSTX_ESTATE && rx.seq <= tx.suite->snmax && !rx.spent)
-        bug("seal refused a sequence number within SNMAX", i);
-      if (rc != GOSTX_OK && rc != GOSTX_ESTATE) bug("seal of a valid record failed", i);
-      if (rc != GOSTX_OK) continue;
-      sealed = 1;
-      memcpy(orig, rec, rec_len);
-      const size_t sl = rec_len;
-      for (size_t k = 0; k < m && 3 + 3 * k + 2 < len; k++) {
-        const uint8_t *mu = d + 3 + 3 * k;
-        const size_t pos = ((size_t)mu[0] << 8 | mu[1]) % (rec_len + 2);
-        if (pos < rec_len)
-          rec[pos] ^= mu[2];
-        else if (pos == rec_len && rec_len)
-          rec_len = mu[2] % rec_len;
-        else if (rec_len < sizeof rec)
-          rec[rec_len++] = mu[2];
-      }
-      intact = rec_len == sl && !memcmp(rec, orig, sl);
+      int rc = gostx__tls_record_seal(&tx, sent.type, sent.content, sent.content_len, pad, rec,
+                                      sizeof rec, &rec_len);
+      if (!fuzz_sealed(rc, rx.seq, tx.suite->snmax, rx.spent, bug, i)) continue;
+      sent.sealed = 1;
+      sent.intact = fuzz_mutate(rec, &rec_len, sizeof rec, orig, d + 3, len > 3 ? len - 3 : 0, m);
+    } else {
+      memcpy(rec, d, len);
     }
-    memset(out, SENTINEL, sizeof out);
+    memset(out, FUZZ_SENTINEL, sizeof out);
     const gostx__tls_record before = rx;
     size_t out_len = 0;
     uint8_t got_type = 0;
     int rc = gostx__tls_record_open(&rx, rec, rec_len, out, sizeof out, &out_len, &got_type);
-    if (rc == GOSTX_OK) {
-      verify_opened(&before, before.seq, rec_len, out_len, got_type, i);
-      if (sealed && !intact) bug("opened a mutated record", i);
-      if (sealed && (got_type != type || out_len != content_len ||
-                     memcmp(out, content, content_len)))
-        bug("a sealed record opened to something else", i);
-      if (rx.seq != before.seq + 1 && !(rx.spent && before.seq == rx.suite->snmax))
-        bug("the sequence number did not move by one", i);
-    } else {
-      if (rc != GOSTX_EFORMAT && rc != GOSTX_ELEN && rc != GOSTX_EAUTH && rc != GOSTX_ESTATE)
-        bug("undocumented status", i);
-      if (sealed && intact && rc != GOSTX_ESTATE) bug("an intact record was refused", i);
-      if (rc == GOSTX_ESTATE && before.seq <= rx.suite->snmax && !before.spent)
-        bug("open refused a sequence number within SNMAX", i);
-      if (rx.seq != before.seq || rx.spent != before.spent) bug("a refusal moved the sequence", i);
-      for (size_t j = 0; j < sizeof out; j++)
-        if (out[j] != SENTINEL && !(rc == GOSTX_EFORMAT && out[j] == 0))
-          bug("a refused record wrote its output", i);
-    }
+    if (rc == GOSTX_OK) verify_opened(&before, before.seq, rec_len, out_len, got_type, i);
+    const fuzz_recv b = {before.seq, rx.suite->snmax, before.spent},
+                    a = {rx.seq, rx.suite->snmax, rx.spent};
+    fuzz_check_open(rc, &sent, &b, &a, got_type, out, out_len, sizeof out, rc == GOSTX_EFORMAT,
+                    bug, i);
   }
   gostx__tls_record_clear(&rx);
   gostx__tls_record_clear(&tx);

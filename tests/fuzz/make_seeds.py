@@ -3,7 +3,9 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record   (those that need no gostx)"""
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record fuzz_tls12_record
+         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509
+         (those that need no gostx; fuzz_x509 needs openssl with gost-engine)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +89,140 @@ def tls_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_tls_record", i, s)
 
-NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds}
+# fuzz_tls12_record: suite (byte 0: 0xC100 + n, 3 the key transport readers),
+# the first sequence number (8), then records: kind, length (2), bytes. Kind
+# 1: type, mutation count, mutations (position 2, value 1), content, sealed
+# by the harness.
+def tls12_seeds():
+    def sealed(typ, content, muts=()):
+        m = b"".join(pos.to_bytes(2, "big") + bytes([v]) for pos, v in muts)
+        return esp_rec(1, bytes([typ, len(muts)]) + m + content)
+    seeds = []
+    for suite in range(3):  # a run of records across ACPKM sections, a flipped one, a cut one
+        seeds.append(bytes([suite]) + (0).to_bytes(8, "big") + sealed(0x17, pattern(20)) +
+                     sealed(0x16, pattern(1100, 2)) + sealed(0x15, pattern(2, 3), [(6, 1)]) +
+                     sealed(0x17, pattern(30), [(0xffff, 0)]) + sealed(0x17, b"") +
+                     sealed(0x17, pattern(9)))
+    # TLSTREE's C3 boundaries and MAGMA's SNMAX (2^32 - 1).
+    seeds.append(bytes([0]) + (62).to_bytes(8, "big") + sealed(0x17, pattern(9)) * 3)
+    seeds.append(bytes([1]) + ((1 << 32) - 2).to_bytes(8, "big") + sealed(0x17, pattern(9)) * 3)
+    # Raw records: RFC 9189 A.1.2.1's first (MAGMA_CTR_OMAC, seqnum 0) and
+    # A.2.1's (CNT_IMIT), each twice (a replay), a short header, an oversized length.
+    a12 = bytes.fromhex("170303000f9b420da86faf367f051443ce9c1072")
+    a21 = bytes.fromhex("170303000b8671cdbf3c1aae0f624b04")
+    for suite, r in ((1, a12), (2, a21)):
+        seeds.append(bytes([suite]) + (0).to_bytes(8, "big") + esp_rec(0, r) + esp_rec(0, r) +
+                     esp_rec(0, b"\x17\x03") + esp_rec(0, bytes.fromhex("1703034112") + pattern(40)))
+    # The key transport bodies of RFC 9189 A.1.3.1 and A.2.2's ClientKeyExchange.
+    gkt = bytes.fromhex(
+        "3081920428d7f0f0422367867b25fa4233a954f58bde92e9c9bbfb8816c99f15e6398722a0b2b7bfe8493e9a5c"
+        "3066301f06082a85030701010101301306072a85030202230106082a8503070101020203430004409307e098c1"
+        "7188f1f1477fefb87faef1bbcd95673b1b8f9703a262d2636df3a887f8141feac25a17ccb5960461ed16b0f8b1"
+        "be93594395a10e6485446b5dca34")
+    blob = bytes.fromhex(
+        "3081f23081ef30280420d622d167a5642e29525a295cb9f28f96f28b0efaa7d3a2bee149b01178c2dfd50404"
+        "4c933657a081c206092a8503070102050101a081aa302106082a85030701010102301506092a850307010201"
+        "020106082a8503070101020303818400048180fb4bf8ab9f71a7a662570c77c33961dd60fc3c159501b5d223"
+        "b3b3a1b315a849dc7081a0ad59e5e5824822f6e86bef2afe5bd97f2d3be493e437c7bc81b39c4bd0fb94012e"
+        "af7a0d64c422f7f5682dcf72683da527548aeb2a5df67349d0dd426cabc51300dabf6120d2eb850d7db7770a"
+        "96e4841cb5fceea546c89283f2ce950408fbf39d10e800af70")
+    seeds.append(bytes([3]) + gkt)
+    seeds.append(bytes([7]) + blob)
+    for i, s in enumerate(seeds):
+        put("fuzz_tls12_record", i, s)
+
+# fuzz_tunnel_gso: the MTU byte (68 + 16 * it), a virtio header (flags,
+# gso_type, then hdr_len, gso_size, csum_start, csum_offset in the host's
+# order: little-endian here), a packet: TCP and UDP super-packets over IPv4
+# and IPv6 (one with a destination options header), each with a shorter
+# last segment, a checksum-partial datagram and a plain packet. Their
+# checksums need not be right: the tunnel computes them. Each within
+# check_fuzz.sh's -max_len (4096).
+def tunnel_gso_seeds():
+    import struct
+    def vnet(flags, typ, hdr, gso, cs, co):
+        return bytes([flags, typ]) + struct.pack("<HHHH", hdr, gso, cs, co)
+    def ip(v6, proto, l4, ext=b""):
+        if v6:
+            nh = proto if not ext else 60
+            e = bytes([proto]) + ext[1:] if ext else b""
+            return (bytes([0x60, 0, 0, 0]) + struct.pack("!H", len(e) + len(l4)) + bytes([nh, 64]) +
+                    bytes((0xfd + i * 7) & 0xff for i in range(32)) + e + l4)
+        return (bytes([0x45, 0]) + struct.pack("!H", 20 + len(l4)) + bytes([0, 1, 0x40, 0, 64, proto, 0, 0]) +
+                bytes([10, 232, 0, 1, 10, 232, 0, 2]) + l4)
+    def tcp(payload, flags=0x18):
+        return struct.pack("!HHIIBBHHH", 50001, 5001, 1000, 77, 0x50, flags, 500, 0, 0) + payload
+    def udp(payload):
+        return struct.pack("!HHHH", 50001, 5002, 8 + len(payload), 0) + payload
+    dst = bytes([0, 0, 1, 4, 0, 0, 0, 0])
+    seeds = [
+        bytes([70]) + vnet(1, 1, 40, 1000, 20, 16) + ip(0, 6, tcp(pattern(3123))),
+        bytes([70]) + vnet(1, 4, 60, 1000, 40, 16) + ip(1, 6, tcp(pattern(2500, 2))),
+        bytes([70]) + vnet(1, 4, 68, 1000, 48, 16) + ip(1, 6, tcp(pattern(2001, 3)), dst),
+        bytes([70]) + vnet(1, 5, 28, 1000, 20, 6) + ip(0, 17, udp(pattern(3123, 4))),
+        bytes([70]) + vnet(1, 5, 48, 1000, 40, 6) + ip(1, 17, udp(pattern(3017, 5))),
+        bytes([70]) + vnet(1, 0, 0, 0, 20, 6) + ip(0, 17, udp(pattern(99, 6))),
+        bytes([70]) + vnet(0, 0, 0, 0, 0, 0) + ip(0, 6, tcp(pattern(500, 7), 0x10)),
+    ]
+    for i, s in enumerate(seeds):
+        put("fuzz_tunnel_gso", i, s)
+
+# fuzz_tls_handshake: mode and choices (3 bytes), then operations of 5 bytes
+# (message index, kind, position (2), value) on one side's messages, or
+# (mode bit 0) the raw stream a fresh server or client reads.
+def tls_handshake_seeds():
+    seeds = []
+    for suite in range(4):
+        for side in range(2):
+            for auth in range(2):
+                seeds.append(bytes([side << 1 | auth << 2 | suite << 3, suite * 2 + side, suite + auth]))
+    op = lambda idx, kind, pos, val: bytes([idx, kind]) + pos.to_bytes(2, "big") + bytes([val])
+    seeds.append(bytes([0, 0, 0]) + op(0, 0, 40, 1))           # ServerHello's random
+    seeds.append(bytes([0, 4, 4]) + op(1, 0, 9, 0x40))          # EncryptedExtensions
+    seeds.append(bytes([4, 1, 1]) + op(2, 2, 7, 0))             # CertificateRequest
+    seeds.append(bytes([0, 6, 6]) + op(3, 1, 30, 0))            # CertificateVerify cut
+    seeds.append(bytes([2, 0, 0]) + op(0, 3, 43, 8) + bytes(8))  # ClientHello's extensions
+    seeds.append(bytes([2, 3, 2]) + op(0, 0, 60, 0x22))         # the client's key share
+    # Raw: RFC 9367 A.1's ClientHello record to a server, a short ServerHello to a client.
+    import json
+    vec = json.load(open(os.path.join(here, "..", "vectors", "tls13-rfc9367.json")))
+    ch = bytes.fromhex(vec["examples"][0]["messages"][1]["hex"])
+    seeds.append(bytes([1, 0, 0]) + ch)
+    seeds.append(bytes([3, 0, 0]) + bytes.fromhex("1603030006020000020303"))
+    for i, s in enumerate(seeds):
+        put("fuzz_tls_handshake", i, s)
+
+# fuzz_x509: flags (bit 0 PEM; bits 1-2 purpose), name length, name, then
+# gost_pki.sh's certificates: DER one after another (leaf, issuers, the
+# anchor last), or the PEM files as they are.
+def x509_seeds():
+    import tempfile
+    with tempfile.TemporaryDirectory() as t:
+        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t], check=True)
+        def der(name):
+            return subprocess.run(["openssl", "x509", "-in", os.path.join(t, name), "-outform", "DER"],
+                                  check=True, capture_output=True).stdout
+        def pem(name):
+            with open(os.path.join(t, name), "rb") as f:
+                return f.read()
+        seeds = [
+            (2, b"localhost", der("leaf-256A.pem") + der("int.pem") + der("ca.pem")),
+            (4, b"127.0.0.1", der("leaf-512C.pem") + der("int.pem") + der("ca.pem")),
+            (2, b"a.wild.test", der("leaf-wild.pem") + der("int.pem") + der("ca.pem")),
+            (2, b"::1", der("leaf-wild.pem") + der("int.pem") + der("ca.pem")),
+            (0, b"localhost", der("old-leaf.pem") + der("old-ca.pem")),
+            (2, b"", der("bad-pathlen.pem") + der("int2.pem") + der("int.pem") + der("ca.pem")),
+            (2, b"localhost", der("bad-critical.pem") + der("int.pem") + der("ca.pem")),
+            (0, b"", der("bad-notyet.pem") + der("int.pem") + der("ca.pem")),
+            (3, b"localhost", pem("chain-256B.pem") + pem("ca.pem")),
+            (1, b"", pem("chain-old.pem")),
+        ]
+    for i, (flags, name, body) in enumerate(seeds):
+        put("fuzz_x509", i, bytes([flags, len(name)]) + name + body)
+
+NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
+                  "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
+                  "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))

@@ -107,14 +107,15 @@ EOC
 # PID_SIDE (ip netns exec execs it: $! is the tunnel); returns once its "up"
 # line is out, 1 when it exits or is not up within 5 s
 tunnel_start() {
-  local side=$1 ns=$2 n new=
+  local side=$1 ns=$2 n c new=
   n=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)
   [ -e "$T/$side.state" ] || new=--new-keys
   ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
   eval "PID_$side=$!"
   PIDS+=($!)
   for _ in $(seq 100); do
-    [ "$(grep -c ' up, ' "$T/$side.log" 2>/dev/null)" -gt "${n:-0}" ] && return 0
+    c=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null) # empty until the log exists
+    [ "${c:-0}" -gt "${n:-0}" ] && return 0
     kill -0 $! 2>/dev/null || return 1
     sleep 0.05
   done
@@ -153,4 +154,81 @@ tunnel_tcp_through() {
   ip netns exec $1 timeout 60 python3 "$HERE/xfer.py" send $3 5001 "$T/file" 50
   wait $rpid
   [ "$(sha256sum <"$T/file")" = "$(sha256sum <"$T/file.got" 2>/dev/null)" ]
+}
+
+# For the tests of one tunnel pair (tunnel_test_begin PREFIX TOOL...): names
+# of their own from PREFIX and the pid (the other net tests may run beside
+# this one: namespaces PREFIXa$$ and PREFIXb$$, veths PREFIXva$$ and
+# PREFIXvb$$, TUN device PREFIX0), $G ($GOSTX, else build/gostx),
+# netns_test_begin, $TRANSFORM ($TUNNEL_TRANSFORM, else Kuznyechik-MGM) and
+# the configs of tunnel_pair_confs
+tunnel_test_begin() {
+  local p=$1
+  shift
+  NA=${p}a$$ NB=${p}b$$ VA=${p}va$$ VB=${p}vb$$ TUN=${p}0
+  G=${GOSTX:-build/gostx}
+  netns_test_begin "$@"
+  TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
+  tunnel_pair_confs
+}
+# tunnel_up SIDE NS ADDR [ADDR6]: the tunnel (tunnel_start), then its inner
+# addresses on $TUN (IPv6 on the TUN device only, without router
+# solicitations or DAD), a queue of 5000 there (a stopped tunnel's burst
+# waits in it) and its first status file
+tunnel_up() {
+  tunnel_start $1 $2 || bad "tunnel $1 did not start: $(tail -3 "$T/$1.log")"
+  ip -n $2 addr add $3/30 dev $TUN
+  if [ -n "${4:-}" ]; then
+    ip netns exec $2 sysctl -qw net.ipv6.conf.$TUN.router_solicitations=0 net.ipv6.conf.$TUN.disable_ipv6=0
+    ip -n $2 addr add $4/64 dev $TUN nodad
+  fi
+  ip -n $2 link set $TUN txqueuelen 5000
+  sleep 1.2
+}
+# tunnel_test_end: both tunnels (PID_a, PID_b) stopped, their logs checked
+# for sanitizer reports, then finish
+tunnel_test_end() {
+  tunnel_stop $PID_a
+  tunnel_stop $PID_b
+  if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
+    bad "sanitizer reports (above)"
+  else
+    ok "no sanitizer reports"
+  fi
+  finish
+}
+# tunnel_counters NS SIDE KEY...: the values of the KEYs in --status on one
+# line, once the status file (rewritten every second) is new
+tunnel_counters() {
+  local ns=$1 side=$2 k
+  shift 2
+  sleep 1.2
+  echo $(for k in "$@"; do tunnel_status $ns $side $k; done)
+}
+# udp_recv_bg NS ADDR COUNT SIZES: xfer.py udprecv in the background
+# (its pid in $rpid), returning once its socket is bound; udp_recv_got: what
+# it got into $got, once it is done (not in a subshell: it waits for $rpid)
+udp_recv_bg() {
+  rm -f "$T/udp.ready"
+  ip netns exec $1 timeout 30 python3 "$HERE/xfer.py" udprecv $2 5002 $3 $4 "$T/udp.ready" >"$T/udp.out" &
+  rpid=$!
+  PIDS+=($rpid)
+  for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
+}
+udp_recv_got() {
+  wait $rpid
+  got=$(echo $(cat "$T/udp.out"))
+}
+# udp_through FROM_NS TO_NS ADDR MODE COUNT SIZES: xfer.py MODE (udpsend,
+# udpgso) sends COUNT datagrams to ADDR port 5002 in TO_NS; prints what the
+# receiver got. With HOLD set to a pid (a tunnel), that process is stopped
+# while they are sent: they queue in its TUN device and it reads them as
+# one burst.
+udp_through() {
+  udp_recv_bg $2 $3 $5 $6
+  [ -n "${HOLD:-}" ] && kill -STOP $HOLD
+  ip netns exec $1 timeout 20 python3 "$HERE/xfer.py" $4 $3 5002 $5 $6
+  [ -n "${HOLD:-}" ] && kill -CONT $HOLD
+  udp_recv_got
+  echo "$got"
 }

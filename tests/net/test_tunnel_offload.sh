@@ -17,32 +17,14 @@
 #    still go through, nothing sent or received as a train.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
-G=${GOSTX:-build/gostx}
 HERE=$(cd "$(dirname "$0")" && pwd)
-
-# names of their own: the other net tests may run beside this one
-NA=gxoa$$ NB=gxob$$ VA=gxova$$ VB=gxovb$$ TUN=gxo0
 . "$HERE/netns.sh"
-netns_test_begin python3 timeout sha256sum
+tunnel_test_begin gxo python3 timeout sha256sum
 
-TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
-tunnel_pair_confs
-
-# start SIDE NS ADDR: the tunnel (netns.sh), then its address
-start() {
-  tunnel_start $1 $2 || bad "tunnel $1 did not start: $(tail -3 "$T/$1.log")"
-  ip -n $2 addr add $3/30 dev $TUN
-  ip -n $2 link set $TUN txqueuelen 5000 # the stopped sender's burst waits there
-  sleep 1.2 # its first status file
-}
 stop() { tunnel_stop "$@"; }
 status() { tunnel_status "$@"; }
-# counters NS SIDE: "tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed", once the
-# status file is rewritten
-counters() {
-  sleep 1.2
-  echo $(for k in tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed; do status $1 $2 $k; done)
-}
+# counters NS SIDE: "tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed"
+counters() { tunnel_counters $1 $2 tx_gso rx_gro rx_packets rx_auth rx_replay rx_malformed; }
 
 # a random file byte-exact over TCP; FILE_OK set
 MIB=20
@@ -54,22 +36,10 @@ file_through() { tunnel_tcp_through $NA $NB 10.232.0.2; }
 # reads them as one burst: runs of one size ended by a shorter datagram
 # (GSO's last segment) or by a longer one (a new train)
 SIZES=1372,1372,1372,700,1372,1372,100,36,36,36,1000,1000,1372,500
-burst_through() { # prints what the receiver got
-  rm -f "$T/burst.ready"
-  ip netns exec $NB timeout 30 python3 "$HERE/xfer.py" udprecv 10.232.0.2 5002 40 $SIZES \
-    "$T/burst.ready" >"$T/burst.out" &
-  local rpid=$!
-  PIDS+=($rpid)
-  for _ in $(seq 150); do [ -e "$T/burst.ready" ] && break; sleep 0.1; done # bound
-  kill -STOP $PID_a
-  ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5002 40 $SIZES
-  kill -CONT $PID_a
-  wait $rpid
-  cat "$T/burst.out"
-}
+burst_through() { HOLD=$PID_a udp_through $NA $NB 10.232.0.2 udpsend 40 $SIZES; }
 
-start a $NA 10.232.0.1
-start b $NB 10.232.0.2
+tunnel_up a $NA 10.232.0.1
+tunnel_up b $NB 10.232.0.2
 
 # 1. the offloads on
 for side in a b; do
@@ -108,7 +78,7 @@ inject_bg "$T/capture.out" --count 9 --save "$T/train" || bad "capture: not capt
 ip netns exec $NA ping -c 8 -s 1000 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1
 ip netns exec $NA ping -c 1 -s 200 -W 1 10.232.0.2 >/dev/null 2>&1
 wait $ipid || bad "capture: $(cat "$T/capture.out" "$T/inject.err")"
-start b $NB 10.232.0.2
+tunnel_up b $NB 10.232.0.2
 read -r _ gro0 rx0 auth0 rep0 mal0 < <(counters $NB b)
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
   --gso "$T/train" --corrupt 3 >"$T/gso.out" 2>&1 || bad "injector: $(cat "$T/gso.out")"
@@ -137,8 +107,8 @@ stop $PID_a
 stop $PID_b
 echo 'udp_offload = off' >>"$T/a.conf"
 echo 'udp_offload = off' >>"$T/b.conf"
-start a $NA 10.232.0.1
-start b $NB 10.232.0.2
+tunnel_up a $NA 10.232.0.1
+tunnel_up b $NB 10.232.0.2
 g=$(status $NA a udp_gso) r=$(status $NB b udp_gro)
 [ "$g" = "off (udp_offload = off)" ] && [ "$r" = "off (udp_offload = off)" ] &&
   ok "udp_offload = off: --status says udp_gso $g, udp_gro $r" || bad "udp_offload = off: udp_gso '$g', udp_gro '$r'"
@@ -151,11 +121,4 @@ read -r _ gro1 _ _ _ _ < <(counters $NB b)
 [ "$gso1 $gro1" = "0 0" ] && ok "udp_offload = off: no GSO train sent, no GRO buffer received" ||
   bad "udp_offload = off: tx_gso $gso1, rx_gro $gro1"
 
-stop $PID_a
-stop $PID_b
-if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
-  bad "sanitizer reports (above)"
-else
-  ok "no sanitizer reports"
-fi
-finish
+tunnel_test_end

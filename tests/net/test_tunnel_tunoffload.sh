@@ -6,63 +6,43 @@
 # 2. a file byte-exact over TCP, inner IPv4 and inner IPv6: the sender's
 #    kernel hands over TSO super-packets (tun_gso_in grows), which the
 #    tunnel cuts into segments; the receiving tunnel joins them again into
-#    GSO writes (tun_gso_out grows);
+#    GSO writes (tun_gso_out grows); again over IPv6 with a destination
+#    options header in every packet (an extension header: cut, none
+#    dropped);
 # 3. UDP datagrams sent with UDP_SEGMENT in runs of 5 of 1000 bytes and a
 #    shorter last one (123): with USO they reach the tunnel as one
-#    super-packet a run (tun_gso_in), and every datagram arrives once,
+#    super-packet a run (tun_gso_in), the receiving tunnel joins them again
+#    into one USO write (tun_gso_out), and every datagram arrives once,
 #    intact, over IPv4 and IPv6;
 # 4. small UDP datagrams leave the kernel checksum-partial: completed by the
 #    tunnel (tun_csum_in), every one arrives intact;
-# 5. tun_offload = off on the sender only (the other end keeps its
+# 5. one segment of a super-packet corrupted in flight, IPv4 and IPv6
+#    inside: a UDP_SEGMENT run of 5 x 1000 bytes and a shorter 123 (one USO
+#    super-packet, which A cuts into 6 ESP packets) captured while B is down
+#    (new to it), then sent to B as one GSO train with the third packet's
+#    ICV flipped: B counts that one in rx_auth and delivers the 5 others
+#    (the shorter last one among them), each once, intact;
+# 6. tun_offload = off on the sender only (the other end keeps its
 #    offloads): --status says off, TCP and UDP still byte-exact both ways,
 #    nothing read as a super-packet or joined by A; B still joins A's
 #    packets. Packets the tunnel does not join it writes with flags 0: the
 #    receiving kernel checks their checksums.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
-G=${GOSTX:-build/gostx}
 HERE=$(cd "$(dirname "$0")" && pwd)
-
-NA=gxta$$ NB=gxtb$$ VA=gxtva$$ VB=gxtvb$$ TUN=gxt0
 . "$HERE/netns.sh"
-netns_test_begin python3 timeout sha256sum
+tunnel_test_begin gxt python3 timeout sha256sum
 
-TRANSFORM=${TUNNEL_TRANSFORM:-kuznyechik-mgm-ktree}
-tunnel_pair_confs
-
-# start SIDE NS ADDR ADDR6: the tunnel, then its inner addresses (IPv6 on
-# the TUN device only, without router solicitations or DAD)
-start() {
-  tunnel_start $1 $2 || bad "tunnel $1 did not start: $(tail -3 "$T/$1.log")"
-  ip netns exec $2 sysctl -qw net.ipv6.conf.$TUN.router_solicitations=0 net.ipv6.conf.$TUN.disable_ipv6=0
-  ip -n $2 addr add $3/30 dev $TUN
-  ip -n $2 addr add $4/64 dev $TUN nodad
-  sleep 1.2 # its first status file
-}
 # counters NS SIDE: "tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped
-# tun_gso_out", once the status file is rewritten
-counters() {
-  sleep 1.2
-  echo $(for k in tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped tun_gso_out; do tunnel_status $1 $2 $k; done)
-}
+# tun_gso_out"
+counters() { tunnel_counters $1 $2 tun_gso_in tun_csum_in rx_auth rx_malformed tx_dropped tun_gso_out; }
 
 MIB=8
 head -c $((MIB << 20)) /dev/urandom >"$T/file"
-# udp_through FROM_NS TO_NS ADDR MODE COUNT SIZES: what the receiver got
-udp_through() {
-  rm -f "$T/udp.ready"
-  ip netns exec $2 timeout 30 python3 "$HERE/xfer.py" udprecv $3 5002 $5 $6 "$T/udp.ready" >"$T/udp.out" &
-  local rpid=$!
-  PIDS+=($rpid)
-  for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
-  ip netns exec $1 timeout 20 python3 "$HERE/xfer.py" $4 $3 5002 $5 $6
-  wait $rpid
-  cat "$T/udp.out"
-}
 RUN=1000,1000,1000,1000,1000,123
 
-start a $NA 10.232.0.1 fd00:232::1
-start b $NB 10.232.0.2 fd00:232::2
+tunnel_up a $NA 10.232.0.1 fd00:232::1
+tunnel_up b $NB 10.232.0.2 fd00:232::2
 
 # 1. the offloads on
 uso_want=on
@@ -88,6 +68,14 @@ for addr in 10.232.0.2 fd00:232::2; do
   [ $((out1 - out0)) -gt 0 ] && ok "B joined segments into $((out1 - out0)) GSO writes" ||
     bad "TCP to $addr: B's tun_gso_out $out0 -> $out1"
 done
+# ... and over IPv6 with a destination options header in every segment
+read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
+if XFER_DSTOPTS=1 tunnel_tcp_through $NA $NB fd00:232::2; then ok "$MIB MiB byte-exact over TCP to fd00:232::2 with a destination options header"; else
+  bad "TCP with a destination options header: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
+read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
+[ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
+  ok "A read $((gso1 - gso0)) TSO super-packets with the extension header and cut them, none dropped" ||
+  bad "TCP with a destination options header: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
 read -r _ _ auth mal _ _ < <(counters $NB b)
 [ "$auth $mal" = "0 0" ] && ok "B refused nothing (rx_auth, rx_malformed 0)" ||
   bad "B refused packets: rx_auth $auth, rx_malformed $mal"
@@ -95,13 +83,18 @@ read -r _ _ auth mal _ _ < <(counters $NB b)
 # 3. UDP runs with a shorter last datagram (USO)
 for addr in 10.232.0.2 fd00:232::2; do
   read -r gso0 _ _ _ _ _ < <(counters $NA a)
+  read -r _ _ _ _ _ out0 < <(counters $NB b)
   got=$(udp_through $NA $NB $addr udpgso 60 $RUN)
   read -r gso1 _ _ _ _ _ < <(counters $NA a)
+  read -r _ _ _ _ _ out1 < <(counters $NB b)
   [ "$got" = "received 60 distinct 60 bad 0" ] && ok "UDP_SEGMENT runs to $addr: 60 datagrams each once, intact" ||
     bad "UDP_SEGMENT runs to $addr: $got of 60"
   if [ "$uso_want" = on ]; then
     [ $((gso1 - gso0)) -ge 10 ] && ok "A read $((gso1 - gso0)) USO super-packets (10 runs)" ||
       bad "USO: A's tun_gso_in grew by $((gso1 - gso0)), want at least 10"
+    # each run arrives as one GSO train, opened as one burst: joined again
+    [ $((out1 - out0)) -ge 5 ] && ok "B joined the datagrams into $((out1 - out0)) USO writes (10 runs)" ||
+      bad "USO: B's tun_gso_out grew by $((out1 - out0)), want at least 5"
   fi
 done
 
@@ -114,10 +107,32 @@ read -r _ cs1 _ _ _ _ < <(counters $NA a)
   [ $((cs1 - cs0)) -ge 200 ] && ok "200 checksum-partial UDP datagrams (IPv4, IPv6) completed (tun_csum_in +$((cs1 - cs0))) and delivered intact" ||
   bad "checksum-partial datagrams: $got / $got6, tun_csum_in +$((cs1 - cs0)) (want 200)"
 
-# 5. tun_offload = off on A only
+# 5. a flipped bit in one segment of a super-packet
+for addr in 10.232.0.2 fd00:232::2; do
+  tunnel_stop $PID_b
+  read -r gso0 _ _ _ _ _ < <(counters $NA a)
+  inject_bg "$T/capture.out" --count 6 --save "$T/run" || bad "capture: not capturing"
+  ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpgso $addr 5002 6 $RUN
+  wait $ipid || bad "capture to $addr: $(cat "$T/capture.out" "$T/inject.err")"
+  read -r gso1 _ _ _ _ _ < <(counters $NA a)
+  [ "$uso_want" != on ] || [ $((gso1 - gso0)) = 1 ] || bad "the run to $addr: A's tun_gso_in +$((gso1 - gso0)), want +1 (one super-packet)"
+  tunnel_up b $NB 10.232.0.2 fd00:232::2
+  read -r _ _ auth0 mal0 _ _ < <(counters $NB b)
+  udp_recv_bg $NB $addr 6 $RUN
+  ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
+    --gso "$T/run" --corrupt 2 >"$T/gso.out" 2>&1 || bad "injector: $(cat "$T/gso.out")"
+  udp_recv_got
+  read -r _ _ auth1 mal1 _ _ < <(counters $NB b)
+  d="rx_auth +$((auth1 - auth0)), rx_malformed +$((mal1 - mal0))"
+  [ "$got / $d" = "received 5 distinct 5 bad 0 missing 2 / rx_auth +1, rx_malformed +0" ] &&
+    ok "a super-packet to $addr cut into 6 ($(cat "$T/gso.out")), the third's ICV flipped: the 5 others delivered, $d" ||
+    bad "a super-packet to $addr with one bad segment: $got, $d (want 5 delivered, the third missing, rx_auth +1)"
+done
+
+# 6. tun_offload = off on A only
 tunnel_stop $PID_a
 echo 'tun_offload = off' >>"$T/a.conf"
-start a $NA 10.232.0.1 fd00:232::1
+tunnel_up a $NA 10.232.0.1 fd00:232::1
 s=$(tunnel_status $NA a tun_tso) c=$(tunnel_status $NA a tun_csum)
 [ "$s/$c" = "off (tun_offload = off)/off (tun_offload = off)" ] && ok "tun_offload = off: --status says tun_tso $s, tun_csum $c" ||
   bad "tun_offload = off: tun_tso '$s', tun_csum '$c'"
@@ -135,11 +150,4 @@ read -r gso1 cs1 _ _ _ out1 < <(counters $NA a)
 [ "$gso1 $cs1 $out1" = "0 0 0" ] && ok "tun_offload = off: nothing read as a super-packet or checksum-partial, nothing joined" ||
   bad "tun_offload = off: tun_gso_in $gso1, tun_csum_in $cs1, tun_gso_out $out1"
 
-tunnel_stop $PID_a
-tunnel_stop $PID_b
-if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
-  bad "sanitizer reports (above)"
-else
-  ok "no sanitizer reports"
-fi
-finish
+tunnel_test_end

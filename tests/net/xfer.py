@@ -5,7 +5,8 @@ sends IN. Both give up after --timeout seconds.
 
 Small UDP datagrams: `xfer.py udprecv ADDR PORT COUNT SIZE` counts the
 datagrams it receives (until COUNT, or 3 s without one) and prints
-`received N distinct D bad B`; with a sixth argument READY it creates that
+`received N distinct D bad B`, then, where D < COUNT, `missing I,J,...`
+(the numbers of those that did not come); with a sixth argument READY it creates that
 file once its socket is bound (a loaded host may start Python late).
 `xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
@@ -15,7 +16,10 @@ list (`1372,700,64`): datagram i then has size SIZE[i mod its length].
 of len(SIZE) of them in one send with UDP_SEGMENT = SIZE[0] (the kernel
 cuts it, or hands it to a device with USO whole): SIZE is then its first
 size repeated, then the last (shorter) one, e.g. `1000,1000,1000,123`.
-An ADDR with a colon is IPv6."""
+An ADDR with a colon is IPv6; with XFER_DSTOPTS=1 in the environment the
+TCP sender's IPv6 packets carry a destination options header (8 bytes,
+PadN: an extension header in front of every segment, root only)."""
+import os
 import socket, struct, sys, time
 
 
@@ -66,6 +70,8 @@ def udp(mode, addr, port, count, sizes, ready=None):
     except socket.timeout:
         pass
     print(f"received {n} distinct {len(seen)} bad {bad}")
+    if len(seen) < count:
+        print("missing " + ",".join(str(i) for i in range(count) if i not in seen))
     return 0
 
 
@@ -98,10 +104,16 @@ def main():
         import time
         end = time.time() + 10
         while True:  # the receiver may still be starting
+            c = socket.socket(family(addr), socket.SOCK_STREAM)
             try:
-                c = socket.create_connection((addr, port), timeout=timeout)
+                if os.environ.get("XFER_DSTOPTS") == "1":
+                    # next header (the kernel's), length 0 (8 bytes), PadN of 4
+                    c.setsockopt(socket.IPPROTO_IPV6, 59, bytes([0, 0, 1, 4, 0, 0, 0, 0]))  # IPV6_DSTOPTS
+                c.settimeout(timeout)
+                c.connect((addr, port))
                 break
             except (ConnectionRefusedError, OSError):
+                c.close()
                 if time.time() > end:
                     raise
                 time.sleep(0.2)

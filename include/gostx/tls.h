@@ -1,0 +1,128 @@
+/* gostx: GOST TLS 1.3 (RFC 8446 with the RFC 9367 suites), client and
+ * server. Part of the public API.
+ *
+ * The connection API the handshake (lib/tls, docs/TLS.md) implements and
+ * `gostx tls` uses (issue 47). A config holds what many connections share (chain,
+ * key, trust anchors, suites, groups, ALPN) and is read-only once the
+ * first connection uses it, so threads may share it. A connection is one
+ * gostx_tls, used by one thread at a time; it allocates once, at
+ * gostx_tls_new, never per record, and wipes its secrets at free.
+ *
+ * I/O goes through the caller: a file descriptor (blocking or not) or two
+ * callbacks. A call that needs I/O the transport cannot do now returns
+ * GOSTX_TLS_WANT_READ or GOSTX_TLS_WANT_WRITE: call it again when the
+ * transport is ready. Errors are negative gostx codes; gostx_tls_error()
+ * then says what failed in words and gostx_tls_alert() which alert was
+ * sent or received. No application data is released before its record is
+ * authenticated. */
+#ifndef GOSTX_TLS_H
+#define GOSTX_TLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common.h"
+#include "gost3410.h"
+#include "x509.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Non-error results (positive). */
+#define GOSTX_TLS_WANT_READ 1
+#define GOSTX_TLS_WANT_WRITE 2
+#define GOSTX_TLS_CLOSED 3 /* the peer sent close_notify: no more data */
+
+typedef enum gostx_tls_role { GOSTX_TLS_CLIENT = 1, GOSTX_TLS_SERVER = 2 } gostx_tls_role;
+
+/* Peer verification. Client: PEER (default) verifies the server's chain
+ * against the store and the servername; NONE skips it (insecure, for
+ * tests). Server: NONE (default) asks no certificate, PEER requests one and
+ * verifies it if sent, REQUIRE refuses a client without one. */
+typedef enum gostx_tls_verify {
+  GOSTX_TLS_VERIFY_NONE = 0,
+  GOSTX_TLS_VERIFY_PEER = 1,
+  GOSTX_TLS_VERIFY_REQUIRE = 2
+} gostx_tls_verify;
+
+typedef struct gostx_tls_config gostx_tls_config;
+typedef struct gostx_tls gostx_tls;
+
+GOSTX_API gostx_tls_config *gostx_tls_config_new(gostx_tls_role role);
+GOSTX_API void gostx_tls_config_free(gostx_tls_config *cfg);
+/* The certificate chain this side presents, leaf first (DER each), and its
+ * private key; the key must match the leaf (GOSTX_EINVAL otherwise). */
+GOSTX_API int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
+                                         const size_t *der_len, size_t n);
+GOSTX_API int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
+                                       const uint8_t *priv, size_t priv_len);
+/* Trust anchors for the peer's chain (not copied: must outlive cfg). */
+GOSTX_API void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store);
+GOSTX_API void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode);
+/* Lists, ':' or ',' separated, in preference order; GOSTX_EINVAL names the
+ * unknown entry in gostx_tls_config_error(). Suites by RFC name
+ * (TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L) or short (KUZNYECHIK_MGM_L);
+ * groups GC256A..GC256D, GC512A..GC512C; ALPN protocol names. */
+GOSTX_API int gostx_tls_config_set_suites(gostx_tls_config *cfg, const char *list);
+GOSTX_API int gostx_tls_config_set_groups(gostx_tls_config *cfg, const char *list);
+GOSTX_API int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list);
+/* Versions accepted, 0x0303 (TLS 1.2, when built) and 0x0304 (TLS 1.3). */
+GOSTX_API int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max);
+/* SSLKEYLOGFILE lines (NSS key log format), one per call, without '\n'. */
+GOSTX_API void gostx_tls_config_set_keylog(gostx_tls_config *cfg,
+                                           void (*cb)(void *user, const char *line),
+                                           void *user);
+GOSTX_API const char *gostx_tls_config_error(const gostx_tls_config *cfg);
+
+/* A connection of cfg (which must outlive it). NULL on allocation failure. */
+GOSTX_API gostx_tls *gostx_tls_new(const gostx_tls_config *cfg);
+GOSTX_API void gostx_tls_free(gostx_tls *c);
+/* Client: the name sent as SNI and verified against the server's chain
+ * (a DNS name or an IP literal; an IP is verified, not sent). Without one
+ * the chain is verified to the store but for no name: set it. */
+GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
+
+/* Transport: read/write up to len bytes; return the count, 0 at EOF (read),
+ * or -1 with errno (EAGAIN/EWOULDBLOCK/EINTR mean "not now"). */
+typedef ssize_t (*gostx_tls_read_fn)(void *user, uint8_t *buf, size_t len);
+typedef ssize_t (*gostx_tls_write_fn)(void *user, const uint8_t *buf, size_t len);
+GOSTX_API void gostx_tls_set_io(gostx_tls *c, gostx_tls_read_fn rd, gostx_tls_write_fn wr,
+                                void *user);
+GOSTX_API void gostx_tls_set_fd(gostx_tls *c, int fd);
+
+/* Runs the handshake: 0 when complete, WANT_READ/WANT_WRITE, or an error. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_handshake(gostx_tls *c);
+/* Application data (the handshake runs first if not complete). read: 0
+ * with *got > 0, WANT_*, CLOSED, or an error; write: 0 when all len bytes
+ * are sent (*put = len), WANT_* with *put the part taken by this call
+ * (sealed and queued: pass the rest next time; when *put = len, call again
+ * with len 0 until 0, which sends what is queued). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got);
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_write(gostx_tls *c, const void *buf, size_t len,
+                                                size_t *put);
+/* Sends KeyUpdate (request_peer: update_requested) and moves to new keys. */
+GOSTX_API int gostx_tls_key_update(gostx_tls *c, int request_peer);
+/* Sends close_notify (0 when sent, WANT_WRITE otherwise). */
+GOSTX_API int gostx_tls_close(gostx_tls *c);
+
+/* After the handshake: names as the RFCs and IANA write them. */
+GOSTX_API const char *gostx_tls_version(const gostx_tls *c);  /* "TLSv1.3" */
+GOSTX_API const char *gostx_tls_suite(const gostx_tls *c);    /* RFC name */
+GOSTX_API const char *gostx_tls_group(const gostx_tls *c);    /* "GC256A" ... */
+GOSTX_API const char *gostx_tls_scheme(const gostx_tls *c);   /* "gostr34102012_256a" ... */
+GOSTX_API const char *gostx_tls_alpn(const gostx_tls *c);     /* NULL when none */
+GOSTX_API const char *gostx_tls_servername(const gostx_tls *c);
+/* The peer's chain as received (leaf first); count returned. */
+GOSTX_API size_t gostx_tls_peer_chain(const gostx_tls *c, const gostx_x509_cert **chain);
+/* After an error: what failed, and the alert (RFC 8446 number, -1 none)
+ * with *sent 1 when we sent it, 0 when the peer did. */
+GOSTX_API const char *gostx_tls_error(const gostx_tls *c);
+GOSTX_API int gostx_tls_alert(const gostx_tls *c, int *sent);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

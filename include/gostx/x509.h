@@ -1,0 +1,171 @@
+/* gostx: X.509 certificates with GOST R 34.10 keys and signatures (RFC 5280,
+ * RFC 9215 for the GOST algorithms). Part of the public API.
+ *
+ * DRAFT (issue 47): the shape the TLS handshake and `gostx x509 verify`
+ * build on. Certificates are DER; the PEM readers take one or more
+ * "-----BEGIN CERTIFICATE-----" blocks. Nothing here allocates except the
+ * trust store. Verification never trusts a certificate the peer sent: only
+ * the store's anchors end a chain.
+ *
+ * Verdicts: every refusal is one gostx_x509_status naming the check that
+ * failed, and gostx_x509_status_name() its text; the TLS layer maps each
+ * one to an RFC 8446 alert. */
+#ifndef GOSTX_X509_H
+#define GOSTX_X509_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "common.h"
+#include "gost3410.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gostx_x509_status {
+  GOSTX_X509_OK = 0,
+  GOSTX_X509_MALFORMED,         /* not DER, or not a certificate's structure */
+  GOSTX_X509_UNSUPPORTED,       /* a key or signature algorithm that is not GOST */
+  GOSTX_X509_BAD_SIGNATURE,     /* a signature in the chain does not verify */
+  GOSTX_X509_NOT_YET_VALID,     /* notBefore is after the time checked */
+  GOSTX_X509_EXPIRED,           /* notAfter is before the time checked */
+  GOSTX_X509_UNKNOWN_CA,        /* the chain does not end at a trust anchor */
+  GOSTX_X509_NOT_CA,            /* an issuer without basicConstraints cA = TRUE */
+  GOSTX_X509_PATH_LEN,          /* pathLenConstraint exceeded, or chain too long */
+  GOSTX_X509_KEY_USAGE,         /* keyUsage forbids the use (signing, certSign) */
+  GOSTX_X509_EXT_KEY_USAGE,     /* extendedKeyUsage lacks serverAuth/clientAuth */
+  GOSTX_X509_NAME_MISMATCH,     /* hostname or IP not in subjectAltName */
+  GOSTX_X509_CRITICAL_EXT,      /* an unknown extension marked critical */
+  GOSTX_X509_BAD_KEY            /* the subject key is not a valid point */
+} gostx_x509_status;
+
+/* The status as text that starts with the check's name, "validity:
+ * certificate has expired", "keyUsage: ...", "subjectAltName: ...". */
+GOSTX_API const char *gostx_x509_status_name(gostx_x509_status st);
+
+/* The signature algorithms (gostx_x509_cert.sig_alg) and the subject key's
+ * algorithm (key_alg). */
+#define GOSTX_X509_SIG_2012_256 1 /* id-tc26-signwithdigest-gost3410-12-256, Streebog-256 */
+#define GOSTX_X509_SIG_2012_512 2 /* id-tc26-signwithdigest-gost3410-12-512, Streebog-512 */
+#define GOSTX_X509_SIG_2001 3     /* id-GostR3411-94-with-GostR3410-2001 (RFC 4491) */
+#define GOSTX_X509_KEY_2012_256 1 /* id-tc26-gost3410-12-256 */
+#define GOSTX_X509_KEY_2012_512 2 /* id-tc26-gost3410-12-512 */
+#define GOSTX_X509_KEY_2001 3     /* id-GostR3410-2001 (a 256-bit curve) */
+
+/* One parsed certificate: views into the caller's DER (which must outlive
+ * it) and the fields verification needs. tbs, issuer, subject and spki are
+ * whole DER elements (tag and length included: names compare as bytes);
+ * sig_value is the signature's s || r (RFC 4491/9215: each half big-endian;
+ * 64 or 128 bytes); serial the INTEGER's content. */
+typedef struct gostx_x509_cert {
+  const uint8_t *der;
+  size_t der_len;
+  const uint8_t *tbs, *issuer, *subject, *sig_value;
+  size_t tbs_len, issuer_len, subject_len, sig_value_len;
+  const uint8_t *serial, *spki;
+  size_t serial_len, spki_len;
+  int version;      /* 1, 2 or 3 */
+  int key_alg;      /* GOSTX_X509_KEY_* */
+  int unknown_critical; /* an extension marked critical that is not one of ours */
+  const uint8_t *san; /* subjectAltName's GeneralNames, NULL if absent */
+  size_t san_len;
+  int64_t not_before, not_after; /* seconds since 1970 (UTC) */
+  gostx_gost3410_curve curve;    /* the subject key's curve */
+  uint8_t pub[128];              /* x || y big-endian, 2 * gostx_gost3410_size(curve) */
+  size_t pub_len;
+  int sig_alg;      /* GOSTX_X509_SIG_* */
+  int is_ca;        /* basicConstraints cA */
+  int path_len;     /* pathLenConstraint, -1 when absent */
+  unsigned key_usage; /* the KeyUsage bits as RFC 5280 numbers them (bit 0 = digitalSignature), ~0u when absent */
+  unsigned ext_key_usage; /* GOSTX_X509_EKU_* bits, ~0u when absent */
+} gostx_x509_cert;
+
+#define GOSTX_X509_EKU_SERVER 1u
+#define GOSTX_X509_EKU_CLIENT 2u
+#define GOSTX_X509_EKU_ANY 4u
+
+/* Parses one DER certificate. GOSTX_EFORMAT (with *st, when st is not NULL,
+ * MALFORMED or UNSUPPORTED or BAD_KEY) when it cannot be used. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_x509_parse(const uint8_t *der, size_t der_len,
+                                                 gostx_x509_cert *out, gostx_x509_status *st);
+
+/* The next "CERTIFICATE" block of PEM text at or after *pos (text and
+ * other blocks before it skipped): its DER into der[cap] (*der_len), *pos
+ * moved past it; 1. 0 when no such block is left; GOSTX_EFORMAT for a
+ * malformed block or one longer than cap. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos,
+                                                    uint8_t *der, size_t cap, size_t *der_len);
+
+/* A Name (the issuer or subject element) as one line of text, the RDNs
+ * in their order, "CN=x, O=y" (short names for the common attributes, the
+ * dotted OID for others; non-printable bytes as \xHH), NUL-terminated
+ * into text[cap] and cut short when longer. GOSTX_EFORMAT when name is no
+ * Name. */
+GOSTX_API int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap);
+
+/* The entries of cert's subjectAltName one by one, from *pos = 0: the
+ * GeneralName's tag number in *type (2 dNSName, 7 iPAddress, 1 rfc822Name,
+ * 6 URI, ...) and its content in value[len] (for a constructed one, its
+ * DER content); 1, and *pos moved on. 0 when none is left (or there is no
+ * subjectAltName). */
+#define GOSTX_X509_SAN_DNS 2
+#define GOSTX_X509_SAN_IP 7
+GOSTX_API int gostx_x509_san_next(const gostx_x509_cert *cert, size_t *pos, int *type,
+                                  const uint8_t **value, size_t *len);
+
+/* The trust anchors. */
+typedef struct gostx_x509_store gostx_x509_store;
+GOSTX_API gostx_x509_store *gostx_x509_store_new(void);
+GOSTX_API void gostx_x509_store_free(gostx_x509_store *store);
+/* Adds one DER certificate, or every certificate of a file (its PEM
+ * "CERTIFICATE" blocks, or the file as one DER certificate), or of each
+ * file in a directory (path a file or a directory; in a directory, files
+ * that hold no certificate are passed over). A certificate already there
+ * is not added again. Certificates of other algorithms (an RSA or ECDSA
+ * root in a system bundle) are passed over; a path that gives no GOST
+ * certificate at all is GOSTX_EFORMAT. GOSTX_EFORMAT names the first file
+ * and block that did not parse in err (cap bytes) when not NULL; GOSTX_EIO
+ * a file that cannot be read; GOSTX_ENOMEM. add_der: 0 or GOSTX_EFORMAT
+ * (any certificate gostx_x509_parse refuses), GOSTX_ENOMEM. */
+GOSTX_API int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t len);
+GOSTX_API int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
+                                        size_t err_cap);
+
+/* What the leaf is verified for. */
+typedef enum gostx_x509_purpose {
+  GOSTX_X509_PURPOSE_ANY = 0,
+  GOSTX_X509_PURPOSE_SERVER, /* TLS server: EKU serverAuth when EKU present */
+  GOSTX_X509_PURPOSE_CLIENT  /* TLS client: EKU clientAuth when EKU present */
+} gostx_x509_purpose;
+
+/* Verifies chain[0] (the leaf) through the others, in any order, to an
+ * anchor of store, at time now (seconds since 1970), for purpose, and,
+ * when name is not NULL, that the leaf is for name (a DNS name, matched
+ * against subjectAltName dNSName with RFC 6125 left-most wildcards, or an
+ * IPv4/IPv6 literal matched against iPAddress). Returns GOSTX_X509_OK or
+ * the first check that failed; *depth (when not NULL) the index in the
+ * built path of the certificate that failed it. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth);
+
+/* The longest path gostx_x509_verify builds, anchor included. */
+#define GOSTX_X509_MAX_DEPTH 10
+
+/* gostx_x509_verify that also gives the path it built: path[0] the leaf,
+ * then each issuer found, the anchor last when one was reached (pointers
+ * into chain or into the store, valid while both are); at most cap
+ * entries, *path_len of them (GOSTX_X509_MAX_DEPTH always enough). When a
+ * check failed, path[*depth] is the certificate that failed it; when no
+ * issuer was found, the path ends at the certificate without one. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_path(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
+    size_t cap, size_t *path_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

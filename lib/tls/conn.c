@@ -1,0 +1,649 @@
+/* The connection API of include/gostx/tls.h: the config, the transport
+ * (an fd or the caller's callbacks, blocking or not), the record layer over
+ * record.c (plaintext before the keys, protected after; the sizes and
+ * content types RFC 8446 section 5 allows), application data, KeyUpdate,
+ * alerts and close_notify. The handshake's messages are handshake.c's.
+ *
+ * One allocation per connection (gostx_tls_new): every buffer is inline,
+ * records are opened in place, nothing is allocated per record. Secrets
+ * are wiped at gostx_tls_free and when a key is replaced. */
+#include "conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---------------- config ---------------- */
+
+static const struct {
+  const char *name;
+  uint16_t id;
+} group_names[] = {{"GC256A", 0x22}, {"GC256B", 0x23}, {"GC256C", 0x24}, {"GC256D", 0x25},
+                   {"GC512A", 0x26}, {"GC512B", 0x27}, {"GC512C", 0x28}};
+
+static const uint16_t all_suites[4] = {GOSTX__TLS_KUZNYECHIK_MGM_L, GOSTX__TLS_MAGMA_MGM_L,
+                                       GOSTX__TLS_KUZNYECHIK_MGM_S, GOSTX__TLS_MAGMA_MGM_S};
+
+gostx_tls_config *gostx_tls_config_new(gostx_tls_role role) {
+  if (role != GOSTX_TLS_CLIENT && role != GOSTX_TLS_SERVER) return NULL;
+  gostx_tls_config *cfg = calloc(1, sizeof *cfg);
+  if (!cfg) return NULL;
+  cfg->role = role;
+  cfg->verify = role == GOSTX_TLS_CLIENT ? GOSTX_TLS_VERIFY_PEER : GOSTX_TLS_VERIFY_NONE;
+  memcpy(cfg->suites, all_suites, sizeof all_suites);
+  cfg->nsuites = 4;
+  /* The 256-bit groups first: a 512-bit ECDHE costs about four times more. */
+  for (size_t i = 0; i < 7; i++) cfg->groups[i] = group_names[i].id;
+  cfg->ngroups = 7;
+  cfg->vmin = cfg->vmax = 0x0304;
+  return cfg;
+}
+
+void gostx_tls_config_free(gostx_tls_config *cfg) {
+  if (!cfg) return;
+  free(cfg->chain);
+  gostx_memzero(cfg, sizeof *cfg);
+  free(cfg);
+}
+
+gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg) {
+  return cfg ? &cfg->test : NULL;
+}
+
+static int cfg_error(gostx_tls_config *cfg, int rc, const char *what, const char *item,
+                     size_t item_len) {
+  if (item)
+    snprintf(cfg->err, sizeof cfg->err, "%s: %.*s", what, (int)(item_len > 64 ? 64 : item_len),
+             item);
+  else
+    snprintf(cfg->err, sizeof cfg->err, "%s", what);
+  return rc;
+}
+
+const char *gostx_tls_config_error(const gostx_tls_config *cfg) {
+  return cfg && cfg->err[0] ? cfg->err : NULL;
+}
+
+static int leaf_mismatch(gostx_tls_config *cfg);
+
+int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
+                               const size_t *der_len, size_t n) {
+  if (!cfg || (n && (!der || !der_len))) return GOSTX_EINVAL;
+  if (n > GOSTX__TLS_MAX_CHAIN) return cfg_error(cfg, GOSTX_ELEN, "chain too long", NULL, 0);
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!der[i] || !der_len[i] || der_len[i] >= (1u << 24))
+      return cfg_error(cfg, GOSTX_EINVAL, "empty certificate in the chain", NULL, 0);
+    total += der_len[i] + 5; /* each CertificateEntry: 3 + cert + 2 */
+  }
+  if (total + 4 > GOSTX__TLS_HS_MAX)
+    return cfg_error(cfg, GOSTX_ELEN, "chain larger than a handshake message may be", NULL, 0);
+  uint8_t *block = n ? malloc(total) : NULL;
+  if (n && !block) return GOSTX_ENOMEM;
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    memcpy(block + at, der[i], der_len[i]);
+    at += der_len[i];
+  }
+  uint8_t *old = cfg->chain;
+  size_t old_n = cfg->nchain, old_len[GOSTX__TLS_MAX_CHAIN];
+  memcpy(old_len, cfg->chain_len, sizeof old_len);
+  for (size_t i = 0; i < n; i++) cfg->chain_len[i] = der_len[i];
+  cfg->chain = block;
+  cfg->nchain = n;
+  int rc = leaf_mismatch(cfg);
+  if (rc != GOSTX_OK) {
+    free(block);
+    cfg->chain = old;
+    cfg->nchain = old_n;
+    memcpy(cfg->chain_len, old_len, sizeof old_len);
+    return rc;
+  }
+  free(old);
+  return GOSTX_OK;
+}
+
+/* 0 unless both the leaf and the key are set and the leaf's key is not
+ * this key (or the leaf does not parse). */
+static int leaf_mismatch(gostx_tls_config *cfg) {
+  if (!cfg->nchain || !cfg->key_curve || cfg->test.raw_chain) return GOSTX_OK;
+  gostx_x509_cert leaf;
+  gostx_x509_status st;
+  if (gostx_x509_parse(cfg->chain, cfg->chain_len[0], &leaf, &st) != GOSTX_OK)
+    return cfg_error(cfg, GOSTX_EFORMAT, "the leaf certificate does not parse",
+                     gostx_x509_status_name(st), strlen(gostx_x509_status_name(st)));
+  size_t l = gostx_gost3410_size(cfg->key_curve);
+  if (leaf.curve != cfg->key_curve || leaf.pub_len != 2 * l || memcmp(leaf.pub, cfg->key_pub, 2 * l))
+    return cfg_error(cfg, GOSTX_EINVAL, "the key is not the leaf certificate's", NULL, 0);
+  return GOSTX_OK;
+}
+
+int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
+                             const uint8_t *priv, size_t priv_len) {
+  if (!cfg || !priv) return GOSTX_EINVAL;
+  if (!gostx__tls_curve_scheme(curve))
+    return cfg_error(cfg, GOSTX_EINVAL, "the key's curve has no TLS 1.3 signature scheme",
+                     NULL, 0);
+  if (priv_len != gostx_gost3410_size(curve)) return GOSTX_ELEN;
+  int rc = gostx_gost3410_public_key(curve, priv, priv_len, cfg->key_pub, 2 * priv_len);
+  if (rc != GOSTX_OK) return cfg_error(cfg, rc, "invalid private key", NULL, 0);
+  gostx_gost3410_curve keep = cfg->key_curve;
+  uint8_t keep_priv[64];
+  memcpy(keep_priv, cfg->key_priv, sizeof keep_priv);
+  memcpy(cfg->key_priv, priv, priv_len);
+  cfg->key_curve = curve;
+  rc = leaf_mismatch(cfg);
+  if (rc != GOSTX_OK) {
+    memcpy(cfg->key_priv, keep_priv, sizeof keep_priv);
+    cfg->key_curve = keep;
+    if (keep) gostx_gost3410_public_key(keep, keep_priv, gostx_gost3410_size(keep), cfg->key_pub,
+                                        2 * gostx_gost3410_size(keep));
+  }
+  gostx_memzero(keep_priv, sizeof keep_priv);
+  return rc;
+}
+
+void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store) {
+  if (cfg) cfg->store = store;
+}
+
+void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode) {
+  if (cfg) cfg->verify = mode;
+}
+
+/* Calls each(cfg, item, len) for the ':' or ',' separated items of list. */
+static int each_item(gostx_tls_config *cfg, const char *list,
+                     int (*each)(gostx_tls_config *, const char *, size_t)) {
+  if (!cfg || !list) return GOSTX_EINVAL;
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ":,");
+    if (n == 0) return cfg_error(cfg, GOSTX_EINVAL, "empty list entry", NULL, 0);
+    int rc = each(cfg, p, n);
+    if (rc != GOSTX_OK) return rc;
+    p += n;
+    if (*p) p++;
+  }
+  return GOSTX_OK;
+}
+
+static int name_is(const char *item, size_t n, const char *name) {
+  return strlen(name) == n && !strncmp(item, name, n);
+}
+
+static int add_suite(gostx_tls_config *cfg, const char *item, size_t n) {
+  for (size_t i = 0; i < 4; i++) {
+    const gostx__tls_suite *s = gostx__tls_suite_by_id(all_suites[i]);
+    const char *shrt = s->name + strlen("TLS_GOSTR341112_256_WITH_");
+    if (name_is(item, n, s->name) || name_is(item, n, shrt)) {
+      for (size_t j = 0; j < cfg->nsuites; j++)
+        if (cfg->suites[j] == s->id) return GOSTX_OK;
+      cfg->suites[cfg->nsuites++] = s->id;
+      return GOSTX_OK;
+    }
+  }
+  return cfg_error(cfg, GOSTX_EINVAL, "unknown cipher suite", item, n);
+}
+
+int gostx_tls_config_set_suites(gostx_tls_config *cfg, const char *list) {
+  if (!cfg || !list) return GOSTX_EINVAL;
+  gostx_tls_config keep = *cfg;
+  cfg->nsuites = 0;
+  int rc = each_item(cfg, list, add_suite);
+  if (rc == GOSTX_OK && cfg->nsuites == 0) rc = cfg_error(cfg, GOSTX_EINVAL, "no suite", NULL, 0);
+  if (rc != GOSTX_OK) {
+    memcpy(cfg->suites, keep.suites, sizeof cfg->suites);
+    cfg->nsuites = keep.nsuites;
+  }
+  return rc;
+}
+
+static int add_group(gostx_tls_config *cfg, const char *item, size_t n) {
+  for (size_t i = 0; i < 7; i++)
+    if (name_is(item, n, group_names[i].name)) {
+      for (size_t j = 0; j < cfg->ngroups; j++)
+        if (cfg->groups[j] == group_names[i].id) return GOSTX_OK;
+      cfg->groups[cfg->ngroups++] = group_names[i].id;
+      return GOSTX_OK;
+    }
+  return cfg_error(cfg, GOSTX_EINVAL, "unknown group", item, n);
+}
+
+int gostx_tls_config_set_groups(gostx_tls_config *cfg, const char *list) {
+  if (!cfg || !list) return GOSTX_EINVAL;
+  uint16_t keep[7];
+  size_t nkeep = cfg->ngroups;
+  memcpy(keep, cfg->groups, sizeof keep);
+  cfg->ngroups = 0;
+  int rc = each_item(cfg, list, add_group);
+  if (rc == GOSTX_OK && cfg->ngroups == 0) rc = cfg_error(cfg, GOSTX_EINVAL, "no group", NULL, 0);
+  if (rc != GOSTX_OK) {
+    memcpy(cfg->groups, keep, sizeof keep);
+    cfg->ngroups = nkeep;
+  }
+  return rc;
+}
+
+static int add_alpn(gostx_tls_config *cfg, const char *item, size_t n) {
+  if (n > 255 || cfg->alpn_len + 1 + n > sizeof cfg->alpn)
+    return cfg_error(cfg, GOSTX_ELEN, "ALPN list too long", item, n);
+  cfg->alpn[cfg->alpn_len++] = (uint8_t)n;
+  memcpy(cfg->alpn + cfg->alpn_len, item, n);
+  cfg->alpn_len += n;
+  return GOSTX_OK;
+}
+
+int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list) {
+  if (!cfg || !list) return GOSTX_EINVAL;
+  cfg->alpn_len = 0;
+  int rc = each_item(cfg, list, add_alpn);
+  if (rc != GOSTX_OK) cfg->alpn_len = 0;
+  return rc;
+}
+
+int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max) {
+  if (!cfg || min > max) return GOSTX_EINVAL;
+  /* TLS 1.3 only in this build: a range without it is refused. */
+  if (min > 0x0304 || max < 0x0304)
+    return cfg_error(cfg, GOSTX_EUNSUP, "only TLS 1.3 (0x0304) is built", NULL, 0);
+  cfg->vmin = min;
+  cfg->vmax = max;
+  return GOSTX_OK;
+}
+
+void gostx_tls_config_set_keylog(gostx_tls_config *cfg, void (*cb)(void *user, const char *line),
+                                 void *user) {
+  if (!cfg) return;
+  cfg->keylog = cb;
+  cfg->keylog_user = user;
+}
+
+/* ---------------- connection ---------------- */
+
+gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
+  if (!cfg) return NULL;
+  gostx_tls *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->cfg = cfg;
+  c->role = cfg->role;
+  c->fd = -1;
+  c->alert = -1;
+  gostx_streebog_init(&c->th, GOSTX__TLS_HASH_LEN);
+  return c;
+}
+
+void gostx_tls_free(gostx_tls *c) {
+  if (!c) return;
+  gostx__tls_record_clear(&c->rrec);
+  gostx__tls_record_clear(&c->wrec);
+  gostx_memzero(c, sizeof *c);
+  free(c);
+}
+
+int gostx_tls_set_servername(gostx_tls *c, const char *name) {
+  if (!c || !name) return GOSTX_EINVAL;
+  size_t n = strlen(name);
+  if (n == 0 || n >= sizeof c->servername) return GOSTX_ELEN;
+  if (c->state != GOSTX__ST_START) return GOSTX_ESTATE;
+  memcpy(c->servername, name, n + 1);
+  return GOSTX_OK;
+}
+
+void gostx_tls_set_io(gostx_tls *c, gostx_tls_read_fn rd, gostx_tls_write_fn wr, void *user) {
+  if (!c) return;
+  c->rd = rd;
+  c->wr = wr;
+  c->io_user = user;
+  c->fd = -1;
+}
+
+void gostx_tls_set_fd(gostx_tls *c, int fd) {
+  if (!c) return;
+  c->rd = NULL;
+  c->wr = NULL;
+  c->fd = fd;
+}
+
+/* A KeyUpdate (update_requested or not) under the current key, then the
+ * next write key. */
+static int send_key_update(gostx_tls *c, int request) {
+  uint8_t *secret = c->role == GOSTX_TLS_CLIENT ? c->c_ap : c->s_ap;
+  c->msg[0] = GOSTX__HS_KEY_UPDATE;
+  c->msg[4] = (uint8_t)(request ? 1 : 0);
+  size_t len = 5;
+  c->msg[1] = c->msg[2] = 0;
+  c->msg[3] = 1;
+  int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg, len, 0x0303);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "KeyUpdate");
+  rc = gostx__tls_update_secret(secret, secret);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, secret);
+  c->ku_due = 0;
+  return rc;
+}
+
+/* The sequence number after which this direction's key must change. */
+static uint64_t key_limit(const gostx_tls *c, const gostx__tls_record *r) {
+  uint64_t lim = r->suite->snmax;
+  if (c->cfg->test.snmax && c->cfg->test.snmax < lim) lim = c->cfg->test.snmax;
+  return lim;
+}
+
+/* Before a record of application data: the KeyUpdate the peer asked for,
+ * or the one SNMAX makes due (sent as the last record of this key). */
+static int before_app_record(gostx_tls *c) {
+  int rc = GOSTX_OK;
+  if (c->ku_due || c->wrec.seq >= key_limit(c, &c->wrec)) rc = send_key_update(c, 0);
+  return rc;
+}
+
+/* ---------------- reading ---------------- */
+
+/* Reads until the record in c->in is whole. */
+static int read_record(gostx_tls *c) {
+  for (;;) {
+    size_t need = GOSTX__TLS_HDR_LEN;
+    if (c->in_have >= GOSTX__TLS_HDR_LEN) {
+      size_t len = (size_t)c->in[3] << 8 | c->in[4];
+      uint8_t t = c->in[0];
+      if (t != GOSTX__CT_CCS && t != GOSTX__CT_ALERT && t != GOSTX__CT_HANDSHAKE &&
+          t != GOSTX__CT_APP)
+        return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                               "unknown record type");
+      if (c->in[1] != 3 || (c->in[2] != 3 && !(c->in[2] == 1 && c->state == GOSTX__ST_START)))
+        return gostx__tls_fail(c, GOSTX__ALERT_PROTOCOL_VERSION, GOSTX_EFORMAT,
+                               "record version not 0x0303");
+      size_t max = c->renc && t == GOSTX__CT_APP ? GOSTX__TLS_MAX_CIPHERTEXT
+                                                 : GOSTX__TLS_MAX_PLAINTEXT;
+      if (len > max)
+        return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, GOSTX_ELEN, "record too long");
+      need = GOSTX__TLS_HDR_LEN + len;
+    }
+    if (c->in_have >= need && need > GOSTX__TLS_HDR_LEN - 1 && c->in_have >= GOSTX__TLS_HDR_LEN)
+      return GOSTX_OK;
+    if (!c->rd && c->fd < 0) return GOSTX_EINVAL;
+    ssize_t n = gostx__tls_io_read(c, c->in + c->in_have, need - c->in_have);
+    if (n < 0 && gostx__tls_not_now()) return GOSTX_TLS_WANT_READ;
+    if (n < 0) return gostx__tls_fail(c, -1, GOSTX_EIO, "transport read failed");
+    if (n == 0)
+      return gostx__tls_fail(c, -1, GOSTX_EIO,
+                             c->state == GOSTX__ST_CONNECTED ? "connection closed without close_notify"
+                                                             : "connection closed in the handshake");
+    c->in_have += (size_t)n;
+  }
+}
+
+static int on_alert(gostx_tls *c, const uint8_t *p, size_t len) {
+  if (len != 2)
+    return gostx__tls_fail(c, GOSTX__ALERT_DECODE_ERROR, GOSTX_EFORMAT, "alert not 2 bytes");
+  if (p[1] == GOSTX__ALERT_CLOSE_NOTIFY) {
+    c->closed = 1;
+    c->alert = 0;
+    c->alert_sent = 0;
+    return GOSTX_TLS_CLOSED;
+  }
+  if (p[1] == GOSTX__ALERT_USER_CANCELED) return GOSTX_OK; /* a close_notify follows */
+  int rc = gostx__tls_fail(c, -1, GOSTX_EIO, "the peer sent a fatal alert");
+  c->alert = p[1];
+  c->alert_sent = 0;
+  snprintf(c->err, sizeof c->err, "the peer sent alert %u", p[1]);
+  return rc;
+}
+
+/* Handshake bytes of one record: whole messages go to the state machine. */
+static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
+  if (len == 0)
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "empty handshake record");
+  while (len) {
+    if (c->hs_have < 4) {
+      size_t take = 4 - c->hs_have < len ? 4 - c->hs_have : len;
+      memcpy(c->hs_in + c->hs_have, p, take);
+      c->hs_have += take;
+      p += take;
+      len -= take;
+      if (c->hs_have < 4) break;
+    }
+    size_t body = (size_t)c->hs_in[1] << 16 | (size_t)c->hs_in[2] << 8 | c->hs_in[3];
+    if (body > GOSTX__TLS_HS_MAX)
+      return gostx__tls_fail(c, GOSTX__ALERT_DECODE_ERROR, GOSTX_ELEN,
+                             "handshake message too long");
+    size_t take = 4 + body - c->hs_have < len ? 4 + body - c->hs_have : len;
+    memcpy(c->hs_in + c->hs_have, p, take);
+    c->hs_have += take;
+    p += take;
+    len -= take;
+    if (c->hs_have < 4 + body) break;
+    c->hs_have = 0;
+    c->rkey_changed = 0;
+    int rc = gostx__tls_on_message(c, c->hs_in, 4 + body);
+    if (rc != GOSTX_OK) return rc;
+    if (c->state == GOSTX__ST_FAILED) return c->rc;
+    /* A message that changed the read key must end its record (RFC 8446
+     * section 5.1). */
+    if (c->rkey_changed && len)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "handshake data across a key change");
+  }
+  return GOSTX_OK;
+}
+
+/* Reads and handles one record. Application data is left at in + 5
+ * (app_off, app_len); the rest goes where it belongs. */
+static int next_record(gostx_tls *c) {
+  int rc = read_record(c);
+  if (rc != GOSTX_OK) return rc;
+  size_t len = c->in_have - GOSTX__TLS_HDR_LEN;
+  uint8_t type = c->in[0];
+  uint8_t *body = c->in + GOSTX__TLS_HDR_LEN;
+  c->in_have = 0;
+  if (type == GOSTX__CT_CCS) {
+    /* Middlebox compatibility: one CCS of 0x01, in the clear, between the
+     * first hellos and the peer's Finished; anything else is refused. */
+    if (len != 1 || body[0] != 1 || c->ccs_seen_ok || c->hs_have ||
+        !(c->state == GOSTX__ST_WAIT_EE || c->state == GOSTX__ST_WAIT_CH2 ||
+          c->state == GOSTX__ST_WAIT_CERT || c->state == GOSTX__ST_WAIT_FINISHED ||
+          (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_WAIT_SH && c->hrr)) ||
+        (c->role == GOSTX_TLS_SERVER && c->state == GOSTX__ST_START))
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "unexpected change_cipher_spec");
+    c->ccs_seen_ok = 1;
+    return GOSTX_OK;
+  }
+  if (c->renc) {
+    if (type != GOSTX__CT_APP)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "plaintext record after the keys");
+    if (c->rrec.seq > key_limit(c, &c->rrec) || c->rrec.spent)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_ESTATE,
+                             "the peer went past its key's record limit");
+    size_t got;
+    rc = gostx__tls_record_open(&c->rrec, c->in, GOSTX__TLS_HDR_LEN + len, body, len, &got,
+                                &type);
+    if (rc == GOSTX_EAUTH)
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
+    if (rc == GOSTX_ELEN)
+      return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
+    if (rc == GOSTX_EFORMAT)
+      return gostx__tls_fail(c, len < c->suite->tag_len + 1 ? GOSTX__ALERT_DECODE_ERROR
+                                                            : GOSTX__ALERT_UNEXPECTED_MESSAGE,
+                             rc, "malformed protected record");
+    if (rc != GOSTX_OK)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
+    len = got;
+  } else if (type == GOSTX__CT_APP) {
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "application data before the keys");
+  }
+  if (c->hs_have && type != GOSTX__CT_HANDSHAKE)
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "a record inside a fragmented handshake message");
+  switch (type) {
+    case GOSTX__CT_ALERT:
+      return on_alert(c, body, len);
+    case GOSTX__CT_HANDSHAKE:
+      return on_handshake_data(c, body, len);
+    case GOSTX__CT_APP:
+      if (c->state != GOSTX__ST_CONNECTED)
+        return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                               "application data in the handshake");
+      c->app_off = 0;
+      c->app_len = len;
+      return GOSTX_OK;
+    default:
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "unexpected record type");
+  }
+}
+
+/* ---------------- the public calls ---------------- */
+
+int gostx_tls_handshake(gostx_tls *c) {
+  if (!c) return GOSTX_EINVAL;
+  for (;;) {
+    if (c->state == GOSTX__ST_FAILED) return c->rc;
+    int rc = c->pend ? gostx__tls_hs_flush(c) : GOSTX_OK;
+    if (rc == GOSTX_OK) rc = gostx__tls_flush(c);
+    if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+    if (rc != GOSTX_OK) return rc;
+    if (c->state == GOSTX__ST_CONNECTED) return GOSTX_OK;
+    if (c->closed) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
+    if (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_START) {
+      rc = gostx__tls_client_hello(c);
+      if (rc != GOSTX_OK) return rc;
+      continue;
+    }
+    rc = next_record(c);
+    if (rc == GOSTX_TLS_CLOSED) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
+    if (rc != GOSTX_OK) return rc;
+    if (c->app_len) /* cannot happen: refused before CONNECTED */
+      return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ESTATE, "data in handshake");
+  }
+}
+
+int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
+  if (!c || (!buf && cap) || !got) return GOSTX_EINVAL;
+  *got = 0;
+  int rc = gostx_tls_handshake(c);
+  if (rc != GOSTX_OK) return rc;
+  for (;;) {
+    if (c->app_len) {
+      size_t n = cap < c->app_len ? cap : c->app_len;
+      memcpy(buf, c->in + GOSTX__TLS_HDR_LEN + c->app_off, n);
+      c->app_off += n;
+      c->app_len -= n;
+      *got = n;
+      return GOSTX_OK;
+    }
+    if (c->closed) return GOSTX_TLS_CLOSED;
+    if (c->state == GOSTX__ST_FAILED) return c->rc;
+    if (c->ku_due) {
+      rc = send_key_update(c, 0);
+      if (rc != GOSTX_OK) return rc;
+    }
+    rc = gostx__tls_flush(c);
+    if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+    if (rc != GOSTX_OK) return rc;
+    rc = next_record(c);
+    if (rc != GOSTX_OK) return rc;
+  }
+}
+
+int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
+  if (!c || (!buf && len) || !put) return GOSTX_EINVAL;
+  *put = 0;
+  int rc = gostx_tls_handshake(c);
+  if (rc != GOSTX_OK) return rc;
+  const uint8_t *p = buf;
+  for (;;) {
+    rc = gostx__tls_flush(c);
+    if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+    if (rc != GOSTX_OK) return rc;
+    if (*put == len) return GOSTX_OK;
+    size_t n = len - *put > GOSTX__TLS_MAX_PLAINTEXT ? GOSTX__TLS_MAX_PLAINTEXT : len - *put;
+    rc = before_app_record(c);
+    if (rc == GOSTX_OK) rc = gostx__tls_queue_record(c, GOSTX__CT_APP, p + *put, n, 0x0303);
+    if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "seal failed");
+    *put += n;
+  }
+}
+
+int gostx_tls_key_update(gostx_tls *c, int request_peer) {
+  if (!c) return GOSTX_EINVAL;
+  if (c->state != GOSTX__ST_CONNECTED) return GOSTX_ESTATE;
+  int rc = send_key_update(c, request_peer);
+  if (rc != GOSTX_OK) return rc;
+  rc = gostx__tls_flush(c);
+  return rc == GOSTX_EIO ? gostx__tls_fail(c, -1, rc, "transport write failed") : rc;
+}
+
+int gostx_tls_close(gostx_tls *c) {
+  if (!c) return GOSTX_EINVAL;
+  if (c->state == GOSTX__ST_FAILED) return c->rc;
+  if (c->alert != 0 || !c->alert_sent) {
+    static const uint8_t a[2] = {1, 0};
+    if (c->wenc && c->wrec.seq >= key_limit(c, &c->wrec)) {
+      int rc = send_key_update(c, 0);
+      if (rc != GOSTX_OK) return rc;
+    }
+    int rc = gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303);
+    if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "close");
+    c->alert = 0;
+    c->alert_sent = 1;
+  }
+  int rc = gostx__tls_flush(c);
+  return rc == GOSTX_EIO ? gostx__tls_fail(c, -1, rc, "transport write failed") : rc;
+}
+
+const char *gostx_tls_version(const gostx_tls *c) {
+  return c && c->state == GOSTX__ST_CONNECTED ? "TLSv1.3" : NULL;
+}
+
+const char *gostx_tls_suite(const gostx_tls *c) {
+  return c && c->suite ? c->suite->name : NULL;
+}
+
+const char *gostx_tls_group(const gostx_tls *c) {
+  if (!c) return NULL;
+  for (size_t i = 0; i < 7; i++)
+    if (group_names[i].id == c->group) return group_names[i].name;
+  return NULL;
+}
+
+const char *gostx_tls_scheme(const gostx_tls *c) {
+  static const char *const names[] = {"gostr34102012_256a", "gostr34102012_256b",
+                                      "gostr34102012_256c", "gostr34102012_256d",
+                                      "gostr34102012_512a", "gostr34102012_512b",
+                                      "gostr34102012_512c"};
+  if (!c || c->scheme < 0x0709 || c->scheme > 0x070F) return NULL;
+  return names[c->scheme - 0x0709];
+}
+
+const char *gostx_tls_alpn(const gostx_tls *c) { return c && c->alpn[0] ? c->alpn : NULL; }
+
+const char *gostx_tls_servername(const gostx_tls *c) {
+  return c && c->servername[0] ? c->servername : NULL;
+}
+
+size_t gostx_tls_peer_chain(const gostx_tls *c, const gostx_x509_cert **chain) {
+  if (!c) return 0;
+  if (chain) *chain = c->npeer ? c->peer_cert : NULL;
+  return c->npeer;
+}
+
+const char *gostx_tls_error(const gostx_tls *c) { return c && c->err[0] ? c->err : NULL; }
+
+int gostx_tls_alert(const gostx_tls *c, int *sent) {
+  if (!c) return -1;
+  if (sent) *sent = c->alert_sent;
+  return c->alert;
+}
+
+const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name) {
+  if (!strcmp(name, "hs")) return c->hs_secret;
+  if (!strcmp(name, "master")) return c->master;
+  if (!strcmp(name, "c hs")) return c->c_hs;
+  if (!strcmp(name, "s hs")) return c->s_hs;
+  if (!strcmp(name, "c ap")) return c->c_ap;
+  if (!strcmp(name, "s ap")) return c->s_ap;
+  return NULL;
+}

@@ -1,0 +1,211 @@
+/* lib/tls's connection: the config and the connection behind
+ * include/gostx/tls.h, shared by conn.c (config, transport, records,
+ * application data, alerts) and handshake.c (the messages and the state
+ * machine of RFC 8446 with the RFC 9367 profile). Internal. */
+#ifndef GOSTX_TLS_CONN_H
+#define GOSTX_TLS_CONN_H
+
+#include "gostx/hash.h"
+#include "gostx/tls.h"
+#include "tls_internal.h"
+
+/* The largest handshake message body taken or built (a certificate chain
+ * of several GOST certificates is a few KiB): larger ones are refused
+ * (decode_error) before they are buffered. */
+#define GOSTX__TLS_HS_MAX 24576u
+#define GOSTX__TLS_MAX_CHAIN 8
+#define GOSTX__TLS_IN_CAP (GOSTX__TLS_HDR_LEN + GOSTX__TLS_MAX_CIPHERTEXT)
+/* A whole flight (ServerHello to Finished, the chain in records of 2^14) or
+ * an application record plus a KeyUpdate and an alert. */
+#define GOSTX__TLS_OUT_CAP (GOSTX__TLS_HS_MAX + 8192u)
+
+/* RFC 8446 section 6: the alerts this implementation sends or names. */
+enum {
+  GOSTX__ALERT_CLOSE_NOTIFY = 0,
+  GOSTX__ALERT_UNEXPECTED_MESSAGE = 10,
+  GOSTX__ALERT_BAD_RECORD_MAC = 20,
+  GOSTX__ALERT_RECORD_OVERFLOW = 22,
+  GOSTX__ALERT_HANDSHAKE_FAILURE = 40,
+  GOSTX__ALERT_BAD_CERTIFICATE = 42,
+  GOSTX__ALERT_UNSUPPORTED_CERTIFICATE = 43,
+  GOSTX__ALERT_CERTIFICATE_EXPIRED = 45,
+  GOSTX__ALERT_CERTIFICATE_UNKNOWN = 46,
+  GOSTX__ALERT_ILLEGAL_PARAMETER = 47,
+  GOSTX__ALERT_UNKNOWN_CA = 48,
+  GOSTX__ALERT_DECODE_ERROR = 50,
+  GOSTX__ALERT_DECRYPT_ERROR = 51,
+  GOSTX__ALERT_PROTOCOL_VERSION = 70,
+  GOSTX__ALERT_INTERNAL_ERROR = 80,
+  GOSTX__ALERT_USER_CANCELED = 90,
+  GOSTX__ALERT_MISSING_EXTENSION = 109,
+  GOSTX__ALERT_UNSUPPORTED_EXTENSION = 110,
+  GOSTX__ALERT_UNRECOGNIZED_NAME = 112,
+  GOSTX__ALERT_CERTIFICATE_REQUIRED = 116,
+  GOSTX__ALERT_NO_APPLICATION_PROTOCOL = 120
+};
+
+/* Content types (RFC 8446 section 5.1). */
+enum { GOSTX__CT_CCS = 20, GOSTX__CT_ALERT = 21, GOSTX__CT_HANDSHAKE = 22, GOSTX__CT_APP = 23 };
+
+/* Handshake types (RFC 8446 section 4). */
+enum {
+  GOSTX__HS_CLIENT_HELLO = 1,
+  GOSTX__HS_SERVER_HELLO = 2,
+  GOSTX__HS_NEW_SESSION_TICKET = 4,
+  GOSTX__HS_END_OF_EARLY_DATA = 5,
+  GOSTX__HS_ENCRYPTED_EXTENSIONS = 8,
+  GOSTX__HS_CERTIFICATE = 11,
+  GOSTX__HS_CERTIFICATE_REQUEST = 13,
+  GOSTX__HS_CERTIFICATE_VERIFY = 15,
+  GOSTX__HS_FINISHED = 20,
+  GOSTX__HS_KEY_UPDATE = 24,
+  GOSTX__HS_MESSAGE_HASH = 254
+};
+
+/* The states: each accepts only its messages. */
+typedef enum gostx__tls_state {
+  GOSTX__ST_START = 0,   /* client: ClientHello to send; server: waiting for it */
+  GOSTX__ST_WAIT_SH,     /* client */
+  GOSTX__ST_WAIT_EE,     /* client */
+  GOSTX__ST_WAIT_CERT_CR,/* client */
+  GOSTX__ST_WAIT_CERT,   /* both (the server when it asked for one) */
+  GOSTX__ST_WAIT_CV,     /* both */
+  GOSTX__ST_WAIT_FINISHED,
+  GOSTX__ST_WAIT_CH2,    /* server, after HelloRetryRequest */
+  GOSTX__ST_CONNECTED,
+  GOSTX__ST_FAILED
+} gostx__tls_state;
+
+/* Deterministic values for the known-answer replay of RFC 9367 Appendix A
+ * (tests only; never set by the public API): the hello random, the
+ * ephemeral private key (big-endian), the signature nonce k (big-endian),
+ * and the switches that make our hello the RFC's. */
+typedef struct gostx__tls_test_hooks {
+  const uint8_t *random;   /* 32 bytes */
+  const uint8_t *eph_priv; /* the curve's size */
+  const uint8_t *sign_k;   /* the signing curve's size */
+  int no_compat;           /* client: no session id, no CCS */
+  int raw_chain;           /* our chain is not parsed (not matched to the key) */
+  int coalesce;            /* handshake messages share records */
+  size_t frag;             /* when not 0: handshake records of at most frag bytes */
+  /* Called on each handshake message (header included, *len bytes, cap
+   * the room) before it goes into the transcript and out. */
+  void (*mutate)(void *user, uint8_t *msg, size_t *len, size_t cap);
+  void *mutate_user;
+  uint64_t snmax;          /* when not 0: a KeyUpdate is due after this sequence number */
+  /* A peer key to use instead of the leaf certificate's (VERIFY_NONE tests
+   * before X.509 is built): curve 0 = none. */
+  gostx_gost3410_curve pin_curve;
+  uint8_t pin_pub[128];
+} gostx__tls_test_hooks;
+
+struct gostx_tls_config {
+  gostx_tls_role role;
+  gostx_tls_verify verify;
+  const gostx_x509_store *store;
+  uint16_t suites[4];
+  size_t nsuites;
+  uint16_t groups[7];
+  size_t ngroups;
+  uint8_t alpn[256]; /* ProtocolNameList's body: 8-bit length-prefixed names */
+  size_t alpn_len;
+  unsigned vmin, vmax;
+  uint8_t *chain; /* the chain's DER, one block */
+  size_t chain_len[GOSTX__TLS_MAX_CHAIN], nchain;
+  gostx_gost3410_curve key_curve;
+  uint8_t key_priv[64], key_pub[128];
+  void (*keylog)(void *user, const char *line);
+  void *keylog_user;
+  gostx__tls_test_hooks test;
+  char err[128];
+};
+
+struct gostx_tls {
+  const gostx_tls_config *cfg;
+  gostx_tls_role role;
+  gostx__tls_state state;
+  int rc;           /* the error that ended the connection, 0 while none */
+  int alert, alert_sent;
+  char err[160];
+  /* transport */
+  gostx_tls_read_fn rd;
+  gostx_tls_write_fn wr;
+  void *io_user;
+  int fd;
+  /* negotiated and peer's offers */
+  const gostx__tls_suite *suite;
+  uint16_t group, scheme;
+  int hrr;          /* a HelloRetryRequest was sent / received */
+  int ccs_sent, ccs_seen_ok; /* middlebox compatibility */
+  int cert_req;     /* client: asked for a certificate; server: asked one */
+  uint16_t peer_schemes[16];
+  size_t npeer_schemes;
+  uint8_t client_random[32], server_random[32];
+  uint8_t session_id[32];
+  size_t session_id_len;
+  uint8_t cookie[256];
+  size_t cookie_len;
+  char servername[256];
+  char alpn[256];
+  /* the ephemeral key */
+  uint8_t eph_priv[64], eph_pub[128];
+  /* the key schedule */
+  gostx_streebog_ctx th; /* the running transcript */
+  uint8_t hs_secret[32], master[32], c_hs[32], s_hs[32], c_ap[32], s_ap[32];
+  gostx__tls_record rrec, wrec;
+  int renc, wenc; /* protected read / write */
+  int rkey_changed; /* the message just handled changed the read key */
+  int closed;     /* peer sent close_notify */
+  int ku_due;     /* a KeyUpdate to send (the peer asked for one) */
+  /* the peer's chain */
+  size_t npeer;
+  gostx_x509_cert peer_cert[GOSTX__TLS_MAX_CHAIN];
+  gostx_gost3410_curve peer_curve;
+  uint8_t peer_pub[128];
+  int have_peer_key;
+  /* buffers: one record in, handshake messages in, the message being
+   * built, records out, and the peer's certificates */
+  size_t in_have;
+  size_t app_off, app_len; /* decrypted application data at in + 5 */
+  size_t hs_have;
+  size_t out_off, out_len;
+  size_t pend;            /* handshake messages built, not yet in records */
+  unsigned pend_version;  /* their records' legacy_record_version */
+  uint8_t in[GOSTX__TLS_IN_CAP];
+  uint8_t hs_in[GOSTX__TLS_HS_MAX + 4];
+  uint8_t msg[GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4];
+  uint8_t out[GOSTX__TLS_OUT_CAP];
+  uint8_t peer_der[GOSTX__TLS_HS_MAX];
+};
+
+/* io.c */
+ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len);
+int gostx__tls_not_now(void); /* errno says "not now" */
+int gostx__tls_flush(gostx_tls *c); /* 0 when every queued byte is out */
+int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, size_t len,
+                            unsigned legacy_version);
+int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what);
+/* The message at c->msg + c->pend (type, 3 length bytes, body) into the
+ * transcript and out (now, or at the next gostx__tls_hs_flush). */
+int gostx__tls_send_msg(gostx_tls *c, size_t body_len);
+int gostx__tls_hs_flush(gostx_tls *c);
+int gostx__tls_send_ccs(gostx_tls *c);
+int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]);
+void gostx__tls_keylog(gostx_tls *c, const char *label, const uint8_t secret[32]);
+void gostx__tls_th_add(gostx_tls *c, const uint8_t *msg, size_t len);
+void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]);
+
+/* handshake.c */
+int gostx__tls_client_hello(gostx_tls *c);
+/* One whole handshake message (header included) in c's state. */
+int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len);
+/* The scheme's curve (0x0709..0x070F), 0 for another. */
+gostx_gost3410_curve gostx__tls_scheme_curve(unsigned scheme);
+gostx_gost3410_curve gostx__tls_group_curve(unsigned group);
+unsigned gostx__tls_curve_scheme(gostx_gost3410_curve curve);
+/* The test hooks of cfg (tests/test_tls.c). */
+gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
+/* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */
+const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name);
+
+#endif

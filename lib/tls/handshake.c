@@ -1,0 +1,1094 @@
+/* The TLS 1.3 handshake (RFC 8446 section 4) with the RFC 9367 profile:
+ * the messages, built and parsed, and the state machine of both sides.
+ * Each state accepts only its messages; every length is checked against
+ * its container; every refusal sends the alert RFC 8446 names for it.
+ *
+ * Key exchange: ECDHE on GC256A-D / GC512A-C (groups 0x22-0x28), the key
+ * share x || y little-endian (RFC 9367 section 6.1.1.3), the shared secret
+ * x((h d) Q) little-endian (section 6.1.1), the peer's point checked on
+ * the curve and in the order-q subgroup (handshake_failure otherwise, as
+ * section 6.1.1 says). Signatures: schemes 0x0709-0x070F, the signature
+ * str_l(r) | str_l(s) little-endian over Streebog-256 (256-bit curves) or
+ * Streebog-512 of RFC 8446's CertificateVerify content (section 5.3). */
+#include "conn.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "gost3410/ec.h"
+#include "gost3410/ecdh.h"
+
+enum {
+  EXT_SERVER_NAME = 0,
+  EXT_SUPPORTED_GROUPS = 10,
+  EXT_SIGNATURE_ALGORITHMS = 13,
+  EXT_ALPN = 16,
+  EXT_PRE_SHARED_KEY = 41,
+  EXT_EARLY_DATA = 42,
+  EXT_SUPPORTED_VERSIONS = 43,
+  EXT_COOKIE = 44,
+  EXT_PSK_MODES = 45,
+  EXT_KEY_SHARE = 51
+};
+
+/* SHA-256("HelloRetryRequest"): the ServerHello random of a HelloRetryRequest. */
+static const uint8_t hrr_random[32] = {
+    0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C, 0x02, 0x1E, 0x65, 0xB8, 0x91,
+    0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C};
+
+/* ---------------- groups and schemes ---------------- */
+
+static const gostx_gost3410_curve curve_of[7] = {
+    GOSTX_GOST3410_256_A, GOSTX_GOST3410_256_B, GOSTX_GOST3410_256_C, GOSTX_GOST3410_256_D,
+    GOSTX_GOST3410_512_A, GOSTX_GOST3410_512_B, GOSTX_GOST3410_512_C};
+
+gostx_gost3410_curve gostx__tls_group_curve(unsigned group) {
+  return group >= 0x22 && group <= 0x28 ? curve_of[group - 0x22] : (gostx_gost3410_curve)0;
+}
+
+gostx_gost3410_curve gostx__tls_scheme_curve(unsigned scheme) {
+  return scheme >= 0x0709 && scheme <= 0x070F ? curve_of[scheme - 0x0709]
+                                              : (gostx_gost3410_curve)0;
+}
+
+unsigned gostx__tls_curve_scheme(gostx_gost3410_curve curve) {
+  for (unsigned i = 0; i < 7; i++)
+    if (curve_of[i] == curve) return 0x0709 + i;
+  return 0;
+}
+
+/* ---------------- reading and writing ---------------- */
+
+typedef struct rd {
+  const uint8_t *p;
+  size_t n;
+  int bad;
+} rd;
+
+static unsigned get(rd *r, size_t k) {
+  if (r->bad || r->n < k) {
+    r->bad = 1;
+    r->n = 0;
+    return 0;
+  }
+  unsigned v = 0;
+  for (size_t i = 0; i < k; i++) v = v << 8 | r->p[i];
+  r->p += k;
+  r->n -= k;
+  return v;
+}
+
+static const uint8_t *take(rd *r, size_t k) {
+  if (r->bad || r->n < k) {
+    r->bad = 1;
+    r->n = 0;
+    return NULL;
+  }
+  const uint8_t *p = r->p;
+  r->p += k;
+  r->n -= k;
+  return p;
+}
+
+/* A vector with a k-byte length (at least min bytes). */
+static rd vec(rd *r, size_t k, size_t min) {
+  rd v = {NULL, 0, 0};
+  size_t n = get(r, k);
+  v.p = take(r, n);
+  v.n = n;
+  v.bad = r->bad || n < min;
+  if (v.bad) r->bad = 1;
+  return v;
+}
+
+typedef struct wr {
+  uint8_t *p;
+  size_t n, cap;
+  int over;
+} wr;
+
+static void put(wr *w, unsigned v, size_t k) {
+  if (w->n + k > w->cap) {
+    w->over = 1;
+    return;
+  }
+  for (size_t i = 0; i < k; i++) w->p[w->n + i] = (uint8_t)(v >> (8 * (k - 1 - i)));
+  w->n += k;
+}
+
+static void put_bytes(wr *w, const uint8_t *b, size_t k) {
+  if (w->n + k > w->cap) {
+    w->over = 1;
+    return;
+  }
+  memcpy(w->p + w->n, b, k);
+  w->n += k;
+}
+
+/* Opens a vector of a k-byte length: returns where its length goes. */
+static size_t open_vec(wr *w, size_t k) {
+  size_t at = w->n;
+  put(w, 0, k);
+  return at;
+}
+
+static void close_vec(wr *w, size_t at, size_t k) {
+  if (w->over) return;
+  size_t len = w->n - at - k;
+  for (size_t i = 0; i < k; i++) w->p[at + i] = (uint8_t)(len >> (8 * (k - 1 - i)));
+}
+
+static wr msg_start(gostx_tls *c, uint8_t type) {
+  c->msg[c->pend] = type;
+  wr w = {c->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
+  return w;
+}
+
+static int msg_send(gostx_tls *c, wr *w) {
+  if (w->over) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ELEN, "message too long");
+  return gostx__tls_send_msg(c, w->n);
+}
+
+static int fail(gostx_tls *c, int alert, const char *what) {
+  int rc = GOSTX_EFORMAT;
+  if (alert == GOSTX__ALERT_DECRYPT_ERROR || alert == GOSTX__ALERT_BAD_CERTIFICATE ||
+      alert == GOSTX__ALERT_UNKNOWN_CA || alert == GOSTX__ALERT_CERTIFICATE_EXPIRED ||
+      alert == GOSTX__ALERT_CERTIFICATE_REQUIRED || alert == GOSTX__ALERT_CERTIFICATE_UNKNOWN)
+    rc = GOSTX_EAUTH;
+  else if (alert == GOSTX__ALERT_HANDSHAKE_FAILURE || alert == GOSTX__ALERT_PROTOCOL_VERSION ||
+           alert == GOSTX__ALERT_NO_APPLICATION_PROTOCOL ||
+           alert == GOSTX__ALERT_UNSUPPORTED_CERTIFICATE)
+    rc = GOSTX_EUNSUP;
+  else if (alert == GOSTX__ALERT_UNEXPECTED_MESSAGE)
+    rc = GOSTX_ESTATE;
+  else if (alert == GOSTX__ALERT_INTERNAL_ERROR)
+    rc = GOSTX_EINVAL;
+  return gostx__tls_fail(c, alert, rc, what);
+}
+
+static int fill_random(gostx_tls *c, uint8_t *out, size_t n) {
+  if (c->cfg->test.random) {
+    memcpy(out, c->cfg->test.random, n);
+    return GOSTX_OK;
+  }
+  if (gostx_random_bytes(out, n) != GOSTX_OK)
+    return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_EIO, "no randomness");
+  return GOSTX_OK;
+}
+
+/* Reverses each of the two coordinates: the API's big-endian points and the
+ * wire's little-endian ones (RFC 9367 section 6.1.1.3). */
+static void swap_point(uint8_t *out, const uint8_t *in, size_t cl) {
+  for (size_t i = 0; i < cl; i++) {
+    out[i] = in[cl - 1 - i];
+    out[cl + i] = in[2 * cl - 1 - i];
+  }
+}
+
+/* A fresh ephemeral key for c->group; its share (wire order) into w. */
+static int make_share(gostx_tls *c, wr *w) {
+  gostx_gost3410_curve curve = gostx__tls_group_curve(c->group);
+  size_t cl = gostx_gost3410_size(curve);
+  int rc;
+  if (c->cfg->test.eph_priv) {
+    memcpy(c->eph_priv, c->cfg->test.eph_priv, cl);
+    rc = gostx_gost3410_public_key(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
+  } else {
+    rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
+  }
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "ephemeral key");
+  uint8_t le[128];
+  swap_point(le, c->eph_pub, cl);
+  put(w, 2 * cl, 2);
+  put_bytes(w, le, 2 * cl);
+  return GOSTX_OK;
+}
+
+/* The handshake secret and both handshake traffic secrets from the peer's
+ * share (wire order); the transcript holds both hellos. */
+static int key_exchange(gostx_tls *c, const uint8_t *share, size_t len) {
+  gostx_gost3410_curve curve = gostx__tls_group_curve(c->group);
+  size_t cl = gostx_gost3410_size(curve);
+  if (len != 2 * cl) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key share of the wrong length");
+  uint8_t be[128], shared[64], early[32], th[32];
+  swap_point(be, share, cl);
+  int rc = gostx__gost3410_ecdh(curve, c->eph_priv, cl, be, 2 * cl, shared, cl);
+  gostx_memzero(c->eph_priv, sizeof c->eph_priv);
+  if (rc != GOSTX_OK)
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                "the peer's key share is not a point of the group's order-q subgroup");
+  gostx__tls_th_hash(c, th);
+  rc = gostx__tls_next_secret(NULL, NULL, 0, early);
+  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(early, shared, cl, c->hs_secret);
+  if (rc == GOSTX_OK)
+    rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_C_HS_TRAFFIC, th, c->c_hs);
+  if (rc == GOSTX_OK)
+    rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_S_HS_TRAFFIC, th, c->s_hs);
+  gostx_memzero(shared, sizeof shared);
+  gostx_memzero(early, sizeof early);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
+  gostx__tls_keylog(c, "CLIENT_HANDSHAKE_TRAFFIC_SECRET", c->c_hs);
+  gostx__tls_keylog(c, "SERVER_HANDSHAKE_TRAFFIC_SECRET", c->s_hs);
+  return GOSTX_OK;
+}
+
+/* The main secret and both application traffic secrets (the transcript
+ * ends with the server's Finished). */
+static int app_secrets(gostx_tls *c) {
+  uint8_t th[32];
+  gostx__tls_th_hash(c, th);
+  int rc = gostx__tls_next_secret(c->hs_secret, NULL, 0, c->master);
+  if (rc == GOSTX_OK)
+    rc = gostx__tls_derive_secret(c->master, GOSTX__TLS_LABEL_C_AP_TRAFFIC, th, c->c_ap);
+  if (rc == GOSTX_OK)
+    rc = gostx__tls_derive_secret(c->master, GOSTX__TLS_LABEL_S_AP_TRAFFIC, th, c->s_ap);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
+  gostx__tls_keylog(c, "CLIENT_TRAFFIC_SECRET_0", c->c_ap);
+  gostx__tls_keylog(c, "SERVER_TRAFFIC_SECRET_0", c->s_ap);
+  return GOSTX_OK;
+}
+
+/* Replaces the transcript by message_hash(Hash(ClientHello1)) (RFC 8446
+ * section 4.4.1) before the HelloRetryRequest is added. */
+static void transcript_restart(gostx_tls *c) {
+  uint8_t mh[4 + 32] = {GOSTX__HS_MESSAGE_HASH, 0, 0, 32};
+  gostx__tls_th_hash(c, mh + 4);
+  gostx_streebog_init(&c->th, GOSTX__TLS_HASH_LEN);
+  gostx__tls_th_add(c, mh, sizeof mh);
+}
+
+/* ---------------- CertificateVerify and Finished ---------------- */
+
+static const char cv_server[] = "TLS 1.3, server CertificateVerify";
+static const char cv_client[] = "TLS 1.3, client CertificateVerify";
+
+/* The digest of RFC 8446 section 4.4.3's content for a signer of role. */
+static void cv_digest(const gostx_tls *c, gostx_tls_role signer, size_t cl, uint8_t *digest) {
+  uint8_t content[64 + sizeof cv_server + 32];
+  memset(content, 0x20, 64);
+  memcpy(content + 64, signer == GOSTX_TLS_SERVER ? cv_server : cv_client, sizeof cv_server);
+  gostx__tls_th_hash(c, content + 64 + sizeof cv_server);
+  gostx_streebog(cl, content, sizeof content, digest);
+}
+
+static int send_cv(gostx_tls *c) {
+  const gostx_tls_config *cfg = c->cfg;
+  size_t cl = gostx_gost3410_size(cfg->key_curve);
+  uint8_t digest[64], sig[128], le[128];
+  cv_digest(c, c->role, cl, digest);
+  int rc;
+  if (cfg->test.sign_k)
+    rc = gostx_gost3410_sign_with_k(cfg->key_curve, cfg->key_priv, cl, digest, cl,
+                                    cfg->test.sign_k, cl, sig, 2 * cl);
+  else
+    rc = gostx_gost3410_sign(cfg->key_curve, cfg->key_priv, cl, digest, cl, sig, 2 * cl);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "signing failed");
+  /* str_l(r) | str_l(s), each little-endian (RFC 9367 section 5.3). */
+  swap_point(le, sig, cl);
+  wr w = msg_start(c, GOSTX__HS_CERTIFICATE_VERIFY);
+  put(&w, gostx__tls_curve_scheme(cfg->key_curve), 2);
+  put(&w, 2 * cl, 2);
+  put_bytes(&w, le, 2 * cl);
+  return msg_send(c, &w);
+}
+
+static int on_cv(gostx_tls *c, const uint8_t *body, size_t len) {
+  rd r = {body, len, 0};
+  unsigned scheme = get(&r, 2);
+  rd sig = vec(&r, 2, 1);
+  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateVerify");
+  gostx_gost3410_curve curve = gostx__tls_scheme_curve(scheme);
+  if (!c->have_peer_key) return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no peer key");
+  if (!curve || curve != c->peer_curve)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                "CertificateVerify's scheme is not the one of the certificate's key");
+  size_t cl = gostx_gost3410_size(curve);
+  if (sig.n != 2 * cl) return fail(c, GOSTX__ALERT_DECODE_ERROR, "signature of the wrong length");
+  uint8_t digest[64], be[128];
+  cv_digest(c, c->role == GOSTX_TLS_CLIENT ? GOSTX_TLS_SERVER : GOSTX_TLS_CLIENT, cl, digest);
+  swap_point(be, sig.p, cl);
+  if (gostx_gost3410_verify(curve, c->peer_pub, 2 * cl, digest, cl, be, 2 * cl) != GOSTX_OK)
+    return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "CertificateVerify's signature does not verify");
+  c->scheme = (uint16_t)scheme;
+  return GOSTX_OK;
+}
+
+static int finished_mac(gostx_tls *c, const uint8_t secret[32], uint8_t mac[32]) {
+  uint8_t key[32], th[32];
+  gostx__tls_th_hash(c, th);
+  int rc = gostx__tls_finished_key(secret, key);
+  if (rc == GOSTX_OK) rc = gostx__tls_finished_mac(key, th, mac);
+  gostx_memzero(key, sizeof key);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "Finished");
+  return GOSTX_OK;
+}
+
+static int send_finished(gostx_tls *c) {
+  uint8_t mac[32];
+  int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->c_hs : c->s_hs, mac);
+  if (rc != GOSTX_OK) return rc;
+  wr w = msg_start(c, GOSTX__HS_FINISHED);
+  put_bytes(&w, mac, 32);
+  return msg_send(c, &w);
+}
+
+static int check_finished(gostx_tls *c, const uint8_t *body, size_t len) {
+  uint8_t mac[32];
+  if (len != 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "Finished of the wrong length");
+  int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->s_hs : c->c_hs, mac);
+  if (rc != GOSTX_OK) return rc;
+  if (gostx__verdict(gostx_memeq_ct(mac, body, 32)) != GOSTX_OK) /* public once decided */
+    return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the peer's Finished does not verify");
+  return GOSTX_OK;
+}
+
+/* ---------------- certificates ---------------- */
+
+static int send_certificate(gostx_tls *c, int with_chain) {
+  const gostx_tls_config *cfg = c->cfg;
+  wr w = msg_start(c, GOSTX__HS_CERTIFICATE);
+  put(&w, 0, 1); /* certificate_request_context: empty (ours and our CertificateRequest's) */
+  size_t list = open_vec(&w, 3);
+  size_t at = 0;
+  for (size_t i = 0; with_chain && i < cfg->nchain; i++) {
+    put(&w, (unsigned)cfg->chain_len[i], 3);
+    put_bytes(&w, cfg->chain + at, cfg->chain_len[i]);
+    put(&w, 0, 2);
+    at += cfg->chain_len[i];
+  }
+  close_vec(&w, list, 3);
+  return msg_send(c, &w);
+}
+
+/* The alert of RFC 8446 section 6.2 for a chain that failed a check. */
+static int chain_alert(gostx_x509_status st) {
+  switch (st) {
+    case GOSTX_X509_EXPIRED:
+    case GOSTX_X509_NOT_YET_VALID:
+      return GOSTX__ALERT_CERTIFICATE_EXPIRED;
+    case GOSTX_X509_UNKNOWN_CA:
+      return GOSTX__ALERT_UNKNOWN_CA;
+    case GOSTX_X509_UNSUPPORTED:
+    case GOSTX_X509_KEY_USAGE:
+    case GOSTX_X509_EXT_KEY_USAGE:
+      return GOSTX__ALERT_UNSUPPORTED_CERTIFICATE;
+    default:
+      return GOSTX__ALERT_BAD_CERTIFICATE;
+  }
+}
+
+/* The peer's chain parsed, its leaf key taken, and the chain verified to
+ * the store when the config asks for it: the client always (unless
+ * VERIFY_NONE), for the servername when one was set; the server when it
+ * asked for a certificate. */
+static int peer_chain(gostx_tls *c) {
+  const gostx_tls_config *cfg = c->cfg;
+  const gostx__tls_test_hooks *t = &cfg->test;
+  if (t->pin_curve) { /* tests: the key pinned, the chain not read */
+    c->peer_curve = t->pin_curve;
+    memcpy(c->peer_pub, t->pin_pub, 2 * gostx_gost3410_size(t->pin_curve));
+    c->have_peer_key = 1;
+    return GOSTX_OK;
+  }
+  char what[128];
+  for (size_t i = 0; i < c->npeer; i++) {
+    gostx_x509_status st = GOSTX_X509_MALFORMED;
+    const uint8_t *der = c->peer_cert[i].der;
+    size_t len = c->peer_cert[i].der_len;
+    if (gostx_x509_parse(der, len, &c->peer_cert[i], &st) != GOSTX_OK) {
+      snprintf(what, sizeof what, "the peer's certificate %zu: %s", i, gostx_x509_status_name(st));
+      return fail(c, chain_alert(st), what);
+    }
+  }
+  const gostx_x509_cert *leaf = &c->peer_cert[0];
+  if (leaf->key_alg == GOSTX_X509_KEY_2001 || !gostx__tls_curve_scheme(leaf->curve))
+    return fail(c, GOSTX__ALERT_UNSUPPORTED_CERTIFICATE,
+                "the peer's key is not a GOST R 34.10-2012 key of a TLS 1.3 scheme");
+  c->peer_curve = leaf->curve;
+  memcpy(c->peer_pub, leaf->pub, leaf->pub_len);
+  c->have_peer_key = 1;
+  if (cfg->verify == GOSTX_TLS_VERIFY_NONE) return GOSTX_OK;
+  if (!cfg->store) return fail(c, GOSTX__ALERT_UNKNOWN_CA, "no trust store to verify the chain");
+  int client = c->role == GOSTX_TLS_CLIENT;
+  size_t depth = 0;
+  gostx_x509_status st = gostx_x509_verify(
+      cfg->store, c->peer_cert, c->npeer, (int64_t)time(NULL),
+      client ? GOSTX_X509_PURPOSE_SERVER : GOSTX_X509_PURPOSE_CLIENT,
+      client && c->servername[0] ? c->servername : NULL, &depth);
+  if (st != GOSTX_X509_OK) {
+    snprintf(what, sizeof what, "the peer's chain: %s (certificate %zu of the path)",
+             gostx_x509_status_name(st), depth);
+    return fail(c, chain_alert(st), what);
+  }
+  return GOSTX_OK;
+}
+
+static int on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
+  rd r = {body, len, 0};
+  rd ctx = vec(&r, 1, 0);
+  rd list = vec(&r, 3, 0);
+  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed Certificate");
+  if (ctx.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "Certificate with a request context");
+  size_t at = 0;
+  c->npeer = 0;
+  while (list.n) {
+    rd cert = vec(&list, 3, 1);
+    rd ext = vec(&list, 2, 0);
+    if (list.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateEntry");
+    if (ext.n) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "CertificateEntry extensions");
+    if (c->npeer == GOSTX__TLS_MAX_CHAIN)
+      return fail(c, GOSTX__ALERT_BAD_CERTIFICATE, "certificate chain too long");
+    memcpy(c->peer_der + at, cert.p, cert.n);
+    c->peer_cert[c->npeer].der = c->peer_der + at;
+    c->peer_cert[c->npeer].der_len = cert.n;
+    c->npeer++;
+    at += cert.n;
+  }
+  if (c->npeer == 0) {
+    if (c->role == GOSTX_TLS_CLIENT)
+      return fail(c, GOSTX__ALERT_DECODE_ERROR, "the server sent no certificate");
+    if (c->cfg->verify == GOSTX_TLS_VERIFY_REQUIRE)
+      return fail(c, GOSTX__ALERT_CERTIFICATE_REQUIRED, "the client sent no certificate");
+    return GOSTX_OK;
+  }
+  return peer_chain(c);
+}
+
+/* ---------------- ClientHello ---------------- */
+
+static int is_ip_literal(const char *name) {
+  uint8_t a[16];
+  return inet_pton(AF_INET, name, a) == 1 || inet_pton(AF_INET6, name, a) == 1;
+}
+
+static int has16(const uint16_t *list, size_t n, unsigned v) {
+  for (size_t i = 0; i < n; i++)
+    if (list[i] == v) return 1;
+  return 0;
+}
+
+static int build_client_hello(gostx_tls *c) {
+  const gostx_tls_config *cfg = c->cfg;
+  wr w = msg_start(c, GOSTX__HS_CLIENT_HELLO);
+  put(&w, 0x0303, 2);
+  put_bytes(&w, c->client_random, 32);
+  put(&w, (unsigned)c->session_id_len, 1);
+  put_bytes(&w, c->session_id, c->session_id_len);
+  put(&w, (unsigned)(2 * cfg->nsuites), 2);
+  for (size_t i = 0; i < cfg->nsuites; i++) put(&w, cfg->suites[i], 2);
+  put(&w, 0x0100, 2); /* compression_methods: null only */
+  size_t exts = open_vec(&w, 2);
+  if (c->servername[0] && !is_ip_literal(c->servername)) {
+    size_t n = strlen(c->servername);
+    put(&w, EXT_SERVER_NAME, 2);
+    put(&w, (unsigned)n + 5, 2);
+    put(&w, (unsigned)n + 3, 2);
+    put(&w, 0, 1); /* host_name */
+    put(&w, (unsigned)n, 2);
+    put_bytes(&w, (const uint8_t *)c->servername, n);
+  }
+  put(&w, EXT_SUPPORTED_GROUPS, 2);
+  put(&w, (unsigned)(2 * cfg->ngroups + 2), 2);
+  put(&w, (unsigned)(2 * cfg->ngroups), 2);
+  for (size_t i = 0; i < cfg->ngroups; i++) put(&w, cfg->groups[i], 2);
+  put(&w, EXT_SIGNATURE_ALGORITHMS, 2);
+  put(&w, 16, 2);
+  put(&w, 14, 2);
+  for (unsigned s = 0x0709; s <= 0x070F; s++) put(&w, s, 2);
+  if (cfg->alpn_len) {
+    put(&w, EXT_ALPN, 2);
+    put(&w, (unsigned)cfg->alpn_len + 2, 2);
+    put(&w, (unsigned)cfg->alpn_len, 2);
+    put_bytes(&w, cfg->alpn, cfg->alpn_len);
+  }
+  put(&w, EXT_SUPPORTED_VERSIONS, 2);
+  put(&w, 3, 2);
+  put(&w, 2, 1);
+  put(&w, 0x0304, 2);
+  /* psk_key_exchange_modes (psk_ke), as RFC 9367's example sends it. */
+  put(&w, EXT_PSK_MODES, 2);
+  put(&w, 2, 2);
+  put(&w, 0x0100, 2);
+  put(&w, EXT_KEY_SHARE, 2);
+  size_t ks = open_vec(&w, 2);
+  size_t shares = open_vec(&w, 2);
+  put(&w, c->group, 2);
+  int rc = make_share(c, &w);
+  if (rc != GOSTX_OK) return rc;
+  close_vec(&w, shares, 2);
+  close_vec(&w, ks, 2);
+  if (c->cookie_len) {
+    put(&w, EXT_COOKIE, 2);
+    put(&w, (unsigned)c->cookie_len + 2, 2);
+    put(&w, (unsigned)c->cookie_len, 2);
+    put_bytes(&w, c->cookie, c->cookie_len);
+  }
+  close_vec(&w, exts, 2);
+  return msg_send(c, &w);
+}
+
+int gostx__tls_client_hello(gostx_tls *c) {
+  const gostx_tls_config *cfg = c->cfg;
+  if (cfg->verify != GOSTX_TLS_VERIFY_NONE && !cfg->store && !cfg->test.pin_curve)
+    return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no trust store to verify the server");
+  int rc = fill_random(c, c->client_random, 32);
+  if (rc != GOSTX_OK) return rc;
+  c->session_id_len = 0;
+  if (!cfg->test.no_compat) {
+    /* Middlebox compatibility (RFC 8446 appendix D.4): a session id to echo. */
+    c->session_id_len = 32;
+    if (gostx_random_bytes(c->session_id, 32) != GOSTX_OK)
+      return gostx__tls_fail(c, -1, GOSTX_EIO, "no randomness");
+  }
+  c->group = cfg->groups[0];
+  rc = build_client_hello(c);
+  if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_SH;
+  return rc;
+}
+
+/* ---------------- ServerHello and HelloRetryRequest (client) ---------------- */
+
+static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
+  rd r = {msg + 4, len - 4, 0};
+  unsigned legacy = get(&r, 2);
+  const uint8_t *random = take(&r, 32);
+  rd sid = vec(&r, 1, 0);
+  unsigned suite = get(&r, 2);
+  unsigned comp = get(&r, 1);
+  rd exts = {NULL, 0, 0};
+  if (r.n) exts = vec(&r, 2, 0); /* a TLS 1.2 ServerHello may have none */
+  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello");
+  int is_hrr = !memcmp(random, hrr_random, 32);
+  rd share = {NULL, 0, 1}, cookie = {NULL, 0, 1};
+  unsigned version = 0;
+  uint32_t seen = 0;
+  while (exts.n) {
+    unsigned type = get(&exts, 2);
+    rd data = vec(&exts, 2, 0);
+    if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
+    uint32_t bit = type == EXT_SUPPORTED_VERSIONS ? 1u : type == EXT_KEY_SHARE ? 2u
+                   : type == EXT_COOKIE && is_hrr ? 4u : 0u;
+    if (!bit) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "ServerHello extension not offered");
+    if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ServerHello extension twice");
+    seen |= bit;
+    if (type == EXT_SUPPORTED_VERSIONS) {
+      version = get(&data, 2);
+      if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed supported_versions");
+    } else if (type == EXT_KEY_SHARE) {
+      share = data;
+    } else {
+      cookie = vec(&data, 2, 1);
+      if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed cookie");
+    }
+  }
+  if (!version) {
+    /* A TLS 1.2 (or older) answer: the downgrade sentinels first (RFC 8446
+     * section 4.1.3), then no version in common. */
+    static const uint8_t downgrd[7] = {'D', 'O', 'W', 'N', 'G', 'R', 'D'};
+    if (!memcmp(random + 24, downgrd, 7) && random[31] <= 1)
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "downgrade sentinel in the ServerHello");
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the server does not speak TLS 1.3");
+  }
+  if (legacy != 0x0303) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ServerHello legacy_version");
+  if (version != 0x0304) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
+  if (sid.n != c->session_id_len || (sid.n && memcmp(sid.p, c->session_id, sid.n)))
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "legacy_session_id_echo differs");
+  if (!has16(c->cfg->suites, c->cfg->nsuites, suite))
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite not offered");
+  if (c->suite && c->suite->id != suite)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite differs from the HelloRetryRequest's");
+  if (comp != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression method not null");
+  if (share.bad) return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ServerHello without key_share");
+  c->suite = gostx__tls_suite_by_id(suite);
+  if (is_hrr) {
+    if (c->hrr) return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a second HelloRetryRequest");
+    unsigned group = get(&share, 2);
+    if (share.bad || share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed HelloRetryRequest key_share");
+    if (!has16(c->cfg->groups, c->cfg->ngroups, group) || group == c->group)
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "HelloRetryRequest names a group not asked for");
+    c->hrr = 1;
+    c->group = (uint16_t)group;
+    c->cookie_len = 0;
+    if (!cookie.bad) {
+      if (cookie.n > sizeof c->cookie) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cookie too long");
+      memcpy(c->cookie, cookie.p, cookie.n);
+      c->cookie_len = cookie.n;
+    }
+    transcript_restart(c);
+    gostx__tls_th_add(c, msg, len);
+    int rc = GOSTX_OK;
+    if (c->session_id_len) rc = gostx__tls_send_ccs(c);
+    if (rc == GOSTX_OK) rc = build_client_hello(c);
+    return rc;
+  }
+  unsigned group = get(&share, 2);
+  rd key = vec(&share, 2, 1);
+  if (share.bad || share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed key_share");
+  if (group != c->group) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not offered");
+  memcpy(c->server_random, random, 32);
+  gostx__tls_th_add(c, msg, len);
+  int rc = key_exchange(c, key.p, key.n);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_hs);
+  if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_EE;
+  return rc;
+}
+
+static int on_encrypted_extensions(gostx_tls *c, const uint8_t *body, size_t len) {
+  rd r = {body, len, 0};
+  rd exts = vec(&r, 2, 0);
+  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed EncryptedExtensions");
+  uint32_t seen = 0;
+  while (exts.n) {
+    unsigned type = get(&exts, 2);
+    rd data = vec(&exts, 2, 0);
+    if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed EncryptedExtensions");
+    uint32_t bit = type == EXT_SERVER_NAME ? 1u : type == EXT_SUPPORTED_GROUPS ? 2u
+                   : type == EXT_ALPN ? 4u : 0u;
+    if (!bit || (type == EXT_ALPN && !c->cfg->alpn_len))
+      return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "EncryptedExtensions extension not offered");
+    if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "extension twice");
+    seen |= bit;
+    if (type == EXT_SERVER_NAME && data.n)
+      return fail(c, GOSTX__ALERT_DECODE_ERROR, "server_name not empty in EncryptedExtensions");
+    if (type == EXT_ALPN) {
+      rd list = vec(&data, 2, 1);
+      rd name = vec(&list, 1, 1);
+      if (data.bad || data.n || list.bad || list.n)
+        return fail(c, GOSTX__ALERT_DECODE_ERROR, "ALPN answer not one name");
+      int offered = 0;
+      for (size_t i = 0; i < c->cfg->alpn_len; i += 1 + c->cfg->alpn[i])
+        if (c->cfg->alpn[i] == name.n && !memcmp(c->cfg->alpn + i + 1, name.p, name.n)) offered = 1;
+      if (!offered) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ALPN protocol not offered");
+      memcpy(c->alpn, name.p, name.n);
+      c->alpn[name.n] = 0;
+    }
+  }
+  c->state = GOSTX__ST_WAIT_CERT_CR;
+  return GOSTX_OK;
+}
+
+static int on_certificate_request(gostx_tls *c, const uint8_t *body, size_t len) {
+  rd r = {body, len, 0};
+  rd ctx = vec(&r, 1, 0);
+  rd exts = vec(&r, 2, 0);
+  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateRequest");
+  if (ctx.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "CertificateRequest context not empty");
+  int have_sigs = 0;
+  c->npeer_schemes = 0;
+  while (exts.n) {
+    unsigned type = get(&exts, 2);
+    rd data = vec(&exts, 2, 0);
+    if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateRequest");
+    if (type != EXT_SIGNATURE_ALGORITHMS) continue; /* others (certificate_authorities, ...) are advice */
+    if (have_sigs) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "signature_algorithms twice");
+    have_sigs = 1;
+    rd list = vec(&data, 2, 2);
+    if (data.bad || data.n || (list.n & 1))
+      return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed signature_algorithms");
+    while (list.n) {
+      unsigned s = get(&list, 2);
+      if (c->npeer_schemes < 16) c->peer_schemes[c->npeer_schemes++] = (uint16_t)s;
+    }
+  }
+  if (!have_sigs)
+    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "CertificateRequest without signature_algorithms");
+  c->cert_req = 1;
+  c->state = GOSTX__ST_WAIT_CERT;
+  return GOSTX_OK;
+}
+
+/* The handshake is over: what only it needed is wiped (the traffic
+ * secrets of the application keys stay, for KeyUpdate). */
+static void connected(gostx_tls *c) {
+  gostx_memzero(c->hs_secret, sizeof c->hs_secret);
+  gostx_memzero(c->master, sizeof c->master);
+  gostx_memzero(c->c_hs, sizeof c->c_hs);
+  gostx_memzero(c->s_hs, sizeof c->s_hs);
+  gostx_streebog_clear(&c->th);
+  c->state = GOSTX__ST_CONNECTED;
+}
+
+/* After the server's Finished: the client's flight. */
+static int client_finish(gostx_tls *c) {
+  int rc = app_secrets(c);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_ap);
+  if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_hs);
+  if (rc == GOSTX_OK && c->cert_req) {
+    unsigned scheme = gostx__tls_curve_scheme(c->cfg->key_curve);
+    int can = c->cfg->nchain && scheme && has16(c->peer_schemes, c->npeer_schemes, scheme);
+    rc = send_certificate(c, can);
+    if (rc == GOSTX_OK && can) rc = send_cv(c);
+  }
+  if (rc == GOSTX_OK) rc = send_finished(c);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_ap);
+  if (rc == GOSTX_OK) connected(c);
+  return rc;
+}
+
+/* ---------------- ClientHello (server) ---------------- */
+
+typedef struct hello {
+  const uint8_t *random;
+  rd sid, suites, groups, sigs, shares, alpn, versions;
+  char sni[256];
+  int have_groups, have_sigs, have_shares, have_versions, have_alpn, have_cookie;
+} hello;
+
+static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hello *h) {
+  rd r = {body, len, 0};
+  memset(h, 0, sizeof *h);
+  unsigned legacy = get(&r, 2);
+  h->random = take(&r, 32);
+  h->sid = vec(&r, 1, 0);
+  h->suites = vec(&r, 2, 2);
+  rd comp = vec(&r, 1, 1);
+  rd exts = {NULL, 0, 0};
+  if (r.n) exts = vec(&r, 2, 0);
+  if (r.bad || r.n || h->sid.n > 32 || (h->suites.n & 1))
+    return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientHello");
+  if (legacy != 0x0303)
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ClientHello legacy_version not TLS 1.2");
+  if (comp.n != 1 || comp.p[0] != 0)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression methods other than null");
+  uint64_t seen = 0;
+  while (exts.n) {
+    unsigned type = get(&exts, 2);
+    rd data = vec(&exts, 2, 0);
+    if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientHello extensions");
+    if (type < 64) {
+      if (seen >> type & 1) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ClientHello extension twice");
+      seen |= (uint64_t)1 << type;
+    }
+    switch (type) {
+      case EXT_SERVER_NAME: {
+        rd list = vec(&data, 2, 1);
+        unsigned kind = get(&list, 1);
+        rd name = vec(&list, 2, 1);
+        if (data.bad || data.n || list.bad || list.n || kind != 0 || name.n > 255 ||
+            memchr(name.p, 0, name.n))
+          return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed server_name");
+        memcpy(h->sni, name.p, name.n);
+        h->sni[name.n] = 0;
+        break;
+      }
+      case EXT_SUPPORTED_GROUPS:
+        h->groups = vec(&data, 2, 2);
+        h->have_groups = 1;
+        if (data.bad || data.n || (h->groups.n & 1))
+          return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed supported_groups");
+        break;
+      case EXT_SIGNATURE_ALGORITHMS:
+        h->sigs = vec(&data, 2, 2);
+        h->have_sigs = 1;
+        if (data.bad || data.n || (h->sigs.n & 1))
+          return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed signature_algorithms");
+        break;
+      case EXT_ALPN: {
+        h->alpn = vec(&data, 2, 2);
+        h->have_alpn = 1;
+        rd l = h->alpn;
+        while (l.n) (void)vec(&l, 1, 1);
+        if (data.bad || data.n || l.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ALPN");
+        break;
+      }
+      case EXT_SUPPORTED_VERSIONS:
+        h->versions = vec(&data, 1, 2);
+        h->have_versions = 1;
+        if (data.bad || data.n || (h->versions.n & 1))
+          return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed supported_versions");
+        break;
+      case EXT_KEY_SHARE: {
+        h->shares = vec(&data, 2, 0);
+        h->have_shares = 1;
+        rd l = h->shares;
+        while (l.n) {
+          (void)get(&l, 2);
+          (void)vec(&l, 2, 1);
+        }
+        if (data.bad || data.n || l.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed key_share");
+        break;
+      }
+      case EXT_COOKIE:
+        h->have_cookie = 1;
+        break;
+      case EXT_PRE_SHARED_KEY:
+        if (exts.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "pre_shared_key not last");
+        break;
+      default:
+        break; /* unknown: ignored (RFC 8446 section 4.2) */
+    }
+  }
+  return GOSTX_OK;
+}
+
+static int rd_has16(rd l, unsigned v) {
+  while (l.n)
+    if (get(&l, 2) == v) return 1;
+  return 0;
+}
+
+/* The share of group in the ClientHello's key_share (NULL when none). */
+static rd share_of(const hello *h, unsigned group) {
+  rd l = h->shares, none = {NULL, 0, 1};
+  while (l.n) {
+    unsigned g = get(&l, 2);
+    rd key = vec(&l, 2, 1);
+    if (g == group) return key;
+  }
+  return none;
+}
+
+static int send_server_hello(gostx_tls *c, int hrr) {
+  wr w = msg_start(c, GOSTX__HS_SERVER_HELLO);
+  put(&w, 0x0303, 2);
+  put_bytes(&w, hrr ? hrr_random : c->server_random, 32);
+  put(&w, (unsigned)c->session_id_len, 1);
+  put_bytes(&w, c->session_id, c->session_id_len);
+  put(&w, c->suite->id, 2);
+  put(&w, 0, 1);
+  size_t exts = open_vec(&w, 2);
+  put(&w, EXT_SUPPORTED_VERSIONS, 2);
+  put(&w, 2, 2);
+  put(&w, 0x0304, 2);
+  put(&w, EXT_KEY_SHARE, 2);
+  size_t ks = open_vec(&w, 2);
+  put(&w, c->group, 2);
+  if (!hrr) {
+    int rc = make_share(c, &w);
+    if (rc != GOSTX_OK) return rc;
+  }
+  close_vec(&w, ks, 2);
+  close_vec(&w, exts, 2);
+  return msg_send(c, &w);
+}
+
+static int send_encrypted_extensions(gostx_tls *c, int sni_ack) {
+  wr w = msg_start(c, GOSTX__HS_ENCRYPTED_EXTENSIONS);
+  size_t exts = open_vec(&w, 2);
+  if (sni_ack) {
+    put(&w, EXT_SERVER_NAME, 2);
+    put(&w, 0, 2);
+  }
+  if (c->alpn[0]) {
+    size_t n = strlen(c->alpn);
+    put(&w, EXT_ALPN, 2);
+    put(&w, (unsigned)n + 3, 2);
+    put(&w, (unsigned)n + 1, 2);
+    put(&w, (unsigned)n, 1);
+    put_bytes(&w, (const uint8_t *)c->alpn, n);
+  }
+  close_vec(&w, exts, 2);
+  return msg_send(c, &w);
+}
+
+static int send_certificate_request(gostx_tls *c) {
+  wr w = msg_start(c, GOSTX__HS_CERTIFICATE_REQUEST);
+  put(&w, 0, 1);
+  put(&w, 20, 2);
+  put(&w, EXT_SIGNATURE_ALGORITHMS, 2);
+  put(&w, 16, 2);
+  put(&w, 14, 2);
+  for (unsigned s = 0x0709; s <= 0x070F; s++) put(&w, s, 2);
+  return msg_send(c, &w);
+}
+
+static int server_flight(gostx_tls *c, rd key, int sni_ack) {
+  int rc = fill_random(c, c->server_random, 32);
+  if (rc == GOSTX_OK) rc = send_server_hello(c, 0);
+  if (rc == GOSTX_OK) rc = key_exchange(c, key.p, key.n);
+  if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_hs);
+  if (rc == GOSTX_OK) rc = send_encrypted_extensions(c, sni_ack);
+  if (rc == GOSTX_OK && c->cert_req) rc = send_certificate_request(c);
+  if (rc == GOSTX_OK) rc = send_certificate(c, 1);
+  if (rc == GOSTX_OK) rc = send_cv(c);
+  if (rc == GOSTX_OK) rc = send_finished(c);
+  if (rc == GOSTX_OK) rc = app_secrets(c);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_ap);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->c_hs);
+  if (rc == GOSTX_OK) c->state = c->cert_req ? GOSTX__ST_WAIT_CERT : GOSTX__ST_WAIT_FINISHED;
+  return rc;
+}
+
+static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
+  const gostx_tls_config *cfg = c->cfg;
+  hello h;
+  int rc = parse_client_hello(c, msg + 4, len - 4, &h);
+  if (rc != GOSTX_OK) return rc;
+  if (!h.have_versions || !rd_has16(h.versions, 0x0304))
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the client does not offer TLS 1.3");
+  if (!h.have_groups || !h.have_shares)
+    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without supported_groups or key_share");
+  if (!h.have_sigs)
+    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without signature_algorithms");
+  /* Each share of a group the client supports, each group once. */
+  {
+    rd l = h.shares;
+    uint32_t groups_seen = 0;
+    while (l.n) {
+      unsigned g = get(&l, 2);
+      (void)vec(&l, 2, 1);
+      if (!rd_has16(h.groups, g))
+        return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not in supported_groups");
+      if (g >= 0x22 && g <= 0x28) {
+        if (groups_seen >> (g - 0x22) & 1)
+          return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "two key shares of one group");
+        groups_seen |= 1u << (g - 0x22);
+      }
+    }
+  }
+  if (!cfg->nchain || !cfg->key_curve)
+    return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
+  if (c->state == GOSTX__ST_WAIT_CH2) {
+    /* The second ClientHello: the first one with the share asked for. */
+    if (memcmp(h.random, c->client_random, 32) || h.sid.n != c->session_id_len ||
+        (h.sid.n && memcmp(h.sid.p, c->session_id, h.sid.n)))
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
+    if (!rd_has16(h.suites, c->suite->id))
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
+    rd key = share_of(&h, c->group);
+    if (key.bad || h.shares.n != 4 + key.n)
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello's key_share is not the one asked for");
+    gostx__tls_th_add(c, msg, len);
+    return server_flight(c, key, h.sni[0] != 0);
+  }
+  memcpy(c->client_random, h.random, 32);
+  c->session_id_len = h.sid.n;
+  memcpy(c->session_id, h.sid.p, h.sid.n);
+  for (size_t i = 0; i < cfg->nsuites && !c->suite; i++)
+    if (rd_has16(h.suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
+  if (!c->suite) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no cipher suite in common");
+  unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
+  if (!rd_has16(h.sigs, scheme))
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
+  c->scheme = (uint16_t)scheme;
+  /* Our preference among the groups with a share; else among those it
+   * supports, by HelloRetryRequest. */
+  unsigned group = 0, retry = 0;
+  for (size_t i = 0; i < cfg->ngroups; i++) {
+    if (!rd_has16(h.groups, cfg->groups[i])) continue;
+    if (!retry) retry = cfg->groups[i];
+    if (!share_of(&h, cfg->groups[i]).bad) {
+      group = cfg->groups[i];
+      break;
+    }
+  }
+  if (!retry) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no group in common");
+  if (cfg->alpn_len && h.have_alpn) {
+    for (size_t i = 0; i < cfg->alpn_len && !c->alpn[0]; i += 1 + cfg->alpn[i]) {
+      rd l = h.alpn;
+      while (l.n) {
+        rd name = vec(&l, 1, 1);
+        if (name.n == cfg->alpn[i] && !memcmp(name.p, cfg->alpn + i + 1, name.n)) {
+          memcpy(c->alpn, name.p, name.n);
+          c->alpn[name.n] = 0;
+          break;
+        }
+      }
+    }
+    if (!c->alpn[0]) return fail(c, GOSTX__ALERT_NO_APPLICATION_PROTOCOL, "no ALPN protocol in common");
+  }
+  memcpy(c->servername, h.sni, sizeof h.sni);
+  c->cert_req = cfg->verify != GOSTX_TLS_VERIFY_NONE;
+  gostx__tls_th_add(c, msg, len);
+  if (!group) {
+    c->group = (uint16_t)retry;
+    c->hrr = 1;
+    transcript_restart(c);
+    rc = send_server_hello(c, 1);
+    if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
+    if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_CH2;
+    return rc;
+  }
+  c->group = (uint16_t)group;
+  return server_flight(c, share_of(&h, group), h.sni[0] != 0);
+}
+
+/* ---------------- after the handshake ---------------- */
+
+static int on_key_update(gostx_tls *c, const uint8_t *body, size_t len) {
+  if (len != 1) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed KeyUpdate");
+  if (body[0] > 1) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "KeyUpdate request not 0 or 1");
+  uint8_t *secret = c->role == GOSTX_TLS_CLIENT ? c->s_ap : c->c_ap;
+  int rc = gostx__tls_update_secret(secret, secret);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "KeyUpdate");
+  rc = gostx__tls_set_keys(c, 0, secret);
+  if (rc == GOSTX_OK && body[0] == 1) c->ku_due = 1;
+  return rc;
+}
+
+static int on_new_session_ticket(gostx_tls *c, const uint8_t *body, size_t len) {
+  rd r = {body, len, 0};
+  (void)get(&r, 4); /* lifetime */
+  (void)get(&r, 4); /* age_add */
+  (void)vec(&r, 1, 0);
+  (void)vec(&r, 2, 1);
+  (void)vec(&r, 2, 0);
+  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed NewSessionTicket");
+  return GOSTX_OK; /* no resumption: the ticket is not kept */
+}
+
+/* ---------------- the state machine ---------------- */
+
+int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
+  unsigned type = msg[0];
+  const uint8_t *body = msg + 4;
+  size_t blen = len - 4;
+  int client = c->role == GOSTX_TLS_CLIENT;
+  int rc;
+  switch (c->state) {
+    case GOSTX__ST_START:
+    case GOSTX__ST_WAIT_CH2:
+      if (client || type != GOSTX__HS_CLIENT_HELLO) break;
+      return on_client_hello(c, msg, len);
+    case GOSTX__ST_WAIT_SH:
+      if (type != GOSTX__HS_SERVER_HELLO) break;
+      return on_server_hello(c, msg, len);
+    case GOSTX__ST_WAIT_EE:
+      if (type != GOSTX__HS_ENCRYPTED_EXTENSIONS) break;
+      rc = on_encrypted_extensions(c, body, blen);
+      if (rc == GOSTX_OK) gostx__tls_th_add(c, msg, len);
+      return rc;
+    case GOSTX__ST_WAIT_CERT_CR:
+      if (type == GOSTX__HS_CERTIFICATE_REQUEST) {
+        rc = on_certificate_request(c, body, blen);
+        if (rc == GOSTX_OK) gostx__tls_th_add(c, msg, len);
+        return rc;
+      }
+      /* fall through */
+    case GOSTX__ST_WAIT_CERT:
+      if (type != GOSTX__HS_CERTIFICATE) break;
+      rc = on_certificate(c, body, blen);
+      if (rc != GOSTX_OK) return rc;
+      gostx__tls_th_add(c, msg, len);
+      c->state = c->npeer ? GOSTX__ST_WAIT_CV : GOSTX__ST_WAIT_FINISHED;
+      return GOSTX_OK;
+    case GOSTX__ST_WAIT_CV:
+      if (type != GOSTX__HS_CERTIFICATE_VERIFY) break;
+      rc = on_cv(c, body, blen);
+      if (rc != GOSTX_OK) return rc;
+      gostx__tls_th_add(c, msg, len);
+      c->state = GOSTX__ST_WAIT_FINISHED;
+      return GOSTX_OK;
+    case GOSTX__ST_WAIT_FINISHED:
+      if (type != GOSTX__HS_FINISHED) break;
+      rc = check_finished(c, body, blen);
+      if (rc != GOSTX_OK) return rc;
+      gostx__tls_th_add(c, msg, len);
+      if (client) return client_finish(c);
+      rc = gostx__tls_set_keys(c, 0, c->c_ap);
+      if (rc == GOSTX_OK) connected(c);
+      return rc;
+    case GOSTX__ST_CONNECTED:
+      if (type == GOSTX__HS_KEY_UPDATE) return on_key_update(c, body, blen);
+      if (type == GOSTX__HS_NEW_SESSION_TICKET && client) return on_new_session_ticket(c, body, blen);
+      if (type == GOSTX__HS_CLIENT_HELLO)
+        return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "renegotiation refused (a ClientHello after the handshake)");
+      break;
+    default:
+      break;
+  }
+  return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "unexpected handshake message");
+}

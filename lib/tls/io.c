@@ -1,0 +1,173 @@
+/* lib/tls's transport and record output, under the handshake (handshake.c)
+ * and the connection API (conn.c): the caller's I/O, records queued in
+ * the connection's output buffer (plaintext before the keys, sealed
+ * after), handshake messages into the transcript and out as records,
+ * record keys installed, and the end of a connection with its alert. */
+#include "conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len) {
+  return c->rd ? c->rd(c->io_user, buf, len) : read(c->fd, buf, len);
+}
+
+static ssize_t io_write(gostx_tls *c, const uint8_t *buf, size_t len) {
+  return c->wr ? c->wr(c->io_user, buf, len) : write(c->fd, buf, len);
+}
+
+int gostx__tls_not_now(void) { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
+
+/* Writes the queued records; 0 when all are out. */
+int gostx__tls_flush(gostx_tls *c) {
+  while (c->out_off < c->out_len) {
+    if (!c->wr && c->fd < 0) return GOSTX_EINVAL;
+    ssize_t n = io_write(c, c->out + c->out_off, c->out_len - c->out_off);
+    if (n < 0 && gostx__tls_not_now()) return GOSTX_TLS_WANT_WRITE;
+    if (n <= 0) return GOSTX_EIO;
+    c->out_off += (size_t)n;
+  }
+  c->out_off = c->out_len = 0;
+  return GOSTX_OK;
+}
+
+/* One record of type into out: protected when the write keys are set. */
+int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, size_t len,
+                        unsigned legacy_version) {
+  if (!c->wenc) {
+    if (c->out_len + GOSTX__TLS_HDR_LEN + len > sizeof c->out) return GOSTX_ELEN;
+    uint8_t *h = c->out + c->out_len;
+    h[0] = type;
+    h[1] = (uint8_t)(legacy_version >> 8);
+    h[2] = (uint8_t)legacy_version;
+    h[3] = (uint8_t)(len >> 8);
+    h[4] = (uint8_t)len;
+    memcpy(h + GOSTX__TLS_HDR_LEN, data, len);
+    c->out_len += GOSTX__TLS_HDR_LEN + len;
+    return GOSTX_OK;
+  }
+  size_t got;
+  int rc = gostx__tls_record_seal(&c->wrec, type, data, len, 0, c->out + c->out_len,
+                                  sizeof c->out - c->out_len, &got);
+  if (rc == GOSTX_OK) c->out_len += got;
+  return rc;
+}
+
+void gostx__tls_th_add(gostx_tls *c, const uint8_t *msg, size_t len) {
+  gostx_streebog_update(&c->th, msg, len);
+}
+
+void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
+  gostx_streebog_ctx t = c->th;
+  gostx_streebog_final(&t, out);
+}
+
+/* The pending handshake messages (c->msg[0..pend)) out as records of at
+ * most 2^14 bytes (the test hook's frag, when set, splits them smaller). */
+int gostx__tls_hs_flush(gostx_tls *c) {
+  size_t max = c->cfg->test.frag ? c->cfg->test.frag : GOSTX__TLS_MAX_PLAINTEXT;
+  for (size_t at = 0; at < c->pend;) {
+    size_t n = c->pend - at > max ? max : c->pend - at;
+    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg + at, n, c->pend_version);
+    if (rc != GOSTX_OK) {
+      c->pend = 0;
+      return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "output full");
+    }
+    at += n;
+  }
+  c->pend = 0;
+  return GOSTX_OK;
+}
+
+int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
+  uint8_t *m = c->msg + c->pend;
+  size_t len = 4 + body_len;
+  m[1] = (uint8_t)(body_len >> 16);
+  m[2] = (uint8_t)(body_len >> 8);
+  m[3] = (uint8_t)body_len;
+  if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
+    c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, sizeof c->msg - c->pend);
+  gostx__tls_th_add(c, m, len);
+  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1). */
+  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr ? 0x0301 : 0x0303;
+  c->pend += len;
+  /* One message a record (as RFC 9367's examples send them), or, with the
+   * test hook, as many as fit: the peer must take both. */
+  if (!c->cfg->test.coalesce || c->pend >= GOSTX__TLS_MAX_PLAINTEXT) return gostx__tls_hs_flush(c);
+  return GOSTX_OK;
+}
+
+int gostx__tls_send_ccs(gostx_tls *c) {
+  static const uint8_t one = 1;
+  if (c->ccs_sent) return GOSTX_OK;
+  c->ccs_sent = 1;
+  int rc0 = gostx__tls_hs_flush(c);
+  if (rc0 != GOSTX_OK) return rc0;
+  int saved = c->wenc;
+  c->wenc = 0; /* CCS goes in the clear even after the keys */
+  int rc = gostx__tls_queue_record(c, GOSTX__CT_CCS, &one, 1, 0x0303);
+  c->wenc = saved;
+  return rc;
+}
+
+int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]) {
+  gostx__tls_record *r = write ? &c->wrec : &c->rrec;
+  if (write && c->pend) { /* the messages of the old key go under it */
+    int rc = gostx__tls_hs_flush(c);
+    if (rc != GOSTX_OK) return rc;
+  }
+  gostx__tls_record_clear(r);
+  int rc = gostx__tls_record_init(r, c->suite->id, secret);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "record keys");
+  if (write) {
+    c->wenc = 1;
+  } else {
+    c->renc = 1;
+    c->rkey_changed = 1;
+  }
+  return GOSTX_OK;
+}
+
+void gostx__tls_keylog(gostx_tls *c, const char *label, const uint8_t secret[32]) {
+  if (!c->cfg->keylog) return;
+  char line[200];
+  int at = snprintf(line, sizeof line, "%s ", label);
+  for (int i = 0; i < 32; i++) at += snprintf(line + at, sizeof line - (size_t)at, "%02x", c->client_random[i]);
+  line[at++] = ' ';
+  for (int i = 0; i < 32; i++) at += snprintf(line + at, sizeof line - (size_t)at, "%02x", secret[i]);
+  c->cfg->keylog(c->cfg->keylog_user, line);
+  gostx_memzero(line, sizeof line);
+}
+
+static void wipe_secrets(gostx_tls *c) {
+  gostx_memzero(c->eph_priv, sizeof c->eph_priv);
+  gostx_memzero(c->hs_secret, sizeof c->hs_secret);
+  gostx_memzero(c->master, sizeof c->master);
+  gostx_memzero(c->c_hs, sizeof c->c_hs);
+  gostx_memzero(c->s_hs, sizeof c->s_hs);
+  gostx_memzero(c->c_ap, sizeof c->c_ap);
+  gostx_memzero(c->s_ap, sizeof c->s_ap);
+}
+
+int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
+  if (c->state == GOSTX__ST_FAILED) return c->rc;
+  snprintf(c->err, sizeof c->err, "%s", what);
+  c->state = GOSTX__ST_FAILED;
+  c->pend = 0;
+  c->rc = rc < 0 ? rc : GOSTX_EINVAL;
+  c->app_len = 0;
+  if (alert >= 0) {
+    c->alert = alert;
+    c->alert_sent = 1;
+    /* Best effort: what is queued goes out, then the alert. */
+    uint8_t a[2] = {2, (uint8_t)alert};
+    if (!(c->wenc && c->wrec.spent) && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK) (void)gostx__tls_flush(c);
+  }
+  wipe_secrets(c);
+  gostx__tls_record_clear(&c->rrec);
+  gostx__tls_record_clear(&c->wrec);
+  c->renc = c->wenc = 0;
+  return c->rc;
+}
+

@@ -1,0 +1,1154 @@
+/* GOST TLS 1.3 (lib/tls): our client against our server in-process, over
+ * memory pipes the test controls: every suite x group x signature scheme,
+ * data both ways, a large transfer, 1-byte transport chunks (every record
+ * and message fragmented, WANT_READ/WANT_WRITE at every byte),
+ * HelloRetryRequest, KeyUpdate (asked, forced by the record limit), SNI,
+ * ALPN, client certificates, close_notify; then the refusals, each with its
+ * alert and no application data released: a flipped bit in every record of
+ * the handshake, a bad Finished, truncated and oversized records, invalid
+ * peer points, wrong versions, unexpected messages, renegotiation.
+ *
+ * Certificates: until lib/x509 is merged the peer's key is pinned through
+ * the internal test hook (the chain is carried but not parsed). */
+#include <errno.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "tls/conn.h"
+
+/* ---------------- memory pipes ---------------- */
+
+typedef struct pipe_buf {
+  uint8_t *b;
+  size_t len, cap;
+  /* The records written are counted; the one numbered tamper (when
+   * tamper_fn is set) is passed to it before the reader sees it. */
+  size_t scan; /* where the next record starts in b */
+  int nrec, tamper;
+  void (*tamper_fn)(uint8_t *rec, size_t len, size_t arg);
+  size_t tamper_arg;
+  int tampered;
+  int eof; /* once empty, reads see the end of the stream */
+} pipe_buf;
+
+typedef struct end {
+  pipe_buf *in, *out;
+  size_t chunk; /* the most bytes one read or write moves (0: all) */
+} end;
+
+static ssize_t pipe_read(void *user, uint8_t *buf, size_t len) {
+  end *e = user;
+  if (e->in->len == 0 && e->in->eof) return 0;
+  if (e->in->len == 0) {
+    errno = EAGAIN;
+    return -1;
+  }
+  size_t n = len < e->in->len ? len : e->in->len;
+  if (e->chunk && n > e->chunk) n = e->chunk;
+  memcpy(buf, e->in->b, n);
+  memmove(e->in->b, e->in->b + n, e->in->len - n);
+  e->in->len -= n;
+  e->in->scan = e->in->scan > n ? e->in->scan - n : 0;
+  return (ssize_t)n;
+}
+
+static ssize_t pipe_write(void *user, const uint8_t *buf, size_t len) {
+  end *e = user;
+  size_t room = e->out->cap - e->out->len;
+  if (room == 0) {
+    errno = EAGAIN;
+    return -1;
+  }
+  size_t n = len < room ? len : room;
+  if (e->chunk && n > e->chunk) n = e->chunk;
+  memcpy(e->out->b + e->out->len, buf, n);
+  e->out->len += n;
+  pipe_buf *w = e->out;
+  while (w->len - w->scan >= 5) {
+    size_t rl = 5 + ((size_t)w->b[w->scan + 3] << 8 | w->b[w->scan + 4]);
+    if (w->len - w->scan < rl) break;
+    if (w->tamper_fn && w->nrec == w->tamper) {
+      w->tamper_fn(w->b + w->scan, rl, w->tamper_arg);
+      w->tampered = 1;
+    }
+    w->nrec++;
+    w->scan += rl;
+  }
+  return (ssize_t)n;
+}
+
+/* ---------------- a client and a server ---------------- */
+
+typedef struct pair {
+  gostx_tls_config *ccfg, *scfg;
+  gostx_tls *c, *s;
+  pipe_buf c2s, s2c;
+  end ce, se;
+  int crc, src;
+} pair;
+
+typedef struct keypair {
+  gostx_gost3410_curve curve;
+  uint8_t priv[64], pub[128];
+} keypair;
+
+static keypair keys[7]; /* one per scheme 0x0709.. */
+static const uint8_t fake_der[] = {0x30, 0x03, 0x02, 0x01, 0x01}; /* carried, not parsed */
+
+static void pin(gostx_tls_config *cfg, const keypair *k) {
+  gostx__tls_test_hooks *t = gostx__tls_config_test(cfg);
+  t->pin_curve = k->curve;
+  memcpy(t->pin_pub, k->pub, 2 * gostx_gost3410_size(k->curve));
+}
+
+static void set_identity(gostx_tls_config *cfg, const keypair *k) {
+  const uint8_t *der[1] = {fake_der};
+  size_t len[1] = {sizeof fake_der};
+  gostx__tls_config_test(cfg)->raw_chain = 1;
+  CHECK_RC(gostx_tls_config_set_chain(cfg, der, len, 1), 0, "set_chain");
+  CHECK_RC(gostx_tls_config_set_key(cfg, k->curve, k->priv, gostx_gost3410_size(k->curve)), 0,
+           "set_key");
+}
+
+static void pair_init(pair *p, const keypair *server_key, size_t chunk) {
+  memset(p, 0, sizeof *p);
+  p->c2s.cap = p->s2c.cap = 1u << 20;
+  p->c2s.b = malloc(p->c2s.cap);
+  p->s2c.b = malloc(p->s2c.cap);
+  p->ce = (end){&p->s2c, &p->c2s, chunk};
+  p->se = (end){&p->c2s, &p->s2c, chunk};
+  p->ccfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
+  p->scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  gostx_tls_config_set_verify(p->ccfg, GOSTX_TLS_VERIFY_NONE);
+  pin(p->ccfg, server_key);
+  set_identity(p->scfg, server_key);
+}
+
+static void pair_start(pair *p) {
+  p->c = gostx_tls_new(p->ccfg);
+  p->s = gostx_tls_new(p->scfg);
+  gostx_tls_set_io(p->c, pipe_read, pipe_write, &p->ce);
+  gostx_tls_set_io(p->s, pipe_read, pipe_write, &p->se);
+}
+
+static void pair_free(pair *p) {
+  gostx_tls_free(p->c);
+  gostx_tls_free(p->s);
+  gostx_tls_config_free(p->ccfg);
+  gostx_tls_config_free(p->scfg);
+  free(p->c2s.b);
+  free(p->s2c.b);
+}
+
+static int want(int rc) { return rc == GOSTX_TLS_WANT_READ || rc == GOSTX_TLS_WANT_WRITE; }
+
+/* Runs both handshakes until neither can move; 0 when both completed. */
+static int pair_handshake(pair *p) {
+  p->crc = p->src = GOSTX_TLS_WANT_READ;
+  for (int i = 0; i < 1000000 && (want(p->crc) || want(p->src)); i++) {
+    if (want(p->crc)) p->crc = gostx_tls_handshake(p->c);
+    if (want(p->src)) p->src = gostx_tls_handshake(p->s);
+    if (want(p->crc) && want(p->src) && p->c2s.len == 0 && p->s2c.len == 0) break;
+  }
+  return p->crc == 0 && p->src == 0 ? 0 : -1;
+}
+
+/* Sends len bytes from a to b and reads them there, both non-blocking. */
+static int transfer(pair *p, gostx_tls *a, gostx_tls *b, const uint8_t *data, size_t len) {
+  uint8_t *got = malloc(len + 1);
+  size_t sent = 0, recvd = 0;
+  int ok = 1, wrc = 0;
+  for (int i = 0; i < 10000000 && recvd < len && ok; i++) {
+    if (sent < len || wrc) {
+      size_t put = 0;
+      wrc = gostx_tls_write(a, data + sent, len - sent, &put); /* len 0: flushes */
+      sent += put;
+      if (wrc != 0 && !want(wrc)) ok = 0;
+    }
+    size_t n = 0;
+    int rc = gostx_tls_read(b, got + recvd, len - recvd, &n);
+    recvd += n;
+    if (rc != 0 && !want(rc)) ok = 0;
+  }
+  (void)p;
+  if (getenv("TLS_DEBUG"))
+    fprintf(stderr, "transfer: ok %d sent %zu recvd %zu of %zu: %s / %s\n", ok, sent, recvd, len,
+            gostx_tls_error(a) ? gostx_tls_error(a) : "-", gostx_tls_error(b) ? gostx_tls_error(b) : "-");
+  ok = ok && recvd == len && memcmp(got, data, len) == 0;
+  free(got);
+  return ok ? 0 : -1;
+}
+
+/* ---------------- the matrix ---------------- */
+
+static const char *const suite_names[4] = {"KUZNYECHIK_MGM_L", "MAGMA_MGM_L", "KUZNYECHIK_MGM_S",
+                                           "MAGMA_MGM_S"};
+static const char *const group_list[7] = {"GC256A", "GC256B", "GC256C", "GC256D",
+                                          "GC512A", "GC512B", "GC512C"};
+
+static void test_matrix(void) {
+  int bad = 0, runs = 0;
+  for (int s = 0; s < 4; s++)
+    for (int g = 0; g < 7; g++)
+      for (int k = 0; k < 7; k++) {
+        pair p;
+        pair_init(&p, &keys[k], 0);
+        CHECK_RC(gostx_tls_config_set_suites(p.ccfg, suite_names[s]), 0, "suites");
+        CHECK_RC(gostx_tls_config_set_groups(p.ccfg, group_list[g]), 0, "groups");
+        pair_start(&p);
+        runs++;
+        int ok = pair_handshake(&p) == 0;
+        ok = ok && !strcmp(gostx_tls_group(p.c), group_list[g]) &&
+             !strcmp(gostx_tls_group(p.s), group_list[g]) &&
+             strstr(gostx_tls_suite(p.c), suite_names[s]) &&
+             !strcmp(gostx_tls_suite(p.c), gostx_tls_suite(p.s)) &&
+             gostx_tls_scheme(p.c) && !strcmp(gostx_tls_scheme(p.c), gostx_tls_scheme(p.s)) &&
+             !strcmp(gostx_tls_version(p.c), "TLSv1.3");
+        uint8_t msg[100];
+        for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 7 + s + g + k);
+        ok = ok && transfer(&p, p.c, p.s, msg, sizeof msg) == 0 &&
+             transfer(&p, p.s, p.c, msg, 37) == 0;
+        ok = ok && !memcmp(gostx__tls_secret(p.c, "c ap"), gostx__tls_secret(p.s, "c ap"), 32) &&
+             !memcmp(gostx__tls_secret(p.c, "s ap"), gostx__tls_secret(p.s, "s ap"), 32);
+        if (!ok) {
+          bad++;
+          fprintf(stderr, "matrix %s %s scheme %04x: client %d (%s) server %d (%s)\n",
+                  suite_names[s], group_list[g], 0x0709 + k, p.crc,
+                  gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-", p.src,
+                  gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+        }
+        pair_free(&p);
+      }
+  CHECK(bad == 0 && runs == 196, "every suite x group x scheme: %d of %d failed", bad, runs);
+}
+
+/* ---------------- the protocol's features ---------------- */
+
+static void test_large_and_chunks(void) {
+  size_t big = 3u << 20;
+  uint8_t *data = malloc(big);
+  t_rand_bytes(data, big);
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake for the large transfer");
+  CHECK(transfer(&p, p.c, p.s, data, big) == 0, "3 MiB client to server, byte-exact");
+  CHECK(transfer(&p, p.s, p.c, data, big) == 0, "3 MiB server to client, byte-exact");
+  pair_free(&p);
+
+  pair_init(&p, &keys[6], 1);
+  CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512C"), 0, "groups");
+  CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512C"), 0, "server groups"); /* forces HRR */
+  gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+  set_identity(p.ccfg, &keys[1]);
+  pin(p.scfg, &keys[1]);
+  CHECK_RC(gostx_tls_config_set_alpn(p.ccfg, "h2,http/1.1"), 0, "alpn");
+  CHECK_RC(gostx_tls_config_set_alpn(p.scfg, "http/1.1"), 0, "alpn");
+  pair_start(&p);
+  CHECK_RC(gostx_tls_set_servername(p.c, "localhost"), 0, "servername");
+  CHECK(pair_handshake(&p) == 0, "1-byte chunks: HRR, client certificate, ALPN, SNI (%s / %s)",
+        gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-",
+        gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  CHECK(p.c->hrr && p.s->hrr, "a HelloRetryRequest was made");
+  CHECK(gostx_tls_group(p.c) && !strcmp(gostx_tls_group(p.c), "GC512C"), "HRR's group");
+  CHECK(gostx_tls_alpn(p.c) && !strcmp(gostx_tls_alpn(p.c), "http/1.1") &&
+            gostx_tls_alpn(p.s) && !strcmp(gostx_tls_alpn(p.s), "http/1.1"),
+        "ALPN agreed");
+  CHECK(gostx_tls_servername(p.s) && !strcmp(gostx_tls_servername(p.s), "localhost"), "SNI");
+  CHECK(p.s->npeer == 1 && p.s->peer_curve == keys[1].curve, "the client's certificate");
+  CHECK(transfer(&p, p.c, p.s, data, 40000) == 0, "1-byte chunks: data client to server");
+  CHECK(transfer(&p, p.s, p.c, data, 40000) == 0, "1-byte chunks: data server to client");
+  /* KeyUpdate both ways, the peer asked to answer. */
+  CHECK_RC(gostx_tls_key_update(p.c, 1), 0, "key update sent");
+  CHECK(transfer(&p, p.c, p.s, data, 1000) == 0, "data after the client's KeyUpdate");
+  CHECK(transfer(&p, p.s, p.c, data, 1000) == 0, "data after the server's answer");
+  CHECK(p.s->rrec.seq > 0 && p.c->rrec.seq > 0, "records under new keys");
+  uint8_t c_ap[32];
+  memcpy(c_ap, gostx__tls_secret(p.c, "c ap"), 32);
+  CHECK(!memcmp(c_ap, gostx__tls_secret(p.s, "c ap"), 32) &&
+            !memcmp(gostx__tls_secret(p.c, "s ap"), gostx__tls_secret(p.s, "s ap"), 32),
+        "both sides updated both directions");
+  /* close_notify */
+  int rc;
+  do rc = gostx_tls_close(p.c);
+  while (want(rc) && (p.c2s.len ? 1 : 0));
+  size_t n = 0;
+  uint8_t b[4];
+  for (int i = 0; i < 100 && (rc = gostx_tls_read(p.s, b, sizeof b, &n)) == GOSTX_TLS_WANT_READ; i++)
+    (void)gostx_tls_close(p.c);
+  CHECK_RC(rc, GOSTX_TLS_CLOSED, "close_notify arrives as CLOSED");
+  pair_free(&p);
+  free(data);
+}
+
+/* Handshake messages fragmented over records (down to one byte a record)
+ * and coalesced (a flight in one record): both sides take every framing. */
+static void test_framing(void) {
+  static const size_t frags[] = {0, 1, 3, 50, 1000};
+  for (size_t i = 0; i < sizeof frags / sizeof frags[0]; i++)
+    for (int co = 0; co < 2; co++) {
+      pair p;
+      pair_init(&p, &keys[i % 7], 0);
+      gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+      set_identity(p.ccfg, &keys[(i + 3) % 7]);
+      pin(p.scfg, &keys[(i + 3) % 7]);
+      gostx__tls_config_test(p.ccfg)->frag = gostx__tls_config_test(p.scfg)->frag = frags[i];
+      gostx__tls_config_test(p.ccfg)->coalesce = gostx__tls_config_test(p.scfg)->coalesce = co;
+      pair_start(&p);
+      CHECK(pair_handshake(&p) == 0, "records of at most %zu bytes, coalesced %d (%s / %s)",
+            frags[i], co, gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-",
+            gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+      uint8_t m[5] = {1, 2, 3, 4, 5};
+      CHECK(transfer(&p, p.c, p.s, m, sizeof m) == 0, "data after it");
+      pair_free(&p);
+    }
+}
+
+/* In every state of each side, every handshake message type that state
+ * does not take is refused with unexpected_message: delivered under the
+ * key the victim reads with at that point (the peer's secret, the
+ * victim's sequence number). */
+static const uint8_t all_types[] = {1, 2, 3, 4, 5, 6, 8, 11, 13, 15, 20, 24, 254};
+
+/* Runs a handshake, stopping the victim (client or server) at its
+ * step-th handshake() call with records delivered one at a time. */
+static void test_unexpected(void) {
+  int runs = 0, bad = 0;
+  unsigned states[2] = {0, 0};
+  for (int victim_client = 0; victim_client < 2; victim_client++)
+    for (int stop = 0; stop < 8; stop++)
+      for (size_t t = 0; t < sizeof all_types; t++) {
+        pair p;
+        pair_init(&p, &keys[1], 0);
+        gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+        set_identity(p.ccfg, &keys[2]);
+        pin(p.scfg, &keys[2]);
+        gostx__tls_config_test(p.ccfg)->no_compat = 1;
+        pair_start(&p);
+        gostx_tls *v = victim_client ? p.c : p.s, *o = victim_client ? p.s : p.c;
+        pipe_buf *to_v = victim_client ? &p.s2c : &p.c2s;
+        /* Deliver records to the victim one at a time: hold the rest. */
+        static uint8_t held[1 << 16];
+        size_t held_len = 0;
+        int step = 0, vrc = GOSTX_TLS_WANT_READ, orc = GOSTX_TLS_WANT_READ;
+        for (int i = 0; i < 100 && step < stop; i++) {
+          if (want(orc)) orc = gostx_tls_handshake(o);
+          memcpy(held + held_len, to_v->b, to_v->len);
+          held_len += to_v->len;
+          to_v->len = to_v->scan = 0;
+          if (!held_len && !want(vrc)) break;
+          if (held_len) {
+            size_t rl = 5 + ((size_t)held[3] << 8 | held[4]);
+            memcpy(to_v->b, held, rl);
+            to_v->len = rl;
+            memmove(held, held + rl, held_len - rl);
+            held_len -= rl;
+          }
+          if (want(vrc) || vrc == 0) vrc = gostx_tls_handshake(v);
+          step++;
+        }
+        /* The peer takes what it was sent (so it holds the keys the victim
+         * reads with); what it answers is dropped. */
+        if (want(orc)) orc = gostx_tls_handshake(o);
+        to_v->len = to_v->scan = 0;
+        gostx__tls_state at = v->state;
+        if (victim_client && at == GOSTX__ST_START) at = GOSTX__ST_WAIT_SH; /* its ClientHello goes first */
+        if (vrc < 0 || at == GOSTX__ST_FAILED) {
+          pair_free(&p);
+          continue;
+        }
+        int ty = all_types[t];
+        /* What the state takes (those are other tests' part). */
+        int takes = (at == GOSTX__ST_START && ty == 1) || (at == GOSTX__ST_WAIT_SH && ty == 2) ||
+                    (at == GOSTX__ST_WAIT_EE && ty == 8) ||
+                    (at == GOSTX__ST_WAIT_CERT_CR && (ty == 11 || ty == 13)) ||
+                    (at == GOSTX__ST_WAIT_CERT && ty == 11) || (at == GOSTX__ST_WAIT_CV && ty == 15) ||
+                    (at == GOSTX__ST_WAIT_FINISHED && ty == 20) ||
+                    (at == GOSTX__ST_CONNECTED && (ty == 24 || (ty == 4 && victim_client)));
+        if (takes) {
+          pair_free(&p);
+          continue;
+        }
+        uint8_t msg[40] = {(uint8_t)ty, 0, 0, 32};
+        memset(msg + 4, 0x5a, 32);
+        if (v->renc) {
+          /* Sealed with a copy of the victim's own read state: the record
+           * the peer would send next. */
+          gostx__tls_record r = v->rrec;
+          size_t got;
+          CHECK_RC(gostx__tls_record_seal(&r, 22, msg, 36, 0, to_v->b, to_v->cap, &got), 0, "seal");
+          to_v->len = got;
+          gostx__tls_record_clear(&r);
+        } else {
+          uint8_t h[5] = {22, 3, 3, 0, 36};
+          memcpy(to_v->b, h, 5);
+          memcpy(to_v->b + 5, msg, 36);
+          to_v->len = 41;
+        }
+        int rc;
+        if (at == GOSTX__ST_CONNECTED) {
+          uint8_t b[8];
+          size_t n;
+          rc = gostx_tls_read(v, b, sizeof b, &n);
+        } else {
+          rc = gostx_tls_handshake(v);
+        }
+        int sent;
+        runs++;
+        states[victim_client] |= 1u << at;
+        if (!(rc < 0 && gostx_tls_alert(v, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE && sent)) {
+          bad++;
+          fprintf(stderr, "%s in state %d: type %d: rc %d alert %d (%s)\n",
+                  victim_client ? "client" : "server", at, ty, rc, gostx_tls_alert(v, &sent),
+                  gostx_tls_error(v) ? gostx_tls_error(v) : "-");
+        }
+        pair_free(&p);
+      }
+  CHECK(bad == 0 && runs > 100, "unexpected messages in every state refused (%d runs)", runs);
+  /* The server waiting for the second ClientHello (after its HelloRetryRequest). */
+  int ch2_bad = 0;
+  for (size_t t = 0; t < sizeof all_types; t++) {
+    if (all_types[t] == 1) continue;
+    pair p;
+    pair_init(&p, &keys[1], 0);
+    CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+    CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+    pair_start(&p);
+    CHECK_RC(gostx_tls_handshake(p.c), GOSTX_TLS_WANT_READ, "ClientHello");
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "HelloRetryRequest");
+    uint8_t rec[5 + 36] = {22, 3, 3, 0, 36, all_types[t], 0, 0, 32};
+    p.c2s.len = p.c2s.scan = 0;
+    memcpy(p.c2s.b, rec, sizeof rec);
+    p.c2s.len = sizeof rec;
+    int st = p.s->state, rc = gostx_tls_handshake(p.s), sent;
+    if (st != GOSTX__ST_WAIT_CH2 || rc >= 0 ||
+        gostx_tls_alert(p.s, &sent) != GOSTX__ALERT_UNEXPECTED_MESSAGE)
+      ch2_bad++;
+    pair_free(&p);
+  }
+  CHECK(ch2_bad == 0, "after HelloRetryRequest only a ClientHello is taken (%d not refused)", ch2_bad);
+  unsigned want_server = 1u << GOSTX__ST_START | 1u << GOSTX__ST_WAIT_CERT | 1u << GOSTX__ST_WAIT_CV |
+                         1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
+  unsigned want_client = 1u << GOSTX__ST_WAIT_SH | 1u << GOSTX__ST_WAIT_EE | 1u << GOSTX__ST_WAIT_CERT_CR |
+                         1u << GOSTX__ST_WAIT_CERT | 1u << GOSTX__ST_WAIT_CV |
+                         1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
+  CHECK(states[0] == want_server && states[1] == want_client, "every state reached: server %x client %x",
+        states[0], states[1]);
+}
+
+/* The fd transport: a non-blocking socketpair, a handshake and 1 MiB each
+ * way through read(2)/write(2) and their EAGAIN. */
+static void test_fd(void) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+    CHECK(0, "socketpair");
+    return;
+  }
+  for (int i = 0; i < 2; i++) fcntl(sv[i], F_SETFL, fcntl(sv[i], F_GETFL) | O_NONBLOCK);
+  pair p;
+  pair_init(&p, &keys[5], 0);
+  pair_start(&p);
+  gostx_tls_set_fd(p.c, sv[0]);
+  gostx_tls_set_fd(p.s, sv[1]);
+  int crc = GOSTX_TLS_WANT_READ, src = GOSTX_TLS_WANT_READ;
+  for (int i = 0; i < 100000 && (want(crc) || want(src)); i++) {
+    if (want(crc)) crc = gostx_tls_handshake(p.c);
+    if (want(src)) src = gostx_tls_handshake(p.s);
+  }
+  CHECK(crc == 0 && src == 0, "handshake over a socketpair");
+  size_t big = 1u << 20;
+  uint8_t *data = malloc(big);
+  t_rand_bytes(data, big);
+  CHECK(transfer(&p, p.c, p.s, data, big) == 0 && transfer(&p, p.s, p.c, data, big) == 0,
+        "1 MiB each way through the fds");
+  free(data);
+  pair_free(&p);
+  close(sv[0]);
+  close(sv[1]);
+}
+
+/* SSLKEYLOGFILE lines: the four secrets, labelled, with the client random. */
+static char keylog_lines[8][200];
+static int keylog_n;
+static void keylog(void *user, const char *line) {
+  (void)user;
+  if (keylog_n < 8) snprintf(keylog_lines[keylog_n++], sizeof keylog_lines[0], "%s", line);
+}
+
+static void test_keylog(void) {
+  pair p;
+  pair_init(&p, &keys[3], 0);
+  gostx_tls_config_set_keylog(p.ccfg, keylog, NULL);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  CHECK(keylog_n == 4, "four key log lines (%d)", keylog_n);
+  char want[200];
+  int at = snprintf(want, sizeof want, "CLIENT_TRAFFIC_SECRET_0 ");
+  for (int i = 0; i < 32; i++) at += snprintf(want + at, sizeof want - (size_t)at, "%02x", p.c->client_random[i]);
+  want[at++] = ' ';
+  for (int i = 0; i < 32; i++) at += snprintf(want + at, sizeof want - (size_t)at, "%02x", p.c->c_ap[i]);
+  int found = 0;
+  for (int i = 0; i < keylog_n; i++) found |= !strcmp(keylog_lines[i], want);
+  CHECK(found, "CLIENT_TRAFFIC_SECRET_0 <client random> <secret>");
+  CHECK(!strncmp(keylog_lines[0], "CLIENT_HANDSHAKE_TRAFFIC_SECRET ", 32) &&
+            !strncmp(keylog_lines[1], "SERVER_HANDSHAKE_TRAFFIC_SECRET ", 32) &&
+            !strncmp(keylog_lines[3], "SERVER_TRAFFIC_SECRET_0 ", 24),
+        "the labels");
+  pair_free(&p);
+}
+
+/* The record limit forces a KeyUpdate: after 5 records under a key. */
+static void test_snmax(void) {
+  pair p;
+  pair_init(&p, &keys[2], 0);
+  gostx__tls_config_test(p.ccfg)->snmax = 5;
+  gostx__tls_config_test(p.scfg)->snmax = 5;
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  uint8_t secret0[32];
+  memcpy(secret0, gostx__tls_secret(p.c, "c ap"), 32);
+  uint8_t m[3] = {1, 2, 3};
+  int ok = 1;
+  for (int i = 0; i < 20; i++) ok &= transfer(&p, p.c, p.s, m, sizeof m) == 0;
+  CHECK(ok, "20 records over a limit of 5");
+  CHECK(memcmp(secret0, gostx__tls_secret(p.c, "c ap"), 32) != 0 &&
+            !memcmp(gostx__tls_secret(p.c, "c ap"), gostx__tls_secret(p.s, "c ap"), 32) &&
+            p.c->wrec.seq <= 5,
+        "the limit made the client update its key");
+  /* A peer that does not update is refused. */
+  gostx__tls_config_test(p.ccfg)->snmax = 0;
+  gostx__tls_config_test(p.scfg)->snmax = 5;
+  ok = 1;
+  for (int i = 0; i < 20 && ok; i++) ok = transfer(&p, p.c, p.s, m, sizeof m) == 0;
+  int sent;
+  CHECK(!ok && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE && sent,
+        "records past the limit refused");
+  pair_free(&p);
+}
+
+/* ---------------- refusals ---------------- */
+
+/* Runs a handshake with tamper(p, dir, record bytes) applied to the n-th
+ * record of one direction (0 = client to server): what each side returned. */
+typedef void (*tamper_fn)(uint8_t *rec, size_t len, size_t arg);
+
+/* A bit of the record's body (a changed length field only stalls the reader
+ * until EOF, as it must: that is the truncation tests' part). */
+static void flip(uint8_t *rec, size_t len, size_t arg) {
+  rec[5 + arg % (len - 5)] ^= (uint8_t)(1u << (arg % 8));
+}
+
+static int run_tampered(pair *p, int dir, int which, tamper_fn fn, size_t arg, int *alert, int *sent_by) {
+  pipe_buf *w = dir == 0 ? &p->c2s : &p->s2c;
+  w->tamper = which;
+  w->tamper_fn = fn;
+  w->tamper_arg = arg;
+  (void)pair_handshake(p);
+  gostx_tls *victim = dir == 0 ? p->s : p->c;
+  *alert = gostx_tls_alert(victim, sent_by);
+  return w->tampered;
+}
+
+static void test_flips(void) {
+  /* client to server: CH, CCS, Certificate.. Finished; server to client:
+   * SH, CCS, EE, Certificate, CV, Finished (one record each). */
+  int bad = 0, runs = 0;
+  for (int dir = 0; dir < 2; dir++)
+    for (int which = 0; which < 8; which++)
+      for (size_t bit = 0; bit < 3; bit++) {
+        pair p;
+        pair_init(&p, &keys[bit], 0);
+        gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+        set_identity(p.ccfg, &keys[3]);
+        pin(p.scfg, &keys[3]);
+        pair_start(&p);
+        int alert = -1, sent = 0;
+        size_t arg = 5 + 7 * bit + which * 11; /* a byte past the header */
+        int t = run_tampered(&p, dir, which, flip, arg, &alert, &sent);
+        if (t) {
+          runs++;
+          int refused = (p.crc < 0 || p.src < 0) && alert >= 0;
+          /* Nothing completed on the victim's side. */
+          gostx_tls *victim = dir == 0 ? p.s : p.c;
+          if (!refused || victim->state == GOSTX__ST_CONNECTED) {
+            bad++;
+            fprintf(stderr, "flip dir %d record %d byte %zu: client %d server %d alert %d\n", dir,
+                    which, arg, p.crc, p.src, alert);
+          }
+        }
+        pair_free(&p);
+      }
+  CHECK(bad == 0 && runs >= 20, "a flipped bit in any handshake record is refused (%d runs)", runs);
+}
+
+/* Feeds raw bytes to a fresh server or client and expects alert. */
+static void expect_refusal(int server, const uint8_t *bytes, size_t len, int alert,
+                           const char *what) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  gostx_tls *x = server ? p.s : p.c;
+  pipe_buf *in = server ? &p.c2s : &p.s2c;
+  int rc = 0;
+  if (!server) {
+    rc = gostx_tls_handshake(p.c); /* the ClientHello out */
+    p.c2s.len = p.c2s.scan = 0;
+  }
+  memcpy(in->b, bytes, len);
+  in->len = len;
+  rc = gostx_tls_handshake(x);
+  int sent = 0;
+  int got = gostx_tls_alert(x, &sent);
+  CHECK(rc < 0 && got == alert && sent, "%s: rc %d alert %d (want %d): %s", what, rc, got, alert,
+        gostx_tls_error(x) ? gostx_tls_error(x) : "-");
+  pair_free(&p);
+}
+
+/* A ClientHello written by hand: ext is the extensions block. */
+static size_t client_hello(uint8_t *out, unsigned legacy, const uint8_t *ext, size_t ext_len) {
+  uint8_t body[2048];
+  size_t n = 0;
+  body[n++] = (uint8_t)(legacy >> 8);
+  body[n++] = (uint8_t)legacy;
+  memset(body + n, 0x11, 32);
+  n += 32;
+  body[n++] = 0;                              /* session id */
+  body[n++] = 0, body[n++] = 2, body[n++] = 0xC1, body[n++] = 0x03; /* suites */
+  body[n++] = 1, body[n++] = 0;               /* compression */
+  body[n++] = (uint8_t)(ext_len >> 8), body[n++] = (uint8_t)ext_len;
+  memcpy(body + n, ext, ext_len);
+  n += ext_len;
+  out[0] = 22, out[1] = 3, out[2] = 1, out[3] = (uint8_t)((n + 4) >> 8), out[4] = (uint8_t)(n + 4);
+  out[5] = 1, out[6] = 0, out[7] = (uint8_t)(n >> 8), out[8] = (uint8_t)n;
+  memcpy(out + 9, body, n);
+  return 9 + n;
+}
+
+static void test_refusals(void) {
+  uint8_t rec[4096];
+  /* supported_groups GC256A, sig algs 0709, versions 0304, key_share GC256A with a point */
+  uint8_t ext[512];
+  size_t e = 0;
+  static const uint8_t head[] = {0, 10, 0, 4, 0, 2, 0, 0x22, 0, 13, 0, 4, 0, 2, 7, 9,
+                                 0, 43, 0, 3, 2, 3, 4};
+  memcpy(ext, head, sizeof head);
+  e = sizeof head;
+  uint8_t le[64];
+  for (int i = 0; i < 32; i++) le[i] = keys[0].pub[31 - i], le[32 + i] = keys[0].pub[63 - i];
+  size_t ks = e;
+  static const uint8_t ks_head[] = {0, 51, 0, 70, 0, 68, 0, 0x22, 0, 64};
+  memcpy(ext + e, ks_head, sizeof ks_head);
+  e += sizeof ks_head;
+  memcpy(ext + e, le, 64);
+  e += 64;
+  size_t n = client_hello(rec, 0x0303, ext, e);
+  /* The valid one first, that the refusals below are of the change only. */
+  {
+    pair p;
+    pair_init(&p, &keys[0], 0);
+    pair_start(&p);
+    memcpy(p.c2s.b, rec, n);
+    p.c2s.len = n;
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "the hand-made ClientHello is taken");
+    pair_free(&p);
+  }
+  /* An invalid point: y + 1. */
+  ext[ks + 10 + 32] ^= 1;
+  n = client_hello(rec, 0x0303, ext, e);
+  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "a key share off the curve");
+  ext[ks + 10 + 32] ^= 1;
+  /* The point (0, 0)... */
+  uint8_t save[64];
+  memcpy(save, ext + ks + 10, 64);
+  memset(ext + ks + 10, 0, 64);
+  n = client_hello(rec, 0x0303, ext, e);
+  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "a zero key share");
+  memcpy(ext + ks + 10, save, 64);
+  /* Wrong versions. */
+  n = client_hello(rec, 0x0302, ext, e);
+  expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "legacy_version TLS 1.1");
+  ext[21] = 3, ext[22] = 3; /* supported_versions: 0303 only */
+  n = client_hello(rec, 0x0303, ext, e);
+  expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "supported_versions without TLS 1.3");
+  ext[22] = 4;
+  /* Truncated: the ClientHello's length one more than its bytes. */
+  n = client_hello(rec, 0x0303, ext, e);
+  rec[8] += 1;
+  rec[4] += 1;
+  rec[n] = 0;
+  expect_refusal(1, rec, n + 1, GOSTX__ALERT_DECODE_ERROR, "a ClientHello shorter than it says");
+  /* A ClientHello fragmented over two records with another record between:
+   * the first 20 bytes, then a CCS (or an alert), then the rest. */
+  n = client_hello(rec, 0x0303, ext, e);
+  {
+    uint8_t split[4200];
+    size_t body = n - 5, first = 20;
+    memcpy(split, rec, 5 + first);
+    split[3] = 0, split[4] = (uint8_t)first;
+    static const uint8_t between[2][7] = {{20, 3, 3, 0, 1, 1}, {21, 3, 3, 0, 2, 1, 0}};
+    for (int b = 0; b < 2; b++) {
+      size_t at = 5 + first, bl = b ? 7 : 6;
+      memcpy(split + at, between[b], bl);
+      at += bl;
+      split[at] = 22, split[at + 1] = 3, split[at + 2] = 1;
+      split[at + 3] = (uint8_t)((body - first) >> 8), split[at + 4] = (uint8_t)(body - first);
+      memcpy(split + at + 5, rec + 5 + first, body - first);
+      expect_refusal(1, split, at + 5 + body - first, GOSTX__ALERT_UNEXPECTED_MESSAGE,
+                     b ? "an alert inside a fragmented ClientHello" : "a CCS inside a fragmented ClientHello");
+    }
+    /* The same split with nothing between: taken. */
+    size_t at = 5 + first;
+    split[at] = 22, split[at + 1] = 3, split[at + 2] = 1;
+    split[at + 3] = (uint8_t)((body - first) >> 8), split[at + 4] = (uint8_t)(body - first);
+    memcpy(split + at + 5, rec + 5 + first, body - first);
+    pair p;
+    pair_init(&p, &keys[0], 0);
+    pair_start(&p);
+    memcpy(p.c2s.b, split, at + 5 + body - first);
+    p.c2s.len = at + 5 + body - first;
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "a ClientHello in two records is taken");
+    CHECK(p.s->state == GOSTX__ST_WAIT_FINISHED, "and answered (state %d: %s)", p.s->state, gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    pair_free(&p);
+  }
+  /* Oversized records. */
+  uint8_t big[5 + 16385 + 8] = {22, 3, 3, 0x40, 0x01};
+  expect_refusal(1, big, sizeof big, GOSTX__ALERT_RECORD_OVERFLOW, "a plaintext record of 2^14 + 1");
+  /* A handshake message longer than the limit. */
+  uint8_t hugemsg[] = {22, 3, 1, 0, 4, 1, 0x10, 0, 0};
+  expect_refusal(1, hugemsg, sizeof hugemsg, GOSTX__ALERT_DECODE_ERROR, "a 1 MiB ClientHello");
+  /* Unexpected messages first. */
+  uint8_t fin[] = {22, 3, 3, 0, 36, 20, 0, 0, 32};
+  uint8_t fin_rec[5 + 36];
+  memcpy(fin_rec, fin, sizeof fin);
+  memset(fin_rec + sizeof fin, 0, sizeof fin_rec - sizeof fin);
+  expect_refusal(1, fin_rec, sizeof fin_rec, GOSTX__ALERT_UNEXPECTED_MESSAGE, "Finished first");
+  fin_rec[5] = 2; /* a ServerHello to the server */
+  expect_refusal(1, fin_rec, sizeof fin_rec, GOSTX__ALERT_UNEXPECTED_MESSAGE, "ServerHello to a server");
+  fin_rec[5] = 1; /* a ClientHello to the client */
+  expect_refusal(0, fin_rec, sizeof fin_rec, GOSTX__ALERT_UNEXPECTED_MESSAGE, "ClientHello to a client");
+  fin_rec[5] = 8;
+  expect_refusal(0, fin_rec, sizeof fin_rec, GOSTX__ALERT_UNEXPECTED_MESSAGE,
+                 "EncryptedExtensions in the clear");
+  uint8_t app[] = {23, 3, 3, 0, 1, 0};
+  expect_refusal(1, app, sizeof app, GOSTX__ALERT_UNEXPECTED_MESSAGE, "application data first");
+  uint8_t ccs[] = {20, 3, 3, 0, 1, 1};
+  expect_refusal(1, ccs, sizeof ccs, GOSTX__ALERT_UNEXPECTED_MESSAGE, "CCS before the ClientHello");
+  uint8_t type99[] = {99, 3, 3, 0, 1, 1};
+  expect_refusal(1, type99, sizeof type99, GOSTX__ALERT_UNEXPECTED_MESSAGE, "an unknown record type");
+  uint8_t v = 0;
+  uint8_t ver[] = {22, 3, 4, 0, 1, 1};
+  (void)v;
+  expect_refusal(1, ver, sizeof ver, GOSTX__ALERT_PROTOCOL_VERSION, "record version 0x0304");
+  uint8_t empty[] = {22, 3, 1, 0, 0};
+  expect_refusal(1, empty, sizeof empty, GOSTX__ALERT_UNEXPECTED_MESSAGE, "an empty handshake record");
+  /* A ServerHello that is a TLS 1.2 answer with the downgrade sentinel. */
+  uint8_t sh[5 + 4 + 38 + 2] = {22, 3, 3, 0, 4 + 38 + 2, 2, 0, 0, 38 + 2, 3, 3};
+  memcpy(sh + 11 + 24, "DOWNGRD\001", 8);
+  sh[11 + 32] = 0;                                  /* session id */
+  sh[44] = 0xC1, sh[45] = 0x03, sh[46] = 0;          /* suite, compression */
+  sh[3] = 0, sh[4] = 4 + 38, sh[8] = 38;
+  expect_refusal(0, sh, 5 + 4 + 38, GOSTX__ALERT_ILLEGAL_PARAMETER, "the downgrade sentinel");
+  memset(sh + 11 + 24, 0x55, 8);
+  expect_refusal(0, sh, 5 + 4 + 38, GOSTX__ALERT_PROTOCOL_VERSION, "a TLS 1.2 ServerHello");
+}
+
+/* After the handshake: renegotiation, bad Finished, a flipped application
+ * record (nothing released). */
+static void test_after_handshake(void) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  /* A record of application data with one bit flipped: nothing released. */
+  size_t put = 0;
+  CHECK_RC(gostx_tls_write(p.c, "secret data", 11, &put), 0, "write");
+  p.c2s.b[10] ^= 4;
+  uint8_t b[64];
+  size_t n = 99;
+  int rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  int sent;
+  CHECK(rc == GOSTX_EAUTH && n == 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_BAD_RECORD_MAC &&
+            sent,
+        "a flipped bit in application data: bad_record_mac, nothing read");
+  uint8_t alert_rec[64];
+  size_t alen = p.s2c.len;
+  memcpy(alert_rec, p.s2c.b, alen);
+  rc = gostx_tls_read(p.c, b, sizeof b, &n);
+  CHECK(rc < 0 && gostx_tls_alert(p.c, &sent) == GOSTX__ALERT_BAD_RECORD_MAC && !sent,
+        "the client sees the server's alert");
+  pair_free(&p);
+
+  /* A record cut short, then the end of the stream: an error, nothing read. */
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  CHECK_RC(gostx_tls_write(p.c, "0123456789", 10, &put), 0, "write");
+  p.c2s.len -= 1;
+  p.c2s.eof = 1;
+  n = 99;
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  CHECK(rc == GOSTX_EIO && n == 0 && strstr(gostx_tls_error(p.s), "without close_notify"),
+        "a truncated record at the end of the stream: EIO, nothing read");
+  pair_free(&p);
+
+  /* Renegotiation: a ClientHello after the handshake, under the keys. */
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  uint8_t ch[] = {1, 0, 0, 0};
+  size_t got;
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, ch, sizeof ch, 0, p.c2s.b, p.c2s.cap, &got), 0,
+           "seal");
+  p.c2s.len = got;
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  CHECK(rc < 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE && sent,
+        "renegotiation refused: unexpected_message");
+  pair_free(&p);
+
+  /* KeyUpdate with a bad value; a KeyUpdate not ending its record. */
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  uint8_t ku[] = {24, 0, 0, 1, 2};
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, ku, sizeof ku, 0, p.c2s.b, p.c2s.cap, &got), 0,
+           "seal");
+  p.c2s.len = got;
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  CHECK(rc < 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_ILLEGAL_PARAMETER,
+        "KeyUpdate request 2: illegal_parameter");
+  pair_free(&p);
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  uint8_t ku2[] = {24, 0, 0, 1, 0, 24, 0};
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, ku2, sizeof ku2, 0, p.c2s.b, p.c2s.cap, &got),
+           0, "seal");
+  p.c2s.len = got;
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  CHECK(rc < 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE,
+        "handshake bytes after a KeyUpdate in its record: unexpected_message");
+  pair_free(&p);
+}
+
+/* One side's n-th handshake message changed before it is sent (and put
+ * in its transcript: the other side sees consistent keys, so the check
+ * under test is the only one that can refuse it). */
+typedef struct mut {
+  int index, at, seen; /* message index; at: offset from the end when < 0 */
+  uint8_t xor_val;
+  const uint8_t *replace; /* when set: the message's body becomes these bytes */
+  size_t replace_len;
+} mut;
+
+static void mutate_one(void *user, uint8_t *msg, size_t *len, size_t cap) {
+  mut *m = user;
+  if (m->seen++ != m->index) return;
+  if (m->replace && 4 + m->replace_len <= cap) {
+    memcpy(msg + 4, m->replace, m->replace_len);
+    *len = 4 + m->replace_len;
+    msg[1] = 0, msg[2] = (uint8_t)(m->replace_len >> 8), msg[3] = (uint8_t)m->replace_len;
+    return;
+  }
+  size_t at = m->at < 0 ? *len - (size_t)(-m->at) : (size_t)m->at;
+  msg[at] ^= m->xor_val;
+}
+
+/* Runs a handshake with the server's (server = 1) or client's message
+ * changed by mut; the victim's alert must be alert. */
+static int hrr_next; /* expect_mutated's next run makes a HelloRetryRequest */
+
+static void expect_mutated(int server, mut m, int alert, const char *what, const char *why) {
+  pair p;
+  pair_init(&p, &keys[4], 0);
+  CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+  if (hrr_next) CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+  hrr_next = 0;
+  gostx__tls_test_hooks *t = gostx__tls_config_test(server ? p.scfg : p.ccfg);
+  t->mutate = mutate_one;
+  t->mutate_user = &m;
+  pair_start(&p);
+  int rc = pair_handshake(&p);
+  gostx_tls *v = server ? p.c : p.s;
+  int sent = 0, got = gostx_tls_alert(v, &sent);
+  const char *err = gostx_tls_error(v) ? gostx_tls_error(v) : "-";
+  CHECK(rc != 0 && got == alert && sent && v->state != GOSTX__ST_CONNECTED && strstr(err, why),
+        "%s: alert %d (want %d): %s", what, got, alert, err);
+  pair_free(&p);
+}
+
+static void test_mutated(void) {
+  /* The server's messages: SH 0, EE 1, Certificate 2, CV 3, Finished 4. */
+  expect_mutated(1, (mut){0, -1, 0, 1, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                 "the server's key share off the curve", "subgroup");
+  expect_mutated(1, (mut){4, -1, 0, 0x80, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad server Finished", "Finished does not verify");
+  expect_mutated(1, (mut){3, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR,
+                 "a bad CertificateVerify signature", "does not verify");
+  expect_mutated(1, (mut){3, 5, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a CertificateVerify scheme not the key's", "scheme");
+  expect_mutated(1, (mut){0, 72, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a ServerHello cipher suite not offered", "cipher suite not offered");
+  expect_mutated(1, (mut){0, 40, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a ServerHello session id echo changed", "legacy_session_id_echo");
+  static const uint8_t ee_bad[] = {0, 4, 0, 5, 0, 0}; /* status_request: not offered */
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_bad, sizeof ee_bad}, GOSTX__ALERT_UNSUPPORTED_EXTENSION,
+                 "an EncryptedExtensions extension not offered", "not offered");
+  static const uint8_t ee_ks[] = {0, 4, 0, 51, 0, 0};
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_ks, sizeof ee_ks}, GOSTX__ALERT_UNSUPPORTED_EXTENSION,
+                 "key_share in EncryptedExtensions", "not offered");
+  static const uint8_t ee_trunc[] = {0, 9, 0, 5};
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_trunc, sizeof ee_trunc}, GOSTX__ALERT_DECODE_ERROR,
+                 "EncryptedExtensions shorter than it says", "malformed");
+  static const uint8_t cert_empty[] = {0, 0, 0, 0};
+  expect_mutated(1, (mut){2, 0, 0, 0, cert_empty, sizeof cert_empty}, GOSTX__ALERT_DECODE_ERROR,
+                 "the server sends no certificate", "no certificate");
+  expect_mutated(1, (mut){0, 81, 0, 0x07, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "selected_version 0x0303", "selected_version");
+  /* HelloRetryRequest (the server's message 0): a group the client did not
+   * offer; the client's second ClientHello (its message 1) changed. */
+  hrr_next = 1;
+  expect_mutated(1, (mut){0, -1, 0, 0x26 ^ 0x22, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "HelloRetryRequest for a group not offered", "not asked for");
+  hrr_next = 1;
+  expect_mutated(0, (mut){1, 10, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a second ClientHello with another random", "changed");
+  /* The client's messages: ClientHello 0, Finished 1. */
+  expect_mutated(0, (mut){1, -3, 0, 0x10, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad client Finished", "Finished does not verify");
+  expect_mutated(0, (mut){0, 4, 0, 0x01, NULL, 0}, GOSTX__ALERT_PROTOCOL_VERSION,
+                 "a ClientHello legacy_version 0x0203", "legacy_version");
+  expect_mutated(0, (mut){0, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                 "the client's key share off the curve", "subgroup");
+}
+
+/* A server whose key the client does not expect: CertificateVerify fails. */
+static void test_wrong_key(void) {
+  pair p;
+  pair_init(&p, &keys[1], 0);
+  pin(p.ccfg, &keys[2]); /* another curve: the scheme does not match */
+  pair_start(&p);
+  CHECK(pair_handshake(&p) != 0, "handshake refused");
+  int sent;
+  CHECK(gostx_tls_alert(p.c, &sent) == GOSTX__ALERT_ILLEGAL_PARAMETER && sent,
+        "a scheme not the certificate key's: illegal_parameter");
+  pair_free(&p);
+  keypair other = keys[1];
+  CHECK_RC(gostx_gost3410_keygen(other.curve, other.priv, 32, other.pub, 64), 0, "keygen");
+  pair_init(&p, &keys[1], 0);
+  pin(p.ccfg, &other);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) != 0, "handshake refused");
+  CHECK(gostx_tls_alert(p.c, &sent) == GOSTX__ALERT_DECRYPT_ERROR && sent,
+        "a signature by another key: decrypt_error");
+  pair_free(&p);
+  /* No common suite / group. */
+  pair_init(&p, &keys[1], 0);
+  CHECK_RC(gostx_tls_config_set_suites(p.ccfg, "MAGMA_MGM_S"), 0, "suites");
+  CHECK_RC(gostx_tls_config_set_suites(p.scfg, "TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L"), 0, "suites");
+  pair_start(&p);
+  CHECK(pair_handshake(&p) != 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_HANDSHAKE_FAILURE,
+        "no suite in common: handshake_failure");
+  pair_free(&p);
+  pair_init(&p, &keys[1], 0);
+  CHECK_RC(gostx_tls_config_set_alpn(p.ccfg, "h2"), 0, "alpn");
+  CHECK_RC(gostx_tls_config_set_alpn(p.scfg, "http/1.1"), 0, "alpn");
+  pair_start(&p);
+  CHECK(pair_handshake(&p) != 0 &&
+            gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_NO_APPLICATION_PROTOCOL,
+        "no ALPN in common: no_application_protocol");
+  pair_free(&p);
+  /* A client without a certificate where one is required. */
+  pair_init(&p, &keys[1], 0);
+  gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+  pin(p.scfg, &keys[1]);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) != 0 &&
+            gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_CERTIFICATE_REQUIRED,
+        "no client certificate: certificate_required");
+  pair_free(&p);
+  /* A certificate asked for but optional (VERIFY_PEER): a client without one
+   * is taken, with no peer chain. */
+  pair_init(&p, &keys[1], 0);
+  gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_PEER);
+  pin(p.scfg, &keys[1]);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0 && p.s->cert_req && gostx_tls_peer_chain(p.s, NULL) == 0,
+        "an optional client certificate not sent: taken");
+  pair_free(&p);
+  /* The config's lists. */
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
+  CHECK_RC(gostx_tls_config_set_suites(cfg, "KUZNYECHIK_MGM_X"), GOSTX_EINVAL, "unknown suite");
+  CHECK(strstr(gostx_tls_config_error(cfg), "KUZNYECHIK_MGM_X") != NULL, "named in the error");
+  CHECK_RC(gostx_tls_config_set_groups(cfg, "GC256A,X25519"), GOSTX_EINVAL, "unknown group");
+  CHECK_RC(gostx_tls_config_set_versions(cfg, 0x0303, 0x0303), GOSTX_EUNSUP, "TLS 1.2 only");
+  gostx_tls_config_free(cfg);
+}
+
+/* ---------------- real certificates (tests/support/gost_pki.sh) ---------------- */
+
+static char pki[512];
+
+static char *slurp(const char *name, size_t *len) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s", pki, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = malloc(1 << 16);
+  *len = fread(b, 1, (1 << 16) - 1, f);
+  b[*len] = 0;
+  fclose(f);
+  return b;
+}
+
+/* Sets cfg's chain (PEM file chain) and key (PEM file key): 0 or the error. */
+static int load_identity(gostx_tls_config *cfg, const char *chain, const char *key) {
+  size_t len, pos = 0, n = 0, klen;
+  char *pem = slurp(chain, &len), *kpem = slurp(key, &klen);
+  static uint8_t der[4][4096];
+  const uint8_t *ders[4];
+  size_t lens[4];
+  int rc = pem && kpem ? 0 : GOSTX_EIO;
+  while (rc == 0 && n < 4 && gostx_x509_pem_next(pem, len, &pos, der[n], sizeof der[n], &lens[n]) == 1) {
+    ders[n] = der[n];
+    n++;
+  }
+  gostx_gost3410_key_kind kind;
+  gostx_gost3410_curve curve;
+  size_t l;
+  uint8_t priv[64];
+  if (rc == 0) rc = gostx_tls_config_set_chain(cfg, ders, lens, n);
+  if (rc == 0) rc = gostx_gost3410_key_from_pem(kpem, klen, &kind, &curve, &l, priv, sizeof priv, NULL, 0);
+  if (rc == 0) rc = gostx_tls_config_set_key(cfg, curve, priv, l);
+  free(pem);
+  free(kpem);
+  return rc;
+}
+
+/* A client of the store (VERIFY_PEER, servername name) against a server of
+ * chain/key: 0 when both completed; else the client's alert in *alert. */
+static int pki_handshake(gostx_x509_store *store, const char *chain, const char *key,
+                         const char *name, int *alert, pair *keep) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  gostx__tls_config_test(p.ccfg)->pin_curve = 0;
+  gostx_tls_config_set_verify(p.ccfg, GOSTX_TLS_VERIFY_PEER);
+  gostx_tls_config_set_store(p.ccfg, store);
+  gostx_tls_config *scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  gostx_tls_config_free(p.scfg);
+  p.scfg = scfg;
+  CHECK_RC(load_identity(scfg, chain, key), 0, chain);
+  pair_start(&p);
+  if (name) CHECK_RC(gostx_tls_set_servername(p.c, name), 0, "servername");
+  int rc = pair_handshake(&p);
+  int sent = 0;
+  *alert = gostx_tls_alert(p.c, &sent);
+  if (rc == 0 && keep) *keep = p;
+  else pair_free(&p);
+  return rc;
+}
+
+static void test_pki(void) {
+  char cmd[1200];
+  const char *vec = getenv("GOSTX_VECTORS");
+  snprintf(pki, sizeof pki, "%s/gostx-tls-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(pki)) return;
+  snprintf(cmd, sizeof cmd, "bash %s/../support/gost_pki.sh %s", vec ? vec : "tests/vectors", pki);
+  int rc = system(cmd);
+  if (rc == -1 || !WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
+    printf("gost_pki.sh not possible (openssl with gost-engine): the certificate tests skipped\n");
+    return;
+  }
+  gostx_x509_store *store = gostx_x509_store_new();
+  char path[700], err[256];
+  snprintf(path, sizeof path, "%s/ca.pem", pki);
+  CHECK_RC(gostx_x509_store_add_path(store, path, err, sizeof err), 0, "store");
+  static const char *const curves[7] = {"256A", "256B", "256C", "256D", "512A", "512B", "512C"};
+  for (int i = 0; i < 7; i++) {
+    char chain[64], key[64];
+    snprintf(chain, sizeof chain, "chain-%s.pem", curves[i]);
+    snprintf(key, sizeof key, "leaf-%s.key", curves[i]);
+    int alert;
+    pair p;
+    rc = pki_handshake(store, chain, key, "localhost", &alert, &p);
+    CHECK(rc == 0, "certificate %s verified for localhost (alert %d)", curves[i], alert);
+    if (rc == 0) {
+      const gostx_x509_cert *got;
+      CHECK(gostx_tls_peer_chain(p.c, &got) == 2 && got[0].curve == keys[i].curve,
+            "%s: the peer chain", curves[i]);
+      CHECK(gostx_tls_scheme(p.c) && gostx_tls_scheme(p.c)[17] == curves[i][3] + 32,
+            "%s: the scheme %s", curves[i], gostx_tls_scheme(p.c));
+      pair_free(&p);
+    }
+    CHECK(pki_handshake(store, chain, key, "127.0.0.1", &alert, NULL) == 0, "%s for 127.0.0.1", curves[i]);
+  }
+  static const struct {
+    const char *name;
+    int alert;
+  } bad[] = {{"expired", GOSTX__ALERT_CERTIFICATE_EXPIRED},
+             {"notyet", GOSTX__ALERT_CERTIFICATE_EXPIRED},
+             {"name", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"keyusage", GOSTX__ALERT_UNSUPPORTED_CERTIFICATE},
+             {"eku", GOSTX__ALERT_UNSUPPORTED_CERTIFICATE},
+             {"notca", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"unknownca", GOSTX__ALERT_UNKNOWN_CA},
+             {"signature", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"critical", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"pathlen", GOSTX__ALERT_BAD_CERTIFICATE}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char chain[64], key[64];
+    snprintf(chain, sizeof chain, "chain-bad-%s.pem", bad[i].name);
+    snprintf(key, sizeof key, "bad-%s.key", bad[i].name);
+    int alert = -1;
+    rc = pki_handshake(store, chain, key, "localhost", &alert, NULL);
+    CHECK(rc != 0 && alert == bad[i].alert, "bad-%s refused with alert %d (got %d)", bad[i].name,
+          bad[i].alert, alert);
+  }
+  /* The server's key must be its leaf's. */
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK_RC(load_identity(cfg, "chain-256A.pem", "leaf-256B.key"), GOSTX_EINVAL, "a key not the leaf's");
+  gostx_tls_config_free(cfg);
+  /* A client certificate verified by the server. */
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  gostx__tls_config_test(p.ccfg)->pin_curve = 0;
+  gostx_tls_config_set_verify(p.ccfg, GOSTX_TLS_VERIFY_PEER);
+  gostx_tls_config_set_store(p.ccfg, store);
+  gostx_tls_config_free(p.scfg);
+  p.scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK_RC(load_identity(p.scfg, "chain-512C.pem", "leaf-512C.key"), 0, "server identity");
+  CHECK_RC(load_identity(p.ccfg, "chain-256D.pem", "leaf-256D.key"), 0, "client identity");
+  gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+  gostx_tls_config_set_store(p.scfg, store);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "client certificate verified (%s)", gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  CHECK(gostx_tls_peer_chain(p.s, NULL) == 2, "the server has the client's chain");
+  pair_free(&p);
+  gostx_x509_store_free(store);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", pki);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", pki);
+}
+
+int main(void) {
+  t_rand_init();
+  for (int k = 0; k < 7; k++) {
+    keys[k].curve = gostx__tls_scheme_curve(0x0709 + (unsigned)k);
+    size_t l = gostx_gost3410_size(keys[k].curve);
+    CHECK_RC(gostx_gost3410_keygen(keys[k].curve, keys[k].priv, l, keys[k].pub, 2 * l), 0, "keygen");
+  }
+  test_matrix();
+  test_large_and_chunks();
+  test_snmax();
+  test_keylog();
+  test_fd();
+  test_framing();
+  test_unexpected();
+  test_flips();
+  test_refusals();
+  test_after_handshake();
+  test_wrong_key();
+  test_mutated();
+  test_pki();
+  return t_done();
+}
