@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "gost3410/field_impl.h"
+#include "gost3410/impl.h"
 #include "internal.h"
 #include "dispatch.h"
 #include "kuznyechik/impl.h"
@@ -163,16 +163,16 @@ static const struct row mgm_rows[] = {
  * (Haswell, Broadwell; Zen): the avx2 level, so GOSTX_IMPL=ssse3 or portable
  * runs the portable field. The avx512 level adds 256 paramSetA's doublings
  * on AVX-512 IFMA (Ice Lake and later, Zen 4 and later) to the MULX field. */
-static const struct row gx_field_rows[] = {
+static const struct row gx_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
-    ROW(gostx_gx_field_ifma, LEVEL_avx512, 0, needs_ifma),
-    ROW(gostx_gx_field_mulx, LEVEL_avx2, 0, needs_mulx),
+    ROW(gostx_gx_avx512ifma, LEVEL_avx512, 0, needs_ifma),
+    ROW(gostx_gx_mulx, LEVEL_avx2, 0, needs_mulx),
 #endif
-    ROW(gostx_gx_field_portable, LEVEL_portable, 0, NULL),
+    ROW(gostx_gx_portable, LEVEL_portable, 0, NULL),
 };
 
 static struct gostx_dispatch chosen;
-static const struct gostx_gx_field_impl *chosen_gx_field;
+static const struct gostx_gx_impl *chosen_gx;
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 
 static int level_by_name(const char *name) {
@@ -212,8 +212,8 @@ static const char *kuz_name(const void *p) { return ((const struct gostx_kuz_imp
 static const char *magma_name(const void *p) { return ((const struct gostx_magma_impl *)p)->name; }
 static const char *streebog_name(const void *p) { return ((const struct gostx_streebog_impl *)p)->name; }
 static const char *mgm_name(const void *p) { return ((const struct gostx_mgm_impl *)p)->name; }
-static const char *gx_field_name(const void *p) {
-  return ((const struct gostx_gx_field_impl *)p)->name;
+static const char *gx_name(const void *p) {
+  return ((const struct gostx_gx_impl *)p)->name;
 }
 
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
@@ -271,7 +271,7 @@ static void classify(const char *forced, const struct gostx_cpu *f) {
   usable |= name_usable(magma_rows, NROWS(magma_rows), magma_name, forced, f, &exists);
   usable |= name_usable(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f, &exists);
   usable |= name_usable(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f, &exists);
-  usable |= name_usable(gx_field_rows, NROWS(gx_field_rows), gx_field_name, forced, f, &exists);
+  usable |= name_usable(gx_rows, NROWS(gx_rows), gx_name, forced, f, &exists);
   request = usable ? GOSTX_IMPL_HONOURED : exists ? GOSTX_IMPL_UNSUPPORTED : GOSTX_IMPL_UNKNOWN;
   request_running = usable ? request_value : level_names[0];
 }
@@ -285,7 +285,7 @@ static void choose(void) {
   chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
   chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
   chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f);
-  chosen_gx_field = pick(gx_field_rows, NROWS(gx_field_rows), gx_field_name, forced, f);
+  chosen_gx = pick(gx_rows, NROWS(gx_rows), gx_name, forced, f);
 }
 
 const struct gostx_dispatch *gostx__dispatch(void) {
@@ -297,9 +297,9 @@ const struct gostx_dispatch *gostx__dispatch(void) {
 int gostx__ct_plant; /* which planted leak is live (lib/internal.h); none by default */
 #endif
 
-const struct gostx_gx_field_impl *gostx__gx_field(void) {
+const struct gostx_gx_impl *gostx__gx_impl(void) {
   pthread_once(&chosen_once, choose);
-  return chosen_gx_field;
+  return chosen_gx;
 }
 
 gostx_impl_request gostx_impl_requested(const char **value, const char **running) {
@@ -321,7 +321,7 @@ const char *gostx_impl(gostx_alg alg) {
     case GOSTX_ALG_MAGMA: return d->magma->name;
     case GOSTX_ALG_STREEBOG: return d->streebog->name;
     case GOSTX_ALG_MGM: return d->mgm->name;
-    case GOSTX_ALG_GOST3410: return gostx__gx_field()->name;
+    case GOSTX_ALG_GOST3410: return gostx__gx_impl()->name;
     default: return "unknown";
   }
 }
@@ -333,7 +333,7 @@ static const struct row *rows_of(int alg, size_t *n) {
     case GOSTX_ALG_MAGMA: *n = NROWS(magma_rows); return magma_rows;
     case GOSTX_ALG_STREEBOG: *n = NROWS(streebog_rows); return streebog_rows;
     case GOSTX_ALG_MGM: *n = NROWS(mgm_rows); return mgm_rows;
-    case GOSTX_ALG_GOST3410: *n = NROWS(gx_field_rows); return gx_field_rows;
+    case GOSTX_ALG_GOST3410: *n = NROWS(gx_rows); return gx_rows;
     default: *n = 0; return NULL;
   }
 }

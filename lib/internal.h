@@ -135,9 +135,9 @@ enum {
   GOSTX_PLANT_MAGMA_N2,       /* ... and half n2 */
   GOSTX_PLANT_STREEBOG,       /* streebog_avx512.c, streebog_ct.h: the data path mid-compression */
   GOSTX_PLANT_MGM,            /* mgm_avx512.c, the accumulated products */
-  GOSTX_PLANT_GOST3410,       /* gost3410/ec_base.c: each digit of the secret scalar (k G) */
-  GOSTX_PLANT_GOST3410_VKO,   /* gost3410/ec.c: each digit of the secret scalar (VKO's k P) */
-  GOSTX_PLANT_GOST3410_ED,    /* gost3410/ec_edwards.c: the same, k G on the Edwards sets */
+  GOSTX_PLANT_GOST3410,       /* gost3410/mul_weier.h: each digit of the secret scalar (k G) */
+  GOSTX_PLANT_GOST3410_VKO,   /* gost3410/mul_weier.h: each digit of the secret scalar (VKO's k P) */
+  GOSTX_PLANT_GOST3410_ED,    /* gost3410/mul_edwards.h: the same, k G on the Edwards sets */
   GOSTX_PLANT_GOST3410_ED_VKO, /* ... and k P on the Edwards sets */
   GOSTX_PLANT_ESP_PAD,         /* esp/esp.c trailer_bad: the decrypted pad length */
   GOSTX_PLANT_MAGMA_VROUND,    /* magma_avx512.c: the one-block vector round's S-box indexes */

@@ -279,15 +279,15 @@ for level in $levels; do
 done
 
 # 4c. A leak planted in GOST R 34.10-2012's scalar multiplication (the
-#     portable row's): the plant run computes a public key
-#     on 256 paramSetB, so it is reported in the fixed-base multiplication,
-#     lib/gost3410/ec_mul.c.
-pj plant gost3410 portable "gostx__ec_point_mul_base (ec_mul.c" "$B" valgrind
+#     portable row's instance of lib/gost3410/mul_template.h): the plant run
+#     computes a public key on 256 paramSetB, so it is reported in the
+#     fixed-base multiplication, mul_weier.h's w_mul_base.
+pj plant gost3410 portable "w_mul_base (mul_weier.h" "$B" valgrind
 #     And one in the variable-base ladder that VKO runs on the peer's key.
-pj plant gost3410-vko portable "gostx__ec_point_mul (ec_mul.c" "$B" valgrind
-#     The same two in the Edwards arithmetic of 256 paramSetA (ec_edwards.c).
-pj plant gost3410-ed portable "gostx__ec_ed_mul_base (ec_edwards.c" "$B" valgrind
-pj plant gost3410-ed-vko portable "gostx__ec_ed_mul (ec_edwards.c" "$B" valgrind
+pj plant gost3410-vko portable "w_mul (mul_weier.h" "$B" valgrind
+#     The same two in the Edwards arithmetic of 256 paramSetA (mul_edwards.h).
+pj plant gost3410-ed portable "ed_mul_base (mul_edwards.h" "$B" valgrind
+pj plant gost3410-ed-vko portable "ed_mul (mul_edwards.h" "$B" valgrind
 #     And one in ESP's padding check (the pad length that open reads from the
 #     decrypted trailer): reported in lib/esp/esp.c's trailer_bad, which the
 #     leak group's ESP case runs on secret plaintext with no suppression.

@@ -45,9 +45,35 @@ static void test_curves(void) {
   }
   CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-XchA-ParamSet") == GOSTX_GOST3410_256_B, "XchA = B");
   CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-XchB-ParamSet") == GOSTX_GOST3410_256_D, "XchB = D");
+  CHECK(gostx_gost3410_curve_by_name("id-GostR3410-2001-CryptoPro-A-ParamSet") == GOSTX_GOST3410_256_B &&
+            gostx_gost3410_curve_by_name("1.2.643.2.2.35.2") == GOSTX_GOST3410_256_C &&
+            gostx_gost3410_curve_by_name("1.2.643.2.2.35.3") == GOSTX_GOST3410_256_D,
+        "CryptoPro A, B, C = 256 B, C, D (RFC 4357 by name and OID)");
   CHECK(gostx_gost3410_curve_by_name("nope") == GOSTX_EINVAL, "unknown name");
   CHECK(gostx_gost3410_size(0) == 0 && gostx_gost3410_size(99) == 0, "unknown id size 0");
   CHECK(gostx_gost3410_size(GOSTX_GOST3410_256_A) == 32 && gostx_gost3410_size(GOSTX_GOST3410_512_C) == 64, "sizes");
+}
+
+/* The parameter-set table the provider takes its vocabulary from: each
+ * curve's own name and OID first, then the CryptoPro aliases; every name
+ * and OID resolves to the set's curve, no OID twice, GOSTX_EINVAL after. */
+static void test_paramsets(void) {
+  const char *name, *oid, *oids[32];
+  size_t n = 0;
+  int id;
+  while (n < 32 && (id = gostx_gost3410_paramset(n, &name, &oid)) >= 0) {
+    if (n < NCURVES)
+      CHECK(!strcmp(gostx_gost3410_curve_name(id), name) && !strcmp(gostx_gost3410_curve_oid(id), oid),
+            "set %zu: the curve's own name first", n);
+    CHECK(gostx_gost3410_curve_by_name(name) == id && gostx_gost3410_curve_by_name(oid) == id,
+          "set %s (%s) resolves to its curve", name, oid);
+    for (size_t j = 0; j < n; j++) CHECK(strcmp(oids[j], oid), "OID %s listed once", oid);
+    oids[n++] = oid;
+  }
+  CHECK(n == NCURVES + 5, "%zu sets: every curve and the five CryptoPro aliases", n);
+  CHECK(gostx_gost3410_paramset(n, &name, &oid) == GOSTX_EINVAL &&
+            gostx_gost3410_paramset((size_t)-1, &name, &oid) == GOSTX_EINVAL,
+        "past the last set: refused");
 }
 
 static void test_standard_examples(void) {
@@ -324,7 +350,7 @@ static void test_fast_paths(void) {
       CHECK(gostx__ec_point_mul2_jac(C, &R2, m, k, &P) == 0 && same_point(C, &R1, &R2),
             "%s: a G + b P in Jacobian = reference (case %d)", name, it);
       if (C->edwards) {
-        gostx__ec_ed_mul2_vartime(C, &R2, m, k, &P);
+        gostx__ec_mul2_vartime(C, &R2, m, k, &P);
         CHECK(same_point(C, &R1, &R2), "%s: a G + b P in Edwards = reference (case %d)", name,
               it);
       }
@@ -364,9 +390,9 @@ static void test_fast_paths(void) {
     CHECK(gostx__ec_point_mul2_jac(C, &R2, k, mk, &G) == 0 && gostx__fe_is_zero(R2.Z, C->n),
           "%s: k G + (q - k) G = O in Jacobian", name);
     if (C->edwards) {
-      gostx__ec_ed_mul2_vartime(C, &R2, k, mk, &G);
+      gostx__ec_mul2_vartime(C, &R2, k, mk, &G);
       CHECK(gostx__fe_is_zero(R2.Z, C->n), "%s: k G + (q - k) G = O in Edwards", name);
-      gostx__ec_ed_mul2_vartime(C, &R2, k, k, &G); /* the same point added: complete */
+      gostx__ec_mul2_vartime(C, &R2, k, k, &G); /* the same point added: complete */
       gostx__ec_point_mul_ref(C, &T, k, &G);
       gostx__ec_point_add(C, &T, &T, &T);
       CHECK(same_point(C, &T, &R2), "%s: k G + k G in Edwards", name);
@@ -591,22 +617,22 @@ static void test_sqr(void) {
 
 /* Copies of curve ci on the implementation row impl and on the portable
  * row, whatever the dispatcher chose. */
-static void on_row(size_t ci, const struct gostx_gx_field_impl *impl, gx_curve *on, gx_curve *off) {
+static void on_row(size_t ci, const struct gostx_gx_impl *impl, gx_curve *on, gx_curve *off) {
   *on = *off = *gostx__ec_curve_get(all_curves[ci]);
   gostx__ec_curve_use(on, impl);
-  gostx__ec_curve_use(off, &gostx_gx_field_portable);
+  gostx__ec_curve_use(off, &gostx_gx_portable);
 }
 
-/* A row's field (the MULX/ADX bodies of field_x86_64.c) against the
- * portable one, modulo every p and q: random residues and the edges (0, 1,
+/* A row's field operations (impl->fe_mul, ...: on the MULX rows
+ * field_x86_64.c's bodies) against field.c's, modulo every p and q: random residues and the edges (0, 1,
  * m - 1, m - 2, m - 2^63, and all-ones limbs reduced): products, squares,
  * sums and differences. */
-static void test_field_row(const struct gostx_gx_field_impl *impl) {
+static void test_field_row(const struct gostx_gx_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
     on_row(ci, impl, &on, &off);
     for (int w = 0; w < 2; w++) {
-      gx_mont P = w ? off.fq : off.fp, X = w ? on.fq : on.fp;
+      gx_mont P = w ? off.fq : off.fp;
       int n = P.n, bad = 0;
       for (int it = 0; it < 400; it++) {
         gx_fe v[2] = {{0}, {0}}, one = {1}, low = {(uint64_t)1 << 63};
@@ -629,13 +655,13 @@ static void test_field_row(const struct gostx_gx_field_impl *impl) {
         }
         gx_fe rp[4], rx[4];
         gostx__fe_mul(&P, rp[0], v[0], v[1]);
-        gostx__fe_mul(&X, rx[0], v[0], v[1]);
+        impl->fe_mul(&P, rx[0], v[0], v[1]);
         gostx__fe_sqr(&P, rp[1], v[0]);
-        gostx__fe_sqr(&X, rx[1], v[0]);
+        impl->fe_sqr(&P, rx[1], v[0]);
         gostx__fe_add(&P, rp[2], v[0], v[1]);
-        gostx__fe_add(&X, rx[2], v[0], v[1]);
+        impl->fe_add(&P, rx[2], v[0], v[1]);
         gostx__fe_sub(&P, rp[3], v[0], v[1]);
-        gostx__fe_sub(&X, rx[3], v[0], v[1]);
+        impl->fe_sub(&P, rx[3], v[0], v[1]);
         for (int o = 0; o < 4; o++) bad += memcmp(rp[o], rx[o], (size_t)n * 8) != 0;
       }
       CHECK(!bad, "%s %s: %s field = portable (%d of 1600 differ)",
@@ -650,7 +676,7 @@ static void test_field_row(const struct gostx_gx_field_impl *impl) {
  * the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2, all-ones
  * folded) and random ones, on G and on other points of order q. 60 cases
  * on the Edwards sets, 20 on the others. */
-static void test_mul_row(const struct gostx_gx_field_impl *impl) {
+static void test_mul_row(const struct gostx_gx_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
     on_row(ci, impl, &on, &off);
@@ -697,8 +723,8 @@ static void test_mul_row(const struct gostx_gx_field_impl *impl) {
  * coordinates, limb for limb, on random points and on the edges: P + P,
  * P + (-P), infinity on either side and both, a point with Z scaled (not
  * 1); runs of 0 to 7 doublings of each P and Q, infinity among them,
- * projective (gostx__ec_point_dbl_n) and Jacobian (gostx__ec_jac_dbl in place). */
-static void test_point_add_row(const struct gostx_gx_field_impl *impl) {
+ * projective (gostx__ec_point_dbl_n) and Jacobian (gostx__ec_jac_dbl_n in place). */
+static void test_point_add_row(const struct gostx_gx_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
     on_row(ci, impl, &on, &off);
@@ -740,11 +766,8 @@ static void test_point_add_row(const struct gostx_gx_field_impl *impl) {
         bad_dbl += !same_limbs(&R1, &R2, n);
         /* the same coordinates taken as Jacobian, doubled in place */
         R1 = R2 = *D;
-        if (on.lanes)
-          on.lanes->jac_dbl_n(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
-        else
-          for (int d = 0; d < 1 + it % 7; d++) gostx__ec_jac_dbl(&on, R1.X, R1.Y, R1.Z);
-        for (int d = 0; d < 1 + it % 7; d++) gostx__ec_jac_dbl(&off, R2.X, R2.Y, R2.Z);
+        gostx__ec_jac_dbl_n(&on, R1.X, R1.Y, R1.Z, 1 + it % 7);
+        gostx__ec_jac_dbl_n(&off, R2.X, R2.Y, R2.Z, 1 + it % 7);
         bad_dbl += !same_limbs(&R1, &R2, n);
       }
     }
@@ -1143,7 +1166,7 @@ static void test_small_order_keys(void) {
 }
 
 /* One row of lib/dispatch.c's GOST R 34.10 table against the portable row. */
-static void test_row(const struct gostx_gx_field_impl *impl) {
+static void test_row(const struct gostx_gx_impl *impl) {
   test_field_row(impl);
   test_mul_row(impl);
   test_point_add_row(impl);
@@ -1153,6 +1176,7 @@ int main(void) {
   t_rand_init();
   test_first_use_threads();
   test_curves();
+  test_paramsets();
   test_standard_examples();
   test_round_trips();
   test_vko_agreement();
@@ -1173,13 +1197,13 @@ int main(void) {
    * the portable row (tests/support/rows.h): a row added there is checked
    * here with no change to this test. */
   struct t_row rows[T_MAX_ROWS];
-  const size_t nrows = t_rows(GOSTX_ALG_GOST3410, &gostx_gx_field_portable, rows);
-  CHECK(!strcmp(gostx_impl(GOSTX_ALG_GOST3410), gostx__gx_field()->name),
+  const size_t nrows = t_rows(GOSTX_ALG_GOST3410, &gostx_gx_portable, rows);
+  CHECK(!strcmp(gostx_impl(GOSTX_ALG_GOST3410), gostx__gx_impl()->name),
         "gostx_impl names the running row");
   for (size_t i = 0; i < nrows; i++) {
     test_row(rows[i].impl);
     t_row_checked(GOSTX_ALG_GOST3410, rows[i].impl);
   }
-  t_rows_all_checked(GOSTX_ALG_GOST3410, &gostx_gx_field_portable);
+  t_rows_all_checked(GOSTX_ALG_GOST3410, &gostx_gx_portable);
   return t_done();
 }

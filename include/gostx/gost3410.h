@@ -52,6 +52,13 @@ GOSTX_API const char *gostx_gost3410_curve_oid(gostx_gost3410_curve curve);
  * ("id-GostR3410-2001-CryptoPro-A-ParamSet", "...-XchA-ParamSet", ...);
  * GOSTX_EINVAL when unknown. */
 GOSTX_API int gostx_gost3410_curve_by_name(const char *name);
+/* The named parameter sets, one per call for i = 0, 1, ...: the set's name
+ * and OID (as gostx_gost3410_curve_by_name takes them) and its curve id as
+ * the result; GOSTX_EINVAL past the last. Each curve's own name comes
+ * first (i < the number of ids), then the CryptoPro aliases, which share a
+ * curve under their own OIDs. One table for the library, the CLI and the
+ * OpenSSL provider. */
+GOSTX_API int gostx_gost3410_paramset(size_t i, const char **name, const char **oid);
 /* The curve's short name ("256A" .. "256D", "512A" .. "512C", "256TEST",
  * "512TEST": the tc26 paramSets and the standard's examples), or NULL for
  * an unknown id; and the id for a short name in either case, GOSTX_EINVAL

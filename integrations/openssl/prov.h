@@ -140,15 +140,15 @@ int prov_check_key_iv(const unsigned char *key, size_t keylen, size_t want_keyle
       {0, NULL}}
 
 /* ---- GOST R 34.10-2012 keys (prov_keymgmt_gost3410.c) ----
- * One entry per parameter-set OID gost-engine writes: CryptoPro-A and
- * paramSetB are the same curve under two OIDs, and a key keeps the OID it
- * was made or read with, so that it is written back unchanged. */
+ * One entry per parameter-set OID the library names (gostx_gost3410_paramset):
+ * CryptoPro-A and paramSetB are the same curve under two OIDs, and a key
+ * keeps the OID it was made or read with, so that it is written back
+ * unchanged. */
 typedef struct prov_paramset {
   const char *name;     /* OpenSSL's short name of the OID (the "group" param) */
   const char *oid;
-  const char *shortcut; /* gost-engine's -pkeyopt paramset:VALUE */
+  const char *shortcut; /* gost-engine's -pkeyopt paramset:VALUE, or NULL */
   gostx_gost3410_curve curve;
-  int digest_param;     /* gost-engine writes the digest OID in the key's parameters */
 } prov_paramset;
 
 /* The keydata of "gost2012_256" (len 32) and "gost2012_512" (len 64). */

@@ -15,44 +15,60 @@
 
 #include "prov.h"
 
-/* gost-engine's paramset shortcuts (gost_pmeth.c): for 256-bit keys "A".."C"
- * are the CryptoPro sets, "XA"/"XB" the exchange sets, "TCA".."TCD" the TC26
- * ones; for 512-bit keys "A".."C" are the TC26 sets. The digest OID goes in
- * the key's parameters for the CryptoPro and 512-bit A/B sets, as it writes. */
-static const prov_paramset sets256[] = {
-    {"id-GostR3410-2001-CryptoPro-A-ParamSet", "1.2.643.2.2.35.1", "A", GOSTX_GOST3410_256_B, 1},
-    {"id-GostR3410-2001-CryptoPro-B-ParamSet", "1.2.643.2.2.35.2", "B", GOSTX_GOST3410_256_C, 1},
-    {"id-GostR3410-2001-CryptoPro-C-ParamSet", "1.2.643.2.2.35.3", "C", GOSTX_GOST3410_256_D, 1},
-    {"id-GostR3410-2001-CryptoPro-XchA-ParamSet", "1.2.643.2.2.36.0", "XA", GOSTX_GOST3410_256_B,
-     1},
-    {"id-GostR3410-2001-CryptoPro-XchB-ParamSet", "1.2.643.2.2.36.1", "XB", GOSTX_GOST3410_256_D,
-     1},
-    {"id-GostR3410-2001-TestParamSet", "1.2.643.2.2.35.0", "0", GOSTX_GOST3410_256_TEST, 1},
-    {"id-tc26-gost-3410-2012-256-paramSetA", "1.2.643.7.1.2.1.1.1", "TCA", GOSTX_GOST3410_256_A, 0},
-    {"id-tc26-gost-3410-2012-256-paramSetB", "1.2.643.7.1.2.1.1.2", "TCB", GOSTX_GOST3410_256_B, 0},
-    {"id-tc26-gost-3410-2012-256-paramSetC", "1.2.643.7.1.2.1.1.3", "TCC", GOSTX_GOST3410_256_C, 0},
-    {"id-tc26-gost-3410-2012-256-paramSetD", "1.2.643.7.1.2.1.1.4", "TCD", GOSTX_GOST3410_256_D, 0},
-    {NULL, NULL, NULL, 0, 0}};
-static const prov_paramset sets512[] = {
-    {"id-tc26-gost-3410-2012-512-paramSetA", "1.2.643.7.1.2.1.2.1", "A", GOSTX_GOST3410_512_A, 1},
-    {"id-tc26-gost-3410-2012-512-paramSetB", "1.2.643.7.1.2.1.2.2", "B", GOSTX_GOST3410_512_B, 1},
-    {"id-tc26-gost-3410-2012-512-paramSetC", "1.2.643.7.1.2.1.2.3", "C", GOSTX_GOST3410_512_C, 0},
-    {"id-tc26-gost-3410-2012-512-paramSetTest", "1.2.643.7.1.2.1.2.0", "0",
-     GOSTX_GOST3410_512_TEST, 1},
-    {NULL, NULL, NULL, 0, 0}};
+/* The parameter sets (names, OIDs, curves) are the library's
+ * (gostx_gost3410_paramset); gost-engine's shortcuts for them (gost_pmeth.c)
+ * are ours: for 256-bit keys "A".."C" are the CryptoPro sets, "XA"/"XB" the
+ * exchange sets, "TCA".."TCD" the TC26 ones, "0" the test set; for 512-bit
+ * keys "A".."C" are the TC26 sets, "0" the test set. */
+static const struct {
+  const char *oid, *shortcut;
+} shortcuts[] = {
+    {"1.2.643.2.2.35.1", "A"},       {"1.2.643.2.2.35.2", "B"},       {"1.2.643.2.2.35.3", "C"},
+    {"1.2.643.2.2.36.0", "XA"},      {"1.2.643.2.2.36.1", "XB"},      {"1.2.643.2.2.35.0", "0"},
+    {"1.2.643.7.1.2.1.1.1", "TCA"},  {"1.2.643.7.1.2.1.1.2", "TCB"},  {"1.2.643.7.1.2.1.1.3", "TCC"},
+    {"1.2.643.7.1.2.1.1.4", "TCD"},  {"1.2.643.7.1.2.1.2.1", "A"},    {"1.2.643.7.1.2.1.2.2", "B"},
+    {"1.2.643.7.1.2.1.2.3", "C"},    {"1.2.643.7.1.2.1.2.0", "0"},
+};
 
-const prov_paramset *prov_paramset_find(size_t len, const char *name) {
-  if (!name) return NULL;
-  for (const prov_paramset *p = len == 32 ? sets256 : sets512; p->name; p++)
-    if (!strcasecmp(name, p->shortcut) || !strcmp(name, p->name) || !strcmp(name, p->oid))
+/* The library's sets with their shortcuts, built once (keys point into it). */
+static prov_paramset sets[32];
+static size_t nsets;
+static CRYPTO_ONCE sets_once = CRYPTO_ONCE_STATIC_INIT;
+
+static void sets_build(void) {
+  const char *name, *oid;
+  for (size_t i = 0; nsets < sizeof sets / sizeof sets[0]; i++) {
+    int id = gostx_gost3410_paramset(i, &name, &oid);
+    if (id < 0) return;
+    prov_paramset *p = &sets[nsets++];
+    p->name = name;
+    p->oid = oid;
+    p->curve = (gostx_gost3410_curve)id;
+    for (size_t j = 0; j < sizeof shortcuts / sizeof shortcuts[0]; j++)
+      if (!strcmp(oid, shortcuts[j].oid)) p->shortcut = shortcuts[j].shortcut;
+  }
+}
+
+/* The set of a len-byte key matching name (shortcut, name or OID; oid_only:
+ * the OID alone). */
+static const prov_paramset *set_lookup(size_t len, const char *name, int oid_only) {
+  if (!name || !CRYPTO_THREAD_run_once(&sets_once, sets_build)) return NULL;
+  for (size_t i = 0; i < nsets; i++) {
+    const prov_paramset *p = &sets[i];
+    if (gostx_gost3410_size(p->curve) != len) continue;
+    if (!strcmp(name, p->oid) ||
+        (!oid_only && ((p->shortcut && !strcasecmp(name, p->shortcut)) || !strcmp(name, p->name))))
       return p;
+  }
   return NULL;
 }
 
+const prov_paramset *prov_paramset_find(size_t len, const char *name) {
+  return set_lookup(len, name, 0);
+}
+
 const prov_paramset *prov_paramset_by_oid(size_t len, const char *oid) {
-  for (const prov_paramset *p = len == 32 ? sets256 : sets512; p->name; p++)
-    if (!strcmp(oid, p->oid)) return p;
-  return NULL;
+  return set_lookup(len, oid, 1);
 }
 
 const char *prov_gost_key_type(size_t len) { return len == 32 ? "gost2012_256" : "gost2012_512"; }

@@ -4,7 +4,7 @@
  * 512 paramSetC) are given in their Weierstrass form, as the standard's
  * parameter a, b are, plus their Edwards d (e = 1): keys, signatures and
  * the curve equation are Weierstrass; their scalar multiplications run in
- * Edwards coordinates (ec_edwards.c), with s and t of the map between the
+ * Edwards coordinates (mul_edwards.h), with s and t of the map between the
  * forms found here.
  * tests/test_gost3410.c checks every set: G on the curve and q G = O. */
 #include "gost3410/ec.h"
@@ -82,32 +82,51 @@ static const gx_curve_def curves[] = {
    "9e4f5d8c017d8d9f13a5cf3cdf5bfe4dab402d54198e31ebde28a0621050439ca6b39e0a515c06b304e2ce43e79e369e91a0cfc2bc2a22b4ca302dbb33ee7550"},
 };
 
-static const struct { const char *alias; int id; } aliases[] = {
-  {"id-GostR3410-2001-CryptoPro-A-ParamSet", GOSTX_GOST3410_256_B},
-  {"id-GostR3410-2001-CryptoPro-B-ParamSet", GOSTX_GOST3410_256_C},
-  {"id-GostR3410-2001-CryptoPro-C-ParamSet", GOSTX_GOST3410_256_D},
-  {"id-GostR3410-2001-CryptoPro-XchA-ParamSet", GOSTX_GOST3410_256_B},
-  {"id-GostR3410-2001-CryptoPro-XchB-ParamSet", GOSTX_GOST3410_256_D},
-  {"1.2.643.2.2.35.1", GOSTX_GOST3410_256_B},
-  {"1.2.643.2.2.35.2", GOSTX_GOST3410_256_C},
-  {"1.2.643.2.2.35.3", GOSTX_GOST3410_256_D},
-  {"1.2.643.2.2.36.0", GOSTX_GOST3410_256_B},
-  {"1.2.643.2.2.36.1", GOSTX_GOST3410_256_D},
+/* The parameter sets that name a curve above under another name and OID
+ * (RFC 4357's CryptoPro sets): with curves[], the one table of GOST R
+ * 34.10 parameter-set names and OIDs (gostx_gost3410_paramset walks both;
+ * the OpenSSL provider takes its vocabulary from it). */
+static const struct {
+  const char *name, *oid;
+  int id;
+} aliases[] = {
+  {"id-GostR3410-2001-CryptoPro-A-ParamSet", "1.2.643.2.2.35.1", GOSTX_GOST3410_256_B},
+  {"id-GostR3410-2001-CryptoPro-B-ParamSet", "1.2.643.2.2.35.2", GOSTX_GOST3410_256_C},
+  {"id-GostR3410-2001-CryptoPro-C-ParamSet", "1.2.643.2.2.35.3", GOSTX_GOST3410_256_D},
+  {"id-GostR3410-2001-CryptoPro-XchA-ParamSet", "1.2.643.2.2.36.0", GOSTX_GOST3410_256_B},
+  {"id-GostR3410-2001-CryptoPro-XchB-ParamSet", "1.2.643.2.2.36.1", GOSTX_GOST3410_256_D},
 };
+#define NCURVES (sizeof curves / sizeof curves[0])
+#define NALIASES (sizeof aliases / sizeof aliases[0])
 
 const gx_curve_def *gostx__ec_curve_def_by_id(int id) {
-  for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
+  for (size_t i = 0; i < NCURVES; i++)
     if (curves[i].id == id) return &curves[i];
   return NULL;
 }
 
 const gx_curve_def *gostx__ec_curve_def_by_name(const char *name) {
+  const char *set_name, *oid;
   if (!name) return NULL;
-  for (size_t i = 0; i < sizeof curves / sizeof curves[0]; i++)
-    if (!strcmp(curves[i].name, name) || !strcmp(curves[i].oid, name)) return &curves[i];
-  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-    if (!strcmp(aliases[i].alias, name)) return gostx__ec_curve_def_by_id(aliases[i].id);
-  return NULL;
+  for (size_t i = 0;; i++) {
+    int id = gostx_gost3410_paramset(i, &set_name, &oid);
+    if (id < 0) return NULL;
+    if (!strcmp(set_name, name) || !strcmp(oid, name)) return gostx__ec_curve_def_by_id(id);
+  }
+}
+
+int gostx_gost3410_paramset(size_t i, const char **name, const char **oid) {
+  if (i < NCURVES) {
+    *name = curves[i].name;
+    *oid = curves[i].oid;
+    return curves[i].id;
+  }
+  if (i - NCURVES < NALIASES) {
+    *name = aliases[i - NCURVES].name;
+    *oid = aliases[i - NCURVES].oid;
+    return aliases[i - NCURVES].id;
+  }
+  return GOSTX_EINVAL;
 }
 
 static int hexval(char c) {
@@ -177,7 +196,7 @@ static void small_a(gx_curve *C, const uint64_t *m3, const uint64_t *p3) {
 /* The Edwards form e u^2 + v^2 = 1 + d u^2 v^2 (e = 1) of a curve whose
  * Weierstrass a, b are s^2 - 3 t^2 and 2 t^3 - t s^2 for s = (e - d)/4,
  * t = (e + d)/6 (R 50.1.114-2016; tests/test_gost3410.c checks that a and b
- * come back, and G's image on the Edwards curve). ec_edwards.c leaves to the
+ * come back, and G's image on the Edwards curve). mul_edwards.h leaves to the
  * internal coordinates (u^2 x, u^3 y) directly: s u^2, t u^2 and s u^3. */
 /* r = a / k mod p for a small public k (Montgomery form). */
 static void div_small(const gx_mont *M, uint64_t *r, const uint64_t *a, uint64_t k) {
@@ -240,24 +259,17 @@ static void curve_build(gx_curve *C, const gx_curve_def *d) {
 
 /* Every curve's Montgomery constants, built once per process (the doubling
  * chains of gostx__fe_mont_init cost more than a signature's arithmetic). */
-#define NCURVES (sizeof curves / sizeof curves[0])
 static gx_curve built[NCURVES];
 static pthread_once_t built_once = PTHREAD_ONCE_INIT;
 
 static void build_all(void) {
   for (size_t i = 0; i < NCURVES; i++) {
-    curve_build(&built[i], &curves[i]); /* on the portable products */
-    gostx__ec_curve_use(&built[i], gostx__gx_field());
+    curve_build(&built[i], &curves[i]);
+    built[i].impl = gostx__gx_impl();
   }
 }
 
-void gostx__ec_curve_use(gx_curve *C, const struct gostx_gx_field_impl *impl) {
-  gostx__fe_mont_use(&C->fp, impl);
-  gostx__fe_mont_use(&C->fq, impl);
-  C->scan = impl->scan;
-  /* the lane code's sums are sized for p = 2^(64 n) - c, c < 2^14 */
-  C->lanes = C->fp.c && C->fp.c < (1u << 14) ? impl->lanes : NULL;
-}
+void gostx__ec_curve_use(gx_curve *C, const struct gostx_gx_impl *impl) { C->impl = impl; }
 
 const gx_curve *gostx__ec_curve_get(int id) {
   const gx_curve_def *d = gostx__ec_curve_def_by_id(id);
@@ -270,6 +282,7 @@ int gostx__ec_curve_load(gx_curve *C, int id) {
   const gx_curve *c = gostx__ec_curve_get(id);
   if (!c) return GOSTX_EINVAL;
   *C = *c;
+  C->impl = gostx__gx_impl(); /* the dispatcher's row, asked per operation */
   return 0;
 }
 

@@ -1,4 +1,4 @@
-/* k P on the twisted Edwards sets (ec_edwards.c's gostx__ec_ed_mul: the same
+/* k P on the twisted Edwards sets (mul_edwards.h's ed_mul: the same
  * signed 5-bit windows, the same 3M + 4S doubling and 9M addition) with
  * AVX-512 IFMA, for p = 2^256 - c or 2^512 - c (c < 2^14: 256 paramSetA,
  * 512 paramSetC). On Intel cores the MULX field is bound by its carries:
@@ -18,8 +18,8 @@
  * conversions) is field_ifma.h's.
  * Everything is lane arithmetic, permutes, multiplies and masks: no branch
  * and no memory index on the scalar or the point. lib/dispatch.c's
- * "avx512ifma" row (defined at the end of this file) decides whether this
- * runs (the curve's lanes); gostx__ec_ed_mul's own loop stays the reference. */
+ * "avx512ifma" row (mul_avx512ifma.c) decides whether this
+ * runs; mul_edwards.h's ed_mul loop stays the reference. */
 #include "gost3410/ec.h"
 #include "gost3410/field_ifma.h"
 
@@ -123,7 +123,7 @@ IFMA void mul_windows(uint64_t c, uint64_t *x, uint64_t *y, uint64_t *z, uint64_
 }
 
 /* a G + b P for public a, b (gostx__ec_ed_mul2_ifma_vartime's two instances):
- * gostx__ec_ed_mul2_vartime's interleaved NAFs, whose digits may be branched on
+ * mul_edwards.h's ed_mul2_vartime interleaved NAFs, whose digits may be branched on
  * and used as indexes. */
 IFMA void mul2_naf(uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *t, const uint64_t *odd,
                    int nodd, const int8_t *db, int nb, const uint64_t *gtab, int ng,
@@ -184,13 +184,4 @@ GOSTX_TARGET_AVX512IFMA void gostx__ec_ed_mul_ifma(uint64_t c, int n, uint64_t *
    * upper halves left dirty every SSE instruction of the caller is slowed. */
   _mm256_zeroupper();
 }
-
-/* The "avx512ifma" row (lib/dispatch.c, at the avx512 level): the "mulx"
- * row's products and scans, and the curve steps in lanes (this file's and
- * ec_ifma.c's). */
-static const struct gostx_gx_lanes lanes = {gostx__ec_point_add_ifma, gostx__ec_point_dbl_n_ifma,
-                                            gostx__ec_jac_dbl_n_ifma, gostx__ec_ed_mul_ifma,
-                                            gostx__ec_ed_mul2_ifma_vartime};
-const struct gostx_gx_field_impl gostx_gx_field_ifma = {"avx512ifma", 1, gostx__sc_scan_avx2,
-                                                        &lanes};
 #endif

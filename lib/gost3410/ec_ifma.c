@@ -1,7 +1,7 @@
 /* The Weierstrass steps on AVX-512 IFMA: the complete addition below, and
  * runs of Jacobian doublings (dbl_n, jac_dbl_n, further down).
  *
- * The complete projective addition of ec.c (gostx__ec_point_add: Renes, Costello,
+ * The complete projective addition of mul_weier.h (point_add: Renes, Costello,
  * Batina 2016, algorithm 4, a = -3) on AVX-512 IFMA, for p = 2^256 - c or
  * 2^512 - c (c < 2^14): 256 paramSetB and 512 paramSetA, and the Edwards
  * sets' Weierstrass steps. Its twelve products and the two by 3 b come in
@@ -18,8 +18,8 @@
  * with the same sums between them as ec.c's add_finish. The MULX field is
  * bound by its carries on Intel cores (ec_edwards_ifma.c); here an addition
  * is three product latencies instead of fourteen products in a row.
- * lib/dispatch.c's "avx512ifma" row decides whether this runs (its lanes,
- * ec_edwards_ifma.c, called by gostx__ec_point_add); add_finish stays the
+ * lib/dispatch.c's "avx512ifma" row (mul_avx512ifma.c) decides whether
+ * this runs, called by its point_add; add_finish stays the
  * reference. */
 #include "gost3410/ec.h"
 #include "gost3410/field_ifma.h"
@@ -120,7 +120,7 @@ IFMA void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_
 #define L2 0x30
 #define L3 0xC0
 
-/* Jacobian doublings (gostx__ec_jac_dbl's, a = -3: x = X/Z^2, y = Y/Z^3) in
+/* Jacobian doublings (mul_weier.h's jac_dbl, a = -3: x = X/Z^2, y = Y/Z^3) in
  * lanes. The state is st = [X, Y, Z, Z^2] and mv = m = 3 (X - Z^2)(X + Z^2)
  * in every lane; a doubling is three rounds of products, the next
  * doubling's Z^2 and m among them:
@@ -131,7 +131,7 @@ IFMA void point_add(const gx_curve *C, gx_point *r, const gx_point *P, const gx_
  *   round 3   [m (s - X3), (X3 - Z3^2)(X3 + Z3^2)]
  *                                      Y3 = m (s - X3) - 8 u, the next m
  *
- * against eight products in a row for gostx__ec_jac_dbl. Infinity (Z = 0) stays
+ * against eight products in a row for jac_dbl. Infinity (Z = 0) stays
  * Z = 0. */
 IFMA void jac_run(fe4 *st, fe4 *mv, int count, int nl, int n, uint64_t c) {
   fe4 a, b, u, v, w, y, q;

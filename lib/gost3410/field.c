@@ -3,8 +3,6 @@
  * subtraction are handled with masks, never with branches on values. */
 #include "gost3410/field_body.h"
 
-#include "arch.h"
-#include "gost3410/field_impl.h"
 
 #include <string.h>
 
@@ -124,21 +122,7 @@ GX_BODY sqr_body(const gx_mont *M, uint64_t *r, const uint64_t *a, const int n) 
     redc(M, r, t, n);
 }
 
-/* field_x86_64.c's bodies where the row has them (x86-64 only: no other
- * build has a MULX row, nor those functions). */
-#if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
-#define MULX_FIELD 1
-#else
-#define MULX_FIELD 0
-#endif
-
 void gostx__fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
-#if MULX_FIELD
-  if (M->mulx) {
-    gostx__fe_sqr_mulx(M, r, a);
-    return;
-  }
-#endif
   if (M->n == 4)
     sqr_body(M, r, a, 4);
   else
@@ -146,12 +130,6 @@ void gostx__fe_sqr(const gx_mont *M, uint64_t *r, const uint64_t *a) {
 }
 
 void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-#if MULX_FIELD
-  if (M->mulx) {
-    gostx__fe_mul_mulx(M, r, a, b);
-    return;
-  }
-#endif
   if (M->c) { /* the modulus's form: public */
     if (M->n == 4)
       mul_pm_body(M, r, a, b, 4);
@@ -165,12 +143,6 @@ void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint6
 }
 
 void gostx__fe_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-#if MULX_FIELD
-  if (M->mulx && (M->n == 4 || M->c)) {
-    gostx__fe_add_mulx(M, r, a, b);
-    return;
-  }
-#endif
   if (M->n == 4)
     add_body(M, r, a, b, 4);
   else
@@ -178,12 +150,6 @@ void gostx__fe_add(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint6
 }
 
 void gostx__fe_sub(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-#if MULX_FIELD
-  if (M->mulx && (M->n == 4 || M->c)) {
-    gostx__fe_sub_mulx(M, r, a, b);
-    return;
-  }
-#endif
   if (M->n == 4)
     sub_body(M, r, a, b, 4);
   else
@@ -262,10 +228,6 @@ void gostx__fe_mont_init(gx_mont *M, const uint64_t *m, int n) {
   for (int i = 0; i < 64 * n; i++) gostx__fe_add(M, t, t, t);
   memcpy(M->r2, t, sizeof t);
   gostx__fe_mul(M, M->r3, M->r2, M->r2);
-}
-
-void gostx__fe_mont_use(gx_mont *M, const struct gostx_gx_field_impl *impl) {
-  M->mulx = impl->mulx;
 }
 
 /* ---- the variable-time inverse (public values only) ---- */

@@ -7,8 +7,6 @@
 
 #include <stdint.h>
 
-struct gostx_gx_field_impl;
-
 #define GX_MAXN 8 /* limbs of the largest (512-bit) modulus */
 
 typedef uint64_t gx_fe[GX_MAXN]; /* little-endian limbs; only n are used */
@@ -21,16 +19,12 @@ typedef struct gx_mont {
   uint64_t one[GX_MAXN]; /* R mod m (1 in Montgomery form), R = 2^(64 n) */
   uint64_t r2[GX_MAXN];  /* R^2 mod m */
   uint64_t r3[GX_MAXN];  /* R^3 mod m */
-  int mulx;       /* products by field_x86_64.c (gostx__fe_mont_use: the row's) */
 } gx_mont;
 
-/* gostx__fe_mul and gostx__fe_sqr through MULX/ADX (x86-64 only: chosen only where the CPU has both). */
+/* gostx__fe_mul and gostx__fe_sqr through MULX/ADX (field_x86_64.c; x86-64
+ * only): the MULX rows' (field_mulx.h), on CPUs with both. */
 void gostx__fe_mul_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 void gostx__fe_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a);
-/* gostx__fe_add and gostx__fe_sub in x86-64 registers (4 limbs, or 8 for m = 2^512 - c;
- * with the MULX field). */
-void gostx__fe_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
-void gostx__fe_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 
 void gostx__fe_mont_init(gx_mont *M, const uint64_t *m, int n);
 void gostx__fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b); /* a b / R */
@@ -69,8 +63,5 @@ void gostx__fe_cmov(uint64_t *r, const uint64_t *a, uint64_t mask, int n);
  * ~4x faster, Euclid where the build has no 128-bit product. */
 void gostx__fe_inv_vartime(const gx_mont *M, uint64_t *r, const uint64_t *a);
 void gostx__fe_inv_public(const gx_mont *M, uint64_t *r, const uint64_t *a);
-/* Run M's products on the implementation row impl (lib/dispatch.c's
- * GOST R 34.10 rows, field_impl.h). */
-void gostx__fe_mont_use(gx_mont *M, const struct gostx_gx_field_impl *impl);
 
 #endif

@@ -1,9 +1,9 @@
 /* The x86-64 field products with MULX (BMI2) and two carry chains, ADCX on
  * CF for the low halves and ADOX on OF for the high halves (ADX): the 2n-limb
  * product row by row in registers, no flag spills; the reductions are
- * field_body.h's, shared with the portable field. lib/dispatch.c's rows decide
- * whether these run (gx_mont's mulx flag; the row table is select_avx2.c's); the portable field stays the
- * reference. Constant time: no branch or index on the operands. */
+ * field_body.h's, shared with the portable field. The rows that run them
+ * (mul_mulx.c, mul_avx512ifma.c) call them through field_mulx.h; the
+ * portable field stays the reference. Constant time: no branch or index on the operands. */
 #include "gost3410/field_body.h"
 
 #include <string.h>
@@ -349,21 +349,6 @@ static inline void sqr8_wide(uint64_t *t, const uint64_t *a) {
       : [a] "r"(a), [t] "r"(t), [z] "m"(gx_asm_zero)
       : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
         "memory");
-}
-
-/* The callers (field.c) send 4 limbs, or 8 for m = 2^512 - c. */
-void gostx__fe_add_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->n == 4)
-    add4(M, r, a, b);
-  else
-    add8_pm(M, r, a, b);
-}
-
-void gostx__fe_sub_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-  if (M->n == 4)
-    sub4(M, r, a, b);
-  else
-    sub8_pm(M, r, a, b);
 }
 
 void gostx__fe_sqr_mulx(const gx_mont *M, uint64_t *r, const uint64_t *a) {

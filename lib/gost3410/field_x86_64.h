@@ -1,8 +1,7 @@
 /* The 4-limb x86-64 field bodies (MULX/ADX, GNU inline assembly) as
- * static inline functions: field_x86_64.c wraps them for gostx__fe_mul and the
- * rest, and field_inline.h calls them straight from the point formulas, so
- * a product costs no call. Only where lib/dispatch.c chose the MULX field
- * (gx_mont's mulx flag); see field_x86_64.c. Not installed. */
+ * static inline functions: field_mulx.h calls them straight from the MULX
+ * rows' point formulas, so a product costs no call, and field_x86_64.c
+ * uses them in its products. Not installed. */
 #ifndef GOSTX_GOST3410_FIELD_X86_64_H
 #define GOSTX_GOST3410_FIELD_X86_64_H
 
@@ -13,6 +12,10 @@
 
 #if defined(GOSTX_ARCH_X86_64) && defined(__GNUC__)
 #define GX_FIELD_X86_64 1
+/* The bodies below are forced inline: in the large units that call them
+ * (the MULX rows' template instances) GCC would otherwise keep them out of
+ * line, a call per product in the hot formulas. */
+#define GX_BODY_INLINE static inline __attribute__((always_inline))
 
 /* The carry chains' last step adds a zero (a memory operand: no register). */
 static const uint64_t gx_asm_zero = 0;
@@ -146,7 +149,7 @@ static inline void wide4(uint64_t *t, const uint64_t *a, const uint64_t *b) {
  * 2^256 + c^2 < 2 m. U = t + (top + 1) c carries out of 2^256 exactly when W
  * >= m, and then U mod 2^256 = W - m; otherwise W = U - c (no borrow: U >=
  * c). Two 4-limb chains after the fold, no comparison. */
-static inline void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY_INLINE void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_MUL4_ROWS GX_FOLD4_PM
       : GX_OUT_T8
@@ -158,7 +161,7 @@ static inline void mul4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, con
 /* r = a^2 mod m for m = 2^256 - c: the six cross products once, doubled,
  * plus the four squares (10 MULX against 16), then mul4_pm's fold. MULX
  * leaves the flags alone, so the squares' carry chain runs through them. */
-static inline void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
+GX_BODY_INLINE void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__("movq (%[a]), %%rdx\n\t"
           "mulxq 8(%[a]), %[t1], %[t2]\n\t"
@@ -212,7 +215,7 @@ static inline void sqr4_pm(const gx_mont *M, uint64_t *r, const uint64_t *a) {
 /* r = a + b mod m, four limbs, any modulus (a, b < m): the sum, its
  * carry, the sum less m, and CMOVNC keeps the difference unless it
  * borrowed past the carry. */
-static inline void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY_INLINE void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_LOAD4_A
           "xorl %%eax, %%eax\n\t"
@@ -241,7 +244,7 @@ static inline void add4(const gx_mont *M, uint64_t *r, const uint64_t *a, const 
 
 /* r = a - b mod m, four limbs: the difference, and m added back under the
  * borrow's mask (CMOVNC zeroes the copy of m otherwise). */
-static inline void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY_INLINE void sub4(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_LOAD4_A
           "movq (%[m]), %[t4]\n\t"

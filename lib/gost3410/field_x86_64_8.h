@@ -1,8 +1,7 @@
 /* The 8-limb x86-64 field for m = 2^512 - c (512 paramSetA/C): the
  * additions inline, the product and the squaring (field_x86_64.c) called
- * straight, so the point formulas (field_inline.h) reach them with no
- * dispatch and no copy. Only where lib/dispatch.c chose the MULX field.
- * Not installed. */
+ * straight, so the MULX rows' point formulas (field_mulx.h) reach them
+ * with no dispatch and no copy. Not installed. */
 #ifndef GOSTX_GOST3410_FIELD_X86_64_8_H
 #define GOSTX_GOST3410_FIELD_X86_64_8_H
 
@@ -19,7 +18,7 @@ void gostx__fe_sqr8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a);
 /* Eight limbs, m = 2^512 - c: a + b = t + carry 2^512, and t + c mod 2^512
  * is a + b - m exactly when the carry is set or t + c carries; so c is added
  * under a mask (no second copy of t: no registers for it). */
-static inline void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY_INLINE void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   const uint64_t c = M->c;
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_LOAD8_A
@@ -67,7 +66,7 @@ static inline void add8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, con
 }
 
 /* a - b, and on a borrow + m = - c mod 2^512: c subtracted under the mask. */
-static inline void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+GX_BODY_INLINE void sub8_pm(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   const uint64_t c = M->c;
   uint64_t t0, t1, t2, t3, t4, t5, t6, t7;
   __asm__(GX_LOAD8_A

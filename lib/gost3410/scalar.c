@@ -1,9 +1,10 @@
-/* The scalar helpers both curve models share (ec_mul.c, ec_edwards.c,
- * ec_jac.c): the signed odd-digit recoding and the width-w NAF of a scalar,
- * the masked scans of a table, odd scalars (k or q - k), and Montgomery's
- * batch inversion. No curve formula and no point type of a model here. */
+/* The scalar helpers both curve models share (mul_weier.h, mul_edwards.h):
+ * the signed odd-digit recoding and the width-w NAF of a scalar, the
+ * portable masked scan of a table, odd scalars (k or q - k), and the
+ * per-curve G tables' cache. No curve formula and no point type of a model
+ * here, and no field operation of a row (Montgomery's batch inversion and
+ * the select-and-negate are mul_template.h's, on the row's field). */
 #include "gost3410/ec.h"
-#include "gost3410/field_inline.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -46,22 +47,7 @@ void gostx__sc_scan_portable(uint64_t *r, const uint64_t *tab, int entries, int 
   memcpy(r, acc, (size_t)limbs * 8);
 }
 
-/* The portable row: field.c's products and the scan above. */
-const struct gostx_gx_field_impl gostx_gx_field_portable = {"portable", 0, gostx__sc_scan_portable,
-                                                            NULL};
 
-
-/* r = the point of a table of 2^(w-1) entries at |d| / 2, negated when d < 0:
- * all entries read with masks; y sits y_off limbs into an entry. */
-void gostx__sc_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int entry_limbs, int y_off,
-               int d) {
-  uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  C->scan(r, tab, 1 << (GX_W - 1), entry_limbs, ad >> 1);
-  gx_fe ny;
-  static const gx_fe zero = {0};
-  fe_sub(&C->fp, ny, zero, r + y_off);
-  gostx__fe_cmov(r + y_off, ny, neg, C->n);
-}
 
 /* k or q - k, whichever is odd (q is odd); the mask says which (all-ones
  * when q - k was taken, so the result must be negated). */
@@ -80,27 +66,6 @@ uint64_t gostx__sc_make_odd(const gx_curve *C, uint64_t *r, const uint64_t *k) {
   gostx__fe_cmov(r, nk, even, n);
   memset(nk, 0, sizeof nk);
   return even;
-}
-
-/* out[i] = 1 / in[i] for m nonzero values (Montgomery's trick: one
- * inversion); vartime: the variable-time inversion, for public values only. */
-void gostx__fe_batch_inv(const gx_mont *M, gx_fe *out, gx_fe *in, int m, int vartime) {
-  gx_fe acc, t;
-  memcpy(out[0], in[0], sizeof acc);
-  for (int i = 1; i < m; i++) fe_mul(M, out[i], out[i - 1], in[i]);
-  if (vartime) {
-    gostx__fe_from_mont(M, t, out[m - 1]);
-    gostx__fe_inv_public(M, acc, t);
-    gostx__fe_to_mont(M, acc, acc);
-  } else {
-    gostx__fe_inv(M, acc, out[m - 1]);
-  }
-  for (int i = m - 1; i > 0; i--) {
-    fe_mul(M, t, acc, out[i - 1]); /* 1 / in[i] */
-    fe_mul(M, acc, acc, in[i]);
-    memcpy(out[i], t, sizeof t);
-  }
-  memcpy(out[0], acc, sizeof acc);
 }
 
 /* cnt <= 8 bits of k (n limbs) from bit pos; bits past the top read 0. */

@@ -1,12 +1,10 @@
-/* The "mulx" row of GOST R 34.10 (lib/dispatch.c, at the avx2 level, so the
- * CPU has AVX2): field_x86_64.c's products, and the constant-time table
- * scans of the scalar multiplications (ec_mul.c, ec_edwards.c) with AVX2:
+/* The constant-time table scans of the scalar multiplications with AVX2,
+ * for the rows at the avx2 level and above (mul_mulx.c, mul_avx512ifma.c):
  * every entry read, each ANDed with a mask from VPCMPEQQ of its index
  * against the wanted one, ORed into accumulators that stay in ymm registers
  * (3 to 8 of them). tests/test_gost3410.c checks the row against the
  * portable one. */
 #include "gost3410/ec.h"
-#include "gost3410/field_impl.h"
 
 #include "arch.h"
 
@@ -45,6 +43,4 @@ TARGET void gostx__sc_scan_avx2(uint64_t *r, const uint64_t *tab, int entries, i
   else
     scan_body(r, tab, entries, idx, 32);
 }
-
-const struct gostx_gx_field_impl gostx_gx_field_mulx = {"mulx", 1, gostx__sc_scan_avx2, NULL};
 #endif

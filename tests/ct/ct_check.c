@@ -1063,19 +1063,19 @@ static void case_gost3410_ecdh(void) {
 /* GOST R 34.10 rows (lib/dispatch.c) the const group ran by loading curves
  * on them itself, whatever the dispatcher chose: the summary line names
  * them beside the default (scripts/check_ct.sh's coverage step reads it). */
-static const struct gostx_gx_field_impl *gx_rows_run[4];
+static const struct gostx_gx_impl *gx_rows_run[4];
 static size_t n_gx_rows_run;
 
 #ifdef GOSTX_ARCH_X86_64 /* the rows loaded by hand are x86-64's */
-static void note_gx_row(const struct gostx_gx_field_impl *row) {
+static void note_gx_row(const struct gostx_gx_impl *row) {
   for (size_t i = 0; i < n_gx_rows_run; i++)
     if (gx_rows_run[i] == row) return;
   if (n_gx_rows_run < sizeof gx_rows_run / sizeof gx_rows_run[0]) gx_rows_run[n_gx_rows_run++] = row;
 }
 #endif
 
-/* The "mulx" row (lib/gost3410/field_x86_64.c's products, select_avx2.c's
- * scans) through both scalar multiplications (the ladder and the G table)
+/* The "mulx" row (lib/gost3410/mul_mulx.c: field_x86_64.c's products,
+ * select_avx2.c's scans) through both scalar multiplications (the ladder and the G table)
  * and products modulo q, with k secret. Valgrind runs ADCX/ADOX but hides
  * ADX from CPUID, so the dispatcher picks the portable row under it: this
  * case loads a copy of each curve on the MULX row. Runs where the CPU has
@@ -1091,7 +1091,7 @@ static void case_gost3410_mulx(void) {
   if (!f->bmi2 || (!f->adx && !CT_UNDER_VALGRIND())) return;
   for (size_t i = 0; i < EC_NCURVES; i++) {
     gx_curve C = *gostx__ec_curve_get(ec_curves[i]);
-    gostx__ec_curve_use(&C, &gostx_gx_field_mulx); /* its products and AVX2 scans */
+    gostx__ec_curve_use(&C, &gostx_gx_mulx); /* its products and AVX2 scans */
     gx_fe k = {0}, s, x, y;
     gx_point G, R;
     uint8_t kb[64];
@@ -1107,12 +1107,12 @@ static void case_gost3410_mulx(void) {
     gostx__ec_point_to_affine(&C, x, y, &R);
     CT_PUBLIC(x, sizeof x);
     CT_PUBLIC(y, sizeof y);
-    gostx__fe_to_mont(&C.fq, s, k);
-    gostx__fe_sqr(&C.fq, s, s);
+    gostx_gx_mulx.fe_mul(&C.fq, s, k, C.fq.r2); /* into Montgomery form */
+    gostx_gx_mulx.fe_sqr(&C.fq, s, s);
     gostx__fe_inv(&C.fq, s, s);
     CT_PUBLIC(s, sizeof s);
   }
-  note_gx_row(&gostx_gx_field_mulx);
+  note_gx_row(&gostx_gx_mulx);
 #endif
 }
 
@@ -1129,7 +1129,7 @@ static void case_gost3410_mulx(void) {
 #ifdef GOSTX_ARCH_X86_64
 static void gost3410_ifma_mul(int curve, unsigned seed) {
   gx_curve C = *gostx__ec_curve_get(curve);
-  gostx__ec_curve_use(&C, &gostx_gx_field_ifma);
+  gostx__ec_curve_use(&C, &gostx_gx_avx512ifma);
   gx_fe k = {0}, x, y;
   gx_point G, P, R;
   uint8_t kb[64];
@@ -1159,7 +1159,7 @@ static void case_gost3410_ifma(void) {
     const gx_curve *C = gostx__ec_curve_get(ec_curves[i]);
     if (C->fp.c && (C->edwards || C->a_small == -3)) gost3410_ifma_mul(ec_curves[i], 61 + (unsigned)i);
   }
-  note_gx_row(&gostx_gx_field_ifma);
+  note_gx_row(&gostx_gx_avx512ifma);
 #endif
 }
 

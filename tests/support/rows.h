@@ -19,7 +19,7 @@
 #define T_MAX_ROWS 16
 
 struct t_row {
-  const void *impl; /* a const struct gostx_{kuz,magma,streebog,mgm,gx_field}_impl * */
+  const void *impl; /* a const struct gostx_{kuz,magma,streebog,mgm,gx}_impl * */
   struct gostx__row_info info;
 };
 

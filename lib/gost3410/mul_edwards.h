@@ -1,4 +1,7 @@
-/* Scalar multiplication on the two twisted Edwards sets (256 paramSetA,
+/* The twisted Edwards sets' scalar multiplications, a part of
+ * mul_template.h, on the row's field operations and scan.
+ *
+ * Scalar multiplication on the two twisted Edwards sets (256 paramSetA,
  * 512 paramSetC: e u^2 + v^2 = 1 + d u^2 v^2 with e = 1, R 50.1.114-2016),
  * which the rest of lib/gost3410 handles in their Weierstrass form. Points
  * enter and leave as the Weierstrass points of ec.h; inside they are
@@ -10,19 +13,10 @@
  * doubling follows), a doubling 3M + 4S (4M + 4S when T is wanted, i.e.
  * before an addition), against 12-13M for the
  * Weierstrass complete addition and 3M + 6S for a Jacobian doubling. */
-#include "gost3410/ec.h"
-#include "gost3410/field_inline.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-#include "internal.h"
-
 typedef struct ed_point {
   gx_fe X, Y, Z, T;
 } ed_point;
 
-#define ROW_ENTRIES (1 << (GX_W - 1))
 /* k P's window: 5 bits (16 entries, 52 digits for 256 bits) against the G
  * table's 6: the masked scan of a 6-bit table of cached points costs more
  * than the 9 additions it saves (VKO on 256 A: +8 % with 5 on the portable
@@ -30,7 +24,6 @@ typedef struct ed_point {
 #define ED_W GX_ED_W
 #define VAR_ENTRIES (1 << (ED_W - 1))
 
-static const gx_fe fe_zero = {0};
 
 static void ed_neutral(const gx_curve *C, ed_point *r) {
   memset(r, 0, sizeof *r);
@@ -90,16 +83,16 @@ static void ed_add(const gx_curve *C, ed_point *r, const ed_point *p, const uint
 /* Negate under a mask: -(u, v) = (-u, v), so X and T (or d T) change sign. */
 static void neg_if(const gx_curve *C, uint64_t *x, uint64_t *t, uint64_t mask) {
   gx_fe nx;
-  fe_sub(&C->fp, nx, fe_zero, x);
+  fe_sub(&C->fp, nx, gx_zero, x);
   gostx__fe_cmov(x, nx, mask, C->n);
-  fe_sub(&C->fp, nx, fe_zero, t);
+  fe_sub(&C->fp, nx, gx_zero, t);
   gostx__fe_cmov(t, nx, mask, C->n);
 }
 
 /* The Weierstrass point (internal coordinates, ec.h) in extended Edwards
  * coordinates: with x, y the standard's, u = (x - t)/y, v = (x - t - s)/(x
  * - t + s). Written over Z as n1/d1, n2/d2: (n1 d2 : n2 d1 : d1 d2 : n1 n2).
- * Never y = 0 (the point of order 2: gostx__ec_ed_in_subgroup_vartime refuses it
+ * Never y = 0 (the point of order 2: ed_in_subgroup_vartime refuses it
  * first, and the others see only points of order q); infinity gives Z = 0,
  * which the callers refuse before. */
 static void ed_from_weier(const gx_curve *C, ed_point *r, const gx_point *P) {
@@ -144,11 +137,11 @@ static void ed_to_weier(const gx_curve *C, gx_point *r, const ed_point *p) {
 
 /* r = the entry at |d| / 2 of a table of `parts` field elements per entry
  * (3: a G-table row, ROW_ENTRIES affine entries; 4: k P's VAR_ENTRIES
- * cached points), every entry read under a mask (gostx__sc_scan); negated (first
+ * cached points), every entry read under a mask (GX_SCAN); negated (first
  * and last part) when d < 0. */
 static void ed_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int parts, int d) {
   uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
-  C->scan(r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
+  GX_SCAN(r, tab, parts == 3 ? ROW_ENTRIES : VAR_ENTRIES, parts * C->n, ad >> 1);
   neg_if(C, r, r + (parts - 1) * C->n, neg);
 }
 
@@ -156,7 +149,7 @@ static void ed_select(const gx_curve *C, uint64_t *r, const uint64_t *tab, int p
 
 
 /* Row i: (2j + 1) 2^(GX_W i) G for j < ROW_ENTRIES, as (u, v, d u v). */
-static uint64_t *build_table(const gx_curve *C) {
+static uint64_t *ed_build_table(const gx_curve *C) {
   const gx_mont *M = &C->fp;
   int n = C->n, rows = GX_DIGITS(n);
   size_t entry = 3 * (size_t)n;
@@ -174,7 +167,7 @@ static uint64_t *build_table(const gx_curve *C) {
     fe_mul(M, b2dt, B2.T, C->ed_d);
     for (int j = 1; j < ROW_ENTRIES; j++) ed_add(C, &pts[j], &pts[j - 1], B2.X, B2.Y, B2.Z, b2dt, 1);
     for (int j = 0; j < ROW_ENTRIES; j++) memcpy(z[j], pts[j].Z, sizeof z[j]);
-    gostx__fe_batch_inv(M, zi, z, ROW_ENTRIES, 0);
+    batch_inv(M, zi, z, ROW_ENTRIES, 0);
     for (int j = 0; j < ROW_ENTRIES; j++) {
       uint64_t *e = tab + ((size_t)r * ROW_ENTRIES + (size_t)j) * entry;
       fe_mul(M, u, pts[j].X, zi[j]);
@@ -190,8 +183,8 @@ static uint64_t *build_table(const gx_curve *C) {
   return tab;
 }
 
-int gostx__ec_ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
-  const uint64_t *tab = gostx__sc_table(C, GX_TABLE_EDWARDS, build_table);
+static int ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
+  const uint64_t *tab = gostx__sc_table(C, GX_TABLE_EDWARDS, ed_build_table);
   if (!tab) return -1; /* no memory for the table */
   int n = C->n, nd = GX_DIGITS(n);
   size_t row = (size_t)ROW_ENTRIES * 3 * (size_t)n;
@@ -239,7 +232,7 @@ static void odd_multiples(const gx_curve *C, uint64_t *tab, const ed_point *P, i
   memset(&acc, 0, sizeof acc);
 }
 
-void gostx__ec_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
+static void ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_point *P) {
   uint64_t tab[VAR_ENTRIES * 4 * GX_MAXN], sel[4 * GX_MAXN];
   ed_point E, acc;
   gx_fe ko;
@@ -249,9 +242,12 @@ void gostx__ec_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const g
   gostx__sc_recode_odd_w(dig, ko, n, ED_W);
   ed_from_weier(C, &E, P);
   odd_multiples(C, tab, &E, VAR_ENTRIES);
-  if (C->lanes) { /* the row's lane code (p = 2^(64 n) - c, c < 2^14) */
-    C->lanes->ed_mul(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
-  } else {
+#ifdef GX_LANE_ED_MUL
+  if (LANES_FIT(C)) { /* the row's lane code (p = 2^(64 n) - c, c < 2^14) */
+    GX_LANE_ED_MUL(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, VAR_ENTRIES, dig, nd);
+  } else
+#endif
+  {
     ed_neutral(C, &acc);
     for (int i = nd - 1; i >= 0; i--) {
       if (i < nd - 1)
@@ -277,7 +273,6 @@ void gostx__ec_ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const g
  * NAF over the G table's first row (G, 3G, ..., 63G, affine), interleaved
  * so that both share one run of doublings (Straus): about 256/8 additions
  * of G against the 43 of one per row, no doublings of its own. */
-#define VAR_W 5
 #define G_W 7 /* the row's 32 entries are the odd multiples a width-7 NAF needs */
 _Static_assert(1 << (G_W - 2) <= ROW_ENTRIES, "G_W needs more of the row than it has");
 _Static_assert(1 << (VAR_W - 2) == GX_ED_IFMA_ODD && 1 << (G_W - 2) == GX_ED_IFMA_G &&
@@ -296,11 +291,13 @@ static void ed_mul2_core(const gx_curve *C, ed_point *acc, const uint64_t *a, co
   ed_neutral(C, acc);
   int nb = gostx__sc_wnaf(db, b, n, VAR_W), na = tab ? gostx__sc_wnaf(da, a, n, G_W) : 0;
   int pending = 0; /* doublings owed: T only before an addition */
-  if (C->lanes) {
-    C->lanes->ed_mul2_vartime(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
+#ifdef GX_LANE_ED_MUL2
+  if (LANES_FIT(C)) {
+    GX_LANE_ED_MUL2(C->fp.c, n, acc->X, acc->Y, acc->Z, acc->T, odd, 1 << (VAR_W - 2),
                               db, nb, tab, tab ? 1 << (G_W - 2) : 0, da, na);
     na = nb = 0; /* nothing left for the loop below */
   }
+#endif
   for (int i = (na > nb ? na : nb) - 1; i >= 0; i--) {
     int d = i < nb ? db[i] : 0, g = i < na ? da[i] : 0;
     pending++;
@@ -321,18 +318,18 @@ static void ed_mul2_core(const gx_curve *C, ed_point *acc, const uint64_t *a, co
   while (pending-- > 0) ed_dbl(C, acc, acc, 0);
 }
 
-void gostx__ec_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+static void ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                         const gx_point *P) {
   ed_point E, acc;
-  const uint64_t *tab = gostx__sc_table(C, GX_TABLE_EDWARDS, build_table); /* NULL: no memory; a G apart below */
+  const uint64_t *tab = gostx__sc_table(C, GX_TABLE_EDWARDS, ed_build_table); /* NULL: no memory; a G apart below */
   ed_from_weier(C, &E, P);
   ed_mul2_core(C, &acc, a, b, &E, tab);
   if (!tab) {
     gx_point A, G, B;
     gostx__ec_point_generator(C, &G);
-    gostx__ec_ed_mul(C, &A, a, &G);
+    ed_mul(C, &A, a, &G);
     ed_to_weier(C, &B, &acc);
-    gostx__ec_point_add(C, r, &A, &B);
+    point_add(C, r, &A, &B);
     return;
   }
   ed_to_weier(C, r, &acc);
@@ -345,7 +342,7 @@ void gostx__ec_ed_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a
  * out (refused all the same should the map give Z = 0). The neutral is
  * (0 : Z : Z); (0 : -Z : Z) is the point of order 2, so both X and Y are
  * compared (ed_to_weier would take either for infinity). */
-int gostx__ec_ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P) {
+static int ed_in_subgroup_vartime(const gx_curve *C, const gx_point *P) {
   const gx_mont *M = &C->fp;
   ed_point E, acc;
   if (gostx__fe_is_zero(P->Y, C->n) || gostx__fe_is_zero(P->Z, C->n)) return 0;

@@ -1,15 +1,10 @@
-/* Verification's a G + b P with every step in Jacobian coordinates
- * (x = X/Z^2, y = Y/Z^3) and affine tables: P's odd multiples P .. 15P made
+/* Verification's a G + b P on the Weierstrass curves, a part of
+ * mul_template.h after mul_weier.h: every step in Jacobian coordinates
+ * (x = X/Z^2, y = Y/Z^3) with affine tables: P's odd multiples P .. 15P made
  * affine with one (variable-time) inversion, so each addition is a mixed
  * Jacobian-affine one (7M + 4S) and the doublings need no conversion. The
  * inputs are public, so the exceptional cases of these incomplete formulas
  * (equal points, opposite points, infinity) are found by branching. */
-#include "gost3410/ec.h"
-#include "gost3410/field_inline.h"
-
-#include <string.h>
-
-#define VAR_W 5
 #define NODD (1 << (VAR_W - 2))
 
 typedef struct {
@@ -40,7 +35,7 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
   fe_sub(M, r, s2, A->Y);
   if (gostx__fe_is_zero(h, n)) {
     if (gostx__fe_is_zero(r, n))
-      gostx__ec_jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
+      jac_dbl(C, A->X, A->Y, A->Z); /* A was (x2, y) */
     else
       A->inf = 1; /* A was -(x2, y) */
     return;
@@ -67,33 +62,35 @@ static void jac_madd(const gx_curve *C, jac *A, const uint64_t *x2, const uint64
   memcpy(A->X, x3, sizeof x3);
 }
 
-/* count doublings of A (not infinity) in place: one lane run where the
- * row has lane code, gostx__ec_jac_dbl count times otherwise. */
-static void jac_dbl_n(const gx_curve *C, jac *A, int count) {
-  if (C->lanes && C->a_small == -3) { /* the curve's form: public */
-    if (count) C->lanes->jac_dbl_n(C, A->X, A->Y, A->Z, count);
+/* count doublings of the Jacobian (X : Y : Z) in place: one lane run where
+ * the row has lane code, jac_dbl count times otherwise. */
+static void jac_dbl_n(const gx_curve *C, uint64_t *X, uint64_t *Y, uint64_t *Z, int count) {
+#ifdef GX_LANE_JAC_DBL_N
+  if (LANES_FIT(C) && C->a_small == -3) { /* the curve's form: public */
+    if (count) GX_LANE_JAC_DBL_N(C, X, Y, Z, count);
     return;
   }
-  for (int i = 0; i < count; i++) gostx__ec_jac_dbl(C, A->X, A->Y, A->Z);
+#endif
+  for (int i = 0; i < count; i++) jac_dbl(C, X, Y, Z);
 }
 
-int gostx__ec_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
+static int mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, const uint64_t *b,
                       const gx_point *P) {
   const gx_mont *M = &C->fp;
-  const uint64_t *tab = gostx__ec_base_table(C);
+  const uint64_t *tab = w_base_table(C);
   int n = C->n;
   if (!tab) return -1;
   /* P, 3P, ..., 15P, affine */
   gx_point odd[NODD], P2;
   gx_fe z[NODD], zi[NODD], ox[NODD], oy[NODD];
   odd[0] = *P;
-  gostx__ec_point_add(C, &P2, P, P);
-  for (int i = 1; i < NODD; i++) gostx__ec_point_add(C, &odd[i], &odd[i - 1], &P2);
+  point_add(C, &P2, P, P);
+  for (int i = 1; i < NODD; i++) point_add(C, &odd[i], &odd[i - 1], &P2);
   for (int i = 0; i < NODD; i++) {
     if (gostx__fe_is_zero(odd[i].Z, n)) return -1; /* P of small order */
     memcpy(z[i], odd[i].Z, sizeof z[i]);
   }
-  gostx__fe_batch_inv(M, zi, z, NODD, 1);
+  batch_inv(M, zi, z, NODD, 1);
   for (int i = 0; i < NODD; i++) {
     fe_mul(M, ox[i], odd[i].X, zi[i]);
     fe_mul(M, oy[i], odd[i].Y, zi[i]);
@@ -108,11 +105,11 @@ int gostx__ec_point_mul2_jac(const gx_curve *C, gx_point *r, const uint64_t *a, 
     if (!A.inf) pending++;
     int d = dig[i];
     if (!d) continue;
-    jac_dbl_n(C, &A, pending);
+    jac_dbl_n(C, A.X, A.Y, A.Z, pending);
     pending = 0;
     jac_madd(C, &A, ox[(d < 0 ? -d : d) >> 1], oy[(d < 0 ? -d : d) >> 1], d < 0);
   }
-  jac_dbl_n(C, &A, pending);
+  jac_dbl_n(C, A.X, A.Y, A.Z, pending);
   /* + a G from the table, one row per odd digit (of a or q - a: then every
    * digit's sign flips) */
   gx_fe ao;
