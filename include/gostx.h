@@ -19,6 +19,7 @@
 #include "gostx/file.h"
 #include "gostx/luks.h"
 #include "gostx/gost3410.h"
+#include "gostx/x509.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

@@ -42,20 +42,37 @@ typedef enum gostx_x509_status {
 
 GOSTX_API const char *gostx_x509_status_name(gostx_x509_status st);
 
+/* The signature algorithms (gostx_x509_cert.sig_alg) and the subject key's
+ * algorithm (key_alg). */
+#define GOSTX_X509_SIG_2012_256 1 /* id-tc26-signwithdigest-gost3410-12-256, Streebog-256 */
+#define GOSTX_X509_SIG_2012_512 2 /* id-tc26-signwithdigest-gost3410-12-512, Streebog-512 */
+#define GOSTX_X509_SIG_2001 3     /* id-GostR3411-94-with-GostR3410-2001 (RFC 4491) */
+#define GOSTX_X509_KEY_2012_256 1 /* id-tc26-gost3410-12-256 */
+#define GOSTX_X509_KEY_2012_512 2 /* id-tc26-gost3410-12-512 */
+#define GOSTX_X509_KEY_2001 3     /* id-GostR3410-2001 (a 256-bit curve) */
+
 /* One parsed certificate: views into the caller's DER (which must outlive
- * it) and the fields verification needs. */
+ * it) and the fields verification needs. tbs, issuer, subject and spki are
+ * whole DER elements (tag and length included: names compare as bytes);
+ * sig_value is the signature's s || r (RFC 4491/9215: each half big-endian;
+ * 64 or 128 bytes); serial the INTEGER's content. */
 typedef struct gostx_x509_cert {
   const uint8_t *der;
   size_t der_len;
   const uint8_t *tbs, *issuer, *subject, *sig_value;
   size_t tbs_len, issuer_len, subject_len, sig_value_len;
+  const uint8_t *serial, *spki;
+  size_t serial_len, spki_len;
+  int version;      /* 1, 2 or 3 */
+  int key_alg;      /* GOSTX_X509_KEY_* */
+  int unknown_critical; /* an extension marked critical that is not one of ours */
   const uint8_t *san; /* subjectAltName's GeneralNames, NULL if absent */
   size_t san_len;
   int64_t not_before, not_after; /* seconds since 1970 (UTC) */
   gostx_gost3410_curve curve;    /* the subject key's curve */
   uint8_t pub[128];              /* x || y big-endian, 2 * gostx_gost3410_size(curve) */
   size_t pub_len;
-  int sig_alg;      /* internal id of the signature algorithm (256/512, 2012/2001) */
+  int sig_alg;      /* GOSTX_X509_SIG_* */
   int is_ca;        /* basicConstraints cA */
   int path_len;     /* pathLenConstraint, -1 when absent */
   unsigned key_usage; /* the KeyUsage bits as RFC 5280 numbers them (bit 0 = digitalSignature), ~0u when absent */
@@ -70,6 +87,20 @@ typedef struct gostx_x509_cert {
  * MALFORMED or UNSUPPORTED or BAD_KEY) when it cannot be used. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_x509_parse(const uint8_t *der, size_t der_len,
                                                  gostx_x509_cert *out, gostx_x509_status *st);
+
+/* The next "CERTIFICATE" block of PEM text at or after *pos (text and
+ * other blocks before it skipped): its DER into der[cap] (*der_len), *pos
+ * moved past it; 1. 0 when no such block is left; GOSTX_EFORMAT for a
+ * malformed block or one longer than cap. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos,
+                                                    uint8_t *der, size_t cap, size_t *der_len);
+
+/* A Name (the issuer or subject element) as one line of text, the RDNs
+ * in their order, "CN=x, O=y" (short names for the common attributes, the
+ * dotted OID for others; non-printable bytes as \xHH), NUL-terminated
+ * into text[cap] and cut short when longer. GOSTX_EFORMAT when name is no
+ * Name. */
+GOSTX_API int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap);
 
 /* The trust anchors. */
 typedef struct gostx_x509_store gostx_x509_store;

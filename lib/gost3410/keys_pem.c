@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "gost3410/pem.h"
 
 static const char *const label_of[] = {NULL, "PRIVATE KEY", "PUBLIC KEY", "ENCRYPTED PRIVATE KEY"};
 enum { ENCRYPTED = 3 };
@@ -142,8 +143,8 @@ static int find_begin(const char *s, size_t n, size_t *i, int *which) {
 
 /* After the body: "-----END L-----" and a line end (or the end of the
  * text); whatever follows is ignored, as openssl ignores it. */
-static int end_line(const char *s, size_t n, size_t *i, int which) {
-  if (!eat(s, n, i, "-----END ") || !eat(s, n, i, label_of[which]) || !eat(s, n, i, "-----"))
+static int end_line(const char *s, size_t n, size_t *i, const char *label) {
+  if (!eat(s, n, i, "-----END ") || !eat(s, n, i, label) || !eat(s, n, i, "-----"))
     return GOSTX_EFORMAT;
   return *i == n || eat_eol(s, n, i) ? 0 : GOSTX_EFORMAT;
 }
@@ -235,7 +236,7 @@ int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len,
   if (which == ENCRYPTED) return GOSTX_EUNSUP; /* well-formed, for the encrypted reader */
   uint8_t der[GOSTX_GOST3410_DER_MAX];
   rc = decode_body(pem, pem_len, &i, der, sizeof der, &der_len);
-  if (!rc) rc = end_line(pem, pem_len, &i, which);
+  if (!rc) rc = end_line(pem, pem_len, &i, label_of[which]);
   gostx_gost3410_key_kind k = 0;
   gostx_gost3410_curve c = 0;
   size_t l = 0;
@@ -268,6 +269,27 @@ int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_
                                          pub_cap, NULL, 0);
 }
 
+/* For the other PEM files of lib/ (certificates: lib/x509), pem.h. */
+int gostx__pem_block(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
+                     size_t cap, size_t *der_len) {
+  for (size_t line = *pos; line < n;) {
+    size_t j = line;
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    if (eat(s, n, &j, "-----BEGIN ") && eat(s, n, &j, label) && eat(s, n, &j, "-----")) {
+      if (!eat_eol(s, n, &j)) return GOSTX_EFORMAT;
+      int rc = decode_body(s, n, &j, der, cap, der_len);
+      if (!rc) rc = end_line(s, n, &j, label);
+      if (rc) return rc;
+      *pos = j;
+      return 1;
+    }
+    const char *nl = memchr(s + line, '\n', n - line);
+    line = nl ? (size_t)(nl - s) + 1 : n;
+  }
+  *pos = n;
+  return 0;
+}
+
 /* ---- encrypted private keys: PEM "ENCRYPTED PRIVATE KEY" around keys.c's DER ---- */
 
 /* The DER inside the first key block when it is "ENCRYPTED PRIVATE KEY"
@@ -277,7 +299,7 @@ static int encrypted_der(const char *pem, size_t pem_len, uint8_t *der, size_t c
   int which = 0;
   if (find_begin(pem, pem_len, &i, &which) || which != ENCRYPTED) return GOSTX_EFORMAT;
   int rc = decode_body(pem, pem_len, &i, der, cap, der_len);
-  return rc ? rc : end_line(pem, pem_len, &i, which);
+  return rc ? rc : end_line(pem, pem_len, &i, label_of[which]);
 }
 
 int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,

@@ -1,0 +1,185 @@
+/* Certificate path building and validation (RFC 5280 section 6, the parts
+ * a TLS peer needs) and the name checks of RFC 6125. Everything here is
+ * public data: certificates, names, times. */
+#include <arpa/inet.h>
+
+#include "x509/x509_internal.h"
+
+#define MAX_DEPTH 10 /* certificates in a path, anchor included */
+
+/* keyUsage bits as RFC 5280 numbers them */
+#define KU_DIGITAL_SIGNATURE (1u << 0)
+#define KU_KEY_CERT_SIGN (1u << 5)
+
+int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
+  uint8_t digest[64], sig[128];
+  size_t len;
+  int need_key;
+  switch (cert->sig_alg) {
+    case GOSTX_X509_SIG_2012_256: need_key = GOSTX_X509_KEY_2012_256, len = 32; break;
+    case GOSTX_X509_SIG_2012_512: need_key = GOSTX_X509_KEY_2012_512, len = 64; break;
+    case GOSTX_X509_SIG_2001: need_key = GOSTX_X509_KEY_2001, len = 32; break;
+    default: return GOSTX_EUNSUP;
+  }
+  if (issuer->key_alg != need_key || cert->sig_value_len != 2 * len) return GOSTX_EUNSUP;
+  int rc = cert->sig_alg == GOSTX_X509_SIG_2001
+               ? gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, cert->tbs, cert->tbs_len, digest)
+               : gostx_streebog(len, cert->tbs, cert->tbs_len, digest);
+  /* X.509 writes s || r; the signature API takes r || s (the 2001 and the
+   * 2012-256 signature are the same arithmetic on the same curves) */
+  if (!rc) rc = gostx_gost3410_sig_swap(cert->sig_value, 2 * len, sig, 2 * len);
+  if (!rc)
+    rc = gostx_gost3410_verify(issuer->curve, issuer->pub, issuer->pub_len, digest, len, sig,
+                               2 * len);
+  return rc ? GOSTX_EAUTH : 0;
+}
+
+static int same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  return an == bn && memcmp(a, b, an) == 0;
+}
+
+static int issued_by_name(const gostx_x509_cert *c, const gostx_x509_cert *issuer) {
+  return same_bytes(c->issuer, c->issuer_len, issuer->subject, issuer->subject_len);
+}
+
+/* A certificate that issued c among cands[n] (skipping those in the path
+ * so far): by name, then by signature. *found the first whose signature
+ * verifies; else the status that says why none did. */
+static gostx_x509_status find_issuer(const gostx_x509_cert *c, const gostx_x509_cert *cands,
+                                     size_t n, const gostx_x509_cert *const *path, size_t depth,
+                                     const gostx_x509_cert **found) {
+  gostx_x509_status st = GOSTX_X509_UNKNOWN_CA;
+  for (size_t i = 0; i < n; i++) {
+    const gostx_x509_cert *cand = &cands[i];
+    int used = 0;
+    for (size_t k = 0; k < depth; k++)
+      used |= same_bytes(path[k]->der, path[k]->der_len, cand->der, cand->der_len);
+    if (used || !issued_by_name(c, cand)) continue;
+    int rc = gostx__x509_check_signature(c, cand);
+    if (!rc) {
+      *found = cand;
+      return GOSTX_X509_OK;
+    }
+    if (st != GOSTX_X509_BAD_SIGNATURE)
+      st = rc == GOSTX_EUNSUP ? GOSTX_X509_UNSUPPORTED : GOSTX_X509_BAD_SIGNATURE;
+  }
+  return st;
+}
+
+/* ---- names (RFC 6125 section 6.4; RFC 5280 iPAddress) ---- */
+
+static int lower(int ch) { return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch; }
+
+static int equal_nocase(const uint8_t *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (lower(a[i]) != lower((uint8_t)b[i])) return 0;
+  return 1;
+}
+
+/* A dNSName against the reference host (no trailing dot): equal ignoring
+ * ASCII case, or "*.rest" where the wildcard stands for exactly the host's
+ * whole left-most label and rest has at least two labels. */
+static int dns_matches(const uint8_t *p, size_t n, const char *host, size_t hn) {
+  if (n && p[n - 1] == '.') n--; /* an absolute name is the same name */
+  if (n == hn && equal_nocase(p, host, n)) return !memchr(p, '*', n);
+  if (n < 4 || p[0] != '*' || p[1] != '.') return 0;
+  const uint8_t *rest = p + 1; /* ".example.com" */
+  size_t rn = n - 1;
+  if (memchr(rest, '*', rn) || !memchr(rest + 1, '.', rn - 1)) return 0;
+  const char *dot = memchr(host, '.', hn);
+  if (!dot || dot == host) return 0;
+  return hn - (size_t)(dot - host) == rn && equal_nocase(rest, dot, rn);
+}
+
+static int name_matches(const gostx_x509_cert *leaf, const char *name) {
+  uint8_t ip[16];
+  size_t ip_len = 0, hn = strlen(name);
+  if (inet_pton(AF_INET, name, ip) == 1)
+    ip_len = 4;
+  else if (inet_pton(AF_INET6, name, ip) == 1)
+    ip_len = 16;
+  if (!ip_len) {
+    if (hn && name[hn - 1] == '.') hn--;
+    if (!hn || memchr(name, '*', hn)) return 0; /* the reference is a name, not a pattern */
+  }
+  gostx__der san = {leaf->san, leaf->san_len}, value;
+  uint8_t tag;
+  while (leaf->san && !gostx__der_next(&san, &tag, &value, NULL)) {
+    if (ip_len && tag == SAN_IP && same_bytes(value.p, value.n, ip, ip_len)) return 1;
+    if (!ip_len && tag == SAN_DNS && dns_matches(value.p, value.n, name, hn)) return 1;
+  }
+  return 0;
+}
+
+/* ---- the checks of each certificate of the built path ---- */
+
+static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anchor,
+                                    int64_t now, gostx_x509_purpose purpose) {
+  if (now < c->not_before) return GOSTX_X509_NOT_YET_VALID;
+  if (now > c->not_after) return GOSTX_X509_EXPIRED;
+  if (c->unknown_critical) return GOSTX_X509_CRITICAL_EXT;
+  unsigned eku_need = purpose == GOSTX_X509_PURPOSE_SERVER   ? GOSTX_X509_EKU_SERVER
+                      : purpose == GOSTX_X509_PURPOSE_CLIENT ? GOSTX_X509_EKU_CLIENT
+                                                             : 0;
+  if (i > 0) {
+    /* an issuer: a CA (a version 1 anchor counts as one, as in openssl),
+     * allowed to sign certificates, with no more CAs below it than its
+     * pathLenConstraint (the leaf and self-issued ones not counted) */
+    if (!c->is_ca && !(anchor && c->version == 1)) return GOSTX_X509_NOT_CA;
+    if (!(c->key_usage & KU_KEY_CERT_SIGN)) return GOSTX_X509_KEY_USAGE;
+    if (c->path_len >= 0 && i - 1 > (size_t)c->path_len) return GOSTX_X509_PATH_LEN;
+  } else if (eku_need && !(c->key_usage & KU_DIGITAL_SIGNATURE)) {
+    return GOSTX_X509_KEY_USAGE; /* TLS 1.3 certificates sign the handshake */
+  }
+  /* a CA's EKU, when it has one, limits what it may issue for */
+  if (eku_need && !anchor && !(c->ext_key_usage & (eku_need | GOSTX_X509_EKU_ANY)))
+    return GOSTX_X509_EXT_KEY_USAGE;
+  return GOSTX_X509_OK;
+}
+
+gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
+                                          const gostx_x509_cert *chain, size_t n, int64_t now,
+                                          gostx_x509_purpose purpose, const char *name,
+                                          size_t *depth) {
+  size_t d0 = 0;
+  if (!depth) depth = &d0;
+  *depth = 0;
+  if (!chain || !n) return GOSTX_X509_MALFORMED;
+  const gostx_x509_cert *path[MAX_DEPTH];
+  size_t len = 1;
+  int anchored = 0;
+  path[0] = &chain[0];
+  for (;;) {
+    const gostx_x509_cert *c = path[len - 1], *next = NULL;
+    for (size_t k = 0; k < n_anchors && !anchored; k++) /* c itself trusted */
+      anchored = same_bytes(c->der, c->der_len, anchors[k].der, anchors[k].der_len);
+    if (anchored) break;
+    if (len == MAX_DEPTH) {
+      *depth = len - 1;
+      return GOSTX_X509_PATH_LEN;
+    }
+    gostx_x509_status st = find_issuer(c, anchors, n_anchors, path, len, &next);
+    if (st == GOSTX_X509_OK) {
+      anchored = 1;
+    } else {
+      gostx_x509_status st2 = find_issuer(c, chain + 1, n - 1, path, len, &next);
+      /* a signature that failed is the better report than no issuer found */
+      if (st2 != GOSTX_X509_OK) {
+        *depth = len - 1;
+        return st2 == GOSTX_X509_UNKNOWN_CA ? st : st2;
+      }
+    }
+    path[len++] = next;
+    if (anchored) break;
+  }
+  /* from the anchor down, as a path is processed */
+  for (size_t i = len; i-- > 0;) {
+    gostx_x509_status st = check_cert(path[i], i, i == len - 1, now, purpose);
+    if (st != GOSTX_X509_OK) {
+      *depth = i;
+      return st;
+    }
+  }
+  if (name && !name_matches(path[0], name)) return GOSTX_X509_NAME_MISMATCH;
+  return GOSTX_X509_OK;
+}

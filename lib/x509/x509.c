@@ -1,0 +1,383 @@
+/* X.509 certificates (RFC 5280) with GOST keys and signatures (RFC 4491,
+ * RFC 9215): the DER parser. Certificates are public: branches on their
+ * bytes are fine; what matters is that every byte is checked, so the
+ * parser refuses anything that is not DER of the certificate structure
+ * (a strictness that openssl also applies to the signed part). */
+#include <stdio.h>
+
+#include "gost3410/pem.h"
+#include "x509/x509_internal.h"
+
+const char *gostx_x509_status_name(gostx_x509_status st) {
+  switch (st) {
+    case GOSTX_X509_OK: return "ok";
+    case GOSTX_X509_MALFORMED: return "malformed certificate";
+    case GOSTX_X509_UNSUPPORTED: return "unsupported algorithm";
+    case GOSTX_X509_BAD_SIGNATURE: return "certificate signature failure";
+    case GOSTX_X509_NOT_YET_VALID: return "certificate is not yet valid";
+    case GOSTX_X509_EXPIRED: return "certificate has expired";
+    case GOSTX_X509_UNKNOWN_CA: return "unable to get issuer certificate (unknown CA)";
+    case GOSTX_X509_NOT_CA: return "invalid CA certificate (basicConstraints cA is not set)";
+    case GOSTX_X509_PATH_LEN: return "path length constraint exceeded";
+    case GOSTX_X509_KEY_USAGE: return "keyUsage does not allow this use";
+    case GOSTX_X509_EXT_KEY_USAGE: return "extendedKeyUsage does not allow this purpose";
+    case GOSTX_X509_NAME_MISMATCH: return "hostname or IP address mismatch";
+    case GOSTX_X509_CRITICAL_EXT: return "unhandled critical extension";
+    case GOSTX_X509_BAD_KEY: return "invalid public key";
+  }
+  return "unknown status";
+}
+
+/* AlgorithmIdentifier of a signature: the algorithm; parameters absent or
+ * NULL (RFC 9215 says absent; gost-engine writes NULL). */
+static int get_sig_alg(gostx__der *r, int *alg, gostx_x509_status *st) {
+  gostx__der seq, oid, null;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &seq, NULL) || gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
+  if (seq.n && (gostx__der_get(&seq, GOSTX__DER_NULL, &null, NULL) || null.n || seq.n))
+    return GOSTX_EFORMAT;
+  if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_256))
+    *alg = GOSTX_X509_SIG_2012_256;
+  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_512))
+    *alg = GOSTX_X509_SIG_2012_512;
+  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2001))
+    *alg = GOSTX_X509_SIG_2001;
+  else
+    return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
+  return 0;
+}
+
+/* A GOST R 34.10-2001 SubjectPublicKeyInfo (RFC 4491 section 2.3.1): the
+ * parameter set, the GOST R 34.11-94 CryptoPro digest set, an optional
+ * cipher set, then BIT STRING { OCTET STRING x || y, little-endian }.
+ * The 2012 keys are lib/gost3410's (keys.c), which refuses this algorithm. */
+static int get_key_2001(gostx__der alg, gostx__der bits, gostx_x509_cert *c, gostx_x509_status *st) {
+  gostx__der params, ps, dg, cipher, point;
+  char text[48];
+  if (gostx__der_get(&alg, GOSTX__DER_SEQ, &params, NULL) || alg.n || gostx__der_oid(&params, &ps) ||
+      gostx__der_oid(&params, &dg) || (params.n && gostx__der_oid(&params, &cipher)) || params.n)
+    return GOSTX_EFORMAT;
+  gostx__der_oid_text(ps, text, sizeof text);
+  int curve = gostx_gost3410_curve_by_name(text);
+  if (curve < 0 || gostx_gost3410_size((gostx_gost3410_curve)curve) != 32 ||
+      !GOSTX__DER_OID_IS(dg, OID_GOST94_CRYPTOPRO))
+    return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
+  if (bits.n < 1 || bits.p[0] != 0) return GOSTX_EFORMAT;
+  bits.p++, bits.n--;
+  if (gostx__der_get(&bits, GOSTX__DER_OCTETS, &point, NULL) || bits.n || point.n != 64)
+    return GOSTX_EFORMAT;
+  for (size_t i = 0; i < 32; i++) {
+    c->pub[i] = point.p[31 - i];
+    c->pub[32 + i] = point.p[63 - i];
+  }
+  c->curve = (gostx_gost3410_curve)curve;
+  c->pub_len = 64;
+  c->key_alg = GOSTX_X509_KEY_2001;
+  if (gostx_gost3410_check_public_key(c->curve, c->pub, 64))
+    return *st = GOSTX_X509_BAD_KEY, GOSTX_EFORMAT;
+  return 0;
+}
+
+static int get_spki(gostx__der *r, gostx_x509_cert *c, gostx_x509_status *st) {
+  gostx__der whole, body, alg, algw, oid, bits;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &body, &whole)) return GOSTX_EFORMAT;
+  c->spki = whole.p;
+  c->spki_len = whole.n;
+  if (gostx__der_get(&body, GOSTX__DER_SEQ, &alg, &algw) || gostx__der_oid(&alg, &oid) ||
+      gostx__der_get(&body, GOSTX__DER_BITS, &bits, NULL) || body.n)
+    return GOSTX_EFORMAT;
+  if (GOSTX__DER_OID_IS(oid, OID_KEY_2001)) return get_key_2001(alg, bits, c, st);
+  if (!GOSTX__DER_OID_IS(oid, OID_KEY_2012_256) && !GOSTX__DER_OID_IS(oid, OID_KEY_2012_512))
+    return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
+  gostx_gost3410_key_kind kind;
+  gostx_gost3410_curve curve;
+  size_t len;
+  int rc = gostx_gost3410_key_from_der(whole.p, whole.n, &kind, &curve, &len, NULL, 0, c->pub,
+                                       sizeof c->pub);
+  if (rc == GOSTX_EINVAL) return *st = GOSTX_X509_BAD_KEY, GOSTX_EFORMAT;
+  if (rc == GOSTX_EUNSUP) return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
+  if (rc || kind != GOSTX_GOST3410_KEY_PUBLIC) return GOSTX_EFORMAT;
+  c->curve = curve;
+  c->pub_len = 2 * len;
+  c->key_alg = len == 32 ? GOSTX_X509_KEY_2012_256 : GOSTX_X509_KEY_2012_512;
+  return 0;
+}
+
+/* A Name: SEQUENCE OF SET OF SEQUENCE { OID, value } (the values any
+ * single element). */
+static int check_name(gostx__der name) {
+  while (name.n) {
+    gostx__der rdn, atv, oid;
+    uint8_t tag;
+    if (gostx__der_get(&name, GOSTX__DER_SET, &rdn, NULL) || !rdn.n) return GOSTX_EFORMAT;
+    while (rdn.n) {
+      if (gostx__der_get(&rdn, GOSTX__DER_SEQ, &atv, NULL) || gostx__der_oid(&atv, &oid) ||
+          gostx__der_next(&atv, &tag, NULL, NULL) || atv.n)
+        return GOSTX_EFORMAT;
+    }
+  }
+  return 0;
+}
+
+static int get_name(gostx__der *r, const uint8_t **p, size_t *n) {
+  gostx__der body, whole;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &body, &whole) || check_name(body)) return GOSTX_EFORMAT;
+  *p = whole.p;
+  *n = whole.n;
+  return 0;
+}
+
+/* keyUsage: a BIT STRING, bit 0 the first (most significant) bit; the
+ * unused bits zero, as DER wants. */
+static int ext_key_usage(gostx__der v, gostx_x509_cert *c) {
+  gostx__der bits;
+  if (gostx__der_get(&v, GOSTX__DER_BITS, &bits, NULL) || v.n || bits.n < 1 || bits.p[0] > 7 ||
+      bits.n > 3 || (bits.n == 1 && bits.p[0]))
+    return GOSTX_EFORMAT;
+  unsigned ku = 0;
+  for (size_t i = 1; i < bits.n; i++)
+    for (int b = 0; b < 8; b++)
+      if (bits.p[i] & (0x80 >> b)) ku |= 1u << (8 * (i - 1) + (size_t)b);
+  if (bits.n > 1 && (bits.p[bits.n - 1] & ((1u << bits.p[0]) - 1))) return GOSTX_EFORMAT;
+  c->key_usage = ku;
+  return 0;
+}
+
+static int ext_basic(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq;
+  int ca = 0, len = -1;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n) return GOSTX_EFORMAT;
+  if (gostx__der_peek(&seq, GOSTX__DER_BOOL)) {
+    if (gostx__der_bool(&seq, &ca) || !ca) return GOSTX_EFORMAT; /* DER: FALSE is absent */
+  }
+  if (seq.n && (gostx__der_small_uint(&seq, &len) || seq.n)) return GOSTX_EFORMAT;
+  c->is_ca = ca;
+  c->path_len = len;
+  return 0;
+}
+
+static int ext_eku(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq, oid;
+  unsigned eku = 0;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
+  while (seq.n) {
+    if (gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
+    if (GOSTX__DER_OID_IS(oid, OID_EKU_SERVER)) eku |= GOSTX_X509_EKU_SERVER;
+    if (GOSTX__DER_OID_IS(oid, OID_EKU_CLIENT)) eku |= GOSTX_X509_EKU_CLIENT;
+    if (GOSTX__DER_OID_IS(oid, OID_EKU_ANY)) eku |= GOSTX_X509_EKU_ANY;
+  }
+  c->ext_key_usage = eku;
+  return 0;
+}
+
+/* subjectAltName: GeneralNames, at least one; the dNSName and iPAddress
+ * entries checked (IA5 text; 4 or 16 bytes), the others only as elements. */
+static int ext_san(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq, name;
+  uint8_t tag;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
+  c->san = seq.p;
+  c->san_len = seq.n;
+  while (seq.n) {
+    if (gostx__der_next(&seq, &tag, &name, NULL) || (tag & 0xc0) != 0x80) return GOSTX_EFORMAT;
+    if (tag == SAN_IP && name.n != 4 && name.n != 16) return GOSTX_EFORMAT;
+    if (tag == SAN_DNS)
+      for (size_t i = 0; i < name.n; i++)
+        if (name.p[i] == 0 || name.p[i] > 0x7e) return GOSTX_EFORMAT;
+  }
+  return 0;
+}
+
+static const struct {
+  const char *oid;
+  size_t len;
+  unsigned bit;
+  int (*parse)(gostx__der v, gostx_x509_cert *c);
+} known_ext[] = {
+    {OID_EXT_BASIC, sizeof OID_EXT_BASIC - 1, 1, ext_basic},
+    {OID_EXT_KEY_USAGE, sizeof OID_EXT_KEY_USAGE - 1, 2, ext_key_usage},
+    {OID_EXT_EKU, sizeof OID_EXT_EKU - 1, 4, ext_eku},
+    {OID_EXT_SAN, sizeof OID_EXT_SAN - 1, 8, ext_san},
+};
+
+/* Extensions: each at most once (RFC 5280 section 4.2); critical written
+ * only when TRUE (DER's DEFAULT rule). Every extension OID seen is kept
+ * once, so a repeated unknown one is refused too. */
+static int get_extensions(gostx__der exts, gostx_x509_cert *c) {
+  gostx__der seen[64];
+  size_t n_seen = 0;
+  gostx__der seq;
+  if (gostx__der_get(&exts, GOSTX__DER_SEQ, &seq, NULL) || exts.n || !seq.n) return GOSTX_EFORMAT;
+  while (seq.n) {
+    gostx__der ext, oid, value;
+    int critical = 0;
+    if (gostx__der_get(&seq, GOSTX__DER_SEQ, &ext, NULL) || gostx__der_oid(&ext, &oid))
+      return GOSTX_EFORMAT;
+    if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && (gostx__der_bool(&ext, &critical) || !critical))
+      return GOSTX_EFORMAT;
+    if (gostx__der_get(&ext, GOSTX__DER_OCTETS, &value, NULL) || ext.n) return GOSTX_EFORMAT;
+    if (n_seen == sizeof seen / sizeof seen[0]) return GOSTX_EFORMAT;
+    for (size_t i = 0; i < n_seen; i++)
+      if (gostx__der_oid_is(seen[i], oid.p, oid.n)) return GOSTX_EFORMAT;
+    seen[n_seen++] = oid;
+    size_t k = 0;
+    while (k < sizeof known_ext / sizeof known_ext[0] &&
+           !gostx__der_oid_is(oid, (const uint8_t *)known_ext[k].oid, known_ext[k].len))
+      k++;
+    if (k == sizeof known_ext / sizeof known_ext[0]) {
+      c->unknown_critical |= critical;
+      continue;
+    }
+    if (known_ext[k].parse(value, c)) return GOSTX_EFORMAT;
+  }
+  return 0;
+}
+
+/* The TBSCertificate's fields in order (RFC 5280 section 4.1). */
+static int get_tbs(gostx__der tbs, gostx_x509_cert *c, gostx__der *sig_alg_inner,
+                   gostx_x509_status *st) {
+  gostx__der ver, serial, valid;
+  c->version = 1;
+  if (gostx__der_peek(&tbs, GOSTX__DER_CTXC(0))) {
+    int v;
+    /* DER leaves DEFAULT v1 out, so a present version is v2 or v3 */
+    if (gostx__der_get(&tbs, GOSTX__DER_CTXC(0), &ver, NULL) || gostx__der_small_uint(&ver, &v) ||
+        ver.n || v < 1 || v > 2)
+      return GOSTX_EFORMAT;
+    c->version = v + 1;
+  }
+  if (gostx__der_get(&tbs, GOSTX__DER_INT, &serial, NULL) || serial.n == 0 || serial.n > 21 ||
+      (serial.n > 1 && ((serial.p[0] == 0 && !(serial.p[1] & 0x80)) ||
+                        (serial.p[0] == 0xff && (serial.p[1] & 0x80)))))
+    return GOSTX_EFORMAT;
+  c->serial = serial.p;
+  c->serial_len = serial.n;
+  gostx__der inner_whole, probe = tbs;
+  if (gostx__der_get(&probe, GOSTX__DER_SEQ, NULL, &inner_whole)) return GOSTX_EFORMAT;
+  *sig_alg_inner = inner_whole;
+  if (get_sig_alg(&tbs, &c->sig_alg, st) || get_name(&tbs, &c->issuer, &c->issuer_len))
+    return GOSTX_EFORMAT;
+  if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &valid, NULL) ||
+      gostx__der_time(&valid, &c->not_before) || gostx__der_time(&valid, &c->not_after) || valid.n)
+    return GOSTX_EFORMAT;
+  if (get_name(&tbs, &c->subject, &c->subject_len) || get_spki(&tbs, c, st)) return GOSTX_EFORMAT;
+  /* issuerUniqueID [1], subjectUniqueID [2]: v2 and v3 only; not used */
+  for (int k = 1; k <= 2; k++)
+    if (gostx__der_peek(&tbs, (uint8_t)GOSTX__DER_CTX(k)) &&
+        (c->version < 2 || gostx__der_get(&tbs, (uint8_t)GOSTX__DER_CTX(k), &ver, NULL)))
+      return GOSTX_EFORMAT;
+  if (tbs.n) {
+    gostx__der exts;
+    if (c->version != 3 || gostx__der_get(&tbs, GOSTX__DER_CTXC(3), &exts, NULL) || tbs.n ||
+        get_extensions(exts, c))
+      return GOSTX_EFORMAT;
+  }
+  return 0;
+}
+
+int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
+                     gostx_x509_status *st) {
+  gostx_x509_status dummy;
+  if (!st) st = &dummy;
+  *st = GOSTX_X509_MALFORMED;
+  if (!der || !out) return GOSTX_EINVAL;
+  gostx_x509_cert c;
+  memset(&c, 0, sizeof c);
+  c.path_len = -1;
+  c.key_usage = ~0u;
+  c.ext_key_usage = ~0u;
+  gostx__der all = {der, der_len}, cert, tbs, tbs_whole, sig_alg_inner, sig_alg_outer, bits;
+  int alg;
+  if (gostx__der_get(&all, GOSTX__DER_SEQ, &cert, NULL) || all.n ||
+      gostx__der_get(&cert, GOSTX__DER_SEQ, &tbs, &tbs_whole))
+    return GOSTX_EFORMAT;
+  if (get_tbs(tbs, &c, &sig_alg_inner, st)) return GOSTX_EFORMAT;
+  gostx__der probe = cert;
+  if (gostx__der_get(&probe, GOSTX__DER_SEQ, NULL, &sig_alg_outer) ||
+      get_sig_alg(&cert, &alg, st) || gostx__der_get(&cert, GOSTX__DER_BITS, &bits, NULL) || cert.n)
+    return GOSTX_EFORMAT;
+  /* the signed and the unsigned algorithm must be the same (RFC 5280 4.1.1.2) */
+  if (sig_alg_outer.n != sig_alg_inner.n || memcmp(sig_alg_outer.p, sig_alg_inner.p, sig_alg_inner.n))
+    return *st = GOSTX_X509_MALFORMED, GOSTX_EFORMAT;
+  size_t sig_len = alg == GOSTX_X509_SIG_2012_512 ? 128 : 64;
+  if (bits.n != sig_len + 1 || bits.p[0] != 0) return *st = GOSTX_X509_MALFORMED, GOSTX_EFORMAT;
+  c.der = der;
+  c.der_len = der_len;
+  c.tbs = tbs_whole.p;
+  c.tbs_len = tbs_whole.n;
+  c.sig_value = bits.p + 1;
+  c.sig_value_len = sig_len;
+  *out = c;
+  *st = GOSTX_X509_OK;
+  return 0;
+}
+
+int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der, size_t cap,
+                        size_t *der_len) {
+  if (!pem || !pos || !der || !der_len || *pos > pem_len) return GOSTX_EINVAL;
+  return gostx__pem_block(pem, pem_len, pos, "CERTIFICATE", der, cap, der_len);
+}
+
+static const struct {
+  const char *oid, *name;
+} attr_names[] = {
+    {"\x55\x04\x03", "CN"},  {"\x55\x04\x06", "C"},  {"\x55\x04\x07", "L"},
+    {"\x55\x04\x08", "ST"},  {"\x55\x04\x0a", "O"},  {"\x55\x04\x0b", "OU"},
+    {"\x55\x04\x05", "serialNumber"}, {"\x55\x04\x09", "street"},
+    {"\x2a\x86\x48\x86\xf7\x0d\x01\x09\x01", "emailAddress"},
+    {"\x2a\x85\x03\x03\x81\x03\x01\x01", "INN"}, {"\x2a\x85\x03\x64\x01", "OGRN"},
+    {"\x2a\x85\x03\x64\x03", "SNILS"}, {"\x2a\x85\x03\x64\x05", "OGRNIP"},
+};
+
+typedef struct text_out {
+  char *p;
+  size_t cap, n;
+} text_out;
+
+static void put(text_out *o, const char *s, size_t len) {
+  for (size_t i = 0; i < len && o->n + 1 < o->cap; i++) o->p[o->n++] = s[i];
+  o->p[o->n] = 0;
+}
+
+int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap) {
+  if (!name || !text || !cap) return GOSTX_EINVAL;
+  text_out o = {text, cap, 0};
+  text[0] = 0;
+  gostx__der r = {name, name_len}, seq;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &seq, NULL) || r.n || check_name(seq)) return GOSTX_EFORMAT;
+  int first = 1;
+  while (seq.n) {
+    gostx__der rdn, atv, oid, value;
+    uint8_t tag;
+    (void)gostx__der_get(&seq, GOSTX__DER_SET, &rdn, NULL); /* checked above */
+    while (rdn.n) {
+      (void)gostx__der_get(&rdn, GOSTX__DER_SEQ, &atv, NULL);
+      (void)gostx__der_oid(&atv, &oid);
+      (void)gostx__der_next(&atv, &tag, &value, NULL);
+      if (!first) put(&o, ", ", 2);
+      first = 0;
+      const char *an = NULL;
+      for (size_t k = 0; k < sizeof attr_names / sizeof attr_names[0]; k++)
+        if (gostx__der_oid_is(oid, (const uint8_t *)attr_names[k].oid, strlen(attr_names[k].oid)))
+          an = attr_names[k].name;
+      char buf[64];
+      if (!an) gostx__der_oid_text(oid, buf, sizeof buf), an = buf;
+      put(&o, an, strlen(an));
+      put(&o, "=", 1);
+      for (size_t i = 0; i < value.n; i++) {
+        uint8_t ch = value.p[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+          put(&o, (const char *)&ch, 1);
+        } else if (ch >= 0x80 && tag == 0x0c &&
+                   !(ch == 0xc2 && i + 1 < value.n && value.p[i + 1] < 0xa0) &&
+                   !(ch < 0xa0 && i > 0 && value.p[i - 1] == 0xc2)) {
+          put(&o, (const char *)&ch, 1); /* UTF8String as it is, but no C1 control */
+        } else {
+          char esc[5];
+          snprintf(esc, sizeof esc, "\\x%02x", ch);
+          put(&o, esc, 4);
+        }
+      }
+    }
+  }
+  return 0;
+}
