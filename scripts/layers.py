@@ -40,7 +40,7 @@ LAYERS = [
     ("ec_mul", ["gost3410/ec_mul.c", "gost3410/ec_jac.c", "gost3410/ec_edwards.c"]),
     ("ec_front", ["gost3410/ec_front.c"]),
     ("ec_api", ["gost3410/gost3410.c", "gost3410/keys.c", "gost3410/keys_pem.c",
-                "gost3410/ecdh.c", "gost3410/ecdh.h", "gost3410/pem.h"]),
+                "gost3410/pem.h", "gost3410/ecdh.c", "gost3410/ecdh.h"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
                "tls/*", "x509/*"]),
 ]

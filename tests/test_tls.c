@@ -12,6 +12,7 @@
  * the internal test hook (the chain is carried but not parsed). */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "testutil.h"
 #include "tls/conn.h"
@@ -102,6 +103,7 @@ static void pin(gostx_tls_config *cfg, const keypair *k) {
 static void set_identity(gostx_tls_config *cfg, const keypair *k) {
   const uint8_t *der[1] = {fake_der};
   size_t len[1] = {sizeof fake_der};
+  gostx__tls_config_test(cfg)->raw_chain = 1;
   CHECK_RC(gostx_tls_config_set_chain(cfg, der, len, 1), 0, "set_chain");
   CHECK_RC(gostx_tls_config_set_key(cfg, k->curve, k->priv, gostx_gost3410_size(k->curve)), 0,
            "set_key");
@@ -619,6 +621,150 @@ static void test_wrong_key(void) {
   gostx_tls_config_free(cfg);
 }
 
+/* ---------------- real certificates (tests/support/gost_pki.sh) ---------------- */
+
+static char pki[512];
+
+static char *slurp(const char *name, size_t *len) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s", pki, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = malloc(1 << 16);
+  *len = fread(b, 1, (1 << 16) - 1, f);
+  b[*len] = 0;
+  fclose(f);
+  return b;
+}
+
+/* Sets cfg's chain (PEM file chain) and key (PEM file key): 0 or the error. */
+static int load_identity(gostx_tls_config *cfg, const char *chain, const char *key) {
+  size_t len, pos = 0, n = 0, klen;
+  char *pem = slurp(chain, &len), *kpem = slurp(key, &klen);
+  static uint8_t der[4][4096];
+  const uint8_t *ders[4];
+  size_t lens[4];
+  int rc = pem && kpem ? 0 : GOSTX_EIO;
+  while (rc == 0 && n < 4 && gostx_x509_pem_next(pem, len, &pos, der[n], sizeof der[n], &lens[n]) == 1) {
+    ders[n] = der[n];
+    n++;
+  }
+  gostx_gost3410_key_kind kind;
+  gostx_gost3410_curve curve;
+  size_t l;
+  uint8_t priv[64];
+  if (rc == 0) rc = gostx_tls_config_set_chain(cfg, ders, lens, n);
+  if (rc == 0) rc = gostx_gost3410_key_from_pem(kpem, klen, &kind, &curve, &l, priv, sizeof priv, NULL, 0);
+  if (rc == 0) rc = gostx_tls_config_set_key(cfg, curve, priv, l);
+  free(pem);
+  free(kpem);
+  return rc;
+}
+
+/* A client of the store (VERIFY_PEER, servername name) against a server of
+ * chain/key: 0 when both completed; else the client's alert in *alert. */
+static int pki_handshake(gostx_x509_store *store, const char *chain, const char *key,
+                         const char *name, int *alert, pair *keep) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  gostx__tls_config_test(p.ccfg)->pin_curve = 0;
+  gostx_tls_config_set_verify(p.ccfg, GOSTX_TLS_VERIFY_PEER);
+  gostx_tls_config_set_store(p.ccfg, store);
+  gostx_tls_config *scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  gostx_tls_config_free(p.scfg);
+  p.scfg = scfg;
+  CHECK_RC(load_identity(scfg, chain, key), 0, chain);
+  pair_start(&p);
+  if (name) CHECK_RC(gostx_tls_set_servername(p.c, name), 0, "servername");
+  int rc = pair_handshake(&p);
+  int sent = 0;
+  *alert = gostx_tls_alert(p.c, &sent);
+  if (rc == 0 && keep) *keep = p;
+  else pair_free(&p);
+  return rc;
+}
+
+static void test_pki(void) {
+  char cmd[1200];
+  const char *vec = getenv("GOSTX_VECTORS");
+  snprintf(pki, sizeof pki, "%s/gostx-tls-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(pki)) return;
+  snprintf(cmd, sizeof cmd, "bash %s/../support/gost_pki.sh %s", vec ? vec : "tests/vectors", pki);
+  int rc = system(cmd);
+  if (rc == -1 || !WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
+    printf("gost_pki.sh not possible (openssl with gost-engine): the certificate tests skipped\n");
+    return;
+  }
+  gostx_x509_store *store = gostx_x509_store_new();
+  char path[700], err[256];
+  snprintf(path, sizeof path, "%s/ca.pem", pki);
+  CHECK_RC(gostx_x509_store_add_path(store, path, err, sizeof err), 0, "store");
+  static const char *const curves[7] = {"256A", "256B", "256C", "256D", "512A", "512B", "512C"};
+  for (int i = 0; i < 7; i++) {
+    char chain[64], key[64];
+    snprintf(chain, sizeof chain, "chain-%s.pem", curves[i]);
+    snprintf(key, sizeof key, "leaf-%s.key", curves[i]);
+    int alert;
+    pair p;
+    rc = pki_handshake(store, chain, key, "localhost", &alert, &p);
+    CHECK(rc == 0, "certificate %s verified for localhost (alert %d)", curves[i], alert);
+    if (rc == 0) {
+      const gostx_x509_cert *got;
+      CHECK(gostx_tls_peer_chain(p.c, &got) == 2 && got[0].curve == keys[i].curve,
+            "%s: the peer chain", curves[i]);
+      CHECK(gostx_tls_scheme(p.c) && gostx_tls_scheme(p.c)[17] == curves[i][3] + 32,
+            "%s: the scheme %s", curves[i], gostx_tls_scheme(p.c));
+      pair_free(&p);
+    }
+    CHECK(pki_handshake(store, chain, key, "127.0.0.1", &alert, NULL) == 0, "%s for 127.0.0.1", curves[i]);
+  }
+  static const struct {
+    const char *name;
+    int alert;
+  } bad[] = {{"expired", GOSTX__ALERT_CERTIFICATE_EXPIRED},
+             {"notyet", GOSTX__ALERT_CERTIFICATE_EXPIRED},
+             {"name", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"keyusage", GOSTX__ALERT_UNSUPPORTED_CERTIFICATE},
+             {"eku", GOSTX__ALERT_UNSUPPORTED_CERTIFICATE},
+             {"notca", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"unknownca", GOSTX__ALERT_UNKNOWN_CA},
+             {"signature", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"critical", GOSTX__ALERT_BAD_CERTIFICATE},
+             {"pathlen", GOSTX__ALERT_BAD_CERTIFICATE}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char chain[64], key[64];
+    snprintf(chain, sizeof chain, "chain-bad-%s.pem", bad[i].name);
+    snprintf(key, sizeof key, "bad-%s.key", bad[i].name);
+    int alert = -1;
+    rc = pki_handshake(store, chain, key, "localhost", &alert, NULL);
+    CHECK(rc != 0 && alert == bad[i].alert, "bad-%s refused with alert %d (got %d)", bad[i].name,
+          bad[i].alert, alert);
+  }
+  /* The server's key must be its leaf's. */
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK_RC(load_identity(cfg, "chain-256A.pem", "leaf-256B.key"), GOSTX_EINVAL, "a key not the leaf's");
+  gostx_tls_config_free(cfg);
+  /* A client certificate verified by the server. */
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  gostx__tls_config_test(p.ccfg)->pin_curve = 0;
+  gostx_tls_config_set_verify(p.ccfg, GOSTX_TLS_VERIFY_PEER);
+  gostx_tls_config_set_store(p.ccfg, store);
+  gostx_tls_config_free(p.scfg);
+  p.scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK_RC(load_identity(p.scfg, "chain-512C.pem", "leaf-512C.key"), 0, "server identity");
+  CHECK_RC(load_identity(p.ccfg, "chain-256D.pem", "leaf-256D.key"), 0, "client identity");
+  gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+  gostx_tls_config_set_store(p.scfg, store);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "client certificate verified (%s)", gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  CHECK(gostx_tls_peer_chain(p.s, NULL) == 2, "the server has the client's chain");
+  pair_free(&p);
+  gostx_x509_store_free(store);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", pki);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", pki);
+}
+
 int main(void) {
   t_rand_init();
   for (int k = 0; k < 7; k++) {
@@ -633,5 +779,6 @@ int main(void) {
   test_refusals();
   test_after_handshake();
   test_wrong_key();
+  test_pki();
   return t_done();
 }

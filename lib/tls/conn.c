@@ -65,6 +65,8 @@ const char *gostx_tls_config_error(const gostx_tls_config *cfg) {
   return cfg && cfg->err[0] ? cfg->err : NULL;
 }
 
+static int leaf_mismatch(gostx_tls_config *cfg);
+
 int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
                                const size_t *der_len, size_t n) {
   if (!cfg || (n && (!der || !der_len))) return GOSTX_EINVAL;
@@ -83,11 +85,37 @@ int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
   for (size_t i = 0; i < n; i++) {
     memcpy(block + at, der[i], der_len[i]);
     at += der_len[i];
-    cfg->chain_len[i] = der_len[i];
   }
-  free(cfg->chain);
+  uint8_t *old = cfg->chain;
+  size_t old_n = cfg->nchain, old_len[GOSTX__TLS_MAX_CHAIN];
+  memcpy(old_len, cfg->chain_len, sizeof old_len);
+  for (size_t i = 0; i < n; i++) cfg->chain_len[i] = der_len[i];
   cfg->chain = block;
   cfg->nchain = n;
+  int rc = leaf_mismatch(cfg);
+  if (rc != GOSTX_OK) {
+    free(block);
+    cfg->chain = old;
+    cfg->nchain = old_n;
+    memcpy(cfg->chain_len, old_len, sizeof old_len);
+    return rc;
+  }
+  free(old);
+  return GOSTX_OK;
+}
+
+/* 0 unless both the leaf and the key are set and the leaf's key is not
+ * this key (or the leaf does not parse). */
+static int leaf_mismatch(gostx_tls_config *cfg) {
+  if (!cfg->nchain || !cfg->key_curve || cfg->test.raw_chain) return GOSTX_OK;
+  gostx_x509_cert leaf;
+  gostx_x509_status st;
+  if (gostx_x509_parse(cfg->chain, cfg->chain_len[0], &leaf, &st) != GOSTX_OK)
+    return cfg_error(cfg, GOSTX_EFORMAT, "the leaf certificate does not parse",
+                     gostx_x509_status_name(st), strlen(gostx_x509_status_name(st)));
+  size_t l = gostx_gost3410_size(cfg->key_curve);
+  if (leaf.curve != cfg->key_curve || leaf.pub_len != 2 * l || memcmp(leaf.pub, cfg->key_pub, 2 * l))
+    return cfg_error(cfg, GOSTX_EINVAL, "the key is not the leaf certificate's", NULL, 0);
   return GOSTX_OK;
 }
 
@@ -100,9 +128,20 @@ int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
   if (priv_len != gostx_gost3410_size(curve)) return GOSTX_ELEN;
   int rc = gostx_gost3410_public_key(curve, priv, priv_len, cfg->key_pub, 2 * priv_len);
   if (rc != GOSTX_OK) return cfg_error(cfg, rc, "invalid private key", NULL, 0);
+  gostx_gost3410_curve keep = cfg->key_curve;
+  uint8_t keep_priv[64];
+  memcpy(keep_priv, cfg->key_priv, sizeof keep_priv);
   memcpy(cfg->key_priv, priv, priv_len);
   cfg->key_curve = curve;
-  return GOSTX_OK;
+  rc = leaf_mismatch(cfg);
+  if (rc != GOSTX_OK) {
+    memcpy(cfg->key_priv, keep_priv, sizeof keep_priv);
+    cfg->key_curve = keep;
+    if (keep) gostx_gost3410_public_key(keep, keep_priv, gostx_gost3410_size(keep), cfg->key_pub,
+                                        2 * gostx_gost3410_size(keep));
+  }
+  gostx_memzero(keep_priv, sizeof keep_priv);
+  return rc;
 }
 
 void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store) {

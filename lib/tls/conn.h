@@ -85,6 +85,7 @@ typedef struct gostx__tls_test_hooks {
   const uint8_t *eph_priv; /* the curve's size */
   const uint8_t *sign_k;   /* the signing curve's size */
   int no_compat;           /* client: no session id, no CCS */
+  int raw_chain;           /* our chain is not parsed (not matched to the key) */
   uint64_t snmax;          /* when not 0: a KeyUpdate is due after this sequence number */
   /* A peer key to use instead of the leaf certificate's (VERIFY_NONE tests
    * before X.509 is built): curve 0 = none. */

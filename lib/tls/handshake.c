@@ -13,6 +13,7 @@
 #include "conn.h"
 
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "gost3410/ec.h"
@@ -359,17 +360,67 @@ static int send_certificate(gostx_tls *c, int with_chain) {
   return msg_send(c, &w);
 }
 
-/* The peer's leaf key: the pinned one of the test hooks (X.509 parsing is
- * lib/x509's, merged separately). */
-static int peer_key(gostx_tls *c) {
-  const gostx__tls_test_hooks *t = &c->cfg->test;
-  if (t->pin_curve) {
+/* The alert of RFC 8446 section 6.2 for a chain that failed a check. */
+static int chain_alert(gostx_x509_status st) {
+  switch (st) {
+    case GOSTX_X509_EXPIRED:
+    case GOSTX_X509_NOT_YET_VALID:
+      return GOSTX__ALERT_CERTIFICATE_EXPIRED;
+    case GOSTX_X509_UNKNOWN_CA:
+      return GOSTX__ALERT_UNKNOWN_CA;
+    case GOSTX_X509_UNSUPPORTED:
+    case GOSTX_X509_KEY_USAGE:
+    case GOSTX_X509_EXT_KEY_USAGE:
+      return GOSTX__ALERT_UNSUPPORTED_CERTIFICATE;
+    default:
+      return GOSTX__ALERT_BAD_CERTIFICATE;
+  }
+}
+
+/* The peer's chain parsed, its leaf key taken, and the chain verified to
+ * the store when the config asks for it: the client always (unless
+ * VERIFY_NONE), for the servername when one was set; the server when it
+ * asked for a certificate. */
+static int peer_chain(gostx_tls *c) {
+  const gostx_tls_config *cfg = c->cfg;
+  const gostx__tls_test_hooks *t = &cfg->test;
+  if (t->pin_curve) { /* tests: the key pinned, the chain not read */
     c->peer_curve = t->pin_curve;
     memcpy(c->peer_pub, t->pin_pub, 2 * gostx_gost3410_size(t->pin_curve));
     c->have_peer_key = 1;
     return GOSTX_OK;
   }
-  return fail(c, GOSTX__ALERT_UNSUPPORTED_CERTIFICATE, "no X.509 support to read the certificate");
+  char what[128];
+  for (size_t i = 0; i < c->npeer; i++) {
+    gostx_x509_status st = GOSTX_X509_MALFORMED;
+    const uint8_t *der = c->peer_cert[i].der;
+    size_t len = c->peer_cert[i].der_len;
+    if (gostx_x509_parse(der, len, &c->peer_cert[i], &st) != GOSTX_OK) {
+      snprintf(what, sizeof what, "the peer's certificate %zu: %s", i, gostx_x509_status_name(st));
+      return fail(c, chain_alert(st), what);
+    }
+  }
+  const gostx_x509_cert *leaf = &c->peer_cert[0];
+  if (leaf->key_alg == GOSTX_X509_KEY_2001 || !gostx__tls_curve_scheme(leaf->curve))
+    return fail(c, GOSTX__ALERT_UNSUPPORTED_CERTIFICATE,
+                "the peer's key is not a GOST R 34.10-2012 key of a TLS 1.3 scheme");
+  c->peer_curve = leaf->curve;
+  memcpy(c->peer_pub, leaf->pub, leaf->pub_len);
+  c->have_peer_key = 1;
+  if (cfg->verify == GOSTX_TLS_VERIFY_NONE) return GOSTX_OK;
+  if (!cfg->store) return fail(c, GOSTX__ALERT_UNKNOWN_CA, "no trust store to verify the chain");
+  int client = c->role == GOSTX_TLS_CLIENT;
+  size_t depth = 0;
+  gostx_x509_status st = gostx_x509_verify(
+      cfg->store, c->peer_cert, c->npeer, (int64_t)time(NULL),
+      client ? GOSTX_X509_PURPOSE_SERVER : GOSTX_X509_PURPOSE_CLIENT,
+      client && c->servername[0] ? c->servername : NULL, &depth);
+  if (st != GOSTX_X509_OK) {
+    snprintf(what, sizeof what, "the peer's chain: %s (certificate %zu of the path)",
+             gostx_x509_status_name(st), depth);
+    return fail(c, chain_alert(st), what);
+  }
+  return GOSTX_OK;
 }
 
 static int on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
@@ -400,7 +451,7 @@ static int on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
       return fail(c, GOSTX__ALERT_CERTIFICATE_REQUIRED, "the client sent no certificate");
     return GOSTX_OK;
   }
-  return peer_key(c);
+  return peer_chain(c);
 }
 
 /* ---------------- ClientHello ---------------- */
