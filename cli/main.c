@@ -10,6 +10,7 @@ int cmd_enc(int argc, char **argv);    /* cli/cmd_enc.c */
 int cmd_dec(int argc, char **argv);    /* cli/cmd_enc.c */
 int cmd_keygen(int argc, char **argv); /* cli/cmd_enc.c */
 int cmd_tunnel(int argc, char **argv); /* cli/cmd_tunnel.c */
+int cmd_tls(int argc, char **argv);    /* cli/cmd_tls.c */
 
 struct subcommand {
   const char *name;
@@ -32,6 +33,7 @@ static const struct subcommand subcommands[] = {
     {"vko", cmd_vko, "VKO_GOSTR3410_2012 key agreement (openssl pkeyutl -derive's result)"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
+    {"tls", cmd_tls, "GOST TLS 1.3 (RFC 9367): serve in front of a TCP server, connect, client"},
     {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# gostx tls end to end on loopback with real peers: nginx (Debian's package)
+# serves files over plain HTTP, `gostx tls serve` terminates GOST TLS in
+# front of it, `gostx tls connect` gives curl a plain port that reaches
+# serve over GOST TLS. Checked: a 64 MiB random file arrives byte-exact; 200
+# connections at once each byte-exact while a rate-limited download and a
+# connection that never says anything hang on (a slow peer blocks no one);
+# `gostx tls client` prints the version, suite, group, scheme, ALPN and chain
+# for every suite, group and a 256- and a 512-bit certificate, relays a
+# request both ways with half-close (its stdin's end sends close_notify, the
+# answer still arrives); client certificates (required: refused without,
+# accepted with); an encrypted key (-passin); the key logs of both sides
+# agree; the failures (unknown CA, wrong name, expired certificate, no
+# common suite, no client certificate) exit 1, name the check or alert and
+# deliver nothing; SIGTERM stops serve and connect cleanly (exit 0).
+# Loopback only, free ports, every wait bounded. Needs nginx, curl, python3;
+# skipped (77) without openssl's gost-engine (the test PKI).
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../cli_common.sh" tls
+TLS_HERE=$HERE
+. "$HERE/tls_common.sh"
+for tool in curl python3 timeout cmp; do
+  command -v $tool >/dev/null || { echo "FAIL: $tool missing (.ci/run installs it)"; exit 1; }
+done
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
+  { echo "FAIL: nginx missing (.ci/run installs it)"; exit 1; }
+PIDS=()
+trap 'pids_stop; rm -rf "$T"' EXIT
+say() { echo "ok: $*"; ok; }
+tls_pki
+
+mkdir -p "$T/www"
+echo "hello over GOST TLS" >"$T/www/index.html"
+head -c 64M /dev/urandom >"$T/www/big"
+head -c 256K /dev/urandom >"$T/www/mid"
+tls_nginx || { bad "nginx"; finish; }
+
+tls_start serve tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --alpn http/1.1 \
+  --keylog "$T/serve.keylog" || { bad "serve"; finish; }
+SPORT=$PORT SPID=$PID
+tls_start connect tls connect --listen 127.0.0.1:0 --upstream 127.0.0.1:$SPORT \
+  --ca "$PKI/ca.pem" --servername localhost || { bad "connect"; finish; }
+CPORT=$PORT CPID=$PID
+URL=http://127.0.0.1:$CPORT
+
+# the large file
+if timeout 120 curl -sS -o "$T/big.got" "$URL/big" && cmp -s "$T/big.got" "$T/www/big"; then
+  say "64 MiB through connect -> serve -> nginx byte-exact"
+else
+  bad "64 MiB transfer: $(cmp "$T/big.got" "$T/www/big" 2>&1)"
+fi
+rm -f "$T/big.got"
+
+# a slow reader (64 KiB/s) and a silent TCP connection to serve stay open
+# through the 200
+curl -s --limit-rate 64K -o /dev/null "$URL/big" &
+slow=$!
+PIDS+=($slow)
+exec 7<>/dev/tcp/127.0.0.1/$SPORT
+args=()
+mkdir "$T/many"
+for i in $(seq 200); do args+=(-o "$T/many/$i" "$URL/mid?$i"); done
+timeout 120 curl -s -Z --parallel-max 200 --parallel-immediate "${args[@]}" 2>"$T/many.err"
+good=0
+for i in $(seq 200); do cmp -s "$T/many/$i" "$T/www/mid" && good=$((good + 1)); done
+[ $good = 200 ] && say "200 connections at once, each byte-exact" ||
+  bad "200 connections: $good byte-exact ($(head -c 300 "$T/many.err"))"
+kill -0 $slow 2>/dev/null && say "the slow download is still going meanwhile" ||
+  bad "the slow download ended early"
+kill $slow 2>/dev/null
+exec 7<&-
+
+# gostx tls client: the fields, per suite and per group
+GET=$'GET /index.html HTTP/1.0\r\n\r\n'
+client() { # client OUT ARGS...: a request through gostx tls client; rc in $rc
+  local out=$1
+  shift
+  printf '%s' "$GET" | timeout 30 "$G" tls client "$@" >"$T/$out.out" 2>"$T/$out.err"
+  rc=$?
+}
+field() { sed -n "s/^$2: //p" "$T/$1.err"; }
+for s in KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S; do
+  client s "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --servername localhost --suites $s --alpn h2,http/1.1
+  if [ $rc = 0 ] && [ "$(field s Suite)" = "TLS_GOSTR341112_256_WITH_$s" ] &&
+    [ "$(field s Version)" = TLSv1.3 ] && [ "$(field s Scheme)" = gostr34102012_256a ] &&
+    [ "$(field s ALPN)" = http/1.1 ] && [ "$(field s 'Server name')" = localhost ] &&
+    grep -q '^  0 subject: CN=localhost, O=gostx test$' "$T/s.err" &&
+    grep -q '^    issuer:  CN=gostx test intermediate, O=gostx test$' "$T/s.err" &&
+    grep -q '^  1 subject: CN=gostx test intermediate, O=gostx test$' "$T/s.err" &&
+    grep -q 'hello over GOST TLS' "$T/s.out" && grep -q '^HTTP/1.1 200' "$T/s.out"; then
+    say "client, suite $s: version, suite, scheme, ALPN, chain; the answer after half-close"
+  else
+    bad "client --suites $s (rc $rc): $(cat "$T/s.err")"
+  fi
+done
+for g in GC256A GC256B GC256C GC256D GC512A GC512B GC512C; do
+  client g "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --groups $g
+  [ $rc = 0 ] && [ "$(field g Group)" = $g ] && grep -q 'hello over GOST TLS' "$T/g.out" &&
+    say "client, group $g (servername from HOST:PORT: 127.0.0.1 in the SAN)" ||
+    bad "client --groups $g (rc $rc): $(cat "$T/g.err")"
+done
+
+# a 512-bit certificate (paramSetC), its key encrypted (-passin)
+"$G" pkey -in "$PKI/leaf-512C.key" -out "$T/512C.key" -passout pass:tls-test 2>"$T/pkey.err" ||
+  bad "gostx pkey -passout: $(cat "$T/pkey.err")"
+if tls_start serve512 tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/leaf-512C.pem" --chain "$PKI/int.pem" --key "$T/512C.key" -passin pass:tls-test; then
+  client c512 "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --servername localhost
+  [ $rc = 0 ] && [ "$(field c512 Scheme)" = gostr34102012_512c ] &&
+    grep -q 'hello over GOST TLS' "$T/c512.out" &&
+    say "a 512 paramSetC certificate (--chain, encrypted key with -passin): scheme gostr34102012_512c" ||
+    bad "512C server (rc $rc): $(cat "$T/c512.err")"
+else
+  bad "serve with the 512C certificate and an encrypted key"
+fi
+
+# the key logs: SSLKEYLOGFILE for the client, --keylog for serve; every
+# line the client wrote is in serve's log too (same secrets both sides)
+printf '%s' "$GET" | SSLKEYLOGFILE="$T/client.keylog" timeout 30 "$G" tls client \
+  "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" >/dev/null 2>&1
+kl_lines=$(grep -cE '^(CLIENT|SERVER)_(HANDSHAKE_TRAFFIC_SECRET|TRAFFIC_SECRET_0) [0-9a-f]{64} [0-9a-f]{64}$' \
+  "$T/client.keylog" 2>/dev/null)
+missing=$(grep -vxFf "$T/serve.keylog" "$T/client.keylog" 2>/dev/null | wc -l)
+[ "${kl_lines:-0}" = 4 ] && [ "$missing" = 0 ] &&
+  say "key log (SSLKEYLOGFILE, --keylog): the four TLS 1.3 secrets, the same on both sides" ||
+  bad "key log: $kl_lines lines, $missing not in serve's: $(cat "$T/client.keylog" 2>&1 | head -5)"
+
+# failures: exit 1, the check named, nothing delivered
+fails() { # fails WHAT PATTERN: the last client failed as it should
+  if [ $rc = 1 ] && grep -qiE "$2" "$T/f.err" && [ ! -s "$T/f.out" ]; then
+    say "$1: exit 1, '$(grep -oiE "$2" "$T/f.err" | head -1)' named, nothing delivered"
+  else
+    bad "$1: rc $rc, stdout $(wc -c <"$T/f.out") bytes: $(cat "$T/f.err")"
+  fi
+}
+client f "127.0.0.1:$SPORT" --ca "$PKI/rogue-ca.pem"
+fails "unknown CA" 'unknown.?ca'
+client f "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --servername wrong.example
+fails "wrong servername" 'name mismatch|mismatch'
+if tls_start expired tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-bad-expired.pem" --key "$PKI/bad-expired.key"; then
+  client f "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --servername localhost
+  fails "expired server certificate" 'expired'
+else
+  bad "serve with an expired certificate"
+fi
+if tls_start kuz tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --suites KUZNYECHIK_MGM_L; then
+  client f "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --suites MAGMA_MGM_L
+  fails "no suite in common" 'handshake_failure|insufficient_security|suite'
+else
+  bad "serve --suites KUZNYECHIK_MGM_L"
+fi
+
+# client certificates
+if tls_start req tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --ca "$PKI/ca.pem" --require-client; then
+  RPORT=$PORT
+  client f "127.0.0.1:$RPORT" --ca "$PKI/ca.pem"
+  fails "--require-client, no client certificate" 'certificate_required|certificate'
+  client cc "127.0.0.1:$RPORT" --ca "$PKI/ca.pem" --cert "$PKI/chain-256B.pem" --key "$PKI/leaf-256B.key"
+  [ $rc = 0 ] && grep -q 'hello over GOST TLS' "$T/cc.out" &&
+    say "--require-client: a client with a certificate gets through" ||
+    bad "client certificate (rc $rc): $(cat "$T/cc.err")"
+  client f "127.0.0.1:$RPORT" --ca "$PKI/ca.pem" --cert "$PKI/chain-bad-unknownca.pem" \
+    --key "$PKI/bad-unknownca.key"
+  [ $rc = 1 ] && [ ! -s "$T/f.out" ] && say "--require-client: an untrusted client certificate refused" ||
+    bad "untrusted client certificate (rc $rc): $(cat "$T/f.err")"
+else
+  bad "serve --require-client"
+fi
+
+# SIGTERM: serve and connect stop, exit 0
+for p in "$CPID:connect" "$SPID:serve"; do
+  kill -TERM "${p%%:*}"
+  code=
+  for _ in $(seq 100); do
+    kill -0 "${p%%:*}" 2>/dev/null || { wait "${p%%:*}"; code=$?; break; }
+    sleep 0.05
+  done
+  [ "$code" = 0 ] && grep -q 'stopped' "$T/${p#*:}.log" && say "SIGTERM stops ${p#*:} (exit 0)" ||
+    bad "SIGTERM ${p#*:}: exit '$code': $(tail -3 "$T/${p#*:}.log")"
+done
+finish
