@@ -70,7 +70,7 @@ one_hs() {
   t1=$(date +%s.%N)
   c1=$(cpu_ticks "$pid")
   awk -v n="${n:-0}" -v c=$((c1 - c0)) -v hz="$TICK" -v t0="$t0" -v t1="$t1" \
-    'BEGIN {cpu = c / hz; t = t1 - t0; printf "%.0f %.0f %.0f\n", cpu > 0 ? n / cpu : 0, n / t, 100 * cpu / t}'
+    'BEGIN {cpu = c / hz; t = t1 - t0; printf "%.0f %.0f %.0f\n", (cpu > 0 ? n / cpu : 0), n / t, 100 * cpu / t}'
 }
 # hs_rows NAME PID CMD...: RUNS runs of one_hs; one table row
 hs_row() {
@@ -151,26 +151,39 @@ echo "  (ratios, gostx / openssl Kuznyechik suite: 256A $(awk -v a="${GX[256A]}"
 echo
 
 echo "Bulk through one connection (gostx tls client <- gostx tls serve <- nginx, 256 MiB):"
-tls_start bulk tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+tls_start bulk tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
   --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" >/dev/null || exit 1
-BPORT=$PORT
-"$G" bench --size 16K --filter kuznyechik-mgm,magma-mgm --repeat 5 >"$T/bench.txt" 2>&1
-printf "  %-20s %10s %22s %8s\n" suite "MB/s" "gostx bench MGM enc/dec" ratio
+BPORT=$PORT BPID=$PID
+"$G" bench --clock cpu --size 16K --filter kuznyechik-mgm,magma-mgm --repeat 5 >"$T/bench.txt" 2>&1
+printf "  %-18s %8s %15s %15s %19s %13s\n" suite "wall" "serve (seal)" "client (open)" \
+  "gostx bench MGM" "ratio"
+printf "  %-18s %8s %15s %15s %19s %13s\n" "" "MB/s" "MB/CPU-s" "MB/CPU-s" "enc / dec MB/s" \
+  "seal / open"
+secs() { sed -n 's/^\([0-9]*\)m\([0-9.]*\)s \([0-9]*\)m\([0-9.]*\)s$/\1 \2 \3 \4/p' | tail -1 |
+  awk '{print $1 * 60 + $2 + $3 * 60 + $4}'; }
 for s in KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S; do
   : >"$T/rows"
   for i in $(seq "$RUNS"); do
+    c0=$(cpu_ticks $BPID)
     t0=$(date +%s.%N)
-    printf 'GET /big HTTP/1.0\r\n\r\n' | "$G" tls client 127.0.0.1:$BPORT --insecure --suites $s \
-      2>/dev/null | wc -c >"$T/bytes"
+    # the client's CPU time: its shell's `times` (the children's line)
+    (printf 'GET /big HTTP/1.0\r\n\r\n' | "$G" tls client 127.0.0.1:$BPORT --insecure --suites $s \
+      2>/dev/null | wc -c >"$T/bytes"; times >"$T/times")
     t1=$(date +%s.%N)
-    echo "$(cat "$T/bytes") $t0 $t1" | awk '{printf "%.1f\n", $1 / ($3 - $2) / 1e6}' >>"$T/rows"
+    c1=$(cpu_ticks $BPID)
+    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(secs <"$T/times")" |
+      awk -v hz="$TICK" '{printf "%.1f %.1f %.1f\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6}' >>"$T/rows"
   done
   alg=kuznyechik
   [ "${s#MAGMA}" != "$s" ] && alg=magma
   enc=$(awk -v a=$alg '$1 == a && $2 == "mgm-enc" {print $4}' "$T/bench.txt")
   dec=$(awk -v a=$alg '$1 == a && $2 == "mgm-dec" {print $4}' "$T/bench.txt")
-  mbps=$(median <"$T/rows")
-  printf "  %-20s %10s %22s %8s\n" $s "$mbps" "$enc / $dec" \
-    "$(awk -v m="$mbps" -v e="$enc" -v d="$dec" 'BEGIN {l = e < d ? e : d; printf "%.2fx", l ? m / l : 0}')"
+  wall=$(cut -d' ' -f1 "$T/rows" | median)
+  seal=$(cut -d' ' -f2 "$T/rows" | median)
+  open=$(cut -d' ' -f3 "$T/rows" | median)
+  printf "  %-18s %8s %15s %15s %19s %13s\n" $s "$wall" "$seal" "$open" "$enc / $dec" \
+    "$(awk -v s="$seal" -v o="$open" -v e="$enc" -v d="$dec" 'BEGIN {printf "%.2fx / %.2fx", s / e, o / d}')"
 done
-echo "  (ratio: against the slower of MGM enc and dec, each end doing one of them; target >= 0.8x)"
+echo "  (MB/CPU-s: bytes per second of that process's CPU time (serve: read from nginx,"
+echo "  seal, send; client: receive, open, write out), against gostx bench's MGM on the"
+echo "  CPU clock, 16 KiB per call (one full record); target >= 0.8x)"

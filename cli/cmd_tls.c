@@ -56,8 +56,9 @@ static void usage(FILE *f) {
           "           over GOST TLS (so curl or any program talks to GOST TLS servers)\n"
           "  client   connects, prints the version, suite, group, signature scheme,\n"
           "           ALPN and the server's chain on stderr, then relays stdin to the\n"
-          "           server and the server's data to stdout; a failed handshake says\n"
-          "           what failed (the alert, the certificate check) and exits 1\n"
+          "           server and the server's data to stdout until the server closes;\n"
+          "           a failed handshake says what failed (the alert, the certificate\n"
+          "           check) and exits 1\n"
           "\n"
           "Options:\n"
           "  --listen ADDR:PORT  where serve and connect accept ([::1]:PORT for IPv6;\n"
@@ -69,7 +70,11 @@ static void usage(FILE *f) {
           "  --require-client    serve: refuse clients without a valid certificate\n"
           "  --servername NAME   the name sent (SNI) and verified against the server's\n"
           "                      certificate (default: the host of HOST:PORT)\n"
-          "  --insecure          client: do not verify the server's chain and name\n" KEY_HELP
+          "  --insecure          client: do not verify the server's chain and name\n"
+          "  --close-on-eof      client: the end of stdin sends close_notify at once (the\n"
+          "                      server sees the end of data; some, nginx among them, then\n"
+          "                      stop a long answer); by default it is sent once the server\n"
+          "                      has closed\n" KEY_HELP
           COMMON_HELP
           "  --threads N         serve, connect: worker threads (default: one per CPU)\n"
           "\n"
@@ -84,7 +89,7 @@ static void usage(FILE *f) {
 struct tls_opts {
   const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
-  int verify_client, require_client, insecure;
+  int verify_client, require_client, insecure, close_on_eof;
 };
 
 /* ---- key log ---- */
@@ -293,6 +298,7 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
       {"--verify-client", o->verify_client, mode == MODE_SERVE},
       {"--require-client", o->require_client, mode == MODE_SERVE},
       {"--insecure", o->insecure, mode == MODE_CLIENT},
+      {"--close-on-eof", o->close_on_eof, mode == MODE_CLIENT},
       {"--threads", !!o->threads, mode != MODE_CLIENT},
       {"HOST:PORT", !!o->target, mode == MODE_CLIENT},
   };
@@ -414,6 +420,7 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
   gostx_tls_set_fd(tls, fd);
   c->plain_blocking = 1;
   c->exit_on_peer_close = 1;
+  c->hold_close = !o->close_on_eof;
   c->on_ready = client_ready;
   c->user = &cl;
   time_t deadline = time(NULL) + timeout;
@@ -457,7 +464,7 @@ int cmd_tls(int argc, char **argv) {
   enum {
     O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
     O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
-    O_THREADS, O_TIMEOUT, O_HELP
+    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_HELP
   };
   static const cli_opt opts[] = {
       {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
@@ -469,7 +476,8 @@ int cmd_tls(int argc, char **argv) {
       {"version", 0, CLI_ARG, O_VERSION},       {"suites", 0, CLI_ARG, O_SUITES},
       {"groups", 0, CLI_ARG, O_GROUPS},         {"alpn", 0, CLI_ARG, O_ALPN},
       {"keylog", 0, CLI_PATH, O_KEYLOG},        {"threads", 0, CLI_ARG, O_THREADS},
-      {"timeout", 0, CLI_ARG, O_TIMEOUT},       {"help", 'h', CLI_NOARG, O_HELP},
+      {"timeout", 0, CLI_ARG, O_TIMEOUT},       {"close-on-eof", 0, CLI_NOARG, O_CLOSE_ON_EOF},
+      {"help", 'h', CLI_NOARG, O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
@@ -507,6 +515,7 @@ int cmd_tls(int argc, char **argv) {
     case O_KEYLOG: o.keylog = p.arg; break;
     case O_THREADS: o.threads = p.arg; break;
     case O_TIMEOUT: o.timeout = p.arg; break;
+    case O_CLOSE_ON_EOF: o.close_on_eof = 1; break;
     case O_HELP: usage(stdout); return CLI_EXIT_OK;
     case CLI_POS:
       if (mode != MODE_CLIENT || o.target)

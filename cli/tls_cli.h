@@ -41,6 +41,8 @@ struct tls_conn {
   int plain_rd_ready;   /* blocking in_fd: the driver saw it readable */
   int handshaken;
   int exit_on_peer_close; /* the client: the peer's close ends both ways */
+  int hold_close;         /* the plain side's end sends close_notify only once the
+                             peer has closed (the client without --close-on-eof) */
   int tls_eof, plain_eof, plain_shut, close_sent, flush_pending;
   unsigned want;
   tls_conn_ready_fn on_ready;

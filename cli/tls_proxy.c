@@ -281,7 +281,8 @@ int tls_conn_pump(struct tls_conn *c) {
     } else if (c->p2t_off == c->p2t_len && !c->plain_eof) {
       c->want |= TLS_WANT_PLAIN_RD; /* blocking: after the driver's poll */
     }
-    if (c->plain_eof && c->p2t_off == c->p2t_len && !c->flush_pending && !c->close_sent) {
+    if (c->plain_eof && c->p2t_off == c->p2t_len && !c->flush_pending && !c->close_sent &&
+        (!c->hold_close || c->tls_eof)) {
       r = tls_result(c, gostx_tls_close(c->tls), "close_notify");
       if (r < 0) return TLS_PUMP_FAIL;
       if (r) {

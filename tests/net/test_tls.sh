@@ -89,11 +89,25 @@ for s in KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S; do
     grep -q '^    issuer:  CN=gostx test intermediate, O=gostx test$' "$T/s.err" &&
     grep -q '^  1 subject: CN=gostx test intermediate, O=gostx test$' "$T/s.err" &&
     grep -q 'hello over GOST TLS' "$T/s.out" && grep -q '^HTTP/1.1 200' "$T/s.out"; then
-    say "client, suite $s: version, suite, scheme, ALPN, chain; the answer after half-close"
+    say "client, suite $s: version, suite, scheme, ALPN, chain, the answer"
   else
     bad "client --suites $s (rc $rc): $(cat "$T/s.err")"
   fi
 done
+# the end of stdin: by default the whole answer still comes (256 KiB here:
+# nginx stops a long answer at the end of its request's data); with
+# --close-on-eof close_notify goes at once, serve half-closes the backend,
+# and nginx's short answer still comes back
+GET=$'GET /mid HTTP/1.0\r\n\r\n'
+client m "127.0.0.1:$SPORT" --ca "$PKI/ca.pem"
+[ $rc = 0 ] && tail -c 262144 "$T/m.out" | cmp -s - "$T/www/mid" &&
+  say "client: stdin's end, then a 256 KiB answer byte-exact" ||
+  bad "client 256 KiB (rc $rc, $(wc -c <"$T/m.out") bytes): $(tail -2 "$T/m.err")"
+GET=$'GET /index.html HTTP/1.0\r\n\r\n'
+client h "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --close-on-eof
+[ $rc = 0 ] && grep -q 'hello over GOST TLS' "$T/h.out" &&
+  say "client --close-on-eof: close_notify at stdin's end, the answer after the half-close" ||
+  bad "client --close-on-eof (rc $rc): $(tail -2 "$T/h.err")"
 for g in GC256A GC256B GC256C GC256D GC512A GC512B GC512C; do
   client g "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --groups $g
   [ $rc = 0 ] && [ "$(field g Group)" = $g ] && grep -q 'hello over GOST TLS' "$T/g.out" &&
