@@ -202,14 +202,7 @@ static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const c
     rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
   if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
     rc = cli_usage("%s: --cert %s: %s", sub, o->cert, gostx_tls_config_error(cfg));
-  /* the key must be the leaf's: its public key and curve (the library
-   * checks it too where it knows the leaf) */
-  gostx_x509_cert leaf;
-  gostx_x509_status st;
-  if (!rc && (gostx_x509_parse(ch.der[0], ch.len[0], &leaf, &st) || leaf.curve != k.curve ||
-              leaf.pub_len != 2 * k.len || memcmp(leaf.pub, k.pub, leaf.pub_len)))
-    rc = cli_usage("%s: --key %s does not go with --cert %s: another public key", sub, o->key,
-                   o->cert);
+  /* the library refuses a key that is not the leaf's */
   if (!rc && gostx_tls_config_set_key(cfg, k.curve, k.priv, k.len))
     rc = cli_usage("%s: --key %s does not go with --cert %s: %s", sub, o->key, o->cert,
                    gostx_tls_config_error(cfg));

@@ -108,6 +108,60 @@ client h "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --close-on-eof
 [ $rc = 0 ] && grep -q 'hello over GOST TLS' "$T/h.out" &&
   say "client --close-on-eof: close_notify at stdin's end, the answer after the half-close" ||
   bad "client --close-on-eof (rc $rc): $(tail -2 "$T/h.err")"
+# half-close end to end, against a backend that answers only at the end of
+# its input (it echoes all it read): the client's --close-on-eof sends
+# close_notify, serve half-closes the backend, the echo comes back whole;
+# and a plain client's half-close through connect (its end of data becomes
+# close_notify, then serve's half-close) the same way
+python3 -c '
+import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+def echo(c):
+    data = []
+    while True:
+        b = c.recv(65536)
+        if not b: break
+        data.append(b)
+    c.sendall(b"".join(data)); c.close()
+while True:
+    c, _ = s.accept(); threading.Thread(target=echo, args=(c,), daemon=True).start()
+' >"$T/echo.port" &
+PIDS+=($!)
+for _ in $(seq 200); do [ -s "$T/echo.port" ] && break; sleep 0.05; done
+head -c 1M /dev/urandom >"$T/echo.in"
+if tls_start echo tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$(cat "$T/echo.port") \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key"; then
+  EPORT=$PORT
+  timeout 30 "$G" tls client "127.0.0.1:$EPORT" --ca "$PKI/ca.pem" --close-on-eof \
+    <"$T/echo.in" >"$T/echo.out" 2>"$T/echo.err"
+  rc=$?
+  [ $rc = 0 ] && cmp -s "$T/echo.in" "$T/echo.out" &&
+    say "client --close-on-eof -> serve -> a backend that answers at end of data: 1 MiB echoed whole" ||
+    bad "echo through serve (rc $rc, $(wc -c <"$T/echo.out") bytes): $(tail -2 "$T/echo.err")"
+  if tls_start echoc tls connect --listen 127.0.0.1:0 --upstream 127.0.0.1:$EPORT \
+    --ca "$PKI/ca.pem" --servername localhost; then
+    timeout 30 python3 -c '
+import socket, sys
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+c.sendall(open(sys.argv[2], "rb").read()); c.shutdown(socket.SHUT_WR)
+out = []
+while True:
+    b = c.recv(65536)
+    if not b: break
+    out.append(b)
+open(sys.argv[3], "wb").write(b"".join(out))
+' "$PORT" "$T/echo.in" "$T/echo.out2" &&
+      cmp -s "$T/echo.in" "$T/echo.out2" &&
+      say "a plain client's half-close through connect and serve: 1 MiB echoed whole" ||
+      bad "half-close through connect: $(wc -c <"$T/echo.out2" 2>&1) bytes back"
+  else
+    bad "connect to the echo serve"
+  fi
+else
+  bad "serve in front of the echo backend"
+fi
+
 for g in GC256A GC256B GC256C GC256D GC512A GC512B GC512C; do
   client g "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --groups $g
   [ $rc = 0 ] && [ "$(field g Group)" = $g ] && grep -q 'hello over GOST TLS' "$T/g.out" &&
@@ -183,6 +237,42 @@ if tls_start req tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT 
     bad "untrusted client certificate (rc $rc): $(cat "$T/f.err")"
 else
   bad "serve --require-client"
+fi
+
+if tls_start opt tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --ca "$PKI/ca.pem" --verify-client; then
+  client v1 "127.0.0.1:$PORT" --ca "$PKI/ca.pem"
+  client v2 "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --cert "$PKI/chain-512A.pem" --key "$PKI/leaf-512A.key"
+  grep -q 'hello over GOST TLS' "$T/v1.out" && grep -q 'hello over GOST TLS' "$T/v2.out" &&
+    say "--verify-client: clients with and without a certificate get through" ||
+    bad "--verify-client: $(tail -1 "$T/v1.err") / $(tail -1 "$T/v2.err")"
+else
+  bad "serve --verify-client"
+fi
+
+# connect to an upstream it cannot trust: curl sees a failure (reset), not
+# an empty answer, and connect says why
+if tls_start badconn tls connect --listen 127.0.0.1:0 --upstream 127.0.0.1:$SPORT \
+  --ca "$PKI/rogue-ca.pem" --servername localhost; then
+  timeout 30 curl -s -o "$T/bad.got" "http://127.0.0.1:$PORT/index.html"
+  rc=$?
+  for _ in $(seq 100); do grep -q 'unknown CA' "$T/badconn.log" && break; sleep 0.05; done
+  [ $rc != 0 ] && [ $rc != 124 ] && [ ! -s "$T/bad.got" ] && grep -q 'unknown CA' "$T/badconn.log" &&
+    say "connect to an untrusted upstream: curl fails (exit $rc), connect logs the unknown CA" ||
+    bad "connect, untrusted upstream: curl rc $rc: $(cat "$T/badconn.log")"
+else
+  bad "connect --ca rogue-ca.pem"
+fi
+
+# IPv6 loopback, where the system has it
+if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+  if tls_start v6 tls connect --listen '[::1]:0' --upstream 127.0.0.1:$SPORT --ca "$PKI/ca.pem" \
+    --servername localhost; then
+    timeout 30 curl -s -g "http://[::1]:$PORT/index.html" | grep -q 'hello over GOST TLS' &&
+      say "connect listening on [::1]" || bad "connect on [::1]: $(cat "$T/v6.log")"
+  else
+    bad "connect --listen [::1]:0"
+  fi
 fi
 
 # SIGTERM: serve and connect stop, exit 0

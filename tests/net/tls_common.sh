@@ -74,7 +74,7 @@ tls_start() {
   PID=$!
   PIDS+=($PID)
   for _ in $(seq 400); do
-    PORT=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/$name.log")
+    PORT=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/$name.log" 2>/dev/null)
     [ -n "$PORT" ] && return 0
     kill -0 $PID 2>/dev/null || break
     sleep 0.05
