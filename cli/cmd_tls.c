@@ -265,7 +265,12 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
   const char *kl = o->keylog ? o->keylog : getenv("SSLKEYLOGFILE");
   if (!rc && kl && *kl) {
     rc = keylog_open(kl);
-    if (!rc) gostx_tls_config_set_keylog(cfg, keylog_line, NULL);
+    if (!rc) {
+      gostx_tls_config_set_keylog(cfg, keylog_line, NULL);
+      /* whoever reads the file reads the traffic: never silently */
+      cli_err("%s: writing the TLS secrets to %s%s", sub, kl,
+              o->keylog ? "" : " (SSLKEYLOGFILE)");
+    }
   }
   if (rc) {
     gostx_tls_config_free(cfg);

@@ -186,7 +186,9 @@ fi
 # the key logs: SSLKEYLOGFILE for the client, --keylog for serve; every
 # line the client wrote is in serve's log too (same secrets both sides)
 printf '%s' "$GET" | SSLKEYLOGFILE="$T/client.keylog" timeout 30 "$G" tls client \
-  "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" >/dev/null 2>&1
+  "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" >/dev/null 2>"$T/kl.err"
+grep -q "writing the TLS secrets to $T/client.keylog (SSLKEYLOGFILE)" "$T/kl.err" &&
+  say "the client says it writes the secrets (SSLKEYLOGFILE)" || bad "key log notice: $(head -2 "$T/kl.err")"
 kl_lines=$(grep -cE '^(CLIENT|SERVER)_(HANDSHAKE_TRAFFIC_SECRET|TRAFFIC_SECRET_0) [0-9a-f]{64} [0-9a-f]{64}$' \
   "$T/client.keylog" 2>/dev/null)
 missing=$(grep -vxFf "$T/serve.keylog" "$T/client.keylog" 2>/dev/null | wc -l)
