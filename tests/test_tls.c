@@ -280,6 +280,146 @@ static void test_large_and_chunks(void) {
   free(data);
 }
 
+/* Handshake messages fragmented over records (down to one byte a record)
+ * and coalesced (a flight in one record): both sides take every framing. */
+static void test_framing(void) {
+  static const size_t frags[] = {0, 1, 3, 50, 1000};
+  for (size_t i = 0; i < sizeof frags / sizeof frags[0]; i++)
+    for (int co = 0; co < 2; co++) {
+      pair p;
+      pair_init(&p, &keys[i % 7], 0);
+      gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+      set_identity(p.ccfg, &keys[(i + 3) % 7]);
+      pin(p.scfg, &keys[(i + 3) % 7]);
+      gostx__tls_config_test(p.ccfg)->frag = gostx__tls_config_test(p.scfg)->frag = frags[i];
+      gostx__tls_config_test(p.ccfg)->coalesce = gostx__tls_config_test(p.scfg)->coalesce = co;
+      pair_start(&p);
+      CHECK(pair_handshake(&p) == 0, "records of at most %zu bytes, coalesced %d (%s / %s)",
+            frags[i], co, gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-",
+            gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+      uint8_t m[5] = {1, 2, 3, 4, 5};
+      CHECK(transfer(&p, p.c, p.s, m, sizeof m) == 0, "data after it");
+      pair_free(&p);
+    }
+}
+
+/* In every state of each side, every handshake message type that state
+ * does not take is refused with unexpected_message: delivered under the
+ * key the victim reads with at that point (the peer's secret, the
+ * victim's sequence number). */
+static const uint8_t all_types[] = {1, 2, 3, 4, 5, 6, 8, 11, 13, 15, 20, 24, 254};
+
+/* Runs a handshake, stopping the victim (client or server) at its
+ * step-th handshake() call with records delivered one at a time. */
+static void test_unexpected(void) {
+  int runs = 0, bad = 0;
+  unsigned states[2] = {0, 0};
+  for (int victim_client = 0; victim_client < 2; victim_client++)
+    for (int stop = 0; stop < 8; stop++)
+      for (size_t t = 0; t < sizeof all_types; t++) {
+        pair p;
+        pair_init(&p, &keys[1], 0);
+        gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
+        set_identity(p.ccfg, &keys[2]);
+        pin(p.scfg, &keys[2]);
+        gostx__tls_config_test(p.ccfg)->no_compat = 1;
+        pair_start(&p);
+        gostx_tls *v = victim_client ? p.c : p.s, *o = victim_client ? p.s : p.c;
+        pipe_buf *to_v = victim_client ? &p.s2c : &p.c2s;
+        /* Deliver records to the victim one at a time: hold the rest. */
+        static uint8_t held[1 << 16];
+        size_t held_len = 0;
+        int step = 0, vrc = GOSTX_TLS_WANT_READ, orc = GOSTX_TLS_WANT_READ;
+        for (int i = 0; i < 100 && step < stop; i++) {
+          if (want(orc)) orc = gostx_tls_handshake(o);
+          memcpy(held + held_len, to_v->b, to_v->len);
+          held_len += to_v->len;
+          to_v->len = to_v->scan = 0;
+          if (!held_len && !want(vrc)) break;
+          if (held_len) {
+            size_t rl = 5 + ((size_t)held[3] << 8 | held[4]);
+            memcpy(to_v->b, held, rl);
+            to_v->len = rl;
+            memmove(held, held + rl, held_len - rl);
+            held_len -= rl;
+          }
+          if (want(vrc) || vrc == 0) vrc = gostx_tls_handshake(v);
+          step++;
+        }
+        /* The peer takes what it was sent (so it holds the keys the victim
+         * reads with); what it answers is dropped. */
+        if (want(orc)) orc = gostx_tls_handshake(o);
+        to_v->len = to_v->scan = 0;
+        gostx__tls_state at = v->state;
+        if (victim_client && at == GOSTX__ST_START) at = GOSTX__ST_WAIT_SH; /* its ClientHello goes first */
+        if (vrc < 0 || at == GOSTX__ST_FAILED) {
+          pair_free(&p);
+          continue;
+        }
+        int ty = all_types[t];
+        /* What the state takes (those are other tests' part). */
+        int takes = (at == GOSTX__ST_START && ty == 1) || (at == GOSTX__ST_WAIT_SH && ty == 2) ||
+                    (at == GOSTX__ST_WAIT_EE && ty == 8) ||
+                    (at == GOSTX__ST_WAIT_CERT_CR && (ty == 11 || ty == 13)) ||
+                    (at == GOSTX__ST_WAIT_CERT && ty == 11) || (at == GOSTX__ST_WAIT_CV && ty == 15) ||
+                    (at == GOSTX__ST_WAIT_FINISHED && ty == 20) ||
+                    (at == GOSTX__ST_CONNECTED && (ty == 24 || (ty == 4 && victim_client)));
+        if (takes) {
+          pair_free(&p);
+          continue;
+        }
+        uint8_t msg[40] = {(uint8_t)ty, 0, 0, 32};
+        memset(msg + 4, 0x5a, 32);
+        if (v->renc) {
+          /* The peer's current write secret for the victim's read key. */
+          const uint8_t *secret = NULL;
+          int cl = victim_client;
+          if (at == GOSTX__ST_CONNECTED)
+            secret = cl ? o->s_ap : o->c_ap;
+          else
+            secret = cl ? o->s_hs : o->c_hs;
+          gostx__tls_record r;
+          CHECK_RC(gostx__tls_record_init(&r, v->suite->id, secret), 0, "record");
+          r.seq = v->rrec.seq;
+          size_t got;
+          CHECK_RC(gostx__tls_record_seal(&r, 22, msg, 36, 0, to_v->b, to_v->cap, &got), 0, "seal");
+          to_v->len = got;
+          gostx__tls_record_clear(&r);
+        } else {
+          uint8_t h[5] = {22, 3, 3, 0, 36};
+          memcpy(to_v->b, h, 5);
+          memcpy(to_v->b + 5, msg, 36);
+          to_v->len = 41;
+        }
+        int rc;
+        if (at == GOSTX__ST_CONNECTED) {
+          uint8_t b[8];
+          size_t n;
+          rc = gostx_tls_read(v, b, sizeof b, &n);
+        } else {
+          rc = gostx_tls_handshake(v);
+        }
+        int sent;
+        runs++;
+        states[victim_client] |= 1u << at;
+        if (!(rc < 0 && gostx_tls_alert(v, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE && sent)) {
+          bad++;
+          fprintf(stderr, "%s in state %d: type %d: rc %d alert %d (%s)\n",
+                  victim_client ? "client" : "server", at, ty, rc, gostx_tls_alert(v, &sent),
+                  gostx_tls_error(v) ? gostx_tls_error(v) : "-");
+        }
+        pair_free(&p);
+      }
+  CHECK(bad == 0 && runs > 100, "unexpected messages in every state refused (%d runs)", runs);
+  unsigned want_server = 1u << GOSTX__ST_START | 1u << GOSTX__ST_WAIT_CERT | 1u << GOSTX__ST_WAIT_CV |
+                         1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
+  unsigned want_client = 1u << GOSTX__ST_WAIT_SH | 1u << GOSTX__ST_WAIT_EE | 1u << GOSTX__ST_WAIT_CERT_CR |
+                         1u << GOSTX__ST_WAIT_CERT | 1u << GOSTX__ST_WAIT_CV |
+                         1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
+  CHECK(states[0] == want_server && states[1] == want_client, "every state reached: server %x client %x",
+        states[0], states[1]);
+}
+
 /* The record limit forces a KeyUpdate: after 5 records under a key. */
 static void test_snmax(void) {
   pair p;
@@ -775,6 +915,8 @@ int main(void) {
   test_matrix();
   test_large_and_chunks();
   test_snmax();
+  test_framing();
+  test_unexpected();
   test_flips();
   test_refusals();
   test_after_handshake();

@@ -40,6 +40,8 @@ typedef enum gostx_x509_status {
   GOSTX_X509_BAD_KEY            /* the subject key is not a valid point */
 } gostx_x509_status;
 
+/* The status as text that starts with the check's name, "validity:
+ * certificate has expired", "keyUsage: ...", "subjectAltName: ...". */
 GOSTX_API const char *gostx_x509_status_name(gostx_x509_status st);
 
 /* The signature algorithms (gostx_x509_cert.sig_alg) and the subject key's
@@ -101,6 +103,16 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_x509_pem_next(const char *pem, size_t pem_l
  * into text[cap] and cut short when longer. GOSTX_EFORMAT when name is no
  * Name. */
 GOSTX_API int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap);
+
+/* The entries of cert's subjectAltName one by one, from *pos = 0: the
+ * GeneralName's tag number in *type (2 dNSName, 7 iPAddress, 1 rfc822Name,
+ * 6 URI, ...) and its content in value[len] (for a constructed one, its
+ * DER content); 1, and *pos moved on. 0 when none is left (or there is no
+ * subjectAltName). */
+#define GOSTX_X509_SAN_DNS 2
+#define GOSTX_X509_SAN_IP 7
+GOSTX_API int gostx_x509_san_next(const gostx_x509_cert *cert, size_t *pos, int *type,
+                                  const uint8_t **value, size_t *len);
 
 /* The trust anchors. */
 typedef struct gostx_x509_store gostx_x509_store;

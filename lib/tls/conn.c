@@ -501,7 +501,8 @@ int gostx_tls_handshake(gostx_tls *c) {
   if (!c) return GOSTX_EINVAL;
   for (;;) {
     if (c->state == GOSTX__ST_FAILED) return c->rc;
-    int rc = gostx__tls_flush(c);
+    int rc = c->pend ? gostx__tls_hs_flush(c) : GOSTX_OK;
+    if (rc == GOSTX_OK) rc = gostx__tls_flush(c);
     if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
     if (rc != GOSTX_OK) return rc;
     if (c->state == GOSTX__ST_CONNECTED) return GOSTX_OK;

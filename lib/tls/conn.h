@@ -86,6 +86,8 @@ typedef struct gostx__tls_test_hooks {
   const uint8_t *sign_k;   /* the signing curve's size */
   int no_compat;           /* client: no session id, no CCS */
   int raw_chain;           /* our chain is not parsed (not matched to the key) */
+  int coalesce;            /* handshake messages share records */
+  size_t frag;             /* when not 0: handshake records of at most frag bytes */
   uint64_t snmax;          /* when not 0: a KeyUpdate is due after this sequence number */
   /* A peer key to use instead of the leaf certificate's (VERIFY_NONE tests
    * before X.509 is built): curve 0 = none. */
@@ -163,9 +165,11 @@ struct gostx_tls {
   size_t app_off, app_len; /* decrypted application data at in + 5 */
   size_t hs_have;
   size_t out_off, out_len;
+  size_t pend;            /* handshake messages built, not yet in records */
+  unsigned pend_version;  /* their records' legacy_record_version */
   uint8_t in[GOSTX__TLS_IN_CAP];
   uint8_t hs_in[GOSTX__TLS_HS_MAX + 4];
-  uint8_t msg[GOSTX__TLS_HS_MAX + 4];
+  uint8_t msg[GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4];
   uint8_t out[GOSTX__TLS_OUT_CAP];
   uint8_t peer_der[GOSTX__TLS_HS_MAX];
 };
@@ -177,7 +181,10 @@ int gostx__tls_flush(gostx_tls *c); /* 0 when every queued byte is out */
 int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, size_t len,
                             unsigned legacy_version);
 int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what);
-int gostx__tls_send_msg(gostx_tls *c, size_t body_len); /* c->msg: type, 3 bytes, body */
+/* The message at c->msg + c->pend (type, 3 length bytes, body) into the
+ * transcript and out (now, or at the next gostx__tls_hs_flush). */
+int gostx__tls_send_msg(gostx_tls *c, size_t body_len);
+int gostx__tls_hs_flush(gostx_tls *c);
 int gostx__tls_send_ccs(gostx_tls *c);
 int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]);
 void gostx__tls_keylog(gostx_tls *c, const char *label, const uint8_t secret[32]);

@@ -140,8 +140,8 @@ static void close_vec(wr *w, size_t at, size_t k) {
 }
 
 static wr msg_start(gostx_tls *c, uint8_t type) {
-  c->msg[0] = type;
-  wr w = {c->msg + 4, 0, GOSTX__TLS_HS_MAX, 0};
+  c->msg[c->pend] = type;
+  wr w = {c->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
   return w;
 }
 

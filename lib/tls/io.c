@@ -63,20 +63,36 @@ void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
   gostx_streebog_final(&t, out);
 }
 
-int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
-  size_t len = 4 + body_len;
-  c->msg[1] = (uint8_t)(body_len >> 16);
-  c->msg[2] = (uint8_t)(body_len >> 8);
-  c->msg[3] = (uint8_t)body_len;
-  gostx__tls_th_add(c, c->msg, len);
-  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1). */
-  unsigned v = c->msg[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr ? 0x0301 : 0x0303;
-  for (size_t at = 0; at < len;) {
-    size_t n = len - at > GOSTX__TLS_MAX_PLAINTEXT ? GOSTX__TLS_MAX_PLAINTEXT : len - at;
-    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg + at, n, v);
-    if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "output full");
+/* The pending handshake messages (c->msg[0..pend)) out as records of at
+ * most 2^14 bytes (the test hook's frag, when set, splits them smaller). */
+int gostx__tls_hs_flush(gostx_tls *c) {
+  size_t max = c->cfg->test.frag ? c->cfg->test.frag : GOSTX__TLS_MAX_PLAINTEXT;
+  for (size_t at = 0; at < c->pend;) {
+    size_t n = c->pend - at > max ? max : c->pend - at;
+    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg + at, n, c->pend_version);
+    if (rc != GOSTX_OK) {
+      c->pend = 0;
+      return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "output full");
+    }
     at += n;
   }
+  c->pend = 0;
+  return GOSTX_OK;
+}
+
+int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
+  uint8_t *m = c->msg + c->pend;
+  size_t len = 4 + body_len;
+  m[1] = (uint8_t)(body_len >> 16);
+  m[2] = (uint8_t)(body_len >> 8);
+  m[3] = (uint8_t)body_len;
+  gostx__tls_th_add(c, m, len);
+  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1). */
+  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr ? 0x0301 : 0x0303;
+  c->pend += len;
+  /* One message a record (as RFC 9367's examples send them), or, with the
+   * test hook, as many as fit: the peer must take both. */
+  if (!c->cfg->test.coalesce || c->pend >= GOSTX__TLS_MAX_PLAINTEXT) return gostx__tls_hs_flush(c);
   return GOSTX_OK;
 }
 
@@ -84,6 +100,8 @@ int gostx__tls_send_ccs(gostx_tls *c) {
   static const uint8_t one = 1;
   if (c->ccs_sent) return GOSTX_OK;
   c->ccs_sent = 1;
+  int rc0 = gostx__tls_hs_flush(c);
+  if (rc0 != GOSTX_OK) return rc0;
   int saved = c->wenc;
   c->wenc = 0; /* CCS goes in the clear even after the keys */
   int rc = gostx__tls_queue_record(c, GOSTX__CT_CCS, &one, 1, 0x0303);
@@ -93,6 +111,10 @@ int gostx__tls_send_ccs(gostx_tls *c) {
 
 int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]) {
   gostx__tls_record *r = write ? &c->wrec : &c->rrec;
+  if (write && c->pend) { /* the messages of the old key go under it */
+    int rc = gostx__tls_hs_flush(c);
+    if (rc != GOSTX_OK) return rc;
+  }
   gostx__tls_record_clear(r);
   int rc = gostx__tls_record_init(r, c->suite->id, secret);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "record keys");
@@ -130,6 +152,7 @@ int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
   if (c->state == GOSTX__ST_FAILED) return c->rc;
   snprintf(c->err, sizeof c->err, "%s", what);
   c->state = GOSTX__ST_FAILED;
+  c->pend = 0;
   c->rc = rc < 0 ? rc : GOSTX_EINVAL;
   c->app_len = 0;
   if (alert >= 0) {

@@ -8,22 +8,23 @@
 #include "gost3410/pem.h"
 #include "x509/x509_internal.h"
 
+/* Each text starts with the check that failed, as the API promises. */
 const char *gostx_x509_status_name(gostx_x509_status st) {
   switch (st) {
     case GOSTX_X509_OK: return "ok";
-    case GOSTX_X509_MALFORMED: return "malformed certificate";
-    case GOSTX_X509_UNSUPPORTED: return "unsupported algorithm";
-    case GOSTX_X509_BAD_SIGNATURE: return "certificate signature failure";
-    case GOSTX_X509_NOT_YET_VALID: return "certificate is not yet valid";
-    case GOSTX_X509_EXPIRED: return "certificate has expired";
-    case GOSTX_X509_UNKNOWN_CA: return "unable to get issuer certificate (unknown CA)";
-    case GOSTX_X509_NOT_CA: return "invalid CA certificate (basicConstraints cA is not set)";
-    case GOSTX_X509_PATH_LEN: return "path length constraint exceeded";
-    case GOSTX_X509_KEY_USAGE: return "keyUsage does not allow this use";
-    case GOSTX_X509_EXT_KEY_USAGE: return "extendedKeyUsage does not allow this purpose";
-    case GOSTX_X509_NAME_MISMATCH: return "hostname or IP address mismatch";
-    case GOSTX_X509_CRITICAL_EXT: return "unhandled critical extension";
-    case GOSTX_X509_BAD_KEY: return "invalid public key";
+    case GOSTX_X509_MALFORMED: return "parse: not a DER certificate";
+    case GOSTX_X509_UNSUPPORTED: return "algorithm: not a GOST key or signature algorithm";
+    case GOSTX_X509_BAD_SIGNATURE: return "signature: the certificate's signature does not verify";
+    case GOSTX_X509_NOT_YET_VALID: return "validity: certificate is not yet valid";
+    case GOSTX_X509_EXPIRED: return "validity: certificate has expired";
+    case GOSTX_X509_UNKNOWN_CA: return "issuer: no trusted issuer found (unknown CA)";
+    case GOSTX_X509_NOT_CA: return "basicConstraints: the issuer is not a CA";
+    case GOSTX_X509_PATH_LEN: return "pathLenConstraint: path length constraint exceeded";
+    case GOSTX_X509_KEY_USAGE: return "keyUsage: the key usage does not allow this use";
+    case GOSTX_X509_EXT_KEY_USAGE: return "extendedKeyUsage: the certificate is not for this purpose";
+    case GOSTX_X509_NAME_MISMATCH: return "subjectAltName: hostname or IP address mismatch";
+    case GOSTX_X509_CRITICAL_EXT: return "extensions: unhandled critical extension";
+    case GOSTX_X509_BAD_KEY: return "subjectPublicKeyInfo: the public key is not a valid point";
   }
   return "unknown status";
 }
@@ -306,7 +307,7 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
   c.tbs_len = tbs_whole.n;
   c.sig_value = bits.p + 1;
   c.sig_value_len = sig_len;
-  *out = c;
+  memcpy(out, &c, sizeof c); /* padding too: two parses compare equal */
   *st = GOSTX_X509_OK;
   return 0;
 }
@@ -315,6 +316,20 @@ int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *d
                         size_t *der_len) {
   if (!pem || !pos || !der || !der_len || *pos > pem_len) return GOSTX_EINVAL;
   return gostx__pem_block(pem, pem_len, pos, "CERTIFICATE", der, cap, der_len);
+}
+
+int gostx_x509_san_next(const gostx_x509_cert *cert, size_t *pos, int *type,
+                        const uint8_t **value, size_t *len) {
+  if (!cert || !pos || !type || !value || !len) return GOSTX_EINVAL;
+  if (!cert->san || *pos >= cert->san_len) return 0;
+  gostx__der r = {cert->san + *pos, cert->san_len - *pos}, v;
+  uint8_t tag;
+  if (gostx__der_next(&r, &tag, &v, NULL)) return GOSTX_EFORMAT; /* not from gostx_x509_parse */
+  *type = tag & 0x1f;
+  *value = v.p;
+  *len = v.n;
+  *pos = cert->san_len - r.n;
+  return 1;
 }
 
 static const struct {

@@ -3,7 +3,8 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record   (those that need no gostx)"""
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record fuzz_x509   (those that need no gostx;
+       fuzz_x509 needs openssl with gost-engine)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +88,35 @@ def tls_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_tls_record", i, s)
 
-NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds}
+# fuzz_x509: flags (bit 0 PEM; bits 1-2 purpose), name length, name, then
+# gost_pki.sh's certificates: DER one after another (leaf, issuers, the
+# anchor last), or the PEM files as they are.
+def x509_seeds():
+    import tempfile
+    with tempfile.TemporaryDirectory() as t:
+        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t], check=True)
+        def der(name):
+            return subprocess.run(["openssl", "x509", "-in", os.path.join(t, name), "-outform", "DER"],
+                                  check=True, capture_output=True).stdout
+        def pem(name):
+            with open(os.path.join(t, name), "rb") as f:
+                return f.read()
+        seeds = [
+            (2, b"localhost", der("leaf-256A.pem") + der("int.pem") + der("ca.pem")),
+            (4, b"127.0.0.1", der("leaf-512C.pem") + der("int.pem") + der("ca.pem")),
+            (2, b"a.wild.test", der("leaf-wild.pem") + der("int.pem") + der("ca.pem")),
+            (2, b"::1", der("leaf-wild.pem") + der("int.pem") + der("ca.pem")),
+            (0, b"localhost", der("old-leaf.pem") + der("old-ca.pem")),
+            (2, b"", der("bad-pathlen.pem") + der("int2.pem") + der("int.pem") + der("ca.pem")),
+            (2, b"localhost", der("bad-critical.pem") + der("int.pem") + der("ca.pem")),
+            (0, b"", der("bad-notyet.pem") + der("int.pem") + der("ca.pem")),
+            (3, b"localhost", pem("chain-256B.pem") + pem("ca.pem")),
+            (1, b"", pem("chain-old.pem")),
+        ]
+    for i, (flags, name, body) in enumerate(seeds):
+        put("fuzz_x509", i, bytes([flags, len(name)]) + name + body)
+
+NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds, "fuzz_x509": x509_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))

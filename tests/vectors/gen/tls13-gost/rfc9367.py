@@ -14,7 +14,7 @@ import json
 import re
 import sys
 
-HEX = re.compile(r"^\s+([0-9A-F]{5}|[0-9A-F]{8}):\s+((?:[0-9A-F]{2} ?)+)\s*$")
+HEX = re.compile(r"^\s+([0-9A-F]{4,5}|[0-9A-F]{8}):\s+((?:[0-9A-F]{2} ?)+)\s*$")
 GAP = re.compile(r"^\s+\[\.\.\.\]\s*$")
 TYPOS = []
 SUITES = {"TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L": 0xC103,
@@ -26,8 +26,11 @@ SUITES = {"TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L": 0xC103,
 def dumps(lines):
     """(example number, the side whose part it is in, label text,
     [[offset, hex], ...]) for every hex dump."""
-    ex, side, i, out = None, None, 0, []
+    ex, side, i, out, pending = None, None, 0, [], None
     while i < len(lines):
+        m = re.match(r"^ +(\w+(?: layer)?) message:$", lines[i])
+        if m:
+            pending = m.group(1)  # its hex dump follows the structure, after a blank line
         m = re.match(r"^A\.(\d)\.  Example", lines[i])
         if m:
             ex = int(m.group(1))
@@ -39,12 +42,22 @@ def dumps(lines):
             while lines[j].strip() and not HEX.match(lines[j]):
                 label.insert(0, lines[j].strip())
                 j -= 1
-            frags = []
+            if not label and pending:
+                label, pending = [pending + " message:"], None
+            frags, gap = [], False
             while i < len(lines) and (HEX.match(lines[i]) or GAP.match(lines[i])):
                 m = HEX.match(lines[i])
+                gap = gap or bool(GAP.match(lines[i]))
                 if m:
                     off, data = int(m.group(1), 16), m.group(2).replace(" ", "").lower()
                     end = frags[-1][0] + len(frags[-1][1]) // 2 if frags else 0
+                    if frags and off > end and not gap:
+                        # A skipped offset without a "[...]" line (A.1's
+                        # ClientHello record: 000B0 then 000D0): the bytes
+                        # follow on.
+                        TYPOS.append("A.%d %s a line's offset printed as %05X" % (ex, " ".join(label), off))
+                        off = end
+                    gap = False
                     if frags and off < end:
                         # A misprinted offset (the RFC repeats "00000" on some
                         # second lines): the bytes follow on.
@@ -83,7 +96,7 @@ def main(path):
     record = None
     for ex, side, label, frags in dumps(lines):
         e = examples.setdefault(ex, {"example": "A.%d" % ex, "suite": "0x%04x" % suite_of[ex],
-                                     "values": [], "records": []})
+                                     "values": [], "records": [], "messages": []})
         whole = frags[0][1] if len(frags) == 1 and frags[0][0] == 0 else None
         m = re.match(r"^(server|client)_record_write_key = TLSTREE\((\w+), (\d+)\):$", label)
         if m:
@@ -104,8 +117,14 @@ def main(path):
             else:
                 record[field] = whole
             continue
-        if whole is None or not label or label.endswith("message:") or "Application data" in label:
-            continue  # the handshake messages: left to the handshake's own vectors
+        if label.endswith(" message:") and whole is not None:
+            # The messages as their hex dumps print them, in the RFC's order,
+            # with the side whose part they are in: "Record layer" ones are
+            # whole records as sent (plaintext or protected).
+            e["messages"].append({"name": label[:-len(" message:")], "side": side, "hex": whole})
+            continue
+        if whole is None or not label or "Application data" in label:
+            continue
         name = name_of(label)
         same = [v for v in e["values"] if v["name"] == name]
         if same and any(v["hex"] == whole for v in same):
@@ -127,7 +146,9 @@ def main(path):
                       "values of the write key and IV, 'seq' the sequence number; 'inner' and "
                       "'ciphertext' are [offset, hex] fragments: the RFC elides the middle of "
                       "long records ('[...]'), where the inner plaintext is zeros (all-zero "
-                      "application data and padding).",
+                      "application data and padding). messages: every '<name> message:' dump (the handshake "
+                      "messages, alerts, and 'Record layer' for each record as it goes on the wire), in "
+                      "the RFC's order, 'side' the part it is printed in.",
         "misprints": TYPOS,
         "examples": [examples[k] for k in sorted(examples)]}, sys.stdout, indent=1)
     print()

@@ -1,0 +1,332 @@
+/* gostx x509 verify and show: GOST certificate chains checked as `openssl
+ * verify` checks them (its options, its "CERT: OK", exit 2 on a refusal),
+ * with lib/x509, and certificates printed. */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CERT_FILE_MAX (16u << 20)
+#define CHAIN_MAX 64
+
+enum { X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_HELP };
+
+static const cli_opt verify_opts[] = {
+    {"CAfile", 0, CLI_PATH, X_CAFILE},      {"CApath", 0, CLI_PATH, X_CAPATH},
+    {"untrusted", 0, CLI_PATH, X_UNTRUSTED}, {"purpose", 0, CLI_ARG, X_PURPOSE},
+    {"verify_hostname", 0, CLI_ARG, X_HOST}, {"verify_ip", 0, CLI_ARG, X_IP},
+    {"attime", 0, CLI_ARG, X_ATTIME},        {"help", 'h', CLI_NOARG, X_HELP},
+    {NULL, 0, 0, 0},
+};
+
+/* The certificates of a file (PEM blocks, or one DER certificate): each
+ * parsed over its own copy, appended to certs[*n]. */
+typedef struct cert_list {
+  gostx_x509_cert c[CHAIN_MAX];
+  uint8_t *der[CHAIN_MAX];
+  size_t n;
+} cert_list;
+
+static void list_free(cert_list *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->der[i]);
+  l->n = 0;
+}
+
+static int add_der(cert_list *l, const char *path, size_t block, const uint8_t *der, size_t len) {
+  if (l->n == CHAIN_MAX) {
+    cli_err("%s: more than %d certificates", path, CHAIN_MAX);
+    return CLI_EXIT_FAIL;
+  }
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  memcpy(copy, der, len);
+  gostx_x509_status st;
+  if (gostx_x509_parse(copy, len, &l->c[l->n], &st)) {
+    cli_err("%s: certificate %zu: %s", path, block, gostx_x509_status_name(st));
+    free(copy);
+    return CLI_EXIT_FAIL;
+  }
+  l->der[l->n++] = copy;
+  return 0;
+}
+
+static int load_certs(const char *path, cert_list *l) {
+  cli_in in;
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  int rc = cli_in_open(&in, path);
+  if (rc) return rc;
+  rc = cli_in_read_all(&in, &buf, &len);
+  cli_in_close(&in);
+  if (rc) return rc;
+  size_t before = l->n, pos = 0, der_len, block = 0;
+  uint8_t *der = malloc(65536);
+  int r = 0;
+  if (!der) {
+    free(buf);
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  while (!rc && (r = gostx_x509_pem_next((const char *)buf, len, &pos, der, 65536, &der_len)) == 1)
+    rc = add_der(l, path, ++block, der, der_len);
+  if (!rc && r < 0) {
+    cli_err("%s: certificate %zu: malformed PEM block", path, block + 1);
+    rc = CLI_EXIT_FAIL;
+  }
+  if (!rc && block == 0) rc = add_der(l, path, 1, buf, len); /* DER */
+  if (!rc && l->n == before) rc = CLI_EXIT_FAIL;
+  free(der);
+  free(buf);
+  return rc;
+}
+
+static void verify_help(void) {
+  printf("Usage: gostx x509 verify [-CAfile FILE] [-CApath DIR] [-untrusted FILE]\n"
+         "                         [-purpose sslserver|sslclient|any] [-verify_hostname NAME]\n"
+         "                         [-verify_ip IP] [-attime SECONDS] CERT...\n\n"
+         "Verifies each CERT (PEM or DER; its first certificate is the one checked, the\n"
+         "others count as -untrusted) as `openssl verify` does, for GOST certificates: a\n"
+         "chain built from the -untrusted certificates, in any order, to an anchor of\n"
+         "-CAfile (one or more PEM blocks) or -CApath (every such file in DIR), the\n"
+         "GOST R 34.10-2012 (256, 512) and 34.10-2001 signatures, validity at -attime\n"
+         "(seconds since 1970; default now), basicConstraints and pathLenConstraint,\n"
+         "keyUsage (keyCertSign for issuers; digitalSignature for sslserver and sslclient\n"
+         "leaves), extendedKeyUsage (serverAuth or clientAuth), unknown critical\n"
+         "extensions, and the name: -verify_hostname against subjectAltName dNSName\n"
+         "(RFC 6125: a left-most \"*\" label only), -verify_ip against iPAddress.\n"
+         "Certificates of other algorithms in the anchor files are passed over.\n\n"
+         "Prints \"CERT: OK\", or on stderr the failed certificate's subject, \"error at\n"
+         "depth D: CHECK: reason\" (depth 0 = CERT) and \"error CERT: verification failed\".\n"
+         "Exit status: 0 all verified, 2 a refusal or a usage error, 1 a file unreadable.\n");
+}
+
+static int verify_one(const char *path, const gostx_x509_store *store, const cert_list *untrusted,
+                      int64_t at, gostx_x509_purpose purpose, const char *host, const char *ip) {
+  cert_list *l = calloc(1, sizeof *l);
+  if (!l) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = load_certs(path, l);
+  for (size_t i = 0; !rc && i < untrusted->n; i++) {
+    if (l->n == CHAIN_MAX) break;
+    l->c[l->n] = untrusted->c[i]; /* views into untrusted's copies; not freed here */
+    l->der[l->n++] = NULL;
+  }
+  if (rc) {
+    for (size_t i = 0; i < l->n; i++) free(l->der[i]);
+    free(l);
+    return rc;
+  }
+  size_t depth = 0;
+  gostx_x509_status st = gostx_x509_verify(store, l->c, l->n, at, purpose, host, &depth);
+  if (st == GOSTX_X509_OK && ip) st = gostx_x509_verify(store, l->c, l->n, at, purpose, ip, &depth);
+  if (st == GOSTX_X509_OK) {
+    printf("%s: OK\n", path);
+  } else {
+    /* the certificate at depth is in the built path, not in l: name the
+     * leaf when depth is 0, else say which depth */
+    char subject[512] = "";
+    if (depth == 0 && gostx_x509_name_text(l->c[0].subject, l->c[0].subject_len, subject, sizeof subject) == 0)
+      fprintf(stderr, "%s\n", subject);
+    fprintf(stderr, "error at depth %zu: %s\nerror %s: verification failed\n", depth,
+            gostx_x509_status_name(st), path);
+    rc = CLI_EXIT_USAGE; /* openssl verify's 2 */
+  }
+  for (size_t i = 0; i < l->n; i++) free(l->der[i]);
+  free(l);
+  return rc;
+}
+
+static int cmd_x509_verify(int argc, char **argv) {
+  cli_parser p;
+  cli_parser_init_openssl(&p, "x509 verify", argc, argv, verify_opts);
+  const char *cafile = NULL, *capath = NULL, *untrusted_path = NULL, *host = NULL, *ip = NULL;
+  const char *paths[256];
+  size_t npaths = 0;
+  gostx_x509_purpose purpose = GOSTX_X509_PURPOSE_ANY;
+  int64_t at = (int64_t)time(NULL);
+  int id, rc = 0;
+  uint64_t v;
+  while (!rc && (id = cli_next(&p, verify_opts)) != CLI_END) {
+    switch (id) {
+      case X_CAFILE: cafile = p.arg; break;
+      case X_CAPATH: capath = p.arg; break;
+      case X_UNTRUSTED: untrusted_path = p.arg; break;
+      case X_PURPOSE:
+        if (!strcmp(p.arg, "sslserver"))
+          purpose = GOSTX_X509_PURPOSE_SERVER;
+        else if (!strcmp(p.arg, "sslclient"))
+          purpose = GOSTX_X509_PURPOSE_CLIENT;
+        else if (!strcmp(p.arg, "any"))
+          purpose = GOSTX_X509_PURPOSE_ANY;
+        else
+          rc = cli_usage("x509 verify: -purpose: sslserver, sslclient or any, not '%s'", p.arg);
+        break;
+      case X_HOST: host = p.arg; break;
+      case X_IP: {
+        uint8_t a[16];
+        if (inet_pton(AF_INET, p.arg, a) != 1 && inet_pton(AF_INET6, p.arg, a) != 1)
+          rc = cli_usage("x509 verify: -verify_ip: '%s' is no IPv4 or IPv6 address", p.arg);
+        ip = p.arg;
+        break;
+      }
+      case X_ATTIME:
+        rc = cli_uint("-attime", p.arg, 0, (uint64_t)INT64_MAX / 2, &v);
+        at = (int64_t)v;
+        break;
+      case X_HELP: verify_help(); return CLI_EXIT_OK;
+      case CLI_POS:
+        if (npaths == sizeof paths / sizeof paths[0])
+          rc = cli_usage("x509 verify: too many certificates");
+        else
+          paths[npaths++] = p.pos;
+        break;
+      default: rc = CLI_EXIT_USAGE;
+    }
+  }
+  if (rc) return rc;
+  if (!npaths) return cli_usage("x509 verify: no certificate given (see --help)");
+  if (!cafile && !capath) return cli_usage("x509 verify: -CAfile or -CApath is needed");
+  if (host && !*host) return cli_usage("x509 verify: -verify_hostname: empty name");
+  gostx_x509_store *store = gostx_x509_store_new();
+  cert_list *untrusted = calloc(1, sizeof *untrusted);
+  if (!store || !untrusted) {
+    cli_err("out of memory");
+    rc = CLI_EXIT_FAIL;
+  }
+  char err[600];
+  const char *anchors[2] = {cafile, capath};
+  for (int i = 0; i < 2 && !rc; i++) {
+    if (anchors[i] && gostx_x509_store_add_path(store, anchors[i], err, sizeof err)) {
+      cli_err("x509 verify: %s", err);
+      rc = CLI_EXIT_FAIL;
+    }
+  }
+  if (!rc && untrusted_path) rc = load_certs(untrusted_path, untrusted);
+  int worst = 0;
+  for (size_t i = 0; !rc && i < npaths; i++) {
+    int r = verify_one(paths[i], store, untrusted, at, purpose, host, ip);
+    if (r == CLI_EXIT_FAIL) worst = CLI_EXIT_FAIL;
+    if (r == CLI_EXIT_USAGE && worst != CLI_EXIT_FAIL) worst = CLI_EXIT_USAGE;
+  }
+  if (untrusted) list_free(untrusted);
+  free(untrusted);
+  gostx_x509_store_free(store);
+  return rc ? rc : worst;
+}
+
+/* ---- show ---- */
+
+static void print_time(const char *what, int64_t t) {
+  time_t tt = (time_t)t;
+  struct tm tm;
+  char buf[64];
+  if (gmtime_r(&tt, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
+    printf("%s%s\n", what, buf);
+  else
+    printf("%s%lld\n", what, (long long)t);
+}
+
+static void print_name(const char *what, const uint8_t *name, size_t len) {
+  char text[1024];
+  if (gostx_x509_name_text(name, len, text, sizeof text)) snprintf(text, sizeof text, "(malformed)");
+  printf("%s%s\n", what, text);
+}
+
+static void show_one(const gostx_x509_cert *c) {
+  static const char *const sig_names[] = {"", "GOST R 34.10-2012 with Streebog-256",
+                                          "GOST R 34.10-2012 with Streebog-512",
+                                          "GOST R 34.10-2001 with GOST R 34.11-94"};
+  static const char *const key_names[] = {"", "GOST R 34.10-2012 256-bit", "GOST R 34.10-2012 512-bit",
+                                          "GOST R 34.10-2001"};
+  static const char *const ku_names[] = {"digitalSignature", "nonRepudiation", "keyEncipherment",
+                                         "dataEncipherment", "keyAgreement",   "keyCertSign",
+                                         "cRLSign",          "encipherOnly",   "decipherOnly"};
+  char hex[2 * 21 + 1];
+  print_name("subject:    ", c->subject, c->subject_len);
+  print_name("issuer:     ", c->issuer, c->issuer_len);
+  cli_hex_str(c->serial, c->serial_len, hex);
+  printf("serial:     %s\nversion:    %d\n", hex, c->version);
+  print_time("notBefore:  ", c->not_before);
+  print_time("notAfter:   ", c->not_after);
+  printf("key:        %s, %s (%s)\n", key_names[c->key_alg], gostx_gost3410_curve_short_name(c->curve),
+         gostx_gost3410_curve_name(c->curve));
+  printf("signature:  %s\n", sig_names[c->sig_alg]);
+  if (c->is_ca || c->path_len >= 0) {
+    printf("basicConstraints: CA:%s", c->is_ca ? "TRUE" : "FALSE");
+    if (c->path_len >= 0) printf(", pathlen:%d", c->path_len);
+    printf("\n");
+  }
+  if (c->key_usage != ~0u) {
+    printf("keyUsage:  ");
+    for (unsigned b = 0; b < 9; b++)
+      if (c->key_usage & (1u << b)) printf(" %s", ku_names[b]);
+    printf("\n");
+  }
+  if (c->ext_key_usage != ~0u)
+    printf("extendedKeyUsage:%s%s%s\n", c->ext_key_usage & GOSTX_X509_EKU_SERVER ? " serverAuth" : "",
+           c->ext_key_usage & GOSTX_X509_EKU_CLIENT ? " clientAuth" : "",
+           c->ext_key_usage & GOSTX_X509_EKU_ANY ? " anyExtendedKeyUsage" : "");
+  if (c->san) {
+    size_t pos = 0, len;
+    int type;
+    const uint8_t *v;
+    printf("subjectAltName:");
+    while (gostx_x509_san_next(c, &pos, &type, &v, &len) == 1) {
+      char addr[INET6_ADDRSTRLEN];
+      if (type == GOSTX_X509_SAN_DNS)
+        printf(" DNS:%.*s", (int)len, (const char *)v); /* printable: the parser checked */
+      else if (type == GOSTX_X509_SAN_IP && inet_ntop(len == 4 ? AF_INET : AF_INET6, v, addr, sizeof addr))
+        printf(" IP:%s", addr);
+      else
+        printf(" [%d]", type);
+    }
+    printf("\n");
+  }
+  if (c->unknown_critical) printf("unknown critical extension: yes\n");
+}
+
+static int cmd_x509_show(int argc, char **argv) {
+  static const cli_opt opts[] = {{"help", 'h', CLI_NOARG, X_HELP}, {NULL, 0, 0, 0}};
+  cli_parser p;
+  cli_parser_init(&p, "x509 show", argc, argv);
+  int id, rc = 0, any = 0;
+  while (!rc && (id = cli_next(&p, opts)) != CLI_END) {
+    if (id == X_HELP) {
+      printf("Usage: gostx x509 show CERT...\n\n"
+             "Prints each certificate of each CERT file (PEM blocks or one DER certificate):\n"
+             "subject, issuer, serial, validity, key algorithm and curve, signature\n"
+             "algorithm, basicConstraints, keyUsage, extendedKeyUsage, subjectAltName.\n");
+      return CLI_EXIT_OK;
+    }
+    if (id != CLI_POS) return CLI_EXIT_USAGE;
+    cert_list *l = calloc(1, sizeof *l);
+    if (!l) return CLI_EXIT_FAIL;
+    rc = load_certs(p.pos, l);
+    for (size_t i = 0; !rc && i < l->n; i++) {
+      if (any++) printf("\n");
+      show_one(&l->c[i]);
+    }
+    list_free(l);
+    free(l);
+  }
+  if (!rc && !any) return cli_usage("x509 show: no certificate given");
+  return rc;
+}
+
+int cmd_x509(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "verify")) return cmd_x509_verify(argc - 1, argv + 1);
+  if (argc >= 2 && !strcmp(argv[1], "show")) return cmd_x509_show(argc - 1, argv + 1);
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("Usage: gostx x509 verify [OPTIONS] CERT...   check GOST certificate chains\n"
+           "       gostx x509 show CERT...               print certificates\n"
+           "Run `gostx x509 verify --help` for the options.\n");
+    return CLI_EXIT_OK;
+  }
+  return cli_usage("x509: verify or show (see gostx x509 --help)");
+}

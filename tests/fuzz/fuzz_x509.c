@@ -1,0 +1,133 @@
+/* libFuzzer harness: X.509 (lib/x509) on untrusted bytes: the DER reader,
+ * the certificate parser, PEM blocks, names as text, subjectAltName
+ * entries, path building and the checks of gostx_x509_verify with the
+ * input's last certificate as the trust anchor.
+ *
+ * Input: byte 0 (bit 0: the body is PEM text, else DER certificates one
+ * after another; bits 1-2: the purpose, 0..2), byte 1 a name length n,
+ * n bytes of a host name or IP literal to verify for (none when n = 0),
+ * then the body. The seeds are gost_pki.sh's chains (leaf, intermediate,
+ * root), written by tests/fuzz/make_seeds.py.
+ *
+ * Asserts (abort on the first violation):
+ *  - nothing crashes or reads or writes out of bounds (ASan);
+ *  - an accepted certificate's views lie inside its DER, its signature is
+ *    64 or 128 bytes, its key a valid point of its curve, its names print,
+ *    its subjectAltName walks to its end; parsing again gives the same;
+ *  - a verdict OK ends at the anchor: the leaf is the anchor, or the
+ *    anchor's subject is the issuer of some certificate given; the depth
+ *    reported lies inside the path. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gostx.h"
+#include "x509/der.h"
+
+#define MAX_CERTS 6
+
+static void bug(const char *what) {
+  fprintf(stderr, "fuzz_x509: %s\n", what);
+  abort();
+}
+
+static int inside(const uint8_t *p, size_t n, const gostx_x509_cert *c) {
+  return p >= c->der && n <= c->der_len && (size_t)(p - c->der) <= c->der_len - n;
+}
+
+static void check_cert(const gostx_x509_cert *c) {
+  if (!inside(c->tbs, c->tbs_len, c) || !inside(c->issuer, c->issuer_len, c) ||
+      !inside(c->subject, c->subject_len, c) || !inside(c->sig_value, c->sig_value_len, c) ||
+      !inside(c->serial, c->serial_len, c) || !inside(c->spki, c->spki_len, c) ||
+      (c->san && !inside(c->san, c->san_len, c)))
+    bug("a view outside the DER");
+  if (c->sig_value_len != 64 && c->sig_value_len != 128) bug("signature length");
+  if (c->pub_len != 2 * gostx_gost3410_size(c->curve) ||
+      gostx_gost3410_check_public_key(c->curve, c->pub, c->pub_len))
+    bug("accepted an invalid key");
+  char text[200];
+  if (gostx_x509_name_text(c->subject, c->subject_len, text, sizeof text) ||
+      gostx_x509_name_text(c->issuer, c->issuer_len, text, sizeof text) || !memchr(text, 0, sizeof text))
+    bug("an accepted name does not print");
+  size_t pos = 0, len, steps = 0;
+  int type, r;
+  const uint8_t *v;
+  while ((r = gostx_x509_san_next(c, &pos, &type, &v, &len)) == 1) {
+    if (!inside(v, len, c) || ++steps > c->san_len) bug("subjectAltName walk");
+  }
+  if (r != 0 || (c->san && pos != c->san_len)) bug("subjectAltName does not end where it should");
+  gostx_x509_cert again;
+  if (gostx_x509_parse(c->der, c->der_len, &again, NULL) || memcmp(&again, c, sizeof again))
+    bug("a second parse differs");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 2 || (size_t)data[1] + 2 > size) return 0;
+  int pem = data[0] & 1, purpose = (data[0] >> 1) & 3;
+  if (purpose > 2) purpose = 0;
+  size_t name_len = data[1];
+  char name[256];
+  memcpy(name, data + 2, name_len);
+  name[name_len] = 0;
+  const uint8_t *body = data + 2 + name_len;
+  size_t body_len = size - 2 - name_len;
+
+  gostx_x509_cert certs[MAX_CERTS];
+  uint8_t *ders[MAX_CERTS];
+  size_t n = 0;
+  if (pem) {
+    /* an exact-size copy: ASan sees any read past the end */
+    char *text = malloc(body_len ? body_len : 1);
+    uint8_t der[4096];
+    size_t pos = 0, der_len;
+    memcpy(text, body, body_len);
+    while (n < MAX_CERTS) {
+      int r = gostx_x509_pem_next(text, body_len, &pos, der, sizeof der, &der_len);
+      if (r != 1) break;
+      if (pos > body_len || der_len > sizeof der) bug("PEM block bounds");
+      ders[n] = malloc(der_len ? der_len : 1);
+      memcpy(ders[n], der, der_len);
+      if (gostx_x509_parse(ders[n], der_len, &certs[n], NULL)) {
+        free(ders[n]);
+        continue;
+      }
+      n++;
+    }
+    free(text);
+  } else {
+    gostx__der r = {body, body_len}, whole;
+    uint8_t tag;
+    while (n < MAX_CERTS && r.n && !gostx__der_next(&r, &tag, NULL, &whole)) {
+      ders[n] = malloc(whole.n);
+      memcpy(ders[n], whole.p, whole.n);
+      if (gostx_x509_parse(ders[n], whole.n, &certs[n], NULL)) {
+        free(ders[n]);
+        continue;
+      }
+      n++;
+    }
+  }
+  for (size_t i = 0; i < n; i++) check_cert(&certs[i]);
+  if (n) {
+    gostx_x509_store *store = gostx_x509_store_new();
+    if (!store || gostx_x509_store_add_der(store, ders[n - 1], certs[n - 1].der_len)) bug("store");
+    size_t depth = 99;
+    int64_t at = certs[0].not_before + 1;
+    gostx_x509_status st = gostx_x509_verify(store, certs, n, at, (gostx_x509_purpose)purpose,
+                                             name_len ? name : NULL, &depth);
+    if (depth > 10) bug("depth outside any path");
+    if (st == GOSTX_X509_OK) {
+      const gostx_x509_cert *a = &certs[n - 1];
+      int ends = certs[0].der_len == a->der_len && !memcmp(certs[0].der, a->der, a->der_len);
+      for (size_t i = 0; i < n && !ends; i++)
+        ends = certs[i].issuer_len == a->subject_len &&
+               !memcmp(certs[i].issuer, a->subject, a->subject_len);
+      if (!ends) bug("verified without reaching the anchor");
+    }
+    (void)gostx_x509_verify(NULL, certs, n, at, (gostx_x509_purpose)purpose, NULL, &depth);
+    gostx_x509_store_free(store);
+  }
+  for (size_t i = 0; i < n; i++) free(ders[i]);
+  return 0;
+}

@@ -1,0 +1,245 @@
+/* RFC 9367 Appendix A.1 replayed through our client and server: with the
+ * example's randoms, ephemeral keys, signing key and nonce k injected
+ * through lib/tls's test hooks, every record each side writes is the RFC's
+ * byte for byte (the ClientHello and ServerHello records, EncryptedExtensions,
+ * Certificate, CertificateVerify and both Finished records, the first
+ * application data record), every secret is the RFC's, the ECDHE shared
+ * secret is the RFC's from either side, and the client takes the example's
+ * NewSessionTicket record.
+ *
+ * Sources: tests/vectors/tls13-rfc9367.json (read from the RFC's text by
+ * tests/vectors/gen/tls13-gost/rfc9367.py: values, records and messages)
+ * and tests/vectors/tls13-rfc9367-sigkey.json (the server's signing key,
+ * which the RFC does not print: derived from its k, sgn and transcript hash
+ * by rfc9367_sigkey.py, checked against the certificate's key).
+ *
+ * A.2 (an external PSK with HelloRetryRequest) is not replayed: lib/tls has
+ * no PSK. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "gost3410/ecdh.h"
+#include "testutil.h"
+#include "tls/conn.h"
+
+static const json *ex;
+
+static uint8_t *value(const char *name, size_t *len) {
+  const json *vals = json_get(ex, "values");
+  for (size_t i = 0; i < json_len(vals); i++)
+    if (!strcmp(tv_str(json_at(vals, i), "name"), name)) return tv_hex(json_at(vals, i), "hex", len);
+  fprintf(stderr, "no value %s\n", name);
+  exit(1);
+}
+
+/* The n-th message dump of name (0 first). */
+static uint8_t *message(const char *name, int n, size_t *len) {
+  const json *msgs = json_get(ex, "messages");
+  for (size_t i = 0; i < json_len(msgs); i++)
+    if (!strcmp(tv_str(json_at(msgs, i), "name"), name) && n-- == 0)
+      return tv_hex(json_at(msgs, i), "hex", len);
+  fprintf(stderr, "no message %s\n", name);
+  exit(1);
+}
+
+/* The whole ciphertext of the record of key at seq. */
+static uint8_t *record(const char *key, long long seq, size_t *len) {
+  const json *recs = json_get(ex, "records");
+  for (size_t i = 0; i < json_len(recs); i++) {
+    const json *r = json_at(recs, i);
+    if (strcmp(tv_str(r, "key"), key) || tv_int(r, "seq") != seq) continue;
+    const json *frags = json_get(r, "ciphertext");
+    if (json_len(frags) != 1) break;
+    return hex_alloc(json_str(json_at(json_at(frags, 0), 1)), len);
+  }
+  fprintf(stderr, "no whole record %s %lld\n", key, seq);
+  exit(1);
+}
+
+static void reverse(uint8_t *out, const uint8_t *in, size_t n) {
+  for (size_t i = 0; i < n; i++) out[i] = in[n - 1 - i];
+}
+
+typedef struct pipe_buf {
+  uint8_t b[1 << 16];
+  size_t len;
+} pipe_buf;
+
+static ssize_t rd(void *user, uint8_t *buf, size_t len) {
+  pipe_buf *p = ((pipe_buf **)user)[0];
+  if (!p->len) {
+    errno = EAGAIN;
+    return -1;
+  }
+  size_t n = len < p->len ? len : p->len;
+  memcpy(buf, p->b, n);
+  memmove(p->b, p->b + n, p->len - n);
+  p->len -= n;
+  return (ssize_t)n;
+}
+
+static ssize_t wr(void *user, const uint8_t *buf, size_t len) {
+  pipe_buf *p = ((pipe_buf **)user)[1];
+  memcpy(p->b + p->len, buf, len);
+  p->len += len;
+  return (ssize_t)len;
+}
+
+/* The next record of p (whole) compared with want, then dropped into to. */
+static void expect_record(pipe_buf *p, const uint8_t *want, size_t want_len, pipe_buf *to,
+                          const char *what) {
+  CHECK(p->len >= want_len, "%s: %zu bytes on the wire, want %zu", what, p->len, want_len);
+  if (p->len < want_len) return;
+  size_t rl = 5 + ((size_t)p->b[3] << 8 | p->b[4]);
+  CHECK(rl == want_len, "%s: record of %zu bytes, want %zu", what, rl, want_len);
+  CHECK_BYTES(p->b, want, want_len, what);
+  memcpy(to->b + to->len, p->b, rl);
+  to->len += rl;
+  memmove(p->b, p->b + rl, p->len - rl);
+  p->len -= rl;
+}
+
+static void expect_secret(const gostx_tls *c, const char *which, const char *name) {
+  size_t n;
+  uint8_t *want = value(name, &n);
+  CHECK(n == 32, "%s: 32 bytes", name);
+  CHECK_BYTES(gostx__tls_secret(c, which), want, 32, name);
+  free(want);
+}
+
+int main(void) {
+  json *file = tv_load("tls13-rfc9367.json");
+  json *keyfile = tv_load("tls13-rfc9367-sigkey.json");
+  ex = json_at(json_get(file, "examples"), 0);
+  CHECK(!strcmp(tv_str(ex, "example"), "A.1") && !strcmp(tv_str(ex, "suite"), "0xc105"),
+        "A.1: KUZNYECHIK_MGM_S");
+
+  /* ECDHE from both sides (RFC 9367 section 6.1.1), GC512C. */
+  size_t n, m;
+  uint8_t *d_c = value("d_C^res", &n), *q_s = value("Q_S^res", &m), *ecdhe = value("ECDHE", &m);
+  uint8_t *d_s = value("d_S^res", &n), *q_c = value("Q_C^res", &m);
+  uint8_t dc_be[64], ds_be[64], qs_be[128], qc_be[128], x[64];
+  reverse(dc_be, d_c, 64);
+  reverse(ds_be, d_s, 64);
+  for (int h = 0; h < 2; h++) {
+    reverse(qs_be + 64 * h, q_s + 64 * h, 64);
+    reverse(qc_be + 64 * h, q_c + 64 * h, 64);
+  }
+  CHECK_RC(gostx__gost3410_ecdh(GOSTX_GOST3410_512_C, dc_be, 64, qs_be, 128, x, 64), 0, "client ECDHE");
+  CHECK_BYTES(x, ecdhe, 64, "ECDHE (client: d_C^res, Q_S^res)");
+  CHECK_RC(gostx__gost3410_ecdh(GOSTX_GOST3410_512_C, ds_be, 64, qc_be, 128, x, 64), 0, "server ECDHE");
+  CHECK_BYTES(x, ecdhe, 64, "ECDHE (server: d_S^res, Q_C^res)");
+  uint8_t pub[128];
+  CHECK_RC(gostx_gost3410_public_key(GOSTX_GOST3410_512_C, dc_be, 64, pub, 128), 0, "Q_C");
+  CHECK_BYTES(pub, qc_be, 128, "Q_C^res = d_C^res P");
+  qs_be[127] ^= 1;
+  CHECK_RC(gostx__gost3410_ecdh(GOSTX_GOST3410_512_C, dc_be, 64, qs_be, 128, x, 64), GOSTX_EINVAL,
+           "ECDHE refuses a point off the curve");
+  qs_be[127] ^= 1;
+
+  /* The configs: the example's choices and the hooks' values. */
+  static uint8_t c_random[32], s_random[32], k[32], d_sign[32];
+  memset(c_random, 0x03, 32);
+  memset(s_random, 0x83, 32);
+  uint8_t *kv = value("k (random for signature algorithm)", &n);
+  reverse(k, kv, 32);
+  CHECK(hex_decode(tv_str(keyfile, "d_be"), d_sign, 32) == 32, "signing key");
+  gostx_tls_config *ccfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
+  gostx_tls_config *scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK_RC(gostx_tls_config_set_suites(ccfg, "KUZNYECHIK_MGM_S"), 0, "suite");
+  CHECK_RC(gostx_tls_config_set_groups(ccfg, "GC512C"), 0, "group");
+  gostx_tls_config_set_verify(ccfg, GOSTX_TLS_VERIFY_NONE);
+  gostx__tls_test_hooks *ct = gostx__tls_config_test(ccfg), *st = gostx__tls_config_test(scfg);
+  ct->random = c_random;
+  ct->eph_priv = dc_be;
+  ct->no_compat = 1;
+  /* The certificate says paramSetA, its key is on CryptoPro-A (256B) and
+   * the example signs with gostr34102012_256b: the chain is carried as
+   * the RFC prints it, the key pinned. */
+  ct->pin_curve = GOSTX_GOST3410_256_B;
+  CHECK(hex_decode(tv_str(keyfile, "pub_be"), ct->pin_pub, 64) == 64, "pinned key");
+  st->random = s_random;
+  st->eph_priv = ds_be;
+  st->sign_k = k;
+  st->raw_chain = 1;
+  uint8_t *cert_msg = message("Certificate", 0, &n);
+  size_t cert_len = (size_t)cert_msg[8] << 16 | (size_t)cert_msg[9] << 8 | cert_msg[10];
+  const uint8_t *cert = cert_msg + 11;
+  CHECK_RC(gostx_tls_config_set_chain(scfg, &cert, &cert_len, 1), 0, "chain");
+  CHECK_RC(gostx_tls_config_set_key(scfg, GOSTX_GOST3410_256_B, d_sign, 32), 0, "key");
+
+  static pipe_buf c2s, s2c, to_client, to_server;
+  pipe_buf *cio[2] = {&to_client, &c2s}, *sio[2] = {&to_server, &s2c};
+  gostx_tls *c = gostx_tls_new(ccfg), *s = gostx_tls_new(scfg);
+  gostx_tls_set_io(c, rd, wr, cio);
+  gostx_tls_set_io(s, rd, wr, sio);
+
+  /* ClientHello */
+  CHECK_RC(gostx_tls_handshake(c), GOSTX_TLS_WANT_READ, "client: ClientHello out");
+  uint8_t *want = message("Record layer", 0, &n);
+  expect_record(&c2s, want, n, &to_server, "the ClientHello record");
+  free(want);
+  /* The server's flight */
+  CHECK_RC(gostx_tls_handshake(s), GOSTX_TLS_WANT_READ, "server: its flight out");
+  want = message("Record layer", 1, &n);
+  expect_record(&s2c, want, n, &to_client, "the ServerHello record");
+  free(want);
+  CHECK_RC(gostx_tls_handshake(c), GOSTX_TLS_WANT_READ, "client: ServerHello in");
+  expect_secret(c, "hs", "HandshakeSecret");
+  expect_secret(s, "hs", "HandshakeSecret");
+  expect_secret(c, "c hs", "CHTS");
+  expect_secret(c, "s hs", "SHTS");
+  expect_secret(s, "c hs", "CHTS");
+  expect_secret(s, "s hs", "SHTS");
+  static const char *const flight[4] = {"the EncryptedExtensions record", "the Certificate record",
+                                        "the CertificateVerify record", "the server Finished record"};
+  for (int i = 0; i < 4; i++) {
+    want = record("server_write_key_hs", i, &n);
+    expect_record(&s2c, want, n, &to_client, flight[i]);
+    free(want);
+  }
+  CHECK(s2c.len == 0, "nothing more from the server (no CCS: no session id)");
+  expect_secret(s, "master", "MainSecret");
+  expect_secret(s, "s ap", "SATS");
+  expect_secret(s, "c ap", "CATS");
+  /* The client's Finished */
+  CHECK_RC(gostx_tls_handshake(c), 0, "client: handshake complete");
+  expect_secret(c, "master", "MainSecret");
+  expect_secret(c, "s ap", "SATS");
+  expect_secret(c, "c ap", "CATS");
+  want = record("client_write_key_hs", 0, &n);
+  expect_record(&c2s, want, n, &to_server, "the client Finished record");
+  free(want);
+  CHECK_RC(gostx_tls_handshake(s), 0, "server: handshake complete");
+  CHECK(!strcmp(gostx_tls_scheme(c), "gostr34102012_256b") && !strcmp(gostx_tls_group(s), "GC512C") &&
+            !strcmp(gostx_tls_suite(c), "TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_S"),
+        "the example's scheme, group and suite");
+  /* The server's first application data record, then the example's
+   * NewSessionTicket, taken by the client. */
+  static const char helo[] = "HELO gost.example.com\r\n";
+  size_t put;
+  CHECK_RC(gostx_tls_write(s, helo, sizeof helo - 1, &put), 0, "server writes");
+  want = record("server_write_key_ap", 0, &n);
+  expect_record(&s2c, want, n, &to_client, "the first application data record");
+  free(want);
+  want = record("server_write_key_ap", 1, &n);
+  memcpy(to_client.b + to_client.len, want, n);
+  to_client.len += n;
+  free(want);
+  uint8_t got[64];
+  size_t gl;
+  CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), 0, "client reads");
+  CHECK(gl == sizeof helo - 1 && !memcmp(got, helo, gl), "HELO received");
+  CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), GOSTX_TLS_WANT_READ,
+           "the NewSessionTicket taken (and not kept)");
+  CHECK(c->rrec.seq == 2 && c->state == GOSTX__ST_CONNECTED, "two records read");
+
+  gostx_tls_free(c);
+  gostx_tls_free(s);
+  gostx_tls_config_free(ccfg);
+  gostx_tls_config_free(scfg);
+  free(d_c), free(q_s), free(ecdhe), free(d_s), free(q_c), free(kv), free(cert_msg);
+  json_free(file);
+  json_free(keyfile);
+  return t_done();
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# gostx x509 verify over tests/support/gost_pki.sh's PKI: the good chain of
+# every curve and the GOST R 34.10-2001 chain pass; each bad one is refused
+# (exit 2) naming its check and depth; and `openssl verify -engine gost`
+# gives the same verdict on the same files and options. Then -CApath,
+# -attime, wildcards, the usage errors, and gostx x509 show.
+. "$(dirname "$0")/cli_common.sh" x509_cli
+command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
+  { echo "openssl with gost-engine not found: skipping"; exit 77; }
+bash "$here/support/gost_pki.sh" "$T/pki" || exit 1
+cd "$T/pki" || exit 1
+export OPENSSL_CONF=/dev/null
+
+# both VERDICT WANT_RC [GREP] -- ARGS...: gostx x509 verify ARGS must exit
+# WANT_RC (and, when GREP is given, say it on stderr); openssl verify the
+# same ARGS must agree (0 with 0, a refusal with a refusal).
+both() {
+  local what=$1 want=$2 grep=$3
+  shift 4
+  "$G" x509 verify "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ $rc != "$want" ]; then
+    bad "$what: gostx exit $rc, want $want: $(cat "$T/out" "$T/err")"
+    return
+  fi
+  if [ "$want" = 0 ] && ! grep -q ": OK$" "$T/out"; then bad "$what: no OK line"; return; fi
+  if [ -n "$grep" ] && ! grep -q -- "$grep" "$T/err"; then
+    bad "$what: '$grep' not said: $(cat "$T/err")"
+    return
+  fi
+  openssl verify -engine gost "$@" >"$T/oout" 2>&1
+  local orc=$?
+  if [ $((orc == 0)) != $((want == 0)) ]; then
+    bad "$what: openssl exit $orc disagrees: $(cat "$T/oout")"
+    return
+  fi
+  ok
+}
+
+srv=(-CAfile ca.pem -untrusted int.pem -purpose sslserver)
+for c in 256A 256B 256C 256D 512A 512B 512C; do
+  both "$c for localhost" 0 "" -- "${srv[@]}" -verify_hostname localhost "leaf-$c.pem"
+  both "$c for 127.0.0.1, client" 0 "" -- -CAfile ca.pem -untrusted int.pem -purpose sslclient \
+    -verify_ip 127.0.0.1 "leaf-$c.pem"
+done
+both "2001 chain" 0 "" -- -CAfile old-ca.pem -purpose sslserver -verify_hostname localhost \
+  -untrusted old-ca.pem old-leaf.pem
+
+both expired 2 "depth 0: validity: certificate has expired" -- "${srv[@]}" bad-expired.pem
+both notyet 2 "depth 0: validity: certificate is not yet valid" -- "${srv[@]}" bad-notyet.pem
+both "wrong name" 2 "depth 0: subjectAltName" -- "${srv[@]}" -verify_hostname localhost bad-name.pem
+both "wrong IP" 2 "depth 0: subjectAltName" -- "${srv[@]}" -verify_ip 127.0.0.1 bad-name.pem
+both "no digitalSignature" 2 "depth 0: keyUsage" -- "${srv[@]}" bad-keyusage.pem
+both "no serverAuth" 2 "depth 0: extendedKeyUsage" -- "${srv[@]}" bad-eku.pem
+both "CA:false issuer" 2 "depth 1: basicConstraints" -- -CAfile ca.pem -untrusted int-notca.pem \
+  -purpose sslserver bad-notca.pem
+both "unknown CA" 2 "depth 1: issuer" -- -CAfile ca.pem -untrusted rogue-ca.pem bad-unknownca.pem
+both "no intermediate" 2 "depth 0: issuer" -- -CAfile ca.pem leaf-256A.pem
+both "bad signature" 2 "depth 0: signature" -- "${srv[@]}" bad-signature.pem
+both "critical extension" 2 "depth 0: extensions" -- "${srv[@]}" bad-critical.pem
+both "path length" 2 "depth 2: pathLenConstraint" -- -CAfile ca.pem -untrusted chain-bad-pathlen.pem \
+  bad-pathlen.pem
+both "wrong root" 2 "depth 1: issuer" -- -CAfile old-ca.pem -untrusted int.pem leaf-256A.pem
+# the refusals that are about a purpose: fine without it
+both "keyUsage, any purpose" 0 "" -- -CAfile ca.pem -untrusted int.pem bad-keyusage.pem
+both "EKU clientAuth, as a client" 0 "" -- -CAfile ca.pem -untrusted int.pem -purpose sslclient \
+  bad-eku.pem
+# -attime: in ten years the leaf has expired; in 2065, within the notyet
+# leaf's time, the root (anchors are checked too) has
+both "attime 2040" 2 "validity: certificate has expired" -- "${srv[@]}" -attime 2208988800 leaf-256A.pem
+both "attime 2065: the anchor has expired too" 2 "depth 2: validity: certificate has expired" -- \
+  -CAfile ca.pem -untrusted int.pem -attime 3000000000 bad-notyet.pem
+# wildcards (RFC 6125): one whole left-most label
+both "wildcard" 0 "" -- "${srv[@]}" -verify_hostname a.wild.test leaf-wild.pem
+both "wildcard, two labels" 2 "subjectAltName" -- "${srv[@]}" -verify_hostname a.b.wild.test leaf-wild.pem
+both "wildcard, no label" 2 "subjectAltName" -- "${srv[@]}" -verify_hostname wild.test leaf-wild.pem
+both "IPv6" 0 "" -- "${srv[@]}" -verify_ip ::1 leaf-wild.pem
+
+# the leaf's own file may carry the chain; -CApath reads a directory
+check "chain in the leaf's file" "$G" x509 verify -CAfile ca.pem -purpose sslserver chain-512B.pem
+mkdir "$T/anchors" && cp ca.pem old-ca.pem "$T/anchors/" && cp leaf-256A.key "$T/anchors/"
+check "-CApath" "$G" x509 verify -CApath "$T/anchors" chain-256D.pem chain-old.pem
+"$G" x509 verify -CApath "$T/anchors" chain-256D.pem bad-expired.pem -untrusted int.pem >"$T/out" 2>&1
+check "one refusal of two: exit 2" [ $? = 2 ]
+check "... the other still OK" grep -q "^chain-256D.pem: OK$" "$T/out"
+
+# usage and file errors
+usage() { # usage WHAT RC ARGS...
+  local what=$1 want=$2
+  shift 2
+  "$G" x509 verify "$@" >"$T/out" 2>&1
+  local rc=$?
+  if [ $rc = "$want" ]; then ok; else bad "$what: exit $rc, want $want: $(cat "$T/out")"; fi
+}
+usage "no anchors" 2 leaf-256A.pem
+usage "no certificate" 2 -CAfile ca.pem
+usage "bad purpose" 2 -CAfile ca.pem -purpose smime leaf-256A.pem
+usage "bad -verify_ip" 2 -CAfile ca.pem -verify_ip localhost leaf-256A.pem
+usage "missing CERT" 1 -CAfile ca.pem "$T/none.pem"
+usage "missing CAfile" 1 -CAfile "$T/none.pem" leaf-256A.pem
+usage "a key as CAfile" 1 -CAfile leaf-256A.key leaf-256A.pem
+printf -- '-----BEGIN CERTIFICATE-----\nMIIB!!==\n-----END CERTIFICATE-----\n' >"$T/broken.pem"
+usage "malformed CERT" 1 -CAfile ca.pem "$T/broken.pem"
+
+"$G" x509 show chain-256C.pem >"$T/show" 2>&1
+check "show: the leaf" grep -q "^subject: *CN=localhost, O=gostx test$" "$T/show"
+check "show: the curve" grep -q "^key: .*256C" "$T/show"
+check "show: SAN" grep -q "^subjectAltName: DNS:localhost IP:127.0.0.1$" "$T/show"
+check "show: the intermediate" grep -q "^basicConstraints: CA:TRUE, pathlen:0$" "$T/show"
+check "show: validity" grep -q "^notAfter: *20[0-9-]* [0-9:]* UTC$" "$T/show"
+check "--help lists x509" sh -c "'$G' --help | grep -q '^  x509 '"
+finish
