@@ -78,13 +78,13 @@ hs_row() {
   shift 2
   : >"$T/rows"
   for i in $(seq "$RUNS"); do one_hs "$pid" "$@" >>"$T/rows"; done
-  printf "  %-58s %8s %8s %5s%%\n" "$name" "$(cut -d' ' -f1 "$T/rows" | median)" \
+  printf "  %-70s %8s %8s %5s%%\n" "$name" "$(cut -d' ' -f1 "$T/rows" | median)" \
     "$(cut -d' ' -f2 "$T/rows" | median)" "$(cut -d' ' -f3 "$T/rows" | median)"
   HS_LAST=$(cut -d' ' -f1 "$T/rows" | median)
 }
 
 echo "Server handshakes (full, one server core):"
-printf "  %-58s %8s %8s %6s\n" "server, version, suite, group, certificate" "per CPU-s" "wall/s" "busy"
+printf "  %-70s %8s %8s %6s\n" "server, version, suite, group, certificate" "per CPU-s" "wall/s" "busy"
 declare -A GX OS
 for cert in 256A:GC256A 512C:GC512C; do
   c=${cert%%:*} grp=${cert#*:}
