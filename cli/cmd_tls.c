@@ -58,7 +58,9 @@ static void usage(FILE *f) {
           "           ALPN and the server's chain on stderr, then relays stdin to the\n"
           "           server and the server's data to stdout until the server closes;\n"
           "           a failed handshake says what failed (the alert, the certificate\n"
-          "           check) and exits 1\n"
+          "           check) and exits 1\n");
+  /* in parts: ISO C compilers need take no string literal over 4095 bytes */
+  fprintf(f,
           "\n"
           "Options:\n"
           "  --listen ADDR:PORT  where serve and connect accept ([::1]:PORT for IPv6;\n"
@@ -76,7 +78,8 @@ static void usage(FILE *f) {
           "                      stop a long answer); by default it is sent once the server\n"
           "                      has closed\n" KEY_HELP
           COMMON_HELP
-          "  --threads N         serve, connect: worker threads (default: one per CPU)\n"
+          "  --threads N         serve, connect: worker threads (default: one per CPU)\n");
+  fprintf(f,
           "\n"
           "Each connection ends as it should: the peer's close_notify closes the plain\n"
           "side for writing, the plain side's end of data sends close_notify, the other\n"
