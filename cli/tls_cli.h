@@ -5,6 +5,7 @@
 #define GOSTX_CLI_TLS_H
 
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -87,6 +88,8 @@ struct tls_proxy {
   unsigned threads;
   unsigned handshake_timeout; /* seconds */
   int listen_fd;
+  int reserve_fd; /* a descriptor kept to give back when accept runs out of them */
+  pthread_mutex_t reserve_mu;
   atomic_int stop;
   atomic_ulong accepted, failed, active;
 };

@@ -452,6 +452,27 @@ static struct pconn *conn_new(struct tls_proxy *p, int fd, const struct sockaddr
   return pc;
 }
 
+/* Out of descriptors, the waiting connection would keep the (level-
+ * triggered) listening socket ready and the workers spinning: the reserve
+ * descriptor is given back for a moment to take that connection and close
+ * it, and the client sees its connection closed. */
+static void shed_one(struct tls_proxy *p) {
+  log_fail(p->listen.text, "out of file descriptors: a new connection closed");
+  pthread_mutex_lock(&p->reserve_mu);
+  if (p->reserve_fd >= 0) {
+    close(p->reserve_fd);
+    int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  int none = p->reserve_fd < 0;
+  pthread_mutex_unlock(&p->reserve_mu);
+  if (none) { /* no reserve to give: at least do not spin */
+    struct timespec ms10 = {0, 10000000};
+    nanosleep(&ms10, NULL);
+  }
+}
+
 static void accept_some(struct worker *w) {
   struct tls_proxy *p = w->p;
   for (int i = 0; i < 64; i++) {
@@ -459,7 +480,7 @@ static void accept_some(struct worker *w) {
     socklen_t plen = sizeof peer;
     int fd = accept4(p->listen_fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE) log_fail(p->listen.text, "out of file descriptors");
+      if (errno == EMFILE || errno == ENFILE) shed_one(p);
       return;
     }
     int one = 1;
@@ -575,6 +596,8 @@ int tls_proxy_run(struct tls_proxy *p) {
   raise_nofile();
   p->listen_fd = listen_on(p);
   if (p->listen_fd < 0) return CLI_EXIT_FAIL;
+  p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  pthread_mutex_init(&p->reserve_mu, NULL);
   struct sockaddr_storage bound;
   socklen_t blen = sizeof bound;
   char bound_s[80] = "?";
@@ -587,6 +610,7 @@ int tls_proxy_run(struct tls_proxy *p) {
     if (wake >= 0) close(wake);
     free(ws);
     close(p->listen_fd);
+    if (p->reserve_fd >= 0) close(p->reserve_fd);
     return CLI_EXIT_FAIL;
   }
   /* the workers inherit a mask without the signals: only sigwait below
@@ -634,6 +658,8 @@ int tls_proxy_run(struct tls_proxy *p) {
   }
   close(wake);
   close(p->listen_fd);
+  if (p->reserve_fd >= 0) close(p->reserve_fd);
+  pthread_mutex_destroy(&p->reserve_mu);
   free(ws);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (!rc)

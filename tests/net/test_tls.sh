@@ -277,6 +277,41 @@ if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2
   fi
 fi
 
+# out of descriptors (a limit of 32): the connections past it are closed,
+# the server does not spin meanwhile, and serves again once they are gone
+if command -v prlimit >/dev/null; then
+  "$G" tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+    --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" 2>"$T/fd.log" </dev/null &
+  FPID=$!
+  PIDS+=($FPID)
+  prlimit --pid $FPID --nofile=32:32
+  for _ in $(seq 200); do
+    FPORT=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/fd.log" 2>/dev/null)
+    [ -n "$FPORT" ] && break
+    sleep 0.05
+  done
+  mkfifo "$T/hold"
+  timeout 60 python3 -c '
+import socket, sys
+held = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(60)]
+open(sys.argv[2]).read()
+' "$FPORT" "$T/hold" &
+  holder=$!
+  for _ in $(seq 200); do grep -q 'out of file descriptors' "$T/fd.log" && break; sleep 0.05; done
+  t0=$(awk '{print $14 + $15}' /proc/$FPID/stat)
+  # one second of the server's life with 60 connections held: CPU time
+  # well under it (the reserve descriptor sheds the extra ones)
+  timeout 1 cat "$T/hold" >/dev/null 2>&1
+  t1=$(awk '{print $14 + $15}' /proc/$FPID/stat)
+  echo >"$T/hold"
+  wait $holder
+  client fd "127.0.0.1:$FPORT" --ca "$PKI/ca.pem"
+  grep -q 'out of file descriptors' "$T/fd.log" && [ $((t1 - t0)) -lt $(($(getconf CLK_TCK) / 4)) ] &&
+    [ $rc = 0 ] && grep -q 'hello over GOST TLS' "$T/fd.out" &&
+    say "out of descriptors: the extra connections closed, no spinning ($((t1 - t0)) ticks in 1 s), served after" ||
+    bad "out of descriptors: $((t1 - t0)) ticks, client rc $rc: $(tail -3 "$T/fd.log")"
+fi
+
 # SIGTERM: serve and connect stop, exit 0
 for p in "$CPID:connect" "$SPID:serve"; do
   kill -TERM "${p%%:*}"
