@@ -140,45 +140,57 @@ static void chain_free(struct tls_chain *ch) {
 /* The certificates of path (PEM blocks, or one DER) appended to ch. */
 static int chain_read(const char *opt, const char *path, struct tls_chain *ch) {
   cli_in in;
-  uint8_t *buf = NULL;
   size_t len = 0;
-  if (cli_in_open(&in, path)) return CLI_EXIT_FAIL;
-  int rc = cli_in_read_all(&in, &buf, &len);
-  cli_in_close(&in);
-  if (rc) return rc;
+  /* read up to the limit and one byte more: /dev/zero is refused, not read */
+  uint8_t *buf = malloc(TLS_CERT_FILE_MAX + 1);
+  if (!buf) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = cli_in_open(&in, path);
+  if (!rc) {
+    rc = cli_in_read(&in, buf, TLS_CERT_FILE_MAX + 1, &len);
+    cli_in_close(&in);
+  }
   size_t before = ch->n;
-  if (len > TLS_CERT_FILE_MAX) {
+  if (!rc && len > TLS_CERT_FILE_MAX) {
     rc = cli_usage("%s %s: larger than %u bytes", opt, path, TLS_CERT_FILE_MAX);
-  } else if (len && buf[0] == 0x30) { /* DER: one certificate */
-    if (ch->n == TLS_CHAIN_MAX) rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
-    else {
-      ch->der[ch->n] = buf;
+  } else if (!rc && len && buf[0] == 0x30) { /* DER: one certificate */
+    uint8_t *der = malloc(len);
+    if (ch->n == TLS_CHAIN_MAX) {
+      rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
+    } else if (!der) {
+      cli_err("out of memory");
+      rc = CLI_EXIT_FAIL;
+    } else {
+      memcpy(der, buf, len);
+      ch->der[ch->n] = der;
       ch->len[ch->n++] = len;
-      buf = NULL;
+      der = NULL;
     }
-  } else {
+    free(der);
+  } else if (!rc) {
     size_t pos = 0;
-    for (;;) {
+    while (!rc) {
       uint8_t *der = malloc(len + 1);
       size_t der_len = 0;
-      int r = der ? gostx_x509_pem_next((const char *)buf, len, &pos, der, len + 1, &der_len)
-                  : GOSTX_ENOMEM;
-      if (r == 0) { /* no block left */
+      int r = der ? gostx_x509_pem_next((const char *)buf, len, &pos, der, len + 1, &der_len) : 1;
+      if (!der) {
+        cli_err("out of memory");
+        rc = CLI_EXIT_FAIL;
+      } else if (r == 0) { /* no block left */
         free(der);
         break;
-      }
-      if (r != 1) {
-        free(der);
+      } else if (r != 1) {
         rc = cli_usage("%s %s: certificate %zu is not valid PEM", opt, path, ch->n - before + 1);
-        break;
-      }
-      if (ch->n == TLS_CHAIN_MAX) {
-        free(der);
+      } else if (ch->n == TLS_CHAIN_MAX) {
         rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
-        break;
+      } else {
+        ch->der[ch->n] = der;
+        ch->len[ch->n++] = der_len;
+        der = NULL;
       }
-      ch->der[ch->n] = der;
-      ch->len[ch->n++] = der_len;
+      free(der);
     }
   }
   free(buf);
