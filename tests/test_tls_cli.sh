@@ -51,6 +51,8 @@ refused 2 -- '--verify-client needs --ca' "${S[@]}" "${ID[@]}" --verify-client
 refused 2 'not both' "${S[@]}" "${ID[@]}" --verify-client --require-client --ca "$PKI/ca.pem"
 refused 2 'give --verify-client or --require-client' "${S[@]}" "${ID[@]}" --ca "$PKI/ca.pem"
 refused 2 -- '-passin needs --key' client 127.0.0.1:9 --insecure -passin pass:x
+refused 2 -- '--chain needs --cert and --key' client 127.0.0.1:9 --insecure --chain "$PKI/int.pem"
+refused 2 -- "--servername '': not a DNS name" client 127.0.0.1:9 --insecure --servername ''
 refused 2 -- '--threads' "${S[@]}" "${ID[@]}" --threads 0
 refused 2 -- '--timeout' client 127.0.0.1:9 --insecure --timeout 0
 # addresses
@@ -69,6 +71,7 @@ refused 2 "must be 1.2 or 1.3, not '1.4'" client 127.0.0.1:9 --insecure --versio
 refused 2 "--suites 'KUZNYECHIK_MGM_L:BOGUS_SUITE'.*BOGUS_SUITE" \
   client 127.0.0.1:9 --insecure --suites KUZNYECHIK_MGM_L:BOGUS_SUITE
 refused 2 "--groups 'GC999'.*GC999" "${S[@]}" "${ID[@]}" --groups GC999
+refused 2 "--alpn 'h2,,x': empty list entry" client 127.0.0.1:9 --insecure --alpn 'h2,,x'
 # files: missing, not certificates, a key that is not the certificate's
 refused 1 "$T/none.pem" "${S[@]}" --cert "$T/none.pem" --key "$PKI/leaf-256A.key"
 refused 1 "$T/none.key" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/none.key"
@@ -79,6 +82,9 @@ for i in $(seq 11); do cat "$PKI/leaf-256A.pem"; done >"$T/eleven.pem"
 refused 2 "more than 10 certificates" "${S[@]}" --cert "$T/eleven.pem" --key "$PKI/leaf-256A.key"
 printf -- '-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n' >"$T/junk.pem"
 refused 2 "junk.pem: certificate 1" "${S[@]}" --cert "$T/junk.pem" --key "$PKI/leaf-256A.key"
+# well-formed PEM whose content is no certificate (a key's DER)
+sed 's/PRIVATE KEY/CERTIFICATE/' "$PKI/leaf-256A.key" >"$T/notcert.pem"
+refused 2 "notcert.pem: certificate 1: " "${S[@]}" --cert "$T/notcert.pem" --key "$PKI/leaf-256A.key"
 refused 2 "does not go with --cert" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-512C.key"
 refused 2 "does not go with --cert" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256B.key"
 "$G" pkey -in "$PKI/leaf-256A.key" -pubout -out "$T/pub.pem"
@@ -94,7 +100,13 @@ holder=$!
 for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
 refused 1 "listen 127.0.0.1:$(cat "$T/port"): Address already in use" \
   serve --listen "127.0.0.1:$(cat "$T/port")" --backend 127.0.0.1:9 "${ID[@]}"
+# the same silent listener as a server: the client's handshake times out
+refused 1 "handshake timed out" client "127.0.0.1:$(cat "$T/port")" --insecure --timeout 1
 kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+# nobody there
+refused 1 "connect to 127.0.0.1:$(cat "$T/port"): Connection refused" \
+  client "127.0.0.1:$(cat "$T/port")" --insecure
 # help
 "$G" tls --help >"$T/help" && grep -q 'gostx tls serve --listen' "$T/help" && ok || bad "tls --help"
 "$G" tls client --help >"$T/help" && grep -q 'SSLKEYLOGFILE' "$T/help" && ok || bad "tls client --help"

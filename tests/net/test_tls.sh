@@ -215,12 +215,23 @@ if tls_start expired tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_P
 else
   bad "serve with an expired certificate"
 fi
-if tls_start kuz tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
-  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --suites KUZNYECHIK_MGM_L; then
+# one suite only, the certificate in DER (--chain the intermediate), a
+# handshake timeout of 1 s
+sed '/-----/d' "$PKI/leaf-256A.pem" | base64 -d >"$T/leaf.der"
+if tls_start kuz tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT --timeout 1 \
+  --cert "$T/leaf.der" --chain "$PKI/int.pem" --key "$PKI/leaf-256A.key" --suites KUZNYECHIK_MGM_L; then
   client f "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --suites MAGMA_MGM_L
   fails "no suite in common" 'handshake_failure|insufficient_security|suite'
+  client d "127.0.0.1:$PORT" --ca "$PKI/ca.pem"
+  [ $rc = 0 ] && grep -q '^  1 subject: CN=gostx test intermediate' "$T/d.err" &&
+    say "a DER certificate with --chain: the chain sent whole" || bad "DER --cert: $(tail -2 "$T/d.err")"
+  exec 8<>/dev/tcp/127.0.0.1/$PORT
+  for _ in $(seq 100); do grep -q 'handshake timed out' "$T/kuz.log" && break; sleep 0.05; done
+  grep -q 'handshake timed out' "$T/kuz.log" && say "serve --timeout 1: a silent connection dropped" ||
+    bad "handshake timeout: $(tail -2 "$T/kuz.log")"
+  exec 8<&-
 else
-  bad "serve --suites KUZNYECHIK_MGM_L"
+  bad "serve --suites KUZNYECHIK_MGM_L with a DER certificate"
 fi
 
 # client certificates
