@@ -122,16 +122,20 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cer
     free(l);
     return rc;
   }
-  size_t depth = 0;
-  gostx_x509_status st = gostx_x509_verify(store, l->c, l->n, at, purpose, host, &depth);
-  if (st == GOSTX_X509_OK && ip) st = gostx_x509_verify(store, l->c, l->n, at, purpose, ip, &depth);
+  size_t depth = 0, path_len = 0;
+  const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
+  gostx_x509_status st = gostx_x509_verify_path(store, l->c, l->n, at, purpose, host, &depth,
+                                                built, GOSTX_X509_MAX_DEPTH, &path_len);
+  if (st == GOSTX_X509_OK && ip)
+    st = gostx_x509_verify_path(store, l->c, l->n, at, purpose, ip, &depth, built,
+                                GOSTX_X509_MAX_DEPTH, &path_len);
   if (st == GOSTX_X509_OK) {
     printf("%s: OK\n", path);
   } else {
-    /* the certificate at depth is in the built path, not in l: name the
-     * leaf when depth is 0, else say which depth */
-    char subject[512] = "";
-    if (depth == 0 && gostx_x509_name_text(l->c[0].subject, l->c[0].subject_len, subject, sizeof subject) == 0)
+    char subject[512]; /* the failed certificate's, as openssl prints it */
+    if (depth < path_len &&
+        !gostx_x509_name_text(built[depth]->subject, built[depth]->subject_len, subject,
+                              sizeof subject))
       fprintf(stderr, "%s\n", subject);
     fprintf(stderr, "error at depth %zu: %s\nerror %s: verification failed\n", depth,
             gostx_x509_status_name(st), path);

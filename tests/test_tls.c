@@ -29,6 +29,7 @@ typedef struct pipe_buf {
   void (*tamper_fn)(uint8_t *rec, size_t len, size_t arg);
   size_t tamper_arg;
   int tampered;
+  int eof; /* once empty, reads see the end of the stream */
 } pipe_buf;
 
 typedef struct end {
@@ -38,6 +39,7 @@ typedef struct end {
 
 static ssize_t pipe_read(void *user, uint8_t *buf, size_t len) {
   end *e = user;
+  if (e->in->len == 0 && e->in->eof) return 0;
   if (e->in->len == 0) {
     errno = EAGAIN;
     return -1;
@@ -371,16 +373,9 @@ static void test_unexpected(void) {
         uint8_t msg[40] = {(uint8_t)ty, 0, 0, 32};
         memset(msg + 4, 0x5a, 32);
         if (v->renc) {
-          /* The peer's current write secret for the victim's read key. */
-          const uint8_t *secret = NULL;
-          int cl = victim_client;
-          if (at == GOSTX__ST_CONNECTED)
-            secret = cl ? o->s_ap : o->c_ap;
-          else
-            secret = cl ? o->s_hs : o->c_hs;
-          gostx__tls_record r;
-          CHECK_RC(gostx__tls_record_init(&r, v->suite->id, secret), 0, "record");
-          r.seq = v->rrec.seq;
+          /* Sealed with a copy of the victim's own read state: the record
+           * the peer would send next. */
+          gostx__tls_record r = v->rrec;
           size_t got;
           CHECK_RC(gostx__tls_record_seal(&r, 22, msg, 36, 0, to_v->b, to_v->cap, &got), 0, "seal");
           to_v->len = got;
@@ -411,6 +406,28 @@ static void test_unexpected(void) {
         pair_free(&p);
       }
   CHECK(bad == 0 && runs > 100, "unexpected messages in every state refused (%d runs)", runs);
+  /* The server waiting for the second ClientHello (after its HelloRetryRequest). */
+  int ch2_bad = 0;
+  for (size_t t = 0; t < sizeof all_types; t++) {
+    if (all_types[t] == 1) continue;
+    pair p;
+    pair_init(&p, &keys[1], 0);
+    CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+    CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+    pair_start(&p);
+    CHECK_RC(gostx_tls_handshake(p.c), GOSTX_TLS_WANT_READ, "ClientHello");
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "HelloRetryRequest");
+    uint8_t rec[5 + 36] = {22, 3, 3, 0, 36, all_types[t], 0, 0, 32};
+    p.c2s.len = p.c2s.scan = 0;
+    memcpy(p.c2s.b, rec, sizeof rec);
+    p.c2s.len = sizeof rec;
+    int st = p.s->state, rc = gostx_tls_handshake(p.s), sent;
+    if (st != GOSTX__ST_WAIT_CH2 || rc >= 0 ||
+        gostx_tls_alert(p.s, &sent) != GOSTX__ALERT_UNEXPECTED_MESSAGE)
+      ch2_bad++;
+    pair_free(&p);
+  }
+  CHECK(ch2_bad == 0, "after HelloRetryRequest only a ClientHello is taken (%d not refused)", ch2_bad);
   unsigned want_server = 1u << GOSTX__ST_START | 1u << GOSTX__ST_WAIT_CERT | 1u << GOSTX__ST_WAIT_CV |
                          1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
   unsigned want_client = 1u << GOSTX__ST_WAIT_SH | 1u << GOSTX__ST_WAIT_EE | 1u << GOSTX__ST_WAIT_CERT_CR |
@@ -418,6 +435,36 @@ static void test_unexpected(void) {
                          1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
   CHECK(states[0] == want_server && states[1] == want_client, "every state reached: server %x client %x",
         states[0], states[1]);
+}
+
+/* SSLKEYLOGFILE lines: the four secrets, labelled, with the client random. */
+static char keylog_lines[8][200];
+static int keylog_n;
+static void keylog(void *user, const char *line) {
+  (void)user;
+  if (keylog_n < 8) snprintf(keylog_lines[keylog_n++], sizeof keylog_lines[0], "%s", line);
+}
+
+static void test_keylog(void) {
+  pair p;
+  pair_init(&p, &keys[3], 0);
+  gostx_tls_config_set_keylog(p.ccfg, keylog, NULL);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  CHECK(keylog_n == 4, "four key log lines (%d)", keylog_n);
+  char want[200];
+  int at = snprintf(want, sizeof want, "CLIENT_TRAFFIC_SECRET_0 ");
+  for (int i = 0; i < 32; i++) at += snprintf(want + at, sizeof want - (size_t)at, "%02x", p.c->client_random[i]);
+  want[at++] = ' ';
+  for (int i = 0; i < 32; i++) at += snprintf(want + at, sizeof want - (size_t)at, "%02x", p.c->c_ap[i]);
+  int found = 0;
+  for (int i = 0; i < keylog_n; i++) found |= !strcmp(keylog_lines[i], want);
+  CHECK(found, "CLIENT_TRAFFIC_SECRET_0 <client random> <secret>");
+  CHECK(!strncmp(keylog_lines[0], "CLIENT_HANDSHAKE_TRAFFIC_SECRET ", 32) &&
+            !strncmp(keylog_lines[1], "SERVER_HANDSHAKE_TRAFFIC_SECRET ", 32) &&
+            !strncmp(keylog_lines[3], "SERVER_TRAFFIC_SECRET_0 ", 24),
+        "the labels");
+  pair_free(&p);
 }
 
 /* The record limit forces a KeyUpdate: after 5 records under a key. */
@@ -600,6 +647,39 @@ static void test_refusals(void) {
   rec[4] += 1;
   rec[n] = 0;
   expect_refusal(1, rec, n + 1, GOSTX__ALERT_DECODE_ERROR, "a ClientHello shorter than it says");
+  /* A ClientHello fragmented over two records with another record between:
+   * the first 20 bytes, then a CCS (or an alert), then the rest. */
+  n = client_hello(rec, 0x0303, ext, e);
+  {
+    uint8_t split[4200];
+    size_t body = n - 5, first = 20;
+    memcpy(split, rec, 5 + first);
+    split[3] = 0, split[4] = (uint8_t)first;
+    static const uint8_t between[2][7] = {{20, 3, 3, 0, 1, 1}, {21, 3, 3, 0, 2, 1, 0}};
+    for (int b = 0; b < 2; b++) {
+      size_t at = 5 + first, bl = b ? 7 : 6;
+      memcpy(split + at, between[b], bl);
+      at += bl;
+      split[at] = 22, split[at + 1] = 3, split[at + 2] = 1;
+      split[at + 3] = (uint8_t)((body - first) >> 8), split[at + 4] = (uint8_t)(body - first);
+      memcpy(split + at + 5, rec + 5 + first, body - first);
+      expect_refusal(1, split, at + 5 + body - first, GOSTX__ALERT_UNEXPECTED_MESSAGE,
+                     b ? "an alert inside a fragmented ClientHello" : "a CCS inside a fragmented ClientHello");
+    }
+    /* The same split with nothing between: taken. */
+    size_t at = 5 + first;
+    split[at] = 22, split[at + 1] = 3, split[at + 2] = 1;
+    split[at + 3] = (uint8_t)((body - first) >> 8), split[at + 4] = (uint8_t)(body - first);
+    memcpy(split + at + 5, rec + 5 + first, body - first);
+    pair p;
+    pair_init(&p, &keys[0], 0);
+    pair_start(&p);
+    memcpy(p.c2s.b, split, at + 5 + body - first);
+    p.c2s.len = at + 5 + body - first;
+    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "a ClientHello in two records is taken");
+    CHECK(p.s->state == GOSTX__ST_WAIT_FINISHED, "and answered (state %d: %s)", p.s->state, gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    pair_free(&p);
+  }
   /* Oversized records. */
   uint8_t big[5 + 16385 + 8] = {22, 3, 3, 0x40, 0x01};
   expect_refusal(1, big, sizeof big, GOSTX__ALERT_RECORD_OVERFLOW, "a plaintext record of 2^14 + 1");
@@ -668,6 +748,19 @@ static void test_after_handshake(void) {
         "the client sees the server's alert");
   pair_free(&p);
 
+  /* A record cut short, then the end of the stream: an error, nothing read. */
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  CHECK_RC(gostx_tls_write(p.c, "0123456789", 10, &put), 0, "write");
+  p.c2s.len -= 1;
+  p.c2s.eof = 1;
+  n = 99;
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  CHECK(rc == GOSTX_EIO && n == 0 && strstr(gostx_tls_error(p.s), "without close_notify"),
+        "a truncated record at the end of the stream: EIO, nothing read");
+  pair_free(&p);
+
   /* Renegotiation: a ClientHello after the handshake, under the keys. */
   pair_init(&p, &keys[0], 0);
   pair_start(&p);
@@ -705,6 +798,95 @@ static void test_after_handshake(void) {
   CHECK(rc < 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE,
         "handshake bytes after a KeyUpdate in its record: unexpected_message");
   pair_free(&p);
+}
+
+/* One side's n-th handshake message changed before it is sent (and put
+ * in its transcript: the other side sees consistent keys, so the check
+ * under test is the only one that can refuse it). */
+typedef struct mut {
+  int index, at, seen; /* message index; at: offset from the end when < 0 */
+  uint8_t xor_val;
+  const uint8_t *replace; /* when set: the message's body becomes these bytes */
+  size_t replace_len;
+} mut;
+
+static void mutate_one(void *user, uint8_t *msg, size_t *len, size_t cap) {
+  mut *m = user;
+  if (m->seen++ != m->index) return;
+  if (m->replace && 4 + m->replace_len <= cap) {
+    memcpy(msg + 4, m->replace, m->replace_len);
+    *len = 4 + m->replace_len;
+    msg[1] = 0, msg[2] = (uint8_t)(m->replace_len >> 8), msg[3] = (uint8_t)m->replace_len;
+    return;
+  }
+  size_t at = m->at < 0 ? *len - (size_t)(-m->at) : (size_t)m->at;
+  msg[at] ^= m->xor_val;
+}
+
+/* Runs a handshake with the server's (server = 1) or client's message
+ * changed by mut; the victim's alert must be alert. */
+static int hrr_next; /* expect_mutated's next run makes a HelloRetryRequest */
+
+static void expect_mutated(int server, mut m, int alert, const char *what, const char *why) {
+  pair p;
+  pair_init(&p, &keys[4], 0);
+  CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+  if (hrr_next) CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+  hrr_next = 0;
+  gostx__tls_test_hooks *t = gostx__tls_config_test(server ? p.scfg : p.ccfg);
+  t->mutate = mutate_one;
+  t->mutate_user = &m;
+  pair_start(&p);
+  int rc = pair_handshake(&p);
+  gostx_tls *v = server ? p.c : p.s;
+  int sent = 0, got = gostx_tls_alert(v, &sent);
+  const char *err = gostx_tls_error(v) ? gostx_tls_error(v) : "-";
+  CHECK(rc != 0 && got == alert && sent && v->state != GOSTX__ST_CONNECTED && strstr(err, why),
+        "%s: alert %d (want %d): %s", what, got, alert, err);
+  pair_free(&p);
+}
+
+static void test_mutated(void) {
+  /* The server's messages: SH 0, EE 1, Certificate 2, CV 3, Finished 4. */
+  expect_mutated(1, (mut){0, -1, 0, 1, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                 "the server's key share off the curve", "subgroup");
+  expect_mutated(1, (mut){4, -1, 0, 0x80, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad server Finished", "Finished does not verify");
+  expect_mutated(1, (mut){3, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR,
+                 "a bad CertificateVerify signature", "does not verify");
+  expect_mutated(1, (mut){3, 5, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a CertificateVerify scheme not the key's", "scheme");
+  expect_mutated(1, (mut){0, 72, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a ServerHello cipher suite not offered", "cipher suite not offered");
+  expect_mutated(1, (mut){0, 40, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a ServerHello session id echo changed", "legacy_session_id_echo");
+  static const uint8_t ee_bad[] = {0, 4, 0, 5, 0, 0}; /* status_request: not offered */
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_bad, sizeof ee_bad}, GOSTX__ALERT_UNSUPPORTED_EXTENSION,
+                 "an EncryptedExtensions extension not offered", "not offered");
+  static const uint8_t ee_ks[] = {0, 4, 0, 51, 0, 0};
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_ks, sizeof ee_ks}, GOSTX__ALERT_UNSUPPORTED_EXTENSION,
+                 "key_share in EncryptedExtensions", "not offered");
+  static const uint8_t ee_trunc[] = {0, 9, 0, 5};
+  expect_mutated(1, (mut){1, 0, 0, 0, ee_trunc, sizeof ee_trunc}, GOSTX__ALERT_DECODE_ERROR,
+                 "EncryptedExtensions shorter than it says", "malformed");
+  static const uint8_t cert_empty[] = {0, 0, 0, 0};
+  expect_mutated(1, (mut){2, 0, 0, 0, cert_empty, sizeof cert_empty}, GOSTX__ALERT_DECODE_ERROR,
+                 "the server sends no certificate", "no certificate");
+  expect_mutated(1, (mut){0, 81, 0, 0x07, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "selected_version 0x0303", "selected_version");
+  /* HelloRetryRequest (the server's message 0): a group the client did not
+   * offer; the client's second ClientHello (its message 1) changed. */
+  hrr_next = 1;
+  expect_mutated(1, (mut){0, -1, 0, 0x26 ^ 0x22, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "HelloRetryRequest for a group not offered", "not asked for");
+  hrr_next = 1;
+  expect_mutated(0, (mut){1, 10, 0, 0x01, NULL, 0}, GOSTX__ALERT_ILLEGAL_PARAMETER,
+                 "a second ClientHello with another random", "changed");
+  /* The client's messages: ClientHello 0, Finished 1. */
+  expect_mutated(0, (mut){1, -3, 0, 0x10, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad client Finished", "Finished does not verify");
+  expect_mutated(0, (mut){0, 4, 0, 0x01, NULL, 0}, GOSTX__ALERT_PROTOCOL_VERSION,
+                 "a ClientHello legacy_version 0x0203", "legacy_version");
+  expect_mutated(0, (mut){0, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                 "the client's key share off the curve", "subgroup");
 }
 
 /* A server whose key the client does not expect: CertificateVerify fails. */
@@ -915,12 +1097,14 @@ int main(void) {
   test_matrix();
   test_large_and_chunks();
   test_snmax();
+  test_keylog();
   test_framing();
   test_unexpected();
   test_flips();
   test_refusals();
   test_after_handshake();
   test_wrong_key();
+  test_mutated();
   test_pki();
   return t_done();
 }

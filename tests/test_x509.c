@@ -283,6 +283,158 @@ static void malformed(void) {
   unload(&c);
 }
 
+/* ---- certificates built here, field by field, for the parser's refusals
+ * of what openssl would never write (they need not verify: parse only) ---- */
+typedef struct buf {
+  uint8_t p[4096];
+  size_t n;
+} buf;
+
+static void put(buf *b, const void *p, size_t n) {
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
+static void put_hex(buf *b, const char *hex) {
+  long n = hex_decode(hex, b->p + b->n, sizeof b->p - b->n);
+  if (n < 0) {
+    fprintf(stderr, "bad hex in the test: %s\n", hex);
+    exit(1);
+  }
+  b->n += (size_t)n;
+}
+
+/* tag, DER length, content */
+static void put_tlv(buf *b, uint8_t tag, const buf *content) {
+  uint8_t hdr[4] = {tag};
+  size_t h = 2;
+  if (content->n < 0x80) {
+    hdr[1] = (uint8_t)content->n;
+  } else if (content->n < 0x100) {
+    hdr[1] = 0x81, hdr[2] = (uint8_t)content->n, h = 3;
+  } else {
+    hdr[1] = 0x82, hdr[2] = (uint8_t)(content->n >> 8), hdr[3] = (uint8_t)content->n, h = 4;
+  }
+  put(b, hdr, h);
+  put(b, content->p, content->n);
+}
+
+/* A certificate: version (hex of the [0] element, "" for none), serial
+ * (hex of the INTEGER element), extensions (hex of the SEQUENCE's content;
+ * NULL for no [3]); the rest from leaf (its names, validity and key). */
+static size_t build(uint8_t *out, const gostx_x509_cert *leaf, const char *version,
+                    const char *serial, const char *exts) {
+  static buf tbs, inner, cert;
+  static const char *const sig_alg = "300a06082a85030701010302";
+  tbs.n = 0;
+  put_hex(&tbs, version);
+  put_hex(&tbs, serial);
+  put_hex(&tbs, sig_alg);
+  put(&tbs, leaf->issuer, leaf->issuer_len);
+  put_hex(&tbs, "301e170d3236303130313030303030305a170d3336303130313030303030305a");
+  put(&tbs, leaf->subject, leaf->subject_len);
+  put(&tbs, leaf->spki, leaf->spki_len);
+  if (exts) {
+    buf seq = {.n = 0}, ctx = {.n = 0};
+    inner.n = 0;
+    put_hex(&inner, exts);
+    put_tlv(&seq, 0x30, &inner);
+    put_tlv(&ctx, 0xa3, &seq);
+    put(&tbs, ctx.p, ctx.n);
+  }
+  inner.n = 0;
+  put_tlv(&inner, 0x30, &tbs);
+  put_hex(&inner, sig_alg);
+  put_hex(&inner, "034100");
+  for (int i = 0; i < 64; i++) put_hex(&inner, "5a");
+  cert.n = 0;
+  put_tlv(&cert, 0x30, &inner);
+  memcpy(out, cert.p, cert.n);
+  return cert.n;
+}
+
+static void built_certs(void) {
+  certs c;
+  load("leaf-256A.pem", &c);
+  /* the extensions, each a hex Extension element */
+#define BC "300c0603551d130101ff04023000"          /* basicConstraints, critical, cA FALSE */
+#define KU "300e0603551d0f0101ff040403020780"      /* keyUsage digitalSignature, critical */
+#define EKU "30130603551d25040c300a06082b06010505070301"
+#define SAN "301a0603551d110413301182096c6f63616c686f737487047f000001"
+  static const struct {
+    const char *version, *serial, *exts;
+    gostx_x509_status st;
+    const char *what;
+  } cases[] = {
+      {"a003020102", "020101", BC KU EKU SAN, GOSTX_X509_OK, "the control: v3, four extensions"},
+      {"", "020101", NULL, GOSTX_X509_OK, "a version 1 certificate"},
+      {"", "020101", BC, GOSTX_X509_MALFORMED, "extensions in version 1"},
+      {"a003020100", "020101", NULL, GOSTX_X509_MALFORMED, "version 1 written out (DEFAULT)"},
+      {"a003020103", "020101", NULL, GOSTX_X509_MALFORMED, "version 4"},
+      {"a003020102", "02020001", NULL, GOSTX_X509_MALFORMED, "a non-minimal serial"},
+      {"a003020102", "0200", NULL, GOSTX_X509_MALFORMED, "an empty serial"},
+      {"a003020102", "020101", "", GOSTX_X509_MALFORMED, "no extension in [3]"},
+      {"a003020102", "020101", KU KU, GOSTX_X509_MALFORMED, "keyUsage twice"},
+      {"a003020102", "020101", "300b06032a030404033001", GOSTX_X509_MALFORMED, "a cut extension"},
+      {"a003020102", "020101", "300d06032a030401010004033001ff", GOSTX_X509_MALFORMED,
+       "critical FALSE written out"},
+      {"a003020102", "020101", "300d06032a030401010104033001ff", GOSTX_X509_MALFORMED,
+       "critical as 0x01, not DER's TRUE"},
+      {"a003020102", "020101", "300d06032a03040101ff04033001ff", GOSTX_X509_OK,
+       "an unknown critical extension parses (verification refuses it)"},
+      {"a003020102", "020101", "300e0603551d0f0101ff040403020781", GOSTX_X509_MALFORMED,
+       "keyUsage: an unused bit set"},
+      {"a003020102", "020101", "300e0603551d0f0101ff040403020880", GOSTX_X509_MALFORMED,
+       "keyUsage: 8 unused bits"},
+      {"a003020102", "020101", "300f0603551d0f0101ff04050302078000", GOSTX_X509_MALFORMED,
+       "keyUsage: bytes after the BIT STRING"},
+      {"a003020102", "020101", "300f0603551d130101ff04053003010100", GOSTX_X509_MALFORMED,
+       "basicConstraints: cA FALSE written out"},
+      {"a003020102", "020101", "30120603551d130101ff04083006010101020100", GOSTX_X509_MALFORMED,
+       "basicConstraints: cA as 0x01"},
+      {"a003020102", "020101", "30120603551d130101ff040830060101ff0201ff", GOSTX_X509_MALFORMED,
+       "basicConstraints: a negative pathLen"},
+      {"a003020102", "020101", "30090603551d2504023000", GOSTX_X509_MALFORMED, "an empty EKU"},
+      {"a003020102", "020101", "30090603551d1104023000", GOSTX_X509_MALFORMED, "an empty SAN"},
+      {"a003020102", "020101", "300e0603551d110407300587037f0000", GOSTX_X509_MALFORMED,
+       "SAN: a 3-byte iPAddress"},
+      {"a003020102", "020101", "300e0603551d11040730058203610062", GOSTX_X509_MALFORMED,
+       "SAN: a NUL in a dNSName"},
+      {"a003020102", "020101", "300e0603551d11040730050403616263", GOSTX_X509_MALFORMED,
+       "SAN: a universal tag"},
+  };
+  uint8_t der[4096];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t len = build(der, &c.c[0], cases[i].version, cases[i].serial, cases[i].exts);
+    gostx_x509_status st = status_of(der, len);
+    CHECK(st == cases[i].st, "built: %s: %s", cases[i].what, gostx_x509_status_name(st));
+  }
+  /* the control's fields */
+  gostx_x509_cert x;
+  size_t len = build(der, &c.c[0], "a003020102", "020101", BC KU EKU SAN);
+  CHECK(gostx_x509_parse(der, len, &x, NULL) == 0 && x.version == 3 && !x.is_ca &&
+            x.key_usage == 1u && x.ext_key_usage == GOSTX_X509_EKU_SERVER && x.san_len == 17,
+        "built: the control's fields");
+  len = build(der, &c.c[0], "", "020101", NULL);
+  CHECK(gostx_x509_parse(der, len, &x, NULL) == 0 && x.version == 1 && x.key_usage == ~0u &&
+            x.ext_key_usage == ~0u && !x.san && x.path_len == -1,
+        "built: version 1, no extensions: nothing restricted");
+  unload(&c);
+  /* a GOST R 34.10-2001 key with the test digest set instead of CryptoPro's */
+  load("old-leaf.pem", &c);
+  uint8_t *copy = malloc(c.len[0]);
+  memcpy(copy, c.der[0], c.len[0]);
+  const uint8_t dg[] = {0x06, 0x07, 0x2a, 0x85, 0x03, 0x02, 0x02, 0x1e, 0x01};
+  uint8_t *p = memmem(copy, c.len[0], dg, sizeof dg);
+  CHECK(p != NULL, "the 2001 key's digest set found");
+  if (p) {
+    p[8] = 0;
+    CHECK(status_of(copy, c.len[0]) == GOSTX_X509_UNSUPPORTED, "2001 key, test digest set");
+  }
+  free(copy);
+  unload(&c);
+}
+
 /* ---- verification ---- */
 static gostx_x509_store *store;
 
@@ -296,8 +448,18 @@ static gostx_x509_status verify_file(const char *file, int64_t at, gostx_x509_pu
   return st;
 }
 
+static gostx_x509_status status_of_file(const char *name) {
+  size_t len, pos = 0, der_len;
+  char *pem = (char *)slurp(name, &len);
+  uint8_t der[16384];
+  gostx_x509_status st = GOSTX_X509_MALFORMED;
+  if (gostx_x509_pem_next(pem, len, &pos, der, sizeof der, &der_len) == 1) st = status_of(der, der_len);
+  free(pem);
+  return st;
+}
+
 static void verify_pki(void) {
-  char err[256];
+  char err[256], cmd[2200];
   store = gostx_x509_store_new();
   CHECK(gostx_x509_store_add_path(store, "/nonexistent/x", err, sizeof err) == GOSTX_EIO &&
             strstr(err, "/nonexistent/x"),
@@ -382,6 +544,31 @@ static void verify_pki(void) {
   CHECK(gostx_x509_verify(store, c.c, c.n, now(), 0, NULL, &depth) == GOSTX_X509_BAD_SIGNATURE,
         "a flipped bit in a GOST R 34.10-2001 signature");
   unload(&c);
+  /* the path as built: leaf, intermediate, the store's root */
+  load("chain-256A.pem", &c);
+  certs root;
+  load("ca.pem", &root);
+  const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
+  size_t plen = 0;
+  gostx_x509_status pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built,
+                                                 GOSTX_X509_MAX_DEPTH, &plen);
+  CHECK(pst == GOSTX_X509_OK && plen == 3 && built[0] == &c.c[0] && built[1] == &c.c[1] &&
+            built[2]->der_len == root.len[0] && !memcmp(built[2]->der, root.der[0], root.len[0]),
+        "the path: leaf, intermediate, root (%zu)", plen);
+  pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built, 2, &plen);
+  CHECK(pst == GOSTX_X509_OK && plen == 2, "the path cut to cap");
+  pst = gostx_x509_verify_path(store, c.c, 1, now(), 0, NULL, &depth, built,
+                               GOSTX_X509_MAX_DEPTH, &plen);
+  CHECK(pst == GOSTX_X509_UNKNOWN_CA && plen == 1 && depth == 0 && built[0] == &c.c[0],
+        "no issuer: the path ends at the leaf");
+  unload(&root);
+  unload(&c);
+  load("chain-bad-notca.pem", &c);
+  pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built,
+                               GOSTX_X509_MAX_DEPTH, &plen);
+  CHECK(pst == GOSTX_X509_NOT_CA && plen == 3 && depth == 1 && built[1] == &c.c[1],
+        "built[depth] is the certificate that failed");
+  unload(&c);
   /* the root itself, trusted */
   CHECK(verify_file("ca.pem", now(), GOSTX_X509_PURPOSE_ANY, NULL, &depth) == GOSTX_X509_OK,
         "the anchor itself");
@@ -392,6 +579,46 @@ static void verify_pki(void) {
   load("chain-256C.pem", &c);
   CHECK(gostx_x509_verify(all, c.c, 1, now(), 0, NULL, &depth) == GOSTX_X509_OK,
         "the directory store holds int.pem too");
+  unload(&c);
+  gostx_x509_store_free(all);
+  /* a bundle with a root of another algorithm: passed over; alone: no store */
+  CHECK(status_of_file("ecdsa-root.pem") == GOSTX_X509_UNSUPPORTED, "an ECDSA root: unsupported");
+  snprintf(path, sizeof path, "%s/bundle.pem", dir);
+  snprintf(cmd, sizeof cmd, "cat %s/ecdsa-root.pem %s/ca.pem %s/ecdsa-root.pem > %s", dir, dir, dir,
+           path);
+  CHECK(system(cmd) == 0, "bundle written");
+  all = gostx_x509_store_new();
+  CHECK(gostx_x509_store_add_path(all, path, err, sizeof err) == 0, "a mixed bundle loads: %s", err);
+  load("chain-512A.pem", &c);
+  CHECK(gostx_x509_verify(all, c.c, c.n, now(), 0, NULL, &depth) == GOSTX_X509_OK,
+        "a chain verifies to the mixed bundle's GOST root");
+  unload(&c);
+  gostx_x509_store_free(all);
+  all = gostx_x509_store_new();
+  snprintf(path, sizeof path, "%s/ecdsa-root.pem", dir);
+  CHECK(gostx_x509_store_add_path(all, path, err, sizeof err) == GOSTX_EFORMAT &&
+            strstr(err, "no GOST certificate"),
+        "a file of ECDSA roots only: no store: %s", err);
+  gostx_x509_store_free(all);
+  /* DER files, and the same anchor twice */
+  load("ca.pem", &c);
+  all = gostx_x509_store_new();
+  CHECK(gostx_x509_store_add_der(all, c.der[0], c.len[0]) == 0 &&
+            gostx_x509_store_add_der(all, c.der[0], c.len[0]) == 0,
+        "the same anchor added twice");
+  CHECK(gostx_x509_store_add_der(all, c.der[0], c.len[0] - 1) == GOSTX_EFORMAT,
+        "a cut DER anchor refused");
+  snprintf(path, sizeof path, "%s/ca.der", dir);
+  FILE *fd = fopen(path, "wb");
+  fwrite(c.der[0], 1, c.len[0], fd);
+  fclose(fd);
+  gostx_x509_store_free(all);
+  all = gostx_x509_store_new();
+  CHECK(gostx_x509_store_add_path(all, path, err, sizeof err) == 0, "a DER anchor file: %s", err);
+  unload(&c);
+  load("chain-256B.pem", &c);
+  CHECK(gostx_x509_verify(all, c.c, c.n, now(), 0, NULL, &depth) == GOSTX_X509_OK,
+        "a chain verifies to a DER anchor file");
   unload(&c);
   gostx_x509_store_free(all);
   /* a malformed block is named */
@@ -448,6 +675,7 @@ int main(void) {
   }
   parse_pki();
   malformed();
+  built_certs();
   verify_pki();
   names();
   gostx_x509_store_free(store);

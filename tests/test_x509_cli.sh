@@ -54,6 +54,7 @@ both "no digitalSignature" 2 "depth 0: keyUsage" -- "${srv[@]}" bad-keyusage.pem
 both "no serverAuth" 2 "depth 0: extendedKeyUsage" -- "${srv[@]}" bad-eku.pem
 both "CA:false issuer" 2 "depth 1: basicConstraints" -- -CAfile ca.pem -untrusted int-notca.pem \
   -purpose sslserver bad-notca.pem
+check "the failed certificate's subject is printed" grep -q "^CN=gostx test not-a-CA" "$T/err"
 both "unknown CA" 2 "depth 1: issuer" -- -CAfile ca.pem -untrusted rogue-ca.pem bad-unknownca.pem
 both "no intermediate" 2 "depth 0: issuer" -- -CAfile ca.pem leaf-256A.pem
 both "bad signature" 2 "depth 0: signature" -- "${srv[@]}" bad-signature.pem
@@ -84,6 +85,17 @@ check "-CApath" "$G" x509 verify -CApath "$T/anchors" chain-256D.pem chain-old.p
 check "one refusal of two: exit 2" [ $? = 2 ]
 check "... the other still OK" grep -q "^chain-256D.pem: OK$" "$T/out"
 
+# DER files; an anchor file that mixes in a root of another algorithm
+openssl x509 -in leaf-512A.pem -outform DER -out "$T/leaf.der"
+openssl x509 -in ca.pem -outform DER -out "$T/ca.der"
+both "DER leaf" 0 "" -- -CAfile ca.pem -untrusted int.pem "$T/leaf.der"
+# (openssl verify reads PEM anchors only)
+check "DER anchor" "$G" x509 verify -CAfile "$T/ca.der" -untrusted int.pem "$T/leaf.der"
+cat ecdsa-root.pem ca.pem >"$T/bundle.pem"
+both "a mixed anchor bundle" 0 "" -- -CAfile "$T/bundle.pem" -untrusted int.pem leaf-256A.pem
+"$G" x509 show "$T/leaf.der" >"$T/show" 2>&1
+check "show: DER" grep -q "^key: .*512A" "$T/show"
+
 # usage and file errors
 usage() { # usage WHAT RC ARGS...
   local what=$1 want=$2
@@ -99,6 +111,9 @@ usage "bad -verify_ip" 2 -CAfile ca.pem -verify_ip localhost leaf-256A.pem
 usage "missing CERT" 1 -CAfile ca.pem "$T/none.pem"
 usage "missing CAfile" 1 -CAfile "$T/none.pem" leaf-256A.pem
 usage "a key as CAfile" 1 -CAfile leaf-256A.key leaf-256A.pem
+usage "only ECDSA anchors" 1 -CAfile ecdsa-root.pem leaf-256A.pem
+usage "an ECDSA CERT" 1 -CAfile ca.pem ecdsa-root.pem
+check "... says why" grep -q "algorithm: not a GOST" "$T/out"
 printf -- '-----BEGIN CERTIFICATE-----\nMIIB!!==\n-----END CERTIFICATE-----\n' >"$T/broken.pem"
 usage "malformed CERT" 1 -CAfile ca.pem "$T/broken.pem"
 
@@ -109,4 +124,9 @@ check "show: SAN" grep -q "^subjectAltName: DNS:localhost IP:127.0.0.1$" "$T/sho
 check "show: the intermediate" grep -q "^basicConstraints: CA:TRUE, pathlen:0$" "$T/show"
 check "show: validity" grep -q "^notAfter: *20[0-9-]* [0-9:]* UTC$" "$T/show"
 check "--help lists x509" sh -c "'$G' --help | grep -q '^  x509 '"
+check "x509 --help" sh -c "'$G' x509 --help | grep -q 'gostx x509 verify'"
+check "x509 verify --help" sh -c "'$G' x509 verify --help | grep -q -- '-verify_hostname NAME'"
+check "x509 show --help" sh -c "'$G' x509 show --help | grep -q 'Usage: gostx x509 show'"
+"$G" x509 frobnicate >/dev/null 2>&1
+check "x509 with an unknown action: exit 2" [ $? = 2 ]
 finish

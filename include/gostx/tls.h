@@ -1,8 +1,8 @@
 /* gostx: GOST TLS 1.3 (RFC 8446 with the RFC 9367 suites), client and
  * server. Part of the public API.
  *
- * DRAFT (issue 47): the connection API the handshake (lib/tls) implements
- * and `gostx tls` uses. A config holds what many connections share (chain,
+ * The connection API the handshake (lib/tls, docs/TLS.md) implements and
+ * `gostx tls` uses (issue 47). A config holds what many connections share (chain,
  * key, trust anchors, suites, groups, ALPN) and is read-only once the
  * first connection uses it, so threads may share it. A connection is one
  * gostx_tls, used by one thread at a time; it allocates once, at
@@ -80,7 +80,8 @@ GOSTX_API const char *gostx_tls_config_error(const gostx_tls_config *cfg);
 GOSTX_API gostx_tls *gostx_tls_new(const gostx_tls_config *cfg);
 GOSTX_API void gostx_tls_free(gostx_tls *c);
 /* Client: the name sent as SNI and verified against the server's chain
- * (a DNS name or an IP literal; an IP is verified, not sent). */
+ * (a DNS name or an IP literal; an IP is verified, not sent). Without one
+ * the chain is verified to the store but for no name: set it. */
 GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
 
 /* Transport: read/write up to len bytes; return the count, 0 at EOF (read),
@@ -95,7 +96,9 @@ GOSTX_API void gostx_tls_set_fd(gostx_tls *c, int fd);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_handshake(gostx_tls *c);
 /* Application data (the handshake runs first if not complete). read: 0
  * with *got > 0, WANT_*, CLOSED, or an error; write: 0 when all len bytes
- * are sent (*put = len), WANT_* with *put the part taken so far. */
+ * are sent (*put = len), WANT_* with *put the part taken by this call
+ * (sealed and queued: pass the rest next time; when *put = len, call again
+ * with len 0 until 0, which sends what is queued). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_write(gostx_tls *c, const void *buf, size_t len,
                                                 size_t *put);

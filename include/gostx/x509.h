@@ -118,9 +118,16 @@ GOSTX_API int gostx_x509_san_next(const gostx_x509_cert *cert, size_t *pos, int 
 typedef struct gostx_x509_store gostx_x509_store;
 GOSTX_API gostx_x509_store *gostx_x509_store_new(void);
 GOSTX_API void gostx_x509_store_free(gostx_x509_store *store);
-/* Adds one DER certificate, or every certificate of a PEM file, or of each
- * file in a directory (path a file or a directory). GOSTX_EFORMAT names the
- * first file and block that did not parse in err (cap bytes) when not NULL. */
+/* Adds one DER certificate, or every certificate of a file (its PEM
+ * "CERTIFICATE" blocks, or the file as one DER certificate), or of each
+ * file in a directory (path a file or a directory; in a directory, files
+ * that hold no certificate are passed over). A certificate already there
+ * is not added again. Certificates of other algorithms (an RSA or ECDSA
+ * root in a system bundle) are passed over; a path that gives no GOST
+ * certificate at all is GOSTX_EFORMAT. GOSTX_EFORMAT names the first file
+ * and block that did not parse in err (cap bytes) when not NULL; GOSTX_EIO
+ * a file that cannot be read; GOSTX_ENOMEM. add_der: 0 or GOSTX_EFORMAT
+ * (any certificate gostx_x509_parse refuses), GOSTX_ENOMEM. */
 GOSTX_API int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t len);
 GOSTX_API int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
                                         size_t err_cap);
@@ -142,6 +149,20 @@ typedef enum gostx_x509_purpose {
 GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth);
+
+/* The longest path gostx_x509_verify builds, anchor included. */
+#define GOSTX_X509_MAX_DEPTH 10
+
+/* gostx_x509_verify that also gives the path it built: path[0] the leaf,
+ * then each issuer found, the anchor last when one was reached (pointers
+ * into chain or into the store, valid while both are); at most cap
+ * entries, *path_len of them (GOSTX_X509_MAX_DEPTH always enough). When a
+ * check failed, path[*depth] is the certificate that failed it; when no
+ * issuer was found, the path ends at the certificate without one. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_path(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
+    size_t cap, size_t *path_len);
 
 #ifdef __cplusplus
 }

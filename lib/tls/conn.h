@@ -88,6 +88,10 @@ typedef struct gostx__tls_test_hooks {
   int raw_chain;           /* our chain is not parsed (not matched to the key) */
   int coalesce;            /* handshake messages share records */
   size_t frag;             /* when not 0: handshake records of at most frag bytes */
+  /* Called on each handshake message (header included, *len bytes, cap
+   * the room) before it goes into the transcript and out. */
+  void (*mutate)(void *user, uint8_t *msg, size_t *len, size_t cap);
+  void *mutate_user;
   uint64_t snmax;          /* when not 0: a KeyUpdate is due after this sequence number */
   /* A peer key to use instead of the leaf certificate's (VERIFY_NONE tests
    * before X.509 is built): curve 0 = none. */

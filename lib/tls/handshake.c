@@ -337,7 +337,7 @@ static int check_finished(gostx_tls *c, const uint8_t *body, size_t len) {
   if (len != 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "Finished of the wrong length");
   int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->s_hs : c->c_hs, mac);
   if (rc != GOSTX_OK) return rc;
-  if (gostx_memeq_ct(mac, body, 32) != 0)
+  if (gostx__verdict(gostx_memeq_ct(mac, body, 32)) != GOSTX_OK) /* public once decided */
     return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the peer's Finished does not verify");
   return GOSTX_OK;
 }
@@ -697,6 +697,17 @@ static int on_certificate_request(gostx_tls *c, const uint8_t *body, size_t len)
   return GOSTX_OK;
 }
 
+/* The handshake is over: what only it needed is wiped (the traffic
+ * secrets of the application keys stay, for KeyUpdate). */
+static void connected(gostx_tls *c) {
+  gostx_memzero(c->hs_secret, sizeof c->hs_secret);
+  gostx_memzero(c->master, sizeof c->master);
+  gostx_memzero(c->c_hs, sizeof c->c_hs);
+  gostx_memzero(c->s_hs, sizeof c->s_hs);
+  gostx_streebog_clear(&c->th);
+  c->state = GOSTX__ST_CONNECTED;
+}
+
 /* After the server's Finished: the client's flight. */
 static int client_finish(gostx_tls *c) {
   int rc = app_secrets(c);
@@ -711,10 +722,7 @@ static int client_finish(gostx_tls *c) {
   }
   if (rc == GOSTX_OK) rc = send_finished(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_ap);
-  if (rc == GOSTX_OK) {
-    gostx_memzero(c->hs_secret, sizeof c->hs_secret);
-    c->state = GOSTX__ST_CONNECTED;
-  }
+  if (rc == GOSTX_OK) connected(c);
   return rc;
 }
 
@@ -1070,10 +1078,7 @@ int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
       gostx__tls_th_add(c, msg, len);
       if (client) return client_finish(c);
       rc = gostx__tls_set_keys(c, 0, c->c_ap);
-      if (rc == GOSTX_OK) {
-        gostx_memzero(c->hs_secret, sizeof c->hs_secret);
-        c->state = GOSTX__ST_CONNECTED;
-      }
+      if (rc == GOSTX_OK) connected(c);
       return rc;
     case GOSTX__ST_CONNECTED:
       if (type == GOSTX__HS_KEY_UPDATE) return on_key_update(c, body, blen);

@@ -86,6 +86,8 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   m[1] = (uint8_t)(body_len >> 16);
   m[2] = (uint8_t)(body_len >> 8);
   m[3] = (uint8_t)body_len;
+  if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
+    c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, sizeof c->msg - c->pend);
   gostx__tls_th_add(c, m, len);
   /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1). */
   c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr ? 0x0301 : 0x0303;

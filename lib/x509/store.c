@@ -83,7 +83,7 @@ static int add_text(gostx_x509_store *s, const uint8_t *buf, size_t len, const c
       continue;
     }
     if (rc) {
-      say(err, cap, path, gostx_x509_status_name(st), block);
+      say(err, cap, path, rc == GOSTX_ENOMEM ? "out of memory" : gostx_x509_status_name(st), block);
       break;
     }
     ++*added;
@@ -175,5 +175,14 @@ gostx_x509_status gostx_x509_verify(const gostx_x509_store *store, const gostx_x
                                     size_t n, int64_t now, gostx_x509_purpose purpose,
                                     const char *name, size_t *depth) {
   return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth);
+                                 purpose, name, depth, NULL, 0, NULL);
+}
+
+gostx_x509_status gostx_x509_verify_path(const gostx_x509_store *store,
+                                         const gostx_x509_cert *chain, size_t n, int64_t now,
+                                         gostx_x509_purpose purpose, const char *name,
+                                         size_t *depth, const gostx_x509_cert **path, size_t cap,
+                                         size_t *path_len) {
+  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
+                                 purpose, name, depth, path, cap, path_len);
 }

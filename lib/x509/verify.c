@@ -5,7 +5,7 @@
 
 #include "x509/x509_internal.h"
 
-#define MAX_DEPTH 10 /* certificates in a path, anchor included */
+#define MAX_DEPTH GOSTX_X509_MAX_DEPTH /* certificates in a path, anchor included */
 
 /* keyUsage bits as RFC 5280 numbers them */
 #define KU_DIGITAL_SIGNATURE (1u << 0)
@@ -137,16 +137,13 @@ static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anch
   return GOSTX_X509_OK;
 }
 
-gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
-                                          const gostx_x509_cert *chain, size_t n, int64_t now,
-                                          gostx_x509_purpose purpose, const char *name,
-                                          size_t *depth) {
-  size_t d0 = 0;
-  if (!depth) depth = &d0;
-  *depth = 0;
-  if (!chain || !n) return GOSTX_X509_MALFORMED;
-  const gostx_x509_cert *path[MAX_DEPTH];
+static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t n_anchors,
+                                         const gostx_x509_cert *chain, size_t n, int64_t now,
+                                         gostx_x509_purpose purpose, const char *name,
+                                         size_t *depth, const gostx_x509_cert **path,
+                                         size_t *path_len) {
   size_t len = 1;
+  *path_len = 1;
   int anchored = 0;
   path[0] = &chain[0];
   for (;;) {
@@ -170,6 +167,7 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
       }
     }
     path[len++] = next;
+    *path_len = len;
     if (anchored) break;
   }
   /* from the anchor down, as a path is processed */
@@ -182,4 +180,25 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
   }
   if (name && !name_matches(path[0], name)) return GOSTX_X509_NAME_MISMATCH;
   return GOSTX_X509_OK;
+}
+
+gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
+                                          const gostx_x509_cert *chain, size_t n, int64_t now,
+                                          gostx_x509_purpose purpose, const char *name,
+                                          size_t *depth, const gostx_x509_cert **path_out,
+                                          size_t cap, size_t *path_len) {
+  const gostx_x509_cert *path[MAX_DEPTH];
+  size_t d0 = 0, len = 0;
+  if (!depth) depth = &d0;
+  *depth = 0;
+  if (path_len) *path_len = 0;
+  if (!chain || !n) return GOSTX_X509_MALFORMED;
+  gostx_x509_status st =
+      build_and_check(anchors, n_anchors, chain, n, now, purpose, name, depth, path, &len);
+  if (path_out && path_len) {
+    size_t k = len < cap ? len : cap;
+    memcpy(path_out, path, k * sizeof path[0]);
+    *path_len = k;
+  }
+  return st;
 }

@@ -29,10 +29,11 @@
  * issuer's key cannot make that signature. */
 int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer);
 
-/* gostx_x509_verify over an array of anchors (store.c holds them). */
+/* gostx_x509_verify_path over an array of anchors (store.c holds them). */
 gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
                                           const gostx_x509_cert *chain, size_t n, int64_t now,
                                           gostx_x509_purpose purpose, const char *name,
-                                          size_t *depth);
+                                          size_t *depth, const gostx_x509_cert **path,
+                                          size_t cap, size_t *path_len);
 
 #endif

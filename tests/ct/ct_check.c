@@ -45,6 +45,7 @@
  *           (proves that the harness can fail)
  *   esp     the leak group's ESP case alone (quick runs)
  *   tls     the leak group's TLS case alone (quick runs)
+ *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
  *           LEVEL [opt-in] [unusable]"), from which check_ct.sh takes the
  *           opt-in (leaky by design) rows that must be reported
@@ -62,6 +63,7 @@
 #include "internal.h"
 #include "dispatch.h"
 #include "gost3410/ec.h"
+#include "gost3410/ecdh.h"
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"
 
@@ -930,6 +932,30 @@ static void case_gost3410(void) {
   }
 }
 
+/* TLS 1.3's ECDHE (lib/gost3410/ecdh.c, RFC 9367 section 6.1.1): both
+ * private scalars secret, the public keys declassified (they are sent), the
+ * shared x coordinate secret until the two sides are compared. */
+static void case_gost3410_ecdh(void) {
+  uint8_t a[64], b[64], qa[128], qb[128], xa[64], xb[64];
+  for (size_t i = 0; i < EC_NCURVES; i++) {
+    int c = ec_curves[i];
+    size_t len = gostx_gost3410_size(c);
+    ec_scalar(a, len, 41 + (unsigned)i);
+    ec_scalar(b, len, 43 + (unsigned)i);
+    CT_SECRET(a, len);
+    CT_SECRET(b, len);
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, a, len, qa, 2 * len), "ecdh public key");
+    RC_OK_VERDICT(gostx_gost3410_public_key(c, b, len, qb, 2 * len), "ecdh public key");
+    CT_PUBLIC(qa, 2 * len);
+    CT_PUBLIC(qb, 2 * len);
+    RC_OK_VERDICT(gostx__gost3410_ecdh(c, a, len, qb, 2 * len, xa, len), "ecdh");
+    RC_OK_VERDICT(gostx__gost3410_ecdh(c, b, len, qa, 2 * len, xb, len), "ecdh");
+    CT_PUBLIC(xa, len);
+    CT_PUBLIC(xb, len);
+    REQUIRE(!memcmp(xa, xb, len), "ecdh: both sides agree");
+  }
+}
+
 /* GOST R 34.10 rows (lib/dispatch.c) the const group ran by loading curves
  * on them itself, whatever the dispatcher chose: the summary line names
  * them beside the default (scripts/check_ct.sh's coverage step reads it). */
@@ -1451,6 +1477,8 @@ static void run_group(const char *g) {
     case_gost94();
     secrets("gost3410");
     case_gost3410();
+    secrets("gost3410 ecdh");
+    case_gost3410_ecdh();
     secrets("gost3410 mulx field");
     case_gost3410_mulx();
     case_gost3410_ifma();
@@ -1512,6 +1540,9 @@ static void run_group(const char *g) {
     group_esp();
   } else if (!strcmp(g, "tls")) { /* the TLS case alone (quick runs) */
     group_tls();
+  } else if (!strcmp(g, "ecdh")) { /* TLS 1.3's ECDHE alone (quick runs) */
+    secrets("gost3410 ecdh");
+    case_gost3410_ecdh();
   } else if (!strcmp(g, "mutant-index")) {
     secrets("mutant-index");
     uint8_t r = ct_mutant_index(key);

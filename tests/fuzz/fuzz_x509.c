@@ -14,9 +14,11 @@
  *  - an accepted certificate's views lie inside its DER, its signature is
  *    64 or 128 bytes, its key a valid point of its curve, its names print,
  *    its subjectAltName walks to its end; parsing again gives the same;
- *  - a verdict OK ends at the anchor: the leaf is the anchor, or the
- *    anchor's subject is the issuer of some certificate given; the depth
- *    reported lies inside the path. */
+ *  - the path built starts at the leaf, each certificate's issuer name is
+ *    the next one's subject, a failed check's depth lies inside it; a
+ *    verdict OK ends at the anchor, every link's signature verifying again
+ *    without lib/x509 (hash, halves swapped, gostx_gost3410_verify) and
+ *    every certificate valid at the time checked. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,22 @@ static void check_cert(const gostx_x509_cert *c) {
   gostx_x509_cert again;
   if (gostx_x509_parse(c->der, c->der_len, &again, NULL) || memcmp(&again, c, sizeof again))
     bug("a second parse differs");
+}
+
+/* c's signature checked again without lib/x509: the hash of the TBS, the
+ * halves of s || r swapped, gostx_gost3410_verify under issuer's key. */
+static int signed_by(const gostx_x509_cert *c, const gostx_x509_cert *issuer) {
+  size_t len = c->sig_value_len / 2;
+  uint8_t digest[64], rs[128];
+  if (issuer->pub_len != 2 * len) return 0;
+  if (c->sig_alg == GOSTX_X509_SIG_2001 ? gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, c->tbs,
+                                                      c->tbs_len, digest)
+                                        : gostx_streebog(len, c->tbs, c->tbs_len, digest))
+    return 0;
+  memcpy(rs, c->sig_value + len, len);
+  memcpy(rs + len, c->sig_value, len);
+  return gostx_gost3410_verify(issuer->curve, issuer->pub, issuer->pub_len, digest, len, rs,
+                               2 * len) == 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -112,18 +130,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (n) {
     gostx_x509_store *store = gostx_x509_store_new();
     if (!store || gostx_x509_store_add_der(store, ders[n - 1], certs[n - 1].der_len)) bug("store");
-    size_t depth = 99;
+    size_t depth = 99, plen = 0;
+    const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
     int64_t at = certs[0].not_before + 1;
-    gostx_x509_status st = gostx_x509_verify(store, certs, n, at, (gostx_x509_purpose)purpose,
-                                             name_len ? name : NULL, &depth);
-    if (depth > 10) bug("depth outside any path");
+    gostx_x509_status st =
+        gostx_x509_verify_path(store, certs, n, at, (gostx_x509_purpose)purpose,
+                               name_len ? name : NULL, &depth, path, GOSTX_X509_MAX_DEPTH, &plen);
+    if (plen < 1 || plen > GOSTX_X509_MAX_DEPTH || path[0] != &certs[0]) bug("path");
+    if (st != GOSTX_X509_OK && st != GOSTX_X509_NAME_MISMATCH && depth >= plen)
+      bug("depth outside the path");
+    for (size_t i = 0; i + 1 < plen; i++)
+      if (path[i]->issuer_len != path[i + 1]->subject_len ||
+          memcmp(path[i]->issuer, path[i + 1]->subject, path[i]->issuer_len))
+        bug("a path link whose names do not chain");
     if (st == GOSTX_X509_OK) {
-      const gostx_x509_cert *a = &certs[n - 1];
-      int ends = certs[0].der_len == a->der_len && !memcmp(certs[0].der, a->der, a->der_len);
-      for (size_t i = 0; i < n && !ends; i++)
-        ends = certs[i].issuer_len == a->subject_len &&
-               !memcmp(certs[i].issuer, a->subject, a->subject_len);
-      if (!ends) bug("verified without reaching the anchor");
+      const gostx_x509_cert *a = &certs[n - 1], *top = path[plen - 1];
+      if (top->der_len != a->der_len || memcmp(top->der, a->der, a->der_len))
+        bug("verified without reaching the anchor");
+      for (size_t i = 0; i + 1 < plen; i++) {
+        if (!signed_by(path[i], path[i + 1])) bug("verified a link whose signature fails");
+        if (at < path[i]->not_before || at > path[i]->not_after) bug("verified outside validity");
+      }
     }
     (void)gostx_x509_verify(NULL, certs, n, at, (gostx_x509_purpose)purpose, NULL, &depth);
     gostx_x509_store_free(store);

@@ -3,8 +3,8 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record fuzz_x509   (those that need no gostx;
-       fuzz_x509 needs openssl with gost-engine)"""
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record fuzz_tls_handshake fuzz_x509
+       (those that need no gostx; fuzz_x509 needs openssl with gost-engine)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -88,6 +88,31 @@ def tls_seeds():
     for i, s in enumerate(seeds):
         put("fuzz_tls_record", i, s)
 
+# fuzz_tls_handshake: mode and choices (3 bytes), then operations of 5 bytes
+# (message index, kind, position (2), value) on one side's messages, or
+# (mode bit 0) the raw stream a fresh server or client reads.
+def tls_handshake_seeds():
+    seeds = []
+    for suite in range(4):
+        for side in range(2):
+            for auth in range(2):
+                seeds.append(bytes([side << 1 | auth << 2 | suite << 3, suite * 2 + side, suite + auth]))
+    op = lambda idx, kind, pos, val: bytes([idx, kind]) + pos.to_bytes(2, "big") + bytes([val])
+    seeds.append(bytes([0, 0, 0]) + op(0, 0, 40, 1))           # ServerHello's random
+    seeds.append(bytes([0, 4, 4]) + op(1, 0, 9, 0x40))          # EncryptedExtensions
+    seeds.append(bytes([4, 1, 1]) + op(2, 2, 7, 0))             # CertificateRequest
+    seeds.append(bytes([0, 6, 6]) + op(3, 1, 30, 0))            # CertificateVerify cut
+    seeds.append(bytes([2, 0, 0]) + op(0, 3, 43, 8) + bytes(8))  # ClientHello's extensions
+    seeds.append(bytes([2, 3, 2]) + op(0, 0, 60, 0x22))         # the client's key share
+    # Raw: RFC 9367 A.1's ClientHello record to a server, a short ServerHello to a client.
+    import json
+    vec = json.load(open(os.path.join(here, "..", "vectors", "tls13-rfc9367.json")))
+    ch = bytes.fromhex(vec["examples"][0]["messages"][1]["hex"])
+    seeds.append(bytes([1, 0, 0]) + ch)
+    seeds.append(bytes([3, 0, 0]) + bytes.fromhex("1603030006020000020303"))
+    for i, s in enumerate(seeds):
+        put("fuzz_tls_handshake", i, s)
+
 # fuzz_x509: flags (bit 0 PEM; bits 1-2 purpose), name length, name, then
 # gost_pki.sh's certificates: DER one after another (leaf, issuers, the
 # anchor last), or the PEM files as they are.
@@ -116,7 +141,8 @@ def x509_seeds():
     for i, (flags, name, body) in enumerate(seeds):
         put("fuzz_x509", i, bytes([flags, len(name)]) + name + body)
 
-NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds, "fuzz_x509": x509_seeds}
+NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
+                  "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))

@@ -25,6 +25,7 @@
 # IP:::1); old-ca.pem (a GOST R 34.10-2001 root, CryptoPro-A, GOST R 34.11-94
 # signatures), old-leaf.pem (2001, CryptoPro-B, issued by old-ca; SAN, EKU
 # and keyUsage as the leaves), chain-old.pem = old-leaf + old-ca.
+# ecdsa-root.pem: a P-256 root, not GOST (a system bundle's kind).
 # Keys are unencrypted PKCS#8 PEM (what gostx_gost3410_key_from_pem reads,
 # but for the 2001 ones, old-*.key).
 # Exit 77 when openssl has no gost engine.
@@ -126,9 +127,12 @@ issue() {
   local sign=(-cert "$3.pem" -keyfile "$3.key")
   [ "$3" = "$1" ] && sign=(-selfsign -keyfile "$1.key")
   openssl ca -batch -notext -in "$1.csr" -out "$1.pem" "${sign[@]}" -extensions "$4" \
-    -startdate "${5:-$(date -u -d '-1 day' +%Y%m%d%H%M%SZ)}" \
-    -enddate "${6:-$(date -u -d '+10 years' +%Y%m%d%H%M%SZ)}" 2>/dev/null
+    -startdate "${5:-$start}" -enddate "${6:-$end}" 2>/dev/null
 }
+# One validity for every good certificate (taken once: a second that ticks
+# between two certificates must not make a leaf outlive its issuer)
+start=$(date -u -d '-1 day' +%Y%m%d%H%M%SZ)
+end=$(date -u -d '+10 years' +%Y%m%d%H%M%SZ)
 key ca gost2012_512 A && issue ca "gostx test root" ca v3_ca
 key int gost2012_256 TCA && issue int "gostx test intermediate" ca v3_int
 for c in 256A:gost2012_256:TCA 256B:gost2012_256:TCB 256C:gost2012_256:TCC 256D:gost2012_256:TCD \
@@ -160,6 +164,8 @@ bad pathlen int2 v3_leaf
 cat int.pem >>chain-bad-pathlen.pem
 key rogue-ca gost2012_256 TCA && issue rogue-ca "gostx rogue root" rogue-ca v3_ca
 bad unknownca rogue-ca v3_leaf
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ecdsa-root.key \
+  -subj "/CN=ecdsa root" -days 3650 -out ecdsa-root.pem 2>/dev/null
 # The signature BIT STRING ends the certificate: flip a bit of its last byte.
 openssl x509 -in leaf-256A.pem -outform DER -out sig.der
 n=$(($(wc -c <sig.der) - 1))
