@@ -56,10 +56,10 @@ struct tls_conn {
 
 /* Sets the relay's fields to their start (tls, fds and callbacks given). */
 void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd);
-/* Moves the relay as far as it goes without blocking. */
+/* Moves the relay as far as it goes without blocking: a TLS_PUMP_*. */
 int tls_conn_pump(struct tls_conn *c);
-/* The alert of a failed handshake in words ("bad_certificate (42) sent"),
- * "" when none, in out[cap]. */
+/* The alert of a failed connection in words ("alert bad_certificate (42)
+ * sent"), "" when none, in out[cap]. */
 void tls_alert_text(const gostx_tls *tls, char *out, size_t cap);
 
 /* HOST:PORT or [IPV6]:PORT, the host a name or a literal, resolved (the
@@ -73,7 +73,7 @@ struct tls_addr {
   char text[300]; /* as given */
 };
 int tls_addr_parse(const char *opt, const char *s, int passive, int port0_ok, struct tls_addr *a);
-/* a's address as text ("127.0.0.1:8443", "[::1]:8443"). */
+/* sa as text ("127.0.0.1:8443", "[::1]:8443"). */
 void tls_addr_text(const struct sockaddr *sa, char *out, size_t cap);
 /* A non-blocking socket connecting to a: its fd (*pending 1 while the
  * connect goes on), or -1 with errno. */
