@@ -39,7 +39,7 @@ PIDS=()
 TLS_HERE=$HERE/../tests/net
 . "$TLS_HERE/tls_common.sh"
 trap 'pids_stop; rm -rf "$T"' EXIT
-tls_pki >/dev/null
+tls_pki
 NCPU=$(nproc)
 [ "$NCPU" -ge 2 ] || { echo "tls_speed: needs 2 CPUs (server on one, load on the others)"; exit 1; }
 LOADCPUS=1-$((NCPU - 1))
