@@ -6,10 +6,12 @@
 # in time.
 
 # The PKI of tests/support/gost_pki.sh in $PKI (kept beside the binary, so a
-# second run does not make it again). Exit 77 without gost-engine.
+# second run does not make it again; made under a lock, as ctest -j runs
+# test_tls_cli and net_test_tls side by side). Exit 77 without gost-engine.
 tls_pki() {
   PKI=${GOSTX_TLS_PKI:-$(dirname "$G")/test-pki-tls}
-  bash "$TLS_HERE/../support/gost_pki.sh" "$PKI"
+  mkdir -p "$(dirname "$PKI")"
+  flock "$PKI.lock" bash "$TLS_HERE/../support/gost_pki.sh" "$PKI"
   local rc=$?
   if [ $rc = 77 ]; then echo "SKIP: openssl with gost-engine is needed for the test PKI"; exit 77; fi
   [ $rc = 0 ] || { echo "FAIL: tests/support/gost_pki.sh failed ($rc)"; exit 1; }
