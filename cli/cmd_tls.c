@@ -252,6 +252,10 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
       rc = cli_usage("%s: --version %s: %s", sub, o->version,
                      v == 0x0303 ? "TLS 1.2 is not implemented in this build (TLS 1.3 only)"
                                  : gostx_tls_config_error(cfg));
+  } else {
+    /* both, the library preferring the newest; a build with 1.3 alone
+     * takes this as 1.3 */
+    (void)gostx_tls_config_set_versions(cfg, 0x0303, 0x0304);
   }
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_suites, "--suites", o->suites, sub);
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_groups, "--groups", o->groups, sub);

@@ -174,7 +174,7 @@ done
   bad "gostx pkey -passout: $(cat "$T/pkey.err")"
 if tls_start serve512 tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
   --cert "$PKI/leaf-512C.pem" --chain "$PKI/int.pem" --key "$T/512C.key" -passin pass:tls-test; then
-  client c512 "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --servername localhost
+  client c512 "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --servername localhost --version 1.3
   [ $rc = 0 ] && [ "$(field c512 Scheme)" = gostr34102012_512c ] &&
     grep -q 'hello over GOST TLS' "$T/c512.out" &&
     say "a 512 paramSetC certificate (--chain, encrypted key with -passin): scheme gostr34102012_512c" ||
