@@ -155,6 +155,38 @@ open(sys.argv[3], "wb").write(b"".join(out))
       cmp -s "$T/echo.in" "$T/echo.out2" &&
       say "a plain client's half-close through connect and serve: 1 MiB echoed whole" ||
       bad "half-close through connect: $(wc -c <"$T/echo.out2" 2>&1) bytes back"
+    # 120 at once: 0 bytes, record edges (16383, 16384, 16385), 1 MiB, sent
+    # in random pieces, read back in pieces of 1 byte to 64 KiB
+    timeout 120 python3 -c '
+import os, random, socket, sys, threading
+bad = []
+def one(i):
+    rnd = random.Random(i)
+    data = os.urandom(rnd.choice([0, 1, 100, 16383, 16384, 16385, 100000, 1 << 20]))
+    try:
+        c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=60)
+        off = 0
+        while off < len(data):
+            k = rnd.randint(1, 70000)
+            c.sendall(data[off:off + k])
+            off += k
+        c.shutdown(socket.SHUT_WR)
+        out = []
+        while True:
+            b = c.recv(rnd.choice([1, 100, 65536]))
+            if not b: break
+            out.append(b)
+        if b"".join(out) != data: bad.append((len(data), len(b"".join(out))))
+    except Exception as e:
+        bad.append((len(data), repr(e)))
+ts = [threading.Thread(target=one, args=(i,)) for i in range(120)]
+for t in ts: t.start()
+for t in ts: t.join()
+print(len(bad), bad[:3])
+' "$PORT" >"$T/mixed.out" 2>&1
+    [ "$(cut -d' ' -f1 "$T/mixed.out")" = 0 ] &&
+      say "120 half-closing connections at once through connect and serve, sizes 0 to 1 MiB, each echoed whole" ||
+      bad "mixed half-closing connections: $(cat "$T/mixed.out")"
   else
     bad "connect to the echo serve"
   fi

@@ -46,7 +46,7 @@ http {
   fastcgi_temp_path $T/nginx/fastcgi;
   uwsgi_temp_path $T/nginx/uwsgi;
   scgi_temp_path $T/nginx/scgi;
-  server { listen 127.0.0.1:$NGINX_PORT; root $T/www; keepalive_timeout 0; }
+  server { listen 127.0.0.1:$NGINX_PORT; root $T/www; keepalive_timeout 60; }
 }
 EOF
     "$nginx" -p "$T/nginx/" -e "$T/nginx/error.log" -c "$T/nginx.conf" </dev/null >/dev/null 2>&1 &
