@@ -5,14 +5,17 @@
 # serve over GOST TLS. Checked: a 64 MiB random file arrives byte-exact; 200
 # connections at once each byte-exact while a rate-limited download and a
 # connection that never says anything hang on (a slow peer blocks no one);
-# `gostx tls client` prints the version, suite, group, scheme, ALPN and chain
-# for every suite, group and a 256- and a 512-bit certificate, relays a
-# request both ways with half-close (its stdin's end sends close_notify, the
-# answer still arrives); client certificates (required: refused without,
-# accepted with); an encrypted key (-passin); the key logs of both sides
-# agree; the failures (unknown CA, wrong name, expired certificate, no
-# common suite, no client certificate) exit 1, name the check or alert and
-# deliver nothing; SIGTERM stops serve and connect cleanly (exit 0).
+# half-close both ways against a backend that answers only at the end of its
+# input (1 MiB; 120 connections at once of 0 bytes to 1 MiB in random
+# pieces); `gostx tls client` prints the version, suite, group, scheme, ALPN
+# and chain for every suite, group and a 256- and a 512-bit certificate (PEM
+# with an encrypted key and -passin; DER with --chain); client certificates
+# (required, optional, untrusted); the key logs of both sides agree; the
+# failures (unknown CA, wrong name, expired certificate, no common suite, no
+# client certificate, an untrusted upstream behind connect) exit 1, name the
+# check or alert and deliver nothing; serve's handshake timeout; out of
+# descriptors the server sheds connections instead of spinning; [::1];
+# SIGTERM stops serve and connect cleanly (exit 0).
 # Loopback only, free ports, every wait bounded. Needs nginx, curl, python3;
 # skipped (77) without openssl's gost-engine (the test PKI).
 HERE=$(cd "$(dirname "$0")" && pwd)
