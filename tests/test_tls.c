@@ -934,6 +934,15 @@ static void test_wrong_key(void) {
             gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_CERTIFICATE_REQUIRED,
         "no client certificate: certificate_required");
   pair_free(&p);
+  /* A certificate asked for but optional (VERIFY_PEER): a client without one
+   * is taken, with no peer chain. */
+  pair_init(&p, &keys[1], 0);
+  gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_PEER);
+  pin(p.scfg, &keys[1]);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0 && p.s->cert_req && gostx_tls_peer_chain(p.s, NULL) == 0,
+        "an optional client certificate not sent: taken");
+  pair_free(&p);
   /* The config's lists. */
   gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
   CHECK_RC(gostx_tls_config_set_suites(cfg, "KUZNYECHIK_MGM_X"), GOSTX_EINVAL, "unknown suite");

@@ -283,6 +283,27 @@ static void check_limits(const gostx__tls_record *fresh, const json *rc_case) {
   }
 }
 
+/* The content type found across the padding scan's word boundaries:
+ * every content length 0..40 (its bytes zero: only the type byte marks
+ * where the content ends) with every padding 0..40, and each type. */
+static void check_padding_scan(const gostx__tls_record *fresh) {
+  gostx__tls_record tx = *fresh, rx = *fresh;
+  static const uint8_t zeros[64];
+  int wrong = 0;
+  for (size_t len = 0; len <= 40; len++)
+    for (size_t pad = 0; pad <= 40; pad++) {
+      uint8_t type = (uint8_t)(1 + (len * 41 + pad) % 255);
+      size_t n, out_len = 99;
+      uint8_t got = 0;
+      if (gostx__tls_record_seal(&tx, type, zeros, len, pad, rec_buf, sizeof rec_buf, &n) ||
+          gostx__tls_record_open(&rx, rec_buf, n, plain, sizeof plain, &out_len, &got) ||
+          out_len != len || got != type || memcmp(plain, zeros, len))
+        wrong++;
+    }
+  CHECK(wrong == 0, "%s: content type and length across 41 x 41 paddings (%d wrong)",
+        fresh->suite->name, wrong);
+}
+
 static void test_records(const json *keys, const json *sched) {
   for (size_t k = 0; k < json_len(keys); k++) {
     const json *c = json_at(keys, k), *recs = json_get(c, "records");
@@ -319,6 +340,7 @@ static void test_records(const json *keys, const json *sched) {
       }
     }
     check_limits(&fresh, json_at(recs, 0));
+    check_padding_scan(&fresh);
     gostx__tls_record_clear(&tx);
     CHECK(tx.suite == NULL && tx.key[0] == 0 && tx.have == 0, "clear wipes the state");
     CHECK_RC(gostx__tls_record_seal(&tx, 0x17, secret, 1, 0, rec_buf, sizeof rec_buf, &n),

@@ -299,6 +299,7 @@ static int on_cv(gostx_tls *c, const uint8_t *body, size_t len) {
   rd sig = vec(&r, 2, 1);
   if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateVerify");
   gostx_gost3410_curve curve = gostx__tls_scheme_curve(scheme);
+  if (!c->have_peer_key) return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no peer key");
   if (!curve || curve != c->peer_curve)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER,
                 "CertificateVerify's scheme is not the one of the certificate's key");

@@ -106,18 +106,37 @@ int gostx__tls_record_seal(gostx__tls_record *r, uint8_t type, const uint8_t *in
   return GOSTX_OK;
 }
 
+/* 1 when v != 0, as a mask-ready bit the optimiser cannot branch on. */
+static inline uint64_t nonzero64(uint64_t v) {
+  uint64_t nz = (v | (0 - v)) >> 63;
+#if defined(__GNUC__)
+  __asm__("" : "+r"(nz));
+#endif
+  return nz;
+}
+
 /* The content type (the last non-zero byte) and the content's length, found
- * in constant time: how much padding a record has is the sender's secret. */
+ * in constant time: how much padding a record has is the sender's secret.
+ * Eight bytes a step (the last non-zero word and where it is), then the
+ * bytes of that word and of the tail: every byte is read, the same way,
+ * whatever the values. */
 static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
-  uint32_t type = 0;
+  uint64_t word = 0;
+  size_t word_at = 0, nw = n / 8;
+  for (size_t i = 0; i < nw; i++) {
+    uint64_t w = gostx_load64_le(p + 8 * i);
+    uint64_t m = 0 - nonzero64(w);
+    word = (word & ~m) | (w & m);
+    word_at = (word_at & ~(size_t)m) | ((8 * i) & (size_t)m);
+  }
+  uint64_t type = 0;
   size_t at = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint32_t b = p[i];
-    uint32_t nz = gostx_value_barrier32((b | (0u - b)) >> 31); /* 1 when b != 0 */
-    uint32_t m = 0u - nz;
-    size_t mz = (size_t)0 - (size_t)nz;
+  for (size_t j = 0; j < 8 + n % 8; j++) {
+    uint64_t b = j < 8 ? (word >> (8 * j)) & 0xff : p[8 * nw + j - 8];
+    size_t pos = j < 8 ? word_at + j : 8 * nw + j - 8;
+    uint64_t m = 0 - nonzero64(b);
     type = (type & ~m) | (b & m);
-    at = (at & ~mz) | (i & mz);
+    at = (at & ~(size_t)m) | (pos & (size_t)m);
   }
   *content_len = at;
   return (uint8_t)type;
