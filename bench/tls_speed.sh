@@ -93,7 +93,7 @@ for cert in 256A:GC256A 512C:GC512C; do
   spid=$!
   PIDS+=($spid)
   for _ in $(seq 200); do
-    port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/serve.log")
+    port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/serve.log" 2>/dev/null)
     [ -n "$port" ] && break
     sleep 0.05
   done
