@@ -12,7 +12,10 @@
  * the internal test hook (the chain is carried but not parsed). */
 #include <errno.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "tls/conn.h"
@@ -435,6 +438,37 @@ static void test_unexpected(void) {
                          1u << GOSTX__ST_WAIT_FINISHED | 1u << GOSTX__ST_CONNECTED;
   CHECK(states[0] == want_server && states[1] == want_client, "every state reached: server %x client %x",
         states[0], states[1]);
+}
+
+/* The fd transport: a non-blocking socketpair, a handshake and 1 MiB each
+ * way through read(2)/write(2) and their EAGAIN. */
+static void test_fd(void) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+    CHECK(0, "socketpair");
+    return;
+  }
+  for (int i = 0; i < 2; i++) fcntl(sv[i], F_SETFL, fcntl(sv[i], F_GETFL) | O_NONBLOCK);
+  pair p;
+  pair_init(&p, &keys[5], 0);
+  pair_start(&p);
+  gostx_tls_set_fd(p.c, sv[0]);
+  gostx_tls_set_fd(p.s, sv[1]);
+  int crc = GOSTX_TLS_WANT_READ, src = GOSTX_TLS_WANT_READ;
+  for (int i = 0; i < 100000 && (want(crc) || want(src)); i++) {
+    if (want(crc)) crc = gostx_tls_handshake(p.c);
+    if (want(src)) src = gostx_tls_handshake(p.s);
+  }
+  CHECK(crc == 0 && src == 0, "handshake over a socketpair");
+  size_t big = 1u << 20;
+  uint8_t *data = malloc(big);
+  t_rand_bytes(data, big);
+  CHECK(transfer(&p, p.c, p.s, data, big) == 0 && transfer(&p, p.s, p.c, data, big) == 0,
+        "1 MiB each way through the fds");
+  free(data);
+  pair_free(&p);
+  close(sv[0]);
+  close(sv[1]);
 }
 
 /* SSLKEYLOGFILE lines: the four secrets, labelled, with the client random. */
@@ -1107,6 +1141,7 @@ int main(void) {
   test_large_and_chunks();
   test_snmax();
   test_keylog();
+  test_fd();
   test_framing();
   test_unexpected();
   test_flips();
