@@ -10,6 +10,7 @@ int cmd_enc(int argc, char **argv);    /* cli/cmd_enc.c */
 int cmd_dec(int argc, char **argv);    /* cli/cmd_enc.c */
 int cmd_keygen(int argc, char **argv); /* cli/cmd_enc.c */
 int cmd_tunnel(int argc, char **argv); /* cli/cmd_tunnel.c */
+int cmd_tls(int argc, char **argv);    /* cli/cmd_tls.c */
 
 struct subcommand {
   const char *name;
@@ -33,6 +34,7 @@ static const struct subcommand subcommands[] = {
     {"x509", cmd_x509, "GOST X.509 certificates: verify chains (as openssl verify), show them"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
+    {"tls", cmd_tls, "GOST TLS 1.3 (RFC 9367): serve in front of a TCP server, connect, client"},
     {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},

@@ -15,6 +15,8 @@ netns_pair() {
     ip -n $NB addr add 10.231.0.2/30 dev $VB && ip -n $NB link set $VB up
 }
 
+. "$(dirname "${BASH_SOURCE[0]}")/pids.sh"
+
 # For the tests: each check says ok or FAIL; finish exits 0 when none failed
 pass=0 fail=0
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
@@ -41,12 +43,7 @@ netns_test_begin() {
   netns_pair || { echo "FAIL: namespaces and veth pair"; exit 1; }
 }
 netns_test_end() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do
-    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$p" 2>/dev/null
-  done
+  pids_stop
   ip netns del $NA 2>/dev/null
   ip netns del $NB 2>/dev/null
   rm -rf "$T"

@@ -1,0 +1,81 @@
+/* The handshake load of bench/tls_speed.sh: THREADS threads each make full
+ * GOST TLS 1.3 handshakes with HOST:PORT one after another for SECONDS
+ * (connect, handshake without verifying the server, close_notify, close)
+ * and the total is printed. What the server spends on them is measured by
+ * the script (its CPU time), so this side only has to keep it busy.
+ *   usage: tls_hs_load HOST PORT SECONDS THREADS [SUITES [GROUPS]] */
+#define _GNU_SOURCE
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gostx/tls.h"
+#include "harness.h"
+
+static struct addrinfo *target;
+static gostx_tls_config *cfg;
+static double until;
+static atomic_ulong done, failed;
+static char first_error[256];
+
+static void *run(void *arg) {
+  (void)arg;
+  while (gostx_bench_now(GOSTX_BENCH_WALL) < until) {
+    int fd = socket(target->ai_family, SOCK_STREAM, 0);
+    gostx_tls *c = gostx_tls_new(cfg);
+    int ok = fd >= 0 && c && connect(fd, target->ai_addr, target->ai_addrlen) == 0;
+    if (ok) {
+      gostx_tls_set_fd(c, fd);
+      int rc = gostx_tls_handshake(c);
+      ok = rc == 0 && gostx_tls_close(c) == 0;
+      if (!ok && !first_error[0])
+        snprintf(first_error, sizeof first_error, "%s", gostx_tls_error(c));
+    }
+    atomic_fetch_add(ok ? &done : &failed, 1);
+    gostx_tls_free(c);
+    if (fd >= 0) close(fd);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 5) {
+    fprintf(stderr, "usage: tls_hs_load HOST PORT SECONDS THREADS [SUITES [GROUPS]]\n");
+    return 2;
+  }
+  struct addrinfo hints = {0};
+  hints.ai_socktype = SOCK_STREAM;
+  if (getaddrinfo(argv[1], argv[2], &hints, &target)) {
+    fprintf(stderr, "tls_hs_load: cannot resolve %s\n", argv[1]);
+    return 1;
+  }
+  double secs = atof(argv[3]);
+  int threads = atoi(argv[4]);
+  if (secs <= 0 || threads < 1 || threads > 256) {
+    fprintf(stderr, "tls_hs_load: bad SECONDS or THREADS\n");
+    return 2;
+  }
+  cfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
+  gostx_tls_config_set_verify(cfg, GOSTX_TLS_VERIFY_NONE);
+  if ((argc > 5 && gostx_tls_config_set_suites(cfg, argv[5])) ||
+      (argc > 6 && gostx_tls_config_set_groups(cfg, argv[6]))) {
+    fprintf(stderr, "tls_hs_load: %s\n", gostx_tls_config_error(cfg));
+    return 2;
+  }
+  pthread_t t[256];
+  double t0 = gostx_bench_now(GOSTX_BENCH_WALL);
+  until = t0 + secs;
+  for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, run, NULL);
+  for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+  double el = gostx_bench_now(GOSTX_BENCH_WALL) - t0;
+  printf("handshakes %lu failed %lu seconds %.3f\n", atomic_load(&done), atomic_load(&failed), el);
+  if (first_error[0]) fprintf(stderr, "tls_hs_load: first failure: %s\n", first_error);
+  gostx_tls_config_free(cfg);
+  freeaddrinfo(target);
+  return atomic_load(&done) ? 0 : 1;
+}

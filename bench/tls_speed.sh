@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# GOST TLS speed, the figures of issue 47's targets, in one run:
+#  - server handshakes per second on one core: `gostx tls serve --threads 1`
+#    pinned to CPU 0 (taskset), build/bench/tls_hs_load on the other CPUs
+#    making full TLS 1.3 handshakes (new connection, no resumption) for
+#    SECONDS; with the 256 paramSetA certificate (group GC256A) and the 512
+#    paramSetC one (group GC512C), both issued by the same intermediate;
+#  - the peer figure: openssl s_server with gost-engine, TLS 1.2 (the only
+#    GOST TLS a stock OpenSSL 3 serves), the same certificates and keys,
+#    pinned the same way and loaded by `openssl s_time -new` (full
+#    handshakes), suites GOST2012-KUZNYECHIK-KUZNYECHIKOMAC and
+#    GOST2012-MAGMA-MAGMAOMAC;
+#  - bulk through one connection: `gostx tls client` downloading a 256 MiB
+#    file from nginx through `gostx tls serve`, per suite, beside
+#    `gostx bench`'s MGM (16 KiB per call: one full record) for its cipher.
+# Handshakes are counted per second of the server's CPU time (utime + stime
+# from /proc/PID/stat): what one fully busy core does, however fast the load
+# is on a small machine; the wall rate and how busy the server was are
+# printed beside. serve also opens a backend connection (nginx) per
+# handshake, which s_server does not: the comparison is conservative.
+# Medians of RUNS runs. The CPU and the load average are printed: on a busy
+# machine the wall figures are disturbed, the CPU-time ones much less.
+#   usage: bench/tls_speed.sh [SECONDS (3)] [RUNS (3)]
+# Needs a build (build/gostx, build/bench/tls_hs_load; GOSTX=, BUILD=),
+# nginx, curl, python3, taskset, openssl with gost-engine.
+set -u
+SECS=${1:-3}
+RUNS=${2:-3}
+BUILD=${BUILD:-build}
+G=${GOSTX:-$BUILD/gostx}
+LOAD=$BUILD/bench/tls_hs_load
+HERE=$(cd "$(dirname "$0")" && pwd)
+for f in "$G" "$LOAD"; do [ -x "$f" ] || { echo "tls_speed: $f not built"; exit 1; }; done
+for t in curl python3 taskset openssl; do
+  command -v $t >/dev/null || { echo "tls_speed: $t missing"; exit 1; }
+done
+T=$(mktemp -d)
+PIDS=()
+TLS_HERE=$HERE/../tests/net
+. "$TLS_HERE/tls_common.sh"
+trap 'pids_stop; rm -rf "$T"' EXIT
+tls_pki
+NCPU=$(nproc)
+[ "$NCPU" -ge 2 ] || { echo "tls_speed: needs 2 CPUs (server on one, load on the others)"; exit 1; }
+LOADCPUS=1-$((NCPU - 1))
+TICK=$(getconf CLK_TCK)
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+echo "gostx tls speed, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($NCPU online)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "method: server pinned to CPU 0, load on CPUs $LOADCPUS; medians of $RUNS runs of ${SECS} s"
+echo
+
+mkdir -p "$T/www"
+head -c 256M /dev/zero >"$T/www/big"
+tls_nginx >/dev/null || { echo "tls_speed: nginx did not start"; exit 1; }
+
+# one_hs PID CMD...: runs the load CMD; prints "hs_per_cpu_s wall_hs_per_s busy%"
+# from the count the load prints (its first number) and PID's CPU time
+one_hs() {
+  local pid=$1 c0 c1 t0 t1 n
+  shift
+  c0=$(cpu_ticks "$pid")
+  t0=$(date +%s.%N)
+  # the load prints its count(s) first on each line: their sum
+  n=$("$@" 2>>"$T/load.err" | awk '{n += $2 ~ /^[0-9]+$/ && $1 == "handshakes" ? $2 : $1} END {print n + 0}')
+  t1=$(date +%s.%N)
+  c1=$(cpu_ticks "$pid")
+  awk -v n="${n:-0}" -v c=$((c1 - c0)) -v hz="$TICK" -v t0="$t0" -v t1="$t1" \
+    'BEGIN {cpu = c / hz; t = t1 - t0; printf "%.0f %.0f %.0f\n", (cpu > 0 ? n / cpu : 0), n / t, 100 * cpu / t}'
+}
+# hs_rows NAME PID CMD...: RUNS runs of one_hs; one table row
+hs_row() {
+  local name=$1 pid=$2 i
+  shift 2
+  : >"$T/rows"
+  for i in $(seq "$RUNS"); do one_hs "$pid" "$@" >>"$T/rows"; done
+  printf "  %-70s %8s %8s %5s%%\n" "$name" "$(cut -d' ' -f1 "$T/rows" | median)" \
+    "$(cut -d' ' -f2 "$T/rows" | median)" "$(cut -d' ' -f3 "$T/rows" | median)"
+  HS_LAST=$(cut -d' ' -f1 "$T/rows" | median)
+}
+
+echo "Server handshakes (full, one server core):"
+printf "  %-70s %8s %8s %6s\n" "server, version, suite, group, certificate" "per CPU-s" "wall/s" "busy"
+declare -A GX OS
+for cert in 256A:GC256A 512C:GC512C; do
+  c=${cert%%:*} grp=${cert#*:}
+  taskset -c 0 "$G" tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+    --cert "$PKI/chain-$c.pem" --key "$PKI/leaf-$c.key" 2>"$T/serve.log" </dev/null &
+  spid=$!
+  PIDS+=($spid)
+  for _ in $(seq 200); do
+    port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/serve.log" 2>/dev/null)
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  [ -n "$port" ] || { echo "tls_speed: serve did not start: $(cat "$T/serve.log")"; exit 1; }
+  hs_row "gostx tls serve, TLS 1.3, KUZNYECHIK_MGM_L, $grp, $c" $spid \
+    taskset -c $LOADCPUS "$LOAD" 127.0.0.1 "$port" "$SECS" 4 KUZNYECHIK_MGM_L $grp
+  GX[$c]=$HS_LAST
+  kill $spid
+  wait $spid 2>/dev/null
+done
+
+# openssl + gost-engine, TLS 1.2
+OSSL_CNF=$HERE/../tests/support/gost_engine.cnf
+# ossl_load PORT SUITE: full handshakes for SECONDS from two s_time (each
+# makes one connection at a time), their total
+ossl_load() {
+  local i
+  for i in 1 2; do
+    OPENSSL_CONF=$OSSL_CNF taskset -c $LOADCPUS openssl s_time -connect 127.0.0.1:$1 -new \
+      -time "$SECS" -cipher "$2" 2>/dev/null | grep -oE '^[0-9]+ connections in [0-9.]+s' &
+  done
+  wait
+} 2>/dev/null
+for c in 256A 512C; do
+  for suite in GOST2012-KUZNYECHIK-KUZNYECHIKOMAC GOST2012-MAGMA-MAGMAOMAC; do
+    port=
+    for _ in 1 2 3; do
+      p=$(tls_free_port)
+      OPENSSL_CONF=$OSSL_CNF taskset -c 0 openssl s_server -accept 127.0.0.1:$p -tls1_2 \
+        -cert "$PKI/leaf-$c.pem" -cert_chain "$PKI/int.pem" -key "$PKI/leaf-$c.key" \
+        -cipher "$suite" -quiet </dev/null >/dev/null 2>"$T/ossl.log" &
+      opid=$!
+      PIDS+=($opid)
+      for _ in $(seq 100); do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $p), 1).close()" 2>/dev/null &&
+          { port=$p; break; }
+        kill -0 $opid 2>/dev/null || break
+        sleep 0.05
+      done
+      [ -n "$port" ] && break
+      kill $opid 2>/dev/null
+    done
+    [ -n "$port" ] || { echo "tls_speed: openssl s_server did not start: $(cat "$T/ossl.log")"; exit 1; }
+    hs_row "openssl s_server + gost-engine, TLS 1.2, ${suite#GOST2012-}, $c" $opid \
+      ossl_load "$port" "$suite"
+    OS[$c:$suite]=$HS_LAST
+    kill $opid
+    wait $opid 2>/dev/null
+  done
+done
+echo "  (ratios, gostx / openssl Kuznyechik suite: 256A $(awk -v a="${GX[256A]}" \
+  -v b="${OS[256A:GOST2012-KUZNYECHIK-KUZNYECHIKOMAC]}" 'BEGIN {printf "%.2fx", b ? a / b : 0}'),
+   512C $(awk -v a="${GX[512C]}" -v b="${OS[512C:GOST2012-KUZNYECHIK-KUZNYECHIKOMAC]}" \
+  'BEGIN {printf "%.2fx", b ? a / b : 0}'); target >= 2x)"
+echo
+
+echo "Bulk through one connection (gostx tls client <- gostx tls serve <- nginx, 256 MiB):"
+tls_start bulk tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" >/dev/null || exit 1
+BPORT=$PORT BPID=$PID
+"$G" bench --clock cpu --size 16K --filter kuznyechik-mgm,magma-mgm --repeat 5 >"$T/bench.txt" 2>&1
+printf "  %-18s %8s %15s %15s %19s %13s\n" suite "wall" "serve (seal)" "client (open)" \
+  "gostx bench MGM" "ratio"
+printf "  %-18s %8s %15s %15s %19s %13s\n" "" "MB/s" "MB/CPU-s" "MB/CPU-s" "enc / dec MB/s" \
+  "seal / open"
+secs() { sed -n 's/^\([0-9]*\)m\([0-9.]*\)s \([0-9]*\)m\([0-9.]*\)s$/\1 \2 \3 \4/p' | tail -1 |
+  awk '{print $1 * 60 + $2 + $3 * 60 + $4}'; }
+for s in KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S; do
+  : >"$T/rows"
+  for i in $(seq "$RUNS"); do
+    c0=$(cpu_ticks $BPID)
+    t0=$(date +%s.%N)
+    # the client's CPU time: its shell's `times` (the children's line)
+    (printf 'GET /big HTTP/1.0\r\n\r\n' | "$G" tls client 127.0.0.1:$BPORT --insecure --suites $s \
+      2>/dev/null | wc -c >"$T/bytes"; times >"$T/times")
+    t1=$(date +%s.%N)
+    c1=$(cpu_ticks $BPID)
+    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(secs <"$T/times")" |
+      awk -v hz="$TICK" '{printf "%.1f %.1f %.1f\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6}' >>"$T/rows"
+  done
+  alg=kuznyechik
+  [ "${s#MAGMA}" != "$s" ] && alg=magma
+  enc=$(awk -v a=$alg '$1 == a && $2 == "mgm-enc" {print $4}' "$T/bench.txt")
+  dec=$(awk -v a=$alg '$1 == a && $2 == "mgm-dec" {print $4}' "$T/bench.txt")
+  wall=$(cut -d' ' -f1 "$T/rows" | median)
+  seal=$(cut -d' ' -f2 "$T/rows" | median)
+  open=$(cut -d' ' -f3 "$T/rows" | median)
+  printf "  %-18s %8s %15s %15s %19s %13s\n" $s "$wall" "$seal" "$open" "$enc / $dec" \
+    "$(awk -v s="$seal" -v o="$open" -v e="$enc" -v d="$dec" 'BEGIN {printf "%.2fx / %.2fx", s / e, o / d}')"
+done
+echo "  (MB/CPU-s: bytes per second of that process's CPU time (serve: read from nginx,"
+echo "  seal, send; client: receive, open, write out), against gostx bench's MGM on the"
+echo "  CPU clock, 16 KiB per call (one full record); target >= 0.8x)"

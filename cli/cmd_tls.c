@@ -1,0 +1,582 @@
+/* gostx tls serve | connect | client: GOST TLS 1.3 (RFC 9367 suites) in
+ * front of any TCP server, in front of any TCP client, and an s_client-like
+ * look at a server. The options that make the TLS config are shared; the
+ * relays are in cli/tls_proxy.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tls_cli.h"
+
+enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };
+static const char *const mode_name[] = {"tls serve", "tls connect", "tls client"};
+
+#define COMMON_HELP                                                                        \
+  "  --version 1.2|1.3   the TLS version (default: both, 1.3 preferred; this build\n"      \
+  "                      has TLS 1.3 only and refuses --version 1.2)\n"                    \
+  "  --suites LIST       cipher suites in preference order, ':' or ',' between:\n"         \
+  "                      KUZNYECHIK_MGM_L, MAGMA_MGM_L, KUZNYECHIK_MGM_S, MAGMA_MGM_S\n"   \
+  "                      or their RFC 9367 names (TLS_GOSTR341112_256_WITH_...)\n"        \
+  "  --groups LIST       key exchange groups: GC256A GC256B GC256C GC256D GC512A\n"        \
+  "                      GC512B GC512C\n"                                                  \
+  "  --alpn LIST         application protocols (ALPN), e.g. h2,http/1.1\n"                 \
+  "  --keylog FILE       append the TLS secrets (SSLKEYLOGFILE format, for Wireshark)\n"   \
+  "                      to FILE; without it the SSLKEYLOGFILE variable names the file\n"  \
+  "  --timeout SECONDS   for a TCP connect and a handshake (default 30)\n"
+
+#define KEY_HELP                                                                           \
+  "  --cert FILE         the certificate (PEM or DER; PEM: the leaf first, then any\n"    \
+  "                      intermediates), and --chain FILE more intermediates (PEM)\n"    \
+  "  --key FILE          its GOST R 34.10-2012 private key (PEM or DER, as gostx\n"        \
+  "                      genpkey and gost-engine write it); encrypted keys take\n"         \
+  "  -passin ARG         pass:PASSWORD, env:VAR, file:PATH, fd:N or stdin (as openssl)\n"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "Usage: gostx tls serve --listen ADDR:PORT --backend ADDR:PORT --cert FILE --key FILE\n"
+          "                       [--chain FILE] [-passin ARG]\n"
+          "                       [--ca FILE|DIR --verify-client|--require-client] [OPTIONS]\n"
+          "       gostx tls connect --listen ADDR:PORT --upstream HOST:PORT --ca FILE|DIR\n"
+          "                       [--servername NAME] [--cert FILE --key FILE] [OPTIONS]\n"
+          "       gostx tls client HOST:PORT --ca FILE|DIR [--servername NAME] [--insecure]\n"
+          "                       [--cert FILE --key FILE] [OPTIONS]\n"
+          "\n"
+          "GOST TLS 1.3 (RFC 8446 with the RFC 9367 cipher suites: Kuznyechik or Magma\n"
+          "in MGM, GOST R 34.10-2012 keys and signatures, Streebog).\n"
+          "  serve    terminates GOST TLS on --listen and relays each connection's data\n"
+          "           to a new TCP connection to --backend (any TCP server: nginx, an\n"
+          "           application), on all cores\n"
+          "  connect  a plain TCP port on --listen whose connections reach --upstream\n"
+          "           over GOST TLS (so curl or any program talks to GOST TLS servers)\n"
+          "  client   connects, prints the version, suite, group, signature scheme,\n"
+          "           ALPN and the server's chain on stderr, then relays stdin to the\n"
+          "           server and the server's data to stdout until the server closes;\n"
+          "           a failed handshake says what failed (the alert, the certificate\n"
+          "           check) and exits 1\n");
+  /* in parts: ISO C compilers need take no string literal over 4095 bytes */
+  fprintf(f,
+          "\n"
+          "Options:\n"
+          "  --listen ADDR:PORT  where serve and connect accept ([::1]:PORT for IPv6;\n"
+          "                      port 0: any free port; the address is printed on stderr)\n"
+          "  --backend ADDR:PORT serve: the plain TCP server behind\n"
+          "  --upstream HOST:PORT connect: the GOST TLS server\n"
+          "  --ca FILE|DIR       trust anchors (PEM certificates) for the peer's chain\n"
+          "  --verify-client     serve: ask clients for a certificate, verify it if sent\n"
+          "  --require-client    serve: refuse clients without a valid certificate\n"
+          "  --servername NAME   the name sent (SNI) and verified against the server's\n"
+          "                      certificate (default: the host of HOST:PORT)\n"
+          "  --insecure          client: do not verify the server's chain and name\n"
+          "  --close-on-eof      client: the end of stdin sends close_notify at once (the\n"
+          "                      server sees the end of data; some, nginx among them, then\n"
+          "                      stop a long answer); by default it is sent once the server\n"
+          "                      has closed\n" KEY_HELP
+          COMMON_HELP
+          "  --threads N         serve, connect: worker threads (default: one per CPU)\n");
+  fprintf(f,
+          "\n"
+          "Each connection ends as it should: the peer's close_notify closes the plain\n"
+          "side for writing, the plain side's end of data sends close_notify, the other\n"
+          "direction goes on (half-close); a TLS error resets the plain connection.\n"
+          "SIGINT or SIGTERM stops serve and connect.\n"
+          "Exit status: 0 success, 1 a connection or handshake failure, 2 usage error.\n"
+          "\n" CLI_ARGV_SECRET_NOTE("-passin pass:PASSWORD", "file:, fd: and env:"));
+}
+
+struct tls_opts {
+  const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
+  const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
+  int verify_client, require_client, insecure, close_on_eof;
+};
+
+/* ---- key log ---- */
+
+static struct {
+  FILE *f;
+  pthread_mutex_t mu;
+} keylog = {NULL, PTHREAD_MUTEX_INITIALIZER};
+
+static void keylog_line(void *user, const char *line) {
+  (void)user;
+  pthread_mutex_lock(&keylog.mu);
+  fprintf(keylog.f, "%s\n", line);
+  fflush(keylog.f);
+  pthread_mutex_unlock(&keylog.mu);
+}
+
+static int keylog_open(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  keylog.f = fd >= 0 ? fdopen(fd, "a") : NULL;
+  if (!keylog.f) {
+    cli_err("tls: key log %s: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
+/* ---- certificates and keys ---- */
+
+#define TLS_CHAIN_MAX 10
+#define TLS_CERT_FILE_MAX (1u << 20)
+
+struct tls_chain {
+  size_t n;
+  uint8_t *der[TLS_CHAIN_MAX];
+  size_t len[TLS_CHAIN_MAX];
+};
+
+static void chain_free(struct tls_chain *ch) {
+  for (size_t i = 0; i < ch->n; i++) free(ch->der[i]);
+  ch->n = 0;
+}
+
+/* The certificates of path (PEM blocks, or one DER) appended to ch. */
+static int chain_read(const char *opt, const char *path, struct tls_chain *ch) {
+  cli_in in;
+  size_t len = 0;
+  /* read up to the limit and one byte more: /dev/zero is refused, not read */
+  uint8_t *buf = malloc(TLS_CERT_FILE_MAX + 1);
+  if (!buf) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = cli_in_open(&in, path);
+  if (!rc) {
+    rc = cli_in_read(&in, buf, TLS_CERT_FILE_MAX + 1, &len);
+    cli_in_close(&in);
+  }
+  size_t before = ch->n;
+  if (!rc && len > TLS_CERT_FILE_MAX) {
+    rc = cli_usage("%s %s: larger than %u bytes", opt, path, TLS_CERT_FILE_MAX);
+  } else if (!rc && len && buf[0] == 0x30) { /* DER: one certificate */
+    uint8_t *der = malloc(len);
+    if (ch->n == TLS_CHAIN_MAX) {
+      rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
+    } else if (!der) {
+      cli_err("out of memory");
+      rc = CLI_EXIT_FAIL;
+    } else {
+      memcpy(der, buf, len);
+      ch->der[ch->n] = der;
+      ch->len[ch->n++] = len;
+      der = NULL;
+    }
+    free(der);
+  } else if (!rc) {
+    size_t pos = 0;
+    while (!rc) {
+      uint8_t *der = malloc(len + 1);
+      size_t der_len = 0;
+      int r = der ? gostx_x509_pem_next((const char *)buf, len, &pos, der, len + 1, &der_len) : 1;
+      if (!der) {
+        cli_err("out of memory");
+        rc = CLI_EXIT_FAIL;
+      } else if (r == 0) { /* no block left */
+        free(der);
+        break;
+      } else if (r != 1) {
+        rc = cli_usage("%s %s: certificate %zu is not valid PEM", opt, path, ch->n - before + 1);
+      } else if (ch->n == TLS_CHAIN_MAX) {
+        rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
+      } else {
+        ch->der[ch->n] = der;
+        ch->len[ch->n++] = der_len;
+        der = NULL;
+      }
+      free(der);
+    }
+  }
+  free(buf);
+  if (!rc && ch->n == before) rc = cli_usage("%s %s: no certificate in it", opt, path);
+  for (size_t i = before; !rc && i < ch->n; i++) {
+    gostx_x509_cert cert;
+    gostx_x509_status st = GOSTX_X509_OK;
+    if (gostx_x509_parse(ch->der[i], ch->len[i], &cert, &st))
+      rc = cli_usage("%s %s: certificate %zu: %s", opt, path, i - before + 1,
+                     gostx_x509_status_name(st));
+  }
+  return rc;
+}
+
+/* --cert, --chain and --key into cfg; the key must be the leaf's. */
+static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const char *sub) {
+  struct tls_chain ch = {0};
+  int rc = chain_read("--cert", o->cert, &ch);
+  if (!rc && o->chain) rc = chain_read("--chain", o->chain, &ch);
+  cli_key k;
+  memset(&k, 0, sizeof k);
+  if (!rc) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
+  if (!rc && k.kind != GOSTX_GOST3410_KEY_PRIVATE)
+    rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
+  if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
+    rc = cli_usage("%s: --cert %s: %s", sub, o->cert, gostx_tls_config_error(cfg));
+  /* the library refuses a key that is not the leaf's */
+  if (!rc && gostx_tls_config_set_key(cfg, k.curve, k.priv, k.len))
+    rc = cli_usage("%s: --key %s does not go with --cert %s: %s", sub, o->key, o->cert,
+                   gostx_tls_config_error(cfg));
+  cli_key_clear(&k);
+  chain_free(&ch);
+  return rc;
+}
+
+/* ---- the config ---- */
+
+static int set_list(gostx_tls_config *cfg, int (*set)(gostx_tls_config *, const char *),
+                    const char *opt, const char *list, const char *sub) {
+  if (!list || set(cfg, list) == 0) return 0;
+  return cli_usage("%s: %s '%s': %s", sub, opt, list, gostx_tls_config_error(cfg));
+}
+
+static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_config **out,
+                        gostx_x509_store **store_out) {
+  const char *sub = mode_name[mode];
+  gostx_tls_config *cfg =
+      gostx_tls_config_new(mode == MODE_SERVE ? GOSTX_TLS_SERVER : GOSTX_TLS_CLIENT);
+  gostx_x509_store *store = NULL;
+  if (!cfg) {
+    cli_err("%s: out of memory", sub);
+    return CLI_EXIT_FAIL;
+  }
+  int rc = 0;
+  if (o->version) {
+    unsigned v = !strcmp(o->version, "1.3") ? 0x0304 : !strcmp(o->version, "1.2") ? 0x0303 : 0;
+    if (!v) rc = cli_usage("%s: --version must be 1.2 or 1.3, not '%s'", sub, o->version);
+    else if (gostx_tls_config_set_versions(cfg, v, v))
+      rc = cli_usage("%s: --version %s: %s", sub, o->version,
+                     v == 0x0303 ? "TLS 1.2 is not implemented in this build (TLS 1.3 only)"
+                                 : gostx_tls_config_error(cfg));
+  } else {
+    /* both, the library preferring the newest; a build with 1.3 alone
+     * takes this as 1.3 */
+    (void)gostx_tls_config_set_versions(cfg, 0x0303, 0x0304);
+  }
+  if (!rc) rc = set_list(cfg, gostx_tls_config_set_suites, "--suites", o->suites, sub);
+  if (!rc) rc = set_list(cfg, gostx_tls_config_set_groups, "--groups", o->groups, sub);
+  if (!rc) rc = set_list(cfg, gostx_tls_config_set_alpn, "--alpn", o->alpn, sub);
+  if (!rc && o->cert) rc = set_identity(cfg, o, sub);
+  if (!rc && o->ca) {
+    store = gostx_x509_store_new();
+    char err[256] = "";
+    if (!store) {
+      cli_err("%s: out of memory", sub);
+      rc = CLI_EXIT_FAIL;
+    } else if (gostx_x509_store_add_path(store, o->ca, err, sizeof err)) {
+      rc = cli_usage("%s: --ca %s: %s", sub, o->ca, *err ? err : "no certificate read");
+    } else {
+      gostx_tls_config_set_store(cfg, store);
+    }
+  }
+  if (!rc) {
+    if (mode == MODE_SERVE)
+      gostx_tls_config_set_verify(cfg, o->require_client  ? GOSTX_TLS_VERIFY_REQUIRE
+                                       : o->verify_client ? GOSTX_TLS_VERIFY_PEER
+                                                          : GOSTX_TLS_VERIFY_NONE);
+    else
+      gostx_tls_config_set_verify(cfg, o->insecure ? GOSTX_TLS_VERIFY_NONE : GOSTX_TLS_VERIFY_PEER);
+  }
+  const char *kl = o->keylog ? o->keylog : getenv("SSLKEYLOGFILE");
+  if (!rc && kl && *kl) {
+    rc = keylog_open(kl);
+    if (!rc) {
+      gostx_tls_config_set_keylog(cfg, keylog_line, NULL);
+      /* whoever reads the file reads the traffic: never silently */
+      cli_err("%s: writing the TLS secrets to %s%s", sub, kl,
+              o->keylog ? "" : " (SSLKEYLOGFILE)");
+    }
+  }
+  if (rc) {
+    gostx_tls_config_free(cfg);
+    gostx_x509_store_free(store);
+    return rc;
+  }
+  *out = cfg;
+  *store_out = store;
+  return 0;
+}
+
+/* Which options the mode takes, and the ones it needs. */
+static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
+  const char *sub = mode_name[mode];
+  struct {
+    const char *name;
+    int given, allowed;
+  } only[] = {
+      {"--listen", !!o->listen, mode != MODE_CLIENT},
+      {"--backend", !!o->backend, mode == MODE_SERVE},
+      {"--upstream", !!o->upstream, mode == MODE_CONNECT},
+      {"--servername", !!o->servername, mode != MODE_SERVE},
+      {"--verify-client", o->verify_client, mode == MODE_SERVE},
+      {"--require-client", o->require_client, mode == MODE_SERVE},
+      {"--insecure", o->insecure, mode == MODE_CLIENT},
+      {"--close-on-eof", o->close_on_eof, mode == MODE_CLIENT},
+      {"--threads", !!o->threads, mode != MODE_CLIENT},
+      {"HOST:PORT", !!o->target, mode == MODE_CLIENT},
+  };
+  for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
+    if (only[i].given && !only[i].allowed)
+      return cli_usage("%s: %s is not an option of %s (see gostx tls --help)", sub, only[i].name,
+                       sub);
+  if (mode != MODE_CLIENT && !o->listen) return cli_usage("%s: --listen ADDR:PORT is required", sub);
+  if (mode == MODE_SERVE && !o->backend) return cli_usage("%s: --backend ADDR:PORT is required", sub);
+  if (mode == MODE_CONNECT && !o->upstream)
+    return cli_usage("%s: --upstream HOST:PORT is required", sub);
+  if (mode == MODE_CLIENT && !o->target) return cli_usage("%s: HOST:PORT is required", sub);
+  if (!!o->cert != !!o->key) return cli_usage("%s: --cert and --key go together", sub);
+  if (mode == MODE_SERVE && !o->cert)
+    return cli_usage("%s: --cert FILE and --key FILE are required", sub);
+  if (o->chain && !o->cert) return cli_usage("%s: --chain needs --cert and --key", sub);
+  if (o->passin && !o->key) return cli_usage("%s: -passin needs --key", sub);
+  if (mode == MODE_SERVE) {
+    if (o->verify_client && o->require_client)
+      return cli_usage("%s: --verify-client or --require-client, not both", sub);
+    if ((o->verify_client || o->require_client) && !o->ca)
+      return cli_usage("%s: --%s-client needs --ca FILE (the clients' trust anchors)", sub,
+                       o->verify_client ? "verify" : "require");
+    if (o->ca && !o->verify_client && !o->require_client)
+      return cli_usage("%s: --ca verifies clients: give --verify-client or --require-client", sub);
+  } else if (o->insecure && o->ca) {
+    return cli_usage("%s: --insecure verifies nothing: it takes no --ca", sub);
+  } else if (!o->ca && !o->insecure) {
+    return cli_usage("%s: --ca FILE is required (the server's trust anchors)%s", sub,
+                     mode == MODE_CLIENT ? ", or --insecure" : "");
+  }
+  return 0;
+}
+
+/* ---- gostx tls client ---- */
+
+struct client {
+  const struct tls_opts *o;
+  const struct tls_addr *addr;
+  const char *servername;
+};
+
+static int client_ready(struct tls_conn *c) {
+  struct client *cl = c->user;
+  const char *alpn = gostx_tls_alpn(c->tls), *sn = gostx_tls_servername(c->tls);
+  FILE *f = stderr;
+  fprintf(f, "Connected to %s\n", cl->addr->text);
+  fprintf(f, "Version: %s\n", gostx_tls_version(c->tls));
+  fprintf(f, "Suite: %s\n", gostx_tls_suite(c->tls));
+  fprintf(f, "Group: %s\n", gostx_tls_group(c->tls));
+  fprintf(f, "Scheme: %s\n", gostx_tls_scheme(c->tls));
+  fprintf(f, "ALPN: %s\n", alpn ? alpn : "(none)");
+  fprintf(f, "Server name: %s\n", sn ? sn : "(none)");
+  const gostx_x509_cert *chain = NULL;
+  size_t n = gostx_tls_peer_chain(c->tls, &chain);
+  fprintf(f, "Peer chain: %zu certificate%s\n", n, n == 1 ? "" : "s");
+  for (size_t i = 0; i < n; i++) {
+    char subj[512], iss[512];
+    gostx_x509_name_text(chain[i].subject, chain[i].subject_len, subj, sizeof subj);
+    gostx_x509_name_text(chain[i].issuer, chain[i].issuer_len, iss, sizeof iss);
+    fprintf(f, "  %zu subject: %s\n    issuer:  %s\n", i, subj, iss);
+  }
+  if (cl->o->insecure)
+    fprintf(f, "Verification: skipped (--insecure)\n");
+  else
+    fprintf(f, "Verification: OK (chain to %s, name %s)\n", cl->o->ca, cl->servername);
+  fprintf(f, "---\n");
+  fflush(f);
+  return 0;
+}
+
+/* A blocking connect of a, within timeout seconds: the fd (non-blocking)
+ * or -1 after printing. */
+static int connect_within(const struct tls_addr *a, unsigned timeout, const char *sub) {
+  int pending, fd = tls_connect_nb(a, &pending);
+  if (fd >= 0 && pending) {
+    struct pollfd p = {fd, POLLOUT, 0};
+    int r = poll(&p, 1, (int)timeout * 1000);
+    int err = r == 0 ? ETIMEDOUT : 0;
+    socklen_t len = sizeof err;
+    if (r > 0) getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (r < 0) err = errno;
+    if (err) {
+      close(fd);
+      fd = -1;
+      errno = err;
+    }
+  }
+  if (fd < 0) cli_err("%s: connect to %s: %s", sub, a->text, strerror(errno));
+  return fd;
+}
+
+static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, unsigned timeout) {
+  const char *sub = mode_name[MODE_CLIENT];
+  struct tls_addr addr;
+  int rc = tls_addr_parse("HOST:PORT", o->target, 0, 0, &addr);
+  if (rc) return rc;
+  struct client cl = {o, &addr, o->servername ? o->servername : addr.host};
+  struct tls_conn *c = malloc(sizeof *c);
+  gostx_tls *tls = c ? gostx_tls_new(cfg) : NULL;
+  if (!tls) {
+    free(c);
+    cli_err("%s: out of memory", sub);
+    return CLI_EXIT_FAIL;
+  }
+  if (gostx_tls_set_servername(tls, cl.servername)) {
+    gostx_tls_free(tls);
+    free(c);
+    return cli_usage("%s: --servername '%s': not a DNS name or IP address", sub, cl.servername);
+  }
+  signal(SIGPIPE, SIG_IGN);
+  int fd = connect_within(&addr, timeout, sub);
+  if (fd < 0) {
+    gostx_tls_free(tls);
+    free(c);
+    return CLI_EXIT_FAIL;
+  }
+  tls_conn_init(c, tls, fd, 0, 1);
+  gostx_tls_set_fd(tls, fd);
+  c->plain_blocking = 1;
+  c->exit_on_peer_close = 1;
+  c->hold_close = !o->close_on_eof;
+  c->on_ready = client_ready;
+  c->user = &cl;
+  time_t deadline = time(NULL) + timeout;
+  for (;;) {
+    int r = tls_conn_pump(c);
+    if (r == TLS_PUMP_DONE) break;
+    if (r == TLS_PUMP_FAIL) {
+      cli_err("%s: %s: %s", sub, addr.text, c->why);
+      rc = CLI_EXIT_FAIL;
+      break;
+    }
+    if (r == TLS_PUMP_AGAIN) continue;
+    struct pollfd p[2] = {{fd, 0, 0}, {0, 0, 0}};
+    if (c->want & TLS_WANT_TLS_RD) p[0].events |= POLLIN;
+    if (c->want & TLS_WANT_TLS_WR) p[0].events |= POLLOUT;
+    if (c->want & TLS_WANT_PLAIN_RD) p[1].events = POLLIN;
+    int wait_ms = c->handshaken ? -1 : (int)(deadline - time(NULL)) * 1000;
+    if (!c->handshaken && wait_ms <= 0) {
+      cli_err("%s: %s: handshake timed out", sub, addr.text);
+      rc = CLI_EXIT_FAIL;
+      break;
+    }
+    int n = poll(p, p[1].events ? 2 : 1, wait_ms);
+    if (n < 0 && errno != EINTR) {
+      cli_err("%s: poll: %s", sub, strerror(errno));
+      rc = CLI_EXIT_FAIL;
+      break;
+    }
+    if (n > 0 && p[1].revents) c->plain_rd_ready = 1;
+  }
+  close(fd);
+  gostx_tls_free(tls);
+  gostx_memzero(c, sizeof *c);
+  free(c);
+  return rc;
+}
+
+/* ---- the command ---- */
+
+int cmd_tls(int argc, char **argv) {
+  enum {
+    O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
+    O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
+    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_HELP
+  };
+  static const cli_opt opts[] = {
+      {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
+      {"upstream", 0, CLI_ARG, O_UPSTREAM},     {"cert", 0, CLI_PATH, O_CERT},
+      {"key", 0, CLI_PATH, O_KEY},              {"chain", 0, CLI_PATH, O_CHAIN},
+      {"passin", 0, CLI_ARG, O_PASSIN},         {"ca", 0, CLI_PATH, O_CA},
+      {"verify-client", 0, CLI_NOARG, O_VERIFY}, {"require-client", 0, CLI_NOARG, O_REQUIRE},
+      {"servername", 0, CLI_ARG, O_SERVERNAME}, {"insecure", 0, CLI_NOARG, O_INSECURE},
+      {"version", 0, CLI_ARG, O_VERSION},       {"suites", 0, CLI_ARG, O_SUITES},
+      {"groups", 0, CLI_ARG, O_GROUPS},         {"alpn", 0, CLI_ARG, O_ALPN},
+      {"keylog", 0, CLI_PATH, O_KEYLOG},        {"threads", 0, CLI_ARG, O_THREADS},
+      {"timeout", 0, CLI_ARG, O_TIMEOUT},       {"close-on-eof", 0, CLI_NOARG, O_CLOSE_ON_EOF},
+      {"help", 'h', CLI_NOARG, O_HELP},
+      {NULL, 0, 0, 0}};
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+  }
+  enum tls_mode mode;
+  if (!strcmp(argv[1], "serve")) mode = MODE_SERVE;
+  else if (!strcmp(argv[1], "connect")) mode = MODE_CONNECT;
+  else if (!strcmp(argv[1], "client")) mode = MODE_CLIENT;
+  else return cli_usage("tls: unknown form '%s' (serve, connect or client; see gostx tls --help)", argv[1]);
+  const char *sub = mode_name[mode];
+  struct tls_opts o;
+  memset(&o, 0, sizeof o);
+  cli_parser p;
+  cli_parser_init_openssl(&p, sub, argc - 1, argv + 1, opts);
+  int opt;
+  while ((opt = cli_next(&p, opts)) != CLI_END) {
+    switch (opt) {
+    case O_LISTEN: o.listen = p.arg; break;
+    case O_BACKEND: o.backend = p.arg; break;
+    case O_UPSTREAM: o.upstream = p.arg; break;
+    case O_CERT: o.cert = p.arg; break;
+    case O_KEY: o.key = p.arg; break;
+    case O_CHAIN: o.chain = p.arg; break;
+    case O_PASSIN: o.passin = p.arg; break;
+    case O_CA: o.ca = p.arg; break;
+    case O_VERIFY: o.verify_client = 1; break;
+    case O_REQUIRE: o.require_client = 1; break;
+    case O_SERVERNAME: o.servername = p.arg; break;
+    case O_INSECURE: o.insecure = 1; break;
+    case O_VERSION: o.version = p.arg; break;
+    case O_SUITES: o.suites = p.arg; break;
+    case O_GROUPS: o.groups = p.arg; break;
+    case O_ALPN: o.alpn = p.arg; break;
+    case O_KEYLOG: o.keylog = p.arg; break;
+    case O_THREADS: o.threads = p.arg; break;
+    case O_TIMEOUT: o.timeout = p.arg; break;
+    case O_CLOSE_ON_EOF: o.close_on_eof = 1; break;
+    case O_HELP: usage(stdout); return CLI_EXIT_OK;
+    case CLI_POS:
+      if (mode != MODE_CLIENT || o.target)
+        return cli_usage("%s: unexpected argument '%s'", sub, p.pos);
+      o.target = p.pos;
+      break;
+    default: return CLI_EXIT_USAGE;
+    }
+  }
+  int rc = check_opts(mode, &o);
+  if (rc) return rc;
+  uint64_t timeout = 30, threads = 0;
+  if (o.timeout && cli_uint("--timeout", o.timeout, 1, 3600, &timeout)) return CLI_EXIT_USAGE;
+  if (o.threads && cli_uint("--threads", o.threads, 1, 1024, &threads)) return CLI_EXIT_USAGE;
+  struct tls_proxy px;
+  memset(&px, 0, sizeof px);
+  if (mode != MODE_CLIENT) {
+    if ((rc = tls_addr_parse("--listen", o.listen, 1, 1, &px.listen))) return rc;
+    const char *target = mode == MODE_SERVE ? o.backend : o.upstream;
+    if ((rc = tls_addr_parse(mode == MODE_SERVE ? "--backend" : "--upstream", target, 0, 0,
+                             &px.target)))
+      return rc;
+  }
+  gostx_tls_config *cfg = NULL;
+  gostx_x509_store *store = NULL;
+  if ((rc = build_config(mode, &o, &cfg, &store))) return rc;
+  if (mode == MODE_CLIENT) {
+    rc = run_client(&o, cfg, (unsigned)timeout);
+  } else {
+    px.serve = mode == MODE_SERVE;
+    px.cfg = cfg;
+    px.servername = mode == MODE_CONNECT ? (o.servername ? o.servername : px.target.host) : NULL;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    px.threads = threads ? (unsigned)threads : ncpu > 0 ? (unsigned)ncpu : 1;
+    px.handshake_timeout = (unsigned)timeout;
+    /* a servername the library refuses is a usage error before any start */
+    gostx_tls *probe = px.servername ? gostx_tls_new(cfg) : NULL;
+    if (probe && gostx_tls_set_servername(probe, px.servername))
+      rc = cli_usage("%s: --servername '%s': not a DNS name or IP address", sub, px.servername);
+    gostx_tls_free(probe);
+    if (!rc) rc = tls_proxy_run(&px);
+  }
+  gostx_tls_config_free(cfg);
+  gostx_x509_store_free(store);
+  if (keylog.f) fclose(keylog.f);
+  return rc;
+}

@@ -1,0 +1,100 @@
+/* gostx tls (cli/cmd_tls.c, cli/tls_proxy.c): one relay between a GOST TLS
+ * side and a plain side, driven by whoever waits for the sockets (the
+ * proxy's epoll workers, the client's poll loop). */
+#ifndef GOSTX_CLI_TLS_H
+#define GOSTX_CLI_TLS_H
+
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+#include "cli.h"
+#include "gostx/tls.h"
+
+/* One TLS record's plaintext: what each direction holds at most. */
+#define TLS_CONN_BUF 16384
+
+/* What a relay waits for (tls_conn.want). */
+#define TLS_WANT_TLS_RD 1u
+#define TLS_WANT_TLS_WR 2u
+#define TLS_WANT_PLAIN_RD 4u
+#define TLS_WANT_PLAIN_WR 8u
+
+/* tls_conn_pump's results. */
+#define TLS_PUMP_WAIT 0  /* blocked: wait for c->want */
+#define TLS_PUMP_AGAIN 1 /* stopped for fairness: call again soon */
+#define TLS_PUMP_DONE 2  /* both directions ended cleanly */
+#define TLS_PUMP_FAIL 3  /* an error: c->why says what */
+
+struct tls_conn;
+/* Called once when the handshake completes; nonzero fails the relay. */
+typedef int (*tls_conn_ready_fn)(struct tls_conn *c);
+
+struct tls_conn {
+  gostx_tls *tls;
+  int tls_fd;           /* the socket carrying TLS */
+  int in_fd, out_fd;    /* the plain side (one socket, or stdin and stdout) */
+  int tls_connecting;   /* a non-blocking connect of tls_fd in progress */
+  int plain_connecting; /* the same for in_fd (== out_fd) */
+  int plain_blocking;   /* in_fd/out_fd blocking (the client's stdin/stdout) */
+  int plain_rd_ready;   /* blocking in_fd: the driver saw it readable */
+  int handshaken;
+  int exit_on_peer_close; /* the client: the peer's close ends both ways */
+  int hold_close;         /* the plain side's end sends close_notify only once the
+                             peer has closed (the client without --close-on-eof) */
+  int tls_eof, plain_eof, plain_shut, close_sent, flush_pending;
+  unsigned want;
+  tls_conn_ready_fn on_ready;
+  void *user;
+  uint64_t to_plain, to_tls; /* bytes relayed */
+  char why[256];             /* after TLS_PUMP_FAIL */
+  size_t p2t_off, p2t_len, t2p_off, t2p_len;
+  uint8_t p2t[TLS_CONN_BUF], t2p[TLS_CONN_BUF];
+};
+
+/* Sets the relay's fields to their start (tls, fds and callbacks given). */
+void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd);
+/* Moves the relay as far as it goes without blocking: a TLS_PUMP_*. */
+int tls_conn_pump(struct tls_conn *c);
+/* The alert of a failed connection in words ("alert bad_certificate (42)
+ * sent"), "" when none, in out[cap]. */
+void tls_alert_text(const gostx_tls *tls, char *out, size_t cap);
+
+/* HOST:PORT or [IPV6]:PORT, the host a name or a literal, resolved (the
+ * first address); passive: for listening; port0_ok: port 0 allowed (the
+ * system picks one). opt names the option in messages. Returns 0 or
+ * CLI_EXIT_USAGE after printing. */
+struct tls_addr {
+  struct sockaddr_storage sa;
+  socklen_t len;
+  char host[256]; /* the host part as given */
+  char text[300]; /* as given */
+};
+int tls_addr_parse(const char *opt, const char *s, int passive, int port0_ok, struct tls_addr *a);
+/* sa as text ("127.0.0.1:8443", "[::1]:8443"). */
+void tls_addr_text(const struct sockaddr *sa, char *out, size_t cap);
+/* A non-blocking socket connecting to a: its fd (*pending 1 while the
+ * connect goes on), or -1 with errno. */
+int tls_connect_nb(const struct tls_addr *a, int *pending);
+
+/* gostx tls serve and connect: the accepting side. */
+struct tls_proxy {
+  int serve;                 /* 1: TLS accepted, plain to the backend; 0: the reverse */
+  const gostx_tls_config *cfg;
+  struct tls_addr listen, target;
+  const char *servername;    /* connect: the upstream's name */
+  unsigned threads;
+  unsigned handshake_timeout; /* seconds */
+  int listen_fd;
+  int reserve_fd; /* a descriptor kept to give back when accept runs out of them */
+  pthread_mutex_t reserve_mu;
+  atomic_int stop;
+  atomic_ulong accepted, failed, active;
+};
+/* Listens (prints the address on stderr), runs the workers until SIGINT or
+ * SIGTERM. Returns a CLI_EXIT_* code. */
+int tls_proxy_run(struct tls_proxy *p);
+
+#endif

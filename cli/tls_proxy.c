@@ -1,0 +1,670 @@
+/* gostx tls serve / connect: the relay of one connection (tls_conn_pump)
+ * and the workers that run many at once. Each worker is an epoll loop over
+ * non-blocking sockets; the listening socket is in every worker's set
+ * (EPOLLEXCLUSIVE: one worker wakes per connection). A relay holds at most
+ * one record's plaintext each way and reads no more while it is unsent, so
+ * a slow peer stalls only its own connection. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+
+#include "tls_cli.h"
+
+/* ---- addresses ---- */
+
+int tls_addr_parse(const char *opt, const char *s, int passive, int port0_ok, struct tls_addr *a) {
+  memset(a, 0, sizeof *a);
+  snprintf(a->text, sizeof a->text, "%s", s);
+  const char *port;
+  size_t host_len;
+  if (s[0] == '[') {
+    const char *end = strchr(s, ']');
+    if (!end || end[1] != ':')
+      return cli_usage("%s '%s': an IPv6 address is written [ADDR]:PORT", opt, s);
+    host_len = (size_t)(end - s - 1);
+    port = end + 2;
+    s++;
+  } else {
+    const char *colon = strrchr(s, ':');
+    if (!colon) return cli_usage("%s '%s': no port (HOST:PORT)", opt, s);
+    if (memchr(s, ':', (size_t)(colon - s)))
+      return cli_usage("%s '%s': an IPv6 address is written [ADDR]:PORT", opt, s);
+    host_len = (size_t)(colon - s);
+    port = colon + 1;
+  }
+  if (!host_len) return cli_usage("%s '%s': no host (HOST:PORT)", opt, a->text);
+  if (host_len >= sizeof a->host) return cli_usage("%s: host name too long", opt);
+  memcpy(a->host, s, host_len);
+  uint64_t pn;
+  char what[96];
+  snprintf(what, sizeof what, "%s '%.40s' port", opt, a->text);
+  if (cli_uint(what, port, port0_ok ? 0 : 1, 65535, &pn)) return CLI_EXIT_USAGE;
+  struct addrinfo hints = {0}, *res = NULL;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  char port_s[8];
+  snprintf(port_s, sizeof port_s, "%u", (unsigned)pn);
+  int rc = getaddrinfo(a->host, port_s, &hints, &res);
+  if (rc || !res)
+    return cli_usage("%s '%s': cannot resolve %s: %s", opt, a->text, a->host,
+                     rc ? gai_strerror(rc) : "no address");
+  memcpy(&a->sa, res->ai_addr, res->ai_addrlen);
+  a->len = res->ai_addrlen;
+  freeaddrinfo(res);
+  return 0;
+}
+
+void tls_addr_text(const struct sockaddr *sa, char *out, size_t cap) {
+  char h[INET6_ADDRSTRLEN] = "?";
+  unsigned port = 0;
+  if (sa->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *s6 = (const void *)sa;
+    inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof h);
+    port = ntohs(s6->sin6_port);
+    snprintf(out, cap, "[%s]:%u", h, port);
+    return;
+  }
+  if (sa->sa_family == AF_INET) {
+    const struct sockaddr_in *s4 = (const void *)sa;
+    inet_ntop(AF_INET, &s4->sin_addr, h, sizeof h);
+    port = ntohs(s4->sin_port);
+  }
+  snprintf(out, cap, "%s:%u", h, port);
+}
+
+int tls_connect_nb(const struct tls_addr *a, int *pending) {
+  int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  *pending = 0;
+  if (connect(fd, (const struct sockaddr *)&a->sa, a->len) < 0) {
+    if (errno != EINPROGRESS) {
+      int e = errno;
+      close(fd);
+      errno = e;
+      return -1;
+    }
+    *pending = 1;
+  }
+  return fd;
+}
+
+/* ---- the relay ---- */
+
+void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd) {
+  memset(c, 0, offsetof(struct tls_conn, p2t));
+  c->tls = tls;
+  c->tls_fd = tls_fd;
+  c->in_fd = in_fd;
+  c->out_fd = out_fd;
+}
+
+static const struct {
+  int num;
+  const char *name;
+} alerts[] = {{0, "close_notify"}, {10, "unexpected_message"}, {20, "bad_record_mac"},
+              {22, "record_overflow"}, {40, "handshake_failure"}, {42, "bad_certificate"},
+              {43, "unsupported_certificate"}, {44, "certificate_revoked"},
+              {45, "certificate_expired"}, {46, "certificate_unknown"},
+              {47, "illegal_parameter"}, {48, "unknown_ca"}, {49, "access_denied"},
+              {50, "decode_error"}, {51, "decrypt_error"}, {70, "protocol_version"},
+              {71, "insufficient_security"}, {80, "internal_error"},
+              {86, "inappropriate_fallback"}, {90, "user_canceled"},
+              {109, "missing_extension"}, {110, "unsupported_extension"},
+              {112, "unrecognized_name"}, {113, "bad_certificate_status_response"},
+              {115, "unknown_psk_identity"}, {116, "certificate_required"},
+              {120, "no_application_protocol"}};
+
+void tls_alert_text(const gostx_tls *tls, char *out, size_t cap) {
+  int sent = 0, a = gostx_tls_alert(tls, &sent);
+  *out = 0;
+  if (a < 0) return;
+  const char *name = "unknown";
+  for (size_t i = 0; i < sizeof alerts / sizeof alerts[0]; i++)
+    if (alerts[i].num == a) name = alerts[i].name;
+  snprintf(out, cap, "alert %s (%d) %s", name, a, sent ? "sent" : "received");
+}
+
+static int fail(struct tls_conn *c, const char *fmt, const char *detail) {
+  snprintf(c->why, sizeof c->why, fmt, detail);
+  return TLS_PUMP_FAIL;
+}
+
+/* A TLS call's result: progress (1), waiting (0, c->want set) or failure
+ * (-1, c->why set). */
+static int tls_result(struct tls_conn *c, int rc, const char *what) {
+  if (rc == 0) return 1;
+  if (rc == GOSTX_TLS_WANT_READ) {
+    c->want |= TLS_WANT_TLS_RD;
+    return 0;
+  }
+  if (rc == GOSTX_TLS_WANT_WRITE) {
+    c->want |= TLS_WANT_TLS_WR;
+    return 0;
+  }
+  char alert[96];
+  tls_alert_text(c->tls, alert, sizeof alert);
+  const char *err = gostx_tls_error(c->tls);
+  snprintf(c->why, sizeof c->why, "%s failed: %s%s%s", what,
+           err && *err ? err : gostx_strerror(rc), *alert ? "; " : "", alert);
+  return -1;
+}
+
+/* Whether a non-blocking connect of fd finished: 1 yes, 0 not yet, -1
+ * failed (errno). */
+static int connect_done(int fd) {
+  struct pollfd p = {fd, POLLOUT, 0};
+  if (poll(&p, 1, 0) <= 0) return 0;
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) return -1;
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 1;
+}
+
+/* Rounds of progress one pump makes before it lets the others run. */
+#define PUMP_ROUNDS 32
+
+int tls_conn_pump(struct tls_conn *c) {
+  c->want = 0;
+  if (c->tls_connecting) {
+    int r = connect_done(c->tls_fd);
+    if (r < 0) return fail(c, "connect: %s", strerror(errno));
+    if (!r) {
+      c->want = TLS_WANT_TLS_WR;
+      return TLS_PUMP_WAIT;
+    }
+    c->tls_connecting = 0;
+  }
+  for (int round = 0; round < PUMP_ROUNDS; round++) {
+    int progress = 0, r;
+    c->want = 0;
+    if (!c->handshaken) {
+      r = tls_result(c, gostx_tls_handshake(c->tls), "handshake");
+      if (r < 0) return TLS_PUMP_FAIL;
+      if (!r) return TLS_PUMP_WAIT;
+      c->handshaken = 1;
+      if (c->on_ready && c->on_ready(c)) return TLS_PUMP_FAIL;
+      progress = 1;
+    }
+    if (c->plain_connecting) {
+      r = connect_done(c->in_fd);
+      if (r < 0) return fail(c, "backend connect: %s", strerror(errno));
+      if (!r) {
+        /* the TLS side waits: nothing to relay to yet */
+        c->want = TLS_WANT_PLAIN_WR;
+        return TLS_PUMP_WAIT;
+      }
+      c->plain_connecting = 0;
+    }
+    /* TLS -> plain: what was opened goes out first */
+    if (c->t2p_off < c->t2p_len) {
+      ssize_t n = write(c->out_fd, c->t2p + c->t2p_off, c->t2p_len - c->t2p_off);
+      if (n > 0) {
+        c->t2p_off += (size_t)n;
+        c->to_plain += (uint64_t)n;
+        progress = 1;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        c->want |= TLS_WANT_PLAIN_WR;
+      } else if (n < 0 && errno != EINTR) {
+        return fail(c, "write to the plain side: %s", strerror(errno));
+      }
+    }
+    if (c->t2p_off == c->t2p_len && !c->tls_eof) {
+      size_t got = 0;
+      int rc = gostx_tls_read(c->tls, c->t2p, sizeof c->t2p, &got);
+      if (rc == GOSTX_TLS_CLOSED) {
+        c->tls_eof = 1;
+        progress = 1;
+      } else {
+        r = tls_result(c, rc, "read");
+        if (r < 0) return TLS_PUMP_FAIL;
+        if (r) {
+          c->t2p_off = 0;
+          c->t2p_len = got;
+          progress = 1;
+        }
+      }
+    }
+    if (c->tls_eof && c->t2p_off == c->t2p_len && !c->plain_shut) {
+      /* the peer's close_notify: the plain side sees end of data */
+      if (!c->plain_blocking) shutdown(c->out_fd, SHUT_WR);
+      c->plain_shut = 1;
+      if (c->exit_on_peer_close) c->plain_eof = 1, c->p2t_off = c->p2t_len;
+      progress = 1;
+    }
+    /* plain -> TLS */
+    if (c->p2t_off < c->p2t_len || c->flush_pending) {
+      size_t put = 0;
+      r = tls_result(c, gostx_tls_write(c->tls, c->p2t + c->p2t_off, c->p2t_len - c->p2t_off, &put),
+                     "write");
+      if (r < 0) return TLS_PUMP_FAIL;
+      c->p2t_off += put;
+      c->to_tls += put;
+      /* all taken but not all sent: a later call (of length 0) flushes */
+      c->flush_pending = !r;
+      if (put || r) progress = 1;
+    }
+    if (c->p2t_off == c->p2t_len && !c->plain_eof &&
+        (!c->plain_blocking || c->plain_rd_ready)) {
+      ssize_t n = read(c->in_fd, c->p2t, sizeof c->p2t);
+      c->plain_rd_ready = 0;
+      if (n > 0) {
+        c->p2t_off = 0;
+        c->p2t_len = (size_t)n;
+        progress = 1;
+      } else if (n == 0) {
+        c->plain_eof = 1;
+        progress = 1;
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        c->want |= TLS_WANT_PLAIN_RD;
+      } else if (errno != EINTR) {
+        return fail(c, "read from the plain side: %s", strerror(errno));
+      }
+    } else if (c->p2t_off == c->p2t_len && !c->plain_eof) {
+      c->want |= TLS_WANT_PLAIN_RD; /* blocking: after the driver's poll */
+    }
+    if (c->plain_eof && c->p2t_off == c->p2t_len && !c->flush_pending && !c->close_sent &&
+        (!c->hold_close || c->tls_eof)) {
+      r = tls_result(c, gostx_tls_close(c->tls), "close_notify");
+      if (r < 0) return TLS_PUMP_FAIL;
+      if (r) {
+        c->close_sent = 1;
+        shutdown(c->tls_fd, SHUT_WR);
+        progress = 1;
+      }
+    }
+    if (c->close_sent && c->plain_shut) return TLS_PUMP_DONE;
+    if (!progress) return TLS_PUMP_WAIT;
+  }
+  return TLS_PUMP_AGAIN;
+}
+
+/* ---- the workers ---- */
+
+struct pconn {
+  struct tls_conn c;
+  struct pconn *prev, *next; /* the worker's live list (timeouts, stop) */
+  struct pconn *again_next;  /* the ready list, then the dead list */
+  int in_again, dead;
+  unsigned ev_tls, ev_plain; /* epoll events registered (0: not in the set) */
+  time_t deadline;           /* handshake (and backend connect) deadline; 0 none */
+  char peer[64];
+};
+
+struct worker {
+  struct tls_proxy *p;
+  pthread_t thread;
+  int ep;
+  struct pconn *conns, *again, *dead;
+};
+
+/* Markers for the epoll data of the listening socket and the wake fd. */
+static char mark_listen, mark_wake;
+
+/* One failure line per connection, at most LOG_PER_SEC a second (a flood
+ * of bad handshakes is counted, not printed). */
+#define LOG_PER_SEC 20
+static void log_fail(const char *peer, const char *why) {
+  static atomic_long second;
+  static atomic_int count;
+  long now = (long)time(NULL);
+  if (atomic_exchange(&second, now) != now) atomic_store(&count, 0);
+  if (atomic_fetch_add(&count, 1) < LOG_PER_SEC) cli_err("tls: %s: %s", peer, why);
+}
+
+static int set_events(struct worker *w, int fd, unsigned *have, unsigned want, struct pconn *pc) {
+  if (want == *have) return 0;
+  struct epoll_event ev = {.events = want, .data.ptr = pc};
+  int op = !*have ? EPOLL_CTL_ADD : !want ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+  if (epoll_ctl(w->ep, op, fd, &ev) < 0) return -1;
+  *have = want;
+  return 0;
+}
+
+/* Ends a connection: its sockets closed (which takes them out of the epoll
+ * set) now, its memory freed after the batch of events that may still name
+ * it. abortive: an error, so the plain peer sees a reset, not a clean end
+ * of data (the TLS peer sees no close_notify). */
+static void conn_end(struct worker *w, struct pconn *pc, int abortive, const char *why) {
+  struct tls_conn *c = &pc->c;
+  if (why) {
+    atomic_fetch_add(&w->p->failed, 1);
+    log_fail(pc->peer, why);
+  }
+  if (pc->prev) pc->prev->next = pc->next;
+  else w->conns = pc->next;
+  if (pc->next) pc->next->prev = pc->prev;
+  if (abortive && c->in_fd >= 0) {
+    struct linger lg = {1, 0};
+    setsockopt(c->in_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  }
+  if (c->tls_fd >= 0) close(c->tls_fd);
+  if (c->in_fd >= 0) close(c->in_fd);
+  c->tls_fd = c->in_fd = c->out_fd = -1;
+  gostx_tls_free(c->tls);
+  c->tls = NULL;
+  gostx_memzero(c->p2t, sizeof c->p2t);
+  gostx_memzero(c->t2p, sizeof c->t2p);
+  pc->dead = 1;
+  if (!pc->in_again) { /* on the ready list it is skipped, then freed there */
+    pc->again_next = w->dead;
+    w->dead = pc;
+  }
+  atomic_fetch_sub(&w->p->active, 1);
+}
+
+/* serve: once the client's handshake is done, the backend connection. */
+static int serve_ready(struct tls_conn *c) {
+  struct pconn *pc = (struct pconn *)c;
+  struct tls_proxy *p = c->user;
+  int pending;
+  int fd = tls_connect_nb(&p->target, &pending);
+  if (fd < 0) {
+    snprintf(c->why, sizeof c->why, "backend %.200s: %s", p->target.text, strerror(errno));
+    return -1;
+  }
+  c->in_fd = c->out_fd = fd;
+  c->plain_connecting = pending;
+  pc->deadline = time(NULL) + p->handshake_timeout;
+  return 0;
+}
+
+static void pump(struct worker *w, struct pconn *pc) {
+  struct tls_conn *c = &pc->c;
+  int r = tls_conn_pump(c);
+  if (r == TLS_PUMP_FAIL || r == TLS_PUMP_DONE) {
+    conn_end(w, pc, r == TLS_PUMP_FAIL, r == TLS_PUMP_FAIL ? c->why : NULL);
+    return;
+  }
+  if (c->handshaken && !c->plain_connecting) pc->deadline = 0;
+  unsigned et = (c->want & TLS_WANT_TLS_RD ? EPOLLIN : 0) | (c->want & TLS_WANT_TLS_WR ? EPOLLOUT : 0);
+  unsigned ep = (c->want & TLS_WANT_PLAIN_RD ? EPOLLIN : 0) |
+                (c->want & TLS_WANT_PLAIN_WR ? EPOLLOUT : 0);
+  if (r == TLS_PUMP_AGAIN) {
+    /* on the ready list instead, pumped again after this batch */
+    et = ep = 0;
+    if (!pc->in_again) {
+      pc->in_again = 1;
+      pc->again_next = w->again;
+      w->again = pc;
+    }
+  }
+  if (set_events(w, c->tls_fd, &pc->ev_tls, et, pc) ||
+      (c->in_fd >= 0 && set_events(w, c->in_fd, &pc->ev_plain, ep, pc)))
+    conn_end(w, pc, 1, "epoll_ctl failed");
+}
+
+/* A new connection's relay, or NULL (said why). */
+static struct pconn *conn_new(struct tls_proxy *p, int fd, const struct sockaddr *peer) {
+  struct pconn *pc = malloc(sizeof *pc);
+  gostx_tls *tls = pc ? gostx_tls_new(p->cfg) : NULL;
+  char peer_s[64];
+  tls_addr_text(peer, peer_s, sizeof peer_s);
+  if (!tls) {
+    free(pc);
+    log_fail(peer_s, "out of memory");
+    return NULL;
+  }
+  memset(&pc->prev, 0, sizeof *pc - offsetof(struct pconn, prev));
+  memcpy(pc->peer, peer_s, sizeof pc->peer);
+  struct tls_conn *c = &pc->c;
+  if (p->serve) {
+    tls_conn_init(c, tls, fd, -1, -1);
+    c->on_ready = serve_ready;
+    c->user = p;
+  } else {
+    int pending, up = tls_connect_nb(&p->target, &pending);
+    const char *why = up < 0 ? strerror(errno) : NULL;
+    if (!why && p->servername && gostx_tls_set_servername(tls, p->servername))
+      why = "the servername is refused";
+    if (why) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "upstream %.120s: %s", p->target.text, why);
+      log_fail(peer_s, msg);
+      if (up >= 0) close(up);
+      gostx_tls_free(tls);
+      free(pc);
+      return NULL;
+    }
+    tls_conn_init(c, tls, up, fd, fd);
+    c->tls_connecting = pending;
+  }
+  gostx_tls_set_fd(tls, c->tls_fd);
+  pc->deadline = time(NULL) + p->handshake_timeout;
+  return pc;
+}
+
+/* Out of descriptors, the waiting connection would keep the (level-
+ * triggered) listening socket ready and the workers spinning: the reserve
+ * descriptor is given back for a moment to take that connection and close
+ * it, and the client sees its connection closed. */
+static void shed_one(struct tls_proxy *p) {
+  log_fail(p->listen.text, "out of file descriptors: a new connection closed");
+  pthread_mutex_lock(&p->reserve_mu);
+  if (p->reserve_fd >= 0) {
+    close(p->reserve_fd);
+    int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  int none = p->reserve_fd < 0;
+  pthread_mutex_unlock(&p->reserve_mu);
+  if (none) { /* no reserve to give: at least do not spin */
+    struct timespec ms10 = {0, 10000000};
+    nanosleep(&ms10, NULL);
+  }
+}
+
+static void accept_some(struct worker *w) {
+  struct tls_proxy *p = w->p;
+  for (int i = 0; i < 64; i++) {
+    struct sockaddr_storage peer;
+    socklen_t plen = sizeof peer;
+    int fd = accept4(p->listen_fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) shed_one(p);
+      return;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct pconn *pc = conn_new(p, fd, (struct sockaddr *)&peer);
+    if (!pc) {
+      close(fd);
+      continue;
+    }
+    pc->next = w->conns;
+    if (w->conns) w->conns->prev = pc;
+    w->conns = pc;
+    atomic_fetch_add(&p->accepted, 1);
+    atomic_fetch_add(&p->active, 1);
+    pump(w, pc);
+  }
+}
+
+static void expire(struct worker *w, time_t now) {
+  struct pconn *next;
+  for (struct pconn *pc = w->conns; pc; pc = next) {
+    next = pc->next;
+    if (pc->deadline && now >= pc->deadline)
+      conn_end(w, pc, 1, pc->c.handshaken ? "backend connect timed out" : "handshake timed out");
+  }
+}
+
+static void free_dead(struct worker *w) {
+  while (w->dead) {
+    struct pconn *pc = w->dead;
+    w->dead = pc->again_next;
+    free(pc);
+  }
+}
+
+static void *worker_run(void *arg) {
+  struct worker *w = arg;
+  struct epoll_event evs[64];
+  time_t last = time(NULL);
+  while (!atomic_load(&w->p->stop)) {
+    int n = epoll_wait(w->ep, evs, 64, w->again ? 0 : 1000);
+    for (int i = 0; i < n; i++) {
+      void *ptr = evs[i].data.ptr;
+      if (ptr == &mark_listen) accept_some(w);
+      else if (ptr != &mark_wake && !((struct pconn *)ptr)->dead && !((struct pconn *)ptr)->in_again)
+        pump(w, ptr);
+    }
+    struct pconn *list = w->again;
+    w->again = NULL;
+    while (list) {
+      struct pconn *pc = list;
+      list = pc->again_next;
+      pc->in_again = 0;
+      if (pc->dead) {
+        pc->again_next = w->dead;
+        w->dead = pc;
+      } else {
+        pump(w, pc);
+      }
+    }
+    free_dead(w);
+    time_t now = time(NULL);
+    if (now != last) {
+      last = now;
+      expire(w, now);
+      free_dead(w);
+    }
+  }
+  /* stop: the relays end now; a TLS peer gets close_notify where it can
+   * take it without waiting */
+  while (w->conns) {
+    struct pconn *pc = w->conns;
+    if (pc->c.handshaken && !pc->c.close_sent) (void)gostx_tls_close(pc->c.tls);
+    conn_end(w, pc, 0, NULL);
+  }
+  struct pconn *list = w->again;
+  while (list) {
+    struct pconn *pc = list;
+    list = pc->again_next;
+    free(pc);
+  }
+  w->again = NULL;
+  free_dead(w);
+  return NULL;
+}
+
+static int listen_on(struct tls_proxy *p) {
+  int fd = socket(p->listen.sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    cli_err("tls: socket: %s", strerror(errno));
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (bind(fd, (struct sockaddr *)&p->listen.sa, p->listen.len) < 0 || listen(fd, 1024) < 0) {
+    cli_err("tls: --listen %s: %s", p->listen.text, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* As many descriptors as the hard limit allows: two per connection. */
+static void raise_nofile(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+int tls_proxy_run(struct tls_proxy *p) {
+  raise_nofile();
+  p->listen_fd = listen_on(p);
+  if (p->listen_fd < 0) return CLI_EXIT_FAIL;
+  p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  pthread_mutex_init(&p->reserve_mu, NULL);
+  struct sockaddr_storage bound;
+  socklen_t blen = sizeof bound;
+  char bound_s[80] = "?";
+  if (getsockname(p->listen_fd, (struct sockaddr *)&bound, &blen) == 0)
+    tls_addr_text((struct sockaddr *)&bound, bound_s, sizeof bound_s);
+  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  struct worker *ws = calloc(p->threads, sizeof *ws);
+  if (wake < 0 || !ws) {
+    cli_err("tls: out of memory");
+    if (wake >= 0) close(wake);
+    free(ws);
+    close(p->listen_fd);
+    if (p->reserve_fd >= 0) close(p->reserve_fd);
+    return CLI_EXIT_FAIL;
+  }
+  /* the workers inherit a mask without the signals: only sigwait below
+   * takes them; SIGPIPE is ignored (a peer gone shows as EPIPE) */
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t sigs, old;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &sigs, &old);
+  int rc = CLI_EXIT_OK;
+  unsigned started = 0;
+  for (unsigned i = 0; i < p->threads; i++) {
+    struct worker *w = &ws[i];
+    w->p = p;
+    w->ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event el = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &mark_listen};
+    struct epoll_event ew = {.events = EPOLLIN, .data.ptr = &mark_wake};
+    if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, p->listen_fd, &el) < 0 ||
+        epoll_ctl(w->ep, EPOLL_CTL_ADD, wake, &ew) < 0 ||
+        pthread_create(&w->thread, NULL, worker_run, w)) {
+      cli_err("tls: cannot start worker %u: %s", i, strerror(errno));
+      if (w->ep >= 0) close(w->ep);
+      rc = CLI_EXIT_FAIL;
+      break;
+    }
+    started++;
+  }
+  if (!rc) {
+    fprintf(stderr, "gostx tls %s: listening on %s, %s %s, %u workers\n",
+            p->serve ? "serve" : "connect", bound_s, p->serve ? "backend" : "upstream",
+            p->target.text, started);
+    fflush(stderr);
+    int sig;
+    while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM) {
+    }
+  }
+  atomic_store(&p->stop, 1);
+  uint64_t one = 1;
+  if (write(wake, &one, sizeof one) < 0) { /* the workers see stop within a second anyway */
+  }
+  for (unsigned i = 0; i < started; i++) {
+    pthread_join(ws[i].thread, NULL);
+    close(ws[i].ep);
+  }
+  close(wake);
+  close(p->listen_fd);
+  if (p->reserve_fd >= 0) close(p->reserve_fd);
+  pthread_mutex_destroy(&p->reserve_mu);
+  free(ws);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!rc)
+    fprintf(stderr, "gostx tls %s: stopped: %lu connections, %lu failed\n",
+            p->serve ? "serve" : "connect", (unsigned long)atomic_load(&p->accepted),
+            (unsigned long)atomic_load(&p->failed));
+  return rc;
+}

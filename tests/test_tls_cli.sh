@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# gostx tls: what it refuses before it serves or connects. Each refusal
+# exits with its code (2 usage, 1 I/O or a wrong password) within seconds,
+# with one line naming the option, file or entry at fault; none listens
+# (--listen 127.0.0.1:0 would make a wrong start hang, which the timeout
+# turns into a failure). The end-to-end checks are tests/net/test_tls.sh.
+# Skipped (77) without openssl's gost-engine (tests/support/gost_pki.sh).
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/cli_common.sh" tls_cli
+TLS_HERE=$HERE/net
+. "$HERE/net/tls_common.sh"
+tls_pki
+
+# refused CODE PATTERN ARGS...: gostx tls ARGS exits CODE with PATTERN on
+# stderr
+refused() {
+  local code=$1 pat=$2
+  shift 2
+  timeout 10 "$G" tls "$@" </dev/null >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ $rc = "$code" ] && grep -qE -- "$pat" "$T/err" && [ "$(wc -l <"$T/err")" -le 2 ]; then
+    ok
+  else
+    bad "gostx tls $* -> rc $rc (want $code, /$pat/): $(cat "$T/err")"
+  fi
+}
+L=(--listen 127.0.0.1:0)
+S=(serve "${L[@]}" --backend 127.0.0.1:9)
+ID=(--cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key")
+
+timeout 10 "$G" tls >/dev/null 2>"$T/err"; [ $? = 2 ] && grep -q '^Usage: gostx tls' "$T/err" && ok || bad "gostx tls alone"
+refused 2 "unknown form 'bogus'" bogus
+# forms and the options they need or do not take
+refused 2 'backend ADDR:PORT is required' serve "${L[@]}" "${ID[@]}"
+refused 2 'listen ADDR:PORT is required' serve --backend 127.0.0.1:9 "${ID[@]}"
+refused 2 'cert FILE and --key FILE are required' "${S[@]}"
+refused 2 'cert and --key go together' "${S[@]}" --cert "$PKI/chain-256A.pem"
+refused 2 'upstream HOST:PORT is required' connect "${L[@]}" --ca "$PKI/ca.pem"
+refused 2 'ca FILE is required' connect "${L[@]}" --upstream 127.0.0.1:9
+refused 2 'HOST:PORT is required' client --ca "$PKI/ca.pem"
+refused 2 "unexpected argument '127.0.0.2:9'" client 127.0.0.1:9 127.0.0.2:9 --ca "$PKI/ca.pem"
+refused 2 'ca FILE is required.*--insecure' client 127.0.0.1:9
+refused 2 'insecure verifies nothing' client 127.0.0.1:9 --insecure --ca "$PKI/ca.pem"
+refused 2 -- '--listen is not an option of tls client' client 127.0.0.1:9 --insecure "${L[@]}"
+refused 2 -- '--insecure is not an option of tls serve' "${S[@]}" "${ID[@]}" --insecure
+refused 2 -- '--close-on-eof is not an option of tls connect' connect "${L[@]}" \
+  --upstream 127.0.0.1:9 --ca "$PKI/ca.pem" --close-on-eof
+refused 2 -- '--backend is not an option of tls connect' connect "${L[@]}" --upstream 127.0.0.1:9 \
+  --ca "$PKI/ca.pem" --backend 127.0.0.1:9
+refused 2 -- '--verify-client needs --ca' "${S[@]}" "${ID[@]}" --verify-client
+refused 2 'not both' "${S[@]}" "${ID[@]}" --verify-client --require-client --ca "$PKI/ca.pem"
+refused 2 'give --verify-client or --require-client' "${S[@]}" "${ID[@]}" --ca "$PKI/ca.pem"
+refused 2 -- '-passin needs --key' client 127.0.0.1:9 --insecure -passin pass:x
+refused 2 -- '--chain needs --cert and --key' client 127.0.0.1:9 --insecure --chain "$PKI/int.pem"
+refused 2 -- "--servername '': not a DNS name" client 127.0.0.1:9 --insecure --servername ''
+refused 2 -- '--threads' "${S[@]}" "${ID[@]}" --threads 0
+refused 2 -- '--timeout' client 127.0.0.1:9 --insecure --timeout 0
+# addresses
+refused 2 "no port" serve --listen 127.0.0.1 --backend 127.0.0.1:9 "${ID[@]}"
+refused 2 "backend '127.0.0.1:70000' port" "${S[@]:0:3}" --backend 127.0.0.1:70000 "${ID[@]}"
+refused 2 "backend '127.0.0.1:0' port" "${S[@]:0:3}" --backend 127.0.0.1:0 "${ID[@]}"
+refused 2 "written \[ADDR\]:PORT" "${S[@]:0:3}" --backend ::1:80 "${ID[@]}"
+refused 2 "written \[ADDR\]:PORT" "${S[@]:0:3}" --backend '[::1:80' "${ID[@]}"
+refused 2 "no host" "${S[@]:0:3}" --backend :80 "${ID[@]}"
+refused 2 "cannot resolve no-such-host.invalid" connect "${L[@]}" \
+  --upstream no-such-host.invalid:443 --ca "$PKI/ca.pem"
+refused 2 "HOST:PORT '127.0.0.1:x'" client 127.0.0.1:x --insecure
+# versions and lists
+refused 2 'TLS 1.2 is not implemented' client 127.0.0.1:9 --insecure --version 1.2
+refused 2 "must be 1.2 or 1.3, not '1.4'" client 127.0.0.1:9 --insecure --version 1.4
+refused 2 "--suites 'KUZNYECHIK_MGM_L:BOGUS_SUITE'.*BOGUS_SUITE" \
+  client 127.0.0.1:9 --insecure --suites KUZNYECHIK_MGM_L:BOGUS_SUITE
+refused 2 "--groups 'GC999'.*GC999" "${S[@]}" "${ID[@]}" --groups GC999
+refused 2 "--alpn 'h2,,x': empty list entry" client 127.0.0.1:9 --insecure --alpn 'h2,,x'
+# files: missing, not certificates, a key that is not the certificate's
+refused 1 "$T/none.pem" "${S[@]}" --cert "$T/none.pem" --key "$PKI/leaf-256A.key"
+refused 1 "$T/none.key" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/none.key"
+refused 2 "ca $T/none.pem" connect "${L[@]}" --upstream 127.0.0.1:9 --ca "$T/none.pem"
+refused 2 "no certificate in it" "${S[@]}" --cert "$PKI/leaf-256A.key" --key "$PKI/leaf-256A.key"
+refused 2 "cert /dev/zero: larger than" "${S[@]}" --cert /dev/zero --key "$PKI/leaf-256A.key"
+for i in $(seq 11); do cat "$PKI/leaf-256A.pem"; done >"$T/eleven.pem"
+refused 2 "more than 10 certificates" "${S[@]}" --cert "$T/eleven.pem" --key "$PKI/leaf-256A.key"
+printf -- '-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n' >"$T/junk.pem"
+refused 2 "junk.pem: certificate 1" "${S[@]}" --cert "$T/junk.pem" --key "$PKI/leaf-256A.key"
+# well-formed PEM whose content is no certificate (a key's DER)
+sed 's/PRIVATE KEY/CERTIFICATE/' "$PKI/leaf-256A.key" >"$T/notcert.pem"
+refused 2 "notcert.pem: certificate 1: " "${S[@]}" --cert "$T/notcert.pem" --key "$PKI/leaf-256A.key"
+refused 2 "does not go with --cert" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-512C.key"
+refused 2 "does not go with --cert" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256B.key"
+"$G" pkey -in "$PKI/leaf-256A.key" -pubout -out "$T/pub.pem"
+refused 2 "public key" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/pub.pem"
+"$G" pkey -in "$PKI/leaf-256A.key" -out "$T/enc.key" -passout pass:right
+refused 1 "wrong password" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/enc.key" -passin pass:wrong
+refused 2 "encrypted private key.*-passin" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/enc.key"
+refused 1 "key log $T/no/dir/kl" "${S[@]}" "${ID[@]}" --keylog "$T/no/dir/kl"
+# the listening address taken: exit 1, naming it
+python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" 2>/dev/null &
+holder=$!
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+refused 1 "listen 127.0.0.1:$(cat "$T/port"): Address already in use" \
+  serve --listen "127.0.0.1:$(cat "$T/port")" --backend 127.0.0.1:9 "${ID[@]}"
+# the same silent listener as a server: the client's handshake times out
+refused 1 "handshake timed out" client "127.0.0.1:$(cat "$T/port")" --insecure --timeout 1
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+# nobody there
+refused 1 "connect to 127.0.0.1:$(cat "$T/port"): Connection refused" \
+  client "127.0.0.1:$(cat "$T/port")" --insecure
+# help
+"$G" tls --help >"$T/help" && grep -q 'gostx tls serve --listen' "$T/help" && ok || bad "tls --help"
+"$G" tls client --help >"$T/help" && grep -q 'SSLKEYLOGFILE' "$T/help" && ok || bad "tls client --help"
+finish
