@@ -249,6 +249,10 @@ static void test_large_and_chunks(void) {
   CHECK_RC(gostx_tls_config_set_alpn(p.ccfg, "h2,http/1.1"), 0, "alpn");
   CHECK_RC(gostx_tls_config_set_alpn(p.scfg, "http/1.1"), 0, "alpn");
   pair_start(&p);
+  CHECK_RC(gostx_tls_set_servername(p.c, "bad name!"), GOSTX_EINVAL, "a servername with a space");
+  CHECK_RC(gostx_tls_set_servername(p.c, "host."), GOSTX_EINVAL, "a servername with a trailing dot");
+  CHECK_RC(gostx_tls_set_servername(p.c, "a..b"), GOSTX_EINVAL, "a servername with an empty label");
+  CHECK_RC(gostx_tls_set_servername(p.c, "::1"), 0, "an IPv6 literal as servername");
   CHECK_RC(gostx_tls_set_servername(p.c, "localhost"), 0, "servername");
   CHECK(pair_handshake(&p) == 0, "1-byte chunks: HRR, client certificate, ALPN, SNI (%s / %s)",
         gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-",
@@ -675,6 +679,33 @@ static void test_refusals(void) {
   n = client_hello(rec, 0x0303, ext, e);
   expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "supported_versions without TLS 1.3");
   ext[22] = 4;
+  /* server_name: a host name is taken, bytes that are none are refused. */
+  {
+    static const char *const names[] = {"example.test", "bad name!", "a..b", "-a.test",
+                                        "a-.test", "host.", "nul\0x", "tab\tx"};
+    static const size_t lens[] = {12, 9, 4, 7, 7, 5, 5, 5};
+    for (int i = 0; i < 8; i++) {
+      uint8_t with[600];
+      size_t w = e, l = lens[i];
+      memcpy(with, ext, e);
+      const uint8_t sni[9] = {0, 0, 0, (uint8_t)(l + 5), 0, (uint8_t)(l + 3), 0, 0, (uint8_t)l};
+      memcpy(with + w, sni, 9);
+      memcpy(with + w + 9, names[i], l);
+      w += 9 + l;
+      n = client_hello(rec, 0x0303, with, w);
+      if (i == 0) {
+        pair p;
+        pair_init(&p, &keys[0], 0);
+        pair_start(&p);
+        memcpy(p.c2s.b, rec, n);
+        p.c2s.len = n;
+        CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "server_name example.test taken");
+        pair_free(&p);
+      } else {
+        expect_refusal(1, rec, n, GOSTX__ALERT_DECODE_ERROR, names[i]);
+      }
+    }
+  }
   /* Truncated: the ClientHello's length one more than its bytes. */
   n = client_hello(rec, 0x0303, ext, e);
   rec[8] += 1;
@@ -1027,9 +1058,11 @@ static int load_identity(gostx_tls_config *cfg, const char *chain, const char *k
 }
 
 /* A client of the store (VERIFY_PEER, servername name) against a server of
- * chain/key: 0 when both completed; else the client's alert in *alert. */
-static int pki_handshake(gostx_x509_store *store, const char *chain, const char *key,
-                         const char *name, int *alert, pair *keep) {
+ * chain/key: 0 when both completed; else the client's alert in *alert, and
+ * in *server_alert (when not NULL) the alert the server received (-1 when
+ * it received none). */
+static int pki_handshake2(gostx_x509_store *store, const char *chain, const char *key,
+                          const char *name, int *alert, int *server_alert, pair *keep) {
   pair p;
   pair_init(&p, &keys[0], 0);
   gostx__tls_config_test(p.ccfg)->pin_curve = 0;
@@ -1044,9 +1077,18 @@ static int pki_handshake(gostx_x509_store *store, const char *chain, const char 
   int rc = pair_handshake(&p);
   int sent = 0;
   *alert = gostx_tls_alert(p.c, &sent);
+  if (server_alert) {
+    int s_alert = gostx_tls_alert(p.s, &sent);
+    *server_alert = s_alert >= 0 && !sent ? s_alert : -1;
+  }
   if (rc == 0 && keep) *keep = p;
   else pair_free(&p);
   return rc;
+}
+
+static int pki_handshake(gostx_x509_store *store, const char *chain, const char *key,
+                         const char *name, int *alert, pair *keep) {
+  return pki_handshake2(store, chain, key, name, alert, NULL, keep);
 }
 
 static void test_pki(void) {
@@ -1100,10 +1142,13 @@ static void test_pki(void) {
     char chain[64], key[64];
     snprintf(chain, sizeof chain, "chain-bad-%s.pem", bad[i].name);
     snprintf(key, sizeof key, "bad-%s.key", bad[i].name);
-    int alert = -1;
-    rc = pki_handshake(store, chain, key, "localhost", &alert, NULL);
+    int alert = -1, server_alert = -1;
+    rc = pki_handshake2(store, chain, key, "localhost", &alert, &server_alert, NULL);
     CHECK(rc != 0 && alert == bad[i].alert, "bad-%s refused with alert %d (got %d)", bad[i].name,
           bad[i].alert, alert);
+    /* Sent under the client's handshake key, which the server reads by then. */
+    CHECK(server_alert == bad[i].alert, "bad-%s: the server received alert %d (got %d)",
+          bad[i].name, bad[i].alert, server_alert);
   }
   /* The server's key must be its leaf's. */
   gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);

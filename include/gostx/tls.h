@@ -80,7 +80,8 @@ GOSTX_API const char *gostx_tls_config_error(const gostx_tls_config *cfg);
 GOSTX_API gostx_tls *gostx_tls_new(const gostx_tls_config *cfg);
 GOSTX_API void gostx_tls_free(gostx_tls *c);
 /* Client: the name sent as SNI and verified against the server's chain
- * (a DNS name or an IP literal; an IP is verified, not sent). Without one
+ * (a DNS name or an IP literal; an IP is verified, not sent; anything
+ * else, a trailing dot included, is GOSTX_EINVAL). Without one
  * the chain is verified to the store but for no name: set it. */
 GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
 

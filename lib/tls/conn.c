@@ -284,6 +284,7 @@ int gostx_tls_set_servername(gostx_tls *c, const char *name) {
   if (!c || !name) return GOSTX_EINVAL;
   size_t n = strlen(name);
   if (n == 0 || n >= sizeof c->servername) return GOSTX_ELEN;
+  if (!gostx__tls_is_ip_literal(name) && !gostx__tls_is_host_name(name, n)) return GOSTX_EINVAL;
   if (c->state != GOSTX__ST_START) return GOSTX_ESTATE;
   memcpy(c->servername, name, n + 1);
   return GOSTX_OK;

@@ -203,6 +203,12 @@ int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len);
 gostx_gost3410_curve gostx__tls_scheme_curve(unsigned scheme);
 gostx_gost3410_curve gostx__tls_group_curve(unsigned group);
 unsigned gostx__tls_curve_scheme(gostx_gost3410_curve curve);
+/* 1 when name is an IPv4 or IPv6 literal (verified, never sent as SNI). */
+int gostx__tls_is_ip_literal(const char *name);
+/* 1 when name[0..len) is a host name as SNI carries it (RFC 6066 3): labels of
+ * 1 to 63 letters, digits, hyphens (not first or last) and underscores, at
+ * most 253 bytes, no trailing dot. */
+int gostx__tls_is_host_name(const char *name, size_t len);
 /* The test hooks of cfg (tests/test_tls.c). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
 /* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */

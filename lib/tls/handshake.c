@@ -457,7 +457,28 @@ static int on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
 
 /* ---------------- ClientHello ---------------- */
 
-static int is_ip_literal(const char *name) {
+/* A host name as SNI carries it (RFC 6066 3: no trailing dot, no IP):
+ * letters, digits, hyphens and underscores in dot-separated labels of 1 to
+ * 63 bytes, none starting or ending with a hyphen. */
+int gostx__tls_is_host_name(const char *name, size_t len) {
+  size_t label = 0;
+  if (len > 253) return 0;
+  for (size_t i = 0;; i++) {
+    char ch = i < len ? name[i] : 0;
+    if (ch == '.' || i == len) {
+      if (label == 0 || label > 63 || name[i - 1] == '-') return 0;
+      if (i == len) return 1;
+      label = 0;
+    } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+               ch == '_' || (ch == '-' && label > 0)) {
+      label++;
+    } else {
+      return 0;
+    }
+  }
+}
+
+int gostx__tls_is_ip_literal(const char *name) {
   uint8_t a[16];
   return inet_pton(AF_INET, name, a) == 1 || inet_pton(AF_INET6, name, a) == 1;
 }
@@ -479,7 +500,7 @@ static int build_client_hello(gostx_tls *c) {
   for (size_t i = 0; i < cfg->nsuites; i++) put(&w, cfg->suites[i], 2);
   put(&w, 0x0100, 2); /* compression_methods: null only */
   size_t exts = open_vec(&w, 2);
-  if (c->servername[0] && !is_ip_literal(c->servername)) {
+  if (c->servername[0] && !gostx__tls_is_ip_literal(c->servername)) {
     size_t n = strlen(c->servername);
     put(&w, EXT_SERVER_NAME, 2);
     put(&w, (unsigned)n + 5, 2);
@@ -630,6 +651,9 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   gostx__tls_th_add(c, msg, len);
   int rc = key_exchange(c, key.p, key.n);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_hs);
+  /* The write key too: the server reads under it from now on, so an alert
+   * about its flight (a refused chain) must go under it (RFC 8446 5.1). */
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_hs);
   if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_EE;
   return rc;
 }
@@ -714,7 +738,6 @@ static int client_finish(gostx_tls *c) {
   int rc = app_secrets(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_ap);
   if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
-  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_hs);
   if (rc == GOSTX_OK && c->cert_req) {
     unsigned scheme = gostx__tls_curve_scheme(c->cfg->key_curve);
     int can = c->cfg->nchain && scheme && has16(c->peer_schemes, c->npeer_schemes, scheme);
@@ -766,8 +789,8 @@ static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hel
         rd list = vec(&data, 2, 1);
         unsigned kind = get(&list, 1);
         rd name = vec(&list, 2, 1);
-        if (data.bad || data.n || list.bad || list.n || kind != 0 || name.n > 255 ||
-            memchr(name.p, 0, name.n))
+        if (data.bad || data.n || list.bad || list.n || kind != 0 ||
+            !gostx__tls_is_host_name((const char *)name.p, name.n))
           return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed server_name");
         memcpy(h->sni, name.p, name.n);
         h->sni[name.n] = 0;
