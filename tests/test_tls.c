@@ -612,6 +612,17 @@ static void expect_refusal(int server, const uint8_t *bytes, size_t len, int ale
   pair_free(&p);
 }
 
+/* A hand-made ClientHello a server takes (and waits for more). */
+static void expect_taken(const uint8_t *rec, size_t n, const char *what) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  memcpy(p.c2s.b, rec, n);
+  p.c2s.len = n;
+  CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, what);
+  pair_free(&p);
+}
+
 /* A ClientHello written by hand: ext is the extensions block. */
 static size_t client_hello(uint8_t *out, unsigned legacy, const uint8_t *ext, size_t ext_len) {
   uint8_t body[2048];
@@ -651,15 +662,7 @@ static void test_refusals(void) {
   e += 64;
   size_t n = client_hello(rec, 0x0303, ext, e);
   /* The valid one first, that the refusals below are of the change only. */
-  {
-    pair p;
-    pair_init(&p, &keys[0], 0);
-    pair_start(&p);
-    memcpy(p.c2s.b, rec, n);
-    p.c2s.len = n;
-    CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "the hand-made ClientHello is taken");
-    pair_free(&p);
-  }
+  expect_taken(rec, n, "the hand-made ClientHello is taken");
   /* An invalid point: y + 1. */
   ext[ks + 10 + 32] ^= 1;
   n = client_hello(rec, 0x0303, ext, e);
@@ -693,17 +696,10 @@ static void test_refusals(void) {
       memcpy(with + w + 9, names[i], l);
       w += 9 + l;
       n = client_hello(rec, 0x0303, with, w);
-      if (i == 0) {
-        pair p;
-        pair_init(&p, &keys[0], 0);
-        pair_start(&p);
-        memcpy(p.c2s.b, rec, n);
-        p.c2s.len = n;
-        CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "server_name example.test taken");
-        pair_free(&p);
-      } else {
+      if (i == 0)
+        expect_taken(rec, n, "server_name example.test taken");
+      else
         expect_refusal(1, rec, n, GOSTX__ALERT_DECODE_ERROR, names[i]);
-      }
     }
   }
   /* Truncated: the ClientHello's length one more than its bytes. */
