@@ -8,14 +8,19 @@
  *           record (TLSTREE, nonce, inner type, padding scan included);
  *   conn    gostx_tls_write of one record's bytes on a client connected to
  *           a server over memory pipes, then gostx_tls_read on the server
- *           until they are all in (the transport's copies included).
+ *           until they are all in (the transport's copies included);
+ *   socket  the same over a non-blocking AF_UNIX socketpair (gostx_tls_set_fd):
+ *           the system calls of the transport counted too.
  * Each column is MB/s of plaintext through one seal and one open: the CPU
  * of both ends of a connection for those bytes.
  *   usage: build/bench/tls_record_speed [MIN_SECONDS_PER_RUN (0.2) [SUITE_SUBSTRING]] */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "gostx.h"
 #include "harness.h"
@@ -59,12 +64,12 @@ static ssize_t pipe_write(void *user, const uint8_t *buf, size_t len) {
 }
 
 struct job {
-  int mode; /* 0 mgm, 1 record, 2 conn */
+  int mode; /* 0 mgm, 1 record, 2 conn, 3 socket */
   size_t len;
   const gostx__tls_suite *suite;
   gostx_cipher c;
   gostx__tls_record tx, rx;
-  gostx_tls *cli, *srv;
+  gostx_tls *pair[4]; /* memory pipes: 0, 1; socketpair: 2, 3 */
   uint8_t plain[MAXREC], got[MAXREC], rec[GOSTX__TLS_IN_CAP];
 };
 
@@ -88,21 +93,23 @@ static int run(void *arg) {
     rc = gostx__tls_record_open(&j->rx, j->rec, rec_len, j->rec + 5, rec_len - 5, &got, &type);
     return rc ? rc : got == j->len && type == GOSTX__CT_APP ? 0 : -1;
   }
+  gostx_tls *cli = j->pair[j->mode == 2 ? 0 : 2], *srv = j->pair[j->mode == 2 ? 1 : 3];
   size_t put = 0, have = 0;
-  int rc = gostx_tls_write(j->cli, j->plain, j->len, &put);
+  int rc = gostx_tls_write(cli, j->plain, j->len, &put);
   if (rc || put != j->len) return rc ? rc : -1;
   while (have < j->len) {
     size_t got = 0;
-    rc = gostx_tls_read(j->srv, j->got + have, j->len - have, &got);
+    rc = gostx_tls_read(srv, j->got + have, j->len - have, &got);
     if (rc) return rc;
     have += got;
   }
   return 0;
 }
 
-/* A client and a server of suite over memory pipes, the handshake done. */
-static int connect_pair(struct job *j, end *ce, end *se, gostx_tls_config **ccfg,
-                        gostx_tls_config **scfg) {
+/* Two clients and two servers of suite, one pair over memory pipes, one
+ * over a socketpair (fds in sv), the handshakes done. */
+static int connect_pair(struct job *j, end *ce, end *se, const int sv[2],
+                        gostx_tls_config **ccfg, gostx_tls_config **scfg) {
   static uint8_t priv[32], pub[64];
   static const uint8_t fake_der[] = {0x30, 0x03, 0x02, 0x01, 0x01}; /* carried, not parsed */
   const uint8_t *der[1] = {fake_der};
@@ -120,17 +127,21 @@ static int connect_pair(struct job *j, end *ce, end *se, gostx_tls_config **ccfg
       gostx_tls_config_set_key(*scfg, GOSTX_GOST3410_256_A, priv, 32) ||
       gostx_tls_config_set_suites(*ccfg, j->suite->name))
     return -1;
-  j->cli = gostx_tls_new(*ccfg);
-  j->srv = gostx_tls_new(*scfg);
-  if (!j->cli || !j->srv) return -1;
-  gostx_tls_set_io(j->cli, pipe_read, pipe_write, ce);
-  gostx_tls_set_io(j->srv, pipe_read, pipe_write, se);
-  int crc = GOSTX_TLS_WANT_READ, src = GOSTX_TLS_WANT_READ;
-  for (int i = 0; i < 1000 && (want(crc) || want(src)); i++) {
-    if (want(crc)) crc = gostx_tls_handshake(j->cli);
-    if (want(src)) src = gostx_tls_handshake(j->srv);
+  for (int k = 0; k < 4; k++)
+    if (!(j->pair[k] = gostx_tls_new(k & 1 ? *scfg : *ccfg))) return -1;
+  gostx_tls_set_io(j->pair[0], pipe_read, pipe_write, ce);
+  gostx_tls_set_io(j->pair[1], pipe_read, pipe_write, se);
+  gostx_tls_set_fd(j->pair[2], sv[0]);
+  gostx_tls_set_fd(j->pair[3], sv[1]);
+  for (int k = 0; k < 4; k += 2) {
+    int crc = GOSTX_TLS_WANT_READ, src = GOSTX_TLS_WANT_READ;
+    for (int i = 0; i < 1000 && (want(crc) || want(src)); i++) {
+      if (want(crc)) crc = gostx_tls_handshake(j->pair[k]);
+      if (want(src)) src = gostx_tls_handshake(j->pair[k + 1]);
+    }
+    if (crc || src) return -1;
   }
-  return crc || src ? -1 : 0;
+  return 0;
 }
 
 static double median_mbps(struct job *j, double min_s) {
@@ -154,8 +165,8 @@ int main(int argc, char **argv) {
   printf("# lib/tls records on %s (Kuznyechik %s, Magma %s, MGM %s)\n", gostx_cpu_features(),
          gostx_impl(GOSTX_ALG_KUZNYECHIK), gostx_impl(GOSTX_ALG_MAGMA), gostx_impl(GOSTX_ALG_MGM));
   printf("# MB/s of plaintext through one seal and one open, thread CPU time, median of 5\n");
-  printf("%-42s %6s %8s %8s %8s %7s %7s\n", "suite", "bytes", "mgm", "record", "conn",
-         "rec/mgm", "conn/mgm");
+  printf("%-17s %6s %8s %8s %8s %8s %7s %7s %7s\n", "suite", "bytes", "mgm", "record", "conn",
+         "socket", "rec/mgm", "conn/m", "sock/m");
   for (int i = 0; i < 4; i++) {
     j.suite = gostx__tls_suite_by_id(ids[i]);
     if (argc > 2 && !strstr(j.suite->name, argv[2])) continue;
@@ -164,28 +175,37 @@ int main(int argc, char **argv) {
     for (size_t b = 0; b < sizeof j.plain; b++) j.plain[b] = (uint8_t)(b * 31);
     end ce = {&s2c, &c2s}, se = {&c2s, &s2c};
     gostx_tls_config *ccfg = NULL, *scfg = NULL;
+    int sv[2], big = 1 << 20;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) return 1;
+    for (int k = 0; k < 2; k++) {
+      fcntl(sv[k], F_SETFL, fcntl(sv[k], F_GETFL) | O_NONBLOCK);
+      setsockopt(sv[k], SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+      setsockopt(sv[k], SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+    }
     if (gostx_cipher_init(&j.c, j.suite->alg, secret) ||
         gostx__tls_record_init(&j.tx, ids[i], secret) ||
         gostx__tls_record_init(&j.rx, ids[i], secret) ||
-        connect_pair(&j, &ce, &se, &ccfg, &scfg)) {
+        connect_pair(&j, &ce, &se, sv, &ccfg, &scfg)) {
       fprintf(stderr, "tls_record_speed: setup of %s failed\n", j.suite->name);
       return 1;
     }
     for (int s = 0; s < 2; s++) {
-      double mbps[3];
+      double mbps[4];
       j.len = sizes[s];
-      for (j.mode = 0; j.mode < 3; j.mode++) {
+      for (j.mode = 0; j.mode < 4; j.mode++) {
         mbps[j.mode] = median_mbps(&j, min_s);
         if (mbps[j.mode] < 0) {
           fprintf(stderr, "tls_record_speed: %s mode %d failed\n", j.suite->name, j.mode);
           return 1;
         }
       }
-      printf("%-42s %6zu %8.0f %8.0f %8.0f %7.2f %7.2f\n", j.suite->name, j.len, mbps[0],
-             mbps[1], mbps[2], mbps[1] / mbps[0], mbps[2] / mbps[0]);
+      printf("%-17s %6zu %8.0f %8.0f %8.0f %8.0f %7.2f %7.2f %7.2f\n", j.suite->name + 25, j.len,
+             mbps[0], mbps[1], mbps[2], mbps[3], mbps[1] / mbps[0], mbps[2] / mbps[0],
+             mbps[3] / mbps[0]);
     }
-    gostx_tls_free(j.cli);
-    gostx_tls_free(j.srv);
+    for (int k = 0; k < 4; k++) gostx_tls_free(j.pair[k]);
+    close(sv[0]);
+    close(sv[1]);
     gostx_tls_config_free(ccfg);
     gostx_tls_config_free(scfg);
     gostx__tls_record_clear(&j.tx);
