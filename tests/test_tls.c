@@ -33,6 +33,7 @@ typedef struct pipe_buf {
   size_t tamper_arg;
   int tampered;
   int eof; /* once empty, reads see the end of the stream */
+  int writes; /* the transport writes made into it */
 } pipe_buf;
 
 typedef struct end {
@@ -67,6 +68,7 @@ static ssize_t pipe_write(void *user, const uint8_t *buf, size_t len) {
   if (e->chunk && n > e->chunk) n = e->chunk;
   memcpy(e->out->b + e->out->len, buf, n);
   e->out->len += n;
+  e->out->writes++;
   pipe_buf *w = e->out;
   while (w->len - w->scan >= 5) {
     size_t rl = 5 + ((size_t)w->b[w->scan + 3] << 8 | w->b[w->scan + 4]);
@@ -186,7 +188,8 @@ static int transfer(pair *p, gostx_tls *a, gostx_tls *b, const uint8_t *data, si
 /* Read-ahead: one transport read takes every record the pipe holds; the
  * later ones come out of the buffer (the pipe empty, which would answer
  * WANT_READ), and gostx_tls_pending says when that is so. A KeyUpdate
- * buffered between two records switches the key for the second. */
+ * buffered between two records switches the key for the second. And the
+ * other way: a large write's records go out several to a transport write. */
 static void test_read_ahead(void) {
   pair p;
   pair_init(&p, &keys[0], 0);
@@ -225,6 +228,21 @@ static void test_read_ahead(void) {
   memmove(p.c2s.b, p.c2s.b + whole / 2, p.c2s.len); /* the pipe's other half, as sent */
   CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), 0, "the whole record");
   CHECK(n == sizeof a && !memcmp(got, a, sizeof a), "a byte-exact across two reads");
+  /* A large write: its records gather, four full ones to a transport write. */
+  size_t big = 5 * 16384, have = 0;
+  uint8_t *data = malloc(big), *back = malloc(big);
+  t_rand_bytes(data, big);
+  p.c2s.writes = 0;
+  CHECK_RC(gostx_tls_write(p.c, data, big, &put), 0, "a write of five full records");
+  CHECK(put == big && p.c2s.writes == 2, "five records in two transport writes (%d)",
+        p.c2s.writes);
+  for (int i = 0; i < 100 && have < big; i++) {
+    CHECK_RC(gostx_tls_read(p.s, back + have, big - have, &n), 0, "read the large write");
+    have += n;
+  }
+  CHECK(have == big && !memcmp(back, data, big), "the large write byte-exact");
+  free(data);
+  free(back);
   pair_free(&p);
 }
 

@@ -575,11 +575,16 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
   if (rc != GOSTX_OK) return rc;
   const uint8_t *p = buf;
   for (;;) {
-    rc = gostx__tls_flush(c);
-    if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
-    if (rc != GOSTX_OK) return rc;
-    if (*put == len) return GOSTX_OK;
     size_t n = len - *put > GOSTX__TLS_MAX_PLAINTEXT ? GOSTX__TLS_MAX_PLAINTEXT : len - *put;
+    /* Records of 2^14 (the last shorter) gather until the next one (and
+     * room for a KeyUpdate and an alert) would not fit: then one write. */
+    if (*put == len ||
+        c->out_len + gostx__tls_sealed_len(&c->wrec, n, 0) + 128 > sizeof c->out) {
+      rc = gostx__tls_flush(c);
+      if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+      if (rc != GOSTX_OK) return rc;
+      if (*put == len) return GOSTX_OK;
+    }
     rc = before_app_record(c);
     if (rc == GOSTX_OK) rc = gostx__tls_queue_record(c, GOSTX__CT_APP, p + *put, n, 0x0303);
     if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "seal failed");

@@ -19,9 +19,10 @@
  * read from the transport usually brings a whole record (often more) and
  * the bytes after a record move down only when the next does not fit. */
 #define GOSTX__TLS_IN_BUF (2 * GOSTX__TLS_IN_CAP)
-/* A whole flight (ServerHello to Finished, the chain in records of 2^14) or
- * an application record plus a KeyUpdate and an alert. */
-#define GOSTX__TLS_OUT_CAP (GOSTX__TLS_HS_MAX + 8192u)
+/* A whole flight (ServerHello to Finished, the chain in records of 2^14),
+ * or up to four full application records (and a KeyUpdate and an alert):
+ * a large gostx_tls_write goes out in one transport write per four. */
+#define GOSTX__TLS_OUT_CAP (4 * GOSTX__TLS_IN_CAP + 256u)
 
 /* RFC 8446 section 6: the alerts this implementation sends or names. */
 enum {
