@@ -171,6 +171,10 @@ const struct gostx_cpu *gostx__cpu(void);
  * as a constant: the one door through which ESP and TLS record open branch
  * on a secret-derived value (public by design; lib/common.c). */
 int gostx__verdict(int rc);
+/* KDF_256 (lib/kdf/kdf.c) under a key already in keyed (gostx_hmac_init
+ * with digest 32): what TLSTREE's last level repeats per record. */
+int gostx__kdf256_keyed(const gostx_hmac_ctx *keyed, const uint8_t *label, size_t label_len,
+                        const uint8_t *seed, size_t seed_len, uint8_t out[32]);
 
 /* XTS: T *= alpha on a tweak held as two little-endian halves (lo = bytes
  * 0..7, hi = bytes 8..15): a left shift by one, folding x^128 back in as

@@ -33,6 +33,7 @@ typedef struct pipe_buf {
   size_t tamper_arg;
   int tampered;
   int eof; /* once empty, reads see the end of the stream */
+  int writes; /* the transport writes made into it */
 } pipe_buf;
 
 typedef struct end {
@@ -67,6 +68,7 @@ static ssize_t pipe_write(void *user, const uint8_t *buf, size_t len) {
   if (e->chunk && n > e->chunk) n = e->chunk;
   memcpy(e->out->b + e->out->len, buf, n);
   e->out->len += n;
+  e->out->writes++;
   pipe_buf *w = e->out;
   while (w->len - w->scan >= 5) {
     size_t rl = 5 + ((size_t)w->b[w->scan + 3] << 8 | w->b[w->scan + 4]);
@@ -181,6 +183,67 @@ static int transfer(pair *p, gostx_tls *a, gostx_tls *b, const uint8_t *data, si
   ok = ok && recvd == len && memcmp(got, data, len) == 0;
   free(got);
   return ok ? 0 : -1;
+}
+
+/* Read-ahead: one transport read takes every record the pipe holds; the
+ * later ones come out of the buffer (the pipe empty, which would answer
+ * WANT_READ), and gostx_tls_pending says when that is so. A KeyUpdate
+ * buffered between two records switches the key for the second. And the
+ * other way: a large write's records go out several to a transport write. */
+static void test_read_ahead(void) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  CHECK_RC(gostx_tls_config_set_suites(p.ccfg, "MAGMA_MGM_S"), 0, "suites");
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake for read-ahead");
+  CHECK(gostx_tls_pending(p.s) == 0 && gostx_tls_pending(NULL) == 0, "nothing pending at first");
+  uint8_t a[100], b[300], got[1000];
+  t_rand_bytes(a, sizeof a);
+  t_rand_bytes(b, sizeof b);
+  size_t put = 0, n = 0;
+  CHECK_RC(gostx_tls_write(p.c, a, sizeof a, &put), 0, "write a");
+  CHECK_RC(gostx_tls_key_update(p.c, 0), 0, "KeyUpdate between the records");
+  CHECK_RC(gostx_tls_write(p.c, b, sizeof b, &put), 0, "write b");
+  CHECK_RC(gostx_tls_read(p.s, got, 10, &n), 0, "read 10 of a");
+  CHECK(n == 10 && !memcmp(got, a, 10), "a's first 10 bytes");
+  CHECK(p.c2s.len == 0, "one read took all three records (%zu bytes left)", p.c2s.len);
+  CHECK(gostx_tls_pending(p.s) == 90, "a's other 90 bytes pending (%zu)",
+        gostx_tls_pending(p.s));
+  CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), 0, "the rest of a");
+  CHECK(n == 90 && !memcmp(got, a + 10, 90), "a's other 90 bytes");
+  size_t ku = gostx__tls_sealed_len(&p.c->wrec, 5, 0);
+  CHECK(gostx_tls_pending(p.s) == ku, "the KeyUpdate's record pending (%zu, not %zu)",
+        gostx_tls_pending(p.s), ku);
+  CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), 0, "b, from the buffer, under the new key");
+  CHECK(n == sizeof b && !memcmp(got, b, sizeof b), "b byte-exact");
+  CHECK(gostx_tls_pending(p.s) == 0, "nothing pending after b");
+  CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), GOSTX_TLS_WANT_READ, "then the transport");
+  /* Half a record buffered is not pending: the rest needs the transport. */
+  CHECK_RC(gostx_tls_write(p.c, a, sizeof a, &put), 0, "write a again");
+  size_t whole = p.c2s.len;
+  p.c2s.len = whole / 2;
+  CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), GOSTX_TLS_WANT_READ, "half a record");
+  CHECK(gostx_tls_pending(p.s) == 0, "half a record is not pending");
+  p.c2s.len = whole - whole / 2;
+  memmove(p.c2s.b, p.c2s.b + whole / 2, p.c2s.len); /* the pipe's other half, as sent */
+  CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), 0, "the whole record");
+  CHECK(n == sizeof a && !memcmp(got, a, sizeof a), "a byte-exact across two reads");
+  /* A large write: its records gather, four full ones to a transport write. */
+  size_t big = 5 * 16384, have = 0;
+  uint8_t *data = malloc(big), *back = malloc(big);
+  t_rand_bytes(data, big);
+  p.c2s.writes = 0;
+  CHECK_RC(gostx_tls_write(p.c, data, big, &put), 0, "a write of five full records");
+  CHECK(put == big && p.c2s.writes == 2, "five records in two transport writes (%d)",
+        p.c2s.writes);
+  for (int i = 0; i < 100 && have < big; i++) {
+    CHECK_RC(gostx_tls_read(p.s, back + have, big - have, &n), 0, "read the large write");
+    have += n;
+  }
+  CHECK(have == big && !memcmp(back, data, big), "the large write byte-exact");
+  free(data);
+  free(back);
+  pair_free(&p);
 }
 
 /* ---------------- the matrix ---------------- */
@@ -1180,6 +1243,7 @@ int main(void) {
   }
   test_matrix();
   test_large_and_chunks();
+  test_read_ahead();
   test_snmax();
   test_keylog();
   test_fd();

@@ -103,6 +103,13 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_tls_handshake(gostx_tls *c);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_write(gostx_tls *c, const void *buf, size_t len,
                                                 size_t *put);
+/* gostx_tls_read reads ahead: one transport read may bring several
+ * records, kept for the next calls. Not 0: gostx_tls_read can go on
+ * without the transport (the decrypted bytes ready, or when none, the
+ * length of the whole record buffered next, not yet opened: data, a
+ * KeyUpdate or an alert); call it before waiting on the fd (poll). 0: the
+ * next record needs the transport. */
+GOSTX_API size_t gostx_tls_pending(const gostx_tls *c);
 /* Sends KeyUpdate (request_peer: update_requested) and moves to new keys. */
 GOSTX_API int gostx_tls_key_update(gostx_tls *c, int request_peer);
 /* Sends close_notify (0 when sent, WANT_WRITE otherwise). */

@@ -6,19 +6,28 @@
  * L = 256 (so [L]_b = 0x01 0x00) with a single block. */
 #include "internal.h"
 
-/* One block K(i) into out[32]. lenc/lenc_len is [L]_b. */
+/* One block K(i) into out[32] from h, keyed and not yet fed: the rest of
+ * HMAC after its key. lenc/lenc_len is [L]_b. */
+static int kdf_feed(gostx_hmac_ctx *h, const uint8_t *ctr, size_t ctr_len, const uint8_t *label,
+                    size_t label_len, const uint8_t *seed, size_t seed_len, const uint8_t *lenc,
+                    size_t lenc_len, uint8_t out[32]) {
+  static const uint8_t zero = 0x00;
+  int rc = gostx_hmac_update(h, ctr, ctr_len);
+  if (rc == GOSTX_OK) rc = gostx_hmac_update(h, label, label_len);
+  if (rc == GOSTX_OK) rc = gostx_hmac_update(h, &zero, 1);
+  if (rc == GOSTX_OK) rc = gostx_hmac_update(h, seed, seed_len);
+  if (rc == GOSTX_OK) rc = gostx_hmac_update(h, lenc, lenc_len);
+  if (rc == GOSTX_OK) rc = gostx_hmac_final(h, out);
+  return rc;
+}
+
 static int kdf_block(const uint8_t *key, size_t key_len, const uint8_t *ctr, size_t ctr_len,
                      const uint8_t *label, size_t label_len, const uint8_t *seed, size_t seed_len,
                      const uint8_t *lenc, size_t lenc_len, uint8_t out[32]) {
-  static const uint8_t zero = 0x00;
   gostx_hmac_ctx h;
   int rc = gostx_hmac_init(&h, 32, key, key_len);
-  if (rc == GOSTX_OK) rc = gostx_hmac_update(&h, ctr, ctr_len);
-  if (rc == GOSTX_OK) rc = gostx_hmac_update(&h, label, label_len);
-  if (rc == GOSTX_OK) rc = gostx_hmac_update(&h, &zero, 1);
-  if (rc == GOSTX_OK) rc = gostx_hmac_update(&h, seed, seed_len);
-  if (rc == GOSTX_OK) rc = gostx_hmac_update(&h, lenc, lenc_len);
-  if (rc == GOSTX_OK) rc = gostx_hmac_final(&h, out);
+  if (rc == GOSTX_OK)
+    rc = kdf_feed(&h, ctr, ctr_len, label, label_len, seed, seed_len, lenc, lenc_len, out);
   gostx_hmac_clear(&h);
   return rc;
 }
@@ -36,6 +45,20 @@ int gostx_kdf256(const uint8_t *key, size_t key_len, const uint8_t *label, size_
   if (rc != GOSTX_OK) return rc;
   static const uint8_t one = 0x01, l256[2] = {0x01, 0x00};
   return kdf_block(key, key_len, &one, 1, label, label_len, seed, seed_len, l256, 2, out);
+}
+
+/* KDF_256 from a copy of keyed (gostx_hmac_init done, nothing fed): the
+ * key's two blocks are compressed once for many derivations. */
+int gostx__kdf256_keyed(const gostx_hmac_ctx *keyed, const uint8_t *label, size_t label_len,
+                        const uint8_t *seed, size_t seed_len, uint8_t out[32]) {
+  if (!keyed || !out) return GOSTX_EINVAL;
+  int rc = check_inputs(NULL, 0, label, label_len, seed, seed_len);
+  if (rc != GOSTX_OK) return rc;
+  static const uint8_t one = 0x01, l256[2] = {0x01, 0x00};
+  gostx_hmac_ctx h = *keyed;
+  rc = kdf_feed(&h, &one, 1, label, label_len, seed, seed_len, l256, 2, out);
+  gostx_hmac_clear(&h);
+  return rc;
 }
 
 int gostx_kdf_tree256(const uint8_t *key, size_t key_len, const uint8_t *label, size_t label_len,

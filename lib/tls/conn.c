@@ -339,18 +339,21 @@ static int before_app_record(gostx_tls *c) {
 
 /* ---------------- reading ---------------- */
 
-/* Reads until the record in c->in is whole. */
+/* Reads until the record at c->in + c->in_off is whole, asking the
+ * transport for as much as the buffer holds: the records after it wait
+ * there (gostx_tls_pending says so), one read for many small records. */
 static int read_record(gostx_tls *c) {
   for (;;) {
+    const uint8_t *rec = c->in + c->in_off;
     size_t need = GOSTX__TLS_HDR_LEN;
     if (c->in_have >= GOSTX__TLS_HDR_LEN) {
-      size_t len = (size_t)c->in[3] << 8 | c->in[4];
-      uint8_t t = c->in[0];
+      size_t len = (size_t)rec[3] << 8 | rec[4];
+      uint8_t t = rec[0];
       if (t != GOSTX__CT_CCS && t != GOSTX__CT_ALERT && t != GOSTX__CT_HANDSHAKE &&
           t != GOSTX__CT_APP)
         return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                                "unknown record type");
-      if (c->in[1] != 3 || (c->in[2] != 3 && !(c->in[2] == 1 && c->state == GOSTX__ST_START)))
+      if (rec[1] != 3 || (rec[2] != 3 && !(rec[2] == 1 && c->state == GOSTX__ST_START)))
         return gostx__tls_fail(c, GOSTX__ALERT_PROTOCOL_VERSION, GOSTX_EFORMAT,
                                "record version not 0x0303");
       size_t max = c->renc && t == GOSTX__CT_APP ? GOSTX__TLS_MAX_CIPHERTEXT
@@ -358,11 +361,15 @@ static int read_record(gostx_tls *c) {
       if (len > max)
         return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, GOSTX_ELEN, "record too long");
       need = GOSTX__TLS_HDR_LEN + len;
+      if (c->in_have >= need) return GOSTX_OK;
     }
-    if (c->in_have >= need && need > GOSTX__TLS_HDR_LEN - 1 && c->in_have >= GOSTX__TLS_HDR_LEN)
-      return GOSTX_OK;
+    if (c->in_off + need > sizeof c->in) { /* the record's start moves down */
+      memmove(c->in, rec, c->in_have);
+      c->in_off = 0;
+    }
     if (!c->rd && c->fd < 0) return GOSTX_EINVAL;
-    ssize_t n = gostx__tls_io_read(c, c->in + c->in_have, need - c->in_have);
+    size_t at = c->in_off + c->in_have;
+    ssize_t n = gostx__tls_io_read(c, c->in + at, sizeof c->in - at);
     if (n < 0 && gostx__tls_not_now()) return GOSTX_TLS_WANT_READ;
     if (n < 0) return gostx__tls_fail(c, -1, GOSTX_EIO, "transport read failed");
     if (n == 0)
@@ -433,10 +440,14 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
 static int next_record(gostx_tls *c) {
   int rc = read_record(c);
   if (rc != GOSTX_OK) return rc;
-  size_t len = c->in_have - GOSTX__TLS_HDR_LEN;
-  uint8_t type = c->in[0];
-  uint8_t *body = c->in + GOSTX__TLS_HDR_LEN;
-  c->in_have = 0;
+  uint8_t *rec = c->in + c->in_off;
+  size_t len = (size_t)rec[3] << 8 | rec[4];
+  uint8_t type = rec[0];
+  uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
+  /* The record leaves the queue; its bytes stay where they are until the
+   * next read_record, which runs only when its data has been taken. */
+  c->in_have -= GOSTX__TLS_HDR_LEN + len;
+  c->in_off = c->in_have ? c->in_off + GOSTX__TLS_HDR_LEN + len : 0;
   if (type == GOSTX__CT_CCS) {
     /* Middlebox compatibility: one CCS of 0x01, in the clear, between the
      * first hellos and the peer's Finished; anything else is refused. */
@@ -458,7 +469,7 @@ static int next_record(gostx_tls *c) {
       return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_ESTATE,
                              "the peer went past its key's record limit");
     size_t got;
-    rc = gostx__tls_record_open(&c->rrec, c->in, GOSTX__TLS_HDR_LEN + len, body, len, &got,
+    rc = gostx__tls_record_open(&c->rrec, rec, GOSTX__TLS_HDR_LEN + len, body, len, &got,
                                 &type);
     if (rc == GOSTX_EAUTH)
       return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
@@ -487,7 +498,7 @@ static int next_record(gostx_tls *c) {
       if (c->state != GOSTX__ST_CONNECTED)
         return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                                "application data in the handshake");
-      c->app_off = 0;
+      c->app_off = (size_t)(body - c->in);
       c->app_len = len;
       return GOSTX_OK;
     default:
@@ -529,7 +540,7 @@ int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
   for (;;) {
     if (c->app_len) {
       size_t n = cap < c->app_len ? cap : c->app_len;
-      memcpy(buf, c->in + GOSTX__TLS_HDR_LEN + c->app_off, n);
+      memcpy(buf, c->in + c->app_off, n);
       c->app_off += n;
       c->app_len -= n;
       *got = n;
@@ -549,6 +560,15 @@ int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
   }
 }
 
+size_t gostx_tls_pending(const gostx_tls *c) {
+  if (!c || c->state == GOSTX__ST_FAILED) return 0;
+  if (c->app_len) return c->app_len;
+  const uint8_t *rec = c->in + c->in_off;
+  if (c->in_have < GOSTX__TLS_HDR_LEN) return 0;
+  size_t whole = GOSTX__TLS_HDR_LEN + ((size_t)rec[3] << 8 | rec[4]);
+  return c->in_have >= whole ? whole : 0;
+}
+
 int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
   if (!c || (!buf && len) || !put) return GOSTX_EINVAL;
   *put = 0;
@@ -556,11 +576,16 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
   if (rc != GOSTX_OK) return rc;
   const uint8_t *p = buf;
   for (;;) {
-    rc = gostx__tls_flush(c);
-    if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
-    if (rc != GOSTX_OK) return rc;
-    if (*put == len) return GOSTX_OK;
     size_t n = len - *put > GOSTX__TLS_MAX_PLAINTEXT ? GOSTX__TLS_MAX_PLAINTEXT : len - *put;
+    /* Records of 2^14 (the last shorter) gather until the next one (and
+     * room for a KeyUpdate and an alert) would not fit: then one write. */
+    if (*put == len ||
+        c->out_len + gostx__tls_sealed_len(&c->wrec, n, 0) + 128 > sizeof c->out) {
+      rc = gostx__tls_flush(c);
+      if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+      if (rc != GOSTX_OK) return rc;
+      if (*put == len) return GOSTX_OK;
+    }
     rc = before_app_record(c);
     if (rc == GOSTX_OK) rc = gostx__tls_queue_record(c, GOSTX__CT_APP, p + *put, n, 0x0303);
     if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "seal failed");

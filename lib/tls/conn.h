@@ -15,9 +15,14 @@
 #define GOSTX__TLS_HS_MAX 24576u
 #define GOSTX__TLS_MAX_CHAIN 8
 #define GOSTX__TLS_IN_CAP (GOSTX__TLS_HDR_LEN + GOSTX__TLS_MAX_CIPHERTEXT)
-/* A whole flight (ServerHello to Finished, the chain in records of 2^14) or
- * an application record plus a KeyUpdate and an alert. */
-#define GOSTX__TLS_OUT_CAP (GOSTX__TLS_HS_MAX + 8192u)
+/* Records in: room for the largest and as much read ahead again, so one
+ * read from the transport usually brings a whole record (often more) and
+ * the bytes after a record move down only when the next does not fit. */
+#define GOSTX__TLS_IN_BUF (2 * GOSTX__TLS_IN_CAP)
+/* A whole flight (ServerHello to Finished, the chain in records of 2^14),
+ * or up to four full application records (and a KeyUpdate and an alert):
+ * a large gostx_tls_write goes out in one transport write per four. */
+#define GOSTX__TLS_OUT_CAP (4 * GOSTX__TLS_IN_CAP + 256u)
 
 /* RFC 8446 section 6: the alerts this implementation sends or names. */
 enum {
@@ -163,15 +168,15 @@ struct gostx_tls {
   gostx_gost3410_curve peer_curve;
   uint8_t peer_pub[128];
   int have_peer_key;
-  /* buffers: one record in, handshake messages in, the message being
+  /* buffers: records in (read ahead), handshake messages in, the message being
    * built, records out, and the peer's certificates */
-  size_t in_have;
-  size_t app_off, app_len; /* decrypted application data at in + 5 */
+  size_t in_off, in_have;  /* the next record (then what was read ahead) at in + in_off */
+  size_t app_off, app_len; /* decrypted application data at in + app_off */
   size_t hs_have;
   size_t out_off, out_len;
   size_t pend;            /* handshake messages built, not yet in records */
   unsigned pend_version;  /* their records' legacy_record_version */
-  uint8_t in[GOSTX__TLS_IN_CAP];
+  uint8_t in[GOSTX__TLS_IN_BUF];
   uint8_t hs_in[GOSTX__TLS_HS_MAX + 4];
   uint8_t msg[GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4];
   uint8_t out[GOSTX__TLS_OUT_CAP];

@@ -142,11 +142,25 @@ int gostx__tls_update_secret(const uint8_t secret[GOSTX__TLS_HASH_LEN],
   return gostx__tls_expand_label(secret, "traffic upd", NULL, 0, out, GOSTX__TLS_HASH_LEN);
 }
 
+/* KDF_j's label "levelj" and seed STR_8(masked). */
+static void level_input(int level, uint64_t masked, uint8_t label[6], uint8_t seed[8]) {
+  memcpy(label, "level", 5);
+  label[5] = (uint8_t)('0' + level);
+  gostx_store64_be(seed, masked);
+}
+
 int gostx__tls_tree_level(const uint8_t key[GOSTX__TLS_KEY_LEN], int level, uint64_t masked,
                           uint8_t out[GOSTX__TLS_KEY_LEN]) {
-  uint8_t label[6] = {'l', 'e', 'v', 'e', 'l', (uint8_t)('0' + level)}, seed[8];
-  gostx_store64_be(seed, masked);
+  uint8_t label[6], seed[8];
+  level_input(level, masked, label, seed);
   return gostx_kdf256(key, GOSTX__TLS_KEY_LEN, label, sizeof label, seed, sizeof seed, out);
+}
+
+int gostx__tls_tree_level_keyed(const gostx_hmac_ctx *keyed, int level, uint64_t masked,
+                                uint8_t out[GOSTX__TLS_KEY_LEN]) {
+  uint8_t label[6], seed[8];
+  level_input(level, masked, label, seed);
+  return gostx__kdf256_keyed(keyed, label, sizeof label, seed, sizeof seed, out);
 }
 
 int gostx__tls_tree(const uint8_t root[GOSTX__TLS_KEY_LEN], uint64_t seq, uint64_t c1,

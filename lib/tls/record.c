@@ -29,7 +29,8 @@ size_t gostx__tls_sealed_len(const gostx__tls_record *r, size_t len, size_t pad)
 
 /* r->c for seq: each TLSTREE level derived again only when its masked
  * sequence number moved (seq is public, so are these branches). Level l's
- * key is r->level[l - 1] (the cipher for level 3). */
+ * key is r->level[l - 1] (the cipher for level 3, derived from r->level3,
+ * HMAC keyed once with level 2's key). */
 static int record_cipher(gostx__tls_record *r, uint64_t seq) {
   const gostx__tls_suite *s = r->suite;
   const uint64_t masked[3] = {seq & s->c1, seq & s->c2, seq & s->c3};
@@ -38,9 +39,14 @@ static int record_cipher(gostx__tls_record *r, uint64_t seq) {
   for (int l = 0; l < 3 && rc == GOSTX_OK; l++) {
     if (r->have > l && r->masked[l] == masked[l]) continue;
     r->have = l;
-    const uint8_t *parent = l ? r->level[l - 1] : r->key;
-    rc = gostx__tls_tree_level(parent, l + 1, masked[l], l < 2 ? r->level[l] : k3);
-    if (rc == GOSTX_OK && l == 2) rc = gostx_cipher_init(&r->c, s->alg, k3);
+    if (l < 2) {
+      rc = gostx__tls_tree_level(l ? r->level[0] : r->key, l + 1, masked[l], r->level[l]);
+      if (rc == GOSTX_OK && l == 1)
+        rc = gostx_hmac_init(&r->level3, GOSTX__TLS_HASH_LEN, r->level[1], GOSTX__TLS_KEY_LEN);
+    } else {
+      rc = gostx__tls_tree_level_keyed(&r->level3, 3, masked[2], k3);
+      if (rc == GOSTX_OK) rc = gostx_cipher_init(&r->c, s->alg, k3);
+    }
     if (rc == GOSTX_OK) {
       r->masked[l] = masked[l];
       r->have = l + 1;

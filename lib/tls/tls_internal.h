@@ -114,11 +114,18 @@ int gostx__tls_tree(const uint8_t root[GOSTX__TLS_KEY_LEN], uint64_t seq, uint64
 int gostx__tls_tree_level(const uint8_t key[GOSTX__TLS_KEY_LEN], int level, uint64_t masked,
                           uint8_t out[GOSTX__TLS_KEY_LEN]);
 
+/* The same from keyed, HMAC-Streebog-256 already keyed with the parent key
+ * (gostx_hmac_init): two compressions of eight fewer, for the level that
+ * changes every record or every few (the _S suites' level 3). */
+int gostx__tls_tree_level_keyed(const gostx_hmac_ctx *keyed, int level, uint64_t masked,
+                                uint8_t out[GOSTX__TLS_KEY_LEN]);
+
 /* ---- record protection ---- */
 /* One direction of one traffic secret: the write key (TLSTREE's root), the
  * write IV, the next sequence number, and TLSTREE's levels cached by their
  * masked sequence numbers (each level is derived again only when its mask
- * moves: every record for MAGMA_MGM_S, every 8192 for KUZNYECHIK_MGM_L).
+ * moves: every record for MAGMA_MGM_S, every 8192 for KUZNYECHIK_MGM_L;
+ * level 3 starts from HMAC already keyed with level 2's key).
  * Wipe with gostx__tls_record_clear. */
 typedef struct gostx__tls_record {
   const gostx__tls_suite *suite;
@@ -128,6 +135,7 @@ typedef struct gostx__tls_record {
   int have;  /* levels held: 0 none, 1 level 1, 2 levels 1-2, 3 all and c */
   uint64_t masked[3]; /* seq & C1, C2, C3 of the levels held */
   uint8_t level[2][GOSTX__TLS_KEY_LEN];
+  gostx_hmac_ctx level3; /* HMAC keyed with level 2's key: KDF_3's start */
   gostx_cipher c; /* the record cipher: level 3's key */
 } gostx__tls_record;
 
