@@ -1234,6 +1234,130 @@ static void test_pki(void) {
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", pki);
 }
 
+/* ---------------- external PSK (psk_dhe_ke) ---------------- */
+
+static const uint8_t psk_id[] = "client-7";
+static uint8_t psk_key[32];
+
+/* A pair with the PSK on both sides (server_key NULL: the server has no
+ * certificate), the client verifying its peer with no store and no pin:
+ * only the PSK can authenticate the server. */
+static void psk_pair(pair *p, const keypair *server_key, const uint8_t *cid, size_t cid_len,
+                     const uint8_t *ckey) {
+  pair_init(p, server_key ? server_key : &keys[0], 0);
+  if (!server_key) {
+    gostx_tls_config_free(p->scfg);
+    p->scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  }
+  gostx_tls_config_set_verify(p->ccfg, GOSTX_TLS_VERIFY_REQUIRE);
+  gostx__tls_config_test(p->ccfg)->pin_curve = 0;
+  if (server_key) pin(p->ccfg, server_key);
+  CHECK_RC(gostx_tls_config_set_psk(p->ccfg, cid, cid_len, ckey, 32), 0, "client PSK");
+  CHECK_RC(gostx_tls_config_set_psk(p->scfg, psk_id, sizeof psk_id - 1, psk_key, 32), 0, "server PSK");
+}
+
+static void expect_psk_alert(pair *p, int server_victim, int alert, const char *why, const char *what) {
+  int rc = pair_handshake(p);
+  gostx_tls *v = server_victim ? p->s : p->c, *o = server_victim ? p->c : p->s;
+  int sent = 0, got = gostx_tls_alert(v, &sent), osent = 1, ogot = gostx_tls_alert(o, &osent);
+  const char *err = gostx_tls_error(v) ? gostx_tls_error(v) : "-";
+  /* (a client's alert about the ServerHello goes in the clear: the server,
+   * reading under the handshake key by then, sees only that it ended) */
+  CHECK(rc != 0 && got == alert && sent && strstr(err, why) && (!server_victim || (ogot == alert && !osent)) &&
+            v->state != GOSTX__ST_CONNECTED && o->state != GOSTX__ST_CONNECTED,
+        "%s: alert %d (want %d), the peer's %d: %s", what, got, alert, ogot, err);
+}
+
+/* A PSK handshake (with a HelloRetryRequest when hrr) with the index-th
+ * message of the client (or of the server, by_server) flipped in its last
+ * byte; the other side must send alert. */
+static void psk_mutated(int by_server, int index, int hrr, int alert, const char *why, const char *what) {
+  pair p;
+  psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+  if (hrr) {
+    CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+    CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+  }
+  mut m = {index, -1, 0, 0x01, NULL, 0};
+  gostx__tls_config_test(by_server ? p.scfg : p.ccfg)->mutate = mutate_one;
+  gostx__tls_config_test(by_server ? p.scfg : p.ccfg)->mutate_user = &m;
+  pair_start(&p);
+  expect_psk_alert(&p, !by_server, alert, why, what);
+  pair_free(&p);
+}
+
+static void test_psk(void) {
+  for (int i = 0; i < 32; i++) psk_key[i] = (uint8_t)(0xA0 + i);
+  /* Every suite: the PSK taken, no certificate either way, data both ways. */
+  for (int si = 0; si < 4; si++) {
+    pair p;
+    psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+    CHECK_RC(gostx_tls_config_set_suites(p.ccfg, suite_names[si]), 0, "suite");
+    pair_start(&p);
+    CHECK(pair_handshake(&p) == 0, "PSK handshake, %s: %s / %s", suite_names[si],
+          gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-", gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    CHECK(p.c->psk && p.s->psk && p.c->npeer == 0 && !p.c->have_peer_key,
+          "%s: the PSK taken, no certificate", suite_names[si]);
+    CHECK(strstr(gostx_tls_suite(p.c), suite_names[si]) != NULL, "%s negotiated", suite_names[si]);
+    uint8_t msg[3000];
+    for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 7 + si);
+    CHECK(transfer(&p, p.c, p.s, msg, sizeof msg) == 0, "%s: client to server", suite_names[si]);
+    CHECK(transfer(&p, p.s, p.c, msg, 100) == 0, "%s: server to client", suite_names[si]);
+    pair_free(&p);
+  }
+  /* With a HelloRetryRequest: the second ClientHello's binder over the
+   * restarted transcript. */
+  {
+    pair p;
+    psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+    CHECK_RC(gostx_tls_config_set_groups(p.ccfg, "GC256B:GC512A"), 0, "groups");
+    CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC512A"), 0, "groups");
+    pair_start(&p);
+    CHECK(pair_handshake(&p) == 0 && p.c->hrr && p.s->hrr && p.c->psk && p.s->psk &&
+              !strcmp(gostx_tls_group(p.c), "GC512A"),
+          "PSK with HelloRetryRequest: %s", gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    CHECK(transfer(&p, p.s, p.c, psk_key, 32) == 0, "PSK after HRR: data");
+    pair_free(&p);
+  }
+  /* A binder that does not verify: a flipped bit of it, or another key
+   * under the identity (also after a HelloRetryRequest). */
+  psk_mutated(0, 0, 0, GOSTX__ALERT_DECRYPT_ERROR, "binder", "a flipped binder");
+  psk_mutated(0, 1, 1, GOSTX__ALERT_DECRYPT_ERROR, "binder", "a flipped binder after HRR"); /* CH2 */
+  {
+    pair p;
+    uint8_t other[32];
+    memcpy(other, psk_key, 32);
+    other[31] ^= 0x80;
+    psk_pair(&p, &keys[1], psk_id, sizeof psk_id - 1, other);
+    pair_start(&p);
+    expect_psk_alert(&p, 1, GOSTX__ALERT_DECRYPT_ERROR, "binder", "another key, same identity");
+    pair_free(&p);
+  }
+  /* An identity the server does not know: its certificate instead, or,
+   * without one, handshake_failure. */
+  {
+    static const uint8_t stranger[] = "client-8";
+    pair p;
+    psk_pair(&p, &keys[2], stranger, sizeof stranger - 1, psk_key);
+    pair_start(&p);
+    CHECK(pair_handshake(&p) == 0 && !p.c->psk && !p.s->psk && p.c->scheme == 0x070B,
+          "unknown identity: the certificate handshake: %s / %s",
+          gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-", gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    pair_free(&p);
+    psk_pair(&p, NULL, stranger, sizeof stranger - 1, psk_key);
+    pair_start(&p);
+    expect_psk_alert(&p, 1, GOSTX__ALERT_HANDSHAKE_FAILURE, "no PSK in common", "unknown identity, no certificate");
+    pair_free(&p);
+  }
+  /* The client: a selected_identity it did not offer (the ServerHello's
+   * last bytes). */
+  psk_mutated(1, 0, 0, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_identity", "selected_identity 1");
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
+  CHECK_RC(gostx_tls_config_set_psk(cfg, psk_id, 0, psk_key, 32), GOSTX_ELEN, "empty identity");
+  CHECK_RC(gostx_tls_config_set_psk(cfg, psk_id, 1, psk_key, 31), GOSTX_ELEN, "31-byte key");
+  gostx_tls_config_free(cfg);
+}
+
 int main(void) {
   t_rand_init();
   for (int k = 0; k < 7; k++) {
@@ -1255,5 +1379,6 @@ int main(void) {
   test_wrong_key();
   test_mutated();
   test_pki();
+  test_psk();
   return t_done();
 }

@@ -58,6 +58,15 @@ GOSTX_API int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *c
                                          const size_t *der_len, size_t n);
 GOSTX_API int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
                                        const uint8_t *priv, size_t priv_len);
+/* An external PSK (RFC 8446 section 4.2.11), one per config, always with
+ * an ephemeral key exchange (psk_dhe_ke): identity 1..255 bytes, key 32
+ * bytes (both copied). A client offers it in every ClientHello; a server
+ * takes it when the client names the identity and its binder verifies
+ * (no certificates are then sent or asked for), falls back to its
+ * certificate when the identity is not its own, and refuses a wrong
+ * binder with decrypt_error. GOSTX_ELEN for other lengths. */
+GOSTX_API int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity,
+                                       size_t id_len, const uint8_t *key, size_t key_len);
 /* Trust anchors for the peer's chain (not copied: must outlive cfg). */
 GOSTX_API void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store);
 GOSTX_API void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode);

@@ -144,6 +144,16 @@ int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
   return rc;
 }
 
+int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity, size_t id_len,
+                             const uint8_t *key, size_t key_len) {
+  if (!cfg || !identity || !key) return GOSTX_EINVAL;
+  if (id_len == 0 || id_len > sizeof cfg->psk_id || key_len != sizeof cfg->psk) return GOSTX_ELEN;
+  memcpy(cfg->psk_id, identity, id_len);
+  cfg->psk_id_len = id_len;
+  memcpy(cfg->psk, key, key_len);
+  return GOSTX_OK;
+}
+
 void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store) {
   if (cfg) cfg->store = store;
 }

@@ -119,6 +119,8 @@ struct gostx_tls_config {
   size_t chain_len[GOSTX__TLS_MAX_CHAIN], nchain;
   gostx_gost3410_curve key_curve;
   uint8_t key_priv[64], key_pub[128];
+  uint8_t psk_id[255], psk[32]; /* the external PSK; psk_id_len 0: none */
+  size_t psk_id_len;
   void (*keylog)(void *user, const char *line);
   void *keylog_user;
   gostx__tls_test_hooks test;
@@ -141,6 +143,8 @@ struct gostx_tls {
   const gostx__tls_suite *suite;
   uint16_t group, scheme;
   int hrr;          /* a HelloRetryRequest was sent / received */
+  int psk;          /* the external PSK was taken (psk_dhe_ke) */
+  uint16_t psk_index; /* server: its place among the client's identities */
   int ccs_sent, ccs_seen_ok; /* middlebox compatibility */
   int cert_req;     /* client: asked for a certificate; server: asked one */
   uint16_t peer_schemes[16];

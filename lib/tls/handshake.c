@@ -219,7 +219,8 @@ static int key_exchange(gostx_tls *c, const uint8_t *share, size_t len) {
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the peer's key share is not a point of the group's order-q subgroup");
   gostx__tls_th_hash(c, th);
-  rc = gostx__tls_next_secret(NULL, NULL, 0, early);
+  rc = c->psk ? gostx__tls_next_secret(NULL, c->cfg->psk, 32, early)
+              : gostx__tls_next_secret(NULL, NULL, 0, early);
   if (rc == GOSTX_OK) rc = gostx__tls_next_secret(early, shared, cl, c->hs_secret);
   if (rc == GOSTX_OK)
     rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_C_HS_TRAFFIC, th, c->c_hs);
@@ -340,6 +341,26 @@ static int check_finished(gostx_tls *c, const uint8_t *body, size_t len) {
   if (rc != GOSTX_OK) return rc;
   if (gostx__verdict(gostx_memeq_ct(mac, body, 32)) != GOSTX_OK) /* public once decided */
     return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the peer's Finished does not verify");
+  return GOSTX_OK;
+}
+
+/* The PSK binder (RFC 8446 section 4.2.11.2): HMAC, under the finished key
+ * of Derive-Secret(Early Secret, "ext binder", ""), of the transcript so far
+ * and the ClientHello msg up to its binders (trunc bytes, header included). */
+static int psk_binder(gostx_tls *c, const uint8_t *msg, size_t trunc, uint8_t binder[32]) {
+  uint8_t early[32], bkey[32], fkey[32], empty[32], th[32];
+  gostx_streebog_ctx t = c->th;
+  gostx_streebog_update(&t, msg, trunc);
+  gostx_streebog_final(&t, th);
+  int rc = gostx_streebog(GOSTX__TLS_HASH_LEN, th, 0, empty);
+  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(NULL, c->cfg->psk, 32, early);
+  if (rc == GOSTX_OK) rc = gostx__tls_derive_secret(early, GOSTX__TLS_LABEL_EXT_BINDER, empty, bkey);
+  if (rc == GOSTX_OK) rc = gostx__tls_finished_key(bkey, fkey);
+  if (rc == GOSTX_OK) rc = gostx__tls_finished_mac(fkey, th, binder);
+  gostx_memzero(early, sizeof early);
+  gostx_memzero(bkey, sizeof bkey);
+  gostx_memzero(fkey, sizeof fkey);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "PSK binder");
   return GOSTX_OK;
 }
 
@@ -527,10 +548,11 @@ static int build_client_hello(gostx_tls *c) {
   put(&w, 3, 2);
   put(&w, 2, 1);
   put(&w, 0x0304, 2);
-  /* psk_key_exchange_modes (psk_ke), as RFC 9367's example sends it. */
+  /* psk_key_exchange_modes: psk_ke as RFC 9367's first example sends it
+   * (no PSK to use it with); psk_dhe_ke with an external PSK. */
   put(&w, EXT_PSK_MODES, 2);
   put(&w, 2, 2);
-  put(&w, 0x0100, 2);
+  put(&w, cfg->psk_id_len ? 0x0101 : 0x0100, 2);
   put(&w, EXT_KEY_SHARE, 2);
   size_t ks = open_vec(&w, 2);
   size_t shares = open_vec(&w, 2);
@@ -545,13 +567,35 @@ static int build_client_hello(gostx_tls *c) {
     put(&w, (unsigned)c->cookie_len, 2);
     put_bytes(&w, c->cookie, c->cookie_len);
   }
+  if (cfg->psk_id_len) { /* pre_shared_key, last (RFC 8446 section 4.2.11) */
+    put(&w, EXT_PRE_SHARED_KEY, 2);
+    put(&w, (unsigned)(2 + 2 + cfg->psk_id_len + 4 + 2 + 1 + 32), 2);
+    put(&w, (unsigned)(2 + cfg->psk_id_len + 4), 2);
+    put(&w, (unsigned)cfg->psk_id_len, 2);
+    put_bytes(&w, cfg->psk_id, cfg->psk_id_len);
+    put(&w, 0, 4); /* obfuscated_ticket_age: 0 for an external PSK */
+    put(&w, 33, 2);
+    put(&w, 32, 1);
+    uint8_t binder[32] = {0};
+    put_bytes(&w, binder, 32);
+    close_vec(&w, exts, 2);
+    if (w.over) return msg_send(c, &w);
+    uint8_t *m = c->msg + c->pend; /* the header's length, as send_msg will write it */
+    m[1] = (uint8_t)(w.n >> 16);
+    m[2] = (uint8_t)(w.n >> 8);
+    m[3] = (uint8_t)w.n;
+    int brc = psk_binder(c, m, 4 + w.n - 35, m + 4 + w.n - 32);
+    if (brc != GOSTX_OK) return brc;
+    return msg_send(c, &w);
+  }
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
 
 int gostx__tls_client_hello(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
-  if (cfg->verify != GOSTX_TLS_VERIFY_NONE && !cfg->store && !cfg->test.pin_curve)
+  if (cfg->verify != GOSTX_TLS_VERIFY_NONE && !cfg->store && !cfg->test.pin_curve &&
+      !cfg->psk_id_len)
     return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no trust store to verify the server");
   int rc = fill_random(c, c->client_random, 32);
   if (rc != GOSTX_OK) return rc;
@@ -581,7 +625,7 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   if (r.n) exts = vec(&r, 2, 0); /* a TLS 1.2 ServerHello may have none */
   if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello");
   int is_hrr = !memcmp(random, hrr_random, 32);
-  rd share = {NULL, 0, 1}, cookie = {NULL, 0, 1};
+  rd share = {NULL, 0, 1}, cookie = {NULL, 0, 1}, psk = {NULL, 0, 1};
   unsigned version = 0;
   uint32_t seen = 0;
   while (exts.n) {
@@ -589,7 +633,8 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     rd data = vec(&exts, 2, 0);
     if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
     uint32_t bit = type == EXT_SUPPORTED_VERSIONS ? 1u : type == EXT_KEY_SHARE ? 2u
-                   : type == EXT_COOKIE && is_hrr ? 4u : 0u;
+                   : type == EXT_COOKIE && is_hrr ? 4u
+                   : type == EXT_PRE_SHARED_KEY && !is_hrr && c->cfg->psk_id_len ? 8u : 0u;
     if (!bit) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "ServerHello extension not offered");
     if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ServerHello extension twice");
     seen |= bit;
@@ -598,6 +643,8 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
       if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed supported_versions");
     } else if (type == EXT_KEY_SHARE) {
       share = data;
+    } else if (type == EXT_PRE_SHARED_KEY) {
+      psk = data;
     } else {
       cookie = vec(&data, 2, 1);
       if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed cookie");
@@ -647,6 +694,15 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   rd key = vec(&share, 2, 1);
   if (share.bad || share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed key_share");
   if (group != c->group) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not offered");
+  if (!psk.bad) {
+    unsigned selected = get(&psk, 2);
+    if (psk.bad || psk.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed pre_shared_key");
+    if (selected != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_identity not offered");
+    c->psk = 1;
+  } else if (c->cfg->verify != GOSTX_TLS_VERIFY_NONE && !c->cfg->store && !c->cfg->test.pin_curve) {
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                "the server did not take the PSK and there is no trust store to verify it");
+  }
   memcpy(c->server_random, random, 32);
   gostx__tls_th_add(c, msg, len);
   int rc = key_exchange(c, key.p, key.n);
@@ -688,7 +744,7 @@ static int on_encrypted_extensions(gostx_tls *c, const uint8_t *body, size_t len
       c->alpn[name.n] = 0;
     }
   }
-  c->state = GOSTX__ST_WAIT_CERT_CR;
+  c->state = c->psk ? GOSTX__ST_WAIT_FINISHED : GOSTX__ST_WAIT_CERT_CR;
   return GOSTX_OK;
 }
 
@@ -755,8 +811,11 @@ static int client_finish(gostx_tls *c) {
 typedef struct hello {
   const uint8_t *random;
   rd sid, suites, groups, sigs, shares, alpn, versions;
+  rd psk_ids, psk_binders; /* pre_shared_key's lists */
+  size_t psk_trunc;        /* the ClientHello's bytes before the binders (header included) */
   char sni[256];
   int have_groups, have_sigs, have_shares, have_versions, have_alpn, have_cookie;
+  int have_psk, have_modes, psk_dhe_ke;
 } hello;
 
 static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hello *h) {
@@ -836,9 +895,33 @@ static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hel
       case EXT_COOKIE:
         h->have_cookie = 1;
         break;
-      case EXT_PRE_SHARED_KEY:
+      case EXT_PRE_SHARED_KEY: {
         if (exts.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "pre_shared_key not last");
+        h->psk_ids = vec(&data, 2, 7);
+        if (!data.bad) h->psk_trunc = 4 + (size_t)(data.p - body);
+        h->psk_binders = vec(&data, 2, 33);
+        h->have_psk = 1;
+        rd l = h->psk_ids, b = h->psk_binders;
+        size_t nids = 0, nbinders = 0;
+        for (; l.n && !l.bad; nids++) {
+          (void)vec(&l, 2, 1);
+          (void)get(&l, 4);
+        }
+        for (; b.n && !b.bad; nbinders++) (void)vec(&b, 1, 32);
+        if (data.bad || data.n || l.bad || b.bad)
+          return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed pre_shared_key");
+        if (nids != nbinders)
+          return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "pre_shared_key: identities and binders differ in number");
         break;
+      }
+      case EXT_PSK_MODES: {
+        rd modes = vec(&data, 1, 1);
+        if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed psk_key_exchange_modes");
+        h->have_modes = 1;
+        while (modes.n)
+          if (get(&modes, 1) == 1) h->psk_dhe_ke = 1;
+        break;
+      }
       default:
         break; /* unknown: ignored (RFC 8446 section 4.2) */
     }
@@ -883,6 +966,11 @@ static int send_server_hello(gostx_tls *c, int hrr) {
     if (rc != GOSTX_OK) return rc;
   }
   close_vec(&w, ks, 2);
+  if (!hrr && c->psk) {
+    put(&w, EXT_PRE_SHARED_KEY, 2);
+    put(&w, 2, 2);
+    put(&w, c->psk_index, 2);
+  }
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
@@ -925,14 +1013,40 @@ static int server_flight(gostx_tls *c, rd key, int sni_ack) {
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_hs);
   if (rc == GOSTX_OK) rc = send_encrypted_extensions(c, sni_ack);
   if (rc == GOSTX_OK && c->cert_req) rc = send_certificate_request(c);
-  if (rc == GOSTX_OK) rc = send_certificate(c, 1);
-  if (rc == GOSTX_OK) rc = send_cv(c);
+  if (rc == GOSTX_OK && !c->psk) rc = send_certificate(c, 1);
+  if (rc == GOSTX_OK && !c->psk) rc = send_cv(c);
   if (rc == GOSTX_OK) rc = send_finished(c);
   if (rc == GOSTX_OK) rc = app_secrets(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_ap);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->c_hs);
   if (rc == GOSTX_OK) c->state = c->cert_req ? GOSTX__ST_WAIT_CERT : GOSTX__ST_WAIT_FINISHED;
   return rc;
+}
+
+/* Our external PSK among the ClientHello's identities (public), its binder
+ * verified: 1 taken, 0 not offered (or no psk_dhe_ke), else the alert. */
+static int take_psk(gostx_tls *c, const uint8_t *msg, const hello *h) {
+  const gostx_tls_config *cfg = c->cfg;
+  if (!h->have_psk) return 0;
+  if (!h->have_modes)
+    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "pre_shared_key without psk_key_exchange_modes");
+  if (!cfg->psk_id_len || !h->psk_dhe_ke) return 0;
+  rd ids = h->psk_ids, binders = h->psk_binders;
+  for (unsigned index = 0; ids.n; index++) {
+    rd id = vec(&ids, 2, 1);
+    (void)get(&ids, 4);
+    rd binder = vec(&binders, 1, 32);
+    if (id.n != cfg->psk_id_len || memcmp(id.p, cfg->psk_id, id.n)) continue;
+    uint8_t want[32];
+    int rc = psk_binder(c, msg, h->psk_trunc, want);
+    if (rc != GOSTX_OK) return rc;
+    int ok = binder.n == 32 && gostx__verdict(gostx_memeq_ct(want, binder.p, 32)) == GOSTX_OK;
+    gostx_memzero(want, sizeof want);
+    if (!ok) return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the PSK binder does not verify");
+    c->psk_index = (uint16_t)index;
+    return 1;
+  }
+  return 0;
 }
 
 static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
@@ -944,8 +1058,6 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the client does not offer TLS 1.3");
   if (!h.have_groups || !h.have_shares)
     return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without supported_groups or key_share");
-  if (!h.have_sigs)
-    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without signature_algorithms");
   /* Each share of a group the client supports, each group once. */
   {
     rd l = h.shares;
@@ -962,7 +1074,16 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
       }
     }
   }
-  if (!cfg->nchain || !cfg->key_curve)
+  int took = take_psk(c, msg, &h);
+  if (took < 0) return took;
+  if (c->state == GOSTX__ST_WAIT_CH2 && took != c->psk)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed its PSK");
+  c->psk = took;
+  if (!c->psk && !h.have_sigs)
+    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without signature_algorithms");
+  if (!c->psk && cfg->psk_id_len && (!cfg->nchain || !cfg->key_curve))
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no PSK in common and no certificate");
+  if (!c->psk && (!cfg->nchain || !cfg->key_curve))
     return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
   if (c->state == GOSTX__ST_WAIT_CH2) {
     /* The second ClientHello: the first one with the share asked for. */
@@ -983,10 +1104,12 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   for (size_t i = 0; i < cfg->nsuites && !c->suite; i++)
     if (rd_has16(h.suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
   if (!c->suite) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no cipher suite in common");
-  unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
-  if (!rd_has16(h.sigs, scheme))
-    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
-  c->scheme = (uint16_t)scheme;
+  if (!c->psk) { /* authenticated by our certificate */
+    unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
+    if (!rd_has16(h.sigs, scheme))
+      return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
+    c->scheme = (uint16_t)scheme;
+  }
   /* Our preference among the groups with a share; else among those it
    * supports, by HelloRetryRequest. */
   unsigned group = 0, retry = 0;
@@ -1014,7 +1137,8 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     if (!c->alpn[0]) return fail(c, GOSTX__ALERT_NO_APPLICATION_PROTOCOL, "no ALPN protocol in common");
   }
   memcpy(c->servername, h.sni, sizeof h.sni);
-  c->cert_req = cfg->verify != GOSTX_TLS_VERIFY_NONE;
+  /* No CertificateRequest under a PSK (RFC 8446 section 4.3.2). */
+  c->cert_req = !c->psk && cfg->verify != GOSTX_TLS_VERIFY_NONE;
   gostx__tls_th_add(c, msg, len);
   if (!group) {
     c->group = (uint16_t)retry;
