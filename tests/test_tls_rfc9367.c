@@ -13,8 +13,10 @@
  * which the RFC does not print: derived from its k, sgn and transcript hash
  * by rfc9367_sigkey.py, checked against the certificate's key).
  *
- * A.2 (an external PSK) is not replayed here yet: its key schedule, binder
- * and records are checked in test_tls_keys.c. */
+ * A.2 (an external PSK with HelloRetryRequest) through our server: see
+ * replay_a2. Our client's ClientHellos are not the RFC's (it sends
+ * signature_algorithms and a key share in the first), so only the server
+ * side is replayed. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -99,12 +101,144 @@ static void expect_record(pipe_buf *p, const uint8_t *want, size_t want_len, pip
   p->len -= rl;
 }
 
+/* The next record of p compared with the RFC's fragments of the record of
+ * key at seq (the RFC elides the middle of long records), then dropped. */
+static void expect_fragments(pipe_buf *p, const char *key, long long seq, const char *what) {
+  const json *recs = json_get(ex, "records");
+  for (size_t i = 0; i < json_len(recs); i++) {
+    const json *r = json_at(recs, i);
+    if (strcmp(tv_str(r, "key"), key) || tv_int(r, "seq") != seq) continue;
+    CHECK(p->len >= 5, "%s: a record", what);
+    if (p->len < 5) return;
+    size_t rl = 5 + ((size_t)p->b[3] << 8 | p->b[4]);
+    const json *frags = json_get(r, "ciphertext");
+    for (size_t f = 0; f < json_len(frags); f++) {
+      size_t off = (size_t)json_num(json_at(json_at(frags, f), 0)), n;
+      uint8_t *want = hex_alloc(json_str(json_at(json_at(frags, f), 1)), &n);
+      CHECK(off + n <= rl && rl <= p->len, "%s: fragment at %zu inside the record", what, off);
+      if (off + n <= rl && rl <= p->len) CHECK_BYTES(p->b + off, want, n, what);
+      free(want);
+    }
+    if (rl > p->len) rl = p->len;
+    memmove(p->b, p->b + rl, p->len - rl);
+    p->len -= rl;
+    return;
+  }
+  fprintf(stderr, "no record %s %lld\n", key, seq);
+  exit(1);
+}
+
+/* Bytes of the RFC's dump onto to (what the peer sent). */
+static void feed(pipe_buf *to, uint8_t *bytes, size_t n) {
+  memcpy(to->b + to->len, bytes, n);
+  to->len += n;
+  free(bytes);
+}
+
 static void expect_secret(const gostx_tls *c, const char *which, const char *name) {
   size_t n;
   uint8_t *want = value(name, &n);
   CHECK(n == 32, "%s: 32 bytes", name);
   CHECK_BYTES(gostx__tls_secret(c, which), want, 32, name);
   free(want);
+}
+
+/* A.2: our server against the RFC's client, an external PSK (identity
+ * "ePSK") with psk_dhe_ke on MAGMA_MGM_L: the first ClientHello carries no
+ * key share, so the server asks for GC256B by HelloRetryRequest; both
+ * ClientHellos' binders must verify; HRR, ServerHello, EncryptedExtensions
+ * and Finished records are the RFC's byte for byte, as are every secret,
+ * the application data records 0, 1, 128 and 129 (1024 zero bytes each:
+ * TLSTREE's re-keying at 128) and the close_notify. */
+static void replay_a2(const json *file) {
+  ex = json_at(json_get(file, "examples"), 1);
+  CHECK(!strcmp(tv_str(ex, "example"), "A.2") && !strcmp(tv_str(ex, "suite"), "0xc104"),
+        "A.2: MAGMA_MGM_L");
+  size_t n;
+  uint8_t *psk = value("ePSK", &n), *d_s = value("d_S^res", &n);
+  CHECK(n == 32, "d_S^res: 32 bytes");
+  uint8_t ds_be[32], s_random[32];
+  reverse(ds_be, d_s, 32);
+  memset(s_random, 0x82, 32);
+  gostx_tls_config *scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  CHECK_RC(gostx_tls_config_set_psk(scfg, (const uint8_t *)"ePSK", 4, psk, 32), 0, "PSK");
+  CHECK_RC(gostx_tls_config_set_suites(scfg, "MAGMA_MGM_L"), 0, "suite");
+  CHECK_RC(gostx_tls_config_set_groups(scfg, "GC256B"), 0, "group");
+  gostx__tls_test_hooks *st = gostx__tls_config_test(scfg);
+  st->random = s_random;
+  st->eph_priv = ds_be;
+  static pipe_buf s2c, to_server, sink;
+  s2c.len = to_server.len = sink.len = 0;
+  pipe_buf *sio[2] = {&to_server, &s2c};
+  gostx_tls *s = gostx_tls_new(scfg);
+  gostx_tls_set_io(s, rd, wr, sio);
+  int rc;
+
+  /* ClientHello1: the RFC's dump of it (and of its record) has 16 bytes
+   * more than its length says (a line "0A 07 0B 07 .. 02" spliced in);
+   * rebuilt from Truncate(ClientHello1) and the binder, both printed, with
+   * the header of a 127-byte record. */
+  {
+    size_t tl, bl;
+    uint8_t *trunc = value("Truncate(ClientHello1)", &tl), *binder = value("binder", &bl);
+    CHECK(tl == 92 && bl == 32 && trunc[3] == 0x7b, "Truncate(ClientHello1) and binder");
+    static const uint8_t hdr[5] = {0x16, 0x03, 0x01, 0x00, 0x7f}, binders[3] = {0x00, 0x21, 0x20};
+    uint8_t *ch1 = malloc(5 + tl + 3 + bl);
+    memcpy(ch1, hdr, 5);
+    memcpy(ch1 + 5, trunc, tl);
+    memcpy(ch1 + 5 + tl, binders, 3);
+    memcpy(ch1 + 5 + tl + 3, binder, bl);
+    feed(&to_server, ch1, 5 + tl + 3 + bl);
+    free(trunc), free(binder);
+  }
+  rc = gostx_tls_handshake(s);
+  CHECK(rc == GOSTX_TLS_WANT_READ, "server: HelloRetryRequest out: %d %s", rc,
+        gostx_tls_error(s) ? gostx_tls_error(s) : "-");
+  uint8_t *want = message("Record layer", 1, &n);
+  expect_record(&s2c, want, n, &sink, "the HelloRetryRequest record");
+  free(want);
+  want = message("Record layer", 2, &n);
+  feed(&to_server, want, n); /* ClientHello2 */
+  rc = gostx_tls_handshake(s);
+  CHECK(rc == GOSTX_TLS_WANT_READ, "server: its flight out: %d %s", rc,
+        gostx_tls_error(s) ? gostx_tls_error(s) : "-");
+  CHECK(s->psk && s->psk_index == 0, "the PSK taken");
+  want = message("Record layer", 3, &n);
+  expect_record(&s2c, want, n, &sink, "the ServerHello record");
+  free(want);
+  for (int i = 0; i < 2; i++) {
+    want = record("server_write_key_hs", i, &n);
+    expect_record(&s2c, want, n, &sink, i ? "the server Finished record" : "the EncryptedExtensions record");
+    free(want);
+  }
+  CHECK(s2c.len == 0, "no Certificate, no CertificateVerify");
+  expect_secret(s, "hs", "HandshakeSecret");
+  expect_secret(s, "s hs", "SHTS");
+  expect_secret(s, "c hs", "CHTS");
+  expect_secret(s, "master", "MainSecret");
+  expect_secret(s, "s ap", "SATS");
+  want = record("client_write_key_hs", 0, &n);
+  feed(&to_server, want, n);
+  CHECK_RC(gostx_tls_handshake(s), 0, "server: the client's Finished verifies");
+  static const uint8_t zeros[1024];
+  for (long long seq = 0; seq < 130; seq++) {
+    size_t put;
+    CHECK_RC(gostx_tls_write(s, zeros, sizeof zeros, &put), 0, "1024 zero bytes");
+    if (seq < 2 || seq >= 128) expect_fragments(&s2c, "server_write_key_ap", seq, "an application data record");
+    else s2c.len = 0;
+  }
+  CHECK_RC(gostx_tls_close(s), 0, "close_notify");
+  want = record("server_write_key_ap", 130, &n);
+  expect_record(&s2c, want, n, &sink, "the server's close_notify record");
+  free(want);
+  want = record("client_write_key_ap", 0, &n);
+  feed(&to_server, want, n);
+  uint8_t got[16];
+  size_t gl;
+  CHECK_RC(gostx_tls_read(s, got, sizeof got, &gl), GOSTX_TLS_CLOSED, "the client's close_notify");
+  gostx_tls_free(s);
+  gostx_tls_config_free(scfg);
+  free(psk), free(d_s);
 }
 
 int main(void) {
@@ -240,6 +374,7 @@ int main(void) {
   gostx_tls_config_free(ccfg);
   gostx_tls_config_free(scfg);
   free(d_c), free(q_s), free(ecdhe), free(d_s), free(q_c), free(kv), free(cert_msg);
+  replay_a2(file);
   json_free(file);
   json_free(keyfile);
   return t_done();
