@@ -1348,6 +1348,12 @@ static void test_psk(void) {
     pair_start(&p);
     expect_psk_alert(&p, 1, GOSTX__ALERT_HANDSHAKE_FAILURE, "no PSK in common", "unknown identity, no certificate");
     pair_free(&p);
+    /* ... and a client with nothing to verify that certificate with. */
+    psk_pair(&p, &keys[2], stranger, sizeof stranger - 1, psk_key);
+    gostx__tls_config_test(p.ccfg)->pin_curve = 0;
+    pair_start(&p);
+    expect_psk_alert(&p, 0, GOSTX__ALERT_HANDSHAKE_FAILURE, "no trust store", "PSK not taken, no store");
+    pair_free(&p);
   }
   /* The client: a selected_identity it did not offer (the ServerHello's
    * last bytes). */
