@@ -21,7 +21,10 @@
  * peer holds the keys) and no application data is released.
  *
  * Input (mutated mode): byte 0: bit 1 which side's messages change (0 the
- * server's, 1 the client's), bit 2 client certificates, bits 3-4 the suite;
+ * server's, 1 the client's), bit 2 client certificates, bits 3-4 the suite,
+ * bit 5 an external PSK on both sides (psk_dhe_ke: the binders, the
+ * server's selected_identity, the certificate-less flight; in the raw mode
+ * the server holds it);
  * byte 1: the group (mod 7), byte 2: the server key's curve (mod 7); then
  * operations of 5 bytes: message index (the n-th message that side sends),
  * kind, position (2, big-endian), value. Kind mod 4: 0 XOR value at the
@@ -190,6 +193,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     identity(cc, (k + 1) % 7);
     pin(sc, (k + 1) % 7);
   }
+  static const uint8_t psk_key[32] = {0x5a};
+  if ((data[0] & 32) && (gostx_tls_config_set_psk(cc, (const uint8_t *)"fuzz", 4, psk_key, 32) ||
+                         gostx_tls_config_set_psk(sc, (const uint8_t *)"fuzz", 4, psk_key, 32)))
+    bug("psk");
   if (gostx_tls_config_set_suites(cc, suites[data[0] >> 3 & 3]) ||
       gostx_tls_config_set_groups(cc, groups[data[1] % 7]) ||
       gostx_tls_config_set_groups(sc, "GC256A,GC256B,GC256C,GC256D,GC512A,GC512B,GC512C"))

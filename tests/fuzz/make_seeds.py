@@ -189,6 +189,14 @@ def tls_handshake_seeds():
     ch = bytes.fromhex(vec["examples"][0]["messages"][1]["hex"])
     seeds.append(bytes([1, 0, 0]) + ch)
     seeds.append(bytes([3, 0, 0]) + bytes.fromhex("1603030006020000020303"))
+    # Mode bit 5, an external PSK: each suite, each side's messages
+    # changed; a ClientHello byte changed; raw, A.2's second
+    # ClientHello (identity "ePSK": not the server's).
+    for suite in range(4):
+        for side in range(2):
+            seeds.append(bytes([32 | side << 1 | suite << 3, suite * 2 + side, suite]))
+    seeds.append(bytes([34, 1, 0]) + op(0, 0, 0xFFFF, 1))
+    seeds.append(bytes([33, 0, 0]) + bytes.fromhex(vec["examples"][1]["messages"][5]["hex"]))
     for i, s in enumerate(seeds):
         put("fuzz_tls_handshake", i, s)
 
