@@ -21,11 +21,13 @@
 # Medians of RUNS runs. The CPU and the load average are printed: on a busy
 # machine the wall figures are disturbed, the CPU-time ones much less.
 #   usage: bench/tls_speed.sh [SECONDS (3)] [RUNS (3)]
+# TLS_SPEED_PART=hs or bulk runs one half alone (default: both).
 # Needs a build (build/gostx, build/bench/tls_hs_load; GOSTX=, BUILD=),
 # nginx, curl, python3, taskset, openssl with gost-engine.
 set -u
 SECS=${1:-3}
 RUNS=${2:-3}
+PART=${TLS_SPEED_PART:-all}
 BUILD=${BUILD:-build}
 G=${GOSTX:-$BUILD/gostx}
 LOAD=$BUILD/bench/tls_hs_load
@@ -83,6 +85,7 @@ hs_row() {
   HS_LAST=$(cut -d' ' -f1 "$T/rows" | median)
 }
 
+if [ "$PART" != bulk ]; then
 echo "Server handshakes (full, one server core):"
 printf "  %-70s %8s %8s %6s\n" "server, version, suite, group, certificate" "per CPU-s" "wall/s" "busy"
 declare -A GX OS
@@ -149,6 +152,8 @@ echo "  (ratios, gostx / openssl Kuznyechik suite: 256A $(awk -v a="${GX[256A]}"
    512C $(awk -v a="${GX[512C]}" -v b="${OS[512C:GOST2012-KUZNYECHIK-KUZNYECHIKOMAC]}" \
   'BEGIN {printf "%.2fx", b ? a / b : 0}'); target >= 2x)"
 echo
+fi
+[ "$PART" = hs ] && exit 0
 
 echo "Bulk through one connection (gostx tls client <- gostx tls serve <- nginx, 256 MiB):"
 tls_start bulk tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \

@@ -467,6 +467,7 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
       break;
     }
     if (n > 0 && p[1].revents) c->plain_rd_ready = 1;
+    if (n > 0 && p[0].revents & (POLLIN | POLLHUP | POLLERR)) c->tls_rd_idle = 0;
   }
   close(fd);
   gostx_tls_free(tls);

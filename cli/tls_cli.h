@@ -13,8 +13,12 @@
 #include "cli.h"
 #include "gostx/tls.h"
 
-/* One TLS record's plaintext: what each direction holds at most. */
-#define TLS_CONN_BUF 16384
+/* What each direction holds at most: four records' plaintext, so that one
+ * read from the plain side becomes one write of four sealed records, and
+ * the records one TLS read brings in go out in one write. */
+#define TLS_CONN_BUF 65536
+/* One record's plaintext: the room a TLS read wants. */
+#define TLS_CONN_RECORD 16384
 
 /* What a relay waits for (tls_conn.want). */
 #define TLS_WANT_TLS_RD 1u
@@ -40,6 +44,9 @@ struct tls_conn {
   int plain_connecting; /* the same for in_fd (== out_fd) */
   int plain_blocking;   /* in_fd/out_fd blocking (the client's stdin/stdout) */
   int plain_rd_ready;   /* blocking in_fd: the driver saw it readable */
+  /* A read of that side found nothing: not tried again until the driver
+   * sees the socket readable (one system call saved per record). */
+  int tls_rd_idle, plain_rd_idle;
   int handshaken;
   int exit_on_peer_close; /* the client: the peer's close ends both ways */
   int hold_close;         /* the plain side's end sends close_notify only once the

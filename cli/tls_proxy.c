@@ -2,8 +2,8 @@
  * and the workers that run many at once. Each worker is an epoll loop over
  * non-blocking sockets; the listening socket is in every worker's set
  * (EPOLLEXCLUSIVE: one worker wakes per connection). A relay holds at most
- * one record's plaintext each way and reads no more while it is unsent, so
- * a slow peer stalls only its own connection. */
+ * TLS_CONN_BUF of plaintext each way and reads no more while it is unsent,
+ * so a slow peer stalls only its own connection. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -227,21 +227,29 @@ int tls_conn_pump(struct tls_conn *c) {
         return fail(c, "write to the plain side: %s", strerror(errno));
       }
     }
-    if (c->t2p_off == c->t2p_len && !c->tls_eof) {
-      size_t got = 0;
-      int rc = gostx_tls_read(c->tls, c->t2p, sizeof c->t2p, &got);
-      if (rc == GOSTX_TLS_CLOSED) {
-        c->tls_eof = 1;
-        progress = 1;
-      } else {
+    if (c->t2p_off == c->t2p_len && !c->tls_eof && c->tls_rd_idle) {
+      c->want |= TLS_WANT_TLS_RD;
+    } else if (c->t2p_off == c->t2p_len && !c->tls_eof) {
+      /* the records already received, opened into one buffer: one write
+       * for them (only the first read may wait for the socket) */
+      c->t2p_off = c->t2p_len = 0;
+      do {
+        size_t got = 0;
+        int rc = gostx_tls_read(c->tls, c->t2p + c->t2p_len, sizeof c->t2p - c->t2p_len, &got);
+        if (rc == GOSTX_TLS_CLOSED) {
+          c->tls_eof = 1;
+          progress = 1;
+          break;
+        }
         r = tls_result(c, rc, "read");
         if (r < 0) return TLS_PUMP_FAIL;
-        if (r) {
-          c->t2p_off = 0;
-          c->t2p_len = got;
-          progress = 1;
+        if (!r) {
+          c->tls_rd_idle = rc == GOSTX_TLS_WANT_READ;
+          break;
         }
-      }
+        c->t2p_len += got;
+        progress = 1;
+      } while (sizeof c->t2p - c->t2p_len >= TLS_CONN_RECORD && gostx_tls_pending(c->tls));
     }
     if (c->tls_eof && c->t2p_off == c->t2p_len && !c->plain_shut) {
       /* the peer's close_notify: the plain side sees end of data */
@@ -262,7 +270,7 @@ int tls_conn_pump(struct tls_conn *c) {
       c->flush_pending = !r;
       if (put || r) progress = 1;
     }
-    if (c->p2t_off == c->p2t_len && !c->plain_eof &&
+    if (c->p2t_off == c->p2t_len && !c->plain_eof && !c->plain_rd_idle &&
         (!c->plain_blocking || c->plain_rd_ready)) {
       ssize_t n = read(c->in_fd, c->p2t, sizeof c->p2t);
       c->plain_rd_ready = 0;
@@ -275,11 +283,12 @@ int tls_conn_pump(struct tls_conn *c) {
         progress = 1;
       } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
         c->want |= TLS_WANT_PLAIN_RD;
+        c->plain_rd_idle = 1;
       } else if (errno != EINTR) {
         return fail(c, "read from the plain side: %s", strerror(errno));
       }
     } else if (c->p2t_off == c->p2t_len && !c->plain_eof) {
-      c->want |= TLS_WANT_PLAIN_RD; /* blocking: after the driver's poll */
+      c->want |= TLS_WANT_PLAIN_RD; /* after the driver's poll */
     }
     if (c->plain_eof && c->p2t_off == c->p2t_len && !c->flush_pending && !c->close_sent &&
         (!c->hold_close || c->tls_eof)) {
@@ -316,8 +325,9 @@ struct worker {
   struct pconn *conns, *again, *dead;
 };
 
-/* Markers for the epoll data of the listening socket and the wake fd. */
-static char mark_listen, mark_wake;
+/* Markers for the epoll data of the listening socket and the wake fd
+ * (aligned like a connection's, their low bit clear). */
+static _Alignas(8) char mark_listen, mark_wake;
 
 /* One failure line per connection, at most LOG_PER_SEC a second (a flood
  * of bad handshakes is counted, not printed). */
@@ -330,9 +340,15 @@ static void log_fail(const char *peer, const char *why) {
   if (atomic_fetch_add(&count, 1) < LOG_PER_SEC) cli_err("tls: %s: %s", peer, why);
 }
 
-static int set_events(struct worker *w, int fd, unsigned *have, unsigned want, struct pconn *pc) {
+/* A connection's two sockets share its epoll data, the plain one's with
+ * the low bit set (struct pconn is aligned): the worker knows which side
+ * became ready. */
+#define EV_PLAIN 1u
+
+static int set_events(struct worker *w, int fd, unsigned *have, unsigned want, struct pconn *pc,
+                      unsigned side) {
   if (want == *have) return 0;
-  struct epoll_event ev = {.events = want, .data.ptr = pc};
+  struct epoll_event ev = {.events = want, .data.u64 = (uintptr_t)pc | side};
   int op = !*have ? EPOLL_CTL_ADD : !want ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
   if (epoll_ctl(w->ep, op, fd, &ev) < 0) return -1;
   *have = want;
@@ -407,8 +423,8 @@ static void pump(struct worker *w, struct pconn *pc) {
       w->again = pc;
     }
   }
-  if (set_events(w, c->tls_fd, &pc->ev_tls, et, pc) ||
-      (c->in_fd >= 0 && set_events(w, c->in_fd, &pc->ev_plain, ep, pc)))
+  if (set_events(w, c->tls_fd, &pc->ev_tls, et, pc, 0) ||
+      (c->in_fd >= 0 && set_events(w, c->in_fd, &pc->ev_plain, ep, pc, EV_PLAIN)))
     conn_end(w, pc, 1, "epoll_ctl failed");
 }
 
@@ -524,9 +540,19 @@ static void *worker_run(void *arg) {
     int n = epoll_wait(w->ep, evs, 64, w->again ? 0 : 1000);
     for (int i = 0; i < n; i++) {
       void *ptr = evs[i].data.ptr;
-      if (ptr == &mark_listen) accept_some(w);
-      else if (ptr != &mark_wake && !((struct pconn *)ptr)->dead && !((struct pconn *)ptr)->in_again)
-        pump(w, ptr);
+      if (ptr == &mark_listen) {
+        accept_some(w);
+        continue;
+      }
+      if (ptr == &mark_wake) continue;
+      struct pconn *pc = (struct pconn *)(uintptr_t)(evs[i].data.u64 & ~(uint64_t)EV_PLAIN);
+      if (pc->dead) continue;
+      /* readable, at its end or failed: the next read there is worth a try */
+      if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        if (evs[i].data.u64 & EV_PLAIN) pc->c.plain_rd_idle = 0;
+        else pc->c.tls_rd_idle = 0;
+      }
+      if (!pc->in_again) pump(w, pc);
     }
     struct pconn *list = w->again;
     w->again = NULL;

@@ -47,13 +47,23 @@ tls_start connect tls connect --listen 127.0.0.1:0 --upstream 127.0.0.1:$SPORT \
 CPORT=$PORT CPID=$PID
 URL=http://127.0.0.1:$CPORT
 
-# the large file
+# the large file; serve reads nginx in large pieces and sends several
+# records a write: its write calls (/proc/PID/io syscw) stay well under one
+# a record (4096 records of 16 KiB; one a record before the relay's
+# buffers held four)
+syscw() { sed -n 's/^syscw: //p' "/proc/$1/io" 2>/dev/null; }
+w0=$(syscw $SPID)
 if timeout 120 curl -sS -o "$T/big.got" "$URL/big" && cmp -s "$T/big.got" "$T/www/big"; then
   say "64 MiB through connect -> serve -> nginx byte-exact"
 else
   bad "64 MiB transfer: $(cmp "$T/big.got" "$T/www/big" 2>&1)"
 fi
 rm -f "$T/big.got"
+w1=$(syscw $SPID)
+if [ -n "$w0" ] && [ -n "$w1" ]; then
+  [ $((w1 - w0)) -lt 3072 ] && say "serve sent 64 MiB in $((w1 - w0)) writes (< 3072)" ||
+    bad "serve sent 64 MiB in $((w1 - w0)) writes (>= 3072: about one a record)"
+fi
 
 # a slow reader (64 KiB/s) and a silent TCP connection to serve stay open
 # through the 200
