@@ -13,10 +13,10 @@
  * which the RFC does not print: derived from its k, sgn and transcript hash
  * by rfc9367_sigkey.py, checked against the certificate's key).
  *
- * A.2 (an external PSK with HelloRetryRequest) through our server: see
- * replay_a2. Our client's ClientHellos are not the RFC's (it sends
- * signature_algorithms and a key share in the first), so only the server
- * side is replayed. */
+ * A.2 (an external PSK with HelloRetryRequest) through our server (see
+ * replay_a2) and through our client (replay_a2_client: with the test hook
+ * psk_only_hello our client's hellos are the RFC's, no
+ * signature_algorithms and no key share in the first). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -143,6 +143,170 @@ static void expect_secret(const gostx_tls *c, const char *which, const char *nam
   free(want);
 }
 
+/* A.2's configuration of role: the external PSK "ePSK", MAGMA_MGM_L,
+ * groups, and through the test hooks the side's random (the RFC's 0x01 or
+ * 0x82 bytes) and ephemeral key (d_C^res or d_S^res, into priv_be); random
+ * and priv_be live as long as the config. */
+static gostx_tls_config *a2_config(gostx_tls_role role, const char *groups, uint8_t random[32],
+                                   uint8_t priv_be[32]) {
+  int client = role == GOSTX_TLS_CLIENT;
+  size_t n, pn;
+  uint8_t *psk = value("ePSK", &pn), *d = value(client ? "d_C^res" : "d_S^res", &n);
+  CHECK(n == 32 && pn == 32, "ePSK and d^res: 32 bytes");
+  reverse(priv_be, d, 32);
+  memset(random, client ? 0x01 : 0x82, 32);
+  gostx_tls_config *cfg = gostx_tls_config_new(role);
+  CHECK_RC(gostx_tls_config_set_psk(cfg, (const uint8_t *)"ePSK", 4, psk, 32), 0, "PSK");
+  CHECK_RC(gostx_tls_config_set_suites(cfg, "MAGMA_MGM_L"), 0, "suite");
+  CHECK_RC(gostx_tls_config_set_groups(cfg, groups), 0, "groups");
+  gostx__tls_test_hooks *t = gostx__tls_config_test(cfg);
+  t->random = random;
+  t->eph_priv = priv_be;
+  free(psk), free(d);
+  return cfg;
+}
+
+/* A.2's ClientHello1 record (127 bytes of message): the RFC's dump of it
+ * (and of its record) has 16 bytes more than its length says, the line
+ * "0A 07 0B 07 0C 07 0D 07 0E 07 0F 00 2B 00 03 02" spliced in after
+ * supported_versions (tests/vectors/tls13-rfc9367.json's misprints);
+ * rebuilt from Truncate(ClientHello1) and the binder, both printed, with
+ * the header of a 127-byte record, and checked to be the dump without the
+ * splice. */
+#define A2_CH1_RECORD (5 + 92 + 3 + 32)
+static uint8_t *a2_client_hello1(void) {
+  size_t tl, bl, dl;
+  uint8_t *trunc = value("Truncate(ClientHello1)", &tl), *binder = value("binder", &bl);
+  CHECK(tl == 92 && bl == 32 && trunc[3] == 0x7b, "Truncate(ClientHello1) and binder");
+  static const uint8_t hdr[5] = {0x16, 0x03, 0x01, 0x00, 0x7f}, binders[3] = {0x00, 0x21, 0x20};
+  uint8_t *ch1 = malloc(A2_CH1_RECORD);
+  memcpy(ch1, hdr, 5);
+  memcpy(ch1 + 5, trunc, tl);
+  memcpy(ch1 + 5 + tl, binders, 3);
+  memcpy(ch1 + 5 + tl + 3, binder, bl);
+  uint8_t *dump = message("Record layer", 0, &dl);
+  const size_t at = 5 + 4 + 2 + 32 + 1 + 4 + 2 + 2 + 10 + 7; /* after supported_versions */
+  CHECK(dl == A2_CH1_RECORD + 16 && !memcmp(dump, ch1, at) &&
+            !memcmp(dump + at + 16, ch1 + at, A2_CH1_RECORD - at),
+        "the RFC's ClientHello1 record is ours with 16 bytes spliced in after supported_versions");
+  free(trunc), free(binder), free(dump);
+  return ch1;
+}
+
+/* The client's and the server's record keys and IVs now: the RFC's, by
+ * the names of its values (phase "hs" or "ap"). */
+static void expect_keys(const gostx_tls *c, const char *phase) {
+  char name[32];
+  const gostx__tls_record *recs[2] = {&c->wrec, &c->rrec};
+  for (int i = 0; i < 2; i++) {
+    const char *side = (i == 0) == (c->role == GOSTX_TLS_CLIENT) ? "client" : "server";
+    size_t n;
+    snprintf(name, sizeof name, "%s_write_key_%s", side, phase);
+    uint8_t *want = value(name, &n);
+    CHECK(n == 32, "%s: 32 bytes", name);
+    CHECK_BYTES(recs[i]->key, want, 32, name);
+    free(want);
+    snprintf(name, sizeof name, "%s_write_iv_%s", side, phase);
+    want = value(name, &n);
+    CHECK(n == 8, "%s: 8 bytes", name);
+    CHECK_BYTES(recs[i]->iv, want, 8, name);
+    free(want);
+  }
+}
+
+/* A.2 through our client (the test hook psk_only_hello: the RFC's hellos):
+ * both ClientHello records are the RFC's byte for byte (the first as the
+ * RFC's values rebuild it, see a2_client_hello1), so are both binders in
+ * them; the RFC's HelloRetryRequest, ServerHello, EncryptedExtensions and
+ * Finished records are taken; every secret, key and IV is the RFC's; the
+ * client's Finished and close_notify records are the RFC's; the server's
+ * 130 application data records (sealed under SATS here, the RFC prints the
+ * middle of none of them: the printed parts of 0, 1, 128 and 129 are
+ * compared) open to 1024 zero bytes each, and its close_notify record
+ * (seq 130) ends the stream. */
+static void replay_a2_client(void) {
+  size_t n;
+  uint8_t dc_be[32], c_random[32];
+  gostx_tls_config *ccfg = a2_config(GOSTX_TLS_CLIENT, "GC256B,GC512C", c_random, dc_be);
+  gostx__tls_test_hooks *ct = gostx__tls_config_test(ccfg);
+  ct->no_compat = 1;
+  ct->psk_only_hello = 1;
+  static pipe_buf c2s, to_client, sink;
+  c2s.len = to_client.len = sink.len = 0;
+  pipe_buf *cio[2] = {&to_client, &c2s};
+  gostx_tls *c = gostx_tls_new(ccfg);
+  gostx_tls_set_io(c, rd, wr, cio);
+
+  CHECK_RC(gostx_tls_handshake(c), GOSTX_TLS_WANT_READ, "client: ClientHello1 out");
+  uint8_t *want = a2_client_hello1();
+  expect_record(&c2s, want, A2_CH1_RECORD, &sink, "the ClientHello1 record (its binder)");
+  free(want);
+  want = message("Record layer", 1, &n);
+  feed(&to_client, want, n); /* HelloRetryRequest */
+  int rc = gostx_tls_handshake(c);
+  CHECK(rc == GOSTX_TLS_WANT_READ, "client: ClientHello2 out: %d %s", rc,
+        gostx_tls_error(c) ? gostx_tls_error(c) : "-");
+  want = message("Record layer", 2, &n);
+  expect_record(&c2s, want, n, &sink, "the ClientHello2 record (its key share and binder)");
+  free(want);
+  CHECK(c2s.len == 0, "no CCS (no session id)");
+  want = message("Record layer", 3, &n);
+  feed(&to_client, want, n); /* ServerHello */
+  want = record("server_write_key_hs", 0, &n);
+  feed(&to_client, want, n); /* EncryptedExtensions */
+  CHECK_RC(gostx_tls_handshake(c), GOSTX_TLS_WANT_READ, "client: the server's Finished awaited");
+  CHECK(c->psk, "the server took the PSK");
+  expect_secret(c, "hs", "HandshakeSecret");
+  expect_secret(c, "s hs", "SHTS");
+  expect_secret(c, "c hs", "CHTS");
+  expect_keys(c, "hs");
+  want = record("server_write_key_hs", 1, &n);
+  feed(&to_client, want, n); /* Finished */
+  CHECK_RC(gostx_tls_handshake(c), 0, "client: handshake complete");
+  want = record("client_write_key_hs", 0, &n);
+  expect_record(&c2s, want, n, &sink, "the client Finished record");
+  free(want);
+  expect_secret(c, "s ap", "SATS");
+  expect_keys(c, "ap");
+  CHECK(!strcmp(gostx_tls_suite(c), "TLS_GOSTR341112_256_WITH_MAGMA_MGM_L") &&
+            !strcmp(gostx_tls_group(c), "GC256B"),
+        "the example's suite and group");
+
+  /* The server's records, sealed here under SATS, compared where printed. */
+  size_t sl;
+  uint8_t *sats = value("SATS", &sl);
+  static gostx__tls_record srv;
+  CHECK_RC(gostx__tls_record_init(&srv, 0xc104, sats), 0, "the server's write keys from SATS");
+  static const uint8_t zeros[1024];
+  static pipe_buf one;
+  for (long long seq = 0; seq < 130; seq++) {
+    size_t rl;
+    CHECK_RC(gostx__tls_record_seal(&srv, 0x17, zeros, sizeof zeros, 0, one.b, sizeof one.b, &rl), 0,
+             "a server record");
+    memcpy(to_client.b + to_client.len, one.b, rl);
+    to_client.len += rl;
+    one.len = rl;
+    if (seq < 2 || seq >= 128) expect_fragments(&one, "server_write_key_ap", seq, "an application data record");
+    uint8_t got[1024];
+    size_t gl;
+    CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), 0, "1024 bytes of application data");
+    CHECK(gl == sizeof got && !memcmp(got, zeros, gl), "1024 zero bytes (record %lld)", seq);
+  }
+  gostx__tls_record_clear(&srv);
+  want = record("server_write_key_ap", 130, &n);
+  feed(&to_client, want, n);
+  uint8_t got[16];
+  size_t gl;
+  CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), GOSTX_TLS_CLOSED, "the server's close_notify");
+  CHECK_RC(gostx_tls_close(c), 0, "close_notify");
+  want = record("client_write_key_ap", 0, &n);
+  expect_record(&c2s, want, n, &sink, "the client's close_notify record");
+  free(want);
+  gostx_tls_free(c);
+  gostx_tls_config_free(ccfg);
+  free(sats);
+}
+
 /* A.2: our server against the RFC's client, an external PSK (identity
  * "ePSK") with psk_dhe_ke on MAGMA_MGM_L: the first ClientHello carries no
  * key share, so the server asks for GC256B by HelloRetryRequest; both
@@ -155,18 +319,8 @@ static void replay_a2(const json *file) {
   CHECK(!strcmp(tv_str(ex, "example"), "A.2") && !strcmp(tv_str(ex, "suite"), "0xc104"),
         "A.2: MAGMA_MGM_L");
   size_t n;
-  uint8_t *psk = value("ePSK", &n), *d_s = value("d_S^res", &n);
-  CHECK(n == 32, "d_S^res: 32 bytes");
   uint8_t ds_be[32], s_random[32];
-  reverse(ds_be, d_s, 32);
-  memset(s_random, 0x82, 32);
-  gostx_tls_config *scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
-  CHECK_RC(gostx_tls_config_set_psk(scfg, (const uint8_t *)"ePSK", 4, psk, 32), 0, "PSK");
-  CHECK_RC(gostx_tls_config_set_suites(scfg, "MAGMA_MGM_L"), 0, "suite");
-  CHECK_RC(gostx_tls_config_set_groups(scfg, "GC256B"), 0, "group");
-  gostx__tls_test_hooks *st = gostx__tls_config_test(scfg);
-  st->random = s_random;
-  st->eph_priv = ds_be;
+  gostx_tls_config *scfg = a2_config(GOSTX_TLS_SERVER, "GC256B", s_random, ds_be);
   static pipe_buf s2c, to_server, sink;
   s2c.len = to_server.len = sink.len = 0;
   pipe_buf *sio[2] = {&to_server, &s2c};
@@ -174,23 +328,7 @@ static void replay_a2(const json *file) {
   gostx_tls_set_io(s, rd, wr, sio);
   int rc;
 
-  /* ClientHello1: the RFC's dump of it (and of its record) has 16 bytes
-   * more than its length says (a line "0A 07 0B 07 .. 02" spliced in);
-   * rebuilt from Truncate(ClientHello1) and the binder, both printed, with
-   * the header of a 127-byte record. */
-  {
-    size_t tl, bl;
-    uint8_t *trunc = value("Truncate(ClientHello1)", &tl), *binder = value("binder", &bl);
-    CHECK(tl == 92 && bl == 32 && trunc[3] == 0x7b, "Truncate(ClientHello1) and binder");
-    static const uint8_t hdr[5] = {0x16, 0x03, 0x01, 0x00, 0x7f}, binders[3] = {0x00, 0x21, 0x20};
-    uint8_t *ch1 = malloc(5 + tl + 3 + bl);
-    memcpy(ch1, hdr, 5);
-    memcpy(ch1 + 5, trunc, tl);
-    memcpy(ch1 + 5 + tl, binders, 3);
-    memcpy(ch1 + 5 + tl + 3, binder, bl);
-    feed(&to_server, ch1, 5 + tl + 3 + bl);
-    free(trunc), free(binder);
-  }
+  feed(&to_server, a2_client_hello1(), A2_CH1_RECORD);
   rc = gostx_tls_handshake(s);
   CHECK(rc == GOSTX_TLS_WANT_READ, "server: HelloRetryRequest out: %d %s", rc,
         gostx_tls_error(s) ? gostx_tls_error(s) : "-");
@@ -238,7 +376,6 @@ static void replay_a2(const json *file) {
   CHECK_RC(gostx_tls_read(s, got, sizeof got, &gl), GOSTX_TLS_CLOSED, "the client's close_notify");
   gostx_tls_free(s);
   gostx_tls_config_free(scfg);
-  free(psk), free(d_s);
 }
 
 int main(void) {
@@ -375,6 +512,7 @@ int main(void) {
   gostx_tls_config_free(scfg);
   free(d_c), free(q_s), free(ecdhe), free(d_s), free(q_c), free(kv), free(cert_msg);
   replay_a2(file);
+  replay_a2_client();
   json_free(file);
   json_free(keyfile);
   return t_done();

@@ -90,6 +90,9 @@ typedef struct gostx__tls_test_hooks {
   const uint8_t *eph_priv; /* the curve's size */
   const uint8_t *sign_k;   /* the signing curve's size */
   int no_compat;           /* client: no session id, no CCS */
+  /* client with a PSK: RFC 9367 A.2's hellos, no signature_algorithms and
+   * no key share in the first (the server must ask by HelloRetryRequest) */
+  int psk_only_hello;
   int raw_chain;           /* our chain is not parsed (not matched to the key) */
   int coalesce;            /* handshake messages share records */
   size_t frag;             /* when not 0: handshake records of at most frag bytes */

@@ -534,10 +534,13 @@ static int build_client_hello(gostx_tls *c) {
   put(&w, (unsigned)(2 * cfg->ngroups + 2), 2);
   put(&w, (unsigned)(2 * cfg->ngroups), 2);
   for (size_t i = 0; i < cfg->ngroups; i++) put(&w, cfg->groups[i], 2);
-  put(&w, EXT_SIGNATURE_ALGORITHMS, 2);
-  put(&w, 16, 2);
-  put(&w, 14, 2);
-  for (unsigned s = 0x0709; s <= 0x070F; s++) put(&w, s, 2);
+  int psk_only = cfg->test.psk_only_hello && cfg->psk_id_len;
+  if (!psk_only) {
+    put(&w, EXT_SIGNATURE_ALGORITHMS, 2);
+    put(&w, 16, 2);
+    put(&w, 14, 2);
+    for (unsigned s = 0x0709; s <= 0x070F; s++) put(&w, s, 2);
+  }
   if (cfg->alpn_len) {
     put(&w, EXT_ALPN, 2);
     put(&w, (unsigned)cfg->alpn_len + 2, 2);
@@ -556,9 +559,11 @@ static int build_client_hello(gostx_tls *c) {
   put(&w, EXT_KEY_SHARE, 2);
   size_t ks = open_vec(&w, 2);
   size_t shares = open_vec(&w, 2);
-  put(&w, c->group, 2);
-  int rc = make_share(c, &w);
-  if (rc != GOSTX_OK) return rc;
+  if (c->group) { /* none (the test hook): the server asks for one */
+    put(&w, c->group, 2);
+    int rc = make_share(c, &w);
+    if (rc != GOSTX_OK) return rc;
+  }
   close_vec(&w, shares, 2);
   close_vec(&w, ks, 2);
   if (c->cookie_len) {
@@ -606,7 +611,7 @@ int gostx__tls_client_hello(gostx_tls *c) {
     if (gostx_random_bytes(c->session_id, 32) != GOSTX_OK)
       return gostx__tls_fail(c, -1, GOSTX_EIO, "no randomness");
   }
-  c->group = cfg->groups[0];
+  c->group = cfg->test.psk_only_hello && cfg->psk_id_len ? 0 : cfg->groups[0];
   rc = build_client_hello(c);
   if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_SH;
   return rc;
