@@ -28,7 +28,13 @@ static const char *const mode_name[] = {"tls serve", "tls connect", "tls client"
   "  --alpn LIST         application protocols (ALPN), e.g. h2,http/1.1\n"                 \
   "  --keylog FILE       append the TLS secrets (SSLKEYLOGFILE format, for Wireshark)\n"   \
   "                      to FILE; without it the SSLKEYLOGFILE variable names the file\n"  \
-  "  --timeout SECONDS   for a TCP connect and a handshake (default 30)\n"
+  "  --timeout SECONDS   for a TCP connect and a handshake (default 30)\n"            \
+  "  --psk IDENTITY:HEX  an external PSK (RFC 8446 4.2.11, with ECDHE): the identity\n"  \
+  "                      (1-255 bytes, up to the last ':') and a 32-byte key in hex;\n" \
+  "                      both sides need the same; serve then needs no certificate,\n"  \
+  "                      client and connect no --ca (a server that does not take the\n"\
+  "                      PSK fails the handshake unless its chain verifies)\n"         \
+  "  --psk-file FILE     the same IDENTITY:HEX, the one line of FILE\n"
 
 #define KEY_HELP                                                                           \
   "  --cert FILE         the certificate (PEM or DER; PEM: the leaf first, then any\n"    \
@@ -86,12 +92,14 @@ static void usage(FILE *f) {
           "direction goes on (half-close); a TLS error resets the plain connection.\n"
           "SIGINT or SIGTERM stops serve and connect.\n"
           "Exit status: 0 success, 1 a connection or handshake failure, 2 usage error.\n"
-          "\n" CLI_ARGV_SECRET_NOTE("-passin pass:PASSWORD", "file:, fd: and env:"));
+          "\n" CLI_ARGV_SECRET_NOTE("-passin pass:PASSWORD or --psk",
+                                   "-passin's file:, fd: and env: and --psk-file"));
 }
 
 struct tls_opts {
   const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
+  const char *psk, *psk_file;
   int verify_client, require_client, insecure, close_on_eof;
 };
 
@@ -228,6 +236,44 @@ static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const c
 
 /* ---- the config ---- */
 
+/* --psk IDENTITY:HEX (or the same text on --psk-file's first line) into
+ * cfg: the identity up to the last ':', 1..255 bytes; the key 32 bytes. */
+static int set_psk(gostx_tls_config *cfg, const struct tls_opts *o, const char *sub) {
+  const char *opt = o->psk ? "--psk" : "--psk-file";
+  char text[255 + 1 + 64 + 3]; /* the longest valid line, its newline, one byte over */
+  size_t n;
+  if (o->psk) {
+    n = strlen(o->psk);
+    if (n >= sizeof text) return cli_usage("%s: %s: longer than IDENTITY (255 bytes):HEX (64)", sub, opt);
+    memcpy(text, o->psk, n + 1);
+  } else {
+    long got = cli_read_secret_file(o->psk_file, (uint8_t *)text, sizeof text - 1);
+    if (got < 0) return CLI_EXIT_FAIL;
+    n = (size_t)got;
+    text[n] = 0;
+    if (n && text[n - 1] == '\n') text[--n] = 0;
+    if (n && text[n - 1] == '\r') text[--n] = 0;
+    if (n == sizeof text - 1 || strchr(text, '\n') || strlen(text) != n) {
+      gostx_memzero(text, sizeof text);
+      return cli_usage("%s: %s %s: not one line IDENTITY:HEX", sub, opt, o->psk_file);
+    }
+  }
+  char *colon = strrchr(text, ':');
+  char what[64];
+  snprintf(what, sizeof what, "%s: %s key", sub, opt);
+  uint8_t key[32];
+  int rc = 0;
+  if (!colon) rc = cli_usage("%s: %s: no ':' between IDENTITY and the key in hex", sub, opt);
+  else if (colon == text) rc = cli_usage("%s: %s: the identity is empty", sub, opt);
+  else if (colon - text > 255) rc = cli_usage("%s: %s: the identity is longer than 255 bytes", sub, opt);
+  else rc = cli_hex_exact(what, colon + 1, key, sizeof key);
+  if (!rc && gostx_tls_config_set_psk(cfg, (const uint8_t *)text, (size_t)(colon - text), key, sizeof key))
+    rc = cli_usage("%s: %s: %s", sub, opt, gostx_tls_config_error(cfg));
+  gostx_memzero(key, sizeof key);
+  gostx_memzero(text, sizeof text);
+  return rc;
+}
+
 static int set_list(gostx_tls_config *cfg, int (*set)(gostx_tls_config *, const char *),
                     const char *opt, const char *list, const char *sub) {
   if (!list || set(cfg, list) == 0) return 0;
@@ -261,6 +307,7 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_groups, "--groups", o->groups, sub);
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_alpn, "--alpn", o->alpn, sub);
   if (!rc && o->cert) rc = set_identity(cfg, o, sub);
+  if (!rc && (o->psk || o->psk_file)) rc = set_psk(cfg, o, sub);
   if (!rc && o->ca) {
     store = gostx_x509_store_new();
     char err[256] = "";
@@ -328,9 +375,11 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
   if (mode == MODE_CONNECT && !o->upstream)
     return cli_usage("%s: --upstream HOST:PORT is required", sub);
   if (mode == MODE_CLIENT && !o->target) return cli_usage("%s: HOST:PORT is required", sub);
+  int psk = o->psk || o->psk_file;
+  if (o->psk && o->psk_file) return cli_usage("%s: give --psk or --psk-file, not both", sub);
   if (!!o->cert != !!o->key) return cli_usage("%s: --cert and --key go together", sub);
-  if (mode == MODE_SERVE && !o->cert)
-    return cli_usage("%s: --cert FILE and --key FILE are required", sub);
+  if (mode == MODE_SERVE && !o->cert && !psk)
+    return cli_usage("%s: --cert FILE and --key FILE are required (or --psk)", sub);
   if (o->chain && !o->cert) return cli_usage("%s: --chain needs --cert and --key", sub);
   if (o->passin && !o->key) return cli_usage("%s: -passin needs --key", sub);
   if (mode == MODE_SERVE) {
@@ -343,7 +392,7 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
       return cli_usage("%s: --ca verifies clients: give --verify-client or --require-client", sub);
   } else if (o->insecure && o->ca) {
     return cli_usage("%s: --insecure verifies nothing: it takes no --ca", sub);
-  } else if (!o->ca && !o->insecure) {
+  } else if (!o->ca && !o->insecure && !psk) {
     return cli_usage("%s: --ca FILE is required (the server's trust anchors)%s", sub,
                      mode == MODE_CLIENT ? ", or --insecure" : "");
   }
@@ -366,7 +415,9 @@ static int client_ready(struct tls_conn *c) {
   fprintf(f, "Version: %s\n", gostx_tls_version(c->tls));
   fprintf(f, "Suite: %s\n", gostx_tls_suite(c->tls));
   fprintf(f, "Group: %s\n", gostx_tls_group(c->tls));
-  fprintf(f, "Scheme: %s\n", gostx_tls_scheme(c->tls));
+  /* no signature: the server proved the external PSK instead */
+  const char *scheme = gostx_tls_scheme(c->tls);
+  fprintf(f, "Scheme: %s\n", scheme ? scheme : "(none: the PSK)");
   fprintf(f, "ALPN: %s\n", alpn ? alpn : "(none)");
   fprintf(f, "Server name: %s\n", sn ? sn : "(none)");
   const gostx_x509_cert *chain = NULL;
@@ -378,7 +429,9 @@ static int client_ready(struct tls_conn *c) {
     gostx_x509_name_text(chain[i].issuer, chain[i].issuer_len, iss, sizeof iss);
     fprintf(f, "  %zu subject: %s\n    issuer:  %s\n", i, subj, iss);
   }
-  if (cl->o->insecure)
+  if (!scheme)
+    fprintf(f, "Verification: the PSK (the server's binder and Finished)\n");
+  else if (cl->o->insecure)
     fprintf(f, "Verification: skipped (--insecure)\n");
   else
     fprintf(f, "Verification: OK (chain to %s, name %s)\n", cl->o->ca, cl->servername);
@@ -482,7 +535,7 @@ int cmd_tls(int argc, char **argv) {
   enum {
     O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
     O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
-    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_HELP
+    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_PSK, O_PSK_FILE, O_HELP
   };
   static const cli_opt opts[] = {
       {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
@@ -495,6 +548,7 @@ int cmd_tls(int argc, char **argv) {
       {"groups", 0, CLI_ARG, O_GROUPS},         {"alpn", 0, CLI_ARG, O_ALPN},
       {"keylog", 0, CLI_PATH, O_KEYLOG},        {"threads", 0, CLI_ARG, O_THREADS},
       {"timeout", 0, CLI_ARG, O_TIMEOUT},       {"close-on-eof", 0, CLI_NOARG, O_CLOSE_ON_EOF},
+      {"psk", 0, CLI_ARG, O_PSK},               {"psk-file", 0, CLI_PATH, O_PSK_FILE},
       {"help", 'h', CLI_NOARG, O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -534,6 +588,8 @@ int cmd_tls(int argc, char **argv) {
     case O_THREADS: o.threads = p.arg; break;
     case O_TIMEOUT: o.timeout = p.arg; break;
     case O_CLOSE_ON_EOF: o.close_on_eof = 1; break;
+    case O_PSK: o.psk = p.arg; break;
+    case O_PSK_FILE: o.psk_file = p.arg; break;
     case O_HELP: usage(stdout); return CLI_EXIT_OK;
     case CLI_POS:
       if (mode != MODE_CLIENT || o.target)

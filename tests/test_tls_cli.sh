@@ -93,6 +93,22 @@ refused 2 "public key" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/pub.pem"
 refused 1 "wrong password" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/enc.key" -passin pass:wrong
 refused 2 "encrypted private key.*-passin" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/enc.key"
 refused 1 "key log $T/no/dir/kl" "${S[@]}" "${ID[@]}" --keylog "$T/no/dir/kl"
+# external PSKs: --psk IDENTITY:HEX and --psk-file FILE (the same, one line)
+PK=$(printf '%064x' 7)
+refused 2 "no ':' between IDENTITY" "${S[@]}" --psk "$PK"
+refused 2 "the identity is empty" client 127.0.0.1:9 --psk ":$PK"
+refused 2 "identity is longer than 255 bytes" connect "${L[@]}" --upstream 127.0.0.1:9 \
+  --psk "$(printf 'i%.0s' $(seq 256)):$PK"
+refused 2 "longer than IDENTITY" "${S[@]}" --psk "$(printf 'i%.0s' $(seq 400)):$PK"
+refused 2 "psk key must be 32 bytes" "${S[@]}" --psk "id:${PK:2}"
+refused 2 "psk key: not a hex digit at position 3" "${S[@]}" --psk "id:00zz${PK:4}"
+refused 2 "psk key: odd number" "${S[@]}" --psk "id:${PK}0"
+refused 2 "give --psk or --psk-file, not both" "${S[@]}" --psk "id:$PK" --psk-file "$T/psk"
+refused 1 "$T/none.psk" "${S[@]}" --psk-file "$T/none.psk"
+printf 'id:%s\nsecond:%s\n' "$PK" "$PK" >"$T/two.psk"
+refused 2 "two.psk: not one line" "${S[@]}" --psk-file "$T/two.psk"
+printf 'id:%s0\n' "$PK" >"$T/odd.psk"
+refused 2 "psk-file key: odd number" client 127.0.0.1:9 --psk-file "$T/odd.psk"
 # the listening address taken: exit 1, naming it
 python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" 2>/dev/null &

@@ -10,7 +10,11 @@
 # pieces); `gostx tls client` prints the version, suite, group, scheme, ALPN
 # and chain for every suite, group and a 256- and a 512-bit certificate (PEM
 # with an encrypted key and -passin; DER with --chain); client certificates
-# (required, optional, untrusted); the key logs of both sides agree; the
+# (required, optional, untrusted); external PSKs (--psk, --psk-file: serve
+# without a certificate, curl through connect; a wrong key refused with
+# decrypt_error, an unknown identity or none with handshake_failure; a
+# certificate beside the PSK for clients without it); the key logs of both
+# sides agree; the
 # failures (unknown CA, wrong name, expired certificate, no common suite, no
 # client certificate, an untrusted upstream behind connect) exit 1, name the
 # check or alert and deliver nothing; serve's handshake timeout; out of
@@ -277,6 +281,56 @@ if tls_start kuz tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT 
   exec 8<&-
 else
   bad "serve --suites KUZNYECHIK_MGM_L with a DER certificate"
+fi
+
+# external PSKs (--psk, --psk-file): serve with a PSK and no certificate;
+# the client with the PSK and no --ca gets the page, "Scheme: (none: the
+# PSK)"; connect with --psk-file, curl through it; a wrong key is refused
+# by the server's binder check (decrypt_error), an identity it does not
+# know finds no certificate (handshake_failure), a client without a PSK
+# the same; serve with a certificate and a PSK still serves a client with
+# --ca only (the certificate handshake)
+PK=$(printf '%064x' 7)
+printf 'gostx test psk:%s\n' "$PK" >"$T/ok.psk"
+if tls_start psk tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --psk "gostx test psk:$PK"; then
+  PSKPORT=$PORT
+  client p "127.0.0.1:$PSKPORT" --psk "gostx test psk:$PK"
+  if [ $rc = 0 ] && [ "$(field p Scheme)" = "(none: the PSK)" ] &&
+    grep -q '^Peer chain: 0 certificates$' "$T/p.err" && grep -q 'hello over GOST TLS' "$T/p.out"; then
+    say "--psk: serve without a certificate, client without --ca: the PSK handshake, the answer"
+  else
+    bad "--psk handshake (rc $rc): $(cat "$T/p.err")"
+  fi
+  if tls_start pskc tls connect --listen 127.0.0.1:0 --upstream 127.0.0.1:$PSKPORT \
+    --psk-file "$T/ok.psk"; then
+    timeout 30 curl -sS "http://127.0.0.1:$PORT/index.html" >"$T/p.curl" 2>&1
+    grep -q 'hello over GOST TLS' "$T/p.curl" && say "--psk-file: curl through connect with a PSK" ||
+      bad "curl through connect --psk-file: $(head -c 300 "$T/p.curl")"
+  else
+    bad "connect --psk-file"
+  fi
+  client f "127.0.0.1:$PSKPORT" --psk "gostx test psk:$(printf '%064x' 8)"
+  fails "a wrong PSK key" 'decrypt_error'
+  client f "127.0.0.1:$PSKPORT" --psk "another identity:$PK"
+  fails "a PSK identity the server does not know" 'handshake_failure'
+  client f "127.0.0.1:$PSKPORT" --insecure
+  fails "no PSK to a PSK-only server" 'handshake_failure'
+else
+  bad "serve --psk"
+fi
+if tls_start pskcert tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+  --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --psk "gostx test psk:$PK"; then
+  client p "127.0.0.1:$PORT" --ca "$PKI/ca.pem" --servername localhost
+  [ $rc = 0 ] && [ "$(field p Scheme)" = gostr34102012_256a ] && grep -q 'hello over GOST TLS' "$T/p.out" &&
+    say "serve with a certificate and a PSK: a client without the PSK gets the certificate" ||
+    bad "serve --cert --psk, client --ca (rc $rc): $(cat "$T/p.err")"
+  client p "127.0.0.1:$PORT" --psk "gostx test psk:$PK" --ca "$PKI/ca.pem"
+  [ $rc = 0 ] && [ "$(field p Scheme)" = "(none: the PSK)" ] &&
+    say "serve with a certificate and a PSK: a client with the PSK takes it" ||
+    bad "serve --cert --psk, client --psk (rc $rc): $(cat "$T/p.err")"
+else
+  bad "serve --cert --psk"
 fi
 
 # client certificates
