@@ -322,6 +322,15 @@ static void test_records(const json *keys, const json *sched) {
       rx = fresh;
       size_t len = round_trip(&tx, &rx, rc_case, t_rand_below(200), t_rand_below(24),
                               (uint8_t)(0x14 + t_rand_below(4)));
+      /* every place of the type byte against the padding scan's 64-byte
+       * blocks and 8-byte words, in the first, second or third block, with
+       * a tail after the last whole word or none */
+      if (i == 0)
+        for (size_t cl = 0; cl < 136; cl++)
+          for (size_t pad = 0; pad < 72; pad += 7) {
+            rx = fresh;
+            round_trip(&tx, &rx, rc_case, cl, pad, 0x17);
+          }
       if (i == 1) check_tampering(&rx, rec_buf, len);
       if (i == 2) {
         /* In place: the content at out + 5, the plaintext over the record. */

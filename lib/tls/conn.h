@@ -15,10 +15,11 @@
 #define GOSTX__TLS_HS_MAX 24576u
 #define GOSTX__TLS_MAX_CHAIN 8
 #define GOSTX__TLS_IN_CAP (GOSTX__TLS_HDR_LEN + GOSTX__TLS_MAX_CIPHERTEXT)
-/* Records in: room for the largest and as much read ahead again, so one
- * read from the transport usually brings a whole record (often more) and
- * the bytes after a record move down only when the next does not fit. */
-#define GOSTX__TLS_IN_BUF (2 * GOSTX__TLS_IN_CAP)
+/* Records in: room for four of the largest, so one read from the
+ * transport brings several records in bulk (a relay opens them all before
+ * it writes once) and the bytes after a record move down only when the
+ * next does not fit. */
+#define GOSTX__TLS_IN_BUF (4 * GOSTX__TLS_IN_CAP)
 /* A whole flight (ServerHello to Finished, the chain in records of 2^14),
  * or up to four full application records (and a KeyUpdate and an alert):
  * a large gostx_tls_write goes out in one transport write per four. */

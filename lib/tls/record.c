@@ -123,17 +123,32 @@ static inline uint64_t nonzero64(uint64_t v) {
 
 /* The content type (the last non-zero byte) and the content's length, found
  * in constant time: how much padding a record has is the sender's secret.
- * Eight bytes a step (the last non-zero word and where it is), then the
- * bytes of that word and of the tail: every byte is read, the same way,
- * whatever the values. */
+ * First the last 64-byte block with a non-zero byte, copied out by masks
+ * (eight independent selects a block, few instructions a byte); then the
+ * words of that copy and those after the last whole block, in order: the
+ * last non-zero word and where it is; then the bytes of that word and of
+ * the tail. Every byte is read, the same way, whatever the values. */
 static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
+  uint64_t block[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t block_at = 0, nb = n / 64, nw = n / 8;
+  for (size_t b = 0; b < nb; b++) {
+    uint64_t w[8], any = 0;
+    for (size_t k = 0; k < 8; k++) {
+      w[k] = gostx_load64_le(p + 64 * b + 8 * k);
+      any |= w[k];
+    }
+    uint64_t m = 0 - nonzero64(any);
+    for (size_t k = 0; k < 8; k++) block[k] = (block[k] & ~m) | (w[k] & m);
+    block_at = (block_at & ~(size_t)m) | ((64 * b) & (size_t)m);
+  }
   uint64_t word = 0;
-  size_t word_at = 0, nw = n / 8;
-  for (size_t i = 0; i < nw; i++) {
-    uint64_t w = gostx_load64_le(p + 8 * i);
+  size_t word_at = 0;
+  for (size_t i = 0; i < 8 + nw - 8 * nb; i++) { /* i is public */
+    uint64_t w = i < 8 ? block[i] : gostx_load64_le(p + 64 * nb + 8 * (i - 8));
+    size_t pos = i < 8 ? block_at + 8 * i : 64 * nb + 8 * (i - 8);
     uint64_t m = 0 - nonzero64(w);
     word = (word & ~m) | (w & m);
-    word_at = (word_at & ~(size_t)m) | ((8 * i) & (size_t)m);
+    word_at = (word_at & ~(size_t)m) | (pos & (size_t)m);
   }
   uint64_t type = 0;
   size_t at = 0;
@@ -144,6 +159,7 @@ static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
     type = (type & ~m) | (b & m);
     at = (at & ~(size_t)m) | (pos & (size_t)m);
   }
+  gostx_memzero(block, sizeof block);
   *content_len = at;
   return (uint8_t)type;
 }
