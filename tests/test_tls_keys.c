@@ -346,6 +346,22 @@ static void test_records(const json *keys, const json *sched) {
                  GOSTX_OK, "open in place");
         CHECK(out_len == sizeof content && memcmp(rec_buf + 5, content, out_len) == 0,
               "in place round trip");
+        /* Overlapping the record elsewhere (before and after the body):
+         * the record is the one sealed from a separate copy. */
+        for (size_t at = 0; at < 12; at += 11) {
+          size_t ref_len, got_len;
+          tx.seq = seq_of(rc_case);
+          CHECK_RC(gostx__tls_record_seal(&tx, 0x17, content, sizeof content, 3, want_buf,
+                                          sizeof want_buf, &ref_len),
+                   GOSTX_OK, "seal from a copy");
+          memcpy(rec_buf + at, content, sizeof content);
+          tx.seq = seq_of(rc_case);
+          CHECK_RC(gostx__tls_record_seal(&tx, 0x17, rec_buf + at, sizeof content, 3, rec_buf,
+                                          sizeof rec_buf, &got_len),
+                   GOSTX_OK, "seal from a buffer overlapping the record");
+          CHECK(got_len == ref_len, "overlapping seal: length");
+          CHECK_BYTES(rec_buf, want_buf, ref_len, "overlapping seal: the same record");
+        }
       }
     }
     check_limits(&fresh, json_at(recs, 0));

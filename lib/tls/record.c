@@ -97,12 +97,24 @@ int gostx__tls_record_seal(gostx__tls_record *r, uint8_t type, const uint8_t *in
   int rc = record_start(r, nonce);
   if (rc != GOSTX_OK) return rc;
   uint8_t *body = out + GOSTX__TLS_HDR_LEN;
-  if (len) memmove(body, in, len);
+  /* The content is encrypted from where it is into the record (no copy
+   * first), then the type and padding after it; content that overlaps the
+   * record other than exactly in place moves there first. */
+  const uint8_t *src = in;
+  if (len && in != body && in < body + inner && body < in + len) {
+    memmove(body, in, len);
+    src = body;
+  }
   body[len] = type;
   memset(body + len + 1, 0, pad);
   put_header(out, inner + tag);
-  rc = gostx_mgm_encrypt(&r->c, nonce, r->suite->iv_len, out, GOSTX__TLS_HDR_LEN, body, inner,
-                         body, body + inner, tag);
+  gostx_mgm_ctx m;
+  rc = gostx_mgm_init(&m, &r->c, 0, nonce, r->suite->iv_len);
+  if (rc == GOSTX_OK) rc = gostx_mgm_aad(&m, out, GOSTX__TLS_HDR_LEN);
+  if (rc == GOSTX_OK && len) rc = gostx_mgm_update(&m, src, len, body);
+  if (rc == GOSTX_OK) rc = gostx_mgm_update(&m, body + len, 1 + pad, body + len);
+  if (rc == GOSTX_OK) rc = gostx_mgm_final_encrypt(&m, body + inner, tag);
+  gostx_mgm_clear(&m);
   if (rc != GOSTX_OK) {
     gostx_memzero(out, total);
     return rc;
