@@ -18,8 +18,7 @@ enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };
 static const char *const mode_name[] = {"tls serve", "tls connect", "tls client"};
 
 #define COMMON_HELP                                                                        \
-  "  --version 1.2|1.3   the TLS version (default: both, 1.3 preferred; this build\n"      \
-  "                      has TLS 1.3 only and refuses --version 1.2)\n"                    \
+  "  --version 1.2|1.3   the TLS version (default: both, 1.3 preferred)\n"                 \
   "  --suites LIST       cipher suites in preference order, ':' or ',' between:\n"         \
   "                      KUZNYECHIK_MGM_L, MAGMA_MGM_L, KUZNYECHIK_MGM_S, MAGMA_MGM_S\n"   \
   "                      or their RFC 9367 names (TLS_GOSTR341112_256_WITH_...)\n"        \
@@ -249,12 +248,9 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
     unsigned v = !strcmp(o->version, "1.3") ? 0x0304 : !strcmp(o->version, "1.2") ? 0x0303 : 0;
     if (!v) rc = cli_usage("%s: --version must be 1.2 or 1.3, not '%s'", sub, o->version);
     else if (gostx_tls_config_set_versions(cfg, v, v))
-      rc = cli_usage("%s: --version %s: %s", sub, o->version,
-                     v == 0x0303 ? "TLS 1.2 is not implemented in this build (TLS 1.3 only)"
-                                 : gostx_tls_config_error(cfg));
+      rc = cli_usage("%s: --version %s: %s", sub, o->version, gostx_tls_config_error(cfg));
   } else {
-    /* both, the library preferring the newest; a build with 1.3 alone
-     * takes this as 1.3 */
+    /* both, the library preferring the newest */
     (void)gostx_tls_config_set_versions(cfg, 0x0303, 0x0304);
   }
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_suites, "--suites", o->suites, sub);
@@ -365,8 +361,9 @@ static int client_ready(struct tls_conn *c) {
   fprintf(f, "Connected to %s\n", cl->addr->text);
   fprintf(f, "Version: %s\n", gostx_tls_version(c->tls));
   fprintf(f, "Suite: %s\n", gostx_tls_suite(c->tls));
-  fprintf(f, "Group: %s\n", gostx_tls_group(c->tls));
-  fprintf(f, "Scheme: %s\n", gostx_tls_scheme(c->tls));
+  const char *group = gostx_tls_group(c->tls), *scheme = gostx_tls_scheme(c->tls);
+  fprintf(f, "Group: %s\n", group ? group : "(none: TLS 1.2 key transport)");
+  fprintf(f, "Scheme: %s\n", scheme ? scheme : "(none: TLS 1.2, the server signs nothing)");
   fprintf(f, "ALPN: %s\n", alpn ? alpn : "(none)");
   fprintf(f, "Server name: %s\n", sn ? sn : "(none)");
   const gostx_x509_cert *chain = NULL;

@@ -66,7 +66,8 @@ refused 2 "cannot resolve no-such-host.invalid" connect "${L[@]}" \
   --upstream no-such-host.invalid:443 --ca "$PKI/ca.pem"
 refused 2 "HOST:PORT '127.0.0.1:x'" client 127.0.0.1:x --insecure
 # versions and lists
-refused 2 'TLS 1.2 is not implemented' client 127.0.0.1:9 --insecure --version 1.2
+# --version 1.2 is taken (the connection, to a closed port, is what fails)
+refused 1 'connect to 127.0.0.1:9' client 127.0.0.1:9 --insecure --version 1.2
 refused 2 "must be 1.2 or 1.3, not '1.4'" client 127.0.0.1:9 --insecure --version 1.4
 refused 2 "--suites 'KUZNYECHIK_MGM_L:BOGUS_SUITE'.*BOGUS_SUITE" \
   client 127.0.0.1:9 --insecure --suites KUZNYECHIK_MGM_L:BOGUS_SUITE

@@ -133,7 +133,8 @@ int gostx__tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t 
  * key_from_der reads. Readers: strict DER (definite minimal lengths, no
  * trailing bytes, exactly these fields); GOSTX_EFORMAT for anything else,
  * GOSTX_EUNSUP for a well-formed key of an unknown curve or another
- * S-box set. RFC 9189 4.2.4: Q_eph must lie on the server key's curve; the
+ * S-box set, GOSTX_EINVAL for a key that is not a point of its curve
+ * (illegal_parameter, not decode_error). RFC 9189 4.2.4: Q_eph must lie on the server key's curve; the
  * readers give the curve the body names, and the caller refuses any other
  * (the import calls then check the point on it). */
 #define GOSTX__TLS12_KX_MAX 512

@@ -102,7 +102,6 @@ static int key_of(const uint8_t *spki, size_t len, gostx_gost3410_curve *curve, 
   size_t n;
   int rc = gostx_gost3410_key_from_der(spki, len, &kind, curve, &n, NULL, 0, q, q_cap);
   if (rc == GOSTX_OK && kind != GOSTX_GOST3410_KEY_PUBLIC) rc = GOSTX_EFORMAT;
-  if (rc == GOSTX_EINVAL) rc = GOSTX_EFORMAT; /* a point off the curve: malformed for us */
   if (rc == GOSTX_OK) *q_len = 2 * n;
   return rc;
 }

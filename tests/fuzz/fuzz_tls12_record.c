@@ -134,7 +134,8 @@ static void key_transport(const uint8_t *der, size_t n, int blob) {
   int rc = blob ? gostx__tls12_blob_read(der, n, kx, &curve, q, sizeof q, &ql)
                 : gostx__tls12_gkt_read(der, n, &ke, &kl, &curve, q, sizeof q, &ql);
   if (rc != GOSTX_OK) {
-    if (rc != GOSTX_EFORMAT && rc != GOSTX_EUNSUP) bug("undocumented status from a reader", 0);
+    if (rc != GOSTX_EFORMAT && rc != GOSTX_EUNSUP && rc != GOSTX_EINVAL)
+      bug("undocumented status from a reader", 0);
     return;
   }
   if (ql != 2 * gostx_gost3410_size(curve) || gostx_gost3410_check_public_key(curve, q, ql))
