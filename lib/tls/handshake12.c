@@ -178,18 +178,23 @@ static int send_client_key_exchange(gostx_tls *c) {
   memcpy(seed, c->client_random, 32);
   memcpy(seed + 32, c->server_random, 32);
   gostx_streebog(GOSTX__TLS_HASH_LEN, seed, sizeof seed, h);
+  /* The ephemeral key named as the server's certificate names its key (a
+   * pinned key in tests: as lib/gost3410 writes it). */
+  const uint8_t *like = c->npeer && c->peer_cert[0].spki ? c->peer_cert[0].spki : NULL;
+  size_t like_len = like ? c->peer_cert[0].spki_len : 0;
   wr w = msg_start(c, GOSTX__HS_CLIENT_KEY_EXCHANGE);
   uint8_t *out = w.p;
   if (rc == GOSTX_OK && c->suite12->tree) {
     rc = gostx__tls12_kexp15(c->suite12, curve, c->eph_priv, cl, c->peer_pub, 2 * cl, h, pms, kexp,
                              &kexp_len);
     if (rc == GOSTX_OK)
-      rc = gostx__tls12_gkt_write(kexp, kexp_len, curve, c->eph_pub, 2 * cl, out, w.cap,
-                                  &body_len);
+      rc = gostx__tls12_gkt_write(kexp, kexp_len, curve, c->eph_pub, 2 * cl, like, like_len, out,
+                                  w.cap, &body_len);
   } else if (rc == GOSTX_OK) {
     rc = gostx__tls12_kexp28147(curve, c->eph_priv, cl, c->peer_pub, 2 * cl, h, pms, kexp);
     if (rc == GOSTX_OK)
-      rc = gostx__tls12_blob_write(kexp, curve, c->eph_pub, 2 * cl, out, w.cap, &body_len);
+      rc = gostx__tls12_blob_write(kexp, curve, c->eph_pub, 2 * cl, like, like_len, out, w.cap,
+                                   &body_len);
   }
   gostx_memzero(c->eph_priv, sizeof c->eph_priv);
   gostx_memzero(kexp, sizeof kexp);

@@ -108,6 +108,15 @@ static void set_identity(gostx_tls_config *cfg, const keypair *k) {
            "set_key");
 }
 
+/* When not 0: the configs made by pair_init (and only_version's callers)
+ * take this TLS version only. */
+static unsigned pair_only_version;
+
+static void only_version(gostx_tls_config *cfg) {
+  if (pair_only_version)
+    CHECK_RC(gostx_tls_config_set_versions(cfg, pair_only_version, pair_only_version), 0, "version");
+}
+
 static void pair_init(pair *p, const keypair *server_key, size_t chunk) {
   memset(p, 0, sizeof *p);
   p->c2s.cap = p->s2c.cap = 1u << 20;
@@ -120,6 +129,8 @@ static void pair_init(pair *p, const keypair *server_key, size_t chunk) {
   gostx_tls_config_set_verify(p->ccfg, GOSTX_TLS_VERIFY_NONE);
   pin(p->ccfg, server_key);
   set_identity(p->scfg, server_key);
+  only_version(p->ccfg);
+  only_version(p->scfg);
 }
 
 static void pair_start(pair *p) {
