@@ -10,7 +10,12 @@
  * off the curve), hand-made ClientHellos (no extended_master_secret, a
  * renegotiation_info that is not empty, wrong versions, compression),
  * records out of place (CCS, data before the keys, oversized), and
- * renegotiation after the handshake from either side. */
+ * renegotiation after the handshake from either side. Last, RFC 9189
+ * Appendix A.1.3.1 (MAGMA_CTR_OMAC) and A.1.3.2 (KUZNYECHIK_CTR_OMAC with a
+ * client certificate) replayed through our client and our server: the
+ * randoms, keys, PMS, ephemeral scalar and signature nonce set by the test
+ * hooks, every record each side writes compared with the RFC's, byte for
+ * byte (tests/vectors/tls12-rfc9189.json). */
 #include "tls_pair.h"
 
 static const char *const suites12[3] = {"KUZNYECHIK_CTR_OMAC", "MAGMA_CTR_OMAC", "28147_CNT_IMIT"};
@@ -526,6 +531,157 @@ static void test_hellos(void) {
   }
 }
 
+/* ---------------- RFC 9189 Appendix A.1.3 ---------------- */
+
+typedef struct stream {
+  uint8_t b[8192];
+  size_t len;
+} stream;
+
+typedef struct cap_end {
+  end e; /* first: the pipe's end */
+  stream *log;
+} cap_end;
+
+static ssize_t cap_read(void *user, uint8_t *buf, size_t len) { return pipe_read(user, buf, len); }
+
+/* Writes to the pipe, and keeps every byte written. */
+static ssize_t cap_write(void *user, const uint8_t *buf, size_t len) {
+  cap_end *ce = user;
+  ssize_t n = pipe_write(&ce->e, buf, len);
+  if (n > 0 && ce->log->len + (size_t)n <= sizeof ce->log->b) {
+    memcpy(ce->log->b + ce->log->len, buf, (size_t)n);
+    ce->log->len += (size_t)n;
+  }
+  return n;
+}
+
+static gostx_gost3410_curve curve_of_oid(const char *oid) {
+  if (!strcmp(oid, "1.2.643.2.2.35.1")) return GOSTX_GOST3410_256_B; /* CryptoPro-A */
+  if (!strcmp(oid, "1.2.643.7.1.2.1.1.1")) return GOSTX_GOST3410_256_A;
+  if (!strcmp(oid, "1.2.643.7.1.2.1.2.3")) return GOSTX_GOST3410_512_C;
+  return (gostx_gost3410_curve)0;
+}
+
+/* A key of curve: priv (the printed scalar) set on cfg with the chain taken
+ * from the printed Certificate message (carried as it is), and pinned on
+ * the peer's config. */
+static void rfc_identity(gostx_tls_config *cfg, gostx_tls_config *peer, gostx_gost3410_curve curve,
+                         const uint8_t *priv, const uint8_t *cert_msg, size_t cert_len) {
+  size_t l = gostx_gost3410_size(curve);
+  keypair k = {curve, {0}, {0}};
+  memcpy(k.priv, priv, l);
+  CHECK_RC(gostx_gost3410_public_key(curve, priv, l, k.pub, 2 * l), 0, "the RFC's key");
+  const uint8_t *der[1] = {cert_msg + 10};
+  size_t len[1] = {cert_len - 10}; /* header, the list's length, the entry's */
+  gostx__tls_config_test(cfg)->raw_chain = 1;
+  CHECK_RC(gostx_tls_config_set_chain(cfg, der, len, 1), 0, "the RFC's certificate");
+  CHECK_RC(gostx_tls_config_set_key(cfg, curve, priv, l), 0, "the RFC's key");
+  pin(peer, &k);
+}
+
+static void replay(const json *h) {
+  const char *section = tv_str(h, "section");
+  const json *vs = json_get(h, "values");
+  /* What the RFC prints, in one pass: [n][side] by name; records per side. */
+  uint8_t *ch = NULL, *sh = NULL, *cert[2] = {NULL, NULL}, *ds = NULL, *dc = NULL, *deph = NULL,
+          *pms = NULL, *k = NULL, *data[2] = {NULL, NULL};
+  size_t ch_len = 0, sh_len = 0, cert_len[2] = {0, 0}, data_len[2] = {0, 0}, n;
+  static stream want[2], got[2];
+  want[0].len = want[1].len = got[0].len = got[1].len = 0;
+  for (size_t i = 0; i < json_len(vs); i++) {
+    const json *v = json_at(vs, i), *sd = json_get(v, "side");
+    const char *name = tv_str(v, "name");
+    int server = json_type_of(sd) == JSON_STR && !strcmp(json_str(sd), "server");
+    uint8_t *b = tv_hex(v, json_get(v, "hex") ? "hex" : "int", &n);
+    uint8_t **keep = NULL;
+    size_t *keep_len = &n;
+    if (!strcmp(name, "Server private key d_s")) keep = &ds;
+    else if (!strcmp(name, "Client private key d_c")) keep = &dc;
+    else if (!strcmp(name, "ClientHello message")) keep = &ch, keep_len = &ch_len;
+    else if (!strcmp(name, "ServerHello message")) keep = &sh, keep_len = &sh_len;
+    else if (!strcmp(name, "Certificate message")) keep = &cert[server], keep_len = &cert_len[server];
+    else if (!strcmp(name, "Random d_eph value")) keep = &deph;
+    else if (!server && (!strcmp(name, "PMS") || !strcmp(name, "PMS value"))) keep = &pms;
+    else if (!strcmp(name, "Random value k used in signature generation")) keep = &k;
+    else if (!strcmp(name, "Application data")) keep = &data[server], keep_len = &data_len[server];
+    else if (!strcmp(name, "Record layer message") && want[server].len + n <= sizeof want[server].b) {
+      memcpy(want[server].b + want[server].len, b, n);
+      want[server].len += n;
+    }
+    if (keep && !*keep) {
+      *keep = b;
+      *keep_len = n;
+    } else {
+      free(b);
+    }
+  }
+  int client_cert = cert[0] != NULL;
+  CHECK(ch && sh && cert[1] && ds && deph && pms && data[0] && data[1] && (!client_cert || (dc && k)),
+        "%s: every value the replay needs is printed", section);
+  if (!(ch && sh && cert[1] && ds && deph && pms && data[0] && data[1] && (!client_cert || (dc && k))))
+    return;
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  gostx_tls_config *cc = p.ccfg, *sc = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  gostx_tls_config_free(p.scfg);
+  p.scfg = sc;
+  gostx__tls_test_hooks *ct = gostx__tls_config_test(cc), *st = gostx__tls_config_test(sc);
+  CHECK_RC(gostx_tls_config_set_versions(cc, 0x0303, 0x0303), 0, "1.2");
+  CHECK_RC(gostx_tls_config_set_versions(sc, 0x0303, 0x0303), 0, "1.2");
+  /* The RFC's client offers C100 then C101; its server takes the suite of
+   * the example. */
+  CHECK_RC(gostx_tls_config_set_suites(cc, "KUZNYECHIK_CTR_OMAC:MAGMA_CTR_OMAC"), 0, "suites");
+  unsigned id = (unsigned)strtoul(tv_str(h, "suite"), NULL, 16);
+  CHECK_RC(gostx_tls_config_set_suites(sc, id == 0xC100 ? "KUZNYECHIK_CTR_OMAC" : "MAGMA_CTR_OMAC"),
+           0, "suite");
+  rfc_identity(sc, cc, curve_of_oid(tv_str(h, "server_curve_oid")), ds, cert[1], cert_len[1]);
+  if (client_cert) {
+    rfc_identity(cc, sc, curve_of_oid(tv_str(h, "client_curve_oid")), dc, cert[0], cert_len[0]);
+    gostx_tls_config_set_verify(sc, GOSTX_TLS_VERIFY_REQUIRE);
+    ct->sign_k = k;
+  }
+  ct->random = ch + 6;
+  st->random = sh + 6;
+  st->sid12 = sh + 39;
+  st->sid12_len = sh[38];
+  ct->eph_priv = deph;
+  ct->pms = pms;
+  p.c = gostx_tls_new(cc);
+  p.s = gostx_tls_new(sc);
+  cap_end ce = {p.ce, &got[0]}, se = {p.se, &got[1]};
+  gostx_tls_set_io(p.c, cap_read, cap_write, &ce);
+  gostx_tls_set_io(p.s, cap_read, cap_write, &se);
+  int ok = pair_handshake(&p) == 0;
+  CHECK(ok, "%s: the handshake (%s / %s)", section, gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-",
+        gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  uint8_t buf[64];
+  size_t put = 0, in = 0;
+  ok = ok && gostx_tls_write(p.c, data[0], data_len[0], &put) == 0 &&
+       gostx_tls_read(p.s, buf, sizeof buf, &in) == 0 && in == data_len[0] &&
+       gostx_tls_write(p.s, data[1], data_len[1], &put) == 0 &&
+       gostx_tls_read(p.c, buf, sizeof buf, &in) == 0 && in == data_len[1] &&
+       gostx_tls_close(p.c) == 0 && gostx_tls_close(p.s) == 0;
+  CHECK(ok, "%s: data both ways and close_notify", section);
+  for (int side = 0; side < 2; side++)
+    CHECK(got[side].len == want[side].len && !memcmp(got[side].b, want[side].b, want[side].len),
+          "%s: every record the %s writes, as printed (%zu bytes, want %zu)", section,
+          side ? "server" : "client", got[side].len, want[side].len);
+  pair_free(&p);
+  free(ch), free(sh), free(cert[0]), free(cert[1]), free(ds), free(dc), free(deph), free(pms);
+  free(k), free(data[0]), free(data[1]);
+}
+
+static void test_rfc9189(void) {
+  json *f = tv_load("tls12-rfc9189.json");
+  const json *hs = json_get(f, "handshakes");
+  int replayed = 0;
+  for (size_t i = 0; i < json_len(hs); i++)
+    if (!strncmp(tv_str(json_at(hs, i), "section"), "A.1.3", 5)) replay(json_at(hs, i)), replayed++;
+  CHECK(replayed == 2, "A.1.3.1 and A.1.3.2 replayed");
+  json_free(f);
+}
+
 int main(void) {
   t_rand_init();
   make_keys();
@@ -537,5 +693,6 @@ int main(void) {
   test_records();
   test_renegotiation();
   test_hellos();
+  test_rfc9189();
   return t_done();
 }

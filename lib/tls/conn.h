@@ -102,6 +102,8 @@ typedef struct gostx__tls_test_hooks {
   const uint8_t *eph_priv; /* the curve's size */
   const uint8_t *sign_k;   /* the signing curve's size */
   const uint8_t *pms;      /* TLS 1.2 client: the preliminary secret, 32 bytes */
+  const uint8_t *sid12;    /* TLS 1.2 server: the session_id of its ServerHello */
+  size_t sid12_len;
   int no_compat;           /* client: no session id, no CCS */
   int raw_chain;           /* our chain is not parsed (not matched to the key) */
   int coalesce;            /* handshake messages share records */

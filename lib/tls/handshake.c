@@ -225,13 +225,6 @@ static int build_client_hello(gostx_tls *c) {
     put(&w, (unsigned)n, 2);
     put_bytes(&w, (const uint8_t *)c->servername, n);
   }
-  if (c->offered12) { /* RFC 5746 and RFC 7627, as RFC 9189's examples send them */
-    put(&w, EXT_RENEGOTIATION_INFO, 2);
-    put(&w, 1, 2);
-    put(&w, 0, 1);
-    put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
-    put(&w, 0, 2);
-  }
   if (c->offered13) {
     put(&w, EXT_SUPPORTED_GROUPS, 2);
     put(&w, (unsigned)(2 * cfg->ngroups + 2), 2);
@@ -248,6 +241,13 @@ static int build_client_hello(gostx_tls *c) {
   }
   close_vec(&w, sig_list, 2);
   close_vec(&w, sigs, 2);
+  if (c->offered12) { /* RFC 5746 and RFC 7627, in RFC 9189's examples' order */
+    put(&w, EXT_RENEGOTIATION_INFO, 2);
+    put(&w, 1, 2);
+    put(&w, 0, 1);
+    put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
+    put(&w, 0, 2);
+  }
   if (!c->offered13) {
     close_vec(&w, exts, 2);
     return msg_send(c, &w);

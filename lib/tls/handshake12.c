@@ -328,7 +328,10 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
   wr w = msg_start(c, GOSTX__HS_SERVER_HELLO);
   put(&w, GOSTX_TLS_VERSION_1_2, 2);
   put_bytes(&w, c->server_random, 32);
-  put(&w, 0, 1); /* session_id: empty, the session is not kept */
+  /* session_id: empty, the session is not kept (the test hook: RFC 9189's) */
+  const gostx__tls_test_hooks *t = &c->cfg->test;
+  put(&w, t->sid12 ? (unsigned)t->sid12_len : 0, 1);
+  if (t->sid12) put_bytes(&w, t->sid12, t->sid12_len);
   put(&w, c->suite12->id, 2);
   put(&w, 0, 1);
   size_t exts = open_vec(&w, 2);

@@ -94,8 +94,9 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
     c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, sizeof c->msg - c->pend);
   gostx__tls_th_add(c, m, len);
-  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1). */
-  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr ? 0x0301 : 0x0303;
+  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1);
+   * a TLS 1.2-only client's 0x0303, as RFC 9189's examples write it. */
+  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr && c->offered13 ? 0x0301 : 0x0303;
   c->pend += len;
   /* One message a record (as RFC 9367's examples send them), or, with the
    * test hook, as many as fit: the peer must take both. */
