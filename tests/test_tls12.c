@@ -11,8 +11,9 @@
  * renegotiation_info that is not empty, wrong versions, compression),
  * records out of place (CCS, data before the keys, oversized), and
  * renegotiation after the handshake from either side. Last, RFC 9189
- * Appendix A.1.3.1 (MAGMA_CTR_OMAC) and A.1.3.2 (KUZNYECHIK_CTR_OMAC with a
- * client certificate) replayed through our client and our server: the
+ * Appendix A.1.3.1 (MAGMA_CTR_OMAC), A.1.3.2 (KUZNYECHIK_CTR_OMAC with a
+ * client certificate) and A.2.2 (28147_CNT_IMIT, without extended master
+ * secret: a test hook) replayed through our client and our server: the
  * randoms, keys, PMS, ephemeral scalar and signature nonce set by the test
  * hooks, every record each side writes compared with the RFC's, byte for
  * byte (tests/vectors/tls12-rfc9189.json). */
@@ -560,6 +561,7 @@ static gostx_gost3410_curve curve_of_oid(const char *oid) {
   if (!strcmp(oid, "1.2.643.2.2.35.1")) return GOSTX_GOST3410_256_B; /* CryptoPro-A */
   if (!strcmp(oid, "1.2.643.7.1.2.1.1.1")) return GOSTX_GOST3410_256_A;
   if (!strcmp(oid, "1.2.643.7.1.2.1.2.3")) return GOSTX_GOST3410_512_C;
+  if (!strcmp(oid, "1.2.643.7.1.2.1.2.1")) return GOSTX_GOST3410_512_A;
   return (gostx_gost3410_curve)0;
 }
 
@@ -629,12 +631,19 @@ static void replay(const json *h) {
   gostx__tls_test_hooks *ct = gostx__tls_config_test(cc), *st = gostx__tls_config_test(sc);
   CHECK_RC(gostx_tls_config_set_versions(cc, 0x0303, 0x0303), 0, "1.2");
   CHECK_RC(gostx_tls_config_set_versions(sc, 0x0303, 0x0303), 0, "1.2");
-  /* The RFC's client offers C100 then C101; its server takes the suite of
-   * the example. */
-  CHECK_RC(gostx_tls_config_set_suites(cc, "KUZNYECHIK_CTR_OMAC:MAGMA_CTR_OMAC"), 0, "suites");
+  /* The RFC's client offers C100 then C101 (A.2.2: C102 alone); its server
+   * takes the suite of the example. A.2.2 is without extended_master_secret. */
   unsigned id = (unsigned)strtoul(tv_str(h, "suite"), NULL, 16);
-  CHECK_RC(gostx_tls_config_set_suites(sc, id == 0xC100 ? "KUZNYECHIK_CTR_OMAC" : "MAGMA_CTR_OMAC"),
+  CHECK_RC(gostx_tls_config_set_suites(cc, id == 0xC102 ? "28147_CNT_IMIT"
+                                                        : "KUZNYECHIK_CTR_OMAC:MAGMA_CTR_OMAC"),
+           0, "suites");
+  CHECK_RC(gostx_tls_config_set_suites(sc, id == 0xC100   ? "KUZNYECHIK_CTR_OMAC"
+                                           : id == 0xC101 ? "MAGMA_CTR_OMAC"
+                                                          : "28147_CNT_IMIT"),
            0, "suite");
+  ct->sig512_first = id == 0xC102;
+  ct->no_ems = st->no_ems = json_type_of(json_get(h, "extended_master_secret")) == JSON_BOOL &&
+                            json_num(json_get(h, "extended_master_secret")) == 0;
   rfc_identity(sc, cc, curve_of_oid(tv_str(h, "server_curve_oid")), ds, cert[1], cert_len[1]);
   if (client_cert) {
     rfc_identity(cc, sc, curve_of_oid(tv_str(h, "client_curve_oid")), dc, cert[0], cert_len[0]);
@@ -664,6 +673,12 @@ static void replay(const json *h) {
        gostx_tls_close(p.c) == 0 && gostx_tls_close(p.s) == 0;
   CHECK(ok, "%s: data both ways and close_notify", section);
   for (int side = 0; side < 2; side++)
+    for (size_t i = 0; getenv("TLS_DEBUG") && i < got[side].len && i < want[side].len; i++)
+      if (got[side].b[i] != want[side].b[i]) {
+        fprintf(stderr, "%s side %d: first difference at %zu\n", section, side, i);
+        break;
+      }
+  for (int side = 0; side < 2; side++)
     CHECK(got[side].len == want[side].len && !memcmp(got[side].b, want[side].b, want[side].len),
           "%s: every record the %s writes, as printed (%zu bytes, want %zu)", section,
           side ? "server" : "client", got[side].len, want[side].len);
@@ -676,9 +691,8 @@ static void test_rfc9189(void) {
   json *f = tv_load("tls12-rfc9189.json");
   const json *hs = json_get(f, "handshakes");
   int replayed = 0;
-  for (size_t i = 0; i < json_len(hs); i++)
-    if (!strncmp(tv_str(json_at(hs, i), "section"), "A.1.3", 5)) replay(json_at(hs, i)), replayed++;
-  CHECK(replayed == 2, "A.1.3.1 and A.1.3.2 replayed");
+  for (size_t i = 0; i < json_len(hs); i++) replay(json_at(hs, i)), replayed++;
+  CHECK(replayed == 3, "A.1.3.1, A.1.3.2 and A.2.2 replayed");
   json_free(f);
 }
 

@@ -104,6 +104,8 @@ typedef struct gostx__tls_test_hooks {
   const uint8_t *pms;      /* TLS 1.2 client: the preliminary secret, 32 bytes */
   const uint8_t *sid12;    /* TLS 1.2 server: the session_id of its ServerHello */
   size_t sid12_len;
+  int no_ems;              /* TLS 1.2: RFC 9189 A.2.2's handshake, without RFC 7627 */
+  int sig512_first;        /* TLS 1.2 client: (8,65) before (8,64), as A.2.2 lists them */
   int no_compat;           /* client: no session id, no CCS */
   int raw_chain;           /* our chain is not parsed (not matched to the key) */
   int coalesce;            /* handshake messages share records */

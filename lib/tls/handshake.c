@@ -236,8 +236,8 @@ static int build_client_hello(gostx_tls *c) {
   size_t sig_list = open_vec(&w, 2);
   for (unsigned s = 0x0709; c->offered13 && s <= 0x070F; s++) put(&w, s, 2);
   if (c->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
-    put(&w, GOSTX__TLS12_SIG_256, 2);
-    put(&w, GOSTX__TLS12_SIG_512, 2);
+    put(&w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
+    put(&w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
   }
   close_vec(&w, sig_list, 2);
   close_vec(&w, sigs, 2);
@@ -245,8 +245,10 @@ static int build_client_hello(gostx_tls *c) {
     put(&w, EXT_RENEGOTIATION_INFO, 2);
     put(&w, 1, 2);
     put(&w, 0, 1);
-    put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
-    put(&w, 0, 2);
+    if (!cfg->test.no_ems) {
+      put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
+      put(&w, 0, 2);
+    }
   }
   if (!c->offered13) {
     close_vec(&w, exts, 2);

@@ -58,7 +58,11 @@ static void keylog12(gostx_tls *c) {
 static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) {
   uint8_t session_hash[GOSTX__TLS_HASH_LEN];
   gostx__tls_th_hash(c, session_hash);
-  int rc = gostx__tls12_extended_master_secret(pms, GOSTX__TLS12_PMS_LEN, session_hash, c->ms12);
+  int rc = c->cfg->test.no_ems
+               ? gostx__tls12_master_secret(pms, GOSTX__TLS12_PMS_LEN, c->client_random,
+                                            c->server_random, c->ms12)
+               : gostx__tls12_extended_master_secret(pms, GOSTX__TLS12_PMS_LEN, session_hash,
+                                                     c->ms12);
   if (rc == GOSTX_OK)
     rc = gostx__tls12_key_block(c->suite12, c->ms12, c->client_random, c->server_random,
                                 &c->keys12);
@@ -277,7 +281,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
     rd data = vec(&exts, 2, 0);
     if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
     uint32_t bit = type == EXT_RENEGOTIATION_INFO         ? 1u
-                   : type == EXT_EXTENDED_MASTER_SECRET   ? 2u
+                   : type == EXT_EXTENDED_MASTER_SECRET && !cfg->test.no_ems ? 2u
                    : type == EXT_SERVER_NAME && c->servername[0] &&
                            !gostx__tls_is_ip_literal(c->servername)
                        ? 4u
@@ -293,7 +297,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "ServerHello extension not empty");
     }
   }
-  if (!(seen & 2u))
+  if (!(seen & 2u) && !cfg->test.no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the server does not use extended_master_secret");
   c->v12 = 1;
   c->suite12 = gostx__tls12_suite_by_id(suite);
@@ -340,8 +344,10 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
     put(&w, 1, 2);
     put(&w, 0, 1);
   }
-  put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
-  put(&w, 0, 2);
+  if (!t->no_ems) {
+    put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
+    put(&w, 0, 2);
+  }
   if (sni_ack) {
     put(&w, EXT_SERVER_NAME, 2);
     put(&w, 0, 2);
@@ -358,7 +364,7 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
   if (!c->suite12) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no TLS 1.2 cipher suite in common");
   if (!cfg->nchain || !cfg->key_curve)
     return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
-  if (!h->have_ems)
+  if (!h->have_ems && !cfg->test.no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not offer extended_master_secret");
   /* RFC 9189 4.2.1: the algorithm of our key must be among the client's. */
   if (!h->have_sigs || !gostx__tls_rd_has16(h->sigs, sig_alg(cfg->key_curve)))
