@@ -339,6 +339,41 @@ static void test_mutated(void) {
   }
   mut m = (mut){CERT, 1, 4};
   expect_mutated(0, 0, 1, m, GOSTX__ALERT_DECODE_ERROR, "a malformed client Certificate");
+  /* Unexpected messages in every state: each message either side sends
+   * (with a CertificateRequest and a client certificate) given each other
+   * handshake type the state does not take: unexpected_message. */
+  static const uint8_t types[] = {0, 1, 2, 4, 11, 13, 14, 15, 16, 20, 24};
+  static const struct {
+    int by_server, type;
+    uint8_t takes[2];
+  } sent[] = {{0, CH, {CH, CH}},     {0, CERT, {CERT, CERT}}, {0, CKE, {CKE, CKE}},
+              {0, CV, {CV, CV}},     {0, FIN, {FIN, FIN}},    {1, SH, {SH, SH}},
+              {1, CERT, {CERT, CERT}}, {1, CR, {CR, SHD}},    {1, SHD, {SHD, SHD}},
+              {1, FIN, {FIN, FIN}}};
+  int wrong = 0, runs = 0;
+  for (size_t i = 0; i < sizeof sent / sizeof sent[0]; i++)
+    for (size_t t = 0; t < sizeof types; t++) {
+      if (types[t] == sent[i].takes[0] || types[t] == sent[i].takes[1]) continue;
+      pair q;
+      pair12(&q, &keys[0], 0, (int)(t % 3));
+      with_client_cert(&q, &keys[1]);
+      mut mm = {sent[i].type, 0, types[t]};
+      gostx__tls_test_hooks *th = gostx__tls_config_test(sent[i].by_server ? q.scfg : q.ccfg);
+      th->mutate = mutate;
+      th->mutate_user = &mm;
+      pair_start(&q);
+      (void)pair_handshake(&q);
+      gostx_tls *victim = sent[i].by_server ? q.c : q.s;
+      runs++;
+      if (alert_of(victim) != GOSTX__ALERT_UNEXPECTED_MESSAGE || victim->state == GOSTX__ST_CONNECTED) {
+        wrong++;
+        fprintf(stderr, "type %d for %d (by the %s): alert %d\n", types[t], sent[i].type,
+                sent[i].by_server ? "server" : "client", alert_of(victim));
+      }
+      pair_free(&q);
+    }
+  CHECK(wrong == 0 && runs == 99, "every unexpected message in every state: unexpected_message (%d runs)",
+        runs);
   /* No client certificate where one is required: handshake_failure. */
   pair p;
   pair12(&p, &keys[0], 0, 0);
@@ -396,6 +431,11 @@ static void test_records(void) {
   expect_raw(0, 1, empty, sizeof empty, GOSTX__ALERT_UNEXPECTED_MESSAGE, "an empty handshake record");
   expect_raw(0, 1, ch, sizeof ch, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a second ClientHello in the handshake");
   expect_raw(0, 1, big, sizeof big, GOSTX__ALERT_RECORD_OVERFLOW, "an oversized record");
+  static const uint8_t huge[] = {22, 3, 3, 0, 4, 16, 0xFF, 0xFF, 0xFF},
+                       split[] = {22, 3, 3, 0, 5, 16, 0, 0, 10, 1, 20, 3, 3, 0, 1, 1};
+  expect_raw(0, 1, huge, sizeof huge, GOSTX__ALERT_DECODE_ERROR, "an oversized handshake message");
+  expect_raw(0, 1, split, sizeof split, GOSTX__ALERT_UNEXPECTED_MESSAGE,
+             "a CCS inside a fragmented handshake message");
   expect_raw(1, 1, ccs, sizeof ccs, GOSTX__ALERT_BAD_RECORD_MAC, "a plaintext CCS after the handshake");
   expect_raw(1, 0, app, sizeof app, GOSTX__ALERT_BAD_RECORD_MAC, "a record that is not sealed");
   expect_raw(1, 0, big, sizeof big, GOSTX__ALERT_RECORD_OVERFLOW, "an oversized record (connected)");
