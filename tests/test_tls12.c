@@ -374,8 +374,20 @@ static void test_mutated(void) {
     }
   CHECK(wrong == 0 && runs == 99, "every unexpected message in every state: unexpected_message (%d runs)",
         runs);
-  /* No client certificate where one is required: handshake_failure. */
+  /* An ephemeral key on another curve than the server's key (the client
+   * believes the server's key is keys[1]'s): illegal_parameter. */
   pair p;
+  for (int s = 0; s < 3; s++) {
+    pair12(&p, &keys[0], 0, s);
+    pin(p.ccfg, &keys[1]);
+    pair_start(&p);
+    CHECK(pair_handshake(&p) < 0 && alert_of(p.s) == GOSTX__ALERT_ILLEGAL_PARAMETER &&
+              p.s->state != GOSTX__ST_CONNECTED,
+          "%s: an ephemeral key on another curve: illegal_parameter (%s)", suites12[s],
+          gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    pair_free(&p);
+  }
+  /* No client certificate where one is required: handshake_failure. */
   pair12(&p, &keys[0], 0, 0);
   gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
   pin(p.scfg, &keys[1]);
