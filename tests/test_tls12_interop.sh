@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# TLS 1.2 (RFC 9189 suites) between gostx and the two independent GOST TLS
+# 1.2 implementations of a Debian 12 machine, on loopback, in both
+# directions:
+#   peers    openssl s_server/s_client with gost-engine loaded as an ENGINE
+#            (0xC100, 0xC101, 0xC102); GnuTLS gnutls-serv/gnutls-cli (0xC102,
+#            the only GOST suite it has)
+#   rows     suite x direction (our client -> their server, their client ->
+#            our server) x client certificate (none, required) x key size
+#            (256: server and client keys on 256-bit curves; 512: on 512-bit)
+# Each row: a full handshake with the one suite both sides allow, then ~64
+# KiB of text lines one way and the same lines reversed back (openssl
+# s_server -rev, or a reversing backend behind `gostx tls serve`), compared
+# byte for byte; against gnutls-serv --echo the lines come back as sent.
+# `gostx tls client` must name TLSv1.2 and the suite by its RFC name.
+# GnuTLS 3.7 has no TC26-256-A curve: its rows use the PKI's gt chain
+# (int-gt on 256B). Peers verify our chain (and we theirs) against ca.pem.
+#   TLS12_ROWS=REGEX runs only the rows whose name matches (names as
+#   printed: PEER/SUITE/DIR/cc|nocc/KEY); CMake registers the passing ones.
+# Skipped (77) when openssl's gost-engine or the GnuTLS tools are missing.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/cli_common.sh" tls12_interop
+TLS_HERE=$HERE/net
+. "$HERE/net/tls_common.sh"
+command -v gnutls-serv >/dev/null && command -v gnutls-cli >/dev/null ||
+  { echo "SKIP: gnutls-serv and gnutls-cli (gnutls-bin) are needed"; exit 77; }
+tls_pki
+PIDS=()
+trap 'pids_stop; rm -rf "$T"' EXIT
+ROWS=${TLS12_ROWS:-.}
+GNUTLS_PRIO='NORMAL:-VERS-ALL:+VERS-TLS1.2:+VKO-GOST-12:+GOST28147-TC26Z-CNT:+GOST28147-TC26Z-IMIT:+SIGN-GOSTR341012-256:+SIGN-GOSTR341012-512:+GROUP-GOST-ALL'
+RFC=TLS_GOSTR341112_256_WITH_
+declare -A OSSL_NAME=([KUZNYECHIK_CTR_OMAC]=GOST2012-KUZNYECHIK-KUZNYECHIKOMAC
+  [MAGMA_CTR_OMAC]=GOST2012-MAGMA-MAGMAOMAC [28147_CNT_IMIT]=IANA-GOST2012-GOST8912-GOST8912)
+
+# The payload: base64 lines of random bytes, then CLOSE (which makes both
+# reversing servers end the connection); what comes back from each kind.
+head -c 49152 /dev/urandom | base64 >"$T/lines"
+{ cat "$T/lines"; echo CLOSE; } >"$T/send"
+rev "$T/lines" >"$T/want.rev"
+cp "$T/send" "$T/want.echo"
+
+# A reversing TCP backend for `gostx tls serve`: each line back reversed,
+# the connection closed at CLOSE (as s_server -rev does).
+cat >"$T/rev.py" <<'EOF'
+import socket, sys, threading
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+def serve(c):
+    c.settimeout(30)
+    f = c.makefile("rb")
+    try:
+        for line in f:
+            body = line.rstrip(b"\n")
+            if body == b"CLOSE":
+                break
+            c.sendall(body[::-1] + b"\n")
+    except OSError:
+        pass
+    f.close()
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+EOF
+python3 "$T/rev.py" >"$T/rev.port" &
+PIDS+=($!)
+for _ in $(seq 200); do [ -s "$T/rev.port" ] && break; sleep 0.05; done
+REV_PORT=$(cat "$T/rev.port")
+[ -n "$REV_PORT" ] || { echo "FAIL: the reversing backend did not start"; exit 1; }
+
+# wait_port PORT PID: until PORT listens on 127.0.0.1 (10 s), while PID lives
+wait_port() {
+  for _ in $(seq 200); do
+    ss -Hltn "sport = :$1" | grep -q . && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+# run_client FILE N OUT ERR CMD...: CMD (timeout 30 s) with FILE on its stdin,
+# held open until OUT has N bytes, CMD exits or 20 s pass (so a client that
+# ends at its stdin's end gets the whole answer first); rc in $rc
+run_client() {
+  local file=$1 n=$2 out=$3 err=$4 cpid
+  shift 4
+  rm -f "$T/fifo"
+  mkfifo "$T/fifo"
+  timeout 30 "$@" <"$T/fifo" >"$out" 2>"$err" &
+  cpid=$!
+  (
+    cat "$file"
+    for _ in $(seq 400); do
+      [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -ge "$n" ] && break
+      kill -0 $cpid 2>/dev/null || break
+      sleep 0.05
+    done
+  ) >"$T/fifo"
+  wait $cpid
+  rc=$?
+}
+
+# The identities per peer and key size: server and client certificate
+ident() { # ident PEER KEY -> SCERT SKEY CCERT CKEY
+  case $1/$2 in
+    openssl/256) SCERT=chain-256A SKEY=leaf-256A CCERT=chain-256B CKEY=leaf-256B ;;
+    openssl/512) SCERT=chain-512A SKEY=leaf-512A CCERT=chain-512B CKEY=leaf-512B ;;
+    gnutls/256) SCERT=chain-gt-256B SKEY=leaf-gt-256B CCERT=chain-gt-256B CKEY=leaf-gt-256B ;;
+    gnutls/512) SCERT=chain-gt-512A SKEY=leaf-gt-512A CCERT=chain-gt-512A CKEY=leaf-gt-512A ;;
+  esac
+}
+PASSED=()
+FAILED=()
+row_ok() { ok; PASSED+=("$1"); echo "ok   $1"; }
+row_bad() { bad "$1: $2"; FAILED+=("$1"); }
+
+# ours_client PEER SUITE CC KEY: gostx tls client -> their server
+ours_client() {
+  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/ours-to-theirs/$3/$4"
+  [[ $name =~ $ROWS ]] || return 0
+  ident "$peer" "$key"
+  local port sp want out=$T/out err=$T/err slog=$T/peer.log
+  local ccarg=()
+  [ "$cc" = cc ] && ccarg=(--cert "$PKI/$CCERT.pem" --key "$PKI/$CKEY.key")
+  rm -f "$out" "$err" "$slog"
+  port=$(tls_free_port)
+  if [ "$peer" = openssl ]; then
+    local vc=()
+    [ "$cc" = cc ] && vc=(-Verify 3 -verify_return_error)
+    want=$T/want.rev
+    timeout 40 openssl s_server -engine gost -accept "127.0.0.1:$port" -naccept 1 -rev -quiet \
+      -tls1_2 -cipher "${OSSL_NAME[$suite]}" -cert "$PKI/$SKEY.pem" -key "$PKI/$SKEY.key" \
+      -cert_chain "$PKI/int.pem" -CAfile "$PKI/ca.pem" "${vc[@]}" </dev/null >"$slog" 2>&1 &
+  else
+    local vc=()
+    [ "$cc" = cc ] && vc=(--require-client-cert --verify-client-cert --x509cafile "$PKI/ca.pem")
+    want=$T/want.echo
+    timeout 40 gnutls-serv --priority "$GNUTLS_PRIO" -p "$port" --echo \
+      --x509certfile "$PKI/$SCERT.pem" --x509keyfile "$PKI/$SKEY.key" "${vc[@]}" \
+      </dev/null >"$slog" 2>&1 &
+  fi
+  sp=$!
+  PIDS+=($sp)
+  if ! wait_port "$port" $sp; then
+    row_bad "$name" "the peer server did not start: $(tail -3 "$slog")"
+    return
+  fi
+  run_client "$T/send" "$(wc -c <"$want")" "$out" "$err" \
+    "$G" tls client "127.0.0.1:$port" --ca "$PKI/ca.pem" --servername localhost \
+    --version 1.2 --suites "$RFC$suite" --close-on-eof "${ccarg[@]}"
+  kill $sp 2>/dev/null
+  wait $sp 2>/dev/null
+  if [ "$rc" = 0 ] && cmp -s "$out" "$want" &&
+    grep -qx 'Version: TLSv1.2' "$err" && grep -qx "Suite: $RFC$suite" "$err"; then
+    row_ok "$name"
+  else
+    row_bad "$name" "rc $rc, $(wc -c <"$out" 2>/dev/null || echo 0) of $(wc -c <"$want") bytes back;" \
+      "ours: $(grep -vE '^ |subject|issuer' "$err" | tr '\n' ' ' | cut -c1-400);" \
+      "peer: $(grep -iE 'error|alert|fatal|verify' "$slog" | head -3 | tr '\n' ' ')"
+  fi
+}
+
+# theirs_client PEER SUITE CC KEY: their client -> gostx tls serve (reversing backend)
+theirs_client() {
+  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/theirs-to-ours/$3/$4"
+  [[ $name =~ $ROWS ]] || return 0
+  ident "$peer" "$key"
+  local out=$T/out err=$T/err want=$T/want.rev
+  local vc=()
+  [ "$cc" = cc ] && vc=(--ca "$PKI/ca.pem" --require-client)
+  rm -f "$out" "$err"
+  if ! tls_start serve12 tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$REV_PORT" \
+    --cert "$PKI/$SCERT.pem" --key "$PKI/$SKEY.key" --version 1.2 --suites "$RFC$suite" \
+    --threads 1 "${vc[@]}"; then
+    row_bad "$name" "gostx tls serve did not start"
+    return
+  fi
+  local sp=$PID rc
+  if [ "$peer" = openssl ]; then
+    local ccarg=()
+    [ "$cc" = cc ] && ccarg=(-cert "$PKI/$CKEY.pem" -key "$PKI/$CKEY.key" -cert_chain "$PKI/int.pem")
+    run_client "$T/send" "$(wc -c <"$want")" "$out" "$err" \
+      openssl s_client -engine gost -connect "127.0.0.1:$PORT" -tls1_2 -quiet \
+      -cipher "${OSSL_NAME[$suite]}" -CAfile "$PKI/ca.pem" -verify_return_error \
+      -verify_hostname localhost "${ccarg[@]}"
+  else
+    local ccarg=()
+    [ "$cc" = cc ] && ccarg=(--x509certfile "$PKI/$CCERT.pem" --x509keyfile "$PKI/$CKEY.key")
+    run_client "$T/send" "$(wc -c <"$want")" "$out" "$err.2" \
+      gnutls-cli --priority "$GNUTLS_PRIO" --x509cafile "$PKI/ca.pem" -p "$PORT" \
+      127.0.0.1 --logfile "$err" "${ccarg[@]}"
+    grep -q 'Description: (TLS1.2-X.509)-(VKO-GOST-12)-(GOST28147-TC26Z-CNT)-(GOST28147-TC26Z-IMIT)' \
+      "$err" || rc="$rc (no GOST description)"
+  fi
+  kill $sp 2>/dev/null
+  wait $sp 2>/dev/null
+  if [ "$rc" = 0 ] && cmp -s "$out" "$want"; then
+    row_ok "$name"
+  else
+    row_bad "$name" "rc $rc, $(wc -c <"$out" 2>/dev/null || echo 0) of $(wc -c <"$want") bytes back;" \
+      "peer: $(grep -iE 'error|alert|fatal|verif' "$err" | head -3 | tr '\n' ' ');" \
+      "ours: $(tr '\n' ' ' <"$T/serve12.log" | cut -c1-400)"
+  fi
+}
+
+for peer in openssl gnutls; do
+  suites=(KUZNYECHIK_CTR_OMAC MAGMA_CTR_OMAC 28147_CNT_IMIT)
+  [ $peer = gnutls ] && suites=(28147_CNT_IMIT)
+  for suite in "${suites[@]}"; do
+    for key in 256 512; do
+      for cc in nocc cc; do
+        ours_client $peer $suite $cc $key
+        theirs_client $peer $suite $cc $key
+      done
+    done
+  done
+done
+echo "rows passed: ${#PASSED[@]}, failed: ${#FAILED[@]}"
+[ $((${#PASSED[@]} + ${#FAILED[@]})) -gt 0 ] || bad "TLS12_ROWS='$ROWS' matched no row"
+finish
