@@ -13,6 +13,11 @@
 # s_server -rev, or a reversing backend behind `gostx tls serve`), compared
 # byte for byte; against gnutls-serv --echo the lines come back as sent.
 # `gostx tls client` must name TLSv1.2 and the suite by its RFC name.
+# Then per peer and suite one row each way with our side on its defaults
+# (no --version, no --suites: 1.3 and 1.2 offered or served, as a user
+# would run it against a 1.2-only server or client), and renegotiation
+# refused both ways with openssl (s_client's R, s_server's r): fatal
+# no_renegotiation, 42 rows in all.
 # GnuTLS 3.7 has no TC26-256-A curve: its rows use the PKI's gt chain
 # (int-gt on 256B). Peers verify our chain (and we theirs) against ca.pem.
 #   TLS12_ROWS=REGEX runs only the rows whose name matches (names as
@@ -117,11 +122,15 @@ ident() { # ident PEER KEY -> SCERT SKEY CCERT CKEY
 PASSED=()
 FAILED=()
 row_ok() { ok; PASSED+=("$1"); echo "ok   $1"; }
-row_bad() { bad "$1: $2"; FAILED+=("$1"); }
+row_bad() { bad "$1: ${*:2}"; FAILED+=("$1"); }
 
-# ours_client PEER SUITE CC KEY: gostx tls client -> their server
+# ours_client PEER SUITE CC KEY [defaults]: gostx tls client -> their
+# server; with defaults, our side has no --version and no --suites (it
+# offers 1.3 and 1.2 in one ClientHello; the peer allows one 1.2 suite)
 ours_client() {
-  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/ours-to-theirs/$3/$4"
+  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/ours-to-theirs/$3/$4${5:+/$5}"
+  local pin=(--version 1.2 --suites "$RFC$suite")
+  [ "${5:-}" = defaults ] && pin=()
   wanted "$name" || return 0
   ident "$peer" "$key"
   local port sp want out=$T/out err=$T/err slog=$T/peer.log
@@ -152,7 +161,7 @@ ours_client() {
   fi
   run_client "$T/send" "$(wc -c <"$want")" "$out" "$err" \
     "$G" tls client "127.0.0.1:$port" --ca "$PKI/ca.pem" --servername localhost \
-    --version 1.2 --suites "$RFC$suite" --close-on-eof "${ccarg[@]}"
+    "${pin[@]}" --close-on-eof "${ccarg[@]}"
   kill $sp 2>/dev/null
   wait $sp 2>/dev/null
   if [ "$rc" = 0 ] && cmp -s "$out" "$want" &&
@@ -174,9 +183,13 @@ wanted() {
   fi
 }
 
-# theirs_client PEER SUITE CC KEY: their client -> gostx tls serve (reversing backend)
+# theirs_client PEER SUITE CC KEY [defaults]: their client -> gostx tls
+# serve (reversing backend); with defaults, serve has no --version and no
+# --suites (1.3 and 1.2, the peer offering one 1.2 suite)
 theirs_client() {
-  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/theirs-to-ours/$3/$4"
+  local peer=$1 suite=$2 cc=$3 key=$4 name="$1/$2/theirs-to-ours/$3/$4${5:+/$5}"
+  local pin=(--version 1.2 --suites "$RFC$suite")
+  [ "${5:-}" = defaults ] && pin=()
   wanted "$name" || return 0
   ident "$peer" "$key"
   local out=$T/out err=$T/err want=$T/want.rev
@@ -184,8 +197,7 @@ theirs_client() {
   [ "$cc" = cc ] && vc=(--ca "$PKI/ca.pem" --require-client)
   rm -f "$out" "$err"
   if ! tls_start serve12 tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$REV_PORT" \
-    --cert "$PKI/$SCERT.pem" --key "$PKI/$SKEY.key" --version 1.2 --suites "$RFC$suite" \
-    --threads 1 "${vc[@]}"; then
+    --cert "$PKI/$SCERT.pem" --key "$PKI/$SKEY.key" "${pin[@]}" --threads 1 "${vc[@]}"; then
     row_bad "$name" "gostx tls serve did not start"
     return
   fi
@@ -217,6 +229,88 @@ theirs_client() {
   fi
 }
 
+# wait_for FILE REGEX PID: until FILE has a line matching REGEX (20 s),
+# while PID lives
+wait_for() {
+  for _ in $(seq 400); do
+    grep -qE "$2" "$1" 2>/dev/null && return 0
+    kill -0 "$3" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+# Renegotiation, refused both ways with a fatal no_renegotiation (100):
+# s_client's R (a new ClientHello after the handshake) to serve, and
+# s_server's r (a HelloRequest) to our client; nothing more is relayed.
+reneg_theirs_client() {
+  local name=openssl/MAGMA_CTR_OMAC/theirs-to-ours/renegotiation
+  wanted "$name" || return 0
+  local err=$T/err out=$T/out cpid
+  rm -f "$T/fifo" "$out" "$err"
+  mkfifo "$T/fifo"
+  tls_start serve12 tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$REV_PORT" \
+    --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --threads 1 ||
+    { row_bad "$name" "gostx tls serve did not start"; return; }
+  local sp=$PID
+  timeout 30 openssl s_client -engine gost -connect "127.0.0.1:$PORT" -tls1_2 \
+    -cipher GOST2012-MAGMA-MAGMAOMAC -CAfile "$PKI/ca.pem" <"$T/fifo" >"$out" 2>"$err" &
+  cpid=$!
+  exec 8<>"$T/fifo" # read-write: never blocks, never SIGPIPE
+  # (a subshell: the peer may be gone, and SIGPIPE must not end the test)
+  wait_for "$out" '^New, TLSv1\.2, Cipher is' $cpid && (echo R >&8) 2>/dev/null
+  wait_for "$err" 'alert no renegotiation' $cpid
+  exec 8>&-
+  wait $cpid
+  kill $sp 2>/dev/null
+  wait $sp 2>/dev/null
+  if grep -q 'SSL alert number 100' "$err" && grep -q 'renegotiation refused' "$T/serve12.log"; then
+    row_ok "$name"
+  else
+    row_bad "$name" "peer: $(grep -iE 'error|alert' "$err" | head -2 | tr '\n' ' ');" \
+      "ours: $(tr '\n' ' ' <"$T/serve12.log" | cut -c1-300)"
+  fi
+}
+reneg_ours_client() {
+  local name=openssl/MAGMA_CTR_OMAC/ours-to-theirs/renegotiation
+  wanted "$name" || return 0
+  local err=$T/err out=$T/out slog=$T/peer.log port sp rc
+  rm -f "$T/fifo" "$T/fifo2" "$out" "$err" "$slog"
+  mkfifo "$T/fifo" "$T/fifo2"
+  port=$(tls_free_port)
+  timeout 40 openssl s_server -engine gost -accept "127.0.0.1:$port" -naccept 1 -tls1_2 -msg \
+    -cipher GOST2012-MAGMA-MAGMAOMAC -cert "$PKI/leaf-256A.pem" -key "$PKI/leaf-256A.key" \
+    -cert_chain "$PKI/int.pem" <"$T/fifo" >"$slog" 2>&1 &
+  sp=$!
+  PIDS+=($sp)
+  exec 8<>"$T/fifo" # read-write: never blocks, never SIGPIPE
+  if ! wait_port "$port" $sp; then
+    exec 8>&-
+    row_bad "$name" "the peer server did not start: $(tail -3 "$slog")"
+    return
+  fi
+  # our client's stdin stays open (fd 9), so only the HelloRequest ends it
+  timeout 30 "$G" tls client "127.0.0.1:$port" --ca "$PKI/ca.pem" --servername localhost \
+    <"$T/fifo2" >"$out" 2>"$err" &
+  local cpid=$!
+  exec 9<>"$T/fifo2"
+  wait_for "$slog" 'Finished' $sp && wait_for "$err" '^---$' $cpid && (echo r >&8) 2>/dev/null
+  wait_for "$err" 'renegotiation refused' $cpid
+  exec 8>&-
+  kill $sp 2>/dev/null
+  wait $sp 2>/dev/null
+  wait_for "$slog" 'fatal no_renegotiation' $cpid
+  exec 9>&-
+  wait $cpid
+  rc=$?
+  if grep -q 'HelloRequest' "$slog" && grep -q 'fatal no_renegotiation' "$slog" &&
+    grep -q 'renegotiation refused' "$err" && [ "$rc" = 1 ]; then
+    row_ok "$name"
+  else
+    row_bad "$name" "rc $rc; ours: $(grep -v '^ ' "$err" | tail -2 | tr '\n' ' ');" \
+      "peer: $(grep -E 'HelloRequest|Alert|error' "$slog" | head -3 | tr '\n' ' ')"
+  fi
+}
+
 for peer in openssl gnutls; do
   suites=(KUZNYECHIK_CTR_OMAC MAGMA_CTR_OMAC 28147_CNT_IMIT)
   [ $peer = gnutls ] && suites=(28147_CNT_IMIT)
@@ -227,8 +321,13 @@ for peer in openssl gnutls; do
         theirs_client $peer $suite $cc $key
       done
     done
+    # our side on its defaults (both versions, every suite) against a 1.2 peer
+    ours_client $peer $suite nocc 256 defaults
+    theirs_client $peer $suite nocc 256 defaults
   done
 done
+reneg_theirs_client
+reneg_ours_client
 echo "rows passed: ${#PASSED[@]}, failed: ${#FAILED[@]}"
 [ $((${#PASSED[@]} + ${#FAILED[@]})) -gt 0 ] || bad "TLS12_ROWS='$ROWS' matched no row"
 finish
