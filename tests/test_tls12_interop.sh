@@ -17,7 +17,10 @@
 # (no --version, no --suites: 1.3 and 1.2 offered or served, as a user
 # would run it against a 1.2-only server or client), and renegotiation
 # refused both ways with openssl (s_client's R, s_server's r): fatal
-# no_renegotiation, 42 rows in all.
+# no_renegotiation; and refusals with the alert each side names (a client
+# certificate from an unknown CA or none where one is required, a server
+# certificate that expired, a 1.2-only client to a 1.3-only serve): 46
+# rows in all.
 # GnuTLS 3.7 has no TC26-256-A curve: its rows use the PKI's gt chain
 # (int-gt on 256B). Peers verify our chain (and we theirs) against ca.pem.
 #   TLS12_ROWS=REGEX runs only the rows whose name matches (names as
@@ -311,6 +314,78 @@ reneg_ours_client() {
   fi
 }
 
+# Refusals with real peers: each handshake fails on both sides with the
+# alert RFC 5246 names, and nothing reaches the other end.
+# refused_by_serve NAME PEER_PATTERN OURS_PATTERN SERVE_ARGS -- CLIENT_CMD...
+refused_by_serve() {
+  local name=$1 ppat=$2 opat=$3 sargs=()
+  shift 3
+  wanted "$name" || return 0
+  while [ "$1" != -- ]; do sargs+=("$1"); shift; done
+  shift
+  tls_start serve12 tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$REV_PORT" --threads 1 \
+    "${sargs[@]}" || { row_bad "$name" "gostx tls serve did not start"; return; }
+  local sp=$PID cmd=("${@//@PORT@/$PORT}")
+  echo hello | timeout 20 "${cmd[@]}" >"$T/out" 2>"$T/err"
+  local rc=$?
+  kill $sp 2>/dev/null
+  wait $sp 2>/dev/null
+  if [ $rc != 0 ] && ! grep -q olleh "$T/out" && grep -qE "$ppat" "$T/err" "$T/out" &&
+    grep -qE "$opat" "$T/serve12.log"; then
+    row_ok "$name"
+  else
+    row_bad "$name" "rc $rc; peer: $(grep -iE 'alert|error' "$T/err" | head -2 | tr '\n' ' ');" \
+      "ours: $(tr '\n' ' ' <"$T/serve12.log" | cut -c1-300)"
+  fi
+}
+refusals() {
+  local O=(openssl s_client -engine gost -connect 127.0.0.1:@PORT@ -tls1_2 -quiet
+    -cipher GOST2012-KUZNYECHIK-KUZNYECHIKOMAC)
+  local ID=(--cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key")
+  refused_by_serve openssl/KUZNYECHIK_CTR_OMAC/theirs-to-ours/refused/client-cert-unknown-ca \
+    'alert unknown ca' 'unknown CA.*alert unknown_ca' "${ID[@]}" --require-client --ca "$PKI/ca.pem" \
+    -- "${O[@]}" -cert "$PKI/bad-unknownca.pem" -key "$PKI/bad-unknownca.key" \
+    -cert_chain "$PKI/rogue-ca.pem"
+  refused_by_serve openssl/KUZNYECHIK_CTR_OMAC/theirs-to-ours/refused/client-cert-missing \
+    'alert handshake failure' 'no certificate.*alert handshake_failure' "${ID[@]}" \
+    --require-client --ca "$PKI/ca.pem" -- "${O[@]}"
+  refused_by_serve gnutls/28147_CNT_IMIT/theirs-to-ours/refused/serve-version-1.3 \
+    'Received alert \[70\]' 'does not offer TLS 1.3.*alert protocol_version' \
+    --cert "$PKI/chain-gt-256B.pem" --key "$PKI/leaf-gt-256B.key" --version 1.3 \
+    -- gnutls-cli --priority "$GNUTLS_PRIO" --x509cafile "$PKI/ca.pem" -p @PORT@ 127.0.0.1
+  # our client and a server whose certificate has expired
+  local name=openssl/KUZNYECHIK_CTR_OMAC/ours-to-theirs/refused/server-cert-expired
+  wanted "$name" || return 0
+  local port sp rc
+  port=$(tls_free_port)
+  rm -f "$T/fifo"
+  mkfifo "$T/fifo"
+  timeout 40 openssl s_server -engine gost -accept "127.0.0.1:$port" -naccept 1 -tls1_2 -msg \
+    -cipher GOST2012-KUZNYECHIK-KUZNYECHIKOMAC -cert "$PKI/bad-expired.pem" \
+    -key "$PKI/bad-expired.key" -cert_chain "$PKI/int.pem" <"$T/fifo" >"$T/peer.log" 2>&1 &
+  sp=$!
+  PIDS+=($sp)
+  exec 8<>"$T/fifo" # s_server's stdin open: its end would end the connection
+  if wait_port "$port" $sp; then
+    echo hello | timeout 20 "$G" tls client "127.0.0.1:$port" --ca "$PKI/ca.pem" \
+      --servername localhost >"$T/out" 2>"$T/err"
+    rc=$?
+  else
+    rc="no server: $(tail -2 "$T/peer.log")"
+  fi
+  wait_for "$T/peer.log" 'fatal certificate_expired' $sp
+  exec 8>&-
+  kill $sp 2>/dev/null
+  wait $sp 2>/dev/null
+  if [ "$rc" = 1 ] && [ ! -s "$T/out" ] && grep -q 'fatal certificate_expired' "$T/peer.log" &&
+    grep -q 'has expired.*alert certificate_expired' "$T/err"; then
+    row_ok "$name"
+  else
+    row_bad "$name" "rc $rc; ours: $(tr '\n' ' ' <"$T/err");" \
+      "peer: $(grep -iE 'alert|error' "$T/peer.log" | head -2 | tr '\n' ' ')"
+  fi
+}
+
 for peer in openssl gnutls; do
   suites=(KUZNYECHIK_CTR_OMAC MAGMA_CTR_OMAC 28147_CNT_IMIT)
   [ $peer = gnutls ] && suites=(28147_CNT_IMIT)
@@ -328,6 +403,7 @@ for peer in openssl gnutls; do
 done
 reneg_theirs_client
 reneg_ours_client
+refusals
 echo "rows passed: ${#PASSED[@]}, failed: ${#FAILED[@]}"
 [ $((${#PASSED[@]} + ${#FAILED[@]})) -gt 0 ] || bad "TLS12_ROWS='$ROWS' matched no row"
 finish
