@@ -172,6 +172,29 @@ versions --version 1.2 -- --version 1.3
 versions --version 1.3 -- --version 1.2
 [ $rc = 1 ] && grep -q 'protocol_version' "$T/v.err" && [ ! -s "$T/v.out" ] && ok ||
   bad "client --version 1.2 to serve --version 1.3 (rc $rc): $(cat "$T/v.err")"
+# connect --version 1.2 in front of serve --version 1.2: a plain client's
+# line comes back through both (read to its length: TLS 1.2 has no
+# half-close to lean on)
+if tls_start v12s tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
+  --threads 1 --version 1.2 --suites MAGMA_CTR_OMAC &&
+  tls_start v12c tls connect "${L[@]}" --upstream "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
+    --servername localhost --threads 1 --version 1.2; then
+  got=$(timeout 20 python3 -c 'import socket, sys
+line = b"hello through connect and serve, TLS 1.2\n"
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
+s.settimeout(10)
+s.sendall(line)
+got = b""
+while len(got) < len(line):
+    b = s.recv(4096)
+    if not b: break
+    got += b
+sys.stdout.write(got.decode())' "$PORT")
+  [ "$got" = "hello through connect and serve, TLS 1.2" ] && ok ||
+    bad "connect --version 1.2 -> serve --version 1.2: '$got' ($(cat "$T/v12c.log" "$T/v12s.log"))"
+else
+  bad "serve/connect --version 1.2 did not start"
+fi
 pids_stop
 # help
 "$G" tls --help >"$T/help" && grep -q 'gostx tls serve --listen' "$T/help" && ok || bad "tls --help"
