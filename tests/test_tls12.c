@@ -137,6 +137,16 @@ static void test_versions(void) {
             !strcmp(gostx_tls_suite(p.s), names12[2]),
         "a 1.2-only client: TLS 1.2, the server's preference, DOWNGRD 01 in its random");
   pair_free(&p);
+  /* A server whose list has only 1.2 suites speaks 1.2 to a client that
+   * offers both, without the sentinel (it could not have spoken 1.3). */
+  pair_init(&p, &keys[3], 0);
+  CHECK_RC(gostx_tls_config_set_suites(p.scfg, "MAGMA_CTR_OMAC"), 0, "suites");
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0 && !strcmp(gostx_tls_version(p.c), "TLSv1.2") &&
+            memcmp(p.c->server_random + 24, "DOWNGRD", 7) != 0,
+        "a server with 1.2 suites only: TLS 1.2, no sentinel (%s)",
+        gostx_tls_error(p.c) ? gostx_tls_error(p.c) : "-");
+  pair_free(&p);
   /* The sentinel refused by a client that offered 1.3. */
   pair_init(&p, &keys[0], 0);
   gostx__tls_config_test(p.ccfg)->mutate = drop13;

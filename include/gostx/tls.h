@@ -86,7 +86,8 @@ GOSTX_API int gostx_tls_config_set_suites(gostx_tls_config *cfg, const char *lis
 GOSTX_API int gostx_tls_config_set_groups(gostx_tls_config *cfg, const char *list);
 GOSTX_API int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list);
 /* Versions accepted, GOSTX_TLS_VERSION_1_2 (0x0303) to _1_3 (0x0304);
- * default both, 1.3 preferred. A server that settles on 1.2 while it
+ * default both, 1.3 preferred (a version is spoken when the suite list
+ * has a suite of it too). A server that settles on 1.2 while it
  * accepts 1.3 marks its random as RFC 8446 4.1.3 says, and a client that
  * offered 1.3 refuses a 1.2 answer so marked (illegal_parameter). TLS 1.2
  * takes no PSK, ALPN or KeyUpdate; it requires extended_master_secret

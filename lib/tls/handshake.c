@@ -780,7 +780,7 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   int rc = gostx__tls_parse_client_hello(c, msg + 4, len - 4, &h);
   if (rc != GOSTX_OK) return rc;
   int offers13 = h.have_versions && gostx__tls_rd_has16(h.versions, GOSTX_TLS_VERSION_1_3);
-  if (c->state == GOSTX__ST_START && (!offers13 || cfg->vmax < GOSTX_TLS_VERSION_1_3)) {
+  if (c->state == GOSTX__ST_START && (!offers13 || !gostx__tls_speaks13(cfg))) {
     /* No TLS 1.3 in common: TLS 1.2 when both take it. */
     int offers12 = h.have_versions ? gostx__tls_rd_has16(h.versions, GOSTX_TLS_VERSION_1_2) : 1;
     if (cfg->vmin <= GOSTX_TLS_VERSION_1_2 && offers12)

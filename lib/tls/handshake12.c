@@ -376,7 +376,8 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
   int reneg = h->have_reneg || gostx__tls_rd_has16(h->suites, 0x00FF); /* RFC 5746's SCSV */
   int rc = gostx__tls_fill_random(c, c->server_random, 32);
   if (rc != GOSTX_OK) return rc;
-  if (cfg->vmax >= GOSTX_TLS_VERSION_1_3) memcpy(c->server_random + 24, downgrade12, 8);
+  /* RFC 8446 4.1.3: we could have spoken TLS 1.3 and did not. */
+  if (gostx__tls_speaks13(cfg)) memcpy(c->server_random + 24, downgrade12, 8);
   c->cert_req = cfg->verify != GOSTX_TLS_VERIFY_NONE;
   gostx__tls_th_add(c, msg, len);
   rc = send_server_hello12(c, reneg, h->sni[0] != 0);

@@ -168,6 +168,9 @@ int gostx__tls_send_signature(gostx_tls *c, unsigned alg, const uint8_t *digest)
 int gostx__tls_check_signature(gostx_tls *c, const uint8_t *digest, const uint8_t *sig,
                                size_t sig_len);
 
+/* 1 when cfg takes TLS 1.3: the range has it and the list a 1.3 suite. */
+int gostx__tls_speaks13(const gostx_tls_config *cfg);
+
 /* RFC 9189 section 5's SignatureAndHashAlgorithm values. */
 #define GOSTX__TLS12_SIG_256 0x0840
 #define GOSTX__TLS12_SIG_512 0x0841

@@ -263,3 +263,9 @@ int gostx__tls_parse_server_hello(gostx_tls *c, const uint8_t *msg, size_t len, 
   if (r.bad || r.n || sh->sid.n > 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello");
   return GOSTX_OK;
 }
+
+int gostx__tls_speaks13(const gostx_tls_config *cfg) {
+  for (size_t i = 0; cfg->vmax >= GOSTX_TLS_VERSION_1_3 && i < cfg->nsuites; i++)
+    if (gostx__tls_suite_by_id(cfg->suites[i])) return 1;
+  return 0;
+}
