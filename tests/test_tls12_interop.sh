@@ -91,6 +91,25 @@ wait_port() {
   done
   return 1
 }
+# peer_server LOG STDIN CMD...: a peer server, CMD with @PORT@ replaced by a
+# free port (timeout 40 s, stdin from STDIN, output in LOG), retried on
+# another port when it ends before it listens (the port taken meanwhile);
+# its port in $port, its pid in $sp; 1 when it never listens
+peer_server() {
+  local log=$1 in=$2 try
+  shift 2
+  for try in 1 2 3; do
+    port=$(tls_free_port)
+    timeout 40 "${@//@PORT@/$port}" <"$in" >"$log" 2>&1 &
+    sp=$!
+    PIDS+=($sp)
+    wait_port "$port" $sp && return 0
+    kill $sp 2>/dev/null
+    wait $sp 2>/dev/null
+  done
+  return 1
+}
+
 # run_client FILE N OUT ERR CMD...: CMD (timeout 30 s) with FILE on its stdin,
 # held open until OUT has N bytes, CMD exits or 20 s pass (so a client that
 # ends at its stdin's end gets the whole answer first); rc in $rc
@@ -140,25 +159,24 @@ ours_client() {
   local ccarg=()
   [ "$cc" = cc ] && ccarg=(--cert "$PKI/$CCERT.pem" --key "$PKI/$CKEY.key")
   rm -f "$out" "$err" "$slog"
-  port=$(tls_free_port)
+  local srv=()
   if [ "$peer" = openssl ]; then
     local vc=()
     [ "$cc" = cc ] && vc=(-Verify 3 -verify_return_error)
     want=$T/want.rev
-    timeout 40 openssl s_server -engine gost -accept "127.0.0.1:$port" -naccept 1 -rev -quiet \
-      -tls1_2 -cipher "${OSSL_NAME[$suite]}" -cert "$PKI/$SKEY.pem" -key "$PKI/$SKEY.key" \
-      -cert_chain "$PKI/int.pem" -CAfile "$PKI/ca.pem" "${vc[@]}" </dev/null >"$slog" 2>&1 &
+    srv=(openssl s_server -engine gost -accept 127.0.0.1:@PORT@ -naccept 1 -rev -quiet
+      -tls1_2 -cipher "${OSSL_NAME[$suite]}" -cert "$PKI/$SKEY.pem" -key "$PKI/$SKEY.key"
+      -cert_chain "$PKI/int.pem" -CAfile "$PKI/ca.pem" "${vc[@]}")
   else
     local vc=()
     [ "$cc" = cc ] && vc=(--require-client-cert --verify-client-cert --x509cafile "$PKI/ca.pem")
     want=$T/want.echo
-    timeout 40 gnutls-serv --priority "$GNUTLS_PRIO" -p "$port" --echo \
-      --x509certfile "$PKI/$SCERT.pem" --x509keyfile "$PKI/$SKEY.key" "${vc[@]}" \
-      </dev/null >"$slog" 2>&1 &
+    # (gnutls-serv has no listen address: it listens on every address,
+    # and only this test's client, on loopback, connects)
+    srv=(gnutls-serv --priority "$GNUTLS_PRIO" -p @PORT@ --echo
+      --x509certfile "$PKI/$SCERT.pem" --x509keyfile "$PKI/$SKEY.key" "${vc[@]}")
   fi
-  sp=$!
-  PIDS+=($sp)
-  if ! wait_port "$port" $sp; then
+  if ! peer_server "$slog" /dev/null "${srv[@]}"; then
     row_bad "$name" "the peer server did not start: $(tail -3 "$slog")"
     return
   fi
@@ -279,14 +297,10 @@ reneg_ours_client() {
   local err=$T/err out=$T/out slog=$T/peer.log port sp rc
   rm -f "$T/fifo" "$T/fifo2" "$out" "$err" "$slog"
   mkfifo "$T/fifo" "$T/fifo2"
-  port=$(tls_free_port)
-  timeout 40 openssl s_server -engine gost -accept "127.0.0.1:$port" -naccept 1 -tls1_2 -msg \
-    -cipher GOST2012-MAGMA-MAGMAOMAC -cert "$PKI/leaf-256A.pem" -key "$PKI/leaf-256A.key" \
-    -cert_chain "$PKI/int.pem" <"$T/fifo" >"$slog" 2>&1 &
-  sp=$!
-  PIDS+=($sp)
   exec 8<>"$T/fifo" # read-write: never blocks, never SIGPIPE
-  if ! wait_port "$port" $sp; then
+  if ! peer_server "$slog" "$T/fifo" openssl s_server -engine gost -accept 127.0.0.1:@PORT@ \
+    -naccept 1 -tls1_2 -msg -cipher GOST2012-MAGMA-MAGMAOMAC -cert "$PKI/leaf-256A.pem" \
+    -key "$PKI/leaf-256A.key" -cert_chain "$PKI/int.pem"; then
     exec 8>&-
     row_bad "$name" "the peer server did not start: $(tail -3 "$slog")"
     return
@@ -357,16 +371,12 @@ refusals() {
   local name=openssl/KUZNYECHIK_CTR_OMAC/ours-to-theirs/refused/server-cert-expired
   wanted "$name" || return 0
   local port sp rc
-  port=$(tls_free_port)
   rm -f "$T/fifo"
   mkfifo "$T/fifo"
-  timeout 40 openssl s_server -engine gost -accept "127.0.0.1:$port" -naccept 1 -tls1_2 -msg \
-    -cipher GOST2012-KUZNYECHIK-KUZNYECHIKOMAC -cert "$PKI/bad-expired.pem" \
-    -key "$PKI/bad-expired.key" -cert_chain "$PKI/int.pem" <"$T/fifo" >"$T/peer.log" 2>&1 &
-  sp=$!
-  PIDS+=($sp)
   exec 8<>"$T/fifo" # s_server's stdin open: its end would end the connection
-  if wait_port "$port" $sp; then
+  if peer_server "$T/peer.log" "$T/fifo" openssl s_server -engine gost -accept 127.0.0.1:@PORT@ \
+    -naccept 1 -tls1_2 -msg -cipher GOST2012-KUZNYECHIK-KUZNYECHIKOMAC \
+    -cert "$PKI/bad-expired.pem" -key "$PKI/bad-expired.key" -cert_chain "$PKI/int.pem"; then
     echo hello | timeout 20 "$G" tls client "127.0.0.1:$port" --ca "$PKI/ca.pem" \
       --servername localhost >"$T/out" 2>"$T/err"
     rc=$?
