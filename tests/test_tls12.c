@@ -107,6 +107,14 @@ static void drop13(void *user, uint8_t *msg, size_t *len, size_t cap) {
     if (!memcmp(msg + i, sv, sizeof sv)) msg[i + 6] = 3;
 }
 
+typedef struct mut {
+  int type;   /* the message changed */
+  int how;    /* 0: new type; 1: flip body byte at; 2: truncate; 3: append a byte; 4: flip from the end */
+  int arg;
+} mut;
+static void mutate(void *user, uint8_t *msg, size_t *len, size_t cap);
+static int alert_of(gostx_tls *x);
+
 static void test_versions(void) {
   /* Default both sides: TLS 1.3. */
   pair p;
@@ -183,6 +191,40 @@ static void test_versions(void) {
   pair_start(&p);
   CHECK(gostx_tls_handshake(p.c) == GOSTX_EINVAL && p.c2s.len == 0,
         "a 1.2-only client with only 1.3 suites: nothing sent");
+  pair_free(&p);
+  /* ALPN under TLS 1.2 (RFC 7301: the answer in the ServerHello): from a
+   * 1.2-only client and from one that offers both; none in common:
+   * no_application_protocol. */
+  for (int both = 0; both < 2; both++) {
+    pair_init(&p, &keys[0], 0);
+    CHECK_RC(gostx_tls_config_set_versions(p.scfg, 0x0303, 0x0303), 0, "1.2 only");
+    if (!both) CHECK_RC(gostx_tls_config_set_versions(p.ccfg, 0x0303, 0x0303), 0, "1.2 only");
+    CHECK_RC(gostx_tls_config_set_alpn(p.ccfg, "h2,http/1.1"), 0, "alpn");
+    CHECK_RC(gostx_tls_config_set_alpn(p.scfg, "http/1.1,h2"), 0, "alpn");
+    pair_start(&p);
+    CHECK(pair_handshake(&p) == 0 && !strcmp(gostx_tls_version(p.c), "TLSv1.2") &&
+              gostx_tls_alpn(p.c) && !strcmp(gostx_tls_alpn(p.c), "http/1.1") &&
+              gostx_tls_alpn(p.s) && !strcmp(gostx_tls_alpn(p.s), "http/1.1"),
+          "TLS 1.2 ALPN (client offering %s): the server's preference", both ? "both" : "1.2");
+    pair_free(&p);
+  }
+  pair12(&p, &keys[0], 0, 1);
+  CHECK_RC(gostx_tls_config_set_alpn(p.ccfg, "h2"), 0, "alpn");
+  CHECK_RC(gostx_tls_config_set_alpn(p.scfg, "http/1.1"), 0, "alpn");
+  pair_start(&p);
+  CHECK(pair_handshake(&p) < 0 && alert_of(p.s) == GOSTX__ALERT_NO_APPLICATION_PROTOCOL,
+        "TLS 1.2 ALPN without a name in common: no_application_protocol");
+  pair_free(&p);
+  /* A ServerHello's ALPN the client did not offer, or not one name. */
+  pair12(&p, &keys[0], 0, 1);
+  CHECK_RC(gostx_tls_config_set_alpn(p.ccfg, "h2"), 0, "alpn");
+  CHECK_RC(gostx_tls_config_set_alpn(p.scfg, "h2"), 0, "alpn");
+  mut m = {GOSTX__HS_SERVER_HELLO, 4, 0};
+  gostx__tls_config_test(p.scfg)->mutate = mutate;
+  gostx__tls_config_test(p.scfg)->mutate_user = &m;
+  pair_start(&p);
+  CHECK(pair_handshake(&p) < 0 && alert_of(p.c) == GOSTX__ALERT_ILLEGAL_PARAMETER,
+        "TLS 1.2 ALPN answer not offered: illegal_parameter");
   pair_free(&p);
   /* The key log: CLIENT_RANDOM with the 48-byte master secret. */
   pair12(&p, &keys[0], 0, 0);
@@ -262,12 +304,6 @@ static void test_flips(void) {
     pair_free(&p);
   }
 }
-
-typedef struct mut {
-  int type;   /* the message changed */
-  int how;    /* 0: new type; 1: flip body byte at; 2: truncate; 3: append a byte; 4: flip from the end */
-  int arg;
-} mut;
 
 static void mutate(void *user, uint8_t *msg, size_t *len, size_t cap) {
   const mut *m = user;

@@ -90,7 +90,7 @@ GOSTX_API int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list)
  * has a suite of it too). A server that settles on 1.2 while it
  * accepts 1.3 marks its random as RFC 8446 4.1.3 says, and a client that
  * offered 1.3 refuses a 1.2 answer so marked (illegal_parameter). TLS 1.2
- * takes no PSK, ALPN or KeyUpdate; it requires extended_master_secret
+ * takes no PSK or KeyUpdate; it requires extended_master_secret
  * (RFC 7627) and refuses renegotiation (no_renegotiation). */
 GOSTX_API int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max);
 /* SSLKEYLOGFILE lines (NSS key log format), one per call, without '\n'. */

@@ -250,15 +250,15 @@ static int build_client_hello(gostx_tls *c) {
       put(&w, 0, 2);
     }
   }
-  if (!c->offered13) {
-    close_vec(&w, exts, 2);
-    return msg_send(c, &w);
-  }
   if (cfg->alpn_len) {
     put(&w, EXT_ALPN, 2);
     put(&w, (unsigned)cfg->alpn_len + 2, 2);
     put(&w, (unsigned)cfg->alpn_len, 2);
     put_bytes(&w, cfg->alpn, cfg->alpn_len);
+  }
+  if (!c->offered13) {
+    close_vec(&w, exts, 2);
+    return msg_send(c, &w);
   }
   put(&w, EXT_SUPPORTED_VERSIONS, 2);
   put(&w, c->offered12 ? 5 : 3, 2);
@@ -459,16 +459,8 @@ static int on_encrypted_extensions(gostx_tls *c, const uint8_t *body, size_t len
     if (type == EXT_SERVER_NAME && data.n)
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "server_name not empty in EncryptedExtensions");
     if (type == EXT_ALPN) {
-      rd list = vec(&data, 2, 1);
-      rd name = vec(&list, 1, 1);
-      if (data.bad || data.n || list.bad || list.n)
-        return fail(c, GOSTX__ALERT_DECODE_ERROR, "ALPN answer not one name");
-      int offered = 0;
-      for (size_t i = 0; i < c->cfg->alpn_len; i += 1 + c->cfg->alpn[i])
-        if (c->cfg->alpn[i] == name.n && !memcmp(c->cfg->alpn + i + 1, name.p, name.n)) offered = 1;
-      if (!offered) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ALPN protocol not offered");
-      memcpy(c->alpn, name.p, name.n);
-      c->alpn[name.n] = 0;
+      int rc = gostx__tls_alpn_answer(c, data);
+      if (rc != GOSTX_OK) return rc;
     }
   }
   c->state = c->psk ? GOSTX__ST_WAIT_FINISHED : GOSTX__ST_WAIT_CERT_CR;
@@ -707,14 +699,7 @@ static int send_encrypted_extensions(gostx_tls *c, int sni_ack) {
     put(&w, EXT_SERVER_NAME, 2);
     put(&w, 0, 2);
   }
-  if (c->alpn[0]) {
-    size_t n = strlen(c->alpn);
-    put(&w, EXT_ALPN, 2);
-    put(&w, (unsigned)n + 3, 2);
-    put(&w, (unsigned)n + 1, 2);
-    put(&w, (unsigned)n, 1);
-    put_bytes(&w, (const uint8_t *)c->alpn, n);
-  }
+  gostx__tls_put_alpn(c, &w);
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
@@ -855,20 +840,8 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     }
   }
   if (!retry) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no group in common");
-  if (cfg->alpn_len && h.have_alpn) {
-    for (size_t i = 0; i < cfg->alpn_len && !c->alpn[0]; i += 1 + cfg->alpn[i]) {
-      rd l = h.alpn;
-      while (l.n) {
-        rd name = vec(&l, 1, 1);
-        if (name.n == cfg->alpn[i] && !memcmp(name.p, cfg->alpn + i + 1, name.n)) {
-          memcpy(c->alpn, name.p, name.n);
-          c->alpn[name.n] = 0;
-          break;
-        }
-      }
-    }
-    if (!c->alpn[0]) return fail(c, GOSTX__ALERT_NO_APPLICATION_PROTOCOL, "no ALPN protocol in common");
-  }
+  rc = gostx__tls_alpn_select(c, &h);
+  if (rc != GOSTX_OK) return rc;
   memcpy(c->servername, h.sni, sizeof h.sni);
   /* No CertificateRequest under a PSK (RFC 8446 section 4.3.2). */
   c->cert_req = !c->psk && cfg->verify != GOSTX_TLS_VERIFY_NONE;

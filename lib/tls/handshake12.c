@@ -285,7 +285,8 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
                    : type == EXT_SERVER_NAME && c->servername[0] &&
                            !gostx__tls_is_ip_literal(c->servername)
                        ? 4u
-                       : 0u;
+                   : type == EXT_ALPN && cfg->alpn_len ? 8u
+                                                       : 0u;
     if (!bit) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "ServerHello extension not offered");
     if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ServerHello extension twice");
     seen |= bit;
@@ -293,6 +294,9 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
       rd info = vec(&data, 1, 0);
       if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed renegotiation_info");
       if (info.n) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "renegotiation_info not empty");
+    } else if (type == EXT_ALPN) {
+      int rc = gostx__tls_alpn_answer(c, data);
+      if (rc != GOSTX_OK) return rc;
     } else if (data.n) {
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "ServerHello extension not empty");
     }
@@ -352,6 +356,7 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
     put(&w, EXT_SERVER_NAME, 2);
     put(&w, 0, 2);
   }
+  gostx__tls_put_alpn(c, &w);
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
@@ -370,11 +375,13 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
   if (!h->have_sigs || !gostx__tls_rd_has16(h->sigs, sig_alg(cfg->key_curve)))
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the client does not accept our key's signature algorithm");
+  int rc = gostx__tls_alpn_select(c, h);
+  if (rc != GOSTX_OK) return rc;
   c->v12 = 1;
   memcpy(c->client_random, h->random, 32);
   memcpy(c->servername, h->sni, sizeof h->sni);
   int reneg = h->have_reneg || gostx__tls_rd_has16(h->suites, 0x00FF); /* RFC 5746's SCSV */
-  int rc = gostx__tls_fill_random(c, c->server_random, 32);
+  rc = gostx__tls_fill_random(c, c->server_random, 32);
   if (rc != GOSTX_OK) return rc;
   /* RFC 8446 4.1.3: we could have spoken TLS 1.3 and did not. */
   if (gostx__tls_speaks13(cfg)) memcpy(c->server_random + 24, downgrade12, 8);

@@ -175,6 +175,14 @@ int gostx__tls_speaks13(const gostx_tls_config *cfg);
 #define GOSTX__TLS12_SIG_256 0x0840
 #define GOSTX__TLS12_SIG_512 0x0841
 
+/* ALPN (RFC 7301), both versions: the server's choice (its preference
+ * among the client's names; no_application_protocol when none), written
+ * as the answer extension (nothing when none); the client's check of an
+ * answer's data (one name it offered). */
+int gostx__tls_alpn_select(gostx_tls *c, const hello *h);
+void gostx__tls_put_alpn(gostx_tls *c, wr *w);
+int gostx__tls_alpn_answer(gostx_tls *c, rd data);
+
 /* handshake12.c: TLS 1.2 (RFC 5246 with RFC 9189's suites). */
 /* The server's answer to a ClientHello (msg, whole) that gets TLS 1.2. */
 int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, const hello *h);

@@ -269,3 +269,45 @@ int gostx__tls_speaks13(const gostx_tls_config *cfg) {
     if (gostx__tls_suite_by_id(cfg->suites[i])) return 1;
   return 0;
 }
+
+int gostx__tls_alpn_select(gostx_tls *c, const hello *h) {
+  const gostx_tls_config *cfg = c->cfg;
+  if (!cfg->alpn_len || !h->have_alpn) return GOSTX_OK;
+  for (size_t i = 0; i < cfg->alpn_len && !c->alpn[0]; i += 1 + cfg->alpn[i]) {
+    rd l = h->alpn;
+    while (l.n) {
+      rd name = vec(&l, 1, 1);
+      if (name.n == cfg->alpn[i] && !memcmp(name.p, cfg->alpn + i + 1, name.n)) {
+        memcpy(c->alpn, name.p, name.n);
+        c->alpn[name.n] = 0;
+        break;
+      }
+    }
+  }
+  if (!c->alpn[0]) return fail(c, GOSTX__ALERT_NO_APPLICATION_PROTOCOL, "no ALPN protocol in common");
+  return GOSTX_OK;
+}
+
+void gostx__tls_put_alpn(gostx_tls *c, wr *w) {
+  if (!c->alpn[0]) return;
+  size_t n = strlen(c->alpn);
+  put(w, EXT_ALPN, 2);
+  put(w, (unsigned)n + 3, 2);
+  put(w, (unsigned)n + 1, 2);
+  put(w, (unsigned)n, 1);
+  put_bytes(w, (const uint8_t *)c->alpn, n);
+}
+
+int gostx__tls_alpn_answer(gostx_tls *c, rd data) {
+  rd list = vec(&data, 2, 1);
+  rd name = vec(&list, 1, 1);
+  if (data.bad || data.n || list.bad || list.n)
+    return fail(c, GOSTX__ALERT_DECODE_ERROR, "ALPN answer not one name");
+  int offered = 0;
+  for (size_t i = 0; i < c->cfg->alpn_len; i += 1 + c->cfg->alpn[i])
+    if (c->cfg->alpn[i] == name.n && !memcmp(c->cfg->alpn + i + 1, name.p, name.n)) offered = 1;
+  if (!offered) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ALPN protocol not offered");
+  memcpy(c->alpn, name.p, name.n);
+  c->alpn[name.n] = 0;
+  return GOSTX_OK;
+}
