@@ -10,9 +10,15 @@
 #    pinned the same way and loaded by `openssl s_time -new` (full
 #    handshakes), suites GOST2012-KUZNYECHIK-KUZNYECHIKOMAC and
 #    GOST2012-MAGMA-MAGMAOMAC;
+#  - the same TLS 1.2 handshakes against `gostx tls serve --version 1.2`
+#    (RFC 9189 suites 0xC100 and 0xC101), loaded by the same s_time: both
+#    servers, same certificate, same load, same run;
 #  - bulk through one connection: `gostx tls client` downloading a 256 MiB
 #    file from nginx through `gostx tls serve`, per suite, beside
-#    `gostx bench`'s MGM (16 KiB per call: one full record) for its cipher.
+#    `gostx bench`'s MGM (16 KiB per call: one full record) for its cipher;
+#  - TLS 1.2 bulk, 0xC100: gostx tls client <- gostx tls serve <- nginx
+#    against openssl s_client <- openssl s_server -WWW (gost-engine), the
+#    256 MiB file, server on CPU 0 and client on CPU 1.
 # Handshakes are counted per second of the server's CPU time (utime + stime
 # from /proc/PID/stat): what one fully busy core does, however fast the load
 # is on a small machine; the wall rate and how busy the server was are
@@ -42,6 +48,7 @@ TLS_HERE=$HERE/../tests/net
 . "$TLS_HERE/tls_common.sh"
 trap 'pids_stop; rm -rf "$T"' EXIT
 tls_pki
+PKI=$(cd "$PKI" && pwd) # absolute: ossl_on0 runs s_server -WWW in the file's folder
 NCPU=$(nproc)
 [ "$NCPU" -ge 2 ] || { echo "tls_speed: needs 2 CPUs (server on one, load on the others)"; exit 1; }
 LOADCPUS=1-$((NCPU - 1))
@@ -85,22 +92,57 @@ hs_row() {
   HS_LAST=$(cut -d' ' -f1 "$T/rows" | median)
 }
 
+# serve_on0 ARGS...: `gostx tls serve --threads 1 ARGS` pinned to CPU 0, in
+# front of nginx; its pid in $spid, its port in $port (exits if it does not
+# start)
+serve_on0() {
+  taskset -c 0 "$G" tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+    "$@" 2>"$T/serve.log" </dev/null &
+  spid=$!
+  PIDS+=($spid)
+  port=
+  for _ in $(seq 200); do
+    port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/serve.log" 2>/dev/null)
+    [ -n "$port" ] && return 0
+    sleep 0.05
+  done
+  echo "tls_speed: serve $* did not start: $(cat "$T/serve.log")"
+  exit 1
+}
+# ossl_on0 DIR ARGS...: openssl s_server (gost-engine) -accept on a free
+# port with ARGS, in DIR, pinned to CPU 0; its pid in $opid, its port in
+# $port (retried on another port if the one picked is taken)
+ossl_on0() {
+  local dir=$1 p
+  shift
+  port=
+  for _ in 1 2 3; do
+    p=$(tls_free_port)
+    (cd "$dir" && OPENSSL_CONF=$OSSL_CNF exec taskset -c 0 openssl s_server \
+      -accept 127.0.0.1:$p "$@" -quiet </dev/null >/dev/null 2>"$T/ossl.log") &
+    opid=$!
+    PIDS+=($opid)
+    for _ in $(seq 100); do
+      python3 -c "import socket; socket.create_connection(('127.0.0.1', $p), 1).close()" 2>/dev/null &&
+        { port=$p; return 0; }
+      kill -0 $opid 2>/dev/null || break
+      sleep 0.05
+    done
+    kill $opid 2>/dev/null
+  done
+  echo "tls_speed: openssl s_server did not start: $(cat "$T/ossl.log")"
+  exit 1
+}
+OSSL_CNF=$HERE/../tests/support/gost_engine.cnf
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", b ? a / b : 0}'; }
 if [ "$PART" != bulk ]; then
 echo "Server handshakes (full, one server core):"
 printf "  %-70s %8s %8s %6s\n" "server, version, suite, group, certificate" "per CPU-s" "wall/s" "busy"
-declare -A GX OS
+declare -A GX OS GX12
 for cert in 256A:GC256A 512C:GC512C; do
   c=${cert%%:*} grp=${cert#*:}
-  taskset -c 0 "$G" tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
-    --cert "$PKI/chain-$c.pem" --key "$PKI/leaf-$c.key" 2>"$T/serve.log" </dev/null &
-  spid=$!
-  PIDS+=($spid)
-  for _ in $(seq 200); do
-    port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/serve.log" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  [ -n "$port" ] || { echo "tls_speed: serve did not start: $(cat "$T/serve.log")"; exit 1; }
+  serve_on0 --cert "$PKI/chain-$c.pem" --key "$PKI/leaf-$c.key"
   hs_row "gostx tls serve, TLS 1.3, KUZNYECHIK_MGM_L, $grp, $c" $spid \
     taskset -c $LOADCPUS "$LOAD" 127.0.0.1 "$port" "$SECS" 4 KUZNYECHIK_MGM_L $grp
   GX[$c]=$HS_LAST
@@ -108,8 +150,8 @@ for cert in 256A:GC256A 512C:GC512C; do
   wait $spid 2>/dev/null
 done
 
-# openssl + gost-engine, TLS 1.2
-OSSL_CNF=$HERE/../tests/support/gost_engine.cnf
+# openssl + gost-engine, TLS 1.2, and gostx tls serve --version 1.2 under
+# the same load
 # ossl_load PORT SUITE: full handshakes for SECONDS from two s_time (each
 # makes one connection at a time), their total
 ossl_load() {
@@ -122,35 +164,31 @@ ossl_load() {
 } 2>/dev/null
 for c in 256A 512C; do
   for suite in GOST2012-KUZNYECHIK-KUZNYECHIKOMAC GOST2012-MAGMA-MAGMAOMAC; do
-    port=
-    for _ in 1 2 3; do
-      p=$(tls_free_port)
-      OPENSSL_CONF=$OSSL_CNF taskset -c 0 openssl s_server -accept 127.0.0.1:$p -tls1_2 \
-        -cert "$PKI/leaf-$c.pem" -cert_chain "$PKI/int.pem" -key "$PKI/leaf-$c.key" \
-        -cipher "$suite" -quiet </dev/null >/dev/null 2>"$T/ossl.log" &
-      opid=$!
-      PIDS+=($opid)
-      for _ in $(seq 100); do
-        python3 -c "import socket; socket.create_connection(('127.0.0.1', $p), 1).close()" 2>/dev/null &&
-          { port=$p; break; }
-        kill -0 $opid 2>/dev/null || break
-        sleep 0.05
-      done
-      [ -n "$port" ] && break
-      kill $opid 2>/dev/null
-    done
-    [ -n "$port" ] || { echo "tls_speed: openssl s_server did not start: $(cat "$T/ossl.log")"; exit 1; }
+    ossl_on0 "$T" -tls1_2 -cert "$PKI/leaf-$c.pem" -cert_chain "$PKI/int.pem" \
+      -key "$PKI/leaf-$c.key" -cipher "$suite"
     hs_row "openssl s_server + gost-engine, TLS 1.2, ${suite#GOST2012-}, $c" $opid \
       ossl_load "$port" "$suite"
     OS[$c:$suite]=$HS_LAST
     kill $opid
     wait $opid 2>/dev/null
+    s12=KUZNYECHIK_CTR_OMAC
+    [ $suite = GOST2012-MAGMA-MAGMAOMAC ] && s12=MAGMA_CTR_OMAC
+    serve_on0 --cert "$PKI/chain-$c.pem" --key "$PKI/leaf-$c.key" --version 1.2 --suites $s12
+    hs_row "gostx tls serve, TLS 1.2, $s12, $c (same s_time load)" $spid ossl_load "$port" "$suite"
+    GX12[$c:$suite]=$HS_LAST
+    kill $spid
+    wait $spid 2>/dev/null
   done
 done
 echo "  (ratios, gostx / openssl Kuznyechik suite: 256A $(awk -v a="${GX[256A]}" \
   -v b="${OS[256A:GOST2012-KUZNYECHIK-KUZNYECHIKOMAC]}" 'BEGIN {printf "%.2fx", b ? a / b : 0}'),
    512C $(awk -v a="${GX[512C]}" -v b="${OS[512C:GOST2012-KUZNYECHIK-KUZNYECHIKOMAC]}" \
   'BEGIN {printf "%.2fx", b ? a / b : 0}'); target >= 2x)"
+K=GOST2012-KUZNYECHIK-KUZNYECHIKOMAC M=GOST2012-MAGMA-MAGMAOMAC
+echo "  (TLS 1.2 against TLS 1.2, gostx / openssl: KUZNYECHIK_CTR_OMAC 256A" \
+  "$(ratio "${GX12[256A:$K]}" "${OS[256A:$K]}"), 512C $(ratio "${GX12[512C:$K]}" "${OS[512C:$K]}");" \
+  "MAGMA_CTR_OMAC 256A $(ratio "${GX12[256A:$M]}" "${OS[256A:$M]}"), 512C" \
+  "$(ratio "${GX12[512C:$M]}" "${OS[512C:$M]}"); target >= 2x)"
 echo
 fi
 [ "$PART" = hs ] && exit 0
@@ -192,3 +230,48 @@ done
 echo "  (MB/CPU-s: bytes per second of that process's CPU time (serve: read from nginx,"
 echo "  seal, send; client: receive, open, write out), against gostx bench's MGM on the"
 echo "  CPU clock, 16 KiB per call (one full record); target >= 0.8x)"
+echo
+
+# TLS 1.2 bulk, 0xC100: gostx and openssl + gost-engine, the same file and
+# certificate, server pinned to CPU 0, client to CPU 1
+echo "TLS 1.2 bulk through one connection, KUZNYECHIK_CTR_OMAC (0xC100), 256 MiB, 256A:"
+printf "  %-48s %8s %12s %12s\n" "server <- client" "wall" "server" "client"
+printf "  %-48s %8s %12s %12s\n" "" "MB/s" "MB/CPU-s" "MB/CPU-s"
+# bulk12 NAME SPID CMD...: RUNS downloads by CMD (pinned to CPU 1) from the
+# server SPID; a table row; the server's MB/CPU-s in $B12
+bulk12() {
+  local name=$1 spid=$2 i c0 c1 t0 t1
+  shift 2
+  : >"$T/rows"
+  for i in $(seq "$RUNS"); do
+    c0=$(cpu_ticks "$spid")
+    t0=$(date +%s.%N)
+    (printf 'GET /big HTTP/1.0\r\n\r\n' | taskset -c 1 "$@" 2>/dev/null | wc -c >"$T/bytes"
+      times >"$T/times")
+    t1=$(date +%s.%N)
+    c1=$(cpu_ticks "$spid")
+    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(secs <"$T/times")" |
+      awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1}' >>"$T/rows"
+  done
+  # a download that came short would make a fast-looking row: say so
+  awk -v want=$((256 << 20)) '$4 < want {bad = 1} END {exit bad}' "$T/rows" ||
+    echo "  ($name: a download came short: $(cut -d' ' -f4 "$T/rows" | tr '\n' ' ') bytes)"
+  printf "  %-48s %8s %12s %12s\n" "$name" "$(cut -d' ' -f1 "$T/rows" | median)" \
+    "$(cut -d' ' -f2 "$T/rows" | median)" "$(cut -d' ' -f3 "$T/rows" | median)"
+  B12=$(cut -d' ' -f2 "$T/rows" | median)
+}
+serve_on0 --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" --version 1.2 \
+  --suites KUZNYECHIK_CTR_OMAC
+bulk12 "gostx tls serve <- gostx tls client" $spid \
+  "$G" tls client "127.0.0.1:$port" --insecure --version 1.2 --suites KUZNYECHIK_CTR_OMAC
+GB12=$B12
+kill $spid
+wait $spid 2>/dev/null
+ossl_on0 "$T/www" -tls1_2 -cert "$PKI/leaf-256A.pem" -cert_chain "$PKI/int.pem" \
+  -key "$PKI/leaf-256A.key" -cipher GOST2012-KUZNYECHIK-KUZNYECHIKOMAC -WWW
+bulk12 "openssl s_server -WWW <- s_client (gost-engine)" $opid env OPENSSL_CONF="$OSSL_CNF" \
+  openssl s_client -connect "127.0.0.1:$port" -tls1_2 -cipher GOST2012-KUZNYECHIK-KUZNYECHIKOMAC -quiet
+kill $opid
+wait $opid 2>/dev/null
+echo "  (server MB/CPU-s, gostx / openssl: $(ratio "$GB12" "$B12"); target >= 3x; the answers"
+echo "  carry HTTP headers, a few hundred bytes beside 256 MiB)"

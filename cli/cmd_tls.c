@@ -1,4 +1,5 @@
-/* gostx tls serve | connect | client: GOST TLS 1.3 (RFC 9367 suites) in
+/* gostx tls serve | connect | client: GOST TLS 1.3 (RFC 9367 suites) and
+ * TLS 1.2 (RFC 9189 suites) in
  * front of any TCP server, in front of any TCP client, and an s_client-like
  * look at a server. The options that make the TLS config are shared; the
  * relays are in cli/tls_proxy.c. */
@@ -18,11 +19,12 @@ enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };
 static const char *const mode_name[] = {"tls serve", "tls connect", "tls client"};
 
 #define COMMON_HELP                                                                        \
-  "  --version 1.2|1.3   the TLS version (default: both, 1.3 preferred; this build\n"      \
-  "                      has TLS 1.3 only and refuses --version 1.2)\n"                    \
+  "  --version 1.2|1.3   the only TLS version allowed (default: both, 1.3 preferred)\n"   \
   "  --suites LIST       cipher suites in preference order, ':' or ',' between:\n"         \
-  "                      KUZNYECHIK_MGM_L, MAGMA_MGM_L, KUZNYECHIK_MGM_S, MAGMA_MGM_S\n"   \
-  "                      or their RFC 9367 names (TLS_GOSTR341112_256_WITH_...)\n"        \
+  "                      TLS 1.3: KUZNYECHIK_MGM_L, MAGMA_MGM_L, KUZNYECHIK_MGM_S,\n"      \
+  "                      MAGMA_MGM_S; TLS 1.2: KUZNYECHIK_CTR_OMAC, MAGMA_CTR_OMAC,\n"     \
+  "                      28147_CNT_IMIT; or their RFC names (TLS_GOSTR341112_256_WITH_\n"  \
+  "                      KUZNYECHIK_MGM_L, ...); each version takes its own entries\n"    \
   "  --groups LIST       key exchange groups: GC256A GC256B GC256C GC256D GC512A\n"        \
   "                      GC512B GC512C\n"                                                  \
   "  --alpn LIST         application protocols (ALPN), e.g. h2,http/1.1\n"                 \
@@ -54,7 +56,8 @@ static void usage(FILE *f) {
           "                       [--cert FILE --key FILE] [OPTIONS]\n"
           "\n"
           "GOST TLS 1.3 (RFC 8446 with the RFC 9367 cipher suites: Kuznyechik or Magma\n"
-          "in MGM, GOST R 34.10-2012 keys and signatures, Streebog).\n"
+          "in MGM, GOST R 34.10-2012 keys and signatures, Streebog) and GOST TLS 1.2\n"
+          "(RFC 9189: Kuznyechik or Magma CTR with OMAC, GOST 28147-89 CNT with IMIT).\n"
           "  serve    terminates GOST TLS on --listen and relays each connection's data\n"
           "           to a new TCP connection to --backend (any TCP server: nginx, an\n"
           "           application), on all cores\n"
@@ -280,6 +283,20 @@ static int set_list(gostx_tls_config *cfg, int (*set)(gostx_tls_config *, const 
   return cli_usage("%s: %s '%s': %s", sub, opt, list, gostx_tls_config_error(cfg));
 }
 
+/* Whether the suite list (names the library took) has an entry of TLS
+ * version v: RFC 9189's (1.2) end in CTR_OMAC or CNT_IMIT, RFC 9367's
+ * (1.3) in MGM_L or MGM_S. */
+static int suites_have_version(const char *list, unsigned v) {
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ":,");
+    int tls12 = (n >= 8 && !strncmp(p + n - 8, "CTR_OMAC", 8)) ||
+                (n >= 8 && !strncmp(p + n - 8, "CNT_IMIT", 8));
+    if (n && tls12 == (v == 0x0303)) return 1;
+    p += n + (p[n] != 0);
+  }
+  return 0;
+}
+
 static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_config **out,
                         gostx_x509_store **store_out) {
   const char *sub = mode_name[mode];
@@ -295,15 +312,19 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
     unsigned v = !strcmp(o->version, "1.3") ? 0x0304 : !strcmp(o->version, "1.2") ? 0x0303 : 0;
     if (!v) rc = cli_usage("%s: --version must be 1.2 or 1.3, not '%s'", sub, o->version);
     else if (gostx_tls_config_set_versions(cfg, v, v))
-      rc = cli_usage("%s: --version %s: %s", sub, o->version,
-                     v == 0x0303 ? "TLS 1.2 is not implemented in this build (TLS 1.3 only)"
-                                 : gostx_tls_config_error(cfg));
-  } else {
-    /* both, the library preferring the newest; a build with 1.3 alone
-     * takes this as 1.3 */
-    (void)gostx_tls_config_set_versions(cfg, 0x0303, 0x0304);
+      rc = cli_usage("%s: --version %s: %s", sub, o->version, gostx_tls_config_error(cfg));
+  } else if (gostx_tls_config_set_versions(cfg, 0x0303, 0x0304)) {
+    /* both, the library preferring the newest */
+    rc = cli_usage("%s: TLS 1.2 and 1.3: %s", sub, gostx_tls_config_error(cfg));
   }
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_suites, "--suites", o->suites, sub);
+  /* a --version whose suites were all left out could never connect */
+  if (!rc && o->suites && o->version) {
+    unsigned v = !strcmp(o->version, "1.2") ? 0x0303 : 0x0304;
+    if (!suites_have_version(o->suites, v))
+      rc = cli_usage("%s: --suites '%s' has no TLS %s suite (--version %s)", sub, o->suites,
+                     o->version, o->version);
+  }
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_groups, "--groups", o->groups, sub);
   if (!rc) rc = set_list(cfg, gostx_tls_config_set_alpn, "--alpn", o->alpn, sub);
   if (!rc && o->cert) rc = set_identity(cfg, o, sub);
@@ -414,10 +435,14 @@ static int client_ready(struct tls_conn *c) {
   fprintf(f, "Connected to %s\n", cl->addr->text);
   fprintf(f, "Version: %s\n", gostx_tls_version(c->tls));
   fprintf(f, "Suite: %s\n", gostx_tls_suite(c->tls));
-  fprintf(f, "Group: %s\n", gostx_tls_group(c->tls));
-  /* no signature: the server proved the external PSK instead */
-  const char *scheme = gostx_tls_scheme(c->tls);
-  fprintf(f, "Scheme: %s\n", scheme ? scheme : "(none: the PSK)");
+  const char *group = gostx_tls_group(c->tls), *scheme = gostx_tls_scheme(c->tls);
+  fprintf(f, "Group: %s\n", group ? group : "(none: TLS 1.2 key transport)");
+  /* no signature: the server proved the external PSK, or (1.2) holds its key */
+  fprintf(f, "Scheme: %s\n",
+          scheme ? scheme
+                 : gostx_tls_version_id(c->tls) == GOSTX_TLS_VERSION_1_2
+                       ? "(none: TLS 1.2, the server signs nothing)"
+                       : "(none: the PSK)");
   fprintf(f, "ALPN: %s\n", alpn ? alpn : "(none)");
   fprintf(f, "Server name: %s\n", sn ? sn : "(none)");
   const gostx_x509_cert *chain = NULL;

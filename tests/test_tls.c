@@ -20,170 +20,7 @@
 #include "testutil.h"
 #include "tls/conn.h"
 
-/* ---------------- memory pipes ---------------- */
-
-typedef struct pipe_buf {
-  uint8_t *b;
-  size_t len, cap;
-  /* The records written are counted; the one numbered tamper (when
-   * tamper_fn is set) is passed to it before the reader sees it. */
-  size_t scan; /* where the next record starts in b */
-  int nrec, tamper;
-  void (*tamper_fn)(uint8_t *rec, size_t len, size_t arg);
-  size_t tamper_arg;
-  int tampered;
-  int eof; /* once empty, reads see the end of the stream */
-  int writes; /* the transport writes made into it */
-} pipe_buf;
-
-typedef struct end {
-  pipe_buf *in, *out;
-  size_t chunk; /* the most bytes one read or write moves (0: all) */
-} end;
-
-static ssize_t pipe_read(void *user, uint8_t *buf, size_t len) {
-  end *e = user;
-  if (e->in->len == 0 && e->in->eof) return 0;
-  if (e->in->len == 0) {
-    errno = EAGAIN;
-    return -1;
-  }
-  size_t n = len < e->in->len ? len : e->in->len;
-  if (e->chunk && n > e->chunk) n = e->chunk;
-  memcpy(buf, e->in->b, n);
-  memmove(e->in->b, e->in->b + n, e->in->len - n);
-  e->in->len -= n;
-  e->in->scan = e->in->scan > n ? e->in->scan - n : 0;
-  return (ssize_t)n;
-}
-
-static ssize_t pipe_write(void *user, const uint8_t *buf, size_t len) {
-  end *e = user;
-  size_t room = e->out->cap - e->out->len;
-  if (room == 0) {
-    errno = EAGAIN;
-    return -1;
-  }
-  size_t n = len < room ? len : room;
-  if (e->chunk && n > e->chunk) n = e->chunk;
-  memcpy(e->out->b + e->out->len, buf, n);
-  e->out->len += n;
-  e->out->writes++;
-  pipe_buf *w = e->out;
-  while (w->len - w->scan >= 5) {
-    size_t rl = 5 + ((size_t)w->b[w->scan + 3] << 8 | w->b[w->scan + 4]);
-    if (w->len - w->scan < rl) break;
-    if (w->tamper_fn && w->nrec == w->tamper) {
-      w->tamper_fn(w->b + w->scan, rl, w->tamper_arg);
-      w->tampered = 1;
-    }
-    w->nrec++;
-    w->scan += rl;
-  }
-  return (ssize_t)n;
-}
-
-/* ---------------- a client and a server ---------------- */
-
-typedef struct pair {
-  gostx_tls_config *ccfg, *scfg;
-  gostx_tls *c, *s;
-  pipe_buf c2s, s2c;
-  end ce, se;
-  int crc, src;
-} pair;
-
-typedef struct keypair {
-  gostx_gost3410_curve curve;
-  uint8_t priv[64], pub[128];
-} keypair;
-
-static keypair keys[7]; /* one per scheme 0x0709.. */
-static const uint8_t fake_der[] = {0x30, 0x03, 0x02, 0x01, 0x01}; /* carried, not parsed */
-
-static void pin(gostx_tls_config *cfg, const keypair *k) {
-  gostx__tls_test_hooks *t = gostx__tls_config_test(cfg);
-  t->pin_curve = k->curve;
-  memcpy(t->pin_pub, k->pub, 2 * gostx_gost3410_size(k->curve));
-}
-
-static void set_identity(gostx_tls_config *cfg, const keypair *k) {
-  const uint8_t *der[1] = {fake_der};
-  size_t len[1] = {sizeof fake_der};
-  gostx__tls_config_test(cfg)->raw_chain = 1;
-  CHECK_RC(gostx_tls_config_set_chain(cfg, der, len, 1), 0, "set_chain");
-  CHECK_RC(gostx_tls_config_set_key(cfg, k->curve, k->priv, gostx_gost3410_size(k->curve)), 0,
-           "set_key");
-}
-
-static void pair_init(pair *p, const keypair *server_key, size_t chunk) {
-  memset(p, 0, sizeof *p);
-  p->c2s.cap = p->s2c.cap = 1u << 20;
-  p->c2s.b = malloc(p->c2s.cap);
-  p->s2c.b = malloc(p->s2c.cap);
-  p->ce = (end){&p->s2c, &p->c2s, chunk};
-  p->se = (end){&p->c2s, &p->s2c, chunk};
-  p->ccfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
-  p->scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
-  gostx_tls_config_set_verify(p->ccfg, GOSTX_TLS_VERIFY_NONE);
-  pin(p->ccfg, server_key);
-  set_identity(p->scfg, server_key);
-}
-
-static void pair_start(pair *p) {
-  p->c = gostx_tls_new(p->ccfg);
-  p->s = gostx_tls_new(p->scfg);
-  gostx_tls_set_io(p->c, pipe_read, pipe_write, &p->ce);
-  gostx_tls_set_io(p->s, pipe_read, pipe_write, &p->se);
-}
-
-static void pair_free(pair *p) {
-  gostx_tls_free(p->c);
-  gostx_tls_free(p->s);
-  gostx_tls_config_free(p->ccfg);
-  gostx_tls_config_free(p->scfg);
-  free(p->c2s.b);
-  free(p->s2c.b);
-}
-
-static int want(int rc) { return rc == GOSTX_TLS_WANT_READ || rc == GOSTX_TLS_WANT_WRITE; }
-
-/* Runs both handshakes until neither can move; 0 when both completed. */
-static int pair_handshake(pair *p) {
-  p->crc = p->src = GOSTX_TLS_WANT_READ;
-  for (int i = 0; i < 1000000 && (want(p->crc) || want(p->src)); i++) {
-    if (want(p->crc)) p->crc = gostx_tls_handshake(p->c);
-    if (want(p->src)) p->src = gostx_tls_handshake(p->s);
-    if (want(p->crc) && want(p->src) && p->c2s.len == 0 && p->s2c.len == 0) break;
-  }
-  return p->crc == 0 && p->src == 0 ? 0 : -1;
-}
-
-/* Sends len bytes from a to b and reads them there, both non-blocking. */
-static int transfer(pair *p, gostx_tls *a, gostx_tls *b, const uint8_t *data, size_t len) {
-  uint8_t *got = malloc(len + 1);
-  size_t sent = 0, recvd = 0;
-  int ok = 1, wrc = 0;
-  for (int i = 0; i < 10000000 && recvd < len && ok; i++) {
-    if (sent < len || wrc) {
-      size_t put = 0;
-      wrc = gostx_tls_write(a, data + sent, len - sent, &put); /* len 0: flushes */
-      sent += put;
-      if (wrc != 0 && !want(wrc)) ok = 0;
-    }
-    size_t n = 0;
-    int rc = gostx_tls_read(b, got + recvd, len - recvd, &n);
-    recvd += n;
-    if (rc != 0 && !want(rc)) ok = 0;
-  }
-  (void)p;
-  if (getenv("TLS_DEBUG"))
-    fprintf(stderr, "transfer: ok %d sent %zu recvd %zu of %zu: %s / %s\n", ok, sent, recvd, len,
-            gostx_tls_error(a) ? gostx_tls_error(a) : "-", gostx_tls_error(b) ? gostx_tls_error(b) : "-");
-  ok = ok && recvd == len && memcmp(got, data, len) == 0;
-  free(got);
-  return ok ? 0 : -1;
-}
+#include "tls_pair.h"
 
 /* Read-ahead: one transport read takes every record the pipe holds; the
  * later ones come out of the buffer (the pipe empty, which would answer
@@ -652,11 +489,19 @@ static void test_flips(void) {
   CHECK(bad == 0 && runs >= 20, "a flipped bit in any handshake record is refused (%d runs)", runs);
 }
 
+/* When set: expect_refusal's sides take TLS 1.3 only (the default takes
+ * TLS 1.2 as well). */
+static int refusal_13_only;
+
 /* Feeds raw bytes to a fresh server or client and expects alert. */
 static void expect_refusal(int server, const uint8_t *bytes, size_t len, int alert,
                            const char *what) {
   pair p;
   pair_init(&p, &keys[0], 0);
+  if (refusal_13_only) {
+    CHECK_RC(gostx_tls_config_set_versions(p.ccfg, 0x0304, 0x0304), 0, "1.3 only");
+    CHECK_RC(gostx_tls_config_set_versions(p.scfg, 0x0304, 0x0304), 0, "1.3 only");
+  }
   pair_start(&p);
   gostx_tls *x = server ? p.s : p.c;
   pipe_buf *in = server ? &p.c2s : &p.s2c;
@@ -743,7 +588,11 @@ static void test_refusals(void) {
   expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "legacy_version TLS 1.1");
   ext[21] = 3, ext[22] = 3; /* supported_versions: 0303 only */
   n = client_hello(rec, 0x0303, ext, e);
+  refusal_13_only = 1;
   expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "supported_versions without TLS 1.3");
+  refusal_13_only = 0;
+  /* A server that takes TLS 1.2 too: no 1.2 suite in this hello. */
+  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "TLS 1.2 without a TLS 1.2 suite");
   ext[22] = 4;
   /* server_name: a host name is taken, bytes that are none are refused. */
   {
@@ -843,7 +692,11 @@ static void test_refusals(void) {
   sh[3] = 0, sh[4] = 4 + 38, sh[8] = 38;
   expect_refusal(0, sh, 5 + 4 + 38, GOSTX__ALERT_ILLEGAL_PARAMETER, "the downgrade sentinel");
   memset(sh + 11 + 24, 0x55, 8);
+  refusal_13_only = 1;
   expect_refusal(0, sh, 5 + 4 + 38, GOSTX__ALERT_PROTOCOL_VERSION, "a TLS 1.2 ServerHello");
+  refusal_13_only = 0;
+  /* A client that takes TLS 1.2 too: a TLS 1.3 suite in a 1.2 answer. */
+  expect_refusal(0, sh, 5 + 4 + 38, GOSTX__ALERT_ILLEGAL_PARAMETER, "a TLS 1.2 ServerHello, 1.3 suite");
 }
 
 /* After the handshake: renegotiation, bad Finished, a flipped application
@@ -1072,7 +925,9 @@ static void test_wrong_key(void) {
   CHECK_RC(gostx_tls_config_set_suites(cfg, "KUZNYECHIK_MGM_X"), GOSTX_EINVAL, "unknown suite");
   CHECK(strstr(gostx_tls_config_error(cfg), "KUZNYECHIK_MGM_X") != NULL, "named in the error");
   CHECK_RC(gostx_tls_config_set_groups(cfg, "GC256A,X25519"), GOSTX_EINVAL, "unknown group");
-  CHECK_RC(gostx_tls_config_set_versions(cfg, 0x0303, 0x0303), GOSTX_EUNSUP, "TLS 1.2 only");
+  CHECK_RC(gostx_tls_config_set_versions(cfg, 0x0302, 0x0304), GOSTX_EUNSUP, "TLS 1.1");
+  CHECK_RC(gostx_tls_config_set_versions(cfg, 0x0304, 0x0303), GOSTX_EINVAL, "min > max");
+  CHECK_RC(gostx_tls_config_set_versions(cfg, 0x0303, 0x0303), 0, "TLS 1.2 only");
   gostx_tls_config_free(cfg);
 }
 
@@ -1128,6 +983,7 @@ static int pki_handshake2(gostx_x509_store *store, const char *chain, const char
   gostx_tls_config_set_verify(p.ccfg, GOSTX_TLS_VERIFY_PEER);
   gostx_tls_config_set_store(p.ccfg, store);
   gostx_tls_config *scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  only_version(scfg);
   gostx_tls_config_free(p.scfg);
   p.scfg = scfg;
   CHECK_RC(load_identity(scfg, chain, key), 0, chain);
@@ -1150,6 +1006,8 @@ static int pki_handshake(gostx_x509_store *store, const char *chain, const char 
   return pki_handshake2(store, chain, key, name, alert, NULL, keep);
 }
 
+static void pki_versions(gostx_x509_store *store);
+
 static void test_pki(void) {
   char cmd[1200];
   const char *vec = getenv("GOSTX_VECTORS");
@@ -1165,6 +1023,21 @@ static void test_pki(void) {
   char path[700], err[256];
   snprintf(path, sizeof path, "%s/ca.pem", pki);
   CHECK_RC(gostx_x509_store_add_path(store, path, err, sizeof err), 0, "store");
+  /* The same chains under TLS 1.3 and TLS 1.2 (lib/tls verifies both the
+   * same way; under 1.2 the client's ephemeral key copies the server
+   * certificate's key parameters). */
+  for (int v = 0; v < 2; v++) {
+    pair_only_version = v ? 0x0303 : 0;
+    pki_versions(store);
+  }
+  pair_only_version = 0;
+  gostx_x509_store_free(store);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", pki);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", pki);
+}
+
+static void pki_versions(gostx_x509_store *store) {
+  int rc;
   static const char *const curves[7] = {"256A", "256B", "256C", "256D", "512A", "512B", "512C"};
   for (int i = 0; i < 7; i++) {
     char chain[64], key[64];
@@ -1178,7 +1051,8 @@ static void test_pki(void) {
       const gostx_x509_cert *got;
       CHECK(gostx_tls_peer_chain(p.c, &got) == 2 && got[0].curve == keys[i].curve,
             "%s: the peer chain", curves[i]);
-      CHECK(gostx_tls_scheme(p.c) && gostx_tls_scheme(p.c)[17] == curves[i][3] + 32,
+      CHECK(pair_only_version ? !strcmp(gostx_tls_version(p.c), "TLSv1.2")
+                              : gostx_tls_scheme(p.c) && gostx_tls_scheme(p.c)[17] == curves[i][3] + 32,
             "%s: the scheme %s", curves[i], gostx_tls_scheme(p.c));
       pair_free(&p);
     }
@@ -1221,6 +1095,7 @@ static void test_pki(void) {
   gostx_tls_config_set_store(p.ccfg, store);
   gostx_tls_config_free(p.scfg);
   p.scfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  only_version(p.scfg);
   CHECK_RC(load_identity(p.scfg, "chain-512C.pem", "leaf-512C.key"), 0, "server identity");
   CHECK_RC(load_identity(p.ccfg, "chain-256D.pem", "leaf-256D.key"), 0, "client identity");
   gostx_tls_config_set_verify(p.scfg, GOSTX_TLS_VERIFY_REQUIRE);
@@ -1229,9 +1104,6 @@ static void test_pki(void) {
   CHECK(pair_handshake(&p) == 0, "client certificate verified (%s)", gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
   CHECK(gostx_tls_peer_chain(p.s, NULL) == 2, "the server has the client's chain");
   pair_free(&p);
-  gostx_x509_store_free(store);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", pki);
-  if (system(cmd)) fprintf(stderr, "could not remove %s\n", pki);
 }
 
 /* ---------------- external PSK (psk_dhe_ke) ---------------- */
@@ -1366,11 +1238,7 @@ static void test_psk(void) {
 
 int main(void) {
   t_rand_init();
-  for (int k = 0; k < 7; k++) {
-    keys[k].curve = gostx__tls_scheme_curve(0x0709 + (unsigned)k);
-    size_t l = gostx_gost3410_size(keys[k].curve);
-    CHECK_RC(gostx_gost3410_keygen(keys[k].curve, keys[k].priv, l, keys[k].pub, 2 * l), 0, "keygen");
-  }
+  make_keys();
   test_matrix();
   test_large_and_chunks();
   test_read_ahead();

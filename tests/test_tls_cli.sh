@@ -66,8 +66,18 @@ refused 2 "cannot resolve no-such-host.invalid" connect "${L[@]}" \
   --upstream no-such-host.invalid:443 --ca "$PKI/ca.pem"
 refused 2 "HOST:PORT '127.0.0.1:x'" client 127.0.0.1:x --insecure
 # versions and lists
-refused 2 'TLS 1.2 is not implemented' client 127.0.0.1:9 --insecure --version 1.2
+# --version 1.2 is taken (the connection, to a closed port, is what fails)
+refused 1 'connect to 127.0.0.1:9' client 127.0.0.1:9 --insecure --version 1.2
 refused 2 "must be 1.2 or 1.3, not '1.4'" client 127.0.0.1:9 --insecure --version 1.4
+refused 2 "must be 1.2 or 1.3, not '1.1'" "${S[@]}" "${ID[@]}" --version 1.1
+refused 2 "must be 1.2 or 1.3, not 'TLSv1.2'" connect "${L[@]}" --upstream 127.0.0.1:9 \
+  --ca "$PKI/ca.pem" --version TLSv1.2
+refused 2 "must be 1.2 or 1.3, not '1.2,1.3'" client 127.0.0.1:9 --insecure --version 1.2,1.3
+refused 2 "must be 1.2 or 1.3, not ''" client 127.0.0.1:9 --insecure --version ''
+refused 2 "has no TLS 1.3 suite \(--version 1.3\)" client 127.0.0.1:9 --insecure --version 1.3 \
+  --suites KUZNYECHIK_CTR_OMAC,TLS_GOSTR341112_256_WITH_28147_CNT_IMIT
+refused 2 "has no TLS 1.2 suite \(--version 1.2\)" "${S[@]}" "${ID[@]}" --version 1.2 \
+  --suites KUZNYECHIK_MGM_L:TLS_GOSTR341112_256_WITH_MAGMA_MGM_S
 refused 2 "--suites 'KUZNYECHIK_MGM_L:BOGUS_SUITE'.*BOGUS_SUITE" \
   client 127.0.0.1:9 --insecure --suites KUZNYECHIK_MGM_L:BOGUS_SUITE
 refused 2 "--groups 'GC999'.*GC999" "${S[@]}" "${ID[@]}" --groups GC999
@@ -123,6 +133,85 @@ wait $holder 2>/dev/null
 # nobody there
 refused 1 "connect to 127.0.0.1:$(cat "$T/port"): Connection refused" \
   client "127.0.0.1:$(cat "$T/port")" --insecure
+# TLS 1.2 and 1.3 end to end: serve (in front of an echo backend) and
+# client, each with --version or not; what the client prints, and a
+# version neither side can give up refused on both sides' terms
+python3 -c 'import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+def echo(c):
+    for b in iter(lambda: c.recv(4096), b""): c.sendall(b)
+    c.close()
+while True: threading.Thread(target=echo, args=(s.accept()[0],), daemon=True).start()' \
+  >"$T/echo.port" 2>/dev/null &
+echo_pid=$!
+PIDS=($echo_pid)
+trap 'pids_stop; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/echo.port" ] && break; sleep 0.05; done
+# versions SERVE_ARGS -- CLIENT_ARGS: serve --listen 127.0.0.1:0 with
+# SERVE_ARGS, one client with CLIENT_ARGS sending a line; its stdout in
+# $T/v.out, stderr in $T/v.err, rc in $rc
+versions() {
+  local sargs=()
+  while [ "$1" != -- ]; do sargs+=("$1"); shift; done
+  shift
+  rc=99
+  rm -f "$T/v.out" "$T/v.err"
+  tls_start v12 tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
+    --threads 1 "${sargs[@]}" || return
+  echo "hello over GOST TLS" | timeout 20 "$G" tls client "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
+    --close-on-eof "$@" >"$T/v.out" 2>"$T/v.err"
+  rc=$?
+  kill "$PID" 2>/dev/null
+  wait "$PID" 2>/dev/null
+}
+field() { sed -n "s/^$1: //p" "$T/v.err"; }
+# agreed VERSION SUITE WHAT: the last versions() gave VERSION and SUITE and
+# the echo
+agreed() {
+  if [ $rc = 0 ] && [ "$(field Version)" = "$1" ] && [ "$(field Suite)" = "$2" ] &&
+    grep -qx "hello over GOST TLS" "$T/v.out"; then ok; else bad "$3 (rc $rc): $(cat "$T/v.err")"; fi
+}
+R=TLS_GOSTR341112_256_WITH_
+versions -- ; agreed TLSv1.3 ${R}KUZNYECHIK_MGM_L "both by default: 1.3"
+versions --version 1.2 -- ; agreed TLSv1.2 ${R}KUZNYECHIK_CTR_OMAC "serve --version 1.2, client default"
+[ "$(field Group)" = "(none: TLS 1.2 key transport)" ] && ok || bad "TLS 1.2 group line: $(field Group)"
+versions -- --version 1.2 --suites MAGMA_CTR_OMAC
+agreed TLSv1.2 ${R}MAGMA_CTR_OMAC "client --version 1.2 --suites MAGMA_CTR_OMAC"
+versions --suites ${R}28147_CNT_IMIT:KUZNYECHIK_MGM_S -- --version 1.2
+agreed TLSv1.2 ${R}28147_CNT_IMIT "serve --suites with an RFC 9189 name, client --version 1.2"
+versions --suites ${R}28147_CNT_IMIT:KUZNYECHIK_MGM_S -- --version 1.3
+agreed TLSv1.3 ${R}KUZNYECHIK_MGM_S "the 1.3 entry of a mixed --suites"
+versions --version 1.2 -- --version 1.3
+[ $rc = 1 ] && grep -q 'protocol_version' "$T/v.err" && [ ! -s "$T/v.out" ] && ok ||
+  bad "client --version 1.3 to serve --version 1.2 (rc $rc): $(cat "$T/v.err")"
+versions --version 1.3 -- --version 1.2
+[ $rc = 1 ] && grep -q 'protocol_version' "$T/v.err" && [ ! -s "$T/v.out" ] && ok ||
+  bad "client --version 1.2 to serve --version 1.3 (rc $rc): $(cat "$T/v.err")"
+# connect --version 1.2 in front of serve --version 1.2: a plain client's
+# line comes back through both (read to its length: TLS 1.2 has no
+# half-close to lean on)
+if tls_start v12s tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
+  --threads 1 --version 1.2 --suites MAGMA_CTR_OMAC &&
+  tls_start v12c tls connect "${L[@]}" --upstream "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
+    --servername localhost --threads 1 --version 1.2; then
+  got=$(timeout 20 python3 -c 'import socket, sys
+line = b"hello through connect and serve, TLS 1.2\n"
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
+s.settimeout(10)
+s.sendall(line)
+got = b""
+while len(got) < len(line):
+    b = s.recv(4096)
+    if not b: break
+    got += b
+sys.stdout.write(got.decode())' "$PORT")
+  [ "$got" = "hello through connect and serve, TLS 1.2" ] && ok ||
+    bad "connect --version 1.2 -> serve --version 1.2: '$got' ($(cat "$T/v12c.log" "$T/v12s.log"))"
+else
+  bad "serve/connect --version 1.2 did not start"
+fi
+pids_stop
 # help
 "$G" tls --help >"$T/help" && grep -q 'gostx tls serve --listen' "$T/help" && ok || bad "tls --help"
 "$G" tls client --help >"$T/help" && grep -q 'SSLKEYLOGFILE' "$T/help" && ok || bad "tls client --help"

@@ -1,5 +1,6 @@
-/* gostx: GOST TLS 1.3 (RFC 8446 with the RFC 9367 suites), client and
- * server. Part of the public API.
+/* gostx: GOST TLS 1.3 (RFC 8446 with the RFC 9367 suites) and TLS 1.2
+ * (RFC 5246 with the RFC 9189 suites), client and server, one config
+ * serving both versions (1.3 preferred). Part of the public API.
  *
  * The connection API the handshake (lib/tls, docs/TLS.md) implements and
  * `gostx tls` uses (issue 47). A config holds what many connections share (chain,
@@ -34,6 +35,10 @@ extern "C" {
 #define GOSTX_TLS_WANT_READ 1
 #define GOSTX_TLS_WANT_WRITE 2
 #define GOSTX_TLS_CLOSED 3 /* the peer sent close_notify: no more data */
+
+/* Protocol versions (gostx_tls_config_set_versions, gostx_tls_version_id). */
+#define GOSTX_TLS_VERSION_1_2 0x0303
+#define GOSTX_TLS_VERSION_1_3 0x0304
 
 typedef enum gostx_tls_role { GOSTX_TLS_CLIENT = 1, GOSTX_TLS_SERVER = 2 } gostx_tls_role;
 
@@ -72,12 +77,21 @@ GOSTX_API void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x50
 GOSTX_API void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode);
 /* Lists, ':' or ',' separated, in preference order; GOSTX_EINVAL names the
  * unknown entry in gostx_tls_config_error(). Suites by RFC name
- * (TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L) or short (KUZNYECHIK_MGM_L);
+ * (TLS_GOSTR341112_256_WITH_KUZNYECHIK_MGM_L) or short (KUZNYECHIK_MGM_L):
+ * TLS 1.3's KUZNYECHIK_MGM_L/S, MAGMA_MGM_L/S and TLS 1.2's
+ * KUZNYECHIK_CTR_OMAC, MAGMA_CTR_OMAC, 28147_CNT_IMIT (RFC 9189), one
+ * list for both versions (each takes its own; default: all seven);
  * groups GC256A..GC256D, GC512A..GC512C; ALPN protocol names. */
 GOSTX_API int gostx_tls_config_set_suites(gostx_tls_config *cfg, const char *list);
 GOSTX_API int gostx_tls_config_set_groups(gostx_tls_config *cfg, const char *list);
 GOSTX_API int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list);
-/* Versions accepted, 0x0303 (TLS 1.2, when built) and 0x0304 (TLS 1.3). */
+/* Versions accepted, GOSTX_TLS_VERSION_1_2 (0x0303) to _1_3 (0x0304);
+ * default both, 1.3 preferred (a version is spoken when the suite list
+ * has a suite of it too). A server that settles on 1.2 while it
+ * accepts 1.3 marks its random as RFC 8446 4.1.3 says, and a client that
+ * offered 1.3 refuses a 1.2 answer so marked (illegal_parameter). TLS 1.2
+ * takes no PSK or KeyUpdate; it requires extended_master_secret
+ * (RFC 7627) and refuses renegotiation (no_renegotiation). */
 GOSTX_API int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max);
 /* SSLKEYLOGFILE lines (NSS key log format), one per call, without '\n'. */
 GOSTX_API void gostx_tls_config_set_keylog(gostx_tls_config *cfg,
@@ -125,8 +139,11 @@ GOSTX_API int gostx_tls_key_update(gostx_tls *c, int request_peer);
 GOSTX_API int gostx_tls_close(gostx_tls *c);
 
 /* After the handshake: names as the RFCs and IANA write them. */
-GOSTX_API const char *gostx_tls_version(const gostx_tls *c);  /* "TLSv1.3" */
+GOSTX_API const char *gostx_tls_version(const gostx_tls *c);  /* "TLSv1.3", "TLSv1.2" */
+GOSTX_API unsigned gostx_tls_version_id(const gostx_tls *c);  /* 0x0304, 0x0303; 0 before */
 GOSTX_API const char *gostx_tls_suite(const gostx_tls *c);    /* RFC name */
+/* group and scheme: TLS 1.3 only (NULL under TLS 1.2: its suites have no
+ * ECDHE group and the server signs nothing). */
 GOSTX_API const char *gostx_tls_group(const gostx_tls *c);    /* "GC256A" ... */
 GOSTX_API const char *gostx_tls_scheme(const gostx_tls *c);   /* "gostr34102012_256a" ... */
 GOSTX_API const char *gostx_tls_alpn(const gostx_tls *c);     /* NULL when none */

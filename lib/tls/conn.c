@@ -22,8 +22,18 @@ static const struct {
 } group_names[] = {{"GC256A", 0x22}, {"GC256B", 0x23}, {"GC256C", 0x24}, {"GC256D", 0x25},
                    {"GC512A", 0x26}, {"GC512B", 0x27}, {"GC512C", 0x28}};
 
-static const uint16_t all_suites[4] = {GOSTX__TLS_KUZNYECHIK_MGM_L, GOSTX__TLS_MAGMA_MGM_L,
-                                       GOSTX__TLS_KUZNYECHIK_MGM_S, GOSTX__TLS_MAGMA_MGM_S};
+/* TLS 1.3's then TLS 1.2's: each version takes the entries of its own. */
+static const uint16_t all_suites[7] = {GOSTX__TLS_KUZNYECHIK_MGM_L,      GOSTX__TLS_MAGMA_MGM_L,
+                                       GOSTX__TLS_KUZNYECHIK_MGM_S,      GOSTX__TLS_MAGMA_MGM_S,
+                                       GOSTX__TLS12_KUZNYECHIK_CTR_OMAC, GOSTX__TLS12_MAGMA_CTR_OMAC,
+                                       GOSTX__TLS12_28147_CNT_IMIT};
+
+/* The RFC name of a suite of either version (NULL for another id). */
+static const char *suite_name(unsigned id) {
+  const gostx__tls_suite *s = gostx__tls_suite_by_id(id);
+  const gostx__tls12_suite *s12 = gostx__tls12_suite_by_id(id);
+  return s ? s->name : s12 ? s12->name : NULL;
+}
 
 gostx_tls_config *gostx_tls_config_new(gostx_tls_role role) {
   if (role != GOSTX_TLS_CLIENT && role != GOSTX_TLS_SERVER) return NULL;
@@ -32,11 +42,12 @@ gostx_tls_config *gostx_tls_config_new(gostx_tls_role role) {
   cfg->role = role;
   cfg->verify = role == GOSTX_TLS_CLIENT ? GOSTX_TLS_VERIFY_PEER : GOSTX_TLS_VERIFY_NONE;
   memcpy(cfg->suites, all_suites, sizeof all_suites);
-  cfg->nsuites = 4;
+  cfg->nsuites = 7;
   /* The 256-bit groups first: a 512-bit ECDHE costs about four times more. */
   for (size_t i = 0; i < 7; i++) cfg->groups[i] = group_names[i].id;
   cfg->ngroups = 7;
-  cfg->vmin = cfg->vmax = 0x0304;
+  cfg->vmin = GOSTX_TLS_VERSION_1_2;
+  cfg->vmax = GOSTX_TLS_VERSION_1_3;
   return cfg;
 }
 
@@ -182,13 +193,13 @@ static int name_is(const char *item, size_t n, const char *name) {
 }
 
 static int add_suite(gostx_tls_config *cfg, const char *item, size_t n) {
-  for (size_t i = 0; i < 4; i++) {
-    const gostx__tls_suite *s = gostx__tls_suite_by_id(all_suites[i]);
-    const char *shrt = s->name + strlen("TLS_GOSTR341112_256_WITH_");
-    if (name_is(item, n, s->name) || name_is(item, n, shrt)) {
+  for (size_t i = 0; i < 7; i++) {
+    const char *name = suite_name(all_suites[i]);
+    const char *shrt = name + strlen("TLS_GOSTR341112_256_WITH_");
+    if (name_is(item, n, name) || name_is(item, n, shrt)) {
       for (size_t j = 0; j < cfg->nsuites; j++)
-        if (cfg->suites[j] == s->id) return GOSTX_OK;
-      cfg->suites[cfg->nsuites++] = s->id;
+        if (cfg->suites[j] == all_suites[i]) return GOSTX_OK;
+      cfg->suites[cfg->nsuites++] = all_suites[i];
       return GOSTX_OK;
     }
   }
@@ -253,9 +264,9 @@ int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list) {
 
 int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max) {
   if (!cfg || min > max) return GOSTX_EINVAL;
-  /* TLS 1.3 only in this build: a range without it is refused. */
-  if (min > 0x0304 || max < 0x0304)
-    return cfg_error(cfg, GOSTX_EUNSUP, "only TLS 1.3 (0x0304) is built", NULL, 0);
+  if (min < GOSTX_TLS_VERSION_1_2 || max > GOSTX_TLS_VERSION_1_3)
+    return cfg_error(cfg, GOSTX_EUNSUP, "only TLS 1.2 (0x0303) and TLS 1.3 (0x0304) are built",
+                     NULL, 0);
   cfg->vmin = min;
   cfg->vmax = max;
   return GOSTX_OK;
@@ -279,6 +290,7 @@ gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   c->fd = -1;
   c->alert = -1;
   gostx_streebog_init(&c->th, GOSTX__TLS_HASH_LEN);
+  gostx_streebog_init(&c->th512, 64);
   return c;
 }
 
@@ -286,6 +298,8 @@ void gostx_tls_free(gostx_tls *c) {
   if (!c) return;
   gostx__tls_record_clear(&c->rrec);
   gostx__tls_record_clear(&c->wrec);
+  gostx__tls12_record_clear(&c->rrec12);
+  gostx__tls12_record_clear(&c->wrec12);
   gostx_memzero(c, sizeof *c);
   free(c);
 }
@@ -343,6 +357,7 @@ static uint64_t key_limit(const gostx_tls *c, const gostx__tls_record *r) {
  * or the one SNMAX makes due (sent as the last record of this key). */
 static int before_app_record(gostx_tls *c) {
   int rc = GOSTX_OK;
+  if (c->v12) return rc; /* TLS 1.2 has no KeyUpdate: past SNMAX the seal refuses */
   if (c->ku_due || c->wrec.seq >= key_limit(c, &c->wrec)) rc = send_key_update(c, 0);
   return rc;
 }
@@ -366,7 +381,7 @@ static int read_record(gostx_tls *c) {
       if (rec[1] != 3 || (rec[2] != 3 && !(rec[2] == 1 && c->state == GOSTX__ST_START)))
         return gostx__tls_fail(c, GOSTX__ALERT_PROTOCOL_VERSION, GOSTX_EFORMAT,
                                "record version not 0x0303");
-      size_t max = c->renc && t == GOSTX__CT_APP ? GOSTX__TLS_MAX_CIPHERTEXT
+      size_t max = c->renc && (t == GOSTX__CT_APP || c->v12) ? GOSTX__TLS_MAX_CIPHERTEXT
                                                  : GOSTX__TLS_MAX_PLAINTEXT;
       if (len > max)
         return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, GOSTX_ELEN, "record too long");
@@ -445,6 +460,60 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
   return GOSTX_OK;
 }
 
+/* The content of a record (opened): alerts, handshake messages,
+ * application data (left at in + app_off, app_len). */
+static int deliver(gostx_tls *c, uint8_t type, uint8_t *body, size_t len) {
+  if (c->hs_have && type != GOSTX__CT_HANDSHAKE)
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "a record inside a fragmented handshake message");
+  switch (type) {
+    case GOSTX__CT_ALERT:
+      return on_alert(c, body, len);
+    case GOSTX__CT_HANDSHAKE:
+      return on_handshake_data(c, body, len);
+    case GOSTX__CT_APP:
+      if (c->state != GOSTX__ST_CONNECTED)
+        return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                               "application data in the handshake");
+      c->app_off = (size_t)(body - c->in);
+      c->app_len = len;
+      return GOSTX_OK;
+    default:
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "unexpected record type");
+  }
+}
+
+/* A TLS 1.2 record (its header at rec, len bytes after it): opened by
+ * tls12_record once the peer's ChangeCipherSpec switched the read keys
+ * (MAC-then-encrypt: a refused record leaves nothing); a CCS only where
+ * the handshake waits for it, in the clear, between whole messages. */
+static int record12(gostx_tls *c, uint8_t *rec, size_t len) {
+  uint8_t type = rec[0];
+  uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
+  if (c->renc) {
+    size_t got;
+    int rc = gostx__tls12_record_open(&c->rrec12, rec, GOSTX__TLS_HDR_LEN + len, body, len, &got,
+                                      &type);
+    if (rc == GOSTX_EAUTH)
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
+    if (rc == GOSTX_ELEN)
+      return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
+    if (rc == GOSTX_EFORMAT) /* shorter than its MAC: RFC 5246 7.2.2 says bad_record_mac */
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "protected record too short");
+    if (rc != GOSTX_OK)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
+    len = got;
+  }
+  if (type == GOSTX__CT_CCS) {
+    if (c->renc || len != 1 || body[0] != 1 || c->hs_have || c->state != GOSTX__ST12_WAIT_CCS)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "unexpected change_cipher_spec");
+    return gostx__tls12_on_ccs(c);
+  }
+  return deliver(c, type, body, len);
+}
+
 /* Reads and handles one record. Application data is left at in + 5
  * (app_off, app_len); the rest goes where it belongs. */
 static int next_record(gostx_tls *c) {
@@ -458,6 +527,7 @@ static int next_record(gostx_tls *c) {
    * next read_record, which runs only when its data has been taken. */
   c->in_have -= GOSTX__TLS_HDR_LEN + len;
   c->in_off = c->in_have ? c->in_off + GOSTX__TLS_HDR_LEN + len : 0;
+  if (c->v12) return record12(c, rec, len);
   if (type == GOSTX__CT_CCS) {
     /* Middlebox compatibility: one CCS of 0x01, in the clear, between the
      * first hellos and the peer's Finished; anything else is refused. */
@@ -496,25 +566,7 @@ static int next_record(gostx_tls *c) {
     return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                            "application data before the keys");
   }
-  if (c->hs_have && type != GOSTX__CT_HANDSHAKE)
-    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                           "a record inside a fragmented handshake message");
-  switch (type) {
-    case GOSTX__CT_ALERT:
-      return on_alert(c, body, len);
-    case GOSTX__CT_HANDSHAKE:
-      return on_handshake_data(c, body, len);
-    case GOSTX__CT_APP:
-      if (c->state != GOSTX__ST_CONNECTED)
-        return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                               "application data in the handshake");
-      c->app_off = (size_t)(body - c->in);
-      c->app_len = len;
-      return GOSTX_OK;
-    default:
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                             "unexpected record type");
-  }
+  return deliver(c, type, body, len);
 }
 
 /* ---------------- the public calls ---------------- */
@@ -590,7 +642,8 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
     /* Records of 2^14 (the last shorter) gather until the next one (and
      * room for a KeyUpdate and an alert) would not fit: then one write. */
     if (*put == len ||
-        c->out_len + gostx__tls_sealed_len(&c->wrec, n, 0) + 128 > sizeof c->out) {
+        c->out_len + (c->v12 ? gostx__tls12_sealed_len(&c->wrec12, n)
+                              : gostx__tls_sealed_len(&c->wrec, n, 0)) + 128 > sizeof c->out) {
       rc = gostx__tls_flush(c);
       if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
       if (rc != GOSTX_OK) return rc;
@@ -605,7 +658,7 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
 
 int gostx_tls_key_update(gostx_tls *c, int request_peer) {
   if (!c) return GOSTX_EINVAL;
-  if (c->state != GOSTX__ST_CONNECTED) return GOSTX_ESTATE;
+  if (c->state != GOSTX__ST_CONNECTED || c->v12) return GOSTX_ESTATE;
   int rc = send_key_update(c, request_peer);
   if (rc != GOSTX_OK) return rc;
   rc = gostx__tls_flush(c);
@@ -617,7 +670,7 @@ int gostx_tls_close(gostx_tls *c) {
   if (c->state == GOSTX__ST_FAILED) return c->rc;
   if (c->alert != 0 || !c->alert_sent) {
     static const uint8_t a[2] = {1, 0};
-    if (c->wenc && c->wrec.seq >= key_limit(c, &c->wrec)) {
+    if (c->wenc && !c->v12 && c->wrec.seq >= key_limit(c, &c->wrec)) {
       int rc = send_key_update(c, 0);
       if (rc != GOSTX_OK) return rc;
     }
@@ -631,15 +684,22 @@ int gostx_tls_close(gostx_tls *c) {
 }
 
 const char *gostx_tls_version(const gostx_tls *c) {
-  return c && c->state == GOSTX__ST_CONNECTED ? "TLSv1.3" : NULL;
+  unsigned v = gostx_tls_version_id(c);
+  return v == GOSTX_TLS_VERSION_1_3 ? "TLSv1.3" : v == GOSTX_TLS_VERSION_1_2 ? "TLSv1.2" : NULL;
+}
+
+unsigned gostx_tls_version_id(const gostx_tls *c) {
+  if (!c || c->state != GOSTX__ST_CONNECTED) return 0;
+  return c->v12 ? GOSTX_TLS_VERSION_1_2 : GOSTX_TLS_VERSION_1_3;
 }
 
 const char *gostx_tls_suite(const gostx_tls *c) {
+  if (c && c->v12) return c->suite12 ? c->suite12->name : NULL;
   return c && c->suite ? c->suite->name : NULL;
 }
 
 const char *gostx_tls_group(const gostx_tls *c) {
-  if (!c) return NULL;
+  if (!c || c->v12) return NULL;
   for (size_t i = 0; i < 7; i++)
     if (group_names[i].id == c->group) return group_names[i].name;
   return NULL;
@@ -650,7 +710,7 @@ const char *gostx_tls_scheme(const gostx_tls *c) {
                                       "gostr34102012_256c", "gostr34102012_256d",
                                       "gostr34102012_512a", "gostr34102012_512b",
                                       "gostr34102012_512c"};
-  if (!c || c->scheme < 0x0709 || c->scheme > 0x070F) return NULL;
+  if (!c || c->v12 || c->scheme < 0x0709 || c->scheme > 0x070F) return NULL;
   return names[c->scheme - 0x0709];
 }
 

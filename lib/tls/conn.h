@@ -7,7 +7,7 @@
 
 #include "gostx/hash.h"
 #include "gostx/tls.h"
-#include "tls_internal.h"
+#include "tls12_internal.h"
 
 /* The largest handshake message body taken or built (a certificate chain
  * of several GOST certificates is a few KiB): larger ones are refused
@@ -43,6 +43,7 @@ enum {
   GOSTX__ALERT_PROTOCOL_VERSION = 70,
   GOSTX__ALERT_INTERNAL_ERROR = 80,
   GOSTX__ALERT_USER_CANCELED = 90,
+  GOSTX__ALERT_NO_RENEGOTIATION = 100,
   GOSTX__ALERT_MISSING_EXTENSION = 109,
   GOSTX__ALERT_UNSUPPORTED_EXTENSION = 110,
   GOSTX__ALERT_UNRECOGNIZED_NAME = 112,
@@ -55,6 +56,7 @@ enum { GOSTX__CT_CCS = 20, GOSTX__CT_ALERT = 21, GOSTX__CT_HANDSHAKE = 22, GOSTX
 
 /* Handshake types (RFC 8446 section 4). */
 enum {
+  GOSTX__HS_HELLO_REQUEST = 0, /* TLS 1.2 */
   GOSTX__HS_CLIENT_HELLO = 1,
   GOSTX__HS_SERVER_HELLO = 2,
   GOSTX__HS_NEW_SESSION_TICKET = 4,
@@ -63,6 +65,8 @@ enum {
   GOSTX__HS_CERTIFICATE = 11,
   GOSTX__HS_CERTIFICATE_REQUEST = 13,
   GOSTX__HS_CERTIFICATE_VERIFY = 15,
+  GOSTX__HS_SERVER_HELLO_DONE = 14,    /* TLS 1.2 */
+  GOSTX__HS_CLIENT_KEY_EXCHANGE = 16,  /* TLS 1.2 */
   GOSTX__HS_FINISHED = 20,
   GOSTX__HS_KEY_UPDATE = 24,
   GOSTX__HS_MESSAGE_HASH = 254
@@ -78,6 +82,14 @@ typedef enum gostx__tls_state {
   GOSTX__ST_WAIT_CV,     /* both */
   GOSTX__ST_WAIT_FINISHED,
   GOSTX__ST_WAIT_CH2,    /* server, after HelloRetryRequest */
+  /* TLS 1.2 (handshake12.c) */
+  GOSTX__ST12_WAIT_CERT,   /* client: the server's Certificate; server: the client's */
+  GOSTX__ST12_WAIT_CR_SHD, /* client: CertificateRequest or ServerHelloDone */
+  GOSTX__ST12_WAIT_SHD,    /* client */
+  GOSTX__ST12_WAIT_CKE,    /* server */
+  GOSTX__ST12_WAIT_CV,     /* server */
+  GOSTX__ST12_WAIT_CCS,    /* both: the peer's ChangeCipherSpec */
+  GOSTX__ST12_WAIT_FINISHED,
   GOSTX__ST_CONNECTED,
   GOSTX__ST_FAILED
 } gostx__tls_state;
@@ -90,6 +102,11 @@ typedef struct gostx__tls_test_hooks {
   const uint8_t *random;   /* 32 bytes */
   const uint8_t *eph_priv; /* the curve's size */
   const uint8_t *sign_k;   /* the signing curve's size */
+  const uint8_t *pms;      /* TLS 1.2 client: the preliminary secret, 32 bytes */
+  const uint8_t *sid12;    /* TLS 1.2 server: the session_id of its ServerHello */
+  size_t sid12_len;
+  int no_ems;              /* TLS 1.2: RFC 9189 A.2.2's handshake, without RFC 7627 */
+  int sig512_first;        /* TLS 1.2 client: (8,65) before (8,64), as A.2.2 lists them */
   int no_compat;           /* client: no session id, no CCS */
   /* client with a PSK: RFC 9367 A.2's hellos, no signature_algorithms and
    * no key share in the first (the server must ask by HelloRetryRequest) */
@@ -112,7 +129,7 @@ struct gostx_tls_config {
   gostx_tls_role role;
   gostx_tls_verify verify;
   const gostx_x509_store *store;
-  uint16_t suites[4];
+  uint16_t suites[7]; /* TLS 1.3's and TLS 1.2's, in preference order */
   size_t nsuites;
   uint16_t groups[7];
   size_t ngroups;
@@ -170,6 +187,15 @@ struct gostx_tls {
   int rkey_changed; /* the message just handled changed the read key */
   int closed;     /* peer sent close_notify */
   int ku_due;     /* a KeyUpdate to send (the peer asked for one) */
+  /* TLS 1.2: the version taken, its suite, keys and records; the
+   * transcript also in Streebog-512 (a 512-bit CertificateVerify signs it) */
+  int v12;
+  int offered13, offered12; /* client: the versions its ClientHello offered */
+  const gostx__tls12_suite *suite12;
+  gostx_streebog_ctx th512;
+  uint8_t ms12[GOSTX__TLS12_MS_LEN];
+  gostx__tls12_keys keys12;
+  gostx__tls12_record rrec12, wrec12;
   /* the peer's chain */
   size_t npeer;
   gostx_x509_cert peer_cert[GOSTX__TLS_MAX_CHAIN];
@@ -222,6 +248,8 @@ int gostx__tls_is_ip_literal(const char *name);
  * 1 to 63 letters, digits, hyphens (not first or last) and underscores, at
  * most 253 bytes, no trailing dot. */
 int gostx__tls_is_host_name(const char *name, size_t len);
+/* handshake12.c: the peer's ChangeCipherSpec (TLS 1.2), its record checked. */
+int gostx__tls12_on_ccs(gostx_tls *c);
 /* The test hooks of cfg (tests/test_tls.c). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
 /* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */

@@ -10,181 +10,19 @@
  * section 6.1.1 says). Signatures: schemes 0x0709-0x070F, the signature
  * str_l(r) | str_l(s) little-endian over Streebog-256 (256-bit curves) or
  * Streebog-512 of RFC 8446's CertificateVerify content (section 5.3). */
-#include "conn.h"
+#include "hs.h"
 
-#include <arpa/inet.h>
+#define fail gostx__tls_hs_fail
+
 #include <stdio.h>
-#include <time.h>
 
 #include "gost3410/ec.h"
 #include "gost3410/ecdh.h"
-
-enum {
-  EXT_SERVER_NAME = 0,
-  EXT_SUPPORTED_GROUPS = 10,
-  EXT_SIGNATURE_ALGORITHMS = 13,
-  EXT_ALPN = 16,
-  EXT_PRE_SHARED_KEY = 41,
-  EXT_EARLY_DATA = 42,
-  EXT_SUPPORTED_VERSIONS = 43,
-  EXT_COOKIE = 44,
-  EXT_PSK_MODES = 45,
-  EXT_KEY_SHARE = 51
-};
 
 /* SHA-256("HelloRetryRequest"): the ServerHello random of a HelloRetryRequest. */
 static const uint8_t hrr_random[32] = {
     0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C, 0x02, 0x1E, 0x65, 0xB8, 0x91,
     0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C};
-
-/* ---------------- groups and schemes ---------------- */
-
-static const gostx_gost3410_curve curve_of[7] = {
-    GOSTX_GOST3410_256_A, GOSTX_GOST3410_256_B, GOSTX_GOST3410_256_C, GOSTX_GOST3410_256_D,
-    GOSTX_GOST3410_512_A, GOSTX_GOST3410_512_B, GOSTX_GOST3410_512_C};
-
-gostx_gost3410_curve gostx__tls_group_curve(unsigned group) {
-  return group >= 0x22 && group <= 0x28 ? curve_of[group - 0x22] : (gostx_gost3410_curve)0;
-}
-
-gostx_gost3410_curve gostx__tls_scheme_curve(unsigned scheme) {
-  return scheme >= 0x0709 && scheme <= 0x070F ? curve_of[scheme - 0x0709]
-                                              : (gostx_gost3410_curve)0;
-}
-
-unsigned gostx__tls_curve_scheme(gostx_gost3410_curve curve) {
-  for (unsigned i = 0; i < 7; i++)
-    if (curve_of[i] == curve) return 0x0709 + i;
-  return 0;
-}
-
-/* ---------------- reading and writing ---------------- */
-
-typedef struct rd {
-  const uint8_t *p;
-  size_t n;
-  int bad;
-} rd;
-
-static unsigned get(rd *r, size_t k) {
-  if (r->bad || r->n < k) {
-    r->bad = 1;
-    r->n = 0;
-    return 0;
-  }
-  unsigned v = 0;
-  for (size_t i = 0; i < k; i++) v = v << 8 | r->p[i];
-  r->p += k;
-  r->n -= k;
-  return v;
-}
-
-static const uint8_t *take(rd *r, size_t k) {
-  if (r->bad || r->n < k) {
-    r->bad = 1;
-    r->n = 0;
-    return NULL;
-  }
-  const uint8_t *p = r->p;
-  r->p += k;
-  r->n -= k;
-  return p;
-}
-
-/* A vector with a k-byte length (at least min bytes). */
-static rd vec(rd *r, size_t k, size_t min) {
-  rd v = {NULL, 0, 0};
-  size_t n = get(r, k);
-  v.p = take(r, n);
-  v.n = n;
-  v.bad = r->bad || n < min;
-  if (v.bad) r->bad = 1;
-  return v;
-}
-
-typedef struct wr {
-  uint8_t *p;
-  size_t n, cap;
-  int over;
-} wr;
-
-static void put(wr *w, unsigned v, size_t k) {
-  if (w->n + k > w->cap) {
-    w->over = 1;
-    return;
-  }
-  for (size_t i = 0; i < k; i++) w->p[w->n + i] = (uint8_t)(v >> (8 * (k - 1 - i)));
-  w->n += k;
-}
-
-static void put_bytes(wr *w, const uint8_t *b, size_t k) {
-  if (w->n + k > w->cap) {
-    w->over = 1;
-    return;
-  }
-  memcpy(w->p + w->n, b, k);
-  w->n += k;
-}
-
-/* Opens a vector of a k-byte length: returns where its length goes. */
-static size_t open_vec(wr *w, size_t k) {
-  size_t at = w->n;
-  put(w, 0, k);
-  return at;
-}
-
-static void close_vec(wr *w, size_t at, size_t k) {
-  if (w->over) return;
-  size_t len = w->n - at - k;
-  for (size_t i = 0; i < k; i++) w->p[at + i] = (uint8_t)(len >> (8 * (k - 1 - i)));
-}
-
-static wr msg_start(gostx_tls *c, uint8_t type) {
-  c->msg[c->pend] = type;
-  wr w = {c->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
-  return w;
-}
-
-static int msg_send(gostx_tls *c, wr *w) {
-  if (w->over) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ELEN, "message too long");
-  return gostx__tls_send_msg(c, w->n);
-}
-
-static int fail(gostx_tls *c, int alert, const char *what) {
-  int rc = GOSTX_EFORMAT;
-  if (alert == GOSTX__ALERT_DECRYPT_ERROR || alert == GOSTX__ALERT_BAD_CERTIFICATE ||
-      alert == GOSTX__ALERT_UNKNOWN_CA || alert == GOSTX__ALERT_CERTIFICATE_EXPIRED ||
-      alert == GOSTX__ALERT_CERTIFICATE_REQUIRED || alert == GOSTX__ALERT_CERTIFICATE_UNKNOWN)
-    rc = GOSTX_EAUTH;
-  else if (alert == GOSTX__ALERT_HANDSHAKE_FAILURE || alert == GOSTX__ALERT_PROTOCOL_VERSION ||
-           alert == GOSTX__ALERT_NO_APPLICATION_PROTOCOL ||
-           alert == GOSTX__ALERT_UNSUPPORTED_CERTIFICATE)
-    rc = GOSTX_EUNSUP;
-  else if (alert == GOSTX__ALERT_UNEXPECTED_MESSAGE)
-    rc = GOSTX_ESTATE;
-  else if (alert == GOSTX__ALERT_INTERNAL_ERROR)
-    rc = GOSTX_EINVAL;
-  return gostx__tls_fail(c, alert, rc, what);
-}
-
-static int fill_random(gostx_tls *c, uint8_t *out, size_t n) {
-  if (c->cfg->test.random) {
-    memcpy(out, c->cfg->test.random, n);
-    return GOSTX_OK;
-  }
-  if (gostx_random_bytes(out, n) != GOSTX_OK)
-    return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_EIO, "no randomness");
-  return GOSTX_OK;
-}
-
-/* Reverses each of the two coordinates: the API's big-endian points and the
- * wire's little-endian ones (RFC 9367 section 6.1.1.3). */
-static void swap_point(uint8_t *out, const uint8_t *in, size_t cl) {
-  for (size_t i = 0; i < cl; i++) {
-    out[i] = in[cl - 1 - i];
-    out[cl + i] = in[2 * cl - 1 - i];
-  }
-}
 
 /* A fresh ephemeral key for c->group; its share (wire order) into w. */
 static int make_share(gostx_tls *c, wr *w) {
@@ -199,7 +37,7 @@ static int make_share(gostx_tls *c, wr *w) {
   }
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "ephemeral key");
   uint8_t le[128];
-  swap_point(le, c->eph_pub, cl);
+  gostx__tls_swap_point(le, c->eph_pub, cl);
   put(w, 2 * cl, 2);
   put_bytes(w, le, 2 * cl);
   return GOSTX_OK;
@@ -212,7 +50,7 @@ static int key_exchange(gostx_tls *c, const uint8_t *share, size_t len) {
   size_t cl = gostx_gost3410_size(curve);
   if (len != 2 * cl) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key share of the wrong length");
   uint8_t be[128], shared[64], early[32], th[32];
-  swap_point(be, share, cl);
+  gostx__tls_swap_point(be, share, cl);
   int rc = gostx__gost3410_ecdh(curve, c->eph_priv, cl, be, 2 * cl, shared, cl);
   gostx_memzero(c->eph_priv, sizeof c->eph_priv);
   if (rc != GOSTX_OK)
@@ -274,24 +112,9 @@ static void cv_digest(const gostx_tls *c, gostx_tls_role signer, size_t cl, uint
 }
 
 static int send_cv(gostx_tls *c) {
-  const gostx_tls_config *cfg = c->cfg;
-  size_t cl = gostx_gost3410_size(cfg->key_curve);
-  uint8_t digest[64], sig[128], le[128];
-  cv_digest(c, c->role, cl, digest);
-  int rc;
-  if (cfg->test.sign_k)
-    rc = gostx_gost3410_sign_with_k(cfg->key_curve, cfg->key_priv, cl, digest, cl,
-                                    cfg->test.sign_k, cl, sig, 2 * cl);
-  else
-    rc = gostx_gost3410_sign(cfg->key_curve, cfg->key_priv, cl, digest, cl, sig, 2 * cl);
-  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "signing failed");
-  /* str_l(r) | str_l(s), each little-endian (RFC 9367 section 5.3). */
-  swap_point(le, sig, cl);
-  wr w = msg_start(c, GOSTX__HS_CERTIFICATE_VERIFY);
-  put(&w, gostx__tls_curve_scheme(cfg->key_curve), 2);
-  put(&w, 2 * cl, 2);
-  put_bytes(&w, le, 2 * cl);
-  return msg_send(c, &w);
+  uint8_t digest[64];
+  cv_digest(c, c->role, gostx_gost3410_size(c->cfg->key_curve), digest);
+  return gostx__tls_send_signature(c, gostx__tls_curve_scheme(c->cfg->key_curve), digest);
 }
 
 static int on_cv(gostx_tls *c, const uint8_t *body, size_t len) {
@@ -304,13 +127,11 @@ static int on_cv(gostx_tls *c, const uint8_t *body, size_t len) {
   if (!curve || curve != c->peer_curve)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER,
                 "CertificateVerify's scheme is not the one of the certificate's key");
-  size_t cl = gostx_gost3410_size(curve);
-  if (sig.n != 2 * cl) return fail(c, GOSTX__ALERT_DECODE_ERROR, "signature of the wrong length");
-  uint8_t digest[64], be[128];
-  cv_digest(c, c->role == GOSTX_TLS_CLIENT ? GOSTX_TLS_SERVER : GOSTX_TLS_CLIENT, cl, digest);
-  swap_point(be, sig.p, cl);
-  if (gostx_gost3410_verify(curve, c->peer_pub, 2 * cl, digest, cl, be, 2 * cl) != GOSTX_OK)
-    return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "CertificateVerify's signature does not verify");
+  uint8_t digest[64];
+  cv_digest(c, c->role == GOSTX_TLS_CLIENT ? GOSTX_TLS_SERVER : GOSTX_TLS_CLIENT,
+            gostx_gost3410_size(curve), digest);
+  int rc = gostx__tls_check_signature(c, digest, sig.p, sig.n);
+  if (rc != GOSTX_OK) return rc;
   c->scheme = (uint16_t)scheme;
   return GOSTX_OK;
 }
@@ -367,82 +188,7 @@ static int psk_binder(gostx_tls *c, const uint8_t *msg, size_t trunc, uint8_t bi
 /* ---------------- certificates ---------------- */
 
 static int send_certificate(gostx_tls *c, int with_chain) {
-  const gostx_tls_config *cfg = c->cfg;
-  wr w = msg_start(c, GOSTX__HS_CERTIFICATE);
-  put(&w, 0, 1); /* certificate_request_context: empty (ours and our CertificateRequest's) */
-  size_t list = open_vec(&w, 3);
-  size_t at = 0;
-  for (size_t i = 0; with_chain && i < cfg->nchain; i++) {
-    put(&w, (unsigned)cfg->chain_len[i], 3);
-    put_bytes(&w, cfg->chain + at, cfg->chain_len[i]);
-    put(&w, 0, 2);
-    at += cfg->chain_len[i];
-  }
-  close_vec(&w, list, 3);
-  return msg_send(c, &w);
-}
-
-/* The alert of RFC 8446 section 6.2 for a chain that failed a check. */
-static int chain_alert(gostx_x509_status st) {
-  switch (st) {
-    case GOSTX_X509_EXPIRED:
-    case GOSTX_X509_NOT_YET_VALID:
-      return GOSTX__ALERT_CERTIFICATE_EXPIRED;
-    case GOSTX_X509_UNKNOWN_CA:
-      return GOSTX__ALERT_UNKNOWN_CA;
-    case GOSTX_X509_UNSUPPORTED:
-    case GOSTX_X509_KEY_USAGE:
-    case GOSTX_X509_EXT_KEY_USAGE:
-      return GOSTX__ALERT_UNSUPPORTED_CERTIFICATE;
-    default:
-      return GOSTX__ALERT_BAD_CERTIFICATE;
-  }
-}
-
-/* The peer's chain parsed, its leaf key taken, and the chain verified to
- * the store when the config asks for it: the client always (unless
- * VERIFY_NONE), for the servername when one was set; the server when it
- * asked for a certificate. */
-static int peer_chain(gostx_tls *c) {
-  const gostx_tls_config *cfg = c->cfg;
-  const gostx__tls_test_hooks *t = &cfg->test;
-  if (t->pin_curve) { /* tests: the key pinned, the chain not read */
-    c->peer_curve = t->pin_curve;
-    memcpy(c->peer_pub, t->pin_pub, 2 * gostx_gost3410_size(t->pin_curve));
-    c->have_peer_key = 1;
-    return GOSTX_OK;
-  }
-  char what[128];
-  for (size_t i = 0; i < c->npeer; i++) {
-    gostx_x509_status st = GOSTX_X509_MALFORMED;
-    const uint8_t *der = c->peer_cert[i].der;
-    size_t len = c->peer_cert[i].der_len;
-    if (gostx_x509_parse(der, len, &c->peer_cert[i], &st) != GOSTX_OK) {
-      snprintf(what, sizeof what, "the peer's certificate %zu: %s", i, gostx_x509_status_name(st));
-      return fail(c, chain_alert(st), what);
-    }
-  }
-  const gostx_x509_cert *leaf = &c->peer_cert[0];
-  if (leaf->key_alg == GOSTX_X509_KEY_2001 || !gostx__tls_curve_scheme(leaf->curve))
-    return fail(c, GOSTX__ALERT_UNSUPPORTED_CERTIFICATE,
-                "the peer's key is not a GOST R 34.10-2012 key of a TLS 1.3 scheme");
-  c->peer_curve = leaf->curve;
-  memcpy(c->peer_pub, leaf->pub, leaf->pub_len);
-  c->have_peer_key = 1;
-  if (cfg->verify == GOSTX_TLS_VERIFY_NONE) return GOSTX_OK;
-  if (!cfg->store) return fail(c, GOSTX__ALERT_UNKNOWN_CA, "no trust store to verify the chain");
-  int client = c->role == GOSTX_TLS_CLIENT;
-  size_t depth = 0;
-  gostx_x509_status st = gostx_x509_verify(
-      cfg->store, c->peer_cert, c->npeer, (int64_t)time(NULL),
-      client ? GOSTX_X509_PURPOSE_SERVER : GOSTX_X509_PURPOSE_CLIENT,
-      client && c->servername[0] ? c->servername : NULL, &depth);
-  if (st != GOSTX_X509_OK) {
-    snprintf(what, sizeof what, "the peer's chain: %s (certificate %zu of the path)",
-             gostx_x509_status_name(st), depth);
-    return fail(c, chain_alert(st), what);
-  }
-  return GOSTX_OK;
+  return gostx__tls_send_chain(c, with_chain, 1);
 }
 
 static int on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
@@ -451,64 +197,10 @@ static int on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
   rd list = vec(&r, 3, 0);
   if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed Certificate");
   if (ctx.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "Certificate with a request context");
-  size_t at = 0;
-  c->npeer = 0;
-  while (list.n) {
-    rd cert = vec(&list, 3, 1);
-    rd ext = vec(&list, 2, 0);
-    if (list.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateEntry");
-    if (ext.n) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "CertificateEntry extensions");
-    if (c->npeer == GOSTX__TLS_MAX_CHAIN)
-      return fail(c, GOSTX__ALERT_BAD_CERTIFICATE, "certificate chain too long");
-    memcpy(c->peer_der + at, cert.p, cert.n);
-    c->peer_cert[c->npeer].der = c->peer_der + at;
-    c->peer_cert[c->npeer].der_len = cert.n;
-    c->npeer++;
-    at += cert.n;
-  }
-  if (c->npeer == 0) {
-    if (c->role == GOSTX_TLS_CLIENT)
-      return fail(c, GOSTX__ALERT_DECODE_ERROR, "the server sent no certificate");
-    if (c->cfg->verify == GOSTX_TLS_VERIFY_REQUIRE)
-      return fail(c, GOSTX__ALERT_CERTIFICATE_REQUIRED, "the client sent no certificate");
-    return GOSTX_OK;
-  }
-  return peer_chain(c);
+  return gostx__tls_read_chain(c, list, 1, GOSTX__ALERT_CERTIFICATE_REQUIRED);
 }
 
 /* ---------------- ClientHello ---------------- */
-
-/* A host name as SNI carries it (RFC 6066 3: no trailing dot, no IP):
- * letters, digits, hyphens and underscores in dot-separated labels of 1 to
- * 63 bytes, none starting or ending with a hyphen. */
-int gostx__tls_is_host_name(const char *name, size_t len) {
-  size_t label = 0;
-  if (len > 253) return 0;
-  for (size_t i = 0;; i++) {
-    char ch = i < len ? name[i] : 0;
-    if (ch == '.' || i == len) {
-      if (label == 0 || label > 63 || name[i - 1] == '-') return 0;
-      if (i == len) return 1;
-      label = 0;
-    } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-               ch == '_' || (ch == '-' && label > 0)) {
-      label++;
-    } else {
-      return 0;
-    }
-  }
-}
-
-int gostx__tls_is_ip_literal(const char *name) {
-  uint8_t a[16];
-  return inet_pton(AF_INET, name, a) == 1 || inet_pton(AF_INET6, name, a) == 1;
-}
-
-static int has16(const uint16_t *list, size_t n, unsigned v) {
-  for (size_t i = 0; i < n; i++)
-    if (list[i] == v) return 1;
-  return 0;
-}
 
 static int build_client_hello(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
@@ -517,8 +209,11 @@ static int build_client_hello(gostx_tls *c) {
   put_bytes(&w, c->client_random, 32);
   put(&w, (unsigned)c->session_id_len, 1);
   put_bytes(&w, c->session_id, c->session_id_len);
-  put(&w, (unsigned)(2 * cfg->nsuites), 2);
-  for (size_t i = 0; i < cfg->nsuites; i++) put(&w, cfg->suites[i], 2);
+  size_t list = open_vec(&w, 2);
+  for (size_t i = 0; i < cfg->nsuites; i++)
+    if (gostx__tls_suite_by_id(cfg->suites[i]) ? c->offered13 : c->offered12)
+      put(&w, cfg->suites[i], 2);
+  close_vec(&w, list, 2);
   put(&w, 0x0100, 2); /* compression_methods: null only */
   size_t exts = open_vec(&w, 2);
   if (c->servername[0] && !gostx__tls_is_ip_literal(c->servername)) {
@@ -530,16 +225,33 @@ static int build_client_hello(gostx_tls *c) {
     put(&w, (unsigned)n, 2);
     put_bytes(&w, (const uint8_t *)c->servername, n);
   }
-  put(&w, EXT_SUPPORTED_GROUPS, 2);
-  put(&w, (unsigned)(2 * cfg->ngroups + 2), 2);
-  put(&w, (unsigned)(2 * cfg->ngroups), 2);
-  for (size_t i = 0; i < cfg->ngroups; i++) put(&w, cfg->groups[i], 2);
-  int psk_only = cfg->test.psk_only_hello && cfg->psk_id_len;
-  if (!psk_only) {
+  if (c->offered13) {
+    put(&w, EXT_SUPPORTED_GROUPS, 2);
+    put(&w, (unsigned)(2 * cfg->ngroups + 2), 2);
+    put(&w, (unsigned)(2 * cfg->ngroups), 2);
+    for (size_t i = 0; i < cfg->ngroups; i++) put(&w, cfg->groups[i], 2);
+  }
+  /* RFC 9367 A.2's first ClientHello (a test hook) offers the PSK alone */
+  if (!(cfg->test.psk_only_hello && cfg->psk_id_len)) {
     put(&w, EXT_SIGNATURE_ALGORITHMS, 2);
-    put(&w, 16, 2);
-    put(&w, 14, 2);
-    for (unsigned s = 0x0709; s <= 0x070F; s++) put(&w, s, 2);
+    size_t sigs = open_vec(&w, 2);
+    size_t sig_list = open_vec(&w, 2);
+    for (unsigned s = 0x0709; c->offered13 && s <= 0x070F; s++) put(&w, s, 2);
+    if (c->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
+      put(&w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
+      put(&w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
+    }
+    close_vec(&w, sig_list, 2);
+    close_vec(&w, sigs, 2);
+  }
+  if (c->offered12) { /* RFC 5746 and RFC 7627, in RFC 9189's examples' order */
+    put(&w, EXT_RENEGOTIATION_INFO, 2);
+    put(&w, 1, 2);
+    put(&w, 0, 1);
+    if (!cfg->test.no_ems) {
+      put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
+      put(&w, 0, 2);
+    }
   }
   if (cfg->alpn_len) {
     put(&w, EXT_ALPN, 2);
@@ -547,10 +259,15 @@ static int build_client_hello(gostx_tls *c) {
     put(&w, (unsigned)cfg->alpn_len, 2);
     put_bytes(&w, cfg->alpn, cfg->alpn_len);
   }
+  if (!c->offered13) {
+    close_vec(&w, exts, 2);
+    return msg_send(c, &w);
+  }
   put(&w, EXT_SUPPORTED_VERSIONS, 2);
-  put(&w, 3, 2);
-  put(&w, 2, 1);
+  put(&w, c->offered12 ? 5 : 3, 2);
+  put(&w, c->offered12 ? 4 : 2, 1);
   put(&w, 0x0304, 2);
+  if (c->offered12) put(&w, 0x0303, 2);
   /* psk_key_exchange_modes: psk_ke as RFC 9367's first example sends it
    * (no PSK to use it with); psk_dhe_ke with an external PSK. */
   put(&w, EXT_PSK_MODES, 2);
@@ -602,10 +319,17 @@ int gostx__tls_client_hello(gostx_tls *c) {
   if (cfg->verify != GOSTX_TLS_VERIFY_NONE && !cfg->store && !cfg->test.pin_curve &&
       !cfg->psk_id_len)
     return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no trust store to verify the server");
-  int rc = fill_random(c, c->client_random, 32);
+  /* The versions offered: those of the range with a suite in the list. */
+  for (size_t i = 0; i < cfg->nsuites; i++) {
+    if (gostx__tls_suite_by_id(cfg->suites[i])) c->offered13 = cfg->vmax >= GOSTX_TLS_VERSION_1_3;
+    else c->offered12 = cfg->vmin <= GOSTX_TLS_VERSION_1_2;
+  }
+  if (!c->offered13 && !c->offered12)
+    return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no cipher suite of the versions allowed");
+  int rc = gostx__tls_fill_random(c, c->client_random, 32);
   if (rc != GOSTX_OK) return rc;
   c->session_id_len = 0;
-  if (!cfg->test.no_compat) {
+  if (!cfg->test.no_compat && c->offered13) {
     /* Middlebox compatibility (RFC 8446 appendix D.4): a session id to echo. */
     c->session_id_len = 32;
     if (gostx_random_bytes(c->session_id, 32) != GOSTX_OK)
@@ -620,15 +344,26 @@ int gostx__tls_client_hello(gostx_tls *c) {
 /* ---------------- ServerHello and HelloRetryRequest (client) ---------------- */
 
 static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
-  rd r = {msg + 4, len - 4, 0};
-  unsigned legacy = get(&r, 2);
-  const uint8_t *random = take(&r, 32);
-  rd sid = vec(&r, 1, 0);
-  unsigned suite = get(&r, 2);
-  unsigned comp = get(&r, 1);
-  rd exts = {NULL, 0, 0};
-  if (r.n) exts = vec(&r, 2, 0); /* a TLS 1.2 ServerHello may have none */
-  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello");
+  server_hello sh;
+  int rc0 = gostx__tls_parse_server_hello(c, msg, len, &sh);
+  if (rc0 != GOSTX_OK) return rc0;
+  unsigned legacy = sh.legacy, suite = sh.suite, comp = sh.comp;
+  const uint8_t *random = sh.random;
+  rd sid = sh.sid, exts = sh.exts;
+  /* Without supported_versions: a TLS 1.2 (or older) answer. The downgrade
+   * sentinels first (RFC 8446 section 4.1.3), then TLS 1.2 if offered. */
+  int has_versions = 0;
+  for (rd e = exts; e.n && !e.bad;) {
+    if (get(&e, 2) == EXT_SUPPORTED_VERSIONS) has_versions = 1;
+    (void)vec(&e, 2, 0);
+  }
+  if (!has_versions) {
+    static const uint8_t downgrd[7] = {'D', 'O', 'W', 'N', 'G', 'R', 'D'};
+    if (c->offered13 && !memcmp(random + 24, downgrd, 7) && random[31] <= 1)
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "downgrade sentinel in the ServerHello");
+    if (c->offered12 && !c->hrr) return gostx__tls12_on_server_hello(c, msg, len, &sh);
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the server does not speak TLS 1.3");
+  }
   int is_hrr = !memcmp(random, hrr_random, 32);
   rd share = {NULL, 0, 1}, cookie = {NULL, 0, 1}, psk = {NULL, 0, 1};
   unsigned version = 0;
@@ -655,19 +390,11 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
       if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed cookie");
     }
   }
-  if (!version) {
-    /* A TLS 1.2 (or older) answer: the downgrade sentinels first (RFC 8446
-     * section 4.1.3), then no version in common. */
-    static const uint8_t downgrd[7] = {'D', 'O', 'W', 'N', 'G', 'R', 'D'};
-    if (!memcmp(random + 24, downgrd, 7) && random[31] <= 1)
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "downgrade sentinel in the ServerHello");
-    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the server does not speak TLS 1.3");
-  }
   if (legacy != 0x0303) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ServerHello legacy_version");
-  if (version != 0x0304) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
+  if (version != 0x0304 || !c->offered13) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
   if (sid.n != c->session_id_len || (sid.n && memcmp(sid.p, c->session_id, sid.n)))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "legacy_session_id_echo differs");
-  if (!has16(c->cfg->suites, c->cfg->nsuites, suite))
+  if (!gostx__tls_has16(c->cfg->suites, c->cfg->nsuites, suite) || !gostx__tls_suite_by_id(suite))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite not offered");
   if (c->suite && c->suite->id != suite)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite differs from the HelloRetryRequest's");
@@ -678,7 +405,7 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     if (c->hrr) return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a second HelloRetryRequest");
     unsigned group = get(&share, 2);
     if (share.bad || share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed HelloRetryRequest key_share");
-    if (!has16(c->cfg->groups, c->cfg->ngroups, group) || group == c->group)
+    if (!gostx__tls_has16(c->cfg->groups, c->cfg->ngroups, group) || group == c->group)
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "HelloRetryRequest names a group not asked for");
     c->hrr = 1;
     c->group = (uint16_t)group;
@@ -737,16 +464,8 @@ static int on_encrypted_extensions(gostx_tls *c, const uint8_t *body, size_t len
     if (type == EXT_SERVER_NAME && data.n)
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "server_name not empty in EncryptedExtensions");
     if (type == EXT_ALPN) {
-      rd list = vec(&data, 2, 1);
-      rd name = vec(&list, 1, 1);
-      if (data.bad || data.n || list.bad || list.n)
-        return fail(c, GOSTX__ALERT_DECODE_ERROR, "ALPN answer not one name");
-      int offered = 0;
-      for (size_t i = 0; i < c->cfg->alpn_len; i += 1 + c->cfg->alpn[i])
-        if (c->cfg->alpn[i] == name.n && !memcmp(c->cfg->alpn + i + 1, name.p, name.n)) offered = 1;
-      if (!offered) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ALPN protocol not offered");
-      memcpy(c->alpn, name.p, name.n);
-      c->alpn[name.n] = 0;
+      int rc = gostx__tls_alpn_answer(c, data);
+      if (rc != GOSTX_OK) return rc;
     }
   }
   c->state = c->psk ? GOSTX__ST_WAIT_FINISHED : GOSTX__ST_WAIT_CERT_CR;
@@ -801,7 +520,7 @@ static int client_finish(gostx_tls *c) {
   if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
   if (rc == GOSTX_OK && c->cert_req) {
     unsigned scheme = gostx__tls_curve_scheme(c->cfg->key_curve);
-    int can = c->cfg->nchain && scheme && has16(c->peer_schemes, c->npeer_schemes, scheme);
+    int can = c->cfg->nchain && scheme && gostx__tls_has16(c->peer_schemes, c->npeer_schemes, scheme);
     rc = send_certificate(c, can);
     if (rc == GOSTX_OK && can) rc = send_cv(c);
   }
@@ -813,17 +532,8 @@ static int client_finish(gostx_tls *c) {
 
 /* ---------------- ClientHello (server) ---------------- */
 
-typedef struct hello {
-  const uint8_t *random;
-  rd sid, suites, groups, sigs, shares, alpn, versions;
-  rd psk_ids, psk_binders; /* pre_shared_key's lists */
-  size_t psk_trunc;        /* the ClientHello's bytes before the binders (header included) */
-  char sni[256];
-  int have_groups, have_sigs, have_shares, have_versions, have_alpn, have_cookie;
-  int have_psk, have_modes, psk_dhe_ke;
-} hello;
 
-static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hello *h) {
+int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hello *h) {
   rd r = {body, len, 0};
   memset(h, 0, sizeof *h);
   unsigned legacy = get(&r, 2);
@@ -900,6 +610,18 @@ static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hel
       case EXT_COOKIE:
         h->have_cookie = 1;
         break;
+      case EXT_EXTENDED_MASTER_SECRET:
+        if (data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "extended_master_secret not empty");
+        h->have_ems = 1;
+        break;
+      case EXT_RENEGOTIATION_INFO: {
+        rd info = vec(&data, 1, 0);
+        if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed renegotiation_info");
+        /* RFC 5746 3.6: an initial handshake's is empty. */
+        if (info.n) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "renegotiation_info not empty");
+        h->have_reneg = 1;
+        break;
+      }
       case EXT_PRE_SHARED_KEY: {
         if (exts.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "pre_shared_key not last");
         h->psk_ids = vec(&data, 2, 7);
@@ -934,11 +656,6 @@ static int parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len, hel
   return GOSTX_OK;
 }
 
-static int rd_has16(rd l, unsigned v) {
-  while (l.n)
-    if (get(&l, 2) == v) return 1;
-  return 0;
-}
 
 /* The share of group in the ClientHello's key_share (NULL when none). */
 static rd share_of(const hello *h, unsigned group) {
@@ -987,14 +704,7 @@ static int send_encrypted_extensions(gostx_tls *c, int sni_ack) {
     put(&w, EXT_SERVER_NAME, 2);
     put(&w, 0, 2);
   }
-  if (c->alpn[0]) {
-    size_t n = strlen(c->alpn);
-    put(&w, EXT_ALPN, 2);
-    put(&w, (unsigned)n + 3, 2);
-    put(&w, (unsigned)n + 1, 2);
-    put(&w, (unsigned)n, 1);
-    put_bytes(&w, (const uint8_t *)c->alpn, n);
-  }
+  gostx__tls_put_alpn(c, &w);
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
 }
@@ -1011,7 +721,7 @@ static int send_certificate_request(gostx_tls *c) {
 }
 
 static int server_flight(gostx_tls *c, rd key, int sni_ack) {
-  int rc = fill_random(c, c->server_random, 32);
+  int rc = gostx__tls_fill_random(c, c->server_random, 32);
   if (rc == GOSTX_OK) rc = send_server_hello(c, 0);
   if (rc == GOSTX_OK) rc = key_exchange(c, key.p, key.n);
   if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
@@ -1057,10 +767,18 @@ static int take_psk(gostx_tls *c, const uint8_t *msg, const hello *h) {
 static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   const gostx_tls_config *cfg = c->cfg;
   hello h;
-  int rc = parse_client_hello(c, msg + 4, len - 4, &h);
+  int rc = gostx__tls_parse_client_hello(c, msg + 4, len - 4, &h);
   if (rc != GOSTX_OK) return rc;
-  if (!h.have_versions || !rd_has16(h.versions, 0x0304))
-    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the client does not offer TLS 1.3");
+  int offers13 = h.have_versions && gostx__tls_rd_has16(h.versions, GOSTX_TLS_VERSION_1_3);
+  if (c->state == GOSTX__ST_START && (!offers13 || !gostx__tls_speaks13(cfg))) {
+    /* No TLS 1.3 in common: TLS 1.2 when both take it. */
+    int offers12 = h.have_versions ? gostx__tls_rd_has16(h.versions, GOSTX_TLS_VERSION_1_2) : 1;
+    if (cfg->vmin <= GOSTX_TLS_VERSION_1_2 && offers12)
+      return gostx__tls12_on_client_hello(c, msg, len, &h);
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, offers13 ? "the client does not offer TLS 1.2"
+                                                            : "the client does not offer TLS 1.3");
+  }
+  if (!offers13) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the client does not offer TLS 1.3");
   if (!h.have_groups || !h.have_shares)
     return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without supported_groups or key_share");
   /* Each share of a group the client supports, each group once. */
@@ -1070,7 +788,7 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     while (l.n) {
       unsigned g = get(&l, 2);
       (void)vec(&l, 2, 1);
-      if (!rd_has16(h.groups, g))
+      if (!gostx__tls_rd_has16(h.groups, g))
         return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not in supported_groups");
       if (g >= 0x22 && g <= 0x28) {
         if (groups_seen >> (g - 0x22) & 1)
@@ -1095,7 +813,7 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     if (memcmp(h.random, c->client_random, 32) || h.sid.n != c->session_id_len ||
         (h.sid.n && memcmp(h.sid.p, c->session_id, h.sid.n)))
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
-    if (!rd_has16(h.suites, c->suite->id))
+    if (!gostx__tls_rd_has16(h.suites, c->suite->id))
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
     rd key = share_of(&h, c->group);
     if (key.bad || h.shares.n != 4 + key.n)
@@ -1107,11 +825,11 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   c->session_id_len = h.sid.n;
   memcpy(c->session_id, h.sid.p, h.sid.n);
   for (size_t i = 0; i < cfg->nsuites && !c->suite; i++)
-    if (rd_has16(h.suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
+    if (gostx__tls_rd_has16(h.suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
   if (!c->suite) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no cipher suite in common");
   if (!c->psk) { /* authenticated by our certificate */
     unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
-    if (!rd_has16(h.sigs, scheme))
+    if (!gostx__tls_rd_has16(h.sigs, scheme))
       return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
     c->scheme = (uint16_t)scheme;
   }
@@ -1119,7 +837,7 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
    * supports, by HelloRetryRequest. */
   unsigned group = 0, retry = 0;
   for (size_t i = 0; i < cfg->ngroups; i++) {
-    if (!rd_has16(h.groups, cfg->groups[i])) continue;
+    if (!gostx__tls_rd_has16(h.groups, cfg->groups[i])) continue;
     if (!retry) retry = cfg->groups[i];
     if (!share_of(&h, cfg->groups[i]).bad) {
       group = cfg->groups[i];
@@ -1127,20 +845,8 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     }
   }
   if (!retry) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no group in common");
-  if (cfg->alpn_len && h.have_alpn) {
-    for (size_t i = 0; i < cfg->alpn_len && !c->alpn[0]; i += 1 + cfg->alpn[i]) {
-      rd l = h.alpn;
-      while (l.n) {
-        rd name = vec(&l, 1, 1);
-        if (name.n == cfg->alpn[i] && !memcmp(name.p, cfg->alpn + i + 1, name.n)) {
-          memcpy(c->alpn, name.p, name.n);
-          c->alpn[name.n] = 0;
-          break;
-        }
-      }
-    }
-    if (!c->alpn[0]) return fail(c, GOSTX__ALERT_NO_APPLICATION_PROTOCOL, "no ALPN protocol in common");
-  }
+  rc = gostx__tls_alpn_select(c, &h);
+  if (rc != GOSTX_OK) return rc;
   memcpy(c->servername, h.sni, sizeof h.sni);
   /* No CertificateRequest under a PSK (RFC 8446 section 4.3.2). */
   c->cert_req = !c->psk && cfg->verify != GOSTX_TLS_VERIFY_NONE;
@@ -1190,6 +896,7 @@ int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
   size_t blen = len - 4;
   int client = c->role == GOSTX_TLS_CLIENT;
   int rc;
+  if (c->v12) return gostx__tls12_on_message(c, msg, len);
   switch (c->state) {
     case GOSTX__ST_START:
     case GOSTX__ST_WAIT_CH2:

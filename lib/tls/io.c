@@ -48,14 +48,19 @@ int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, siz
     return GOSTX_OK;
   }
   size_t got;
-  int rc = gostx__tls_record_seal(&c->wrec, type, data, len, 0, c->out + c->out_len,
-                                  sizeof c->out - c->out_len, &got);
+  int rc = c->v12 ? gostx__tls12_record_seal(&c->wrec12, type, data, len, c->out + c->out_len,
+                                             sizeof c->out - c->out_len, &got)
+                  : gostx__tls_record_seal(&c->wrec, type, data, len, 0, c->out + c->out_len,
+                                           sizeof c->out - c->out_len, &got);
   if (rc == GOSTX_OK) c->out_len += got;
   return rc;
 }
 
 void gostx__tls_th_add(gostx_tls *c, const uint8_t *msg, size_t len) {
   gostx_streebog_update(&c->th, msg, len);
+  /* TLS 1.2's CertificateVerify under a 512-bit key signs Streebog-512 of
+   * the messages (the version is not known at the ClientHello). */
+  gostx_streebog_update(&c->th512, msg, len);
 }
 
 void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
@@ -89,8 +94,9 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
     c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, sizeof c->msg - c->pend);
   gostx__tls_th_add(c, m, len);
-  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1). */
-  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr ? 0x0301 : 0x0303;
+  /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1);
+   * a TLS 1.2-only client's 0x0303, as RFC 9189's examples write it. */
+  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr && c->offered13 ? 0x0301 : 0x0303;
   c->pend += len;
   /* One message a record (as RFC 9367's examples send them), or, with the
    * test hook, as many as fit: the peer must take both. */
@@ -148,6 +154,8 @@ static void wipe_secrets(gostx_tls *c) {
   gostx_memzero(c->s_hs, sizeof c->s_hs);
   gostx_memzero(c->c_ap, sizeof c->c_ap);
   gostx_memzero(c->s_ap, sizeof c->s_ap);
+  gostx_memzero(c->ms12, sizeof c->ms12);
+  gostx_memzero(&c->keys12, sizeof c->keys12);
 }
 
 int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
@@ -162,11 +170,13 @@ int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
     c->alert_sent = 1;
     /* Best effort: what is queued goes out, then the alert. */
     uint8_t a[2] = {2, (uint8_t)alert};
-    if (!(c->wenc && c->wrec.spent) && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK) (void)gostx__tls_flush(c);
+    if (!(c->wenc && (c->v12 ? c->wrec12.spent : c->wrec.spent)) && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK) (void)gostx__tls_flush(c);
   }
   wipe_secrets(c);
   gostx__tls_record_clear(&c->rrec);
   gostx__tls_record_clear(&c->wrec);
+  gostx__tls12_record_clear(&c->rrec12);
+  gostx__tls12_record_clear(&c->wrec12);
   c->renc = c->wenc = 0;
   return c->rc;
 }

@@ -133,14 +133,18 @@ int gostx__tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t 
  * key_from_der reads. Readers: strict DER (definite minimal lengths, no
  * trailing bytes, exactly these fields); GOSTX_EFORMAT for anything else,
  * GOSTX_EUNSUP for a well-formed key of an unknown curve or another
- * S-box set. RFC 9189 4.2.4: Q_eph must lie on the server key's curve; the
+ * S-box set, GOSTX_EINVAL for a key that is not a point of its curve
+ * (illegal_parameter, not decode_error). RFC 9189 4.2.4: Q_eph must lie on the server key's curve; the
  * readers give the curve the body names, and the caller refuses any other
  * (the import calls then check the point on it). */
 #define GOSTX__TLS12_KX_MAX 512
-/* key_exp: 32 + n bytes (KExp15's output). */
+/* key_exp: 32 + n bytes (KExp15's output). like (when not NULL): the
+ * server certificate's SubjectPublicKeyInfo, whose encoding (parameter
+ * OIDs as they stand) the ephemeral key's copies, its point replaced
+ * (peers compare the OIDs); GOSTX_EINVAL when it is not a key of curve. */
 int gostx__tls12_gkt_write(const uint8_t *key_exp, size_t key_exp_len, gostx_gost3410_curve curve,
-                           const uint8_t *q_eph, size_t q_len, uint8_t *out, size_t cap,
-                           size_t *out_len);
+                           const uint8_t *q_eph, size_t q_len, const uint8_t *like,
+                           size_t like_len, uint8_t *out, size_t cap, size_t *out_len);
 /* *key_exp points into der (*key_exp_len bytes); q_eph receives 2 * len
  * bytes (q_cap >= 128 is enough), *curve the key's curve. A ukm is read and
  * ignored (RFC 9189: "MUST be ignored by the server"). */
@@ -150,7 +154,8 @@ int gostx__tls12_gkt_read(const uint8_t *der, size_t der_len, const uint8_t **ke
 /* kexp: KExp28147's 44 bytes (IV | CEK_ENC | CEK_MAC). */
 int gostx__tls12_blob_write(const uint8_t kexp[GOSTX__TLS12_KEXP28147_LEN],
                             gostx_gost3410_curve curve, const uint8_t *q_eph, size_t q_len,
-                            uint8_t *out, size_t cap, size_t *out_len);
+                            const uint8_t *like, size_t like_len, uint8_t *out, size_t cap,
+                            size_t *out_len);
 int gostx__tls12_blob_read(const uint8_t *der, size_t der_len,
                            uint8_t kexp[GOSTX__TLS12_KEXP28147_LEN], gostx_gost3410_curve *curve,
                            uint8_t *q_eph, size_t q_cap, size_t *q_len);

@@ -49,6 +49,39 @@ static int get_tlv(const uint8_t **p, const uint8_t *end, uint8_t tag, const uin
  * RFC 4491 wrote them): lib/gost3410 leaves the digest out for 512-bit
  * keys, as RFC 9215 allows, so it is put back here. */
 static int spki_of(gostx_gost3410_curve curve, const uint8_t *q, size_t q_len, uint8_t *spki,
+                   size_t cap, size_t *spki_len);
+static int key_of(const uint8_t *spki, size_t len, gostx_gost3410_curve *curve, uint8_t *q,
+                  size_t q_cap, size_t *q_len);
+
+/* With like (the server certificate's SubjectPublicKeyInfo, on the same
+ * curve): like with its point replaced by q's. openssl + gost-engine and
+ * GnuTLS compare the parameter OIDs, not the curves (a 256B key named by
+ * tc26-256-paramSetB is not "the same" as one named CryptoPro-A), so the
+ * ephemeral key copies the server's exactly. The point is the SPKI's last
+ * 2 * size bytes (BIT STRING { OCTET STRING point }). */
+static int spki_for(gostx_gost3410_curve curve, const uint8_t *q, size_t q_len,
+                    const uint8_t *like, size_t like_len, uint8_t *spki, size_t cap,
+                    size_t *spki_len) {
+  int rc = spki_of(curve, q, q_len, spki, cap, spki_len);
+  if (rc != GOSTX_OK || !like) return rc;
+  size_t pl = 2 * gostx_gost3410_size(curve), n = *spki_len;
+  gostx_gost3410_curve like_curve;
+  uint8_t like_q[128];
+  size_t like_q_len;
+  /* like must be a key of this curve whose encoding ends with its point. */
+  if (like_len > cap || like_len < pl + 4 || n < pl ||
+      key_of(like, like_len, &like_curve, like_q, sizeof like_q, &like_q_len) != GOSTX_OK ||
+      like_curve != curve || like[like_len - pl - 1] != (pl == 64 ? 0x40 : 0x80))
+    return GOSTX_EINVAL;
+  uint8_t point[128];
+  memcpy(point, spki + n - pl, pl);
+  memcpy(spki, like, like_len);
+  memcpy(spki + like_len - pl, point, pl);
+  *spki_len = like_len;
+  return GOSTX_OK;
+}
+
+static int spki_of(gostx_gost3410_curve curve, const uint8_t *q, size_t q_len, uint8_t *spki,
                    size_t cap, size_t *spki_len) {
   static const uint8_t digest[2][10] = {
       {0x06, 0x08, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x01, 0x02, 0x02},  /* Streebog-256 */
@@ -102,19 +135,18 @@ static int key_of(const uint8_t *spki, size_t len, gostx_gost3410_curve *curve, 
   size_t n;
   int rc = gostx_gost3410_key_from_der(spki, len, &kind, curve, &n, NULL, 0, q, q_cap);
   if (rc == GOSTX_OK && kind != GOSTX_GOST3410_KEY_PUBLIC) rc = GOSTX_EFORMAT;
-  if (rc == GOSTX_EINVAL) rc = GOSTX_EFORMAT; /* a point off the curve: malformed for us */
   if (rc == GOSTX_OK) *q_len = 2 * n;
   return rc;
 }
 
 int gostx__tls12_gkt_write(const uint8_t *key_exp, size_t key_exp_len, gostx_gost3410_curve curve,
-                           const uint8_t *q_eph, size_t q_len, uint8_t *out, size_t cap,
-                           size_t *out_len) {
+                           const uint8_t *q_eph, size_t q_len, const uint8_t *like,
+                           size_t like_len, uint8_t *out, size_t cap, size_t *out_len) {
   if (!key_exp || !out || !out_len) return GOSTX_EINVAL;
   if (key_exp_len == 0 || key_exp_len > 64) return GOSTX_ELEN;
   uint8_t spki[GOSTX_GOST3410_DER_MAX];
   size_t spki_len;
-  int rc = spki_of(curve, q_eph, q_len, spki, sizeof spki, &spki_len);
+  int rc = spki_for(curve, q_eph, q_len, like, like_len, spki, sizeof spki, &spki_len);
   if (rc != GOSTX_OK) return rc;
   size_t inner = 2 + key_exp_len + spki_len, total = hdr_len(inner) + inner;
   if (cap < total) return GOSTX_EINVAL;
@@ -154,11 +186,12 @@ int gostx__tls12_gkt_read(const uint8_t *der, size_t der_len, const uint8_t **ke
 
 int gostx__tls12_blob_write(const uint8_t kexp[GOSTX__TLS12_KEXP28147_LEN],
                             gostx_gost3410_curve curve, const uint8_t *q_eph, size_t q_len,
-                            uint8_t *out, size_t cap, size_t *out_len) {
+                            const uint8_t *like, size_t like_len, uint8_t *out, size_t cap,
+                            size_t *out_len) {
   if (!kexp || !out || !out_len) return GOSTX_EINVAL;
   uint8_t spki[GOSTX_GOST3410_DER_MAX];
   size_t spki_len;
-  int rc = spki_of(curve, q_eph, q_len, spki, sizeof spki, &spki_len);
+  int rc = spki_for(curve, q_eph, q_len, like, like_len, spki, sizeof spki, &spki_len);
   if (rc != GOSTX_OK) return rc;
   /* encryptedKey (32) and macKey (4); the params: OID, [0] SPKI, ukm (8). */
   size_t ek = 2 + 32 + 2 + 4, params = sizeof param_z + spki_len + 2 + 8;

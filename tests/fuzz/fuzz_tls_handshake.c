@@ -1,5 +1,5 @@
-/* libFuzzer harness: the TLS 1.3 handshake (lib/tls) on untrusted messages,
- * client side and server side. Two modes:
+/* libFuzzer harness: the TLS 1.3 and TLS 1.2 handshakes (lib/tls) on
+ * untrusted messages, client side and server side. Two modes:
  *
  *  - mutated peer (byte 0 bit 0 clear): our client and our server run
  *    against each other in-process and the fuzzer changes the handshake
@@ -24,7 +24,10 @@
  * server's, 1 the client's), bit 2 client certificates, bits 3-4 the suite,
  * bit 5 an external PSK on both sides (psk_dhe_ke: the binders, the
  * server's selected_identity, the certificate-less flight; in the raw mode
- * the server holds it);
+ * the server holds it), bit 6 TLS 1.2 on both sides (bits 3-4 mod 3 the
+ * RFC 9189 suite; the messages ClientHello, ServerHello, Certificate,
+ * CertificateRequest, ServerHelloDone, ClientKeyExchange,
+ * CertificateVerify, Finished; in the raw mode a TLS 1.2 peer);
  * byte 1: the group (mod 7), byte 2: the server key's curve (mod 7); then
  * operations of 5 bytes: message index (the n-th message that side sends),
  * kind, position (2, big-endian), value. Kind mod 4: 0 XOR value at the
@@ -171,6 +174,7 @@ static int want(int rc) { return rc == GOSTX_TLS_WANT_READ || rc == GOSTX_TLS_WA
 
 static const char *const suites[4] = {"KUZNYECHIK_MGM_L", "MAGMA_MGM_L", "KUZNYECHIK_MGM_S",
                                       "MAGMA_MGM_S"};
+static const char *const suites12[3] = {"KUZNYECHIK_CTR_OMAC", "MAGMA_CTR_OMAC", "28147_CNT_IMIT"};
 static const char *const groups[7] = {"GC256A", "GC256B", "GC256C", "GC256D",
                                       "GC512A", "GC512B", "GC512C"};
 
@@ -197,7 +201,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if ((data[0] & 32) && (gostx_tls_config_set_psk(cc, (const uint8_t *)"fuzz", 4, psk_key, 32) ||
                          gostx_tls_config_set_psk(sc, (const uint8_t *)"fuzz", 4, psk_key, 32)))
     bug("psk");
-  if (gostx_tls_config_set_suites(cc, suites[data[0] >> 3 & 3]) ||
+  int v12 = data[0] >> 6 & 1;
+  if (v12 && (gostx_tls_config_set_versions(cc, 0x0303, 0x0303) ||
+              gostx_tls_config_set_versions(sc, 0x0303, 0x0303)))
+    bug("versions");
+  if (gostx_tls_config_set_suites(cc, v12 ? suites12[(data[0] >> 3 & 3) % 3]
+                                          : suites[data[0] >> 3 & 3]) ||
       gostx_tls_config_set_groups(cc, groups[data[1] % 7]) ||
       gostx_tls_config_set_groups(sc, "GC256A,GC256B,GC256C,GC256D,GC512A,GC512B,GC512C"))
     bug("config");
@@ -240,11 +249,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (crc == 0 || src == 0) {
       /* Completed: both sides hold the same keys (what either completes
        * with, the other one derived: the transcript both saw). */
-      if (strcmp(gostx_tls_suite(c), gostx_tls_suite(s)) || c->group != s->group)
+      if (strcmp(gostx_tls_suite(c), gostx_tls_suite(s)) || (!v12 && c->group != s->group))
         bug("completed with different suites or groups");
-      if (crc == 0 && src == 0 &&
+      if (crc == 0 && src == 0 && !v12 &&
           (memcmp(c->c_ap, s->c_ap, 32) || memcmp(c->s_ap, s->s_ap, 32)))
         bug("completed with different secrets");
+      if (crc == 0 && src == 0 && v12 &&
+          (!c->v12 || !s->v12 || memcmp(c->wrec12.key, s->rrec12.key, 32) ||
+           memcmp(c->wrec12.mac_key, s->rrec12.mac_key, 32) ||
+           memcmp(c->rrec12.key, s->wrec12.key, 32)))
+        bug("TLS 1.2 completed with different keys");
       uint8_t b[16];
       size_t put, got;
       if (crc == 0 && src == 0 && gostx_tls_write(c, "ping", 4, &put) == 0 &&

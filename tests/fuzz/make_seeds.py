@@ -197,6 +197,20 @@ def tls_handshake_seeds():
             seeds.append(bytes([32 | side << 1 | suite << 3, suite * 2 + side, suite]))
     seeds.append(bytes([34, 1, 0]) + op(0, 0, 0xFFFF, 1))
     seeds.append(bytes([33, 0, 0]) + bytes.fromhex(vec["examples"][1]["messages"][5]["hex"]))
+    # Mode bit 6, TLS 1.2: each suite, each side's messages changed, with
+    # and without client certificates; the ClientKeyExchange (the client's
+    # message 1, or 2 with a certificate) and the server's Certificate
+    # changed; raw, RFC 9189 A.1.3.1's ClientHello to a server.
+    for suite in range(3):
+        for side in range(2):
+            for auth in range(2):
+                seeds.append(bytes([64 | side << 1 | auth << 2 | suite << 3, 0, suite + auth]))
+    seeds.append(bytes([66, 0, 0]) + op(1, 0, 60, 0x04))
+    seeds.append(bytes([70 | 16, 0, 4]) + op(2, 1, 40, 0))
+    seeds.append(bytes([64, 0, 0]) + op(1, 0, 9, 0x80))
+    seeds.append(bytes([65, 0, 0]) + bytes.fromhex(
+        "16030300440100004003039 33EA21EC3802A561550EC78D6ED51AC2439D7E749C31BC3A3456165889684CA"
+        "000004C100C10101000013000D0006000408400841FF0100010000170000".replace(" ", "")))
     for i, s in enumerate(seeds):
         put("fuzz_tls_handshake", i, s)
 

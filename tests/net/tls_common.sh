@@ -72,6 +72,9 @@ EOF
 tls_start() {
   local name=$1
   shift
+  # a log left by an earlier start under NAME would give its port: the
+  # child truncates the file only once it runs
+  rm -f "$T/$name.log"
   "$G" "$@" 2>"$T/$name.log" </dev/null >/dev/null &
   PID=$!
   PIDS+=($PID)

@@ -25,6 +25,10 @@
 # IP:::1); old-ca.pem (a GOST R 34.10-2001 root, CryptoPro-A, GOST R 34.11-94
 # signatures), old-leaf.pem (2001, CryptoPro-B, issued by old-ca; SAN, EKU
 # and keyUsage as the leaves), chain-old.pem = old-leaf + old-ca.
+# For GnuTLS 3.7 (no TC26-256-A curve, so it cannot read int.pem):
+# int-gt.pem (256B, issued by ca), leaf-gt-256B.pem/.key and
+# leaf-gt-512A.pem/.key (issued by int-gt; extensions as the leaves),
+# chain-gt-256B.pem and chain-gt-512A.pem = leaf + int-gt.
 # ecdsa-root.pem: a P-256 root, not GOST (a system bundle's kind).
 # Keys are unencrypted PKCS#8 PEM (what gostx_gost3410_key_from_pem reads,
 # but for the 2001 ones, old-*.key).
@@ -140,6 +144,13 @@ for c in 256A:gost2012_256:TCA 256B:gost2012_256:TCB 256C:gost2012_256:TCC 256D:
   IFS=: read -r name alg ps <<<"$c"
   key "leaf-$name" "$alg" "$ps" && issue "leaf-$name" localhost int v3_leaf
   cat "leaf-$name.pem" int.pem >"chain-$name.pem"
+done
+
+key int-gt gost2012_256 TCB && issue int-gt "gostx test gnutls intermediate" ca v3_int
+for c in 256B:gost2012_256:TCB 512A:gost2012_512:A; do
+  IFS=: read -r name alg ps <<<"$c"
+  key "leaf-gt-$name" "$alg" "$ps" && issue "leaf-gt-$name" localhost int-gt v3_leaf
+  cat "leaf-gt-$name.pem" int-gt.pem >"chain-gt-$name.pem"
 done
 
 key leaf-wild gost2012_256 TCA && issue leaf-wild localhost int v3_wild
