@@ -123,7 +123,7 @@ static const struct {
               {47, "illegal_parameter"}, {48, "unknown_ca"}, {49, "access_denied"},
               {50, "decode_error"}, {51, "decrypt_error"}, {70, "protocol_version"},
               {71, "insufficient_security"}, {80, "internal_error"},
-              {86, "inappropriate_fallback"}, {90, "user_canceled"},
+              {86, "inappropriate_fallback"}, {90, "user_canceled"}, {100, "no_renegotiation"},
               {109, "missing_extension"}, {110, "unsupported_extension"},
               {112, "unrecognized_name"}, {113, "bad_certificate_status_response"},
               {115, "unknown_psk_identity"}, {116, "certificate_required"},

@@ -287,7 +287,8 @@ reneg_theirs_client() {
   wait $cpid
   kill $sp 2>/dev/null
   wait $sp 2>/dev/null
-  if grep -q 'SSL alert number 100' "$err" && grep -q 'renegotiation refused' "$T/serve12.log"; then
+  if grep -q 'SSL alert number 100' "$err" && grep -q 'renegotiation refused' "$T/serve12.log" &&
+    grep -q 'alert no_renegotiation (100) sent' "$T/serve12.log"; then
     row_ok "$name"
   else
     row_bad "$name" "peer: $(grep -iE 'error|alert' "$err" | head -2 | tr '\n' ' ');" \
@@ -323,7 +324,8 @@ reneg_ours_client() {
   wait $cpid
   rc=$?
   if grep -q 'HelloRequest' "$slog" && grep -q 'fatal no_renegotiation' "$slog" &&
-    grep -q 'renegotiation refused' "$err" && [ "$rc" = 1 ]; then
+    grep -q 'renegotiation refused' "$err" && grep -q 'alert no_renegotiation (100) sent' "$err" &&
+    [ "$rc" = 1 ]; then
     row_ok "$name"
   else
     row_bad "$name" "rc $rc; ours: $(grep -v '^ ' "$err" | tail -2 | tr '\n' ' ');" \
