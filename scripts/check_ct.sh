@@ -314,6 +314,8 @@ if [ $emulated = 1 ]; then
   pj plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
   pj amd plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   pj amd plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
+  # Calls of few blocks (MGM's short messages): the vector round on a block per qword
+  pj amd plant magma-lanes avx512 'lanes_.*magma_avx512.c' "$BE" valgrind
   pj plant magma-n1 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   pj plant magma-n2 avx512bw 'avx512bw_.*sliced_core.h' "$BE" valgrind
   pj plant streebog avx512 streebog_avx512.c "$BE" valgrind

@@ -6,8 +6,10 @@
  * pools of 1..4 threads and none. MGM open: forged streams (tag, ciphertext
  * or AAD changed) report GOSTX_EAUTH each, their out is untouched, the rest
  * open. A bad stream fails the whole call before anything is written.
- * Streams of one length (the sector engine) in every layout. Run at every
- * implementation level by ctest. */
+ * Streams of one length (the sector engine) in every layout. MGM streams
+ * that all name one key (the engine's many-message route, lib/bulk/
+ * streams.c), Kuznyechik and Magma, sealed, opened and forged. Run at
+ * every implementation level by ctest. */
 #include <stdlib.h>
 
 #include "sector_batch.h"
@@ -27,6 +29,7 @@ static uint8_t *src[MAXS], *want[MAXS], *got[MAXS], *aad[MAXS];
 static uint8_t ivs[MAXS][64], wtag[MAXS][17], gtag[MAXS][17];
 static gostx_stream st[MAXS];
 static int wrc[MAXS];
+static int one_key = -1; /* >= 0: every stream under ciphers[one_key] */
 
 static const char *op_name(gostx_batch_op op) {
   static const char *const names[] = {
@@ -88,7 +91,7 @@ static void make_streams(gostx_batch_op op, const gostx_batch_params *p, size_t 
   for (size_t i = 0; i < ns; i++) {
     gostx_stream *s = &st[i];
     memset(s, 0, sizeof *s);
-    const size_t ki = share ? t_rand_below(3) : t_rand_below(64);
+    const size_t ki = one_key >= 0 ? (size_t)one_key : share ? t_rand_below(3) : t_rand_below(64);
     size_t n;
     if (is89(op)) {
       s->key = &keys89[ki];
@@ -377,6 +380,13 @@ int main(void) {
     check_forged(pi, 0);
     check_forged(pi, 1);
   }
+  for (one_key = 0; one_key < 2; one_key++) /* ciphers[0] Kuznyechik, [1] Magma */
+    for (size_t pi = 0; pi < 4; pi++) {
+      check_op(GOSTX_BATCH_MGM_SEAL, pi, (int)(pi % 2));
+      check_op(GOSTX_BATCH_MGM_OPEN, pi, (int)((pi + 1) % 2));
+      check_forged(pi, (int)(pi % 2));
+    }
+  one_key = -1;
   check_refused();
   for (size_t pi = 0; pi < 4; pi++) check_sector_calls(pi);
   for (size_t pi = 0; pi < 4; pi += 2) check_sector_layouts(pi);

@@ -4,8 +4,10 @@
  * and edge-case keys (bytes 0x00 / 0xff stress the carries of the
  * byte-sliced addition), every block count 0..400 (all counts around the
  * group widths 16, 32 and 64 and their multiples, the 128-block pairs of
- * 64-block groups, and AVX-512's hand-off of rests up to 32 blocks to
- * AVX2), misaligned buffers, in place, encrypt and decrypt; plus the
+ * 64-block groups, a rest of 65..127 blocks as a padded pair, and the
+ * avx512 rows' few-blocks kernel: calls and rests of 1..64 blocks, 8 a
+ * register, the last one partial), misaligned buffers, in place, encrypt
+ * and decrypt; plus the
  * RFC 8891 example through each in multi-block calls. Rows the CPU lacks
  * are reported and skipped. */
 #include <stdlib.h>

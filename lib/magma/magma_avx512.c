@@ -24,6 +24,119 @@
 #define SB_HI(s, m0f) _mm512_srli_epi16((s), 4)
 #define SB_LOOKUP(table, idx) _mm512_permutexvar_epi8((idx), (table))
 
+/* ---- Few blocks: the vector round (below) with a block per qword ----
+ * A byte-sliced group costs the same for 2 blocks as for 64: its round is a
+ * carry chain and three lookups deep, and 32 of them make ~1100 TSC ticks
+ * whatever the group holds. MGM's short messages are made of such calls
+ * (Y1 and Z1, a few H values and gamma blocks, the tag: three dependent
+ * calls a message). Here block b sits in qword b of a zmm (its half n1 in
+ * the low dword of one register, n2 in another), and the round is the
+ * one-block vector round's (vround_g below; the high dwords carry garbage
+ * that never reaches the low ones): up to LANES_VECS registers of 8 blocks
+ * go through 32 rounds side by side, so a call of up to 32 blocks costs
+ * about one block's latency. No secret reaches an address or a branch. */
+#define LANES_VECS 8
+#define LANES_MAX (8 * LANES_VECS)
+
+struct lanes_consts {
+  __m512i tlo, thi, pick, low, jhi, pack, shuf;
+};
+
+TARGET static inline __m512i lanes_g(const struct lanes_consts *c, __m512i a, __m512i k) {
+  const __m512i x = _mm512_add_epi32(a, k);
+  const __m512i idx = _mm512_ternarylogic_epi64(_mm512_multishift_epi64_epi8(c->pick, x), c->low,
+                                                c->jhi, 0xea); /* (b & low) | jhi */
+#ifdef GOSTX_CT_PLANTS
+  uint8_t plant[64];
+  _mm512_storeu_si512((void *)plant, idx);
+  GOSTX_CT_PLANT(GOSTX_PLANT_MAGMA_LANES, plant, 64);
+#endif
+  const __m512i s = _mm512_permutex2var_epi8(c->tlo, idx, c->thi);
+  return _mm512_rol_epi32(_mm512_multishift_epi64_epi8(c->pack, s), 11);
+}
+
+/* nv (1..LANES_VECS, a constant after inlining) registers of blocks, the
+ * last with nb - 8 (nv - 1) of them; kw[r]: round r's key word. */
+TARGET static inline __attribute__((always_inline)) void lanes_pass(
+    const struct lanes_consts *c, const __m512i *kv, const uint8_t kw[32], int nv,
+    const uint8_t *in, uint8_t *out, size_t nb) {
+  __m512i n1[LANES_VECS], n2[LANES_VECS];
+  uint8_t part[64];
+  const size_t tail = nb - 8 * (size_t)(nv - 1); /* blocks in the last register, 1..8 */
+  for (int v = 0; v < nv; v++) {
+    const uint8_t *src = in + 64 * v;
+    if (v == nv - 1 && tail < 8) {
+      memcpy(part, src, 8 * tail);
+      memset(part + 8 * tail, 0, sizeof part - 8 * tail);
+      src = part;
+    }
+    /* qword = a1 << 32 | a0 (the byte convention's shuffle) */
+    const __m512i x = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)src), c->shuf);
+    n1[v] = x;                         /* n1 = a0 */
+    n2[v] = _mm512_srli_epi64(x, 32); /* n2 = a1 */
+  }
+  for (int r = 0; r < 32; r += 2) {
+    const __m512i k0 = kv[kw[r]], k1 = kv[kw[r + 1]];
+    for (int v = 0; v < nv; v++) n2[v] = _mm512_xor_si512(n2[v], lanes_g(c, n1[v], k0));
+    for (int v = 0; v < nv; v++) n1[v] = _mm512_xor_si512(n1[v], lanes_g(c, n2[v], k1));
+  }
+  for (int v = 0; v < nv; v++) {
+    /* after 32 rounds a1 = n1, a0 = n2 */
+    const __m512i o = _mm512_shuffle_epi8(
+        _mm512_mask_blend_epi32(0xaaaa, n2[v], _mm512_slli_epi64(n1[v], 32)), c->shuf);
+    if (v == nv - 1 && tail < 8) {
+      _mm512_storeu_si512((void *)part, o);
+      memcpy(out + 64 * v, part, 8 * tail);
+    } else {
+      _mm512_storeu_si512((void *)(out + 64 * v), o);
+    }
+  }
+  gostx_memzero(part, sizeof part);
+}
+
+/* 1..LANES_MAX blocks (sliced_core.h sends 2 and up: a lone block is
+ * faster on the one-block core); decrypt: the round keys in reverse order. */
+TARGET static void lanes_blocks(const gostx_magma_key *k, const uint8_t *in, uint8_t *out,
+                                size_t n, int decrypt) {
+  if (n == 0) return;
+  const uint8_t *tab = gostx__magma_sliced_tables()->vround[k->sbox_id];
+  struct lanes_consts c;
+  c.tlo = _mm512_load_si512((const void *)tab);
+  c.thi = _mm512_load_si512((const void *)(tab + 64));
+  c.pick = _mm512_set1_epi64(0x1c1814100c080400); /* byte j: bit offset 4 j */
+  c.low = _mm512_set1_epi8(0x0f);
+  c.jhi = _mm512_set1_epi64(0x7060504030201000); /* byte j: 16 j */
+  c.pack = _mm512_set1_epi64(0x34241404);        /* byte k: bit offset 16 k + 4 */
+  /* Magma's blocks are big-endian a1 || a0: reverse each qword; GOST
+   * 28147-89's little-endian a0 || a1 already is the qword. */
+  c.shuf = k->le ? _mm512_set_epi64(0x0f0e0d0c0b0a0908, 0x0706050403020100, 0x0f0e0d0c0b0a0908,
+                                    0x0706050403020100, 0x0f0e0d0c0b0a0908, 0x0706050403020100,
+                                    0x0f0e0d0c0b0a0908, 0x0706050403020100)
+                 : _mm512_set_epi64(0x08090a0b0c0d0e0f, 0x0001020304050607, 0x08090a0b0c0d0e0f,
+                                    0x0001020304050607, 0x08090a0b0c0d0e0f, 0x0001020304050607,
+                                    0x08090a0b0c0d0e0f, 0x0001020304050607);
+  __m512i kv[8];
+  uint8_t kw[32];
+  for (int i = 0; i < 8; i++) kv[i] = _mm512_set1_epi32((int)k->rk[i]);
+  for (unsigned r = 0; r < 32; r++) { /* K1..K8 three times, K8..K1; decryption reversed */
+    const unsigned e = decrypt ? 31 - r : r;
+    kw[r] = (uint8_t)(e < 24 ? e & 7 : 31 - e);
+  }
+  switch ((n + 7) / 8) {
+    case 1: lanes_pass(&c, kv, kw, 1, in, out, n); break;
+    case 2: lanes_pass(&c, kv, kw, 2, in, out, n); break;
+    case 3: lanes_pass(&c, kv, kw, 3, in, out, n); break;
+    case 4: lanes_pass(&c, kv, kw, 4, in, out, n); break;
+    case 5: lanes_pass(&c, kv, kw, 5, in, out, n); break;
+    case 6: lanes_pass(&c, kv, kw, 6, in, out, n); break;
+    case 7: lanes_pass(&c, kv, kw, 7, in, out, n); break;
+    default: lanes_pass(&c, kv, kw, 8, in, out, n); break;
+  }
+  gostx_memzero(kv, sizeof kv);
+}
+#define FEW_BLOCKS_MAX LANES_MAX
+#define FEW_BLOCKS(k, in, out, n, decrypt) lanes_blocks((k), (in), (out), (n), (decrypt))
+
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, avx512_decrypt,

@@ -38,7 +38,7 @@
  *   plant-kuznyechik, plant-kuznyechik-one, plant-magma-n1, plant-magma-n2,
  *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko,
  *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround,
- *   plant-gost3410-ed-ifma
+ *   plant-magma-lanes, plant-gost3410-ed-ifma
  *           switch on one leak planted inside a primitive's vector code
  *           (plant-esp-pad: in ESP's padding check, lib/esp/esp.c)
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
@@ -1294,6 +1294,11 @@ static void run_plant(int which) {
       RC_OK(gostx_cbc_encrypt(&c, iv, 8, pt, 64, ct), "cbc");
       CT_PUBLIC(ct, 64);
       break;
+    case GOSTX_PLANT_MAGMA_LANES: /* a call of few blocks: MGM's Y1, Z1, H values, tag */
+      RC_OK(gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key), "cipher_init");
+      gostx_cipher_encrypt_blocks(&c, pt, 19, ct);
+      CT_PUBLIC(ct, 152);
+      break;
     case GOSTX_PLANT_MAGMA_N1:
     case GOSTX_PLANT_MAGMA_N2:
       RC_OK(gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key), "cipher_init");
@@ -1527,6 +1532,20 @@ static void case_streams(void) {
     for (size_t i = 0; i < ST_N; i++) same(st_back + ST_MAX * i, st_in + ST_MAX * i, s[i].len, "stream batch round trip");
     CT_SECRET(st_in, sizeof st_in);
   }
+  /* MGM streams all under one key (Kuznyechik, then Magma): the engine's
+   * many-message route (lib/bulk/streams.c). */
+  for (size_t c = 0; c < 2; c++) {
+    streams_fill(s, GOSTX_BATCH_MGM_SEAL, st_in, st_out);
+    for (size_t i = 0; i < ST_N; i++) s[i].key = &st_c[c];
+    RC_OK(gostx_batch_streams(NULL, GOSTX_BATCH_MGM_SEAL, &p, s, ST_N), "one-key stream batch");
+    CT_PUBLIC(st_out, sizeof st_out);
+    CT_PUBLIC(st_tag, sizeof st_tag);
+    streams_fill(s, GOSTX_BATCH_MGM_OPEN, st_out, st_back);
+    for (size_t i = 0; i < ST_N; i++) s[i].key = &st_c[c];
+    RC_OK(gostx_batch_streams(NULL, GOSTX_BATCH_MGM_OPEN, &p, s, ST_N), "one-key stream batch open");
+    for (size_t i = 0; i < ST_N; i++) same(st_back + ST_MAX * i, st_in + ST_MAX * i, s[i].len, "one-key stream batch round trip");
+    CT_SECRET(st_in, sizeof st_in);
+  }
   for (size_t i = 0; i < ST_N; i++) {
     gostx_cipher_clear(&st_c[i]);
     gostx_magma_clear(&st_g[i]);
@@ -1626,7 +1645,7 @@ static void run_group(const char *g) {
         {"gost3410", GOSTX_PLANT_GOST3410},     {"gost3410-vko", GOSTX_PLANT_GOST3410_VKO},
         {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO},
         {"esp-pad", GOSTX_PLANT_ESP_PAD},       {"magma-vround", GOSTX_PLANT_MAGMA_VROUND},
-        {"gost3410-ed-ifma", GOSTX_PLANT_GOST3410_ED_IFMA}};
+        {"magma-lanes", GOSTX_PLANT_MAGMA_LANES}, {"gost3410-ed-ifma", GOSTX_PLANT_GOST3410_ED_IFMA}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -1682,7 +1701,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-gost3410-ed-ifma, esp, tls, "
+            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
