@@ -12,7 +12,9 @@
 #    rx_auth, the 8 others delivered, and the buffer counted in rx_gro;
 # 5. a GSO send the kernel refuses (the sender's link MTU below the
 #    segments: EMSGSIZE): said once, the burst sent again datagram by
-#    datagram, every one delivered;
+#    datagram, every one delivered; the same for EIO (a route through
+#    IPsec), refused by an LD_PRELOAD library as the kernel would: said once,
+#    nothing lost, GSO not tried again;
 # 6. udp_offload = off: both said off in --status, the file and the burst
 #    still go through, nothing sent or received as a train.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
@@ -101,6 +103,39 @@ n=$(grep -c 'UDP GSO refused' "$T/a.log")
 g=$(status $NA a udp_gso)
 [ "$n" = 1 ] && [ "${g%% *}" = off ] && ok "said once: $(grep 'UDP GSO refused' "$T/a.log"); --status: udp_gso $g" ||
   bad "the refusal said $n times, udp_gso '$g'"
+
+# 5b. the kernel refuses GSO with EIO, as udp_send_skb does on a route
+# through IPsec (and before Linux 6.10 for a device without checksum
+# offload). No such route can be made here (kernels without ESP, AH or
+# IPComp, 6.10+ devices), so A runs with an LD_PRELOAD library
+# (tests/preload/refuse_gso.c) whose sendmmsg answers every GSO message as
+# the kernel would: udp_gso on at start, the first train refused, the burst
+# sent again datagram by datagram, said once, and no train tried again
+lib=$(dirname "$G")/libgostx_refuse_gso.so
+if [ -f "$lib" ]; then
+  stop $PID_a
+  lines=$(wc -l <"$T/a.log")
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" GOSTX_REFUSE_GSO=EIO \
+    GOSTX_REFUSE_LOG="$T/refusals" LD_PRELOAD="$lib" tunnel_up a $NA 10.232.0.1
+  g0=$(status $NA a udp_gso)
+  got1=$(burst_through)
+  got2=$(burst_through)
+  read -r gso1 _ _ _ _ _ < <(counters $NA a)
+  err=$(tunnel_counters $NA a tx_errors)
+  g1=$(status $NA a udp_gso)
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP GSO refused (Input/output error)')
+  [ "$got1 / $got2" = "received 40 distinct 40 bad 0 / received 40 distinct 40 bad 0" ] && [ "$err" = 0 ] &&
+    ok "GSO refused with EIO: two bursts each delivered whole, tx_errors 0" ||
+    bad "GSO refused with EIO: $got1 / $got2 of 40, tx_errors $err"
+  [ "$g0 / $g1 / $said" = "on / off (Input/output error) / 1" ] &&
+    ok "EIO said once; --status: udp_gso $g0 at start, then $g1" ||
+    bad "EIO: udp_gso '$g0' at start, '$g1' after, said $said times"
+  n=$(wc -l <"$T/refusals" 2>/dev/null)
+  [ "${n:-0} $gso1" = "1 0" ] && ok "one GSO send refused, none tried after it (tx_gso 0)" ||
+    bad "GSO sends refused: ${n:-0} (want 1), tx_gso $gso1 (want 0)"
+else
+  bad "$lib not built"
+fi
 
 # 6. udp_offload = off
 stop $PID_a
