@@ -22,8 +22,8 @@
 #define UDP_SEGMENT 103
 #endif
 
-static int is_gso(const struct msghdr *h) {
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+static int is_gso(struct msghdr *h) {
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
     if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_SEGMENT) return 1;
   return 0;
 }
