@@ -14,7 +14,9 @@
 #    segments: EMSGSIZE): said once, the burst sent again datagram by
 #    datagram, every one delivered; the same for EIO (a route through
 #    IPsec), refused by an LD_PRELOAD library as the kernel would: said once,
-#    nothing lost, GSO not tried again;
+#    nothing lost, GSO not tried again; a kernel without UDP_SEGMENT and
+#    UDP_GRO (the same library): both off, said once each, traffic whole
+#    both ways;
 # 6. udp_offload = off: both said off in --status, the file and the burst
 #    still go through, nothing sent or received as a train.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
@@ -108,10 +110,10 @@ g=$(status $NA a udp_gso)
 # through IPsec (and before Linux 6.10 for a device without checksum
 # offload). No such route can be made here (kernels without ESP, AH or
 # IPComp, 6.10+ devices), so A runs with an LD_PRELOAD library
-# (tests/preload/refuse_gso.c) whose sendmmsg answers every GSO message as
+# (tests/preload/refuse_offload.c) whose sendmmsg answers every GSO message as
 # the kernel would: udp_gso on at start, the first train refused, the burst
 # sent again datagram by datagram, said once, and no train tried again
-lib=$(dirname "$G")/libgostx_refuse_gso.so
+lib=$(dirname "$G")/libgostx_refuse_offload.so
 if [ -f "$lib" ]; then
   stop $PID_a
   lines=$(wc -l <"$T/a.log")
@@ -133,6 +135,26 @@ if [ -f "$lib" ]; then
   n=$(wc -l <"$T/refusals" 2>/dev/null)
   [ "${n:-0} $gso1" = "1 0" ] && ok "one GSO send refused, none tried after it (tx_gso 0)" ||
     bad "GSO sends refused: ${n:-0} (want 1), tx_gso $gso1 (want 0)"
+  # 5c. a kernel that knows neither UDP_SEGMENT nor UDP_GRO (before 4.18
+  # and 5.0: ENOPROTOOPT, made by the same library): both off from the
+  # start, said once each, and everything still goes through both ways
+  stop $PID_a
+  lines=$(wc -l <"$T/a.log")
+  rm -f "$T/refusals"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" GOSTX_REFUSE_UDP_OPT=1 \
+    GOSTX_REFUSE_LOG="$T/refusals" LD_PRELOAD="$lib" tunnel_up a $NA 10.232.0.1
+  g=$(status $NA a udp_gso) r=$(status $NA a udp_gro)
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP G[SR]O not available (Protocol not available)')
+  [ "$g / $r / $said" = "off (Protocol not available) / off (Protocol not available) / 2" ] &&
+    ok "UDP_SEGMENT and UDP_GRO unknown to the kernel: udp_gso $g, udp_gro $r, each said once" ||
+    bad "UDP_SEGMENT and UDP_GRO unknown: udp_gso '$g', udp_gro '$r', said $said times (want 2)"
+  got=$(burst_through)
+  [ "$got" = "received 40 distinct 40 bad 0" ] && ok "without UDP_SEGMENT: the mixed burst delivered whole" ||
+    bad "without UDP_SEGMENT: mixed burst $got of 40"
+  if tunnel_tcp_through $NB $NA 10.232.0.1; then ok "without UDP_GRO: $MIB MiB byte-exact B to A"; else bad "without UDP_GRO: file differs B to A"; fi
+  read -r gso1 gro1 _ _ _ _ < <(counters $NA a)
+  [ "$gso1 $gro1" = "0 0" ] && ok "without them: no GSO train sent, no GRO buffer received" ||
+    bad "without UDP_SEGMENT / UDP_GRO: tx_gso $gso1, rx_gro $gro1"
 else
   bad "$lib not built"
 fi
