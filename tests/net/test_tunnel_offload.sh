@@ -117,8 +117,7 @@ lib=$(dirname "$G")/libgostx_refuse_offload.so
 if [ -f "$lib" ]; then
   stop $PID_a
   lines=$(wc -l <"$T/a.log")
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" GOSTX_REFUSE_GSO=EIO \
-    GOSTX_REFUSE_LOG="$T/refusals" LD_PRELOAD="$lib" tunnel_up a $NA 10.232.0.1
+  refusing GOSTX_REFUSE_GSO=EIO GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
   g0=$(status $NA a udp_gso)
   got1=$(burst_through)
   got2=$(burst_through)
@@ -141,8 +140,7 @@ if [ -f "$lib" ]; then
   stop $PID_a
   lines=$(wc -l <"$T/a.log")
   rm -f "$T/refusals"
-  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" GOSTX_REFUSE_UDP_OPT=1 \
-    GOSTX_REFUSE_LOG="$T/refusals" LD_PRELOAD="$lib" tunnel_up a $NA 10.232.0.1
+  refusing GOSTX_REFUSE_UDP_OPT=1 GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
   g=$(status $NA a udp_gso) r=$(status $NA a udp_gro)
   said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP G[SR]O not available (Protocol not available)')
   [ "$g / $r / $said" = "off (Protocol not available) / off (Protocol not available) / 2" ] &&
