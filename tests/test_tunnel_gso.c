@@ -6,7 +6,9 @@
  * compared byte for byte with one built from scratch, its checksums
  * recomputed here byte by byte (big-endian words, RFC 1071) and verified
  * on their own; IPv6 hop-by-hop and destination options headers carried
- * into every segment. Checksum-partial single packets completed; malformed
+ * into every segment; super-packets without NEEDS_CSUM (checksums complete)
+ * cut the same. Checksum-partial single packets completed, packets without
+ * NEEDS_CSUM left as read (a wrong checksum too); malformed
  * headers, IPv6 routing, fragment and other extension headers, and
  * segments past the MTU refused. The way back: the segments
  * joined into one GSO write and cut again give the same bytes; packets that
@@ -137,6 +139,11 @@ static size_t add_exts(uint8_t *p, size_t len, const uint8_t *exts, unsigned n) 
   return len;
 }
 
+/* The virtio flags of split_case's super-packets: NEEDS_CSUM, as a device
+ * with checksum offload hands them over, or 0 (checksums complete, as a
+ * virtio peer may send them): the segments are the same. */
+static uint8_t split_flags = VNET_F_NEEDS_CSUM;
+
 /* One super-packet of plen payload bytes cut at gso: each segment against
  * one built here; with nexts, IPv6 extension headers exts (add_exts) in
  * the super-packet and in each segment. */
@@ -151,7 +158,7 @@ static void split_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned g
   unsigned l4 = (v6 ? 40 : 20) + (unsigned)(len - blen), hdr = l4 + (tcp ? 20 + optlen : 8);
   uint8_t h[TUNNEL_VNET_HDR_LEN];
   uint8_t type = (uint8_t)((tcp ? (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) : VNET_GSO_UDP_L4) | ecn);
-  vnet_hdr(h, VNET_F_NEEDS_CSUM, type, hdr, gso, l4, tcp ? 16 : 6);
+  vnet_hdr(h, split_flags, type, hdr, gso, l4, tcp ? 16 : 6);
   struct tunnel_gso g;
   int csum, n = tunnel_vnet_prepare(h, super, len, hdr + gso, &g, &csum);
   unsigned want_n = (unsigned)((plen + gso - 1) / gso);
@@ -193,6 +200,23 @@ static void csum_case(int v6, int tcp, size_t plen) {
   build(want, v6, tcp, 7, 1000, 0x18, 0, payload, plen);
   CHECK_BYTES(pkt, want, len, "a completed checksum-partial packet");
   CHECK(verifies(pkt, len), "completed checksum verifies");
+}
+
+/* A packet without NEEDS_CSUM (a device without checksum offload) goes as
+ * it was read, a wrong checksum included: the receiving kernel checks it,
+ * and the tunnel must not make a corrupted packet look whole. */
+static void plain_case(int v6, int tcp, size_t plen) {
+  uint8_t pkt[1600], h[TUNNEL_VNET_HDR_LEN];
+  size_t len = build(pkt, v6, tcp, 7, 1000, 0x18, 0, payload, plen);
+  unsigned at = (v6 ? 40 : 20) + (tcp ? 16 : 6);
+  pkt[at] ^= 0x5a; /* the checksum wrong */
+  memcpy(want, pkt, len);
+  vnet_hdr(h, 0, VNET_GSO_NONE, 0, 0, 0, 0);
+  struct tunnel_gso g;
+  int done = -1, n = tunnel_vnet_prepare(h, pkt, len, 1500, &g, &done);
+  CHECK(n == 0 && done == 0, "plain %s/%s: prepare %d, done %d", v6 ? "IPv6" : "IPv4",
+        tcp ? "TCP" : "UDP", n, done);
+  CHECK_BYTES(pkt, want, len, "a packet without NEEDS_CSUM changed");
 }
 
 static uint8_t segs[128][2048], joined[TUNNEL_VNET_HDR_LEN + 65536];
@@ -372,6 +396,14 @@ int main(void) {
   split_case(1, 1, 12, 5 * 1200, 1200, 0, 1000, 0x10, 0, dst, 1);
   split_case(1, 1, 0, 2 * 1000 + 1, 1000, 0, 1000, 0x19, 0, three, 3);
   split_case(1, 0, 0, 4 * 1000 + 123, 1000, 0, 0, 0, 0, dst, 1);
+  /* without checksum offload: super-packets with their checksums complete
+   * (flags 0) cut the same; plain packets left as read */
+  split_flags = 0;
+  split_case(0, 1, 12, 3 * 1348 + 437, 1348, 0xfffe, 0xfffff000u, 0x10 | 0x08, 0, NULL, 0);
+  split_case(1, 0, 0, 2 * 1300 + 17, 1300, 0, 0, 0, 0, NULL, 0);
+  split_flags = VNET_F_NEEDS_CSUM;
+  plain_case(0, 1, 1000);
+  plain_case(1, 0, 777);
   /* checksum-partial single packets, an odd length among them */
   csum_case(0, 1, 1000);
   csum_case(1, 1, 777);
