@@ -225,12 +225,15 @@ static uint8_t segs[128][2048], joined[TUNNEL_VNET_HDR_LEN + 65536];
  * joined again into one write; that write's header says a TCP (or USO)
  * super-packet of their segment size, and cutting it gives the same
  * segments. */
-static void join_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned gso) {
+static void join_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned gso,
+                      const uint8_t *exts, unsigned nexts) {
   char what[120];
-  snprintf(what, sizeof what, "join %s/%s opt %u payload %zu gso %u", v6 ? "IPv6" : "IPv4",
-           tcp ? "TCP" : "UDP", optlen, plen, gso);
+  snprintf(what, sizeof what, "join %s/%s opt %u payload %zu gso %u ext %u", v6 ? "IPv6" : "IPv4",
+           tcp ? "TCP" : "UDP", optlen, plen, gso, nexts);
   size_t len = build(super, v6, tcp, 0x4321, 0x7ffffff0u, 0x18, optlen, payload, plen), sl[128];
-  unsigned l4 = v6 ? 40 : 20, hdr = l4 + (tcp ? 20 + optlen : 8), at = tcp ? 16 : 6;
+  size_t blen = len;
+  len = add_exts(super, len, exts, nexts);
+  unsigned l4 = (v6 ? 40 : 20) + (unsigned)(len - blen), hdr = l4 + (tcp ? 20 + optlen : 8), at = tcp ? 16 : 6;
   uint8_t type = tcp ? (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) : VNET_GSO_UDP_L4;
   uint8_t h[TUNNEL_VNET_HDR_LEN];
   vnet_hdr(h, VNET_F_NEEDS_CSUM, type, hdr, gso, l4, at);
@@ -365,6 +368,47 @@ static void join_refusals(void) {
 #undef NOT_JOINED
 }
 
+/* IPv6 packets with extension headers that must not be joined to a (TCP,
+ * a destination options header), and ones that must not start a join */
+static void join_refusals_ext(void) {
+  uint8_t a[2048], b[2048];
+  struct tunnel_gro r = {.buf = joined, .udp_ok = 1};
+  size_t la = add_ext(a, build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000), 60, 8), lb;
+#define NOT_JOINED_EXT(what)                                                                       \
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "joined: %s", what)
+  lb = add_ext(b, build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000), 60, 8);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "the next TCP segment with the same destination options not joined");
+  b[44] ^= 1; /* a padding byte of its options */
+  NOT_JOINED_EXT("other destination option bytes");
+  lb = add_ext(b, build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000), 0, 8);
+  NOT_JOINED_EXT("a hop-by-hop header for a destination options one");
+  lb = build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000);
+  NOT_JOINED_EXT("no extension header");
+  lb = add_ext(b, build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000), 60, 16);
+  NOT_JOINED_EXT("a longer destination options header");
+  /* UDP the same */
+  la = add_ext(a, build(a, 1, 0, 0, 0, 0, 0, payload, 1000), 60, 8);
+  lb = add_ext(b, build(b, 1, 0, 0, 0, 0, 0, payload, 1000), 60, 8);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "UDP with the same destination options not joined");
+  b[45] ^= 1;
+  NOT_JOINED_EXT("UDP, other destination option bytes");
+  /* what tunnel_vnet_prepare would not cut starts nothing */
+  static const uint8_t no_start[] = {43, 44, 51};
+  for (unsigned i = 0; i < sizeof no_start; i++) {
+    la = add_ext(a, build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000), no_start[i], 8);
+    CHECK(!tunnel_gro_start(&r, a, la), "a join started with extension header %u", no_start[i]);
+  }
+  la = build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000);
+  for (int j = 0; j < 5; j++) la = add_ext(a, la, 60, 8);
+  CHECK(!tunnel_gro_start(&r, a, la), "a join started with five extension headers");
+  la = add_ext(a, build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000), 60, 8);
+  a[41] = 200; /* past the end */
+  CHECK(!tunnel_gro_start(&r, a, la), "a join started with a header past the end");
+#undef NOT_JOINED_EXT
+}
+
 /* prepare refuses h + the packet (what, for the message) */
 static void refused(const char *what, uint8_t *pkt, size_t len, uint8_t flags, uint8_t type,
                     unsigned gso, unsigned cstart, unsigned coff, size_t mtu) {
@@ -411,12 +455,19 @@ int main(void) {
   csum_case(1, 0, 64);
 
   /* the way back */
-  join_case(0, 1, 12, 20 * 1348 + 500, 1348);
-  join_case(1, 1, 0, 8 * 1328, 1328);
-  join_case(0, 1, 0, 65535 - 40, 1360);
-  join_case(0, 0, 0, 10 * 1372 + 123, 1372); /* UDP: a shorter last one */
-  join_case(1, 0, 0, 6 * 1000, 1000);
-  join_case(1, 0, 0, 65535 - 48, 1352);
+  join_case(0, 1, 12, 20 * 1348 + 500, 1348, NULL, 0);
+  join_case(1, 1, 0, 8 * 1328, 1328, NULL, 0);
+  join_case(0, 1, 0, 65535 - 40, 1360, NULL, 0);
+  join_case(0, 0, 0, 10 * 1372 + 123, 1372, NULL, 0); /* UDP: a shorter last one */
+  join_case(1, 0, 0, 6 * 1000, 1000, NULL, 0);
+  join_case(1, 0, 0, 65535 - 48, 1352, NULL, 0);
+  /* IPv6 extension headers (the same in every packet) */
+  join_case(1, 1, 12, 7 * 1300 + 99, 1300, dst, 1);
+  join_case(1, 1, 0, 4 * 1200, 1200, hbh, 1);
+  join_case(1, 1, 0, 65535 - 40 - 32 - 20, 1000, three, 3);
+  join_case(1, 0, 0, 5 * 1000 + 123, 1000, dst, 1);
+  join_case(1, 0, 0, 3 * 1000, 1000, three, 3);
+  join_refusals_ext();
   join_refusals();
   join_refusals_udp();
 

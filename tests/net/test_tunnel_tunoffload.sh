@@ -8,7 +8,7 @@
 #    tunnel cuts into segments; the receiving tunnel joins them again into
 #    GSO writes (tun_gso_out grows); again over IPv6 with a destination
 #    options header in every packet (an extension header: cut, none
-#    dropped);
+#    dropped, and joined again by B);
 # 3. UDP datagrams sent with UDP_SEGMENT in runs of 5 of 1000 bytes and a
 #    shorter last one (123): with USO they reach the tunnel as one
 #    super-packet a run (tun_gso_in), the receiving tunnel joins them again
@@ -73,14 +73,19 @@ for addr in 10.232.0.2 fd00:232::2; do
   [ $((out1 - out0)) -gt 0 ] && ok "B joined segments into $((out1 - out0)) GSO writes" ||
     bad "TCP to $addr: B's tun_gso_out $out0 -> $out1"
 done
-# ... and over IPv6 with a destination options header in every segment
+# ... and over IPv6 with a destination options header in every segment:
+# cut by A with the header in each segment, joined by B with it
 read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
+read -r _ _ _ _ _ out0 < <(counters $NB b)
 if XFER_DSTOPTS=1 tunnel_tcp_through $NA $NB fd00:232::2; then ok "$MIB MiB byte-exact over TCP to fd00:232::2 with a destination options header"; else
   bad "TCP with a destination options header: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
 read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
+read -r _ _ _ _ _ out1 < <(counters $NB b)
 [ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
   ok "A read $((gso1 - gso0)) TSO super-packets with the extension header and cut them, none dropped" ||
   bad "TCP with a destination options header: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
+[ $((out1 - out0)) -gt 0 ] && ok "B joined the segments with the extension header into $((out1 - out0)) GSO writes" ||
+  bad "TCP with a destination options header: B's tun_gso_out $out0 -> $out1"
 read -r _ _ auth mal _ _ < <(counters $NB b)
 [ "$auth $mal" = "0 0" ] && ok "B refused nothing (rx_auth, rx_malformed 0)" ||
   bad "B refused packets: rx_auth $auth, rx_malformed $mal"
