@@ -157,15 +157,17 @@ for mode in uso tso all; do
   refusing GOSTX_REFUSE_TUN=$mode tunnel_up a $NA 10.232.0.1 fd00:232::1
   st="$(tunnel_status $NA a tun_csum)/$(tunnel_status $NA a tun_tso)/$(tunnel_status $NA a tun_uso)"
   said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -E 'TUN (offloads|USO) refused')
+  up=$(tail -n +$((lines + 1)) "$T/a.log" | grep -o 'TUN TSO .*')
   case $mode in
-  uso) want="on/on/$uso_off" want_said= ;;
-  tso) want="on/off (Invalid argument)/$uso_off"
+  uso) want="on/on/$uso_off" want_said= want_up="TUN TSO on, USO off, checksum offload on" ;;
+  tso) want="on/off (Invalid argument)/$uso_off" want_up="TUN TSO off, USO off, checksum offload on"
        want_said="gostx tunnel: TUN offloads refused (Invalid argument): checksums only, no TSO" ;;
-  all) want="off (Invalid argument)/off (Invalid argument)/$uso_off"
+  all) want="off (Invalid argument)/off (Invalid argument)/$uso_off" want_up="TUN TSO off, USO off, checksum offload off"
        want_said="gostx tunnel: TUN offloads refused (Invalid argument): packets read one by one, checksums complete" ;;
   esac
-  [ "$st" = "$want" ] && [ "$said" = "$want_said" ] && ok "TUNSETOFFLOAD without $mode: --status $st${said:+, said: $said}" ||
-    bad "TUNSETOFFLOAD without $mode: --status '$st' (want '$want'), said '$said'"
+  [ "$st" = "$want" ] && [ "$said" = "$want_said" ] && [ "$up" = "$want_up" ] &&
+    ok "TUNSETOFFLOAD without $mode: --status $st${said:+, said: $said}; up line: $up" ||
+    bad "TUNSETOFFLOAD without $mode: --status '$st' (want '$want'), said '$said', up line '$up' (want '$want_up')"
   got=$(udp_through $NA $NB 10.232.0.2 udpgso 60 $RUN)
   read -r gso_u _ _ _ _ _ < <(counters $NA a)
   tunnel_tcp_through $NA $NB fd00:232::2 && tcp=ok || tcp=differs
