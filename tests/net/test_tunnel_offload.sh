@@ -148,9 +148,10 @@ if [ -f "$lib" ]; then
   refusing GOSTX_REFUSE_UDP_OPT=1 GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
   g=$(status $NA a udp_gso) r=$(status $NA a udp_gro)
   said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP G[SR]O not available (Protocol not available)')
-  [ "$g / $r / $said" = "off (Protocol not available) / off (Protocol not available) / 2" ] &&
+  asked=$(echo $(sort -u "$T/refusals" 2>/dev/null))
+  [ "$g / $r / $said / $asked" = "off (Protocol not available) / off (Protocol not available) / 2 / udp_gro udp_gso" ] &&
     ok "UDP_SEGMENT and UDP_GRO unknown to the kernel: udp_gso $g, udp_gro $r, each said once" ||
-    bad "UDP_SEGMENT and UDP_GRO unknown: udp_gso '$g', udp_gro '$r', said $said times (want 2)"
+    bad "UDP_SEGMENT and UDP_GRO unknown: udp_gso '$g', udp_gro '$r', said $said times (want 2), refused: $asked"
   got=$(burst_through)
   [ "$got" = "received 40 distinct 40 bad 0" ] && ok "without UDP_SEGMENT: the mixed burst delivered whole" ||
     bad "without UDP_SEGMENT: mixed burst $got of 40"
