@@ -14,7 +14,8 @@
 #    segments: EMSGSIZE) after one it took: said once, the rest of the burst
 #    sent again datagram by datagram, every one delivered once; the same for EIO (a route through
 #    IPsec), refused by an LD_PRELOAD library as the kernel would: said once,
-#    nothing lost, GSO not tried again; a kernel without UDP_SEGMENT and
+#    nothing lost, GSO not tried again (with two workers too: said once in
+#    all); a kernel without UDP_SEGMENT and
 #    UDP_GRO (the same library): both off, said once each, traffic whole
 #    both ways;
 # 6. udp_offload = off: both said off in --status, the file and the burst
@@ -159,6 +160,35 @@ if [ -f "$lib" ]; then
   read -r gso1 gro1 _ _ _ _ < <(counters $NA a)
   [ "$gso1 $gro1" = "0 0" ] && ok "without them: no GSO train sent, no GRO buffer received" ||
     bad "without UDP_SEGMENT / UDP_GRO: tx_gso $gso1, rx_gro $gro1"
+  # 5d. EIO with two workers on A, both sending trains at once: 32 flows of
+  # 4 datagrams queued in A's TUN (two queues, by flow) while A is
+  # stopped; each worker's first train refused (one or both: the other may
+  # have seen GSO off first), said once in all, every datagram delivered
+  stop $PID_a
+  sed -i 's/^threads = 1$/threads = 2/' "$T/a.conf"
+  lines=$(wc -l <"$T/a.log")
+  rm -f "$T/refusals"
+  refusing GOSTX_REFUSE_GSO=EIO GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
+  read -r _ _ rx0 _ _ _ < <(counters $NB b)
+  kill -STOP $PID_a
+  ip netns exec $NA python3 -c '
+import socket
+for p in range(6000, 6032):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.232.0.1", p))
+    for _ in range(4): s.sendto(b"x" * 500, ("10.232.0.2", 9))
+    s.close()'
+  kill -CONT $PID_a
+  read -r _ _ rx1 _ _ _ < <(counters $NB b)
+  read -r w0 w1 < <(ip netns exec $NA "$G" tunnel --status -c "$T/a.conf" | awk '$1 == "tx_packets_by_worker" {print $2, $3}')
+  err=$(tunnel_counters $NA a tx_errors)
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP GSO refused (Input/output error)')
+  n=$(wc -l <"$T/refusals" 2>/dev/null)
+  [ $((rx1 - rx0)) = 128 ] && [ "$err" = 0 ] && [ "${w0:-0}" -gt 0 ] && [ "${w1:-0}" -gt 0 ] &&
+    [ "$said" = 1 ] && [ "${n:-0}" -ge 1 ] && [ "${n:-0}" -le 2 ] &&
+    ok "EIO with two workers ($w0 + $w1 datagrams sent): $n trains refused, said once, all 128 delivered" ||
+    bad "EIO with two workers: B got $((rx1 - rx0)) of 128, tx_errors $err, workers sent $w0 + $w1, refused ${n:-0}, said $said"
+  sed -i 's/^threads = 2$/threads = 1/' "$T/a.conf"
 else
   bad "$lib not built"
 fi
