@@ -141,12 +141,12 @@ static int run(struct tunnel *t) {
   if (!rc)
     fprintf(stderr,
             "gostx tunnel: %s up, local %s, peer %s, %s, %u workers, UDP GSO %s, GRO %s, "
-            "TUN TSO %s, checksum offload %s\n",
+            "TUN TSO %s, USO %s, checksum offload %s\n",
             t->cfg.tun, t->cfg.local_s, t->cfg.peer_s,
             t->cfg.transform == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? "kuznyechik-mgm-ktree"
                                                               : "magma-mgm-ktree",
             t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off",
-            t->tun_tso ? "on" : "off", t->tun_csum ? "on" : "off");
+            t->tun_tso ? "on" : "off", t->tun_uso ? "on" : "off", t->tun_csum ? "on" : "off");
   write_status(t);
   struct timespec second = {1, 0};
   while (!rc) {

@@ -97,6 +97,22 @@ static void l4_csum(const uint8_t *ip, int v6, unsigned proto, uint8_t *l4, size
   put_csum(l4 + at, csum_add(pseudo_sum(ip, v6, proto, l4len), l4, l4len));
 }
 
+/* Where IPv6 packet pkt[0..len)'s upper-layer header starts, past a
+ * hop-by-hop (first only) and destination options headers, up to four
+ * extension headers in all: the offset, with *proto its protocol; 0 when
+ * they run past len or there are more. Whatever comes after them (a
+ * routing, fragment or AH header too) is *proto. */
+static unsigned ipv6_upper(const uint8_t *pkt, size_t len, unsigned *proto) {
+  unsigned nh = pkt[6], off = 40;
+  for (unsigned i = 0; nh == 60 || (nh == 0 && i == 0); i++) {
+    if (i == 4 || off + 8 > len) return 0;
+    nh = pkt[off];
+    off += (pkt[off + 1] + 1u) * 8;
+  }
+  *proto = nh;
+  return off > len ? 0 : off;
+}
+
 /* A super-packet's headers: 0 with g filled, or -1. */
 static int gso_parse(unsigned type, const uint8_t *pkt, size_t len, size_t mtu, unsigned gso_size,
                      struct tunnel_gso *g) {
@@ -119,15 +135,10 @@ static int gso_parse(unsigned type, const uint8_t *pkt, size_t len, size_t mtu, 
     /* hop-by-hop (first only) and destination options headers go into
      * every segment as they are; a routing header (the checksum would need
      * its last address), a fragment header or any other is not cut */
-    unsigned nh = pkt[6], off = 40;
-    for (unsigned i = 0; nh != proto; i++) {
-      if (i == 4 || !(nh == 60 || (nh == 0 && i == 0)) || off + 8 > len) return -1;
-      nh = pkt[off];
-      off += (pkt[off + 1] + 1u) * 8;
-    }
-    if (off > len) return -1;
+    unsigned upper = 0;
+    g->l4 = ipv6_upper(pkt, len, &upper);
+    if (!g->l4 || upper != proto) return -1;
     g->v6 = 1;
-    g->l4 = off;
   } else {
     return -1;
   }
@@ -198,8 +209,9 @@ size_t tunnel_gso_segment(const struct tunnel_gso *g, unsigned k, uint8_t *out) 
 
 /* Where pkt's TCP or UDP header starts, its headers' length and payload,
  * when pkt is a segment that GRO could join (no IPv4 options or fragment,
- * no IPv6 extension header, lengths as read, payload; TCP: flags ACK or
- * ACK|PSH; UDP only with udp_ok): the payload length, or 0. */
+ * IPv6 extension headers only those that tunnel_vnet_prepare cuts with,
+ * lengths as read, payload; TCP: flags ACK or ACK|PSH; UDP only with
+ * udp_ok): the payload length, or 0. */
 static size_t gro_parse(const uint8_t *pkt, size_t len, int udp_ok, unsigned *l4, unsigned *hdr,
                         int *v6, int *udp) {
   unsigned proto;
@@ -208,9 +220,9 @@ static size_t gro_parse(const uint8_t *pkt, size_t len, int udp_ok, unsigned *l4
     *v6 = 0;
     proto = pkt[9];
   } else if (len >= 48 && pkt[0] >> 4 == 6 && be16(pkt + 4) + 40u == len) {
-    *l4 = 40;
+    *l4 = ipv6_upper(pkt, len, &proto);
     *v6 = 1;
-    proto = pkt[6];
+    if (!*l4) return 0;
   } else {
     return 0;
   }
@@ -251,11 +263,13 @@ int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
   int v6 = 0, udp = 0;
   size_t n = g->closed ? 0 : gro_parse(pkt, len, g->udp_ok, &l4, &hdr, &v6, &udp);
   /* at most 64 KiB, as the kernel's own GSO packets */
-  if (!n || v6 != g->v6 || udp != g->udp || hdr != g->hdr || n > g->seg || g->len + n > 65535)
+  if (!n || v6 != g->v6 || udp != g->udp || l4 != g->l4 || hdr != g->hdr || n > g->seg ||
+      g->len + n > 65535)
     return 0;
   const uint8_t *p0 = g->buf + TUNNEL_VNET_HDR_LEN, *th = pkt + l4, *th0 = p0 + g->l4;
-  /* the same flow and the same IP fields but lengths, ID and checksum */
-  if (v6 ? memcmp(pkt, p0, 4) || memcmp(pkt + 6, p0 + 6, 34)
+  /* the same flow and the same IP fields but lengths, ID and checksum;
+   * IPv6 extension headers byte for byte (as the kernel's GRO wants) */
+  if (v6 ? memcmp(pkt, p0, 4) || memcmp(pkt + 6, p0 + 6, l4 - 6)
          : memcmp(pkt, p0, 2) || pkt[6] != p0[6] || memcmp(pkt + 8, p0 + 8, 2) ||
                memcmp(pkt + 12, p0 + 12, 8))
     return 0;

@@ -39,7 +39,8 @@ size_t tunnel_gso_segment(const struct tunnel_gso *g, unsigned k, uint8_t *out);
 
 /* The way back: opened TCP packets of one flow, each following the last
  * (next sequence number, same addresses, ports, ACK, window and options,
- * ACK or ACK|PSH only, equal payloads but a shorter or PSH last one),
+ * the same IPv6 extension headers, of those tunnel_vnet_prepare cuts
+ * with, ACK or ACK|PSH only, equal payloads but a shorter or PSH last one),
  * joined into one super-packet for one write, as GRO would join them; with
  * udp_ok (the TUN device takes USO: Linux 6.2+) UDP datagrams of one flow
  * too (same addresses, ports and IP fields, equal payloads but a shorter

@@ -180,8 +180,9 @@ static void seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsigned 
     int r = sendmmsg(w->send_fd, msgs + done, m - done, 0);
     if (r < 0) {
       if (errno == EINTR) continue;
-      /* a device without checksum offload (EIO), segments past the link's
-       * MTU (EMSGSIZE; EINVAL on some kernels), which plain sends fragment:
+      /* a route through IPsec, or before Linux 6.10 a device without
+       * checksum offload (EIO); segments past the link's MTU (EMSGSIZE;
+       * EINVAL on some kernels), which plain sends fragment:
        * this message and the rest again, one datagram each */
       if ((errno == EIO || errno == EINVAL || errno == EMSGSIZE) && cnt[done] > 1) {
         gso_refused(t, errno);

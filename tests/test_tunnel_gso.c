@@ -6,7 +6,9 @@
  * compared byte for byte with one built from scratch, its checksums
  * recomputed here byte by byte (big-endian words, RFC 1071) and verified
  * on their own; IPv6 hop-by-hop and destination options headers carried
- * into every segment. Checksum-partial single packets completed; malformed
+ * into every segment; super-packets without NEEDS_CSUM (checksums complete)
+ * cut the same. Checksum-partial single packets completed, packets without
+ * NEEDS_CSUM left as read (a wrong checksum too); malformed
  * headers, IPv6 routing, fragment and other extension headers, and
  * segments past the MTU refused. The way back: the segments
  * joined into one GSO write and cut again give the same bytes; packets that
@@ -137,6 +139,11 @@ static size_t add_exts(uint8_t *p, size_t len, const uint8_t *exts, unsigned n) 
   return len;
 }
 
+/* The virtio flags of split_case's super-packets: NEEDS_CSUM, as a device
+ * with checksum offload hands them over, or 0 (checksums complete, as a
+ * virtio peer may send them): the segments are the same. */
+static uint8_t split_flags = VNET_F_NEEDS_CSUM;
+
 /* One super-packet of plen payload bytes cut at gso: each segment against
  * one built here; with nexts, IPv6 extension headers exts (add_exts) in
  * the super-packet and in each segment. */
@@ -151,7 +158,7 @@ static void split_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned g
   unsigned l4 = (v6 ? 40 : 20) + (unsigned)(len - blen), hdr = l4 + (tcp ? 20 + optlen : 8);
   uint8_t h[TUNNEL_VNET_HDR_LEN];
   uint8_t type = (uint8_t)((tcp ? (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) : VNET_GSO_UDP_L4) | ecn);
-  vnet_hdr(h, VNET_F_NEEDS_CSUM, type, hdr, gso, l4, tcp ? 16 : 6);
+  vnet_hdr(h, split_flags, type, hdr, gso, l4, tcp ? 16 : 6);
   struct tunnel_gso g;
   int csum, n = tunnel_vnet_prepare(h, super, len, hdr + gso, &g, &csum);
   unsigned want_n = (unsigned)((plen + gso - 1) / gso);
@@ -195,18 +202,38 @@ static void csum_case(int v6, int tcp, size_t plen) {
   CHECK(verifies(pkt, len), "completed checksum verifies");
 }
 
+/* A packet without NEEDS_CSUM (a device without checksum offload) goes as
+ * it was read, a wrong checksum included: the receiving kernel checks it,
+ * and the tunnel must not make a corrupted packet look whole. */
+static void plain_case(int v6, int tcp, size_t plen) {
+  uint8_t pkt[1600], h[TUNNEL_VNET_HDR_LEN];
+  size_t len = build(pkt, v6, tcp, 7, 1000, 0x18, 0, payload, plen);
+  unsigned at = (v6 ? 40 : 20) + (tcp ? 16 : 6);
+  pkt[at] ^= 0x5a; /* the checksum wrong */
+  memcpy(want, pkt, len);
+  vnet_hdr(h, 0, VNET_GSO_NONE, 0, 0, 0, 0);
+  struct tunnel_gso g;
+  int done = -1, n = tunnel_vnet_prepare(h, pkt, len, 1500, &g, &done);
+  CHECK(n == 0 && done == 0, "plain %s/%s: prepare %d, done %d", v6 ? "IPv6" : "IPv4",
+        tcp ? "TCP" : "UDP", n, done);
+  CHECK_BYTES(pkt, want, len, "a packet without NEEDS_CSUM changed");
+}
+
 static uint8_t segs[128][2048], joined[TUNNEL_VNET_HDR_LEN + 65536];
 
 /* The way back: the segments of a super-packet (built here, then cut)
  * joined again into one write; that write's header says a TCP (or USO)
  * super-packet of their segment size, and cutting it gives the same
  * segments. */
-static void join_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned gso) {
+static void join_case(int v6, int tcp, unsigned optlen, size_t plen, unsigned gso,
+                      const uint8_t *exts, unsigned nexts) {
   char what[120];
-  snprintf(what, sizeof what, "join %s/%s opt %u payload %zu gso %u", v6 ? "IPv6" : "IPv4",
-           tcp ? "TCP" : "UDP", optlen, plen, gso);
+  snprintf(what, sizeof what, "join %s/%s opt %u payload %zu gso %u ext %u", v6 ? "IPv6" : "IPv4",
+           tcp ? "TCP" : "UDP", optlen, plen, gso, nexts);
   size_t len = build(super, v6, tcp, 0x4321, 0x7ffffff0u, 0x18, optlen, payload, plen), sl[128];
-  unsigned l4 = v6 ? 40 : 20, hdr = l4 + (tcp ? 20 + optlen : 8), at = tcp ? 16 : 6;
+  size_t blen = len;
+  len = add_exts(super, len, exts, nexts);
+  unsigned l4 = (v6 ? 40 : 20) + (unsigned)(len - blen), hdr = l4 + (tcp ? 20 + optlen : 8), at = tcp ? 16 : 6;
   uint8_t type = tcp ? (v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4) : VNET_GSO_UDP_L4;
   uint8_t h[TUNNEL_VNET_HDR_LEN];
   vnet_hdr(h, VNET_F_NEEDS_CSUM, type, hdr, gso, l4, at);
@@ -341,6 +368,47 @@ static void join_refusals(void) {
 #undef NOT_JOINED
 }
 
+/* IPv6 packets with extension headers that must not be joined to a (TCP,
+ * a destination options header), and ones that must not start a join */
+static void join_refusals_ext(void) {
+  uint8_t a[2048], b[2048];
+  struct tunnel_gro r = {.buf = joined, .udp_ok = 1};
+  size_t la = add_ext(a, build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000), 60, 8), lb;
+#define NOT_JOINED_EXT(what)                                                                       \
+  CHECK(tunnel_gro_start(&r, a, la) && !tunnel_gro_add(&r, b, lb), "joined: %s", what)
+  lb = add_ext(b, build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000), 60, 8);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "the next TCP segment with the same destination options not joined");
+  b[44] ^= 1; /* a padding byte of its options */
+  NOT_JOINED_EXT("other destination option bytes");
+  lb = add_ext(b, build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000), 0, 8);
+  NOT_JOINED_EXT("a hop-by-hop header for a destination options one");
+  lb = build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000);
+  NOT_JOINED_EXT("no extension header");
+  lb = add_ext(b, build(b, 1, 1, 0, 2000, 0x10, 0, payload, 1000), 60, 16);
+  NOT_JOINED_EXT("a longer destination options header");
+  /* UDP the same */
+  la = add_ext(a, build(a, 1, 0, 0, 0, 0, 0, payload, 1000), 60, 8);
+  lb = add_ext(b, build(b, 1, 0, 0, 0, 0, 0, payload, 1000), 60, 8);
+  CHECK(tunnel_gro_start(&r, a, la) && tunnel_gro_add(&r, b, lb),
+        "UDP with the same destination options not joined");
+  b[45] ^= 1;
+  NOT_JOINED_EXT("UDP, other destination option bytes");
+  /* what tunnel_vnet_prepare would not cut starts nothing */
+  static const uint8_t no_start[] = {43, 44, 51};
+  for (unsigned i = 0; i < sizeof no_start; i++) {
+    la = add_ext(a, build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000), no_start[i], 8);
+    CHECK(!tunnel_gro_start(&r, a, la), "a join started with extension header %u", no_start[i]);
+  }
+  la = build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000);
+  for (int j = 0; j < 5; j++) la = add_ext(a, la, 60, 8);
+  CHECK(!tunnel_gro_start(&r, a, la), "a join started with five extension headers");
+  la = add_ext(a, build(a, 1, 1, 0, 1000, 0x10, 0, payload, 1000), 60, 8);
+  a[41] = 200; /* past the end */
+  CHECK(!tunnel_gro_start(&r, a, la), "a join started with a header past the end");
+#undef NOT_JOINED_EXT
+}
+
 /* prepare refuses h + the packet (what, for the message) */
 static void refused(const char *what, uint8_t *pkt, size_t len, uint8_t flags, uint8_t type,
                     unsigned gso, unsigned cstart, unsigned coff, size_t mtu) {
@@ -372,6 +440,14 @@ int main(void) {
   split_case(1, 1, 12, 5 * 1200, 1200, 0, 1000, 0x10, 0, dst, 1);
   split_case(1, 1, 0, 2 * 1000 + 1, 1000, 0, 1000, 0x19, 0, three, 3);
   split_case(1, 0, 0, 4 * 1000 + 123, 1000, 0, 0, 0, 0, dst, 1);
+  /* without checksum offload: super-packets with their checksums complete
+   * (flags 0) cut the same; plain packets left as read */
+  split_flags = 0;
+  split_case(0, 1, 12, 3 * 1348 + 437, 1348, 0xfffe, 0xfffff000u, 0x10 | 0x08, 0, NULL, 0);
+  split_case(1, 0, 0, 2 * 1300 + 17, 1300, 0, 0, 0, 0, NULL, 0);
+  split_flags = VNET_F_NEEDS_CSUM;
+  plain_case(0, 1, 1000);
+  plain_case(1, 0, 777);
   /* checksum-partial single packets, an odd length among them */
   csum_case(0, 1, 1000);
   csum_case(1, 1, 777);
@@ -379,12 +455,19 @@ int main(void) {
   csum_case(1, 0, 64);
 
   /* the way back */
-  join_case(0, 1, 12, 20 * 1348 + 500, 1348);
-  join_case(1, 1, 0, 8 * 1328, 1328);
-  join_case(0, 1, 0, 65535 - 40, 1360);
-  join_case(0, 0, 0, 10 * 1372 + 123, 1372); /* UDP: a shorter last one */
-  join_case(1, 0, 0, 6 * 1000, 1000);
-  join_case(1, 0, 0, 65535 - 48, 1352);
+  join_case(0, 1, 12, 20 * 1348 + 500, 1348, NULL, 0);
+  join_case(1, 1, 0, 8 * 1328, 1328, NULL, 0);
+  join_case(0, 1, 0, 65535 - 40, 1360, NULL, 0);
+  join_case(0, 0, 0, 10 * 1372 + 123, 1372, NULL, 0); /* UDP: a shorter last one */
+  join_case(1, 0, 0, 6 * 1000, 1000, NULL, 0);
+  join_case(1, 0, 0, 65535 - 48, 1352, NULL, 0);
+  /* IPv6 extension headers (the same in every packet) */
+  join_case(1, 1, 12, 7 * 1300 + 99, 1300, dst, 1);
+  join_case(1, 1, 0, 4 * 1200, 1200, hbh, 1);
+  join_case(1, 1, 0, 65535 - 40 - 32 - 20, 1000, three, 3);
+  join_case(1, 0, 0, 5 * 1000 + 123, 1000, dst, 1);
+  join_case(1, 0, 0, 3 * 1000, 1000, three, 3);
+  join_refusals_ext();
   join_refusals();
   join_refusals_udp();
 

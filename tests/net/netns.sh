@@ -182,6 +182,19 @@ tunnel_up() {
   ip -n $2 link set $TUN txqueuelen 5000
   sleep 1.2
 }
+# refusing VAR=VALUE... COMMAND...: COMMAND (tunnel_up) run with the
+# LD_PRELOAD library of tests/preload/refuse_offload.c (next to $G), which
+# makes the kernel's offload refusals the test hosts cannot produce as the
+# kernel makes them, and its VARs set
+refusing() {
+  while [[ $1 == *=* ]]; do
+    local -x "$1"
+    shift
+  done
+  local -x LD_PRELOAD="$(dirname "$G")/libgostx_refuse_offload.so"
+  local -x ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+  "$@"
+}
 # tunnel_test_end: both tunnels (PID_a, PID_b) stopped, their logs checked
 # for sanitizer reports, then finish
 tunnel_test_end() {

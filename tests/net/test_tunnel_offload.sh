@@ -11,8 +11,13 @@
 #    shorter last one), one with a flipped ICV bit: that one counted in
 #    rx_auth, the 8 others delivered, and the buffer counted in rx_gro;
 # 5. a GSO send the kernel refuses (the sender's link MTU below the
-#    segments: EMSGSIZE): said once, the burst sent again datagram by
-#    datagram, every one delivered;
+#    segments: EMSGSIZE) after one it took: said once, the rest of the burst
+#    sent again datagram by datagram, every one delivered once; the same for EIO (a route through
+#    IPsec), refused by an LD_PRELOAD library as the kernel would: said once,
+#    nothing lost, GSO not tried again (with two workers too: said once in
+#    all); a kernel without UDP_SEGMENT and
+#    UDP_GRO (the same library): both off, said once each, traffic whole
+#    both ways;
 # 6. udp_offload = off: both said off in --status, the file and the burst
 #    still go through, nothing sent or received as a train.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
@@ -90,17 +95,103 @@ d="rx_gro +$((gro1 - gro0)), rx_packets +$((rx1 - rx0)), rx_auth +$((auth1 - aut
 
 # 5. the kernel refuses GSO: A's link MTU (1300) below its 1460-byte
 # segments (EMSGSIZE); each datagram then goes alone (fragmented by IP),
-# said once
+# said once. The first burst starts with a train of small datagrams,
+# which the kernel takes before it refuses the next one: the rest is sent
+# again from the first datagram not sent (none twice: B's rx_replay)
 ip -n $NA link set $VA mtu 1300
-got1=$(burst_through)
+read -r _ _ _ _ rep0 _ < <(counters $NB b)
+got1=$(SIZES=36,36,36,$SIZES burst_through)
 got2=$(burst_through)
+read -r _ _ _ _ rep1 _ < <(counters $NB b)
 ip -n $NA link set $VA mtu 1500
-[ "$got1 / $got2" = "received 40 distinct 40 bad 0 / received 40 distinct 40 bad 0" ] &&
-  ok "GSO refused by the kernel: two bursts each delivered whole" || bad "GSO refused: $got1 / $got2 of 40"
+[ "$got1 / $got2 / $((rep1 - rep0))" = "received 40 distinct 40 bad 0 / received 40 distinct 40 bad 0 / 0" ] &&
+  ok "GSO refused by the kernel after a train it took: two bursts each delivered whole, none sent twice" ||
+  bad "GSO refused: $got1 / $got2 of 40, B's rx_replay +$((rep1 - rep0))"
 n=$(grep -c 'UDP GSO refused' "$T/a.log")
 g=$(status $NA a udp_gso)
 [ "$n" = 1 ] && [ "${g%% *}" = off ] && ok "said once: $(grep 'UDP GSO refused' "$T/a.log"); --status: udp_gso $g" ||
   bad "the refusal said $n times, udp_gso '$g'"
+
+# 5b. the kernel refuses GSO with EIO, as udp_send_skb does on a route
+# through IPsec (and before Linux 6.10 for a device without checksum
+# offload). No such route can be made here (kernels without ESP, AH or
+# IPComp, 6.10+ devices), so A runs with an LD_PRELOAD library
+# (tests/preload/refuse_offload.c) whose sendmmsg answers every GSO message as
+# the kernel would: udp_gso on at start, the first train refused, the burst
+# sent again datagram by datagram, said once, and no train tried again
+lib=$(dirname "$G")/libgostx_refuse_offload.so
+if [ -f "$lib" ]; then
+  stop $PID_a
+  lines=$(wc -l <"$T/a.log")
+  refusing GOSTX_REFUSE_GSO=EIO GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
+  g0=$(status $NA a udp_gso)
+  got1=$(burst_through)
+  got2=$(burst_through)
+  read -r gso1 _ _ _ _ _ < <(counters $NA a)
+  err=$(tunnel_counters $NA a tx_errors)
+  g1=$(status $NA a udp_gso)
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP GSO refused (Input/output error)')
+  [ "$got1 / $got2" = "received 40 distinct 40 bad 0 / received 40 distinct 40 bad 0" ] && [ "$err" = 0 ] &&
+    ok "GSO refused with EIO: two bursts each delivered whole, tx_errors 0" ||
+    bad "GSO refused with EIO: $got1 / $got2 of 40, tx_errors $err"
+  [ "$g0 / $g1 / $said" = "on / off (Input/output error) / 1" ] &&
+    ok "EIO said once; --status: udp_gso $g0 at start, then $g1" ||
+    bad "EIO: udp_gso '$g0' at start, '$g1' after, said $said times"
+  n=$(wc -l <"$T/refusals" 2>/dev/null)
+  [ "${n:-0} $gso1" = "1 0" ] && ok "one GSO send refused, none tried after it (tx_gso 0)" ||
+    bad "GSO sends refused: ${n:-0} (want 1), tx_gso $gso1 (want 0)"
+  # 5c. a kernel that knows neither UDP_SEGMENT nor UDP_GRO (before 4.18
+  # and 5.0: ENOPROTOOPT, made by the same library): both off from the
+  # start, said once each, and everything still goes through both ways
+  stop $PID_a
+  lines=$(wc -l <"$T/a.log")
+  rm -f "$T/refusals"
+  refusing GOSTX_REFUSE_UDP_OPT=1 GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
+  g=$(status $NA a udp_gso) r=$(status $NA a udp_gro)
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP G[SR]O not available (Protocol not available)')
+  asked=$(echo $(sort -u "$T/refusals" 2>/dev/null))
+  [ "$g / $r / $said / $asked" = "off (Protocol not available) / off (Protocol not available) / 2 / udp_gro udp_gso" ] &&
+    ok "UDP_SEGMENT and UDP_GRO unknown to the kernel: udp_gso $g, udp_gro $r, each said once" ||
+    bad "UDP_SEGMENT and UDP_GRO unknown: udp_gso '$g', udp_gro '$r', said $said times (want 2), refused: $asked"
+  got=$(burst_through)
+  [ "$got" = "received 40 distinct 40 bad 0" ] && ok "without UDP_SEGMENT: the mixed burst delivered whole" ||
+    bad "without UDP_SEGMENT: mixed burst $got of 40"
+  if tunnel_tcp_through $NB $NA 10.232.0.1; then ok "without UDP_GRO: $MIB MiB byte-exact B to A"; else bad "without UDP_GRO: file differs B to A"; fi
+  read -r gso1 gro1 _ _ _ _ < <(counters $NA a)
+  [ "$gso1 $gro1" = "0 0" ] && ok "without them: no GSO train sent, no GRO buffer received" ||
+    bad "without UDP_SEGMENT / UDP_GRO: tx_gso $gso1, rx_gro $gro1"
+  # 5d. EIO with two workers on A, both sending trains at once: 32 flows of
+  # 4 datagrams queued in A's TUN (two queues, by flow) while A is
+  # stopped; each worker's first train refused (one or both: the other may
+  # have seen GSO off first), said once in all, every datagram delivered
+  stop $PID_a
+  sed -i 's/^threads = 1$/threads = 2/' "$T/a.conf"
+  lines=$(wc -l <"$T/a.log")
+  rm -f "$T/refusals"
+  refusing GOSTX_REFUSE_GSO=EIO GOSTX_REFUSE_LOG="$T/refusals" tunnel_up a $NA 10.232.0.1
+  read -r _ _ rx0 _ _ _ < <(counters $NB b)
+  kill -STOP $PID_a
+  ip netns exec $NA python3 -c '
+import socket
+for p in range(6000, 6032):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.232.0.1", p))
+    for _ in range(4): s.sendto(b"x" * 500, ("10.232.0.2", 9))
+    s.close()'
+  kill -CONT $PID_a
+  read -r _ _ rx1 _ _ _ < <(counters $NB b)
+  read -r w0 w1 < <(ip netns exec $NA "$G" tunnel --status -c "$T/a.conf" | awk '$1 == "tx_packets_by_worker" {print $2, $3}')
+  err=$(tunnel_counters $NA a tx_errors)
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -c 'UDP GSO refused (Input/output error)')
+  n=$(wc -l <"$T/refusals" 2>/dev/null)
+  [ $((rx1 - rx0)) = 128 ] && [ "$err" = 0 ] && [ "${w0:-0}" -gt 0 ] && [ "${w1:-0}" -gt 0 ] &&
+    [ "$said" = 1 ] && [ "${n:-0}" -ge 1 ] && [ "${n:-0}" -le 2 ] &&
+    ok "EIO with two workers ($w0 + $w1 datagrams sent): $n trains refused, said once, all 128 delivered" ||
+    bad "EIO with two workers: B got $((rx1 - rx0)) of 128, tx_errors $err, workers sent $w0 + $w1, refused ${n:-0}, said $said"
+  sed -i 's/^threads = 2$/threads = 1/' "$T/a.conf"
+else
+  bad "$lib not built"
+fi
 
 # 6. udp_offload = off
 stop $PID_a

@@ -8,7 +8,7 @@
 #    tunnel cuts into segments; the receiving tunnel joins them again into
 #    GSO writes (tun_gso_out grows); again over IPv6 with a destination
 #    options header in every packet (an extension header: cut, none
-#    dropped);
+#    dropped, and joined again by B);
 # 3. UDP datagrams sent with UDP_SEGMENT in runs of 5 of 1000 bytes and a
 #    shorter last one (123): with USO they reach the tunnel as one
 #    super-packet a run (tun_gso_in), the receiving tunnel joins them again
@@ -22,6 +22,11 @@
 #    (new to it), then sent to B as one GSO train with the third packet's
 #    ICV flipped: B counts that one in rx_auth and delivers the 5 others
 #    (the shorter last one among them), each once, intact;
+# 5b. kernels that take part of TUNSETOFFLOAD (refused by an LD_PRELOAD
+#    library as they refuse): without USO, without TSO, without anything:
+#    --status says so (and the log where it should), UDP_SEGMENT runs and
+#    TCP byte-exact, read as super-packets, checksum-partial or whole
+#    packets as the offloads taken allow, nothing dropped;
 # 6. tun_offload = off on the sender only (the other end keeps its
 #    offloads): --status says off, TCP and UDP still byte-exact both ways,
 #    nothing read as a super-packet or joined by A; B still joins A's
@@ -68,14 +73,19 @@ for addr in 10.232.0.2 fd00:232::2; do
   [ $((out1 - out0)) -gt 0 ] && ok "B joined segments into $((out1 - out0)) GSO writes" ||
     bad "TCP to $addr: B's tun_gso_out $out0 -> $out1"
 done
-# ... and over IPv6 with a destination options header in every segment
+# ... and over IPv6 with a destination options header in every segment:
+# cut by A with the header in each segment, joined by B with it
 read -r gso0 _ _ _ drop0 _ < <(counters $NA a)
+read -r _ _ _ _ _ out0 < <(counters $NB b)
 if XFER_DSTOPTS=1 tunnel_tcp_through $NA $NB fd00:232::2; then ok "$MIB MiB byte-exact over TCP to fd00:232::2 with a destination options header"; else
   bad "TCP with a destination options header: file differs ($(stat -c %s "$T/file.got" 2>/dev/null) bytes arrived)"; fi
 read -r gso1 _ _ _ drop1 _ < <(counters $NA a)
+read -r _ _ _ _ _ out1 < <(counters $NB b)
 [ $((gso1 - gso0)) -gt 0 ] && [ $drop1 = $drop0 ] &&
   ok "A read $((gso1 - gso0)) TSO super-packets with the extension header and cut them, none dropped" ||
   bad "TCP with a destination options header: A's tun_gso_in $gso0 -> $gso1, tx_dropped $drop0 -> $drop1"
+[ $((out1 - out0)) -gt 0 ] && ok "B joined the segments with the extension header into $((out1 - out0)) GSO writes" ||
+  bad "TCP with a destination options header: B's tun_gso_out $out0 -> $out1"
 read -r _ _ auth mal _ _ < <(counters $NB b)
 [ "$auth $mal" = "0 0" ] && ok "B refused nothing (rx_auth, rx_malformed 0)" ||
   bad "B refused packets: rx_auth $auth, rx_malformed $mal"
@@ -127,6 +137,51 @@ for addr in 10.232.0.2 fd00:232::2; do
   [ "$got / $d" = "received 5 distinct 5 bad 0 missing 2 / rx_auth +1, rx_malformed +0" ] &&
     ok "a super-packet to $addr cut into 6 ($(cat "$T/gso.out")), the third's ICV flipped: the 5 others delivered, $d" ||
     bad "a super-packet to $addr with one bad segment: $got, $d (want 5 delivered, the third missing, rx_auth +1)"
+done
+
+# 5b. kernels that take part of TUNSETOFFLOAD, made by an LD_PRELOAD
+# library (tests/preload/refuse_offload.c) that refuses as such a kernel
+# does (EINVAL for a flag it lacks): without USO (before 6.2), UDP_SEGMENT
+# runs are cut by the sending kernel before the TUN device (no super-packet
+# read) and TCP still comes as TSO super-packets; without TSO either
+# (checksums only, said in one line), TCP comes as checksum-partial
+# packets and no super-packet; with nothing taken (said), packets come
+# whole. Each time byte-exact, nothing dropped.
+lib=$(dirname "$G")/libgostx_refuse_offload.so
+[ -f "$lib" ] || bad "$lib not built"
+uso_off="off (not in this kernel: Linux 6.2+)"
+for mode in uso tso all; do
+  [ -f "$lib" ] || break
+  tunnel_stop $PID_a
+  lines=$(wc -l <"$T/a.log")
+  refusing GOSTX_REFUSE_TUN=$mode tunnel_up a $NA 10.232.0.1 fd00:232::1
+  st="$(tunnel_status $NA a tun_csum)/$(tunnel_status $NA a tun_tso)/$(tunnel_status $NA a tun_uso)"
+  said=$(tail -n +$((lines + 1)) "$T/a.log" | grep -E 'TUN (offloads|USO) refused')
+  up=$(tail -n +$((lines + 1)) "$T/a.log" | grep -o 'TUN TSO .*')
+  case $mode in
+  uso) want="on/on/$uso_off" want_said= want_up="TUN TSO on, USO off, checksum offload on" ;;
+  tso) want="on/off (Invalid argument)/$uso_off" want_up="TUN TSO off, USO off, checksum offload on"
+       want_said="gostx tunnel: TUN offloads refused (Invalid argument): checksums only, no TSO" ;;
+  all) want="off (Invalid argument)/off (Invalid argument)/$uso_off" want_up="TUN TSO off, USO off, checksum offload off"
+       want_said="gostx tunnel: TUN offloads refused (Invalid argument): packets read one by one, checksums complete" ;;
+  esac
+  [ "$st" = "$want" ] && [ "$said" = "$want_said" ] && [ "$up" = "$want_up" ] &&
+    ok "TUNSETOFFLOAD without $mode: --status $st${said:+, said: $said}; up line: $up" ||
+    bad "TUNSETOFFLOAD without $mode: --status '$st' (want '$want'), said '$said', up line '$up' (want '$want_up')"
+  got=$(udp_through $NA $NB 10.232.0.2 udpgso 60 $RUN)
+  read -r gso_u _ _ _ _ _ < <(counters $NA a)
+  tunnel_tcp_through $NA $NB fd00:232::2 && tcp=ok || tcp=differs
+  read -r gso_t cs_t _ _ drop _ < <(counters $NA a)
+  # what A must have read: super-packets (tun_gso_in), checksum-partial
+  # ones (tun_csum_in) after the UDP runs and after TCP
+  case $mode in
+  uso) r="$gso_u $((gso_t > 0)) $drop" w="0 1 0" ;;
+  tso) r="$gso_t $((cs_t > 0)) $drop" w="0 1 0" ;;
+  all) r="$gso_t $cs_t $drop" w="0 0 0" ;;
+  esac
+  [ "$got / $tcp / $r" = "received 60 distinct 60 bad 0 / ok / $w" ] &&
+    ok "without $mode: UDP_SEGMENT runs and $MIB MiB over TCP intact (tun_gso_in $gso_u after UDP, $gso_t after TCP; tun_csum_in $cs_t; tx_dropped $drop)" ||
+    bad "without $mode: UDP $got, TCP $tcp, tun_gso_in $gso_u / $gso_t, tun_csum_in $cs_t, tx_dropped $drop (want $w)"
 done
 
 # 6. tun_offload = off on A only
