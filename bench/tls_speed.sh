@@ -19,6 +19,9 @@
 #  - TLS 1.2 bulk, 0xC100: gostx tls client <- gostx tls serve <- nginx
 #    against openssl s_client <- openssl s_server -WWW (gost-engine), the
 #    256 MiB file, server on CPU 0 and client on CPU 1.
+# Bulk is counted per second of CPU time: the server's from /proc/PID/stat,
+# the client's its own (wait4's rusage; not that of wc, which counts what
+# it writes out).
 # Handshakes are counted per second of the server's CPU time (utime + stime
 # from /proc/PID/stat): what one fully busy core does, however fast the load
 # is on a small machine; the wall rate and how busy the server was are
@@ -217,8 +220,6 @@ bulk_head() {
     "seal / open"
 }
 bulk_head
-secs() { sed -n 's/^\([0-9]*\)m\([0-9.]*\)s \([0-9]*\)m\([0-9.]*\)s$/\1 \2 \3 \4/p' | tail -1 |
-  awk '{print $1 * 60 + $2 + $3 * 60 + $4}'; }
 # CPU_OF FILE CMD...: runs CMD, writes its user + system seconds to FILE
 CPU_OF='import os, sys
 pid = os.fork()
@@ -292,11 +293,11 @@ bulk12() {
   for i in $(seq "$RUNS"); do
     c0=$(cpu_ticks "$spid")
     t0=$(date +%s.%N)
-    (printf 'GET /big HTTP/1.0\r\n\r\n' | taskset -c 1 "$@" 2>/dev/null | wc -c >"$T/bytes"
-      times >"$T/times")
+    printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$CPU_OF" "$T/ccpu" taskset -c 1 "$@" 2>/dev/null |
+      wc -c >"$T/bytes"
     t1=$(date +%s.%N)
     c1=$(cpu_ticks "$spid")
-    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(secs <"$T/times")" |
+    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu")" |
       awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1}' >>"$T/rows"
   done
   # a download that came short would make a fast-looking row: say so
