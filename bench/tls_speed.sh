@@ -19,6 +19,9 @@
 #  - TLS 1.2 bulk, 0xC100: gostx tls client <- gostx tls serve <- nginx
 #    against openssl s_client <- openssl s_server -WWW (gost-engine), the
 #    256 MiB file, server on CPU 0 and client on CPU 1.
+# Bulk is counted per second of CPU time: the server's from /proc/PID/stat,
+# the client's its own (wait4's rusage; not that of wc, which counts what
+# it writes out).
 # Handshakes are counted per second of the server's CPU time (utime + stime
 # from /proc/PID/stat): what one fully busy core does, however fast the load
 # is on a small machine; the wall rate and how busy the server was are
@@ -27,13 +30,18 @@
 # Medians of RUNS runs. The CPU and the load average are printed: on a busy
 # machine the wall figures are disturbed, the CPU-time ones much less.
 #   usage: bench/tls_speed.sh [SECONDS (3)] [RUNS (3)]
-# TLS_SPEED_PART=hs or bulk runs one half alone (default: both).
+# TLS_SPEED_PART=hs or bulk runs one half alone (default: both); with
+# TLS_SPEED_PART=bulk13 the TLS 1.3 bulk rows alone. TLS_SPEED_SUITES=LIST
+# picks the TLS 1.3 bulk suites; TLS_SPEED_BASE=BINARY runs each bulk
+# download of the rows also through that binary's serve and client, by
+# turns with ours (before/after in one run, the same load).
 # Needs a build (build/gostx, build/bench/tls_hs_load; GOSTX=, BUILD=),
 # nginx, curl, python3, taskset, openssl with gost-engine.
 set -u
 SECS=${1:-3}
 RUNS=${2:-3}
 PART=${TLS_SPEED_PART:-all}
+BASE=${TLS_SPEED_BASE:-}
 BUILD=${BUILD:-build}
 G=${GOSTX:-$BUILD/gostx}
 LOAD=$BUILD/bench/tls_hs_load
@@ -136,7 +144,7 @@ ossl_on0() {
 OSSL_CNF=$HERE/../tests/support/gost_engine.cnf
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", b ? a / b : 0}'; }
-if [ "$PART" != bulk ]; then
+if [ "$PART" != bulk ] && [ "$PART" != bulk13 ]; then
 echo "Server handshakes (full, one server core):"
 printf "  %-70s %8s %8s %6s\n" "server, version, suite, group, certificate" "per CPU-s" "wall/s" "busy"
 declare -A GX OS GX12
@@ -197,40 +205,79 @@ echo "Bulk through one connection (gostx tls client <- gostx tls serve <- nginx,
 tls_start bulk tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
   --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" >/dev/null || exit 1
 BPORT=$PORT BPID=$PID
+if [ -n "$BASE" ]; then # the same serve of the binary before, run by turns with ours
+  G_OURS=$G G=$BASE
+  tls_start bulk_base tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
+    --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" >/dev/null || exit 1
+  G=$G_OURS
+  BASE_PORT=$PORT BASE_PID=$PID
+fi
 "$G" bench --clock cpu --size 16K --filter kuznyechik-mgm,magma-mgm --repeat 5 >"$T/bench.txt" 2>&1
-printf "  %-18s %8s %15s %15s %19s %13s\n" suite "wall" "serve (seal)" "client (open)" \
-  "gostx bench MGM" "ratio"
-printf "  %-18s %8s %15s %15s %19s %13s\n" "" "MB/s" "MB/CPU-s" "MB/CPU-s" "enc / dec MB/s" \
-  "seal / open"
-secs() { sed -n 's/^\([0-9]*\)m\([0-9.]*\)s \([0-9]*\)m\([0-9.]*\)s$/\1 \2 \3 \4/p' | tail -1 |
-  awk '{print $1 * 60 + $2 + $3 * 60 + $4}'; }
-for s in KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S; do
-  : >"$T/rows"
-  for i in $(seq "$RUNS"); do
-    c0=$(cpu_ticks $BPID)
-    t0=$(date +%s.%N)
-    # the client's CPU time: its shell's `times` (the children's line)
-    (printf 'GET /big HTTP/1.0\r\n\r\n' | "$G" tls client 127.0.0.1:$BPORT --insecure --suites $s \
-      2>/dev/null | wc -c >"$T/bytes"; times >"$T/times")
-    t1=$(date +%s.%N)
-    c1=$(cpu_ticks $BPID)
-    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(secs <"$T/times")" |
-      awk -v hz="$TICK" '{printf "%.1f %.1f %.1f\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6}' >>"$T/rows"
-  done
-  alg=kuznyechik
+bulk_head() {
+  printf "  %-18s %8s %15s %15s %19s %13s\n" suite "wall" "serve (seal)" "client (open)" \
+    "gostx bench MGM" "ratio"
+  printf "  %-18s %8s %15s %15s %19s %13s\n" "" "MB/s" "MB/CPU-s" "MB/CPU-s" "enc / dec MB/s" \
+    "seal / open"
+}
+bulk_head
+# CPU_OF FILE CMD...: runs CMD, writes its user + system seconds to FILE
+CPU_OF='import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, st, ru = os.wait4(pid, 0)
+open(sys.argv[1], "w").write("%.6f\n" % (ru.ru_utime + ru.ru_stime))
+sys.exit(os.waitstatus_to_exitcode(st))'
+# bulk_one BINARY PORT PID SUITE ROWS: one download, its figures added to ROWS
+bulk_one() {
+  local c0 c1 t0 t1
+  c0=$(cpu_ticks $3)
+  t0=$(date +%s.%N)
+  # the client's own CPU time (wait4's rusage of it alone: not wc's, which
+  # counts its output, nor the shell's)
+  printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$CPU_OF" "$T/ccpu" "$1" tls client 127.0.0.1:$2 \
+    --insecure --suites $4 2>/dev/null | wc -c >"$T/bytes"
+  t1=$(date +%s.%N)
+  c1=$(cpu_ticks $3)
+  echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu")" |
+    awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1}' >>"$5"
+}
+# bulk_row SUITE ROWS: the table row of ROWS' medians
+bulk_row() {
+  local s=$1 alg=kuznyechik enc dec wall seal open
   [ "${s#MAGMA}" != "$s" ] && alg=magma
   enc=$(awk -v a=$alg '$1 == a && $2 == "mgm-enc" {print $4}' "$T/bench.txt")
   dec=$(awk -v a=$alg '$1 == a && $2 == "mgm-dec" {print $4}' "$T/bench.txt")
-  wall=$(cut -d' ' -f1 "$T/rows" | median)
-  seal=$(cut -d' ' -f2 "$T/rows" | median)
-  open=$(cut -d' ' -f3 "$T/rows" | median)
+  awk -v want=$((256 << 20)) '$4 < want {bad = 1} END {exit bad}' "$2" ||
+    echo "  ($s: a download came short: $(cut -d' ' -f4 "$2" | tr '\n' ' ') bytes)"
+  wall=$(cut -d' ' -f1 "$2" | median)
+  seal=$(cut -d' ' -f2 "$2" | median)
+  open=$(cut -d' ' -f3 "$2" | median)
   printf "  %-18s %8s %15s %15s %19s %13s\n" $s "$wall" "$seal" "$open" "$enc / $dec" \
     "$(awk -v s="$seal" -v o="$open" -v e="$enc" -v d="$dec" 'BEGIN {printf "%.2fx / %.2fx", s / e, o / d}')"
+}
+SUITES=${TLS_SPEED_SUITES:-KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S}
+for s in $SUITES; do
+  : >"$T/rows.$s"
+  : >"$T/base.$s"
+  for i in $(seq "$RUNS"); do
+    [ -n "$BASE" ] && bulk_one "$BASE" $BASE_PORT $BASE_PID $s "$T/base.$s"
+    bulk_one "$G" $BPORT $BPID $s "$T/rows.$s"
+  done
+  bulk_row $s "$T/rows.$s"
 done
+if [ -n "$BASE" ]; then
+  echo "  before (the same run, by turns with the rows above: $BASE):"
+  for s in $SUITES; do bulk_row $s "$T/base.$s"; done
+  kill $BASE_PID
+  wait $BASE_PID 2>/dev/null
+fi
 echo "  (MB/CPU-s: bytes per second of that process's CPU time (serve: read from nginx,"
 echo "  seal, send; client: receive, open, write out), against gostx bench's MGM on the"
 echo "  CPU clock, 16 KiB per call (one full record); target >= 0.8x)"
 echo
+
+[ "$PART" = bulk13 ] && exit 0
 
 # TLS 1.2 bulk, 0xC100: gostx and openssl + gost-engine, the same file and
 # certificate, server pinned to CPU 0, client to CPU 1
@@ -246,11 +293,11 @@ bulk12() {
   for i in $(seq "$RUNS"); do
     c0=$(cpu_ticks "$spid")
     t0=$(date +%s.%N)
-    (printf 'GET /big HTTP/1.0\r\n\r\n' | taskset -c 1 "$@" 2>/dev/null | wc -c >"$T/bytes"
-      times >"$T/times")
+    printf 'GET /big HTTP/1.0\r\n\r\n' | python3 -c "$CPU_OF" "$T/ccpu" taskset -c 1 "$@" 2>/dev/null |
+      wc -c >"$T/bytes"
     t1=$(date +%s.%N)
     c1=$(cpu_ticks "$spid")
-    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(secs <"$T/times")" |
+    echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu")" |
       awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1}' >>"$T/rows"
   done
   # a download that came short would make a fast-looking row: say so

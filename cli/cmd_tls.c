@@ -492,7 +492,8 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
   int rc = tls_addr_parse("HOST:PORT", o->target, 0, 0, &addr);
   if (rc) return rc;
   struct client cl = {o, &addr, o->servername ? o->servername : addr.host};
-  struct tls_conn *c = malloc(sizeof *c);
+  /* the relay and, after it, the larger buffer for stdout */
+  struct tls_conn *c = malloc(sizeof *c + TLS_CLIENT_OUT);
   gostx_tls *tls = c ? gostx_tls_new(cfg) : NULL;
   if (!tls) {
     free(c);
@@ -512,6 +513,12 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
     return CLI_EXIT_FAIL;
   }
   tls_conn_init(c, tls, fd, 0, 1);
+  c->t2p = (uint8_t *)(c + 1);
+  c->t2p_cap = TLS_CLIENT_OUT;
+  /* stdout a pipe: room for a whole batch, so its write seldom waits for
+   * the reader (no effect, and no harm, where the system refuses) */
+  if (fcntl(1, F_GETPIPE_SZ) > 0 && fcntl(1, F_GETPIPE_SZ) < 2 * TLS_CLIENT_OUT)
+    (void)fcntl(1, F_SETPIPE_SZ, 2 * TLS_CLIENT_OUT);
   gostx_tls_set_fd(tls, fd);
   c->plain_blocking = 1;
   c->exit_on_peer_close = 1;
@@ -549,7 +556,7 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
   }
   close(fd);
   gostx_tls_free(tls);
-  gostx_memzero(c, sizeof *c);
+  gostx_memzero(c, sizeof *c + TLS_CLIENT_OUT);
   free(c);
   return rc;
 }

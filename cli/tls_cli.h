@@ -19,6 +19,10 @@
 #define TLS_CONN_BUF 65536
 /* One record's plaintext: the room a TLS read wants. */
 #define TLS_CONN_RECORD 16384
+/* The client's TLS -> stdout buffer: sixteen records' plaintext, gathered
+ * from as many socket reads as find data, out in one write (each write of
+ * a pipe wakes its reader, the wake-up charged to the writer). */
+#define TLS_CLIENT_OUT (16 * TLS_CONN_RECORD)
 
 /* What a relay waits for (tls_conn.want). */
 #define TLS_WANT_TLS_RD 1u
@@ -58,7 +62,9 @@ struct tls_conn {
   uint64_t to_plain, to_tls; /* bytes relayed */
   char why[256];             /* after TLS_PUMP_FAIL */
   size_t p2t_off, p2t_len, t2p_off, t2p_len;
-  uint8_t p2t[TLS_CONN_BUF], t2p[TLS_CONN_BUF];
+  uint8_t *t2p;   /* TLS -> plain: t2p_buf, or a larger one the driver gives */
+  size_t t2p_cap; /* at least TLS_CONN_RECORD */
+  uint8_t p2t[TLS_CONN_BUF], t2p_buf[TLS_CONN_BUF];
 };
 
 /* Sets the relay's fields to their start (tls, fds and callbacks given). */

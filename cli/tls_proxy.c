@@ -107,6 +107,8 @@ int tls_connect_nb(const struct tls_addr *a, int *pending) {
 
 void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd) {
   memset(c, 0, offsetof(struct tls_conn, p2t));
+  c->t2p = c->t2p_buf;
+  c->t2p_cap = sizeof c->t2p_buf;
   c->tls = tls;
   c->tls_fd = tls_fd;
   c->in_fd = in_fd;
@@ -230,12 +232,13 @@ int tls_conn_pump(struct tls_conn *c) {
     if (c->t2p_off == c->t2p_len && !c->tls_eof && c->tls_rd_idle) {
       c->want |= TLS_WANT_TLS_RD;
     } else if (c->t2p_off == c->t2p_len && !c->tls_eof) {
-      /* the records already received, opened into one buffer: one write
-       * for them (only the first read may wait for the socket) */
+      /* the records received, opened into one buffer while it has room for
+       * one more and the socket has data: one write for them (the socket
+       * is read until it has nothing, then not before the driver says) */
       c->t2p_off = c->t2p_len = 0;
       do {
         size_t got = 0;
-        int rc = gostx_tls_read(c->tls, c->t2p + c->t2p_len, sizeof c->t2p - c->t2p_len, &got);
+        int rc = gostx_tls_read(c->tls, c->t2p + c->t2p_len, c->t2p_cap - c->t2p_len, &got);
         if (rc == GOSTX_TLS_CLOSED) {
           c->tls_eof = 1;
           progress = 1;
@@ -249,7 +252,7 @@ int tls_conn_pump(struct tls_conn *c) {
         }
         c->t2p_len += got;
         progress = 1;
-      } while (sizeof c->t2p - c->t2p_len >= TLS_CONN_RECORD && gostx_tls_pending(c->tls));
+      } while (c->t2p_cap - c->t2p_len >= TLS_CONN_RECORD);
     }
     if (c->tls_eof && c->t2p_off == c->t2p_len && !c->plain_shut) {
       /* the peer's close_notify: the plain side sees end of data */
@@ -378,7 +381,7 @@ static void conn_end(struct worker *w, struct pconn *pc, int abortive, const cha
   gostx_tls_free(c->tls);
   c->tls = NULL;
   gostx_memzero(c->p2t, sizeof c->p2t);
-  gostx_memzero(c->t2p, sizeof c->t2p);
+  gostx_memzero(c->t2p, c->t2p_cap);
   pc->dead = 1;
   if (!pc->in_again) { /* on the ready list it is skipped, then freed there */
     pc->again_next = w->dead;

@@ -6,7 +6,9 @@
  * ALPN, client certificates, close_notify; then the refusals, each with its
  * alert and no application data released: a flipped bit in every record of
  * the handshake, a bad Finished, truncated and oversized records, invalid
- * peer points, wrong versions, unexpected messages, renegotiation.
+ * peer points, wrong versions, unexpected messages, renegotiation; a
+ * refused record leaves the reader's buffer (where records are opened
+ * straight into when it has room) without a byte of it.
  *
  * Certificates: until lib/x509 is merged the peer's key is pinned through
  * the internal test hook (the chain is carried but not parsed). */
@@ -710,13 +712,16 @@ static void test_after_handshake(void) {
   size_t put = 0;
   CHECK_RC(gostx_tls_write(p.c, "secret data", 11, &put), 0, "write");
   p.c2s.b[10] ^= 4;
-  uint8_t b[64];
+  uint8_t b[64], b0[64];
   size_t n = 99;
+  /* b has room for the record: it would be opened straight into it */
+  memset(b, 0xa5, sizeof b);
+  memset(b0, 0xa5, sizeof b0);
   int rc = gostx_tls_read(p.s, b, sizeof b, &n);
   int sent;
   CHECK(rc == GOSTX_EAUTH && n == 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_BAD_RECORD_MAC &&
-            sent,
-        "a flipped bit in application data: bad_record_mac, nothing read");
+            sent && !memcmp(b, b0, sizeof b),
+        "a flipped bit in application data: bad_record_mac, nothing read, not a byte of b written");
   uint8_t alert_rec[64];
   size_t alen = p.s2c.len;
   memcpy(alert_rec, p.s2c.b, alen);
@@ -774,6 +779,28 @@ static void test_after_handshake(void) {
   rc = gostx_tls_read(p.s, b, sizeof b, &n);
   CHECK(rc < 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE,
         "handshake bytes after a KeyUpdate in its record: unexpected_message");
+  pair_free(&p);
+  /* Half a KeyUpdate, then application data: refused, none of it in b
+   * (which had room for it to be opened there). */
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  CHECK(pair_handshake(&p) == 0, "handshake");
+  uint8_t half[] = {24, 0};
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, half, sizeof half, 0, p.c2s.b, p.c2s.cap, &got),
+           0, "seal");
+  p.c2s.len = got;
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 23, (const uint8_t *)"secret data", 11, 0,
+                                  p.c2s.b + p.c2s.len, p.c2s.cap - p.c2s.len, &got),
+           0, "seal");
+  p.c2s.len += got;
+  n = 99;
+  memset(b, 0, sizeof b);
+  rc = gostx_tls_read(p.s, b, sizeof b, &n);
+  int seen = 0;
+  for (size_t i = 0; i + 6 <= sizeof b; i++) seen |= !memcmp(b + i, "secret", 6);
+  CHECK(rc < 0 && n == 0 && gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_UNEXPECTED_MESSAGE &&
+            !seen,
+        "application data inside a fragmented KeyUpdate: unexpected_message, nothing in b");
   pair_free(&p);
 }
 

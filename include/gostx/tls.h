@@ -122,7 +122,9 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_tls_handshake(gostx_tls *c);
  * with *got > 0, WANT_*, CLOSED, or an error; write: 0 when all len bytes
  * are sent (*put = len), WANT_* with *put the part taken by this call
  * (sealed and queued: pass the rest next time; when *put = len, call again
- * with len 0 until 0, which sends what is queued). */
+ * with len 0 until 0, which sends what is queued). read opens a record
+ * straight into buf when cap holds its whole content: bytes of buf past
+ * *got may change (the record's inner type and padding). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_write(gostx_tls *c, const void *buf, size_t len,
                                                 size_t *put);

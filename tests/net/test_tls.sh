@@ -19,7 +19,8 @@
 # client certificate, an untrusted upstream behind connect) exit 1, name the
 # check or alert and deliver nothing; serve's handshake timeout; out of
 # descriptors the server sheds connections instead of spinning; [::1];
-# SIGTERM stops serve and connect cleanly (exit 0).
+# SIGTERM stops serve and connect cleanly (exit 0); the client: a 64 MiB
+# download into a pipe byte-exact, the pipe grown to hold its batches.
 # Loopback only, free ports, every wait bounded. Needs nginx, curl, python3;
 # skipped (77) without openssl's gost-engine (the test PKI).
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -120,6 +121,24 @@ client m "127.0.0.1:$SPORT" --ca "$PKI/ca.pem"
 [ $rc = 0 ] && tail -c 262144 "$T/m.out" | cmp -s - "$T/www/mid" &&
   say "client: stdin's end, then a 256 KiB answer byte-exact" ||
   bad "client 256 KiB (rc $rc, $(wc -c <"$T/m.out") bytes): $(tail -2 "$T/m.err")"
+# the 64 MiB file through the client into a pipe: the records of many
+# socket reads gathered into one write of stdout come out byte-exact, and
+# the client grew the pipe to hold such a write (512 KiB: two batches)
+GET=$'GET /big HTTP/1.0\r\n\r\n'
+printf '%s' "$GET" | timeout 60 "$G" tls client "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" 2>"$T/p.err" |
+  python3 -c '
+import fcntl, hashlib, sys
+fd = sys.stdin.fileno()
+data = bytearray()
+while True:
+    b = sys.stdin.buffer.read1(1 << 20)
+    if not b: break
+    data += b
+print(fcntl.fcntl(fd, 1032), hashlib.sha256(data[-(64 << 20):]).hexdigest())' >"$T/p.out"
+want="524288 $(sha256sum "$T/www/big" | cut -d' ' -f1)"
+[ "$(cat "$T/p.out")" = "$want" ] &&
+  say "client: 64 MiB into a pipe, byte-exact, the pipe grown to 512 KiB" ||
+  bad "client 64 MiB into a pipe: '$(cat "$T/p.out")', want '$want': $(tail -2 "$T/p.err")"
 GET=$'GET /index.html HTTP/1.0\r\n\r\n'
 client h "127.0.0.1:$SPORT" --ca "$PKI/ca.pem" --close-on-eof
 [ $rc = 0 ] && grep -q 'hello over GOST TLS' "$T/h.out" &&
