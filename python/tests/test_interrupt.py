@@ -20,6 +20,11 @@ _CHILD = r"""
 import os, signal, sys, threading, time
 import gostx
 
+# Ctrl-C as an interactive Python has it: a child started from a background
+# job of a non-interactive shell inherits SIGINT ignored, and Python then
+# installs no handler (the kill below would do nothing)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 def size_for(fn, target=2.0, sample=4 << 20, cap=768 << 20):
     t = time.perf_counter(); fn(sample); dt = time.perf_counter() - t
     n = max(sample, int(sample * target / max(dt, 1e-6)) // 4096 * 4096)
