@@ -13,9 +13,15 @@
 #  - the same TLS 1.2 handshakes against `gostx tls serve --version 1.2`
 #    (RFC 9189 suites 0xC100 and 0xC101), loaded by the same s_time: both
 #    servers, same certificate, same load, same run;
-#  - bulk through one connection: `gostx tls client` downloading a 256 MiB
-#    file from nginx through `gostx tls serve`, per suite, beside
-#    `gostx bench`'s MGM (16 KiB per call: one full record) for its cipher;
+#  - bulk through one connection, library to library: build/bench/tls_bulk,
+#    a server sealing 256 MiB from memory (64 KiB per gostx_tls_write) to a
+#    client that opens and checks it, over TCP on loopback, each on its own
+#    CPU and counting its own CPU time, per suite; beside `gostx bench`'s MGM
+#    (16 KiB per call: one full record) for its cipher, and the same bytes
+#    sent the same way without TLS (tls_bulk plain): what TCP alone costs;
+#  - bulk through the relay: `gostx tls client` downloading a 256 MiB file
+#    from nginx through `gostx tls serve` (each byte through two sockets
+#    there), per suite, beside the same MGM;
 #  - TLS 1.2 bulk, 0xC100: gostx tls client <- gostx tls serve <- nginx
 #    against openssl s_client <- openssl s_server -WWW (gost-engine), the
 #    256 MiB file, server on CPU 0 and client on CPU 1.
@@ -45,8 +51,9 @@ BASE=${TLS_SPEED_BASE:-}
 BUILD=${BUILD:-build}
 G=${GOSTX:-$BUILD/gostx}
 LOAD=$BUILD/bench/tls_hs_load
+BULK=$BUILD/bench/tls_bulk
 HERE=$(cd "$(dirname "$0")" && pwd)
-for f in "$G" "$LOAD"; do [ -x "$f" ] || { echo "tls_speed: $f not built"; exit 1; }; done
+for f in "$G" "$LOAD" "$BULK"; do [ -x "$f" ] || { echo "tls_speed: $f not built"; exit 1; }; done
 for t in curl python3 taskset openssl; do
   command -v $t >/dev/null || { echo "tls_speed: $t missing"; exit 1; }
 done
@@ -201,7 +208,55 @@ echo
 fi
 [ "$PART" = hs ] && exit 0
 
-echo "Bulk through one connection (gostx tls client <- gostx tls serve <- nginx, 256 MiB):"
+SUITES=${TLS_SPEED_SUITES:-KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S}
+# mgm_bench: one more `gostx bench` of both ciphers' MGM into $T/bench.txt;
+# run by turns with the transfers, so that a slow spell of a shared
+# machine reaches both sides of a ratio
+mgm_bench() {
+  "$G" bench --clock cpu --size 16K --filter kuznyechik-mgm,magma-mgm --repeat 5 2>&1 |
+    awk '$2 == "mgm-enc" || $2 == "mgm-dec"' >>"$T/bench.txt"
+}
+: >"$T/bench.txt"
+# mgm_of SUITE: "enc dec", the medians of gostx bench's MGM MB/s for the
+# suite's cipher
+mgm_of() {
+  local alg=kuznyechik
+  [ "${1#MAGMA}" != "$1" ] && alg=magma
+  echo "$(awk -v a=$alg '$1 == a && $2 == "mgm-enc" {print $4}' "$T/bench.txt" | median)" \
+    "$(awk -v a=$alg '$1 == a && $2 == "mgm-dec" {print $4}' "$T/bench.txt" | median)"
+}
+echo "Bulk through one connection, library to library over TCP on loopback (bench/tls_bulk, 256 MiB):"
+printf "  %-18s %8s %10s %10s %17s %13s\n" suite wall "seal+send" "recv+open" \
+  "gostx bench MGM" ratio
+printf "  %-18s %8s %10s %10s %17s %13s\n" "" "MB/s" "MB/CPU-s" "MB/CPU-s" "enc / dec MB/s" \
+  "seal / open"
+# the socket alone and each suite by turns, RUNS times: the same noise for all
+: >"$T/lib.plain"
+for s in $SUITES; do : >"$T/lib.$s"; done
+for i in $(seq "$RUNS"); do
+  mgm_bench
+  "$BULK" "$PKI/chain-256A.pem" "$PKI/leaf-256A.key" plain 256 >>"$T/lib.plain" || exit 1
+  for s in $SUITES; do
+    "$BULK" "$PKI/chain-256A.pem" "$PKI/leaf-256A.key" $s 256 >>"$T/lib.$s" || exit 1
+  done
+done
+psend=$(awk '{print $7}' "$T/lib.plain" | median)
+precv=$(awk '{print $9}' "$T/lib.plain" | median)
+for s in $SUITES; do
+  read -r enc dec <<<"$(mgm_of $s)"
+  seal=$(awk '{print $7}' "$T/lib.$s" | median)
+  open=$(awk '{print $9}' "$T/lib.$s" | median)
+  printf "  %-18s %8s %10s %10s %17s %13s\n" $s "$(awk '{print $5}' "$T/lib.$s" | median)" \
+    "$seal" "$open" "$enc / $dec" \
+    "$(awk -v s="$seal" -v o="$open" -v e="$enc" -v d="$dec" 'BEGIN {printf "%.2fx / %.2fx", s / e, o / d}')"
+done
+echo "  TCP alone (tls_bulk plain, the same writes, no TLS): send $psend, receive $precv MB/CPU-s"
+echo "  (ratio: MB/CPU-s against gostx bench's MGM on the CPU clock, 16 KiB per call, run"
+echo "  by turns with the transfers, medians; target >= 0.8x. TCP alone: what the socket"
+echo "  costs each side per byte, its receiver idle and woken by every send)"
+echo
+
+echo "Bulk through the relay (gostx tls client <- gostx tls serve <- nginx, 256 MiB):"
 tls_start bulk tls serve --threads 1 --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
   --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256A.key" >/dev/null || exit 1
 BPORT=$PORT BPID=$PID
@@ -212,7 +267,6 @@ if [ -n "$BASE" ]; then # the same serve of the binary before, run by turns with
   G=$G_OURS
   BASE_PORT=$PORT BASE_PID=$PID
 fi
-"$G" bench --clock cpu --size 16K --filter kuznyechik-mgm,magma-mgm --repeat 5 >"$T/bench.txt" 2>&1
 bulk_head() {
   printf "  %-18s %8s %15s %15s %19s %13s\n" suite "wall" "serve (seal)" "client (open)" \
     "gostx bench MGM" "ratio"
@@ -244,10 +298,8 @@ bulk_one() {
 }
 # bulk_row SUITE ROWS: the table row of ROWS' medians
 bulk_row() {
-  local s=$1 alg=kuznyechik enc dec wall seal open
-  [ "${s#MAGMA}" != "$s" ] && alg=magma
-  enc=$(awk -v a=$alg '$1 == a && $2 == "mgm-enc" {print $4}' "$T/bench.txt")
-  dec=$(awk -v a=$alg '$1 == a && $2 == "mgm-dec" {print $4}' "$T/bench.txt")
+  local s=$1 enc dec wall seal open
+  read -r enc dec <<<"$(mgm_of $s)"
   awk -v want=$((256 << 20)) '$4 < want {bad = 1} END {exit bad}' "$2" ||
     echo "  ($s: a download came short: $(cut -d' ' -f4 "$2" | tr '\n' ' ') bytes)"
   wall=$(cut -d' ' -f1 "$2" | median)
@@ -256,11 +308,11 @@ bulk_row() {
   printf "  %-18s %8s %15s %15s %19s %13s\n" $s "$wall" "$seal" "$open" "$enc / $dec" \
     "$(awk -v s="$seal" -v o="$open" -v e="$enc" -v d="$dec" 'BEGIN {printf "%.2fx / %.2fx", s / e, o / d}')"
 }
-SUITES=${TLS_SPEED_SUITES:-KUZNYECHIK_MGM_L MAGMA_MGM_L KUZNYECHIK_MGM_S MAGMA_MGM_S}
 for s in $SUITES; do
   : >"$T/rows.$s"
   : >"$T/base.$s"
   for i in $(seq "$RUNS"); do
+    mgm_bench
     [ -n "$BASE" ] && bulk_one "$BASE" $BASE_PORT $BASE_PID $s "$T/base.$s"
     bulk_one "$G" $BPORT $BPID $s "$T/rows.$s"
   done

@@ -1,0 +1,209 @@
+/* Bulk through one GOST TLS connection, library end to library end, over
+ * TCP on loopback: the server (this process, pinned to CPU 0) seals MIB MiB
+ * from memory in WRITE-byte gostx_tls_write calls and sends close_notify;
+ * the client (a forked process, pinned to CPU 1 when there is one) opens
+ * every record into memory and compares it with what was sent. Each side
+ * counts its own CPU time (getrusage, user + system: the TCP socket's
+ * system calls included) from the end of the handshake to the end of the
+ * data, and the bytes are divided by it: what one busy core of an
+ * application that embeds libgostx seals or opens per second. The relay
+ * `gostx tls serve` moves each byte through a second socket as well: that
+ * is measured by bench/tls_speed.sh beside this. SUITE "plain" sends the
+ * same bytes the same way without TLS (send and recv): what the socket
+ * alone costs each side, the ceiling of the rows with TLS.
+ *   usage: tls_bulk CHAIN.pem KEY.pem SUITE|plain [MIB (256) [WRITE (65536)]]
+ *   prints: SUITE bytes B wall_MBps W send_MB_per_cpu_s S recv_MB_per_cpu_s R
+ * (the server seals and sends, the client receives and opens). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gostx.h"
+#include "gostx/tls.h"
+#include "harness.h"
+
+enum { PATTERN = 1 << 18, MAXCERTS = 8, MAXDER = 1 << 14 };
+
+static uint8_t pattern[PATTERN];
+
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+         ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (cpu < CPU_SETSIZE && sysconf(_SC_NPROCESSORS_ONLN) > cpu)
+    sched_setaffinity(0, sizeof set, &set); /* best effort: the figures are CPU time */
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = malloc(1 << 20);
+  *len = b ? fread(b, 1, (1 << 20) - 1, f) : 0;
+  fclose(f);
+  return b;
+}
+
+static int die(const char *what, const char *why) {
+  fprintf(stderr, "tls_bulk: %s: %s\n", what, why);
+  return 1;
+}
+
+/* The client: connect, handshake (no verification: the figures are the
+ * record layer's), read and compare until close_notify; writes its byte
+ * count and CPU seconds to the pipe out. */
+static int client(const struct sockaddr_in *to, const char *suite, int out) {
+  pin(1);
+  const int plain = !strcmp(suite, "plain");
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
+  if (!cfg || (!plain && gostx_tls_config_set_suites(cfg, suite))) return die("client", "bad suite");
+  gostx_tls_config_set_verify(cfg, GOSTX_TLS_VERIFY_NONE);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0 || connect(fd, (const struct sockaddr *)to, sizeof *to)) return die("client", "connect");
+  gostx_tls *c = gostx_tls_new(cfg);
+  gostx_tls_set_fd(c, fd);
+  if (!plain && gostx_tls_handshake(c)) return die("client handshake", gostx_tls_error(c));
+  static uint8_t buf[1 << 16];
+  unsigned long long total = 0;
+  double c0 = cpu_seconds();
+  for (;;) {
+    size_t got = 0;
+    if (plain) {
+      ssize_t r = recv(fd, buf, sizeof buf, 0);
+      if (r < 0) return die("client", "recv");
+      if (r == 0) break;
+      got = (size_t)r;
+    } else {
+      int rc = gostx_tls_read(c, buf, sizeof buf, &got);
+      if (rc == GOSTX_TLS_CLOSED) break;
+      if (rc) return die("client read", gostx_tls_error(c));
+    }
+    /* compare with the pattern at this offset (it wraps) */
+    for (size_t done = 0; done < got;) {
+      size_t at = (size_t)((total + done) % PATTERN), n = PATTERN - at;
+      if (n > got - done) n = got - done;
+      if (memcmp(buf + done, pattern + at, n)) return die("client", "the data differs from what was sent");
+      done += n;
+    }
+    total += got;
+  }
+  double cpu = cpu_seconds() - c0;
+  char line[96];
+  int n = snprintf(line, sizeof line, "%llu %.6f\n", total, cpu);
+  if (write(out, line, (size_t)n) != n) return 1;
+  gostx_tls_free(c);
+  gostx_tls_config_free(cfg);
+  close(fd);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: tls_bulk CHAIN.pem KEY.pem SUITE [MIB (256) [WRITE (65536)]]\n");
+    return 2;
+  }
+  unsigned long long bytes = (argc > 4 ? strtoull(argv[4], NULL, 10) : 256) << 20;
+  size_t wlen = argc > 5 ? strtoul(argv[5], NULL, 10) : 65536;
+  if (!bytes || !wlen || wlen > PATTERN) return die("arguments", "MIB or WRITE out of range");
+  if (gostx_random_bytes(pattern, sizeof pattern)) return die("random", "failed");
+
+  /* the server's certificate chain and key */
+  size_t pem_len = 0, key_len = 0, pos = 0, n = 0;
+  char *pem = slurp(argv[1], &pem_len), *key = slurp(argv[2], &key_len);
+  if (!pem || !key) return die(pem ? argv[2] : argv[1], "cannot read");
+  static uint8_t der[MAXCERTS][MAXDER];
+  const uint8_t *ders[MAXCERTS];
+  size_t der_len[MAXCERTS];
+  while (n < MAXCERTS && gostx_x509_pem_next(pem, pem_len, &pos, der[n], MAXDER, &der_len[n]) == 1) {
+    ders[n] = der[n];
+    n++;
+  }
+  gostx_gost3410_key_kind kind;
+  gostx_gost3410_curve curve;
+  size_t priv_len = 0;
+  uint8_t priv[64], pub[128];
+  if (!n || gostx_gost3410_key_from_pem(key, key_len, &kind, &curve, &priv_len, priv, sizeof priv, pub,
+                                        sizeof pub))
+    return die(argv[1], "no certificate or key");
+  gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
+  if (!cfg || gostx_tls_config_set_chain(cfg, ders, der_len, n) ||
+      gostx_tls_config_set_key(cfg, curve, priv, priv_len))
+    return die("server config", cfg ? gostx_tls_config_error(cfg) : "out of memory");
+
+  int ls = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in at = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t alen = sizeof at;
+  if (ls < 0 || bind(ls, (struct sockaddr *)&at, sizeof at) || listen(ls, 1) ||
+      getsockname(ls, (struct sockaddr *)&at, &alen))
+    return die("listen", "failed");
+  int p[2];
+  if (pipe(p)) return die("pipe", "failed");
+  fflush(NULL);
+  pid_t kid = fork();
+  if (kid == 0) {
+    close(ls);
+    close(p[0]);
+    _exit(client(&at, argv[3], p[1]));
+  }
+  close(p[1]);
+  pin(0);
+  int fd = accept(ls, NULL, NULL);
+  if (fd < 0) return die("accept", "failed");
+  const int plain = !strcmp(argv[3], "plain");
+  gostx_tls *s = gostx_tls_new(cfg);
+  gostx_tls_set_fd(s, fd);
+  if (!plain && gostx_tls_handshake(s)) return die("server handshake", gostx_tls_error(s));
+  double t0 = gostx_bench_now(GOSTX_BENCH_WALL), c0 = cpu_seconds();
+  for (unsigned long long sent = 0; sent < bytes;) {
+    size_t at_off = (size_t)(sent % PATTERN), len = wlen;
+    if (len > PATTERN - at_off) len = PATTERN - at_off;
+    if (len > bytes - sent) len = (size_t)(bytes - sent);
+    size_t put = 0;
+    if (plain) {
+      ssize_t w = send(fd, pattern + at_off, len, 0);
+      if (w <= 0) return die("server", "send");
+      put = len = (size_t)w;
+    } else if (gostx_tls_write(s, pattern + at_off, len, &put) || put != len) {
+      return die("server write", gostx_tls_error(s));
+    }
+    sent += len;
+  }
+  if (plain ? shutdown(fd, SHUT_WR) : gostx_tls_close(s)) return die("server close", gostx_tls_error(s));
+  double scpu = cpu_seconds() - c0;
+  char line[96] = {0};
+  ssize_t got = read(p[0], line, sizeof line - 1);
+  double wall = gostx_bench_now(GOSTX_BENCH_WALL) - t0;
+  int st = 0;
+  waitpid(kid, &st, 0);
+  unsigned long long rbytes = 0;
+  double ccpu = 0;
+  if (got <= 0 || sscanf(line, "%llu %lf", &rbytes, &ccpu) != 2 || !WIFEXITED(st) ||
+      WEXITSTATUS(st))
+    return die("client", "failed");
+  if (rbytes != bytes) return die("client", "received a different byte count");
+  printf("%s bytes %llu wall_MBps %.1f send_MB_per_cpu_s %.1f recv_MB_per_cpu_s %.1f\n", argv[3],
+         bytes, gostx_bench_mbps((double)bytes, wall), gostx_bench_mbps((double)bytes, scpu),
+         gostx_bench_mbps((double)bytes, ccpu));
+  gostx_tls_free(s);
+  gostx_tls_config_free(cfg);
+  close(fd);
+  close(ls);
+  free(pem);
+  free(key);
+  return 0;
+}
