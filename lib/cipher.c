@@ -71,6 +71,15 @@ void gostx_cipher_clear(gostx_cipher *c) {
 
 /* ---- counter-mode keystream (internal.h) ---- */
 
+/* Counter blocks for c: the Magma table's vector fill for 8-byte blocks
+ * where it has one (GOST 28147-89's counters fill the same way). */
+static void ctr_fill(const gostx_cipher *c, uint8_t *dst, uint8_t *ctr, unsigned inc,
+                     size_t count) {
+  void (*fill8)(uint8_t *, uint8_t *, unsigned, size_t) = gostx__dispatch()->magma->ctr_fill;
+  if (c->block_len == 8 && fill8) fill8(dst, ctr, inc, count);
+  else gostx__ctr_fill(dst, ctr, c->block_len, inc, count);
+}
+
 void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
                        uint8_t *out, size_t nblocks) {
   const size_t n = c->block_len;
@@ -84,13 +93,13 @@ void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const 
     }
   }
   if (!in) { /* the keystream itself: counters straight into out */
-    gostx__ctr_fill(out, ctr, n, inc, nblocks);
+    ctr_fill(c, out, ctr, inc, nblocks);
     gostx_cipher_encrypt_blocks(c, out, nblocks, out);
     return;
   }
   while (nblocks) {
     size_t k = nblocks < sizeof g / n ? nblocks : sizeof g / n;
-    gostx__ctr_fill(g, ctr, n, inc, k);
+    ctr_fill(c, g, ctr, inc, k);
     gostx_cipher_encrypt_blocks(c, g, k, g);
     gostx_xor(out, in, g, k * n);
     in += k * n;
@@ -110,7 +119,7 @@ void gostx__cipher_ctr_runs(const gostx_cipher *c, const struct gostx__ctr_run *
   for (size_t r = 0; r < nruns; r++) {
     memcpy(ctr, runs[r].ctr, n);
     if (kernel) gostx__cipher_ctr(c, ctr, runs[r].inc, NULL, p, runs[r].count);
-    else gostx__ctr_fill(p, ctr, n, runs[r].inc, runs[r].count);
+    else ctr_fill(c, p, ctr, runs[r].inc, runs[r].count);
     p += runs[r].count * n;
   }
   gostx_memzero(ctr, sizeof ctr);

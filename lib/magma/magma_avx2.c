@@ -19,6 +19,9 @@
 #define V_OR _mm256_or_si256
 #define V_XOR _mm256_xor_si256
 #define V_ADD8 _mm256_add_epi8
+#define V_ADD32 _mm256_add_epi32
+#define V_ADD64 _mm256_add_epi64
+#define V_SET1_64(x) _mm256_set1_epi64x((long long)(x))
 #define V_SUB8 _mm256_sub_epi8
 #define V_GT8 _mm256_cmpgt_epi8
 #define V_EQ8 _mm256_cmpeq_epi8
@@ -34,6 +37,7 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_avx2 = {"avx2", avx2_encrypt, avx2_decrypt,
-                                                  avx2_mk_init, avx2_mk_blocks, ONE_IMIT16, ONE_CHAIN, 1024};
+                                                  avx2_mk_init, avx2_mk_blocks, ONE_IMIT16, ONE_CHAIN, 1024,
+                                                  CTR_FILL};
 
 #endif

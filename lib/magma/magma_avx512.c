@@ -140,7 +140,8 @@ TARGET static void lanes_blocks(const gostx_magma_key *k, const uint8_t *in, uin
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, avx512_decrypt,
-                                                    avx512_mk_init, avx512_mk_blocks, ONE_IMIT16, ONE_CHAIN, 512};
+                                                    avx512_mk_init, avx512_mk_blocks, ONE_IMIT16, ONE_CHAIN, 512,
+                                                    CTR_FILL};
 
 /* ---- One block on a vector round: the sequential modes on Intel cores ----
  * CBC/CFB encryption, OFB and OMAC run one block at a time, so a round's
@@ -217,6 +218,6 @@ TARGET static void vround_chain(const gostx_magma_key *k, int op, uint8_t st[8],
 
 const struct gostx_magma_impl gostx_magma_avx512_vround = {
     "avx512-vround", avx512_encrypt, avx512_decrypt, avx512_mk_init, avx512_mk_blocks, ONE_IMIT16,
-    vround_chain, 512};
+    vround_chain, 512, CTR_FILL};
 
 #endif

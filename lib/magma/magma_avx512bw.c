@@ -20,6 +20,6 @@
 
 const struct gostx_magma_impl gostx_magma_avx512bw = {"avx512bw", avx512bw_encrypt, avx512bw_decrypt,
                                                       avx512bw_mk_init, avx512bw_mk_blocks, ONE_IMIT16,
-                                                      ONE_CHAIN, 1024};
+                                                      ONE_CHAIN, 1024, CTR_FILL};
 
 #endif

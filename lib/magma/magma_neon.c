@@ -37,6 +37,7 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_neon = {"neon", neon_encrypt, neon_decrypt,
-                                                  neon_mk_init, neon_mk_blocks, ONE_IMIT16, ONE_CHAIN, 0};
+                                                  neon_mk_init, neon_mk_blocks, ONE_IMIT16, ONE_CHAIN, 0,
+                                                  CTR_FILL};
 
 #endif

@@ -102,4 +102,5 @@ static void portable_decrypt(const gostx_magma_key *k, const uint8_t *in, uint8_
  * is the portable multi-key reference. */
 const struct gostx_magma_impl gostx_magma_portable = {"portable", portable_encrypt,
                                                       portable_decrypt, NULL, NULL,
-                                                      gostx__magma_imit16_words, gostx__magma_chain, 0};
+                                                      gostx__magma_imit16_words, gostx__magma_chain, 0,
+                                                      NULL};

@@ -20,6 +20,9 @@
 #define V_OR _mm_or_si128
 #define V_XOR _mm_xor_si128
 #define V_ADD8 _mm_add_epi8
+#define V_ADD32 _mm_add_epi32
+#define V_ADD64 _mm_add_epi64
+#define V_SET1_64(x) _mm_set1_epi64x((long long)(x))
 #define V_SUB8 _mm_sub_epi8
 #define V_GT8 _mm_cmpgt_epi8
 #define V_EQ8 _mm_cmpeq_epi8
@@ -35,6 +38,7 @@
 #include "magma/sliced_core.h"
 
 const struct gostx_magma_impl gostx_magma_ssse3 = {"ssse3", ssse3_encrypt, ssse3_decrypt,
-                                                   ssse3_mk_init, ssse3_mk_blocks, ONE_IMIT16, ONE_CHAIN, 1024};
+                                                   ssse3_mk_init, ssse3_mk_blocks, ONE_IMIT16, ONE_CHAIN, 1024,
+                                                   CTR_FILL};
 
 #endif

@@ -289,6 +289,45 @@ TARGET static void FN(blocks)(const gostx_magma_key *k, const uint8_t *in, uint8
   gostx_memzero(rc, sizeof rc);
 }
 
+#ifdef V_ADD64
+/* gostx__ctr_fill's 8-byte forms, V_BYTES / 8 counter blocks a register:
+ * the counter as a native qword plus each lane's offset (in the moving half
+ * alone for GOSTX__CTR_RIGHT and _LEFT, where a 32-bit add wraps within the
+ * half as MGM's incr_r and incr_l do), each qword's bytes then reversed
+ * into the block's big-endian order. The counter is secret (MGM's Y and
+ * Z): it only meets adds, no branch or address. What is left past whole
+ * registers goes to the generic fill, which steps ctr to the end. */
+TARGET static void FN(ctr_fill)(uint8_t *dst, uint8_t ctr[8], unsigned inc, size_t count) {
+  enum { L = V_BYTES / 8 };
+  static const uint8_t rev[32] __attribute__((aligned(32))) = {
+      7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+      7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8};
+  const size_t whole = count - count % L;
+  if (whole) {
+    const unsigned shift = inc == GOSTX__CTR_LEFT ? 32 : 0;
+    const int wide = inc == GOSTX__CTR_FULL;
+    uint64_t offs[L];
+    for (unsigned i = 0; i < L; i++) offs[i] = (uint64_t)i << shift;
+    const uint64_t v = gostx_load64_be(ctr);
+    const V step = V_SET1_64((uint64_t)L << shift), r = V_LOADA(rev);
+    V x = wide ? V_ADD64(V_SET1_64(v), V_LOADU(offs)) : V_ADD32(V_SET1_64(v), V_LOADU(offs));
+    for (size_t i = 0; i < whole; i += L) {
+      V_STOREU(dst + 8 * i, V_SHUF(x, r));
+      x = wide ? V_ADD64(x, step) : V_ADD32(x, step);
+    }
+    const uint64_t lo = v & 0xffffffffu, hi = v >> 32;
+    const uint64_t next = wide                      ? v + whole
+                          : inc == GOSTX__CTR_LEFT ? (uint64_t)(uint32_t)(hi + whole) << 32 | lo
+                                                   : hi << 32 | (uint32_t)(lo + whole);
+    gostx_store64_be(ctr, next);
+  }
+  gostx__ctr_fill(dst + 8 * whole, ctr, 8, inc, count - whole);
+}
+#define CTR_FILL FN(ctr_fill)
+#else
+#define CTR_FILL NULL
+#endif
+
 /* The block calls of an implementation table. A single block (the
  * sequential modes) goes to a one-block core, faster for it than a padded
  * group (docs/MAGMA.md): on x86-64 the general-register one

@@ -17,6 +17,9 @@
 #define V_OR _mm512_or_si512
 #define V_XOR _mm512_xor_si512
 #define V_ADD8 _mm512_add_epi8
+#define V_ADD32 _mm512_add_epi32
+#define V_ADD64 _mm512_add_epi64
+#define V_SET1_64(x) _mm512_set1_epi64((long long)(x))
 #define V_SUB8 _mm512_sub_epi8
 #define V_SRL16 _mm512_srli_epi16
 #define V_SHUF _mm512_shuffle_epi8
