@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ int main(int argc, char **argv) {
   size_t wlen = argc > 5 ? strtoul(argv[5], NULL, 10) : 65536;
   if (!bytes || !wlen || wlen > PATTERN) return die("arguments", "MIB or WRITE out of range");
   if (gostx_random_bytes(pattern, sizeof pattern)) return die("random", "failed");
+  signal(SIGPIPE, SIG_IGN); /* a peer gone is an error to report, not a silent death */
 
   /* the server's certificate chain and key */
   size_t pem_len = 0, key_len = 0, pos = 0, n = 0;

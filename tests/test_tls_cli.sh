@@ -212,6 +212,18 @@ else
   bad "serve/connect --version 1.2 did not start"
 fi
 pids_stop
+# lib/tls over TCP on loopback with bulk writes, through bench/tls_bulk (the
+# benchmark of tls_speed.sh): its client compares every byte with what the
+# server sealed and exits 1 on a difference or a short count; 64 KiB
+# writes (four records each), 1000-byte writes, and its plain mode
+BULK=$(dirname "$G")/bench/tls_bulk
+if [ -x "$BULK" ]; then
+  for run in "KUZNYECHIK_MGM_L 3" "MAGMA_MGM_S 3 1000" "plain 3"; do
+    # shellcheck disable=SC2086
+    timeout 60 "$BULK" "$PKI/chain-256A.pem" "$PKI/leaf-256A.key" $run >"$T/bulk" 2>&1 &&
+      grep -q "^${run%% *} bytes 3145728 " "$T/bulk" && ok || bad "tls_bulk $run: $(cat "$T/bulk")"
+  done
+fi
 # help
 "$G" tls --help >"$T/help" && grep -q 'gostx tls serve --listen' "$T/help" && ok || bad "tls --help"
 "$G" tls client --help >"$T/help" && grep -q 'SSLKEYLOGFILE' "$T/help" && ok || bad "tls client --help"
