@@ -3,8 +3,8 @@
  * from memory in WRITE-byte gostx_tls_write calls and sends close_notify;
  * the client (a forked process, pinned to CPU 1 when there is one) opens
  * every record into memory and compares it with what was sent. Each side
- * counts its own CPU time (getrusage, user + system: the TCP socket's
- * system calls included) from the end of the handshake to the end of the
+ * counts its own CPU time (the process CPU clock, user + system: the TCP
+ * socket's system calls included) from the end of the handshake to the end of the
  * data, and the bytes are divided by it: what one busy core of an
  * application that embeds libgostx seals or opens per second. The relay
  * `gostx tls serve` moves each byte through a second socket as well: that
@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,13 +34,6 @@
 enum { PATTERN = 1 << 18, MAXCERTS = 8, MAXDER = 1 << 14 };
 
 static uint8_t pattern[PATTERN];
-
-static double cpu_seconds(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-         ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
-}
 
 static void pin(int cpu) {
   cpu_set_t set;
@@ -81,7 +73,7 @@ static int client(const struct sockaddr_in *to, const char *suite, int out) {
   if (!plain && gostx_tls_handshake(c)) return die("client handshake", gostx_tls_error(c));
   static uint8_t buf[1 << 16];
   unsigned long long total = 0;
-  double c0 = cpu_seconds();
+  double c0 = gostx_bench_now(GOSTX_BENCH_PROCESS_CPU);
   for (;;) {
     size_t got = 0;
     if (plain) {
@@ -103,7 +95,7 @@ static int client(const struct sockaddr_in *to, const char *suite, int out) {
     }
     total += got;
   }
-  double cpu = cpu_seconds() - c0;
+  double cpu = gostx_bench_now(GOSTX_BENCH_PROCESS_CPU) - c0;
   char line[96];
   int n = snprintf(line, sizeof line, "%llu %.6f\n", total, cpu);
   if (write(out, line, (size_t)n) != n) return 1;
@@ -170,7 +162,7 @@ int main(int argc, char **argv) {
   gostx_tls *s = gostx_tls_new(cfg);
   gostx_tls_set_fd(s, fd);
   if (!plain && gostx_tls_handshake(s)) return die("server handshake", gostx_tls_error(s));
-  double t0 = gostx_bench_now(GOSTX_BENCH_WALL), c0 = cpu_seconds();
+  double t0 = gostx_bench_now(GOSTX_BENCH_WALL), c0 = gostx_bench_now(GOSTX_BENCH_PROCESS_CPU);
   for (unsigned long long sent = 0; sent < bytes;) {
     size_t at_off = (size_t)(sent % PATTERN), len = wlen;
     if (len > PATTERN - at_off) len = PATTERN - at_off;
@@ -186,7 +178,7 @@ int main(int argc, char **argv) {
     sent += len;
   }
   if (plain ? shutdown(fd, SHUT_WR) : gostx_tls_close(s)) return die("server close", gostx_tls_error(s));
-  double scpu = cpu_seconds() - c0;
+  double scpu = gostx_bench_now(GOSTX_BENCH_PROCESS_CPU) - c0;
   char line[96] = {0};
   ssize_t got = read(p[0], line, sizeof line - 1);
   double wall = gostx_bench_now(GOSTX_BENCH_WALL) - t0;
