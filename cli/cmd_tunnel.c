@@ -120,13 +120,15 @@ static int run(struct tunnel *t) {
     /* a GRO buffer holds a whole train of datagrams */
     w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
     /* with TUN offloads, a super-packet's room after them */
-    w->buf_len = (size_t)TUNNEL_BURST * (2 * TUNNEL_SLOT + w->rx_slot) +
+    w->buf_len = (size_t)TUNNEL_BURST * 2 * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot +
                  (t->tun_vnet ? TUNNEL_SUPER_MAX + TUNNEL_GRO_OUT : 0);
     w->buf = malloc(w->buf_len);
     /* everything the worker uses is set before it starts: datagrams wait in
      * its socket already, and it opens them at once (a worker that read
      * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
-    w->plain = w->buf ? w->buf + (size_t)TUNNEL_BURST * (TUNNEL_SLOT + w->rx_slot) : NULL;
+    w->plain =
+        w->buf ? w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot
+               : NULL;
     w->super = w->buf && t->tun_vnet ? w->plain + (size_t)TUNNEL_BURST * TUNNEL_SLOT : NULL;
     w->gro = w->super ? w->super + TUNNEL_SUPER_MAX : NULL;
     if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {

@@ -14,7 +14,11 @@
 
 #define TUNNEL_PATH_MAX 512
 #define TUNNEL_MAX_THREADS 64
-#define TUNNEL_BURST 32
+/* packets sealed or opened per call: a 64 KiB super-packet's segments
+ * (48 at MTU 1400) in one burst, so one sendmmsg carries it and the far
+ * end joins it into one TUN write again */
+#define TUNNEL_BURST 64
+#define TUNNEL_RX_BUFS 32 /* buffers per recvmmsg (with GRO, each a train) */
 #define TUNNEL_SLOT 2048 /* one packet buffer: the MTU plus the ESP overhead fit */
 #define TUNNEL_MTU_MAX (TUNNEL_SLOT - GOSTX_ESP_OVERHEAD_MAX - 64)
 /* Sender sequence numbers are reserved on disk in steps of this many, so a
@@ -74,7 +78,7 @@ struct tunnel_worker {
   pthread_t thread;
   gostx_esp_keycache kc_out, kc_in;
   struct tunnel_counters c;
-  /* TUNNEL_BURST slots of TUNNEL_SLOT (TUN side), TUNNEL_BURST of rx_slot
+  /* TUNNEL_BURST slots of TUNNEL_SLOT (TUN side), TUNNEL_RX_BUFS of rx_slot
    * (UDP side: TUNNEL_GRO_BUF with GRO), then plain; buf_len in all */
   uint8_t *buf;
   size_t rx_slot, buf_len;

@@ -250,10 +250,12 @@ static void gro_flush(struct tunnel_worker *w, struct tunnel_gro *g) {
 }
 
 /* Datagrams from the peer b[0..n): delivered to the TUN queue only when
- * they are ESP packets of our inbound SA, authentic, and new. */
-static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {
+ * they are ESP packets of our inbound SA, authentic, and new. gro holds
+ * what is joined so far (authenticated payloads, copied) and stays open
+ * for the next burst of the same receive: the caller flushes it. */
+static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n,
+                             struct tunnel_gro *gro) {
   struct tunnel *t = w->t;
-  struct tunnel_gro gro = {.buf = w->gro, .udp_ok = t->tun_uso};
   pthread_mutex_lock(&t->replay_lock);
   gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&t->replay_lock);
@@ -291,13 +293,12 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
      * one flow joined into one write (a GSO header); what cannot be joined
      * is written on its own */
     if (t->tun_vnet) {
-      if (gro.count && tunnel_gro_add(&gro, b[i].out, b[i].out_len)) continue;
-      gro_flush(w, &gro);
-      if (tunnel_gro_start(&gro, b[i].out, b[i].out_len)) continue;
+      if (gro->count && tunnel_gro_add(gro, b[i].out, b[i].out_len)) continue;
+      gro_flush(w, gro);
+      if (tunnel_gro_start(gro, b[i].out, b[i].out_len)) continue;
     }
     tun_write(w, b[i].out, b[i].out_len);
   }
-  gro_flush(w, &gro);
 }
 
 /* The segment size of a GRO-coalesced buffer (its UDP_GRO cmsg), or 0 for
@@ -312,20 +313,23 @@ static size_t gro_segment(struct msghdr *h) {
   return 0;
 }
 
-/* Up to TUNNEL_BURST buffers with one recvmmsg; a GRO buffer is cut at its
- * segment size into the datagrams the peer sent (the last may be shorter),
- * and each is checked, opened and replay-checked on its own, as if it came
- * alone. */
+/* Up to TUNNEL_RX_BUFS buffers with one recvmmsg; a GRO buffer is cut at
+ * its segment size into the datagrams the peer sent (the last may be
+ * shorter), and each is checked, opened and replay-checked on its own, as
+ * if it came alone; opened in bursts of up to TUNNEL_BURST, the payloads
+ * of one flow joined across the bursts (a train longer than a burst is
+ * still one TUN write). */
 static void udp_to_tun(struct tunnel_worker *w) {
   struct tunnel *t = w->t;
-  struct mmsghdr msgs[TUNNEL_BURST];
-  struct iovec iov[TUNNEL_BURST];
+  struct mmsghdr msgs[TUNNEL_RX_BUFS];
+  struct iovec iov[TUNNEL_RX_BUFS];
   union {
     _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
-  } ctl[TUNNEL_BURST];
+  } ctl[TUNNEL_RX_BUFS];
   gostx_esp_burst b[TUNNEL_BURST];
+  struct tunnel_gro gro = {.buf = w->gro, .udp_ok = t->tun_uso};
   uint8_t *base = w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT;
-  for (unsigned i = 0; i < TUNNEL_BURST; i++) {
+  for (unsigned i = 0; i < TUNNEL_RX_BUFS; i++) {
     iov[i].iov_base = base + i * w->rx_slot;
     iov[i].iov_len = w->rx_slot;
     memset(&msgs[i], 0, sizeof msgs[i]);
@@ -336,7 +340,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
       msgs[i].msg_hdr.msg_controllen = sizeof ctl[i].buf;
     }
   }
-  int r = recvmmsg(w->udp_fd, msgs, TUNNEL_BURST, MSG_DONTWAIT, NULL);
+  int r = recvmmsg(w->udp_fd, msgs, TUNNEL_RX_BUFS, MSG_DONTWAIT, NULL);
   size_t n = 0;
   for (int i = 0; i < r; i++) {
     uint8_t *p = iov[i].iov_base;
@@ -354,7 +358,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
         b[n] = (gostx_esp_burst){.in = p + off, .len = l, .out = w->plain + n * TUNNEL_SLOT,
                                  .cap = TUNNEL_SLOT};
         if (++n == TUNNEL_BURST) {
-          open_and_deliver(w, b, n);
+          open_and_deliver(w, b, n, &gro);
           n = 0;
         }
       }
@@ -362,7 +366,8 @@ static void udp_to_tun(struct tunnel_worker *w) {
       if (off >= len) break;
     }
   }
-  if (n) open_and_deliver(w, b, n);
+  if (n) open_and_deliver(w, b, n, &gro);
+  gro_flush(w, &gro);
 }
 
 void *tunnel_worker_run(void *arg) {
