@@ -156,6 +156,8 @@ static gostx_tls_config *a2_config(gostx_tls_role role, const char *groups, uint
   reverse(priv_be, d, 32);
   memset(random, client ? 0x01 : 0x82, 32);
   gostx_tls_config *cfg = gostx_tls_config_new(role);
+  if (!client) /* the example's server sends no NewSessionTicket */
+    CHECK_RC(gostx_tls_config_set_tickets(cfg, 0, 0), 0, "no tickets");
   CHECK_RC(gostx_tls_config_set_psk(cfg, (const uint8_t *)"ePSK", 4, psk, 32), 0, "PSK");
   CHECK_RC(gostx_tls_config_set_suites(cfg, "MAGMA_MGM_L"), 0, "suite");
   CHECK_RC(gostx_tls_config_set_groups(cfg, groups), 0, "groups");
@@ -424,6 +426,11 @@ int main(void) {
   ct->random = c_random;
   ct->eph_priv = dc_be;
   ct->no_compat = 1;
+  ct->psk_ke_hello = 1; /* the example's psk_key_exchange_modes: psk_ke */
+  /* its server sends its NewSessionTicket after its first data, ours
+   * would send tickets at once: ours sends none here, the client takes
+   * the example's */
+  CHECK_RC(gostx_tls_config_set_tickets(scfg, 0, 0), 0, "no tickets");
   /* The certificate says paramSetA, its key is on CryptoPro-A (256B) and
    * the example signs with gostr34102012_256b: the chain is carried as
    * the RFC prints it, the key pinned. */
@@ -503,8 +510,19 @@ int main(void) {
   CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), 0, "client reads");
   CHECK(gl == sizeof helo - 1 && !memcmp(got, helo, gl), "HELO received");
   CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), GOSTX_TLS_WANT_READ,
-           "the NewSessionTicket taken (and not kept)");
+           "the NewSessionTicket taken");
   CHECK(c->rrec.seq == 2 && c->state == GOSTX__ST_CONNECTED, "two records read");
+  /* kept as a session: the example's lifetime, age_add and ticket */
+  uint8_t sess[256];
+  size_t sl = 0;
+  CHECK_RC(gostx_tls_get_session(c, sess, sizeof sess, &sl), 0, "the session kept");
+  static const uint8_t head[14] = {'G', 'X', 'S', '1', 0xc1, 0x05, 0x00, 0x09,
+                                   0x3a, 0x80, 0x86, 0x86, 0x86, 0x86};
+  size_t nl = sl > 54 ? sess[54] : 0;
+  int ticket_ok = sl == 55 + nl + 2 + 32 && sess[55 + nl] == 0 && sess[56 + nl] == 32;
+  for (size_t i = 0; ticket_ok && i < 32; i++) ticket_ok = sess[57 + nl + i] == 0x88;
+  CHECK(!memcmp(sess, head, sizeof head) && ticket_ok,
+        "the session: suite 0xc105, lifetime 604800, age_add 0x86868686, the 32-byte ticket");
 
   gostx_tls_free(c);
   gostx_tls_free(s);

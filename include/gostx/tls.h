@@ -72,6 +72,19 @@ GOSTX_API int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_cur
  * binder with decrypt_error. GOSTX_ELEN for other lengths. */
 GOSTX_API int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity,
                                        size_t id_len, const uint8_t *key, size_t key_len);
+/* Session tickets (RFC 8446 section 4.6.1), server: n NewSessionTicket
+ * messages (0..8; 0: none) after each TLS 1.3 handshake with a client that
+ * takes psk_dhe_ke, each good for lifetime seconds (1..604800). Default: 2
+ * tickets, 7200 s. A ticket resumes the session with a fresh ECDHE (no
+ * certificate sent, no signature, forward secrecy kept; no early data) for
+ * the same server name, from any of our suites; where client
+ * certificates are required, only a session whose client showed one.
+ * GOSTX_EINVAL for other values or a client config. */
+GOSTX_API int gostx_tls_config_set_tickets(gostx_tls_config *cfg, unsigned n, uint32_t lifetime);
+/* The key that seals the tickets (32 bytes, secret): servers that share it
+ * take each other's tickets. Default: random, this config's own. */
+GOSTX_API int gostx_tls_config_set_ticket_key(gostx_tls_config *cfg, const uint8_t *key,
+                                              size_t len);
 /* Trust anchors for the peer's chain (not copied: must outlive cfg). */
 GOSTX_API void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store);
 GOSTX_API void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode);
@@ -107,6 +120,21 @@ GOSTX_API void gostx_tls_free(gostx_tls *c);
  * else, a trailing dot included, is GOSTX_EINVAL). Without one
  * the chain is verified to the store but for no name: set it. */
 GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
+
+/* Client sessions. get: the newest ticket the server sent (they come after
+ * the handshake, with the data read) as bytes to keep: secret (they hold
+ * the resumption PSK), one use each (RFC 8446 C.4: take a fresh one from
+ * each connection). GOSTX_ESTATE when none came; GOSTX_ELEN when cap is
+ * short (*len says how much is needed). set, before the handshake: offer
+ * that session (under any TLS 1.3 suite of the list: all hash with
+ * Streebog-256); it is offered only for the same server name, within its
+ * lifetime, and with no external PSK set, else dropped, and the server may
+ * decline it: the handshake is then a full one, the chain verified as
+ * ever. GOSTX_EFORMAT for bytes that are not a session. reused: 1 when
+ * the handshake resumed a session. */
+GOSTX_API int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len);
+GOSTX_API int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len);
+GOSTX_API int gostx_tls_session_reused(const gostx_tls *c);
 
 /* Transport: read/write up to len bytes; return the count, 0 at EOF (read),
  * or -1 with errno (EAGAIN/EWOULDBLOCK/EINTR mean "not now"). */

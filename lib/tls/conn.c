@@ -48,6 +48,12 @@ gostx_tls_config *gostx_tls_config_new(gostx_tls_role role) {
   cfg->ngroups = 7;
   cfg->vmin = GOSTX_TLS_VERSION_1_2;
   cfg->vmax = GOSTX_TLS_VERSION_1_3;
+  /* A server issues two tickets a handshake, good for two hours (as
+   * OpenSSL's s_server does), sealed by a key of this config's own. */
+  if (role == GOSTX_TLS_SERVER && gostx_random_bytes(cfg->ticket_key, 32) == GOSTX_OK) {
+    cfg->tickets = 2;
+    cfg->ticket_lifetime = 7200;
+  }
   return cfg;
 }
 
@@ -153,6 +159,22 @@ int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
   }
   gostx_memzero(keep_priv, sizeof keep_priv);
   return rc;
+}
+
+int gostx_tls_config_set_tickets(gostx_tls_config *cfg, unsigned n, uint32_t lifetime) {
+  if (!cfg || cfg->role != GOSTX_TLS_SERVER) return GOSTX_EINVAL;
+  if (n > GOSTX__TLS_TICKETS_MAX || (n && (lifetime == 0 || lifetime > GOSTX__TLS_TICKET_LIFETIME_MAX)))
+    return GOSTX_EINVAL;
+  cfg->tickets = n;
+  cfg->ticket_lifetime = lifetime;
+  return GOSTX_OK;
+}
+
+int gostx_tls_config_set_ticket_key(gostx_tls_config *cfg, const uint8_t *key, size_t len) {
+  if (!cfg || !key || cfg->role != GOSTX_TLS_SERVER) return GOSTX_EINVAL;
+  if (len != sizeof cfg->ticket_key) return GOSTX_ELEN;
+  memcpy(cfg->ticket_key, key, len);
+  return GOSTX_OK;
 }
 
 int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity, size_t id_len,

@@ -72,6 +72,24 @@ enum {
   GOSTX__HS_MESSAGE_HASH = 254
 };
 
+/* Session tickets (RFC 8446 section 4.6.1; ticket.c). A client keeps the
+ * newest ticket of at most GOSTX__TLS_TICKET_MAX bytes (ours are 90 +
+ * the server name); a longer one is taken and not kept. */
+#define GOSTX__TLS_TICKET_MAX 1024
+#define GOSTX__TLS_TICKETS_MAX 8             /* a server's per handshake */
+#define GOSTX__TLS_TICKET_LIFETIME_MAX 604800 /* 7 days (section 4.6.1) */
+
+/* What a client resumes with: a ticket and what it needs beside it. */
+typedef struct gostx__tls_session {
+  uint16_t suite;
+  uint32_t lifetime, age_add;
+  uint64_t received_ms; /* Unix time, ms */
+  uint8_t psk[32];
+  char servername[256];
+  uint8_t ticket[GOSTX__TLS_TICKET_MAX];
+  size_t ticket_len;
+} gostx__tls_session;
+
 /* The states: each accepts only its messages. */
 typedef enum gostx__tls_state {
   GOSTX__ST_START = 0,   /* client: ClientHello to send; server: waiting for it */
@@ -123,6 +141,8 @@ typedef struct gostx__tls_test_hooks {
    * before X.509 is built): curve 0 = none. */
   gostx_gost3410_curve pin_curve;
   uint8_t pin_pub[128];
+  uint64_t now;            /* when not 0: the Unix time (s) tickets are issued and checked at */
+  int psk_ke_hello;        /* client: psk_key_exchange_modes psk_ke, as RFC 9367 A.1's hello */
 } gostx__tls_test_hooks;
 
 struct gostx_tls_config {
@@ -142,6 +162,11 @@ struct gostx_tls_config {
   uint8_t key_priv[64], key_pub[128];
   uint8_t psk_id[255], psk[32]; /* the external PSK; psk_id_len 0: none */
   size_t psk_id_len;
+  /* server: tickets per handshake (0: none), their lifetime (s), and the
+   * Kuznyechik-MGM key that seals them */
+  unsigned tickets;
+  uint32_t ticket_lifetime;
+  uint8_t ticket_key[32];
   void (*keylog)(void *user, const char *line);
   void *keylog_user;
   gostx__tls_test_hooks test;
@@ -164,7 +189,15 @@ struct gostx_tls {
   const gostx__tls_suite *suite;
   uint16_t group, scheme;
   int hrr;          /* a HelloRetryRequest was sent / received */
-  int psk;          /* the external PSK was taken (psk_dhe_ke) */
+  int psk;          /* a PSK was taken (psk_dhe_ke): the external one, or a ticket's */
+  int resumed;      /* ... a ticket's */
+  uint8_t psk_key[32]; /* the PSK offered (client) or taken (server) */
+  uint8_t res_master[32]; /* resumption_master_secret: the tickets' PSKs */
+  int client_auth;  /* server: the client's certificate was verified (here or in the ticket's handshake) */
+  gostx__tls_session offer; /* client: the session set to resume (offer.ticket_len 0: none) */
+  gostx__tls_session got;   /* client: the newest ticket received (got.ticket_len 0: none) */
+  uint64_t tickets_sent;    /* server: the next ticket's nonce */
+  int tickets_ok;           /* server: the client takes psk_dhe_ke (tickets of use to it) */
   uint16_t psk_index; /* server: its place among the client's identities */
   int ccs_sent, ccs_seen_ok; /* middlebox compatibility */
   int cert_req;     /* client: asked for a certificate; server: asked one */
@@ -233,6 +266,20 @@ int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]);
 void gostx__tls_keylog(gostx_tls *c, const char *label, const uint8_t secret[32]);
 void gostx__tls_th_add(gostx_tls *c, const uint8_t *msg, size_t len);
 void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]);
+
+/* ticket.c */
+uint64_t gostx__tls_now_ms(const gostx_tls *c);
+/* The server's tickets (cfg->tickets NewSessionTicket messages, queued
+ * under the application write key): after the handshake. */
+int gostx__tls_send_tickets(gostx_tls *c);
+/* Client: a NewSessionTicket's body, parsed and kept (the newest). */
+int gostx__tls_on_ticket(gostx_tls *c, const uint8_t *body, size_t len);
+/* Server: identity a ticket of ours, sealed by cfg's key, for this server
+ * name, not expired (and, where client certificates are required, from a
+ * handshake that verified one): 1 with its PSK in c->psk_key, else 0.
+ * (Every TLS 1.3 GOST suite hashes with Streebog-256: any of them may
+ * resume any other's session.) */
+int gostx__tls_ticket_open(gostx_tls *c, const uint8_t *id, size_t id_len, const char *sni);
 
 /* handshake.c */
 int gostx__tls_client_hello(gostx_tls *c);

@@ -57,7 +57,7 @@ static int key_exchange(gostx_tls *c, const uint8_t *share, size_t len) {
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the peer's key share is not a point of the group's order-q subgroup");
   gostx__tls_th_hash(c, th);
-  rc = c->psk ? gostx__tls_next_secret(NULL, c->cfg->psk, 32, early)
+  rc = c->psk ? gostx__tls_next_secret(NULL, c->psk_key, 32, early)
               : gostx__tls_next_secret(NULL, NULL, 0, early);
   if (rc == GOSTX_OK) rc = gostx__tls_next_secret(early, shared, cl, c->hs_secret);
   if (rc == GOSTX_OK)
@@ -165,17 +165,21 @@ static int check_finished(gostx_tls *c, const uint8_t *body, size_t len) {
   return GOSTX_OK;
 }
 
-/* The PSK binder (RFC 8446 section 4.2.11.2): HMAC, under the finished key
- * of Derive-Secret(Early Secret, "ext binder", ""), of the transcript so far
- * and the ClientHello msg up to its binders (trunc bytes, header included). */
-static int psk_binder(gostx_tls *c, const uint8_t *msg, size_t trunc, uint8_t binder[32]) {
+/* The PSK binder (RFC 8446 section 4.2.11.2) of c->psk_key: HMAC, under the
+ * finished key of Derive-Secret(Early Secret, "ext binder" for an external
+ * PSK or "res binder" for a ticket's, ""), of the transcript so far and the
+ * ClientHello msg up to its binders (trunc bytes, header included). */
+static int psk_binder(gostx_tls *c, int ticket, const uint8_t *msg, size_t trunc,
+                      uint8_t binder[32]) {
   uint8_t early[32], bkey[32], fkey[32], empty[32], th[32];
   gostx_streebog_ctx t = c->th;
   gostx_streebog_update(&t, msg, trunc);
   gostx_streebog_final(&t, th);
   int rc = gostx_streebog(GOSTX__TLS_HASH_LEN, th, 0, empty);
-  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(NULL, c->cfg->psk, 32, early);
-  if (rc == GOSTX_OK) rc = gostx__tls_derive_secret(early, GOSTX__TLS_LABEL_EXT_BINDER, empty, bkey);
+  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(NULL, c->psk_key, 32, early);
+  if (rc == GOSTX_OK)
+    rc = gostx__tls_derive_secret(
+        early, ticket ? GOSTX__TLS_LABEL_RES_BINDER : GOSTX__TLS_LABEL_EXT_BINDER, empty, bkey);
   if (rc == GOSTX_OK) rc = gostx__tls_finished_key(bkey, fkey);
   if (rc == GOSTX_OK) rc = gostx__tls_finished_mac(fkey, th, binder);
   gostx_memzero(early, sizeof early);
@@ -268,11 +272,12 @@ static int build_client_hello(gostx_tls *c) {
   put(&w, c->offered12 ? 4 : 2, 1);
   put(&w, 0x0304, 2);
   if (c->offered12) put(&w, 0x0303, 2);
-  /* psk_key_exchange_modes: psk_ke as RFC 9367's first example sends it
-   * (no PSK to use it with); psk_dhe_ke with an external PSK. */
+  /* psk_key_exchange_modes: psk_dhe_ke, for a PSK offered now or tickets
+   * to come (psk_ke, as RFC 9367's first example sends it, with the test
+   * hook that replays it) */
   put(&w, EXT_PSK_MODES, 2);
   put(&w, 2, 2);
-  put(&w, cfg->psk_id_len ? 0x0101 : 0x0100, 2);
+  put(&w, cfg->test.psk_ke_hello && !cfg->psk_id_len ? 0x0100 : 0x0101, 2);
   put(&w, EXT_KEY_SHARE, 2);
   size_t ks = open_vec(&w, 2);
   size_t shares = open_vec(&w, 2);
@@ -289,13 +294,20 @@ static int build_client_hello(gostx_tls *c) {
     put(&w, (unsigned)c->cookie_len, 2);
     put_bytes(&w, c->cookie, c->cookie_len);
   }
-  if (cfg->psk_id_len) { /* pre_shared_key, last (RFC 8446 section 4.2.11) */
+  /* pre_shared_key, last (RFC 8446 section 4.2.11): the external PSK, or
+   * the session's ticket */
+  int ticket = !cfg->psk_id_len && c->offer.ticket_len;
+  if (cfg->psk_id_len || ticket) {
+    const uint8_t *id = ticket ? c->offer.ticket : cfg->psk_id;
+    size_t id_len = ticket ? c->offer.ticket_len : cfg->psk_id_len;
+    /* the ticket's age as we count it, plus age_add (mod 2^32); 0 for an external PSK */
+    uint32_t age = ticket ? (uint32_t)(gostx__tls_now_ms(c) - c->offer.received_ms) + c->offer.age_add : 0;
     put(&w, EXT_PRE_SHARED_KEY, 2);
-    put(&w, (unsigned)(2 + 2 + cfg->psk_id_len + 4 + 2 + 1 + 32), 2);
-    put(&w, (unsigned)(2 + cfg->psk_id_len + 4), 2);
-    put(&w, (unsigned)cfg->psk_id_len, 2);
-    put_bytes(&w, cfg->psk_id, cfg->psk_id_len);
-    put(&w, 0, 4); /* obfuscated_ticket_age: 0 for an external PSK */
+    put(&w, (unsigned)(2 + 2 + id_len + 4 + 2 + 1 + 32), 2);
+    put(&w, (unsigned)(2 + id_len + 4), 2);
+    put(&w, (unsigned)id_len, 2);
+    put_bytes(&w, id, id_len);
+    put(&w, age, 4);
     put(&w, 33, 2);
     put(&w, 32, 1);
     uint8_t binder[32] = {0};
@@ -306,7 +318,7 @@ static int build_client_hello(gostx_tls *c) {
     m[1] = (uint8_t)(w.n >> 16);
     m[2] = (uint8_t)(w.n >> 8);
     m[3] = (uint8_t)w.n;
-    int brc = psk_binder(c, m, 4 + w.n - 35, m + 4 + w.n - 32);
+    int brc = psk_binder(c, ticket, m, 4 + w.n - 35, m + 4 + w.n - 32);
     if (brc != GOSTX_OK) return brc;
     return msg_send(c, &w);
   }
@@ -336,6 +348,20 @@ int gostx__tls_client_hello(gostx_tls *c) {
       return gostx__tls_fail(c, -1, GOSTX_EIO, "no randomness");
   }
   c->group = cfg->test.psk_only_hello && cfg->psk_id_len ? 0 : cfg->groups[0];
+  /* The PSK offered: the external one, else the session's ticket, when it
+   * is for this server name and not past its lifetime (RFC 8446 section
+   * 4.6.1; any TLS 1.3 suite of ours may resume it: all hash with
+   * Streebog-256); a session not offered is dropped. */
+  if (cfg->psk_id_len) {
+    memcpy(c->psk_key, cfg->psk, 32);
+  } else if (c->offer.ticket_len) {
+    uint64_t now = gostx__tls_now_ms(c), at = c->offer.received_ms;
+    if (c->offered13 && !strcmp(c->offer.servername, c->servername) && now >= at &&
+        now - at < (uint64_t)c->offer.lifetime * 1000)
+      memcpy(c->psk_key, c->offer.psk, 32);
+    else
+      gostx_memzero(&c->offer, sizeof c->offer);
+  }
   rc = build_client_hello(c);
   if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_SH;
   return rc;
@@ -374,7 +400,8 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
     uint32_t bit = type == EXT_SUPPORTED_VERSIONS ? 1u : type == EXT_KEY_SHARE ? 2u
                    : type == EXT_COOKIE && is_hrr ? 4u
-                   : type == EXT_PRE_SHARED_KEY && !is_hrr && c->cfg->psk_id_len ? 8u : 0u;
+                   : type == EXT_PRE_SHARED_KEY && !is_hrr && (c->cfg->psk_id_len || c->offer.ticket_len) ? 8u
+                                                                                            : 0u;
     if (!bit) return fail(c, GOSTX__ALERT_UNSUPPORTED_EXTENSION, "ServerHello extension not offered");
     if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ServerHello extension twice");
     seen |= bit;
@@ -431,6 +458,7 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     if (psk.bad || psk.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed pre_shared_key");
     if (selected != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_identity not offered");
     c->psk = 1;
+    c->resumed = !c->cfg->psk_id_len;
   } else if (c->cfg->verify != GOSTX_TLS_VERIFY_NONE && !c->cfg->store && !c->cfg->test.pin_curve) {
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the server did not take the PSK and there is no trust store to verify it");
@@ -513,6 +541,16 @@ static void connected(gostx_tls *c) {
   c->state = GOSTX__ST_CONNECTED;
 }
 
+/* resumption_master_secret (the transcript ends with the client's
+ * Finished): the PSKs of the tickets this connection issues or takes. */
+static int res_master(gostx_tls *c) {
+  uint8_t th[32];
+  gostx__tls_th_hash(c, th);
+  int rc = gostx__tls_derive_secret(c->master, GOSTX__TLS_LABEL_RES_MASTER, th, c->res_master);
+  if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
+  return GOSTX_OK;
+}
+
 /* After the server's Finished: the client's flight. */
 static int client_finish(gostx_tls *c) {
   int rc = app_secrets(c);
@@ -525,6 +563,7 @@ static int client_finish(gostx_tls *c) {
     if (rc == GOSTX_OK && can) rc = send_cv(c);
   }
   if (rc == GOSTX_OK) rc = send_finished(c);
+  if (rc == GOSTX_OK) rc = res_master(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_ap);
   if (rc == GOSTX_OK) connected(c);
   return rc;
@@ -738,27 +777,41 @@ static int server_flight(gostx_tls *c, rd key, int sni_ack) {
   return rc;
 }
 
-/* Our external PSK among the ClientHello's identities (public), its binder
- * verified: 1 taken, 0 not offered (or no psk_dhe_ke), else the alert. */
+/* Tickets tried per ClientHello (each one an MGM open). */
+#define TICKETS_TRIED 4
+
+/* A PSK among the ClientHello's identities (public): our external PSK's
+ * identity, or a ticket of ours (gostx__tls_ticket_open), its binder
+ * verified: 1 taken (c->psk_key, c->resumed), 0 none (or no psk_dhe_ke),
+ * else the alert. */
 static int take_psk(gostx_tls *c, const uint8_t *msg, const hello *h) {
   const gostx_tls_config *cfg = c->cfg;
   if (!h->have_psk) return 0;
   if (!h->have_modes)
     return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "pre_shared_key without psk_key_exchange_modes");
-  if (!cfg->psk_id_len || !h->psk_dhe_ke) return 0;
+  if ((!cfg->psk_id_len && !cfg->tickets) || !h->psk_dhe_ke) return 0;
   rd ids = h->psk_ids, binders = h->psk_binders;
+  unsigned tried = 0;
   for (unsigned index = 0; ids.n; index++) {
     rd id = vec(&ids, 2, 1);
-    (void)get(&ids, 4);
+    (void)get(&ids, 4); /* obfuscated_ticket_age: no early data, so no use for it */
     rd binder = vec(&binders, 1, 32);
-    if (id.n != cfg->psk_id_len || memcmp(id.p, cfg->psk_id, id.n)) continue;
+    int ticket = 0;
+    if (cfg->psk_id_len && id.n == cfg->psk_id_len && !memcmp(id.p, cfg->psk_id, id.n)) {
+      memcpy(c->psk_key, cfg->psk, 32);
+    } else if (cfg->tickets && tried++ < TICKETS_TRIED && gostx__tls_ticket_open(c, id.p, id.n, h->sni)) {
+      ticket = 1;
+    } else {
+      continue;
+    }
     uint8_t want[32];
-    int rc = psk_binder(c, msg, h->psk_trunc, want);
+    int rc = psk_binder(c, ticket, msg, h->psk_trunc, want);
     if (rc != GOSTX_OK) return rc;
     int ok = binder.n == 32 && gostx__verdict(gostx_memeq_ct(want, binder.p, 32)) == GOSTX_OK;
     gostx_memzero(want, sizeof want);
     if (!ok) return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the PSK binder does not verify");
     c->psk_index = (uint16_t)index;
+    c->resumed = ticket;
     return 1;
   }
   return 0;
@@ -799,6 +852,7 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   }
   int took = take_psk(c, msg, &h);
   if (took < 0) return took;
+  c->tickets_ok = h.psk_dhe_ke; /* tickets it can use (RFC 8446 section 4.2.9) */
   if (c->state == GOSTX__ST_WAIT_CH2 && took != c->psk)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed its PSK");
   c->psk = took;
@@ -877,17 +931,6 @@ static int on_key_update(gostx_tls *c, const uint8_t *body, size_t len) {
   return rc;
 }
 
-static int on_new_session_ticket(gostx_tls *c, const uint8_t *body, size_t len) {
-  rd r = {body, len, 0};
-  (void)get(&r, 4); /* lifetime */
-  (void)get(&r, 4); /* age_add */
-  (void)vec(&r, 1, 0);
-  (void)vec(&r, 2, 1);
-  (void)vec(&r, 2, 0);
-  if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed NewSessionTicket");
-  return GOSTX_OK; /* no resumption: the ticket is not kept */
-}
-
 /* ---------------- the state machine ---------------- */
 
 int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
@@ -928,6 +971,7 @@ int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
       if (type != GOSTX__HS_CERTIFICATE_VERIFY) break;
       rc = on_cv(c, body, blen);
       if (rc != GOSTX_OK) return rc;
+      if (!client) c->client_auth = 1; /* what its tickets will say */
       gostx__tls_th_add(c, msg, len);
       c->state = GOSTX__ST_WAIT_FINISHED;
       return GOSTX_OK;
@@ -938,11 +982,14 @@ int gostx__tls_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
       gostx__tls_th_add(c, msg, len);
       if (client) return client_finish(c);
       rc = gostx__tls_set_keys(c, 0, c->c_ap);
+      int tickets = c->cfg->tickets && c->tickets_ok;
+      if (rc == GOSTX_OK && tickets) rc = res_master(c);
       if (rc == GOSTX_OK) connected(c);
+      if (rc == GOSTX_OK && tickets) rc = gostx__tls_send_tickets(c);
       return rc;
     case GOSTX__ST_CONNECTED:
       if (type == GOSTX__HS_KEY_UPDATE) return on_key_update(c, body, blen);
-      if (type == GOSTX__HS_NEW_SESSION_TICKET && client) return on_new_session_ticket(c, body, blen);
+      if (type == GOSTX__HS_NEW_SESSION_TICKET && client) return gostx__tls_on_ticket(c, body, blen);
       if (type == GOSTX__HS_CLIENT_HELLO)
         return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "renegotiation refused (a ClientHello after the handshake)");
       break;
