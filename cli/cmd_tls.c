@@ -85,7 +85,17 @@ static void usage(FILE *f) {
           "  --close-on-eof      client: the end of stdin sends close_notify at once (the\n"
           "                      server sees the end of data; some, nginx among them, then\n"
           "                      stop a long answer); by default it is sent once the server\n"
-          "                      has closed\n" KEY_HELP
+          "                      has closed\n"
+          "  --sess-out FILE     client: the session ticket the server sent, saved (0600)\n"
+          "                      for --sess-in (secret: it holds the session's key; one\n"
+          "                      use each, a resumed connection brings a new one)\n"
+          "  --sess-in FILE      client: resume that session (TLS 1.3, the same server\n"
+          "                      name): no certificate, no signature, a fresh ECDHE; a\n"
+          "                      server that declines gets a full handshake. Also\n"
+          "                      -sess_out, -sess_in (as openssl s_client)\n"
+          "  --no-tickets        serve: send no session tickets (-no_ticket); connect: do\n"
+          "                      not resume (by default each upstream connection resumes\n"
+          "                      with a ticket an earlier one brought)\n" KEY_HELP
           COMMON_HELP
           "  --threads N         serve, connect: worker threads (default: one per CPU)\n");
   fprintf(f,
@@ -102,8 +112,8 @@ static void usage(FILE *f) {
 struct tls_opts {
   const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
-  const char *psk, *psk_file;
-  int verify_client, require_client, insecure, close_on_eof;
+  const char *psk, *psk_file, *sess_in, *sess_out;
+  int verify_client, require_client, insecure, close_on_eof, no_tickets;
 };
 
 /* ---- key log ---- */
@@ -341,6 +351,7 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
       gostx_tls_config_set_store(cfg, store);
     }
   }
+  if (!rc && mode == MODE_SERVE && o->no_tickets) (void)gostx_tls_config_set_tickets(cfg, 0, 0);
   if (!rc) {
     if (mode == MODE_SERVE)
       gostx_tls_config_set_verify(cfg, o->require_client  ? GOSTX_TLS_VERIFY_REQUIRE
@@ -384,6 +395,9 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
       {"--require-client", o->require_client, mode == MODE_SERVE},
       {"--insecure", o->insecure, mode == MODE_CLIENT},
       {"--close-on-eof", o->close_on_eof, mode == MODE_CLIENT},
+      {"--sess-in", !!o->sess_in, mode == MODE_CLIENT},
+      {"--sess-out", !!o->sess_out, mode == MODE_CLIENT},
+      {"--no-tickets", o->no_tickets, mode != MODE_CLIENT},
       {"--threads", !!o->threads, mode != MODE_CLIENT},
       {"HOST:PORT", !!o->target, mode == MODE_CLIENT},
   };
@@ -442,7 +456,8 @@ static int client_ready(struct tls_conn *c) {
           scheme ? scheme
                  : gostx_tls_version_id(c->tls) == GOSTX_TLS_VERSION_1_2
                        ? "(none: TLS 1.2, the server signs nothing)"
-                       : "(none: the PSK)");
+                       : gostx_tls_session_reused(c->tls) ? "(none: the resumed session)"
+                                                           : "(none: the PSK)");
   fprintf(f, "ALPN: %s\n", alpn ? alpn : "(none)");
   fprintf(f, "Server name: %s\n", sn ? sn : "(none)");
   const gostx_x509_cert *chain = NULL;
@@ -454,7 +469,12 @@ static int client_ready(struct tls_conn *c) {
     gostx_x509_name_text(chain[i].issuer, chain[i].issuer_len, iss, sizeof iss);
     fprintf(f, "  %zu subject: %s\n    issuer:  %s\n", i, subj, iss);
   }
-  if (!scheme)
+  int reused = gostx_tls_session_reused(c->tls);
+  fprintf(f, "Session: %s\n", reused ? "reused (a ticket)" : "new");
+  if (reused)
+    fprintf(f, "Verification: the resumed session (the server's Finished under its key; its\n"
+               "  first handshake verified the chain)\n");
+  else if (!scheme)
     fprintf(f, "Verification: the PSK (the server's binder and Finished)\n");
   else if (cl->o->insecure)
     fprintf(f, "Verification: skipped (--insecure)\n");
@@ -486,6 +506,36 @@ static int connect_within(const struct tls_addr *a, unsigned timeout, const char
   return fd;
 }
 
+/* --sess-in FILE: the session offered (as --sess-out wrote it). */
+static int session_in(gostx_tls *tls, const char *path, const char *sub) {
+  uint8_t buf[GOSTX_TLS_SESSION_MAX + 1];
+  long n = cli_read_secret_file(path, buf, sizeof buf);
+  if (n < 0) return CLI_EXIT_FAIL;
+  int rc = gostx_tls_set_session(tls, buf, (size_t)n);
+  gostx_memzero(buf, sizeof buf);
+  if (rc) return cli_usage("%s: --sess-in %s: not a session (as --sess-out writes one)", sub, path);
+  return 0;
+}
+
+/* --sess-out FILE: the newest ticket, through a temporary file (0600), so
+ * a run that brought none leaves FILE as it was. */
+static int session_out(gostx_tls *tls, const char *path, const char *sub) {
+  uint8_t buf[GOSTX_TLS_SESSION_MAX];
+  size_t n = 0;
+  int rc = gostx_tls_get_session(tls, buf, sizeof buf, &n);
+  if (rc == GOSTX_ESTATE) {
+    cli_err("%s: --sess-out %s: the server sent no session ticket: not written", sub, path);
+    return 0;
+  }
+  if (rc) {
+    cli_err("%s: --sess-out %s: %s", sub, path, gostx_strerror(rc));
+    return CLI_EXIT_FAIL;
+  }
+  rc = cli_write_file(path, buf, n, CLI_OUT_PRIVATE);
+  gostx_memzero(buf, sizeof buf);
+  return rc;
+}
+
 static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, unsigned timeout) {
   const char *sub = mode_name[MODE_CLIENT];
   struct tls_addr addr;
@@ -504,6 +554,11 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
     gostx_tls_free(tls);
     free(c);
     return cli_usage("%s: --servername '%s': not a DNS name or IP address", sub, cl.servername);
+  }
+  if (o->sess_in && (rc = session_in(tls, o->sess_in, sub))) {
+    gostx_tls_free(tls);
+    free(c);
+    return rc;
   }
   signal(SIGPIPE, SIG_IGN);
   int fd = connect_within(&addr, timeout, sub);
@@ -555,6 +610,10 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
     if (n > 0 && p[0].revents & (POLLIN | POLLHUP | POLLERR)) c->tls_rd_idle = 0;
   }
   close(fd);
+  if (o->sess_out && c->handshaken) {
+    int wrc = session_out(tls, o->sess_out, sub);
+    if (!rc) rc = wrc;
+  }
   gostx_tls_free(tls);
   gostx_memzero(c, sizeof *c + TLS_CLIENT_OUT);
   free(c);
@@ -567,7 +626,8 @@ int cmd_tls(int argc, char **argv) {
   enum {
     O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
     O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
-    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_PSK, O_PSK_FILE, O_HELP
+    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_PSK, O_PSK_FILE, O_SESS_IN, O_SESS_OUT, O_NO_TICKETS,
+    O_HELP
   };
   static const cli_opt opts[] = {
       {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
@@ -581,6 +641,9 @@ int cmd_tls(int argc, char **argv) {
       {"keylog", 0, CLI_PATH, O_KEYLOG},        {"threads", 0, CLI_ARG, O_THREADS},
       {"timeout", 0, CLI_ARG, O_TIMEOUT},       {"close-on-eof", 0, CLI_NOARG, O_CLOSE_ON_EOF},
       {"psk", 0, CLI_ARG, O_PSK},               {"psk-file", 0, CLI_PATH, O_PSK_FILE},
+      {"sess-in", 0, CLI_PATH, O_SESS_IN},      {"sess_in", 0, CLI_PATH, O_SESS_IN},
+      {"sess-out", 0, CLI_PATH, O_SESS_OUT},    {"sess_out", 0, CLI_PATH, O_SESS_OUT},
+      {"no-tickets", 0, CLI_NOARG, O_NO_TICKETS}, {"no_ticket", 0, CLI_NOARG, O_NO_TICKETS},
       {"help", 'h', CLI_NOARG, O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -622,6 +685,9 @@ int cmd_tls(int argc, char **argv) {
     case O_CLOSE_ON_EOF: o.close_on_eof = 1; break;
     case O_PSK: o.psk = p.arg; break;
     case O_PSK_FILE: o.psk_file = p.arg; break;
+    case O_SESS_IN: o.sess_in = p.arg; break;
+    case O_SESS_OUT: o.sess_out = p.arg; break;
+    case O_NO_TICKETS: o.no_tickets = 1; break;
     case O_HELP: usage(stdout); return CLI_EXIT_OK;
     case CLI_POS:
       if (mode != MODE_CLIENT || o.target)
@@ -654,6 +720,7 @@ int cmd_tls(int argc, char **argv) {
     px.serve = mode == MODE_SERVE;
     px.cfg = cfg;
     px.servername = mode == MODE_CONNECT ? (o.servername ? o.servername : px.target.host) : NULL;
+    px.resume = mode == MODE_CONNECT && !o.no_tickets;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     px.threads = threads ? (unsigned)threads : ncpu > 0 ? (unsigned)ncpu : 1;
     px.handshake_timeout = (unsigned)timeout;

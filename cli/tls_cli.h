@@ -23,6 +23,7 @@
  * from as many socket reads as find data, out in one write (each write of
  * a pipe wakes its reader, the wake-up charged to the writer). */
 #define TLS_CLIENT_OUT (16 * TLS_CONN_RECORD)
+#define TLS_SESSIONS 16 /* connect: tickets kept for the next upstream connections */
 
 /* What a relay waits for (tls_conn.want). */
 #define TLS_WANT_TLS_RD 1u
@@ -98,6 +99,14 @@ struct tls_proxy {
   const gostx_tls_config *cfg;
   struct tls_addr listen, target;
   const char *servername;    /* connect: the upstream's name */
+  /* connect: tickets the upstream sent, each offered once (RFC 8446 C.4),
+   * the newest first; resumed: handshakes (either side) that resumed */
+  int resume;
+  pthread_mutex_t sess_mu;
+  unsigned nsess;
+  size_t sess_len[TLS_SESSIONS];
+  uint8_t sess[TLS_SESSIONS][GOSTX_TLS_SESSION_MAX];
+  atomic_ulong resumed;
   unsigned threads;
   unsigned handshake_timeout; /* seconds */
   int listen_fd;

@@ -362,8 +362,39 @@ static int set_events(struct worker *w, int fd, unsigned *have, unsigned want, s
  * set) now, its memory freed after the batch of events that may still name
  * it. abortive: an error, so the plain peer sees a reset, not a clean end
  * of data (the TLS peer sees no close_notify). */
+/* connect: the newest ticket of a connection that ends, kept for the next
+ * (the oldest dropped when all TLS_SESSIONS places are taken). */
+static void session_keep(struct tls_proxy *p, gostx_tls *tls) {
+  uint8_t b[GOSTX_TLS_SESSION_MAX];
+  size_t n = 0;
+  if (gostx_tls_get_session(tls, b, sizeof b, &n)) return;
+  pthread_mutex_lock(&p->sess_mu);
+  if (p->nsess == TLS_SESSIONS) {
+    memmove(p->sess[0], p->sess[1], sizeof p->sess[0] * (TLS_SESSIONS - 1));
+    memmove(p->sess_len, p->sess_len + 1, sizeof p->sess_len[0] * (TLS_SESSIONS - 1));
+    p->nsess--;
+  }
+  memcpy(p->sess[p->nsess], b, n);
+  p->sess_len[p->nsess++] = n;
+  pthread_mutex_unlock(&p->sess_mu);
+  gostx_memzero(b, sizeof b);
+}
+
+/* connect: the newest ticket kept, offered by tls (and forgotten: one use). */
+static void session_offer(struct tls_proxy *p, gostx_tls *tls) {
+  pthread_mutex_lock(&p->sess_mu);
+  if (p->nsess) {
+    unsigned i = --p->nsess;
+    (void)gostx_tls_set_session(tls, p->sess[i], p->sess_len[i]); /* ours: well formed */
+    gostx_memzero(p->sess[i], p->sess_len[i]);
+  }
+  pthread_mutex_unlock(&p->sess_mu);
+}
+
 static void conn_end(struct worker *w, struct pconn *pc, int abortive, const char *why) {
   struct tls_conn *c = &pc->c;
+  if (c->tls && gostx_tls_session_reused(c->tls)) atomic_fetch_add(&w->p->resumed, 1);
+  if (c->tls && w->p->resume) session_keep(w->p, c->tls);
   if (why) {
     atomic_fetch_add(&w->p->failed, 1);
     log_fail(pc->peer, why);
@@ -465,6 +496,7 @@ static struct pconn *conn_new(struct tls_proxy *p, int fd, const struct sockaddr
     }
     tls_conn_init(c, tls, up, fd, fd);
     c->tls_connecting = pending;
+    if (p->resume) session_offer(p, tls);
   }
   gostx_tls_set_fd(tls, c->tls_fd);
   pc->deadline = time(NULL) + p->handshake_timeout;
@@ -627,6 +659,7 @@ int tls_proxy_run(struct tls_proxy *p) {
   if (p->listen_fd < 0) return CLI_EXIT_FAIL;
   p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   pthread_mutex_init(&p->reserve_mu, NULL);
+  pthread_mutex_init(&p->sess_mu, NULL);
   struct sockaddr_storage bound;
   socklen_t blen = sizeof bound;
   char bound_s[80] = "?";
@@ -689,11 +722,13 @@ int tls_proxy_run(struct tls_proxy *p) {
   close(p->listen_fd);
   if (p->reserve_fd >= 0) close(p->reserve_fd);
   pthread_mutex_destroy(&p->reserve_mu);
+  pthread_mutex_destroy(&p->sess_mu);
+  gostx_memzero(p->sess, sizeof p->sess);
   free(ws);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (!rc)
-    fprintf(stderr, "gostx tls %s: stopped: %lu connections, %lu failed\n",
+    fprintf(stderr, "gostx tls %s: stopped: %lu connections, %lu failed, %lu resumed\n",
             p->serve ? "serve" : "connect", (unsigned long)atomic_load(&p->accepted),
-            (unsigned long)atomic_load(&p->failed));
+            (unsigned long)atomic_load(&p->failed), (unsigned long)atomic_load(&p->resumed));
   return rc;
 }

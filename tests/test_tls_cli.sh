@@ -188,6 +188,72 @@ versions --version 1.2 -- --version 1.3
 versions --version 1.3 -- --version 1.2
 [ $rc = 1 ] && grep -q 'protocol_version' "$T/v.err" && [ ! -s "$T/v.out" ] && ok ||
   bad "client --version 1.2 to serve --version 1.3 (rc $rc): $(cat "$T/v.err")"
+# Session resumption (TLS 1.3 tickets): client --sess-out then --sess-in
+# (the openssl spellings too) against serve: the second handshake
+# resumed, no chain; serve --no-tickets: nothing written, the old file
+# kept; a file that is no session refused; another --servername: not
+# offered; connect resumes each upstream connection with a ticket an
+# earlier one brought, and both ends count the resumed ones
+refused 2 -- '--sess-in is not an option of tls serve' "${S[@]}" "${ID[@]}" --sess-in /dev/null
+refused 2 -- '--no-tickets is not an option of tls client' client 127.0.0.1:9 --insecure --no-tickets
+echo "not a session" >"$T/bad.sess"
+refused 2 "sess-in $T/bad.sess: not a session" client 127.0.0.1:9 --insecure --sess-in "$T/bad.sess"
+versions -- --sess-out "$T/s.sess"
+[ $rc = 0 ] && [ "$(field Session)" = new ] && [ "$(stat -c %a "$T/s.sess")" = 600 ] && ok ||
+  bad "client --sess-out (rc $rc): $(cat "$T/v.err"); $(ls -l "$T/s.sess" 2>&1)"
+# each serve has a ticket key of its own: both clients talk to one serve
+if tls_start res tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" --threads 1; then
+  client_at() { # FILE ARGS...: one line through the serve on $PORT
+    local out=$1
+    shift
+    echo "resumed line" | timeout 20 "$G" tls client "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
+      --close-on-eof "$@" >"$T/$out.out" 2>"$T/$out.err"
+  }
+  client_at r1 -sess_out "$T/r.sess" --servername localhost && cp "$T/r.sess" "$T/r1.sess" &&
+    client_at r2 -sess_in "$T/r.sess" -sess_out "$T/r.sess" --servername localhost &&
+    grep -qx 'Session: reused (a ticket)' "$T/r2.err" && grep -qx 'Peer chain: 0 certificates' "$T/r2.err" &&
+    grep -qx 'resumed line' "$T/r2.out" && ! cmp -s "$T/r.sess" "$T/r1.sess" && ok ||
+    bad "client -sess_in: $(cat "$T/r1.err" "$T/r2.err")"
+  client_at r3 --sess-in "$T/r.sess" --servername 127.0.0.1 &&
+    grep -qx 'Session: new' "$T/r3.err" && ok || bad "a session for another name: $(cat "$T/r3.err")"
+  kill "$PID"
+  wait "$PID" 2>/dev/null
+  grep -q 'stopped: 3 connections, 0 failed, 1 resumed' "$T/res.log" && ok ||
+    bad "serve's count of resumed handshakes: $(cat "$T/res.log")"
+else
+  bad "serve for resumption did not start"
+fi
+cp "$T/r1.sess" "$T/keep.sess"
+versions --no-tickets -- --sess-in "$T/keep.sess" --sess-out "$T/keep.sess" --servername localhost
+[ $rc = 0 ] && [ "$(field Session)" = new ] && grep -q 'sent no session ticket: not written' "$T/v.err" &&
+  cmp -s "$T/keep.sess" "$T/r1.sess" && ok ||
+  bad "serve --no-tickets, client --sess-out (rc $rc): $(cat "$T/v.err")"
+if tls_start ress tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" --threads 1 &&
+  SPID=$PID && tls_start resc tls connect "${L[@]}" --upstream "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
+    --servername localhost --threads 1; then
+  for i in 1 2 3; do
+    got=$(timeout 20 python3 -c 'import socket, sys
+line = b"through connect, again\n"
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 10)
+s.settimeout(10)
+s.sendall(line)
+s.shutdown(socket.SHUT_WR)
+got = b""
+while True:
+    b = s.recv(4096)
+    if not b: break
+    got += b
+sys.stdout.write(got.decode())' "$PORT")
+    [ "$got" = "through connect, again" ] && ok || bad "connect, connection $i: '$got'"
+  done
+  kill "$PID" "$SPID"
+  wait "$PID" "$SPID" 2>/dev/null
+  grep -q 'stopped: 3 connections, 0 failed, 2 resumed' "$T/resc.log" &&
+    grep -q 'stopped: 3 connections, 0 failed, 2 resumed' "$T/ress.log" && ok ||
+    bad "connect resumes: $(cat "$T/resc.log" "$T/ress.log")"
+else
+  bad "serve/connect for resumption did not start"
+fi
 # connect --version 1.2 in front of serve --version 1.2: a plain client's
 # line comes back through both (read to its length: TLS 1.2 has no
 # half-close to lean on)

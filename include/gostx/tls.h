@@ -132,6 +132,7 @@ GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
  * decline it: the handshake is then a full one, the chain verified as
  * ever. GOSTX_EFORMAT for bytes that are not a session. reused: 1 when
  * the handshake resumed a session. */
+#define GOSTX_TLS_SESSION_MAX 1336 /* the most bytes get writes (a ticket of 1 KiB kept) */
 GOSTX_API int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len);
 GOSTX_API int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len);
 GOSTX_API int gostx_tls_session_reused(const gostx_tls *c);

@@ -174,6 +174,9 @@ int gostx__tls_on_ticket(gostx_tls *c, const uint8_t *body, size_t len) {
   return GOSTX_OK;
 }
 
+_Static_assert(GOSTX_TLS_SESSION_MAX == 4 + 2 + 4 + 4 + 8 + 32 + 1 + 255 + 2 + GOSTX__TLS_TICKET_MAX,
+               "GOSTX_TLS_SESSION_MAX: the longest session bytes");
+
 int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len) {
   if (!c || !len || (!out && cap)) return GOSTX_EINVAL;
   const gostx__tls_session *s = &c->got;
