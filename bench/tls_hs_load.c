@@ -2,8 +2,11 @@
  * GOST TLS 1.3 handshakes with HOST:PORT one after another for SECONDS
  * (connect, handshake without verifying the server, close_notify, close)
  * and the total is printed. What the server spends on them is measured by
- * the script (its CPU time), so this side only has to keep it busy.
- *   usage: tls_hs_load HOST PORT SECONDS THREADS [SUITES [GROUPS]] */
+ * the script (its CPU time), so this side only has to keep it busy. With
+ * "resume", each thread resumes with the ticket its last connection
+ * brought (read to the server's close_notify after its own, so that the
+ * tickets are in), and the handshakes that resumed are counted.
+ *   usage: tls_hs_load HOST PORT SECONDS THREADS [SUITES [GROUPS [resume]]] */
 #define _GNU_SOURCE
 #include <netdb.h>
 #include <pthread.h>
@@ -20,19 +23,31 @@
 static struct addrinfo *target;
 static gostx_tls_config *cfg;
 static double until;
-static atomic_ulong done, failed;
+static atomic_ulong done, failed, resumed;
+static int resume;
 static char first_error[256];
 
 static void *run(void *arg) {
   (void)arg;
+  uint8_t sess[GOSTX_TLS_SESSION_MAX];
+  size_t sess_len = 0;
   while (gostx_bench_now(GOSTX_BENCH_WALL) < until) {
     int fd = socket(target->ai_family, SOCK_STREAM, 0);
     gostx_tls *c = gostx_tls_new(cfg);
     int ok = fd >= 0 && c && connect(fd, target->ai_addr, target->ai_addrlen) == 0;
+    if (ok && sess_len) ok = gostx_tls_set_session(c, sess, sess_len) == 0;
     if (ok) {
       gostx_tls_set_fd(c, fd);
       int rc = gostx_tls_handshake(c);
       ok = rc == 0 && gostx_tls_close(c) == 0;
+      if (ok && resume) {
+        uint8_t b[256];
+        size_t got;
+        while (gostx_tls_read(c, b, sizeof b, &got) == 0) {
+        }
+        if (gostx_tls_session_reused(c)) atomic_fetch_add(&resumed, 1);
+        if (gostx_tls_get_session(c, sess, sizeof sess, &sess_len)) sess_len = 0;
+      }
       if (!ok && !first_error[0])
         snprintf(first_error, sizeof first_error, "%s", gostx_tls_error(c));
     }
@@ -45,7 +60,7 @@ static void *run(void *arg) {
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: tls_hs_load HOST PORT SECONDS THREADS [SUITES [GROUPS]]\n");
+    fprintf(stderr, "usage: tls_hs_load HOST PORT SECONDS THREADS [SUITES [GROUPS [resume]]]\n");
     return 2;
   }
   struct addrinfo hints = {0};
@@ -62,6 +77,7 @@ int main(int argc, char **argv) {
   }
   cfg = gostx_tls_config_new(GOSTX_TLS_CLIENT);
   gostx_tls_config_set_verify(cfg, GOSTX_TLS_VERIFY_NONE);
+  resume = argc > 7 && !strcmp(argv[7], "resume");
   if ((argc > 5 && gostx_tls_config_set_suites(cfg, argv[5])) ||
       (argc > 6 && gostx_tls_config_set_groups(cfg, argv[6]))) {
     fprintf(stderr, "tls_hs_load: %s\n", gostx_tls_config_error(cfg));
@@ -73,8 +89,12 @@ int main(int argc, char **argv) {
   for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, run, NULL);
   for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
   double el = gostx_bench_now(GOSTX_BENCH_WALL) - t0;
-  printf("handshakes %lu failed %lu seconds %.3f\n", atomic_load(&done), atomic_load(&failed), el);
+  printf("handshakes %lu failed %lu seconds %.3f resumed %lu\n", atomic_load(&done),
+         atomic_load(&failed), el, atomic_load(&resumed));
   if (first_error[0]) fprintf(stderr, "tls_hs_load: first failure: %s\n", first_error);
+  if (resume)
+    fprintf(stderr, "tls_hs_load: %lu of %lu handshakes resumed\n", atomic_load(&resumed),
+            atomic_load(&done));
   gostx_tls_config_free(cfg);
   freeaddrinfo(target);
   return atomic_load(&done) ? 0 : 1;

@@ -161,6 +161,12 @@ for cert in 256A:GC256A 512C:GC512C; do
   hs_row "gostx tls serve, TLS 1.3, KUZNYECHIK_MGM_L, $grp, $c" $spid \
     taskset -c $LOADCPUS "$LOAD" 127.0.0.1 "$port" "$SECS" 4 KUZNYECHIK_MGM_L $grp
   GX[$c]=$HS_LAST
+  # resumed by ticket (a fresh ECDHE on the same group, no signature; the
+  # server issues two new tickets each time)
+  hs_row "  the same, resumed (a ticket each)" $spid \
+    taskset -c $LOADCPUS "$LOAD" 127.0.0.1 "$port" "$SECS" 4 KUZNYECHIK_MGM_L $grp resume
+  echo "    ($(grep -o '[0-9]* of [0-9]* handshakes resumed' "$T/load.err" | tail -1) in its last run;" \
+    "$(ratio "$HS_LAST" "${GX[$c]}") the full handshake's rate)"
   kill $spid
   wait $spid 2>/dev/null
 done
