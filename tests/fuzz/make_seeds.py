@@ -211,6 +211,52 @@ def tls_handshake_seeds():
     seeds.append(bytes([65, 0, 0]) + bytes.fromhex(
         "16030300440100004003039 33EA21EC3802A561550EC78D6ED51AC2439D7E749C31BC3A3456165889684CA"
         "000004C100C10101000013000D0006000408400841FF0100010000170000".replace(" ", "")))
+    # Mode bit 7, resumption (a first handshake, then one offering its
+    # ticket): each suite, each side's messages changed; client
+    # certificates on both handshakes with the second server requiring
+    # them (resumed), required by the second server alone (a full
+    # handshake), an external PSK on the server beside the ticket. The
+    # client's ClientHello (353 bytes with group 0) changed in its binder's
+    # last byte (decrypt_error) and in its ticket (a full handshake); the
+    # resumed server's messages (ServerHello, EncryptedExtensions,
+    # Finished, then 2 NewSessionTickets): a ServerHello byte, the first
+    # ticket's lifetime over 7 days, the second cut short, a ticket byte.
+    for suite in range(4):
+        for side in range(2):
+            seeds.append(bytes([128 | side << 1 | suite << 3, suite * 2 + side, suite]))
+    seeds.append(bytes([128 | 64 | 4, 1, 2]))
+    seeds.append(bytes([128 | 64, 0, 0]))
+    seeds.append(bytes([128 | 32 | 2, 0, 0]))
+    seeds.append(bytes([130, 0, 0]) + op(0, 0, 352, 1))
+    seeds.append(bytes([130, 0, 0]) + op(0, 0, 260, 1))
+    seeds.append(bytes([128, 0, 0]) + op(0, 0, 100, 4))
+    seeds.append(bytes([128, 0, 0]) + op(3, 0, 4, 0xff) + op(4, 1, 10, 0))
+    seeds.append(bytes([128, 0, 0]) + op(3, 0, 40, 1))
+    # Raw with bit 7, session bytes (gostx_tls_set_session's format, at
+    # the harness's clock, for its server name): a genuine session (the
+    # resumption mode's first handshake exported it: its ticket opens under
+    # the harness's ticket key, so it resumes), it with a PSK byte changed
+    # (the binder does not verify); made-up tickets: of the right size, of
+    # the largest (1024 bytes), of 1 byte; another server name, past its
+    # lifetime, received in the future (not offered); lifetime 0 and a bad
+    # magic (refused).
+    genuine = bytes.fromhex(
+        "47585331c10300001c20cdb3e637000001ba60d3380078f5c3dad60153a39e55436480ea7d87e2312d3c41"
+        "12eaf0d0c300f63b8c82e509612e6578616d706c65005e5d188468ad8c589285800cd821f541530aa52a1b"
+        "588013bd1d501931e9c5594c8b8f0889cc5b0b9b3d1de7b785f09b9f8422834e916388053f6b4bff92e2b9"
+        "d894d62378b85817ad47557eb6b13cc9c9a7d1f2e2ca194c6f081d1be57290")
+    now_ms = 1900000000 * 1000
+    def session(ticket, suite=0xC103, life=7200, ms=now_ms, name=b"a.example", magic=b"GXS1"):
+        return (magic + suite.to_bytes(2, "big") + life.to_bytes(4, "big") + pattern(4, 9) +
+                ms.to_bytes(8, "big") + pattern(32, 5) + bytes([len(name)]) + name +
+                len(ticket).to_bytes(2, "big") + ticket)
+    t94 = bytes(b & 0x7f for b in pattern(94, 6))
+    for body in (genuine, genuine[:30] + bytes([genuine[30] ^ 1]) + genuine[31:],
+                 session(t94), session(t94, 0xC106), session(pattern(1024, 7)),
+                 session(b"\x01"), session(t94, name=b"b.example"),
+                 session(t94, ms=now_ms - 7200 * 1000 - 1), session(t94, ms=now_ms + 1),
+                 session(t94, life=0), session(t94, magic=b"GXS2")):
+        seeds.append(bytes([129, 0, 0]) + body)
     for i, s in enumerate(seeds):
         put("fuzz_tls_handshake", i, s)
 
