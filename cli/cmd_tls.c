@@ -95,7 +95,11 @@ static void usage(FILE *f) {
           "                      -sess_out, -sess_in (as openssl s_client)\n"
           "  --no-tickets        serve: send no session tickets (-no_ticket); connect: do\n"
           "                      not resume (by default each upstream connection resumes\n"
-          "                      with a ticket an earlier one brought)\n" KEY_HELP
+          "                      with a ticket an earlier one brought)\n"
+          "  --ticket-key FILE   serve: the key that seals its tickets, 64 hex digits on one\n"
+          "                      line (openssl rand -hex 32; secret): servers sharing it,\n"
+          "                      or one restarted, take each other's tickets (default: a\n"
+          "                      key of its own, made at start)\n" KEY_HELP
           COMMON_HELP
           "  --threads N         serve, connect: worker threads (default: one per CPU)\n");
   fprintf(f,
@@ -112,7 +116,7 @@ static void usage(FILE *f) {
 struct tls_opts {
   const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
-  const char *psk, *psk_file, *sess_in, *sess_out;
+  const char *psk, *psk_file, *sess_in, *sess_out, *ticket_key;
   int verify_client, require_client, insecure, close_on_eof, no_tickets;
 };
 
@@ -287,6 +291,28 @@ static int set_psk(gostx_tls_config *cfg, const struct tls_opts *o, const char *
   return rc;
 }
 
+/* --ticket-key FILE: the key that seals serve's tickets, 64 hex digits on
+ * one line (openssl rand -hex 32), so that servers sharing the file (or
+ * one restarted) take each other's tickets. */
+static int set_ticket_key(gostx_tls_config *cfg, const char *path, const char *sub) {
+  char text[64 + 3]; /* the digits, "\r\n", one byte over */
+  long got = cli_read_secret_file(path, (uint8_t *)text, sizeof text - 1);
+  if (got < 0) return CLI_EXIT_FAIL;
+  size_t n = (size_t)got;
+  text[n] = 0;
+  if (n && text[n - 1] == '\n') text[--n] = 0;
+  if (n && text[n - 1] == '\r') text[--n] = 0;
+  char what[600];
+  snprintf(what, sizeof what, "%s: --ticket-key %s", sub, path);
+  uint8_t key[32];
+  int rc = n == 64 && strlen(text) == n ? cli_hex_exact(what, text, key, sizeof key)
+                                        : cli_usage("%s: not one line of 64 hex digits", what);
+  if (!rc) (void)gostx_tls_config_set_ticket_key(cfg, key, sizeof key);
+  gostx_memzero(key, sizeof key);
+  gostx_memzero(text, sizeof text);
+  return rc;
+}
+
 static int set_list(gostx_tls_config *cfg, int (*set)(gostx_tls_config *, const char *),
                     const char *opt, const char *list, const char *sub) {
   if (!list || set(cfg, list) == 0) return 0;
@@ -352,6 +378,7 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
     }
   }
   if (!rc && mode == MODE_SERVE && o->no_tickets) (void)gostx_tls_config_set_tickets(cfg, 0, 0);
+  if (!rc && o->ticket_key) rc = set_ticket_key(cfg, o->ticket_key, sub);
   if (!rc) {
     if (mode == MODE_SERVE)
       gostx_tls_config_set_verify(cfg, o->require_client  ? GOSTX_TLS_VERIFY_REQUIRE
@@ -398,6 +425,7 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
       {"--sess-in", !!o->sess_in, mode == MODE_CLIENT},
       {"--sess-out", !!o->sess_out, mode == MODE_CLIENT},
       {"--no-tickets", o->no_tickets, mode != MODE_CLIENT},
+      {"--ticket-key", !!o->ticket_key, mode == MODE_SERVE},
       {"--threads", !!o->threads, mode != MODE_CLIENT},
       {"HOST:PORT", !!o->target, mode == MODE_CLIENT},
   };
@@ -412,6 +440,8 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
   if (mode == MODE_CLIENT && !o->target) return cli_usage("%s: HOST:PORT is required", sub);
   int psk = o->psk || o->psk_file;
   if (o->psk && o->psk_file) return cli_usage("%s: give --psk or --psk-file, not both", sub);
+  if (o->no_tickets && o->ticket_key)
+    return cli_usage("%s: --no-tickets sends no tickets: it takes no --ticket-key", sub);
   if (!!o->cert != !!o->key) return cli_usage("%s: --cert and --key go together", sub);
   if (mode == MODE_SERVE && !o->cert && !psk)
     return cli_usage("%s: --cert FILE and --key FILE are required (or --psk)", sub);
@@ -627,7 +657,7 @@ int cmd_tls(int argc, char **argv) {
     O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
     O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
     O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_PSK, O_PSK_FILE, O_SESS_IN, O_SESS_OUT, O_NO_TICKETS,
-    O_HELP
+    O_TICKET_KEY, O_HELP
   };
   static const cli_opt opts[] = {
       {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
@@ -644,6 +674,7 @@ int cmd_tls(int argc, char **argv) {
       {"sess-in", 0, CLI_PATH, O_SESS_IN},      {"sess_in", 0, CLI_PATH, O_SESS_IN},
       {"sess-out", 0, CLI_PATH, O_SESS_OUT},    {"sess_out", 0, CLI_PATH, O_SESS_OUT},
       {"no-tickets", 0, CLI_NOARG, O_NO_TICKETS}, {"no_ticket", 0, CLI_NOARG, O_NO_TICKETS},
+      {"ticket-key", 0, CLI_PATH, O_TICKET_KEY},
       {"help", 'h', CLI_NOARG, O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -688,6 +719,7 @@ int cmd_tls(int argc, char **argv) {
     case O_SESS_IN: o.sess_in = p.arg; break;
     case O_SESS_OUT: o.sess_out = p.arg; break;
     case O_NO_TICKETS: o.no_tickets = 1; break;
+    case O_TICKET_KEY: o.ticket_key = p.arg; break;
     case O_HELP: usage(stdout); return CLI_EXIT_OK;
     case CLI_POS:
       if (mode != MODE_CLIENT || o.target)

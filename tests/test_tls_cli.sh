@@ -196,6 +196,16 @@ versions --version 1.3 -- --version 1.2
 # earlier one brought, and both ends count the resumed ones
 refused 2 -- '--sess-in is not an option of tls serve' "${S[@]}" "${ID[@]}" --sess-in /dev/null
 refused 2 -- '--no-tickets is not an option of tls client' client 127.0.0.1:9 --insecure --no-tickets
+refused 2 -- '--ticket-key is not an option of tls connect' connect "${L[@]}" --upstream 127.0.0.1:9 \
+  --ca "$PKI/ca.pem" --ticket-key /dev/null
+refused 2 -- '--no-tickets sends no tickets: it takes no --ticket-key' "${S[@]}" "${ID[@]}" \
+  --no-tickets --ticket-key /dev/null
+printf '%063d\n' 0 >"$T/short.tkey"
+refused 2 "ticket-key $T/short.tkey: not one line of 64 hex digits" "${S[@]}" "${ID[@]}" \
+  --ticket-key "$T/short.tkey"
+printf '%063dg\n' 0 >"$T/nothex.tkey"
+refused 2 "ticket-key $T/nothex.tkey" "${S[@]}" "${ID[@]}" --ticket-key "$T/nothex.tkey"
+refused 1 "missing.tkey" "${S[@]}" "${ID[@]}" --ticket-key "$T/missing.tkey"
 echo "not a session" >"$T/bad.sess"
 refused 2 "sess-in $T/bad.sess: not a session" client 127.0.0.1:9 --insecure --sess-in "$T/bad.sess"
 versions -- --sess-out "$T/s.sess"
@@ -223,6 +233,20 @@ if tls_start res tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")"
 else
   bad "serve for resumption did not start"
 fi
+# two serves with one --ticket-key take each other's tickets; a third with
+# another key does not
+python3 -c 'import os; print(os.urandom(32).hex())' >"$T/a.tkey"
+python3 -c 'import os; print(os.urandom(32).hex())' >"$T/b.tkey"
+for k in a a b; do
+  tls_start tk tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" --threads 1 \
+    --ticket-key "$T/$k.tkey" || { bad "serve --ticket-key did not start"; break; }
+  client_at tk --servername localhost -sess_in "$T/r.sess" -sess_out "$T/r.sess"
+  echo "$k $(sed -n 's/^Session: //p' "$T/tk.err")" >>"$T/tk.sessions"
+  kill "$PID"
+  wait "$PID" 2>/dev/null
+done
+[ "$(cat "$T/tk.sessions")" = "$(printf 'a new\na reused (a ticket)\nb new')" ] && ok ||
+  bad "serve --ticket-key across servers: $(cat "$T/tk.sessions")"
 cp "$T/r1.sess" "$T/keep.sess"
 versions --no-tickets -- --sess-in "$T/keep.sess" --sess-out "$T/keep.sess" --servername localhost
 [ $rc = 0 ] && [ "$(field Session)" = new ] && grep -q 'sent no session ticket: not written' "$T/v.err" &&
