@@ -114,6 +114,9 @@ wg_run() {
     rm -f /var/run/wireguard/$dev.sock
     bg $ns wg-$side env WG_PROCESS_FOREGROUND=1 "$bin" -f $dev
     wait_dev $ns $dev
+    # its control socket comes after the device: wg set before it tries the
+    # kernel's WireGuard ("Protocol not supported") and gives up
+    for _ in $(seq 50); do [ -S /var/run/wireguard/$dev.sock ] && break; sleep 0.1; done
     ip netns exec $ns wg set $dev private-key "$T/wg$side.key" listen-port 51820 \
       peer "$(cat "$T/wg$peer.pub")" allowed-ips 10.233.0.0/30 endpoint $ep:51820
     ip -n $ns addr add $ad/30 dev $dev
