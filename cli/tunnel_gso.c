@@ -261,7 +261,9 @@ int tunnel_gro_start(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
 int tunnel_gro_add(struct tunnel_gro *g, const uint8_t *pkt, size_t len) {
   unsigned l4 = 0, hdr = 0;
   int v6 = 0, udp = 0;
-  size_t n = g->closed ? 0 : gro_parse(pkt, len, g->udp_ok, &l4, &hdr, &v6, &udp);
+  size_t n = g->closed || (g->udp && g->count >= TUNNEL_GRO_SEGS)
+                 ? 0
+                 : gro_parse(pkt, len, g->udp_ok, &l4, &hdr, &v6, &udp);
   /* at most 64 KiB, as the kernel's own GSO packets */
   if (!n || v6 != g->v6 || udp != g->udp || l4 != g->l4 || hdr != g->hdr || n > g->seg ||
       g->len + n > 65535)

@@ -318,6 +318,17 @@ static void join_refusals_udp(void) {
         "a shorter last UDP datagram not joined");
   lb = build(b, 0, 0, 3, 0, 0, 0, payload, 10);
   CHECK(!tunnel_gro_add(&r, b, lb), "UDP joined after a shorter one");
+  /* at most TUNNEL_GRO_SEGS UDP datagrams a write, however small (TCP:
+   * the 66-segment round trip above) */
+  la = build(a, 0, 0, 1, 0, 0, 0, payload, 64);
+  int all = tunnel_gro_start(&r, a, la);
+  for (unsigned k = 1; k < TUNNEL_GRO_SEGS; k++) {
+    lb = build(b, 0, 0, 1 + k, 0, 0, 0, payload, 64);
+    all &= tunnel_gro_add(&r, b, lb);
+  }
+  lb = build(b, 0, 0, 1 + TUNNEL_GRO_SEGS, 0, 0, 0, payload, 64);
+  CHECK(all && r.count == TUNNEL_GRO_SEGS && !tunnel_gro_add(&r, b, lb),
+        "64-byte UDP datagrams: %u joined, the next one not (joined %d)", r.count, all);
   /* not without USO on the TUN device; TCP is joined either way */
   r.udp_ok = 0;
   CHECK(!tunnel_gro_start(&r, a, la), "UDP started a join without udp_ok");
