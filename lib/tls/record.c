@@ -157,24 +157,31 @@ static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
     block_at = (block_at & ~(size_t)m) | ((64 * b) & (size_t)m);
   }
   memcpy(block, sel, sizeof block);
+  /* The loops keep which word and which byte (public loop indexes), not
+   * where they are: an address and a secret position that both step by 8
+   * were made one induction variable by gcc (the load's address then
+   * computed from block_at, if only to cancel it out). The places come
+   * after, by masks. */
   uint64_t word = 0;
-  size_t word_at = 0;
+  size_t word_i = 0; /* 0..7: of the block copy; 8..: after the last whole block */
   for (size_t i = 0; i < 8 + nw - 8 * nb; i++) { /* i is public */
     uint64_t w = gostx_load64_le(i < 8 ? block + 8 * i : p + 64 * nb + 8 * (i - 8));
-    size_t pos = i < 8 ? block_at + 8 * i : 64 * nb + 8 * (i - 8);
     uint64_t m = 0 - nonzero64(w);
     word = (word & ~m) | (w & m);
-    word_at = (word_at & ~(size_t)m) | (pos & (size_t)m);
+    word_i = (word_i & ~(size_t)m) | (i & (size_t)m);
   }
+  size_t in_copy = 0 - (size_t)nonzero64((uint64_t)(word_i - 8) >> 63); /* word_i < 8 */
+  size_t word_at = 8 * word_i + ((block_at & in_copy) | ((64 * nb - 64) & ~in_copy));
   uint64_t type = 0;
-  size_t at = 0;
+  size_t byte_j = 0; /* 0..7: of word; 8..: of the tail after the last whole word */
   for (size_t j = 0; j < 8 + n % 8; j++) {
     uint64_t b = j < 8 ? (word >> (8 * j)) & 0xff : p[8 * nw + j - 8];
-    size_t pos = j < 8 ? word_at + j : 8 * nw + j - 8;
     uint64_t m = 0 - nonzero64(b);
     type = (type & ~m) | (b & m);
-    at = (at & ~(size_t)m) | (pos & (size_t)m);
+    byte_j = (byte_j & ~(size_t)m) | (j & (size_t)m);
   }
+  size_t in_word = 0 - (size_t)nonzero64((uint64_t)(byte_j - 8) >> 63); /* byte_j < 8 */
+  size_t at = byte_j + ((word_at & in_word) | ((8 * nw - 8) & ~in_word));
   gostx_memzero(sel, sizeof sel);
   gostx_memzero(block, sizeof block);
   *content_len = at;
