@@ -549,12 +549,14 @@ static int session_in(gostx_tls *tls, const char *path, const char *sub) {
 
 /* --sess-out FILE: the newest ticket, through a temporary file (0600), so
  * a run that brought none leaves FILE as it was. */
-static int session_out(gostx_tls *tls, const char *path, const char *sub) {
+static int session_out(gostx_tls *tls, const char *path, const char *sub, int insecure) {
   uint8_t buf[GOSTX_TLS_SESSION_MAX];
   size_t n = 0;
   int rc = gostx_tls_get_session(tls, buf, sizeof buf, &n);
   if (rc == GOSTX_ESTATE) {
-    cli_err("%s: --sess-out %s: the server sent no session ticket: not written", sub, path);
+    cli_err("%s: --sess-out %s: %s: not written", sub, path,
+            insecure ? "no session of a server not verified (--insecure) is kept"
+                     : "the server sent no session ticket");
     return 0;
   }
   if (rc) {
@@ -641,7 +643,7 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
   }
   close(fd);
   if (o->sess_out && c->handshaken) {
-    int wrc = session_out(tls, o->sess_out, sub);
+    int wrc = session_out(tls, o->sess_out, sub, o->insecure);
     if (!rc) rc = wrc;
   }
   gostx_tls_free(tls);

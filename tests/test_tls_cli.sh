@@ -247,6 +247,19 @@ for k in a a b; do
 done
 [ "$(cat "$T/tk.sessions")" = "$(printf 'a new\na reused (a ticket)\nb new')" ] && ok ||
   bad "serve --ticket-key across servers: $(cat "$T/tk.sessions")"
+# --insecure: no session is kept (a verifying client would trust it)
+if tls_start ins tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" --threads 1; then
+  echo "insecure line" | timeout 20 "$G" tls client "127.0.0.1:$PORT" --insecure --close-on-eof \
+    --sess-out "$T/insecure.sess" >"$T/ins.out" 2>"$T/ins.err"
+  rc=$?
+  kill "$PID"
+  wait "$PID" 2>/dev/null
+  [ $rc = 0 ] && grep -qx 'insecure line' "$T/ins.out" &&
+    grep -q 'no session of a server not verified (--insecure) is kept: not written' "$T/ins.err" &&
+    [ ! -e "$T/insecure.sess" ] && ok || bad "client --insecure --sess-out (rc $rc): $(cat "$T/ins.err")"
+else
+  bad "serve for --insecure did not start"
+fi
 cp "$T/r1.sess" "$T/keep.sess"
 versions --no-tickets -- --sess-in "$T/keep.sess" --sess-out "$T/keep.sess" --servername localhost
 [ $rc = 0 ] && [ "$(field Session)" = new ] && grep -q 'sent no session ticket: not written' "$T/v.err" &&

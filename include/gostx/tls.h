@@ -124,7 +124,9 @@ GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
 /* Client sessions. get: the newest ticket the server sent (they come after
  * the handshake, with the data read) as bytes to keep: secret (they hold
  * the resumption PSK), one use each (RFC 8446 C.4: take a fresh one from
- * each connection). GOSTX_ESTATE when none came; GOSTX_ELEN when cap is
+ * each connection). GOSTX_ESTATE when none came, or when this connection
+ * did not verify the server (GOSTX_TLS_VERIFY_NONE: a resumed session is
+ * trusted as its first handshake was verified); GOSTX_ELEN when cap is
  * short (*len says how much is needed). set, before the handshake: offer
  * that session (under any TLS 1.3 suite of the list: all hash with
  * Streebog-256); it is offered only for the same server name, within its

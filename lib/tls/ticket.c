@@ -180,7 +180,12 @@ _Static_assert(GOSTX_TLS_SESSION_MAX == 4 + 2 + 4 + 4 + 8 + 32 + 1 + 255 + 2 + G
 int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len) {
   if (!c || !len || (!out && cap)) return GOSTX_EINVAL;
   const gostx__tls_session *s = &c->got;
-  if (c->role != GOSTX_TLS_CLIENT || !s->ticket_len) return GOSTX_ESTATE;
+  /* Only a session whose server was verified (its chain, or its key pinned
+   * by a test) is given out: resumed, a session is taken as verified, and
+   * one from an unverified (--insecure) handshake would let a verifying
+   * client trust a server it never checked. */
+  int verified = c->cfg->verify != GOSTX_TLS_VERIFY_NONE || c->cfg->test.pin_curve;
+  if (c->role != GOSTX_TLS_CLIENT || !s->ticket_len || !verified) return GOSTX_ESTATE;
   size_t name = strlen(s->servername), need = 4 + 2 + 4 + 4 + 8 + 32 + 1 + name + 2 + s->ticket_len;
   *len = need;
   if (cap < need) return GOSTX_ELEN;
