@@ -433,6 +433,105 @@ static void test_long(int id) {
   gostx_cipher_clear(&c);
 }
 
+/* Messages past the short path (the one-shot's long core, whose edge
+ * blocks, the partial AAD and data blocks, the lengths and the last gamma,
+ * are made in one call): every combination of a partial AAD block or not and
+ * a partial data block or not, AAD of 0 to 3 blocks and more, data from just
+ * past the short path's chunk to twice it, at random alignments, in place
+ * or not; against the textbook reference and the streaming core, opened
+ * back, and refused with nothing written when any bit of the ciphertext,
+ * the AAD or the tag is flipped. */
+static void test_long_edges(int id) {
+  gostx_cipher c;
+  rand_cipher(&c, id);
+  const size_t n = c.block_len, max = 2 * 16384 + 64, amax = 3 * 16 + 200;
+  uint8_t *orig = malloc(max), *buf = malloc(max + 16), *rct = malloc(max), *out = malloc(max + 16);
+  uint8_t *aad = malloc(amax + 16);
+  for (int t = 0; t < 24; t++) {
+    size_t alen = t % 4 == 0 ? 0 : t % 4 == 1 ? (1 + t_rand_below(3)) * n
+                               : t % 4 == 2 ? 1 + t_rand_below(n - 1) : 1 + t_rand_below(amax);
+    size_t len = 16384 - 2 * n + t_rand_below(16384 + 2 * n);
+    if (t % 8 < 4) len -= len % n; /* whole blocks */
+    else if (len % n == 0) len++;
+    const size_t bo = t_rand_below(16), oo = t_rand_below(16), ao = t_rand_below(16);
+    const size_t tl = 4 + t_rand_below(n - 3);
+    const int in_place = t % 3 == 0;
+    uint8_t nonce[16], tag[16], rtag[16], stag[16];
+    rand_nonce(nonce, n);
+    t_rand_bytes(orig, len);
+    t_rand_bytes(aad + ao, alen);
+    ref_mgm(&c, nonce, aad + ao, alen, orig, len, rct, rtag);
+    memcpy(buf + bo, orig, len);
+    uint8_t *dst = in_place ? buf + bo : out + oo;
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad + ao, alen, buf + bo, len, dst, tag, tl), 0,
+             "long edges enc");
+    CHECK_BYTES(dst, rct, len, "long edges ct");
+    CHECK_BYTES(tag, rtag, tl, "long edges tag");
+    CHECK_RC(stream_run(&c, 0, nonce, aad + ao, alen, orig, len, out + oo, stag, tl), 0,
+             "long edges stream");
+    CHECK_BYTES(out + oo, rct, len, "long edges stream ct");
+    CHECK_BYTES(stag, rtag, tl, "long edges stream tag");
+    /* the ciphertext in buf; a flipped bit anywhere: refused, nothing written */
+    memcpy(buf + bo, rct, len);
+    for (int f = 0; f < 3; f++) {
+      uint8_t *where = f == 0 ? buf + bo : f == 1 ? aad + ao : tag;
+      size_t wlen = f == 0 ? len : f == 1 ? alen : tl;
+      if (!wlen) continue;
+      size_t bit = t_rand_below(8 * wlen);
+      where[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+      memset(out + oo, 0xA5, len);
+      CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad + ao, alen, buf + bo, len, tag, tl, out + oo),
+               GOSTX_EAUTH, "long edges forged");
+      CHECK(all_equal(out + oo, len, 0xA5), "long edges forged: nothing written");
+      where[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    }
+    dst = in_place ? buf + bo : out + oo;
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad + ao, alen, buf + bo, len, tag, tl, dst), 0,
+             "long edges dec");
+    CHECK_BYTES(dst, orig, len, "long edges round trip");
+  }
+  free(orig); free(buf); free(rct); free(out); free(aad);
+  gostx_cipher_clear(&c);
+}
+
+/* gostx__mgm_encrypt_split (lib/tls's record seal): the first len1 bytes
+ * from in, the rest already in out; short and long messages, len1 from 0
+ * to len, in place or not: the same ciphertext and tag as one
+ * gostx_mgm_encrypt of the whole, and in left as it was. */
+static void test_split(int id) {
+  gostx_cipher c;
+  rand_cipher(&c, id);
+  const size_t n = c.block_len, max = 2 * 16384 + 64;
+  uint8_t *pt = malloc(max), *in = malloc(max + 16), *out = malloc(max + 16), *rct = malloc(max);
+  for (int t = 0; t < 60; t++) {
+    size_t len = t % 2 ? 1 + t_rand_below(600) : 16384 - 2 * n + t_rand_below(16384 + 2 * n);
+    size_t len1 = t % 5 == 0 ? len : t % 5 == 1 ? 0 : t_rand_below(len + 1);
+    if (t % 5 == 2 && len > 2) len1 = len - 1 - t_rand_below(2); /* the TLS shape: type, padding */
+    const size_t io = t_rand_below(16), oo = t_rand_below(16), alen = t_rand_below(20);
+    const int in_place = t % 7 == 0;
+    uint8_t nonce[16], aad[20], tag[16], rtag[16];
+    rand_nonce(nonce, n);
+    t_rand_bytes(aad, alen);
+    t_rand_bytes(pt, len);
+    if (alen + len == 0) continue;
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad, alen, pt, len, rct, rtag, n), 0, "split ref");
+    uint8_t *o = in_place ? in + io : out + oo;
+    memcpy(in + io, pt, len);
+    memcpy(o + len1, pt + len1, len - len1);
+    CHECK_RC(gostx__mgm_encrypt_split(&c, nonce, n, aad, alen, in + io, in_place ? len : len1, o,
+                                      len, tag, n),
+             0, "split enc");
+    CHECK_BYTES(o, rct, len, "split ct");
+    CHECK_BYTES(tag, rtag, n, "split tag");
+    if (!in_place) CHECK_BYTES(in + io, pt, len1, "split: in untouched");
+  }
+  uint8_t nonce[16] = {0}, tag[16];
+  CHECK_RC(gostx__mgm_encrypt_split(&c, nonce, n, NULL, 0, pt, 5, out, 4, tag, n), GOSTX_EINVAL,
+           "split: len1 > len");
+  free(pt); free(in); free(out); free(rct);
+  gostx_cipher_clear(&c);
+}
+
 /* gostx__mgm_many (lib/esp's bursts): sets of up to 70 messages (more than
  * one pass of 64) of many lengths, short and past the short path's chunk,
  * at random alignments, some in place, against the streaming core and the
@@ -565,6 +664,8 @@ int main(void) {
     test_lengths(id);
     test_tamper(id);
     test_long(id);
+    test_long_edges(id);
+    test_split(id);
     test_many(id);
   }
   return t_done();

@@ -255,23 +255,121 @@ void gostx_mgm_clear(gostx_mgm_ctx *ctx) {
 
 /* ---- one-shot ---- */
 
-/* The one-shot calls through the streaming core (messages too long for the
- * short path below). Arguments checked by the callers. */
+/* A long message's edge blocks, made before its body: the H values of its
+ * partial AAD block, of its partial data block and of the lengths block,
+ * then the gamma of the partial data block, all in one cipher call (from
+ * the streaming core they are up to four single-block calls, ~140 ns each
+ * for Magma on Zen 4: 3 % of a 16 KiB TLS record). y and z are Y1 and Z1.
+ * Returns the number of H values (the gamma follows them in e). */
+static size_t mgm_edges(const gostx_cipher *c, const uint8_t *y, const uint8_t *z,
+                        size_t aad_len, size_t len, uint8_t *e) {
+  const size_t n = c->block_len, fa = aad_len / n, na = (aad_len + n - 1) / n, fd = len / n;
+  uint8_t at[3][GOSTX_MAX_BLOCK_LEN];
+  struct gostx__ctr_run runs[3];
+  size_t nr = 0, nh = 0;
+  if (aad_len % n) { /* H of the partial AAD block: H_{fa+1} */
+    memcpy(at[nr], z, n);
+    gostx__ctr_add(at[nr], n, GOSTX__CTR_LEFT, fa);
+    runs[nr] = (struct gostx__ctr_run){at[nr], GOSTX__CTR_LEFT, 1};
+    nr++;
+    nh++;
+  }
+  /* H of the partial data block (when there is one), then of the lengths */
+  memcpy(at[nr], z, n);
+  gostx__ctr_add(at[nr], n, GOSTX__CTR_LEFT, na + fd);
+  runs[nr] = (struct gostx__ctr_run){at[nr], GOSTX__CTR_LEFT, len % n ? 2 : 1};
+  nh += runs[nr].count;
+  nr++;
+  if (len % n) { /* the partial block's gamma: E(Y_{fd+1}) */
+    memcpy(at[nr], y, n);
+    gostx__ctr_add(at[nr], n, GOSTX__CTR_RIGHT, fd);
+    runs[nr] = (struct gostx__ctr_run){at[nr], GOSTX__CTR_RIGHT, 1};
+    nr++;
+  }
+  gostx__cipher_ctr_runs(c, runs, nr, e);
+  gostx_memzero(at, sizeof at);
+  return nh;
+}
+
+/* A message's edge blocks into x (3 blocks, zeroed by the caller): its
+ * partial AAD block and its partial data block (ct: the ciphertext), each
+ * zero-padded, where it has them, then the lengths block. Returns how many. */
+static size_t mgm_edge_blocks(uint8_t *x, size_t n, const uint8_t *aad, size_t aad_len,
+                              const uint8_t *ct, size_t len) {
+  size_t t = 0;
+  if (aad_len % n) memcpy(x + n * t++, aad + aad_len / n * n, aad_len % n);
+  if (len % n) memcpy(x + n * t++, ct + len / n * n, len % n);
+  if (n == 16) {
+    gostx_store64_be(x + n * t, (uint64_t)aad_len * 8);
+    gostx_store64_be(x + n * t + 8, (uint64_t)len * 8);
+  } else {
+    gostx_store32_be(x + n * t, (uint32_t)(aad_len * 8));
+    gostx_store32_be(x + n * t + 4, (uint32_t)(len * 8));
+  }
+  return t + 1;
+}
+
+/* sum ^= the edge blocks' products under e's nh H values (mgm_edges). */
+static void mgm_absorb_edges(gostx_mgm_ctx *ctx, const uint8_t *e, size_t nh, const uint8_t *aad,
+                             size_t aad_len, const uint8_t *ct, size_t len) {
+  uint8_t x[3 * GOSTX_MAX_BLOCK_LEN] = {0};
+  mgm_edge_blocks(x, ctx->n, aad, aad_len, ct, len);
+  mgm_absorb(ctx, e, x, nh);
+  gostx_memzero(x, sizeof x);
+}
+
+/* The whole AAD blocks into the sum, and Z past the partial one (its H is
+ * an edge block). */
+static void mgm_long_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t aad_len) {
+  mgm_blocks(ctx, aad, NULL, aad_len / ctx->n, 0, 1);
+  if (aad_len % ctx->n) gostx__ctr_add(ctx->z, ctx->n, GOSTX__CTR_LEFT, 1);
+}
+
+/* A long message's start: Y1 and Z1, the length limits, the edge blocks
+ * into e (*nh of them H values) and the AAD hashed. */
+static int mgm_long_start(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt,
+                          const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                          size_t aad_len, size_t len, uint8_t *e, size_t *nh) {
+  int rc = gostx_mgm_init(ctx, c, decrypt, nonce, nonce_len);
+  if (rc == GOSTX_OK) rc = mgm_add_len(ctx, &ctx->aad_len, aad_len);
+  if (rc == GOSTX_OK) rc = mgm_add_len(ctx, &ctx->data_len, len);
+  if (rc != GOSTX_OK) return rc;
+  *nh = mgm_edges(c, ctx->y, ctx->z, aad_len, len, e);
+  mgm_long_aad(ctx, aad, aad_len);
+  return GOSTX_OK;
+}
+
+/* The one-shot calls of messages too long for the short path below:
+ * Y1 and Z1, the edge blocks, the body in runs (mgm_blocks), the tag.
+ * Sealing reads the first len1 bytes of the plaintext from in and the rest
+ * from where they already are in out (in and out equal, or disjoint).
+ * Arguments checked by the callers. */
 static int mgm_encrypt_stream(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                              const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                              uint8_t *out, uint8_t *tag, size_t tag_len) {
+                              const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len1,
+                              uint8_t *out, size_t len, uint8_t *tag, size_t tag_len) {
   gostx_mgm_ctx ctx;
-  int rc;
-  rc = gostx_mgm_init(&ctx, c, 0, nonce, nonce_len);
-  if (rc) return rc;
-  rc = gostx_mgm_aad(&ctx, aad, aad_len);
-  if (!rc) rc = gostx_mgm_update(&ctx, in, len, out);
-  if (!rc) rc = gostx_mgm_final_encrypt(&ctx, tag, tag_len);
+  uint8_t e[4 * GOSTX_MAX_BLOCK_LEN], full[GOSTX_MAX_BLOCK_LEN];
+  const size_t n = c->block_len, fd = len / n, f1 = in == out ? fd : len1 / n;
+  size_t nh = 0;
+  int rc = mgm_long_start(&ctx, c, 0, nonce, nonce_len, aad, aad_len, len, e, &nh);
+  if (rc != GOSTX_OK) goto done;
+  if (f1) mgm_blocks(&ctx, in, out, f1, 1, 1);
+  /* the rest of the plaintext in out, then sealed in place there */
+  if (in != out && len1 > f1 * n) memcpy(out + f1 * n, in + f1 * n, len1 - f1 * n);
+  if (fd > f1) mgm_blocks(&ctx, out + f1 * n, out + f1 * n, fd - f1, 1, 1);
+  if (len % n) gostx_xor(out + fd * n, out + fd * n, e + nh * n, len % n);
+  mgm_absorb_edges(&ctx, e, nh, aad, aad_len, out, len);
+  gostx_cipher_encrypt_blocks(c, ctx.sum, 1, full);
+  memcpy(tag, full, tag_len);
+done:
+  gostx_memzero(e, sizeof e);
+  gostx_memzero(full, sizeof full);
   gostx_mgm_clear(&ctx);
   return rc;
 }
 
-/* Two passes: authenticate the ciphertext, and only then decrypt it. */
+/* Two passes: authenticate the ciphertext, and only then decrypt it (the
+ * partial block's gamma, made with the edges, is kept until then). */
 /* Kept whole under its name: tests/ct/declassified.supp names its branch on
  * the tag check's result. */
 static GOSTX_NAMED_FN int mgm_decrypt_stream(
@@ -279,37 +377,24 @@ static GOSTX_NAMED_FN int mgm_decrypt_stream(
     size_t aad_len, const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
     uint8_t *out) {
   gostx_mgm_ctx ctx;
-  uint8_t full[GOSTX_MAX_BLOCK_LEN], y1[GOSTX_MAX_BLOCK_LEN];
-  size_t n, nfull, tail;
-  int rc;
-  rc = gostx_mgm_init(&ctx, c, 1, nonce, nonce_len);
-  if (rc) return rc;
-  rc = gostx_mgm_aad(&ctx, aad, aad_len);
-  if (!rc) rc = mgm_add_len(&ctx, &ctx.data_len, len);
-  if (rc) goto done;
-  n = ctx.n;
-  nfull = len / n;
-  tail = len - nfull * n;
-  mgm_start_data(&ctx);
-  if (len) {
-    mgm_blocks(&ctx, in, NULL, nfull, 0, 1);
-    mgm_absorb_tail(&ctx, in + nfull * n, tail);
-  }
-  /* Hashing leaves Y1 alone; keep it for the second pass (finish wipes it). */
-  memcpy(y1, ctx.y, n);
-  rc = mgm_finish(&ctx, full);
-  if (rc) goto done;
+  uint8_t e[4 * GOSTX_MAX_BLOCK_LEN], full[GOSTX_MAX_BLOCK_LEN], y1[GOSTX_MAX_BLOCK_LEN];
+  const size_t n = c->block_len, fd = len / n;
+  size_t nh = 0;
+  int rc = mgm_long_start(&ctx, c, 1, nonce, nonce_len, aad, aad_len, len, e, &nh);
+  if (rc != GOSTX_OK) goto done;
+  memcpy(y1, ctx.y, n); /* hashing leaves Y alone; kept for the second pass all the same */
+  if (fd) mgm_blocks(&ctx, in, NULL, fd, 0, 1);
+  mgm_absorb_edges(&ctx, e, nh, aad, aad_len, in, len);
+  gostx_cipher_encrypt_blocks(c, ctx.sum, 1, full);
   if (gostx_memeq_ct(full, tag, tag_len) != 0) {
     rc = GOSTX_EAUTH;
     goto done;
   }
   memcpy(ctx.y, y1, n);
-  if (nfull) mgm_blocks(&ctx, in, out, nfull, 1, 0);
-  if (tail) {
-    mgm_gamma_block(&ctx);
-    gostx_xor(out + nfull * n, in + nfull * n, ctx.gamma, tail);
-  }
+  if (fd) mgm_blocks(&ctx, in, out, fd, 1, 0);
+  if (len % n) gostx_xor(out + fd * n, in + fd * n, e + nh * n, len % n);
 done:
+  gostx_memzero(e, sizeof e);
   gostx_memzero(full, sizeof full);
   gostx_memzero(y1, sizeof y1);
   gostx_memzero(&ctx, sizeof ctx);
@@ -353,24 +438,11 @@ static void many_absorb(const struct gostx_mgm_impl *f, size_t n, uint8_t *sum, 
   size_t t = 0;
   if (fa) mul(sum, h, aad, fa);
   if (fd) mul(sum, h + na * n, ct, fd);
-  if (alen % n) {
-    memcpy(x, aad + fa * n, alen % n);
-    memcpy(hx, h + fa * n, n);
-    t++;
-  }
-  if (len % n) {
-    memcpy(x + t * n, ct + fd * n, len % n);
-    memcpy(hx + t * n, h + (na + fd) * n, n);
-    t++;
-  }
-  if (n == 16) {
-    gostx_store64_be(x + t * n, (uint64_t)alen * 8);
-    gostx_store64_be(x + t * n + 8, (uint64_t)len * 8);
-  } else {
-    gostx_store32_be(x + t * n, (uint32_t)(alen * 8));
-    gostx_store32_be(x + t * n + 4, (uint32_t)(len * 8));
-  }
+  /* the edge blocks' H values beside them: H_{fa+1}, H_{na+fd+1}, H_{na+nd+1} */
+  if (alen % n) memcpy(hx + n * t++, h + fa * n, n);
+  if (len % n) memcpy(hx + n * t++, h + (na + fd) * n, n);
   memcpy(hx + t * n, h + (na + nd) * n, n);
+  mgm_edge_blocks(x, n, aad, alen, ct, len);
   mul(sum, hx, x, t + 1);
   gostx_memzero(x, sizeof x);
   gostx_memzero(hx, sizeof hx);
@@ -512,7 +584,7 @@ void gostx__mgm_many(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
                                      x->len, x->tag, tag_len, x->out);
     } else {
       x->status = mgm_encrypt_stream(c, x->nonce, c->block_len, x->aad, x->aad_len, x->in,
-                                     x->len, x->out, x->tag, tag_len);
+                                     x->len, x->out, x->len, x->tag, tag_len);
     }
   }
   if (k) many_run(c, decrypt, mm, k, tag_len);
@@ -537,6 +609,23 @@ int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_
                       const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
                       uint8_t *out, uint8_t *tag, size_t tag_len) {
   return oneshot(c, 0, nonce, nonce_len, aad, aad_len, in, len, out, tag, tag_len);
+}
+
+int gostx__mgm_encrypt_split(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
+                             const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len1,
+                             uint8_t *out, size_t len, uint8_t *tag, size_t tag_len) {
+  if (!c || !out || (!in && len1) || len1 > len) return GOSTX_EINVAL;
+  struct gostx__mgm_msg m = {nonce, aad, aad_len, out, len, out, tag, 0};
+  if (in == out || !len1 || many_fits(&m, c->block_len)) { /* a short one: copied, then in place */
+    if (in != out && len1) memcpy(out, in, len1);
+    return oneshot(c, 0, nonce, nonce_len, aad, aad_len, out, len, out, tag, tag_len);
+  }
+  if (!tag || (!aad && aad_len)) return GOSTX_EINVAL;
+  if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
+  if (!nonce || (c->id != GOSTX_ALG_KUZNYECHIK && c->id != GOSTX_ALG_MAGMA)) return GOSTX_EINVAL;
+  if (nonce_len != c->block_len) return GOSTX_ELEN;
+  if (nonce[0] & 0x80) return GOSTX_EINVAL;
+  return mgm_encrypt_stream(c, nonce, nonce_len, aad, aad_len, in, len1, out, len, tag, tag_len);
 }
 
 /* Authenticates the ciphertext first, and only then decrypts it. */
