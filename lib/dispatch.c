@@ -21,6 +21,7 @@
 #include "magma/impl.h"
 #include "mgm/impl.h"
 #include "streebog/impl.h"
+#include "tls/pad_scan.h"
 
 /* The ladder of this architecture, from lib/levels.def. */
 #define LEVEL_ON_any(...) __VA_ARGS__
@@ -173,6 +174,14 @@ static const struct row gx_rows[] = {
 
 static struct gostx_dispatch chosen;
 static const struct gostx_gx_impl *chosen_gx;
+
+/* lib/tls's padding scan: AVX2 wherever it runs (the avx512 levels too). */
+static const struct row tls_scan_rows[] = {
+#ifdef GOSTX_ARCH_X86_64
+    ROW(gostx_tls_scan_avx2, LEVEL_avx2, 0, NULL),
+#endif
+    ROW(gostx_tls_scan_portable, LEVEL_portable, 0, NULL),
+};
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
 
 static int level_by_name(const char *name) {
@@ -212,6 +221,9 @@ static const char *kuz_name(const void *p) { return ((const struct gostx_kuz_imp
 static const char *magma_name(const void *p) { return ((const struct gostx_magma_impl *)p)->name; }
 static const char *streebog_name(const void *p) { return ((const struct gostx_streebog_impl *)p)->name; }
 static const char *mgm_name(const void *p) { return ((const struct gostx_mgm_impl *)p)->name; }
+static const char *tls_scan_name(const void *p) {
+  return ((const struct gostx_tls_scan_impl *)p)->name;
+}
 static const char *gx_name(const void *p) {
   return ((const struct gostx_gx_impl *)p)->name;
 }
@@ -286,6 +298,7 @@ static void choose(void) {
   chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
   chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f);
   chosen_gx = pick(gx_rows, NROWS(gx_rows), gx_name, forced, f);
+  chosen.tls_scan = pick(tls_scan_rows, NROWS(tls_scan_rows), tls_scan_name, forced, f);
 }
 
 const struct gostx_dispatch *gostx__dispatch(void) {
@@ -334,6 +347,7 @@ static const struct row *rows_of(int alg, size_t *n) {
     case GOSTX_ALG_STREEBOG: *n = NROWS(streebog_rows); return streebog_rows;
     case GOSTX_ALG_MGM: *n = NROWS(mgm_rows); return mgm_rows;
     case GOSTX_ALG_GOST3410: *n = NROWS(gx_rows); return gx_rows;
+    case GOSTX__ROWS_TLS_SCAN: *n = NROWS(tls_scan_rows); return tls_scan_rows;
     default: *n = 0; return NULL;
   }
 }

@@ -14,6 +14,7 @@ struct gostx_kuz_impl;
 struct gostx_magma_impl;
 struct gostx_streebog_impl;
 struct gostx_mgm_impl;
+struct gostx_tls_scan_impl;
 struct gostx_dispatch {
   const struct gostx_kuz_impl *kuz;
   /* Kuznyechik's key schedule: kuz's own expand, else that of the best
@@ -23,6 +24,7 @@ struct gostx_dispatch {
   const struct gostx_magma_impl *magma;
   const struct gostx_streebog_impl *streebog;
   const struct gostx_mgm_impl *mgm;
+  const struct gostx_tls_scan_impl *tls_scan; /* lib/tls's padding scan (tls/pad_scan.h) */
 };
 /* The process-wide choice, made once (thread-safe) on first use. */
 const struct gostx_dispatch *gostx__dispatch(void);
@@ -32,6 +34,9 @@ int gostx__level_supported(const char *level);
  * struct gostx_kuz_impl / _magma_impl / _streebog_impl / _mgm_impl *), NULL past the end;
  * *usable (may be NULL) = whether this CPU runs it. For differential tests. */
 const void *gostx__impl_row(int primitive, size_t i, int *usable);
+/* The primitive number of lib/tls's padding scan rows for the two calls
+ * here (not an enum gostx_alg: no public name). */
+enum { GOSTX__ROWS_TLS_SCAN = 1000 };
 /* The same with the row's description: the dispatcher's policy as data, so
  * tests check the choice against the rows instead of re-stating them. */
 struct gostx__row_info {

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "dispatch.h"
+#include "tls/pad_scan.h"
 #include "tls/tls_internal.h"
 
 static uint64_t seq_of(const json *c) {
@@ -551,8 +553,55 @@ static void test_rfc9367(const json *examples) {
   }
 }
 
+/* The padding scan's block step, every row this CPU runs against the
+ * portable one and against a plain backward search: 0 to 300 blocks, all
+ * zero or with the last non-zero byte anywhere (any value, zero bytes
+ * after it, random or zero bytes before), at every alignment mod 8. */
+static void test_pad_scan_rows(void) {
+  static uint8_t buf[300 * 64 + 8];
+  const struct gostx_tls_scan_impl *portable = &gostx_tls_scan_portable;
+  int usable, rows = 0;
+  const struct gostx_tls_scan_impl *row;
+  for (size_t i = 0; (row = gostx__impl_row(GOSTX__ROWS_TLS_SCAN, i, &usable)); i++) {
+    if (!usable) continue;
+    rows++;
+    int wrong = 0;
+    for (int t = 0; t < 3000; t++) {
+      const size_t nb = t < 300 ? (size_t)t : t_rand_below(301), off = t_rand_below(8);
+      uint8_t *p = buf + off;
+      if (t % 3 == 0) t_rand_bytes(p, nb * 64);
+      else memset(p, 0, nb * 64);
+      if (nb && t % 5 != 4) { /* the last non-zero byte at a random place */
+        size_t at = t_rand_below(nb * 64);
+        memset(p + at, 0, nb * 64 - at);
+        p[at] = (uint8_t)(1 + t_rand_below(255));
+      } else if (t % 5 == 4) {
+        memset(p, 0, nb * 64);
+      }
+      size_t want = 0;
+      for (size_t b = nb; b-- > 0;) {
+        int any = 0;
+        for (size_t k = 0; k < 64; k++) any |= p[64 * b + k];
+        if (any) { want = 64 * b; break; }
+      }
+      uint64_t sel[8], ref[8];
+      memset(sel, 0x5A, sizeof sel);
+      const size_t got = row->last_block(p, nb, sel), got_ref = portable->last_block(p, nb, ref);
+      static const uint8_t zero[64];
+      int any = 0; /* the block at want is the selected one, or none is (zeros) */
+      for (size_t k = 0; nb && k < 64; k++) any |= p[want + k];
+      const uint8_t *want_bytes = any ? p + want : zero;
+      if (got != want || got_ref != want || memcmp(sel, want_bytes, 64) || memcmp(ref, sel, 64))
+        wrong++;
+    }
+    CHECK(wrong == 0, "padding scan row %s: %d of 3000 wrong", row->name, wrong);
+  }
+  CHECK(rows >= 1, "padding scan: a row runs here");
+}
+
 int main(void) {
   t_rand_init();
+  test_pad_scan_rows();
   json *f = tv_load("tls13-gost.json");
   const json *trees = json_get(f, "tlstree"), *sched = json_get(f, "schedule");
   CHECK(trees && json_len(trees) >= 40 && sched, "vector file has its sections");

@@ -7,6 +7,10 @@
  * forged record is released. */
 #include "tls_internal.h"
 
+#include "dispatch.h"
+#include "mgm/mode_internal.h"
+#include "tls/pad_scan.h"
+
 int gostx__tls_record_init(gostx__tls_record *r, unsigned suite_id,
                            const uint8_t secret[GOSTX__TLS_HASH_LEN]) {
   if (!r || !secret) return GOSTX_EINVAL;
@@ -108,13 +112,10 @@ int gostx__tls_record_seal(gostx__tls_record *r, uint8_t type, const uint8_t *in
   body[len] = type;
   memset(body + len + 1, 0, pad);
   put_header(out, inner + tag);
-  gostx_mgm_ctx m;
-  rc = gostx_mgm_init(&m, &r->c, 0, nonce, r->suite->iv_len);
-  if (rc == GOSTX_OK) rc = gostx_mgm_aad(&m, out, GOSTX__TLS_HDR_LEN);
-  if (rc == GOSTX_OK && len) rc = gostx_mgm_update(&m, src, len, body);
-  if (rc == GOSTX_OK) rc = gostx_mgm_update(&m, body + len, 1 + pad, body + len);
-  if (rc == GOSTX_OK) rc = gostx_mgm_final_encrypt(&m, body + inner, tag);
-  gostx_mgm_clear(&m);
+  /* one MGM call over the content (from src) and the type and padding
+   * (already in the record after it) */
+  rc = gostx__mgm_encrypt_split(&r->c, nonce, r->suite->iv_len, out, GOSTX__TLS_HDR_LEN, src, len,
+                                body, inner, body + inner, tag);
   if (rc != GOSTX_OK) {
     gostx_memzero(out, total);
     return rc;
@@ -124,38 +125,19 @@ int gostx__tls_record_seal(gostx__tls_record *r, uint8_t type, const uint8_t *in
   return GOSTX_OK;
 }
 
-/* 1 when v != 0, as a mask-ready bit the optimiser cannot branch on. */
-static inline uint64_t nonzero64(uint64_t v) {
-  uint64_t nz = (v | (0 - v)) >> 63;
-#if defined(__GNUC__)
-  __asm__("" : "+r"(nz));
-#endif
-  return nz;
-}
-
 /* The content type (the last non-zero byte) and the content's length, found
  * in constant time: how much padding a record has is the sender's secret.
  * First the last 64-byte block with a non-zero byte, copied out by masks
- * (eight independent selects a block, few instructions a byte); then the
- * words of that copy and those after the last whole block, in order: the
- * last non-zero word and where it is; then the bytes of that word and of
- * the tail. Every byte is read, the same way, whatever the values. A
- * block is taken whole in native words (one memcpy) and selected bitwise,
- * which gcc makes vector code of (0.057 ns a byte on Zen 4 at -O3, against
- * 0.072 word by word; Magma-MGM opens at about 1 ns a byte); the copy goes
- * back to bytes before the words' order matters. */
+ * (the dispatched step, lib/tls/pad_scan.h); then the words of that copy
+ * and those after the last whole block, in order: the last non-zero word
+ * and where it is; then the bytes of that word and of the tail. Every byte
+ * is read, the same way, whatever the values. The copy goes back to bytes
+ * before the words' order matters. */
 static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
-  uint64_t sel[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint64_t sel[8];
   uint8_t block[64];
-  size_t block_at = 0, nb = n / 64, nw = n / 8;
-  for (size_t b = 0; b < nb; b++) {
-    uint64_t w[8], any = 0;
-    memcpy(w, p + 64 * b, sizeof w);
-    for (size_t k = 0; k < 8; k++) any |= w[k];
-    uint64_t m = 0 - nonzero64(any);
-    for (size_t k = 0; k < 8; k++) sel[k] = (sel[k] & ~m) | (w[k] & m);
-    block_at = (block_at & ~(size_t)m) | ((64 * b) & (size_t)m);
-  }
+  const size_t nb = n / 64, nw = n / 8;
+  const size_t block_at = gostx__dispatch()->tls_scan->last_block(p, nb, sel);
   memcpy(block, sel, sizeof block);
   /* The loops keep which word and which byte (public loop indexes), not
    * where they are: an address and a secret position that both step by 8
@@ -166,21 +148,21 @@ static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
   size_t word_i = 0; /* 0..7: of the block copy; 8..: after the last whole block */
   for (size_t i = 0; i < 8 + nw - 8 * nb; i++) { /* i is public */
     uint64_t w = gostx_load64_le(i < 8 ? block + 8 * i : p + 64 * nb + 8 * (i - 8));
-    uint64_t m = 0 - nonzero64(w);
+    uint64_t m = 0 - gostx__nonzero64(w);
     word = (word & ~m) | (w & m);
     word_i = (word_i & ~(size_t)m) | (i & (size_t)m);
   }
-  size_t in_copy = 0 - (size_t)nonzero64((uint64_t)(word_i - 8) >> 63); /* word_i < 8 */
+  size_t in_copy = 0 - (size_t)gostx__nonzero64((uint64_t)(word_i - 8) >> 63); /* word_i < 8 */
   size_t word_at = 8 * word_i + ((block_at & in_copy) | ((64 * nb - 64) & ~in_copy));
   uint64_t type = 0;
   size_t byte_j = 0; /* 0..7: of word; 8..: of the tail after the last whole word */
   for (size_t j = 0; j < 8 + n % 8; j++) {
     uint64_t b = j < 8 ? (word >> (8 * j)) & 0xff : p[8 * nw + j - 8];
-    uint64_t m = 0 - nonzero64(b);
+    uint64_t m = 0 - gostx__nonzero64(b);
     type = (type & ~m) | (b & m);
     byte_j = (byte_j & ~(size_t)m) | (j & (size_t)m);
   }
-  size_t in_word = 0 - (size_t)nonzero64((uint64_t)(byte_j - 8) >> 63); /* byte_j < 8 */
+  size_t in_word = 0 - (size_t)gostx__nonzero64((uint64_t)(byte_j - 8) >> 63); /* byte_j < 8 */
   size_t at = byte_j + ((word_at & in_word) | ((8 * nw - 8) & ~in_word));
   gostx_memzero(sel, sizeof sel);
   gostx_memzero(block, sizeof block);
