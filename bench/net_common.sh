@@ -41,6 +41,12 @@ ticks() {
   for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0))); done
   echo $t
 }
+# the same, system time (stime) alone: the kernel's share
+sys_ticks() {
+  local t=0 p
+  for p in "$@"; do t=$((t + $(awk '{print $15}' /proc/$p/stat 2>/dev/null || echo 0))); done
+  echo $t
+}
 HZ=$(getconf CLK_TCK)
 
 # gostx tunnel on both sides, TUN gxb0 addressed 10.232.0.1 (a) and

@@ -30,6 +30,8 @@
 #            gostx's and today's wireguard-go's, counts each one once)
 #   cpu s/GB CPU seconds (utime + stime from /proc/PID/stat) of both tunnel
 #            processes per 10^9 bytes delivered
+#   sys s/GB the kernel's part of it (stime alone): the TUN and UDP sockets,
+#            the stack under them, the softirq work charged to the tunnel
 # Then the crypto alone (CRYPTO=0 skips it): build/bench/esp_speed (lib/esp,
 # the tunnel's seal and open, against raw MGM and the MGM stream batch on the
 # same CPU clock) and, for reference, `gostx bench --batch 1408` (wall
@@ -52,17 +54,20 @@ one() {
   ip netns exec $NB timeout $((SECS + 20)) iperf3 -s -1 -B $addr >/dev/null 2>&1 &
   local s=$!
   sleep 0.5
-  local r0 p0 t0 r1 p1 t1
+  local r0 p0 t0 r1 p1 t1 k0 k1
   read -r r0 p0 < <(dev_rx $NB $dev)
   t0=$(ticks "${PIDS[@]}")
+  k0=$(sys_ticks "${PIDS[@]}")
   ip netns exec $NA timeout $((SECS + 15)) iperf3 -c $addr -t "$SECS" "$@" >>"$T/iperf.log" 2>&1
   t1=$(ticks "${PIDS[@]}")
+  k1=$(sys_ticks "${PIDS[@]}")
   read -r r1 p1 < <(dev_rx $NB $dev)
   wait $s 2>/dev/null
-  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v hz=$HZ -v s="$SECS" \
-    -v n=${#PIDS[@]} 'BEGIN {
-      printf "%.3f %.1f %s\n", b * 8 / s / 1e9, p / s / 1e3,
-      (n && b) ? sprintf("%.2f", c / hz / (b / 1e9)) : "-" }'
+  awk -v b=$((r1 - r0)) -v p=$((p1 - p0)) -v c=$((t1 - t0)) -v k=$((k1 - k0)) -v hz=$HZ \
+    -v s="$SECS" -v n=${#PIDS[@]} 'BEGIN {
+      printf "%.3f %.1f %s %s\n", b * 8 / s / 1e9, p / s / 1e3,
+      (n && b) ? sprintf("%.2f", c / hz / (b / 1e9)) : "-",
+      (n && b) ? sprintf("%.2f", k / hz / (b / 1e9)) : "-" }'
 }
 # the median (by Gbit/s) of RUNS runs
 median() {
@@ -79,14 +84,14 @@ measure() { # NAME DEV SERVER_ADDR; each row also into $T/rows (NAME|TEST|Gbit/s
     # shellcheck disable=SC2086
     r=$(median $2 $3 ${t#*|})
     # shellcheck disable=SC2086
-    printf '%-44s %-11s %8s %9s %8s\n' "$1" "${t%%|*}" $r
+    printf '%-44s %-11s %8s %9s %8s %8s\n' "$1" "${t%%|*}" $r
     echo "$1|${t%%|*}|$r" >>"$T/rows"
   done
 }
 
 echo "# $(nproc) CPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# iperf3 ${SECS}s, median of $RUNS runs; MTU 1400 in every tunnel"
-printf '%-44s %-11s %8s %9s %8s\n' setup test Gbit/s kpps "cpu s/GB"
+printf '%-44s %-11s %8s %9s %8s %8s\n' setup test Gbit/s kpps "cpu s/GB" "sys s/GB"
 [ "$OTHERS" = 0 ] || measure "veth, no tunnel" $VB 10.231.0.2
 
 gostx_run() { # TRANSFORM THREADS
@@ -192,7 +197,7 @@ order=$(for t in "${TESTS[@]}"; do printf '%s|' "${t%%|*}"; done)
       if (f[2] == 1400) cipher[f[1]] = (f[4] + f[6]) / 1400
     }
   }
-  { split($3, v, " "); gbit[$1 "|" $2] = v[1]; cpu[$1 "|" $2] = v[3] }
+  { split($3, v, " "); gbit[$1 "|" $2] = v[1]; cpu[$1 "|" $2] = v[3]; sys[$1 "|" $2] = v[4] }
   $1 ~ /^wireguard-go .*today/ && $2 == "tcp x1" { wg = v[3] }
   $1 ~ /^gostx / {
     split($1, n, " ")
@@ -208,7 +213,7 @@ order=$(for t in "${TESTS[@]}"; do printf '%s|' "${t%%|*}"; done)
       if (t in cipher)
         printf "%-22s cipher alone (esp_speed 1400 B, seal + open bursts) %.2f s/GB\n", t, cipher[t]
       if (c != "" && c != "-" && (t in cipher))
-        printf "%-22s TCP x1 t1 CPU s/GB %s = %.2fx the cipher alone\n", t, c, c / cipher[t]
+        printf "%-22s TCP x1 t1 CPU s/GB %s = %.2fx the cipher alone (of it the kernel, stime: %s s/GB = %.2fx the cipher)\n", t, c, c / cipher[t], sys[t1 "|tcp x1"], sys[t1 "|tcp x1"] / cipher[t]
       if (c != "" && c != "-" && wg != "" && wg != "-")
         printf "%-22s TCP x1 t1: wireguard-go (today, offloads) CPU s/GB %s / ours %s = %.2f\n", t, wg, c, wg / c
       if (t1 != "" && t2 != "")

@@ -318,10 +318,11 @@ pids_stop
 # lib/tls over TCP on loopback with bulk writes, through bench/tls_bulk (the
 # benchmark of tls_speed.sh): its client compares every byte with what the
 # server sealed and exits 1 on a difference or a short count; 64 KiB
-# writes (four records each), 1000-byte writes, and its plain mode
+# writes (four records each), 1000-byte writes, its plain mode and its
+# MGM-without-TLS modes (each piece opened and compared as well)
 BULK=$(dirname "$G")/bench/tls_bulk
 if [ -x "$BULK" ]; then
-  for run in "KUZNYECHIK_MGM_L 3" "MAGMA_MGM_S 3 1000" "plain 3"; do
+  for run in "KUZNYECHIK_MGM_L 3" "MAGMA_MGM_S 3 1000" "plain 3" "mgm-magma 3" "mgm-kuznyechik 3 16384"; do
     # shellcheck disable=SC2086
     timeout 60 "$BULK" "$PKI/chain-256A.pem" "$PKI/leaf-256A.key" $run >"$T/bulk" 2>&1 &&
       grep -q "^${run%% *} bytes 3145728 " "$T/bulk" && ok || bad "tls_bulk $run: $(cat "$T/bulk")"
