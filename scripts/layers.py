@@ -18,10 +18,11 @@ LAYERS = [
               "x86_avx512*"]),
     # helpers the kernels share with the layers above (counter blocks, the XTS walk)
     ("blockops", ["blockops/*"]),
-    # one ISA per file, their tables and templates
+    # one ISA per file, their tables and templates (lib/tls's padding scan too)
     ("kernels", ["magma/impl.h", "magma/sbox*", "magma/magma_*", "magma/sliced_*",
                  "kuznyechik/impl.h", "kuznyechik/kuz_*", "mgm/impl.h", "mgm/mgm_*",
-                 "streebog/impl.h", "streebog/streebog_*", "gost3410/impl.h"]),
+                 "streebog/impl.h", "streebog/streebog_*", "gost3410/impl.h",
+                 "tls/pad_scan*"]),
     # GOST R 34.10 (lib/gost3410) below the dispatcher, lowest first: the
     # field (no curve; the MULX bodies for the rows that have them), the
     # curve type, the scalar helpers both curve models share (recoding, NAF,
