@@ -590,17 +590,26 @@ void gostx__mgm_many(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
   if (k) many_run(c, decrypt, mm, k, tag_len);
 }
 
-/* The checks of gostx_mgm_init (gostx__mgm_y1z1) a message of the short
- * path would otherwise skip: the nonce's length. */
-static int oneshot(const gostx_cipher *c, int decrypt, const uint8_t *nonce, size_t nonce_len,
-                   const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                   uint8_t *out, uint8_t *tag, size_t tag_len) {
-  struct gostx__mgm_msg m = {nonce, aad, aad_len, in, len, out, tag, 0};
+/* The one-shot calls' argument checks, with those of gostx_mgm_init
+ * (gostx__mgm_y1z1) a message of the short path would otherwise skip: the
+ * nonce's length. */
+static int oneshot_args(const gostx_cipher *c, int decrypt, const uint8_t *nonce,
+                        size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                        size_t len, const uint8_t *out, const uint8_t *tag, size_t tag_len) {
   if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
   if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
   if (!decrypt && aad_len == 0 && len == 0) return GOSTX_ELEN;
   if (!nonce || (c->id != GOSTX_ALG_KUZNYECHIK && c->id != GOSTX_ALG_MAGMA)) return GOSTX_EINVAL;
   if (nonce_len != c->block_len) return GOSTX_ELEN;
+  return GOSTX_OK;
+}
+
+static int oneshot(const gostx_cipher *c, int decrypt, const uint8_t *nonce, size_t nonce_len,
+                   const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                   uint8_t *out, uint8_t *tag, size_t tag_len) {
+  struct gostx__mgm_msg m = {nonce, aad, aad_len, in, len, out, tag, 0};
+  int rc = oneshot_args(c, decrypt, nonce, nonce_len, aad, aad_len, in, len, out, tag, tag_len);
+  if (rc != GOSTX_OK) return rc;
   gostx__mgm_many(c, decrypt, &m, 1, tag_len);
   return m.status;
 }
@@ -620,11 +629,9 @@ int gostx__mgm_encrypt_split(const gostx_cipher *c, const uint8_t *nonce, size_t
     if (in != out && len1) memcpy(out, in, len1);
     return oneshot(c, 0, nonce, nonce_len, aad, aad_len, out, len, out, tag, tag_len);
   }
-  if (!tag || (!aad && aad_len)) return GOSTX_EINVAL;
-  if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
-  if (!nonce || (c->id != GOSTX_ALG_KUZNYECHIK && c->id != GOSTX_ALG_MAGMA)) return GOSTX_EINVAL;
-  if (nonce_len != c->block_len) return GOSTX_ELEN;
-  if (nonce[0] & 0x80) return GOSTX_EINVAL;
+  /* a long one: the nonce's top bit is gostx_mgm_init's to refuse */
+  int rc = oneshot_args(c, 0, nonce, nonce_len, aad, aad_len, out, len, out, tag, tag_len);
+  if (rc != GOSTX_OK) return rc;
   return mgm_encrypt_stream(c, nonce, nonce_len, aad, aad_len, in, len1, out, len, tag, tag_len);
 }
 
