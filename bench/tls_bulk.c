@@ -74,6 +74,10 @@ static int mgm_mode(const char *suite, gostx_cipher *c, size_t *n) {
   return 1;
 }
 
+/* Each piece's additional data: a TLS record header's 5 bytes, as the TLS
+ * rows authenticate. */
+static const uint8_t piece_aad[5] = {0x17, 3, 3, 0x40, 0};
+
 /* Piece i's nonce: i in the last 8 bytes, the top bit clear. */
 static void piece_nonce(uint8_t *nonce, size_t n, unsigned long long i) {
   memset(nonce, 0, n);
@@ -84,7 +88,6 @@ static void piece_nonce(uint8_t *nonce, size_t n, unsigned long long i) {
  * and compared with the pattern; returns the bytes opened, or -1. */
 static long long mgm_receive(int fd, const gostx_cipher *c, size_t n, uint8_t *buf) {
   static uint8_t in[8 * (PIECE + 16)];
-  static const uint8_t aad[5] = {0x17, 3, 3, 0x40, 0};
   size_t have = 0, piece = PIECE + n;
   unsigned long long total = 0, i = 0;
   uint8_t nonce[16];
@@ -96,7 +99,7 @@ static long long mgm_receive(int fd, const gostx_cipher *c, size_t n, uint8_t *b
     size_t at = 0;
     for (; have - at >= piece; at += piece, i++) {
       piece_nonce(nonce, n, i);
-      if (gostx_mgm_decrypt(c, nonce, n, aad, 5, in + at, PIECE, in + at + PIECE, n, buf)) return -1;
+      if (gostx_mgm_decrypt(c, nonce, n, piece_aad, 5, in + at, PIECE, in + at + PIECE, n, buf)) return -1;
       size_t off = (size_t)(total % PATTERN);
       if (memcmp(buf, pattern + off, PIECE)) return -1; /* PATTERN is a multiple of PIECE */
       total += PIECE;
@@ -110,7 +113,6 @@ static long long mgm_receive(int fd, const gostx_cipher *c, size_t n, uint8_t *b
  * piece, wlen / PIECE pieces (at least one) a send. */
 static int mgm_send(int fd, const gostx_cipher *c, size_t n, unsigned long long bytes, size_t wlen) {
   static uint8_t out[(PATTERN / PIECE) * (PIECE + 16)];
-  static const uint8_t aad[5] = {0x17, 3, 3, 0x40, 0};
   const size_t per = wlen / PIECE ? wlen / PIECE : 1, piece = PIECE + n;
   uint8_t nonce[16];
   unsigned long long i = 0;
@@ -118,7 +120,7 @@ static int mgm_send(int fd, const gostx_cipher *c, size_t n, unsigned long long 
     size_t k = 0;
     for (; k < per && sent < bytes; k++, i++, sent += PIECE) {
       piece_nonce(nonce, n, i);
-      if (gostx_mgm_encrypt(c, nonce, n, aad, 5, pattern + sent % PATTERN, PIECE, out + k * piece,
+      if (gostx_mgm_encrypt(c, nonce, n, piece_aad, 5, pattern + sent % PATTERN, PIECE, out + k * piece,
                             out + k * piece + PIECE, n))
         return -1;
     }
