@@ -91,6 +91,14 @@ void cli_free_secret(uint8_t *p, size_t len);
 /* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
  * of the secret. Returns the count, or -1 after printing why. */
 long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap);
+/* Whether the secret file path (named opt in messages) is kept from group
+ * and others: one they can access is refused, as ssh refuses such private
+ * keys and the tunnel (insecure_key_file) and the disk filter
+ * (insecure-key-file) refuse their key files, unless allow (then a warning;
+ * allow_opt names the option that allows it). Only regular files are
+ * judged ("-" is stdin); a missing one is left to its reader to report.
+ * Returns 0, or CLI_EXIT_FAIL after printing. */
+int cli_secret_file_private(const char *opt, const char *path, int allow, const char *allow_opt);
 /* A passphrase (1..CLI_PASS_MAX bytes) from pass_file, one trailing "\n" or
  * "\r\n" dropped, or, pass_file NULL, typed on the terminal after prompt
  * with echo off (asked twice when confirm). pass: CLI_PASS_MAX + 2 bytes.

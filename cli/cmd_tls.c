@@ -103,12 +103,16 @@ static void usage(FILE *f) {
           COMMON_HELP
           "  --threads N         serve, connect: worker threads (default: one per CPU)\n");
   fprintf(f,
+          "  --insecure-key-file use secret files (--key, -passin file:, --psk-file,\n"
+          "                      --ticket-key, --sess-in) that group or others can\n"
+          "                      access; by default they are refused (chmod go= them)\n"
           "\n"
           "Each connection ends as it should: the peer's close_notify closes the plain\n"
           "side for writing, the plain side's end of data sends close_notify, the other\n"
           "direction goes on (half-close); a TLS error resets the plain connection.\n"
           "SIGINT or SIGTERM stops serve and connect.\n"
-          "Exit status: 0 success, 1 a connection or handshake failure, 2 usage error.\n"
+          "Exit status: 0 success, 1 a connection or handshake failure or a file that\n"
+          "cannot be read or is not kept private, 2 usage error.\n"
           "\n" CLI_ARGV_SECRET_NOTE("-passin pass:PASSWORD or --psk",
                                    "-passin's file:, fd: and env: and --psk-file"));
 }
@@ -117,7 +121,7 @@ struct tls_opts {
   const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
   const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
   const char *psk, *psk_file, *sess_in, *sess_out, *ticket_key;
-  int verify_client, require_client, insecure, close_on_eof, no_tickets;
+  int verify_client, require_client, insecure, close_on_eof, no_tickets, insecure_key_file;
 };
 
 /* ---- key log ---- */
@@ -333,6 +337,18 @@ static int suites_have_version(const char *list, unsigned v) {
   return 0;
 }
 
+/* --ca FILE|DIR opened, or CLI_EXIT_FAIL with the reason (the store's
+ * reader says only "cannot open"). */
+static int ca_readable(const char *path, const char *sub) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    cli_err("%s: --ca %s: %s", sub, path, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  close(fd);
+  return 0;
+}
+
 static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_config **out,
                         gostx_x509_store **store_out) {
   const char *sub = mode_name[mode];
@@ -368,11 +384,17 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
   if (!rc && o->ca) {
     store = gostx_x509_store_new();
     char err[256] = "";
+    int lrc;
     if (!store) {
       cli_err("%s: out of memory", sub);
       rc = CLI_EXIT_FAIL;
-    } else if (gostx_x509_store_add_path(store, o->ca, err, sizeof err)) {
-      rc = cli_usage("%s: --ca %s: %s", sub, o->ca, *err ? err : "no certificate read");
+    } else if ((rc = ca_readable(o->ca, sub))) {
+    } else if ((lrc = gostx_x509_store_add_path(store, o->ca, err, sizeof err))) {
+      /* I/O (a file of the folder unreadable) is 1, what was read and
+       * refused a usage error (2), as for the other files */
+      const char *why = *err ? err : "no certificate read";
+      if (lrc == GOSTX_EIO) cli_err("%s: --ca %s: %s", sub, o->ca, why);
+      rc = lrc == GOSTX_EIO ? CLI_EXIT_FAIL : cli_usage("%s: --ca %s: %s", sub, o->ca, why);
     } else {
       gostx_tls_config_set_store(cfg, store);
     }
@@ -464,6 +486,24 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
   return 0;
 }
 
+/* The secret files given (the key, its password file, the PSK, the ticket
+ * key, a session) kept from group and others, unless --insecure-key-file. */
+static int secret_files_private(const struct tls_opts *o) {
+  const char *pass_file = o->passin && !strncmp(o->passin, "file:", 5) ? o->passin + 5 : NULL;
+  const struct {
+    const char *opt, *path;
+  } files[] = {{"--key", o->key},           {"-passin file:", pass_file},
+               {"--psk-file", o->psk_file}, {"--ticket-key", o->ticket_key},
+               {"--sess-in", o->sess_in}};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    int rc = files[i].path ? cli_secret_file_private(files[i].opt, files[i].path,
+                                                     o->insecure_key_file, "--insecure-key-file")
+                           : 0;
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 /* ---- gostx tls client ---- */
 
 struct client {
@@ -500,11 +540,14 @@ static int client_ready(struct tls_conn *c) {
     fprintf(f, "  %zu subject: %s\n    issuer:  %s\n", i, subj, iss);
   }
   int reused = gostx_tls_session_reused(c->tls);
+  /* TLS 1.3 without a signature and not resumed: the external PSK. TLS 1.2
+   * never has a signature: its chain is what was verified (or not). */
+  int psk = !scheme && !reused && gostx_tls_version_id(c->tls) == GOSTX_TLS_VERSION_1_3;
   fprintf(f, "Session: %s\n", reused ? "reused (a ticket)" : "new");
   if (reused)
     fprintf(f, "Verification: the resumed session (the server's Finished under its key; its\n"
                "  first handshake verified the chain)\n");
-  else if (!scheme)
+  else if (psk)
     fprintf(f, "Verification: the PSK (the server's binder and Finished)\n");
   else if (cl->o->insecure)
     fprintf(f, "Verification: skipped (--insecure)\n");
@@ -659,7 +702,7 @@ int cmd_tls(int argc, char **argv) {
     O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
     O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
     O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_PSK, O_PSK_FILE, O_SESS_IN, O_SESS_OUT, O_NO_TICKETS,
-    O_TICKET_KEY, O_HELP
+    O_TICKET_KEY, O_INSECURE_KEY_FILE, O_HELP
   };
   static const cli_opt opts[] = {
       {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
@@ -677,6 +720,7 @@ int cmd_tls(int argc, char **argv) {
       {"sess-out", 0, CLI_PATH, O_SESS_OUT},    {"sess_out", 0, CLI_PATH, O_SESS_OUT},
       {"no-tickets", 0, CLI_NOARG, O_NO_TICKETS}, {"no_ticket", 0, CLI_NOARG, O_NO_TICKETS},
       {"ticket-key", 0, CLI_PATH, O_TICKET_KEY},
+      {"insecure-key-file", 0, CLI_NOARG, O_INSECURE_KEY_FILE},
       {"help", 'h', CLI_NOARG, O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -722,6 +766,7 @@ int cmd_tls(int argc, char **argv) {
     case O_SESS_OUT: o.sess_out = p.arg; break;
     case O_NO_TICKETS: o.no_tickets = 1; break;
     case O_TICKET_KEY: o.ticket_key = p.arg; break;
+    case O_INSECURE_KEY_FILE: o.insecure_key_file = 1; break;
     case O_HELP: usage(stdout); return CLI_EXIT_OK;
     case CLI_POS:
       if (mode != MODE_CLIENT || o.target)
@@ -732,6 +777,7 @@ int cmd_tls(int argc, char **argv) {
     }
   }
   int rc = check_opts(mode, &o);
+  if (!rc) rc = secret_files_private(&o);
   if (rc) return rc;
   uint64_t timeout = 30, threads = 0;
   if (o.timeout && cli_uint("--timeout", o.timeout, 1, 3600, &timeout)) return CLI_EXIT_USAGE;

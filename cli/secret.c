@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -42,6 +43,22 @@ long cli_read_secret_file(const char *path, uint8_t *buf, size_t cap) {
   long n = read_secret_fd(fd, path, buf, cap);
   close(fd);
   return n;
+}
+
+int cli_secret_file_private(const char *opt, const char *path, int allow, const char *allow_opt) {
+  struct stat st;
+  if (stat(strcmp(path, "-") ? path : "/dev/stdin", &st) || !S_ISREG(st.st_mode) ||
+      !(st.st_mode & 077))
+    return 0;
+  unsigned mode = (unsigned)(st.st_mode & 07777);
+  if (!allow) {
+    cli_err("%s %s has mode %04o: group or others can access it; chmod go= it, or give %s to "
+            "use it anyway", opt, path, mode, allow_opt);
+    return CLI_EXIT_FAIL;
+  }
+  cli_err("warning: %s %s has mode %04o: group or others can access it (used because of %s)",
+          opt, path, mode, allow_opt);
+  return 0;
 }
 
 int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]) {

@@ -391,13 +391,25 @@ static void session_offer(struct tls_proxy *p, gostx_tls *tls) {
   pthread_mutex_unlock(&p->sess_mu);
 }
 
+/* serve: what to do about a failure whose reason alone leaves the
+ * operator guessing, "" when nothing. */
+static const char *fail_advice(const struct tls_proxy *p, const gostx_tls *tls) {
+  const char *err = tls ? gostx_tls_error(tls) : NULL;
+  /* openssl + gost-engine (curl, s_client): GOST suites under 1.2 only */
+  if (p->serve && err && strstr(err, "offers TLS 1.3 without GOST suites"))
+    return "; serve such clients with --version 1.2";
+  return "";
+}
+
 static void conn_end(struct worker *w, struct pconn *pc, int abortive, const char *why) {
   struct tls_conn *c = &pc->c;
   if (c->tls && gostx_tls_session_reused(c->tls)) atomic_fetch_add(&w->p->resumed, 1);
   if (c->tls && w->p->resume) session_keep(w->p, c->tls);
   if (why) {
+    char line[sizeof c->why + 64];
+    snprintf(line, sizeof line, "%s%s", why, fail_advice(w->p, c->tls));
     atomic_fetch_add(&w->p->failed, 1);
-    log_fail(pc->peer, why);
+    log_fail(pc->peer, line);
   }
   if (pc->prev) pc->prev->next = pc->next;
   else w->conns = pc->next;

@@ -85,7 +85,9 @@ refused 2 "--alpn 'h2,,x': empty list entry" client 127.0.0.1:9 --insecure --alp
 # files: missing, not certificates, a key that is not the certificate's
 refused 1 "$T/none.pem" "${S[@]}" --cert "$T/none.pem" --key "$PKI/leaf-256A.key"
 refused 1 "$T/none.key" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/none.key"
-refused 2 "ca $T/none.pem" connect "${L[@]}" --upstream 127.0.0.1:9 --ca "$T/none.pem"
+# a --ca that cannot be read is I/O (1), with the reason
+refused 1 "ca $T/none.pem: No such file or directory" connect "${L[@]}" --upstream 127.0.0.1:9 \
+  --ca "$T/none.pem"
 refused 2 "no certificate in it" "${S[@]}" --cert "$PKI/leaf-256A.key" --key "$PKI/leaf-256A.key"
 refused 2 "cert /dev/zero: larger than" "${S[@]}" --cert /dev/zero --key "$PKI/leaf-256A.key"
 for i in $(seq 11); do cat "$PKI/leaf-256A.pem"; done >"$T/eleven.pem"
@@ -98,6 +100,7 @@ refused 2 "notcert.pem: certificate 1: " "${S[@]}" --cert "$T/notcert.pem" --key
 refused 2 "does not go with --cert" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-512C.key"
 refused 2 "does not go with --cert" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$PKI/leaf-256B.key"
 "$G" pkey -in "$PKI/leaf-256A.key" -pubout -out "$T/pub.pem"
+chmod 600 "$T/pub.pem" # refused for its content, not its mode
 refused 2 "public key" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/pub.pem"
 "$G" pkey -in "$PKI/leaf-256A.key" -out "$T/enc.key" -passout pass:right
 refused 1 "wrong password" "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/enc.key" -passin pass:wrong
@@ -116,9 +119,43 @@ refused 2 "psk key: odd number" "${S[@]}" --psk "id:${PK}0"
 refused 2 "give --psk or --psk-file, not both" "${S[@]}" --psk "id:$PK" --psk-file "$T/psk"
 refused 1 "$T/none.psk" "${S[@]}" --psk-file "$T/none.psk"
 printf 'id:%s\nsecond:%s\n' "$PK" "$PK" >"$T/two.psk"
+chmod 600 "$T/two.psk"
 refused 2 "two.psk: not one line" "${S[@]}" --psk-file "$T/two.psk"
 printf 'id:%s0\n' "$PK" >"$T/odd.psk"
+chmod 600 "$T/odd.psk"
 refused 2 "psk-file key: odd number" client 127.0.0.1:9 --psk-file "$T/odd.psk"
+# secret files that group or others can access are refused (exit 1, the
+# file and its mode named), as the tunnel and the disk filter refuse them,
+# unless --insecure-key-file (then a warning): the key, its password file,
+# the PSK, the ticket key, a session
+printf 'id:%s\n' "$PK" >"$T/open.psk"
+cp "$PKI/leaf-256A.key" "$T/open.key"
+printf 'right\n' >"$T/open.pass"
+python3 -c 'import os; print(os.urandom(32).hex())' >"$T/open.tkey"
+chmod 644 "$T/open.psk" "$T/open.key" "$T/open.pass" "$T/open.tkey"
+chmod 640 "$T/enc.key"
+mode_refused() { # OPT FILE MODE ARGS...
+  refused 1 "$1 $2 has mode $3: group or others can access it; chmod go= it, or give --insecure-key-file" "${@:4}"
+}
+mode_refused --key "$T/open.key" 0644 "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/open.key"
+mode_refused --key "$T/enc.key" 0640 "${S[@]}" --cert "$PKI/chain-256A.pem" --key "$T/enc.key" \
+  -passin pass:right
+mode_refused --key "$T/open.key" 0644 client 127.0.0.1:9 --insecure --cert "$PKI/chain-256A.pem" \
+  --key "$T/open.key"
+mode_refused --psk-file "$T/open.psk" 0644 "${S[@]}" --psk-file "$T/open.psk"
+mode_refused --psk-file "$T/open.psk" 0644 connect "${L[@]}" --upstream 127.0.0.1:9 --psk-file "$T/open.psk"
+mode_refused --psk-file "$T/open.psk" 0644 client 127.0.0.1:9 --psk-file "$T/open.psk"
+mode_refused --ticket-key "$T/open.tkey" 0644 "${S[@]}" "${ID[@]}" --ticket-key "$T/open.tkey"
+chmod 600 "$T/enc.key"
+mode_refused "-passin file:" "$T/open.pass" 0644 "${S[@]}" --cert "$PKI/chain-256A.pem" \
+  --key "$T/enc.key" -passin "file:$T/open.pass"
+cp "$T/open.psk" "$T/open.sess"
+mode_refused --sess-in "$T/open.sess" 0644 client 127.0.0.1:9 --insecure --sess-in "$T/open.sess"
+# allowed: a warning, and the file used (the PSK taken; the connection is
+# what fails)
+refused 1 "warning: --psk-file $T/open.psk has mode 0644.*used because of --insecure-key-file" \
+  client 127.0.0.1:9 --psk-file "$T/open.psk" --insecure-key-file
+grep -q "connect to 127.0.0.1:9" "$T/err" && ok || bad "--insecure-key-file: $(cat "$T/err")"
 # the listening address taken: exit 1, naming it
 python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" 2>/dev/null &
@@ -157,9 +194,11 @@ versions() {
   shift
   rc=99
   rm -f "$T/v.out" "$T/v.err"
+  local ca=(--ca "$PKI/ca.pem")
+  [[ " $* " = *" --insecure "* ]] && ca=()
   tls_start v12 tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
     --threads 1 "${sargs[@]}" || return
-  echo "hello over GOST TLS" | timeout 20 "$G" tls client "127.0.0.1:$PORT" --ca "$PKI/ca.pem" \
+  echo "hello over GOST TLS" | timeout 20 "$G" tls client "127.0.0.1:$PORT" "${ca[@]}" \
     --close-on-eof "$@" >"$T/v.out" 2>"$T/v.err"
   rc=$?
   kill "$PID" 2>/dev/null
@@ -176,6 +215,42 @@ R=TLS_GOSTR341112_256_WITH_
 versions -- ; agreed TLSv1.3 ${R}KUZNYECHIK_MGM_L "both by default: 1.3"
 versions --version 1.2 -- ; agreed TLSv1.2 ${R}KUZNYECHIK_CTR_OMAC "serve --version 1.2, client default"
 [ "$(field Group)" = "(none: TLS 1.2 key transport)" ] && ok || bad "TLS 1.2 group line: $(field Group)"
+# what the client verified, said as it was: the chain under TLS 1.2 too
+# (which has no signature), nothing with --insecure
+[ "$(field Verification)" = "OK (chain to $PKI/ca.pem, name 127.0.0.1)" ] && ok ||
+  bad "TLS 1.2 verification line: $(field Verification)"
+versions --version 1.2 -- --insecure
+agreed TLSv1.2 ${R}KUZNYECHIK_CTR_OMAC "serve --version 1.2, client --insecure"
+[ "$(field Verification)" = "skipped (--insecure)" ] && ok ||
+  bad "TLS 1.2 --insecure verification line: $(field Verification)"
+versions -- --insecure
+[ "$(field Verification)" = "skipped (--insecure)" ] && ok ||
+  bad "TLS 1.3 --insecure verification line: $(field Verification)"
+# openssl + gost-engine as a client (as curl is): TLS 1.3 offered without
+# GOST suites, GOST ones under 1.2 only, so serve's defaults (1.3 served)
+# cannot take it; serve's log says why and what to do, and serve
+# --version 1.2 takes it
+for v in default 1.2; do
+  vargs=()
+  [ $v = 1.2 ] && vargs=(--version 1.2)
+  if tls_start ossl tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
+    --threads 1 "${vargs[@]}"; then
+    echo "hello from openssl" | timeout 10 openssl s_client -engine gost -connect "127.0.0.1:$PORT" \
+      -CAfile "$PKI/ca.pem" -verify_return_error -ign_eof >"$T/ossl.out" 2>"$T/ossl.err"
+    orc=$?
+    kill "$PID"
+    wait "$PID" 2>/dev/null
+    if [ $v = default ]; then
+      [ $orc != 0 ] && grep -q 'offers TLS 1.3 without GOST suites.*serve such clients with --version 1.2' \
+        "$T/ossl.log" && ok || bad "openssl s_client to serve's defaults (rc $orc): $(cat "$T/ossl.log")"
+    else
+      grep -q '^hello from openssl$' "$T/ossl.out" && ok ||
+        bad "openssl s_client to serve --version 1.2 (rc $orc): $(cat "$T/ossl.log" "$T/ossl.err")"
+    fi
+  else
+    bad "serve for openssl s_client did not start"
+  fi
+done
 versions -- --version 1.2 --suites MAGMA_CTR_OMAC
 agreed TLSv1.2 ${R}MAGMA_CTR_OMAC "client --version 1.2 --suites MAGMA_CTR_OMAC"
 versions --suites ${R}28147_CNT_IMIT:KUZNYECHIK_MGM_S -- --version 1.2
@@ -201,12 +276,15 @@ refused 2 -- '--ticket-key is not an option of tls connect' connect "${L[@]}" --
 refused 2 -- '--no-tickets sends no tickets: it takes no --ticket-key' "${S[@]}" "${ID[@]}" \
   --no-tickets --ticket-key /dev/null
 printf '%063d\n' 0 >"$T/short.tkey"
+chmod 600 "$T/short.tkey"
 refused 2 "ticket-key $T/short.tkey: not one line of 64 hex digits" "${S[@]}" "${ID[@]}" \
   --ticket-key "$T/short.tkey"
 printf '%063dg\n' 0 >"$T/nothex.tkey"
+chmod 600 "$T/nothex.tkey"
 refused 2 "ticket-key $T/nothex.tkey" "${S[@]}" "${ID[@]}" --ticket-key "$T/nothex.tkey"
 refused 1 "missing.tkey" "${S[@]}" "${ID[@]}" --ticket-key "$T/missing.tkey"
 echo "not a session" >"$T/bad.sess"
+chmod 600 "$T/bad.sess"
 refused 2 "sess-in $T/bad.sess: not a session" client 127.0.0.1:9 --insecure --sess-in "$T/bad.sess"
 versions -- --sess-out "$T/s.sess"
 [ $rc = 0 ] && [ "$(field Session)" = new ] && [ "$(stat -c %a "$T/s.sess")" = 600 ] && ok ||
@@ -237,6 +315,7 @@ fi
 # another key does not
 python3 -c 'import os; print(os.urandom(32).hex())' >"$T/a.tkey"
 python3 -c 'import os; print(os.urandom(32).hex())' >"$T/b.tkey"
+chmod 600 "$T/a.tkey" "$T/b.tkey"
 for k in a a b; do
   tls_start tk tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" --threads 1 \
     --ticket-key "$T/$k.tkey" || { bad "serve --ticket-key did not start"; break; }

@@ -817,6 +817,22 @@ static int take_psk(gostx_tls *c, const uint8_t *msg, const hello *h) {
   return 0;
 }
 
+/* Whether the ClientHello offers RFC 9189 (TLS 1.2) suites and no RFC 9367
+ * (TLS 1.3) one, as openssl with gost-engine (curl, s_client) does while
+ * offering TLS 1.3: a server that speaks 1.3 must not answer it with 1.2
+ * (RFC 8446 4.1.3: the client refuses the downgrade), so the error says
+ * why, not just "no cipher suite in common". */
+static int offers_gost12_only(const hello *h) {
+  rd l = h->suites;
+  int gost12 = 0;
+  while (l.n >= 2) {
+    unsigned id = get(&l, 2);
+    if (gostx__tls_suite_by_id(id)) return 0;
+    gost12 |= gostx__tls12_suite_by_id(id) != NULL;
+  }
+  return gost12;
+}
+
 static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   const gostx_tls_config *cfg = c->cfg;
   hello h;
@@ -880,7 +896,11 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   memcpy(c->session_id, h.sid.p, h.sid.n);
   for (size_t i = 0; i < cfg->nsuites && !c->suite; i++)
     if (gostx__tls_rd_has16(h.suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
-  if (!c->suite) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no cipher suite in common");
+  if (!c->suite)
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                offers_gost12_only(&h) ? "no cipher suite in common: the client offers TLS 1.3 "
+                                         "without GOST suites (its GOST suites are TLS 1.2's)"
+                                       : "no cipher suite in common");
   if (!c->psk) { /* authenticated by our certificate */
     unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
     if (!gostx__tls_rd_has16(h.sigs, scheme))

@@ -311,6 +311,7 @@ fi
 # --ca only (the certificate handshake)
 PK=$(printf '%064x' 7)
 printf 'gostx test psk:%s\n' "$PK" >"$T/ok.psk"
+chmod 600 "$T/ok.psk" # a secret file: refused if others can read it
 if tls_start psk tls serve --listen 127.0.0.1:0 --backend 127.0.0.1:$NGINX_PORT \
   --psk "gostx test psk:$PK"; then
   PSKPORT=$PORT
