@@ -393,7 +393,43 @@ sys.stdout.write(got.decode())' "$PORT")
 else
   bad "serve/connect --version 1.2 did not start"
 fi
+# bench/tls_hs_load's resumed rows (tls_speed.sh): each thread resumes with
+# its last connection's ticket, so nearly all resume; a server that sends
+# no tickets fails the row loudly (exit 1, under 95 %) instead of
+# measuring full handshakes under the name of resumed ones
+LOAD=$(dirname "$G")/bench/tls_hs_load
+for tickets in yes no; do
+  [ -x "$LOAD" ] || break
+  targs=()
+  [ $tickets = no ] && targs=(--no-tickets)
+  if tls_start hs tls serve "${L[@]}" --backend "127.0.0.1:$(cat "$T/echo.port")" "${ID[@]}" \
+    --threads 1 "${targs[@]}"; then
+    timeout 20 "$LOAD" 127.0.0.1 "$PORT" 0.5 2 KUZNYECHIK_MGM_L GC256A resume "$PKI/ca.pem" \
+      >"$T/hs.out" 2>"$T/hs.err"
+    hrc=$?
+    kill "$PID"
+    wait "$PID" 2>/dev/null
+    read -r _ hs _ _ _ _ _ resumed <"$T/hs.out"
+    if [ $tickets = yes ]; then
+      [ $hrc = 0 ] && [ "${hs:-0}" -gt 10 ] && [ $((resumed * 100)) -ge $((hs * 95)) ] && ok ||
+        bad "tls_hs_load resume (rc $hrc): $(cat "$T/hs.out" "$T/hs.err")"
+    else
+      [ $hrc = 1 ] && grep -q "FAILED: 0 of [0-9]* handshakes resumed, under 95 %" "$T/hs.err" && ok ||
+        bad "tls_hs_load resume against serve --no-tickets (rc $hrc): $(cat "$T/hs.out" "$T/hs.err")"
+    fi
+  else
+    bad "serve for tls_hs_load did not start"
+  fi
+done
 pids_stop
+# tests/support/gost_pki.sh with a relative OUTDIR (the one bench/tls_speed.sh
+# gave it from the README's build): made there, though it works elsewhere
+if (cd "$T" && bash "$HERE/support/gost_pki.sh" rel/pki >"$T/pki.out" 2>&1) &&
+  [ -s "$T/rel/pki/chain-256A.pem" ] && [ -s "$T/rel/pki/leaf-256A.key" ]; then
+  ok
+else
+  bad "gost_pki.sh rel/pki from $T: $(cat "$T/pki.out")"
+fi
 # lib/tls over TCP on loopback with bulk writes, through bench/tls_bulk (the
 # benchmark of tls_speed.sh): its client compares every byte with what the
 # server sealed and exits 1 on a difference or a short count; 64 KiB

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gost_pki.sh OUTDIR: a GOST test PKI made with openssl and gost-engine, for
-# the X.509 and TLS tests (no network; a second run with the same script is a
-# no-op: OUTDIR/.stamp holds the script's checksum).
+# the X.509 and TLS tests, in OUTDIR (relative to the current folder, or
+# absolute; no network; a second run with the same script is a no-op:
+# OUTDIR/.stamp holds the script's checksum).
 #   ca.pem/.key      root, GOST R 34.10-2012 512 paramSetA, CA:true
 #   int.pem/.key     intermediate, 256 paramSetA, CA:true pathlen:0
 #   leaf-CURVE.pem/.key for CURVE in 256A 256B 256C 256D 512A 512B 512C:
@@ -41,6 +42,7 @@ if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$sum" ]; then exit 0; fi
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
   { echo "gost_pki.sh: openssl with the gost engine not found" >&2; exit 77; }
 mkdir -p "$out"
+out=$(cd "$out" && pwd) # absolute: the work below is done in another folder
 work=$(mktemp -d "${TMPDIR:-/tmp}/gost-pki.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
