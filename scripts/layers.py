@@ -16,6 +16,9 @@ import sys
 LAYERS = [
     ("base", ["internal.h", "arch.h", "levels.def", "common.c", "cpu.c", "random.c",
               "x86_avx512*"]),
+    # the one strict DER reader and writer and PEM, under every file format
+    # lib/ reads or writes (keys, certificates, TLS 1.2's key exchange)
+    ("asn1", ["asn1/*"]),
     # helpers the kernels share with the layers above (counter blocks, the XTS walk)
     ("blockops", ["blockops/*"]),
     # one ISA per file, their tables and templates (lib/tls's padding scan too)
@@ -46,8 +49,12 @@ LAYERS = [
     # the dispatcher's row), the front that picks the curve model, the API
     ("ec_curve", ["gost3410/curves.c"]),
     ("ec_front", ["gost3410/ec_front.c"]),
-    ("ec_api", ["gost3410/gost3410.c", "gost3410/keys.c", "gost3410/keys_pem.c",
-                "gost3410/pem.h", "gost3410/ecdh.c", "gost3410/ecdh.h"]),
+    ("ec_api", ["gost3410/gost3410.c", "gost3410/ecdh.c", "gost3410/ecdh.h"]),
+    # the key files over lib/asn1: what the formats share, PKCS#8 and
+    # SubjectPublicKeyInfo, then the readers that tell them apart, PBES2
+    # (it decrypts to a PKCS#8) and PEM
+    ("key_formats", ["gost3410/keys_der.*", "gost3410/pkcs8.c", "gost3410/spki.c"]),
+    ("key_files", ["gost3410/keys.c", "gost3410/pbes2.c", "gost3410/keys_pem.c"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
                "tls/*", "x509/*"]),
 ]

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "x509/der.h"
+#include "asn1/der.h"
 
 static char dir[256];
 

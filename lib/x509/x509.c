@@ -5,7 +5,7 @@
  * (a strictness that openssl also applies to the signed part). */
 #include <stdio.h>
 
-#include "gost3410/pem.h"
+#include "asn1/pem.h"
 #include "x509/x509_internal.h"
 
 /* Each text starts with the check that failed, as the API promises. */

@@ -3,7 +3,7 @@
 #ifndef GOSTX_X509_INTERNAL_H
 #define GOSTX_X509_INTERNAL_H
 
-#include "x509/der.h"
+#include "asn1/der.h"
 
 #define OID_SIG_2012_256 "\x2a\x85\x03\x07\x01\x01\x03\x02" /* 1.2.643.7.1.1.3.2 */
 #define OID_SIG_2012_512 "\x2a\x85\x03\x07\x01\x01\x03\x03" /* 1.2.643.7.1.1.3.3 */

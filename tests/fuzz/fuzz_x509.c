@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "gostx.h"
-#include "x509/der.h"
+#include "asn1/der.h"
 
 #define MAX_CERTS 6
 

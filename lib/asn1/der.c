@@ -1,8 +1,9 @@
-/* A strict DER reader: see der.h. Certificates are public input, so every
- * branch here is on public data. */
+/* The strict DER reader: see der.h. It reads public input (certificates,
+ * key files' structure, handshake messages), so every branch here is on
+ * public data; a secret's bytes are only spanned, never branched on. */
 #include <stdio.h>
 
-#include "x509/der.h"
+#include "asn1/der.h"
 
 int gostx__der_next(gostx__der *r, uint8_t *tag, gostx__der *content, gostx__der *whole) {
   if (!r->p || r->n < 2) return GOSTX_EFORMAT;
@@ -59,17 +60,22 @@ int gostx__der_oid_is(gostx__der oid, const uint8_t *enc, size_t len) {
   return oid.n == len && memcmp(oid.p, enc, len) == 0;
 }
 
-int gostx__der_small_uint(gostx__der *r, int *v) {
+int gostx__der_u32(gostx__der *r, uint32_t *v) {
   gostx__der c;
   if (gostx__der_get(r, GOSTX__DER_INT, &c, NULL) || c.n == 0) return GOSTX_EFORMAT;
   if (c.p[0] & 0x80) return GOSTX_EFORMAT;                         /* negative */
   if (c.n > 1 && c.p[0] == 0 && !(c.p[1] & 0x80)) return GOSTX_EFORMAT; /* not minimal */
-  long acc = 0;
-  for (size_t i = 0; i < c.n; i++) {
-    if (acc > (0x7fffffffL >> 8)) return GOSTX_EFORMAT; /* more than any path length */
-    acc = acc << 8 | c.p[i];
-  }
-  *v = (int)acc;
+  if (c.n > 5 || (c.n == 5 && c.p[0] != 0)) return GOSTX_EUNSUP;   /* well-formed, >= 2^32 */
+  uint64_t acc = 0;
+  for (size_t i = 0; i < c.n; i++) acc = acc << 8 | c.p[i];
+  *v = (uint32_t)acc;
+  return 0;
+}
+
+int gostx__der_small_uint(gostx__der *r, int *v) {
+  uint32_t u;
+  if (gostx__der_u32(r, &u) || u > 0x7fffffffu) return GOSTX_EFORMAT; /* more than any count */
+  *v = (int)u;
   return 0;
 }
 
@@ -130,9 +136,9 @@ int gostx__der_time(gostx__der *r, int64_t *t) {
   return 0;
 }
 
-void gostx__der_oid_text(gostx__der oid, char *text, size_t cap) {
+int gostx__der_oid_text(gostx__der oid, char *text, size_t cap) {
   size_t out = 0;
-  if (!cap) return;
+  if (!cap) return GOSTX_ELEN;
   text[0] = 0;
   uint64_t v = 0;
   for (size_t i = 0; i < oid.n; i++) {
@@ -149,12 +155,42 @@ void gostx__der_oid_text(gostx__der oid, char *text, size_t cap) {
     } else {
       k = snprintf(arc, sizeof arc, ".%llu", (unsigned long long)v);
     }
-    if (k < 0 || out + (size_t)k + 4 > cap) {
-      if (out + 4 <= cap) memcpy(text + out, "...", 4);
-      return;
-    }
+    if (k < 0 || out + (size_t)k + 4 > cap) break;
     memcpy(text + out, arc, (size_t)k + 1);
     out += (size_t)k;
     v = 0;
+    if (i + 1 == oid.n) return 0;
   }
+  if (out + 4 <= cap) memcpy(text + out, "...", 4);
+  return GOSTX_ELEN;
+}
+
+int gostx__der_oid_encode(const char *text, uint8_t *out, size_t cap, size_t *len) {
+  uint32_t first = 0;
+  size_t arcs = 0, n = 0;
+  for (const char *s = text; s && *s; arcs++) {
+    uint64_t v = 0;
+    if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9')) return GOSTX_EINVAL;
+    while (*s >= '0' && *s <= '9')
+      if ((v = v * 10 + (uint64_t)(*s++ - '0')) >> 32) return GOSTX_EINVAL;
+    if (*s == '.' && *++s == 0) return GOSTX_EINVAL; /* a trailing dot */
+    if (*s && (s[-1] != '.')) return GOSTX_EINVAL;    /* anything but digits and dots */
+    if (arcs == 0) {
+      if (v > 2) return GOSTX_EINVAL;
+      first = (uint32_t)v;
+      continue;
+    }
+    if (arcs == 1) {
+      if (first < 2 && v >= 40) return GOSTX_EINVAL;
+      v += 40u * first;
+    }
+    uint8_t tmp[6]; /* 7 bits a byte: 2^32 + 80 takes 5 */
+    int k = 0;
+    do tmp[k++] = (uint8_t)(v & 0x7f); while (v >>= 7);
+    if (cap - n < (size_t)k || n > cap) return GOSTX_ELEN;
+    while (k--) out[n++] = (uint8_t)(tmp[k] | (k ? 0x80 : 0));
+  }
+  if (arcs < 2) return GOSTX_EINVAL;
+  *len = n;
+  return 0;
 }

@@ -1,0 +1,41 @@
+/* lib/gost3410's key files in DER, inside: what PKCS#8 (pkcs8.c),
+ * SubjectPublicKeyInfo (spki.c) and PBES2 (pbes2.c) share (keys.c), all on
+ * lib/asn1's reader and writer. */
+#ifndef GOSTX_GOST3410_KEYS_DER_H
+#define GOSTX_GOST3410_KEYS_DER_H
+
+#include "asn1/der.h"
+#include "internal.h"
+
+#define GOSTX__KEY_ALG_OID_256 "1.2.643.7.1.1.1.1" /* id-tc26-gost3410-12-256 */
+#define GOSTX__KEY_ALG_OID_512 "1.2.643.7.1.1.1.2" /* id-tc26-gost3410-12-512 */
+/* Dotted OIDs of ours are shorter than this (the parameter sets, the PBES2
+ * algorithms); a longer one in a file is not ours. */
+#define GOSTX__KEY_OID_TEXT_MAX 64
+
+/* The parameter set OID to write for curve (oid when given, checked). */
+int gostx__key_paramset_oid(gostx_gost3410_curve curve, const char *oid, const char **out);
+/* AlgorithmIdentifier { algorithm, SEQUENCE { paramSet, digest OPTIONAL } }. */
+void gostx__key_put_algorithm(gostx__der_w *w, const char *paramset_oid, size_t len);
+/* Reads it: the curve, checked against the algorithm's size, and the
+ * parameter set's OID as the file names it (ps_oid[GOSTX__KEY_OID_TEXT_MAX]). */
+int gostx__key_get_algorithm(gostx__der *r, gostx_gost3410_curve *curve, size_t *len,
+                             char *ps_oid);
+/* An OID as dotted text into text[GOSTX__KEY_OID_TEXT_MAX]; GOSTX_EUNSUP for
+ * one longer than any of ours. */
+int gostx__key_get_oid(gostx__der *r, char *text);
+void gostx__key_reverse(uint8_t *out, const uint8_t *in, size_t len);
+/* What the writer w made in der (its buffer): copied to out[cap] with
+ * *out_len, or GOSTX_ELEN with the length out needs; out is written only
+ * when it all fits. */
+int gostx__key_emit(const gostx__der_w *w, const uint8_t *der, uint8_t *out, size_t cap,
+                    size_t *out_len);
+
+/* The body of a PrivateKeyInfo (after its SEQUENCE header; pkcs8.c) and of a
+ * SubjectPublicKeyInfo (spki.c): d (private only) and Q, big-endian. */
+int gostx__pkcs8_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len, uint8_t *d,
+                       uint8_t *q, char *ps_oid);
+int gostx__spki_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len, uint8_t *q,
+                      char *ps_oid);
+
+#endif

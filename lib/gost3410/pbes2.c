@@ -1,0 +1,308 @@
+/* Encrypted PKCS#8 (PBES2, RFC 8018; the GOST profile of RFC 9337):
+ * EncryptedPrivateKeyInfo ::= SEQUENCE { AlgorithmIdentifier, OCTET STRING }
+ * with the algorithm PBES2 { keyDerivationFunc PBKDF2 { salt OCTET STRING,
+ * iterationCount INTEGER, keyLength INTEGER OPTIONAL, prf { HMAC-Streebog-512,
+ * NULL } }, encryptionScheme { Kuznyechik- or Magma-CTR-ACPKM, SEQUENCE { ukm
+ * OCTET STRING } } }: what gost-engine writes for `openssl pkcs8 -topk8 -v2
+ * kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512` and reads
+ * back. Read only: GOST 28147-89 CFB (`-v2 gost89`), and the PRF
+ * HMAC-SHA256, OpenSSL's default, which gost-engine writes when -v2prf is
+ * not given (kdf/sha256.c). The key is
+ * PBKDF2's 32 bytes; the CTR IV is the ukm's first n/2
+ * bytes (the rest, 8 bytes, is written zero, as gost-engine does, and not
+ * used). A PrivateKeyInfo is at most ~110 bytes, shorter than any ACPKM
+ * section, so the section size never comes into play (the N passed below is
+ * only what the mode call needs). */
+#include <stdio.h>
+#include <string.h>
+
+#include "gost3410/keys_der.h"
+#include "kdf/sha256.h"
+
+#define OID_PBES2 "1.2.840.113549.1.5.13"
+#define OID_PBKDF2 "1.2.840.113549.1.5.12"
+#define OID_HMAC_STREEBOG512 "1.2.643.7.1.1.4.2"
+#define OID_HMAC_SHA256 "1.2.840.113549.2.9" /* read only: OpenSSL's default PRF */
+#define OID_KUZ_CTR_ACPKM "1.2.643.7.1.1.5.2.1"
+#define OID_MAGMA_CTR_ACPKM "1.2.643.7.1.1.5.1.1"
+#define OID_GOST89_CFB "1.2.643.2.2.21" /* read only: gost-engine's -v2 gost89 */
+#define PBES2_ITER_MAX 10000000u /* reading: more is refused (a file must not stall us) */
+
+/* Names for the schemes users meet, in refusals (gostx_gost3410_encrypted_scheme). */
+static const struct {
+  const char *oid, *name;
+} scheme_names[] = {
+    {OID_PBES2, "PBES2"},
+    {OID_PBKDF2, "PBKDF2"},
+    {"1.2.840.113549.2.7", "hmacWithSHA1"},
+    {"1.2.840.113549.2.8", "hmacWithSHA224"},
+    {OID_HMAC_SHA256, "hmacWithSHA256"},
+    {"1.2.840.113549.2.10", "hmacWithSHA384"},
+    {"1.2.840.113549.2.11", "hmacWithSHA512"},
+    {"1.2.643.7.1.1.4.1", "HMAC-Streebog-256"},
+    {OID_HMAC_STREEBOG512, "HMAC-Streebog-512"},
+    {"2.16.840.1.101.3.4.1.2", "aes-128-cbc"},
+    {"2.16.840.1.101.3.4.1.22", "aes-192-cbc"},
+    {"2.16.840.1.101.3.4.1.42", "aes-256-cbc"},
+    {"1.2.840.113549.3.7", "des-ede3-cbc"},
+    {OID_GOST89_CFB, "GOST 28147-89 CFB"},
+    {OID_KUZ_CTR_ACPKM, "kuznyechik-ctr-acpkm"},
+    {"1.2.643.7.1.1.5.2.2", "kuznyechik-ctr-acpkm-omac"},
+    {OID_MAGMA_CTR_ACPKM, "magma-ctr-acpkm"},
+    {"1.2.643.7.1.1.5.1.2", "magma-ctr-acpkm-omac"},
+    {"1.2.840.113549.1.12.1.3", "PKCS#12 pbeWithSHAAnd3-KeyTripleDES-CBC"},
+    {"1.2.840.113549.1.12.1.6", "PKCS#12 pbeWithSHAAnd40BitRC2-CBC"},
+    {"1.2.840.113549.1.5.3", "PBES1 pbeWithMD5AndDES-CBC"},
+    {"1.2.840.113549.1.5.10", "PBES1 pbeWithSHA1AndDES-CBC"},
+};
+
+static const char *scheme_name(const char *oid) {
+  for (size_t i = 0; i < sizeof scheme_names / sizeof scheme_names[0]; i++)
+    if (!strcmp(oid, scheme_names[i].oid)) return scheme_names[i].name;
+  return NULL;
+}
+
+/* Appends sep and the OID's name (its dotted text when unnamed) to
+ * text[cap] at *n, truncating at cap - 1. */
+static void name_oid(char *text, size_t cap, size_t *n, const char *sep, const char *oid) {
+  const char *name = scheme_name(oid);
+  int k = name ? snprintf(text + *n, cap - *n, "%s%s", sep, name)
+               : snprintf(text + *n, cap - *n, "%s%s", sep, oid);
+  if (k > 0) *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
+}
+
+typedef struct pbes2 {
+  gostx__der salt, ukm, data; /* ukm: the CTR-ACPKM ukm, or the GOST 28147-89 IV */
+  uint32_t iter;
+  gostx_alg alg;
+  int sbox; /* GOST 28147-89 CFB: its parameter set (enum gostx_sbox); -1 otherwise */
+  int prf_sha256; /* PBKDF2's PRF: HMAC-SHA256 (else HMAC-Streebog-512) */
+  char desc[160]; /* what the file uses, for refusals */
+} pbes2;
+
+/* Parses EncryptedPrivateKeyInfo; GOSTX_EUNSUP (with p->desc naming the
+ * scheme) for anything but the GOST PBES2 above. */
+static int parse_pbes2(const uint8_t *der, size_t der_len, pbes2 *p) {
+  gostx__der all = {der, der_len}, body, alg, params, kdf, kdfp, enc, encp, prf, np;
+  char oid[GOSTX__KEY_OID_TEXT_MAX];
+  size_t dn = 0;
+  int rc;
+  p->desc[0] = 0;
+  p->prf_sha256 = 0;
+  if (gostx__der_get(&all, GOSTX__DER_SEQ, &body, NULL) || !gostx__der_done(&all) ||
+      gostx__der_get(&body, GOSTX__DER_SEQ, &alg, NULL) ||
+      gostx__der_get(&body, GOSTX__DER_OCTETS, &p->data, NULL) || !gostx__der_done(&body))
+    return GOSTX_EFORMAT;
+  if ((rc = gostx__key_get_oid(&alg, oid))) return rc;
+  name_oid(p->desc, sizeof p->desc, &dn, "", oid);
+  if (strcmp(oid, OID_PBES2)) return GOSTX_EUNSUP;
+  if (gostx__der_get(&alg, GOSTX__DER_SEQ, &params, NULL) || !gostx__der_done(&alg) ||
+      gostx__der_get(&params, GOSTX__DER_SEQ, &kdf, NULL) ||
+      gostx__der_get(&params, GOSTX__DER_SEQ, &enc, NULL) || !gostx__der_done(&params))
+    return GOSTX_EFORMAT;
+  if ((rc = gostx__key_get_oid(&kdf, oid))) return rc;
+  name_oid(p->desc, sizeof p->desc, &dn, ": ", oid);
+  int kdf_ok = !strcmp(oid, OID_PBKDF2);
+  const char *prf_oid = "1.2.840.113549.2.7"; /* PBKDF2's default PRF: hmacWithSHA1 */
+  if (kdf_ok) {
+    if (gostx__der_get(&kdf, GOSTX__DER_SEQ, &kdfp, NULL) || !gostx__der_done(&kdf) ||
+        gostx__der_get(&kdfp, GOSTX__DER_OCTETS, &p->salt, NULL))
+      return GOSTX_EFORMAT;
+    if ((rc = gostx__der_u32(&kdfp, &p->iter))) return rc;
+    if (gostx__der_peek(&kdfp, GOSTX__DER_INT)) {
+      uint32_t key_len;
+      if ((rc = gostx__der_u32(&kdfp, &key_len))) return rc;
+      if (key_len != GOSTX_KEY_LEN) return GOSTX_EUNSUP;
+    }
+    if (!gostx__der_done(&kdfp)) {
+      if (gostx__der_get(&kdfp, GOSTX__DER_SEQ, &prf, NULL) || !gostx__der_done(&kdfp) ||
+          gostx__key_get_oid(&prf, oid))
+        return GOSTX_EFORMAT;
+      if (!gostx__der_done(&prf) &&
+          (gostx__der_get(&prf, GOSTX__DER_NULL, &np, NULL) || np.n || !gostx__der_done(&prf)))
+        return GOSTX_EFORMAT;
+      prf_oid = oid;
+    }
+    name_oid(p->desc, sizeof p->desc, &dn, " with ", prf_oid);
+    p->prf_sha256 = !strcmp(prf_oid, OID_HMAC_SHA256);
+    kdf_ok = p->prf_sha256 || !strcmp(prf_oid, OID_HMAC_STREEBOG512);
+  }
+  if ((rc = gostx__key_get_oid(&enc, oid))) return rc;
+  name_oid(p->desc, sizeof p->desc, &dn, ", ", oid);
+  size_t n;
+  p->sbox = -1;
+  if (!strcmp(oid, OID_KUZ_CTR_ACPKM))
+    p->alg = GOSTX_ALG_KUZNYECHIK, n = 16;
+  else if (!strcmp(oid, OID_MAGMA_CTR_ACPKM))
+    p->alg = GOSTX_ALG_MAGMA, n = 8;
+  else if (!strcmp(oid, OID_GOST89_CFB))
+    p->alg = GOSTX_ALG_MAGMA, n = 8, p->sbox = 0;
+  else
+    return GOSTX_EUNSUP;
+  if (!kdf_ok) return GOSTX_EUNSUP;
+  if (gostx__der_get(&enc, GOSTX__DER_SEQ, &encp, NULL) || !gostx__der_done(&enc) ||
+      gostx__der_get(&encp, GOSTX__DER_OCTETS, &p->ukm, NULL))
+    return GOSTX_EFORMAT;
+  if (p->sbox >= 0) { /* Gost28147-89-Parameters ::= SEQUENCE { iv, encryptionParamSet } */
+    if (gostx__key_get_oid(&encp, oid) || !gostx__der_done(&encp) || p->ukm.n != 8)
+      return GOSTX_EFORMAT;
+    name_oid(p->desc, sizeof p->desc, &dn, " ", oid);
+    if ((p->sbox = gostx_sbox_by_name(oid)) < 0) return GOSTX_EUNSUP;
+  } else if (!gostx__der_done(&encp)) {
+    return GOSTX_EFORMAT;
+  }
+  if (p->ukm.n < n / 2) return GOSTX_EFORMAT; /* the IV */
+  if (p->iter == 0 || p->salt.n == 0) return GOSTX_EFORMAT;
+  if (p->iter > PBES2_ITER_MAX) return GOSTX_EUNSUP;
+  if (p->data.n == 0 || p->data.n > GOSTX_GOST3410_DER_MAX) return GOSTX_EFORMAT;
+  return 0;
+}
+
+int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap) {
+  pbes2 p;
+  if (!der || !text || !cap) return GOSTX_EINVAL;
+  int rc = parse_pbes2(der, der_len, &p);
+  if (rc == GOSTX_EFORMAT) return rc;
+  snprintf(text, cap, "%s", p.desc);
+  return rc;
+}
+
+/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes (with
+ * prf_sha256 PBKDF2-HMAC-SHA256); then CTR-ACPKM over in[len] (encrypt =
+ * decrypt), or with sbox >= 0 GOST 28147-89 CFB decryption with that
+ * parameter set (CryptoPro key meshing, which a key this short never
+ * reaches). */
+static int pbes2_crypt(gostx_alg alg, int sbox, int prf_sha256, const uint8_t *pass,
+                       size_t pass_len, const uint8_t *salt, size_t salt_len, uint32_t iter, const uint8_t *iv,
+                       const uint8_t *in, size_t len, uint8_t *out) {
+  uint8_t key[GOSTX_KEY_LEN];
+  gostx_cipher c;
+  gostx_gost89_key g;
+  memset(&c, 0, sizeof c);
+  memset(&g, 0, sizeof g);
+  size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
+  int rc = (prf_sha256 ? gostx__pbkdf2_sha256 : gostx_pbkdf2_streebog512)(
+      pass, pass_len, salt, salt_len, iter, key, sizeof key);
+  if (!rc && sbox >= 0) {
+    rc = gostx_gost89_set_key(&g, key, (gostx_sbox)sbox);
+    if (!rc) rc = gostx_gost89_cfb(&g, iv, 1, 1, in, len, out);
+  } else if (!rc) {
+    rc = gostx_cipher_init(&c, alg, key);
+    if (!rc) rc = gostx_ctr_acpkm_crypt(&c, iv, n / 2, 256 * n, in, len, out);
+  }
+  gostx_cipher_clear(&c);
+  gostx_memzero(&g, sizeof g);
+  gostx_memzero(key, sizeof key);
+  return rc;
+}
+
+int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len,
+                                             const uint8_t *pass, size_t pass_len,
+                                             gostx_gost3410_pbe cipher, uint32_t iterations,
+                                             uint8_t *out, size_t cap, size_t *out_len) {
+  if (!out_len || (!pass && pass_len)) return GOSTX_EINVAL;
+  if (cipher != GOSTX_GOST3410_PBE_KUZNYECHIK && cipher != GOSTX_GOST3410_PBE_MAGMA)
+    return GOSTX_EINVAL;
+  if (iterations == 0 || iterations > PBES2_ITER_MAX) return GOSTX_EINVAL;
+  gostx_alg alg = cipher == GOSTX_GOST3410_PBE_KUZNYECHIK ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
+  size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8, ct_len;
+  uint8_t ct[GOSTX_GOST3410_DER_MAX], salt[16], ukm[16] = {0};
+  int rc = gostx_gost3410_priv_to_der_oid(curve, oid, priv, priv_len, ct, sizeof ct, &ct_len);
+  if (!rc) rc = gostx_random_bytes(salt, sizeof salt);
+  if (!rc) rc = gostx_random_bytes(ukm, n / 2); /* the IV; the other 8 bytes stay 0 */
+  /* in place: the ciphertext replaces the PrivateKeyInfo */
+  if (!rc)
+    rc = pbes2_crypt(alg, -1, 0, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
+  if (rc) {
+    gostx_memzero(ct, sizeof ct);
+    return rc;
+  }
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  gostx__der_w w;
+  gostx__der_w_init(&w, der, sizeof der);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ); /* encryptionAlgorithm */
+  gostx__der_w_oid(&w, OID_PBES2);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ); /* keyDerivationFunc */
+  gostx__der_w_oid(&w, OID_PBKDF2);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, salt, sizeof salt);
+  gostx__der_w_u32(&w, iterations);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ); /* prf */
+  gostx__der_w_oid(&w, OID_HMAC_STREEBOG512);
+  gostx__der_w_tlv(&w, GOSTX__DER_NULL, NULL, 0);
+  gostx__der_w_end(&w);
+  gostx__der_w_end(&w);
+  gostx__der_w_end(&w);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ); /* encryptionScheme */
+  gostx__der_w_oid(&w, alg == GOSTX_ALG_KUZNYECHIK ? OID_KUZ_CTR_ACPKM : OID_MAGMA_CTR_ACPKM);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, ukm, n / 2 + 8);
+  gostx__der_w_end(&w);
+  gostx__der_w_end(&w);
+  gostx__der_w_end(&w);
+  gostx__der_w_end(&w);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, ct, ct_len); /* encryptedData */
+  gostx__der_w_end(&w);
+  rc = gostx__key_emit(&w, der, out, cap, out_len);
+  gostx_memzero(ct, sizeof ct);
+  return rc;
+}
+
+int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_encrypted_der_oid(curve, NULL, priv, priv_len, pass, pass_len,
+                                                  cipher, iterations, out, cap, out_len);
+}
+
+int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
+                                              const uint8_t *pass, size_t pass_len,
+                                              gostx_gost3410_curve *curve, size_t *len,
+                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                              size_t pub_cap, char *oid, size_t oid_cap) {
+  if (!der || !curve || !len || (!pass && pass_len)) return GOSTX_EINVAL;
+  if (der_len > GOSTX_GOST3410_DER_MAX) return GOSTX_EFORMAT;
+  pbes2 p;
+  int rc = parse_pbes2(der, der_len, &p);
+  if (rc) return rc;
+  uint8_t plain[GOSTX_GOST3410_DER_MAX], d[64], q[128];
+  char ps[GOSTX_GOST3410_OID_MAX] = "";
+  gostx_gost3410_key_kind kind = 0;
+  gostx_gost3410_curve c = 0;
+  size_t l = 0;
+  rc = pbes2_crypt(p.alg, p.sbox, p.prf_sha256, pass, pass_len, p.salt.p, p.salt.n, p.iter,
+                   p.ukm.p, p.data.p, p.data.n, plain);
+  /* CTR has no integrity check: a wrong password shows as a decryption
+   * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
+   * (wrong password, or a damaged file); only a caller buffer too small
+   * stays GOSTX_ELEN. */
+  if (!rc) {
+    rc = gostx_gost3410_key_from_der_oid(plain, p.data.n, &kind, &c, &l, d, sizeof d, q, sizeof q,
+                                         ps, sizeof ps);
+    if (rc || kind != GOSTX_GOST3410_KEY_PRIVATE) rc = GOSTX_EAUTH;
+  }
+  if (!rc && ((priv && priv_cap < l) || (pub && pub_cap < 2 * l) || (oid && oid_cap <= strlen(ps))))
+    rc = GOSTX_ELEN;
+  if (!rc) { /* outputs written only on success */
+    *curve = c;
+    *len = l;
+    if (priv) memcpy(priv, d, l);
+    if (pub) memcpy(pub, q, 2 * l);
+    if (oid) memcpy(oid, ps, strlen(ps) + 1);
+  }
+  gostx_memzero(plain, sizeof plain);
+  gostx_memzero(d, sizeof d);
+  return rc;
+}
+
+int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap) {
+  return gostx_gost3410_key_from_encrypted_der_oid(der, der_len, pass, pass_len, curve, len, priv,
+                                                   priv_cap, pub, pub_cap, NULL, 0);
+}

@@ -1,0 +1,116 @@
+/* GOST R 34.10-2012 private keys as PKCS#8 PrivateKeyInfo (RFC 5958, the
+ * GOST profile of RFC 9215), in every form gost-engine 3.x reads: written
+ * as it writes them, read on lib/asn1's strict DER reader. */
+#include <string.h>
+
+#include "gost3410/ec.h"
+#include "gost3410/keys_der.h"
+
+int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                   const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap,
+                                   size_t *out_len) {
+  size_t len = gostx_gost3410_size(curve);
+  uint8_t pub[128], le[64];
+  const char *ps;
+  if (!len || !priv || !out_len || gostx__key_paramset_oid(curve, oid, &ps)) return GOSTX_EINVAL;
+  /* Checks 0 < d < q (and the length) the library's way. */
+  int rc = gostx_gost3410_public_key(curve, priv, priv_len, pub, 2 * len);
+  if (rc) return rc;
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  gostx__key_reverse(le, priv, len);
+  gostx__der_w w;
+  gostx__der_w_init(&w, der, sizeof der);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_u32(&w, 0); /* version */
+  gostx__key_put_algorithm(&w, ps, len);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, le, len);
+  gostx__der_w_end(&w);
+  rc = gostx__key_emit(&w, der, out, cap, out_len);
+  gostx_memzero(le, sizeof le);
+  gostx_memzero(der, sizeof der);
+  return rc;
+}
+
+int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
+}
+
+/* d = k0 * m1 * ... * mk mod q from k+1 little-endian len-byte numbers (the
+ * CryptoPro masked form as gost-engine unmasks it); d = k0 as it is when
+ * there is no mask. d big-endian. */
+static int unmask(gostx_gost3410_curve curve, const uint8_t *buf, size_t total, size_t len,
+                  uint8_t *d) {
+  uint8_t be[64];
+  gostx__key_reverse(d, buf, len);
+  if (total == len) return 0;
+  gx_curve C;
+  gx_fe acc = {0}, m = {0};
+  if (gostx__ec_curve_load(&C, curve)) return GOSTX_EINVAL;
+  gostx__fe_load_be(m, d, C.n);
+  gostx__fe_to_mont(&C.fq, acc, m); /* any value < R: to_mont reduces it */
+  for (size_t off = len; off < total; off += len) {
+    gostx__key_reverse(be, buf + off, len);
+    gostx__fe_load_be(m, be, C.n);
+    gostx__fe_to_mont(&C.fq, m, m);
+    gostx__fe_mul(&C.fq, acc, acc, m);
+  }
+  gostx__fe_from_mont(&C.fq, m, acc);
+  gostx__fe_store_be(d, m, C.n);
+  gostx_memzero(be, sizeof be);
+  gostx_memzero(acc, sizeof acc);
+  gostx_memzero(m, sizeof m);
+  return 0;
+}
+
+/* An INTEGER's content (big-endian, DER-minimal, non-negative) as len
+ * bytes into d. */
+static int integer_key(gostx__der v, size_t len, uint8_t *d) {
+  if (v.n == 0 || (v.p[0] & 0x80)) return GOSTX_EFORMAT;                 /* negative */
+  if (v.n > 1 && v.p[0] == 0 && !(v.p[1] & 0x80)) return GOSTX_EFORMAT; /* not minimal */
+  if (v.p[0] == 0 && v.n > 1) v.p++, v.n--;                             /* the sign byte */
+  if (v.n > len) return GOSTX_EINVAL;                                   /* >= q */
+  memset(d, 0, len - v.n);
+  memcpy(d + len - v.n, v.p, v.n);
+  return 0;
+}
+
+/* The privateKey OCTET STRING's content in every form gost-engine reads, in
+ * its order: a multiple of len bytes is the key (and masks) little-endian;
+ * else an OCTET STRING (little-endian), an INTEGER (big-endian) or
+ * SEQUENCE { masked key OCTET STRING, public key OCTET STRING }. */
+static int get_private_value(gostx__der key, gostx_gost3410_curve curve, size_t len, uint8_t *d) {
+  gostx__der inner, pubkey, seq, r = key;
+  uint8_t tag;
+  if (key.n && key.n % len == 0) return unmask(curve, key.p, key.n, len, d);
+  if (gostx__der_next(&r, &tag, &inner, NULL) || !gostx__der_done(&r)) return GOSTX_EFORMAT;
+  switch (tag) {
+    case GOSTX__DER_OCTETS:
+      if (inner.n != len) return GOSTX_EFORMAT;
+      gostx__key_reverse(d, inner.p, len);
+      return 0;
+    case GOSTX__DER_INT: return integer_key(inner, len, d);
+    case GOSTX__DER_SEQ:
+      seq = inner;
+      if (gostx__der_get(&seq, GOSTX__DER_OCTETS, &inner, NULL) ||
+          gostx__der_get(&seq, GOSTX__DER_OCTETS, &pubkey, NULL) || !gostx__der_done(&seq) ||
+          !inner.n || inner.n % len)
+        return GOSTX_EFORMAT;
+      return unmask(curve, inner.p, inner.n, len, d);
+    default: return GOSTX_EFORMAT;
+  }
+}
+
+int gostx__pkcs8_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len, uint8_t *d,
+                       uint8_t *q, char *ps_oid) {
+  gostx__der key;
+  uint32_t version;
+  int rc;
+  if (gostx__der_u32(&body, &version) || version != 0) return GOSTX_EFORMAT;
+  if ((rc = gostx__key_get_algorithm(&body, curve, len, ps_oid))) return rc;
+  if (gostx__der_get(&body, GOSTX__DER_OCTETS, &key, NULL) || !gostx__der_done(&body))
+    return GOSTX_EFORMAT; /* no attributes */
+  if ((rc = get_private_value(key, *curve, *len, d))) return rc;
+  /* 0 < d < q, and Q for the caller */
+  return gostx_gost3410_public_key(*curve, d, *len, q, 2 * *len);
+}
