@@ -804,6 +804,39 @@ static void test_after_handshake(void) {
   pair_free(&p);
 }
 
+/* Half-close: after one side's close_notify the other sends a KeyUpdate
+ * (update_requested or not) and more data. The closed side reads it all
+ * under the updated key and sends nothing more (RFC 8446 6.1: nothing
+ * after close_notify; 4.6.3's answer is due only before data of its own). */
+static void test_half_close_key_update(void) {
+  for (int closer_is_client = 0; closer_is_client < 2; closer_is_client++)
+    for (int request = 0; request < 2; request++) {
+      pair p;
+      pair_init(&p, &keys[0], 0);
+      pair_start(&p);
+      CHECK(pair_handshake(&p) == 0, "handshake");
+      gostx_tls *closer = closer_is_client ? p.c : p.s, *other = closer_is_client ? p.s : p.c;
+      pipe_buf *closer_out = closer_is_client ? &p.c2s : &p.s2c;
+      uint8_t b[64];
+      size_t n = 0, put = 0;
+      CHECK_RC(gostx_tls_close(closer), 0, "close_notify sent");
+      CHECK_RC(gostx_tls_read(other, b, sizeof b, &n), GOSTX_TLS_CLOSED, "the peer sees it");
+      CHECK_RC(gostx_tls_key_update(other, request), 0, "the peer's KeyUpdate");
+      CHECK_RC(gostx_tls_write(other, "after the update", 16, &put), 0, "the peer's data");
+      int writes = closer_out->writes;
+      int rc = gostx_tls_read(closer, b, sizeof b, &n);
+      CHECK(rc == 0 && n == 16 && !memcmp(b, "after the update", 16) && closer_out->len == 0 &&
+                closer_out->writes == writes,
+            "%s closed, KeyUpdate(%s): data read, nothing sent after close_notify (rc %d, %zu "
+            "bytes out: %s)",
+            closer_is_client ? "client" : "server", request ? "update_requested" : "update_not_requested",
+            rc, closer_out->len, gostx_tls_error(closer) ? gostx_tls_error(closer) : "-");
+      CHECK_RC(gostx_tls_close(other), 0, "the peer closes");
+      CHECK_RC(gostx_tls_read(closer, b, sizeof b, &n), GOSTX_TLS_CLOSED, "and the closer sees it");
+      pair_free(&p);
+    }
+}
+
 /* One side's n-th handshake message changed before it is sent (and put
  * in its transcript: the other side sees consistent keys, so the check
  * under test is the only one that can refuse it). */
@@ -1277,6 +1310,7 @@ int main(void) {
   test_flips();
   test_refusals();
   test_after_handshake();
+  test_half_close_key_update();
   test_wrong_key();
   test_mutated();
   test_pki();

@@ -927,7 +927,12 @@ static int on_key_update(gostx_tls *c, const uint8_t *body, size_t len) {
   int rc = gostx__tls_update_secret(secret, secret);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "KeyUpdate");
   rc = gostx__tls_set_keys(c, 0, secret);
-  if (rc == GOSTX_OK && body[0] == 1) c->ku_due = 1;
+  /* After our close_notify nothing more may be sent (RFC 8446 6.1): the
+   * request is taken (the read key above) and not answered; 4.6.3 asks
+   * for the answer only before our next application data, which cannot
+   * come. */
+  int close_sent = c->alert == 0 && c->alert_sent;
+  if (rc == GOSTX_OK && body[0] == 1 && !close_sent) c->ku_due = 1;
   return rc;
 }
 
