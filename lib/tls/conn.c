@@ -400,7 +400,9 @@ static int read_record(gostx_tls *c) {
           t != GOSTX__CT_APP)
         return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                                "unknown record type");
-      if (rec[1] != 3 || (rec[2] != 3 && !(rec[2] == 1 && c->state == GOSTX__ST_START)))
+      /* legacy_record_version is ignored (RFC 8446 5.1: a ClientHello's
+       * may be anything); TLS 1.2, once taken, has its own (RFC 5246 6.2.1) */
+      if (c->v12 && (rec[1] != 3 || rec[2] != 3))
         return gostx__tls_fail(c, GOSTX__ALERT_PROTOCOL_VERSION, GOSTX_EFORMAT,
                                "record version not 0x0303");
       size_t max = c->renc && (t == GOSTX__CT_APP || c->v12) ? GOSTX__TLS_MAX_CIPHERTEXT

@@ -584,8 +584,6 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
   if (r.n) exts = vec(&r, 2, 0);
   if (r.bad || r.n || h->sid.n > 32 || (h->suites.n & 1))
     return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientHello");
-  if (legacy != 0x0303)
-    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ClientHello legacy_version not TLS 1.2");
   if (comp.n != 1 || comp.p[0] != 0)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression methods other than null");
   uint64_t seen = 0;
@@ -692,6 +690,12 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
         break; /* unknown: ignored (RFC 8446 section 4.2) */
     }
   }
+  /* legacy_version is not used for negotiation when supported_versions is
+   * there (RFC 8446 4.2.1); without it, it is the client's highest version
+   * (RFC 5246 E.1), and below TLS 1.2 nothing is in common. */
+  if (!h->have_versions && legacy < GOSTX_TLS_VERSION_1_2)
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION,
+                "ClientHello legacy_version below TLS 1.2 and no supported_versions");
   return GOSTX_OK;
 }
 
