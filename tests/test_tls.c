@@ -522,13 +522,32 @@ static void expect_refusal(int server, const uint8_t *bytes, size_t len, int ale
   pair_free(&p);
 }
 
+/* A fresh pair whose server has rec (n bytes) to read. */
+static void server_fed(pair *p, const uint8_t *rec, size_t n) {
+  pair_init(p, &keys[0], 0);
+  pair_start(p);
+  memcpy(p->c2s.b, rec, n);
+  p->c2s.len = n;
+}
+
+/* A ClientHello whose key share the server refuses: handshake_failure,
+ * and that alert the only record it sent (no ServerHello before it). */
+static void expect_share_refused(const uint8_t *rec, size_t n, const char *what) {
+  pair p;
+  server_fed(&p, rec, n);
+  int rc = gostx_tls_handshake(p.s), sent = 0;
+  int alert = gostx_tls_alert(p.s, &sent);
+  CHECK(rc < 0 && alert == GOSTX__ALERT_HANDSHAKE_FAILURE && sent && p.s2c.len == 7 &&
+            p.s2c.b[0] == GOSTX__CT_ALERT && p.s2c.b[6] == GOSTX__ALERT_HANDSHAKE_FAILURE,
+        "%s: alert %d, %zu bytes sent (want handshake_failure alone): %s", what, alert, p.s2c.len,
+        gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  pair_free(&p);
+}
+
 /* A hand-made ClientHello a server takes (and waits for more). */
 static void expect_taken(const uint8_t *rec, size_t n, const char *what) {
   pair p;
-  pair_init(&p, &keys[0], 0);
-  pair_start(&p);
-  memcpy(p.c2s.b, rec, n);
-  p.c2s.len = n;
+  server_fed(&p, rec, n);
   CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, what);
   pair_free(&p);
 }
@@ -573,18 +592,35 @@ static void test_refusals(void) {
   size_t n = client_hello(rec, 0x0303, ext, e);
   /* The valid one first, that the refusals below are of the change only. */
   expect_taken(rec, n, "the hand-made ClientHello is taken");
-  /* An invalid point: y + 1. */
-  ext[ks + 10 + 32] ^= 1;
-  n = client_hello(rec, 0x0303, ext, e);
-  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "a key share off the curve");
-  ext[ks + 10 + 32] ^= 1;
-  /* The point (0, 0)... */
-  uint8_t save[64];
-  memcpy(save, ext + ks + 10, 64);
-  memset(ext + ks + 10, 0, 64);
-  n = client_hello(rec, 0x0303, ext, e);
-  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "a zero key share");
-  memcpy(ext + ks + 10, save, 64);
+  /* Shares the server refuses before it sends anything (RFC 9367 6.1.1.2:
+   * the check, step 2, comes before the ServerHello, step 4), with
+   * handshake_failure, the alert that step names: off the curve (y + 1),
+   * zero, and GC256A's (cofactor 4) points T of order 4 and G + T of order
+   * 4q, the points test_gost3410's test_small_order_keys derives and
+   * checks (from the Edwards form's (1, 0)). */
+  {
+    static const char *const bad_hex[2] = {
+        "7f7f80c60535007538b45a5d95c39353bc5d80d1f36a9dc0ace7c5118c2f5977"
+        "7e7e82520f9f015faa1d0f18c14ab9fb35188275da3fd94206b74f34a48e0ecd",
+        "ddb921090cc4903145ec19c1e5a683137e548e895e189c8f32b7e8d45a953ae1"
+        "266b0860f3c4da7273ab5c51d5dfd1b1fd3971404eeb66d9b296eb3d7e342d8a"};
+    static const char *const what[4] = {"a key share off the curve", "a zero key share",
+                                        "a key share of order 4", "a key share of order 4q"};
+    uint8_t save[64];
+    memcpy(save, ext + ks + 10, 64);
+    for (int k = 0; k < 4; k++) {
+      uint8_t be[64];
+      if (k == 0) ext[ks + 10 + 32] ^= 1;
+      if (k == 1) memset(ext + ks + 10, 0, 64);
+      if (k >= 2) {
+        CHECK(hex_decode(bad_hex[k - 2], be, sizeof be) == 64, "hex");
+        for (int i = 0; i < 32; i++) ext[ks + 10 + i] = be[31 - i], ext[ks + 42 + i] = be[63 - i];
+      }
+      n = client_hello(rec, 0x0303, ext, e);
+      expect_share_refused(rec, n, what[k]);
+      memcpy(ext + ks + 10, save, 64);
+    }
+  }
   /* Wrong versions. */
   /* legacy_version TLS 1.1 and no supported_versions (ext's bytes 16-22). */
   {
