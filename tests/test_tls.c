@@ -1383,6 +1383,90 @@ static void test_psk(void) {
   gostx_tls_config_free(cfg);
 }
 
+/* ---------------- early data (0-RTT), refused ---------------- */
+
+/* n records of each bytes of early data, sealed as a 0-RTT client seals
+ * them (client_early_traffic_secret of the PSK and the ClientHello in
+ * c2s, the first TLS 1.3 suite), after that ClientHello. */
+static void send_early(pair *p, size_t n, size_t each) {
+  size_t hello_len = (size_t)p->c2s.b[3] << 8 | p->c2s.b[4];
+  uint8_t early[32], th[32], secret[32], data[GOSTX__TLS_MAX_PLAINTEXT];
+  memset(data, 'E', sizeof data);
+  gostx__tls_record r;
+  CHECK_RC(gostx__tls_next_secret(NULL, psk_key, 32, early), 0, "early secret");
+  CHECK_RC(gostx_streebog(32, p->c2s.b + 5, hello_len, th), 0, "ClientHello hash");
+  CHECK_RC(gostx__tls_derive_secret(early, GOSTX__TLS_LABEL_C_E_TRAFFIC, th, secret), 0, "c e traffic");
+  CHECK_RC(gostx__tls_record_init(&r, GOSTX__TLS_KUZNYECHIK_MGM_L, secret), 0, "early key");
+  for (size_t i = 0; i < n; i++) {
+    size_t got = 0;
+    CHECK_RC(gostx__tls_record_seal(&r, GOSTX__CT_APP, data, each, 0, p->c2s.b + p->c2s.len,
+                                    p->c2s.cap - p->c2s.len, &got), 0, "early record");
+    p->c2s.len += got;
+  }
+  gostx__tls_record_clear(&r);
+}
+
+/* RFC 8446 4.2.10: a server that does not take early data skips the
+ * records of it (trial decryption under the handshake key after its
+ * ServerHello; records of type application_data after a
+ * HelloRetryRequest), up to its limit, and the 1-RTT handshake completes;
+ * no early byte is ever read. Past the limit: unexpected_message. */
+static void test_early_data_refused(void) {
+  static const struct {
+    int hrr;
+    size_t n, each;
+    int ok;
+  } runs[] = {{0, 1, 100, 1}, {0, 4, 4096, 1}, {0, 1, 16384, 1}, {0, 5, 4000, 0},
+              {1, 1, 100, 1}, {1, 4, 4096, 1}, {1, 1, 16384, 1}, {1, 5, 4000, 0}};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    pair p;
+    psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+    gostx__tls_config_test(p.ccfg)->early_data_hello = 1;
+    if (runs[i].hrr) CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC256B"), 0, "groups");
+    pair_start(&p);
+    CHECK_RC(gostx_tls_handshake(p.c), GOSTX_TLS_WANT_READ, "ClientHello with early_data");
+    send_early(&p, runs[i].n, runs[i].each);
+    int rc = pair_handshake(&p), sent = 0;
+    int alert = gostx_tls_alert(p.s, &sent);
+    const char *err = gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-";
+    if (!runs[i].ok) {
+      CHECK(rc != 0 && alert == GOSTX__ALERT_UNEXPECTED_MESSAGE && sent && strstr(err, "early data"),
+            "%s%zu early records of %zu bytes: refused with unexpected_message (alert %d: %s)",
+            runs[i].hrr ? "HelloRetryRequest, " : "", runs[i].n, runs[i].each, alert, err);
+      pair_free(&p);
+      continue;
+    }
+    uint8_t b[64];
+    size_t put = 0, n = 0;
+    CHECK_RC(gostx_tls_write(p.c, "1-RTT data", 10, &put), 0, "write");
+    rc = rc == 0 ? gostx_tls_read(p.s, b, sizeof b, &n) : rc;
+    CHECK(rc == 0 && p.s->psk && p.s->hrr == runs[i].hrr && n == 10 && !memcmp(b, "1-RTT data", 10) &&
+              gostx_tls_pending(p.s) == 0,
+          "%s%zu early records of %zu bytes skipped, the handshake completed, only 1-RTT data read "
+          "(rc %d: %s)",
+          runs[i].hrr ? "HelloRetryRequest, " : "", runs[i].n, runs[i].each, rc, err);
+    /* Skipping ended with the handshake: a forged record is refused again. */
+    CHECK_RC(gostx_tls_write(p.c, "forged", 6, &put), 0, "write");
+    p.c2s.b[10] ^= 4;
+    CHECK(gostx_tls_read(p.s, b, sizeof b, &n) == GOSTX_EAUTH &&
+              gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_BAD_RECORD_MAC,
+          "after the skipped early data a forged record: bad_record_mac");
+    pair_free(&p);
+  }
+  /* The second ClientHello must not offer early_data (RFC 8446 4.1.2). */
+  pair p;
+  psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+  CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC256B"), 0, "groups");
+  gostx__tls_config_test(p.ccfg)->early_data_hello = 2; /* in both ClientHellos */
+  pair_start(&p);
+  (void)pair_handshake(&p);
+  int sent = 0;
+  CHECK(gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_ILLEGAL_PARAMETER && sent,
+        "early_data in the second ClientHello: illegal_parameter (%s)",
+        gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  pair_free(&p);
+}
+
 int main(void) {
   t_rand_init();
   make_keys();
@@ -1403,5 +1487,6 @@ int main(void) {
   test_mutated();
   test_pki();
   test_psk();
+  test_early_data_refused();
   return t_done();
 }

@@ -304,6 +304,10 @@ static int build_client_hello(gostx_tls *c) {
   }
   close_vec(&w, shares, 2);
   close_vec(&w, ks, 2);
+  if (cfg->test.early_data_hello > c->hrr) {
+    put(&w, EXT_EARLY_DATA, 2);
+    put(&w, 0, 2);
+  }
   if (c->cookie_len) {
     put(&w, EXT_COOKIE, 2);
     put(&w, (unsigned)c->cookie_len + 2, 2);
@@ -665,6 +669,10 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
       case EXT_COOKIE:
         h->have_cookie = 1;
         break;
+      case EXT_EARLY_DATA:
+        if (data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "early_data not empty in a ClientHello");
+        h->early_data = 1;
+        break;
       case EXT_EXTENDED_MASTER_SECRET:
         if (data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "extended_master_secret not empty");
         h->have_ems = 1;
@@ -895,6 +903,9 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
     if (!gostx__tls_rd_has16(h.suites, c->suite->id))
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
+    if (h.early_data) /* RFC 8446 4.1.2, 4.2.10 */
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "early_data in the second ClientHello");
+    c->early_skip = GOSTX__EARLY_NONE;
     rd key = share_of(&h, c->group);
     if (key.bad || h.shares.n != 4 + key.n)
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello's key_share is not the one asked for");
@@ -931,6 +942,8 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   /* No CertificateRequest under a PSK (RFC 8446 section 4.3.2). */
   c->cert_req = !c->psk && cfg->verify != GOSTX_TLS_VERIFY_NONE;
   gostx__tls_th_add(c, msg, len);
+  /* Early data is never accepted: it is skipped (RFC 8446 4.2.10). */
+  if (h.early_data) c->early_skip = group ? GOSTX__EARLY_TRIAL : GOSTX__EARLY_AFTER_HRR;
   if (!group) {
     c->group = (uint16_t)retry;
     c->hrr = 1;
