@@ -1205,6 +1205,15 @@ static void pki_versions(gostx_x509_store *store) {
     }
     CHECK(pki_handshake(store, chain, key, "127.0.0.1", &alert, NULL) == 0, "%s for 127.0.0.1", curves[i]);
   }
+  /* keyUsage keyEncipherment + keyAgreement: what a TLS 1.2 server's key
+   * does (RFC 9189: it never signs), not what TLS 1.3's does (it signs). */
+  {
+    int alert = -1;
+    rc = pki_handshake(store, "chain-kex-256A.pem", "kex-256A.key", "localhost", &alert, NULL);
+    CHECK(pair_only_version ? rc == 0 : rc != 0 && alert == GOSTX__ALERT_UNSUPPORTED_CERTIFICATE,
+          "TLS %s: a server certificate with keyUsage keyEncipherment, keyAgreement %s (alert %d)",
+          pair_only_version ? "1.2" : "1.3", pair_only_version ? "taken" : "refused", alert);
+  }
   static const struct {
     const char *name;
     int alert;
