@@ -522,13 +522,32 @@ static void expect_refusal(int server, const uint8_t *bytes, size_t len, int ale
   pair_free(&p);
 }
 
+/* A fresh pair whose server has rec (n bytes) to read. */
+static void server_fed(pair *p, const uint8_t *rec, size_t n) {
+  pair_init(p, &keys[0], 0);
+  pair_start(p);
+  memcpy(p->c2s.b, rec, n);
+  p->c2s.len = n;
+}
+
+/* A ClientHello whose key share the server refuses: handshake_failure,
+ * and that alert the only record it sent (no ServerHello before it). */
+static void expect_share_refused(const uint8_t *rec, size_t n, const char *what) {
+  pair p;
+  server_fed(&p, rec, n);
+  int rc = gostx_tls_handshake(p.s), sent = 0;
+  int alert = gostx_tls_alert(p.s, &sent);
+  CHECK(rc < 0 && alert == GOSTX__ALERT_HANDSHAKE_FAILURE && sent && p.s2c.len == 7 &&
+            p.s2c.b[0] == GOSTX__CT_ALERT && p.s2c.b[6] == GOSTX__ALERT_HANDSHAKE_FAILURE,
+        "%s: alert %d, %zu bytes sent (want handshake_failure alone): %s", what, alert, p.s2c.len,
+        gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  pair_free(&p);
+}
+
 /* A hand-made ClientHello a server takes (and waits for more). */
 static void expect_taken(const uint8_t *rec, size_t n, const char *what) {
   pair p;
-  pair_init(&p, &keys[0], 0);
-  pair_start(&p);
-  memcpy(p.c2s.b, rec, n);
-  p.c2s.len = n;
+  server_fed(&p, rec, n);
   CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, what);
   pair_free(&p);
 }
@@ -573,21 +592,44 @@ static void test_refusals(void) {
   size_t n = client_hello(rec, 0x0303, ext, e);
   /* The valid one first, that the refusals below are of the change only. */
   expect_taken(rec, n, "the hand-made ClientHello is taken");
-  /* An invalid point: y + 1. */
-  ext[ks + 10 + 32] ^= 1;
-  n = client_hello(rec, 0x0303, ext, e);
-  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "a key share off the curve");
-  ext[ks + 10 + 32] ^= 1;
-  /* The point (0, 0)... */
-  uint8_t save[64];
-  memcpy(save, ext + ks + 10, 64);
-  memset(ext + ks + 10, 0, 64);
-  n = client_hello(rec, 0x0303, ext, e);
-  expect_refusal(1, rec, n, GOSTX__ALERT_HANDSHAKE_FAILURE, "a zero key share");
-  memcpy(ext + ks + 10, save, 64);
+  /* Shares the server refuses before it sends anything (RFC 9367 6.1.1.2:
+   * the check, step 2, comes before the ServerHello, step 4), with
+   * handshake_failure, the alert that step names: off the curve (y + 1),
+   * zero, and GC256A's (cofactor 4) points T of order 4 and G + T of order
+   * 4q, the points test_gost3410's test_small_order_keys derives and
+   * checks (from the Edwards form's (1, 0)). */
+  {
+    static const char *const bad_hex[2] = {
+        "7f7f80c60535007538b45a5d95c39353bc5d80d1f36a9dc0ace7c5118c2f5977"
+        "7e7e82520f9f015faa1d0f18c14ab9fb35188275da3fd94206b74f34a48e0ecd",
+        "ddb921090cc4903145ec19c1e5a683137e548e895e189c8f32b7e8d45a953ae1"
+        "266b0860f3c4da7273ab5c51d5dfd1b1fd3971404eeb66d9b296eb3d7e342d8a"};
+    static const char *const what[4] = {"a key share off the curve", "a zero key share",
+                                        "a key share of order 4", "a key share of order 4q"};
+    uint8_t save[64];
+    memcpy(save, ext + ks + 10, 64);
+    for (int k = 0; k < 4; k++) {
+      uint8_t be[64];
+      if (k == 0) ext[ks + 10 + 32] ^= 1;
+      if (k == 1) memset(ext + ks + 10, 0, 64);
+      if (k >= 2) {
+        CHECK(hex_decode(bad_hex[k - 2], be, sizeof be) == 64, "hex");
+        for (int i = 0; i < 32; i++) ext[ks + 10 + i] = be[31 - i], ext[ks + 42 + i] = be[63 - i];
+      }
+      n = client_hello(rec, 0x0303, ext, e);
+      expect_share_refused(rec, n, what[k]);
+      memcpy(ext + ks + 10, save, 64);
+    }
+  }
   /* Wrong versions. */
-  n = client_hello(rec, 0x0302, ext, e);
-  expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "legacy_version TLS 1.1");
+  /* legacy_version TLS 1.1 and no supported_versions (ext's bytes 16-22). */
+  {
+    uint8_t no_versions[512];
+    memcpy(no_versions, ext, 16);
+    memcpy(no_versions + 16, ext + 23, e - 23);
+    n = client_hello(rec, 0x0302, no_versions, e - 7);
+    expect_refusal(1, rec, n, GOSTX__ALERT_PROTOCOL_VERSION, "legacy_version TLS 1.1 alone");
+  }
   ext[21] = 3, ext[22] = 3; /* supported_versions: 0303 only */
   n = client_hello(rec, 0x0303, ext, e);
   refusal_13_only = 1;
@@ -680,10 +722,6 @@ static void test_refusals(void) {
   expect_refusal(1, ccs, sizeof ccs, GOSTX__ALERT_UNEXPECTED_MESSAGE, "CCS before the ClientHello");
   uint8_t type99[] = {99, 3, 3, 0, 1, 1};
   expect_refusal(1, type99, sizeof type99, GOSTX__ALERT_UNEXPECTED_MESSAGE, "an unknown record type");
-  uint8_t v = 0;
-  uint8_t ver[] = {22, 3, 4, 0, 1, 1};
-  (void)v;
-  expect_refusal(1, ver, sizeof ver, GOSTX__ALERT_PROTOCOL_VERSION, "record version 0x0304");
   uint8_t empty[] = {22, 3, 1, 0, 0};
   expect_refusal(1, empty, sizeof empty, GOSTX__ALERT_UNEXPECTED_MESSAGE, "an empty handshake record");
   /* A ServerHello that is a TLS 1.2 answer with the downgrade sentinel. */
@@ -804,6 +842,90 @@ static void test_after_handshake(void) {
   pair_free(&p);
 }
 
+/* The ClientHello's legacy_version (the mutate hook) and its record's
+ * legacy_record_version (a tamper of the first record). */
+static void set_hello_version(void *user, uint8_t *msg, size_t *len, size_t cap) {
+  (void)len, (void)cap;
+  unsigned v = *(const unsigned *)user;
+  if (msg[0] != GOSTX__HS_CLIENT_HELLO) return;
+  msg[4] = (uint8_t)(v >> 8), msg[5] = (uint8_t)v;
+}
+
+static void set_record_version(uint8_t *rec, size_t len, size_t v) {
+  (void)len;
+  rec[1] = (uint8_t)(v >> 8), rec[2] = (uint8_t)v;
+}
+
+/* RFC 8446 4.2.1: with supported_versions, legacy_version plays no part in
+ * the choice; 5.1: legacy_record_version is ignored (RFC 5246 E.1 lets a
+ * TLS 1.2 ClientHello's record carry any). */
+static void test_legacy_versions(void) {
+  static const unsigned hello_versions[] = {0x0301, 0x0302, 0x0304, 0x0305};
+  for (size_t i = 0; i < 4; i++) {
+    unsigned v = hello_versions[i];
+    pair p;
+    pair_init(&p, &keys[0], 0);
+    gostx__tls_test_hooks *t = gostx__tls_config_test(p.ccfg);
+    t->mutate = set_hello_version;
+    t->mutate_user = &v;
+    pair_start(&p);
+    int rc = pair_handshake(&p);
+    CHECK(rc == 0 && gostx_tls_version_id(p.s) == GOSTX_TLS_VERSION_1_3,
+          "ClientHello legacy_version 0x%04x with supported_versions {1.3, 1.2}: TLS 1.3 (%s)", v,
+          gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+    pair_free(&p);
+  }
+  static const unsigned record_versions[] = {0x0300, 0x0302, 0x0304, 0x0000, 0xFFFF};
+  for (unsigned version = GOSTX_TLS_VERSION_1_2; version <= GOSTX_TLS_VERSION_1_3; version++)
+    for (size_t i = 0; i < 5; i++) {
+      pair p;
+      pair_only_version = version;
+      pair_init(&p, &keys[0], 0);
+      pair_only_version = 0;
+      p.c2s.tamper_fn = set_record_version; /* record 0: the ClientHello's */
+      p.c2s.tamper_arg = record_versions[i];
+      pair_start(&p);
+      int rc = pair_handshake(&p);
+      CHECK(rc == 0 && p.c2s.tampered && gostx_tls_version_id(p.s) == version,
+            "TLS 0x%04x: a ClientHello record of version 0x%04zx taken (%s)", version,
+            p.c2s.tamper_arg, gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+      pair_free(&p);
+    }
+}
+
+/* Half-close: after one side's close_notify the other sends a KeyUpdate
+ * (update_requested or not) and more data. The closed side reads it all
+ * under the updated key and sends nothing more (RFC 8446 6.1: nothing
+ * after close_notify; 4.6.3's answer is due only before data of its own). */
+static void test_half_close_key_update(void) {
+  for (int closer_is_client = 0; closer_is_client < 2; closer_is_client++)
+    for (int request = 0; request < 2; request++) {
+      pair p;
+      pair_init(&p, &keys[0], 0);
+      pair_start(&p);
+      CHECK(pair_handshake(&p) == 0, "handshake");
+      gostx_tls *closer = closer_is_client ? p.c : p.s, *other = closer_is_client ? p.s : p.c;
+      pipe_buf *closer_out = closer_is_client ? &p.c2s : &p.s2c;
+      uint8_t b[64];
+      size_t n = 0, put = 0;
+      CHECK_RC(gostx_tls_close(closer), 0, "close_notify sent");
+      CHECK_RC(gostx_tls_read(other, b, sizeof b, &n), GOSTX_TLS_CLOSED, "the peer sees it");
+      CHECK_RC(gostx_tls_key_update(other, request), 0, "the peer's KeyUpdate");
+      CHECK_RC(gostx_tls_write(other, "after the update", 16, &put), 0, "the peer's data");
+      int writes = closer_out->writes;
+      int rc = gostx_tls_read(closer, b, sizeof b, &n);
+      CHECK(rc == 0 && n == 16 && !memcmp(b, "after the update", 16) && closer_out->len == 0 &&
+                closer_out->writes == writes,
+            "%s closed, KeyUpdate(%s): data read, nothing sent after close_notify (rc %d, %zu "
+            "bytes out: %s)",
+            closer_is_client ? "client" : "server", request ? "update_requested" : "update_not_requested",
+            rc, closer_out->len, gostx_tls_error(closer) ? gostx_tls_error(closer) : "-");
+      CHECK_RC(gostx_tls_close(other), 0, "the peer closes");
+      CHECK_RC(gostx_tls_read(closer, b, sizeof b, &n), GOSTX_TLS_CLOSED, "and the closer sees it");
+      pair_free(&p);
+    }
+}
+
 /* One side's n-th handshake message changed before it is sent (and put
  * in its transcript: the other side sees consistent keys, so the check
  * under test is the only one that can refuse it). */
@@ -887,8 +1009,6 @@ static void test_mutated(void) {
                  "a second ClientHello with another random", "changed");
   /* The client's messages: ClientHello 0, Finished 1. */
   expect_mutated(0, (mut){1, -3, 0, 0x10, NULL, 0}, GOSTX__ALERT_DECRYPT_ERROR, "a bad client Finished", "Finished does not verify");
-  expect_mutated(0, (mut){0, 4, 0, 0x01, NULL, 0}, GOSTX__ALERT_PROTOCOL_VERSION,
-                 "a ClientHello legacy_version 0x0203", "legacy_version");
   expect_mutated(0, (mut){0, -1, 0, 0x01, NULL, 0}, GOSTX__ALERT_HANDSHAKE_FAILURE,
                  "the client's key share off the curve", "subgroup");
 }
@@ -1085,6 +1205,15 @@ static void pki_versions(gostx_x509_store *store) {
     }
     CHECK(pki_handshake(store, chain, key, "127.0.0.1", &alert, NULL) == 0, "%s for 127.0.0.1", curves[i]);
   }
+  /* keyUsage keyEncipherment + keyAgreement: what a TLS 1.2 server's key
+   * does (RFC 9189: it never signs), not what TLS 1.3's does (it signs). */
+  {
+    int alert = -1;
+    rc = pki_handshake(store, "chain-kex-256A.pem", "kex-256A.key", "localhost", &alert, NULL);
+    CHECK(pair_only_version ? rc == 0 : rc != 0 && alert == GOSTX__ALERT_UNSUPPORTED_CERTIFICATE,
+          "TLS %s: a server certificate with keyUsage keyEncipherment, keyAgreement %s (alert %d)",
+          pair_only_version ? "1.2" : "1.3", pair_only_version ? "taken" : "refused", alert);
+  }
   static const struct {
     const char *name;
     int alert;
@@ -1263,6 +1392,90 @@ static void test_psk(void) {
   gostx_tls_config_free(cfg);
 }
 
+/* ---------------- early data (0-RTT), refused ---------------- */
+
+/* n records of each bytes of early data, sealed as a 0-RTT client seals
+ * them (client_early_traffic_secret of the PSK and the ClientHello in
+ * c2s, the first TLS 1.3 suite), after that ClientHello. */
+static void send_early(pair *p, size_t n, size_t each) {
+  size_t hello_len = (size_t)p->c2s.b[3] << 8 | p->c2s.b[4];
+  uint8_t early[32], th[32], secret[32], data[GOSTX__TLS_MAX_PLAINTEXT];
+  memset(data, 'E', sizeof data);
+  gostx__tls_record r;
+  CHECK_RC(gostx__tls_next_secret(NULL, psk_key, 32, early), 0, "early secret");
+  CHECK_RC(gostx_streebog(32, p->c2s.b + 5, hello_len, th), 0, "ClientHello hash");
+  CHECK_RC(gostx__tls_derive_secret(early, GOSTX__TLS_LABEL_C_E_TRAFFIC, th, secret), 0, "c e traffic");
+  CHECK_RC(gostx__tls_record_init(&r, GOSTX__TLS_KUZNYECHIK_MGM_L, secret), 0, "early key");
+  for (size_t i = 0; i < n; i++) {
+    size_t got = 0;
+    CHECK_RC(gostx__tls_record_seal(&r, GOSTX__CT_APP, data, each, 0, p->c2s.b + p->c2s.len,
+                                    p->c2s.cap - p->c2s.len, &got), 0, "early record");
+    p->c2s.len += got;
+  }
+  gostx__tls_record_clear(&r);
+}
+
+/* RFC 8446 4.2.10: a server that does not take early data skips the
+ * records of it (trial decryption under the handshake key after its
+ * ServerHello; records of type application_data after a
+ * HelloRetryRequest), up to its limit, and the 1-RTT handshake completes;
+ * no early byte is ever read. Past the limit: unexpected_message. */
+static void test_early_data_refused(void) {
+  static const struct {
+    int hrr;
+    size_t n, each;
+    int ok;
+  } runs[] = {{0, 1, 100, 1}, {0, 4, 4096, 1}, {0, 1, 16384, 1}, {0, 5, 4000, 0},
+              {1, 1, 100, 1}, {1, 4, 4096, 1}, {1, 1, 16384, 1}, {1, 5, 4000, 0}};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    pair p;
+    psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+    gostx__tls_config_test(p.ccfg)->early_data_hello = 1;
+    if (runs[i].hrr) CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC256B"), 0, "groups");
+    pair_start(&p);
+    CHECK_RC(gostx_tls_handshake(p.c), GOSTX_TLS_WANT_READ, "ClientHello with early_data");
+    send_early(&p, runs[i].n, runs[i].each);
+    int rc = pair_handshake(&p), sent = 0;
+    int alert = gostx_tls_alert(p.s, &sent);
+    const char *err = gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-";
+    if (!runs[i].ok) {
+      CHECK(rc != 0 && alert == GOSTX__ALERT_UNEXPECTED_MESSAGE && sent && strstr(err, "early data"),
+            "%s%zu early records of %zu bytes: refused with unexpected_message (alert %d: %s)",
+            runs[i].hrr ? "HelloRetryRequest, " : "", runs[i].n, runs[i].each, alert, err);
+      pair_free(&p);
+      continue;
+    }
+    uint8_t b[64];
+    size_t put = 0, n = 0;
+    CHECK_RC(gostx_tls_write(p.c, "1-RTT data", 10, &put), 0, "write");
+    rc = rc == 0 ? gostx_tls_read(p.s, b, sizeof b, &n) : rc;
+    CHECK(rc == 0 && p.s->psk && p.s->hrr == runs[i].hrr && n == 10 && !memcmp(b, "1-RTT data", 10) &&
+              gostx_tls_pending(p.s) == 0,
+          "%s%zu early records of %zu bytes skipped, the handshake completed, only 1-RTT data read "
+          "(rc %d: %s)",
+          runs[i].hrr ? "HelloRetryRequest, " : "", runs[i].n, runs[i].each, rc, err);
+    /* Skipping ended with the handshake: a forged record is refused again. */
+    CHECK_RC(gostx_tls_write(p.c, "forged", 6, &put), 0, "write");
+    p.c2s.b[10] ^= 4;
+    CHECK(gostx_tls_read(p.s, b, sizeof b, &n) == GOSTX_EAUTH &&
+              gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_BAD_RECORD_MAC,
+          "after the skipped early data a forged record: bad_record_mac");
+    pair_free(&p);
+  }
+  /* The second ClientHello must not offer early_data (RFC 8446 4.1.2). */
+  pair p;
+  psk_pair(&p, NULL, psk_id, sizeof psk_id - 1, psk_key);
+  CHECK_RC(gostx_tls_config_set_groups(p.scfg, "GC256B"), 0, "groups");
+  gostx__tls_config_test(p.ccfg)->early_data_hello = 2; /* in both ClientHellos */
+  pair_start(&p);
+  (void)pair_handshake(&p);
+  int sent = 0;
+  CHECK(gostx_tls_alert(p.s, &sent) == GOSTX__ALERT_ILLEGAL_PARAMETER && sent,
+        "early_data in the second ClientHello: illegal_parameter (%s)",
+        gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
+  pair_free(&p);
+}
+
 int main(void) {
   t_rand_init();
   make_keys();
@@ -1277,9 +1490,12 @@ int main(void) {
   test_flips();
   test_refusals();
   test_after_handshake();
+  test_half_close_key_update();
+  test_legacy_versions();
   test_wrong_key();
   test_mutated();
   test_pki();
   test_psk();
+  test_early_data_refused();
   return t_done();
 }

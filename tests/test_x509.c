@@ -515,6 +515,19 @@ static void verify_pki(void) {
   CHECK(verify_file("chain-bad-eku.pem", now(), GOSTX_X509_PURPOSE_CLIENT, NULL, &depth) ==
             GOSTX_X509_OK,
         "EKU clientAuth only: fine for a client");
+  /* a TLS 1.2 server's key exchanges keys (RFC 9189), a TLS 1.3 one signs */
+  CHECK(verify_file("chain-kex-256A.pem", now(), GOSTX_X509_PURPOSE_SERVER_TLS12, "localhost",
+                    &depth) == GOSTX_X509_OK,
+        "keyEncipherment + keyAgreement: fine for a TLS 1.2 server");
+  CHECK(verify_file("chain-kex-256A.pem", now(), GOSTX_X509_PURPOSE_SERVER, "localhost", &depth) ==
+            GOSTX_X509_KEY_USAGE && depth == 0,
+        "keyEncipherment + keyAgreement: not for a server that signs");
+  CHECK(verify_file("chain-bad-keyusage.pem", now(), GOSTX_X509_PURPOSE_SERVER_TLS12, "localhost",
+                    &depth) == GOSTX_X509_KEY_USAGE,
+        "nonRepudiation only: not for a TLS 1.2 server either");
+  CHECK(verify_file("chain-256A.pem", now(), GOSTX_X509_PURPOSE_SERVER_TLS12, "localhost",
+                    &depth) == GOSTX_X509_OK,
+        "digitalSignature only: taken for a TLS 1.2 server, as openssl's SSL server purpose does");
   /* the validity's edges, on a good chain */
   certs c;
   load("chain-256A.pem", &c);

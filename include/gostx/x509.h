@@ -136,7 +136,12 @@ GOSTX_API int gostx_x509_store_add_path(gostx_x509_store *store, const char *pat
 typedef enum gostx_x509_purpose {
   GOSTX_X509_PURPOSE_ANY = 0,
   GOSTX_X509_PURPOSE_SERVER, /* TLS server: EKU serverAuth when EKU present */
-  GOSTX_X509_PURPOSE_CLIENT  /* TLS client: EKU clientAuth when EKU present */
+  GOSTX_X509_PURPOSE_CLIENT, /* TLS client: EKU clientAuth when EKU present */
+  /* TLS 1.2 server of RFC 9189's suites, whose key exchanges the
+   * preliminary secret and never signs: EKU serverAuth when present, and
+   * a keyUsage (when present) with keyEncipherment or keyAgreement (or
+   * digitalSignature, as openssl's SSL server purpose takes) */
+  GOSTX_X509_PURPOSE_SERVER_TLS12
 } gostx_x509_purpose;
 
 /* Verifies chain[0] (the leaf) through the others, in any order, to an

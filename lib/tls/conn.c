@@ -400,11 +400,14 @@ static int read_record(gostx_tls *c) {
           t != GOSTX__CT_APP)
         return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                                "unknown record type");
-      if (rec[1] != 3 || (rec[2] != 3 && !(rec[2] == 1 && c->state == GOSTX__ST_START)))
+      /* legacy_record_version is ignored (RFC 8446 5.1: a ClientHello's
+       * may be anything); TLS 1.2, once taken, has its own (RFC 5246 6.2.1) */
+      if (c->v12 && (rec[1] != 3 || rec[2] != 3))
         return gostx__tls_fail(c, GOSTX__ALERT_PROTOCOL_VERSION, GOSTX_EFORMAT,
                                "record version not 0x0303");
-      size_t max = c->renc && (t == GOSTX__CT_APP || c->v12) ? GOSTX__TLS_MAX_CIPHERTEXT
-                                                 : GOSTX__TLS_MAX_PLAINTEXT;
+      int sealed = c->renc || c->early_skip; /* early data is sealed too */
+      size_t max = sealed && (t == GOSTX__CT_APP || c->v12) ? GOSTX__TLS_MAX_CIPHERTEXT
+                                                            : GOSTX__TLS_MAX_PLAINTEXT;
       if (len > max)
         return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, GOSTX_ELEN, "record too long");
       need = GOSTX__TLS_HDR_LEN + len;
@@ -536,6 +539,19 @@ static int record12(gostx_tls *c, uint8_t *rec, size_t len) {
   return deliver(c, type, body, len);
 }
 
+/* A record of the client's refused early data (len bytes after its
+ * header), passed over; past GOSTX__TLS_EARLY_SKIP_MAX bytes of content
+ * (its length less tag and type: padding cannot be told apart without the
+ * key) the connection ends (RFC 8446 4.2.10, 4.6.1). */
+static int skip_early(gostx_tls *c, size_t len) {
+  size_t overhead = c->suite->tag_len + 1;
+  c->early_skipped += len > overhead ? len - overhead : 0;
+  if (c->early_skipped > GOSTX__TLS_EARLY_SKIP_MAX)
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "more early data than this server skips");
+  return GOSTX_OK;
+}
+
 /* Reads and handles one record. Application data is left at in + 5
  * (app_off, app_len), or, when dst has room for the whole record's
  * content, opened straight into dst (*dst_got; no copy after); the rest
@@ -579,6 +595,7 @@ static int next_record_into(gostx_tls *c, uint8_t *dst, size_t dst_cap, size_t *
                  dst_cap >= len - c->suite->tag_len;
     rc = gostx__tls_record_open(&c->rrec, rec, GOSTX__TLS_HDR_LEN + len, direct ? dst : body,
                                 direct ? dst_cap : len, &got, &type);
+    if (rc == GOSTX_EAUTH && c->early_skip == GOSTX__EARLY_TRIAL) return skip_early(c, len);
     if (rc == GOSTX_EAUTH)
       return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
     if (rc == GOSTX_ELEN)
@@ -589,6 +606,7 @@ static int next_record_into(gostx_tls *c, uint8_t *dst, size_t dst_cap, size_t *
                              rc, "malformed protected record");
     if (rc != GOSTX_OK)
       return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
+    c->early_skip = GOSTX__EARLY_NONE; /* the client's second flight has begun */
     if (direct && type == GOSTX__CT_APP && !c->hs_have) {
       *dst_got = got;
       return GOSTX_OK;
@@ -598,6 +616,8 @@ static int next_record_into(gostx_tls *c, uint8_t *dst, size_t dst_cap, size_t *
       gostx_memzero(dst, len - c->suite->tag_len);
     }
     len = got;
+  } else if (type == GOSTX__CT_APP && c->early_skip == GOSTX__EARLY_AFTER_HRR) {
+    return skip_early(c, len);
   } else if (type == GOSTX__CT_APP) {
     return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                            "application data before the keys");

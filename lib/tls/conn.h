@@ -24,6 +24,9 @@
  * or up to four full application records (and a KeyUpdate and an alert):
  * a large gostx_tls_write goes out in one transport write per four. */
 #define GOSTX__TLS_OUT_CAP (4 * GOSTX__TLS_IN_CAP + 256u)
+/* The refused early data a server skips (RFC 8446 4.2.10 leaves it to
+ * the server): a full record's worth; more is unexpected_message (4.6.1). */
+#define GOSTX__TLS_EARLY_SKIP_MAX 16384u
 
 /* RFC 8446 section 6: the alerts this implementation sends or names. */
 enum {
@@ -143,6 +146,9 @@ typedef struct gostx__tls_test_hooks {
   uint8_t pin_pub[128];
   uint64_t now;            /* when not 0: the Unix time (s) tickets are issued and checked at */
   int psk_ke_hello;        /* client: psk_key_exchange_modes psk_ke, as RFC 9367 A.1's hello */
+  /* client: early_data in its first ClientHello (1) or in each (2, which
+   * RFC 8446 4.1.2 forbids); it sends no early data itself */
+  int early_data_hello;
 } gostx__tls_test_hooks;
 
 struct gostx_tls_config {
@@ -220,6 +226,12 @@ struct gostx_tls {
   int rkey_changed; /* the message just handled changed the read key */
   int closed;     /* peer sent close_notify */
   int ku_due;     /* a KeyUpdate to send (the peer asked for one) */
+  /* server: the client's early data is refused and skipped (RFC 8446
+   * 4.2.10): after our ServerHello the records that do not open under
+   * the handshake key, after a HelloRetryRequest those of type
+   * application_data; skipped counts their content bytes */
+  enum { GOSTX__EARLY_NONE, GOSTX__EARLY_TRIAL, GOSTX__EARLY_AFTER_HRR } early_skip;
+  size_t early_skipped;
   /* TLS 1.2: the version taken, its suite, keys and records; the
    * transcript also in Streebog-512 (a 512-bit CertificateVerify signs it) */
   int v12;

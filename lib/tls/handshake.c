@@ -24,8 +24,8 @@ static const uint8_t hrr_random[32] = {
     0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C, 0x02, 0x1E, 0x65, 0xB8, 0x91,
     0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C};
 
-/* A fresh ephemeral key for c->group; its share (wire order) into w. */
-static int make_share(gostx_tls *c, wr *w) {
+/* A fresh ephemeral key for c->group (c->eph_priv, c->eph_pub). */
+static int new_ephemeral(gostx_tls *c) {
   gostx_gost3410_curve curve = gostx__tls_group_curve(c->group);
   size_t cl = gostx_gost3410_size(curve);
   int rc;
@@ -36,35 +36,50 @@ static int make_share(gostx_tls *c, wr *w) {
     rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
   }
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "ephemeral key");
+  return GOSTX_OK;
+}
+
+/* The ephemeral key's share (wire order) into w. */
+static void put_share(gostx_tls *c, wr *w) {
+  size_t cl = gostx_gost3410_size(gostx__tls_group_curve(c->group));
   uint8_t le[128];
   gostx__tls_swap_point(le, c->eph_pub, cl);
   put(w, 2 * cl, 2);
   put_bytes(w, le, 2 * cl);
-  return GOSTX_OK;
 }
 
-/* The handshake secret and both handshake traffic secrets from the peer's
- * share (wire order); the transcript holds both hellos. */
-static int key_exchange(gostx_tls *c, const uint8_t *share, size_t len) {
+/* The ECDHE shared secret (cl bytes) of our ephemeral key and the peer's
+ * share (wire order), checked on the curve and in the order-q subgroup
+ * (RFC 9367 6.1.1.1 step 5, 6.1.1.2 step 2: handshake_failure); our
+ * private key is wiped. */
+static int ecdhe(gostx_tls *c, const uint8_t *share, size_t len, uint8_t shared[64]) {
   gostx_gost3410_curve curve = gostx__tls_group_curve(c->group);
   size_t cl = gostx_gost3410_size(curve);
   if (len != 2 * cl) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key share of the wrong length");
-  uint8_t be[128], shared[64], early[32], th[32];
+  uint8_t be[128];
   gostx__tls_swap_point(be, share, cl);
   int rc = gostx__gost3410_ecdh(curve, c->eph_priv, cl, be, 2 * cl, shared, cl);
   gostx_memzero(c->eph_priv, sizeof c->eph_priv);
   if (rc != GOSTX_OK)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the peer's key share is not a point of the group's order-q subgroup");
+  return GOSTX_OK;
+}
+
+/* The handshake secret and both handshake traffic secrets from the ECDHE
+ * shared secret (wiped); the transcript holds both hellos. */
+static int handshake_secrets(gostx_tls *c, uint8_t shared[64]) {
+  size_t cl = gostx_gost3410_size(gostx__tls_group_curve(c->group));
+  uint8_t early[32], th[32];
   gostx__tls_th_hash(c, th);
-  rc = c->psk ? gostx__tls_next_secret(NULL, c->psk_key, 32, early)
-              : gostx__tls_next_secret(NULL, NULL, 0, early);
+  int rc = c->psk ? gostx__tls_next_secret(NULL, c->psk_key, 32, early)
+                  : gostx__tls_next_secret(NULL, NULL, 0, early);
   if (rc == GOSTX_OK) rc = gostx__tls_next_secret(early, shared, cl, c->hs_secret);
   if (rc == GOSTX_OK)
     rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_C_HS_TRAFFIC, th, c->c_hs);
   if (rc == GOSTX_OK)
     rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_S_HS_TRAFFIC, th, c->s_hs);
-  gostx_memzero(shared, sizeof shared);
+  gostx_memzero(shared, 64);
   gostx_memzero(early, sizeof early);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
   gostx__tls_keylog(c, "CLIENT_HANDSHAKE_TRAFFIC_SECRET", c->c_hs);
@@ -283,11 +298,16 @@ static int build_client_hello(gostx_tls *c) {
   size_t shares = open_vec(&w, 2);
   if (c->group) { /* none (the test hook): the server asks for one */
     put(&w, c->group, 2);
-    int rc = make_share(c, &w);
+    int rc = new_ephemeral(c);
     if (rc != GOSTX_OK) return rc;
+    put_share(c, &w);
   }
   close_vec(&w, shares, 2);
   close_vec(&w, ks, 2);
+  if (cfg->test.early_data_hello > c->hrr) {
+    put(&w, EXT_EARLY_DATA, 2);
+    put(&w, 0, 2);
+  }
   if (c->cookie_len) {
     put(&w, EXT_COOKIE, 2);
     put(&w, (unsigned)c->cookie_len + 2, 2);
@@ -465,7 +485,9 @@ static int on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   }
   memcpy(c->server_random, random, 32);
   gostx__tls_th_add(c, msg, len);
-  int rc = key_exchange(c, key.p, key.n);
+  uint8_t shared[64];
+  int rc = ecdhe(c, key.p, key.n, shared);
+  if (rc == GOSTX_OK) rc = handshake_secrets(c, shared);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_hs);
   /* The write key too: the server reads under it from now on, so an alert
    * about its flight (a refused chain) must go under it (RFC 8446 5.1). */
@@ -584,8 +606,6 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
   if (r.n) exts = vec(&r, 2, 0);
   if (r.bad || r.n || h->sid.n > 32 || (h->suites.n & 1))
     return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientHello");
-  if (legacy != 0x0303)
-    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ClientHello legacy_version not TLS 1.2");
   if (comp.n != 1 || comp.p[0] != 0)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression methods other than null");
   uint64_t seen = 0;
@@ -649,6 +669,10 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
       case EXT_COOKIE:
         h->have_cookie = 1;
         break;
+      case EXT_EARLY_DATA:
+        if (data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "early_data not empty in a ClientHello");
+        h->early_data = 1;
+        break;
       case EXT_EXTENDED_MASTER_SECRET:
         if (data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "extended_master_secret not empty");
         h->have_ems = 1;
@@ -692,6 +716,12 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
         break; /* unknown: ignored (RFC 8446 section 4.2) */
     }
   }
+  /* legacy_version is not used for negotiation when supported_versions is
+   * there (RFC 8446 4.2.1); without it, it is the client's highest version
+   * (RFC 5246 E.1), and below TLS 1.2 nothing is in common. */
+  if (!h->have_versions && legacy < GOSTX_TLS_VERSION_1_2)
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION,
+                "ClientHello legacy_version below TLS 1.2 and no supported_versions");
   return GOSTX_OK;
 }
 
@@ -722,10 +752,7 @@ static int send_server_hello(gostx_tls *c, int hrr) {
   put(&w, EXT_KEY_SHARE, 2);
   size_t ks = open_vec(&w, 2);
   put(&w, c->group, 2);
-  if (!hrr) {
-    int rc = make_share(c, &w);
-    if (rc != GOSTX_OK) return rc;
-  }
+  if (!hrr) put_share(c, &w);
   close_vec(&w, ks, 2);
   if (!hrr && c->psk) {
     put(&w, EXT_PRE_SHARED_KEY, 2);
@@ -760,9 +787,16 @@ static int send_certificate_request(gostx_tls *c) {
 }
 
 static int server_flight(gostx_tls *c, rd key, int sni_ack) {
-  int rc = gostx__tls_fill_random(c, c->server_random, 32);
+  /* The client's share is checked before anything is sent (RFC 9367
+   * 6.1.1.2: step 2 before the ServerHello of step 4). */
+  uint8_t shared[64];
+  int rc = new_ephemeral(c);
+  if (rc == GOSTX_OK) rc = ecdhe(c, key.p, key.n, shared);
+  if (rc != GOSTX_OK) return rc;
+  rc = gostx__tls_fill_random(c, c->server_random, 32);
   if (rc == GOSTX_OK) rc = send_server_hello(c, 0);
-  if (rc == GOSTX_OK) rc = key_exchange(c, key.p, key.n);
+  if (rc == GOSTX_OK) rc = handshake_secrets(c, shared);
+  gostx_memzero(shared, sizeof shared);
   if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_hs);
   if (rc == GOSTX_OK) rc = send_encrypted_extensions(c, sni_ack);
@@ -885,6 +919,9 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
     if (!gostx__tls_rd_has16(h.suites, c->suite->id))
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
+    if (h.early_data) /* RFC 8446 4.1.2, 4.2.10 */
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "early_data in the second ClientHello");
+    c->early_skip = GOSTX__EARLY_NONE;
     rd key = share_of(&h, c->group);
     if (key.bad || h.shares.n != 4 + key.n)
       return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello's key_share is not the one asked for");
@@ -925,6 +962,8 @@ static int on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   /* No CertificateRequest under a PSK (RFC 8446 section 4.3.2). */
   c->cert_req = !c->psk && cfg->verify != GOSTX_TLS_VERIFY_NONE;
   gostx__tls_th_add(c, msg, len);
+  /* Early data is never accepted: it is skipped (RFC 8446 4.2.10). */
+  if (h.early_data) c->early_skip = group ? GOSTX__EARLY_TRIAL : GOSTX__EARLY_AFTER_HRR;
   if (!group) {
     c->group = (uint16_t)retry;
     c->hrr = 1;
@@ -947,7 +986,12 @@ static int on_key_update(gostx_tls *c, const uint8_t *body, size_t len) {
   int rc = gostx__tls_update_secret(secret, secret);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "KeyUpdate");
   rc = gostx__tls_set_keys(c, 0, secret);
-  if (rc == GOSTX_OK && body[0] == 1) c->ku_due = 1;
+  /* After our close_notify nothing more may be sent (RFC 8446 6.1): the
+   * request is taken (the read key above) and not answered; 4.6.3 asks
+   * for the answer only before our next application data, which cannot
+   * come. */
+  int close_sent = c->alert == 0 && c->alert_sent;
+  if (rc == GOSTX_OK && body[0] == 1 && !close_sent) c->ku_due = 1;
   return rc;
 }
 

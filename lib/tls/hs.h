@@ -137,6 +137,7 @@ typedef struct hello {
   char sni[256];
   int have_groups, have_sigs, have_shares, have_versions, have_alpn, have_cookie;
   int have_psk, have_modes, psk_dhe_ke;
+  int early_data; /* early_data offered (never accepted: RFC 8446 4.2.10) */
   int have_ems, have_reneg, scsv; /* TLS 1.2: RFC 7627, RFC 5746 */
 } hello;
 /* A ServerHello's fields (either version's: the extensions may be absent

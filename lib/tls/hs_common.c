@@ -154,7 +154,8 @@ int gostx__tls_peer_chain(gostx_tls *c) {
   size_t depth = 0;
   gostx_x509_status st = gostx_x509_verify(
       cfg->store, c->peer_cert, c->npeer, (int64_t)time(NULL),
-      client ? GOSTX_X509_PURPOSE_SERVER : GOSTX_X509_PURPOSE_CLIENT,
+      client ? (c->v12 ? GOSTX_X509_PURPOSE_SERVER_TLS12 : GOSTX_X509_PURPOSE_SERVER)
+             : GOSTX_X509_PURPOSE_CLIENT,
       client && c->servername[0] ? c->servername : NULL, &depth);
   if (st != GOSTX_X509_OK) {
     snprintf(what, sizeof what, "the peer's chain: %s (certificate %zu of the path)",

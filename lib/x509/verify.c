@@ -9,7 +9,19 @@
 
 /* keyUsage bits as RFC 5280 numbers them */
 #define KU_DIGITAL_SIGNATURE (1u << 0)
+#define KU_KEY_ENCIPHERMENT (1u << 2)
+#define KU_KEY_AGREEMENT (1u << 4)
 #define KU_KEY_CERT_SIGN (1u << 5)
+
+/* The keyUsage bits of which a leaf needs one: a TLS 1.3 certificate (or
+ * a TLS 1.2 client's) signs the handshake; a TLS 1.2 server's key (RFC
+ * 9189) is the other end of the key exchange (KEG or VKO, then the key
+ * export of the preliminary secret). */
+static unsigned leaf_key_usage(gostx_x509_purpose purpose) {
+  return purpose == GOSTX_X509_PURPOSE_SERVER_TLS12
+             ? KU_KEY_ENCIPHERMENT | KU_KEY_AGREEMENT | KU_DIGITAL_SIGNATURE
+             : KU_DIGITAL_SIGNATURE;
+}
 
 int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
   uint8_t digest[64], sig[128];
@@ -118,7 +130,8 @@ static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anch
   if (now < c->not_before) return GOSTX_X509_NOT_YET_VALID;
   if (now > c->not_after) return GOSTX_X509_EXPIRED;
   if (c->unknown_critical) return GOSTX_X509_CRITICAL_EXT;
-  unsigned eku_need = purpose == GOSTX_X509_PURPOSE_SERVER   ? GOSTX_X509_EKU_SERVER
+  int server = purpose == GOSTX_X509_PURPOSE_SERVER || purpose == GOSTX_X509_PURPOSE_SERVER_TLS12;
+  unsigned eku_need = server                                 ? GOSTX_X509_EKU_SERVER
                       : purpose == GOSTX_X509_PURPOSE_CLIENT ? GOSTX_X509_EKU_CLIENT
                                                              : 0;
   if (i > 0) {
@@ -128,8 +141,8 @@ static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anch
     if (!c->is_ca && !(anchor && c->version == 1)) return GOSTX_X509_NOT_CA;
     if (!(c->key_usage & KU_KEY_CERT_SIGN)) return GOSTX_X509_KEY_USAGE;
     if (c->path_len >= 0 && i - 1 > (size_t)c->path_len) return GOSTX_X509_PATH_LEN;
-  } else if (eku_need && !(c->key_usage & KU_DIGITAL_SIGNATURE)) {
-    return GOSTX_X509_KEY_USAGE; /* TLS 1.3 certificates sign the handshake */
+  } else if (eku_need && !(c->key_usage & leaf_key_usage(purpose))) {
+    return GOSTX_X509_KEY_USAGE;
   }
   /* a CA's EKU, when it has one, limits what it may issue for */
   if (eku_need && !anchor && !(c->ext_key_usage & (eku_need | GOSTX_X509_EKU_ANY)))

@@ -30,6 +30,10 @@
 # int-gt.pem (256B, issued by ca), leaf-gt-256B.pem/.key and
 # leaf-gt-512A.pem/.key (issued by int-gt; extensions as the leaves),
 # chain-gt-256B.pem and chain-gt-512A.pem = leaf + int-gt.
+# kex-256A.pem/.key (issued by int, SAN and EKU as the leaves): keyUsage
+# keyEncipherment, keyAgreement (critical), no digitalSignature: a TLS 1.2
+# server's (RFC 9189: its key exchanges keys, never signs);
+# chain-kex-256A.pem = kex-256A + int.
 # ecdsa-root.pem: a P-256 root, not GOST (a system bundle's kind).
 # Keys are unencrypted PKCS#8 PEM (what gostx_gost3410_key_from_pem reads,
 # but for the 2001 ones, old-*.key).
@@ -112,6 +116,11 @@ basicConstraints = CA:false
 keyUsage = critical, nonRepudiation
 extendedKeyUsage = serverAuth, clientAuth
 subjectAltName = DNS:localhost, IP:127.0.0.1
+[v3_kex]
+basicConstraints = CA:false
+keyUsage = critical, keyEncipherment, keyAgreement
+extendedKeyUsage = serverAuth, clientAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1
 [v3_badeku]
 basicConstraints = CA:false
 keyUsage = critical, digitalSignature
@@ -156,6 +165,8 @@ for c in 256B:gost2012_256:TCB 512A:gost2012_512:A; do
 done
 
 key leaf-wild gost2012_256 TCA && issue leaf-wild localhost int v3_wild
+key kex-256A gost2012_256 TCA && issue kex-256A localhost int v3_kex
+cat kex-256A.pem int.pem >chain-kex-256A.pem
 key old-ca gost2001 A && issue old-ca "gostx test 2001 root" old-ca v3_ca
 key old-leaf gost2001 B && issue old-leaf localhost old-ca v3_leaf
 cat old-leaf.pem old-ca.pem >chain-old.pem
