@@ -73,11 +73,25 @@ static int print_status(const struct tunnel_config *cfg) {
   return CLI_EXIT_OK;
 }
 
+/* gostx until 2026-11-27 put the ESN itself in the IV, now ESN - 1 (RFC
+ * 9227 4.8: pnum starts at 0). The first number after the state file's is
+ * skipped at every start: the next number's IV is now the IV an older gostx
+ * gave the file's last number, which may have been sent under these keys. */
+static void skip_one_number(struct tunnel *t) {
+  const uint64_t used = atomic_load(&t->seq_used);
+  if (used < t->sa_out.limit) atomic_store(&t->seq_used, used + 1);
+}
+
+static int integrity_only(gostx_esp_transform x) {
+  return x == GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE || x == GOSTX_ESP_MAGMA_MGM_MAC_KTREE;
+}
+
 static int run(struct tunnel *t) {
   unsigned n = t->cfg.threads;
   int udp[TUNNEL_MAX_THREADS], send[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS], tun_lock = -1;
   int rc = tunnel_state_load(t, 1);
   if (rc) return rc;
+  skip_one_number(t);
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   tunnel_udp_offload(t, udp, send, n);
@@ -142,11 +156,10 @@ static int run(struct tunnel *t) {
   }
   if (!rc)
     fprintf(stderr,
-            "gostx tunnel: %s up, local %s, peer %s, %s, %u workers, UDP GSO %s, GRO %s, "
+            "gostx tunnel: %s up, local %s, peer %s, %s%s, %u workers, UDP GSO %s, GRO %s, "
             "TUN TSO %s, USO %s, checksum offload %s\n",
-            t->cfg.tun, t->cfg.local_s, t->cfg.peer_s,
-            t->cfg.transform == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? "kuznyechik-mgm-ktree"
-                                                              : "magma-mgm-ktree",
+            t->cfg.tun, t->cfg.local_s, t->cfg.peer_s, tunnel_transform_name(t->cfg.transform),
+            integrity_only(t->cfg.transform) ? " (integrity only: packets in clear)" : "",
             t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off",
             t->tun_tso ? "on" : "off", t->tun_uso ? "on" : "off", t->tun_csum ? "on" : "off");
   write_status(t);

@@ -126,6 +126,8 @@ struct tunnel {
 
 /* cli/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one line. */
 int tunnel_config_read(const char *path, struct tunnel_config *cfg);
+/* The config name of a transform ("kuznyechik-mgm-ktree", ...). */
+const char *tunnel_transform_name(gostx_esp_transform t);
 /* The SAs from the key files (32 bytes, or 32 + salt: raw or hex). 0, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. */
 int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_esp_sa *in);

@@ -103,6 +103,35 @@ static const char *file_kind(const struct stat *st) {
 
 #define LINE_MAX_BYTES 1023
 
+/* The transforms by config name (also taken: RFC 9227's own names). */
+static const struct {
+  const char *name, *rfc_name;
+  gostx_esp_transform id;
+} transforms[] = {
+    {"kuznyechik-mgm-ktree", "ENCR_KUZNYECHIK_MGM_KTREE", GOSTX_ESP_KUZNYECHIK_MGM_KTREE},
+    {"magma-mgm-ktree", "ENCR_MAGMA_MGM_KTREE", GOSTX_ESP_MAGMA_MGM_KTREE},
+    {"kuznyechik-mgm-mac-ktree", "ENCR_KUZNYECHIK_MGM_MAC_KTREE",
+     GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE},
+    {"magma-mgm-mac-ktree", "ENCR_MAGMA_MGM_MAC_KTREE", GOSTX_ESP_MAGMA_MGM_MAC_KTREE},
+};
+#define N_TRANSFORMS (sizeof transforms / sizeof transforms[0])
+
+const char *tunnel_transform_name(gostx_esp_transform t) {
+  for (size_t i = 0; i < N_TRANSFORMS; i++)
+    if (transforms[i].id == t) return transforms[i].name;
+  return "?";
+}
+
+/* 0 and *t, or -1 for a name no transform has. */
+static int transform_by_name(const char *v, gostx_esp_transform *t) {
+  for (size_t i = 0; i < N_TRANSFORMS; i++)
+    if (!strcmp(v, transforms[i].name) || !strcmp(v, transforms[i].rfc_name)) {
+      *t = transforms[i].id;
+      return 0;
+    }
+  return -1;
+}
+
 /* One line of f (its newline dropped) into line, which has room for
  * LINE_MAX_BYTES + 1: its full length (longer ones cut), or -1 at the end.
  * *nul: the line holds a NUL byte. */
@@ -196,12 +225,9 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
       bad = parse_u64(v, TUNNEL_MAX_THREADS, &n);
       cfg->threads = (unsigned)n;
     } else if (!strcmp(k, "transform")) {
-      if (!strcmp(v, "kuznyechik-mgm-ktree") || !strcmp(v, "ENCR_KUZNYECHIK_MGM_KTREE"))
-        cfg->transform = GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
-      else if (!strcmp(v, "magma-mgm-ktree") || !strcmp(v, "ENCR_MAGMA_MGM_KTREE"))
-        cfg->transform = GOSTX_ESP_MAGMA_MGM_KTREE;
-      else {
-        rc = cli_usage("%s:%u: unknown transform '%s' (kuznyechik-mgm-ktree or magma-mgm-ktree)",
+      if (transform_by_name(v, &cfg->transform)) {
+        rc = cli_usage("%s:%u: unknown transform '%s' (kuznyechik-mgm-ktree, magma-mgm-ktree, "
+                       "kuznyechik-mgm-mac-ktree or magma-mgm-mac-ktree)",
                        path, lineno, v);
         break;
       }

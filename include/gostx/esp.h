@@ -1,24 +1,34 @@
-/* gostx: ESP packets (RFC 4303) with the RFC 9227 transforms
- * ENCR_KUZNYECHIK_MGM_KTREE (32) and ENCR_MAGMA_MGM_KTREE (33): MGM with a
- * key per packet group taken from the SA key through the ESP key tree, 64-bit
- * extended sequence numbers and an anti-replay window. Part of the public API.
+/* gostx: ESP packets (RFC 4303) with the four RFC 9227 transforms:
+ * ENCR_KUZNYECHIK_MGM_KTREE (32) and ENCR_MAGMA_MGM_KTREE (33), MGM
+ * encrypting and authenticating, and ENCR_KUZNYECHIK_MGM_MAC_KTREE (34) and
+ * ENCR_MAGMA_MGM_MAC_KTREE (35), integrity only: the body goes in clear and
+ * MGM authenticates it. A key per packet group is taken from the SA key
+ * through the ESP key tree; 64-bit extended sequence numbers and an
+ * anti-replay window. Part of the public API.
  *
  * Packet (after the outer IP/UDP headers):
- *   SPI (4) | SN, low 32 bits of the ESN (4) | IV (8) | ciphertext | ICV
- * IV = i1 (1) | i2 (2) | i3 (2) | pnum (3); gostx_esp_seal puts the 64-bit
- * ESN itself there, so i1|i2|i3 = ESN >> 24 selects the message key and
- * pnum is its low 24 bits (open takes both from whatever IV a packet has). Message key = ESPTREE(K, i1, i2, i3) = KDF_256 three times
+ *   SPI (4) | SN, low 32 bits of the ESN (4) | IV (8) | body | ICV
+ * body = payload | padding 1, 2, 3, ... | pad length | next header, padded
+ * to a multiple of 4 bytes (RFC 4303 2.4), MGM ciphertext for 32 and 33,
+ * as it stands for 34 and 35.
+ * IV = i1 (1) | i2 (2) | i3 (2) | pnum (3) (RFC 9227 4.2). gostx_esp_seal
+ * puts ESN - 1 there: i1 = i2 = i3 = pnum = 0 for the SA's first packet
+ * (sequence number 1), as RFC 9227 4.8 and its Appendix A's first examples
+ * have it, pnum counting up and the message key changing every 2^24
+ * packets; gostx_esp_seal_iv takes any IV (RFC 9227 leaves the sender's
+ * choice open). Message key = ESPTREE(K, i1, i2, i3) = KDF_256 three times
  * with labels "level1" (seed 0x00 | i1), "level2" (seed i2), "level3"
  * (seed i3). MGM nonce = 0x00 | pnum | salt (16 bytes Kuznyechik: 12-byte
- * salt; 8 bytes Magma: 4-byte salt). AAD = SPI | ESN high 32 | ESN low 32
- * (RFC 4106 section 5's layout with extended sequence numbers, the
- * default), or SPI | SN on an SA without ESN (gostx_esp_sa_set_esn): what
- * the RFC 9227 example packet at hand authenticates (tests/vectors/
- * esp9227.json). A receiver takes the message key and pnum from the IV, as
- * RFC 9227 has it, whatever the sender put there; the SN only for replay.
- * Plaintext = payload | padding 1, 2, 3, ... | pad length | next header,
- * padded to a multiple of 4 bytes. ICV = the MGM tag's leftmost 12 bytes
- * (Kuznyechik, 96 bits), the whole 8-byte tag (Magma).
+ * salt; 8 bytes Magma: 4-byte salt). A receiver takes the message key and
+ * pnum from the IV, as RFC 9227 4.8 has it, whatever the sender put there;
+ * the SN only for replay and the AAD.
+ * AAD (RFC 9227 4.7.1): 32 and 33: SPI | ESN (64 bits, big-endian: high
+ * half first), or SPI | SN on an SA without ESN (gostx_esp_sa_set_esn); 34
+ * and 35: the same followed by IV | body, with nothing encrypted (as RFC
+ * 4543 does for GMAC). ICV = the MGM tag's leftmost 12 bytes (Kuznyechik,
+ * 96 bits), the whole 8-byte tag (Magma). RFC 9227 Appendix A's eight
+ * examples (two of each transform, without ESN) are replayed byte for byte
+ * by tests/test_esp.c.
  *
  * Three objects, so that threads can share what must be shared:
  *   gostx_esp_sa        the keys (SA key, salt, SPI): read-only after init;
@@ -40,10 +50,12 @@ extern "C" {
 typedef enum gostx_esp_transform {
   GOSTX_ESP_KUZNYECHIK_MGM_KTREE = 32, /* IKEv2 transform id, RFC 9227 */
   GOSTX_ESP_MAGMA_MGM_KTREE = 33,
+  GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE = 34, /* integrity only: no confidentiality */
+  GOSTX_ESP_MAGMA_MGM_MAC_KTREE = 35,
 } gostx_esp_transform;
 
 #define GOSTX_ESP_KEY_LEN 32   /* the SA key K (the key tree's root) */
-#define GOSTX_ESP_SALT_MAX 12  /* 12 bytes Kuznyechik, 4 bytes Magma */
+#define GOSTX_ESP_SALT_MAX 12  /* 12 bytes Kuznyechik (32, 34), 4 bytes Magma (33, 35) */
 #define GOSTX_ESP_HDR_LEN 16   /* SPI, SN, IV */
 #define GOSTX_ESP_ICV_MAX 12
 /* Bytes a packet grows by, at most: header + IV, 3 padding bytes, pad
@@ -56,7 +68,7 @@ typedef enum gostx_esp_transform {
 
 typedef struct gostx_esp_sa {
   gostx_esp_transform transform;
-  gostx_alg alg;   /* GOSTX_ALG_KUZNYECHIK or GOSTX_ALG_MAGMA */
+  gostx_alg alg;   /* GOSTX_ALG_KUZNYECHIK (32, 34) or GOSTX_ALG_MAGMA (33, 35) */
   uint32_t spi;
   size_t salt_len, icv_len;
   uint64_t limit;  /* the highest sequence number this SA protects */
@@ -67,7 +79,7 @@ typedef struct gostx_esp_sa {
 
 typedef struct gostx_esp_keycache {
   int valid;
-  uint64_t index; /* i1 | i2 | i3 of c (ESN >> 24) */
+  uint64_t index; /* i1 | i2 | i3 of c (IV >> 24) */
   gostx_cipher c;
 } gostx_esp_keycache;
 
@@ -99,13 +111,20 @@ GOSTX_API size_t gostx_esp_sealed_len(const gostx_esp_sa *sa, size_t len);
 GOSTX_API int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t out[32]);
 
 /* Seals payload (len bytes, 1..65535) as the packet with sequence number
- * seq into out (cap bytes, at least gostx_esp_sealed_len). payload may lie
- * anywhere in out (the tunnel reads it at out + GOSTX_ESP_HDR_LEN).
- * GOSTX_ESTATE: seq is 0 or past the SA's limit (the SA is used up: rekey);
- * GOSTX_ELEN: cap too small or len out of range. */
+ * seq and IV seq - 1 into out (cap bytes, at least gostx_esp_sealed_len).
+ * payload may lie anywhere in out (the tunnel reads it at out +
+ * GOSTX_ESP_HDR_LEN). GOSTX_ESTATE: seq is 0 or past the SA's limit (the SA
+ * is used up: rekey); GOSTX_ELEN: cap too small or len out of range. */
 GOSTX_API int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
                              uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
                              size_t cap, size_t *out_len);
+/* The same with the IV given: iv = i1 << 56 | i2 << 40 | i3 << 24 | pnum,
+ * for a sender that manages the key tree itself (RFC 9227 4.8 leaves when
+ * to move to the next key to it). An IV must never be used twice under one
+ * SA (with gostx_esp_seal's IVs neither): that is the caller's to keep. */
+GOSTX_API int gostx_esp_seal_iv(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
+                                uint64_t iv, uint8_t next_header, const uint8_t *payload,
+                                size_t len, uint8_t *out, size_t cap, size_t *out_len);
 /* Opens one packet: SPI check, ESN from the window (RFC 4303 appendix A2;
  * without ESN the SN itself), replay check, ICV under the message key and
  * pnum that the IV names, trailer. Writes the payload to out (cap bytes; the
@@ -127,7 +146,8 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_
  * through one stream batch (include/gostx/batch.h: a packet per vector lane,
  * each with its own message key and nonce), which takes about half the time
  * per packet that one MGM call does; long ones keep one call each, which is
- * faster for them. */
+ * faster for them. The integrity-only transforms (34, 35) go one packet at
+ * a time. */
 #define GOSTX_ESP_BURST_MAX 64
 typedef struct gostx_esp_burst {
   const uint8_t *in;   /* seal: the payload; open: the packet */

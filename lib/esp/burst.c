@@ -1,11 +1,14 @@
 /* ESP bursts: the checks and trailers of lib/esp/esp.c per packet, the MGM
- * of the packets under one message key in one gostx__mgm_many call. */
+ * of the packets under one message key in one gostx__mgm_many call. The
+ * integrity-only transforms go packet by packet through the one-packet
+ * calls: their AAD (SPI | ESN | IV | body) is not one piece of the packet,
+ * which the batch needs. */
 #include <string.h>
 
 #include "esp_impl.h"
 #include "mgm/mode_internal.h"
 
-/* The message ciphers of one burst: one per distinct index (ESN >> 24). A
+/* The message ciphers of one burst: one per distinct index (IV >> 24). A
  * sealed burst has at most two; an opened one as many as its packets claim. */
 struct keyset {
   size_t n;
@@ -78,9 +81,42 @@ static int first_error(const gostx_esp_burst *b, size_t n) {
   return GOSTX_OK;
 }
 
+/* A failed packet's out: zeroed as far as it would have been written. */
+static void wipe_failed(const gostx_esp_sa *sa, gostx_esp_burst *b) {
+  if (!b->status || !b->out || !b->cap) return;
+  size_t wrote = gostx_esp_sealed_len(sa, b->len);
+  gostx_memzero(b->out, wrote < b->cap ? wrote : b->cap);
+}
+
+static int seal_each(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq_first,
+                     gostx_esp_burst *b, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    b[i].seq = seq_first + i;
+    b[i].out_len = 0;
+    b[i].status = b[i].seq < seq_first ? GOSTX_ESTATE
+                                       : gostx_esp_seal(sa, cache, b[i].seq, b[i].next_header,
+                                                        b[i].in, b[i].len, b[i].out, b[i].cap,
+                                                        &b[i].out_len);
+    wipe_failed(sa, &b[i]);
+  }
+  return first_error(b, n);
+}
+
+static int open_each(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
+                     const gostx_esp_replay *replay, gostx_esp_burst *b, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    b[i].out_len = 0;
+    b[i].seq = 0;
+    b[i].status = gostx_esp_open(sa, cache, replay, b[i].in, b[i].len, b[i].out, b[i].cap,
+                                 &b[i].out_len, &b[i].next_header, &b[i].seq);
+  }
+  return first_error(b, n);
+}
+
 int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq_first,
                          gostx_esp_burst *b, size_t n) {
   if (!sa || (!b && n) || n > GOSTX_ESP_BURST_MAX) return GOSTX_EINVAL;
+  if (gostx__esp_mac_only(sa)) return seal_each(sa, cache, seq_first, b, n);
   struct keyset ks;
   struct work w;
   ks.n = 0;
@@ -90,21 +126,19 @@ int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint
     b[i].seq = seq;
     b[i].out_len = 0;
     b[i].status = seq < seq_first ? GOSTX_ESTATE
-                                  : gostx__esp_seal_layout(sa, seq, b[i].next_header, b[i].in,
-                                                           b[i].len, b[i].out, b[i].cap,
-                                                           &w.body[i]);
+                                  : gostx__esp_seal_layout(sa, seq, gostx__esp_iv_of(seq),
+                                                           b[i].next_header, b[i].in, b[i].len,
+                                                           b[i].out, b[i].cap, &w.body[i]);
     if (b[i].status) continue;
-    if (!key_for(&ks, sa, cache, seq >> 24, &w.slot[i], &b[i].status)) continue;
-    gostx__esp_nonce(sa, seq, w.nonce[i]); /* IV = ESN */
+    const uint64_t iv = gostx__esp_iv_of(seq);
+    if (!key_for(&ks, sa, cache, iv >> 24, &w.slot[i], &b[i].status)) continue;
+    gostx__esp_nonce(sa, iv, w.nonce[i]);
     gostx__esp_aad(sa, seq, w.aad[i]);
   }
   run_mgm(sa, &ks, &w, b, n, 0);
   for (size_t i = 0; i < n; i++) {
     size_t total = b[i].status ? 0 : GOSTX_ESP_HDR_LEN + w.body[i] + sa->icv_len;
-    if (b[i].status && b[i].out && b[i].cap) {
-      size_t wrote = gostx_esp_sealed_len(sa, b[i].len);
-      gostx_memzero(b[i].out, wrote < b[i].cap ? wrote : b[i].cap);
-    }
+    wipe_failed(sa, &b[i]);
     if (!b[i].status) ks.used[w.slot[i]] = 1;
     b[i].out_len = total;
   }
@@ -115,6 +149,7 @@ int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint
 int gostx_esp_open_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
                          const gostx_esp_replay *replay, gostx_esp_burst *b, size_t n) {
   if (!sa || (!b && n) || n > GOSTX_ESP_BURST_MAX) return GOSTX_EINVAL;
+  if (gostx__esp_mac_only(sa)) return open_each(sa, cache, replay, b, n);
   struct keyset ks;
   struct work w;
   ks.n = 0;

@@ -1,7 +1,10 @@
-/* ESP with the RFC 9227 transforms ENCR_KUZNYECHIK_MGM_KTREE and
- * ENCR_MAGMA_MGM_KTREE: the key tree, the nonce and the packet layout are
- * described in include/gostx/esp.h; the AEAD is the library's MGM (RFC 9058),
- * so every SIMD path it has serves ESP unchanged. */
+/* ESP with the four RFC 9227 transforms: ENCR_KUZNYECHIK_MGM_KTREE and
+ * ENCR_MAGMA_MGM_KTREE (MGM encrypts and authenticates) and their
+ * integrity-only twins ENCR_KUZNYECHIK_MGM_MAC_KTREE and
+ * ENCR_MAGMA_MGM_MAC_KTREE (the body in clear, authenticated as AAD). The
+ * key tree, the nonce and the packet layout are described in
+ * include/gostx/esp.h; the AEAD is the library's MGM (RFC 9058), so every
+ * SIMD path it has serves ESP unchanged. */
 #include <string.h>
 
 #include "esp_impl.h"
@@ -25,20 +28,24 @@ static uint32_t get32(const uint8_t *p) {
 
 size_t gostx_esp_salt_len(gostx_esp_transform transform) {
   switch (transform) {
-  case GOSTX_ESP_KUZNYECHIK_MGM_KTREE: return 12;
-  case GOSTX_ESP_MAGMA_MGM_KTREE: return 4;
+  case GOSTX_ESP_KUZNYECHIK_MGM_KTREE:
+  case GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE: return 12;
+  case GOSTX_ESP_MAGMA_MGM_KTREE:
+  case GOSTX_ESP_MAGMA_MGM_MAC_KTREE: return 4;
   }
   return 0;
 }
 
 /* The MGM tag's leftmost 96 bits for Kuznyechik, the whole 64-bit tag for
- * Magma (RFC 9227's ICV lengths). */
+ * Magma (RFC 9227 4.5: the same for the integrity-only transforms). */
 size_t gostx_esp_icv_len(gostx_esp_transform transform) {
-  switch (transform) {
-  case GOSTX_ESP_KUZNYECHIK_MGM_KTREE: return 12;
-  case GOSTX_ESP_MAGMA_MGM_KTREE: return 8;
-  }
-  return 0;
+  const size_t salt = gostx_esp_salt_len(transform);
+  return salt == 12 ? 12 : salt == 4 ? 8 : 0;
+}
+
+int gostx__esp_mac_only(const gostx_esp_sa *sa) {
+  return sa->transform == GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE ||
+         sa->transform == GOSTX_ESP_MAGMA_MGM_MAC_KTREE;
 }
 
 int gostx_esp_sa_init(gostx_esp_sa *sa, gostx_esp_transform transform, uint32_t spi,
@@ -49,7 +56,7 @@ int gostx_esp_sa_init(gostx_esp_sa *sa, gostx_esp_transform transform, uint32_t 
   if (keymat_len != GOSTX_ESP_KEY_LEN + salt_len) return GOSTX_ELEN;
   memset(sa, 0, sizeof *sa);
   sa->transform = (int)transform;
-  sa->alg = transform == GOSTX_ESP_KUZNYECHIK_MGM_KTREE ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
+  sa->alg = salt_len == 12 ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
   sa->spi = spi;
   sa->salt_len = salt_len;
   sa->icv_len = gostx_esp_icv_len(transform);
@@ -105,7 +112,7 @@ int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t out[32]) 
   return rc;
 }
 
-/* The message cipher for seq into *c: the cache's when it holds that index,
+/* The message cipher of index (the IV's i1 | i2 | i3) into *c: the cache's when it holds that index,
  * else derived. *fresh = 1 when derived (the caller decides whether to keep
  * it: open keeps only keys that authenticated a packet, so forged IVs cannot
  * evict the key in use). */
@@ -153,12 +160,33 @@ size_t gostx__esp_aad(const gostx_esp_sa *sa, uint64_t seq, uint8_t aad[12]) {
   return 12;
 }
 
-/* MGM over one packet's body under its message key: sealing when tag_out
- * is given (the ICV written there), opening when tag_in is (checked; out
- * untouched on mismatch). */
+/* The integrity-only transforms' ICV (RFC 9227 4.7.1, laid out as RFC 4543
+ * does for GMAC): MGM with nothing to encrypt over AAD = SPI | (E)SN | IV |
+ * the body in clear. The packet carries the SN's low half only, so the AAD
+ * comes in two pieces: aad (SPI | (E)SN) and rest (IV | body, as sent). */
+static int mac_only_icv(const gostx_esp_sa *sa, const gostx_cipher *c, const uint8_t *nonce,
+                        size_t nl, const uint8_t *aad, size_t al, const uint8_t *rest, size_t rl,
+                        uint8_t *tag_out, const uint8_t *tag_in) {
+  gostx_mgm_ctx m;
+  int rc = gostx_mgm_init(&m, c, tag_in != NULL, nonce, nl);
+  if (rc == GOSTX_OK) rc = gostx_mgm_aad(&m, aad, al);
+  if (rc == GOSTX_OK) rc = gostx_mgm_aad(&m, rest, rl);
+  if (rc == GOSTX_OK)
+    rc = tag_out ? gostx_mgm_final_encrypt(&m, tag_out, sa->icv_len)
+                 : gostx__verdict(gostx_mgm_final_decrypt(&m, tag_in, sa->icv_len));
+  gostx_mgm_clear(&m);
+  return rc;
+}
+
+/* MGM over one packet (hdr: SPI | SN | IV, then the body) under its message
+ * key: sealing when tag_out is given (the ICV written there), opening when
+ * tag_in is (checked; out untouched on mismatch). The AEAD transforms
+ * encrypt the body from in to out; the integrity-only ones authenticate hdr's
+ * IV and the body in (hdr + GOSTX_ESP_HDR_LEN when sealing) as AAD, and
+ * opening copies the body to out only once it authenticated. */
 static int packet_mgm(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
-                      uint64_t iv, const uint8_t *in, size_t body, uint8_t *out,
-                      uint8_t *tag_out, const uint8_t *tag_in) {
+                      uint64_t iv, const uint8_t *hdr, const uint8_t *in, size_t body,
+                      uint8_t *out, uint8_t *tag_out, const uint8_t *tag_in) {
   gostx_cipher c;
   int fresh;
   uint64_t index = iv >> 24;
@@ -167,18 +195,23 @@ static int packet_mgm(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_
     uint8_t nonce[16], aad[12];
     size_t nl = gostx__esp_nonce(sa, iv, nonce);
     size_t al = gostx__esp_aad(sa, seq, aad);
-    rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, al, in, body, out, tag_out, sa->icv_len)
-                 : gostx__verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, al, in, body, tag_in,
-                                                        sa->icv_len, out));
+    if (gostx__esp_mac_only(sa)) {
+      rc = mac_only_icv(sa, &c, nonce, nl, aad, al, hdr + 8, 8 + body, tag_out, tag_in);
+      if (rc == GOSTX_OK && tag_in) memcpy(out, in, body);
+    } else {
+      rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, al, in, body, out, tag_out, sa->icv_len)
+                   : gostx__verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, al, in, body, tag_in,
+                                                          sa->icv_len, out));
+    }
     if (rc == GOSTX_OK && fresh) gostx__esp_keep(cache, index, &c);
   }
   gostx_cipher_clear(&c);
   return rc;
 }
 
-int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint8_t next_header,
-                           const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
-                           size_t *body_len) {
+int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint64_t iv,
+                           uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
+                           size_t cap, size_t *body_len) {
   if (!sa || !payload || !out) return GOSTX_EINVAL;
   if (seq == 0 || seq > sa->limit) return GOSTX_ESTATE;
   if (len == 0 || len > MAX_PAYLOAD) return GOSTX_ELEN;
@@ -192,21 +225,21 @@ int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint8_t next_he
   pt[body - 1] = next_header;
   put32(out, sa->spi);
   put32(out + 4, (uint32_t)seq);
-  put32(out + 8, (uint32_t)(seq >> 32));
-  put32(out + 12, (uint32_t)seq);
+  put32(out + 8, (uint32_t)(iv >> 32));
+  put32(out + 12, (uint32_t)iv);
   *body_len = body;
   return GOSTX_OK;
 }
 
-int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
-                   uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
-                   size_t cap, size_t *out_len) {
+int gostx_esp_seal_iv(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
+                      uint64_t iv, uint8_t next_header, const uint8_t *payload, size_t len,
+                      uint8_t *out, size_t cap, size_t *out_len) {
   if (!out_len) return GOSTX_EINVAL;
   size_t body = 0;
-  int rc = gostx__esp_seal_layout(sa, seq, next_header, payload, len, out, cap, &body);
+  int rc = gostx__esp_seal_layout(sa, seq, iv, next_header, payload, len, out, cap, &body);
   if (rc != GOSTX_OK) return rc;
   uint8_t *pt = out + GOSTX_ESP_HDR_LEN;
-  rc = packet_mgm(sa, cache, seq, seq, pt, body, pt, pt + body, NULL); /* IV = ESN */
+  rc = packet_mgm(sa, cache, seq, iv, out, pt, body, pt, pt + body, NULL);
   size_t total = GOSTX_ESP_HDR_LEN + body + sa->icv_len;
   if (rc != GOSTX_OK) {
     gostx_memzero(out, total);
@@ -214,6 +247,14 @@ int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t s
   }
   *out_len = total;
   return GOSTX_OK;
+}
+
+int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
+                   uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
+                   size_t cap, size_t *out_len) {
+  /* seq 0 (refused by the layout) would wrap to IV 2^64 - 1 */
+  return gostx_esp_seal_iv(sa, cache, seq, gostx__esp_iv_of(seq), next_header, payload, len, out,
+                           cap, out_len);
 }
 
 int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay,
@@ -229,18 +270,19 @@ int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay
   if (seq == 0) return GOSTX_ESTATE;
   if (replay && gostx_esp_replay_check(replay, seq)) return GOSTX_ESTATE;
   /* The IV names the message key (i1 | i2 | i3) and the nonce's pnum (RFC
-   * 9227 4.2), whatever the sender chose (gostx's senders put the ESN
-   * there): it is not authenticated as such, but another IV is another
-   * key and nonce, so the ICV fails. */
+   * 9227 4.2), whatever the sender chose (gostx's senders put ESN - 1
+   * there): the AEAD transforms do not authenticate it as such, but another
+   * IV is another key and nonce, so the ICV fails. */
   const uint64_t iv = (uint64_t)get32(pkt + 8) << 32 | get32(pkt + 12);
   /* Left of the window the SN's low half reads as the next 2^32 span (RFC
-   * 4303 A2.2), and the ICV would fail. gostx's senders put the ESN in the
-   * IV: an IV equal to this SN one span lower, left of the window, is such
-   * an old packet, refused as a replay without MGM. (Another sender's IV
-   * that happened to match would name a key and nonce its packet was not
-   * sealed under: refused either way.) */
-  if (sa->esn && replay && seq >> 32 && iv == seq - ((uint64_t)1 << 32) && iv <= replay->top &&
-      replay->top - iv >= GOSTX_ESP_WINDOW)
+   * 4303 A2.2), and the ICV would fail. gostx's senders put ESN - 1 in the
+   * IV: an IV that says so of this SN one span lower, left of the window,
+   * is such an old packet, refused as a replay without MGM. (Another
+   * sender's IV that happened to match would name a key and nonce its
+   * packet was not sealed under: refused either way.) */
+  const uint64_t older = seq - ((uint64_t)1 << 32);
+  if (sa->esn && replay && seq >> 32 && iv == gostx__esp_iv_of(older) && older <= replay->top &&
+      replay->top - older >= GOSTX_ESP_WINDOW)
     return GOSTX_ESTATE;
   *iv_out = iv;
   *seq_out = seq;
@@ -305,7 +347,7 @@ int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
   size_t body = 0;
   int rc = gostx__esp_open_check(sa, replay, pkt, len, cap, &seq, &iv, &body);
   if (rc == GOSTX_OK)
-    rc = packet_mgm(sa, cache, seq, iv, pkt + GOSTX_ESP_HDR_LEN, body, out, NULL,
+    rc = packet_mgm(sa, cache, seq, iv, pkt, pkt + GOSTX_ESP_HDR_LEN, body, out, NULL,
                     pkt + GOSTX_ESP_HDR_LEN + body);
   if (rc == GOSTX_OK) rc = gostx__esp_open_trailer(out, body, out_len, next_header);
   if (rc == GOSTX_OK) *seq_out = seq;

@@ -26,7 +26,8 @@
  * KEYMAT and SPI), so that packet, ESN off, is a seed that opens.
  *
  * Input: byte 0 (bit 0: Kuznyechik / Magma; bit 1: no key cache; bit 2: ESN
- * off, sequence numbers taken mod 2^32), bytes 1-8
+ * off, sequence numbers taken mod 2^32; bit 3: the integrity-only transform
+ * of that cipher, 34 or 35), bytes 1-8
  * the window's starting top (big-endian), then records, at most
  * MAX_PKTS: kind (1), length (2, big-endian), that many bytes. Kind bit 0
  * clear: the bytes are the packet. Set: bytes 0-7 the sequence number (0 is
@@ -75,6 +76,11 @@ static uint32_t be32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+static int integrity_only(const gostx_esp_sa *sa) {
+  return sa->transform == GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE ||
+         sa->transform == GOSTX_ESP_MAGMA_MGM_MAC_KTREE;
+}
+
 /* An accepted packet checked again from the public API alone. */
 static void verify_accepted(const gostx_esp_sa *sa, const struct pkt *p, const uint8_t *out,
                             size_t out_len, uint8_t nh, uint64_t seq, size_t i) {
@@ -97,10 +103,20 @@ static void verify_accepted(const gostx_esp_sa *sa, const struct pkt *p, const u
   for (int j = 0; j < 8; j++) aad[4 + j] = (uint8_t)(seq >> (56 - 8 * j));
   const size_t al = sa->esn ? 12 : 8;
   if (!sa->esn) memcpy(aad + 4, p->b + 4, 4);
-  static uint8_t pt[sizeof pkts[0].b];
-  if (gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, aad, al, p->b + GOSTX_ESP_HDR_LEN,
-                        body, p->b + GOSTX_ESP_HDR_LEN + body, icv, pt) != GOSTX_OK)
-    bug("accepted a packet whose ICV does not verify", i);
+  static uint8_t pt[sizeof pkts[0].b], whole[12 + sizeof pkts[0].b];
+  const uint8_t *tag = p->b + GOSTX_ESP_HDR_LEN + body;
+  int verified;
+  if (integrity_only(sa)) { /* AAD = SPI | (E)SN | IV | body, in one piece here */
+    memcpy(whole, aad, al);
+    memcpy(whole + al, p->b + 8, 8 + body);
+    verified = gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, whole, al + 8 + body, NULL, 0, tag,
+                                 icv, NULL) == GOSTX_OK;
+    memcpy(pt, p->b + GOSTX_ESP_HDR_LEN, body);
+  } else {
+    verified = gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, aad, al, p->b + GOSTX_ESP_HDR_LEN,
+                                 body, tag, icv, pt) == GOSTX_OK;
+  }
+  if (!verified) bug("accepted a packet whose ICV does not verify", i);
   gostx_cipher_clear(&c);
   const size_t pad = pt[body - 2];
   if (pad + 2 > body || out_len != body - 2 - pad) bug("payload length is not the trailer's", i);
@@ -175,8 +191,10 @@ static size_t parse(const gostx_esp_sa *sa, gostx_esp_keycache *kc, const uint8_
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 9) return 0;
-  const gostx_esp_transform t =
-      data[0] & 1 ? GOSTX_ESP_MAGMA_MGM_KTREE : GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
+  static const gostx_esp_transform ts[4] = {
+      GOSTX_ESP_KUZNYECHIK_MGM_KTREE, GOSTX_ESP_MAGMA_MGM_KTREE,
+      GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE, GOSTX_ESP_MAGMA_MGM_MAC_KTREE};
+  const gostx_esp_transform t = ts[(data[0] & 1) | (data[0] >> 2 & 2)]; /* bits 0 and 3 */
   const int use_cache = !(data[0] & 2);
   const uint64_t top0 = be64(data + 1);
   gostx_esp_sa sa;

@@ -9,6 +9,9 @@
 # bit-flips, truncates and re-SPIs captured ESP packets (every one dropped
 # and counted under its reason, none delivered) and one that reorders
 # packets new to the receiver (each delivered once, the copies dropped).
+# TUNNEL_QUICK=1 (the integrity-only transforms' runs): only the pings, a
+# check of what goes on the wire (the inner packets in clear or not), and
+# the clean stop.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 G=${GOSTX:-build/gostx}
@@ -21,7 +24,7 @@ netns_test_begin ping iperf3 python3 timeout sha256sum
 
 # keys: A->B as 32 raw bytes (the salt derived), B->A as the RFC 9227 KEYMAT in hex
 head -c 32 /dev/urandom >"$T/a2b.key"
-salt=12; [ "$TRANSFORM" = magma-mgm-ktree ] && salt=4
+salt=12; case $TRANSFORM in magma-*) salt=4 ;; esac
 head -c $((32 + salt)) /dev/urandom | od -An -v -tx1 | tr -d ' \n' >"$T/b2a.key"
 chmod 600 "$T"/*.key
 THREADS=2
@@ -76,6 +79,31 @@ ip netns exec $NA ping -c 3 -i 0.2 -W 2 -M do -s 1373 10.232.0.2 >/dev/null 2>&1
   bad "a 1401-byte packet went through a 1400-byte MTU" || ok "1401 bytes refused by the MTU"
 ip netns exec $NA ping -c 3 -i 0.2 -W 2 -s 36 10.232.0.2 >"$T/ping.log" 2>&1 &&
   ok "64-byte pings through the tunnel" || bad "64-byte ping: $(tail -2 "$T/ping.log")"
+
+# What goes on the wire: a ping's pattern is seen in the captured ESP
+# packets with the integrity-only transforms (*-mac-ktree: the inner packet
+# in clear, RFC 9227 4) and never with the others (encrypted)
+inject_bg "$T/clear.out" --count 3 --save "$T/clear" || bad "capture: not capturing"
+ip netns exec $NA ping -c 3 -i 0.2 -W 2 -p 5a17c0de5a17c0de 10.232.0.2 >/dev/null 2>&1
+wait $ipid || bad "capture: $(cat "$T/clear.out" "$T/inject.err")"
+seen=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().count(bytes.fromhex("5a17c0de5a17c0de")) > 0)' "$T/clear")
+case $TRANSFORM in
+*-mac-ktree) [ "$seen" = True ] && ok "integrity only: the inner packets go in clear" ||
+  bad "integrity only: the ping's pattern not in the captured packets" ;;
+*) [ "$seen" = False ] && ok "the inner packets are encrypted (the ping's pattern not on the wire)" ||
+  bad "the ping's pattern is on the wire" ;;
+esac
+
+if [ "${TUNNEL_QUICK:-0}" = 1 ]; then
+  for p in $PID_a $PID_b; do kill -TERM $p; done
+  for p in $PID_a $PID_b; do
+    for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+  done
+  alive=0
+  for p in $PID_a $PID_b; do kill -0 $p 2>/dev/null && alive=1; done
+  [ $alive = 1 ] && bad "a tunnel ignored SIGTERM" || ok "SIGTERM stops both"
+  finish
+fi
 
 # 64-byte UDP datagrams (paced): every one arrives once and intact
 UDPN=5000
