@@ -3,6 +3,7 @@ and out without copies, return codes to exceptions, key-length checks, and
 the worker pools behind ``threads=``."""
 import collections
 import contextlib
+import functools
 import mmap
 import operator
 import threading
@@ -13,7 +14,8 @@ from ._gostx import ffi, lib
 
 __all__ = ["ffi", "lib", "InvalidTag", "InvalidSignature", "GostxError", "GostxValueError", "GostxTypeError", "check", "rbuf", "wbuf", "new_output", "nbytes",
            "need_len", "param", "pool_for", "Wiped", "not_a_buffer", "output", "rptr", "take", "LONG",
-           "pieces", "staged", "update_on_copy", "context_copy", "detached", "own_copy"]
+           "pieces", "staged", "update_on_copy", "context_copy", "detached", "own_copy",
+           "SharedKey", "holding", "held"]
 
 
 class GostxError(Exception):
@@ -413,9 +415,11 @@ class Wiped:
     Objects whose C state changes with use (streaming contexts, MACs) set
     self._lock, a threading.Lock held around every C call on self._h (cffi
     releases the GIL inside C, so two threads would otherwise run in the same
-    context at once), as hashlib's objects do; key objects, which C only
-    reads, leave it None. copy.copy / copy.deepcopy give an independent copy
-    of the C object (the object's copy()), never a second owner of one."""
+    context at once), as hashlib's objects do; close() takes it too, so it
+    waits for a running call. Key objects, which C only reads, are
+    SharedKey: no lock, their calls run at once. copy.copy / copy.deepcopy
+    give an independent copy of the C object (the object's copy()), never a
+    second owner of one."""
 
     _h: Any = None
     _lock: Any = None
@@ -446,8 +450,11 @@ class Wiped:
 
     def _live(self):
         if self._h is None:
-            raise GostxValueError(f"{type(self).__name__} is closed or finalized")
+            raise self._closed_error()
         return self._h
+
+    def _closed_error(self):
+        return GostxValueError(f"{type(self).__name__} is closed or finalized")
 
     def _duplicate(self):
         """A new object of this type with its own copy of the C object."""
@@ -478,3 +485,116 @@ class Wiped:
     def __reduce_ex__(self, protocol):
         raise GostxTypeError(f"cannot pickle {type(self).__name__} objects: "
                              "they hold secrets in C memory")
+
+
+_get_ident = threading.get_ident
+
+
+class SharedKey(Wiped):
+    """A Wiped key object that C only reads, used by any number of threads at
+    once (no lock), whose close() must not wipe the key under a running call
+    (cffi releases the GIL in C): each public method is @holding (or, on
+    the hot paths of small calls, calls _hold and _release itself), which
+    counts it in self._calls (one thread id per running call) and refuses to
+    start once close() is called; the key is wiped by close() when no call
+    runs, else by the last running call as it ends. So a call begun before
+    close() returns the right result, and one after it raises ValueError.
+
+    No lock: list.append / list.remove are atomic, and the order of the
+    steps is what makes it sound. A call appends, then reads _closed; a
+    wiper reads _closed (set), then sees _calls empty. A call that read
+    _closed unset did so before close() set it, hence appended before any
+    wiper looks at _calls: no wipe while it runs. The wipe itself takes the
+    key out of the object atomically (dict.pop), so two wipers wipe once."""
+
+    _closed = False
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._calls = []
+        return self
+
+    def close(self):
+        """Refuse new calls; wipe and release the C key now, or when the calls
+        running on other threads end. Safe to call twice."""
+        self._closed = True
+        if not self._calls:
+            self._wipe()
+
+    def _wipe(self):
+        h = self.__dict__.pop("_h", None)
+        if h is not None:
+            self._clear(h)
+
+    def __del__(self):
+        self._wipe()  # nobody holds the object: no call runs on it
+
+    def _hold(self):
+        """Count a call on this thread (returns the id _release takes);
+        ValueError once close() is called, unless this thread runs a call
+        already (this is an inner step of it)."""
+        ident = _get_ident()
+        calls = self._calls
+        calls.append(ident)
+        if self._closed and calls.count(ident) == 1:
+            self._release(ident)
+            raise self._closed_error()
+        return ident
+
+    def _release(self, ident):
+        calls = self._calls
+        calls.remove(ident)
+        if self._closed and not calls:
+            self._wipe()
+
+    def _live(self):
+        """The C key, for a call that holds it (a call that does not is a bug
+        here, caught by any test of the method)."""
+        h = self._h
+        if h is None:
+            raise self._closed_error()
+        if not self._calls:
+            raise RuntimeError(f"{type(self).__name__}: the key used outside a @holding call")
+        return h
+
+    def _fresh(self):
+        """A new object of this type with this one's attributes, no calls and
+        not closed (its own _h is the caller's to set)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._calls = []
+        other.__dict__.pop("_closed", None)
+        return other
+
+    def _duplicate(self):
+        with held(self) as (h,):
+            other = self._fresh()
+            other._h = ffi.new(ffi.typeof(h), h[0])
+            return other
+
+
+def holding(method):
+    """Decorator of a SharedKey's public methods: the call holds the key (see
+    SharedKey)."""
+    @functools.wraps(method)
+    def held_call(self, *args, **kwargs):
+        ident = self._hold()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._release(ident)
+    return held_call
+
+
+@contextlib.contextmanager
+def held(*keys):
+    """The C keys of SharedKey objects, held for the with-block (a call on
+    other objects that uses them: a context's key schedule, a batch)."""
+    idents = []
+    try:
+        for k in keys:
+            idents.append(k._hold())
+        yield [k._h for k in keys]
+    finally:
+        for k, ident in zip(keys, idents):
+            k._release(ident)

@@ -13,8 +13,8 @@ thread of its own (_native.detached), so Ctrl-C stops the caller within
 about 20 ms; an interrupted call returns nothing and writes nothing to out."""
 import os
 
-from ._native import (LONG, GostxValueError, InvalidTag, Wiped, check, detached, ffi, lib, nbytes, need_len,
-                      new_output, output, own_copy, param, pieces, pool_for, rbuf, rptr, staged)
+from ._native import (LONG, GostxValueError, InvalidTag, SharedKey, check, detached, ffi, lib, nbytes,
+                      need_len, new_output, output, own_copy, param, pieces, pool_for, rbuf, rptr, staged)
 
 __all__ = ["KuznyechikMGM", "MagmaMGM"]
 
@@ -26,7 +26,7 @@ def _long(data, aad):
     return nbytes(data) + (0 if aad is None else nbytes(aad)) > LONG
 
 
-class _MGM(Wiped):
+class _MGM(SharedKey):
     """An MGM key (RFC 9058); C only reads it, so one object serves any
     number of threads at once."""
 
@@ -53,7 +53,7 @@ class _MGM(Wiped):
         n[0] &= 0x7F
         return bytes(n)
 
-    _key = Wiped._live
+    _key = SharedKey._live
 
     def _nonce(self, nonce):
         v = rbuf(nonce)
@@ -66,23 +66,31 @@ class _MGM(Wiped):
 
     def encrypt(self, nonce, data, associated_data=None, threads=None):
         """ciphertext || tag (tag_length bytes)."""
-        if _long(data, associated_data):
-            return self._long_call(False, nonce, data, associated_data, None, threads)
-        d = rbuf(data)
-        res, p = new_output(len(d) + self.tag_length)
-        self._encrypt(nonce, d, associated_data, p, threads)
-        return res
+        ident = self._hold()  # as @holding would, without its frame (small calls)
+        try:
+            if _long(data, associated_data):
+                return self._long_call(False, nonce, data, associated_data, None, threads)
+            d = rbuf(data)
+            res, p = new_output(len(d) + self.tag_length)
+            self._encrypt(nonce, d, associated_data, p, threads)
+            return res
+        finally:
+            self._release(ident)
 
     def encrypt_into(self, nonce, data, associated_data, out, threads=None):
         """Write ciphertext || tag into out (len(data) + tag_length bytes; out
         may be the input buffer if it has room). Returns the bytes written."""
-        if _long(data, associated_data):
-            self._long_call(False, nonce, data, associated_data, out, threads)
-            return nbytes(data) + self.tag_length
-        d = rbuf(data)
-        _, p = output(out, len(d) + self.tag_length)
-        self._encrypt(nonce, d, associated_data, p, threads)
-        return len(d) + self.tag_length
+        ident = self._hold()  # as @holding would, without its frame (small calls)
+        try:
+            if _long(data, associated_data):
+                self._long_call(False, nonce, data, associated_data, out, threads)
+                return nbytes(data) + self.tag_length
+            d = rbuf(data)
+            _, p = output(out, len(d) + self.tag_length)
+            self._encrypt(nonce, d, associated_data, p, threads)
+            return len(d) + self.tag_length
+        finally:
+            self._release(ident)
 
     def _encrypt(self, nonce, d, aad, p, threads):
         v, c, n = self._nonce(nonce), self._key(), len(d)
@@ -97,24 +105,32 @@ class _MGM(Wiped):
 
     def decrypt(self, nonce, data, associated_data=None, threads=None):
         """Plaintext of ciphertext || tag; InvalidTag when it does not verify."""
-        if _long(data, associated_data):
-            return self._long_call(True, nonce, data, associated_data, None, threads)
-        d = rbuf(data)
-        res, p = new_output(self._ct_len(d))
-        self._decrypt(nonce, d, associated_data, p, threads)
-        return res
+        ident = self._hold()  # as @holding would, without its frame (small calls)
+        try:
+            if _long(data, associated_data):
+                return self._long_call(True, nonce, data, associated_data, None, threads)
+            d = rbuf(data)
+            res, p = new_output(self._ct_len(d))
+            self._decrypt(nonce, d, associated_data, p, threads)
+            return res
+        finally:
+            self._release(ident)
 
     def decrypt_into(self, nonce, data, associated_data, out, threads=None):
         """Write the plaintext into out (len(data) - tag_length bytes); nothing is
         written when the tag is wrong. Returns the bytes written."""
-        if _long(data, associated_data):
-            self._long_call(True, nonce, data, associated_data, out, threads)
-            return nbytes(data) - self.tag_length
-        d = rbuf(data)
-        n = self._ct_len(d)
-        _, p = output(out, n)
-        self._decrypt(nonce, d, associated_data, p, threads)
-        return n
+        ident = self._hold()  # as @holding would, without its frame (small calls)
+        try:
+            if _long(data, associated_data):
+                self._long_call(True, nonce, data, associated_data, out, threads)
+                return nbytes(data) - self.tag_length
+            d = rbuf(data)
+            n = self._ct_len(d)
+            _, p = output(out, n)
+            self._decrypt(nonce, d, associated_data, p, threads)
+            return n
+        finally:
+            self._release(ident)
 
     def _ct_len(self, d):
         n = len(d) - self.tag_length

@@ -6,7 +6,7 @@ a list). Streams of one length run on the library's sector engine. More
 than 1 MiB in all runs in pieces of whole streams, so Ctrl-C stops it within
 about 20 ms (one stream is never split); an interrupted call writes nothing
 to out."""
-from ._native import LONG, GostxValueError, check, ffi, lib, nbytes, param, pieces, pool_for, rptr, staged
+from ._native import LONG, GostxValueError, check, ffi, held, lib, nbytes, param, pieces, pool_for, rptr, staged
 
 __all__ = ["batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
            "batch_xts_encrypt", "batch_xts_decrypt"]
@@ -37,12 +37,13 @@ def _split(res, n, k, is_list):
 
 
 def _keys(keys, nsectors):
-    """The keys' C structs: one key for every sector, or one per sector."""
+    """The keys' C structs, one key for every sector or one per sector, held
+    for a with-block (closing a key object meanwhile wipes it after the call)."""
     if not isinstance(keys, (list, tuple)):
         keys = [keys]
     if len(keys) not in (1, nsectors):
         raise GostxValueError(f"give 1 key or {nsectors} keys (one per sector), got {len(keys)}")
-    return [k._live() for k in keys]
+    return held(*keys)
 
 
 def _ivs(ivs, nsectors):
@@ -89,17 +90,17 @@ def _run(op, kp, buf, n, k, threads, ivs=None, iv_len=0, dst=None, tags=None, ta
 
 def _cipher_batch(op, keys, ivs, data, sector_len, out, threads):
     buf, n, k, is_list = _streams(data, sector_len)
-    kp = _keys(keys, k)
-    ivs, iv_len = _ivs(ivs, k)
-    if k and op == lib.GOSTX_BATCH_CTR and any(iv_len != c.block_len // 2 for c in kp):
-        raise GostxValueError(f"CTR takes half a block of IV per sector, got {iv_len} bytes")
-    if k and op != lib.GOSTX_BATCH_CTR and iv_len == 0:
-        raise GostxValueError("CBC takes at least a block of IV per sector, got none")
-    dst = staged(None if is_list else out, n * k)
-    with dst:
-        check(_run(op, kp, buf, n, k, threads, ivs, iv_len, dst=dst,
-                   params_iv_len=0 if op == lib.GOSTX_BATCH_CTR else iv_len), "batch")
-    return _split(dst.done(), n, k, is_list)
+    with _keys(keys, k) as kp:
+        ivs, iv_len = _ivs(ivs, k)
+        if k and op == lib.GOSTX_BATCH_CTR and any(iv_len != c.block_len // 2 for c in kp):
+            raise GostxValueError(f"CTR takes half a block of IV per sector, got {iv_len} bytes")
+        if k and op != lib.GOSTX_BATCH_CTR and iv_len == 0:
+            raise GostxValueError("CBC takes at least a block of IV per sector, got none")
+        dst = staged(None if is_list else out, n * k)
+        with dst:
+            check(_run(op, kp, buf, n, k, threads, ivs, iv_len, dst=dst,
+                       params_iv_len=0 if op == lib.GOSTX_BATCH_CTR else iv_len), "batch")
+        return _split(dst.done(), n, k, is_list)
 
 
 def batch_ctr(keys, ivs, data, sector_len=None, out=None, threads=None):
@@ -120,29 +121,29 @@ def batch_cbc_decrypt(keys, ivs, data, sector_len=None, out=None, threads=None):
 def batch_omac(keys, data, sector_len=None, mac_len=None, threads=None):
     """OMAC of every sector; a list of MACs."""
     buf, n, k, _ = _streams(data, sector_len)
-    kp = _keys(keys, k)
-    mac_len = param("mac_len", mac_len, kp[0].block_len, 1, kp[0].block_len)
-    tags = ffi.new("uint8_t[]", max(1, k * mac_len))
-    check(_run(lib.GOSTX_BATCH_OMAC, kp, buf, n, k, threads, tags=tags, tag_len=mac_len),
-          "batch omac")
-    return [bytes(ffi.buffer(tags + i * mac_len, mac_len)) for i in range(k)]
+    with _keys(keys, k) as kp:
+        mac_len = param("mac_len", mac_len, kp[0].block_len, 1, kp[0].block_len)
+        tags = ffi.new("uint8_t[]", max(1, k * mac_len))
+        check(_run(lib.GOSTX_BATCH_OMAC, kp, buf, n, k, threads, tags=tags, tag_len=mac_len),
+              "batch omac")
+        return [bytes(ffi.buffer(tags + i * mac_len, mac_len)) for i in range(k)]
 
 
 def _xts_batch(op, keys, data, sector_len, sector_nums, first_sector, out, threads):
     buf, n, k, is_list = _streams(data, sector_len)
-    kp = _keys(keys, k)
-    if sector_nums is not None:
-        if len(sector_nums) != k:
-            raise GostxValueError(f"give {k} sector numbers, got {len(sector_nums)}")
-        nums = list(ffi.new("uint64_t[]", list(sector_nums)))  # 64-bit numbers, as before
-    else:
-        nums = [(first_sector + i) & (2 ** 64 - 1) for i in range(k)]
-        ffi.new("uint64_t *", first_sector)  # first_sector itself must be a 64-bit number
-    tweaks = b"".join(x.to_bytes(16, "little") for x in nums)
-    dst = staged(None if is_list else out, n * k)
-    with dst:
-        check(_run(op, kp, buf, n, k, threads, tweaks, 16, dst=dst), "sector_len must be >= 16")
-    return _split(dst.done(), n, k, is_list)
+    with _keys(keys, k) as kp:
+        if sector_nums is not None:
+            if len(sector_nums) != k:
+                raise GostxValueError(f"give {k} sector numbers, got {len(sector_nums)}")
+            nums = list(ffi.new("uint64_t[]", list(sector_nums)))  # 64-bit numbers, as before
+        else:
+            nums = [(first_sector + i) & (2 ** 64 - 1) for i in range(k)]
+            ffi.new("uint64_t *", first_sector)  # first_sector itself must be a 64-bit number
+        tweaks = b"".join(x.to_bytes(16, "little") for x in nums)
+        dst = staged(None if is_list else out, n * k)
+        with dst:
+            check(_run(op, kp, buf, n, k, threads, tweaks, 16, dst=dst), "sector_len must be >= 16")
+        return _split(dst.done(), n, k, is_list)
 
 
 def batch_xts_encrypt(keys, data, sector_len=None, sector_nums=None, first_sector=0, out=None,

@@ -10,9 +10,9 @@ from a scratch buffer only when the whole call is done.
 """
 import threading
 
-from ._native import (LONG, GostxValueError, Wiped, check, context_copy, detached, ffi, lib, nbytes,
-                      need_len, new_output, output, own_copy, param, pool_for, rbuf, rptr, staged, take,
-                      update_on_copy)
+from ._native import (LONG, GostxValueError, SharedKey, Wiped, check, context_copy, detached, ffi, held,
+                      holding, lib, nbytes, need_len, new_output, output, own_copy, param, pool_for, rbuf,
+                      rptr, staged, take, update_on_copy)
 
 __all__ = ["Kuznyechik", "Magma", "ModeContext", "OMACContext",
            "ECB", "CBC", "CFB", "OFB", "CTR", "CTR_ACPKM", "PAD_NONE", "PAD_1", "PAD_2", "PAD_3"]
@@ -24,7 +24,7 @@ PAD_NONE, PAD_1, PAD_2, PAD_3 = lib.GOSTX_PAD_NONE, lib.GOSTX_PAD_1, lib.GOSTX_P
 KEY_LEN = 32
 
 
-class _BlockCipher(Wiped):
+class _BlockCipher(SharedKey):
     """A keyed cipher: the expanded key lives in C memory owned by this object
     and is wiped by close(), context exit or garbage collection."""
 
@@ -38,7 +38,7 @@ class _BlockCipher(Wiped):
         self._h = ffi.new("gostx_cipher *")
         check(lib.gostx_cipher_init(self._h, self._id, rbuf(key)))
 
-    _key = Wiped._live
+    _key = SharedKey._live
 
     def _whole_blocks(self, n):
         if n % self.block_size:
@@ -66,6 +66,7 @@ class _BlockCipher(Wiped):
         """Decrypt whole blocks (len a multiple of the block size)."""
         return self._blocks(lib.gostx_cipher_decrypt_blocks, data, out)
 
+    @holding
     def _blocks(self, fn, data, out):
         d = rbuf(data)
         n = len(d)
@@ -92,6 +93,7 @@ class _BlockCipher(Wiped):
         """Inverse of ecb_encrypt."""
         return self._ecb(lib.gostx_ecb_decrypt, lib.gostx_ecb_decrypt_mt, data, out, threads)
 
+    @holding
     def _ecb(self, fn, fn_mt, data, out, threads):
         d = rbuf(data)
         n = len(d)
@@ -120,6 +122,7 @@ class _BlockCipher(Wiped):
         """Inverse of cbc_encrypt (same iv)."""
         return self._reg(lib.gostx_cbc_decrypt, iv, data, out)
 
+    @holding
     def _reg(self, fn, iv, data, out):
         d, v = rbuf(data), rbuf(iv)
         m, n, c = len(v), len(d), self._key()
@@ -152,6 +155,7 @@ class _BlockCipher(Wiped):
         """OFB (encryption = decryption); iv: m bytes, a multiple of the block size."""
         return self._seg(lib.gostx_ofb_crypt, iv, data, s, out)
 
+    @holding
     def _seg(self, fn, iv, data, s, out):
         d, v = rbuf(data), rbuf(iv)
         self._check_iv(len(v), fn is lib.gostx_ofb_crypt)
@@ -183,26 +187,31 @@ class _BlockCipher(Wiped):
 
     def ctr(self, iv, data, s=None, out=None, threads=None):
         """CTR (encryption = decryption); iv: half a block."""
-        # The hot path of small calls: every step here costs per call.
-        c, v, d = self._h, rbuf(iv), rbuf(data)
-        if len(v) != self._half or c is None:
-            self._check_half(v)
-        n = len(d)
-        if s is not None:
-            s = param("segment s", s, None, 1, self.block_size)
-        whole = s is None or s == self.block_size
-        if n > LONG:
-            if whole:
-                return self._ctr_pieces(c, v, data, n, out, threads)
-            return self._in_pieces(CTR, False, v, s, 0, data, n, out)
-        res, p = output(out, n)
-        if (threads is None or threads == 1) or not whole:
-            rc = lib.gostx_ctr_crypt(c, v, len(v), s or self.block_size, d, n, p)
-        else:
-            rc = lib.gostx_ctr_crypt_mt(pool_for(threads), c, v, len(v), d, n, p)
-        if rc:
-            check(rc, "ctr")
-        return res
+        # The hot path of small calls: every step here costs per call (so
+        # _hold / _release as @holding would call them, without its frame).
+        ident = self._hold()
+        try:
+            c, v, d = self._h, rbuf(iv), rbuf(data)
+            if len(v) != self._half:
+                self._check_half(v)
+            n = len(d)
+            if s is not None:
+                s = param("segment s", s, None, 1, self.block_size)
+            whole = s is None or s == self.block_size
+            if n > LONG:
+                if whole:
+                    return self._ctr_pieces(c, v, data, n, out, threads)
+                return self._in_pieces(CTR, False, v, s, 0, data, n, out)
+            res, p = output(out, n)
+            if (threads is None or threads == 1) or not whole:
+                rc = lib.gostx_ctr_crypt(c, v, len(v), s or self.block_size, d, n, p)
+            else:
+                rc = lib.gostx_ctr_crypt_mt(pool_for(threads), c, v, len(v), d, n, p)
+            if rc:
+                check(rc, "ctr")
+            return res
+        finally:
+            self._release(ident)
 
     def _ctr_pieces(self, c, v, data, n, out, threads):
         """CTR with whole-block segments in pieces: each piece starts at its
@@ -216,6 +225,7 @@ class _BlockCipher(Wiped):
                                                 st.p + off), "ctr")
         return st.done()
 
+    @holding
     def ctr_acpkm(self, iv, data, section_len=None, out=None, threads=None):
         """CTR-ACPKM (RFC 8645); section_len: N bytes, a multiple of the block
         size (default 4096 for Kuznyechik, 1024 for Magma, as gost-engine)."""
@@ -245,6 +255,7 @@ class _BlockCipher(Wiped):
                                                section_len, d, n, p), "ctr-acpkm")
         return res
 
+    @holding
     def omac(self, data, mac_len=None):
         """OMAC (GOST R 34.13 MAC); mac_len 1..block size (default the block size)."""
         mac_len = param("mac_len", mac_len, self.block_size, 1, self.block_size)
@@ -257,6 +268,7 @@ class _BlockCipher(Wiped):
         check(lib.gostx_omac(self._key(), d, len(d), mac, mac_len), "omac")
         return bytes(ffi.buffer(mac))
 
+    @holding
     def omac_acpkm(self, data, section_len, master_section_len, mac_len=None):
         """OMAC-ACPKM (RFC 8645 OMAC-ACPKM-Master): section N and T* in bytes."""
         mac_len = param("mac_len", mac_len, self.block_size, 1, self.block_size)
@@ -336,9 +348,10 @@ class ModeContext(Wiped):
         self._lock = threading.Lock()
         self._h = ffi.new("gostx_mode_ctx *")
         self._olen = ffi.new("size_t *")
-        check(lib.gostx_mode_init(self._h, cipher._key(), mode_id, int(decrypt),
-                                  rbuf(iv) if nbytes(iv) else ffi.NULL, nbytes(iv), s,
-                                  padding, section_len), f"{mode} parameters")
+        with held(cipher) as (key,):
+            check(lib.gostx_mode_init(self._h, key, mode_id, int(decrypt),
+                                      rbuf(iv) if nbytes(iv) else ffi.NULL, nbytes(iv), s,
+                                      padding, section_len), f"{mode} parameters")
 
     def _copied(self):
         self._olen = ffi.new("size_t *")
@@ -418,15 +431,16 @@ class OMACContext(Wiped):
         self._bs = cipher.block_size
         self._lock = threading.Lock()
         self._h = ffi.new("gostx_omac_ctx *")
-        if section_len is None and master_section_len is None:
-            check(lib.gostx_omac_init(self._h, cipher._key()))
-        elif section_len is None or master_section_len is None:
+        if (section_len is None) != (master_section_len is None):
             raise GostxValueError("OMAC-ACPKM needs both section_len and master_section_len")
-        else:
-            check(lib.gostx_omac_acpkm_init(self._h, cipher._key(),
-                                            param("section_len", section_len, None, 1),
-                                            param("master_section_len", master_section_len, None, 1)),
-                  "omac-acpkm sections")
+        with held(cipher) as (key,):
+            if section_len is None:
+                check(lib.gostx_omac_init(self._h, key))
+            else:
+                check(lib.gostx_omac_acpkm_init(self._h, key,
+                                                param("section_len", section_len, None, 1),
+                                                param("master_section_len", master_section_len, None, 1)),
+                      "omac-acpkm sections")
 
     def copy(self):
         """An independent context with the state of this one."""

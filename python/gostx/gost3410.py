@@ -15,8 +15,8 @@ that digest instead, as Streebog wrote it.
 import enum
 import operator
 
-from ._native import (GostxTypeError, GostxValueError, InvalidSignature, Wiped, check, detached,
-                      ffi, lib, need_len, new_output, not_a_buffer, rbuf)
+from ._native import (GostxTypeError, GostxValueError, InvalidSignature, SharedKey, check, detached,
+                      ffi, held, holding, lib, need_len, new_output, not_a_buffer, rbuf)
 
 __all__ = ["Curve", "PrivateKey", "PublicKey", "generate_private_key", "load_pem_private_key",
            "load_der_private_key", "load_pem_public_key", "load_der_public_key"]
@@ -227,7 +227,7 @@ def _public_key(curve, raw):
     return PublicKey.from_bytes(curve, raw)
 
 
-class PrivateKey(Wiped, _OnCurve):
+class PrivateKey(SharedKey, _OnCurve):
     """A private key d (1 <= d < q) in C memory owned by this object, wiped by
     close(), context exit or garbage collection; C only reads it, so one
     object signs from any number of threads at once. Copies are independent
@@ -239,7 +239,7 @@ class PrivateKey(Wiped, _OnCurve):
 
     @classmethod
     def _new(cls, curve, d, pub, oid=None):
-        self = object.__new__(cls)
+        self = cls.__new__(cls)
         self._curve = curve
         self._oid = oid  # as PublicKey._new's
         self._pub = PublicKey._new(curve, pub, oid)
@@ -278,16 +278,19 @@ class PrivateKey(Wiped, _OnCurve):
             check(rc, "public key")
         return cls._new(curve, d, pub)
 
+    @holding
     def public_key(self):
         """The PublicKey Q = d P."""
         self._live()
         return self._pub
 
+    @holding
     def private_bytes_raw(self):
         """d, big-endian (a secret: the caller's to keep and wipe)."""
         d = self._live()
         return bytes(ffi.buffer(d, len(d)))
 
+    @holding
     def private_bytes(self, encoding="PEM", password=None, *, cipher="kuznyechik",
                       iterations=2048):
         """The key as a PKCS#8 file: "PEM" text (bytes) or "DER".
@@ -324,6 +327,7 @@ class PrivateKey(Wiped, _OnCurve):
                        _oid_arg(self._oid), d, len(d), pw, len(pw), pbe, iterations,
                        pbkdf2=(d, pw))
 
+    @holding
     def sign(self, data, *, prehashed=False):
         """r || s, the signature of data (hashed with the curve's Streebog;
         prehashed=True: data is that digest). The nonce is fresh for each call
@@ -347,6 +351,7 @@ class PrivateKey(Wiped, _OnCurve):
                                   f"{curve.param_set}")
         return curve, _size(curve)
 
+    @holding
     def exchange(self, peer_public_key, ukm, *, size=None):
         """The VKO_GOSTR3410_2012 shared key with peer_public_key (a PublicKey
         of the same curve) and the UKM (1..key_size/8 bytes, read
@@ -368,6 +373,7 @@ class PrivateKey(Wiped, _OnCurve):
         check(rc, "vko")
         return out
 
+    @holding
     def keg(self, peer_public_key, h):
         """KEG of RFC 9189, the key export key of the GOST TLS 1.2 cipher
         suites: 64 bytes from this key, peer_public_key (a PublicKey of the
@@ -393,15 +399,14 @@ class PrivateKey(Wiped, _OnCurve):
         lib.gostx_memzero(h, len(h))
 
     def _duplicate(self):
-        d = self._live()
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other._h = ffi.new("uint8_t[]", len(d))
-        ffi.memmove(other._h, d, len(d))
-        return other
+        with held(self) as (d,):
+            other = self._fresh()
+            other._h = ffi.new("uint8_t[]", len(d))
+            ffi.memmove(other._h, d, len(d))
+            return other
 
     def __repr__(self):
-        state = "closed" if self._h is None else self._curve.param_set
+        state = "closed" if self._closed or self._h is None else self._curve.param_set
         return f"<gostx.PrivateKey {state}>"
 
 

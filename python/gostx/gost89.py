@@ -7,8 +7,8 @@ Calls on more than 1 MiB run in pieces, so Ctrl-C stops them within about
 was."""
 import threading
 
-from ._native import (LONG, GostxValueError, Wiped, check, context_copy, ffi, lib, nbytes, need_len,
-                      output, rbuf, rptr, staged, update_on_copy)
+from ._native import (LONG, GostxValueError, SharedKey, Wiped, check, context_copy, ffi, holding, lib, nbytes,
+                      need_len, output, rbuf, rptr, staged, update_on_copy)
 
 __all__ = ["Gost89", "Gost89Context"]
 
@@ -22,7 +22,7 @@ def _sbox_id(sbox):
     return i
 
 
-class Gost89(Wiped):
+class Gost89(SharedKey):
     """A GOST 28147-89 key (32 bytes) with an S-box parameter set by name."""
 
     _clear = lib.gostx_magma_clear
@@ -41,6 +41,7 @@ class Gost89(Wiped):
         """Inverse of ecb_encrypt."""
         return self._ecb(lib.gostx_gost89_ecb_decrypt, data, out)
 
+    @holding
     def _ecb(self, fn, data, out):
         n = nbytes(data)
         if n <= LONG or n % 8:
@@ -74,14 +75,17 @@ class Gost89(Wiped):
             ctx.imit_update(data)
             return ctx.finalize(mac_len)
 
+    @holding
     def encryptor(self, mode, iv=None, meshing=False):
         """Streaming "cnt", "cfb" or "ecb" (whole blocks per update)."""
         return Gost89Context(self._live(), mode, False, iv, meshing)
 
+    @holding
     def decryptor(self, mode, iv=None, meshing=False):
         """As encryptor, decrypting."""
         return Gost89Context(self._live(), mode, True, iv, meshing)
 
+    @holding
     def imit_context(self, iv=None, meshing=False):
         """Streaming IMIT: imit_update(data) ..., then finalize(mac_len)."""
         return Gost89Context(self._live(), "imit", False, iv, meshing)

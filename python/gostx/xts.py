@@ -4,13 +4,13 @@ dm-crypt's kuznyechik-xts-plain64 and VeraCrypt use it.
 Calls on more than 1 MiB run in pieces of whole sectors, or (one data unit)
 as one call on a thread of its own (_native.detached), so Ctrl-C stops the
 caller within about 20 ms; an interrupted call writes nothing to out."""
-from ._native import (LONG, GostxValueError, Wiped, check, detached, ffi, lib, nbytes, need_len, output,
-                      own_copy, pool_for, rbuf, rptr, staged)
+from ._native import (LONG, GostxValueError, SharedKey, check, detached, ffi, holding, lib, nbytes, need_len,
+                      output, own_copy, pool_for, rbuf, rptr, staged)
 
 __all__ = ["KuznyechikXTS"]
 
 
-class KuznyechikXTS(Wiped):
+class KuznyechikXTS(SharedKey):
     """key: 64 bytes (data key || tweak key, the halves must differ)."""
 
     _clear = lib.gostx_xts_clear
@@ -28,6 +28,7 @@ class KuznyechikXTS(Wiped):
         """Inverse of encrypt (same tweak)."""
         return self._unit(lib.gostx_xts_decrypt, tweak, data, out)
 
+    @holding
     def _unit(self, fn, tweak, data, out):
         need_len("tweak", tweak, 16)
         n = nbytes(data)
@@ -55,6 +56,7 @@ class KuznyechikXTS(Wiped):
         return self._sectors(lib.gostx_xts_decrypt_mt, data, sector_size, first_sector, out,
                              threads)
 
+    @holding
     def _sectors(self, fn, data, sector_size, first_sector, out, threads):
         n = nbytes(data)
         if n <= LONG or sector_size < 16:
