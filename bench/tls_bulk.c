@@ -211,16 +211,12 @@ int main(int argc, char **argv) {
     ders[n] = der[n];
     n++;
   }
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t priv_len = 0;
-  uint8_t priv[64], pub[128];
-  if (!n || gostx_gost3410_key_from_pem(key, key_len, &kind, &curve, &priv_len, priv, sizeof priv, pub,
-                                        sizeof pub))
+  gostx_gost3410_key k;
+  if (!n || gostx_gost3410_key_read(&k, key, key_len, NULL, 0) || !k.has_private)
     return die(argv[1], "no certificate or key");
   gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
   if (!cfg || gostx_tls_config_set_chain(cfg, ders, der_len, n) ||
-      gostx_tls_config_set_key(cfg, curve, priv, priv_len))
+      gostx_tls_config_set_key(cfg, k.curve, k.d, k.len))
     return die("server config", cfg ? gostx_tls_config_error(cfg) : "out of memory");
 
   int ls = socket(AF_INET, SOCK_STREAM, 0);

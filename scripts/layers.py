@@ -55,6 +55,10 @@ LAYERS = [
     # (it decrypts to a PKCS#8) and PEM
     ("key_formats", ["gost3410/keys_der.*", "gost3410/pkcs8.c", "gost3410/spki.c"]),
     ("key_files", ["gost3410/keys.c", "gost3410/pbes2.c", "gost3410/keys_pem.c"]),
+    # the key object over them, and the earlier calls kept one release as
+    # its wrappers
+    ("key_object", ["gost3410/key.c"]),
+    ("key_compat", ["gost3410/keys_compat.c"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
                "tls/*", "x509/*"]),
 ]

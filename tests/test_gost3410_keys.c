@@ -1,4 +1,5 @@
-/* The GOST R 34.10-2012 key codec (lib/gost3410/keys.c, keys_pem.c):
+/* The GOST R 34.10-2012 key codec (lib/gost3410: key.c, the object; keys.c,
+ * pkcs8.c, spki.c, pbes2.c, keys_pem.c; keys_compat.c, the earlier calls):
  * files gost-engine 3.0.1 wrote (read, and written back byte for byte),
  * round trips on every curve, the private key forms gost-engine reads
  * (INTEGER, nested OCTET STRING, masked), and refusals: every truncation,
@@ -647,6 +648,100 @@ static void paramset_oids(void) {
 /* The one short-name table (the CLI's CURVE, the benchmark's rows): every
  * curve has a name that leads back to it in either case, distinct from the
  * others and from every full name; unknown ids and names are refused. */
+/* The key object (gostx_gost3410_key_*): one reader takes every form the
+ * calls above write (DER, PEM, encrypted in both), and its writer gives the
+ * same bytes as they do; its refusals. */
+static void key_object(void) {
+  static const uint8_t pass[] = "correct horse";
+  const gostx_gost3410_pbe_params pbe = {GOSTX_GOST3410_PBE_MAGMA, 2, pass, sizeof pass - 1};
+  for (int c = GOSTX_GOST3410_256_TEST; c <= GOSTX_GOST3410_512_C; c++) {
+    size_t len = gostx_gost3410_size(c), n, m;
+    uint8_t priv[64], pub[128], a[GOSTX_GOST3410_PEM_MAX], b[GOSTX_GOST3410_PEM_MAX];
+    gostx_gost3410_key k, r;
+    CHECK_RC(gostx_gost3410_keygen(c, priv, len, pub, 2 * len), 0, "keygen");
+    CHECK_RC(gostx_gost3410_key_set_private(&k, c, priv, len, NULL), 0, "set_private");
+    CHECK(k.has_private && k.len == len && !memcmp(k.q, pub, 2 * len), "curve %d: Q computed", c);
+    /* the same bytes as the earlier calls */
+    CHECK_RC(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL, a,
+                                      sizeof a, &n), 0, "write DER");
+    CHECK_RC(gostx_gost3410_priv_to_der(c, priv, len, b, sizeof b, &m), 0, "priv_to_der");
+    CHECK(n == m && !memcmp(a, b, n), "curve %d: PKCS#8 as priv_to_der writes it", c);
+    CHECK_RC(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL, a,
+                                      sizeof a, &n), 0, "write PEM");
+    CHECK_RC(gostx_gost3410_pub_to_pem(c, pub, 2 * len, (char *)b, sizeof b, &m), 0, "pub_to_pem");
+    CHECK(n == m && !memcmp(a, b, n + 1), "curve %d: SPKI PEM as pub_to_pem writes it", c);
+    /* one reader for every form */
+    for (int form = 0; form < 6; form++) {
+      gostx_gost3410_key_kind part = form & 1 ? GOSTX_GOST3410_KEY_PUBLIC : GOSTX_GOST3410_KEY_PRIVATE;
+      gostx_gost3410_format fmt = form & 2 ? GOSTX_GOST3410_PEM : GOSTX_GOST3410_DER;
+      const gostx_gost3410_pbe_params *e = form >= 4 ? &pbe : NULL;
+      if (e) part = GOSTX_GOST3410_KEY_PRIVATE, fmt = form & 1 ? GOSTX_GOST3410_PEM : GOSTX_GOST3410_DER;
+      CHECK_RC(gostx_gost3410_key_write(&k, part, fmt, e, a, sizeof a, &n), 0, "write");
+      CHECK(gostx_gost3410_key_is_encrypted(a, n) == (e != NULL), "form %d: is_encrypted", form);
+      memset(&r, 0xa5, sizeof r);
+      CHECK_RC(gostx_gost3410_key_read(&r, a, n, pass, sizeof pass - 1), 0, "read");
+      CHECK(r.curve == (gostx_gost3410_curve)c && r.len == len && !memcmp(r.q, pub, 2 * len) &&
+                r.has_private == (part == GOSTX_GOST3410_KEY_PRIVATE) &&
+                (!r.has_private || !memcmp(r.d, priv, len)),
+            "curve %d form %d: read back", c, form);
+      if (e) { /* no password, a wrong one: GOSTX_EAUTH, nothing written */
+        memset(&r, 0xa5, sizeof r);
+        CHECK_RC(gostx_gost3410_key_read(&r, a, n, NULL, 0), GOSTX_EAUTH, "no password");
+        CHECK_RC(gostx_gost3410_key_read(&r, a, n, pass, 3), GOSTX_EAUTH, "wrong password");
+        CHECK(r.d[0] == 0xa5 && r.len != len, "form %d: the key untouched on failure", form);
+      }
+    }
+    /* the OID a file names is kept through a read and a write */
+    const char *alias = c == GOSTX_GOST3410_256_B ? "1.2.643.7.1.2.1.1.2" : NULL;
+    if (alias) {
+      CHECK_RC(gostx_gost3410_key_set_private(&r, c, priv, len, alias), 0, "set with an OID");
+      CHECK_RC(gostx_gost3410_key_write(&r, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL,
+                                        a, sizeof a, &n), 0, "write");
+      CHECK_RC(gostx_gost3410_key_read(&k, a, n, NULL, 0), 0, "read");
+      CHECK(!strcmp(k.oid, alias), "the OID kept: %s", k.oid);
+    }
+    /* refusals */
+    CHECK_RC(gostx_gost3410_key_set_private(&r, c, priv, len, "1.2.643.7.1.2.1.2.1") ,
+             len == 64 && c == GOSTX_GOST3410_512_A ? 0 : GOSTX_EINVAL, "an OID of another curve");
+    CHECK_RC(gostx_gost3410_key_set_public(&r, c, pub, 2 * len, NULL), 0, "set_public");
+    CHECK_RC(gostx_gost3410_key_write(&r, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL, a,
+                                      sizeof a, &n), GOSTX_EINVAL, "no private part");
+    CHECK_RC(gostx_gost3410_key_write(&r, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, &pbe, a,
+                                      sizeof a, &n), GOSTX_EINVAL, "a public key encrypted");
+    CHECK_RC(gostx_gost3410_key_write(&r, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL, a, 10,
+                                      &n), GOSTX_ELEN, "short");
+    CHECK_RC(gostx_gost3410_key_write(&r, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL, a, n,
+                                      &m), GOSTX_ELEN, "no room for the NUL");
+    CHECK_RC(gostx_gost3410_key_write(&r, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL, a,
+                                      n + 1, &m), 0, "the length it asked for");
+    pub[2 * len - 1] ^= 1;
+    CHECK_RC(gostx_gost3410_key_set_public(&r, c, pub, 2 * len, NULL), GOSTX_EINVAL, "off the curve");
+    gostx_gost3410_key_clear(&k);
+    CHECK(k.len == 0 && k.d[0] == 0 && !k.has_private, "clear wipes");
+  }
+  /* a label that does not say what the DER is */
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  char pem[GOSTX_GOST3410_PEM_MAX];
+  size_t n;
+  gostx_gost3410_key k;
+  CHECK_RC(gostx_gost3410_key_read(&k, engine_256a, strlen(engine_256a), NULL, 0), 0, "engine file");
+  CHECK_RC(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, der,
+                                    sizeof der, &n), 0, "SPKI");
+  const char *head = "-----BEGIN PRIVATE KEY-----\n";
+  size_t h = strlen(head), pn;
+  memcpy(pem, head, h);
+  CHECK_RC(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL, pem + h,
+                                    sizeof pem - h, &pn), 0, "PEM");
+  /* keep the body and END of the PUBLIC KEY block under a PRIVATE KEY BEGIN */
+  const char *body = strchr(pem + h, '\n') + 1;
+  memmove(pem + h, body, strlen(body) + 1);
+  char *end = strstr(pem, "-----END PUBLIC KEY-----");
+  memcpy(end, "-----END PRIVATE KEY-----\n", 27);
+  CHECK_RC(gostx_gost3410_key_read(&k, pem, strlen(pem), NULL, 0), GOSTX_EFORMAT, "label mismatch");
+  CHECK_RC(gostx_gost3410_key_read(&k, "no key", 6, NULL, 0), GOSTX_EFORMAT, "no key");
+  CHECK_RC(gostx_gost3410_key_read(NULL, der, n, NULL, 0), GOSTX_EINVAL, "NULL key");
+}
+
 static void short_names(void) {
   const gostx_gost3410_curve all[] = {
       GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A, GOSTX_GOST3410_256_B,
@@ -678,6 +773,7 @@ static void short_names(void) {
 int main(void) {
   t_rand_init();
   short_names();
+  key_object();
   engine_files();
   round_trips();
   private_forms();

@@ -95,11 +95,16 @@ static int key_to_der(const prov_gost_key *k, const codec_ctx *c, OSSL_PASSPHRAS
   uint8_t buf[GOSTX_GOST3410_DER_MAX];
   size_t len = 0;
   int n = -1;
+  gostx_gost3410_key key;
   int rc = c->kind == KIND_PKI
-               ? gostx_gost3410_priv_to_der_oid(k->ps->curve, k->ps->oid, k->priv, k->len, buf,
-                                                sizeof buf, &len)
-               : gostx_gost3410_pub_to_der_oid(k->ps->curve, k->ps->oid, k->pub, 2 * k->len, buf,
-                                               sizeof buf, &len);
+               ? gostx_gost3410_key_set_private(&key, k->ps->curve, k->priv, k->len, k->ps->oid)
+               : gostx_gost3410_key_set_public(&key, k->ps->curve, k->pub, 2 * k->len, k->ps->oid);
+  if (rc == GOSTX_OK)
+    rc = gostx_gost3410_key_write(&key,
+                                  c->kind == KIND_PKI ? GOSTX_GOST3410_KEY_PRIVATE
+                                                      : GOSTX_GOST3410_KEY_PUBLIC,
+                                  GOSTX_GOST3410_DER, NULL, buf, sizeof buf, &len);
+  gostx_gost3410_key_clear(&key);
   if (rc != GOSTX_OK) {
     prov_err(PROV_R_LIB_ERROR, "cannot encode the %s key: %s", prov_gost_key_type(k->len),
              gostx_strerror(rc));
@@ -266,29 +271,29 @@ static const prov_paramset *alg_paramset(const X509_ALGOR *alg, size_t len, int 
   return ps;
 }
 
-/* The key bytes by libgostx's reader (gostx_gost3410_key_from_der: every
+/* The key bytes by libgostx's reader (gostx_gost3410_key_read: every
  * private key form gost-engine reads, the point checked on the curve); the
  * set's OID is the one alg_paramset read, which the library's curve id
  * cannot tell apart (CryptoPro-A or XchA or TC26 256 B). */
 static prov_gost_key *key_material(const unsigned char *der, size_t n, const prov_paramset *ps,
                                    size_t len, gostx_gost3410_key_kind want) {
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t got = 0;
-  uint8_t d[64], q[128];
+  gostx_gost3410_key key;
   prov_gost_key *k = NULL;
-  int rc = gostx_gost3410_key_from_der(der, n, &kind, &curve, &got, d, sizeof d, q, sizeof q);
-  if (rc != GOSTX_OK || kind != want || curve != ps->curve || got != len) {
+  int rc = GOSTX_EFORMAT;
+  /* DER only: what OpenSSL's decoder chain hands over (never PEM here) */
+  if (n && der[0] == 0x30) rc = gostx_gost3410_key_read(&key, der, n, NULL, 0);
+  int is_private = rc == GOSTX_OK && key.has_private;
+  if (rc != GOSTX_OK || is_private != (want == GOSTX_GOST3410_KEY_PRIVATE) ||
+      key.curve != ps->curve || key.len != len) {
     prov_err(PROV_R_BAD_KEY, "%s %s key: %s", prov_gost_key_type(len),
              want == GOSTX_GOST3410_KEY_PRIVATE ? "private" : "public",
              rc != GOSTX_OK ? gostx_strerror(rc) : "not the key its parameters name");
   } else if ((k = prov_gost_key_new(len))) {
     k->ps = ps;
-    int ok = want == GOSTX_GOST3410_KEY_PRIVATE ? prov_gost_key_set_priv(k, d)
-                                                : prov_gost_key_set_pub(k, q);
+    int ok = is_private ? prov_gost_key_set_priv(k, key.d) : prov_gost_key_set_pub(k, key.q);
     if (!ok) prov_gost_key_free(k), k = NULL;
   }
-  gostx_memzero(d, sizeof d);
+  gostx_gost3410_key_clear(&key);
   return k;
 }
 

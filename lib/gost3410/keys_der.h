@@ -38,4 +38,25 @@ int gostx__pkcs8_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len
 int gostx__spki_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len, uint8_t *q,
                       char *ps_oid);
 
+/* The writers of the key object (key.c): DER into out[cap]; GOSTX_ELEN with
+ * the length needed; out written only when it all fits. PKCS#8 and PBES2
+ * need the private part. */
+int gostx__pkcs8_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len);
+int gostx__spki_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len);
+int gostx__pbes2_write(const gostx_gost3410_key *k, const gostx_gost3410_pbe_params *pbe,
+                       uint8_t *out, size_t cap, size_t *out_len);
+/* The readers: a plain DER key (PKCS#8 or SPKI; keys.c) and an encrypted
+ * one (pbes2.c); *k written only on success. */
+int gostx__key_from_der(gostx_gost3410_key *k, const uint8_t *der, size_t der_len);
+int gostx__pbes2_read(gostx_gost3410_key *k, const uint8_t *der, size_t der_len,
+                      const uint8_t *pass, size_t pass_len);
+/* PEM around them (keys_pem.c): the first key block's DER and which it is
+ * (GOSTX_GOST3410_KEY_PRIVATE, _PUBLIC, or GOSTX__KEY_PEM_ENCRYPTED); and
+ * a block of that kind written. */
+#define GOSTX__KEY_PEM_ENCRYPTED 3
+int gostx__key_pem_der(const char *pem, size_t pem_len, int *kind, uint8_t *der, size_t cap,
+                       size_t *der_len);
+int gostx__key_pem_write(int kind, const uint8_t *der, size_t der_len, char *out, size_t cap,
+                         size_t *out_len);
+
 #endif

@@ -196,24 +196,23 @@ static int pbes2_crypt(gostx_alg alg, int sbox, int prf_sha256, const uint8_t *p
   return rc;
 }
 
-int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
-                                             const uint8_t *priv, size_t priv_len,
-                                             const uint8_t *pass, size_t pass_len,
-                                             gostx_gost3410_pbe cipher, uint32_t iterations,
-                                             uint8_t *out, size_t cap, size_t *out_len) {
-  if (!out_len || (!pass && pass_len)) return GOSTX_EINVAL;
-  if (cipher != GOSTX_GOST3410_PBE_KUZNYECHIK && cipher != GOSTX_GOST3410_PBE_MAGMA)
+int gostx__pbes2_write(const gostx_gost3410_key *k, const gostx_gost3410_pbe_params *pbe,
+                       uint8_t *out, size_t cap, size_t *out_len) {
+  if (!pbe || (!pbe->pass && pbe->pass_len)) return GOSTX_EINVAL;
+  if (pbe->cipher != GOSTX_GOST3410_PBE_KUZNYECHIK && pbe->cipher != GOSTX_GOST3410_PBE_MAGMA)
     return GOSTX_EINVAL;
-  if (iterations == 0 || iterations > PBES2_ITER_MAX) return GOSTX_EINVAL;
-  gostx_alg alg = cipher == GOSTX_GOST3410_PBE_KUZNYECHIK ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
+  if (pbe->iterations == 0 || pbe->iterations > PBES2_ITER_MAX) return GOSTX_EINVAL;
+  uint32_t iterations = pbe->iterations;
+  gostx_alg alg = pbe->cipher == GOSTX_GOST3410_PBE_KUZNYECHIK ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA;
   size_t n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8, ct_len;
   uint8_t ct[GOSTX_GOST3410_DER_MAX], salt[16], ukm[16] = {0};
-  int rc = gostx_gost3410_priv_to_der_oid(curve, oid, priv, priv_len, ct, sizeof ct, &ct_len);
+  int rc = gostx__pkcs8_write(k, ct, sizeof ct, &ct_len);
   if (!rc) rc = gostx_random_bytes(salt, sizeof salt);
   if (!rc) rc = gostx_random_bytes(ukm, n / 2); /* the IV; the other 8 bytes stay 0 */
   /* in place: the ciphertext replaces the PrivateKeyInfo */
   if (!rc)
-    rc = pbes2_crypt(alg, -1, 0, pass, pass_len, salt, sizeof salt, iterations, ukm, ct, ct_len, ct);
+    rc = pbes2_crypt(alg, -1, 0, pbe->pass, pbe->pass_len, salt, sizeof salt, iterations, ukm, ct,
+                     ct_len, ct);
   if (rc) {
     gostx_memzero(ct, sizeof ct);
     return rc;
@@ -251,58 +250,26 @@ int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const c
   return rc;
 }
 
-int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
-                                         gostx_gost3410_pbe cipher, uint32_t iterations,
-                                         uint8_t *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_priv_to_encrypted_der_oid(curve, NULL, priv, priv_len, pass, pass_len,
-                                                  cipher, iterations, out, cap, out_len);
-}
-
-int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
-                                              const uint8_t *pass, size_t pass_len,
-                                              gostx_gost3410_curve *curve, size_t *len,
-                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
-                                              size_t pub_cap, char *oid, size_t oid_cap) {
-  if (!der || !curve || !len || (!pass && pass_len)) return GOSTX_EINVAL;
+int gostx__pbes2_read(gostx_gost3410_key *k, const uint8_t *der, size_t der_len,
+                      const uint8_t *pass, size_t pass_len) {
+  if (!pass && pass_len) return GOSTX_EINVAL;
   if (der_len > GOSTX_GOST3410_DER_MAX) return GOSTX_EFORMAT;
   pbes2 p;
   int rc = parse_pbes2(der, der_len, &p);
   if (rc) return rc;
-  uint8_t plain[GOSTX_GOST3410_DER_MAX], d[64], q[128];
-  char ps[GOSTX_GOST3410_OID_MAX] = "";
-  gostx_gost3410_key_kind kind = 0;
-  gostx_gost3410_curve c = 0;
-  size_t l = 0;
+  uint8_t plain[GOSTX_GOST3410_DER_MAX];
+  gostx_gost3410_key got;
   rc = pbes2_crypt(p.alg, p.sbox, p.prf_sha256, pass, pass_len, p.salt.p, p.salt.n, p.iter,
                    p.ukm.p, p.data.p, p.data.n, plain);
   /* CTR has no integrity check: a wrong password shows as a decryption
    * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
-   * (wrong password, or a damaged file); only a caller buffer too small
-   * stays GOSTX_ELEN. */
+   * (wrong password, or a damaged file). */
   if (!rc) {
-    rc = gostx_gost3410_key_from_der_oid(plain, p.data.n, &kind, &c, &l, d, sizeof d, q, sizeof q,
-                                         ps, sizeof ps);
-    if (rc || kind != GOSTX_GOST3410_KEY_PRIVATE) rc = GOSTX_EAUTH;
+    rc = gostx__key_from_der(&got, plain, p.data.n);
+    if (rc || !got.has_private) rc = GOSTX_EAUTH;
   }
-  if (!rc && ((priv && priv_cap < l) || (pub && pub_cap < 2 * l) || (oid && oid_cap <= strlen(ps))))
-    rc = GOSTX_ELEN;
-  if (!rc) { /* outputs written only on success */
-    *curve = c;
-    *len = l;
-    if (priv) memcpy(priv, d, l);
-    if (pub) memcpy(pub, q, 2 * l);
-    if (oid) memcpy(oid, ps, strlen(ps) + 1);
-  }
+  if (!rc) *k = got; /* written only on success */
   gostx_memzero(plain, sizeof plain);
-  gostx_memzero(d, sizeof d);
+  gostx_memzero(&got, sizeof got);
   return rc;
-}
-
-int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
-                                          size_t pass_len, gostx_gost3410_curve *curve,
-                                          size_t *len, uint8_t *priv, size_t priv_cap,
-                                          uint8_t *pub, size_t pub_cap) {
-  return gostx_gost3410_key_from_encrypted_der_oid(der, der_len, pass, pass_len, curve, len, priv,
-                                                   priv_cap, pub, pub_cap, NULL, 0);
 }

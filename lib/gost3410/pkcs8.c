@@ -6,34 +6,25 @@
 #include "gost3410/ec.h"
 #include "gost3410/keys_der.h"
 
-int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
-                                   const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap,
-                                   size_t *out_len) {
-  size_t len = gostx_gost3410_size(curve);
-  uint8_t pub[128], le[64];
+int gostx__pkcs8_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len) {
+  uint8_t q[128], le[64], der[GOSTX_GOST3410_DER_MAX];
   const char *ps;
-  if (!len || !priv || !out_len || gostx__key_paramset_oid(curve, oid, &ps)) return GOSTX_EINVAL;
+  if (!k->has_private || gostx__key_paramset_oid(k->curve, k->oid, &ps)) return GOSTX_EINVAL;
   /* Checks 0 < d < q (and the length) the library's way. */
-  int rc = gostx_gost3410_public_key(curve, priv, priv_len, pub, 2 * len);
+  int rc = gostx_gost3410_public_key(k->curve, k->d, k->len, q, 2 * k->len);
   if (rc) return rc;
-  uint8_t der[GOSTX_GOST3410_DER_MAX];
-  gostx__key_reverse(le, priv, len);
+  gostx__key_reverse(le, k->d, k->len);
   gostx__der_w w;
   gostx__der_w_init(&w, der, sizeof der);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
   gostx__der_w_u32(&w, 0); /* version */
-  gostx__key_put_algorithm(&w, ps, len);
-  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, le, len);
+  gostx__key_put_algorithm(&w, ps, k->len);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, le, k->len);
   gostx__der_w_end(&w);
   rc = gostx__key_emit(&w, der, out, cap, out_len);
   gostx_memzero(le, sizeof le);
   gostx_memzero(der, sizeof der);
   return rc;
-}
-
-int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               uint8_t *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
 }
 
 /* d = k0 * m1 * ... * mk mod q from k+1 little-endian len-byte numbers (the

@@ -5,31 +5,24 @@
 
 #include "gost3410/keys_der.h"
 
-int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
-                                  size_t pub_len, uint8_t *out, size_t cap, size_t *out_len) {
-  size_t len = gostx_gost3410_size(curve);
+int gostx__spki_write(const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len) {
   const char *ps;
-  if (!len || !pub || !out_len || gostx__key_paramset_oid(curve, oid, &ps)) return GOSTX_EINVAL;
-  int rc = gostx_gost3410_check_public_key(curve, pub, pub_len);
+  if (gostx__key_paramset_oid(k->curve, k->oid, &ps)) return GOSTX_EINVAL;
+  int rc = gostx_gost3410_check_public_key(k->curve, k->q, 2 * k->len);
   if (rc) return rc;
   uint8_t xy[128], der[GOSTX_GOST3410_DER_MAX];
-  gostx__key_reverse(xy, pub, len);
-  gostx__key_reverse(xy + len, pub + len, len);
+  gostx__key_reverse(xy, k->q, k->len);
+  gostx__key_reverse(xy + k->len, k->q + k->len, k->len);
   gostx__der_w w;
   gostx__der_w_init(&w, der, sizeof der);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  gostx__key_put_algorithm(&w, ps, len);
+  gostx__key_put_algorithm(&w, ps, k->len);
   gostx__der_w_begin(&w, GOSTX__DER_BITS);
   gostx__der_w_raw(&w, "", 1); /* no unused bits */
-  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, xy, 2 * len);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, xy, 2 * k->len);
   gostx__der_w_end(&w);
   gostx__der_w_end(&w);
   return gostx__key_emit(&w, der, out, cap, out_len);
-}
-
-int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                              uint8_t *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_pub_to_der_oid(curve, NULL, pub, pub_len, out, cap, out_len);
 }
 
 /* Public key: BIT STRING (no unused bits) of OCTET STRING x || y, each

@@ -129,7 +129,7 @@ int gostx__tls12_kimp28147(gostx_gost3410_curve curve, const uint8_t *d, size_t 
  *   = SEQUENCE { SEQUENCE { encryptedKey OCTET STRING (32), macKey OCTET
  *   STRING (4) }, [0] IMPLICIT SEQUENCE { encryptionParamSet OID (param-Z),
  *   [0] IMPLICIT SubjectPublicKeyInfo, ukm OCTET STRING (8) } }.
- * The SubjectPublicKeyInfo is the one gostx_gost3410_pub_to_der writes and
+ * The SubjectPublicKeyInfo is the one gostx_gost3410_key_write writes and
  * key_from_der reads. Readers: strict DER (definite minimal lengths, no
  * trailing bytes, exactly these fields); GOSTX_EFORMAT for anything else,
  * GOSTX_EUNSUP for a well-formed key of an unknown curve or another

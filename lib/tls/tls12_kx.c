@@ -61,7 +61,11 @@ static int spki_of(gostx_gost3410_curve curve, const uint8_t *q, size_t q_len, u
   if (!q) return GOSTX_EINVAL;
   uint8_t der[GOSTX_GOST3410_DER_MAX];
   size_t n;
-  int rc = gostx_gost3410_pub_to_der(curve, q, q_len, der, sizeof der, &n);
+  gostx_gost3410_key key;
+  int rc = gostx_gost3410_key_set_public(&key, curve, q, q_len, NULL);
+  if (rc == GOSTX_OK)
+    rc = gostx_gost3410_key_write(&key, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, der,
+                                  sizeof der, &n);
   if (rc != GOSTX_OK) return rc;
   gostx__der all = {der, n}, spk, alg, params, alg_oid, curve_oid, bits;
   if (gostx__der_get(&all, GOSTX__DER_SEQ, &spk, NULL) ||
@@ -95,11 +99,17 @@ static int spki_of(gostx_gost3410_curve curve, const uint8_t *q, size_t q_len, u
 /* A public key from its SubjectPublicKeyInfo (tag already 0x30). */
 static int key_of(const uint8_t *spki, size_t len, gostx_gost3410_curve *curve, uint8_t *q,
                   size_t q_cap, size_t *q_len) {
-  gostx_gost3410_key_kind kind;
-  size_t n;
-  int rc = gostx_gost3410_key_from_der(spki, len, &kind, curve, &n, NULL, 0, q, q_cap);
-  if (rc == GOSTX_OK && kind != GOSTX_GOST3410_KEY_PUBLIC) rc = GOSTX_EFORMAT;
-  if (rc == GOSTX_OK) *q_len = 2 * n;
+  gostx_gost3410_key key;
+  int rc = gostx_gost3410_key_read(&key, spki, len, NULL, 0); /* no password: nothing decrypted */
+  /* a private key, or an encrypted one (GOSTX_EAUTH), is no public key */
+  if (rc == GOSTX_EAUTH || (rc == GOSTX_OK && (key.has_private || q_cap < 2 * key.len)))
+    rc = GOSTX_EFORMAT;
+  if (rc == GOSTX_OK) {
+    *curve = key.curve;
+    *q_len = 2 * key.len;
+    memcpy(q, key.q, *q_len);
+  }
+  gostx_gost3410_key_clear(&key);
   return rc;
 }
 

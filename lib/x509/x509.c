@@ -89,17 +89,15 @@ static int get_spki(gostx__der *r, gostx_x509_cert *c, gostx_x509_status *st) {
   if (GOSTX__DER_OID_IS(oid, OID_KEY_2001)) return get_key_2001(alg, bits, c, st);
   if (!GOSTX__DER_OID_IS(oid, OID_KEY_2012_256) && !GOSTX__DER_OID_IS(oid, OID_KEY_2012_512))
     return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t len;
-  int rc = gostx_gost3410_key_from_der(whole.p, whole.n, &kind, &curve, &len, NULL, 0, c->pub,
-                                       sizeof c->pub);
+  gostx_gost3410_key key;
+  int rc = gostx_gost3410_key_read(&key, whole.p, whole.n, NULL, 0);
   if (rc == GOSTX_EINVAL) return *st = GOSTX_X509_BAD_KEY, GOSTX_EFORMAT;
   if (rc == GOSTX_EUNSUP) return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
-  if (rc || kind != GOSTX_GOST3410_KEY_PUBLIC) return GOSTX_EFORMAT;
-  c->curve = curve;
-  c->pub_len = 2 * len;
-  c->key_alg = len == 32 ? GOSTX_X509_KEY_2012_256 : GOSTX_X509_KEY_2012_512;
+  if (rc || key.has_private) return GOSTX_EFORMAT;
+  c->curve = key.curve;
+  c->pub_len = 2 * key.len;
+  memcpy(c->pub, key.q, c->pub_len);
+  c->key_alg = key.len == 32 ? GOSTX_X509_KEY_2012_256 : GOSTX_X509_KEY_2012_512;
   return 0;
 }
 

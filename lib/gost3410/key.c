@@ -1,0 +1,132 @@
+/* The key object (include/gostx/gost3410.h): one reader for every key file
+ * (DER or PEM; PKCS#8, SubjectPublicKeyInfo, PBES2) and one writer. */
+#include <string.h>
+
+#include "gost3410/keys_der.h"
+
+void gostx_gost3410_key_clear(gostx_gost3410_key *key) {
+  if (key) gostx_memzero(key, sizeof *key);
+}
+
+/* The curve's size and oid kept (checked to name the curve). */
+static int key_start(gostx_gost3410_key *k, gostx_gost3410_curve curve, const char *oid) {
+  const char *ps;
+  memset(k, 0, sizeof *k);
+  k->curve = curve;
+  k->len = gostx_gost3410_size(curve);
+  if (!k->len || gostx__key_paramset_oid(curve, oid, &ps)) return GOSTX_EINVAL;
+  if (oid) memcpy(k->oid, oid, strlen(oid) + 1); /* paramset_oid checked its length */
+  return 0;
+}
+
+int gostx_gost3410_key_set_private(gostx_gost3410_key *key, gostx_gost3410_curve curve,
+                                   const uint8_t *d, size_t d_len, const char *oid) {
+  gostx_gost3410_key k;
+  if (!key || !d) return GOSTX_EINVAL;
+  int rc = key_start(&k, curve, oid);
+  /* 0 < d < q and the length, the library's way; Q with it */
+  if (!rc) rc = gostx_gost3410_public_key(curve, d, d_len, k.q, 2 * k.len);
+  if (!rc) {
+    memcpy(k.d, d, k.len);
+    k.has_private = 1;
+    *key = k;
+  }
+  gostx_memzero(&k, sizeof k);
+  return rc;
+}
+
+int gostx_gost3410_key_set_public(gostx_gost3410_key *key, gostx_gost3410_curve curve,
+                                  const uint8_t *q, size_t q_len, const char *oid) {
+  gostx_gost3410_key k;
+  if (!key || !q) return GOSTX_EINVAL;
+  int rc = key_start(&k, curve, oid);
+  if (!rc) rc = gostx_gost3410_check_public_key(curve, q, q_len);
+  if (!rc) {
+    memcpy(k.q, q, 2 * k.len);
+    *key = k;
+  }
+  return rc;
+}
+
+/* PEM is text that is not DER: DER keys start with a SEQUENCE. */
+static int is_pem(const uint8_t *in, size_t len) { return len && in[0] != GOSTX__DER_SEQ; }
+
+/* The DER of in (itself, or its first key block's) and its kind when it is
+ * PEM (0 for DER: the reader tells). */
+static int der_of(const uint8_t *in, size_t len, uint8_t *der, size_t cap, const uint8_t **out,
+                  size_t *out_len, int *pem_kind) {
+  *pem_kind = 0;
+  if (!is_pem(in, len)) {
+    *out = in;
+    *out_len = len;
+    return 0;
+  }
+  *out = der;
+  return gostx__key_pem_der((const char *)in, len, pem_kind, der, cap, out_len);
+}
+
+int gostx_gost3410_key_is_encrypted(const void *in, size_t in_len) {
+  uint8_t buf[GOSTX_GOST3410_DER_MAX];
+  const uint8_t *der;
+  size_t n;
+  int kind;
+  char text[8];
+  if (!in || der_of(in, in_len, buf, sizeof buf, &der, &n, &kind)) return 0;
+  if (kind) return kind == GOSTX__KEY_PEM_ENCRYPTED;
+  return gostx_gost3410_encrypted_scheme(der, n, text, sizeof text) != GOSTX_EFORMAT;
+}
+
+int gostx_gost3410_key_read(gostx_gost3410_key *key, const void *in, size_t in_len,
+                            const uint8_t *pass, size_t pass_len) {
+  uint8_t buf[GOSTX_GOST3410_DER_MAX];
+  const uint8_t *der;
+  size_t n = 0;
+  int kind;
+  if (!key || !in || (!pass && pass_len)) return GOSTX_EINVAL;
+  int rc = der_of(in, in_len, buf, sizeof buf, &der, &n, &kind);
+  if (!rc) {
+    int encrypted = kind ? kind == GOSTX__KEY_PEM_ENCRYPTED
+                         : gostx_gost3410_encrypted_scheme(der, n, (char[8]){0}, 8) != GOSTX_EFORMAT;
+    /* No password: refused before any work, so that a caller reading
+     * untrusted keys (a peer's, a certificate's) never runs the KDF */
+    if (encrypted)
+      rc = pass ? gostx__pbes2_read(key, der, n, pass, pass_len) : GOSTX_EAUTH;
+    else if ((rc = gostx__key_from_der(key, der, n)) == 0 && kind &&
+             kind != (key->has_private ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC)) {
+      gostx_gost3410_key_clear(key); /* the label must say what the DER is */
+      rc = GOSTX_EFORMAT;
+    }
+  }
+  gostx_memzero(buf, sizeof buf);
+  return rc;
+}
+
+int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_kind part,
+                             gostx_gost3410_format format, const gostx_gost3410_pbe_params *pbe,
+                             void *out, size_t cap, size_t *out_len) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t n = 0;
+  int rc;
+  if (!key || !out_len || (format != GOSTX_GOST3410_DER && format != GOSTX_GOST3410_PEM) ||
+      key->len != gostx_gost3410_size(key->curve) || !key->len)
+    return GOSTX_EINVAL;
+  if (part == GOSTX_GOST3410_KEY_PUBLIC && !pbe)
+    rc = gostx__spki_write(key, der, sizeof der, &n);
+  else if (part == GOSTX_GOST3410_KEY_PRIVATE)
+    rc = pbe ? gostx__pbes2_write(key, pbe, der, sizeof der, &n)
+             : gostx__pkcs8_write(key, der, sizeof der, &n);
+  else
+    rc = GOSTX_EINVAL;
+  if (!rc && format == GOSTX_GOST3410_PEM) {
+    int kind = pbe ? GOSTX__KEY_PEM_ENCRYPTED : (int)part;
+    rc = gostx__key_pem_write(kind, der, n, out, cap, out_len);
+  } else if (!rc) {
+    *out_len = n;
+    if (!out || cap < n)
+      rc = GOSTX_ELEN;
+    else
+      memcpy(out, der, n);
+  }
+  gostx_memzero(der, sizeof der);
+  return rc;
+}

@@ -1,0 +1,254 @@
+/* The key codec's earlier calls (include/gostx/gost3410.h), kept one release
+ * as wrappers over the key object (key.c); docs/API_CHANGES.md names the new
+ * call for each. */
+#include <string.h>
+
+#include "gost3410/keys_der.h"
+
+/* ---- writers ---- */
+
+static int write_key(gostx_gost3410_curve curve, const char *oid, const uint8_t *key,
+                     size_t key_len, gostx_gost3410_key_kind part, gostx_gost3410_format format,
+                     const gostx_gost3410_pbe_params *pbe, void *out, size_t cap,
+                     size_t *out_len) {
+  gostx_gost3410_key k;
+  if (!key || !out_len) return GOSTX_EINVAL;
+  int rc = part == GOSTX_GOST3410_KEY_PRIVATE
+               ? gostx_gost3410_key_set_private(&k, curve, key, key_len, oid)
+               : gostx_gost3410_key_set_public(&k, curve, key, key_len, oid);
+  if (!rc) rc = gostx_gost3410_key_write(&k, part, format, pbe, out, cap, out_len);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                   const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap,
+                                   size_t *out_len) {
+  return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER,
+                   NULL, out, cap, out_len);
+}
+
+int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+                                  size_t pub_len, uint8_t *out, size_t cap, size_t *out_len) {
+  return write_key(curve, oid, pub, pub_len, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
+                   out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              uint8_t *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_pub_to_der_oid(curve, NULL, pub, pub_len, out, cap, out_len);
+}
+
+int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                   const uint8_t *priv, size_t priv_len, char *out, size_t cap,
+                                   size_t *out_len) {
+  return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_PEM,
+                   NULL, out, cap, out_len);
+}
+
+int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+                               char *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_priv_to_pem_oid(curve, NULL, priv, priv_len, out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+                                  size_t pub_len, char *out, size_t cap, size_t *out_len) {
+  return write_key(curve, oid, pub, pub_len, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL,
+                   out, cap, out_len);
+}
+
+int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+                              char *out, size_t cap, size_t *out_len) {
+  return gostx_gost3410_pub_to_pem_oid(curve, NULL, pub, pub_len, out, cap, out_len);
+}
+
+static int write_encrypted(gostx_gost3410_curve curve, const char *oid, const uint8_t *priv,
+                           size_t priv_len, const uint8_t *pass, size_t pass_len,
+                           gostx_gost3410_pbe cipher, uint32_t iterations,
+                           gostx_gost3410_format format, void *out, size_t cap, size_t *out_len) {
+  const gostx_gost3410_pbe_params pbe = {cipher, iterations, pass, pass_len};
+  return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, format, &pbe, out, cap,
+                   out_len);
+}
+
+int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len,
+                                             const uint8_t *pass, size_t pass_len,
+                                             gostx_gost3410_pbe cipher, uint32_t iterations,
+                                             uint8_t *out, size_t cap, size_t *out_len) {
+  return write_encrypted(curve, oid, priv, priv_len, pass, pass_len, cipher, iterations,
+                         GOSTX_GOST3410_DER, out, cap, out_len);
+}
+
+int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         uint8_t *out, size_t cap, size_t *out_len) {
+  return write_encrypted(curve, NULL, priv, priv_len, pass, pass_len, cipher, iterations,
+                         GOSTX_GOST3410_DER, out, cap, out_len);
+}
+
+int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
+                                             const uint8_t *priv, size_t priv_len,
+                                             const uint8_t *pass, size_t pass_len,
+                                             gostx_gost3410_pbe cipher, uint32_t iterations,
+                                             char *out, size_t cap, size_t *out_len) {
+  return write_encrypted(curve, oid, priv, priv_len, pass, pass_len, cipher, iterations,
+                         GOSTX_GOST3410_PEM, out, cap, out_len);
+}
+
+int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
+                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
+                                         gostx_gost3410_pbe cipher, uint32_t iterations,
+                                         char *out, size_t cap, size_t *out_len) {
+  return write_encrypted(curve, NULL, priv, priv_len, pass, pass_len, cipher, iterations,
+                         GOSTX_GOST3410_PEM, out, cap, out_len);
+}
+
+/* ---- readers ---- */
+
+/* The key's parts into the caller's buffers (any may be NULL): GOSTX_ELEN
+ * when one is too small, and then nothing is written. */
+static int key_out(const gostx_gost3410_key *k, gostx_gost3410_key_kind *kind,
+                   gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap,
+                   uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap) {
+  size_t l = k->len;
+  if ((priv && k->has_private && priv_cap < l) || (pub && pub_cap < 2 * l) ||
+      (oid && oid_cap <= strlen(k->oid)))
+    return GOSTX_ELEN;
+  if (kind) *kind = k->has_private ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC;
+  *curve = k->curve;
+  *len = l;
+  if (priv && k->has_private) memcpy(priv, k->d, l);
+  if (pub) memcpy(pub, k->q, 2 * l);
+  if (oid) memcpy(oid, k->oid, strlen(k->oid) + 1);
+  return 0;
+}
+
+/* A plain key (DER, or PEM's first key block: "ENCRYPTED PRIVATE KEY" is
+ * GOSTX_EUNSUP here), or with pass an encrypted one (and only that). */
+static int read_key(const void *in, size_t in_len, gostx_gost3410_format format, int encrypted,
+                    const uint8_t *pass, size_t pass_len, gostx_gost3410_key *k) {
+  uint8_t buf[GOSTX_GOST3410_DER_MAX];
+  const uint8_t *der = in;
+  size_t n = in_len;
+  int kind = 0, rc = 0;
+  if (format == GOSTX_GOST3410_PEM) {
+    der = buf;
+    rc = gostx__key_pem_der(in, in_len, &kind, buf, sizeof buf, &n);
+    if (!rc && (kind == GOSTX__KEY_PEM_ENCRYPTED) != encrypted)
+      rc = encrypted ? GOSTX_EFORMAT : GOSTX_EUNSUP;
+  }
+  if (!rc && encrypted) rc = gostx__pbes2_read(k, der, n, pass, pass_len);
+  if (!rc && !encrypted) {
+    rc = gostx__key_from_der(k, der, n);
+    if (!rc && kind &&
+        kind != (k->has_private ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC))
+      rc = GOSTX_EFORMAT; /* the label must say what the DER is */
+  }
+  gostx_memzero(buf, sizeof buf);
+  return rc;
+}
+
+static int read_plain(const void *in, size_t in_len, gostx_gost3410_format format,
+                      gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve, size_t *len,
+                      uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,
+                      size_t oid_cap) {
+  gostx_gost3410_key k;
+  if (!in || !kind || !curve || !len) return GOSTX_EINVAL;
+  int rc = read_key(in, in_len, format, 0, NULL, 0, &k);
+  if (!rc) rc = key_out(&k, kind, curve, len, priv, priv_cap, pub, pub_cap, oid, oid_cap);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+static int read_encrypted(const void *in, size_t in_len, gostx_gost3410_format format,
+                          const uint8_t *pass, size_t pass_len, gostx_gost3410_curve *curve,
+                          size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                          size_t pub_cap, char *oid, size_t oid_cap) {
+  gostx_gost3410_key k;
+  if (!in || !curve || !len || (!pass && pass_len)) return GOSTX_EINVAL;
+  int rc = read_key(in, in_len, format, 1, pass, pass_len, &k);
+  if (!rc) rc = key_out(&k, NULL, curve, len, priv, priv_cap, pub, pub_cap, oid, oid_cap);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+int gostx_gost3410_key_from_der_oid(const uint8_t *der, size_t der_len,
+                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
+                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                    size_t pub_cap, char *oid, size_t oid_cap) {
+  return read_plain(der, der_len, GOSTX_GOST3410_DER, kind, curve, len, priv, priv_cap, pub,
+                    pub_cap, oid, oid_cap);
+}
+
+int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  return read_plain(der, der_len, GOSTX_GOST3410_DER, kind, curve, len, priv, priv_cap, pub,
+                    pub_cap, NULL, 0);
+}
+
+int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len,
+                                    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
+                                    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                    size_t pub_cap, char *oid, size_t oid_cap) {
+  return read_plain(pem, pem_len, GOSTX_GOST3410_PEM, kind, curve, len, priv, priv_cap, pub,
+                    pub_cap, oid, oid_cap);
+}
+
+int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                                size_t priv_cap, uint8_t *pub, size_t pub_cap) {
+  return read_plain(pem, pem_len, GOSTX_GOST3410_PEM, kind, curve, len, priv, priv_cap, pub,
+                    pub_cap, NULL, 0);
+}
+
+int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
+                                              const uint8_t *pass, size_t pass_len,
+                                              gostx_gost3410_curve *curve, size_t *len,
+                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                              size_t pub_cap, char *oid, size_t oid_cap) {
+  return read_encrypted(der, der_len, GOSTX_GOST3410_DER, pass, pass_len, curve, len, priv,
+                        priv_cap, pub, pub_cap, oid, oid_cap);
+}
+
+int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap) {
+  return read_encrypted(der, der_len, GOSTX_GOST3410_DER, pass, pass_len, curve, len, priv,
+                        priv_cap, pub, pub_cap, NULL, 0);
+}
+
+int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
+                                              const uint8_t *pass, size_t pass_len,
+                                              gostx_gost3410_curve *curve, size_t *len,
+                                              uint8_t *priv, size_t priv_cap, uint8_t *pub,
+                                              size_t pub_cap, char *oid, size_t oid_cap) {
+  return read_encrypted(pem, pem_len, GOSTX_GOST3410_PEM, pass, pass_len, curve, len, priv,
+                        priv_cap, pub, pub_cap, oid, oid_cap);
+}
+
+int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
+                                          size_t pass_len, gostx_gost3410_curve *curve,
+                                          size_t *len, uint8_t *priv, size_t priv_cap,
+                                          uint8_t *pub, size_t pub_cap) {
+  return read_encrypted(pem, pem_len, GOSTX_GOST3410_PEM, pass, pass_len, curve, len, priv,
+                        priv_cap, pub, pub_cap, NULL, 0);
+}
+
+int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap) {
+  uint8_t der[GOSTX_GOST3410_DER_MAX];
+  size_t der_len = 0;
+  int kind = 0;
+  if (!pem || !text || !cap) return GOSTX_EINVAL;
+  int rc = gostx__key_pem_der(pem, pem_len, &kind, der, sizeof der, &der_len);
+  if (rc || kind != GOSTX__KEY_PEM_ENCRYPTED) return GOSTX_EFORMAT;
+  return gostx_gost3410_encrypted_scheme(der, der_len, text, cap);
+}
