@@ -193,67 +193,38 @@ int gostx_gost3410_keg(gostx_gost3410_curve curve, const uint8_t *priv, size_t p
                        uint8_t *out, size_t out_len);
 typedef enum gostx_gost3410_key_kind { GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_KEY_PUBLIC, ... }
     gostx_gost3410_key_kind;
-int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               uint8_t *out, size_t cap, size_t *out_len);
-int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                              uint8_t *out, size_t cap, size_t *out_len);
-int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap);
-int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
-                               char *out, size_t cap, size_t *out_len);
-int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
-                              char *out, size_t cap, size_t *out_len);
-int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
-                                gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-                                size_t priv_cap, uint8_t *pub, size_t pub_cap);
 typedef enum gostx_gost3410_pbe { GOSTX_GOST3410_PBE_KUZNYECHIK, GOSTX_GOST3410_PBE_MAGMA, ... }
     gostx_gost3410_pbe;
-int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
-                                         gostx_gost3410_pbe cipher, uint32_t iterations,
-                                         uint8_t *out, size_t cap, size_t *out_len);
-int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, const uint8_t *pass, size_t pass_len,
-                                         gostx_gost3410_pbe cipher, uint32_t iterations,
-                                         char *out, size_t cap, size_t *out_len);
-int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
-                                          size_t pass_len, gostx_gost3410_curve *curve,
-                                          size_t *len, uint8_t *priv, size_t priv_cap,
-                                          uint8_t *pub, size_t pub_cap);
-int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
-                                          size_t pass_len, gostx_gost3410_curve *curve,
-                                          size_t *len, uint8_t *priv, size_t priv_cap,
-                                          uint8_t *pub, size_t pub_cap);
+#define GOSTX_GOST3410_OID_MAX 32
+typedef struct gostx_gost3410_key {
+  gostx_gost3410_curve curve;
+  size_t len;
+  int has_private;
+  uint8_t d[64];
+  uint8_t q[128];
+  char oid[32];
+} gostx_gost3410_key;
+typedef enum gostx_gost3410_format { GOSTX_GOST3410_DER, GOSTX_GOST3410_PEM, ... }
+    gostx_gost3410_format;
+typedef struct gostx_gost3410_pbe_params {
+  gostx_gost3410_pbe cipher;
+  uint32_t iterations;
+  const uint8_t *pass;
+  size_t pass_len;
+} gostx_gost3410_pbe_params;
+int gostx_gost3410_key_set_private(gostx_gost3410_key *key, gostx_gost3410_curve curve,
+                                   const uint8_t *d, size_t d_len, const char *oid);
+int gostx_gost3410_key_set_public(gostx_gost3410_key *key, gostx_gost3410_curve curve,
+                                  const uint8_t *q, size_t q_len, const char *oid);
+int gostx_gost3410_key_read(gostx_gost3410_key *key, const void *in, size_t in_len,
+                            const uint8_t *pass, size_t pass_len);
+int gostx_gost3410_key_is_encrypted(const void *in, size_t in_len);
+int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_kind part,
+                             gostx_gost3410_format format, const gostx_gost3410_pbe_params *pbe,
+                             void *out, size_t cap, size_t *out_len);
+void gostx_gost3410_key_clear(gostx_gost3410_key *key);
 int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap);
 int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap);
-#define GOSTX_GOST3410_OID_MAX 32
-int gostx_gost3410_key_from_der_oid(const uint8_t *der, size_t der_len,
-    gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-    size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap);
-int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
-    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-    size_t pub_cap, char *oid, size_t oid_cap);
-int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
-    const uint8_t *pass, size_t pass_len, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-    size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap);
-int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
-    const uint8_t *pass, size_t pass_len, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
-    size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap);
-int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
-    const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap, size_t *out_len);
-int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid,
-    const uint8_t *pub, size_t pub_len, uint8_t *out, size_t cap, size_t *out_len);
-int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
-    const uint8_t *priv, size_t priv_len, char *out, size_t cap, size_t *out_len);
-int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
-    const uint8_t *pub, size_t pub_len, char *out, size_t cap, size_t *out_len);
-int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
-    const uint8_t *priv, size_t priv_len, const uint8_t *pass, size_t pass_len,
-    gostx_gost3410_pbe cipher, uint32_t iterations, uint8_t *out, size_t cap, size_t *out_len);
-int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
-    const uint8_t *priv, size_t priv_len, const uint8_t *pass, size_t pass_len,
-    gostx_gost3410_pbe cipher, uint32_t iterations, char *out, size_t cap, size_t *out_len);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;

@@ -176,10 +176,8 @@ class PublicKey(_OnCurve):
     def public_bytes(self, encoding="PEM"):
         """SubjectPublicKeyInfo as gost-engine and X.509 write it (RFC 4491 /
         RFC 9215): "PEM" text (bytes) or "DER"."""
-        n = 2 * _size(self._curve)
-        return _encode(encoding, lib.gostx_gost3410_pub_to_der_oid,
-                       lib.gostx_gost3410_pub_to_pem_oid, self._curve, _oid_arg(self._oid),
-                       self._raw, n)
+        key = _key_struct(self._curve, self._raw, self._oid, private=False)
+        return _encode(encoding, key, lib.GOSTX_GOST3410_KEY_PUBLIC)
 
     def verify(self, signature, data, *, prehashed=False):
         """Return None if signature (r || s) signs data under this key, else
@@ -314,18 +312,18 @@ class PrivateKey(SharedKey, _OnCurve):
         iterations = _iterations(iterations)
         d = self._live()
         if password is None:
-            return _encode(encoding, lib.gostx_gost3410_priv_to_der_oid,
-                           lib.gostx_gost3410_priv_to_pem_oid, self._curve, _oid_arg(self._oid),
-                           d, len(d))
+            key = _key_struct(self._curve, d, self._oid, private=True)
+            return _encode(encoding, key, lib.GOSTX_GOST3410_KEY_PRIVATE)
         pw = _password(password)
         if not len(pw):
             raise GostxValueError("password must not be empty (password=None writes the key "
                                   "unencrypted)")
-        d, pw = _secret_copy(d), _secret_copy(pw)
-        return _encode(encoding, lib.gostx_gost3410_priv_to_encrypted_der_oid,
-                       lib.gostx_gost3410_priv_to_encrypted_pem_oid, self._curve,
-                       _oid_arg(self._oid), d, len(d), pw, len(pw), pbe, iterations,
-                       pbkdf2=(d, pw))
+        # the call runs detached and owns what it reads: the key struct (a
+        # copy of d) and a copy of the password
+        key = _key_struct(self._curve, d, self._oid, private=True)
+        pw = _secret_copy(pw)
+        params = ffi.new("gostx_gost3410_pbe_params *", [pbe, iterations, pw, len(pw)])
+        return _encode(encoding, key, lib.GOSTX_GOST3410_KEY_PRIVATE, pbe=params, wipe=(pw,))
 
     @holding
     def sign(self, data, *, prehashed=False):
@@ -442,7 +440,7 @@ def _pbkdf2_call(fn, *args, wipe):
     the call has finished alone)."""
     def wipe_all():
         for b in wipe:
-            lib.gostx_memzero(b, len(b))
+            lib.gostx_memzero(b, ffi.sizeof(b))
     try:
         rc = detached(fn, *args, abandon=wipe_all)
     except KeyboardInterrupt:
@@ -453,29 +451,41 @@ def _pbkdf2_call(fn, *args, wipe):
     return rc, wipe_all
 
 
-def _encode(encoding, to_der, to_pem, *args, pbkdf2=None):
-    """A key file from the C writer (called with args, then the buffer),
-    through scratch that is wiped after the copy out (a private key's file is
-    as secret as the key). pbkdf2: the call derives a key from a password
-    (an encrypted file): it runs detached (_pbkdf2_call), and those buffers,
-    copies the call owns, are wiped with the scratch."""
+def _key_struct(curve, raw, oid, private):
+    """A C key object (gostx_gost3410_key) from d (private) or x || y, under
+    the kept parameter set OID; the caller wipes it (_encode does)."""
+    key = ffi.new("gostx_gost3410_key[1]")
+    fill = lib.gostx_gost3410_key_set_private if private else lib.gostx_gost3410_key_set_public
+    check(fill(key, curve, raw, len(raw), _oid_arg(oid)), "key")
+    return key
+
+
+def _encode(encoding, key, part, pbe=None, wipe=()):
+    """A key file from the C key object key (gostx_gost3410_key_write), through
+    scratch that is wiped after the copy out (a private key's file is as
+    secret as the key), and the key object wiped. pbe: the file is encrypted
+    (a key derived from a password): the call runs detached (_pbkdf2_call),
+    and the buffers in wipe, copies the call owns, are wiped with the rest."""
     if _encoding(encoding) == "DER":
-        fn, buf = to_der, ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX)
+        fmt, buf = lib.GOSTX_GOST3410_DER, ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX)
     else:
-        fn, buf = to_pem, ffi.new("char[]", lib.GOSTX_GOST3410_PEM_MAX)
+        fmt, buf = lib.GOSTX_GOST3410_PEM, ffi.new("char[]", lib.GOSTX_GOST3410_PEM_MAX)
     out_len = ffi.new("size_t *")
-    if pbkdf2 is not None:
-        rc, wipe_all = _pbkdf2_call(fn, *args, buf, len(buf), out_len, wipe=(buf, *pbkdf2))
+    if pbe is not None:
+        rc, wipe_all = _pbkdf2_call(lib.gostx_gost3410_key_write, key, part, fmt, pbe, buf,
+                                    len(buf), out_len, wipe=(buf, key, *wipe))
         try:
             check(rc, "key encoding")
             return bytes(ffi.buffer(buf, out_len[0]))
         finally:
             wipe_all()
     try:
-        check(fn(*args, buf, len(buf), out_len), "key encoding")
+        check(lib.gostx_gost3410_key_write(key, part, fmt, ffi.NULL, buf, len(buf), out_len),
+              "key encoding")
         return bytes(ffi.buffer(buf, out_len[0]))
     finally:
         lib.gostx_memzero(buf, len(buf))
+        lib.gostx_gost3410_key_clear(key)
 
 
 def _pem_buf(data):
@@ -491,24 +501,33 @@ def _oid_arg(oid):
     return ffi.NULL if oid is None else ffi.new("char[]", oid)
 
 
-def _oid_of(buf):
-    """The OID an _oid reader wrote (dotted, bytes)."""
-    return ffi.string(buf)
+def _form_check(src, pem):
+    """The reader tells DER (a SEQUENCE, 0x30 first) from PEM; load_pem_* and
+    load_der_* each take only their own form, as cryptography's loaders do."""
+    form = "PEM" if pem else "DER"
+    if len(src) and (src[0] == 0x30) == pem:
+        raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
+    return form
+
+
+def _key_parts(key, want_private):
+    """(curve, d or None, x || y, the parameter set's OID) of a C key object."""
+    size = key[0].len
+    d = None
+    if want_private:
+        d = ffi.new("uint8_t[]", size)
+        ffi.memmove(d, key[0].d, size)
+    return Curve(key[0].curve), d, bytes(ffi.buffer(key[0].q, 2 * size)), ffi.string(key[0].oid)
 
 
 def _load(data, pem, want):
     """(curve, d or None, x || y, the parameter set's OID) of a DER or PEM key
     file of kind want."""
-    src = _pem_buf(data) if pem else rbuf(data)
-    form = "PEM" if pem else "DER"
-    kind = ffi.new("gostx_gost3410_key_kind *")
-    curve = ffi.new("gostx_gost3410_curve *")
-    n = ffi.new("size_t *")
-    priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
-    oid = ffi.new("char[]", lib.GOSTX_GOST3410_OID_MAX)
-    read = lib.gostx_gost3410_key_from_pem_oid if pem else lib.gostx_gost3410_key_from_der_oid
+    src = rbuf(data)
+    form = _form_check(src, pem)
+    key = ffi.new("gostx_gost3410_key[1]")
     try:
-        rc = read(src, len(src), kind, curve, n, priv, len(priv), pub, len(pub), oid, len(oid))
+        rc = lib.gostx_gost3410_key_read(key, src, len(src), ffi.NULL, 0)
         if rc == lib.GOSTX_EFORMAT:
             raise GostxValueError(f"not a GOST R 34.10-2012 {form} key: malformed")
         if rc == lib.GOSTX_EUNSUP:
@@ -518,21 +537,15 @@ def _load(data, pem, want):
             raise GostxValueError(f"the {form} key is invalid: d = 0 or >= q, or a point off "
                                   "the curve")
         check(rc, f"{form} key")
-        got = "private" if kind[0] == lib.GOSTX_GOST3410_KEY_PRIVATE else "public"
+        got = "private" if key[0].has_private else "public"
         if got != want:
             hint = (f"load_{form.lower()}_private_key(...).public_key()" if got == "private"
                     else f"load_{form.lower()}_public_key")
             raise GostxValueError(f"the {form} data holds a {got} key, not a {want} one "
                                   f"(use {hint})")
-        c = Curve(curve[0])
-        size = n[0]
-        d = None
-        if want == "private":
-            d = ffi.new("uint8_t[]", size)
-            ffi.memmove(d, priv, size)
-        return c, d, bytes(ffi.buffer(pub, 2 * size)), _oid_of(oid)
+        return _key_parts(key, want == "private")
     finally:
-        lib.gostx_memzero(priv, len(priv))
+        lib.gostx_gost3410_key_clear(key)
 
 
 # ---- encrypted private keys: PKCS#8 EncryptedPrivateKeyInfo, PBES2 ----
@@ -610,15 +623,10 @@ def _load_encrypted(src, pem, password, scheme):
         raise GostxTypeError("Password was not given but private key is encrypted (pass "
                              "password=b'...')")
     pw = _secret_copy(_password(password))
-    curve = ffi.new("gostx_gost3410_curve *")
-    n = ffi.new("size_t *")
-    priv, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
-    oid = ffi.new("char[]", lib.GOSTX_GOST3410_OID_MAX)
-    read = (lib.gostx_gost3410_key_from_encrypted_pem_oid if pem
-            else lib.gostx_gost3410_key_from_encrypted_der_oid)
+    key = ffi.new("gostx_gost3410_key[1]")
     # PBKDF2 first: detached, so Ctrl-C comes at once (the file is only read)
-    rc, wipe_all = _pbkdf2_call(read, src, len(src), pw, len(pw), curve, n, priv, len(priv), pub,
-                                len(pub), oid, len(oid), wipe=(priv, pw))
+    rc, wipe_all = _pbkdf2_call(lib.gostx_gost3410_key_read, key, src, len(src), pw, len(pw),
+                                wipe=(key, pw))
     try:
         if rc == lib.GOSTX_EAUTH:
             raise GostxValueError("Bad decrypt. Incorrect password? (the encrypted key did not "
@@ -629,10 +637,7 @@ def _load_encrypted(src, pem, password, scheme):
         if rc == lib.GOSTX_EFORMAT:
             raise GostxValueError(f"not a GOST R 34.10-2012 encrypted {form} key: malformed")
         check(rc, f"encrypted {form} key")
-        size = n[0]
-        d = ffi.new("uint8_t[]", size)
-        ffi.memmove(d, priv, size)
-        return Curve(curve[0]), d, bytes(ffi.buffer(pub, 2 * size)), _oid_of(oid)
+        return _key_parts(key, True)
     finally:
         wipe_all()
 

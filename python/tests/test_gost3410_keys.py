@@ -166,7 +166,10 @@ def test_key_files_keep_their_parameter_set_oid(curve, oid):
     from gostx._native import ffi, lib
     d = PrivateKey.generate(curve).private_bytes_raw()
     buf, n = ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX), ffi.new("size_t *")
-    assert lib.gostx_gost3410_priv_to_der_oid(curve, oid.encode(), d, len(d), buf, len(buf), n) == 0
+    k = ffi.new("gostx_gost3410_key[1]")
+    assert lib.gostx_gost3410_key_set_private(k, curve, d, len(d), oid.encode()) == 0
+    assert lib.gostx_gost3410_key_write(k, lib.GOSTX_GOST3410_KEY_PRIVATE, lib.GOSTX_GOST3410_DER,
+                                        ffi.NULL, buf, len(buf), n) == 0
     der = bytes(ffi.buffer(buf, n[0]))
     assert _paramset_oid(der, True) == oid
     key = gostx.load_der_private_key(der)
