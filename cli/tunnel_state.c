@@ -216,11 +216,17 @@ int tunnel_state_load(struct tunnel *t, int run) {
     }
   } else if (st.legacy) {
     /* no fingerprints yet: taken as these keys' (a higher outbound number
-     * than needed costs nothing) unless the user says the keys are new */
-    if (!t->new_keys) {
-      out = st.out;
-      if (legacy_window(&t->cfg, &in)) return CLI_EXIT_FAIL;
+     * than needed costs nothing). With --new-keys whose it is cannot be
+     * told: keys kept over an upgrade restarted at 1 would reuse nonces */
+    if (t->new_keys) {
+      cli_err("%s: written by an older gostx (no key fingerprints): with --new-keys it "
+              "cannot tell whether these keys are new: if they are, move %s (and %s.in) "
+              "away first; if they were used, start without --new-keys",
+              path, path, path);
+      return CLI_EXIT_FAIL;
     }
+    out = st.out;
+    if (legacy_window(&t->cfg, &in)) return CLI_EXIT_FAIL;
   } else {
     int same_out = !gostx_memeq_ct(st.fp_out, t->fp_out, TUNNEL_FP_LEN);
     int same_in = !gostx_memeq_ct(st.fp_in, t->fp_in, TUNNEL_FP_LEN);
@@ -249,7 +255,7 @@ int tunnel_state_load(struct tunnel *t, int run) {
             path, (unsigned long long)out, (unsigned long long)limit);
     return CLI_EXIT_FAIL;
   }
-  if (st.legacy && !t->new_keys)
+  if (st.legacy)
     fprintf(stderr, "gostx tunnel: %s: written by an older gostx (no key fingerprints): "
                     "taken as the state of key_out and key_in%s\n",
             path, run ? ", and rewritten with them" : "");
