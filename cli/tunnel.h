@@ -153,9 +153,12 @@ void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, u
 /* "udp_gso on" / "udp_gro off (why)" / "tun_tso on" ... lines into f. */
 void tunnel_offloads_print(struct tunnel *t, FILE *f);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
- * up; refuses a device that another tunnel or program holds. *lock: held
- * while the tunnel runs (closed with the fds). */
+ * up; refuses a device that another tunnel or program holds. *lock: the
+ * device lock (/run/gostx, root's), held while the tunnel runs: given back
+ * with tunnel_tun_unlock when the fds are closed. */
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock);
+/* Removes the device lock's file and closes it. */
+void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock);
 /* With tun_offload on (the queues opened with IFF_VNET_HDR: t->tun_vnet):
  * asks the device (fd: one of its queues) for checksum offload, TSO and,
  * where the kernel has it (6.2), USO; what it takes into t->tun_csum,
