@@ -369,12 +369,12 @@ int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
   pthread_mutex_lock(&t->state_lock);
   int rc = 0, e = 0;
   if (top > atomic_load(&t->in_saved)) {
-    /* the workers got here before the tick renewed it: if as many packets
-     * came since the tick as the margin covers, the rate rose, and twice
-     * them are reserved; a jump of the peer's numbers alone changes nothing */
+    /* the workers got here before the tick renewed it: if more packets
+     * came since the tick than the margin covers, the rate rose, and that
+     * many are reserved; a jump of the peer's numbers alone changes nothing */
     uint64_t m = atomic_load(&t->in_margin);
     uint64_t since = atomic_load(&t->in_accepted) - atomic_load(&t->in_accepted_tick);
-    if (margin_for(2 * since) > m) m = margin_for(2 * since);
+    if (margin_for(since) > m) m = margin_for(since);
     rc = in_write(t, top, m);
     e = errno;
     if (!rc) atomic_store(&t->in_margin, m);
