@@ -102,7 +102,7 @@ static int run(struct tunnel *t) {
     rc = tunnel_state_begin(t);
     if (rc) {
       for (unsigned i = 0; i < n; i++) close(tun[i]);
-      close(tun_lock);
+      tunnel_tun_unlock(&t->cfg, tun_lock);
     }
   }
   if (rc) {
@@ -186,7 +186,7 @@ static int run(struct tunnel *t) {
     if (i) close(send[i]);
     close(tun[i]);
   }
-  close(tun_lock);
+  tunnel_tun_unlock(&t->cfg, tun_lock);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;
 }

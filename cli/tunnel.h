@@ -25,10 +25,11 @@
  * restart never reuses one (a reused number would reuse an MGM nonce). */
 #define TUNNEL_SEQ_STEP ((uint64_t)1 << 20)
 /* The inbound window's top is reserved on disk ahead of what is accepted by
- * a margin that follows the rate: at least this many packets, about a
- * second's worth, at most TUNNEL_SEQ_STEP. After a crash everything up to
+ * a margin that follows the rate: the packets accepted in about a second
+ * (counted, not the span of their numbers: a peer's restart jumps 2^20), at
+ * least this many, at most TUNNEL_SEQ_STEP. After a crash everything up to
  * the reservation counts as seen, so the margin is what a crash can cost. */
-#define TUNNEL_IN_MARGIN_MIN 64
+#define TUNNEL_IN_MARGIN_MIN 16
 #define TUNNEL_FP_LEN 32 /* a key fingerprint in the state file */
 /* UDP offloads (docs/TUNNEL.md, "UDP offloads"): a received buffer holds a
  * whole GRO-coalesced datagram train, at most 64 KiB; one GSO send carries
@@ -101,11 +102,12 @@ struct tunnel {
   _Atomic uint64_t seq_used;
   _Atomic uint64_t seq_saved;
   /* inbound: the highest sequence number reserved on disk (all up to it may
-   * have been accepted), the margin the next reservation takes, and the
-   * window's top a second ago (main thread) */
+   * have been accepted), the margin the next reservation takes, the packets
+   * accepted, and how many of them were by the last tick (main thread) */
   _Atomic uint64_t in_saved;
   _Atomic uint64_t in_margin;
-  uint64_t in_top_before;
+  _Atomic uint64_t in_accepted;
+  _Atomic uint64_t in_accepted_tick;
   pthread_mutex_t state_lock; /* one writer of the state file at a time */
   int lock_fd;                /* STATE.lock, held while the tunnel runs */
   atomic_int stop;
@@ -153,9 +155,12 @@ void tunnel_udp_offload(struct tunnel *t, const int *fds, const int *send_fds, u
 /* "udp_gso on" / "udp_gro off (why)" / "tun_tso on" ... lines into f. */
 void tunnel_offloads_print(struct tunnel *t, FILE *f);
 /* Opens nq queues of the TUN device cfg->tun, sets its MTU and brings it
- * up; refuses a device that another tunnel or program holds. *lock: held
- * while the tunnel runs (closed with the fds). */
+ * up; refuses a device that another tunnel or program holds. *lock: the
+ * device lock (/run/gostx, root's), held while the tunnel runs: given back
+ * with tunnel_tun_unlock when the fds are closed. */
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock);
+/* Removes the device lock's file and closes it. */
+void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock);
 /* With tun_offload on (the queues opened with IFF_VNET_HDR: t->tun_vnet):
  * asks the device (fd: one of its queues) for checksum offload, TSO and,
  * where the kernel has it (6.2), USO; what it takes into t->tun_csum,

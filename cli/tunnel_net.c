@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "tunnel.h"
@@ -209,23 +208,104 @@ void tunnel_tun_offload(struct tunnel *t, int fd) {
             i == 2 ? "checksums only, no TSO" : "packets read one by one, checksums complete");
 }
 
-/* A lock on the device's name in this network namespace (where device
- * names live): an abstract unix socket's address, which the kernel frees
- * when its holder exits, however it exits. The fd, or -1 after a message. */
-static int tun_name_lock(const struct tunnel_config *cfg) {
-  struct sockaddr_un a;
-  memset(&a, 0, sizeof a);
-  a.sun_family = AF_UNIX;
-  int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "gostx-tunnel/tun/%s", cfg->tun);
-  socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, len) == 0) return fd;
-  cli_err("TUN %s: %s", cfg->tun,
-          errno == EADDRINUSE ? "another gostx tunnel runs on this device (in this network "
-                                "namespace): give each tunnel its own tun name"
-                              : strerror(errno));
+/* The device lock: a file under a directory only root can write, locked
+ * with fcntl (the kernel frees it when its holder exits, however it exits;
+ * F_GETLK names the holder). Device names live in a network namespace:
+ * its inode is in the file's name. (An abstract unix socket was the lock
+ * until 2026-11-28: any user could bind its name and keep the tunnel from
+ * starting.) */
+#define TUN_LOCK_DIR "/run/gostx"
+
+/* Without /proc the inode is 0: one lock for every namespace, which errs
+ * on the safe side. */
+static void tun_lock_name(const struct tunnel_config *cfg, char *name, size_t cap) {
+  struct stat ns;
+  unsigned long long ino = stat("/proc/self/ns/net", &ns) == 0 ? (unsigned long long)ns.st_ino : 0;
+  snprintf(name, cap, "tunnel-net%llu-%s.lock", ino, cfg->tun);
+}
+
+/* TUN_LOCK_DIR, made if absent: the fd, or -1 after a message. Refused
+ * unless root owns it and only root can write it: another user's file
+ * there could hold the lock. */
+static int tun_lock_dir(const struct tunnel_config *cfg) {
+  struct stat st;
+  if (mkdir(TUN_LOCK_DIR, 0755) < 0 && errno != EEXIST) {
+    cli_err("TUN %s: device lock: cannot make %s: %s", cfg->tun, TUN_LOCK_DIR, strerror(errno));
+    return -1;
+  }
+  int fd = open(TUN_LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    cli_err("TUN %s: device lock: %s: %s", cfg->tun, TUN_LOCK_DIR, strerror(errno));
+  } else if (st.st_uid != 0 || (st.st_mode & 022)) {
+    cli_err("TUN %s: device lock: %s belongs to uid %u, mode %04o: only root may write it "
+            "(others could hold the lock)",
+            cfg->tun, TUN_LOCK_DIR, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+  } else {
+    return fd;
+  }
   if (fd >= 0) close(fd);
   return -1;
+}
+
+/* The refusal of a device whose lock (fd) another tunnel holds: its pid
+ * said (unknown when it runs in another pid namespace). */
+static void say_locked(const struct tunnel_config *cfg, int fd) {
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  char pid[32] = "pid unknown";
+  if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0)
+    snprintf(pid, sizeof pid, "pid %ld", (long)fl.l_pid);
+  cli_err("TUN %s: another gostx tunnel runs on this device (%s, in this network namespace): "
+          "give each tunnel its own tun name",
+          cfg->tun, pid);
+}
+
+/* The lock file `name` in dir locked: its fd; -1 after a message (held by
+ * another: its pid said). A file its holder unlinked as it stopped, after
+ * we opened it, is left for the new one. */
+static int tun_lock_take(const struct tunnel_config *cfg, int dir, const char *name) {
+  for (int tries = 0; tries < 8; tries++) {
+    int fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fd < 0) {
+      cli_err("TUN %s: device lock %s/%s: %s", cfg->tun, TUN_LOCK_DIR, name, strerror(errno));
+      return -1;
+    }
+    if (fcntl(fd, F_SETLK, &fl) < 0) {
+      if (errno == EACCES || errno == EAGAIN)
+        say_locked(cfg, fd);
+      else
+        cli_err("TUN %s: device lock %s/%s: %s", cfg->tun, TUN_LOCK_DIR, name, strerror(errno));
+      close(fd);
+      return -1;
+    }
+    struct stat held, now;
+    if (fstat(fd, &held) == 0 && fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+        held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+      return fd;
+    close(fd);
+  }
+  cli_err("TUN %s: device lock %s/%s: keeps changing", cfg->tun, TUN_LOCK_DIR, name);
+  return -1;
+}
+
+/* The lock on the device's name in this network namespace: the fd, or -1
+ * after a message. */
+static int tun_name_lock(const struct tunnel_config *cfg) {
+  char name[64];
+  tun_lock_name(cfg, name, sizeof name);
+  int dir = tun_lock_dir(cfg);
+  if (dir < 0) return -1;
+  int fd = tun_lock_take(cfg, dir, name);
+  close(dir);
+  return fd;
+}
+
+void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock) {
+  char name[64], path[96];
+  tun_lock_name(cfg, name, sizeof name);
+  snprintf(path, sizeof path, "%s/%s", TUN_LOCK_DIR, name);
+  unlink(path); /* still held: a tunnel that opened it meanwhile sees it gone, and retries */
+  close(lock);
 }
 
 int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int *lock) {
@@ -258,7 +338,7 @@ int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int 
       if (fds[i] >= 0) close(fds[i]);
       while (i--) close(fds[i]);
       if (s >= 0) close(s);
-      close(*lock);
+      tunnel_tun_unlock(cfg, *lock);
       return CLI_EXIT_FAIL;
     }
   }
@@ -273,7 +353,7 @@ int tunnel_tun_open(const struct tunnel_config *cfg, int *fds, unsigned nq, int 
   if (rc) {
     cli_err("TUN %s: MTU %u / up: %s", cfg->tun, cfg->mtu, strerror(errno));
     for (unsigned i = 0; i < nq; i++) close(fds[i]);
-    close(*lock);
+    tunnel_tun_unlock(cfg, *lock);
   }
   if (s >= 0) close(s);
   return rc ? CLI_EXIT_FAIL : 0;

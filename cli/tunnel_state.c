@@ -216,11 +216,17 @@ int tunnel_state_load(struct tunnel *t, int run) {
     }
   } else if (st.legacy) {
     /* no fingerprints yet: taken as these keys' (a higher outbound number
-     * than needed costs nothing) unless the user says the keys are new */
-    if (!t->new_keys) {
-      out = st.out;
-      if (legacy_window(&t->cfg, &in)) return CLI_EXIT_FAIL;
+     * than needed costs nothing). With --new-keys whose it is cannot be
+     * told: keys kept over an upgrade restarted at 1 would reuse nonces */
+    if (t->new_keys) {
+      cli_err("%s: written by an older gostx (no key fingerprints): with --new-keys it "
+              "cannot tell whether these keys are new: if they are, move %s (and %s.in) "
+              "away first; if they were used, start without --new-keys",
+              path, path, path);
+      return CLI_EXIT_FAIL;
     }
+    out = st.out;
+    if (legacy_window(&t->cfg, &in)) return CLI_EXIT_FAIL;
   } else {
     int same_out = !gostx_memeq_ct(st.fp_out, t->fp_out, TUNNEL_FP_LEN);
     int same_in = !gostx_memeq_ct(st.fp_in, t->fp_in, TUNNEL_FP_LEN);
@@ -249,7 +255,7 @@ int tunnel_state_load(struct tunnel *t, int run) {
             path, (unsigned long long)out, (unsigned long long)limit);
     return CLI_EXIT_FAIL;
   }
-  if (st.legacy && !t->new_keys)
+  if (st.legacy)
     fprintf(stderr, "gostx tunnel: %s: written by an older gostx (no key fingerprints): "
                     "taken as the state of key_out and key_in%s\n",
             path, run ? ", and rewritten with them" : "");
@@ -263,7 +269,6 @@ int tunnel_state_load(struct tunnel *t, int run) {
     t->replay.top = in;
     memset(t->replay.bits, 0xff, sizeof t->replay.bits);
   }
-  t->in_top_before = in;
   t->legacy_state = st.legacy;
   return 0;
 }
@@ -351,16 +356,28 @@ static int in_write(struct tunnel *t, uint64_t top, uint64_t margin) {
   return 0;
 }
 
+/* The inbound margin for `accepted` packets a second: what a crash costs is
+ * at most about a second of the peer's packets, however far its numbers
+ * jumped (a restart of the peer skips up to TUNNEL_SEQ_STEP of them). */
+static uint64_t margin_for(uint64_t accepted) {
+  if (accepted < TUNNEL_IN_MARGIN_MIN) return TUNNEL_IN_MARGIN_MIN;
+  return accepted > TUNNEL_SEQ_STEP ? TUNNEL_SEQ_STEP : accepted;
+}
+
 int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
   if (top <= atomic_load(&t->in_saved)) return 0;
   pthread_mutex_lock(&t->state_lock);
   int rc = 0, e = 0;
   if (top > atomic_load(&t->in_saved)) {
-    /* the workers got here first: the rate rose; reserve further next time */
+    /* the workers got here before the tick renewed it: if more packets
+     * came since the tick than the margin covers, the rate rose, and that
+     * many are reserved; a jump of the peer's numbers alone changes nothing */
     uint64_t m = atomic_load(&t->in_margin);
+    uint64_t since = atomic_load(&t->in_accepted) - atomic_load(&t->in_accepted_tick);
+    if (margin_for(since) > m) m = margin_for(since);
     rc = in_write(t, top, m);
     e = errno;
-    if (!rc) atomic_store(&t->in_margin, m < TUNNEL_SEQ_STEP / 2 ? 2 * m : TUNNEL_SEQ_STEP);
+    if (!rc) atomic_store(&t->in_margin, m);
   }
   pthread_mutex_unlock(&t->state_lock);
   if (rc) say_save_failed(t, e);
@@ -371,11 +388,10 @@ void tunnel_state_tick(struct tunnel *t) {
   pthread_mutex_lock(&t->replay_lock);
   uint64_t top = t->replay.top;
   pthread_mutex_unlock(&t->replay_lock);
-  /* the margin: about a second of the sequence numbers that arrive */
-  uint64_t rate = top - t->in_top_before, m = rate;
-  t->in_top_before = top;
-  if (m < TUNNEL_IN_MARGIN_MIN) m = TUNNEL_IN_MARGIN_MIN;
-  if (m > TUNNEL_SEQ_STEP) m = TUNNEL_SEQ_STEP;
+  /* the margin: the packets accepted in the last second */
+  uint64_t accepted = atomic_load(&t->in_accepted);
+  uint64_t m = margin_for(accepted - atomic_load(&t->in_accepted_tick));
+  atomic_store(&t->in_accepted_tick, accepted);
   atomic_store(&t->in_margin, m);
   if (atomic_load(&t->in_saved) - top >= m / 2) return;
   pthread_mutex_lock(&t->state_lock);

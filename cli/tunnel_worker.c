@@ -268,10 +268,14 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
   for (size_t i = 0; i < n; i++)
     if (!b[i].status && b[i].seq > top) top = b[i].seq;
   int unsaved = top && tunnel_in_reserve(t, top);
+  uint64_t accepted = 0;
   pthread_mutex_lock(&t->replay_lock);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     if (!b[i].status) b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&t->replay, b[i].seq);
+    accepted += !b[i].status;
+  }
   pthread_mutex_unlock(&t->replay_lock);
+  atomic_fetch_add(&t->in_accepted, accepted); /* the rate the inbound margin follows */
   for (size_t i = 0; i < n; i++) {
     switch (b[i].status) {
     case 0: break;

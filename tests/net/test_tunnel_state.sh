@@ -2,8 +2,10 @@
 # gostx tunnel across crashes and restarts, in two network namespaces:
 # 1. a receiver killed (-9) and restarted while ESP pours in does not crash
 #    at start;
-# 2. a second tunnel on a running tunnel's TUN device is refused, and the
-#    first one's workers all carry on;
+# 2. a second tunnel on a running tunnel's TUN device is refused, naming
+#    the first one's pid, and the first one's workers all carry on; a
+#    process of nobody that takes every lock it can on the device's name
+#    does not keep the tunnel from starting;
 # 3. packets a receiver accepted just before a kill -9 are refused when
 #    replayed after its restart;
 # 4. at the end of the outbound SA (its last sequence number) nothing more
@@ -57,7 +59,41 @@ while time.time() < end and (count == 0 or n < count):
     time.sleep(gap)'
 send() { ip netns exec $NA timeout $(($3 + 5)) python3 -c "$SEND" "$@"; }
 
-start a $NA || { bad "tunnel A did not start: $(cat "$T/a.log")"; finish; }
+# A process of nobody in A's namespace takes what it can of the device
+# lock: the abstract unix socket name that was the lock (any user could
+# bind it: the root tunnel's start was refused), the lock file under
+# /run/gostx (root's: it can neither make nor open it). A starts all the
+# same.
+SQUAT='
+import fcntl, os, pwd, socket, sys, time
+nobody = pwd.getpwnam("nobody")
+os.setgroups([]); os.setgid(nobody.pw_gid); os.setuid(nobody.pw_uid)
+held = []
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    s.bind("\0gostx-tunnel/tun/" + sys.argv[1]); held.append("the abstract socket")
+except OSError: pass
+try:
+    os.mkdir("/run/gostx", 0o777); held.append("/run/gostx")
+except OSError: pass
+path = "/run/gostx/tunnel-net%d-%s.lock" % (os.stat("/proc/self/ns/net").st_ino, sys.argv[1])
+for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+    try: fd = os.open(path, flags | os.O_NOFOLLOW, 0o666)
+    except OSError: continue
+    for lock in (fcntl.flock, fcntl.lockf):
+        try: lock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); held.append("the lock file")
+        except OSError: pass
+print("holding", ", ".join(held) or "nothing", flush=True)
+time.sleep(20)'
+ip netns exec $NA timeout 25 python3 -c "$SQUAT" $TUN >"$T/squat.out" 2>&1 &
+squat=$!
+PIDS+=($squat)
+for _ in $(seq 100); do [ -s "$T/squat.out" ] && break; sleep 0.05; done
+start a $NA || { bad "tunnel A did not start beside nobody's $(cat "$T/squat.out"): $(cat "$T/a.log")"; finish; }
+[ "$(cat "$T/squat.out")" = "holding the abstract socket" ] &&
+  ok "a process of nobody holding the abstract socket that was the device lock (and refused the lock file) does not keep the tunnel from starting" ||
+  bad "the process of nobody: $(cat "$T/squat.out") (want: holding the abstract socket)"
+kill $squat 2>/dev/null
 ip -n $NA addr add 10.232.0.1/30 dev $TUN
 
 # 1. Start-up under traffic: ESP waits in B's sockets while B starts, and
@@ -87,7 +123,8 @@ done
 # line. A's four workers (queues) all still carry traffic.
 start b $NB || bad "B did not start: $(tail -3 "$T/b.log")"
 sed -e "s/:4500$/:4600/" -e "s#^state = .*#state = $T/a2.state#" "$T/a.conf" >"$T/a2.conf"
-refused $NA a2 "TUN $TUN: another gostx tunnel runs on this device" "a second tunnel on a running tunnel's TUN device"
+refused $NA a2 "TUN $TUN: another gostx tunnel runs on this device (pid $PID_a, in this network namespace)" \
+  "a second tunnel on a running tunnel's TUN device"
 kill $flows 2>/dev/null
 wait $flows 2>/dev/null
 sleep 1.2 # the status files are rewritten every second
