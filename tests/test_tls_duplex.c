@@ -11,7 +11,8 @@
  *
  * Then a peer that asks for KeyUpdates while our output cannot leave: the
  * requests are all read, and at most one answer waits (RFC 8446 4.6.3: one
- * before our next application data), so what is queued stays bounded. */
+ * before our next application data), so what is queued stays bounded.
+ * And the one wait a read keeps: for the handshake's last flight. */
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -205,6 +206,28 @@ static void test_key_update_while_blocked(void) {
   pair_free(&p);
 }
 
+/* The exception: until the handshake's last flight is out, a read waits
+ * for it (WANT_WRITE), as gostx_tls_handshake does: the peer waits for
+ * our Finished, and a caller told WANT_READ would wait for readable only. */
+static void test_finished_before_reading(void) {
+  pair p;
+  pair_init(&p, &keys[0], 0);
+  pair_start(&p);
+  uint8_t b[64];
+  size_t got = 0;
+  CHECK_RC(gostx_tls_handshake(p.c), GOSTX_TLS_WANT_READ, "ClientHello sent");
+  CHECK_RC(gostx_tls_handshake(p.s), GOSTX_TLS_WANT_READ, "the server's flight sent");
+  p.c2s.cap = 10; /* the client's Finished cannot leave whole */
+  int rc1 = gostx_tls_read(p.c, b, sizeof b, &got);
+  int rc2 = gostx_tls_read(p.c, b, sizeof b, &got);
+  CHECK(rc1 == GOSTX_TLS_WANT_WRITE && rc2 == GOSTX_TLS_WANT_WRITE,
+        "reads while the client's Finished waits: WANT_WRITE (%d, %d)", rc1, rc2);
+  p.c2s.cap = 1u << 20;
+  CHECK_RC(gostx_tls_read(p.c, b, sizeof b, &got), GOSTX_TLS_WANT_READ, "Finished out: read waits to read");
+  CHECK_RC(gostx_tls_handshake(p.s), 0, "the server connected");
+  pair_free(&p);
+}
+
 int main(void) {
   alarm(120); /* a deadlock the stall check misses still ends the test */
   t_rand_init();
@@ -212,5 +235,6 @@ int main(void) {
   test_duplex(GOSTX_TLS_VERSION_1_3, "TLS 1.3");
   test_duplex(GOSTX_TLS_VERSION_1_2, "TLS 1.2");
   test_key_update_while_blocked();
+  test_finished_before_reading();
   return t_done();
 }

@@ -617,7 +617,10 @@ int gostx_tls_handshake(gostx_tls *c) {
     if (rc == GOSTX_OK) rc = gostx__tls_flush(c);
     if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
     if (rc != GOSTX_OK) return rc;
-    if (c->state == GOSTX__ST_CONNECTED) return GOSTX_OK;
+    if (c->state == GOSTX__ST_CONNECTED) {
+      c->flight_out = 1;
+      return GOSTX_OK;
+    }
     if (c->closed) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
     if (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_START) {
       rc = gostx__tls_client_hello(c);
@@ -652,8 +655,9 @@ static int send_what_goes(gostx_tls *c) {
 int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
   if (!c || (!buf && cap) || !got) return GOSTX_EINVAL;
   *got = 0;
-  /* connected: no gostx_tls_handshake, whose flush waits on writing */
-  int rc = c->state == GOSTX__ST_CONNECTED ? GOSTX_OK : gostx_tls_handshake(c);
+  /* The handshake's last flight (our Finished) waits for writing: the
+   * peer waits for it. After it, gostx_tls_handshake's flush would. */
+  int rc = c->flight_out && c->state == GOSTX__ST_CONNECTED ? GOSTX_OK : gostx_tls_handshake(c);
   if (rc != GOSTX_OK) return rc;
   for (;;) {
     if (c->app_len) {
