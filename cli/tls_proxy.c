@@ -3,7 +3,10 @@
  * non-blocking sockets; the listening socket is in every worker's set
  * (EPOLLEXCLUSIVE: one worker wakes per connection). A relay holds at most
  * TLS_CONN_BUF of plaintext each way and reads no more while it is unsent,
- * so a slow peer stalls only its own connection. */
+ * so a slow peer stalls only its own connection. Each direction stops only
+ * on its own destination: the TLS side is read while its output waits (two
+ * relays facing each other, both sending, would otherwise wait for each
+ * other forever), as long as the plain side takes what is read. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -261,8 +264,10 @@ int tls_conn_pump(struct tls_conn *c) {
       if (c->exit_on_peer_close) c->plain_eof = 1, c->p2t_off = c->p2t_len;
       progress = 1;
     }
-    /* plain -> TLS */
-    if (c->p2t_off < c->p2t_len || c->flush_pending) {
+    /* plain -> TLS, and what a read left queued (records the socket did
+     * not take, a KeyUpdate's answer): reading never waits for it, so it
+     * is sent here and waited for (EPOLLOUT) beside the reads */
+    if (c->p2t_off < c->p2t_len || c->flush_pending || gostx_tls_unsent(c->tls)) {
       size_t put = 0;
       r = tls_result(c, gostx_tls_write(c->tls, c->p2t + c->p2t_off, c->p2t_len - c->p2t_off, &put),
                      "write");

@@ -150,7 +150,8 @@ GOSTX_API void gostx_tls_set_fd(gostx_tls *c, int fd);
 /* Runs the handshake: 0 when complete, WANT_READ/WANT_WRITE, or an error. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_handshake(gostx_tls *c);
 /* Application data (the handshake runs first if not complete). read: 0
- * with *got > 0, WANT_*, CLOSED, or an error; write: 0 when all len bytes
+ * with *got > 0, WANT_* (once the handshake's last flight is out, WANT_READ
+ * only: it never waits on writing, see gostx_tls_unsent), CLOSED, or an error; write: 0 when all len bytes
  * are sent (*put = len), WANT_* with *put the part taken by this call
  * (sealed and queued: pass the rest next time; when *put = len, call again
  * with len 0 until 0, which sends what is queued). read opens a record
@@ -166,6 +167,16 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_tls_write(gostx_tls *c, const void *buf, si
  * KeyUpdate or an alert); call it before waiting on the fd (poll). 0: the
  * next record needs the transport. */
 GOSTX_API size_t gostx_tls_pending(const gostx_tls *c);
+/* The bytes of records queued for the peer that the transport has not
+ * taken yet (0 after an error). Reading never waits on them: once the
+ * handshake's last flight is out, gostx_tls_read sends what the transport
+ * takes and reads on, and the rest keeps its order for the next call
+ * (before anything written later). A non-blocking caller
+ * waits for the fd to be readable when read said WANT_READ, and while this
+ * is not 0 also writable, then calls gostx_tls_write(c, NULL, 0, &put)
+ * (or read again): waiting for writable alone could wait for a peer that
+ * waits for us to read. */
+GOSTX_API size_t gostx_tls_unsent(const gostx_tls *c);
 /* Sends KeyUpdate (request_peer: update_requested) and moves to new keys. */
 GOSTX_API int gostx_tls_key_update(gostx_tls *c, int request_peer);
 /* Sends close_notify (0 when sent, WANT_WRITE otherwise). */

@@ -637,7 +637,10 @@ int gostx_tls_handshake(gostx_tls *c) {
     if (rc == GOSTX_OK) rc = gostx__tls_flush(c);
     if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
     if (rc != GOSTX_OK) return rc;
-    if (c->state == GOSTX__ST_CONNECTED) return GOSTX_OK;
+    if (c->state == GOSTX__ST_CONNECTED) {
+      c->flight_out = 1;
+      return GOSTX_OK;
+    }
     if (c->closed) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
     if (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_START) {
       rc = gostx__tls_client_hello(c);
@@ -652,10 +655,29 @@ int gostx_tls_handshake(gostx_tls *c) {
   }
 }
 
+/* Reading's part of the output: what is queued goes out as far as the
+ * transport takes it now, the rest waits in order (gostx_tls_unsent) for
+ * the next call: a read that waited for it could wait for a peer that
+ * waits for us to read. The KeyUpdate the peer asked for is queued only
+ * once nothing else waits: however many requests come while we cannot
+ * write, one answer (before our next application data, RFC 8446 4.6.3:
+ * before_app_record sends it if this did not). */
+static int send_what_goes(gostx_tls *c) {
+  int rc = gostx__tls_flush(c);
+  if (rc == GOSTX_OK && c->ku_due) {
+    rc = send_key_update(c, 0);
+    if (rc == GOSTX_OK) rc = gostx__tls_flush(c);
+  }
+  if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+  return rc == GOSTX_TLS_WANT_WRITE ? GOSTX_OK : rc;
+}
+
 int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
   if (!c || (!buf && cap) || !got) return GOSTX_EINVAL;
   *got = 0;
-  int rc = gostx_tls_handshake(c);
+  /* The handshake's last flight (our Finished) waits for writing: the
+   * peer waits for it. After it, gostx_tls_handshake's flush would. */
+  int rc = c->flight_out && c->state == GOSTX__ST_CONNECTED ? GOSTX_OK : gostx_tls_handshake(c);
   if (rc != GOSTX_OK) return rc;
   for (;;) {
     if (c->app_len) {
@@ -668,12 +690,7 @@ int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
     }
     if (c->closed) return GOSTX_TLS_CLOSED;
     if (c->state == GOSTX__ST_FAILED) return c->rc;
-    if (c->ku_due) {
-      rc = send_key_update(c, 0);
-      if (rc != GOSTX_OK) return rc;
-    }
-    rc = gostx__tls_flush(c);
-    if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
+    rc = send_what_goes(c);
     if (rc != GOSTX_OK) return rc;
     rc = next_record_into(c, buf, cap, got);
     if (rc != GOSTX_OK || *got) return rc;
@@ -687,6 +704,10 @@ size_t gostx_tls_pending(const gostx_tls *c) {
   if (c->in_have < GOSTX__TLS_HDR_LEN) return 0;
   size_t whole = GOSTX__TLS_HDR_LEN + ((size_t)rec[3] << 8 | rec[4]);
   return c->in_have >= whole ? whole : 0;
+}
+
+size_t gostx_tls_unsent(const gostx_tls *c) {
+  return c && c->state != GOSTX__ST_FAILED ? c->out_len - c->out_off : 0;
 }
 
 int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {

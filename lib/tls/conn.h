@@ -224,6 +224,7 @@ struct gostx_tls {
   gostx__tls_record rrec, wrec;
   int renc, wenc; /* protected read / write */
   int rkey_changed; /* the message just handled changed the read key */
+  int flight_out; /* connected and the handshake's last flight sent: reads no longer wait for output */
   int closed;     /* peer sent close_notify */
   int ku_due;     /* a KeyUpdate to send (the peer asked for one) */
   /* server: the client's early data is refused and skipped (RFC 8446
