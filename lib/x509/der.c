@@ -60,8 +60,12 @@ int gostx__der_oid_is(gostx__der oid, const uint8_t *enc, size_t len) {
 }
 
 int gostx__der_small_uint(gostx__der *r, int *v) {
+  return gostx__der_small_uint_tagged(r, GOSTX__DER_INT, v);
+}
+
+int gostx__der_small_uint_tagged(gostx__der *r, uint8_t tag, int *v) {
   gostx__der c;
-  if (gostx__der_get(r, GOSTX__DER_INT, &c, NULL) || c.n == 0) return GOSTX_EFORMAT;
+  if (gostx__der_get(r, tag, &c, NULL) || c.n == 0) return GOSTX_EFORMAT;
   if (c.p[0] & 0x80) return GOSTX_EFORMAT;                         /* negative */
   if (c.n > 1 && c.p[0] == 0 && !(c.p[1] & 0x80)) return GOSTX_EFORMAT; /* not minimal */
   long acc = 0;

@@ -42,6 +42,8 @@ int gostx__der_oid_is(gostx__der oid, const uint8_t *enc, size_t len);
 #define GOSTX__DER_OID_IS(oid, lit) gostx__der_oid_is(oid, (const uint8_t *)(lit), sizeof(lit) - 1)
 /* An INTEGER in DER (minimal, non-negative) that fits an int >= 0. */
 int gostx__der_small_uint(gostx__der *r, int *v);
+/* The same under an IMPLICIT tag (RFC 5280's SkipCerts [0], [1]). */
+int gostx__der_small_uint_tagged(gostx__der *r, uint8_t tag, int *v);
 /* A BOOLEAN in DER (0x00 or 0xff). */
 int gostx__der_bool(gostx__der *r, int *v);
 /* UTCTime (YYMMDDHHMMSSZ, 1950-2049) or GeneralizedTime (YYYYMMDDHHMMSSZ),
