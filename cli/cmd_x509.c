@@ -305,6 +305,12 @@ static void show_one(const gostx_x509_cert *c) {
     }
     printf("\n");
   }
+  if (c->name_constraints) printf("nameConstraints: present\n");
+  if (c->policies) printf("certificatePolicies: present\n");
+  if (c->policy_mappings) printf("policyMappings: present\n");
+  if (c->require_explicit_policy >= 0) printf("requireExplicitPolicy: %d\n", c->require_explicit_policy);
+  if (c->inhibit_policy_mapping >= 0) printf("inhibitPolicyMapping: %d\n", c->inhibit_policy_mapping);
+  if (c->inhibit_any_policy >= 0) printf("inhibitAnyPolicy: %d\n", c->inhibit_any_policy);
   if (c->unknown_critical) printf("unknown critical extension: yes\n");
 }
 
