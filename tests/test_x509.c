@@ -812,7 +812,7 @@ int main(void) {
   char cmd[1024];
   snprintf(dir, sizeof dir, "%s/gostx-x509-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(dir)) return 1;
-  snprintf(cmd, sizeof cmd, "bash %s/../support/gost_pki.sh %s", vec ? vec : "tests/vectors", dir);
+  snprintf(cmd, sizeof cmd, "bash %s/../support/gost_pki.sh %s --paths", vec ? vec : "tests/vectors", dir);
   int rc = system(cmd);
   if (rc == -1 || !WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
     printf("gost_pki.sh failed or not possible (openssl with gost-engine): skipping the PKI\n");

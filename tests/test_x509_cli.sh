@@ -7,7 +7,7 @@
 . "$(dirname "$0")/cli_common.sh" x509_cli
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
   { echo "openssl with gost-engine not found: skipping"; exit 77; }
-bash "$here/support/gost_pki.sh" "$T/pki" || exit 1
+bash "$here/support/gost_pki.sh" "$T/pki" --paths || exit 1
 cd "$T/pki" || exit 1
 export OPENSSL_CONF=/dev/null
 

@@ -266,7 +266,7 @@ def tls_handshake_seeds():
 def x509_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
-        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t], check=True)
+        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t, "--paths"], check=True)
         def der(name):
             return subprocess.run(["openssl", "x509", "-in", os.path.join(t, name), "-outform", "DER"],
                                   check=True, capture_output=True).stdout

@@ -30,6 +30,7 @@
 # leaf-gt-512A.pem/.key (issued by int-gt; extensions as the leaves),
 # chain-gt-256B.pem and chain-gt-512A.pem = leaf + int-gt.
 # ecdsa-root.pem: a P-256 root, not GOST (a system bundle's kind).
+# With --paths (about 2 s more; test_x509, test_x509_cli and the fuzz seeds),
 # RFC 5280 path processing, the NIST PKITS sections they follow (each a
 # 256A leaf with the good leaves' extensions but its own SAN or policies;
 # chain-X.pem = X.pem + the CAs above it, the root excluded):
@@ -73,9 +74,10 @@
 # but for the 2001 ones, old-*.key).
 # Exit 77 when openssl has no gost engine.
 set -eu
-out=${1:?usage: gost_pki.sh OUTDIR}
+out=${1:?usage: gost_pki.sh OUTDIR [--paths]}
+paths=${2:-}
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-sum=$(cksum <"$self")
+sum="$(cksum <"$self") $paths"
 if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$sum" ]; then exit 0; fi
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
   { echo "gost_pki.sh: openssl with the gost engine not found" >&2; exit 77; }
@@ -167,12 +169,17 @@ key() { # key NAME ALG PARAMSET
 }
 # issue NAME CN ISSUER EXT [START END]: NAME.pem from NAME.key, signed by ISSUER
 # (self-signed when ISSUER is NAME)
-# (subject /CN=CN/O=gostx test, or $subj when set)
+# (subject /CN=CN/O=gostx test, or $subj when set; with $csr set, that
+# request of NAME's key, its subject replaced: one openssl run the less)
 issue() {
-  openssl req -new -key "$1.key" -subj "${subj:-/CN=$2/O=gostx test}" -utf8 -out "$1.csr"
-  local sign=(-cert "$3.pem" -keyfile "$3.key")
+  local dn=${subj:-/CN=$2/O=gostx test} sign=(-cert "$3.pem" -keyfile "$3.key") as=()
+  if [ -n "${csr:-}" ]; then
+    cp "$csr" "$1.csr" && as=(-subj "$dn")
+  else
+    openssl req -new -key "$1.key" -subj "$dn" -utf8 -out "$1.csr"
+  fi
   [ "$3" = "$1" ] && sign=(-selfsign -keyfile "$1.key")
-  openssl ca -batch -notext -preserveDN -in "$1.csr" -out "$1.pem" "${sign[@]}" -extensions "$4" \
+  openssl ca -batch -notext -preserveDN -in "$1.csr" -out "$1.pem" "${sign[@]}" "${as[@]}" -extensions "$4" \
     -startdate "${5:-$start}" -enddate "${6:-$end}" 2>/dev/null
 }
 # One validity for every good certificate (taken once: a second that ticks
@@ -228,7 +235,8 @@ openssl x509 -inform DER -in sig.der -out bad-signature.pem
 cp leaf-256A.key bad-signature.key
 cat bad-signature.pem int.pem >chain-bad-signature.pem
 
-# ---- RFC 5280 path processing (see the header) ----
+# ---- RFC 5280 path processing (see the header), with --paths ----
+paths() {
 # section NAME LINE...: a section of extensions appended to openssl.cnf
 section() {
   printf '[%s]\n' "$1" >>openssl.cnf
@@ -244,7 +252,7 @@ leaf() {
   local name=$1 issuer=$2 rest=$3 san=$4
   shift 4
   section "x_$name" "${leaf_ext[@]}" ${san:+"subjectAltName = $san"} "$@"
-  key "$name" gost2012_256 TCA && issue "$name" localhost "$issuer" "x_$name"
+  cp leafkey.key "$name.key" && csr=leafkey.csr issue "$name" localhost "$issuer" "x_$name"
   cat "$name.pem" $rest >"chain-$name.pem"
 }
 # ca NAME CN ISSUER [LINE...]: a CA under ISSUER with extra extensions
@@ -254,6 +262,9 @@ ca() {
   section "x_$name" "${ca_ext[@]}" "$@"
   key "$name" gost2012_256 TCA && issue "$name" "$cn" "$issuer" "x_$name"
 }
+# the leaves below share a key and a request (their subjects set by issue)
+key leafkey gost2012_256 TCA
+openssl req -new -key leafkey.key -subj "/CN=x" -out leafkey.csr
 nc="permitted;DNS:good.test, permitted;IP:10.0.0.0/255.0.0.0, permitted;IP:fd00::/ffff::,\
  permitted;email:good.test, excluded;DNS:bad.good.test, excluded;IP:10.9.0.0/255.255.0.0"
 ca nc-int "gostx nc CA" ca "nameConstraints = $nc"
@@ -323,17 +334,20 @@ leaf enc-leaf enc-ca enc-ca-p.pem "DNS:localhost"
 # long paths: CAs long-1 (under ca) to long-32, one key for all (their
 # names differ); long-leaf under long-11, toolong-leaf under long-32
 key long gost2012_256 TCA
+openssl req -new -key long.key -subj "/CN=x" -out long.csr
 up=ca rest=""
 for i in $(seq 1 32); do
-  cp long.key "long-$i.key" && issue "long-$i" "gostx long CA $i" "$up" v3_ca
+  cp long.key "long-$i.key" && csr=long.csr issue "long-$i" "gostx long CA $i" "$up" v3_ca
   rest="long-$i.pem $rest" up=long-$i
   [ "$i" = 11 ] && leaf long-leaf "$up" "$rest" "DNS:localhost" && mv chain-long-leaf.pem chain-long.pem
 done
 leaf toolong-leaf "$up" "$rest" "DNS:localhost" && mv chain-toolong-leaf.pem chain-toolong.pem
 leaf sem-ip5 int int.pem "" "2.5.29.17 = DER:30078705010203040500"
+}
+if [ "$paths" = --paths ]; then paths; fi
 
 rm -f "$out"/*.pem "$out"/*.key
 cp ./*.pem ./*.key "$out"/
 # the semantic errors apart: a store made from OUTDIR must not meet them
-mkdir -p "$out/sem" && mv "$out"/*sem-* "$out/sem/"
+if [ "$paths" = --paths ]; then mkdir -p "$out/sem" && mv "$out"/*sem-* "$out/sem/"; fi
 echo "$sum" >"$out/.stamp"
