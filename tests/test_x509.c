@@ -710,6 +710,8 @@ static void path_processing(void) {
       {"chain-pol-map-old.pem", "4.10 the policy mapped away", GOSTX_X509_POLICY, 0, NULL},
       {"chain-pol-mapinh.pem", "4.11 inhibitPolicyMapping 0", GOSTX_X509_POLICY, 0, NULL},
       {"chain-pol-mapany.pem", "4.10 anyPolicy mapped", GOSTX_X509_POLICY, 1, "maps anyPolicy"},
+      {"chain-pol-big.pem", "the policy tree's bound", GOSTX_X509_POLICY, 0,
+       "more than 256 nodes in the valid policy tree"},
       {"chain-roll-leaf.pem", "4.6 self-issued rollover under pathlen 0", GOSTX_X509_OK, 0, NULL},
       {"chain-enc-leaf.pem", "7.1 PrintableString issuer, case, spaces", GOSTX_X509_OK, 0, NULL},
       {"chain-long.pem", "a path of 13", GOSTX_X509_OK, 0, NULL},

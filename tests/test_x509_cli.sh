@@ -143,6 +143,11 @@ differ() {
 }
 # RFC 5280 4.2.1.10: a constrained form not processed MUST be rejected (openssl processes URIs)
 differ "URI constraint" 2 "gostx does not check" -- -CAfile ca.pem -untrusted chain-nc-uri.pem nc-uri.pem
+# gostx's bound on the policy tree is 256 nodes (a CVE-2023-0464 guard); openssl's is higher
+ossl_extra=(-policy_check -policy 2.5.29.32.0)
+differ "a policy tree of 289 nodes" 2 "policies: more than 256 nodes" -- -CAfile ca.pem \
+  -untrusted chain-pol-big.pem pol-big.pem
+ossl_extra=()
 # gostx's path limit is 32 certificates, openssl's 100
 differ "a path of 34" 2 "depth 31: path length limit: no path within 32 certificates" -- \
   -CAfile ca.pem -untrusted chain-toolong.pem toolong-leaf.pem

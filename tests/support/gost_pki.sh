@@ -61,7 +61,9 @@
 #     pol-map-ok (1.2.3.300) and pol-map-old (1.2.3.100); pol-mapinh-int
 #     (anyPolicy, inhibitPolicyMapping 0, requireExplicitPolicy 0) over
 #     pol-map2-int (a mapping 1.2.3.100 to 1.2.3.300) over pol-mapinh
-#     (1.2.3.300); pol-mapany-int (maps anyPolicy) over pol-mapany.
+#     (1.2.3.300); pol-mapany-int (maps anyPolicy) over pol-mapany;
+#     pol-big-int (17 policies, each mapped to all 17) over pol-big (all 17:
+#     289 nodes, beyond gostx's bound of 256).
 #   4.6 basicConstraints: roll-int.pem (pathlen 0) and roll-int2.pem (its
 #     self-issued rollover) over roll-leaf.pem; long-leaf.pem under 11 CAs
 #     (chain-long.pem: a path of 13), toolong-leaf.pem under 32
@@ -315,6 +317,13 @@ leaf pol-mapinh pol-map2-int "pol-map2-int.pem pol-mapinh-int.pem" "DNS:localhos
 ca pol-mapany-int "gostx anyPolicy mapping CA" ca "$anyp" "$req0" \
   "policyMappings = critical, 2.5.29.32.0:1.2.3.300"
 leaf pol-mapany pol-mapany-int pol-mapany-int.pem "DNS:localhost" "$anyp"
+
+# the tree's bound: 17 policies each mapped to all 17, then a leaf with all
+# 17: 289 nodes at its level
+p17=$(seq -s, -f "1.2.3.%g" 1 17)
+m289=$(for i in $(seq 17); do seq -f "1.2.3.$i:1.2.3.%g" 1 17; done | paste -sd,)
+ca pol-big-int "gostx policy growth CA" ca "certificatePolicies = $p17" "policyMappings = $m289"
+leaf pol-big pol-big-int pol-big-int.pem "DNS:localhost" "certificatePolicies = $p17"
 
 ca roll-int "gostx rollover CA" ca "basicConstraints = critical, CA:true, pathlen:0"
 ca roll-int2 "gostx rollover CA" roll-int
