@@ -208,7 +208,7 @@ static gostx_x509_status no_policy(const pstate *s, const gostx_x509_cert *c, ch
 gostx_x509_status gostx__x509_policies(const gostx_x509_cert *const *path, size_t len,
                                        size_t *depth, char *why, size_t cap) {
   static const char too_many[] =
-      "policies: more than 256 nodes in the valid policy tree (gostx's limit)";
+      "policies: more than " GOSTX__STR(POLICY_NODES) " nodes in the valid policy tree (gostx's limit)";
   if (len < 2) return GOSTX_X509_OK; /* the anchor alone: no path to process */
   ptree *t = &(ptree){.n = 0};
   int n = (int)len - 1;
