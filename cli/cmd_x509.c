@@ -8,7 +8,9 @@
 #include "cli.h"
 
 #define CERT_FILE_MAX (16u << 20)
-#define CHAIN_MAX 64
+/* certificates of one CERT file with -untrusted's (openssl has no limit;
+ * this one only bounds memory: about 0.4 MB per verification) */
+#define CHAIN_MAX 1024
 
 enum { X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_HELP };
 
@@ -35,7 +37,8 @@ static void list_free(cert_list *l) {
 
 static int add_der(cert_list *l, const char *path, size_t block, const uint8_t *der, size_t len) {
   if (l->n == CHAIN_MAX) {
-    cli_err("%s: more than %d certificates", path, CHAIN_MAX);
+    cli_err("%s: more than %d certificates (gostx x509 verify's limit for a CERT file and "
+            "-untrusted together)", path, CHAIN_MAX);
     return CLI_EXIT_FAIL;
   }
   uint8_t *copy = malloc(len ? len : 1);
@@ -93,15 +96,20 @@ static void verify_help(void) {
          "chain built from the -untrusted certificates, in any order, to an anchor of\n"
          "-CAfile (one or more PEM blocks) or -CApath (every such file in DIR), the\n"
          "GOST R 34.10-2012 (256, 512) and 34.10-2001 signatures, validity at -attime\n"
-         "(seconds since 1970; default now), basicConstraints and pathLenConstraint,\n"
-         "keyUsage (keyCertSign for issuers; digitalSignature for sslserver and sslclient\n"
-         "leaves), extendedKeyUsage (serverAuth or clientAuth), unknown critical\n"
-         "extensions, and the name: -verify_hostname against subjectAltName dNSName\n"
-         "(RFC 6125: a left-most \"*\" label only), -verify_ip against iPAddress.\n"
-         "Certificates of other algorithms in the anchor files are passed over.\n\n"
+         "(seconds since 1970; default now), basicConstraints and pathLenConstraint\n"
+         "(self-issued CAs not counted), keyUsage (keyCertSign for issuers;\n"
+         "digitalSignature for sslserver and sslclient leaves), extendedKeyUsage\n"
+         "(serverAuth or clientAuth), nameConstraints (DNS, IP, email, dirName),\n"
+         "certificate policies as RFC 5280 6.1 (initial policy set anyPolicy), unknown\n"
+         "critical extensions, and the name: -verify_hostname against subjectAltName\n"
+         "dNSName (RFC 6125: a left-most \"*\" label only), -verify_ip against iPAddress.\n"
+         "Names chain after RFC 4518 preparation. Certificates of other algorithms in\n"
+         "the anchor files are passed over. Limits: a path of at most %d certificates,\n"
+         "at most %d in a CERT file and -untrusted together.\n\n"
          "Prints \"CERT: OK\", or on stderr the failed certificate's subject, \"error at\n"
          "depth D: CHECK: reason\" (depth 0 = CERT) and \"error CERT: verification failed\".\n"
-         "Exit status: 0 all verified, 2 a refusal or a usage error, 1 a file unreadable.\n");
+         "Exit status: 0 all verified, 2 a refusal or a usage error, 1 a file unreadable.\n",
+         GOSTX_X509_MAX_DEPTH, CHAIN_MAX);
 }
 
 static int verify_one(const char *path, const gostx_x509_store *store, const cert_list *untrusted,
@@ -113,7 +121,12 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cer
   }
   int rc = load_certs(path, l);
   for (size_t i = 0; !rc && i < untrusted->n; i++) {
-    if (l->n == CHAIN_MAX) break;
+    if (l->n == CHAIN_MAX) {
+      cli_err("%s: with -untrusted, more than %d certificates (gostx x509 verify's limit)", path,
+              CHAIN_MAX);
+      rc = CLI_EXIT_FAIL;
+      break;
+    }
     l->c[l->n] = untrusted->c[i]; /* views into untrusted's copies; not freed here */
     l->der[l->n++] = NULL;
   }
@@ -124,11 +137,12 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cer
   }
   size_t depth = 0, path_len = 0;
   const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
-  gostx_x509_status st = gostx_x509_verify_path(store, l->c, l->n, at, purpose, host, &depth,
-                                                built, GOSTX_X509_MAX_DEPTH, &path_len);
+  char why[1024];
+  gostx_x509_status st = gostx_x509_verify_why(store, l->c, l->n, at, purpose, host, &depth, built,
+                                               GOSTX_X509_MAX_DEPTH, &path_len, why, sizeof why);
   if (st == GOSTX_X509_OK && ip)
-    st = gostx_x509_verify_path(store, l->c, l->n, at, purpose, ip, &depth, built,
-                                GOSTX_X509_MAX_DEPTH, &path_len);
+    st = gostx_x509_verify_why(store, l->c, l->n, at, purpose, ip, &depth, built,
+                               GOSTX_X509_MAX_DEPTH, &path_len, why, sizeof why);
   if (st == GOSTX_X509_OK) {
     printf("%s: OK\n", path);
   } else {
@@ -137,8 +151,7 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cer
         !gostx_x509_name_text(built[depth]->subject, built[depth]->subject_len, subject,
                               sizeof subject))
       fprintf(stderr, "%s\n", subject);
-    fprintf(stderr, "error at depth %zu: %s\nerror %s: verification failed\n", depth,
-            gostx_x509_status_name(st), path);
+    fprintf(stderr, "error at depth %zu: %s\nerror %s: verification failed\n", depth, why, path);
     rc = CLI_EXIT_USAGE; /* openssl verify's 2 */
   }
   for (size_t i = 0; i < l->n; i++) free(l->der[i]);
@@ -292,6 +305,12 @@ static void show_one(const gostx_x509_cert *c) {
     }
     printf("\n");
   }
+  if (c->name_constraints) printf("nameConstraints: present\n");
+  if (c->policies) printf("certificatePolicies: present\n");
+  if (c->policy_mappings) printf("policyMappings: present\n");
+  if (c->require_explicit_policy >= 0) printf("requireExplicitPolicy: %d\n", c->require_explicit_policy);
+  if (c->inhibit_policy_mapping >= 0) printf("inhibitPolicyMapping: %d\n", c->inhibit_policy_mapping);
+  if (c->inhibit_any_policy >= 0) printf("inhibitAnyPolicy: %d\n", c->inhibit_any_policy);
   if (c->unknown_critical) printf("unknown critical extension: yes\n");
 }
 

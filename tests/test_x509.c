@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "asn1/der.h"
+#include "x509/x509_internal.h"
 
 static char dir[256];
 
@@ -30,10 +30,11 @@ static uint8_t *slurp(const char *name, size_t *len) {
 }
 
 /* The certificates of a PEM file, DER, each in its own buffer. */
+#define CERTS_MAX 40 /* chain-toolong.pem's 33 */
 typedef struct certs {
-  uint8_t *der[8];
-  size_t len[8];
-  gostx_x509_cert c[8];
+  uint8_t *der[CERTS_MAX];
+  size_t len[CERTS_MAX];
+  gostx_x509_cert c[CERTS_MAX];
   size_t n;
 } certs;
 
@@ -43,7 +44,7 @@ static void load(const char *name, certs *out) {
   memset(out, 0, sizeof *out);
   uint8_t der[16384];
   size_t der_len;
-  while (out->n < 8 && gostx_x509_pem_next(pem, len, &pos, der, sizeof der, &der_len) == 1) {
+  while (out->n < CERTS_MAX && gostx_x509_pem_next(pem, len, &pos, der, sizeof der, &der_len) == 1) {
     out->der[out->n] = malloc(der_len);
     memcpy(out->der[out->n], der, der_len);
     out->len[out->n] = der_len;
@@ -368,13 +369,13 @@ static void built_certs(void) {
   } cases[] = {
       {"a003020102", "020101", BC KU EKU SAN, GOSTX_X509_OK, "the control: v3, four extensions"},
       {"", "020101", NULL, GOSTX_X509_OK, "a version 1 certificate"},
-      {"", "020101", BC, GOSTX_X509_MALFORMED, "extensions in version 1"},
+      {"", "020101", BC, GOSTX_X509_BAD_VERSION, "extensions in version 1"},
       {"a003020100", "020101", NULL, GOSTX_X509_MALFORMED, "version 1 written out (DEFAULT)"},
       {"a003020103", "020101", NULL, GOSTX_X509_MALFORMED, "version 4"},
       {"a003020102", "02020001", NULL, GOSTX_X509_MALFORMED, "a non-minimal serial"},
       {"a003020102", "0200", NULL, GOSTX_X509_MALFORMED, "an empty serial"},
       {"a003020102", "020101", "", GOSTX_X509_MALFORMED, "no extension in [3]"},
-      {"a003020102", "020101", KU KU, GOSTX_X509_MALFORMED, "keyUsage twice"},
+      {"a003020102", "020101", KU KU, GOSTX_X509_BAD_EXTENSION, "keyUsage twice"},
       {"a003020102", "020101", "300b06032a030404033001", GOSTX_X509_MALFORMED, "a cut extension"},
       {"a003020102", "020101", "300d06032a030401010004033001ff", GOSTX_X509_MALFORMED,
        "critical FALSE written out"},
@@ -382,26 +383,58 @@ static void built_certs(void) {
        "critical as 0x01, not DER's TRUE"},
       {"a003020102", "020101", "300d06032a03040101ff04033001ff", GOSTX_X509_OK,
        "an unknown critical extension parses (verification refuses it)"},
-      {"a003020102", "020101", "300e0603551d0f0101ff040403020781", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "300e0603551d0f0101ff040403020781", GOSTX_X509_BAD_EXTENSION,
        "keyUsage: an unused bit set"},
-      {"a003020102", "020101", "300e0603551d0f0101ff040403020880", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "300e0603551d0f0101ff040403020880", GOSTX_X509_BAD_EXTENSION,
        "keyUsage: 8 unused bits"},
-      {"a003020102", "020101", "300f0603551d0f0101ff04050302078000", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "300f0603551d0f0101ff04050302078000", GOSTX_X509_BAD_EXTENSION,
        "keyUsage: bytes after the BIT STRING"},
-      {"a003020102", "020101", "300f0603551d130101ff04053003010100", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "300f0603551d130101ff04053003010100", GOSTX_X509_BAD_EXTENSION,
        "basicConstraints: cA FALSE written out"},
-      {"a003020102", "020101", "30120603551d130101ff04083006010101020100", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "30120603551d130101ff04083006010101020100", GOSTX_X509_BAD_EXTENSION,
        "basicConstraints: cA as 0x01"},
-      {"a003020102", "020101", "30120603551d130101ff040830060101ff0201ff", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "30120603551d130101ff040830060101ff0201ff", GOSTX_X509_BAD_EXTENSION,
        "basicConstraints: a negative pathLen"},
-      {"a003020102", "020101", "30090603551d2504023000", GOSTX_X509_MALFORMED, "an empty EKU"},
-      {"a003020102", "020101", "30090603551d1104023000", GOSTX_X509_MALFORMED, "an empty SAN"},
-      {"a003020102", "020101", "300e0603551d110407300587037f0000", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "30090603551d2504023000", GOSTX_X509_BAD_EXTENSION, "an empty EKU"},
+      {"a003020102", "020101", "30090603551d1104023000", GOSTX_X509_BAD_EXTENSION, "an empty SAN"},
+      {"a003020102", "020101", "300e0603551d110407300587037f0000", GOSTX_X509_BAD_EXTENSION,
        "SAN: a 3-byte iPAddress"},
-      {"a003020102", "020101", "300e0603551d11040730058203610062", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "300e0603551d11040730058203610062", GOSTX_X509_BAD_EXTENSION,
        "SAN: a NUL in a dNSName"},
-      {"a003020102", "020101", "300e0603551d11040730050403616263", GOSTX_X509_MALFORMED,
+      {"a003020102", "020101", "300e0603551d11040730050403616263", GOSTX_X509_BAD_EXTENSION,
        "SAN: a universal tag"},
+      {"a003020101", "020101", BC, GOSTX_X509_BAD_VERSION, "extensions in version 2"},
+      {"a003020102", "020101", "30100603551d110409300787050102030405", GOSTX_X509_BAD_EXTENSION,
+       "SAN: a 5-byte iPAddress"},
+      {"a003020102", "020101", "30100603551d1e0409300781053000000000", GOSTX_X509_BAD_EXTENSION,
+       "nameConstraints: excluded not a constructed [1]"},
+      {"a003020102", "020101", "30090603551d1e04023000", GOSTX_X509_BAD_EXTENSION,
+       "nameConstraints: empty"},
+      {"a003020102", "020101", "30140603551d1e040d300ba009300787050a000000ff", GOSTX_X509_BAD_EXTENSION,
+       "nameConstraints: a 5-byte iPAddress constraint"},
+      {"a003020102", "020101", "30150603551d1e040e300ca00a30088203616263800101", GOSTX_X509_BAD_EXTENSION,
+       "nameConstraints: a minimum (RFC 5280: MUST be 0)"},
+      {"a003020102", "020101", "30130603551d1e040c300aa0083006820461626364", GOSTX_X509_OK,
+       "nameConstraints: permitted DNS:abcd"},
+      {"a003020102", "020101", "30150603551d20040e300c300406022a03300406022a03", GOSTX_X509_BAD_EXTENSION,
+       "certificatePolicies: one OID twice"},
+      {"a003020102", "020101", "30150603551d20040e300c300406022a0330040602551d", GOSTX_X509_OK,
+       "certificatePolicies: two OIDs"},
+      {"a003020102", "020101", "300f0603551d2004083006300406022a03", GOSTX_X509_OK,
+       "certificatePolicies: one OID"},
+      {"a003020102", "020101", "300c0603551d2404053003800100", GOSTX_X509_OK,
+       "policyConstraints: requireExplicitPolicy 0"},
+      {"a003020102", "020101", "30090603551d2404023000", GOSTX_X509_BAD_EXTENSION,
+       "policyConstraints: empty (RFC 5280 4.2.1.11)"},
+      {"a003020102", "020101", "300c0603551d2404053003820100", GOSTX_X509_BAD_EXTENSION,
+       "policyConstraints: a [2]"},
+      {"a003020102", "020101", "300a0603551d360403020101", GOSTX_X509_OK, "inhibitAnyPolicy 1"},
+      {"a003020102", "020101", "300a0603551d3604030201ff", GOSTX_X509_BAD_EXTENSION,
+       "inhibitAnyPolicy -1"},
+      {"a003020102", "020101", "30150603551d21040e300c300a06022a0306042a030405", GOSTX_X509_OK,
+       "policyMappings: one pair"},
+      {"a003020102", "020101", "30110603551d21040a3008300606022a030500", GOSTX_X509_BAD_EXTENSION,
+       "policyMappings: a NULL for the subject policy"},
   };
   uint8_t der[4096];
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -647,6 +680,122 @@ static void verify_pki(void) {
   unlink(path);
 }
 
+/* ---- RFC 5280 path processing on gost_pki.sh's chains (PKITS sections) ---- */
+static void path_processing(void) {
+  static const struct {
+    const char *file, *section;
+    gostx_x509_status st;
+    size_t depth;
+    const char *why; /* in gostx_x509_verify_why's line, when not NULL */
+  } cases[] = {
+      {"chain-nc-ok.pem", "4.13 DNS, IP, IPv6, email within permitted", GOSTX_X509_OK, 0, NULL},
+      {"chain-nc-dns.pem", "4.13 DNS outside permitted (non-critical)", GOSTX_X509_NAME_CONSTRAINTS, 0,
+       "name constraints: DNS:www.evil.test not within permitted subtrees of CN=gostx nc CA"},
+      {"chain-nc-excl.pem", "4.13 DNS in excluded", GOSTX_X509_NAME_CONSTRAINTS, 0,
+       "DNS:x.bad.good.test within excluded subtrees"},
+      {"chain-nc-ip.pem", "4.13 IPv4 outside permitted", GOSTX_X509_NAME_CONSTRAINTS, 0, "IP:192.168.1.1"},
+      {"chain-nc-ipexcl.pem", "4.13 IPv4 in excluded", GOSTX_X509_NAME_CONSTRAINTS, 0, "IP:10.9.1.1 within"},
+      {"chain-nc-ip6.pem", "4.13 IPv6 outside permitted", GOSTX_X509_NAME_CONSTRAINTS, 0, "IP:fe80::1"},
+      {"chain-nc-email.pem", "4.13 rfc822Name outside permitted", GOSTX_X509_NAME_CONSTRAINTS, 0,
+       "email:a@evil.test"},
+      {"chain-nc-subjemail.pem", "4.13 emailAddress in the subject", GOSTX_X509_NAME_CONSTRAINTS, 0,
+       "email:a@evil.test"},
+      {"chain-nc-crit-ok.pem", "4.13 critical nameConstraints", GOSTX_X509_OK, 0, NULL},
+      {"chain-nc-crit-dns.pem", "4.13 critical, DNS outside", GOSTX_X509_NAME_CONSTRAINTS, 0, NULL},
+      {"chain-nc-dir-ok.pem", "4.13 directoryName within", GOSTX_X509_OK, 0, NULL},
+      {"chain-nc-dir-prep.pem", "4.13 directoryName within after RFC 4518", GOSTX_X509_OK, 0, NULL},
+      {"chain-nc-dir-bad.pem", "4.13 directoryName outside", GOSTX_X509_NAME_CONSTRAINTS, 0,
+       "DirName:O=gostx test, OU=evil, CN=ok not within permitted subtrees of CN=nc dir int"},
+      {"chain-nc-dir-banned.pem", "4.13 directoryName excluded", GOSTX_X509_NAME_CONSTRAINTS, 0, NULL},
+      {"chain-nc-dir-si-ok.pem", "4.13 self-issued intermediate exempt", GOSTX_X509_OK, 0, NULL},
+      {"chain-nc-dir-last.pem", "4.13 self-issued last certificate checked",
+       GOSTX_X509_NAME_CONSTRAINTS, 0, NULL},
+      {"chain-nc-uri.pem", "4.13 URI constrained: not checked, so refused",
+       GOSTX_X509_NAME_CONSTRAINTS, 0, "gostx does not check"},
+      {"chain-pol-ok.pem", "4.8 the same policy throughout", GOSTX_X509_OK, 0, NULL},
+      {"chain-pol-other.pem", "4.8 another policy, explicit required", GOSTX_X509_POLICY, 0,
+       "requireExplicitPolicy of CN=gostx policy CA"},
+      {"chain-pol-none.pem", "4.8 no policy, explicit required", GOSTX_X509_POLICY, 0, NULL},
+      {"chain-pol-any-ok.pem", "4.8 anyPolicy CA", GOSTX_X509_OK, 0, NULL},
+      {"chain-pol-inh-ok.pem", "4.12 inhibitAnyPolicy 0, a named policy", GOSTX_X509_OK, 0, NULL},
+      {"chain-pol-inh-any.pem", "4.12 inhibitAnyPolicy 0, anyPolicy only", GOSTX_X509_POLICY, 0, NULL},
+      {"chain-pol-map-ok.pem", "4.10 mapped policy", GOSTX_X509_OK, 0, NULL},
+      {"chain-pol-map-old.pem", "4.10 the policy mapped away", GOSTX_X509_POLICY, 0, NULL},
+      {"chain-pol-mapinh.pem", "4.11 inhibitPolicyMapping 0", GOSTX_X509_POLICY, 0, NULL},
+      {"chain-pol-mapany.pem", "4.10 anyPolicy mapped", GOSTX_X509_POLICY, 1, "maps anyPolicy"},
+      {"chain-pol-big.pem", "the policy tree's bound", GOSTX_X509_POLICY, 0,
+       "more than 256 nodes in the valid policy tree"},
+      {"chain-roll-leaf.pem", "4.6 self-issued rollover under pathlen 0", GOSTX_X509_OK, 0, NULL},
+      {"chain-enc-leaf.pem", "7.1 PrintableString issuer, case, spaces", GOSTX_X509_OK, 0, NULL},
+      {"chain-long.pem", "a path of 13", GOSTX_X509_OK, 0, NULL},
+      {"chain-toolong.pem", "a path of 34", GOSTX_X509_PATH_TOO_LONG, 31,
+       "path length limit: no path within 32 certificates"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    certs c;
+    char why[1024];
+    size_t depth = 99, plen;
+    const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
+    load(cases[i].file, &c);
+    gostx_x509_status st = gostx_x509_verify_why(store, c.c, c.n, now(), GOSTX_X509_PURPOSE_ANY, NULL,
+                                                 &depth, built, GOSTX_X509_MAX_DEPTH, &plen, why,
+                                                 sizeof why);
+    CHECK(st == cases[i].st && (st == GOSTX_X509_OK || depth == cases[i].depth) &&
+              (!cases[i].why || strstr(why, cases[i].why)),
+          "%s (%s): %s at %zu (want %s at %zu)", cases[i].section, cases[i].file, why, depth,
+          gostx_x509_status_name(cases[i].st), cases[i].depth);
+    unload(&c);
+  }
+  CHECK(status_of_file("sem/sem-ip5.pem") == GOSTX_X509_BAD_EXTENSION,
+        "a 5-byte iPAddress: a bad extension, not malformed DER");
+}
+
+/* RFC 5280 7.1 / RFC 4518 on hand-made Names: one RDN, CN of tag T. */
+static size_t cn_name(uint8_t *out, uint8_t tag, const char *value) {
+  size_t n = strlen(value);
+  static const uint8_t head[] = {0x06, 0x03, 0x55, 0x04, 0x03};
+  uint8_t *p = out;
+  *p++ = 0x30, *p++ = (uint8_t)(n + 11), *p++ = 0x31, *p++ = (uint8_t)(n + 9);
+  *p++ = 0x30, *p++ = (uint8_t)(n + 7);
+  memcpy(p, head, sizeof head), p += sizeof head;
+  *p++ = tag, *p++ = (uint8_t)n;
+  memcpy(p, value, n);
+  return (size_t)(p + n - out);
+}
+
+static void name_preparation(void) {
+  static const struct {
+    uint8_t at;
+    const char *a;
+    uint8_t bt;
+    const char *b;
+    int equal;
+  } cases[] = {
+      {0x13, "Test CA", 0x0c, "Test CA", 1},       /* PrintableString and UTF8String */
+      {0x0c, "Test CA", 0x0c, "tEST ca", 1},       /* ASCII case */
+      {0x0c, "  Test   CA ", 0x13, "Test CA", 1},  /* insignificant spaces */
+      {0x0c, "Test\tCA", 0x0c, "Test CA", 1},      /* a tab is a space (RFC 4518 2.2) */
+      {0x0c, "TestCA", 0x0c, "Test CA", 0},        /* a space is significant inside */
+      {0x0c, "\xd0\xa2\xd0\xb5\xd1\x81\xd1\x82", 0x0c, "\xd1\x82\xd0\x95\xd0\xa1\xd0\xa2", 1},
+      {0x0c, "\xc3\x89" "cole", 0x0c, "\xc3\xa9" "COLE", 1}, /* Latin-1 case */
+      {0x0c, "A\xc2\xad" "B", 0x13, "AB", 1},         /* soft hyphen mapped to nothing */
+      {0x0c, "\xc0\xa0" "x", 0x0c, " x", 0},          /* overlong UTF-8: no match */
+      {0x0c, "Test CA", 0x04, "Test CA", 0},       /* OCTET STRING: bytes and tag */
+      {0x0c, "Test CA", 0x0c, "Test CB", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    uint8_t a[128], b[128];
+    size_t an = cn_name(a, cases[i].at, cases[i].a), bn = cn_name(b, cases[i].bt, cases[i].b);
+    CHECK(gostx__x509_name_equal(a, an, b, bn) == cases[i].equal, "RFC 4518: '%s' vs '%s'",
+          cases[i].a, cases[i].b);
+  }
+  /* a BMPString "ab" against "AB" */
+  uint8_t a[64], b[64];
+  size_t bn = cn_name(b, 0x13, "AB"), an = cn_name(a, 0x1e, "xxxx");
+  memcpy(a + an - 4, "\0a\0b", 4);
+  CHECK(gostx__x509_name_equal(a, an, b, bn), "BMPString against PrintableString");
+}
+
 static void names(void) {
   static const struct {
     const char *name;
@@ -678,7 +827,7 @@ int main(void) {
   char cmd[1024];
   snprintf(dir, sizeof dir, "%s/gostx-x509-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(dir)) return 1;
-  snprintf(cmd, sizeof cmd, "bash %s/../support/gost_pki.sh %s", vec ? vec : "tests/vectors", dir);
+  snprintf(cmd, sizeof cmd, "bash %s/../support/gost_pki.sh %s --paths", vec ? vec : "tests/vectors", dir);
   int rc = system(cmd);
   if (rc == -1 || !WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
     printf("gost_pki.sh failed or not possible (openssl with gost-engine): skipping the PKI\n");
@@ -691,6 +840,8 @@ int main(void) {
   built_certs();
   verify_pki();
   names();
+  path_processing();
+  name_preparation();
   gostx_x509_store_free(store);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) return 1;

@@ -32,12 +32,17 @@ typedef enum gostx_x509_status {
   GOSTX_X509_EXPIRED,           /* notAfter is before the time checked */
   GOSTX_X509_UNKNOWN_CA,        /* the chain does not end at a trust anchor */
   GOSTX_X509_NOT_CA,            /* an issuer without basicConstraints cA = TRUE */
-  GOSTX_X509_PATH_LEN,          /* pathLenConstraint exceeded, or chain too long */
+  GOSTX_X509_PATH_LEN,          /* more CAs below an issuer than its pathLenConstraint */
   GOSTX_X509_KEY_USAGE,         /* keyUsage forbids the use (signing, certSign) */
   GOSTX_X509_EXT_KEY_USAGE,     /* extendedKeyUsage lacks serverAuth/clientAuth */
   GOSTX_X509_NAME_MISMATCH,     /* hostname or IP not in subjectAltName */
   GOSTX_X509_CRITICAL_EXT,      /* an unknown extension marked critical */
-  GOSTX_X509_BAD_KEY            /* the subject key is not a valid point */
+  GOSTX_X509_BAD_KEY,           /* the subject key is not a valid point */
+  GOSTX_X509_NAME_CONSTRAINTS,  /* a name outside a CA's permitted or inside its excluded subtrees */
+  GOSTX_X509_POLICY,            /* no valid policy where one is required, or a bad mapping */
+  GOSTX_X509_PATH_TOO_LONG,     /* no path within GOSTX_X509_MAX_DEPTH certificates */
+  GOSTX_X509_BAD_EXTENSION,     /* DER, but an extension's value RFC 5280 4.2 does not allow */
+  GOSTX_X509_BAD_VERSION        /* a field the certificate's version does not have */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:
@@ -79,6 +84,12 @@ typedef struct gostx_x509_cert {
   int path_len;     /* pathLenConstraint, -1 when absent */
   unsigned key_usage; /* the KeyUsage bits as RFC 5280 numbers them (bit 0 = digitalSignature), ~0u when absent */
   unsigned ext_key_usage; /* GOSTX_X509_EKU_* bits, ~0u when absent */
+  /* The path-processing extensions (RFC 5280 4.2.1.4, .5, .10, .11, .14),
+   * checked when parsed: each the content of its outer SEQUENCE, NULL
+   * when absent; the SkipCerts values -1 when absent. */
+  const uint8_t *name_constraints, *policies, *policy_mappings;
+  size_t name_constraints_len, policies_len, policy_mappings_len;
+  int require_explicit_policy, inhibit_policy_mapping, inhibit_any_policy;
 } gostx_x509_cert;
 
 #define GOSTX_X509_EKU_SERVER 1u
@@ -86,7 +97,8 @@ typedef struct gostx_x509_cert {
 #define GOSTX_X509_EKU_ANY 4u
 
 /* Parses one DER certificate. GOSTX_EFORMAT (with *st, when st is not NULL,
- * MALFORMED or UNSUPPORTED or BAD_KEY) when it cannot be used. */
+ * MALFORMED, UNSUPPORTED, BAD_KEY, BAD_EXTENSION or BAD_VERSION) when it
+ * cannot be used. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_x509_parse(const uint8_t *der, size_t der_len,
                                                  gostx_x509_cert *out, gostx_x509_status *st);
 
@@ -155,8 +167,9 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth);
 
-/* The longest path gostx_x509_verify builds, anchor included. */
-#define GOSTX_X509_MAX_DEPTH 10
+/* The longest path gostx_x509_verify builds, anchor included: a longer
+ * one is GOSTX_X509_PATH_TOO_LONG. */
+#define GOSTX_X509_MAX_DEPTH 32
 
 /* gostx_x509_verify that also gives the path it built: path[0] the leaf,
  * then each issuer found, the anchor last when one was reached (pointers
@@ -168,6 +181,16 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_path(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
     size_t cap, size_t *path_len);
+
+/* gostx_x509_verify_path that also writes, into why[why_cap] (when not
+ * NULL), the refusal as one line: the status's text, or for name
+ * constraints and policies what failed and whose constraint it was
+ * ("name constraints: DNS:www.evil.test not within permitted subtrees of
+ * CN=..."); "" when the path verified. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_why(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
+    size_t cap, size_t *path_len, char *why, size_t why_cap);
 
 #ifdef __cplusplus
 }

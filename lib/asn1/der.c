@@ -60,9 +60,9 @@ int gostx__der_oid_is(gostx__der oid, const uint8_t *enc, size_t len) {
   return oid.n == len && memcmp(oid.p, enc, len) == 0;
 }
 
-int gostx__der_u32(gostx__der *r, uint32_t *v) {
+int gostx__der_u32_tagged(gostx__der *r, uint8_t tag, uint32_t *v) {
   gostx__der c;
-  if (gostx__der_get(r, GOSTX__DER_INT, &c, NULL) || c.n == 0) return GOSTX_EFORMAT;
+  if (gostx__der_get(r, tag, &c, NULL) || c.n == 0) return GOSTX_EFORMAT;
   if (c.p[0] & 0x80) return GOSTX_EFORMAT;                         /* negative */
   if (c.n > 1 && c.p[0] == 0 && !(c.p[1] & 0x80)) return GOSTX_EFORMAT; /* not minimal */
   if (c.n > 5 || (c.n == 5 && c.p[0] != 0)) return GOSTX_EUNSUP;   /* well-formed, >= 2^32 */
@@ -72,11 +72,17 @@ int gostx__der_u32(gostx__der *r, uint32_t *v) {
   return 0;
 }
 
-int gostx__der_small_uint(gostx__der *r, int *v) {
+int gostx__der_u32(gostx__der *r, uint32_t *v) { return gostx__der_u32_tagged(r, GOSTX__DER_INT, v); }
+
+int gostx__der_small_uint_tagged(gostx__der *r, uint8_t tag, int *v) {
   uint32_t u;
-  if (gostx__der_u32(r, &u) || u > 0x7fffffffu) return GOSTX_EFORMAT; /* more than any count */
+  if (gostx__der_u32_tagged(r, tag, &u) || u > 0x7fffffffu) return GOSTX_EFORMAT; /* more than any count */
   *v = (int)u;
   return 0;
+}
+
+int gostx__der_small_uint(gostx__der *r, int *v) {
+  return gostx__der_small_uint_tagged(r, GOSTX__DER_INT, v);
 }
 
 int gostx__der_bool(gostx__der *r, int *v) {

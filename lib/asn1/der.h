@@ -47,9 +47,12 @@ int gostx__der_oid_is(gostx__der oid, const uint8_t *enc, size_t len);
 #define GOSTX__DER_OID_IS(oid, lit) gostx__der_oid_is(oid, (const uint8_t *)(lit), sizeof(lit) - 1)
 /* An INTEGER in DER (minimal, non-negative) that fits an int >= 0. */
 int gostx__der_small_uint(gostx__der *r, int *v);
+/* The same under an IMPLICIT tag (RFC 5280's SkipCerts [0], [1]). */
+int gostx__der_small_uint_tagged(gostx__der *r, uint8_t tag, int *v);
 /* An INTEGER in DER (minimal, non-negative) below 2^32. GOSTX_EUNSUP for a
  * well-formed one that is larger (a count no file of ours needs). */
 int gostx__der_u32(gostx__der *r, uint32_t *v);
+int gostx__der_u32_tagged(gostx__der *r, uint8_t tag, uint32_t *v);
 /* 1 when nothing is left to read. */
 static inline int gostx__der_done(const gostx__der *r) { return r->n == 0; }
 /* A BOOLEAN in DER (0x00 or 0xff). */

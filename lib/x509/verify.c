@@ -50,8 +50,9 @@ static int same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) 
   return an == bn && memcmp(a, b, an) == 0;
 }
 
+/* RFC 5280 7.1: the names compared after RFC 4518 preparation (names.c). */
 static int issued_by_name(const gostx_x509_cert *c, const gostx_x509_cert *issuer) {
-  return same_bytes(c->issuer, c->issuer_len, issuer->subject, issuer->subject_len);
+  return gostx__x509_name_equal(c->issuer, c->issuer_len, issuer->subject, issuer->subject_len);
 }
 
 /* A certificate that issued c among cands[n] (skipping those in the path
@@ -125,8 +126,17 @@ static int name_matches(const gostx_x509_cert *leaf, const char *name) {
 
 /* ---- the checks of each certificate of the built path ---- */
 
-static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anchor,
+/* The CAs between path[i] and the leaf that count against path[i]'s
+ * pathLenConstraint: not the leaf, not self-issued ones (6.1.4(l)). */
+static size_t cas_below(const gostx_x509_cert *const *path, size_t i) {
+  size_t n = 0;
+  for (size_t k = 1; k < i; k++) n += !gostx__x509_self_issued(path[k]);
+  return n;
+}
+
+static gostx_x509_status check_cert(const gostx_x509_cert *const *path, size_t i, int anchor,
                                     int64_t now, gostx_x509_purpose purpose) {
+  const gostx_x509_cert *c = path[i];
   if (now < c->not_before) return GOSTX_X509_NOT_YET_VALID;
   if (now > c->not_after) return GOSTX_X509_EXPIRED;
   if (c->unknown_critical) return GOSTX_X509_CRITICAL_EXT;
@@ -137,10 +147,10 @@ static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anch
   if (i > 0) {
     /* an issuer: a CA (a version 1 anchor counts as one, as in openssl),
      * allowed to sign certificates, with no more CAs below it than its
-     * pathLenConstraint (the leaf and self-issued ones not counted) */
+     * pathLenConstraint */
     if (!c->is_ca && !(anchor && c->version == 1)) return GOSTX_X509_NOT_CA;
     if (!(c->key_usage & KU_KEY_CERT_SIGN)) return GOSTX_X509_KEY_USAGE;
-    if (c->path_len >= 0 && i - 1 > (size_t)c->path_len) return GOSTX_X509_PATH_LEN;
+    if (c->path_len >= 0 && cas_below(path, i) > (size_t)c->path_len) return GOSTX_X509_PATH_LEN;
   } else if (eku_need && !(c->key_usage & leaf_key_usage(purpose))) {
     return GOSTX_X509_KEY_USAGE;
   }
@@ -150,11 +160,10 @@ static gostx_x509_status check_cert(const gostx_x509_cert *c, size_t i, int anch
   return GOSTX_X509_OK;
 }
 
-static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t n_anchors,
-                                         const gostx_x509_cert *chain, size_t n, int64_t now,
-                                         gostx_x509_purpose purpose, const char *name,
-                                         size_t *depth, const gostx_x509_cert **path,
-                                         size_t *path_len) {
+/* From chain[0] up to an anchor: path[*path_len]. */
+static gostx_x509_status build(const gostx_x509_cert *anchors, size_t n_anchors,
+                               const gostx_x509_cert *chain, size_t n, size_t *depth,
+                               const gostx_x509_cert **path, size_t *path_len) {
   size_t len = 1;
   *path_len = 1;
   int anchored = 0;
@@ -163,11 +172,7 @@ static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t 
     const gostx_x509_cert *c = path[len - 1], *next = NULL;
     for (size_t k = 0; k < n_anchors && !anchored; k++) /* c itself trusted */
       anchored = same_bytes(c->der, c->der_len, anchors[k].der, anchors[k].der_len);
-    if (anchored) break;
-    if (len == MAX_DEPTH) {
-      *depth = len - 1;
-      return GOSTX_X509_PATH_LEN;
-    }
+    if (anchored) return GOSTX_X509_OK;
     gostx_x509_status st = find_issuer(c, anchors, n_anchors, path, len, &next);
     if (st == GOSTX_X509_OK) {
       anchored = 1;
@@ -179,39 +184,56 @@ static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t 
         return st2 == GOSTX_X509_UNKNOWN_CA ? st : st2;
       }
     }
+    if (len == MAX_DEPTH) { /* an issuer, but no room for it */
+      *depth = len - 1;
+      return GOSTX_X509_PATH_TOO_LONG;
+    }
     path[len++] = next;
     *path_len = len;
-    if (anchored) break;
+    if (anchored) return GOSTX_X509_OK;
   }
+}
+
+static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t n_anchors,
+                                         const gostx_x509_cert *chain, size_t n, int64_t now,
+                                         gostx_x509_purpose purpose, const char *name,
+                                         size_t *depth, const gostx_x509_cert **path,
+                                         size_t *path_len, char *why, size_t why_cap) {
+  gostx_x509_status st = build(anchors, n_anchors, chain, n, depth, path, path_len);
+  size_t len = *path_len;
   /* from the anchor down, as a path is processed */
-  for (size_t i = len; i-- > 0;) {
-    gostx_x509_status st = check_cert(path[i], i, i == len - 1, now, purpose);
-    if (st != GOSTX_X509_OK) {
-      *depth = i;
-      return st;
-    }
+  for (size_t i = len; st == GOSTX_X509_OK && i-- > 0;) {
+    st = check_cert(path, i, i == len - 1, now, purpose);
+    if (st != GOSTX_X509_OK) *depth = i;
   }
-  if (name && !name_matches(path[0], name)) return GOSTX_X509_NAME_MISMATCH;
-  return GOSTX_X509_OK;
+  if (st == GOSTX_X509_OK) st = gostx__x509_name_constraints(path, len, depth, why, why_cap);
+  if (st == GOSTX_X509_OK) st = gostx__x509_policies(path, len, depth, why, why_cap);
+  if (st == GOSTX_X509_OK && name && !name_matches(path[0], name)) st = GOSTX_X509_NAME_MISMATCH;
+  return st;
 }
 
 gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
                                           const gostx_x509_cert *chain, size_t n, int64_t now,
                                           gostx_x509_purpose purpose, const char *name,
                                           size_t *depth, const gostx_x509_cert **path_out,
-                                          size_t cap, size_t *path_len) {
+                                          size_t cap, size_t *path_len, char *why,
+                                          size_t why_cap) {
   const gostx_x509_cert *path[MAX_DEPTH];
+  char detail[512] = "";
   size_t d0 = 0, len = 0;
   if (!depth) depth = &d0;
   *depth = 0;
   if (path_len) *path_len = 0;
-  if (!chain || !n) return GOSTX_X509_MALFORMED;
-  gostx_x509_status st =
-      build_and_check(anchors, n_anchors, chain, n, now, purpose, name, depth, path, &len);
+  gostx_x509_status st = !chain || !n ? GOSTX_X509_MALFORMED
+                                      : build_and_check(anchors, n_anchors, chain, n, now, purpose,
+                                                        name, depth, path, &len, detail,
+                                                        sizeof detail);
   if (path_out && path_len) {
     size_t k = len < cap ? len : cap;
     memcpy(path_out, path, k * sizeof path[0]);
     *path_len = k;
   }
+  if (why && why_cap)
+    snprintf(why, why_cap, "%s", st == GOSTX_X509_OK ? "" : detail[0] ? detail : gostx_x509_status_name(st));
   return st;
 }

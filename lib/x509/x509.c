@@ -8,6 +8,8 @@
 #include "asn1/pem.h"
 #include "x509/x509_internal.h"
 
+#define GOSTX__X509_MAX_DEPTH_TEXT GOSTX__STR(GOSTX_X509_MAX_DEPTH)
+
 /* Each text starts with the check that failed, as the API promises. */
 const char *gostx_x509_status_name(gostx_x509_status st) {
   switch (st) {
@@ -25,6 +27,16 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
     case GOSTX_X509_NAME_MISMATCH: return "subjectAltName: hostname or IP address mismatch";
     case GOSTX_X509_CRITICAL_EXT: return "extensions: unhandled critical extension";
     case GOSTX_X509_BAD_KEY: return "subjectPublicKeyInfo: the public key is not a valid point";
+    case GOSTX_X509_NAME_CONSTRAINTS:
+      return "name constraints: a name outside the permitted or inside the excluded subtrees";
+    case GOSTX_X509_POLICY: return "policies: no valid certificate policy where one is required";
+    case GOSTX_X509_PATH_TOO_LONG:
+      return "path length limit: no path within " GOSTX__X509_MAX_DEPTH_TEXT " certificates";
+    case GOSTX_X509_BAD_EXTENSION:
+      return "extensions: an extension's value is not what RFC 5280 section 4.2 defines (not its "
+             "syntax in DER, out of range, empty, or the extension repeated)";
+    case GOSTX_X509_BAD_VERSION:
+      return "version: a field this version has not (extensions before v3, unique IDs in v1)";
   }
   return "unknown status";
 }
@@ -103,7 +115,7 @@ static int get_spki(gostx__der *r, gostx_x509_cert *c, gostx_x509_status *st) {
 
 /* A Name: SEQUENCE OF SET OF SEQUENCE { OID, value } (the values any
  * single element). */
-static int check_name(gostx__der name) {
+int gostx__x509_check_name(gostx__der name) {
   while (name.n) {
     gostx__der rdn, atv, oid;
     uint8_t tag;
@@ -119,7 +131,7 @@ static int check_name(gostx__der name) {
 
 static int get_name(gostx__der *r, const uint8_t **p, size_t *n) {
   gostx__der body, whole;
-  if (gostx__der_get(r, GOSTX__DER_SEQ, &body, &whole) || check_name(body)) return GOSTX_EFORMAT;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &body, &whole) || gostx__x509_check_name(body)) return GOSTX_EFORMAT;
   *p = whole.p;
   *n = whole.n;
   return 0;
@@ -168,40 +180,172 @@ static int ext_eku(gostx__der v, gostx_x509_cert *c) {
   return 0;
 }
 
-/* subjectAltName: GeneralNames, at least one; the dNSName and iPAddress
- * entries checked (IA5 text; 4 or 16 bytes), the others only as elements. */
+/* IA5String text as RFC 5280 uses it in names: printable ASCII. */
+static int printable_ascii(gostx__der v) {
+  for (size_t i = 0; i < v.n; i++)
+    if (v.p[i] < 0x20 || v.p[i] > 0x7e) return 0;
+  return 1;
+}
+
+/* One GeneralName's value checked where gostx reads it: rfc822Name and
+ * dNSName printable ASCII (a dNSName also without spaces), iPAddress
+ * ip_len or 2 * ip_len / 4 bytes (an address; a constraint's address and
+ * mask), directoryName one Name; the other forms only as elements. */
+static int check_general_name(uint8_t tag, gostx__der v, size_t ip_v4) {
+  if ((tag & 0xc0) != 0x80) return GOSTX_EFORMAT;
+  if (tag == SAN_IP && v.n != ip_v4 && v.n != 4 * ip_v4) return GOSTX_EFORMAT;
+  if ((tag == SAN_DNS || tag == SAN_EMAIL) && !printable_ascii(v)) return GOSTX_EFORMAT;
+  if (tag == SAN_DNS && memchr(v.p, ' ', v.n)) return GOSTX_EFORMAT;
+  if (tag == SAN_DIR) {
+    gostx__der name;
+    if (gostx__der_get(&v, GOSTX__DER_SEQ, &name, NULL) || v.n || gostx__x509_check_name(name))
+      return GOSTX_EFORMAT;
+  }
+  return 0;
+}
+
+/* subjectAltName: GeneralNames, at least one (RFC 5280 4.2.1.6). */
 static int ext_san(gostx__der v, gostx_x509_cert *c) {
   gostx__der seq, name;
   uint8_t tag;
   if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
   c->san = seq.p;
   c->san_len = seq.n;
-  while (seq.n) {
-    if (gostx__der_next(&seq, &tag, &name, NULL) || (tag & 0xc0) != 0x80) return GOSTX_EFORMAT;
-    if (tag == SAN_IP && name.n != 4 && name.n != 16) return GOSTX_EFORMAT;
-    if (tag == SAN_DNS)
-      for (size_t i = 0; i < name.n; i++)
-        if (name.p[i] == 0 || name.p[i] > 0x7e) return GOSTX_EFORMAT;
+  while (seq.n)
+    if (gostx__der_next(&seq, &tag, &name, NULL) || check_general_name(tag, name, 4))
+      return GOSTX_EFORMAT;
+  return 0;
+}
+
+/* GeneralSubtrees: at least one GeneralSubtree, each only its base: the
+ * minimum MUST be 0 (so absent in DER) and the maximum absent (4.2.1.10). */
+static int check_subtrees(gostx__der trees) {
+  if (!trees.n) return GOSTX_EFORMAT;
+  while (trees.n) {
+    gostx__der tree, base;
+    uint8_t tag;
+    if (gostx__der_get(&trees, GOSTX__DER_SEQ, &tree, NULL) ||
+        gostx__der_next(&tree, &tag, &base, NULL) || tree.n || check_general_name(tag, base, 8))
+      return GOSTX_EFORMAT;
   }
   return 0;
 }
 
+/* nameConstraints (4.2.1.10): permitted [0], excluded [1], not both absent. */
+static int ext_name_constraints(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq, trees;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
+  c->name_constraints = seq.p;
+  c->name_constraints_len = seq.n;
+  if (gostx__der_peek(&seq, GOSTX__DER_CTXC(0)) &&
+      (gostx__der_get(&seq, GOSTX__DER_CTXC(0), &trees, NULL) || check_subtrees(trees)))
+    return GOSTX_EFORMAT;
+  if (seq.n && (gostx__der_get(&seq, GOSTX__DER_CTXC(1), &trees, NULL) || check_subtrees(trees) ||
+                seq.n))
+    return GOSTX_EFORMAT;
+  return 0;
+}
+
+/* PolicyQualifiers: at least one SEQUENCE { OID, one element }. */
+static int check_qualifiers(gostx__der quals) {
+  gostx__der qual, qid;
+  uint8_t tag;
+  if (!quals.n) return GOSTX_EFORMAT;
+  while (quals.n)
+    if (gostx__der_get(&quals, GOSTX__DER_SEQ, &qual, NULL) || gostx__der_oid(&qual, &qid) ||
+        gostx__der_next(&qual, &tag, NULL, NULL) || qual.n)
+      return GOSTX_EFORMAT;
+  return 0;
+}
+
+/* How many PolicyInformation of the (checked) list have this OID. */
+static size_t policy_count(gostx__der list, gostx__der oid) {
+  size_t n = 0;
+  gostx__der info, id;
+  while (!gostx__der_get(&list, GOSTX__DER_SEQ, &info, NULL) && !gostx__der_oid(&info, &id))
+    n += gostx__der_oid_is(id, oid.p, oid.n);
+  return n;
+}
+
+/* certificatePolicies (4.2.1.4): PolicyInformation { OID, qualifiers
+ * OPTIONAL }, at least one, each OID once. */
+static int ext_policies(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq, info, oid, quals;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
+  c->policies = seq.p;
+  c->policies_len = seq.n;
+  for (gostx__der r = seq; r.n;) {
+    if (gostx__der_get(&r, GOSTX__DER_SEQ, &info, NULL) || gostx__der_oid(&info, &oid))
+      return GOSTX_EFORMAT;
+    if (info.n && (gostx__der_get(&info, GOSTX__DER_SEQ, &quals, NULL) || info.n ||
+                   check_qualifiers(quals)))
+      return GOSTX_EFORMAT;
+  }
+  for (gostx__der r = seq; r.n;) {
+    (void)gostx__der_get(&r, GOSTX__DER_SEQ, &info, NULL); /* checked above */
+    (void)gostx__der_oid(&info, &oid);
+    if (policy_count(seq, oid) != 1) return GOSTX_EFORMAT;
+  }
+  return 0;
+}
+
+/* policyMappings (4.2.1.5): pairs of OIDs, at least one. */
+static int ext_policy_mappings(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq, pair, a, b;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
+  c->policy_mappings = seq.p;
+  c->policy_mappings_len = seq.n;
+  while (seq.n)
+    if (gostx__der_get(&seq, GOSTX__DER_SEQ, &pair, NULL) || gostx__der_oid(&pair, &a) ||
+        gostx__der_oid(&pair, &b) || pair.n)
+      return GOSTX_EFORMAT;
+  return 0;
+}
+
+/* policyConstraints (4.2.1.11): requireExplicitPolicy [0],
+ * inhibitPolicyMapping [1], not both absent. */
+static int ext_policy_constraints(gostx__der v, gostx_x509_cert *c) {
+  gostx__der seq;
+  if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
+  if (gostx__der_peek(&seq, GOSTX__DER_CTX(0)) &&
+      gostx__der_small_uint_tagged(&seq, GOSTX__DER_CTX(0), &c->require_explicit_policy))
+    return GOSTX_EFORMAT;
+  if (seq.n && (gostx__der_small_uint_tagged(&seq, GOSTX__DER_CTX(1), &c->inhibit_policy_mapping) ||
+                seq.n))
+    return GOSTX_EFORMAT;
+  return 0;
+}
+
+/* inhibitAnyPolicy (4.2.1.14): SkipCerts. */
+static int ext_inhibit_any(gostx__der v, gostx_x509_cert *c) {
+  if (gostx__der_small_uint(&v, &c->inhibit_any_policy) || v.n) return GOSTX_EFORMAT;
+  return 0;
+}
+
+/* The extensions gostx processes: any other one is refused when critical. */
 static const struct {
   const char *oid;
   size_t len;
-  unsigned bit;
   int (*parse)(gostx__der v, gostx_x509_cert *c);
 } known_ext[] = {
-    {OID_EXT_BASIC, sizeof OID_EXT_BASIC - 1, 1, ext_basic},
-    {OID_EXT_KEY_USAGE, sizeof OID_EXT_KEY_USAGE - 1, 2, ext_key_usage},
-    {OID_EXT_EKU, sizeof OID_EXT_EKU - 1, 4, ext_eku},
-    {OID_EXT_SAN, sizeof OID_EXT_SAN - 1, 8, ext_san},
+#define EXT(oid, parse) {oid, sizeof oid - 1, parse}
+    EXT(OID_EXT_BASIC, ext_basic),
+    EXT(OID_EXT_KEY_USAGE, ext_key_usage),
+    EXT(OID_EXT_EKU, ext_eku),
+    EXT(OID_EXT_SAN, ext_san),
+    EXT(OID_EXT_NAME_CONSTRAINTS, ext_name_constraints),
+    EXT(OID_EXT_POLICIES, ext_policies),
+    EXT(OID_EXT_POLICY_MAPPINGS, ext_policy_mappings),
+    EXT(OID_EXT_POLICY_CONSTRAINTS, ext_policy_constraints),
+    EXT(OID_EXT_INHIBIT_ANY, ext_inhibit_any),
+#undef EXT
 };
 
 /* Extensions: each at most once (RFC 5280 section 4.2); critical written
  * only when TRUE (DER's DEFAULT rule). Every extension OID seen is kept
- * once, so a repeated unknown one is refused too. */
-static int get_extensions(gostx__der exts, gostx_x509_cert *c) {
+ * once, so a repeated unknown one is refused too. A value that is not
+ * what its extension defines is BAD_EXTENSION: the DER around it was fine. */
+static int get_extensions(gostx__der exts, gostx_x509_cert *c, gostx_x509_status *st) {
   gostx__der seen[64];
   size_t n_seen = 0;
   gostx__der seq;
@@ -214,6 +358,7 @@ static int get_extensions(gostx__der exts, gostx_x509_cert *c) {
     if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && (gostx__der_bool(&ext, &critical) || !critical))
       return GOSTX_EFORMAT;
     if (gostx__der_get(&ext, GOSTX__DER_OCTETS, &value, NULL) || ext.n) return GOSTX_EFORMAT;
+    *st = GOSTX_X509_BAD_EXTENSION;
     if (n_seen == sizeof seen / sizeof seen[0]) return GOSTX_EFORMAT;
     for (size_t i = 0; i < n_seen; i++)
       if (gostx__der_oid_is(seen[i], oid.p, oid.n)) return GOSTX_EFORMAT;
@@ -222,11 +367,11 @@ static int get_extensions(gostx__der exts, gostx_x509_cert *c) {
     while (k < sizeof known_ext / sizeof known_ext[0] &&
            !gostx__der_oid_is(oid, (const uint8_t *)known_ext[k].oid, known_ext[k].len))
       k++;
-    if (k == sizeof known_ext / sizeof known_ext[0]) {
+    if (k == sizeof known_ext / sizeof known_ext[0])
       c->unknown_critical |= critical;
-      continue;
-    }
-    if (known_ext[k].parse(value, c)) return GOSTX_EFORMAT;
+    else if (known_ext[k].parse(value, c))
+      return GOSTX_EFORMAT;
+    *st = GOSTX_X509_MALFORMED;
   }
   return 0;
 }
@@ -259,16 +404,19 @@ static int get_tbs(gostx__der tbs, gostx_x509_cert *c, gostx__der *sig_alg_inner
       gostx__der_time(&valid, &c->not_before) || gostx__der_time(&valid, &c->not_after) || valid.n)
     return GOSTX_EFORMAT;
   if (get_name(&tbs, &c->subject, &c->subject_len) || get_spki(&tbs, c, st)) return GOSTX_EFORMAT;
-  /* issuerUniqueID [1], subjectUniqueID [2]: v2 and v3 only; not used */
-  for (int k = 1; k <= 2; k++)
-    if (gostx__der_peek(&tbs, (uint8_t)GOSTX__DER_CTX(k)) &&
-        (c->version < 2 || gostx__der_get(&tbs, (uint8_t)GOSTX__DER_CTX(k), &ver, NULL)))
-      return GOSTX_EFORMAT;
+  /* issuerUniqueID [1], subjectUniqueID [2]: v2 and v3 only; not used.
+   * Extensions [3]: v3 only (4.1.2.1). A field in the wrong version is
+   * DER, and so is named as a version error. */
+  for (int k = 1; k <= 2; k++) {
+    if (!gostx__der_peek(&tbs, (uint8_t)GOSTX__DER_CTX(k))) continue;
+    if (c->version < 2) return *st = GOSTX_X509_BAD_VERSION, GOSTX_EFORMAT;
+    if (gostx__der_get(&tbs, (uint8_t)GOSTX__DER_CTX(k), &ver, NULL)) return GOSTX_EFORMAT;
+  }
   if (tbs.n) {
-    gostx__der exts;
-    if (c->version != 3 || gostx__der_get(&tbs, GOSTX__DER_CTXC(3), &exts, NULL) || tbs.n ||
-        get_extensions(exts, c))
-      return GOSTX_EFORMAT;
+    gostx__der exts, probe2 = tbs;
+    if (gostx__der_get(&probe2, GOSTX__DER_CTXC(3), &exts, NULL) || probe2.n) return GOSTX_EFORMAT;
+    if (c->version != 3) return *st = GOSTX_X509_BAD_VERSION, GOSTX_EFORMAT;
+    if (get_extensions(exts, c, st)) return GOSTX_EFORMAT;
   }
   return 0;
 }
@@ -284,6 +432,7 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
   c.path_len = -1;
   c.key_usage = ~0u;
   c.ext_key_usage = ~0u;
+  c.require_explicit_policy = c.inhibit_policy_mapping = c.inhibit_any_policy = -1;
   gostx__der all = {der, der_len}, cert, tbs, tbs_whole, sig_alg_inner, sig_alg_outer, bits;
   int alg;
   if (gostx__der_get(&all, GOSTX__DER_SEQ, &cert, NULL) || all.n ||
@@ -356,7 +505,7 @@ int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_
   text_out o = {text, cap, 0};
   text[0] = 0;
   gostx__der r = {name, name_len}, seq;
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &seq, NULL) || r.n || check_name(seq)) return GOSTX_EFORMAT;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &seq, NULL) || r.n || gostx__x509_check_name(seq)) return GOSTX_EFORMAT;
   int first = 1;
   while (seq.n) {
     gostx__der rdn, atv, oid, value;

@@ -17,12 +17,44 @@
 #define OID_EXT_BASIC "\x55\x1d\x13"                        /* 2.5.29.19 */
 #define OID_EXT_EKU "\x55\x1d\x25"                          /* 2.5.29.37 */
 #define OID_EKU_ANY "\x55\x1d\x25\x00"                      /* 2.5.29.37.0 */
+#define OID_EXT_NAME_CONSTRAINTS "\x55\x1d\x1e"             /* 2.5.29.30 */
+#define OID_EXT_POLICIES "\x55\x1d\x20"                     /* 2.5.29.32 */
+#define OID_ANY_POLICY "\x55\x1d\x20\x00"                   /* 2.5.29.32.0 */
+#define OID_EXT_POLICY_MAPPINGS "\x55\x1d\x21"              /* 2.5.29.33 */
+#define OID_EXT_POLICY_CONSTRAINTS "\x55\x1d\x24"           /* 2.5.29.36 */
+#define OID_EXT_INHIBIT_ANY "\x55\x1d\x36"                  /* 2.5.29.54 */
+#define OID_EMAIL_ADDRESS "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x01" /* 1.2.840.113549.1.9.1 */
 #define OID_EKU_SERVER "\x2b\x06\x01\x05\x05\x07\x03\x01"   /* 1.3.6.1.5.5.7.3.1 */
 #define OID_EKU_CLIENT "\x2b\x06\x01\x05\x05\x07\x03\x02"   /* 1.3.6.1.5.5.7.3.2 */
 
-/* GeneralName tags of subjectAltName (RFC 5280 section 4.2.1.6). */
+/* GeneralName tags (RFC 5280 section 4.2.1.6). */
+#define SAN_EMAIL GOSTX__DER_CTX(1)
 #define SAN_DNS GOSTX__DER_CTX(2)
+#define SAN_DIR GOSTX__DER_CTXC(4) /* EXPLICIT: Name is a CHOICE */
+#define SAN_URI GOSTX__DER_CTX(6)
 #define SAN_IP GOSTX__DER_CTX(7)
+
+/* A Name's RDNSequence content, checked: SEQUENCE OF SET OF SEQUENCE
+ * { OID, one element }. */
+int gostx__x509_check_name(gostx__der name);
+
+/* 1 when the two Names (whole DER elements, checked) are the same name
+ * after RFC 4518 string preparation (RFC 5280 section 7.1). */
+int gostx__x509_name_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+/* 1 when the Name (its RDNSequence content) begins with the RDNs of the
+ * constraint's (RFC 5280 4.2.1.10's directoryName subtree). */
+int gostx__x509_name_within(gostx__der name, gostx__der subtree);
+
+/* RFC 5280 6.1.3(b)(c) and 6.1.4(g) over a built path (leaf first, the
+ * anchor last): GOSTX_X509_OK, or GOSTX_X509_NAME_CONSTRAINTS with the
+ * failed certificate's index in *depth and why[cap] saying what. */
+gostx_x509_status gostx__x509_name_constraints(const gostx_x509_cert *const *path, size_t len,
+                                               size_t *depth, char *why, size_t cap);
+/* RFC 5280 6.1's policy processing over the same path. */
+gostx_x509_status gostx__x509_policies(const gostx_x509_cert *const *path, size_t len,
+                                       size_t *depth, char *why, size_t cap);
+/* 1 when c's issuer and subject are the same name (RFC 5280 6.1). */
+int gostx__x509_self_issued(const gostx_x509_cert *c);
 
 /* 0 when cert's signature verifies under issuer's key (the algorithm and
  * key size must fit); GOSTX_EAUTH when it does not, GOSTX_EUNSUP when the
@@ -34,6 +66,7 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
                                           const gostx_x509_cert *chain, size_t n, int64_t now,
                                           gostx_x509_purpose purpose, const char *name,
                                           size_t *depth, const gostx_x509_cert **path,
-                                          size_t cap, size_t *path_len);
+                                          size_t cap, size_t *path_len, char *why,
+                                          size_t why_cap);
 
 #endif

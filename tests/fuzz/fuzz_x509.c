@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "gostx.h"
-#include "asn1/der.h"
+#include "x509/x509_internal.h"
 
 #define MAX_CERTS 6
 
@@ -42,7 +42,10 @@ static void check_cert(const gostx_x509_cert *c) {
   if (!inside(c->tbs, c->tbs_len, c) || !inside(c->issuer, c->issuer_len, c) ||
       !inside(c->subject, c->subject_len, c) || !inside(c->sig_value, c->sig_value_len, c) ||
       !inside(c->serial, c->serial_len, c) || !inside(c->spki, c->spki_len, c) ||
-      (c->san && !inside(c->san, c->san_len, c)))
+      (c->san && !inside(c->san, c->san_len, c)) ||
+      (c->name_constraints && !inside(c->name_constraints, c->name_constraints_len, c)) ||
+      (c->policies && !inside(c->policies, c->policies_len, c)) ||
+      (c->policy_mappings && !inside(c->policy_mappings, c->policy_mappings_len, c)))
     bug("a view outside the DER");
   if (c->sig_value_len != 64 && c->sig_value_len != 128) bug("signature length");
   if (c->pub_len != 2 * gostx_gost3410_size(c->curve) ||
@@ -140,9 +143,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st != GOSTX_X509_OK && st != GOSTX_X509_NAME_MISMATCH && depth >= plen)
       bug("depth outside the path");
     for (size_t i = 0; i + 1 < plen; i++)
-      if (path[i]->issuer_len != path[i + 1]->subject_len ||
-          memcmp(path[i]->issuer, path[i + 1]->subject, path[i]->issuer_len))
-        bug("a path link whose names do not chain");
+      if (!gostx__x509_name_equal(path[i]->issuer, path[i]->issuer_len, path[i + 1]->subject,
+                                  path[i + 1]->subject_len) ||
+          !gostx__x509_name_equal(path[i + 1]->subject, path[i + 1]->subject_len, path[i]->issuer,
+                                  path[i]->issuer_len))
+        bug("a path link whose names do not chain (or compare one way only)");
     if (st == GOSTX_X509_OK) {
       const gostx_x509_cert *a = &certs[n - 1], *top = path[plen - 1];
       if (top->der_len != a->der_len || memcmp(top->der, a->der, a->der_len))

@@ -266,7 +266,7 @@ def tls_handshake_seeds():
 def x509_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
-        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t], check=True)
+        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t, "--paths"], check=True)
         def der(name):
             return subprocess.run(["openssl", "x509", "-in", os.path.join(t, name), "-outform", "DER"],
                                   check=True, capture_output=True).stdout
@@ -284,6 +284,17 @@ def x509_seeds():
             (0, b"", der("bad-notyet.pem") + der("int.pem") + der("ca.pem")),
             (3, b"localhost", pem("chain-256B.pem") + pem("ca.pem")),
             (1, b"", pem("chain-old.pem")),
+            # RFC 5280 path processing: name constraints, policies, names
+            (0, b"", der("nc-dns.pem") + der("nc-int.pem") + der("ca.pem")),
+            (0, b"", der("nc-ok.pem") + der("nc-int-crit.pem") + der("ca.pem")),
+            (0, b"", der("nc-dir-si-ok.pem") + der("nc-dir-si.pem") + der("nc-dir-int.pem") + der("ca.pem")),
+            (0, b"", der("nc-dir-prep.pem") + der("nc-dir-int.pem") + der("ca.pem")),
+            (0, b"", der("nc-subjemail.pem") + der("nc-int.pem") + der("ca.pem")),
+            (0, b"", der("pol-map-ok.pem") + der("pol-map-int.pem") + der("ca.pem")),
+            (0, b"", der("pol-mapinh.pem") + der("pol-map2-int.pem") + der("pol-mapinh-int.pem") + der("ca.pem")),
+            (0, b"", der("pol-inh-ok.pem") + der("pol-inh-int.pem") + der("ca.pem")),
+            (0, b"", der("roll-leaf.pem") + der("roll-int2.pem") + der("roll-int.pem") + der("ca.pem")),
+            (0, b"", der("enc-leaf.pem") + der("enc-ca-p.pem") + der("ca.pem")),
         ]
     for i, (flags, name, body) in enumerate(seeds):
         put("fuzz_x509", i, bytes([flags, len(name)]) + name + body)
