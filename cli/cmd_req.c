@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* memmem */
 /* gostx req (-new: a PKCS#10 request; -x509: a self-signed certificate;
  * -verify: a request's signature checked) and gostx x509 -req (a
  * certificate issued from a request by a CA), in openssl's shapes, with
@@ -268,7 +269,7 @@ static void x509_req_help(void) {
 
 typedef struct x509_req_args {
   const char *in, *ca, *cakey, *pass, *days, *extfile, *section, *caserial, *out;
-  int pem, copy, create, have_serial;
+  int pem, copy, create, have_serial, cakey_in_ca;
   cert_serial serial;
 } x509_req_args;
 
@@ -307,7 +308,7 @@ static int x509_req_parse(int argc, char **argv, x509_req_args *a) {
   if (a->section && !a->extfile) return cli_usage("x509 -req: -extensions goes with -extfile");
   if (a->have_serial && a->caserial) return cli_usage("x509 -req: -set_serial or -CAserial, not both");
   if (a->create && !a->caserial) return cli_usage("x509 -req: -CAcreateserial goes with -CAserial");
-  if (!a->cakey) a->cakey = a->ca;
+  if (!a->cakey) a->cakey = a->ca, a->cakey_in_ca = 1; /* openssl's default too */
   return 0;
 }
 
@@ -329,11 +330,14 @@ static int load_issuer(const x509_req_args *a, issuer *is) {
   is->der = malloc(len ? len : 1);
   int r = is->der ? gostx_x509_pem_next((const char *)text, len, &pos, is->der, len, &der_len) : -1;
   if (r == 0) memcpy(is->der, text, der_len = len); /* no PEM block: DER */
+  int holds_key = memmem(text, len, "PRIVATE KEY-----", 16) != NULL;
   free(text);
   if (r < 0 || gostx_x509_parse(is->der, der_len, &is->cert, &st))
     return cli_usage("-CA %s: %s", a->ca, r < 0 ? "malformed PEM certificate" : gostx_x509_status_name(st));
   if (is->cert.key_alg == GOSTX_X509_KEY_2001)
     return cli_usage("-CA %s: a GOST R 34.10-2001 key; gostx issues with 2012 keys", a->ca);
+  if (a->cakey_in_ca && !holds_key)
+    return cli_usage("-CA %s holds no private key: give -CAkey", a->ca);
   rc = cert_load_signing_key("-CAkey", a->cakey, a->pass, &is->key, &is->xk);
   if (rc) return rc;
   if (is->key.curve != is->cert.curve || 2 * is->key.len != is->cert.pub_len ||
