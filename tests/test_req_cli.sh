@@ -134,15 +134,7 @@ ossl_ok "DER certificate" verify -CAfile ca.pem <(openssl x509 -inform DER -in s
 
 # ---- gostx tls serve on that chain alone; gostx tls client verifies it ----
 cat srv.pem ca.pem >chain.pem
-python3 -c 'import socket, threading
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
-print(s.getsockname()[1], flush=True)
-def echo(c):
-    for b in iter(lambda: c.recv(4096), b""): c.sendall(b)
-    c.close()
-while True: threading.Thread(target=echo, args=(s.accept()[0],), daemon=True).start()' >echo.port 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s echo.port ] && break; sleep 0.05; done
+tls_echo
 if tls_start srv tls serve --listen 127.0.0.1:0 --backend "127.0.0.1:$(cat echo.port)" \
   --cert chain.pem --key srv.key -passin pass:secret --threads 1; then
   echo "hello over a gostx chain" | timeout 20 "$G" tls client "127.0.0.1:$PORT" --ca ca.pem \
