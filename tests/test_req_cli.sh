@@ -185,6 +185,9 @@ check "openssl agrees: broken" bash -c '! openssl req -verify -inform DER -in br
 cp srv.pem keep.pem
 refused 1 "-CAkey srv.key does not match the certificate -CA ca.pem" keep.pem x509 -req -in srv.csr \
   -CA ca.pem -CAkey srv.key -passin pass:secret -out keep.pem
+run 0 genpkey -c 512A -o other.key # the same curve as the CA's: only the point differs
+refused 1 "-CAkey other.key does not match the certificate -CA ca.pem" keep.pem x509 -req -in srv.csr \
+  -CA ca.pem -CAkey other.key -out keep.pem
 refused 1 "wrong password" keep.pem x509 -req -in srv.csr -CA ca.pem -CAkey srv.key -passin pass:nope -out keep.pem
 refused 1 "nowhere.csr" keep.pem x509 -req -in nowhere.csr -CA ca.pem -CAkey ca.key -out keep.pem
 refused 2 "not a DER or PEM PKCS#10" keep.pem x509 -req -in ca.key -CA ca.pem -CAkey ca.key -out keep.pem

@@ -203,6 +203,7 @@ static void requests(void) {
   gostx_x509_csr csr;
   uint8_t der[2048];
   size_t len;
+  memset(&csr, 0, sizeof csr); /* read below even when a parse failed */
   CHECK_RC(gostx_x509_name_parse("/CN=req/OGRN=1027700000000", &name, err, sizeof err), 0, "name");
   gostx_x509_exts_init(&e);
   CHECK_RC(gostx_x509_exts_add_line(&e, "subjectAltName=DNS:req.example", err, sizeof err), 0, "san");
