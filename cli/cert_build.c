@@ -63,8 +63,9 @@ int cert_outform(const char *arg, int *pem) {
 }
 
 int cert_days(const char *arg, int64_t now, int64_t *not_after) {
+  const int64_t last = 253402300799; /* 9999-12-31 23:59:59, the last time X.509 writes */
   uint64_t days;
-  int rc = cli_uint("-days", arg, 1, 3000000, &days); /* up to year 9999 */
+  int rc = cli_uint("-days", arg, 1, (uint64_t)((last - now) / 86400), &days);
   if (!rc) *not_after = now + (int64_t)days * 86400;
   return rc;
 }
@@ -110,13 +111,15 @@ int cert_parse_serial(const char *what, const char *text, int hex, cert_serial *
   const char *p = text;
   if (!hex && (!strncmp(p, "0x", 2) || !strncmp(p, "0X", 2))) p += 2, hex = 1;
   if (!*p) return cli_usage("%s: empty serial number", what);
+  int over = 0;
   for (; *p; p++) {
     int d = *p >= '0' && *p <= '9' ? *p - '0'
           : hex && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
           : hex && *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
     if (d < 0) return cli_usage("%s: '%s' is not a %s number", what, text, hex ? "hex" : "decimal");
-    if (mul_add(acc, hex ? 16 : 10, (unsigned)d)) return to_serial(what, text, (uint8_t[21]){0}, s);
+    over |= mul_add(acc, hex ? 16 : 10, (unsigned)d);
   }
+  if (over) memset(acc, 0, sizeof acc); /* beyond 21 bytes: to_serial refuses 0 the same way */
   return to_serial(what, text, acc, s);
 }
 

@@ -42,20 +42,28 @@ static const char *after(const char *item, const char *prefix) {
   return strncasecmp(item, prefix, n) ? NULL : item + n;
 }
 
+/* "pathlen:N": N, else -1. */
+static long pathlen_of(const char *item) {
+  const char *rest = after(item, "pathlen:");
+  char *end;
+  if (!rest || *rest < '0' || *rest > '9') return -1;
+  long v = strtol(rest, &end, 10);
+  return *end || v > 1000000 ? -1 : v;
+}
+
 static int ext_basic(gostx__der_w *w, const items *it, char *err, size_t cap) {
   int ca = -1;
   long pathlen = -1;
   for (size_t i = 0; i < it->n; i++) {
-    const char *v = it->v[i], *rest;
-    char *end;
-    if ((rest = after(v, "CA:")) && (!strcasecmp(rest, "TRUE") || !strcasecmp(rest, "FALSE")) && ca < 0) {
-      ca = !strcasecmp(rest, "TRUE");
-    } else if ((rest = after(v, "pathlen:")) && pathlen < 0 && *rest >= '0' && *rest <= '9' &&
-               (pathlen = strtol(rest, &end, 10), !*end) && pathlen <= 1000000) {
-    } else {
+    const char *v = it->v[i], *rest = after(v, "CA:");
+    int is_true = rest && !strcasecmp(rest, "TRUE"), is_false = rest && !strcasecmp(rest, "FALSE");
+    if ((is_true || is_false) && ca < 0)
+      ca = is_true;
+    else if (pathlen < 0 && pathlen_of(v) >= 0)
+      pathlen = pathlen_of(v);
+    else
       return gostx__x509_fail(err, cap, "basicConstraints: '%s' is not CA:TRUE, CA:FALSE or "
                               "pathlen:N (each at most once)", v);
-    }
   }
   if (ca < 0) return gostx__x509_fail(err, cap, "basicConstraints: CA:TRUE or CA:FALSE is needed");
   if (pathlen >= 0 && !ca)
