@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # gostx req and gostx x509 -req: a CA, a request and a server certificate
 # made with gostx alone, each accepted by openssl + gost-engine (verify,
-# req -verify, x509 -text showing the extensions asked for) and by GnuTLS
-# certtool --verify; gostx tls serve runs on that chain alone and gostx tls
-# client --ca verifies it (loopback, bounded). Requests and CAs that
-# openssl made are taken too. Refusals: a bad -subj or -addext, a request
-# whose signature is broken, a CA key that is not the CA certificate's, an
+# req -verify, x509 -text showing the extensions asked for) and, when it is
+# installed, by GnuTLS certtool --verify; gostx tls serve runs on that chain
+# alone and gostx tls client --ca verifies it (loopback, bounded).
+# Requests and CAs that openssl made are taken too. Refusals: a bad -subj
+# or -addext, a request whose signature is broken, a CA key that is not the CA certificate's, an
 # unreadable file: each with its exit status and one line, no output file
 # made and an existing one left as it was.
 # Skipped (77) without openssl's gost-engine.
