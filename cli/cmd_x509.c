@@ -343,13 +343,16 @@ static int cmd_x509_show(int argc, char **argv) {
 }
 
 int cmd_x509(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "-req")) return cmd_x509_req(argc, argv); /* cli/cmd_req.c */
   if (argc >= 2 && !strcmp(argv[1], "verify")) return cmd_x509_verify(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "show")) return cmd_x509_show(argc - 1, argv + 1);
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("Usage: gostx x509 verify [OPTIONS] CERT...   check GOST certificate chains\n"
            "       gostx x509 show CERT...               print certificates\n"
-           "Run `gostx x509 verify --help` for the options.\n");
+           "       gostx x509 -req -in CSR -CA C [...]   issue a certificate from a request\n"
+           "Run `gostx x509 verify --help` (or -req --help) for the options.\n");
     return CLI_EXIT_OK;
   }
-  return cli_usage("x509: verify or show (see gostx x509 --help)");
+  return cli_usage("x509: verify, show or -req (see gostx x509 --help)");
 }

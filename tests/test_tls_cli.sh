@@ -173,18 +173,9 @@ refused 1 "connect to 127.0.0.1:$(cat "$T/port"): Connection refused" \
 # TLS 1.2 and 1.3 end to end: serve (in front of an echo backend) and
 # client, each with --version or not; what the client prints, and a
 # version neither side can give up refused on both sides' terms
-python3 -c 'import socket, threading
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
-print(s.getsockname()[1], flush=True)
-def echo(c):
-    for b in iter(lambda: c.recv(4096), b""): c.sendall(b)
-    c.close()
-while True: threading.Thread(target=echo, args=(s.accept()[0],), daemon=True).start()' \
-  >"$T/echo.port" 2>/dev/null &
-echo_pid=$!
-PIDS=($echo_pid)
+PIDS=()
 trap 'pids_stop; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/echo.port" ] && break; sleep 0.05; done
+tls_echo || exit 1
 # versions SERVE_ARGS -- CLIENT_ARGS: serve --listen 127.0.0.1:0 with
 # SERVE_ARGS, one client with CLIENT_ARGS sending a line; its stdout in
 # $T/v.out, stderr in $T/v.err, rc in $rc

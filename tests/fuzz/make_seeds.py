@@ -332,6 +332,34 @@ cli = [
 for i, (sel, args, data) in enumerate(cli):
     put("fuzz_cli", i, bytes([sel]) + "\n".join(args).encode() + b"\0" + data)
 
+# fuzz_csr: mode byte (0 DER request, 1 PEM, 2 -subj text, 3 extension
+# lines), then the body; the requests made by gostx req.
+import tempfile
+with tempfile.TemporaryDirectory() as t:
+    csr = []
+    for curve, exts in (("256A", ["subjectAltName=DNS:a.example,IP:127.0.0.1,IP:::1"]),
+                        ("512B", ["basicConstraints=critical,CA:TRUE,pathlen:0",
+                                  "keyUsage=critical,keyCertSign,cRLSign"]),
+                        ("256B", [])):
+        key = os.path.join(t, curve + ".key")
+        subprocess.run([gostx, "genpkey", "-c", curve, "-o", key], check=True)
+        args = [gostx, "req", "-new", "-key", key, "-subj", "/CN=fuzz/O=gostx/C=RU/INN=7700000000"]
+        for x in exts:
+            args += ["-addext", x]
+        csr.append(subprocess.run(args, check=True, capture_output=True).stdout)
+    for i, p in enumerate(csr):
+        der = subprocess.run(["openssl", "req", "-in", "-", "-outform", "DER"], input=p, check=True,
+                             capture_output=True).stdout
+        put("fuzz_csr", i, b"\0" + der)
+        put("fuzz_csr", 3 + i, b"\1" + p)
+texts = [(2, "/CN=host a/O=Org\\/x/C=RU/emailAddress=a@b.ru/SNILS=12345678901/1.2.3.4=x"),
+         (2, "/CN=\u0422\u0435\u0441\u0442/OU=u/ST=s/L=l/serialNumber=A-1/"),
+         (3, "basicConstraints = critical, CA:TRUE, pathlen:3\nkeyUsage = digitalSignature, keyAgreement\n"
+             "extendedKeyUsage = serverAuth, 1.2.643.1\nsubjectAltName = DNS:x, email:a@b, URI:http://u, IP:::1"),
+         (3, "subjectKeyIdentifier = none\nauthorityKeyIdentifier = keyid, issuer")]
+for i, (mode, text) in enumerate(texts):
+    put("fuzz_csr", 6 + i, bytes([mode]) + text.encode())
+
 # fuzz_block_diff: selector, offsets, 32 key bytes, data.
 i = 0
 for sel in range(0, 21):

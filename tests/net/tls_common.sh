@@ -66,6 +66,25 @@ EOF
   return 1
 }
 
+# An echo server on a free loopback port (it sends back what it reads, as
+# it reads it), in the background: its port in $T/echo.port, its pid in
+# PIDS and $ECHO_PID. 1 when it does not start within 5 s.
+tls_echo() {
+  python3 -c 'import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+def echo(c):
+    for b in iter(lambda: c.recv(4096), b""): c.sendall(b)
+    c.close()
+while True: threading.Thread(target=echo, args=(s.accept()[0],), daemon=True).start()' \
+    >"$T/echo.port" 2>/dev/null &
+  ECHO_PID=$!
+  PIDS+=($ECHO_PID)
+  for _ in $(seq 100); do [ -s "$T/echo.port" ] && return 0; sleep 0.05; done
+  echo "the echo server did not start"
+  return 1
+}
+
 # tls_start NAME ARGS...: `gostx ARGS` in the background (stderr in
 # $T/NAME.log), returning once it prints the address it listens on: the port
 # in $PORT, the pid in $PID. 1 when it exits or is silent for 20 s.

@@ -1,0 +1,38 @@
+/* cli/cert_build.c: what `gostx req` and `gostx x509 -req` share. Each
+ * function prints why it failed and returns 0, CLI_EXIT_USAGE or
+ * CLI_EXIT_FAIL. */
+#ifndef GOSTX_CLI_CERT_BUILD_H
+#define GOSTX_CLI_CERT_BUILD_H
+
+#include "cli.h"
+
+/* A private key file (-passin for an encrypted one) as the signer; opt
+ * names the option in messages. cli_key_clear(k) when done. */
+int cert_load_signing_key(const char *opt, const char *path, const char *pass_spec, cli_key *k,
+                          gostx_x509_key *xk);
+/* A whole file ("-" stdin) of at most max bytes, malloc'ed. */
+int cert_read_file(const char *path, size_t max, uint8_t **buf, size_t *len);
+/* der to path ("-"/NULL stdout), as PEM with label when pem. */
+int cert_write(const char *path, const char *label, const uint8_t *der, size_t len, int pem);
+/* -outform PEM|DER. */
+int cert_outform(const char *arg, int *pem);
+/* -days N: now + N days. */
+int cert_days(const char *arg, int64_t now, int64_t *not_after);
+
+typedef struct cert_serial {
+  uint8_t b[20];
+  size_t len;
+} cert_serial;
+/* 159 random bits with the top one set: positive, 20 bytes (RFC 5280 4.1.2.2). */
+int cert_random_serial(cert_serial *s);
+/* -set_serial: decimal, or hex after "0x" (hex: hex digits only). */
+int cert_parse_serial(const char *what, const char *text, int hex, cert_serial *s);
+/* -CAserial FILE: its number plus one, written back (create: a random one
+ * when the file does not exist). */
+int cert_next_serial(const char *path, int create, cert_serial *s);
+/* -extfile FILE [-extensions SECTION]: each "name = value" of the section
+ * (the top of the file, or the one its "extensions =" names) added to e;
+ * subjectAltName = @section as openssl takes it. */
+int cert_extfile(const char *path, const char *section, gostx_x509_exts *e);
+
+#endif
