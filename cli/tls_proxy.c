@@ -390,7 +390,9 @@ static void session_offer(struct tls_proxy *p, gostx_tls *tls) {
   pthread_mutex_lock(&p->sess_mu);
   if (p->nsess) {
     unsigned i = --p->nsess;
-    (void)gostx_tls_set_session(tls, p->sess[i], p->sess_len[i]); /* ours: well formed */
+    if (gostx_tls_set_session(tls, p->sess[i], p->sess_len[i]) != GOSTX_OK) {
+      /* ours, well formed; one the library will not offer: a full handshake */
+    }
     gostx_memzero(p->sess[i], p->sess_len[i]);
   }
   pthread_mutex_unlock(&p->sess_mu);
@@ -631,7 +633,10 @@ static void *worker_run(void *arg) {
    * take it without waiting */
   while (w->conns) {
     struct pconn *pc = w->conns;
-    if (pc->c.handshaken && !pc->c.close_sent) (void)gostx_tls_close(pc->c.tls);
+    if (pc->c.handshaken && !pc->c.close_sent) {
+      int rc = gostx_tls_close(pc->c.tls); /* best effort: the relay ends now either way */
+      (void)rc;
+    }
     conn_end(w, pc, 0, NULL);
   }
   struct pconn *list = w->again;

@@ -21,6 +21,7 @@
 #include "gostx/gost3410.h"
 #include "gostx/x509.h"
 #include "gostx/x509_write.h"
+#include "gostx/tls.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

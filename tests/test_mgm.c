@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "mgm/impl.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 #include "testutil.h"
 
 /* ---- textbook reference ---- */

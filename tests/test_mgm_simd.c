@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "mgm/impl.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 #include "rows.h"
 #include "testutil.h"
 #include "dispatch.h"

@@ -61,8 +61,9 @@ GOSTX_API void gostx_tls_config_free(gostx_tls_config *cfg);
  * private key; the key must match the leaf (GOSTX_EINVAL otherwise). */
 GOSTX_API int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
                                          const size_t *der_len, size_t n);
-GOSTX_API int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
-                                       const uint8_t *priv, size_t priv_len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_config_set_key(gostx_tls_config *cfg,
+                                                        gostx_gost3410_curve curve,
+                                                        const uint8_t *priv, size_t priv_len);
 /* An external PSK (RFC 8446 section 4.2.11), one per config, always with
  * an ephemeral key exchange (psk_dhe_ke): identity 1..255 bytes, key 32
  * bytes (both copied). A client offers it in every ClientHello; a server
@@ -136,7 +137,7 @@ GOSTX_API int gostx_tls_set_servername(gostx_tls *c, const char *name);
  * the handshake resumed a session. */
 #define GOSTX_TLS_SESSION_MAX 1336 /* the most bytes get writes (a ticket of 1 KiB kept) */
 GOSTX_API int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len);
-GOSTX_API int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len);
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len);
 GOSTX_API int gostx_tls_session_reused(const gostx_tls *c);
 
 /* Transport: read/write up to len bytes; return the count, 0 at EOF (read),
@@ -178,9 +179,9 @@ GOSTX_API size_t gostx_tls_pending(const gostx_tls *c);
  * waits for us to read. */
 GOSTX_API size_t gostx_tls_unsent(const gostx_tls *c);
 /* Sends KeyUpdate (request_peer: update_requested) and moves to new keys. */
-GOSTX_API int gostx_tls_key_update(gostx_tls *c, int request_peer);
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_key_update(gostx_tls *c, int request_peer);
 /* Sends close_notify (0 when sent, WANT_WRITE otherwise). */
-GOSTX_API int gostx_tls_close(gostx_tls *c);
+GOSTX_API GOSTX_MUST_CHECK int gostx_tls_close(gostx_tls *c);
 
 /* After the handshake: names as the RFCs and IANA write them. */
 GOSTX_API const char *gostx_tls_version(const gostx_tls *c);  /* "TLSv1.3", "TLSv1.2" */

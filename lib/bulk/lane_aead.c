@@ -3,7 +3,7 @@
  * modes. */
 #include "gost89/gost89_internal.h"
 #include "lanes.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 #include "modes/modes_internal.h"
 
 /* ---- MGM (RFC 9058) ----

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "bulk_internal.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 
 enum { MGM_ENCRYPT, MGM_HASH_CT, MGM_DECRYPT_CT };
 

@@ -21,7 +21,7 @@
 
 #include "cipher_ops.h"
 #include "lanes.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 #include "modes/modes_internal.h"
 
 /* The stream engine's call: what the groups share, and the groups. */

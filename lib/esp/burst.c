@@ -5,8 +5,8 @@
  * which the batch needs. */
 #include <string.h>
 
-#include "esp_impl.h"
-#include "mgm/mode_internal.h"
+#include "esp_internal.h"
+#include "mgm/mgm_internal.h"
 
 /* The message ciphers of one burst: one per distinct index (IV >> 24). A
  * sealed burst has at most two; an opened one as many as its packets claim. */

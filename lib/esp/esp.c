@@ -7,7 +7,7 @@
  * SIMD path it has serves ESP unchanged. */
 #include <string.h>
 
-#include "esp_impl.h"
+#include "esp_internal.h"
 
 static const uint8_t label1[] = {'l', 'e', 'v', 'e', 'l', '1'};
 static const uint8_t label2[] = {'l', 'e', 'v', 'e', 'l', '2'};

@@ -1,6 +1,6 @@
 /* MGM internals shared by the mode, its ISA files and the tests: the
  * constant-time field multiplications and the multiply-accumulate tables
- * (the mode's own calls for the bulk engine: mode_internal.h). Not installed. */
+ * (the mode's own calls for the bulk engine: mgm_internal.h). Not installed. */
 #ifndef GOSTX_MGM_IMPL_H
 #define GOSTX_MGM_IMPL_H
 

@@ -12,7 +12,7 @@
 #include "cipher_ops.h"
 #include "dispatch.h"
 #include "mgm/impl.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 
 /* Kuznyechik blocks per run (Magma: twice as many, the H buffer is 16 KiB
  * either way): the H values of a run go to a stack buffer in one

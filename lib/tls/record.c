@@ -8,7 +8,7 @@
 #include "tls_internal.h"
 
 #include "dispatch.h"
-#include "mgm/mode_internal.h"
+#include "mgm/mgm_internal.h"
 #include "tls/pad_scan.h"
 
 int gostx__tls_record_init(gostx__tls_record *r, unsigned suite_id,

@@ -1,7 +1,7 @@
 /* lib/esp internals shared by the one-packet calls (esp.c) and the burst
  * calls (burst.c): the steps before and after MGM, and the message keys. */
-#ifndef GOSTX_ESP_IMPL_H
-#define GOSTX_ESP_IMPL_H
+#ifndef GOSTX_ESP_INTERNAL_H
+#define GOSTX_ESP_INTERNAL_H
 
 #include "internal.h"
 

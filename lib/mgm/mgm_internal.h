@@ -1,8 +1,8 @@
 /* The MGM mode's calls beyond the public ones (lib/mgm/mgm.c), for the bulk
  * engine (lib/bulk) and the tests: the counter starts, the block core and
  * the dispatched multiply-accumulate. Not installed. */
-#ifndef GOSTX_MGM_MODE_INTERNAL_H
-#define GOSTX_MGM_MODE_INTERNAL_H
+#ifndef GOSTX_MGM_INTERNAL_H
+#define GOSTX_MGM_INTERNAL_H
 
 #include "internal.h"
 
