@@ -460,9 +460,155 @@ static void a1_1(json *f) {
   free(m2);
 }
 
+/* The leaf key the sender reuses (i1 = i2 = i3 = 0) against step n. */
+static void k3(json *sub, int n, const uint8_t *sk_e) {
+  uint8_t a[32], b[32], c[32];
+  CHECK_RC(gostx__ktree_levels(sk_e, 0, a, b, c), GOSTX_OK, "key tree");
+  expect(sub, n, "Uses previously computed key K3", c, 32);
+}
+
+/* The proposal of the SA payload in c: its SPI against spi (spi_len), and
+ * the nonce and KE data of c. */
+static void child_payloads(const gostx_ike_chain *c, const uint8_t *spi, size_t spi_len,
+                           uint8_t nonce[32], const uint8_t **ke, size_t *ke_len, uint16_t *g) {
+  static gostx_ike_sa sa;
+  const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
+  CHECK(p && gostx__ike_sa_read(p->body, p->len, &sa) == GOSTX_OK && sa.n >= 1, "SA payload");
+  CHECK(p && sa.p[0].spi_len == spi_len && !memcmp(sa.p[0].spi, spi, spi_len),
+        "the proposal carries the new SPI");
+  const gostx_ike_payload *np = gostx__ike_find(c, GOSTX_IKE_PT_NONCE);
+  CHECK(np && np->len == 32, "a 32-octet nonce");
+  if (np) memcpy(nonce, np->body, 32);
+  *ke = ke_data_of(c, g, ke_len);
+}
+
+/* ---- A.1.2: the IKE SA rekeyed (CREATE_CHILD_SA) ---- */
+
+static struct side a1i_new, a1r_new; /* the new IKE SA, for A.1.3 and A.1.4 */
+
+static void a1_2(json *f) {
+  json *sub = sub_of(f, "A.1.2");
+  const struct side *I0 = &a1i, *R0 = &a1r;
+  struct side *I = &a1i_new, *R = &a1r_new;
+  *I = *I0;
+  *R = *R0;
+  uint8_t di[64], dr[64], plain[2048];
+  copy_step(sub, 1, "Generates random SPIi", I->spi_i, 8);
+  copy_step(sub, 2, "Generates random IKE nonce Ni", I->ni, 32);
+  ephemeral(sub, 3, 4, I->group, di, 64);
+  k3(sub, 6, I0->k.sk_ei);
+  gostx_ike_hdr h;
+  hdr_of(&h, I0->spi_i, I0->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 2);
+  seal(sub, 9, 12, 13, I0->k.sk_ei, I0->k.enc_len, I0->encr, &h, NULL, 0);
+  /* the responder: the request opened under the old SA */
+  gostx_ike_chain c;
+  const uint8_t *ke;
+  size_t kl;
+  uint16_t g;
+  k3(sub, 15, R0->k.sk_ei);
+  open_msg(sub, 13, 20, R0->k.sk_ei, R0->k.enc_len, R0->encr, plain, &c);
+  memcpy(R->spi_i, I->spi_i, 8);
+  child_payloads(&c, I->spi_i, 8, R->ni, &ke, &kl, &g);
+  uint8_t qi[128], qr[128];
+  CHECK_RC(gostx__ike_ke_public(I->group, di, 64, qi, 128), GOSTX_OK, "Q_i");
+  CHECK(ke && kl == 128 && !memcmp(ke, qi, 128), "the request's KE is Q_i");
+  copy_step(sub, 22, "Generates random SPIr", R->spi_r, 8);
+  copy_step(sub, 23, "Generates random IKE nonce Nr", R->nr, 32);
+  ephemeral(sub, 24, 25, R->group, dr, 64);
+  CHECK_RC(gostx__ike_ke_shared(g, dr, 64, ke, kl, R->gir, 64), GOSTX_OK, "responder's g^ir");
+  expect(sub, 26, "Computes shared key", R->gir, 64);
+  sa_keys(sub, R, R0->k.sk_d, 27, 0);
+  k3(sub, 32, R0->k.sk_er);
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 35, 38, 39, R0->k.sk_er, R0->k.enc_len, R0->encr, &h, NULL, 0);
+  /* the initiator: the response opened, the new SA's keys */
+  open_msg(sub, 39, 46, I0->k.sk_er, I0->k.enc_len, I0->encr, plain, &c);
+  memcpy(I->spi_r, R->spi_r, 8);
+  child_payloads(&c, R->spi_r, 8, I->nr, &ke, &kl, &g);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, 64, qr, 128), GOSTX_OK, "Q_r");
+  CHECK(ke && kl == 128 && !memcmp(ke, qr, 128), "the response's KE is Q_r");
+  CHECK_RC(gostx__ike_ke_shared(g, di, 64, ke, kl, I->gir, 64), GOSTX_OK, "initiator's g^ir");
+  expect(sub, 48, "Computes shared key", I->gir, 64);
+  sa_keys(sub, I, I0->k.sk_d, 49, 0);
+  /* SK_pi, SK_pr: prf+ goes on past SK_er (2.18 derives them all; unused after IKE_AUTH) */
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+}
+
+/* ---- A.1.3: the ESP SAs rekeyed with PFS (CREATE_CHILD_SA under the new IKE SA) ---- */
+
+static void a1_3(json *f) {
+  json *sub = sub_of(f, "A.1.3");
+  const struct side *I = &a1i_new, *R = &a1r_new;
+  uint8_t ni[32], nr[32], ni_r[32], nr_i[32], di[64], dr[64], spi_i[4], spi_r[4], plain[2048];
+  uint8_t gir_i[64], gir_r[64], qi[128], qr[128];
+  copy_step(sub, 1, "Generates random IKE nonce Ni", ni, 32);
+  ephemeral(sub, 2, 3, I->group, di, 64);
+  copy_step(sub, 4, "Selects SPI for new incoming ESP SA", spi_i, 4);
+  tree(sub, 6, I->k.sk_ei, "Computes K1i");
+  gostx_ike_hdr h;
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 0);
+  seal(sub, 11, 14, 15, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  gostx_ike_chain c;
+  const uint8_t *ke;
+  size_t kl;
+  uint16_t g;
+  tree(sub, 17, R->k.sk_ei, "Computes K1i");
+  open_msg(sub, 15, 24, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  child_payloads(&c, spi_i, 4, ni_r, &ke, &kl, &g);
+  CHECK_RC(gostx__ike_ke_public(I->group, di, 64, qi, 128), GOSTX_OK, "Q_i");
+  CHECK(ke && kl == 128 && !memcmp(ke, qi, 128), "the request's KE is Q_i");
+  copy_step(sub, 26, "Generates random IKE nonce Nr", nr, 32);
+  ephemeral(sub, 27, 28, R->group, dr, 64);
+  copy_step(sub, 29, "Selects SPI for new incoming ESP SA", spi_r, 4);
+  CHECK_RC(gostx__ike_ke_shared(g, dr, 64, ke, kl, gir_r, 64), GOSTX_OK, "responder's g^ir");
+  keymat(sub, 30, R, gir_r, 64, ni_r, nr);
+  tree(sub, 32, R->k.sk_er, "Computes K1r");
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 37, 40, 41, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  tree(sub, 43, I->k.sk_er, "Computes K1r");
+  open_msg(sub, 41, 50, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  child_payloads(&c, spi_r, 4, nr_i, &ke, &kl, &g);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, 64, qr, 128), GOSTX_OK, "Q_r");
+  CHECK(ke && kl == 128 && !memcmp(ke, qr, 128), "the response's KE is Q_r");
+  CHECK_RC(gostx__ike_ke_shared(g, di, 64, ke, kl, gir_i, 64), GOSTX_OK, "initiator's g^ir");
+  keymat(sub, 52, I, gir_i, 64, ni, nr_i);
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+}
+
+/* ---- A.1.4: the IKE SA deleted (INFORMATIONAL) ---- */
+
+static void a1_4(json *f) {
+  json *sub = sub_of(f, "A.1.4");
+  const struct side *I = &a1i_new, *R = &a1r_new;
+  uint8_t plain[2048];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_delete d;
+  k3(sub, 2, I->k.sk_ei);
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_INFORMATIONAL, GOSTX_IKE_FLAG_I, 3);
+  seal(sub, 5, 8, 9, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  k3(sub, 11, R->k.sk_ei);
+  open_msg(sub, 9, 16, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  const gostx_ike_payload *p = gostx__ike_find(&c, GOSTX_IKE_PT_DELETE);
+  CHECK(c.n == 1 && p && gostx__ike_delete_read(p->body, p->len, &d) == GOSTX_OK &&
+            d.proto == GOSTX_IKE_PROTO_IKE,
+        "a Delete of the IKE SA");
+  k3(sub, 19, R->k.sk_er);
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 22, 25, 26, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  k3(sub, 28, I->k.sk_er);
+  open_msg(sub, 26, 33, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  CHECK(c.n == 0, "an empty response");
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
+  a1_2(f);
+  a1_3(f);
+  a1_4(f);
   json_free(f);
   return t_done();
 }

@@ -102,7 +102,8 @@ def parse(lines):
             para_end = True
             continue
         if step is not None:
-            if not step["dumps"] and not step["text"] and re.match(r"^ {9}\S", line):
+            if not step["dumps"] and not step["text"] and re.match(r"^ {8,9}\S", line) \
+                    and not ADDR.match(line):
                 step["what"] += " " + line.strip()  # the title's second line
             else:
                 step["text"].append(line.strip())
