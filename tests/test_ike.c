@@ -56,6 +56,15 @@ static uint8_t *whole(json *sub, int n, const char *what, size_t *len) {
     *len += l;
     free(p);
   }
+  /* on port 4500 (A.2's forced UDP encapsulation) a message follows RFC
+   * 3948's non-ESP marker: four zero octets, no part of the IKE message */
+  json *text = json_get(step(sub, n, what), "text");
+  const char *addr = json_len(text) ? json_str(json_at(text, 0)) : NULL;
+  if (addr && strstr(addr, ":4500 ")) {
+    CHECK(*len >= 4 && !memcmp(out, "\0\0\0\0", 4), "the non-ESP marker");
+    memmove(out, out + 4, *len - 4);
+    *len -= 4;
+  }
   return out;
 }
 
@@ -460,11 +469,14 @@ static void a1_1(json *f) {
   free(m2);
 }
 
-/* The leaf key the sender reuses (i1 = i2 = i3 = 0) against step n. */
+/* The leaf key of index (i1 | i2 | i3) against step n: what titles it
+ * ("Uses previously computed key K3" in A.1, "Computes K3" in A.2). */
+static const char *k3_what = "Uses previously computed key K3";
+static uint64_t k3_index;
 static void k3(json *sub, int n, const uint8_t *sk_e) {
   uint8_t a[32], b[32], c[32];
-  CHECK_RC(gostx__ktree_levels(sk_e, 0, a, b, c), GOSTX_OK, "key tree");
-  expect(sub, n, "Uses previously computed key K3", c, 32);
+  CHECK_RC(gostx__ktree_levels(sk_e, k3_index, a, b, c), GOSTX_OK, "key tree");
+  expect(sub, n, k3_what, c, 32);
 }
 
 /* The proposal of the SA payload in c: its SPI against spi (spi_len), and
@@ -479,23 +491,24 @@ static void child_payloads(const gostx_ike_chain *c, const uint8_t *spi, size_t 
   const gostx_ike_payload *np = gostx__ike_find(c, GOSTX_IKE_PT_NONCE);
   CHECK(np && np->len == 32, "a 32-octet nonce");
   if (np) memcpy(nonce, np->body, 32);
-  *ke = ke_data_of(c, g, ke_len);
+  if (ke) *ke = ke_data_of(c, g, ke_len); /* NULL: no KE (no PFS) */
 }
 
 /* ---- A.1.2: the IKE SA rekeyed (CREATE_CHILD_SA) ---- */
 
 static struct side a1i_new, a1r_new; /* the new IKE SA, for A.1.3 and A.1.4 */
+static struct side a2i, a2r, a2i_new, a2r_new;
 
-static void a1_2(json *f) {
-  json *sub = sub_of(f, "A.1.2");
-  const struct side *I0 = &a1i, *R0 = &a1r;
-  struct side *I = &a1i_new, *R = &a1r_new;
+/* l: the key exchange's size (32 or 64). */
+static void rekey_ike(json *f, const char *id, const struct side *I0, const struct side *R0,
+                      struct side *I, struct side *R, size_t l) {
+  json *sub = sub_of(f, id);
   *I = *I0;
   *R = *R0;
   uint8_t di[64], dr[64], plain[2048];
   copy_step(sub, 1, "Generates random SPIi", I->spi_i, 8);
   copy_step(sub, 2, "Generates random IKE nonce Ni", I->ni, 32);
-  ephemeral(sub, 3, 4, I->group, di, 64);
+  ephemeral(sub, 3, 4, I->group, di, l);
   k3(sub, 6, I0->k.sk_ei);
   gostx_ike_hdr h;
   hdr_of(&h, I0->spi_i, I0->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 2);
@@ -510,13 +523,14 @@ static void a1_2(json *f) {
   memcpy(R->spi_i, I->spi_i, 8);
   child_payloads(&c, I->spi_i, 8, R->ni, &ke, &kl, &g);
   uint8_t qi[128], qr[128];
-  CHECK_RC(gostx__ike_ke_public(I->group, di, 64, qi, 128), GOSTX_OK, "Q_i");
-  CHECK(ke && kl == 128 && !memcmp(ke, qi, 128), "the request's KE is Q_i");
+  CHECK_RC(gostx__ike_ke_public(I->group, di, l, qi, 2 * l), GOSTX_OK, "Q_i");
+  CHECK(ke && kl == 2 * l && !memcmp(ke, qi, kl), "the request's KE is Q_i");
   copy_step(sub, 22, "Generates random SPIr", R->spi_r, 8);
   copy_step(sub, 23, "Generates random IKE nonce Nr", R->nr, 32);
-  ephemeral(sub, 24, 25, R->group, dr, 64);
-  CHECK_RC(gostx__ike_ke_shared(g, dr, 64, ke, kl, R->gir, 64), GOSTX_OK, "responder's g^ir");
-  expect(sub, 26, "Computes shared key", R->gir, 64);
+  ephemeral(sub, 24, 25, R->group, dr, l);
+  CHECK_RC(gostx__ike_ke_shared(g, dr, l, ke, kl, R->gir, l), GOSTX_OK, "responder's g^ir");
+  R->gir_len = l;
+  expect(sub, 26, "Computes shared key", R->gir, l);
   sa_keys(sub, R, R0->k.sk_d, 27, 0);
   k3(sub, 32, R0->k.sk_er);
   h.flags = GOSTX_IKE_FLAG_R;
@@ -525,10 +539,11 @@ static void a1_2(json *f) {
   open_msg(sub, 39, 46, I0->k.sk_er, I0->k.enc_len, I0->encr, plain, &c);
   memcpy(I->spi_r, R->spi_r, 8);
   child_payloads(&c, R->spi_r, 8, I->nr, &ke, &kl, &g);
-  CHECK_RC(gostx__ike_ke_public(R->group, dr, 64, qr, 128), GOSTX_OK, "Q_r");
-  CHECK(ke && kl == 128 && !memcmp(ke, qr, 128), "the response's KE is Q_r");
-  CHECK_RC(gostx__ike_ke_shared(g, di, 64, ke, kl, I->gir, 64), GOSTX_OK, "initiator's g^ir");
-  expect(sub, 48, "Computes shared key", I->gir, 64);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, l, qr, 2 * l), GOSTX_OK, "Q_r");
+  CHECK(ke && kl == 2 * l && !memcmp(ke, qr, kl), "the response's KE is Q_r");
+  CHECK_RC(gostx__ike_ke_shared(g, di, l, ke, kl, I->gir, l), GOSTX_OK, "initiator's g^ir");
+  I->gir_len = l;
+  expect(sub, 48, "Computes shared key", I->gir, l);
   sa_keys(sub, I, I0->k.sk_d, 49, 0);
   /* SK_pi, SK_pr: prf+ goes on past SK_er (2.18 derives them all; unused after IKE_AUTH) */
   gostx_memzero(di, sizeof di);
@@ -536,6 +551,12 @@ static void a1_2(json *f) {
 }
 
 /* ---- A.1.3: the ESP SAs rekeyed with PFS (CREATE_CHILD_SA under the new IKE SA) ---- */
+
+static void a1_2(json *f) {
+  k3_what = "Uses previously computed key K3";
+  k3_index = 0;
+  rekey_ike(f, "A.1.2", &a1i, &a1r, &a1i_new, &a1r_new, 64);
+}
 
 static void a1_3(json *f) {
   json *sub = sub_of(f, "A.1.3");
@@ -579,9 +600,8 @@ static void a1_3(json *f) {
 
 /* ---- A.1.4: the IKE SA deleted (INFORMATIONAL) ---- */
 
-static void a1_4(json *f) {
-  json *sub = sub_of(f, "A.1.4");
-  const struct side *I = &a1i_new, *R = &a1r_new;
+static void delete_ike(json *f, const char *id, const struct side *I, const struct side *R) {
+  json *sub = sub_of(f, id);
   uint8_t plain[2048];
   gostx_ike_hdr h;
   gostx_ike_chain c;
@@ -603,12 +623,121 @@ static void a1_4(json *f) {
   CHECK(c.n == 0, "an empty response");
 }
 
+static void a1_4(json *f) {
+  k3_what = "Uses previously computed key K3";
+  k3_index = 0;
+  delete_ike(f, "A.1.4", &a1i_new, &a1r_new);
+}
+
+/* ---- A.2.1: IKE_SA_INIT (after INVALID_KE_PAYLOAD) and the IKE SA's keys ---- */
+
+static void a2_1(json *f) {
+  json *sub = sub_of(f, "A.2.1");
+  struct side *I = &a2i, *R = &a2r;
+  I->name = "initiator";
+  R->name = "responder";
+  uint8_t d512[64], di[32], dr[32], qi[128], qr[64];
+  size_t l1, l2, l3, l4;
+  I->encr = R->encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;
+  copy_step(sub, 1, "Generates random SPIi", I->spi_i, 8);
+  copy_step(sub, 2, "Generates random IKE nonce Ni", I->ni, 32);
+  /* the first try offers 512 bits; the responder wants 256 */
+  ephemeral(sub, 3, 4, GOSTX_IKE_KE_GOST3410_2012_512, d512, 64);
+  CHECK_RC(gostx__ike_ke_public(GOSTX_IKE_KE_GOST3410_2012_512, d512, 64, qi, 128), GOSTX_OK, "Q");
+  free(sa_init(sub, 6, R->ni, qi, 128, &l1));
+  uint8_t *m = whole(sub, 9, "Sends message", &l2);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  CHECK_RC(gostx__ike_msg_read(m, l2, &h, &c, NULL), GOSTX_OK, "the refusal reads");
+  CHECK(c.n == 1 && gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK &&
+            n.type == 17 && n.data_len == 2 && n.data[0] == 0 && n.data[1] == 33,
+        "INVALID_KE_PAYLOAD naming GOST3410_2012_256");
+  uint8_t out[64];
+  gostx_ike_writer w;
+  gostx__ike_w_msg(&w, out, sizeof out, &h);
+  gostx__ike_w_notify(&w, &n);
+  size_t ol = 0;
+  CHECK(gostx__ike_w_finish(&w, &ol) == GOSTX_OK && ol == l2 && !memcmp(out, m, l2),
+        "A.2.1 (9) written again byte for byte");
+  free(m);
+  I->group = R->group = GOSTX_IKE_KE_GOST3410_2012_256;
+  ephemeral(sub, 11, 12, I->group, di, 32);
+  CHECK_RC(gostx__ike_ke_public(I->group, di, 32, qi, 64), GOSTX_OK, "Q_i");
+  uint8_t *m1 = sa_init(sub, 14, R->ni, qi, 64, &l3);
+  copy_step(sub, 16, "Generates random SPIr", R->spi_r, 8);
+  copy_step(sub, 17, "Generates random IKE nonce Nr", R->nr, 32);
+  ephemeral(sub, 18, 19, R->group, dr, 32);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, 32, qr, 64), GOSTX_OK, "Q_r");
+  uint8_t *m2 = sa_init(sub, 22, I->nr, qr, 64, &l4);
+  memcpy(R->spi_i, m1, 8);
+  memcpy(I->spi_r, m2 + 8, 8);
+  I->gir_len = R->gir_len = 32;
+  CHECK_RC(gostx__ike_ke_shared(I->group, di, 32, qr, 64, I->gir, 32), GOSTX_OK, "g^ir");
+  expect(sub, 24, "Computes shared key", I->gir, 32);
+  sa_keys(sub, I, NULL, 25, 1);
+  CHECK_RC(gostx__ike_ke_shared(R->group, dr, 32, qi, 64, R->gir, 32), GOSTX_OK, "g^ir");
+  expect(sub, 69, "Computes shared key", R->gir, 32);
+  sa_keys(sub, R, NULL, 70, 1);
+  gostx_memzero(d512, sizeof d512);
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+  free(m1);
+  free(m2);
+}
+
+/* A.2.2 and A.2.4: as A.1's, under Magma and 256-bit keys, the sender's leaf
+ * i3 = 1 after IKE_AUTH's fragments. */
+static void a2_2(json *f) {
+  k3_what = "Computes K3";
+  k3_index = 1;
+  rekey_ike(f, "A.2.2", &a2i, &a2r, &a2i_new, &a2r_new, 32);
+}
+
+/* A.2.3: the ESP SAs rekeyed without PFS: KEYMAT from SK_d and the nonces. */
+static void a2_3(json *f) {
+  json *sub = sub_of(f, "A.2.3");
+  const struct side *I = &a2i_new, *R = &a2r_new;
+  uint8_t ni[32], nr[32], ni_r[32], nr_i[32], spi_i[4], spi_r[4], plain[2048];
+  copy_step(sub, 1, "Generates random IKE nonce Ni", ni, 32);
+  tree(sub, 2, I->k.sk_ei, "Computes K1i");
+  copy_step(sub, 5, "Selects SPI for new incoming ESP SA", spi_i, 4);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 0);
+  seal(sub, 9, 12, 13, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  tree(sub, 15, R->k.sk_ei, "Computes K1i");
+  open_msg(sub, 13, 22, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  child_payloads(&c, spi_i, 4, ni_r, NULL, NULL, NULL);
+  CHECK(!gostx__ike_find(&c, GOSTX_IKE_PT_KE), "no KE: no PFS");
+  copy_step(sub, 24, "Generates random IKE nonce Nr", nr, 32);
+  copy_step(sub, 25, "Selects SPI for new incoming ESP SA", spi_r, 4);
+  keymat(sub, 26, R, NULL, 0, ni_r, nr);
+  tree(sub, 28, R->k.sk_er, "Computes K1r");
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 33, 36, 37, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  tree(sub, 39, I->k.sk_er, "Computes K1r");
+  open_msg(sub, 37, 46, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  child_payloads(&c, spi_r, 4, nr_i, NULL, NULL, NULL);
+  keymat(sub, 48, I, NULL, 0, ni, nr_i);
+}
+
+static void a2_4(json *f) {
+  k3_what = "Uses previously computed key K3";
+  k3_index = 0;
+  delete_ike(f, "A.2.4", &a2i_new, &a2r_new);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
   a1_2(f);
   a1_3(f);
   a1_4(f);
+  a2_1(f);
+  a2_2(f);
+  a2_3(f);
+  a2_4(f);
   json_free(f);
   return t_done();
 }
