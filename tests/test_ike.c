@@ -728,6 +728,70 @@ static void a2_4(json *f) {
   delete_ike(f, "A.2.4", &a2i_new, &a2r_new);
 }
 
+/* ---- refusals: the codec's strictness and the recipient tests ---- */
+
+static void refusals(json *f) {
+  json *sub = sub_of(f, "A.1.1");
+  size_t l;
+  uint8_t *m = whole(sub, 6, "Sends message", &l), b[512];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  CHECK(l <= sizeof b, "message size");
+  memcpy(b, m, l);
+  CHECK_RC(gostx__ike_msg_read(b, l - 1, &h, &c, NULL), GOSTX_ELEN, "one octet short of its length");
+  b[17] = 0x30;
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EUNSUP, "major version 3");
+  b[17] = 0x21; /* a higher minor version is fine (2.5) */
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_OK, "minor version 1");
+  memcpy(b, m, l);
+  b[28 + 3] += 1; /* the SA payload one octet longer than its body */
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EFORMAT, "a payload length off by one");
+  memcpy(b, m, l);
+  b[28 + 2] = 0xff; /* past the end */
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EFORMAT, "a payload past the end");
+  memcpy(b, m, l);
+  b[28 + 3] = 3; /* shorter than its header */
+  b[28 + 2] = 0;
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EFORMAT, "a payload length of 3");
+  /* the last payload (a Notify) made an unknown type 200: skipped when not critical */
+  memcpy(b, m, l);
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_OK, "as printed");
+  const size_t n0 = c.n;
+  const size_t last = (size_t)(c.p[n0 - 1].body - b) - 4, prev = (size_t)(c.p[n0 - 2].body - b) - 4;
+  b[prev] = 200;
+  CHECK(gostx__ike_msg_read(b, l, &h, &c, NULL) == GOSTX_OK && c.n == n0 - 1 && c.skipped == 1,
+        "an unknown payload without the critical bit: skipped");
+  b[last + 1] = 0x80;
+  CHECK(gostx__ike_msg_read(b, l, &h, &c, NULL) == GOSTX_EUNSUP && c.unsupported == 200,
+        "an unknown critical payload: UNSUPPORTED_CRITICAL_PAYLOAD");
+  /* the SA payload's proposal numbered 2, then its transform count one more */
+  memcpy(b, m, l);
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_OK, "as printed");
+  static gostx_ike_sa sa;
+  uint8_t *sab = b + (c.p[0].body - b);
+  sab[4] = 2;
+  CHECK_RC(gostx__ike_sa_read(sab, c.p[0].len, &sa), GOSTX_EFORMAT, "a first proposal numbered 2");
+  sab[4] = 1;
+  sab[7] += 1;
+  CHECK_RC(gostx__ike_sa_read(sab, c.p[0].len, &sa), GOSTX_EFORMAT, "one transform more than there is");
+  /* RFC 9385 6.1: the peer's point off the curve, the identity, a short one */
+  uint8_t d[64], q[128], k[64];
+  ephemeral(sub, 10, 11, GOSTX_IKE_KE_GOST3410_2012_512, d, 64);
+  size_t ql;
+  uint8_t *qi = dump(sub, 4, "Computes public key", 0, &ql);
+  memcpy(q, qi, 128);
+  q[5] ^= 1;
+  CHECK_RC(gostx__ike_ke_shared(34, d, 64, q, 128, k, 64), GOSTX_EINVAL, "a point off the curve");
+  memset(q, 0, sizeof q);
+  q[64] = 1; /* (0, 1): the identity of the Edwards curve */
+  CHECK_RC(gostx__ike_ke_shared(34, d, 64, q, 128, k, 64), GOSTX_EINVAL, "the identity");
+  CHECK_RC(gostx__ike_ke_shared(34, d, 64, qi, 127, k, 64), GOSTX_ELEN, "a short KE");
+  CHECK_RC(gostx__ike_ke_shared(33, d, 64, qi, 128, k, 64), GOSTX_ELEN, "KE 33 with 512-bit data");
+  gostx_memzero(d, sizeof d);
+  free(qi);
+  free(m);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -738,6 +802,7 @@ int main(void) {
   a2_2(f);
   a2_3(f);
   a2_4(f);
+  refusals(f);
   json_free(f);
   return t_done();
 }

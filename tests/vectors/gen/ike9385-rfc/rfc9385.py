@@ -166,6 +166,41 @@ def check(scenarios):
                     start = i + 1
 
 
+def misprints(lines, scenarios):
+    """What the listing gets wrong, found here (not typed in): dumps that
+    start past offset 0, a key-tree index called I rather than i3, and
+    address lines that disagree with the appendix's stated addresses."""
+    out = []
+    for sc in scenarios:
+        for p in sc["preamble"]:
+            for d in p["dumps"]:
+                if d["offset"]:
+                    out.append("%s prerequisites: \"%s\": the dump starts at offset %X, not 0"
+                               % (sc["id"], p["text"][:60], d["offset"]))
+        for sub in sc["subscenarios"]:
+            for st in sub["steps"]:
+                if re.search(r"\(I = \d\)", st["what"]):
+                    out.append("%s (%d) \"%s\": the index is i3" % (sub["id"], st["n"], st["what"]))
+    text = " ".join(l.strip() for l in lines)
+    stated = re.findall(r"(initiator|responder)'s IP address is ([\d.]+)", text)
+    stated = {who: ip for who, ip in stated}
+    seen = set()
+    for sc in scenarios:
+        for sub in sc["subscenarios"]:
+            for st in sub["steps"]:
+                for t in st["text"]:
+                    m = ADDR.match(" " + t)
+                    if not m:
+                        continue
+                    ini, res = m.group(1), m.group(4)  # the arrow gives the direction
+                    for who, ip in (("initiator", ini), ("responder", res)):
+                        if stated.get(who) not in (None, ip) and (who, ip) not in seen:
+                            seen.add((who, ip))
+                            out.append("the address lines give the %s as %s; Appendix A states %s "
+                                       "(first at %s (%d))" % (who, ip, stated[who], sub["id"], st["n"]))
+    return out
+
+
 def main(rfc, out):
     lines = open(rfc, encoding="utf-8").read().split("\n")
     start = max(i for i, l in enumerate(lines) if l.startswith("Appendix A.  Test Vectors"))
@@ -181,10 +216,13 @@ def main(rfc, out):
                       "printed; a sent message's dumps joined are the message) and text (the "
                       "other lines: message summaries, the address line). preamble: the "
                       "scenario's prerequisites, each with the sentence that introduces it.",
+        "misprints": misprints(lines[start:], scenarios),
         "scenarios": scenarios}
     with open(out, "w") as f:
         json.dump(d, f, indent=1)
         f.write("\n")
+    for m in d["misprints"]:
+        print("misprint:", m)
 
 
 main(sys.argv[1], sys.argv[2])
