@@ -61,11 +61,14 @@ LAYERS = [
     ("key_compat", ["gost3410/keys_compat.c"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
                "tls/*", "x509/*"]),
+    # IKEv2 over them: ESP's key tree for its own messages, the key
+    # exchange and signatures of lib/gost3410, certificates through lib/x509
+    ("ike", ["ike/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a
 # primitive's public calls): no edge from them into these layers.
-SEALED = (["modes/*", "gost89/*", "bulk/*", "esp/*", "container/*", "luks/*"],
+SEALED = (["modes/*", "gost89/*", "bulk/*", "esp/*", "container/*", "luks/*", "ike/*"],
           ["kernels", "dispatch"])
 # The one file of the sealed folders that reaches past the handle: the batch
 # lanes drive the multi-key kernels (gostx__kuz_mk_* / gostx__magma_mk_*, and

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "esp_internal.h"
+#include "ktree.h"
 
 static const uint8_t label1[] = {'l', 'e', 'v', 'e', 'l', '1'};
 static const uint8_t label2[] = {'l', 'e', 'v', 'e', 'l', '2'};
@@ -98,15 +99,22 @@ size_t gostx_esp_sealed_len(const gostx_esp_sa *sa, size_t len) {
   return GOSTX_ESP_HDR_LEN + body + (sa ? sa->icv_len : GOSTX_ESP_ICV_MAX);
 }
 
-int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t out[32]) {
-  if (!sa || !out || index >> 40) return GOSTX_EINVAL;
-  uint8_t k1[32], k2[32];
+int gostx__ktree_levels(const uint8_t root[32], uint64_t index, uint8_t k1[32], uint8_t k2[32],
+                        uint8_t k3[32]) {
+  if (index >> 40) return GOSTX_EINVAL;
   uint8_t s1[2] = {0, (uint8_t)(index >> 32)};
   uint8_t s2[2] = {(uint8_t)(index >> 24), (uint8_t)(index >> 16)};
   uint8_t s3[2] = {(uint8_t)(index >> 8), (uint8_t)index};
-  int rc = gostx_kdf256(sa->key, sizeof sa->key, label1, sizeof label1, s1, 2, k1);
+  int rc = gostx_kdf256(root, 32, label1, sizeof label1, s1, 2, k1);
   if (rc == GOSTX_OK) rc = gostx_kdf256(k1, 32, label2, sizeof label2, s2, 2, k2);
-  if (rc == GOSTX_OK) rc = gostx_kdf256(k2, 32, label3, sizeof label3, s3, 2, out);
+  if (rc == GOSTX_OK) rc = gostx_kdf256(k2, 32, label3, sizeof label3, s3, 2, k3);
+  return rc;
+}
+
+int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t out[32]) {
+  if (!sa || !out) return GOSTX_EINVAL;
+  uint8_t k1[32], k2[32];
+  int rc = gostx__ktree_levels(sa->key, index, k1, k2, out);
   gostx_memzero(k1, sizeof k1);
   gostx_memzero(k2, sizeof k2);
   return rc;
@@ -141,12 +149,7 @@ void gostx__esp_keep(gostx_esp_keycache *cache, uint64_t index, const gostx_ciph
 /* nonce = 0x00 | pnum | salt, pnum the IV's low 24 bits; aad = SPI | ESN
  * high | ESN low, or SPI | SN without ESN. */
 size_t gostx__esp_nonce(const gostx_esp_sa *sa, uint64_t iv, uint8_t *nonce) {
-  nonce[0] = 0;
-  nonce[1] = (uint8_t)(iv >> 16);
-  nonce[2] = (uint8_t)(iv >> 8);
-  nonce[3] = (uint8_t)iv;
-  memcpy(nonce + 4, sa->salt, sa->salt_len);
-  return 4 + sa->salt_len;
+  return gostx__ktree_nonce(iv, sa->salt, sa->salt_len, nonce);
 }
 
 size_t gostx__esp_aad(const gostx_esp_sa *sa, uint64_t seq, uint8_t aad[12]) {

@@ -3,7 +3,7 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_tls_record fuzz_tls12_record
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_tls_record fuzz_tls12_record
          fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509
          (those that need no gostx; fuzz_x509 needs openssl with gost-engine)"""
 import os, subprocess, sys
@@ -299,7 +299,33 @@ def x509_seeds():
     for i, (flags, name, body) in enumerate(seeds):
         put("fuzz_x509", i, bytes([flags, len(name)]) + name + body)
 
-NEEDS_NO_GOSTX = {"fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
+# fuzz_ike_payloads: byte 0 = 0 and a whole message (every message RFC 9385
+# Appendix A prints, from tests/vectors/ike9385.json; A.1.1's IKE_AUTH request
+# opens under the harness's SK_ei), or byte 0 = 1, the first payload's type
+# and the inside of an Encrypted payload (every printed plaintext, less its
+# Pad Length).
+def ike_seeds():
+    import json
+    v = json.load(open(os.path.join(here, "..", "vectors", "ike9385.json")))
+    i = 0
+    for sc in v["scenarios"]:
+        for sub in sc["subscenarios"]:
+            steps = sub["steps"]
+            for n, st in enumerate(steps):
+                data = bytes.fromhex("".join(d["hex"] for d in st["dumps"]))
+                if st["what"].startswith("Sends message") and "4500" in " ".join(st["text"]):
+                    data = data[4:]  # the non-ESP marker
+                if st["what"].startswith("Sends message"):
+                    put("fuzz_ike_payloads", i, b"\0" + data)
+                    i += 1
+                if st["what"].startswith("Composes plaintext") and "fragment" not in st["what"]:
+                    msg = next(s for s in steps[n:] if s["what"].startswith("Sends message"))
+                    first = bytes.fromhex(msg["dumps"][0]["hex"])
+                    first = first[4:] if "4500" in " ".join(msg["text"]) else first
+                    put("fuzz_ike_payloads", i, bytes([1, first[28]]) + data[:-1])
+                    i += 1
+
+NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
                   "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds}
 if gostx == "--only":

@@ -1,0 +1,314 @@
+/* IKEv2 (RFC 7296) with the GOST transforms (RFC 9385 over RFC 9227): the
+ * protocol core under the future daemon. codec.c reads and writes the
+ * header and the payloads of IKE_SA_INIT, IKE_AUTH, CREATE_CHILD_SA and
+ * INFORMATIONAL; keys.c the PRF, SKEYSEED, SK_*, KEYMAT and AUTH; kex.c the
+ * RFC 9385 key exchange; sk.c the Encrypted payload under
+ * ENCR_*_MGM_KTREE. Internal: nothing here is exported yet. */
+#ifndef GOSTX_IKE_H
+#define GOSTX_IKE_H
+
+#include "internal.h"
+
+/* ---- numbers (RFC 7296 3.x and the IANA registries) ---- */
+enum {
+  GOSTX_IKE_HDR_LEN = 28,
+  GOSTX_IKE_GEN_LEN = 4, /* the generic payload header */
+  GOSTX_IKE_VERSION = 0x20,
+  GOSTX_IKE_FLAG_I = 0x08, /* sent by the original initiator */
+  GOSTX_IKE_FLAG_V = 0x10,
+  GOSTX_IKE_FLAG_R = 0x20 /* a response */
+};
+
+enum gostx_ike_exchange {
+  GOSTX_IKE_SA_INIT = 34,
+  GOSTX_IKE_AUTH = 35,
+  GOSTX_IKE_CREATE_CHILD_SA = 36,
+  GOSTX_IKE_INFORMATIONAL = 37
+};
+
+enum gostx_ike_payload_type {
+  GOSTX_IKE_PT_NONE = 0,
+  GOSTX_IKE_PT_SA = 33,
+  GOSTX_IKE_PT_KE = 34,
+  GOSTX_IKE_PT_IDI = 35,
+  GOSTX_IKE_PT_IDR = 36,
+  GOSTX_IKE_PT_CERT = 37,
+  GOSTX_IKE_PT_CERTREQ = 38,
+  GOSTX_IKE_PT_AUTH = 39,
+  GOSTX_IKE_PT_NONCE = 40,
+  GOSTX_IKE_PT_NOTIFY = 41,
+  GOSTX_IKE_PT_DELETE = 42,
+  GOSTX_IKE_PT_VID = 43,
+  GOSTX_IKE_PT_TSI = 44,
+  GOSTX_IKE_PT_TSR = 45,
+  GOSTX_IKE_PT_SK = 46,
+  GOSTX_IKE_PT_CP = 47,
+  GOSTX_IKE_PT_EAP = 48,
+  GOSTX_IKE_PT_SKF = 53 /* RFC 7383 */
+};
+
+/* Transform types and the ids this module implements. */
+enum {
+  GOSTX_IKE_TT_ENCR = 1,
+  GOSTX_IKE_TT_PRF = 2,
+  GOSTX_IKE_TT_INTEG = 3,
+  GOSTX_IKE_TT_KE = 4,
+  GOSTX_IKE_TT_ESN = 5,
+  GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE = 32,
+  GOSTX_IKE_ENCR_MAGMA_MGM_KTREE = 33,
+  GOSTX_IKE_PRF_HMAC_STREEBOG_512 = 9,
+  GOSTX_IKE_KE_GOST3410_2012_256 = 33,
+  GOSTX_IKE_KE_GOST3410_2012_512 = 34,
+  GOSTX_IKE_ATTR_KEY_LENGTH = 14,
+  GOSTX_IKE_PROTO_IKE = 1,
+  GOSTX_IKE_PROTO_AH = 2,
+  GOSTX_IKE_PROTO_ESP = 3,
+  GOSTX_IKE_AUTH_PSK = 2,
+  GOSTX_IKE_AUTH_DIGITAL_SIGNATURE = 14, /* RFC 7427 */
+  GOSTX_IKE_TS_IPV4 = 7,
+  GOSTX_IKE_TS_IPV6 = 8,
+  GOSTX_IKE_PRF_LEN = 64 /* HMAC-Streebog-512: key and output */
+};
+
+/* ---- the header and the payload chain (codec.c) ---- */
+typedef struct gostx_ike_hdr {
+  uint8_t spi_i[8], spi_r[8];
+  uint8_t next;     /* the first payload's type */
+  uint8_t version;  /* major << 4 | minor */
+  uint8_t exchange;
+  uint8_t flags;
+  uint32_t msg_id;
+  uint32_t length;  /* the whole message */
+} gostx_ike_hdr;
+
+/* One payload as it stands in the chain: its body points into the message. */
+typedef struct gostx_ike_payload {
+  uint8_t type;
+  uint8_t critical;
+  const uint8_t *body;
+  size_t len;
+} gostx_ike_payload;
+
+#define GOSTX_IKE_MAX_PAYLOADS 48
+
+typedef struct gostx_ike_chain {
+  size_t n;
+  gostx_ike_payload p[GOSTX_IKE_MAX_PAYLOADS];
+  size_t skipped;        /* unknown payloads without the critical bit (RFC 7296 2.5) */
+  uint8_t unsupported;   /* the type of an unknown critical payload, 0 if none */
+} gostx_ike_chain;
+
+/* The header of msg (len bytes): GOSTX_ELEN when shorter than a header or
+ * when the header's length is not len, GOSTX_EUNSUP for a major version
+ * other than 2 (RFC 7296 2.5: INVALID_MAJOR_VERSION). */
+int gostx__ike_hdr_read(const uint8_t *msg, size_t len, gostx_ike_hdr *h);
+void gostx__ike_hdr_write(const gostx_ike_hdr *h, uint8_t out[GOSTX_IKE_HDR_LEN]);
+
+/* The chain of payloads in p[0..len), the first of type first: each
+ * payload's length at least its header and within what is left, the chain
+ * ending (next payload 0) exactly at len. An Encrypted payload (SK, SKF)
+ * ends the chain: its Next Payload names the first payload inside it
+ * (*inner_first). Unknown payloads: skipped when not critical, else
+ * GOSTX_EUNSUP with out->unsupported = the type (RFC 7296 2.5:
+ * UNSUPPORTED_CRITICAL_PAYLOAD). GOSTX_EFORMAT for a malformed chain or
+ * more than GOSTX_IKE_MAX_PAYLOADS payloads. inner_first may be NULL. */
+int gostx__ike_chain_read(uint8_t first, const uint8_t *p, size_t len, gostx_ike_chain *out,
+                          uint8_t *inner_first);
+/* The header and the chain of a whole message. */
+int gostx__ike_msg_read(const uint8_t *msg, size_t len, gostx_ike_hdr *h, gostx_ike_chain *c,
+                        uint8_t *inner_first);
+/* The first payload of type in c, or NULL; _next: the one after prev. */
+const gostx_ike_payload *gostx__ike_find(const gostx_ike_chain *c, uint8_t type);
+const gostx_ike_payload *gostx__ike_find_next(const gostx_ike_chain *c,
+                                              const gostx_ike_payload *prev, uint8_t type);
+
+/* ---- payload bodies (codec.c): each reader strict, GOSTX_EFORMAT when a
+ * length or a count disagrees with what is there ---- */
+typedef struct gostx_ike_transform {
+  uint8_t type;
+  uint16_t id;
+  int32_t key_len;      /* the Key Length attribute (bits), -1 when absent */
+  uint8_t unknown_attr; /* an attribute this reader does not know: the transform is
+                           unusable (RFC 7296 3.3.6) */
+} gostx_ike_transform;
+
+#define GOSTX_IKE_MAX_TRANSFORMS 16
+#define GOSTX_IKE_MAX_PROPOSALS 8
+
+typedef struct gostx_ike_proposal {
+  uint8_t num, proto, spi_len;
+  uint8_t spi[8];
+  size_t n;
+  gostx_ike_transform t[GOSTX_IKE_MAX_TRANSFORMS];
+} gostx_ike_proposal;
+
+typedef struct gostx_ike_sa {
+  size_t n;
+  gostx_ike_proposal p[GOSTX_IKE_MAX_PROPOSALS];
+} gostx_ike_sa;
+
+int gostx__ike_sa_read(const uint8_t *body, size_t len, gostx_ike_sa *sa);
+
+/* KE: group | RESERVED | data. */
+int gostx__ike_ke_read(const uint8_t *body, size_t len, uint16_t *group, const uint8_t **data,
+                       size_t *data_len);
+/* IDi/IDr: ID type | RESERVED(3) | data. AUTH: method | RESERVED(3) | data. */
+int gostx__ike_id_read(const uint8_t *body, size_t len, uint8_t *id_type, const uint8_t **data,
+                       size_t *data_len);
+int gostx__ike_auth_read(const uint8_t *body, size_t len, uint8_t *method, const uint8_t **data,
+                         size_t *data_len);
+/* CERT/CERTREQ: encoding | data (data not empty). */
+int gostx__ike_cert_read(const uint8_t *body, size_t len, uint8_t *encoding,
+                         const uint8_t **data, size_t *data_len);
+/* Nonce: 16 to 256 octets (RFC 7296 2.10). */
+int gostx__ike_nonce_read(const uint8_t *body, size_t len);
+
+typedef struct gostx_ike_notify {
+  uint8_t proto, spi_len;
+  uint16_t type;
+  const uint8_t *spi;
+  const uint8_t *data;
+  size_t data_len;
+} gostx_ike_notify;
+int gostx__ike_notify_read(const uint8_t *body, size_t len, gostx_ike_notify *n);
+
+typedef struct gostx_ike_delete {
+  uint8_t proto, spi_len;
+  uint16_t count;
+  const uint8_t *spis; /* count * spi_len octets */
+} gostx_ike_delete;
+int gostx__ike_delete_read(const uint8_t *body, size_t len, gostx_ike_delete *d);
+
+typedef struct gostx_ike_ts {
+  uint8_t type, ip_proto;
+  uint16_t start_port, end_port;
+  uint8_t start[16], end[16]; /* 4 octets used for IPv4 */
+} gostx_ike_ts;
+#define GOSTX_IKE_MAX_TS 16
+typedef struct gostx_ike_ts_set {
+  size_t n;
+  gostx_ike_ts ts[GOSTX_IKE_MAX_TS];
+} gostx_ike_ts_set;
+int gostx__ike_ts_read(const uint8_t *body, size_t len, gostx_ike_ts_set *set);
+
+/* ---- the writer (codec.c): payloads appended to a header or to the inside
+ * of an Encrypted payload, each chained into the previous one's Next
+ * Payload. The first error sticks (w->err) and later calls do nothing. ---- */
+typedef struct gostx_ike_writer {
+  uint8_t *buf;
+  size_t cap, len;
+  size_t np_at;  /* where the last Next Payload field is */
+  uint8_t first; /* the first payload's type (what an SK payload names) */
+  int err;
+} gostx_ike_writer;
+
+/* A message: the header (its next and length filled in as payloads come). */
+void gostx__ike_w_msg(gostx_ike_writer *w, uint8_t *buf, size_t cap, const gostx_ike_hdr *h);
+/* The inside of an Encrypted payload: payloads only. */
+void gostx__ike_w_inner(gostx_ike_writer *w, uint8_t *buf, size_t cap);
+/* A payload of type with body (critical bit clear, as RFC 7296 sends the
+ * payloads it defines). */
+void gostx__ike_w_raw(gostx_ike_writer *w, uint8_t type, const uint8_t *body, size_t len);
+void gostx__ike_w_sa(gostx_ike_writer *w, const gostx_ike_sa *sa);
+void gostx__ike_w_ke(gostx_ike_writer *w, uint16_t group, const uint8_t *data, size_t len);
+/* IDi/IDr (type), AUTH and the other "octet | RESERVED(3) | data" payloads. */
+void gostx__ike_w_id(gostx_ike_writer *w, uint8_t type, uint8_t id_type, const uint8_t *data,
+                     size_t len);
+void gostx__ike_w_auth(gostx_ike_writer *w, uint8_t method, const uint8_t *data, size_t len);
+void gostx__ike_w_cert(gostx_ike_writer *w, uint8_t type, uint8_t encoding, const uint8_t *data,
+                       size_t len);
+void gostx__ike_w_notify(gostx_ike_writer *w, const gostx_ike_notify *n);
+void gostx__ike_w_delete(gostx_ike_writer *w, const gostx_ike_delete *d);
+void gostx__ike_w_ts(gostx_ike_writer *w, uint8_t type, const gostx_ike_ts_set *set);
+/* A whole message's length: patches the header; returns w->len, or the error. */
+int gostx__ike_w_finish(gostx_ike_writer *w, size_t *len);
+
+/* ---- PRF and keys (keys.c): PRF_HMAC_STREEBOG_512 ---- */
+/* out = prf(key, a | b) (64 octets); b may be NULL. */
+int gostx__ike_prf(const uint8_t *key, size_t key_len, const uint8_t *a, size_t a_len,
+                   const uint8_t *b, size_t b_len, uint8_t out[GOSTX_IKE_PRF_LEN]);
+/* prf+(key, seed) (RFC 7296 2.13), out_len <= 255 * 64. */
+int gostx__ike_prf_plus(const uint8_t *key, size_t key_len, const uint8_t *seed, size_t seed_len,
+                        uint8_t *out, size_t out_len);
+
+/* The IKE SA's keys; SK_ai/SK_ar are empty under the AEAD transforms (RFC 9227 4.4). */
+typedef struct gostx_ike_keys {
+  uint8_t sk_d[GOSTX_IKE_PRF_LEN];
+  uint8_t sk_ei[44], sk_er[44];
+  uint8_t sk_pi[GOSTX_IKE_PRF_LEN], sk_pr[GOSTX_IKE_PRF_LEN];
+  size_t enc_len; /* 44 (Kuznyechik) or 36 (Magma): key | salt */
+} gostx_ike_keys;
+
+/* The encryption transform's key length (key | salt), 0 for an unknown id. */
+size_t gostx__ike_encr_key_len(uint16_t encr_id);
+/* SKEYSEED = prf(Ni | Nr, g^ir) (IKE_SA_INIT), or, rekeying an IKE SA,
+ * prf(SK_d (old), g^ir (new) | Ni | Nr) when sk_d_old is not NULL. */
+int gostx__ike_skeyseed(const uint8_t *sk_d_old, const uint8_t *ni, size_t ni_len,
+                        const uint8_t *nr, size_t nr_len, const uint8_t *gir, size_t gir_len,
+                        uint8_t out[GOSTX_IKE_PRF_LEN]);
+/* {SK_d | SK_ai | SK_ar | SK_ei | SK_er | SK_pi | SK_pr} =
+ * prf+(SKEYSEED, Ni | Nr | SPIi | SPIr). */
+int gostx__ike_sa_keys(const uint8_t skeyseed[GOSTX_IKE_PRF_LEN], uint16_t encr_id,
+                       const uint8_t *ni, size_t ni_len, const uint8_t *nr, size_t nr_len,
+                       const uint8_t spi_i[8], const uint8_t spi_r[8], gostx_ike_keys *k);
+/* KEYMAT = prf+(SK_d, [g^ir (new) |] Ni | Nr) (RFC 7296 2.17); gir NULL
+ * without PFS. */
+int gostx__ike_keymat(const uint8_t sk_d[GOSTX_IKE_PRF_LEN], const uint8_t *gir, size_t gir_len,
+                      const uint8_t *ni, size_t ni_len, const uint8_t *nr, size_t nr_len,
+                      uint8_t *out, size_t out_len);
+/* prf(SK_p, RestOfIDPayload): the last part of the signed octets (2.15). */
+int gostx__ike_id_mac(const uint8_t sk_p[GOSTX_IKE_PRF_LEN], const uint8_t *id_body, size_t len,
+                      uint8_t out[GOSTX_IKE_PRF_LEN]);
+/* AUTH for the shared key (method 2): prf(prf(PSK, "Key Pad for IKEv2"),
+ * RealMessage | Nonce (the peer's) | prf(SK_p, ID body)). */
+int gostx__ike_auth_psk(const uint8_t *psk, size_t psk_len, const uint8_t *msg, size_t msg_len,
+                        const uint8_t *nonce, size_t nonce_len,
+                        const uint8_t id_mac[GOSTX_IKE_PRF_LEN], uint8_t out[GOSTX_IKE_PRF_LEN]);
+/* The AUTH check: 0 when auth (auth_len) is the expected 64 octets, in
+ * constant time; GOSTX_EAUTH otherwise. */
+int gostx__ike_auth_psk_check(const uint8_t *psk, size_t psk_len, const uint8_t *msg,
+                              size_t msg_len, const uint8_t *nonce, size_t nonce_len,
+                              const uint8_t id_mac[GOSTX_IKE_PRF_LEN], const uint8_t *auth,
+                              size_t auth_len);
+
+/* ---- the key exchange of RFC 9385 section 6 (kex.c) ---- */
+/* The curve of KE method 33 (256 paramSetA) or 34 (512 paramSetC), 0 otherwise. */
+int gostx__ike_ke_curve(uint16_t group);
+/* Key Exchange Data of d (big-endian, 0 < d < q): x | y, each
+ * little-endian (2 * 32 or 2 * 64 octets). */
+int gostx__ike_ke_public(uint16_t group, const uint8_t *priv, size_t priv_len, uint8_t *out,
+                         size_t out_len);
+/* The shared secret K: x of ((m / q) d) Q_peer, little-endian. The peer's
+ * data is checked first (RFC 9385 6.1: its length, on the curve, in the
+ * order-q subgroup) and the result is not the identity: GOSTX_EINVAL
+ * otherwise, GOSTX_ELEN for a wrong length. Constant time in d. */
+int gostx__ike_ke_shared(uint16_t group, const uint8_t *priv, size_t priv_len,
+                         const uint8_t *peer, size_t peer_len, uint8_t *out, size_t out_len);
+
+/* ---- the Encrypted payload under ENCR_*_MGM_KTREE (sk.c) ---- */
+typedef struct gostx_ike_sk {
+  uint16_t encr_id;
+  int alg; /* gostx_alg */
+  uint8_t key[32], salt[12];
+  size_t salt_len, icv_len;
+} gostx_ike_sk;
+
+int gostx__ike_sk_init(gostx_ike_sk *sk, uint16_t encr_id, const uint8_t *key, size_t len);
+void gostx__ike_sk_clear(gostx_ike_sk *sk);
+/* A whole protected message into out: header h (next and length set
+ * here), SK generic header naming inner_first, IV (the 64-bit i1 | i2 | i3 |
+ * pnum), the inside encrypted with Pad Length 0 (RFC 9227 4.6), ICV. AAD:
+ * the header and the SK generic header (RFC 9227 4.7.2). */
+int gostx__ike_sk_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h,
+                       uint8_t inner_first, const uint8_t *inner, size_t inner_len,
+                       uint8_t *out, size_t cap, size_t *out_len);
+/* Opens a protected message: checks the header and the chain (the SK
+ * payload last), authenticates and decrypts the inside into plain (cap
+ * bytes), drops the padding; *inner_first and *plain_len say what is
+ * there, *iv the message's IV. GOSTX_EAUTH when the ICV fails (nothing
+ * written). */
+int gostx__ike_sk_open(const gostx_ike_sk *sk, const uint8_t *msg, size_t len,
+                       gostx_ike_hdr *h, uint8_t *inner_first, uint8_t *plain, size_t cap,
+                       size_t *plain_len, uint64_t *iv);
+
+#endif

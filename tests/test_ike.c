@@ -1,0 +1,808 @@
+/* lib/ike against RFC 9385 Appendix A (tests/vectors/ike9385.json, read from
+ * the RFC's text by tests/vectors/gen/ike9385-rfc): the printed private keys,
+ * nonces, SPIs, PSK and IVs go in; every public key, shared key, SKEYSEED,
+ * SK_*, key-tree node, AUTH, KEYMAT and every message comes out of lib/ike
+ * and is compared with the RFC byte for byte, through both roles. The
+ * messages are rebuilt through the payload readers and writers (each
+ * payload parsed into its fields and written again), the AUTH payloads
+ * carry the AUTH computed here, and the encrypted ones are sealed by
+ * lib/ike and opened by the peer's keys. Then the codec's refusals. */
+#include <stdlib.h>
+
+#include "ike/ike.h"
+#include "esp/ktree.h"
+#include "testutil.h"
+
+/* ---- the vectors ---- */
+
+static json *sub_of(json *f, const char *id) {
+  json *scs = json_get(f, "scenarios");
+  for (size_t i = 0; i < json_len(scs); i++) {
+    json *subs = json_get(json_at(scs, i), "subscenarios");
+    for (size_t j = 0; j < json_len(subs); j++)
+      if (!strcmp(tv_str(json_at(subs, j), "id"), id)) return json_at(subs, j);
+  }
+  fprintf(stderr, "no sub-scenario %s\n", id);
+  exit(1);
+}
+
+/* Step n of sub, its title starting with what (so that a renumbered RFC
+ * cannot pair a value with the wrong check). */
+static json *step(json *sub, int n, const char *what) {
+  json *st = json_at(json_get(sub, "steps"), (size_t)n - 1);
+  const char *t = st ? tv_str(st, "what") : "";
+  if (!st || strncmp(t, what, strlen(what))) {
+    fprintf(stderr, "%s step %d: \"%s\", expected \"%s...\"\n", tv_str(sub, "id"), n, t, what);
+    exit(1);
+  }
+  return st;
+}
+
+/* The bytes of dump i of step n (freed by the caller). */
+static uint8_t *dump(json *sub, int n, const char *what, size_t i, size_t *len) {
+  return tv_hex(json_at(json_get(step(sub, n, what), "dumps"), i), "hex", len);
+}
+
+/* All the dumps of step n joined: a whole message. */
+static uint8_t *whole(json *sub, int n, const char *what, size_t *len) {
+  json *ds = json_get(step(sub, n, what), "dumps");
+  uint8_t *out = NULL;
+  *len = 0;
+  for (size_t i = 0; i < json_len(ds); i++) {
+    size_t l;
+    uint8_t *p = tv_hex(json_at(ds, i), "hex", &l);
+    out = realloc(out, *len + l + 1);
+    memcpy(out + *len, p, l);
+    *len += l;
+    free(p);
+  }
+  /* on port 4500 (A.2's forced UDP encapsulation) a message follows RFC
+   * 3948's non-ESP marker: four zero octets, no part of the IKE message */
+  json *text = json_get(step(sub, n, what), "text");
+  const char *addr = json_len(text) ? json_str(json_at(text, 0)) : NULL;
+  if (addr && strstr(addr, ":4500 ")) {
+    CHECK(*len >= 4 && !memcmp(out, "\0\0\0\0", 4), "the non-ESP marker");
+    memmove(out, out + 4, *len - 4);
+    *len -= 4;
+  }
+  return out;
+}
+
+/* got (len) against dump 0 of step n. */
+static void expect(json *sub, int n, const char *what, const uint8_t *got, size_t len) {
+  size_t wl;
+  uint8_t *want = dump(sub, n, what, 0, &wl);
+  char name[160];
+  snprintf(name, sizeof name, "%s (%d) %s", tv_str(sub, "id"), n, what);
+  CHECK(wl == len, "%s: %zu bytes, RFC %zu", name, len, wl);
+  if (wl == len) CHECK_BYTES(got, want, len, name);
+  free(want);
+}
+
+/* RFC 9385 prints the ephemeral private keys little-endian (as A.2 says of
+ * its signing keys); lib/gost3410 takes d big-endian. */
+static void reverse(uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n / 2; i++) {
+    uint8_t t = p[i];
+    p[i] = p[n - 1 - i];
+    p[n - 1 - i] = t;
+  }
+}
+
+/* ---- rebuilding a chain through the typed readers and writers ---- */
+
+/* Writes each payload of c again from its parsed fields; the AUTH data
+ * replaced by auth when it is not NULL. */
+static void rewrite(const gostx_ike_chain *c, gostx_ike_writer *w, const uint8_t *auth,
+                    size_t auth_len) {
+  for (size_t i = 0; i < c->n; i++) {
+    const gostx_ike_payload *p = &c->p[i];
+    const uint8_t *d;
+    size_t dl;
+    uint8_t octet;
+    uint16_t group;
+    int rc = GOSTX_OK;
+    switch (p->type) {
+    case GOSTX_IKE_PT_SA: {
+      static gostx_ike_sa sa;
+      if ((rc = gostx__ike_sa_read(p->body, p->len, &sa)) == GOSTX_OK) gostx__ike_w_sa(w, &sa);
+      break;
+    }
+    case GOSTX_IKE_PT_KE:
+      if ((rc = gostx__ike_ke_read(p->body, p->len, &group, &d, &dl)) == GOSTX_OK)
+        gostx__ike_w_ke(w, group, d, dl);
+      break;
+    case GOSTX_IKE_PT_IDI:
+    case GOSTX_IKE_PT_IDR:
+      if ((rc = gostx__ike_id_read(p->body, p->len, &octet, &d, &dl)) == GOSTX_OK)
+        gostx__ike_w_id(w, p->type, octet, d, dl);
+      break;
+    case GOSTX_IKE_PT_AUTH:
+      if ((rc = gostx__ike_auth_read(p->body, p->len, &octet, &d, &dl)) == GOSTX_OK)
+        gostx__ike_w_auth(w, octet, auth ? auth : d, auth ? auth_len : dl);
+      break;
+    case GOSTX_IKE_PT_CERT:
+    case GOSTX_IKE_PT_CERTREQ:
+      if ((rc = gostx__ike_cert_read(p->body, p->len, &octet, &d, &dl)) == GOSTX_OK)
+        gostx__ike_w_cert(w, p->type, octet, d, dl);
+      break;
+    case GOSTX_IKE_PT_NOTIFY: {
+      gostx_ike_notify n;
+      if ((rc = gostx__ike_notify_read(p->body, p->len, &n)) == GOSTX_OK) gostx__ike_w_notify(w, &n);
+      break;
+    }
+    case GOSTX_IKE_PT_DELETE: {
+      gostx_ike_delete del;
+      if ((rc = gostx__ike_delete_read(p->body, p->len, &del)) == GOSTX_OK)
+        gostx__ike_w_delete(w, &del);
+      break;
+    }
+    case GOSTX_IKE_PT_TSI:
+    case GOSTX_IKE_PT_TSR: {
+      static gostx_ike_ts_set ts;
+      if ((rc = gostx__ike_ts_read(p->body, p->len, &ts)) == GOSTX_OK) gostx__ike_w_ts(w, p->type, &ts);
+      break;
+    }
+    case GOSTX_IKE_PT_NONCE:
+      rc = gostx__ike_nonce_read(p->body, p->len);
+      gostx__ike_w_raw(w, p->type, p->body, p->len);
+      break;
+    default: /* CP, VID: bodies this increment does not interpret */
+      gostx__ike_w_raw(w, p->type, p->body, p->len);
+    }
+    CHECK(rc == GOSTX_OK, "payload %u (#%zu) reads: rc %d", p->type, i, rc);
+  }
+}
+
+/* ---- one side of the exchange ---- */
+
+struct side {
+  const char *name;
+  uint8_t spi_i[8], spi_r[8];
+  uint8_t ni[32], nr[32];
+  uint8_t gir[64];
+  size_t gir_len;
+  uint16_t group, encr;
+  gostx_ike_keys k;
+};
+
+static const uint8_t *psk_of(json *f, size_t *len) {
+  static uint8_t psk[64];
+  json *pre = json_get(json_at(json_get(f, "scenarios"), 0), "preamble");
+  size_t l;
+  uint8_t *p = tv_hex(json_at(json_get(json_at(pre, 0), "dumps"), 0), "hex", &l);
+  CHECK(l == 32, "A.1's 256-bit PSK");
+  memcpy(psk, p, l);
+  free(p);
+  *len = l;
+  return psk;
+}
+
+/* The ephemeral key of step n_priv: its public value against step n_pub. */
+static void ephemeral(json *sub, int n_priv, int n_pub, uint16_t group, uint8_t *d, size_t l) {
+  size_t dl;
+  uint8_t *p = dump(sub, n_priv, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == l, "private key length");
+  memcpy(d, p, l);
+  reverse(d, l);
+  free(p);
+  uint8_t pub[128];
+  CHECK_RC(gostx__ike_ke_public(group, d, l, pub, 2 * l), GOSTX_OK, "KE public key");
+  expect(sub, n_pub, "Computes public key", pub, 2 * l);
+}
+
+/* Message n as printed, parsed; the KE data of its KE payload. */
+static const uint8_t *ke_data_of(const gostx_ike_chain *c, uint16_t *group, size_t *len) {
+  const gostx_ike_payload *ke = gostx__ike_find(c, GOSTX_IKE_PT_KE);
+  const uint8_t *d = NULL;
+  CHECK(ke && gostx__ike_ke_read(ke->body, ke->len, group, &d, len) == GOSTX_OK, "KE payload");
+  return d;
+}
+
+/* IKE_SA_INIT message n: parsed, its nonce and KE taken, written again
+ * byte for byte, the KE data the public key of d. */
+static uint8_t *sa_init(json *sub, int n, uint8_t nonce[32], const uint8_t *pub, size_t pub_len,
+                        size_t *len) {
+  uint8_t *m = whole(sub, n, "Sends message", len);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  CHECK_RC(gostx__ike_msg_read(m, *len, &h, &c, NULL), GOSTX_OK, "IKE_SA_INIT reads");
+  CHECK(h.exchange == GOSTX_IKE_SA_INIT && h.msg_id == 0, "IKE_SA_INIT, message 0");
+  const gostx_ike_payload *np = gostx__ike_find(&c, GOSTX_IKE_PT_NONCE);
+  CHECK(np && np->len == 32, "a 32-octet nonce");
+  if (np) memcpy(nonce, np->body, 32);
+  uint16_t group;
+  size_t kl;
+  const uint8_t *kd = ke_data_of(&c, &group, &kl);
+  CHECK(kd && kl == pub_len && !memcmp(kd, pub, pub_len), "the KE data is the public key");
+  uint8_t out[1024];
+  gostx_ike_writer w;
+  gostx__ike_w_msg(&w, out, sizeof out, &h);
+  rewrite(&c, &w, NULL, 0);
+  size_t ol = 0;
+  CHECK_RC(gostx__ike_w_finish(&w, &ol), GOSTX_OK, "IKE_SA_INIT written");
+  CHECK(ol == *len && !memcmp(out, m, ol), "%s (%d): IKE_SA_INIT written again byte for byte",
+        tv_str(sub, "id"), n);
+  return m;
+}
+
+/* SKEYSEED and SK_* from g^ir, against steps first.. (SKEYSEED, SK_d, SK_ei,
+ * SK_er, and SK_pi, SK_pr when with_p). */
+static void sa_keys(json *sub, struct side *s, const uint8_t *sk_d_old, int first, int with_p) {
+  uint8_t seed[64];
+  CHECK_RC(gostx__ike_skeyseed(sk_d_old, s->ni, 32, s->nr, 32, s->gir, s->gir_len, seed),
+           GOSTX_OK, "SKEYSEED");
+  CHECK_RC(gostx__ike_sa_keys(seed, s->encr, s->ni, 32, s->nr, 32, s->spi_i, s->spi_r, &s->k),
+           GOSTX_OK, "SK_*");
+  expect(sub, first, "Computes SKEYSEED", seed, 64);
+  expect(sub, first + 1, "Computes SK_d", s->k.sk_d, 64);
+  expect(sub, first + 2, "Computes SK_ei", s->k.sk_ei, s->k.enc_len);
+  expect(sub, first + 3, "Computes SK_er", s->k.sk_er, s->k.enc_len);
+  if (with_p) {
+    expect(sub, first + 4, "Computes SK_pi", s->k.sk_pi, 64);
+    expect(sub, first + 5, "Computes SK_pr", s->k.sk_pr, 64);
+  }
+}
+
+/* The key tree's nodes K1, K2, K3 at index 0 against steps n..n+2. */
+static void tree(json *sub, int n, const uint8_t *sk_e, const char *k1) {
+  uint8_t a[32], b[32], c[32];
+  CHECK_RC(gostx__ktree_levels(sk_e, 0, a, b, c), GOSTX_OK, "key tree");
+  char t[16];
+  snprintf(t, sizeof t, "%s", k1);
+  expect(sub, n, t, a, 32);
+  t[10] = '2';
+  expect(sub, n + 1, t, b, 32);
+  t[10] = '3';
+  expect(sub, n + 2, t, c, 32);
+}
+
+/* An encrypted message sent: the inside (step n_plain, less its Pad Length)
+ * rebuilt through the codec with AUTH auth, sealed by lib/ike under sk_e
+ * with the IV of step n_iv, against the message of step n_msg. */
+static void seal(json *sub, int n_plain, int n_iv, int n_msg, const uint8_t *sk_e, size_t el,
+                 uint16_t encr, const gostx_ike_hdr *h, const uint8_t *auth, size_t auth_len) {
+  size_t pl, ml, ivl;
+  uint8_t *plain = whole(sub, n_plain, "Composes plaintext", &pl);
+  uint8_t *msg = whole(sub, n_msg, "Sends message", &ml);
+  uint8_t *ivb = dump(sub, n_iv, "Composes IV", 0, &ivl);
+  uint64_t iv = 0;
+  for (size_t i = 0; i < ivl; i++) iv = iv << 8 | ivb[i];
+  CHECK(pl >= 1 && plain[pl - 1] == 0, "Pad Length 0 (RFC 9227 4.6)");
+  gostx_ike_chain c;
+  CHECK_RC(gostx__ike_chain_read(msg[GOSTX_IKE_HDR_LEN], plain, pl - 1, &c, NULL), GOSTX_OK,
+           "the inside reads");
+  uint8_t inner[2048], out[2048];
+  gostx_ike_writer w;
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  rewrite(&c, &w, auth, auth_len);
+  CHECK(w.err == GOSTX_OK && w.len == pl - 1 && !memcmp(inner, plain, w.len),
+        "%s (%d): the inside written again byte for byte", tv_str(sub, "id"), n_plain);
+  gostx_ike_sk sk;
+  CHECK_RC(gostx__ike_sk_init(&sk, encr, sk_e, el), GOSTX_OK, "SK init");
+  size_t ol = 0;
+  CHECK_RC(gostx__ike_sk_seal(&sk, iv, h, w.first, inner, w.len, out, sizeof out, &ol), GOSTX_OK,
+           "seal");
+  char name[64];
+  snprintf(name, sizeof name, "%s (%d) the message sealed", tv_str(sub, "id"), n_msg);
+  CHECK(ol == ml, "%s: %zu bytes, RFC %zu", name, ol, ml);
+  if (ol == ml) CHECK_BYTES(out, msg, ml, name);
+  uint8_t nonce[16];
+  size_t nl = gostx__ktree_nonce(iv, sk.salt, sk.salt_len, nonce);
+  expect(sub, n_plain - 2, "Composes MGM nonce", nonce, nl);
+  expect(sub, n_plain - 1, "Composes AAD", out, 32);
+  gostx__ike_sk_clear(&sk);
+  free(plain);
+  free(msg);
+  free(ivb);
+}
+
+/* The message of step n_msg opened under sk_e: the inside against step
+ * n_plain (less its Pad Length); the chain of the inside into c (whose
+ * bodies point into plain_out). */
+static void open_msg(json *sub, int n_msg, int n_plain, const uint8_t *sk_e, size_t el,
+                     uint16_t encr, uint8_t *plain_out, gostx_ike_chain *c) {
+  size_t ml, pl;
+  uint8_t *msg = whole(sub, n_msg, "Sends message", &ml);
+  uint8_t *want = whole(sub, n_plain, "Decrypts ciphertext", &pl);
+  gostx_ike_sk sk;
+  gostx_ike_hdr h;
+  uint8_t first = 0;
+  size_t got = 0;
+  uint64_t iv;
+  CHECK_RC(gostx__ike_sk_init(&sk, encr, sk_e, el), GOSTX_OK, "SK init");
+  CHECK_RC(gostx__ike_sk_open(&sk, msg, ml, &h, &first, plain_out, 2048, &got, &iv), GOSTX_OK,
+           "open");
+  CHECK(got + 1 == pl && !memcmp(plain_out, want, got), "%s (%d): opened to the RFC's plaintext",
+        tv_str(sub, "id"), n_plain);
+  CHECK_RC(gostx__ike_chain_read(first, plain_out, got, c, NULL), GOSTX_OK, "the inside reads");
+  /* one bit off in the ICV: refused */
+  msg[ml - 1] ^= 1;
+  CHECK_RC(gostx__ike_sk_open(&sk, msg, ml, &h, &first, plain_out + 1024, 1024, &got, &iv),
+           GOSTX_EAUTH, "a forged ICV");
+  gostx__ike_sk_clear(&sk);
+  free(msg);
+  free(want);
+}
+
+static void hdr_of(gostx_ike_hdr *h, const uint8_t spi_i[8], const uint8_t spi_r[8], uint8_t x,
+                   uint8_t flags, uint32_t id) {
+  memset(h, 0, sizeof *h);
+  memcpy(h->spi_i, spi_i, 8);
+  memcpy(h->spi_r, spi_r, 8);
+  h->version = GOSTX_IKE_VERSION;
+  h->exchange = x;
+  h->flags = flags;
+  h->msg_id = id;
+}
+
+static void copy_step(json *sub, int n, const char *what, uint8_t *out, size_t len) {
+  size_t l;
+  uint8_t *p = dump(sub, n, what, 0, &l);
+  CHECK(l == len, "%s (%d): %zu bytes", tv_str(sub, "id"), n, len);
+  memcpy(out, p, l < len ? l : len);
+  free(p);
+}
+
+/* ---- A.1.1: IKE_SA_INIT and IKE_AUTH with a PSK ---- */
+
+static struct side a1i, a1r; /* kept for A.1.2 */
+
+/* The AUTH one side computes for its IKE_AUTH: prf(SK_p, ID) at step n,
+ * prf(PSK, "Key Pad for IKEv2") at n + 2, AUTH at n + 3. */
+static void psk_auth(json *sub, int n, const uint8_t *psk, size_t psk_len, const uint8_t *sk_p,
+                     const uint8_t *id_body, size_t id_len, const uint8_t *msg, size_t msg_len,
+                     const uint8_t *peer_nonce, uint8_t auth[64]) {
+  uint8_t mac[64], pad[64];
+  CHECK_RC(gostx__ike_id_mac(sk_p, id_body, id_len, mac), GOSTX_OK, "prf(SK_p, ID)");
+  expect(sub, n, "Computes prf(SK_p", mac, 64);
+  CHECK_RC(gostx__ike_prf(psk, psk_len, (const uint8_t *)"Key Pad for IKEv2", 17, NULL, 0, pad),
+           GOSTX_OK, "key pad");
+  expect(sub, n + 2, "Computes prf(PSK,\"Key Pad for IKEv2\")", pad, 64);
+  CHECK_RC(gostx__ike_auth_psk(psk, psk_len, msg, msg_len, peer_nonce, 32, mac, auth), GOSTX_OK,
+           "AUTH");
+  expect(sub, n + 3, "Computes content of AUTH payload", auth, 64);
+}
+
+/* The receiver's check of the peer's AUTH in chain c (the inside it opened). */
+static void psk_verify(const gostx_ike_chain *c, uint8_t id_type, const uint8_t *psk,
+                       size_t psk_len, const uint8_t *sk_p, const uint8_t *msg, size_t msg_len,
+                       const uint8_t *nonce, const char *who) {
+  const gostx_ike_payload *id = gostx__ike_find(c, id_type);
+  const gostx_ike_payload *au = gostx__ike_find(c, GOSTX_IKE_PT_AUTH);
+  CHECK(id && au, "%s: ID and AUTH", who);
+  if (!id || !au) return;
+  uint8_t mac[64], method;
+  const uint8_t *d;
+  size_t dl;
+  CHECK_RC(gostx__ike_auth_read(au->body, au->len, &method, &d, &dl), GOSTX_OK, "AUTH reads");
+  CHECK(method == GOSTX_IKE_AUTH_PSK, "%s: shared key MIC", who);
+  CHECK_RC(gostx__ike_id_mac(sk_p, id->body, id->len, mac), GOSTX_OK, "prf(SK_p, ID)");
+  CHECK_RC(gostx__ike_auth_psk_check(psk, psk_len, msg, msg_len, nonce, 32, mac, d, dl), GOSTX_OK,
+           who);
+  CHECK_RC(gostx__ike_auth_psk_check(psk, psk_len - 1, msg, msg_len, nonce, 32, mac, d, dl),
+           GOSTX_EAUTH, "another PSK");
+}
+
+static void keymat(json *sub, int n, const struct side *s, const uint8_t *gir, size_t gir_len,
+                   const uint8_t *ni, const uint8_t *nr) {
+  uint8_t km[88];
+  const size_t e = s->k.enc_len;
+  CHECK_RC(gostx__ike_keymat(s->k.sk_d, gir, gir_len, ni, 32, nr, 32, km, 2 * e), GOSTX_OK,
+           "KEYMAT");
+  size_t l0, l1;
+  uint8_t *a = dump(sub, n, "Computes keys for", 0, &l0), *b = dump(sub, n, "Computes keys for", 1, &l1);
+  CHECK(l0 == e && l1 == e && !memcmp(km, a, e) && !memcmp(km + e, b, e),
+        "%s (%d): KEYMAT, both ESP SAs' keys (%s)", tv_str(sub, "id"), n, s->name);
+  free(a);
+  free(b);
+}
+
+static void a1_1(json *f) {
+  json *sub = sub_of(f, "A.1.1");
+  size_t psk_len, m1l, m2l;
+  const uint8_t *psk = psk_of(f, &psk_len);
+  struct side *I = &a1i, *R = &a1r;
+  I->name = "initiator";
+  R->name = "responder";
+  uint8_t di[64], dr[64];
+  I->group = R->group = GOSTX_IKE_KE_GOST3410_2012_512;
+  I->encr = R->encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
+  copy_step(sub, 1, "Generates random SPIi", I->spi_i, 8);
+  copy_step(sub, 2, "Generates random IKE nonce Ni", I->ni, 32);
+  ephemeral(sub, 3, 4, I->group, di, 64);
+  copy_step(sub, 8, "Generates random SPIr", R->spi_r, 8);
+  copy_step(sub, 9, "Generates random IKE nonce Nr", R->nr, 32);
+  ephemeral(sub, 10, 11, R->group, dr, 64);
+  uint8_t pi[128], pr[128];
+  CHECK_RC(gostx__ike_ke_public(I->group, di, 64, pi, 128), GOSTX_OK, "Q_i");
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, 64, pr, 128), GOSTX_OK, "Q_r");
+  /* each side reads the other's IKE_SA_INIT */
+  uint8_t *m1 = sa_init(sub, 6, R->ni, pi, 128, &m1l);
+  uint8_t *m2 = sa_init(sub, 13, I->nr, pr, 128, &m2l);
+  CHECK(!memcmp(R->ni, I->ni, 32) && !memcmp(I->nr, R->nr, 32), "the nonces went across");
+  memcpy(R->spi_i, m1, 8);
+  memcpy(I->spi_r, m2 + 8, 8);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  uint16_t g;
+  size_t kl;
+  CHECK_RC(gostx__ike_msg_read(m2, m2l, &h, &c, NULL), GOSTX_OK, "message 2");
+  const uint8_t *kr = ke_data_of(&c, &g, &kl);
+  I->gir_len = R->gir_len = 64;
+  CHECK_RC(gostx__ike_ke_shared(g, di, 64, kr, kl, I->gir, 64), GOSTX_OK, "initiator's g^ir");
+  expect(sub, 15, "Computes shared key", I->gir, 64);
+  sa_keys(sub, I, NULL, 16, 1);
+  CHECK_RC(gostx__ike_msg_read(m1, m1l, &h, &c, NULL), GOSTX_OK, "message 1");
+  const uint8_t *ki = ke_data_of(&c, &g, &kl);
+  CHECK_RC(gostx__ike_ke_shared(g, dr, 64, ki, kl, R->gir, 64), GOSTX_OK, "responder's g^ir");
+  expect(sub, 38, "Computes shared key", R->gir, 64);
+  sa_keys(sub, R, NULL, 39, 1);
+
+  /* IKE_AUTH request: the initiator's AUTH over message 1, Nr, its ID */
+  static const uint8_t idi[] = "\x02\0\0\0IKE-Initiator", idr[] = "\x02\0\0\0IKE-Responder";
+  uint8_t auth_i[64], auth_r[64], plain[2048];
+  psk_auth(sub, 22, psk, psk_len, I->k.sk_pi, idi, sizeof idi - 1, m1, m1l, I->nr, auth_i);
+  tree(sub, 26, I->k.sk_ei, "Computes K1i");
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_AUTH, GOSTX_IKE_FLAG_I, 1);
+  seal(sub, 33, 36, 37, I->k.sk_ei, I->k.enc_len, I->encr, &h, auth_i, 64);
+  /* the responder opens it with its own keys and checks the AUTH */
+  tree(sub, 46, R->k.sk_ei, "Computes K1i");
+  open_msg(sub, 37, 53, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  psk_verify(&c, GOSTX_IKE_PT_IDI, psk, psk_len, R->k.sk_pi, m1, m1l, R->nr, "the initiator's AUTH");
+  const gostx_ike_payload *id = gostx__ike_find(&c, GOSTX_IKE_PT_IDI);
+  CHECK(id && id->len == sizeof idi - 1 && !memcmp(id->body, idi, id->len), "IDi");
+  keymat(sub, 59, R, NULL, 0, R->ni, R->nr);
+
+  /* IKE_AUTH response */
+  psk_auth(sub, 60, psk, psk_len, R->k.sk_pr, idr, sizeof idr - 1, m2, m2l, R->ni, auth_r);
+  tree(sub, 64, R->k.sk_er, "Computes K1r");
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 71, 74, 75, R->k.sk_er, R->k.enc_len, R->encr, &h, auth_r, 64);
+  tree(sub, 77, I->k.sk_er, "Computes K1r");
+  open_msg(sub, 75, 84, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  psk_verify(&c, GOSTX_IKE_PT_IDR, psk, psk_len, I->k.sk_pr, m2, m2l, I->ni, "the responder's AUTH");
+  keymat(sub, 90, I, NULL, 0, I->ni, I->nr);
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+  free(m1);
+  free(m2);
+}
+
+/* The leaf key of index (i1 | i2 | i3) against step n: what titles it
+ * ("Uses previously computed key K3" in A.1, "Computes K3" in A.2). */
+static const char *k3_what = "Uses previously computed key K3";
+static uint64_t k3_index;
+static void k3(json *sub, int n, const uint8_t *sk_e) {
+  uint8_t a[32], b[32], c[32];
+  CHECK_RC(gostx__ktree_levels(sk_e, k3_index, a, b, c), GOSTX_OK, "key tree");
+  expect(sub, n, k3_what, c, 32);
+}
+
+/* The proposal of the SA payload in c: its SPI against spi (spi_len), and
+ * the nonce and KE data of c. */
+static void child_payloads(const gostx_ike_chain *c, const uint8_t *spi, size_t spi_len,
+                           uint8_t nonce[32], const uint8_t **ke, size_t *ke_len, uint16_t *g) {
+  static gostx_ike_sa sa;
+  const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
+  CHECK(p && gostx__ike_sa_read(p->body, p->len, &sa) == GOSTX_OK && sa.n >= 1, "SA payload");
+  CHECK(p && sa.p[0].spi_len == spi_len && !memcmp(sa.p[0].spi, spi, spi_len),
+        "the proposal carries the new SPI");
+  const gostx_ike_payload *np = gostx__ike_find(c, GOSTX_IKE_PT_NONCE);
+  CHECK(np && np->len == 32, "a 32-octet nonce");
+  if (np) memcpy(nonce, np->body, 32);
+  if (ke) *ke = ke_data_of(c, g, ke_len); /* NULL: no KE (no PFS) */
+}
+
+/* ---- A.1.2: the IKE SA rekeyed (CREATE_CHILD_SA) ---- */
+
+static struct side a1i_new, a1r_new; /* the new IKE SA, for A.1.3 and A.1.4 */
+static struct side a2i, a2r, a2i_new, a2r_new;
+
+/* l: the key exchange's size (32 or 64). */
+static void rekey_ike(json *f, const char *id, const struct side *I0, const struct side *R0,
+                      struct side *I, struct side *R, size_t l) {
+  json *sub = sub_of(f, id);
+  *I = *I0;
+  *R = *R0;
+  uint8_t di[64], dr[64], plain[2048];
+  copy_step(sub, 1, "Generates random SPIi", I->spi_i, 8);
+  copy_step(sub, 2, "Generates random IKE nonce Ni", I->ni, 32);
+  ephemeral(sub, 3, 4, I->group, di, l);
+  k3(sub, 6, I0->k.sk_ei);
+  gostx_ike_hdr h;
+  hdr_of(&h, I0->spi_i, I0->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 2);
+  seal(sub, 9, 12, 13, I0->k.sk_ei, I0->k.enc_len, I0->encr, &h, NULL, 0);
+  /* the responder: the request opened under the old SA */
+  gostx_ike_chain c;
+  const uint8_t *ke;
+  size_t kl;
+  uint16_t g;
+  k3(sub, 15, R0->k.sk_ei);
+  open_msg(sub, 13, 20, R0->k.sk_ei, R0->k.enc_len, R0->encr, plain, &c);
+  memcpy(R->spi_i, I->spi_i, 8);
+  child_payloads(&c, I->spi_i, 8, R->ni, &ke, &kl, &g);
+  uint8_t qi[128], qr[128];
+  CHECK_RC(gostx__ike_ke_public(I->group, di, l, qi, 2 * l), GOSTX_OK, "Q_i");
+  CHECK(ke && kl == 2 * l && !memcmp(ke, qi, kl), "the request's KE is Q_i");
+  copy_step(sub, 22, "Generates random SPIr", R->spi_r, 8);
+  copy_step(sub, 23, "Generates random IKE nonce Nr", R->nr, 32);
+  ephemeral(sub, 24, 25, R->group, dr, l);
+  CHECK_RC(gostx__ike_ke_shared(g, dr, l, ke, kl, R->gir, l), GOSTX_OK, "responder's g^ir");
+  R->gir_len = l;
+  expect(sub, 26, "Computes shared key", R->gir, l);
+  sa_keys(sub, R, R0->k.sk_d, 27, 0);
+  k3(sub, 32, R0->k.sk_er);
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 35, 38, 39, R0->k.sk_er, R0->k.enc_len, R0->encr, &h, NULL, 0);
+  /* the initiator: the response opened, the new SA's keys */
+  open_msg(sub, 39, 46, I0->k.sk_er, I0->k.enc_len, I0->encr, plain, &c);
+  memcpy(I->spi_r, R->spi_r, 8);
+  child_payloads(&c, R->spi_r, 8, I->nr, &ke, &kl, &g);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, l, qr, 2 * l), GOSTX_OK, "Q_r");
+  CHECK(ke && kl == 2 * l && !memcmp(ke, qr, kl), "the response's KE is Q_r");
+  CHECK_RC(gostx__ike_ke_shared(g, di, l, ke, kl, I->gir, l), GOSTX_OK, "initiator's g^ir");
+  I->gir_len = l;
+  expect(sub, 48, "Computes shared key", I->gir, l);
+  sa_keys(sub, I, I0->k.sk_d, 49, 0);
+  /* SK_pi, SK_pr: prf+ goes on past SK_er (2.18 derives them all; unused after IKE_AUTH) */
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+}
+
+/* ---- A.1.3: the ESP SAs rekeyed with PFS (CREATE_CHILD_SA under the new IKE SA) ---- */
+
+static void a1_2(json *f) {
+  k3_what = "Uses previously computed key K3";
+  k3_index = 0;
+  rekey_ike(f, "A.1.2", &a1i, &a1r, &a1i_new, &a1r_new, 64);
+}
+
+static void a1_3(json *f) {
+  json *sub = sub_of(f, "A.1.3");
+  const struct side *I = &a1i_new, *R = &a1r_new;
+  uint8_t ni[32], nr[32], ni_r[32], nr_i[32], di[64], dr[64], spi_i[4], spi_r[4], plain[2048];
+  uint8_t gir_i[64], gir_r[64], qi[128], qr[128];
+  copy_step(sub, 1, "Generates random IKE nonce Ni", ni, 32);
+  ephemeral(sub, 2, 3, I->group, di, 64);
+  copy_step(sub, 4, "Selects SPI for new incoming ESP SA", spi_i, 4);
+  tree(sub, 6, I->k.sk_ei, "Computes K1i");
+  gostx_ike_hdr h;
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 0);
+  seal(sub, 11, 14, 15, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  gostx_ike_chain c;
+  const uint8_t *ke;
+  size_t kl;
+  uint16_t g;
+  tree(sub, 17, R->k.sk_ei, "Computes K1i");
+  open_msg(sub, 15, 24, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  child_payloads(&c, spi_i, 4, ni_r, &ke, &kl, &g);
+  CHECK_RC(gostx__ike_ke_public(I->group, di, 64, qi, 128), GOSTX_OK, "Q_i");
+  CHECK(ke && kl == 128 && !memcmp(ke, qi, 128), "the request's KE is Q_i");
+  copy_step(sub, 26, "Generates random IKE nonce Nr", nr, 32);
+  ephemeral(sub, 27, 28, R->group, dr, 64);
+  copy_step(sub, 29, "Selects SPI for new incoming ESP SA", spi_r, 4);
+  CHECK_RC(gostx__ike_ke_shared(g, dr, 64, ke, kl, gir_r, 64), GOSTX_OK, "responder's g^ir");
+  keymat(sub, 30, R, gir_r, 64, ni_r, nr);
+  tree(sub, 32, R->k.sk_er, "Computes K1r");
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 37, 40, 41, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  tree(sub, 43, I->k.sk_er, "Computes K1r");
+  open_msg(sub, 41, 50, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  child_payloads(&c, spi_r, 4, nr_i, &ke, &kl, &g);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, 64, qr, 128), GOSTX_OK, "Q_r");
+  CHECK(ke && kl == 128 && !memcmp(ke, qr, 128), "the response's KE is Q_r");
+  CHECK_RC(gostx__ike_ke_shared(g, di, 64, ke, kl, gir_i, 64), GOSTX_OK, "initiator's g^ir");
+  keymat(sub, 52, I, gir_i, 64, ni, nr_i);
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+}
+
+/* ---- A.1.4: the IKE SA deleted (INFORMATIONAL) ---- */
+
+static void delete_ike(json *f, const char *id, const struct side *I, const struct side *R) {
+  json *sub = sub_of(f, id);
+  uint8_t plain[2048];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_delete d;
+  k3(sub, 2, I->k.sk_ei);
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_INFORMATIONAL, GOSTX_IKE_FLAG_I, 3);
+  seal(sub, 5, 8, 9, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  k3(sub, 11, R->k.sk_ei);
+  open_msg(sub, 9, 16, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  const gostx_ike_payload *p = gostx__ike_find(&c, GOSTX_IKE_PT_DELETE);
+  CHECK(c.n == 1 && p && gostx__ike_delete_read(p->body, p->len, &d) == GOSTX_OK &&
+            d.proto == GOSTX_IKE_PROTO_IKE,
+        "a Delete of the IKE SA");
+  k3(sub, 19, R->k.sk_er);
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 22, 25, 26, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  k3(sub, 28, I->k.sk_er);
+  open_msg(sub, 26, 33, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  CHECK(c.n == 0, "an empty response");
+}
+
+static void a1_4(json *f) {
+  k3_what = "Uses previously computed key K3";
+  k3_index = 0;
+  delete_ike(f, "A.1.4", &a1i_new, &a1r_new);
+}
+
+/* ---- A.2.1: IKE_SA_INIT (after INVALID_KE_PAYLOAD) and the IKE SA's keys ---- */
+
+static void a2_1(json *f) {
+  json *sub = sub_of(f, "A.2.1");
+  struct side *I = &a2i, *R = &a2r;
+  I->name = "initiator";
+  R->name = "responder";
+  uint8_t d512[64], di[32], dr[32], qi[128], qr[64];
+  size_t l1, l2, l3, l4;
+  I->encr = R->encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;
+  copy_step(sub, 1, "Generates random SPIi", I->spi_i, 8);
+  copy_step(sub, 2, "Generates random IKE nonce Ni", I->ni, 32);
+  /* the first try offers 512 bits; the responder wants 256 */
+  ephemeral(sub, 3, 4, GOSTX_IKE_KE_GOST3410_2012_512, d512, 64);
+  CHECK_RC(gostx__ike_ke_public(GOSTX_IKE_KE_GOST3410_2012_512, d512, 64, qi, 128), GOSTX_OK, "Q");
+  free(sa_init(sub, 6, R->ni, qi, 128, &l1));
+  uint8_t *m = whole(sub, 9, "Sends message", &l2);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  CHECK_RC(gostx__ike_msg_read(m, l2, &h, &c, NULL), GOSTX_OK, "the refusal reads");
+  CHECK(c.n == 1 && gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK &&
+            n.type == 17 && n.data_len == 2 && n.data[0] == 0 && n.data[1] == 33,
+        "INVALID_KE_PAYLOAD naming GOST3410_2012_256");
+  uint8_t out[64];
+  gostx_ike_writer w;
+  gostx__ike_w_msg(&w, out, sizeof out, &h);
+  gostx__ike_w_notify(&w, &n);
+  size_t ol = 0;
+  CHECK(gostx__ike_w_finish(&w, &ol) == GOSTX_OK && ol == l2 && !memcmp(out, m, l2),
+        "A.2.1 (9) written again byte for byte");
+  free(m);
+  I->group = R->group = GOSTX_IKE_KE_GOST3410_2012_256;
+  ephemeral(sub, 11, 12, I->group, di, 32);
+  CHECK_RC(gostx__ike_ke_public(I->group, di, 32, qi, 64), GOSTX_OK, "Q_i");
+  uint8_t *m1 = sa_init(sub, 14, R->ni, qi, 64, &l3);
+  copy_step(sub, 16, "Generates random SPIr", R->spi_r, 8);
+  copy_step(sub, 17, "Generates random IKE nonce Nr", R->nr, 32);
+  ephemeral(sub, 18, 19, R->group, dr, 32);
+  CHECK_RC(gostx__ike_ke_public(R->group, dr, 32, qr, 64), GOSTX_OK, "Q_r");
+  uint8_t *m2 = sa_init(sub, 22, I->nr, qr, 64, &l4);
+  memcpy(R->spi_i, m1, 8);
+  memcpy(I->spi_r, m2 + 8, 8);
+  I->gir_len = R->gir_len = 32;
+  CHECK_RC(gostx__ike_ke_shared(I->group, di, 32, qr, 64, I->gir, 32), GOSTX_OK, "g^ir");
+  expect(sub, 24, "Computes shared key", I->gir, 32);
+  sa_keys(sub, I, NULL, 25, 1);
+  CHECK_RC(gostx__ike_ke_shared(R->group, dr, 32, qi, 64, R->gir, 32), GOSTX_OK, "g^ir");
+  expect(sub, 69, "Computes shared key", R->gir, 32);
+  sa_keys(sub, R, NULL, 70, 1);
+  gostx_memzero(d512, sizeof d512);
+  gostx_memzero(di, sizeof di);
+  gostx_memzero(dr, sizeof dr);
+  free(m1);
+  free(m2);
+}
+
+/* A.2.2 and A.2.4: as A.1's, under Magma and 256-bit keys, the sender's leaf
+ * i3 = 1 after IKE_AUTH's fragments. */
+static void a2_2(json *f) {
+  k3_what = "Computes K3";
+  k3_index = 1;
+  rekey_ike(f, "A.2.2", &a2i, &a2r, &a2i_new, &a2r_new, 32);
+}
+
+/* A.2.3: the ESP SAs rekeyed without PFS: KEYMAT from SK_d and the nonces. */
+static void a2_3(json *f) {
+  json *sub = sub_of(f, "A.2.3");
+  const struct side *I = &a2i_new, *R = &a2r_new;
+  uint8_t ni[32], nr[32], ni_r[32], nr_i[32], spi_i[4], spi_r[4], plain[2048];
+  copy_step(sub, 1, "Generates random IKE nonce Ni", ni, 32);
+  tree(sub, 2, I->k.sk_ei, "Computes K1i");
+  copy_step(sub, 5, "Selects SPI for new incoming ESP SA", spi_i, 4);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_CREATE_CHILD_SA, GOSTX_IKE_FLAG_I, 0);
+  seal(sub, 9, 12, 13, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  tree(sub, 15, R->k.sk_ei, "Computes K1i");
+  open_msg(sub, 13, 22, R->k.sk_ei, R->k.enc_len, R->encr, plain, &c);
+  child_payloads(&c, spi_i, 4, ni_r, NULL, NULL, NULL);
+  CHECK(!gostx__ike_find(&c, GOSTX_IKE_PT_KE), "no KE: no PFS");
+  copy_step(sub, 24, "Generates random IKE nonce Nr", nr, 32);
+  copy_step(sub, 25, "Selects SPI for new incoming ESP SA", spi_r, 4);
+  keymat(sub, 26, R, NULL, 0, ni_r, nr);
+  tree(sub, 28, R->k.sk_er, "Computes K1r");
+  h.flags = GOSTX_IKE_FLAG_R;
+  seal(sub, 33, 36, 37, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  tree(sub, 39, I->k.sk_er, "Computes K1r");
+  open_msg(sub, 37, 46, I->k.sk_er, I->k.enc_len, I->encr, plain, &c);
+  child_payloads(&c, spi_r, 4, nr_i, NULL, NULL, NULL);
+  keymat(sub, 48, I, NULL, 0, ni, nr_i);
+}
+
+static void a2_4(json *f) {
+  k3_what = "Uses previously computed key K3";
+  k3_index = 0;
+  delete_ike(f, "A.2.4", &a2i_new, &a2r_new);
+}
+
+/* ---- refusals: the codec's strictness and the recipient tests ---- */
+
+static void refusals(json *f) {
+  json *sub = sub_of(f, "A.1.1");
+  size_t l;
+  uint8_t *m = whole(sub, 6, "Sends message", &l), b[512];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  CHECK(l <= sizeof b, "message size");
+  memcpy(b, m, l);
+  CHECK_RC(gostx__ike_msg_read(b, l - 1, &h, &c, NULL), GOSTX_ELEN, "one octet short of its length");
+  b[17] = 0x30;
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EUNSUP, "major version 3");
+  b[17] = 0x21; /* a higher minor version is fine (2.5) */
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_OK, "minor version 1");
+  memcpy(b, m, l);
+  b[28 + 3] += 1; /* the SA payload one octet longer than its body */
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EFORMAT, "a payload length off by one");
+  memcpy(b, m, l);
+  b[28 + 2] = 0xff; /* past the end */
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EFORMAT, "a payload past the end");
+  memcpy(b, m, l);
+  b[28 + 3] = 3; /* shorter than its header */
+  b[28 + 2] = 0;
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_EFORMAT, "a payload length of 3");
+  /* the last payload (a Notify) made an unknown type 200: skipped when not critical */
+  memcpy(b, m, l);
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_OK, "as printed");
+  const size_t n0 = c.n;
+  const size_t last = (size_t)(c.p[n0 - 1].body - b) - 4, prev = (size_t)(c.p[n0 - 2].body - b) - 4;
+  b[prev] = 200;
+  CHECK(gostx__ike_msg_read(b, l, &h, &c, NULL) == GOSTX_OK && c.n == n0 - 1 && c.skipped == 1,
+        "an unknown payload without the critical bit: skipped");
+  b[last + 1] = 0x80;
+  CHECK(gostx__ike_msg_read(b, l, &h, &c, NULL) == GOSTX_EUNSUP && c.unsupported == 200,
+        "an unknown critical payload: UNSUPPORTED_CRITICAL_PAYLOAD");
+  /* the SA payload's proposal numbered 2, then its transform count one more */
+  memcpy(b, m, l);
+  CHECK_RC(gostx__ike_msg_read(b, l, &h, &c, NULL), GOSTX_OK, "as printed");
+  static gostx_ike_sa sa;
+  uint8_t *sab = b + (c.p[0].body - b);
+  sab[4] = 2;
+  CHECK_RC(gostx__ike_sa_read(sab, c.p[0].len, &sa), GOSTX_EFORMAT, "a first proposal numbered 2");
+  sab[4] = 1;
+  sab[7] += 1;
+  CHECK_RC(gostx__ike_sa_read(sab, c.p[0].len, &sa), GOSTX_EFORMAT, "one transform more than there is");
+  /* RFC 9385 6.1: the peer's point off the curve, the identity, a short one */
+  uint8_t d[64], q[128], k[64];
+  ephemeral(sub, 10, 11, GOSTX_IKE_KE_GOST3410_2012_512, d, 64);
+  size_t ql;
+  uint8_t *qi = dump(sub, 4, "Computes public key", 0, &ql);
+  memcpy(q, qi, 128);
+  q[5] ^= 1;
+  CHECK_RC(gostx__ike_ke_shared(34, d, 64, q, 128, k, 64), GOSTX_EINVAL, "a point off the curve");
+  memset(q, 0, sizeof q);
+  q[64] = 1; /* (0, 1): the identity of the Edwards curve */
+  CHECK_RC(gostx__ike_ke_shared(34, d, 64, q, 128, k, 64), GOSTX_EINVAL, "the identity");
+  CHECK_RC(gostx__ike_ke_shared(34, d, 64, qi, 127, k, 64), GOSTX_ELEN, "a short KE");
+  CHECK_RC(gostx__ike_ke_shared(33, d, 64, qi, 128, k, 64), GOSTX_ELEN, "KE 33 with 512-bit data");
+  gostx_memzero(d, sizeof d);
+  free(qi);
+  free(m);
+}
+
+int main(void) {
+  json *f = tv_load("ike9385.json");
+  a1_1(f);
+  a1_2(f);
+  a1_3(f);
+  a1_4(f);
+  a2_1(f);
+  a2_2(f);
+  a2_3(f);
+  a2_4(f);
+  refusals(f);
+  json_free(f);
+  return t_done();
+}
