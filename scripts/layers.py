@@ -23,7 +23,7 @@ LAYERS = [
     ("blockops", ["blockops/*"]),
     # one ISA per file, their tables and templates (lib/tls's padding scan too)
     ("kernels", ["magma/impl.h", "magma/sbox*", "magma/magma_*", "magma/sliced_*",
-                 "kuznyechik/impl.h", "kuznyechik/kuz_*", "mgm/impl.h", "mgm/mgm_*",
+                 "kuznyechik/impl.h", "kuznyechik/kuz_*", "mgm/impl.h", "mgm/mgm_*.c", "mgm/mgm_reduce_*",
                  "streebog/impl.h", "streebog/streebog_*", "gost3410/impl.h",
                  "tls/pad_scan*"]),
     # GOST R 34.10 (lib/gost3410) below the dispatcher, lowest first: the
