@@ -315,6 +315,31 @@ static int run_stream(const gostx_file *ct, int decrypt, cli_in *in, cli_out *ou
   return lrc;
 }
 
+/* enc's and dec's common end: the chunk stream of ct on the pool, then the
+ * output committed once the input is known unchanged (nothing is left at
+ * the output's name otherwise: the caller aborts it). *committed: whether
+ * the output was committed. */
+static int stream_and_commit(const char *sub, const gostx_file *ct, int decrypt, cli_in *in,
+                             cli_out *out, const struct encdec_opts *o, int *committed) {
+  gostx_pool *pool = NULL;
+  gostx_file_stream s;
+  make_pool(o->threads, &pool);
+  cli_out_bulk(out);
+  int rc = 0, lrc = run_stream(ct, decrypt, in, out, pool, o->quiet, &s);
+  gostx_pool_free(pool);
+  if (lrc) {
+    if (!out->failed)
+      cli_err("%s: %s: %s", sub, decrypt || lrc == GOSTX_EIO ? in->name : "error", s.msg);
+    if (decrypt && out->direct && s.chunks)
+      cli_err("dec: %s already received %llu verified chunk(s) before the failure", out->name,
+              (unsigned long long)s.chunks);
+    return CLI_EXIT_FAIL;
+  }
+  if ((rc = cli_in_check_unchanged(in, sub))) return rc;
+  *committed = 1;
+  return cli_out_commit(out);
+}
+
 int cmd_enc(int argc, char **argv) {
   struct encdec_opts o;
   memset(&o, 0, sizeof o);
@@ -327,8 +352,7 @@ int cmd_enc(int argc, char **argv) {
   gostx_file ct;
   cli_in in = {0};
   cli_out out = {0};
-  gostx_pool *pool = NULL;
-  int have_ct = 0, have_out = 0;
+  int have_ct = 0, have_out = 0, committed = 0;
   if ((rc = cli_in_open(&in, o.in_path))) return rc;
   /* The output before the passphrase and the KDF: a bad -o fails at once. */
   if ((rc = cli_out_open(&out, o.out_path, 0))) goto done;
@@ -343,23 +367,12 @@ int cmd_enc(int argc, char **argv) {
     goto done;
   }
   have_ct = 1;
-  make_pool(o.threads, &pool);
-  cli_out_bulk(&out);
-  gostx_file_stream s;
-  lrc = run_stream(&ct, 0, &in, &out, pool, o.quiet, &s);
-  if (lrc) {
-    if (!out.failed) cli_err("enc: %s: %s", lrc == GOSTX_EIO ? in.name : "error", s.msg);
-    rc = CLI_EXIT_FAIL;
-    goto done;
-  }
-  if ((rc = cli_in_check_unchanged(&in, "enc"))) goto done;
-  rc = cli_out_commit(&out);
-  have_out = 0;
+  rc = stream_and_commit("enc", &ct, 0, &in, &out, &o, &committed);
+  if (committed) have_out = 0;
 done:
   if (have_out) cli_out_abort(&out);
   if (have_ct) gostx_file_clear(&ct);
   secret_wipe(&o.sec);
-  gostx_pool_free(pool);
   cli_in_close(&in);
   return rc;
 }
@@ -374,8 +387,7 @@ int cmd_dec(int argc, char **argv) {
   gostx_file ct;
   cli_in in = {0};
   cli_out out = {0};
-  gostx_pool *pool = NULL;
-  int have_ct = 0, have_out = 0;
+  int have_ct = 0, have_out = 0, committed = 0;
   if ((rc = cli_in_open(&in, o.in_path))) return rc;
 
   /* Header first: "not a gostx file" before asking for a passphrase. */
@@ -409,26 +421,12 @@ int cmd_dec(int argc, char **argv) {
     goto done;
   }
   have_ct = 1;
-  make_pool(o.threads, &pool);
-  cli_out_bulk(&out);
-  gostx_file_stream s;
-  lrc = run_stream(&ct, 1, &in, &out, pool, o.quiet, &s);
-  if (lrc) {
-    if (!out.failed) cli_err("dec: %s: %s", in.name, s.msg);
-    if (out.direct && s.chunks)
-      cli_err("dec: %s already received %llu verified chunk(s) before the failure", out.name,
-              (unsigned long long)s.chunks);
-    rc = CLI_EXIT_FAIL;
-    goto done;
-  }
-  if ((rc = cli_in_check_unchanged(&in, "dec"))) goto done;
-  rc = cli_out_commit(&out);
-  have_out = 0;
+  rc = stream_and_commit("dec", &ct, 1, &in, &out, &o, &committed);
+  if (committed) have_out = 0;
 done:
   if (have_out) cli_out_abort(&out);
   if (have_ct) gostx_file_clear(&ct);
   secret_wipe(&o.sec);
-  gostx_pool_free(pool);
   cli_in_close(&in);
   return rc;
 }
