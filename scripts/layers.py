@@ -61,6 +61,8 @@ LAYERS = [
     ("key_compat", ["gost3410/keys_compat.c"]),
     ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
                "tls/*", "x509/*"]),
+    # CMS over X.509 (the signer's chain) and the key object (signing)
+    ("cms", ["cms/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a
