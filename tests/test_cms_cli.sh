@@ -9,8 +9,35 @@
 # attribute, signingCertificateV2, unknown algorithms by OID, a chain that
 # fails (lib/x509's status), keyUsage, truncated and trailing data,
 # indefinite lengths, a key that is not the certificate's.
+# First, with no peer needed: R 1323565.1.025-2019's two SignedData
+# examples (A.1.1: 512-bit, signed attributes; A.1.2: 256-bit, none), as
+# gost-engine's tests ship them (tests/vectors/tc26_cms/README.md).
 # Skipped (77) without openssl and gost-engine; certtool's part without it.
 . "$(dirname "$0")/cli_common.sh" cms_cli
+tc26=$here/vectors/tc26_cms
+# the examples' content: "Контрольный пример для структуры SignedData." in CP1251
+tc26_text=caeeedf2f0eeebfcedfbe920eff0e8ece5f020e4ebff20f1f2f0f3eaf2f3f0fb205369676e6564446174612e
+for ex in signed_a111 signed_a121; do
+  if "$G" cms -verify -in "$tc26/$ex.pem" -noverify -out "$T/$ex.out" 2>"$T/err" &&
+    [ "$(od -An -tx1 -v "$T/$ex.out" | tr -d ' \n')" = "$tc26_text" ]; then
+    ok
+  else
+    bad "TC26 $ex: $(cat "$T/err")"
+  fi
+  # the example's root has no basicConstraints: lib/x509 (as openssl) refuses it as a CA
+  "$G" cms -verify -in "$tc26/$ex.pem" -CAfile "$tc26/root256_cert.pem" 2>"$T/err"
+  check "TC26 $ex: its root is no CA" grep -q "depth 1: basicConstraints" "$T/err"
+done
+# a byte of the content changed: A.1.1's messageDigest, A.1.2's signature
+"$G" cms -cmsout -in "$tc26/signed_a111.pem" -outform DER -out "$T/a111.der"
+"$G" cms -cmsout -in "$tc26/signed_a121.pem" -outform DER -out "$T/a121.der"
+flip_byte "$T/a111.der" 70
+flip_byte "$T/a121.der" 70
+"$G" cms -verify -in "$T/a111.der" -noverify 2>"$T/err"
+check "TC26 A.1.1 changed: messageDigest" grep -q "^gostx: cms: .*messageDigest" "$T/err"
+"$G" cms -verify -in "$T/a121.der" -noverify 2>"$T/err"
+check "TC26 A.1.2 changed: signature" grep -q "^gostx: cms: .*signature: does not verify" "$T/err"
+
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
   { echo "openssl with gost-engine not found: skipping"; exit 77; }
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
