@@ -17,7 +17,7 @@ static int refuse(const char *path, const gostx_cms_verdict *v, const gostx_cms_
     cli_err("cms: %s: signer %zu: %s%s", path, v->signer + 1, gostx_cms_status_name(v->status), what);
   else
     cli_err("cms: %s: %s%s", path, gostx_cms_status_name(v->status), what);
-  fprintf(stderr, "Verification failure\n");
+  fprintf(stderr, "CMS Verification failure\n");
   return CMS_EXIT_VERIFY;
 }
 
@@ -105,7 +105,7 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd) {
       rc = refuse(a->in, &v, sd);
   }
   if (!rc) {
-    fprintf(stderr, "Verification successful\n");
+    fprintf(stderr, "CMS Verification successful\n");
     if (a->out && sd->content) rc = cli_write_file(a->out, sd->content, sd->content_len, 0);
     else if (a->out) rc = copy_verified(a->content, a->out, &h);
   }
@@ -119,7 +119,7 @@ int cms_verify(const cms_args *a) {
   uint8_t *der = NULL;
   gostx_cms_signed *sd = NULL;
   int rc = cms_load_signed(a, &der, &sd);
-  if (rc == CMS_EXIT_VERIFY) fprintf(stderr, "Verification failure\n");
+  if (rc == CMS_EXIT_VERIFY) fprintf(stderr, "CMS Verification failure\n");
   if (!rc) rc = verify_parsed(a, sd);
   free(sd);
   free(der);

@@ -53,7 +53,7 @@ overify() { openssl cms -engine gost -verify -binary -purpose any "$@" >/dev/nul
 gverify() {
   local what=$1
   shift
-  if "$G" cms -verify "$@" >"$T/out" 2>"$T/err" && grep -q "^Verification successful" "$T/err"; then
+  if "$G" cms -verify "$@" >"$T/out" 2>"$T/err" && grep -q "^CMS Verification successful$" "$T/err"; then
     ok
   else
     bad "$what: $(cat "$T/err")"
