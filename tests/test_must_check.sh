@@ -16,7 +16,8 @@ gostx_file_open_chunk gostx_file_decrypt_stream gostx_luks_header_parse gostx_lu
 gostx_luks_add_key gostx_unpad2 gostx_memeq_ct gostx_batch_streams gostx_mode_final
 gostx_gost3410_key_from_der gostx_gost3410_key_from_pem gostx_gost3410_vko
 gostx_esp_replay_check gostx_esp_replay_update gostx_x509_parse gostx_x509_verify
-gostx_x509_pem_next gostx_x509_verify_path"
+gostx_x509_pem_next gostx_x509_verify_path gostx_cms_signed_parse gostx_cms_signed_verify
+gostx_cms_sign gostx_cms_pem_read"
 fail=0
 for f in $calls; do
   # The number of parameters, from the prototype in the headers.
