@@ -270,6 +270,23 @@ int cmd_vko(int argc, char **argv);
 int cmd_x509(int argc, char **argv); /* cli/cmd_x509.c */
 int cmd_req(int argc, char **argv);  /* cli/cmd_req.c */
 int cmd_x509_req(int argc, char **argv);
+int cmd_cms(int argc, char **argv);  /* cli/cmd_cms.c */
+
+/* ---- certificate files (cli/cmd_x509.c) ---- */
+/* certificates of the files one command reads together (openssl has no
+ * limit; this one only bounds memory: about 0.4 MB per x509 verification) */
+#define CLI_CERTS_MAX 1024
+/* The certificates of files (PEM blocks, or one DER certificate): each
+ * parsed over its own copy. */
+typedef struct cli_cert_list {
+  gostx_x509_cert c[CLI_CERTS_MAX];
+  uint8_t *der[CLI_CERTS_MAX]; /* NULL for a view into another list's copy */
+  size_t n;
+} cli_cert_list;
+/* Appends the certificates of path ("-" = stdin) to l: 0, or CLI_EXIT_FAIL
+ * after naming the file and block that did not parse (or no certificate). */
+int cli_load_certs(const char *path, cli_cert_list *l);
+void cli_cert_list_free(cli_cert_list *l);
 
 /* ---- GOST R 34.10-2012 key files (cli/cmd_pkey.c) ---- */
 #define CLI_KEY_FILE_MAX 4096 /* far above any key file; more is refused */

@@ -7,10 +7,6 @@
 
 #include "cli.h"
 
-#define CERT_FILE_MAX (16u << 20)
-/* certificates of one CERT file with -untrusted's (openssl has no limit;
- * this one only bounds memory: about 0.4 MB per verification) */
-#define CHAIN_MAX 1024
 
 enum { X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_HELP };
 
@@ -22,23 +18,15 @@ static const cli_opt verify_opts[] = {
     {NULL, 0, 0, 0},
 };
 
-/* The certificates of a file (PEM blocks, or one DER certificate): each
- * parsed over its own copy, appended to certs[*n]. */
-typedef struct cert_list {
-  gostx_x509_cert c[CHAIN_MAX];
-  uint8_t *der[CHAIN_MAX];
-  size_t n;
-} cert_list;
-
-static void list_free(cert_list *l) {
+void cli_cert_list_free(cli_cert_list *l) {
   for (size_t i = 0; i < l->n; i++) free(l->der[i]);
   l->n = 0;
 }
 
-static int add_der(cert_list *l, const char *path, size_t block, const uint8_t *der, size_t len) {
-  if (l->n == CHAIN_MAX) {
-    cli_err("%s: more than %d certificates (gostx x509 verify's limit for a CERT file and "
-            "-untrusted together)", path, CHAIN_MAX);
+static int add_der(cli_cert_list *l, const char *path, size_t block, const uint8_t *der, size_t len) {
+  if (l->n == CLI_CERTS_MAX) {
+    cli_err("%s: more than %d certificates (the limit for the files of one command: for gostx "
+            "x509 verify a CERT file and -untrusted together)", path, CLI_CERTS_MAX);
     return CLI_EXIT_FAIL;
   }
   uint8_t *copy = malloc(len ? len : 1);
@@ -57,7 +45,7 @@ static int add_der(cert_list *l, const char *path, size_t block, const uint8_t *
   return 0;
 }
 
-static int load_certs(const char *path, cert_list *l) {
+int cli_load_certs(const char *path, cli_cert_list *l) {
   cli_in in;
   uint8_t *buf = NULL;
   size_t len = 0;
@@ -109,21 +97,21 @@ static void verify_help(void) {
          "Prints \"CERT: OK\", or on stderr the failed certificate's subject, \"error at\n"
          "depth D: CHECK: reason\" (depth 0 = CERT) and \"error CERT: verification failed\".\n"
          "Exit status: 0 all verified, 2 a refusal or a usage error, 1 a file unreadable.\n",
-         GOSTX_X509_MAX_DEPTH, CHAIN_MAX);
+         GOSTX_X509_MAX_DEPTH, CLI_CERTS_MAX);
 }
 
-static int verify_one(const char *path, const gostx_x509_store *store, const cert_list *untrusted,
+static int verify_one(const char *path, const gostx_x509_store *store, const cli_cert_list *untrusted,
                       int64_t at, gostx_x509_purpose purpose, const char *host, const char *ip) {
-  cert_list *l = calloc(1, sizeof *l);
+  cli_cert_list *l = calloc(1, sizeof *l);
   if (!l) {
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
-  int rc = load_certs(path, l);
+  int rc = cli_load_certs(path, l);
   for (size_t i = 0; !rc && i < untrusted->n; i++) {
-    if (l->n == CHAIN_MAX) {
+    if (l->n == CLI_CERTS_MAX) {
       cli_err("%s: with -untrusted, more than %d certificates (gostx x509 verify's limit)", path,
-              CHAIN_MAX);
+              CLI_CERTS_MAX);
       rc = CLI_EXIT_FAIL;
       break;
     }
@@ -211,7 +199,7 @@ static int cmd_x509_verify(int argc, char **argv) {
   if (!cafile && !capath) return cli_usage("x509 verify: -CAfile or -CApath is needed");
   if (host && !*host) return cli_usage("x509 verify: -verify_hostname: empty name");
   gostx_x509_store *store = gostx_x509_store_new();
-  cert_list *untrusted = calloc(1, sizeof *untrusted);
+  cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
   if (!store || !untrusted) {
     cli_err("out of memory");
     rc = CLI_EXIT_FAIL;
@@ -224,14 +212,14 @@ static int cmd_x509_verify(int argc, char **argv) {
       rc = CLI_EXIT_FAIL;
     }
   }
-  if (!rc && untrusted_path) rc = load_certs(untrusted_path, untrusted);
+  if (!rc && untrusted_path) rc = cli_load_certs(untrusted_path, untrusted);
   int worst = 0;
   for (size_t i = 0; !rc && i < npaths; i++) {
     int r = verify_one(paths[i], store, untrusted, at, purpose, host, ip);
     if (r == CLI_EXIT_FAIL) worst = CLI_EXIT_FAIL;
     if (r == CLI_EXIT_USAGE && worst != CLI_EXIT_FAIL) worst = CLI_EXIT_USAGE;
   }
-  if (untrusted) list_free(untrusted);
+  if (untrusted) cli_cert_list_free(untrusted);
   free(untrusted);
   gostx_x509_store_free(store);
   return rc ? rc : worst;
@@ -328,14 +316,14 @@ static int cmd_x509_show(int argc, char **argv) {
       return CLI_EXIT_OK;
     }
     if (id != CLI_POS) return CLI_EXIT_USAGE;
-    cert_list *l = calloc(1, sizeof *l);
+    cli_cert_list *l = calloc(1, sizeof *l);
     if (!l) return CLI_EXIT_FAIL;
-    rc = load_certs(p.pos, l);
+    rc = cli_load_certs(p.pos, l);
     for (size_t i = 0; !rc && i < l->n; i++) {
       if (any++) printf("\n");
       show_one(&l->c[i]);
     }
-    list_free(l);
+    cli_cert_list_free(l);
     free(l);
   }
   if (!rc && !any) return cli_usage("x509 show: no certificate given");

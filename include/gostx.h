@@ -22,6 +22,7 @@
 #include "gostx/x509.h"
 #include "gostx/x509_write.h"
 #include "gostx/tls.h"
+#include "gostx/cms.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

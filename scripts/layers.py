@@ -64,6 +64,8 @@ LAYERS = [
     # IKEv2 over them: ESP's key tree for its own messages, the key
     # exchange and signatures of lib/gost3410, certificates through lib/x509
     ("ike", ["ike/*"]),
+    # CMS over X.509 (the signer's chain) and the key object (signing)
+    ("cms", ["cms/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a

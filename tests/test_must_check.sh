@@ -19,7 +19,8 @@ gostx_esp_replay_check gostx_esp_replay_update gostx_x509_parse gostx_x509_verif
 gostx_x509_pem_next gostx_x509_verify_path gostx_x509_verify_why gostx_x509_csr_parse
 gostx_x509_csr_pem_next gostx_gost3410_key_set_private gostx_gost3410_key_set_public
 gostx_gost3410_key_read gostx_tls_config_set_key gostx_tls_set_session gostx_tls_key_update
-gostx_tls_close"
+gostx_tls_close gostx_cms_signed_parse
+gostx_cms_signed_verify gostx_cms_sign gostx_cms_pem_read"
 fail=0
 for f in $calls; do
   # The number of parameters, from the prototype in the headers.

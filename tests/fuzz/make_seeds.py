@@ -4,8 +4,8 @@ to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_tls_record fuzz_tls12_record
-         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509
-         (those that need no gostx; fuzz_x509 needs openssl with gost-engine)"""
+         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms
+         (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -325,9 +325,45 @@ def ike_seeds():
                     put("fuzz_ike_payloads", i, bytes([1, first[28]]) + data[:-1])
                     i += 1
 
+# fuzz_cms: flags (bit 0 PEM, bit 1 the content detached), then a
+# SignedData: openssl cms -engine gost's over gost_pki.sh's PKI (detached,
+# -cades with a chain, -keyid with two signers attached, -noattr), and
+# R 1323565.1.025-2019's two examples (tests/vectors/tc26_cms) as PEM.
+def cms_seeds():
+    import tempfile
+    with tempfile.TemporaryDirectory() as t:
+        subprocess.run(["bash", os.path.join(here, "..", "support", "gost_pki.sh"), t], check=True)
+        with open(os.path.join(t, "doc"), "wb") as f:
+            f.write(pattern(300))
+        env = dict(os.environ, OPENSSL_CONF="/dev/null")
+        def osign(*args):
+            out = os.path.join(t, "out")
+            subprocess.run(["openssl", "cms", "-engine", "gost", "-sign", "-binary", "-in",
+                            os.path.join(t, "doc"), "-outform", "DER", "-out", out] +
+                           [a if a.startswith("-") else os.path.join(t, a) for a in args],
+                           check=True, capture_output=True, env=env)
+            with open(out, "rb") as f:
+                return f.read()
+        def tc26(name):
+            with open(os.path.join(here, "..", "vectors", "tc26_cms", name), "rb") as f:
+                return f.read()
+        seeds = [
+            (2, osign("-signer", "leaf-256A.pem", "-inkey", "leaf-256A.key")),
+            (2, osign("-cades", "-signer", "leaf-512A.pem", "-inkey", "leaf-512A.key",
+                      "-certfile", "int.pem")),
+            (0, osign("-nodetach", "-keyid", "-signer", "leaf-256B.pem", "-inkey", "leaf-256B.key",
+                      "-signer", "leaf-512C.pem", "-inkey", "leaf-512C.key")),
+            (2, osign("-noattr", "-signer", "leaf-256D.pem", "-inkey", "leaf-256D.key")),
+            (1, tc26("signed_a111.pem")),
+            (1, tc26("signed_a121.pem")),
+        ]
+    for i, (flags, body) in enumerate(seeds):
+        put("fuzz_cms", i, bytes([flags]) + body)
+
 NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
-                  "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds}
+                  "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds,
+                  "fuzz_cms": cms_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))

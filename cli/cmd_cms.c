@@ -1,0 +1,247 @@
+/* gostx cms: CMS SignedData with GOST keys (lib/cms), with openssl cms's
+ * option names so scripts carry over: -sign, -verify, -cmsout [-print].
+ * A detached signature's content is read in chunks (never whole in
+ * memory); outputs are put in place only when complete (cli_out), and
+ * nothing is written when signing or verification fails. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cms_cli.h"
+
+
+enum {
+  C_SIGN = 1, C_VERIFY, C_CMSOUT, C_PRINT, C_IN, C_OUT, C_SIGNER, C_INKEY, C_PASSIN, C_CERTFILE,
+  C_NODETACH, C_CADES, C_NOATTR, C_NOCERTS, C_NOSIGNINGTIME, C_BINARY, C_OUTFORM, C_INFORM,
+  C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_HELP
+};
+
+static const cli_opt cms_opts[] = {
+    {"sign", 0, CLI_NOARG, C_SIGN},         {"verify", 0, CLI_NOARG, C_VERIFY},
+    {"cmsout", 0, CLI_NOARG, C_CMSOUT},     {"print", 0, CLI_NOARG, C_PRINT},
+    {"in", 0, CLI_PATH, C_IN},              {"out", 0, CLI_PATH, C_OUT},
+    {"signer", 0, CLI_PATH, C_SIGNER},      {"inkey", 0, CLI_PATH, C_INKEY},
+    {"passin", 0, CLI_ARG, C_PASSIN},       {"certfile", 0, CLI_PATH, C_CERTFILE},
+    {"nodetach", 0, CLI_NOARG, C_NODETACH}, {"cades", 0, CLI_NOARG, C_CADES},
+    {"noattr", 0, CLI_NOARG, C_NOATTR},     {"nocerts", 0, CLI_NOARG, C_NOCERTS},
+    {"no_signing_time", 0, CLI_NOARG, C_NOSIGNINGTIME},
+    {"binary", 0, CLI_NOARG, C_BINARY},     {"outform", 0, CLI_ARG, C_OUTFORM},
+    {"inform", 0, CLI_ARG, C_INFORM},       {"content", 0, CLI_PATH, C_CONTENT},
+    {"CAfile", 0, CLI_PATH, C_CAFILE},      {"CApath", 0, CLI_PATH, C_CAPATH},
+    {"untrusted", 0, CLI_PATH, C_UNTRUSTED}, {"noverify", 0, CLI_NOARG, C_NOVERIFY},
+    {"attime", 0, CLI_ARG, C_ATTIME},       {"help", 'h', CLI_NOARG, C_HELP},
+    {NULL, 0, 0, 0},
+};
+
+static void cms_help(void) {
+  printf(
+      "Usage: gostx cms -sign -in FILE -signer CERT -inkey KEY [-passin ARG]\n"
+      "                 [-signer CERT -inkey KEY ...] [-certfile CHAIN] [-nodetach]\n"
+      "                 [-cades] [-noattr] [-nocerts] [-no_signing_time]\n"
+      "                 [-outform PEM|DER] [-out FILE.sig]\n"
+      "       gostx cms -verify -in FILE.sig [-inform PEM|DER] [-content FILE]\n"
+      "                 (-CAfile CA | -CApath DIR | -noverify) [-untrusted FILE]\n"
+      "                 [-certfile FILE] [-attime SECONDS] [-out FILE]\n"
+      "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n\n"
+      "CMS SignedData (RFC 5652) with GOST R 34.10-2012 keys, as openssl cms -engine gost\n"
+      "writes and reads it: Streebog-256 or -512 by key size, the signed attributes\n"
+      "contentType, messageDigest, signingTime (-no_signing_time: none; -noattr: no\n"
+      "attributes at all) and, with -cades, signingCertificateV2 (CAdES-BES).\n"
+      "-sign: detached unless -nodetach (the content is read in chunks); the signer's\n"
+      "certificate and -certfile's go into the message (-nocerts: the signers' not).\n"
+      "Output PEM (\"CMS\") unless -outform DER; S/MIME is not written. The content is\n"
+      "signed as its bytes (openssl's -binary; -binary is accepted).\n"
+      "-verify: every signer's messageDigest, signature, signingCertificateV2, keyUsage\n"
+      "(digitalSignature or nonRepudiation) and chain to -CAfile/-CApath (lib/x509,\n"
+      "at -attime or now; -untrusted adds intermediates). -out: the content, written\n"
+      "only when all of it verified. Input PEM (\"CMS\" or \"PKCS7\") or DER, told apart.\n"
+      "-cmsout: the message again (-outform); -print: its structure as text.\n"
+      "An encrypted KEY needs -passin (pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin).\n"
+      "Exit status: 0 success, 4 verification failed or the message refused (openssl\n"
+      "cms's), 2 usage error, 1 I/O error.\n");
+}
+
+static int form_arg(const char *opt, const char *v, int *form) {
+  if (!strcasecmp(v, "PEM"))
+    *form = FORM_PEM;
+  else if (!strcasecmp(v, "DER"))
+    *form = FORM_DER;
+  else
+    return cli_usage("cms: %s: PEM or DER, not '%s' (S/MIME is not supported)", opt, v);
+  return 0;
+}
+
+static int add_path(const char **list, size_t *n, size_t cap, const char *opt, const char *v) {
+  if (*n == cap) return cli_usage("cms: %s: at most %zu", opt, cap);
+  list[(*n)++] = v;
+  return 0;
+}
+
+static int set_op(cms_args *a, int op) {
+  if (a->op && a->op != op) return cli_usage("cms: one of -sign, -verify, -cmsout");
+  a->op = op;
+  return 0;
+}
+
+static int parse_one(cms_args *a, cli_parser *p, int id) {
+  uint64_t v;
+  switch (id) {
+    case C_SIGN: case C_VERIFY: case C_CMSOUT: return set_op(a, id);
+    case C_PRINT: a->print = 1; return 0;
+    case C_IN: a->in = p->arg; return 0;
+    case C_OUT: a->out = p->arg; return 0;
+    case C_SIGNER: return add_path(a->signer, &a->n_signer, GOSTX_CMS_MAX_SIGNERS, "-signer", p->arg);
+    case C_INKEY: return add_path(a->inkey, &a->n_inkey, GOSTX_CMS_MAX_SIGNERS, "-inkey", p->arg);
+    case C_PASSIN: a->passin = p->arg; return 0;
+    case C_CERTFILE: return add_path(a->certfile, &a->n_certfile, 8, "-certfile", p->arg);
+    case C_UNTRUSTED: return add_path(a->untrusted, &a->n_untrusted, 8, "-untrusted", p->arg);
+    case C_NODETACH: a->flags |= GOSTX_CMS_ATTACHED; return 0;
+    case C_CADES: a->flags |= GOSTX_CMS_CADES; return 0;
+    case C_NOATTR: a->flags |= GOSTX_CMS_NO_ATTRS; return 0;
+    case C_NOCERTS: a->flags |= GOSTX_CMS_NO_CERTS; return 0;
+    case C_NOSIGNINGTIME: a->flags |= GOSTX_CMS_NO_SIGNING_TIME; return 0;
+    case C_BINARY: return 0; /* content is always signed as its bytes */
+    case C_OUTFORM: return form_arg("-outform", p->arg, &a->outform);
+    case C_INFORM: return form_arg("-inform", p->arg, &a->inform);
+    case C_CONTENT: a->content = p->arg; return 0;
+    case C_CAFILE: a->cafile = p->arg; return 0;
+    case C_CAPATH: a->capath = p->arg; return 0;
+    case C_NOVERIFY: a->noverify = 1; return 0;
+    case C_ATTIME:
+      if (cli_uint("-attime", p->arg, 0, (uint64_t)INT64_MAX / 2, &v)) return CLI_EXIT_USAGE;
+      a->attime = (int64_t)v;
+      return 0;
+    case CLI_POS: return cli_usage("cms: unexpected argument '%s' (see --help)", p->pos);
+    default: return CLI_EXIT_USAGE;
+  }
+}
+
+/* The usage rules of each operation, before any work. */
+static int check_args(const cms_args *a) {
+  if (!a->op) return cli_usage("cms: -sign, -verify or -cmsout is needed (see --help)");
+  if (!a->in) return cli_usage("cms: -in is needed");
+  if (a->op == C_SIGN) {
+    if (!a->n_signer) return cli_usage("cms: -sign needs -signer");
+    if (a->n_inkey != a->n_signer) return cli_usage("cms: -sign: one -inkey for each -signer");
+    if ((a->flags & GOSTX_CMS_NO_ATTRS) && (a->flags & GOSTX_CMS_CADES))
+      return cli_usage("cms: -cades needs signed attributes (not -noattr)");
+  }
+  if (a->op == C_VERIFY && !a->cafile && !a->capath && !a->noverify)
+    return cli_usage("cms: -verify needs -CAfile or -CApath (or -noverify)");
+  cli_input ins[3] = {{a->in, "input"}, {a->content, "content"}, {a->op == C_SIGN ? a->signer[0] : NULL, "signer"}};
+  return cli_refuse_same_file("cms", a->out, ins, 3);
+}
+
+/* ---- reading and writing messages ---- */
+
+int cms_read_file(const char *path, uint8_t **buf, size_t *len) {
+  cli_in in;
+  int rc = cli_in_open(&in, path);
+  if (!rc) rc = cli_in_read_all(&in, buf, len);
+  if (!rc) cli_in_close(&in);
+  return rc;
+}
+
+/* The message of path as DER into *der (malloc'ed): PEM or DER as form
+ * says, or told apart (DER starts with a SEQUENCE's tag). */
+int cms_read_message(const char *path, int form, uint8_t **der, size_t *der_len) {
+  uint8_t *buf;
+  size_t len;
+  int rc = cms_read_file(path, &buf, &len);
+  if (rc) return rc;
+  if (form == FORM_DER || (form == FORM_AUTO && len && buf[0] == 0x30)) {
+    *der = buf, *der_len = len;
+    return 0;
+  }
+  *der = malloc(len ? len : 1);
+  if (!*der || gostx_cms_pem_read((const char *)buf, len, *der, len, der_len)) {
+    if (*der) cli_err("cms: %s: no CMS or PKCS7 PEM block (or a malformed one)", path);
+    else cli_err("out of memory");
+    free(*der);
+    free(buf);
+    return CMS_EXIT_VERIFY;
+  }
+  free(buf);
+  return 0;
+}
+
+/* DER as the -outform asks (PEM unless DER), to path, atomically. */
+int cms_write_message(const char *path, int form, const uint8_t *der, size_t len) {
+  if (form == FORM_DER) return cli_write_file(path, der, len, 0);
+  size_t pem_len;
+  gostx_cms_pem_write(der, len, NULL, 0, &pem_len);
+  char *pem = malloc(pem_len + 1);
+  if (!pem) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = gostx_cms_pem_write(der, len, pem, pem_len + 1, &pem_len) ? CLI_EXIT_FAIL
+                                                                    : cli_write_file(path, pem, pem_len, 0);
+  free(pem);
+  return rc;
+}
+
+/* The content of path (or stdin) digested in chunks; the copy of an
+ * attached content kept in *keep (malloc'ed) when keep is not NULL. */
+int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **keep, size_t *kept) {
+  if (keep) {
+    int rc = cms_read_file(path, keep, kept);
+    if (!rc && (gostx_cms_hash_init(h, want) || gostx_cms_hash_update(h, *keep, *kept) ||
+                gostx_cms_hash_final(h)))
+      rc = CLI_EXIT_FAIL;
+    return rc;
+  }
+  cli_in in;
+  uint8_t *buf = malloc(CLI_CHUNK);
+  size_t got;
+  int rc = buf ? cli_in_open(&in, path) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  (void)gostx_cms_hash_init(h, want);
+  while (!(rc = cli_in_read(&in, buf, CLI_CHUNK, &got)) && got) (void)gostx_cms_hash_update(h, buf, got);
+  cli_in_close(&in);
+  free(buf);
+  if (!rc) (void)gostx_cms_hash_final(h);
+  return rc;
+}
+
+
+int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd) {
+  size_t der_len;
+  gostx_cms_status st;
+  *der = NULL;
+  if (!(*sd = calloc(1, sizeof **sd))) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  int rc = cms_read_message(a->in, a->inform, der, &der_len);
+  if (!rc && gostx_cms_signed_parse(*der, der_len, *sd, &st)) {
+    cli_err("cms: %s: %s", a->in, gostx_cms_status_name(st));
+    rc = CMS_EXIT_VERIFY;
+  }
+  return rc;
+}
+
+int cmd_cms(int argc, char **argv) {
+  cli_parser p;
+  cli_parser_init_openssl(&p, "cms", argc, argv, cms_opts);
+  cms_args a;
+  memset(&a, 0, sizeof a);
+  a.attime = (int64_t)time(NULL);
+  int id, rc = 0;
+  while (!rc && (id = cli_next(&p, cms_opts)) != CLI_END) {
+    if (id == C_HELP) {
+      cms_help();
+      return CLI_EXIT_OK;
+    }
+    rc = parse_one(&a, &p, id);
+  }
+  if (!rc) rc = check_args(&a);
+  if (rc) return rc;
+  if (a.op == C_SIGN) return cms_sign(&a);
+  if (a.op == C_VERIFY) return cms_verify(&a);
+  return cms_cmsout(&a);
+}

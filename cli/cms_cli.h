@@ -1,0 +1,44 @@
+/* gostx cms's files (cli/cmd_cms.c: options and messages; cms_sign.c,
+ * cms_verify.c, cms_print.c: the operations). */
+#ifndef GOSTX_CMS_CLI_H
+#define GOSTX_CMS_CLI_H
+
+#include "cli.h"
+
+/* openssl cms's exit status for a verification failure (its ret = 4) */
+#define CMS_EXIT_VERIFY 4
+
+enum { FORM_AUTO = 0, FORM_PEM, FORM_DER };
+
+typedef struct cms_args {
+  int op; /* C_SIGN, C_VERIFY, C_CMSOUT */
+  int print, outform, inform, noverify;
+  unsigned flags; /* GOSTX_CMS_* */
+  const char *in, *out, *content, *passin, *cafile, *capath;
+  const char *signer[GOSTX_CMS_MAX_SIGNERS], *inkey[GOSTX_CMS_MAX_SIGNERS];
+  size_t n_signer, n_inkey;
+  const char *certfile[8], *untrusted[8];
+  size_t n_certfile, n_untrusted;
+  int64_t attime;
+} cms_args;
+
+/* The whole file (or stdin). */
+int cms_read_file(const char *path, uint8_t **buf, size_t *len);
+/* The message of path as DER into *der (malloc'ed): PEM or DER as form
+ * says, or told apart (DER starts with a SEQUENCE's tag). */
+int cms_read_message(const char *path, int form, uint8_t **der, size_t *der_len);
+/* DER as form asks (PEM unless FORM_DER), to path, atomically. */
+int cms_write_message(const char *path, int form, const uint8_t *der, size_t len);
+/* The content of path digested in chunks (GOSTX_CMS_HASH_* want); with
+ * keep not NULL, read whole and kept in *keep (malloc'ed), *kept bytes. */
+int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **keep, size_t *kept);
+
+/* -in's message read and parsed: *der and *sd malloc'ed (free both); a
+ * message refused is named on stderr: CMS_EXIT_VERIFY. */
+int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd);
+
+int cms_sign(const cms_args *a);
+int cms_verify(const cms_args *a);
+int cms_cmsout(const cms_args *a);
+
+#endif

@@ -1,0 +1,127 @@
+/* gostx cms -verify: the message parsed, the content digested (a detached
+ * one in chunks), every signer verified by lib/cms with chains through
+ * lib/x509; the content written to -out only after all of it passed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cms_cli.h"
+
+/* What failed, then openssl's "Verification failure" line. */
+static int refuse(const char *path, const gostx_cms_verdict *v, const gostx_cms_signed *sd) {
+  char what[768] = "";
+  if (v->status == GOSTX_CMS_UNKNOWN_ALGORITHM)
+    snprintf(what, sizeof what, " (OID %s)", v->oid);
+  if (v->status == GOSTX_CMS_CHAIN)
+    snprintf(what, sizeof what, ": depth %zu: %s", v->depth, gostx_x509_status_name(v->x509));
+  if (sd && sd->n_signers > 1)
+    cli_err("cms: %s: signer %zu: %s%s", path, v->signer + 1, gostx_cms_status_name(v->status), what);
+  else
+    cli_err("cms: %s: %s%s", path, gostx_cms_status_name(v->status), what);
+  fprintf(stderr, "CMS Verification failure\n");
+  return CMS_EXIT_VERIFY;
+}
+
+static int load_store(const cms_args *a, gostx_x509_store **store) {
+  char err[512];
+  *store = NULL;
+  if (a->noverify) return 0;
+  if (!(*store = gostx_x509_store_new())) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  const char *paths[2] = {a->cafile, a->capath};
+  for (int i = 0; i < 2; i++) {
+    int rc = paths[i] ? gostx_x509_store_add_path(*store, paths[i], err, sizeof err) : 0;
+    if (rc) {
+      cli_err("cms: %s: %s", paths[i], rc == GOSTX_EFORMAT ? err : gostx_strerror(rc));
+      return CLI_EXIT_FAIL;
+    }
+  }
+  return 0;
+}
+
+static int load_untrusted(const cms_args *a, cli_cert_list *l) {
+  int rc = 0;
+  for (size_t i = 0; !rc && i < a->n_untrusted; i++) rc = cli_load_certs(a->untrusted[i], l);
+  for (size_t i = 0; !rc && i < a->n_certfile; i++) rc = cli_load_certs(a->certfile[i], l);
+  return rc;
+}
+
+/* The detached content to out, digested again on the way: a file that
+ * changed since it was verified is not passed on. */
+static int copy_verified(const char *in_path, const char *out_path, const gostx_cms_hash *first) {
+  gostx_cms_hash again;
+  cli_in in;
+  cli_out out;
+  uint8_t *buf = malloc(CLI_CHUNK);
+  size_t got;
+  int rc = buf ? cli_in_open(&in, in_path) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (rc) return free(buf), rc;
+  if ((rc = cli_out_open(&out, out_path, 0))) {
+    cli_in_close(&in);
+    return free(buf), rc;
+  }
+  (void)gostx_cms_hash_init(&again, first->want);
+  while (!(rc = cli_in_read(&in, buf, CLI_CHUNK, &got)) && got && !(rc = cli_out_write(&out, buf, got)))
+    (void)gostx_cms_hash_update(&again, buf, got);
+  cli_in_close(&in);
+  free(buf);
+  (void)gostx_cms_hash_final(&again);
+  if (!rc && (memcmp(again.d256, first->d256, 32) || memcmp(again.d512, first->d512, 64))) {
+    cli_err("cms: %s changed while it was verified: not written", in_path);
+    rc = CMS_EXIT_VERIFY;
+  }
+  if (!rc) rc = cli_out_commit(&out);
+  cli_out_abort(&out);
+  return rc;
+}
+
+/* The content's digests: a detached content read in chunks (hash set),
+ * an attached one left to the library (*use_hash 0). */
+static int content_hash(const cms_args *a, const gostx_cms_signed *sd, gostx_cms_hash *h, int *use_hash) {
+  *use_hash = 0;
+  if (sd->content && a->content)
+    return cli_usage("cms: %s has its content attached: -content is for detached signatures", a->in);
+  if (sd->content) return 0;
+  if (!a->content) return cli_usage("cms: %s is a detached signature: -content FILE is needed", a->in);
+  unsigned want = gostx_cms_signed_hashes(sd);
+  if (!want) return 0; /* no signer's digest is known: the verdict names its OID */
+  *use_hash = 1;
+  return cms_hash_file(a->content, want, h, NULL, NULL);
+}
+
+static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd) {
+  gostx_x509_store *store = NULL;
+  cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
+  gostx_cms_hash h;
+  gostx_cms_verdict v;
+  int use_hash = 0;
+  int rc = untrusted ? load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = load_untrusted(a, untrusted);
+  if (!rc) rc = content_hash(a, sd, &h, &use_hash);
+  if (!rc) {
+    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime};
+    if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
+      rc = refuse(a->in, &v, sd);
+  }
+  if (!rc) {
+    fprintf(stderr, "CMS Verification successful\n");
+    if (a->out && sd->content) rc = cli_write_file(a->out, sd->content, sd->content_len, 0);
+    else if (a->out) rc = copy_verified(a->content, a->out, &h);
+  }
+  if (untrusted) cli_cert_list_free(untrusted);
+  free(untrusted);
+  gostx_x509_store_free(store);
+  return rc;
+}
+
+int cms_verify(const cms_args *a) {
+  uint8_t *der = NULL;
+  gostx_cms_signed *sd = NULL;
+  int rc = cms_load_signed(a, &der, &sd);
+  if (rc == CMS_EXIT_VERIFY) fprintf(stderr, "CMS Verification failure\n");
+  if (!rc) rc = verify_parsed(a, sd);
+  free(sd);
+  free(der);
+  return rc;
+}

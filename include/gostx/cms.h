@@ -1,0 +1,223 @@
+/* gostx: CMS (RFC 5652) with GOST algorithms (RFC 4490, RFC 9215,
+ * R 1323565.1.025-2019) and CAdES-BES (RFC 5035 signingCertificateV2).
+ * Part of the public API; docs/CMS.md.
+ *
+ * Built so far: SignedData, attached or detached, one or several signers,
+ * Streebog-256/512 digests and GOST R 34.10-2012 256/512 signatures, the
+ * signed attributes contentType, messageDigest, signingTime and
+ * signingCertificateV2; verification down to the signer's chain through
+ * lib/x509 (gostx/x509.h).
+ *
+ * Nothing here allocates. A parsed message (gostx_cms_signed) is views
+ * into the caller's DER, which must outlive it. A detached signature of a
+ * big file never needs the file in memory: the content goes through a
+ * gostx_cms_hash in the caller's chunks, and signing and verification take
+ * the finished hash instead of the content. */
+#ifndef GOSTX_CMS_H
+#define GOSTX_CMS_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "gost3410.h"
+#include "hash.h"
+#include "x509.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the content's digests, in chunks ----
+ * Streebog-256 and/or Streebog-512 of one content at once (a message may
+ * have signers of both sizes). */
+#define GOSTX_CMS_HASH_256 1u
+#define GOSTX_CMS_HASH_512 2u
+typedef struct gostx_cms_hash {
+  gostx_streebog_ctx s256, s512;
+  unsigned want;     /* GOSTX_CMS_HASH_* being computed */
+  int done;          /* final called: d256 / d512 set */
+  uint8_t d256[32], d512[64];
+} gostx_cms_hash;
+
+/* want: GOSTX_CMS_HASH_256 | GOSTX_CMS_HASH_512 (at least one). */
+GOSTX_API int gostx_cms_hash_init(gostx_cms_hash *h, unsigned want);
+GOSTX_API int gostx_cms_hash_update(gostx_cms_hash *h, const void *data, size_t len);
+/* Ends both digests; GOSTX_ESTATE when called twice. */
+GOSTX_API int gostx_cms_hash_final(gostx_cms_hash *h);
+
+/* ---- verdicts ---- */
+typedef enum gostx_cms_status {
+  GOSTX_CMS_OK = 0,
+  GOSTX_CMS_MALFORMED,          /* not DER, or not the structure RFC 5652 gives */
+  GOSTX_CMS_TRUNCATED,          /* the input ends inside an element */
+  GOSTX_CMS_TRAILING_DATA,      /* bytes after the ContentInfo */
+  GOSTX_CMS_NOT_SIGNED_DATA,    /* a ContentInfo of another content type */
+  GOSTX_CMS_TOO_MANY,           /* more signers or certificates than the limits below */
+  GOSTX_CMS_UNKNOWN_ALGORITHM,  /* a digest or signature algorithm not built (OID given) */
+  GOSTX_CMS_ALGORITHM_MISMATCH, /* digest and signature algorithms or key of different sizes */
+  GOSTX_CMS_NO_CONTENT,         /* detached: the content (or its hash) was not given */
+  GOSTX_CMS_MISSING_ATTRIBUTE,  /* signed attributes without contentType or messageDigest */
+  GOSTX_CMS_BAD_ATTRIBUTE,      /* an attribute twice, or not one value, or malformed */
+  GOSTX_CMS_CONTENT_TYPE_MISMATCH, /* contentType attribute is not eContentType */
+  GOSTX_CMS_DIGEST_MISMATCH,    /* messageDigest is not the content's digest */
+  GOSTX_CMS_BAD_SIGNATURE,      /* the signature does not verify */
+  GOSTX_CMS_SIGNER_NOT_FOUND,   /* no certificate matches the signer's identifier */
+  GOSTX_CMS_SIGNING_CERT_MISMATCH, /* signingCertificateV2 names another certificate */
+  GOSTX_CMS_KEY_USAGE,          /* the signer's keyUsage has neither digitalSignature nor nonRepudiation */
+  GOSTX_CMS_CHAIN               /* the signer's chain failed: x509 status in the verdict */
+} gostx_cms_status;
+
+/* The status as text that starts with what failed ("messageDigest: ..."). */
+GOSTX_API const char *gostx_cms_status_name(gostx_cms_status st);
+
+/* ---- a parsed SignedData ---- */
+#define GOSTX_CMS_MAX_SIGNERS 8
+#define GOSTX_CMS_MAX_CERTS 16
+
+/* A signer's identifier (SignerIdentifier) */
+#define GOSTX_CMS_SID_ISSUER_SERIAL 1
+#define GOSTX_CMS_SID_KEY_ID 2
+
+/* signingCertificateV2's hash algorithm (ess_hash_alg) */
+#define GOSTX_CMS_ESS_UNKNOWN 0
+#define GOSTX_CMS_ESS_SHA256 1     /* id-sha256, also when absent (the DEFAULT) */
+#define GOSTX_CMS_ESS_STREEBOG256 32
+#define GOSTX_CMS_ESS_STREEBOG512 64
+
+typedef struct gostx_cms_signer_info {
+  int version;
+  int sid_kind;                       /* GOSTX_CMS_SID_* */
+  const uint8_t *sid_issuer, *sid_serial; /* issuer: whole Name; serial: INTEGER content */
+  size_t sid_issuer_len, sid_serial_len;
+  const uint8_t *sid_key_id;          /* subjectKeyIdentifier */
+  size_t sid_key_id_len;
+  size_t digest_len;                  /* 32 or 64; 0: unknown (digest_oid) */
+  const uint8_t *digest_oid, *sig_oid; /* the OIDs' contents */
+  size_t digest_oid_len, sig_oid_len;
+  size_t sig_size;                    /* 32 or 64 (key size); 0: unknown (sig_oid) */
+  const uint8_t *signed_attrs;        /* the whole [0] element, NULL when absent */
+  size_t signed_attrs_len;
+  const uint8_t *unsigned_attrs;      /* the whole [1] element, NULL when absent */
+  size_t unsigned_attrs_len;
+  const uint8_t *signature;           /* s || r as RFC 4490 / gost-engine write it */
+  size_t signature_len;
+  /* the signed attributes read (pointers NULL when absent) */
+  const uint8_t *attr_content_type, *attr_digest; /* OID content; OCTET STRING content */
+  size_t attr_content_type_len, attr_digest_len;
+  int has_signing_time;
+  int64_t signing_time;               /* seconds since 1970 */
+  const uint8_t *ess_hash;            /* signingCertificateV2's first certHash */
+  size_t ess_hash_len;
+  size_t ess_hash_alg;                /* GOSTX_CMS_ESS_* */
+  const uint8_t *ess_issuer, *ess_serial; /* its issuerSerial (directoryName), or NULL */
+  size_t ess_issuer_len, ess_serial_len;
+  gostx_cms_status attr_status;       /* a signed attribute that was malformed, else OK */
+} gostx_cms_signer_info;
+
+typedef struct gostx_cms_signed {
+  const uint8_t *der;               /* the whole ContentInfo parsed */
+  size_t der_len;
+  int version;
+  const uint8_t *content_type;      /* eContentType's OID content */
+  size_t content_type_len;
+  const uint8_t *content;           /* eContent, NULL when detached */
+  size_t content_len;
+  size_t n_signers, n_certs;
+  size_t n_certs_skipped;           /* in the set but not GOST X.509 (kept out of certs) */
+  gostx_cms_signer_info signers[GOSTX_CMS_MAX_SIGNERS];
+  gostx_x509_cert certs[GOSTX_CMS_MAX_CERTS];
+} gostx_cms_signed;
+
+/* Parses a DER ContentInfo holding a SignedData. 0, or GOSTX_EFORMAT with
+ * *st (when st is not NULL) naming why. Strict DER: indefinite lengths,
+ * BER-constructed strings and trailing bytes are refused. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_parse(const uint8_t *der, size_t der_len,
+                                                       gostx_cms_signed *out,
+                                                       gostx_cms_status *st);
+
+/* An OID's content bytes (the *_oid fields above) as dotted text into
+ * text[cap], cut short with "..." when it does not fit (GOSTX_ELEN). */
+GOSTX_API int gostx_cms_oid_text(const uint8_t *oid, size_t len, char *text, size_t cap);
+
+/* The digests the signers need (GOSTX_CMS_HASH_*), for gostx_cms_hash_init. */
+GOSTX_API unsigned gostx_cms_signed_hashes(const gostx_cms_signed *sd);
+
+/* The verdict on one message: the first failure, which signer, and the
+ * lib/x509 status of a chain that failed. */
+typedef struct gostx_cms_verdict {
+  gostx_cms_status status;
+  size_t signer;                 /* index of the signer it is about */
+  gostx_x509_status x509;        /* status CHAIN: what lib/x509 said */
+  size_t depth;                  /* status CHAIN: where in the path */
+  char oid[64];                  /* status UNKNOWN_ALGORITHM: the OID's dotted text */
+  const gostx_x509_cert *signer_cert; /* the last signer's certificate found, or NULL */
+} gostx_cms_verdict;
+
+/* Verification options. */
+typedef struct gostx_cms_verify_params {
+  const gostx_x509_store *store;   /* the trust anchors; NULL: no chain check (NOVERIFY) */
+  const gostx_x509_cert *untrusted; /* more certificates to build chains with */
+  size_t n_untrusted;
+  int64_t now;                     /* the time chains are checked at */
+} gostx_cms_verify_params;
+
+/* Verifies every signer of sd: the content's digest (hash, finished and
+ * holding the digests gostx_cms_signed_hashes names; NULL for an attached
+ * content, which is then digested here) against messageDigest, the
+ * signature over the signed attributes (or over the content when there are
+ * none), signingCertificateV2 when present, the signer's certificate
+ * (found in sd's certificates or untrusted by issuerAndSerialNumber or
+ * subjectKeyIdentifier), its keyUsage and its chain. 0 when all pass;
+ * GOSTX_EAUTH with *v saying the first failure. GOSTX_EINVAL for misuse. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_verify(const gostx_cms_signed *sd,
+                                                        const gostx_cms_hash *hash,
+                                                        const gostx_cms_verify_params *params,
+                                                        gostx_cms_verdict *v);
+
+/* ---- signing ---- */
+typedef struct gostx_cms_signer {
+  const gostx_x509_cert *cert;     /* the signer's certificate (its key = key's) */
+  const gostx_gost3410_key *key;   /* the private key; its size picks Streebog-256/512 */
+} gostx_cms_signer;
+
+#define GOSTX_CMS_ATTACHED 1u        /* the content inside (openssl's -nodetach) */
+#define GOSTX_CMS_CADES 2u           /* signingCertificateV2 (CAdES-BES) */
+#define GOSTX_CMS_NO_ATTRS 4u        /* no signed attributes: the content signed itself */
+#define GOSTX_CMS_NO_SIGNING_TIME 8u /* no signingTime attribute */
+#define GOSTX_CMS_NO_CERTS 16u       /* the signers' certificates left out */
+
+typedef struct gostx_cms_sign_params {
+  unsigned flags;                  /* GOSTX_CMS_* above */
+  int64_t signing_time;            /* seconds since 1970, written as signingTime */
+  const gostx_x509_cert *certs;    /* more certificates for the set (a chain), or NULL */
+  size_t n_certs;
+} gostx_cms_sign_params;
+
+/* A DER ContentInfo with a SignedData into out[cap], *out_len its length.
+ * hash: the content's digests (finished, with the sizes the signers' keys
+ * need); NULL to digest content here. content: needed when attached or
+ * hash is NULL. out NULL: only *out_len is computed (nothing signed).
+ * GOSTX_ELEN when cap is short (*out_len what it needs); GOSTX_EINVAL for
+ * a key that is not the certificate's, or more than GOSTX_CMS_MAX_SIGNERS. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
+                                               const gostx_cms_sign_params *params,
+                                               const gostx_cms_hash *hash, const uint8_t *content,
+                                               size_t content_len, uint8_t *out, size_t cap,
+                                               size_t *out_len);
+
+/* ---- PEM ----
+ * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS
+ * and openssl smime the second) of text[len] as DER into der[cap]:
+ * 0, GOSTX_EFORMAT (no such block, malformed, larger than cap). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_pem_read(const char *text, size_t len, uint8_t *der,
+                                                   size_t cap, size_t *der_len);
+/* DER as a "CMS" PEM block, NUL-terminated; *out_len (without the NUL)
+ * also when out is NULL or cap short (GOSTX_ELEN). */
+GOSTX_API int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap,
+                                  size_t *out_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
