@@ -20,6 +20,7 @@
 #include "gostx/luks.h"
 #include "gostx/gost3410.h"
 #include "gostx/x509.h"
+#include "gostx/pkcs12.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
 #endif

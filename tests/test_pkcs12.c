@@ -1,0 +1,253 @@
+#define _GNU_SOURCE /* memmem */
+/* PKCS#12 (lib/pkcs12): known answers from files gostx did not write
+ * (tests/vectors/pkcs12/, made by gost-engine and certtool: the key and
+ * certificates each holds compared with the PEM they were made from), our
+ * own files read back for every cipher, and the refusals: wrong password,
+ * altered MAC or ciphertext, truncated and trailing bytes, iteration counts
+ * over the limit (refused before any work), unknown MAC and PBE algorithms
+ * named by OID. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "testutil.h"
+
+static char *slurp(const char *name, size_t *len) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/pkcs12/%s", getenv("GOSTX_VECTORS"), name);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(1);
+  }
+  char *buf = malloc(1 << 16);
+  *len = fread(buf, 1, (1 << 16) - 1, f);
+  buf[*len] = 0;
+  fclose(f);
+  return buf;
+}
+
+typedef struct material {
+  uint8_t keyder[512], d[64], certs[4][2048];
+  size_t keyder_len, len, cert_lens[4], ncerts;
+  gostx_gost3410_curve curve;
+} material;
+
+/* A PEM key and PEM certificates, as DER and d. */
+static void load(material *m, const char *key_pem, const char *certs_pem) {
+  size_t n, pos = 0;
+  char *k = slurp(key_pem, &n), *c;
+  gostx_gost3410_key_kind kind;
+  CHECK(!gostx_gost3410_key_from_pem(k, n, &kind, &m->curve, &m->len, m->d, sizeof m->d, NULL, 0),
+        "%s", key_pem);
+  CHECK(!gostx_gost3410_priv_to_der(m->curve, m->d, m->len, m->keyder, sizeof m->keyder,
+                                    &m->keyder_len),
+        "%s to DER", key_pem);
+  free(k);
+  c = slurp(certs_pem, &n);
+  for (m->ncerts = 0; m->ncerts < 4 && gostx_x509_pem_next(c, n, &pos, m->certs[m->ncerts], 2048,
+                                                           &m->cert_lens[m->ncerts]) == 1;)
+    m->ncerts++;
+  free(c);
+}
+
+/* p holds m's key and certificates (in order), the key's certificate
+ * tagged like the key (localKeyId, and friendlyName name when not NULL). */
+static void check_holds(const gostx_pkcs12 *p, const material *m, const char *name,
+                        const char *what) {
+  gostx_gost3410_curve curve;
+  size_t len, cert_bag = 0, ncert = 0;
+  uint8_t d[64];
+  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, NULL, 0, &cert_bag), 0, what);
+  CHECK(curve == m->curve && len == m->len && !memcmp(d, m->d, len), "%s: the key", what);
+  gostx_pkcs12_bag key = {0}, bag;
+  for (size_t i = 0; i < gostx_pkcs12_bag_count(p); i++) {
+    CHECK(!gostx_pkcs12_bag_get(p, i, &bag), "bag_get");
+    if (bag.type == GOSTX_PKCS12_BAG_SHROUDED_KEY || bag.type == GOSTX_PKCS12_BAG_KEY) key = bag;
+    if (bag.type != GOSTX_PKCS12_BAG_CERT) continue;
+    CHECK(ncert < m->ncerts && bag.der_len == m->cert_lens[ncert] &&
+              !memcmp(bag.der, m->certs[ncert], bag.der_len),
+          "%s: certificate %zu", what, ncert);
+    ncert++;
+  }
+  CHECK(ncert == m->ncerts, "%s: %zu certificates, want %zu", what, ncert, m->ncerts);
+  CHECK(cert_bag != SIZE_MAX && !gostx_pkcs12_bag_get(p, cert_bag, &bag) &&
+            bag.der_len == m->cert_lens[0] && !memcmp(bag.der, m->certs[0], bag.der_len),
+        "%s: the key's certificate is the first", what);
+  CHECK(key.key_id && bag.key_id && key.key_id_len == bag.key_id_len &&
+            !memcmp(key.key_id, bag.key_id, key.key_id_len),
+        "%s: localKeyId ties the key to its certificate", what);
+  if (name) CHECK(!strcmp(key.name, name) && !strcmp(bag.name, name), "%s: friendlyName '%s'", what, key.name);
+}
+
+static int read_file(const char *name, const char *pass, gostx_pkcs12 **p, char *why) {
+  size_t n;
+  char *pfx = slurp(name, &n);
+  int rc = gostx_pkcs12_read((uint8_t *)pfx, n, (const uint8_t *)pass, strlen(pass), 0, p, why, 256);
+  free(pfx);
+  return rc;
+}
+
+static void test_known_files(void) {
+  static const struct {
+    const char *file, *pass, *key, *certs, *name, *scheme;
+  } files[] = {
+      {"engine-gost89-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+      {"engine-gost89-512.pfx", "пароль", "key512.pem", "chain512.pem", "ключ",
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+      {"engine-kuznyechik-256.pfx", "secret", "key256.pem", "cert256.pem", NULL,
+       "PBES2: PBKDF2 with hmacWithSHA256, kuznyechik-ctr-acpkm"},
+      {"engine-magma-256.pfx", "secret", "key256.pem", "cert256.pem", NULL,
+       "PBES2: PBKDF2 with hmacWithSHA256, magma-ctr-acpkm"},
+      {"certtool-gost89-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    material m;
+    gostx_pkcs12 *p = NULL;
+    char why[256];
+    load(&m, files[i].key, files[i].certs);
+    int rc = read_file(files[i].file, files[i].pass, &p, why);
+    CHECK(rc == 0, "%s: rc %d (%s)", files[i].file, rc, why);
+    if (rc) continue;
+    check_holds(p, &m, files[i].name, files[i].file);
+    gostx_pkcs12_safe safe;
+    CHECK(gostx_pkcs12_safe_count(p) == 2 && !gostx_pkcs12_safe_get(p, 0, &safe) &&
+              safe.encrypted && !strcmp(safe.scheme, files[i].scheme),
+          "%s: the certificates' part is encrypted with %s", files[i].file, safe.scheme);
+    gostx_pkcs12_mac mac;
+    gostx_pkcs12_mac_get(p, &mac);
+    CHECK(!strcmp(mac.alg, "streebog512"), "%s: MAC %s", files[i].file, mac.alg);
+    gostx_pkcs12_free(p);
+    if (!strncmp(files[i].file, "certtool", 8)) continue; /* 600,000 iterations: once is enough */
+    CHECK_RC(read_file(files[i].file, "Secret", &p, why), GOSTX_EAUTH, files[i].file);
+    CHECK(p == NULL && strstr(why, "wrong password"), "%s: why '%s'", files[i].file, why);
+  }
+}
+
+static uint8_t *write_pfx(const material *m, gostx_pkcs12_pbe key_pbe, gostx_pkcs12_pbe cert_pbe,
+                          uint32_t iter, const char *name, const char *pass, size_t *n) {
+  const uint8_t *certs[4] = {m->certs[0], m->certs[1], m->certs[2], m->certs[3]};
+  gostx_pkcs12_params params = {key_pbe, cert_pbe, iter, name};
+  size_t want = 0;
+  CHECK_RC(gostx_pkcs12_write(m->keyder, m->keyder_len, certs, m->cert_lens, m->ncerts,
+                              (const uint8_t *)pass, strlen(pass), &params, NULL, 0, &want),
+           0, "write: the length");
+  uint8_t *out = malloc(want + 1);
+  CHECK_RC(gostx_pkcs12_write(m->keyder, m->keyder_len, certs, m->cert_lens, m->ncerts,
+                              (const uint8_t *)pass, strlen(pass), &params, out, want, n),
+           0, "write");
+  CHECK(*n == want, "write: %zu bytes, counted %zu", *n, want);
+  return out;
+}
+
+static void test_round_trip(void) {
+  static const gostx_pkcs12_pbe pbes[] = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_KUZNYECHIK,
+                                          GOSTX_PKCS12_PBE_MAGMA};
+  static const char *const names[] = {"gost89", "kuznyechik", "magma"};
+  material m256, m512;
+  load(&m256, "key256.pem", "cert256.pem");
+  load(&m512, "key512.pem", "chain512.pem");
+  for (int i = 0; i < 3; i++)
+    for (int c = 0; c < 2; c++) {
+      const material *m = c ? &m512 : &m256;
+      char what[96];
+      snprintf(what, sizeof what, "ours: %s, certificates %s", names[i], c ? "in the clear" : names[i]);
+      size_t n;
+      uint8_t *pfx = write_pfx(m, pbes[i], c ? GOSTX_PKCS12_PBE_NONE : pbes[i], 1000,
+                               "ключ \xf0\x9f\x94\x91", "пароль", &n);
+      gostx_pkcs12 *p = NULL;
+      char why[256];
+      int rc = gostx_pkcs12_read(pfx, n, (const uint8_t *)"пароль", strlen("пароль"), 0, &p, why,
+                                 sizeof why);
+      CHECK(rc == 0, "%s: rc %d (%s)", what, rc, why);
+      if (!rc) check_holds(p, m, "ключ \xf0\x9f\x94\x91", what);
+      gostx_pkcs12_free(p);
+      free(pfx);
+    }
+  /* a key that is not the certificate's */
+  const uint8_t *cert = m512.certs[0];
+  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_GOST89, 1000, NULL};
+  size_t n;
+  CHECK_RC(gostx_pkcs12_write(m256.keyder, m256.keyder_len, &cert, m512.cert_lens, 1,
+                              (const uint8_t *)"x", 1, &params, NULL, 0, &n),
+           GOSTX_EINVAL, "write: the key does not match the certificate");
+}
+
+/* pfx with its first (last when last) occurrence of from[len] replaced by to. */
+static int patch(uint8_t *pfx, size_t n, const char *from_hex, const char *to_hex, int last) {
+  uint8_t from[32], to[32];
+  long fl = hex_decode(from_hex, from, sizeof from), tl = hex_decode(to_hex, to, sizeof to);
+  uint8_t *hit = NULL, *q = pfx;
+  while ((q = memmem(q, n - (size_t)(q - pfx), from, (size_t)fl))) {
+    hit = q++;
+    if (!last) break;
+  }
+  if (!hit || fl != tl) return 0;
+  memcpy(hit, to, (size_t)tl);
+  return 1;
+}
+
+static int read_buf(const uint8_t *pfx, size_t n, char *why) {
+  gostx_pkcs12 *p = NULL;
+  int rc = gostx_pkcs12_read(pfx, n, (const uint8_t *)"pw", 2, 0, &p, why, 256);
+  gostx_pkcs12_free(p);
+  return rc;
+}
+
+static void test_refusals(void) {
+  material m;
+  char why[256];
+  load(&m, "key256.pem", "cert256.pem");
+  size_t n;
+  /* 0x012345 iterations: three-byte INTEGERs the patches below can find */
+  uint8_t *pfx = write_pfx(&m, GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_GOST89, 0x012345, NULL, "pw", &n);
+  uint8_t *bad = malloc(n + 1);
+  CHECK_RC(read_buf(pfx, n, why), 0, "the file as written");
+  /* the MAC's digest altered: the MAC does not verify */
+  memcpy(bad, pfx, n);
+  bad[n - 30] ^= 1;
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EAUTH, "MAC byte flipped");
+  /* a byte of the encrypted certificates: the MAC catches it */
+  memcpy(bad, pfx, n);
+  bad[n / 3] ^= 0x80;
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EAUTH, "ciphertext byte flipped");
+  for (size_t cut = 1; cut < n; cut += 1 + cut / 3) CHECK_RC(read_buf(pfx, n - cut, why), GOSTX_EFORMAT, "truncated");
+  memcpy(bad, pfx, n);
+  bad[n] = 0;
+  CHECK_RC(read_buf(bad, n + 1, why), GOSTX_EFORMAT, "a trailing byte");
+  CHECK(strstr(why, "trailing"), "why: %s", why);
+  /* the MAC's iterations raised to 8388607: refused before any PBKDF2 runs */
+  memcpy(bad, pfx, n);
+  CHECK(patch(bad, n, "020301234530", "02037fffff30", 1) || patch(bad, n, "0203012345", "02037fffff", 1), "patch");
+  clock_t t0 = clock();
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "MAC iterations over the limit");
+  CHECK(strstr(why, "iterations") && (double)(clock() - t0) / CLOCKS_PER_SEC < 0.05,
+        "refused at once, why: %s", why);
+  /* the certificates' PBKDF2 asking 8388607 */
+  memcpy(bad, pfx, n);
+  CHECK(patch(bad, n, "0203012345", "02037fffff", 0), "patch");
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "PBES2 iterations over the limit");
+  CHECK(strstr(why, "iterations"), "why: %s", why);
+  /* ... which the caller may allow: then the (now wrong) MAC is what fails */
+  /* the MAC's digest Streebog-256 (not read): named by OID */
+  memcpy(bad, pfx, n);
+  CHECK(patch(bad, n, "06082a85030701010203", "06082a85030701010202", 1), "patch");
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "MAC digest Streebog-256");
+  CHECK(strstr(why, "1.2.643.7.1.1.2.2"), "why: %s", why);
+  /* an unknown cipher in the certificates' PBES2: named by OID */
+  memcpy(bad, pfx, n);
+  CHECK(patch(bad, n, "06062a8503020215", "06062a8503020216", 0), "patch");
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "unknown cipher");
+  CHECK(strstr(why, "1.2.643.2.2.22"), "why: %s", why);
+  free(bad);
+  free(pfx);
+}
+
+int main(void) {
+  if (!getenv("GOSTX_VECTORS")) return 77;
+  test_known_files();
+  test_round_trip();
+  test_refusals();
+  return t_done();
+}
