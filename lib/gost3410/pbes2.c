@@ -12,8 +12,7 @@
  * PBKDF2's 32 bytes; the CTR IV is the ukm's first n/2
  * bytes (the rest, 8 bytes, is written zero, as gost-engine does, and not
  * used). A PrivateKeyInfo is at most ~110 bytes, shorter than any ACPKM
- * section, so the section size never comes into play (the N passed below is
- * only what the mode call needs). */
+ * section; a PKCS#12 part can be longer (ACPKM_SECTION). */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +25,10 @@
 #define OID_HMAC_SHA256 "1.2.840.113549.2.9" /* read only: OpenSSL's default PRF */
 #define OID_KUZ_CTR_ACPKM "1.2.643.7.1.1.5.2.1"
 #define OID_MAGMA_CTR_ACPKM "1.2.643.7.1.1.5.1.1"
+/* CTR-ACPKM's section: RFC 9337 leaves it to the protocol; gost-engine's
+ * ciphers use 4096 bytes for Kuznyechik and 1024 for Magma (seen on PKCS#12
+ * parts longer than either: tests/test_pkcs12_interop.sh). */
+#define ACPKM_SECTION(alg) ((alg) == GOSTX_ALG_KUZNYECHIK ? 4096u : 1024u)
 #define OID_GOST89_CFB "1.2.643.2.2.21" /* gost-engine's -v2 gost89; written in PKCS#12 */
 #define OID_SBOX_Z "1.2.643.7.1.2.5.1.1" /* id-tc26-gost-28147-param-Z */
 
@@ -188,7 +191,7 @@ int gostx__pbes2_crypt(const gostx__pbes2 *p, const uint8_t *pass, size_t pass_l
     if (!rc) rc = gostx_gost89_cfb(&g, p->ukm.p, 1, decrypt, in, len, out);
   } else if (!rc) {
     rc = gostx_cipher_init(&c, p->alg, key);
-    if (!rc) rc = gostx_ctr_acpkm_crypt(&c, p->ukm.p, n / 2, 256 * n, in, len, out);
+    if (!rc) rc = gostx_ctr_acpkm_crypt(&c, p->ukm.p, n / 2, ACPKM_SECTION(p->alg), in, len, out);
   }
   gostx_cipher_clear(&c);
   gostx_memzero(&g, sizeof g);

@@ -28,26 +28,33 @@ o genpkey -algorithm gost2012_512 -pkeyopt paramset:C -out key512.pem
 o req -new -key key512.pem -subj /CN=pkcs12-leaf-512 -out leaf.csr
 o x509 -req -in leaf.csr -CA mid.crt -CAkey mid.pem -CAcreateserial -days 3650 -out leaf.crt
 cat leaf.crt mid.crt root.crt > chain512.pem
+# nine certificates (the intermediate and root four times): over 4096 bytes,
+# Kuznyechik-CTR-ACPKM's section in gost-engine (Magma's is 1024)
+{ cat leaf.crt; for i in 1 2 3 4; do cat mid.crt root.crt; done; } > chain512x9.pem
 o pkey -in key256.pem -out "$out/key256.pem"
 o pkey -in key512.pem -out "$out/key512.pem"
 cp cert256.pem "$out/cert256.pem"
-cp chain512.pem "$out/chain512.pem"
+cp chain512.pem chain512x9.pem "$out/"
 # file                       password  what
 # engine-gost89-256.pfx      secret    -keypbe gost89 -certpbe gost89 -macalg md_gost12_512, -name "my key"
 # engine-gost89-512.pfx      пароль    the same with the chain and a Cyrillic name
-# engine-kuznyechik-256.pfx  secret    -keypbe/-certpbe kuznyechik-ctr-acpkm (PRF HMAC-SHA256: gost-engine's default)
-# engine-magma-256.pfx       secret    magma-ctr-acpkm
+# engine-kuznyechik-512.pfx  secret    -keypbe/-certpbe kuznyechik-ctr-acpkm (PRF HMAC-SHA256: gost-engine's
+#                                      default), chain512x9.pem
+# engine-magma-512.pfx       secret    magma-ctr-acpkm, chain512.pem
 # certtool-gost89-256.pfx    secret    certtool --to-p12 --pkcs-cipher gost28147-tc26z --hash streebog-512
 g89="-keypbe gost89 -certpbe gost89 -macalg md_gost12_512"
 o pkcs12 -export -inkey key256.pem -in cert256.pem -name "my key" $g89 -passout pass:secret \
   -out "$out/engine-gost89-256.pfx"
 o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(cat mid.crt root.crt) -name "ключ" $g89 \
   -passout pass:пароль -out "$out/engine-gost89-512.pfx"
-for c in kuznyechik magma; do
-  o pkcs12 -export -inkey key256.pem -in cert256.pem -keypbe $c-ctr-acpkm -certpbe $c-ctr-acpkm \
-    -macalg md_gost12_512 -passout pass:secret -out "$out/engine-$c-256.pfx"
-done
+o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(tail -n +2 chain512x9.pem | sed -n '/BEGIN/,$p') \
+  -keypbe kuznyechik-ctr-acpkm -certpbe kuznyechik-ctr-acpkm -macalg md_gost12_512 \
+  -passout pass:secret -out "$out/engine-kuznyechik-512.pfx"
+o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(cat mid.crt root.crt) \
+  -keypbe magma-ctr-acpkm -certpbe magma-ctr-acpkm -macalg md_gost12_512 \
+  -passout pass:secret -out "$out/engine-magma-512.pfx"
 certtool --to-p12 --load-privkey key256.pem --load-certificate cert256.pem --p12-name "my key" \
   --password secret --pkcs-cipher gost28147-tc26z --hash streebog-512 --outder \
   --outfile "$out/certtool-gost89-256.pfx" >/dev/null 2>&1
+chmod 644 "$out"/*
 ls -l "$out"
