@@ -268,6 +268,7 @@ int cmd_sign(int argc, char **argv); /* cli/cmd_sign.c */
 int cmd_verify(int argc, char **argv);
 int cmd_vko(int argc, char **argv);
 int cmd_x509(int argc, char **argv); /* cli/cmd_x509.c */
+int cmd_pkcs12(int argc, char **argv); /* cli/cmd_pkcs12.c */
 
 /* ---- GOST R 34.10-2012 key files (cli/cmd_pkey.c) ---- */
 #define CLI_KEY_FILE_MAX 4096 /* far above any key file; more is refused */

@@ -32,6 +32,7 @@ static const struct subcommand subcommands[] = {
     {"verify", cmd_verify, "check a GOST R 34.10-2012 signature of a file"},
     {"vko", cmd_vko, "VKO_GOSTR3410_2012 key agreement (openssl pkeyutl -derive's result)"},
     {"x509", cmd_x509, "GOST X.509 certificates: verify chains (as openssl verify), show them"},
+    {"pkcs12", cmd_pkcs12, "GOST PKCS#12 (.pfx): split into a PEM key and chain, -info, -export"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
     {"tls", cmd_tls, "GOST TLS 1.3 (RFC 9367): serve in front of a TCP server, connect, client"},
