@@ -64,6 +64,17 @@ check "-nokeys: certificates only" bash -c "'$G' pkcs12 -in g_gost89.pfx -passin
 check "-info: the structure, no secrets" bash -c "'$G' pkcs12 -in g_gost89.pfx -passin pass:пароль -info -noout 2>info &&
   grep -q 'MAC: HMAC-Streebog-512' info && grep -q 'pkcs8ShroudedKeyBag' info && ! grep -q BEGIN info"
 
+# a PFX where a key is taken: gostx sign -k F.pfx, checked by openssl
+# against the leaf certificate; gostx pkey -i F.pfx
+head -c 3000 /dev/urandom > msg
+check "sign -k F.pfx" "$G" sign -k g_gost89.pfx -passin pass:пароль -o msg.sig msg
+o x509 -in leaf.crt -pubkey -noout > leaf.pub
+check "openssl verifies the signature with the certificate's key" \
+  bash -c "openssl dgst -engine gost -md_gost12_512 -verify leaf.pub -signature msg.sig msg 2>/dev/null | grep -q 'Verified OK'"
+check "pkey -i F.pfx" same "$want_leaf" "$("$G" pkey -i o_gost89.pfx -passin pass:пароль)"
+"$G" sign -k g_gost89.pfx -passin pass:wrong -o none.sig msg 2>err; rc=$?
+check "sign -k F.pfx, wrong password: exit 1, said, nothing written" bash -c "[ $rc = 1 ] && grep -q 'wrong password' err && [ ! -e none.sig ]"
+
 # refusals
 echo keep > kept.pem
 "$G" pkcs12 -in g_gost89.pfx -passin pass:wrong -noenc -out kept.pem 2>err; rc=$?
