@@ -126,6 +126,54 @@ static void test_known_files(void) {
   }
 }
 
+/* TC26 R 50.1.112-2016's example container (its appendix; the values as
+ * PyGOST's tests carry them): password "Пароль для PFX", 2000 iterations,
+ * the key in a data part, the certificate in an encryptedData part, both
+ * tagged localKeyId 01000000. The shrouded key must decrypt to the
+ * standard's PrivateKeyInfo byte for byte, the encrypted part to its
+ * SafeContents (whose certificate we give). */
+static void test_standard_example(void) {
+  size_t n, key_len, sc_len;
+  char *pfx = slurp("r50.1.112-2016-example.pfx", &n);
+  char *key = slurp("r50.1.112-2016-example-key.der", &key_len);
+  char *sc = slurp("r50.1.112-2016-example-certs.der", &sc_len);
+  const char *pass = "Пароль для PFX";
+  gostx_pkcs12 *p = NULL;
+  char why[256];
+  int rc = gostx_pkcs12_read((uint8_t *)pfx, n, (const uint8_t *)pass, strlen(pass), 0, &p, why,
+                             sizeof why);
+  CHECK(rc == 0, "R 50.1.112-2016 example: rc %d (%s)", rc, why);
+  gostx_pkcs12_bag key_bag = {0}, cert_bag = {0};
+  for (size_t i = 0; p && i < gostx_pkcs12_bag_count(p); i++) {
+    gostx_pkcs12_bag b;
+    CHECK(!gostx_pkcs12_bag_get(p, i, &b), "bag_get");
+    if (b.type == GOSTX_PKCS12_BAG_SHROUDED_KEY) key_bag = b;
+    if (b.type == GOSTX_PKCS12_BAG_CERT) cert_bag = b;
+  }
+  CHECK(p && gostx_pkcs12_bag_count(p) == 2 && key_bag.safe == 0 && cert_bag.safe == 1,
+        "example: the key in part 0, the certificate in part 1");
+  CHECK(key_bag.der_len == key_len && !memcmp(key_bag.der, key, key_len),
+        "example: the standard's PrivateKeyInfo");
+  CHECK(cert_bag.der_len == 774 && sc_len > 774 &&
+            memmem(sc, sc_len, cert_bag.der, cert_bag.der_len) != NULL,
+        "example: the certificate of the standard's SafeContents");
+  CHECK(key_bag.key_id_len == 4 && !memcmp(key_bag.key_id, "\x01\0\0\0", 4) &&
+            cert_bag.key_id_len == 4 && !memcmp(cert_bag.key_id, "\x01\0\0\0", 4),
+        "example: localKeyId 01000000 on both");
+  gostx_gost3410_curve curve;
+  size_t len, which = SIZE_MAX;
+  CHECK(p && !gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &which) && which == 1 &&
+            len == 32,
+        "example: a 256-bit key, its certificate found by its public key");
+  gostx_pkcs12_free(p);
+  CHECK_RC(gostx_pkcs12_read((uint8_t *)pfx, n, (const uint8_t *)"Пароль для PFX ", strlen(pass) + 1,
+                             0, &p, why, sizeof why),
+           GOSTX_EAUTH, "example: another password");
+  free(pfx);
+  free(key);
+  free(sc);
+}
+
 static uint8_t *write_pfx(const material *m, gostx_pkcs12_pbe key_pbe, gostx_pkcs12_pbe cert_pbe,
                           uint32_t iter, const char *name, const char *pass, size_t *n) {
   const uint8_t *certs[12];
@@ -248,6 +296,7 @@ static void test_refusals(void) {
 
 int main(void) {
   if (!getenv("GOSTX_VECTORS")) return 77;
+  test_standard_example();
   test_known_files();
   test_round_trip();
   test_refusals();
