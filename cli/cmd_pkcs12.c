@@ -53,8 +53,10 @@ static void help(void) {
       "matching KEY first; none matching is an error), under -passout: -keypbe for\n"
       "the key, -certpbe for the certificates: gost89 (GOST 28147-89 CFB, parameter\n"
       "set Z: TC26 R 50.1.112-2016, what `openssl pkcs12 -engine gost -keypbe gost89`\n"
-      "and certtool write; the default), kuznyechik or magma (CTR-ACPKM, RFC 9337);\n"
-      "NONE leaves the certificates unencrypted. PBKDF2-HMAC-Streebog-512, -iter N\n"
+      "and certtool write; the default), kuznyechik or magma (CTR-ACPKM, RFC 9337),\n"
+      "kuznyechik-omac or magma-omac (CTR-ACPKM-OMAC, RFC 9337/9548: the ciphertext\n"
+      "carries a tag; gost-engine 3.0 does not read it); NONE leaves the certificates\n"
+      "unencrypted. PBKDF2-HMAC-Streebog-512, -iter N\n"
       "(default 2048), MAC HMAC-Streebog-512 (R 50.1.112-2016). Output 0600, written\n"
       "to a temporary file and renamed: nothing is written on failure.\n\n"
       "Passwords: pass:PASSWORD or env:VAR (the whole value), file:PATH, fd:N or stdin\n"
@@ -302,9 +304,13 @@ static int pbe_of(const char *opt, const char *s, int none_ok, gostx_pkcs12_pbe 
   if (!strcmp(s, "kuznyechik") || !strcmp(s, "kuznyechik-ctr-acpkm"))
     return *pbe = GOSTX_PKCS12_PBE_KUZNYECHIK, 0;
   if (!strcmp(s, "magma") || !strcmp(s, "magma-ctr-acpkm")) return *pbe = GOSTX_PKCS12_PBE_MAGMA, 0;
+  if (!strcmp(s, "kuznyechik-omac") || !strcmp(s, "kuznyechik-ctr-acpkm-omac"))
+    return *pbe = GOSTX_PKCS12_PBE_KUZNYECHIK_OMAC, 0;
+  if (!strcmp(s, "magma-omac") || !strcmp(s, "magma-ctr-acpkm-omac"))
+    return *pbe = GOSTX_PKCS12_PBE_MAGMA_OMAC, 0;
   if (none_ok && !strcmp(s, "NONE")) return *pbe = GOSTX_PKCS12_PBE_NONE, 0;
-  return cli_usage("pkcs12: %s must be gost89, kuznyechik or magma%s, not '%s'", opt,
-                   none_ok ? " (or NONE)" : "", s);
+  return cli_usage("pkcs12: %s must be gost89, kuznyechik, magma, kuznyechik-omac or "
+                   "magma-omac%s, not '%s'", opt, none_ok ? " (or NONE)" : "", s);
 }
 
 /* The certificates of path (PEM blocks) appended to certs. */

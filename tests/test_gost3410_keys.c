@@ -197,8 +197,10 @@ static void refusals(void) {
   CHECK_RC(read_der(x, n), GOSTX_EUNSUP, "unknown parameter set");
   memcpy(x, der, n), x[37] = 0x03; /* Streebog-512 OID on a 256-bit key */
   CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "digest OID of the other size");
-  memcpy(x, der, n), x[4] = 0x01; /* version 1 */
-  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "version 1");
+  memcpy(x, der, n), x[4] = 0x02; /* version 2: no such OneAsymmetricKey */
+  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "version 2");
+  memcpy(x, der, n), x[4] = 0x01; /* version 1 (v2) without the optional publicKey */
+  CHECK_RC(read_der(x, n), 0, "version 1 (RFC 5958 v2)");
   /* non-minimal length: 30 81 L */
   x[0] = 0x30, x[1] = 0x81, x[2] = der[1];
   memcpy(x + 3, der + 2, n - 2);

@@ -174,6 +174,111 @@ static void test_standard_example(void) {
   free(sc);
 }
 
+/* The content span of the DER element at p[*off] (its header skipped):
+ * *off moves to the content, the content's length returned. */
+static size_t der_in(const uint8_t *p, size_t *off) {
+  size_t n = p[*off + 1], h = 2;
+  if (n & 0x80) {
+    h += n & 0x7f;
+    n = 0;
+    for (size_t i = 2; i < h; i++) n = n << 8 | p[*off + i];
+  }
+  *off += h;
+  return n;
+}
+
+/* The MAC of pfx[n] made again under pass, the R 50.1.112-2016 way (its
+ * digest the 64 bytes before the MacData's salt and iterations, whose
+ * lengths the caller gives), so that a change behind the MAC is seen by
+ * what lies behind it. */
+static void remac(uint8_t *pfx, size_t n, const char *pass, size_t tail) {
+  size_t off = 0;
+  der_in(pfx, &off);                  /* PFX */
+  off += 3;                           /* version */
+  der_in(pfx, &off);                  /* ContentInfo */
+  off += 11;                          /* contentType data */
+  der_in(pfx, &off);                  /* [0] */
+  size_t len = der_in(pfx, &off);     /* OCTET STRING: the AuthenticatedSafe */
+  uint8_t k[96];
+  CHECK(!gostx_pbkdf2_streebog512((const uint8_t *)pass, strlen(pass), pfx + n - tail + 2, 8, 2048,
+                                  k, 96) &&
+            !gostx_hmac(64, k + 64, 32, pfx + off, len, pfx + n - tail - 64),
+        "remac");
+}
+
+/* RFC 9548 Appendix A: A.2, the key under Kuznyechik-CTR-ACPKM-OMAC and the
+ * certificate in the clear; A.3, the key under Magma-CTR-ACPKM and the
+ * certificate under Magma-CTR-ACPKM-OMAC. Both decrypt to the RFC's
+ * PrivateKeyInfo (a OneAsymmetricKey v2 with its publicKey) byte for
+ * byte, whose key is A.1.2's and whose certificate A.1.1's; a ciphertext
+ * byte changed behind a MAC made again fails the OMAC tag. */
+static void test_rfc9548(void) {
+  static const struct {
+    const char *file, *key_scheme, *cert_scheme;
+  } ex[] = {
+      {"rfc9548-a2.pfx", "PBES2: PBKDF2 with HMAC-Streebog-512, kuznyechik-ctr-acpkm-omac", ""},
+      {"rfc9548-a3.pfx", "PBES2: PBKDF2 with HMAC-Streebog-512, magma-ctr-acpkm",
+       "PBES2: PBKDF2 with HMAC-Streebog-512, magma-ctr-acpkm-omac"},
+  };
+  const char *pass = "Пароль для PFX";
+  size_t key_len, cert_len, d_len;
+  char *key = slurp("rfc9548-key.der", &key_len), *cert = slurp("rfc9548-cert.der", &cert_len);
+  uint8_t *d_want = hex_alloc("F95A5D44C5245F63F2E7DF8E782C1924EADCB8D06C52D91023179786154CBDB1"
+                              "561B4DF759D69F67EE1FBD5B68800E134BAA12818DA4F3AC75B0E5E6F9256911",
+                              &d_len);
+  for (size_t e = 0; e < 2; e++) {
+    size_t n;
+    char *pfx = slurp(ex[e].file, &n), why[256];
+    gostx_pkcs12 *p = NULL;
+    int rc = gostx_pkcs12_read((uint8_t *)pfx, n, (const uint8_t *)pass, strlen(pass), 0, &p, why,
+                               sizeof why);
+    CHECK(rc == 0, "%s: rc %d (%s)", ex[e].file, rc, why);
+    gostx_pkcs12_bag kb = {0}, cb = {0}, b;
+    gostx_pkcs12_safe safe = {0};
+    for (size_t i = 0; p && i < gostx_pkcs12_bag_count(p); i++)
+      if (!gostx_pkcs12_bag_get(p, i, &b)) *(b.type == GOSTX_PKCS12_BAG_CERT ? &cb : &kb) = b;
+    CHECK(kb.type == GOSTX_PKCS12_BAG_SHROUDED_KEY && kb.der_len == key_len &&
+              !memcmp(kb.der, key, key_len) && !strcmp(kb.scheme, ex[e].key_scheme),
+          "%s: the RFC's PrivateKeyInfo (%s)", ex[e].file, kb.scheme);
+    CHECK(cb.der_len == cert_len && !memcmp(cb.der, cert, cert_len) &&
+              !strcmp(cb.name, "p12FriendlyName"),
+          "%s: the RFC's certificate, its friendlyName", ex[e].file);
+    CHECK(p && !gostx_pkcs12_safe_get(p, 0, &safe) && !strcmp(safe.scheme, ex[e].cert_scheme),
+          "%s: the certificate's part %s", ex[e].file, safe.scheme);
+    uint8_t d[64];
+    gostx_gost3410_curve curve;
+    size_t len, which = SIZE_MAX;
+    CHECK(p && !gostx_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, NULL, 0, &which) &&
+              len == 64 && !memcmp(d, d_want, 64) && which != SIZE_MAX,
+          "%s: the test key of A.1.2, its certificate found", ex[e].file);
+    gostx_pkcs12_free(p);
+    /* the OMAC-protected ciphertext's last byte (the tag's) changed, the MAC made again */
+    uint8_t *bad = malloc(n);
+    memcpy(bad, pfx, n);
+    const char *omac_ct = e == 0 ? "\x04\x81\xf5\x0c\xcb" : "\x80\x82\x02\xc1\x61";
+    uint8_t *at = memmem(bad, n, omac_ct, 5);
+    CHECK(at != NULL, "%s: the ciphertext found", ex[e].file);
+    if (at) {
+      size_t ct_len = e == 0 ? 0xf5 : 0x2c1, hdr = e == 0 ? 3 : 4;
+      at[hdr + ct_len - 1] ^= 1;
+      remac(bad, n, pass, 14);
+      CHECK_RC(gostx_pkcs12_read(bad, n, (const uint8_t *)pass, strlen(pass), 0, &p, why, sizeof why),
+               GOSTX_EAUTH, "OMAC tag changed");
+      CHECK(strstr(why, "OMAC"), "%s: why: %s", ex[e].file, why);
+      at[hdr + ct_len - 1] ^= 1;
+      remac(bad, n, pass, 14);
+      CHECK_RC(gostx_pkcs12_read(bad, n, (const uint8_t *)pass, strlen(pass), 0, &p, why, sizeof why),
+               0, "the MAC made again over the file as it was");
+      gostx_pkcs12_free(p);
+    }
+    free(bad);
+    free(pfx);
+  }
+  free(key);
+  free(cert);
+  free(d_want);
+}
+
 static uint8_t *write_pfx(const material *m, gostx_pkcs12_pbe key_pbe, gostx_pkcs12_pbe cert_pbe,
                           uint32_t iter, const char *name, const char *pass, size_t *n) {
   const uint8_t *certs[12];
@@ -193,12 +298,14 @@ static uint8_t *write_pfx(const material *m, gostx_pkcs12_pbe key_pbe, gostx_pkc
 
 static void test_round_trip(void) {
   static const gostx_pkcs12_pbe pbes[] = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_KUZNYECHIK,
-                                          GOSTX_PKCS12_PBE_MAGMA};
-  static const char *const names[] = {"gost89", "kuznyechik", "magma"};
+                                          GOSTX_PKCS12_PBE_MAGMA, GOSTX_PKCS12_PBE_KUZNYECHIK_OMAC,
+                                          GOSTX_PKCS12_PBE_MAGMA_OMAC};
+  static const char *const names[] = {"gost89", "kuznyechik", "magma", "kuznyechik-omac",
+                                      "magma-omac"};
   material m256, m512;
   load(&m256, "key256.pem", "cert256.pem");
   load(&m512, "key512.pem", "chain512.pem");
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 5; i++)
     for (int c = 0; c < 2; c++) {
       const material *m = c ? &m512 : &m256;
       char what[96];
@@ -297,6 +404,7 @@ static void test_refusals(void) {
 int main(void) {
   if (!getenv("GOSTX_VECTORS")) return 77;
   test_standard_example();
+  test_rfc9548();
   test_known_files();
   test_round_trip();
   test_refusals();

@@ -4,8 +4,9 @@
  *
  * Families read: TC26 R 50.1.112-2016 (PBES2 with PBKDF2-HMAC-Streebog-512
  * and GOST 28147-89 CFB, any of its parameter sets), what gost-engine
- * (`openssl pkcs12 -engine gost`) and GnuTLS certtool write; and RFC 9337
- * (PBES2 with Kuznyechik- or Magma-CTR-ACPKM). Both with MacData over
+ * (`openssl pkcs12 -engine gost`) and GnuTLS certtool write; and RFC 9337 /
+ * RFC 9548 (PBES2 with Kuznyechik- or Magma-CTR-ACPKM, and CTR-ACPKM-OMAC
+ * with KDF_TREE's key split, whose tag is checked). Both with MacData over
  * Streebog-512 (or -256) the R 50.1.112-2016 way: HMAC keyed by the last 32
  * bytes of a 96-byte PBKDF2-HMAC-Streebog output (password, macSalt,
  * iterations), not RFC 7292's PKCS#12 KDF. The password is taken as its
@@ -126,7 +127,9 @@ typedef enum gostx_pkcs12_pbe {
                                       what gost-engine writes with -keypbe gost89) */
   GOSTX_PKCS12_PBE_KUZNYECHIK = 2, /* kuznyechik-ctr-acpkm (RFC 9337) */
   GOSTX_PKCS12_PBE_MAGMA = 3,      /* magma-ctr-acpkm (RFC 9337) */
-  GOSTX_PKCS12_PBE_NONE = 4        /* certificates only: in the clear (openssl -certpbe NONE) */
+  GOSTX_PKCS12_PBE_NONE = 4,       /* certificates only: in the clear (openssl -certpbe NONE) */
+  GOSTX_PKCS12_PBE_KUZNYECHIK_OMAC = 5, /* kuznyechik-ctr-acpkm-omac (RFC 9337, RFC 9548) */
+  GOSTX_PKCS12_PBE_MAGMA_OMAC = 6       /* magma-ctr-acpkm-omac */
 } gostx_pkcs12_pbe;
 
 typedef struct gostx_pkcs12_params {

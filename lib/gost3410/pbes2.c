@@ -29,6 +29,8 @@
  * ciphers use 4096 bytes for Kuznyechik and 1024 for Magma (seen on PKCS#12
  * parts longer than either: tests/test_pkcs12_interop.sh). */
 #define ACPKM_SECTION(alg) ((alg) == GOSTX_ALG_KUZNYECHIK ? 4096u : 1024u)
+#define OID_KUZ_CTR_ACPKM_OMAC "1.2.643.7.1.1.5.2.2"
+#define OID_MAGMA_CTR_ACPKM_OMAC "1.2.643.7.1.1.5.1.2"
 #define OID_GOST89_CFB "1.2.643.2.2.21" /* gost-engine's -v2 gost89; written in PKCS#12 */
 #define OID_SBOX_Z "1.2.643.7.1.2.5.1.1" /* id-tc26-gost-28147-param-Z */
 
@@ -51,9 +53,9 @@ static const struct {
     {"1.2.840.113549.3.7", "des-ede3-cbc"},
     {OID_GOST89_CFB, "GOST 28147-89 CFB"},
     {OID_KUZ_CTR_ACPKM, "kuznyechik-ctr-acpkm"},
-    {"1.2.643.7.1.1.5.2.2", "kuznyechik-ctr-acpkm-omac"},
+    {OID_KUZ_CTR_ACPKM_OMAC, "kuznyechik-ctr-acpkm-omac"},
     {OID_MAGMA_CTR_ACPKM, "magma-ctr-acpkm"},
-    {"1.2.643.7.1.1.5.1.2", "magma-ctr-acpkm-omac"},
+    {OID_MAGMA_CTR_ACPKM_OMAC, "magma-ctr-acpkm-omac"},
     {"1.2.840.113549.1.12.1.3", "PKCS#12 pbeWithSHAAnd3-KeyTripleDES-CBC"},
     {"1.2.840.113549.1.12.1.6", "PKCS#12 pbeWithSHAAnd40BitRC2-CBC"},
     {"1.2.840.113549.1.5.3", "PBES1 pbeWithMD5AndDES-CBC"},
@@ -121,9 +123,10 @@ int gostx__pbes2_parse(gostx__der alg, gostx__pbes2 *p) {
   name_oid(p->desc, sizeof p->desc, &dn, ", ", oid);
   size_t n;
   p->sbox = -1;
-  if (!strcmp(oid, OID_KUZ_CTR_ACPKM))
+  p->omac = !strcmp(oid, OID_KUZ_CTR_ACPKM_OMAC) || !strcmp(oid, OID_MAGMA_CTR_ACPKM_OMAC);
+  if (!strcmp(oid, OID_KUZ_CTR_ACPKM) || !strcmp(oid, OID_KUZ_CTR_ACPKM_OMAC))
     p->alg = GOSTX_ALG_KUZNYECHIK, n = 16;
-  else if (!strcmp(oid, OID_MAGMA_CTR_ACPKM))
+  else if (!strcmp(oid, OID_MAGMA_CTR_ACPKM) || !strcmp(oid, OID_MAGMA_CTR_ACPKM_OMAC))
     p->alg = GOSTX_ALG_MAGMA, n = 8;
   else if (!strcmp(oid, OID_GOST89_CFB))
     p->alg = GOSTX_ALG_MAGMA, n = 8, p->sbox = 0;
@@ -142,6 +145,7 @@ int gostx__pbes2_parse(gostx__der alg, gostx__pbes2 *p) {
     return GOSTX_EFORMAT;
   }
   if (p->ukm.n < n / 2) return GOSTX_EFORMAT; /* the IV */
+  if (p->omac && p->ukm.n != n / 2 + 8) return GOSTX_EFORMAT; /* the IV, KDF_TREE's seed */
   if (p->iter == 0 || p->salt.n == 0) return GOSTX_EFORMAT;
   if (p->iter > GOSTX__PBES2_ITER_MAX) return GOSTX_EUNSUP;
   return 0;
@@ -171,11 +175,50 @@ int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *te
   return rc;
 }
 
+size_t gostx__pbes2_tag_len(const gostx__pbes2 *p) {
+  return p->omac ? (p->alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8) : 0;
+}
+
+/* CTR-ACPKM-OMAC (RFC 9337 5.1.1 step 8, 5.1.2 step 5): K(1) || K(2) =
+ * KDF_TREE(key, "kdf tree", the ukm's last 8 bytes, R = 1); the OMAC of
+ * the message under K(2) is appended, and the whole encrypted under K(1).
+ * Decrypting, len counts the tag: the message is out[0..len - n], and a
+ * tag that does not match is GOSTX_EAUTH. */
+static int ctr_omac(const gostx__pbes2 *p, const uint8_t *key, int decrypt, const uint8_t *in,
+                    size_t len, uint8_t *out) {
+  size_t n = gostx__pbes2_tag_len(p), iv = n / 2;
+  uint8_t keys[64], tag[16];
+  gostx_cipher enc, mac;
+  memset(&enc, 0, sizeof enc);
+  memset(&mac, 0, sizeof mac);
+  if (decrypt && len < n) return GOSTX_EFORMAT;
+  size_t msg = decrypt ? len - n : len;
+  int rc = gostx_kdf_tree256(key, GOSTX_KEY_LEN, (const uint8_t *)"kdf tree", 8, p->ukm.p + iv, 8,
+                             1, keys, sizeof keys);
+  if (!rc) rc = gostx_cipher_init(&enc, p->alg, keys);
+  if (!rc) rc = gostx_cipher_init(&mac, p->alg, keys + 32);
+  if (!rc && !decrypt) { /* M || OMAC(M), then encrypted (in == out allowed) */
+    rc = gostx_omac(&mac, in, len, tag, n);
+    if (!rc && out != in) memmove(out, in, len);
+    if (!rc) memcpy(out + len, tag, n);
+    if (!rc) rc = gostx_ctr_acpkm_crypt(&enc, p->ukm.p, iv, ACPKM_SECTION(p->alg), out, len + n, out);
+  } else if (!rc) {
+    rc = gostx_ctr_acpkm_crypt(&enc, p->ukm.p, iv, ACPKM_SECTION(p->alg), in, len, out);
+    if (!rc) rc = gostx_omac(&mac, out, msg, tag, n);
+    if (!rc && gostx_memeq_ct(tag, out + msg, n)) rc = GOSTX_EAUTH;
+  }
+  gostx_cipher_clear(&enc);
+  gostx_cipher_clear(&mac);
+  gostx_memzero(keys, sizeof keys);
+  return rc;
+}
+
 /* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes (with
  * prf_sha256 PBKDF2-HMAC-SHA256); then CTR-ACPKM over in[len] (encrypt =
- * decrypt), or with sbox >= 0 GOST 28147-89 CFB with that parameter set and
- * CryptoPro key meshing every 1024 bytes, as gost-engine's gost89 cipher
- * does (a PKCS#12 certificate bag can be that long). */
+ * decrypt), CTR-ACPKM-OMAC, or with sbox >= 0 GOST 28147-89 CFB with that
+ * parameter set and CryptoPro key meshing every 1024 bytes, as
+ * gost-engine's gost89 cipher does (a PKCS#12 certificate bag can be that
+ * long). */
 int gostx__pbes2_crypt(const gostx__pbes2 *p, const uint8_t *pass, size_t pass_len, int decrypt,
                        const uint8_t *in, size_t len, uint8_t *out) {
   uint8_t key[GOSTX_KEY_LEN];
@@ -186,7 +229,9 @@ int gostx__pbes2_crypt(const gostx__pbes2 *p, const uint8_t *pass, size_t pass_l
   size_t n = p->alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
   int rc = (p->prf_sha256 ? gostx__pbkdf2_sha256 : gostx_pbkdf2_streebog512)(
       pass, pass_len, p->salt.p, p->salt.n, p->iter, key, sizeof key);
-  if (!rc && p->sbox >= 0) {
+  if (!rc && p->omac) {
+    rc = ctr_omac(p, key, decrypt, in, len, out);
+  } else if (!rc && p->sbox >= 0) {
     rc = gostx_gost89_set_key(&g, key, (gostx_sbox)p->sbox);
     if (!rc) rc = gostx_gost89_cfb(&g, p->ukm.p, 1, decrypt, in, len, out);
   } else if (!rc) {
@@ -211,13 +256,15 @@ int gostx__pbes2_new(gostx__pbes2 *p, gostx__pbes2_cipher cipher, uint32_t iter,
     case GOSTX__PBES2_KUZNYECHIK: p->alg = GOSTX_ALG_KUZNYECHIK, iv_len = 8; break;
     case GOSTX__PBES2_MAGMA: p->alg = GOSTX_ALG_MAGMA, iv_len = 4; break;
     case GOSTX__PBES2_GOST89: p->alg = GOSTX_ALG_MAGMA, iv_len = 8, p->sbox = GOSTX_SBOX_TC26_Z; break;
+    case GOSTX__PBES2_KUZNYECHIK_OMAC: p->alg = GOSTX_ALG_KUZNYECHIK, iv_len = 8, p->omac = 1; break;
+    case GOSTX__PBES2_MAGMA_OMAC: p->alg = GOSTX_ALG_MAGMA, iv_len = 4, p->omac = 1; break;
     default: return GOSTX_EINVAL;
   }
   p->salt = (gostx__der){salt, 16};
   /* CTR-ACPKM: the IV, then 8 zero bytes; GOST 28147-89: the 8-byte IV */
   p->ukm = (gostx__der){ukm, p->sbox >= 0 ? 8 : iv_len + 8};
   int rc = gostx_random_bytes(salt, 16);
-  if (!rc) rc = gostx_random_bytes(ukm, iv_len);
+  if (!rc) rc = gostx_random_bytes(ukm, p->omac ? iv_len + 8 : iv_len);
   return rc;
 }
 
@@ -243,7 +290,9 @@ void gostx__pbes2_put(gostx__der_w *w, const gostx__pbes2 *p) {
     gostx__der_w_tlv(w, GOSTX__DER_OCTETS, p->ukm.p, p->ukm.n);
     gostx__der_w_oid(w, OID_SBOX_Z);
   } else {
-    gostx__der_w_oid(w, p->alg == GOSTX_ALG_KUZNYECHIK ? OID_KUZ_CTR_ACPKM : OID_MAGMA_CTR_ACPKM);
+    gostx__der_w_oid(w, p->alg == GOSTX_ALG_KUZNYECHIK
+                            ? (p->omac ? OID_KUZ_CTR_ACPKM_OMAC : OID_KUZ_CTR_ACPKM)
+                            : (p->omac ? OID_MAGMA_CTR_ACPKM_OMAC : OID_MAGMA_CTR_ACPKM));
     gostx__der_w_begin(w, GOSTX__DER_SEQ);
     gostx__der_w_tlv(w, GOSTX__DER_OCTETS, p->ukm.p, p->ukm.n);
   }
@@ -319,8 +368,8 @@ int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len
    * (wrong password, or a damaged file); only a caller buffer too small
    * stays GOSTX_ELEN. */
   if (!rc) {
-    rc = gostx_gost3410_key_from_der_oid(plain, data.n, &kind, &c, &l, d, sizeof d, q, sizeof q,
-                                         ps, sizeof ps);
+    rc = gostx_gost3410_key_from_der_oid(plain, data.n - gostx__pbes2_tag_len(&p), &kind, &c,
+                                         &l, d, sizeof d, q, sizeof q, ps, sizeof ps);
     if (rc || kind != GOSTX_GOST3410_KEY_PRIVATE) rc = GOSTX_EAUTH;
   }
   if (!rc && ((priv && priv_cap < l) || (pub && pub_cap < 2 * l) || (oid && oid_cap <= strlen(ps))))

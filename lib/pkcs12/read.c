@@ -104,8 +104,11 @@ static int decrypt(reader *rd, const gostx__pbes2 *pb, gostx__der ct, gostx__der
   uint8_t *out = arena_take(rd->p, ct.n);
   if (!out) return fail(rd, GOSTX_ENOMEM, "out of room for the plaintext");
   rc = gostx__pbes2_crypt(pb, rd->pass, rd->pass_len, 1, ct.p, ct.n, out);
+  if (rc == GOSTX_EAUTH) /* CTR-ACPKM-OMAC's tag, after the MAC held */
+    return fail(rd, rc, "the OMAC tag of an encrypted part or key does not verify under this password");
+  if (rc == GOSTX_EFORMAT) return malformed(rd, "ciphertext shorter than its tag");
   if (rc) return fail(rd, rc, "decryption failed");
-  *plain = (gostx__der){out, ct.n};
+  *plain = (gostx__der){out, ct.n - gostx__pbes2_tag_len(pb)};
   return 0;
 }
 

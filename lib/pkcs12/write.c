@@ -29,7 +29,7 @@ typedef struct job {
   uint32_t iterations;
   /* the parts, as they are built */
   uint8_t *key_ct, *certs_sc, *key_sc, *as;
-  size_t certs_sc_len, key_sc_len, as_len;
+  size_t key_ct_len, certs_sc_len, key_sc_len, as_len; /* certs_sc_len: with its tag once encrypted */
   uint8_t mac[64];
 } job;
 
@@ -136,7 +136,7 @@ static void fill_key(gostx__der_w *w, const job *j) {
   gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
   gostx__der_w_begin(w, GOSTX__DER_SEQ); /* EncryptedPrivateKeyInfo */
   gostx__pbes2_put(w, &j->key_pbe);
-  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, j->key_ct, j->key_len);
+  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, j->key_ct, j->key_ct_len);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
   put_attributes(w, j);
@@ -196,10 +196,16 @@ static void fill_pfx(gostx__der_w *w, const job *j) {
   gostx__der_w_end(w);
 }
 
-static gostx__pbes2_cipher pbes2_cipher(gostx_pkcs12_pbe pbe) {
-  return pbe == GOSTX_PKCS12_PBE_KUZNYECHIK ? GOSTX__PBES2_KUZNYECHIK
-         : pbe == GOSTX_PKCS12_PBE_MAGMA    ? GOSTX__PBES2_MAGMA
-                                            : GOSTX__PBES2_GOST89;
+/* The PBES2 cipher of pbe; 0 for none (NONE, or no such value). */
+static int pbes2_cipher(gostx_pkcs12_pbe pbe) {
+  switch (pbe) {
+    case GOSTX_PKCS12_PBE_GOST89: return GOSTX__PBES2_GOST89;
+    case GOSTX_PKCS12_PBE_KUZNYECHIK: return GOSTX__PBES2_KUZNYECHIK;
+    case GOSTX_PKCS12_PBE_MAGMA: return GOSTX__PBES2_MAGMA;
+    case GOSTX_PKCS12_PBE_KUZNYECHIK_OMAC: return GOSTX__PBES2_KUZNYECHIK_OMAC;
+    case GOSTX_PKCS12_PBE_MAGMA_OMAC: return GOSTX__PBES2_MAGMA_OMAC;
+    default: return 0;
+  }
 }
 
 /* The arguments checked: a GOST private key whose public key is certs[0]'s
@@ -209,8 +215,8 @@ static int check_inputs(job *j, const gostx_pkcs12_params *params) {
   gostx_gost3410_curve curve;
   size_t len;
   uint8_t q[128];
-  if (params->key_pbe < GOSTX_PKCS12_PBE_GOST89 || params->key_pbe > GOSTX_PKCS12_PBE_MAGMA ||
-      params->cert_pbe < GOSTX_PKCS12_PBE_GOST89 || params->cert_pbe > GOSTX_PKCS12_PBE_NONE ||
+  if (!pbes2_cipher(params->key_pbe) ||
+      (!pbes2_cipher(params->cert_pbe) && params->cert_pbe != GOSTX_PKCS12_PBE_NONE) ||
       params->iterations == 0 || params->iterations > GOSTX__PBES2_ITER_MAX)
     return GOSTX_EINVAL;
   if (gostx_gost3410_key_from_der(j->key, j->key_len, &kind, &curve, &len, NULL, 0, q, sizeof q) ||
@@ -228,6 +234,19 @@ static int check_inputs(job *j, const gostx_pkcs12_params *params) {
   return rc;
 }
 
+/* The certificates' SafeContents encrypted in place, grown by the tag. */
+static int encrypt_certs(job *j, const uint8_t *pass, size_t pass_len, int counting) {
+  size_t tag = gostx__pbes2_tag_len(&j->cert_pbe);
+  uint8_t *grown = realloc(j->certs_sc, j->certs_sc_len + tag);
+  if (!grown) return GOSTX_ENOMEM;
+  j->certs_sc = grown;
+  int rc = counting ? 0
+                    : gostx__pbes2_crypt(&j->cert_pbe, pass, pass_len, 0, j->certs_sc,
+                                         j->certs_sc_len, j->certs_sc);
+  j->certs_sc_len += tag;
+  return rc;
+}
+
 /* The parts in order, encrypted and MACed unless only counting. */
 static int make_parts(job *j, const gostx_pkcs12_params *params, const uint8_t *pass,
                       size_t pass_len, int counting) {
@@ -237,14 +256,14 @@ static int make_parts(job *j, const gostx_pkcs12_params *params, const uint8_t *
     rc = gostx__pbes2_new(&j->cert_pbe, pbes2_cipher(params->cert_pbe), j->iterations,
                           j->cert_salt, j->cert_ukm);
   if (!rc) rc = gostx_random_bytes(j->mac_salt, sizeof j->mac_salt);
-  if (!rc && !(j->key_ct = malloc(j->key_len))) rc = GOSTX_ENOMEM;
+  size_t key_tag = gostx__pbes2_tag_len(&j->key_pbe);
+  if (!rc && !(j->key_ct = malloc(j->key_len + key_tag))) rc = GOSTX_ENOMEM;
   if (rc) return rc;
   memcpy(j->key_ct, j->key, j->key_len);
+  j->key_ct_len = j->key_len + key_tag;
   if (!counting) rc = gostx__pbes2_crypt(&j->key_pbe, pass, pass_len, 0, j->key_ct, j->key_len, j->key_ct);
   if (!rc && j->ncerts) rc = build(fill_certs, j, &j->certs_sc, &j->certs_sc_len);
-  if (!rc && j->ncerts && j->certs_encrypted && !counting)
-    rc = gostx__pbes2_crypt(&j->cert_pbe, pass, pass_len, 0, j->certs_sc, j->certs_sc_len,
-                            j->certs_sc);
+  if (!rc && j->ncerts && j->certs_encrypted) rc = encrypt_certs(j, pass, pass_len, counting);
   if (!rc) rc = build(fill_key, j, &j->key_sc, &j->key_sc_len);
   if (!rc) rc = build(fill_authenticated_safe, j, &j->as, &j->as_len);
   if (!rc && !counting)
@@ -254,7 +273,7 @@ static int make_parts(job *j, const gostx_pkcs12_params *params, const uint8_t *
 }
 
 static void free_parts(job *j) {
-  if (j->key_ct) gostx_memzero(j->key_ct, j->key_len);
+  if (j->key_ct) gostx_memzero(j->key_ct, j->key_ct_len);
   free(j->key_ct);
   free(j->certs_sc);
   free(j->key_sc);

@@ -312,7 +312,7 @@ def pkcs12_seeds():
     vec = os.path.join(here, "..", "vectors", "pkcs12")
     i = 0
     for key, certs in (("key256.pem", "cert256.pem"), ("key512.pem", "chain512.pem")):
-        for pbe in ("gost89", "kuznyechik", "magma"):
+        for pbe in ("gost89", "kuznyechik", "magma", "kuznyechik-omac", "magma-omac"):
             for certpbe in (pbe, "NONE"):
                 pfx = subprocess.run([gostx, "pkcs12", "-export", "-inkey", os.path.join(vec, key), "-in",
                                       os.path.join(vec, certs), "-name", "ключ", "-iter", "1",
