@@ -296,6 +296,9 @@ void cli_key_clear(cli_key *k);
 /* ---- PKCS#12 where a key is taken (cli/pfx.c) ---- */
 /* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
 int cli_pfx_is(const char *path);
+/* A PKCS#12 password: as cli_read_pass_arg, and "pass:" alone the empty
+ * one (CryptoPro's exports and `openssl pkcs12 -passout pass:` use it). */
+int cli_pfx_pass(const char *opt, const char *spec, uint8_t *pass, size_t *len);
 /* Where cli_pfx_load puts the certificates: malloc'd copies appended at
  * der[*n], len[*n] (at most cap in all); the key's own first. */
 typedef struct cli_pfx_certs {

@@ -61,7 +61,8 @@ static void help(void) {
       "to a temporary file and renamed: nothing is written on failure.\n\n"
       "Passwords: pass:PASSWORD or env:VAR (the whole value), file:PATH, fd:N or stdin\n"
       "(the first line); the bytes as given (UTF-8), as gost-engine and certtool\n"
-      "take them. Without -passin the password is asked on the terminal.\n" CLI_ARGV_SECRET_NOTE(
+      "take them; pass: alone is the empty password. Without -passin the password\n"
+      "is asked on the terminal.\n" CLI_ARGV_SECRET_NOTE(
           "pass:PASSWORD", "file:, fd: and env:"));
 }
 
@@ -118,8 +119,7 @@ static int read_all(const char *path, uint8_t **buf, size_t *len) {
 /* A password from spec (opt names it), or asked on the terminal. */
 static int get_pass(const char *opt, const char *spec, const char *prompt, int confirm,
                     uint8_t *pass, size_t *len) {
-  return spec ? cli_read_pass_arg(opt, spec, pass, len)
-              : cli_read_pass(NULL, prompt, confirm, pass, len);
+  return spec ? cli_pfx_pass(opt, spec, pass, len) : cli_read_pass(NULL, prompt, confirm, pass, len);
 }
 
 /* ---- reading ---- */

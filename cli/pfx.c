@@ -63,6 +63,11 @@ static int take(const char *path, const uint8_t *buf, size_t n, const uint8_t *p
   return rc;
 }
 
+int cli_pfx_pass(const char *opt, const char *spec, uint8_t *pass, size_t *len) {
+  if (spec && !strcmp(spec, "pass:")) return *len = 0, 0; /* said so: the empty password */
+  return cli_read_pass_arg(opt, spec, pass, len);
+}
+
 int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
                  const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs) {
   if (!pass_spec && !pw)
@@ -78,7 +83,7 @@ int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
   int rc = n < 0 ? CLI_EXIT_FAIL : 0;
   if (!rc && n > (long)PFX_FILE_MAX) rc = cli_usage("%s: larger than %u bytes", path, PFX_FILE_MAX);
   if (!rc && pw) memcpy(pass, pw, pw_len);
-  else if (!rc) rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
+  else if (!rc) rc = cli_pfx_pass(pass_opt, pass_spec, pass, &pass_len);
   if (!rc) rc = take(path, buf, (size_t)n, pass, pass_len, k, certs);
   gostx_memzero(pass, sizeof pass);
   free(buf);

@@ -55,6 +55,14 @@ for pbe in gost89 kuznyechik magma; do
   check "openssl reads gostx's $pbe: the name" grep -q "friendlyName: my key" g_$pbe.pem
 done
 
+# the empty password ("pass:"), both ways
+check "openssl export, empty password" o pkcs12 -export -inkey leaf.key -in leaf.crt -keypbe gost89 \
+  -certpbe gost89 -macalg md_gost12_512 -passout pass: -out o_empty.pfx
+check "gostx reads it with -passin pass:" same "$want_leaf" "$("$G" pkcs12 -in o_empty.pfx -passin pass: -nocerts -noenc)"
+check "gostx export, empty password" "$G" pkcs12 -export -inkey leaf.key -in leaf.crt -passout pass: -out g_empty.pfx
+check "openssl reads it with -passin pass:" same "$want_leaf" \
+  "$(o pkcs12 -in g_empty.pfx -passin pass: -nocerts -noenc | "$G" pkey -i -)"
+
 # -passout: the key encrypted (PBES2), readable by openssl with the password
 check "split with -passout" "$G" pkcs12 -in g_gost89.pfx -passin pass:пароль -passout pass:pem -nocerts -out enc.pem
 check "the key is encrypted" grep -q "BEGIN ENCRYPTED PRIVATE KEY" enc.pem
