@@ -104,6 +104,10 @@ check "trailing bytes: exit 2" bash -c "[ $rc = 2 ] && grep -q trailing err"
 "$G" pkcs12 -in g_gost89.pfx -passin pass:пароль -maxiter 5000 -noenc 2>err >/dev/null; rc=$?
 check "-maxiter under the file's cost: exit 2, said" bash -c "[ $rc = 2 ] && grep -q 'iterations' err && grep -q maxiter err"
 check "-maxiter at its cost: read" "$G" pkcs12 -in g_gost89.pfx -passin pass:пароль -maxiter 8192 -noenc -out /dev/null
+# openssl's own defaults (MAC over SHA-256 with RFC 7292's KDF, AES): refused, named
+o pkcs12 -export -inkey leaf.key -in leaf.crt -passout pass:x -out aes.pfx
+"$G" pkcs12 -in aes.pfx -passin pass:x -noenc 2>err >/dev/null; rc=$?
+check "openssl's default PFX: exit 2, the MAC digest named" bash -c "[ $rc = 2 ] && grep -q '2.16.840.1.101.3.4.2.1 (SHA-256' err"
 "$G" pkcs12 -export -inkey k256.key -in chain.pem -passout pass:x -out none.pfx 2>err; rc=$?
 check "a key no certificate matches: exit 2, said, nothing written" bash -c "[ $rc = 2 ] && grep -q 'no certificate matches' err && [ ! -e none.pfx ]"
 

@@ -319,6 +319,21 @@ static int get_authenticated_safe(reader *rd, gostx__der as) {
   return 0;
 }
 
+/* Names for the MAC digests files use that we do not read, in refusals. */
+static const char *mac_digest_name(const char *oid) {
+  static const struct {
+    const char *oid, *name;
+  } names[] = {
+      {"1.3.14.3.2.26", " (SHA-1, RFC 7292's KDF: CryptoPro CSP's exports, OpenSSL's old default)"},
+      {"2.16.840.1.101.3.4.2.1", " (SHA-256, RFC 7292's KDF: OpenSSL 3's default)"},
+      {"1.2.643.7.1.1.2.2", " (Streebog-256)"},
+      {"1.2.643.2.2.9", " (GOST R 34.11-94)"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(oid, names[i].oid)) return names[i].name;
+  return "";
+}
+
 /* MacData ::= SEQUENCE { DigestInfo { AlgorithmIdentifier, digest },
  * macSalt, iterations DEFAULT 1 }. */
 static int get_mac_data(reader *rd, gostx__der md, gostx__der *digest, gostx__der *salt,
@@ -340,8 +355,8 @@ static int get_mac_data(reader *rd, gostx__der md, gostx__der *digest, gostx__de
                               : malformed(rd, "MacData iterations");
   if (!gostx__der_done(&body) || *iter == 0) return malformed(rd, "MacData");
   if (strcmp(oid, GOSTX__P12_OID_STREEBOG512))
-    return fail(rd, GOSTX_EUNSUP,
-                "unsupported MAC digest %s (read: Streebog-512, 1.2.643.7.1.1.2.3)", oid);
+    return fail(rd, GOSTX_EUNSUP, "unsupported MAC digest %s%s (read: Streebog-512, 1.2.643.7.1.1.2.3)",
+                oid, mac_digest_name(oid));
   if (digest->n != 64) return malformed(rd, "MacData digest length");
   snprintf(rd->p->mac.alg, sizeof rd->p->mac.alg, "streebog512");
   rd->p->mac.iterations = *iter;
