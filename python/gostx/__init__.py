@@ -74,5 +74,4 @@ __all__ = [
     "batch_xts_encrypt", "batch_xts_decrypt", "implementations",
     "InvalidSignature", "Curve", "PrivateKey", "PublicKey", "generate_private_key",
     "load_pem_private_key", "load_der_private_key", "load_pem_public_key", "load_der_public_key",
-    "pkcs12",
 ]

@@ -29,7 +29,7 @@ __all__ = ["GostxError", "GostxValueError", "GostxTypeError", "InvalidTag", "For
     "Reader", "Writer", "batch_ctr", "batch_cbc_encrypt", "batch_cbc_decrypt", "batch_omac",
     "batch_xts_encrypt", "batch_xts_decrypt", "implementations", "InvalidSignature", "Curve",
     "PrivateKey", "PublicKey", "generate_private_key", "load_pem_private_key",
-    "load_der_private_key", "load_pem_public_key", "load_der_public_key", "pkcs12"]
+    "load_der_private_key", "load_pem_public_key", "load_der_public_key"]
 __version__: str
 ECB: str
 CBC: str
