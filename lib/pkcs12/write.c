@@ -100,7 +100,9 @@ static void put_attributes(gostx__der_w *w, const job *j) {
                           : 0;
   size_t bn = put_attribute(b, sizeof b, GOSTX__P12_OID_LOCAL_KEY_ID, GOSTX__DER_OCTETS, j->key_id,
                             sizeof j->key_id);
-  int a_first = an && memcmp(a, b, an < bn ? an : bn) < 0;
+  /* the two differ within their first 13 bytes (SEQUENCE header, the
+   * OIDs' last arc), so only those decide: never the key id's bytes */
+  int a_first = an && memcmp(a, b, 13) < 0;
   gostx__der_w_begin(w, GOSTX__DER_SET);
   if (a_first) gostx__der_w_raw(w, a, an);
   gostx__der_w_raw(w, b, bn);
