@@ -271,6 +271,7 @@ int cmd_x509(int argc, char **argv); /* cli/cmd_x509.c */
 int cmd_req(int argc, char **argv);  /* cli/cmd_req.c */
 int cmd_x509_req(int argc, char **argv);
 int cmd_cms(int argc, char **argv);  /* cli/cmd_cms.c */
+int cmd_pkcs12(int argc, char **argv); /* cli/cmd_pkcs12.c */
 
 /* ---- certificate files (cli/cmd_x509.c) ---- */
 /* certificates of the files one command reads together (openssl has no
@@ -311,6 +312,25 @@ int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const 
 /* The same with the password given (pw, pw_len) instead of read from a spec. */
 int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len);
 void cli_key_clear(cli_key *k);
+/* ---- PKCS#12 where a key is taken (cli/pfx.c) ---- */
+/* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
+int cli_pfx_is(const char *path);
+/* A PKCS#12 password: as cli_read_pass_arg, and "pass:" alone the empty
+ * one (CryptoPro's exports and `openssl pkcs12 -passout pass:` use it). */
+int cli_pfx_pass(const char *opt, const char *spec, uint8_t *pass, size_t *len);
+/* Where cli_pfx_load puts the certificates: malloc'd copies appended at
+ * der[*n], len[*n] (at most cap in all); the key's own first. */
+typedef struct cli_pfx_certs {
+  uint8_t **der;
+  size_t *len, cap, *n;
+} cli_pfx_certs;
+/* The private key of the PFX at path (its MAC checked first), opened with
+ * the password of pass_spec (cli_read_pass_arg; pass_opt names it), or pw;
+ * with certs the certificates too (one must match the key). 0, or
+ * CLI_EXIT_FAIL (a wrong password, I/O), CLI_EXIT_USAGE (a refused file),
+ * after one line. */
+int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
+                 const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs);
 /* len bytes to path ("-"/NULL = stdout) through cli_out (CLI_OUT_* flags):
  * 0 or CLI_EXIT_FAIL after printing. */
 int cli_write_file(const char *path, const void *p, size_t len, int flags);

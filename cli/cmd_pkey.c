@@ -99,6 +99,7 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
                     const uint8_t *pw, size_t pw_len) {
   if (pass_spec && !strcmp(path, "-") && !strcmp(pass_spec, "stdin"))
     return cli_usage("%s: the key and its password cannot both come from stdin", pass_opt);
+  if (cli_pfx_is(path)) return cli_pfx_load(path, pass_opt, pass_spec, pw, pw_len, k, NULL);
   uint8_t *buf = malloc(CLI_KEY_FILE_MAX + 1);
   if (!buf) {
     cli_err("out of memory");

@@ -43,7 +43,9 @@ static const char *const mode_name[] = {"tls serve", "tls connect", "tls client"
   "                      intermediates), and --chain FILE more intermediates (PEM)\n"    \
   "  --key FILE          its GOST R 34.10-2012 private key (PEM or DER, as gostx\n"        \
   "                      genpkey and gost-engine write it); encrypted keys take\n"         \
-  "  -passin ARG         pass:PASSWORD, env:VAR, file:PATH, fd:N or stdin (as openssl)\n"
+  "  -passin ARG         pass:PASSWORD, env:VAR, file:PATH, fd:N or stdin (as openssl)\n"  \
+  "  --cert F.pfx        a PKCS#12 file: the key and the chain from it, no --key;\n"    \
+  "                      -passin its password (docs/PKCS12.md)\n"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -234,14 +236,18 @@ static int chain_read(const char *opt, const char *path, struct tls_chain *ch) {
   return rc;
 }
 
-/* --cert, --chain and --key into cfg; the key must be the leaf's. */
+/* --cert, --chain and --key into cfg; the key must be the leaf's. A
+ * PKCS#12 --cert gives the key and the chain (its leaf first). */
 static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const char *sub) {
   struct tls_chain ch = {0};
-  int rc = chain_read("--cert", o->cert, &ch);
-  if (!rc && o->chain) rc = chain_read("--chain", o->chain, &ch);
   cli_key k;
   memset(&k, 0, sizeof k);
-  if (!rc) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
+  int pfx = cli_pfx_is(o->cert), rc;
+  cli_pfx_certs certs = {ch.der, ch.len, TLS_CHAIN_MAX, &ch.n};
+  if (pfx) rc = cli_pfx_load(o->cert, "-passin", o->passin, NULL, 0, &k, &certs);
+  else rc = chain_read("--cert", o->cert, &ch);
+  if (!rc && o->chain) rc = chain_read("--chain", o->chain, &ch);
+  if (!rc && !pfx) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
   if (!rc && k.kind != GOSTX_GOST3410_KEY_PRIVATE)
     rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
   if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
@@ -464,11 +470,13 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
   if (o->psk && o->psk_file) return cli_usage("%s: give --psk or --psk-file, not both", sub);
   if (o->no_tickets && o->ticket_key)
     return cli_usage("%s: --no-tickets sends no tickets: it takes no --ticket-key", sub);
-  if (!!o->cert != !!o->key) return cli_usage("%s: --cert and --key go together", sub);
+  int pfx = cli_pfx_is(o->cert); /* a PKCS#12 --cert holds the key too */
+  if (pfx && o->key) return cli_usage("%s: --cert %s is a PKCS#12 file with the key: no --key", sub, o->cert);
+  if (!pfx && !!o->cert != !!o->key) return cli_usage("%s: --cert and --key go together", sub);
   if (mode == MODE_SERVE && !o->cert && !psk)
     return cli_usage("%s: --cert FILE and --key FILE are required (or --psk)", sub);
   if (o->chain && !o->cert) return cli_usage("%s: --chain needs --cert and --key", sub);
-  if (o->passin && !o->key) return cli_usage("%s: -passin needs --key", sub);
+  if (o->passin && !o->key && !pfx) return cli_usage("%s: -passin needs --key", sub);
   if (mode == MODE_SERVE) {
     if (o->verify_client && o->require_client)
       return cli_usage("%s: --verify-client or --require-client, not both", sub);
@@ -493,6 +501,7 @@ static int secret_files_private(const struct tls_opts *o) {
   const struct {
     const char *opt, *path;
   } files[] = {{"--key", o->key},           {"-passin file:", pass_file},
+               {"--cert (PKCS#12, with the key)", cli_pfx_is(o->cert) ? o->cert : NULL},
                {"--psk-file", o->psk_file}, {"--ticket-key", o->ticket_key},
                {"--sess-in", o->sess_in}};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -54,7 +54,7 @@ LAYERS = [
     # SubjectPublicKeyInfo, then the readers that tell them apart, PBES2
     # (it decrypts to a PKCS#8) and PEM
     ("key_formats", ["gost3410/keys_der.*", "gost3410/pkcs8.c", "gost3410/spki.c"]),
-    ("key_files", ["gost3410/keys.c", "gost3410/pbes2.c", "gost3410/keys_pem.c"]),
+    ("key_files", ["gost3410/keys.c", "gost3410/pbes2.*", "gost3410/keys_pem.c"]),
     # the key object over them, and the earlier calls kept one release as
     # its wrappers
     ("key_object", ["gost3410/key.c"]),
@@ -66,6 +66,8 @@ LAYERS = [
     ("ike", ["ike/*"]),
     # CMS over X.509 (the signer's chain) and the key object (signing)
     ("cms", ["cms/*"]),
+    # PKCS#12 over X.509 and the key files (it reads both, and PBES2's parts)
+    ("pkcs12", ["pkcs12/*"]),
 ]
 
 # Files that must reach the ciphers only through the gostx_cipher handle (or a

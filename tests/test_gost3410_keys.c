@@ -198,8 +198,24 @@ static void refusals(void) {
   CHECK_RC(read_der(x, n), GOSTX_EUNSUP, "unknown parameter set");
   memcpy(x, der, n), x[37] = 0x03; /* Streebog-512 OID on a 256-bit key */
   CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "digest OID of the other size");
-  memcpy(x, der, n), x[4] = 0x01; /* version 1 */
-  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "version 1");
+  memcpy(x, der, n), x[4] = 0x02; /* version 2: no such OneAsymmetricKey */
+  CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "version 2");
+  memcpy(x, der, n), x[4] = 0x01; /* version 1 (v2) without the optional publicKey */
+  CHECK_RC(read_der(x, n), 0, "version 1 (RFC 5958 v2)");
+  /* v2 with [1] publicKey: 81 41 00 x||y little-endian, after the key (the
+   * SEQUENCE's length grows by 67 and takes a second byte: 30 81 L) */
+  uint8_t *v2 = x + 1; /* x[0..n + 68): the long header, then der's body */
+  CHECK(der[1] + 67 >= 0x80 && der[1] + 67 < 0x100, "the length takes 81 L");
+  x[0] = 0x30, x[1] = 0x81, x[2] = (uint8_t)(der[1] + 67);
+  memcpy(x + 3, der + 2, n - 2);
+  v2[4] = 0x01; /* the version, one byte further on */
+  x[n + 1] = 0x81, x[n + 2] = 65, x[n + 3] = 0;
+  for (size_t i = 0; i < 32; i++) x[n + 4 + i] = pub[31 - i], x[n + 36 + i] = pub[63 - i];
+  CHECK_RC(read_der(x, n + 68), 0, "v2 with its publicKey");
+  x[n + 40] ^= 1;
+  CHECK_RC(read_der(x, n + 68), GOSTX_EINVAL, "v2 with a publicKey that is not its Q");
+  x[n + 40] ^= 1, v2[4] = 0;
+  CHECK_RC(read_der(x, n + 68), GOSTX_EFORMAT, "a publicKey in a version 0 key");
   /* non-minimal length: 30 81 L */
   x[0] = 0x30, x[1] = 0x81, x[2] = der[1];
   memcpy(x + 3, der + 2, n - 2);

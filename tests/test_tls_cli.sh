@@ -217,6 +217,20 @@ agreed TLSv1.2 ${R}KUZNYECHIK_CTR_OMAC "serve --version 1.2, client --insecure"
 versions -- --insecure
 [ "$(field Verification)" = "skipped (--insecure)" ] && ok ||
   bad "TLS 1.3 --insecure verification line: $(field Verification)"
+# the key and chain from one PKCS#12 file (--cert F.pfx -passin), both
+# versions; its refusals: a --key beside it, a wrong password
+"$G" pkcs12 -export -inkey "$PKI/leaf-256A.key" -in "$PKI/chain-256A.pem" -passout pass:pfxpw \
+  -out "$T/id.pfx" || bad "pkcs12 -export of the server's identity"
+ID_PEM=("${ID[@]}")
+ID=(--cert "$T/id.pfx" -passin pass:pfxpw)
+versions -- ; agreed TLSv1.3 ${R}KUZNYECHIK_MGM_L "serve --cert F.pfx: 1.3"
+[ "$(field Verification)" = "OK (chain to $PKI/ca.pem, name 127.0.0.1)" ] && ok ||
+  bad "serve --cert F.pfx: the chain from the PFX verifies: $(field Verification)"
+versions --version 1.2 -- ; agreed TLSv1.2 ${R}KUZNYECHIK_CTR_OMAC "serve --cert F.pfx: 1.2"
+ID=("${ID_PEM[@]}")
+refused 2 'PKCS#12 file with the key: no --key' "${S[@]}" --cert "$T/id.pfx" --key "$PKI/leaf-256A.key"
+refused 1 'wrong password' "${S[@]}" --cert "$T/id.pfx" -passin pass:nope
+refused 2 'give its password with -passin' "${S[@]}" --cert "$T/id.pfx"
 # openssl + gost-engine as a client (as curl is): TLS 1.3 offered without
 # GOST suites, GOST ones under 1.2 only, so serve's defaults (1.3 served)
 # cannot take it; serve's log says why and what to do, and serve

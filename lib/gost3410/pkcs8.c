@@ -92,16 +92,34 @@ static int get_private_value(gostx__der key, gostx_gost3410_curve curve, size_t 
   }
 }
 
+/* OneAsymmetricKey v2's [1] publicKey (RFC 5958), as RFC 9548 writes it:
+ * a BIT STRING's content, its first byte the unused-bits count (RFC 9548's
+ * own example has 01 there, so it is not judged), then x || y, each
+ * little-endian. It must be the key's own Q. */
+static int check_public_value(gostx__der pub, const uint8_t *q, size_t len) {
+  uint8_t le[128];
+  if (pub.n != 2 * len + 1) return GOSTX_EFORMAT;
+  gostx__key_reverse(le, q, len);
+  gostx__key_reverse(le + len, q + len, len);
+  return memcmp(pub.p + 1, le, 2 * len) ? GOSTX_EINVAL : 0;
+}
+
 int gostx__pkcs8_parse(gostx__der body, gostx_gost3410_curve *curve, size_t *len, uint8_t *d,
                        uint8_t *q, char *ps_oid) {
-  gostx__der key;
+  gostx__der key, pub = {NULL, 0};
   uint32_t version;
   int rc;
-  if (gostx__der_u32(&body, &version) || version != 0) return GOSTX_EFORMAT;
+  /* version 0, or 1 (RFC 5958 v2: RFC 9548's keys, with a publicKey) */
+  if (gostx__der_u32(&body, &version) || version > 1) return GOSTX_EFORMAT;
   if ((rc = gostx__key_get_algorithm(&body, curve, len, ps_oid))) return rc;
-  if (gostx__der_get(&body, GOSTX__DER_OCTETS, &key, NULL) || !gostx__der_done(&body))
-    return GOSTX_EFORMAT; /* no attributes */
+  if (gostx__der_get(&body, GOSTX__DER_OCTETS, &key, NULL)) return GOSTX_EFORMAT;
+  if (version == 1 && gostx__der_peek(&body, GOSTX__DER_CTX(1)) &&
+      gostx__der_get(&body, GOSTX__DER_CTX(1), &pub, NULL))
+    return GOSTX_EFORMAT;
+  if (!gostx__der_done(&body)) return GOSTX_EFORMAT; /* no attributes */
   if ((rc = get_private_value(key, *curve, *len, d))) return rc;
   /* 0 < d < q, and Q for the caller */
-  return gostx_gost3410_public_key(*curve, d, *len, q, 2 * *len);
+  rc = gostx_gost3410_public_key(*curve, d, *len, q, 2 * *len);
+  if (!rc && pub.p) rc = check_public_value(pub, q, *len);
+  return rc;
 }

@@ -5,7 +5,8 @@ cryptography style (KuznyechikMGM, MagmaMGM), the GOST R 34.13 modes on
 Kuznyechik / Magma key objects, XTS, GOST 28147-89, HMAC and KDFs, KExp15,
 the gostx file format, batches of many streams, and GOST R 34.10-2012
 signatures, VKO and KEG in the style of cryptography's ec module (PrivateKey,
-PublicKey, Curve; key files in PKCS#8, encrypted or not). Every call takes any buffer-protocol object without
+PublicKey, Curve; key files in PKCS#8, encrypted or not; PKCS#12 files in
+gostx.pkcs12). Every call takes any buffer-protocol object without
 copying it and releases the GIL in C.
 
 Exceptions: every one gostx raises itself is a GostxError: InvalidTag (a
@@ -30,6 +31,7 @@ from .gost3410 import (Curve, PrivateKey, PublicKey, generate_private_key, load_
 from .hash import (HMAC, algorithms_available, algorithms_guaranteed, gost94, gost94_test,
                    hmac_streebog, new, streebog256, streebog512)
 from .kdf import kdf_256, kdf_tree, kexp15, kimp15, pbkdf2
+from . import pkcs12
 from .xts import KuznyechikXTS
 
 __version__ = ffi.string(lib.gostx_version()).decode()

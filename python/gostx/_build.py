@@ -225,6 +225,43 @@ int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_k
 void gostx_gost3410_key_clear(gostx_gost3410_key *key);
 int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap);
 int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap);
+/* PKCS#12 (include/gostx/pkcs12.h) */
+#define GOSTX_PKCS12_WORK_DEFAULT ...
+typedef struct gostx_pkcs12 gostx_pkcs12;
+typedef enum gostx_pkcs12_bag_type { GOSTX_PKCS12_BAG_KEY, GOSTX_PKCS12_BAG_SHROUDED_KEY,
+                                     GOSTX_PKCS12_BAG_CERT, GOSTX_PKCS12_BAG_OTHER, ... }
+    gostx_pkcs12_bag_type;
+typedef struct gostx_pkcs12_bag {
+  gostx_pkcs12_bag_type type;
+  const uint8_t *der;
+  size_t der_len;
+  const uint8_t *key_id;
+  size_t key_id_len;
+  char name[256];
+  ...;
+} gostx_pkcs12_bag;
+typedef enum gostx_pkcs12_pbe { GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_KUZNYECHIK,
+                                GOSTX_PKCS12_PBE_MAGMA, GOSTX_PKCS12_PBE_NONE,
+                                GOSTX_PKCS12_PBE_KUZNYECHIK_OMAC, GOSTX_PKCS12_PBE_MAGMA_OMAC,
+                                ... } gostx_pkcs12_pbe;
+typedef struct gostx_pkcs12_params {
+  gostx_pkcs12_pbe key_pbe;
+  gostx_pkcs12_pbe cert_pbe;
+  uint32_t iterations;
+  const char *name;
+} gostx_pkcs12_params;
+int gostx_pkcs12_read(const uint8_t *pfx, size_t len, const uint8_t *pass, size_t pass_len,
+                      uint64_t max_work, gostx_pkcs12 **out, char *why, size_t why_cap);
+void gostx_pkcs12_free(gostx_pkcs12 *p);
+size_t gostx_pkcs12_bag_count(const gostx_pkcs12 *p);
+int gostx_pkcs12_bag_get(const gostx_pkcs12 *p, size_t i, gostx_pkcs12_bag *bag);
+int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve, size_t *len,
+                     uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,
+                     size_t oid_cap, size_t *cert_bag);
+int gostx_pkcs12_write(const uint8_t *key, size_t key_len, const uint8_t *const *certs,
+                       const size_t *cert_lens, size_t ncerts, const uint8_t *pass,
+                       size_t pass_len, const gostx_pkcs12_params *params, uint8_t *out,
+                       size_t cap, size_t *out_len);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;

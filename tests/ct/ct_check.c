@@ -24,7 +24,8 @@
  *           1.3's key schedule and records (lib/tls: HKDF and TLSTREE are
  *           HMAC-Streebog; the content type found on secret plaintext),
  *           and TLS 1.2's key exchange, key schedule and records (PRF,
- *           KEG and TLSTREE are HMAC-Streebog; the MAC-then-encrypt open);
+ *           KEG and TLSTREE are HMAC-Streebog; the MAC-then-encrypt open),
+ *           and PKCS#12 writing (PBKDF2, the HMAC-Streebog MAC);
  *           run there under tests/ct/expected-leaks.supp, which names
  *           exactly those functions. At the SIMD levels Streebog is
  *           table-free and check_ct.sh runs the group without that file
@@ -47,6 +48,7 @@
  *           deliberately leaky code: the checker must report each one
  *           (proves that the harness can fail)
  *   esp     the leak group's ESP case alone (quick runs)
+ *   pkcs12  the leak group's PKCS#12 writing alone (quick runs)
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
@@ -1258,6 +1260,32 @@ static void case_gost3410_streebog(void) {
   }
 }
 
+/* PKCS#12 writing (lib/pkcs12): a key-only PFX of a secret d under a
+ * secret password, each cipher, the MAC (PBKDF2 and HMAC-Streebog, hence
+ * the leak group at the table level); the file is public. Reading is not
+ * here, as for the encrypted PKCS#8 key above: it parses decryptions. */
+static void group_pkcs12(void) {
+  static const gostx_pkcs12_pbe pbes[] = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_KUZNYECHIK,
+                                          GOSTX_PKCS12_PBE_MAGMA_OMAC};
+  secrets("pkcs12 write");
+  uint8_t d[32], der[GOSTX_GOST3410_DER_MAX], pw[12], pfx[1024];
+  size_t der_len, pfx_len;
+  ec_scalar(d, sizeof d, 83);
+  fill(pw, sizeof pw, 12);
+  CT_SECRET(d, sizeof d);
+  CT_SECRET(pw, sizeof pw);
+  RC_OK_VERDICT(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_A, d, sizeof d, der, sizeof der,
+                                           &der_len),
+                "pkcs12 key der");
+  for (size_t i = 0; i < sizeof pbes / sizeof pbes[0]; i++) {
+    gostx_pkcs12_params params = {pbes[i], GOSTX_PKCS12_PBE_NONE, 2, "ct"};
+    RC_OK_VERDICT(gostx_pkcs12_write(der, der_len, NULL, NULL, 0, pw, sizeof pw, &params, pfx,
+                                     sizeof pfx, &pfx_len),
+                  "pkcs12 write");
+    CT_PUBLIC(pfx, pfx_len);
+  }
+}
+
 /* The marking survives scalar multiplication: d secret, every bit of d * P
  * still marked. */
 static void reach_gost3410(void) {
@@ -1662,6 +1690,9 @@ static void run_group(const char *g) {
     group_esp();
     group_tls();
     group_tls12();
+    group_pkcs12();
+  } else if (!strcmp(g, "pkcs12")) { /* PKCS#12 writing alone (quick runs) */
+    group_pkcs12();
   } else if (!strcmp(g, "esp")) { /* the ESP case alone (quick runs) */
     group_esp();
   } else if (!strcmp(g, "tls")) { /* the TLS cases alone (quick runs) */

@@ -5,7 +5,8 @@ command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_tls_record fuzz_tls12_record
          fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms
-         (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)"""
+         (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
+       tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -360,6 +361,47 @@ def cms_seeds():
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)
 
+# fuzz_pkcs12: byte 0 bit 0 clear, a PFX as it is; set, the AuthenticatedSafe
+# the harness wraps and MACs. PFX files the gostx command writes with one
+# PBKDF2 iteration (every cipher, certificates encrypted and not), as they
+# are and their AuthenticatedSafe.
+def authenticated_safe(pfx):
+    def tlv(b, i):  # (content start, content end) of the element at i
+        n, i = b[i + 1], i + 2
+        if n & 0x80:
+            k = n & 0x7f
+            n, i = int.from_bytes(b[i:i + k], "big"), i + k
+        return i, i + n
+    s, _ = tlv(pfx, 0)          # PFX
+    _, v = tlv(pfx, s)          # version
+    ci, _ = tlv(pfx, v)         # authSafe ContentInfo
+    _, oid = tlv(pfx, ci)       # contentType
+    c0, _ = tlv(pfx, oid)       # [0]
+    a, b = tlv(pfx, c0)         # OCTET STRING
+    return pfx[a:b]
+
+def pkcs12_seeds():
+    vec = os.path.join(here, "..", "vectors", "pkcs12")
+    i = 0
+    for key, certs in (("key256.pem", "cert256.pem"), ("key512.pem", "chain512.pem")):
+        for pbe in ("gost89", "kuznyechik", "magma", "kuznyechik-omac", "magma-omac"):
+            for certpbe in (pbe, "NONE"):
+                pfx = subprocess.run([gostx, "pkcs12", "-export", "-inkey", os.path.join(vec, key), "-in",
+                                      os.path.join(vec, certs), "-name", "ключ", "-iter", "1",
+                                      "-keypbe", pbe, "-certpbe", certpbe, "-passout", "pass:pw",
+                                      "-out", "-"], check=True, capture_output=True).stdout
+                put("fuzz_pkcs12", i, b"\0" + pfx)
+                put("fuzz_pkcs12", i + 1, b"\1" + authenticated_safe(pfx))
+                i += 2
+    with open(os.path.join(vec, "engine-gost89-256.pfx"), "rb") as f:
+        put("fuzz_pkcs12", i, b"\0" + f.read())  # 2048 iterations: over the harness's limit
+
+NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds}
+if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12
+    for n in sys.argv[3:]:
+        NEEDS_GOSTX[n]()
+    sys.exit(0)
+
 NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
                   "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds,
@@ -370,7 +412,7 @@ if gostx == "--only":
     for n in sys.argv[2:]:
         NEEDS_NO_GOSTX[n]()
     sys.exit(0)
-for make in NEEDS_NO_GOSTX.values():
+for make in list(NEEDS_NO_GOSTX.values()) + list(NEEDS_GOSTX.values()):
     make()
 
 # fuzz_cli: byte 0 (even cipher, odd mac), arguments one per line, NUL, data.

@@ -1,0 +1,91 @@
+/* A PKCS#12 file wherever the CLI takes a key (docs/PKCS12.md): `gostx pkey
+ * -i`, `gostx sign -k`, and `gostx tls --cert` with the chain too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define PFX_FILE_MAX (1u << 20)
+
+int cli_pfx_is(const char *path) {
+  uint8_t b[8];
+  FILE *f = path && strcmp(path, "-") ? fopen(path, "rb") : NULL;
+  if (!f) return 0;
+  size_t n = fread(b, 1, sizeof b, f);
+  fclose(f);
+  /* SEQUENCE { INTEGER 3, SEQUENCE ...: a PFX; a PKCS#8 key has version 0 or 1 */
+  size_t h = n < 2 ? 0 : b[1] < 0x80 ? 2 : b[1] >= 0x81 && b[1] <= 0x83 ? 2u + (b[1] & 3) : 0;
+  return h && n >= h + 4 && b[0] == 0x30 && !memcmp(b + h, "\x02\x01\x03\x30", 4);
+}
+
+/* The certificates of p, the key's own (cert_bag) first, appended as copies. */
+static int copy_certs(const gostx_pkcs12 *p, size_t cert_bag, const char *path, cli_pfx_certs *c) {
+  for (size_t pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < gostx_pkcs12_bag_count(p); i++) {
+      gostx_pkcs12_bag b;
+      if ((pass == 0) != (i == cert_bag) || gostx_pkcs12_bag_get(p, i, &b) ||
+          b.type != GOSTX_PKCS12_BAG_CERT)
+        continue;
+      if (*c->n == c->cap) return cli_usage("%s: more than %zu certificates", path, c->cap);
+      if (!(c->der[*c->n] = malloc(b.der_len))) {
+        cli_err("out of memory");
+        return CLI_EXIT_FAIL;
+      }
+      memcpy(c->der[*c->n], b.der, b.der_len);
+      c->len[(*c->n)++] = b.der_len;
+    }
+  return 0;
+}
+
+/* The key (and certificates) of the PFX in buf[n], opened with pass. */
+static int take(const char *path, const uint8_t *buf, size_t n, const uint8_t *pass,
+                size_t pass_len, cli_key *k, cli_pfx_certs *certs) {
+  gostx_pkcs12 *p = NULL;
+  char why[256];
+  size_t cert_bag;
+  int rc = gostx_pkcs12_read(buf, n, pass, pass_len, 0, &p, why, sizeof why);
+  if (rc) {
+    cli_err("%s: %s", path, why[0] ? why : gostx_strerror(rc));
+    return rc == GOSTX_EAUTH || rc == GOSTX_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+  }
+  memset(k, 0, sizeof *k);
+  rc = gostx_pkcs12_key(p, &k->curve, &k->len, k->priv, sizeof k->priv, k->pub, sizeof k->pub,
+                        k->oid, sizeof k->oid, &cert_bag);
+  if (rc == GOSTX_EINVAL) rc = cli_usage("%s: the PKCS#12 file holds no private key", path);
+  else if (rc) rc = cli_usage("%s: the PKCS#12 file's key is not a GOST R 34.10-2012 key", path);
+  else k->kind = GOSTX_GOST3410_KEY_PRIVATE;
+  if (!rc && certs && cert_bag == SIZE_MAX)
+    rc = cli_usage("%s: no certificate in the PKCS#12 file matches its key", path);
+  if (!rc && certs) rc = copy_certs(p, cert_bag, path, certs);
+  gostx_pkcs12_free(p);
+  if (rc) cli_key_clear(k);
+  return rc;
+}
+
+int cli_pfx_pass(const char *opt, const char *spec, uint8_t *pass, size_t *len) {
+  if (spec && !strcmp(spec, "pass:")) return *len = 0, 0; /* said so: the empty password */
+  return cli_read_pass_arg(opt, spec, pass, len);
+}
+
+int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
+                 const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs) {
+  if (!pass_spec && !pw)
+    return cli_usage("%s is a PKCS#12 file: give its password with %s", path,
+                     pass_opt ? pass_opt : "-passin");
+  uint8_t *buf = malloc(PFX_FILE_MAX + 1), pass[CLI_PASS_MAX + 2];
+  size_t pass_len = pw_len;
+  if (!buf) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  long n = cli_read_secret_file(path, buf, PFX_FILE_MAX + 1);
+  int rc = n < 0 ? CLI_EXIT_FAIL : 0;
+  if (!rc && n > (long)PFX_FILE_MAX) rc = cli_usage("%s: larger than %u bytes", path, PFX_FILE_MAX);
+  if (!rc && pw) memcpy(pass, pw, pw_len);
+  else if (!rc) rc = cli_pfx_pass(pass_opt, pass_spec, pass, &pass_len);
+  if (!rc) rc = take(path, buf, (size_t)n, pass, pass_len, k, certs);
+  gostx_memzero(pass, sizeof pass);
+  free(buf);
+  return rc;
+}
