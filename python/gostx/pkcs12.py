@@ -8,7 +8,7 @@ certtool write) and RFC 9337 / RFC 9548 (Kuznyechik- or Magma-CTR-ACPKM, with
 or without OMAC), MacData HMAC-Streebog-512 checked under the password before
 anything is decrypted. Certificates are DER bytes.
 """
-from ._native import GostxTypeError, GostxValueError, check, ffi, lib, rbuf, rptr
+from ._native import GostxTypeError, GostxValueError, check, ffi, held, lib, rbuf, rptr
 from .gost3410 import Curve, PrivateKey, _iterations, _key_struct, _password, _secret_copy
 
 __all__ = ["load", "dump"]
@@ -130,11 +130,11 @@ def dump(key, cert, chain=(), password=b"", *, name=None, key_pbe="gost89", cert
     name_c = ffi.new("char[]", name.encode()) if name is not None else ffi.NULL
     params = ffi.new("gostx_pkcs12_params *", {"key_pbe": kp, "cert_pbe": cp,
                                                 "iterations": iterations, "name": name_c})
-    d = key._live()
     keyder, n = ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX), ffi.new("size_t *")
     pw = _pass_copy(password)
     try:
-        k = _key_struct(key._curve, d, key._oid, private=True)
+        with held(key):  # close() on another thread waits for this copy of d
+            k = _key_struct(key._curve, key._live(), key._oid, private=True)
         try:
             check(lib.gostx_gost3410_key_write(k, lib.GOSTX_GOST3410_KEY_PRIVATE,
                                                lib.GOSTX_GOST3410_DER, ffi.NULL, keyder,
