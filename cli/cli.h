@@ -302,6 +302,12 @@ typedef struct cli_key {
    * back as it was; "": the library's default */
   char oid[GOSTX_GOST3410_OID_MAX];
 } cli_key;
+/* The library's key object of k (to write it, or hand it to a library call). */
+int cli_key_object(const cli_key *k, gostx_gost3410_key *key);
+/* k's private or public part as DER or PEM (encrypted with pbe: NULL for
+ * none), through the key object: gostx_gost3410_key_write's result. */
+int cli_key_write(const cli_key *k, gostx_gost3410_key_kind part, gostx_gost3410_format format,
+                  const gostx_gost3410_pbe_params *pbe, void *out, size_t cap, size_t *len);
 /* Reads a PEM or DER key file ("-" = stdin) with read(2). 0, or
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
 int cli_load_key(const char *path, cli_key *k);

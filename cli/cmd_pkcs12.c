@@ -207,12 +207,15 @@ static int add_key(text *t, const gostx_pkcs12 *p, const uint8_t *pass, size_t p
     cli_err("%s: the key is not a GOST R 34.10-2012 key gostx reads", in);
     return CLI_EXIT_USAGE;
   }
+  /* -passout: the key as gostx pkey writes it, PBES2 Kuznyechik, 2048 rounds */
+  const gostx_gost3410_pbe_params pbe = {GOSTX_GOST3410_PBE_KUZNYECHIK, 2048, pass, pass_len};
+  gostx_gost3410_key key;
   rc = text_room(t, GOSTX_GOST3410_PEM_MAX);
+  if (!rc) rc = gostx_gost3410_key_set_private(&key, curve, d, len, oid);
   if (!rc)
-    rc = pass ? gostx_gost3410_priv_to_encrypted_pem_oid(curve, oid, d, len, pass, pass_len,
-                                                         GOSTX_GOST3410_PBE_KUZNYECHIK, 2048,
-                                                         t->p + t->n, t->cap - t->n, &n)
-              : gostx_gost3410_priv_to_pem_oid(curve, oid, d, len, t->p + t->n, t->cap - t->n, &n);
+    rc = gostx_gost3410_key_write(&key, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_PEM,
+                                  pass ? &pbe : NULL, t->p + t->n, t->cap - t->n, &n);
+  gostx_gost3410_key_clear(&key);
   gostx_memzero(d, sizeof d);
   if (rc > 0) return rc;
   if (rc) {
@@ -368,8 +371,8 @@ static int export_write(const args *a, const cli_key *k, const certs *c) {
   if (!rc && a->macalg && strcmp(a->macalg, "streebog512") && strcmp(a->macalg, "md_gost12_512"))
     rc = cli_usage("pkcs12: -macalg must be streebog512 (md_gost12_512), not '%s'", a->macalg);
   if (!rc) rc = get_pass("-passout", a->passout, "Enter Export Password: ", 1, pass, &pass_len);
-  if (!rc && gostx_gost3410_priv_to_der_oid(k->curve, k->oid, k->priv, k->len, keyder,
-                                            sizeof keyder, &keyder_len))
+  if (!rc && cli_key_write(k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL, keyder,
+                           sizeof keyder, &keyder_len))
     rc = cli_usage("pkcs12: the key cannot be written");
   const uint8_t *const *ders = (const uint8_t *const *)c->der;
   if (!rc && (gostx_pkcs12_write(keyder, keyder_len, ders, c->len, c->n, pass, pass_len, &params,

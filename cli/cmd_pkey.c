@@ -44,6 +44,23 @@ void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **ar
   cli_parser_init(p, sub, argc, argv);
 }
 
+/* The CLI's key (cli_key, which the commands read field by field) from
+ * the library's key object, and back. */
+static void cli_key_of(const gostx_gost3410_key *key, cli_key *k) {
+  k->kind = key->has_private ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC;
+  k->curve = key->curve;
+  k->len = key->len;
+  if (key->has_private) memcpy(k->priv, key->d, key->len);
+  memcpy(k->pub, key->q, 2 * key->len);
+  memcpy(k->oid, key->oid, sizeof k->oid);
+}
+
+int cli_key_object(const cli_key *k, gostx_gost3410_key *key) {
+  return k->kind == GOSTX_GOST3410_KEY_PRIVATE
+             ? gostx_gost3410_key_set_private(key, k->curve, k->priv, k->len, k->oid)
+             : gostx_gost3410_key_set_public(key, k->curve, k->pub, 2 * k->len, k->oid);
+}
+
 /* An encrypted key in buf[n] (PEM or DER): decrypted with the password of
  * pass_opt's spec; k filled. Messages name path. */
 static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pem,
@@ -76,20 +93,17 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
     rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
   }
   if (!rc) {
-    int lrc = pem ? gostx_gost3410_key_from_encrypted_pem_oid(
-                        (const char *)buf, n, pass, pass_len, &k->curve, &k->len, k->priv,
-                        sizeof k->priv, k->pub, sizeof k->pub, k->oid, sizeof k->oid)
-                  : gostx_gost3410_key_from_encrypted_der_oid(
-                        buf, n, pass, pass_len, &k->curve, &k->len, k->priv, sizeof k->priv,
-                        k->pub, sizeof k->pub, k->oid, sizeof k->oid);
+    gostx_gost3410_key key;
+    int lrc = gostx_gost3410_key_read(&key, buf, n, pass, pass_len);
     if (lrc == GOSTX_EAUTH) {
       cli_err("%s: wrong password, or the encrypted key is damaged", path);
       rc = CLI_EXIT_FAIL;
     } else if (lrc) {
       rc = cli_usage("%s: not a GOST R 34.10-2012 encrypted key (malformed)", path);
     } else {
-      k->kind = GOSTX_GOST3410_KEY_PRIVATE;
+      cli_key_of(&key, k);
     }
+    gostx_gost3410_key_clear(&key);
   }
   cli_free_secret(pass, CLI_PASS_MAX + 2);
   return rc;
@@ -107,31 +121,24 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
   }
   memset(k, 0, sizeof *k);
   long n = cli_read_secret_file(strcmp(path, "-") ? path : "/dev/stdin", buf, CLI_KEY_FILE_MAX + 1);
-  int rc, pem = 0;
+  int rc = GOSTX_EFORMAT;
   if (n < 0) {
     free(buf);
     return CLI_EXIT_FAIL;
   }
-  if (n > CLI_KEY_FILE_MAX) {
-    rc = GOSTX_EFORMAT;
-  } else {
-    /* A DER key starts with its SEQUENCE's tag, 0x30; anything else goes to
-     * the PEM reader, which skips text before the BEGIN line as openssl does
-     * (certtool writes a description of the key there). */
-    pem = n > 0 && buf[0] != 0x30;
-    if (pem)
-      rc = gostx_gost3410_key_from_pem_oid((const char *)buf, (size_t)n, &k->kind, &k->curve,
-                                           &k->len, k->priv, sizeof k->priv, k->pub,
-                                           sizeof k->pub, k->oid, sizeof k->oid);
-    else
-      rc = gostx_gost3410_key_from_der_oid(buf, (size_t)n, &k->kind, &k->curve, &k->len, k->priv,
-                                           sizeof k->priv, k->pub, sizeof k->pub, k->oid,
-                                           sizeof k->oid);
+  /* The library tells DER from PEM (whose reader skips text before the
+   * BEGIN line as openssl does: certtool writes a description of the key
+   * there) and plain from encrypted; an encrypted key goes on to its
+   * password. */
+  int pem = n > 0 && buf[0] != 0x30;
+  if (n <= CLI_KEY_FILE_MAX && gostx_gost3410_key_is_encrypted(buf, (size_t)n)) {
+    rc = GOSTX_EUNSUP;
+  } else if (n <= CLI_KEY_FILE_MAX) {
+    gostx_gost3410_key key;
+    rc = gostx_gost3410_key_read(&key, buf, (size_t)n, NULL, 0);
+    if (!rc) cli_key_of(&key, k);
+    gostx_gost3410_key_clear(&key);
   }
-  if (rc == GOSTX_EFORMAT && !pem && n <= CLI_KEY_FILE_MAX) /* DER: maybe EncryptedPrivateKeyInfo */
-    rc = gostx_gost3410_encrypted_scheme(buf, (size_t)n, (char[8]){0}, 8) == GOSTX_EFORMAT
-             ? GOSTX_EFORMAT
-             : GOSTX_EUNSUP;
   if (rc == GOSTX_EUNSUP) {
     int erc = load_encrypted(path, buf, (size_t)n, pem, pass_opt, pass_spec, pw, pw_len, k);
     cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
@@ -169,23 +176,23 @@ typedef struct enc_opts {
 
 /* PEM or DER of the private or public half into out[cap], under the
  * parameter set OID the key came with. */
+int cli_key_write(const cli_key *k, gostx_gost3410_key_kind part, gostx_gost3410_format format,
+                  const gostx_gost3410_pbe_params *pbe, void *out, size_t cap, size_t *len) {
+  gostx_gost3410_key key;
+  int rc = cli_key_object(k, &key);
+  if (!rc) rc = gostx_gost3410_key_write(&key, part, format, pbe, out, cap, len);
+  gostx_gost3410_key_clear(&key);
+  return rc;
+}
+
 static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
                       size_t cap, size_t *len) {
-  const char *oid = k->oid;
-  if (!pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE && e && e->pass)
-    return der ? gostx_gost3410_priv_to_encrypted_der_oid(k->curve, oid, k->priv, k->len, e->pass,
-                                                          e->pass_len, e->cipher, e->iter, out,
-                                                          cap, len)
-               : gostx_gost3410_priv_to_encrypted_pem_oid(k->curve, oid, k->priv, k->len, e->pass,
-                                                          e->pass_len, e->cipher, e->iter,
-                                                          (char *)out, cap, len);
-  if (pub_only || k->kind == GOSTX_GOST3410_KEY_PUBLIC)
-    return der ? gostx_gost3410_pub_to_der_oid(k->curve, oid, k->pub, 2 * k->len, out, cap, len)
-               : gostx_gost3410_pub_to_pem_oid(k->curve, oid, k->pub, 2 * k->len, (char *)out,
-                                               cap, len);
-  return der ? gostx_gost3410_priv_to_der_oid(k->curve, oid, k->priv, k->len, out, cap, len)
-             : gostx_gost3410_priv_to_pem_oid(k->curve, oid, k->priv, k->len, (char *)out, cap,
-                                              len);
+  int priv = !pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE;
+  const gostx_gost3410_pbe_params pbe = {e ? e->cipher : GOSTX_GOST3410_PBE_KUZNYECHIK,
+                                         e ? e->iter : 0, e ? e->pass : NULL, e ? e->pass_len : 0};
+  return cli_key_write(k, priv ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC,
+                       der ? GOSTX_GOST3410_DER : GOSTX_GOST3410_PEM,
+                       priv && e && e->pass ? &pbe : NULL, out, cap, len);
 }
 
 int cli_write_file(const char *path, const void *p, size_t len, int flags) {

@@ -164,7 +164,7 @@ static int req_exts(const req_args *a, gostx_x509_exts *e) {
 
 /* A self-signed certificate: issuer = subject, the key signs its own. */
 static int req_self_signed(const req_args *a, const gostx_x509_name *name, const gostx_x509_exts *e,
-                           const gostx_x509_key *k, uint8_t *der, size_t *len) {
+                           const gostx_gost3410_key *k, uint8_t *der, size_t *len) {
   uint8_t spki[GOSTX_GOST3410_DER_MAX], id[20];
   size_t spki_len;
   cert_serial serial = a->serial;
@@ -172,7 +172,8 @@ static int req_self_signed(const req_args *a, const gostx_x509_name *name, const
   int rc = a->days ? cert_days(a->days, now, &not_after) : 0;
   if (!rc && !a->have_serial) rc = cert_random_serial(&serial);
   if (rc) return rc;
-  if (gostx_gost3410_pub_to_der_oid(k->curve, k->oid, k->pub, 2 * k->len, spki, sizeof spki, &spki_len) ||
+  if (gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
+                               sizeof spki, &spki_len) ||
       gostx_x509_key_id(spki, spki_len, id)) {
     cli_err("req: cannot encode the public key");
     return CLI_EXIT_FAIL;
@@ -212,7 +213,7 @@ int cmd_req(int argc, char **argv) {
   uint8_t *der = malloc(CERT_DER_MAX);
   char err[256];
   cli_key key;
-  gostx_x509_key xk;
+  gostx_gost3410_key xk;
   size_t len = 0;
   if (!e || !der) {
     free(e), free(der);
@@ -227,6 +228,7 @@ int cmd_req(int argc, char **argv) {
     else if (gostx_x509_csr_write(&name, e, &xk, der, CERT_DER_MAX, &len))
       cli_err("req: the request could not be written (too large?)"), rc = CLI_EXIT_FAIL;
     cli_key_clear(&key);
+    gostx_gost3410_key_clear(&xk);
   }
   if (!rc) rc = cert_write(a.out, a.x509 ? "CERTIFICATE" : "CERTIFICATE REQUEST", der, len, a.pem);
   free(e);
@@ -318,7 +320,7 @@ typedef struct issuer {
   uint8_t *der;
   gostx_x509_cert cert;
   cli_key key;
-  gostx_x509_key xk;
+  gostx_gost3410_key xk;
 } issuer;
 
 static int load_issuer(const x509_req_args *a, issuer *is) {
@@ -412,6 +414,7 @@ int cmd_x509_req(int argc, char **argv) {
   if (!rc) rc = cert_write(a.out, "CERTIFICATE", der, len, a.pem);
   if (is) {
     cli_key_clear(&is->key);
+    gostx_gost3410_key_clear(&is->xk);
     free(is->der);
   }
   free(is);

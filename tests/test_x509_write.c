@@ -96,7 +96,7 @@ typedef struct key {
   gostx_gost3410_curve curve;
   uint8_t priv[64], pub[128], spki[GOSTX_GOST3410_DER_MAX];
   size_t spki_len;
-  gostx_x509_key xk;
+  gostx_gost3410_key xk;
 } key;
 
 static void make_key(gostx_gost3410_curve curve, key *k) {
@@ -105,7 +105,7 @@ static void make_key(gostx_gost3410_curve curve, key *k) {
   CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
   CHECK_RC(gostx_gost3410_pub_to_der(curve, k->pub, 2 * len, k->spki, sizeof k->spki, &k->spki_len),
            0, "spki");
-  k->xk = (gostx_x509_key){curve, len, k->priv, k->pub, NULL};
+  CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
 }
 
 static uint8_t ca_der[4096], leaf_der[4096];

@@ -96,12 +96,6 @@ GOSTX_API int gostx_x509_exts_add_der(gostx_x509_exts *e, const uint8_t *oid, si
  * set OID its key file names (NULL or "": the library's default; see
  * gostx_gost3410_pub_to_der_oid). 256-bit keys sign with
  * id-tc26-signwithdigest-gost3410-12-256, 512-bit ones with -512. */
-typedef struct gostx_x509_key {
-  gostx_gost3410_curve curve;
-  size_t len;
-  const uint8_t *priv, *pub;
-  const char *oid;
-} gostx_x509_key;
 
 /* The key identifier (20 bytes) of a SubjectPublicKeyInfo (DER), as the
  * extensions above write it. */
@@ -117,7 +111,7 @@ GOSTX_API int gostx_x509_cert_key_id(const gostx_x509_cert *cert, uint8_t *id, s
  * (when e has any) in an extensionRequest attribute, signed by key; e may
  * be NULL. Identifiers are certificate matters: a request carries none. */
 GOSTX_API int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *e,
-                                   const gostx_x509_key *key, uint8_t *out, size_t cap,
+                                   const gostx_gost3410_key *key, uint8_t *out, size_t cap,
                                    size_t *out_len);
 
 /* A parsed request: views into the caller's DER. */
@@ -160,7 +154,7 @@ typedef struct gostx_x509_cert_spec {
  * e asks for them and, for the latter, issuer_key_id is given). UTCTime
  * for the years 1950..2049, GeneralizedTime after (RFC 5280 4.1.2.5). */
 GOSTX_API int gostx_x509_cert_write(const gostx_x509_cert_spec *spec,
-                                    const gostx_x509_key *issuer_key, uint8_t *out, size_t cap,
+                                    const gostx_gost3410_key *issuer_key, uint8_t *out, size_t cap,
                                     size_t *out_len);
 
 /* ---- PEM ---- */

@@ -11,8 +11,9 @@
 #define OID_EXT_AKI "2.5.29.35"
 #define OID_EXT_REQUEST "1.2.840.113549.1.9.14" /* PKCS#9 extensionRequest */
 
-static int key_ok(const gostx_x509_key *k) {
-  return k && k->priv && k->pub && (k->len == 32 || k->len == 64) &&
+/* A key that can sign: the key object with its private part. */
+static int key_ok(const gostx_gost3410_key *k) {
+  return k && k->has_private && (k->len == 32 || k->len == 64) &&
          gostx_gost3410_size(k->curve) == k->len;
 }
 
@@ -25,13 +26,13 @@ static void put_sig_alg(gostx__der_w *w, size_t len) {
 /* After the signed part (tbs at w->buf + start, up to w->n): the algorithm
  * and the signature, then the outer SEQUENCE closed. When the writer only
  * counts (a short buffer), a signature of the right length stands in. */
-static int sign_and_close(gostx__der_w *w, size_t start, const gostx_x509_key *k) {
+static int sign_and_close(gostx__der_w *w, size_t start, const gostx_gost3410_key *k) {
   uint8_t digest[64], sig[1 + 128] = {0};
   size_t len = k->len;
   int rc = 0;
   if (w->buf && !w->err) {
     rc = gostx_streebog(len, w->buf + start, w->n - start, digest);
-    if (!rc) rc = gostx_gost3410_sign(k->curve, k->priv, len, digest, len, sig + 1, 2 * len);
+    if (!rc) rc = gostx_gost3410_sign(k->curve, k->d, len, digest, len, sig + 1, 2 * len);
     if (!rc) rc = gostx_gost3410_sig_swap(sig + 1, 2 * len, sig + 1, 2 * len); /* r||s -> s||r */
   }
   put_sig_alg(w, len);
@@ -188,7 +189,7 @@ static int serial_ok(const uint8_t *p, size_t n) {
   return p && n >= 1 && n <= 20 && !(p[0] & 0x80) && nonzero;
 }
 
-int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_x509_key *k, uint8_t *out,
+int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_key *k, uint8_t *out,
                           size_t cap, size_t *out_len) {
   if (!s || !key_ok(k) || !out_len || !s->issuer || !s->subject || !s->spki ||
       !serial_ok(s->serial, s->serial_len) || s->not_after < s->not_before)
@@ -217,12 +218,12 @@ int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_x509_key *k
 /* ---- requests ---- */
 
 int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *e,
-                         const gostx_x509_key *k, uint8_t *out, size_t cap, size_t *out_len) {
+                         const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len) {
   uint8_t spki[GOSTX_GOST3410_DER_MAX];
   size_t spki_len;
   if (!subject || !key_ok(k) || !out_len || subject->len > sizeof subject->der) return GOSTX_EINVAL;
-  int rc = gostx_gost3410_pub_to_der_oid(k->curve, k->oid, k->pub, 2 * k->len, spki, sizeof spki,
-                                         &spki_len);
+  int rc = gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
+                                    sizeof spki, &spki_len);
   if (rc) return rc;
   gostx__der_w w;
   gostx__der_w_init(&w, out, cap);

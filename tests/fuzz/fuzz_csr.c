@@ -64,7 +64,8 @@ static void round_trip(const gostx_x509_name *name, const gostx_x509_exts *e) {
     if (gostx_gost3410_public_key(GOSTX_GOST3410_256_A, priv, 32, pub, 64)) bug("the fixed key");
     have_key = 1;
   }
-  gostx_x509_key k = {GOSTX_GOST3410_256_A, 32, priv, pub, NULL};
+  gostx_gost3410_key k;
+  if (gostx_gost3410_key_set_private(&k, GOSTX_GOST3410_256_A, priv, 32, NULL)) bug("the key object");
   gostx_x509_csr c;
   size_t len;
   if (gostx_x509_csr_write(name, e, &k, der, sizeof der, &len)) bug("accepted texts, no request");
