@@ -797,11 +797,18 @@ class TLSSocket(socket.socket):
             raise GostxValueError("non-zero flags not allowed in calls to recv_into() on TLSSocket")
         self._check_connected()
         view = wbuf(buffer)
-        n = nbytes or len(view)
-        if n < 0 or n > len(view):
-            raise GostxValueError("nbytes is greater than the length of the buffer")
-        if n == 0:
-            return 0
+        try:
+            n = nbytes or len(view)
+            if n < 0 or n > len(view):
+                raise GostxValueError("nbytes is greater than the length of the buffer")
+            return self._read_into(view, n) if n else 0
+        finally:
+            # the caller's buffer is theirs again when we return or raise: an
+            # export left in a frame a traceback keeps would outlive it (a
+            # BufferedReader's memoryview: a crash in the collector)
+            ffi.release(view)
+
+    def _read_into(self, view, n):
         got = ffi.new("size_t *")
         deadline = self._deadline()
         while True:
@@ -841,7 +848,13 @@ class TLSSocket(socket.socket):
             raise GostxValueError("non-zero flags not allowed in calls to send() on TLSSocket")
         self._check_connected()
         p = rptr(data)
-        n = len(p)
+        try:
+            return self._write_from(p, len(p))
+        finally:
+            if p is not data:
+                ffi.release(p)  # as recv_into's
+
+    def _write_from(self, p, n):
         off = 0
         put = ffi.new("size_t *")
         deadline = self._deadline()

@@ -604,3 +604,47 @@ def test_close_while_another_thread_reads(pki):
         th.join(10)
         assert outcome and not th.is_alive()
     srv.join()
+
+
+# A read that times out inside makefile()'s BufferedReader, its exception
+# kept by a reference cycle (as retry loops keep them), then collected:
+# recv_into once left its export of the reader's memoryview in the frame
+# the traceback holds, and the collector crashed (SIGSEGV) releasing it.
+_TIMEOUT_IN_MAKEFILE = """
+import gc, socket, sys, threading
+from gostx import tls
+pki = sys.argv[1]
+sctx = tls.Context(tls.PROTOCOL_TLS_SERVER)
+sctx.load_cert_chain(pki + "chain-256A.pem", pki + "leaf-256A.key")
+cctx = tls.Context(tls.PROTOCOL_TLS_CLIENT)
+cctx.load_verify_locations(pki + "ca.pem")
+listener = sctx.wrap_socket(socket.create_server(("127.0.0.1", 0)), server_side=True)
+listener.settimeout(20)
+done = threading.Event()
+def serve():
+    conns = [listener.accept()[0] for _ in range(20)]  # silent after the handshake
+    done.wait(20)
+threading.Thread(target=serve, daemon=True).start()
+for _ in range(20):
+    raw = socket.create_connection(listener.getsockname(), timeout=10)
+    s = cctx.wrap_socket(raw, server_hostname="localhost")
+    s.settimeout(0.01)
+    f = s.makefile("rb")
+    try:
+        f.read(10)
+    except socket.timeout as e:
+        e.cycle = e
+    f.close()
+    s.close()
+    del f, s
+    gc.collect()
+done.set()
+print("ok")
+"""
+
+
+def test_timeout_in_makefile_then_collected(pki):
+    import sys
+    r = subprocess.run([sys.executable, "-c", _TIMEOUT_IN_MAKEFILE, pki], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == "ok\n", (r.returncode, r.stderr[-2000:])
