@@ -233,6 +233,16 @@ class Context:
     def _changed(self):
         self._built = None
 
+    def copy(self):
+        """An independent Context with these settings (the key object shared:
+        it is only read)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._cas = list(self._cas)
+        other._lock = threading.Lock()
+        other._built = None
+        return other
+
     # -- ssl.SSLContext's attributes --
 
     @property
@@ -245,8 +255,9 @@ class Context:
         if value == CERT_NONE and self._check_hostname:
             raise GostxValueError("Cannot set verify_mode to CERT_NONE when check_hostname is "
                                   "enabled.")
-        self._verify_mode = value
-        self._changed()
+        if value != self._verify_mode:  # urllib3 sets it on every connection
+            self._verify_mode = value
+            self._changed()
 
     @property
     def check_hostname(self):
@@ -257,8 +268,10 @@ class Context:
         value = bool(value)
         if value and self._verify_mode == CERT_NONE:
             self._verify_mode = CERT_REQUIRED  # as ssl does
-        self._check_hostname = value
-        self._changed()
+            self._changed()
+        if value != self._check_hostname:
+            self._check_hostname = value
+            self._changed()
 
     @property
     def minimum_version(self):
@@ -324,8 +337,9 @@ class Context:
         alpn = ",".join(protocols)
         if alpn:
             self._check_list(lib.gostx_tls_config_set_alpn, alpn, "set_alpn_protocols")
-        self._alpn = alpn or None
-        self._changed()
+        if (alpn or None) != self._alpn:  # urllib3 sets it on every connection
+            self._alpn = alpn or None
+            self._changed()
 
     def _check_list(self, setter, value, what):
         cfg = lib.gostx_tls_config_new(lib.GOSTX_TLS_SERVER if self._server else lib.GOSTX_TLS_CLIENT)
@@ -362,12 +376,13 @@ class Context:
         folder of them, or cadata (PEM str, or DER/PEM bytes). Refused now
         (x509.VerificationError, OSError) when they give no GOST certificate."""
         x509.Store().load_verify_locations(cafile, capath, cadata)  # refuses it now
-        for path in (cafile, capath):
-            if path is not None:
-                self._cas.append(("path", os.fsdecode(path)))
+        sources = [("path", os.fsdecode(p)) for p in (cafile, capath) if p is not None]
         if cadata is not None:
-            self._cas.append(("data", cadata if isinstance(cadata, str) else bytes(cadata)))
-        self._changed()
+            sources.append(("data", cadata if isinstance(cadata, str) else bytes(cadata)))
+        for source in sources:
+            if source not in self._cas:  # urllib3 loads its ca_certs on every connection
+                self._cas.append(source)
+                self._changed()
 
     def load_cert_chain(self, certfile, keyfile=None, password=None):
         """This side's chain (leaf first; PEM with one or more certificates,
@@ -1114,6 +1129,15 @@ class TLSSocket(socket.socket):
     def __repr__(self):
         state = "closed" if self._closed else self.version() or "not connected"
         return f"<gostx.tls.TLSSocket fd={self.fileno()} {state}>"
+
+
+def __getattr__(name):
+    # requests is an optional extra (pip install gostx[requests]): imported
+    # only when the adapter is asked for
+    if name == "RequestsAdapter":
+        from ._requests import RequestsAdapter
+        return RequestsAdapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_ip(name):

@@ -439,6 +439,22 @@ def test_context_refuses_unknown_names(pki):
         ctx.load_verify_locations(cadata="no certificate here")
 
 
+def test_context_loads_a_source_once_and_copies(pki):
+    # urllib3 loads its CA file into the context on every connection
+    ctx = tls.Context(tls.PROTOCOL_TLS_CLIENT)
+    for _ in range(3):
+        ctx.load_verify_locations(pki + "ca.pem")
+    assert len(ctx.get_ca_certs()) == 1
+    assert ctx.get_ca_certs()[0]["subject"] == ((("commonName", "gostx test root"),),
+                                                (("organizationName", "gostx test"),))
+    other = ctx.copy()
+    other.check_hostname = False
+    other.verify_mode = tls.CERT_NONE
+    other.load_verify_locations(pki + "int.pem")
+    assert ctx.check_hostname and ctx.verify_mode == tls.CERT_REQUIRED
+    assert len(ctx.get_ca_certs()) == 1 and len(other.get_ca_certs()) == 2
+
+
 def test_keylog(pki, serve, tmp_path):
     port = serve()
     ctx = client_ctx(pki, keylog_filename=tmp_path / "keys.log")
