@@ -28,6 +28,7 @@ import re
 import select
 import socket
 import ssl
+import sys
 import threading
 import time
 import weakref
@@ -502,9 +503,12 @@ class Context:
         if self._cas:
             store = x509.Store()
             for kind, src in self._cas:
-                store.load_verify_locations(cafile=src) if kind == "path" and os.path.isfile(src) \
-                    else store.load_verify_locations(capath=src) if kind == "path" \
-                    else store.load_verify_locations(cadata=src)
+                if kind == "data":
+                    store.load_verify_locations(cadata=src)
+                elif os.path.isdir(src):
+                    store.load_verify_locations(capath=src)
+                else:
+                    store.load_verify_locations(cafile=src)
             lib.gostx_tls_config_set_store(cfg, store._h)
         return store
 
@@ -525,7 +529,7 @@ def create_default_context(purpose=ssl.Purpose.SERVER_AUTH, *, cafile=None, capa
     if cafile or capath or cadata:
         ctx.load_verify_locations(cafile, capath, cadata)
     keylog = os.environ.get("SSLKEYLOGFILE")
-    if keylog and not getattr(os.sys.flags, "ignore_environment", 0):
+    if keylog and not sys.flags.ignore_environment:
         ctx.keylog_filename = keylog
     return ctx
 
@@ -692,8 +696,11 @@ class TLSSocket(socket.socket):
         lib.gostx_tls_set_fd(tls, self.fileno())
         if not self.server_side and self.server_hostname and self._context.check_hostname:
             name = self.server_hostname
-            if lib.gostx_tls_set_servername(tls, name.encode("idna") if not _is_ip(name)
-                                            else name.encode()):
+            try:
+                wire = name.encode() if _is_ip(name) else name.encode("idna")
+            except UnicodeError:
+                wire = b""
+            if not wire or lib.gostx_tls_set_servername(tls, wire):
                 raise GostxValueError(f"server_hostname {name!r}: not a DNS name or an IP "
                                       "address (no trailing dot)")
         if self._session is not None:

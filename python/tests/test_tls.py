@@ -664,3 +664,11 @@ def test_timeout_in_makefile_then_collected(pki):
     r = subprocess.run([sys.executable, "-c", _TIMEOUT_IN_MAKEFILE, pki], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0 and r.stdout == "ok\n", (r.returncode, r.stderr[-2000:])
+
+
+@pytest.mark.parametrize("name", ["localhost.", "bad..name", "ünï\udcff"])
+def test_bad_server_hostname_refused(pki, silent_port, name):
+    raw = socket.create_connection(("127.0.0.1", silent_port), timeout=5)
+    with pytest.raises(ValueError, match="server_hostname"):
+        client_ctx(pki).wrap_socket(raw, server_hostname=name)
+    assert raw.fileno() == -1  # taken over, and closed with the refusal
