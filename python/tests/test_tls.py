@@ -235,6 +235,29 @@ def test_alpn_and_client_certificate_to_serve(pki, serve):
         assert echo_through(s, b"with a client certificate") == b"with a client certificate"
 
 
+def test_session_resumed_and_psk_with_serve(pki, serve):
+    port = serve("--psk", "py-client:" + "07" * 32)
+    ctx = client_ctx(pki)
+    with connect(ctx, port) as s:
+        assert echo_through(s, b"first") == b"first"  # serve's tickets came with it
+        session = s.session
+        assert session is not None and not s.session_reused
+    with connect(ctx, port, session=session) as s:
+        assert s.session_reused
+        assert s.getpeercert() is None  # resumed: no certificate sent
+        assert echo_through(s, b"again") == b"again"
+    psk = tls.Context(tls.PROTOCOL_TLS_CLIENT)
+    psk.check_hostname = False
+    psk.set_psk(b"py-client", bytes([7]) * 32)
+    with connect(psk, port, name=None) as s:
+        assert s.getpeercert(binary_form=True) is None
+        assert echo_through(s, b"psk") == b"psk"
+    psk.set_psk(b"py-client", bytes([8]) * 32)  # a wrong key: the server's binder check
+    with pytest.raises(tls.TLSError) as e:
+        connect(psk, port, name=None)
+    assert e.value.alert == "decrypt_error" and not e.value.alert_sent
+
+
 def test_client_certificate_required_by_serve_is_refused_by_alert(pki, serve):
     port = serve("--ca", pki + "ca.pem", "--require-client")
     with pytest.raises(tls.TLSError) as e:
