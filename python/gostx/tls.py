@@ -40,7 +40,8 @@ __all__ = ["Context", "TLSSocket", "TLSSession", "create_default_context", "TLSE
            "TLSZeroReturnError", "TLSWantReadError", "TLSWantWriteError", "TLSEOFError",
            "TLSCertVerificationError", "TLSTimeoutError", "PROTOCOL_TLS_CLIENT",
            "PROTOCOL_TLS_SERVER", "CERT_NONE", "CERT_OPTIONAL", "CERT_REQUIRED", "TLSVersion",
-           "SUITES_TLS13", "SUITES_TLS12", "GROUPS", "ALERTS"]
+           "SUITES_TLS13", "SUITES_TLS12", "GROUPS", "ALERTS", "open_connection",
+           "start_server"]
 
 PROTOCOL_TLS_CLIENT = ssl.PROTOCOL_TLS_CLIENT
 PROTOCOL_TLS_SERVER = ssl.PROTOCOL_TLS_SERVER
@@ -1144,6 +1145,9 @@ def __getattr__(name):
     if name == "RequestsAdapter":
         from ._requests import RequestsAdapter
         return RequestsAdapter
+    if name in ("open_connection", "start_server"):  # asyncio imported when asked for
+        from . import _asyncio
+        return getattr(_asyncio, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -1,4 +1,5 @@
 # Type stubs of gostx.tls (implemented in tls.py beside this file).
+import asyncio
 import os
 import socket
 import ssl
@@ -14,7 +15,8 @@ __all__ = ["Context", "TLSSocket", "TLSSession", "create_default_context", "TLSE
            "TLSZeroReturnError", "TLSWantReadError", "TLSWantWriteError", "TLSEOFError",
            "TLSCertVerificationError", "TLSTimeoutError", "PROTOCOL_TLS_CLIENT",
            "PROTOCOL_TLS_SERVER", "CERT_NONE", "CERT_OPTIONAL", "CERT_REQUIRED", "TLSVersion",
-           "SUITES_TLS13", "SUITES_TLS12", "GROUPS", "ALERTS"]
+           "SUITES_TLS13", "SUITES_TLS12", "GROUPS", "ALERTS", "open_connection",
+           "start_server"]
 
 PROTOCOL_TLS_CLIENT: ssl._SSLMethod
 PROTOCOL_TLS_SERVER: ssl._SSLMethod
@@ -116,3 +118,15 @@ class RequestsAdapter:
     def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None: ...
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any: ...
     def close(self) -> None: ...
+
+# asyncio (gostx/_asyncio.py, imported when first asked for)
+async def open_connection(host: str, port: int, *, context: Context,
+                          server_hostname: Optional[str] = ..., limit: int = ...,
+                          ssl_handshake_timeout: Optional[float] = ...
+                          ) -> Tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
+# returns a server with asyncio.Server's close, wait_closed, sockets,
+# serve_forever and async with
+async def start_server(client_connected_cb: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Any],
+                       host: Optional[str] = ..., port: Optional[int] = ..., *, context: Context,
+                       limit: int = ..., backlog: int = ...,
+                       ssl_handshake_timeout: Optional[float] = ...) -> Any: ...
