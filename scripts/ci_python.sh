@@ -12,7 +12,8 @@ PYTHON=${PYTHON:-python3}
 venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 "$PYTHON" -m venv "$venv"
-"$venv/bin/pip" install -q ./python pytest numpy gostcrypto mypy "dask[distributed]"
+"$venv/bin/pip" install -q ./python pytest numpy gostcrypto mypy "dask[distributed]" \
+  "requests>=2.32.3"
 "$venv/bin/python" -m pytest -q python/tests
 
 # The sdist: built from python/, installed from the tarball alone (no

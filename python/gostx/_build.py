@@ -323,9 +323,102 @@ int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, con
 int gostx_file_open_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
                           size_t rec_len, uint8_t *out);
 
+
+/* X.509 (include/gostx/x509.h) */
+typedef enum gostx_x509_status { GOSTX_X509_OK, GOSTX_X509_MALFORMED, GOSTX_X509_UNSUPPORTED,
+    GOSTX_X509_BAD_SIGNATURE, GOSTX_X509_NOT_YET_VALID, GOSTX_X509_EXPIRED, GOSTX_X509_UNKNOWN_CA,
+    GOSTX_X509_NOT_CA, GOSTX_X509_PATH_LEN, GOSTX_X509_KEY_USAGE, GOSTX_X509_EXT_KEY_USAGE,
+    GOSTX_X509_NAME_MISMATCH, GOSTX_X509_CRITICAL_EXT, GOSTX_X509_BAD_KEY,
+    GOSTX_X509_NAME_CONSTRAINTS, GOSTX_X509_POLICY, GOSTX_X509_PATH_TOO_LONG,
+    GOSTX_X509_BAD_EXTENSION, GOSTX_X509_BAD_VERSION, ... } gostx_x509_status;
+typedef enum gostx_x509_purpose { GOSTX_X509_PURPOSE_ANY, GOSTX_X509_PURPOSE_SERVER,
+    GOSTX_X509_PURPOSE_CLIENT, GOSTX_X509_PURPOSE_SERVER_TLS12, ... } gostx_x509_purpose;
+#define GOSTX_X509_MAX_DEPTH ...
+typedef struct gostx_x509_cert {
+  const uint8_t *der; size_t der_len;
+  const uint8_t *issuer, *subject, *serial;
+  size_t issuer_len, subject_len, serial_len;
+  int version; int key_alg;
+  int64_t not_before, not_after;
+  gostx_gost3410_curve curve;
+  uint8_t pub[128]; size_t pub_len;
+  int sig_alg; int is_ca; int path_len; unsigned key_usage; unsigned ext_key_usage;
+  ...;
+} gostx_x509_cert;
+typedef struct gostx_x509_store gostx_x509_store;
+const char *gostx_x509_status_name(gostx_x509_status st);
+int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
+                     gostx_x509_status *st);
+int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der, size_t cap,
+                        size_t *der_len);
+int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap);
+int gostx_x509_san_next(const gostx_x509_cert *cert, size_t *pos, int *type,
+                        const uint8_t **value, size_t *len);
+gostx_x509_store *gostx_x509_store_new(void);
+void gostx_x509_store_free(gostx_x509_store *store);
+int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t len);
+int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
+                              size_t err_cap);
+gostx_x509_status gostx_x509_verify_why(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
+    size_t cap, size_t *path_len, char *why, size_t why_cap);
+
+/* TLS (include/gostx/tls.h) */
+#define GOSTX_TLS_WANT_READ ...
+#define GOSTX_TLS_WANT_WRITE ...
+#define GOSTX_TLS_CLOSED ...
+#define GOSTX_TLS_VERSION_1_2 ...
+#define GOSTX_TLS_VERSION_1_3 ...
+#define GOSTX_TLS_SESSION_MAX ...
+typedef enum gostx_tls_role { GOSTX_TLS_CLIENT, GOSTX_TLS_SERVER, ... } gostx_tls_role;
+typedef enum gostx_tls_verify { GOSTX_TLS_VERIFY_NONE, GOSTX_TLS_VERIFY_PEER,
+                                GOSTX_TLS_VERIFY_REQUIRE, ... } gostx_tls_verify;
+typedef struct gostx_tls_config gostx_tls_config;
+typedef struct gostx_tls gostx_tls;
+gostx_tls_config *gostx_tls_config_new(gostx_tls_role role);
+void gostx_tls_config_free(gostx_tls_config *cfg);
+int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
+                               const size_t *der_len, size_t n);
+int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
+                             const uint8_t *priv, size_t priv_len);
+int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity, size_t id_len,
+                             const uint8_t *key, size_t key_len);
+int gostx_tls_config_set_tickets(gostx_tls_config *cfg, unsigned n, uint32_t lifetime);
+void gostx_tls_config_set_store(gostx_tls_config *cfg, const gostx_x509_store *store);
+void gostx_tls_config_set_verify(gostx_tls_config *cfg, gostx_tls_verify mode);
+int gostx_tls_config_set_suites(gostx_tls_config *cfg, const char *list);
+int gostx_tls_config_set_groups(gostx_tls_config *cfg, const char *list);
+int gostx_tls_config_set_alpn(gostx_tls_config *cfg, const char *list);
+int gostx_tls_config_set_versions(gostx_tls_config *cfg, unsigned min, unsigned max);
+const char *gostx_tls_config_error(const gostx_tls_config *cfg);
+gostx_tls *gostx_tls_new(const gostx_tls_config *cfg);
+void gostx_tls_free(gostx_tls *c);
+int gostx_tls_set_servername(gostx_tls *c, const char *name);
+int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *len);
+int gostx_tls_set_session(gostx_tls *c, const uint8_t *in, size_t len);
+int gostx_tls_session_reused(const gostx_tls *c);
+void gostx_tls_set_fd(gostx_tls *c, int fd);
+int gostx_tls_handshake(gostx_tls *c);
+int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got);
+int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put);
+size_t gostx_tls_pending(const gostx_tls *c);
+size_t gostx_tls_unsent(const gostx_tls *c);
+int gostx_tls_close(gostx_tls *c);
+const char *gostx_tls_version(const gostx_tls *c);
+unsigned gostx_tls_version_id(const gostx_tls *c);
+const char *gostx_tls_suite(const gostx_tls *c);
+const char *gostx_tls_group(const gostx_tls *c);
+const char *gostx_tls_alpn(const gostx_tls *c);
+const char *gostx_tls_servername(const gostx_tls *c);
+size_t gostx_tls_peer_chain(const gostx_tls *c, const gostx_x509_cert **chain);
+const char *gostx_tls_error(const gostx_tls *c);
+int gostx_tls_alert(const gostx_tls *c, int *sent);
+
 /* helpers defined in SOURCE below */
 int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
                      char *msg, size_t msg_len, int *in_errno, int *out_errno, int *cancel);
+void gxpy_tls_keylog_to_fd(gostx_tls_config *cfg, int fd);
 """
 
 # Whole-file streaming runs in C on the library's pipeline (reads, seals and
@@ -342,6 +435,8 @@ SOURCE = r"""
 #include <sys/types.h>
 #include <unistd.h>
 #include <gostx.h>
+#include <gostx/tls.h>
+#include <stdint.h>
 
 /* One side of the stream: its descriptor (owned by Python), the errno of
  * its failed call, and the flag Python sets on Ctrl-C (each read and write
@@ -429,6 +524,25 @@ static int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int 
   *out_errno = out.err;
   if (rc != 0) snprintf(msg, msg_len, "%s", s.msg[0] ? s.msg : gostx_strerror(rc));
   return rc;
+}
+/* The key log (SSLKEYLOGFILE): each line appended to a descriptor Python
+ * opened (O_APPEND) and keeps open while the config lives. In C, not a
+ * Python callback: the line comes in the middle of a handshake that runs
+ * without the GIL. */
+static void gxpy_keylog_line(void *user, const char *line) {
+  int fd = (int)(intptr_t)user;
+  size_t len = strlen(line);
+  char buf[512];
+  if (len + 1 > sizeof buf) return; /* NSS lines are < 300 bytes */
+  memcpy(buf, line, len);
+  buf[len] = '\n';
+  ssize_t w;
+  do w = write(fd, buf, len + 1); /* one write: lines of threads stay whole */
+  while (w < 0 && errno == EINTR);
+}
+
+static void gxpy_tls_keylog_to_fd(gostx_tls_config *cfg, int fd) {
+  gostx_tls_config_set_keylog(cfg, fd >= 0 ? gxpy_keylog_line : NULL, (void *)(intptr_t)fd);
 }
 """
 

@@ -1,9 +1,11 @@
 """Shared fixtures: the standards' vectors (tests/vectors of the repository,
-or GOSTX_VECTORS) and the gostx command (GOSTX_CLI, else build/gostx)."""
+or GOSTX_VECTORS), the gostx command (GOSTX_CLI, else build/gostx) and the
+GOST test PKI of tests/support/gost_pki.sh (GOSTX_TLS_PKI, else made)."""
 import json
 import os
 import pathlib
 import shutil
+import subprocess
 
 import pytest
 
@@ -25,3 +27,23 @@ def cli():
     if not path:
         pytest.skip("gostx command not built (make build, or set GOSTX_CLI)")
     return path
+
+
+@pytest.fixture(scope="session")
+def pki(cli, tmp_path_factory):
+    """The test PKI's folder (with a trailing /): beside a gostx built in the
+    repository, as tests/net/tls_common.sh keeps it (made under the same
+    lock), else a fresh one. Skips without openssl and gost-engine."""
+    path = os.environ.get("GOSTX_TLS_PKI")
+    if not path:
+        here = pathlib.Path(cli).resolve().parent
+        inside = REPO in here.parents
+        path = str(here / "test-pki-tls") if inside else str(tmp_path_factory.mktemp("pki") / "pki")
+    if shutil.which("flock") is None or shutil.which("openssl") is None:
+        pytest.skip("flock and openssl are needed for the test PKI")
+    r = subprocess.run(["flock", path + ".lock", "bash", str(REPO / "tests/support/gost_pki.sh"),
+                        path], capture_output=True, text=True, timeout=120)
+    if r.returncode == 77:
+        pytest.skip("openssl with gost-engine is needed for the test PKI")
+    assert r.returncode == 0, r.stderr
+    return path + "/"

@@ -123,9 +123,13 @@ def test_mgm_nonce_helper_and_empty_parts(cls):
 # ---- docstrings ----
 
 def _public_callables():
-    """Every public function, class and method of the package's __all__."""
-    for name in gostx.__all__:
-        obj = getattr(gostx, name)
+    """Every public function, class and method of the package's __all__ and
+    of its submodules gostx.tls and gostx.x509."""
+    import gostx.tls
+    import gostx.x509
+    spaces = [("", gostx), ("tls.", gostx.tls), ("x509.", gostx.x509)]
+    for prefix, name, obj in ((p, n, getattr(m, n)) for p, m in spaces for n in m.__all__):
+        name = prefix + name
         if inspect.isclass(obj):
             yield name, obj
             for klass in obj.__mro__:
