@@ -174,9 +174,14 @@ def test_stubs_match_the_package(tmp_path):
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy not installed (scripts/ci_python.sh installs it)")
     ini = pathlib.Path(__file__).with_name("mypy-stubtest.ini")
-    r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "--mypy-config-file", str(ini),
-                        "gostx"],
-                       capture_output=True, text=True, cwd=tmp_path)
+    args = [sys.executable, "-m", "mypy.stubtest", "--mypy-config-file", str(ini), "gostx"]
+    if importlib.util.find_spec("requests") is None:
+        # the optional extra gostx[requests] is not installed: its adapter
+        # module cannot import, so it is left out (scripts/ci_python.sh has it)
+        allow = tmp_path / "allowlist"
+        allow.write_text("gostx._requests\n")
+        args += ["--allowlist", str(allow)]
+    r = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
