@@ -228,9 +228,9 @@ static int add_key(text *t, const gostx_pkcs12 *p, const uint8_t *pass, size_t p
 
 static int add_cert(text *t, const gostx_pkcs12_bag *b) {
   size_t n = 0;
-  (void)gostx_pkcs12_cert_pem(b->der, b->der_len, NULL, 0, &n);
+  (void)gostx_x509_to_pem("CERTIFICATE", b->der, b->der_len, NULL, 0, &n);
   int rc = text_room(t, n);
-  if (!rc && gostx_pkcs12_cert_pem(b->der, b->der_len, t->p + t->n, t->cap - t->n, &n)) {
+  if (!rc && gostx_x509_to_pem("CERTIFICATE", b->der, b->der_len, t->p + t->n, t->cap - t->n, &n)) {
     cli_err("pkcs12: writing a certificate failed");
     rc = CLI_EXIT_FAIL;
   }

@@ -115,11 +115,8 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gos
                                                  size_t *len, uint8_t *priv, size_t priv_cap,
                                                  uint8_t *pub, size_t pub_cap, char *oid,
                                                  size_t oid_cap, size_t *cert_bag);
-/* A certificate (a CERT bag's der) as a PEM "CERTIFICATE" block into
- * out[cap], NUL-terminated; *out_len its length, also with GOSTX_ELEN when
- * cap is short. */
-GOSTX_API int gostx_pkcs12_cert_pem(const uint8_t *der, size_t der_len, char *out, size_t cap,
-                                    size_t *out_len);
+/* A CERT bag's certificate as PEM: gostx_x509_to_pem("CERTIFICATE", ...)
+ * (include/gostx/x509_write.h). */
 
 /* ---- writing ---- */
 typedef enum gostx_pkcs12_pbe {

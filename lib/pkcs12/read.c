@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asn1/pem.h"
 #include "gostx/x509.h"
 #include "pkcs12/pkcs12_internal.h"
 
@@ -483,8 +482,3 @@ int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve, size_t 
   return 0;
 }
 
-int gostx_pkcs12_cert_pem(const uint8_t *der, size_t der_len, char *out, size_t cap,
-                          size_t *out_len) {
-  if (!der || !out_len) return GOSTX_EINVAL;
-  return gostx__pem_write("CERTIFICATE", der, der_len, out, cap, out_len);
-}

@@ -114,7 +114,7 @@ static void list(const gostx_pkcs12 *p) {
     char pem[8192];
     size_t n;
     if (b.type == GOSTX_PKCS12_BAG_CERT && b.der_len < 4096 &&
-        gostx_pkcs12_cert_pem(b.der, b.der_len, pem, sizeof pem, &n))
+        gostx_x509_to_pem("CERTIFICATE", b.der, b.der_len, pem, sizeof pem, &n))
       bug("cert_pem");
   }
   if (sum == 0xffffffffu) fprintf(stderr, "%u\n", sum);
