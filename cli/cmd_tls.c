@@ -645,6 +645,7 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
   tls_conn_init(c, tls, fd, 0, 1);
   c->t2p = (uint8_t *)(c + 1);
   c->t2p_cap = TLS_CLIENT_OUT;
+  c->t2p_lent = 1;
   /* stdout a pipe: room for a whole batch, so its write seldom waits for
    * the reader (no effect, and no harm, where the system refuses) */
   if (fcntl(1, F_GETPIPE_SZ) > 0 && fcntl(1, F_GETPIPE_SZ) < 2 * TLS_CLIENT_OUT)
@@ -690,6 +691,7 @@ static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, uns
     if (!rc) rc = wrc;
   }
   gostx_tls_free(tls);
+  tls_conn_free_buffers(c);
   gostx_memzero(c, sizeof *c + TLS_CLIENT_OUT);
   free(c);
   return rc;

@@ -4,9 +4,11 @@
  * content types RFC 8446 section 5 allows), application data, KeyUpdate,
  * alerts and close_notify. The handshake's messages are handshake.c's.
  *
- * One allocation per connection (gostx_tls_new): every buffer is inline,
- * records are opened in place, nothing is allocated per record. Secrets
- * are wiped at gostx_tls_free and when a key is replaced. */
+ * The connection's state is one allocation (gostx_tls_new); its buffers
+ * (records in, records out, the handshake's) are allocated when first
+ * needed and given back when they hold nothing and the transport is idle
+ * (io.c): records are opened in place, nothing is allocated per record.
+ * Secrets are wiped at gostx_tls_free and when a key is replaced. */
 #include "conn.h"
 
 #include <errno.h>
@@ -322,6 +324,7 @@ void gostx_tls_free(gostx_tls *c) {
   gostx__tls_record_clear(&c->wrec);
   gostx__tls12_record_clear(&c->rrec12);
   gostx__tls12_record_clear(&c->wrec12);
+  gostx__tls_free_buffers(c);
   gostx_memzero(c, sizeof *c);
   free(c);
 }
@@ -355,12 +358,8 @@ void gostx_tls_set_fd(gostx_tls *c, int fd) {
  * next write key. */
 static int send_key_update(gostx_tls *c, int request) {
   uint8_t *secret = c->role == GOSTX_TLS_CLIENT ? c->c_ap : c->s_ap;
-  c->msg[0] = GOSTX__HS_KEY_UPDATE;
-  c->msg[4] = (uint8_t)(request ? 1 : 0);
-  size_t len = 5;
-  c->msg[1] = c->msg[2] = 0;
-  c->msg[3] = 1;
-  int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg, len, 0x0303);
+  const uint8_t msg[5] = {GOSTX__HS_KEY_UPDATE, 0, 0, 1, (uint8_t)(request ? 1 : 0)};
+  int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, msg, sizeof msg, 0x0303);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "KeyUpdate");
   rc = gostx__tls_update_secret(secret, secret);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, secret);
@@ -390,6 +389,7 @@ static int before_app_record(gostx_tls *c) {
  * transport for as much as the buffer holds: the records after it wait
  * there (gostx_tls_pending says so), one read for many small records. */
 static int read_record(gostx_tls *c) {
+  if (!c->in && gostx__tls_need_in(c) != GOSTX_OK) return c->rc;
   for (;;) {
     const uint8_t *rec = c->in + c->in_off;
     size_t need = GOSTX__TLS_HDR_LEN;
@@ -413,14 +413,17 @@ static int read_record(gostx_tls *c) {
       need = GOSTX__TLS_HDR_LEN + len;
       if (c->in_have >= need) return GOSTX_OK;
     }
-    if (c->in_off + need > sizeof c->in) { /* the record's start moves down */
+    if (c->in_off + need > GOSTX__TLS_IN_BUF) { /* the record's start moves down */
       memmove(c->in, rec, c->in_have);
       c->in_off = 0;
     }
     if (!c->rd && c->fd < 0) return GOSTX_EINVAL;
     size_t at = c->in_off + c->in_have;
-    ssize_t n = gostx__tls_io_read(c, c->in + at, sizeof c->in - at);
-    if (n < 0 && gostx__tls_not_now()) return GOSTX_TLS_WANT_READ;
+    ssize_t n = gostx__tls_io_read(c, c->in + at, GOSTX__TLS_IN_BUF - at);
+    if (n < 0 && gostx__tls_not_now()) {
+      if (!c->in_have) gostx__tls_release(c); /* idle: the buffers go back */
+      return GOSTX_TLS_WANT_READ;
+    }
     if (n < 0) return gostx__tls_fail(c, -1, GOSTX_EIO, "transport read failed");
     if (n == 0)
       return gostx__tls_fail(c, -1, GOSTX_EIO,
@@ -452,28 +455,29 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
   if (len == 0)
     return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                            "empty handshake record");
+  if (gostx__tls_need_hsb(c) != GOSTX_OK) return c->rc;
   while (len) {
     if (c->hs_have < 4) {
       size_t take = 4 - c->hs_have < len ? 4 - c->hs_have : len;
-      memcpy(c->hs_in + c->hs_have, p, take);
+      memcpy(c->hsb->in + c->hs_have, p, take);
       c->hs_have += take;
       p += take;
       len -= take;
       if (c->hs_have < 4) break;
     }
-    size_t body = (size_t)c->hs_in[1] << 16 | (size_t)c->hs_in[2] << 8 | c->hs_in[3];
+    size_t body = (size_t)c->hsb->in[1] << 16 | (size_t)c->hsb->in[2] << 8 | c->hsb->in[3];
     if (body > GOSTX__TLS_HS_MAX)
       return gostx__tls_fail(c, GOSTX__ALERT_DECODE_ERROR, GOSTX_ELEN,
                              "handshake message too long");
     size_t take = 4 + body - c->hs_have < len ? 4 + body - c->hs_have : len;
-    memcpy(c->hs_in + c->hs_have, p, take);
+    memcpy(c->hsb->in + c->hs_have, p, take);
     c->hs_have += take;
     p += take;
     len -= take;
     if (c->hs_have < 4 + body) break;
     c->hs_have = 0;
     c->rkey_changed = 0;
-    int rc = gostx__tls_on_message(c, c->hs_in, 4 + body);
+    int rc = gostx__tls_on_message(c, c->hsb->in, 4 + body);
     if (rc != GOSTX_OK) return rc;
     if (c->state == GOSTX__ST_FAILED) return c->rc;
     /* A message that changed the read key must end its record (RFC 8446
@@ -482,6 +486,7 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
       return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                              "handshake data across a key change");
   }
+  gostx__tls_release_hsb(c); /* after the handshake: a post-handshake message's time */
   return GOSTX_OK;
 }
 
@@ -639,8 +644,10 @@ int gostx_tls_handshake(gostx_tls *c) {
     if (rc != GOSTX_OK) return rc;
     if (c->state == GOSTX__ST_CONNECTED) {
       c->flight_out = 1;
+      gostx__tls_release_hsb(c);
       return GOSTX_OK;
     }
+    if (!c->hsb && gostx__tls_need_hsb(c) != GOSTX_OK) return c->rc;
     if (c->closed) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
     if (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_START) {
       rc = gostx__tls_client_hello(c);
@@ -700,8 +707,8 @@ int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
 size_t gostx_tls_pending(const gostx_tls *c) {
   if (!c || c->state == GOSTX__ST_FAILED) return 0;
   if (c->app_len) return c->app_len;
-  const uint8_t *rec = c->in + c->in_off;
   if (c->in_have < GOSTX__TLS_HDR_LEN) return 0;
+  const uint8_t *rec = c->in + c->in_off;
   size_t whole = GOSTX__TLS_HDR_LEN + ((size_t)rec[3] << 8 | rec[4]);
   return c->in_have >= whole ? whole : 0;
 }
@@ -722,7 +729,7 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
      * room for a KeyUpdate and an alert) would not fit: then one write. */
     if (*put == len ||
         c->out_len + (c->v12 ? gostx__tls12_sealed_len(&c->wrec12, n)
-                              : gostx__tls_sealed_len(&c->wrec, n, 0)) + 128 > sizeof c->out) {
+                              : gostx__tls_sealed_len(&c->wrec, n, 0)) + 128 > GOSTX__TLS_OUT_CAP) {
       rc = gostx__tls_flush(c);
       if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
       if (rc != GOSTX_OK) return rc;

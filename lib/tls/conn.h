@@ -24,6 +24,9 @@
  * or up to four full application records (and a KeyUpdate and an alert):
  * a large gostx_tls_write goes out in one transport write per four. */
 #define GOSTX__TLS_OUT_CAP (4 * GOSTX__TLS_IN_CAP + 256u)
+/* The message being built: a record's worth of pending messages and the
+ * next one. */
+#define GOSTX__TLS_MSG_CAP (GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4)
 /* The refused early data a server skips (RFC 8446 4.2.10 leaves it to
  * the server): a full record's worth; more is unexpected_message (4.6.1). */
 #define GOSTX__TLS_EARLY_SKIP_MAX 16384u
@@ -179,6 +182,16 @@ struct gostx_tls_config {
   char err[128];
 };
 
+/* The handshake's buffers: the message being taken (its fragments
+ * gathered) and those being built. Allocated while a handshake message is
+ * in either, freed when both are empty after the handshake (a KeyUpdate or
+ * a NewSessionTicket brings them back for its time): a connection that
+ * has finished its handshake does not carry them. */
+typedef struct gostx__tls_hs_buf {
+  uint8_t in[GOSTX__TLS_HS_MAX + 4];
+  uint8_t msg[GOSTX__TLS_MSG_CAP];
+} gostx__tls_hs_buf;
+
 struct gostx_tls {
   const gostx_tls_config *cfg;
   gostx_tls_role role;
@@ -248,22 +261,34 @@ struct gostx_tls {
   gostx_gost3410_curve peer_curve;
   uint8_t peer_pub[128];
   int have_peer_key;
-  /* buffers: records in (read ahead), handshake messages in, the message being
-   * built, records out, and the peer's certificates */
+  /* buffers: records in (read ahead), records out, the handshake's, and
+   * the peer's certificates. Each is allocated when it is first needed;
+   * in and out (GOSTX__TLS_IN_BUF, GOSTX__TLS_OUT_CAP) go back when a read
+   * finds the transport idle with both empty, hsb when the handshake's
+   * messages are done (gostx__tls_release): an idle connection holds none. */
   size_t in_off, in_have;  /* the next record (then what was read ahead) at in + in_off */
   size_t app_off, app_len; /* decrypted application data at in + app_off */
   size_t hs_have;
   size_t out_off, out_len;
   size_t pend;            /* handshake messages built, not yet in records */
   unsigned pend_version;  /* their records' legacy_record_version */
-  uint8_t in[GOSTX__TLS_IN_BUF];
-  uint8_t hs_in[GOSTX__TLS_HS_MAX + 4];
-  uint8_t msg[GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4];
-  uint8_t out[GOSTX__TLS_OUT_CAP];
-  uint8_t peer_der[GOSTX__TLS_HS_MAX];
+  uint8_t *in, *out;
+  gostx__tls_hs_buf *hsb;
+  uint8_t *peer_der; /* the peer's chain, peer_der_cap bytes */
+  size_t peer_der_cap;
 };
 
 /* io.c */
+/* The buffers, allocated when absent: GOSTX_OK or GOSTX_ENOMEM (the
+ * connection failed). */
+int gostx__tls_need_in(gostx_tls *c);
+int gostx__tls_need_hsb(gostx_tls *c);
+/* Gives back the buffers that hold nothing now (idle: the transport has
+ * nothing for us), the handshake's once it has ended; _hsb that one alone. */
+void gostx__tls_release(gostx_tls *c);
+void gostx__tls_release_hsb(gostx_tls *c);
+/* Every buffer freed, its contents wiped (gostx_tls_free). */
+void gostx__tls_free_buffers(gostx_tls *c);
 ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len);
 int gostx__tls_not_now(void); /* errno says "not now" */
 int gostx__tls_flush(gostx_tls *c); /* 0 when every queued byte is out */

@@ -334,7 +334,7 @@ static int build_client_hello(gostx_tls *c) {
     put_bytes(&w, binder, 32);
     close_vec(&w, exts, 2);
     if (w.over) return msg_send(c, &w);
-    uint8_t *m = c->msg + c->pend; /* the header's length, as send_msg will write it */
+    uint8_t *m = c->hsb->msg + c->pend; /* the header's length, as send_msg will write it */
     m[1] = (uint8_t)(w.n >> 16);
     m[2] = (uint8_t)(w.n >> 8);
     m[3] = (uint8_t)w.n;

@@ -105,8 +105,8 @@ static inline void close_vec(wr *w, size_t at, size_t k) {
 }
 
 static inline wr msg_start(gostx_tls *c, uint8_t type) {
-  c->msg[c->pend] = type;
-  wr w = {c->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
+  c->hsb->msg[c->pend] = type;
+  wr w = {c->hsb->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
   return w;
 }
 

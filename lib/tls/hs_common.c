@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "gost3410/ec.h"
@@ -207,7 +208,7 @@ int gostx__tls_rd_has16(rd l, unsigned v) {
 static int add_peer_cert(gostx_tls *c, const uint8_t *der, size_t len, size_t *at) {
   if (c->npeer == GOSTX__TLS_MAX_CHAIN)
     return fail(c, GOSTX__ALERT_BAD_CERTIFICATE, "certificate chain too long");
-  memcpy(c->peer_der + *at, der, len); /* the message fits peer_der: both HS_MAX */
+  memcpy(c->peer_der + *at, der, len); /* peer_der holds the whole list */
   c->peer_cert[c->npeer].der = c->peer_der + *at;
   c->peer_cert[c->npeer].der_len = len;
   c->npeer++;
@@ -218,6 +219,13 @@ static int add_peer_cert(gostx_tls *c, const uint8_t *der, size_t len, size_t *a
 int gostx__tls_read_chain(gostx_tls *c, rd list, int entry_exts, int required_alert) {
   size_t at = 0;
   c->npeer = 0;
+  /* the certificates kept for gostx_tls_peer_chain: as long as they are */
+  gostx_memzero(c->peer_der, c->peer_der ? c->peer_der_cap : 0);
+  free(c->peer_der);
+  c->peer_der = list.n ? malloc(list.n) : NULL;
+  c->peer_der_cap = c->peer_der ? list.n : 0;
+  if (list.n && !c->peer_der)
+    return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
   while (list.n) {
     rd cert = vec(&list, 3, 1);
     rd ext = entry_exts ? vec(&list, 2, 0) : (rd){NULL, 0, 0};

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len) {
@@ -19,6 +20,55 @@ static ssize_t io_write(gostx_tls *c, const uint8_t *buf, size_t len) {
 
 int gostx__tls_not_now(void) { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
 
+/* ---- the buffers: each while it is needed ---- */
+
+static int need(uint8_t **buf, size_t len) {
+  if (!*buf) *buf = malloc(len);
+  return *buf ? GOSTX_OK : GOSTX_ENOMEM;
+}
+
+/* They held plaintext (records are opened in place): wiped before they go. */
+static void drop(uint8_t **buf, size_t len) {
+  if (!*buf) return;
+  gostx_memzero(*buf, len);
+  free(*buf);
+  *buf = NULL;
+}
+
+int gostx__tls_need_in(gostx_tls *c) {
+  if (need(&c->in, GOSTX__TLS_IN_BUF) == GOSTX_OK) return GOSTX_OK;
+  return gostx__tls_fail(c, -1, GOSTX_ENOMEM, "out of memory");
+}
+
+int gostx__tls_need_hsb(gostx_tls *c) {
+  if (need((uint8_t **)&c->hsb, sizeof *c->hsb) == GOSTX_OK) return GOSTX_OK;
+  return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
+}
+
+void gostx__tls_release_hsb(gostx_tls *c) {
+  int ended = c->state == GOSTX__ST_CONNECTED || c->state == GOSTX__ST_FAILED;
+  if (ended && !c->hs_have && !c->pend) drop((uint8_t **)&c->hsb, sizeof *c->hsb);
+}
+
+void gostx__tls_release(gostx_tls *c) {
+  if (!c->in_have && !c->app_len) {
+    drop(&c->in, GOSTX__TLS_IN_BUF);
+    c->in_off = 0;
+  }
+  if (c->out_off == c->out_len) {
+    drop(&c->out, GOSTX__TLS_OUT_CAP);
+    c->out_off = c->out_len = 0;
+  }
+  gostx__tls_release_hsb(c);
+}
+
+void gostx__tls_free_buffers(gostx_tls *c) {
+  drop(&c->in, GOSTX__TLS_IN_BUF);
+  drop(&c->out, GOSTX__TLS_OUT_CAP);
+  drop((uint8_t **)&c->hsb, sizeof *c->hsb);
+  drop(&c->peer_der, c->peer_der_cap);
+}
+
 /* Writes the queued records; 0 when all are out. */
 int gostx__tls_flush(gostx_tls *c) {
   while (c->out_off < c->out_len) {
@@ -29,14 +79,17 @@ int gostx__tls_flush(gostx_tls *c) {
     c->out_off += (size_t)n;
   }
   c->out_off = c->out_len = 0;
+  /* all out and the read side idle (its buffer went back): so does this */
+  if (!c->in) drop(&c->out, GOSTX__TLS_OUT_CAP);
   return GOSTX_OK;
 }
 
 /* One record of type into out: protected when the write keys are set. */
 int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, size_t len,
                         unsigned legacy_version) {
+  if (need(&c->out, GOSTX__TLS_OUT_CAP) != GOSTX_OK) return GOSTX_ENOMEM;
   if (!c->wenc) {
-    if (c->out_len + GOSTX__TLS_HDR_LEN + len > sizeof c->out) return GOSTX_ELEN;
+    if (c->out_len + GOSTX__TLS_HDR_LEN + len > GOSTX__TLS_OUT_CAP) return GOSTX_ELEN;
     uint8_t *h = c->out + c->out_len;
     h[0] = type;
     h[1] = (uint8_t)(legacy_version >> 8);
@@ -49,9 +102,9 @@ int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, siz
   }
   size_t got;
   int rc = c->v12 ? gostx__tls12_record_seal(&c->wrec12, type, data, len, c->out + c->out_len,
-                                             sizeof c->out - c->out_len, &got)
+                                             GOSTX__TLS_OUT_CAP - c->out_len, &got)
                   : gostx__tls_record_seal(&c->wrec, type, data, len, 0, c->out + c->out_len,
-                                           sizeof c->out - c->out_len, &got);
+                                           GOSTX__TLS_OUT_CAP - c->out_len, &got);
   if (rc == GOSTX_OK) c->out_len += got;
   return rc;
 }
@@ -68,13 +121,13 @@ void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
   gostx_streebog_final(&t, out);
 }
 
-/* The pending handshake messages (c->msg[0..pend)) out as records of at
+/* The pending handshake messages (c->hsb->msg[0..pend)) out as records of at
  * most 2^14 bytes (the test hook's frag, when set, splits them smaller). */
 int gostx__tls_hs_flush(gostx_tls *c) {
   size_t max = c->cfg->test.frag ? c->cfg->test.frag : GOSTX__TLS_MAX_PLAINTEXT;
   for (size_t at = 0; at < c->pend;) {
     size_t n = c->pend - at > max ? max : c->pend - at;
-    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg + at, n, c->pend_version);
+    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->hsb->msg + at, n, c->pend_version);
     if (rc != GOSTX_OK) {
       c->pend = 0;
       return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "output full");
@@ -86,13 +139,13 @@ int gostx__tls_hs_flush(gostx_tls *c) {
 }
 
 int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
-  uint8_t *m = c->msg + c->pend;
+  uint8_t *m = c->hsb->msg + c->pend;
   size_t len = 4 + body_len;
   m[1] = (uint8_t)(body_len >> 16);
   m[2] = (uint8_t)(body_len >> 8);
   m[3] = (uint8_t)body_len;
   if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
-    c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, sizeof c->msg - c->pend);
+    c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, GOSTX__TLS_MSG_CAP - c->pend);
   gostx__tls_th_add(c, m, len);
   /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1);
    * a TLS 1.2-only client's 0x0303, as RFC 9189's examples write it. */

@@ -76,7 +76,7 @@ static int send_ticket(gostx_tls *c) {
   /* the message: type, length, lifetime, age_add, nonce<8>, ticket<..>, extensions<0> */
   size_t ticket_len = TICKET_NONCE + state_len + TICKET_TAG;
   size_t body = 4 + 4 + 1 + 8 + 2 + ticket_len + 2, len = 4 + body;
-  uint8_t *m = c->msg;
+  uint8_t *m = c->hsb->msg;
   m[0] = GOSTX__HS_NEW_SESSION_TICKET;
   put_be(m + 1, body, 3);
   put_be(m + 4, cfg->ticket_lifetime, 4);
@@ -98,7 +98,7 @@ static int send_ticket(gostx_tls *c) {
   put_be(m + 23 + ticket_len, 0, 2);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "session ticket");
   if (cfg->test.mutate) /* the handshake fuzzer changes it as it would a handshake message */
-    cfg->test.mutate(cfg->test.mutate_user, m, &len, sizeof c->msg);
+    cfg->test.mutate(cfg->test.mutate_user, m, &len, GOSTX__TLS_MSG_CAP);
   rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, m, len, 0x0303);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "session ticket");
   return GOSTX_OK;
