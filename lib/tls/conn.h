@@ -7,7 +7,7 @@
 
 #include "gostx/hash.h"
 #include "gostx/tls.h"
-#include "tls12_internal.h"
+#include "rec.h"
 
 /* The largest handshake message body taken or built (a certificate chain
  * of several GOST certificates is a few KiB): larger ones are refused
@@ -192,6 +192,14 @@ typedef struct gostx__tls_hs_buf {
   uint8_t msg[GOSTX__TLS_MSG_CAP];
 } gostx__tls_hs_buf;
 
+/* A record's content once opened, for conn.c to deliver (p NULL: none,
+ * the version's reader handled the record itself). */
+typedef struct gostx__tls_content {
+  uint8_t type;
+  uint8_t *p;
+  size_t n;
+} gostx__tls_content;
+
 struct gostx_tls {
   const gostx_tls_config *cfg;
   gostx_tls_role role;
@@ -234,7 +242,13 @@ struct gostx_tls {
   /* the key schedule */
   gostx_streebog_ctx th; /* the running transcript */
   uint8_t hs_secret[32], master[32], c_hs[32], s_hs[32], c_ap[32], s_ap[32];
-  gostx__tls_record rrec, wrec;
+  /* the records: each direction's protection (NULL class before its keys),
+   * the version's class (TLS 1.3's until TLS 1.2 is taken) and its reader
+   * of one record (header at rec, len bytes after; dst as gostx_tls_read's) */
+  gostx__tls_rec rrec, wrec;
+  const gostx__tls_rec_class *rl;
+  int (*record_in)(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                   size_t *dst_got, gostx__tls_content *out);
   int renc, wenc; /* protected read / write */
   int rkey_changed; /* the message just handled changed the read key */
   int flight_out; /* connected and the handshake's last flight sent: reads no longer wait for output */
@@ -254,7 +268,6 @@ struct gostx_tls {
   gostx_streebog_ctx th512;
   uint8_t ms12[GOSTX__TLS12_MS_LEN];
   gostx__tls12_keys keys12;
-  gostx__tls12_record rrec12, wrec12;
   /* the peer's chain */
   size_t npeer;
   gostx_x509_cert peer_cert[GOSTX__TLS_MAX_CHAIN];
@@ -333,8 +346,8 @@ int gostx__tls_is_ip_literal(const char *name);
  * 1 to 63 letters, digits, hyphens (not first or last) and underscores, at
  * most 253 bytes, no trailing dot. */
 int gostx__tls_is_host_name(const char *name, size_t len);
-/* handshake12.c: the peer's ChangeCipherSpec (TLS 1.2), its record checked. */
-int gostx__tls12_on_ccs(gostx_tls *c);
+/* handshake12.c: TLS 1.2 taken: its records from now on. */
+void gostx__tls12_take(gostx_tls *c);
 /* The test hooks of cfg (tests/test_tls.c). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
 /* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */

@@ -76,12 +76,14 @@ static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) 
 static int set_keys12(gostx_tls *c, int write) {
   int client_keys = (c->role == GOSTX_TLS_CLIENT) == write;
   const gostx__tls12_keys *k = &c->keys12;
-  gostx__tls12_record *r = write ? &c->wrec12 : &c->rrec12;
-  gostx__tls12_record_clear(r);
-  int rc = gostx__tls12_record_init(r, c->suite12->id, client_keys ? k->client_mac : k->server_mac,
+  gostx__tls_rec *r = write ? &c->wrec : &c->rrec;
+  gostx__tls_rec_clear(r);
+  int rc = gostx__tls12_record_init(&r->s.r12, c->suite12->id,
+                                    client_keys ? k->client_mac : k->server_mac,
                                     client_keys ? k->client_key : k->server_key,
                                     client_keys ? k->client_iv : k->server_iv);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "record keys");
+  r->cls = &gostx__tls12_rec_class;
   if (write) c->wenc = 1;
   else c->renc = 1;
   return GOSTX_OK;
@@ -303,7 +305,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
   }
   if (!(seen & 2u) && !cfg->test.no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the server does not use extended_master_secret");
-  c->v12 = 1;
+  gostx__tls12_take(c);
   c->suite12 = gostx__tls12_suite_by_id(suite);
   memcpy(c->server_random, random, 32);
   gostx__tls_th_add(c, msg, len);
@@ -377,7 +379,7 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
                 "the client does not accept our key's signature algorithm");
   int rc = gostx__tls_alpn_select(c, h);
   if (rc != GOSTX_OK) return rc;
-  c->v12 = 1;
+  gostx__tls12_take(c);
   memcpy(c->client_random, h->random, 32);
   memcpy(c->servername, h->sni, sizeof h->sni);
   int reneg = h->have_reneg || gostx__tls_rd_has16(h->suites, 0x00FF); /* RFC 5746's SCSV */
@@ -413,10 +415,50 @@ static int on_cv12(gostx_tls *c, const uint8_t *body, size_t len) {
 
 /* ---------------- ChangeCipherSpec, Finished, the state machine ---------------- */
 
-int gostx__tls12_on_ccs(gostx_tls *c) {
+/* The peer's ChangeCipherSpec (its record checked): its keys from now on. */
+static int on_ccs12(gostx_tls *c) {
   int rc = set_keys12(c, 0);
   if (rc == GOSTX_OK) c->state = GOSTX__ST12_WAIT_FINISHED;
   return rc;
+}
+
+/* A TLS 1.2 record (its header at rec, len bytes after it): opened by
+ * tls12_record once the peer's ChangeCipherSpec switched the read keys
+ * (MAC-then-encrypt: a refused record leaves nothing); a CCS only where
+ * the handshake waits for it, in the clear, between whole messages. The
+ * content (*out) is for conn.c to deliver (TLS 1.2's reader: c->record_in). */
+static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                    size_t *dst_got, gostx__tls_content *out) {
+  (void)dst, (void)dst_cap, (void)dst_got; /* opened in place (MAC-then-encrypt) */
+  uint8_t type = rec[0];
+  uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
+  if (c->renc) {
+    size_t got;
+    int rc = c->rrec.cls->open(&c->rrec.s, rec, GOSTX__TLS_HDR_LEN + len, body, len, &got, &type);
+    if (rc == GOSTX_EAUTH)
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
+    if (rc == GOSTX_ELEN)
+      return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
+    if (rc == GOSTX_EFORMAT) /* shorter than its MAC: RFC 5246 7.2.2 says bad_record_mac */
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "protected record too short");
+    if (rc != GOSTX_OK)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
+    len = got;
+  }
+  if (type == GOSTX__CT_CCS) {
+    if (c->renc || len != 1 || body[0] != 1 || c->hs_have || c->state != GOSTX__ST12_WAIT_CCS)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "unexpected change_cipher_spec");
+    return on_ccs12(c);
+  }
+  *out = (gostx__tls_content){type, body, len};
+  return GOSTX_OK;
+}
+
+void gostx__tls12_take(gostx_tls *c) {
+  c->v12 = 1;
+  c->rl = &gostx__tls12_rec_class;
+  c->record_in = record12;
 }
 
 static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {

@@ -101,10 +101,8 @@ int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, siz
     return GOSTX_OK;
   }
   size_t got;
-  int rc = c->v12 ? gostx__tls12_record_seal(&c->wrec12, type, data, len, c->out + c->out_len,
-                                             GOSTX__TLS_OUT_CAP - c->out_len, &got)
-                  : gostx__tls_record_seal(&c->wrec, type, data, len, 0, c->out + c->out_len,
-                                           GOSTX__TLS_OUT_CAP - c->out_len, &got);
+  int rc = c->wrec.cls->seal(&c->wrec.s, type, data, len, c->out + c->out_len,
+                             GOSTX__TLS_OUT_CAP - c->out_len, &got);
   if (rc == GOSTX_OK) c->out_len += got;
   return rc;
 }
@@ -171,14 +169,15 @@ int gostx__tls_send_ccs(gostx_tls *c) {
 }
 
 int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]) {
-  gostx__tls_record *r = write ? &c->wrec : &c->rrec;
+  gostx__tls_rec *r = write ? &c->wrec : &c->rrec;
   if (write && c->pend) { /* the messages of the old key go under it */
     int rc = gostx__tls_hs_flush(c);
     if (rc != GOSTX_OK) return rc;
   }
-  gostx__tls_record_clear(r);
-  int rc = gostx__tls_record_init(r, c->suite->id, secret);
+  gostx__tls_rec_clear(r);
+  int rc = gostx__tls_record_init(&r->s.r13, c->suite->id, secret);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "record keys");
+  r->cls = &gostx__tls13_rec_class;
   if (write) {
     c->wenc = 1;
   } else {
@@ -223,13 +222,13 @@ int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
     c->alert_sent = 1;
     /* Best effort: what is queued goes out, then the alert. */
     uint8_t a[2] = {2, (uint8_t)alert};
-    if (!(c->wenc && (c->v12 ? c->wrec12.spent : c->wrec.spent)) && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK) (void)gostx__tls_flush(c);
+    int spent = c->wenc && c->wrec.cls->spent(&c->wrec.s);
+    if (!spent && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK)
+      (void)gostx__tls_flush(c);
   }
   wipe_secrets(c);
-  gostx__tls_record_clear(&c->rrec);
-  gostx__tls_record_clear(&c->wrec);
-  gostx__tls12_record_clear(&c->rrec12);
-  gostx__tls12_record_clear(&c->wrec12);
+  gostx__tls_rec_clear(&c->rrec);
+  gostx__tls_rec_clear(&c->wrec);
   c->renc = c->wenc = 0;
   return c->rc;
 }
