@@ -67,17 +67,20 @@ LAYERS = [
     # versions; TLS 1.2's key exchange (GOST KEG and KExp15 in DER); the
     # record interface and its two instances; the connection's object, its
     # buffers and transport, records out (io.c); what both handshakes share
-    # (messages' readers and writers, chains, tickets); TLS 1.2's handshake,
-    # then TLS 1.3's (which hands a TLS 1.2 ServerHello or ClientHello down);
+    # (messages' readers and writers, the hello parsers, chains, tickets);
+    # TLS 1.2's handshake; TLS 1.3's: what both sides use, each side (which
+    # hands a TLS 1.2 ServerHello or ClientHello down), its state machine;
     # the connection API that reads records and drives them (conn.c)
     ("tls_keys", ["tls/tls_internal.h", "tls/keys.c", "tls/tls12_internal.h",
                   "tls/tls12_keys.c"]),
     ("tls_kx", ["tls/tls12_kx.c"]),
     ("tls_record", ["tls/rec.h", "tls/record.c", "tls/tls12_record.c"]),
     ("tls_io", ["tls/conn.h", "tls/io.c"]),
-    ("tls_hs_common", ["tls/hs.h", "tls/hs_common.c", "tls/ticket.c"]),
+    ("tls_hs_common", ["tls/hs.h", "tls/hs_common.c", "tls/hello.c", "tls/ticket.c"]),
     ("tls_hs12", ["tls/handshake12.c"]),
-    ("tls_hs13", ["tls/handshake*.c"]),
+    ("tls_hs13_common", ["tls/hs13.h", "tls/hs13.c"]),
+    ("tls_hs13_sides", ["tls/handshake_client.c", "tls/handshake_server.c"]),
+    ("tls_hs13", ["tls/handshake.c"]),
     ("tls_conn", ["tls/conn.c"]),
 ]
 

@@ -1,7 +1,8 @@
 /* lib/tls's connection: the config and the connection behind
- * include/gostx/tls.h, shared by conn.c (config, transport, records,
- * application data, alerts) and handshake.c (the messages and the state
- * machine of RFC 8446 with the RFC 9367 profile). Internal. */
+ * include/gostx/tls.h, shared by io.c (buffers, transport, records out),
+ * conn.c (the API, records in, application data, alerts) and the
+ * handshakes (hs.h's files: TLS 1.3's and TLS 1.2's messages and state
+ * machines). Internal. */
 #ifndef GOSTX_TLS_CONN_H
 #define GOSTX_TLS_CONN_H
 

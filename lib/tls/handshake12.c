@@ -479,14 +479,6 @@ static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {
   return GOSTX_OK;
 }
 
-/* A message handled (rc): into the transcript, then the next state. */
-static int took(gostx_tls *c, int rc, const uint8_t *msg, size_t len, gostx__tls_state next) {
-  if (rc != GOSTX_OK) return rc;
-  gostx__tls_th_add(c, msg, len);
-  c->state = next;
-  return GOSTX_OK;
-}
-
 int gostx__tls12_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
   unsigned type = msg[0];
   const uint8_t *body = msg + 4;
@@ -496,11 +488,11 @@ int gostx__tls12_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
   switch (c->state) {
     case GOSTX__ST12_WAIT_CERT:
       if (type != GOSTX__HS_CERTIFICATE) break;
-      return took(c, on_certificate12(c, body, blen), msg, len,
+      return gostx__tls_took(c, on_certificate12(c, body, blen), msg, len,
                   client ? GOSTX__ST12_WAIT_CR_SHD : GOSTX__ST12_WAIT_CKE);
     case GOSTX__ST12_WAIT_CR_SHD:
       if (type == GOSTX__HS_CERTIFICATE_REQUEST)
-        return took(c, on_certificate_request12(c, body, blen), msg, len, GOSTX__ST12_WAIT_SHD);
+        return gostx__tls_took(c, on_certificate_request12(c, body, blen), msg, len, GOSTX__ST12_WAIT_SHD);
       /* fall through */
     case GOSTX__ST12_WAIT_SHD:
       if (type != GOSTX__HS_SERVER_HELLO_DONE) break;
@@ -514,7 +506,7 @@ int gostx__tls12_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
       return rc;
     case GOSTX__ST12_WAIT_CV:
       if (type != GOSTX__HS_CERTIFICATE_VERIFY) break;
-      return took(c, on_cv12(c, body, blen), msg, len, GOSTX__ST12_WAIT_CCS);
+      return gostx__tls_took(c, on_cv12(c, body, blen), msg, len, GOSTX__ST12_WAIT_CCS);
     case GOSTX__ST12_WAIT_FINISHED:
       if (type != GOSTX__HS_FINISHED) break;
       return on_finished12(c, msg, len);

@@ -260,16 +260,10 @@ int gostx__tls_send_chain(gostx_tls *c, int with_chain, int tls13) {
   return msg_send(c, &w);
 }
 
-int gostx__tls_parse_server_hello(gostx_tls *c, const uint8_t *msg, size_t len, server_hello *sh) {
-  rd r = {msg + 4, len - 4, 0};
-  sh->legacy = get(&r, 2);
-  sh->random = take(&r, 32);
-  sh->sid = vec(&r, 1, 0);
-  sh->suite = get(&r, 2);
-  sh->comp = get(&r, 1);
-  sh->exts = (rd){NULL, 0, 0};
-  if (r.n) sh->exts = vec(&r, 2, 0); /* a TLS 1.2 ServerHello may have none */
-  if (r.bad || r.n || sh->sid.n > 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello");
+int gostx__tls_took(gostx_tls *c, int rc, const uint8_t *msg, size_t len, gostx__tls_state next) {
+  if (rc != GOSTX_OK) return rc;
+  gostx__tls_th_add(c, msg, len);
+  c->state = next;
   return GOSTX_OK;
 }
 
