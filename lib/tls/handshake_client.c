@@ -13,6 +13,125 @@
 
 /* ---------------- ClientHello ---------------- */
 
+/* The ClientHello's extensions either version reads, in RFC 9189's
+ * examples' order: server_name, supported_groups, signature_algorithms,
+ * renegotiation_info and extended_master_secret, ALPN. */
+static void put_common_exts(gostx_tls *c, wr *w) {
+  const gostx_tls_config *cfg = c->cfg;
+  if (c->servername[0] && !gostx__tls_is_ip_literal(c->servername)) {
+    size_t n = strlen(c->servername);
+    put(w, EXT_SERVER_NAME, 2);
+    put(w, (unsigned)n + 5, 2);
+    put(w, (unsigned)n + 3, 2);
+    put(w, 0, 1); /* host_name */
+    put(w, (unsigned)n, 2);
+    put_bytes(w, (const uint8_t *)c->servername, n);
+  }
+  if (c->offered13) {
+    put(w, EXT_SUPPORTED_GROUPS, 2);
+    put(w, (unsigned)(2 * cfg->ngroups + 2), 2);
+    put(w, (unsigned)(2 * cfg->ngroups), 2);
+    for (size_t i = 0; i < cfg->ngroups; i++) put(w, cfg->groups[i], 2);
+  }
+  /* RFC 9367 A.2's first ClientHello (a test hook) offers the PSK alone */
+  if (!(cfg->test.psk_only_hello && cfg->psk_id_len)) {
+    put(w, EXT_SIGNATURE_ALGORITHMS, 2);
+    size_t sigs = open_vec(w, 2);
+    size_t sig_list = open_vec(w, 2);
+    for (unsigned s = 0x0709; c->offered13 && s <= 0x070F; s++) put(w, s, 2);
+    if (c->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
+      put(w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
+      put(w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
+    }
+    close_vec(w, sig_list, 2);
+    close_vec(w, sigs, 2);
+  }
+  if (c->offered12) { /* RFC 5746 and RFC 7627, in RFC 9189's examples' order */
+    put(w, EXT_RENEGOTIATION_INFO, 2);
+    put(w, 1, 2);
+    put(w, 0, 1);
+    if (!cfg->test.no_ems) {
+      put(w, EXT_EXTENDED_MASTER_SECRET, 2);
+      put(w, 0, 2);
+    }
+  }
+  if (cfg->alpn_len) {
+    put(w, EXT_ALPN, 2);
+    put(w, (unsigned)cfg->alpn_len + 2, 2);
+    put(w, (unsigned)cfg->alpn_len, 2);
+    put_bytes(w, cfg->alpn, cfg->alpn_len);
+  }
+}
+
+/* TLS 1.3's: supported_versions, psk_key_exchange_modes, key_share (a
+ * fresh ephemeral key), early_data (a test hook), cookie. */
+static int put_exts13(gostx_tls *c, wr *w) {
+  const gostx_tls_config *cfg = c->cfg;
+  put(w, EXT_SUPPORTED_VERSIONS, 2);
+  put(w, c->offered12 ? 5 : 3, 2);
+  put(w, c->offered12 ? 4 : 2, 1);
+  put(w, 0x0304, 2);
+  if (c->offered12) put(w, 0x0303, 2);
+  /* psk_key_exchange_modes: psk_dhe_ke, for a PSK offered now or tickets
+   * to come (psk_ke, as RFC 9367's first example sends it, with the test
+   * hook that replays it) */
+  put(w, EXT_PSK_MODES, 2);
+  put(w, 2, 2);
+  put(w, cfg->test.psk_ke_hello && !cfg->psk_id_len ? 0x0100 : 0x0101, 2);
+  put(w, EXT_KEY_SHARE, 2);
+  size_t ks = open_vec(w, 2);
+  size_t shares = open_vec(w, 2);
+  if (c->group) { /* none (the test hook): the server asks for one */
+    put(w, c->group, 2);
+    int rc = gostx__tls13_new_ephemeral(c);
+    if (rc != GOSTX_OK) return rc;
+    gostx__tls13_put_share(c, w);
+  }
+  close_vec(w, shares, 2);
+  close_vec(w, ks, 2);
+  if (cfg->test.early_data_hello > c->hrr) {
+    put(w, EXT_EARLY_DATA, 2);
+    put(w, 0, 2);
+  }
+  if (c->cookie_len) {
+    put(w, EXT_COOKIE, 2);
+    put(w, (unsigned)c->cookie_len + 2, 2);
+    put(w, (unsigned)c->cookie_len, 2);
+    put_bytes(w, c->cookie, c->cookie_len);
+  }
+  return GOSTX_OK;
+}
+
+/* pre_shared_key, last (RFC 8446 section 4.2.11): the external PSK, or the
+ * session's ticket, its binder over the message before the binders; then
+ * the message out. (exts: where the extensions' length goes.) */
+static int send_with_psk(gostx_tls *c, wr *w, size_t exts, int ticket) {
+  const gostx_tls_config *cfg = c->cfg;
+  const uint8_t *id = ticket ? c->offer.ticket : cfg->psk_id;
+  size_t id_len = ticket ? c->offer.ticket_len : cfg->psk_id_len;
+  /* the ticket's age as we count it, plus age_add (mod 2^32); 0 for an external PSK */
+  uint32_t age = ticket ? (uint32_t)(gostx__tls_now_ms(c) - c->offer.received_ms) + c->offer.age_add : 0;
+  put(w, EXT_PRE_SHARED_KEY, 2);
+  put(w, (unsigned)(2 + 2 + id_len + 4 + 2 + 1 + 32), 2);
+  put(w, (unsigned)(2 + id_len + 4), 2);
+  put(w, (unsigned)id_len, 2);
+  put_bytes(w, id, id_len);
+  put(w, age, 4);
+  put(w, 33, 2);
+  put(w, 32, 1);
+  uint8_t binder[32] = {0};
+  put_bytes(w, binder, 32);
+  close_vec(w, exts, 2);
+  if (w->over) return msg_send(c, w);
+  uint8_t *m = c->hsb->msg + c->pend; /* the header's length, as send_msg will write it */
+  m[1] = (uint8_t)(w->n >> 16);
+  m[2] = (uint8_t)(w->n >> 8);
+  m[3] = (uint8_t)w->n;
+  int brc = gostx__tls13_psk_binder(c, ticket, m, 4 + w->n - 35, m + 4 + w->n - 32);
+  if (brc != GOSTX_OK) return brc;
+  return msg_send(c, w);
+}
+
 static int build_client_hello(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
   wr w = msg_start(c, GOSTX__HS_CLIENT_HELLO);
@@ -27,112 +146,12 @@ static int build_client_hello(gostx_tls *c) {
   close_vec(&w, list, 2);
   put(&w, 0x0100, 2); /* compression_methods: null only */
   size_t exts = open_vec(&w, 2);
-  if (c->servername[0] && !gostx__tls_is_ip_literal(c->servername)) {
-    size_t n = strlen(c->servername);
-    put(&w, EXT_SERVER_NAME, 2);
-    put(&w, (unsigned)n + 5, 2);
-    put(&w, (unsigned)n + 3, 2);
-    put(&w, 0, 1); /* host_name */
-    put(&w, (unsigned)n, 2);
-    put_bytes(&w, (const uint8_t *)c->servername, n);
-  }
+  put_common_exts(c, &w);
   if (c->offered13) {
-    put(&w, EXT_SUPPORTED_GROUPS, 2);
-    put(&w, (unsigned)(2 * cfg->ngroups + 2), 2);
-    put(&w, (unsigned)(2 * cfg->ngroups), 2);
-    for (size_t i = 0; i < cfg->ngroups; i++) put(&w, cfg->groups[i], 2);
-  }
-  /* RFC 9367 A.2's first ClientHello (a test hook) offers the PSK alone */
-  if (!(cfg->test.psk_only_hello && cfg->psk_id_len)) {
-    put(&w, EXT_SIGNATURE_ALGORITHMS, 2);
-    size_t sigs = open_vec(&w, 2);
-    size_t sig_list = open_vec(&w, 2);
-    for (unsigned s = 0x0709; c->offered13 && s <= 0x070F; s++) put(&w, s, 2);
-    if (c->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
-      put(&w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
-      put(&w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
-    }
-    close_vec(&w, sig_list, 2);
-    close_vec(&w, sigs, 2);
-  }
-  if (c->offered12) { /* RFC 5746 and RFC 7627, in RFC 9189's examples' order */
-    put(&w, EXT_RENEGOTIATION_INFO, 2);
-    put(&w, 1, 2);
-    put(&w, 0, 1);
-    if (!cfg->test.no_ems) {
-      put(&w, EXT_EXTENDED_MASTER_SECRET, 2);
-      put(&w, 0, 2);
-    }
-  }
-  if (cfg->alpn_len) {
-    put(&w, EXT_ALPN, 2);
-    put(&w, (unsigned)cfg->alpn_len + 2, 2);
-    put(&w, (unsigned)cfg->alpn_len, 2);
-    put_bytes(&w, cfg->alpn, cfg->alpn_len);
-  }
-  if (!c->offered13) {
-    close_vec(&w, exts, 2);
-    return msg_send(c, &w);
-  }
-  put(&w, EXT_SUPPORTED_VERSIONS, 2);
-  put(&w, c->offered12 ? 5 : 3, 2);
-  put(&w, c->offered12 ? 4 : 2, 1);
-  put(&w, 0x0304, 2);
-  if (c->offered12) put(&w, 0x0303, 2);
-  /* psk_key_exchange_modes: psk_dhe_ke, for a PSK offered now or tickets
-   * to come (psk_ke, as RFC 9367's first example sends it, with the test
-   * hook that replays it) */
-  put(&w, EXT_PSK_MODES, 2);
-  put(&w, 2, 2);
-  put(&w, cfg->test.psk_ke_hello && !cfg->psk_id_len ? 0x0100 : 0x0101, 2);
-  put(&w, EXT_KEY_SHARE, 2);
-  size_t ks = open_vec(&w, 2);
-  size_t shares = open_vec(&w, 2);
-  if (c->group) { /* none (the test hook): the server asks for one */
-    put(&w, c->group, 2);
-    int rc = gostx__tls13_new_ephemeral(c);
+    int rc = put_exts13(c, &w);
     if (rc != GOSTX_OK) return rc;
-    gostx__tls13_put_share(c, &w);
-  }
-  close_vec(&w, shares, 2);
-  close_vec(&w, ks, 2);
-  if (cfg->test.early_data_hello > c->hrr) {
-    put(&w, EXT_EARLY_DATA, 2);
-    put(&w, 0, 2);
-  }
-  if (c->cookie_len) {
-    put(&w, EXT_COOKIE, 2);
-    put(&w, (unsigned)c->cookie_len + 2, 2);
-    put(&w, (unsigned)c->cookie_len, 2);
-    put_bytes(&w, c->cookie, c->cookie_len);
-  }
-  /* pre_shared_key, last (RFC 8446 section 4.2.11): the external PSK, or
-   * the session's ticket */
-  int ticket = !cfg->psk_id_len && c->offer.ticket_len;
-  if (cfg->psk_id_len || ticket) {
-    const uint8_t *id = ticket ? c->offer.ticket : cfg->psk_id;
-    size_t id_len = ticket ? c->offer.ticket_len : cfg->psk_id_len;
-    /* the ticket's age as we count it, plus age_add (mod 2^32); 0 for an external PSK */
-    uint32_t age = ticket ? (uint32_t)(gostx__tls_now_ms(c) - c->offer.received_ms) + c->offer.age_add : 0;
-    put(&w, EXT_PRE_SHARED_KEY, 2);
-    put(&w, (unsigned)(2 + 2 + id_len + 4 + 2 + 1 + 32), 2);
-    put(&w, (unsigned)(2 + id_len + 4), 2);
-    put(&w, (unsigned)id_len, 2);
-    put_bytes(&w, id, id_len);
-    put(&w, age, 4);
-    put(&w, 33, 2);
-    put(&w, 32, 1);
-    uint8_t binder[32] = {0};
-    put_bytes(&w, binder, 32);
-    close_vec(&w, exts, 2);
-    if (w.over) return msg_send(c, &w);
-    uint8_t *m = c->hsb->msg + c->pend; /* the header's length, as send_msg will write it */
-    m[1] = (uint8_t)(w.n >> 16);
-    m[2] = (uint8_t)(w.n >> 8);
-    m[3] = (uint8_t)w.n;
-    int brc = gostx__tls13_psk_binder(c, ticket, m, 4 + w.n - 35, m + 4 + w.n - 32);
-    if (brc != GOSTX_OK) return brc;
-    return msg_send(c, &w);
+    int ticket = !cfg->psk_id_len && c->offer.ticket_len;
+    if (cfg->psk_id_len || ticket) return send_with_psk(c, &w, exts, ticket);
   }
   close_vec(&w, exts, 2);
   return msg_send(c, &w);
