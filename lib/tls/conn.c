@@ -592,6 +592,7 @@ static int open13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t d
     memcpy(body, dst, got);
     gostx_memzero(dst, len - c->suite->tag_len);
   }
+  c->in_plain = 1;
   *out = (gostx__tls_content){type, body, got};
   return GOSTX_OK;
 }

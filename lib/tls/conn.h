@@ -287,6 +287,7 @@ struct gostx_tls {
   size_t pend;            /* handshake messages built, not yet in records */
   unsigned pend_version;  /* their records' legacy_record_version */
   uint8_t *in, *out;
+  int in_plain; /* a record was opened in place in `in`: wiped before it goes */
   gostx__tls_hs_buf *hsb;
   uint8_t *peer_der; /* the peer's chain, peer_der_cap bytes */
   size_t peer_der_cap;

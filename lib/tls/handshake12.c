@@ -435,6 +435,7 @@ static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t
   if (c->renc) {
     size_t got;
     int rc = c->rrec.cls->open(&c->rrec.s, rec, GOSTX__TLS_HDR_LEN + len, body, len, &got, &type);
+    c->in_plain = 1; /* opened in place */
     if (rc == GOSTX_EAUTH)
       return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
     if (rc == GOSTX_ELEN)
