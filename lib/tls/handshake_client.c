@@ -200,30 +200,14 @@ int gostx__tls_client_hello(gostx_tls *c) {
 
 /* ---------------- ServerHello and HelloRetryRequest (client) ---------------- */
 
-int gostx__tls13_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
-  server_hello sh;
-  int rc0 = gostx__tls_parse_server_hello(c, msg, len, &sh);
-  if (rc0 != GOSTX_OK) return rc0;
-  unsigned legacy = sh.legacy, suite = sh.suite, comp = sh.comp;
-  const uint8_t *random = sh.random;
-  rd sid = sh.sid, exts = sh.exts;
-  /* Without supported_versions: a TLS 1.2 (or older) answer. The downgrade
-   * sentinels first (RFC 8446 section 4.1.3), then TLS 1.2 if offered. */
-  int has_versions = 0;
-  for (rd e = exts; e.n && !e.bad;) {
-    if (get(&e, 2) == EXT_SUPPORTED_VERSIONS) has_versions = 1;
-    (void)vec(&e, 2, 0);
-  }
-  if (!has_versions) {
-    static const uint8_t downgrd[7] = {'D', 'O', 'W', 'N', 'G', 'R', 'D'};
-    if (c->offered13 && !memcmp(random + 24, downgrd, 7) && random[31] <= 1)
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "downgrade sentinel in the ServerHello");
-    if (c->offered12 && !c->hrr) return gostx__tls12_on_server_hello(c, msg, len, &sh);
-    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the server does not speak TLS 1.3");
-  }
-  int is_hrr = !memcmp(random, gostx__tls13_hrr_random, 32);
-  rd share = {NULL, 0, 1}, cookie = {NULL, 0, 1}, psk = {NULL, 0, 1};
-  unsigned version = 0;
+/* The extensions of a ServerHello that has supported_versions. */
+typedef struct sh_exts {
+  unsigned version;
+  rd share, cookie, psk; /* bad: absent */
+} sh_exts;
+
+static int sh_extensions(gostx_tls *c, rd exts, int is_hrr, sh_exts *x) {
+  *x = (sh_exts){0, {NULL, 0, 1}, {NULL, 0, 1}, {NULL, 0, 1}};
   uint32_t seen = 0;
   while (exts.n) {
     unsigned type = get(&exts, 2);
@@ -237,53 +221,74 @@ int gostx__tls13_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     if (seen & bit) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "ServerHello extension twice");
     seen |= bit;
     if (type == EXT_SUPPORTED_VERSIONS) {
-      version = get(&data, 2);
+      x->version = get(&data, 2);
       if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed supported_versions");
     } else if (type == EXT_KEY_SHARE) {
-      share = data;
+      x->share = data;
     } else if (type == EXT_PRE_SHARED_KEY) {
-      psk = data;
+      x->psk = data;
     } else {
-      cookie = vec(&data, 2, 1);
+      x->cookie = vec(&data, 2, 1);
       if (data.bad || data.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed cookie");
     }
   }
-  if (legacy != 0x0303) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ServerHello legacy_version");
-  if (version != 0x0304 || !c->offered13) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
-  if (sid.n != c->session_id_len || (sid.n && memcmp(sid.p, c->session_id, sid.n)))
+  return GOSTX_OK;
+}
+
+/* A ServerHello without supported_versions: a TLS 1.2 (or older) answer.
+ * The downgrade sentinels first (RFC 8446 section 4.1.3), then TLS 1.2 if
+ * offered. */
+static int sh_not13(gostx_tls *c, const uint8_t *msg, size_t len, const server_hello *sh) {
+  static const uint8_t downgrd[7] = {'D', 'O', 'W', 'N', 'G', 'R', 'D'};
+  if (c->offered13 && !memcmp(sh->random + 24, downgrd, 7) && sh->random[31] <= 1)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "downgrade sentinel in the ServerHello");
+  if (c->offered12 && !c->hrr) return gostx__tls12_on_server_hello(c, msg, len, sh);
+  return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the server does not speak TLS 1.3");
+}
+
+/* What a TLS 1.3 ServerHello or HelloRetryRequest must echo of ours. */
+static int sh_check(gostx_tls *c, const server_hello *sh, const sh_exts *x) {
+  if (sh->legacy != 0x0303) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ServerHello legacy_version");
+  if (x->version != 0x0304 || !c->offered13) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
+  if (sh->sid.n != c->session_id_len || (sh->sid.n && memcmp(sh->sid.p, c->session_id, sh->sid.n)))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "legacy_session_id_echo differs");
-  if (!gostx__tls_has16(c->cfg->suites, c->cfg->nsuites, suite) || !gostx__tls_suite_by_id(suite))
+  if (!gostx__tls_has16(c->cfg->suites, c->cfg->nsuites, sh->suite) || !gostx__tls_suite_by_id(sh->suite))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite not offered");
-  if (c->suite && c->suite->id != suite)
+  if (c->suite && c->suite->id != sh->suite)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite differs from the HelloRetryRequest's");
-  if (comp != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression method not null");
-  if (share.bad) return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ServerHello without key_share");
-  c->suite = gostx__tls_suite_by_id(suite);
-  if (is_hrr) {
-    if (c->hrr) return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a second HelloRetryRequest");
-    unsigned group = get(&share, 2);
-    if (share.bad || share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed HelloRetryRequest key_share");
-    if (!gostx__tls_has16(c->cfg->groups, c->cfg->ngroups, group) || group == c->group)
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "HelloRetryRequest names a group not asked for");
-    c->hrr = 1;
-    c->group = (uint16_t)group;
-    c->cookie_len = 0;
-    if (!cookie.bad) {
-      if (cookie.n > sizeof c->cookie) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cookie too long");
-      memcpy(c->cookie, cookie.p, cookie.n);
-      c->cookie_len = cookie.n;
-    }
-    gostx__tls13_transcript_restart(c);
-    gostx__tls_th_add(c, msg, len);
-    int rc = GOSTX_OK;
-    if (c->session_id_len) rc = gostx__tls_send_ccs(c);
-    if (rc == GOSTX_OK) rc = build_client_hello(c);
-    return rc;
+  if (sh->comp != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression method not null");
+  if (x->share.bad) return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ServerHello without key_share");
+  return GOSTX_OK;
+}
+
+/* A HelloRetryRequest: the group it names, its cookie, the transcript
+ * restarted, then the second ClientHello. */
+static int on_hrr(gostx_tls *c, const uint8_t *msg, size_t len, sh_exts *x) {
+  if (c->hrr) return fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a second HelloRetryRequest");
+  unsigned group = get(&x->share, 2);
+  if (x->share.bad || x->share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed HelloRetryRequest key_share");
+  if (!gostx__tls_has16(c->cfg->groups, c->cfg->ngroups, group) || group == c->group)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "HelloRetryRequest names a group not asked for");
+  c->hrr = 1;
+  c->group = (uint16_t)group;
+  c->cookie_len = 0;
+  if (!x->cookie.bad) {
+    if (x->cookie.n > sizeof c->cookie) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cookie too long");
+    memcpy(c->cookie, x->cookie.p, x->cookie.n);
+    c->cookie_len = x->cookie.n;
   }
-  unsigned group = get(&share, 2);
-  rd key = vec(&share, 2, 1);
-  if (share.bad || share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed key_share");
-  if (group != c->group) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not offered");
+  gostx__tls13_transcript_restart(c);
+  gostx__tls_th_add(c, msg, len);
+  int rc = GOSTX_OK;
+  if (c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK) rc = build_client_hello(c);
+  return rc;
+}
+
+/* The server's pre_shared_key (psk, bad: none): the one identity we
+ * offered taken; without it, a full handshake that we must be able to
+ * verify. */
+static int sh_psk(gostx_tls *c, rd psk) {
   if (!psk.bad) {
     unsigned selected = get(&psk, 2);
     if (psk.bad || psk.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed pre_shared_key");
@@ -294,10 +299,36 @@ int gostx__tls13_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the server did not take the PSK and there is no trust store to verify it");
   }
-  memcpy(c->server_random, random, 32);
+  return GOSTX_OK;
+}
+
+int gostx__tls13_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
+  server_hello sh;
+  int rc = gostx__tls_parse_server_hello(c, msg, len, &sh);
+  if (rc != GOSTX_OK) return rc;
+  int has_versions = 0;
+  for (rd e = sh.exts; e.n && !e.bad;) {
+    if (get(&e, 2) == EXT_SUPPORTED_VERSIONS) has_versions = 1;
+    (void)vec(&e, 2, 0);
+  }
+  if (!has_versions) return sh_not13(c, msg, len, &sh);
+  int is_hrr = !memcmp(sh.random, gostx__tls13_hrr_random, 32);
+  sh_exts x;
+  rc = sh_extensions(c, sh.exts, is_hrr, &x);
+  if (rc == GOSTX_OK) rc = sh_check(c, &sh, &x);
+  if (rc != GOSTX_OK) return rc;
+  c->suite = gostx__tls_suite_by_id(sh.suite);
+  if (is_hrr) return on_hrr(c, msg, len, &x);
+  unsigned group = get(&x.share, 2);
+  rd key = vec(&x.share, 2, 1);
+  if (x.share.bad || x.share.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed key_share");
+  if (group != c->group) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not offered");
+  rc = sh_psk(c, x.psk);
+  if (rc != GOSTX_OK) return rc;
+  memcpy(c->server_random, sh.random, 32);
   gostx__tls_th_add(c, msg, len);
   uint8_t shared[64];
-  int rc = gostx__tls13_ecdhe(c, key.p, key.n, shared);
+  rc = gostx__tls13_ecdhe(c, key.p, key.n, shared);
   if (rc == GOSTX_OK) rc = gostx__tls13_handshake_secrets(c, shared);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_hs);
   /* The write key too: the server reads under it from now on, so an alert
