@@ -152,94 +152,136 @@ static int offers_gost12_only(const hello *h) {
   return gost12;
 }
 
+/* No TLS 1.3 in common at the first ClientHello: TLS 1.2 when both take it. */
+static int ch_not13(gostx_tls *c, const uint8_t *msg, size_t len, const hello *h, int offers13) {
+  int offers12 = h->have_versions ? gostx__tls_rd_has16(h->versions, GOSTX_TLS_VERSION_1_2) : 1;
+  if (c->cfg->vmin <= GOSTX_TLS_VERSION_1_2 && offers12)
+    return gostx__tls12_on_client_hello(c, msg, len, h);
+  return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, offers13 ? "the client does not offer TLS 1.2"
+                                                          : "the client does not offer TLS 1.3");
+}
+
+/* Each share of a group the client supports, each group once. */
+static int ch_check_shares(gostx_tls *c, const hello *h) {
+  rd l = h->shares;
+  uint32_t groups_seen = 0;
+  while (l.n) {
+    unsigned g = get(&l, 2);
+    (void)vec(&l, 2, 1);
+    if (!gostx__tls_rd_has16(h->groups, g))
+      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not in supported_groups");
+    if (g >= 0x22 && g <= 0x28) {
+      if (groups_seen >> (g - 0x22) & 1)
+        return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "two key shares of one group");
+      groups_seen |= 1u << (g - 0x22);
+    }
+  }
+  return GOSTX_OK;
+}
+
+/* The PSK taken (or not) and how this server will authenticate: a PSK, or
+ * its certificate (which the client must let it sign for). */
+static int ch_auth(gostx_tls *c, const uint8_t *msg, const hello *h) {
+  const gostx_tls_config *cfg = c->cfg;
+  int took = take_psk(c, msg, h);
+  if (took < 0) return took;
+  c->tickets_ok = h->psk_dhe_ke; /* tickets it can use (RFC 8446 section 4.2.9) */
+  if (c->state == GOSTX__ST_WAIT_CH2 && took != c->psk)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed its PSK");
+  c->psk = took;
+  if (!c->psk && !h->have_sigs)
+    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without signature_algorithms");
+  if (!c->psk && cfg->psk_id_len && (!cfg->nchain || !cfg->key_curve))
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no PSK in common and no certificate");
+  if (!c->psk && (!cfg->nchain || !cfg->key_curve))
+    return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
+  return GOSTX_OK;
+}
+
+/* The second ClientHello: the first one with the share asked for. */
+static int on_client_hello2(gostx_tls *c, const uint8_t *msg, size_t len, const hello *h) {
+  if (memcmp(h->random, c->client_random, 32) || h->sid.n != c->session_id_len ||
+      (h->sid.n && memcmp(h->sid.p, c->session_id, h->sid.n)))
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
+  if (!gostx__tls_rd_has16(h->suites, c->suite->id))
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
+  if (h->early_data) /* RFC 8446 4.1.2, 4.2.10 */
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "early_data in the second ClientHello");
+  c->early_skip = GOSTX__EARLY_NONE;
+  rd key = share_of(h, c->group);
+  if (key.bad || h->shares.n != 4 + key.n)
+    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello's key_share is not the one asked for");
+  gostx__tls_th_add(c, msg, len);
+  return server_flight(c, key, h->sni[0] != 0);
+}
+
+/* Our suite (and, without a PSK, our signature scheme) among the client's. */
+static int ch_choose_suite(gostx_tls *c, const hello *h) {
+  const gostx_tls_config *cfg = c->cfg;
+  for (size_t i = 0; i < cfg->nsuites && !c->suite; i++)
+    if (gostx__tls_rd_has16(h->suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
+  if (!c->suite)
+    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
+                offers_gost12_only(h) ? "no cipher suite in common: the client offers TLS 1.3 "
+                                        "without GOST suites (its GOST suites are TLS 1.2's)"
+                                      : "no cipher suite in common");
+  if (!c->psk) { /* authenticated by our certificate */
+    unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
+    if (!gostx__tls_rd_has16(h->sigs, scheme))
+      return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
+    c->scheme = (uint16_t)scheme;
+  }
+  return GOSTX_OK;
+}
+
+/* Our preference among the groups with a share (*group; 0: none); else
+ * among those it supports, by HelloRetryRequest (*retry; 0: none). */
+static void ch_choose_group(const gostx_tls *c, const hello *h, unsigned *group, unsigned *retry) {
+  const gostx_tls_config *cfg = c->cfg;
+  *group = *retry = 0;
+  for (size_t i = 0; i < cfg->ngroups; i++) {
+    if (!gostx__tls_rd_has16(h->groups, cfg->groups[i])) continue;
+    if (!*retry) *retry = cfg->groups[i];
+    if (!share_of(h, cfg->groups[i]).bad) {
+      *group = cfg->groups[i];
+      return;
+    }
+  }
+}
+
+/* A HelloRetryRequest for group (the transcript restarted). */
+static int send_hrr(gostx_tls *c, unsigned group) {
+  c->group = (uint16_t)group;
+  c->hrr = 1;
+  gostx__tls13_transcript_restart(c);
+  int rc = send_server_hello(c, 1);
+  if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_CH2;
+  return rc;
+}
+
 int gostx__tls13_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   const gostx_tls_config *cfg = c->cfg;
   hello h;
   int rc = gostx__tls_parse_client_hello(c, msg + 4, len - 4, &h);
   if (rc != GOSTX_OK) return rc;
   int offers13 = h.have_versions && gostx__tls_rd_has16(h.versions, GOSTX_TLS_VERSION_1_3);
-  if (c->state == GOSTX__ST_START && (!offers13 || !gostx__tls_speaks13(cfg))) {
-    /* No TLS 1.3 in common: TLS 1.2 when both take it. */
-    int offers12 = h.have_versions ? gostx__tls_rd_has16(h.versions, GOSTX_TLS_VERSION_1_2) : 1;
-    if (cfg->vmin <= GOSTX_TLS_VERSION_1_2 && offers12)
-      return gostx__tls12_on_client_hello(c, msg, len, &h);
-    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, offers13 ? "the client does not offer TLS 1.2"
-                                                            : "the client does not offer TLS 1.3");
-  }
+  if (c->state == GOSTX__ST_START && (!offers13 || !gostx__tls_speaks13(cfg)))
+    return ch_not13(c, msg, len, &h, offers13);
   if (!offers13) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the client does not offer TLS 1.3");
   if (!h.have_groups || !h.have_shares)
     return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without supported_groups or key_share");
-  /* Each share of a group the client supports, each group once. */
-  {
-    rd l = h.shares;
-    uint32_t groups_seen = 0;
-    while (l.n) {
-      unsigned g = get(&l, 2);
-      (void)vec(&l, 2, 1);
-      if (!gostx__tls_rd_has16(h.groups, g))
-        return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key_share of a group not in supported_groups");
-      if (g >= 0x22 && g <= 0x28) {
-        if (groups_seen >> (g - 0x22) & 1)
-          return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "two key shares of one group");
-        groups_seen |= 1u << (g - 0x22);
-      }
-    }
-  }
-  int took = take_psk(c, msg, &h);
-  if (took < 0) return took;
-  c->tickets_ok = h.psk_dhe_ke; /* tickets it can use (RFC 8446 section 4.2.9) */
-  if (c->state == GOSTX__ST_WAIT_CH2 && took != c->psk)
-    return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed its PSK");
-  c->psk = took;
-  if (!c->psk && !h.have_sigs)
-    return fail(c, GOSTX__ALERT_MISSING_EXTENSION, "ClientHello without signature_algorithms");
-  if (!c->psk && cfg->psk_id_len && (!cfg->nchain || !cfg->key_curve))
-    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no PSK in common and no certificate");
-  if (!c->psk && (!cfg->nchain || !cfg->key_curve))
-    return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
-  if (c->state == GOSTX__ST_WAIT_CH2) {
-    /* The second ClientHello: the first one with the share asked for. */
-    if (memcmp(h.random, c->client_random, 32) || h.sid.n != c->session_id_len ||
-        (h.sid.n && memcmp(h.sid.p, c->session_id, h.sid.n)))
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
-    if (!gostx__tls_rd_has16(h.suites, c->suite->id))
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
-    if (h.early_data) /* RFC 8446 4.1.2, 4.2.10 */
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "early_data in the second ClientHello");
-    c->early_skip = GOSTX__EARLY_NONE;
-    rd key = share_of(&h, c->group);
-    if (key.bad || h.shares.n != 4 + key.n)
-      return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello's key_share is not the one asked for");
-    gostx__tls_th_add(c, msg, len);
-    return server_flight(c, key, h.sni[0] != 0);
-  }
+  rc = ch_check_shares(c, &h);
+  if (rc == GOSTX_OK) rc = ch_auth(c, msg, &h);
+  if (rc != GOSTX_OK) return rc;
+  if (c->state == GOSTX__ST_WAIT_CH2) return on_client_hello2(c, msg, len, &h);
   memcpy(c->client_random, h.random, 32);
   c->session_id_len = h.sid.n;
   memcpy(c->session_id, h.sid.p, h.sid.n);
-  for (size_t i = 0; i < cfg->nsuites && !c->suite; i++)
-    if (gostx__tls_rd_has16(h.suites, cfg->suites[i])) c->suite = gostx__tls_suite_by_id(cfg->suites[i]);
-  if (!c->suite)
-    return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
-                offers_gost12_only(&h) ? "no cipher suite in common: the client offers TLS 1.3 "
-                                         "without GOST suites (its GOST suites are TLS 1.2's)"
-                                       : "no cipher suite in common");
-  if (!c->psk) { /* authenticated by our certificate */
-    unsigned scheme = gostx__tls_curve_scheme(cfg->key_curve);
-    if (!gostx__tls_rd_has16(h.sigs, scheme))
-      return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not accept our key's signature scheme");
-    c->scheme = (uint16_t)scheme;
-  }
-  /* Our preference among the groups with a share; else among those it
-   * supports, by HelloRetryRequest. */
-  unsigned group = 0, retry = 0;
-  for (size_t i = 0; i < cfg->ngroups; i++) {
-    if (!gostx__tls_rd_has16(h.groups, cfg->groups[i])) continue;
-    if (!retry) retry = cfg->groups[i];
-    if (!share_of(&h, cfg->groups[i]).bad) {
-      group = cfg->groups[i];
-      break;
-    }
-  }
+  rc = ch_choose_suite(c, &h);
+  if (rc != GOSTX_OK) return rc;
+  unsigned group, retry;
+  ch_choose_group(c, &h, &group, &retry);
   if (!retry) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no group in common");
   rc = gostx__tls_alpn_select(c, &h);
   if (rc != GOSTX_OK) return rc;
@@ -249,15 +291,7 @@ int gostx__tls13_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   gostx__tls_th_add(c, msg, len);
   /* Early data is never accepted: it is skipped (RFC 8446 4.2.10). */
   if (h.early_data) c->early_skip = group ? GOSTX__EARLY_TRIAL : GOSTX__EARLY_AFTER_HRR;
-  if (!group) {
-    c->group = (uint16_t)retry;
-    c->hrr = 1;
-    gostx__tls13_transcript_restart(c);
-    rc = send_server_hello(c, 1);
-    if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
-    if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_CH2;
-    return rc;
-  }
+  if (!group) return send_hrr(c, retry);
   c->group = (uint16_t)group;
   return server_flight(c, share_of(&h, group), h.sni[0] != 0);
 }
