@@ -66,9 +66,11 @@ void gostx_tls_config_free(gostx_tls_config *cfg) {
   free(cfg);
 }
 
+#ifdef GOSTX_TLS_TEST_HOOKS
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg) {
   return cfg ? &cfg->test : NULL;
 }
+#endif
 
 static int cfg_error(gostx_tls_config *cfg, int rc, const char *what, const char *item,
                      size_t item_len) {
@@ -126,7 +128,7 @@ int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
 /* 0 unless both the leaf and the key are set and the leaf's key is not
  * this key (or the leaf does not parse). */
 static int leaf_mismatch(gostx_tls_config *cfg) {
-  if (!cfg->nchain || !cfg->key_curve || cfg->test.raw_chain) return GOSTX_OK;
+  if (!cfg->nchain || !cfg->key_curve || GOSTX__TLS_HOOKS(cfg)->raw_chain) return GOSTX_OK;
   gostx_x509_cert leaf;
   gostx_x509_status st;
   if (gostx_x509_parse(cfg->chain, cfg->chain_len[0], &leaf, &st) != GOSTX_OK)
@@ -373,7 +375,7 @@ static int send_key_update(gostx_tls *c, int request) {
 /* The sequence number after which this direction's key must change. */
 static uint64_t key_limit(const gostx_tls *c, const gostx__tls_rec *r) {
   uint64_t lim = r->cls->key_limit(&r->s);
-  if (c->cfg->test.snmax && c->cfg->test.snmax < lim) lim = c->cfg->test.snmax;
+  if (GOSTX__TLS_HOOKS(c->cfg)->snmax && GOSTX__TLS_HOOKS(c->cfg)->snmax < lim) lim = GOSTX__TLS_HOOKS(c->cfg)->snmax;
   return lim;
 }
 

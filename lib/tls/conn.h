@@ -155,6 +155,17 @@ typedef struct gostx__tls_test_hooks {
   int early_data_hello;
 } gostx__tls_test_hooks;
 
+/* The hooks a config carries where the test hooks are built (the library
+ * gostx_test, which the tests link: GOSTX_TLS_TEST_HOOKS); in libgostx
+ * every hook is this one's zero, a constant: the code behind each is
+ * compiled out and nothing outside can set one. */
+#ifdef GOSTX_TLS_TEST_HOOKS
+#define GOSTX__TLS_HOOKS(cfg) (&(cfg)->test)
+#else
+static const gostx__tls_test_hooks gostx__tls_no_hooks;
+#define GOSTX__TLS_HOOKS(cfg) ((void)(cfg), &gostx__tls_no_hooks)
+#endif
+
 struct gostx_tls_config {
   gostx_tls_role role;
   gostx_tls_verify verify;
@@ -179,7 +190,9 @@ struct gostx_tls_config {
   uint8_t ticket_key[32];
   void (*keylog)(void *user, const char *line);
   void *keylog_user;
+#ifdef GOSTX_TLS_TEST_HOOKS
   gostx__tls_test_hooks test;
+#endif
   char err[128];
 };
 
@@ -350,8 +363,10 @@ int gostx__tls_is_ip_literal(const char *name);
 int gostx__tls_is_host_name(const char *name, size_t len);
 /* handshake12.c: TLS 1.2 taken: its records from now on. */
 void gostx__tls12_take(gostx_tls *c);
-/* The test hooks of cfg (tests/test_tls.c). */
+#ifdef GOSTX_TLS_TEST_HOOKS
+/* The test hooks of cfg (tests/test_tls.c; built into gostx_test only). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
+#endif
 /* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */
 const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name);
 

@@ -58,7 +58,7 @@ static void keylog12(gostx_tls *c) {
 static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) {
   uint8_t session_hash[GOSTX__TLS_HASH_LEN];
   gostx__tls_th_hash(c, session_hash);
-  int rc = c->cfg->test.no_ems
+  int rc = GOSTX__TLS_HOOKS(c->cfg)->no_ems
                ? gostx__tls12_master_secret(pms, GOSTX__TLS12_PMS_LEN, c->client_random,
                                             c->server_random, c->ms12)
                : gostx__tls12_extended_master_secret(pms, GOSTX__TLS12_PMS_LEN, session_hash,
@@ -171,14 +171,14 @@ static int send_client_key_exchange(gostx_tls *c) {
   uint8_t kexp[GOSTX__TLS12_KX_MAX];
   size_t kexp_len = 0, body_len = 0;
   int rc;
-  if (cfg->test.eph_priv) {
-    memcpy(c->eph_priv, cfg->test.eph_priv, cl);
+  if (GOSTX__TLS_HOOKS(cfg)->eph_priv) {
+    memcpy(c->eph_priv, GOSTX__TLS_HOOKS(cfg)->eph_priv, cl);
     rc = gostx_gost3410_public_key(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
   } else {
     rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
   }
   if (rc == GOSTX_OK) {
-    if (cfg->test.pms) memcpy(pms, cfg->test.pms, sizeof pms);
+    if (GOSTX__TLS_HOOKS(cfg)->pms) memcpy(pms, GOSTX__TLS_HOOKS(cfg)->pms, sizeof pms);
     else rc = gostx_random_bytes(pms, sizeof pms);
   }
   memcpy(seed, c->client_random, 32);
@@ -283,7 +283,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
     rd data = vec(&exts, 2, 0);
     if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
     uint32_t bit = type == EXT_RENEGOTIATION_INFO         ? 1u
-                   : type == EXT_EXTENDED_MASTER_SECRET && !cfg->test.no_ems ? 2u
+                   : type == EXT_EXTENDED_MASTER_SECRET && !GOSTX__TLS_HOOKS(cfg)->no_ems ? 2u
                    : type == EXT_SERVER_NAME && c->servername[0] &&
                            !gostx__tls_is_ip_literal(c->servername)
                        ? 4u
@@ -303,7 +303,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "ServerHello extension not empty");
     }
   }
-  if (!(seen & 2u) && !cfg->test.no_ems)
+  if (!(seen & 2u) && !GOSTX__TLS_HOOKS(cfg)->no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the server does not use extended_master_secret");
   gostx__tls12_take(c);
   c->suite12 = gostx__tls12_suite_by_id(suite);
@@ -339,7 +339,7 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
   put(&w, GOSTX_TLS_VERSION_1_2, 2);
   put_bytes(&w, c->server_random, 32);
   /* session_id: empty, the session is not kept (the test hook: RFC 9189's) */
-  const gostx__tls_test_hooks *t = &c->cfg->test;
+  const gostx__tls_test_hooks *t = GOSTX__TLS_HOOKS(c->cfg);
   put(&w, t->sid12 ? (unsigned)t->sid12_len : 0, 1);
   if (t->sid12) put_bytes(&w, t->sid12, t->sid12_len);
   put(&w, c->suite12->id, 2);
@@ -371,7 +371,7 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
   if (!c->suite12) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no TLS 1.2 cipher suite in common");
   if (!cfg->nchain || !cfg->key_curve)
     return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
-  if (!h->have_ems && !cfg->test.no_ems)
+  if (!h->have_ems && !GOSTX__TLS_HOOKS(cfg)->no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not offer extended_master_secret");
   /* RFC 9189 4.2.1: the algorithm of our key must be among the client's. */
   if (!h->have_sigs || !gostx__tls_rd_has16(h->sigs, sig_alg(cfg->key_curve)))

@@ -34,14 +34,14 @@ static void put_common_exts(gostx_tls *c, wr *w) {
     for (size_t i = 0; i < cfg->ngroups; i++) put(w, cfg->groups[i], 2);
   }
   /* RFC 9367 A.2's first ClientHello (a test hook) offers the PSK alone */
-  if (!(cfg->test.psk_only_hello && cfg->psk_id_len)) {
+  if (!(GOSTX__TLS_HOOKS(cfg)->psk_only_hello && cfg->psk_id_len)) {
     put(w, EXT_SIGNATURE_ALGORITHMS, 2);
     size_t sigs = open_vec(w, 2);
     size_t sig_list = open_vec(w, 2);
     for (unsigned s = 0x0709; c->offered13 && s <= 0x070F; s++) put(w, s, 2);
     if (c->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
-      put(w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
-      put(w, cfg->test.sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
+      put(w, GOSTX__TLS_HOOKS(cfg)->sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
+      put(w, GOSTX__TLS_HOOKS(cfg)->sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
     }
     close_vec(w, sig_list, 2);
     close_vec(w, sigs, 2);
@@ -50,7 +50,7 @@ static void put_common_exts(gostx_tls *c, wr *w) {
     put(w, EXT_RENEGOTIATION_INFO, 2);
     put(w, 1, 2);
     put(w, 0, 1);
-    if (!cfg->test.no_ems) {
+    if (!GOSTX__TLS_HOOKS(cfg)->no_ems) {
       put(w, EXT_EXTENDED_MASTER_SECRET, 2);
       put(w, 0, 2);
     }
@@ -77,7 +77,7 @@ static int put_exts13(gostx_tls *c, wr *w) {
    * hook that replays it) */
   put(w, EXT_PSK_MODES, 2);
   put(w, 2, 2);
-  put(w, cfg->test.psk_ke_hello && !cfg->psk_id_len ? 0x0100 : 0x0101, 2);
+  put(w, GOSTX__TLS_HOOKS(cfg)->psk_ke_hello && !cfg->psk_id_len ? 0x0100 : 0x0101, 2);
   put(w, EXT_KEY_SHARE, 2);
   size_t ks = open_vec(w, 2);
   size_t shares = open_vec(w, 2);
@@ -89,7 +89,7 @@ static int put_exts13(gostx_tls *c, wr *w) {
   }
   close_vec(w, shares, 2);
   close_vec(w, ks, 2);
-  if (cfg->test.early_data_hello > c->hrr) {
+  if (GOSTX__TLS_HOOKS(cfg)->early_data_hello > c->hrr) {
     put(w, EXT_EARLY_DATA, 2);
     put(w, 0, 2);
   }
@@ -159,7 +159,7 @@ static int build_client_hello(gostx_tls *c) {
 
 int gostx__tls_client_hello(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
-  if (cfg->verify != GOSTX_TLS_VERIFY_NONE && !cfg->store && !cfg->test.pin_curve &&
+  if (cfg->verify != GOSTX_TLS_VERIFY_NONE && !cfg->store && !GOSTX__TLS_HOOKS(cfg)->pin_curve &&
       !cfg->psk_id_len)
     return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no trust store to verify the server");
   /* The versions offered: those of the range with a suite in the list. */
@@ -172,13 +172,13 @@ int gostx__tls_client_hello(gostx_tls *c) {
   int rc = gostx__tls_fill_random(c, c->client_random, 32);
   if (rc != GOSTX_OK) return rc;
   c->session_id_len = 0;
-  if (!cfg->test.no_compat && c->offered13) {
+  if (!GOSTX__TLS_HOOKS(cfg)->no_compat && c->offered13) {
     /* Middlebox compatibility (RFC 8446 appendix D.4): a session id to echo. */
     c->session_id_len = 32;
     if (gostx_random_bytes(c->session_id, 32) != GOSTX_OK)
       return gostx__tls_fail(c, -1, GOSTX_EIO, "no randomness");
   }
-  c->group = cfg->test.psk_only_hello && cfg->psk_id_len ? 0 : cfg->groups[0];
+  c->group = GOSTX__TLS_HOOKS(cfg)->psk_only_hello && cfg->psk_id_len ? 0 : cfg->groups[0];
   /* The PSK offered: the external one, else the session's ticket, when it
    * is for this server name and not past its lifetime (RFC 8446 section
    * 4.6.1; any TLS 1.3 suite of ours may resume it: all hash with
@@ -295,7 +295,7 @@ static int sh_psk(gostx_tls *c, rd psk) {
     if (selected != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_identity not offered");
     c->psk = 1;
     c->resumed = !c->cfg->psk_id_len;
-  } else if (c->cfg->verify != GOSTX_TLS_VERIFY_NONE && !c->cfg->store && !c->cfg->test.pin_curve) {
+  } else if (c->cfg->verify != GOSTX_TLS_VERIFY_NONE && !c->cfg->store && !GOSTX__TLS_HOOKS(c->cfg)->pin_curve) {
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the server did not take the PSK and there is no trust store to verify it");
   }

@@ -25,8 +25,8 @@ int gostx__tls13_new_ephemeral(gostx_tls *c) {
   gostx_gost3410_curve curve = gostx__tls_group_curve(c->group);
   size_t cl = gostx_gost3410_size(curve);
   int rc;
-  if (c->cfg->test.eph_priv) {
-    memcpy(c->eph_priv, c->cfg->test.eph_priv, cl);
+  if (GOSTX__TLS_HOOKS(c->cfg)->eph_priv) {
+    memcpy(c->eph_priv, GOSTX__TLS_HOOKS(c->cfg)->eph_priv, cl);
     rc = gostx_gost3410_public_key(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
   } else {
     rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);

@@ -52,8 +52,8 @@ int gostx__tls_hs_fail(gostx_tls *c, int alert, const char *what) {
 }
 
 int gostx__tls_fill_random(gostx_tls *c, uint8_t *out, size_t n) {
-  if (c->cfg->test.random) {
-    memcpy(out, c->cfg->test.random, n);
+  if (GOSTX__TLS_HOOKS(c->cfg)->random) {
+    memcpy(out, GOSTX__TLS_HOOKS(c->cfg)->random, n);
     return GOSTX_OK;
   }
   if (gostx_random_bytes(out, n) != GOSTX_OK)
@@ -75,9 +75,9 @@ int gostx__tls_send_signature(gostx_tls *c, unsigned alg, const uint8_t *digest)
   size_t cl = gostx_gost3410_size(cfg->key_curve);
   uint8_t sig[128], le[128];
   int rc;
-  if (cfg->test.sign_k)
+  if (GOSTX__TLS_HOOKS(cfg)->sign_k)
     rc = gostx_gost3410_sign_with_k(cfg->key_curve, cfg->key_priv, cl, digest, cl,
-                                    cfg->test.sign_k, cl, sig, 2 * cl);
+                                    GOSTX__TLS_HOOKS(cfg)->sign_k, cl, sig, 2 * cl);
   else
     rc = gostx_gost3410_sign(cfg->key_curve, cfg->key_priv, cl, digest, cl, sig, 2 * cl);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "signing failed");
@@ -125,7 +125,7 @@ static int chain_alert(gostx_x509_status st) {
  * asked for a certificate. */
 int gostx__tls_peer_chain(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
-  const gostx__tls_test_hooks *t = &cfg->test;
+  const gostx__tls_test_hooks *t = GOSTX__TLS_HOOKS(cfg);
   if (t->pin_curve) { /* tests: the key pinned, the chain not read */
     c->peer_curve = t->pin_curve;
     memcpy(c->peer_pub, t->pin_pub, 2 * gostx_gost3410_size(t->pin_curve));

@@ -135,7 +135,7 @@ void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
 /* The pending handshake messages (c->hsb->msg[0..pend)) out as records of at
  * most 2^14 bytes (the test hook's frag, when set, splits them smaller). */
 int gostx__tls_hs_flush(gostx_tls *c) {
-  size_t max = c->cfg->test.frag ? c->cfg->test.frag : GOSTX__TLS_MAX_PLAINTEXT;
+  size_t max = GOSTX__TLS_HOOKS(c->cfg)->frag ? GOSTX__TLS_HOOKS(c->cfg)->frag : GOSTX__TLS_MAX_PLAINTEXT;
   for (size_t at = 0; at < c->pend;) {
     size_t n = c->pend - at > max ? max : c->pend - at;
     int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->hsb->msg + at, n, c->pend_version);
@@ -155,8 +155,8 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   m[1] = (uint8_t)(body_len >> 16);
   m[2] = (uint8_t)(body_len >> 8);
   m[3] = (uint8_t)body_len;
-  if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
-    c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, GOSTX__TLS_MSG_CAP - c->pend);
+  if (GOSTX__TLS_HOOKS(c->cfg)->mutate) /* the handshake fuzzer: the message changed before it is sent */
+    GOSTX__TLS_HOOKS(c->cfg)->mutate(GOSTX__TLS_HOOKS(c->cfg)->mutate_user, m, &len, GOSTX__TLS_MSG_CAP - c->pend);
   gostx__tls_th_add(c, m, len);
   /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1);
    * a TLS 1.2-only client's 0x0303, as RFC 9189's examples write it. */
@@ -164,7 +164,7 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   c->pend += len;
   /* One message a record (as RFC 9367's examples send them), or, with the
    * test hook, as many as fit: the peer must take both. */
-  if (!c->cfg->test.coalesce || c->pend >= GOSTX__TLS_MAX_PLAINTEXT) return gostx__tls_hs_flush(c);
+  if (!GOSTX__TLS_HOOKS(c->cfg)->coalesce || c->pend >= GOSTX__TLS_MAX_PLAINTEXT) return gostx__tls_hs_flush(c);
   return GOSTX_OK;
 }
 
