@@ -63,15 +63,20 @@ struct tls_conn {
   uint64_t to_plain, to_tls; /* bytes relayed */
   char why[256];             /* after TLS_PUMP_FAIL */
   size_t p2t_off, p2t_len, t2p_off, t2p_len;
-  uint8_t *t2p;   /* TLS -> plain: t2p_buf, or a larger one the driver gives */
+  /* The plaintext each way (TLS_CONN_BUF), allocated when a read needs it
+   * and given back when the relay waits with it empty: an idle relay holds
+   * none. t2p may instead be a larger one the driver lends (t2p_lent). */
+  uint8_t *p2t, *t2p;
   size_t t2p_cap; /* at least TLS_CONN_RECORD */
-  uint8_t p2t[TLS_CONN_BUF], t2p_buf[TLS_CONN_BUF];
+  int t2p_lent;
 };
 
 /* Sets the relay's fields to their start (tls, fds and callbacks given). */
 void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd);
 /* Moves the relay as far as it goes without blocking: a TLS_PUMP_*. */
 int tls_conn_pump(struct tls_conn *c);
+/* The relay's buffers wiped and freed (not a lent t2p's memory: wiped only). */
+void tls_conn_free_buffers(struct tls_conn *c);
 /* The alert of a failed connection in words ("alert bad_certificate (42)
  * sent"), "" when none, in out[cap]. */
 void tls_alert_text(const gostx_tls *tls, char *out, size_t cap);

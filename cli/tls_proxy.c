@@ -109,9 +109,8 @@ int tls_connect_nb(const struct tls_addr *a, int *pending) {
 /* ---- the relay ---- */
 
 void tls_conn_init(struct tls_conn *c, gostx_tls *tls, int tls_fd, int in_fd, int out_fd) {
-  memset(c, 0, offsetof(struct tls_conn, p2t));
-  c->t2p = c->t2p_buf;
-  c->t2p_cap = sizeof c->t2p_buf;
+  memset(c, 0, sizeof *c);
+  c->t2p_cap = TLS_CONN_BUF;
   c->tls = tls;
   c->tls_fd = tls_fd;
   c->in_fd = in_fd;
@@ -184,6 +183,36 @@ static int connect_done(int fd) {
   return 1;
 }
 
+/* The buffer at *buf (cap bytes) allocated when absent: 0, or -1 (c->why). */
+static int need_buf(struct tls_conn *c, uint8_t **buf, size_t cap) {
+  if (!*buf && !(*buf = malloc(cap))) {
+    fail(c, "%s", "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+static void drop_buf(uint8_t **buf, size_t cap, int lent) {
+  if (!*buf) return;
+  gostx_memzero(*buf, cap); /* plaintext */
+  if (lent) return;
+  free(*buf);
+  *buf = NULL;
+}
+
+void tls_conn_free_buffers(struct tls_conn *c) {
+  drop_buf(&c->p2t, TLS_CONN_BUF, 0);
+  drop_buf(&c->t2p, c->t2p_cap, c->t2p_lent);
+}
+
+/* The relay waits: the buffers that hold nothing go back (thousands of idle
+ * connections hold no plaintext buffers). */
+static int pump_wait(struct tls_conn *c) {
+  if (c->p2t_off == c->p2t_len) drop_buf(&c->p2t, TLS_CONN_BUF, 0);
+  if (c->t2p_off == c->t2p_len && !c->t2p_lent) drop_buf(&c->t2p, c->t2p_cap, 0);
+  return TLS_PUMP_WAIT;
+}
+
 /* Rounds of progress one pump makes before it lets the others run. */
 #define PUMP_ROUNDS 32
 
@@ -194,7 +223,7 @@ int tls_conn_pump(struct tls_conn *c) {
     if (r < 0) return fail(c, "connect: %s", strerror(errno));
     if (!r) {
       c->want = TLS_WANT_TLS_WR;
-      return TLS_PUMP_WAIT;
+      return pump_wait(c);
     }
     c->tls_connecting = 0;
   }
@@ -204,7 +233,7 @@ int tls_conn_pump(struct tls_conn *c) {
     if (!c->handshaken) {
       r = tls_result(c, gostx_tls_handshake(c->tls), "handshake");
       if (r < 0) return TLS_PUMP_FAIL;
-      if (!r) return TLS_PUMP_WAIT;
+      if (!r) return pump_wait(c);
       c->handshaken = 1;
       if (c->on_ready && c->on_ready(c)) return TLS_PUMP_FAIL;
       progress = 1;
@@ -215,7 +244,7 @@ int tls_conn_pump(struct tls_conn *c) {
       if (!r) {
         /* the TLS side waits: nothing to relay to yet */
         c->want = TLS_WANT_PLAIN_WR;
-        return TLS_PUMP_WAIT;
+        return pump_wait(c);
       }
       c->plain_connecting = 0;
     }
@@ -239,6 +268,7 @@ int tls_conn_pump(struct tls_conn *c) {
        * one more and the socket has data: one write for them (the socket
        * is read until it has nothing, then not before the driver says) */
       c->t2p_off = c->t2p_len = 0;
+      if (need_buf(c, &c->t2p, c->t2p_cap)) return TLS_PUMP_FAIL;
       do {
         size_t got = 0;
         int rc = gostx_tls_read(c->tls, c->t2p + c->t2p_len, c->t2p_cap - c->t2p_len, &got);
@@ -280,7 +310,8 @@ int tls_conn_pump(struct tls_conn *c) {
     }
     if (c->p2t_off == c->p2t_len && !c->plain_eof && !c->plain_rd_idle &&
         (!c->plain_blocking || c->plain_rd_ready)) {
-      ssize_t n = read(c->in_fd, c->p2t, sizeof c->p2t);
+      if (need_buf(c, &c->p2t, TLS_CONN_BUF)) return TLS_PUMP_FAIL;
+      ssize_t n = read(c->in_fd, c->p2t, TLS_CONN_BUF);
       c->plain_rd_ready = 0;
       if (n > 0) {
         c->p2t_off = 0;
@@ -309,7 +340,7 @@ int tls_conn_pump(struct tls_conn *c) {
       }
     }
     if (c->close_sent && c->plain_shut) return TLS_PUMP_DONE;
-    if (!progress) return TLS_PUMP_WAIT;
+    if (!progress) return pump_wait(c);
   }
   return TLS_PUMP_AGAIN;
 }
@@ -430,8 +461,7 @@ static void conn_end(struct worker *w, struct pconn *pc, int abortive, const cha
   c->tls_fd = c->in_fd = c->out_fd = -1;
   gostx_tls_free(c->tls);
   c->tls = NULL;
-  gostx_memzero(c->p2t, sizeof c->p2t);
-  gostx_memzero(c->t2p, c->t2p_cap);
+  tls_conn_free_buffers(c);
   pc->dead = 1;
   if (!pc->in_again) { /* on the ready list it is skipped, then freed there */
     pc->again_next = w->dead;

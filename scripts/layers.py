@@ -59,8 +59,29 @@ LAYERS = [
     # its wrappers
     ("key_object", ["gost3410/key.c"]),
     ("key_compat", ["gost3410/keys_compat.c"]),
-    ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c",
-               "tls/*", "x509/*"]),
+    ("above", ["bulk/*", "container/*", "esp/*", "luks/*", "gpu/*", "sizes.c"]),
+    # certificates (parsing, names, policy, paths, writing) over lib/asn1,
+    # under the TLS that verifies the peer's chain with them
+    ("x509", ["x509/*"]),
+    # lib/tls, lowest first: the key schedules, suites and TLSTREE of both
+    # versions; TLS 1.2's key exchange (GOST KEG and KExp15 in DER); the
+    # record interface and its two instances; the connection's object, its
+    # buffers and transport, records out (io.c); what both handshakes share
+    # (messages' readers and writers, the hello parsers, chains, tickets);
+    # TLS 1.2's handshake; TLS 1.3's: what both sides use, each side (which
+    # hands a TLS 1.2 ServerHello or ClientHello down), its state machine;
+    # the connection API that reads records and drives them (conn.c)
+    ("tls_keys", ["tls/tls_internal.h", "tls/keys.c", "tls/tls12_internal.h",
+                  "tls/tls12_keys.c"]),
+    ("tls_kx", ["tls/tls12_kx.c"]),
+    ("tls_record", ["tls/rec.h", "tls/record.c", "tls/tls12_record.c"]),
+    ("tls_io", ["tls/conn.h", "tls/io.c"]),
+    ("tls_hs_common", ["tls/hs.h", "tls/hs_common.c", "tls/hello.c", "tls/ticket.c"]),
+    ("tls_hs12", ["tls/handshake12.c"]),
+    ("tls_hs13_common", ["tls/hs13.h", "tls/hs13.c"]),
+    ("tls_hs13_sides", ["tls/handshake_client.c", "tls/handshake_server.c"]),
+    ("tls_hs13", ["tls/handshake.c"]),
+    ("tls_conn", ["tls/conn.c"]),
     # IKEv2 over them: ESP's key tree for its own messages, the key
     # exchange and signatures of lib/gost3410, certificates through lib/x509
     ("ike", ["ike/*"]),

@@ -3,7 +3,8 @@
 # table-read cycle between files, no such edge from a lower layer up, no mode,
 # batch engine, ESP, container or LUKS file reaching past the gostx_cipher
 # handle (bulk/lanes.c, the multi-key lanes, excepted), no implementation
-# table read outside dispatch.c, beyond the script's KNOWN list. Then
+# table read outside dispatch.c, lib/tls's strata and x509 under them kept,
+# beyond the script's KNOWN list. Then
 # the script must catch each kind when one is planted in a copy of lib/.
 . "$(dirname "$0")/cli_common.sh" layers no-gostx
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
@@ -27,4 +28,12 @@ plant "bulk past the handle" bulk/streams.c 'size_t h2(void) { return gostx__dis
 plant "a kernel table read past the handle" esp/esp.c 'const void *h3(void) { return &gostx_kuz_portable; }'
 plant "an upward table read" kuznyechik/kuz_portable.c 'const void *h4(void) { return &gostx__gost89_mesh_c; }'
 plant "another ISA file's table" kuznyechik/kuz_ssse3.c 'const void *h5(void) { return &gostx_kuz_avx2; }'
+# lib/tls's strata, each kept (keys < TLS 1.2's key exchange < records < io
+# < the handshakes' common part < TLS 1.2's < TLS 1.3's < conn.c; x509 below
+# them): upward edges with no path back (a cycle is caught anyway)
+plant "tls: a key schedule calling the key exchange" tls/tls12_keys.c 'void t1(void) { gostx__tls12_gkt_write(0, 0, 0, 0, 0, 0); }'
+plant "tls: the key exchange calling a record" tls/tls12_kx.c 'size_t t2(void) { return gostx__tls12_sealed_len(0, 0); }'
+plant "tls: a record calling the handshake's tickets" tls/tls12_record.c 'void t3(void) { gostx__tls_now_ms(0); }'
+plant "tls: the tickets calling TLS 1.2's handshake" tls/ticket.c 'void t4(void) { gostx__tls12_on_message(0, 0, 0); }'
+plant "x509 calling tls" x509/verify.c 'void t5(void) { gostx_tls_peer_chain(0, 0); }'
 finish

@@ -50,7 +50,7 @@ static void test_read_ahead(void) {
         gostx_tls_pending(p.s));
   CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), 0, "the rest of a");
   CHECK(n == 90 && !memcmp(got, a + 10, 90), "a's other 90 bytes");
-  size_t ku = gostx__tls_sealed_len(&p.c->wrec, 5, 0);
+  size_t ku = gostx__tls_sealed_len(&p.c->wrec.s.r13, 5, 0);
   CHECK(gostx_tls_pending(p.s) == ku, "the KeyUpdate's record pending (%zu, not %zu)",
         gostx_tls_pending(p.s), ku);
   CHECK_RC(gostx_tls_read(p.s, got, sizeof got, &n), 0, "b, from the buffer, under the new key");
@@ -172,7 +172,7 @@ static void test_large_and_chunks(void) {
   CHECK_RC(gostx_tls_key_update(p.c, 1), 0, "key update sent");
   CHECK(transfer(&p, p.c, p.s, data, 1000) == 0, "data after the client's KeyUpdate");
   CHECK(transfer(&p, p.s, p.c, data, 1000) == 0, "data after the server's answer");
-  CHECK(p.s->rrec.seq > 0 && p.c->rrec.seq > 0, "records under new keys");
+  CHECK(p.s->rrec.s.r13.seq > 0 && p.c->rrec.s.r13.seq > 0, "records under new keys");
   uint8_t c_ap[32];
   memcpy(c_ap, gostx__tls_secret(p.c, "c ap"), 32);
   CHECK(!memcmp(c_ap, gostx__tls_secret(p.s, "c ap"), 32) &&
@@ -287,7 +287,7 @@ static void test_unexpected(void) {
         if (v->renc) {
           /* Sealed with a copy of the victim's own read state: the record
            * the peer would send next. */
-          gostx__tls_record r = v->rrec;
+          gostx__tls_record r = v->rrec.s.r13;
           size_t got;
           CHECK_RC(gostx__tls_record_seal(&r, 22, msg, 36, 0, to_v->b, to_v->cap, &got), 0, "seal");
           to_v->len = got;
@@ -419,7 +419,7 @@ static void test_snmax(void) {
   CHECK(ok, "20 records over a limit of 5");
   CHECK(memcmp(secret0, gostx__tls_secret(p.c, "c ap"), 32) != 0 &&
             !memcmp(gostx__tls_secret(p.c, "c ap"), gostx__tls_secret(p.s, "c ap"), 32) &&
-            p.c->wrec.seq <= 5,
+            p.c->wrec.s.r13.seq <= 5,
         "the limit made the client update its key");
   /* A peer that does not update is refused. */
   gostx__tls_config_test(p.ccfg)->snmax = 0;
@@ -783,7 +783,7 @@ static void test_after_handshake(void) {
   CHECK(pair_handshake(&p) == 0, "handshake");
   uint8_t ch[] = {1, 0, 0, 0};
   size_t got;
-  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, ch, sizeof ch, 0, p.c2s.b, p.c2s.cap, &got), 0,
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec.s.r13, 22, ch, sizeof ch, 0, p.c2s.b, p.c2s.cap, &got), 0,
            "seal");
   p.c2s.len = got;
   rc = gostx_tls_read(p.s, b, sizeof b, &n);
@@ -796,7 +796,7 @@ static void test_after_handshake(void) {
   pair_start(&p);
   CHECK(pair_handshake(&p) == 0, "handshake");
   uint8_t ku[] = {24, 0, 0, 1, 2};
-  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, ku, sizeof ku, 0, p.c2s.b, p.c2s.cap, &got), 0,
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec.s.r13, 22, ku, sizeof ku, 0, p.c2s.b, p.c2s.cap, &got), 0,
            "seal");
   p.c2s.len = got;
   rc = gostx_tls_read(p.s, b, sizeof b, &n);
@@ -807,7 +807,7 @@ static void test_after_handshake(void) {
   pair_start(&p);
   CHECK(pair_handshake(&p) == 0, "handshake");
   uint8_t ku2[] = {24, 0, 0, 1, 0, 24, 0};
-  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, ku2, sizeof ku2, 0, p.c2s.b, p.c2s.cap, &got),
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec.s.r13, 22, ku2, sizeof ku2, 0, p.c2s.b, p.c2s.cap, &got),
            0, "seal");
   p.c2s.len = got;
   rc = gostx_tls_read(p.s, b, sizeof b, &n);
@@ -820,10 +820,10 @@ static void test_after_handshake(void) {
   pair_start(&p);
   CHECK(pair_handshake(&p) == 0, "handshake");
   uint8_t half[] = {24, 0};
-  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 22, half, sizeof half, 0, p.c2s.b, p.c2s.cap, &got),
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec.s.r13, 22, half, sizeof half, 0, p.c2s.b, p.c2s.cap, &got),
            0, "seal");
   p.c2s.len = got;
-  CHECK_RC(gostx__tls_record_seal(&p.c->wrec, 23, (const uint8_t *)"secret data", 11, 0,
+  CHECK_RC(gostx__tls_record_seal(&p.c->wrec.s.r13, 23, (const uint8_t *)"secret data", 11, 0,
                                   p.c2s.b + p.c2s.len, p.c2s.cap - p.c2s.len, &got),
            0, "seal");
   p.c2s.len += got;

@@ -271,7 +271,7 @@ static void test_refused(void) {
     pair_tickets = 2;
     CHECK(pair_handshake(&p) == 0, "handshake");
     size_t got = 0;
-    CHECK_RC(gostx__tls_record_seal(&p.s->wrec, 22, nst[i].msg, nst[i].len, 0, p.s2c.b, p.s2c.cap, &got),
+    CHECK_RC(gostx__tls_record_seal(&p.s->wrec.s.r13, 22, nst[i].msg, nst[i].len, 0, p.s2c.b, p.s2c.cap, &got),
              0, "seal");
     p.s2c.len = got;
     CHECK(gostx_tls_read(p.c, b, sizeof b, &n) < 0 && gostx_tls_alert(p.c, &sent) == nst[i].alert && sent,
@@ -287,7 +287,7 @@ static void test_refused(void) {
     pair_tickets = 2;
     CHECK(pair_handshake(&p) == 0, "handshake");
     size_t got = 0;
-    CHECK_RC(gostx__tls_record_seal(&p.s->wrec, 22, zero, sizeof zero, 0, p.s2c.b, p.s2c.cap, &got), 0,
+    CHECK_RC(gostx__tls_record_seal(&p.s->wrec.s.r13, 22, zero, sizeof zero, 0, p.s2c.b, p.s2c.cap, &got), 0,
              "seal");
     p.s2c.len = got;
     take_tickets(&p);

@@ -199,7 +199,7 @@ static uint8_t *a2_client_hello1(void) {
  * the names of its values (phase "hs" or "ap"). */
 static void expect_keys(const gostx_tls *c, const char *phase) {
   char name[32];
-  const gostx__tls_record *recs[2] = {&c->wrec, &c->rrec};
+  const gostx__tls_record *recs[2] = {&c->wrec.s.r13, &c->rrec.s.r13};
   for (int i = 0; i < 2; i++) {
     const char *side = (i == 0) == (c->role == GOSTX_TLS_CLIENT) ? "client" : "server";
     size_t n;
@@ -511,7 +511,7 @@ int main(void) {
   CHECK(gl == sizeof helo - 1 && !memcmp(got, helo, gl), "HELO received");
   CHECK_RC(gostx_tls_read(c, got, sizeof got, &gl), GOSTX_TLS_WANT_READ,
            "the NewSessionTicket taken");
-  CHECK(c->rrec.seq == 2 && c->state == GOSTX__ST_CONNECTED, "two records read");
+  CHECK(c->rrec.s.r13.seq == 2 && c->state == GOSTX__ST_CONNECTED, "two records read");
   /* kept as a session: the example's lifetime, age_add and ticket */
   uint8_t sess[256];
   size_t sl = 0;

@@ -4,9 +4,11 @@
  * content types RFC 8446 section 5 allows), application data, KeyUpdate,
  * alerts and close_notify. The handshake's messages are handshake.c's.
  *
- * One allocation per connection (gostx_tls_new): every buffer is inline,
- * records are opened in place, nothing is allocated per record. Secrets
- * are wiped at gostx_tls_free and when a key is replaced. */
+ * The connection's state is one allocation (gostx_tls_new); its buffers
+ * (records in, records out, the handshake's) are allocated when first
+ * needed and given back when they hold nothing and the transport is idle
+ * (io.c): records are opened in place, nothing is allocated per record.
+ * Secrets are wiped at gostx_tls_free and when a key is replaced. */
 #include "conn.h"
 
 #include <errno.h>
@@ -64,9 +66,11 @@ void gostx_tls_config_free(gostx_tls_config *cfg) {
   free(cfg);
 }
 
+#ifdef GOSTX_TLS_TEST_HOOKS
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg) {
   return cfg ? &cfg->test : NULL;
 }
+#endif
 
 static int cfg_error(gostx_tls_config *cfg, int rc, const char *what, const char *item,
                      size_t item_len) {
@@ -124,7 +128,7 @@ int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
 /* 0 unless both the leaf and the key are set and the leaf's key is not
  * this key (or the leaf does not parse). */
 static int leaf_mismatch(gostx_tls_config *cfg) {
-  if (!cfg->nchain || !cfg->key_curve || cfg->test.raw_chain) return GOSTX_OK;
+  if (!cfg->nchain || !cfg->key_curve || GOSTX__TLS_HOOKS(cfg)->raw_chain) return GOSTX_OK;
   gostx_x509_cert leaf;
   gostx_x509_status st;
   if (gostx_x509_parse(cfg->chain, cfg->chain_len[0], &leaf, &st) != GOSTX_OK)
@@ -303,6 +307,9 @@ void gostx_tls_config_set_keylog(gostx_tls_config *cfg, void (*cb)(void *user, c
 
 /* ---------------- connection ---------------- */
 
+static int record13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                    size_t *dst_got, gostx__tls_content *out);
+
 gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   if (!cfg) return NULL;
   gostx_tls *c = calloc(1, sizeof *c);
@@ -311,6 +318,8 @@ gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   c->role = cfg->role;
   c->fd = -1;
   c->alert = -1;
+  c->rl = &gostx__tls13_rec_class;
+  c->record_in = record13;
   gostx_streebog_init(&c->th, GOSTX__TLS_HASH_LEN);
   gostx_streebog_init(&c->th512, 64);
   return c;
@@ -318,10 +327,9 @@ gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
 
 void gostx_tls_free(gostx_tls *c) {
   if (!c) return;
-  gostx__tls_record_clear(&c->rrec);
-  gostx__tls_record_clear(&c->wrec);
-  gostx__tls12_record_clear(&c->rrec12);
-  gostx__tls12_record_clear(&c->wrec12);
+  gostx__tls_rec_clear(&c->rrec);
+  gostx__tls_rec_clear(&c->wrec);
+  gostx__tls_free_buffers(c);
   gostx_memzero(c, sizeof *c);
   free(c);
 }
@@ -355,12 +363,8 @@ void gostx_tls_set_fd(gostx_tls *c, int fd) {
  * next write key. */
 static int send_key_update(gostx_tls *c, int request) {
   uint8_t *secret = c->role == GOSTX_TLS_CLIENT ? c->c_ap : c->s_ap;
-  c->msg[0] = GOSTX__HS_KEY_UPDATE;
-  c->msg[4] = (uint8_t)(request ? 1 : 0);
-  size_t len = 5;
-  c->msg[1] = c->msg[2] = 0;
-  c->msg[3] = 1;
-  int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg, len, 0x0303);
+  const uint8_t msg[5] = {GOSTX__HS_KEY_UPDATE, 0, 0, 1, (uint8_t)(request ? 1 : 0)};
+  int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, msg, sizeof msg, 0x0303);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "KeyUpdate");
   rc = gostx__tls_update_secret(secret, secret);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, secret);
@@ -369,19 +373,22 @@ static int send_key_update(gostx_tls *c, int request) {
 }
 
 /* The sequence number after which this direction's key must change. */
-static uint64_t key_limit(const gostx_tls *c, const gostx__tls_record *r) {
-  uint64_t lim = r->suite->snmax;
-  if (c->cfg->test.snmax && c->cfg->test.snmax < lim) lim = c->cfg->test.snmax;
+static uint64_t key_limit(const gostx_tls *c, const gostx__tls_rec *r) {
+  uint64_t lim = r->cls->key_limit(&r->s);
+  if (GOSTX__TLS_HOOKS(c->cfg)->snmax && GOSTX__TLS_HOOKS(c->cfg)->snmax < lim) lim = GOSTX__TLS_HOOKS(c->cfg)->snmax;
   return lim;
+}
+
+/* Our write key has reached its limit: a KeyUpdate before the next record
+ * (where the version has them: TLS 1.2's seal refuses past SNMAX). */
+static int rekey_due(const gostx_tls *c) {
+  return c->wrec.cls->key_update && c->wrec.cls->seq(&c->wrec.s) >= key_limit(c, &c->wrec);
 }
 
 /* Before a record of application data: the KeyUpdate the peer asked for,
  * or the one SNMAX makes due (sent as the last record of this key). */
 static int before_app_record(gostx_tls *c) {
-  int rc = GOSTX_OK;
-  if (c->v12) return rc; /* TLS 1.2 has no KeyUpdate: past SNMAX the seal refuses */
-  if (c->ku_due || c->wrec.seq >= key_limit(c, &c->wrec)) rc = send_key_update(c, 0);
-  return rc;
+  return c->ku_due || rekey_due(c) ? send_key_update(c, 0) : GOSTX_OK;
 }
 
 /* ---------------- reading ---------------- */
@@ -390,6 +397,7 @@ static int before_app_record(gostx_tls *c) {
  * transport for as much as the buffer holds: the records after it wait
  * there (gostx_tls_pending says so), one read for many small records. */
 static int read_record(gostx_tls *c) {
+  if (!c->in && gostx__tls_need_in(c) != GOSTX_OK) return c->rc;
   for (;;) {
     const uint8_t *rec = c->in + c->in_off;
     size_t need = GOSTX__TLS_HDR_LEN;
@@ -402,25 +410,28 @@ static int read_record(gostx_tls *c) {
                                "unknown record type");
       /* legacy_record_version is ignored (RFC 8446 5.1: a ClientHello's
        * may be anything); TLS 1.2, once taken, has its own (RFC 5246 6.2.1) */
-      if (c->v12 && (rec[1] != 3 || rec[2] != 3))
+      if (c->rl->fixed_version && (rec[1] != 3 || rec[2] != 3))
         return gostx__tls_fail(c, GOSTX__ALERT_PROTOCOL_VERSION, GOSTX_EFORMAT,
                                "record version not 0x0303");
       int sealed = c->renc || c->early_skip; /* early data is sealed too */
-      size_t max = sealed && (t == GOSTX__CT_APP || c->v12) ? GOSTX__TLS_MAX_CIPHERTEXT
+      size_t max = sealed && (t == GOSTX__CT_APP || c->rl->all_types_sealed) ? GOSTX__TLS_MAX_CIPHERTEXT
                                                             : GOSTX__TLS_MAX_PLAINTEXT;
       if (len > max)
         return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, GOSTX_ELEN, "record too long");
       need = GOSTX__TLS_HDR_LEN + len;
       if (c->in_have >= need) return GOSTX_OK;
     }
-    if (c->in_off + need > sizeof c->in) { /* the record's start moves down */
+    if (c->in_off + need > GOSTX__TLS_IN_BUF) { /* the record's start moves down */
       memmove(c->in, rec, c->in_have);
       c->in_off = 0;
     }
     if (!c->rd && c->fd < 0) return GOSTX_EINVAL;
     size_t at = c->in_off + c->in_have;
-    ssize_t n = gostx__tls_io_read(c, c->in + at, sizeof c->in - at);
-    if (n < 0 && gostx__tls_not_now()) return GOSTX_TLS_WANT_READ;
+    ssize_t n = gostx__tls_io_read(c, c->in + at, GOSTX__TLS_IN_BUF - at);
+    if (n < 0 && gostx__tls_not_now()) {
+      if (!c->in_have) gostx__tls_release(c); /* idle: the buffers go back */
+      return GOSTX_TLS_WANT_READ;
+    }
     if (n < 0) return gostx__tls_fail(c, -1, GOSTX_EIO, "transport read failed");
     if (n == 0)
       return gostx__tls_fail(c, -1, GOSTX_EIO,
@@ -452,28 +463,29 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
   if (len == 0)
     return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                            "empty handshake record");
+  if (gostx__tls_need_hsb(c) != GOSTX_OK) return c->rc;
   while (len) {
     if (c->hs_have < 4) {
       size_t take = 4 - c->hs_have < len ? 4 - c->hs_have : len;
-      memcpy(c->hs_in + c->hs_have, p, take);
+      memcpy(c->hsb->in + c->hs_have, p, take);
       c->hs_have += take;
       p += take;
       len -= take;
       if (c->hs_have < 4) break;
     }
-    size_t body = (size_t)c->hs_in[1] << 16 | (size_t)c->hs_in[2] << 8 | c->hs_in[3];
+    size_t body = (size_t)c->hsb->in[1] << 16 | (size_t)c->hsb->in[2] << 8 | c->hsb->in[3];
     if (body > GOSTX__TLS_HS_MAX)
       return gostx__tls_fail(c, GOSTX__ALERT_DECODE_ERROR, GOSTX_ELEN,
                              "handshake message too long");
     size_t take = 4 + body - c->hs_have < len ? 4 + body - c->hs_have : len;
-    memcpy(c->hs_in + c->hs_have, p, take);
+    memcpy(c->hsb->in + c->hs_have, p, take);
     c->hs_have += take;
     p += take;
     len -= take;
     if (c->hs_have < 4 + body) break;
     c->hs_have = 0;
     c->rkey_changed = 0;
-    int rc = gostx__tls_on_message(c, c->hs_in, 4 + body);
+    int rc = gostx__tls_on_message(c, c->hsb->in, 4 + body);
     if (rc != GOSTX_OK) return rc;
     if (c->state == GOSTX__ST_FAILED) return c->rc;
     /* A message that changed the read key must end its record (RFC 8446
@@ -482,6 +494,7 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
       return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
                              "handshake data across a key change");
   }
+  gostx__tls_release_hsb(c); /* after the handshake: a post-handshake message's time */
   return GOSTX_OK;
 }
 
@@ -509,36 +522,6 @@ static int deliver(gostx_tls *c, uint8_t type, uint8_t *body, size_t len) {
   }
 }
 
-/* A TLS 1.2 record (its header at rec, len bytes after it): opened by
- * tls12_record once the peer's ChangeCipherSpec switched the read keys
- * (MAC-then-encrypt: a refused record leaves nothing); a CCS only where
- * the handshake waits for it, in the clear, between whole messages. */
-static int record12(gostx_tls *c, uint8_t *rec, size_t len) {
-  uint8_t type = rec[0];
-  uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
-  if (c->renc) {
-    size_t got;
-    int rc = gostx__tls12_record_open(&c->rrec12, rec, GOSTX__TLS_HDR_LEN + len, body, len, &got,
-                                      &type);
-    if (rc == GOSTX_EAUTH)
-      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
-    if (rc == GOSTX_ELEN)
-      return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
-    if (rc == GOSTX_EFORMAT) /* shorter than its MAC: RFC 5246 7.2.2 says bad_record_mac */
-      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "protected record too short");
-    if (rc != GOSTX_OK)
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
-    len = got;
-  }
-  if (type == GOSTX__CT_CCS) {
-    if (c->renc || len != 1 || body[0] != 1 || c->hs_have || c->state != GOSTX__ST12_WAIT_CCS)
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                             "unexpected change_cipher_spec");
-    return gostx__tls12_on_ccs(c);
-  }
-  return deliver(c, type, body, len);
-}
-
 /* A record of the client's refused early data (len bytes after its
  * header), passed over; past GOSTX__TLS_EARLY_SKIP_MAX bytes of content
  * (its length less tag and type: padding cannot be told apart without the
@@ -552,77 +535,100 @@ static int skip_early(gostx_tls *c, size_t len) {
   return GOSTX_OK;
 }
 
-/* Reads and handles one record. Application data is left at in + 5
- * (app_off, app_len), or, when dst has room for the whole record's
- * content, opened straight into dst (*dst_got; no copy after); the rest
- * goes where it belongs. */
+/* TLS 1.3's middlebox compatibility: one CCS of 0x01, in the clear,
+ * between the first hellos and the peer's Finished; anything else is
+ * refused. */
+static int ccs13(gostx_tls *c, const uint8_t *body, size_t len) {
+  if (len != 1 || body[0] != 1 || c->ccs_seen_ok || c->hs_have ||
+      !(c->state == GOSTX__ST_WAIT_EE || c->state == GOSTX__ST_WAIT_CH2 ||
+        c->state == GOSTX__ST_WAIT_CERT || c->state == GOSTX__ST_WAIT_FINISHED ||
+        (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_WAIT_SH && c->hrr)) ||
+      (c->role == GOSTX_TLS_SERVER && c->state == GOSTX__ST_START))
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "unexpected change_cipher_spec");
+  c->ccs_seen_ok = 1;
+  return GOSTX_OK;
+}
+
+/* The refusal of a protected TLS 1.3 record (len bytes after its header),
+ * as its alert. */
+static int open13_refused(gostx_tls *c, int rc, size_t len) {
+  if (rc == GOSTX_EAUTH && c->early_skip == GOSTX__EARLY_TRIAL) return skip_early(c, len);
+  if (rc == GOSTX_EAUTH)
+    return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
+  if (rc == GOSTX_ELEN)
+    return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
+  if (rc == GOSTX_EFORMAT)
+    return gostx__tls_fail(c, len < c->suite->tag_len + 1 ? GOSTX__ALERT_DECODE_ERROR
+                                                          : GOSTX__ALERT_UNEXPECTED_MESSAGE,
+                           rc, "malformed protected record");
+  return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
+}
+
+/* A protected TLS 1.3 record (header at rec, len bytes after): opened into
+ * dst when it has room for the whole content (*dst_got), else in place,
+ * its content then delivered. */
+static int open13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                  size_t *dst_got, gostx__tls_content *out) {
+  uint8_t type = rec[0], *body = rec + GOSTX__TLS_HDR_LEN;
+  if (type != GOSTX__CT_APP)
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "plaintext record after the keys");
+  if (c->rrec.cls->seq(&c->rrec.s) > key_limit(c, &c->rrec) || c->rrec.cls->spent(&c->rrec.s))
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_ESTATE,
+                           "the peer went past its key's record limit");
+  size_t got;
+  /* MGM checks the tag before it writes a byte: a forged record leaves
+   * dst as it was, as it leaves body */
+  int direct = dst && c->state == GOSTX__ST_CONNECTED && len >= c->suite->tag_len &&
+               dst_cap >= len - c->suite->tag_len;
+  int rc = c->rrec.cls->open(&c->rrec.s, rec, GOSTX__TLS_HDR_LEN + len, direct ? dst : body,
+                             direct ? dst_cap : len, &got, &type);
+  if (rc != GOSTX_OK) return open13_refused(c, rc, len);
+  c->early_skip = GOSTX__EARLY_NONE; /* the client's second flight has begun */
+  if (direct && type == GOSTX__CT_APP && !c->hs_have) {
+    *dst_got = got;
+    return GOSTX_OK;
+  }
+  if (direct) { /* not application data (rare): handled from the record's place */
+    memcpy(body, dst, got);
+    gostx_memzero(dst, len - c->suite->tag_len);
+  }
+  c->in_plain = 1;
+  *out = (gostx__tls_content){type, body, got};
+  return GOSTX_OK;
+}
+
+/* TLS 1.3's reader of one record (c->record_in until TLS 1.2 is taken). */
+static int record13(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                    size_t *dst_got, gostx__tls_content *out) {
+  uint8_t type = rec[0];
+  if (type == GOSTX__CT_CCS) return ccs13(c, rec + GOSTX__TLS_HDR_LEN, len);
+  if (c->renc) return open13(c, rec, len, dst, dst_cap, dst_got, out);
+  if (type == GOSTX__CT_APP && c->early_skip == GOSTX__EARLY_AFTER_HRR) return skip_early(c, len);
+  if (type == GOSTX__CT_APP)
+    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                           "application data before the keys");
+  *out = (gostx__tls_content){type, rec + GOSTX__TLS_HDR_LEN, len};
+  return GOSTX_OK;
+}
+
+/* Reads and handles one record (the version's reader, c->record_in).
+ * Application data is left at in + 5 (app_off, app_len), or, when dst has
+ * room for the whole record's content, opened straight into dst
+ * (*dst_got; no copy after); the rest goes where it belongs. */
 static int next_record_into(gostx_tls *c, uint8_t *dst, size_t dst_cap, size_t *dst_got) {
   int rc = read_record(c);
   if (rc != GOSTX_OK) return rc;
   uint8_t *rec = c->in + c->in_off;
   size_t len = (size_t)rec[3] << 8 | rec[4];
-  uint8_t type = rec[0];
-  uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
   /* The record leaves the queue; its bytes stay where they are until the
    * next read_record, which runs only when its data has been taken. */
   c->in_have -= GOSTX__TLS_HDR_LEN + len;
   c->in_off = c->in_have ? c->in_off + GOSTX__TLS_HDR_LEN + len : 0;
-  if (c->v12) return record12(c, rec, len);
-  if (type == GOSTX__CT_CCS) {
-    /* Middlebox compatibility: one CCS of 0x01, in the clear, between the
-     * first hellos and the peer's Finished; anything else is refused. */
-    if (len != 1 || body[0] != 1 || c->ccs_seen_ok || c->hs_have ||
-        !(c->state == GOSTX__ST_WAIT_EE || c->state == GOSTX__ST_WAIT_CH2 ||
-          c->state == GOSTX__ST_WAIT_CERT || c->state == GOSTX__ST_WAIT_FINISHED ||
-          (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_WAIT_SH && c->hrr)) ||
-        (c->role == GOSTX_TLS_SERVER && c->state == GOSTX__ST_START))
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                             "unexpected change_cipher_spec");
-    c->ccs_seen_ok = 1;
-    return GOSTX_OK;
-  }
-  if (c->renc) {
-    if (type != GOSTX__CT_APP)
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                             "plaintext record after the keys");
-    if (c->rrec.seq > key_limit(c, &c->rrec) || c->rrec.spent)
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_ESTATE,
-                             "the peer went past its key's record limit");
-    size_t got;
-    /* MGM checks the tag before it writes a byte: a forged record leaves
-     * dst as it was, as it leaves body */
-    int direct = dst && c->state == GOSTX__ST_CONNECTED && len >= c->suite->tag_len &&
-                 dst_cap >= len - c->suite->tag_len;
-    rc = gostx__tls_record_open(&c->rrec, rec, GOSTX__TLS_HDR_LEN + len, direct ? dst : body,
-                                direct ? dst_cap : len, &got, &type);
-    if (rc == GOSTX_EAUTH && c->early_skip == GOSTX__EARLY_TRIAL) return skip_early(c, len);
-    if (rc == GOSTX_EAUTH)
-      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
-    if (rc == GOSTX_ELEN)
-      return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
-    if (rc == GOSTX_EFORMAT)
-      return gostx__tls_fail(c, len < c->suite->tag_len + 1 ? GOSTX__ALERT_DECODE_ERROR
-                                                            : GOSTX__ALERT_UNEXPECTED_MESSAGE,
-                             rc, "malformed protected record");
-    if (rc != GOSTX_OK)
-      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
-    c->early_skip = GOSTX__EARLY_NONE; /* the client's second flight has begun */
-    if (direct && type == GOSTX__CT_APP && !c->hs_have) {
-      *dst_got = got;
-      return GOSTX_OK;
-    }
-    if (direct) { /* not application data (rare): handled from the record's place */
-      memcpy(body, dst, got);
-      gostx_memzero(dst, len - c->suite->tag_len);
-    }
-    len = got;
-  } else if (type == GOSTX__CT_APP && c->early_skip == GOSTX__EARLY_AFTER_HRR) {
-    return skip_early(c, len);
-  } else if (type == GOSTX__CT_APP) {
-    return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                           "application data before the keys");
-  }
-  return deliver(c, type, body, len);
+  gostx__tls_content got = {0, NULL, 0};
+  rc = c->record_in(c, rec, len, dst, dst_cap, dst_got, &got);
+  return rc != GOSTX_OK || !got.p ? rc : deliver(c, got.type, got.p, got.n);
 }
 
 static int next_record(gostx_tls *c) { return next_record_into(c, NULL, 0, NULL); }
@@ -639,8 +645,10 @@ int gostx_tls_handshake(gostx_tls *c) {
     if (rc != GOSTX_OK) return rc;
     if (c->state == GOSTX__ST_CONNECTED) {
       c->flight_out = 1;
+      gostx__tls_release_hsb(c);
       return GOSTX_OK;
     }
+    if (!c->hsb && gostx__tls_need_hsb(c) != GOSTX_OK) return c->rc;
     if (c->closed) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
     if (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_START) {
       rc = gostx__tls_client_hello(c);
@@ -700,8 +708,8 @@ int gostx_tls_read(gostx_tls *c, void *buf, size_t cap, size_t *got) {
 size_t gostx_tls_pending(const gostx_tls *c) {
   if (!c || c->state == GOSTX__ST_FAILED) return 0;
   if (c->app_len) return c->app_len;
-  const uint8_t *rec = c->in + c->in_off;
   if (c->in_have < GOSTX__TLS_HDR_LEN) return 0;
+  const uint8_t *rec = c->in + c->in_off;
   size_t whole = GOSTX__TLS_HDR_LEN + ((size_t)rec[3] << 8 | rec[4]);
   return c->in_have >= whole ? whole : 0;
 }
@@ -721,8 +729,7 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
     /* Records of 2^14 (the last shorter) gather until the next one (and
      * room for a KeyUpdate and an alert) would not fit: then one write. */
     if (*put == len ||
-        c->out_len + (c->v12 ? gostx__tls12_sealed_len(&c->wrec12, n)
-                              : gostx__tls_sealed_len(&c->wrec, n, 0)) + 128 > sizeof c->out) {
+        c->out_len + c->wrec.cls->sealed_len(&c->wrec.s, n) + 128 > GOSTX__TLS_OUT_CAP) {
       rc = gostx__tls_flush(c);
       if (rc == GOSTX_EIO) return gostx__tls_fail(c, -1, rc, "transport write failed");
       if (rc != GOSTX_OK) return rc;
@@ -737,7 +744,7 @@ int gostx_tls_write(gostx_tls *c, const void *buf, size_t len, size_t *put) {
 
 int gostx_tls_key_update(gostx_tls *c, int request_peer) {
   if (!c) return GOSTX_EINVAL;
-  if (c->state != GOSTX__ST_CONNECTED || c->v12) return GOSTX_ESTATE;
+  if (c->state != GOSTX__ST_CONNECTED || !c->wrec.cls->key_update) return GOSTX_ESTATE;
   int rc = send_key_update(c, request_peer);
   if (rc != GOSTX_OK) return rc;
   rc = gostx__tls_flush(c);
@@ -749,7 +756,7 @@ int gostx_tls_close(gostx_tls *c) {
   if (c->state == GOSTX__ST_FAILED) return c->rc;
   if (c->alert != 0 || !c->alert_sent) {
     static const uint8_t a[2] = {1, 0};
-    if (c->wenc && !c->v12 && c->wrec.seq >= key_limit(c, &c->wrec)) {
+    if (c->wenc && rekey_due(c)) {
       int rc = send_key_update(c, 0);
       if (rc != GOSTX_OK) return rc;
     }

@@ -1,13 +1,14 @@
 /* lib/tls's connection: the config and the connection behind
- * include/gostx/tls.h, shared by conn.c (config, transport, records,
- * application data, alerts) and handshake.c (the messages and the state
- * machine of RFC 8446 with the RFC 9367 profile). Internal. */
+ * include/gostx/tls.h, shared by io.c (buffers, transport, records out),
+ * conn.c (the API, records in, application data, alerts) and the
+ * handshakes (hs.h's files: TLS 1.3's and TLS 1.2's messages and state
+ * machines). Internal. */
 #ifndef GOSTX_TLS_CONN_H
 #define GOSTX_TLS_CONN_H
 
 #include "gostx/hash.h"
 #include "gostx/tls.h"
-#include "tls12_internal.h"
+#include "rec.h"
 
 /* The largest handshake message body taken or built (a certificate chain
  * of several GOST certificates is a few KiB): larger ones are refused
@@ -24,6 +25,9 @@
  * or up to four full application records (and a KeyUpdate and an alert):
  * a large gostx_tls_write goes out in one transport write per four. */
 #define GOSTX__TLS_OUT_CAP (4 * GOSTX__TLS_IN_CAP + 256u)
+/* The message being built: a record's worth of pending messages and the
+ * next one. */
+#define GOSTX__TLS_MSG_CAP (GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4)
 /* The refused early data a server skips (RFC 8446 4.2.10 leaves it to
  * the server): a full record's worth; more is unexpected_message (4.6.1). */
 #define GOSTX__TLS_EARLY_SKIP_MAX 16384u
@@ -151,6 +155,17 @@ typedef struct gostx__tls_test_hooks {
   int early_data_hello;
 } gostx__tls_test_hooks;
 
+/* The hooks a config carries where the test hooks are built (the library
+ * gostx_test, which the tests link: GOSTX_TLS_TEST_HOOKS); in libgostx
+ * every hook is this one's zero, a constant: the code behind each is
+ * compiled out and nothing outside can set one. */
+#ifdef GOSTX_TLS_TEST_HOOKS
+#define GOSTX__TLS_HOOKS(cfg) (&(cfg)->test)
+#else
+static const gostx__tls_test_hooks gostx__tls_no_hooks;
+#define GOSTX__TLS_HOOKS(cfg) ((void)(cfg), &gostx__tls_no_hooks)
+#endif
+
 struct gostx_tls_config {
   gostx_tls_role role;
   gostx_tls_verify verify;
@@ -175,9 +190,29 @@ struct gostx_tls_config {
   uint8_t ticket_key[32];
   void (*keylog)(void *user, const char *line);
   void *keylog_user;
+#ifdef GOSTX_TLS_TEST_HOOKS
   gostx__tls_test_hooks test;
+#endif
   char err[128];
 };
+
+/* The handshake's buffers: the message being taken (its fragments
+ * gathered) and those being built. Allocated while a handshake message is
+ * in either, freed when both are empty after the handshake (a KeyUpdate or
+ * a NewSessionTicket brings them back for its time): a connection that
+ * has finished its handshake does not carry them. */
+typedef struct gostx__tls_hs_buf {
+  uint8_t in[GOSTX__TLS_HS_MAX + 4];
+  uint8_t msg[GOSTX__TLS_MSG_CAP];
+} gostx__tls_hs_buf;
+
+/* A record's content once opened, for conn.c to deliver (p NULL: none,
+ * the version's reader handled the record itself). */
+typedef struct gostx__tls_content {
+  uint8_t type;
+  uint8_t *p;
+  size_t n;
+} gostx__tls_content;
 
 struct gostx_tls {
   const gostx_tls_config *cfg;
@@ -221,7 +256,13 @@ struct gostx_tls {
   /* the key schedule */
   gostx_streebog_ctx th; /* the running transcript */
   uint8_t hs_secret[32], master[32], c_hs[32], s_hs[32], c_ap[32], s_ap[32];
-  gostx__tls_record rrec, wrec;
+  /* the records: each direction's protection (NULL class before its keys),
+   * the version's class (TLS 1.3's until TLS 1.2 is taken) and its reader
+   * of one record (header at rec, len bytes after; dst as gostx_tls_read's) */
+  gostx__tls_rec rrec, wrec;
+  const gostx__tls_rec_class *rl;
+  int (*record_in)(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                   size_t *dst_got, gostx__tls_content *out);
   int renc, wenc; /* protected read / write */
   int rkey_changed; /* the message just handled changed the read key */
   int flight_out; /* connected and the handshake's last flight sent: reads no longer wait for output */
@@ -241,29 +282,41 @@ struct gostx_tls {
   gostx_streebog_ctx th512;
   uint8_t ms12[GOSTX__TLS12_MS_LEN];
   gostx__tls12_keys keys12;
-  gostx__tls12_record rrec12, wrec12;
   /* the peer's chain */
   size_t npeer;
   gostx_x509_cert peer_cert[GOSTX__TLS_MAX_CHAIN];
   gostx_gost3410_curve peer_curve;
   uint8_t peer_pub[128];
   int have_peer_key;
-  /* buffers: records in (read ahead), handshake messages in, the message being
-   * built, records out, and the peer's certificates */
+  /* buffers: records in (read ahead), records out, the handshake's, and
+   * the peer's certificates. Each is allocated when it is first needed;
+   * in and out (GOSTX__TLS_IN_BUF, GOSTX__TLS_OUT_CAP) go back when a read
+   * finds the transport idle with both empty, hsb when the handshake's
+   * messages are done (gostx__tls_release): an idle connection holds none. */
   size_t in_off, in_have;  /* the next record (then what was read ahead) at in + in_off */
   size_t app_off, app_len; /* decrypted application data at in + app_off */
   size_t hs_have;
   size_t out_off, out_len;
   size_t pend;            /* handshake messages built, not yet in records */
   unsigned pend_version;  /* their records' legacy_record_version */
-  uint8_t in[GOSTX__TLS_IN_BUF];
-  uint8_t hs_in[GOSTX__TLS_HS_MAX + 4];
-  uint8_t msg[GOSTX__TLS_MAX_PLAINTEXT + GOSTX__TLS_HS_MAX + 4];
-  uint8_t out[GOSTX__TLS_OUT_CAP];
-  uint8_t peer_der[GOSTX__TLS_HS_MAX];
+  uint8_t *in, *out;
+  int in_plain; /* a record was opened in place in `in`: wiped before it goes */
+  gostx__tls_hs_buf *hsb;
+  uint8_t *peer_der; /* the peer's chain, peer_der_cap bytes */
+  size_t peer_der_cap;
 };
 
 /* io.c */
+/* The buffers, allocated when absent: GOSTX_OK or GOSTX_ENOMEM (the
+ * connection failed). */
+int gostx__tls_need_in(gostx_tls *c);
+int gostx__tls_need_hsb(gostx_tls *c);
+/* Gives back the buffers that hold nothing now (idle: the transport has
+ * nothing for us), the handshake's once it has ended; _hsb that one alone. */
+void gostx__tls_release(gostx_tls *c);
+void gostx__tls_release_hsb(gostx_tls *c);
+/* Every buffer freed, its contents wiped (gostx_tls_free). */
+void gostx__tls_free_buffers(gostx_tls *c);
 ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len);
 int gostx__tls_not_now(void); /* errno says "not now" */
 int gostx__tls_flush(gostx_tls *c); /* 0 when every queued byte is out */
@@ -308,10 +361,12 @@ int gostx__tls_is_ip_literal(const char *name);
  * 1 to 63 letters, digits, hyphens (not first or last) and underscores, at
  * most 253 bytes, no trailing dot. */
 int gostx__tls_is_host_name(const char *name, size_t len);
-/* handshake12.c: the peer's ChangeCipherSpec (TLS 1.2), its record checked. */
-int gostx__tls12_on_ccs(gostx_tls *c);
-/* The test hooks of cfg (tests/test_tls.c). */
+/* handshake12.c: TLS 1.2 taken: its records from now on. */
+void gostx__tls12_take(gostx_tls *c);
+#ifdef GOSTX_TLS_TEST_HOOKS
+/* The test hooks of cfg (tests/test_tls.c; built into gostx_test only). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
+#endif
 /* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */
 const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name);
 

@@ -58,7 +58,7 @@ static void keylog12(gostx_tls *c) {
 static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) {
   uint8_t session_hash[GOSTX__TLS_HASH_LEN];
   gostx__tls_th_hash(c, session_hash);
-  int rc = c->cfg->test.no_ems
+  int rc = GOSTX__TLS_HOOKS(c->cfg)->no_ems
                ? gostx__tls12_master_secret(pms, GOSTX__TLS12_PMS_LEN, c->client_random,
                                             c->server_random, c->ms12)
                : gostx__tls12_extended_master_secret(pms, GOSTX__TLS12_PMS_LEN, session_hash,
@@ -76,12 +76,14 @@ static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) 
 static int set_keys12(gostx_tls *c, int write) {
   int client_keys = (c->role == GOSTX_TLS_CLIENT) == write;
   const gostx__tls12_keys *k = &c->keys12;
-  gostx__tls12_record *r = write ? &c->wrec12 : &c->rrec12;
-  gostx__tls12_record_clear(r);
-  int rc = gostx__tls12_record_init(r, c->suite12->id, client_keys ? k->client_mac : k->server_mac,
+  gostx__tls_rec *r = write ? &c->wrec : &c->rrec;
+  gostx__tls_rec_clear(r);
+  int rc = gostx__tls12_record_init(&r->s.r12, c->suite12->id,
+                                    client_keys ? k->client_mac : k->server_mac,
                                     client_keys ? k->client_key : k->server_key,
                                     client_keys ? k->client_iv : k->server_iv);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "record keys");
+  r->cls = &gostx__tls12_rec_class;
   if (write) c->wenc = 1;
   else c->renc = 1;
   return GOSTX_OK;
@@ -169,14 +171,14 @@ static int send_client_key_exchange(gostx_tls *c) {
   uint8_t kexp[GOSTX__TLS12_KX_MAX];
   size_t kexp_len = 0, body_len = 0;
   int rc;
-  if (cfg->test.eph_priv) {
-    memcpy(c->eph_priv, cfg->test.eph_priv, cl);
+  if (GOSTX__TLS_HOOKS(cfg)->eph_priv) {
+    memcpy(c->eph_priv, GOSTX__TLS_HOOKS(cfg)->eph_priv, cl);
     rc = gostx_gost3410_public_key(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
   } else {
     rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
   }
   if (rc == GOSTX_OK) {
-    if (cfg->test.pms) memcpy(pms, cfg->test.pms, sizeof pms);
+    if (GOSTX__TLS_HOOKS(cfg)->pms) memcpy(pms, GOSTX__TLS_HOOKS(cfg)->pms, sizeof pms);
     else rc = gostx_random_bytes(pms, sizeof pms);
   }
   memcpy(seed, c->client_random, 32);
@@ -281,7 +283,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
     rd data = vec(&exts, 2, 0);
     if (exts.bad) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello extensions");
     uint32_t bit = type == EXT_RENEGOTIATION_INFO         ? 1u
-                   : type == EXT_EXTENDED_MASTER_SECRET && !cfg->test.no_ems ? 2u
+                   : type == EXT_EXTENDED_MASTER_SECRET && !GOSTX__TLS_HOOKS(cfg)->no_ems ? 2u
                    : type == EXT_SERVER_NAME && c->servername[0] &&
                            !gostx__tls_is_ip_literal(c->servername)
                        ? 4u
@@ -301,9 +303,9 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "ServerHello extension not empty");
     }
   }
-  if (!(seen & 2u) && !cfg->test.no_ems)
+  if (!(seen & 2u) && !GOSTX__TLS_HOOKS(cfg)->no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the server does not use extended_master_secret");
-  c->v12 = 1;
+  gostx__tls12_take(c);
   c->suite12 = gostx__tls12_suite_by_id(suite);
   memcpy(c->server_random, random, 32);
   gostx__tls_th_add(c, msg, len);
@@ -337,7 +339,7 @@ static int send_server_hello12(gostx_tls *c, int reneg, int sni_ack) {
   put(&w, GOSTX_TLS_VERSION_1_2, 2);
   put_bytes(&w, c->server_random, 32);
   /* session_id: empty, the session is not kept (the test hook: RFC 9189's) */
-  const gostx__tls_test_hooks *t = &c->cfg->test;
+  const gostx__tls_test_hooks *t = GOSTX__TLS_HOOKS(c->cfg);
   put(&w, t->sid12 ? (unsigned)t->sid12_len : 0, 1);
   if (t->sid12) put_bytes(&w, t->sid12, t->sid12_len);
   put(&w, c->suite12->id, 2);
@@ -369,7 +371,7 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
   if (!c->suite12) return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "no TLS 1.2 cipher suite in common");
   if (!cfg->nchain || !cfg->key_curve)
     return fail(c, GOSTX__ALERT_INTERNAL_ERROR, "no certificate and key configured");
-  if (!h->have_ems && !cfg->test.no_ems)
+  if (!h->have_ems && !GOSTX__TLS_HOOKS(cfg)->no_ems)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE, "the client does not offer extended_master_secret");
   /* RFC 9189 4.2.1: the algorithm of our key must be among the client's. */
   if (!h->have_sigs || !gostx__tls_rd_has16(h->sigs, sig_alg(cfg->key_curve)))
@@ -377,7 +379,7 @@ int gostx__tls12_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len, c
                 "the client does not accept our key's signature algorithm");
   int rc = gostx__tls_alpn_select(c, h);
   if (rc != GOSTX_OK) return rc;
-  c->v12 = 1;
+  gostx__tls12_take(c);
   memcpy(c->client_random, h->random, 32);
   memcpy(c->servername, h->sni, sizeof h->sni);
   int reneg = h->have_reneg || gostx__tls_rd_has16(h->suites, 0x00FF); /* RFC 5746's SCSV */
@@ -413,10 +415,51 @@ static int on_cv12(gostx_tls *c, const uint8_t *body, size_t len) {
 
 /* ---------------- ChangeCipherSpec, Finished, the state machine ---------------- */
 
-int gostx__tls12_on_ccs(gostx_tls *c) {
+/* The peer's ChangeCipherSpec (its record checked): its keys from now on. */
+static int on_ccs12(gostx_tls *c) {
   int rc = set_keys12(c, 0);
   if (rc == GOSTX_OK) c->state = GOSTX__ST12_WAIT_FINISHED;
   return rc;
+}
+
+/* A TLS 1.2 record (its header at rec, len bytes after it): opened by
+ * tls12_record once the peer's ChangeCipherSpec switched the read keys
+ * (MAC-then-encrypt: a refused record leaves nothing); a CCS only where
+ * the handshake waits for it, in the clear, between whole messages. The
+ * content (*out) is for conn.c to deliver (TLS 1.2's reader: c->record_in). */
+static int record12(gostx_tls *c, uint8_t *rec, size_t len, uint8_t *dst, size_t dst_cap,
+                    size_t *dst_got, gostx__tls_content *out) {
+  (void)dst, (void)dst_cap, (void)dst_got; /* opened in place (MAC-then-encrypt) */
+  uint8_t type = rec[0];
+  uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
+  if (c->renc) {
+    size_t got;
+    int rc = c->rrec.cls->open(&c->rrec.s, rec, GOSTX__TLS_HDR_LEN + len, body, len, &got, &type);
+    c->in_plain = 1; /* opened in place */
+    if (rc == GOSTX_EAUTH)
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "record authentication failed");
+    if (rc == GOSTX_ELEN)
+      return gostx__tls_fail(c, GOSTX__ALERT_RECORD_OVERFLOW, rc, "record too long");
+    if (rc == GOSTX_EFORMAT) /* shorter than its MAC: RFC 5246 7.2.2 says bad_record_mac */
+      return gostx__tls_fail(c, GOSTX__ALERT_BAD_RECORD_MAC, rc, "protected record too short");
+    if (rc != GOSTX_OK)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, rc, "record refused");
+    len = got;
+  }
+  if (type == GOSTX__CT_CCS) {
+    if (c->renc || len != 1 || body[0] != 1 || c->hs_have || c->state != GOSTX__ST12_WAIT_CCS)
+      return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
+                             "unexpected change_cipher_spec");
+    return on_ccs12(c);
+  }
+  *out = (gostx__tls_content){type, body, len};
+  return GOSTX_OK;
+}
+
+void gostx__tls12_take(gostx_tls *c) {
+  c->v12 = 1;
+  c->rl = &gostx__tls12_rec_class;
+  c->record_in = record12;
 }
 
 static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {
@@ -437,14 +480,6 @@ static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {
   return GOSTX_OK;
 }
 
-/* A message handled (rc): into the transcript, then the next state. */
-static int took(gostx_tls *c, int rc, const uint8_t *msg, size_t len, gostx__tls_state next) {
-  if (rc != GOSTX_OK) return rc;
-  gostx__tls_th_add(c, msg, len);
-  c->state = next;
-  return GOSTX_OK;
-}
-
 int gostx__tls12_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
   unsigned type = msg[0];
   const uint8_t *body = msg + 4;
@@ -454,11 +489,11 @@ int gostx__tls12_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
   switch (c->state) {
     case GOSTX__ST12_WAIT_CERT:
       if (type != GOSTX__HS_CERTIFICATE) break;
-      return took(c, on_certificate12(c, body, blen), msg, len,
+      return gostx__tls_took(c, on_certificate12(c, body, blen), msg, len,
                   client ? GOSTX__ST12_WAIT_CR_SHD : GOSTX__ST12_WAIT_CKE);
     case GOSTX__ST12_WAIT_CR_SHD:
       if (type == GOSTX__HS_CERTIFICATE_REQUEST)
-        return took(c, on_certificate_request12(c, body, blen), msg, len, GOSTX__ST12_WAIT_SHD);
+        return gostx__tls_took(c, on_certificate_request12(c, body, blen), msg, len, GOSTX__ST12_WAIT_SHD);
       /* fall through */
     case GOSTX__ST12_WAIT_SHD:
       if (type != GOSTX__HS_SERVER_HELLO_DONE) break;
@@ -472,7 +507,7 @@ int gostx__tls12_on_message(gostx_tls *c, const uint8_t *msg, size_t len) {
       return rc;
     case GOSTX__ST12_WAIT_CV:
       if (type != GOSTX__HS_CERTIFICATE_VERIFY) break;
-      return took(c, on_cv12(c, body, blen), msg, len, GOSTX__ST12_WAIT_CCS);
+      return gostx__tls_took(c, on_cv12(c, body, blen), msg, len, GOSTX__ST12_WAIT_CCS);
     case GOSTX__ST12_WAIT_FINISHED:
       if (type != GOSTX__HS_FINISHED) break;
       return on_finished12(c, msg, len);

@@ -105,8 +105,8 @@ static inline void close_vec(wr *w, size_t at, size_t k) {
 }
 
 static inline wr msg_start(gostx_tls *c, uint8_t type) {
-  c->msg[c->pend] = type;
-  wr w = {c->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
+  c->hsb->msg[c->pend] = type;
+  wr w = {c->hsb->msg + c->pend + 4, 0, GOSTX__TLS_HS_MAX, 0};
   return w;
 }
 
@@ -118,6 +118,10 @@ static inline int msg_send(gostx_tls *c, wr *w) {
 /* Ends the handshake with alert (RFC 8446 section 6's number) and the
  * gostx error that goes with it (each handshake file calls it fail). */
 int gostx__tls_hs_fail(gostx_tls *c, int alert, const char *what);
+/* A message handled (rc, the handler's result): when GOSTX_OK, into the
+ * transcript (every message the state machines take goes in here), then
+ * the next state. Returns rc. */
+int gostx__tls_took(gostx_tls *c, int rc, const uint8_t *msg, size_t len, gostx__tls_state next);
 /* n random bytes (the test hook's when set). */
 int gostx__tls_fill_random(gostx_tls *c, uint8_t *out, size_t n);
 /* Reverses each half of in (two coordinates, or r and s), cl bytes each:

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "gost3410/ec.h"
@@ -51,8 +52,8 @@ int gostx__tls_hs_fail(gostx_tls *c, int alert, const char *what) {
 }
 
 int gostx__tls_fill_random(gostx_tls *c, uint8_t *out, size_t n) {
-  if (c->cfg->test.random) {
-    memcpy(out, c->cfg->test.random, n);
+  if (GOSTX__TLS_HOOKS(c->cfg)->random) {
+    memcpy(out, GOSTX__TLS_HOOKS(c->cfg)->random, n);
     return GOSTX_OK;
   }
   if (gostx_random_bytes(out, n) != GOSTX_OK)
@@ -74,9 +75,9 @@ int gostx__tls_send_signature(gostx_tls *c, unsigned alg, const uint8_t *digest)
   size_t cl = gostx_gost3410_size(cfg->key_curve);
   uint8_t sig[128], le[128];
   int rc;
-  if (cfg->test.sign_k)
+  if (GOSTX__TLS_HOOKS(cfg)->sign_k)
     rc = gostx_gost3410_sign_with_k(cfg->key_curve, cfg->key_priv, cl, digest, cl,
-                                    cfg->test.sign_k, cl, sig, 2 * cl);
+                                    GOSTX__TLS_HOOKS(cfg)->sign_k, cl, sig, 2 * cl);
   else
     rc = gostx_gost3410_sign(cfg->key_curve, cfg->key_priv, cl, digest, cl, sig, 2 * cl);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "signing failed");
@@ -124,7 +125,7 @@ static int chain_alert(gostx_x509_status st) {
  * asked for a certificate. */
 int gostx__tls_peer_chain(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
-  const gostx__tls_test_hooks *t = &cfg->test;
+  const gostx__tls_test_hooks *t = GOSTX__TLS_HOOKS(cfg);
   if (t->pin_curve) { /* tests: the key pinned, the chain not read */
     c->peer_curve = t->pin_curve;
     memcpy(c->peer_pub, t->pin_pub, 2 * gostx_gost3410_size(t->pin_curve));
@@ -207,7 +208,7 @@ int gostx__tls_rd_has16(rd l, unsigned v) {
 static int add_peer_cert(gostx_tls *c, const uint8_t *der, size_t len, size_t *at) {
   if (c->npeer == GOSTX__TLS_MAX_CHAIN)
     return fail(c, GOSTX__ALERT_BAD_CERTIFICATE, "certificate chain too long");
-  memcpy(c->peer_der + *at, der, len); /* the message fits peer_der: both HS_MAX */
+  memcpy(c->peer_der + *at, der, len); /* peer_der holds the whole list */
   c->peer_cert[c->npeer].der = c->peer_der + *at;
   c->peer_cert[c->npeer].der_len = len;
   c->npeer++;
@@ -218,6 +219,13 @@ static int add_peer_cert(gostx_tls *c, const uint8_t *der, size_t len, size_t *a
 int gostx__tls_read_chain(gostx_tls *c, rd list, int entry_exts, int required_alert) {
   size_t at = 0;
   c->npeer = 0;
+  /* the certificates kept for gostx_tls_peer_chain: as long as they are */
+  gostx_memzero(c->peer_der, c->peer_der ? c->peer_der_cap : 0);
+  free(c->peer_der);
+  c->peer_der = list.n ? malloc(list.n) : NULL;
+  c->peer_der_cap = c->peer_der ? list.n : 0;
+  if (list.n && !c->peer_der)
+    return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
   while (list.n) {
     rd cert = vec(&list, 3, 1);
     rd ext = entry_exts ? vec(&list, 2, 0) : (rd){NULL, 0, 0};
@@ -252,16 +260,10 @@ int gostx__tls_send_chain(gostx_tls *c, int with_chain, int tls13) {
   return msg_send(c, &w);
 }
 
-int gostx__tls_parse_server_hello(gostx_tls *c, const uint8_t *msg, size_t len, server_hello *sh) {
-  rd r = {msg + 4, len - 4, 0};
-  sh->legacy = get(&r, 2);
-  sh->random = take(&r, 32);
-  sh->sid = vec(&r, 1, 0);
-  sh->suite = get(&r, 2);
-  sh->comp = get(&r, 1);
-  sh->exts = (rd){NULL, 0, 0};
-  if (r.n) sh->exts = vec(&r, 2, 0); /* a TLS 1.2 ServerHello may have none */
-  if (r.bad || r.n || sh->sid.n > 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ServerHello");
+int gostx__tls_took(gostx_tls *c, int rc, const uint8_t *msg, size_t len, gostx__tls_state next) {
+  if (rc != GOSTX_OK) return rc;
+  gostx__tls_th_add(c, msg, len);
+  c->state = next;
   return GOSTX_OK;
 }
 

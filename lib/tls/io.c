@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len) {
@@ -19,6 +20,68 @@ static ssize_t io_write(gostx_tls *c, const uint8_t *buf, size_t len) {
 
 int gostx__tls_not_now(void) { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
 
+/* ---- the buffers: each while it is needed ---- */
+
+static int need(uint8_t **buf, size_t len) {
+  if (!*buf) *buf = malloc(len);
+  return *buf ? GOSTX_OK : GOSTX_ENOMEM;
+}
+
+/* A buffer freed; wipe bytes of it first (those that held plaintext or
+ * secrets: 0 for none). */
+static void drop(uint8_t **buf, size_t wipe) {
+  if (!*buf) return;
+  gostx_memzero(*buf, wipe);
+  free(*buf);
+  *buf = NULL;
+}
+
+/* Records in: wiped where one was opened in place (its plaintext there);
+ * those opened straight into the caller's buffer left only ciphertext,
+ * and a relay's bulk does not pay for a wipe at each idle moment. */
+static void drop_in(gostx_tls *c) {
+  drop(&c->in, c->in_plain ? GOSTX__TLS_IN_BUF : 0);
+  c->in_plain = 0;
+}
+
+/* Records out hold what was sent as it was sent: ciphertext (sealed from
+ * the caller's buffer), or plaintext records before the keys. */
+static void drop_out(gostx_tls *c) { drop(&c->out, 0); }
+
+int gostx__tls_need_in(gostx_tls *c) {
+  if (need(&c->in, GOSTX__TLS_IN_BUF) == GOSTX_OK) return GOSTX_OK;
+  return gostx__tls_fail(c, -1, GOSTX_ENOMEM, "out of memory");
+}
+
+int gostx__tls_need_hsb(gostx_tls *c) {
+  if (need((uint8_t **)&c->hsb, sizeof *c->hsb) == GOSTX_OK) return GOSTX_OK;
+  return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, GOSTX_ENOMEM, "out of memory");
+}
+
+void gostx__tls_release_hsb(gostx_tls *c) {
+  int ended = c->state == GOSTX__ST_CONNECTED || c->state == GOSTX__ST_FAILED;
+  if (ended && !c->hs_have && !c->pend) drop((uint8_t **)&c->hsb, sizeof *c->hsb);
+}
+
+void gostx__tls_release(gostx_tls *c) {
+  if (!c->in_have && !c->app_len) {
+    drop_in(c);
+    c->in_off = 0;
+  }
+  if (c->out_off == c->out_len) {
+    drop_out(c);
+    c->out_off = c->out_len = 0;
+  }
+  gostx__tls_release_hsb(c);
+}
+
+void gostx__tls_free_buffers(gostx_tls *c) {
+  drop_in(c);
+  drop_out(c);
+  drop((uint8_t **)&c->hsb, sizeof *c->hsb);
+  drop(&c->peer_der, c->peer_der_cap);
+}
+
 /* Writes the queued records; 0 when all are out. */
 int gostx__tls_flush(gostx_tls *c) {
   while (c->out_off < c->out_len) {
@@ -29,14 +92,17 @@ int gostx__tls_flush(gostx_tls *c) {
     c->out_off += (size_t)n;
   }
   c->out_off = c->out_len = 0;
+  /* all out and the read side idle (its buffer went back): so does this */
+  if (!c->in) drop_out(c);
   return GOSTX_OK;
 }
 
 /* One record of type into out: protected when the write keys are set. */
 int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, size_t len,
                         unsigned legacy_version) {
+  if (need(&c->out, GOSTX__TLS_OUT_CAP) != GOSTX_OK) return GOSTX_ENOMEM;
   if (!c->wenc) {
-    if (c->out_len + GOSTX__TLS_HDR_LEN + len > sizeof c->out) return GOSTX_ELEN;
+    if (c->out_len + GOSTX__TLS_HDR_LEN + len > GOSTX__TLS_OUT_CAP) return GOSTX_ELEN;
     uint8_t *h = c->out + c->out_len;
     h[0] = type;
     h[1] = (uint8_t)(legacy_version >> 8);
@@ -48,10 +114,8 @@ int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, siz
     return GOSTX_OK;
   }
   size_t got;
-  int rc = c->v12 ? gostx__tls12_record_seal(&c->wrec12, type, data, len, c->out + c->out_len,
-                                             sizeof c->out - c->out_len, &got)
-                  : gostx__tls_record_seal(&c->wrec, type, data, len, 0, c->out + c->out_len,
-                                           sizeof c->out - c->out_len, &got);
+  int rc = c->wrec.cls->seal(&c->wrec.s, type, data, len, c->out + c->out_len,
+                             GOSTX__TLS_OUT_CAP - c->out_len, &got);
   if (rc == GOSTX_OK) c->out_len += got;
   return rc;
 }
@@ -68,13 +132,13 @@ void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
   gostx_streebog_final(&t, out);
 }
 
-/* The pending handshake messages (c->msg[0..pend)) out as records of at
+/* The pending handshake messages (c->hsb->msg[0..pend)) out as records of at
  * most 2^14 bytes (the test hook's frag, when set, splits them smaller). */
 int gostx__tls_hs_flush(gostx_tls *c) {
-  size_t max = c->cfg->test.frag ? c->cfg->test.frag : GOSTX__TLS_MAX_PLAINTEXT;
+  size_t max = GOSTX__TLS_HOOKS(c->cfg)->frag ? GOSTX__TLS_HOOKS(c->cfg)->frag : GOSTX__TLS_MAX_PLAINTEXT;
   for (size_t at = 0; at < c->pend;) {
     size_t n = c->pend - at > max ? max : c->pend - at;
-    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->msg + at, n, c->pend_version);
+    int rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, c->hsb->msg + at, n, c->pend_version);
     if (rc != GOSTX_OK) {
       c->pend = 0;
       return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "output full");
@@ -86,13 +150,13 @@ int gostx__tls_hs_flush(gostx_tls *c) {
 }
 
 int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
-  uint8_t *m = c->msg + c->pend;
+  uint8_t *m = c->hsb->msg + c->pend;
   size_t len = 4 + body_len;
   m[1] = (uint8_t)(body_len >> 16);
   m[2] = (uint8_t)(body_len >> 8);
   m[3] = (uint8_t)body_len;
-  if (c->cfg->test.mutate) /* the handshake fuzzer: the message changed before it is sent */
-    c->cfg->test.mutate(c->cfg->test.mutate_user, m, &len, sizeof c->msg - c->pend);
+  if (GOSTX__TLS_HOOKS(c->cfg)->mutate) /* the handshake fuzzer: the message changed before it is sent */
+    GOSTX__TLS_HOOKS(c->cfg)->mutate(GOSTX__TLS_HOOKS(c->cfg)->mutate_user, m, &len, GOSTX__TLS_MSG_CAP - c->pend);
   gostx__tls_th_add(c, m, len);
   /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1);
    * a TLS 1.2-only client's 0x0303, as RFC 9189's examples write it. */
@@ -100,7 +164,7 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   c->pend += len;
   /* One message a record (as RFC 9367's examples send them), or, with the
    * test hook, as many as fit: the peer must take both. */
-  if (!c->cfg->test.coalesce || c->pend >= GOSTX__TLS_MAX_PLAINTEXT) return gostx__tls_hs_flush(c);
+  if (!GOSTX__TLS_HOOKS(c->cfg)->coalesce || c->pend >= GOSTX__TLS_MAX_PLAINTEXT) return gostx__tls_hs_flush(c);
   return GOSTX_OK;
 }
 
@@ -118,14 +182,15 @@ int gostx__tls_send_ccs(gostx_tls *c) {
 }
 
 int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]) {
-  gostx__tls_record *r = write ? &c->wrec : &c->rrec;
+  gostx__tls_rec *r = write ? &c->wrec : &c->rrec;
   if (write && c->pend) { /* the messages of the old key go under it */
     int rc = gostx__tls_hs_flush(c);
     if (rc != GOSTX_OK) return rc;
   }
-  gostx__tls_record_clear(r);
-  int rc = gostx__tls_record_init(r, c->suite->id, secret);
+  gostx__tls_rec_clear(r);
+  int rc = gostx__tls_record_init(&r->s.r13, c->suite->id, secret);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "record keys");
+  r->cls = &gostx__tls13_rec_class;
   if (write) {
     c->wenc = 1;
   } else {
@@ -170,13 +235,13 @@ int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
     c->alert_sent = 1;
     /* Best effort: what is queued goes out, then the alert. */
     uint8_t a[2] = {2, (uint8_t)alert};
-    if (!(c->wenc && (c->v12 ? c->wrec12.spent : c->wrec.spent)) && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK) (void)gostx__tls_flush(c);
+    int spent = c->wenc && c->wrec.cls->spent(&c->wrec.s);
+    if (!spent && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK)
+      (void)gostx__tls_flush(c);
   }
   wipe_secrets(c);
-  gostx__tls_record_clear(&c->rrec);
-  gostx__tls_record_clear(&c->wrec);
-  gostx__tls12_record_clear(&c->rrec12);
-  gostx__tls12_record_clear(&c->wrec12);
+  gostx__tls_rec_clear(&c->rrec);
+  gostx__tls_rec_clear(&c->wrec);
   c->renc = c->wenc = 0;
   return c->rc;
 }

@@ -31,7 +31,7 @@ static const uint8_t ticket_ad[] = "gostx ticket 1";
 static const uint8_t session_magic[4] = {'G', 'X', 'S', '1'};
 
 uint64_t gostx__tls_now_ms(const gostx_tls *c) {
-  if (c->cfg->test.now) return c->cfg->test.now * 1000;
+  if (GOSTX__TLS_HOOKS(c->cfg)->now) return GOSTX__TLS_HOOKS(c->cfg)->now * 1000;
   struct timespec ts;
   if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
   return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
@@ -76,7 +76,7 @@ static int send_ticket(gostx_tls *c) {
   /* the message: type, length, lifetime, age_add, nonce<8>, ticket<..>, extensions<0> */
   size_t ticket_len = TICKET_NONCE + state_len + TICKET_TAG;
   size_t body = 4 + 4 + 1 + 8 + 2 + ticket_len + 2, len = 4 + body;
-  uint8_t *m = c->msg;
+  uint8_t *m = c->hsb->msg;
   m[0] = GOSTX__HS_NEW_SESSION_TICKET;
   put_be(m + 1, body, 3);
   put_be(m + 4, cfg->ticket_lifetime, 4);
@@ -97,8 +97,8 @@ static int send_ticket(gostx_tls *c) {
   gostx_memzero(state, sizeof state);
   put_be(m + 23 + ticket_len, 0, 2);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "session ticket");
-  if (cfg->test.mutate) /* the handshake fuzzer changes it as it would a handshake message */
-    cfg->test.mutate(cfg->test.mutate_user, m, &len, sizeof c->msg);
+  if (GOSTX__TLS_HOOKS(cfg)->mutate) /* the handshake fuzzer changes it as it would a handshake message */
+    GOSTX__TLS_HOOKS(cfg)->mutate(GOSTX__TLS_HOOKS(cfg)->mutate_user, m, &len, GOSTX__TLS_MSG_CAP);
   rc = gostx__tls_queue_record(c, GOSTX__CT_HANDSHAKE, m, len, 0x0303);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "session ticket");
   return GOSTX_OK;
@@ -184,7 +184,7 @@ int gostx_tls_get_session(const gostx_tls *c, uint8_t *out, size_t cap, size_t *
    * by a test) is given out: resumed, a session is taken as verified, and
    * one from an unverified (--insecure) handshake would let a verifying
    * client trust a server it never checked. */
-  int verified = c->cfg->verify != GOSTX_TLS_VERIFY_NONE || c->cfg->test.pin_curve;
+  int verified = c->cfg->verify != GOSTX_TLS_VERIFY_NONE || GOSTX__TLS_HOOKS(c->cfg)->pin_curve;
   if (c->role != GOSTX_TLS_CLIENT || !s->ticket_len || !verified) return GOSTX_ESTATE;
   size_t name = strlen(s->servername), need = 4 + 2 + 4 + 4 + 8 + 32 + 1 + name + 2 + s->ticket_len;
   *len = need;

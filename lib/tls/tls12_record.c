@@ -10,7 +10,7 @@
  * Opening decrypts into the caller's buffer, checks the MAC in constant
  * time and wipes what it wrote when the MAC is wrong; CNT_IMIT's streams
  * move on only after a record verifies. No allocation. */
-#include "tls12_internal.h"
+#include "rec.h"
 
 int gostx__tls12_record_init(gostx__tls12_record *r, unsigned suite_id,
                              const uint8_t mac_key[GOSTX__TLS_KEY_LEN],
@@ -209,3 +209,28 @@ int gostx__tls12_record_open(gostx__tls12_record *r, const uint8_t *rec, size_t 
   *out_len = len;
   return GOSTX_OK;
 }
+
+/* ---- the TLS 1.2 instance of the record interface (rec.h) ---- */
+
+static int seal12(gostx__tls_rec_state *s, uint8_t type, const uint8_t *in, size_t len,
+                  uint8_t *out, size_t cap, size_t *got) {
+  return gostx__tls12_record_seal(&s->r12, type, in, len, out, cap, got);
+}
+
+static int open12(gostx__tls_rec_state *s, const uint8_t *rec, size_t rec_len, uint8_t *out,
+                  size_t cap, size_t *got, uint8_t *type) {
+  return gostx__tls12_record_open(&s->r12, rec, rec_len, out, cap, got, type);
+}
+
+static size_t sealed_len12(const gostx__tls_rec_state *s, size_t len) {
+  return gostx__tls12_sealed_len(&s->r12, len);
+}
+
+static uint64_t key_limit12(const gostx__tls_rec_state *s) { return s->r12.suite->snmax; }
+
+static int spent12(const gostx__tls_rec_state *s) { return s->r12.spent; }
+static uint64_t seq12(const gostx__tls_rec_state *s) { return s->r12.seq; }
+static void clear12(gostx__tls_rec_state *s) { gostx__tls12_record_clear(&s->r12); }
+
+const gostx__tls_rec_class gostx__tls12_rec_class = {
+    seal12, open12, sealed_len12, key_limit12, spent12, seq12, clear12, 1, 1, 0};

@@ -281,9 +281,9 @@ static void agree(gostx_tls *c, gostx_tls *s, int crc, int src, int v12) {
       (memcmp(c->c_ap, s->c_ap, 32) || memcmp(c->s_ap, s->s_ap, 32)))
     bug("completed with different secrets");
   if (crc == 0 && src == 0 && v12 &&
-      (!c->v12 || !s->v12 || memcmp(c->wrec12.key, s->rrec12.key, 32) ||
-       memcmp(c->wrec12.mac_key, s->rrec12.mac_key, 32) ||
-       memcmp(c->rrec12.key, s->wrec12.key, 32)))
+      (!c->v12 || !s->v12 || memcmp(c->wrec.s.r12.key, s->rrec.s.r12.key, 32) ||
+       memcmp(c->wrec.s.r12.mac_key, s->rrec.s.r12.mac_key, 32) ||
+       memcmp(c->rrec.s.r12.key, s->wrec.s.r12.key, 32)))
     bug("TLS 1.2 completed with different keys");
   uint8_t b[16];
   size_t put, got;
