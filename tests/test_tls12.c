@@ -325,6 +325,9 @@ static void mutate(void *user, uint8_t *msg, size_t *len, size_t cap) {
     case 2: body--; break;
     case 3: if (*len < cap) msg[4 + body++] = 0; break;
     case 4: msg[*len - 1 - (size_t)m->arg] ^= 1; break;
+    case 5: /* a byte after the message, in its record; the header unchanged */
+      if (*len < cap) msg[(*len)++] = (uint8_t)m->arg;
+      return;
   }
   *len = 4 + body;
   msg[1] = (uint8_t)(body >> 16), msg[2] = (uint8_t)(body >> 8), msg[3] = (uint8_t)body;
@@ -357,6 +360,11 @@ static void test_mutated(void) {
     expect_mutated(1, s, 0, m, GOSTX__ALERT_DECRYPT_ERROR, "the server's Finished wrong");
     m = (mut){FIN, 2, 0};
     expect_mutated(0, s, 0, m, GOSTX__ALERT_DECODE_ERROR, "a short Finished");
+    /* fuzz_tls_handshake's find: the genuine Finished, then a byte of a
+     * next handshake message in the same record, was taken */
+    m = (mut){FIN, 5, 0xff};
+    expect_mutated(1, s, 0, m, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a byte after the server's Finished");
+    expect_mutated(0, s, 0, m, GOSTX__ALERT_UNEXPECTED_MESSAGE, "a byte after the client's Finished");
     m = (mut){CKE, 0, CV};
     expect_mutated(0, s, 0, m, GOSTX__ALERT_UNEXPECTED_MESSAGE, "CertificateVerify for CKE");
     m = (mut){CERT, 0, CKE};

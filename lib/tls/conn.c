@@ -485,14 +485,19 @@ static int on_handshake_data(gostx_tls *c, const uint8_t *p, size_t len) {
     if (c->hs_have < 4 + body) break;
     c->hs_have = 0;
     c->rkey_changed = 0;
+    int was_connected = c->state == GOSTX__ST_CONNECTED;
     int rc = gostx__tls_on_message(c, c->hsb->in, 4 + body);
     if (rc != GOSTX_OK) return rc;
     if (c->state == GOSTX__ST_FAILED) return c->rc;
     /* A message that changed the read key must end its record (RFC 8446
-     * section 5.1). */
-    if (c->rkey_changed && len)
+     * section 5.1); so must TLS 1.2's last Finished: no handshake message
+     * may follow it here (renegotiation is refused), and bytes after it in
+     * its record are outside what the Finished covered. */
+    int ended12 = c->v12 && !was_connected && c->state == GOSTX__ST_CONNECTED;
+    if ((c->rkey_changed || ended12) && len)
       return gostx__tls_fail(c, GOSTX__ALERT_UNEXPECTED_MESSAGE, GOSTX_EFORMAT,
-                             "handshake data across a key change");
+                             c->rkey_changed ? "handshake data across a key change"
+                                             : "handshake data after the Finished");
   }
   gostx__tls_release_hsb(c); /* after the handshake: a post-handshake message's time */
   return GOSTX_OK;
