@@ -629,7 +629,135 @@ static void a1_4(json *f) {
   delete_ike(f, "A.1.4", &a1i_new, &a1r_new);
 }
 
-/* ---- A.2.1: IKE_SA_INIT (after INVALID_KE_PAYLOAD) and the IKE SA's keys ---- */
+/* ---- A.2.1's IKE_AUTH: fragments (RFC 7383) ---- */
+
+/* The inside of a fragmented message: the plaintexts of steps n, n + step,
+ * ... (nf of them) joined, each less its Pad Length. */
+static uint8_t *frag_inside(json *sub, int n, int step, int nf, const char *what, size_t *len) {
+  uint8_t *out = malloc(4096);
+  *len = 0;
+  for (int i = 0; i < nf; i++) {
+    size_t l;
+    uint8_t *p = whole(sub, n + i * step, what, &l);
+    CHECK(l >= 1 && p[l - 1] == 0 && *len + l <= 4096, "a fragment's Pad Length 0");
+    memcpy(out + *len, p, l - 1);
+    *len += l - 1;
+    free(p);
+  }
+  return out;
+}
+
+/* A fragmented message sent: the inside (plaintexts from step n_plain, 6
+ * steps apart) rebuilt through the codec with AUTH auth, cut by lib/ike at
+ * the size of the first printed fragment (step n_msg) and each fragment
+ * sealed with the IV of its step, against the nf printed messages. */
+static void frag_seal(json *sub, int n_plain, int n_msg, int nf, const uint8_t *sk_e, size_t el,
+                      uint16_t encr, const gostx_ike_hdr *h, const uint8_t *auth,
+                      size_t auth_len) {
+  size_t il, ml;
+  uint8_t *plain = frag_inside(sub, n_plain, 6, nf, "Composes plaintext", &il);
+  uint8_t *m1 = whole(sub, n_msg, "Sends message fragment", &ml);
+  const uint8_t first = m1[GOSTX_IKE_HDR_LEN];
+  gostx_ike_chain c;
+  CHECK_RC(gostx__ike_chain_read(first, plain, il, &c, NULL), GOSTX_OK, "the inside reads");
+  uint8_t inner[4096], out[2048];
+  gostx_ike_writer w;
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  rewrite(&c, &w, auth, auth_len);
+  CHECK(w.err == GOSTX_OK && w.len == il && !memcmp(inner, plain, il),
+        "%s (%d): the inside written again byte for byte", tv_str(sub, "id"), n_plain);
+  gostx_ike_sk sk;
+  uint16_t total = 0;
+  CHECK_RC(gostx__ike_sk_init(&sk, encr, sk_e, el), GOSTX_OK, "SK init");
+  CHECK_RC(gostx__ike_frag_total(&sk, w.len, ml, &total), GOSTX_OK, "fragment count");
+  CHECK(total == nf, "%s: %u fragments at %zu octets, RFC %d", tv_str(sub, "id"), total, ml, nf);
+  for (int i = 0; i < nf && i < total; i++) {
+    size_t l, ol = 0, ivl;
+    uint8_t *want = whole(sub, n_msg + i, "Sends message fragment", &l);
+    uint8_t *ivb = dump(sub, n_plain + 6 * i + 3, "Composes IV", 0, &ivl);
+    uint64_t iv = 0;
+    for (size_t j = 0; j < ivl; j++) iv = iv << 8 | ivb[j];
+    CHECK_RC(gostx__ike_frag_seal(&sk, iv, h, w.first, inner, w.len, ml, (uint16_t)(i + 1), out,
+                                  sizeof out, &ol),
+             GOSTX_OK, "fragment sealed");
+    char name[80];
+    snprintf(name, sizeof name, "%s (%d) fragment %d sealed", tv_str(sub, "id"), n_msg + i, i + 1);
+    CHECK(ol == l, "%s: %zu bytes, RFC %zu", name, ol, l);
+    if (ol == l) CHECK_BYTES(out, want, l, name);
+    uint8_t nonce[16];
+    const size_t nl = gostx__ktree_nonce(iv, sk.salt, sk.salt_len, nonce);
+    expect(sub, n_plain + 6 * i - 2, "Composes MGM nonce", nonce, nl);
+    expect(sub, n_plain + 6 * i - 1, "Composes AAD", out, 36);
+    free(want);
+    free(ivb);
+  }
+  gostx__ike_sk_clear(&sk);
+  free(plain);
+  free(m1);
+}
+
+/* The fragments of steps n_msg.. received out of order (3, 1, one forged,
+ * 4, 1 again, 2) and reassembled under sk_e: each fragment's plaintext
+ * against its step (n_plain, 7 steps apart), the whole inside read into c
+ * (pointing into inner). */
+static void frag_open(json *sub, int n_msg, int n_plain, int nf, const uint8_t *sk_e, size_t el,
+                      uint16_t encr, uint8_t *inner, gostx_ike_chain *c) {
+  static uint8_t held[4096];
+  gostx_ike_sk sk;
+  gostx_ike_reasm r;
+  CHECK_RC(gostx__ike_sk_init(&sk, encr, sk_e, el), GOSTX_OK, "SK init");
+  uint8_t *m[8];
+  size_t ml[8];
+  for (int i = 0; i < nf; i++) m[i] = whole(sub, n_msg + i, "Sends message fragment", &ml[i]);
+  for (int i = 0; i < nf; i++) { /* each fragment alone opens to its printed plaintext */
+    gostx_ike_hdr h;
+    gostx_ike_skf f;
+    size_t pl, wl;
+    uint8_t *want = whole(sub, n_plain + 7 * i, "Decrypts ciphertext", &wl);
+    CHECK(gostx__ike_skf_read(m[i], ml[i], &h, &f) == GOSTX_OK && f.num == i + 1 &&
+              f.total == nf,
+          "fragment %d of %d", i + 1, nf);
+    CHECK(gostx__ike_skf_open(&sk, m[i], &f, held, sizeof held, &pl, NULL) == GOSTX_OK &&
+              pl + 1 == wl && !memcmp(held, want, pl),
+          "%s (%d): fragment %d opened to the RFC's plaintext", tv_str(sub, "id"), n_plain + 7 * i,
+          i + 1);
+    free(want);
+  }
+  gostx__ike_reasm_init(&r, held, sizeof held, 1);
+  int done = 0;
+  const int order[] = {2, 0, 3, 1};
+  for (int k = 0; k < nf; k++) {
+    const int i = order[k];
+    if (k == 2) { /* a forged copy of the next is dropped; the set goes on */
+      m[i][ml[i] - 1] ^= 1;
+      CHECK_RC(gostx__ike_reasm_add(&r, &sk, m[i], ml[i], &done), GOSTX_EAUTH, "forged fragment");
+      m[i][ml[i] - 1] ^= 1;
+    }
+    CHECK_RC(gostx__ike_reasm_add(&r, &sk, m[i], ml[i], &done), GOSTX_OK, "fragment stored");
+    CHECK(done == (k == nf - 1), "complete only with the last (%d of %d)", k + 1, nf);
+    if (k == 1)
+      CHECK_RC(gostx__ike_reasm_add(&r, &sk, m[i], ml[i], &done), GOSTX_ESTATE, "a fragment twice");
+  }
+  gostx_ike_hdr h;
+  uint8_t first = 0;
+  size_t il = 0, wl;
+  CHECK_RC(gostx__ike_reasm_take(&r, &h, &first, inner, 4096, &il), GOSTX_OK, "reassembled");
+  uint8_t *want = frag_inside(sub, n_plain, 7, nf, "Decrypts ciphertext", &wl);
+  CHECK(il == wl && !memcmp(inner, want, il), "%s: the inside reassembled", tv_str(sub, "id"));
+  CHECK(h.next == GOSTX_IKE_PT_SK && h.msg_id == 1 && h.exchange == GOSTX_IKE_AUTH,
+        "the header of the whole message");
+  char len_s[16];
+  snprintf(len_s, sizeof len_s, "[%u]", h.length); /* as the RFC's parse prints it */
+  const char *text = json_str(json_at(json_get(step(sub, n_plain + 7 * nf - 6, "Reassembles"), "text"), 1));
+  CHECK(strstr(text, len_s) != NULL, "%s: the whole message's length %s in \"%s\"",
+        tv_str(sub, "id"), len_s, text);
+  CHECK_RC(gostx__ike_chain_read(first, inner, il, c, NULL), GOSTX_OK, "the whole inside reads");
+  free(want);
+  for (int i = 0; i < nf; i++) free(m[i]);
+  gostx__ike_sk_clear(&sk);
+}
+
+/* ---- A.2.1: IKE_SA_INIT (after INVALID_KE_PAYLOAD), the IKE SA's keys, IKE_AUTH in fragments ---- */
 
 static void a2_1(json *f) {
   json *sub = sub_of(f, "A.2.1");
@@ -679,6 +807,24 @@ static void a2_1(json *f) {
   CHECK_RC(gostx__ike_ke_shared(R->group, dr, 32, qi, 64, R->gir, 32), GOSTX_OK, "g^ir");
   expect(sub, 69, "Computes shared key", R->gir, 32);
   sa_keys(sub, R, NULL, 70, 1);
+  /* IKE_AUTH: four fragments each way (the signatures are the RFC's here) */
+  static uint8_t inner[4096];
+  tree(sub, 35, I->k.sk_ei, "Computes K1i");
+  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_AUTH, GOSTX_IKE_FLAG_I, 1);
+  frag_seal(sub, 43, 65, 4, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
+  tree(sub, 77, R->k.sk_ei, "Computes K1i");
+  frag_open(sub, 65, 84, 4, R->k.sk_ei, R->k.enc_len, R->encr, inner, &c);
+  CHECK(gostx__ike_find(&c, GOSTX_IKE_PT_IDI) && gostx__ike_find(&c, GOSTX_IKE_PT_CERT),
+        "A.2.1 (106): IDi and CERT in the reassembled request");
+  keymat(sub, 110, R, NULL, 0, R->ni, R->nr);
+  tree(sub, 115, R->k.sk_er, "Computes K1r");
+  h.flags = GOSTX_IKE_FLAG_R;
+  frag_seal(sub, 122, 144, 4, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
+  tree(sub, 149, I->k.sk_er, "Computes K1r");
+  frag_open(sub, 144, 156, 4, I->k.sk_er, I->k.enc_len, I->encr, inner, &c);
+  CHECK(gostx__ike_find(&c, GOSTX_IKE_PT_IDR) && gostx__ike_find(&c, GOSTX_IKE_PT_AUTH),
+        "A.2.1 (178): IDr and AUTH in the reassembled response");
+  keymat(sub, 182, I, NULL, 0, I->ni, I->nr);
   gostx_memzero(d512, sizeof d512);
   gostx_memzero(di, sizeof di);
   gostx_memzero(dr, sizeof dr);

@@ -311,4 +311,90 @@ int gostx__ike_sk_open(const gostx_ike_sk *sk, const uint8_t *msg, size_t len,
                        gostx_ike_hdr *h, uint8_t *inner_first, uint8_t *plain, size_t cap,
                        size_t *plain_len, uint64_t *iv);
 
+/* ---- IKE fragmentation (RFC 7383) over the same transforms ---- */
+enum {
+  GOSTX_IKE_N_FRAGMENTATION_SUPPORTED = 16430, /* 2.3: empty, protocol 0, no SPI */
+  /* the most fragments one message is taken in: a larger Total Fragments
+   * is dropped before anything is decrypted or stored (memory bounded) */
+  GOSTX_IKE_FRAG_MAX = 64
+};
+
+/* An Encrypted Fragment payload as read from a message (sk.c). */
+typedef struct gostx_ike_skf {
+  uint8_t next; /* fragment 1: the inside's first payload type; 0 after */
+  uint16_t num, total;
+  const uint8_t *body; /* IV | content | ICV, inside the message */
+  size_t len;
+} gostx_ike_skf;
+
+/* One fragment (num of total, 1 <= num <= total) of chunk, as a whole
+ * message: header h (next and length set here), SKF naming inner_first
+ * in fragment 1 and 0 in the others, Pad Length 0. The AAD covers the
+ * header and the SKF header with its Fragment Number and Total Fragments. */
+int gostx__ike_skf_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h,
+                        uint8_t inner_first, uint16_t num, uint16_t total,
+                        const uint8_t *chunk, size_t chunk_len, uint8_t *out, size_t cap,
+                        size_t *out_len);
+/* The header of a fragment message and its SKF payload, the only one in it
+ * (RFC 7383 2.5.3). GOSTX_EFORMAT for a malformed message or the numbers
+ * 2.6 and 2.5 refuse: Fragment Number or Total Fragments 0, Fragment
+ * Number above Total Fragments, a Next Payload other than 0 after the first. */
+int gostx__ike_skf_read(const uint8_t *msg, size_t len, gostx_ike_hdr *h, gostx_ike_skf *f);
+/* Authenticates and decrypts f (read from msg) into plain: GOSTX_EAUTH
+ * when the ICV fails. */
+int gostx__ike_skf_open(const gostx_ike_sk *sk, const uint8_t *msg, const gostx_ike_skf *f,
+                        uint8_t *plain, size_t cap, size_t *plain_len, uint64_t *iv);
+
+/* Splitting (frag.c): the inside of an Encrypted payload (inner_len octets)
+ * cut into chunks so that each fragment message is at most max_len octets
+ * (the IKE message: the caller takes off IP, UDP and a non-ESP marker).
+ * The number of fragments into *total; GOSTX_ELEN when max_len leaves no
+ * room for content or more than GOSTX_IKE_FRAG_MAX fragments are needed. */
+int gostx__ike_frag_total(const gostx_ike_sk *sk, size_t inner_len, size_t max_len,
+                          uint16_t *total);
+/* Fragment num (1..total) of inner as a whole message, sealed with IV iv
+ * (each fragment takes its own IV: the caller's counter). */
+int gostx__ike_frag_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h,
+                         uint8_t inner_first, const uint8_t *inner, size_t inner_len,
+                         size_t max_len, uint16_t num, uint8_t *out, size_t cap,
+                         size_t *out_len);
+
+/* Reassembly (frag.c, RFC 7383 2.6) of one message (one Message ID) into a
+ * buffer the caller gives: nothing allocated, at most GOSTX_IKE_FRAG_MAX
+ * fragments and cap octets of content held. */
+typedef struct gostx_ike_reasm {
+  uint8_t *buf;
+  size_t cap, used;
+  uint32_t msg_id;
+  gostx_ike_hdr h; /* the header the set came with (length aside) */
+  uint8_t first;   /* the inside's first payload type (from fragment 1) */
+  uint16_t total, have;
+  size_t icv_len;
+  struct {
+    uint32_t off, len;
+    uint8_t got;
+  } f[GOSTX_IKE_FRAG_MAX];
+} gostx_ike_reasm;
+
+/* A set for the message msg_id (the caller's window picks it). */
+void gostx__ike_reasm_init(gostx_ike_reasm *r, uint8_t *buf, size_t cap, uint32_t msg_id);
+/* Wipes what is held (a timeout, or after take): RFC 7383 2.6. */
+void gostx__ike_reasm_reset(gostx_ike_reasm *r);
+/* Offers a received fragment message. GOSTX_OK: stored (*complete set when
+ * all are there). Else it is dropped and the set goes on as before:
+ * GOSTX_EFORMAT (malformed, numbers refused by gostx__ike_skf_read,
+ * another Message ID, exchange or flags, Total Fragments below the set's),
+ * GOSTX_ESTATE (this Fragment Number and Total Fragments already held: a
+ * replay or a retransmission, 2.6),
+ * GOSTX_ELEN (Total Fragments above GOSTX_IKE_FRAG_MAX, or no room left),
+ * GOSTX_EAUTH (the ICV). A valid fragment with a larger Total Fragments
+ * (a sender's smaller threshold, 2.5.2) starts the set over with it. */
+int gostx__ike_reasm_add(gostx_ike_reasm *r, const gostx_ike_sk *sk, const uint8_t *msg,
+                         size_t len, int *complete);
+/* The whole message once complete: the header (next SK, length of the
+ * unfragmented message), the inside's first type and the inside in order
+ * into out (cap). GOSTX_ESTATE while incomplete. The set is reset after. */
+int gostx__ike_reasm_take(gostx_ike_reasm *r, gostx_ike_hdr *h, uint8_t *inner_first,
+                          uint8_t *out, size_t cap, size_t *out_len);
+
 #endif

@@ -10,7 +10,11 @@
 #include "esp/ktree.h"
 #include "ike.h"
 
-enum { SK_IV_LEN = 8, SK_AAD_LEN = GOSTX_IKE_HDR_LEN + GOSTX_IKE_GEN_LEN };
+enum {
+  SK_IV_LEN = 8,
+  SK_AAD_LEN = GOSTX_IKE_HDR_LEN + GOSTX_IKE_GEN_LEN,
+  SKF_EXTRA = 4 /* Fragment Number, Total Fragments (RFC 7383 2.5) */
+};
 
 int gostx__ike_sk_init(gostx_ike_sk *sk, uint16_t encr_id, const uint8_t *key, size_t len) {
   const size_t want = gostx__ike_encr_key_len(encr_id);
@@ -58,30 +62,78 @@ static int sk_mgm(const gostx_ike_sk *sk, uint64_t iv, const uint8_t *aad, size_
   return rc;
 }
 
-int gostx__ike_sk_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h,
-                       uint8_t inner_first, const uint8_t *inner, size_t inner_len,
-                       uint8_t *out, size_t cap, size_t *out_len) {
+/* The protected message: header h, the Encrypted payload of type pt (SK,
+ * or SKF with its Fragment Number and Total Fragments, RFC 7383 2.5), its
+ * Next Payload next; the AAD all before the IV (RFC 9227 4.7.2). */
+static int seal_as(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h, uint8_t pt,
+                   uint16_t num, uint16_t total, uint8_t next, const uint8_t *inner,
+                   size_t inner_len, uint8_t *out, size_t cap, size_t *out_len) {
   if (!sk || !h || (!inner && inner_len) || !out || !out_len) return GOSTX_EINVAL;
+  const size_t extra = pt == GOSTX_IKE_PT_SKF ? SKF_EXTRA : 0;
+  const size_t aad = SK_AAD_LEN + extra;
   const size_t body = inner_len + 1; /* the inside and Pad Length 0 */
-  const size_t total = SK_AAD_LEN + SK_IV_LEN + body + sk->icv_len;
-  if (total > cap || total - GOSTX_IKE_HDR_LEN > 0xffff) return GOSTX_ELEN;
+  if (inner_len > cap) return GOSTX_ELEN;
+  const size_t total_len = aad + SK_IV_LEN + body + sk->icv_len;
+  if (total_len > cap || total_len - GOSTX_IKE_HDR_LEN > 0xffff) return GOSTX_ELEN;
   gostx_ike_hdr hh = *h;
-  hh.next = GOSTX_IKE_PT_SK;
-  hh.length = (uint32_t)total;
+  hh.next = pt;
+  hh.length = (uint32_t)total_len;
   gostx__ike_hdr_write(&hh, out);
   uint8_t *g = out + GOSTX_IKE_HDR_LEN;
-  const size_t plen = total - GOSTX_IKE_HDR_LEN;
-  g[0] = inner_first;
+  const size_t plen = total_len - GOSTX_IKE_HDR_LEN;
+  g[0] = next;
   g[1] = 0;
   g[2] = (uint8_t)(plen >> 8);
   g[3] = (uint8_t)plen;
-  put64(out + SK_AAD_LEN, iv);
-  uint8_t *ct = out + SK_AAD_LEN + SK_IV_LEN;
+  if (extra) {
+    g[4] = (uint8_t)(num >> 8), g[5] = (uint8_t)num;
+    g[6] = (uint8_t)(total >> 8), g[7] = (uint8_t)total;
+  }
+  put64(out + aad, iv);
+  uint8_t *ct = out + aad + SK_IV_LEN;
   if (inner_len) memmove(ct, inner, inner_len);
   ct[inner_len] = 0;
-  int rc = sk_mgm(sk, iv, out, SK_AAD_LEN, ct, body, ct, ct + body, NULL);
-  if (rc == GOSTX_OK) *out_len = total;
+  int rc = sk_mgm(sk, iv, out, aad, ct, body, ct, ct + body, NULL);
+  if (rc == GOSTX_OK) *out_len = total_len;
   return rc;
+}
+
+int gostx__ike_sk_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h,
+                       uint8_t inner_first, const uint8_t *inner, size_t inner_len,
+                       uint8_t *out, size_t cap, size_t *out_len) {
+  return seal_as(sk, iv, h, GOSTX_IKE_PT_SK, 0, 0, inner_first, inner, inner_len, out, cap,
+                 out_len);
+}
+
+int gostx__ike_skf_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr *h,
+                        uint8_t inner_first, uint16_t num, uint16_t total,
+                        const uint8_t *chunk, size_t chunk_len, uint8_t *out, size_t cap,
+                        size_t *out_len) {
+  if (num == 0 || num > total) return GOSTX_EINVAL;
+  /* RFC 7383 2.5: the inside's first type in fragment 1 only */
+  return seal_as(sk, iv, h, GOSTX_IKE_PT_SKF, num, total, num == 1 ? inner_first : 0, chunk,
+                 chunk_len, out, cap, out_len);
+}
+
+/* Authenticates and decrypts the body of the Encrypted payload at p (its
+ * fields after the generic header and the SKF numbers: IV, content, ICV)
+ * into plain and drops the padding; the AAD is msg up to the IV. */
+static int open_body(const gostx_ike_sk *sk, const uint8_t *msg, const uint8_t *p, size_t len,
+                     uint8_t *plain, size_t cap, size_t *plain_len, uint64_t *iv) {
+  if (len < SK_IV_LEN + 1 + sk->icv_len) return GOSTX_EFORMAT;
+  const size_t body = len - SK_IV_LEN - sk->icv_len;
+  if (body > cap) return GOSTX_ELEN;
+  uint64_t v = 0;
+  for (int i = 0; i < SK_IV_LEN; i++) v = v << 8 | p[i];
+  int rc = sk_mgm(sk, v, msg, (size_t)(p - msg), p + SK_IV_LEN, body, plain, NULL,
+                  p + SK_IV_LEN + body);
+  if (rc != GOSTX_OK) return rc;
+  /* authenticated: the padding length is the peer's word, checked as any length */
+  const size_t pad = plain[body - 1];
+  if (pad + 1 > body) return GOSTX_EFORMAT;
+  *plain_len = body - 1 - pad;
+  if (iv) *iv = v;
+  return GOSTX_OK;
 }
 
 int gostx__ike_sk_open(const gostx_ike_sk *sk, const uint8_t *msg, size_t len,
@@ -94,17 +146,33 @@ int gostx__ike_sk_open(const gostx_ike_sk *sk, const uint8_t *msg, size_t len,
   /* the chain ends with it (codec.c): the AAD is all before its IV (4.7.2) */
   const gostx_ike_payload *p = gostx__ike_find(&c, GOSTX_IKE_PT_SK);
   if (!p) return GOSTX_EFORMAT;
-  if (p->len < SK_IV_LEN + 1 + sk->icv_len) return GOSTX_EFORMAT;
-  const size_t body = p->len - SK_IV_LEN - sk->icv_len;
-  if (body > cap) return GOSTX_ELEN;
-  uint64_t v = 0;
-  for (int i = 0; i < SK_IV_LEN; i++) v = v << 8 | p->body[i];
-  rc = sk_mgm(sk, v, msg, (size_t)(p->body - msg), p->body + SK_IV_LEN, body, plain, NULL, p->body + SK_IV_LEN + body);
+  return open_body(sk, msg, p->body, p->len, plain, cap, plain_len, iv);
+}
+
+int gostx__ike_skf_read(const uint8_t *msg, size_t len, gostx_ike_hdr *h, gostx_ike_skf *f) {
+  if (!msg || !h || !f) return GOSTX_EINVAL;
+  gostx_ike_chain c;
+  uint8_t next;
+  int rc = gostx__ike_msg_read(msg, len, h, &c, &next);
   if (rc != GOSTX_OK) return rc;
-  /* authenticated: the padding length is the peer's word, checked as any length */
-  const size_t pad = plain[body - 1];
-  if (pad + 1 > body) return GOSTX_EFORMAT;
-  *plain_len = body - 1 - pad;
-  if (iv) *iv = v;
+  /* RFC 7383 2.5.3: no exchange puts payloads before it; this reader
+   * takes the SKF payload alone */
+  if (c.n != 1 || c.skipped || c.p[0].type != GOSTX_IKE_PT_SKF) return GOSTX_EFORMAT;
+  const gostx_ike_payload *p = &c.p[0];
+  if (p->len < SKF_EXTRA) return GOSTX_EFORMAT;
+  f->next = next;
+  f->num = (uint16_t)(p->body[0] << 8 | p->body[1]);
+  f->total = (uint16_t)(p->body[2] << 8 | p->body[3]);
+  f->body = p->body + SKF_EXTRA;
+  f->len = p->len - SKF_EXTRA;
+  /* 2.6: numbers from 1 to Total Fragments; 2.5: Next Payload 0 after the first */
+  if (f->num == 0 || f->total == 0 || f->num > f->total) return GOSTX_EFORMAT;
+  if (f->num > 1 && f->next != GOSTX_IKE_PT_NONE) return GOSTX_EFORMAT;
   return GOSTX_OK;
+}
+
+int gostx__ike_skf_open(const gostx_ike_sk *sk, const uint8_t *msg, const gostx_ike_skf *f,
+                        uint8_t *plain, size_t cap, size_t *plain_len, uint64_t *iv) {
+  if (!sk || !msg || !f || !f->body || !plain || !plain_len) return GOSTX_EINVAL;
+  return open_body(sk, msg, f->body, f->len, plain, cap, plain_len, iv);
 }

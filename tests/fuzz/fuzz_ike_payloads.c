@@ -5,7 +5,10 @@
  * (header, chain, every payload's typed reader, then the message opened as
  * an SK message under A.1's SK_ei and, when that succeeds, its inside read
  * as a chain); bit 0 set, the inside of an Encrypted payload whose first
- * payload's type is byte 1.
+ * payload's type is byte 1; byte 0 = 2, IKE fragment messages (RFC 7383),
+ * each after its 2-octet length, offered to one reassembly set (Message
+ * ID 1) under A.2.1's SK_ei (Magma-MGM-KTREE), and when it completes, the
+ * whole inside read as a chain.
  *
  * Asserts (abort on the first violation):
  *  - nothing crashes or reads or writes out of bounds (ASan);
@@ -13,7 +16,10 @@
  *    return values are the documented ones;
  *  - what a typed reader accepts, written again by the writer and read
  *    again, reads to the same fields (SA, TS, Notify, Delete, KE, ID, AUTH,
- *    CERT): the reader and the writer agree on every accepted input. */
+ *    CERT): the reader and the writer agree on every accepted input;
+ *  - reassembly holds no more than its buffer and GOSTX_IKE_FRAG_MAX
+ *    fragments, a refused fragment leaves the set as it was, and a complete
+ *    set gives back exactly the content it held. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,10 +145,56 @@ static const uint8_t sk_ei[44] = {
     0xbf, 0x8e, 0x6e, 0xd7, 0x4c, 0xb5, 0x8b, 0x0a, 0x74, 0xa7, 0x30, 0x0c, 0x21, 0x7e, 0x66,
     0xc7, 0xd4, 0x83, 0x00, 0x37, 0xc3, 0x08, 0x01, 0x7e, 0xc3, 0x0a, 0x71, 0x62, 0x01};
 
+/* RFC 9385 A.2.1's SK_ei (Magma-MGM-KTREE), so that the initiator's four
+ * IKE_AUTH fragments, a seed, open and rejoin. */
+static const uint8_t sk_ei_a2[36] = {
+    0x18, 0x4e, 0x4e, 0x0f, 0x36, 0x28, 0xbf, 0x3c, 0x9c, 0x04, 0x8e, 0x93,
+    0xbf, 0xa0, 0x77, 0x53, 0x91, 0x34, 0x12, 0x81, 0x42, 0xe6, 0x4e, 0x62,
+    0x7f, 0xdb, 0xa5, 0xed, 0x98, 0x60, 0x50, 0xff, 0xb4, 0xe1, 0x3e, 0x23};
+
+static int reasm_documented(int rc) { return documented(rc) || rc == GOSTX_ESTATE; }
+
+static void fragments(const uint8_t *in, size_t len) {
+  static uint8_t held[6000], whole[6000];
+  static gostx_ike_chain c;
+  gostx_ike_sk sk;
+  gostx_ike_reasm r;
+  ASSERT(gostx__ike_sk_init(&sk, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, sk_ei_a2, sizeof sk_ei_a2) == 0);
+  gostx__ike_reasm_init(&r, held, sizeof held, 1);
+  while (len >= 2) {
+    size_t fl = (size_t)in[0] << 8 | in[1];
+    in += 2, len -= 2;
+    if (fl > len) fl = len;
+    const size_t used = r.used;
+    const uint16_t have = r.have;
+    int done = 0;
+    int rc = gostx__ike_reasm_add(&r, &sk, in, fl, &done);
+    ASSERT(reasm_documented(rc));
+    ASSERT(r.used <= sizeof held && r.have <= r.total && r.total <= GOSTX_IKE_FRAG_MAX);
+    if (rc != GOSTX_OK) ASSERT(r.used == used && r.have == have && !done);
+    in += fl, len -= fl;
+    if (!done) continue;
+    gostx_ike_hdr h;
+    uint8_t first;
+    size_t wl = 0;
+    const size_t held_len = r.used;
+    ASSERT(gostx__ike_reasm_take(&r, &h, &first, whole, sizeof whole, &wl) == GOSTX_OK);
+    ASSERT(wl == held_len && r.have == 0 && r.used == 0);
+    rc = gostx__ike_chain_read(first, whole, wl, &c, NULL);
+    ASSERT(documented(rc));
+    if (rc == GOSTX_OK) payloads(&c, whole, wl);
+  }
+  gostx__ike_sk_clear(&sk);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static gostx_ike_chain c;
   static uint8_t plain[70000];
   if (size < 2) return 0;
+  if (data[0] == 2) {
+    fragments(data + 1, size - 1);
+    return 0;
+  }
   const uint8_t *in = data + 1;
   size_t len = size - 1;
   if (data[0] & 1) {

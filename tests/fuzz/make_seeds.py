@@ -304,7 +304,8 @@ def x509_seeds():
 # Appendix A prints, from tests/vectors/ike9385.json; A.1.1's IKE_AUTH request
 # opens under the harness's SK_ei), or byte 0 = 1, the first payload's type
 # and the inside of an Encrypted payload (every printed plaintext, less its
-# Pad Length).
+# Pad Length); or byte 0 = 2 and A.2.1's fragment messages, each after its
+# 2-octet length (the initiator's rejoin under the harness's SK_ei).
 def ike_seeds():
     import json
     v = json.load(open(os.path.join(here, "..", "vectors", "ike9385.json")))
@@ -318,6 +319,16 @@ def ike_seeds():
                     data = data[4:]  # the non-ESP marker
                 if st["what"].startswith("Sends message"):
                     put("fuzz_ike_payloads", i, b"\0" + data)
+                    i += 1
+                if st["what"].startswith("Sends message fragment (1)"):
+                    # byte 0 = 2: the fragments that follow, each after its
+                    # length, in the order 3, 1, 4, 2, 1 (a retransmission)
+                    fr = []
+                    for s in steps[n:n + 4]:
+                        f = bytes.fromhex("".join(d["hex"] for d in s["dumps"]))
+                        fr.append(f[4:] if "4500" in " ".join(s["text"]) else f)
+                    body = b"".join(len(fr[k]).to_bytes(2, "big") + fr[k] for k in (2, 0, 3, 1, 0))
+                    put("fuzz_ike_payloads", i, b"\2" + body)
                     i += 1
                 if st["what"].startswith("Composes plaintext") and "fragment" not in st["what"]:
                     msg = next(s for s in steps[n:] if s["what"].startswith("Sends message"))
