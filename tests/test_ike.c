@@ -757,6 +757,120 @@ static void frag_open(json *sub, int n_msg, int n_plain, int nf, const uint8_t *
   gostx__ike_sk_clear(&sk);
 }
 
+/* ---- A.2.1's IKE_AUTH: signatures (RFC 7427, RFC 9385 7), certificates ---- */
+
+/* Dump 0 of A.2's prerequisite i (the IDs, keys, certificates). */
+static uint8_t *a2_pre(json *f, size_t i, size_t *len) {
+  json *pre = json_get(json_at(json_get(f, "scenarios"), 1), "preamble");
+  return tv_hex(json_at(json_get(json_at(pre, i), "dumps"), 0), "hex", len);
+}
+
+/* The trust store of A.2: its CA certificate; *now a time inside every
+ * certificate's validity. */
+static gostx_x509_store *a2_store(json *f, int64_t *now) {
+  static const size_t pre[3] = {6, 3, 5}; /* CA, initiator, responder */
+  gostx_x509_store *st = gostx_x509_store_new();
+  *now = 0;
+  for (int i = 0; i < 3; i++) {
+    size_t l;
+    uint8_t *der = a2_pre(f, pre[i], &l);
+    gostx_x509_cert c;
+    CHECK(gostx_x509_parse(der, l, &c, NULL) == GOSTX_OK, "A.2 certificate %zu parses", pre[i]);
+    if (c.not_before + 1 > *now) *now = c.not_before + 1;
+    if (i == 0) CHECK_RC(gostx_x509_store_add_der(st, der, l), GOSTX_OK, "the CA");
+    free(der);
+  }
+  return st;
+}
+
+/* One IKE_AUTH message of A.2.1 (steps in the RFC's order): the sender's
+ * prf(SK_p, ID), its key, the nonce k and the signature (from sig); the
+ * fragments sealed (plaintexts from plain, messages from msg); the
+ * receiver's rejoin (plaintexts from open), its check of the CERT chain,
+ * the ID, prf(SK_p, ID), the key and the signature (from check); KEYMAT
+ * (keymat, the receiver's). */
+struct leg {
+  int sig, tree, plain, msg, rtree, open, check, keymat;
+  size_t pre_cert, pre_id;
+  uint8_t id_type, flags;
+  const char *k1;
+};
+
+static void auth_leg(json *f, json *sub, const struct leg *g, const struct side *S,
+                     const struct side *P, const uint8_t *sk_p, const uint8_t *peer_sk_p,
+                     const uint8_t *sk_e, const uint8_t *peer_sk_e, const uint8_t *first_msg,
+                     size_t first_len, const uint8_t *peer_nonce) {
+  static uint8_t inner[4096];
+  size_t cl, il, dl, kl, al = 0;
+  uint8_t *cert_der = a2_pre(f, g->pre_cert, &cl), *id = a2_pre(f, g->pre_id, &il);
+  uint8_t id_body[128] = {GOSTX_IKE_ID_DER_ASN1_DN}, mac[64], auth[256];
+  memcpy(id_body + 4, id, il);
+  gostx_x509_cert cert, leaf;
+  gostx_gost3410_key key;
+  CHECK_RC(gostx_x509_parse(cert_der, cl, &cert, NULL), GOSTX_OK, "the sender's certificate");
+  uint8_t *d = dump(sub, g->sig + 1, "Uses private key for signing", 0, &dl);
+  uint8_t *k = dump(sub, g->sig + 2, "Uses random number for signing", 0, &kl);
+  reverse(d, dl); /* printed little-endian */
+  CHECK(gostx_gost3410_key_set_private(&key, cert.curve, d, dl, NULL) == GOSTX_OK &&
+            !memcmp(key.q, cert.pub, cert.pub_len),
+        "%s (%d): the private key is the certificate's", tv_str(sub, "id"), g->sig + 1);
+  CHECK_RC(gostx__ike_id_mac(sk_p, id_body, 4 + il, mac), GOSTX_OK, "prf(SK_p, ID)");
+  expect(sub, g->sig, "Computes prf(SK_p", mac, 64);
+  CHECK_RC(gostx__ike_auth_sig_sign_k(&key, first_msg, first_len, peer_nonce, 32, mac, k, kl, auth,
+                                      sizeof auth, &al),
+           GOSTX_OK, "signed");
+  CHECK(al == 13 + 2 * key.len && auth[0] == 12, "AUTH: the AlgorithmIdentifier, s | r");
+  expect(sub, g->sig + 3, "Computes signature using algorithm", auth + 13, al - 13);
+  /* the fragments carry the AUTH computed here */
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  tree(sub, g->tree, sk_e, g->k1);
+  hdr_of(&h, S->spi_i, S->spi_r, GOSTX_IKE_AUTH, g->flags, 1);
+  frag_seal(sub, g->plain, g->msg, 4, sk_e, S->k.enc_len, S->encr, &h, auth, al);
+  /* the receiver: rejoined, the certificate through the store, the ID, AUTH */
+  tree(sub, g->rtree, peer_sk_e, g->k1);
+  frag_open(sub, g->msg, g->open, 4, peer_sk_e, P->k.enc_len, P->encr, inner, &c);
+  int64_t now;
+  gostx_x509_store *store = a2_store(f, &now);
+  gostx_x509_status st = gostx__ike_peer_cert(store, &c, g->id_type, now, &leaf);
+  CHECK(st == GOSTX_X509_OK, "%s: the peer's certificate: %s", tv_str(sub, "id"),
+        gostx_x509_status_name(st));
+  if (g->id_type == GOSTX_IKE_PT_IDI) /* the request's IDr names the responder, not the signer */
+    CHECK(gostx__ike_peer_cert(store, &c, GOSTX_IKE_PT_IDR, now, &leaf) ==
+              GOSTX_X509_NAME_MISMATCH,
+          "IDr against the initiator's certificate");
+  CHECK(gostx__ike_peer_cert(store, &c, g->id_type, INT64_C(4102444800) /* 2100 */, &leaf) ==
+            GOSTX_X509_EXPIRED,
+        "A.2's certificates in 2100");
+  st = gostx__ike_peer_cert(store, &c, g->id_type, now, &leaf);
+  const gostx_ike_payload *idp = gostx__ike_find(&c, g->id_type);
+  const gostx_ike_payload *ap = gostx__ike_find(&c, GOSTX_IKE_PT_AUTH);
+  uint8_t method = 0;
+  const uint8_t *ad = NULL;
+  size_t adl = 0;
+  CHECK(idp && idp->len == 4 + il && !memcmp(idp->body, id_body, idp->len), "the ID as printed");
+  CHECK(ap && gostx__ike_auth_read(ap->body, ap->len, &method, &ad, &adl) == GOSTX_OK &&
+            method == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE,
+        "AUTH method 14");
+  CHECK_RC(gostx__ike_id_mac(peer_sk_p, idp ? idp->body : id_body, 4 + il, mac), GOSTX_OK, "MAC");
+  expect(sub, g->check, "Computes prf(SK_p", mac, 64);
+  uint8_t q_le[128]; /* the public key printed as the certificate holds it: x | y little-endian */
+  const size_t n = leaf.pub_len / 2;
+  for (size_t i = 0; i < n; i++) q_le[i] = leaf.pub[n - 1 - i], q_le[n + i] = leaf.pub[2 * n - 1 - i];
+  expect(sub, g->check + 1, "Uses", q_le, leaf.pub_len);
+  expect(sub, g->check + 2, "Verifies signature", ad ? ad + 13 : auth, adl - 13);
+  CHECK_RC(gostx__ike_auth_sig_verify(&leaf, first_msg, first_len, peer_nonce, 32, mac, ad, adl),
+           GOSTX_OK, "the signature verifies");
+  keymat(sub, g->keymat, P, NULL, 0, P->ni, P->nr);
+  gostx_x509_store_free(store);
+  gostx_gost3410_key_clear(&key);
+  gostx_memzero(d, dl);
+  free(d);
+  free(k);
+  free(cert_der);
+  free(id);
+}
+
 /* ---- A.2.1: IKE_SA_INIT (after INVALID_KE_PAYLOAD), the IKE SA's keys, IKE_AUTH in fragments ---- */
 
 static void a2_1(json *f) {
@@ -807,24 +921,14 @@ static void a2_1(json *f) {
   CHECK_RC(gostx__ike_ke_shared(R->group, dr, 32, qi, 64, R->gir, 32), GOSTX_OK, "g^ir");
   expect(sub, 69, "Computes shared key", R->gir, 32);
   sa_keys(sub, R, NULL, 70, 1);
-  /* IKE_AUTH: four fragments each way (the signatures are the RFC's here) */
-  static uint8_t inner[4096];
-  tree(sub, 35, I->k.sk_ei, "Computes K1i");
-  hdr_of(&h, I->spi_i, I->spi_r, GOSTX_IKE_AUTH, GOSTX_IKE_FLAG_I, 1);
-  frag_seal(sub, 43, 65, 4, I->k.sk_ei, I->k.enc_len, I->encr, &h, NULL, 0);
-  tree(sub, 77, R->k.sk_ei, "Computes K1i");
-  frag_open(sub, 65, 84, 4, R->k.sk_ei, R->k.enc_len, R->encr, inner, &c);
-  CHECK(gostx__ike_find(&c, GOSTX_IKE_PT_IDI) && gostx__ike_find(&c, GOSTX_IKE_PT_CERT),
-        "A.2.1 (106): IDi and CERT in the reassembled request");
-  keymat(sub, 110, R, NULL, 0, R->ni, R->nr);
-  tree(sub, 115, R->k.sk_er, "Computes K1r");
-  h.flags = GOSTX_IKE_FLAG_R;
-  frag_seal(sub, 122, 144, 4, R->k.sk_er, R->k.enc_len, R->encr, &h, NULL, 0);
-  tree(sub, 149, I->k.sk_er, "Computes K1r");
-  frag_open(sub, 144, 156, 4, I->k.sk_er, I->k.enc_len, I->encr, inner, &c);
-  CHECK(gostx__ike_find(&c, GOSTX_IKE_PT_IDR) && gostx__ike_find(&c, GOSTX_IKE_PT_AUTH),
-        "A.2.1 (178): IDr and AUTH in the reassembled response");
-  keymat(sub, 182, I, NULL, 0, I->ni, I->nr);
+  /* IKE_AUTH: signed, certificates, four fragments each way */
+  const uint8_t *ni = I->ni, *nr = R->nr;
+  static const struct leg req = {31, 35, 43, 65, 77, 84, 107, 110, 3, 0, GOSTX_IKE_PT_IDI,
+                                 GOSTX_IKE_FLAG_I, "Computes K1i"};
+  static const struct leg resp = {111, 115, 122, 144, 149, 156, 179, 182, 5, 1, GOSTX_IKE_PT_IDR,
+                                  GOSTX_IKE_FLAG_R, "Computes K1r"};
+  auth_leg(f, sub, &req, I, R, I->k.sk_pi, R->k.sk_pi, I->k.sk_ei, R->k.sk_ei, m1, l3, nr);
+  auth_leg(f, sub, &resp, R, I, R->k.sk_pr, I->k.sk_pr, R->k.sk_er, I->k.sk_er, m2, l4, ni);
   gostx_memzero(d512, sizeof d512);
   gostx_memzero(di, sizeof di);
   gostx_memzero(dr, sizeof dr);

@@ -8,6 +8,8 @@
 #define GOSTX_IKE_H
 
 #include "internal.h"
+#include "gostx/gost3410.h"
+#include "gostx/x509.h"
 
 /* ---- numbers (RFC 7296 3.x and the IANA registries) ---- */
 enum {
@@ -310,6 +312,64 @@ int gostx__ike_sk_seal(const gostx_ike_sk *sk, uint64_t iv, const gostx_ike_hdr 
 int gostx__ike_sk_open(const gostx_ike_sk *sk, const uint8_t *msg, size_t len,
                        gostx_ike_hdr *h, uint8_t *inner_first, uint8_t *plain, size_t cap,
                        size_t *plain_len, uint64_t *iv);
+
+/* ---- certificate AUTH (sig.c): RFC 7427 Digital Signature (method 14)
+ * with the GOST signatures of RFC 9385 section 7 ---- */
+enum {
+  GOSTX_IKE_ID_IPV4_ADDR = 1,
+  GOSTX_IKE_ID_FQDN = 2,
+  GOSTX_IKE_ID_RFC822_ADDR = 3,
+  GOSTX_IKE_ID_IPV6_ADDR = 5,
+  GOSTX_IKE_ID_DER_ASN1_DN = 9,
+  GOSTX_IKE_CERT_X509_SIG = 4, /* CERT encoding: X.509 Certificate - Signature */
+  GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS = 16431, /* RFC 7427 4 */
+  GOSTX_IKE_HASH_STREEBOG_256 = 6,               /* RFC 9385 7.1 */
+  GOSTX_IKE_HASH_STREEBOG_512 = 7,
+  GOSTX_IKE_MAX_CERTS = 4 /* CERT payloads taken from one message */
+};
+
+/* The AUTH data of method 14 for key: the AlgorithmIdentifier's length
+ * (12), id-tc26-signwithdigest-gost3410-12-256 or -512 without parameters,
+ * then s | r, each big-endian: the signature by key of Streebog-256/512 of
+ * msg | nonce | id_mac (RFC 7296 2.15: the sender's first message, the
+ * peer's nonce, prf(SK_p, ID)). 13 + 64 or 13 + 128 octets. */
+int gostx__ike_auth_sig_sign(const gostx_gost3410_key *key, const uint8_t *msg, size_t msg_len,
+                             const uint8_t *nonce, size_t nonce_len,
+                             const uint8_t id_mac[GOSTX_IKE_PRF_LEN], uint8_t *auth, size_t cap,
+                             size_t *auth_len);
+/* The same with the nonce k (big-endian) given: known answers only. */
+int gostx__ike_auth_sig_sign_k(const gostx_gost3410_key *key, const uint8_t *msg,
+                               size_t msg_len, const uint8_t *nonce, size_t nonce_len,
+                               const uint8_t id_mac[GOSTX_IKE_PRF_LEN], const uint8_t *k,
+                               size_t k_len, uint8_t *auth, size_t cap, size_t *auth_len);
+/* Checks the AUTH data of method 14 against cert's key: GOSTX_OK;
+ * GOSTX_EFORMAT when malformed (lengths); GOSTX_EUNSUP for an
+ * AlgorithmIdentifier other than the GOST one of the key's size (another
+ * algorithm, parameters present, the other size); GOSTX_EAUTH when the
+ * signature does not verify. */
+int gostx__ike_auth_sig_verify(const gostx_x509_cert *cert, const uint8_t *msg, size_t msg_len,
+                               const uint8_t *nonce, size_t nonce_len,
+                               const uint8_t id_mac[GOSTX_IKE_PRF_LEN], const uint8_t *auth,
+                               size_t auth_len);
+/* 1 when an ID payload's identity (type, data) names cert (RFC 4945 3.1):
+ * ID_DER_ASN1_DN the Subject byte for byte, ID_FQDN a subjectAltName
+ * dNSName (ASCII case aside), ID_RFC822_ADDR an rfc822Name, ID_IPV4_ADDR /
+ * ID_IPV6_ADDR an iPAddress; 0 otherwise (other types name no certificate). */
+int gostx__ike_id_matches_cert(const gostx_x509_cert *cert, uint8_t id_type, const uint8_t *id,
+                               size_t len);
+/* The peer's certificate from the chain c of its IKE_AUTH (the inside of
+ * SK): the CERT payloads (encoding 4; the first the signer's, RFC 7296
+ * 3.6; at most GOSTX_IKE_MAX_CERTS) verified through store at now
+ * (gostx_x509_verify), the end-entity's keyUsage allowing signatures
+ * (RFC 4945 5.1.3.2), and the ID payload of type id_payload (IDi or IDr)
+ * naming it. GOSTX_X509_OK with *leaf the end-entity certificate (its views
+ * point into c's message), or the check that failed: lib/x509's statuses;
+ * MALFORMED too for no CERT, no ID or an unreadable one; UNSUPPORTED for
+ * another CERT encoding; PATH_TOO_LONG for too many CERT payloads;
+ * KEY_USAGE; NAME_MISMATCH for an ID that does not name the certificate. */
+gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
+                                       const gostx_ike_chain *c, uint8_t id_payload,
+                                       int64_t now, gostx_x509_cert *leaf);
 
 /* ---- IKE fragmentation (RFC 7383) over the same transforms ---- */
 enum {

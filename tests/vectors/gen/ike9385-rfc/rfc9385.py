@@ -24,7 +24,8 @@ SCENARIO = re.compile(r"^A\.(\d)\.  Scenario \d$")
 SUB = re.compile(r"^A\.(\d)\.(\d)\.  Sub-Scenario \d: (.*)$")
 STEP = re.compile(r"^   \((\d+)\)\s+(.*)$")
 ACTOR = re.compile(r"^   (Initiator|Responder)'s actions:$")
-HEX = re.compile(r"^\s+([0-9A-F]{8,10}): ((?:[0-9a-f]{2} ?)+)\s*$")
+# (the signing keys and the public keys of A.2.1 are printed in upper case)
+HEX = re.compile(r"^\s+([0-9A-F]{8,10}): ((?:[0-9a-fA-F]{2} ?)+)\s*$")
 ADDR = re.compile(r"^\s+([\d.]+):(\d+)(->|<-)([\d.]+):(\d+) \[(\d+)\]$")
 PAGE = re.compile(r"^(Smyslov .*\[Page \d+\]|RFC 9385 .*)$")
 
@@ -179,6 +180,10 @@ def misprints(lines, scenarios):
                                % (sc["id"], p["text"][:60], d["offset"]))
         for sub in sc["subscenarios"]:
             for st in sub["steps"]:
+                for d in st["dumps"]:
+                    if d["offset"]:
+                        out.append("%s (%d) \"%s\": the dump starts at offset %X, not 0"
+                                   % (sub["id"], st["n"], st["what"], d["offset"]))
                 if re.search(r"\(I = \d\)", st["what"]):
                     out.append("%s (%d) \"%s\": the index is i3" % (sub["id"], st["n"], st["what"]))
     text = " ".join(l.strip() for l in lines)

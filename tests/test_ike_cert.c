@@ -1,0 +1,287 @@
+/* Certificate AUTH in lib/ike/sig.c beyond RFC 9385 A.2.1's known answers
+ * (test_ike): over a PKI written here with lib/x509 (a root, an
+ * intermediate, leaves with and without subjectAltName and signing
+ * keyUsage, a second root), the peer's CERT payloads checked through the
+ * store with each refusal named, the ID matched against the certificate in
+ * each ID type, and the RFC 7427 AUTH signed and verified at both sizes
+ * with each malformed or foreign AUTH refused. */
+#include "ike/ike.h"
+#include "gostx/x509_write.h"
+#include "testutil.h"
+
+static char err[256];
+
+/* CHECK_RC with a formatted message. */
+#define RC_IS(call, want, fmt, ...)                                                        \
+  do {                                                                                     \
+    const int rc_ = (call);                                                                \
+    CHECK(rc_ == (want), fmt " (rc %d, want %d)", __VA_ARGS__, rc_, (int)(want));          \
+  } while (0)
+
+typedef struct pki_key {
+  gostx_gost3410_key k;
+  uint8_t spki[GOSTX_GOST3410_DER_MAX];
+  size_t spki_len;
+} pki_key;
+
+typedef struct pki_cert {
+  uint8_t der[4096];
+  size_t len;
+  gostx_x509_cert c;
+  gostx_x509_name name;
+} pki_cert;
+
+static pki_key root_key, int_key, leaf_key, other_key, enc_key;
+static pki_cert root, inter, leaf, other, enc_leaf;
+static const int64_t t0 = 1800000000, t1 = 1900000000;
+
+static void make_key(gostx_gost3410_curve curve, pki_key *k) {
+  uint8_t d[64], q[128];
+  const size_t n = gostx_gost3410_size(curve);
+  CHECK_RC(gostx_gost3410_keygen(curve, d, n, q, 2 * n), GOSTX_OK, "keygen");
+  CHECK_RC(gostx_gost3410_key_set_private(&k->k, curve, d, n, NULL), GOSTX_OK, "key");
+  CHECK_RC(gostx_gost3410_key_write(&k->k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
+                                    k->spki, sizeof k->spki, &k->spki_len),
+           GOSTX_OK, "SPKI");
+  gostx_memzero(d, sizeof d);
+}
+
+/* A certificate for subj and key, its extension lines ext (NULL-ended),
+ * issued by issuer (NULL: self-signed by key). */
+static void make_cert(pki_cert *out, const char *subj, const pki_key *key, const char *const *ext,
+                      const pki_cert *issuer, const pki_key *issuer_key) {
+  static uint8_t serial = 1;
+  gostx_x509_exts e;
+  uint8_t aki[64];
+  size_t aki_len = 0;
+  RC_IS(gostx_x509_name_parse(subj, &out->name, err, sizeof err), GOSTX_OK, "%s", subj);
+  gostx_x509_exts_init(&e);
+  for (; ext && *ext; ext++)
+    RC_IS(gostx_x509_exts_add_line(&e, *ext, err, sizeof err), GOSTX_OK, "%s", *ext);
+  if (issuer) CHECK_RC(gostx_x509_cert_key_id(&issuer->c, aki, sizeof aki, &aki_len), 0, "AKI");
+  const uint8_t sn[1] = {serial++};
+  gostx_x509_cert_spec s = {sn, 1, issuer ? issuer->name.der : out->name.der,
+                            out->name.der, issuer ? issuer->name.len : out->name.len,
+                            out->name.len, t0, t1, key->spki, key->spki_len, &e,
+                            issuer ? aki : NULL, aki_len};
+  RC_IS(gostx_x509_cert_write(&s, issuer ? &issuer_key->k : &key->k, out->der, sizeof out->der,
+                                 &out->len),
+           GOSTX_OK, "%s written", subj);
+  RC_IS(gostx_x509_parse(out->der, out->len, &out->c, NULL), GOSTX_OK, "%s parsed", subj);
+}
+
+static void pki(void) {
+  static const char *const ca_ext[] = {"basicConstraints=critical,CA:TRUE",
+                                       "keyUsage=critical,keyCertSign,cRLSign", NULL};
+  static const char *const leaf_ext[] = {
+      "keyUsage=digitalSignature",
+      "subjectAltName=DNS:vpn.example.test,IP:10.0.0.1,IP:fd00::1,email:gw@example.test", NULL};
+  static const char *const enc_ext[] = {"keyUsage=keyEncipherment", NULL};
+  make_key(GOSTX_GOST3410_512_C, &root_key);
+  make_key(GOSTX_GOST3410_256_A, &int_key);
+  make_key(GOSTX_GOST3410_256_A, &leaf_key);
+  make_key(GOSTX_GOST3410_256_B, &other_key);
+  make_key(GOSTX_GOST3410_512_A, &enc_key);
+  make_cert(&root, "/CN=IKE Test Root/O=gostx/C=RU", &root_key, ca_ext, NULL, NULL);
+  make_cert(&inter, "/CN=IKE Test Intermediate/O=gostx/C=RU", &int_key, ca_ext, &root,
+            &root_key);
+  make_cert(&leaf, "/CN=vpn.example.test/O=gostx/C=RU", &leaf_key, leaf_ext, &inter, &int_key);
+  make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
+  make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
+}
+
+/* The inside of an IKE_AUTH: IDi (id_type, id) and a CERT payload
+ * (encoding enc) for each of certs, read back into c. */
+static void auth_inside(uint8_t *buf, size_t cap, gostx_ike_chain *c, uint8_t id_type,
+                        const void *id, size_t id_len, const pki_cert *const *certs, size_t n,
+                        uint8_t enc) {
+  gostx_ike_writer w;
+  gostx__ike_w_inner(&w, buf, cap);
+  if (id) gostx__ike_w_id(&w, GOSTX_IKE_PT_IDI, id_type, id, id_len);
+  for (size_t i = 0; i < n; i++)
+    gostx__ike_w_cert(&w, GOSTX_IKE_PT_CERT, enc, certs[i]->der, certs[i]->len);
+  CHECK(w.err == GOSTX_OK, "the inside written");
+  CHECK_RC(gostx__ike_chain_read(w.first, buf, w.len, c, NULL), GOSTX_OK, "the inside reads");
+}
+
+static gostx_x509_status check_peer(const gostx_x509_store *st, uint8_t id_type, const void *id,
+                                    size_t id_len, const pki_cert *const *certs, size_t n,
+                                    uint8_t enc, int64_t now) {
+  static uint8_t buf[16384];
+  gostx_ike_chain c;
+  gostx_x509_cert got;
+  auth_inside(buf, sizeof buf, &c, id_type, id, id_len, certs, n, enc);
+  gostx_x509_status s = gostx__ike_peer_cert(st, &c, GOSTX_IKE_PT_IDI, now, &got);
+  if (s == GOSTX_X509_OK)
+    CHECK(got.der_len == certs[0]->len && !memcmp(got.der, certs[0]->der, got.der_len),
+          "the signer is the first CERT");
+  return s;
+}
+
+#define PEER(want, st, type, id, len, certs, n, enc, now, what)                                 \
+  do {                                                                                         \
+    gostx_x509_status s_ = check_peer(st, type, id, len, certs, n, enc, now);                  \
+    CHECK(s_ == (want), "%s: %s, want %s", what, gostx_x509_status_name(s_),                  \
+          gostx_x509_status_name(want));                                                       \
+  } while (0)
+
+static void peer_certificates(void) {
+  gostx_x509_store *st = gostx_x509_store_new(), *st2 = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(st2, other.der, other.len), GOSTX_OK, "other root anchored");
+  const pki_cert *chain[] = {&leaf, &inter}, *alone[] = {&leaf}, *enc[] = {&enc_leaf};
+  const pki_cert *many[] = {&leaf, &inter, &inter, &inter, &inter};
+  const int64_t now = t0 + 3600;
+  const uint8_t *dn = leaf.c.subject;
+  const size_t dn_len = leaf.c.subject_len;
+  static const uint8_t v4[4] = {10, 0, 0, 1}, v4_other[4] = {10, 0, 0, 2};
+  static const uint8_t v6[16] = {0xfd, [15] = 1};
+  /* each ID type that names the certificate (RFC 4945 3.1) */
+  PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, now, "DN");
+  PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_FQDN, "VPN.example.TEST", 16, chain, 2, 4, now, "FQDN");
+  PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_IPV4_ADDR, v4, 4, chain, 2, 4, now, "IPv4");
+  PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_IPV6_ADDR, v6, 16, chain, 2, 4, now, "IPv6");
+  PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_RFC822_ADDR, "gw@example.test", 15, chain, 2, 4, now,
+       "RFC822");
+  /* and those that do not: no SA (RFC 4945 3.1.5) */
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_DER_ASN1_DN, inter.c.subject,
+       inter.c.subject_len, chain, 2, 4, now, "another DN");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len - 1, chain, 2, 4, now,
+       "a DN cut short");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_FQDN, "vpn.example.tes", 15, chain, 2, 4, now,
+       "an FQDN not in subjectAltName");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_FQDN, "gw@example.test", 15, chain, 2, 4, now,
+       "an FQDN that is the rfc822Name");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_IPV4_ADDR, v4_other, 4, chain, 2, 4, now,
+       "another address");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_IPV4_ADDR, v6, 16, chain, 2, 4, now,
+       "ID_IPV4_ADDR holding the IPv6 address");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_IPV6_ADDR, v4, 4, chain, 2, 4, now,
+       "ID_IPV6_ADDR holding the IPv4 address");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, GOSTX_IKE_ID_RFC822_ADDR, "GW@example.test", 15, chain, 2,
+       4, now, "an RFC822 address in another case");
+  PEER(GOSTX_X509_NAME_MISMATCH, st, 11 /* ID_KEY_ID */, "key", 3, chain, 2, 4, now, "ID_KEY_ID");
+  /* the chain: through the store's anchor only, in its validity */
+  PEER(GOSTX_X509_UNKNOWN_CA, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, alone, 1, 4, now,
+       "without the intermediate");
+  PEER(GOSTX_X509_UNKNOWN_CA, st2, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, now,
+       "another CA's store");
+  PEER(GOSTX_X509_EXPIRED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, t1 + 1,
+       "after notAfter");
+  PEER(GOSTX_X509_NOT_YET_VALID, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 4, t0 - 1,
+       "before notBefore");
+  PEER(GOSTX_X509_KEY_USAGE, st, GOSTX_IKE_ID_DER_ASN1_DN, enc_leaf.c.subject,
+       enc_leaf.c.subject_len, enc, 1, 4, now, "keyUsage keyEncipherment only (RFC 4945 5.1.3.2)");
+  /* the payloads */
+  PEER(GOSTX_X509_UNSUPPORTED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 12, now,
+       "CERT encoding 12 (Hash and URL)");
+  PEER(GOSTX_X509_MALFORMED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 0, 4, now,
+       "no CERT");
+  PEER(GOSTX_X509_MALFORMED, st, GOSTX_IKE_ID_DER_ASN1_DN, NULL, 0, chain, 2, 4, now, "no ID");
+  PEER(GOSTX_X509_PATH_TOO_LONG, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, many, 5, 4, now,
+       "more CERT payloads than GOSTX_IKE_MAX_CERTS");
+  PEER(GOSTX_X509_OK, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, many, 4, 4, now,
+       "GOSTX_IKE_MAX_CERTS CERT payloads");
+  /* a certificate altered in its signature */
+  pki_cert bad = leaf;
+  bad.der[bad.len - 1] ^= 1;
+  const pki_cert *badc[] = {&bad, &inter};
+  PEER(GOSTX_X509_BAD_SIGNATURE, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, badc, 2, 4, now,
+       "a leaf's signature altered");
+  gostx_x509_store_free(st);
+  gostx_x509_store_free(st2);
+}
+
+/* AUTH signed by key, verified with cert: the round trip and each refusal. */
+static void signatures(const pki_key *key, const gostx_x509_cert *cert, const char *what) {
+  uint8_t msg[300], nonce[32], mac[64], auth[160], auth2[160], bad[160];
+  size_t al = 0, al2 = 0;
+  for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 7);
+  memset(nonce, 0x5a, sizeof nonce);
+  memset(mac, 0xc3, sizeof mac);
+  const size_t n = key->k.len;
+  RC_IS(gostx__ike_auth_sig_sign(&key->k, msg, sizeof msg, nonce, 32, mac, auth, sizeof auth,
+                                    &al),
+           GOSTX_OK, "%s: signed", what);
+  CHECK(al == 13 + 2 * n, "%s: AUTH of %zu octets", what, al);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth, al), GOSTX_OK,
+           "%s: verifies", what);
+  RC_IS(gostx__ike_auth_sig_sign(&key->k, msg, sizeof msg, nonce, 32, mac, auth2, sizeof auth2,
+                                    &al2),
+           GOSTX_OK, "%s: signed again", what);
+  CHECK(al2 == al && memcmp(auth, auth2, al) &&
+            gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth2, al2) ==
+                GOSTX_OK,
+        "%s: a fresh nonce each time, both verify", what);
+  RC_IS(gostx__ike_auth_sig_sign(&key->k, msg, sizeof msg, nonce, 32, mac, auth2, al - 1, &al2),
+           GOSTX_ELEN, "%s: no room", what);
+  /* the signed octets: each part counts */
+  msg[17] ^= 1;
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth, al), GOSTX_EAUTH,
+           "%s: another message", what);
+  msg[17] ^= 1;
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 31, mac, auth, al), GOSTX_EAUTH,
+           "%s: another nonce", what);
+  mac[63] ^= 1;
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth, al), GOSTX_EAUTH,
+           "%s: another ID", what);
+  mac[63] ^= 1;
+  /* the AUTH data */
+  memcpy(bad, auth, al);
+  bad[al - 1] ^= 1;
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al), GOSTX_EAUTH,
+           "%s: r altered", what);
+  memcpy(bad, auth, al);
+  memset(bad + 13, 0, n); /* s = 0 */
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al), GOSTX_EAUTH,
+           "%s: s = 0", what);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth, al - 1),
+           GOSTX_EFORMAT, "%s: one octet short", what);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth, 5),
+           GOSTX_EFORMAT, "%s: shorter than its AlgorithmIdentifier", what);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, auth, 0),
+           GOSTX_EFORMAT, "%s: empty", what);
+  memcpy(bad, auth, al);
+  bad[12] ^= 1; /* ...3.2 <-> ...3.3: the other size's algorithm */
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al), GOSTX_EUNSUP,
+           "%s: the other size's AlgorithmIdentifier", what);
+  /* with parameters (NULL): RFC 9385 7.2 says they are omitted */
+  static const uint8_t with_null[15] = {14, 0x30, 0x0c, 0x06, 0x08, 0x2a, 0x85, 0x03,
+                                        0x07, 0x01, 0x01, 0x03, 0x02, 0x05, 0x00};
+  memcpy(bad, with_null, sizeof with_null);
+  bad[13] = n == 64 ? 0x03 : 0x02;
+  memcpy(bad + 15, auth + 13, 2 * n);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al + 2),
+           GOSTX_EUNSUP, "%s: parameters present", what);
+  /* the GOST identifier followed by an octet inside the stated length */
+  bad[0] = 13;
+  memcpy(bad + 1, auth + 1, 12);
+  bad[13] = 0;
+  memcpy(bad + 14, auth + 13, 2 * n);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, al + 1),
+        GOSTX_EUNSUP, "%s: an AlgorithmIdentifier with an octet more", what);
+  /* sha256WithRSAEncryption's identifier (RFC 7427 A.4.2) */
+  static const uint8_t rsa[16] = {15, 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48,
+                                  0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b, 0x05, 0x00};
+  memcpy(bad, rsa, sizeof rsa);
+  RC_IS(gostx__ike_auth_sig_verify(cert, msg, sizeof msg, nonce, 32, mac, bad, 16 + 2 * n),
+           GOSTX_EUNSUP, "%s: an RSA AlgorithmIdentifier", what);
+  gostx_gost3410_key pub = key->k;
+  pub.has_private = 0;
+  RC_IS(gostx__ike_auth_sig_sign(&pub, msg, sizeof msg, nonce, 32, mac, auth2, sizeof auth2,
+                                    &al2),
+           GOSTX_EINVAL, "%s: a key without its private part", what);
+}
+
+int main(void) {
+  pki();
+  peer_certificates();
+  signatures(&leaf_key, &leaf.c, "256");
+  signatures(&root_key, &root.c, "512");
+  gostx_gost3410_key_clear(&root_key.k);
+  gostx_gost3410_key_clear(&int_key.k);
+  gostx_gost3410_key_clear(&leaf_key.k);
+  gostx_gost3410_key_clear(&other_key.k);
+  gostx_gost3410_key_clear(&enc_key.k);
+  return t_done();
+}
