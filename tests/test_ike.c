@@ -902,6 +902,7 @@ static void a2_1(json *f) {
   size_t ol = 0;
   CHECK(gostx__ike_w_finish(&w, &ol) == GOSTX_OK && ol == l2 && !memcmp(out, m, l2),
         "A.2.1 (9) written again byte for byte");
+  CHECK(gostx__ike_frag_supported(&c) == 0, "no IKEV2_FRAGMENTATION_SUPPORTED in the refusal");
   free(m);
   I->group = R->group = GOSTX_IKE_KE_GOST3410_2012_256;
   ephemeral(sub, 11, 12, I->group, di, 32);
@@ -914,6 +915,10 @@ static void a2_1(json *f) {
   uint8_t *m2 = sa_init(sub, 22, I->nr, qr, 64, &l4);
   memcpy(R->spi_i, m1, 8);
   memcpy(I->spi_r, m2 + 8, 8);
+  for (int i = 0; i < 2; i++) /* both offer IKE fragmentation (RFC 7383 2.3) */
+    CHECK(gostx__ike_msg_read(i ? m2 : m1, i ? l4 : l3, &h, &c, NULL) == GOSTX_OK &&
+              gostx__ike_frag_supported(&c) == 1,
+          "A.2.1 (%d): IKEV2_FRAGMENTATION_SUPPORTED", i ? 22 : 14);
   I->gir_len = R->gir_len = 32;
   CHECK_RC(gostx__ike_ke_shared(I->group, di, 32, qr, 64, I->gir, 32), GOSTX_OK, "g^ir");
   expect(sub, 24, "Computes shared key", I->gir, 32);

@@ -302,8 +302,29 @@ static void bounded(void) {
   CHECK_RC(gostx__ike_reasm_take(&r, &oh, &first, out, len, &ol), GOSTX_OK, "then taken");
 }
 
+/* IKEV2_FRAGMENTATION_SUPPORTED (2.3): written, found; absent; malformed. */
+static void negotiation(void) {
+  uint8_t buf[256], nonce[32] = {1};
+  gostx_ike_chain c;
+  for (int variant = 0; variant < 4; variant++) {
+    gostx_ike_writer w;
+    gostx__ike_w_inner(&w, buf, sizeof buf);
+    gostx__ike_w_raw(&w, GOSTX_IKE_PT_NONCE, nonce, sizeof nonce);
+    gostx_ike_notify n = {0, 0, GOSTX_IKE_N_FRAGMENTATION_SUPPORTED, NULL, NULL, 0};
+    if (variant == 0) gostx__ike_w_frag_supported(&w);
+    if (variant == 2) n.data = nonce, n.data_len = 1;
+    if (variant == 3) n.proto = GOSTX_IKE_PROTO_IKE;
+    if (variant >= 2) gostx__ike_w_notify(&w, &n);
+    CHECK_RC(gostx__ike_chain_read(w.first, buf, w.len, &c, NULL), GOSTX_OK, "chain");
+    static const int want[] = {1, 0, GOSTX_EFORMAT, GOSTX_EFORMAT};
+    CHECK(gostx__ike_frag_supported(&c) == want[variant], "IKEV2_FRAGMENTATION_SUPPORTED %s",
+          (const char *[]){"present", "absent", "with data", "with a protocol"}[variant]);
+  }
+}
+
 int main(void) {
   keys();
+  negotiation();
   round_trips();
   refusals();
   newer_set();

@@ -127,3 +127,23 @@ int gostx__ike_reasm_take(gostx_ike_reasm *r, gostx_ike_hdr *h, uint8_t *inner_f
   gostx__ike_reasm_reset(r);
   return GOSTX_OK;
 }
+
+int gostx__ike_frag_supported(const gostx_ike_chain *c) {
+  if (!c) return GOSTX_EINVAL;
+  int seen = 0;
+  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
+       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY)) {
+    gostx_ike_notify n;
+    if (gostx__ike_notify_read(p->body, p->len, &n) != GOSTX_OK) return GOSTX_EFORMAT;
+    if (n.type != GOSTX_IKE_N_FRAGMENTATION_SUPPORTED) continue;
+    /* 2.3: protocol 0, no SPI, no data */
+    if (n.proto != 0 || n.spi_len != 0 || n.data_len != 0) return GOSTX_EFORMAT;
+    seen = 1;
+  }
+  return seen;
+}
+
+void gostx__ike_w_frag_supported(gostx_ike_writer *w) {
+  const gostx_ike_notify n = {0, 0, GOSTX_IKE_N_FRAGMENTATION_SUPPORTED, NULL, NULL, 0};
+  gostx__ike_w_notify(w, &n);
+}

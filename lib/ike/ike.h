@@ -379,6 +379,12 @@ enum {
   GOSTX_IKE_FRAG_MAX = 64
 };
 
+/* IKEV2_FRAGMENTATION_SUPPORTED in an IKE_SA_INIT's chain c (RFC 7383 2.3):
+ * 1 when there, 0 when not, GOSTX_EFORMAT for a Notify that does not read
+ * or this one with a protocol, an SPI or data. _w_: appends it. */
+int gostx__ike_frag_supported(const gostx_ike_chain *c);
+void gostx__ike_w_frag_supported(gostx_ike_writer *w);
+
 /* An Encrypted Fragment payload as read from a message (sk.c). */
 typedef struct gostx_ike_skf {
   uint8_t next; /* fragment 1: the inside's first payload type; 0 after */
