@@ -135,17 +135,12 @@ int gostx__ike_id_matches_cert(const gostx_x509_cert *c, uint8_t id_type, const 
   }
 }
 
-gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
-                                       const gostx_ike_chain *c, uint8_t id_payload,
-                                       int64_t now, gostx_x509_cert *leaf) {
-  static const gostx_x509_cert none;
-  gostx_x509_cert chain[GOSTX_IKE_MAX_CERTS];
-  size_t n = 0;
-  gostx_x509_status st = GOSTX_X509_MALFORMED;
-  if (!store || !c || !leaf) return GOSTX_X509_MALFORMED;
-  *leaf = none;
-  /* RFC 7296 3.6: the first CERT holds the key that signed AUTH; the
-   * others may help build the path */
+/* The CERT payloads of c parsed into chain (RFC 7296 3.6: the first holds
+ * the key that signed AUTH; the others may help build the path). */
+static gostx_x509_status read_certs(const gostx_ike_chain *c, gostx_x509_cert *chain,
+                                    size_t *n) {
+  gostx_x509_status st = GOSTX_X509_OK;
+  *n = 0;
   for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_CERT); p;
        p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_CERT)) {
     uint8_t enc;
@@ -154,12 +149,24 @@ gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
     if (gostx__ike_cert_read(p->body, p->len, &enc, &der, &len) != GOSTX_OK)
       return GOSTX_X509_MALFORMED;
     if (enc != GOSTX_IKE_CERT_X509_SIG) return GOSTX_X509_UNSUPPORTED;
-    if (n == GOSTX_IKE_MAX_CERTS) return GOSTX_X509_PATH_TOO_LONG;
-    if (gostx_x509_parse(der, len, &chain[n], &st) != GOSTX_OK) return st;
-    n++;
+    if (*n == GOSTX_IKE_MAX_CERTS) return GOSTX_X509_PATH_TOO_LONG;
+    if (gostx_x509_parse(der, len, &chain[*n], &st) != GOSTX_OK) return st;
+    (*n)++;
   }
-  if (!n) return GOSTX_X509_MALFORMED;
-  st = gostx_x509_verify(store, chain, n, now, GOSTX_X509_PURPOSE_ANY, NULL, NULL);
+  return *n ? GOSTX_X509_OK : GOSTX_X509_MALFORMED;
+}
+
+gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
+                                       const gostx_ike_chain *c, uint8_t id_payload,
+                                       int64_t now, gostx_x509_cert *leaf) {
+  static const gostx_x509_cert none;
+  gostx_x509_cert chain[GOSTX_IKE_MAX_CERTS];
+  size_t n;
+  if (!store || !c || !leaf) return GOSTX_X509_MALFORMED;
+  *leaf = none;
+  gostx_x509_status st = read_certs(c, chain, &n);
+  if (st == GOSTX_X509_OK)
+    st = gostx_x509_verify(store, chain, n, now, GOSTX_X509_PURPOSE_ANY, NULL, NULL);
   if (st != GOSTX_X509_OK) return st;
   if (chain[0].key_usage != ~0u &&
       !(chain[0].key_usage & (KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION)))
