@@ -76,17 +76,23 @@ static int check_token(const char *what, const char *label, const uint8_t *der, 
   return 0;
 }
 
+/* More timestamps than this on one signer are refused, not passed over. */
+#define TOKENS_MAX 8
+
 int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *params) {
-  const uint8_t *tokens[4];
-  size_t lens[4], n;
+  const uint8_t *tokens[TOKENS_MAX];
+  size_t lens[TOKENS_MAX], n;
   gostx_cms_ts_token *t = malloc(sizeof *t);
   int rc = t ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
   for (size_t s = 0; !rc && s < sd->n_signers; s++) {
-    if (gostx_cms_ts_tokens(&sd->signers[s], tokens, lens, 4, &n)) {
+    if (gostx_cms_ts_tokens(&sd->signers[s], tokens, lens, TOKENS_MAX, &n)) {
       cli_err("cms: signer %zu: malformed unsigned attributes", s + 1);
       rc = CMS_EXIT_VERIFY;
+    } else if (n > TOKENS_MAX) {
+      cli_err("cms: signer %zu: %zu signature timestamps, more than the %d checked", s + 1, n, TOKENS_MAX);
+      rc = CMS_EXIT_VERIFY;
     }
-    for (size_t i = 0; !rc && i < n && i < 4; i++) {
+    for (size_t i = 0; !rc && i < n; i++) {
       char what[64];
       snprintf(what, sizeof what, "signer %zu", s + 1);
       rc = check_token(what, "Signature timestamp", tokens[i], lens[i], &sd->signers[s], params, t);

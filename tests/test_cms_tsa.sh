@@ -142,6 +142,15 @@ refuse "verify: tampered embedded token" "signer 1: timestamp: the token's signa
   -verify -in s256-t.der -content doc.bin -CAfile ca.pem -out out.sig
 grep -q "^CMS Verification failure" err
 check "verify: tampered token: openssl's failure line" test $? = 0
+# a second timestamp is checked too; more than 8 are refused, not passed over
+cp s256-t.sig many.sig
+for i in 2 3 4 5 6 7 8 9; do
+  "$G" cms -tsa-reply s256.tsr -in many.sig -CAfile ca.pem -out more.sig 2>/dev/null && mv more.sig many.sig
+  [ $i = 2 ] && { "$G" cms -verify -in many.sig -content doc.bin -CAfile ca.pem 2>err
+    check "two timestamps, both said" test "$(grep -c "^Signature timestamp: " err)" = 2; }
+done
+refuse "nine timestamps" "signer 1: 9 signature timestamps, more than the 8 checked" \
+  -verify -in many.sig -content doc.bin -CAfile ca.pem -out out.sig
 # usage: -tsa-reply needs the TSA's trust anchors; a query for two signers' message
 "$G" cms -tsa-reply s256.tsr -in s256.sig -out out.sig 2>err
 check "-tsa-reply without -CAfile: usage" test $? = 2 -a ! -e out.sig

@@ -256,10 +256,12 @@ def _timestamps(sd, i, params):
     toks, lens, n = ffi.new("const uint8_t *[8]"), ffi.new("size_t[8]"), ffi.new("size_t *")
     if lib.gostx_cms_ts_tokens(ffi.addressof(sd.signers, i), toks, lens, 8, n):
         raise VerificationError(Status.MALFORMED, i, "unsigned attributes malformed")
+    if n[0] > 8:
+        raise VerificationError(Status.TOO_MANY, i, f"{n[0]} signature timestamps, more than the 8 checked")
     times = []
     t, st = ffi.new("gostx_cms_ts_token *"), ffi.new("gostx_cms_ts_status *")
     v = ffi.new("gostx_cms_ts_verdict *")
-    for k in range(min(n[0], 8)):
+    for k in range(n[0]):
         if lib.gostx_cms_ts_parse(toks[k], lens[k], t, st):
             raise VerificationError(100 + st[0], i)
         if lib.gostx_cms_ts_verify(t, si.signature, si.signature_len, params, v):

@@ -3,6 +3,7 @@ paths and file objects (detached ones hashed in chunks, in constant
 memory), attached and PEM, both ways with the gostx command, and the
 refusals with their statuses, all of them GostxError."""
 import datetime
+import pathlib
 import subprocess
 import tracemalloc
 
@@ -118,3 +119,34 @@ def test_refusals(pki, store, tmp_path):
         cms.verify(sig, b"document")  # store=None must be said, not forgotten
     with pytest.raises(gostx.GostxTypeError):
         cms.sign(b"x", leaf, b"not a key")
+
+
+def test_cades_t_timestamps(cli, tmp_path):
+    """CAdES-T on tests/vectors/cms_ts (a real TSA's reply, made once): the
+    gostx command embeds it, verify() checks and reports its time, a changed
+    token and more tokens than are checked are refused."""
+    vec = pathlib.Path(__file__).resolve().parents[2] / "tests" / "vectors" / "cms_ts"
+    store = x509.Store()
+    store.load_verify_locations(cafile=vec / "ca.pem")
+    when = datetime.datetime(2026, 11, 27, 19, 41, 6, tzinfo=datetime.timezone.utc)  # genTime
+    sig = tmp_path / "t.sig"
+    for i in range(9):
+        subprocess.run([cli, "cms", "-tsa-reply", str(vec / "reply.tsr"), "-in", str(sig if i else vec / "signed.der"),
+                        "-CAfile", str(vec / "ca.pem"), "-attime", str(int(when.timestamp())),
+                        "-outform", "DER", "-out", str(tmp_path / "next.sig")], check=True, capture_output=True)
+        (tmp_path / "next.sig").replace(sig)
+        if i == 0:
+            one = sig.read_bytes()
+    content = (vec / "content.txt").read_bytes()
+    got = cms.verify(one, content, store=store, at=when)
+    assert got.signers[0].timestamps == [when]
+    bad = bytearray(one)
+    at = bad.find(b"\x18\x132026")  # the first token's genTime, with milliseconds (TSTInfo)
+    assert at > 0
+    bad[at + 10] ^= 1
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(bytes(bad), content, store=store, at=when)
+    assert e.value.status == cms.Status.TS_TOKEN and "messageDigest" in e.value.why
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(sig, content, store=store, at=when)
+    assert e.value.status == cms.Status.TOO_MANY
