@@ -48,6 +48,8 @@ int cms_load_untrusted(const cms_args *a, cli_cert_list *l);
  * every signer's embedded timestamps checked, each one's time said. */
 int cms_ts_write_query(const char *path, const gostx_cms_signer_info *si);
 int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *params);
+/* -print: each embedded timestamp's fields, as read (not verified). */
+void cms_ts_print(FILE *f, const gostx_cms_signer_info *si);
 
 int cms_sign(const cms_args *a);
 int cms_timestamp(const cms_args *a);

@@ -102,6 +102,27 @@ int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *
   return rc;
 }
 
+void cms_ts_print(FILE *f, const gostx_cms_signer_info *si) {
+  const uint8_t *tokens[TOKENS_MAX];
+  size_t lens[TOKENS_MAX], n = 0;
+  gostx_cms_ts_token *t = malloc(sizeof *t);
+  gostx_cms_ts_status st;
+  if (!t || gostx_cms_ts_tokens(si, tokens, lens, TOKENS_MAX, &n)) n = 0;
+  for (size_t i = 0; i < n && i < TOKENS_MAX; i++) {
+    char when[64], oid[64] = "?";
+    if (gostx_cms_ts_parse(tokens[i], lens[i], t, &st)) {
+      fprintf(f, "        signatureTimeStampToken: %s\n", gostx_cms_ts_status_name(st));
+      continue;
+    }
+    time_text(t->gen_time, when, sizeof when);
+    (void)gostx_cms_oid_text(t->policy, t->policy_len, oid, sizeof oid);
+    fprintf(f, "        signatureTimeStampToken: genTime %s, policy %s, serial ", when, oid);
+    for (size_t k = 0; k < t->serial_len; k++) fprintf(f, "%02x", t->serial[k]);
+    fprintf(f, " (not verified here: -verify checks it)\n");
+  }
+  free(t);
+}
+
 /* -tsa-query for -in's signature. */
 static int query_for_message(const cms_args *a) {
   uint8_t *der = NULL;

@@ -74,6 +74,8 @@ check "embedded: $(cat err)" grep -q "^Signature timestamp embedded: 20.* UTC (T
 "$G" cms -verify -in s256-t.sig -content doc.bin -CAfile ca.pem 2>err
 check "verify CAdES-T: $(cat err)" grep -q "^Signature timestamp: 20.* UTC" err
 check "verify CAdES-T: successful" grep -q "^CMS Verification successful" err
+"$G" cms -cmsout -print -in s256-t.sig >print.txt
+check "-print: the token's fields" grep -q "signatureTimeStampToken: genTime 20.* UTC, policy 1.2.643.100.1, serial 0" print.txt
 openssl cms "${O[@]}" -verify -binary -purpose any -in s256-t.sig -inform PEM -content doc.bin -CAfile ca.pem \
   >/dev/null 2>err
 check "openssl cms verifies gostx's CAdES-T: $(cat err)" grep -q "Verification successful" err
