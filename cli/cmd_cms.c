@@ -14,7 +14,8 @@
 enum {
   C_SIGN = 1, C_VERIFY, C_CMSOUT, C_PRINT, C_IN, C_OUT, C_SIGNER, C_INKEY, C_PASSIN, C_CERTFILE,
   C_NODETACH, C_CADES, C_NOATTR, C_NOCERTS, C_NOSIGNINGTIME, C_BINARY, C_OUTFORM, C_INFORM,
-  C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_HELP
+  C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_TSA_QUERY, C_TSA_REPLY,
+  C_TIMESTAMP, C_HELP
 };
 
 static const cli_opt cms_opts[] = {
@@ -30,7 +31,8 @@ static const cli_opt cms_opts[] = {
     {"inform", 0, CLI_ARG, C_INFORM},       {"content", 0, CLI_PATH, C_CONTENT},
     {"CAfile", 0, CLI_PATH, C_CAFILE},      {"CApath", 0, CLI_PATH, C_CAPATH},
     {"untrusted", 0, CLI_PATH, C_UNTRUSTED}, {"noverify", 0, CLI_NOARG, C_NOVERIFY},
-    {"attime", 0, CLI_ARG, C_ATTIME},       {"help", 'h', CLI_NOARG, C_HELP},
+    {"attime", 0, CLI_ARG, C_ATTIME},       {"tsa-query", 0, CLI_PATH, C_TSA_QUERY},
+    {"tsa-reply", 0, CLI_PATH, C_TSA_REPLY}, {"help", 'h', CLI_NOARG, C_HELP},
     {NULL, 0, 0, 0},
 };
 
@@ -43,6 +45,9 @@ static void cms_help(void) {
       "       gostx cms -verify -in FILE.sig [-inform PEM|DER] [-content FILE]\n"
       "                 (-CAfile CA | -CApath DIR | -noverify) [-untrusted FILE]\n"
       "                 [-certfile FILE] [-attime SECONDS] [-out FILE]\n"
+      "       gostx cms [-cades] -tsa-query FILE.tsq -in FILE.sig [-inform ..]\n"
+      "       gostx cms -tsa-reply FILE.tsr -in FILE.sig (-CAfile TSA-CA | -noverify)\n"
+      "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
       "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n\n"
       "CMS SignedData (RFC 5652) with GOST R 34.10-2012 keys, as openssl cms -engine gost\n"
       "writes and reads it: Streebog-256 or -512 by key size, the signed attributes\n"
@@ -56,6 +61,12 @@ static void cms_help(void) {
       "(digitalSignature or nonRepudiation) and chain to -CAfile/-CApath (lib/x509,\n"
       "at -attime or now; -untrusted adds intermediates). -out: the content, written\n"
       "only when all of it verified. Input PEM (\"CMS\" or \"PKCS7\") or DER, told apart.\n"
+      "CAdES-T: -tsa-query writes the RFC 3161 TimeStampReq (DER, as openssl ts -query)\n"
+      "for the signature's value, with -sign or for -in; -tsa-reply takes the TSA's\n"
+      "TimeStampResp (or bare token; DER, \"-\" = stdin), checks its imprint, signature,\n"
+      "the TSA certificate's critical extendedKeyUsage timeStamping and its chain, and\n"
+      "writes -in with the token as id-aa-signatureTimeStampToken; -verify checks the\n"
+      "embedded tokens so and prints their time.\n"
       "-cmsout: the message again (-outform); -print: its structure as text.\n"
       "An encrypted KEY needs -passin (pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin).\n"
       "Exit status: 0 success, 4 verification failed or the message refused (openssl\n"
@@ -105,6 +116,8 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_OUTFORM: return form_arg("-outform", p->arg, &a->outform);
     case C_INFORM: return form_arg("-inform", p->arg, &a->inform);
     case C_CONTENT: a->content = p->arg; return 0;
+    case C_TSA_QUERY: a->tsa_query = p->arg; return 0;
+    case C_TSA_REPLY: a->tsa_reply = p->arg; return 0;
     case C_CAFILE: a->cafile = p->arg; return 0;
     case C_CAPATH: a->capath = p->arg; return 0;
     case C_NOVERIFY: a->noverify = 1; return 0;
@@ -119,7 +132,15 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
 
 /* The usage rules of each operation, before any work. */
 static int check_args(const cms_args *a) {
-  if (!a->op) return cli_usage("cms: -sign, -verify or -cmsout is needed (see --help)");
+  if (!a->op) return cli_usage("cms: -sign, -verify, -cmsout, -tsa-query or -tsa-reply is needed (see --help)");
+  if (a->tsa_reply && (a->op != C_TIMESTAMP || a->tsa_query))
+    return cli_usage("cms: -tsa-reply embeds a reply in an existing signature: no -sign, -verify, -cmsout or -tsa-query");
+  if (a->tsa_query && a->op != C_SIGN && a->op != C_TIMESTAMP)
+    return cli_usage("cms: -tsa-query goes with -sign or alone (for an existing signature)");
+  if (a->tsa_query && a->op == C_SIGN && a->n_signer != 1)
+    return cli_usage("cms: -tsa-query: a timestamp is for a single signer's signature");
+  if (a->tsa_reply && !a->cafile && !a->capath && !a->noverify)
+    return cli_usage("cms: -tsa-reply needs -CAfile or -CApath (the TSA's chain; or -noverify)");
   if (!a->in) return cli_usage("cms: -in is needed");
   if (a->op == C_SIGN) {
     if (!a->n_signer) return cli_usage("cms: -sign needs -signer");
@@ -129,8 +150,12 @@ static int check_args(const cms_args *a) {
   }
   if (a->op == C_VERIFY && !a->cafile && !a->capath && !a->noverify)
     return cli_usage("cms: -verify needs -CAfile or -CApath (or -noverify)");
-  cli_input ins[3] = {{a->in, "input"}, {a->content, "content"}, {a->op == C_SIGN ? a->signer[0] : NULL, "signer"}};
-  return cli_refuse_same_file("cms", a->out, ins, 3);
+  cli_input ins[4] = {{a->in, "input"},
+                      {a->content, "content"},
+                      {a->op == C_SIGN ? a->signer[0] : NULL, "signer"},
+                      {a->tsa_reply, "TSA reply"}};
+  int rc = cli_refuse_same_file("cms", a->out, ins, 4);
+  return rc ? rc : cli_refuse_same_file("cms", a->tsa_query, ins, 4);
 }
 
 /* ---- reading and writing messages ---- */
@@ -239,9 +264,11 @@ int cmd_cms(int argc, char **argv) {
     }
     rc = parse_one(&a, &p, id);
   }
+  if (!rc && !a.op && (a.tsa_query || a.tsa_reply)) a.op = C_TIMESTAMP;
   if (!rc) rc = check_args(&a);
   if (rc) return rc;
   if (a.op == C_SIGN) return cms_sign(&a);
   if (a.op == C_VERIFY) return cms_verify(&a);
+  if (a.op == C_TIMESTAMP) return cms_timestamp(&a);
   return cms_cmsout(&a);
 }

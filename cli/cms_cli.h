@@ -4,6 +4,7 @@
 #define GOSTX_CMS_CLI_H
 
 #include "cli.h"
+#include "gostx/cms_ts.h"
 
 /* openssl cms's exit status for a verification failure (its ret = 4) */
 #define CMS_EXIT_VERIFY 4
@@ -15,6 +16,7 @@ typedef struct cms_args {
   int print, outform, inform, noverify;
   unsigned flags; /* GOSTX_CMS_* */
   const char *in, *out, *content, *passin, *cafile, *capath;
+  const char *tsa_query, *tsa_reply; /* CAdES-T: the request written, the reply read */
   const char *signer[GOSTX_CMS_MAX_SIGNERS], *inkey[GOSTX_CMS_MAX_SIGNERS];
   size_t n_signer, n_inkey;
   const char *certfile[8], *untrusted[8];
@@ -37,7 +39,20 @@ int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **
  * message refused is named on stderr: CMS_EXIT_VERIFY. */
 int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd);
 
+/* -CAfile/-CApath as a store (NULL with -noverify); -untrusted and
+ * -certfile's certificates appended to l. */
+int cms_load_store(const cms_args *a, gostx_x509_store **store);
+int cms_load_untrusted(const cms_args *a, cli_cert_list *l);
+
+/* CAdES-T (cms_timestamp.c): the TimeStampReq for si's signature to path;
+ * every signer's embedded timestamps checked, each one's time said. */
+int cms_ts_write_query(const char *path, const gostx_cms_signer_info *si);
+int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *params);
+/* -print: each embedded timestamp's fields, as read (not verified). */
+void cms_ts_print(FILE *f, const gostx_cms_signer_info *si);
+
 int cms_sign(const cms_args *a);
+int cms_timestamp(const cms_args *a);
 int cms_verify(const cms_args *a);
 int cms_cmsout(const cms_args *a);
 

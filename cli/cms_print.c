@@ -99,6 +99,7 @@ static void print_signer(FILE *f, size_t i, const gostx_cms_signer_info *si) {
   fprintf(f, "      signature: ");
   print_hex(f, si->signature, si->signature_len);
   if (si->unsigned_attrs) fprintf(f, "      unsignedAttrs: %zu bytes\n", si->unsigned_attrs_len);
+  if (si->unsigned_attrs) cms_ts_print(f, si);
 }
 
 static void print_signed(FILE *f, const gostx_cms_signed *sd) {

@@ -65,6 +65,17 @@ static unsigned hashes_wanted(const sign_state *s) {
   return want;
 }
 
+/* -tsa-query: the TimeStampReq for the signature just made (CAdES-T's
+ * first half; the reply is embedded later by -tsa-reply). */
+static int write_query(const cms_args *a, const uint8_t *der, size_t len) {
+  gostx_cms_signed *sd = calloc(1, sizeof *sd);
+  int rc = sd && !gostx_cms_signed_parse(der, len, sd, NULL) ? 0 : CLI_EXIT_FAIL;
+  if (!rc) rc = cms_ts_write_query(a->tsa_query, &sd->signers[0]);
+  else cli_err("cms: -tsa-query: the signature could not be read back");
+  free(sd);
+  return rc;
+}
+
 int cms_sign(const cms_args *a) {
   sign_state s;
   memset(&s, 0, sizeof s);
@@ -78,6 +89,7 @@ int cms_sign(const cms_args *a) {
   if (!rc) rc = cms_hash_file(a->in, hashes_wanted(&s), &h, attached ? &content : NULL, &content_len);
   if (!rc) rc = make_message(a, &s, &h, content, content_len, &der, &der_len);
   if (!rc) rc = cms_write_message(a->out, a->outform, der, der_len);
+  if (!rc && a->tsa_query) rc = write_query(a, der, der_len);
   for (size_t i = 0; i < GOSTX_CMS_MAX_SIGNERS; i++) gostx_gost3410_key_clear(&s.keys[i]);
   if (s.signer_certs) cli_cert_list_free(s.signer_certs);
   if (s.chain) cli_cert_list_free(s.chain);

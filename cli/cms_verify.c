@@ -21,7 +21,7 @@ static int refuse(const char *path, const gostx_cms_verdict *v, const gostx_cms_
   return CMS_EXIT_VERIFY;
 }
 
-static int load_store(const cms_args *a, gostx_x509_store **store) {
+int cms_load_store(const cms_args *a, gostx_x509_store **store) {
   char err[512];
   *store = NULL;
   if (a->noverify) return 0;
@@ -40,7 +40,7 @@ static int load_store(const cms_args *a, gostx_x509_store **store) {
   return 0;
 }
 
-static int load_untrusted(const cms_args *a, cli_cert_list *l) {
+int cms_load_untrusted(const cms_args *a, cli_cert_list *l) {
   int rc = 0;
   for (size_t i = 0; !rc && i < a->n_untrusted; i++) rc = cli_load_certs(a->untrusted[i], l);
   for (size_t i = 0; !rc && i < a->n_certfile; i++) rc = cli_load_certs(a->certfile[i], l);
@@ -96,13 +96,15 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd) {
   gostx_cms_hash h;
   gostx_cms_verdict v;
   int use_hash = 0;
-  int rc = untrusted ? load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc) rc = load_untrusted(a, untrusted);
+  int rc = untrusted ? cms_load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = cms_load_untrusted(a, untrusted);
   if (!rc) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
     gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime};
     if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
       rc = refuse(a->in, &v, sd);
+    else if ((rc = cms_ts_check_all(sd, &params)) == CMS_EXIT_VERIFY)
+      fprintf(stderr, "CMS Verification failure\n");
   }
   if (!rc) {
     fprintf(stderr, "CMS Verification successful\n");

@@ -41,4 +41,9 @@ int gostx__cms_attrs_digest(const uint8_t *attrs, size_t len, size_t digest_len,
 /* cert's subjectKeyIdentifier (the key id's bytes): 1 found, 0 none. */
 int gostx__cms_cert_key_id(const gostx_x509_cert *cert, const uint8_t **id, size_t *len);
 
+/* A writer into out[cap] (NULL: counting) with a ContentInfo of a
+ * SignedData opened: SEQUENCE { id-signedData, [0] { SEQUENCE { (the
+ * caller's fields; three ends close it) */
+void gostx__cms_w_signed_open(gostx__der_w *w, uint8_t *out, size_t cap);
+
 #endif

@@ -243,6 +243,14 @@ static int content_hash(const gostx_cms_signer *signers, size_t ns, const gostx_
   return rc;
 }
 
+void gostx__cms_w_signed_open(gostx__der_w *w, uint8_t *out, size_t cap) {
+  gostx__der_w_init(w, out, out ? cap : 0);
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_oid(w, "1.2.840.113549.1.7.2");
+  gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+}
+
 int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
                    const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
                    const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
@@ -260,11 +268,7 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
   memset(&h, 0, sizeof h);
   if (!count && content_hash(signers, n_signers, hash, content, content_len, &h)) return GOSTX_EINVAL;
   gostx__der_w w;
-  gostx__der_w_init(&w, out, out ? cap : 0);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(&w, "1.2.840.113549.1.7.2");
-  gostx__der_w_begin(&w, GOSTX__DER_CTXC(0));
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__cms_w_signed_open(&w, out, cap);
   gostx__der_w_u32(&w, 1); /* RFC 5652 5.1: id-data, issuerAndSerialNumber, no v2 extras */
   write_digest_algs(&w, signers, n_signers);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);

@@ -320,3 +320,5 @@ def load_der_public_key(data: _ReadableBuffer) -> PublicKey: ...
 
 # PKCS#12 (pkcs12.py, its stub pkcs12.pyi)
 from . import pkcs12 as pkcs12
+# CMS signatures (cms.py, its stub cms.pyi)
+from . import cms as cms

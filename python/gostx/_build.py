@@ -364,6 +364,78 @@ gostx_x509_status gostx_x509_verify_why(
     gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
     size_t cap, size_t *path_len, char *why, size_t why_cap);
 
+/* CMS SignedData and CAdES-T (include/gostx/cms.h, cms_ts.h) */
+#define GOSTX_CMS_HASH_256 ...
+#define GOSTX_CMS_HASH_512 ...
+#define GOSTX_CMS_MAX_SIGNERS ...
+#define GOSTX_CMS_MAX_CERTS ...
+#define GOSTX_CMS_ATTACHED ...
+#define GOSTX_CMS_CADES ...
+#define GOSTX_CMS_NO_ATTRS ...
+#define GOSTX_CMS_NO_SIGNING_TIME ...
+#define GOSTX_CMS_NO_CERTS ...
+typedef struct gostx_cms_hash { unsigned want; int done; ...; } gostx_cms_hash;
+int gostx_cms_hash_init(gostx_cms_hash *h, unsigned want);
+int gostx_cms_hash_update(gostx_cms_hash *h, const void *data, size_t len);
+int gostx_cms_hash_final(gostx_cms_hash *h);
+typedef enum gostx_cms_status { GOSTX_CMS_OK, GOSTX_CMS_MALFORMED, GOSTX_CMS_TRUNCATED,
+    GOSTX_CMS_TRAILING_DATA, GOSTX_CMS_NOT_SIGNED_DATA, GOSTX_CMS_TOO_MANY,
+    GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_CMS_NO_CONTENT,
+    GOSTX_CMS_MISSING_ATTRIBUTE, GOSTX_CMS_BAD_ATTRIBUTE, GOSTX_CMS_CONTENT_TYPE_MISMATCH,
+    GOSTX_CMS_DIGEST_MISMATCH, GOSTX_CMS_BAD_SIGNATURE, GOSTX_CMS_SIGNER_NOT_FOUND,
+    GOSTX_CMS_SIGNING_CERT_MISMATCH, GOSTX_CMS_KEY_USAGE, GOSTX_CMS_CHAIN, ... } gostx_cms_status;
+const char *gostx_cms_status_name(gostx_cms_status st);
+typedef struct gostx_cms_signer_info {
+  size_t digest_len;
+  const uint8_t *signature; size_t signature_len;
+  int has_signing_time; int64_t signing_time;
+  ...;
+} gostx_cms_signer_info;
+typedef struct gostx_cms_signed {
+  const uint8_t *content; size_t content_len;
+  size_t n_signers, n_certs;
+  gostx_cms_signer_info signers[...];
+  ...;
+} gostx_cms_signed;
+int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
+                           gostx_cms_status *st);
+unsigned gostx_cms_signed_hashes(const gostx_cms_signed *sd);
+typedef struct gostx_cms_verdict {
+  gostx_cms_status status; size_t signer; gostx_x509_status x509; size_t depth; char oid[64];
+  const gostx_x509_cert *signer_cert;
+  ...;
+} gostx_cms_verdict;
+typedef struct gostx_cms_verify_params {
+  const gostx_x509_store *store; const gostx_x509_cert *untrusted; size_t n_untrusted; int64_t now;
+  ...;
+} gostx_cms_verify_params;
+int gostx_cms_signed_verify(const gostx_cms_signed *sd, const gostx_cms_hash *hash,
+                            const gostx_cms_verify_params *params, gostx_cms_verdict *v);
+typedef struct gostx_cms_signer { const gostx_x509_cert *cert; const gostx_gost3410_key *key; ...; }
+    gostx_cms_signer;
+typedef struct gostx_cms_sign_params {
+  unsigned flags; int64_t signing_time; const gostx_x509_cert *certs; size_t n_certs; ...;
+} gostx_cms_sign_params;
+int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
+                   const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
+                   const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
+                   size_t *out_len);
+int gostx_cms_pem_read(const char *text, size_t len, uint8_t *der, size_t cap, size_t *der_len);
+int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap, size_t *out_len);
+typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOSTX_CMS_TS_REFUSED,
+    GOSTX_CMS_TS_NOT_TSTINFO, GOSTX_CMS_TS_UNKNOWN_ALGORITHM, GOSTX_CMS_TS_IMPRINT_MISMATCH,
+    GOSTX_CMS_TS_TOKEN, GOSTX_CMS_TS_NOT_TSA, ... } gostx_cms_ts_status;
+const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
+typedef struct gostx_cms_ts_token { int64_t gen_time; ...; } gostx_cms_ts_token;
+typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verdict cms; ...; }
+    gostx_cms_ts_verdict;
+int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t,
+                       gostx_cms_ts_status *st);
+int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t sig_len,
+                        const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v);
+int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,
+                        size_t cap, size_t *n);
+
 /* TLS (include/gostx/tls.h) */
 #define GOSTX_TLS_WANT_READ ...
 #define GOSTX_TLS_WANT_WRITE ...

@@ -29,6 +29,9 @@ double json_num(const json *j);             /* 0 if not a number; true = 1 */
 
 /* Loads $GOSTX_VECTORS/<name> (default: tests/vectors relative to cwd). */
 json *tv_load(const char *name);
+/* The bytes of $GOSTX_VECTORS/<name> (malloc'ed, NUL after them, at most
+ * 1 MiB); exits the test when it cannot be read. */
+uint8_t *tv_file(const char *name, size_t *len);
 /* The "cases" array of a vectors file. */
 json *tv_cases(json *file);
 /* Field accessors that exit the test with a message when the field is missing. */

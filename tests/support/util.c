@@ -14,6 +14,22 @@ json *tv_load(const char *name) {
   return json_load(path);
 }
 
+uint8_t *tv_file(const char *name, size_t *len) {
+  const char *dir = getenv("GOSTX_VECTORS");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "tests/vectors", name);
+  FILE *f = fopen(path, "rb");
+  uint8_t *buf = malloc((1 << 20) + 1);
+  if (!f || !buf) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(1);
+  }
+  *len = fread(buf, 1, 1 << 20, f);
+  buf[*len] = 0;
+  fclose(f);
+  return buf;
+}
+
 json *tv_cases(json *file) {
   json *c = json_get(file, "cases");
   if (json_type_of(c) != JSON_ARR) { fprintf(stderr, "vectors file without \"cases\"\n"); exit(2); }

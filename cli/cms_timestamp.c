@@ -1,0 +1,183 @@
+/* gostx cms's CAdES-T (lib/cms/timestamp.c): the TimeStampReq for a
+ * signature (-tsa-query, after -sign or for an existing signature), the
+ * TSA's reply checked and embedded (-tsa-reply), and the embedded tokens
+ * checked by -verify. Files or "-" (stdout, stdin), so a TSA client can
+ * sit in a pipe: gostx cms -tsa-query - | TSA | gostx cms -tsa-reply -. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cms_cli.h"
+
+/* Timestamps are for one signer's signature: the only one. */
+static int one_signer(const cms_args *a, const gostx_cms_signed *sd) {
+  if (sd->n_signers == 1) return 0;
+  cli_err("cms: %s has %zu signers: timestamps are made for a single signer's signature", a->in,
+          sd->n_signers);
+  return CLI_EXIT_USAGE;
+}
+
+static void time_text(int64_t t, char *text, size_t cap) {
+  time_t tt = (time_t)t;
+  struct tm tm;
+  if (!gmtime_r(&tt, &tm) || !strftime(text, cap, "%Y-%m-%d %H:%M:%S UTC", &tm))
+    snprintf(text, cap, "%lld", (long long)t);
+}
+
+int cms_ts_write_query(const char *path, const gostx_cms_signer_info *si) {
+  uint8_t req[128];
+  size_t len;
+  if (gostx_cms_ts_request(si->signature, si->signature_len, si->digest_len == 64 ? 64 : 32, req,
+                           sizeof req, &len)) {
+    cli_err("cms: timestamp request: %s", gostx_strerror(GOSTX_ELEN));
+    return CLI_EXIT_FAIL;
+  }
+  return cli_write_file(path, req, len, 0);
+}
+
+/* What failed in a token, named, with the token's own verdict when it is
+ * the token's SignedData that failed. */
+static int ts_refuse(const char *what, const gostx_cms_ts_verdict *v) {
+  char more[700] = "";
+  if (v->status == GOSTX_CMS_TS_UNKNOWN_ALGORITHM) snprintf(more, sizeof more, " (OID %s)", v->oid);
+  if (v->status == GOSTX_CMS_TS_TOKEN) {
+    const gostx_cms_verdict *c = &v->cms;
+    if (c->status == GOSTX_CMS_CHAIN)
+      snprintf(more, sizeof more, ": %s: depth %zu: %s", gostx_cms_status_name(c->status), c->depth,
+               gostx_x509_status_name(c->x509));
+    else if (c->status == GOSTX_CMS_UNKNOWN_ALGORITHM)
+      snprintf(more, sizeof more, ": %s (OID %s)", gostx_cms_status_name(c->status), c->oid);
+    else
+      snprintf(more, sizeof more, ": %s", gostx_cms_status_name(c->status));
+  }
+  cli_err("cms: %s: %s%s", what, gostx_cms_ts_status_name(v->status), more);
+  return CMS_EXIT_VERIFY;
+}
+
+/* One token checked against a signer's signature; its time said after
+ * label. what names the token in an error. */
+static int check_token(const char *what, const char *label, const uint8_t *der, size_t len, const gostx_cms_signer_info *si,
+                       const gostx_cms_verify_params *params, gostx_cms_ts_token *t) {
+  gostx_cms_ts_status st;
+  gostx_cms_ts_verdict v;
+  if (gostx_cms_ts_parse(der, len, t, &st)) {
+    if (st == GOSTX_CMS_TS_REFUSED)
+      cli_err("cms: %s: %s: status %d", what, gostx_cms_ts_status_name(st), t->pki_status);
+    else
+      cli_err("cms: %s: %s", what, gostx_cms_ts_status_name(st));
+    return CMS_EXIT_VERIFY;
+  }
+  if (gostx_cms_ts_verify(t, si->signature, si->signature_len, params, &v)) return ts_refuse(what, &v);
+  char when[64], serial[48] = "";
+  time_text(t->gen_time, when, sizeof when);
+  for (size_t i = 0; i < t->serial_len && i < 20; i++)
+    snprintf(serial + 2 * i, sizeof serial - 2 * i, "%02x", t->serial[i]);
+  fprintf(stderr, "%s: %s (TSA serial %s)\n", label, when, serial);
+  return 0;
+}
+
+/* More timestamps than this on one signer are refused, not passed over. */
+#define TOKENS_MAX 8
+
+int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *params) {
+  const uint8_t *tokens[TOKENS_MAX];
+  size_t lens[TOKENS_MAX], n;
+  gostx_cms_ts_token *t = malloc(sizeof *t);
+  int rc = t ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  for (size_t s = 0; !rc && s < sd->n_signers; s++) {
+    if (gostx_cms_ts_tokens(&sd->signers[s], tokens, lens, TOKENS_MAX, &n)) {
+      cli_err("cms: signer %zu: malformed unsigned attributes", s + 1);
+      rc = CMS_EXIT_VERIFY;
+    } else if (n > TOKENS_MAX) {
+      cli_err("cms: signer %zu: %zu signature timestamps, more than the %d checked", s + 1, n, TOKENS_MAX);
+      rc = CMS_EXIT_VERIFY;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+      char what[64];
+      snprintf(what, sizeof what, "signer %zu", s + 1);
+      rc = check_token(what, "Signature timestamp", tokens[i], lens[i], &sd->signers[s], params, t);
+    }
+  }
+  free(t);
+  return rc;
+}
+
+void cms_ts_print(FILE *f, const gostx_cms_signer_info *si) {
+  const uint8_t *tokens[TOKENS_MAX];
+  size_t lens[TOKENS_MAX], n = 0;
+  gostx_cms_ts_token *t = malloc(sizeof *t);
+  gostx_cms_ts_status st;
+  if (!t || gostx_cms_ts_tokens(si, tokens, lens, TOKENS_MAX, &n)) n = 0;
+  for (size_t i = 0; i < n && i < TOKENS_MAX; i++) {
+    char when[64], oid[64] = "?";
+    if (gostx_cms_ts_parse(tokens[i], lens[i], t, &st)) {
+      fprintf(f, "        signatureTimeStampToken: %s\n", gostx_cms_ts_status_name(st));
+      continue;
+    }
+    time_text(t->gen_time, when, sizeof when);
+    (void)gostx_cms_oid_text(t->policy, t->policy_len, oid, sizeof oid);
+    fprintf(f, "        signatureTimeStampToken: genTime %s, policy %s, serial ", when, oid);
+    for (size_t k = 0; k < t->serial_len; k++) fprintf(f, "%02x", t->serial[k]);
+    fprintf(f, " (not verified here: -verify checks it)\n");
+  }
+  free(t);
+}
+
+/* -tsa-query for -in's signature. */
+static int query_for_message(const cms_args *a) {
+  uint8_t *der = NULL;
+  gostx_cms_signed *sd = NULL;
+  int rc = cms_load_signed(a, &der, &sd);
+  if (!rc) rc = one_signer(a, sd);
+  if (!rc) rc = cms_ts_write_query(a->tsa_query, &sd->signers[0]);
+  free(sd);
+  free(der);
+  return rc;
+}
+
+/* The reply checked against -in's signature, its token embedded, -out. */
+static int embed_reply(const cms_args *a, const gostx_cms_signed *sd, gostx_cms_ts_token *t,
+                       const gostx_cms_verify_params *params) {
+  uint8_t *reply = NULL, *out = NULL;
+  size_t reply_len, out_len;
+  const char *what = strcmp(a->tsa_reply, "-") ? a->tsa_reply : "-tsa-reply (stdin)";
+  int rc = cms_read_file(a->tsa_reply, &reply, &reply_len);
+  if (!rc) rc = check_token(what, "Signature timestamp embedded", reply, reply_len, &sd->signers[0], params, t);
+  if (!rc && (gostx_cms_ts_embed(sd, 0, t->token, t->token_len, NULL, 0, &out_len) ||
+              !(out = malloc(out_len)) ||
+              gostx_cms_ts_embed(sd, 0, t->token, t->token_len, out, out_len, &out_len))) {
+    cli_err("cms: timestamp: the token could not be embedded");
+    rc = CLI_EXIT_FAIL;
+  }
+  if (!rc) rc = cms_write_message(a->out, a->outform, out, out_len);
+  free(out);
+  free(reply);
+  return rc;
+}
+
+static int reply_for_message(const cms_args *a) {
+  uint8_t *der = NULL;
+  gostx_cms_signed *sd = NULL;
+  gostx_x509_store *store = NULL;
+  gostx_cms_ts_token *t = malloc(sizeof *t);
+  cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
+  int rc = t && untrusted ? cms_load_signed(a, &der, &sd) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = one_signer(a, sd);
+  if (!rc) rc = cms_load_store(a, &store);
+  if (!rc) rc = cms_load_untrusted(a, untrusted);
+  if (!rc) {
+    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime};
+    rc = embed_reply(a, sd, t, &params);
+  }
+  if (untrusted) cli_cert_list_free(untrusted);
+  free(untrusted);
+  gostx_x509_store_free(store);
+  free(t);
+  free(sd);
+  free(der);
+  return rc;
+}
+
+int cms_timestamp(const cms_args *a) {
+  return a->tsa_reply ? reply_for_message(a) : query_for_message(a);
+}

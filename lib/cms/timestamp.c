@@ -1,0 +1,277 @@
+/* CAdES-T: RFC 3161 timestamps of a SignedData's signature values (RFC
+ * 3161 appendix A, ETSI EN 319 122's signature-time-stamp). The request,
+ * the TSA's reply and token read and checked, the token embedded as the
+ * unsigned attribute id-aa-signatureTimeStampToken. All of it is public
+ * data; the token's signature is checked by gostx_cms_signed_verify. */
+#include <stdio.h>
+
+#include "cms/cms_internal.h"
+#include "gostx/cms_ts.h"
+
+#define OID_CT_TSTINFO "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x01\x04" /* 1.2.840.113549.1.9.16.1.4 */
+#define OID_ATTR_TS_TOKEN "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x02\x0e" /* 1.2.840.113549.1.9.16.2.14 */
+#define OID_EXT_EKU "\x55\x1d\x25"                                    /* 2.5.29.37 */
+#define OID_KP_TIME_STAMPING "\x2b\x06\x01\x05\x05\x07\x03\x08"       /* 1.3.6.1.5.5.7.3.8 */
+
+const char *gostx_cms_ts_status_name(gostx_cms_ts_status st) {
+  switch (st) {
+    case GOSTX_CMS_TS_OK: return "ok";
+    case GOSTX_CMS_TS_MALFORMED: return "timestamp: not a DER TimeStampResp or TimeStampToken";
+    case GOSTX_CMS_TS_REFUSED: return "timestamp: the TSA refused the request (PKIStatus)";
+    case GOSTX_CMS_TS_NOT_TSTINFO:
+      return "timestamp: the token is not a TSTInfo signed by one signer";
+    case GOSTX_CMS_TS_UNKNOWN_ALGORITHM: return "timestamp: the imprint's hash is not Streebog";
+    case GOSTX_CMS_TS_IMPRINT_MISMATCH:
+      return "timestamp: imprint mismatch (the token is for another signature or request)";
+    case GOSTX_CMS_TS_TOKEN: return "timestamp: the token's signature does not verify";
+    case GOSTX_CMS_TS_NOT_TSA:
+      return "timestamp: the TSA certificate has no critical extendedKeyUsage timeStamping";
+  }
+  return "unknown status";
+}
+
+/* ---- the request ---- */
+
+int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len, size_t digest_len, uint8_t *out,
+                         size_t cap, size_t *out_len) {
+  uint8_t h[64];
+  if ((!sig && sig_len) || !out_len || (digest_len != 32 && digest_len != 64)) return GOSTX_EINVAL;
+  gostx_streebog(digest_len, sig ? sig : (const uint8_t *)"", sig_len, h);
+  gostx__der_w w;
+  gostx__der_w_init(&w, out, out ? cap : 0);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_u32(&w, 1);
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ); /* MessageImprint */
+  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
+  gostx__der_w_oid(&w, digest_len == 32 ? "1.2.643.7.1.1.2.2" : "1.2.643.7.1.1.2.3");
+  gostx__der_w_tlv(&w, GOSTX__DER_NULL, NULL, 0);
+  gostx__der_w_end(&w);
+  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, h, digest_len);
+  gostx__der_w_end(&w);
+  gostx__der_w_tlv(&w, GOSTX__DER_BOOL, "\xff", 1); /* certReq */
+  gostx__der_w_end(&w);
+  return gostx__der_w_finish(&w, out_len);
+}
+
+/* ---- the reply ---- */
+
+/* GeneralizedTime YYYYMMDDhhmmss[.f...]Z (RFC 3161 section 2.4.2 allows
+ * fractions): the fraction dropped, the rest read as RFC 5280 time. */
+static int gen_time(gostx__der *r, int64_t *t) {
+  gostx__der c;
+  uint8_t whole[17] = {GOSTX__DER_GENTIME, 15};
+  if (gostx__der_get(r, GOSTX__DER_GENTIME, &c, NULL) || c.n < 15 || c.p[c.n - 1] != 'Z')
+    return GOSTX_EFORMAT;
+  if (c.n > 15) { /* ".d...d" before the Z, no trailing zero (X.690 11.7.3) */
+    if (c.n < 17 || c.p[14] != '.' || c.p[c.n - 2] == '0') return GOSTX_EFORMAT;
+    for (size_t i = 15; i + 1 < c.n; i++)
+      if (c.p[i] < '0' || c.p[i] > '9') return GOSTX_EFORMAT;
+  }
+  memcpy(whole + 2, c.p, 14);
+  whole[16] = 'Z';
+  gostx__der w = {whole, sizeof whole};
+  return gostx__der_time(&w, t);
+}
+
+/* TSTInfo ::= SEQUENCE { version 1, policy, messageImprint, serialNumber,
+ * genTime, accuracy, ordering, nonce, tsa, extensions } (section 2.4.2):
+ * the fields after genTime are optional and not needed here. */
+static int tst_info(gostx__der r, gostx_cms_ts_token *t) {
+  gostx__der info, oid, imprint, hash, serial;
+  int version;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &info, NULL) || r.n ||
+      gostx__der_small_uint(&info, &version) || version != 1 || gostx__der_oid(&info, &oid) ||
+      gostx__der_get(&info, GOSTX__DER_SEQ, &imprint, NULL))
+    return GOSTX_EFORMAT;
+  t->policy = oid.p, t->policy_len = oid.n;
+  if (gostx__cms_alg_id(&imprint, &oid) || gostx__der_get(&imprint, GOSTX__DER_OCTETS, &hash, NULL) ||
+      imprint.n || gostx__der_get(&info, GOSTX__DER_INT, &serial, NULL) || serial.n == 0 ||
+      gen_time(&info, &t->gen_time))
+    return GOSTX_EFORMAT;
+  t->imprint_oid = oid.p, t->imprint_oid_len = oid.n;
+  t->imprint = hash.p, t->imprint_len = hash.n;
+  t->serial = serial.p, t->serial_len = serial.n;
+  return 0;
+}
+
+/* The token: a SignedData of one signer over an attached TSTInfo. */
+static gostx_cms_ts_status token(const uint8_t *der, size_t len, gostx_cms_ts_token *t) {
+  gostx_cms_status cst;
+  t->token = der, t->token_len = len;
+  if (gostx_cms_signed_parse(der, len, &t->sd, &cst))
+    return cst == GOSTX_CMS_NOT_SIGNED_DATA ? GOSTX_CMS_TS_NOT_TSTINFO : GOSTX_CMS_TS_MALFORMED;
+  gostx__der ct = {t->sd.content_type, t->sd.content_type_len};
+  if (!GOSTX__DER_OID_IS(ct, OID_CT_TSTINFO) || !t->sd.content || t->sd.n_signers != 1)
+    return GOSTX_CMS_TS_NOT_TSTINFO;
+  gostx__der c = {t->sd.content, t->sd.content_len};
+  return tst_info(c, t) ? GOSTX_CMS_TS_NOT_TSTINFO : GOSTX_CMS_TS_OK;
+}
+
+/* TimeStampResp ::= SEQUENCE { status PKIStatusInfo, timeStampToken
+ * OPTIONAL }; PKIStatusInfo ::= SEQUENCE { status INTEGER, statusString
+ * OPTIONAL, failInfo OPTIONAL }. 0 granted, 1 grantedWithMods. */
+static gostx_cms_ts_status response(gostx__der resp, gostx_cms_ts_token *t) {
+  gostx__der info, tok;
+  if (gostx__der_get(&resp, GOSTX__DER_SEQ, &info, NULL) ||
+      gostx__der_small_uint(&info, &t->pki_status))
+    return GOSTX_CMS_TS_MALFORMED;
+  if (t->pki_status > 1) return GOSTX_CMS_TS_REFUSED;
+  if (gostx__der_get(&resp, GOSTX__DER_SEQ, NULL, &tok) || resp.n) return GOSTX_CMS_TS_MALFORMED;
+  return token(tok.p, tok.n, t);
+}
+
+int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t,
+                       gostx_cms_ts_status *st) {
+  gostx_cms_ts_status dummy;
+  if (!st) st = &dummy;
+  *st = GOSTX_CMS_TS_MALFORMED;
+  if (!der || !t) return GOSTX_EINVAL;
+  memset(t, 0, offsetof(gostx_cms_ts_token, sd));
+  memset((uint8_t *)t + offsetof(gostx_cms_ts_token, policy), 0,
+         sizeof *t - offsetof(gostx_cms_ts_token, policy));
+  gostx__der r = {der, der_len}, outer, probe;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &outer, NULL) || r.n) return GOSTX_EFORMAT;
+  probe = outer; /* a token starts with its content type's OID, a reply with its status */
+  *st = gostx__der_peek(&probe, GOSTX__DER_OID) ? token(der, der_len, t) : response(outer, t);
+  return *st == GOSTX_CMS_TS_OK ? 0 : GOSTX_EFORMAT;
+}
+
+/* ---- checking a token ---- */
+
+/* RFC 3161 section 2.3: the TSA's certificate MUST have extendedKeyUsage,
+ * critical, with id-kp-timeStamping as its only KeyPurposeId. */
+static int eku_ext_is_tsa(gostx__der ext, int *seen) {
+  gostx__der oid, value, seq, purpose;
+  int crit = 0;
+  if (gostx__der_oid(&ext, &oid) || !GOSTX__DER_OID_IS(oid, OID_EXT_EKU)) return 1;
+  if (*seen) return 0; /* a second extendedKeyUsage: RFC 5280 4.2 forbids it */
+  *seen = 1;
+  if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && gostx__der_bool(&ext, &crit)) return 0;
+  if (!crit || gostx__der_get(&ext, GOSTX__DER_OCTETS, &value, NULL) ||
+      gostx__der_get(&value, GOSTX__DER_SEQ, &seq, NULL) || value.n ||
+      gostx__der_oid(&seq, &purpose) || seq.n)
+    return 0;
+  return GOSTX__DER_OID_IS(purpose, OID_KP_TIME_STAMPING);
+}
+
+static int cert_is_tsa(const gostx_x509_cert *cert) {
+  gostx__der r = {cert->tbs, cert->tbs_len}, tbs, exts, ext;
+  uint8_t tag;
+  int seen = 0;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &tbs, NULL)) return 0;
+  while (tbs.n) { /* the fields before extensions [3] are passed over */
+    if (gostx__der_next(&tbs, &tag, &exts, NULL)) return 0;
+    if (tag != GOSTX__DER_CTXC(3)) continue;
+    if (gostx__der_get(&exts, GOSTX__DER_SEQ, &r, NULL)) return 0;
+    while (r.n)
+      if (gostx__der_get(&r, GOSTX__DER_SEQ, &ext, NULL) || !eku_ext_is_tsa(ext, &seen)) return 0;
+  }
+  return seen;
+}
+
+static gostx_cms_ts_status check_imprint(const gostx_cms_ts_token *t, const uint8_t *sig,
+                                         size_t sig_len, gostx_cms_ts_verdict *v) {
+  uint8_t h[64];
+  gostx__der oid = {t->imprint_oid, t->imprint_oid_len};
+  size_t len = gostx__cms_digest_size(oid);
+  if (!len) {
+    gostx__der_oid_text(oid, v->oid, sizeof v->oid);
+    return GOSTX_CMS_TS_UNKNOWN_ALGORITHM;
+  }
+  gostx_streebog(len, sig ? sig : (const uint8_t *)"", sig_len, h);
+  return t->imprint_len == len && memcmp(t->imprint, h, len) == 0 ? GOSTX_CMS_TS_OK
+                                                                  : GOSTX_CMS_TS_IMPRINT_MISMATCH;
+}
+
+int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t sig_len,
+                        const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v) {
+  if (!t || !v || (!sig && sig_len) || !t->token) return GOSTX_EINVAL;
+  memset(v, 0, sizeof *v);
+  v->status = check_imprint(t, sig, sig_len, v);
+  if (v->status) return GOSTX_EAUTH;
+  if (gostx_cms_signed_verify(&t->sd, NULL, params, &v->cms)) {
+    v->status = GOSTX_CMS_TS_TOKEN;
+    return GOSTX_EAUTH;
+  }
+  if (!cert_is_tsa(v->cms.signer_cert)) {
+    v->status = GOSTX_CMS_TS_NOT_TSA;
+    return GOSTX_EAUTH;
+  }
+  return 0;
+}
+
+/* ---- the token in the signature ---- */
+
+/* Attribute { id-aa-signatureTimeStampToken, SET { token } } */
+static void write_ts_attr(gostx__der_w *w, const uint8_t *token, size_t len) {
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_oid(w, "1.2.840.113549.1.9.16.2.14");
+  gostx__der_w_begin(w, GOSTX__DER_SET);
+  gostx__der_w_raw(w, token, len);
+  gostx__der_w_end(w);
+  gostx__der_w_end(w);
+}
+
+/* A SignerInfo again, its unsignedAttrs [1] (the last field) holding the
+ * attributes it had and the token after them: unsigned attributes are
+ * not signed, so they need no DER order (RFC 5652 5.3). */
+static void write_signer_with_ts(gostx__der_w *w, gostx__der si, const uint8_t *token, size_t len) {
+  gostx__der field, whole;
+  uint8_t tag = 0;
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  while (!gostx__der_next(&si, &tag, &field, &whole) && tag != GOSTX__DER_CTXC(1))
+    gostx__der_w_raw(w, whole.p, whole.n);
+  gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
+  if (tag == GOSTX__DER_CTXC(1)) gostx__der_w_raw(w, field.p, field.n);
+  write_ts_attr(w, token, len);
+  gostx__der_w_end(w);
+  gostx__der_w_end(w);
+}
+
+int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t *token,
+                       size_t token_len, uint8_t *out, size_t cap, size_t *out_len) {
+  if (!sd || !sd->der || !token || !out_len || signer >= sd->n_signers) return GOSTX_EINVAL;
+  /* sd->der was parsed whole: its structure is known good */
+  gostx__der r = {sd->der, sd->der_len}, ci, oid, explicit, body, field, whole, si, last = {0};
+  uint8_t tag;
+  gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL);
+  gostx__der_oid(&ci, &oid);
+  gostx__der_get(&ci, GOSTX__DER_CTXC(0), &explicit, NULL);
+  gostx__der_get(&explicit, GOSTX__DER_SEQ, &body, NULL);
+  gostx__der_w w;
+  gostx__cms_w_signed_open(&w, out, cap);
+  while (!gostx__der_next(&body, &tag, &field, &whole)) { /* signerInfos is the last field */
+    if (last.p) gostx__der_w_raw(&w, last.p, last.n);
+    last = whole;
+  }
+  gostx__der set = {last.p, last.n};
+  gostx__der_get(&set, GOSTX__DER_SET, &field, NULL);
+  gostx__der_w_begin(&w, GOSTX__DER_SET);
+  for (size_t i = 0; !gostx__der_get(&field, GOSTX__DER_SEQ, &si, &whole); i++) {
+    if (i == signer) write_signer_with_ts(&w, si, token, token_len);
+    else gostx__der_w_raw(&w, whole.p, whole.n);
+  }
+  for (int i = 0; i < 4; i++) gostx__der_w_end(&w);
+  return gostx__der_w_finish(&w, out_len);
+}
+
+int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,
+                        size_t cap, size_t *n) {
+  gostx__der r, attrs, attr, oid, values, tok;
+  if (!si || !n || (cap && (!tokens || !lens))) return GOSTX_EINVAL;
+  *n = 0;
+  if (!si->unsigned_attrs) return 0;
+  r.p = si->unsigned_attrs, r.n = si->unsigned_attrs_len;
+  if (gostx__der_get(&r, GOSTX__DER_CTXC(1), &attrs, NULL)) return GOSTX_EFORMAT;
+  while (attrs.n) {
+    if (gostx__der_get(&attrs, GOSTX__DER_SEQ, &attr, NULL) || gostx__der_oid(&attr, &oid) ||
+        gostx__der_get(&attr, GOSTX__DER_SET, &values, NULL) || attr.n)
+      return GOSTX_EFORMAT;
+    if (!GOSTX__DER_OID_IS(oid, OID_ATTR_TS_TOKEN)) continue;
+    /* one token per attribute: a second value would be a second timestamp */
+    if (gostx__der_get(&values, GOSTX__DER_SEQ, NULL, &tok) || values.n) return GOSTX_EFORMAT;
+    if (*n < cap) tokens[*n] = tok.p, lens[*n] = tok.n;
+    (*n)++;
+  }
+  return 0;
+}

@@ -1,0 +1,321 @@
+"""CMS signatures with GOST keys (libgostx's include/gostx/cms.h, docs/CMS.md):
+sign(...) makes a SignedData (detached by default, CAdES-BES with
+cades=True), verify(...) checks one as `gostx cms -verify` does: every
+signer's messageDigest, signature, signingCertificateV2, keyUsage, chain
+to a gostx.x509.Store, and the RFC 3161 timestamps embedded (CAdES-T).
+
+    sig = gostx.cms.sign("doc.pdf", cert, key, cades=True)       # a path: read in chunks
+    info = gostx.cms.verify(sig, "doc.pdf", store=store)
+
+The content is bytes-like, a path (str or os.PathLike) or a binary file
+object; a detached one is hashed in chunks (constant memory, any size). A
+refusal raises VerificationError naming the check (status, a Status)."""
+import datetime
+import enum
+import os
+import time
+from typing import NamedTuple
+
+from ._native import GostxError, GostxTypeError, GostxValueError, check, ffi, held, lib, rbuf
+from .gost3410 import PrivateKey, _key_struct
+from .x509 import Certificate, Store
+from .x509 import Status as X509Status
+
+__all__ = ["sign", "verify", "Signer", "Verified", "Status", "VerificationError"]
+
+_CHUNK = 1 << 20  # what a detached content is hashed by
+_MAX_DER = 64 << 20  # a signature (attached content included) read whole at most this large
+
+
+class Status(enum.IntEnum):
+    """The library's verdicts (gostx_cms_status and, for timestamps,
+    gostx_cms_ts_status offset by 100); str() is the library's text."""
+    MALFORMED = lib.GOSTX_CMS_MALFORMED
+    TRUNCATED = lib.GOSTX_CMS_TRUNCATED
+    TRAILING_DATA = lib.GOSTX_CMS_TRAILING_DATA
+    NOT_SIGNED_DATA = lib.GOSTX_CMS_NOT_SIGNED_DATA
+    TOO_MANY = lib.GOSTX_CMS_TOO_MANY
+    UNKNOWN_ALGORITHM = lib.GOSTX_CMS_UNKNOWN_ALGORITHM
+    ALGORITHM_MISMATCH = lib.GOSTX_CMS_ALGORITHM_MISMATCH
+    NO_CONTENT = lib.GOSTX_CMS_NO_CONTENT
+    MISSING_ATTRIBUTE = lib.GOSTX_CMS_MISSING_ATTRIBUTE
+    BAD_ATTRIBUTE = lib.GOSTX_CMS_BAD_ATTRIBUTE
+    CONTENT_TYPE_MISMATCH = lib.GOSTX_CMS_CONTENT_TYPE_MISMATCH
+    DIGEST_MISMATCH = lib.GOSTX_CMS_DIGEST_MISMATCH
+    BAD_SIGNATURE = lib.GOSTX_CMS_BAD_SIGNATURE
+    SIGNER_NOT_FOUND = lib.GOSTX_CMS_SIGNER_NOT_FOUND
+    SIGNING_CERT_MISMATCH = lib.GOSTX_CMS_SIGNING_CERT_MISMATCH
+    KEY_USAGE = lib.GOSTX_CMS_KEY_USAGE
+    CHAIN = lib.GOSTX_CMS_CHAIN
+    TS_MALFORMED = 100 + lib.GOSTX_CMS_TS_MALFORMED
+    TS_NOT_TSTINFO = 100 + lib.GOSTX_CMS_TS_NOT_TSTINFO
+    TS_UNKNOWN_ALGORITHM = 100 + lib.GOSTX_CMS_TS_UNKNOWN_ALGORITHM
+    TS_IMPRINT_MISMATCH = 100 + lib.GOSTX_CMS_TS_IMPRINT_MISMATCH
+    TS_TOKEN = 100 + lib.GOSTX_CMS_TS_TOKEN
+    TS_NOT_TSA = 100 + lib.GOSTX_CMS_TS_NOT_TSA
+
+    @property
+    def text(self):
+        """The library's text of the status ("messageDigest: ...")."""
+        if self >= 100:
+            return ffi.string(lib.gostx_cms_ts_status_name(self - 100)).decode()
+        return ffi.string(lib.gostx_cms_status_name(self)).decode()
+
+    def __str__(self):
+        return self.text
+
+
+class VerificationError(GostxError, ValueError):
+    """A signature the library refused: status (Status), signer (its index),
+    why (one line: the library's text, with the OID or the chain's
+    gostx.x509.Status where they say more), x509_status (a
+    gostx.x509.Status for Status.CHAIN, else None) and depth."""
+
+    def __init__(self, status, signer=0, why="", x509_status=None, depth=0):
+        self.status = Status(status)
+        self.signer = signer
+        self.why = why or self.status.text
+        self.x509_status = x509_status
+        self.depth = depth
+        super().__init__(f"CMS verification failed: {self.status.name}: {self.why} (signer {signer})")
+
+
+class Signer(NamedTuple):
+    """A signer that verified: its certificate, its signingTime (an aware
+    UTC datetime, or None) and the times of its verified RFC 3161
+    signature timestamps (CAdES-T), oldest first."""
+    certificate: Certificate
+    signing_time: "datetime.datetime | None"
+    timestamps: list
+
+
+class Verified(NamedTuple):
+    """verify()'s result: the signers and, for an attached signature, the
+    content (None when detached)."""
+    signers: list
+    content: "bytes | None"
+
+
+def _utc(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+
+
+# ---- the content: bytes, a path or a file, hashed in chunks ----
+
+def _is_path(obj):
+    return isinstance(obj, (str, os.PathLike))
+
+
+def _chunks(content):
+    """The content as a series of buffers: one for bytes-like, chunks for a
+    path or a binary file object."""
+    if _is_path(content):
+        with open(content, "rb") as f:
+            yield from _file_chunks(f)
+    elif hasattr(content, "readinto") or hasattr(content, "read"):
+        yield from _file_chunks(content)
+    else:
+        yield rbuf(content)
+
+
+def _file_chunks(f):
+    while True:
+        block = f.read(_CHUNK)
+        if not isinstance(block, (bytes, bytearray)):
+            raise GostxTypeError("a file object opened in binary mode is required")
+        if not block:
+            return
+        yield block
+
+
+def _hash(content, want):
+    h = ffi.new("gostx_cms_hash *")
+    check(lib.gostx_cms_hash_init(h, want), "cms hash")
+    for block in _chunks(content):
+        check(lib.gostx_cms_hash_update(h, ffi.from_buffer(block), len(block)), "cms hash")
+    check(lib.gostx_cms_hash_final(h), "cms hash")
+    return h
+
+
+def _whole(content):
+    """An attached content in memory (the library holds it whole)."""
+    if _is_path(content) or hasattr(content, "read"):
+        return b"".join(bytes(b) for b in _chunks(content))
+    return bytes(rbuf(content))
+
+
+def _as_cert(cert, what):
+    if isinstance(cert, Certificate):
+        return cert
+    if isinstance(cert, (bytes, bytearray, memoryview)):
+        from .x509 import load_der_x509_certificate, load_pem_x509_certificate
+        data = bytes(cert)
+        return load_pem_x509_certificate(data) if data.lstrip().startswith(b"-----") \
+            else load_der_x509_certificate(data)
+    raise GostxTypeError(f"{what} must be a gostx.x509.Certificate or its DER/PEM bytes, "
+                         f"not {type(cert).__name__!r}")
+
+
+def _encoded(der, encoding):
+    if encoding == "DER":
+        return der
+    if encoding != "PEM":
+        raise GostxValueError(f"encoding must be 'PEM' or 'DER', not {encoding!r}")
+    n = ffi.new("size_t *")
+    lib.gostx_cms_pem_write(der, len(der), ffi.NULL, 0, n)
+    out = ffi.new("char[]", n[0] + 1)
+    check(lib.gostx_cms_pem_write(der, len(der), out, len(out), n), "cms pem")
+    return ffi.unpack(out, n[0])
+
+
+def sign(content, cert, key, *, detached=True, cades=False, chain=(), signing_time=True,
+         attributes=True, encoding="DER"):
+    """A CMS SignedData of content by key (a gostx.PrivateKey, GOST R
+    34.10-2012 256 or 512) whose certificate is cert (gostx.x509.Certificate
+    or its DER/PEM bytes): Streebog-256 or -512 by the key's size, the
+    signed attributes contentType, messageDigest, signingTime
+    (signing_time: True now, a datetime, or False for none) and, with
+    cades=True, signingCertificateV2 (CAdES-BES); attributes=False signs the
+    content itself. chain: more certificates to put in the message.
+    content: bytes-like, a path or a binary file; detached (the default) it
+    is hashed in chunks. Returns DER bytes, or PEM ("CMS") with
+    encoding="PEM"."""
+    if not isinstance(key, PrivateKey):
+        raise GostxTypeError(f"key must be a gostx PrivateKey, not {type(key).__name__!r}")
+    cert = _as_cert(cert, "cert")
+    extra = [_as_cert(c, "chain") for c in chain]
+    if cades and not attributes:
+        raise GostxValueError("cades=True needs the signed attributes (attributes=True)")
+    flags = (0 if detached else lib.GOSTX_CMS_ATTACHED) | (lib.GOSTX_CMS_CADES if cades else 0) | \
+        (0 if attributes else lib.GOSTX_CMS_NO_ATTRS)
+    when = int(time.time())
+    if signing_time is False:
+        flags |= lib.GOSTX_CMS_NO_SIGNING_TIME
+    elif signing_time is not True:
+        when = int(signing_time.timestamp())
+    body = None if detached else _whole(content)
+    want = lib.GOSTX_CMS_HASH_256 if key.curve.key_size == 256 else lib.GOSTX_CMS_HASH_512
+    h = _hash(content if detached else body, want)
+    certs = ffi.new("gostx_x509_cert[]", max(len(extra), 1))
+    for i, c in enumerate(extra):
+        certs[i] = c._c[0]
+    params = ffi.new("gostx_cms_sign_params *", [flags, when, certs if extra else ffi.NULL, len(extra)])
+    src = ffi.NULL if body is None else ffi.from_buffer(body)
+    n = len(body) if body is not None else 0
+    with held(key):
+        k = _key_struct(key._curve, key._live(), key._oid, private=True)
+        try:
+            signer = ffi.new("gostx_cms_signer *", [cert._c, k])
+            need = ffi.new("size_t *")
+            rc = lib.gostx_cms_sign(signer, 1, params, h, src, n, ffi.NULL, 0, need)
+            if rc == lib.GOSTX_EINVAL:
+                raise GostxValueError("key is not the private key of cert (or not a 2012 key)")
+            check(rc, "cms sign")
+            out = ffi.new("uint8_t[]", need[0])
+            check(lib.gostx_cms_sign(signer, 1, params, h, src, n, out, need[0], need), "cms sign")
+        finally:
+            lib.gostx_gost3410_key_clear(k)
+    return _encoded(bytes(ffi.buffer(out, need[0])), encoding)
+
+
+# ---- verification ----
+
+def _der(signature):
+    """The signature's DER from DER or PEM ("CMS", "PKCS7") bytes, or a path."""
+    if _is_path(signature):
+        with open(signature, "rb") as f:
+            data = f.read(_MAX_DER + 1)
+    else:
+        data = bytes(rbuf(signature))
+    if len(data) > _MAX_DER:
+        raise GostxValueError(f"signature larger than {_MAX_DER} bytes")
+    if data[:1] == b"\x30":
+        return data
+    der, n = ffi.new("uint8_t[]", max(len(data), 1)), ffi.new("size_t *")
+    if lib.gostx_cms_pem_read(data, len(data), der, len(der), n):
+        raise VerificationError(Status.MALFORMED, why="neither DER nor a CMS or PKCS7 PEM block")
+    return bytes(ffi.buffer(der, n[0]))
+
+
+def _refusal(v):
+    """VerificationError from a gostx_cms_verdict."""
+    st = Status(v.status)
+    why = st.text
+    x509 = None
+    if st == Status.CHAIN:
+        x509 = X509Status(v.x509)
+        why += f": depth {v.depth}: {x509.text}"
+    elif st == Status.UNKNOWN_ALGORITHM:
+        why += f" (OID {ffi.string(v.oid).decode()})"
+    return VerificationError(st, v.signer, why, x509, v.depth)
+
+
+def _timestamps(sd, i, params):
+    """The times of signer i's embedded timestamps, each checked."""
+    si = sd.signers[i]
+    toks, lens, n = ffi.new("const uint8_t *[8]"), ffi.new("size_t[8]"), ffi.new("size_t *")
+    if lib.gostx_cms_ts_tokens(ffi.addressof(sd.signers, i), toks, lens, 8, n):
+        raise VerificationError(Status.MALFORMED, i, "unsigned attributes malformed")
+    if n[0] > 8:
+        raise VerificationError(Status.TOO_MANY, i, f"{n[0]} signature timestamps, more than the 8 checked")
+    times = []
+    t, st = ffi.new("gostx_cms_ts_token *"), ffi.new("gostx_cms_ts_status *")
+    v = ffi.new("gostx_cms_ts_verdict *")
+    for k in range(n[0]):
+        if lib.gostx_cms_ts_parse(toks[k], lens[k], t, st):
+            raise VerificationError(100 + st[0], i)
+        if lib.gostx_cms_ts_verify(t, si.signature, si.signature_len, params, v):
+            if v.status == lib.GOSTX_CMS_TS_TOKEN:
+                inner = _refusal(v.cms)
+                raise VerificationError(Status.TS_TOKEN, i, f"{Status.TS_TOKEN.text}: {inner.why}",
+                                        inner.x509_status, inner.depth)
+            raise VerificationError(100 + v.status, i)
+        times.append(_utc(t.gen_time))
+    return sorted(times)
+
+
+def verify(signature, content=None, *, store, untrusted=(), at=None):
+    """Verify a CMS SignedData (DER or PEM bytes, or a path) as gostx cms
+    -verify does, content the detached content (bytes-like, a path or a
+    binary file, hashed in chunks; None for an attached one). store: a
+    gostx.x509.Store whose anchors the signers' chains must reach, or None
+    to check no chain (openssl's -noverify: say so explicitly). untrusted:
+    more certificates (Certificate or DER/PEM bytes) to build chains with;
+    at: the time chains are checked at (datetime or seconds; default now).
+    Returns Verified(signers, content); raises VerificationError naming the
+    first failure (GostxTypeError/GostxValueError for misuse)."""
+    if store is not None and not isinstance(store, Store):
+        raise GostxTypeError(f"store must be a gostx.x509.Store or None, not {type(store).__name__!r}")
+    der = _der(signature)
+    sd, st = ffi.new("gostx_cms_signed *"), ffi.new("gostx_cms_status *")
+    buf = ffi.from_buffer(der)
+    if lib.gostx_cms_signed_parse(buf, len(der), sd, st):
+        raise VerificationError(st[0])
+    attached = sd.content != ffi.NULL
+    if attached and content is not None:
+        raise GostxValueError("the signature has its content attached: content must be None")
+    if not attached and content is None:
+        raise GostxValueError("a detached signature: its content is needed")
+    h = ffi.NULL
+    if not attached and lib.gostx_cms_signed_hashes(sd):
+        h = _hash(content, lib.gostx_cms_signed_hashes(sd))
+    more = [_as_cert(c, "untrusted") for c in untrusted]
+    certs = ffi.new("gostx_x509_cert[]", max(len(more), 1))
+    for i, c in enumerate(more):
+        certs[i] = c._c[0]
+    now = int(time.time()) if at is None else int(at.timestamp() if hasattr(at, "timestamp") else at)
+    params = ffi.new("gostx_cms_verify_params *",
+                     [store._h if store is not None else ffi.NULL, certs, len(more), now])
+    v = ffi.new("gostx_cms_verdict *")
+    one = ffi.new("gostx_cms_signed *", sd[0])  # each signer alone: its own certificate said
+    one.n_signers = 1
+    signers = []
+    for i in range(sd.n_signers):
+        si = one.signers[0] = sd.signers[i]
+        if lib.gostx_cms_signed_verify(one, h, params, v):
+            v.signer = i
+            raise _refusal(v)
+        cert = Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
+        when = _utc(si.signing_time) if si.has_signing_time else None
+        signers.append(Signer(cert, when, _timestamps(sd, i, params)))
+    return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)

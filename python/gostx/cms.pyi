@@ -1,0 +1,69 @@
+# Type stubs of gostx.cms (implemented in cms.py beside this file).
+import datetime
+import enum
+import os
+from typing import IO, List, NamedTuple, Optional, Sequence, Union
+
+from . import GostxError, PrivateKey
+from .x509 import Certificate, Store
+from .x509 import Status as X509Status
+
+_StrPath = Union[str, "os.PathLike[str]"]
+_Buffer = Union[bytes, bytearray, memoryview]
+_Content = Union[_Buffer, _StrPath, IO[bytes]]
+_CertLike = Union[Certificate, bytes, bytearray, memoryview]
+
+__all__ = ["sign", "verify", "Signer", "Verified", "Status", "VerificationError"]
+
+class Status(enum.IntEnum):
+    MALFORMED = 1
+    TRUNCATED = 2
+    TRAILING_DATA = 3
+    NOT_SIGNED_DATA = 4
+    TOO_MANY = 5
+    UNKNOWN_ALGORITHM = 6
+    ALGORITHM_MISMATCH = 7
+    NO_CONTENT = 8
+    MISSING_ATTRIBUTE = 9
+    BAD_ATTRIBUTE = 10
+    CONTENT_TYPE_MISMATCH = 11
+    DIGEST_MISMATCH = 12
+    BAD_SIGNATURE = 13
+    SIGNER_NOT_FOUND = 14
+    SIGNING_CERT_MISMATCH = 15
+    KEY_USAGE = 16
+    CHAIN = 17
+    TS_MALFORMED = 101
+    TS_NOT_TSTINFO = 103
+    TS_UNKNOWN_ALGORITHM = 104
+    TS_IMPRINT_MISMATCH = 105
+    TS_TOKEN = 106
+    TS_NOT_TSA = 107
+    @property
+    def text(self) -> str: ...
+
+class VerificationError(GostxError, ValueError):
+    status: Status
+    signer: int
+    why: str
+    x509_status: Optional[X509Status]
+    depth: int
+    def __init__(self, status: int, signer: int = ..., why: str = ...,
+                 x509_status: Optional[X509Status] = ..., depth: int = ...) -> None: ...
+
+class Signer(NamedTuple):
+    certificate: Certificate
+    signing_time: Optional[datetime.datetime]
+    timestamps: List[datetime.datetime]
+
+class Verified(NamedTuple):
+    signers: List[Signer]
+    content: Optional[bytes]
+
+def sign(content: _Content, cert: _CertLike, key: PrivateKey, *, detached: bool = ...,
+         cades: bool = ..., chain: Sequence[_CertLike] = ...,
+         signing_time: Union[bool, datetime.datetime] = ..., attributes: bool = ...,
+         encoding: str = ...) -> bytes: ...
+def verify(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = ..., *,
+           store: Optional[Store], untrusted: Sequence[_CertLike] = ...,
+           at: Union[datetime.datetime, float, None] = ...) -> Verified: ...

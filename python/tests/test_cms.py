@@ -1,0 +1,152 @@
+"""gostx.cms on tests/support/gost_pki.sh's PKI: sign and verify bytes,
+paths and file objects (detached ones hashed in chunks, in constant
+memory), attached and PEM, both ways with the gostx command, and the
+refusals with their statuses, all of them GostxError."""
+import datetime
+import pathlib
+import subprocess
+import tracemalloc
+
+import pytest
+
+import gostx
+from gostx import cms, x509
+
+
+def certs(pki, name):
+    with open(pki + name, "rb") as f:
+        return x509.load_pem_x509_certificates(f.read())
+
+
+def key(pki, name):
+    with open(pki + name, "rb") as f:
+        return gostx.load_pem_private_key(f.read())
+
+
+@pytest.fixture
+def store(pki):
+    s = x509.Store()
+    s.load_verify_locations(cafile=pki + "ca.pem")
+    return s
+
+
+@pytest.mark.parametrize("curve", ["256A", "512B"])
+def test_sign_verify_bytes(pki, store, curve):
+    leaf, inter = certs(pki, f"chain-{curve}.pem")
+    sig = cms.sign(b"document", leaf, key(pki, f"leaf-{curve}.key"), cades=True, chain=[inter])
+    got = cms.verify(sig, b"document", store=store)
+    assert got.content is None and len(got.signers) == 1
+    signer = got.signers[0]
+    assert signer.certificate == leaf and signer.timestamps == []
+    now = datetime.datetime.now(datetime.timezone.utc)
+    assert abs((now - signer.signing_time).total_seconds()) < 120
+
+
+def test_attached_pem(pki, store):
+    leaf, inter = certs(pki, "chain-256B.pem")
+    sig = cms.sign(bytearray(b"inside"), leaf, key(pki, "leaf-256B.key"), detached=False,
+                   signing_time=False, encoding="PEM")
+    assert sig.startswith(b"-----BEGIN CMS-----")
+    got = cms.verify(sig, store=store, untrusted=[inter])
+    assert got.content == b"inside" and got.signers[0].signing_time is None
+
+
+def test_files_in_chunks_and_the_command(pki, store, cli, tmp_path):
+    doc = tmp_path / "doc.bin"
+    doc.write_bytes(bytes(range(256)) * 12289)  # 3 MiB and a bit: several chunks
+    leaf, inter = certs(pki, "chain-512A.pem")
+    sig = cms.sign(doc, leaf, key(pki, "leaf-512A.key"), chain=[inter])
+    with open(doc, "rb") as f:
+        assert cms.verify(sig, f, store=store).signers[0].certificate == leaf
+    assert cms.verify(sig, str(doc), store=store).signers[0].certificate == leaf
+    (tmp_path / "py.sig").write_bytes(sig)
+    r = subprocess.run([cli, "cms", "-verify", "-in", str(tmp_path / "py.sig"), "-content", str(doc),
+                        "-CAfile", pki + "ca.pem"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    subprocess.run([cli, "cms", "-sign", "-in", str(doc), "-signer", pki + "leaf-256C.pem",
+                    "-inkey", pki + "leaf-256C.key", "-certfile", pki + "int.pem", "-cades",
+                    "-out", str(tmp_path / "cli.sig")], check=True)
+    got = cms.verify(tmp_path / "cli.sig", doc, store=store)
+    assert got.signers[0].certificate == certs(pki, "leaf-256C.pem")[0]
+
+
+def test_detached_file_in_constant_memory(pki, tmp_path):
+    doc = tmp_path / "big.bin"
+    with open(doc, "wb") as f:
+        for _ in range(16):
+            f.write(b"\x5a" * (1 << 20))
+    leaf = certs(pki, "leaf-256A.pem")[0]
+    k = key(pki, "leaf-256A.key")
+    tracemalloc.start()
+    try:
+        sig = cms.sign(doc, leaf, k)
+        cms.verify(sig, doc, store=None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, f"{peak} bytes for a 16 MiB detached content"
+
+
+def test_refusals(pki, store, tmp_path):
+    leaf, inter = certs(pki, "chain-256A.pem")
+    k = key(pki, "leaf-256A.key")
+    sig = cms.sign(b"document", leaf, k, chain=[inter])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(sig, b"documenT", store=store)
+    assert e.value.status == cms.Status.DIGEST_MISMATCH and e.value.signer == 0
+    assert isinstance(e.value, gostx.GostxError)
+    rogue = x509.Store()
+    rogue.load_verify_locations(cafile=pki + "rogue-ca.pem")
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(sig, b"document", store=rogue)
+    assert e.value.status == cms.Status.CHAIN and e.value.x509_status == x509.Status.UNKNOWN_CA
+    bad = bytearray(sig)
+    bad[-3] ^= 1  # inside the signature value, the SignedData's last field
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(bytes(bad), b"document", store=store)
+    assert e.value.status == cms.Status.BAD_SIGNATURE
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(sig[:-1], b"document", store=store)
+    assert e.value.status == cms.Status.TRUNCATED
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(b"not a signature", b"document", store=store)
+    assert e.value.status == cms.Status.MALFORMED
+    with pytest.raises(gostx.GostxValueError, match="not the private key"):
+        cms.sign(b"x", leaf, key(pki, "leaf-256B.key"))
+    with pytest.raises(gostx.GostxValueError, match="content is needed"):
+        cms.verify(sig, store=store)
+    with pytest.raises(TypeError):
+        cms.verify(sig, b"document")  # store=None must be said, not forgotten
+    with pytest.raises(gostx.GostxTypeError):
+        cms.sign(b"x", leaf, b"not a key")
+
+
+def test_cades_t_timestamps(cli, tmp_path):
+    """CAdES-T on tests/vectors/cms_ts (a real TSA's reply, made once): the
+    gostx command embeds it, verify() checks and reports its time, a changed
+    token and more tokens than are checked are refused."""
+    vec = pathlib.Path(__file__).resolve().parents[2] / "tests" / "vectors" / "cms_ts"
+    store = x509.Store()
+    store.load_verify_locations(cafile=vec / "ca.pem")
+    when = datetime.datetime(2026, 11, 27, 19, 41, 6, tzinfo=datetime.timezone.utc)  # genTime
+    sig = tmp_path / "t.sig"
+    for i in range(9):
+        subprocess.run([cli, "cms", "-tsa-reply", str(vec / "reply.tsr"), "-in", str(sig if i else vec / "signed.der"),
+                        "-CAfile", str(vec / "ca.pem"), "-attime", str(int(when.timestamp())),
+                        "-outform", "DER", "-out", str(tmp_path / "next.sig")], check=True, capture_output=True)
+        (tmp_path / "next.sig").replace(sig)
+        if i == 0:
+            one = sig.read_bytes()
+    content = (vec / "content.txt").read_bytes()
+    got = cms.verify(one, content, store=store, at=when)
+    assert got.signers[0].timestamps == [when]
+    bad = bytearray(one)
+    at = bad.find(b"\x18\x132026")  # the first token's genTime, with milliseconds (TSTInfo)
+    assert at > 0
+    bad[at + 10] ^= 1
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(bytes(bad), content, store=store, at=when)
+    assert e.value.status == cms.Status.TS_TOKEN and "messageDigest" in e.value.why
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(sig, content, store=store, at=when)
+    assert e.value.status == cms.Status.TOO_MANY
