@@ -6,7 +6,6 @@ as requests.exceptions.SSLError naming the check. Skips without requests,
 build/gostx or openssl with gost-engine (the PKI)."""
 import hashlib
 import http.server
-import subprocess
 import threading
 import time
 
@@ -14,22 +13,9 @@ import pytest
 
 from gostx import tls
 
+from conftest import body_of
+
 requests = pytest.importorskip("requests")
-
-from test_tls import _read_port  # noqa: E402
-
-
-LISTENING = r"listening on [^ ]*:(\d+),"
-
-
-def body_of(n):
-    """n deterministic bytes."""
-    out = bytearray()
-    i = 0
-    while len(out) < n:
-        out += hashlib.sha512(i.to_bytes(8, "big")).digest()
-        i += 1
-    return bytes(out[:n])
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -84,23 +70,9 @@ def http_port():
 
 
 @pytest.fixture
-def https(cli, pki, http_port):
-    """serve(*args) in front of the HTTP server: the base URL."""
-    procs = []
-
-    def start(*args, cert="chain-256A.pem", key="leaf-256A.key"):
-        p = subprocess.Popen([cli, "tls", "serve", "--listen", "127.0.0.1:0", "--backend",
-                              f"127.0.0.1:{http_port}", "--cert", pki + cert, "--key", pki + key,
-                              *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        procs.append(p)
-        return f"https://localhost:{_read_port(p, LISTENING)}"
-
-    yield start
-    for p in procs:
-        p.kill()
-        p.wait()
-        p.stderr.close()
+def https(serve_before, http_port):
+    """serve(*args, cert=, key=) in front of the HTTP server: the base URL."""
+    return lambda *args, **kw: f"https://localhost:{serve_before(http_port, *args, **kw)}"
 
 
 def session_with(pki, **kw):

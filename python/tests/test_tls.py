@@ -49,41 +49,11 @@ def echo_port():
     return lsock.getsockname()[1]
 
 
-def _read_port(proc, pattern, seconds=20):
-    """The port a starting process names on stderr (bounded wait)."""
-    lines = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.search(pattern, line)
-        if m:
-            return int(m.group(1))
-    proc.kill()
-    raise AssertionError("peer did not start: " + "".join(lines))
-
-
 @pytest.fixture
-def serve(cli, pki, echo_port):
-    """serve(*args): `gostx tls serve` on a free loopback port in front of
-    the echo backend (chain-256A by default); its port."""
-    procs = []
-
-    def start(*args, cert="chain-256A.pem", key="leaf-256A.key"):
-        cmd = [cli, "tls", "serve", "--listen", "127.0.0.1:0", "--backend",
-               f"127.0.0.1:{echo_port}", "--cert", pki + cert, "--key", pki + key, *args]
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        procs.append(p)
-        return _read_port(p, r"listening on [^ ]*:(\d+),")
-
-    yield start
-    for p in procs:
-        p.kill()
-        p.wait()
-        p.stderr.close()
+def serve(serve_before, echo_port):
+    """serve(*args, cert=, key=): `gostx tls serve` in front of the echo
+    backend; its port."""
+    return lambda *args, **kw: serve_before(echo_port, *args, **kw)
 
 
 def _listening(port):
