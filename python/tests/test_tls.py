@@ -289,6 +289,40 @@ def test_client_to_openssl_each_tls12_suite(pki, openssl_server, suite):
     assert got == want
 
 
+# ---- 64 MiB both ways, byte for byte (issue 60) ----
+
+BIG = 64 << 20
+
+
+def test_64mib_both_ways_through_serve_tls13(pki, serve):
+    port = serve()
+    data = os.urandom(BIG)
+    with connect(client_ctx(pki), port) as s:
+        assert s.version() == "TLSv1.3"
+        got = echo_through(s, data)
+    assert len(got) == BIG and got == data
+
+
+def test_64mib_both_ways_with_openssl_tls12(pki, openssl_server):
+    """s_server -rev answers each line reversed: lines of 8 KiB (under its
+    16 KiB buffer), each sent back as one record."""
+    port = openssl_server("KUZNYECHIK_CTR_OMAC")
+    ctx = client_ctx(pki)
+    ctx.maximum_version = tls.TLSVersion.TLSv1_2
+    raw = os.urandom(BIG // 2).hex().encode()
+    lines = [raw[i:i + 8191] + b"\n" for i in range(0, len(raw), 8191)]
+    with connect(ctx, port) as s:
+        assert s.version() == "TLSv1.2"
+        f = s.makefile("rb")
+        sender = threading.Thread(target=s.sendall, args=(b"".join(lines) + b"CLOSE\n",))
+        sender.start()
+        got = f.read()  # to s_server's close after CLOSE
+        sender.join(60)
+        f.close()
+    assert sum(map(len, lines)) >= BIG and len(got) == sum(map(len, lines))
+    assert got == b"".join(line[-2::-1] + b"\n" for line in lines)
+
+
 # ---- a Python server ----
 
 def _reverse_all(conn):
