@@ -229,3 +229,25 @@ def test_refused_chain(client_of, https):
     c = client_of()
     with pytest.raises(c.refused, match="unknown CA"):
         c.get(f"{bad}/data/10")
+
+
+def test_async_concurrent_requests_share_the_pool(pki, https, nginx):
+    """100 requests at once through AsyncHTTPTransport limited to 10
+    connections: each body whole, and nginx sees at most 10 connections."""
+    httpx = pytest.importorskip("httpx")
+    url = https()
+    log = nginx[1]
+    since = log.stat().st_size if log.exists() else 0
+
+    async def run():
+        transport = tls.AsyncHTTPTransport(tls.create_default_context(cafile=pki + "ca.pem"),
+                                           limits=httpx.Limits(max_connections=10))
+        async with httpx.AsyncClient(transport=transport, timeout=20) as c:
+            sizes = [SIZES[i % len(SIZES)] for i in range(100)]
+            rs = await asyncio.gather(*(c.get(f"{url}/data/{n}") for n in sizes))
+            return sizes, rs
+
+    sizes, rs = asyncio.run(asyncio.wait_for(run(), 60))
+    assert [r.content for r in rs] == [body_of(n) for n in sizes]
+    conns = _connections_of(log, since)
+    assert len(conns) == 100 and len(set(conns)) <= 10, conns
