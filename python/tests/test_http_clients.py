@@ -50,10 +50,11 @@ http {{
 
 @pytest.fixture(scope="module")
 def silent_port():
-    """A listener that never answers (its backlog takes the connections)."""
+    """A listener that never answers (its backlog takes the connections:
+    room for every test's, so none times out in TCP's connect)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
-    s.listen(16)
+    s.listen(1024)
     yield s.getsockname()[1]
     s.close()
 
@@ -158,8 +159,9 @@ class AsyncHttpxClient(HttpxClient):
         return self.loop.run_until_complete(asyncio.wait_for(coro, 30))
 
     def close(self):
-        self.loop.run_until_complete(self.c.aclose())
-        self.loop.close()
+        if not self.loop.is_closed():
+            self.loop.run_until_complete(self.c.aclose())
+            self.loop.close()
 
 
 CLIENTS = [RequestsClient, HttpxClient, AsyncHttpxClient]
@@ -222,6 +224,24 @@ def test_handshake_timeout(client_of, silent_port):
     with pytest.raises(c.connect_timeout):
         c.get(f"https://localhost:{silent_port}/", connect_timeout=0.3)
     assert time.monotonic() - t < 2.0
+
+
+def test_no_descriptor_left_by_failing_requests(client_of, https, silent_port):
+    """100 requests failing (an unknown CA, a 10 ms handshake timeout), then
+    the client closed: the descriptors as before it was made."""
+    bad = https(cert="chain-bad-unknownca.pem", key="bad-unknownca.key")
+    urls = [f"{bad}/data/10", f"https://localhost:{silent_port}/"]
+    before = len(os.listdir("/proc/self/fd"))
+    c = client_of()
+    failed = 0
+    for i in range(100):
+        try:
+            c.get(urls[i % 2], read_timeout=0.01, connect_timeout=0.01)
+        except (c.refused, c.connect_timeout):
+            failed += 1
+    c.close()
+    assert failed == 100
+    assert len(os.listdir("/proc/self/fd")) <= before
 
 
 def test_refused_chain(client_of, https):
