@@ -40,6 +40,10 @@ class HTTPTransport(httpx.HTTPTransport):
     httpx.HTTPTransport's but verify= (the context decides); HTTP/1.1."""
 
     def __init__(self, context=None, **kwargs):
+        if kwargs.get("http2"):
+            # httpcore would offer h2 in ALPN, then not see what was agreed
+            # (it reads that from an ssl.SSLSocket only) and speak HTTP/1.1
+            raise tls.GostxValueError("HTTPTransport speaks HTTP/1.1 only (http2=True refused)")
         super().__init__(verify=_client_context(context), **kwargs)
 
     def __getstate__(self):

@@ -8,6 +8,7 @@ chain as each library names them. Skips without nginx, build/gostx, the
 PKI, or the client library."""
 import asyncio
 import os
+import pickle
 import shutil
 import socket
 import subprocess
@@ -271,3 +272,15 @@ def test_async_concurrent_requests_share_the_pool(pki, https, nginx):
     assert [r.content for r in rs] == [body_of(n) for n in sizes]
     conns = _connections_of(log, since)
     assert len(conns) == 100 and len(set(conns)) <= 10, conns
+
+
+def test_transport_arguments_refused():
+    httpx = pytest.importorskip("httpx")
+    with pytest.raises(ValueError, match="HTTP/1.1 only"):
+        tls.HTTPTransport(http2=True)
+    with pytest.raises(TypeError, match="client gostx.tls.Context"):
+        tls.HTTPTransport(tls.Context(tls.PROTOCOL_TLS_SERVER))
+    with pytest.raises(TypeError, match="client gostx.tls.Context"):
+        tls.AsyncHTTPTransport(object())
+    with pytest.raises(TypeError, match="pickle"):
+        pickle.dumps(tls.AsyncHTTPTransport(limits=httpx.Limits(max_connections=1)))
