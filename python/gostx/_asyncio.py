@@ -236,6 +236,29 @@ async def _wrap(loop, raw, context, server_side, server_hostname, limit, timeout
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
 
+async def _connect_tcp(loop, host, port, local_address=None, socket_options=()):
+    """A connected non-blocking socket to host:port (each address tried in
+    turn; the last one's error when none answers)."""
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    error = None
+    for family, type_, proto, _, addr in infos:
+        raw = socket.socket(family, type_, proto)
+        try:
+            raw.setblocking(False)
+            for option in socket_options or ():
+                raw.setsockopt(*option)
+            if local_address is not None:
+                raw.bind((local_address, 0))
+            await loop.sock_connect(raw, addr)
+            return raw
+        except BaseException as e:
+            raw.close()
+            if not isinstance(e, OSError):
+                raise
+            error = e
+    raise error or OSError(f"cannot resolve {host!r}")
+
+
 async def open_connection(host, port, *, context, server_hostname=None, limit=2 ** 16,
                           ssl_handshake_timeout=60.0):
     """(StreamReader, StreamWriter) of a GOST TLS connection to host:port,
@@ -243,19 +266,7 @@ async def open_connection(host, port, *, context, server_hostname=None, limit=2 
     gostx.tls.Context, server_hostname default host (the name verified and
     sent as SNI)."""
     loop = asyncio.get_running_loop()
-    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    error = None
-    for family, type_, proto, _, addr in infos:
-        raw = socket.socket(family, type_, proto)
-        try:
-            raw.setblocking(False)
-            await loop.sock_connect(raw, addr)
-            break
-        except OSError as e:
-            raw.close()
-            error = e
-    else:
-        raise error or OSError(f"cannot resolve {host!r}")
+    raw = await _connect_tcp(loop, host, port)
     if server_hostname is None and context.check_hostname:
         server_hostname = host
     return await _wrap(loop, raw, context, False, server_hostname, limit, ssl_handshake_timeout)

@@ -1145,6 +1145,9 @@ def __getattr__(name):
     if name == "RequestsAdapter":
         from ._requests import RequestsAdapter
         return RequestsAdapter
+    if name in ("HTTPTransport", "AsyncHTTPTransport"):  # httpx: gostx[httpx]
+        from . import _httpx
+        return getattr(_httpx, name)
     if name in ("open_connection", "start_server"):  # asyncio imported when asked for
         from . import _asyncio
         return getattr(_asyncio, name)

@@ -1,11 +1,15 @@
 """Shared fixtures: the standards' vectors (tests/vectors of the repository,
-or GOSTX_VECTORS), the gostx command (GOSTX_CLI, else build/gostx) and the
-GOST test PKI of tests/support/gost_pki.sh (GOSTX_TLS_PKI, else made)."""
+or GOSTX_VECTORS), the gostx command (GOSTX_CLI, else build/gostx), the
+GOST test PKI of tests/support/gost_pki.sh (GOSTX_TLS_PKI, else made) and
+`gostx tls serve` in front of a backend."""
+import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -47,3 +51,51 @@ def pki(cli, tmp_path_factory):
         pytest.skip("openssl with gost-engine is needed for the test PKI")
     assert r.returncode == 0, r.stderr
     return path + "/"
+
+
+def body_of(n):
+    """n deterministic bytes."""
+    out = bytearray()
+    i = 0
+    while len(out) < n:
+        out += hashlib.sha512(i.to_bytes(8, "big")).digest()
+        i += 1
+    return bytes(out[:n])
+
+
+def read_port(proc, pattern, seconds=20):
+    """The port a starting process names on stderr (bounded wait)."""
+    lines = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        m = re.search(pattern, line)
+        if m:
+            return int(m.group(1))
+    proc.kill()
+    raise AssertionError("peer did not start: " + "".join(lines))
+
+
+@pytest.fixture
+def serve_before(cli, pki):
+    """serve_before(backend_port, *args, cert=, key=): `gostx tls serve` on
+    a free loopback port in front of 127.0.0.1:backend_port (chain-256A by
+    default); its port. Every one started is killed at the end."""
+    procs = []
+
+    def start(backend_port, *args, cert="chain-256A.pem", key="leaf-256A.key"):
+        cmd = [cli, "tls", "serve", "--listen", "127.0.0.1:0", "--backend",
+               f"127.0.0.1:{backend_port}", "--cert", pki + cert, "--key", pki + key, *args]
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(p)
+        return read_port(p, r"listening on [^ ]*:(\d+),")
+
+    yield start
+    for p in procs:
+        p.kill()
+        p.wait()
+        p.stderr.close()

@@ -6,7 +6,13 @@ as requests.exceptions.SSLError naming the check. Skips without requests,
 build/gostx or openssl with gost-engine (the PKI)."""
 import hashlib
 import http.server
+import os
+import pathlib
+import re
+import shutil
 import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -14,22 +20,9 @@ import pytest
 
 from gostx import tls
 
+from conftest import body_of
+
 requests = pytest.importorskip("requests")
-
-from test_tls import _read_port  # noqa: E402
-
-
-LISTENING = r"listening on [^ ]*:(\d+),"
-
-
-def body_of(n):
-    """n deterministic bytes."""
-    out = bytearray()
-    i = 0
-    while len(out) < n:
-        out += hashlib.sha512(i.to_bytes(8, "big")).digest()
-        i += 1
-    return bytes(out[:n])
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -84,23 +77,9 @@ def http_port():
 
 
 @pytest.fixture
-def https(cli, pki, http_port):
-    """serve(*args) in front of the HTTP server: the base URL."""
-    procs = []
-
-    def start(*args, cert="chain-256A.pem", key="leaf-256A.key"):
-        p = subprocess.Popen([cli, "tls", "serve", "--listen", "127.0.0.1:0", "--backend",
-                              f"127.0.0.1:{http_port}", "--cert", pki + cert, "--key", pki + key,
-                              *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        procs.append(p)
-        return f"https://localhost:{_read_port(p, LISTENING)}"
-
-    yield start
-    for p in procs:
-        p.kill()
-        p.wait()
-        p.stderr.close()
+def https(serve_before, http_port):
+    """serve(*args, cert=, key=) in front of the HTTP server: the base URL."""
+    return lambda *args, **kw: f"https://localhost:{serve_before(http_port, *args, **kw)}"
 
 
 def session_with(pki, **kw):
@@ -160,3 +139,64 @@ def test_client_certificate(pki, https):
         assert r.content == body_of(9)
         with pytest.raises(requests.exceptions.ConnectionError, match="certificate_required"):
             s.get(f"{url}/data?9", timeout=20)
+
+
+# ---- the README's example, as written ----
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+# Run in a network namespace of its own (so localhost:8443 is ours): lo up,
+# an HTTP backend on a thread, `gostx tls serve` on 127.0.0.1:8443 in front
+# of it, then the example's text.
+_IN_NAMESPACE = r"""
+import http.server, subprocess, sys, threading
+from conftest import read_port
+
+cli, chain, key, example = sys.argv[1:5]
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+
+class Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "19")
+        self.end_headers()
+        self.wfile.write(b"hello from the test")
+
+    def log_message(self, *args):
+        pass
+
+backend = http.server.HTTPServer(("127.0.0.1", 0), Hello)
+threading.Thread(target=backend.serve_forever, daemon=True).start()
+serve = subprocess.Popen([cli, "tls", "serve", "--listen", "127.0.0.1:8443", "--backend",
+                          "127.0.0.1:%d" % backend.server_address[1], "--cert", chain,
+                          "--key", key], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
+try:
+    read_port(serve, r"listening on [^ ]*:(\d+),")
+    exec(compile(example, "python/README.md requests example", "exec"), {})
+finally:
+    serve.kill()
+    serve.wait()
+"""
+
+
+def readme_requests_example():
+    """The README's indented requests example, dedented."""
+    m = re.search(r"\n((?: {6}.*\n)+)", README.read_text().split("`RequestsAdapter(context)`", 1)[1])
+    return textwrap.dedent(m.group(1))
+
+
+def test_readme_example_runs_as_written(cli, pki, tmp_path):
+    example = readme_requests_example()
+    assert len(example.splitlines()) == 5 and "RequestsAdapter" in example, example
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("unshare and ip are needed for a network namespace")
+    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode:
+        pytest.skip("cannot make a network namespace (not root?)")
+    shutil.copy(pki + "ca.pem", tmp_path / "ca.pem")
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(__file__).parent))
+    r = subprocess.run(["unshare", "--net", sys.executable, "-c", _IN_NAMESPACE, cli,
+                        pki + "chain-256A.pem", pki + "leaf-256A.key", example],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "hello from the test\n"
