@@ -1,0 +1,119 @@
+/* The legacy algorithms gostx reads CryptoPro CSP's PFX files with, and
+ * nothing else (lib/sha1, lib/des3, lib/pkcs12/legacy.c): SHA-1 against
+ * FIPS 180's examples, HMAC-SHA1 against RFC 2202, Triple DES against
+ * NIST SP 800-67's example, FIPS 46's worked key schedule and an SP 800-20
+ * known answer, CBC decryption against its definition over the block
+ * cipher, RFC 7292's KDF against OpenSSL's PKCS12KDF. The CryptoPro files
+ * themselves (tests/test_pkcs12.c) check all of them together. */
+#include "des3/des3.h"
+#include "pkcs12/pkcs12_internal.h"
+#include "sha1/sha1.h"
+#include "testutil.h"
+
+static void unhex(const char *hex, uint8_t *out, size_t len) {
+  CHECK(hex_decode(hex, out, len) == (long)len, "hex constant %s", hex);
+}
+
+static void test_sha1(void) {
+  static const struct { const char *msg, *digest; } v[] = {
+      {"", "da39a3ee5e6b4b0d3255bfef95601890afd80709"},
+      {"abc", "a9993e364706816aba3e25717850c26c9cd0d89d"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "84983e441c3bd26ebaae4aa1f95129e5e54670f1"},
+  };
+  uint8_t want[20], got[20];
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    unhex(v[i].digest, want, 20);
+    gostx__sha1(v[i].msg, strlen(v[i].msg), got);
+    CHECK_BYTES(got, want, 20, v[i].digest);
+  }
+  char a[1000];
+  memset(a, 'a', sizeof a);
+  gostx__sha1_ctx ctx;
+  gostx__sha1_init(&ctx);
+  for (int i = 0; i < 1000; i++) gostx__sha1_update(&ctx, a, sizeof a);
+  gostx__sha1_final(&ctx, got);
+  unhex("34aa973cd4c4daa4f61eeb2bdbad27316534016f", want, 20);
+  CHECK_BYTES(got, want, 20, "SHA-1 of a million 'a'");
+}
+
+static void test_hmac_sha1(void) {
+  static const char big[] = "Test Using Larger Than Block-Size Key - Hash Key First";
+  uint8_t k0b[20], kaa[80], want[20], got[20];
+  memset(k0b, 0x0b, sizeof k0b), memset(kaa, 0xaa, sizeof kaa);
+  gostx__hmac_sha1(k0b, 20, "Hi There", 8, got);
+  unhex("b617318655057264e28bc0b6fb378c8ef146be00", want, 20);
+  CHECK_BYTES(got, want, 20, "RFC 2202 case 1");
+  gostx__hmac_sha1((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", 28, got);
+  unhex("effcdf6ae5eb2fa2d27416d5f184df9c259a7c79", want, 20);
+  CHECK_BYTES(got, want, 20, "RFC 2202 case 2");
+  gostx__hmac_sha1(kaa, 80, big, strlen(big), got);
+  unhex("aa4ae5e15272d00e95705637ce8a3b55ed402112", want, 20);
+  CHECK_BYTES(got, want, 20, "RFC 2202 case 6 (a key longer than the block)");
+}
+
+static void test_des3(void) {
+  uint8_t key[24], pt[24], ct[24], got[24], iv[8];
+  /* SP 800-67 Rev. 1 appendix B: three keys, "The qufck brown fox jump" */
+  unhex("0123456789abcdef23456789abcdef01456789abcdef0123", key, 24);
+  memcpy(pt, "The qufck brown fox jump", 24);
+  unhex("a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900", ct, 24);
+  for (int i = 0; i < 3; i++) gostx__des3_encrypt_block(key, pt + 8 * i, got + 8 * i);
+  CHECK_BYTES(got, ct, 24, "SP 800-67 example, encryption");
+  /* CBC decryption, against C_i = E(P_i ^ C_{i-1}) built here from the block */
+  unhex("f69f2445df4f9b17", iv, 8);
+  uint8_t chain[8], cbc[24];
+  memcpy(chain, iv, 8);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 8; j++) chain[j] ^= pt[8 * i + j];
+    gostx__des3_encrypt_block(key, chain, cbc + 8 * i);
+    memcpy(chain, cbc + 8 * i, 8);
+  }
+  unhex("a5c282bad0de3774becd2e04386b589fb5057d8552fc4336", ct, 24); /* openssl des-ede3-cbc */
+  CHECK_BYTES(cbc, ct, 24, "CBC over the block cipher");
+  CHECK_RC(gostx__des3_cbc_decrypt(key, iv, cbc, 24, got), 0, "CBC decryption");
+  CHECK_BYTES(got, pt, 24, "CBC decryption");
+  CHECK_RC(gostx__des3_cbc_decrypt(key, iv, cbc, 23, got), GOSTX_EINVAL, "not whole blocks");
+  /* one key three times is single DES: FIPS 46's worked example and SP
+   * 800-20 table 1's first variable-plaintext answer */
+  unhex("133457799bbcdff1133457799bbcdff1133457799bbcdff1", key, 24);
+  unhex("0123456789abcdef", pt, 8), unhex("85e813540f0ab405", ct, 8);
+  gostx__des3_encrypt_block(key, pt, got);
+  CHECK_BYTES(got, ct, 8, "DES worked example");
+  memset(key, 1, 24);
+  unhex("8000000000000000", pt, 8), unhex("95f8a5e5dd31d900", ct, 8);
+  gostx__des3_encrypt_block(key, pt, got);
+  CHECK_BYTES(got, ct, 8, "SP 800-20 variable plaintext, round 1");
+}
+
+/* RFC 7292 B.2 over SHA-1, against OpenSSL 3's PKCS12KDF given the
+ * BMPString (`openssl kdf -kdfopt digest:SHA1 -kdfopt hexpass:BMP+0000
+ * ... PKCS12KDF`; "smeg" is also BouncyCastle's vector): ASCII and
+ * Cyrillic passwords, one block and three (the I_j update), one and 1000
+ * rounds. */
+static void test_kdf(void) {
+  uint8_t bmp[64], salt[8], want[45], got[45];
+  size_t bmp_len;
+  CHECK_RC(gostx__pkcs12_bmp_password((const uint8_t *)"smeg", 4, bmp, sizeof bmp, &bmp_len), 0, "bmp");
+  unhex("0a58cf64530d823f", salt, 8);
+  CHECK_RC(gostx__pkcs12_kdf_sha1(bmp, bmp_len, salt, 8, 1, 1, got, 24), 0, "kdf");
+  unhex("8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3", want, 24);
+  CHECK_BYTES(got, want, 24, "smeg, id 1, 1 round");
+  CHECK_RC(gostx__pkcs12_bmp_password((const uint8_t *)"пароль", 12, bmp, sizeof bmp, &bmp_len), 0, "bmp");
+  CHECK(bmp_len == 14 && bmp[0] == 0x04 && bmp[1] == 0x3f && !bmp[12] && !bmp[13], "BMPString + NUL");
+  unhex("05dec959acff72f7", salt, 8);
+  CHECK_RC(gostx__pkcs12_kdf_sha1(bmp, bmp_len, salt, 8, 3, 1000, got, 45), 0, "kdf");
+  unhex("cb931d25f9e18ef0826603bce021c9895c3e4893d82326ea2443ccd6772680c2f789e782ee57ffe64425fe3603",
+        want, 45);
+  CHECK_BYTES(got, want, 45, "пароль, id 3, 1000 rounds, 45 bytes");
+  CHECK_RC(gostx__pkcs12_bmp_password((const uint8_t *)"\xf0\x9f\x98\x80", 4, bmp, sizeof bmp, &bmp_len),
+           GOSTX_EINVAL, "outside the BMP");
+}
+
+int main(void) {
+  test_sha1();
+  test_hmac_sha1();
+  test_des3();
+  test_kdf();
+  return t_done();
+}
