@@ -110,10 +110,36 @@ static void test_kdf(void) {
            GOSTX_EINVAL, "outside the BMP");
 }
 
+/* pbeWithSHAAnd3-KeyTripleDES-CBC: one block made here under the key and
+ * IV of the KDF, then its PKCS#5 padding judged: good ones cut, others
+ * (zero, over 8, not all the same) refused. */
+static void test_des3_pbe_padding(void) {
+  static const struct { const char *block; long kept; } v[] = {
+      {"41424344454647" "01", 7}, {"0808080808080808", 0}, {"4142434445460202", 6},
+      {"4142434445460302", -1}, {"4142434445464700", -1}, {"0909090909090909", -1},
+      {"4142434445464708", -1},
+  };
+  static const uint8_t bmp[] = {0, 'p', 0, 'w', 0, 0}, salt[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  uint8_t key[24], iv[8], block[8], ct[8], out[8];
+  CHECK(!gostx__pkcs12_kdf_sha1(bmp, sizeof bmp, salt, 8, 1, 5, key, 24) &&
+            !gostx__pkcs12_kdf_sha1(bmp, sizeof bmp, salt, 8, 2, 5, iv, 8),
+        "kdf");
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    unhex(v[i].block, block, 8);
+    for (int j = 0; j < 8; j++) block[j] ^= iv[j];
+    gostx__des3_encrypt_block(key, block, ct);
+    size_t n = 99;
+    int rc = gostx__pkcs12_des3_decrypt(bmp, sizeof bmp, salt, 8, 5, ct, 8, out, &n);
+    CHECK(v[i].kept < 0 ? rc == GOSTX_EAUTH : rc == 0 && n == (size_t)v[i].kept, "padding %s: rc %d, %zu kept",
+          v[i].block, rc, n);
+  }
+}
+
 int main(void) {
   test_sha1();
   test_hmac_sha1();
   test_des3();
   test_kdf();
+  test_des3_pbe_padding();
   return t_done();
 }

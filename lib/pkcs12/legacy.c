@@ -96,11 +96,13 @@ int gostx__pkcs12_des3_decrypt(const uint8_t *bmp, size_t bmp_len, const uint8_t
   if (!rc) rc = gostx__des3_cbc_decrypt(key, iv, in, len, out);
   gostx_memzero(key, sizeof key);
   if (rc) return rc;
-  /* PKCS#5 padding: 1..8 bytes of its own length. What it covers is
-   * certificates, and the MAC has held over the ciphertext already. */
-  uint8_t pad = out[len - 1];
-  unsigned bad = pad == 0 || pad > GOSTX__DES3_BLOCK;
-  for (size_t i = 0; !bad && i < pad; i++) bad |= out[len - 1 - i] != pad;
+  /* PKCS#5 padding: 1..8 bytes of its own length, checked with masks over
+   * the last block whatever its value (a key bag may be what it pads). */
+  uint32_t pad = out[len - 1], bad = ((pad - 1) | (GOSTX__DES3_BLOCK - pad)) >> 31;
+  for (uint32_t i = 0; i < GOSTX__DES3_BLOCK; i++) {
+    uint32_t covered = 0u - ((i - pad) >> 31); /* all ones when i < pad */
+    bad |= covered & (out[len - 1 - i] ^ pad);
+  }
   if (bad) return GOSTX_EAUTH;
   *out_len = len - pad;
   return 0;
