@@ -110,6 +110,17 @@ check "gostx reads openssl's 3DES/SHA-1 PFX: the key" same "$want_leaf" \
 check "... and -info names the schemes" bash -c "'$G' pkcs12 -in o_3des.pfx -passin pass:пароль -info -noout 2>&1 |
   grep -q 'MAC: HMAC-SHA1' && '$G' pkcs12 -in o_3des.pfx -passin pass:пароль -info -noout 2>&1 |
   grep -q 'pkcs8ShroudedKeyBag: pbeWithSHAAnd3-KeyTripleDES-CBC'"
+# RC2 as openssl -legacy writes it (pbeWithSHAAnd40BitRC2-CBC, its default
+# for certificates, and the 128-bit one): a chain, the key under RC2-128
+if o pkcs12 -export -legacy -inkey leaf.key -in leaf.crt -certfile ca.crt -keypbe PBE-SHA1-RC2-128 \
+  -certpbe PBE-SHA1-RC2-40 -macalg sha1 -passout pass:пароль -out o_rc2.pfx; then
+  check "gostx reads openssl's RC2 PFX: the key" same "$want_leaf" \
+    "$("$G" pkcs12 -in o_rc2.pfx -passin pass:пароль -nocerts -noenc)"
+  check "gostx reads openssl's RC2 PFX: the chain" same "$(all_certs leaf.crt; all_certs ca.crt)" \
+    "$("$G" pkcs12 -in o_rc2.pfx -passin pass:пароль -nokeys)"
+else
+  echo "openssl's legacy provider (RC2) unavailable: its part skipped"
+fi
 
 # refusals
 echo keep > kept.pem

@@ -14,8 +14,9 @@
  * Read only: CryptoPro CSP's export, the key bag under CryptoPro's PBE
  * 1.2.840.113549.1.12.1.80 (GOST R 34.11-94 rounds, GOST 28147-89 CFB, the
  * CryptoPro key blob and key wrap), with what it writes around it: RFC
- * 7292's own MacData over SHA-1 and pbeWithSHAAnd3-KeyTripleDES-CBC, their
- * password a BMPString (UTF-16), CryptoPro's UTF-16LE.
+ * 7292's own MacData over SHA-1 and pbeWithSHAAnd3-KeyTripleDES-CBC (and
+ * its RC2 PBEs, as openssl -legacy writes), their password a BMPString
+ * (UTF-16), CryptoPro's UTF-16LE.
  *
  * Reading: gostx_pkcs12_read checks the MAC under the password before it
  * decrypts anything, then decrypts every part into an object the caller

@@ -1,11 +1,14 @@
 /* RFC 7292's own password integrity and privacy, read only, for the files
  * CryptoPro CSP writes around its GOST key bag (pkcs12_internal.h): the
  * appendix B.2 KDF over SHA-1, MacData HMAC-SHA1 keyed by it (ID 3), and
- * pbeWithSHAAnd3-KeyTripleDES-CBC (appendix C; key ID 1, IV ID 2). The
- * password is a BMPString with its two-byte NUL (B.1). */
+ * the PBEs of appendix C gostx reads (key ID 1, IV ID 2):
+ * pbeWithSHAAnd3-KeyTripleDES-CBC, pbeWithSHAAnd128BitRC2-CBC and
+ * pbeWithSHAAnd40BitRC2-CBC. The password is a BMPString with its two-byte
+ * NUL (B.1). */
 #include <string.h>
 
 #include "des3/des3.h"
+#include "rc2/rc2.h"
 #include "pkcs12/pkcs12_internal.h"
 #include "sha1/sha1.h"
 
@@ -86,20 +89,28 @@ int gostx__pkcs12_mac_sha1(const uint8_t *bmp, size_t bmp_len, const uint8_t *sa
   return rc;
 }
 
-int gostx__pkcs12_des3_decrypt(const uint8_t *bmp, size_t bmp_len, const uint8_t *salt,
-                               size_t salt_len, uint32_t iter, const uint8_t *in, size_t len,
-                               uint8_t *out, size_t *out_len) {
-  uint8_t key[GOSTX__DES3_KEY_LEN], iv[GOSTX__DES3_BLOCK];
-  if (!len || len % GOSTX__DES3_BLOCK) return GOSTX_EFORMAT;
-  int rc = gostx__pkcs12_kdf_sha1(bmp, bmp_len, salt, salt_len, 1, iter, key, sizeof key);
+/* The key each PBE takes (appendix C): 3DES's three keys, RC2's 16 or 5
+ * bytes (effective bits the same). */
+static size_t pbe_key_len(gostx__p12_legacy_pbe pbe) {
+  return pbe == GOSTX__P12_SHA_3DES ? GOSTX__DES3_KEY_LEN : pbe == GOSTX__P12_SHA_RC2_128 ? 16 : 5;
+}
+
+int gostx__pkcs12_legacy_decrypt(gostx__p12_legacy_pbe pbe, const uint8_t *bmp, size_t bmp_len,
+                                 const uint8_t *salt, size_t salt_len, uint32_t iter,
+                                 const uint8_t *in, size_t len, uint8_t *out, size_t *out_len) {
+  uint8_t key[GOSTX__DES3_KEY_LEN], iv[8];
+  size_t key_len = pbe_key_len(pbe);
+  if (!len || len % 8) return GOSTX_EFORMAT;
+  int rc = gostx__pkcs12_kdf_sha1(bmp, bmp_len, salt, salt_len, 1, iter, key, key_len);
   if (!rc) rc = gostx__pkcs12_kdf_sha1(bmp, bmp_len, salt, salt_len, 2, iter, iv, sizeof iv);
-  if (!rc) rc = gostx__des3_cbc_decrypt(key, iv, in, len, out);
+  if (!rc && pbe == GOSTX__P12_SHA_3DES) rc = gostx__des3_cbc_decrypt(key, iv, in, len, out);
+  else if (!rc) rc = gostx__rc2_cbc_decrypt(key, key_len, (unsigned)(8 * key_len), iv, in, len, out);
   gostx_memzero(key, sizeof key);
   if (rc) return rc;
   /* PKCS#5 padding: 1..8 bytes of its own length, checked with masks over
    * the last block whatever its value (a key bag may be what it pads). */
-  uint32_t pad = out[len - 1], bad = ((pad - 1) | (GOSTX__DES3_BLOCK - pad)) >> 31;
-  for (uint32_t i = 0; i < GOSTX__DES3_BLOCK; i++) {
+  uint32_t pad = out[len - 1], bad = ((pad - 1) | (8 - pad)) >> 31;
+  for (uint32_t i = 0; i < 8; i++) {
     uint32_t covered = 0u - ((i - pad) >> 31); /* all ones when i < pad */
     bad |= covered & (out[len - 1 - i] ^ pad);
   }

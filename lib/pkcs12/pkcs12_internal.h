@@ -19,6 +19,8 @@
 #define GOSTX__P12_OID_STREEBOG512 "1.2.643.7.1.1.2.3"
 #define GOSTX__P12_OID_SHA1 "1.3.14.3.2.26"
 #define GOSTX__P12_OID_PBE_SHA_3DES "1.2.840.113549.1.12.1.3"
+#define GOSTX__P12_OID_PBE_SHA_RC2_128 "1.2.840.113549.1.12.1.5"
+#define GOSTX__P12_OID_PBE_SHA_RC2_40 "1.2.840.113549.1.12.1.6"
 #define GOSTX__P12_OID_PBE_CRYPTOPRO "1.2.840.113549.1.12.1.80"
 /* CryptoPro's scheme counts its rounds in 16 bits (cryptopro.c). */
 #define GOSTX__P12_CPRO_ITER_MAX 65535u
@@ -44,12 +46,18 @@ int gostx__pkcs12_kdf_sha1(const uint8_t *bmp, size_t bmp_len, const uint8_t *sa
 int gostx__pkcs12_mac_sha1(const uint8_t *bmp, size_t bmp_len, const uint8_t *salt,
                            size_t salt_len, uint32_t iter, const uint8_t *data, size_t len,
                            uint8_t *mac);
-/* pbeWithSHAAnd3-KeyTripleDES-CBC: in[len] into out (len bytes of room),
- * *out_len without the padding. GOSTX_EFORMAT a length not of whole
- * blocks, GOSTX_EAUTH bad padding. */
-int gostx__pkcs12_des3_decrypt(const uint8_t *bmp, size_t bmp_len, const uint8_t *salt,
-                               size_t salt_len, uint32_t iter, const uint8_t *in, size_t len,
-                               uint8_t *out, size_t *out_len);
+/* The PBEs of appendix C that are read. */
+typedef enum gostx__p12_legacy_pbe {
+  GOSTX__P12_SHA_3DES = 1,    /* pbeWithSHAAnd3-KeyTripleDES-CBC, 1.2.840.113549.1.12.1.3 */
+  GOSTX__P12_SHA_RC2_128 = 2, /* pbeWithSHAAnd128BitRC2-CBC, 1.2.840.113549.1.12.1.5 */
+  GOSTX__P12_SHA_RC2_40 = 3   /* pbeWithSHAAnd40BitRC2-CBC, 1.2.840.113549.1.12.1.6 */
+} gostx__p12_legacy_pbe;
+/* in[len] under pbe into out (len bytes of room), *out_len without the
+ * padding. GOSTX_EFORMAT a length not of whole blocks, GOSTX_EAUTH bad
+ * padding (judged in constant time). */
+int gostx__pkcs12_legacy_decrypt(gostx__p12_legacy_pbe pbe, const uint8_t *bmp, size_t bmp_len,
+                                 const uint8_t *salt, size_t salt_len, uint32_t iter,
+                                 const uint8_t *in, size_t len, uint8_t *out, size_t *out_len);
 
 /* ---- CryptoPro CSP's key bag, PBE 1.2.840.113549.1.12.1.80, cryptopro.c ---- */
 /* Its parameters (the AlgorithmIdentifier's, whole): GOSTX_EFORMAT, or

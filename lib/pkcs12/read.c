@@ -90,7 +90,7 @@ static int get_pbes2(reader *rd, gostx__der alg, gostx__pbes2 *pb);
 /* The password-based encryptions a part or a key bag may use. */
 typedef enum pbe_kind {
   PBE_PBES2 = 0,    /* families 1 and 2 */
-  PBE_SHA_3DES = 1, /* RFC 7292 appendix C, around CryptoPro's certificates */
+  PBE_LEGACY = 1,   /* RFC 7292 appendix C: 3DES around CryptoPro's certificates, RC2 */
   PBE_CRYPTOPRO = 2 /* CryptoPro CSP's key bag (cryptopro.c) */
 } pbe_kind;
 
@@ -98,21 +98,33 @@ typedef struct pbe {
   pbe_kind kind;
   gostx__pbes2 pb; /* PBES2; pb.iter and pb.desc for every kind */
   gostx__der salt; /* the others' salt */
+  gostx__p12_legacy_pbe legacy; /* which of appendix C's */
 } pbe;
 
-/* pbeWithSHAAnd3-KeyTripleDES-CBC's parameters: SEQUENCE { salt, iterations }. */
-static int get_sha_3des(reader *rd, gostx__der alg, pbe *e) {
+/* Appendix C's PBEs gostx reads, by OID. */
+static const struct {
+  const char *oid, *name;
+  gostx__p12_legacy_pbe pbe;
+} LEGACY[] = {
+    {GOSTX__P12_OID_PBE_SHA_3DES, "pbeWithSHAAnd3-KeyTripleDES-CBC", GOSTX__P12_SHA_3DES},
+    {GOSTX__P12_OID_PBE_SHA_RC2_128, "pbeWithSHAAnd128BitRC2-CBC", GOSTX__P12_SHA_RC2_128},
+    {GOSTX__P12_OID_PBE_SHA_RC2_40, "pbeWithSHAAnd40BitRC2-CBC", GOSTX__P12_SHA_RC2_40},
+};
+
+/* Their parameters: SEQUENCE { salt, iterations }; `which` indexes LEGACY. */
+static int get_legacy(reader *rd, gostx__der alg, pbe *e, size_t which) {
   gostx__der body;
-  int rc;
+  const char *name = LEGACY[which].name;
   if (gostx__der_get(&alg, GOSTX__DER_SEQ, &body, NULL) || !gostx__der_done(&alg) ||
       gostx__der_get(&body, GOSTX__DER_OCTETS, &e->salt, NULL) || e->salt.n > 1024 ||
-      (rc = gostx__der_u32(&body, &e->pb.iter)) || !gostx__der_done(&body) || !e->pb.iter)
-    return malformed(rd, "pbeWithSHAAnd3-KeyTripleDES-CBC parameters");
+      gostx__der_u32(&body, &e->pb.iter) || !gostx__der_done(&body) || !e->pb.iter)
+    return fail(rd, GOSTX_EFORMAT, "malformed PKCS#12: %s parameters", name);
   if (e->pb.iter > GOSTX__PBES2_ITER_MAX)
-    return fail(rd, GOSTX_EUNSUP, "pbeWithSHAAnd3-KeyTripleDES-CBC asks for %lu iterations, more than %lu",
+    return fail(rd, GOSTX_EUNSUP, "%s asks for %lu iterations, more than %lu", name,
                 (unsigned long)e->pb.iter, (unsigned long)GOSTX__PBES2_ITER_MAX);
-  e->kind = PBE_SHA_3DES;
-  snprintf(e->pb.desc, sizeof e->pb.desc, "pbeWithSHAAnd3-KeyTripleDES-CBC (RFC 7292, SHA-1)");
+  e->kind = PBE_LEGACY;
+  e->legacy = LEGACY[which].pbe;
+  snprintf(e->pb.desc, sizeof e->pb.desc, "%s (RFC 7292, SHA-1)", name);
   return 0;
 }
 
@@ -138,7 +150,8 @@ static int get_pbe(reader *rd, gostx__der *r, pbe *e, int key_bag) {
   memset(e, 0, sizeof *e);
   peek = alg;
   if (get_oid(&peek, oid)) return malformed(rd, "encryption algorithm");
-  if (!strcmp(oid, GOSTX__P12_OID_PBE_SHA_3DES)) return get_sha_3des(rd, peek, e);
+  for (size_t i = 0; i < sizeof LEGACY / sizeof LEGACY[0]; i++)
+    if (!strcmp(oid, LEGACY[i].oid)) return get_legacy(rd, peek, e, i);
   if (key_bag && !strcmp(oid, GOSTX__P12_OID_PBE_CRYPTOPRO)) return get_cryptopro(rd, peek, e);
   return get_pbes2(rd, alg, &e->pb);
 }
@@ -156,14 +169,14 @@ static int get_pbes2(reader *rd, gostx__der alg, gostx__pbes2 *pb) {
   return 0;
 }
 
-/* RFC 7292's 3DES: the part's padding is wrong only under another password. */
-static int decrypt_sha_3des(reader *rd, const pbe *e, gostx__der ct, uint8_t *out, gostx__der *plain) {
+/* RFC 7292's 3DES and RC2: the padding is wrong only under another password. */
+static int decrypt_legacy(reader *rd, const pbe *e, gostx__der ct, uint8_t *out, gostx__der *plain) {
   size_t n = 0;
   if (!rd->bmp_ok) return fail(rd, GOSTX_EINVAL, "the password is not UTF-8 text RFC 7292 can encode");
-  int rc = gostx__pkcs12_des3_decrypt(rd->bmp, rd->bmp_len, e->salt.p, e->salt.n, e->pb.iter, ct.p,
-                                      ct.n, out, &n);
-  if (rc == GOSTX_EFORMAT) return malformed(rd, "3DES ciphertext not of whole blocks");
-  if (rc == GOSTX_EAUTH) return fail(rd, rc, "a 3DES part does not decrypt under this password");
+  int rc = gostx__pkcs12_legacy_decrypt(e->legacy, rd->bmp, rd->bmp_len, e->salt.p, e->salt.n,
+                                        e->pb.iter, ct.p, ct.n, out, &n);
+  if (rc == GOSTX_EFORMAT) return malformed(rd, "ciphertext not of whole blocks");
+  if (rc == GOSTX_EAUTH) return fail(rd, rc, "a 3DES or RC2 part does not decrypt under this password");
   if (rc) return fail(rd, rc, "decryption failed");
   *plain = (gostx__der){out, n};
   return 0;
@@ -184,9 +197,9 @@ static int decrypt_cryptopro(reader *rd, const pbe *e, gostx__der ct, uint8_t *o
   return 0;
 }
 
-/* What each scheme costs in PBKDF2-like rounds: the 3DES key and IV are
- * three runs of RFC 7292's KDF. */
-static uint64_t pbe_cost(const pbe *e) { return (e->kind == PBE_SHA_3DES ? 3u : 1u) * (uint64_t)e->pb.iter; }
+/* What each scheme costs in PBKDF2-like rounds: appendix C's key and IV are
+ * up to three runs of RFC 7292's KDF (3DES's). */
+static uint64_t pbe_cost(const pbe *e) { return (e->kind == PBE_LEGACY ? 3u : 1u) * (uint64_t)e->pb.iter; }
 
 /* Decrypts ct under e into the arena: *plain. On the first walk only the
  * cost is counted (*plain stays unset). */
@@ -195,7 +208,7 @@ static int decrypt(reader *rd, const pbe *e, gostx__der ct, gostx__der *plain) {
   if (rc || !rd->decrypting) return rc;
   uint8_t *out = arena_take(rd->p, ct.n);
   if (!out) return fail(rd, GOSTX_ENOMEM, "out of room for the plaintext");
-  if (e->kind == PBE_SHA_3DES) return decrypt_sha_3des(rd, e, ct, out, plain);
+  if (e->kind == PBE_LEGACY) return decrypt_legacy(rd, e, ct, out, plain);
   if (e->kind == PBE_CRYPTOPRO) return decrypt_cryptopro(rd, e, ct, out, plain);
   const gostx__pbes2 *pb = &e->pb;
   rc = gostx__pbes2_crypt(pb, rd->pass, rd->pass_len, 1, ct.p, ct.n, out);

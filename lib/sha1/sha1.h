@@ -1,8 +1,9 @@
 /* SHA-1 (FIPS 180-4) and HMAC-SHA1, internal: a legacy hash, not a GOST
  * primitive and not in the public API. Only for what files made by others
  * carry: RFC 7292's own PKCS#12 integrity and privacy (MacData over SHA-1,
- * pbeWithSHAAnd3-KeyTripleDES-CBC), as CryptoPro CSP writes around its
- * GOST key bag (lib/pkcs12/legacy.c). Nothing gostx writes uses it. */
+ * pbeWithSHAAnd3-KeyTripleDES-CBC and the RC2 PBEs), as CryptoPro CSP
+ * writes around its GOST key bag (lib/pkcs12/legacy.c). Nothing gostx
+ * writes uses it. */
 #ifndef GOSTX_SHA1_H
 #define GOSTX_SHA1_H
 

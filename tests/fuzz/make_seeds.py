@@ -401,16 +401,18 @@ def pkcs12_seeds():
     for j, name in enumerate(("cryptopro-2012-256.pfx", "cryptopro-2001.pfx")):
         with open(os.path.join(vec, name), "rb") as f:  # 2000 rounds, the empty password: up to the MAC
             put("fuzz_pkcs12", i + 3 + j, b"\0" + f.read())
+    put("fuzz_pkcs12", i + 5, b"\1" + authenticated_safe(cryptopro_pfx(vec, rc2=True)))
 
 # A PFX as CryptoPro CSP writes it (family 3, lib/pkcs12/cryptopro.c), made
 # here under the harness's password "pw" with one round everywhere, so that
 # every mutation reaches the key blob and the 3DES part: key256.pem's key in
 # a key bag under PBE 1.2.840.113549.1.12.1.80, cert256.pem under
-# pbeWithSHAAnd3-KeyTripleDES-CBC, MacData HMAC-SHA1. The GOST steps call
-# the libgostx.so beside the gostx given; 3DES is python's cryptography.
-def cryptopro_pfx(vec):
+# pbeWithSHAAnd3-KeyTripleDES-CBC (rc2: pbeWithSHAAnd128BitRC2-CBC),
+# MacData HMAC-SHA1. The GOST steps call the libgostx.so beside the gostx
+# given; 3DES and RC2 are python's cryptography.
+def cryptopro_pfx(vec, rc2=False):
     import ctypes, hashlib, hmac
-    from cryptography.hazmat.decrepit.ciphers.algorithms import TripleDES
+    from cryptography.hazmat.decrepit.ciphers.algorithms import RC2, TripleDES
     from cryptography.hazmat.primitives.ciphers import Cipher, modes
     lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(gostx)), "libgostx.so"))
     def der(tag, *parts):
@@ -475,12 +477,14 @@ def cryptopro_pfx(vec):
     certs = der(0x30, der(0x30, oid("1.2.840.113549.1.12.10.1.3"),
         der(0xa0, der(0x30, oid("1.2.840.113549.1.9.22.1"), der(0xa0, der(4, cert)))), key_id))
     pad = 8 - len(certs) % 8
-    e = Cipher(TripleDES(kdf(csalt, 1, 24)), modes.CBC(kdf(csalt, 2, 8))).encryptor()
+    algorithm = RC2(kdf(csalt, 1, 16)) if rc2 else TripleDES(kdf(csalt, 1, 24))
+    e = Cipher(algorithm, modes.CBC(kdf(csalt, 2, 8))).encryptor()
     cct = e.update(certs + bytes([pad]) * pad) + e.finalize()
     data = oid("1.2.840.113549.1.7.1")
     auth = der(0x30, der(0x30, data, der(0xa0, der(4, der(0x30, key_bag)))),
         der(0x30, oid("1.2.840.113549.1.7.6"), der(0xa0, der(0x30, der(2, b"\0"), der(0x30, data,
-            der(0x30, oid("1.2.840.113549.1.12.1.3"), der(0x30, der(4, csalt), der(2, b"\1"))), der(0x80, cct))))))
+            der(0x30, oid("1.2.840.113549.1.12.1." + ("5" if rc2 else "3")), der(0x30, der(4, csalt), der(2, b"\1"))),
+            der(0x80, cct))))))
     msalt = bytes(range(64, 72))
     digest = hmac.new(kdf(msalt, 3, 20), auth, hashlib.sha1).digest()
     macdata = der(0x30, der(0x30, der(0x30, oid("1.3.14.3.2.26"), der(5)), der(4, digest)), der(4, msalt), der(2, b"\1"))

@@ -1,11 +1,13 @@
-/* The legacy algorithms gostx reads CryptoPro CSP's PFX files with, and
- * nothing else (lib/sha1, lib/des3, lib/pkcs12/legacy.c): SHA-1 against
- * FIPS 180's examples, HMAC-SHA1 against RFC 2202, Triple DES against
- * NIST SP 800-67's example, FIPS 46's worked key schedule and an SP 800-20
- * known answer, CBC decryption against its definition over the block
- * cipher, RFC 7292's KDF against OpenSSL's PKCS12KDF. The CryptoPro files
- * themselves (tests/test_pkcs12.c) check all of them together. */
+/* The legacy algorithms gostx reads PFX files others write with, and
+ * nothing else (lib/sha1, lib/des3, lib/rc2, lib/pkcs12/legacy.c): SHA-1
+ * against FIPS 180's examples, HMAC-SHA1 against RFC 2202, Triple DES
+ * against NIST SP 800-67's example, FIPS 46's worked key schedule and an
+ * SP 800-20 known answer, RC2 against RFC 2268's vectors, CBC decryption
+ * against its definition over the block cipher, RFC 7292's KDF against
+ * OpenSSL's PKCS12KDF, and the padding. The CryptoPro files themselves
+ * (tests/test_pkcs12.c) check SHA-1, the KDF and 3DES together. */
 #include "des3/des3.h"
+#include "rc2/rc2.h"
 #include "pkcs12/pkcs12_internal.h"
 #include "sha1/sha1.h"
 #include "testutil.h"
@@ -86,6 +88,39 @@ static void test_des3(void) {
   CHECK_BYTES(got, ct, 8, "SP 800-20 variable plaintext, round 1");
 }
 
+/* RFC 2268 section 5, every vector; and CBC decryption under RC2 against
+ * the chain built here from its block encryption. */
+static void test_rc2(void) {
+  static const struct { const char *key; unsigned bits; const char *pt, *ct; } v[] = {
+      {"0000000000000000", 63, "0000000000000000", "ebb773f993278eff"},
+      {"ffffffffffffffff", 64, "ffffffffffffffff", "278b27e42e2f0d49"},
+      {"3000000000000000", 64, "1000000000000001", "30649edf9be7d2c2"},
+      {"88", 64, "0000000000000000", "61a8a244adacccf0"},
+      {"88bca90e90875a", 64, "0000000000000000", "6ccf4308974c267f"},
+      {"88bca90e90875a7f0f79c384627bafb2", 64, "0000000000000000", "1a807d272bbe5db1"},
+      {"88bca90e90875a7f0f79c384627bafb2", 128, "0000000000000000", "2269552ab0f85ca6"},
+      {"88bca90e90875a7f0f79c384627bafb216f80a6f85920584c42fceb0be255daf1e", 129, "0000000000000000",
+       "5b78d3a43dfff1f1"},
+  };
+  uint8_t key[33], pt[8], ct[8], got[8], iv[8] = {9, 8, 7, 6, 5, 4, 3, 2};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    long n = hex_decode(v[i].key, key, sizeof key);
+    unhex(v[i].pt, pt, 8), unhex(v[i].ct, ct, 8);
+    CHECK(n > 0 && !gostx__rc2_encrypt_block(key, (size_t)n, v[i].bits, pt, got), "rc2 %zu", i);
+    CHECK_BYTES(got, ct, 8, v[i].ct);
+    static const uint8_t zero_iv[8];
+    CHECK(!gostx__rc2_cbc_decrypt(key, (size_t)n, v[i].bits, zero_iv, ct, 8, got), "rc2 decrypt %zu", i);
+    CHECK_BYTES(got, pt, 8, "RFC 2268 decryption");
+    for (int j = 0; j < 8; j++) pt[j] ^= iv[j];
+    gostx__rc2_encrypt_block(key, (size_t)n, v[i].bits, pt, ct); /* CBC, one block: E(P ^ IV) */
+    CHECK(!gostx__rc2_cbc_decrypt(key, (size_t)n, v[i].bits, iv, ct, 8, got), "rc2 cbc %zu", i);
+    unhex(v[i].pt, pt, 8);
+    CHECK_BYTES(got, pt, 8, "RC2 CBC decryption");
+  }
+  CHECK_RC(gostx__rc2_cbc_decrypt(key, 5, 40, iv, ct, 7, got), GOSTX_EINVAL, "not whole blocks");
+  CHECK_RC(gostx__rc2_encrypt_block(key, 0, 40, pt, got), GOSTX_EINVAL, "no key");
+}
+
 /* RFC 7292 B.2 over SHA-1, against OpenSSL 3's PKCS12KDF given the
  * BMPString (`openssl kdf -kdfopt digest:SHA1 -kdfopt hexpass:BMP+0000
  * ... PKCS12KDF`; "smeg" is also BouncyCastle's vector): ASCII and
@@ -129,7 +164,7 @@ static void test_des3_pbe_padding(void) {
     for (int j = 0; j < 8; j++) block[j] ^= iv[j];
     gostx__des3_encrypt_block(key, block, ct);
     size_t n = 99;
-    int rc = gostx__pkcs12_des3_decrypt(bmp, sizeof bmp, salt, 8, 5, ct, 8, out, &n);
+    int rc = gostx__pkcs12_legacy_decrypt(GOSTX__P12_SHA_3DES, bmp, sizeof bmp, salt, 8, 5, ct, 8, out, &n);
     CHECK(v[i].kept < 0 ? rc == GOSTX_EAUTH : rc == 0 && n == (size_t)v[i].kept, "padding %s: rc %d, %zu kept",
           v[i].block, rc, n);
   }
@@ -139,6 +174,7 @@ int main(void) {
   test_sha1();
   test_hmac_sha1();
   test_des3();
+  test_rc2();
   test_kdf();
   test_des3_pbe_padding();
   return t_done();
