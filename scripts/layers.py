@@ -45,6 +45,9 @@ LAYERS = [
     # the gostx_cipher handle: the only door the modes use
     ("cipher", ["cipher_ops.h", "cipher.c"]),
     ("modes", ["modes/*", "gost89/*", "mgm/mgm.c", "mgm/*.h", "gost94/*", "kdf/*"]),
+    # legacy SHA-1 and 3DES, only for the PFX files others write (RFC 7292's
+    # own MAC and PBE around CryptoPro's key bag): leaves, used by lib/pkcs12
+    ("legacy", ["sha1/*", "des3/*", "rc2/*"]),
     # GOST R 34.10 above the dispatcher: the curve table (a curve loaded on
     # the dispatcher's row), the front that picks the curve model, the API
     ("ec_curve", ["gost3410/curves.c"]),

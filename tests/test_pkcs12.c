@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "pkcs12/pkcs12_internal.h"
 #include "testutil.h"
 
 static char *slurp(const char *name, size_t *len) {
@@ -401,6 +402,111 @@ static void test_refusals(void) {
   free(pfx);
 }
 
+/* ---- family 3: CryptoPro CSP's own exports (README.cryptopro) ---- */
+
+/* The file's SHA-1 MacData made again under bmp (RFC 7292's MAC: its
+ * digest and salt 20 bytes each, the iterations a 2-byte INTEGER, 2000),
+ * so that a change behind the MAC reaches the key bag. 0 when the MAC the
+ * file had already matched (a known answer for the MAC and its KDF). */
+static int remac_sha1(uint8_t *pfx, size_t n, const uint8_t *bmp, size_t bmp_len) {
+  size_t off = 0;
+  der_in(pfx, &off), off += 3, der_in(pfx, &off), off += 11, der_in(pfx, &off);
+  size_t len = der_in(pfx, &off);
+  uint8_t mac[20], *digest = pfx + n - 4 - 22 - 20;
+  CHECK(!gostx__pkcs12_mac_sha1(bmp, bmp_len, pfx + n - 4 - 20, 20, 2000, pfx + off, len, mac),
+        "remac_sha1");
+  int same = !memcmp(mac, digest, 20);
+  memcpy(digest, mac, 20);
+  return same;
+}
+
+/* The key of a CryptoPro file: read, and the certificate in the file whose
+ * subject key it is found (its public key computed from the key). */
+static void check_cryptopro(const char *name, const char *pass, size_t key_len, const char *oid) {
+  gostx_pkcs12 *p = NULL;
+  gostx_pkcs12_bag bag;
+  gostx_pkcs12_mac mac;
+  gostx_gost3410_curve curve;
+  size_t len = 0, cert = SIZE_MAX;
+  uint8_t d[64], q[128];
+  char why[256], got_oid[64];
+  int rc = read_file(name, pass, &p, why);
+  CHECK(rc == 0, "%s reads: %d (%s)", name, rc, why);
+  if (!p) return;
+  gostx_pkcs12_mac_get(p, &mac);
+  CHECK(!strcmp(mac.alg, "sha1") && mac.iterations == 2000, "%s: MacData HMAC-SHA1", name);
+  CHECK(!gostx_pkcs12_bag_get(p, 0, &bag) && bag.type == GOSTX_PKCS12_BAG_SHROUDED_KEY &&
+            strstr(bag.scheme, "1.2.840.113549.1.12.1.80"),
+        "%s: the CryptoPro key bag named (%s)", name, bag.scheme);
+  rc = gostx_pkcs12_key(p, &curve, &len, d, sizeof d, q, sizeof q, got_oid, sizeof got_oid, &cert);
+  CHECK(rc == 0, "%s: its key: %d", name, rc);
+  CHECK(len == key_len && !strcmp(got_oid, oid), "%s: a %zu-byte key on %s", name, len, got_oid);
+  CHECK(cert != SIZE_MAX, "%s: the key is its certificate's", name);
+  gostx_pkcs12_free(p);
+}
+
+/* The 2001 key: gostx signs with 2012 keys only, so gostx_pkcs12_key
+ * refuses it, but the bag holds it (a PrivateKeyInfo for GOST R
+ * 34.10-2001, the key little-endian at its end): its public key, computed
+ * on the curve it names (CryptoPro-XchA, gostx's 256 B), is the
+ * certificate's subject key, read from the certificate's DER. */
+static void check_cryptopro_2001(void) {
+  gostx_pkcs12 *p = NULL;
+  gostx_pkcs12_bag key, cert;
+  char why[256];
+  uint8_t d[32], q[64], q_le[64];
+  size_t len;
+  gostx_gost3410_curve curve;
+  int rc = read_file("cryptopro-2001.pfx", "", &p, why);
+  CHECK(rc == 0, "2001 reads: %d (%s)", rc, why);
+  if (!p) return;
+  CHECK(!gostx_pkcs12_bag_get(p, 0, &key) && !gostx_pkcs12_bag_get(p, 1, &cert) &&
+            key.der_len > 32 && memmem(key.der, key.der_len, "\x06\x06\x2a\x85\x03\x02\x02\x13", 8),
+        "2001: a GOST R 34.10-2001 PrivateKeyInfo");
+  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, NULL), GOSTX_EUNSUP,
+           "2001: not a key gostx signs with");
+  for (int i = 0; i < 32; i++) d[i] = key.der[key.der_len - 1 - i];
+  CHECK(!gostx_gost3410_public_key(GOSTX_GOST3410_256_B, d, 32, q, 64), "2001: Q = dP");
+  for (int i = 0; i < 32; i++) q_le[i] = q[31 - i], q_le[32 + i] = q[63 - i];
+  CHECK(memmem(cert.der, cert.der_len, q_le, 64), "2001: the key is its certificate's");
+  gostx_pkcs12_free(p);
+}
+
+static void test_cryptopro(void) {
+  char why[256];
+  gostx_pkcs12 *p = NULL;
+  check_cryptopro("cryptopro-2012-256.pfx", "", 32, "1.2.643.2.2.36.0");
+  check_cryptopro("cryptopro-2012-512.pfx", "", 64, "1.2.643.7.1.2.1.2.1");
+  check_cryptopro("cryptopro-2012-256-pw12345.pfx", "12345", 32, "1.2.643.2.2.36.0");
+  check_cryptopro_2001();
+  /* a wrong password is said as such, before anything is decrypted */
+  CHECK_RC(read_file("cryptopro-2012-256-pw12345.pfx", "12346", &p, why), GOSTX_EAUTH, "wrong password");
+  CHECK(strstr(why, "wrong password"), "why: %s", why);
+  CHECK_RC(read_file("cryptopro-2012-512.pfx", "x", &p, why), GOSTX_EAUTH, "not the empty password");
+  /* a byte of the wrapped key (CEK_ENC, 56 bytes into the decrypted bag)
+   * flipped, behind a MAC made again: the key wrap's MAC refuses it */
+  size_t n;
+  uint8_t *pfx = (uint8_t *)slurp("cryptopro-2012-256.pfx", &n);
+  static const uint8_t empty_bmp[2] = {0, 0};
+  CHECK(remac_sha1(pfx, n, empty_bmp, 2), "the file's MAC is HMAC-SHA1 of RFC 7292's KDF (empty password)");
+  uint8_t salt[16];
+  hex_decode("1524cbe09c0aa6bf45395ffeff882724", salt, 16); /* then 020207d0 04818b */
+  uint8_t *ct = memmem(pfx, n, salt, 16);
+  CHECK(ct, "the key bag's salt");
+  if (!ct) return;
+  ct += 16 + 4 + 3;
+  ct[60] ^= 0x10;
+  remac_sha1(pfx, n, empty_bmp, 2);
+  CHECK_RC(gostx_pkcs12_read(pfx, n, NULL, 0, 0, &p, why, sizeof why), GOSTX_EAUTH, "CEK_ENC flipped");
+  CHECK(strstr(why, "CEK_MAC"), "why: %s", why);
+  /* a byte of its blob header: not a blob under this password */
+  ct[60] ^= 0x10, ct[25] ^= 1;
+  remac_sha1(pfx, n, empty_bmp, 2);
+  CHECK_RC(gostx_pkcs12_read(pfx, n, NULL, 0, 0, &p, why, sizeof why), GOSTX_EAUTH, "blob header flipped");
+  CHECK(strstr(why, "does not decrypt"), "why: %s", why);
+  free(pfx);
+}
+
 int main(void) {
   if (!getenv("GOSTX_VECTORS")) return 77;
   test_standard_example();
@@ -408,5 +514,6 @@ int main(void) {
   test_known_files();
   test_round_trip();
   test_refusals();
+  test_cryptopro();
   return t_done();
 }

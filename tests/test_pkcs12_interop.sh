@@ -16,6 +16,7 @@ command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
 export OPENSSL_CONF=$here/support/gost_engine.cnf
 cd "$T"
 o() { openssl "$@" -engine gost 2>/dev/null; }
+V=$here/vectors/pkcs12
 same() { [ -n "$1" ] && [ "$1" = "$2" ]; } # same WANT GOT: both the same, not empty
 certs_of() { o x509 -in "$1" -outform DER | xxd -p | tr -d '\n'; } # the first certificate
 all_certs() { grep -v '^[A-Za-z ]*:' "$1" | sed -n '/BEGIN CERTIFICATE/,/END CERTIFICATE/p'; }
@@ -82,6 +83,44 @@ check "openssl verifies the signature with the certificate's key" \
 check "pkey -i F.pfx" same "$want_leaf" "$("$G" pkey -i o_gost89.pfx -passin pass:пароль)"
 "$G" sign -k g_gost89.pfx -passin pass:wrong -o none.sig msg 2>err; rc=$?
 check "sign -k F.pfx, wrong password: exit 1, said, nothing written" bash -c "[ $rc = 1 ] && grep -q 'wrong password' err && [ ! -e none.sig ]"
+
+# CryptoPro CSP's own exports (family 3: key bag PBE 1.2.840.113549.1.12.1.80,
+# SHA-1 MAC, 3DES certificates; tests/vectors/pkcs12/README.cryptopro): the
+# key gostx takes out signs what gost-engine verifies with the certificate's
+# key, and gost-engine reads the key gostx writes to that same public key
+for f in cryptopro-2012-256: cryptopro-2012-512: cryptopro-2012-256-pw12345:12345; do
+  n=${f%%:*} pw=pass:${f#*:} md=md_gost12_256
+  [ "$n" = cryptopro-2012-512 ] && md=md_gost12_512
+  "$G" pkcs12 -in "$V/$n.pfx" -passin "$pw" -nokeys -out "$n.crt"
+  o x509 -in "$n.crt" -pubkey -noout > "$n.pub"
+  check "$n: sign -k F.pfx" "$G" sign -k "$V/$n.pfx" -passin "$pw" -o "$n.sig" msg
+  check "$n: gost-engine verifies it with the certificate's key" \
+    bash -c "openssl dgst -engine gost -$md -verify $n.pub -signature $n.sig msg 2>/dev/null | grep -q 'Verified OK'"
+  check "$n: gost-engine reads the key to the certificate's" same "$(cat "$n.pub")" \
+    "$("$G" pkcs12 -in "$V/$n.pfx" -passin "$pw" -nocerts -noenc | o pkey -pubout)"
+done
+
+# RFC 7292's own PBE and MAC around a GOST key, as openssl writes them when
+# asked (what CryptoPro puts around its certificates): a Cyrillic password
+# as RFC 7292's BMPString, both bags under 3DES, the MAC over SHA-1
+o pkcs12 -export -inkey leaf.key -in leaf.crt -keypbe PBE-SHA1-3DES -certpbe PBE-SHA1-3DES \
+  -macalg sha1 -passout pass:пароль -out o_3des.pfx
+check "gostx reads openssl's 3DES/SHA-1 PFX: the key" same "$want_leaf" \
+  "$("$G" pkcs12 -in o_3des.pfx -passin pass:пароль -nocerts -noenc)"
+check "... and -info names the schemes" bash -c "'$G' pkcs12 -in o_3des.pfx -passin pass:пароль -info -noout 2>&1 |
+  grep -q 'MAC: HMAC-SHA1' && '$G' pkcs12 -in o_3des.pfx -passin pass:пароль -info -noout 2>&1 |
+  grep -q 'pkcs8ShroudedKeyBag: pbeWithSHAAnd3-KeyTripleDES-CBC'"
+# RC2 as openssl -legacy writes it (pbeWithSHAAnd40BitRC2-CBC, its default
+# for certificates, and the 128-bit one): a chain, the key under RC2-128
+if o pkcs12 -export -legacy -inkey leaf.key -in leaf.crt -certfile ca.crt -keypbe PBE-SHA1-RC2-128 \
+  -certpbe PBE-SHA1-RC2-40 -macalg sha1 -passout pass:пароль -out o_rc2.pfx; then
+  check "gostx reads openssl's RC2 PFX: the key" same "$want_leaf" \
+    "$("$G" pkcs12 -in o_rc2.pfx -passin pass:пароль -nocerts -noenc)"
+  check "gostx reads openssl's RC2 PFX: the chain" same "$(all_certs leaf.crt; all_certs ca.crt)" \
+    "$("$G" pkcs12 -in o_rc2.pfx -passin pass:пароль -nokeys)"
+else
+  echo "openssl's legacy provider (RC2) unavailable: its part skipped"
+fi
 
 # refusals
 echo keep > kept.pem

@@ -7,10 +7,16 @@
  * (`openssl pkcs12 -engine gost`) and GnuTLS certtool write; and RFC 9337 /
  * RFC 9548 (PBES2 with Kuznyechik- or Magma-CTR-ACPKM, and CTR-ACPKM-OMAC
  * with KDF_TREE's key split, whose tag is checked). Both with MacData over
- * Streebog-512 (or -256) the R 50.1.112-2016 way: HMAC keyed by the last 32
+ * Streebog-512 the R 50.1.112-2016 way: HMAC keyed by the last 32
  * bytes of a 96-byte PBKDF2-HMAC-Streebog output (password, macSalt,
  * iterations), not RFC 7292's PKCS#12 KDF. The password is taken as its
  * bytes (UTF-8), as gost-engine and certtool use it in both places.
+ * Read only: CryptoPro CSP's export, the key bag under CryptoPro's PBE
+ * 1.2.840.113549.1.12.1.80 (GOST R 34.11-94 rounds, GOST 28147-89 CFB, the
+ * CryptoPro key blob and key wrap), with what it writes around it: RFC
+ * 7292's own MacData over SHA-1 and pbeWithSHAAnd3-KeyTripleDES-CBC (and
+ * its RC2 PBEs, as openssl -legacy writes), their password a BMPString
+ * (UTF-16), CryptoPro's UTF-16LE.
  *
  * Reading: gostx_pkcs12_read checks the MAC under the password before it
  * decrypts anything, then decrypts every part into an object the caller
@@ -58,21 +64,22 @@ typedef struct gostx_pkcs12_bag {
   char name[256];     /* friendlyName as UTF-8 ("" when absent; cut at a character) */
   char bag_oid[64];   /* the bagId, dotted */
   unsigned safe;      /* which part of the AuthenticatedSafe holds it (0, 1, ...) */
-  char scheme[160];   /* SHROUDED_KEY: its PBES2 ("PBES2: PBKDF2 with ..."); else "" */
-  uint32_t iterations; /* SHROUDED_KEY: its PBKDF2 iterations; else 0 */
+  char scheme[160];   /* SHROUDED_KEY: its encryption ("PBES2: PBKDF2 with ...",
+                         "CryptoPro 1.2.840.113549.1.12.1.80 (...)"); else "" */
+  uint32_t iterations; /* SHROUDED_KEY: its iterations (PBKDF2's, or the scheme's); else 0 */
 } gostx_pkcs12_bag;
 
 /* One part of the AuthenticatedSafe. */
 typedef struct gostx_pkcs12_safe {
   int encrypted;       /* 1: encryptedData, 0: data */
-  char scheme[160];    /* encrypted: its PBES2; else "" */
+  char scheme[160];    /* encrypted: its PBES2, or "pbeWithSHAAnd3-KeyTripleDES-CBC ..."; else "" */
   uint32_t iterations; /* encrypted: its PBKDF2 iterations; else 0 */
   size_t bags;         /* how many bags it holds */
 } gostx_pkcs12_safe;
 
 /* The MacData. */
 typedef struct gostx_pkcs12_mac {
-  char alg[32];        /* "streebog512" or "streebog256" */
+  char alg[32];        /* "streebog512" (R 50.1.112-2016), or "sha1" (RFC 7292's own) */
   uint32_t iterations;
   size_t salt_len;
 } gostx_pkcs12_mac;
@@ -86,7 +93,8 @@ typedef struct gostx_pkcs12_mac {
  *   GOSTX_EAUTH   the MAC does not verify under this password: a wrong
  *                 password (or a MAC altered after the fact); nothing
  *                 was decrypted. Also a shrouded key that does not decrypt
- *                 under the password that verified the MAC.
+ *                 under the password that verified the MAC, or a CryptoPro
+ *                 key blob whose key wrap MAC (CEK_MAC) does not verify.
  *   GOSTX_EFORMAT not a PFX: malformed DER, truncated, trailing bytes.
  *   GOSTX_EUNSUP  a well-formed PFX we do not read: an unknown PBE, cipher,
  *                 PRF or MAC (named by OID), no MacData, public-key
@@ -110,7 +118,9 @@ GOSTX_API void gostx_pkcs12_mac_get(const gostx_pkcs12 *p, gostx_pkcs12_mac *mac
  * OID; each may be NULL), and in *cert_bag the index of the certificate bag
  * whose subject key is this key's public key (SIZE_MAX when none is).
  * GOSTX_EINVAL when the file holds no key bag; GOSTX_EUNSUP a key that is
- * not GOST R 34.10-2012; GOSTX_ELEN a short buffer. */
+ * not GOST R 34.10-2012 (a CryptoPro export of a GOST R 34.10-2001 key is
+ * read, its bag holding the 2001 PrivateKeyInfo, but not given here);
+ * GOSTX_ELEN a short buffer. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve,
                                                  size_t *len, uint8_t *priv, size_t priv_cap,
                                                  uint8_t *pub, size_t pub_cap, char *oid,

@@ -13,6 +13,7 @@
 
 #include "gostx/x509.h"
 #include "pkcs12/pkcs12_internal.h"
+#include "sha1/sha1.h"
 
 #define SAFES_MAX 16
 #define OID_TEXT 64
@@ -31,7 +32,11 @@ typedef struct reader {
   gostx_pkcs12 *p;
   const uint8_t *pass;
   size_t pass_len;
+  uint8_t bmp[2 * 256 + 2]; /* the password as RFC 7292's BMPString with its NUL */
+  size_t bmp_len;            /* (0: none, or the empty password's other form) */
+  int bmp_ok;                /* the password converts (UTF-8 within the BMP) */
   uint64_t work, max_work; /* PBKDF2 iterations counted so far, and the limit */
+  uint64_t mac_work;       /* the MAC's share of work */
   int decrypting;          /* second walk: the MAC has verified */
   char *why;
   size_t why_cap;
@@ -80,10 +85,79 @@ static uint8_t *arena_take(gostx_pkcs12 *p, size_t n) {
   return q;
 }
 
-/* PBES2 parameters of an AlgorithmIdentifier element read from r. */
-static int get_pbes2(reader *rd, gostx__der *r, gostx__pbes2 *pb) {
-  gostx__der alg;
+static int get_pbes2(reader *rd, gostx__der alg, gostx__pbes2 *pb);
+
+/* The password-based encryptions a part or a key bag may use. */
+typedef enum pbe_kind {
+  PBE_PBES2 = 0,    /* families 1 and 2 */
+  PBE_LEGACY = 1,   /* RFC 7292 appendix C: 3DES around CryptoPro's certificates, RC2 */
+  PBE_CRYPTOPRO = 2 /* CryptoPro CSP's key bag (cryptopro.c) */
+} pbe_kind;
+
+typedef struct pbe {
+  pbe_kind kind;
+  gostx__pbes2 pb; /* PBES2; pb.iter and pb.desc for every kind */
+  gostx__der salt; /* the others' salt */
+  gostx__p12_legacy_pbe legacy; /* which of appendix C's */
+} pbe;
+
+/* Appendix C's PBEs gostx reads, by OID. */
+static const struct {
+  const char *oid, *name;
+  gostx__p12_legacy_pbe pbe;
+} LEGACY[] = {
+    {GOSTX__P12_OID_PBE_SHA_3DES, "pbeWithSHAAnd3-KeyTripleDES-CBC", GOSTX__P12_SHA_3DES},
+    {GOSTX__P12_OID_PBE_SHA_RC2_128, "pbeWithSHAAnd128BitRC2-CBC", GOSTX__P12_SHA_RC2_128},
+    {GOSTX__P12_OID_PBE_SHA_RC2_40, "pbeWithSHAAnd40BitRC2-CBC", GOSTX__P12_SHA_RC2_40},
+};
+
+/* Their parameters: SEQUENCE { salt, iterations }; `which` indexes LEGACY. */
+static int get_legacy(reader *rd, gostx__der alg, pbe *e, size_t which) {
+  gostx__der body;
+  const char *name = LEGACY[which].name;
+  if (gostx__der_get(&alg, GOSTX__DER_SEQ, &body, NULL) || !gostx__der_done(&alg) ||
+      gostx__der_get(&body, GOSTX__DER_OCTETS, &e->salt, NULL) || e->salt.n > 1024 ||
+      gostx__der_u32(&body, &e->pb.iter) || !gostx__der_done(&body) || !e->pb.iter)
+    return fail(rd, GOSTX_EFORMAT, "malformed PKCS#12: %s parameters", name);
+  if (e->pb.iter > GOSTX__PBES2_ITER_MAX)
+    return fail(rd, GOSTX_EUNSUP, "%s asks for %lu iterations, more than %lu", name,
+                (unsigned long)e->pb.iter, (unsigned long)GOSTX__PBES2_ITER_MAX);
+  e->kind = PBE_LEGACY;
+  e->legacy = LEGACY[which].pbe;
+  snprintf(e->pb.desc, sizeof e->pb.desc, "%s (RFC 7292, SHA-1)", name);
+  return 0;
+}
+
+static int get_cryptopro(reader *rd, gostx__der alg, pbe *e) {
+  int rc = gostx__pkcs12_cpro_params(alg, &e->salt, &e->pb.iter);
+  if (rc == GOSTX_EUNSUP)
+    return fail(rd, rc, "CryptoPro's PBE asks for %lu rounds, more than %u", (unsigned long)e->pb.iter,
+                GOSTX__P12_CPRO_ITER_MAX);
+  if (rc) return malformed(rd, "CryptoPro PBE parameters");
+  e->kind = PBE_CRYPTOPRO;
+  snprintf(e->pb.desc, sizeof e->pb.desc,
+           "CryptoPro " GOSTX__P12_OID_PBE_CRYPTOPRO " (GOST R 34.11-94 rounds, GOST 28147-89 CFB, "
+           "CryptoPro key blob)");
+  return 0;
+}
+
+/* The encryption AlgorithmIdentifier read from r; key_bag: CryptoPro's
+ * scheme is taken (it encrypts nothing else). */
+static int get_pbe(reader *rd, gostx__der *r, pbe *e, int key_bag) {
+  gostx__der alg, peek;
+  char oid[OID_TEXT];
   if (gostx__der_get(r, GOSTX__DER_SEQ, &alg, NULL)) return malformed(rd, "encryption algorithm");
+  memset(e, 0, sizeof *e);
+  peek = alg;
+  if (get_oid(&peek, oid)) return malformed(rd, "encryption algorithm");
+  for (size_t i = 0; i < sizeof LEGACY / sizeof LEGACY[0]; i++)
+    if (!strcmp(oid, LEGACY[i].oid)) return get_legacy(rd, peek, e, i);
+  if (key_bag && !strcmp(oid, GOSTX__P12_OID_PBE_CRYPTOPRO)) return get_cryptopro(rd, peek, e);
+  return get_pbes2(rd, alg, &e->pb);
+}
+
+/* PBES2 parameters of an AlgorithmIdentifier's content. */
+static int get_pbes2(reader *rd, gostx__der alg, gostx__pbes2 *pb) {
   pb->iter = 0;
   int rc = gostx__pbes2_parse(alg, pb);
   if (rc == GOSTX_EUNSUP && pb->iter > GOSTX__PBES2_ITER_MAX)
@@ -95,13 +169,48 @@ static int get_pbes2(reader *rd, gostx__der *r, gostx__pbes2 *pb) {
   return 0;
 }
 
-/* Decrypts ct under pb into the arena: *plain. On the first walk only the
+/* RFC 7292's 3DES and RC2: the padding is wrong only under another password. */
+static int decrypt_legacy(reader *rd, const pbe *e, gostx__der ct, uint8_t *out, gostx__der *plain) {
+  size_t n = 0;
+  if (!rd->bmp_ok) return fail(rd, GOSTX_EINVAL, "the password is not UTF-8 text RFC 7292 can encode");
+  int rc = gostx__pkcs12_legacy_decrypt(e->legacy, rd->bmp, rd->bmp_len, e->salt.p, e->salt.n,
+                                        e->pb.iter, ct.p, ct.n, out, &n);
+  if (rc == GOSTX_EFORMAT) return malformed(rd, "ciphertext not of whole blocks");
+  if (rc == GOSTX_EAUTH) return fail(rd, rc, "a 3DES or RC2 part does not decrypt under this password");
+  if (rc) return fail(rd, rc, "decryption failed");
+  *plain = (gostx__der){out, n};
+  return 0;
+}
+
+static int decrypt_cryptopro(reader *rd, const pbe *e, gostx__der ct, uint8_t *out, gostx__der *plain) {
+  size_t n = 0;
+  int rc = gostx__pkcs12_cpro_decrypt(rd->pass, rd->pass_len, e->salt, e->pb.iter, ct, out, ct.n, &n);
+  if (rc == GOSTX_EFORMAT)
+    return fail(rd, GOSTX_EAUTH, "the CryptoPro key bag does not decrypt under this password");
+  if (rc == GOSTX_EAUTH)
+    return fail(rd, rc, "the CryptoPro key blob's MAC (CEK_MAC) does not verify: the key was altered");
+  if (rc == GOSTX_EUNSUP)
+    return fail(rd, rc, "the CryptoPro key blob holds a key that is not GOST R 34.10-2001 or -2012");
+  if (rc == GOSTX_EINVAL) return fail(rd, rc, "the password is not UTF-8 text CryptoPro can encode");
+  if (rc) return fail(rd, rc, "decryption failed");
+  *plain = (gostx__der){out, n};
+  return 0;
+}
+
+/* What each scheme costs in PBKDF2-like rounds: appendix C's key and IV are
+ * up to three runs of RFC 7292's KDF (3DES's). */
+static uint64_t pbe_cost(const pbe *e) { return (e->kind == PBE_LEGACY ? 3u : 1u) * (uint64_t)e->pb.iter; }
+
+/* Decrypts ct under e into the arena: *plain. On the first walk only the
  * cost is counted (*plain stays unset). */
-static int decrypt(reader *rd, const gostx__pbes2 *pb, gostx__der ct, gostx__der *plain) {
-  int rc = spend(rd, pb->iter);
+static int decrypt(reader *rd, const pbe *e, gostx__der ct, gostx__der *plain) {
+  int rc = spend(rd, pbe_cost(e));
   if (rc || !rd->decrypting) return rc;
   uint8_t *out = arena_take(rd->p, ct.n);
   if (!out) return fail(rd, GOSTX_ENOMEM, "out of room for the plaintext");
+  if (e->kind == PBE_LEGACY) return decrypt_legacy(rd, e, ct, out, plain);
+  if (e->kind == PBE_CRYPTOPRO) return decrypt_cryptopro(rd, e, ct, out, plain);
+  const gostx__pbes2 *pb = &e->pb;
   rc = gostx__pbes2_crypt(pb, rd->pass, rd->pass_len, 1, ct.p, ct.n, out);
   if (rc == GOSTX_EAUTH) /* CTR-ACPKM-OMAC's tag, after the MAC held */
     return fail(rd, rc, "the OMAC tag of an encrypted part or key does not verify under this password");
@@ -187,16 +296,16 @@ static int get_cert_bag(reader *rd, gostx__der value, gostx_pkcs12_bag *bag) {
 /* pkcs8ShroudedKeyBag: an EncryptedPrivateKeyInfo, decrypted. */
 static int get_shrouded_key(reader *rd, gostx__der value, gostx_pkcs12_bag *bag) {
   gostx__der body, ct, plain = {0};
-  gostx__pbes2 pb;
+  pbe e;
   int rc;
   if (gostx__der_get(&value, GOSTX__DER_SEQ, &body, NULL) || !gostx__der_done(&value))
     return malformed(rd, "pkcs8ShroudedKeyBag");
-  if ((rc = get_pbes2(rd, &body, &pb))) return rc;
+  if ((rc = get_pbe(rd, &body, &e, 1))) return rc;
   if (gostx__der_get(&body, GOSTX__DER_OCTETS, &ct, NULL) || !gostx__der_done(&body) || !ct.n)
     return malformed(rd, "pkcs8ShroudedKeyBag");
-  if ((rc = decrypt(rd, &pb, ct, &plain))) return rc;
-  snprintf(bag->scheme, sizeof bag->scheme, "%s", pb.desc);
-  bag->iterations = pb.iter;
+  if ((rc = decrypt(rd, &e, ct, &plain))) return rc;
+  snprintf(bag->scheme, sizeof bag->scheme, "%s", e.pb.desc);
+  bag->iterations = e.pb.iter;
   if (!rd->decrypting) return 0;
   bag->der = plain.p, bag->der_len = plain.n;
   return check_plain(rd, plain, "shrouded key bag");
@@ -256,7 +365,7 @@ static int get_safe_contents(reader *rd, gostx__der sc, unsigned safe) {
 static int get_encrypted_data(reader *rd, gostx__der content, gostx_pkcs12_safe *safe,
                               unsigned index) {
   gostx__der body, eci, ct, plain = {0};
-  gostx__pbes2 pb;
+  pbe e;
   char oid[OID_TEXT];
   uint32_t version;
   int rc;
@@ -268,13 +377,13 @@ static int get_encrypted_data(reader *rd, gostx__der content, gostx_pkcs12_safe 
   if (!gostx__der_done(&body) && (gostx__der_get(&body, GOSTX__DER_CTXC(1), NULL, NULL) ||
                                   !gostx__der_done(&body)))
     return malformed(rd, "encryptedData");
-  if ((rc = get_pbes2(rd, &eci, &pb))) return rc;
+  if ((rc = get_pbe(rd, &eci, &e, 0))) return rc;
   if (gostx__der_get(&eci, GOSTX__DER_CTX(0), &ct, NULL) || !gostx__der_done(&eci) || !ct.n)
     return malformed(rd, "encryptedData's content");
   safe->encrypted = 1;
-  snprintf(safe->scheme, sizeof safe->scheme, "%s", pb.desc);
-  safe->iterations = pb.iter;
-  if ((rc = decrypt(rd, &pb, ct, &plain))) return rc;
+  snprintf(safe->scheme, sizeof safe->scheme, "%s", e.pb.desc);
+  safe->iterations = e.pb.iter;
+  if ((rc = decrypt(rd, &e, ct, &plain))) return rc;
   if (!rd->decrypting) return 0; /* what it holds is seen on the second walk */
   if ((rc = check_plain(rd, plain, "encrypted part"))) return rc;
   return get_safe_contents(rd, plain, index);
@@ -323,7 +432,6 @@ static const char *mac_digest_name(const char *oid) {
   static const struct {
     const char *oid, *name;
   } names[] = {
-      {"1.3.14.3.2.26", " (SHA-1, RFC 7292's KDF: CryptoPro CSP's exports, OpenSSL's old default)"},
       {"2.16.840.1.101.3.4.2.1", " (SHA-256, RFC 7292's KDF: OpenSSL 3's default)"},
       {"1.2.643.7.1.1.2.2", " (Streebog-256)"},
       {"1.2.643.2.2.9", " (GOST R 34.11-94)"},
@@ -353,14 +461,49 @@ static int get_mac_data(reader *rd, gostx__der md, gostx__der *digest, gostx__de
     return rc == GOSTX_EUNSUP ? fail(rd, rc, "MacData asks for 2^32 PBKDF2 iterations or more")
                               : malformed(rd, "MacData iterations");
   if (!gostx__der_done(&body) || *iter == 0) return malformed(rd, "MacData");
-  if (strcmp(oid, GOSTX__P12_OID_STREEBOG512))
-    return fail(rd, GOSTX_EUNSUP, "unsupported MAC digest %s%s (read: Streebog-512, 1.2.643.7.1.1.2.3)",
+  int sha1 = !strcmp(oid, GOSTX__P12_OID_SHA1);
+  if (!sha1 && strcmp(oid, GOSTX__P12_OID_STREEBOG512))
+    return fail(rd, GOSTX_EUNSUP,
+                "unsupported MAC digest %s%s (read: Streebog-512, 1.2.643.7.1.1.2.3; SHA-1, 1.3.14.3.2.26)",
                 oid, mac_digest_name(oid));
-  if (digest->n != 64) return malformed(rd, "MacData digest length");
-  snprintf(rd->p->mac.alg, sizeof rd->p->mac.alg, "streebog512");
+  if (digest->n != (sha1 ? 20u : 64u)) return malformed(rd, "MacData digest length");
+  if (sha1 && salt->n > 1024) return malformed(rd, "MacData salt length");
+  snprintf(rd->p->mac.alg, sizeof rd->p->mac.alg, sha1 ? "sha1" : "streebog512");
   rd->p->mac.iterations = *iter;
   rd->p->mac.salt_len = salt->n;
-  return spend(rd, 2 * (uint64_t)*iter); /* 96 bytes: two PBKDF2 blocks */
+  rd->mac_work = (sha1 ? 1 : 2) * (uint64_t)*iter; /* Streebog's 96 bytes: two PBKDF2 blocks */
+  return spend(rd, rd->mac_work);
+}
+
+/* RFC 7292's MAC over SHA-1 (what CryptoPro CSP writes). The empty
+ * password is tried as BMPString's lone NUL, then as no bytes at all, as
+ * OpenSSL does: writers differ. */
+static int mac_sha1_verifies(reader *rd, gostx__der salt, uint32_t iter, gostx__der as,
+                             gostx__der digest) {
+  uint8_t mac[GOSTX__SHA1_LEN];
+  if (!rd->bmp_ok) return fail(rd, GOSTX_EINVAL, "the password is not UTF-8 text RFC 7292 can encode");
+  for (int empty = 0; empty < 2; empty++) {
+    if (empty && rd->pass_len) break;
+    if (empty) rd->bmp_len = 0;
+    int rc = gostx__pkcs12_mac_sha1(rd->bmp, rd->bmp_len, salt.p, salt.n, iter, as.p, as.n, mac);
+    if (rc) return fail(rd, rc, "MAC computation failed");
+    rc = gostx_memeq_ct(mac, digest.p, sizeof mac);
+    gostx_memzero(mac, sizeof mac);
+    if (!rc) return 0;
+  }
+  return fail(rd, GOSTX_EAUTH, "MAC verification failed: wrong password (or the file was altered)");
+}
+
+static int mac_verifies(reader *rd, gostx__der salt, uint32_t iter, gostx__der as, gostx__der digest) {
+  if (digest.n != 64) return mac_sha1_verifies(rd, salt, iter, as, digest);
+  uint8_t mac[64];
+  int rc = gostx__pkcs12_mac(rd->pass, rd->pass_len, salt.p, salt.n, iter, as.p, as.n, mac);
+  if (rc) return fail(rd, rc, "MAC computation failed");
+  rc = gostx_memeq_ct(mac, digest.p, 64);
+  gostx_memzero(mac, sizeof mac);
+  if (rc)
+    return fail(rd, GOSTX_EAUTH, "MAC verification failed: wrong password (or the file was altered)");
+  return 0;
 }
 
 /* The whole file: shape and cost, the MAC, then the second walk. */
@@ -385,15 +528,9 @@ static int read_pfx(reader *rd, const uint8_t *pfx, size_t len) {
     return malformed(rd, "after the authSafe");
   if ((rc = get_mac_data(rd, md, &digest, &salt, &iter))) return rc;
   if ((rc = get_authenticated_safe(rd, as))) return rc; /* shape and cost, nothing spent */
-  uint8_t mac[64];
-  if ((rc = gostx__pkcs12_mac(rd->pass, rd->pass_len, salt.p, salt.n, iter, as.p, as.n, mac)))
-    return fail(rd, rc, "MAC computation failed");
-  rc = gostx_memeq_ct(mac, digest.p, 64);
-  gostx_memzero(mac, sizeof mac);
-  if (rc)
-    return fail(rd, GOSTX_EAUTH, "MAC verification failed: wrong password (or the file was altered)");
+  if ((rc = mac_verifies(rd, salt, iter, as, digest))) return rc;
   rd->decrypting = 1;
-  rd->work = 2 * (uint64_t)iter;
+  rd->work = rd->mac_work;
   return get_authenticated_safe(rd, as);
 }
 
@@ -413,9 +550,12 @@ int gostx_pkcs12_read(const uint8_t *pfx, size_t len, const uint8_t *pass, size_
   }
   memcpy(p->arena, pfx, len);
   p->arena_used = len;
-  reader rd = {p, pass, pass_len, 0, max_work ? max_work : GOSTX_PKCS12_WORK_DEFAULT, 0, why,
-               why_cap};
+  reader rd = {.p = p, .pass = pass, .pass_len = pass_len,
+               .max_work = max_work ? max_work : GOSTX_PKCS12_WORK_DEFAULT, .why = why,
+               .why_cap = why_cap};
+  rd.bmp_ok = !gostx__pkcs12_bmp_password(pass, pass_len, rd.bmp, sizeof rd.bmp, &rd.bmp_len);
   int rc = read_pfx(&rd, p->arena, len);
+  gostx_memzero(rd.bmp, sizeof rd.bmp);
   if (rc) {
     gostx_pkcs12_free(p);
     return rc;

@@ -406,6 +406,100 @@ def pkcs12_seeds():
                 i += 2
     with open(os.path.join(vec, "engine-gost89-256.pfx"), "rb") as f:
         put("fuzz_pkcs12", i, b"\0" + f.read())  # 2048 iterations: over the harness's limit
+    pfx = cryptopro_pfx(vec)
+    put("fuzz_pkcs12", i + 1, b"\0" + pfx)
+    put("fuzz_pkcs12", i + 2, b"\1" + authenticated_safe(pfx))
+    for j, name in enumerate(("cryptopro-2012-256.pfx", "cryptopro-2001.pfx")):
+        with open(os.path.join(vec, name), "rb") as f:  # 2000 rounds, the empty password: up to the MAC
+            put("fuzz_pkcs12", i + 3 + j, b"\0" + f.read())
+    put("fuzz_pkcs12", i + 5, b"\1" + authenticated_safe(cryptopro_pfx(vec, rc2=True)))
+
+# A PFX as CryptoPro CSP writes it (family 3, lib/pkcs12/cryptopro.c), made
+# here under the harness's password "pw" with one round everywhere, so that
+# every mutation reaches the key blob and the 3DES part: key256.pem's key in
+# a key bag under PBE 1.2.840.113549.1.12.1.80, cert256.pem under
+# pbeWithSHAAnd3-KeyTripleDES-CBC (rc2: pbeWithSHAAnd128BitRC2-CBC),
+# MacData HMAC-SHA1. The GOST steps call the libgostx.so beside the gostx
+# given; 3DES and RC2 are python's cryptography.
+def cryptopro_pfx(vec, rc2=False):
+    import ctypes, hashlib, hmac
+    from cryptography.hazmat.decrepit.ciphers.algorithms import RC2, TripleDES
+    from cryptography.hazmat.primitives.ciphers import Cipher, modes
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(gostx)), "libgostx.so"))
+    def der(tag, *parts):
+        body = b"".join(parts)
+        n = len(body)
+        ln = bytes([n]) if n < 0x80 else bytes([0x80 | ((n.bit_length() + 7) // 8)]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
+        return bytes([tag]) + ln + body
+    def oid(text):
+        a = [int(x) for x in text.split(".")]
+        out = bytes([40 * a[0] + a[1]])
+        for v in a[2:]:
+            enc = [v & 0x7f]
+            while v > 0x7f:
+                v >>= 7
+                enc.insert(0, 0x80 | (v & 0x7f))
+            out += bytes(enc)
+        return der(6, out)
+    def gost89_key(k):
+        key = ctypes.create_string_buffer(512)
+        assert lib.gostx_gost89_set_key(key, k, 1) == 0  # CryptoPro-A
+        return key
+    def pem_der(name):
+        b64 = "".join(l for l in open(os.path.join(vec, name)) if not l.startswith("-----"))
+        import base64
+        return base64.b64decode(b64)
+    pw, salt, ukm = b"pw", bytes(range(16)), bytes(range(8, 16))
+    cek = pem_der("key256.pem")[-32:]  # the key as it is stored: little-endian
+    # the password key: GOST R 34.11-94(UTF-16LE pw | salt | 0001), one round
+    k = ctypes.create_string_buffer(32)
+    msg = pw.decode().encode("utf-16-le") + salt + b"\0\1"
+    assert lib.gostx_gost94(7, msg, len(msg), k) == 0
+    kek, enc, mac = ctypes.create_string_buffer(32), ctypes.create_string_buffer(32), ctypes.create_string_buffer(4)
+    assert lib.gostx_kdf256(k.raw, 32, b"\x26\xbd\xb8\x78", 4, ukm, 8, kek) == 0
+    kk = gost89_key(kek.raw)
+    assert lib.gostx_gost89_ecb_encrypt(kk, cek, 32, enc) == 0
+    assert lib.gostx_gost89_imit(kk, ukm, 0, cek, 32, mac, 4) == 0
+    params = der(0x30, oid("1.2.643.2.2.35.1"), oid("1.2.643.7.1.1.2.2"))
+    blob = bytes.fromhex("0720000046aa00004d41473120000000") + der(0x30, der(0x30, der(4, ukm),
+        der(0x30, der(4, enc.raw), der(4, mac.raw)),
+        der(0xa0, der(3, b"\x05\xa0"), der(0xa0, oid("1.2.643.7.1.1.6.1"), params))), der(4, bytes(4)))
+    plain = der(0x30, der(2, b"\0"), der(0x30, oid("1.2.643.7.1.1.1.1"), der(5)), der(4, blob))
+    ct = ctypes.create_string_buffer(len(plain))
+    assert lib.gostx_gost89_cfb(gost89_key(k.raw), salt[:8], 0, 0, plain, len(plain), ct) == 0
+    key_id = der(0x31, der(0x30, oid("1.2.840.113549.1.9.21"), der(0x31, der(4, b"\1\0\0\0"))))
+    key_bag = der(0x30, oid("1.2.840.113549.1.12.10.1.2"), der(0xa0, der(0x30,
+        der(0x30, oid("1.2.840.113549.1.12.1.80"), der(0x30, der(4, salt), der(2, b"\1"))), der(4, ct.raw))), key_id)
+    # RFC 7292 appendix B.2 over SHA-1, the password a BMPString with its NUL
+    bmp = pw.decode().encode("utf-16-be") + b"\0\0"
+    def kdf(s, ident, n):
+        def fill(x):
+            return (x * (64 // len(x) + 2))[:64 * ((len(x) + 63) // 64)] if x else b""
+        a = hashlib.sha1(bytes([ident]) * 64 + fill(s) + fill(bmp)).digest()  # one round
+        return (a * 2)[:n] if n <= 20 else a + kdf2(s, ident, a, n)
+    def kdf2(s, ident, a, n):  # the second block, after I_j += B + 1
+        i = bytearray(s * (64 // len(s)) + (bmp * (64 // len(bmp) + 1))[:64])
+        b = int.from_bytes((a * 4)[:64], "big")
+        for j in (0, 64):
+            i[j:j + 64] = ((int.from_bytes(i[j:j + 64], "big") + b + 1) % (1 << 512)).to_bytes(64, "big")
+        return hashlib.sha1(bytes([ident]) * 64 + bytes(i)).digest()[:n - 20]
+    csalt = bytes(range(32, 40))
+    cert = pem_der("cert256.pem")
+    certs = der(0x30, der(0x30, oid("1.2.840.113549.1.12.10.1.3"),
+        der(0xa0, der(0x30, oid("1.2.840.113549.1.9.22.1"), der(0xa0, der(4, cert)))), key_id))
+    pad = 8 - len(certs) % 8
+    algorithm = RC2(kdf(csalt, 1, 16)) if rc2 else TripleDES(kdf(csalt, 1, 24))
+    e = Cipher(algorithm, modes.CBC(kdf(csalt, 2, 8))).encryptor()
+    cct = e.update(certs + bytes([pad]) * pad) + e.finalize()
+    data = oid("1.2.840.113549.1.7.1")
+    auth = der(0x30, der(0x30, data, der(0xa0, der(4, der(0x30, key_bag)))),
+        der(0x30, oid("1.2.840.113549.1.7.6"), der(0xa0, der(0x30, der(2, b"\0"), der(0x30, data,
+            der(0x30, oid("1.2.840.113549.1.12.1." + ("5" if rc2 else "3")), der(0x30, der(4, csalt), der(2, b"\1"))),
+            der(0x80, cct))))))
+    msalt = bytes(range(64, 72))
+    digest = hmac.new(kdf(msalt, 3, 20), auth, hashlib.sha1).digest()
+    macdata = der(0x30, der(0x30, der(0x30, oid("1.3.14.3.2.26"), der(5)), der(4, digest)), der(4, msalt), der(2, b"\1"))
+    return der(0x30, der(2, b"\3"), der(0x30, data, der(0xa0, der(4, auth))), macdata)
 
 NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds}
 if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12
