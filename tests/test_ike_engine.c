@@ -1,0 +1,237 @@
+/* The IKEv2 exchange engine (lib/ike/engine.c, auth.c, cookie.c): two
+ * engines talk in memory through IKE_SA_INIT and IKE_AUTH, by PSK and by
+ * certificates, under both transforms and both groups, and their Child SA
+ * keys agree; then each refusal (wrong PSK, wrong ID, no GOST transform, a
+ * KE off the curve, truncated, replayed and misaddressed messages), the
+ * COOKIE and INVALID_KE_PAYLOAD retries, retransmission and the response
+ * cache. */
+#include "ike/engine.h"
+#include "testutil.h"
+
+enum { CAP = GOSTX_IKE_MSG_MAX };
+
+static uint8_t psk[32] = "a shared key of 32 octets here!";
+static const uint8_t id_i[] = "IKE-Initiator", id_r[] = "IKE-Responder";
+
+static gostx_ike_ts_set any4(void) {
+  gostx_ike_ts_set s = {1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {0}, {255, 255, 255, 255}}}};
+  return s;
+}
+
+/* A PSK pair: the initiator offers group, both use encr. */
+static void psk_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
+  memset(ci, 0, sizeof *ci);
+  ci->role = GOSTX_IKE_INITIATOR;
+  ci->encr = encr;
+  ci->group = group;
+  ci->auth = GOSTX_IKE_AUTH_PSK;
+  ci->psk = psk;
+  ci->psk_len = sizeof psk;
+  ci->id_type = ci->peer_id_type = GOSTX_IKE_ID_FQDN;
+  ci->id = id_i;
+  ci->id_len = sizeof id_i - 1;
+  ci->peer_id = id_r;
+  ci->peer_id_len = sizeof id_r - 1;
+  ci->tsi = ci->tsr = any4();
+  *cr = *ci;
+  cr->role = GOSTX_IKE_RESPONDER;
+  cr->id = id_r;
+  cr->peer_id = id_i;
+}
+
+static uint8_t bi[CAP], br[CAP];
+static size_t li, lr;
+
+/* Messages between i and r until neither has anything to say. */
+static void converse(gostx_ike_engine *i, gostx_ike_engine *r) {
+  for (int round = 0; round < 8 && li; round++) {
+    lr = 0;
+    gostx__ike_input(r, bi, li, 0, br, CAP, &lr);
+    li = 0;
+    if (lr) gostx__ike_input(i, br, lr, 0, bi, CAP, &li);
+  }
+}
+
+static void handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                      const gostx_ike_conf *cr) {
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
+  converse(i, r);
+}
+
+static void keys_agree(const gostx_ike_engine *i, const gostx_ike_engine *r, const char *what) {
+  const gostx_ike_child *a = &i->child, *b = &r->child;
+  CHECK(i->state == GOSTX_IKE_S_ESTABLISHED && r->state == GOSTX_IKE_S_ESTABLISHED,
+        "%s: both established (%d %d, errors %u %u)", what, i->state, r->state, i->error,
+        r->error);
+  CHECK(a->valid && b->valid, "%s: both have the Child SA", what);
+  CHECK(a->key_len == gostx__ike_encr_key_len(i->cf->encr) && a->key_len == b->key_len,
+        "%s: key length", what);
+  CHECK(!memcmp(a->key_out, b->key_in, a->key_len) && !memcmp(a->key_in, b->key_out, a->key_len),
+        "%s: the keys agree", what);
+  CHECK(memcmp(a->key_in, a->key_out, a->key_len), "%s: one key per direction", what);
+  CHECK(a->spi_out == b->spi_in && a->spi_in == b->spi_out && a->spi_in != a->spi_out,
+        "%s: the SPIs agree", what);
+}
+
+static void psk_established(void) {
+  static const uint16_t encr[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  static const uint16_t group[2] = {GOSTX_IKE_KE_GOST3410_2012_512, GOSTX_IKE_KE_GOST3410_2012_256};
+  for (int a = 0; a < 2; a++)
+    for (int g = 0; g < 2; g++) {
+      gostx_ike_conf ci, cr;
+      gostx_ike_engine i, r;
+      psk_pair(&ci, &cr, encr[a], group[g]);
+      handshake(&i, &r, &ci, &cr);
+      keys_agree(&i, &r, "PSK");
+      CHECK(i.group == group[g], "the group offered is used");
+      /* KEYMAT as RFC 7296 2.17 splits it, recomputed from the SA's keys */
+      uint8_t km[88];
+      CHECK_RC(gostx__ike_keymat(i.k.sk_d, NULL, 0, i.ni, i.ni_len, i.nr, i.nr_len, km,
+                                 2 * i.child.key_len),
+               GOSTX_OK, "KEYMAT");
+      CHECK_BYTES(i.child.key_out, km, i.child.key_len, "initiator-to-responder first");
+      gostx__ike_engine_clear(&i);
+      gostx__ike_engine_clear(&r);
+    }
+}
+
+/* The responder's verdict on a PSK exchange changed by edit. */
+static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), const char *what) {
+  static uint8_t other_psk[32] = "another shared key";
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  edit(&ci, &cr);
+  (void)other_psk;
+  handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "%s: the responder refuses (%d %u)", what, r.state, r.error);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "%s: the initiator reads AUTHENTICATION_FAILED (%d %u)", what, i.state, i.error);
+  CHECK(!r.child.valid && !i.child.valid, "%s: nothing installed", what);
+}
+
+static void wrong_psk(gostx_ike_conf *ci, gostx_ike_conf *cr) {
+  static uint8_t other[32] = "another shared key";
+  (void)cr;
+  ci->psk = other;
+}
+static void wrong_id(gostx_ike_conf *ci, gostx_ike_conf *cr) {
+  static const uint8_t other[] = "IKE-Intruder";
+  (void)cr;
+  ci->id = other;
+  ci->id_len = sizeof other - 1;
+}
+static void wrong_id_type(gostx_ike_conf *ci, gostx_ike_conf *cr) {
+  (void)cr;
+  ci->id_type = GOSTX_IKE_ID_RFC822_ADDR;
+}
+
+/* The initiator's response check: the responder presents an ID other than
+ * the one the initiator wants. */
+static void responder_wrong_id(void) {
+  static const uint8_t other[] = "IKE-Impostor";
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.peer_id = other;
+  ci.peer_id_len = sizeof other - 1;
+  handshake(&i, &r, &ci, &cr);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "the initiator refuses the responder's ID (%d %u)", i.state, i.error);
+  CHECK(!i.child.valid, "the initiator installs nothing");
+}
+
+/* The offset of the transform (type, id) in message m's SA payload. */
+static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t id) {
+  for (size_t o = GOSTX_IKE_HDR_LEN; o + 8 <= len; o++)
+    if (m[o] == type && m[o + 1] == 0 && m[o + 2] == id >> 8 && m[o + 3] == (id & 0xff) &&
+        (m[o - 4] == 0 || m[o - 4] == 3))
+      return o;
+  return 0;
+}
+
+/* The responder's answer to the initiator's first request after edit. */
+static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, const char *what) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  edit(bi, &li);
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "%s: answered");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == want, "%s: the responder gives up (%u)",
+        what, r.error);
+  CHECK(gostx__ike_msg_read(br, lr, &h, &c, NULL) == GOSTX_OK && c.n == 1 &&
+            c.p[0].type == GOSTX_IKE_PT_NOTIFY &&
+            gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK && n.type == want,
+        "%s: the notify %u alone", what, want);
+  CHECK(h.flags == GOSTX_IKE_FLAG_R && !memcmp(h.spi_i, i.spi_i, 8), "%s: a response", what);
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "%s: read");
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == want, "%s: the initiator stops", what);
+}
+
+static void encr_aes_gcm(uint8_t *m, size_t *len) {
+  size_t o = transform_at(m, *len, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
+  CHECK(o, "the ENCR transform found");
+  m[o + 3] = 20; /* ENCR_AES_GCM_16 */
+}
+static void prf_sha256(uint8_t *m, size_t *len) {
+  size_t o = transform_at(m, *len, GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512);
+  CHECK(o, "the PRF transform found");
+  m[o + 3] = 5; /* PRF_HMAC_SHA2_256 */
+}
+/* The KE data's last octet: y moves off the curve. */
+static void ke_off_curve(uint8_t *m, size_t *len) {
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  CHECK_RC(gostx__ike_msg_read(m, *len, &h, &c, NULL), GOSTX_OK, "request reads");
+  const gostx_ike_payload *ke = gostx__ike_find(&c, GOSTX_IKE_PT_KE);
+  CHECK(ke != NULL, "KE");
+  if (ke) m[ke->body - m + ke->len - 1] ^= 1;
+}
+
+static void refusals_in_init(void) {
+  init_refusal(encr_aes_gcm, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST encryption");
+  init_refusal(prf_sha256, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST PRF");
+  init_refusal(ke_off_curve, GOSTX_IKE_N_INVALID_SYNTAX, "KE off the curve");
+}
+
+/* A responder wanting the other group: INVALID_KE_PAYLOAD names it, the
+ * initiator retries with it (RFC 7296 1.2), as in RFC 9385 A.2.1. */
+static void invalid_ke_retry(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r, r2;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  cr.group = GOSTX_IKE_KE_GOST3410_2012_256;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "answered");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_KE_PAYLOAD,
+        "INVALID_KE_PAYLOAD (%u)", r.error);
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "read");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li && i.group == GOSTX_IKE_KE_GOST3410_2012_256,
+        "the initiator retries with the group named");
+  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a fresh responder");
+  converse(&i, &r2);
+  keys_agree(&i, &r2, "after INVALID_KE_PAYLOAD");
+}
+
+int main(void) {
+  psk_established();
+  refused_auth(wrong_psk, "wrong PSK");
+  refused_auth(wrong_id, "wrong IDi");
+  refused_auth(wrong_id_type, "wrong IDi type");
+  responder_wrong_id();
+  refusals_in_init();
+  invalid_ke_retry();
+  return t_done();
+}
