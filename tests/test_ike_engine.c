@@ -6,6 +6,7 @@
  * COOKIE and INVALID_KE_PAYLOAD retries, retransmission and the response
  * cache. */
 #include "ike/engine.h"
+#include "ike_pki.h"
 #include "testutil.h"
 
 enum { CAP = GOSTX_IKE_MSG_MAX };
@@ -225,6 +226,129 @@ static void invalid_ke_retry(void) {
   keys_agree(&i, &r2, "after INVALID_KE_PAYLOAD");
 }
 
+/* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */
+
+static pki_key root_key, key256, key512, other_root_key, other_key;
+static pki_cert root, leaf256, leaf512, other_root, other_leaf;
+static const uint8_t fqdn_i[] = "gw-i.example.test", fqdn_r[] = "gw-r.example.test";
+
+static void pki(void) {
+  static const char *const ca[] = {"basicConstraints=critical,CA:TRUE",
+                                   "keyUsage=critical,keyCertSign,cRLSign", NULL};
+  static const char *const ext_i[] = {"keyUsage=digitalSignature",
+                                      "subjectAltName=DNS:gw-i.example.test", NULL};
+  static const char *const ext_r[] = {"keyUsage=digitalSignature",
+                                      "subjectAltName=DNS:gw-r.example.test", NULL};
+  pki_make_key(GOSTX_GOST3410_512_C, &root_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &key256);
+  pki_make_key(GOSTX_GOST3410_512_A, &key512);
+  pki_make_key(GOSTX_GOST3410_256_B, &other_root_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &other_key);
+  pki_make_cert(&root, "/CN=IKE Engine Root/O=gostx/C=RU", &root_key, ca, NULL, NULL);
+  pki_make_cert(&leaf256, "/CN=gw-i/O=gostx/C=RU", &key256, ext_i, &root, &root_key);
+  pki_make_cert(&leaf512, "/CN=gw-r/O=gostx/C=RU", &key512, ext_r, &root, &root_key);
+  pki_make_cert(&other_root, "/CN=Another Root/O=gostx/C=RU", &other_root_key, ca, NULL, NULL);
+  pki_make_cert(&other_leaf, "/CN=gw-i/O=gostx/C=RU", &other_key, ext_i, &other_root,
+                &other_root_key);
+}
+
+typedef struct cert_side {
+  const uint8_t *der[1];
+  size_t len[1];
+} cert_side;
+
+static void use_cert(gostx_ike_conf *c, cert_side *s, const pki_key *k, const pki_cert *leaf,
+                     const gostx_x509_store *st) {
+  s->der[0] = leaf->der;
+  s->len[0] = leaf->len;
+  c->auth = GOSTX_IKE_AUTH_DIGITAL_SIGNATURE;
+  c->psk = NULL;
+  c->psk_len = 0;
+  c->key = &k->k;
+  c->certs = s->der;
+  c->cert_lens = s->len;
+  c->n_certs = 1;
+  c->store = st;
+}
+
+/* A certificate pair: the initiator signs with a 256-bit key, the
+ * responder with a 512-bit one; now in the certificates' lifetime. */
+static void cert_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cert_side *sr,
+                      const gostx_x509_store *st) {
+  psk_pair(ci, cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  use_cert(ci, si, &key256, &leaf256, st);
+  use_cert(cr, sr, &key512, &leaf512, st);
+  ci->id = cr->peer_id = fqdn_i;
+  ci->id_len = cr->peer_id_len = sizeof fqdn_i - 1;
+  cr->id = ci->peer_id = fqdn_r;
+  cr->id_len = ci->peer_id_len = sizeof fqdn_r - 1;
+}
+
+static void cert_handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                           const gostx_ike_conf *cr) {
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
+  for (int round = 0; round < 8 && li; round++) {
+    lr = 0;
+    gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
+    li = 0;
+    if (lr) gostx__ike_input(i, br, lr, now_ms, bi, CAP, &li);
+  }
+}
+
+static void certificates(void) {
+  gostx_x509_store *st = gostx_x509_store_new(), *st_other = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(st_other, other_root.der, other_root.len), GOSTX_OK,
+           "other root anchored");
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  cert_handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "certificates 256/512");
+  /* the initiator's certificate from another CA */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  use_cert(&ci, &si, &other_key, &other_leaf, st);
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            !r.child.valid,
+        "a certificate from another CA: AUTHENTICATION_FAILED (%d %u)", r.state, r.error);
+  /* the responder's certificate checked against a store without its CA */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.store = st_other;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && !i.child.valid,
+        "the responder's chain refused by the initiator (%d)", i.state);
+  /* an ID the certificate does not name */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.id = cr.peer_id = fqdn_r;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "an ID the certificate does not name (%d %u)", r.state, r.error);
+  /* the certificate right, the AUTH signed by another key */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.key = &other_key.k;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "an AUTH signed by another key (%d %u)", r.state, r.error);
+  /* expired at the time passed in */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  const int64_t late = (IKE_PKI_T1 + 1) * 1000;
+  CHECK_RC(gostx__ike_start(&i, late, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
+  CHECK_RC(gostx__ike_input(&i, br, lr, late, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "an expired certificate refused");
+  gostx_x509_store_free(st);
+  gostx_x509_store_free(st_other);
+}
+
 int main(void) {
   psk_established();
   refused_auth(wrong_psk, "wrong PSK");
@@ -233,5 +357,7 @@ int main(void) {
   responder_wrong_id();
   refusals_in_init();
   invalid_ke_retry();
+  pki();
+  certificates();
   return t_done();
 }
