@@ -155,6 +155,15 @@ static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t 
   return 0;
 }
 
+/* A PSK pair set up and the initiator's first request in bi. */
+static void start_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
+                       gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
+  psk_pair(ci, cr, encr, group);
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
+}
+
 /* The responder's answer to the initiator's first request after edit. */
 static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, const char *what) {
   gostx_ike_conf ci, cr;
@@ -162,12 +171,10 @@ static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, c
   gostx_ike_hdr h;
   gostx_ike_chain c;
   gostx_ike_notify n;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
-  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
-  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+             GOSTX_IKE_KE_GOST3410_2012_512);
   edit(bi, &li);
-  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "%s: answered");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, what);
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == want, "%s: the responder gives up (%u)",
         what, r.error);
   CHECK(gostx__ike_msg_read(br, lr, &h, &c, NULL) == GOSTX_OK && c.n == 1 &&
@@ -349,6 +356,153 @@ static void certificates(void) {
   gostx_x509_store_free(st_other);
 }
 
+/* ---- COOKIE (RFC 7296 2.6) ---- */
+
+static void cookies(void) {
+  static const uint8_t secret[32] = "the responder's cookie secret";
+  static const uint8_t ip[4] = {192, 0, 2, 1}, ip2[4] = {192, 0, 2, 2};
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+             GOSTX_IKE_KE_GOST3410_2012_512);
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 9, 10, bi, li, ip, 4, br, CAP, &lr), GOSTX_OK,
+           "below the threshold: no cookie");
+  CHECK(lr == 0, "nothing to send");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, li, ip, 4, br, CAP, &lr), 1,
+           "under load: a cookie");
+  CHECK(gostx__ike_msg_read(br, lr, &h, &c, NULL) == GOSTX_OK && c.n == 1 &&
+            gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK &&
+            n.type == GOSTX_IKE_N_COOKIE && n.data_len == 33 && h.flags == GOSTX_IKE_FLAG_R,
+        "the response is one COOKIE notify");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "the initiator reads it");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li, "and retries");
+  CHECK(gostx__ike_msg_read(bi, li, &h, &c, NULL) == GOSTX_OK && c.p[0].type == GOSTX_IKE_PT_NOTIFY,
+        "with the cookie first");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, li, ip2, 4, br, CAP, &lr), 1,
+           "the cookie from another address: a new cookie");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 2, 10, 10, bi, li, ip, 4, br, CAP, &lr), 1,
+           "the cookie of an old secret: a new cookie");
+  uint8_t forged[CAP];
+  memcpy(forged, bi, li);
+  forged[GOSTX_IKE_HDR_LEN + 8 + 5] ^= 1; /* in the cookie */
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, forged, li, ip, 4, br, CAP, &lr), 1,
+           "an altered cookie: a new cookie");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, li, ip, 4, br, CAP, &lr), GOSTX_OK,
+           "the cookie back from its address: go on");
+  converse(&i, &r); /* r has seen nothing before the request with the cookie */
+  keys_agree(&i, &r, "after a COOKIE");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, 20, ip, 4, br, CAP, &lr),
+           GOSTX_EFORMAT, "a truncated request dropped");
+}
+
+/* ---- the strict state machine, retransmission and the response cache ---- */
+
+/* i and r through IKE_SA_INIT; the IKE_AUTH request in bi. */
+static void to_auth(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
+                    gostx_ike_conf *cr) {
+  start_pair(i, r, ci, cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  CHECK_RC(gostx__ike_input(r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
+  CHECK_RC(gostx__ike_input(i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
+  CHECK(i->state == GOSTX_IKE_S_AUTH_SENT && r->state == GOSTX_IKE_S_INIT_DONE, "at IKE_AUTH");
+}
+
+/* msg (len) edited, fed to e: dropped with want, e unchanged. */
+static void dropped(gostx_ike_engine *e, const uint8_t *msg, size_t len, size_t at, uint8_t x,
+                    int want, const char *what) {
+  static uint8_t m[CAP], out[CAP];
+  static gostx_ike_engine before;
+  size_t out_len = 1;
+  memcpy(m, msg, len);
+  if (at < len) m[at] ^= x;
+  before = *e;
+  CHECK_RC(gostx__ike_input(e, m, len, 0, out, CAP, &out_len), want, what);
+  CHECK(out_len == 0 && !memcmp(&before, e, sizeof before), "%s: nothing sent or changed", what);
+}
+
+static void strict(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  to_auth(&i, &r, &ci, &cr);
+  dropped(&r, bi, li - 1, CAP, 0, GOSTX_EFORMAT, "IKE_AUTH truncated");
+  dropped(&r, bi, li, 8, 1, GOSTX_ESTATE, "another SPIr");
+  dropped(&r, bi, li, 0, 1, GOSTX_ESTATE, "another SPIi");
+  dropped(&r, bi, li, 23, 1, GOSTX_ESTATE, "Message ID 0");
+  dropped(&r, bi, li, 23, 3, GOSTX_ESTATE, "Message ID 2");
+  dropped(&r, bi, li, 18, 1, GOSTX_ESTATE, "exchange CREATE_CHILD_SA");
+  dropped(&r, bi, li, 19, GOSTX_IKE_FLAG_R, GOSTX_ESTATE, "the R flag");
+  dropped(&r, bi, li, li - 1, 1, GOSTX_EAUTH, "the ICV");
+  dropped(&r, bi, li, li - 20, 1, GOSTX_EAUTH, "the ciphertext");
+  dropped(&i, bi, li, CAP, 0, GOSTX_ESTATE, "the initiator's own request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the request itself");
+  CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "the responder established");
+  dropped(&i, br, lr, lr - 1, 1, GOSTX_EAUTH, "the response's ICV");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "the response");
+  keys_agree(&i, &r, "after the drops");
+  dropped(&i, br, lr, CAP, 0, GOSTX_ESTATE, "the response replayed to the initiator");
+}
+/* The responder answers a request it has answered with the same bytes and
+ * changes nothing (RFC 7296 2.1). */
+static void answered_from_cache(gostx_ike_engine *r, const uint8_t *req, size_t len,
+                                const uint8_t *resp, size_t resp_len, const char *what) {
+  static gostx_ike_engine before;
+  static uint8_t out[CAP];
+  size_t out_len = 0;
+  before = *r;
+  CHECK_RC(gostx__ike_input(r, req, len, 0, out, CAP, &out_len), GOSTX_OK, what);
+  CHECK(out_len == resp_len && !memcmp(out, resp, resp_len), "%s: the cached response", what);
+  CHECK(!memcmp(&before, r, sizeof before), "%s: nothing processed again", what);
+}
+
+static void retransmission(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  uint8_t first[CAP], again[CAP], resp[CAP];
+  size_t first_len, again_len, resp_len;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ci.rto_ms = 500;
+  ci.max_tries = 3;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 1000, first, CAP, &first_len), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_timer(&i, 1499, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == 0, "nothing before the timeout");
+  CHECK_RC(gostx__ike_timer(&i, 1500, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == first_len && !memcmp(again, first, first_len), "the same request again");
+  size_t none = 1;
+  CHECK_RC(gostx__ike_timer(&i, 2499, resp, CAP, &none), GOSTX_OK, "timer");
+  CHECK(none == 0, "the timeout doubled");
+  /* the responder answers the first copy, then the second from its cache */
+  CHECK_RC(gostx__ike_input(&r, first, first_len, 0, resp, CAP, &resp_len), GOSTX_OK, "answered");
+  answered_from_cache(&r, again, again_len, resp, resp_len, "IKE_SA_INIT retransmitted");
+  CHECK_RC(gostx__ike_input(&i, resp, resp_len, 2000, first, CAP, &first_len), GOSTX_OK,
+           "IKE_AUTH request");
+  CHECK_RC(gostx__ike_timer(&i, 2500, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == first_len && !memcmp(again, first, first_len),
+        "the IKE_AUTH request again on its own timer");
+  CHECK_RC(gostx__ike_input(&r, first, first_len, 0, resp, CAP, &resp_len), GOSTX_OK, "IKE_AUTH");
+  answered_from_cache(&r, again, again_len, resp, resp_len, "IKE_AUTH retransmitted");
+  answered_from_cache(&r, first, first_len, resp, resp_len, "IKE_AUTH replayed");
+  CHECK_RC(gostx__ike_input(&i, resp, resp_len, 0, bi, CAP, &li), GOSTX_OK, "response");
+  keys_agree(&i, &r, "with retransmissions");
+  CHECK_RC(gostx__ike_timer(&i, 100000, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == 0, "nothing to retransmit once established");
+  /* a responder that never answers: max_tries sends, then FAILED */
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_start(&i, 0, first, CAP, &first_len), GOSTX_OK, "request");
+  int64_t t = 0;
+  size_t sends = 1;
+  for (int k = 0; k < 10 && i.state != GOSTX_IKE_S_FAILED; k++) {
+    t += 100000;
+    CHECK_RC(gostx__ike_timer(&i, t, again, CAP, &again_len), GOSTX_OK, "timer");
+    sends += again_len != 0;
+  }
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == 0 && sends == 3,
+        "given up after 3 sends (%zu)", sends);
+}
+
 int main(void) {
   psk_established();
   refused_auth(wrong_psk, "wrong PSK");
@@ -359,5 +513,8 @@ int main(void) {
   invalid_ke_retry();
   pki();
   certificates();
+  cookies();
+  strict();
+  retransmission();
   return t_done();
 }

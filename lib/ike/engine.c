@@ -251,6 +251,7 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   uint16_t group, ke_group;
   const uint8_t *ke;
   size_t ke_len;
+  if (memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT; /* 3.1: zero */
   memcpy(e->spi_i, h->spi_i, 8);
   const gostx_ike_payload *sp = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
@@ -355,7 +356,10 @@ static int header_expected(const gostx_ike_engine *e, const gostx_ike_hdr *h) {
   const int we_init = e->cf->role == GOSTX_IKE_INITIATOR;
   if (from_initiator == we_init || response != we_init) return GOSTX_ESTATE;
   if (e->state != GOSTX_IKE_S_IDLE && memcmp(h->spi_i, e->spi_i, 8)) return GOSTX_ESTATE;
-  const int spi_r_known = e->state != GOSTX_IKE_S_IDLE && e->state != GOSTX_IKE_S_INIT_SENT;
+  /* SPIr is 0 in IKE_SA_INIT requests, retransmissions included */
+  const int init_request = h->exchange == GOSTX_IKE_SA_INIT && !response;
+  const int spi_r_known = e->state != GOSTX_IKE_S_IDLE && e->state != GOSTX_IKE_S_INIT_SENT &&
+                          !init_request;
   if (spi_r_known && memcmp(h->spi_r, e->spi_r, 8)) return GOSTX_ESTATE;
   return GOSTX_OK;
 }

@@ -1,4 +1,4 @@
-/* The IKEv2 exchange engine (engine.c, auth.c): one IKE SA in the
+/* The IKEv2 exchange engine (engine.c, auth.c, cookie.c): one IKE SA in the
  * initiator or responder role running IKE_SA_INIT and IKE_AUTH (RFC 7296
  * 1.2) with the RFC 9385 transforms, without sockets or allocation: the
  * caller feeds each datagram in, sends what comes out, passes the time in
@@ -116,5 +116,17 @@ int gostx__ike_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_
  * when nothing is due); after max_tries sends FAILED with error 0. */
 int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                      size_t *out_len);
+
+/* The responder's stateless gate in front of gostx__ike_engine_init for a
+ * new IKE_SA_INIT request (RFC 7296 2.6). Under load (half_open >=
+ * threshold) a request without a valid COOKIE as its first payload is
+ * answered with one (*out_len > 0, return 1) and nothing is kept; GOSTX_OK:
+ * go on (create the engine). The cookie: a version octet | the first 32
+ * octets of prf(secret, Ni | IPi | SPIi). GOSTX_EFORMAT: not a readable
+ * IKE_SA_INIT request (drop). */
+int gostx__ike_cookie_gate(const uint8_t secret[32], uint8_t version, size_t half_open,
+                           size_t threshold, const uint8_t *msg, size_t len,
+                           const uint8_t *peer_ip, size_t ip_len, uint8_t *out, size_t cap,
+                           size_t *out_len);
 
 #endif
