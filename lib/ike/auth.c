@@ -103,13 +103,24 @@ static int seal_tx(gostx_ike_engine *e, int response, uint32_t msg_id, gostx_ike
   return rc;
 }
 
+/* Our ESP SPI: random, above the 0-255 IANA reserves (RFC 4303 2.1). */
+static int new_esp_spi(gostx_ike_engine *e) {
+  uint8_t b[4];
+  e->esp_spi = 0;
+  while (e->esp_spi < 256) {
+    int rc = gostx_random_bytes(b, 4);
+    if (rc != GOSTX_OK) return rc;
+    e->esp_spi = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+  }
+  return GOSTX_OK;
+}
+
 int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                             size_t *out_len) {
-  uint8_t inner[GOSTX_IKE_MSG_MAX - 64], spi[4];
+  uint8_t inner[GOSTX_IKE_MSG_MAX - 64];
   gostx_ike_writer w;
-  int rc = gostx_random_bytes(spi, 4);
+  int rc = new_esp_spi(e);
   if (rc != GOSTX_OK) return rc;
-  e->esp_spi = (uint32_t)spi[0] << 24 | (uint32_t)spi[1] << 16 | (uint32_t)spi[2] << 8 | spi[3];
   gostx__ike_w_inner(&w, inner, sizeof inner);
   rc = w_identity(e, &w, GOSTX_IKE_PT_IDI);
   if (rc == GOSTX_OK) w_child(e, &w, 1, &e->cf->tsi, &e->cf->tsr);
@@ -271,12 +282,11 @@ static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
   gostx_ike_ts_set tsi, tsr;
-  uint8_t num = 0, inner[GOSTX_IKE_MSG_MAX - 64], spi[4];
+  uint8_t num = 0, inner[GOSTX_IKE_MSG_MAX - 64];
   uint32_t peer_spi = 0;
   const uint16_t refused = responder_child(e, c, &num, &peer_spi, &tsi, &tsr);
-  int rc = gostx_random_bytes(spi, 4);
+  int rc = new_esp_spi(e);
   if (rc != GOSTX_OK) return rc;
-  e->esp_spi = spi_of(&(gostx_ike_proposal){.spi = {spi[0], spi[1], spi[2], spi[3]}});
   gostx_ike_writer w;
   gostx__ike_w_inner(&w, inner, sizeof inner);
   rc = w_identity(e, &w, GOSTX_IKE_PT_IDR);
