@@ -233,6 +233,31 @@ static void invalid_ke_retry(void) {
   keys_agree(&i, &r2, "after INVALID_KE_PAYLOAD");
 }
 
+/* One IPv4 range a.b.c.0-255, any protocol and port. */
+static gostx_ike_ts_set net24(uint8_t a, uint8_t b, uint8_t c) {
+  gostx_ike_ts_set s = {1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {a, b, c, 0}, {a, b, c, 255}}}};
+  return s;
+}
+
+/* The responder's selectors, when configured, are what it answers when
+ * they lie within the initiator's; else TS_UNACCEPTABLE: the IKE SA
+ * stands, no Child SA on either side (RFC 7296 2.9, 2.21.2). */
+static void traffic_selectors(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  cr.tsi = net24(10, 0, 0);
+  cr.tsr = net24(10, 1, 0);
+  handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "narrowed to the responder's selectors");
+  ci.tsi = net24(192, 168, 0);
+  handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_ESTABLISHED && i.state == GOSTX_IKE_S_ESTABLISHED,
+        "TS_UNACCEPTABLE: the IKE SA stands (%d %d)", i.state, r.state);
+  CHECK(!i.child.valid && !r.child.valid && i.error == GOSTX_IKE_N_TS_UNACCEPTABLE,
+        "TS_UNACCEPTABLE: no Child SA (%u)", i.error);
+}
+
 /* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */
 
 static pki_key root_key, key256, key512, other_root_key, other_key;
@@ -511,6 +536,7 @@ int main(void) {
   responder_wrong_id();
   refusals_in_init();
   invalid_ke_retry();
+  traffic_selectors();
   pki();
   certificates();
   cookies();
