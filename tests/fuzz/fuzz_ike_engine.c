@@ -14,7 +14,9 @@
  *  - nothing crashes or reads or writes out of bounds (ASan);
  *  - the return values are the documented ones, what comes out fits;
  *  - nothing is established and no Child SA comes out: no input here
- *    carries an AUTH made with the PSK over this exchange's messages. */
+ *    carries an AUTH made with the PSK over this exchange's messages.
+ * Seeds (tests/fuzz/make_seeds.py): RFC 9385 A.1.1's and A.2.1's
+ * IKE_SA_INIT messages and A.1.1's IKE_AUTH request inside. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +30,8 @@
 enum { CAP = GOSTX_IKE_MSG_MAX };
 
 static const uint8_t psk[32] = "the fuzzer's shared key";
-static const uint8_t id_i[] = "fuzz-i", id_r[] = "fuzz-r";
+/* RFC 9385 A.1's IDs, so that its IKE_AUTH inside (a seed) passes the ID check */
+static const uint8_t id_i[] = "IKE-Initiator", id_r[] = "IKE-Responder";
 static gostx_ike_conf ci, cr;
 static gostx_ike_engine init_sent, resp_ready; /* the states the targets start from */
 
@@ -38,15 +41,15 @@ static void conf(void) {
     memset(c[k], 0, sizeof *c[k]);
     c[k]->role = k ? GOSTX_IKE_RESPONDER : GOSTX_IKE_INITIATOR;
     c[k]->encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
-    c[k]->group = GOSTX_IKE_KE_GOST3410_2012_256;
+    c[k]->group = GOSTX_IKE_KE_GOST3410_2012_512;
     c[k]->auth = GOSTX_IKE_AUTH_PSK;
     c[k]->psk = psk;
     c[k]->psk_len = sizeof psk;
     c[k]->id_type = c[k]->peer_id_type = GOSTX_IKE_ID_FQDN;
     c[k]->id = k ? id_r : id_i;
-    c[k]->id_len = 6;
+    c[k]->id_len = sizeof id_i - 1; /* both IDs 13 octets */
     c[k]->peer_id = k ? id_i : id_r;
-    c[k]->peer_id_len = 6;
+    c[k]->peer_id_len = sizeof id_i - 1;
   }
 }
 
