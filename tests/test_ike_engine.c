@@ -182,8 +182,13 @@ static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, c
             gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK && n.type == want,
         "%s: the notify %u alone", what, want);
   CHECK(h.flags == GOSTX_IKE_FLAG_R && !memcmp(h.spi_i, i.spi_i, 8), "%s: a response", what);
-  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "%s: read");
-  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == want, "%s: the initiator stops", what);
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, what);
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && i.error == want && li == 0,
+        "%s: the initiator notes it and waits on (RFC 7296 2.21.1)", what);
+  for (int64_t t = 1000000; i.state != GOSTX_IKE_S_FAILED && t < 10000000; t += 1000000)
+    CHECK_RC(gostx__ike_timer(&i, t, bi, CAP, &li), GOSTX_OK, "timer");
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == want,
+        "%s: and gives up with it when its tries run out", what);
 }
 
 static void encr_aes_gcm(uint8_t *m, size_t *len) {
@@ -468,6 +473,42 @@ static void strict(void) {
   keys_agree(&i, &r, "after the drops");
   dropped(&i, br, lr, CAP, 0, GOSTX_ESTATE, "the response replayed to the initiator");
 }
+/* Unauthenticated answers to IKE_SA_INIT do not end the initiator's
+ * exchange (RFC 7296 2.21.1): a response whose KE is off the curve is
+ * dropped with nothing changed, a forged error notify is noted, and the
+ * genuine response after them still establishes. */
+static void forged_init_responses(void) {
+  static uint8_t forged[CAP], err_msg[CAP];
+  static gostx_ike_engine before;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  size_t fl, el;
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+             GOSTX_IKE_KE_GOST3410_2012_512);
+  memcpy(forged, bi, li);
+  fl = li;
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the genuine response");
+  /* the forged error: what a responder refusing this request would send */
+  encr_aes_gcm(forged, &fl);
+  gostx_ike_engine r2;
+  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a refusing responder");
+  CHECK_RC(gostx__ike_input(&r2, forged, fl, 0, err_msg, CAP, &el), GOSTX_OK, "refusal");
+  memcpy(forged, br, lr);
+  fl = lr;
+  ke_off_curve(forged, &fl);
+  before = i;
+  CHECK_RC(gostx__ike_input(&i, forged, fl, 0, bi, CAP, &li), GOSTX_EFORMAT,
+           "a response with its KE off the curve dropped");
+  CHECK(li == 0 && !memcmp(&before, &i, sizeof i), "and nothing changed");
+  CHECK_RC(gostx__ike_input(&i, err_msg, el, 0, bi, CAP, &li), GOSTX_OK, "a forged error");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && i.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
+        "noted, the exchange goes on");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "the genuine response");
+  converse(&i, &r);
+  keys_agree(&i, &r, "after forged answers");
+  CHECK(i.error == 0, "the forged error forgotten");
+}
+
 /* The responder answers a request it has answered with the same bytes and
  * changes nothing (RFC 7296 2.1). */
 static void answered_from_cache(gostx_ike_engine *r, const uint8_t *req, size_t len,
@@ -542,5 +583,6 @@ int main(void) {
   cookies();
   strict();
   retransmission();
+  forged_init_responses();
   return t_done();
 }

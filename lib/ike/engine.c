@@ -142,8 +142,7 @@ int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
   const int waiting = e->state == GOSTX_IKE_S_INIT_SENT || e->state == GOSTX_IKE_S_AUTH_SENT;
   if (!waiting || e->cf->role != GOSTX_IKE_INITIATOR || now_ms < e->next_tx_ms) return GOSTX_OK;
   if (e->tries >= (e->cf->max_tries ? e->cf->max_tries : 5)) {
-    e->state = GOSTX_IKE_S_FAILED;
-    e->error = 0;
+    e->state = GOSTX_IKE_S_FAILED; /* error: the last error notify, or 0 */
     return GOSTX_OK;
   }
   if (e->tx_len > cap) return GOSTX_ELEN;
@@ -216,7 +215,7 @@ static int derive(gostx_ike_engine *e, const uint8_t *peer_ke, size_t peer_len) 
                             e->k.enc_len);
   gostx_memzero(gir, sizeof gir);
   gostx_memzero(seed, sizeof seed);
-  gostx_memzero(e->priv, sizeof e->priv); /* the ephemeral key has done its work */
+  if (rc == GOSTX_OK) gostx_memzero(e->priv, sizeof e->priv); /* it has done its work */
   return rc;
 }
 
@@ -284,7 +283,7 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
 /* ---- initiator: the IKE_SA_INIT response ---- */
 
 /* A response of one notify: COOKIE (retry with it), INVALID_KE_PAYLOAD
- * (retry with the group named, if we offered it) or an error (FAILED).
+ * (retry with the group named, if we offered it) or an error (noted).
  * GOSTX_ESTATE when it is none of these. */
 static int init_notify(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
                        uint8_t *out, size_t cap, size_t *out_len) {
@@ -302,8 +301,10 @@ static int init_notify(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t no
     if (g == e->group || !gostx__ike_ke_curve(g)) return GOSTX_ESTATE;
     int rc = new_ke(e, g);
     if (rc != GOSTX_OK) return rc;
-  } else if (n.type < 16384) { /* an error type (3.10.1): the exchange failed */
-    e->state = GOSTX_IKE_S_FAILED;
+  } else if (n.type < 16384) {
+    /* an error type (3.10.1), unauthenticated: noted, and the request stays
+     * out until its tries run out (2.21.1: not acted on at once, so that a
+     * forged notify cannot end the exchange) */
     e->error = n.type;
     return GOSTX_OK;
   } else {
@@ -337,13 +338,17 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);
-  if (derive(e, ke, ke_len) != GOSTX_OK) { /* off the curve: the exchange fails (6.1) */
-    e->state = GOSTX_IKE_S_FAILED;
-    e->error = GOSTX_IKE_N_INVALID_SYNTAX;
-    return GOSTX_OK;
+  if (derive(e, ke, ke_len) != GOSTX_OK) {
+    /* off the curve (RFC 9385 6.1), unauthenticated: dropped, and a valid
+     * response may still come (RFC 7296 2.21.1) */
+    memset(e->spi_r, 0, 8);
+    memset(e->nr, 0, sizeof e->nr);
+    e->nr_len = 0;
+    return GOSTX_EFORMAT;
   }
   memcpy(e->m2, msg, len);
   e->m2_len = len;
+  e->error = 0; /* an error notify seen before was not the responder's last word */
   return gostx__ike_auth_request(e, now_ms, out, cap, out_len);
 }
 
