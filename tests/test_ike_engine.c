@@ -509,6 +509,48 @@ static void forged_init_responses(void) {
   CHECK(i.error == 0, "the forged error forgotten");
 }
 
+/* The initiator's IKE_AUTH request in bi opened under the responder's keys,
+ * its ESP proposal's SPI set to spi, sealed again. */
+static void reseal_with_esp_spi(const gostx_ike_engine *r, uint32_t spi) {
+  static uint8_t plain[CAP];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_sk sk;
+  uint8_t first;
+  size_t pl;
+  uint64_t iv;
+  CHECK_RC(gostx__ike_sk_open(&r->sk_in, bi, li, &h, &first, plain, CAP, &pl, &iv), GOSTX_OK,
+           "the request opens");
+  CHECK_RC(gostx__ike_chain_read(first, plain, pl, &c, NULL), GOSTX_OK, "its inside reads");
+  const gostx_ike_payload *sa = gostx__ike_find(&c, GOSTX_IKE_PT_SA);
+  CHECK(sa && sa->len > 12 && sa->body[6] == 4, "an ESP proposal with a 4-octet SPI");
+  if (!sa) return;
+  uint8_t *at = plain + (sa->body - plain) + 8; /* after the proposal's header */
+  for (int k = 0; k < 4; k++) at[k] = (uint8_t)(spi >> (24 - 8 * k));
+  CHECK_RC(gostx__ike_sk_init(&sk, r->cf->encr, r->k.sk_ei, r->k.enc_len), GOSTX_OK, "SK_ei");
+  CHECK_RC(gostx__ike_sk_seal(&sk, iv, &h, first, plain, pl, bi, CAP, &li), GOSTX_OK, "sealed");
+  gostx__ike_sk_clear(&sk);
+}
+
+/* An ESP SPI in the reserved 0-255 (RFC 4303 2.1): no Child SA. */
+static void reserved_esp_spi(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  to_auth(&i, &r, &ci, &cr);
+  reseal_with_esp_spi(&r, 255);
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "its response");
+  CHECK(r.state == GOSTX_IKE_S_ESTABLISHED && !r.child.valid && !i.child.valid &&
+            i.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
+        "SPI 255: NO_PROPOSAL_CHOSEN, no Child SA (%d %u)", r.state, i.error);
+  to_auth(&i, &r, &ci, &cr);
+  reseal_with_esp_spi(&r, 256);
+  i.esp_spi = 256; /* as if the initiator had drawn it */
+  converse(&i, &r);
+  keys_agree(&i, &r, "SPI 256");
+  CHECK(r.child.spi_out == 256, "the SPI the initiator chose");
+}
+
 /* The responder answers a request it has answered with the same bytes and
  * changes nothing (RFC 7296 2.1). */
 static void answered_from_cache(gostx_ike_engine *r, const uint8_t *req, size_t len,
@@ -584,5 +626,6 @@ int main(void) {
   strict();
   retransmission();
   forged_init_responses();
+  reserved_esp_spi();
   return t_done();
 }

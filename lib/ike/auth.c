@@ -172,8 +172,14 @@ static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8
 
 /* ---- the Child SA ---- */
 
+static uint32_t spi_of(const gostx_ike_proposal *p) {
+  return (uint32_t)p->spi[0] << 24 | (uint32_t)p->spi[1] << 16 | (uint32_t)p->spi[2] << 8 |
+         p->spi[3];
+}
+
 static int esp_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p) {
-  if (p->proto != GOSTX_IKE_PROTO_ESP || p->spi_len != 4) return 0;
+  /* SPIs 0-255 are reserved (RFC 4303 2.1): none is ever on a packet */
+  if (p->proto != GOSTX_IKE_PROTO_ESP || p->spi_len != 4 || spi_of(p) < 256) return 0;
   int encr = 0, esn = 0;
   for (size_t i = 0; i < p->n; i++) {
     const gostx_ike_transform *t = &p->t[i];
@@ -183,11 +189,6 @@ static int esp_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p)
     else return 0; /* integrity beside an AEAD, or a KE in IKE_AUTH */
   }
   return encr && esn;
-}
-
-static uint32_t spi_of(const gostx_ike_proposal *p) {
-  return (uint32_t)p->spi[0] << 24 | (uint32_t)p->spi[1] << 16 | (uint32_t)p->spi[2] << 8 |
-         p->spi[3];
 }
 
 /* a covers b: the same family, b's addresses, ports and protocol within a's. */
