@@ -204,7 +204,8 @@ static int ts_within(const gostx_ike_ts_set *outer, const gostx_ike_ts_set *inne
   if (!inner->n) return 0;
   for (size_t i = 0; i < inner->n; i++) {
     int found = 0;
-    for (size_t j = 0; j < outer->n && !found; j++) found = ts_covers(&outer->ts[j], &inner->ts[i]);
+    for (size_t j = 0; j < outer->n && !found; j++)
+      found = ts_covers(&outer->ts[j], &inner->ts[i]);
     if (!found) return 0;
   }
   return 1;
@@ -251,7 +252,8 @@ static uint16_t responder_child(const gostx_ike_engine *e, const gostx_ike_chain
   if (i == sa.n) return GOSTX_IKE_N_NO_PROPOSAL_CHOSEN;
   *num = sa.p[i].num;
   *peer_spi = spi_of(&sa.p[i]);
-  if (read_ts(c, GOSTX_IKE_PT_TSI, tsi) != GOSTX_OK || read_ts(c, GOSTX_IKE_PT_TSR, tsr) != GOSTX_OK)
+  if (read_ts(c, GOSTX_IKE_PT_TSI, tsi) != GOSTX_OK ||
+      read_ts(c, GOSTX_IKE_PT_TSR, tsr) != GOSTX_OK)
     return GOSTX_IKE_N_INVALID_SYNTAX;
   /* ours, when set, must lie within what was asked (narrowed to ours) */
   if (e->cf->tsi.n || e->cf->tsr.n) {
