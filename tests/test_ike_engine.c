@@ -466,6 +466,9 @@ static void strict(void) {
   dropped(&r, bi, li, li - 1, 1, GOSTX_EAUTH, "the ICV");
   dropped(&r, bi, li, li - 20, 1, GOSTX_EAUTH, "the ciphertext");
   dropped(&i, bi, li, CAP, 0, GOSTX_ESTATE, "the initiator's own request");
+  gostx_ike_engine fresh;
+  CHECK_RC(gostx__ike_engine_init(&fresh, &cr), GOSTX_OK, "a fresh responder");
+  dropped(&fresh, bi, li, CAP, 0, GOSTX_ESTATE, "IKE_AUTH before IKE_SA_INIT");
   CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the request itself");
   CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "the responder established");
   dropped(&i, br, lr, lr - 1, 1, GOSTX_EAUTH, "the response's ICV");
