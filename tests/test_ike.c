@@ -9,7 +9,7 @@
  * lib/ike and opened by the peer's keys. Then the codec's refusals. */
 #include <stdlib.h>
 
-#include "ike/ike.h"
+#include "ike/engine.h"
 #include "esp/ktree.h"
 #include "testutil.h"
 
@@ -1047,6 +1047,55 @@ static void refusals(json *f) {
   free(m);
 }
 
+/* ---- the exchange engine (lib/ike/engine.c) on the RFC's messages ---- */
+
+/* The payload of type in message m, NULL when absent. */
+static const gostx_ike_payload *payload_of(const uint8_t *m, size_t len, uint8_t type,
+                                           gostx_ike_chain *c) {
+  gostx_ike_hdr h;
+  CHECK_RC(gostx__ike_msg_read(m, len, &h, c, NULL), GOSTX_OK, "message reads");
+  return gostx__ike_find(c, type);
+}
+
+/* A responder engine given the initiator's first message of A.1.1 (two
+ * ENCR, both groups, NAT detection it does not read) takes it and answers
+ * with the SA payload the RFC's responder sent; given A.2.1's 512-bit KE
+ * while it wants 256, it answers the RFC's INVALID_KE_PAYLOAD byte for
+ * byte (nothing random in it). */
+static void engine_on_rfc(json *f) {
+  static gostx_ike_engine r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  gostx_ike_conf cf = {.role = GOSTX_IKE_RESPONDER,
+                       .encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                       .group = GOSTX_IKE_KE_GOST3410_2012_512,
+                       .auth = GOSTX_IKE_AUTH_PSK};
+  gostx_ike_chain c1, c2;
+  size_t l1, l2, ol;
+  json *a11 = sub_of(f, "A.1.1"), *a21 = sub_of(f, "A.2.1");
+  uint8_t *m1 = whole(a11, 6, "Sends message", &l1), *m2 = whole(a11, 13, "Sends message", &l2);
+  CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6) taken");
+  CHECK(r.state == GOSTX_IKE_S_INIT_DONE, "A.1.1 (6): answered");
+  const gostx_ike_payload *ours = payload_of(out, ol, GOSTX_IKE_PT_SA, &c1);
+  const gostx_ike_payload *rfc = payload_of(m2, l2, GOSTX_IKE_PT_SA, &c2);
+  CHECK(ours && rfc && ours->len == rfc->len && !memcmp(ours->body, rfc->body, rfc->len),
+        "A.1.1 (13): the SA payload the RFC's responder chose");
+  gostx__ike_engine_clear(&r);
+  free(m1);
+  free(m2);
+  cf.encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;
+  cf.group = GOSTX_IKE_KE_GOST3410_2012_256;
+  m1 = whole(a21, 6, "Sends message", &l1);
+  m2 = whole(a21, 9, "Sends message", &l2);
+  CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.2.1 (6) read");
+  CHECK(r.error == GOSTX_IKE_N_INVALID_KE_PAYLOAD && ol == l2, "A.2.1 (9): INVALID_KE_PAYLOAD");
+  if (ol == l2) CHECK_BYTES(out, m2, l2, "A.2.1 (9) byte for byte");
+  gostx__ike_engine_clear(&r);
+  free(m1);
+  free(m2);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -1058,6 +1107,7 @@ int main(void) {
   a2_3(f);
   a2_4(f);
   refusals(f);
+  engine_on_rfc(f);
   json_free(f);
   return t_done();
 }

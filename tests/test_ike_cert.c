@@ -6,10 +6,8 @@
  * each ID type, and the RFC 7427 AUTH signed and verified at both sizes
  * with each malformed or foreign AUTH refused. */
 #include "ike/ike.h"
-#include "gostx/x509_write.h"
+#include "ike_pki.h"
 #include "testutil.h"
-
-static char err[256];
 
 /* CHECK_RC with a formatted message. */
 #define RC_IS(call, want, fmt, ...)                                                        \
@@ -18,57 +16,9 @@ static char err[256];
     CHECK(rc_ == (want), fmt " (rc %d, want %d)", __VA_ARGS__, rc_, (int)(want));          \
   } while (0)
 
-typedef struct pki_key {
-  gostx_gost3410_key k;
-  uint8_t spki[GOSTX_GOST3410_DER_MAX];
-  size_t spki_len;
-} pki_key;
-
-typedef struct pki_cert {
-  uint8_t der[4096];
-  size_t len;
-  gostx_x509_cert c;
-  gostx_x509_name name;
-} pki_cert;
-
 static pki_key root_key, int_key, leaf_key, other_key, enc_key;
 static pki_cert root, inter, leaf, other, enc_leaf;
-static const int64_t t0 = 1800000000, t1 = 1900000000;
-
-static void make_key(gostx_gost3410_curve curve, pki_key *k) {
-  uint8_t d[64], q[128];
-  const size_t n = gostx_gost3410_size(curve);
-  CHECK_RC(gostx_gost3410_keygen(curve, d, n, q, 2 * n), GOSTX_OK, "keygen");
-  CHECK_RC(gostx_gost3410_key_set_private(&k->k, curve, d, n, NULL), GOSTX_OK, "key");
-  CHECK_RC(gostx_gost3410_key_write(&k->k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
-                                    k->spki, sizeof k->spki, &k->spki_len),
-           GOSTX_OK, "SPKI");
-  gostx_memzero(d, sizeof d);
-}
-
-/* A certificate for subj and key, its extension lines ext (NULL-ended),
- * issued by issuer (NULL: self-signed by key). */
-static void make_cert(pki_cert *out, const char *subj, const pki_key *key, const char *const *ext,
-                      const pki_cert *issuer, const pki_key *issuer_key) {
-  static uint8_t serial = 1;
-  gostx_x509_exts e;
-  uint8_t aki[64];
-  size_t aki_len = 0;
-  RC_IS(gostx_x509_name_parse(subj, &out->name, err, sizeof err), GOSTX_OK, "%s", subj);
-  gostx_x509_exts_init(&e);
-  for (; ext && *ext; ext++)
-    RC_IS(gostx_x509_exts_add_line(&e, *ext, err, sizeof err), GOSTX_OK, "%s", *ext);
-  if (issuer) CHECK_RC(gostx_x509_cert_key_id(&issuer->c, aki, sizeof aki, &aki_len), 0, "AKI");
-  const uint8_t sn[1] = {serial++};
-  gostx_x509_cert_spec s = {sn, 1, issuer ? issuer->name.der : out->name.der,
-                            out->name.der, issuer ? issuer->name.len : out->name.len,
-                            out->name.len, t0, t1, key->spki, key->spki_len, &e,
-                            issuer ? aki : NULL, aki_len};
-  RC_IS(gostx_x509_cert_write(&s, issuer ? &issuer_key->k : &key->k, out->der, sizeof out->der,
-                                 &out->len),
-           GOSTX_OK, "%s written", subj);
-  RC_IS(gostx_x509_parse(out->der, out->len, &out->c, NULL), GOSTX_OK, "%s parsed", subj);
-}
+static const int64_t t0 = IKE_PKI_T0, t1 = IKE_PKI_T1;
 
 static void pki(void) {
   static const char *const ca_ext[] = {"basicConstraints=critical,CA:TRUE",
@@ -77,17 +27,17 @@ static void pki(void) {
       "keyUsage=digitalSignature",
       "subjectAltName=DNS:vpn.example.test,IP:10.0.0.1,IP:fd00::1,email:gw@example.test", NULL};
   static const char *const enc_ext[] = {"keyUsage=keyEncipherment", NULL};
-  make_key(GOSTX_GOST3410_512_C, &root_key);
-  make_key(GOSTX_GOST3410_256_A, &int_key);
-  make_key(GOSTX_GOST3410_256_A, &leaf_key);
-  make_key(GOSTX_GOST3410_256_B, &other_key);
-  make_key(GOSTX_GOST3410_512_A, &enc_key);
-  make_cert(&root, "/CN=IKE Test Root/O=gostx/C=RU", &root_key, ca_ext, NULL, NULL);
-  make_cert(&inter, "/CN=IKE Test Intermediate/O=gostx/C=RU", &int_key, ca_ext, &root,
+  pki_make_key(GOSTX_GOST3410_512_C, &root_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &int_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &leaf_key);
+  pki_make_key(GOSTX_GOST3410_256_B, &other_key);
+  pki_make_key(GOSTX_GOST3410_512_A, &enc_key);
+  pki_make_cert(&root, "/CN=IKE Test Root/O=gostx/C=RU", &root_key, ca_ext, NULL, NULL);
+  pki_make_cert(&inter, "/CN=IKE Test Intermediate/O=gostx/C=RU", &int_key, ca_ext, &root,
             &root_key);
-  make_cert(&leaf, "/CN=vpn.example.test/O=gostx/C=RU", &leaf_key, leaf_ext, &inter, &int_key);
-  make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
-  make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
+  pki_make_cert(&leaf, "/CN=vpn.example.test/O=gostx/C=RU", &leaf_key, leaf_ext, &inter, &int_key);
+  pki_make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
+  pki_make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
 }
 
 /* The inside of an IKE_AUTH: IDi (id_type, id) and a CERT payload

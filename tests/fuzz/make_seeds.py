@@ -3,7 +3,7 @@
 to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
-       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_tls_record fuzz_tls12_record
+       tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_ike_engine fuzz_tls_record fuzz_tls12_record
          fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms
          (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
        tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12"""
@@ -337,6 +337,32 @@ def ike_seeds():
                     put("fuzz_ike_payloads", i, bytes([1, first[28]]) + data[:-1])
                     i += 1
 
+# fuzz_ike_engine: from RFC 9385 Appendix A (tests/vectors/ike9385.json):
+# byte 0 = 0 and an initiator's IKE_SA_INIT requests, each after its 2-octet
+# length (A.1.1's; A.2.1's 512-bit one and its retry); byte 0 = 1, the
+# first payload's type and A.1.1's IKE_AUTH request inside (less its Pad
+# Length); byte 0 = 2 and a responder's IKE_SA_INIT answers (A.1.1's
+# response, A.2.1's INVALID_KE_PAYLOAD).
+def ike_engine_seeds():
+    import json
+    v = json.load(open(os.path.join(here, "..", "vectors", "ike9385.json")))
+    subs = {sub["id"]: sub["steps"] for sc in v["scenarios"] for sub in sc["subscenarios"]}
+    def msg(sub, n):
+        st = subs[sub][n - 1]
+        assert st["what"].startswith("Sends message"), (sub, n, st["what"])
+        return bytes.fromhex("".join(d["hex"] for d in st["dumps"]))
+    def dgrams(*ms):
+        return b"".join(len(m).to_bytes(2, "big") + m for m in ms)
+    a11 = subs["A.1.1"]
+    n_plain = next(n for n, st in enumerate(a11) if st["what"].startswith("Composes plaintext"))
+    plain = bytes.fromhex("".join(d["hex"] for d in a11[n_plain]["dumps"]))
+    first = msg("A.1.1", 37)[28]
+    seeds = [b"\0" + dgrams(msg("A.1.1", 6)), b"\0" + dgrams(msg("A.2.1", 6), msg("A.2.1", 14)),
+             bytes([1, first]) + plain[:-1],
+             b"\2" + dgrams(msg("A.1.1", 13)), b"\2" + dgrams(msg("A.2.1", 9))]
+    for i, data in enumerate(seeds):
+        put("fuzz_ike_engine", i, data)
+
 # fuzz_cms: flags (bit 0 PEM, bit 1 the content detached), then a
 # SignedData: openssl cms -engine gost's over gost_pki.sh's PKI (detached,
 # -cades with a chain, -keyid with two signers attached, -noattr), and
@@ -507,7 +533,8 @@ if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12
         NEEDS_GOSTX[n]()
     sys.exit(0)
 
-NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
+NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_ike_engine": ike_engine_seeds,
+                  "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
                   "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds,
                   "fuzz_cms": cms_seeds}

@@ -1,0 +1,371 @@
+/* IKE_AUTH (RFC 7296 1.2, 2.15, 2.17) of the exchange engine: the IDs,
+ * AUTH by shared key (method 2) or by GOST signature with certificates
+ * (method 14, sig.c), the first Child SA's proposal (ESP with the RFC 9227
+ * transforms), its traffic selectors and KEYMAT. Nothing comes out of an
+ * exchange whose AUTH did not check. */
+#include <string.h>
+
+#include "engine_int.h"
+
+enum { ID_BODY_MAX = 4 + 256, AUTH_MAX = 256 };
+
+/* Our ID payload's body: type | RESERVED(3) | data. */
+static size_t id_body(const gostx_ike_conf *cf, uint8_t *b) {
+  if (cf->id_len > ID_BODY_MAX - 4) return 0;
+  memset(b, 0, 4);
+  b[0] = cf->id_type;
+  memcpy(b + 4, cf->id, cf->id_len);
+  return 4 + cf->id_len;
+}
+
+/* The octets AUTH covers (2.15): the sender's IKE_SA_INIT message, the
+ * peer's nonce, prf(SK_p of the sender, its ID body). */
+typedef struct signed_octets {
+  const uint8_t *msg, *nonce;
+  size_t msg_len, nonce_len;
+  uint8_t id_mac[GOSTX_IKE_PRF_LEN];
+} signed_octets;
+
+static int octets(const gostx_ike_engine *e, int ours, const uint8_t *idb, size_t idb_len,
+                  signed_octets *s) {
+  const int sender_init = (e->cf->role == GOSTX_IKE_INITIATOR) == ours;
+  s->msg = sender_init ? e->m1 : e->m2;
+  s->msg_len = sender_init ? e->m1_len : e->m2_len;
+  s->nonce = sender_init ? e->nr : e->ni;
+  s->nonce_len = sender_init ? e->nr_len : e->ni_len;
+  return gostx__ike_id_mac(sender_init ? e->k.sk_pi : e->k.sk_pr, idb, idb_len, s->id_mac);
+}
+
+static int own_auth(const gostx_ike_engine *e, const uint8_t *idb, size_t idb_len,
+                    uint8_t *auth, size_t *auth_len) {
+  signed_octets s;
+  int rc = octets(e, 1, idb, idb_len, &s);
+  if (rc != GOSTX_OK) return rc;
+  if (e->cf->auth == GOSTX_IKE_AUTH_PSK) {
+    *auth_len = GOSTX_IKE_PRF_LEN;
+    rc = gostx__ike_auth_psk(e->cf->psk, e->cf->psk_len, s.msg, s.msg_len, s.nonce,
+                             s.nonce_len, s.id_mac, auth);
+  } else {
+    rc = gostx__ike_auth_sig_sign(e->cf->key, s.msg, s.msg_len, s.nonce, s.nonce_len,
+                                  s.id_mac, auth, AUTH_MAX, auth_len);
+  }
+  gostx_memzero(&s, sizeof s);
+  return rc;
+}
+
+/* ID (type), [CERT...], AUTH: who we are and the proof. */
+static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id_type) {
+  uint8_t idb[ID_BODY_MAX], auth[AUTH_MAX];
+  size_t idb_len = id_body(e->cf, idb), auth_len = 0;
+  if (!idb_len) return GOSTX_ELEN;
+  gostx__ike_w_raw(w, id_type, idb, idb_len);
+  if (e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE)
+    for (size_t i = 0; i < e->cf->n_certs; i++)
+      gostx__ike_w_cert(w, GOSTX_IKE_PT_CERT, GOSTX_IKE_CERT_X509_SIG, e->cf->certs[i],
+                        e->cf->cert_lens[i]);
+  int rc = own_auth(e, idb, idb_len, auth, &auth_len);
+  if (rc == GOSTX_OK) gostx__ike_w_auth(w, e->cf->auth, auth, auth_len);
+  gostx_memzero(auth, sizeof auth);
+  return rc;
+}
+
+/* The ESP proposal: our SPI, the ENCR, no ESN (RFC 9227 transforms). */
+static void esp_proposal(const gostx_ike_engine *e, uint8_t num, gostx_ike_sa *sa) {
+  memset(sa, 0, sizeof *sa);
+  gostx_ike_proposal *p = &sa->p[0];
+  sa->n = 1;
+  p->num = num;
+  p->proto = GOSTX_IKE_PROTO_ESP;
+  p->spi_len = 4;
+  for (int i = 0; i < 4; i++) p->spi[i] = (uint8_t)(e->esp_spi >> (24 - 8 * i));
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr, -1, 0};
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ESN, GOSTX_IKE_ESN_NO, -1, 0};
+}
+
+static void w_child(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t num,
+                    const gostx_ike_ts_set *tsi, const gostx_ike_ts_set *tsr) {
+  gostx_ike_sa sa;
+  esp_proposal(e, num, &sa);
+  gostx__ike_w_sa(w, &sa);
+  gostx__ike_w_ts(w, GOSTX_IKE_PT_TSI, tsi);
+  gostx__ike_w_ts(w, GOSTX_IKE_PT_TSR, tsr);
+}
+
+/* inner (its first payload's type) sealed into e->tx under our SK_e. */
+static int seal_tx(gostx_ike_engine *e, int response, uint32_t msg_id, gostx_ike_writer *w) {
+  gostx_ike_hdr h;
+  size_t len = 0;
+  if (w->err) return w->err;
+  gostx__ike_hdr_of(e, GOSTX_IKE_AUTH, response, msg_id, &h);
+  int rc = gostx__ike_sk_seal(&e->sk_out, e->iv_out++, &h, w->first, w->buf, w->len, e->tx,
+                              sizeof e->tx, &len);
+  e->tx_len = rc == GOSTX_OK ? len : 0;
+  return rc;
+}
+
+/* Our ESP SPI: random, above the 0-255 IANA reserves (RFC 4303 2.1). */
+static int new_esp_spi(gostx_ike_engine *e) {
+  uint8_t b[4];
+  e->esp_spi = 0;
+  while (e->esp_spi < 256) {
+    int rc = gostx_random_bytes(b, 4);
+    if (rc != GOSTX_OK) return rc;
+    e->esp_spi = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+  }
+  return GOSTX_OK;
+}
+
+int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                            size_t *out_len) {
+  uint8_t inner[GOSTX_IKE_MSG_MAX - 64];
+  gostx_ike_writer w;
+  int rc = new_esp_spi(e);
+  if (rc != GOSTX_OK) return rc;
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  rc = w_identity(e, &w, GOSTX_IKE_PT_IDI);
+  if (rc == GOSTX_OK) w_child(e, &w, 1, &e->cf->tsi, &e->cf->tsr);
+  if (rc == GOSTX_OK) rc = seal_tx(e, 0, 1, &w);
+  if (rc != GOSTX_OK) return rc;
+  e->state = GOSTX_IKE_S_AUTH_SENT;
+  e->msg_id = 1;
+  return gostx__ike_send(e, now_ms, out, cap, out_len);
+}
+
+/* ---- checking the peer ---- */
+
+static int id_is_configured(const gostx_ike_conf *cf, const gostx_ike_payload *id) {
+  uint8_t type;
+  const uint8_t *d;
+  size_t l;
+  if (gostx__ike_id_read(id->body, id->len, &type, &d, &l) != GOSTX_OK) return 0;
+  return type == cf->peer_id_type && l == cf->peer_id_len && !memcmp(d, cf->peer_id, l);
+}
+
+/* The peer's ID (payload id_type) is the one configured, its AUTH checks
+ * (by the method configured) over its signed octets. GOSTX_EAUTH otherwise. */
+static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_type,
+                      int64_t now_ms) {
+  uint8_t method;
+  const uint8_t *auth;
+  size_t auth_len;
+  signed_octets s;
+  const gostx_ike_payload *id = gostx__ike_find(c, id_type);
+  const gostx_ike_payload *ap = gostx__ike_find(c, GOSTX_IKE_PT_AUTH);
+  if (!id || !ap || !id_is_configured(e->cf, id)) return GOSTX_EAUTH;
+  if (gostx__ike_auth_read(ap->body, ap->len, &method, &auth, &auth_len) != GOSTX_OK ||
+      method != e->cf->auth || octets(e, 0, id->body, id->len, &s) != GOSTX_OK)
+    return GOSTX_EAUTH;
+  int rc;
+  if (method == GOSTX_IKE_AUTH_PSK) {
+    rc = gostx__ike_auth_psk_check(e->cf->psk, e->cf->psk_len, s.msg, s.msg_len, s.nonce,
+                                   s.nonce_len, s.id_mac, auth, auth_len);
+  } else {
+    gostx_x509_cert leaf;
+    rc = gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf) == GOSTX_X509_OK
+             ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce, s.nonce_len,
+                                          s.id_mac, auth, auth_len)
+             : GOSTX_EAUTH;
+  }
+  gostx_memzero(&s, sizeof s);
+  return rc == GOSTX_OK ? GOSTX_OK : GOSTX_EAUTH;
+}
+
+/* ---- the Child SA ---- */
+
+static uint32_t spi_of(const gostx_ike_proposal *p) {
+  return (uint32_t)p->spi[0] << 24 | (uint32_t)p->spi[1] << 16 | (uint32_t)p->spi[2] << 8 |
+         p->spi[3];
+}
+
+static int esp_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p) {
+  /* SPIs 0-255 are reserved (RFC 4303 2.1): none is ever on a packet */
+  if (p->proto != GOSTX_IKE_PROTO_ESP || p->spi_len != 4 || spi_of(p) < 256) return 0;
+  int encr = 0, esn = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    const gostx_ike_transform *t = &p->t[i];
+    const int usable = !t->unknown_attr && t->key_len < 0;
+    if (t->type == GOSTX_IKE_TT_ENCR) encr |= usable && t->id == cf->encr;
+    else if (t->type == GOSTX_IKE_TT_ESN) esn |= usable && t->id == GOSTX_IKE_ESN_NO;
+    else return 0; /* integrity beside an AEAD, or a KE in IKE_AUTH */
+  }
+  return encr && esn;
+}
+
+/* a covers b: the same family, b's addresses, ports and protocol within a's. */
+static int ts_covers(const gostx_ike_ts *a, const gostx_ike_ts *b) {
+  const size_t l = a->type == GOSTX_IKE_TS_IPV4 ? 4 : 16;
+  return a->type == b->type && (a->ip_proto == 0 || a->ip_proto == b->ip_proto) &&
+         a->start_port <= b->start_port && b->end_port <= a->end_port &&
+         memcmp(a->start, b->start, l) <= 0 && memcmp(b->end, a->end, l) <= 0;
+}
+
+/* Every selector of inner within some selector of outer. */
+static int ts_within(const gostx_ike_ts_set *outer, const gostx_ike_ts_set *inner) {
+  if (!inner->n) return 0;
+  for (size_t i = 0; i < inner->n; i++) {
+    int found = 0;
+    for (size_t j = 0; j < outer->n && !found; j++)
+      found = ts_covers(&outer->ts[j], &inner->ts[i]);
+    if (!found) return 0;
+  }
+  return 1;
+}
+
+static int read_ts(const gostx_ike_chain *c, uint8_t type, gostx_ike_ts_set *s) {
+  const gostx_ike_payload *p = gostx__ike_find(c, type);
+  return p ? gostx__ike_ts_read(p->body, p->len, s) : GOSTX_EFORMAT;
+}
+
+/* KEYMAT (2.17) split into the Child SA: the initiator-to-responder keys first. */
+static int child_keys(gostx_ike_engine *e, uint32_t peer_spi) {
+  uint8_t km[2 * 44];
+  gostx_ike_child *ch = &e->child;
+  const size_t kl = e->k.enc_len;
+  int rc = gostx__ike_keymat(e->k.sk_d, NULL, 0, e->ni, e->ni_len, e->nr, e->nr_len, km, 2 * kl);
+  if (rc != GOSTX_OK) return rc;
+  const int init = e->cf->role == GOSTX_IKE_INITIATOR;
+  memcpy(init ? ch->key_out : ch->key_in, km, kl);
+  memcpy(init ? ch->key_in : ch->key_out, km + kl, kl);
+  gostx_memzero(km, sizeof km);
+  ch->key_len = kl;
+  ch->encr = e->cf->encr;
+  ch->esn = 0;
+  ch->spi_in = e->esp_spi;
+  ch->spi_out = peer_spi;
+  ch->valid = 1;
+  return GOSTX_OK;
+}
+
+/* ---- responder ---- */
+
+/* The Child SA the request asks for: its proposal number and SPI, or the
+ * notify that refuses it (NO_PROPOSAL_CHOSEN, TS_UNACCEPTABLE). */
+static uint16_t responder_child(const gostx_ike_engine *e, const gostx_ike_chain *c,
+                                uint8_t *num, uint32_t *peer_spi, gostx_ike_ts_set *tsi,
+                                gostx_ike_ts_set *tsr) {
+  gostx_ike_sa sa;
+  const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
+  if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK)
+    return GOSTX_IKE_N_INVALID_SYNTAX;
+  size_t i = 0;
+  while (i < sa.n && !esp_acceptable(e->cf, &sa.p[i])) i++;
+  if (i == sa.n) return GOSTX_IKE_N_NO_PROPOSAL_CHOSEN;
+  *num = sa.p[i].num;
+  *peer_spi = spi_of(&sa.p[i]);
+  if (read_ts(c, GOSTX_IKE_PT_TSI, tsi) != GOSTX_OK ||
+      read_ts(c, GOSTX_IKE_PT_TSR, tsr) != GOSTX_OK)
+    return GOSTX_IKE_N_INVALID_SYNTAX;
+  /* ours, when set, must lie within what was asked (narrowed to ours) */
+  if (e->cf->tsi.n || e->cf->tsr.n) {
+    if (!ts_within(tsi, &e->cf->tsi) || !ts_within(tsr, &e->cf->tsr))
+      return GOSTX_IKE_N_TS_UNACCEPTABLE;
+    *tsi = e->cf->tsi;
+    *tsr = e->cf->tsr;
+  }
+  return 0;
+}
+
+/* An encrypted response of one notify: AUTHENTICATION_FAILED or INVALID_SYNTAX. */
+static int refuse_auth(gostx_ike_engine *e, uint16_t type, int64_t now_ms, uint8_t *out,
+                       size_t cap, size_t *out_len) {
+  uint8_t inner[64];
+  gostx_ike_writer w;
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  gostx__ike_w_notify_type(&w, type, NULL, 0);
+  int rc = seal_tx(e, 1, e->msg_id, &w);
+  if (rc != GOSTX_OK) return rc;
+  e->msg_id++;
+  e->state = GOSTX_IKE_S_FAILED;
+  e->error = type;
+  return gostx__ike_send(e, now_ms, out, cap, out_len);
+}
+
+static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
+                          uint8_t *out, size_t cap, size_t *out_len) {
+  if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
+    return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
+  gostx_ike_ts_set tsi, tsr;
+  uint8_t num = 0, inner[GOSTX_IKE_MSG_MAX - 64];
+  uint32_t peer_spi = 0;
+  const uint16_t refused = responder_child(e, c, &num, &peer_spi, &tsi, &tsr);
+  int rc = new_esp_spi(e);
+  if (rc != GOSTX_OK) return rc;
+  gostx_ike_writer w;
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  rc = w_identity(e, &w, GOSTX_IKE_PT_IDR);
+  if (rc != GOSTX_OK) return rc;
+  if (refused) /* the IKE SA stands without a Child SA (2.21.2) */
+    gostx__ike_w_notify_type(&w, refused, NULL, 0);
+  else
+    w_child(e, &w, num, &tsi, &tsr);
+  rc = seal_tx(e, 1, e->msg_id, &w);
+  if (rc == GOSTX_OK && !refused) rc = child_keys(e, peer_spi);
+  if (rc != GOSTX_OK) return rc;
+  e->msg_id++;
+  e->state = GOSTX_IKE_S_ESTABLISHED;
+  return gostx__ike_send(e, now_ms, out, cap, out_len);
+}
+
+/* ---- initiator ---- */
+
+/* The first error notify in c (type below 16384), 0 when none. */
+static uint16_t error_notify(const gostx_ike_chain *c) {
+  gostx_ike_notify n;
+  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
+       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY))
+    if (gostx__ike_notify_read(p->body, p->len, &n) == GOSTX_OK && n.type < 16384)
+      return n.type;
+  return 0;
+}
+
+/* The response's Child SA: our proposal taken (one, our ENCR, no ESN) and
+ * selectors within ours. */
+static int initiator_child(gostx_ike_engine *e, const gostx_ike_chain *c) {
+  gostx_ike_sa sa;
+  gostx_ike_ts_set tsi, tsr;
+  const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
+  if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK || sa.n != 1 ||
+      sa.p[0].num != 1 || sa.p[0].n != 2 || !esp_acceptable(e->cf, &sa.p[0]))
+    return GOSTX_EFORMAT;
+  if (read_ts(c, GOSTX_IKE_PT_TSI, &tsi) != GOSTX_OK ||
+      read_ts(c, GOSTX_IKE_PT_TSR, &tsr) != GOSTX_OK || !ts_within(&e->cf->tsi, &tsi) ||
+      !ts_within(&e->cf->tsr, &tsr))
+    return GOSTX_EFORMAT;
+  return child_keys(e, spi_of(&sa.p[0]));
+}
+
+static int initiator_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms) {
+  const uint16_t err = error_notify(c);
+  e->msg_id++;
+  if (!gostx__ike_find(c, GOSTX_IKE_PT_AUTH) || check_peer(e, c, GOSTX_IKE_PT_IDR, now_ms)) {
+    e->state = GOSTX_IKE_S_FAILED;
+    e->error = err ? err : GOSTX_IKE_N_AUTHENTICATION_FAILED;
+    return GOSTX_OK;
+  }
+  e->state = GOSTX_IKE_S_ESTABLISHED;
+  if (!err && initiator_child(e, c) != GOSTX_OK) e->error = GOSTX_IKE_N_INVALID_SYNTAX;
+  if (err) e->error = err; /* the IKE SA stands, no Child SA (2.21.2) */
+  return GOSTX_OK;
+}
+
+int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
+                          uint8_t *out, size_t cap, size_t *out_len) {
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  uint8_t first, plain[GOSTX_IKE_MSG_MAX];
+  size_t plain_len;
+  uint64_t iv;
+  int rc = gostx__ike_sk_open(&e->sk_in, msg, len, &h, &first, plain, sizeof plain, &plain_len,
+                              &iv);
+  if (rc != GOSTX_OK) return rc == GOSTX_EAUTH ? GOSTX_EAUTH : GOSTX_EFORMAT;
+  rc = gostx__ike_chain_read(first, plain, plain_len, &c, NULL);
+  if (rc != GOSTX_OK) { /* authenticated but malformed */
+    gostx_memzero(plain, sizeof plain);
+    if (e->cf->role == GOSTX_IKE_INITIATOR) return GOSTX_EFORMAT;
+    return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
+  }
+  rc = e->cf->role == GOSTX_IKE_RESPONDER ? responder_auth(e, &c, now_ms, out, cap, out_len)
+                                          : initiator_auth(e, &c, now_ms);
+  gostx_memzero(plain, sizeof plain);
+  return rc;
+}

@@ -1,0 +1,132 @@
+/* The IKEv2 exchange engine (engine.c, auth.c, cookie.c): one IKE SA in the
+ * initiator or responder role running IKE_SA_INIT and IKE_AUTH (RFC 7296
+ * 1.2) with the RFC 9385 transforms, without sockets or allocation: the
+ * caller feeds each datagram in, sends what comes out, passes the time in
+ * and drives the retransmission timer. On success the first Child SA's
+ * keys come out in a gostx_ike_child. Not yet: CREATE_CHILD_SA,
+ * INFORMATIONAL, NAT detection (SHA-1), fragmentation of sent messages. */
+#ifndef GOSTX_IKE_ENGINE_H
+#define GOSTX_IKE_ENGINE_H
+
+#include "ike.h"
+
+enum {
+  GOSTX_IKE_INITIATOR = 1,
+  GOSTX_IKE_RESPONDER = 2,
+  /* Notify types (RFC 7296 3.10.1) the engine sends or reads */
+  GOSTX_IKE_N_INVALID_SYNTAX = 7,
+  GOSTX_IKE_N_NO_PROPOSAL_CHOSEN = 14,
+  GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
+  GOSTX_IKE_N_AUTHENTICATION_FAILED = 24,
+  GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
+  GOSTX_IKE_N_COOKIE = 16390,
+  GOSTX_IKE_ESN_NO = 0,
+  GOSTX_IKE_MSG_MAX = 8192, /* the largest message sent or cached */
+  GOSTX_IKE_INIT_MAX = 2048 /* the largest IKE_SA_INIT kept for AUTH */
+};
+
+typedef enum gostx_ike_state {
+  GOSTX_IKE_S_IDLE = 0,
+  GOSTX_IKE_S_INIT_SENT,   /* initiator: IKE_SA_INIT request out */
+  GOSTX_IKE_S_INIT_DONE,   /* responder: IKE_SA_INIT answered, IKE_AUTH awaited */
+  GOSTX_IKE_S_AUTH_SENT,   /* initiator: IKE_AUTH request out */
+  GOSTX_IKE_S_ESTABLISHED, /* both authenticated; the Child SA in ->child when valid */
+  GOSTX_IKE_S_FAILED       /* ->error says why; the caller discards the object */
+} gostx_ike_state;
+
+/* What one side is: everything points into the caller's memory, which
+ * outlives the engine. */
+typedef struct gostx_ike_conf {
+  int role;
+  uint16_t encr;  /* ENCR_KUZNYECHIK_MGM_KTREE or ENCR_MAGMA_MGM_KTREE: IKE SA and ESP */
+  uint16_t group; /* the initiator's first KE method; the responder takes 33 and 34 */
+  uint8_t auth;   /* GOSTX_IKE_AUTH_PSK or GOSTX_IKE_AUTH_DIGITAL_SIGNATURE */
+  const uint8_t *psk;
+  size_t psk_len;
+  const gostx_gost3410_key *key;       /* signatures: our private key */
+  const uint8_t *const *certs;         /* ours, the end-entity first */
+  const size_t *cert_lens;
+  size_t n_certs;
+  const gostx_x509_store *store;       /* the CAs the peer's chain must reach */
+  uint8_t id_type;                     /* our ID */
+  const uint8_t *id;
+  size_t id_len;
+  uint8_t peer_id_type;                /* the ID the peer must present */
+  const uint8_t *peer_id;
+  size_t peer_id_len;
+  gostx_ike_ts_set tsi, tsr;           /* the traffic selectors (initiator's view) */
+  uint32_t rto_ms;                     /* the first retransmission timeout (doubles) */
+  unsigned max_tries;                  /* sends of one request before giving up */
+} gostx_ike_conf;
+
+/* The first Child SA (ESP) as the data path takes it: in = what the peer
+ * seals to us (our SPI), out = what we seal to the peer (its SPI). Keys
+ * from KEYMAT (RFC 7296 2.17): the initiator-to-responder SA first. */
+typedef struct gostx_ike_child {
+  int valid;
+  uint16_t encr;
+  int esn; /* 0: the engine offers and accepts no ESN only */
+  uint32_t spi_in, spi_out;
+  uint8_t key_in[44], key_out[44]; /* key | salt */
+  size_t key_len;
+} gostx_ike_child;
+
+typedef struct gostx_ike_engine {
+  const gostx_ike_conf *cf;
+  gostx_ike_state state;
+  uint16_t error;    /* FAILED: the notify sent or received, 0 for a timeout */
+  uint8_t spi_i[8], spi_r[8];
+  uint16_t group;
+  uint8_t priv[64], pub[128];
+  uint8_t ni[256], nr[256];
+  size_t ni_len, nr_len;
+  uint8_t cookie[64];
+  size_t cookie_len;
+  unsigned init_tries; /* COOKIE and INVALID_KE_PAYLOAD restarts */
+  gostx_ike_keys k;
+  gostx_ike_sk sk_in, sk_out;
+  uint64_t iv_out; /* one IV counter per direction and SA (docs/IKE.md) */
+  uint8_t m1[GOSTX_IKE_INIT_MAX], m2[GOSTX_IKE_INIT_MAX];
+  size_t m1_len, m2_len;
+  uint32_t msg_id;  /* initiator: the request out; responder: the next one expected */
+  uint8_t tx[GOSTX_IKE_MSG_MAX]; /* initiator: the request out; responder: the last response */
+  size_t tx_len;
+  int64_t next_tx_ms;
+  uint32_t rto_ms;
+  unsigned tries;
+  uint32_t esp_spi; /* ours */
+  gostx_ike_child child;
+} gostx_ike_engine;
+
+/* A fresh engine for cf (copied by reference). The initiator's first
+ * datagram comes from gostx__ike_start. */
+int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf);
+void gostx__ike_engine_clear(gostx_ike_engine *e);
+/* Initiator: the IKE_SA_INIT request into out (cap), now the caller's
+ * clock in ms (Unix time: certificates are checked at now / 1000). */
+int gostx__ike_start(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                     size_t *out_len);
+/* A received datagram. GOSTX_OK: taken (*out_len the answer to send, 0
+ * for none; e->state says where it stands). Dropped, nothing changed:
+ * GOSTX_ESTATE (unexpected: exchange, state, Message ID, SPIs, flags),
+ * GOSTX_EFORMAT (malformed before authentication), GOSTX_EAUTH (ICV). */
+int gostx__ike_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
+                     uint8_t *out, size_t cap, size_t *out_len);
+/* Initiator: the request again when its timeout has passed (*out_len 0
+ * when nothing is due); after max_tries sends FAILED with error 0. */
+int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                     size_t *out_len);
+
+/* The responder's stateless gate in front of gostx__ike_engine_init for a
+ * new IKE_SA_INIT request (RFC 7296 2.6). Under load (half_open >=
+ * threshold) a request without a valid COOKIE as its first payload is
+ * answered with one (*out_len > 0, return 1) and nothing is kept; GOSTX_OK:
+ * go on (create the engine). The cookie: a version octet | the first 32
+ * octets of prf(secret, Ni | IPi | SPIi). GOSTX_EFORMAT: not a readable
+ * IKE_SA_INIT request (drop). */
+int gostx__ike_cookie_gate(const uint8_t secret[32], uint8_t version, size_t half_open,
+                           size_t threshold, const uint8_t *msg, size_t len,
+                           const uint8_t *peer_ip, size_t ip_len, uint8_t *out, size_t cap,
+                           size_t *out_len);
+
+#endif

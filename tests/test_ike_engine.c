@@ -1,0 +1,634 @@
+/* The IKEv2 exchange engine (lib/ike/engine.c, auth.c, cookie.c): two
+ * engines talk in memory through IKE_SA_INIT and IKE_AUTH, by PSK and by
+ * certificates, under both transforms and both groups, and their Child SA
+ * keys agree; then each refusal (wrong PSK, wrong ID, no GOST transform, a
+ * KE off the curve, truncated, replayed and misaddressed messages), the
+ * COOKIE and INVALID_KE_PAYLOAD retries, retransmission and the response
+ * cache. */
+#include "ike/engine.h"
+#include "ike_pki.h"
+#include "testutil.h"
+
+enum { CAP = GOSTX_IKE_MSG_MAX };
+
+static uint8_t psk[32] = "a shared key of 32 octets here!";
+static const uint8_t id_i[] = "IKE-Initiator", id_r[] = "IKE-Responder";
+
+static gostx_ike_ts_set any4(void) {
+  gostx_ike_ts_set s = {1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {0}, {255, 255, 255, 255}}}};
+  return s;
+}
+
+/* A PSK pair: the initiator offers group, both use encr. */
+static void psk_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
+  memset(ci, 0, sizeof *ci);
+  ci->role = GOSTX_IKE_INITIATOR;
+  ci->encr = encr;
+  ci->group = group;
+  ci->auth = GOSTX_IKE_AUTH_PSK;
+  ci->psk = psk;
+  ci->psk_len = sizeof psk;
+  ci->id_type = ci->peer_id_type = GOSTX_IKE_ID_FQDN;
+  ci->id = id_i;
+  ci->id_len = sizeof id_i - 1;
+  ci->peer_id = id_r;
+  ci->peer_id_len = sizeof id_r - 1;
+  ci->tsi = ci->tsr = any4();
+  *cr = *ci;
+  cr->role = GOSTX_IKE_RESPONDER;
+  cr->id = id_r;
+  cr->peer_id = id_i;
+}
+
+static uint8_t bi[CAP], br[CAP];
+static size_t li, lr;
+
+/* Messages between i and r until neither has anything to say. */
+static void converse(gostx_ike_engine *i, gostx_ike_engine *r) {
+  for (int round = 0; round < 8 && li; round++) {
+    lr = 0;
+    gostx__ike_input(r, bi, li, 0, br, CAP, &lr);
+    li = 0;
+    if (lr) gostx__ike_input(i, br, lr, 0, bi, CAP, &li);
+  }
+}
+
+static void handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                      const gostx_ike_conf *cr) {
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
+  converse(i, r);
+}
+
+static void keys_agree(const gostx_ike_engine *i, const gostx_ike_engine *r, const char *what) {
+  const gostx_ike_child *a = &i->child, *b = &r->child;
+  CHECK(i->state == GOSTX_IKE_S_ESTABLISHED && r->state == GOSTX_IKE_S_ESTABLISHED,
+        "%s: both established (%d %d, errors %u %u)", what, i->state, r->state, i->error,
+        r->error);
+  CHECK(a->valid && b->valid, "%s: both have the Child SA", what);
+  CHECK(a->key_len == gostx__ike_encr_key_len(i->cf->encr) && a->key_len == b->key_len,
+        "%s: key length", what);
+  CHECK(!memcmp(a->key_out, b->key_in, a->key_len) && !memcmp(a->key_in, b->key_out, a->key_len),
+        "%s: the keys agree", what);
+  CHECK(memcmp(a->key_in, a->key_out, a->key_len), "%s: one key per direction", what);
+  CHECK(a->spi_out == b->spi_in && a->spi_in == b->spi_out && a->spi_in != a->spi_out,
+        "%s: the SPIs agree", what);
+}
+
+static void psk_established(void) {
+  static const uint16_t encr[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  static const uint16_t group[2] = {GOSTX_IKE_KE_GOST3410_2012_512, GOSTX_IKE_KE_GOST3410_2012_256};
+  for (int a = 0; a < 2; a++)
+    for (int g = 0; g < 2; g++) {
+      gostx_ike_conf ci, cr;
+      gostx_ike_engine i, r;
+      psk_pair(&ci, &cr, encr[a], group[g]);
+      handshake(&i, &r, &ci, &cr);
+      keys_agree(&i, &r, "PSK");
+      CHECK(i.group == group[g], "the group offered is used");
+      /* KEYMAT as RFC 7296 2.17 splits it, recomputed from the SA's keys */
+      uint8_t km[88];
+      CHECK_RC(gostx__ike_keymat(i.k.sk_d, NULL, 0, i.ni, i.ni_len, i.nr, i.nr_len, km,
+                                 2 * i.child.key_len),
+               GOSTX_OK, "KEYMAT");
+      CHECK_BYTES(i.child.key_out, km, i.child.key_len, "initiator-to-responder first");
+      gostx__ike_engine_clear(&i);
+      gostx__ike_engine_clear(&r);
+    }
+}
+
+/* The responder's verdict on a PSK exchange changed by edit. */
+static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), const char *what) {
+  static uint8_t other_psk[32] = "another shared key";
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  edit(&ci, &cr);
+  (void)other_psk;
+  handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "%s: the responder refuses (%d %u)", what, r.state, r.error);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "%s: the initiator reads AUTHENTICATION_FAILED (%d %u)", what, i.state, i.error);
+  CHECK(!r.child.valid && !i.child.valid, "%s: nothing installed", what);
+}
+
+static void wrong_psk(gostx_ike_conf *ci, gostx_ike_conf *cr) {
+  static uint8_t other[32] = "another shared key";
+  (void)cr;
+  ci->psk = other;
+}
+static void wrong_id(gostx_ike_conf *ci, gostx_ike_conf *cr) {
+  static const uint8_t other[] = "IKE-Intruder";
+  (void)cr;
+  ci->id = other;
+  ci->id_len = sizeof other - 1;
+}
+static void wrong_id_type(gostx_ike_conf *ci, gostx_ike_conf *cr) {
+  (void)cr;
+  ci->id_type = GOSTX_IKE_ID_RFC822_ADDR;
+}
+
+/* The initiator's response check: the responder presents an ID other than
+ * the one the initiator wants. */
+static void responder_wrong_id(void) {
+  static const uint8_t other[] = "IKE-Impostor";
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.peer_id = other;
+  ci.peer_id_len = sizeof other - 1;
+  handshake(&i, &r, &ci, &cr);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "the initiator refuses the responder's ID (%d %u)", i.state, i.error);
+  CHECK(!i.child.valid, "the initiator installs nothing");
+}
+
+/* The offset of the transform (type, id) in message m's SA payload. */
+static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t id) {
+  for (size_t o = GOSTX_IKE_HDR_LEN; o + 8 <= len; o++)
+    if (m[o] == type && m[o + 1] == 0 && m[o + 2] == id >> 8 && m[o + 3] == (id & 0xff) &&
+        (m[o - 4] == 0 || m[o - 4] == 3))
+      return o;
+  return 0;
+}
+
+/* A PSK pair set up and the initiator's first request in bi. */
+static void start_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
+                       gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
+  psk_pair(ci, cr, encr, group);
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
+}
+
+/* The responder's answer to the initiator's first request after edit. */
+static void init_refusal(void (*edit)(uint8_t *m, size_t *len), uint16_t want, const char *what) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+             GOSTX_IKE_KE_GOST3410_2012_512);
+  edit(bi, &li);
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, what);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == want, "%s: the responder gives up (%u)",
+        what, r.error);
+  CHECK(gostx__ike_msg_read(br, lr, &h, &c, NULL) == GOSTX_OK && c.n == 1 &&
+            c.p[0].type == GOSTX_IKE_PT_NOTIFY &&
+            gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK && n.type == want,
+        "%s: the notify %u alone", what, want);
+  CHECK(h.flags == GOSTX_IKE_FLAG_R && !memcmp(h.spi_i, i.spi_i, 8), "%s: a response", what);
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, what);
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && i.error == want && li == 0,
+        "%s: the initiator notes it and waits on (RFC 7296 2.21.1)", what);
+  for (int64_t t = 1000000; i.state != GOSTX_IKE_S_FAILED && t < 10000000; t += 1000000)
+    CHECK_RC(gostx__ike_timer(&i, t, bi, CAP, &li), GOSTX_OK, "timer");
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == want,
+        "%s: and gives up with it when its tries run out", what);
+}
+
+static void encr_aes_gcm(uint8_t *m, size_t *len) {
+  size_t o = transform_at(m, *len, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
+  CHECK(o, "the ENCR transform found");
+  m[o + 3] = 20; /* ENCR_AES_GCM_16 */
+}
+static void prf_sha256(uint8_t *m, size_t *len) {
+  size_t o = transform_at(m, *len, GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512);
+  CHECK(o, "the PRF transform found");
+  m[o + 3] = 5; /* PRF_HMAC_SHA2_256 */
+}
+/* The KE data's last octet: y moves off the curve. */
+static void ke_off_curve(uint8_t *m, size_t *len) {
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  CHECK_RC(gostx__ike_msg_read(m, *len, &h, &c, NULL), GOSTX_OK, "request reads");
+  const gostx_ike_payload *ke = gostx__ike_find(&c, GOSTX_IKE_PT_KE);
+  CHECK(ke != NULL, "KE");
+  if (ke) m[ke->body - m + ke->len - 1] ^= 1;
+}
+
+static void refusals_in_init(void) {
+  init_refusal(encr_aes_gcm, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST encryption");
+  init_refusal(prf_sha256, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST PRF");
+  init_refusal(ke_off_curve, GOSTX_IKE_N_INVALID_SYNTAX, "KE off the curve");
+}
+
+/* A responder wanting the other group: INVALID_KE_PAYLOAD names it, the
+ * initiator retries with it (RFC 7296 1.2), as in RFC 9385 A.2.1. */
+static void invalid_ke_retry(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r, r2;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  cr.group = GOSTX_IKE_KE_GOST3410_2012_256;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "answered");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_KE_PAYLOAD,
+        "INVALID_KE_PAYLOAD (%u)", r.error);
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "read");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li && i.group == GOSTX_IKE_KE_GOST3410_2012_256,
+        "the initiator retries with the group named");
+  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a fresh responder");
+  converse(&i, &r2);
+  keys_agree(&i, &r2, "after INVALID_KE_PAYLOAD");
+}
+
+/* One IPv4 range a.b.c.0-255, any protocol and port. */
+static gostx_ike_ts_set net24(uint8_t a, uint8_t b, uint8_t c) {
+  gostx_ike_ts_set s = {1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {a, b, c, 0}, {a, b, c, 255}}}};
+  return s;
+}
+
+/* The responder's selectors, when configured, are what it answers when
+ * they lie within the initiator's; else TS_UNACCEPTABLE: the IKE SA
+ * stands, no Child SA on either side (RFC 7296 2.9, 2.21.2). */
+static void traffic_selectors(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  cr.tsi = net24(10, 0, 0);
+  cr.tsr = net24(10, 1, 0);
+  handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "narrowed to the responder's selectors");
+  ci.tsi = net24(192, 168, 0);
+  handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_ESTABLISHED && i.state == GOSTX_IKE_S_ESTABLISHED,
+        "TS_UNACCEPTABLE: the IKE SA stands (%d %d)", i.state, r.state);
+  CHECK(!i.child.valid && !r.child.valid && i.error == GOSTX_IKE_N_TS_UNACCEPTABLE,
+        "TS_UNACCEPTABLE: no Child SA (%u)", i.error);
+}
+
+/* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */
+
+static pki_key root_key, key256, key512, other_root_key, other_key;
+static pki_cert root, leaf256, leaf512, other_root, other_leaf;
+static const uint8_t fqdn_i[] = "gw-i.example.test", fqdn_r[] = "gw-r.example.test";
+
+static void pki(void) {
+  static const char *const ca[] = {"basicConstraints=critical,CA:TRUE",
+                                   "keyUsage=critical,keyCertSign,cRLSign", NULL};
+  static const char *const ext_i[] = {"keyUsage=digitalSignature",
+                                      "subjectAltName=DNS:gw-i.example.test", NULL};
+  static const char *const ext_r[] = {"keyUsage=digitalSignature",
+                                      "subjectAltName=DNS:gw-r.example.test", NULL};
+  pki_make_key(GOSTX_GOST3410_512_C, &root_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &key256);
+  pki_make_key(GOSTX_GOST3410_512_A, &key512);
+  pki_make_key(GOSTX_GOST3410_256_B, &other_root_key);
+  pki_make_key(GOSTX_GOST3410_256_A, &other_key);
+  pki_make_cert(&root, "/CN=IKE Engine Root/O=gostx/C=RU", &root_key, ca, NULL, NULL);
+  pki_make_cert(&leaf256, "/CN=gw-i/O=gostx/C=RU", &key256, ext_i, &root, &root_key);
+  pki_make_cert(&leaf512, "/CN=gw-r/O=gostx/C=RU", &key512, ext_r, &root, &root_key);
+  pki_make_cert(&other_root, "/CN=Another Root/O=gostx/C=RU", &other_root_key, ca, NULL, NULL);
+  pki_make_cert(&other_leaf, "/CN=gw-i/O=gostx/C=RU", &other_key, ext_i, &other_root,
+                &other_root_key);
+}
+
+typedef struct cert_side {
+  const uint8_t *der[1];
+  size_t len[1];
+} cert_side;
+
+static void use_cert(gostx_ike_conf *c, cert_side *s, const pki_key *k, const pki_cert *leaf,
+                     const gostx_x509_store *st) {
+  s->der[0] = leaf->der;
+  s->len[0] = leaf->len;
+  c->auth = GOSTX_IKE_AUTH_DIGITAL_SIGNATURE;
+  c->psk = NULL;
+  c->psk_len = 0;
+  c->key = &k->k;
+  c->certs = s->der;
+  c->cert_lens = s->len;
+  c->n_certs = 1;
+  c->store = st;
+}
+
+/* A certificate pair: the initiator signs with a 256-bit key, the
+ * responder with a 512-bit one; now in the certificates' lifetime. */
+static void cert_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cert_side *sr,
+                      const gostx_x509_store *st) {
+  psk_pair(ci, cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  use_cert(ci, si, &key256, &leaf256, st);
+  use_cert(cr, sr, &key512, &leaf512, st);
+  ci->id = cr->peer_id = fqdn_i;
+  ci->id_len = cr->peer_id_len = sizeof fqdn_i - 1;
+  cr->id = ci->peer_id = fqdn_r;
+  cr->id_len = ci->peer_id_len = sizeof fqdn_r - 1;
+}
+
+static void cert_handshake(gostx_ike_engine *i, gostx_ike_engine *r, const gostx_ike_conf *ci,
+                           const gostx_ike_conf *cr) {
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT request");
+  for (int round = 0; round < 8 && li; round++) {
+    lr = 0;
+    gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
+    li = 0;
+    if (lr) gostx__ike_input(i, br, lr, now_ms, bi, CAP, &li);
+  }
+}
+
+static void certificates(void) {
+  gostx_x509_store *st = gostx_x509_store_new(), *st_other = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(st_other, other_root.der, other_root.len), GOSTX_OK,
+           "other root anchored");
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  cert_handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "certificates 256/512");
+  /* the initiator's certificate from another CA */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  use_cert(&ci, &si, &other_key, &other_leaf, st);
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            !r.child.valid,
+        "a certificate from another CA: AUTHENTICATION_FAILED (%d %u)", r.state, r.error);
+  /* the responder's certificate checked against a store without its CA */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.store = st_other;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && !i.child.valid,
+        "the responder's chain refused by the initiator (%d)", i.state);
+  /* an ID the certificate does not name */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.id = cr.peer_id = fqdn_r;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "an ID the certificate does not name (%d %u)", r.state, r.error);
+  /* the certificate right, the AUTH signed by another key */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.key = &other_key.k;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "an AUTH signed by another key (%d %u)", r.state, r.error);
+  /* expired at the time passed in */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  const int64_t late = (IKE_PKI_T1 + 1) * 1000;
+  CHECK_RC(gostx__ike_start(&i, late, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
+  CHECK_RC(gostx__ike_input(&i, br, lr, late, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, late, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
+        "an expired certificate refused");
+  gostx_x509_store_free(st);
+  gostx_x509_store_free(st_other);
+}
+
+/* ---- COOKIE (RFC 7296 2.6) ---- */
+
+static void cookies(void) {
+  static const uint8_t secret[32] = "the responder's cookie secret";
+  static const uint8_t ip[4] = {192, 0, 2, 1}, ip2[4] = {192, 0, 2, 2};
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+             GOSTX_IKE_KE_GOST3410_2012_512);
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 9, 10, bi, li, ip, 4, br, CAP, &lr), GOSTX_OK,
+           "below the threshold: no cookie");
+  CHECK(lr == 0, "nothing to send");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, li, ip, 4, br, CAP, &lr), 1,
+           "under load: a cookie");
+  CHECK(gostx__ike_msg_read(br, lr, &h, &c, NULL) == GOSTX_OK && c.n == 1 &&
+            gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK &&
+            n.type == GOSTX_IKE_N_COOKIE && n.data_len == 33 && h.flags == GOSTX_IKE_FLAG_R,
+        "the response is one COOKIE notify");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "the initiator reads it");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li, "and retries");
+  CHECK(gostx__ike_msg_read(bi, li, &h, &c, NULL) == GOSTX_OK && c.p[0].type == GOSTX_IKE_PT_NOTIFY,
+        "with the cookie first");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, li, ip2, 4, br, CAP, &lr), 1,
+           "the cookie from another address: a new cookie");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 2, 10, 10, bi, li, ip, 4, br, CAP, &lr), 1,
+           "the cookie of an old secret: a new cookie");
+  uint8_t forged[CAP];
+  memcpy(forged, bi, li);
+  forged[GOSTX_IKE_HDR_LEN + 8 + 5] ^= 1; /* in the cookie */
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, forged, li, ip, 4, br, CAP, &lr), 1,
+           "an altered cookie: a new cookie");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, li, ip, 4, br, CAP, &lr), GOSTX_OK,
+           "the cookie back from its address: go on");
+  converse(&i, &r); /* r has seen nothing before the request with the cookie */
+  keys_agree(&i, &r, "after a COOKIE");
+  CHECK_RC(gostx__ike_cookie_gate(secret, 1, 10, 10, bi, 20, ip, 4, br, CAP, &lr),
+           GOSTX_EFORMAT, "a truncated request dropped");
+}
+
+/* ---- the strict state machine, retransmission and the response cache ---- */
+
+/* i and r through IKE_SA_INIT; the IKE_AUTH request in bi. */
+static void to_auth(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
+                    gostx_ike_conf *cr) {
+  start_pair(i, r, ci, cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  CHECK_RC(gostx__ike_input(r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
+  CHECK_RC(gostx__ike_input(i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
+  CHECK(i->state == GOSTX_IKE_S_AUTH_SENT && r->state == GOSTX_IKE_S_INIT_DONE, "at IKE_AUTH");
+}
+
+/* msg (len) edited, fed to e: dropped with want, e unchanged. */
+static void dropped(gostx_ike_engine *e, const uint8_t *msg, size_t len, size_t at, uint8_t x,
+                    int want, const char *what) {
+  static uint8_t m[CAP], out[CAP];
+  static gostx_ike_engine before;
+  size_t out_len = 1;
+  memcpy(m, msg, len);
+  if (at < len) m[at] ^= x;
+  before = *e;
+  CHECK_RC(gostx__ike_input(e, m, len, 0, out, CAP, &out_len), want, what);
+  CHECK(out_len == 0 && !memcmp(&before, e, sizeof before), "%s: nothing sent or changed", what);
+}
+
+static void strict(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  to_auth(&i, &r, &ci, &cr);
+  dropped(&r, bi, li - 1, CAP, 0, GOSTX_EFORMAT, "IKE_AUTH truncated");
+  dropped(&r, bi, li, 8, 1, GOSTX_ESTATE, "another SPIr");
+  dropped(&r, bi, li, 0, 1, GOSTX_ESTATE, "another SPIi");
+  dropped(&r, bi, li, 23, 1, GOSTX_ESTATE, "Message ID 0");
+  dropped(&r, bi, li, 23, 3, GOSTX_ESTATE, "Message ID 2");
+  dropped(&r, bi, li, 18, 1, GOSTX_ESTATE, "exchange CREATE_CHILD_SA");
+  dropped(&r, bi, li, 19, GOSTX_IKE_FLAG_R, GOSTX_ESTATE, "the R flag");
+  dropped(&r, bi, li, li - 1, 1, GOSTX_EAUTH, "the ICV");
+  dropped(&r, bi, li, li - 20, 1, GOSTX_EAUTH, "the ciphertext");
+  dropped(&i, bi, li, CAP, 0, GOSTX_ESTATE, "the initiator's own request");
+  gostx_ike_engine fresh;
+  CHECK_RC(gostx__ike_engine_init(&fresh, &cr), GOSTX_OK, "a fresh responder");
+  dropped(&fresh, bi, li, CAP, 0, GOSTX_ESTATE, "IKE_AUTH before IKE_SA_INIT");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the request itself");
+  CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "the responder established");
+  dropped(&i, br, lr, lr - 1, 1, GOSTX_EAUTH, "the response's ICV");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "the response");
+  keys_agree(&i, &r, "after the drops");
+  dropped(&i, br, lr, CAP, 0, GOSTX_ESTATE, "the response replayed to the initiator");
+}
+/* Unauthenticated answers to IKE_SA_INIT do not end the initiator's
+ * exchange (RFC 7296 2.21.1): a response whose KE is off the curve is
+ * dropped with nothing changed, a forged error notify is noted, and the
+ * genuine response after them still establishes. */
+static void forged_init_responses(void) {
+  static uint8_t forged[CAP], err_msg[CAP];
+  static gostx_ike_engine before;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  size_t fl, el;
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+             GOSTX_IKE_KE_GOST3410_2012_512);
+  memcpy(forged, bi, li);
+  fl = li;
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the genuine response");
+  /* the forged error: what a responder refusing this request would send */
+  encr_aes_gcm(forged, &fl);
+  gostx_ike_engine r2;
+  CHECK_RC(gostx__ike_engine_init(&r2, &cr), GOSTX_OK, "a refusing responder");
+  CHECK_RC(gostx__ike_input(&r2, forged, fl, 0, err_msg, CAP, &el), GOSTX_OK, "refusal");
+  memcpy(forged, br, lr);
+  fl = lr;
+  ke_off_curve(forged, &fl);
+  before = i;
+  CHECK_RC(gostx__ike_input(&i, forged, fl, 0, bi, CAP, &li), GOSTX_EFORMAT,
+           "a response with its KE off the curve dropped");
+  CHECK(li == 0 && !memcmp(&before, &i, sizeof i), "and nothing changed");
+  CHECK_RC(gostx__ike_input(&i, err_msg, el, 0, bi, CAP, &li), GOSTX_OK, "a forged error");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && i.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
+        "noted, the exchange goes on");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "the genuine response");
+  converse(&i, &r);
+  keys_agree(&i, &r, "after forged answers");
+  CHECK(i.error == 0, "the forged error forgotten");
+}
+
+/* The initiator's IKE_AUTH request in bi opened under the responder's keys,
+ * its ESP proposal's SPI set to spi, sealed again. */
+static void reseal_with_esp_spi(const gostx_ike_engine *r, uint32_t spi) {
+  static uint8_t plain[CAP];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_sk sk;
+  uint8_t first;
+  size_t pl;
+  uint64_t iv;
+  CHECK_RC(gostx__ike_sk_open(&r->sk_in, bi, li, &h, &first, plain, CAP, &pl, &iv), GOSTX_OK,
+           "the request opens");
+  CHECK_RC(gostx__ike_chain_read(first, plain, pl, &c, NULL), GOSTX_OK, "its inside reads");
+  const gostx_ike_payload *sa = gostx__ike_find(&c, GOSTX_IKE_PT_SA);
+  CHECK(sa && sa->len > 12 && sa->body[6] == 4, "an ESP proposal with a 4-octet SPI");
+  if (!sa) return;
+  uint8_t *at = plain + (sa->body - plain) + 8; /* after the proposal's header */
+  for (int k = 0; k < 4; k++) at[k] = (uint8_t)(spi >> (24 - 8 * k));
+  CHECK_RC(gostx__ike_sk_init(&sk, r->cf->encr, r->k.sk_ei, r->k.enc_len), GOSTX_OK, "SK_ei");
+  CHECK_RC(gostx__ike_sk_seal(&sk, iv, &h, first, plain, pl, bi, CAP, &li), GOSTX_OK, "sealed");
+  gostx__ike_sk_clear(&sk);
+}
+
+/* An ESP SPI in the reserved 0-255 (RFC 4303 2.1): no Child SA. */
+static void reserved_esp_spi(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  to_auth(&i, &r, &ci, &cr);
+  reseal_with_esp_spi(&r, 255);
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_AUTH");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "its response");
+  CHECK(r.state == GOSTX_IKE_S_ESTABLISHED && !r.child.valid && !i.child.valid &&
+            i.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
+        "SPI 255: NO_PROPOSAL_CHOSEN, no Child SA (%d %u)", r.state, i.error);
+  to_auth(&i, &r, &ci, &cr);
+  reseal_with_esp_spi(&r, 256);
+  i.esp_spi = 256; /* as if the initiator had drawn it */
+  converse(&i, &r);
+  keys_agree(&i, &r, "SPI 256");
+  CHECK(r.child.spi_out == 256, "the SPI the initiator chose");
+}
+
+/* The responder answers a request it has answered with the same bytes and
+ * changes nothing (RFC 7296 2.1). */
+static void answered_from_cache(gostx_ike_engine *r, const uint8_t *req, size_t len,
+                                const uint8_t *resp, size_t resp_len, const char *what) {
+  static gostx_ike_engine before;
+  static uint8_t out[CAP];
+  size_t out_len = 0;
+  before = *r;
+  CHECK_RC(gostx__ike_input(r, req, len, 0, out, CAP, &out_len), GOSTX_OK, what);
+  CHECK(out_len == resp_len && !memcmp(out, resp, resp_len), "%s: the cached response", what);
+  CHECK(!memcmp(&before, r, sizeof before), "%s: nothing processed again", what);
+}
+
+static void retransmission(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  uint8_t first[CAP], again[CAP], resp[CAP];
+  size_t first_len, again_len, resp_len;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ci.rto_ms = 500;
+  ci.max_tries = 3;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 1000, first, CAP, &first_len), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_timer(&i, 1499, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == 0, "nothing before the timeout");
+  CHECK_RC(gostx__ike_timer(&i, 1500, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == first_len && !memcmp(again, first, first_len), "the same request again");
+  size_t none = 1;
+  CHECK_RC(gostx__ike_timer(&i, 2499, resp, CAP, &none), GOSTX_OK, "timer");
+  CHECK(none == 0, "the timeout doubled");
+  /* the responder answers the first copy, then the second from its cache */
+  CHECK_RC(gostx__ike_input(&r, first, first_len, 0, resp, CAP, &resp_len), GOSTX_OK, "answered");
+  answered_from_cache(&r, again, again_len, resp, resp_len, "IKE_SA_INIT retransmitted");
+  CHECK_RC(gostx__ike_input(&i, resp, resp_len, 2000, first, CAP, &first_len), GOSTX_OK,
+           "IKE_AUTH request");
+  CHECK_RC(gostx__ike_timer(&i, 2500, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == first_len && !memcmp(again, first, first_len),
+        "the IKE_AUTH request again on its own timer");
+  CHECK_RC(gostx__ike_input(&r, first, first_len, 0, resp, CAP, &resp_len), GOSTX_OK, "IKE_AUTH");
+  answered_from_cache(&r, again, again_len, resp, resp_len, "IKE_AUTH retransmitted");
+  answered_from_cache(&r, first, first_len, resp, resp_len, "IKE_AUTH replayed");
+  CHECK_RC(gostx__ike_input(&i, resp, resp_len, 0, bi, CAP, &li), GOSTX_OK, "response");
+  keys_agree(&i, &r, "with retransmissions");
+  CHECK_RC(gostx__ike_timer(&i, 100000, again, CAP, &again_len), GOSTX_OK, "timer");
+  CHECK(again_len == 0, "nothing to retransmit once established");
+  /* a responder that never answers: max_tries sends, then FAILED */
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_start(&i, 0, first, CAP, &first_len), GOSTX_OK, "request");
+  int64_t t = 0;
+  size_t sends = 1;
+  for (int k = 0; k < 10 && i.state != GOSTX_IKE_S_FAILED; k++) {
+    t += 100000;
+    CHECK_RC(gostx__ike_timer(&i, t, again, CAP, &again_len), GOSTX_OK, "timer");
+    sends += again_len != 0;
+  }
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == 0 && sends == 3,
+        "given up after 3 sends (%zu)", sends);
+}
+
+int main(void) {
+  psk_established();
+  refused_auth(wrong_psk, "wrong PSK");
+  refused_auth(wrong_id, "wrong IDi");
+  refused_auth(wrong_id_type, "wrong IDi type");
+  responder_wrong_id();
+  refusals_in_init();
+  invalid_ke_retry();
+  traffic_selectors();
+  pki();
+  certificates();
+  cookies();
+  strict();
+  retransmission();
+  forged_init_responses();
+  reserved_esp_spi();
+  return t_done();
+}
