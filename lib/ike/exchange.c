@@ -1,0 +1,38 @@
+/* The message plumbing engine.c (IKE_SA_INIT) and auth.c (IKE_AUTH) both
+ * use, below both of them: headers, bare notifies, what goes out and the
+ * initiator's retransmission timer. */
+#include <string.h>
+
+#include "engine.h"
+#include "engine_int.h"
+
+void gostx__ike_w_notify_type(gostx_ike_writer *w, uint16_t type, const uint8_t *data,
+                              size_t len) {
+  const gostx_ike_notify n = {0, 0, type, NULL, data, len};
+  gostx__ike_w_notify(w, &n);
+}
+
+void gostx__ike_hdr_of(const gostx_ike_engine *e, uint8_t exchange, int response,
+                       uint32_t msg_id, gostx_ike_hdr *h) {
+  memset(h, 0, sizeof *h);
+  memcpy(h->spi_i, e->spi_i, 8);
+  memcpy(h->spi_r, e->spi_r, 8);
+  h->version = GOSTX_IKE_VERSION;
+  h->exchange = exchange;
+  h->flags = (uint8_t)((e->cf->role == GOSTX_IKE_INITIATOR ? GOSTX_IKE_FLAG_I : 0) |
+                       (response ? GOSTX_IKE_FLAG_R : 0));
+  h->msg_id = msg_id;
+}
+
+int gostx__ike_send(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                    size_t *out_len) {
+  if (e->tx_len > cap) return GOSTX_ELEN;
+  memcpy(out, e->tx, e->tx_len);
+  *out_len = e->tx_len;
+  if (e->cf->role == GOSTX_IKE_INITIATOR) {
+    e->tries = 1;
+    e->rto_ms = e->cf->rto_ms ? e->cf->rto_ms : 500;
+    e->next_tx_ms = now_ms + e->rto_ms;
+  }
+  return GOSTX_OK;
+}
