@@ -321,9 +321,14 @@ def detached(fn, *args, abandon=None, cancel=None, left=None):
     # Not a daemon: at exit the interpreter waits for the call. Waited for on
     # an Event, not join(): an interrupted join() can mark a running thread
     # as ended (CPython 3.11), and the exit would not wait.
+    # Waited for in short slices: a process-directed SIGINT may be taken by
+    # another thread (the call's own, or one of the pool's), and then no
+    # signal wakes this thread's lock wait; each slice's end runs Python's
+    # handlers, so KeyboardInterrupt comes within one slice.
     threading.Thread(target=run, name="gostx-detached").start()
     try:
-        finished.wait()
+        while not finished.wait(0.05):
+            pass
     except BaseException:
         if cancel is not None:
             cancel()
