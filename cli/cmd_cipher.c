@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "commands.h"
 
 /* Section (ACPKM N) defaults: the values gost-engine uses for its
  * kuznyechik-ctr-acpkm and magma-ctr-acpkm ciphers. */
@@ -396,7 +397,7 @@ static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   }
   /* Nothing is written before the tag verified. */
   if (!status) {
-    cli_out_bulk(out); /* one big write: past the page cache (cli/out.c) */
+    cli_out_bulk(out); /* one big write: past the page cache (cli/common/out.c) */
     status = cli_out_write(out, data, res_len);
   }
   gostx_memzero(data, len > res_len ? len : res_len);
@@ -683,7 +684,7 @@ int cmd_cipher(int argc, char **argv) {
     cli_in_close(&in);
     goto done;
   }
-  /* The output before any work; it appears only on success (cli/out.c). */
+  /* The output before any work; it appears only on success (cli/common/out.c). */
   cli_out out;
   status = cli_out_open(&out, j.out_path, 0);
   if (!status) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 #define KDF_MAX_OUT (1u << 20) /* generous cap on --len for printing */
 /* PBKDF2's cost is iterations x output blocks of 64 bytes (one HMAC chain

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 /* OMAC-ACPKM defaults: the section size gost-engine's CMAC-ACPKM uses
  * (4096 bytes) and a master section T* of two key-material units (k + n),

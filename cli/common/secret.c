@@ -140,7 +140,7 @@ static struct sigaction tty_old_int, tty_old_term;
 
 static void tty_restore_signal(int sig) {
   if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
-  /* Then what was there before: the output's cleanup (cli/out.c) or death. */
+  /* Then what was there before: the output's cleanup (cli/common/out.c) or death. */
   sigaction(sig, sig == SIGINT ? &tty_old_int : &tty_old_term, NULL);
   raise(sig);
 }

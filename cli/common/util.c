@@ -1,5 +1,5 @@
 /* gostx CLI helpers: option parsing, strict hex/number parsing, input
- * streams (output files: cli/out.c). */
+ * streams (output files: cli/common/out.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -145,6 +145,26 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
   }
   p->pending = a + 1;
   return cli_next(p, opts);
+}
+
+void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
+                             const cli_opt *opts) {
+  /* One command runs per process: static room for the rewritten words, a
+   * few (any more stay as they are and are refused as unknown options). */
+  static char words[16][24];
+  size_t used = 0;
+  for (int i = 1; i < argc && used < sizeof words / sizeof words[0]; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--")) break;
+    if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2]) continue;
+    for (const cli_opt *o = opts; o->long_name; o++)
+      if (!strcmp(a + 1, o->long_name) && strlen(o->long_name) < sizeof words[0] - 2) {
+        snprintf(words[used], sizeof words[0], "--%s", o->long_name);
+        argv[i] = words[used++];
+        break;
+      }
+  }
+  cli_parser_init(p, sub, argc, argv);
 }
 
 /* ---- strict parsing ---- */

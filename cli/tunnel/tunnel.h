@@ -126,7 +126,7 @@ struct tunnel {
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
 
-/* cli/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one line. */
+/* cli/tunnel/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one line. */
 int tunnel_config_read(const char *path, struct tunnel_config *cfg);
 /* The config name of a transform ("kuznyechik-mgm-ktree", ...). */
 const char *tunnel_transform_name(gostx_esp_transform t);
@@ -141,7 +141,7 @@ int tunnel_open_regular(const char *path, struct stat *st);
  * secret): the count, or -1 with errno set. */
 long tunnel_read_all(int fd, void *buf, size_t cap);
 
-/* cli/tunnel_net.c */
+/* cli/tunnel/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming
  * datagrams spread by their source port) into fds, and the sockets the
  * workers send from into send_fds: worker 0 its receiving socket, worker
@@ -167,7 +167,7 @@ void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock);
  * tun_tso, tun_uso. A refusal leaves that one off, said in one line. */
 void tunnel_tun_offload(struct tunnel *t, int fd);
 
-/* cli/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
+/* cli/tunnel/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
  * the SAs' key fingerprints, the outbound sequence numbers and the inbound
  * window's top, each reserved ahead of use. */
 /* The key fingerprints of t's SAs into t->fp_out / t->fp_in. */
@@ -196,7 +196,7 @@ void tunnel_state_tick(struct tunnel *t);
 /* At a clean stop: the exact numbers, so a restart skips none. */
 void tunnel_state_close(struct tunnel *t);
 
-/* cli/tunnel_worker.c: the worker loop (a pthread start routine). */
+/* cli/tunnel/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);
 /* The sums of every worker's counters as "name value" lines into f. */
 void tunnel_counters_print(struct tunnel *t, FILE *f);
