@@ -196,6 +196,52 @@ void tunnel_state_tick(struct tunnel *t);
 /* At a clean stop: the exact numbers, so a restart skips none. */
 void tunnel_state_close(struct tunnel *t);
 
+/* Adds n to one of a worker's counters (only the status reads them). */
+#define TUNNEL_ADD(ctr, n) atomic_fetch_add_explicit(&(ctr), (n), memory_order_relaxed)
+
+/* cli/tunnel/tun_offload.c: the TUN queue as IP packets, whatever its
+ * offloads. One read: rd->count packets (0: it was dropped, counted), a
+ * plain one where it was read or a super-packet's segments. */
+struct tun_read {
+  uint8_t *pkt; /* what was read: in the payload given, or in w->super */
+  size_t len;
+  struct tunnel_gso g;
+  int cut;                /* g's segments, else pkt as it is */
+  unsigned count, next;   /* packets, and the next one to hand out */
+};
+/* Reads once into payload (a slot's, after its ESP header): 0 with rd set,
+ * or -1 when there is nothing more to read (an error counted). */
+int tun_read(struct tunnel_worker *w, uint8_t *payload, struct tun_read *rd);
+/* rd's next packet into out (a plain one stays in the payload read into,
+ * which out is then): 1 with *len, or 0 when all are handed out. */
+int tun_read_next(struct tun_read *rd, uint8_t *out, size_t *len);
+/* An opened packet to the TUN queue: with virtio headers joined to the ones
+ * of its flow before it in gro (written at tun_flush or when one does not
+ * follow), else written alone. */
+void tun_gro_init(struct tunnel_worker *w, struct tunnel_gro *gro);
+void tun_write(struct tunnel_worker *w, struct tunnel_gro *gro, uint8_t *pkt, size_t len);
+void tun_flush(struct tunnel_worker *w, struct tunnel_gro *gro);
+
+/* cli/tunnel/udp_offload.c: the UDP socket as datagrams, whatever its
+ * offloads. Sends iov[0..n) (at most TUNNEL_BURST) to the peer, counted. */
+void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n);
+/* One receive: up to TUNNEL_RX_BUFS buffers, each one datagram or a GRO
+ * train of them. */
+struct udp_rx {
+  struct mmsghdr msgs[TUNNEL_RX_BUFS];
+  struct iovec iov[TUNNEL_RX_BUFS];
+  union {
+    _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
+  } ctl[TUNNEL_RX_BUFS];
+  unsigned got, i; /* buffers received; the one udp_rx_next is in */
+  size_t off, seg; /* where in it, and the size it is cut at */
+};
+/* One recvmmsg (not waiting) into w->buf's receive buffers. */
+void udp_recv(struct tunnel_worker *w, struct udp_rx *rx);
+/* The next datagram of rx: 1 with *p, *len and *cut (the kernel cut it
+ * short: MSG_TRUNC), or 0 when none is left. */
+int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut);
+
 /* cli/tunnel/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);
 /* The sums of every worker's counters as "name value" lines into f. */
