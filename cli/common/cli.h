@@ -56,6 +56,7 @@ typedef struct cli_parser {
   int only_pos;       /* after "--" */
   const char *arg;    /* argument of the last option */
   const char *pos;    /* the positional argument when cli_next returns CLI_POS */
+  const cli_opt *opt; /* the row of the option cli_next returned last */
 } cli_parser;
 
 #define CLI_END (-1)   /* no more arguments */
@@ -64,6 +65,24 @@ typedef struct cli_parser {
 
 void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv);
 int cli_next(cli_parser *p, const cli_opt *opts);
+
+/* An option table that says where each value goes, so that a command's
+ * parser is the table and its checks: cli_next_into stores an option's
+ * argument (CLI_TO_STR: a const char *, as given) or its row's value
+ * (CLI_TO_FLAG: an int) at offset off of the caller's struct, and returns
+ * only the options without a place (CLI_TO_RET: help, one that needs work
+ * at once), positional arguments, CLI_END and CLI_BAD. */
+enum { CLI_TO_RET = 0, CLI_TO_STR, CLI_TO_FLAG };
+typedef struct cli_field {
+  cli_opt opt; /* its id matters only for CLI_TO_RET rows */
+  int to;
+  size_t off;
+  int value;
+} cli_field;
+#define CLI_STR(type, member) CLI_TO_STR, offsetof(type, member), 0
+#define CLI_FLAG(type, member, v) CLI_TO_FLAG, offsetof(type, member), (v)
+#define CLI_RET CLI_TO_RET, 0, 0
+int cli_next_into(cli_parser *p, const cli_field *fields, void *dst);
 /* cli_parser_init that also takes openssl's single-dash long options
  * (-pubout, -out, -peer): each argv word "-NAME" where NAME is a long option
  * of opts with more than one letter is rewritten to "--NAME" (up to 16 of
@@ -133,6 +152,11 @@ int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]);
  * Returns 0, CLI_EXIT_USAGE (bad length, bad fd number) or CLI_EXIT_FAIL. */
 int cli_read_secret(const char *file, const char *fd_opt, const char *fd_s, size_t min,
                     size_t max, uint8_t **out, size_t *len);
+/* The key options of a command: exactly one of -k HEX, --key-file FILE,
+ * --key-fd N given, and with stdin_is_data a key file that is not stdin.
+ * 0, or CLI_EXIT_USAGE after one line that starts with name. */
+int cli_key_source(const char *name, const char *hex, const char *file, const char *fd,
+                   int stdin_is_data);
 /* For --help texts: OPT (e.g. "-k HEX") is visible to other users; ALT
  * (e.g. "--key-file and --key-fd") keep the secret off the command line. */
 #define CLI_ARGV_SECRET_NOTE(opt, alt)                                           \

@@ -312,3 +312,14 @@ int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *
   cli_free_secret(buf, CLI_PASS_MAX + 2);
   return rc;
 }
+
+int cli_key_source(const char *name, const char *hex, const char *file, const char *fd,
+                   int stdin_is_data) {
+  int sources = !!hex + !!file + !!fd;
+  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", name);
+  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", name);
+  if (stdin_is_data && file && !strcmp(file, "-"))
+    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
+                     name);
+  return 0;
+}
