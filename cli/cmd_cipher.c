@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "commands.h"
 
 /* Section (ACPKM N) defaults: the values gost-engine uses for its
  * kuznyechik-ctr-acpkm and magma-ctr-acpkm ciphers. */
@@ -108,36 +109,41 @@ static void cipher_usage(void) {
       CLI_ARGV_SECRET_NOTE("-k HEX", "--key-file and --key-fd"));
 }
 
-enum {
-  OPT_KEY = 1, OPT_IV, OPT_AAD, OPT_TAGLEN, OPT_PAD, OPT_DEC, OPT_ENC, OPT_IN, OPT_OUT,
-  OPT_SEGMENT, OPT_SECTION, OPT_SBOX, OPT_MESH, OPT_SECTOR, OPT_SECTOR_SIZE, OPT_AAD_FILE,
-  OPT_THREADS, OPT_KEY_FILE, OPT_KEY_FD, OPT_HELP
+/* The command line as given: cli_next_into fills it from cipher_opts. */
+struct cipher_args {
+  const char *alg, *key_hex, *key_file, *key_fd, *iv, *aad, *aad_file, *tag_len, *pad, *segment,
+      *section, *sbox, *sector, *sector_size, *in, *out;
+  int decrypt, mesh;
 };
 
-static const cli_opt cipher_opts[] = {
-    {"key", 'k', CLI_ARG, OPT_KEY},
-    {"key-file", 0, CLI_PATH, OPT_KEY_FILE},
-    {"key-fd", 0, CLI_ARG, OPT_KEY_FD},
-    {"iv", 0, CLI_ARG, OPT_IV},
-    {"nonce", 0, CLI_ARG, OPT_IV},
-    {"aad", 0, CLI_ARG, OPT_AAD},
-    {"aad-file", 0, CLI_PATH, OPT_AAD_FILE},
-    {"tag-len", 0, CLI_ARG, OPT_TAGLEN},
-    {"pad", 0, CLI_ARG, OPT_PAD},
-    {"decrypt", 'd', CLI_NOARG, OPT_DEC},
-    {"encrypt", 'e', CLI_NOARG, OPT_ENC},
-    {"in", 'i', CLI_PATH, OPT_IN},
-    {"out", 'o', CLI_PATH, OPT_OUT},
-    {"segment", 0, CLI_ARG, OPT_SEGMENT},
-    {"section", 0, CLI_ARG, OPT_SECTION},
-    {"sbox", 0, CLI_ARG, OPT_SBOX},
-    {"mesh", 0, CLI_NOARG, OPT_MESH},
-    {"sector", 0, CLI_ARG, OPT_SECTOR},
-    {"sector-size", 0, CLI_ARG, OPT_SECTOR_SIZE},
-    {"threads", 'j', CLI_ARG, OPT_THREADS},
-    {"help", 'h', CLI_NOARG, OPT_HELP},
-    {NULL, 0, 0, 0},
+enum { OPT_THREADS = 1, OPT_HELP };
+
+#define A(member) CLI_STR(struct cipher_args, member)
+static const cli_field cipher_opts[] = {
+    {{"key", 'k', CLI_ARG, 0}, A(key_hex)},
+    {{"key-file", 0, CLI_PATH, 0}, A(key_file)},
+    {{"key-fd", 0, CLI_ARG, 0}, A(key_fd)},
+    {{"iv", 0, CLI_ARG, 0}, A(iv)},
+    {{"nonce", 0, CLI_ARG, 0}, A(iv)},
+    {{"aad", 0, CLI_ARG, 0}, A(aad)},
+    {{"aad-file", 0, CLI_PATH, 0}, A(aad_file)},
+    {{"tag-len", 0, CLI_ARG, 0}, A(tag_len)},
+    {{"pad", 0, CLI_ARG, 0}, A(pad)},
+    {{"decrypt", 'd', CLI_NOARG, 0}, CLI_FLAG(struct cipher_args, decrypt, 1)},
+    {{"encrypt", 'e', CLI_NOARG, 0}, CLI_FLAG(struct cipher_args, decrypt, 0)},
+    {{"in", 'i', CLI_PATH, 0}, A(in)},
+    {{"out", 'o', CLI_PATH, 0}, A(out)},
+    {{"segment", 0, CLI_ARG, 0}, A(segment)},
+    {{"section", 0, CLI_ARG, 0}, A(section)},
+    {{"sbox", 0, CLI_ARG, 0}, A(sbox)},
+    {{"mesh", 0, CLI_NOARG, 0}, CLI_FLAG(struct cipher_args, mesh, 1)},
+    {{"sector", 0, CLI_ARG, 0}, A(sector)},
+    {{"sector-size", 0, CLI_ARG, 0}, A(sector_size)},
+    {{"threads", 'j', CLI_ARG, OPT_THREADS}, CLI_RET}, /* checked at once, as given */
+    {{"help", 'h', CLI_NOARG, OPT_HELP}, CLI_RET},
+    {{NULL, 0, 0, 0}, CLI_RET},
 };
+#undef A
 
 /* Everything the command line said, validated. */
 struct job {
@@ -396,7 +402,7 @@ static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   }
   /* Nothing is written before the tag verified. */
   if (!status) {
-    cli_out_bulk(out); /* one big write: past the page cache (cli/out.c) */
+    cli_out_bulk(out); /* one big write: past the page cache (cli/common/out.c) */
     status = cli_out_write(out, data, res_len);
   }
   gostx_memzero(data, len > res_len ? len : res_len);
@@ -467,184 +473,204 @@ static int run_xts(const struct job *j, cli_in *in, cli_out *out) {
 
 /* ---- command line ---- */
 
-static int parse_args(struct job *j, int argc, char **argv, int *help) {
-  cli_parser p;
-  cli_parser_init(&p, "cipher", argc, argv);
-  const char *key_hex = NULL, *key_fd = NULL, *iv_hex = NULL, *aad_hex = NULL, *tag_s = NULL, *pad_s = NULL,
-             *seg_s = NULL, *sec_s = NULL, *sbox_s = NULL, *sector_s = NULL, *ssize_s = NULL,
-             *alg = NULL;
-  int id, rc;
-  while ((id = cli_next(&p, cipher_opts)) != CLI_END) {
-    switch (id) {
-      case OPT_KEY: key_hex = p.arg; break;
-      case OPT_KEY_FILE: j->key_path = p.arg; break;
-      case OPT_KEY_FD: key_fd = p.arg; break;
-      case OPT_IV: iv_hex = p.arg; break;
-      case OPT_AAD: aad_hex = p.arg; break;
-      case OPT_AAD_FILE: j->aad_path = p.arg; break;
-      case OPT_TAGLEN: tag_s = p.arg; break;
-      case OPT_PAD: pad_s = p.arg; break;
-      case OPT_DEC: j->decrypt = 1; break;
-      case OPT_ENC: j->decrypt = 0; break;
-      case OPT_IN: j->in_path = p.arg; break;
-      case OPT_OUT: j->out_path = p.arg; break;
-      case OPT_SEGMENT: seg_s = p.arg; break;
-      case OPT_SECTION: sec_s = p.arg; break;
-      case OPT_SBOX: sbox_s = p.arg; break;
-      case OPT_MESH: j->mesh = 1; break;
-      case OPT_SECTOR: sector_s = p.arg; break;
-      case OPT_SECTOR_SIZE: ssize_s = p.arg; break;
-      case OPT_THREADS:
-        if ((rc = cli_uint("-j", p.arg, 0, 1024, &j->threads))) return rc;
-        break;
-      case OPT_HELP: *help = 1; return 0;
-      case CLI_POS:
-        if (alg) return cli_usage("cipher: unexpected argument '%s'", p.pos);
-        alg = p.pos;
-        break;
-      default: return CLI_EXIT_USAGE;
-    }
+/* The key: one of -k, --key-file, --key-fd, of the mode's length. */
+static int take_key(struct job *j, const struct cipher_args *a) {
+  const char *name = j->am->name;
+  int rc = cli_key_source(name, a->key_hex, a->key_file, a->key_fd, 1);
+  if (rc) return rc;
+  j->key_len = j->am->kind == K_XTS ? GOSTX_XTS_KEY_LEN : GOSTX_KEY_LEN;
+  if (a->key_hex) {
+    char what[64];
+    snprintf(what, sizeof what, "%s: key", name);
+    return cli_hex_exact(what, a->key_hex, j->key, j->key_len);
   }
-  if (!alg) return cli_usage("cipher: missing ALG-MODE (try gostx cipher --help)");
-  for (const struct alg_mode *a = alg_modes; a->name; a++)
-    if (!strcmp(a->name, alg)) j->am = a;
-  if (!j->am) return cli_usage("cipher: unknown ALG-MODE '%s' (try gostx cipher --help)", alg);
+  uint8_t *k;
+  size_t klen;
+  if ((rc = cli_read_secret(a->key_file, "--key-fd", a->key_fd, j->key_len, j->key_len, &k, &klen)))
+    return rc;
+  memcpy(j->key, k, klen);
+  cli_free_secret(k, klen);
+  return 0;
+}
+
+/* Options that only some modes take: refused for the others. */
+static int mode_applies(const struct job *j, const struct cipher_args *a) {
   const char *name = j->am->name;
   int kind = j->am->kind, fam = j->am->family;
-  j->n = fam == FAM_KUZ ? GOSTX_KUZ_BLOCK_LEN : GOSTX_MAGMA_BLOCK_LEN;
-
-  /* Key. */
-  int sources = !!key_hex + !!j->key_path + !!key_fd;
-  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", name);
-  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", name);
-  if (j->key_path && !strcmp(j->key_path, "-"))
-    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
-                     name);
-  j->key_len = kind == K_XTS ? GOSTX_XTS_KEY_LEN : GOSTX_KEY_LEN;
-  char what[64];
-  snprintf(what, sizeof what, "%s: key", name);
-  if (key_hex) {
-    if ((rc = cli_hex_exact(what, key_hex, j->key, j->key_len))) return rc;
-  } else {
-    uint8_t *k;
-    size_t klen;
-    if ((rc = cli_read_secret(j->key_path, "--key-fd", key_fd, j->key_len, j->key_len, &k, &klen)))
-      return rc;
-    memcpy(j->key, k, klen);
-    cli_free_secret(k, klen);
-  }
-
-  /* Options that only some modes take. */
-  if (pad_s && kind != K_ECB && kind != K_CBC)
+  if (a->pad && kind != K_ECB && kind != K_CBC)
     return cli_usage("%s: --pad applies only to ECB and CBC", name);
-  if (seg_s && kind != K_CFB && kind != K_OFB && kind != K_CTR)
+  if (a->segment && kind != K_CFB && kind != K_OFB && kind != K_CTR)
     return cli_usage("%s: --segment applies only to CFB, OFB and CTR", name);
-  if (seg_s && fam == FAM_GOST89)
+  if (a->segment && fam == FAM_GOST89)
     return cli_usage("%s: --segment is not supported for GOST 28147-89", name);
-  if (sec_s && kind != K_CTR_ACPKM) return cli_usage("%s: --section applies only to CTR-ACPKM", name);
-  if ((aad_hex || j->aad_path || tag_s) && kind != K_MGM)
+  if (a->section && kind != K_CTR_ACPKM)
+    return cli_usage("%s: --section applies only to CTR-ACPKM", name);
+  if ((a->aad || a->aad_file || a->tag_len) && kind != K_MGM)
     return cli_usage("%s: --aad, --aad-file and --tag-len apply only to MGM", name);
-  if (aad_hex && j->aad_path) return cli_usage("%s: give --aad or --aad-file, not both", name);
-  if (j->aad_path && !strcmp(j->aad_path, "-"))
+  if (a->aad && a->aad_file) return cli_usage("%s: give --aad or --aad-file, not both", name);
+  if (a->aad_file && !strcmp(a->aad_file, "-"))
     return cli_usage("%s: --aad-file needs a file (stdin is the data)", name);
-  if ((sector_s || ssize_s) && kind != K_XTS)
+  if ((a->sector || a->sector_size) && kind != K_XTS)
     return cli_usage("%s: --sector and --sector-size apply only to XTS", name);
-  if ((sbox_s || j->mesh) && fam != FAM_GOST89)
+  if ((a->sbox || a->mesh) && fam != FAM_GOST89)
     return cli_usage("%s: --sbox and --mesh apply only to gost89-*", name);
-  if (j->mesh && kind == K_ECB)
+  if (a->mesh && kind == K_ECB)
     return cli_usage("%s: --mesh applies only to gost89-cnt and gost89-cfb", name);
+  return 0;
+}
 
-  if (pad_s) {
-    if (!strcmp(pad_s, "none") || !strcmp(pad_s, "0")) j->padding = GOSTX_PAD_NONE;
-    else if (!strcmp(pad_s, "1")) j->padding = GOSTX_PAD_1;
-    else if (!strcmp(pad_s, "2")) j->padding = GOSTX_PAD_2;
-    else if (!strcmp(pad_s, "3")) j->padding = GOSTX_PAD_3;
-    else return cli_usage("%s: --pad must be none, 1, 2 or 3, got '%s'", name, pad_s);
+/* --pad, --segment, --section and --sbox, or their defaults. */
+static int mode_params(struct job *j, const struct cipher_args *a) {
+  const char *name = j->am->name;
+  int rc;
+  if (a->pad) {
+    if (!strcmp(a->pad, "none") || !strcmp(a->pad, "0")) j->padding = GOSTX_PAD_NONE;
+    else if (!strcmp(a->pad, "1")) j->padding = GOSTX_PAD_1;
+    else if (!strcmp(a->pad, "2")) j->padding = GOSTX_PAD_2;
+    else if (!strcmp(a->pad, "3")) j->padding = GOSTX_PAD_3;
+    else return cli_usage("%s: --pad must be none, 1, 2 or 3, got '%s'", name, a->pad);
   }
   j->segment = j->n;
-  if (seg_s && (rc = cli_size("--segment", seg_s, 1, j->n, &j->segment))) return rc;
-  if (kind == K_CTR_ACPKM) {
-    j->section = fam == FAM_KUZ ? ACPKM_SECTION_KUZ : ACPKM_SECTION_MAGMA;
-    if (sec_s && (rc = cli_size("--section", sec_s, j->n, SIZE_MAX, &j->section))) return rc;
+  if (a->segment && (rc = cli_size("--segment", a->segment, 1, j->n, &j->segment))) return rc;
+  if (j->am->kind == K_CTR_ACPKM) {
+    j->section = j->am->family == FAM_KUZ ? ACPKM_SECTION_KUZ : ACPKM_SECTION_MAGMA;
+    if (a->section && (rc = cli_size("--section", a->section, j->n, SIZE_MAX, &j->section)))
+      return rc;
     if (j->section % j->n)
       return cli_usage("%s: --section must be a multiple of the block size %zu", name, j->n);
   }
   j->sbox = GOSTX_SBOX_CRYPTOPRO_A;
-  if (sbox_s && (j->sbox = gostx_sbox_by_name(sbox_s)) < 0)
+  if (a->sbox && (j->sbox = gostx_sbox_by_name(a->sbox)) < 0)
     return cli_usage("%s: unknown S-box '%s' (cryptopro-a..d, tc26-z, test-28147, test-3411-94, "
                      "cryptopro-3411-94, or an OID)", name,
-                     sbox_s);
+                     a->sbox);
+  return 0;
+}
 
-  /* IV. */
-  if (iv_hex) {
-    uint8_t *iv;
-    size_t len;
-    snprintf(what, sizeof what, "%s: IV", name);
-    if ((rc = cli_hex(what, iv_hex, &iv, &len))) return rc;
-    if (len > GOSTX_MAX_IV_LEN) {
-      free(iv);
-      return cli_usage("%s: IV too long (%zu bytes, at most %d)", name, len, GOSTX_MAX_IV_LEN);
-    }
-    memcpy(j->iv, iv, len);
-    j->iv_len = len;
-    j->have_iv = 1;
+/* --iv as hex, at most GOSTX_MAX_IV_LEN bytes (its length is the mode's). */
+static int take_iv(struct job *j, const char *hex) {
+  if (!hex) return 0;
+  uint8_t *iv;
+  size_t len;
+  char what[64];
+  snprintf(what, sizeof what, "%s: IV", j->am->name);
+  int rc = cli_hex(what, hex, &iv, &len);
+  if (rc) return rc;
+  if (len > GOSTX_MAX_IV_LEN) {
     free(iv);
+    return cli_usage("%s: IV too long (%zu bytes, at most %d)", j->am->name, len, GOSTX_MAX_IV_LEN);
   }
+  memcpy(j->iv, iv, len);
+  j->iv_len = len;
+  j->have_iv = 1;
+  free(iv);
+  return 0;
+}
+
+/* MGM: the nonce, --tag-len and --aad (--aad-file is read in cmd_cipher,
+ * after the output check). */
+static int mgm_params(struct job *j, const struct cipher_args *a) {
+  const char *name = j->am->name;
+  size_t n = j->n;
+  int rc;
+  if (!j->have_iv || j->iv_len != n)
+    return cli_usage("%s: --iv (nonce) must be %zu bytes%s", name, n, j->have_iv ? "" : ", missing");
+  if (j->iv[0] & 0x80) return cli_usage("%s: the nonce's most significant bit must be 0", name);
+  j->tag_len = n;
+  if (a->tag_len && (rc = cli_size("--tag-len", a->tag_len, 4, n, &j->tag_len))) return rc;
+  if (a->aad) {
+    char what[64];
+    snprintf(what, sizeof what, "%s: AAD", name);
+    if ((rc = cli_hex(what, a->aad, &j->aad, &j->aad_len))) return rc;
+  }
+  return 0;
+}
+
+/* XTS: the tweak, as --iv or as --sector (and --sector-size) numbers. */
+static int xts_params(struct job *j, const struct cipher_args *a) {
+  const char *name = j->am->name;
+  int rc;
+  if (j->have_iv && a->sector) return cli_usage("%s: give --iv or --sector, not both", name);
+  if (j->have_iv && j->iv_len != 16) return cli_usage("%s: the tweak (--iv) must be 16 bytes", name);
+  if (j->have_iv && a->sector_size)
+    return cli_usage("%s: --sector-size numbers sectors: use --sector, not --iv", name);
+  if (!j->have_iv && !a->sector)
+    return cli_usage("%s: missing tweak: --iv HEX (16 bytes) or --sector N", name);
+  if (a->sector && (rc = cli_uint("--sector", a->sector, 0, UINT64_MAX, &j->sector))) return rc;
+  if (a->sector_size &&
+      (rc = cli_size("--sector-size", a->sector_size, 16, 1u << 30, &j->sector_size)))
+    return rc;
+  return 0;
+}
+
+/* The IV each mode needs, and the parameters of MGM and XTS. */
+static int iv_params(struct job *j, const struct cipher_args *a) {
+  const char *name = j->am->name;
   size_t n = j->n, l = j->iv_len;
-  switch (kind) {
+  int gost89 = j->am->family == FAM_GOST89;
+  switch (j->am->kind) {
     case K_ECB:
       if (j->have_iv) return cli_usage("%s: ECB takes no IV", name);
-      break;
+      return 0;
     case K_CBC:
     case K_OFB:
       if (!j->have_iv) return cli_usage("%s: missing --iv (a multiple of %zu bytes)", name, n);
       if (l == 0 || l % n)
         return cli_usage("%s: IV must be a positive multiple of %zu bytes, got %zu", name, n, l);
-      break;
+      return 0;
     case K_CFB:
-      if (fam == FAM_GOST89) {
-        if (!j->have_iv || l != 8) return cli_usage("%s: --iv must be 8 bytes", name);
-        break;
-      }
+      if (gost89 && (!j->have_iv || l != 8)) return cli_usage("%s: --iv must be 8 bytes", name);
+      if (gost89) return 0;
       if (!j->have_iv) return cli_usage("%s: missing --iv (at least %zu bytes)", name, n);
       if (l < n) return cli_usage("%s: IV must be at least %zu bytes, got %zu", name, n, l);
-      break;
+      return 0;
     case K_CTR:
     case K_CTR_ACPKM:
       if (!j->have_iv || l != n / 2)
         return cli_usage("%s: --iv must be %zu bytes (n/2)%s", name, n / 2,
                          j->have_iv ? "" : ", missing");
-      break;
+      return 0;
     case K_G89_CNT:
       if (!j->have_iv || l != 8) return cli_usage("%s: --iv must be 8 bytes", name);
-      break;
-    case K_MGM:
-      if (!j->have_iv || l != n)
-        return cli_usage("%s: --iv (nonce) must be %zu bytes%s", name, n,
-                         j->have_iv ? "" : ", missing");
-      if (j->iv[0] & 0x80)
-        return cli_usage("%s: the nonce's most significant bit must be 0", name);
-      j->tag_len = n;
-      if (tag_s && (rc = cli_size("--tag-len", tag_s, 4, n, &j->tag_len))) return rc;
-      if (aad_hex) {
-        snprintf(what, sizeof what, "%s: AAD", name);
-        if ((rc = cli_hex(what, aad_hex, &j->aad, &j->aad_len))) return rc;
-      }
-      /* --aad-file is read in cmd_cipher, after the output check. */
-      break;
-    case K_XTS:
-      if (j->have_iv && sector_s) return cli_usage("%s: give --iv or --sector, not both", name);
-      if (j->have_iv && l != 16) return cli_usage("%s: the tweak (--iv) must be 16 bytes", name);
-      if (j->have_iv && ssize_s)
-        return cli_usage("%s: --sector-size numbers sectors: use --sector, not --iv", name);
-      if (!j->have_iv && !sector_s)
-        return cli_usage("%s: missing tweak: --iv HEX (16 bytes) or --sector N", name);
-      if (sector_s && (rc = cli_uint("--sector", sector_s, 0, UINT64_MAX, &j->sector))) return rc;
-      if (ssize_s && (rc = cli_size("--sector-size", ssize_s, 16, 1u << 30, &j->sector_size)))
-        return rc;
-      break;
+      return 0;
+    case K_MGM: return mgm_params(j, a);
+    case K_XTS: return xts_params(j, a);
   }
   return 0;
+}
+
+static int parse_args(struct job *j, int argc, char **argv, int *help) {
+  cli_parser p;
+  cli_parser_init(&p, "cipher", argc, argv);
+  struct cipher_args a = {0};
+  int id, rc;
+  while ((id = cli_next_into(&p, cipher_opts, &a)) != CLI_END) {
+    if (id == OPT_HELP) return *help = 1, 0;
+    if (id == OPT_THREADS) {
+      if ((rc = cli_uint("-j", p.arg, 0, 1024, &j->threads))) return rc;
+    } else if (id != CLI_POS) {
+      return CLI_EXIT_USAGE;
+    } else if (a.alg) {
+      return cli_usage("cipher: unexpected argument '%s'", p.pos);
+    } else {
+      a.alg = p.pos;
+    }
+  }
+  if (!a.alg) return cli_usage("cipher: missing ALG-MODE (try gostx cipher --help)");
+  for (const struct alg_mode *m = alg_modes; m->name; m++)
+    if (!strcmp(m->name, a.alg)) j->am = m;
+  if (!j->am) return cli_usage("cipher: unknown ALG-MODE '%s' (try gostx cipher --help)", a.alg);
+  j->n = j->am->family == FAM_KUZ ? GOSTX_KUZ_BLOCK_LEN : GOSTX_MAGMA_BLOCK_LEN;
+  j->key_path = a.key_file;
+  j->aad_path = a.aad_file;
+  j->in_path = a.in;
+  j->out_path = a.out;
+  j->decrypt = a.decrypt;
+  j->mesh = a.mesh;
+  if ((rc = take_key(j, &a)) || (rc = mode_applies(j, &a)) || (rc = mode_params(j, &a)) ||
+      (rc = take_iv(j, a.iv)))
+    return rc;
+  return iv_params(j, &a);
 }
 
 int cmd_cipher(int argc, char **argv) {
@@ -683,7 +709,7 @@ int cmd_cipher(int argc, char **argv) {
     cli_in_close(&in);
     goto done;
   }
-  /* The output before any work; it appears only on success (cli/out.c). */
+  /* The output before any work; it appears only on success (cli/common/out.c). */
   cli_out out;
   status = cli_out_open(&out, j.out_path, 0);
   if (!status) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cms_cli.h"
+#include "commands.h"
 
 
 enum {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 
 /* The header's own sectors (before slot 0's material), written last. */
 #define HEAD_LEN ((size_t)GOSTX_LUKS_FIRST_SLOT * GOSTX_LUKS_SECTOR)
@@ -286,7 +287,7 @@ static int disk_format(const struct args *a) {
     return CLI_EXIT_FAIL;
   }
   /* The output before the passphrase and the KDF (a bad IMAGE fails at
-   * once); it appears complete and synced, or not at all (cli/out.c). */
+   * once); it appears complete and synced, or not at all (cli/common/out.c). */
   if ((rc = cli_out_open(&out, a->image, a->v[OPT_FORCE] ? 0 : CLI_OUT_NEW))) {
     free(area);
     return rc;

@@ -11,10 +11,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 
-int cmd_enc(int argc, char **argv);
-int cmd_dec(int argc, char **argv);
-int cmd_keygen(int argc, char **argv);
 
 #define PROGRESS_MIN_BYTES (8u << 20) /* no progress bar for smaller inputs */
 
@@ -501,7 +499,7 @@ int cmd_keygen(int argc, char **argv) {
     cli_err("keygen: %s exists; refusing to overwrite it (use --force)", path);
     return CLI_EXIT_FAIL;
   }
-  /* Mode 0600 from the start, put in place like every output (cli/out.c):
+  /* Mode 0600 from the start, put in place like every output (cli/common/out.c):
    * never a half-written key, never the old mode; without --force the final
    * link fails if the name appeared meanwhile. Written with write(2): no
    * stdio buffer keeps a copy of the key. */

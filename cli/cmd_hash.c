@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 static void hash_usage(void) {
   printf(

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 int cmd_info(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {

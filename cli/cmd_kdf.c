@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 #define KDF_MAX_OUT (1u << 20) /* generous cap on --len for printing */
 /* PBKDF2's cost is iterations x output blocks of 64 bytes (one HMAC chain
@@ -70,6 +71,142 @@ static const cli_opt kdf_opts[] = {
     {NULL, 0, 0, 0},
 };
 
+/* The functions an option applies to, so that a typo does not pass. */
+enum { F_PBKDF2 = 1, F_KDF256 = 2, F_TREE = 4 };
+static const struct {
+  int id;
+  const char *name;
+  int fns;
+} kdf_applies[] = {
+    {OPT_KEY, "-k", F_KDF256 | F_TREE},        {OPT_LABEL, "--label", F_KDF256 | F_TREE},
+    {OPT_SEED, "--seed", F_KDF256 | F_TREE},   {OPT_PASS, "--pass", F_PBKDF2},
+    {OPT_PASS_HEX, "--pass-hex", F_PBKDF2},    {OPT_SALT, "--salt", F_PBKDF2},
+    {OPT_ITER, "--iter", F_PBKDF2},            {OPT_LEN, "--len", F_PBKDF2 | F_TREE},
+    {OPT_R, "--r", F_TREE},
+    {OPT_KEY_FILE, "--key-file", F_KDF256 | F_TREE}, {OPT_KEY_FD, "--key-fd", F_KDF256 | F_TREE},
+    {OPT_PASS_FILE, "--pass-file", F_PBKDF2},  {OPT_PASS_FD, "--pass-fd", F_PBKDF2},
+};
+
+/* The inputs (a: password or key, b: salt or label, c: seed) and the
+ * output, wiped at the end. */
+struct kdf_bufs {
+  uint8_t *a, *b, *c, *out;
+  size_t a_len, b_len, c_len, out_len;
+};
+
+/* The library's verdict: the output printed, or why not (a bad length or
+ * parameter: a usage error). */
+static int kdf_report(const char *which, int rc, const struct kdf_bufs *k) {
+  if (!rc) {
+    cli_print_hex(k->out, k->out_len);
+    return 0;
+  }
+  cli_err("%s: %s", which, gostx_strerror(rc));
+  return rc == GOSTX_EINVAL || rc == GOSTX_ELEN ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+}
+
+/* --iter and --len, their work bounded (PBKDF2_MAX_WORK). */
+static int pbkdf2_cost(const char **v, uint64_t *iter, size_t *out_len) {
+  int rc;
+  *out_len = 64;
+  if ((rc = cli_uint("--iter", v[OPT_ITER], 1, GOSTX_FILE_ITER_MAX, iter))) return rc;
+  if (v[OPT_LEN] && (rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, out_len))) return rc;
+  uint64_t blocks = (*out_len + 63) / 64;
+  if (*iter * blocks > PBKDF2_MAX_WORK)
+    return cli_usage("pbkdf2: --len %zu at --iter %llu is %llu x %llu HMAC iterations, more than "
+                     "the limit of 16777216 (2^24); lower --len or --iter",
+                     *out_len, (unsigned long long)*iter, (unsigned long long)blocks,
+                     (unsigned long long)*iter);
+  return 0;
+}
+
+/* The password: --pass as given, --pass-file / --pass-fd as `gostx enc`
+ * reads them, or --pass-hex. */
+static int pbkdf2_pass(const char **v, struct kdf_bufs *k) {
+  int rc;
+  if (v[OPT_PASS]) {
+    k->a_len = strlen(v[OPT_PASS]);
+    k->a = malloc(k->a_len + 1);
+    if (!k->a) return cli_usage("out of memory");
+    memcpy(k->a, v[OPT_PASS], k->a_len);
+    return 0;
+  }
+  if (!v[OPT_PASS_FILE] && !v[OPT_PASS_FD])
+    return cli_hex("pbkdf2: --pass-hex", v[OPT_PASS_HEX], &k->a, &k->a_len);
+  uint8_t *pass = malloc(CLI_PASS_MAX + 2);
+  size_t len = 0;
+  if (!pass) return cli_usage("out of memory");
+  rc = v[OPT_PASS_FILE] ? cli_read_pass(v[OPT_PASS_FILE], NULL, 0, pass, &len)
+                        : cli_read_pass_fd("--pass-fd", v[OPT_PASS_FD], pass, &len);
+  if (rc) {
+    cli_free_secret(pass, CLI_PASS_MAX + 2);
+    return rc;
+  }
+  gostx_memzero(pass + len, CLI_PASS_MAX + 2 - len); /* the dropped newline, the rest */
+  k->a = pass;
+  k->a_len = len;
+  return 0;
+}
+
+static int kdf_pbkdf2(const char **v, struct kdf_bufs *k) {
+  uint64_t iter = 0;
+  int rc, sources = !!v[OPT_PASS] + !!v[OPT_PASS_HEX] + !!v[OPT_PASS_FILE] + !!v[OPT_PASS_FD];
+  if (sources > 1)
+    return cli_usage("pbkdf2: give only one of --pass, --pass-hex, --pass-file and --pass-fd");
+  if (!sources) return cli_usage("pbkdf2: missing --pass, --pass-hex, --pass-file or --pass-fd");
+  if (!v[OPT_SALT]) return cli_usage("pbkdf2: missing --salt HEX");
+  if (!v[OPT_ITER]) return cli_usage("pbkdf2: missing --iter N");
+  if ((rc = pbkdf2_cost(v, &iter, &k->out_len)) || (rc = pbkdf2_pass(v, k)) ||
+      (rc = cli_hex("pbkdf2: --salt", v[OPT_SALT], &k->b, &k->b_len)))
+    return rc;
+  if (!(k->out = malloc(k->out_len))) return cli_usage("out of memory");
+  rc = gostx_pbkdf2_streebog512(k->a, k->a_len, k->b, k->b_len, (uint32_t)iter, k->out, k->out_len);
+  return kdf_report("pbkdf2", rc, k);
+}
+
+/* kdftree's --len and --r: the counter must not wrap (at most 2^(8r) - 1
+ * blocks of 32 bytes). */
+static int tree_len(const char **v, size_t *out_len, size_t *r) {
+  int rc;
+  if (!v[OPT_LEN]) return cli_usage("kdftree: missing --len BYTES");
+  if ((rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, out_len))) return rc;
+  if (v[OPT_R] && (rc = cli_size("--r", v[OPT_R], 1, 4, r))) return rc;
+  uint64_t blocks = (*out_len + 31) / 32;
+  if (*r < 4 && blocks > ((uint64_t)1 << (8 * *r)) - 1)
+    return cli_usage("kdftree: --len %zu needs a counter wider than --r %zu", *out_len, *r);
+  return 0;
+}
+
+/* The key and the hex inputs of kdf256 and kdftree. */
+static int keyed_inputs(const char **v, const char *which, struct kdf_bufs *k) {
+  char what[32];
+  int rc;
+  snprintf(what, sizeof what, "%s: key", which);
+  if (v[OPT_KEY] ? (rc = cli_hex(what, v[OPT_KEY], &k->a, &k->a_len))
+                 : (rc = cli_read_secret(v[OPT_KEY_FILE], "--key-fd", v[OPT_KEY_FD], 1, 65536, &k->a,
+                                         &k->a_len)))
+    return rc;
+  snprintf(what, sizeof what, "%s: --label", which);
+  if ((rc = cli_hex(what, v[OPT_LABEL], &k->b, &k->b_len))) return rc;
+  snprintf(what, sizeof what, "%s: --seed", which);
+  return cli_hex(what, v[OPT_SEED], &k->c, &k->c_len);
+}
+
+/* kdf256 and kdftree (tree). */
+static int kdf_keyed(const char **v, const char *which, int tree, struct kdf_bufs *k) {
+  size_t r = 1;
+  int rc = cli_key_source(which, v[OPT_KEY], v[OPT_KEY_FILE], v[OPT_KEY_FD], 0);
+  if (rc) return rc;
+  if (!v[OPT_LABEL]) return cli_usage("%s: missing --label HEX", which);
+  if (!v[OPT_SEED]) return cli_usage("%s: missing --seed HEX", which);
+  k->out_len = 32;
+  if ((tree && (rc = tree_len(v, &k->out_len, &r))) || (rc = keyed_inputs(v, which, k))) return rc;
+  if (!(k->out = malloc(k->out_len))) return cli_usage("out of memory");
+  rc = tree ? gostx_kdf_tree256(k->a, k->a_len, k->b, k->b_len, k->c, k->c_len, r, k->out, k->out_len)
+            : gostx_kdf256(k->a, k->a_len, k->b, k->b_len, k->c, k->c_len, k->out);
+  return kdf_report(which, rc, k);
+}
+
 int cmd_kdf(int argc, char **argv) {
   cli_parser p;
   cli_parser_init(&p, "kdf", argc, argv);
@@ -90,121 +227,17 @@ int cmd_kdf(int argc, char **argv) {
     v[id] = p.arg;
   }
   if (!which) return cli_usage("kdf: missing function: pbkdf2, kdf256 or kdftree");
-  int pbkdf2 = !strcmp(which, "pbkdf2"), kdf256 = !strcmp(which, "kdf256"),
-      tree = !strcmp(which, "kdftree");
-  if (!pbkdf2 && !kdf256 && !tree)
-    return cli_usage("kdf: unknown function '%s' (pbkdf2, kdf256, kdftree)", which);
-
-  /* Reject options that belong to another function, so typos do not pass. */
-  static const struct {
-    int id;
-    const char *name;
-    int pb, k256, kt;
-  } allowed[] = {
-      {OPT_KEY, "-k", 0, 1, 1},          {OPT_LABEL, "--label", 0, 1, 1},
-      {OPT_SEED, "--seed", 0, 1, 1},     {OPT_PASS, "--pass", 1, 0, 0},
-      {OPT_PASS_HEX, "--pass-hex", 1, 0, 0}, {OPT_SALT, "--salt", 1, 0, 0},
-      {OPT_ITER, "--iter", 1, 0, 0},     {OPT_LEN, "--len", 1, 0, 1},
-      {OPT_R, "--r", 0, 0, 1},
-      {OPT_KEY_FILE, "--key-file", 0, 1, 1}, {OPT_KEY_FD, "--key-fd", 0, 1, 1},
-      {OPT_PASS_FILE, "--pass-file", 1, 0, 0}, {OPT_PASS_FD, "--pass-fd", 1, 0, 0},
-  };
-  for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
-    int ok = pbkdf2 ? allowed[i].pb : kdf256 ? allowed[i].k256 : allowed[i].kt;
-    if (v[allowed[i].id] && !ok) return cli_usage("%s: option %s does not apply", which, allowed[i].name);
-  }
-
-  int rc = 0;
-  uint8_t *a = NULL, *b = NULL, *c = NULL, *out = NULL;
-  size_t a_len = 0, b_len = 0, c_len = 0, out_len = 0;
-  if (pbkdf2) {
-    uint64_t iter = 0;
-    out_len = 64;
-    int sources = !!v[OPT_PASS] + !!v[OPT_PASS_HEX] + !!v[OPT_PASS_FILE] + !!v[OPT_PASS_FD];
-    if (sources > 1)
-      return cli_usage("pbkdf2: give only one of --pass, --pass-hex, --pass-file and --pass-fd");
-    if (!sources) return cli_usage("pbkdf2: missing --pass, --pass-hex, --pass-file or --pass-fd");
-    if (!v[OPT_SALT]) return cli_usage("pbkdf2: missing --salt HEX");
-    if (!v[OPT_ITER]) return cli_usage("pbkdf2: missing --iter N");
-    if ((rc = cli_uint("--iter", v[OPT_ITER], 1, GOSTX_FILE_ITER_MAX, &iter))) return rc;
-    if (v[OPT_LEN] && (rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, &out_len))) return rc;
-    uint64_t blocks = (out_len + 63) / 64;
-    if (iter * blocks > PBKDF2_MAX_WORK)
-      return cli_usage("pbkdf2: --len %zu at --iter %llu is %llu x %llu HMAC iterations, more than "
-                       "the limit of 16777216 (2^24); lower --len or --iter",
-                       out_len, (unsigned long long)iter, (unsigned long long)blocks,
-                       (unsigned long long)iter);
-    if (v[OPT_PASS]) {
-      a_len = strlen(v[OPT_PASS]);
-      a = malloc(a_len + 1);
-      if (!a) return cli_usage("out of memory");
-      memcpy(a, v[OPT_PASS], a_len);
-    } else if (v[OPT_PASS_FILE] || v[OPT_PASS_FD]) {
-      a = malloc(CLI_PASS_MAX + 2);
-      if (!a) return cli_usage("out of memory");
-      rc = v[OPT_PASS_FILE] ? cli_read_pass(v[OPT_PASS_FILE], NULL, 0, a, &a_len)
-                            : cli_read_pass_fd("--pass-fd", v[OPT_PASS_FD], a, &a_len);
-      if (rc) {
-        cli_free_secret(a, CLI_PASS_MAX + 2);
-        return rc;
-      }
-      gostx_memzero(a + a_len, CLI_PASS_MAX + 2 - a_len); /* the dropped newline, the rest */
-    } else if ((rc = cli_hex("pbkdf2: --pass-hex", v[OPT_PASS_HEX], &a, &a_len))) {
-      return rc;
-    }
-    if ((rc = cli_hex("pbkdf2: --salt", v[OPT_SALT], &b, &b_len))) goto done;
-    out = malloc(out_len);
-    if (!out) {
-      rc = cli_usage("out of memory");
-      goto done;
-    }
-    rc = gostx_pbkdf2_streebog512(a, a_len, b, b_len, (uint32_t)iter, out, out_len);
-  } else {
-    size_t r = 1;
-    int sources = !!v[OPT_KEY] + !!v[OPT_KEY_FILE] + !!v[OPT_KEY_FD];
-    if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", which);
-    if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", which);
-    if (!v[OPT_LABEL]) return cli_usage("%s: missing --label HEX", which);
-    if (!v[OPT_SEED]) return cli_usage("%s: missing --seed HEX", which);
-    if (tree) {
-      if (!v[OPT_LEN]) return cli_usage("kdftree: missing --len BYTES");
-      if ((rc = cli_size("--len", v[OPT_LEN], 1, KDF_MAX_OUT, &out_len))) return rc;
-      if (v[OPT_R] && (rc = cli_size("--r", v[OPT_R], 1, 4, &r))) return rc;
-      /* The counter must not wrap: at most 2^(8r) - 1 blocks of 32 bytes. */
-      uint64_t blocks = (out_len + 31) / 32;
-      if (r < 4 && blocks > ((uint64_t)1 << (8 * r)) - 1)
-        return cli_usage("kdftree: --len %zu needs a counter wider than --r %zu", out_len, r);
-    } else {
-      out_len = 32;
-    }
-    char what[32];
-    snprintf(what, sizeof what, "%s: key", which);
-    if (v[OPT_KEY] ? (rc = cli_hex(what, v[OPT_KEY], &a, &a_len))
-                   : (rc = cli_read_secret(v[OPT_KEY_FILE], "--key-fd", v[OPT_KEY_FD], 1, 65536, &a,
-                                           &a_len)))
-      return rc;
-    snprintf(what, sizeof what, "%s: --label", which);
-    if ((rc = cli_hex(what, v[OPT_LABEL], &b, &b_len))) goto done;
-    snprintf(what, sizeof what, "%s: --seed", which);
-    if ((rc = cli_hex(what, v[OPT_SEED], &c, &c_len))) goto done;
-    out = malloc(out_len);
-    if (!out) {
-      rc = cli_usage("out of memory");
-      goto done;
-    }
-    rc = tree ? gostx_kdf_tree256(a, a_len, b, b_len, c, c_len, r, out, out_len)
-              : gostx_kdf256(a, a_len, b, b_len, c, c_len, out);
-  }
-  if (rc) {
-    cli_err("%s: %s", which, gostx_strerror(rc));
-    rc = rc == GOSTX_EINVAL || rc == GOSTX_ELEN ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-  } else {
-    cli_print_hex(out, out_len);
-  }
-done:
-  cli_free_secret(a, a_len);
-  cli_free_secret(b, b_len);
-  cli_free_secret(c, c_len);
-  cli_free_secret(out, out_len);
+  int fn = !strcmp(which, "pbkdf2") ? F_PBKDF2 : !strcmp(which, "kdf256") ? F_KDF256
+           : !strcmp(which, "kdftree") ? F_TREE : 0;
+  if (!fn) return cli_usage("kdf: unknown function '%s' (pbkdf2, kdf256, kdftree)", which);
+  for (size_t i = 0; i < sizeof kdf_applies / sizeof kdf_applies[0]; i++)
+    if (v[kdf_applies[i].id] && !(kdf_applies[i].fns & fn))
+      return cli_usage("%s: option %s does not apply", which, kdf_applies[i].name);
+  struct kdf_bufs k = {0};
+  int rc = fn == F_PBKDF2 ? kdf_pbkdf2(v, &k) : kdf_keyed(v, which, fn == F_TREE, &k);
+  cli_free_secret(k.a, k.a_len);
+  cli_free_secret(k.b, k.b_len);
+  cli_free_secret(k.c, k.c_len);
+  cli_free_secret(k.out, k.out_len);
   return rc;
 }

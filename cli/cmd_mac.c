@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 /* OMAC-ACPKM defaults: the section size gost-engine's CMAC-ACPKM uses
  * (4096 bytes) and a master section T* of two key-material units (k + n),
@@ -65,23 +66,30 @@ static void mac_usage(void) {
       "\n" CLI_ARGV_SECRET_NOTE("-k HEX", "--key-file and --key-fd"));
 }
 
-enum { OPT_KEY = 1, OPT_LEN, OPT_IN, OPT_SECTION, OPT_MASTER, OPT_SBOX, OPT_IV, OPT_MESH,
-       OPT_KEY_FILE, OPT_KEY_FD, OPT_HELP };
-
-static const cli_opt mac_opts[] = {
-    {"key", 'k', CLI_ARG, OPT_KEY},
-    {"key-file", 0, CLI_PATH, OPT_KEY_FILE},
-    {"key-fd", 0, CLI_ARG, OPT_KEY_FD},
-    {"len", 0, CLI_ARG, OPT_LEN},
-    {"in", 'i', CLI_PATH, OPT_IN},
-    {"section", 0, CLI_ARG, OPT_SECTION},
-    {"master-section", 0, CLI_ARG, OPT_MASTER},
-    {"sbox", 0, CLI_ARG, OPT_SBOX},
-    {"iv", 0, CLI_ARG, OPT_IV},
-    {"mesh", 0, CLI_NOARG, OPT_MESH},
-    {"help", 'h', CLI_NOARG, OPT_HELP},
-    {NULL, 0, 0, 0},
+/* The command line as given: cli_next_into fills it from mac_opts. */
+struct mac_args {
+  const char *alg, *key_hex, *key_file, *key_fd, *len, *in, *section, *master, *sbox, *iv;
+  int mesh;
 };
+
+enum { OPT_HELP = 1 };
+
+#define A(member) CLI_STR(struct mac_args, member)
+static const cli_field mac_opts[] = {
+    {{"key", 'k', CLI_ARG, 0}, A(key_hex)},
+    {{"key-file", 0, CLI_PATH, 0}, A(key_file)},
+    {{"key-fd", 0, CLI_ARG, 0}, A(key_fd)},
+    {{"len", 0, CLI_ARG, 0}, A(len)},
+    {{"in", 'i', CLI_PATH, 0}, A(in)},
+    {{"section", 0, CLI_ARG, 0}, A(section)},
+    {{"master-section", 0, CLI_ARG, 0}, A(master)},
+    {{"sbox", 0, CLI_ARG, 0}, A(sbox)},
+    {{"iv", 0, CLI_ARG, 0}, A(iv)},
+    {{"mesh", 0, CLI_NOARG, 0}, CLI_FLAG(struct mac_args, mesh, 1)},
+    {{"help", 'h', CLI_NOARG, OPT_HELP}, CLI_RET},
+    {{NULL, 0, 0, 0}, CLI_RET},
+};
+#undef A
 
 /* One context for whichever MAC runs. */
 struct mac_state {
@@ -121,123 +129,115 @@ static void mac_clear(struct mac_state *s) {
   gostx_memzero(s, sizeof *s);
 }
 
-int cmd_mac(int argc, char **argv) {
-  cli_parser p;
-  cli_parser_init(&p, "mac", argc, argv);
-  const char *alg_s = NULL, *key_hex = NULL, *len_s = NULL, *in_path = NULL, *sec_s = NULL,
-             *master_s = NULL, *sbox_s = NULL, *iv_hex = NULL, *key_path = NULL, *key_fd = NULL;
-  int mesh = 0, id;
-  while ((id = cli_next(&p, mac_opts)) != CLI_END) {
-    switch (id) {
-      case OPT_KEY: key_hex = p.arg; break;
-      case OPT_KEY_FILE: key_path = p.arg; break;
-      case OPT_KEY_FD: key_fd = p.arg; break;
-      case OPT_LEN: len_s = p.arg; break;
-      case OPT_IN: in_path = p.arg; break;
-      case OPT_SECTION: sec_s = p.arg; break;
-      case OPT_MASTER: master_s = p.arg; break;
-      case OPT_SBOX: sbox_s = p.arg; break;
-      case OPT_IV: iv_hex = p.arg; break;
-      case OPT_MESH: mesh = 1; break;
-      case OPT_HELP: mac_usage(); return CLI_EXIT_OK;
-      case CLI_POS:
-        if (alg_s) return cli_usage("mac: unexpected argument '%s'", p.pos);
-        alg_s = p.pos;
-        break;
-      default: return CLI_EXIT_USAGE;
-    }
-  }
-  if (!alg_s) return cli_usage("mac: missing ALG (try gostx mac --help)");
-  int alg = -1;
-  for (size_t i = 0; mac_algs[i].name; i++)
-    if (!strcmp(mac_algs[i].name, alg_s)) alg = mac_algs[i].alg;
-  if (alg < 0) return cli_usage("mac: unknown ALG '%s' (try gostx mac --help)", alg_s);
-  int is_omac = alg == M_KUZ_OMAC || alg == M_MAGMA_OMAC || alg == M_KUZ_OMAC_ACPKM ||
-                alg == M_MAGMA_OMAC_ACPKM;
-  int is_acpkm = alg == M_KUZ_OMAC_ACPKM || alg == M_MAGMA_OMAC_ACPKM;
-  int is_hmac = alg == M_HMAC256 || alg == M_HMAC512;
-  int kuz = alg == M_KUZ_OMAC || alg == M_KUZ_OMAC_ACPKM;
-  size_t n = kuz ? GOSTX_KUZ_BLOCK_LEN : GOSTX_MAGMA_BLOCK_LEN;
-
-  if ((sec_s || master_s) && !is_acpkm)
-    return cli_usage("mac: --section and --master-section apply only to *-omac-acpkm");
-  if ((sbox_s || iv_hex || mesh) && alg != M_IMIT)
-    return cli_usage("mac: --sbox, --iv and --mesh apply only to gost89-imit");
-  int sources = !!key_hex + !!key_path + !!key_fd;
-  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", alg_s);
-  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", alg_s);
-  if (key_path && !strcmp(key_path, "-"))
-    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
-                     alg_s);
-
-  /* Full tag length and the accepted --len range. */
-  size_t full = is_hmac ? (alg == M_HMAC256 ? 32 : 64) : alg == M_IMIT ? 4 : n;
-  size_t max_len = alg == M_IMIT ? 8 : full, out_len = full;
-  int rc;
-  if (len_s && (rc = cli_size("--len", len_s, 1, max_len, &out_len))) return rc;
-  if (alg == M_IMIT) full = out_len; /* IMIT computes the requested length directly */
-
+/* The MAC the command line asks for, checked; key malloc'ed (cli_free_secret). */
+struct mac_job {
+  const char *name; /* ALG as given */
+  int alg, kuz, omac, acpkm, hmac;
+  size_t n;             /* block length */
+  size_t full, out_len; /* the tag computed, the bytes printed */
+  size_t section, master;
+  int sbox;
+  uint8_t iv[8];
   uint8_t *key;
   size_t key_len;
+};
+
+/* ALG, and the options that apply to it only. */
+static int mac_alg(struct mac_job *m, const struct mac_args *a) {
+  if (!a->alg) return cli_usage("mac: missing ALG (try gostx mac --help)");
+  m->name = a->alg;
+  m->alg = -1;
+  for (size_t i = 0; mac_algs[i].name; i++)
+    if (!strcmp(mac_algs[i].name, a->alg)) m->alg = mac_algs[i].alg;
+  if (m->alg < 0) return cli_usage("mac: unknown ALG '%s' (try gostx mac --help)", a->alg);
+  int alg = m->alg;
+  m->acpkm = alg == M_KUZ_OMAC_ACPKM || alg == M_MAGMA_OMAC_ACPKM;
+  m->omac = alg == M_KUZ_OMAC || alg == M_MAGMA_OMAC || m->acpkm;
+  m->hmac = alg == M_HMAC256 || alg == M_HMAC512;
+  m->kuz = alg == M_KUZ_OMAC || alg == M_KUZ_OMAC_ACPKM;
+  m->n = m->kuz ? GOSTX_KUZ_BLOCK_LEN : GOSTX_MAGMA_BLOCK_LEN;
+  if ((a->section || a->master) && !m->acpkm)
+    return cli_usage("mac: --section and --master-section apply only to *-omac-acpkm");
+  if ((a->sbox || a->iv || a->mesh) && alg != M_IMIT)
+    return cli_usage("mac: --sbox, --iv and --mesh apply only to gost89-imit");
+  return 0;
+}
+
+/* The full tag length and --len (at most the full tag; IMIT: up to 8). */
+static int mac_len(struct mac_job *m, const char *len_s) {
+  m->full = m->hmac ? (m->alg == M_HMAC256 ? 32 : 64) : m->alg == M_IMIT ? 4 : m->n;
+  size_t max_len = m->alg == M_IMIT ? 8 : m->full;
+  m->out_len = m->full;
+  int rc;
+  if (len_s && (rc = cli_size("--len", len_s, 1, max_len, &m->out_len))) return rc;
+  if (m->alg == M_IMIT) m->full = m->out_len; /* IMIT computes the requested length directly */
+  return 0;
+}
+
+/* The key (32 bytes; HMAC: any length) from -k, --key-file or --key-fd. */
+static int mac_key(struct mac_job *m, const struct mac_args *a) {
   char what[64];
-  snprintf(what, sizeof what, "%s: key", alg_s);
-  if (!key_hex) {
-    if ((rc = cli_read_secret(key_path, "--key-fd", key_fd, is_hmac ? 1 : GOSTX_KEY_LEN,
-                              is_hmac ? 65536 : GOSTX_KEY_LEN, &key, &key_len)))
+  int rc;
+  snprintf(what, sizeof what, "%s: key", m->name);
+  if (!a->key_hex) {
+    if ((rc = cli_read_secret(a->key_file, "--key-fd", a->key_fd, m->hmac ? 1 : GOSTX_KEY_LEN,
+                              m->hmac ? 65536 : GOSTX_KEY_LEN, &m->key, &m->key_len)))
       return rc;
-  } else if ((rc = cli_hex(what, key_hex, &key, &key_len))) {
+  } else if ((rc = cli_hex(what, a->key_hex, &m->key, &m->key_len))) {
     return rc;
   }
-  if (!is_hmac && key_len != GOSTX_KEY_LEN) {
-    cli_free_secret(key, key_len);
-    return cli_usage("%s must be 32 bytes (64 hex digits), got %zu bytes", what, key_len);
-  }
+  if (!m->hmac && m->key_len != GOSTX_KEY_LEN)
+    return cli_usage("%s must be 32 bytes (64 hex digits), got %zu bytes", what, m->key_len);
+  return 0;
+}
 
-  size_t section = OMAC_ACPKM_SECTION, master = 2 * (GOSTX_KEY_LEN + n);
-  int sbox = GOSTX_SBOX_CRYPTOPRO_A;
-  uint8_t iv[8];
-  rc = 0;
-  if (sec_s) rc = cli_size("--section", sec_s, n, SIZE_MAX, &section);
-  if (!rc && master_s) rc = cli_size("--master-section", master_s, n, SIZE_MAX, &master);
-  if (!rc && is_acpkm && (section % n || master % n))
-    rc = cli_usage("%s: --section and --master-section must be multiples of %zu", alg_s, n);
-  if (!rc && sbox_s && (sbox = gostx_sbox_by_name(sbox_s)) < 0)
-    rc = cli_usage("%s: unknown S-box '%s'", alg_s, sbox_s);
-  if (!rc && iv_hex) {
-    snprintf(what, sizeof what, "%s: IV", alg_s);
-    rc = cli_hex_exact(what, iv_hex, iv, sizeof iv);
+/* OMAC-ACPKM's sections, IMIT's S-box and start value. */
+static int mac_params(struct mac_job *m, const struct mac_args *a) {
+  size_t n = m->n;
+  int rc = 0;
+  m->section = OMAC_ACPKM_SECTION;
+  m->master = 2 * (GOSTX_KEY_LEN + n);
+  m->sbox = GOSTX_SBOX_CRYPTOPRO_A;
+  if (a->section) rc = cli_size("--section", a->section, n, SIZE_MAX, &m->section);
+  if (!rc && a->master) rc = cli_size("--master-section", a->master, n, SIZE_MAX, &m->master);
+  if (!rc && m->acpkm && (m->section % n || m->master % n))
+    rc = cli_usage("%s: --section and --master-section must be multiples of %zu", m->name, n);
+  if (!rc && a->sbox && (m->sbox = gostx_sbox_by_name(a->sbox)) < 0)
+    rc = cli_usage("%s: unknown S-box '%s'", m->name, a->sbox);
+  if (!rc && a->iv) {
+    char what[64];
+    snprintf(what, sizeof what, "%s: IV", m->name);
+    rc = cli_hex_exact(what, a->iv, m->iv, sizeof m->iv);
   }
-  if (rc) {
-    cli_free_secret(key, key_len);
-    return rc;
-  }
+  return rc;
+}
 
-  struct mac_state st;
-  memset(&st, 0, sizeof st);
-  st.alg = alg;
-  if (is_omac) {
+/* The MAC's context from the job: 0, or the library's error. */
+static int mac_init(struct mac_state *st, const struct mac_job *m, int have_iv, int mesh) {
+  int rc;
+  memset(st, 0, sizeof *st);
+  st->alg = m->alg;
+  if (m->omac) {
     gostx_cipher c;
-    rc = gostx_cipher_init(&c, kuz ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA, key);
-    if (!rc) rc = is_acpkm ? gostx_omac_acpkm_init(&st.u.omac, &c, section, master)
-                           : gostx_omac_init(&st.u.omac, &c);
+    rc = gostx_cipher_init(&c, m->kuz ? GOSTX_ALG_KUZNYECHIK : GOSTX_ALG_MAGMA, m->key);
+    if (!rc) rc = m->acpkm ? gostx_omac_acpkm_init(&st->u.omac, &c, m->section, m->master)
+                           : gostx_omac_init(&st->u.omac, &c);
     gostx_cipher_clear(&c);
-  } else if (is_hmac) {
-    rc = gostx_hmac_init(&st.u.hmac, full, key, key_len);
+  } else if (m->hmac) {
+    rc = gostx_hmac_init(&st->u.hmac, m->full, m->key, m->key_len);
   } else {
     gostx_gost89_key k;
-    rc = gostx_gost89_set_key(&k, key, sbox);
-    if (!rc) rc = gostx_gost89_imit_init(&st.u.imit, &k, iv_hex ? iv : NULL, mesh);
+    rc = gostx_gost89_set_key(&k, m->key, m->sbox);
+    if (!rc) rc = gostx_gost89_imit_init(&st->u.imit, &k, have_iv ? m->iv : NULL, mesh);
     gostx_gost89_clear(&k);
   }
-  cli_free_secret(key, key_len);
-  if (rc) {
-    mac_clear(&st);
-    cli_err("%s: %s", alg_s, gostx_strerror(rc));
-    return rc == GOSTX_EINVAL || rc == GOSTX_ELEN ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-  }
+  return rc;
+}
 
+/* The input through the MAC, and the tag printed. */
+static int mac_stream(struct mac_state *st, const struct mac_job *m, const char *in_path) {
   cli_in in;
-  int status = cli_in_open(&in, in_path);
+  int rc, status = cli_in_open(&in, in_path);
   uint8_t *buf = status ? NULL : malloc(CLI_CHUNK);
   if (!status && !buf) {
     cli_err("out of memory");
@@ -247,23 +247,57 @@ int cmd_mac(int argc, char **argv) {
     size_t got;
     status = cli_in_read(&in, buf, CLI_CHUNK, &got);
     if (status || got == 0) break;
-    if ((rc = mac_update(&st, buf, got))) {
-      cli_err("%s: %s", alg_s, gostx_strerror(rc));
+    if ((rc = mac_update(st, buf, got))) {
+      cli_err("%s: %s", m->name, gostx_strerror(rc));
       status = CLI_EXIT_FAIL;
     }
   }
   if (!status) {
     uint8_t tag[64];
-    if ((rc = mac_final(&st, tag, full))) {
-      cli_err("%s: %s", alg_s, gostx_strerror(rc));
+    if ((rc = mac_final(st, tag, m->full))) {
+      cli_err("%s: %s", m->name, gostx_strerror(rc));
       status = CLI_EXIT_FAIL;
     } else {
-      cli_print_hex(tag, out_len);
+      cli_print_hex(tag, m->out_len);
     }
     gostx_memzero(tag, sizeof tag);
   }
-  mac_clear(&st);
   free(buf);
   if (in.f) cli_in_close(&in);
+  return status;
+}
+
+int cmd_mac(int argc, char **argv) {
+  cli_parser p;
+  cli_parser_init(&p, "mac", argc, argv);
+  struct mac_args a = {0};
+  int id, rc;
+  while ((id = cli_next_into(&p, mac_opts, &a)) != CLI_END) {
+    if (id == OPT_HELP) {
+      mac_usage();
+      return CLI_EXIT_OK;
+    }
+    if (id != CLI_POS) return CLI_EXIT_USAGE;
+    if (a.alg) return cli_usage("mac: unexpected argument '%s'", p.pos);
+    a.alg = p.pos;
+  }
+  struct mac_job m = {0};
+  if ((rc = mac_alg(&m, &a)) || (rc = cli_key_source(m.name, a.key_hex, a.key_file, a.key_fd, 1)) ||
+      (rc = mac_len(&m, a.len)))
+    return rc;
+  if ((rc = mac_key(&m, &a)) || (rc = mac_params(&m, &a))) {
+    cli_free_secret(m.key, m.key_len);
+    return rc;
+  }
+  struct mac_state st;
+  rc = mac_init(&st, &m, a.iv != NULL, a.mesh);
+  cli_free_secret(m.key, m.key_len);
+  if (rc) {
+    mac_clear(&st);
+    cli_err("%s: %s", m.name, gostx_strerror(rc));
+    return rc == GOSTX_EINVAL || rc == GOSTX_ELEN ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+  }
+  int status = mac_stream(&st, &m, a.in);
+  mac_clear(&st);
   return status;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 enum {
   O_IN = 1, O_OUT, O_PASSIN, O_PASSOUT, O_NOKEYS, O_NOCERTS, O_NOENC, O_INFO, O_NOOUT, O_EXPORT,

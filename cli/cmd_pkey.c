@@ -1,11 +1,12 @@
 /* gostx genpkey and gostx pkey: GOST R 34.10-2012 key files in PEM or DER
- * (PKCS#8 / SubjectPublicKeyInfo as gost-engine writes them), and the key
- * loading that sign, verify and vko (cli/cmd_sign.c) share. */
+ * (PKCS#8 / SubjectPublicKeyInfo as gost-engine writes them). The key
+ * loading every command shares is cli/common/key.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
+#include "commands.h"
 
 #define CURVE_HELP                                                                  \
   "CURVE: 256A 256B 256C 256D 512A 512B 512C (tc26 paramSets; 256B = CryptoPro-A,\n" \
@@ -24,148 +25,6 @@ static int curve_of(const char *s, gostx_gost3410_curve *curve) {
   return 0;
 }
 
-void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
-                             const cli_opt *opts) {
-  /* One command runs per process: static room for the rewritten words, a
-   * few (any more stay as they are and are refused as unknown options). */
-  static char words[16][24];
-  size_t used = 0;
-  for (int i = 1; i < argc && used < sizeof words / sizeof words[0]; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--")) break;
-    if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2]) continue;
-    for (const cli_opt *o = opts; o->long_name; o++)
-      if (!strcmp(a + 1, o->long_name) && strlen(o->long_name) < sizeof words[0] - 2) {
-        snprintf(words[used], sizeof words[0], "--%s", o->long_name);
-        argv[i] = words[used++];
-        break;
-      }
-  }
-  cli_parser_init(p, sub, argc, argv);
-}
-
-/* The CLI's key (cli_key, which the commands read field by field) from
- * the library's key object, and back. */
-static void cli_key_of(const gostx_gost3410_key *key, cli_key *k) {
-  k->kind = key->has_private ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC;
-  k->curve = key->curve;
-  k->len = key->len;
-  if (key->has_private) memcpy(k->priv, key->d, key->len);
-  memcpy(k->pub, key->q, 2 * key->len);
-  memcpy(k->oid, key->oid, sizeof k->oid);
-}
-
-int cli_key_object(const cli_key *k, gostx_gost3410_key *key) {
-  return k->kind == GOSTX_GOST3410_KEY_PRIVATE
-             ? gostx_gost3410_key_set_private(key, k->curve, k->priv, k->len, k->oid)
-             : gostx_gost3410_key_set_public(key, k->curve, k->pub, 2 * k->len, k->oid);
-}
-
-/* An encrypted key in buf[n] (PEM or DER): decrypted with the password of
- * pass_opt's spec; k filled. Messages name path. */
-static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pem,
-                          const char *pass_opt, const char *pass_spec, const uint8_t *pw,
-                          size_t pw_len, cli_key *k) {
-  char scheme[160] = "";
-  int rc = pem ? gostx_gost3410_encrypted_scheme_pem((const char *)buf, n, scheme, sizeof scheme)
-               : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
-  if (rc == GOSTX_EUNSUP)
-    return cli_usage("%s: unsupported encryption scheme %s (gostx reads PBES2 with PBKDF2-"
-                     "HMAC-Streebog-512 or -HMAC-SHA256 and kuznyechik-ctr-acpkm, "
-                     "magma-ctr-acpkm or GOST 28147-89 CFB, at most 10,000,000 iterations)",
-                     path, scheme);
-  if (rc) return cli_usage("%s: unsupported key: not a GOST R 34.10-2012 key of a known "
-                           "parameter set, nor a well-formed encrypted one", path);
-  if (!pass_spec && !pw)
-    return cli_usage("%s is an encrypted private key (%s): give its password with %s", path,
-                     scheme, pass_opt ? pass_opt : "gostx pkey -passin");
-  uint8_t *pass = malloc(CLI_PASS_MAX + 2);
-  size_t pass_len = 0;
-  if (!pass) {
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  if (pw) {
-    memcpy(pass, pw, pw_len);
-    pass_len = pw_len;
-    rc = 0;
-  } else {
-    rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
-  }
-  if (!rc) {
-    gostx_gost3410_key key;
-    int lrc = gostx_gost3410_key_read(&key, buf, n, pass, pass_len);
-    if (lrc == GOSTX_EAUTH) {
-      cli_err("%s: wrong password, or the encrypted key is damaged", path);
-      rc = CLI_EXIT_FAIL;
-    } else if (lrc) {
-      rc = cli_usage("%s: not a GOST R 34.10-2012 encrypted key (malformed)", path);
-    } else {
-      cli_key_of(&key, k);
-    }
-    gostx_gost3410_key_clear(&key);
-  }
-  cli_free_secret(pass, CLI_PASS_MAX + 2);
-  return rc;
-}
-
-static int load_key(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec,
-                    const uint8_t *pw, size_t pw_len) {
-  if (pass_spec && !strcmp(path, "-") && !strcmp(pass_spec, "stdin"))
-    return cli_usage("%s: the key and its password cannot both come from stdin", pass_opt);
-  if (cli_pfx_is(path)) return cli_pfx_load(path, pass_opt, pass_spec, pw, pw_len, k, NULL);
-  uint8_t *buf = malloc(CLI_KEY_FILE_MAX + 1);
-  if (!buf) {
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  memset(k, 0, sizeof *k);
-  long n = cli_read_secret_file(strcmp(path, "-") ? path : "/dev/stdin", buf, CLI_KEY_FILE_MAX + 1);
-  int rc = GOSTX_EFORMAT;
-  if (n < 0) {
-    free(buf);
-    return CLI_EXIT_FAIL;
-  }
-  /* The library tells DER from PEM (whose reader skips text before the
-   * BEGIN line as openssl does: certtool writes a description of the key
-   * there) and plain from encrypted; an encrypted key goes on to its
-   * password. */
-  int pem = n > 0 && buf[0] != 0x30;
-  if (n <= CLI_KEY_FILE_MAX && gostx_gost3410_key_is_encrypted(buf, (size_t)n)) {
-    rc = GOSTX_EUNSUP;
-  } else if (n <= CLI_KEY_FILE_MAX) {
-    gostx_gost3410_key key;
-    rc = gostx_gost3410_key_read(&key, buf, (size_t)n, NULL, 0);
-    if (!rc) cli_key_of(&key, k);
-    gostx_gost3410_key_clear(&key);
-  }
-  if (rc == GOSTX_EUNSUP) {
-    int erc = load_encrypted(path, buf, (size_t)n, pem, pass_opt, pass_spec, pw, pw_len, k);
-    cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
-    return erc;
-  }
-  cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
-  if (!rc) return 0;
-  if (rc == GOSTX_EINVAL)
-    cli_err("%s: invalid key: private key 0 or >= q, or public point off the curve or not of "
-            "order q", path);
-  else
-    cli_err("%s: not a GOST R 34.10-2012 key in PEM or DER (malformed)", path);
-  return CLI_EXIT_USAGE;
-}
-
-int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec) {
-  return load_key(path, k, pass_opt, pass_spec, NULL, 0);
-}
-
-int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len) {
-  return load_key(path, k, "-passin", NULL, pw, pw_len);
-}
-
-int cli_load_key(const char *path, cli_key *k) { return load_key(path, k, NULL, NULL, NULL, 0); }
-
-void cli_key_clear(cli_key *k) { gostx_memzero(k, sizeof *k); }
-
 /* Encryption of a private key written out: the password (NULL: none). */
 typedef struct enc_opts {
   const uint8_t *pass;
@@ -173,17 +32,6 @@ typedef struct enc_opts {
   gostx_gost3410_pbe cipher;
   uint32_t iter;
 } enc_opts;
-
-/* PEM or DER of the private or public half into out[cap], under the
- * parameter set OID the key came with. */
-int cli_key_write(const cli_key *k, gostx_gost3410_key_kind part, gostx_gost3410_format format,
-                  const gostx_gost3410_pbe_params *pbe, void *out, size_t cap, size_t *len) {
-  gostx_gost3410_key key;
-  int rc = cli_key_object(k, &key);
-  if (!rc) rc = gostx_gost3410_key_write(&key, part, format, pbe, out, cap, len);
-  gostx_gost3410_key_clear(&key);
-  return rc;
-}
 
 static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
                       size_t cap, size_t *len) {
@@ -193,15 +41,6 @@ static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e
   return cli_key_write(k, priv ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC,
                        der ? GOSTX_GOST3410_DER : GOSTX_GOST3410_PEM,
                        priv && e && e->pass ? &pbe : NULL, out, cap, len);
-}
-
-int cli_write_file(const char *path, const void *p, size_t len, int flags) {
-  cli_out o;
-  int status = cli_out_open(&o, path, flags);
-  if (!status) status = cli_out_write(&o, p, len);
-  if (!status) status = cli_out_commit(&o);
-  else cli_out_abort(&o);
-  return status;
 }
 
 /* Writes the key through a temporary file; a private key is created 0600. */

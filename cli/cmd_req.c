@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cert_build.h"
+#include "commands.h"
 
 #define CSR_FILE_MAX (1u << 20)
 #define CERT_DER_MAX 16384

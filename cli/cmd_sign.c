@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 #define SIG_SUFFIX ".sig"
 

@@ -1,16 +1,12 @@
 /* gostx: command-line front end to the gostx library. Dispatches to one
- * function per subcommand (cli/cmd_*.c). */
+ * function per subcommand (commands.h: cli/cmd_*.c, and the tunnel, tls and
+ * bench folders). This table is the one list of them and their summaries. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-
-int cmd_enc(int argc, char **argv);    /* cli/cmd_enc.c */
-int cmd_dec(int argc, char **argv);    /* cli/cmd_enc.c */
-int cmd_keygen(int argc, char **argv); /* cli/cmd_enc.c */
-int cmd_tunnel(int argc, char **argv); /* cli/cmd_tunnel.c */
-int cmd_tls(int argc, char **argv);    /* cli/cmd_tls.c */
+#include "commands.h"
 
 struct subcommand {
   const char *name;

@@ -84,7 +84,7 @@ for je in 1 2 4 0; do
       ok; else bad "enc -j $je / dec -j $jd"; fi
   done
 done
-# Big outputs go past the page cache (cli/out.c): the container's whole
+# Big outputs go past the page cache (cli/common/out.c): the container's whole
 # aligned pages straight from its buffers, the rest through 8 MiB staging
 # buffers: outputs of exactly one buffer, one buffer and one page, and two
 # buffers and an unaligned tail, written with and without O_DIRECT, and with

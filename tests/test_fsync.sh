@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Output files reach the disk before their name does (cli/out.c): `gostx enc`,
+# Output files reach the disk before their name does (cli/common/out.c): `gostx enc`,
 # `dec`, `cipher` and `keygen`, to a new file and over an existing one, with
 # the unnamed temporary file and with the named fallback (GOSTX_TMPFILE=named).
 # The calls are logged by an LD_PRELOAD library (tests/preload/trace_sync.c):

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Interrupted `gostx enc`, `gostx dec` and `gostx cipher` (cli/out.c): each is
+# Interrupted `gostx enc`, `gostx dec` and `gostx cipher` (cli/common/out.c): each is
 # started on a 24 MiB input over an existing output file and killed at a
 # random moment of its run with SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGKILL.
 # Afterwards no temporary file (.NAME.gostx-*) may be left in the output's
 # directory, and the output must be the old file byte for byte, or the whole
 # new output when the command had already finished: never a partial one.
 # The one exception is SIGKILL between the finished file's link under the
-# temporary name and its rename over the old output (cli/out.c: linkat
+# temporary name and its rename over the old output (cli/common/out.c: linkat
 # cannot replace a file): then the old output stays and the name left holds
 # the complete new output, which the test checks.
 # Run twice: with the unnamed temporary file (O_TMPFILE, the default on Linux
@@ -72,7 +72,7 @@ for tmpkind in unnamed named; do
           ok
         elif [ "$sig" = KILL ] && [[ $left =~ ^\.out\.gostx-[^\ ]+\ $ ]] &&
           cmp -s "$T/o/out" "$T/old" && complete $cmd "$T/o/${left% }"; then
-          # Killed in the one window cli/out.c documents: the finished file
+          # Killed in the one window cli/common/out.c documents: the finished file
           # linked as .out.gostx-* (linkat cannot replace out), not yet
           # renamed over out. Only a complete output may be left so.
           ok

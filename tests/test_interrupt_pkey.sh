@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interrupted GOST R 34.10-2012 commands (cli/out.c's temporary file and
+# Interrupted GOST R 34.10-2012 commands (cli/common/out.c's temporary file and
 # rename, as tests/test_interrupt.sh checks for enc/dec/cipher):
 #   sign -o SIG      over an existing SIG, signing a 24 MiB file;
 #   sign FILE...     three files, each FILE.sig new;

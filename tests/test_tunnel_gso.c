@@ -1,5 +1,5 @@
 /* The tunnel's splitter of TUN super-packets and its checksum completion
- * (cli/tunnel_gso.c) against packets built here: TCP and UDP (USO) over
+ * (cli/tunnel/tunnel_gso.c) against packets built here: TCP and UDP (USO) over
  * IPv4 and IPv6, TCP options, a last segment shorter than the rest and one
  * of full size, a sequence number that wraps, IPv4 IDs that wrap, FIN/PSH
  * on the last segment only and CWR on the first only; every segment
@@ -19,7 +19,7 @@
  * IPv4 IDs that count up. */
 #include <stdlib.h>
 
-#include "../cli/tunnel_gso.c"
+#include "../cli/tunnel/tunnel_gso.c"
 #include "testutil.h"
 
 /* ---- an independent reference: big-endian 16-bit words, byte by byte ---- */

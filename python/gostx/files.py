@@ -89,7 +89,7 @@ def _named(e, filename):
 
 
 class _Output:
-    """An output file as the CLI writes one (cli/out.c): into a temporary file
+    """An output file as the CLI writes one (cli/common/out.c): into a temporary file
     beside the target, which gets the target's name only in commit(), after an
     fsync; until then an existing file of that name stays as it was, and
     discard() (any failure, KeyboardInterrupt included) leaves no file behind.

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the tunnel's handling of what a TUN read with virtio
- * headers holds (cli/tunnel_gso.c: tunnel_vnet_prepare, tunnel_gso_segment)
+ * headers holds (cli/tunnel/tunnel_gso.c: tunnel_vnet_prepare, tunnel_gso_segment)
  * and its joining of opened packets (tunnel_gro_*, UDP included), on
  * arbitrary bytes: a super-packet's headers are the local kernel's, but
  * the tunnel must not trust them to be well formed, and the packets it
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/tunnel_gso.c"
+#include "../../cli/tunnel/tunnel_gso.c"
 
 #define MAX_MTU (68 + 16 * 255)
 #define MAX_JOIN 64

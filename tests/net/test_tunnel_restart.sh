@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 tunnel_test_begin gxr ping python3 timeout
 
 # What a receiver's crash may cost: its margin, a second of the packets it
-# accepts, at least TUNNEL_IN_MARGIN_MIN (16, cli/tunnel.h). Before each
+# accepts, at least TUNNEL_IN_MARGIN_MIN (16, cli/tunnel/tunnel.h). Before each
 # crash here the pings come at most 10 a second; twice the floor, for a
 # main thread whose second runs late on a loaded host.
 MAX_COST=32

@@ -1,5 +1,5 @@
 /* gostx CLI helpers: option parsing, strict hex/number parsing, input
- * streams (output files: cli/out.c). */
+ * streams (output files: cli/common/out.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -92,13 +92,21 @@ static int take_arg(cli_parser *p, const char *inline_arg, const char *shown, in
   return 0;
 }
 
-int cli_next(cli_parser *p, const cli_opt *opts) {
+/* The next row of an option table: each row is stride bytes after the
+ * last (a cli_opt alone, or the first member of a cli_field); a NULL name
+ * ends the table. */
+static const cli_opt *row_after(const cli_opt *o, size_t stride) {
+  return (const cli_opt *)(const void *)((const char *)o + stride);
+}
+
+/* cli_next over rows of any stride; p->opt: the row of an option returned. */
+static int next_row(cli_parser *p, const cli_opt *opts, size_t stride) {
   p->arg = NULL;
   p->pos = NULL;
   if (p->pending && *p->pending) {
     /* Continue a cluster of short flags such as -dv. */
     char c = *p->pending++;
-    for (const cli_opt *o = opts; o->long_name; o++) {
+    for (const cli_opt *o = opts; o->long_name; o = row_after(o, stride)) {
       if (o->short_name != c) continue;
       char shown[3] = {'-', c, 0};
       if (o->has_arg) {
@@ -106,6 +114,7 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
         p->pending = NULL;
         if (take_arg(p, rest, shown, o->has_arg) < 0) return CLI_BAD;
       }
+      p->opt = o;
       return o->id;
     }
     cli_err("%s: unknown option -%c (try --help)", p->sub, c);
@@ -121,30 +130,69 @@ int cli_next(cli_parser *p, const cli_opt *opts) {
   if (a[1] == '-') {
     if (a[2] == 0) { /* "--" */
       p->only_pos = 1;
-      return cli_next(p, opts);
+      return next_row(p, opts, stride);
     }
     const char *name = a + 2;
     const char *eq = strchr(name, '=');
     size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-    for (const cli_opt *o = opts; o->long_name; o++) {
+    for (const cli_opt *o = opts; o->long_name; o = row_after(o, stride)) {
       if (strlen(o->long_name) != nlen || strncmp(o->long_name, name, nlen) != 0) continue;
       if (!o->has_arg) {
         if (eq) {
           cli_err("%s: option --%s takes no value", p->sub, o->long_name);
           return CLI_BAD;
         }
+        p->opt = o;
         return o->id;
       }
       char shown[64];
       snprintf(shown, sizeof shown, "--%s", o->long_name);
       if (take_arg(p, eq ? eq + 1 : NULL, shown, o->has_arg) < 0) return CLI_BAD;
+      p->opt = o;
       return o->id;
     }
     cli_err("%s: unknown option --%.*s (try --help)", p->sub, (int)nlen, name);
     return CLI_BAD;
   }
   p->pending = a + 1;
-  return cli_next(p, opts);
+  return next_row(p, opts, stride);
+}
+
+int cli_next(cli_parser *p, const cli_opt *opts) { return next_row(p, opts, sizeof *opts); }
+
+int cli_next_into(cli_parser *p, const cli_field *fields, void *dst) {
+  for (;;) {
+    int id = next_row(p, &fields->opt, sizeof *fields);
+    if (id < 0) return id;
+    const cli_field *f = (const cli_field *)(const void *)p->opt; /* its first member */
+    char *at = (char *)dst + f->off;
+    if (f->to == CLI_TO_STR)
+      memcpy(at, &p->arg, sizeof p->arg);
+    else if (f->to == CLI_TO_FLAG)
+      memcpy(at, &f->value, sizeof f->value);
+    else
+      return id;
+  }
+}
+
+void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
+                             const cli_opt *opts) {
+  /* One command runs per process: static room for the rewritten words, a
+   * few (any more stay as they are and are refused as unknown options). */
+  static char words[16][24];
+  size_t used = 0;
+  for (int i = 1; i < argc && used < sizeof words / sizeof words[0]; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--")) break;
+    if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2]) continue;
+    for (const cli_opt *o = opts; o->long_name; o++)
+      if (!strcmp(a + 1, o->long_name) && strlen(o->long_name) < sizeof words[0] - 2) {
+        snprintf(words[used], sizeof words[0], "--%s", o->long_name);
+        argv[i] = words[used++];
+        break;
+      }
+  }
+  cli_parser_init(p, sub, argc, argv);
 }
 
 /* ---- strict parsing ---- */

@@ -554,6 +554,16 @@ void cli_out_abort(cli_out *out) {
   release(out);
 }
 
+/* One buffer as a whole file, through the same temporary file. */
+int cli_write_file(const char *path, const void *p, size_t len, int flags) {
+  cli_out o;
+  int status = cli_out_open(&o, path, flags);
+  if (!status) status = cli_out_write(&o, p, len);
+  if (!status) status = cli_out_commit(&o);
+  else cli_out_abort(&o);
+  return status;
+}
+
 /* ---- outputs that are inputs ---- */
 
 int cli_refuse_same_file(const char *sub, const char *out_path, const cli_input *ins, size_t n) {

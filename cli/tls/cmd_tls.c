@@ -2,7 +2,7 @@
  * TLS 1.2 (RFC 9189 suites) in
  * front of any TCP server, in front of any TCP client, and an s_client-like
  * look at a server. The options that make the TLS config are shared; the
- * relays are in cli/tls_proxy.c. */
+ * relays are in cli/tls/tls_proxy.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../commands.h"
 #include "tls_cli.h"
 
 enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };

@@ -1,12 +1,14 @@
 /* gostx bench internals, shared by cmd_bench.c (options, the tables),
- * bench_rows.c (what each row runs) and bench_measure.c (clocks, cycle
- * counters, the runner and the medians). Not installed. */
+ * bench_rows.c (what each row runs), bench_measure.c (clocks, cycle
+ * counters, the runner and the medians) and the tables of their own:
+ * bench_batch.c, bench_gost3410.c, bench_gpu.c. Not installed. */
 #ifndef GOSTX_CLI_BENCH_H
 #define GOSTX_CLI_BENCH_H
 
 #include <pthread.h>
 
 #include "cli.h"
+#include "harness.h" /* bench/harness: the benchmarks' clocks and medians */
 
 #define XTS_SECTOR 4096     /* data unit of the xts-enc / xts-dec rows (bytes) */
 #define ACPKM_SECTION 4096  /* section N of the CTR-ACPKM rows (bytes) */
@@ -99,5 +101,31 @@ void bench_meas_round(struct meas *m, int i);
 int bench_meas_finish(struct meas *m, struct result *res);
 int bench_measure(const struct row *r, int nthreads, int pool, size_t len, int repeat,
                   double min_time, struct result *res);
+
+/* gostx bench --gpu (bench_gpu.c; without the CUDA backend it says so
+ * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all
+ * cores and returns its MB/s, or < 0 when there is no such CPU row. */
+struct bench_gpu_args {
+  size_t len; /* host buffer bytes, a multiple of 4096 */
+  int repeat, device, json;
+  double (*cpu)(const char *alg, const char *mode, void *ctx);
+  void *ctx;
+};
+int bench_gpu(const struct bench_gpu_args *a);
+int bench_gpu_built(void); /* 1 in CUDA builds */
+
+/* gostx bench --batch SIZE (bench_batch.c): the stream-batch table.
+ * The clock it shares with cmd_bench.c (wall: always the wall clock, for
+ * pool rows; else --clock's choice) and the cycle counter of the calling
+ * thread (cmd_bench.c's source; stop returns the cycles since start, or -1
+ * without a source). */
+int bench_batch(size_t stream_len, int repeat, double min_time, const char *filter, int json);
+gostx_bench_clock bench_clock(int wall);
+/* gostx bench --gost3410 (bench_gost3410.c): ops/s of GOST R 34.10-2012
+ * per parameter set. count: the rows the filter picks (list: prints them). */
+int bench_gost3410(int repeat, double min_time, const char *filter, int json);
+int bench_gost3410_count(const char *filter, int list);
+void bench_cycles_start(void);
+double bench_cycles_stop(void);
 
 #endif

@@ -150,134 +150,171 @@ static long read_line(FILE *f, char *line, int *nul) {
   return any ? (long)n : -1;
 }
 
-/* The settings, in the order of their first_line slots. */
-static const char *const settings[] = {
-    "local", "peer",   "tun",    "mtu", "threads", "transform", "spi_out",          "spi_in",
-    "key_out", "key_in", "state", "status", "esn", "limit", "insecure_key_file",
-    "udp_offload", "tun_offload"};
+/* Where a setting was read, for messages. */
+struct cfg_at {
+  const char *path;
+  unsigned line;
+};
+
+/* The setters: v (trimmed) into cfg at off (for those that serve several
+ * settings): 0, or -1 for a bad value. */
+typedef int cfg_setter(struct tunnel_config *cfg, size_t off, const char *v);
+
+static int set_local(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  snprintf(cfg->local_s, sizeof cfg->local_s, "%s", v);
+  return parse_addr(v, &cfg->local, &cfg->local_len);
+}
+static int set_peer(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  snprintf(cfg->peer_s, sizeof cfg->peer_s, "%s", v);
+  return parse_addr(v, &cfg->peer, &cfg->peer_len);
+}
+static int set_tun(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  if (!*v || strlen(v) >= sizeof cfg->tun || strchr(v, '/')) return -1;
+  strcpy(cfg->tun, v);
+  return 0;
+}
+static int set_mtu(struct tunnel_config *cfg, size_t off, const char *v) {
+  uint64_t n = 0;
+  (void)off;
+  int bad = parse_u64(v, TUNNEL_MTU_MAX, &n) || n < 576;
+  cfg->mtu = (unsigned)n;
+  return bad ? -1 : 0;
+}
+static int set_threads(struct tunnel_config *cfg, size_t off, const char *v) {
+  uint64_t n = 0;
+  (void)off;
+  int bad = parse_u64(v, TUNNEL_MAX_THREADS, &n);
+  cfg->threads = (unsigned)n;
+  return bad ? -1 : 0;
+}
+static int set_transform(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  return transform_by_name(v, &cfg->transform);
+}
+/* spi_out, spi_in: a uint32_t at off */
+static int set_spi(struct tunnel_config *cfg, size_t off, const char *v) {
+  uint64_t n = 0;
+  if (parse_u64(v, 0xffffffffu, &n) || n < 256) return -1;
+  uint32_t spi = (uint32_t)n;
+  memcpy((char *)cfg + off, &spi, sizeof spi);
+  return 0;
+}
+/* a char[TUNNEL_PATH_MAX] at off */
+static int set_path(struct tunnel_config *cfg, size_t off, const char *v) {
+  return copy_path((char *)cfg + off, v);
+}
+/* "on" or "off": the int at off says off */
+static int set_off(struct tunnel_config *cfg, size_t off, const char *v) {
+  int is_off = !strcmp(v, "off");
+  memcpy((char *)cfg + off, &is_off, sizeof is_off);
+  return strcmp(v, "on") && !is_off ? -1 : 0;
+}
+static int set_limit(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  return parse_u64(v, UINT64_MAX, &cfg->limit) || cfg->limit == 0 ? -1 : 0;
+}
+static int set_insecure(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->insecure_key_file = !strcmp(v, "true");
+  return strcmp(v, "true") && strcmp(v, "false") ? -1 : 0;
+}
+
+/* The refusals of a bad value: settings with a message of their own. */
+static int bad_value(const struct cfg_at *at, const char *k, const char *v) {
+  return cli_usage("%s:%u: bad value for %s: '%s'", at->path, at->line, k, v);
+}
+static int bad_transform(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: unknown transform '%s' (kuznyechik-mgm-ktree, magma-mgm-ktree, "
+                   "kuznyechik-mgm-mac-ktree or magma-mgm-mac-ktree)",
+                   at->path, at->line, v);
+}
+static int bad_spi(const struct cfg_at *at, const char *k, const char *v) {
+  (void)v;
+  return cli_usage("%s:%u: %s must be a number from 256 to 4294967295", at->path, at->line, k);
+}
+
+#define CFG(member) offsetof(struct tunnel_config, member)
+/* The settings (docs/TUNNEL.md): the required ones are named, when
+ * missing, in this order. */
+static const struct {
+  const char *name;
+  cfg_setter *set;
+  size_t off;
+  int required;
+  int (*refuse)(const struct cfg_at *at, const char *k, const char *v);
+} settings[] = {
+    {"local", set_local, 0, 1, bad_value},
+    {"peer", set_peer, 0, 1, bad_value},
+    {"tun", set_tun, 0, 1, bad_value},
+    {"mtu", set_mtu, 0, 0, bad_value},
+    {"threads", set_threads, 0, 0, bad_value},
+    {"transform", set_transform, 0, 1, bad_transform},
+    {"spi_out", set_spi, CFG(spi_out), 1, bad_spi},
+    {"spi_in", set_spi, CFG(spi_in), 1, bad_spi},
+    {"key_out", set_path, CFG(key_out), 1, bad_value},
+    {"key_in", set_path, CFG(key_in), 1, bad_value},
+    {"state", set_path, CFG(state), 1, bad_value},
+    {"status", set_path, CFG(status), 0, bad_value},
+    {"esn", set_off, CFG(esn_off), 0, bad_value},
+    {"limit", set_limit, 0, 0, bad_value},
+    {"insecure_key_file", set_insecure, 0, 0, bad_value},
+    {"udp_offload", set_off, CFG(udp_offload_off), 0, bad_value},
+    {"tun_offload", set_off, CFG(tun_offload_off), 0, bad_value},
+};
+#undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
 
-int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
-  memset(cfg, 0, sizeof *cfg);
-  snprintf(cfg->path, sizeof cfg->path, "%s", path);
-  cfg->mtu = 1400;
-  struct stat st;
-  int fd = tunnel_open_regular(path, &st);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
-  if (!f) {
-    if (fd >= 0) close(fd);
-    return cli_usage("%s: %s", path, errno == EINVAL ? file_kind(&st) : strerror(errno));
-  }
+/* One line, its comment cut: blank, or KEY = VALUE applied to cfg, each
+ * setting once (first_line: where each was given, 0: not yet). */
+static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char *line,
+                       unsigned *first_line) {
+  char *hash = strchr(line, '#');
+  if (hash) *hash = 0;
+  char *s = trim(line);
+  if (!*s) return 0;
+  char *eq = strchr(s, '=');
+  if (!eq) return cli_usage("%s:%u: expected KEY = VALUE", at->path, at->line);
+  *eq = 0;
+  char *k = trim(s), *v = trim(eq + 1);
+  size_t i = 0;
+  while (i < NSETTINGS && strcmp(k, settings[i].name)) i++;
+  if (i == NSETTINGS) return cli_usage("%s:%u: unknown setting '%s'", at->path, at->line, k);
+  if (first_line[i])
+    return cli_usage("%s:%u: %s given twice (first on line %u)", at->path, at->line, k,
+                     first_line[i]);
+  first_line[i] = at->line;
+  return settings[i].set(cfg, settings[i].off, v) ? settings[i].refuse(at, k, v) : 0;
+}
+
+/* Every line of f into cfg: 0, or CLI_EXIT_USAGE after one line. */
+static int config_lines(FILE *f, struct tunnel_config *cfg, const char *path, unsigned *first_line) {
   char line[LINE_MAX_BYTES + 1];
-  unsigned lineno = 0, first_line[NSETTINGS] = {0};
+  struct cfg_at at = {path, 0};
   int rc = 0, nul;
   long len;
   while (!rc && (len = read_line(f, line, &nul)) >= 0) {
-    lineno++;
+    at.line++;
     /* refused, not cut: the rest of a long comment would be read as a
      * setting of its own, and what follows a NUL would vanish */
-    if (len > LINE_MAX_BYTES) {
-      rc = cli_usage("%s:%u: line longer than %d bytes", path, lineno, LINE_MAX_BYTES);
-      break;
-    }
-    if (nul) {
-      rc = cli_usage("%s:%u: a NUL byte in the line", path, lineno);
-      break;
-    }
-    char *hash = strchr(line, '#');
-    if (hash) *hash = 0;
-    char *s = trim(line);
-    if (!*s) continue;
-    char *eq = strchr(s, '=');
-    if (!eq) {
-      rc = cli_usage("%s:%u: expected KEY = VALUE", path, lineno);
-      break;
-    }
-    *eq = 0;
-    char *k = trim(s), *v = trim(eq + 1);
-    size_t which = 0;
-    while (which < NSETTINGS && strcmp(k, settings[which])) which++;
-    if (which == NSETTINGS) {
-      rc = cli_usage("%s:%u: unknown setting '%s'", path, lineno, k);
-      break;
-    }
-    if (first_line[which]) {
-      rc = cli_usage("%s:%u: %s given twice (first on line %u)", path, lineno, k,
-                     first_line[which]);
-      break;
-    }
-    first_line[which] = lineno;
-    uint64_t n = 0;
-    int bad = 0;
-    if (!strcmp(k, "local")) {
-      bad = parse_addr(v, &cfg->local, &cfg->local_len);
-      snprintf(cfg->local_s, sizeof cfg->local_s, "%s", v);
-    } else if (!strcmp(k, "peer")) {
-      bad = parse_addr(v, &cfg->peer, &cfg->peer_len);
-      snprintf(cfg->peer_s, sizeof cfg->peer_s, "%s", v);
-    } else if (!strcmp(k, "tun")) {
-      bad = !*v || strlen(v) >= sizeof cfg->tun || strchr(v, '/');
-      if (!bad) strcpy(cfg->tun, v);
-    } else if (!strcmp(k, "mtu")) {
-      bad = parse_u64(v, TUNNEL_MTU_MAX, &n) || n < 576;
-      cfg->mtu = (unsigned)n;
-    } else if (!strcmp(k, "threads")) {
-      bad = parse_u64(v, TUNNEL_MAX_THREADS, &n);
-      cfg->threads = (unsigned)n;
-    } else if (!strcmp(k, "transform")) {
-      if (transform_by_name(v, &cfg->transform)) {
-        rc = cli_usage("%s:%u: unknown transform '%s' (kuznyechik-mgm-ktree, magma-mgm-ktree, "
-                       "kuznyechik-mgm-mac-ktree or magma-mgm-mac-ktree)",
-                       path, lineno, v);
-        break;
-      }
-    } else if (!strcmp(k, "spi_out") || !strcmp(k, "spi_in")) {
-      bad = parse_u64(v, 0xffffffffu, &n) || n < 256;
-      if (!bad && k[4] == 'o') cfg->spi_out = (uint32_t)n;
-      if (!bad && k[4] == 'i') cfg->spi_in = (uint32_t)n;
-      if (bad) {
-        rc = cli_usage("%s:%u: %s must be a number from 256 to 4294967295", path, lineno, k);
-        break;
-      }
-    } else if (!strcmp(k, "key_out")) {
-      bad = copy_path(cfg->key_out, v);
-    } else if (!strcmp(k, "key_in")) {
-      bad = copy_path(cfg->key_in, v);
-    } else if (!strcmp(k, "state")) {
-      bad = copy_path(cfg->state, v);
-    } else if (!strcmp(k, "status")) {
-      bad = copy_path(cfg->status, v);
-    } else if (!strcmp(k, "esn")) {
-      bad = strcmp(v, "on") && strcmp(v, "off");
-      cfg->esn_off = !strcmp(v, "off");
-    } else if (!strcmp(k, "limit")) {
-      bad = parse_u64(v, UINT64_MAX, &cfg->limit) || cfg->limit == 0;
-    } else if (!strcmp(k, "udp_offload")) {
-      bad = strcmp(v, "on") && strcmp(v, "off");
-      cfg->udp_offload_off = !strcmp(v, "off");
-    } else if (!strcmp(k, "tun_offload")) {
-      bad = strcmp(v, "on") && strcmp(v, "off");
-      cfg->tun_offload_off = !strcmp(v, "off");
-    } else { /* insecure_key_file */
-      bad = strcmp(v, "true") && strcmp(v, "false");
-      cfg->insecure_key_file = !strcmp(v, "true");
-    }
-    if (bad) rc = cli_usage("%s:%u: bad value for %s: '%s'", path, lineno, k, v);
+    if (len > LINE_MAX_BYTES)
+      return cli_usage("%s:%u: line longer than %d bytes", path, at.line, LINE_MAX_BYTES);
+    if (nul) return cli_usage("%s:%u: a NUL byte in the line", path, at.line);
+    rc = config_line(cfg, &at, line, first_line);
   }
   if (!rc && ferror(f)) rc = cli_usage("%s: read error", path);
-  fclose(f);
-  if (rc) return rc;
-  const char *missing = !cfg->local_len    ? "local"
-                        : !cfg->peer_len   ? "peer"
-                        : !cfg->tun[0]     ? "tun"
-                        : !first_line[5]   ? "transform"
-                        : !first_line[6]   ? "spi_out"
-                        : !first_line[7]   ? "spi_in"
-                        : !cfg->key_out[0] ? "key_out"
-                        : !cfg->key_in[0]  ? "key_in"
-                        : !cfg->state[0]   ? "state"
-                                           : NULL;
-  if (missing) return cli_usage("%s: missing setting '%s'", path, missing);
+  return rc;
+}
+
+/* What the settings must say together, and the defaults that follow from
+ * them. */
+static int config_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line) {
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (settings[i].required && !first_line[i])
+      return cli_usage("%s: missing setting '%s'", path, settings[i].name);
   if (cfg->local.ss_family != cfg->peer.ss_family)
     return cli_usage("%s: local and peer are of different address families", path);
   if (cfg->spi_in == cfg->spi_out)
@@ -293,6 +330,23 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
     cfg->threads = n < 1 ? 1 : n > TUNNEL_MAX_THREADS ? TUNNEL_MAX_THREADS : (unsigned)n;
   }
   return 0;
+}
+
+int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  snprintf(cfg->path, sizeof cfg->path, "%s", path);
+  cfg->mtu = 1400;
+  struct stat st;
+  int fd = tunnel_open_regular(path, &st);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return cli_usage("%s: %s", path, errno == EINVAL ? file_kind(&st) : strerror(errno));
+  }
+  unsigned first_line[NSETTINGS] = {0};
+  int rc = config_lines(f, cfg, path, first_line);
+  fclose(f);
+  return rc ? rc : config_check(cfg, path, first_line);
 }
 
 static int hexval(int c) {

@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "gostx.h"
-#include "harness.h" /* bench/harness: the benchmarks' clocks and medians */
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
@@ -57,6 +56,7 @@ typedef struct cli_parser {
   int only_pos;       /* after "--" */
   const char *arg;    /* argument of the last option */
   const char *pos;    /* the positional argument when cli_next returns CLI_POS */
+  const cli_opt *opt; /* the row of the option cli_next returned last */
 } cli_parser;
 
 #define CLI_END (-1)   /* no more arguments */
@@ -65,6 +65,30 @@ typedef struct cli_parser {
 
 void cli_parser_init(cli_parser *p, const char *sub, int argc, char **argv);
 int cli_next(cli_parser *p, const cli_opt *opts);
+
+/* An option table that says where each value goes, so that a command's
+ * parser is the table and its checks: cli_next_into stores an option's
+ * argument (CLI_TO_STR: a const char *, as given) or its row's value
+ * (CLI_TO_FLAG: an int) at offset off of the caller's struct, and returns
+ * only the options without a place (CLI_TO_RET: help, one that needs work
+ * at once), positional arguments, CLI_END and CLI_BAD. */
+enum { CLI_TO_RET = 0, CLI_TO_STR, CLI_TO_FLAG };
+typedef struct cli_field {
+  cli_opt opt; /* its id matters only for CLI_TO_RET rows */
+  int to;
+  size_t off;
+  int value;
+} cli_field;
+#define CLI_STR(type, member) CLI_TO_STR, offsetof(type, member), 0
+#define CLI_FLAG(type, member, v) CLI_TO_FLAG, offsetof(type, member), (v)
+#define CLI_RET CLI_TO_RET, 0, 0
+int cli_next_into(cli_parser *p, const cli_field *fields, void *dst);
+/* cli_parser_init that also takes openssl's single-dash long options
+ * (-pubout, -out, -peer): each argv word "-NAME" where NAME is a long option
+ * of opts with more than one letter is rewritten to "--NAME" (up to 16 of
+ * them; static storage, one command per process). */
+void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
+                             const cli_opt *opts);
 
 /* ---- strict parsing ---- */
 /* Decodes hex (no spaces, even length, [0-9a-fA-F]) into a malloc'ed buffer
@@ -86,7 +110,7 @@ void cli_hex_str(const uint8_t *p, size_t len, char *out);
 /* Frees a key buffer after wiping it. */
 void cli_free_secret(uint8_t *p, size_t len);
 
-/* ---- secrets (cli/secret.c) ---- */
+/* ---- secrets (cli/common/secret.c) ---- */
 #define CLI_PASS_MAX 1024
 /* Reads up to cap bytes of a file with read(2): no stdio buffer keeps a copy
  * of the secret. Returns the count, or -1 after printing why. */
@@ -128,6 +152,11 @@ int cli_secret_fd(const char *opt, const char *s, int *fd, char name[32]);
  * Returns 0, CLI_EXIT_USAGE (bad length, bad fd number) or CLI_EXIT_FAIL. */
 int cli_read_secret(const char *file, const char *fd_opt, const char *fd_s, size_t min,
                     size_t max, uint8_t **out, size_t *len);
+/* The key options of a command: exactly one of -k HEX, --key-file FILE,
+ * --key-fd N given, and with stdin_is_data a key file that is not stdin.
+ * 0, or CLI_EXIT_USAGE after one line that starts with name. */
+int cli_key_source(const char *name, const char *hex, const char *file, const char *fd,
+                   int stdin_is_data);
 /* For --help texts: OPT (e.g. "-k HEX") is visible to other users; ALT
  * (e.g. "--key-file and --key-fd") keep the secret off the command line. */
 #define CLI_ARGV_SECRET_NOTE(opt, alt)                                           \
@@ -169,7 +198,7 @@ int cli_in_map(cli_in *in);
  * is then never put in place). */
 int cli_in_check_unchanged(cli_in *in, const char *sub);
 
-/* ---- output (cli/out.c) ----
+/* ---- output (cli/common/out.c) ----
  * A regular output file is written to a temporary file in the same directory
  * (unnamed where the system allows) and put in place only by cli_out_commit:
  * data fsynced, then linked or renamed over the target, then the directory
@@ -208,6 +237,9 @@ void cli_out_bulk(cli_out *out);
 int cli_out_commit(cli_out *out);
 /* Discards: removes the temporary file. Safe to call after commit (no-op). */
 void cli_out_abort(cli_out *out);
+/* len bytes to path ("-"/NULL = stdout) through cli_out (CLI_OUT_* flags):
+ * 0 or CLI_EXIT_FAIL after printing. */
+int cli_write_file(const char *path, const void *p, size_t len, int flags);
 /* Whether a write error on stdout was already printed (main prints one
  * otherwise), and the reset at the start of a command. */
 int cli_stdout_error_reported(void);
@@ -254,26 +286,7 @@ void cli_hash_job_error(const cli_hash_job *job);
 int cli_cipher_ctr_parallel(const gostx_cipher *c, const uint8_t *iv, size_t iv_len,
                             unsigned threads, cli_in *in, cli_out *out);
 
-/* ---- subcommands ---- */
-int cmd_hash(int argc, char **argv);
-int cmd_cipher(int argc, char **argv);
-int cmd_mac(int argc, char **argv);
-int cmd_kdf(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_disk(int argc, char **argv); /* cli/cmd_disk.c */
-int cmd_genpkey(int argc, char **argv); /* cli/cmd_pkey.c */
-int cmd_pkey(int argc, char **argv);
-int cmd_sign(int argc, char **argv); /* cli/cmd_sign.c */
-int cmd_verify(int argc, char **argv);
-int cmd_vko(int argc, char **argv);
-int cmd_x509(int argc, char **argv); /* cli/cmd_x509.c */
-int cmd_req(int argc, char **argv);  /* cli/cmd_req.c */
-int cmd_x509_req(int argc, char **argv);
-int cmd_cms(int argc, char **argv);  /* cli/cmd_cms.c */
-int cmd_pkcs12(int argc, char **argv); /* cli/cmd_pkcs12.c */
-
-/* ---- certificate files (cli/cmd_x509.c) ---- */
+/* ---- certificate files (cli/common/certs.c) ---- */
 /* certificates of the files one command reads together (openssl has no
  * limit; this one only bounds memory: about 0.4 MB per x509 verification) */
 #define CLI_CERTS_MAX 1024
@@ -289,7 +302,7 @@ typedef struct cli_cert_list {
 int cli_load_certs(const char *path, cli_cert_list *l);
 void cli_cert_list_free(cli_cert_list *l);
 
-/* ---- GOST R 34.10-2012 key files (cli/cmd_pkey.c) ---- */
+/* ---- GOST R 34.10-2012 key files (cli/common/key.c) ---- */
 #define CLI_KEY_FILE_MAX 4096 /* far above any key file; more is refused */
 typedef struct cli_key {
   gostx_gost3410_key_kind kind;
@@ -318,7 +331,7 @@ int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const 
 /* The same with the password given (pw, pw_len) instead of read from a spec. */
 int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len);
 void cli_key_clear(cli_key *k);
-/* ---- PKCS#12 where a key is taken (cli/pfx.c) ---- */
+/* ---- PKCS#12 where a key is taken (cli/common/pfx.c) ---- */
 /* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
 int cli_pfx_is(const char *path);
 /* A PKCS#12 password: as cli_read_pass_arg, and "pass:" alone the empty
@@ -337,40 +350,5 @@ typedef struct cli_pfx_certs {
  * after one line. */
 int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
                  const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs);
-/* len bytes to path ("-"/NULL = stdout) through cli_out (CLI_OUT_* flags):
- * 0 or CLI_EXIT_FAIL after printing. */
-int cli_write_file(const char *path, const void *p, size_t len, int flags);
-/* cli_parser_init that also takes openssl's single-dash long options
- * (-pubout, -out, -peer): each argv word "-NAME" where NAME is a long option
- * of opts with more than one letter is rewritten to "--NAME" (up to 16 of
- * them; static storage, one command per process). */
-void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **argv,
-                             const cli_opt *opts);
-
-/* gostx bench --gpu (cli/bench_gpu.c; without the CUDA backend it says so
- * and fails). cpu(alg, mode, ctx) measures the same work on the CPU on all
- * cores and returns its MB/s, or < 0 when there is no such CPU row. */
-struct bench_gpu_args {
-  size_t len; /* host buffer bytes, a multiple of 4096 */
-  int repeat, device, json;
-  double (*cpu)(const char *alg, const char *mode, void *ctx);
-  void *ctx;
-};
-int bench_gpu(const struct bench_gpu_args *a);
-int bench_gpu_built(void); /* 1 in CUDA builds */
-
-/* gostx bench --batch SIZE (cli/bench_batch.c): the stream-batch table.
- * The clock it shares with cmd_bench.c (wall: always the wall clock, for
- * pool rows; else --clock's choice) and the cycle counter of the calling
- * thread (cmd_bench.c's source; stop returns the cycles since start, or -1
- * without a source). */
-int bench_batch(size_t stream_len, int repeat, double min_time, const char *filter, int json);
-gostx_bench_clock bench_clock(int wall);
-/* gostx bench --gost3410 (cli/bench_gost3410.c): ops/s of GOST R 34.10-2012
- * per parameter set. count: the rows the filter picks (list: prints them). */
-int bench_gost3410(int repeat, double min_time, const char *filter, int json);
-int bench_gost3410_count(const char *filter, int list);
-void bench_cycles_start(void);
-double bench_cycles_stop(void);
 
 #endif

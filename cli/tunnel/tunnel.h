@@ -126,7 +126,7 @@ struct tunnel {
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
 
-/* cli/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one line. */
+/* cli/tunnel/tunnel_config.c: reads CONFIG; 0, or CLI_EXIT_USAGE after one line. */
 int tunnel_config_read(const char *path, struct tunnel_config *cfg);
 /* The config name of a transform ("kuznyechik-mgm-ktree", ...). */
 const char *tunnel_transform_name(gostx_esp_transform t);
@@ -141,7 +141,7 @@ int tunnel_open_regular(const char *path, struct stat *st);
  * secret): the count, or -1 with errno set. */
 long tunnel_read_all(int fd, void *buf, size_t cap);
 
-/* cli/tunnel_net.c */
+/* cli/tunnel/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming
  * datagrams spread by their source port) into fds, and the sockets the
  * workers send from into send_fds: worker 0 its receiving socket, worker
@@ -167,7 +167,7 @@ void tunnel_tun_unlock(const struct tunnel_config *cfg, int lock);
  * tun_tso, tun_uso. A refusal leaves that one off, said in one line. */
 void tunnel_tun_offload(struct tunnel *t, int fd);
 
-/* cli/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
+/* cli/tunnel/tunnel_state.c: the state file (docs/TUNNEL.md, "The state file"):
  * the SAs' key fingerprints, the outbound sequence numbers and the inbound
  * window's top, each reserved ahead of use. */
 /* The key fingerprints of t's SAs into t->fp_out / t->fp_in. */
@@ -196,7 +196,53 @@ void tunnel_state_tick(struct tunnel *t);
 /* At a clean stop: the exact numbers, so a restart skips none. */
 void tunnel_state_close(struct tunnel *t);
 
-/* cli/tunnel_worker.c: the worker loop (a pthread start routine). */
+/* Adds n to one of a worker's counters (only the status reads them). */
+#define TUNNEL_ADD(ctr, n) atomic_fetch_add_explicit(&(ctr), (n), memory_order_relaxed)
+
+/* cli/tunnel/tun_offload.c: the TUN queue as IP packets, whatever its
+ * offloads. One read: rd->count packets (0: it was dropped, counted), a
+ * plain one where it was read or a super-packet's segments. */
+struct tun_read {
+  uint8_t *pkt; /* what was read: in the payload given, or in w->super */
+  size_t len;
+  struct tunnel_gso g;
+  int cut;                /* g's segments, else pkt as it is */
+  unsigned count, next;   /* packets, and the next one to hand out */
+};
+/* Reads once into payload (a slot's, after its ESP header): 0 with rd set,
+ * or -1 when there is nothing more to read (an error counted). */
+int tun_read(struct tunnel_worker *w, uint8_t *payload, struct tun_read *rd);
+/* rd's next packet into out (a plain one stays in the payload read into,
+ * which out is then): 1 with *len, or 0 when all are handed out. */
+int tun_read_next(struct tun_read *rd, uint8_t *out, size_t *len);
+/* An opened packet to the TUN queue: with virtio headers joined to the ones
+ * of its flow before it in gro (written at tun_flush or when one does not
+ * follow), else written alone. */
+void tun_gro_init(struct tunnel_worker *w, struct tunnel_gro *gro);
+void tun_write(struct tunnel_worker *w, struct tunnel_gro *gro, uint8_t *pkt, size_t len);
+void tun_flush(struct tunnel_worker *w, struct tunnel_gro *gro);
+
+/* cli/tunnel/udp_offload.c: the UDP socket as datagrams, whatever its
+ * offloads. Sends iov[0..n) (at most TUNNEL_BURST) to the peer, counted. */
+void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n);
+/* One receive: up to TUNNEL_RX_BUFS buffers, each one datagram or a GRO
+ * train of them. */
+struct udp_rx {
+  struct mmsghdr msgs[TUNNEL_RX_BUFS];
+  struct iovec iov[TUNNEL_RX_BUFS];
+  union {
+    _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
+  } ctl[TUNNEL_RX_BUFS];
+  unsigned got, i; /* buffers received; the one udp_rx_next is in */
+  size_t off, seg; /* where in it, and the size it is cut at */
+};
+/* One recvmmsg (not waiting) into w->buf's receive buffers. */
+void udp_recv(struct tunnel_worker *w, struct udp_rx *rx);
+/* The next datagram of rx: 1 with *p, *len and *cut (the kernel cut it
+ * short: MSG_TRUNC), or 0 when none is left. */
+int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut);
+
+/* cli/tunnel/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);
 /* The sums of every worker's counters as "name value" lines into f. */
 void tunnel_counters_print(struct tunnel *t, FILE *f);

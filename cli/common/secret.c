@@ -140,7 +140,7 @@ static struct sigaction tty_old_int, tty_old_term;
 
 static void tty_restore_signal(int sig) {
   if (tty_echo_off) tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
-  /* Then what was there before: the output's cleanup (cli/out.c) or death. */
+  /* Then what was there before: the output's cleanup (cli/common/out.c) or death. */
   sigaction(sig, sig == SIGINT ? &tty_old_int : &tty_old_term, NULL);
   raise(sig);
 }
@@ -311,4 +311,15 @@ int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *
   if (!rc) memcpy(pass, buf, *len);
   cli_free_secret(buf, CLI_PASS_MAX + 2);
   return rc;
+}
+
+int cli_key_source(const char *name, const char *hex, const char *file, const char *fd,
+                   int stdin_is_data) {
+  int sources = !!hex + !!file + !!fd;
+  if (!sources) return cli_usage("%s: missing key (-k KEYHEX, --key-file FILE or --key-fd N)", name);
+  if (sources > 1) return cli_usage("%s: give only one of -k, --key-file and --key-fd", name);
+  if (stdin_is_data && file && !strcmp(file, "-"))
+    return cli_usage("%s: --key-file needs a file (stdin is the data; --key-fd N reads a descriptor)",
+                     name);
+  return 0;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "bench.h"
 
 /* The standard sets; a row's CURVE is the set's short name in lower case
  * (gostx_gost3410_curve_short_name). */

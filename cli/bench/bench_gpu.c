@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "bench.h"
 
 #ifndef GOSTX_CUDA
 

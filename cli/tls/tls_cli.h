@@ -1,4 +1,4 @@
-/* gostx tls (cli/cmd_tls.c, cli/tls_proxy.c): one relay between a GOST TLS
+/* gostx tls (cmd_tls.c, tls_proxy.c): one relay between a GOST TLS
  * side and a plain side, driven by whoever waits for the sockets (the
  * proxy's epoll workers, the client's poll loop). */
 #ifndef GOSTX_CLI_TLS_H

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../commands.h"
 #include "bench.h"
 
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../commands.h"
 #include "tunnel.h"
 
 static void usage(FILE *f) {

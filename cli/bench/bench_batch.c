@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "bench.h"
 
 #define NSTREAMS 1024
 

@@ -1,0 +1,209 @@
+/* gostx tunnel: one worker = one TUN queue + one UDP socket, two paths.
+ * Outbound: read -> seal -> send: up to TUNNEL_BURST reads from the TUN
+ * queue, their IP packets sealed in bursts of TUNNEL_BURST and sent with one
+ * sendmmsg. Inbound: recv -> open -> write: one recvmmsg, every datagram
+ * opened on its own, and only the authenticated, in-window ones written to
+ * the TUN queue. The offloads that make a read or a write carry many
+ * packets (TUN super-packets and joins: tun_offload.c; UDP GSO and GRO:
+ * udp_offload.c) are below the calls that read, send, receive and write.
+ * Buffers are allocated once per worker: nothing is allocated per packet. */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "tunnel.h"
+
+/* The ESP next header for an IP packet from the TUN device, or 0. */
+static uint8_t next_header_of(const uint8_t *p, size_t len) {
+  if (len >= 20 && p[0] >> 4 == 4) return 4;
+  if (len >= 40 && p[0] >> 4 == 6) return 41;
+  return 0;
+}
+
+/* Slot n of the outbound bursts (its IP packet after the ESP header, so
+ * sealing is in place). */
+static uint8_t *slot_of(struct tunnel_worker *w, unsigned n) {
+  return w->buf + (size_t)n * TUNNEL_SLOT;
+}
+
+/* Seals b[0..n) (their payloads in w->buf's slots) and sends them to the
+ * peer. 0: the burst is empty again. */
+static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n) {
+  struct tunnel *t = w->t;
+  struct iovec iov[TUNNEL_BURST];
+  unsigned got;
+  uint64_t seq = tunnel_seq_reserve(t, n, &got);
+  if (got) (void)gostx_esp_seal_burst(&t->sa_out, &w->kc_out, seq, b, got); /* statuses below */
+  if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
+  unsigned ready = 0;
+  for (unsigned i = 0; i < got; i++) {
+    if (b[i].status) {
+      TUNNEL_ADD(w->c.tx_dropped, 1);
+      continue;
+    }
+    iov[ready].iov_base = b[i].out;
+    iov[ready].iov_len = b[i].out_len;
+    ready++;
+    TUNNEL_ADD(w->c.tx_bytes, b[i].len);
+  }
+  udp_send(w, iov, ready);
+  return 0;
+}
+
+/* read -> seal -> send: up to TUNNEL_BURST reads from the TUN queue, their
+ * packets (a super-packet's segments fill the slots) sealed and sent in
+ * bursts of up to TUNNEL_BURST. */
+static void tun_to_udp(struct tunnel_worker *w) {
+  gostx_esp_burst b[TUNNEL_BURST];
+  unsigned n = 0;
+  for (unsigned reads = 0; reads < TUNNEL_BURST; reads++) {
+    struct tun_read rd;
+    if (tun_read(w, slot_of(w, n) + GOSTX_ESP_HDR_LEN, &rd) < 0) break;
+    for (;;) {
+      if (n == TUNNEL_BURST) n = seal_and_send(w, b, n);
+      uint8_t *in = slot_of(w, n) + GOSTX_ESP_HDR_LEN, nh;
+      size_t len;
+      if (!tun_read_next(&rd, in, &len)) break;
+      if (!(nh = next_header_of(in, len))) {
+        TUNNEL_ADD(w->c.tx_dropped, 1);
+        continue;
+      }
+      b[n] = (gostx_esp_burst){.in = in, .len = len, .out = slot_of(w, n), .cap = TUNNEL_SLOT,
+                               .next_header = nh};
+      n++;
+    }
+  }
+  if (n) seal_and_send(w, b, n);
+}
+
+/* Whether a datagram can be an ESP packet at all; counts it when not. */
+static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int truncated) {
+  if (len == 1 && pkt[0] == 0xff) { /* RFC 3948 NAT-keepalive */
+    TUNNEL_ADD(w->c.rx_keepalive, 1);
+    return 0;
+  }
+  /* too short for ESP, or the non-ESP marker (SPI 0: IKE on port 4500) */
+  if (truncated || len < 8 || !(pkt[0] | pkt[1] | pkt[2] | pkt[3])) {
+    TUNNEL_ADD(w->c.rx_malformed, 1);
+    return 0;
+  }
+  return 1;
+}
+
+/* Datagrams from the peer b[0..n): delivered to the TUN queue only when
+ * they are ESP packets of our inbound SA, authentic, and new. gro holds
+ * what is joined so far (authenticated payloads, copied) and stays open
+ * for the next burst of the same receive: the caller flushes it. */
+static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n,
+                             struct tunnel_gro *gro) {
+  struct tunnel *t = w->t;
+  pthread_mutex_lock(&t->replay_lock);
+  gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
+  pthread_mutex_unlock(&t->replay_lock);
+  /* the verdicts are per packet (b[i].status); the call returns the first */
+  int first = gostx_esp_open_burst(&t->sa_in, &w->kc_in, &window, b, n);
+  (void)first;
+  /* nothing is accepted before the state file has it reserved: after a
+   * crash, everything up to the reservation counts as seen */
+  uint64_t top = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!b[i].status && b[i].seq > top) top = b[i].seq;
+  int unsaved = top && tunnel_in_reserve(t, top);
+  uint64_t accepted = 0;
+  pthread_mutex_lock(&t->replay_lock);
+  for (size_t i = 0; i < n; i++) {
+    if (!b[i].status) b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&t->replay, b[i].seq);
+    accepted += !b[i].status;
+  }
+  pthread_mutex_unlock(&t->replay_lock);
+  atomic_fetch_add(&t->in_accepted, accepted); /* the rate the inbound margin follows */
+  for (size_t i = 0; i < n; i++) {
+    switch (b[i].status) {
+    case 0: break;
+    case GOSTX_EINVAL: TUNNEL_ADD(w->c.rx_spi, 1); continue;
+    case GOSTX_ESTATE: TUNNEL_ADD(w->c.rx_replay, 1); continue;
+    case GOSTX_EAUTH: TUNNEL_ADD(w->c.rx_auth, 1); continue;
+    case GOSTX_EIO: TUNNEL_ADD(w->c.rx_dropped, 1); continue;
+    default: TUNNEL_ADD(w->c.rx_malformed, 1); continue;
+    }
+    if (b[i].next_header == GOSTX_ESP_NH_NONE) {
+      TUNNEL_ADD(w->c.rx_dummy, 1);
+      continue;
+    }
+    if (next_header_of(b[i].out, b[i].out_len) != b[i].next_header) {
+      TUNNEL_ADD(w->c.rx_malformed, 1);
+      continue;
+    }
+    tun_write(w, gro, b[i].out, b[i].out_len);
+  }
+}
+
+/* recv -> open -> write: one receive's datagrams, each checked, opened and
+ * replay-checked on its own as if it came alone, in bursts of up to
+ * TUNNEL_BURST; the payloads of one flow joined across the bursts (a train
+ * longer than a burst is still one TUN write). */
+static void udp_to_tun(struct tunnel_worker *w) {
+  struct udp_rx rx;
+  gostx_esp_burst b[TUNNEL_BURST];
+  struct tunnel_gro gro;
+  tun_gro_init(w, &gro);
+  udp_recv(w, &rx);
+  size_t n = 0, len;
+  uint8_t *p;
+  int cut;
+  while (udp_rx_next(w, &rx, &p, &len, &cut)) {
+    /* one longer than a slot (which the buffers without GRO cut) is no
+     * packet of ours */
+    if (!plausible(w, p, len, cut || len > TUNNEL_SLOT)) continue;
+    b[n] = (gostx_esp_burst){.in = p, .len = len, .out = w->plain + n * TUNNEL_SLOT,
+                             .cap = TUNNEL_SLOT};
+    if (++n == TUNNEL_BURST) {
+      open_and_deliver(w, b, n, &gro);
+      n = 0;
+    }
+  }
+  if (n) open_and_deliver(w, b, n, &gro);
+  tun_flush(w, &gro);
+}
+
+void *tunnel_worker_run(void *arg) {
+  struct tunnel_worker *w = arg;
+  struct pollfd p[2] = {{.fd = w->tun_fd, .events = POLLIN}, {.fd = w->udp_fd, .events = POLLIN}};
+  while (!atomic_load(&w->t->stop)) {
+    int r = poll(p, 2, 200);
+    if (r <= 0) continue;
+    if (p[0].revents & POLLIN) tun_to_udp(w);
+    if (p[1].revents & POLLIN) udp_to_tun(w);
+  }
+  return NULL;
+}
+
+void tunnel_counters_print(struct tunnel *t, FILE *f) {
+  struct {
+    const char *name;
+    size_t off;
+  } rows[] = {
+#define ROW(x) {#x, offsetof(struct tunnel_counters, x)}
+      ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(tx_gso), ROW(rx_packets),
+      ROW(rx_bytes),    ROW(rx_auth),   ROW(rx_replay),    ROW(rx_malformed), ROW(rx_spi),
+      ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors), ROW(rx_gro),
+      ROW(tun_gso_in),  ROW(tun_csum_in), ROW(tun_gso_out),
+#undef ROW
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < t->nworkers; i++)
+      sum += atomic_load((_Atomic uint64_t *)((char *)&t->w[i].c + rows[r].off));
+    fprintf(f, "%s %llu\n", rows[r].name, (unsigned long long)sum);
+  }
+  /* how the packets spread over the workers (TUN queues and sockets) */
+  fputs("tx_packets_by_worker", f);
+  for (unsigned i = 0; i < t->nworkers; i++)
+    fprintf(f, " %llu", (unsigned long long)atomic_load(&t->w[i].c.tx_packets));
+  fputs("\nrx_packets_by_worker", f);
+  for (unsigned i = 0; i < t->nworkers; i++)
+    fprintf(f, " %llu", (unsigned long long)atomic_load(&t->w[i].c.rx_packets));
+  fputc('\n', f);
+}

@@ -1,0 +1,161 @@
+/* gostx tunnel: the UDP socket's side of a worker with the kernel's UDP
+ * offloads (docs/TUNNEL.md, "UDP offloads"). Sends: the sealed datagrams in
+ * one sendmmsg, each run of one size as one GSO message that the kernel
+ * cuts again, until it refuses one (then one datagram per message). Receives:
+ * one recvmmsg, each buffer a GRO train of datagrams cut here at its
+ * segment size, or one. The worker sees datagrams. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/udp.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "tunnel.h"
+
+/* A UDP_SEGMENT cmsg: the segment size of a GSO send. */
+/* (aligned as a cmsghdr without holding one: its flexible array member
+ * would make arrays of these non-ISO) */
+union gso_cmsg {
+  _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(uint16_t))];
+};
+
+/* The messages that send the datagrams iov[0..n) to the peer: with gso,
+ * each run of datagrams of one size (its last one may be shorter, as UDP
+ * GSO allows) in one message whose UDP_SEGMENT cmsg has the kernel cut it
+ * into those datagrams again; without, one datagram per message. cnt[k]:
+ * the datagrams of message k. The count of messages. */
+static unsigned tx_messages(struct tunnel *t, struct iovec *iov, unsigned n, int gso,
+                            struct mmsghdr *msgs, unsigned *cnt, union gso_cmsg *ctl) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < n; m++) {
+    size_t seg = iov[i].iov_len, total = seg;
+    unsigned j = i + 1;
+    while (gso && j < n && iov[j].iov_len <= seg && total + iov[j].iov_len <= TUNNEL_GSO_MAX) {
+      total += iov[j].iov_len;
+      if (iov[j++].iov_len < seg) break; /* a shorter one ends the run */
+    }
+    memset(&msgs[m], 0, sizeof msgs[m]);
+    struct msghdr *h = &msgs[m].msg_hdr;
+    h->msg_name = &t->cfg.peer;
+    h->msg_namelen = t->cfg.peer_len;
+    h->msg_iov = &iov[i];
+    h->msg_iovlen = j - i;
+    if (j - i > 1) {
+      h->msg_control = ctl[m].buf;
+      h->msg_controllen = sizeof ctl[m].buf;
+      struct cmsghdr *c = CMSG_FIRSTHDR(h);
+      c->cmsg_level = SOL_UDP;
+      c->cmsg_type = UDP_SEGMENT;
+      c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+      uint16_t s = (uint16_t)seg;
+      memcpy(CMSG_DATA(c), &s, sizeof s);
+    }
+    cnt[m] = j - i;
+    i = j;
+  }
+  return m;
+}
+
+/* The kernel or the device refused a GSO send: none from now on, said once. */
+static void gso_refused(struct tunnel *t, int err) {
+  int on = 1;
+  if (!atomic_compare_exchange_strong(&t->udp_gso, &on, 0)) return;
+  atomic_store(&t->gso_errno, err);
+  fprintf(stderr, "gostx tunnel: UDP GSO refused (%s): each datagram sent on its own from now on\n",
+          strerror(err));
+}
+
+void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n) {
+  struct tunnel *t = w->t;
+  struct mmsghdr msgs[TUNNEL_BURST];
+  unsigned cnt[TUNNEL_BURST];
+  union gso_cmsg ctl[TUNNEL_BURST];
+  unsigned m = tx_messages(t, iov, n, atomic_load_explicit(&t->udp_gso, memory_order_relaxed),
+                           msgs, cnt, ctl);
+  unsigned done = 0, sent = 0; /* messages, datagrams */
+  while (done < m) {
+    int r = sendmmsg(w->send_fd, msgs + done, m - done, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      /* a route through IPsec, or before Linux 6.10 a device without
+       * checksum offload (EIO); segments past the link's MTU (EMSGSIZE;
+       * EINVAL on some kernels), which plain sends fragment:
+       * this message and the rest again, one datagram each */
+      if ((errno == EIO || errno == EINVAL || errno == EMSGSIZE) && cnt[done] > 1) {
+        gso_refused(t, errno);
+        m = done + tx_messages(t, iov + sent, n - sent, 0, msgs + done, cnt + done, ctl + done);
+        continue;
+      }
+      if (errno == EAGAIN || errno == ENOBUFS) {
+        struct pollfd p = {.fd = w->send_fd, .events = POLLOUT};
+        if (poll(&p, 1, 100) > 0) continue;
+      }
+      TUNNEL_ADD(w->c.tx_errors, n - sent); /* the peer unreachable, the queue full */
+      break;
+    }
+    for (unsigned k = done; k < done + (unsigned)r; k++) {
+      sent += cnt[k];
+      if (cnt[k] > 1) TUNNEL_ADD(w->c.tx_gso, 1);
+    }
+    done += (unsigned)r;
+  }
+  TUNNEL_ADD(w->c.tx_packets, sent);
+}
+
+void udp_recv(struct tunnel_worker *w, struct udp_rx *rx) {
+  uint8_t *base = w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT;
+  for (unsigned i = 0; i < TUNNEL_RX_BUFS; i++) {
+    rx->iov[i].iov_base = base + i * w->rx_slot;
+    rx->iov[i].iov_len = w->rx_slot;
+    memset(&rx->msgs[i], 0, sizeof rx->msgs[i]);
+    rx->msgs[i].msg_hdr.msg_iov = &rx->iov[i];
+    rx->msgs[i].msg_hdr.msg_iovlen = 1;
+    if (w->t->udp_gro) {
+      rx->msgs[i].msg_hdr.msg_control = rx->ctl[i].buf;
+      rx->msgs[i].msg_hdr.msg_controllen = sizeof rx->ctl[i].buf;
+    }
+  }
+  int r = recvmmsg(w->udp_fd, rx->msgs, TUNNEL_RX_BUFS, MSG_DONTWAIT, NULL);
+  rx->got = r > 0 ? (unsigned)r : 0;
+  rx->i = 0;
+  rx->off = 0;
+}
+
+/* The segment size of a GRO-coalesced buffer (its UDP_GRO cmsg), or 0 for
+ * a single datagram. */
+static size_t gro_segment(struct msghdr *h) {
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
+    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+      int s;
+      memcpy(&s, CMSG_DATA(c), sizeof s);
+      return s > 0 ? (size_t)s : 0;
+    }
+  return 0;
+}
+
+int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut) {
+  if (rx->i == rx->got) return 0;
+  struct mmsghdr *m = &rx->msgs[rx->i];
+  size_t all = m->msg_len;
+  if (rx->off == 0) { /* a buffer's first datagram: how the buffer is cut */
+    size_t seg = w->t->udp_gro ? gro_segment(&m->msg_hdr) : 0;
+    if (seg && seg < all)
+      TUNNEL_ADD(w->c.rx_gro, 1);
+    else
+      seg = all;
+    rx->seg = seg;
+  }
+  size_t l = all - rx->off < rx->seg ? all - rx->off : rx->seg;
+  *p = (uint8_t *)rx->iov[rx->i].iov_base + rx->off;
+  *len = l;
+  /* a buffer the kernel cut cuts its last datagram only */
+  *cut = (m->msg_hdr.msg_flags & MSG_TRUNC) && rx->off + l == all;
+  rx->off += l;
+  if (rx->off >= all) { /* on to the next buffer (an empty one gives one empty datagram) */
+    rx->i++;
+    rx->off = 0;
+  }
+  return 1;
+}
