@@ -50,6 +50,14 @@ int tun_read(struct tunnel_worker *w, uint8_t *payload, struct tun_read *rd) {
     rd->count = 0;
     return 0;
   }
+  if (segs && rd->pkt != w->super) {
+    /* a super-packet that fit in the slot (a small gso_size): its segments
+     * are cut into the slots from this one on, so it is cut from w->super,
+     * not from under segment 0 (whose cut clears FIN and PSH) */
+    memcpy(w->super, rd->pkt, rd->len);
+    rd->pkt = w->super;
+    rd->g.pkt = w->super;
+  }
   if (csum) TUNNEL_ADD(w->c.tun_csum_in, 1);
   if (segs) TUNNEL_ADD(w->c.tun_gso_in, 1);
   rd->cut = segs > 0;
