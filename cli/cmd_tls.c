@@ -55,6 +55,7 @@ static void usage(FILE *f) {
           "Usage: gostx tls serve --listen ADDR:PORT --backend ADDR:PORT --cert FILE --key FILE\n"
           "                       [--chain FILE] [-passin ARG]\n"
           "                       [--ca FILE|DIR --verify-client|--require-client] [OPTIONS]\n"
+          "       gostx tls serve -c FILE   several services from FILE (docs/TLS_CLI.md)\n"
           "       gostx tls connect --listen ADDR:PORT --upstream HOST:PORT --ca FILE|DIR\n"
           "                       [--servername NAME] [--cert FILE --key FILE] [OPTIONS]\n"
           "       gostx tls client HOST:PORT --ca FILE|DIR [--servername NAME] [--insecure]\n"
@@ -77,6 +78,9 @@ static void usage(FILE *f) {
   fprintf(f,
           "\n"
           "Options:\n"
+          "  -c, --config FILE   serve: the services of FILE, [NAME] sections whose keys\n"
+          "                      are these options' names (listen = ADDR:PORT, ...)\n");
+  fprintf(f,
           "  --listen ADDR:PORT  where serve and connect accept ([::1]:PORT for IPv6;\n"
           "                      port 0: any free port; the address is printed on stderr)\n"
           "  --backend ADDR:PORT serve: the plain TCP server behind\n"
@@ -115,7 +119,8 @@ static void usage(FILE *f) {
           "Each connection ends as it should: the peer's close_notify closes the plain\n"
           "side for writing, the plain side's end of data sends close_notify, the other\n"
           "direction goes on (half-close); a TLS error resets the plain connection.\n"
-          "SIGINT or SIGTERM stops serve and connect.\n"
+          "SIGINT or SIGTERM stops serve and connect; SIGHUP reloads their certificates,\n"
+          "keys and CAs (connections keep theirs; files that fail leave the old ones).\n"
           "Exit status: 0 success, 1 a connection or handshake failure or a file that\n"
           "cannot be read or is not kept private, 2 usage error.\n"
           "\n" CLI_ARGV_SECRET_NOTE("-passin pass:PASSWORD or --psk",

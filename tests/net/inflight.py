@@ -3,10 +3,12 @@
 GO` opens N connections to 127.0.0.1:PORT (an echo behind it), sends each
 64 KiB of random bytes and reads them back, creates the file READY, then
 goes on sending 1 KiB a connection every 20 ms until the file GO exists,
-sends 64 KiB more, ends each with a half-close and reads to its end. Every
-connection must get back exactly what it sent. Prints `complete K of N`
-(and for each one that failed, why); exits 0 when K == N. Gives up after
---timeout seconds (default 60)."""
+sends 64 KiB more, ends each with a half-close and reads to its end. With
+--churn=K, each of those 20 ms rounds also opens K new connections (so
+handshakes are under way whenever the event comes), each then treated as
+the first N. Every connection must get back exactly what it sent. Prints
+`complete K of M` (M: all it opened; for each one that failed, why);
+exits 0 when K == M. Gives up after --timeout seconds (default 60)."""
 import os
 import selectors
 import socket
@@ -60,8 +62,10 @@ def pump(sel, conns, until, deadline):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--timeout=")]
-    timeout = float(next((a[10:] for a in sys.argv[1:] if a.startswith("--timeout=")), 60))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    opt = lambda name, default: float(next((a[len(name) + 3:] for a in sys.argv[1:]
+                                            if a.startswith(f"--{name}=")), default))
+    timeout, churn = opt("timeout", 60), int(opt("churn", 0))
     port, n, ready, go = int(args[0]), int(args[1]), args[2], args[3]
     deadline = time.monotonic() + timeout
     conns = [Conn(port) for _ in range(n)]
@@ -77,6 +81,11 @@ def main():
         while not os.path.exists(go):
             for c in live():
                 c.queue(1024)
+            for _ in range(churn):
+                c = Conn(port)
+                sel.register(c.s, selectors.EVENT_READ, c)
+                c.queue(1024)
+                conns.append(c)
             pump(sel, conns, lambda: all(not c.out for c in live()), deadline)
             time.sleep(0.02)
         for c in live():
@@ -95,8 +104,8 @@ def main():
         else:
             done += 1
         c.s.close()
-    print(f"complete {done} of {n}")
-    return 0 if done == n else 1
+    print(f"complete {done} of {len(conns)}")
+    return 0 if done == len(conns) else 1
 
 
 sys.exit(main())
