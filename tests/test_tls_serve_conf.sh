@@ -3,9 +3,10 @@
 # (exit 2, one line naming FILE:LINE); two services served at once, each
 # with its own certificate (told apart by the serial `gostx tls client`
 # prints); SIGHUP: a renewed certificate and key taken (new handshakes
-# show the new serial), a key that does not match, a missing key and a
-# certificate file that is not PEM refused with a message, the old ones
-# served on. The same reload under 100 connections moving data:
+# show the new serial), a key that does not match, a missing key, a
+# certificate file that is not PEM and a key under another password than
+# the passin file's refused with a message, the old ones served on; the
+# command-line form reloads too. The same reload under load:
 # tests/net/test_tls_reload.sh. Loopback, free ports, every wait bounded.
 # Skipped (77) without openssl's gost-engine (tests/support/gost_pki.sh).
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -169,9 +170,19 @@ if serve_conf two 2; then
     grep -q '\[two\] stopped: 1 connections' "$LOG" && ok || bad "two services stop (rc $rc): $(cat "$LOG")"
 fi
 
-# SIGHUP: the files replaced where the config names them
+# SIGHUP: the files replaced where the config names them; the key
+# encrypted, its password in a file (read again at each reload too)
+# enc_key CURVE PASSWORD: $T/CURVE.enc, the leaf's key under PASSWORD
+enc_key() {
+  "$G" pkey -in "$PKI/leaf-$1.key" -out "$T/$1.enc" -passout "pass:$2" 2>"$T/pkey.err" ||
+    bad "gostx pkey -passout: $(cat "$T/pkey.err")"
+}
+enc_key 256A one
+enc_key 512A one
+enc_key 256B two
 install -m 600 "$PKI/chain-256A.pem" "$T/cert.pem"
-install -m 600 "$PKI/leaf-256A.key" "$T/key.pem"
+install -m 600 "$T/256A.enc" "$T/key.pem"
+echo one >"$T/pass" && chmod 600 "$T/pass"
 conf reload <<EOF
 workers = 2
 [web]
@@ -179,6 +190,7 @@ listen = 127.0.0.1:0
 backend = $ECHO
 cert = $T/cert.pem
 key = $T/key.pem
+passin = file:$T/pass
 EOF
 # hup N WHAT: SIGHUP, then the Nth reload line (reloaded or refused)
 hup() {
@@ -190,7 +202,7 @@ if serve_conf reload 1; then
   [ "$(serial_at "$P")" = "$S256A" ] && ok || bad "before the reload: $(cat "$T/c.err")"
   # a key that is not the certificate's: refused, the old pair served
   install -m 600 "$PKI/chain-256B.pem" "$T/cert.pem"
-  install -m 600 "$PKI/leaf-512A.key" "$T/key.pem"
+  install -m 600 "$T/512A.enc" "$T/key.pem"
   hup 1 "a key of another certificate"
   grep -q 'reload.conf:2 \[web\]: --key .*key.pem does not go with --cert' "$LOG" &&
     grep -q 'reload.conf:2 \[web\]: reload refused' "$LOG" && ok ||
@@ -203,18 +215,39 @@ if serve_conf reload 1; then
     bad "a missing key refused: $(cat "$LOG")"
   # a certificate file that is no PEM
   echo garbage >"$T/cert.pem"
-  install -m 600 "$PKI/leaf-256B.key" "$T/key.pem"
+  install -m 600 "$T/256B.enc" "$T/key.pem"
   hup 3 "not PEM"
   [ "$(grep -c 'reload refused' "$LOG")" = 3 ] && [ "$(serial_at "$P")" = "$S256A" ] && ok ||
     bad "a certificate that is not PEM refused: $(cat "$LOG")"
-  # the renewed pair: taken
+  # the renewed pair, its key under a password the file does not hold yet
   install -m 600 "$PKI/chain-256B.pem" "$T/cert.pem"
-  hup 4 "the renewed pair"
+  hup 4 "a wrong password"
+  [ "$(grep -c 'reload refused' "$LOG")" = 4 ] && [ "$(serial_at "$P")" = "$S256A" ] && ok ||
+    bad "a wrong password refused: $(cat "$LOG")"
+  # and the new password: taken
+  echo two >"$T/pass"
+  hup 5 "the renewed pair"
   grep -q '\[web\] reloaded' "$LOG" && [ "$(serial_at "$P")" = "$S256B" ] && ok ||
     bad "the renewed certificate served after SIGHUP: $(cat "$LOG" "$T/c.err")"
   kill $PID
   wait $PID
   rc=$?
   [ $rc = 0 ] && ok || bad "serve -c stops after reloads (rc $rc): $(cat "$LOG")"
+fi
+
+# the command-line form reloads the same way
+install -m 600 "$PKI/chain-256A.pem" "$T/cert.pem"
+install -m 600 "$PKI/leaf-256A.key" "$T/key.pem"
+if tls_start cmdline tls serve --listen 127.0.0.1:0 --backend "$ECHO" --cert "$T/cert.pem" \
+  --key "$T/key.pem" --threads 1; then
+  LOG=$T/cmdline.log
+  [ "$(serial_at "$PORT")" = "$S256A" ] && ok || bad "command line, before: $(cat "$T/c.err")"
+  install -m 600 "$PKI/chain-256B.pem" "$T/cert.pem"
+  install -m 600 "$PKI/leaf-256B.key" "$T/key.pem"
+  hup 1 "the command line's files"
+  grep -qx "gostx tls serve: reloaded: $T/cert.pem" "$LOG" && [ "$(serial_at "$PORT")" = "$S256B" ] &&
+    ok || bad "command line: the renewed pair after SIGHUP: $(cat "$LOG")"
+  kill $PID
+  wait $PID
 fi
 finish
