@@ -68,17 +68,22 @@ static int read_text(const char *path, char **text, size_t *len) {
     close(fd);
     return cli_usage("%s: not a regular file", path);
   }
-  char *buf = malloc(FILE_MAX + 1);
-  size_t n = 0;
+  if (st.st_size > FILE_MAX) {
+    close(fd);
+    return cli_usage("%s: larger than %u bytes", path, FILE_MAX);
+  }
+  /* its size and a byte more: a file that grew since is refused, not cut */
+  size_t cap = (size_t)st.st_size + 1, n = 0;
+  char *buf = malloc(cap + 1);
   ssize_t r = 1;
-  while (buf && n <= FILE_MAX && (r = read(fd, buf + n, FILE_MAX + 1 - n)) > 0) n += (size_t)r;
+  while (buf && n < cap && (r = read(fd, buf + n, cap - n)) > 0) n += (size_t)r;
   int e = errno;
   close(fd);
   if (!buf) return cli_usage("%s: out of memory", path);
-  if (r < 0 || n > FILE_MAX) {
+  if (r < 0 || n == cap) {
     free(buf);
     return r < 0 ? cli_usage("%s: %s", path, strerror(e))
-                 : cli_usage("%s: larger than %u bytes", path, FILE_MAX);
+                 : cli_usage("%s: changed while it was read", path);
   }
   buf[n] = 0;
   *text = buf;
