@@ -112,7 +112,7 @@ struct tls_cfg_ref {
 struct tls_cfg_ref *tls_cfg_ref_new(gostx_tls_config *cfg, gostx_x509_store *store);
 void tls_cfg_ref_put(struct tls_cfg_ref *r);
 
-struct tls_worker;
+struct worker; /* tls_proxy.c's */
 
 /* gostx tls serve and connect: the accepting side. */
 struct tls_proxy {
@@ -138,7 +138,7 @@ struct tls_proxy {
   pthread_mutex_t reserve_mu;
   atomic_int stop;
   atomic_ulong accepted, failed, active;
-  struct tls_worker *ws; /* while running: the workers, their wake-up fd */
+  struct worker *ws; /* while running: the workers, their wake-up fd */
   unsigned started;
   int wake;
 };

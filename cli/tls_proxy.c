@@ -358,7 +358,7 @@ struct pconn {
   char peer[64];
 };
 
-struct tls_worker {
+struct worker {
   struct tls_proxy *p;
   pthread_t thread;
   int ep;
@@ -385,7 +385,7 @@ static void log_fail(const char *peer, const char *why) {
  * became ready. */
 #define EV_PLAIN 1u
 
-static int set_events(struct tls_worker *w, int fd, unsigned *have, unsigned want, struct pconn *pc,
+static int set_events(struct worker *w, int fd, unsigned *have, unsigned want, struct pconn *pc,
                       unsigned side) {
   if (want == *have) return 0;
   struct epoll_event ev = {.events = want, .data.u64 = (uintptr_t)pc | side};
@@ -440,7 +440,7 @@ static const char *fail_advice(const struct tls_proxy *p, const gostx_tls *tls) 
   return "";
 }
 
-static void conn_end(struct tls_worker *w, struct pconn *pc, int abortive, const char *why) {
+static void conn_end(struct worker *w, struct pconn *pc, int abortive, const char *why) {
   struct tls_conn *c = &pc->c;
   if (c->tls && gostx_tls_session_reused(c->tls)) atomic_fetch_add(&w->p->resumed, 1);
   if (c->tls && w->p->resume) session_keep(w->p, c->tls);
@@ -489,7 +489,7 @@ static int serve_ready(struct tls_conn *c) {
   return 0;
 }
 
-static void pump(struct tls_worker *w, struct pconn *pc) {
+static void pump(struct worker *w, struct pconn *pc) {
   struct tls_conn *c = &pc->c;
   int r = tls_conn_pump(c);
   if (r == TLS_PUMP_FAIL || r == TLS_PUMP_DONE) {
@@ -620,7 +620,7 @@ static void shed_one(struct tls_proxy *p) {
   }
 }
 
-static void accept_some(struct tls_worker *w) {
+static void accept_some(struct worker *w) {
   struct tls_proxy *p = w->p;
   for (int i = 0; i < 64; i++) {
     struct sockaddr_storage peer;
@@ -646,7 +646,7 @@ static void accept_some(struct tls_worker *w) {
   }
 }
 
-static void expire(struct tls_worker *w, time_t now) {
+static void expire(struct worker *w, time_t now) {
   struct pconn *next;
   for (struct pconn *pc = w->conns; pc; pc = next) {
     next = pc->next;
@@ -655,7 +655,7 @@ static void expire(struct tls_worker *w, time_t now) {
   }
 }
 
-static void free_dead(struct tls_worker *w) {
+static void free_dead(struct worker *w) {
   while (w->dead) {
     struct pconn *pc = w->dead;
     w->dead = pc->again_next;
@@ -664,7 +664,7 @@ static void free_dead(struct tls_worker *w) {
 }
 
 static void *worker_run(void *arg) {
-  struct tls_worker *w = arg;
+  struct worker *w = arg;
   struct epoll_event evs[64];
   time_t last = time(NULL);
   while (!atomic_load(&w->p->stop)) {
@@ -779,7 +779,7 @@ static int proxy_start(struct tls_proxy *p) {
     return CLI_EXIT_FAIL; /* proxy_stop closes what was opened */
   }
   for (unsigned i = 0; i < p->threads; i++) {
-    struct tls_worker *w = &p->ws[i];
+    struct worker *w = &p->ws[i];
     w->p = p;
     w->ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event el = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &mark_listen};
