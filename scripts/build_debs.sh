@@ -4,7 +4,7 @@
 # a staging folder, and that install is split into binary packages):
 #   libgostx0              libgostx.so.0 (the shared library)
 #   libgostx-dev           headers, libgostx.a, libgostx.so, gostx.pc, the CMake package
-#   gostx                  the command
+#   gostx                  the command, and the systemd units of tls serve and tunnel
 #   openssl-provider-gostx the OpenSSL 3 provider, in OpenSSL's modulesdir
 #   nbdkit-gostx-filter    the nbdkit filter, in nbdkit's filterdir
 # Version: the project's (CMakeLists.txt), native (no Debian revision).
@@ -78,6 +78,13 @@ take libgostx0 "$libdir/libgostx.so.0" "$libdir/libgostx.so.$version"
 take libgostx-dev /usr/include "$libdir/libgostx.so" "$libdir/libgostx.a" \
   "$libdir/pkgconfig" "$libdir/cmake"
 take gostx /usr/bin/gostx
+# gostx tls serve and gostx tunnel as services: the systemd units
+# (integrations/systemd/; Debian 12's units folder, which systemd's dpkg
+# trigger watches) and the docs they name
+mkdir -p "$work/debian/gostx/lib/systemd/system" "$work/debian/gostx/usr/share/doc/gostx"
+cp integrations/systemd/gostx-tls@.service integrations/systemd/gostx-tunnel@.service \
+  "$work/debian/gostx/lib/systemd/system/"
+cp docs/TLS_CLI.md docs/TUNNEL.md "$work/debian/gostx/usr/share/doc/gostx/"
 take openssl-provider-gostx "$moddir/gostx.so"
 take nbdkit-gostx-filter "$filterdir/nbdkit-gostx-filter.so"
 left=$(find "$stage" -not -type d)
@@ -160,7 +167,9 @@ This package holds the headers, the static library, the pkg-config file
 deb gostx utils "GOST cryptography command-line tool" "$about
 
 This package holds the gostx command: hashing, encryption and MACs of files,
-key derivation, encrypted containers, benchmarks."
+key derivation, encrypted containers, benchmarks, GOST TLS in front of TCP
+servers and an ESP tunnel, with systemd units for the last two
+(gostx-tls@NAME, gostx-tunnel@NAME)."
 deb openssl-provider-gostx libs "GOST cryptography provider for OpenSSL 3" "$about
 
 This package holds an OpenSSL 3 provider (gostx), installed in OpenSSL's

@@ -6,7 +6,8 @@
 #   - a C program built with `pkg-config --cflags --libs gostx` (system paths
 #     only) links libgostx.so.0 and hashes the standard's M1 to its digest;
 #     the same through find_package(gostx), shared and static;
-#   - `gostx --version` and `gostx info` run;
+#   - `gostx --version` and `gostx info` run; the systemd units are installed
+#     and pass systemd-analyze verify;
 #   - openssl finds the provider by name in its own modules folder, lists it
 #     and hashes M1 with it;
 #   - nbdkit finds the filter by name (--filter=gostx) in its filterdir.
@@ -107,6 +108,15 @@ ver=$(sed -n 's/^project(gostx VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 gostx info >"$tmp/info.txt" || fail "gostx info failed"
 grep -q '^levels: ' "$tmp/info.txt" || { cat "$tmp/info.txt"; fail "gostx info prints no levels"; }
 echo "check_debs: gostx --version and gostx info ok"
+# the units where systemd reads them, valid for an instance
+for u in gostx-tls@.service gostx-tunnel@.service; do
+  [ -f "/lib/systemd/system/$u" ] || fail "no /lib/systemd/system/$u"
+  if command -v systemd-analyze >/dev/null; then
+    systemd-analyze verify "${u/@/@check}" >"$tmp/unit.txt" 2>&1 && [ ! -s "$tmp/unit.txt" ] ||
+      { cat "$tmp/unit.txt"; fail "systemd-analyze verify ${u/@/@check}"; }
+  fi
+done
+echo "check_debs: the systemd units ok"
 
 # 3. The provider, by name from OpenSSL's own modules folder.
 openssl list -providers -provider gostx >"$tmp/prov.txt" 2>&1 \

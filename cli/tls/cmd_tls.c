@@ -56,6 +56,7 @@ static void usage(FILE *f) {
           "Usage: gostx tls serve --listen ADDR:PORT --backend ADDR:PORT --cert FILE --key FILE\n"
           "                       [--chain FILE] [-passin ARG]\n"
           "                       [--ca FILE|DIR --verify-client|--require-client] [OPTIONS]\n"
+          "       gostx tls serve -c FILE   several services from FILE (docs/TLS_CLI.md)\n"
           "       gostx tls connect --listen ADDR:PORT --upstream HOST:PORT --ca FILE|DIR\n"
           "                       [--servername NAME] [--cert FILE --key FILE] [OPTIONS]\n"
           "       gostx tls client HOST:PORT --ca FILE|DIR [--servername NAME] [--insecure]\n"
@@ -78,6 +79,9 @@ static void usage(FILE *f) {
   fprintf(f,
           "\n"
           "Options:\n"
+          "  -c, --config FILE   serve: the services of FILE, [NAME] sections whose keys\n"
+          "                      are these options' names (listen = ADDR:PORT, ...)\n");
+  fprintf(f,
           "  --listen ADDR:PORT  where serve and connect accept ([::1]:PORT for IPv6;\n"
           "                      port 0: any free port; the address is printed on stderr)\n"
           "  --backend ADDR:PORT serve: the plain TCP server behind\n"
@@ -116,19 +120,14 @@ static void usage(FILE *f) {
           "Each connection ends as it should: the peer's close_notify closes the plain\n"
           "side for writing, the plain side's end of data sends close_notify, the other\n"
           "direction goes on (half-close); a TLS error resets the plain connection.\n"
-          "SIGINT or SIGTERM stops serve and connect.\n"
+          "SIGINT or SIGTERM stops serve and connect; SIGHUP reloads their certificates,\n"
+          "keys and CAs (connections keep theirs; files that fail leave the old ones).\n"
           "Exit status: 0 success, 1 a connection or handshake failure or a file that\n"
           "cannot be read or is not kept private, 2 usage error.\n"
           "\n" CLI_ARGV_SECRET_NOTE("-passin pass:PASSWORD or --psk",
                                    "-passin's file:, fd: and env: and --psk-file"));
 }
 
-struct tls_opts {
-  const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
-  const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
-  const char *psk, *psk_file, *sess_in, *sess_out, *ticket_key;
-  int verify_client, require_client, insecure, close_on_eof, no_tickets, insecure_key_file;
-};
 
 /* ---- key log ---- */
 
@@ -145,7 +144,10 @@ static void keylog_line(void *user, const char *line) {
   pthread_mutex_unlock(&keylog.mu);
 }
 
-static int keylog_open(const char *path) {
+/* --keylog FILE, else $SSLKEYLOGFILE, opened once for every config. */
+static int keylog_open(const char *opt, const char *sub) {
+  const char *path = opt ? opt : getenv("SSLKEYLOGFILE");
+  if (!path || !*path) return 0;
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   keylog.f = fd >= 0 ? fdopen(fd, "a") : NULL;
   if (!keylog.f) {
@@ -153,6 +155,8 @@ static int keylog_open(const char *path) {
     if (fd >= 0) close(fd);
     return CLI_EXIT_FAIL;
   }
+  /* whoever reads the file reads the traffic: never silently */
+  cli_err("%s: writing the TLS secrets to %s%s", sub, path, opt ? "" : " (SSLKEYLOGFILE)");
   return 0;
 }
 
@@ -248,9 +252,12 @@ static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const c
   memset(&k, 0, sizeof k);
   int pfx = cli_pfx_is(o->cert), rc;
   cli_pfx_certs certs = {ch.der, ch.len, TLS_CHAIN_MAX, &ch.n};
+  char cert_opt[400], chain_opt[400]; /* the messages name the service */
+  snprintf(cert_opt, sizeof cert_opt, "%s: --cert", sub);
+  snprintf(chain_opt, sizeof chain_opt, "%s: --chain", sub);
   if (pfx) rc = cli_pfx_load(o->cert, "-passin", o->passin, NULL, 0, &k, &certs);
-  else rc = chain_read("--cert", o->cert, &ch);
-  if (!rc && o->chain) rc = chain_read("--chain", o->chain, &ch);
+  else rc = chain_read(cert_opt, o->cert, &ch);
+  if (!rc && o->chain) rc = chain_read(chain_opt, o->chain, &ch);
   if (!rc && !pfx) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
   if (!rc && k.kind != GOSTX_GOST3410_KEY_PRIVATE)
     rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
@@ -359,9 +366,11 @@ static int ca_readable(const char *path, const char *sub) {
   return 0;
 }
 
-static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_config **out,
-                        gostx_x509_store **store_out) {
-  const char *sub = mode_name[mode];
+/* The config the options say (sub names them in messages): *out and
+ * *store_out (NULL when no --ca), or a CLI_EXIT_* code after printing. Run
+ * again for each reload: it reads every file anew. */
+static int build_config(enum tls_mode mode, const struct tls_opts *o, const char *sub,
+                        gostx_tls_config **out, gostx_x509_store **store_out) {
   gostx_tls_config *cfg =
       gostx_tls_config_new(mode == MODE_SERVE ? GOSTX_TLS_SERVER : GOSTX_TLS_CLIENT);
   gostx_x509_store *store = NULL;
@@ -419,16 +428,7 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
     else
       gostx_tls_config_set_verify(cfg, o->insecure ? GOSTX_TLS_VERIFY_NONE : GOSTX_TLS_VERIFY_PEER);
   }
-  const char *kl = o->keylog ? o->keylog : getenv("SSLKEYLOGFILE");
-  if (!rc && kl && *kl) {
-    rc = keylog_open(kl);
-    if (!rc) {
-      gostx_tls_config_set_keylog(cfg, keylog_line, NULL);
-      /* whoever reads the file reads the traffic: never silently */
-      cli_err("%s: writing the TLS secrets to %s%s", sub, kl,
-              o->keylog ? "" : " (SSLKEYLOGFILE)");
-    }
-  }
+  if (!rc && keylog.f) gostx_tls_config_set_keylog(cfg, keylog_line, NULL);
   if (rc) {
     gostx_tls_config_free(cfg);
     gostx_x509_store_free(store);
@@ -440,8 +440,7 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, gostx_tls_
 }
 
 /* Which options the mode takes, and the ones it needs. */
-static int check_opts(enum tls_mode mode, const struct tls_opts *o) {
-  const char *sub = mode_name[mode];
+static int check_opts(enum tls_mode mode, const struct tls_opts *o, const char *sub) {
   struct {
     const char *name;
     int given, allowed;
@@ -550,7 +549,11 @@ static int client_ready(struct tls_conn *c) {
     char subj[512], iss[512];
     gostx_x509_name_text(chain[i].subject, chain[i].subject_len, subj, sizeof subj);
     gostx_x509_name_text(chain[i].issuer, chain[i].issuer_len, iss, sizeof iss);
-    fprintf(f, "  %zu subject: %s\n    issuer:  %s\n", i, subj, iss);
+    fprintf(f, "  %zu subject: %s\n    issuer:  %s\n    serial:  ", i, subj, iss);
+    /* hex, as openssl x509 -serial prints it: which certificate of
+     * several with one subject (a renewed one) is served */
+    for (size_t b = 0; b < chain[i].serial_len; b++) fprintf(f, "%02X", chain[i].serial[b]);
+    fputc('\n', f);
   }
   int reused = gostx_tls_session_reused(c->tls);
   /* TLS 1.3 without a signature and not resumed: the external PSK. TLS 1.2
@@ -723,32 +726,220 @@ static void keep_freed_heap(void) {
 #endif
 }
 
+int tls_opt_set(struct tls_opts *o, int id, const char *arg) {
+  switch (id) {
+  case TLS_O_LISTEN: o->listen = arg; break;
+  case TLS_O_BACKEND: o->backend = arg; break;
+  case TLS_O_UPSTREAM: o->upstream = arg; break;
+  case TLS_O_CERT: o->cert = arg; break;
+  case TLS_O_KEY: o->key = arg; break;
+  case TLS_O_CHAIN: o->chain = arg; break;
+  case TLS_O_PASSIN: o->passin = arg; break;
+  case TLS_O_CA: o->ca = arg; break;
+  case TLS_O_VERIFY: o->verify_client = 1; break;
+  case TLS_O_REQUIRE: o->require_client = 1; break;
+  case TLS_O_SERVERNAME: o->servername = arg; break;
+  case TLS_O_INSECURE: o->insecure = 1; break;
+  case TLS_O_VERSION: o->version = arg; break;
+  case TLS_O_SUITES: o->suites = arg; break;
+  case TLS_O_GROUPS: o->groups = arg; break;
+  case TLS_O_ALPN: o->alpn = arg; break;
+  case TLS_O_KEYLOG: o->keylog = arg; break;
+  case TLS_O_THREADS: o->threads = arg; break;
+  case TLS_O_TIMEOUT: o->timeout = arg; break;
+  case TLS_O_CLOSE_ON_EOF: o->close_on_eof = 1; break;
+  case TLS_O_PSK: o->psk = arg; break;
+  case TLS_O_PSK_FILE: o->psk_file = arg; break;
+  case TLS_O_SESS_IN: o->sess_in = arg; break;
+  case TLS_O_SESS_OUT: o->sess_out = arg; break;
+  case TLS_O_NO_TICKETS: o->no_tickets = 1; break;
+  case TLS_O_TICKET_KEY: o->ticket_key = arg; break;
+  case TLS_O_INSECURE_KEY_FILE: o->insecure_key_file = 1; break;
+  case TLS_O_CONFIG: o->config = arg; break;
+  default: return -1;
+  }
+  return 0;
+}
+
+/* ---- serve and connect: services, reloaded on SIGHUP ---- */
+
+/* One listener: the command line's, or a section of a -c file. */
+struct service {
+  struct tls_opts o;
+  enum tls_mode mode;
+  char where[320]; /* names it in messages: "tls serve", "FILE:LINE [name]" */
+  const char *name; /* a section of a -c file: its name, in the proxy's lines */
+  struct tls_proxy px;
+  /* serve without --ticket-key: a random key of its own kept across
+   * reloads, so tickets issued before one still resume after it */
+  int own_ticket_key;
+  uint8_t ticket_key[32];
+};
+
+/* A config from s's options and files, read now: 0 and *out, or a
+ * CLI_EXIT_* code after printing. */
+static int service_config(struct service *s, struct tls_cfg_ref **out) {
+  gostx_tls_config *cfg = NULL;
+  gostx_x509_store *store = NULL;
+  int rc = secret_files_private(&s->o);
+  if (!rc) rc = build_config(s->mode, &s->o, s->where, &cfg, &store);
+  if (rc) return rc;
+  if (s->own_ticket_key) (void)gostx_tls_config_set_ticket_key(cfg, s->ticket_key, sizeof s->ticket_key);
+  if (!(*out = tls_cfg_ref_new(cfg, store))) {
+    cli_err("%s: out of memory", s->where);
+    return CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
+/* s ready to run (its options checked): addresses resolved, the first
+ * config made. threads: 0 for one per CPU. */
+static int service_init(struct service *s, uint64_t threads) {
+  const struct tls_opts *o = &s->o;
+  struct tls_proxy *px = &s->px;
+  int rc = 0;
+  uint64_t timeout = 30;
+  if (!rc && o->timeout && cli_uint("--timeout", o->timeout, 1, 3600, &timeout)) rc = CLI_EXIT_USAGE;
+  if (!rc) rc = tls_addr_parse("--listen", o->listen, 1, 1, &px->listen);
+  const char *target = s->mode == MODE_SERVE ? o->backend : o->upstream;
+  if (!rc) rc = tls_addr_parse(s->mode == MODE_SERVE ? "--backend" : "--upstream", target, 0, 0, &px->target);
+  if (rc) return rc;
+  s->own_ticket_key = s->mode == MODE_SERVE && !o->ticket_key && !o->no_tickets;
+  if (s->own_ticket_key && gostx_random_bytes(s->ticket_key, sizeof s->ticket_key)) {
+    cli_err("%s: no random bytes for the ticket key", s->where);
+    return CLI_EXIT_FAIL;
+  }
+  if ((rc = service_config(s, &px->cfg))) return rc;
+  px->serve = s->mode == MODE_SERVE;
+  px->servername = s->mode == MODE_CONNECT ? (o->servername ? o->servername : px->target.host) : NULL;
+  px->resume = s->mode == MODE_CONNECT && !o->no_tickets;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  px->threads = threads ? (unsigned)threads : ncpu > 0 ? (unsigned)ncpu : 1;
+  px->handshake_timeout = (unsigned)timeout;
+  /* a servername the library refuses is a usage error before any start */
+  gostx_tls *probe = px->servername ? gostx_tls_new(px->cfg->cfg) : NULL;
+  if (probe && gostx_tls_set_servername(probe, px->servername))
+    rc = cli_usage("%s: --servername '%s': not a DNS name or IP address", s->where, px->servername);
+  gostx_tls_free(probe);
+  return rc;
+}
+
+struct services {
+  struct service *s;
+  size_t n;
+};
+
+/* SIGHUP: each service's certificate, key, CA (and PSK and ticket key
+ * files) read anew; one that fails keeps what it has. */
+static void services_reload(void *user) {
+  struct services *all = user;
+  for (size_t i = 0; i < all->n; i++) {
+    struct service *s = &all->s[i];
+    struct tls_cfg_ref *next;
+    if (service_config(s, &next)) {
+      cli_err("%s: reload refused: the certificate, key and CA in use stay", s->where);
+      continue;
+    }
+    tls_proxy_cfg_swap(&s->px, next);
+    fprintf(stderr, "gostx %s: %s%s%sreloaded%s%s\n", mode_name[s->mode], s->name ? "[" : "",
+            s->name ? s->name : "", s->name ? "] " : "", s->o.cert ? ": " : "",
+            s->o.cert ? s->o.cert : "");
+  }
+  fflush(stderr);
+}
+
+static int services_run(struct services *all) {
+  struct tls_proxy **ps = calloc(all->n, sizeof *ps);
+  if (!ps) {
+    cli_err("tls: out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  for (size_t i = 0; i < all->n; i++) {
+    ps[i] = &all->s[i].px;
+    ps[i]->name = all->s[i].name;
+  }
+  int rc = tls_proxies_run(ps, all->n, services_reload, all);
+  free(ps);
+  return rc;
+}
+
+static void services_free(struct services *all) {
+  for (size_t i = 0; i < all->n; i++) {
+    tls_cfg_ref_put(all->s[i].px.cfg);
+    gostx_memzero(all->s[i].ticket_key, sizeof all->s[i].ticket_key);
+  }
+}
+
+/* log = FILE of a -c file: stderr appended to it from here on. */
+static int log_to(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  if (fd < 0 || dup2(fd, 2) < 0) {
+    cli_err("tls serve: log %s: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return CLI_EXIT_FAIL;
+  }
+  close(fd);
+  return 0;
+}
+
+/* gostx tls serve -c FILE: every section a service, in one process. */
+static int serve_file(const struct tls_opts *cmdline) {
+  struct tls_opts none;
+  memset(&none, 0, sizeof none);
+  none.config = cmdline->config;
+  if (memcmp(&none, cmdline, sizeof none))
+    return cli_usage("tls serve: -c FILE takes no other options: the file has them all");
+  struct tls_file f;
+  int rc = tls_file_read(cmdline->config, &f);
+  if (rc) return rc;
+  uint64_t threads = 0;
+  char what[600];
+  snprintf(what, sizeof what, "%s: workers", cmdline->config);
+  if (f.global.threads && cli_uint(what, f.global.threads, 1, 1024, &threads)) rc = CLI_EXIT_USAGE;
+  struct services all = {calloc(f.n, sizeof *all.s), 0};
+  if (!rc && !all.s) {
+    cli_err("tls serve: out of memory");
+    rc = CLI_EXIT_FAIL;
+  }
+  if (!rc && f.log) rc = log_to(f.log);
+  if (!rc) rc = keylog_open(f.global.keylog, "tls serve");
+  for (size_t i = 0; !rc && i < f.n; i++, all.n++) {
+    struct service *s = &all.s[i];
+    s->o = f.svc[i].o;
+    s->mode = MODE_SERVE;
+    s->name = f.svc[i].name;
+    snprintf(s->where, sizeof s->where, "%s:%u [%s]", cmdline->config, f.svc[i].line, f.svc[i].name);
+    rc = check_opts(s->mode, &s->o, s->where);
+    if (!rc) rc = service_init(s, threads);
+  }
+  if (!rc) rc = services_run(&all);
+  if (all.s) services_free(&all);
+  free(all.s);
+  tls_file_free(&f);
+  return rc;
+}
+
 int cmd_tls(int argc, char **argv) {
   keep_freed_heap();
-  enum {
-    O_LISTEN = 1, O_BACKEND, O_UPSTREAM, O_CERT, O_KEY, O_CHAIN, O_PASSIN, O_CA, O_VERIFY,
-    O_REQUIRE, O_SERVERNAME, O_INSECURE, O_VERSION, O_SUITES, O_GROUPS, O_ALPN, O_KEYLOG,
-    O_THREADS, O_TIMEOUT, O_CLOSE_ON_EOF, O_PSK, O_PSK_FILE, O_SESS_IN, O_SESS_OUT, O_NO_TICKETS,
-    O_TICKET_KEY, O_INSECURE_KEY_FILE, O_HELP
-  };
   static const cli_opt opts[] = {
-      {"listen", 0, CLI_ARG, O_LISTEN},         {"backend", 0, CLI_ARG, O_BACKEND},
-      {"upstream", 0, CLI_ARG, O_UPSTREAM},     {"cert", 0, CLI_PATH, O_CERT},
-      {"key", 0, CLI_PATH, O_KEY},              {"chain", 0, CLI_PATH, O_CHAIN},
-      {"passin", 0, CLI_ARG, O_PASSIN},         {"ca", 0, CLI_PATH, O_CA},
-      {"verify-client", 0, CLI_NOARG, O_VERIFY}, {"require-client", 0, CLI_NOARG, O_REQUIRE},
-      {"servername", 0, CLI_ARG, O_SERVERNAME}, {"insecure", 0, CLI_NOARG, O_INSECURE},
-      {"version", 0, CLI_ARG, O_VERSION},       {"suites", 0, CLI_ARG, O_SUITES},
-      {"groups", 0, CLI_ARG, O_GROUPS},         {"alpn", 0, CLI_ARG, O_ALPN},
-      {"keylog", 0, CLI_PATH, O_KEYLOG},        {"threads", 0, CLI_ARG, O_THREADS},
-      {"timeout", 0, CLI_ARG, O_TIMEOUT},       {"close-on-eof", 0, CLI_NOARG, O_CLOSE_ON_EOF},
-      {"psk", 0, CLI_ARG, O_PSK},               {"psk-file", 0, CLI_PATH, O_PSK_FILE},
-      {"sess-in", 0, CLI_PATH, O_SESS_IN},      {"sess_in", 0, CLI_PATH, O_SESS_IN},
-      {"sess-out", 0, CLI_PATH, O_SESS_OUT},    {"sess_out", 0, CLI_PATH, O_SESS_OUT},
-      {"no-tickets", 0, CLI_NOARG, O_NO_TICKETS}, {"no_ticket", 0, CLI_NOARG, O_NO_TICKETS},
-      {"ticket-key", 0, CLI_PATH, O_TICKET_KEY},
-      {"insecure-key-file", 0, CLI_NOARG, O_INSECURE_KEY_FILE},
-      {"help", 'h', CLI_NOARG, O_HELP},
+      {"listen", 0, CLI_ARG, TLS_O_LISTEN},         {"backend", 0, CLI_ARG, TLS_O_BACKEND},
+      {"upstream", 0, CLI_ARG, TLS_O_UPSTREAM},     {"cert", 0, CLI_PATH, TLS_O_CERT},
+      {"key", 0, CLI_PATH, TLS_O_KEY},              {"chain", 0, CLI_PATH, TLS_O_CHAIN},
+      {"passin", 0, CLI_ARG, TLS_O_PASSIN},         {"ca", 0, CLI_PATH, TLS_O_CA},
+      {"verify-client", 0, CLI_NOARG, TLS_O_VERIFY}, {"require-client", 0, CLI_NOARG, TLS_O_REQUIRE},
+      {"servername", 0, CLI_ARG, TLS_O_SERVERNAME}, {"insecure", 0, CLI_NOARG, TLS_O_INSECURE},
+      {"version", 0, CLI_ARG, TLS_O_VERSION},       {"suites", 0, CLI_ARG, TLS_O_SUITES},
+      {"groups", 0, CLI_ARG, TLS_O_GROUPS},         {"alpn", 0, CLI_ARG, TLS_O_ALPN},
+      {"keylog", 0, CLI_PATH, TLS_O_KEYLOG},        {"threads", 0, CLI_ARG, TLS_O_THREADS},
+      {"timeout", 0, CLI_ARG, TLS_O_TIMEOUT},       {"close-on-eof", 0, CLI_NOARG, TLS_O_CLOSE_ON_EOF},
+      {"psk", 0, CLI_ARG, TLS_O_PSK},               {"psk-file", 0, CLI_PATH, TLS_O_PSK_FILE},
+      {"sess-in", 0, CLI_PATH, TLS_O_SESS_IN},      {"sess_in", 0, CLI_PATH, TLS_O_SESS_IN},
+      {"sess-out", 0, CLI_PATH, TLS_O_SESS_OUT},    {"sess_out", 0, CLI_PATH, TLS_O_SESS_OUT},
+      {"no-tickets", 0, CLI_NOARG, TLS_O_NO_TICKETS}, {"no_ticket", 0, CLI_NOARG, TLS_O_NO_TICKETS},
+      {"ticket-key", 0, CLI_PATH, TLS_O_TICKET_KEY},
+      {"insecure-key-file", 0, CLI_NOARG, TLS_O_INSECURE_KEY_FILE},
+      {"config", 'c', CLI_PATH, TLS_O_CONFIG},
+      {"help", 'h', CLI_NOARG, TLS_O_HELP},
       {NULL, 0, 0, 0}};
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     usage(argc < 2 ? stderr : stdout);
@@ -766,80 +957,45 @@ int cmd_tls(int argc, char **argv) {
   cli_parser_init_openssl(&p, sub, argc - 1, argv + 1, opts);
   int opt;
   while ((opt = cli_next(&p, opts)) != CLI_END) {
-    switch (opt) {
-    case O_LISTEN: o.listen = p.arg; break;
-    case O_BACKEND: o.backend = p.arg; break;
-    case O_UPSTREAM: o.upstream = p.arg; break;
-    case O_CERT: o.cert = p.arg; break;
-    case O_KEY: o.key = p.arg; break;
-    case O_CHAIN: o.chain = p.arg; break;
-    case O_PASSIN: o.passin = p.arg; break;
-    case O_CA: o.ca = p.arg; break;
-    case O_VERIFY: o.verify_client = 1; break;
-    case O_REQUIRE: o.require_client = 1; break;
-    case O_SERVERNAME: o.servername = p.arg; break;
-    case O_INSECURE: o.insecure = 1; break;
-    case O_VERSION: o.version = p.arg; break;
-    case O_SUITES: o.suites = p.arg; break;
-    case O_GROUPS: o.groups = p.arg; break;
-    case O_ALPN: o.alpn = p.arg; break;
-    case O_KEYLOG: o.keylog = p.arg; break;
-    case O_THREADS: o.threads = p.arg; break;
-    case O_TIMEOUT: o.timeout = p.arg; break;
-    case O_CLOSE_ON_EOF: o.close_on_eof = 1; break;
-    case O_PSK: o.psk = p.arg; break;
-    case O_PSK_FILE: o.psk_file = p.arg; break;
-    case O_SESS_IN: o.sess_in = p.arg; break;
-    case O_SESS_OUT: o.sess_out = p.arg; break;
-    case O_NO_TICKETS: o.no_tickets = 1; break;
-    case O_TICKET_KEY: o.ticket_key = p.arg; break;
-    case O_INSECURE_KEY_FILE: o.insecure_key_file = 1; break;
-    case O_HELP: usage(stdout); return CLI_EXIT_OK;
-    case CLI_POS:
+    if (opt == TLS_O_HELP) {
+      usage(stdout);
+      return CLI_EXIT_OK;
+    }
+    if (opt == CLI_POS) {
       if (mode != MODE_CLIENT || o.target)
         return cli_usage("%s: unexpected argument '%s'", sub, p.pos);
       o.target = p.pos;
-      break;
-    default: return CLI_EXIT_USAGE;
+    } else if (tls_opt_set(&o, opt, p.arg)) {
+      return CLI_EXIT_USAGE;
     }
   }
-  int rc = check_opts(mode, &o);
-  if (!rc) rc = secret_files_private(&o);
+  if (o.config && mode != MODE_SERVE) return cli_usage("%s: -c FILE is a form of tls serve", sub);
+  if (o.config) return serve_file(&o);
+  int rc = check_opts(mode, &o, sub);
+  /* serve and connect check theirs with each read of the files */
+  if (!rc && mode == MODE_CLIENT) rc = secret_files_private(&o);
   if (rc) return rc;
   uint64_t timeout = 30, threads = 0;
   if (o.timeout && cli_uint("--timeout", o.timeout, 1, 3600, &timeout)) return CLI_EXIT_USAGE;
   if (o.threads && cli_uint("--threads", o.threads, 1, 1024, &threads)) return CLI_EXIT_USAGE;
-  struct tls_proxy px;
-  memset(&px, 0, sizeof px);
-  if (mode != MODE_CLIENT) {
-    if ((rc = tls_addr_parse("--listen", o.listen, 1, 1, &px.listen))) return rc;
-    const char *target = mode == MODE_SERVE ? o.backend : o.upstream;
-    if ((rc = tls_addr_parse(mode == MODE_SERVE ? "--backend" : "--upstream", target, 0, 0,
-                             &px.target)))
-      return rc;
-  }
-  gostx_tls_config *cfg = NULL;
-  gostx_x509_store *store = NULL;
-  if ((rc = build_config(mode, &o, &cfg, &store))) return rc;
+  if ((rc = keylog_open(o.keylog, sub))) return rc;
   if (mode == MODE_CLIENT) {
-    rc = run_client(&o, cfg, (unsigned)timeout);
+    gostx_tls_config *cfg = NULL;
+    gostx_x509_store *store = NULL;
+    if (!(rc = build_config(mode, &o, sub, &cfg, &store))) rc = run_client(&o, cfg, (unsigned)timeout);
+    gostx_tls_config_free(cfg);
+    gostx_x509_store_free(store);
   } else {
-    px.serve = mode == MODE_SERVE;
-    px.cfg = cfg;
-    px.servername = mode == MODE_CONNECT ? (o.servername ? o.servername : px.target.host) : NULL;
-    px.resume = mode == MODE_CONNECT && !o.no_tickets;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    px.threads = threads ? (unsigned)threads : ncpu > 0 ? (unsigned)ncpu : 1;
-    px.handshake_timeout = (unsigned)timeout;
-    /* a servername the library refuses is a usage error before any start */
-    gostx_tls *probe = px.servername ? gostx_tls_new(cfg) : NULL;
-    if (probe && gostx_tls_set_servername(probe, px.servername))
-      rc = cli_usage("%s: --servername '%s': not a DNS name or IP address", sub, px.servername);
-    gostx_tls_free(probe);
-    if (!rc) rc = tls_proxy_run(&px);
+    struct service one;
+    memset(&one, 0, sizeof one);
+    one.o = o;
+    one.mode = mode;
+    snprintf(one.where, sizeof one.where, "%s", sub);
+    struct services all = {&one, 1};
+    rc = service_init(&one, threads);
+    if (!rc) rc = services_run(&all);
+    services_free(&all);
   }
-  gostx_tls_config_free(cfg);
-  gostx_x509_store_free(store);
   if (keylog.f) fclose(keylog.f);
   return rc;
 }

@@ -98,10 +98,29 @@ void tls_addr_text(const struct sockaddr *sa, char *out, size_t cap);
  * connect goes on), or -1 with errno. */
 int tls_connect_nb(const struct tls_addr *a, int *pending);
 
+/* A TLS config and the store it points to, shared by the connections made
+ * from it: each connection holds a reference, so that a reload (SIGHUP)
+ * puts a new one in place while those in flight finish with the one they
+ * started with; the last reference frees it. */
+struct tls_cfg_ref {
+  atomic_uint refs;
+  gostx_tls_config *cfg;
+  gostx_x509_store *store;
+};
+/* cfg and store (either may be NULL) held by a new reference, or NULL
+ * (out of memory: they are freed). */
+struct tls_cfg_ref *tls_cfg_ref_new(gostx_tls_config *cfg, gostx_x509_store *store);
+void tls_cfg_ref_put(struct tls_cfg_ref *r);
+
+struct worker; /* tls_proxy.c's */
+
 /* gostx tls serve and connect: the accepting side. */
 struct tls_proxy {
   int serve;                 /* 1: TLS accepted, plain to the backend; 0: the reverse */
-  const gostx_tls_config *cfg;
+  /* the config new connections take (under cfg_mu: tls_proxy_cfg_swap) */
+  struct tls_cfg_ref *cfg;
+  pthread_mutex_t cfg_mu;
+  const char *name;          /* a service of a -c file, in its messages; NULL: none */
   struct tls_addr listen, target;
   const char *servername;    /* connect: the upstream's name */
   /* connect: tickets the upstream sent, each offered once (RFC 8446 C.4),
@@ -119,9 +138,56 @@ struct tls_proxy {
   pthread_mutex_t reserve_mu;
   atomic_int stop;
   atomic_ulong accepted, failed, active;
+  struct worker *ws; /* while running: the workers, their wake-up fd */
+  unsigned started;
+  int wake;
 };
-/* Listens (prints the address on stderr), runs the workers until SIGINT or
- * SIGTERM. Returns a CLI_EXIT_* code. */
-int tls_proxy_run(struct tls_proxy *p);
+/* The config of new connections replaced by next (taken over); those in
+ * flight keep theirs. */
+void tls_proxy_cfg_swap(struct tls_proxy *p, struct tls_cfg_ref *next);
+/* Called on SIGHUP with the proxies: replaces what it can, says on stderr
+ * what it could not (the old config then stays). */
+typedef void (*tls_reload_fn)(void *user);
+/* Listens on each proxy's address (printing it on stderr), runs their
+ * workers until SIGINT or SIGTERM, calling reload (when not NULL) at each
+ * SIGHUP. Returns a CLI_EXIT_* code. */
+int tls_proxies_run(struct tls_proxy *const *ps, size_t n, tls_reload_fn reload, void *user);
+
+/* The options of gostx tls (cmd_tls.c), as given: on the command line, or
+ * as the keys of a -c file (tls_file.c), each through tls_opt_set. */
+struct tls_opts {
+  const char *listen, *backend, *upstream, *target, *cert, *key, *chain, *passin, *ca;
+  const char *servername, *version, *suites, *groups, *alpn, *keylog, *threads, *timeout;
+  const char *psk, *psk_file, *sess_in, *sess_out, *ticket_key, *config;
+  int verify_client, require_client, insecure, close_on_eof, no_tickets, insecure_key_file;
+};
+enum tls_opt_id {
+  TLS_O_LISTEN = 1, TLS_O_BACKEND, TLS_O_UPSTREAM, TLS_O_CERT, TLS_O_KEY, TLS_O_CHAIN,
+  TLS_O_PASSIN, TLS_O_CA, TLS_O_VERIFY, TLS_O_REQUIRE, TLS_O_SERVERNAME, TLS_O_INSECURE,
+  TLS_O_VERSION, TLS_O_SUITES, TLS_O_GROUPS, TLS_O_ALPN, TLS_O_KEYLOG, TLS_O_THREADS,
+  TLS_O_TIMEOUT, TLS_O_CLOSE_ON_EOF, TLS_O_PSK, TLS_O_PSK_FILE, TLS_O_SESS_IN, TLS_O_SESS_OUT,
+  TLS_O_NO_TICKETS, TLS_O_TICKET_KEY, TLS_O_INSECURE_KEY_FILE, TLS_O_CONFIG, TLS_O_HELP
+};
+/* Option id set to arg (a flag: arg NULL). -1: not an option that sets one. */
+int tls_opt_set(struct tls_opts *o, int id, const char *arg);
+
+/* gostx tls serve -c FILE: the file read (tls_file.c). Its text is kept:
+ * the options point into it. */
+struct tls_file_service {
+  char name[64];
+  unsigned line; /* of its [name] */
+  struct tls_opts o;
+};
+struct tls_file {
+  char *text;
+  size_t text_len;
+  struct tls_opts global; /* workers (as --threads), keylog */
+  const char *log;        /* where stderr goes, appended; NULL: stderr as it is */
+  size_t n;
+  struct tls_file_service *svc;
+};
+/* 0, or a CLI_EXIT_* code after a message naming FILE:LINE. */
+int tls_file_read(const char *path, struct tls_file *f);
+void tls_file_free(struct tls_file *f);
 
 #endif

@@ -354,6 +354,7 @@ struct pconn {
   int in_again, dead;
   unsigned ev_tls, ev_plain; /* epoll events registered (0: not in the set) */
   time_t deadline;           /* handshake (and backend connect) deadline; 0 none */
+  struct tls_cfg_ref *cfg;   /* the config its gostx_tls reads, held until it is freed */
   char peer[64];
 };
 
@@ -461,6 +462,8 @@ static void conn_end(struct worker *w, struct pconn *pc, int abortive, const cha
   c->tls_fd = c->in_fd = c->out_fd = -1;
   gostx_tls_free(c->tls);
   c->tls = NULL;
+  tls_cfg_ref_put(pc->cfg);
+  pc->cfg = NULL;
   tls_conn_free_buffers(c);
   pc->dead = 1;
   if (!pc->in_again) { /* on the ready list it is skipped, then freed there */
@@ -511,18 +514,61 @@ static void pump(struct worker *w, struct pconn *pc) {
     conn_end(w, pc, 1, "epoll_ctl failed");
 }
 
+/* ---- the config: shared, replaced whole ---- */
+
+struct tls_cfg_ref *tls_cfg_ref_new(gostx_tls_config *cfg, gostx_x509_store *store) {
+  struct tls_cfg_ref *r = malloc(sizeof *r);
+  if (!r) {
+    gostx_tls_config_free(cfg);
+    gostx_x509_store_free(store);
+    return NULL;
+  }
+  atomic_init(&r->refs, 1);
+  r->cfg = cfg;
+  r->store = store;
+  return r;
+}
+
+void tls_cfg_ref_put(struct tls_cfg_ref *r) {
+  if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+  gostx_tls_config_free(r->cfg); /* before the store it points to */
+  gostx_x509_store_free(r->store);
+  free(r);
+}
+
+/* The current config, one more reference to it. Under the lock: a swap
+ * between reading the pointer and counting the reference would free it. */
+static struct tls_cfg_ref *cfg_get(struct tls_proxy *p) {
+  pthread_mutex_lock(&p->cfg_mu);
+  struct tls_cfg_ref *r = p->cfg;
+  atomic_fetch_add(&r->refs, 1);
+  pthread_mutex_unlock(&p->cfg_mu);
+  return r;
+}
+
+void tls_proxy_cfg_swap(struct tls_proxy *p, struct tls_cfg_ref *next) {
+  pthread_mutex_lock(&p->cfg_mu);
+  struct tls_cfg_ref *old = p->cfg;
+  p->cfg = next;
+  pthread_mutex_unlock(&p->cfg_mu);
+  tls_cfg_ref_put(old); /* freed here, or by the last connection that used it */
+}
+
 /* A new connection's relay, or NULL (said why). */
 static struct pconn *conn_new(struct tls_proxy *p, int fd, const struct sockaddr *peer) {
   struct pconn *pc = malloc(sizeof *pc);
-  gostx_tls *tls = pc ? gostx_tls_new(p->cfg) : NULL;
+  struct tls_cfg_ref *cfg = pc ? cfg_get(p) : NULL;
+  gostx_tls *tls = cfg ? gostx_tls_new(cfg->cfg) : NULL;
   char peer_s[64];
   tls_addr_text(peer, peer_s, sizeof peer_s);
   if (!tls) {
+    tls_cfg_ref_put(cfg);
     free(pc);
     log_fail(peer_s, "out of memory");
     return NULL;
   }
   memset(&pc->prev, 0, sizeof *pc - offsetof(struct pconn, prev));
+  pc->cfg = cfg;
   memcpy(pc->peer, peer_s, sizeof pc->peer);
   struct tls_conn *c = &pc->c;
   if (p->serve) {
@@ -540,6 +586,7 @@ static struct pconn *conn_new(struct tls_proxy *p, int fd, const struct sockaddr
       log_fail(peer_s, msg);
       if (up >= 0) close(up);
       gostx_tls_free(tls);
+      tls_cfg_ref_put(cfg);
       free(pc);
       return NULL;
     }
@@ -705,28 +752,84 @@ static void raise_nofile(void) {
   }
 }
 
-int tls_proxy_run(struct tls_proxy *p) {
-  raise_nofile();
+static const char *proxy_form(const struct tls_proxy *p) {
+  return p->serve ? "serve" : "connect";
+}
+
+/* Listens and starts the workers (the caller blocks the signals first:
+ * they inherit its mask). 0, or CLI_EXIT_FAIL after printing, nothing left
+ * open. */
+static int proxy_start(struct tls_proxy *p) {
   p->listen_fd = listen_on(p);
   if (p->listen_fd < 0) return CLI_EXIT_FAIL;
   p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   pthread_mutex_init(&p->reserve_mu, NULL);
   pthread_mutex_init(&p->sess_mu, NULL);
+  pthread_mutex_init(&p->cfg_mu, NULL);
   struct sockaddr_storage bound;
   socklen_t blen = sizeof bound;
   char bound_s[80] = "?";
   if (getsockname(p->listen_fd, (struct sockaddr *)&bound, &blen) == 0)
     tls_addr_text((struct sockaddr *)&bound, bound_s, sizeof bound_s);
-  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  struct worker *ws = calloc(p->threads, sizeof *ws);
-  if (wake < 0 || !ws) {
+  p->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  p->ws = calloc(p->threads, sizeof *p->ws);
+  p->started = 0;
+  if (p->wake < 0 || !p->ws) {
     cli_err("tls: out of memory");
-    if (wake >= 0) close(wake);
-    free(ws);
-    close(p->listen_fd);
-    if (p->reserve_fd >= 0) close(p->reserve_fd);
-    return CLI_EXIT_FAIL;
+    return CLI_EXIT_FAIL; /* proxy_stop closes what was opened */
   }
+  for (unsigned i = 0; i < p->threads; i++) {
+    struct worker *w = &p->ws[i];
+    w->p = p;
+    w->ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event el = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &mark_listen};
+    struct epoll_event ew = {.events = EPOLLIN, .data.ptr = &mark_wake};
+    if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, p->listen_fd, &el) < 0 ||
+        epoll_ctl(w->ep, EPOLL_CTL_ADD, p->wake, &ew) < 0 ||
+        pthread_create(&w->thread, NULL, worker_run, w)) {
+      cli_err("tls: cannot start worker %u: %s", i, strerror(errno));
+      if (w->ep >= 0) close(w->ep);
+      return CLI_EXIT_FAIL;
+    }
+    p->started++;
+  }
+  fprintf(stderr, "gostx tls %s: %s%s%slistening on %s, %s %s, %u workers\n", proxy_form(p),
+          p->name ? "[" : "", p->name ? p->name : "", p->name ? "] " : "", bound_s,
+          p->serve ? "backend" : "upstream", p->target.text, p->started);
+  fflush(stderr);
+  return 0;
+}
+
+/* Stops the workers (their connections end) and closes what proxy_start
+ * opened; ok: it had started, its counts are printed. */
+static void proxy_stop(struct tls_proxy *p, int ok) {
+  atomic_store(&p->stop, 1);
+  uint64_t one = 1;
+  if (p->wake >= 0 && write(p->wake, &one, sizeof one) < 0) {
+    /* the workers see stop within a second anyway */
+  }
+  for (unsigned i = 0; i < p->started; i++) {
+    pthread_join(p->ws[i].thread, NULL);
+    close(p->ws[i].ep);
+  }
+  if (p->wake >= 0) close(p->wake);
+  close(p->listen_fd);
+  if (p->reserve_fd >= 0) close(p->reserve_fd);
+  pthread_mutex_destroy(&p->reserve_mu);
+  pthread_mutex_destroy(&p->sess_mu);
+  pthread_mutex_destroy(&p->cfg_mu);
+  gostx_memzero(p->sess, sizeof p->sess);
+  free(p->ws);
+  p->ws = NULL;
+  if (ok)
+    fprintf(stderr, "gostx tls %s: %s%s%sstopped: %lu connections, %lu failed, %lu resumed\n",
+            proxy_form(p), p->name ? "[" : "", p->name ? p->name : "", p->name ? "] " : "",
+            (unsigned long)atomic_load(&p->accepted), (unsigned long)atomic_load(&p->failed),
+            (unsigned long)atomic_load(&p->resumed));
+}
+
+int tls_proxies_run(struct tls_proxy *const *ps, size_t n, tls_reload_fn reload, void *user) {
+  raise_nofile();
   /* the workers inherit a mask without the signals: only sigwait below
    * takes them; SIGPIPE is ignored (a peer gone shows as EPIPE) */
   signal(SIGPIPE, SIG_IGN);
@@ -734,53 +837,20 @@ int tls_proxy_run(struct tls_proxy *p) {
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGINT);
   sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &sigs, &old);
   int rc = CLI_EXIT_OK;
-  unsigned started = 0;
-  for (unsigned i = 0; i < p->threads; i++) {
-    struct worker *w = &ws[i];
-    w->p = p;
-    w->ep = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event el = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &mark_listen};
-    struct epoll_event ew = {.events = EPOLLIN, .data.ptr = &mark_wake};
-    if (w->ep < 0 || epoll_ctl(w->ep, EPOLL_CTL_ADD, p->listen_fd, &el) < 0 ||
-        epoll_ctl(w->ep, EPOLL_CTL_ADD, wake, &ew) < 0 ||
-        pthread_create(&w->thread, NULL, worker_run, w)) {
-      cli_err("tls: cannot start worker %u: %s", i, strerror(errno));
-      if (w->ep >= 0) close(w->ep);
-      rc = CLI_EXIT_FAIL;
-      break;
-    }
-    started++;
+  size_t up = 0;
+  for (; up < n && !rc; up++) {
+    ps[up]->wake = -1;
+    rc = proxy_start(ps[up]);
+    if (rc && ps[up]->listen_fd >= 0) proxy_stop(ps[up], 0);
   }
-  if (!rc) {
-    fprintf(stderr, "gostx tls %s: listening on %s, %s %s, %u workers\n",
-            p->serve ? "serve" : "connect", bound_s, p->serve ? "backend" : "upstream",
-            p->target.text, started);
-    fflush(stderr);
-    int sig;
-    while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM) {
-    }
-  }
-  atomic_store(&p->stop, 1);
-  uint64_t one = 1;
-  if (write(wake, &one, sizeof one) < 0) { /* the workers see stop within a second anyway */
-  }
-  for (unsigned i = 0; i < started; i++) {
-    pthread_join(ws[i].thread, NULL);
-    close(ws[i].ep);
-  }
-  close(wake);
-  close(p->listen_fd);
-  if (p->reserve_fd >= 0) close(p->reserve_fd);
-  pthread_mutex_destroy(&p->reserve_mu);
-  pthread_mutex_destroy(&p->sess_mu);
-  gostx_memzero(p->sess, sizeof p->sess);
-  free(ws);
+  if (rc) up--; /* the one that failed is stopped already */
+  int sig;
+  while (!rc && sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+    if (sig == SIGHUP && reload) reload(user);
+  for (size_t i = 0; i < up; i++) proxy_stop(ps[i], !rc);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (!rc)
-    fprintf(stderr, "gostx tls %s: stopped: %lu connections, %lu failed, %lu resumed\n",
-            p->serve ? "serve" : "connect", (unsigned long)atomic_load(&p->accepted),
-            (unsigned long)atomic_load(&p->failed), (unsigned long)atomic_load(&p->resumed));
   return rc;
 }

@@ -71,7 +71,7 @@ EOF
 # PIDS and $ECHO_PID. 1 when it does not start within 5 s.
 tls_echo() {
   python3 -c 'import socket, threading
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1024)
 print(s.getsockname()[1], flush=True)
 def echo(c):
     for b in iter(lambda: c.recv(4096), b""): c.sendall(b)
