@@ -185,13 +185,17 @@ static int write_key_transport(gostx__der_w *w, const gostx_x509_cert *c, gostx_
                                const uint8_t cek[32], int count) {
   size_t len = gostx_gost3410_size(c->curve), n = alg_block(alg), psexp_len = 0, spki_len = 0;
   uint8_t d[64], q[128], ukm[UKM_LEN] = {0}, psexp[48] = {0}, spki[GOSTX_GOST3410_DER_MAX];
-  gostx_gost3410_key eph;
+  gostx_gost3410_key recip, eph;
   gostx_cipher mac, enc;
   memset(&mac, 0, sizeof mac);
+  memset(&eph, 0, sizeof eph);
   memset(&enc, 0, sizeof enc);
-  int rc = count ? gostx_gost3410_key_set_public(&eph, c->curve, c->pub, c->pub_len, NULL)
-                 : gostx_gost3410_keygen(c->curve, d, len, q, 2 * len);
-  if (!rc && !count) rc = gostx_gost3410_key_set_private(&eph, c->curve, d, len, NULL);
+  /* the recipient's parameter set OID, which the ephemeral key names too:
+   * gost-engine agrees only between keys that name the same one */
+  int rc = gostx_gost3410_key_read(&recip, c->spki, c->spki_len, NULL, 0);
+  if (!rc && count) eph = recip; /* a stand-in of the same length */
+  if (!rc && !count) rc = gostx_gost3410_keygen(c->curve, d, len, q, 2 * len);
+  if (!rc && !count) rc = gostx_gost3410_key_set_private(&eph, c->curve, d, len, recip.oid);
   if (!rc && !count) rc = gostx_random_bytes(ukm, sizeof ukm);
   if (!rc && !count) rc = kexp_keys(alg, c->curve, d, len, c->pub, ukm, &mac, &enc);
   if (!rc && !count) rc = gostx_kexp15(&enc, &mac, ukm + 24, n / 2, cek, 32, psexp, &psexp_len);
