@@ -17,7 +17,7 @@ enum {
   C_NODETACH, C_CADES, C_NOATTR, C_NOCERTS, C_NOSIGNINGTIME, C_BINARY, C_OUTFORM, C_INFORM,
   C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
-  C_SECRETKEY, C_MD, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC
+  C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC
 };
 
 static const cli_opt cms_opts[] = {
@@ -40,6 +40,7 @@ static const cli_opt cms_opts[] = {
     {"digest_create", 0, CLI_NOARG, C_DIGEST_CREATE},
     {"digest_verify", 0, CLI_NOARG, C_DIGEST_VERIFY},
     {"recip", 0, CLI_PATH, C_RECIP},        {"secretkey", 0, CLI_ARG, C_SECRETKEY},
+    {"originator", 0, CLI_PATH, C_ORIGINATOR},
     {"md", 0, CLI_ARG, C_MD},               {"kuznyechik", 0, CLI_NOARG, C_KUZ},
     {"magma", 0, CLI_NOARG, C_MAGMA},       {"omac", 0, CLI_NOARG, C_OMAC},
     /* openssl cms's cipher options (gost-engine's names) */
@@ -62,7 +63,8 @@ static void cms_help(void) {
       "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n"
       "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma] [-omac]\n"
       "                 -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
-      "       gostx cms -decrypt -recip CERT -inkey KEY [-passin ARG] -in FILE.p7m [-out FILE]\n"
+      "       gostx cms -decrypt -recip CERT -inkey KEY [-passin ARG] [-originator CERT]\n"
+      "                 -in FILE.p7m [-out FILE]\n"
       "       gostx cms -EncryptedData_encrypt -secretkey HEX [-kuznyechik|-magma] [-omac] -in F\n"
       "       gostx cms -EncryptedData_decrypt -secretkey HEX -in F [-out F]\n"
       "       gostx cms -digest_create [-md streebog256|streebog512] -in F [-out F]\n"
@@ -85,7 +87,8 @@ static void cms_help(void) {
       "(openssl's -kuznyechik-ctr-acpkm[-omac], -magma-ctr-acpkm[-omac] too); -omac adds\n"
       "the content's OMAC. -decrypt: -out (mode 0600) is written only when the content\n"
       "decrypted and, with OMAC, authenticated; without OMAC it is not authenticated\n"
-      "(said on stderr). -secretkey: the EncryptedData's 32-byte key in hex.\n"
+      "(said on stderr). A KeyAgreeRecipientInfo is read too: a static originator's\n"
+      "certificate by -originator. -secretkey: the EncryptedData's 32-byte key in hex.\n"
       "An encrypted KEY needs -passin (pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin).\n"
       "Exit status: 0 success, 4 verification failed or the message refused (openssl\n"
       "cms's), 2 usage error, 1 I/O error.\n");
@@ -144,6 +147,7 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_ED_DECRYPT: case C_DIGEST_CREATE: case C_DIGEST_VERIFY: return set_op(a, id);
     case C_RECIP: return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->arg);
     case C_SECRETKEY: a->secretkey = p->arg; return 0;
+    case C_ORIGINATOR: a->originator = p->arg; return 0;
     case C_MD: return md_arg(a, p->arg);
     case C_KUZ: case C_MAGMA: case C_OMAC: case C_KUZ_CTR: case C_KUZ_OMAC: case C_MAGMA_CTR:
     case C_MAGMA_OMAC: return cipher_arg(a, id);

@@ -21,7 +21,7 @@ typedef struct cms_args {
   size_t n_certfile, n_untrusted;
   int64_t attime;
   /* -encrypt, -decrypt, -EncryptedData_*, -digest_* */
-  const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey;
+  const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey, *originator;
   size_t n_recip, digest_len;
   int cipher_family, omac; /* as given: 1 Kuznyechik, 2 Magma */
   gostx_cms_cipher cipher; /* what they name (Kuznyechik by default) */

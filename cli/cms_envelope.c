@@ -119,7 +119,8 @@ static int write_content(const cms_args *a, const uint8_t *p, size_t len) {
 }
 
 static int open_enveloped(const cms_args *a, const uint8_t *der, size_t der_len,
-                          const gostx_x509_cert *cert, const gostx_gost3410_key *key) {
+                          const gostx_x509_cert *cert, const gostx_gost3410_key *key,
+                          const gostx_x509_cert *originator) {
   gostx_cms_enveloped *env = calloc(1, sizeof *env);
   gostx_cms_status st = GOSTX_CMS_OK;
   size_t len = 0;
@@ -128,7 +129,7 @@ static int open_enveloped(const cms_args *a, const uint8_t *der, size_t der_len,
   if (!rc && gostx_cms_enveloped_parse(der, der_len, env, &st)) rc = refuse(a->in, st, NULL, 0);
   if (!rc && (out = malloc(env->content.ciphertext_len + 1)) == NULL)
     rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_cms_enveloped_decrypt(env, cert, key, out, env->content.ciphertext_len + 1, &len, &st)) {
+  if (!rc && gostx_cms_enveloped_decrypt(env, cert, key, originator, out, env->content.ciphertext_len + 1, &len, &st)) {
     /* an unknown algorithm: the content's, else the (first) key wrap's */
     const gostx_cms_recipient *ri = &env->recipients[0];
     rc = env->content.cipher ? refuse(a->in, st, ri->kea_oid, ri->kea_oid_len)
@@ -143,18 +144,22 @@ static int open_enveloped(const cms_args *a, const uint8_t *der, size_t der_len,
 }
 
 int cms_decrypt(const cms_args *a) {
-  cli_cert_list *certs = calloc(1, sizeof *certs);
+  cli_cert_list *certs = calloc(1, sizeof *certs), *orig = calloc(1, sizeof *orig);
   gostx_gost3410_key key;
   memset(&key, 0, sizeof key);
   uint8_t *der = NULL;
   size_t der_len = 0;
-  int rc = certs ? load_recipient_key(a, certs, &key) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  int rc = certs && orig ? load_recipient_key(a, certs, &key) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  /* a KeyAgreeRecipientInfo's static originator (openssl's -originator) */
+  if (!rc && a->originator) rc = cli_load_certs(a->originator, orig);
   if (!rc) rc = cms_read_message(a->in, a->inform, &der, &der_len);
-  if (!rc) rc = open_enveloped(a, der, der_len, &certs->c[0], &key);
+  if (!rc) rc = open_enveloped(a, der, der_len, &certs->c[0], &key, a->originator ? &orig->c[0] : NULL);
   gostx_gost3410_key_clear(&key);
   free(der);
   if (certs) cli_cert_list_free(certs);
+  if (orig) cli_cert_list_free(orig);
   free(certs);
+  free(orig);
   return rc;
 }
 

@@ -19,18 +19,24 @@ static const char digested_text[] = TC26_PREFIX "DigestData.";
 
 static signer_files r256, r512;
 
-/* Decrypts env for s; returns the status, the content in out[*len]. */
-static gostx_cms_status decrypt_env(const uint8_t *der, size_t der_len, const signer_files *s,
-                                    uint8_t *out, size_t *len) {
+/* Decrypts env for s (a KARI's static originator: orig); returns the
+ * status, the content in out[*len]. */
+static gostx_cms_status decrypt_from(const uint8_t *der, size_t der_len, const signer_files *s,
+                                     const gostx_x509_cert *orig, uint8_t *out, size_t *len) {
   gostx_cms_enveloped env;
   gostx_cms_status st = GOSTX_CMS_OK;
   if (gostx_cms_enveloped_parse(der, der_len, &env, &st)) return st;
   size_t need = 0;
-  if (gostx_cms_enveloped_decrypt(&env, &s->cert, &s->key, NULL, 0, &need, &st)) return st;
+  if (gostx_cms_enveloped_decrypt(&env, &s->cert, &s->key, orig, NULL, 0, &need, &st)) return st;
   memset(out, 0x55, need);
-  int rc = gostx_cms_enveloped_decrypt(&env, &s->cert, &s->key, out, need, len, &st);
+  int rc = gostx_cms_enveloped_decrypt(&env, &s->cert, &s->key, orig, out, need, len, &st);
   if (rc && st == GOSTX_CMS_OK) st = GOSTX_CMS_MALFORMED;
   return st;
+}
+
+static gostx_cms_status decrypt_env(const uint8_t *der, size_t der_len, const signer_files *s,
+                                    uint8_t *out, size_t *len) {
+  return decrypt_from(der, der_len, s, NULL, out, len);
 }
 
 static int all_zero(const uint8_t *p, size_t n) {
@@ -91,6 +97,38 @@ static void keytrans_examples(void) {
             "%s: a prefix of %zu bytes refused", ex[i].file, cut);
     free(der);
   }
+}
+
+/* A.2.1: KARI, ephemeral originator, 512, kuznyechik-ctr-acpkm-omac;
+ * A.2.2: KARI, static originator (sender256), 256, magma-ctr-acpkm. */
+static void keyagree_examples(void) {
+  signer_files *sender = malloc(sizeof *sender);
+  load_signer("sender256_cert.pem", "sender256_key.pem", sender);
+  size_t len, out_len = 0;
+  uint8_t *der = example("encrypted_keyagree_a211.pem", &len), out[256];
+  gostx_cms_status st = decrypt_env(der, len, &r512, out, &out_len);
+  CHECK(st == GOSTX_CMS_OK && out_len == sizeof enveloped_text - 1 && !memcmp(out, enveloped_text, out_len),
+        "A.2.1 (KARI, ephemeral) decrypts to the example's text: %s", gostx_cms_status_name(st));
+  gostx_cms_enveloped env;
+  CHECK(gostx_cms_enveloped_parse(der, len, &env, NULL) == 0 && env.recipients[0].kari &&
+            env.recipients[0].originator_kind == GOSTX_CMS_ORIGINATOR_KEY,
+        "A.2.1: a KARI with the originator's key");
+  uint8_t *ek = der + (env.recipients[0].encrypted_key - der);
+  ek[2] ^= 1;
+  st = decrypt_env(der, len, &r512, out, &out_len);
+  CHECK(st == GOSTX_CMS_WRONG_KEY, "A.2.1: a changed encryptedKey: %s", gostx_cms_status_name(st));
+  free(der);
+  der = example("encrypted_keyagree_a221.pem", &len);
+  st = decrypt_from(der, len, &r256, &sender->cert, out, &out_len);
+  CHECK(st == GOSTX_CMS_OK && out_len == sizeof enveloped_text - 1 && !memcmp(out, enveloped_text, out_len),
+        "A.2.2 (KARI, static originator) decrypts to the example's text: %s", gostx_cms_status_name(st));
+  st = decrypt_env(der, len, &r256, out, &out_len);
+  CHECK(st == GOSTX_CMS_ORIGINATOR_NOT_FOUND, "A.2.2 without the originator: %s", gostx_cms_status_name(st));
+  st = decrypt_from(der, len, &r256, &r512.cert, out, &out_len);
+  CHECK(st == GOSTX_CMS_ORIGINATOR_NOT_FOUND, "A.2.2 with another originator: %s", gostx_cms_status_name(st));
+  free(der);
+  gostx_gost3410_key_clear(&sender->key);
+  free(sender);
 }
 
 static void encrypted_examples(void) {
@@ -264,6 +302,7 @@ int main(void) {
   load_signer("recipient256_cert.pem", "recipient256_key.pem", &r256);
   load_signer("recipient512_cert.pem", "recipient512_key.pem", &r512);
   keytrans_examples();
+  keyagree_examples();
   encrypted_examples();
   digested_examples();
   round_trips();

@@ -35,6 +35,17 @@ check "a231: said not authenticated" grep -q "CTR-ACPKM without OMAC: not authen
 check "a231 for another certificate: exit 4" [ $? = 4 ]
 check "a231 for another certificate: named" grep -q "recipient: no KeyTransRecipientInfo" "$T/err"
 check "a231 for another certificate: nothing written" [ ! -e "$T/other.out" ]
+# A.2.1 (KARI, ephemeral originator) and A.2.2 (KARI, static originator)
+"$G" cms -decrypt -recip "$tc26/recipient512_cert.pem" -inkey "$tc26/recipient512_key.pem" \
+  -in "$tc26/encrypted_keyagree_a211.pem" -out "$T/a211.out" 2>"$T/err"
+check "TC26 a211 (KARI, ephemeral) decrypts: $(cat "$T/err")" [ "$(hex "$T/a211.out")" = "$enveloped_text" ]
+"$G" cms -decrypt -recip "$tc26/recipient256_cert.pem" -inkey "$tc26/recipient256_key.pem" \
+  -originator "$tc26/sender256_cert.pem" -in "$tc26/encrypted_keyagree_a221.pem" -out "$T/a221.out" 2>"$T/err"
+check "TC26 a221 (KARI, static) decrypts: $(cat "$T/err")" [ "$(hex "$T/a221.out")" = "$enveloped_text" ]
+"$G" cms -decrypt -recip "$tc26/recipient256_cert.pem" -inkey "$tc26/recipient256_key.pem" \
+  -in "$tc26/encrypted_keyagree_a221.pem" -out "$T/a221-no.out" 2>"$T/err"
+check "a221 without -originator: exit 4, named, nothing written" \
+  [ $? = 4 -a ! -e "$T/a221-no.out" ] && grep -q "originator: the static originator" "$T/err"
 # A.2.4's ciphertext changed (its last byte before the MAC attribute)
 grep -v -- ----- "$tc26/encrypted_keytrans_a241.pem" | base64 -d >"$T/a241.der"
 flip_byte "$T/a241.der" $(($(stat -c %s "$T/a241.der") - 28))

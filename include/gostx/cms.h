@@ -7,7 +7,8 @@
  * signed attributes contentType, messageDigest, signingTime and
  * signingCertificateV2; verification down to the signer's chain through
  * lib/x509 (gostx/x509.h); EnvelopedData with KeyTransRecipientInfo
- * (KeyTransport2019: KEG + KExp15), EncryptedData and DigestedData, the
+ * (KeyTransport2019: KEG + KExp15; KeyAgreeRecipientInfo read),
+ * EncryptedData and DigestedData, the
  * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC.
  *
  * Nothing here allocates. A parsed message (gostx_cms_signed) is views
@@ -70,7 +71,8 @@ typedef enum gostx_cms_status {
   GOSTX_CMS_WRONG_TYPE,         /* a ContentInfo of another type than the call reads */
   GOSTX_CMS_RECIPIENT_NOT_FOUND, /* no KeyTransRecipientInfo names the certificate / key */
   GOSTX_CMS_WRONG_KEY,          /* KImp15's MAC fails: another key, or encryptedKey changed */
-  GOSTX_CMS_BAD_MAC             /* the content's OMAC fails: content or attribute changed */
+  GOSTX_CMS_BAD_MAC,            /* the content's OMAC fails: content or attribute changed */
+  GOSTX_CMS_ORIGINATOR_NOT_FOUND /* KARI with a static originator: its certificate not given */
 } gostx_cms_status;
 
 /* The status as text that starts with what failed ("messageDigest: ..."). */
@@ -250,7 +252,12 @@ typedef struct gostx_cms_encrypted_content {
  * 1.2.643.7.1.1.7.2.1 or magma-kexp15 .7.1.1). */
 #define GOSTX_CMS_MAX_RECIPIENTS 8
 
+/* originator_kind of a KeyAgreeRecipientInfo: GOSTX_CMS_SID_* (a static
+ * originator's certificate named) or its public key in the message */
+#define GOSTX_CMS_ORIGINATOR_KEY 3
+
 typedef struct gostx_cms_recipient {
+  int kari;                           /* 0: KeyTransRecipientInfo; 1: KeyAgreeRecipientInfo */
   int version;
   int rid_kind;                       /* GOSTX_CMS_SID_* */
   const uint8_t *rid_issuer, *rid_serial, *rid_key_id;
@@ -259,16 +266,23 @@ typedef struct gostx_cms_recipient {
   size_t kea_oid_len;
   gostx_alg wrap_alg;                 /* KExp15's cipher; 0: unknown (kea_oid) */
   size_t key_len;                     /* 32 or 64 (the agreement's key size); 0 unknown */
-  const uint8_t *encrypted_key;       /* GostR3410-KeyTransport: the OCTET STRING's content */
+  const uint8_t *encrypted_key;       /* KTRI: GostR3410-KeyTransport; KARI: KExp15's output */
   size_t encrypted_key_len;
+  /* KARI: the originator (static: its identifier; ephemeral: the
+   * OriginatorPublicKey's content, algorithm and BIT STRING) and the ukm */
+  int originator_kind;                /* GOSTX_CMS_SID_* or GOSTX_CMS_ORIGINATOR_KEY */
+  const uint8_t *orig_issuer, *orig_serial, *orig_key_id, *orig_key;
+  size_t orig_issuer_len, orig_serial_len, orig_key_id_len, orig_key_len;
+  const uint8_t *ukm;
+  size_t ukm_len;
 } gostx_cms_recipient;
 
 typedef struct gostx_cms_enveloped {
   const uint8_t *der;
   size_t der_len;
   int version;
-  size_t n_recipients;                /* KeyTransRecipientInfos */
-  size_t n_other_recipients;          /* other kinds (KARI, KEK, ...): counted, not read */
+  size_t n_recipients;                /* KTRIs, and one per RecipientEncryptedKey of a KARI */
+  size_t n_other_recipients;          /* other kinds (KEK, password, other): counted, not read */
   gostx_cms_recipient recipients[GOSTX_CMS_MAX_RECIPIENTS];
   gostx_cms_encrypted_content content;
 } gostx_cms_enveloped;
@@ -282,12 +296,16 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_enveloped_parse(const uint8_t *der, siz
 /* Decrypts env's content for the recipient cert names (by
  * issuerAndSerialNumber or subjectKeyIdentifier), whose private key is key,
  * into out[cap] (the content is exactly ciphertext_len bytes; out NULL:
- * only *out_len). 0; GOSTX_EAUTH with *st RECIPIENT_NOT_FOUND, WRONG_KEY
- * or BAD_MAC (out wiped); GOSTX_EFORMAT with *st UNKNOWN_ALGORITHM or
- * ALGORITHM_MISMATCH; GOSTX_ELEN when cap is short; GOSTX_EINVAL misuse. */
+ * only *out_len). A KeyAgreeRecipientInfo (R 1323565.1.025-2019: KEG(our
+ * d, the originator's Q, ukm), then KImp15) with a static originator needs
+ * its certificate (originator; NULL otherwise). 0; GOSTX_EAUTH with *st
+ * RECIPIENT_NOT_FOUND, ORIGINATOR_NOT_FOUND, WRONG_KEY or BAD_MAC (out
+ * wiped); GOSTX_EFORMAT with *st UNKNOWN_ALGORITHM or ALGORITHM_MISMATCH;
+ * GOSTX_ELEN when cap is short; GOSTX_EINVAL misuse. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env,
                                                             const gostx_x509_cert *cert,
                                                             const gostx_gost3410_key *key,
+                                                            const gostx_x509_cert *originator,
                                                             uint8_t *out, size_t cap,
                                                             size_t *out_len, gostx_cms_status *st);
 

@@ -1,5 +1,8 @@
 /* EnvelopedData (RFC 5652 section 6) with KeyTransRecipientInfo as
- * R 1323565.1.025-2019 gives it (KeyTransport2019): per recipient an
+ * R 1323565.1.025-2019 gives it (KeyTransport2019), and the reading of its
+ * KeyAgreeRecipientInfo (KEG(our d, the originator's Q, ukm), then KImp15
+ * of encryptedKey with IV ukm[24..]; ephemeral or static originator).
+ * KeyTransport2019 writes, per recipient, an
  * ephemeral key on the recipient's curve, KEG(ephemeral d, recipient Q,
  * ukm) = K_mac || K_enc, and the content-encryption key exported with
  * KExp15 under them (IV: the ukm's bytes from 24). encryptedKey holds
@@ -57,15 +60,86 @@ static int key_trans(gostx__der r, gostx_cms_recipient *ri) {
   return 0;
 }
 
-/* recipientInfos: KTRIs read; the other choices ([1] KARI, [2] KEK, [3]
+/* KeyAgreeRecipientIdentifier: issuerAndSerialNumber, or [0]
+ * RecipientKeyIdentifier { subjectKeyIdentifier, date, other } */
+static int kari_rid(gostx__der *r, gostx_cms_recipient *ri) {
+  gostx__cms_id id;
+  gostx__der rkid, kid;
+  if (gostx__der_peek(r, GOSTX__DER_CTXC(0))) {
+    if (gostx__der_get(r, GOSTX__DER_CTXC(0), &rkid, NULL) ||
+        gostx__der_get(&rkid, GOSTX__DER_OCTETS, &kid, NULL) || kid.n == 0)
+      return GOSTX_EFORMAT;
+    ri->rid_kind = GOSTX_CMS_SID_KEY_ID, ri->rid_key_id = kid.p, ri->rid_key_id_len = kid.n;
+    return 0;
+  }
+  if (gostx__cms_read_id(r, &id) || id.kind != GOSTX_CMS_SID_ISSUER_SERIAL) return GOSTX_EFORMAT;
+  ri->rid_kind = id.kind;
+  ri->rid_issuer = id.issuer.p, ri->rid_issuer_len = id.issuer.n;
+  ri->rid_serial = id.serial.p, ri->rid_serial_len = id.serial.n;
+  return 0;
+}
+
+/* originator [0] EXPLICIT OriginatorIdentifierOrKey: a static
+ * originator's identifier, or [1] OriginatorPublicKey (ephemeral). */
+static int originator(gostx__der *r, gostx_cms_recipient *ri) {
+  gostx__der orig, key;
+  gostx__cms_id id;
+  if (gostx__der_get(r, GOSTX__DER_CTXC(0), &orig, NULL)) return GOSTX_EFORMAT;
+  if (gostx__der_peek(&orig, GOSTX__DER_CTXC(1))) {
+    if (gostx__der_get(&orig, GOSTX__DER_CTXC(1), &key, NULL) || orig.n) return GOSTX_EFORMAT;
+    ri->originator_kind = GOSTX_CMS_ORIGINATOR_KEY, ri->orig_key = key.p, ri->orig_key_len = key.n;
+    return 0;
+  }
+  if (gostx__cms_read_id(&orig, &id) || orig.n) return GOSTX_EFORMAT;
+  ri->originator_kind = id.kind;
+  ri->orig_issuer = id.issuer.p, ri->orig_issuer_len = id.issuer.n;
+  ri->orig_serial = id.serial.p, ri->orig_serial_len = id.serial.n;
+  ri->orig_key_id = id.key_id.p, ri->orig_key_id_len = id.key_id.n;
+  return 0;
+}
+
+/* KeyAgreeRecipientInfo (RFC 5652 6.2.2): one recipient per
+ * RecipientEncryptedKey, each with the originator, ukm and algorithm. */
+static int key_agree(gostx__der r, gostx_cms_enveloped *env, gostx_cms_status *st) {
+  gostx_cms_recipient common;
+  gostx__der ukm, octets, reks, rek, ek;
+  memset(&common, 0, sizeof common);
+  common.kari = 1;
+  if (gostx__der_small_uint(&r, &common.version) || common.version != 3 || originator(&r, &common))
+    return GOSTX_EFORMAT;
+  if (gostx__der_peek(&r, GOSTX__DER_CTXC(1))) { /* ukm [1] EXPLICIT */
+    if (gostx__der_get(&r, GOSTX__DER_CTXC(1), &ukm, NULL) ||
+        gostx__der_get(&ukm, GOSTX__DER_OCTETS, &octets, NULL) || ukm.n)
+      return GOSTX_EFORMAT;
+    common.ukm = octets.p, common.ukm_len = octets.n;
+  }
+  if (key_enc_alg(&r, &common) || gostx__der_get(&r, GOSTX__DER_SEQ, &reks, NULL) || r.n || !reks.n)
+    return GOSTX_EFORMAT;
+  while (reks.n) {
+    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY, GOSTX_EFORMAT;
+    gostx_cms_recipient *ri = &env->recipients[env->n_recipients++];
+    *ri = common;
+    if (gostx__der_get(&reks, GOSTX__DER_SEQ, &rek, NULL) || kari_rid(&rek, ri) ||
+        gostx__der_get(&rek, GOSTX__DER_OCTETS, &ek, NULL) || rek.n)
+      return GOSTX_EFORMAT;
+    ri->encrypted_key = ek.p, ri->encrypted_key_len = ek.n;
+  }
+  return 0;
+}
+
+/* recipientInfos: KTRIs and KARIs read; the other choices ([2] KEK, [3]
  * password, [4] other) counted. */
 static int recipient_infos(gostx__der set, gostx_cms_enveloped *env, gostx_cms_status *st) {
   while (set.n) {
     uint8_t tag;
     gostx__der ri;
     if (gostx__der_next(&set, &tag, &ri, NULL)) return GOSTX_EFORMAT;
+    if (tag == GOSTX__DER_CTXC(1)) {
+      if (key_agree(ri, env, st)) return GOSTX_EFORMAT;
+      continue;
+    }
     if (tag != GOSTX__DER_SEQ) {
-      if (tag < GOSTX__DER_CTXC(1) || tag > GOSTX__DER_CTXC(4)) return GOSTX_EFORMAT;
+      if (tag < GOSTX__DER_CTXC(2) || tag > GOSTX__DER_CTXC(4)) return GOSTX_EFORMAT;
       env->n_other_recipients++;
       continue;
     }
@@ -126,29 +200,72 @@ static int kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_t *d
   return rc;
 }
 
-/* GostR3410-KeyTransport unwrapped with the recipient's key: the CEK. */
-static int unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key, uint8_t cek[32],
-                  gostx_cms_status *st) {
-  gostx__der r = {ri->encrypted_key, ri->encrypted_key_len}, kt, psexp, spki, ukm;
-  gostx_gost3410_key eph;
+/* KImp15 of psexp under KEG(our d, the peer's Q, ukm): the CEK. */
+static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
+                const gostx_gost3410_key *peer, const uint8_t *ukm, size_t ukm_len,
+                const uint8_t *psexp, size_t psexp_len, uint8_t cek[32], gostx_cms_status *st) {
   gostx_cipher mac, enc;
   size_t n = alg_block(ri->wrap_alg), cek_len = 0;
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &kt, NULL) || r.n ||
-      gostx__der_get(&kt, GOSTX__DER_OCTETS, &psexp, NULL) ||
-      gostx__der_get(&kt, GOSTX__DER_SEQ, NULL, &spki) ||
-      gostx__der_get(&kt, GOSTX__DER_OCTETS, &ukm, NULL) || kt.n || ukm.n != UKM_LEN)
-    return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
-  if (gostx_gost3410_key_read(&eph, spki.p, spki.n, NULL, 0) || eph.has_private)
-    return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
-  if (eph.curve != key->curve) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  if (ukm_len != UKM_LEN) return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
+  if (peer->curve != key->curve) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
   memset(&mac, 0, sizeof mac);
   memset(&enc, 0, sizeof enc);
-  int rc = kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, eph.q, ukm.p, &mac, &enc);
-  if (!rc && (psexp.n != 32 + n ||
-              gostx_kimp15(&enc, &mac, ukm.p + 24, n / 2, psexp.p, psexp.n, cek, &cek_len)))
+  int rc = kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
+  if (!rc && (psexp_len != 32 + n ||
+              gostx_kimp15(&enc, &mac, ukm + 24, n / 2, psexp, psexp_len, cek, &cek_len)))
     rc = GOSTX_EAUTH, *st = GOSTX_CMS_WRONG_KEY;
   gostx_cipher_clear(&mac);
   gostx_cipher_clear(&enc);
+  return rc;
+}
+
+/* GostR3410-KeyTransport unwrapped with the recipient's key: the CEK. */
+static int unwrap_ktri(const gostx_cms_recipient *ri, const gostx_gost3410_key *key, uint8_t cek[32],
+                       gostx_cms_status *st) {
+  gostx__der r = {ri->encrypted_key, ri->encrypted_key_len}, kt, psexp, spki, ukm;
+  gostx_gost3410_key eph;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &kt, NULL) || r.n ||
+      gostx__der_get(&kt, GOSTX__DER_OCTETS, &psexp, NULL) ||
+      gostx__der_get(&kt, GOSTX__DER_SEQ, NULL, &spki) ||
+      gostx__der_get(&kt, GOSTX__DER_OCTETS, &ukm, NULL) || kt.n ||
+      gostx_gost3410_key_read(&eph, spki.p, spki.n, NULL, 0) || eph.has_private)
+    return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
+  return kimp(ri, key, &eph, ukm.p, ukm.n, psexp.p, psexp.n, cek, st);
+}
+
+/* The KARI's originator key: its OriginatorPublicKey read as the
+ * SubjectPublicKeyInfo it is under its [1] tag, or the static
+ * originator's certificate, which must be the one named. */
+static int originator_key(const gostx_cms_recipient *ri, const gostx_x509_cert *originator,
+                          gostx_gost3410_key *peer, gostx_cms_status *st) {
+  if (ri->originator_kind == GOSTX_CMS_ORIGINATOR_KEY) {
+    uint8_t spki[GOSTX_GOST3410_DER_MAX];
+    size_t len = 0;
+    gostx__der_w w;
+    gostx__der_w_init(&w, spki, sizeof spki);
+    gostx__der_w_tlv(&w, GOSTX__DER_SEQ, ri->orig_key, ri->orig_key_len);
+    if (gostx__der_w_finish(&w, &len) || gostx_gost3410_key_read(peer, spki, len, NULL, 0) ||
+        peer->has_private)
+      return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
+    return 0;
+  }
+  gostx__cms_id id = {ri->originator_kind,
+                      {ri->orig_issuer, ri->orig_issuer_len},
+                      {ri->orig_serial, ri->orig_serial_len},
+                      {ri->orig_key_id, ri->orig_key_id_len}};
+  if (!originator || !gostx__cms_cert_is(originator, &id))
+    return *st = GOSTX_CMS_ORIGINATOR_NOT_FOUND, GOSTX_EAUTH;
+  if (gostx_gost3410_key_set_public(peer, originator->curve, originator->pub, originator->pub_len, NULL))
+    return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  return 0;
+}
+
+static int unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
+                  const gostx_x509_cert *originator, uint8_t cek[32], gostx_cms_status *st) {
+  gostx_gost3410_key peer;
+  if (!ri->kari) return unwrap_ktri(ri, key, cek, st);
+  int rc = originator_key(ri, originator, &peer, st);
+  if (!rc) rc = kimp(ri, key, &peer, ri->ukm, ri->ukm_len, ri->encrypted_key, ri->encrypted_key_len, cek, st);
   return rc;
 }
 
@@ -158,7 +275,8 @@ static int key_is_cert(const gostx_gost3410_key *k, const gostx_x509_cert *c) {
 }
 
 int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
-                                const gostx_gost3410_key *key, uint8_t *out, size_t cap,
+                                const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                                uint8_t *out, size_t cap,
                                 size_t *out_len, gostx_cms_status *st) {
   gostx_cms_status dummy;
   if (!st) st = &dummy;
@@ -170,7 +288,7 @@ int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509
   if (ri->key_len != key->len) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
   if (!out) return *out_len = env->content.ciphertext_len, 0;
   uint8_t cek[32];
-  int rc = unwrap(ri, key, cek, st);
+  int rc = unwrap(ri, key, originator, cek, st);
   if (!rc) rc = gostx__cms_open(&env->content, cek, out, cap, out_len, st);
   gostx_memzero(cek, sizeof cek);
   return rc;

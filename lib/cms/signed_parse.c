@@ -7,7 +7,7 @@
 const char *gostx_cms_status_name(gostx_cms_status st) {
   switch (st) {
     case GOSTX_CMS_OK: return "ok";
-    case GOSTX_CMS_MALFORMED: return "parse: not a DER CMS SignedData";
+    case GOSTX_CMS_MALFORMED: return "parse: not a DER CMS message of the structure RFC 5652 gives";
     case GOSTX_CMS_TRUNCATED: return "parse: truncated (the input ends inside the ContentInfo)";
     case GOSTX_CMS_TRAILING_DATA: return "parse: trailing data after the ContentInfo";
     case GOSTX_CMS_NOT_SIGNED_DATA: return "contentType: not a SignedData";
@@ -37,6 +37,8 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
       return "recipient: no KeyTransRecipientInfo names this certificate";
     case GOSTX_CMS_WRONG_KEY:
       return "recipient: the key does not unwrap the content-encryption key (wrong key or encryptedKey changed)";
+    case GOSTX_CMS_ORIGINATOR_NOT_FOUND:
+      return "originator: the static originator's certificate was not given (openssl's -originator)";
     case GOSTX_CMS_BAD_MAC:
       return "content: the OMAC does not verify (content or its MAC attribute changed, or wrong key)";
   }

@@ -6,8 +6,9 @@
  * and goes through verification without a trust store (every check but
  * the chain; the verdict must name a signer that exists). The others:
  * views inside the input, the same edges, then decryption (EnvelopedData:
- * for a fixed key under a certificate that names the first recipient, so
- * the key transport's parse, KEG and KImp15 run; EncryptedData: a fixed
+ * for a fixed key under a certificate that names the first recipient, and
+ * a KARI's static originator, so the key transport's or agreement's
+ * parse, KEG and KImp15 run; EncryptedData: a fixed
  * key) or the digest check, whose refusals must be named. Nothing may
  * crash or read out of bounds. */
 #include <stdio.h>
@@ -121,8 +122,13 @@ static void fuzz_enveloped(const uint8_t *der, size_t n) {
   gostx_cms_status st;
   if (!gostx_cms_enveloped_parse(der, n, env, &st)) {
     content_views(&env->content, der, n);
-    for (size_t i = 0; i < env->n_recipients; i++)
-      inside(env->recipients[i].encrypted_key, env->recipients[i].encrypted_key_len, der, n);
+    for (size_t i = 0; i < env->n_recipients; i++) {
+      const gostx_cms_recipient *r = &env->recipients[i];
+      inside(r->encrypted_key, r->encrypted_key_len, der, n);
+      inside(r->ukm, r->ukm_len, der, n);
+      inside(r->orig_key, r->orig_key_len, der, n);
+      inside(r->orig_issuer, r->orig_issuer_len, der, n);
+    }
     const gostx_cms_recipient *ri = &env->recipients[0];
     if (env->n_recipients && ri->rid_kind == GOSTX_CMS_SID_ISSUER_SERIAL) {
       const gostx_gost3410_key *k = &keys[ri->key_len == 64];
@@ -134,7 +140,11 @@ static void fuzz_enveloped(const uint8_t *der, size_t n) {
       memcpy(cert.pub, k->q, cert.pub_len);
       size_t len = env->content.ciphertext_len, got = 0;
       uint8_t *out = malloc(len ? len : 1);
-      opened(gostx_cms_enveloped_decrypt(env, &cert, k, out, len, &got, &st), st, out, len);
+      /* a KARI's static originator: a certificate naming it, with our key */
+      gostx_x509_cert orig = cert;
+      orig.issuer = ri->orig_issuer, orig.issuer_len = ri->orig_issuer_len;
+      orig.serial = ri->orig_serial, orig.serial_len = ri->orig_serial_len;
+      opened(gostx_cms_enveloped_decrypt(env, &cert, k, &orig, out, len, &got, &st), st, out, len);
       free(out);
     }
     edges(parse_env, der, n, env);

@@ -331,7 +331,7 @@ def ike_seeds():
 # SignedData: openssl cms -engine gost's over gost_pki.sh's PKI (detached,
 # -cades with a chain, -keyid with two signers attached, -noattr), and
 # R 1323565.1.025-2019's two examples (tests/vectors/tc26_cms) as PEM;
-# then its EnvelopedData (KTRI 256, 512), EncryptedData and DigestedData
+# then its EnvelopedData (KTRI 256, 512; KARI), EncryptedData and DigestedData
 # examples as PEM.
 def cms_seeds():
     import tempfile
@@ -362,6 +362,8 @@ def cms_seeds():
             (1, tc26("signed_a121.pem")),
             (1 | 1 << 2, tc26("encrypted_keytrans_a231.pem")),
             (1 | 1 << 2, tc26("encrypted_keytrans_a241.pem")),
+            (1 | 1 << 2, tc26("encrypted_keyagree_a211.pem")),
+            (1 | 1 << 2, tc26("encrypted_keyagree_a221.pem")),
             (1 | 2 << 2, tc26("encrypted_magma_a411.pem")),
             (1 | 2 << 2, tc26("encrypted_kuznyechik_a421.pem")),
             (1 | 3 << 2, tc26("hashed_a311.pem")),
