@@ -55,6 +55,15 @@ check "a241 changed: exit 4" [ $? = 4 ]
 check "a241 changed: the OMAC named" grep -q "content: the OMAC does not verify" "$T/err"
 check "a241 changed: nothing written" [ ! -e "$T/changed.out" ]
 
+# the recipient's key encrypted (PKCS#8 PBES2): -passin; a wrong one writes nothing
+"$G" pkey -in "$tc26/recipient256_key.pem" -passout pass:secret -out "$T/enc.key" 2>"$T/err" || bad "pkey: $(cat "$T/err")"
+"$G" cms -decrypt -recip "$tc26/recipient256_cert.pem" -inkey "$T/enc.key" -passin pass:secret \
+  -in "$tc26/encrypted_keytrans_a231.pem" -out "$T/enc.out" 2>"$T/err"
+check "a231 with an encrypted key and -passin: $(cat "$T/err")" [ "$(hex "$T/enc.out")" = "$enveloped_text" ]
+"$G" cms -decrypt -recip "$tc26/recipient256_cert.pem" -inkey "$T/enc.key" -passin pass:wrong \
+  -in "$tc26/encrypted_keytrans_a231.pem" -out "$T/enc-wrong.out" 2>"$T/err"
+check "a wrong -passin: exit 1, nothing written" [ $? = 1 -a ! -e "$T/enc-wrong.out" ]
+
 # A.4: the key file has the key's bytes reversed (its README)
 key=$(fold -w2 "$tc26/encryption_key.hex" | tac | tr -d '\n')
 for ex in encrypted_magma_a411 encrypted_kuznyechik_a421; do
