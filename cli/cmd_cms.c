@@ -1,5 +1,6 @@
-/* gostx cms: CMS SignedData with GOST keys (lib/cms), with openssl cms's
- * option names so scripts carry over: -sign, -verify, -cmsout [-print].
+/* gostx cms: CMS with GOST keys (lib/cms), with openssl cms's option
+ * names so scripts carry over: -sign, -verify, -cmsout [-print],
+ * -encrypt, -decrypt, -EncryptedData_encrypt/_decrypt, -digest_create/_verify.
  * A detached signature's content is read in chunks (never whole in
  * memory); outputs are put in place only when complete (cli_out), and
  * nothing is written when signing or verification fails. */
@@ -16,7 +17,9 @@ enum {
   C_SIGN = 1, C_VERIFY, C_CMSOUT, C_PRINT, C_IN, C_OUT, C_SIGNER, C_INKEY, C_PASSIN, C_CERTFILE,
   C_NODETACH, C_CADES, C_NOATTR, C_NOCERTS, C_NOSIGNINGTIME, C_BINARY, C_OUTFORM, C_INFORM,
   C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_TSA_QUERY, C_TSA_REPLY,
-  C_TIMESTAMP, C_HELP
+  C_TIMESTAMP, C_HELP,
+  C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
+  C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC
 };
 
 static const cli_opt cms_opts[] = {
@@ -34,6 +37,20 @@ static const cli_opt cms_opts[] = {
     {"untrusted", 0, CLI_PATH, C_UNTRUSTED}, {"noverify", 0, CLI_NOARG, C_NOVERIFY},
     {"attime", 0, CLI_ARG, C_ATTIME},       {"tsa-query", 0, CLI_PATH, C_TSA_QUERY},
     {"tsa-reply", 0, CLI_PATH, C_TSA_REPLY}, {"help", 'h', CLI_NOARG, C_HELP},
+    {"encrypt", 0, CLI_NOARG, C_ENCRYPT},   {"decrypt", 0, CLI_NOARG, C_DECRYPT},
+    {"EncryptedData_encrypt", 0, CLI_NOARG, C_ED_ENCRYPT},
+    {"EncryptedData_decrypt", 0, CLI_NOARG, C_ED_DECRYPT},
+    {"digest_create", 0, CLI_NOARG, C_DIGEST_CREATE},
+    {"digest_verify", 0, CLI_NOARG, C_DIGEST_VERIFY},
+    {"recip", 0, CLI_PATH, C_RECIP},        {"secretkey", 0, CLI_ARG, C_SECRETKEY},
+    {"originator", 0, CLI_PATH, C_ORIGINATOR},
+    {"md", 0, CLI_ARG, C_MD},               {"kuznyechik", 0, CLI_NOARG, C_KUZ},
+    {"magma", 0, CLI_NOARG, C_MAGMA},       {"omac", 0, CLI_NOARG, C_OMAC},
+    /* openssl cms's cipher options (gost-engine's names) */
+    {"kuznyechik-ctr-acpkm", 0, CLI_NOARG, C_KUZ_CTR},
+    {"kuznyechik-ctr-acpkm-omac", 0, CLI_NOARG, C_KUZ_OMAC},
+    {"magma-ctr-acpkm", 0, CLI_NOARG, C_MAGMA_CTR},
+    {"magma-ctr-acpkm-omac", 0, CLI_NOARG, C_MAGMA_OMAC},
     {NULL, 0, 0, 0},
 };
 
@@ -49,7 +66,15 @@ static void cms_help(void) {
       "       gostx cms [-cades] -tsa-query FILE.tsq -in FILE.sig [-inform ..]\n"
       "       gostx cms -tsa-reply FILE.tsr -in FILE.sig (-CAfile TSA-CA | -noverify)\n"
       "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
-      "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n\n"
+      "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n"
+      "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma] [-omac]\n"
+      "                 -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
+      "       gostx cms -decrypt -recip CERT -inkey KEY [-passin ARG] [-originator CERT]\n"
+      "                 -in FILE.p7m [-out FILE]\n"
+      "       gostx cms -EncryptedData_encrypt -secretkey HEX [-kuznyechik|-magma] [-omac] -in F\n"
+      "       gostx cms -EncryptedData_decrypt -secretkey HEX -in F [-out F]\n"
+      "       gostx cms -digest_create [-md streebog256|streebog512] -in F [-out F]\n"
+      "       gostx cms -digest_verify -in F [-out CONTENT]\n\n"
       "CMS SignedData (RFC 5652) with GOST R 34.10-2012 keys, as openssl cms -engine gost\n"
       "writes and reads it: Streebog-256 or -512 by key size, the signed attributes\n"
       "contentType, messageDigest, signingTime (-no_signing_time: none; -noattr: no\n"
@@ -69,6 +94,13 @@ static void cms_help(void) {
       "writes -in with the token as id-aa-signatureTimeStampToken; -verify checks the\n"
       "embedded tokens so and prints their time.\n"
       "-cmsout: the message again (-outform); -print: its structure as text.\n"
+      "-encrypt: EnvelopedData for each -recip (R 1323565.1.025-2019 KeyTransport: KEG\n"
+      "with an ephemeral key + KExp15), content Kuznyechik-CTR-ACPKM (default) or Magma\n"
+      "(openssl's -kuznyechik-ctr-acpkm[-omac], -magma-ctr-acpkm[-omac] too); -omac adds\n"
+      "the content's OMAC. -decrypt: -out (mode 0600) is written only when the content\n"
+      "decrypted and, with OMAC, authenticated; without OMAC it is not authenticated\n"
+      "(said on stderr). A KeyAgreeRecipientInfo is read too: a static originator's\n"
+      "certificate by -originator. -secretkey: the EncryptedData's 32-byte key in hex.\n"
       "An encrypted KEY needs -passin (pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin).\n"
       "Exit status: 0 success, 4 verification failed or the message refused (openssl\n"
       "cms's), 2 usage error, 1 I/O error.\n");
@@ -90,8 +122,32 @@ static int add_path(const char **list, size_t *n, size_t cap, const char *opt, c
   return 0;
 }
 
+/* The cipher options: a family (-kuznyechik, -magma) and -omac, or
+ * openssl's whole names; two families are a usage error. */
+static int cipher_arg(cms_args *a, int id) {
+  int magma = id == C_MAGMA || id == C_MAGMA_CTR || id == C_MAGMA_OMAC;
+  int family = id == C_OMAC ? 0 : magma ? 2 : 1;
+  if (family && a->cipher_family && a->cipher_family != family)
+    return cli_usage("cms: one of -kuznyechik and -magma");
+  if (family) a->cipher_family = family;
+  if (id == C_OMAC || id == C_KUZ_OMAC || id == C_MAGMA_OMAC) a->omac = 1;
+  return 0;
+}
+
+static int md_arg(cms_args *a, const char *v) {
+  if (!strcasecmp(v, "streebog256") || !strcasecmp(v, "md_gost12_256"))
+    a->digest_len = 32;
+  else if (!strcasecmp(v, "streebog512") || !strcasecmp(v, "md_gost12_512"))
+    a->digest_len = 64;
+  else
+    return cli_usage("cms: -md: streebog256 or streebog512, not '%s'", v);
+  return 0;
+}
+
 static int set_op(cms_args *a, int op) {
-  if (a->op && a->op != op) return cli_usage("cms: one of -sign, -verify, -cmsout");
+  if (a->op && a->op != op)
+    return cli_usage("cms: one of -sign, -verify, -cmsout, -encrypt, -decrypt, -EncryptedData_encrypt, "
+                     "-EncryptedData_decrypt, -digest_create, -digest_verify");
   a->op = op;
   return 0;
 }
@@ -99,7 +155,14 @@ static int set_op(cms_args *a, int op) {
 static int parse_one(cms_args *a, cli_parser *p, int id) {
   uint64_t v;
   switch (id) {
-    case C_SIGN: case C_VERIFY: case C_CMSOUT: return set_op(a, id);
+    case C_SIGN: case C_VERIFY: case C_CMSOUT: case C_ENCRYPT: case C_DECRYPT: case C_ED_ENCRYPT:
+    case C_ED_DECRYPT: case C_DIGEST_CREATE: case C_DIGEST_VERIFY: return set_op(a, id);
+    case C_RECIP: return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->arg);
+    case C_SECRETKEY: a->secretkey = p->arg; return 0;
+    case C_ORIGINATOR: a->originator = p->arg; return 0;
+    case C_MD: return md_arg(a, p->arg);
+    case C_KUZ: case C_MAGMA: case C_OMAC: case C_KUZ_CTR: case C_KUZ_OMAC: case C_MAGMA_CTR:
+    case C_MAGMA_OMAC: return cipher_arg(a, id);
     case C_PRINT: a->print = 1; return 0;
     case C_IN: a->in = p->arg; return 0;
     case C_OUT: a->out = p->arg; return 0;
@@ -126,14 +189,17 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
       if (cli_uint("-attime", p->arg, 0, (uint64_t)INT64_MAX / 2, &v)) return CLI_EXIT_USAGE;
       a->attime = (int64_t)v;
       return 0;
-    case CLI_POS: return cli_usage("cms: unexpected argument '%s' (see --help)", p->pos);
+    case CLI_POS: /* openssl cms -encrypt: the recipients' certificates after the options */
+      if (a->op == C_ENCRYPT)
+        return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->pos);
+      return cli_usage("cms: unexpected argument '%s' (see --help)", p->pos);
     default: return CLI_EXIT_USAGE;
   }
 }
 
 /* The usage rules of each operation, before any work. */
 static int check_args(const cms_args *a) {
-  if (!a->op) return cli_usage("cms: -sign, -verify, -cmsout, -tsa-query or -tsa-reply is needed (see --help)");
+  if (!a->op) return cli_usage("cms: an operation (-sign, -verify, -encrypt, -decrypt, -cmsout, -tsa-query, ...) is needed (see --help)");
   if (a->tsa_reply && (a->op != C_TIMESTAMP || a->tsa_query))
     return cli_usage("cms: -tsa-reply embeds a reply in an existing signature: no -sign, -verify, -cmsout or -tsa-query");
   if (a->tsa_query && a->op != C_SIGN && a->op != C_TIMESTAMP)
@@ -149,6 +215,12 @@ static int check_args(const cms_args *a) {
     if ((a->flags & GOSTX_CMS_NO_ATTRS) && (a->flags & GOSTX_CMS_CADES))
       return cli_usage("cms: -cades needs signed attributes (not -noattr)");
   }
+  if ((a->op == C_ENCRYPT || a->op == C_DECRYPT) && !a->n_recip)
+    return cli_usage("cms: %s needs -recip", a->op == C_ENCRYPT ? "-encrypt" : "-decrypt");
+  if (a->op == C_DECRYPT && (a->n_recip != 1 || a->n_inkey != 1))
+    return cli_usage("cms: -decrypt: one -recip and its -inkey");
+  if ((a->op == C_ED_ENCRYPT || a->op == C_ED_DECRYPT) && !a->secretkey)
+    return cli_usage("cms: -EncryptedData_encrypt/_decrypt need -secretkey");
   if (a->op == C_VERIFY && !a->cafile && !a->capath && !a->noverify)
     return cli_usage("cms: -verify needs -CAfile or -CApath (or -noverify)");
   cli_input ins[4] = {{a->in, "input"},
@@ -268,8 +340,18 @@ int cmd_cms(int argc, char **argv) {
   if (!rc && !a.op && (a.tsa_query || a.tsa_reply)) a.op = C_TIMESTAMP;
   if (!rc) rc = check_args(&a);
   if (rc) return rc;
-  if (a.op == C_SIGN) return cms_sign(&a);
-  if (a.op == C_VERIFY) return cms_verify(&a);
-  if (a.op == C_TIMESTAMP) return cms_timestamp(&a);
-  return cms_cmsout(&a);
+  a.cipher = a.cipher_family == 2 ? (a.omac ? GOSTX_CMS_MAGMA_OMAC : GOSTX_CMS_MAGMA)
+                                  : (a.omac ? GOSTX_CMS_KUZNYECHIK_OMAC : GOSTX_CMS_KUZNYECHIK);
+  switch (a.op) {
+    case C_SIGN: return cms_sign(&a);
+    case C_VERIFY: return cms_verify(&a);
+    case C_TIMESTAMP: return cms_timestamp(&a);
+    case C_ENCRYPT: return cms_encrypt(&a);
+    case C_DECRYPT: return cms_decrypt(&a);
+    case C_ED_ENCRYPT: return cms_encdata_encrypt(&a);
+    case C_ED_DECRYPT: return cms_encdata_decrypt(&a);
+    case C_DIGEST_CREATE: return cms_digest_create(&a);
+    case C_DIGEST_VERIFY: return cms_digest_verify(&a);
+    default: return cms_cmsout(&a);
+  }
 }

@@ -1,5 +1,5 @@
 /* gostx cms's files (cli/cmd_cms.c: options and messages; cms_sign.c,
- * cms_verify.c, cms_print.c: the operations). */
+ * cms_verify.c, cms_print.c, cms_envelope.c: the operations). */
 #ifndef GOSTX_CMS_CLI_H
 #define GOSTX_CMS_CLI_H
 
@@ -12,7 +12,7 @@
 enum { FORM_AUTO = 0, FORM_PEM, FORM_DER };
 
 typedef struct cms_args {
-  int op; /* C_SIGN, C_VERIFY, C_CMSOUT */
+  int op; /* C_SIGN, C_VERIFY, C_CMSOUT, C_ENCRYPT, ... */
   int print, outform, inform, noverify;
   unsigned flags; /* GOSTX_CMS_* */
   const char *in, *out, *content, *passin, *cafile, *capath;
@@ -22,6 +22,11 @@ typedef struct cms_args {
   const char *certfile[8], *untrusted[8];
   size_t n_certfile, n_untrusted;
   int64_t attime;
+  /* -encrypt, -decrypt, -EncryptedData_*, -digest_* */
+  const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey, *originator;
+  size_t n_recip, digest_len;
+  int cipher_family, omac; /* as given: 1 Kuznyechik, 2 Magma */
+  gostx_cms_cipher cipher; /* what they name (Kuznyechik by default) */
 } cms_args;
 
 /* The whole file (or stdin). */
@@ -55,5 +60,12 @@ int cms_sign(const cms_args *a);
 int cms_timestamp(const cms_args *a);
 int cms_verify(const cms_args *a);
 int cms_cmsout(const cms_args *a);
+/* cli/cms_envelope.c */
+int cms_encrypt(const cms_args *a);
+int cms_decrypt(const cms_args *a);
+int cms_encdata_encrypt(const cms_args *a);
+int cms_encdata_decrypt(const cms_args *a);
+int cms_digest_create(const cms_args *a);
+int cms_digest_verify(const cms_args *a);
 
 #endif

@@ -179,7 +179,7 @@ void cli_parser_init_openssl(cli_parser *p, const char *sub, int argc, char **ar
                              const cli_opt *opts) {
   /* One command runs per process: static room for the rewritten words, a
    * few (any more stay as they are and are refused as unknown options). */
-  static char words[16][24];
+  static char words[16][32]; /* the longest: -kuznyechik-ctr-acpkm-omac */
   size_t used = 0;
   for (int i = 1; i < argc && used < sizeof words / sizeof words[0]; i++) {
     const char *a = argv[i];

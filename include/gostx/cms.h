@@ -6,7 +6,10 @@
  * Streebog-256/512 digests and GOST R 34.10-2012 256/512 signatures, the
  * signed attributes contentType, messageDigest, signingTime and
  * signingCertificateV2; verification down to the signer's chain through
- * lib/x509 (gostx/x509.h).
+ * lib/x509 (gostx/x509.h); EnvelopedData with KeyTransRecipientInfo
+ * (KeyTransport2019: KEG + KExp15; KeyAgreeRecipientInfo read),
+ * EncryptedData and DigestedData, the
+ * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC.
  *
  * Nothing here allocates. A parsed message (gostx_cms_signed) is views
  * into the caller's DER, which must outlive it. A detached signature of a
@@ -64,7 +67,12 @@ typedef enum gostx_cms_status {
   GOSTX_CMS_SIGNER_NOT_FOUND,   /* no certificate matches the signer's identifier */
   GOSTX_CMS_SIGNING_CERT_MISMATCH, /* signingCertificateV2 names another certificate */
   GOSTX_CMS_KEY_USAGE,          /* the signer's keyUsage has neither digitalSignature nor nonRepudiation */
-  GOSTX_CMS_CHAIN               /* the signer's chain failed: x509 status in the verdict */
+  GOSTX_CMS_CHAIN,              /* the signer's chain failed: x509 status in the verdict */
+  GOSTX_CMS_WRONG_TYPE,         /* a ContentInfo of another type than the call reads */
+  GOSTX_CMS_RECIPIENT_NOT_FOUND, /* no KeyTransRecipientInfo names the certificate / key */
+  GOSTX_CMS_WRONG_KEY,          /* KImp15's MAC fails: another key, or encryptedKey changed */
+  GOSTX_CMS_BAD_MAC,            /* the content's OMAC fails: content or attribute changed */
+  GOSTX_CMS_ORIGINATOR_NOT_FOUND /* KARI with a static originator: its certificate not given */
 } gostx_cms_status;
 
 /* The status as text that starts with what failed ("messageDigest: ..."). */
@@ -204,6 +212,160 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_sign(const gostx_cms_signer *signers, s
                                                const gostx_cms_hash *hash, const uint8_t *content,
                                                size_t content_len, uint8_t *out, size_t cap,
                                                size_t *out_len);
+
+/* ---- content encryption (R 1323565.1.025-2019 section 5) ----
+ * CTR-ACPKM with the profile's sections (Kuznyechik 256 KiB, Magma 8 KiB);
+ * -OMAC: K_enc || K_mac = KDF_TREE(CEK, "kdf tree", the ukm's last 8
+ * bytes), the OMAC of the content under K_mac encrypted by the gamma that
+ * follows the content's and carried as the unprotected attribute
+ * id-cms-mac-attr (1.2.643.7.1.0.6.1.1). Plain CTR-ACPKM is not
+ * authenticated: a changed ciphertext decrypts to changed bytes. */
+typedef enum gostx_cms_cipher {
+  GOSTX_CMS_CIPHER_UNKNOWN = 0,
+  GOSTX_CMS_KUZNYECHIK = 1,      /* kuznyechik-ctr-acpkm, 1.2.643.7.1.1.5.2.1 */
+  GOSTX_CMS_MAGMA = 2,           /* magma-ctr-acpkm, 1.2.643.7.1.1.5.1.1 */
+  GOSTX_CMS_KUZNYECHIK_OMAC = 3, /* kuznyechik-ctr-acpkm-omac, .5.2.2 */
+  GOSTX_CMS_MAGMA_OMAC = 4       /* magma-ctr-acpkm-omac, .5.1.2 */
+} gostx_cms_cipher;
+
+/* 1 for the -OMAC ciphers (the content is authenticated), else 0. */
+GOSTX_API int gostx_cms_cipher_has_mac(gostx_cms_cipher c);
+
+/* EncryptedContentInfo and the unprotected attribute it may need. */
+typedef struct gostx_cms_encrypted_content {
+  const uint8_t *content_type, *alg_oid; /* OID contents */
+  size_t content_type_len, alg_oid_len;
+  gostx_cms_cipher cipher;         /* UNKNOWN: alg_oid names it */
+  const uint8_t *ukm;              /* the IV's n/2 bytes || KDF_TREE's 8-byte seed */
+  size_t ukm_len;
+  const uint8_t *ciphertext;       /* encryptedContent */
+  size_t ciphertext_len;
+  const uint8_t *mac;              /* the encrypted OMAC (id-cms-mac-attr), NULL when absent */
+  size_t mac_len;
+} gostx_cms_encrypted_content;
+
+/* ---- EnvelopedData with KeyTransRecipientInfo (KeyTransport2019) ----
+ * Per recipient: an ephemeral key on the recipient's curve, KEG(ephemeral
+ * d, recipient Q, a random 32-byte ukm) = K_mac || K_enc, and the
+ * content-encryption key exported by KExp15 (IV: ukm[24..24+n/2)) with
+ * the wrap cipher of keyEncryptionAlgorithm (kuznyechik-kexp15
+ * 1.2.643.7.1.1.7.2.1 or magma-kexp15 .7.1.1). */
+#define GOSTX_CMS_MAX_RECIPIENTS 8
+
+/* originator_kind of a KeyAgreeRecipientInfo: GOSTX_CMS_SID_* (a static
+ * originator's certificate named) or its public key in the message */
+#define GOSTX_CMS_ORIGINATOR_KEY 3
+
+typedef struct gostx_cms_recipient {
+  int kari;                           /* 0: KeyTransRecipientInfo; 1: KeyAgreeRecipientInfo */
+  int version;
+  int rid_kind;                       /* GOSTX_CMS_SID_* */
+  const uint8_t *rid_issuer, *rid_serial, *rid_key_id;
+  size_t rid_issuer_len, rid_serial_len, rid_key_id_len;
+  const uint8_t *kea_oid;             /* keyEncryptionAlgorithm's OID content */
+  size_t kea_oid_len;
+  gostx_alg wrap_alg;                 /* KExp15's cipher; 0: unknown (kea_oid) */
+  size_t key_len;                     /* 32 or 64 (the agreement's key size); 0 unknown */
+  const uint8_t *encrypted_key;       /* KTRI: GostR3410-KeyTransport; KARI: KExp15's output */
+  size_t encrypted_key_len;
+  /* KARI: the originator (static: its identifier; ephemeral: the
+   * OriginatorPublicKey's content, algorithm and BIT STRING) and the ukm */
+  int originator_kind;                /* GOSTX_CMS_SID_* or GOSTX_CMS_ORIGINATOR_KEY */
+  const uint8_t *orig_issuer, *orig_serial, *orig_key_id, *orig_key;
+  size_t orig_issuer_len, orig_serial_len, orig_key_id_len, orig_key_len;
+  const uint8_t *ukm;
+  size_t ukm_len;
+} gostx_cms_recipient;
+
+typedef struct gostx_cms_enveloped {
+  const uint8_t *der;
+  size_t der_len;
+  int version;
+  size_t n_recipients;                /* KTRIs, and one per RecipientEncryptedKey of a KARI */
+  size_t n_other_recipients;          /* other kinds (KEK, password, other): counted, not read */
+  gostx_cms_recipient recipients[GOSTX_CMS_MAX_RECIPIENTS];
+  gostx_cms_encrypted_content content;
+} gostx_cms_enveloped;
+
+/* Parses a DER ContentInfo holding an EnvelopedData: 0, or GOSTX_EFORMAT
+ * with *st saying why (strict DER, as gostx_cms_signed_parse). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len,
+                                                          gostx_cms_enveloped *out,
+                                                          gostx_cms_status *st);
+
+/* Decrypts env's content for the recipient cert names (by
+ * issuerAndSerialNumber or subjectKeyIdentifier), whose private key is key,
+ * into out[cap] (the content is exactly ciphertext_len bytes; out NULL:
+ * only *out_len). A KeyAgreeRecipientInfo (R 1323565.1.025-2019: KEG(our
+ * d, the originator's Q, ukm), then KImp15) with a static originator needs
+ * its certificate (originator; NULL otherwise). 0; GOSTX_EAUTH with *st
+ * RECIPIENT_NOT_FOUND, ORIGINATOR_NOT_FOUND, WRONG_KEY or BAD_MAC (out
+ * wiped); GOSTX_EFORMAT with *st UNKNOWN_ALGORITHM or ALGORITHM_MISMATCH;
+ * GOSTX_ELEN when cap is short; GOSTX_EINVAL misuse. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env,
+                                                            const gostx_x509_cert *cert,
+                                                            const gostx_gost3410_key *key,
+                                                            const gostx_x509_cert *originator,
+                                                            uint8_t *out, size_t cap,
+                                                            size_t *out_len, gostx_cms_status *st);
+
+/* A DER ContentInfo with an EnvelopedData of content[len] for each of
+ * recipients[n] (GOST R 34.10-2012 256 or 512 keys; issuerAndSerialNumber)
+ * into out[cap]; out NULL: only *out_len (nothing random drawn).
+ * GOSTX_ELEN when cap is short; GOSTX_EINVAL for a certificate of another
+ * key, n out of 1..GOSTX_CMS_MAX_RECIPIENTS or an unknown cipher. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n,
+                                                  gostx_cms_cipher cipher, const uint8_t *content,
+                                                  size_t len, uint8_t *out, size_t cap,
+                                                  size_t *out_len);
+
+/* ---- EncryptedData (RFC 5652 section 8): the key is the caller's ---- */
+typedef struct gostx_cms_encrypted {
+  const uint8_t *der;
+  size_t der_len;
+  int version;
+  gostx_cms_encrypted_content content;
+} gostx_cms_encrypted;
+
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypted_parse(const uint8_t *der, size_t der_len,
+                                                          gostx_cms_encrypted *out,
+                                                          gostx_cms_status *st);
+/* key: the 32-byte content-encryption key. Results as
+ * gostx_cms_enveloped_decrypt (a wrong key of an -OMAC content: BAD_MAC;
+ * of a plain one: wrong bytes, as nothing authenticates them). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypted_decrypt(const gostx_cms_encrypted *ed,
+                                                            const uint8_t key[32], uint8_t *out,
+                                                            size_t cap, size_t *out_len,
+                                                            gostx_cms_status *st);
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypted_encrypt(const uint8_t key[32],
+                                                            gostx_cms_cipher cipher,
+                                                            const uint8_t *content, size_t len,
+                                                            uint8_t *out, size_t cap,
+                                                            size_t *out_len);
+
+/* ---- DigestedData (RFC 5652 section 7), Streebog-256 or -512 ---- */
+typedef struct gostx_cms_digested {
+  const uint8_t *der;
+  size_t der_len;
+  int version;
+  const uint8_t *digest_oid, *content_type; /* OID contents */
+  size_t digest_oid_len, content_type_len;
+  size_t digest_len;                  /* 32 or 64; 0: unknown (digest_oid) */
+  const uint8_t *content, *digest;
+  size_t content_len, stored_digest_len;
+} gostx_cms_digested;
+
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digested_parse(const uint8_t *der, size_t der_len,
+                                                         gostx_cms_digested *out,
+                                                         gostx_cms_status *st);
+/* 0 when the digest is the content's; GOSTX_EAUTH with *st
+ * DIGEST_MISMATCH, or UNKNOWN_ALGORITHM for a digest not built. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digested_verify(const gostx_cms_digested *dd,
+                                                          gostx_cms_status *st);
+/* digest_len 32 or 64; out NULL: only *out_len. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digest_create(size_t digest_len, const uint8_t *content,
+                                                        size_t len, uint8_t *out, size_t cap,
+                                                        size_t *out_len);
 
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS

@@ -10,6 +10,20 @@
 /* content types (RFC 5652 section 4, 5.1) */
 #define OID_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x01"        /* 1.2.840.113549.1.7.1 */
 #define OID_SIGNED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x02" /* 1.2.840.113549.1.7.2 */
+#define OID_DIGESTED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x05" /* 1.2.840.113549.1.7.5 */
+#define OID_ENCRYPTED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x06" /* 1.2.840.113549.1.7.6 */
+#define OID_ENVELOPED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x03" /* 1.2.840.113549.1.7.3 */
+/* R 1323565.1.025-2019: content encryption, its MAC attribute, KExp15
+ * key wrap and the KEG agreement it names */
+#define OID_KUZ_CTR_ACPKM "\x2a\x85\x03\x07\x01\x01\x05\x02\x01"      /* 1.2.643.7.1.1.5.2.1 */
+#define OID_KUZ_CTR_ACPKM_OMAC "\x2a\x85\x03\x07\x01\x01\x05\x02\x02" /* 1.2.643.7.1.1.5.2.2 */
+#define OID_MAGMA_CTR_ACPKM "\x2a\x85\x03\x07\x01\x01\x05\x01\x01"    /* 1.2.643.7.1.1.5.1.1 */
+#define OID_MAGMA_CTR_ACPKM_OMAC "\x2a\x85\x03\x07\x01\x01\x05\x01\x02" /* 1.2.643.7.1.1.5.1.2 */
+#define OID_ATTR_CMS_MAC "\x2a\x85\x03\x07\x01\x00\x06\x01\x01"       /* 1.2.643.7.1.0.6.1.1 */
+#define OID_KUZ_KEXP15 "\x2a\x85\x03\x07\x01\x01\x07\x02\x01"         /* 1.2.643.7.1.1.7.2.1 */
+#define OID_MAGMA_KEXP15 "\x2a\x85\x03\x07\x01\x01\x07\x01\x01"       /* 1.2.643.7.1.1.7.1.1 */
+#define OID_AGREEMENT_256 "\x2a\x85\x03\x07\x01\x01\x06\x01"           /* 1.2.643.7.1.1.6.1 */
+#define OID_AGREEMENT_512 "\x2a\x85\x03\x07\x01\x01\x06\x02"           /* 1.2.643.7.1.1.6.2 */
 /* attributes (RFC 5652 section 11, RFC 5035 section 5.4) */
 #define OID_ATTR_CONTENT_TYPE "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x03"   /* 1.2.840.113549.1.9.3 */
 #define OID_ATTR_DIGEST "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x04"         /* 1.2.840.113549.1.9.4 */
@@ -41,9 +55,43 @@ int gostx__cms_attrs_digest(const uint8_t *attrs, size_t len, size_t digest_len,
 /* cert's subjectKeyIdentifier (the key id's bytes): 1 found, 0 none. */
 int gostx__cms_cert_key_id(const gostx_x509_cert *cert, const uint8_t **id, size_t *len);
 
-/* A writer into out[cap] (NULL: counting) with a ContentInfo of a
- * SignedData opened: SEQUENCE { id-signedData, [0] { SEQUENCE { (the
- * caller's fields; three ends close it) */
-void gostx__cms_w_signed_open(gostx__der_w *w, uint8_t *out, size_t cap);
+/* The ContentInfo around every CMS type: *inner is the content's
+ * SEQUENCE for type_oid; *rest the bytes after the ContentInfo (trailing
+ * data, told by the caller after it has read the content). GOSTX_EFORMAT
+ * with *st TRUNCATED, WRONG_TYPE (or NOT_SIGNED_DATA) or MALFORMED. */
+int gostx__cms_content_info(const uint8_t *der, size_t der_len, const uint8_t *type_oid,
+                            size_t type_len, gostx__der *inner, size_t *rest, gostx_cms_status *st);
+/* A writer into out[cap] (counting when out is NULL) with a ContentInfo
+ * of type (dotted) opened down to its content's SEQUENCE, and the
+ * closing of those three elements. */
+void gostx__cms_w_open(gostx__der_w *w, uint8_t *out, size_t cap, const char *type);
+void gostx__cms_w_close(gostx__der_w *w);
+/* A SignerIdentifier or RecipientIdentifier: issuerAndSerialNumber or
+ * [0] subjectKeyIdentifier (RFC 5652 sections 5.3, 6.2.1). */
+typedef struct gostx__cms_id {
+  int kind; /* GOSTX_CMS_SID_* */
+  gostx__der issuer, serial, key_id;
+} gostx__cms_id;
+int gostx__cms_read_id(gostx__der *r, gostx__cms_id *id);
+/* 1 when cert is the one id names. */
+int gostx__cms_cert_is(const gostx_x509_cert *cert, const gostx__cms_id *id);
+/* issuerAndSerialNumber of cert. */
+void gostx__cms_write_ias(gostx__der_w *w, const gostx_x509_cert *cert);
+
+/* EncryptedContentInfo (RFC 5652 section 6.1) and the unprotectedAttrs
+ * that may follow it, read from r. */
+int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content *ec,
+                                      gostx_cms_status *st);
+/* EncryptedContentInfo for content[len] as it is (a fresh ukm unless
+ * count), and the [1] id-cms-mac-attr with a zero MAC for a -OMAC
+ * cipher; gostx__cms_seal then encrypts both in place in the finished
+ * message out, whose parsed EncryptedContentInfo ec points into it. */
+int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
+                                       const uint8_t *content, size_t len, int count);
+void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher);
+int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const uint8_t cek[32]);
+/* Decrypts ec under cek into out[cap] (size query when out is NULL). */
+int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
+                    size_t cap, size_t *out_len, gostx_cms_status *st);
 
 #endif

@@ -7,7 +7,7 @@
 const char *gostx_cms_status_name(gostx_cms_status st) {
   switch (st) {
     case GOSTX_CMS_OK: return "ok";
-    case GOSTX_CMS_MALFORMED: return "parse: not a DER CMS SignedData";
+    case GOSTX_CMS_MALFORMED: return "parse: not a DER CMS message of the structure RFC 5652 gives";
     case GOSTX_CMS_TRUNCATED: return "parse: truncated (the input ends inside the ContentInfo)";
     case GOSTX_CMS_TRAILING_DATA: return "parse: trailing data after the ContentInfo";
     case GOSTX_CMS_NOT_SIGNED_DATA: return "contentType: not a SignedData";
@@ -32,6 +32,15 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
     case GOSTX_CMS_KEY_USAGE:
       return "keyUsage: the signer's certificate is not for digitalSignature or nonRepudiation";
     case GOSTX_CMS_CHAIN: return "chain: the signer's certificate does not verify";
+    case GOSTX_CMS_WRONG_TYPE: return "contentType: not the CMS content type this operation reads";
+    case GOSTX_CMS_RECIPIENT_NOT_FOUND:
+      return "recipient: no KeyTransRecipientInfo names this certificate";
+    case GOSTX_CMS_WRONG_KEY:
+      return "recipient: the key does not unwrap the content-encryption key (wrong key or encryptedKey changed)";
+    case GOSTX_CMS_ORIGINATOR_NOT_FOUND:
+      return "originator: the static originator's certificate was not given (openssl's -originator)";
+    case GOSTX_CMS_BAD_MAC:
+      return "content: the OMAC does not verify (content or its MAC attribute changed, or wrong key)";
   }
   return "unknown status";
 }
@@ -181,21 +190,30 @@ static void signed_attrs(gostx__der attrs, gostx_cms_signer_info *si) {
 
 /* ---- SignerInfo ---- */
 
-static int signer_id(gostx__der *r, gostx_cms_signer_info *si) {
-  gostx__der ias, name, serial, kid;
+int gostx__cms_read_id(gostx__der *r, gostx__cms_id *id) {
+  gostx__der ias;
+  memset(id, 0, sizeof *id);
   if (gostx__der_peek(r, GOSTX__DER_CTX(0))) { /* [0] SubjectKeyIdentifier */
-    if (gostx__der_get(r, GOSTX__DER_CTX(0), &kid, NULL) || kid.n == 0) return GOSTX_EFORMAT;
-    si->sid_kind = GOSTX_CMS_SID_KEY_ID;
-    si->sid_key_id = kid.p, si->sid_key_id_len = kid.n;
+    if (gostx__der_get(r, GOSTX__DER_CTX(0), &id->key_id, NULL) || id->key_id.n == 0)
+      return GOSTX_EFORMAT;
+    id->kind = GOSTX_CMS_SID_KEY_ID;
     return 0;
   }
   if (gostx__der_get(r, GOSTX__DER_SEQ, &ias, NULL) ||
-      gostx__der_get(&ias, GOSTX__DER_SEQ, NULL, &name) ||
-      gostx__der_get(&ias, GOSTX__DER_INT, &serial, NULL) || ias.n || serial.n == 0)
+      gostx__der_get(&ias, GOSTX__DER_SEQ, NULL, &id->issuer) ||
+      gostx__der_get(&ias, GOSTX__DER_INT, &id->serial, NULL) || ias.n || id->serial.n == 0)
     return GOSTX_EFORMAT;
-  si->sid_kind = GOSTX_CMS_SID_ISSUER_SERIAL;
-  si->sid_issuer = name.p, si->sid_issuer_len = name.n;
-  si->sid_serial = serial.p, si->sid_serial_len = serial.n;
+  id->kind = GOSTX_CMS_SID_ISSUER_SERIAL;
+  return 0;
+}
+
+static int signer_id(gostx__der *r, gostx_cms_signer_info *si) {
+  gostx__cms_id id;
+  if (gostx__cms_read_id(r, &id)) return GOSTX_EFORMAT;
+  si->sid_kind = id.kind;
+  si->sid_key_id = id.key_id.p, si->sid_key_id_len = id.key_id.n;
+  si->sid_issuer = id.issuer.p, si->sid_issuer_len = id.issuer.n;
+  si->sid_serial = id.serial.p, si->sid_serial_len = id.serial.n;
   return 0;
 }
 
@@ -311,6 +329,26 @@ static int declares_more(const uint8_t *p, size_t n) {
   return len > n - hdr;
 }
 
+int gostx__cms_content_info(const uint8_t *der, size_t der_len, const uint8_t *type_oid,
+                            size_t type_len, gostx__der *inner, size_t *rest, gostx_cms_status *st) {
+  gostx__der r = {der, der_len}, ci, oid, explicit;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL)) {
+    if (declares_more(der, der_len)) *st = GOSTX_CMS_TRUNCATED;
+    return GOSTX_EFORMAT;
+  }
+  if (gostx__der_oid(&ci, &oid)) return GOSTX_EFORMAT;
+  if (!gostx__der_oid_is(oid, type_oid, type_len)) {
+    int signed_asked = type_len == sizeof OID_SIGNED_DATA - 1 && !memcmp(type_oid, OID_SIGNED_DATA, type_len);
+    *st = signed_asked ? GOSTX_CMS_NOT_SIGNED_DATA : GOSTX_CMS_WRONG_TYPE;
+    return GOSTX_EFORMAT;
+  }
+  if (gostx__der_get(&ci, GOSTX__DER_CTXC(0), &explicit, NULL) || ci.n ||
+      gostx__der_get(&explicit, GOSTX__DER_SEQ, inner, NULL) || explicit.n)
+    return GOSTX_EFORMAT;
+  *rest = r.n;
+  return 0;
+}
+
 int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
                            gostx_cms_status *st) {
   gostx_cms_status dummy;
@@ -318,19 +356,14 @@ int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed 
   *st = GOSTX_CMS_MALFORMED;
   if (!der || !out) return GOSTX_EINVAL;
   memset(out, 0, offsetof(gostx_cms_signed, signers));
-  gostx__der r = {der, der_len}, ci, oid, explicit, sd;
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL)) {
-    if (declares_more(der, der_len)) *st = GOSTX_CMS_TRUNCATED;
-    return GOSTX_EFORMAT;
-  }
-  if (gostx__der_oid(&ci, &oid)) return GOSTX_EFORMAT;
-  if (!GOSTX__DER_OID_IS(oid, OID_SIGNED_DATA)) return *st = GOSTX_CMS_NOT_SIGNED_DATA, GOSTX_EFORMAT;
-  if (gostx__der_get(&ci, GOSTX__DER_CTXC(0), &explicit, NULL) || ci.n ||
-      gostx__der_get(&explicit, GOSTX__DER_SEQ, &sd, NULL) || explicit.n ||
+  gostx__der sd;
+  size_t rest;
+  if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_SIGNED_DATA,
+                              sizeof OID_SIGNED_DATA - 1, &sd, &rest, st) ||
       signed_data(sd, out, st))
     return GOSTX_EFORMAT;
   if (out->n_signers == 0) return GOSTX_EFORMAT; /* a bare certificate bag signs nothing */
-  if (r.n) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
+  if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
   out->der = der, out->der_len = der_len;
   *st = GOSTX_CMS_OK;
   return 0;

@@ -54,13 +54,21 @@ static int same(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
   return an == bn && memcmp(a, b, an) == 0;
 }
 
-static int cert_is_signer(const gostx_x509_cert *c, const gostx_cms_signer_info *si) {
-  const uint8_t *id;
+int gostx__cms_cert_is(const gostx_x509_cert *c, const gostx__cms_id *id) {
+  const uint8_t *kid;
   size_t len;
-  if (si->sid_kind == GOSTX_CMS_SID_KEY_ID)
-    return gostx__cms_cert_key_id(c, &id, &len) && same(id, len, si->sid_key_id, si->sid_key_id_len);
-  return same(c->issuer, c->issuer_len, si->sid_issuer, si->sid_issuer_len) &&
-         same(c->serial, c->serial_len, si->sid_serial, si->sid_serial_len);
+  if (id->kind == GOSTX_CMS_SID_KEY_ID)
+    return gostx__cms_cert_key_id(c, &kid, &len) && same(kid, len, id->key_id.p, id->key_id.n);
+  return same(c->issuer, c->issuer_len, id->issuer.p, id->issuer.n) &&
+         same(c->serial, c->serial_len, id->serial.p, id->serial.n);
+}
+
+static int cert_is_signer(const gostx_x509_cert *c, const gostx_cms_signer_info *si) {
+  gostx__cms_id id = {si->sid_kind,
+                      {si->sid_issuer, si->sid_issuer_len},
+                      {si->sid_serial, si->sid_serial_len},
+                      {si->sid_key_id, si->sid_key_id_len}};
+  return gostx__cms_cert_is(c, &id);
 }
 
 static const gostx_x509_cert *find_signer(const gostx_cms_signed *sd, const gostx_cms_signer_info *si,

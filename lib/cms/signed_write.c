@@ -158,14 +158,30 @@ static int sign_digest(const gostx_gost3410_key *key, const uint8_t *digest, uin
   return rc;
 }
 
-static void write_signer_info(gostx__der_w *w, const gostx_x509_cert *cert, size_t len,
-                              const uint8_t *attrs, size_t attrs_len, const uint8_t *sig) {
+void gostx__cms_w_open(gostx__der_w *w, uint8_t *out, size_t cap, const char *type) {
+  gostx__der_w_init(w, out, out ? cap : 0);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_u32(w, 1); /* issuerAndSerialNumber */
+  gostx__der_w_oid(w, type);
+  gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+}
+
+void gostx__cms_w_close(gostx__der_w *w) {
+  for (int i = 0; i < 3; i++) gostx__der_w_end(w);
+}
+
+void gostx__cms_write_ias(gostx__der_w *w, const gostx_x509_cert *cert) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_raw(w, cert->issuer, cert->issuer_len);
   gostx__der_w_tlv(w, GOSTX__DER_INT, cert->serial, cert->serial_len);
   gostx__der_w_end(w);
+}
+
+static void write_signer_info(gostx__der_w *w, const gostx_x509_cert *cert, size_t len,
+                              const uint8_t *attrs, size_t attrs_len, const uint8_t *sig) {
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_u32(w, 1); /* issuerAndSerialNumber */
+  gostx__cms_write_ias(w, cert);
   write_alg(w, digest_oid(len));
   gostx__der set = {attrs, attrs_len}, content;
   if (attrs && !gostx__der_get(&set, GOSTX__DER_SET, &content, NULL)) /* re-tagged [0] IMPLICIT */
@@ -243,14 +259,6 @@ static int content_hash(const gostx_cms_signer *signers, size_t ns, const gostx_
   return rc;
 }
 
-void gostx__cms_w_signed_open(gostx__der_w *w, uint8_t *out, size_t cap) {
-  gostx__der_w_init(w, out, out ? cap : 0);
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, "1.2.840.113549.1.7.2");
-  gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-}
-
 int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
                    const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
                    const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
@@ -268,7 +276,7 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
   memset(&h, 0, sizeof h);
   if (!count && content_hash(signers, n_signers, hash, content, content_len, &h)) return GOSTX_EINVAL;
   gostx__der_w w;
-  gostx__cms_w_signed_open(&w, out, cap);
+  gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.2");
   gostx__der_w_u32(&w, 1); /* RFC 5652 5.1: id-data, issuerAndSerialNumber, no v2 extras */
   write_digest_algs(&w, signers, n_signers);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
@@ -287,9 +295,7 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
   for (size_t i = 0; i < n_signers && !rc; i++)
     rc = one_signer(&w, &signers[i], p, signers[i].key->len == 32 ? h.d256 : h.d512, count);
   gostx__der_w_end(&w);
-  gostx__der_w_end(&w);
-  gostx__der_w_end(&w);
-  gostx__der_w_end(&w);
+  gostx__cms_w_close(&w);
   if (rc) return rc;
   return gostx__der_w_finish(&w, out_len);
 }

@@ -239,7 +239,7 @@ int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t 
   gostx__der_get(&ci, GOSTX__DER_CTXC(0), &explicit, NULL);
   gostx__der_get(&explicit, GOSTX__DER_SEQ, &body, NULL);
   gostx__der_w w;
-  gostx__cms_w_signed_open(&w, out, cap);
+  gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.2");
   while (!gostx__der_next(&body, &tag, &field, &whole)) { /* signerInfos is the last field */
     if (last.p) gostx__der_w_raw(&w, last.p, last.n);
     last = whole;

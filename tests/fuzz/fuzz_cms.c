@@ -1,10 +1,16 @@
-/* libFuzzer harness: lib/cms's SignedData parser and verifier. The input
- * (the first byte says how: bit 0 PEM, bit 1 a detached content hashed in
- * two chunks) is parsed; what is accepted must point inside the input,
- * must be refused as TRUNCATED one byte short and as TRAILING_DATA one
- * byte long, and goes through verification without a trust store (every
- * check but the chain; the verdict must name a signer that exists).
- * Nothing may crash or read out of bounds. */
+/* libFuzzer harness: lib/cms's parsers. The first byte says how: bit 0
+ * PEM; bits 2-3 which type: 0 SignedData, 1 EnvelopedData, 2
+ * EncryptedData, 3 DigestedData. A SignedData (bit 1: a detached content
+ * hashed in two chunks) accepted must point inside the input, must be
+ * refused as TRUNCATED one byte short and as TRAILING_DATA one byte long,
+ * and goes through verification without a trust store (every check but
+ * the chain; the verdict must name a signer that exists). The others:
+ * views inside the input, the same edges, then decryption (EnvelopedData:
+ * for a fixed key under a certificate that names the first recipient, and
+ * a KARI's static originator, so the key transport's or agreement's
+ * parse, KEG and KImp15 run; EncryptedData: a fixed
+ * key) or the digest check, whose refusals must be named. Nothing may
+ * crash or read out of bounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +69,115 @@ static void verify(const gostx_cms_signed *sd, const uint8_t *content, size_t le
   if (v.status == GOSTX_CMS_CHAIN) bug("a chain checked without a store");
 }
 
+/* ---- EnvelopedData, EncryptedData, DigestedData ---- */
+
+typedef int (*parse_fn)(const uint8_t *der, size_t n, void *out, gostx_cms_status *st);
+static int parse_env(const uint8_t *d, size_t n, void *o, gostx_cms_status *st) {
+  return gostx_cms_enveloped_parse(d, n, o, st);
+}
+static int parse_enc(const uint8_t *d, size_t n, void *o, gostx_cms_status *st) {
+  return gostx_cms_encrypted_parse(d, n, o, st);
+}
+static int parse_dig(const uint8_t *d, size_t n, void *o, gostx_cms_status *st) {
+  return gostx_cms_digested_parse(d, n, o, st);
+}
+
+static void edges(parse_fn parse, const uint8_t *der, size_t n, void *scratch) {
+  gostx_cms_status st;
+  uint8_t *copy = malloc(n + 1);
+  memcpy(copy, der, n);
+  if (!parse(copy, n - 1, scratch, &st) || st != GOSTX_CMS_TRUNCATED) bug("short not TRUNCATED");
+  copy[n] = 0;
+  if (!parse(copy, n + 1, scratch, &st) || st != GOSTX_CMS_TRAILING_DATA) bug("long not TRAILING_DATA");
+  free(copy);
+}
+
+static void content_views(const gostx_cms_encrypted_content *ec, const uint8_t *in, size_t n) {
+  inside(ec->ciphertext, ec->ciphertext_len, in, n);
+  inside(ec->ukm, ec->ukm_len, in, n);
+  inside(ec->mac, ec->mac_len, in, n);
+  if (!ec->ciphertext) bug("no ciphertext accepted");
+}
+
+/* The decryption's result: 0, or a named refusal and out wiped. */
+static void opened(int rc, gostx_cms_status st, const uint8_t *out, size_t len) {
+  if (!rc) return;
+  if (st == GOSTX_CMS_OK) bug("a refusal without its name");
+  for (size_t i = 0; st == GOSTX_CMS_BAD_MAC && i < len; i++)
+    if (out[i]) bug("content left after a bad MAC");
+}
+
+static void fuzz_enveloped(const uint8_t *der, size_t n) {
+  static gostx_gost3410_key keys[2];
+  static int have;
+  if (!have) { /* d = 7 on 256-A and 512-A */
+    uint8_t d[64] = {0};
+    d[31] = 7;
+    if (gostx_gost3410_key_set_private(&keys[0], GOSTX_GOST3410_256_A, d, 32, NULL)) bug("key");
+    d[31] = 0, d[63] = 7;
+    if (gostx_gost3410_key_set_private(&keys[1], GOSTX_GOST3410_512_A, d, 64, NULL)) bug("key");
+    have = 1;
+  }
+  gostx_cms_enveloped *env = malloc(sizeof *env);
+  gostx_cms_status st;
+  if (!gostx_cms_enveloped_parse(der, n, env, &st)) {
+    content_views(&env->content, der, n);
+    for (size_t i = 0; i < env->n_recipients; i++) {
+      const gostx_cms_recipient *r = &env->recipients[i];
+      inside(r->encrypted_key, r->encrypted_key_len, der, n);
+      inside(r->ukm, r->ukm_len, der, n);
+      inside(r->orig_key, r->orig_key_len, der, n);
+      inside(r->orig_issuer, r->orig_issuer_len, der, n);
+    }
+    const gostx_cms_recipient *ri = &env->recipients[0];
+    if (env->n_recipients && ri->rid_kind == GOSTX_CMS_SID_ISSUER_SERIAL) {
+      const gostx_gost3410_key *k = &keys[ri->key_len == 64];
+      gostx_x509_cert cert;
+      memset(&cert, 0, sizeof cert);
+      cert.issuer = ri->rid_issuer, cert.issuer_len = ri->rid_issuer_len;
+      cert.serial = ri->rid_serial, cert.serial_len = ri->rid_serial_len;
+      cert.curve = k->curve, cert.pub_len = 2 * k->len;
+      memcpy(cert.pub, k->q, cert.pub_len);
+      size_t len = env->content.ciphertext_len, got = 0;
+      uint8_t *out = malloc(len ? len : 1);
+      /* a KARI's static originator: a certificate naming it, with our key */
+      gostx_x509_cert orig = cert;
+      orig.issuer = ri->orig_issuer, orig.issuer_len = ri->orig_issuer_len;
+      orig.serial = ri->orig_serial, orig.serial_len = ri->orig_serial_len;
+      opened(gostx_cms_enveloped_decrypt(env, &cert, k, &orig, out, len, &got, &st), st, out, len);
+      free(out);
+    }
+    edges(parse_env, der, n, env);
+  }
+  free(env);
+}
+
+static void fuzz_encrypted(const uint8_t *der, size_t n) {
+  static const uint8_t key[32] = {1, 2, 3};
+  gostx_cms_encrypted ed;
+  gostx_cms_status st;
+  if (gostx_cms_encrypted_parse(der, n, &ed, &st)) return;
+  content_views(&ed.content, der, n);
+  size_t len = ed.content.ciphertext_len, got = 0;
+  uint8_t *out = malloc(len ? len : 1);
+  opened(gostx_cms_encrypted_decrypt(&ed, key, out, len, &got, &st), st, out, len);
+  free(out);
+  edges(parse_enc, der, n, &ed);
+}
+
+static void fuzz_digested(const uint8_t *der, size_t n) {
+  gostx_cms_digested dd;
+  gostx_cms_status st;
+  if (gostx_cms_digested_parse(der, n, &dd, &st)) return;
+  inside(dd.content, dd.content_len, der, n);
+  inside(dd.digest, dd.stored_digest_len, der, n);
+  if (gostx_cms_digested_verify(&dd, &st) && st == GOSTX_CMS_OK) bug("a refusal without its name");
+  edges(parse_dig, der, n, &dd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  int pem = data[0] & 1, detached = (data[0] >> 1) & 1;
+  int pem = data[0] & 1, detached = (data[0] >> 1) & 1, type = (data[0] >> 2) & 3;
   /* an exact-size copy: ASan sees any read past the end */
   size_t n = size - 1;
   uint8_t *in = malloc(n ? n : 1), *der = in;
@@ -80,6 +192,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(der);
     der = exact;
     n = der_len;
+  }
+  if (n && type) {
+    (type == 1 ? fuzz_enveloped : type == 2 ? fuzz_encrypted : fuzz_digested)(der, n);
+    if (der != in) free(der);
+    free(in);
+    return 0;
   }
   gostx_cms_signed *sd = malloc(sizeof *sd);
   gostx_cms_status st;

@@ -363,10 +363,13 @@ def ike_engine_seeds():
     for i, data in enumerate(seeds):
         put("fuzz_ike_engine", i, data)
 
-# fuzz_cms: flags (bit 0 PEM, bit 1 the content detached), then a
+# fuzz_cms: flags (bit 0 PEM, bit 1 the content detached, bits 2-3 the
+# type: SignedData, EnvelopedData, EncryptedData, DigestedData), then a
 # SignedData: openssl cms -engine gost's over gost_pki.sh's PKI (detached,
 # -cades with a chain, -keyid with two signers attached, -noattr), and
-# R 1323565.1.025-2019's two examples (tests/vectors/tc26_cms) as PEM.
+# R 1323565.1.025-2019's two examples (tests/vectors/tc26_cms) as PEM;
+# then its EnvelopedData (KTRI 256, 512; KARI), EncryptedData and DigestedData
+# examples as PEM.
 def cms_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
@@ -394,6 +397,14 @@ def cms_seeds():
             (2, osign("-noattr", "-signer", "leaf-256D.pem", "-inkey", "leaf-256D.key")),
             (1, tc26("signed_a111.pem")),
             (1, tc26("signed_a121.pem")),
+            (1 | 1 << 2, tc26("encrypted_keytrans_a231.pem")),
+            (1 | 1 << 2, tc26("encrypted_keytrans_a241.pem")),
+            (1 | 1 << 2, tc26("encrypted_keyagree_a211.pem")),
+            (1 | 1 << 2, tc26("encrypted_keyagree_a221.pem")),
+            (1 | 2 << 2, tc26("encrypted_magma_a411.pem")),
+            (1 | 2 << 2, tc26("encrypted_kuznyechik_a421.pem")),
+            (1 | 3 << 2, tc26("hashed_a311.pem")),
+            (1 | 3 << 2, tc26("hashed_a321.pem")),
         ]
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)

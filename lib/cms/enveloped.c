@@ -1,0 +1,389 @@
+/* EnvelopedData (RFC 5652 section 6) with KeyTransRecipientInfo as
+ * R 1323565.1.025-2019 gives it (KeyTransport2019), and the reading of its
+ * KeyAgreeRecipientInfo (KEG(our d, the originator's Q, ukm), then KImp15
+ * of encryptedKey with IV ukm[24..]; ephemeral or static originator).
+ * KeyTransport2019 writes, per recipient, an
+ * ephemeral key on the recipient's curve, KEG(ephemeral d, recipient Q,
+ * ukm) = K_mac || K_enc, and the content-encryption key exported with
+ * KExp15 under them (IV: the ukm's bytes from 24). encryptedKey holds
+ *   GostR3410-KeyTransport ::= SEQUENCE { encryptedKey OCTET STRING
+ *     (KExp15's output), ephemeralPublicKey SubjectPublicKeyInfo,
+ *     ukm OCTET STRING (32 bytes) }.
+ * The recipient's key agreement and unwrap are on secrets; the rest is
+ * public. */
+#include "cms/cms_internal.h"
+#include "gostx/keywrap.h"
+
+#define UKM_LEN 32
+
+static gostx_alg wrap_alg(gostx__der oid) {
+  if (GOSTX__DER_OID_IS(oid, OID_KUZ_KEXP15)) return GOSTX_ALG_KUZNYECHIK;
+  if (GOSTX__DER_OID_IS(oid, OID_MAGMA_KEXP15)) return GOSTX_ALG_MAGMA;
+  return (gostx_alg)0;
+}
+
+static size_t alg_block(gostx_alg alg) { return alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8; }
+
+/* ---- reading ---- */
+
+/* keyEncryptionAlgorithm: { kexp15 OID, SEQUENCE { agreement OID } }; an
+ * unknown wrap is kept as its OID for the refusal to name. */
+static int key_enc_alg(gostx__der *r, gostx_cms_recipient *ri) {
+  gostx__der alg, oid, params, agr;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &alg, NULL) || gostx__der_oid(&alg, &oid)) return GOSTX_EFORMAT;
+  ri->kea_oid = oid.p, ri->kea_oid_len = oid.n;
+  ri->wrap_alg = wrap_alg(oid);
+  if (!ri->wrap_alg) return 0;
+  if (gostx__der_get(&alg, GOSTX__DER_SEQ, &params, NULL) || alg.n || gostx__der_oid(&params, &agr) ||
+      params.n)
+    return GOSTX_EFORMAT;
+  ri->key_len = GOSTX__DER_OID_IS(agr, OID_AGREEMENT_256)   ? 32
+                : GOSTX__DER_OID_IS(agr, OID_AGREEMENT_512) ? 64
+                                                            : 0;
+  return 0;
+}
+
+static int key_trans(gostx__der r, gostx_cms_recipient *ri) {
+  gostx__cms_id id;
+  gostx__der ek;
+  memset(ri, 0, sizeof *ri);
+  if (gostx__der_small_uint(&r, &ri->version) || gostx__cms_read_id(&r, &id) ||
+      key_enc_alg(&r, ri) || gostx__der_get(&r, GOSTX__DER_OCTETS, &ek, NULL) || r.n)
+    return GOSTX_EFORMAT;
+  /* RFC 5652 6.2.1: version 0 with issuerAndSerialNumber, 2 with a key id */
+  if (ri->version != (id.kind == GOSTX_CMS_SID_KEY_ID ? 2 : 0)) return GOSTX_EFORMAT;
+  ri->rid_kind = id.kind;
+  ri->rid_issuer = id.issuer.p, ri->rid_issuer_len = id.issuer.n;
+  ri->rid_serial = id.serial.p, ri->rid_serial_len = id.serial.n;
+  ri->rid_key_id = id.key_id.p, ri->rid_key_id_len = id.key_id.n;
+  ri->encrypted_key = ek.p, ri->encrypted_key_len = ek.n;
+  return 0;
+}
+
+/* KeyAgreeRecipientIdentifier: issuerAndSerialNumber, or [0]
+ * RecipientKeyIdentifier { subjectKeyIdentifier, date, other } */
+static int kari_rid(gostx__der *r, gostx_cms_recipient *ri) {
+  gostx__cms_id id;
+  gostx__der rkid, kid;
+  if (gostx__der_peek(r, GOSTX__DER_CTXC(0))) {
+    if (gostx__der_get(r, GOSTX__DER_CTXC(0), &rkid, NULL) ||
+        gostx__der_get(&rkid, GOSTX__DER_OCTETS, &kid, NULL) || kid.n == 0)
+      return GOSTX_EFORMAT;
+    ri->rid_kind = GOSTX_CMS_SID_KEY_ID, ri->rid_key_id = kid.p, ri->rid_key_id_len = kid.n;
+    return 0;
+  }
+  if (gostx__cms_read_id(r, &id) || id.kind != GOSTX_CMS_SID_ISSUER_SERIAL) return GOSTX_EFORMAT;
+  ri->rid_kind = id.kind;
+  ri->rid_issuer = id.issuer.p, ri->rid_issuer_len = id.issuer.n;
+  ri->rid_serial = id.serial.p, ri->rid_serial_len = id.serial.n;
+  return 0;
+}
+
+/* originator [0] EXPLICIT OriginatorIdentifierOrKey: a static
+ * originator's identifier, or [1] OriginatorPublicKey (ephemeral). */
+static int originator(gostx__der *r, gostx_cms_recipient *ri) {
+  gostx__der orig, key;
+  gostx__cms_id id;
+  if (gostx__der_get(r, GOSTX__DER_CTXC(0), &orig, NULL)) return GOSTX_EFORMAT;
+  if (gostx__der_peek(&orig, GOSTX__DER_CTXC(1))) {
+    if (gostx__der_get(&orig, GOSTX__DER_CTXC(1), &key, NULL) || orig.n) return GOSTX_EFORMAT;
+    ri->originator_kind = GOSTX_CMS_ORIGINATOR_KEY, ri->orig_key = key.p, ri->orig_key_len = key.n;
+    return 0;
+  }
+  if (gostx__cms_read_id(&orig, &id) || orig.n) return GOSTX_EFORMAT;
+  ri->originator_kind = id.kind;
+  ri->orig_issuer = id.issuer.p, ri->orig_issuer_len = id.issuer.n;
+  ri->orig_serial = id.serial.p, ri->orig_serial_len = id.serial.n;
+  ri->orig_key_id = id.key_id.p, ri->orig_key_id_len = id.key_id.n;
+  return 0;
+}
+
+/* KeyAgreeRecipientInfo (RFC 5652 6.2.2): one recipient per
+ * RecipientEncryptedKey, each with the originator, ukm and algorithm. */
+static int key_agree(gostx__der r, gostx_cms_enveloped *env, gostx_cms_status *st) {
+  gostx_cms_recipient common;
+  gostx__der ukm, octets, reks, rek, ek;
+  memset(&common, 0, sizeof common);
+  common.kari = 1;
+  if (gostx__der_small_uint(&r, &common.version) || common.version != 3 || originator(&r, &common))
+    return GOSTX_EFORMAT;
+  if (gostx__der_peek(&r, GOSTX__DER_CTXC(1))) { /* ukm [1] EXPLICIT */
+    if (gostx__der_get(&r, GOSTX__DER_CTXC(1), &ukm, NULL) ||
+        gostx__der_get(&ukm, GOSTX__DER_OCTETS, &octets, NULL) || ukm.n)
+      return GOSTX_EFORMAT;
+    common.ukm = octets.p, common.ukm_len = octets.n;
+  }
+  if (key_enc_alg(&r, &common) || gostx__der_get(&r, GOSTX__DER_SEQ, &reks, NULL) || r.n || !reks.n)
+    return GOSTX_EFORMAT;
+  while (reks.n) {
+    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY, GOSTX_EFORMAT;
+    gostx_cms_recipient *ri = &env->recipients[env->n_recipients++];
+    *ri = common;
+    if (gostx__der_get(&reks, GOSTX__DER_SEQ, &rek, NULL) || kari_rid(&rek, ri) ||
+        gostx__der_get(&rek, GOSTX__DER_OCTETS, &ek, NULL) || rek.n)
+      return GOSTX_EFORMAT;
+    ri->encrypted_key = ek.p, ri->encrypted_key_len = ek.n;
+  }
+  return 0;
+}
+
+/* recipientInfos: KTRIs and KARIs read; the other choices ([2] KEK, [3]
+ * password, [4] other) counted. */
+static int recipient_infos(gostx__der set, gostx_cms_enveloped *env, gostx_cms_status *st) {
+  while (set.n) {
+    uint8_t tag;
+    gostx__der ri;
+    if (gostx__der_next(&set, &tag, &ri, NULL)) return GOSTX_EFORMAT;
+    if (tag == GOSTX__DER_CTXC(1)) {
+      if (key_agree(ri, env, st)) return GOSTX_EFORMAT;
+      continue;
+    }
+    if (tag != GOSTX__DER_SEQ) {
+      if (tag < GOSTX__DER_CTXC(2) || tag > GOSTX__DER_CTXC(4)) return GOSTX_EFORMAT;
+      env->n_other_recipients++;
+      continue;
+    }
+    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY, GOSTX_EFORMAT;
+    if (key_trans(ri, &env->recipients[env->n_recipients++])) return GOSTX_EFORMAT;
+  }
+  return env->n_recipients + env->n_other_recipients ? 0 : GOSTX_EFORMAT;
+}
+
+int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enveloped *out,
+                              gostx_cms_status *st) {
+  gostx_cms_status dummy;
+  if (!st) st = &dummy;
+  *st = GOSTX_CMS_MALFORMED;
+  if (!der || !out) return GOSTX_EINVAL;
+  memset(out, 0, sizeof *out);
+  gostx__der ed, set;
+  size_t rest;
+  if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_ENVELOPED_DATA,
+                              sizeof OID_ENVELOPED_DATA - 1, &ed, &rest, st) ||
+      gostx__der_small_uint(&ed, &out->version) || out->version > 4)
+    return GOSTX_EFORMAT;
+  if (gostx__der_peek(&ed, GOSTX__DER_CTXC(0)) && gostx__der_get(&ed, GOSTX__DER_CTXC(0), NULL, NULL))
+    return GOSTX_EFORMAT; /* originatorInfo: certificates a KARI may need, not read yet */
+  if (gostx__der_get(&ed, GOSTX__DER_SET, &set, NULL) || recipient_infos(set, out, st) ||
+      gostx__cms_read_encrypted_content(&ed, &out->content, st))
+    return GOSTX_EFORMAT;
+  if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
+  out->der = der, out->der_len = der_len;
+  *st = GOSTX_CMS_OK;
+  return 0;
+}
+
+/* ---- the recipient's side ---- */
+
+static const gostx_cms_recipient *find_recipient(const gostx_cms_enveloped *env,
+                                                 const gostx_x509_cert *cert) {
+  for (size_t i = 0; i < env->n_recipients; i++) {
+    const gostx_cms_recipient *ri = &env->recipients[i];
+    gostx__cms_id id = {ri->rid_kind,
+                        {ri->rid_issuer, ri->rid_issuer_len},
+                        {ri->rid_serial, ri->rid_serial_len},
+                        {ri->rid_key_id, ri->rid_key_id_len}};
+    if (gostx__cms_cert_is(cert, &id)) return ri;
+  }
+  return NULL;
+}
+
+/* K_mac || K_enc = KEG(d, Q, ukm) as the wrap cipher's two keys. */
+static int kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_t *d, size_t len,
+                     const uint8_t *q, const uint8_t ukm[UKM_LEN], gostx_cipher *mac,
+                     gostx_cipher *enc) {
+  uint8_t k[64];
+  int rc = gostx_gost3410_keg(curve, d, len, q, 2 * len, ukm, UKM_LEN, k, sizeof k);
+  if (!rc) rc = gostx_cipher_init(mac, alg, k);
+  if (!rc) rc = gostx_cipher_init(enc, alg, k + 32);
+  gostx_memzero(k, sizeof k);
+  return rc;
+}
+
+/* KImp15 of psexp under KEG(our d, the peer's Q, ukm): the CEK. */
+static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
+                const gostx_gost3410_key *peer, const uint8_t *ukm, size_t ukm_len,
+                const uint8_t *psexp, size_t psexp_len, uint8_t cek[32], gostx_cms_status *st) {
+  gostx_cipher mac, enc;
+  size_t n = alg_block(ri->wrap_alg), cek_len = 0;
+  if (ukm_len != UKM_LEN) return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
+  if (peer->curve != key->curve) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  memset(&mac, 0, sizeof mac);
+  memset(&enc, 0, sizeof enc);
+  int rc = kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
+  if (!rc && (psexp_len != 32 + n ||
+              gostx_kimp15(&enc, &mac, ukm + 24, n / 2, psexp, psexp_len, cek, &cek_len)))
+    rc = GOSTX_EAUTH, *st = GOSTX_CMS_WRONG_KEY;
+  gostx_cipher_clear(&mac);
+  gostx_cipher_clear(&enc);
+  return rc;
+}
+
+/* GostR3410-KeyTransport unwrapped with the recipient's key: the CEK. */
+static int unwrap_ktri(const gostx_cms_recipient *ri, const gostx_gost3410_key *key, uint8_t cek[32],
+                       gostx_cms_status *st) {
+  gostx__der r = {ri->encrypted_key, ri->encrypted_key_len}, kt, psexp, spki, ukm;
+  gostx_gost3410_key eph;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &kt, NULL) || r.n ||
+      gostx__der_get(&kt, GOSTX__DER_OCTETS, &psexp, NULL) ||
+      gostx__der_get(&kt, GOSTX__DER_SEQ, NULL, &spki) ||
+      gostx__der_get(&kt, GOSTX__DER_OCTETS, &ukm, NULL) || kt.n ||
+      gostx_gost3410_key_read(&eph, spki.p, spki.n, NULL, 0) || eph.has_private)
+    return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
+  return kimp(ri, key, &eph, ukm.p, ukm.n, psexp.p, psexp.n, cek, st);
+}
+
+/* The KARI's originator key: its OriginatorPublicKey read as the
+ * SubjectPublicKeyInfo it is under its [1] tag, or the static
+ * originator's certificate, which must be the one named. */
+static int originator_key(const gostx_cms_recipient *ri, const gostx_x509_cert *originator,
+                          gostx_gost3410_key *peer, gostx_cms_status *st) {
+  if (ri->originator_kind == GOSTX_CMS_ORIGINATOR_KEY) {
+    uint8_t spki[GOSTX_GOST3410_DER_MAX];
+    size_t len = 0;
+    gostx__der_w w;
+    gostx__der_w_init(&w, spki, sizeof spki);
+    gostx__der_w_tlv(&w, GOSTX__DER_SEQ, ri->orig_key, ri->orig_key_len);
+    if (gostx__der_w_finish(&w, &len) || gostx_gost3410_key_read(peer, spki, len, NULL, 0) ||
+        peer->has_private)
+      return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
+    return 0;
+  }
+  gostx__cms_id id = {ri->originator_kind,
+                      {ri->orig_issuer, ri->orig_issuer_len},
+                      {ri->orig_serial, ri->orig_serial_len},
+                      {ri->orig_key_id, ri->orig_key_id_len}};
+  if (!originator || !gostx__cms_cert_is(originator, &id))
+    return *st = GOSTX_CMS_ORIGINATOR_NOT_FOUND, GOSTX_EAUTH;
+  if (gostx_gost3410_key_set_public(peer, originator->curve, originator->pub, originator->pub_len, NULL))
+    return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  return 0;
+}
+
+static int unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
+                  const gostx_x509_cert *originator, uint8_t cek[32], gostx_cms_status *st) {
+  gostx_gost3410_key peer;
+  if (!ri->kari) return unwrap_ktri(ri, key, cek, st);
+  int rc = originator_key(ri, originator, &peer, st);
+  if (!rc) rc = kimp(ri, key, &peer, ri->ukm, ri->ukm_len, ri->encrypted_key, ri->encrypted_key_len, cek, st);
+  return rc;
+}
+
+static int key_is_cert(const gostx_gost3410_key *k, const gostx_x509_cert *c) {
+  return k->has_private && c->curve == k->curve && c->pub_len == 2 * k->len &&
+         memcmp(c->pub, k->q, 2 * k->len) == 0;
+}
+
+int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                                const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                                uint8_t *out, size_t cap,
+                                size_t *out_len, gostx_cms_status *st) {
+  gostx_cms_status dummy;
+  if (!st) st = &dummy;
+  *st = GOSTX_CMS_OK;
+  if (!env || !cert || !key || !out_len || !key_is_cert(key, cert)) return GOSTX_EINVAL;
+  const gostx_cms_recipient *ri = find_recipient(env, cert);
+  if (!ri) return *st = GOSTX_CMS_RECIPIENT_NOT_FOUND, GOSTX_EAUTH;
+  if (!ri->wrap_alg || !env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
+  if (ri->key_len != key->len) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  if (!out) return *out_len = env->content.ciphertext_len, 0;
+  uint8_t cek[32];
+  int rc = unwrap(ri, key, originator, cek, st);
+  if (!rc) rc = gostx__cms_open(&env->content, cek, out, cap, out_len, st);
+  gostx_memzero(cek, sizeof cek);
+  return rc;
+}
+
+/* ---- the sender's side ---- */
+
+/* encryptedKey's GostR3410-KeyTransport for one recipient: a fresh
+ * ephemeral key and ukm (count: zeros of the same lengths, the
+ * recipient's own key standing in for the ephemeral one). */
+static int write_key_transport(gostx__der_w *w, const gostx_x509_cert *c, gostx_alg alg,
+                               const uint8_t cek[32], int count) {
+  size_t len = gostx_gost3410_size(c->curve), n = alg_block(alg), psexp_len = 0, spki_len = 0;
+  uint8_t d[64], q[128], ukm[UKM_LEN] = {0}, psexp[48] = {0}, spki[GOSTX_GOST3410_DER_MAX];
+  gostx_gost3410_key recip, eph;
+  gostx_cipher mac, enc;
+  memset(&mac, 0, sizeof mac);
+  memset(&eph, 0, sizeof eph);
+  memset(&enc, 0, sizeof enc);
+  /* the recipient's parameter set OID, which the ephemeral key names too:
+   * gost-engine agrees only between keys that name the same one */
+  int rc = gostx_gost3410_key_read(&recip, c->spki, c->spki_len, NULL, 0);
+  if (!rc && count) eph = recip; /* a stand-in of the same length */
+  if (!rc && !count) rc = gostx_gost3410_keygen(c->curve, d, len, q, 2 * len);
+  if (!rc && !count) rc = gostx_gost3410_key_set_private(&eph, c->curve, d, len, recip.oid);
+  if (!rc && !count) rc = gostx_random_bytes(ukm, sizeof ukm);
+  if (!rc && !count) rc = kexp_keys(alg, c->curve, d, len, c->pub, ukm, &mac, &enc);
+  if (!rc && !count) rc = gostx_kexp15(&enc, &mac, ukm + 24, n / 2, cek, 32, psexp, &psexp_len);
+  if (!rc) rc = gostx_gost3410_key_write(&eph, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
+                                         spki, sizeof spki, &spki_len);
+  gostx__der_w_begin(w, GOSTX__DER_OCTETS);
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, psexp, 32 + n);
+  gostx__der_w_raw(w, spki, spki_len);
+  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, ukm, sizeof ukm);
+  gostx__der_w_end(w);
+  gostx__der_w_end(w);
+  gostx_gost3410_key_clear(&eph);
+  gostx_cipher_clear(&mac);
+  gostx_cipher_clear(&enc);
+  gostx_memzero(d, sizeof d);
+  return rc;
+}
+
+/* KeyTransRecipientInfo, version 0, issuerAndSerialNumber; the wrap
+ * cipher of the content's family (as gost-engine chooses it). */
+static int write_ktri(gostx__der_w *w, const gostx_x509_cert *c, gostx_alg alg,
+                      const uint8_t cek[32], int count) {
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_u32(w, 0);
+  gostx__cms_write_ias(w, c);
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_oid(w, alg == GOSTX_ALG_KUZNYECHIK ? "1.2.643.7.1.1.7.2.1" : "1.2.643.7.1.1.7.1.1");
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_oid(w, gostx_gost3410_size(c->curve) == 32 ? "1.2.643.7.1.1.6.1" : "1.2.643.7.1.1.6.2");
+  gostx__der_w_end(w);
+  gostx__der_w_end(w);
+  int rc = write_key_transport(w, c, alg, cek, count);
+  gostx__der_w_end(w);
+  return rc;
+}
+
+static int recipient_ok(const gostx_x509_cert *c) {
+  size_t len = c->key_alg == GOSTX_X509_KEY_2001 ? 0 : gostx_gost3410_size(c->curve);
+  return (len == 32 || len == 64) && c->pub_len == 2 * len;
+}
+
+int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
+                      const uint8_t *content, size_t len, uint8_t *out, size_t cap,
+                      size_t *out_len) {
+  if (!recipients || !out_len || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS || (!content && len) ||
+      cipher < GOSTX_CMS_KUZNYECHIK || cipher > GOSTX_CMS_MAGMA_OMAC)
+    return GOSTX_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!recipient_ok(&recipients[i])) return GOSTX_EINVAL;
+  int count = out == NULL, has_mac = gostx_cms_cipher_has_mac(cipher);
+  gostx_alg alg = cipher == GOSTX_CMS_KUZNYECHIK || cipher == GOSTX_CMS_KUZNYECHIK_OMAC
+                      ? GOSTX_ALG_KUZNYECHIK
+                      : GOSTX_ALG_MAGMA;
+  uint8_t cek[32] = {0};
+  int rc = count ? 0 : gostx_random_bytes(cek, sizeof cek);
+  gostx__der_w w;
+  gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.3");
+  gostx__der_w_u32(&w, has_mac ? 2 : 0); /* RFC 5652 6.1: 2 with unprotectedAttrs */
+  gostx__der_w_begin(&w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
+  for (size_t i = 0; i < n && !rc; i++) rc = write_ktri(&w, &recipients[i], alg, cek, count);
+  gostx__der_w_end(&w);
+  if (!rc) rc = gostx__cms_write_encrypted_content(&w, cipher, content, len, count);
+  gostx__cms_write_mac_attr(&w, cipher);
+  gostx__cms_w_close(&w);
+  if (!rc) rc = gostx__der_w_finish(&w, out_len);
+  gostx_cms_enveloped env;
+  if (!rc && !count && gostx_cms_enveloped_parse(out, *out_len, &env, NULL)) rc = GOSTX_EINVAL;
+  if (!rc && !count) rc = gostx__cms_seal(out, &env.content, cek);
+  if (rc && out) gostx_memzero(out, cap); /* no plaintext left behind */
+  gostx_memzero(cek, sizeof cek);
+  return rc;
+}
