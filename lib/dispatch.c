@@ -172,9 +172,6 @@ static const struct row gx_rows[] = {
     ROW(gostx_gx_portable, LEVEL_portable, 0, NULL),
 };
 
-static struct gostx_dispatch chosen;
-static const struct gostx_gx_impl *chosen_gx;
-
 /* lib/tls's padding scan: AVX2 wherever it runs (the avx512 levels too). */
 static const struct row tls_scan_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
@@ -182,7 +179,13 @@ static const struct row tls_scan_rows[] = {
 #endif
     ROW(gostx_tls_scan_portable, LEVEL_portable, 0, NULL),
 };
+
+static struct gostx_dispatch chosen;
 static pthread_once_t chosen_once = PTHREAD_ONCE_INIT;
+
+/* Every implementation table starts with its name (the rows' tables: the
+ * primitives' impl.h). */
+static const char *impl_name(const void *p) { return *(const char *const *)p; }
 
 static int level_by_name(const char *name) {
   for (int l = 0; l < LEVEL_COUNT; l++)
@@ -191,9 +194,9 @@ static int level_by_name(const char *name) {
 }
 
 /* Picks from rows (best first; the last row is portable and always usable).
- * name_of reads the implementation's name from its table. */
-static const void *pick(const struct row *rows, size_t n, const char *(*name_of)(const void *),
-                        const char *forced, const struct gostx_cpu *f) {
+ */
+static const void *pick(const struct row *rows, size_t n, const char *forced,
+                        const struct gostx_cpu *f) {
   int cap = LEVEL_COUNT - 1;
   if (forced && *forced) {
     int l = level_by_name(forced);
@@ -201,7 +204,7 @@ static const void *pick(const struct row *rows, size_t n, const char *(*name_of)
       cap = l;
     } else {
       for (size_t i = 0; i < n; i++) /* an exact implementation name */
-        if (!strcmp(name_of(rows[i].impl), forced) && level_supported(rows[i].level, f) &&
+        if (!strcmp(impl_name(rows[i].impl), forced) && level_supported(rows[i].level, f) &&
             (!rows[i].needs || rows[i].needs(f)))
           return rows[i].impl;
       return rows[n - 1].impl;
@@ -217,18 +220,23 @@ static const void *pick(const struct row *rows, size_t n, const char *(*name_of)
   return rows[n - 1].impl;
 }
 
-static const char *kuz_name(const void *p) { return ((const struct gostx_kuz_impl *)p)->name; }
-static const char *magma_name(const void *p) { return ((const struct gostx_magma_impl *)p)->name; }
-static const char *streebog_name(const void *p) { return ((const struct gostx_streebog_impl *)p)->name; }
-static const char *mgm_name(const void *p) { return ((const struct gostx_mgm_impl *)p)->name; }
-static const char *tls_scan_name(const void *p) {
-  return ((const struct gostx_tls_scan_impl *)p)->name;
-}
-static const char *gx_name(const void *p) {
-  return ((const struct gostx_gx_impl *)p)->name;
-}
-
 #define NROWS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Every primitive's rows, by its number (enum gostx_alg; lib/tls's padding
+ * scan has no public one): the one list that GOSTX_IMPL's names and the
+ * tests' row walks read. */
+static const struct family {
+  int alg;
+  const struct row *rows;
+  size_t n;
+} families[] = {
+    {GOSTX_ALG_KUZNYECHIK, kuz_rows, NROWS(kuz_rows)},
+    {GOSTX_ALG_MAGMA, magma_rows, NROWS(magma_rows)},
+    {GOSTX_ALG_STREEBOG, streebog_rows, NROWS(streebog_rows)},
+    {GOSTX_ALG_MGM, mgm_rows, NROWS(mgm_rows)},
+    {GOSTX_ALG_GOST3410, gx_rows, NROWS(gx_rows)},
+    {GOSTX__ROWS_TLS_SCAN, tls_scan_rows, NROWS(tls_scan_rows)},
+};
 
 /* The chosen table's key schedule, or the best usable one below it: the
  * schedule is the same bytes everywhere, and a table without its own (avx512)
@@ -253,10 +261,10 @@ static gostx_impl_request request = GOSTX_IMPL_UNSET;
 static char request_value[64];
 static const char *request_running;
 
-static int name_usable(const struct row *rows, size_t n, const char *(*name_of)(const void *),
-                       const char *name, const struct gostx_cpu *f, int *exists) {
+static int name_usable(const struct row *rows, size_t n, const char *name,
+                       const struct gostx_cpu *f, int *exists) {
   for (size_t i = 0; i < n; i++) {
-    if (strcmp(name_of(rows[i].impl), name)) continue;
+    if (strcmp(impl_name(rows[i].impl), name)) continue;
     *exists = 1;
     if (level_supported(rows[i].level, f) && (!rows[i].needs || rows[i].needs(f))) return 1;
   }
@@ -279,11 +287,8 @@ static void classify(const char *forced, const struct gostx_cpu *f) {
     return;
   }
   int exists = 0, usable = 0;
-  usable |= name_usable(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f, &exists);
-  usable |= name_usable(magma_rows, NROWS(magma_rows), magma_name, forced, f, &exists);
-  usable |= name_usable(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f, &exists);
-  usable |= name_usable(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f, &exists);
-  usable |= name_usable(gx_rows, NROWS(gx_rows), gx_name, forced, f, &exists);
+  for (size_t i = 0; i < NROWS(families); i++)
+    usable |= name_usable(families[i].rows, families[i].n, forced, f, &exists);
   request = usable ? GOSTX_IMPL_HONOURED : exists ? GOSTX_IMPL_UNSUPPORTED : GOSTX_IMPL_UNKNOWN;
   request_running = usable ? request_value : level_names[0];
 }
@@ -292,13 +297,13 @@ static void choose(void) {
   const char *forced = getenv("GOSTX_IMPL");
   const struct gostx_cpu *f = gostx__cpu();
   classify(forced, f);
-  chosen.kuz = pick(kuz_rows, NROWS(kuz_rows), kuz_name, forced, f);
+  chosen.kuz = pick(kuz_rows, NROWS(kuz_rows), forced, f);
   chosen.kuz_expand = kuz_expand_for(chosen.kuz, f);
-  chosen.magma = pick(magma_rows, NROWS(magma_rows), magma_name, forced, f);
-  chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), streebog_name, forced, f);
-  chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), mgm_name, forced, f);
-  chosen_gx = pick(gx_rows, NROWS(gx_rows), gx_name, forced, f);
-  chosen.tls_scan = pick(tls_scan_rows, NROWS(tls_scan_rows), tls_scan_name, forced, f);
+  chosen.magma = pick(magma_rows, NROWS(magma_rows), forced, f);
+  chosen.streebog = pick(streebog_rows, NROWS(streebog_rows), forced, f);
+  chosen.mgm = pick(mgm_rows, NROWS(mgm_rows), forced, f);
+  chosen.gx = pick(gx_rows, NROWS(gx_rows), forced, f);
+  chosen.tls_scan = pick(tls_scan_rows, NROWS(tls_scan_rows), forced, f);
 }
 
 const struct gostx_dispatch *gostx__dispatch(void) {
@@ -309,11 +314,6 @@ const struct gostx_dispatch *gostx__dispatch(void) {
 #ifdef GOSTX_CT_PLANTS
 int gostx__ct_plant; /* which planted leak is live (lib/internal.h); none by default */
 #endif
-
-const struct gostx_gx_impl *gostx__gx_impl(void) {
-  pthread_once(&chosen_once, choose);
-  return chosen_gx;
-}
 
 gostx_impl_request gostx_impl_requested(const char **value, const char **running) {
   gostx__dispatch();
@@ -334,22 +334,17 @@ const char *gostx_impl(gostx_alg alg) {
     case GOSTX_ALG_MAGMA: return d->magma->name;
     case GOSTX_ALG_STREEBOG: return d->streebog->name;
     case GOSTX_ALG_MGM: return d->mgm->name;
-    case GOSTX_ALG_GOST3410: return gostx__gx_impl()->name;
+    case GOSTX_ALG_GOST3410: return d->gx->name;
     default: return "unknown";
   }
 }
 
 /* The rows of a primitive, best first; NULL for an unknown one. */
 static const struct row *rows_of(int alg, size_t *n) {
-  switch (alg) {
-    case GOSTX_ALG_KUZNYECHIK: *n = NROWS(kuz_rows); return kuz_rows;
-    case GOSTX_ALG_MAGMA: *n = NROWS(magma_rows); return magma_rows;
-    case GOSTX_ALG_STREEBOG: *n = NROWS(streebog_rows); return streebog_rows;
-    case GOSTX_ALG_MGM: *n = NROWS(mgm_rows); return mgm_rows;
-    case GOSTX_ALG_GOST3410: *n = NROWS(gx_rows); return gx_rows;
-    case GOSTX__ROWS_TLS_SCAN: *n = NROWS(tls_scan_rows); return tls_scan_rows;
-    default: *n = 0; return NULL;
-  }
+  for (size_t i = 0; i < NROWS(families); i++)
+    if (families[i].alg == alg) return *n = families[i].n, families[i].rows;
+  *n = 0;
+  return NULL;
 }
 
 /* Row i of a primitive's table list (best first), whether or not the
@@ -372,7 +367,6 @@ const void *gostx__impl_row_info(int alg, size_t i, struct gostx__row_info *info
   info->level = level_names[rows[i].level];
   info->opt_in = rows[i].opt_in;
   info->not_preferred = rows[i].prefer && !rows[i].prefer(f);
-  /* Every implementation struct starts with its name. */
-  info->name = *(const char *const *)rows[i].impl;
+  info->name = impl_name(rows[i].impl);
   return rows[i].impl;
 }

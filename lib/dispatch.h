@@ -7,13 +7,15 @@
 #include "internal.h"
 
 /* Each primitive's table type and its ISA tables live in that primitive's
- * impl.h (lib/kuznyechik/, lib/magma/, lib/streebog/, lib/mgm/); each ISA
+ * impl.h (lib/kuznyechik/, lib/magma/, lib/streebog/, lib/mgm/,
+ * lib/gost3410/; lib/tls/pad_scan.h for TLS 1.3's padding scan); each ISA
  * file exports one const table, and lib/dispatch.c, the only file that sees
  * them all, chooses among them. */
 struct gostx_kuz_impl;
 struct gostx_magma_impl;
 struct gostx_streebog_impl;
 struct gostx_mgm_impl;
+struct gostx_gx_impl;
 struct gostx_tls_scan_impl;
 struct gostx_dispatch {
   const struct gostx_kuz_impl *kuz;
@@ -24,14 +26,18 @@ struct gostx_dispatch {
   const struct gostx_magma_impl *magma;
   const struct gostx_streebog_impl *streebog;
   const struct gostx_mgm_impl *mgm;
+  /* GOST R 34.10's scalar multiplications and curve steps: a curve is
+   * loaded on this row per operation (gost3410/curves.c) */
+  const struct gostx_gx_impl *gx;
   const struct gostx_tls_scan_impl *tls_scan; /* lib/tls's padding scan (tls/pad_scan.h) */
 };
 /* The process-wide choice, made once (thread-safe) on first use. */
 const struct gostx_dispatch *gostx__dispatch(void);
 /* 1 when the named level (lib/levels.def) runs here. */
 int gostx__level_supported(const char *level);
-/* Row i of a primitive's implementation list (enum gostx_alg; a const
- * struct gostx_kuz_impl / _magma_impl / _streebog_impl / _mgm_impl *), NULL past the end;
+/* Row i of a primitive's implementation list (enum gostx_alg, or
+ * GOSTX__ROWS_TLS_SCAN; a const struct gostx_kuz_impl / _magma_impl /
+ * _streebog_impl / _mgm_impl / _gx_impl / _tls_scan_impl *), NULL past the end;
  * *usable (may be NULL) = whether this CPU runs it. For differential tests. */
 const void *gostx__impl_row(int primitive, size_t i, int *usable);
 /* The primitive number of lib/tls's padding scan rows for the two calls

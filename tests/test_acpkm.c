@@ -204,17 +204,6 @@ static void test_vectors(void) {
 
 /* ---- Random tests ---- */
 
-static size_t rand_piece(size_t left, size_t n) {
-  size_t k;
-  switch (t_rand_below(4)) {
-    case 0: k = 1; break;
-    case 1: k = t_rand_below(3 * n + 1); break;
-    case 2: k = t_rand_below(700); break;
-    default: k = left; break;
-  }
-  return k < left ? k : left;
-}
-
 static void test_ctr_random(int cid) {
   uint8_t key[32], iv[8];
   const size_t cap = 4096;
@@ -238,7 +227,7 @@ static void test_ctr_random(int cid) {
     memcpy(b + off, a, len);
     gostx_mode_init(&ctx, &c, GOSTX_MODE_CTR_ACPKM, 1, iv, n / 2, 0, 0, N);
     for (size_t p = 0; p < len;) {
-      size_t k = rand_piece(len - p, n);
+      size_t k = t_rand_piece(len - p, n);
       gostx_mode_update(&ctx, b + off + p, k, b + off + p, &w);
       CHECK(w == k, "stream writes what it reads");
       p += k;
@@ -309,7 +298,7 @@ static void test_omac_random(int cid) {
     gostx_omac_ctx ctx;
     gostx_omac_acpkm_init(&ctx, &c, N, T);
     for (size_t p = 0; p < len;) {
-      size_t k = rand_piece(len - p, n);
+      size_t k = t_rand_piece(len - p, n);
       gostx_omac_update(&ctx, msg + p, k);
       p += k;
     }

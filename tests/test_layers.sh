@@ -29,11 +29,17 @@ plant "a kernel table read past the handle" esp/esp.c 'const void *h3(void) { re
 plant "an upward table read" kuznyechik/kuz_portable.c 'const void *h4(void) { return &gostx__gost89_mesh_c; }'
 plant "another ISA file's table" kuznyechik/kuz_ssse3.c 'const void *h5(void) { return &gostx_kuz_avx2; }'
 # lib/tls's strata, each kept (keys < TLS 1.2's key exchange < records < io
-# < the handshakes' common part < TLS 1.2's < TLS 1.3's < conn.c; x509 below
-# them): upward edges with no path back (a cycle is caught anyway)
+# < the handshakes' common part < TLS 1.2's < TLS 1.3's common part < its
+# sides < its state machine < conn.c; x509 below them): an upward edge in
+# each (a cycle, where one comes with it, is caught too)
 plant "tls: a key schedule calling the key exchange" tls/tls12_keys.c 'void t1(void) { gostx__tls12_gkt_write(0, 0, 0, 0, 0, 0); }'
 plant "tls: the key exchange calling a record" tls/tls12_kx.c 'size_t t2(void) { return gostx__tls12_sealed_len(0, 0); }'
 plant "tls: a record calling the handshake's tickets" tls/tls12_record.c 'void t3(void) { gostx__tls_now_ms(0); }'
 plant "tls: the tickets calling TLS 1.2's handshake" tls/ticket.c 'void t4(void) { gostx__tls12_on_message(0, 0, 0); }'
+plant "tls: io calling the handshakes' common part" tls/io.c 'void t6(void) { gostx__tls_fill_random(0, 0); }'
+plant "tls: TLS 1.2's handshake calling TLS 1.3's" tls/handshake12.c 'void t7(void) { gostx__tls13_connected(0); }'
+plant "tls: TLS 1.3's common part calling a side" tls/hs13.c 'void t8(void) { gostx__tls13_client_finish(0); }'
+plant "tls: a side calling the state machine" tls/handshake_server.c 'void t9(void) { gostx__tls_on_message(0, 0, 0); }'
+plant "tls: the state machine calling the API" tls/handshake.c 'const void *t10(void) { return gostx__tls_secret(0, 0); }'
 plant "x509 calling tls" x509/verify.c 'void t5(void) { gostx_tls_peer_chain(0, 0); }'
 finish

@@ -353,18 +353,6 @@ static void ref_run(const gostx_cipher *c, const struct params *p, int dec, cons
   }
 }
 
-/* A random piece length: mostly small (1-byte pieces included), sometimes large. */
-static size_t rand_piece(size_t left, size_t n) {
-  size_t k;
-  switch (t_rand_below(4)) {
-    case 0: k = 1; break;
-    case 1: k = t_rand_below(3 * n + 1); break;
-    case 2: k = t_rand_below(700); break;
-    default: k = left; break;
-  }
-  return k < left ? k : left;
-}
-
 /* Streams len bytes through the context in random pieces. in_place 0: from
  * in to out; 1: one buffer, the output trailing the input (out holds the
  * input on entry); 2: each piece is copied to a scratch buffer and updated
@@ -380,7 +368,7 @@ static size_t stream_run(gostx_mode_ctx *ctx, const uint8_t *in, uint8_t *out, s
     in = out;
   }
   while (off < len) {
-    size_t k = rand_piece(len - off, ctx->n);
+    size_t k = t_rand_piece(len - off, ctx->n);
     int rc;
     if (piece) {
       memcpy(piece, in + off, k);
@@ -628,7 +616,7 @@ static void test_omac_random(int cid) {
     gostx_omac_ctx ctx;
     gostx_omac_init(&ctx, &c);
     for (size_t off = 0; off < len;) {
-      size_t k = rand_piece(len - off, n);
+      size_t k = t_rand_piece(len - off, n);
       gostx_omac_update(&ctx, msg + off, k);
       off += k;
     }

@@ -15,6 +15,20 @@
 
 static char dir[256];
 
+/* The algorithm fields are typed (a switch over them is checked for every
+ * case) and keep the size and the values they had as plain ints: callers
+ * built against the int fields read the same bytes. */
+_Static_assert(_Generic(&(gostx_x509_cert){0}.key_alg, gostx_x509_key_alg *: 1, default: 0) &&
+                   _Generic(&(gostx_x509_cert){0}.sig_alg, gostx_x509_sig_alg *: 1, default: 0) &&
+                   _Generic(&(gostx_x509_csr){0}.sig_alg, gostx_x509_sig_alg *: 1, default: 0),
+               "x509 algorithm fields typed");
+_Static_assert(sizeof(gostx_x509_key_alg) == sizeof(int) && sizeof(gostx_x509_sig_alg) == sizeof(int),
+               "x509 algorithm enums the size of the ints they replace");
+_Static_assert(GOSTX_X509_SIG_2012_256 == 1 && GOSTX_X509_SIG_2012_512 == 2 &&
+                   GOSTX_X509_SIG_2001 == 3 && GOSTX_X509_KEY_2012_256 == 1 &&
+                   GOSTX_X509_KEY_2012_512 == 2 && GOSTX_X509_KEY_2001 == 3,
+               "x509 algorithm values unchanged");
+
 static uint8_t *slurp(const char *name, size_t *len) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);

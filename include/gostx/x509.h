@@ -50,13 +50,18 @@ typedef enum gostx_x509_status {
 GOSTX_API const char *gostx_x509_status_name(gostx_x509_status st);
 
 /* The signature algorithms (gostx_x509_cert.sig_alg) and the subject key's
- * algorithm (key_alg). */
-#define GOSTX_X509_SIG_2012_256 1 /* id-tc26-signwithdigest-gost3410-12-256, Streebog-256 */
-#define GOSTX_X509_SIG_2012_512 2 /* id-tc26-signwithdigest-gost3410-12-512, Streebog-512 */
-#define GOSTX_X509_SIG_2001 3     /* id-GostR3411-94-with-GostR3410-2001 (RFC 4491) */
-#define GOSTX_X509_KEY_2012_256 1 /* id-tc26-gost3410-12-256 */
-#define GOSTX_X509_KEY_2012_512 2 /* id-tc26-gost3410-12-512 */
-#define GOSTX_X509_KEY_2001 3     /* id-GostR3410-2001 (a 256-bit curve) */
+ * algorithm (key_alg). The values are those the fields held as plain ints
+ * before (callers built against them keep working): 0 is neither. */
+typedef enum gostx_x509_sig_alg {
+  GOSTX_X509_SIG_2012_256 = 1, /* id-tc26-signwithdigest-gost3410-12-256, Streebog-256 */
+  GOSTX_X509_SIG_2012_512 = 2, /* id-tc26-signwithdigest-gost3410-12-512, Streebog-512 */
+  GOSTX_X509_SIG_2001 = 3      /* id-GostR3411-94-with-GostR3410-2001 (RFC 4491) */
+} gostx_x509_sig_alg;
+typedef enum gostx_x509_key_alg {
+  GOSTX_X509_KEY_2012_256 = 1, /* id-tc26-gost3410-12-256 */
+  GOSTX_X509_KEY_2012_512 = 2, /* id-tc26-gost3410-12-512 */
+  GOSTX_X509_KEY_2001 = 3      /* id-GostR3410-2001 (a 256-bit curve) */
+} gostx_x509_key_alg;
 
 /* One parsed certificate: views into the caller's DER (which must outlive
  * it) and the fields verification needs. tbs, issuer, subject and spki are
@@ -71,7 +76,7 @@ typedef struct gostx_x509_cert {
   const uint8_t *serial, *spki;
   size_t serial_len, spki_len;
   int version;      /* 1, 2 or 3 */
-  int key_alg;      /* GOSTX_X509_KEY_* */
+  gostx_x509_key_alg key_alg;
   int unknown_critical; /* an extension marked critical that is not one of ours */
   const uint8_t *san; /* subjectAltName's GeneralNames, NULL if absent */
   size_t san_len;
@@ -79,7 +84,7 @@ typedef struct gostx_x509_cert {
   gostx_gost3410_curve curve;    /* the subject key's curve */
   uint8_t pub[128];              /* x || y big-endian, 2 * gostx_gost3410_size(curve) */
   size_t pub_len;
-  int sig_alg;      /* GOSTX_X509_SIG_* */
+  gostx_x509_sig_alg sig_alg;
   int is_ca;        /* basicConstraints cA */
   int path_len;     /* pathLenConstraint, -1 when absent */
   unsigned key_usage; /* the KeyUsage bits as RFC 5280 numbers them (bit 0 = digitalSignature), ~0u when absent */

@@ -123,7 +123,7 @@ typedef struct gostx_x509_csr {
   gostx_gost3410_curve curve;
   size_t len; /* 32 or 64 */
   uint8_t pub[128];
-  int sig_alg; /* GOSTX_X509_SIG_2012_256 or _512 */
+  gostx_x509_sig_alg sig_alg; /* GOSTX_X509_SIG_2012_256 or _512 */
 } gostx_x509_csr;
 /* Parses a DER request and checks its signature with its own key: 0,
  * GOSTX_EFORMAT, GOSTX_EUNSUP, GOSTX_EAUTH (the signature does not verify:

@@ -54,6 +54,12 @@ int prov_lib_err(int rc, const char *what);
  * negative one arrives above INT_MAX (and the stream ciphers' outsize with
  * it). 0 with an error raised for such a length. */
 int prov_check_inl(size_t inl);
+/* A cipher update's room: 1 when outsize holds need bytes, else 0 with
+ * OpenSSL's buffer-too-small error. */
+int prov_check_room(size_t outsize, size_t need);
+/* The error of an update or final on a cipher context that is not started
+ * (its key and IV are both needed): names what is missing; returns 0. */
+int prov_not_started(int key_set);
 
 /* Zeroed memory aligned for the library's 64-byte aligned key structures. */
 void *prov_alloc(size_t size);

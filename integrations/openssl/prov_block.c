@@ -12,10 +12,7 @@ int prov_block_update(prov_blockbuf *b, size_t n, int enc, int padding, prov_blo
   /* decryption with padding keeps the last block back for final */
   const int hold = !enc && padding;
   size_t written = 0, need = (b->len + inl) / n * n;
-  if (outsize < need) {
-    prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", need, outsize);
-    return 0;
-  }
+  if (!prov_check_room(outsize, need)) return 0;
   *outl = 0;
   if (b->len) {
     size_t take = n - b->len < inl ? n - b->len : inl;
@@ -82,6 +79,17 @@ int prov_block_final(prov_blockbuf *b, size_t n, int enc, int padding, prov_bloc
 int prov_check_inl(size_t inl) {
   if (inl <= INT_MAX) return 1;
   prov_err(PROV_R_BAD_LEN, "input length %zu: a negative length given to EVP_CipherUpdate?", inl);
+  return 0;
+}
+
+int prov_check_room(size_t outsize, size_t need) {
+  if (outsize >= need) return 1;
+  prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", need, outsize);
+  return 0;
+}
+
+int prov_not_started(int key_set) {
+  prov_err(PROV_R_NO_KEY, key_set ? "no iv set" : "no key set");
   return 0;
 }
 

@@ -88,10 +88,7 @@ PROV_CIPHER_INITS(aom)
 
 /* The keys and both streams, at the first update (the seed may come after init). */
 static int aom_start(aom_ctx *x) {
-  if (!x->key_set || !x->iv_set) {
-    prov_err(PROV_R_NO_KEY, x->key_set ? "no iv set" : "no key set");
-    return 0;
-  }
+  if (!x->key_set || !x->iv_set) return prov_not_started(x->key_set);
   uint8_t keys[2 * GOSTX_KEY_LEN];
   gostx_cipher mac_cipher;
   int rc = gostx_kdf_tree256(x->key, GOSTX_KEY_LEN, (const uint8_t *)"kdf tree", 8, x->seed,
@@ -125,10 +122,7 @@ static int aom_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
     if (x->done) prov_err(PROV_R_BAD_PARAM, "already finished");
     return 0;
   }
-  if (outsize < inl) {
-    prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", inl, outsize);
-    return 0;
-  }
+  if (!prov_check_room(outsize, inl)) return 0;
   /* the MAC is over the plaintext: before encryption, after decryption */
   int rc = x->enc ? gostx_omac_update(&x->omac, in, inl) : GOSTX_OK;
   if (rc != GOSTX_OK) return prov_lib_err(rc, "omac");

@@ -127,17 +127,11 @@ static int g89_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
                       const unsigned char *in, size_t inl) {
   if (!prov_check_inl(inl)) return 0;
   g89_ctx *x = vx;
-  if (!x->started) {
-    prov_err(PROV_R_NO_KEY, x->key_set ? "no iv set" : "no key set");
-    return 0;
-  }
+  if (!x->started) return prov_not_started(x->key_set);
   if (!x->d->mode)
     return prov_block_update(&x->pending, G89_BLOCK, x->enc, x->padding, cbc_blocks, x, out,
                              outl, outsize, in, inl);
-  if (outsize < inl) {
-    prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", inl, outsize);
-    return 0;
-  }
+  if (!prov_check_room(outsize, inl)) return 0;
   int ok = x->d->mode == GOSTX_GOST89_CNT ? prov_stream_update(&x->ks, g89_bytes, x, in, out, inl)
                                           : g89_bytes(x, in, out, inl);
   if (!ok) return 0;
@@ -148,10 +142,7 @@ static int g89_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
 static int g89_final(void *vx, unsigned char *out, size_t *outl, size_t outsize) {
   g89_ctx *x = vx;
   *outl = 0;
-  if (!x->started) {
-    prov_err(PROV_R_NO_KEY, "no key set");
-    return 0;
-  }
+  if (!x->started) return prov_not_started(x->key_set);
   if (x->d->mode) return 1;
   return prov_block_final(&x->pending, G89_BLOCK, x->enc, x->padding, cbc_blocks, x, out, outl,
                           outsize);

@@ -94,10 +94,7 @@ static int mgm_update(void *vx, unsigned char *out, size_t *outl, size_t outsize
     rc = gostx_mgm_aad(&x->m, in, inl);
     *outl = inl;
   } else {
-    if (outsize < inl) {
-      prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", inl, outsize);
-      return 0;
-    }
+    if (!prov_check_room(outsize, inl)) return 0;
     rc = gostx_mgm_update(&x->m, in, inl, out);
     *outl = inl;
   }

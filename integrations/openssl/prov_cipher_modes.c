@@ -153,17 +153,11 @@ static int modes_update(void *vx, unsigned char *out, size_t *outl, size_t outsi
                         const unsigned char *in, size_t inl) {
   if (!prov_check_inl(inl)) return 0;
   modes_ctx *x = vx;
-  if (!x->started) {
-    prov_err(PROV_R_NO_KEY, x->key_set ? "no iv set" : "no key set");
-    return 0;
-  }
+  if (!x->started) return prov_not_started(x->key_set);
   if (is_block_mode(x->d))
     return prov_block_update(&x->pending, x->n, x->enc, x->padding, run_blocks, x, out, outl,
                              outsize, in, inl);
-  if (outsize < inl) {
-    prov_err(PROV_R_BUFFER_TOO_SMALL, "need %zu bytes, have %zu", inl, outsize);
-    return 0;
-  }
+  if (!prov_check_room(outsize, inl)) return 0;
   if (x->threads && x->d->mode == GOSTX_MODE_CTR) return ctr_threads_update(x, out, outl, in, inl);
   int ok = x->d->mode == GOSTX_MODE_CFB ? stream_bytes(x, in, out, inl)
                                         : prov_stream_update(&x->ks, stream_bytes, x, in, out, inl);
@@ -176,10 +170,7 @@ static int modes_update(void *vx, unsigned char *out, size_t *outl, size_t outsi
 static int modes_final(void *vx, unsigned char *out, size_t *outl, size_t outsize) {
   modes_ctx *x = vx;
   *outl = 0;
-  if (!x->started) {
-    prov_err(PROV_R_NO_KEY, "no key set");
-    return 0;
-  }
+  if (!x->started) return prov_not_started(x->key_set);
   if (!is_block_mode(x->d)) return 1;
   return prov_block_final(&x->pending, x->n, x->enc, x->padding, run_blocks, x, out, outl,
                           outsize);

@@ -220,9 +220,12 @@ static int chunk_args_ok(const gostx_file *file, uint64_t index, int final, size
   return GOSTX_OK;
 }
 
-int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
-                        size_t len, uint8_t *out) {
-  if (!file || !out || (!in && len)) return GOSTX_EINVAL;
+/* One chunk of len content bytes through MGM under its nonce and key,
+ * the header authenticated: sealed (out gets the ciphertext, then the
+ * tag) or opened (in holds the ciphertext, then the tag; out gets the
+ * plaintext, nothing where the tag does not verify). */
+static int chunk_mgm(const gostx_file *file, uint64_t index, int final, int seal,
+                     const uint8_t *in, size_t len, uint8_t *out) {
   int rc = chunk_args_ok(file, index, final, len);
   if (rc) return rc;
   uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
@@ -231,27 +234,23 @@ int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, con
   gostx_file_nonce(file->h.alg, index, final, nonce);
   rc = chunk_cipher(file, index, &tmp, &c);
   if (rc == GOSTX_OK)
-    rc = gostx_mgm_encrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in, len, out,
-                           out + len, file->tag_len);
+    rc = seal ? gostx_mgm_encrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in,
+                                  len, out, out + len, file->tag_len)
+              : gostx_mgm_decrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in,
+                                  len, in + len, file->tag_len, out);
   if (c == &tmp) gostx_cipher_clear(&tmp);
   return rc;
+}
+
+int gostx_file_seal_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
+                        size_t len, uint8_t *out) {
+  if (!file || !out || (!in && len)) return GOSTX_EINVAL;
+  return chunk_mgm(file, index, final, 1, in, len, out);
 }
 
 int gostx_file_open_chunk(const gostx_file *file, uint64_t index, int final, const uint8_t *in,
                         size_t rec_len, uint8_t *out) {
   if (!file || !in || !out) return GOSTX_EINVAL;
   if (rec_len < file->tag_len) return GOSTX_ELEN;
-  size_t len = rec_len - file->tag_len;
-  int rc = chunk_args_ok(file, index, final, len);
-  if (rc) return rc;
-  uint8_t nonce[GOSTX_MAX_BLOCK_LEN];
-  gostx_cipher tmp;
-  const gostx_cipher *c;
-  gostx_file_nonce(file->h.alg, index, final, nonce);
-  rc = chunk_cipher(file, index, &tmp, &c);
-  if (rc == GOSTX_OK)
-    rc = gostx_mgm_decrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in, len,
-                           in + len, file->tag_len, out);
-  if (c == &tmp) gostx_cipher_clear(&tmp);
-  return rc;
+  return chunk_mgm(file, index, final, 0, in, rec_len - file->tag_len, out);
 }

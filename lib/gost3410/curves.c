@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "internal.h"
 
 static const gx_curve_def curves[] = {
@@ -265,7 +266,7 @@ static pthread_once_t built_once = PTHREAD_ONCE_INIT;
 static void build_all(void) {
   for (size_t i = 0; i < NCURVES; i++) {
     curve_build(&built[i], &curves[i]);
-    built[i].impl = gostx__gx_impl();
+    built[i].impl = gostx__dispatch()->gx;
   }
 }
 
@@ -282,7 +283,7 @@ int gostx__ec_curve_load(gx_curve *C, int id) {
   const gx_curve *c = gostx__ec_curve_get(id);
   if (!c) return GOSTX_EINVAL;
   *C = *c;
-  C->impl = gostx__gx_impl(); /* the dispatcher's row, asked per operation */
+  C->impl = gostx__dispatch()->gx; /* the dispatcher's row, asked per operation */
   return 0;
 }
 

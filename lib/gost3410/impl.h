@@ -51,13 +51,20 @@ struct gostx_gx_impl {
                       const uint64_t *y);
   uint64_t (*to_affine)(const struct gx_curve *C, uint64_t *x, uint64_t *y,
                         const struct gx_point *P);
-  /* The row's field operations (the tests hold them against field.c's). */
+};
+/* A row's field operations, for the tests only (test_gost3410 holds each
+ * row's against field.c's, ct_check runs the MULX ones): a table beside
+ * the row (mul_template.h's GX_ROW##_field), not in what the library
+ * dispatches. */
+struct gostx_gx_field {
+  const struct gostx_gx_impl *row;
   void (*fe_mul)(const struct gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
   void (*fe_sqr)(const struct gx_mont *M, uint64_t *r, const uint64_t *a);
   void (*fe_add)(const struct gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
   void (*fe_sub)(const struct gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b);
 };
 extern const struct gostx_gx_impl gostx_gx_portable, gostx_gx_mulx, gostx_gx_avx512ifma;
-const struct gostx_gx_impl *gostx__gx_impl(void);
+extern const struct gostx_gx_field gostx_gx_portable_field, gostx_gx_mulx_field,
+    gostx_gx_avx512ifma_field;
 
 #endif

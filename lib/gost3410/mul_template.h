@@ -77,7 +77,8 @@ static void w_mul2_vartime(const gx_curve *C, gx_point *r, const uint64_t *a, co
   if (mul2_jac(C, r, a, b, P)) mul2_complete(C, r, a, b, P);
 }
 
-/* The row's field operations as functions, for the tests. */
+/* The row's field operations as functions, for the tests (impl.h's
+ * struct gostx_gx_field: GX_ROW's name with _field). */
 static void row_fe_mul(const gx_mont *M, uint64_t *r, const uint64_t *a, const uint64_t *b) {
   fe_mul(M, r, a, b);
 }
@@ -102,8 +103,9 @@ const struct gostx_gx_impl GX_ROW = {
     ed_in_subgroup_vartime,
     point_from_affine,
     point_to_affine,
-    row_fe_mul,
-    row_fe_sqr,
-    row_fe_add,
-    row_fe_sub,
 };
+
+#define GX_FIELD_TABLE_(row) row##_field
+#define GX_FIELD_TABLE(row) GX_FIELD_TABLE_(row)
+const struct gostx_gx_field GX_FIELD_TABLE(GX_ROW) = {&GX_ROW, row_fe_mul, row_fe_sqr, row_fe_add,
+                                                      row_fe_sub};

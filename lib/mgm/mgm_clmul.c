@@ -23,18 +23,9 @@
 
 #include "mgm_reduce_x86.h"
 
-/* lo, mid, hi ^= the Karatsuba partial products of h * x: h0 x0, h1 x1 and
- * (h0 + h1)(x0 + x1). The middle term still holds h0 x0 + h1 x1; those are
- * removed once, from the sums, at the end. Three multiplies instead of four
- * (2.15 vs 2.50 ns per block on Zen 3: PCLMULQDQ is the busiest unit). */
-#define MUL_ACC(h, x)                                                                        \
-  do {                                                                                       \
-    __m128i hs_ = _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4e));                              \
-    __m128i xs_ = _mm_xor_si128(x, _mm_shuffle_epi32(x, 0x4e));                              \
-    lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(h, x, 0x00));                                \
-    hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(h, x, 0x11));                                \
-    mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(hs_, xs_, 0x00));                          \
-  } while (0)
+/* lo, mid, hi ^= the Karatsuba partial products of h * x (mgm_reduce_x86.h). */
+#define MUL_ACC(h, x) \
+  KARATSUBA_ACC(__m128i, _mm_xor_si128, _mm_shuffle_epi32, _mm_clmulepi64_si128, h, x)
 
 TARGET static void mul_acc128(uint8_t acc[16], const uint8_t *h, const uint8_t *x,
                               size_t nblocks) {

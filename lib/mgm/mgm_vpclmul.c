@@ -34,16 +34,10 @@ TARGET static inline __m128i fold_lanes(__m256i v) {
 
 #define LOAD2(p) _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p)), bswap)
 
-/* lo, mid, hi ^= the Karatsuba partial products of two lanes of h * x (see
- * mgm_clmul.c; the middle sums are corrected once at the end). */
-#define MUL_ACC2(h, x)                                                                      \
-  do {                                                                                      \
-    __m256i hs_ = _mm256_xor_si256(h, _mm256_shuffle_epi32(h, 0x4e));                       \
-    __m256i xs_ = _mm256_xor_si256(x, _mm256_shuffle_epi32(x, 0x4e));                       \
-    lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(h, x, 0x00));                        \
-    hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(h, x, 0x11));                        \
-    mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(hs_, xs_, 0x00));                  \
-  } while (0)
+/* lo, mid, hi ^= the Karatsuba partial products of two lanes of h * x
+ * (mgm_reduce_x86.h). */
+#define MUL_ACC2(h, x) \
+  KARATSUBA_ACC(__m256i, _mm256_xor_si256, _mm256_shuffle_epi32, _mm256_clmulepi64_epi128, h, x)
 
 TARGET static void mul_acc128(uint8_t acc[16], const uint8_t *h, const uint8_t *x,
                               size_t nblocks) {

@@ -320,8 +320,10 @@ gostx_tls *gostx_tls_new(const gostx_tls_config *cfg) {
   c->alert = -1;
   c->rl = &gostx__tls13_rec_class;
   c->record_in = record13;
-  gostx_streebog_init(&c->th, GOSTX__TLS_HASH_LEN);
-  gostx_streebog_init(&c->th512, 64);
+  if (gostx__tls_hs_begin(c) != GOSTX_OK) {
+    free(c);
+    return NULL;
+  }
   return c;
 }
 
@@ -330,6 +332,7 @@ void gostx_tls_free(gostx_tls *c) {
   gostx__tls_rec_clear(&c->rrec);
   gostx__tls_rec_clear(&c->wrec);
   gostx__tls_free_buffers(c);
+  gostx__tls_hs_end(c);
   gostx_memzero(c, sizeof *c);
   free(c);
 }
@@ -826,11 +829,13 @@ int gostx_tls_alert(const gostx_tls *c, int *sent) {
 }
 
 const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name) {
-  if (!strcmp(name, "hs")) return c->hs_secret;
-  if (!strcmp(name, "master")) return c->master;
-  if (!strcmp(name, "c hs")) return c->c_hs;
-  if (!strcmp(name, "s hs")) return c->s_hs;
+  static const uint8_t gone[32]; /* the handshake's, once it is over (wiped with it) */
   if (!strcmp(name, "c ap")) return c->c_ap;
   if (!strcmp(name, "s ap")) return c->s_ap;
+  if (!c->hs) return gone;
+  if (!strcmp(name, "hs")) return c->hs->hs_secret;
+  if (!strcmp(name, "master")) return c->hs->master;
+  if (!strcmp(name, "c hs")) return c->hs->c_hs;
+  if (!strcmp(name, "s hs")) return c->hs->s_hs;
   return NULL;
 }

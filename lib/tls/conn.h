@@ -206,6 +206,29 @@ typedef struct gostx__tls_hs_buf {
   uint8_t msg[GOSTX__TLS_MSG_CAP];
 } gostx__tls_hs_buf;
 
+/* What only the handshake needs: its transcript, ephemeral key and
+ * secrets, and the offers it is matching. Allocated with the connection
+ * (its handshake starts there), wiped and freed when the handshake ends
+ * (gostx__tls_hs_end, as BoringSSL frees SSL_HANDSHAKE): a connected
+ * connection keeps only what its records, KeyUpdate and tickets need. */
+typedef struct gostx__tls_hs {
+  gostx_streebog_ctx th;    /* the running transcript */
+  gostx_streebog_ctx th512; /* TLS 1.2: also Streebog-512 (a 512-bit CertificateVerify signs it) */
+  uint8_t eph_priv[64], eph_pub[128]; /* the ephemeral key */
+  uint8_t hs_secret[32], master[32], c_hs[32], s_hs[32];
+  uint8_t psk_key[32];      /* the PSK offered (client) or taken (server) */
+  uint8_t ms12[GOSTX__TLS12_MS_LEN]; /* TLS 1.2's master secret and key block */
+  gostx__tls12_keys keys12;
+  uint16_t peer_schemes[16];
+  size_t npeer_schemes;
+  uint8_t session_id[32];
+  size_t session_id_len;
+  uint8_t cookie[256];
+  size_t cookie_len;
+  int offered13, offered12; /* client: the versions its ClientHello offered */
+  int tickets_ok;           /* server: the client takes psk_dhe_ke (tickets of use to it) */
+} gostx__tls_hs;
+
 /* A record's content once opened, for conn.c to deliver (p NULL: none,
  * the version's reader handled the record itself). */
 typedef struct gostx__tls_content {
@@ -232,30 +255,19 @@ struct gostx_tls {
   int hrr;          /* a HelloRetryRequest was sent / received */
   int psk;          /* a PSK was taken (psk_dhe_ke): the external one, or a ticket's */
   int resumed;      /* ... a ticket's */
-  uint8_t psk_key[32]; /* the PSK offered (client) or taken (server) */
   uint8_t res_master[32]; /* resumption_master_secret: the tickets' PSKs */
   int client_auth;  /* server: the client's certificate was verified (here or in the ticket's handshake) */
   gostx__tls_session offer; /* client: the session set to resume (offer.ticket_len 0: none) */
   gostx__tls_session got;   /* client: the newest ticket received (got.ticket_len 0: none) */
   uint64_t tickets_sent;    /* server: the next ticket's nonce */
-  int tickets_ok;           /* server: the client takes psk_dhe_ke (tickets of use to it) */
   uint16_t psk_index; /* server: its place among the client's identities */
   int ccs_sent, ccs_seen_ok; /* middlebox compatibility */
   int cert_req;     /* client: asked for a certificate; server: asked one */
-  uint16_t peer_schemes[16];
-  size_t npeer_schemes;
   uint8_t client_random[32], server_random[32];
-  uint8_t session_id[32];
-  size_t session_id_len;
-  uint8_t cookie[256];
-  size_t cookie_len;
   char servername[256];
   char alpn[256];
-  /* the ephemeral key */
-  uint8_t eph_priv[64], eph_pub[128];
-  /* the key schedule */
-  gostx_streebog_ctx th; /* the running transcript */
-  uint8_t hs_secret[32], master[32], c_hs[32], s_hs[32], c_ap[32], s_ap[32];
+  /* the application traffic secrets (KeyUpdate derives the next from them) */
+  uint8_t c_ap[32], s_ap[32];
   /* the records: each direction's protection (NULL class before its keys),
    * the version's class (TLS 1.3's until TLS 1.2 is taken) and its reader
    * of one record (header at rec, len bytes after; dst as gostx_tls_read's) */
@@ -274,14 +286,10 @@ struct gostx_tls {
    * application_data; skipped counts their content bytes */
   enum { GOSTX__EARLY_NONE, GOSTX__EARLY_TRIAL, GOSTX__EARLY_AFTER_HRR } early_skip;
   size_t early_skipped;
-  /* TLS 1.2: the version taken, its suite, keys and records; the
-   * transcript also in Streebog-512 (a 512-bit CertificateVerify signs it) */
+  /* TLS 1.2: the version taken and its suite */
   int v12;
-  int offered13, offered12; /* client: the versions its ClientHello offered */
   const gostx__tls12_suite *suite12;
-  gostx_streebog_ctx th512;
-  uint8_t ms12[GOSTX__TLS12_MS_LEN];
-  gostx__tls12_keys keys12;
+  gostx__tls_hs *hs; /* the handshake's state while it runs, NULL after */
   /* the peer's chain */
   size_t npeer;
   gostx_x509_cert peer_cert[GOSTX__TLS_MAX_CHAIN];
@@ -330,6 +338,14 @@ int gostx__tls_hs_flush(gostx_tls *c);
 int gostx__tls_send_ccs(gostx_tls *c);
 int gostx__tls_set_keys(gostx_tls *c, int write, const uint8_t secret[32]);
 void gostx__tls_keylog(gostx_tls *c, const char *label, const uint8_t secret[32]);
+/* The handshake's state: allocated (GOSTX_OK or GOSTX_ENOMEM), its
+ * secrets wiped (a failed handshake keeps it, zeroed, until
+ * gostx_tls_free), and wiped and freed once the handshake is over. */
+int gostx__tls_hs_begin(gostx_tls *c);
+void gostx__tls_hs_wipe(gostx_tls *c);
+void gostx__tls_hs_end(gostx_tls *c);
+/* The transcript: a message added (nothing once the handshake is over:
+ * KeyUpdate and NewSessionTicket are outside it), its hash now. */
 void gostx__tls_th_add(gostx_tls *c, const uint8_t *msg, size_t len);
 void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]);
 
@@ -367,7 +383,8 @@ void gostx__tls12_take(gostx_tls *c);
 /* The test hooks of cfg (tests/test_tls.c; built into gostx_test only). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
 #endif
-/* The secrets of c (tests): name "hs", "master", "c hs", "s hs", "c ap", "s ap". */
+/* The secrets of c (tests): name "hs", "master", "c hs", "s hs" (zeros
+ * once the handshake is over), "c ap", "s ap". */
 const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name);
 
 #endif

@@ -34,7 +34,7 @@ static unsigned sig_alg(gostx_gost3410_curve curve) {
 /* The transcript's hash for a signature by a key of cl bytes: Streebog of
  * the same size (the hash is intrinsic to the algorithm). */
 static void transcript(const gostx_tls *c, size_t cl, uint8_t *out) {
-  gostx_streebog_ctx t = cl == 64 ? c->th512 : c->th;
+  gostx_streebog_ctx t = cl == 64 ? c->hs->th512 : c->hs->th;
   gostx_streebog_final(&t, out);
 }
 
@@ -48,7 +48,7 @@ static void keylog12(gostx_tls *c) {
     at += snprintf(line + at, sizeof line - (size_t)at, "%02x", c->client_random[i]);
   line[at++] = ' ';
   for (int i = 0; i < GOSTX__TLS12_MS_LEN; i++)
-    at += snprintf(line + at, sizeof line - (size_t)at, "%02x", c->ms12[i]);
+    at += snprintf(line + at, sizeof line - (size_t)at, "%02x", c->hs->ms12[i]);
   c->cfg->keylog(c->cfg->keylog_user, line);
   gostx_memzero(line, sizeof line);
 }
@@ -60,12 +60,12 @@ static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) 
   gostx__tls_th_hash(c, session_hash);
   int rc = GOSTX__TLS_HOOKS(c->cfg)->no_ems
                ? gostx__tls12_master_secret(pms, GOSTX__TLS12_PMS_LEN, c->client_random,
-                                            c->server_random, c->ms12)
+                                            c->server_random, c->hs->ms12)
                : gostx__tls12_extended_master_secret(pms, GOSTX__TLS12_PMS_LEN, session_hash,
-                                                     c->ms12);
+                                                     c->hs->ms12);
   if (rc == GOSTX_OK)
-    rc = gostx__tls12_key_block(c->suite12, c->ms12, c->client_random, c->server_random,
-                                &c->keys12);
+    rc = gostx__tls12_key_block(c->suite12, c->hs->ms12, c->client_random, c->server_random,
+                                &c->hs->keys12);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
   keylog12(c);
   return GOSTX_OK;
@@ -75,7 +75,7 @@ static int master_secret(gostx_tls *c, const uint8_t pms[GOSTX__TLS12_PMS_LEN]) 
  * half of the key block for what the client sends. */
 static int set_keys12(gostx_tls *c, int write) {
   int client_keys = (c->role == GOSTX_TLS_CLIENT) == write;
-  const gostx__tls12_keys *k = &c->keys12;
+  const gostx__tls12_keys *k = &c->hs->keys12;
   gostx__tls_rec *r = write ? &c->wrec : &c->rrec;
   gostx__tls_rec_clear(r);
   int rc = gostx__tls12_record_init(&r->s.r12, c->suite12->id,
@@ -97,7 +97,7 @@ static int send_ccs_finished(gostx_tls *c) {
   rc = set_keys12(c, 1);
   if (rc != GOSTX_OK) return rc;
   gostx__tls_th_hash(c, hash);
-  rc = gostx__tls12_finished(c->suite12, c->ms12, c->role == GOSTX_TLS_SERVER, hash, verify);
+  rc = gostx__tls12_finished(c->suite12, c->hs->ms12, c->role == GOSTX_TLS_SERVER, hash, verify);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "Finished");
   wr w = msg_start(c, GOSTX__HS_FINISHED);
   put_bytes(&w, verify, c->suite12->verify_len);
@@ -107,10 +107,7 @@ static int send_ccs_finished(gostx_tls *c) {
 /* The handshake is over: the master secret and the key block go (the
  * records hold their keys). */
 static void connected12(gostx_tls *c) {
-  gostx_memzero(c->ms12, sizeof c->ms12);
-  gostx_memzero(&c->keys12, sizeof c->keys12);
-  gostx_streebog_clear(&c->th);
-  gostx_streebog_clear(&c->th512);
+  gostx__tls_hs_end(c);
   c->state = GOSTX__ST_CONNECTED;
 }
 
@@ -152,9 +149,9 @@ static int on_certificate_request12(gostx_tls *c, const uint8_t *body, size_t le
                                                                  : CERT_GOST_SIGN256;
   while (types.n)
     if (get(&types, 1) == want_type) type_ok = 1;
-  c->npeer_schemes = 0;
+  c->hs->npeer_schemes = 0;
   if (type_ok && curve && gostx__tls_rd_has16(algs, sig_alg(curve)))
-    c->peer_schemes[c->npeer_schemes++] = (uint16_t)sig_alg(curve);
+    c->hs->peer_schemes[c->hs->npeer_schemes++] = (uint16_t)sig_alg(curve);
   c->cert_req = 1;
   return GOSTX_OK;
 }
@@ -172,10 +169,10 @@ static int send_client_key_exchange(gostx_tls *c) {
   size_t kexp_len = 0, body_len = 0;
   int rc;
   if (GOSTX__TLS_HOOKS(cfg)->eph_priv) {
-    memcpy(c->eph_priv, GOSTX__TLS_HOOKS(cfg)->eph_priv, cl);
-    rc = gostx_gost3410_public_key(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
+    memcpy(c->hs->eph_priv, GOSTX__TLS_HOOKS(cfg)->eph_priv, cl);
+    rc = gostx_gost3410_public_key(curve, c->hs->eph_priv, cl, c->hs->eph_pub, 2 * cl);
   } else {
-    rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
+    rc = gostx_gost3410_keygen(curve, c->hs->eph_priv, cl, c->hs->eph_pub, 2 * cl);
   }
   if (rc == GOSTX_OK) {
     if (GOSTX__TLS_HOOKS(cfg)->pms) memcpy(pms, GOSTX__TLS_HOOKS(cfg)->pms, sizeof pms);
@@ -191,18 +188,18 @@ static int send_client_key_exchange(gostx_tls *c) {
   wr w = msg_start(c, GOSTX__HS_CLIENT_KEY_EXCHANGE);
   uint8_t *out = w.p;
   if (rc == GOSTX_OK && c->suite12->tree) {
-    rc = gostx__tls12_kexp15(c->suite12, curve, c->eph_priv, cl, c->peer_pub, 2 * cl, h, pms, kexp,
+    rc = gostx__tls12_kexp15(c->suite12, curve, c->hs->eph_priv, cl, c->peer_pub, 2 * cl, h, pms, kexp,
                              &kexp_len);
     if (rc == GOSTX_OK)
-      rc = gostx__tls12_gkt_write(kexp, kexp_len, curve, c->eph_pub, 2 * cl, like, like_len, out,
+      rc = gostx__tls12_gkt_write(kexp, kexp_len, curve, c->hs->eph_pub, 2 * cl, like, like_len, out,
                                   w.cap, &body_len);
   } else if (rc == GOSTX_OK) {
-    rc = gostx__tls12_kexp28147(curve, c->eph_priv, cl, c->peer_pub, 2 * cl, h, pms, kexp);
+    rc = gostx__tls12_kexp28147(curve, c->hs->eph_priv, cl, c->peer_pub, 2 * cl, h, pms, kexp);
     if (rc == GOSTX_OK)
-      rc = gostx__tls12_blob_write(kexp, curve, c->eph_pub, 2 * cl, like, like_len, out, w.cap,
+      rc = gostx__tls12_blob_write(kexp, curve, c->hs->eph_pub, 2 * cl, like, like_len, out, w.cap,
                                    &body_len);
   }
-  gostx_memzero(c->eph_priv, sizeof c->eph_priv);
+  gostx_memzero(c->hs->eph_priv, sizeof c->hs->eph_priv);
   gostx_memzero(kexp, sizeof kexp);
   if (rc != GOSTX_OK) {
     gostx_memzero(pms, sizeof pms);
@@ -275,7 +272,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite not offered");
   if (comp != 0) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression method not null");
   /* Our session id is a TLS 1.3 compatibility one that no server holds. */
-  if (sid.n && sid.n == c->session_id_len && !memcmp(sid.p, c->session_id, sid.n))
+  if (sid.n && sid.n == c->hs->session_id_len && !memcmp(sid.p, c->hs->session_id, sid.n))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the server resumes a session never held");
   uint32_t seen = 0;
   while (exts.n) {
@@ -317,7 +314,7 @@ int gostx__tls12_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len,
  * ChangeCipherSpec Finished. */
 static int client_flight12(gostx_tls *c) {
   const gostx_tls_config *cfg = c->cfg;
-  int with_cert = c->cert_req && cfg->nchain && c->npeer_schemes;
+  int with_cert = c->cert_req && cfg->nchain && c->hs->npeer_schemes;
   int rc = GOSTX_OK;
   if (c->cert_req) rc = gostx__tls_send_chain(c, with_cert, 0);
   if (rc == GOSTX_OK) rc = send_client_key_exchange(c);
@@ -467,7 +464,7 @@ static int on_finished12(gostx_tls *c, const uint8_t *msg, size_t len) {
   size_t n = c->suite12->verify_len;
   if (len - 4 != n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "Finished of the wrong length");
   gostx__tls_th_hash(c, hash);
-  int rc = gostx__tls12_finished(c->suite12, c->ms12, c->role == GOSTX_TLS_CLIENT, hash, want);
+  int rc = gostx__tls12_finished(c->suite12, c->hs->ms12, c->role == GOSTX_TLS_CLIENT, hash, want);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "Finished");
   if (gostx__verdict(gostx_memeq_ct(want, msg + 4, n)) != GOSTX_OK) /* public once decided */
     return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the peer's Finished does not verify");

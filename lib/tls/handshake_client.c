@@ -27,7 +27,7 @@ static void put_common_exts(gostx_tls *c, wr *w) {
     put(w, (unsigned)n, 2);
     put_bytes(w, (const uint8_t *)c->servername, n);
   }
-  if (c->offered13) {
+  if (c->hs->offered13) {
     put(w, EXT_SUPPORTED_GROUPS, 2);
     put(w, (unsigned)(2 * cfg->ngroups + 2), 2);
     put(w, (unsigned)(2 * cfg->ngroups), 2);
@@ -38,15 +38,15 @@ static void put_common_exts(gostx_tls *c, wr *w) {
     put(w, EXT_SIGNATURE_ALGORITHMS, 2);
     size_t sigs = open_vec(w, 2);
     size_t sig_list = open_vec(w, 2);
-    for (unsigned s = 0x0709; c->offered13 && s <= 0x070F; s++) put(w, s, 2);
-    if (c->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
+    for (unsigned s = 0x0709; c->hs->offered13 && s <= 0x070F; s++) put(w, s, 2);
+    if (c->hs->offered12) { /* RFC 9189 section 5: (8, 64) and (8, 65) */
       put(w, GOSTX__TLS_HOOKS(cfg)->sig512_first ? GOSTX__TLS12_SIG_512 : GOSTX__TLS12_SIG_256, 2);
       put(w, GOSTX__TLS_HOOKS(cfg)->sig512_first ? GOSTX__TLS12_SIG_256 : GOSTX__TLS12_SIG_512, 2);
     }
     close_vec(w, sig_list, 2);
     close_vec(w, sigs, 2);
   }
-  if (c->offered12) { /* RFC 5746 and RFC 7627, in RFC 9189's examples' order */
+  if (c->hs->offered12) { /* RFC 5746 and RFC 7627, in RFC 9189's examples' order */
     put(w, EXT_RENEGOTIATION_INFO, 2);
     put(w, 1, 2);
     put(w, 0, 1);
@@ -68,10 +68,10 @@ static void put_common_exts(gostx_tls *c, wr *w) {
 static int put_exts13(gostx_tls *c, wr *w) {
   const gostx_tls_config *cfg = c->cfg;
   put(w, EXT_SUPPORTED_VERSIONS, 2);
-  put(w, c->offered12 ? 5 : 3, 2);
-  put(w, c->offered12 ? 4 : 2, 1);
+  put(w, c->hs->offered12 ? 5 : 3, 2);
+  put(w, c->hs->offered12 ? 4 : 2, 1);
   put(w, 0x0304, 2);
-  if (c->offered12) put(w, 0x0303, 2);
+  if (c->hs->offered12) put(w, 0x0303, 2);
   /* psk_key_exchange_modes: psk_dhe_ke, for a PSK offered now or tickets
    * to come (psk_ke, as RFC 9367's first example sends it, with the test
    * hook that replays it) */
@@ -93,11 +93,11 @@ static int put_exts13(gostx_tls *c, wr *w) {
     put(w, EXT_EARLY_DATA, 2);
     put(w, 0, 2);
   }
-  if (c->cookie_len) {
+  if (c->hs->cookie_len) {
     put(w, EXT_COOKIE, 2);
-    put(w, (unsigned)c->cookie_len + 2, 2);
-    put(w, (unsigned)c->cookie_len, 2);
-    put_bytes(w, c->cookie, c->cookie_len);
+    put(w, (unsigned)c->hs->cookie_len + 2, 2);
+    put(w, (unsigned)c->hs->cookie_len, 2);
+    put_bytes(w, c->hs->cookie, c->hs->cookie_len);
   }
   return GOSTX_OK;
 }
@@ -137,17 +137,17 @@ static int build_client_hello(gostx_tls *c) {
   wr w = msg_start(c, GOSTX__HS_CLIENT_HELLO);
   put(&w, 0x0303, 2);
   put_bytes(&w, c->client_random, 32);
-  put(&w, (unsigned)c->session_id_len, 1);
-  put_bytes(&w, c->session_id, c->session_id_len);
+  put(&w, (unsigned)c->hs->session_id_len, 1);
+  put_bytes(&w, c->hs->session_id, c->hs->session_id_len);
   size_t list = open_vec(&w, 2);
   for (size_t i = 0; i < cfg->nsuites; i++)
-    if (gostx__tls_suite_by_id(cfg->suites[i]) ? c->offered13 : c->offered12)
+    if (gostx__tls_suite_by_id(cfg->suites[i]) ? c->hs->offered13 : c->hs->offered12)
       put(&w, cfg->suites[i], 2);
   close_vec(&w, list, 2);
   put(&w, 0x0100, 2); /* compression_methods: null only */
   size_t exts = open_vec(&w, 2);
   put_common_exts(c, &w);
-  if (c->offered13) {
+  if (c->hs->offered13) {
     int rc = put_exts13(c, &w);
     if (rc != GOSTX_OK) return rc;
     int ticket = !cfg->psk_id_len && c->offer.ticket_len;
@@ -164,18 +164,18 @@ int gostx__tls_client_hello(gostx_tls *c) {
     return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no trust store to verify the server");
   /* The versions offered: those of the range with a suite in the list. */
   for (size_t i = 0; i < cfg->nsuites; i++) {
-    if (gostx__tls_suite_by_id(cfg->suites[i])) c->offered13 = cfg->vmax >= GOSTX_TLS_VERSION_1_3;
-    else c->offered12 = cfg->vmin <= GOSTX_TLS_VERSION_1_2;
+    if (gostx__tls_suite_by_id(cfg->suites[i])) c->hs->offered13 = cfg->vmax >= GOSTX_TLS_VERSION_1_3;
+    else c->hs->offered12 = cfg->vmin <= GOSTX_TLS_VERSION_1_2;
   }
-  if (!c->offered13 && !c->offered12)
+  if (!c->hs->offered13 && !c->hs->offered12)
     return gostx__tls_fail(c, -1, GOSTX_EINVAL, "no cipher suite of the versions allowed");
   int rc = gostx__tls_fill_random(c, c->client_random, 32);
   if (rc != GOSTX_OK) return rc;
-  c->session_id_len = 0;
-  if (!GOSTX__TLS_HOOKS(cfg)->no_compat && c->offered13) {
+  c->hs->session_id_len = 0;
+  if (!GOSTX__TLS_HOOKS(cfg)->no_compat && c->hs->offered13) {
     /* Middlebox compatibility (RFC 8446 appendix D.4): a session id to echo. */
-    c->session_id_len = 32;
-    if (gostx_random_bytes(c->session_id, 32) != GOSTX_OK)
+    c->hs->session_id_len = 32;
+    if (gostx_random_bytes(c->hs->session_id, 32) != GOSTX_OK)
       return gostx__tls_fail(c, -1, GOSTX_EIO, "no randomness");
   }
   c->group = GOSTX__TLS_HOOKS(cfg)->psk_only_hello && cfg->psk_id_len ? 0 : cfg->groups[0];
@@ -184,12 +184,12 @@ int gostx__tls_client_hello(gostx_tls *c) {
    * 4.6.1; any TLS 1.3 suite of ours may resume it: all hash with
    * Streebog-256); a session not offered is dropped. */
   if (cfg->psk_id_len) {
-    memcpy(c->psk_key, cfg->psk, 32);
+    memcpy(c->hs->psk_key, cfg->psk, 32);
   } else if (c->offer.ticket_len) {
     uint64_t now = gostx__tls_now_ms(c), at = c->offer.received_ms;
-    if (c->offered13 && !strcmp(c->offer.servername, c->servername) && now >= at &&
+    if (c->hs->offered13 && !strcmp(c->offer.servername, c->servername) && now >= at &&
         now - at < (uint64_t)c->offer.lifetime * 1000)
-      memcpy(c->psk_key, c->offer.psk, 32);
+      memcpy(c->hs->psk_key, c->offer.psk, 32);
     else
       gostx_memzero(&c->offer, sizeof c->offer);
   }
@@ -240,17 +240,17 @@ static int sh_extensions(gostx_tls *c, rd exts, int is_hrr, sh_exts *x) {
  * offered. */
 static int sh_not13(gostx_tls *c, const uint8_t *msg, size_t len, const server_hello *sh) {
   static const uint8_t downgrd[7] = {'D', 'O', 'W', 'N', 'G', 'R', 'D'};
-  if (c->offered13 && !memcmp(sh->random + 24, downgrd, 7) && sh->random[31] <= 1)
+  if (c->hs->offered13 && !memcmp(sh->random + 24, downgrd, 7) && sh->random[31] <= 1)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "downgrade sentinel in the ServerHello");
-  if (c->offered12 && !c->hrr) return gostx__tls12_on_server_hello(c, msg, len, sh);
+  if (c->hs->offered12 && !c->hrr) return gostx__tls12_on_server_hello(c, msg, len, sh);
   return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "the server does not speak TLS 1.3");
 }
 
 /* What a TLS 1.3 ServerHello or HelloRetryRequest must echo of ours. */
 static int sh_check(gostx_tls *c, const server_hello *sh, const sh_exts *x) {
   if (sh->legacy != 0x0303) return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ServerHello legacy_version");
-  if (x->version != 0x0304 || !c->offered13) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
-  if (sh->sid.n != c->session_id_len || (sh->sid.n && memcmp(sh->sid.p, c->session_id, sh->sid.n)))
+  if (x->version != 0x0304 || !c->hs->offered13) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "selected_version not offered");
+  if (sh->sid.n != c->hs->session_id_len || (sh->sid.n && memcmp(sh->sid.p, c->hs->session_id, sh->sid.n)))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "legacy_session_id_echo differs");
   if (!gostx__tls_has16(c->cfg->suites, c->cfg->nsuites, sh->suite) || !gostx__tls_suite_by_id(sh->suite))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cipher suite not offered");
@@ -271,16 +271,16 @@ static int on_hrr(gostx_tls *c, const uint8_t *msg, size_t len, sh_exts *x) {
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "HelloRetryRequest names a group not asked for");
   c->hrr = 1;
   c->group = (uint16_t)group;
-  c->cookie_len = 0;
+  c->hs->cookie_len = 0;
   if (!x->cookie.bad) {
-    if (x->cookie.n > sizeof c->cookie) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cookie too long");
-    memcpy(c->cookie, x->cookie.p, x->cookie.n);
-    c->cookie_len = x->cookie.n;
+    if (x->cookie.n > sizeof c->hs->cookie) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "cookie too long");
+    memcpy(c->hs->cookie, x->cookie.p, x->cookie.n);
+    c->hs->cookie_len = x->cookie.n;
   }
   gostx__tls13_transcript_restart(c);
   gostx__tls_th_add(c, msg, len);
   int rc = GOSTX_OK;
-  if (c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (c->hs->session_id_len) rc = gostx__tls_send_ccs(c);
   if (rc == GOSTX_OK) rc = build_client_hello(c);
   return rc;
 }
@@ -330,10 +330,10 @@ int gostx__tls13_on_server_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   uint8_t shared[64];
   rc = gostx__tls13_ecdhe(c, key.p, key.n, shared);
   if (rc == GOSTX_OK) rc = gostx__tls13_handshake_secrets(c, shared);
-  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_hs);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->hs->s_hs);
   /* The write key too: the server reads under it from now on, so an alert
    * about its flight (a refused chain) must go under it (RFC 8446 5.1). */
-  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->c_hs);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->hs->c_hs);
   if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_EE;
   return rc;
 }
@@ -370,7 +370,7 @@ int gostx__tls13_on_certificate_request(gostx_tls *c, const uint8_t *body, size_
   if (r.bad || r.n) return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed CertificateRequest");
   if (ctx.n) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "CertificateRequest context not empty");
   int have_sigs = 0;
-  c->npeer_schemes = 0;
+  c->hs->npeer_schemes = 0;
   while (exts.n) {
     unsigned type = get(&exts, 2);
     rd data = vec(&exts, 2, 0);
@@ -383,7 +383,7 @@ int gostx__tls13_on_certificate_request(gostx_tls *c, const uint8_t *body, size_
       return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed signature_algorithms");
     while (list.n) {
       unsigned s = get(&list, 2);
-      if (c->npeer_schemes < 16) c->peer_schemes[c->npeer_schemes++] = (uint16_t)s;
+      if (c->hs->npeer_schemes < 16) c->hs->peer_schemes[c->hs->npeer_schemes++] = (uint16_t)s;
     }
   }
   if (!have_sigs)
@@ -397,10 +397,10 @@ int gostx__tls13_on_certificate_request(gostx_tls *c, const uint8_t *body, size_
 int gostx__tls13_client_finish(gostx_tls *c) {
   int rc = gostx__tls13_app_secrets(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->s_ap);
-  if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK && c->hs->session_id_len) rc = gostx__tls_send_ccs(c);
   if (rc == GOSTX_OK && c->cert_req) {
     unsigned scheme = gostx__tls_curve_scheme(c->cfg->key_curve);
-    int can = c->cfg->nchain && scheme && gostx__tls_has16(c->peer_schemes, c->npeer_schemes, scheme);
+    int can = c->cfg->nchain && scheme && gostx__tls_has16(c->hs->peer_schemes, c->hs->npeer_schemes, scheme);
     rc = gostx__tls13_send_certificate(c, can);
     if (rc == GOSTX_OK && can) rc = gostx__tls13_send_cv(c);
   }

@@ -26,8 +26,8 @@ static int send_server_hello(gostx_tls *c, int hrr) {
   wr w = msg_start(c, GOSTX__HS_SERVER_HELLO);
   put(&w, 0x0303, 2);
   put_bytes(&w, hrr ? gostx__tls13_hrr_random : c->server_random, 32);
-  put(&w, (unsigned)c->session_id_len, 1);
-  put_bytes(&w, c->session_id, c->session_id_len);
+  put(&w, (unsigned)c->hs->session_id_len, 1);
+  put_bytes(&w, c->hs->session_id, c->hs->session_id_len);
   put(&w, c->suite->id, 2);
   put(&w, 0, 1);
   size_t exts = open_vec(&w, 2);
@@ -82,8 +82,8 @@ static int server_flight(gostx_tls *c, rd key, int sni_ack) {
   if (rc == GOSTX_OK) rc = send_server_hello(c, 0);
   if (rc == GOSTX_OK) rc = gostx__tls13_handshake_secrets(c, shared);
   gostx_memzero(shared, sizeof shared);
-  if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
-  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_hs);
+  if (rc == GOSTX_OK && c->hs->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->hs->s_hs);
   if (rc == GOSTX_OK) rc = send_encrypted_extensions(c, sni_ack);
   if (rc == GOSTX_OK && c->cert_req) rc = send_certificate_request(c);
   if (rc == GOSTX_OK && !c->psk) rc = gostx__tls13_send_certificate(c, 1);
@@ -91,7 +91,7 @@ static int server_flight(gostx_tls *c, rd key, int sni_ack) {
   if (rc == GOSTX_OK) rc = gostx__tls13_send_finished(c);
   if (rc == GOSTX_OK) rc = gostx__tls13_app_secrets(c);
   if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 1, c->s_ap);
-  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->c_hs);
+  if (rc == GOSTX_OK) rc = gostx__tls_set_keys(c, 0, c->hs->c_hs);
   if (rc == GOSTX_OK) c->state = c->cert_req ? GOSTX__ST_WAIT_CERT : GOSTX__ST_WAIT_FINISHED;
   return rc;
 }
@@ -101,7 +101,7 @@ static int server_flight(gostx_tls *c, rd key, int sni_ack) {
 
 /* A PSK among the ClientHello's identities (public): our external PSK's
  * identity, or a ticket of ours (gostx__tls_ticket_open), its binder
- * verified: 1 taken (c->psk_key, c->resumed), 0 none (or no psk_dhe_ke),
+ * verified: 1 taken (c->hs->psk_key, c->resumed), 0 none (or no psk_dhe_ke),
  * else the alert. */
 static int take_psk(gostx_tls *c, const uint8_t *msg, const hello *h) {
   const gostx_tls_config *cfg = c->cfg;
@@ -117,7 +117,7 @@ static int take_psk(gostx_tls *c, const uint8_t *msg, const hello *h) {
     rd binder = vec(&binders, 1, 32);
     int ticket = 0;
     if (cfg->psk_id_len && id.n == cfg->psk_id_len && !memcmp(id.p, cfg->psk_id, id.n)) {
-      memcpy(c->psk_key, cfg->psk, 32);
+      memcpy(c->hs->psk_key, cfg->psk, 32);
     } else if (cfg->tickets && tried++ < TICKETS_TRIED && gostx__tls_ticket_open(c, id.p, id.n, h->sni)) {
       ticket = 1;
     } else {
@@ -185,7 +185,7 @@ static int ch_auth(gostx_tls *c, const uint8_t *msg, const hello *h) {
   const gostx_tls_config *cfg = c->cfg;
   int took = take_psk(c, msg, h);
   if (took < 0) return took;
-  c->tickets_ok = h->psk_dhe_ke; /* tickets it can use (RFC 8446 section 4.2.9) */
+  c->hs->tickets_ok = h->psk_dhe_ke; /* tickets it can use (RFC 8446 section 4.2.9) */
   if (c->state == GOSTX__ST_WAIT_CH2 && took != c->psk)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed its PSK");
   c->psk = took;
@@ -200,8 +200,8 @@ static int ch_auth(gostx_tls *c, const uint8_t *msg, const hello *h) {
 
 /* The second ClientHello: the first one with the share asked for. */
 static int on_client_hello2(gostx_tls *c, const uint8_t *msg, size_t len, const hello *h) {
-  if (memcmp(h->random, c->client_random, 32) || h->sid.n != c->session_id_len ||
-      (h->sid.n && memcmp(h->sid.p, c->session_id, h->sid.n)))
+  if (memcmp(h->random, c->client_random, 32) || h->sid.n != c->hs->session_id_len ||
+      (h->sid.n && memcmp(h->sid.p, c->hs->session_id, h->sid.n)))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello changed");
   if (!gostx__tls_rd_has16(h->suites, c->suite->id))
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "the second ClientHello dropped the suite");
@@ -255,7 +255,7 @@ static int send_hrr(gostx_tls *c, unsigned group) {
   c->hrr = 1;
   gostx__tls13_transcript_restart(c);
   int rc = send_server_hello(c, 1);
-  if (rc == GOSTX_OK && c->session_id_len) rc = gostx__tls_send_ccs(c);
+  if (rc == GOSTX_OK && c->hs->session_id_len) rc = gostx__tls_send_ccs(c);
   if (rc == GOSTX_OK) c->state = GOSTX__ST_WAIT_CH2;
   return rc;
 }
@@ -276,8 +276,8 @@ int gostx__tls13_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
   if (rc != GOSTX_OK) return rc;
   if (c->state == GOSTX__ST_WAIT_CH2) return on_client_hello2(c, msg, len, &h);
   memcpy(c->client_random, h.random, 32);
-  c->session_id_len = h.sid.n;
-  memcpy(c->session_id, h.sid.p, h.sid.n);
+  c->hs->session_id_len = h.sid.n;
+  memcpy(c->hs->session_id, h.sid.p, h.sid.n);
   rc = ch_choose_suite(c, &h);
   if (rc != GOSTX_OK) return rc;
   unsigned group, retry;
@@ -299,7 +299,7 @@ int gostx__tls13_on_client_hello(gostx_tls *c, const uint8_t *msg, size_t len) {
 /* After the client's Finished: the server's read key, then its tickets. */
 int gostx__tls13_server_finish(gostx_tls *c) {
   int rc = gostx__tls_set_keys(c, 0, c->c_ap);
-  int tickets = c->cfg->tickets && c->tickets_ok;
+  int tickets = c->cfg->tickets && c->hs->tickets_ok;
   if (rc == GOSTX_OK && tickets) rc = gostx__tls13_res_master(c);
   if (rc == GOSTX_OK) gostx__tls13_connected(c);
   if (rc == GOSTX_OK && tickets) rc = gostx__tls_send_tickets(c);

@@ -20,16 +20,16 @@ const uint8_t gostx__tls13_hrr_random[32] = {
     0xCF, 0x21, 0xAD, 0x74, 0xE5, 0x9A, 0x61, 0x11, 0xBE, 0x1D, 0x8C, 0x02, 0x1E, 0x65, 0xB8, 0x91,
     0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C};
 
-/* A fresh ephemeral key for c->group (c->eph_priv, c->eph_pub). */
+/* A fresh ephemeral key for c->group (c->hs->eph_priv, c->hs->eph_pub). */
 int gostx__tls13_new_ephemeral(gostx_tls *c) {
   gostx_gost3410_curve curve = gostx__tls_group_curve(c->group);
   size_t cl = gostx_gost3410_size(curve);
   int rc;
   if (GOSTX__TLS_HOOKS(c->cfg)->eph_priv) {
-    memcpy(c->eph_priv, GOSTX__TLS_HOOKS(c->cfg)->eph_priv, cl);
-    rc = gostx_gost3410_public_key(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
+    memcpy(c->hs->eph_priv, GOSTX__TLS_HOOKS(c->cfg)->eph_priv, cl);
+    rc = gostx_gost3410_public_key(curve, c->hs->eph_priv, cl, c->hs->eph_pub, 2 * cl);
   } else {
-    rc = gostx_gost3410_keygen(curve, c->eph_priv, cl, c->eph_pub, 2 * cl);
+    rc = gostx_gost3410_keygen(curve, c->hs->eph_priv, cl, c->hs->eph_pub, 2 * cl);
   }
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "ephemeral key");
   return GOSTX_OK;
@@ -39,7 +39,7 @@ int gostx__tls13_new_ephemeral(gostx_tls *c) {
 void gostx__tls13_put_share(gostx_tls *c, wr *w) {
   size_t cl = gostx_gost3410_size(gostx__tls_group_curve(c->group));
   uint8_t le[128];
-  gostx__tls_swap_point(le, c->eph_pub, cl);
+  gostx__tls_swap_point(le, c->hs->eph_pub, cl);
   put(w, 2 * cl, 2);
   put_bytes(w, le, 2 * cl);
 }
@@ -54,8 +54,8 @@ int gostx__tls13_ecdhe(gostx_tls *c, const uint8_t *share, size_t len, uint8_t s
   if (len != 2 * cl) return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "key share of the wrong length");
   uint8_t be[128];
   gostx__tls_swap_point(be, share, cl);
-  int rc = gostx__gost3410_ecdh(curve, c->eph_priv, cl, be, 2 * cl, shared, cl);
-  gostx_memzero(c->eph_priv, sizeof c->eph_priv);
+  int rc = gostx__gost3410_ecdh(curve, c->hs->eph_priv, cl, be, 2 * cl, shared, cl);
+  gostx_memzero(c->hs->eph_priv, sizeof c->hs->eph_priv);
   if (rc != GOSTX_OK)
     return fail(c, GOSTX__ALERT_HANDSHAKE_FAILURE,
                 "the peer's key share is not a point of the group's order-q subgroup");
@@ -68,18 +68,18 @@ int gostx__tls13_handshake_secrets(gostx_tls *c, uint8_t shared[64]) {
   size_t cl = gostx_gost3410_size(gostx__tls_group_curve(c->group));
   uint8_t early[32], th[32];
   gostx__tls_th_hash(c, th);
-  int rc = c->psk ? gostx__tls_next_secret(NULL, c->psk_key, 32, early)
+  int rc = c->psk ? gostx__tls_next_secret(NULL, c->hs->psk_key, 32, early)
                   : gostx__tls_next_secret(NULL, NULL, 0, early);
-  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(early, shared, cl, c->hs_secret);
+  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(early, shared, cl, c->hs->hs_secret);
   if (rc == GOSTX_OK)
-    rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_C_HS_TRAFFIC, th, c->c_hs);
+    rc = gostx__tls_derive_secret(c->hs->hs_secret, GOSTX__TLS_LABEL_C_HS_TRAFFIC, th, c->hs->c_hs);
   if (rc == GOSTX_OK)
-    rc = gostx__tls_derive_secret(c->hs_secret, GOSTX__TLS_LABEL_S_HS_TRAFFIC, th, c->s_hs);
+    rc = gostx__tls_derive_secret(c->hs->hs_secret, GOSTX__TLS_LABEL_S_HS_TRAFFIC, th, c->hs->s_hs);
   gostx_memzero(shared, 64);
   gostx_memzero(early, sizeof early);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
-  gostx__tls_keylog(c, "CLIENT_HANDSHAKE_TRAFFIC_SECRET", c->c_hs);
-  gostx__tls_keylog(c, "SERVER_HANDSHAKE_TRAFFIC_SECRET", c->s_hs);
+  gostx__tls_keylog(c, "CLIENT_HANDSHAKE_TRAFFIC_SECRET", c->hs->c_hs);
+  gostx__tls_keylog(c, "SERVER_HANDSHAKE_TRAFFIC_SECRET", c->hs->s_hs);
   return GOSTX_OK;
 }
 
@@ -88,11 +88,11 @@ int gostx__tls13_handshake_secrets(gostx_tls *c, uint8_t shared[64]) {
 int gostx__tls13_app_secrets(gostx_tls *c) {
   uint8_t th[32];
   gostx__tls_th_hash(c, th);
-  int rc = gostx__tls_next_secret(c->hs_secret, NULL, 0, c->master);
+  int rc = gostx__tls_next_secret(c->hs->hs_secret, NULL, 0, c->hs->master);
   if (rc == GOSTX_OK)
-    rc = gostx__tls_derive_secret(c->master, GOSTX__TLS_LABEL_C_AP_TRAFFIC, th, c->c_ap);
+    rc = gostx__tls_derive_secret(c->hs->master, GOSTX__TLS_LABEL_C_AP_TRAFFIC, th, c->c_ap);
   if (rc == GOSTX_OK)
-    rc = gostx__tls_derive_secret(c->master, GOSTX__TLS_LABEL_S_AP_TRAFFIC, th, c->s_ap);
+    rc = gostx__tls_derive_secret(c->hs->master, GOSTX__TLS_LABEL_S_AP_TRAFFIC, th, c->s_ap);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
   gostx__tls_keylog(c, "CLIENT_TRAFFIC_SECRET_0", c->c_ap);
   gostx__tls_keylog(c, "SERVER_TRAFFIC_SECRET_0", c->s_ap);
@@ -104,7 +104,7 @@ int gostx__tls13_app_secrets(gostx_tls *c) {
 void gostx__tls13_transcript_restart(gostx_tls *c) {
   uint8_t mh[4 + 32] = {GOSTX__HS_MESSAGE_HASH, 0, 0, 32};
   gostx__tls_th_hash(c, mh + 4);
-  gostx_streebog_init(&c->th, GOSTX__TLS_HASH_LEN);
+  gostx_streebog_init(&c->hs->th, GOSTX__TLS_HASH_LEN);
   gostx__tls_th_add(c, mh, sizeof mh);
 }
 
@@ -159,7 +159,7 @@ static int finished_mac(gostx_tls *c, const uint8_t secret[32], uint8_t mac[32])
 
 int gostx__tls13_send_finished(gostx_tls *c) {
   uint8_t mac[32];
-  int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->c_hs : c->s_hs, mac);
+  int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->hs->c_hs : c->hs->s_hs, mac);
   if (rc != GOSTX_OK) return rc;
   wr w = msg_start(c, GOSTX__HS_FINISHED);
   put_bytes(&w, mac, 32);
@@ -169,25 +169,25 @@ int gostx__tls13_send_finished(gostx_tls *c) {
 int gostx__tls13_check_finished(gostx_tls *c, const uint8_t *body, size_t len) {
   uint8_t mac[32];
   if (len != 32) return fail(c, GOSTX__ALERT_DECODE_ERROR, "Finished of the wrong length");
-  int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->s_hs : c->c_hs, mac);
+  int rc = finished_mac(c, c->role == GOSTX_TLS_CLIENT ? c->hs->s_hs : c->hs->c_hs, mac);
   if (rc != GOSTX_OK) return rc;
   if (gostx__verdict(gostx_memeq_ct(mac, body, 32)) != GOSTX_OK) /* public once decided */
     return fail(c, GOSTX__ALERT_DECRYPT_ERROR, "the peer's Finished does not verify");
   return GOSTX_OK;
 }
 
-/* The PSK binder (RFC 8446 section 4.2.11.2) of c->psk_key: HMAC, under the
+/* The PSK binder (RFC 8446 section 4.2.11.2) of c->hs->psk_key: HMAC, under the
  * finished key of Derive-Secret(Early Secret, "ext binder" for an external
  * PSK or "res binder" for a ticket's, ""), of the transcript so far and the
  * ClientHello msg up to its binders (trunc bytes, header included). */
 int gostx__tls13_psk_binder(gostx_tls *c, int ticket, const uint8_t *msg, size_t trunc,
                       uint8_t binder[32]) {
   uint8_t early[32], bkey[32], fkey[32], empty[32], th[32];
-  gostx_streebog_ctx t = c->th;
+  gostx_streebog_ctx t = c->hs->th;
   gostx_streebog_update(&t, msg, trunc);
   gostx_streebog_final(&t, th);
   int rc = gostx_streebog(GOSTX__TLS_HASH_LEN, th, 0, empty);
-  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(NULL, c->psk_key, 32, early);
+  if (rc == GOSTX_OK) rc = gostx__tls_next_secret(NULL, c->hs->psk_key, 32, early);
   if (rc == GOSTX_OK)
     rc = gostx__tls_derive_secret(
         early, ticket ? GOSTX__TLS_LABEL_RES_BINDER : GOSTX__TLS_LABEL_EXT_BINDER, empty, bkey);
@@ -219,11 +219,7 @@ int gostx__tls13_on_certificate(gostx_tls *c, const uint8_t *body, size_t len) {
 /* The handshake is over: what only it needed is wiped (the traffic
  * secrets of the application keys stay, for KeyUpdate). */
 void gostx__tls13_connected(gostx_tls *c) {
-  gostx_memzero(c->hs_secret, sizeof c->hs_secret);
-  gostx_memzero(c->master, sizeof c->master);
-  gostx_memzero(c->c_hs, sizeof c->c_hs);
-  gostx_memzero(c->s_hs, sizeof c->s_hs);
-  gostx_streebog_clear(&c->th);
+  gostx__tls_hs_end(c);
   c->state = GOSTX__ST_CONNECTED;
 }
 
@@ -232,7 +228,7 @@ void gostx__tls13_connected(gostx_tls *c) {
 int gostx__tls13_res_master(gostx_tls *c) {
   uint8_t th[32];
   gostx__tls_th_hash(c, th);
-  int rc = gostx__tls_derive_secret(c->master, GOSTX__TLS_LABEL_RES_MASTER, th, c->res_master);
+  int rc = gostx__tls_derive_secret(c->hs->master, GOSTX__TLS_LABEL_RES_MASTER, th, c->res_master);
   if (rc != GOSTX_OK) return gostx__tls_fail(c, GOSTX__ALERT_INTERNAL_ERROR, rc, "key schedule");
   return GOSTX_OK;
 }

@@ -121,14 +121,15 @@ int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, siz
 }
 
 void gostx__tls_th_add(gostx_tls *c, const uint8_t *msg, size_t len) {
-  gostx_streebog_update(&c->th, msg, len);
+  if (!c->hs) return;
+  gostx_streebog_update(&c->hs->th, msg, len);
   /* TLS 1.2's CertificateVerify under a 512-bit key signs Streebog-512 of
    * the messages (the version is not known at the ClientHello). */
-  gostx_streebog_update(&c->th512, msg, len);
+  gostx_streebog_update(&c->hs->th512, msg, len);
 }
 
 void gostx__tls_th_hash(const gostx_tls *c, uint8_t out[32]) {
-  gostx_streebog_ctx t = c->th;
+  gostx_streebog_ctx t = c->hs->th;
   gostx_streebog_final(&t, out);
 }
 
@@ -160,7 +161,7 @@ int gostx__tls_send_msg(gostx_tls *c, size_t body_len) {
   gostx__tls_th_add(c, m, len);
   /* The initial ClientHello's record says 0x0301 (RFC 8446 section 5.1);
    * a TLS 1.2-only client's 0x0303, as RFC 9189's examples write it. */
-  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr && c->offered13 ? 0x0301 : 0x0303;
+  c->pend_version = m[0] == GOSTX__HS_CLIENT_HELLO && !c->hrr && c->hs->offered13 ? 0x0301 : 0x0303;
   c->pend += len;
   /* One message a record (as RFC 9367's examples send them), or, with the
    * test hook, as many as fit: the peer must take both. */
@@ -211,16 +212,32 @@ void gostx__tls_keylog(gostx_tls *c, const char *label, const uint8_t secret[32]
   gostx_memzero(line, sizeof line);
 }
 
-static void wipe_secrets(gostx_tls *c) {
-  gostx_memzero(c->eph_priv, sizeof c->eph_priv);
-  gostx_memzero(c->hs_secret, sizeof c->hs_secret);
-  gostx_memzero(c->master, sizeof c->master);
-  gostx_memzero(c->c_hs, sizeof c->c_hs);
-  gostx_memzero(c->s_hs, sizeof c->s_hs);
-  gostx_memzero(c->c_ap, sizeof c->c_ap);
-  gostx_memzero(c->s_ap, sizeof c->s_ap);
-  gostx_memzero(c->ms12, sizeof c->ms12);
-  gostx_memzero(&c->keys12, sizeof c->keys12);
+int gostx__tls_hs_begin(gostx_tls *c) {
+  c->hs = calloc(1, sizeof *c->hs);
+  if (!c->hs) return GOSTX_ENOMEM;
+  gostx_streebog_init(&c->hs->th, GOSTX__TLS_HASH_LEN);
+  gostx_streebog_init(&c->hs->th512, 64);
+  return GOSTX_OK;
+}
+
+void gostx__tls_hs_wipe(gostx_tls *c) {
+  if (!c->hs) return;
+  gostx__tls_hs *h = c->hs;
+  gostx_memzero(h->eph_priv, sizeof h->eph_priv);
+  gostx_memzero(h->hs_secret, sizeof h->hs_secret);
+  gostx_memzero(h->master, sizeof h->master);
+  gostx_memzero(h->c_hs, sizeof h->c_hs);
+  gostx_memzero(h->s_hs, sizeof h->s_hs);
+  gostx_memzero(h->psk_key, sizeof h->psk_key);
+  gostx_memzero(h->ms12, sizeof h->ms12);
+  gostx_memzero(&h->keys12, sizeof h->keys12);
+}
+
+void gostx__tls_hs_end(gostx_tls *c) {
+  if (!c->hs) return;
+  gostx_memzero(c->hs, sizeof *c->hs); /* the transcript's states too */
+  free(c->hs);
+  c->hs = NULL;
 }
 
 int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
@@ -239,7 +256,9 @@ int gostx__tls_fail(gostx_tls *c, int alert, int rc, const char *what) {
     if (!spent && gostx__tls_queue_record(c, GOSTX__CT_ALERT, a, 2, 0x0303) == GOSTX_OK)
       (void)gostx__tls_flush(c);
   }
-  wipe_secrets(c);
+  gostx__tls_hs_wipe(c);
+  gostx_memzero(c->c_ap, sizeof c->c_ap);
+  gostx_memzero(c->s_ap, sizeof c->s_ap);
   gostx__tls_rec_clear(&c->rrec);
   gostx__tls_rec_clear(&c->wrec);
   c->renc = c->wenc = 0;

@@ -135,7 +135,7 @@ int gostx__tls_ticket_open(gostx_tls *c, const uint8_t *id, size_t id_len, const
            now - issued <= lifetime && lifetime <= GOSTX__TLS_TICKET_LIFETIME_MAX &&
            (cfg->verify != GOSTX_TLS_VERIFY_REQUIRE || (state[1] & 1));
   if (ok) {
-    memcpy(c->psk_key, state + 20, 32);
+    memcpy(c->hs->psk_key, state + 20, 32);
     c->client_auth = state[1] & 1;
   }
   gostx_memzero(state, sizeof state);

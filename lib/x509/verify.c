@@ -26,7 +26,7 @@ static unsigned leaf_key_usage(gostx_x509_purpose purpose) {
 int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
   uint8_t digest[64], sig[128];
   size_t len;
-  int need_key;
+  gostx_x509_key_alg need_key;
   switch (cert->sig_alg) {
     case GOSTX_X509_SIG_2012_256: need_key = GOSTX_X509_KEY_2012_256, len = 32; break;
     case GOSTX_X509_SIG_2012_512: need_key = GOSTX_X509_KEY_2012_512, len = 64; break;

@@ -43,7 +43,7 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
 
 /* AlgorithmIdentifier of a signature: the algorithm; parameters absent or
  * NULL (RFC 9215 says absent; gost-engine writes NULL). */
-static int get_sig_alg(gostx__der *r, int *alg, gostx_x509_status *st) {
+static int get_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_status *st) {
   gostx__der seq, oid, null;
   if (gostx__der_get(r, GOSTX__DER_SEQ, &seq, NULL) || gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
   if (seq.n && (gostx__der_get(&seq, GOSTX__DER_NULL, &null, NULL) || null.n || seq.n))
@@ -434,7 +434,7 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
   c.ext_key_usage = ~0u;
   c.require_explicit_policy = c.inhibit_policy_mapping = c.inhibit_any_policy = -1;
   gostx__der all = {der, der_len}, cert, tbs, tbs_whole, sig_alg_inner, sig_alg_outer, bits;
-  int alg;
+  gostx_x509_sig_alg alg;
   if (gostx__der_get(&all, GOSTX__DER_SEQ, &cert, NULL) || all.n ||
       gostx__der_get(&cert, GOSTX__DER_SEQ, &tbs, &tbs_whole))
     return GOSTX_EFORMAT;

@@ -1109,8 +1109,8 @@ static void case_gost3410_mulx(void) {
     gostx__ec_point_to_affine(&C, x, y, &R);
     CT_PUBLIC(x, sizeof x);
     CT_PUBLIC(y, sizeof y);
-    gostx_gx_mulx.fe_mul(&C.fq, s, k, C.fq.r2); /* into Montgomery form */
-    gostx_gx_mulx.fe_sqr(&C.fq, s, s);
+    gostx_gx_mulx_field.fe_mul(&C.fq, s, k, C.fq.r2); /* into Montgomery form */
+    gostx_gx_mulx_field.fe_sqr(&C.fq, s, s);
     gostx__fe_inv(&C.fq, s, s);
     CT_PUBLIC(s, sizeof s);
   }

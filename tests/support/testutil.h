@@ -63,6 +63,10 @@ void t_rand_init(void);
 uint64_t t_rand(void);
 size_t t_rand_below(size_t n);
 void t_rand_bytes(uint8_t *p, size_t len);
+/* The next piece of a stream with left bytes to go, for a mode of n-byte
+ * blocks: 1, up to 3 blocks (0 included), up to 700, or all that is left,
+ * each a quarter of the time; never more than left. */
+size_t t_rand_piece(size_t left, size_t n);
 
 /* Whether name is one of gostx_levels() (the dispatcher's list). */
 int t_is_level(const char *name);

@@ -143,6 +143,17 @@ void t_rand_bytes(uint8_t *p, size_t len) {
   for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand() >> 56);
 }
 
+size_t t_rand_piece(size_t left, size_t n) {
+  size_t k;
+  switch (t_rand_below(4)) {
+    case 0: k = 1; break;
+    case 1: k = t_rand_below(3 * n + 1); break;
+    case 2: k = t_rand_below(700); break;
+    default: k = left; break;
+  }
+  return k < left ? k : left;
+}
+
 const gostx_gost89_key *t_gost89_key(const uint8_t *key, int sbox) {
   static gostx_gost89_key slots[8];
   static unsigned next;
