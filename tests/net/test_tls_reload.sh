@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gostx tls serve -c FILE reloaded under load: 100 connections (through
+# gostx tls serve -c FILE reloaded under load: 200 connections (through
 # gostx tls connect, to serve, to an echo backend) move data, and new ones
 # keep coming (4 each 20 ms: handshakes under way at each reload), while
 # serve's certificate and key are replaced and SIGHUP sent; a key that does
@@ -17,7 +17,7 @@ TLS_HERE=$HERE
 PIDS=()
 trap 'pids_stop; rm -rf "$T"' EXIT
 tls_pki
-N=${TLS_RELOAD_CONNS:-100}
+N=${TLS_RELOAD_CONNS:-200}
 
 tls_echo || exit 1
 install -m 600 "$PKI/chain-256A.pem" "$T/cert.pem"
