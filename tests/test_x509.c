@@ -87,6 +87,29 @@ static gostx_x509_status status_of(const uint8_t *der, size_t len) {
 }
 
 /* ---- the DER reader on its own ---- */
+/* gostx_x509_name_text on a one-attribute Name: CN=value of type tag. */
+static void name_text_is(uint8_t tag, const char *value, size_t len, const char *want) {
+  uint8_t der[64] = {0x30, (uint8_t)(len + 11), 0x31, (uint8_t)(len + 9), 0x30, (uint8_t)(len + 7),
+                     0x06, 0x03, 0x55, 0x04, 0x03, tag, (uint8_t)len};
+  memcpy(der + 13, value, len);
+  char text[64];
+  int rc = gostx_x509_name_text(der, len + 13, text, sizeof text);
+  CHECK(rc == 0 && !strcmp(text, want), "name text of tag %#x: %s, want %s", tag, text, want);
+}
+
+/* BMPString (UCS-2) and UniversalString (UCS-4), as CryptoPro writes
+ * names, shown as UTF-8; what UTF-8 cannot say (a surrogate, beyond
+ * U+10FFFF, a partial last character) and controls escaped as bytes are. */
+static void name_text_wide(void) {
+  name_text_is(0x1e, "\x00" "d\x00o\x00" "c", 6, "CN=doc");
+  name_text_is(0x1e, "\x04\x1f\x04\x40\x00\x20\x00\\", 8, "CN=\xd0\x9f\xd1\x80 \\x5c");
+  name_text_is(0x1e, "\x00\x01\x00\x9f\x20\xac", 6, "CN=\\x01\\x9f\xe2\x82\xac");
+  name_text_is(0x1e, "\xd8\x3d\xde\x00\x00", 5, "CN=\\xd8\\x3d\\xde\\x00\\x00");
+  name_text_is(0x1c, "\x00\x00\x04\x10\x00\x01\xf6\x00", 8, "CN=\xd0\x90\xf0\x9f\x98\x80");
+  name_text_is(0x1c, "\x00\x11\x00\x00\x00\x00\x00", 7, "CN=\\x00\\x11\\x00\\x00\\x00\\x00\\x00");
+  name_text_is(0x13, "a\\b", 3, "CN=a\\x5cb");
+}
+
 static void der_reader(void) {
   static const struct {
     const char *hex;
@@ -837,6 +860,7 @@ static void names(void) {
 
 int main(void) {
   der_reader();
+  name_text_wide();
   const char *vec = getenv("GOSTX_VECTORS");
   char cmd[1024];
   snprintf(dir, sizeof dir, "%s/gostx-x509-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");

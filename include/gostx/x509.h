@@ -116,7 +116,9 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_x509_pem_next(const char *pem, size_t pem_l
 
 /* A Name (the issuer or subject element) as one line of text, the RDNs
  * in their order, "CN=x, O=y" (short names for the common attributes, the
- * dotted OID for others; non-printable bytes as \xHH), NUL-terminated
+ * dotted OID for others; UTF8String as it is, BMPString and
+ * UniversalString converted to UTF-8; control characters, backslash and
+ * what is no character (a surrogate, a partial one) as \xHH), NUL-terminated
  * into text[cap] and cut short when longer. GOSTX_EFORMAT when name is no
  * Name. */
 GOSTX_API int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap);

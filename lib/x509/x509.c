@@ -500,6 +500,46 @@ static void put(text_out *o, const char *s, size_t len) {
   o->p[o->n] = 0;
 }
 
+static void put_escaped(text_out *o, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char esc[5];
+    snprintf(esc, sizeof esc, "\\x%02x", p[i]);
+    put(o, esc, 4);
+  }
+}
+
+static void put_utf8(text_out *o, uint32_t cp) {
+  char u[4];
+  size_t k = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  static const uint8_t lead[5] = {0, 0, 0xc0, 0xe0, 0xf0};
+  for (size_t i = k - 1; i > 0; i--, cp >>= 6) u[i] = (char)(0x80 | (cp & 0x3f));
+  u[0] = (char)(lead[k] | cp);
+  put(o, u, k);
+}
+
+/* BMPString (UCS-2, width 2: X.680 has no surrogate pairs in it) and
+ * UniversalString (UCS-4, width 4), as CryptoPro writes names, shown as
+ * UTF-8. A control or backslash is escaped as the byte strings' are; what
+ * UTF-8 cannot say (a surrogate, beyond U+10FFFF, a partial last
+ * character) is escaped byte by byte, so nothing is hidden. */
+static void put_wide(text_out *o, gostx__der v, size_t width) {
+  while (v.n) {
+    size_t k = v.n < width ? v.n : width;
+    uint32_t cp = 0;
+    for (size_t i = 0; i < k; i++) cp = cp << 8 | v.p[i];
+    if (k < width || (cp >= 0xd800 && cp < 0xe000) || cp > 0x10ffff) {
+      put_escaped(o, v.p, k);
+    } else if (cp < 0xa0 && !(cp >= 0x20 && cp < 0x7f && cp != '\\')) {
+      uint8_t ch = (uint8_t)cp;
+      put_escaped(o, &ch, 1);
+    } else {
+      put_utf8(o, cp);
+    }
+    v.p += k;
+    v.n -= k;
+  }
+}
+
 int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_t cap) {
   if (!name || !text || !cap) return GOSTX_EINVAL;
   text_out o = {text, cap, 0};
@@ -525,6 +565,10 @@ int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_
       if (!an) gostx__der_oid_text(oid, buf, sizeof buf), an = buf;
       put(&o, an, strlen(an));
       put(&o, "=", 1);
+      if (tag == 0x1e || tag == 0x1c) {
+        put_wide(&o, value, tag == 0x1e ? 2 : 4);
+        continue;
+      }
       for (size_t i = 0; i < value.n; i++) {
         uint8_t ch = value.p[i];
         if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
@@ -534,9 +578,7 @@ int gostx_x509_name_text(const uint8_t *name, size_t name_len, char *text, size_
                    !(ch < 0xa0 && i > 0 && value.p[i - 1] == 0xc2)) {
           put(&o, (const char *)&ch, 1); /* UTF8String as it is, but no C1 control */
         } else {
-          char esc[5];
-          snprintf(esc, sizeof esc, "\\x%02x", ch);
-          put(&o, esc, 4);
+          put_escaped(&o, &ch, 1);
         }
       }
     }

@@ -369,6 +369,7 @@ gostx_x509_status gostx_x509_verify_why(
 #define GOSTX_CMS_HASH_512 ...
 #define GOSTX_CMS_MAX_SIGNERS ...
 #define GOSTX_CMS_MAX_CERTS ...
+#define GOSTX_CMS_MAX_RECIPIENTS ...
 #define GOSTX_CMS_ATTACHED ...
 #define GOSTX_CMS_CADES ...
 #define GOSTX_CMS_NO_ATTRS ...
@@ -383,7 +384,9 @@ typedef enum gostx_cms_status { GOSTX_CMS_OK, GOSTX_CMS_MALFORMED, GOSTX_CMS_TRU
     GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_CMS_NO_CONTENT,
     GOSTX_CMS_MISSING_ATTRIBUTE, GOSTX_CMS_BAD_ATTRIBUTE, GOSTX_CMS_CONTENT_TYPE_MISMATCH,
     GOSTX_CMS_DIGEST_MISMATCH, GOSTX_CMS_BAD_SIGNATURE, GOSTX_CMS_SIGNER_NOT_FOUND,
-    GOSTX_CMS_SIGNING_CERT_MISMATCH, GOSTX_CMS_KEY_USAGE, GOSTX_CMS_CHAIN, ... } gostx_cms_status;
+    GOSTX_CMS_SIGNING_CERT_MISMATCH, GOSTX_CMS_KEY_USAGE, GOSTX_CMS_CHAIN, GOSTX_CMS_WRONG_TYPE,
+    GOSTX_CMS_RECIPIENT_NOT_FOUND, GOSTX_CMS_WRONG_KEY, GOSTX_CMS_BAD_MAC,
+    GOSTX_CMS_ORIGINATOR_NOT_FOUND, ... } gostx_cms_status;
 const char *gostx_cms_status_name(gostx_cms_status st);
 typedef struct gostx_cms_signer_info {
   size_t digest_len;
@@ -420,6 +423,22 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
                    const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
                    const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
                    size_t *out_len);
+typedef enum gostx_cms_cipher { GOSTX_CMS_CIPHER_UNKNOWN, GOSTX_CMS_KUZNYECHIK, GOSTX_CMS_MAGMA,
+    GOSTX_CMS_KUZNYECHIK_OMAC, GOSTX_CMS_MAGMA_OMAC, ... } gostx_cms_cipher;
+typedef struct gostx_cms_encrypted_content {
+  gostx_cms_cipher cipher; size_t ciphertext_len; ...;
+} gostx_cms_encrypted_content;
+typedef struct gostx_cms_enveloped {
+  size_t n_recipients; gostx_cms_encrypted_content content; ...;
+} gostx_cms_enveloped;
+int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enveloped *out,
+                              gostx_cms_status *st);
+int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                                const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                                uint8_t *out, size_t cap, size_t *out_len, gostx_cms_status *st);
+int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
+                      const uint8_t *content, size_t len, uint8_t *out, size_t cap,
+                      size_t *out_len);
 int gostx_cms_pem_read(const char *text, size_t len, uint8_t *der, size_t cap, size_t *der_len);
 int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap, size_t *out_len);
 typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOSTX_CMS_TS_REFUSED,

@@ -9,7 +9,15 @@ to a gostx.x509.Store, and the RFC 3161 timestamps embedded (CAdES-T).
 
 The content is bytes-like, a path (str or os.PathLike) or a binary file
 object; a detached one is hashed in chunks (constant memory, any size). A
-refusal raises VerificationError naming the check (status, a Status)."""
+refusal raises VerificationError naming the check (status, a Status).
+
+encrypt(...) makes an EnvelopedData (KeyTransport2019, Kuznyechik- or
+Magma-CTR-ACPKM, with OMAC on request) for recipients' certificates,
+decrypt(...) opens one with a recipient's certificate and key as `gostx cms
+-encrypt` / `-decrypt` do; a refusal raises DecryptionError (status).
+
+    p7m = gostx.cms.encrypt(b"secret", [bob_cert], omac=True)
+    gostx.cms.decrypt(p7m, bob_cert, bob_key)"""
 import datetime
 import enum
 import os
@@ -21,7 +29,8 @@ from .gost3410 import PrivateKey, _key_struct
 from .x509 import Certificate, Store
 from .x509 import Status as X509Status
 
-__all__ = ["sign", "verify", "Signer", "Verified", "Status", "VerificationError"]
+__all__ = ["sign", "verify", "encrypt", "decrypt", "Signer", "Verified", "Status",
+           "VerificationError", "DecryptionError"]
 
 _CHUNK = 1 << 20  # what a detached content is hashed by
 _MAX_DER = 64 << 20  # a signature (attached content included) read whole at most this large
@@ -47,6 +56,11 @@ class Status(enum.IntEnum):
     SIGNING_CERT_MISMATCH = lib.GOSTX_CMS_SIGNING_CERT_MISMATCH
     KEY_USAGE = lib.GOSTX_CMS_KEY_USAGE
     CHAIN = lib.GOSTX_CMS_CHAIN
+    WRONG_TYPE = lib.GOSTX_CMS_WRONG_TYPE
+    RECIPIENT_NOT_FOUND = lib.GOSTX_CMS_RECIPIENT_NOT_FOUND
+    WRONG_KEY = lib.GOSTX_CMS_WRONG_KEY
+    BAD_MAC = lib.GOSTX_CMS_BAD_MAC
+    ORIGINATOR_NOT_FOUND = lib.GOSTX_CMS_ORIGINATOR_NOT_FOUND
     TS_MALFORMED = 100 + lib.GOSTX_CMS_TS_MALFORMED
     TS_NOT_TSTINFO = 100 + lib.GOSTX_CMS_TS_NOT_TSTINFO
     TS_UNKNOWN_ALGORITHM = 100 + lib.GOSTX_CMS_TS_UNKNOWN_ALGORITHM
@@ -78,6 +92,15 @@ class VerificationError(GostxError, ValueError):
         self.x509_status = x509_status
         self.depth = depth
         super().__init__(f"CMS verification failed: {self.status.name}: {self.why} (signer {signer})")
+
+
+class DecryptionError(GostxError, ValueError):
+    """An EnvelopedData the library would not decrypt: status (Status:
+    RECIPIENT_NOT_FOUND, WRONG_KEY, BAD_MAC, MALFORMED, ...) and its text."""
+
+    def __init__(self, status):
+        self.status = Status(status)
+        super().__init__(f"CMS decryption failed: {self.status.name}: {self.status.text}")
 
 
 class Signer(NamedTuple):
@@ -319,3 +342,85 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
         when = _utc(si.signing_time) if si.has_signing_time else None
         signers.append(Signer(cert, when, _timestamps(sd, i, params)))
     return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)
+
+
+# ---- EnvelopedData ----
+
+_CIPHERS = {("kuznyechik", False): lib.GOSTX_CMS_KUZNYECHIK,
+            ("kuznyechik", True): lib.GOSTX_CMS_KUZNYECHIK_OMAC,
+            ("magma", False): lib.GOSTX_CMS_MAGMA,
+            ("magma", True): lib.GOSTX_CMS_MAGMA_OMAC}
+
+
+def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="DER"):
+    """A CMS EnvelopedData of content (bytes-like, a path or a binary file,
+    read whole) for each of recipients (gostx.x509.Certificate or DER/PEM
+    bytes; GOST R 34.10-2012 256 or 512 keys, 1 to 8 of them), a
+    KeyTransRecipientInfo each (KeyTransport2019). cipher: "kuznyechik" or
+    "magma" (CTR-ACPKM); omac=True authenticates the content (without it a
+    changed ciphertext decrypts to changed bytes). Returns DER bytes, or PEM
+    ("CMS") with encoding="PEM"."""
+    try:
+        alg = _CIPHERS[(cipher, bool(omac))]
+    except (KeyError, TypeError):
+        raise GostxValueError(f"cipher must be 'kuznyechik' or 'magma', not {cipher!r}") from None
+    if isinstance(recipients, (Certificate, bytes, bytearray, memoryview)):
+        raise GostxTypeError("recipients must be a list of certificates")
+    certs = [_as_cert(c, "recipient") for c in recipients]
+    if not 1 <= len(certs) <= lib.GOSTX_CMS_MAX_RECIPIENTS:
+        raise GostxValueError(f"1 to {lib.GOSTX_CMS_MAX_RECIPIENTS} recipients, not {len(certs)}")
+    arr = ffi.new("gostx_x509_cert[]", len(certs))
+    for i, c in enumerate(certs):
+        arr[i] = c._c[0]
+    body = _whole(content)
+    need = ffi.new("size_t *")
+    rc = lib.gostx_cms_encrypt(arr, len(certs), alg, body, len(body), ffi.NULL, 0, need)
+    if rc == lib.GOSTX_EINVAL:
+        raise GostxValueError("a recipient's certificate holds no GOST R 34.10-2012 key")
+    check(rc, "cms encrypt")
+    out = ffi.new("uint8_t[]", need[0])
+    check(lib.gostx_cms_encrypt(arr, len(certs), alg, body, len(body), out, need[0], need), "cms encrypt")
+    return _encoded(bytes(ffi.buffer(out, need[0])), encoding)
+
+
+def _enveloped_der(message):
+    try:
+        return _der(message)
+    except VerificationError as e:
+        raise DecryptionError(e.status) from None
+
+
+def decrypt(message, cert, key, *, originator=None):
+    """The content of a CMS EnvelopedData (DER or PEM bytes, or a path) for
+    the recipient cert (gostx.x509.Certificate or DER/PEM bytes) whose
+    private key is key (a gostx.PrivateKey). originator: a static
+    originator's certificate (a KeyAgreeRecipientInfo that names one).
+    Raises DecryptionError: RECIPIENT_NOT_FOUND (cert is not a recipient),
+    WRONG_KEY (KImp15's MAC: the encrypted key changed), BAD_MAC (an OMAC
+    content changed), MALFORMED, UNKNOWN_ALGORITHM, ...; GostxValueError
+    when key is not cert's private key."""
+    if not isinstance(key, PrivateKey):
+        raise GostxTypeError(f"key must be a gostx PrivateKey, not {type(key).__name__!r}")
+    cert = _as_cert(cert, "cert")
+    orig = ffi.NULL if originator is None else _as_cert(originator, "originator")._c
+    der = _enveloped_der(message)
+    env, st = ffi.new("gostx_cms_enveloped *"), ffi.new("gostx_cms_status *")
+    buf = ffi.from_buffer(der)
+    if lib.gostx_cms_enveloped_parse(buf, len(der), env, st):
+        raise DecryptionError(st[0])
+    out = ffi.new("uint8_t[]", max(env.content.ciphertext_len, 1))
+    n = ffi.new("size_t *")
+    with held(key):
+        k = _key_struct(key._curve, key._live(), key._oid, private=True)
+        try:
+            rc = lib.gostx_cms_enveloped_decrypt(env, cert._c, k, orig, out, len(out), n, st)
+        finally:
+            lib.gostx_gost3410_key_clear(k)
+    if rc == lib.GOSTX_EINVAL:
+        raise GostxValueError("key is not the private key of cert")
+    if rc in (lib.GOSTX_EAUTH, lib.GOSTX_EFORMAT):
+        raise DecryptionError(st[0])
+    check(rc, "cms decrypt")
+    plain = bytes(ffi.buffer(out, n[0]))
+    ffi.memmove(out, b"\0" * len(out), len(out))  # the plaintext's copy we no longer need
+    return plain

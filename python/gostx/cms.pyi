@@ -13,7 +13,8 @@ _Buffer = Union[bytes, bytearray, memoryview]
 _Content = Union[_Buffer, _StrPath, IO[bytes]]
 _CertLike = Union[Certificate, bytes, bytearray, memoryview]
 
-__all__ = ["sign", "verify", "Signer", "Verified", "Status", "VerificationError"]
+__all__ = ["sign", "verify", "encrypt", "decrypt", "Signer", "Verified", "Status",
+           "VerificationError", "DecryptionError"]
 
 class Status(enum.IntEnum):
     MALFORMED = 1
@@ -33,6 +34,11 @@ class Status(enum.IntEnum):
     SIGNING_CERT_MISMATCH = 15
     KEY_USAGE = 16
     CHAIN = 17
+    WRONG_TYPE = 18
+    RECIPIENT_NOT_FOUND = 19
+    WRONG_KEY = 20
+    BAD_MAC = 21
+    ORIGINATOR_NOT_FOUND = 22
     TS_MALFORMED = 101
     TS_NOT_TSTINFO = 103
     TS_UNKNOWN_ALGORITHM = 104
@@ -51,6 +57,10 @@ class VerificationError(GostxError, ValueError):
     def __init__(self, status: int, signer: int = ..., why: str = ...,
                  x509_status: Optional[X509Status] = ..., depth: int = ...) -> None: ...
 
+class DecryptionError(GostxError, ValueError):
+    status: Status
+    def __init__(self, status: int) -> None: ...
+
 class Signer(NamedTuple):
     certificate: Certificate
     signing_time: Optional[datetime.datetime]
@@ -67,3 +77,7 @@ def sign(content: _Content, cert: _CertLike, key: PrivateKey, *, detached: bool 
 def verify(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = ..., *,
            store: Optional[Store], untrusted: Sequence[_CertLike] = ...,
            at: Union[datetime.datetime, float, None] = ...) -> Verified: ...
+def encrypt(content: _Content, recipients: Sequence[_CertLike], *, cipher: str = ...,
+            omac: bool = ..., encoding: str = ...) -> bytes: ...
+def decrypt(message: Union[_Buffer, _StrPath], cert: _CertLike, key: PrivateKey, *,
+            originator: Optional[_CertLike] = ...) -> bytes: ...

@@ -150,3 +150,73 @@ def test_cades_t_timestamps(cli, tmp_path):
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(sig, content, store=store, at=when)
     assert e.value.status == cms.Status.TOO_MANY
+
+
+# ---- EnvelopedData: encrypt / decrypt ----
+
+@pytest.mark.parametrize("cipher", ["kuznyechik", "magma"])
+@pytest.mark.parametrize("omac", [False, True])
+def test_encrypt_decrypt_round_trip(pki, cipher, omac):
+    """Both ciphers, with and without OMAC, one 256- and one 512-bit
+    recipient in the same message: each opens it with its own key."""
+    r256, r512 = certs(pki, "leaf-256A.pem")[0], certs(pki, "leaf-512B.pem")[0]
+    doc = bytes(range(256)) * 40 + b"tail"
+    p7m = cms.encrypt(doc, [r256, r512], cipher=cipher, omac=omac)
+    assert cms.decrypt(p7m, r256, key(pki, "leaf-256A.key")) == doc
+    assert cms.decrypt(p7m, r512, key(pki, "leaf-512B.key")) == doc
+
+
+def test_encrypt_pem_path_and_empty(pki, tmp_path):
+    r = certs(pki, "leaf-512A.pem")[0]
+    (tmp_path / "doc").write_bytes(b"from a file")
+    p7m = cms.encrypt(tmp_path / "doc", [r], encoding="PEM")
+    assert p7m.startswith(b"-----BEGIN CMS-----")
+    (tmp_path / "doc.p7m").write_bytes(p7m)
+    assert cms.decrypt(tmp_path / "doc.p7m", r, key(pki, "leaf-512A.key")) == b"from a file"
+    assert cms.decrypt(cms.encrypt(b"", [r]), r, key(pki, "leaf-512A.key")) == b""
+
+
+def test_decrypt_refusals(pki):
+    r, other = certs(pki, "leaf-256A.pem")[0], certs(pki, "leaf-256B.pem")[0]
+    k = key(pki, "leaf-256A.key")
+    p7m = cms.encrypt(b"secret" * 100, [r], omac=True)
+    bad = bytearray(p7m)
+    bad[-60] ^= 1  # inside the 600-byte ciphertext (after it: only the ~35-byte OMAC attribute)
+    with pytest.raises(cms.DecryptionError) as e:
+        cms.decrypt(bytes(bad), r, k)
+    assert e.value.status == cms.Status.BAD_MAC and "BAD_MAC" in str(e.value)
+    assert isinstance(e.value, gostx.GostxError)
+    with pytest.raises(cms.DecryptionError) as e:
+        cms.decrypt(p7m, other, key(pki, "leaf-256B.key"))
+    assert e.value.status == cms.Status.RECIPIENT_NOT_FOUND
+    with pytest.raises(gostx.GostxValueError, match="not the private key"):
+        cms.decrypt(p7m, r, key(pki, "leaf-256B.key"))
+    with pytest.raises(cms.DecryptionError) as e:
+        cms.decrypt(p7m[:-1], r, k)
+    assert e.value.status == cms.Status.TRUNCATED
+    with pytest.raises(cms.DecryptionError) as e:
+        cms.decrypt(cms.sign(b"x", r, k), r, k)
+    assert e.value.status == cms.Status.WRONG_TYPE
+    with pytest.raises(gostx.GostxValueError):
+        cms.encrypt(b"x", [r], cipher="aes")
+    with pytest.raises(gostx.GostxValueError):
+        cms.encrypt(b"x", [])
+    with pytest.raises(gostx.GostxTypeError):
+        cms.encrypt(b"x", r)
+
+
+def test_encrypt_decrypt_with_the_command(pki, cli, tmp_path):
+    """A message of `gostx cms -encrypt` decrypts here, and the command
+    decrypts one made here."""
+    doc = tmp_path / "doc.bin"
+    doc.write_bytes(bytes(range(256)) * 9)
+    subprocess.run([cli, "cms", "-encrypt", "-magma", "-omac", "-recip", pki + "leaf-512A.pem",
+                    "-in", str(doc), "-out", str(tmp_path / "cli.p7m")], check=True)
+    got = cms.decrypt(tmp_path / "cli.p7m", certs(pki, "leaf-512A.pem")[0], key(pki, "leaf-512A.key"))
+    assert got == doc.read_bytes()
+    (tmp_path / "py.p7m").write_bytes(cms.encrypt(doc, [certs(pki, "leaf-256C.pem")[0]], omac=True))
+    r = subprocess.run([cli, "cms", "-decrypt", "-recip", pki + "leaf-256C.pem", "-inkey",
+                        pki + "leaf-256C.key", "-in", str(tmp_path / "py.p7m"), "-out",
+                        str(tmp_path / "out.bin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.bin").read_bytes() == doc.read_bytes()
