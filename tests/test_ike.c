@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "ike/engine.h"
+#include "ike/engine_int.h"
 #include "esp/ktree.h"
 #include "testutil.h"
 
@@ -1057,8 +1058,60 @@ static const gostx_ike_payload *payload_of(const uint8_t *m, size_t len, uint8_t
   return gostx__ike_find(c, type);
 }
 
+/* The NAT notify of type in message m (chain c): its 20 octets, or NULL. */
+static const uint8_t *nat_of(const gostx_ike_chain *c, uint16_t type) {
+  gostx_ike_notify n;
+  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
+       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY))
+    if (gostx__ike_notify_read(p->body, p->len, &n) == GOSTX_OK && n.type == type &&
+        n.data_len == 20)
+      return n.data;
+  return NULL;
+}
+
+/* A.1.1's NAT detection hashes (RFC 7296 2.23) from the address lines
+ * printed with messages 1 and 2 (10.111.10.171:54294 -> 10.111.15.45:500:
+ * Appendix A's 10.111.10.45 is the misprint), each over the SPIs as that
+ * message's header has them (SPIr 0 in the request). */
+static const gostx_ike_addr a11_i = {{10, 111, 10, 171}, 4, 54294},
+                            a11_r = {{10, 111, 15, 45}, 4, 500};
+
+static void nat_hashes(const uint8_t *m, size_t len, const gostx_ike_addr *from,
+                       const gostx_ike_addr *to, const char *what) {
+  gostx_ike_chain c;
+  uint8_t h[20];
+  payload_of(m, len, GOSTX_IKE_PT_NONCE, &c);
+  const uint8_t *src = nat_of(&c, GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP);
+  const uint8_t *dst = nat_of(&c, GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP);
+  CHECK(src && dst, "%s: both NAT notifies", what);
+  if (!src || !dst) return;
+  gostx__ike_nat_hash(m, m + 8, from, h);
+  CHECK(!memcmp(h, src, 20), "%s: NAT_DETECTION_SOURCE_IP as printed", what);
+  gostx__ike_nat_hash(m, m + 8, to, h);
+  CHECK(!memcmp(h, dst, 20), "%s: NAT_DETECTION_DESTINATION_IP as printed", what);
+}
+
+/* A responder engine given A.1.1's request from the printed address and
+ * from another port (a NAT rewrote it). */
+static void engine_nat_on_rfc(const gostx_ike_conf *cf, const uint8_t *m1, size_t l1) {
+  static gostx_ike_engine r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  size_t ol;
+  gostx_ike_addr moved = a11_i;
+  moved.port = 4500;
+  for (int nat = 0; nat < 2; nat++) {
+    CHECK_RC(gostx__ike_engine_init(&r, cf), GOSTX_OK, "responder");
+    CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, nat ? &moved : &a11_i), GOSTX_OK, "addresses");
+    CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6)");
+    CHECK(r.nat_detection && !r.nat_local && r.nat_peer == nat,
+          "A.1.1 (6): the RFC's NAT notifies checked (NAT before the initiator: %d)", nat);
+    if (!nat) nat_hashes(out, ol, &a11_r, &a11_i, "the engine's response to A.1.1");
+    gostx__ike_engine_clear(&r);
+  }
+}
+
 /* A responder engine given the initiator's first message of A.1.1 (two
- * ENCR, both groups, NAT detection it does not read) takes it and answers
+ * ENCR, both groups) takes it and answers
  * with the SA payload the RFC's responder sent; given A.2.1's 512-bit KE
  * while it wants 256, it answers the RFC's INVALID_KE_PAYLOAD byte for
  * byte (nothing random in it). */
@@ -1081,6 +1134,9 @@ static void engine_on_rfc(json *f) {
   CHECK(ours && rfc && ours->len == rfc->len && !memcmp(ours->body, rfc->body, rfc->len),
         "A.1.1 (13): the SA payload the RFC's responder chose");
   gostx__ike_engine_clear(&r);
+  nat_hashes(m1, l1, &a11_i, &a11_r, "A.1.1 (6)");
+  nat_hashes(m2, l2, &a11_r, &a11_i, "A.1.1 (13)");
+  engine_nat_on_rfc(&cf, m1, l1);
   free(m1);
   free(m2);
   cf.encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;

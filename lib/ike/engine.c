@@ -17,6 +17,15 @@ int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf) {
   return GOSTX_OK;
 }
 
+int gostx__ike_engine_addrs(gostx_ike_engine *e, const gostx_ike_addr *local,
+                            const gostx_ike_addr *remote) {
+  if (!e || !gostx__ike_addr_ok(local) || !gostx__ike_addr_ok(remote)) return GOSTX_EINVAL;
+  if (local->ip_len != remote->ip_len) return GOSTX_EINVAL;
+  e->local = *local;
+  e->remote = *remote;
+  return GOSTX_OK;
+}
+
 void gostx__ike_engine_clear(gostx_ike_engine *e) {
   if (!e) return;
   gostx__ike_sk_clear(&e->sk_in);
@@ -63,8 +72,10 @@ static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int both_groups
 }
 
 /* Our IKE_SA_INIT message, kept for AUTH and as what goes out: the request
- * (message 1) [N(COOKIE)], SA (both groups), KE, Ni, N(FRAGMENTATION_SUPPORTED);
- * the response (message 2) SA (proposal num, the choice), KE, Nr, the same notify. */
+ * (message 1) [N(COOKIE)], SA (both groups), KE, Ni, [N(NAT_DETECTION_*)],
+ * N(FRAGMENTATION_SUPPORTED); the response (message 2) SA (proposal num, the
+ * choice), KE, Nr and the same notifies (RFC 9385 A.1.1's order: NAT
+ * detection just after the nonce, RFC 7296 2.23). */
 static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx_ike_hdr h;
   gostx_ike_writer w;
@@ -79,6 +90,7 @@ static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx__ike_w_ke(&w, e->group, e->pub, gostx__ike_ke_len(e->group));
   gostx__ike_w_raw(&w, GOSTX_IKE_PT_NONCE, response ? e->nr : e->ni,
                    response ? e->nr_len : e->ni_len);
+  gostx__ike_w_nat(&w, e);
   gostx__ike_w_frag_supported(&w);
   int rc = gostx__ike_w_finish(&w, m_len);
   if (rc == GOSTX_OK) {
@@ -224,7 +236,8 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   const gostx_ike_payload *sp = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
       read_ke(c, &ke_group, &ke, &ke_len) != GOSTX_OK ||
-      take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1)
+      take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1 ||
+      gostx__ike_nat_check(e, c) != GOSTX_OK) /* SPIr still 0, as the request hashed it */
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
   const int chosen = choose_ike(e->cf, &sa, &group);
   if (chosen < 0)
@@ -307,9 +320,10 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);
-  if (derive(e, ke, ke_len) != GOSTX_OK) {
-    /* off the curve (RFC 9385 6.1), unauthenticated: dropped, and a valid
-     * response may still come (RFC 7296 2.21.1) */
+  if (gostx__ike_nat_check(e, c) != GOSTX_OK || derive(e, ke, ke_len) != GOSTX_OK) {
+    /* malformed NAT notifies or off the curve (RFC 9385 6.1),
+     * unauthenticated: dropped, and a valid response may still come (RFC
+     * 7296 2.21.1) */
     memset(e->spi_r, 0, 8);
     memset(e->nr, 0, sizeof e->nr);
     e->nr_len = 0;

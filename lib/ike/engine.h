@@ -3,8 +3,9 @@
  * 1.2) with the RFC 9385 transforms, without sockets or allocation: the
  * caller feeds each datagram in, sends what comes out, passes the time in
  * and drives the retransmission timer. On success the first Child SA's
- * keys come out in a gostx_ike_child. Not yet: CREATE_CHILD_SA,
- * INFORMATIONAL, NAT detection (SHA-1), fragmentation of sent messages. */
+ * keys come out in a gostx_ike_child; NAT detection (RFC 7296 2.23) says
+ * whether a NAT stands in front of either side. Not yet: CREATE_CHILD_SA,
+ * INFORMATIONAL, fragmentation of sent messages. */
 #ifndef GOSTX_IKE_ENGINE_H
 #define GOSTX_IKE_ENGINE_H
 
@@ -19,7 +20,10 @@ enum {
   GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
   GOSTX_IKE_N_AUTHENTICATION_FAILED = 24,
   GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
+  GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP = 16388,
+  GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP = 16389,
   GOSTX_IKE_N_COOKIE = 16390,
+  GOSTX_IKE_NAT_HASH_LEN = 20, /* SHA-1 */
   GOSTX_IKE_ESN_NO = 0,
   GOSTX_IKE_MSG_MAX = 8192, /* the largest message sent or cached */
   GOSTX_IKE_INIT_MAX = 2048 /* the largest IKE_SA_INIT kept for AUTH */
@@ -59,6 +63,14 @@ typedef struct gostx_ike_conf {
   unsigned max_tries;                  /* sends of one request before giving up */
 } gostx_ike_conf;
 
+/* An endpoint as NAT detection hashes it (RFC 7296 2.23): the IP address
+ * in network order (4 octets IPv4, 16 IPv6) and the UDP port. */
+typedef struct gostx_ike_addr {
+  uint8_t ip[16];
+  uint8_t ip_len;
+  uint16_t port;
+} gostx_ike_addr;
+
 /* The first Child SA (ESP) as the data path takes it: in = what the peer
  * seals to us (our SPI), out = what we seal to the peer (its SPI). Keys
  * from KEYMAT (RFC 7296 2.17): the initiator-to-responder SA first. */
@@ -96,12 +108,27 @@ typedef struct gostx_ike_engine {
   unsigned tries;
   uint32_t esp_spi; /* ours */
   gostx_ike_child child;
+  /* NAT detection (gostx__ike_engine_addrs): the addresses this SA's
+   * datagrams leave from (local) and go to (remote), and what the peer's
+   * IKE_SA_INIT said of them. nat_local: a NAT in front of us (the peer's
+   * DESTINATION_IP is not our address: we send the keepalives); nat_peer: a
+   * NAT in front of the peer (no SOURCE_IP is where its datagram came from).
+   * Either one: the daemon moves to port 4500 and UDP encapsulation. */
+  gostx_ike_addr local, remote;
+  uint8_t nat_detection; /* the peer sent both notifies */
+  uint8_t nat_local, nat_peer;
 } gostx_ike_engine;
 
 /* A fresh engine for cf (copied by reference). The initiator's first
  * datagram comes from gostx__ike_start. */
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf);
 void gostx__ike_engine_clear(gostx_ike_engine *e);
+/* The addresses NAT detection hashes, before gostx__ike_start (initiator)
+ * or the first gostx__ike_input (responder: local the address and port the
+ * request came to, remote where it came from). Without them the engine
+ * sends no NAT notifies and checks none. GOSTX_EINVAL: not IPv4 or IPv6. */
+int gostx__ike_engine_addrs(gostx_ike_engine *e, const gostx_ike_addr *local,
+                            const gostx_ike_addr *remote);
 /* Initiator: the IKE_SA_INIT request into out (cap), now the caller's
  * clock in ms (Unix time: certificates are checked at now / 1000). */
 int gostx__ike_start(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
