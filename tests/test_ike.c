@@ -1152,6 +1152,63 @@ static void engine_on_rfc(json *f) {
   free(m2);
 }
 
+/* A.2.1's CERTREQ (RFC 7296 3.7): SHA-1 of the CA's SubjectPublicKeyInfo
+ * against the printed "hash of CA public key" steps (20, 39) and the
+ * CERTREQ of message 2 (22); a responder engine with A.2's CA, given the
+ * 256-bit retry (14) from the printed addresses, writes the same CERTREQ
+ * in its answer, after the NAT notifies as (22) does. */
+static void certreq_on_rfc(json *f) {
+  static gostx_ike_engine r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  json *sub = sub_of(f, "A.2.1");
+  int64_t now;
+  size_t l, l1, l2, ol, n;
+  gostx_x509_store *st = a2_store(f, &now);
+  uint8_t *ca = a2_pre(f, 6, &l), h[20];
+  gostx_x509_cert c;
+  CHECK(gostx_x509_parse(ca, l, &c, NULL) == GOSTX_OK, "A.2's CA");
+  gostx__ike_ca_hash(c.spki, c.spki_len, h);
+  expect(sub, 20, "Computes hash of CA public key", h, 20);
+  expect(sub, 39, "Computes hash of CA public key", h, 20);
+  uint8_t *m1 = whole(sub, 14, "Sends message", &l1), *m2 = whole(sub, 22, "Sends message", &l2);
+  gostx_ike_chain c1, c2;
+  const uint8_t *cas;
+  const gostx_ike_payload *rfc = payload_of(m2, l2, GOSTX_IKE_PT_CERTREQ, &c2);
+  CHECK(rfc && gostx__ike_certreq_read(rfc->body, rfc->len, &cas, &n) == GOSTX_OK && n == 1 &&
+            !memcmp(cas, h, 20),
+        "A.2.1 (22): its CERTREQ names the CA");
+  gostx_ike_conf cf = {.role = GOSTX_IKE_RESPONDER,
+                       .encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE,
+                       .group = GOSTX_IKE_KE_GOST3410_2012_256,
+                       .auth = GOSTX_IKE_AUTH_DIGITAL_SIGNATURE,
+                       .store = st};
+  const gostx_ike_addr from = {{10, 111, 10, 171}, 4, 54294}, to = {{10, 111, 15, 45}, 4, 500};
+  CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(&r, &to, &from), GOSTX_OK, "addresses");
+  CHECK_RC(gostx__ike_input(&r, m1, l1, now * 1000, out, sizeof out, &ol), GOSTX_OK,
+           "A.2.1 (14) taken");
+  /* A.2's initiator forces UDP encapsulation with a SOURCE_IP of zeros:
+   * seen as a NAT before it; its DESTINATION_IP is this responder's */
+  CHECK(r.state == GOSTX_IKE_S_INIT_DONE && r.nat_detection && !r.nat_local && r.nat_peer,
+        "A.2.1 (14): answered, the forced encapsulation seen (%d %d)", r.nat_local, r.nat_peer);
+  const gostx_ike_payload *ours = payload_of(out, ol, GOSTX_IKE_PT_CERTREQ, &c1);
+  CHECK(ours && rfc && ours->len == rfc->len && !memcmp(ours->body, rfc->body, rfc->len),
+        "A.2.1 (22): the engine's CERTREQ byte for byte");
+  /* the payloads' order: the RFC's, less SIGNATURE_HASH_ALGORITHMS (not sent yet) */
+  static const uint8_t order[] = {GOSTX_IKE_PT_SA,     GOSTX_IKE_PT_KE,     GOSTX_IKE_PT_NONCE,
+                                  GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_CERTREQ,
+                                  GOSTX_IKE_PT_NOTIFY};
+  int same = c1.n == sizeof order && c2.n == sizeof order + 1;
+  for (size_t k = 0; same && k < sizeof order; k++)
+    same = c1.p[k].type == order[k] && c2.p[k].type == order[k];
+  CHECK(same, "A.2.1 (22): the engine's payloads in the RFC's order");
+  gostx__ike_engine_clear(&r);
+  gostx_x509_store_free(st);
+  free(ca);
+  free(m1);
+  free(m2);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -1164,6 +1221,7 @@ int main(void) {
   a2_4(f);
   refusals(f);
   engine_on_rfc(f);
+  certreq_on_rfc(f);
   json_free(f);
   return t_done();
 }

@@ -289,6 +289,18 @@ static void nat_hash_ipv6(void) {
   CHECK_BYTES(got, want, 20, "NAT detection hash over IPv6 (hashlib)");
 }
 
+/* Payload p of message m (len) one octet shorter: its last octet gone,
+ * its length and the header's patched. */
+static void cut_last_octet(uint8_t *m, size_t *len, const gostx_ike_payload *p) {
+  uint8_t *g = (uint8_t *)p->body - 4; /* its generic header */
+  const size_t at = (size_t)(g - m), plen = 4 + p->len;
+  memmove(g + plen - 1, g + plen, *len - at - plen);
+  *len -= 1;
+  g[3]--; /* lengths are big-endian: borrow from the high octet */
+  if (g[3] == 0xff) g[2]--;
+  if (--m[27] == 0xff) m[26]--;
+}
+
 /* A request whose NAT_DETECTION_SOURCE_IP hash is 19 octets. */
 static void nat_short_hash(uint8_t *m, size_t *len) {
   gostx_ike_hdr h;
@@ -299,13 +311,7 @@ static void nat_short_hash(uint8_t *m, size_t *len) {
     if (c.p[k].type == GOSTX_IKE_PT_NOTIFY &&
         gostx__ike_notify_read(c.p[k].body, c.p[k].len, &n) == GOSTX_OK &&
         n.type == GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP) {
-      uint8_t *p = (uint8_t *)c.p[k].body - 4; /* its generic header */
-      const size_t at = (size_t)(p - m), plen = 4 + c.p[k].len;
-      memmove(p + plen - 1, p + plen, *len - at - plen); /* one octet less */
-      *len -= 1;
-      p[3]--;
-      m[27]--; /* the header's length (under 256 bytes changed) */
-      if (m[27] == 0xff) m[26]--;
+      cut_last_octet(m, len, &c.p[k]);
       return;
     }
   CHECK(0, "NAT_DETECTION_SOURCE_IP in the request");
@@ -510,6 +516,64 @@ static void certificates(void) {
 }
 
 /* ---- COOKIE (RFC 7296 2.6) ---- */
+
+/* CERTREQ (RFC 7296 3.7): each side names its anchors, the peer counts them;
+ * a list that is not whole SHA-1 hashes is refused. */
+static void certreq(void) {
+  gostx_x509_store *st = gostx_x509_store_new(), *two = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(two, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(two, other_root.der, other_root.len), GOSTX_OK, "another");
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  cr.store = two;
+  cert_handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "CERTREQ both ways");
+  CHECK(i.peer_cas == 2 && r.peer_cas == 1, "the CAs each CERTREQ named (%zu %zu)", i.peer_cas,
+        r.peer_cas);
+  uint8_t h[20];
+  gostx_x509_cert rc;
+  CHECK(gostx_x509_parse(root.der, root.len, &rc, NULL) == GOSTX_OK, "root parses");
+  gostx__ike_ca_hash(rc.spki, rc.spki_len, h);
+  /* the responder's CERTREQ in its IKE_SA_INIT, one octet short: dropped */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, now_ms, br, CAP, &lr), GOSTX_OK, "response");
+  gostx_ike_hdr hd;
+  gostx_ike_chain c;
+  const uint8_t *cas;
+  size_t n;
+  CHECK_RC(gostx__ike_msg_read(br, lr, &hd, &c, NULL), GOSTX_OK, "response reads");
+  const gostx_ike_payload *p = gostx__ike_find(&c, GOSTX_IKE_PT_CERTREQ);
+  CHECK(p && gostx__ike_certreq_read(p->body, p->len, &cas, &n) == GOSTX_OK && n == 1 &&
+            !memcmp(cas, h, 20),
+        "the responder's CERTREQ: SHA-1 of its root's SubjectPublicKeyInfo");
+  if (p) cut_last_octet(br, &lr, p);
+  CHECK_RC(gostx__ike_input(&i, br, lr, now_ms, bi, CAP, &li), GOSTX_EFORMAT,
+           "a CERTREQ of 19 octets dropped");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li == 0, "the initiator waits on");
+  /* the reader on its own */
+  uint8_t body[1 + 41] = {GOSTX_IKE_CERT_X509_SIG};
+  CHECK(gostx__ike_certreq_read(body, 41, &cas, &n) == GOSTX_OK && n == 2, "two hashes");
+  CHECK_RC(gostx__ike_certreq_read(body, 42, &cas, &n), GOSTX_EFORMAT, "a hash and one octet");
+  CHECK_RC(gostx__ike_certreq_read(body, 20, &cas, &n), GOSTX_EFORMAT, "19 octets");
+  CHECK_RC(gostx__ike_certreq_read(body, 1, &cas, &n), GOSTX_EFORMAT, "no hash");
+  body[0] = 12; /* Hash and URL of X.509 certificate */
+  CHECK_RC(gostx__ike_certreq_read(body, 21, &cas, &n), GOSTX_EUNSUP, "another encoding");
+  /* without signatures nothing asks for certificates */
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.store = cr.store = st;
+  handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "PSK with a store");
+  CHECK(!i.peer_cas && !r.peer_cas, "PSK: no CERTREQ");
+  gostx_x509_store_free(st);
+  gostx_x509_store_free(two);
+}
 
 static void cookies(void) {
   static const uint8_t secret[32] = "the responder's cookie secret";
@@ -751,6 +815,7 @@ int main(void) {
   traffic_selectors();
   pki();
   certificates();
+  certreq();
   cookies();
   strict();
   retransmission();

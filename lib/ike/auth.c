@@ -53,7 +53,9 @@ static int own_auth(const gostx_ike_engine *e, const uint8_t *idb, size_t idb_le
   return rc;
 }
 
-/* ID (type), [CERT...], AUTH: who we are and the proof. */
+/* ID (type), [CERT...], [CERTREQ], AUTH: who we are and the proof; the
+ * initiator asks for a chain to its CAs (RFC 7296 1.2, RFC 9385 A.2.1's
+ * place: after CERT). */
 static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id_type) {
   uint8_t idb[ID_BODY_MAX], auth[AUTH_MAX];
   size_t idb_len = id_body(e->cf, idb), auth_len = 0;
@@ -63,6 +65,8 @@ static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id
     for (size_t i = 0; i < e->cf->n_certs; i++)
       gostx__ike_w_cert(w, GOSTX_IKE_PT_CERT, GOSTX_IKE_CERT_X509_SIG, e->cf->certs[i],
                         e->cf->cert_lens[i]);
+  if (e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE && e->cf->role == GOSTX_IKE_INITIATOR)
+    gostx__ike_w_certreq(w, e->cf->store);
   int rc = own_auth(e, idb, idb_len, auth, &auth_len);
   if (rc == GOSTX_OK) gostx__ike_w_auth(w, e->cf->auth, auth, auth_len);
   gostx_memzero(auth, sizeof auth);
@@ -282,6 +286,8 @@ static int refuse_auth(gostx_ike_engine *e, uint16_t type, int64_t now_ms, uint8
 
 static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
+  if (gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
+    return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
   gostx_ike_ts_set tsi, tsr;

@@ -74,8 +74,9 @@ static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int both_groups
 /* Our IKE_SA_INIT message, kept for AUTH and as what goes out: the request
  * (message 1) [N(COOKIE)], SA (both groups), KE, Ni, [N(NAT_DETECTION_*)],
  * N(FRAGMENTATION_SUPPORTED); the response (message 2) SA (proposal num, the
- * choice), KE, Nr and the same notifies (RFC 9385 A.1.1's order: NAT
- * detection just after the nonce, RFC 7296 2.23). */
+ * choice), KE, Nr, the same notifies and, with signatures, CERTREQ naming
+ * our CAs (RFC 9385 A.1.1's and A.2.1's order: NAT detection just after
+ * the nonce, before CERTREQ, RFC 7296 2.23). */
 static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx_ike_hdr h;
   gostx_ike_writer w;
@@ -91,6 +92,8 @@ static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx__ike_w_raw(&w, GOSTX_IKE_PT_NONCE, response ? e->nr : e->ni,
                    response ? e->nr_len : e->ni_len);
   gostx__ike_w_nat(&w, e);
+  if (response && e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE) /* our CAs (1.2, 3.7) */
+    gostx__ike_w_certreq(&w, e->cf->store);
   gostx__ike_w_frag_supported(&w);
   int rc = gostx__ike_w_finish(&w, m_len);
   if (rc == GOSTX_OK) {
@@ -316,7 +319,8 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   size_t ke_len;
   if (!gostx__ike_find(c, GOSTX_IKE_PT_SA)) return init_notify(e, c, now_ms, out, cap, out_len);
   if (check_init_sa(e, c) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
-      g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2)
+      g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2 ||
+      gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);

@@ -117,6 +117,7 @@ typedef struct gostx_ike_engine {
   gostx_ike_addr local, remote;
   uint8_t nat_detection; /* the peer sent both notifies */
   uint8_t nat_local, nat_peer;
+  size_t peer_cas; /* the CA hashes the peer's CERTREQ listed (RFC 7296 3.7) */
 } gostx_ike_engine;
 
 /* A fresh engine for cf (copied by reference). The initiator's first
