@@ -1209,6 +1209,38 @@ static void certreq_on_rfc(json *f) {
   free(m2);
 }
 
+/* A.1.1 through the engine (GOSTX_IKE_TEST_HOOKS: the printed SPIr, Nr and
+ * ephemeral key in place of its random draws): a responder given message 1
+ * as printed, from the printed addresses, answers with message 2 byte for
+ * byte. */
+static void engine_replay_a11(json *f) {
+  static gostx_ike_engine r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  json *sub = sub_of(f, "A.1.1");
+  size_t l1, l2, ol, dl;
+  const gostx_ike_conf cf = {.role = GOSTX_IKE_RESPONDER,
+                             .encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                             .group = GOSTX_IKE_KE_GOST3410_2012_512,
+                             .auth = GOSTX_IKE_AUTH_PSK};
+  uint8_t *m1 = whole(sub, 6, "Sends message", &l1), *m2 = whole(sub, 13, "Sends message", &l2);
+  CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, &a11_i), GOSTX_OK, "addresses");
+  r.test.set = 1;
+  copy_step(sub, 8, "Generates random SPIr", r.test.spi, 8);
+  copy_step(sub, 9, "Generates random IKE nonce Nr", r.test.nonce, 32);
+  uint8_t *d = dump(sub, 10, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == 64, "Dr: 64 octets");
+  memcpy(r.test.priv, d, 64);
+  reverse(r.test.priv, 64); /* printed little-endian */
+  free(d);
+  CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6) taken");
+  CHECK(ol == l2, "A.1.1 (13) from the engine: %zu bytes, RFC %zu", ol, l2);
+  if (ol == l2) CHECK_BYTES(out, m2, l2, "A.1.1 (13) from the engine byte for byte");
+  gostx__ike_engine_clear(&r);
+  free(m1);
+  free(m2);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -1222,6 +1254,7 @@ int main(void) {
   refusals(f);
   engine_on_rfc(f);
   certreq_on_rfc(f);
+  engine_replay_a11(f);
   json_free(f);
   return t_done();
 }

@@ -33,13 +33,38 @@ void gostx__ike_engine_clear(gostx_ike_engine *e) {
   gostx_memzero(e, sizeof *e);
 }
 
+/* Our IKE SPI, nonce (32 octets) and ephemeral private key: random, or
+ * what a test fixed (GOSTX_IKE_TEST_HOOKS, gostx_test only). */
+#ifdef GOSTX_IKE_TEST_HOOKS
+#define TEST_FIXED(e, field) ((e)->test.field)
+#else
+#define TEST_FIXED(e, field) ((const uint8_t *)NULL)
+#endif
+
+/* len random octets, or the test's fixed ones when it set them. */
+static int draw(const gostx_ike_engine *e, const uint8_t *fixed, uint8_t *out, size_t len) {
+#ifdef GOSTX_IKE_TEST_HOOKS
+  if (e->test.set) return memcpy(out, fixed, len), GOSTX_OK;
+#endif
+  (void)e;
+  (void)fixed;
+  return gostx_random_bytes(out, len);
+}
+
+static int draw_priv(gostx_ike_engine *e, int curve, size_t l) {
+  uint8_t pub[128];
+#ifdef GOSTX_IKE_TEST_HOOKS
+  if (e->test.set) return memcpy(e->priv, e->test.priv, l), GOSTX_OK;
+#endif
+  return gostx_gost3410_keygen((gostx_gost3410_curve)curve, e->priv, l, pub, 2 * l);
+}
+
 /* Our ephemeral key for group. */
 static int new_ke(gostx_ike_engine *e, uint16_t group) {
   const int curve = gostx__ike_ke_curve(group);
   if (!curve) return GOSTX_EINVAL;
   const size_t l = gostx_gost3410_size((gostx_gost3410_curve)curve);
-  uint8_t pub[128];
-  int rc = gostx_gost3410_keygen((gostx_gost3410_curve)curve, e->priv, l, pub, 2 * l);
+  int rc = draw_priv(e, curve, l);
   if (rc == GOSTX_OK) rc = gostx__ike_ke_public(group, e->priv, l, e->pub, 2 * l);
   e->group = group;
   return rc;
@@ -108,8 +133,8 @@ int gostx__ike_start(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
   if (!e || !out || !out_len || e->cf->role != GOSTX_IKE_INITIATOR) return GOSTX_EINVAL;
   if (e->state != GOSTX_IKE_S_IDLE) return GOSTX_ESTATE;
   *out_len = 0;
-  int rc = gostx_random_bytes(e->spi_i, 8);
-  if (rc == GOSTX_OK) rc = gostx_random_bytes(e->ni, 32);
+  int rc = draw(e, TEST_FIXED(e, spi), e->spi_i, 8);
+  if (rc == GOSTX_OK) rc = draw(e, TEST_FIXED(e, nonce), e->ni, 32);
   if (rc == GOSTX_OK) rc = new_ke(e, e->cf->group);
   e->ni_len = 32;
   if (rc == GOSTX_OK) rc = write_init(e, 0, 1);
@@ -249,8 +274,8 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     const uint8_t g[2] = {(uint8_t)(group >> 8), (uint8_t)group};
     return init_refusal(e, GOSTX_IKE_N_INVALID_KE_PAYLOAD, g, 2, out, cap, out_len);
   }
-  int rc = gostx_random_bytes(e->spi_r, 8);
-  if (rc == GOSTX_OK) rc = gostx_random_bytes(e->nr, 32);
+  int rc = draw(e, TEST_FIXED(e, spi), e->spi_r, 8);
+  if (rc == GOSTX_OK) rc = draw(e, TEST_FIXED(e, nonce), e->nr, 32);
   e->nr_len = 32;
   if (rc == GOSTX_OK) rc = new_ke(e, ke_group);
   if (rc != GOSTX_OK) return rc;

@@ -83,6 +83,18 @@ typedef struct gostx_ike_child {
   size_t key_len;
 } gostx_ike_child;
 
+#ifdef GOSTX_IKE_TEST_HOOKS
+/* What RFC 9385 Appendix A's replays fix in place of the engine's random
+ * draws: built into gostx_test only (the tests link it); libgostx has no
+ * such field and always draws. */
+typedef struct gostx__ike_test_hooks {
+  int set;
+  uint8_t spi[8];    /* our IKE SPI */
+  uint8_t nonce[32]; /* our nonce */
+  uint8_t priv[64];  /* our ephemeral private key, big-endian, its curve's size */
+} gostx__ike_test_hooks;
+#endif
+
 typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
   gostx_ike_state state;
@@ -118,6 +130,9 @@ typedef struct gostx_ike_engine {
   uint8_t nat_detection; /* the peer sent both notifies */
   uint8_t nat_local, nat_peer;
   size_t peer_cas; /* the CA hashes the peer's CERTREQ listed (RFC 7296 3.7) */
+#ifdef GOSTX_IKE_TEST_HOOKS
+  gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */
+#endif
 } gostx_ike_engine;
 
 /* A fresh engine for cf (copied by reference). The initiator's first
