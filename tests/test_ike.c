@@ -1209,33 +1209,87 @@ static void certreq_on_rfc(json *f) {
   free(m2);
 }
 
-/* A.1.1 through the engine (GOSTX_IKE_TEST_HOOKS: the printed SPIr, Nr and
- * ephemeral key in place of its random draws): a responder given message 1
- * as printed, from the printed addresses, answers with message 2 byte for
- * byte. */
-static void engine_replay_a11(json *f) {
-  static gostx_ike_engine r;
-  static uint8_t out[GOSTX_IKE_MSG_MAX];
-  json *sub = sub_of(f, "A.1.1");
-  size_t l1, l2, ol, dl;
-  const gostx_ike_conf cf = {.role = GOSTX_IKE_RESPONDER,
-                             .encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
-                             .group = GOSTX_IKE_KE_GOST3410_2012_512,
-                             .auth = GOSTX_IKE_AUTH_PSK};
-  uint8_t *m1 = whole(sub, 6, "Sends message", &l1), *m2 = whole(sub, 13, "Sends message", &l2);
-  CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
-  CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, &a11_i), GOSTX_OK, "addresses");
-  r.test.set = 1;
-  copy_step(sub, 8, "Generates random SPIr", r.test.spi, 8);
-  copy_step(sub, 9, "Generates random IKE nonce Nr", r.test.nonce, 32);
-  uint8_t *d = dump(sub, 10, "Generates ephemeral private key", 0, &dl);
-  CHECK(dl == 64, "Dr: 64 octets");
-  memcpy(r.test.priv, d, 64);
-  reverse(r.test.priv, 64); /* printed little-endian */
+/* The printed ephemeral key of step n into hooks (printed little-endian). */
+static void fix_draws(json *sub, int n_spi, int n_nonce, int n_priv, gostx_ike_engine *e) {
+  size_t dl;
+  e->test.set = 1;
+  copy_step(sub, n_spi, "Generates random SPI", e->test.spi, 8);
+  copy_step(sub, n_nonce, "Generates random IKE nonce", e->test.nonce, 32);
+  uint8_t *d = dump(sub, n_priv, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == 64, "an ephemeral key of 64 octets");
+  memcpy(e->test.priv, d, 64);
+  reverse(e->test.priv, 64);
   free(d);
+}
+
+/* A.1.1 through the engine (GOSTX_IKE_TEST_HOOKS: the printed SPIs, nonces
+ * and ephemeral keys in place of its random draws, the printed addresses):
+ * an initiator offering both ENCR as A.1.1's does writes message 1 byte for
+ * byte; a responder given message 1 as printed answers with message 2 byte
+ * for byte; the initiator takes message 2 and derives the printed SK_*. */
+static void engine_replay_a11(json *f) {
+  static gostx_ike_engine i, r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  json *sub = sub_of(f, "A.1.1");
+  size_t l1, l2, ol;
+  static const uint8_t idi[] = "IKE-Initiator", idr[] = "IKE-Responder";
+  gostx_ike_conf cf = {.role = GOSTX_IKE_INITIATOR,
+                       .encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                       .encr_offer = both,
+                       .n_encr_offer = 2,
+                       .group = GOSTX_IKE_KE_GOST3410_2012_512,
+                       .auth = GOSTX_IKE_AUTH_PSK,
+                       .id_type = GOSTX_IKE_ID_FQDN,
+                       .id = idi,
+                       .id_len = sizeof idi - 1,
+                       .peer_id_type = GOSTX_IKE_ID_FQDN,
+                       .peer_id = idr,
+                       .peer_id_len = sizeof idr - 1};
+  cf.psk = psk_of(f, &cf.psk_len);
+  gostx_ike_conf cr = cf;
+  cr.role = GOSTX_IKE_RESPONDER;
+  cr.encr_offer = NULL;
+  cr.n_encr_offer = 0;
+  uint8_t *m1 = whole(sub, 6, "Sends message", &l1), *m2 = whole(sub, 13, "Sends message", &l2);
+  CHECK_RC(gostx__ike_engine_init(&i, &cf), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_addrs(&i, &a11_i, &a11_r), GOSTX_OK, "addresses");
+  fix_draws(sub, 1, 2, 3, &i);
+  CHECK_RC(gostx__ike_start(&i, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (5)");
+  CHECK(ol == l1, "A.1.1 (6) from the engine: %zu bytes, RFC %zu", ol, l1);
+  if (ol == l1) CHECK_BYTES(out, m1, l1, "A.1.1 (6) from the engine byte for byte");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, &a11_i), GOSTX_OK, "addresses");
+  fix_draws(sub, 8, 9, 10, &r);
   CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6) taken");
   CHECK(ol == l2, "A.1.1 (13) from the engine: %zu bytes, RFC %zu", ol, l2);
   if (ol == l2) CHECK_BYTES(out, m2, l2, "A.1.1 (13) from the engine byte for byte");
+  CHECK_RC(gostx__ike_input(&i, m2, l2, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (13) taken");
+  CHECK(i.state == GOSTX_IKE_S_AUTH_SENT && i.encr == GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE &&
+            !i.nat_local && !i.nat_peer,
+        "A.1.1 (14): the initiator takes Kuznyechik, sees no NAT, sends IKE_AUTH");
+  expect(sub, 18, "Computes SK_ei", i.k.sk_ei, i.k.enc_len);
+  expect(sub, 21, "Computes SK_pr", r.k.sk_pr, 64);
+  /* the engine's IKE_AUTH request: not the RFC's message (37), which also
+   * carries INITIAL_CONTACT, SET_WINDOW_SIZE, CP and two notifies and offers
+   * four ESP ENCR; its IDi and AUTH are the RFC's, under IV 1 as (36) */
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  uint8_t first, plain[2048];
+  size_t pl;
+  uint64_t iv;
+  CHECK_RC(gostx__ike_sk_open(&r.sk_in, out, ol, &h, &first, plain, sizeof plain, &pl, &iv),
+           GOSTX_OK, "the engine's IKE_AUTH opens under the RFC's SK_ei");
+  CHECK_RC(gostx__ike_chain_read(first, plain, pl, &c, NULL), GOSTX_OK, "its inside reads");
+  const gostx_ike_payload *ap = gostx__ike_find(&c, GOSTX_IKE_PT_AUTH);
+  CHECK(iv == 1 && c.n == 5 && c.p[0].type == GOSTX_IKE_PT_IDI && ap == &c.p[1] &&
+            c.p[2].type == GOSTX_IKE_PT_SA && c.p[3].type == GOSTX_IKE_PT_TSI &&
+            c.p[4].type == GOSTX_IKE_PT_TSR,
+        "IDi, AUTH, SA, TSi, TSr: the RFC's order less what the engine does not send");
+  CHECK(ap && ap->len == 68, "an AUTH of method 2 and 64 octets");
+  if (ap && ap->len == 68) expect(sub, 25, "Computes content of AUTH payload", ap->body + 4, 64);
+  gostx__ike_engine_clear(&i);
   gostx__ike_engine_clear(&r);
   free(m1);
   free(m2);

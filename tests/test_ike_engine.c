@@ -340,6 +340,43 @@ static void nat_malformed(void) {
   CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li == 0, "the initiator waits on");
 }
 
+/* An initiator offering both ENCR (as RFC 9385 A.1.1's) takes the one a
+ * Magma-only responder chose, for the IKE SA and the Child SA; a response
+ * naming an ENCR it did not offer is dropped. */
+static void encr_offer(void) {
+  static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ci.encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
+  ci.encr_offer = both;
+  ci.n_encr_offer = 2;
+  handshake(&i, &r, &ci, &cr);
+  CHECK(i.state == GOSTX_IKE_S_ESTABLISHED && i.encr == GOSTX_IKE_ENCR_MAGMA_MGM_KTREE &&
+            i.child.encr == GOSTX_IKE_ENCR_MAGMA_MGM_KTREE && i.child.key_len == 36,
+        "the responder's choice taken (%d %u)", i.state, i.encr);
+  ci.n_encr_offer = 1; /* Kuznyechik alone offered: the responder refuses */
+  handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
+        "an offer without the responder's ENCR");
+  /* a response naming Magma to an offer of Kuznyechik alone: dropped */
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "response");
+  size_t o = transform_at(br, lr, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
+  CHECK(o, "the ENCR transform found");
+  br[o + 3] = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_EFORMAT,
+           "an ENCR not offered: dropped");
+  static const uint16_t aes[1] = {20};
+  ci.encr_offer = aes;
+  ci.n_encr_offer = 1;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
+}
+
 static void refusals_in_init(void) {
   init_refusal(encr_aes_gcm, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST encryption");
   init_refusal(prf_sha256, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST PRF");
@@ -812,6 +849,7 @@ int main(void) {
   nat_hash_ipv6();
   nat_malformed();
   invalid_ke_retry();
+  encr_offer();
   traffic_selectors();
   pki();
   certificates();

@@ -82,7 +82,7 @@ static void esp_proposal(const gostx_ike_engine *e, uint8_t num, gostx_ike_sa *s
   p->proto = GOSTX_IKE_PROTO_ESP;
   p->spi_len = 4;
   for (int i = 0; i < 4; i++) p->spi[i] = (uint8_t)(e->esp_spi >> (24 - 8 * i));
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr, -1, 0};
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
   p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ESN, GOSTX_IKE_ESN_NO, -1, 0};
 }
 
@@ -181,14 +181,14 @@ static uint32_t spi_of(const gostx_ike_proposal *p) {
          p->spi[3];
 }
 
-static int esp_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p) {
+static int esp_acceptable(uint16_t encr_id, const gostx_ike_proposal *p) {
   /* SPIs 0-255 are reserved (RFC 4303 2.1): none is ever on a packet */
   if (p->proto != GOSTX_IKE_PROTO_ESP || p->spi_len != 4 || spi_of(p) < 256) return 0;
   int encr = 0, esn = 0;
   for (size_t i = 0; i < p->n; i++) {
     const gostx_ike_transform *t = &p->t[i];
     const int usable = !t->unknown_attr && t->key_len < 0;
-    if (t->type == GOSTX_IKE_TT_ENCR) encr |= usable && t->id == cf->encr;
+    if (t->type == GOSTX_IKE_TT_ENCR) encr |= usable && t->id == encr_id;
     else if (t->type == GOSTX_IKE_TT_ESN) esn |= usable && t->id == GOSTX_IKE_ESN_NO;
     else return 0; /* integrity beside an AEAD, or a KE in IKE_AUTH */
   }
@@ -232,7 +232,7 @@ static int child_keys(gostx_ike_engine *e, uint32_t peer_spi) {
   memcpy(init ? ch->key_in : ch->key_out, km + kl, kl);
   gostx_memzero(km, sizeof km);
   ch->key_len = kl;
-  ch->encr = e->cf->encr;
+  ch->encr = e->encr;
   ch->esn = 0;
   ch->spi_in = e->esp_spi;
   ch->spi_out = peer_spi;
@@ -252,7 +252,7 @@ static uint16_t responder_child(const gostx_ike_engine *e, const gostx_ike_chain
   if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK)
     return GOSTX_IKE_N_INVALID_SYNTAX;
   size_t i = 0;
-  while (i < sa.n && !esp_acceptable(e->cf, &sa.p[i])) i++;
+  while (i < sa.n && !esp_acceptable(e->encr, &sa.p[i])) i++;
   if (i == sa.n) return GOSTX_IKE_N_NO_PROPOSAL_CHOSEN;
   *num = sa.p[i].num;
   *peer_spi = spi_of(&sa.p[i]);
@@ -331,7 +331,7 @@ static int initiator_child(gostx_ike_engine *e, const gostx_ike_chain *c) {
   gostx_ike_ts_set tsi, tsr;
   const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK || sa.n != 1 ||
-      sa.p[0].num != 1 || sa.p[0].n != 2 || !esp_acceptable(e->cf, &sa.p[0]))
+      sa.p[0].num != 1 || sa.p[0].n != 2 || !esp_acceptable(e->encr, &sa.p[0]))
     return GOSTX_EFORMAT;
   if (read_ts(c, GOSTX_IKE_PT_TSI, &tsi) != GOSTX_OK ||
       read_ts(c, GOSTX_IKE_PT_TSR, &tsr) != GOSTX_OK || !ts_within(&e->cf->tsi, &tsi) ||

@@ -10,8 +10,13 @@
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf) {
   if (!e || !cf || !gostx__ike_encr_key_len(cf->encr)) return GOSTX_EINVAL;
   if (cf->role != GOSTX_IKE_INITIATOR && cf->role != GOSTX_IKE_RESPONDER) return GOSTX_EINVAL;
+  if (cf->n_encr_offer > GOSTX_IKE_MAX_TRANSFORMS - 3 || (cf->n_encr_offer && !cf->encr_offer))
+    return GOSTX_EINVAL;
+  for (size_t i = 0; i < cf->n_encr_offer; i++)
+    if (!gostx__ike_encr_key_len(cf->encr_offer[i])) return GOSTX_EINVAL;
   memset(e, 0, sizeof *e);
   e->cf = cf;
+  e->encr = cf->encr;
   e->rto_ms = cf->rto_ms ? cf->rto_ms : 500;
   e->iv_out = 1;
   return GOSTX_OK;
@@ -75,20 +80,22 @@ size_t gostx__ike_ke_len(uint16_t group) {
   return curve ? 2 * gostx_gost3410_size((gostx_gost3410_curve)curve) : 0;
 }
 
-/* The IKE SA proposal: ENCR, PRF_HMAC_STREEBOG_512, KE (the current
- * group first, then the other GOST one). Responder: only the chosen ones. */
-static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int both_groups,
-                         gostx_ike_sa *sa) {
+/* The IKE SA proposal: ENCR (the initiator's offer), PRF_HMAC_STREEBOG_512,
+ * KE (the current group first, then the other GOST one). Responder: only
+ * the chosen ones. */
+static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int offer, gostx_ike_sa *sa) {
   memset(sa, 0, sizeof *sa);
   gostx_ike_proposal *p = &sa->p[0];
   sa->n = 1;
   p->num = num;
   p->proto = GOSTX_IKE_PROTO_IKE;
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr, -1, 0};
+  for (size_t i = 0; offer && i < e->cf->n_encr_offer; i++)
+    p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr_offer[i], -1, 0};
+  if (!p->n) p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
   p->t[p->n++] =
       (gostx_ike_transform){GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512, -1, 0};
   p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, e->group, -1, 0};
-  if (both_groups) {
+  if (offer) {
     const uint16_t other = e->group == GOSTX_IKE_KE_GOST3410_2012_512
                                ? GOSTX_IKE_KE_GOST3410_2012_256
                                : GOSTX_IKE_KE_GOST3410_2012_512;
@@ -176,9 +183,10 @@ static int has(const gostx_ike_proposal *p, uint8_t type, uint16_t id) {
 /* A proposal we can take whole: our ENCR, the PRF, a GOST KE, nothing else
  * (no integrity beside an AEAD, RFC 7296 3.3.3). Returns the group to
  * use: ours (cf->group) when listed, else the first GOST one, or 0. */
-static uint16_t ike_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p) {
+static uint16_t ike_acceptable(const gostx_ike_conf *cf, uint16_t encr,
+                               const gostx_ike_proposal *p) {
   if (p->proto != GOSTX_IKE_PROTO_IKE || p->spi_len) return 0;
-  if (!has(p, GOSTX_IKE_TT_ENCR, cf->encr)) return 0;
+  if (!has(p, GOSTX_IKE_TT_ENCR, encr)) return 0;
   if (!has(p, GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512)) return 0;
   for (size_t i = 0; i < p->n; i++) {
     const uint8_t t = p->t[i].type;
@@ -213,14 +221,14 @@ static int derive(gostx_ike_engine *e, const uint8_t *peer_ke, size_t peer_len) 
   if (rc == GOSTX_OK)
     rc = gostx__ike_skeyseed(NULL, e->ni, e->ni_len, e->nr, e->nr_len, gir, l, seed);
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sa_keys(seed, e->cf->encr, e->ni, e->ni_len, e->nr, e->nr_len, e->spi_i,
+    rc = gostx__ike_sa_keys(seed, e->encr, e->ni, e->ni_len, e->nr, e->nr_len, e->spi_i,
                             e->spi_r, &e->k);
   const int init = e->cf->role == GOSTX_IKE_INITIATOR;
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sk_init(&e->sk_out, e->cf->encr, init ? e->k.sk_ei : e->k.sk_er,
+    rc = gostx__ike_sk_init(&e->sk_out, e->encr, init ? e->k.sk_ei : e->k.sk_er,
                             e->k.enc_len);
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sk_init(&e->sk_in, e->cf->encr, init ? e->k.sk_er : e->k.sk_ei,
+    rc = gostx__ike_sk_init(&e->sk_in, e->encr, init ? e->k.sk_er : e->k.sk_ei,
                             e->k.enc_len);
   gostx_memzero(gir, sizeof gir);
   gostx_memzero(seed, sizeof seed);
@@ -248,7 +256,7 @@ static int init_refusal(gostx_ike_engine *e, uint16_t type, const uint8_t *data,
 /* The SA payload's proposal the responder takes: its index, or -1. */
 static int choose_ike(const gostx_ike_conf *cf, const gostx_ike_sa *sa, uint16_t *group) {
   for (size_t i = 0; i < sa->n; i++)
-    if ((*group = ike_acceptable(cf, &sa->p[i])) != 0) return (int)i;
+    if ((*group = ike_acceptable(cf, cf->encr, &sa->p[i])) != 0) return (int)i;
   return -1;
 }
 
@@ -325,30 +333,42 @@ static int init_notify(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t no
   return rc == GOSTX_OK ? gostx__ike_send(e, now_ms, out, cap, out_len) : rc;
 }
 
-/* The responder's SA: one proposal, exactly our ENCR, the PRF and the group sent. */
-static int check_init_sa(const gostx_ike_engine *e, const gostx_ike_chain *c) {
+/* The ENCR of our offer that the responder's proposal q names, 0 if none. */
+static uint16_t offered_encr(const gostx_ike_engine *e, const gostx_ike_proposal *q) {
+  if (!e->cf->n_encr_offer) return has(q, GOSTX_IKE_TT_ENCR, e->encr) ? e->encr : 0;
+  for (size_t i = 0; i < e->cf->n_encr_offer; i++)
+    if (has(q, GOSTX_IKE_TT_ENCR, e->cf->encr_offer[i])) return e->cf->encr_offer[i];
+  return 0;
+}
+
+/* The responder's SA: one proposal, exactly one ENCR we offered, the PRF
+ * and the group sent. *encr: that ENCR. */
+static int check_init_sa(const gostx_ike_engine *e, const gostx_ike_chain *c, uint16_t *encr) {
   gostx_ike_sa sa;
   const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK || sa.n != 1)
     return GOSTX_EFORMAT;
   const gostx_ike_proposal *q = &sa.p[0];
-  if (q->num != 1 || q->n != 3 || ike_acceptable(e->cf, q) != e->group) return GOSTX_EFORMAT;
+  *encr = offered_encr(e, q);
+  if (q->num != 1 || q->n != 3 || !*encr || ike_acceptable(e->cf, *encr, q) != e->group)
+    return GOSTX_EFORMAT;
   return GOSTX_OK;
 }
 
 static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
                           const gostx_ike_hdr *h, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
-  uint16_t g;
+  uint16_t g, encr;
   const uint8_t *ke;
   size_t ke_len;
   if (!gostx__ike_find(c, GOSTX_IKE_PT_SA)) return init_notify(e, c, now_ms, out, cap, out_len);
-  if (check_init_sa(e, c) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
+  if (check_init_sa(e, c, &encr) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
       g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2 ||
       gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);
+  e->encr = encr;
   if (gostx__ike_nat_check(e, c) != GOSTX_OK || derive(e, ke, ke_len) != GOSTX_OK) {
     /* malformed NAT notifies or off the curve (RFC 9385 6.1),
      * unauthenticated: dropped, and a valid response may still come (RFC

@@ -43,6 +43,11 @@ typedef enum gostx_ike_state {
 typedef struct gostx_ike_conf {
   int role;
   uint16_t encr;  /* ENCR_KUZNYECHIK_MGM_KTREE or ENCR_MAGMA_MGM_KTREE: IKE SA and ESP */
+  /* initiator: the ENCRs its IKE SA proposal offers, in this order (as RFC
+   * 9385 A.1.1 offers both); NULL: encr alone. The IKE SA and the Child SA
+   * then use the one the responder chose. */
+  const uint16_t *encr_offer;
+  size_t n_encr_offer;
   uint16_t group; /* the initiator's first KE method; the responder takes 33 and 34 */
   uint8_t auth;   /* GOSTX_IKE_AUTH_PSK or GOSTX_IKE_AUTH_DIGITAL_SIGNATURE */
   const uint8_t *psk;
@@ -101,6 +106,7 @@ typedef struct gostx_ike_engine {
   uint16_t error;    /* FAILED: the notify sent or received, 0 for a timeout */
   uint8_t spi_i[8], spi_r[8];
   uint16_t group;
+  uint16_t encr; /* the IKE SA's and Child SA's: cf->encr or the responder's choice */
   uint8_t priv[64], pub[128];
   uint8_t ni[256], nr[256];
   size_t ni_len, nr_len;
