@@ -148,7 +148,8 @@ void gostx__ike_engine_clear(gostx_ike_engine *e);
 /* The addresses NAT detection hashes, before gostx__ike_start (initiator)
  * or the first gostx__ike_input (responder: local the address and port the
  * request came to, remote where it came from). Without them the engine
- * sends no NAT notifies and checks none. GOSTX_EINVAL: not IPv4 or IPv6. */
+ * sends no NAT notifies and checks none. GOSTX_EINVAL: not IPv4 or IPv6,
+ * or one of each. */
 int gostx__ike_engine_addrs(gostx_ike_engine *e, const gostx_ike_addr *local,
                             const gostx_ike_addr *remote);
 /* Initiator: the IKE_SA_INIT request into out (cap), now the caller's
