@@ -1152,11 +1152,27 @@ static void engine_on_rfc(json *f) {
   free(m2);
 }
 
+/* Hooks (GOSTX_IKE_TEST_HOOKS) fixing e's SPI, nonce and ephemeral key
+ * (l octets, printed little-endian) to the printed steps. */
+static void fix_draws(json *sub, int n_spi, int n_nonce, int n_priv, size_t l,
+                      gostx_ike_engine *e) {
+  size_t dl;
+  e->test.set = 1;
+  copy_step(sub, n_spi, "Generates random SPI", e->test.spi, 8);
+  copy_step(sub, n_nonce, "Generates random IKE nonce", e->test.nonce, 32);
+  uint8_t *d = dump(sub, n_priv, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == l, "an ephemeral key of %zu octets", l);
+  memcpy(e->test.priv, d, dl < l ? dl : l);
+  reverse(e->test.priv, l);
+  free(d);
+}
+
 /* A.2.1's CERTREQ (RFC 7296 3.7): SHA-1 of the CA's SubjectPublicKeyInfo
  * against the printed "hash of CA public key" steps (20, 39) and the
  * CERTREQ of message 2 (22); a responder engine with A.2's CA, given the
- * 256-bit retry (14) from the printed addresses, writes the same CERTREQ
- * in its answer, after the NAT notifies as (22) does. */
+ * 256-bit retry (14) from the printed addresses and with the printed SPIr,
+ * Nr and key fixed (GOSTX_IKE_TEST_HOOKS), answers with (22) byte for
+ * byte: CERTREQ and SIGNATURE_HASH_ALGORITHMS where (22) has them. */
 static void certreq_on_rfc(json *f) {
   static gostx_ike_engine r;
   static uint8_t out[GOSTX_IKE_MSG_MAX];
@@ -1185,8 +1201,11 @@ static void certreq_on_rfc(json *f) {
   const gostx_ike_addr from = {{10, 111, 10, 171}, 4, 54294}, to = {{10, 111, 15, 45}, 4, 500};
   CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(&r, &to, &from), GOSTX_OK, "addresses");
+  fix_draws(sub, 16, 17, 18, 32, &r);
   CHECK_RC(gostx__ike_input(&r, m1, l1, now * 1000, out, sizeof out, &ol), GOSTX_OK,
            "A.2.1 (14) taken");
+  CHECK(ol == l2, "A.2.1 (22) from the engine: %zu bytes, RFC %zu", ol, l2);
+  if (ol == l2) CHECK_BYTES(out, m2, l2, "A.2.1 (22) from the engine byte for byte");
   /* A.2's initiator forces UDP encapsulation with a SOURCE_IP of zeros:
    * seen as a NAT before it; its DESTINATION_IP is this responder's */
   CHECK(r.state == GOSTX_IKE_S_INIT_DONE && r.nat_detection && !r.nat_local && r.nat_peer,
@@ -1194,32 +1213,20 @@ static void certreq_on_rfc(json *f) {
   const gostx_ike_payload *ours = payload_of(out, ol, GOSTX_IKE_PT_CERTREQ, &c1);
   CHECK(ours && rfc && ours->len == rfc->len && !memcmp(ours->body, rfc->body, rfc->len),
         "A.2.1 (22): the engine's CERTREQ byte for byte");
-  /* the payloads' order: the RFC's, less SIGNATURE_HASH_ALGORITHMS (not sent yet) */
+  /* the payloads' order: the RFC's, SIGNATURE_HASH_ALGORITHMS last */
   static const uint8_t order[] = {GOSTX_IKE_PT_SA,     GOSTX_IKE_PT_KE,     GOSTX_IKE_PT_NONCE,
                                   GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_CERTREQ,
-                                  GOSTX_IKE_PT_NOTIFY};
-  int same = c1.n == sizeof order && c2.n == sizeof order + 1;
+                                  GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_NOTIFY};
+  int same = c1.n == sizeof order && c2.n == sizeof order;
   for (size_t k = 0; same && k < sizeof order; k++)
-    same = c1.p[k].type == order[k] && c2.p[k].type == order[k];
+    same = c1.p[k].type == order[k] && c2.p[k].type == order[k] &&
+           c1.p[k].len == c2.p[k].len;
   CHECK(same, "A.2.1 (22): the engine's payloads in the RFC's order");
   gostx__ike_engine_clear(&r);
   gostx_x509_store_free(st);
   free(ca);
   free(m1);
   free(m2);
-}
-
-/* The printed ephemeral key of step n into hooks (printed little-endian). */
-static void fix_draws(json *sub, int n_spi, int n_nonce, int n_priv, gostx_ike_engine *e) {
-  size_t dl;
-  e->test.set = 1;
-  copy_step(sub, n_spi, "Generates random SPI", e->test.spi, 8);
-  copy_step(sub, n_nonce, "Generates random IKE nonce", e->test.nonce, 32);
-  uint8_t *d = dump(sub, n_priv, "Generates ephemeral private key", 0, &dl);
-  CHECK(dl == 64, "an ephemeral key of 64 octets");
-  memcpy(e->test.priv, d, 64);
-  reverse(e->test.priv, 64);
-  free(d);
 }
 
 /* A.1.1 through the engine (GOSTX_IKE_TEST_HOOKS: the printed SPIs, nonces
@@ -1255,13 +1262,13 @@ static void engine_replay_a11(json *f) {
   uint8_t *m1 = whole(sub, 6, "Sends message", &l1), *m2 = whole(sub, 13, "Sends message", &l2);
   CHECK_RC(gostx__ike_engine_init(&i, &cf), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_addrs(&i, &a11_i, &a11_r), GOSTX_OK, "addresses");
-  fix_draws(sub, 1, 2, 3, &i);
+  fix_draws(sub, 1, 2, 3, 64, &i);
   CHECK_RC(gostx__ike_start(&i, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (5)");
   CHECK(ol == l1, "A.1.1 (6) from the engine: %zu bytes, RFC %zu", ol, l1);
   if (ol == l1) CHECK_BYTES(out, m1, l1, "A.1.1 (6) from the engine byte for byte");
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, &a11_i), GOSTX_OK, "addresses");
-  fix_draws(sub, 8, 9, 10, &r);
+  fix_draws(sub, 8, 9, 10, 64, &r);
   CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6) taken");
   CHECK(ol == l2, "A.1.1 (13) from the engine: %zu bytes, RFC %zu", ol, l2);
   if (ol == l2) CHECK_BYTES(out, m2, l2, "A.1.1 (13) from the engine byte for byte");

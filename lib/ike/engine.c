@@ -107,8 +107,9 @@ static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int offer, gost
  * (message 1) [N(COOKIE)], SA (both groups), KE, Ni, [N(NAT_DETECTION_*)],
  * N(FRAGMENTATION_SUPPORTED); the response (message 2) SA (proposal num, the
  * choice), KE, Nr, the same notifies and, with signatures, CERTREQ naming
- * our CAs (RFC 9385 A.1.1's and A.2.1's order: NAT detection just after
- * the nonce, before CERTREQ, RFC 7296 2.23). */
+ * our CAs; with signatures both end with SIGNATURE_HASH_ALGORITHMS
+ * (Streebog-256, -512). RFC 9385 A.1.1's and A.2.1's order: NAT detection
+ * just after the nonce, before CERTREQ (RFC 7296 2.23). */
 static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx_ike_hdr h;
   gostx_ike_writer w;
@@ -127,6 +128,11 @@ static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   if (response && e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE) /* our CAs (1.2, 3.7) */
     gostx__ike_w_certreq(&w, e->cf->store);
   gostx__ike_w_frag_supported(&w);
+  if (e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE) { /* RFC 7427 4: sent when supported */
+    static const uint8_t streebog[4] = {0, GOSTX_IKE_HASH_STREEBOG_256, 0,
+                                        GOSTX_IKE_HASH_STREEBOG_512};
+    gostx__ike_w_notify_type(&w, GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS, streebog, 4);
+  }
   int rc = gostx__ike_w_finish(&w, m_len);
   if (rc == GOSTX_OK) {
     memcpy(e->tx, m, *m_len);
