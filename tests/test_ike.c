@@ -1152,6 +1152,15 @@ static void engine_on_rfc(json *f) {
   free(m2);
 }
 
+/* What an engine wrote (got) against message n of sub as printed (want). */
+static void engine_wrote(json *sub, int n, const uint8_t *got, size_t len, const uint8_t *want,
+                         size_t want_len) {
+  char name[96];
+  snprintf(name, sizeof name, "%s (%d) from the engine", tv_str(sub, "id"), n);
+  CHECK(len == want_len, "%s: %zu bytes, RFC %zu", name, len, want_len);
+  if (len == want_len) CHECK_BYTES(got, want, len, name);
+}
+
 /* Hooks (GOSTX_IKE_TEST_HOOKS) fixing e's SPI, nonce and ephemeral key
  * (l octets, printed little-endian) to the printed steps. */
 static void fix_draws(json *sub, int n_spi, int n_nonce, int n_priv, size_t l,
@@ -1204,8 +1213,7 @@ static void certreq_on_rfc(json *f) {
   fix_draws(sub, 16, 17, 18, 32, &r);
   CHECK_RC(gostx__ike_input(&r, m1, l1, now * 1000, out, sizeof out, &ol), GOSTX_OK,
            "A.2.1 (14) taken");
-  CHECK(ol == l2, "A.2.1 (22) from the engine: %zu bytes, RFC %zu", ol, l2);
-  if (ol == l2) CHECK_BYTES(out, m2, l2, "A.2.1 (22) from the engine byte for byte");
+  engine_wrote(sub, 22, out, ol, m2, l2);
   /* A.2's initiator forces UDP encapsulation with a SOURCE_IP of zeros:
    * seen as a NAT before it; its DESTINATION_IP is this responder's */
   CHECK(r.state == GOSTX_IKE_S_INIT_DONE && r.nat_detection && !r.nat_local && r.nat_peer,
@@ -1264,14 +1272,12 @@ static void engine_replay_a11(json *f) {
   CHECK_RC(gostx__ike_engine_addrs(&i, &a11_i, &a11_r), GOSTX_OK, "addresses");
   fix_draws(sub, 1, 2, 3, 64, &i);
   CHECK_RC(gostx__ike_start(&i, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (5)");
-  CHECK(ol == l1, "A.1.1 (6) from the engine: %zu bytes, RFC %zu", ol, l1);
-  if (ol == l1) CHECK_BYTES(out, m1, l1, "A.1.1 (6) from the engine byte for byte");
+  engine_wrote(sub, 6, out, ol, m1, l1);
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, &a11_i), GOSTX_OK, "addresses");
   fix_draws(sub, 8, 9, 10, 64, &r);
   CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6) taken");
-  CHECK(ol == l2, "A.1.1 (13) from the engine: %zu bytes, RFC %zu", ol, l2);
-  if (ol == l2) CHECK_BYTES(out, m2, l2, "A.1.1 (13) from the engine byte for byte");
+  engine_wrote(sub, 13, out, ol, m2, l2);
   CHECK_RC(gostx__ike_input(&i, m2, l2, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (13) taken");
   CHECK(i.state == GOSTX_IKE_S_AUTH_SENT && i.encr == GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE &&
             !i.nat_local && !i.nat_peer,
@@ -1302,6 +1308,44 @@ static void engine_replay_a11(json *f) {
   free(m2);
 }
 
+/* A.2.1's initiator through the engine (the printed SPIi, Ni and both
+ * ephemeral keys fixed, UDP encapsulation forced): its 512-bit try (6),
+ * then, given the RFC's INVALID_KE_PAYLOAD (9), its 256-bit retry (14),
+ * each byte for byte. */
+static void engine_replay_a21_initiator(json *f) {
+  static gostx_ike_engine i;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  json *sub = sub_of(f, "A.2.1");
+  size_t l6, l9, l14, ol, dl;
+  const gostx_ike_conf cf = {.role = GOSTX_IKE_INITIATOR,
+                             .encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE,
+                             .encr_offer = both,
+                             .n_encr_offer = 2,
+                             .group = GOSTX_IKE_KE_GOST3410_2012_512,
+                             .auth = GOSTX_IKE_AUTH_DIGITAL_SIGNATURE,
+                             .force_encap = 1};
+  uint8_t *m6 = whole(sub, 6, "Sends message", &l6), *m9 = whole(sub, 9, "Sends message", &l9);
+  uint8_t *m14 = whole(sub, 14, "Sends message", &l14);
+  CHECK_RC(gostx__ike_engine_init(&i, &cf), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_addrs(&i, &a11_i, &a11_r), GOSTX_OK, "addresses");
+  fix_draws(sub, 1, 2, 3, 64, &i);
+  CHECK_RC(gostx__ike_start(&i, 0, out, sizeof out, &ol), GOSTX_OK, "A.2.1 (5)");
+  engine_wrote(sub, 6, out, ol, m6, l6);
+  uint8_t *d = dump(sub, 11, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == 32, "A.2.1 (11): 32 octets");
+  memcpy(i.test.priv, d, 32);
+  reverse(i.test.priv, 32);
+  free(d);
+  CHECK_RC(gostx__ike_input(&i, m9, l9, 0, out, sizeof out, &ol), GOSTX_OK, "A.2.1 (9) taken");
+  engine_wrote(sub, 14, out, ol, m14, l14);
+  gostx__ike_engine_clear(&i);
+  free(m6);
+  free(m9);
+  free(m14);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -1316,6 +1360,7 @@ int main(void) {
   engine_on_rfc(f);
   certreq_on_rfc(f);
   engine_replay_a11(f);
+  engine_replay_a21_initiator(f);
   json_free(f);
   return t_done();
 }

@@ -81,8 +81,8 @@ size_t gostx__ike_ke_len(uint16_t group) {
 }
 
 /* The IKE SA proposal: ENCR (the initiator's offer), PRF_HMAC_STREEBOG_512,
- * KE (the current group first, then the other GOST one). Responder: only
- * the chosen ones. */
+ * KE (the configured group first, then the other GOST one). Responder:
+ * only the chosen ones. */
 static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int offer, gostx_ike_sa *sa) {
   memset(sa, 0, sizeof *sa);
   gostx_ike_proposal *p = &sa->p[0];
@@ -94,9 +94,12 @@ static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int offer, gost
   if (!p->n) p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
   p->t[p->n++] =
       (gostx_ike_transform){GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512, -1, 0};
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, e->group, -1, 0};
+  /* the offer keeps its order after INVALID_KE_PAYLOAD (only KE changes,
+   * as RFC 9385 A.2.1's retry does) */
+  const uint16_t first = offer ? e->cf->group : e->group;
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, first, -1, 0};
   if (offer) {
-    const uint16_t other = e->group == GOSTX_IKE_KE_GOST3410_2012_512
+    const uint16_t other = first == GOSTX_IKE_KE_GOST3410_2012_512
                                ? GOSTX_IKE_KE_GOST3410_2012_256
                                : GOSTX_IKE_KE_GOST3410_2012_512;
     p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, other, -1, 0};

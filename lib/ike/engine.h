@@ -64,6 +64,9 @@ typedef struct gostx_ike_conf {
   const uint8_t *peer_id;
   size_t peer_id_len;
   gostx_ike_ts_set tsi, tsr;           /* the traffic selectors (initiator's view) */
+  /* NAT_DETECTION_SOURCE_IP of zeros: the peer sees a NAT before us and
+   * both sides use UDP encapsulation (RFC 9385 A.2's initiator does so) */
+  int force_encap;
   uint32_t rto_ms;                     /* the first retransmission timeout (doubles) */
   unsigned max_tries;                  /* sends of one request before giving up */
 } gostx_ike_conf;

@@ -29,7 +29,10 @@ void gostx__ike_nat_hash(const uint8_t spi_i[8], const uint8_t spi_r[8],
 void gostx__ike_w_nat(gostx_ike_writer *w, const gostx_ike_engine *e) {
   uint8_t src[GOSTX_IKE_NAT_HASH_LEN], dst[GOSTX_IKE_NAT_HASH_LEN];
   if (!gostx__ike_addr_ok(&e->local)) return; /* the caller gave no addresses */
-  gostx__ike_nat_hash(e->spi_i, e->spi_r, &e->local, src);
+  if (e->cf->force_encap)
+    memset(src, 0, sizeof src); /* no address hashes to zeros: a NAT for the peer */
+  else
+    gostx__ike_nat_hash(e->spi_i, e->spi_r, &e->local, src);
   gostx__ike_nat_hash(e->spi_i, e->spi_r, &e->remote, dst);
   gostx__ike_w_notify_type(w, GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP, src, sizeof src);
   gostx__ike_w_notify_type(w, GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP, dst, sizeof dst);
