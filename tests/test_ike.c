@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "ike/engine.h"
+#include "ike/engine_int.h"
 #include "esp/ktree.h"
 #include "testutil.h"
 
@@ -1057,8 +1058,60 @@ static const gostx_ike_payload *payload_of(const uint8_t *m, size_t len, uint8_t
   return gostx__ike_find(c, type);
 }
 
+/* The NAT notify of type in message m (chain c): its 20 octets, or NULL. */
+static const uint8_t *nat_of(const gostx_ike_chain *c, uint16_t type) {
+  gostx_ike_notify n;
+  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
+       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY))
+    if (gostx__ike_notify_read(p->body, p->len, &n) == GOSTX_OK && n.type == type &&
+        n.data_len == 20)
+      return n.data;
+  return NULL;
+}
+
+/* A.1.1's NAT detection hashes (RFC 7296 2.23) from the address lines
+ * printed with messages 1 and 2 (10.111.10.171:54294 -> 10.111.15.45:500:
+ * Appendix A's 10.111.10.45 is the misprint), each over the SPIs as that
+ * message's header has them (SPIr 0 in the request). */
+static const gostx_ike_addr a11_i = {{10, 111, 10, 171}, 4, 54294},
+                            a11_r = {{10, 111, 15, 45}, 4, 500};
+
+static void nat_hashes(const uint8_t *m, size_t len, const gostx_ike_addr *from,
+                       const gostx_ike_addr *to, const char *what) {
+  gostx_ike_chain c;
+  uint8_t h[20];
+  payload_of(m, len, GOSTX_IKE_PT_NONCE, &c);
+  const uint8_t *src = nat_of(&c, GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP);
+  const uint8_t *dst = nat_of(&c, GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP);
+  CHECK(src && dst, "%s: both NAT notifies", what);
+  if (!src || !dst) return;
+  gostx__ike_nat_hash(m, m + 8, from, h);
+  CHECK(!memcmp(h, src, 20), "%s: NAT_DETECTION_SOURCE_IP as printed", what);
+  gostx__ike_nat_hash(m, m + 8, to, h);
+  CHECK(!memcmp(h, dst, 20), "%s: NAT_DETECTION_DESTINATION_IP as printed", what);
+}
+
+/* A responder engine given A.1.1's request from the printed address and
+ * from another port (a NAT rewrote it). */
+static void engine_nat_on_rfc(const gostx_ike_conf *cf, const uint8_t *m1, size_t l1) {
+  static gostx_ike_engine r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  size_t ol;
+  gostx_ike_addr moved = a11_i;
+  moved.port = 4500;
+  for (int nat = 0; nat < 2; nat++) {
+    CHECK_RC(gostx__ike_engine_init(&r, cf), GOSTX_OK, "responder");
+    CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, nat ? &moved : &a11_i), GOSTX_OK, "addresses");
+    CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6)");
+    CHECK(r.nat_detection && !r.nat_local && r.nat_peer == nat,
+          "A.1.1 (6): the RFC's NAT notifies checked (NAT before the initiator: %d)", nat);
+    if (!nat) nat_hashes(out, ol, &a11_r, &a11_i, "the engine's response to A.1.1");
+    gostx__ike_engine_clear(&r);
+  }
+}
+
 /* A responder engine given the initiator's first message of A.1.1 (two
- * ENCR, both groups, NAT detection it does not read) takes it and answers
+ * ENCR, both groups) takes it and answers
  * with the SA payload the RFC's responder sent; given A.2.1's 512-bit KE
  * while it wants 256, it answers the RFC's INVALID_KE_PAYLOAD byte for
  * byte (nothing random in it). */
@@ -1081,6 +1134,9 @@ static void engine_on_rfc(json *f) {
   CHECK(ours && rfc && ours->len == rfc->len && !memcmp(ours->body, rfc->body, rfc->len),
         "A.1.1 (13): the SA payload the RFC's responder chose");
   gostx__ike_engine_clear(&r);
+  nat_hashes(m1, l1, &a11_i, &a11_r, "A.1.1 (6)");
+  nat_hashes(m2, l2, &a11_r, &a11_i, "A.1.1 (13)");
+  engine_nat_on_rfc(&cf, m1, l1);
   free(m1);
   free(m2);
   cf.encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;
@@ -1096,6 +1152,200 @@ static void engine_on_rfc(json *f) {
   free(m2);
 }
 
+/* What an engine wrote (got) against message n of sub as printed (want). */
+static void engine_wrote(json *sub, int n, const uint8_t *got, size_t len, const uint8_t *want,
+                         size_t want_len) {
+  char name[96];
+  snprintf(name, sizeof name, "%s (%d) from the engine", tv_str(sub, "id"), n);
+  CHECK(len == want_len, "%s: %zu bytes, RFC %zu", name, len, want_len);
+  if (len == want_len) CHECK_BYTES(got, want, len, name);
+}
+
+/* Hooks (GOSTX_IKE_TEST_HOOKS) fixing e's SPI, nonce and ephemeral key
+ * (l octets, printed little-endian) to the printed steps. */
+static void fix_draws(json *sub, int n_spi, int n_nonce, int n_priv, size_t l,
+                      gostx_ike_engine *e) {
+  size_t dl;
+  e->test.set = 1;
+  copy_step(sub, n_spi, "Generates random SPI", e->test.spi, 8);
+  copy_step(sub, n_nonce, "Generates random IKE nonce", e->test.nonce, 32);
+  uint8_t *d = dump(sub, n_priv, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == l, "an ephemeral key of %zu octets", l);
+  memcpy(e->test.priv, d, dl < l ? dl : l);
+  reverse(e->test.priv, l);
+  free(d);
+}
+
+/* A.2.1's CERTREQ (RFC 7296 3.7): SHA-1 of the CA's SubjectPublicKeyInfo
+ * against the printed "hash of CA public key" steps (20, 39) and the
+ * CERTREQ of message 2 (22); a responder engine with A.2's CA, given the
+ * 256-bit retry (14) from the printed addresses and with the printed SPIr,
+ * Nr and key fixed (GOSTX_IKE_TEST_HOOKS), answers with (22) byte for
+ * byte: CERTREQ and SIGNATURE_HASH_ALGORITHMS where (22) has them. */
+static void certreq_on_rfc(json *f) {
+  static gostx_ike_engine r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  json *sub = sub_of(f, "A.2.1");
+  int64_t now;
+  size_t l, l1, l2, ol, n;
+  gostx_x509_store *st = a2_store(f, &now);
+  uint8_t *ca = a2_pre(f, 6, &l), h[20];
+  gostx_x509_cert c;
+  CHECK(gostx_x509_parse(ca, l, &c, NULL) == GOSTX_OK, "A.2's CA");
+  gostx__ike_ca_hash(c.spki, c.spki_len, h);
+  expect(sub, 20, "Computes hash of CA public key", h, 20);
+  expect(sub, 39, "Computes hash of CA public key", h, 20);
+  uint8_t *m1 = whole(sub, 14, "Sends message", &l1), *m2 = whole(sub, 22, "Sends message", &l2);
+  gostx_ike_chain c1, c2;
+  const uint8_t *cas;
+  const gostx_ike_payload *rfc = payload_of(m2, l2, GOSTX_IKE_PT_CERTREQ, &c2);
+  CHECK(rfc && gostx__ike_certreq_read(rfc->body, rfc->len, &cas, &n) == GOSTX_OK && n == 1 &&
+            !memcmp(cas, h, 20),
+        "A.2.1 (22): its CERTREQ names the CA");
+  gostx_ike_conf cf = {.role = GOSTX_IKE_RESPONDER,
+                       .encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE,
+                       .group = GOSTX_IKE_KE_GOST3410_2012_256,
+                       .auth = GOSTX_IKE_AUTH_DIGITAL_SIGNATURE,
+                       .store = st};
+  const gostx_ike_addr from = {{10, 111, 10, 171}, 4, 54294}, to = {{10, 111, 15, 45}, 4, 500};
+  CHECK_RC(gostx__ike_engine_init(&r, &cf), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(&r, &to, &from), GOSTX_OK, "addresses");
+  fix_draws(sub, 16, 17, 18, 32, &r);
+  CHECK_RC(gostx__ike_input(&r, m1, l1, now * 1000, out, sizeof out, &ol), GOSTX_OK,
+           "A.2.1 (14) taken");
+  engine_wrote(sub, 22, out, ol, m2, l2);
+  /* A.2's initiator forces UDP encapsulation with a SOURCE_IP of zeros:
+   * seen as a NAT before it; its DESTINATION_IP is this responder's */
+  CHECK(r.state == GOSTX_IKE_S_INIT_DONE && r.nat_detection && !r.nat_local && r.nat_peer,
+        "A.2.1 (14): answered, the forced encapsulation seen (%d %d)", r.nat_local, r.nat_peer);
+  const gostx_ike_payload *ours = payload_of(out, ol, GOSTX_IKE_PT_CERTREQ, &c1);
+  CHECK(ours && rfc && ours->len == rfc->len && !memcmp(ours->body, rfc->body, rfc->len),
+        "A.2.1 (22): the engine's CERTREQ byte for byte");
+  /* the payloads' order: the RFC's, SIGNATURE_HASH_ALGORITHMS last */
+  static const uint8_t order[] = {GOSTX_IKE_PT_SA,     GOSTX_IKE_PT_KE,     GOSTX_IKE_PT_NONCE,
+                                  GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_CERTREQ,
+                                  GOSTX_IKE_PT_NOTIFY, GOSTX_IKE_PT_NOTIFY};
+  int same = c1.n == sizeof order && c2.n == sizeof order;
+  for (size_t k = 0; same && k < sizeof order; k++)
+    same = c1.p[k].type == order[k] && c2.p[k].type == order[k] &&
+           c1.p[k].len == c2.p[k].len;
+  CHECK(same, "A.2.1 (22): the engine's payloads in the RFC's order");
+  gostx__ike_engine_clear(&r);
+  gostx_x509_store_free(st);
+  free(ca);
+  free(m1);
+  free(m2);
+}
+
+/* A.1.1 through the engine (GOSTX_IKE_TEST_HOOKS: the printed SPIs, nonces
+ * and ephemeral keys in place of its random draws, the printed addresses):
+ * an initiator offering both ENCR as A.1.1's does writes message 1 byte for
+ * byte; a responder given message 1 as printed answers with message 2 byte
+ * for byte; the initiator takes message 2 and derives the printed SK_*. */
+static void engine_replay_a11(json *f) {
+  static gostx_ike_engine i, r;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  json *sub = sub_of(f, "A.1.1");
+  size_t l1, l2, ol;
+  static const uint8_t idi[] = "IKE-Initiator", idr[] = "IKE-Responder";
+  gostx_ike_conf cf = {.role = GOSTX_IKE_INITIATOR,
+                       .encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                       .encr_offer = both,
+                       .n_encr_offer = 2,
+                       .group = GOSTX_IKE_KE_GOST3410_2012_512,
+                       .auth = GOSTX_IKE_AUTH_PSK,
+                       .id_type = GOSTX_IKE_ID_FQDN,
+                       .id = idi,
+                       .id_len = sizeof idi - 1,
+                       .peer_id_type = GOSTX_IKE_ID_FQDN,
+                       .peer_id = idr,
+                       .peer_id_len = sizeof idr - 1};
+  cf.psk = psk_of(f, &cf.psk_len);
+  gostx_ike_conf cr = cf;
+  cr.role = GOSTX_IKE_RESPONDER;
+  cr.encr_offer = NULL;
+  cr.n_encr_offer = 0;
+  uint8_t *m1 = whole(sub, 6, "Sends message", &l1), *m2 = whole(sub, 13, "Sends message", &l2);
+  CHECK_RC(gostx__ike_engine_init(&i, &cf), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_addrs(&i, &a11_i, &a11_r), GOSTX_OK, "addresses");
+  fix_draws(sub, 1, 2, 3, 64, &i);
+  CHECK_RC(gostx__ike_start(&i, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (5)");
+  engine_wrote(sub, 6, out, ol, m1, l1);
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(&r, &a11_r, &a11_i), GOSTX_OK, "addresses");
+  fix_draws(sub, 8, 9, 10, 64, &r);
+  CHECK_RC(gostx__ike_input(&r, m1, l1, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (6) taken");
+  engine_wrote(sub, 13, out, ol, m2, l2);
+  CHECK_RC(gostx__ike_input(&i, m2, l2, 0, out, sizeof out, &ol), GOSTX_OK, "A.1.1 (13) taken");
+  CHECK(i.state == GOSTX_IKE_S_AUTH_SENT && i.encr == GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE &&
+            !i.nat_local && !i.nat_peer,
+        "A.1.1 (14): the initiator takes Kuznyechik, sees no NAT, sends IKE_AUTH");
+  expect(sub, 18, "Computes SK_ei", i.k.sk_ei, i.k.enc_len);
+  expect(sub, 21, "Computes SK_pr", r.k.sk_pr, 64);
+  /* the engine's IKE_AUTH request: not the RFC's message (37), which also
+   * carries INITIAL_CONTACT, SET_WINDOW_SIZE, CP and two notifies and offers
+   * four ESP ENCR; its IDi and AUTH are the RFC's, under IV 1 as (36) */
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  uint8_t first, plain[2048];
+  size_t pl;
+  uint64_t iv;
+  CHECK_RC(gostx__ike_sk_open(&r.sk_in, out, ol, &h, &first, plain, sizeof plain, &pl, &iv),
+           GOSTX_OK, "the engine's IKE_AUTH opens under the RFC's SK_ei");
+  CHECK_RC(gostx__ike_chain_read(first, plain, pl, &c, NULL), GOSTX_OK, "its inside reads");
+  const gostx_ike_payload *ap = gostx__ike_find(&c, GOSTX_IKE_PT_AUTH);
+  CHECK(iv == 1 && c.n == 5 && c.p[0].type == GOSTX_IKE_PT_IDI && ap == &c.p[1] &&
+            c.p[2].type == GOSTX_IKE_PT_SA && c.p[3].type == GOSTX_IKE_PT_TSI &&
+            c.p[4].type == GOSTX_IKE_PT_TSR,
+        "IDi, AUTH, SA, TSi, TSr: the RFC's order less what the engine does not send");
+  CHECK(ap && ap->len == 68, "an AUTH of method 2 and 64 octets");
+  if (ap && ap->len == 68) expect(sub, 25, "Computes content of AUTH payload", ap->body + 4, 64);
+  gostx__ike_engine_clear(&i);
+  gostx__ike_engine_clear(&r);
+  free(m1);
+  free(m2);
+}
+
+/* A.2.1's initiator through the engine (the printed SPIi, Ni and both
+ * ephemeral keys fixed, UDP encapsulation forced): its 512-bit try (6),
+ * then, given the RFC's INVALID_KE_PAYLOAD (9), its 256-bit retry (14),
+ * each byte for byte. */
+static void engine_replay_a21_initiator(json *f) {
+  static gostx_ike_engine i;
+  static uint8_t out[GOSTX_IKE_MSG_MAX];
+  static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  json *sub = sub_of(f, "A.2.1");
+  size_t l6, l9, l14, ol, dl;
+  const gostx_ike_conf cf = {.role = GOSTX_IKE_INITIATOR,
+                             .encr = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE,
+                             .encr_offer = both,
+                             .n_encr_offer = 2,
+                             .group = GOSTX_IKE_KE_GOST3410_2012_512,
+                             .auth = GOSTX_IKE_AUTH_DIGITAL_SIGNATURE,
+                             .force_encap = 1};
+  uint8_t *m6 = whole(sub, 6, "Sends message", &l6), *m9 = whole(sub, 9, "Sends message", &l9);
+  uint8_t *m14 = whole(sub, 14, "Sends message", &l14);
+  CHECK_RC(gostx__ike_engine_init(&i, &cf), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_addrs(&i, &a11_i, &a11_r), GOSTX_OK, "addresses");
+  fix_draws(sub, 1, 2, 3, 64, &i);
+  CHECK_RC(gostx__ike_start(&i, 0, out, sizeof out, &ol), GOSTX_OK, "A.2.1 (5)");
+  engine_wrote(sub, 6, out, ol, m6, l6);
+  uint8_t *d = dump(sub, 11, "Generates ephemeral private key", 0, &dl);
+  CHECK(dl == 32, "A.2.1 (11): 32 octets");
+  memcpy(i.test.priv, d, 32);
+  reverse(i.test.priv, 32);
+  free(d);
+  CHECK_RC(gostx__ike_input(&i, m9, l9, 0, out, sizeof out, &ol), GOSTX_OK, "A.2.1 (9) taken");
+  engine_wrote(sub, 14, out, ol, m14, l14);
+  gostx__ike_engine_clear(&i);
+  free(m6);
+  free(m9);
+  free(m14);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -1108,6 +1358,9 @@ int main(void) {
   a2_4(f);
   refusals(f);
   engine_on_rfc(f);
+  certreq_on_rfc(f);
+  engine_replay_a11(f);
+  engine_replay_a21_initiator(f);
   json_free(f);
   return t_done();
 }

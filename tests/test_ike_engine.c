@@ -6,6 +6,7 @@
  * COOKIE and INVALID_KE_PAYLOAD retries, retransmission and the response
  * cache. */
 #include "ike/engine.h"
+#include "ike/engine_int.h"
 #include "ike_pki.h"
 #include "testutil.h"
 
@@ -211,6 +212,171 @@ static void ke_off_curve(uint8_t *m, size_t *len) {
   if (ke) m[ke->body - m + ke->len - 1] ^= 1;
 }
 
+/* ---- NAT detection (RFC 7296 2.23) ---- */
+
+static gostx_ike_addr addr4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port) {
+  gostx_ike_addr x = {{a, b, c, d}, 4, port};
+  return x;
+}
+
+/* A PSK pair where the initiator sends from i_from to i_to and the
+ * responder sees the datagrams come from r_from to r_to. */
+static void addressed_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
+                           gostx_ike_conf *cr, const gostx_ike_addr *i_from,
+                           const gostx_ike_addr *i_to, const gostx_ike_addr *r_from,
+                           const gostx_ike_addr *r_to) {
+  psk_pair(ci, cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(i, i_from, i_to), GOSTX_OK, "initiator's addresses");
+  CHECK_RC(gostx__ike_engine_addrs(r, r_to, r_from), GOSTX_OK, "responder's addresses");
+  CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
+}
+
+/* A PSK exchange where the initiator sends from i_from to i_to and the
+ * responder sees it come from r_from to r_to (a NAT between them when they
+ * differ); the NAT results of each side against want. */
+static void nat_case(gostx_ike_addr i_from, gostx_ike_addr i_to, gostx_ike_addr r_from,
+                     gostx_ike_addr r_to, int i_local, int i_peer, const char *what) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  addressed_pair(&i, &r, &ci, &cr, &i_from, &i_to, &r_from, &r_to);
+  converse(&i, &r);
+  keys_agree(&i, &r, what);
+  CHECK(i.nat_detection && r.nat_detection, "%s: both saw NAT detection", what);
+  /* a NAT in front of the initiator is one in front of the responder's peer */
+  CHECK(i.nat_local == i_local && r.nat_peer == i_local, "%s: NAT before the initiator (%d %d)",
+        what, i.nat_local, r.nat_peer);
+  CHECK(i.nat_peer == i_peer && r.nat_local == i_peer, "%s: NAT before the responder (%d %d)",
+        what, i.nat_peer, r.nat_local);
+}
+
+static void nat_detection(void) {
+  const gostx_ike_addr home = addr4(192, 168, 1, 10, 500), gw = addr4(198, 51, 100, 7, 500);
+  const gostx_ike_addr outside = addr4(203, 0, 113, 5, 4321), inside = addr4(10, 0, 0, 2, 500);
+  nat_case(home, gw, home, gw, 0, 0, "no NAT");
+  nat_case(home, gw, outside, gw, 1, 0, "the initiator behind a NAT");
+  nat_case(home, gw, home, inside, 0, 1, "the responder behind a NAT (a port forward)");
+  nat_case(home, gw, outside, inside, 1, 1, "both behind NATs");
+  gostx_ike_addr a6 = {{0x20, 0x01, 0x0d, 0xb8, [15] = 1}, 16, 500}, b6 = a6;
+  b6.ip[15] = 2;
+  nat_case(a6, b6, a6, b6, 0, 0, "IPv6, no NAT");
+  gostx_ike_addr moved = a6;
+  moved.port = 1024; /* only the port rewritten */
+  nat_case(a6, b6, moved, b6, 1, 0, "IPv6, the initiator's port rewritten");
+  /* without addresses nothing is sent, and nothing is concluded */
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "no addresses");
+  CHECK(!i.nat_detection && !r.nat_detection && !i.nat_local && !r.nat_peer,
+        "no addresses: no NAT detection");
+  gostx_ike_addr bad = home;
+  bad.ip_len = 5;
+  CHECK_RC(gostx__ike_engine_addrs(&i, &bad, &gw), GOSTX_EINVAL, "an address of 5 octets");
+  CHECK_RC(gostx__ike_engine_addrs(&i, &home, &a6), GOSTX_EINVAL, "IPv4 to IPv6");
+}
+
+/* SHA-1(SPIi | SPIr | 2001:db8::1 | 4500), hashlib's answer. */
+static void nat_hash_ipv6(void) {
+  static const uint8_t spi_i[8] = {1, 2, 3, 4, 5, 6, 7, 8},
+                       spi_r[8] = {0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18};
+  uint8_t want[20], got[20];
+  gostx_ike_addr a = {{0x20, 0x01, 0x0d, 0xb8, [15] = 1}, 16, 4500};
+  hex_decode("1ee24423bf8f59515e0265c6d0f08be3d038f7e5", want, sizeof want);
+  gostx__ike_nat_hash(spi_i, spi_r, &a, got);
+  CHECK_BYTES(got, want, 20, "NAT detection hash over IPv6 (hashlib)");
+}
+
+/* Payload p of message m (len) one octet shorter: its last octet gone,
+ * its length and the header's patched. */
+static void cut_last_octet(uint8_t *m, size_t *len, const gostx_ike_payload *p) {
+  uint8_t *g = (uint8_t *)p->body - 4; /* its generic header */
+  const size_t at = (size_t)(g - m), plen = 4 + p->len;
+  memmove(g + plen - 1, g + plen, *len - at - plen);
+  *len -= 1;
+  g[3]--; /* lengths are big-endian: borrow from the high octet */
+  if (g[3] == 0xff) g[2]--;
+  if (--m[27] == 0xff) m[26]--;
+}
+
+/* A request whose NAT_DETECTION_SOURCE_IP hash is 19 octets. */
+static void nat_short_hash(uint8_t *m, size_t *len) {
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_notify n;
+  CHECK_RC(gostx__ike_msg_read(m, *len, &h, &c, NULL), GOSTX_OK, "request reads");
+  for (size_t k = 0; k < c.n; k++)
+    if (c.p[k].type == GOSTX_IKE_PT_NOTIFY &&
+        gostx__ike_notify_read(c.p[k].body, c.p[k].len, &n) == GOSTX_OK &&
+        n.type == GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP) {
+      cut_last_octet(m, len, &c.p[k]);
+      return;
+    }
+  CHECK(0, "NAT_DETECTION_SOURCE_IP in the request");
+}
+
+/* A NAT notify whose hash is not 20 octets: INVALID_SYNTAX from the
+ * responder, and a response carrying one is dropped by the initiator. */
+static void nat_malformed(void) {
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  const gostx_ike_addr a = addr4(192, 0, 2, 1, 500), b = addr4(192, 0, 2, 2, 500);
+  addressed_pair(&i, &r, &ci, &cr, &a, &b, &a, &b);
+  uint8_t good[CAP];
+  const size_t good_len = li;
+  memcpy(good, bi, li);
+  nat_short_hash(bi, &li);
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "a short NAT hash");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_INVALID_SYNTAX,
+        "a short NAT hash: INVALID_SYNTAX (%u)", r.error);
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_engine_addrs(&r, &b, &a), GOSTX_OK, "addresses");
+  CHECK_RC(gostx__ike_input(&r, good, good_len, 0, br, CAP, &lr), GOSTX_OK, "the request");
+  nat_short_hash(br, &lr);
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_EFORMAT,
+           "a response with a short NAT hash dropped");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li == 0, "the initiator waits on");
+}
+
+/* An initiator offering both ENCR (as RFC 9385 A.1.1's) takes the one a
+ * Magma-only responder chose, for the IKE SA and the Child SA; a response
+ * naming an ENCR it did not offer is dropped. */
+static void encr_offer(void) {
+  static const uint16_t both[2] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ci.encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
+  ci.encr_offer = both;
+  ci.n_encr_offer = 2;
+  handshake(&i, &r, &ci, &cr);
+  CHECK(i.state == GOSTX_IKE_S_ESTABLISHED && i.encr == GOSTX_IKE_ENCR_MAGMA_MGM_KTREE &&
+            i.child.encr == GOSTX_IKE_ENCR_MAGMA_MGM_KTREE && i.child.key_len == 36,
+        "the responder's choice taken (%d %u)", i.state, i.encr);
+  ci.n_encr_offer = 1; /* Kuznyechik alone offered: the responder refuses */
+  handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
+        "an offer without the responder's ENCR");
+  /* a response naming Magma to an offer of Kuznyechik alone: dropped */
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "response");
+  size_t o = transform_at(br, lr, GOSTX_IKE_TT_ENCR, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE);
+  CHECK(o, "the ENCR transform found");
+  br[o + 3] = GOSTX_IKE_ENCR_MAGMA_MGM_KTREE;
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_EFORMAT,
+           "an ENCR not offered: dropped");
+  static const uint16_t aes[1] = {20};
+  ci.encr_offer = aes;
+  ci.n_encr_offer = 1;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
+}
+
 static void refusals_in_init(void) {
   init_refusal(encr_aes_gcm, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST encryption");
   init_refusal(prf_sha256, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST PRF");
@@ -387,6 +553,64 @@ static void certificates(void) {
 }
 
 /* ---- COOKIE (RFC 7296 2.6) ---- */
+
+/* CERTREQ (RFC 7296 3.7): each side names its anchors, the peer counts them;
+ * a list that is not whole SHA-1 hashes is refused. */
+static void certreq(void) {
+  gostx_x509_store *st = gostx_x509_store_new(), *two = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(two, root.der, root.len), GOSTX_OK, "root anchored");
+  CHECK_RC(gostx_x509_store_add_der(two, other_root.der, other_root.len), GOSTX_OK, "another");
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  cr.store = two;
+  cert_handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "CERTREQ both ways");
+  CHECK(i.peer_cas == 2 && r.peer_cas == 1, "the CAs each CERTREQ named (%zu %zu)", i.peer_cas,
+        r.peer_cas);
+  uint8_t h[20];
+  gostx_x509_cert rc;
+  CHECK(gostx_x509_parse(root.der, root.len, &rc, NULL) == GOSTX_OK, "root parses");
+  gostx__ike_ca_hash(rc.spki, rc.spki_len, h);
+  /* the responder's CERTREQ in its IKE_SA_INIT, one octet short: dropped */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  CHECK_RC(gostx__ike_input(&r, bi, li, now_ms, br, CAP, &lr), GOSTX_OK, "response");
+  gostx_ike_hdr hd;
+  gostx_ike_chain c;
+  const uint8_t *cas;
+  size_t n;
+  CHECK_RC(gostx__ike_msg_read(br, lr, &hd, &c, NULL), GOSTX_OK, "response reads");
+  const gostx_ike_payload *p = gostx__ike_find(&c, GOSTX_IKE_PT_CERTREQ);
+  CHECK(p && gostx__ike_certreq_read(p->body, p->len, &cas, &n) == GOSTX_OK && n == 1 &&
+            !memcmp(cas, h, 20),
+        "the responder's CERTREQ: SHA-1 of its root's SubjectPublicKeyInfo");
+  if (p) cut_last_octet(br, &lr, p);
+  CHECK_RC(gostx__ike_input(&i, br, lr, now_ms, bi, CAP, &li), GOSTX_EFORMAT,
+           "a CERTREQ of 19 octets dropped");
+  CHECK(i.state == GOSTX_IKE_S_INIT_SENT && li == 0, "the initiator waits on");
+  /* the reader on its own */
+  uint8_t body[1 + 41] = {GOSTX_IKE_CERT_X509_SIG};
+  CHECK(gostx__ike_certreq_read(body, 41, &cas, &n) == GOSTX_OK && n == 2, "two hashes");
+  CHECK_RC(gostx__ike_certreq_read(body, 42, &cas, &n), GOSTX_EFORMAT, "a hash and one octet");
+  CHECK_RC(gostx__ike_certreq_read(body, 20, &cas, &n), GOSTX_EFORMAT, "19 octets");
+  CHECK_RC(gostx__ike_certreq_read(body, 1, &cas, &n), GOSTX_EFORMAT, "no hash");
+  body[0] = 12; /* Hash and URL of X.509 certificate */
+  CHECK_RC(gostx__ike_certreq_read(body, 21, &cas, &n), GOSTX_EUNSUP, "another encoding");
+  /* without signatures nothing asks for certificates */
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.store = cr.store = st;
+  handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "PSK with a store");
+  CHECK(!i.peer_cas && !r.peer_cas, "PSK: no CERTREQ");
+  gostx_x509_store_free(st);
+  gostx_x509_store_free(two);
+}
 
 static void cookies(void) {
   static const uint8_t secret[32] = "the responder's cookie secret";
@@ -621,10 +845,15 @@ int main(void) {
   refused_auth(wrong_id_type, "wrong IDi type");
   responder_wrong_id();
   refusals_in_init();
+  nat_detection();
+  nat_hash_ipv6();
+  nat_malformed();
   invalid_ke_retry();
+  encr_offer();
   traffic_selectors();
   pki();
   certificates();
+  certreq();
   cookies();
   strict();
   retransmission();

@@ -53,7 +53,9 @@ static int own_auth(const gostx_ike_engine *e, const uint8_t *idb, size_t idb_le
   return rc;
 }
 
-/* ID (type), [CERT...], AUTH: who we are and the proof. */
+/* ID (type), [CERT...], [CERTREQ], AUTH: who we are and the proof; the
+ * initiator asks for a chain to its CAs (RFC 7296 1.2, RFC 9385 A.2.1's
+ * place: after CERT). */
 static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id_type) {
   uint8_t idb[ID_BODY_MAX], auth[AUTH_MAX];
   size_t idb_len = id_body(e->cf, idb), auth_len = 0;
@@ -63,6 +65,8 @@ static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id
     for (size_t i = 0; i < e->cf->n_certs; i++)
       gostx__ike_w_cert(w, GOSTX_IKE_PT_CERT, GOSTX_IKE_CERT_X509_SIG, e->cf->certs[i],
                         e->cf->cert_lens[i]);
+  if (e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE && e->cf->role == GOSTX_IKE_INITIATOR)
+    gostx__ike_w_certreq(w, e->cf->store);
   int rc = own_auth(e, idb, idb_len, auth, &auth_len);
   if (rc == GOSTX_OK) gostx__ike_w_auth(w, e->cf->auth, auth, auth_len);
   gostx_memzero(auth, sizeof auth);
@@ -78,7 +82,7 @@ static void esp_proposal(const gostx_ike_engine *e, uint8_t num, gostx_ike_sa *s
   p->proto = GOSTX_IKE_PROTO_ESP;
   p->spi_len = 4;
   for (int i = 0; i < 4; i++) p->spi[i] = (uint8_t)(e->esp_spi >> (24 - 8 * i));
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr, -1, 0};
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
   p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ESN, GOSTX_IKE_ESN_NO, -1, 0};
 }
 
@@ -177,14 +181,14 @@ static uint32_t spi_of(const gostx_ike_proposal *p) {
          p->spi[3];
 }
 
-static int esp_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p) {
+static int esp_acceptable(uint16_t encr_id, const gostx_ike_proposal *p) {
   /* SPIs 0-255 are reserved (RFC 4303 2.1): none is ever on a packet */
   if (p->proto != GOSTX_IKE_PROTO_ESP || p->spi_len != 4 || spi_of(p) < 256) return 0;
   int encr = 0, esn = 0;
   for (size_t i = 0; i < p->n; i++) {
     const gostx_ike_transform *t = &p->t[i];
     const int usable = !t->unknown_attr && t->key_len < 0;
-    if (t->type == GOSTX_IKE_TT_ENCR) encr |= usable && t->id == cf->encr;
+    if (t->type == GOSTX_IKE_TT_ENCR) encr |= usable && t->id == encr_id;
     else if (t->type == GOSTX_IKE_TT_ESN) esn |= usable && t->id == GOSTX_IKE_ESN_NO;
     else return 0; /* integrity beside an AEAD, or a KE in IKE_AUTH */
   }
@@ -228,7 +232,7 @@ static int child_keys(gostx_ike_engine *e, uint32_t peer_spi) {
   memcpy(init ? ch->key_in : ch->key_out, km + kl, kl);
   gostx_memzero(km, sizeof km);
   ch->key_len = kl;
-  ch->encr = e->cf->encr;
+  ch->encr = e->encr;
   ch->esn = 0;
   ch->spi_in = e->esp_spi;
   ch->spi_out = peer_spi;
@@ -248,7 +252,7 @@ static uint16_t responder_child(const gostx_ike_engine *e, const gostx_ike_chain
   if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK)
     return GOSTX_IKE_N_INVALID_SYNTAX;
   size_t i = 0;
-  while (i < sa.n && !esp_acceptable(e->cf, &sa.p[i])) i++;
+  while (i < sa.n && !esp_acceptable(e->encr, &sa.p[i])) i++;
   if (i == sa.n) return GOSTX_IKE_N_NO_PROPOSAL_CHOSEN;
   *num = sa.p[i].num;
   *peer_spi = spi_of(&sa.p[i]);
@@ -282,6 +286,8 @@ static int refuse_auth(gostx_ike_engine *e, uint16_t type, int64_t now_ms, uint8
 
 static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
+  if (gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
+    return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
   gostx_ike_ts_set tsi, tsr;
@@ -325,7 +331,7 @@ static int initiator_child(gostx_ike_engine *e, const gostx_ike_chain *c) {
   gostx_ike_ts_set tsi, tsr;
   const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK || sa.n != 1 ||
-      sa.p[0].num != 1 || sa.p[0].n != 2 || !esp_acceptable(e->cf, &sa.p[0]))
+      sa.p[0].num != 1 || sa.p[0].n != 2 || !esp_acceptable(e->encr, &sa.p[0]))
     return GOSTX_EFORMAT;
   if (read_ts(c, GOSTX_IKE_PT_TSI, &tsi) != GOSTX_OK ||
       read_ts(c, GOSTX_IKE_PT_TSR, &tsr) != GOSTX_OK || !ts_within(&e->cf->tsi, &tsi) ||

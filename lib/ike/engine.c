@@ -10,10 +10,24 @@
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf) {
   if (!e || !cf || !gostx__ike_encr_key_len(cf->encr)) return GOSTX_EINVAL;
   if (cf->role != GOSTX_IKE_INITIATOR && cf->role != GOSTX_IKE_RESPONDER) return GOSTX_EINVAL;
+  if (cf->n_encr_offer > GOSTX_IKE_MAX_TRANSFORMS - 3 || (cf->n_encr_offer && !cf->encr_offer))
+    return GOSTX_EINVAL;
+  for (size_t i = 0; i < cf->n_encr_offer; i++)
+    if (!gostx__ike_encr_key_len(cf->encr_offer[i])) return GOSTX_EINVAL;
   memset(e, 0, sizeof *e);
   e->cf = cf;
+  e->encr = cf->encr;
   e->rto_ms = cf->rto_ms ? cf->rto_ms : 500;
   e->iv_out = 1;
+  return GOSTX_OK;
+}
+
+int gostx__ike_engine_addrs(gostx_ike_engine *e, const gostx_ike_addr *local,
+                            const gostx_ike_addr *remote) {
+  if (!e || !gostx__ike_addr_ok(local) || !gostx__ike_addr_ok(remote)) return GOSTX_EINVAL;
+  if (local->ip_len != remote->ip_len) return GOSTX_EINVAL;
+  e->local = *local;
+  e->remote = *remote;
   return GOSTX_OK;
 }
 
@@ -24,13 +38,38 @@ void gostx__ike_engine_clear(gostx_ike_engine *e) {
   gostx_memzero(e, sizeof *e);
 }
 
+/* Our IKE SPI, nonce (32 octets) and ephemeral private key: random, or
+ * what a test fixed (GOSTX_IKE_TEST_HOOKS, gostx_test only). */
+#ifdef GOSTX_IKE_TEST_HOOKS
+#define TEST_FIXED(e, field) ((e)->test.field)
+#else
+#define TEST_FIXED(e, field) ((const uint8_t *)NULL)
+#endif
+
+/* len random octets, or the test's fixed ones when it set them. */
+static int draw(const gostx_ike_engine *e, const uint8_t *fixed, uint8_t *out, size_t len) {
+#ifdef GOSTX_IKE_TEST_HOOKS
+  if (e->test.set) return memcpy(out, fixed, len), GOSTX_OK;
+#endif
+  (void)e;
+  (void)fixed;
+  return gostx_random_bytes(out, len);
+}
+
+static int draw_priv(gostx_ike_engine *e, int curve, size_t l) {
+  uint8_t pub[128];
+#ifdef GOSTX_IKE_TEST_HOOKS
+  if (e->test.set) return memcpy(e->priv, e->test.priv, l), GOSTX_OK;
+#endif
+  return gostx_gost3410_keygen((gostx_gost3410_curve)curve, e->priv, l, pub, 2 * l);
+}
+
 /* Our ephemeral key for group. */
 static int new_ke(gostx_ike_engine *e, uint16_t group) {
   const int curve = gostx__ike_ke_curve(group);
   if (!curve) return GOSTX_EINVAL;
   const size_t l = gostx_gost3410_size((gostx_gost3410_curve)curve);
-  uint8_t pub[128];
-  int rc = gostx_gost3410_keygen((gostx_gost3410_curve)curve, e->priv, l, pub, 2 * l);
+  int rc = draw_priv(e, curve, l);
   if (rc == GOSTX_OK) rc = gostx__ike_ke_public(group, e->priv, l, e->pub, 2 * l);
   e->group = group;
   return rc;
@@ -41,21 +80,26 @@ size_t gostx__ike_ke_len(uint16_t group) {
   return curve ? 2 * gostx_gost3410_size((gostx_gost3410_curve)curve) : 0;
 }
 
-/* The IKE SA proposal: ENCR, PRF_HMAC_STREEBOG_512, KE (the current
- * group first, then the other GOST one). Responder: only the chosen ones. */
-static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int both_groups,
-                         gostx_ike_sa *sa) {
+/* The IKE SA proposal: ENCR (the initiator's offer), PRF_HMAC_STREEBOG_512,
+ * KE (the configured group first, then the other GOST one). Responder:
+ * only the chosen ones. */
+static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int offer, gostx_ike_sa *sa) {
   memset(sa, 0, sizeof *sa);
   gostx_ike_proposal *p = &sa->p[0];
   sa->n = 1;
   p->num = num;
   p->proto = GOSTX_IKE_PROTO_IKE;
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr, -1, 0};
+  for (size_t i = 0; offer && i < e->cf->n_encr_offer; i++)
+    p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->cf->encr_offer[i], -1, 0};
+  if (!p->n) p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
   p->t[p->n++] =
       (gostx_ike_transform){GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512, -1, 0};
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, e->group, -1, 0};
-  if (both_groups) {
-    const uint16_t other = e->group == GOSTX_IKE_KE_GOST3410_2012_512
+  /* the offer keeps its order after INVALID_KE_PAYLOAD (only KE changes,
+   * as RFC 9385 A.2.1's retry does) */
+  const uint16_t first = offer ? e->cf->group : e->group;
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, first, -1, 0};
+  if (offer) {
+    const uint16_t other = first == GOSTX_IKE_KE_GOST3410_2012_512
                                ? GOSTX_IKE_KE_GOST3410_2012_256
                                : GOSTX_IKE_KE_GOST3410_2012_512;
     p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, other, -1, 0};
@@ -63,8 +107,12 @@ static void ike_proposal(const gostx_ike_engine *e, uint8_t num, int both_groups
 }
 
 /* Our IKE_SA_INIT message, kept for AUTH and as what goes out: the request
- * (message 1) [N(COOKIE)], SA (both groups), KE, Ni, N(FRAGMENTATION_SUPPORTED);
- * the response (message 2) SA (proposal num, the choice), KE, Nr, the same notify. */
+ * (message 1) [N(COOKIE)], SA (both groups), KE, Ni, [N(NAT_DETECTION_*)],
+ * N(FRAGMENTATION_SUPPORTED); the response (message 2) SA (proposal num, the
+ * choice), KE, Nr, the same notifies and, with signatures, CERTREQ naming
+ * our CAs; with signatures both end with SIGNATURE_HASH_ALGORITHMS
+ * (Streebog-256, -512). RFC 9385 A.1.1's and A.2.1's order: NAT detection
+ * just after the nonce, before CERTREQ (RFC 7296 2.23). */
 static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx_ike_hdr h;
   gostx_ike_writer w;
@@ -79,7 +127,15 @@ static int write_init(gostx_ike_engine *e, int response, uint8_t num) {
   gostx__ike_w_ke(&w, e->group, e->pub, gostx__ike_ke_len(e->group));
   gostx__ike_w_raw(&w, GOSTX_IKE_PT_NONCE, response ? e->nr : e->ni,
                    response ? e->nr_len : e->ni_len);
+  gostx__ike_w_nat(&w, e);
+  if (response && e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE) /* our CAs (1.2, 3.7) */
+    gostx__ike_w_certreq(&w, e->cf->store);
   gostx__ike_w_frag_supported(&w);
+  if (e->cf->auth == GOSTX_IKE_AUTH_DIGITAL_SIGNATURE) { /* RFC 7427 4: sent when supported */
+    static const uint8_t streebog[4] = {0, GOSTX_IKE_HASH_STREEBOG_256, 0,
+                                        GOSTX_IKE_HASH_STREEBOG_512};
+    gostx__ike_w_notify_type(&w, GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS, streebog, 4);
+  }
   int rc = gostx__ike_w_finish(&w, m_len);
   if (rc == GOSTX_OK) {
     memcpy(e->tx, m, *m_len);
@@ -93,8 +149,8 @@ int gostx__ike_start(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
   if (!e || !out || !out_len || e->cf->role != GOSTX_IKE_INITIATOR) return GOSTX_EINVAL;
   if (e->state != GOSTX_IKE_S_IDLE) return GOSTX_ESTATE;
   *out_len = 0;
-  int rc = gostx_random_bytes(e->spi_i, 8);
-  if (rc == GOSTX_OK) rc = gostx_random_bytes(e->ni, 32);
+  int rc = draw(e, TEST_FIXED(e, spi), e->spi_i, 8);
+  if (rc == GOSTX_OK) rc = draw(e, TEST_FIXED(e, nonce), e->ni, 32);
   if (rc == GOSTX_OK) rc = new_ke(e, e->cf->group);
   e->ni_len = 32;
   if (rc == GOSTX_OK) rc = write_init(e, 0, 1);
@@ -136,9 +192,10 @@ static int has(const gostx_ike_proposal *p, uint8_t type, uint16_t id) {
 /* A proposal we can take whole: our ENCR, the PRF, a GOST KE, nothing else
  * (no integrity beside an AEAD, RFC 7296 3.3.3). Returns the group to
  * use: ours (cf->group) when listed, else the first GOST one, or 0. */
-static uint16_t ike_acceptable(const gostx_ike_conf *cf, const gostx_ike_proposal *p) {
+static uint16_t ike_acceptable(const gostx_ike_conf *cf, uint16_t encr,
+                               const gostx_ike_proposal *p) {
   if (p->proto != GOSTX_IKE_PROTO_IKE || p->spi_len) return 0;
-  if (!has(p, GOSTX_IKE_TT_ENCR, cf->encr)) return 0;
+  if (!has(p, GOSTX_IKE_TT_ENCR, encr)) return 0;
   if (!has(p, GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512)) return 0;
   for (size_t i = 0; i < p->n; i++) {
     const uint8_t t = p->t[i].type;
@@ -173,14 +230,14 @@ static int derive(gostx_ike_engine *e, const uint8_t *peer_ke, size_t peer_len) 
   if (rc == GOSTX_OK)
     rc = gostx__ike_skeyseed(NULL, e->ni, e->ni_len, e->nr, e->nr_len, gir, l, seed);
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sa_keys(seed, e->cf->encr, e->ni, e->ni_len, e->nr, e->nr_len, e->spi_i,
+    rc = gostx__ike_sa_keys(seed, e->encr, e->ni, e->ni_len, e->nr, e->nr_len, e->spi_i,
                             e->spi_r, &e->k);
   const int init = e->cf->role == GOSTX_IKE_INITIATOR;
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sk_init(&e->sk_out, e->cf->encr, init ? e->k.sk_ei : e->k.sk_er,
+    rc = gostx__ike_sk_init(&e->sk_out, e->encr, init ? e->k.sk_ei : e->k.sk_er,
                             e->k.enc_len);
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sk_init(&e->sk_in, e->cf->encr, init ? e->k.sk_er : e->k.sk_ei,
+    rc = gostx__ike_sk_init(&e->sk_in, e->encr, init ? e->k.sk_er : e->k.sk_ei,
                             e->k.enc_len);
   gostx_memzero(gir, sizeof gir);
   gostx_memzero(seed, sizeof seed);
@@ -208,7 +265,7 @@ static int init_refusal(gostx_ike_engine *e, uint16_t type, const uint8_t *data,
 /* The SA payload's proposal the responder takes: its index, or -1. */
 static int choose_ike(const gostx_ike_conf *cf, const gostx_ike_sa *sa, uint16_t *group) {
   for (size_t i = 0; i < sa->n; i++)
-    if ((*group = ike_acceptable(cf, &sa->p[i])) != 0) return (int)i;
+    if ((*group = ike_acceptable(cf, cf->encr, &sa->p[i])) != 0) return (int)i;
   return -1;
 }
 
@@ -224,7 +281,8 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   const gostx_ike_payload *sp = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
       read_ke(c, &ke_group, &ke, &ke_len) != GOSTX_OK ||
-      take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1)
+      take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1 ||
+      gostx__ike_nat_check(e, c) != GOSTX_OK) /* SPIr still 0, as the request hashed it */
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
   const int chosen = choose_ike(e->cf, &sa, &group);
   if (chosen < 0)
@@ -233,8 +291,8 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     const uint8_t g[2] = {(uint8_t)(group >> 8), (uint8_t)group};
     return init_refusal(e, GOSTX_IKE_N_INVALID_KE_PAYLOAD, g, 2, out, cap, out_len);
   }
-  int rc = gostx_random_bytes(e->spi_r, 8);
-  if (rc == GOSTX_OK) rc = gostx_random_bytes(e->nr, 32);
+  int rc = draw(e, TEST_FIXED(e, spi), e->spi_r, 8);
+  if (rc == GOSTX_OK) rc = draw(e, TEST_FIXED(e, nonce), e->nr, 32);
   e->nr_len = 32;
   if (rc == GOSTX_OK) rc = new_ke(e, ke_group);
   if (rc != GOSTX_OK) return rc;
@@ -284,32 +342,46 @@ static int init_notify(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t no
   return rc == GOSTX_OK ? gostx__ike_send(e, now_ms, out, cap, out_len) : rc;
 }
 
-/* The responder's SA: one proposal, exactly our ENCR, the PRF and the group sent. */
-static int check_init_sa(const gostx_ike_engine *e, const gostx_ike_chain *c) {
+/* The ENCR of our offer that the responder's proposal q names, 0 if none. */
+static uint16_t offered_encr(const gostx_ike_engine *e, const gostx_ike_proposal *q) {
+  if (!e->cf->n_encr_offer) return has(q, GOSTX_IKE_TT_ENCR, e->encr) ? e->encr : 0;
+  for (size_t i = 0; i < e->cf->n_encr_offer; i++)
+    if (has(q, GOSTX_IKE_TT_ENCR, e->cf->encr_offer[i])) return e->cf->encr_offer[i];
+  return 0;
+}
+
+/* The responder's SA: one proposal, exactly one ENCR we offered, the PRF
+ * and the group sent. *encr: that ENCR. */
+static int check_init_sa(const gostx_ike_engine *e, const gostx_ike_chain *c, uint16_t *encr) {
   gostx_ike_sa sa;
   const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!p || gostx__ike_sa_read(p->body, p->len, &sa) != GOSTX_OK || sa.n != 1)
     return GOSTX_EFORMAT;
   const gostx_ike_proposal *q = &sa.p[0];
-  if (q->num != 1 || q->n != 3 || ike_acceptable(e->cf, q) != e->group) return GOSTX_EFORMAT;
+  *encr = offered_encr(e, q);
+  if (q->num != 1 || q->n != 3 || !*encr || ike_acceptable(e->cf, *encr, q) != e->group)
+    return GOSTX_EFORMAT;
   return GOSTX_OK;
 }
 
 static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
                           const gostx_ike_hdr *h, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
-  uint16_t g;
+  uint16_t g, encr;
   const uint8_t *ke;
   size_t ke_len;
   if (!gostx__ike_find(c, GOSTX_IKE_PT_SA)) return init_notify(e, c, now_ms, out, cap, out_len);
-  if (check_init_sa(e, c) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
-      g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2)
+  if (check_init_sa(e, c, &encr) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
+      g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2 ||
+      gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);
-  if (derive(e, ke, ke_len) != GOSTX_OK) {
-    /* off the curve (RFC 9385 6.1), unauthenticated: dropped, and a valid
-     * response may still come (RFC 7296 2.21.1) */
+  e->encr = encr;
+  if (gostx__ike_nat_check(e, c) != GOSTX_OK || derive(e, ke, ke_len) != GOSTX_OK) {
+    /* malformed NAT notifies or off the curve (RFC 9385 6.1),
+     * unauthenticated: dropped, and a valid response may still come (RFC
+     * 7296 2.21.1) */
     memset(e->spi_r, 0, 8);
     memset(e->nr, 0, sizeof e->nr);
     e->nr_len = 0;

@@ -3,8 +3,9 @@
  * 1.2) with the RFC 9385 transforms, without sockets or allocation: the
  * caller feeds each datagram in, sends what comes out, passes the time in
  * and drives the retransmission timer. On success the first Child SA's
- * keys come out in a gostx_ike_child. Not yet: CREATE_CHILD_SA,
- * INFORMATIONAL, NAT detection (SHA-1), fragmentation of sent messages. */
+ * keys come out in a gostx_ike_child; NAT detection (RFC 7296 2.23) says
+ * whether a NAT stands in front of either side. Not yet: CREATE_CHILD_SA,
+ * INFORMATIONAL, fragmentation of sent messages. */
 #ifndef GOSTX_IKE_ENGINE_H
 #define GOSTX_IKE_ENGINE_H
 
@@ -19,7 +20,10 @@ enum {
   GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
   GOSTX_IKE_N_AUTHENTICATION_FAILED = 24,
   GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
+  GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP = 16388,
+  GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP = 16389,
   GOSTX_IKE_N_COOKIE = 16390,
+  GOSTX_IKE_NAT_HASH_LEN = 20, /* SHA-1 */
   GOSTX_IKE_ESN_NO = 0,
   GOSTX_IKE_MSG_MAX = 8192, /* the largest message sent or cached */
   GOSTX_IKE_INIT_MAX = 2048 /* the largest IKE_SA_INIT kept for AUTH */
@@ -39,6 +43,11 @@ typedef enum gostx_ike_state {
 typedef struct gostx_ike_conf {
   int role;
   uint16_t encr;  /* ENCR_KUZNYECHIK_MGM_KTREE or ENCR_MAGMA_MGM_KTREE: IKE SA and ESP */
+  /* initiator: the ENCRs its IKE SA proposal offers, in this order (as RFC
+   * 9385 A.1.1 offers both); NULL: encr alone. The IKE SA and the Child SA
+   * then use the one the responder chose. */
+  const uint16_t *encr_offer;
+  size_t n_encr_offer;
   uint16_t group; /* the initiator's first KE method; the responder takes 33 and 34 */
   uint8_t auth;   /* GOSTX_IKE_AUTH_PSK or GOSTX_IKE_AUTH_DIGITAL_SIGNATURE */
   const uint8_t *psk;
@@ -55,9 +64,20 @@ typedef struct gostx_ike_conf {
   const uint8_t *peer_id;
   size_t peer_id_len;
   gostx_ike_ts_set tsi, tsr;           /* the traffic selectors (initiator's view) */
+  /* NAT_DETECTION_SOURCE_IP of zeros: the peer sees a NAT before us and
+   * both sides use UDP encapsulation (RFC 9385 A.2's initiator does so) */
+  int force_encap;
   uint32_t rto_ms;                     /* the first retransmission timeout (doubles) */
   unsigned max_tries;                  /* sends of one request before giving up */
 } gostx_ike_conf;
+
+/* An endpoint as NAT detection hashes it (RFC 7296 2.23): the IP address
+ * in network order (4 octets IPv4, 16 IPv6) and the UDP port. */
+typedef struct gostx_ike_addr {
+  uint8_t ip[16];
+  uint8_t ip_len;
+  uint16_t port;
+} gostx_ike_addr;
 
 /* The first Child SA (ESP) as the data path takes it: in = what the peer
  * seals to us (our SPI), out = what we seal to the peer (its SPI). Keys
@@ -71,12 +91,25 @@ typedef struct gostx_ike_child {
   size_t key_len;
 } gostx_ike_child;
 
+#ifdef GOSTX_IKE_TEST_HOOKS
+/* What RFC 9385 Appendix A's replays fix in place of the engine's random
+ * draws: built into gostx_test only (the tests link it); libgostx has no
+ * such field and always draws. */
+typedef struct gostx__ike_test_hooks {
+  int set;
+  uint8_t spi[8];    /* our IKE SPI */
+  uint8_t nonce[32]; /* our nonce */
+  uint8_t priv[64];  /* our ephemeral private key, big-endian, its curve's size */
+} gostx__ike_test_hooks;
+#endif
+
 typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
   gostx_ike_state state;
   uint16_t error;    /* FAILED: the notify sent or received, 0 for a timeout */
   uint8_t spi_i[8], spi_r[8];
   uint16_t group;
+  uint16_t encr; /* the IKE SA's and Child SA's: cf->encr or the responder's choice */
   uint8_t priv[64], pub[128];
   uint8_t ni[256], nr[256];
   size_t ni_len, nr_len;
@@ -96,12 +129,32 @@ typedef struct gostx_ike_engine {
   unsigned tries;
   uint32_t esp_spi; /* ours */
   gostx_ike_child child;
+  /* NAT detection (gostx__ike_engine_addrs): the addresses this SA's
+   * datagrams leave from (local) and go to (remote), and what the peer's
+   * IKE_SA_INIT said of them. nat_local: a NAT in front of us (the peer's
+   * DESTINATION_IP is not our address: we send the keepalives); nat_peer: a
+   * NAT in front of the peer (no SOURCE_IP is where its datagram came from).
+   * Either one: the daemon moves to port 4500 and UDP encapsulation. */
+  gostx_ike_addr local, remote;
+  uint8_t nat_detection; /* the peer sent both notifies */
+  uint8_t nat_local, nat_peer;
+  size_t peer_cas; /* the CA hashes the peer's CERTREQ listed (RFC 7296 3.7) */
+#ifdef GOSTX_IKE_TEST_HOOKS
+  gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */
+#endif
 } gostx_ike_engine;
 
 /* A fresh engine for cf (copied by reference). The initiator's first
  * datagram comes from gostx__ike_start. */
 int gostx__ike_engine_init(gostx_ike_engine *e, const gostx_ike_conf *cf);
 void gostx__ike_engine_clear(gostx_ike_engine *e);
+/* The addresses NAT detection hashes, before gostx__ike_start (initiator)
+ * or the first gostx__ike_input (responder: local the address and port the
+ * request came to, remote where it came from). Without them the engine
+ * sends no NAT notifies and checks none. GOSTX_EINVAL: not IPv4 or IPv6,
+ * or one of each. */
+int gostx__ike_engine_addrs(gostx_ike_engine *e, const gostx_ike_addr *local,
+                            const gostx_ike_addr *remote);
 /* Initiator: the IKE_SA_INIT request into out (cap), now the caller's
  * clock in ms (Unix time: certificates are checked at now / 1000). */
 int gostx__ike_start(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,

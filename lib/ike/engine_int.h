@@ -21,5 +21,17 @@ int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, s
 /* An IKE_AUTH message whose header engine.c has found expected. */
 int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len);
+/* nat.c: 1 for an IPv4 or IPv6 address. */
+int gostx__ike_addr_ok(const gostx_ike_addr *a);
+/* SHA-1(SPIi | SPIr | IP | port) (RFC 7296 2.23). */
+void gostx__ike_nat_hash(const uint8_t spi_i[8], const uint8_t spi_r[8],
+                         const gostx_ike_addr *a, uint8_t out[GOSTX_IKE_NAT_HASH_LEN]);
+/* N(NAT_DETECTION_SOURCE_IP), N(NAT_DETECTION_DESTINATION_IP) of e's
+ * addresses and SPIs (nothing without addresses). */
+void gostx__ike_w_nat(gostx_ike_writer *w, const gostx_ike_engine *e);
+/* The peer's NAT notifies in its IKE_SA_INIT c, against e's addresses and
+ * SPIs as they stood in that message: e->nat_*. GOSTX_EFORMAT for one
+ * whose data is not a 20-octet hash. */
+int gostx__ike_nat_check(gostx_ike_engine *e, const gostx_ike_chain *c);
 
 #endif

@@ -371,6 +371,24 @@ gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
                                        const gostx_ike_chain *c, uint8_t id_payload,
                                        int64_t now, gostx_x509_cert *leaf);
 
+/* ---- CERTREQ (certreq.c, RFC 7296 3.7) for X.509 signatures ---- */
+enum {
+  GOSTX_IKE_CA_HASH_LEN = 20,      /* SHA-1 */
+  GOSTX_IKE_CERTREQ_MAX_CAS = 16   /* the anchors one CERTREQ names */
+};
+/* SHA-1 of a CA's SubjectPublicKeyInfo (the whole DER element). */
+void gostx__ike_ca_hash(const uint8_t *spki, size_t len, uint8_t out[GOSTX_IKE_CA_HASH_LEN]);
+/* A CERTREQ of encoding 4 naming store's anchors (the first 16); none for
+ * a NULL or empty store. */
+void gostx__ike_w_certreq(gostx_ike_writer *w, const gostx_x509_store *store);
+/* A CERTREQ body: encoding 4 with a list of whole 20-octet hashes (*cas,
+ * *n of them). GOSTX_EUNSUP for another encoding (a request the receiver
+ * need not answer), GOSTX_EFORMAT for an empty list or a partial hash. */
+int gostx__ike_certreq_read(const uint8_t *body, size_t len, const uint8_t **cas, size_t *n);
+/* Every CERTREQ of chain c read: *n the CA hashes of encoding 4 listed,
+ * GOSTX_EFORMAT for a malformed one. */
+int gostx__ike_certreq_scan(const gostx_ike_chain *c, size_t *n);
+
 /* ---- IKE fragmentation (RFC 7383) over the same transforms ---- */
 enum {
   GOSTX_IKE_N_FRAGMENTATION_SUPPORTED = 16430, /* 2.3: empty, protocol 0, no SPI */

@@ -2,8 +2,10 @@
  * primitive and not in the public API. Only for what files made by others
  * carry: RFC 7292's own PKCS#12 integrity and privacy (MacData over SHA-1,
  * pbeWithSHAAnd3-KeyTripleDES-CBC and the RC2 PBEs), as CryptoPro CSP
- * writes around its GOST key bag (lib/pkcs12/legacy.c). Nothing gostx
- * writes uses it. */
+ * writes around its GOST key bag (lib/pkcs12/legacy.c); and where IKEv2
+ * fixes SHA-1 whatever the transforms: the NAT detection hashes (RFC 7296
+ * 2.23, lib/ike/nat.c) and CERTREQ's CA hashes (3.7, lib/ike/certreq.c).
+ * Nothing else gostx writes uses it. */
 #ifndef GOSTX_SHA1_H
 #define GOSTX_SHA1_H
 

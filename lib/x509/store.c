@@ -24,6 +24,10 @@ void gostx_x509_store_free(gostx_x509_store *store) {
   free(store);
 }
 
+const gostx_x509_cert *gostx__x509_store_at(const gostx_x509_store *store, size_t i) {
+  return store && i < store->n ? &store->certs[i] : NULL;
+}
+
 /* Adds a copy of der; the parse status in *st. A certificate already
  * there is not added twice. */
 static int add(gostx_x509_store *s, const uint8_t *der, size_t len, gostx_x509_status *st) {

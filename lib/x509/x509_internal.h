@@ -69,4 +69,8 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
                                           size_t cap, size_t *path_len, char *why,
                                           size_t why_cap);
 
+/* store.c: anchor i of store (its views into the store's copy), NULL
+ * past the last: what an IKEv2 CERTREQ names (lib/ike/certreq.c). */
+const gostx_x509_cert *gostx__x509_store_at(const gostx_x509_store *store, size_t i);
+
 #endif

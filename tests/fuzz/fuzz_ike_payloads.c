@@ -103,6 +103,8 @@ static void small_round_trip(const gostx_ike_payload *p) {
     break;
   case GOSTX_IKE_PT_CERT:
   case GOSTX_IKE_PT_CERTREQ:
+    if (p->type == GOSTX_IKE_PT_CERTREQ && !gostx__ike_certreq_read(p->body, p->len, &d2, &l))
+      ASSERT(l && d2 == p->body + 1 && l * GOSTX_IKE_CA_HASH_LEN == p->len - 1); /* whole hashes */
     if (gostx__ike_cert_read(p->body, p->len, &o, &d, &dl)) return;
     gostx__ike_w_cert(&w, p->type, o, d, dl);
     d2 = written(&w, &l);
