@@ -180,10 +180,20 @@ finally:
 """
 
 
+TOP_README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
 def readme_requests_example():
-    """The README's indented requests example, dedented."""
+    """The README's indented requests example, dedented; the top-level
+    README carries the same five lines (checked here, so neither rots)."""
     m = re.search(r"\n((?: {6}.*\n)+)", README.read_text().split("`RequestsAdapter(context)`", 1)[1])
-    return textwrap.dedent(m.group(1))
+    example = textwrap.dedent(m.group(1))
+    if TOP_README.exists():  # an sdist's tests have no top-level README
+        top = TOP_README.read_text().split("A GOST TLS endpoint from `requests`", 1)
+        assert len(top) == 2, "the top-level README lost its requests example"
+        t = re.search(r"\n((?: {4}.*\n)+)", top[1])
+        assert t and textwrap.dedent(t.group(1)) == example, "the two READMEs' examples differ"
+    return example
 
 
 def test_readme_example_runs_as_written(cli, pki, tmp_path):
