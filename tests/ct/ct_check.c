@@ -50,6 +50,7 @@
  *   esp     the leak group's ESP case alone (quick runs)
  *   pkcs12  the leak group's PKCS#12 writing alone (quick runs)
  *   cms     the leak group's CMS EnvelopedData decryption alone (quick runs)
+ *   p12legacy  the leak group's PKCS#12 legacy read (3DES, RC2, SHA-1) alone
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
@@ -70,6 +71,8 @@
 #include "dispatch.h"
 #include "gost3410/ec.h"
 #include "gost3410/ecdh.h"
+#include "des3/des3.h"
+#include "pkcs12/pkcs12_internal.h"
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"
 #include "tls/tls12_internal.h"
@@ -1333,6 +1336,38 @@ static void group_cms(void) {
   }
 }
 
+/* PKCS#12's legacy read (lib/pkcs12/legacy.c, lib/des3): the SHA-1 KDF
+ * of a secret password, 3DES and RC2 CBC under its key, the padding
+ * check, and one 3DES block under a secret key (the DES S-boxes are read
+ * by scanning every entry with masks). Ciphertext and the verdict public. */
+static void group_p12legacy(void) {
+  static const gostx__p12_legacy_pbe pbes[] = {GOSTX__P12_SHA_3DES, GOSTX__P12_SHA_RC2_128,
+                                               GOSTX__P12_SHA_RC2_40};
+  secrets("pkcs12 legacy read");
+  uint8_t bmp[16], salt[8], in[32], out[32], k3[GOSTX__DES3_KEY_LEN], blk[8];
+  fill(bmp, sizeof bmp, 14);
+  fill(salt, sizeof salt, 15);
+  fill(in, sizeof in, 16);
+  fill(k3, sizeof k3, 17);
+  CT_SECRET(bmp, sizeof bmp);
+  CT_SECRET(k3, sizeof k3);
+  for (size_t i = 0; i < sizeof pbes / sizeof pbes[0]; i++) {
+    size_t out_len = 0;
+    int rc = gostx__pkcs12_legacy_decrypt(pbes[i], bmp, sizeof bmp, salt, sizeof salt, 2, in,
+                                          sizeof in, out, &out_len);
+    CT_PUBLIC(&rc, sizeof rc);
+    CT_PUBLIC(&out_len, sizeof out_len);
+    if (rc && rc != GOSTX_EAUTH) {
+      printf("FAIL pkcs12 legacy decrypt %zu: %d\n", i, rc);
+      failures++;
+    }
+  }
+  gostx__des3_encrypt_block(k3, in, blk);
+  CT_PUBLIC(blk, sizeof blk);
+  RC_OK(gostx__des3_cbc_decrypt(k3, salt, in, sizeof in, out), "des3 cbc");
+  CT_PUBLIC(out, sizeof out);
+}
+
 /* The marking survives scalar multiplication: d secret, every bit of d * P
  * still marked. */
 static void reach_gost3410(void) {
@@ -1739,6 +1774,9 @@ static void run_group(const char *g) {
     group_tls12();
     group_pkcs12();
     group_cms();
+    group_p12legacy();
+  } else if (!strcmp(g, "p12legacy")) { /* PKCS#12's legacy read alone (quick runs) */
+    group_p12legacy();
   } else if (!strcmp(g, "cms")) { /* CMS EnvelopedData's recipient alone (quick runs) */
     group_cms();
   } else if (!strcmp(g, "pkcs12")) { /* PKCS#12 writing alone (quick runs) */
@@ -1782,7 +1820,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, pkcs12, cms, "
+            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, pkcs12, cms, p12legacy, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
