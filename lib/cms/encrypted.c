@@ -204,7 +204,7 @@ int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32]
   if (!rc) rc = ctr(&enc, ec->cipher, ec->ukm, ec->ciphertext, ec->ciphertext_len, out,
                     has_mac ? ec->mac : NULL, expected);
   if (!rc && has_mac) rc = gostx_omac(&mac, out, ec->ciphertext_len, tag, n);
-  if (!rc && has_mac && gostx_memeq_ct(tag, expected, n)) {
+  if (!rc && has_mac && gostx__verdict(gostx_memeq_ct(tag, expected, n) & GOSTX_EAUTH)) { /* public once decided */
     gostx_memzero(out, ec->ciphertext_len);
     *st = GOSTX_CMS_BAD_MAC;
     rc = GOSTX_EAUTH;

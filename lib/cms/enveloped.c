@@ -211,8 +211,11 @@ static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
   memset(&mac, 0, sizeof mac);
   memset(&enc, 0, sizeof enc);
   int rc = kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
+  /* KImp15's MAC verdict is secret-derived: branched on only through
+   * gostx__verdict (the constant-time gate's one door, lib/common.c). */
   if (!rc && (psexp_len != 32 + n ||
-              gostx_kimp15(&enc, &mac, ukm + 24, n / 2, psexp, psexp_len, cek, &cek_len)))
+              gostx__verdict(gostx_kimp15(&enc, &mac, ukm + 24, n / 2, psexp, psexp_len, cek,
+                                          &cek_len))))
     rc = GOSTX_EAUTH, *st = GOSTX_CMS_WRONG_KEY;
   gostx_cipher_clear(&mac);
   gostx_cipher_clear(&enc);

@@ -111,7 +111,7 @@ static int unwrap(const char *alg, const uint8_t k[32], const blob *b, uint8_t *
   if (!rc) rc = gostx_gost89_set_key(&key, kek, GOSTX_SBOX_CRYPTOPRO_A);
   if (!rc) rc = gostx_gost89_ecb_decrypt(&key, b->enc.p, b->enc.n, cek);
   if (!rc) rc = gostx_gost89_imit(&key, b->ukm.p, 0, cek, b->enc.n, mac, sizeof mac);
-  if (!rc && gostx_memeq_ct(mac, b->mac.p, sizeof mac)) rc = GOSTX_EAUTH;
+  if (!rc) rc = gostx__verdict(gostx_memeq_ct(mac, b->mac.p, sizeof mac) & GOSTX_EAUTH);
   if (rc) gostx_memzero(cek, b->enc.n);
   gostx_memzero(kek, sizeof kek), gostx_memzero(&key, sizeof key);
   return rc;

@@ -114,7 +114,9 @@ int gostx__pkcs12_legacy_decrypt(gostx__p12_legacy_pbe pbe, const uint8_t *bmp, 
     uint32_t covered = 0u - ((i - pad) >> 31); /* all ones when i < pad */
     bad |= covered & (out[len - 1 - i] ^ pad);
   }
-  if (bad) return GOSTX_EAUTH;
+  /* The verdict is public once decided: branched on only through
+   * gostx__verdict (the constant-time gate's one door, lib/common.c). */
+  if (gostx__verdict((int)((bad | (0u - bad)) >> 31) * GOSTX_EAUTH)) return GOSTX_EAUTH;
   *out_len = len - pad;
   return 0;
 }

@@ -49,6 +49,8 @@
  *           (proves that the harness can fail)
  *   esp     the leak group's ESP case alone (quick runs)
  *   pkcs12  the leak group's PKCS#12 writing alone (quick runs)
+ *   cms     the leak group's CMS EnvelopedData decryption alone (quick runs)
+ *   p12legacy  the leak group's PKCS#12 legacy read (3DES, RC2, SHA-1) alone
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
  *   rows    no check: prints the dispatcher's rows ("row PRIMITIVE NAME
@@ -69,6 +71,8 @@
 #include "dispatch.h"
 #include "gost3410/ec.h"
 #include "gost3410/ecdh.h"
+#include "des3/des3.h"
+#include "pkcs12/pkcs12_internal.h"
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"
 #include "tls/tls12_internal.h"
@@ -1286,6 +1290,84 @@ static void group_pkcs12(void) {
   }
 }
 
+/* CMS EnvelopedData, the recipient side (lib/cms/enveloped.c): a message
+ * to a certificate of a secret d, decrypted with d: KEG (d, the sender's
+ * ephemeral Q), KImp15's unwrap of the CEK (secret, from d), the content's
+ * decryption and its OMAC. The content is secret too; the message, the
+ * certificate and the accept result are public. The sender's side draws
+ * its CEK and ephemeral key at random inside, which this harness cannot
+ * mark: not here. */
+static void group_cms(void) {
+  secrets("cms enveloped decrypt");
+  uint8_t d[32], pub[64], spki[128], cert_der[1024], msg[1024], text[100], out[100];
+  size_t spki_len, cert_len, msg_len, out_len = 0;
+  gostx_gost3410_key rkey;
+  gostx_x509_cert cert;
+  gostx_x509_name name;
+  char err[64];
+  ec_scalar(d, sizeof d, 84);
+  fill(text, sizeof text, 13);
+  RC_OK(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d, sizeof d, pub, sizeof pub), "cms pub");
+  RC_OK(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_A, pub, sizeof pub, spki, sizeof spki,
+                                  &spki_len), "cms spki");
+  RC_OK(gostx_gost3410_key_set_private(&rkey, GOSTX_GOST3410_256_A, d, sizeof d, NULL), "cms key");
+  RC_OK(gostx_x509_name_parse("/CN=ct", &name, err, sizeof err), "cms name");
+  static const uint8_t serial[] = {1};
+  gostx_x509_cert_spec spec = {serial, 1, name.der, name.der, name.len, name.len,
+                               1800000000, 2524607999, spki, spki_len, NULL, NULL, 0};
+  RC_OK(gostx_x509_cert_write(&spec, &rkey, cert_der, sizeof cert_der, &cert_len), "cms cert");
+  RC_OK(gostx_x509_parse(cert_der, cert_len, &cert, NULL), "cms cert parse");
+  for (int c = GOSTX_CMS_KUZNYECHIK; c <= GOSTX_CMS_MAGMA_OMAC; c++) {
+    uint8_t t[sizeof text];
+    memcpy(t, text, sizeof t);
+    CT_SECRET(t, sizeof t);
+    RC_OK_VERDICT(gostx_cms_encrypt(&cert, 1, (gostx_cms_cipher)c, t, sizeof t, msg, sizeof msg,
+                                    &msg_len), "cms encrypt");
+    CT_PUBLIC(msg, msg_len);
+    gostx_cms_enveloped env;
+    RC_OK(gostx_cms_enveloped_parse(msg, msg_len, &env, NULL), "cms parse");
+    /* The recipient's d, secret only now: the certificate is public. */
+    gostx_gost3410_key k = rkey;
+    CT_SECRET(k.d, k.len);
+    RC_OK_VERDICT(gostx_cms_enveloped_decrypt(&env, &cert, &k, NULL, out, sizeof out, &out_len,
+                                              NULL), "cms decrypt");
+    CT_PUBLIC(out, sizeof out);
+    same(out, text, sizeof text, "cms decrypts");
+  }
+}
+
+/* PKCS#12's legacy read (lib/pkcs12/legacy.c, lib/des3): the SHA-1 KDF
+ * of a secret password, 3DES and RC2 CBC under its key, the padding
+ * check, and one 3DES block under a secret key (the DES S-boxes are read
+ * by scanning every entry with masks). Ciphertext and the verdict public. */
+static void group_p12legacy(void) {
+  static const gostx__p12_legacy_pbe pbes[] = {GOSTX__P12_SHA_3DES, GOSTX__P12_SHA_RC2_128,
+                                               GOSTX__P12_SHA_RC2_40};
+  secrets("pkcs12 legacy read");
+  uint8_t bmp[16], salt[8], in[32], out[32], k3[GOSTX__DES3_KEY_LEN], blk[8];
+  fill(bmp, sizeof bmp, 14);
+  fill(salt, sizeof salt, 15);
+  fill(in, sizeof in, 16);
+  fill(k3, sizeof k3, 17);
+  CT_SECRET(bmp, sizeof bmp);
+  CT_SECRET(k3, sizeof k3);
+  for (size_t i = 0; i < sizeof pbes / sizeof pbes[0]; i++) {
+    size_t out_len = 0;
+    int rc = gostx__pkcs12_legacy_decrypt(pbes[i], bmp, sizeof bmp, salt, sizeof salt, 2, in,
+                                          sizeof in, out, &out_len);
+    CT_PUBLIC(&rc, sizeof rc);
+    CT_PUBLIC(&out_len, sizeof out_len);
+    if (rc && rc != GOSTX_EAUTH) {
+      printf("FAIL pkcs12 legacy decrypt %zu: %d\n", i, rc);
+      failures++;
+    }
+  }
+  gostx__des3_encrypt_block(k3, in, blk);
+  CT_PUBLIC(blk, sizeof blk);
+  RC_OK(gostx__des3_cbc_decrypt(k3, salt, in, sizeof in, out), "des3 cbc");
+  CT_PUBLIC(out, sizeof out);
+}
+
 /* The marking survives scalar multiplication: d secret, every bit of d * P
  * still marked. */
 static void reach_gost3410(void) {
@@ -1691,6 +1773,12 @@ static void run_group(const char *g) {
     group_tls();
     group_tls12();
     group_pkcs12();
+    group_cms();
+    group_p12legacy();
+  } else if (!strcmp(g, "p12legacy")) { /* PKCS#12's legacy read alone (quick runs) */
+    group_p12legacy();
+  } else if (!strcmp(g, "cms")) { /* CMS EnvelopedData's recipient alone (quick runs) */
+    group_cms();
   } else if (!strcmp(g, "pkcs12")) { /* PKCS#12 writing alone (quick runs) */
     group_pkcs12();
   } else if (!strcmp(g, "esp")) { /* the ESP case alone (quick runs) */
@@ -1732,7 +1820,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, "
+            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, pkcs12, cms, p12legacy, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
