@@ -37,6 +37,19 @@ static void test_sha1(void) {
   gostx__sha1_final(&ctx, got);
   unhex("34aa973cd4c4daa4f61eeb2bdbad27316534016f", want, 20);
   CHECK_BYTES(got, want, 20, "SHA-1 of a million 'a'");
+  /* any split of a message, from an odd address, gives the one-shot digest
+   * (lengths across the 55/56/64-byte padding edges) */
+  uint8_t msg[301];
+  t_rand_bytes(msg, sizeof msg);
+  for (size_t len = 0; len < sizeof msg; len++) {
+    gostx__sha1(msg + 1, len, want);
+    size_t cut = t_rand_below(len + 1);
+    gostx__sha1_init(&ctx);
+    gostx__sha1_update(&ctx, msg + 1, cut);
+    gostx__sha1_update(&ctx, msg + 1 + cut, len - cut);
+    gostx__sha1_final(&ctx, got);
+    if (memcmp(got, want, 20)) CHECK(0, "SHA-1 split at %zu of %zu", cut, len);
+  }
 }
 
 static void test_hmac_sha1(void) {
@@ -171,6 +184,7 @@ static void test_des3_pbe_padding(void) {
 }
 
 int main(void) {
+  t_rand_init();
   test_sha1();
   test_hmac_sha1();
   test_des3();
