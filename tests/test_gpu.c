@@ -14,6 +14,8 @@
  * GOSTX_EUNSUP and a reason containing <text> (no driver, no device, cuInit
  * failing, kernels not loadable), and the test passes instead of skipping. */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "testutil.h"
@@ -400,6 +402,70 @@ static void test_split(gostx_gpu *g) {
   gostx_pool_free(pool);
 }
 
+/* gostx_gpu_upload must return with the bytes on the device: the kernels
+ * run on streams that do not wait for the legacy stream, so a copy still in
+ * flight (cuMemcpyHtoD from pageable memory returns once the bytes are
+ * staged) lets a kernel read what the buffer held before. A second handle
+ * keeps the copy engines busy from another thread, so a late copy shows;
+ * each round's input differs from the last, so stale bytes do not match. */
+struct hammer {
+  atomic_int stop;
+  size_t len;
+};
+
+static void *hammer_thread(void *arg) {
+  struct hammer *h = arg;
+  gostx_gpu *g2 = NULL;
+  if (gostx_gpu_open(&g2, 0)) return NULL;
+  uint8_t key[32] = {1}, iv[8] = {2};
+  gostx_cipher c;
+  gostx_cipher_init(&c, GOSTX_ALG_MAGMA, key);
+  uint8_t *buf = malloc(h->len);
+  memset(buf, 0x5a, h->len);
+  while (!atomic_load(&h->stop)) gostx_gpu_ctr_crypt(g2, &c, iv, 4, buf, h->len, buf);
+  free(buf);
+  gostx_gpu_close(g2);
+  return NULL;
+}
+
+static void test_upload_then_kernel(gostx_gpu *g, int mock) {
+  const size_t len = mock ? (1u << 20) + 5 : (64u << 20) + 5;
+  const int rounds = mock ? 2 : 24;
+  uint8_t key[32], iv[8];
+  rand_bytes(key, 32);
+  rand_bytes(iv, 8);
+  gostx_cipher c;
+  gostx_cipher_init(&c, GOSTX_ALG_KUZNYECHIK, key);
+  uint8_t *in = malloc(len), *want = malloc(len), *got = malloc(len);
+  gostx_gpu_ptr din = 0, dout = 0;
+  CHECK_RC(gostx_gpu_alloc(g, &din, len), 0, "alloc");
+  CHECK_RC(gostx_gpu_alloc(g, &dout, len), 0, "alloc");
+  struct hammer h = {.len = 32u << 20};
+  pthread_t th;
+  int hammering = !mock && pthread_create(&th, NULL, hammer_thread, &h) == 0;
+  int bad = 0;
+  for (int r = 0; r < rounds && din && dout; r++) {
+    memset(in, r, len);
+    rand_bytes(in + (size_t)r * 4099 % len, 64);
+    gostx_ctr_crypt(&c, iv, 8, 16, in, len, want);
+    CHECK_RC(gostx_gpu_upload(g, din, in, len), 0, "upload");
+    CHECK_RC(gostx_gpu_ctr_crypt_dev(g, &c, iv, 8, din, len, dout), 0, "ctr dev");
+    CHECK_RC(gostx_gpu_download(g, got, dout, len), 0, "download");
+    if (memcmp(got, want, len)) bad++;
+  }
+  CHECK(bad == 0, "a kernel right after gostx_gpu_upload read the uploaded bytes (%d of %d rounds did not)",
+        bad, rounds);
+  if (hammering) {
+    atomic_store(&h.stop, 1);
+    pthread_join(th, NULL);
+  }
+  gostx_gpu_free(g, din);
+  gostx_gpu_free(g, dout);
+  free(in);
+  free(want);
+  free(got);
+}
+
 int main(void) {
   t_rand_init();
   gostx_gpu *g = NULL;
@@ -425,6 +491,7 @@ int main(void) {
   }
   test_register(g);
   test_split(g);
+  test_upload_then_kernel(g, mock);
   gostx_gpu_close(g);
   if (mock) CHECK(mock_live() == 0, "close frees all device and pinned memory (%ld left)", mock_live());
   return t_done();

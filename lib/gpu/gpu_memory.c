@@ -189,7 +189,12 @@ int gostx_gpu_upload(gostx_gpu *g, gostx_gpu_ptr dst, const void *src, size_t le
   if (!g || (len && (!dst || !src))) return GOSTX_EINVAL;
   if (!len) return GOSTX_OK;
   CK(drv.cuCtxSetCurrent(g->ctx));
-  CK(drv.cuMemcpyHtoD(dst, src, len));
+  /* On stream 0, synchronized: cuMemcpyHtoD from pageable memory returns
+   * once the bytes are staged, before they reach the device, and the
+   * kernels' streams (non-blocking) do not wait for the legacy stream it
+   * runs on, so the next call's kernels could read the old bytes. */
+  CK(drv.cuMemcpyHtoDAsync(dst, src, len, g->st[0]));
+  CK(drv.cuStreamSynchronize(g->st[0]));
   return GOSTX_OK;
 }
 

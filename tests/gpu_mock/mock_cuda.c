@@ -13,6 +13,8 @@
  *     arguments captured at launch, as the driver does) and run only when
  *     the stream is synchronized, so a host that reads a staging buffer or
  *     reuses one before waiting sees stale data, as it would on a GPU;
+ *   - a synchronous host-to-device copy lands only when the legacy stream
+ *     is waited for, which a non-blocking stream's kernel does not do;
  *   - fresh device and pinned memory is filled with 0xa5;
  *   - the module image must start with the fatbin magic;
  *   - a launch with more threads per block than the kernel's
@@ -123,6 +125,7 @@ typedef struct op {
 
 typedef struct stream {
   op *head, *tail;
+  unsigned flags; /* CU_STREAM_NON_BLOCKING (1): no implicit order with the legacy stream */
 } stream;
 
 static stream default_stream;
@@ -168,6 +171,9 @@ static CUresult drain(stream *s) {
 
 static CUresult enqueue(stream *s, op *o) {
   if (!s) s = &default_stream;
+  /* a blocking stream's work waits for the legacy stream's; a
+   * non-blocking one's does not (a copy staged there can still be late) */
+  if (s != &default_stream && !(s->flags & 1)) drain(&default_stream);
   o->next = NULL;
   if (s->tail) s->tail->next = o;
   else s->head = o;
@@ -203,7 +209,10 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
 }
 static int ctx_token;
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice d) { (void)d; *ctx = &ctx_token; return 0; }
-EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; return 0; }
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
+  (void)d;
+  return drain(&default_stream);
+}
 EXPORT CUresult cuCtxSetCurrent(void *ctx) { return ctx == &ctx_token ? 0 : ERR_INVALID_VALUE; }
 
 static int module_token;
@@ -248,20 +257,40 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t len) {
   *d = (CUdeviceptr)(uintptr_t)p;
   return 0;
 }
-EXPORT CUresult cuMemFree_v2(CUdeviceptr d) { mock_free((void *)(uintptr_t)d); return 0; }
+EXPORT CUresult cuMemFree_v2(CUdeviceptr d) {
+  drain(&default_stream);
+  mock_free((void *)(uintptr_t)d);
+  return 0;
+}
 EXPORT CUresult cuMemAllocHost_v2(void **p, size_t len) {
   *p = mock_alloc(len);
   return *p ? 0 : ERR_OOM;
 }
 EXPORT CUresult cuMemFreeHost(void *p) { mock_free(p); return 0; }
-/* The synchronous copies act on the default stream's order only. */
+/* The synchronous copies are legacy-stream work. From pageable memory
+ * cuMemcpyHtoD returns once the bytes are staged, before they reach the
+ * device: the mock stages them and lands them when the legacy stream is
+ * next waited for (a copy back, a blocking stream's work, a free), never
+ * for a non-blocking stream's kernel. */
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t len) {
-  memcpy((void *)(uintptr_t)d, s, len);
-  return 0;
+  unsigned char *staged = malloc(len ? len : 1);
+  op *o = calloc(1, sizeof *o);
+  if (!staged || !o) {
+    free(staged);
+    free(o);
+    return ERR_OOM;
+  }
+  memcpy(staged, s, len);
+  o->dst = (void *)(uintptr_t)d;
+  o->src = staged;
+  o->len = len;
+  o->blob = staged; /* run_op frees it */
+  return enqueue(&default_stream, o);
 }
 EXPORT CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t len) {
+  CUresult r = drain(&default_stream);
   memcpy(d, (const void *)(uintptr_t)s, len);
-  return 0;
+  return r;
 }
 static CUresult copy_async(void *dst, const void *src, size_t len, void *st) {
   op *o = calloc(1, sizeof *o);
@@ -315,9 +344,10 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t len, void
   return enqueue(st, o);
 }
 EXPORT CUresult cuStreamCreate(void **st, unsigned flags) {
-  (void)flags;
-  *st = calloc(1, sizeof(stream));
-  return *st ? 0 : ERR_OOM;
+  stream *s = calloc(1, sizeof(stream));
+  if (s) s->flags = flags;
+  *st = s;
+  return s ? 0 : ERR_OOM;
 }
 EXPORT CUresult cuStreamDestroy_v2(void *st) {
   drain(st);
