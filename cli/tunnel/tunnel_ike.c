@@ -428,9 +428,18 @@ static void init_request(struct tunnel_ike *k, size_t len, const struct sockaddr
   }
   if (k->init_on) {
     const int lead = we_lead(k, from);
-    if (!k->collision_said)
+    if (!k->collision_said) {
       say("both sides initiate: the exchange of the higher address goes on (%s)",
           lead ? "ours" : "the peer's");
+      /* the peer is up now: our request, likely sent before its socket
+       * was, goes again at once rather than at the timer's next turn */
+      if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
+        struct sockaddr_storage to;
+        peer_ike(k, &to);
+        memcpy(k->out, k->init.tx, k->init.tx_len);
+        send_to(k, &to, k->init.tx_len);
+      }
+    }
     k->collision_said = 1;
     if (lead) return;
     gostx__ike_engine_clear(&k->init);

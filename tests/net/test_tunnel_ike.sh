@@ -4,7 +4,8 @@
 # 1. PSK, Kuznyechik-MGM (the default offer, 512-bit KE), a initiating: the
 #    tunnel up from nothing within 1 s (both "up" lines, measured and
 #    printed), 300 numbered UDP datagrams through it, --status showing the
-#    IKE SA and the Child SA on both sides, their SPIs crossed;
+#    IKE SA and the Child SA on both sides, their SPIs crossed; started
+#    without a state file (nor --new-keys), and none written;
 # 2. certificates from a test CA made here with gostx (a 256-bit and a
 #    512-bit end entity, DN IDs as strongSwan writes them), Magma-MGM with
 #    the 256-bit KE, both sides initiating at once (one SA kept): the same;
@@ -121,6 +122,9 @@ established() {
     ok "$1: --status: IKE SA $(tunnel_status $NA a ike_transforms), Child SA in $ai out $ao" ||
     bad "$1: --status: $(ip netns exec $NA "$G" tunnel --status -c "$T/a.conf")"
   both_stop
+  # fresh keys at every SA: no state file is needed, read or written
+  [ ! -e "$T/a.state" ] && [ ! -e "$T/b.state" ] && ok "$1: no state file written" ||
+    bad "$1: a state file was written"
 }
 
 # refused WHAT SIDE PATTERN: within 3 s SIDE logs PATTERN; neither is up
