@@ -250,4 +250,20 @@ expect 2 "bad value for dpd_seconds: '-1'" "$(ike; echo 'dpd_seconds = -1')"
 expect 2 "pskshort: a PSK of 16 to" "$(PSK=pskshort ike)"
 expect 1 "pskopen: key file has mode 0644: group or others can access it" "$(PSK=pskopen ike)"
 ARGS=--new-keys expect 2 "--new-keys is for keying = static" "$(ike)"
+# ike_auth = cert: the key (encrypted: key_pass as -passin), its
+# certificate (the key's: checked) and the CA, loaded by --check
+"$G" genpkey -c 256A -pass pass:sesame --iter 1000 -o "$T/ike.key" &&
+  "$G" req -x509 -key "$T/ike.key" -passin pass:sesame -subj "/C=RU/CN=ike" -out "$T/ike.pem" &&
+  "$G" genpkey -c 256A -o "$T/other.key" &&
+  "$G" req -x509 -key "$T/other.key" -subj "/C=RU/CN=other" -out "$T/other.pem" || bad "PKI"
+chmod 600 "$T/ike.key" "$T/other.key"
+cert() { # the settings of a good ikev2 certificate config
+  ike | grep -v '^psk\|^ike_auth'
+  printf '%s\n' "ike_auth = cert" "cert = $T/${CERT:-ike}.pem" "key = $T/ike.key" \
+    "key_pass = ${PASS:-pass:sesame}" "ca = $T/other.pem"
+}
+expect 0 '' "$(cert)"
+expect 1 "wrong password" "$(PASS=pass:open cert)"
+expect 2 "other.pem: the first certificate is not of the key" "$(CERT=other cert)"
+expect 2 "cert, key, key_pass and ca are for ike_auth = cert" "$(ike; echo "ca = $T/other.pem")"
 finish

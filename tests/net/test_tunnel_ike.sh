@@ -9,7 +9,10 @@
 # 2. certificates from a test CA made here with gostx (a 256-bit and a
 #    512-bit end entity, DN IDs as strongSwan writes them), Magma-MGM with
 #    the 256-bit KE, both sides initiating at once (one SA kept): the same;
-# 3. refusals, nothing installed (no "up", no Child SA in --status) and a
+# 3. a flood of IKE_SA_INIT: COOKIEs asked from 2 half-open IKE SAs on,
+#    nothing kept for them, the real peer connecting through it (IP
+#    IDs, local_id's default);
+# 4. refusals, nothing installed (no "up", no Child SA in --status) and a
 #    log line naming why: a wrong PSK, a certificate from another CA, a
 #    wrong remote_id.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
@@ -153,6 +156,54 @@ cert_confs b
 established "certificates, Magma-MGM, both initiating" magma-mgm-ktree
 grep -q 'both sides initiate' "$T/a.log" "$T/b.log" && ok "the collision was seen and settled" ||
   bad "no collision: $(cat "$T/a.log" "$T/b.log")"
+
+# A flood of IKE_SA_INIT (a's real request, captured, replayed from a's
+# address under 12 new SPIs) before a starts: cookies engage after 2
+# half-open SAs (nothing kept for the rest), and a still connects
+cookie_flood() {
+  rm -f "$T/init.bin" "$T/cap.ready"
+  ip netns exec $NB timeout 5 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.231.0.2", 500))
+open(sys.argv[2], "w").close()
+open(sys.argv[1], "wb").write(s.recvfrom(65535)[0])' "$T/init.bin" "$T/cap.ready" &
+  local cap=$!
+  for _ in $(seq 100); do [ -e "$T/cap.ready" ] && break; sleep 0.05; done
+  ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>/dev/null </dev/null >/dev/null &
+  local apid=$!
+  wait $cap
+  tunnel_stop $apid
+  [ -s "$T/init.bin" ] || { bad "cookies: no IKE_SA_INIT captured"; return; }
+  ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
+  PID_b=$!
+  PIDS+=($PID_b)
+  for _ in $(seq 100); do grep -q listening "$T/b.log" && break; sleep 0.02; done
+  ip netns exec $NA python3 -c '
+import os, socket, sys, time
+m = open(sys.argv[1], "rb").read()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(12):
+    s.sendto(os.urandom(8) + m[8:], ("10.231.0.2", 500))
+    time.sleep(0.005)' "$T/init.bin"
+  sleep 0.3
+  ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
+  PID_a=$!
+  PIDS+=($PID_a)
+  local opened cookies
+  if both_up; then ok "cookies: a connects through the flood"; else bad "cookies: not up: $(cat "$T/b.log")"; fi
+  opened=$(grep -c 'IKE_SA_INIT from .* (responder)' "$T/b.log")
+  cookies=$(grep -c 'COOKIE asked' "$T/b.log")
+  # the flood's first 2 kept, its other 10 and a's first try (and a resend of
+  # it on a slow host) asked for a cookie
+  [ "$opened" = 3 ] && [ "$cookies" -ge 11 ] && ok "cookies: $opened IKE SAs opened, $cookies COOKIEs asked" ||
+    bad "cookies: $opened opened, $cookies COOKIEs: $(cat "$T/b.log")"
+  both_stop
+}
+# here the IDs are the default ones, the local IP addresses (ID_IPV4_ADDR)
+ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.2"
+ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.1"
+cookie_flood
 
 psk_confs psk2
 refusal "a wrong PSK" b "AUTHENTICATION_FAILED: the peer's AUTH does not verify (another PSK)"
