@@ -25,6 +25,7 @@
 #define IKE_YIELD_MS 10000   /* ours given up for the peer's (collision): when to try again */
 #define IKE_HALF_OPEN_MS 30000 /* a responder with no IKE_AUTH in this long is dropped */
 #define IKE_CERTS 4
+#define IKE_TICK_MS 200      /* the longest sleep of the IKE thread */
 
 struct ike_slot {
   int used;
@@ -545,6 +546,19 @@ static void expire(struct tunnel_ike *k, int64_t now) {
     }
 }
 
+/* How long the thread may sleep in poll: until our request's timer or our
+ * next try is due, at most IKE_TICK_MS (the stop flag and the half-open
+ * expiry are looked at that often). */
+static int sleep_ms(const struct tunnel_ike *k, int64_t now) {
+  int64_t due = now + IKE_TICK_MS;
+  const gostx_ike_state st = k->init.state;
+  if (k->init_on && (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT))
+    due = k->init.next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
+  if (!k->init_on && k->t->cfg.ike_initiate && !k->sa) due = k->init_next_ms;
+  const int64_t d = due - now;
+  return d < 0 ? 0 : d > IKE_TICK_MS ? IKE_TICK_MS : (int)d;
+}
+
 static void *ike_run(void *arg) {
   struct tunnel_ike *k = arg;
   while (!atomic_load(&k->t->stop)) {
@@ -552,7 +566,7 @@ static void *ike_run(void *arg) {
     initiator_tick(k, now);
     expire(k, now);
     struct pollfd p = {k->fd, POLLIN, 0};
-    if (poll(&p, 1, 20) > 0) receive(k, now_ms());
+    if (poll(&p, 1, sleep_ms(k, now_ms())) > 0) receive(k, now_ms());
   }
   return NULL;
 }

@@ -9,7 +9,8 @@
 # 2. certificates from a test CA made here with gostx (a 256-bit and a
 #    512-bit end entity, DN IDs as strongSwan writes them), Magma-MGM with
 #    the 256-bit KE, both sides initiating at once (one SA kept): the same;
-# 3. a flood of IKE_SA_INIT: COOKIEs asked from 2 half-open IKE SAs on,
+# 3. a responder started 1 s after the initiator: up by retransmission;
+#    a flood of IKE_SA_INIT: COOKIEs asked from 2 half-open IKE SAs on,
 #    nothing kept for them, the real peer connecting through it (IP
 #    IDs, local_id's default);
 # 4. refusals, nothing installed (no "up", no Child SA in --status) and a
@@ -156,6 +157,24 @@ cert_confs b
 established "certificates, Magma-MGM, both initiating" magma-mgm-ktree
 grep -q 'both sides initiate' "$T/a.log" "$T/b.log" && ok "the collision was seen and settled" ||
   bad "no collision: $(cat "$T/a.log" "$T/b.log")"
+
+# The responder started 1 s after the initiator: the engine's timer resends
+# the request (0.5 s, then 1 s later), and the pair comes up
+late_responder() {
+  rm -f "$T/a.log" "$T/b.log"
+  ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
+  PID_a=$!
+  PIDS+=($PID_a)
+  sleep 1
+  ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
+  PID_b=$!
+  PIDS+=($PID_b)
+  both_up && [ "$(grep -c 'IKE_SA_INIT to' "$T/a.log")" = 1 ] &&
+    ok "a responder started late: the request resent, up" || bad "late responder: $(cat "$T/a.log")"
+  both_stop
+}
+psk_confs psk
+late_responder
 
 # A flood of IKE_SA_INIT (a's real request, captured, replayed from a's
 # address under 12 new SPIs) before a starts: cookies engage after 2
