@@ -410,8 +410,64 @@ static int we_lead(const struct tunnel_ike *k, const struct sockaddr_storage *fr
   return c > 0 || (c == 0 && k->local.port > peer.port);
 }
 
+/* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
+ * peer's is dropped), 0 when ours was given up for it. */
+static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, int64_t now) {
+  const int lead = we_lead(k, from);
+  if (!k->collision_said) {
+    say("both sides initiate: the exchange of the higher address goes on (%s)",
+        lead ? "ours" : "the peer's");
+    /* the peer is up now: our request, likely sent before its socket
+     * was, goes again at once rather than at the timer's next turn */
+    if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
+      struct sockaddr_storage to;
+      peer_ike(k, &to);
+      memcpy(k->out, k->init.tx, k->init.tx_len);
+      send_to(k, &to, k->init.tx_len);
+    }
+  }
+  k->collision_said = 1;
+  if (lead) return 1;
+  gostx__ike_engine_clear(&k->init);
+  k->init_on = 0;
+  k->init_next_ms = now + IKE_YIELD_MS;
+  return 0;
+}
+
+/* A new responder IKE SA for the request, past the cookie gate (RFC 7296
+ * 2.6: from IKE_COOKIE_AT half-open SAs on, nothing is kept for a request
+ * without a valid COOKIE) and the bound on open SAs. */
+static void new_responder(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+                          int64_t now) {
+  const size_t open = half_open(k);
+  gostx_ike_addr remote;
+  size_t n = 0;
+  to_ike_addr(from, &remote);
+  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, IKE_COOKIE_AT, k->in, len,
+                                  remote.ip, remote.ip_len, k->out, sizeof k->out, &n);
+  if (rc == 1) {
+    say("COOKIE asked of %s (%zu half-open IKE SAs)", k->t->cfg.peer_s, open);
+    send_to(k, from, n);
+    return;
+  }
+  if (rc != GOSTX_OK) return;
+  int i = 0;
+  while (i < IKE_SLOTS && k->resp[i].used) i++;
+  if (i == IKE_SLOTS) {
+    say("IKE_SA_INIT from %s dropped: %d IKE SAs open (the most)", k->t->cfg.peer_s, IKE_SLOTS);
+    return;
+  }
+  struct ike_slot *s = &k->resp[i];
+  if (gostx__ike_engine_init(&s->e, &k->cf_r) || gostx__ike_engine_addrs(&s->e, &k->local, &remote))
+    return;
+  s->used = 1;
+  s->born_ms = now;
+  say("IKE_SA_INIT from %s (responder)", k->t->cfg.peer_s);
+  if (feed(k, &s->e, len, from, now) || s->e.state == GOSTX_IKE_S_IDLE) drop_slot(s);
+}
+
 /* An IKE_SA_INIT request: a retransmission to its responder, or (past
- * the collision rule, the cookie gate and the half-open bound) a new one. */
+ * the collision rule) a new one. */
 static void init_request(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
                          int64_t now) {
   for (int i = 0; i < IKE_SLOTS; i++)
@@ -427,53 +483,8 @@ static void init_request(struct tunnel_ike *k, size_t len, const struct sockaddr
     memcpy(k->ignored_spi, k->in, 8);
     return;
   }
-  if (k->init_on) {
-    const int lead = we_lead(k, from);
-    if (!k->collision_said) {
-      say("both sides initiate: the exchange of the higher address goes on (%s)",
-          lead ? "ours" : "the peer's");
-      /* the peer is up now: our request, likely sent before its socket
-       * was, goes again at once rather than at the timer's next turn */
-      if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
-        struct sockaddr_storage to;
-        peer_ike(k, &to);
-        memcpy(k->out, k->init.tx, k->init.tx_len);
-        send_to(k, &to, k->init.tx_len);
-      }
-    }
-    k->collision_said = 1;
-    if (lead) return;
-    gostx__ike_engine_clear(&k->init);
-    k->init_on = 0;
-    k->init_next_ms = now + IKE_YIELD_MS;
-  }
-  const size_t open = half_open(k);
-  gostx_ike_addr peer;
-  size_t n = 0;
-  to_ike_addr(from, &peer);
-  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, IKE_COOKIE_AT, k->in, len, peer.ip,
-                                  peer.ip_len, k->out, sizeof k->out, &n);
-  if (rc == 1) {
-    say("COOKIE asked of %s (%zu half-open IKE SAs)", k->t->cfg.peer_s, open);
-    send_to(k, from, n);
-    return;
-  }
-  if (rc != GOSTX_OK) return;
-  int i = 0;
-  while (i < IKE_SLOTS && k->resp[i].used) i++;
-  if (i == IKE_SLOTS) {
-    say("IKE_SA_INIT from %s dropped: %d IKE SAs open (the most)", k->t->cfg.peer_s, IKE_SLOTS);
-    return;
-  }
-  struct ike_slot *s = &k->resp[i];
-  gostx_ike_addr remote;
-  to_ike_addr(from, &remote);
-  if (gostx__ike_engine_init(&s->e, &k->cf_r) || gostx__ike_engine_addrs(&s->e, &k->local, &remote))
-    return;
-  s->used = 1;
-  s->born_ms = now;
-  say("IKE_SA_INIT from %s (responder)", k->t->cfg.peer_s);
-  if (feed(k, &s->e, len, from, now) || s->e.state == GOSTX_IKE_S_IDLE) drop_slot(s);
+  if (k->init_on && collision(k, from, now)) return;
+  new_responder(k, len, from, now);
 }
 
 static void receive(struct tunnel_ike *k, int64_t now) {
