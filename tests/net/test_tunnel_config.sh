@@ -231,6 +231,7 @@ EOF2
 }
 ARGS= # no state file to make with ikev2: --new-keys is refused
 expect 0 '' "$(ike)"
+ARGS=--new-keys expect 0 '' "$(base; echo 'keying = static')"
 expect 0 '' "$(ike; printf '%s\n' 'local_id = 10.0.0.1' 'transforms = magma-mgm-ktree, gost3410-2012-256' \
   'ike_initiate = yes' 'ike_port = 1500' 'rekey_seconds = 3600' 'rekey_bytes = 1000000000' 'dpd_seconds = 30')"
 expect 2 "c.conf:9: key_out is a setting of keying = static: with keying = ikev2 IKE negotiates" "$(ike; echo "key_out = $T/k32")"
