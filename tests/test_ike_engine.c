@@ -101,7 +101,8 @@ static void psk_established(void) {
 }
 
 /* The responder's verdict on a PSK exchange changed by edit. */
-static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), const char *what) {
+static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), const char *what,
+                         const char *why) {
   static uint8_t other_psk[32] = "another shared key";
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r;
@@ -114,6 +115,8 @@ static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), c
   CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
         "%s: the initiator reads AUTHENTICATION_FAILED (%d %u)", what, i.state, i.error);
   CHECK(!r.child.valid && !i.child.valid, "%s: nothing installed", what);
+  /* the daemon's log line names the check that refused */
+  CHECK(r.why && !strcmp(r.why, why), "%s: why '%s'", what, r.why ? r.why : "(none)");
 }
 
 static void wrong_psk(gostx_ike_conf *ci, gostx_ike_conf *cr) {
@@ -145,6 +148,8 @@ static void responder_wrong_id(void) {
   CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED,
         "the initiator refuses the responder's ID (%d %u)", i.state, i.error);
   CHECK(!i.child.valid, "the initiator installs nothing");
+  CHECK(i.why && !strcmp(i.why, "the peer's ID is not the one configured"),
+        "the initiator says why: '%s'", i.why ? i.why : "(none)");
 }
 
 /* The offset of the transform (type, id) in message m's SA payload. */
@@ -519,6 +524,8 @@ static void certificates(void) {
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
             !r.child.valid,
         "a certificate from another CA: AUTHENTICATION_FAILED (%d %u)", r.state, r.error);
+  CHECK(r.why && !strcmp(r.why, gostx_x509_status_name(GOSTX_X509_UNKNOWN_CA)),
+        "another CA: why '%s'", r.why ? r.why : "(none)");
   /* the responder's certificate checked against a store without its CA */
   cert_pair(&ci, &cr, &si, &sr, st);
   ci.store = st_other;
@@ -840,9 +847,9 @@ static void retransmission(void) {
 
 int main(void) {
   psk_established();
-  refused_auth(wrong_psk, "wrong PSK");
-  refused_auth(wrong_id, "wrong IDi");
-  refused_auth(wrong_id_type, "wrong IDi type");
+  refused_auth(wrong_psk, "wrong PSK", "the peer's AUTH does not verify (another PSK)");
+  refused_auth(wrong_id, "wrong IDi", "the peer's ID is not the one configured");
+  refused_auth(wrong_id_type, "wrong IDi type", "the peer's ID is not the one configured");
   responder_wrong_id();
   refusals_in_init();
   nat_detection();

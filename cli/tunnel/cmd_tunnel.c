@@ -33,6 +33,9 @@ static void usage(FILE *f) {
           "offloads are on (udp_gso, udp_gro; udp_offload = off in the config turns\n"
           "both off) and which TUN offloads (tun_csum, tun_tso, tun_uso; tun_offload\n"
           "= off turns them off).\n"
+          "With keying = ikev2 in the config the tunnel keys itself with IKEv2 (RFC 7296,\n"
+          "RFC 9385: a PSK or certificates) instead of key files and a state file;\n"
+          "--status then also shows the IKE SA and the Child SA.\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -47,6 +50,7 @@ static void write_status(struct tunnel *t) {
           (long long)time(NULL), t->cfg.tun, t->nworkers,
           (unsigned long long)atomic_load(&t->seq_used));
   tunnel_offloads_print(t, f);
+  tunnel_ike_status(t, f);
   tunnel_counters_print(t, f);
   if (fclose(f) == 0)
     rename(tmp, t->cfg.status);
@@ -87,12 +91,35 @@ static int integrity_only(gostx_esp_transform x) {
   return x == GOSTX_ESP_KUZNYECHIK_MGM_MAC_KTREE || x == GOSTX_ESP_MAGMA_MGM_MAC_KTREE;
 }
 
+/* keying = ikev2: the main thread waits (signals and the status file as
+ * later) until IKE has installed the first Child SA. 0 with *stop set: a
+ * signal came first. */
+static int wait_for_keys(struct tunnel *t, const sigset_t *sigs, int *stop) {
+  int rc = tunnel_ike_start(t);
+  struct timespec tick = {0, 20 * 1000 * 1000};
+  struct timespec last;
+  clock_gettime(CLOCK_MONOTONIC, &last);
+  while (!rc && !tunnel_ike_installed(t)) {
+    int s = sigtimedwait(sigs, NULL, &tick);
+    if (s == SIGINT || s == SIGTERM) {
+      *stop = 1;
+      break;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec != last.tv_sec) write_status(t);
+    last = now;
+  }
+  return rc;
+}
+
 static int run(struct tunnel *t) {
   unsigned n = t->cfg.threads;
   int udp[TUNNEL_MAX_THREADS], send[TUNNEL_MAX_THREADS], tun[TUNNEL_MAX_THREADS], tun_lock = -1;
-  int rc = tunnel_state_load(t, 1);
+  const int ike = t->cfg.keying == TUNNEL_KEYING_IKEV2;
+  int rc = tunnel_state_load(t, 1), stop = 0;
   if (rc) return rc;
-  skip_one_number(t);
+  if (!ike) skip_one_number(t);
   rc = tunnel_udp_open(&t->cfg, udp, send, n);
   if (rc) return rc;
   tunnel_udp_offload(t, udp, send, n);
@@ -123,7 +150,8 @@ static int run(struct tunnel *t) {
   sigaddset(&sigs, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &sigs, &old);
   t->nworkers = 0;
-  for (unsigned i = 0; i < n && !rc; i++) {
+  if (ike) rc = wait_for_keys(t, &sigs, &stop);
+  for (unsigned i = 0; i < n && !rc && !stop; i++) {
     struct tunnel_worker *w = &t->w[i];
     w->t = t;
     w->idx = i;
@@ -155,17 +183,18 @@ static int run(struct tunnel *t) {
     }
     t->nworkers++;
   }
-  if (!rc)
+  if (!rc && !stop)
     fprintf(stderr,
-            "gostx tunnel: %s up, local %s, peer %s, %s%s, %u workers, UDP GSO %s, GRO %s, "
+            "gostx tunnel: %s up, local %s, peer %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "
             "TUN TSO %s, USO %s, checksum offload %s\n",
             t->cfg.tun, t->cfg.local_s, t->cfg.peer_s, tunnel_transform_name(t->cfg.transform),
+            ike ? " (keys from IKEv2)" : "",
             integrity_only(t->cfg.transform) ? " (integrity only: packets in clear)" : "",
             t->nworkers, atomic_load(&t->udp_gso) ? "on" : "off", t->udp_gro ? "on" : "off",
             t->tun_tso ? "on" : "off", t->tun_uso ? "on" : "off", t->tun_csum ? "on" : "off");
   write_status(t);
   struct timespec second = {1, 0};
-  while (!rc) {
+  while (!rc && !stop) {
     int s = sigtimedwait(&sigs, NULL, &second);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
@@ -173,6 +202,7 @@ static int run(struct tunnel *t) {
     tunnel_state_tick(t);
   }
   atomic_store(&t->stop, 1);
+  tunnel_ike_stop(t);
   for (unsigned i = 0; i < t->nworkers; i++) {
     pthread_join(t->w[i].thread, NULL);
     gostx_esp_keycache_clear(&t->w[i].kc_out);
@@ -225,8 +255,16 @@ int cmd_tunnel(int argc, char **argv) {
   int rc = tunnel_config_read(config, &t.cfg);
   if (rc) return rc;
   if (status) return print_status(&t.cfg);
-  rc = tunnel_load_keys(&t.cfg, &t.sa_out, &t.sa_in);
-  if (!rc) rc = tunnel_fingerprints(&t);
+  if (t.cfg.keying == TUNNEL_KEYING_IKEV2) {
+    /* no key files: IKE makes new keys for every SA */
+    if (new_keys)
+      return cli_usage("tunnel: --new-keys is for keying = static (IKE's keys are new at "
+                       "every SA)");
+    rc = tunnel_ike_prepare(&t);
+  } else {
+    rc = tunnel_load_keys(&t.cfg, &t.sa_out, &t.sa_in);
+    if (!rc) rc = tunnel_fingerprints(&t);
+  }
   gostx_esp_replay_init(&t.replay);
   if (!rc && check) rc = tunnel_state_load(&t, 0);
   if (!rc && !check) {
@@ -235,6 +273,7 @@ int cmd_tunnel(int argc, char **argv) {
     rc = run(&t);
   }
   if (t.lock_fd >= 0) close(t.lock_fd);
+  tunnel_ike_free(&t);
   gostx_esp_sa_clear(&t.sa_out);
   gostx_esp_sa_clear(&t.sa_in);
   return rc;

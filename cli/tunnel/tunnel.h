@@ -42,8 +42,28 @@
 /* the joined packets written back: a virtio header and at most 64 KiB */
 #define TUNNEL_GRO_OUT (TUNNEL_VNET_HDR_LEN + 65535)
 
+/* keying = static | ikev2; ike_auth = psk | cert */
+enum { TUNNEL_KEYING_STATIC = 0, TUNNEL_KEYING_IKEV2 = 1 };
+enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
+#define TUNNEL_IKE_PORT 500
+/* ID types (RFC 7296 3.5) */
+enum { TUNNEL_ID_IPV4 = 1, TUNNEL_ID_FQDN = 2, TUNNEL_ID_RFC822 = 3, TUNNEL_ID_IPV6 = 5,
+       TUNNEL_ID_DN = 9 };
+/* KE methods (RFC 9385 6) */
+enum { TUNNEL_KE_256 = 33, TUNNEL_KE_512 = 34 };
+#define TUNNEL_ID_MAX 512 /* an ID's data: a DER DN of a config line fits */
+/* An IKE identity (RFC 7296 3.5) as the config wrote it (text) and as the
+ * ID payload carries it (type, data). */
+struct tunnel_ike_id {
+  uint8_t type; /* GOSTX_IKE_ID_*; 0: not given */
+  uint8_t data[TUNNEL_ID_MAX];
+  size_t len;
+  char text[256];
+};
+
 struct tunnel_config {
   char path[TUNNEL_PATH_MAX]; /* the config file, for messages */
+  int keying;                 /* TUNNEL_KEYING_* */
   struct sockaddr_storage local, peer;
   socklen_t local_len, peer_len;
   char local_s[128], peer_s[128];
@@ -58,6 +78,17 @@ struct tunnel_config {
   int insecure_key_file; /* key files that group or others can access: used */
   int udp_offload_off;   /* udp_offload = off: no UDP GSO or GRO */
   int tun_offload_off;   /* tun_offload = off: no virtio headers, no TUN offloads */
+  /* keying = ikev2 (docs/TUNNEL.md, "Keying with IKEv2") */
+  int ike_auth; /* TUNNEL_IKE_* */
+  char psk[TUNNEL_PATH_MAX], cert[TUNNEL_PATH_MAX], key[TUNNEL_PATH_MAX], ca[TUNNEL_PATH_MAX];
+  char key_pass[TUNNEL_PATH_MAX]; /* as -passin: pass:, env:, file:, fd: */
+  struct tunnel_ike_id local_id, remote_id;
+  uint16_t encr[2]; /* the ENCRs offered, in order; the responder takes encr[0] only */
+  size_t n_encr;
+  uint16_t group; /* the KE method sent first (33 or 34; both are offered) */
+  int ike_initiate; /* 1: this side starts the exchange (both may) */
+  unsigned ike_port;
+  uint64_t rekey_seconds, rekey_bytes, dpd_seconds; /* read, checked, not yet used */
 };
 
 /* Counters of one worker; the status sums them. */
@@ -71,6 +102,9 @@ struct tunnel_counters {
 };
 
 struct tunnel;
+
+struct tunnel_ike; /* tunnel_ike.c */
+struct gostx_ike_child; /* lib/ike/engine.h */
 
 struct tunnel_worker {
   struct tunnel *t;
@@ -123,6 +157,7 @@ struct tunnel {
    * TUNSETOFFLOAD took; *_errno, why one is off (0: tun_offload = off). */
   int tun_vnet, tun_csum, tun_tso, tun_uso, csum_errno, tso_errno, uso_errno;
   unsigned nworkers;
+  struct tunnel_ike *ike; /* keying = ikev2: the IKE daemon */
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
 
@@ -133,6 +168,11 @@ const char *tunnel_transform_name(gostx_esp_transform t);
 /* The SAs from the key files (32 bytes, or 32 + salt: raw or hex). 0, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. */
 int tunnel_load_keys(const struct tunnel_config *cfg, gostx_esp_sa *out, gostx_esp_sa *in);
+/* A secret file (key, PSK) into raw (cap bytes), refused as key files are
+ * (not regular, or open to group and others without insecure_key_file):
+ * its length, or -1 after one line. */
+long tunnel_read_key_file(const struct tunnel_config *cfg, const char *path, uint8_t *raw,
+                          size_t cap);
 /* Opens path read-only without blocking (a FIFO does not hang) and refuses
  * anything but a regular file: the fd with *st filled, or -1 with errno
  * set (EINVAL: not a regular file; *st then says what it is). */
@@ -140,6 +180,22 @@ int tunnel_open_regular(const char *path, struct stat *st);
 /* Reads fd to its end, up to cap bytes, with read(2) (no stdio copy of a
  * secret): the count, or -1 with errno set. */
 long tunnel_read_all(int fd, void *buf, size_t cap);
+
+/* cli/tunnel/tunnel_ike.c: keying = ikev2. prepare: the PSK, or the key,
+ * certificates and CA, read and checked (--check stops here); 0, or
+ * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. start: the IKE socket
+ * (ike_port) and thread, which initiates (ike_initiate = yes) and answers
+ * until t->stop; installed: the first Child SA is in the data path (the
+ * workers may start); status: its "ike_..." and "child_..." lines. */
+int tunnel_ike_prepare(struct tunnel *t);
+int tunnel_ike_start(struct tunnel *t);
+int tunnel_ike_installed(struct tunnel *t);
+void tunnel_ike_stop(struct tunnel *t);
+void tunnel_ike_status(struct tunnel *t, FILE *f);
+void tunnel_ike_free(struct tunnel *t);
+/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (now:
+ * before the workers start, else refused). 0 or -1. */
+int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c);
 
 /* cli/tunnel/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming

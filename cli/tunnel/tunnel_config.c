@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gostx/x509_write.h"
 #include "tunnel.h"
 
 static char *trim(char *s) {
@@ -222,6 +223,125 @@ static int set_insecure(struct tunnel_config *cfg, size_t off, const char *v) {
   return strcmp(v, "true") && strcmp(v, "false") ? -1 : 0;
 }
 
+static int set_keying(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->keying = !strcmp(v, "ikev2") ? TUNNEL_KEYING_IKEV2 : TUNNEL_KEYING_STATIC;
+  return strcmp(v, "static") && strcmp(v, "ikev2") ? -1 : 0;
+}
+static int set_ike_auth(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->ike_auth = !strcmp(v, "psk") ? TUNNEL_IKE_PSK : !strcmp(v, "cert") ? TUNNEL_IKE_CERT : 0;
+  return cfg->ike_auth ? 0 : -1;
+}
+static int set_yes_no(struct tunnel_config *cfg, size_t off, const char *v) {
+  int yes = !strcmp(v, "yes");
+  memcpy((char *)cfg + off, &yes, sizeof yes);
+  return strcmp(v, "yes") && strcmp(v, "no") ? -1 : 0;
+}
+static int set_port(struct tunnel_config *cfg, size_t off, const char *v) {
+  uint64_t n = 0;
+  (void)off;
+  int bad = parse_u64(v, 65535, &n) || n == 0;
+  cfg->ike_port = (unsigned)n;
+  return bad ? -1 : 0;
+}
+/* a uint64_t at off: rekey_seconds, rekey_bytes, dpd_seconds (0: never) */
+static int set_u64(struct tunnel_config *cfg, size_t off, const char *v) {
+  uint64_t n = 0;
+  if (parse_u64(v, UINT64_MAX, &n)) return -1;
+  memcpy((char *)cfg + off, &n, sizeof n);
+  return 0;
+}
+static int set_key_pass(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  if (!*v || strlen(v) >= sizeof cfg->key_pass) return -1;
+  strcpy(cfg->key_pass, v);
+  return 0;
+}
+
+/* "kuznyechik-mgm-ktree, magma-mgm-ktree, gost3410-2012-512": the ENCRs
+ * offered in order, and the KE method sent first (both are offered). */
+static int set_transforms(struct tunnel_config *cfg, size_t off, const char *v) {
+  char list[LINE_MAX_BYTES + 1];
+  (void)off;
+  snprintf(list, sizeof list, "%s", v);
+  cfg->n_encr = 0;
+  cfg->group = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    tok = trim(tok);
+    gostx_esp_transform t;
+    if (!strcmp(tok, "gost3410-2012-512") || !strcmp(tok, "gost3410-2012-256")) {
+      if (cfg->group) return -1;
+      cfg->group = strstr(tok, "512") ? TUNNEL_KE_512 : TUNNEL_KE_256;
+    } else if (!transform_by_name(tok, &t) &&
+               (t == GOSTX_ESP_KUZNYECHIK_MGM_KTREE || t == GOSTX_ESP_MAGMA_MGM_KTREE)) {
+      if (cfg->n_encr == 2 || (cfg->n_encr && cfg->encr[0] == t)) return -1;
+      cfg->encr[cfg->n_encr++] = (uint16_t)t;
+    } else {
+      return -1;
+    }
+  }
+  return cfg->n_encr ? 0 : -1;
+}
+
+/* strongSwan's DN text, "C=RU, O=Org, CN=host", as openssl's -subj
+ * ("/C=RU/O=Org/CN=host", a slash in a value escaped) for lib/x509. */
+static int dn_to_subj(const char *v, char *out, size_t cap) {
+  size_t n = 0;
+  int start = 1;
+  for (const char *p = v; *p; p++) {
+    if (start) {
+      while (*p == ' ') p++;
+      if (n + 1 >= cap) return -1;
+      out[n++] = '/';
+      start = 0;
+    }
+    if (*p == ',') {
+      while (n && out[n - 1] == ' ') n--;
+      start = 1;
+      continue;
+    }
+    if (n + 2 >= cap) return -1;
+    if (*p == '/' || *p == '\\') out[n++] = '\\';
+    out[n++] = *p;
+  }
+  out[n] = 0;
+  return start ? -1 : 0; /* a trailing comma: an empty RDN */
+}
+
+/* An ID as strongSwan writes it: an IP address (ID_IPV4_ADDR,
+ * ID_IPV6_ADDR), a DN with '=' (ID_DER_ASN1_DN), user@host (ID_RFC822_ADDR),
+ * else (or after a leading '@') an FQDN. */
+static int parse_id(const char *v, struct tunnel_ike_id *id) {
+  if (!*v || strlen(v) >= sizeof id->text) return -1;
+  snprintf(id->text, sizeof id->text, "%s", v);
+  if (inet_pton(AF_INET, v, id->data) == 1) {
+    id->type = TUNNEL_ID_IPV4, id->len = 4;
+  } else if (inet_pton(AF_INET6, v, id->data) == 1) {
+    id->type = TUNNEL_ID_IPV6, id->len = 16;
+  } else if (strchr(v, '=')) {
+    char subj[LINE_MAX_BYTES + 1], err[128];
+    static gostx_x509_name name; /* 2 KiB: the config is read by one thread */
+    if (dn_to_subj(v, subj, sizeof subj) || gostx_x509_name_parse(subj, &name, err, sizeof err) ||
+        name.len > sizeof id->data)
+      return -1;
+    id->type = TUNNEL_ID_DN, id->len = name.len;
+    memcpy(id->data, name.der, name.len);
+  } else {
+    const char *s = v[0] == '@' ? v + 1 : v;
+    if (!*s) return -1;
+    id->type = strchr(s, '@') && v[0] != '@' ? TUNNEL_ID_RFC822 : TUNNEL_ID_FQDN;
+    id->len = strlen(s);
+    memcpy(id->data, s, id->len);
+  }
+  return 0;
+}
+/* local_id, remote_id: a struct tunnel_ike_id at off */
+static int set_id(struct tunnel_config *cfg, size_t off, const char *v) {
+  return parse_id(v, (struct tunnel_ike_id *)((char *)cfg + off));
+}
+
 /* The refusals of a bad value: settings with a message of their own. */
 static int bad_value(const struct cfg_at *at, const char *k, const char *v) {
   return cli_usage("%s:%u: bad value for %s: '%s'", at->path, at->line, k, v);
@@ -232,38 +352,67 @@ static int bad_transform(const struct cfg_at *at, const char *k, const char *v) 
                    "kuznyechik-mgm-mac-ktree or magma-mgm-mac-ktree)",
                    at->path, at->line, v);
 }
+static int bad_transforms(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad transforms '%s': one or two of kuznyechik-mgm-ktree and "
+                   "magma-mgm-ktree, and at most one of gost3410-2012-512 and "
+                   "gost3410-2012-256, separated by commas",
+                   at->path, at->line, v);
+}
+static int bad_id(const struct cfg_at *at, const char *k, const char *v) {
+  return cli_usage("%s:%u: bad %s '%s': an IP address, an FQDN, user@domain or a DN as "
+                   "\"C=RU, O=Org, CN=name\"",
+                   at->path, at->line, k, v);
+}
 static int bad_spi(const struct cfg_at *at, const char *k, const char *v) {
   (void)v;
   return cli_usage("%s:%u: %s must be a number from 256 to 4294967295", at->path, at->line, k);
 }
 
 #define CFG(member) offsetof(struct tunnel_config, member)
-/* The settings (docs/TUNNEL.md): the required ones are named, when
- * missing, in this order. */
+/* The settings (docs/TUNNEL.md): `required` ones are named, when missing,
+ * in this order; `only` a keying's settings (ONLY_STATIC: keys by hand,
+ * ONLY_IKE: keys from IKEv2), refused with the other. */
+enum { ONLY_ANY = 0, ONLY_STATIC, ONLY_IKE };
 static const struct {
   const char *name;
   cfg_setter *set;
   size_t off;
-  int required;
+  int required, only;
   int (*refuse)(const struct cfg_at *at, const char *k, const char *v);
 } settings[] = {
-    {"local", set_local, 0, 1, bad_value},
-    {"peer", set_peer, 0, 1, bad_value},
-    {"tun", set_tun, 0, 1, bad_value},
-    {"mtu", set_mtu, 0, 0, bad_value},
-    {"threads", set_threads, 0, 0, bad_value},
-    {"transform", set_transform, 0, 1, bad_transform},
-    {"spi_out", set_spi, CFG(spi_out), 1, bad_spi},
-    {"spi_in", set_spi, CFG(spi_in), 1, bad_spi},
-    {"key_out", set_path, CFG(key_out), 1, bad_value},
-    {"key_in", set_path, CFG(key_in), 1, bad_value},
-    {"state", set_path, CFG(state), 1, bad_value},
-    {"status", set_path, CFG(status), 0, bad_value},
-    {"esn", set_off, CFG(esn_off), 0, bad_value},
-    {"limit", set_limit, 0, 0, bad_value},
-    {"insecure_key_file", set_insecure, 0, 0, bad_value},
-    {"udp_offload", set_off, CFG(udp_offload_off), 0, bad_value},
-    {"tun_offload", set_off, CFG(tun_offload_off), 0, bad_value},
+    {"local", set_local, 0, 1, ONLY_ANY, bad_value},
+    {"peer", set_peer, 0, 1, ONLY_ANY, bad_value},
+    {"tun", set_tun, 0, 1, ONLY_ANY, bad_value},
+    {"mtu", set_mtu, 0, 0, ONLY_ANY, bad_value},
+    {"threads", set_threads, 0, 0, ONLY_ANY, bad_value},
+    {"keying", set_keying, 0, 0, ONLY_ANY, bad_value},
+    {"transform", set_transform, 0, 1, ONLY_STATIC, bad_transform},
+    {"spi_out", set_spi, CFG(spi_out), 1, ONLY_STATIC, bad_spi},
+    {"spi_in", set_spi, CFG(spi_in), 1, ONLY_STATIC, bad_spi},
+    {"key_out", set_path, CFG(key_out), 1, ONLY_STATIC, bad_value},
+    {"key_in", set_path, CFG(key_in), 1, ONLY_STATIC, bad_value},
+    {"state", set_path, CFG(state), 1, ONLY_ANY, bad_value},
+    {"status", set_path, CFG(status), 0, ONLY_ANY, bad_value},
+    {"esn", set_off, CFG(esn_off), 0, ONLY_STATIC, bad_value},
+    {"limit", set_limit, 0, 0, ONLY_ANY, bad_value},
+    {"insecure_key_file", set_insecure, 0, 0, ONLY_ANY, bad_value},
+    {"udp_offload", set_off, CFG(udp_offload_off), 0, ONLY_ANY, bad_value},
+    {"tun_offload", set_off, CFG(tun_offload_off), 0, ONLY_ANY, bad_value},
+    {"ike_auth", set_ike_auth, 0, 1, ONLY_IKE, bad_value},
+    {"psk", set_path, CFG(psk), 0, ONLY_IKE, bad_value},
+    {"cert", set_path, CFG(cert), 0, ONLY_IKE, bad_value},
+    {"key", set_path, CFG(key), 0, ONLY_IKE, bad_value},
+    {"key_pass", set_key_pass, 0, 0, ONLY_IKE, bad_value},
+    {"ca", set_path, CFG(ca), 0, ONLY_IKE, bad_value},
+    {"local_id", set_id, CFG(local_id), 0, ONLY_IKE, bad_id},
+    {"remote_id", set_id, CFG(remote_id), 1, ONLY_IKE, bad_id},
+    {"transforms", set_transforms, 0, 0, ONLY_IKE, bad_transforms},
+    {"ike_initiate", set_yes_no, CFG(ike_initiate), 0, ONLY_IKE, bad_value},
+    {"ike_port", set_port, 0, 0, ONLY_IKE, bad_value},
+    {"rekey_seconds", set_u64, CFG(rekey_seconds), 0, ONLY_IKE, bad_value},
+    {"rekey_bytes", set_u64, CFG(rekey_bytes), 0, ONLY_IKE, bad_value},
+    {"dpd_seconds", set_u64, CFG(dpd_seconds), 0, ONLY_IKE, bad_value},
 };
 #undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
@@ -311,13 +460,71 @@ static int config_lines(FILE *f, struct tunnel_config *cfg, const char *path, un
 
 /* What the settings must say together, and the defaults that follow from
  * them. */
-static int config_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line) {
+/* A setting of the other keying (one line naming it and why), or 0. */
+static int mixed_keying(const struct tunnel_config *cfg, const char *path,
+                        const unsigned *first_line) {
+  const int other = cfg->keying == TUNNEL_KEYING_IKEV2 ? ONLY_STATIC : ONLY_IKE;
   for (size_t i = 0; i < NSETTINGS; i++)
-    if (settings[i].required && !first_line[i])
+    if (settings[i].only == other && first_line[i])
+      return cli_usage(other == ONLY_STATIC
+                           ? "%s:%u: %s is a setting of keying = static: with keying = ikev2 "
+                             "IKE negotiates the transform, SPIs and keys"
+                           : "%s:%u: %s is a setting of keying = ikev2 (this config's keying "
+                             "is static)",
+                       path, first_line[i], settings[i].name);
+  return 0;
+}
+
+/* What keying = ikev2 needs together, and its defaults. */
+static int ike_check(struct tunnel_config *cfg, const char *path) {
+  const int psk = cfg->ike_auth == TUNNEL_IKE_PSK;
+  if (psk && !cfg->psk[0]) return cli_usage("%s: ike_auth = psk needs psk = FILE", path);
+  if (!psk && (!cfg->cert[0] || !cfg->key[0] || !cfg->ca[0]))
+    return cli_usage("%s: ike_auth = cert needs cert, key and ca", path);
+  if (psk && (cfg->cert[0] || cfg->key[0] || cfg->ca[0] || cfg->key_pass[0]))
+    return cli_usage("%s: cert, key, key_pass and ca are for ike_auth = cert (this one is psk)",
+                     path);
+  if (!psk && cfg->psk[0]) return cli_usage("%s: psk is for ike_auth = psk", path);
+  if (!cfg->n_encr) { /* RFC 9385 A.1.1's offer */
+    cfg->encr[0] = GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
+    cfg->encr[1] = GOSTX_ESP_MAGMA_MGM_KTREE;
+    cfg->n_encr = 2;
+  }
+  if (!cfg->group) cfg->group = TUNNEL_KE_512;
+  if (!cfg->ike_port) cfg->ike_port = TUNNEL_IKE_PORT;
+  const struct sockaddr_storage *l = &cfg->local;
+  const int v4 = l->ss_family == AF_INET;
+  const struct sockaddr_in *l4 = (const struct sockaddr_in *)l;
+  const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)l;
+  const unsigned esp_port = ntohs(v4 ? l4->sin_port : l6->sin6_port);
+  if (esp_port == cfg->ike_port)
+    return cli_usage("%s: ike_port %u is local's port: IKE needs a port of its own", path,
+                     cfg->ike_port);
+  /* strongSwan's default for a PSK: our IP address (with certificates,
+   * the certificate's subject: set when it is loaded) */
+  if (!cfg->local_id.type && psk) {
+    char ip[INET6_ADDRSTRLEN];
+    const void *a = v4 ? (const void *)&l4->sin_addr : (const void *)&l6->sin6_addr;
+    if (!inet_ntop(l->ss_family, a, ip, sizeof ip) || parse_id(ip, &cfg->local_id))
+      return cli_usage("%s: local_id needed", path);
+  }
+  return 0;
+}
+
+/* What the settings must say together, and the defaults that follow from
+ * them. */
+static int config_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line) {
+  const int ike = cfg->keying == TUNNEL_KEYING_IKEV2;
+  int rc = mixed_keying(cfg, path, first_line);
+  if (rc) return rc;
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (settings[i].required && !first_line[i] &&
+        settings[i].only != (ike ? ONLY_STATIC : ONLY_IKE))
       return cli_usage("%s: missing setting '%s'", path, settings[i].name);
+  if (ike && (rc = ike_check(cfg, path))) return rc;
   if (cfg->local.ss_family != cfg->peer.ss_family)
     return cli_usage("%s: local and peer are of different address families", path);
-  if (cfg->spi_in == cfg->spi_out)
+  if (!ike && cfg->spi_in == cfg->spi_out)
     return cli_usage("%s: spi_in and spi_out must differ", path);
   if (strlen(cfg->state) + 8 > sizeof cfg->status)
     return cli_usage("%s: the state path is too long", path);
@@ -362,7 +569,7 @@ static int hexval(int c) {
  * regular file only (a FIFO would hang the start), and one that group and
  * others cannot access (as ssh and the nbdkit disk filter refuse such
  * keys) unless insecure_key_file = true. read(2): no stdio copy. */
-static long read_key_file(const struct tunnel_config *cfg, const char *path, uint8_t *raw,
+long tunnel_read_key_file(const struct tunnel_config *cfg, const char *path, uint8_t *raw,
                           size_t cap) {
   struct stat st;
   int fd = tunnel_open_regular(path, &st);
@@ -398,7 +605,7 @@ static int load_keymat(const struct tunnel_config *cfg, const char *path, uint32
   gostx_esp_transform t = cfg->transform;
   size_t salt = gostx_esp_salt_len(t), full = GOSTX_ESP_KEY_LEN + salt;
   uint8_t raw[256];
-  long n = read_key_file(cfg, path, raw, sizeof raw);
+  long n = tunnel_read_key_file(cfg, path, raw, sizeof raw);
   if (n < 0) return CLI_EXIT_FAIL;
   size_t len = (size_t)n;
   int rc = 0;

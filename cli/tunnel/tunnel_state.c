@@ -203,6 +203,13 @@ int tunnel_state_load(struct tunnel *t, int run) {
       return CLI_EXIT_FAIL;
     }
   }
+  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) {
+    /* fresh keys at every SA: no numbers to reserve, nothing written (the
+     * reservations never come due) */
+    atomic_store(&t->seq_saved, UINT64_MAX);
+    atomic_store(&t->in_saved, UINT64_MAX);
+    return 0;
+  }
   struct state_file st;
   if (state_read(path, &st)) return CLI_EXIT_FAIL;
   uint64_t out = 0, in = 0;
@@ -274,6 +281,7 @@ int tunnel_state_load(struct tunnel *t, int run) {
 }
 
 int tunnel_state_begin(struct tunnel *t) {
+  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return 0;
   /* the first step reserved now: a disk that cannot take it shows at start */
   uint64_t out = atomic_load(&t->seq_used);
   uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->sa_out.limit);
@@ -385,6 +393,7 @@ int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
 }
 
 void tunnel_state_tick(struct tunnel *t) {
+  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return;
   pthread_mutex_lock(&t->replay_lock);
   uint64_t top = t->replay.top;
   pthread_mutex_unlock(&t->replay_lock);
@@ -400,6 +409,7 @@ void tunnel_state_tick(struct tunnel *t) {
 }
 
 void tunnel_state_close(struct tunnel *t) {
+  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return;
   /* the workers have stopped: the exact numbers used and accepted */
   pthread_mutex_lock(&t->state_lock);
   if (state_write(t, atomic_load(&t->seq_used), t->replay.top) == 0) {

@@ -146,8 +146,9 @@ static int id_is_configured(const gostx_ike_conf *cf, const gostx_ike_payload *i
 }
 
 /* The peer's ID (payload id_type) is the one configured, its AUTH checks
- * (by the method configured) over its signed octets. GOSTX_EAUTH otherwise. */
-static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_type,
+ * (by the method configured) over its signed octets. GOSTX_EAUTH otherwise,
+ * with e->why saying which check refused it (for the daemon's log). */
+static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_type,
                       int64_t now_ms) {
   uint8_t method;
   const uint8_t *auth;
@@ -155,7 +156,9 @@ static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8
   signed_octets s;
   const gostx_ike_payload *id = gostx__ike_find(c, id_type);
   const gostx_ike_payload *ap = gostx__ike_find(c, GOSTX_IKE_PT_AUTH);
+  e->why = !id || !ap ? "no ID or AUTH payload" : "the peer's ID is not the one configured";
   if (!id || !ap || !id_is_configured(e->cf, id)) return GOSTX_EAUTH;
+  e->why = "the peer's AUTH method is not the one configured";
   if (gostx__ike_auth_read(ap->body, ap->len, &method, &auth, &auth_len) != GOSTX_OK ||
       method != e->cf->auth || octets(e, 0, id->body, id->len, &s) != GOSTX_OK)
     return GOSTX_EAUTH;
@@ -163,14 +166,19 @@ static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8
   if (method == GOSTX_IKE_AUTH_PSK) {
     rc = gostx__ike_auth_psk_check(e->cf->psk, e->cf->psk_len, s.msg, s.msg_len, s.nonce,
                                    s.nonce_len, s.id_mac, auth, auth_len);
+    e->why = "the peer's AUTH does not verify (another PSK)";
   } else {
     gostx_x509_cert leaf;
-    rc = gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf) == GOSTX_X509_OK
-             ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce, s.nonce_len,
-                                          s.id_mac, auth, auth_len)
-             : GOSTX_EAUTH;
+    const gostx_x509_status st =
+        gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf);
+    rc = st == GOSTX_X509_OK ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce,
+                                                          s.nonce_len, s.id_mac, auth, auth_len)
+                             : GOSTX_EAUTH;
+    e->why = st == GOSTX_X509_OK ? "the peer's signature AUTH does not verify"
+                                 : gostx_x509_status_name(st);
   }
   gostx_memzero(&s, sizeof s);
+  if (rc == GOSTX_OK) e->why = NULL;
   return rc == GOSTX_OK ? GOSTX_OK : GOSTX_EAUTH;
 }
 

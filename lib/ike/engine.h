@@ -107,6 +107,10 @@ typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
   gostx_ike_state state;
   uint16_t error;    /* FAILED: the notify sent or received, 0 for a timeout */
+  /* why the peer's IKE_AUTH was refused (a static text, for logs: "the
+   * peer's ID is not the one configured", lib/x509's status name, ...);
+   * NULL when it was not */
+  const char *why;
   uint8_t spi_i[8], spi_r[8];
   uint16_t group;
   uint16_t encr; /* the IKE SA's and Child SA's: cf->encr or the responder's choice */

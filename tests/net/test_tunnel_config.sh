@@ -208,4 +208,63 @@ if command -v flock >/dev/null; then
   rc=$?
   [ $rc = 0 ] && grep -q '^tx_packets 5$' "$T/out" && ok || bad "status of a running tunnel: exit $rc: $(cat "$T/err")"
 fi
+# keying = ikev2 (docs/TUNNEL.md, "Keying with IKEv2"): its settings read
+# and checked by --check as a start would (the PSK file as key files are,
+# the key, certificate and CA loaded); a config mixing static key settings
+# with ikev2 refused naming the line; static configs unchanged (above).
+printf 'a PSK of thirty-two bytes, here\n' >"$T/psk"
+printf 'too short\n' >"$T/pskshort"
+cp "$T/psk" "$T/pskopen"
+chmod 600 "$T/psk" "$T/pskshort"
+chmod 644 "$T/pskopen"
+ike() { # the settings of a good ikev2 PSK config
+  cat <<EOF2
+local = 127.0.0.1:45999
+peer = 127.0.0.1:46000
+tun = gxcfg0
+keying = ikev2
+state = $T/ike
+ike_auth = psk
+psk = $T/${PSK:-psk}
+remote_id = C=RU, O=gostx test, CN=peer
+EOF2
+}
+ARGS= # no state file to make with ikev2: --new-keys is refused
+expect 0 '' "$(ike)"
+ARGS=--new-keys expect 0 '' "$(base; echo 'keying = static')"
+expect 0 '' "$(ike; printf '%s\n' 'local_id = 10.0.0.1' 'transforms = magma-mgm-ktree, gost3410-2012-256' \
+  'ike_initiate = yes' 'ike_port = 1500' 'rekey_seconds = 3600' 'rekey_bytes = 1000000000' 'dpd_seconds = 30')"
+expect 2 "c.conf:9: key_out is a setting of keying = static: with keying = ikev2 IKE negotiates" "$(ike; echo "key_out = $T/k32")"
+expect 2 "c.conf:9: spi_in is a setting of keying = static" "$(ike; echo 'spi_in = 4098')"
+expect 2 "c.conf:10: psk is a setting of keying = ikev2 (this config's keying is static)" "$(base; echo "psk = $T/psk")"
+expect 2 "missing setting 'remote_id'" "$(ike | grep -v '^remote_id')"
+expect 2 "missing setting 'ike_auth'" "$(ike | grep -v '^ike_auth')"
+expect 2 "ike_auth = psk needs psk = FILE" "$(ike | grep -v '^psk')"
+expect 2 "ike_auth = cert needs cert, key and ca" "$(ike | grep -v '^psk' | sed 's/^ike_auth.*/ike_auth = cert/')"
+expect 2 "bad value for keying: 'ike'" "$(ike | sed 's/^keying.*/keying = ike/')"
+expect 2 "bad remote_id 'C=RU, , CN=x'" "$(ike | sed 's/^remote_id.*/remote_id = C=RU, , CN=x/')"
+expect 2 "bad transforms 'aes-gcm'" "$(ike; echo 'transforms = aes-gcm')"
+expect 2 "bad transforms 'kuznyechik-mgm-mac-ktree'" "$(ike; echo 'transforms = kuznyechik-mgm-mac-ktree')"
+expect 2 "bad value for ike_initiate: 'maybe'" "$(ike; echo 'ike_initiate = maybe')"
+expect 2 "ike_port 45999 is local's port" "$(ike; echo 'ike_port = 45999')"
+expect 2 "bad value for dpd_seconds: '-1'" "$(ike; echo 'dpd_seconds = -1')"
+expect 2 "pskshort: a PSK of 16 to" "$(PSK=pskshort ike)"
+expect 1 "pskopen: key file has mode 0644: group or others can access it" "$(PSK=pskopen ike)"
+ARGS=--new-keys expect 2 "--new-keys is for keying = static" "$(ike)"
+# ike_auth = cert: the key (encrypted: key_pass as -passin), its
+# certificate (the key's: checked) and the CA, loaded by --check
+"$G" genpkey -c 256A -pass pass:sesame --iter 1000 -o "$T/ike.key" &&
+  "$G" req -x509 -key "$T/ike.key" -passin pass:sesame -subj "/C=RU/CN=ike" -out "$T/ike.pem" &&
+  "$G" genpkey -c 256A -o "$T/other.key" &&
+  "$G" req -x509 -key "$T/other.key" -subj "/C=RU/CN=other" -out "$T/other.pem" || bad "PKI"
+chmod 600 "$T/ike.key" "$T/other.key"
+cert() { # the settings of a good ikev2 certificate config
+  ike | grep -v '^psk\|^ike_auth'
+  printf '%s\n' "ike_auth = cert" "cert = $T/${CERT:-ike}.pem" "key = $T/ike.key" \
+    "key_pass = ${PASS:-pass:sesame}" "ca = $T/other.pem"
+}
+expect 0 '' "$(cert)"
+expect 1 "wrong password" "$(PASS=pass:open cert)"
+expect 2 "other.pem: the first certificate is not of the key" "$(CERT=other cert)"
+expect 2 "cert, key, key_pass and ca are for ike_auth = cert" "$(ike; echo "ca = $T/other.pem")"
 finish

@@ -1,0 +1,630 @@
+/* gostx tunnel, keying = ikev2 (docs/TUNNEL.md, "Keying with IKEv2"): the
+ * IKE daemon. One thread with its own UDP socket (ike_port) drives lib/ike's
+ * exchange engine (lib/ike/engine.h) as initiator (ike_initiate = yes) and
+ * as responder, with the engine's retransmission timer, the cookie gate in
+ * front of new responders and a bounded number of half-open IKE SAs. The
+ * first Child SA established goes to the data path through
+ * tunnel_ike_install (tunnel_install.c). One log line per event. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ike/engine.h"
+#include "tunnel.h"
+
+#define IKE_SLOTS 8          /* responder IKE SAs at once (half-open ones bounded by it) */
+#define IKE_COOKIE_AT 2      /* half-open SAs from which a COOKIE is asked (RFC 7296 2.6) */
+#define IKE_RETRY_MS 2000    /* an initiator's new try after one that failed */
+#define IKE_YIELD_MS 10000   /* ours given up for the peer's (collision): when to try again */
+#define IKE_HALF_OPEN_MS 30000 /* a responder with no IKE_AUTH in this long is dropped */
+#define IKE_CERTS 4
+#define IKE_TICK_MS 200      /* the longest sleep of the IKE thread */
+
+struct ike_slot {
+  int used;
+  int64_t born_ms;
+  gostx_ike_engine e;
+};
+
+/* What the status shows of the installed IKE SA (keys never) */
+struct ike_shown {
+  int state; /* 0 waiting, 1 connecting, 2 established */
+  int role;
+  uint16_t encr, group;
+  uint8_t spi_i[8], spi_r[8];
+  uint32_t child_in, child_out;
+  int64_t since_ms;
+};
+
+struct tunnel_ike {
+  struct tunnel *t;
+  gostx_ike_conf cf_i, cf_r;
+  uint8_t psk[256];
+  size_t psk_len;
+  gostx_gost3410_key key;
+  uint8_t pub[128]; /* its public key, x | y big-endian (as certificates hold it) */
+  size_t pub_len;
+  uint8_t cert_der[IKE_CERTS][4096];
+  const uint8_t *certs[IKE_CERTS];
+  size_t cert_lens[IKE_CERTS], n_certs;
+  gostx_x509_store *store;
+  int fd;
+  struct sockaddr_storage bound;
+  gostx_ike_addr local;
+  uint8_t cookie_secret[32];
+  gostx_ike_engine init; /* ours, when init_on */
+  int init_on, collision_said;
+  int64_t init_next_ms;
+  struct ike_slot resp[IKE_SLOTS];
+  const gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
+  uint8_t ignored_spi[8];     /* the last IKE_SA_INIT ignored (said once) */
+  pthread_t thread;
+  int thread_on;
+  atomic_int installed;
+  pthread_mutex_t lock; /* shown, read by the status writer */
+  struct ike_shown shown;
+  uint8_t in[GOSTX_IKE_MSG_MAX], out[GOSTX_IKE_MSG_MAX];
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  flockfile(stderr);
+  fputs("gostx tunnel: ike: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  funlockfile(stderr);
+  va_end(ap);
+}
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts); /* Unix time: certificates are checked at it */
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *notify_name(uint16_t n) {
+  switch (n) {
+  case 0: return "no answer";
+  case GOSTX_IKE_N_INVALID_SYNTAX: return "INVALID_SYNTAX";
+  case GOSTX_IKE_N_NO_PROPOSAL_CHOSEN: return "NO_PROPOSAL_CHOSEN";
+  case GOSTX_IKE_N_INVALID_KE_PAYLOAD: return "INVALID_KE_PAYLOAD";
+  case GOSTX_IKE_N_AUTHENTICATION_FAILED: return "AUTHENTICATION_FAILED";
+  case GOSTX_IKE_N_TS_UNACCEPTABLE: return "TS_UNACCEPTABLE";
+  default: return "an error notify";
+  }
+}
+
+static const char *group_name(uint16_t g) {
+  return g == TUNNEL_KE_512 ? "gost3410-2012-512" : g == TUNNEL_KE_256 ? "gost3410-2012-256" : "?";
+}
+
+static void spi_hex(const uint8_t spi[8], char out[17]) {
+  for (int i = 0; i < 8; i++) snprintf(out + 2 * i, 3, "%02x", spi[i]);
+}
+
+/* ---- the material: PSK or key, certificates and CA, from the config ---- */
+
+static int load_psk(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  long n = tunnel_read_key_file(cfg, cfg->psk, k->psk, sizeof k->psk);
+  if (n < 0) return CLI_EXIT_FAIL;
+  size_t len = (size_t)n;
+  if (len && k->psk[len - 1] == '\n') len--; /* a file written by echo */
+  if (len && k->psk[len - 1] == '\r') len--;
+  if (len < 16 || n == (long)sizeof k->psk) {
+    gostx_memzero(k->psk, sizeof k->psk);
+    return cli_usage("%s: a PSK of 16 to %zu bytes (this one has %zu)", cfg->psk,
+                     sizeof k->psk - 2, len);
+  }
+  k->psk_len = len;
+  return 0;
+}
+
+static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  cli_key ck;
+  int rc = cli_secret_file_private("key", cfg->key, cfg->insecure_key_file,
+                                   "insecure_key_file = true");
+  if (!rc) rc = cfg->key_pass[0] ? cli_load_key_pass(cfg->key, &ck, "key_pass", cfg->key_pass)
+                                 : cli_load_key(cfg->key, &ck);
+  if (rc) return rc;
+  if (ck.kind != GOSTX_GOST3410_KEY_PRIVATE)
+    rc = cli_usage("%s: not a private key", cfg->key);
+  else if (cli_key_object(&ck, &k->key))
+    rc = CLI_EXIT_FAIL;
+  memcpy(k->pub, ck.pub, 2 * ck.len);
+  k->pub_len = 2 * ck.len;
+  cli_key_clear(&ck);
+  return rc;
+}
+
+/* cert: ours, the end-entity first (its key the one of `key`); the local
+ * ID, when not given, its subject (strongSwan's default) */
+static int load_certs(struct tunnel_ike *k, struct tunnel_config *cfg) {
+  cli_cert_list *l = calloc(1, sizeof *l);
+  if (!l) return cli_usage("%s: out of memory", cfg->cert);
+  int rc = cli_load_certs(cfg->cert, l);
+  if (!rc && l->n > IKE_CERTS) rc = cli_usage("%s: at most %d certificates", cfg->cert, IKE_CERTS);
+  for (size_t i = 0; !rc && i < l->n; i++) {
+    if (l->c[i].der_len > sizeof k->cert_der[i])
+      rc = cli_usage("%s: certificate %zu is too big", cfg->cert, i + 1);
+    else
+      memcpy(k->cert_der[i], l->c[i].der, l->c[i].der_len);
+    k->certs[i] = k->cert_der[i];
+    k->cert_lens[i] = l->c[i].der_len;
+  }
+  if (!rc) {
+    const gostx_x509_cert *leaf = &l->c[0];
+    if (k->pub_len != leaf->pub_len || memcmp(k->pub, leaf->pub, k->pub_len))
+      rc = cli_usage("%s: the first certificate is not of the key %s", cfg->cert, cfg->key);
+    if (!rc && !cfg->local_id.type) {
+      if (leaf->subject_len > sizeof cfg->local_id.data)
+        rc = cli_usage("%s: the subject is too long for an ID", cfg->cert);
+      cfg->local_id.type = TUNNEL_ID_DN;
+      cfg->local_id.len = leaf->subject_len;
+      memcpy(cfg->local_id.data, leaf->subject, leaf->subject_len);
+      snprintf(cfg->local_id.text, sizeof cfg->local_id.text, "(the subject of %.200s)", cfg->cert);
+    }
+  }
+  k->n_certs = rc ? 0 : l->n;
+  cli_cert_list_free(l);
+  free(l);
+  return rc;
+}
+
+static int load_ca(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  char err[256] = "";
+  k->store = gostx_x509_store_new();
+  if (!k->store) return cli_usage("%s: out of memory", cfg->ca);
+  int rc = gostx_x509_store_add_path(k->store, cfg->ca, err, sizeof err);
+  if (!rc) return 0;
+  cli_err("%s: %s", cfg->ca, *err ? err : "no certificate read");
+  return rc == GOSTX_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+}
+
+/* Every IPv4 and IPv6 address, every port and protocol: the tunnel
+ * carries all of what its TUN device is routed. */
+static void ts_all(gostx_ike_ts_set *s) {
+  memset(s, 0, sizeof *s);
+  s->n = 2;
+  s->ts[0].type = GOSTX_IKE_TS_IPV4;
+  s->ts[1].type = GOSTX_IKE_TS_IPV6;
+  for (int i = 0; i < 2; i++) {
+    s->ts[i].end_port = 65535;
+    memset(s->ts[i].end, 0xff, 16);
+  }
+}
+
+static void make_confs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  gostx_ike_conf *c = &k->cf_i;
+  memset(c, 0, sizeof *c);
+  c->encr = cfg->encr[0];
+  c->encr_offer = cfg->encr;
+  c->n_encr_offer = cfg->n_encr;
+  c->group = cfg->group;
+  c->auth = cfg->ike_auth == TUNNEL_IKE_PSK ? GOSTX_IKE_AUTH_PSK : GOSTX_IKE_AUTH_DIGITAL_SIGNATURE;
+  c->psk = k->psk;
+  c->psk_len = k->psk_len;
+  c->key = cfg->ike_auth == TUNNEL_IKE_CERT ? &k->key : NULL;
+  c->certs = k->certs;
+  c->cert_lens = k->cert_lens;
+  c->n_certs = k->n_certs;
+  c->store = k->store;
+  c->id_type = cfg->local_id.type;
+  c->id = cfg->local_id.data;
+  c->id_len = cfg->local_id.len;
+  c->peer_id_type = cfg->remote_id.type;
+  c->peer_id = cfg->remote_id.data;
+  c->peer_id_len = cfg->remote_id.len;
+  k->cf_r = *c;
+  c->role = GOSTX_IKE_INITIATOR;
+  ts_all(&c->tsi);
+  ts_all(&c->tsr);
+  k->cf_r.role = GOSTX_IKE_RESPONDER; /* no selectors of its own: the initiator's */
+}
+
+int tunnel_ike_prepare(struct tunnel *t) {
+  struct tunnel_ike *k = calloc(1, sizeof *k);
+  if (!k) return cli_usage("tunnel: out of memory");
+  t->ike = k;
+  k->t = t;
+  k->fd = -1;
+  pthread_mutex_init(&k->lock, NULL);
+  struct tunnel_config *cfg = &t->cfg;
+  int rc = cfg->ike_auth == TUNNEL_IKE_PSK ? load_psk(k, cfg) : load_key(k, cfg);
+  if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_certs(k, cfg);
+  if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_ca(k, cfg);
+  if (!rc) make_confs(k, cfg);
+  return rc;
+}
+
+void tunnel_ike_free(struct tunnel *t) {
+  struct tunnel_ike *k = t->ike;
+  if (!k) return;
+  if (k->fd >= 0) close(k->fd);
+  gostx__ike_engine_clear(&k->init);
+  for (int i = 0; i < IKE_SLOTS; i++) gostx__ike_engine_clear(&k->resp[i].e);
+  gostx_x509_store_free(k->store);
+  pthread_mutex_destroy(&k->lock);
+  gostx_memzero(k, sizeof *k); /* PSK, private key, cookie secret */
+  free(k);
+  t->ike = NULL;
+}
+
+/* ---- the socket ---- */
+
+static void to_ike_addr(const struct sockaddr_storage *ss, gostx_ike_addr *a) {
+  memset(a, 0, sizeof *a);
+  if (ss->ss_family == AF_INET) {
+    const struct sockaddr_in *s = (const struct sockaddr_in *)ss;
+    memcpy(a->ip, &s->sin_addr, 4);
+    a->ip_len = 4;
+    a->port = ntohs(s->sin_port);
+  } else {
+    const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)ss;
+    memcpy(a->ip, &s->sin6_addr, 16);
+    a->ip_len = 16;
+    a->port = ntohs(s->sin6_port);
+  }
+}
+
+static void with_port(struct sockaddr_storage *ss, unsigned port) {
+  if (ss->ss_family == AF_INET) ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+  else ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+}
+
+static int open_socket(struct tunnel_ike *k) {
+  const struct tunnel_config *cfg = &k->t->cfg;
+  k->bound = cfg->local;
+  with_port(&k->bound, cfg->ike_port);
+  to_ike_addr(&k->bound, &k->local);
+  k->fd = socket(cfg->local.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (k->fd < 0 || bind(k->fd, (const struct sockaddr *)&k->bound, cfg->local_len) < 0) {
+    cli_err("tunnel: IKE socket on port %u: %s", cfg->ike_port, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
+static void send_to(struct tunnel_ike *k, const struct sockaddr_storage *to, size_t n) {
+  if (n && sendto(k->fd, k->out, n, 0, (const struct sockaddr *)to, k->t->cfg.local_len) < 0)
+    say("send: %s", strerror(errno));
+}
+
+/* Where the peer's IKE listens: its address at our ike_port. */
+static void peer_ike(const struct tunnel_ike *k, struct sockaddr_storage *ss) {
+  *ss = k->t->cfg.peer;
+  with_port(ss, k->t->cfg.ike_port);
+}
+
+static int same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
+  gostx_ike_addr x, y;
+  to_ike_addr(a, &x);
+  to_ike_addr(b, &y);
+  return a->ss_family == b->ss_family && x.ip_len == y.ip_len && !memcmp(x.ip, y.ip, x.ip_len);
+}
+
+/* ---- events ---- */
+
+static void show(struct tunnel_ike *k, int state, const gostx_ike_engine *e, int64_t now) {
+  pthread_mutex_lock(&k->lock);
+  k->shown.state = state;
+  if (e) {
+    k->shown.role = e->cf->role;
+    k->shown.encr = e->encr;
+    k->shown.group = e->group;
+    memcpy(k->shown.spi_i, e->spi_i, 8);
+    memcpy(k->shown.spi_r, e->spi_r, 8);
+    k->shown.child_in = e->child.spi_in;
+    k->shown.child_out = e->child.spi_out;
+    k->shown.since_ms = now;
+  }
+  pthread_mutex_unlock(&k->lock);
+}
+
+/* e reached ESTABLISHED: its Child SA into the data path (the first only) */
+static void established(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+  const char *role = e->cf->role == GOSTX_IKE_INITIATOR ? "initiator" : "responder";
+  char si[17], sr[17];
+  spi_hex(e->spi_i, si);
+  spi_hex(e->spi_r, sr);
+  if (!e->child.valid) {
+    say("IKE SA with %s (%s) established without a Child SA (%s): nothing installed",
+        k->t->cfg.remote_id.text, role, notify_name(e->error));
+    return;
+  }
+  if (k->sa) {
+    say("a second IKE SA with %s (%s, SPIs %s %s) established: not installed, the first stays",
+        k->t->cfg.remote_id.text, role, si, sr);
+    gostx_memzero(&e->child, sizeof e->child);
+    return;
+  }
+  if (tunnel_ike_install(k->t, &e->child)) {
+    say("IKE SA with %s established but its Child SA could not be installed",
+        k->t->cfg.remote_id.text);
+    gostx_memzero(&e->child, sizeof e->child);
+    return;
+  }
+  k->sa = e;
+  say("IKE SA with %s established (%s): %s, prf-hmac-streebog-512, %s, SPIs %s %s; Child SA "
+      "ESP in 0x%08x out 0x%08x installed",
+      k->t->cfg.remote_id.text, role, tunnel_transform_name((gostx_esp_transform)e->encr),
+      group_name(e->group), si, sr, e->child.spi_in, e->child.spi_out);
+  show(k, 2, e, now);
+  gostx_memzero(e->child.key_in, sizeof e->child.key_in); /* the data path has them */
+  gostx_memzero(e->child.key_out, sizeof e->child.key_out);
+  if (k->init_on && e != &k->init) { /* ours is not needed now */
+    gostx__ike_engine_clear(&k->init);
+    k->init_on = 0;
+  }
+  atomic_store(&k->installed, 1);
+}
+
+static void refused(struct tunnel_ike *k, const gostx_ike_engine *e) {
+  say("IKE SA with %s failed (%s): %s%s%s: nothing installed", k->t->cfg.remote_id.text,
+      e->cf->role == GOSTX_IKE_INITIATOR ? "initiator" : "responder", notify_name(e->error),
+      e->why ? ": " : "", e->why ? e->why : "");
+}
+
+/* A datagram into e, its answer out to `from`. 1 when e has FAILED (the
+ * caller drops it), else 0. */
+static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
+                const struct sockaddr_storage *from, int64_t now) {
+  const gostx_ike_state before = e->state;
+  size_t n = 0;
+  int rc = gostx__ike_input(e, k->in, len, now, k->out, sizeof k->out, &n);
+  if (rc != GOSTX_OK) return 0; /* dropped by the engine: not ours, forged or malformed */
+  send_to(k, from, n);
+  if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
+    established(k, e, now);
+  if (e->state != GOSTX_IKE_S_FAILED) return 0;
+  refused(k, e);
+  return 1;
+}
+
+static void drop_slot(struct ike_slot *s) {
+  gostx__ike_engine_clear(&s->e);
+  s->used = 0;
+}
+
+static size_t half_open(const struct tunnel_ike *k) {
+  size_t n = 0;
+  for (int i = 0; i < IKE_SLOTS; i++) n += k->resp[i].used && &k->resp[i].e != k->sa;
+  return n;
+}
+
+/* Both sides initiating (RFC 7296 leaves it open for the first SA): the
+ * exchange the side with the higher address (then port) started is the one
+ * both keep, so each installs the same Child SA. 1: ours wins. */
+static int we_lead(const struct tunnel_ike *k, const struct sockaddr_storage *from) {
+  gostx_ike_addr peer;
+  to_ike_addr(from, &peer);
+  int c = memcmp(k->local.ip, peer.ip, k->local.ip_len);
+  return c > 0 || (c == 0 && k->local.port > peer.port);
+}
+
+/* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
+ * peer's is dropped), 0 when ours was given up for it. */
+static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, int64_t now) {
+  const int lead = we_lead(k, from);
+  if (!k->collision_said) {
+    say("both sides initiate: the exchange of the higher address goes on (%s)",
+        lead ? "ours" : "the peer's");
+    /* the peer is up now: our request, likely sent before its socket
+     * was, goes again at once rather than at the timer's next turn */
+    if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
+      struct sockaddr_storage to;
+      peer_ike(k, &to);
+      memcpy(k->out, k->init.tx, k->init.tx_len);
+      send_to(k, &to, k->init.tx_len);
+    }
+  }
+  k->collision_said = 1;
+  if (lead) return 1;
+  gostx__ike_engine_clear(&k->init);
+  k->init_on = 0;
+  k->init_next_ms = now + IKE_YIELD_MS;
+  return 0;
+}
+
+/* A new responder IKE SA for the request, past the cookie gate (RFC 7296
+ * 2.6: from IKE_COOKIE_AT half-open SAs on, nothing is kept for a request
+ * without a valid COOKIE) and the bound on open SAs. */
+static void new_responder(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+                          int64_t now) {
+  const size_t open = half_open(k);
+  gostx_ike_addr remote;
+  size_t n = 0;
+  to_ike_addr(from, &remote);
+  int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, IKE_COOKIE_AT, k->in, len,
+                                  remote.ip, remote.ip_len, k->out, sizeof k->out, &n);
+  if (rc == 1) {
+    say("COOKIE asked of %s (%zu half-open IKE SAs)", k->t->cfg.peer_s, open);
+    send_to(k, from, n);
+    return;
+  }
+  if (rc != GOSTX_OK) return;
+  int i = 0;
+  while (i < IKE_SLOTS && k->resp[i].used) i++;
+  if (i == IKE_SLOTS) {
+    say("IKE_SA_INIT from %s dropped: %d IKE SAs open (the most)", k->t->cfg.peer_s, IKE_SLOTS);
+    return;
+  }
+  struct ike_slot *s = &k->resp[i];
+  if (gostx__ike_engine_init(&s->e, &k->cf_r) || gostx__ike_engine_addrs(&s->e, &k->local, &remote))
+    return;
+  s->used = 1;
+  s->born_ms = now;
+  say("IKE_SA_INIT from %s (responder)", k->t->cfg.peer_s);
+  if (feed(k, &s->e, len, from, now) || s->e.state == GOSTX_IKE_S_IDLE) drop_slot(s);
+}
+
+/* An IKE_SA_INIT request: a retransmission to its responder, or (past
+ * the collision rule) a new one. */
+static void init_request(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+                         int64_t now) {
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (k->resp[i].used && !memcmp(k->resp[i].e.spi_i, k->in, 8)) {
+      if (feed(k, &k->resp[i].e, len, from, now)) drop_slot(&k->resp[i]);
+      return;
+    }
+  if (k->sa) {
+    if (memcmp(k->ignored_spi, k->in, 8))
+      say("IKE_SA_INIT from %s ignored: a Child SA is installed (rekeying and a restarted "
+          "peer need the SA interface: not yet)",
+          k->t->cfg.peer_s);
+    memcpy(k->ignored_spi, k->in, 8);
+    return;
+  }
+  if (k->init_on && collision(k, from, now)) return;
+  new_responder(k, len, from, now);
+}
+
+static void receive(struct tunnel_ike *k, int64_t now) {
+  struct sockaddr_storage from;
+  socklen_t fl = sizeof from;
+  ssize_t r = recvfrom(k->fd, k->in, sizeof k->in, 0, (struct sockaddr *)&from, &fl);
+  /* the peer's address only: a point-to-point tunnel has one peer */
+  if (r < 28 || !same_host(&from, &k->t->cfg.peer)) return;
+  const size_t len = (size_t)r;
+  static const uint8_t zero[8];
+  const int response = k->in[19] & 0x20, sa_init = k->in[18] == GOSTX_IKE_SA_INIT;
+  if (response) {
+    if (k->init_on && !memcmp(k->in, k->init.spi_i, 8) && feed(k, &k->init, len, &from, now)) {
+      gostx__ike_engine_clear(&k->init);
+      k->init_on = 0;
+      k->init_next_ms = now + IKE_RETRY_MS;
+    }
+    return;
+  }
+  if (sa_init && !memcmp(k->in + 8, zero, 8)) {
+    init_request(k, len, &from, now);
+    return;
+  }
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (k->resp[i].used && !memcmp(k->resp[i].e.spi_i, k->in, 8) &&
+        !memcmp(k->resp[i].e.spi_r, k->in + 8, 8)) {
+      if (feed(k, &k->resp[i].e, len, &from, now)) drop_slot(&k->resp[i]);
+      return;
+    }
+}
+
+/* ike_initiate = yes: ours started when due, resent when its timer says */
+static void initiator_tick(struct tunnel_ike *k, int64_t now) {
+  if (!k->t->cfg.ike_initiate || k->sa) return;
+  struct sockaddr_storage to;
+  size_t n = 0;
+  peer_ike(k, &to);
+  if (!k->init_on) {
+    if (now < k->init_next_ms) return;
+    gostx_ike_addr remote;
+    to_ike_addr(&to, &remote);
+    if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
+        gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
+        gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
+      say("cannot start an IKE SA");
+      k->init_next_ms = now + IKE_RETRY_MS;
+      return;
+    }
+    k->init_on = 1;
+    k->collision_said = 0;
+    say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
+    show(k, 1, NULL, now);
+    send_to(k, &to, n);
+    return;
+  }
+  if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &to, n);
+  if (k->init.state == GOSTX_IKE_S_FAILED) {
+    refused(k, &k->init);
+    gostx__ike_engine_clear(&k->init);
+    k->init_on = 0;
+    k->init_next_ms = now + IKE_RETRY_MS;
+  }
+}
+
+static void expire(struct tunnel_ike *k, int64_t now) {
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (k->resp[i].used && &k->resp[i].e != k->sa && now - k->resp[i].born_ms > IKE_HALF_OPEN_MS) {
+      say("half-open IKE SA from %s dropped after %d s", k->t->cfg.peer_s, IKE_HALF_OPEN_MS / 1000);
+      drop_slot(&k->resp[i]);
+    }
+}
+
+/* How long the thread may sleep in poll: until our request's timer or our
+ * next try is due, at most IKE_TICK_MS (the stop flag and the half-open
+ * expiry are looked at that often). */
+static int sleep_ms(const struct tunnel_ike *k, int64_t now) {
+  int64_t due = now + IKE_TICK_MS;
+  const gostx_ike_state st = k->init.state;
+  if (k->init_on && (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT))
+    due = k->init.next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
+  if (!k->init_on && k->t->cfg.ike_initiate && !k->sa) due = k->init_next_ms;
+  const int64_t d = due - now;
+  return d < 0 ? 0 : d > IKE_TICK_MS ? IKE_TICK_MS : (int)d;
+}
+
+static void *ike_run(void *arg) {
+  struct tunnel_ike *k = arg;
+  while (!atomic_load(&k->t->stop)) {
+    const int64_t now = now_ms();
+    initiator_tick(k, now);
+    expire(k, now);
+    struct pollfd p = {k->fd, POLLIN, 0};
+    if (poll(&p, 1, sleep_ms(k, now_ms())) > 0) receive(k, now_ms());
+  }
+  return NULL;
+}
+
+int tunnel_ike_start(struct tunnel *t) {
+  struct tunnel_ike *k = t->ike;
+  int rc = open_socket(k);
+  if (!rc && gostx_random_bytes(k->cookie_secret, sizeof k->cookie_secret)) rc = CLI_EXIT_FAIL;
+  if (!rc && pthread_create(&k->thread, NULL, ike_run, k)) {
+    cli_err("tunnel: cannot start the IKE thread");
+    rc = CLI_EXIT_FAIL;
+  }
+  k->thread_on = !rc;
+  if (!rc)
+    say("listening on port %u, %s%s", t->cfg.ike_port,
+        t->cfg.ike_initiate ? "initiating to " : "waiting for ", t->cfg.peer_s);
+  return rc;
+}
+
+int tunnel_ike_installed(struct tunnel *t) { return t->ike && atomic_load(&t->ike->installed); }
+
+void tunnel_ike_stop(struct tunnel *t) {
+  struct tunnel_ike *k = t->ike;
+  if (!k || !k->thread_on) return;
+  atomic_store(&t->stop, 1);
+  pthread_join(k->thread, NULL);
+  k->thread_on = 0;
+}
+
+void tunnel_ike_status(struct tunnel *t, FILE *f) {
+  struct tunnel_ike *k = t->ike;
+  if (!k) return;
+  pthread_mutex_lock(&k->lock);
+  const struct ike_shown s = k->shown;
+  pthread_mutex_unlock(&k->lock);
+  static const char *const states[] = {"waiting", "connecting", "established"};
+  fprintf(f, "ike_sa %s\nike_peer_id %s\n", states[s.state], t->cfg.remote_id.text);
+  if (s.state != 2) return;
+  char si[17], sr[17];
+  spi_hex(s.spi_i, si);
+  spi_hex(s.spi_r, sr);
+  fprintf(f,
+          "ike_role %s\nike_transforms %s prf-hmac-streebog-512 %s\nike_age %lld\n"
+          "ike_spi_i %s\nike_spi_r %s\nchild_sa esp %s\nchild_spi_in 0x%08x\n"
+          "child_spi_out 0x%08x\n",
+          s.role == GOSTX_IKE_INITIATOR ? "initiator" : "responder",
+          tunnel_transform_name((gostx_esp_transform)s.encr), group_name(s.group),
+          (long long)((now_ms() - s.since_ms) / 1000), si, sr,
+          tunnel_transform_name((gostx_esp_transform)s.encr), s.child_in, s.child_out);
+}
