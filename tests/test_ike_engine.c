@@ -432,7 +432,7 @@ static void traffic_selectors(void) {
 /* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */
 
 static pki_key root_key, key256, key512, other_root_key, other_key;
-static pki_cert root, leaf256, leaf512, other_root, other_leaf;
+static pki_cert root, leaf256, leaf512, other_root, other_leaf, server_leaf;
 static const uint8_t fqdn_i[] = "gw-i.example.test", fqdn_r[] = "gw-r.example.test";
 
 static void pki(void) {
@@ -453,6 +453,10 @@ static void pki(void) {
   pki_make_cert(&other_root, "/CN=Another Root/O=gostx/C=RU", &other_root_key, ca, NULL, NULL);
   pki_make_cert(&other_leaf, "/CN=gw-i/O=gostx/C=RU", &other_key, ext_i, &other_root,
                 &other_root_key);
+  static const char *const ext_server[] = {"keyUsage=digitalSignature",
+                                           "subjectAltName=DNS:gw-i.example.test",
+                                           "extendedKeyUsage=serverAuth,clientAuth", NULL};
+  pki_make_cert(&server_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_server, &root, &root_key);
 }
 
 typedef struct cert_side {
@@ -519,6 +523,16 @@ static void certificates(void) {
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
             !r.child.valid,
         "a certificate from another CA: AUTHENTICATION_FAILED (%d %u)", r.state, r.error);
+  CHECK(r.peer_cert == GOSTX_X509_UNKNOWN_CA, "the reason kept: %s",
+        gostx_x509_status_name(r.peer_cert));
+  /* an extendedKeyUsage without id-kp-ipsecIKE or any (RFC 4945 5.1.3.12) */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  use_cert(&ci, &si, &key256, &server_leaf, st);
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            r.peer_cert == GOSTX_X509_EXT_KEY_USAGE && !r.child.valid && !i.child.valid,
+        "EKU serverAuth, clientAuth: AUTHENTICATION_FAILED (%d %u, %s)", r.state, r.error,
+        gostx_x509_status_name(r.peer_cert));
   /* the responder's certificate checked against a store without its CA */
   cert_pair(&ci, &cr, &si, &sr, st);
   ci.store = st_other;

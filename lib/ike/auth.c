@@ -147,7 +147,7 @@ static int id_is_configured(const gostx_ike_conf *cf, const gostx_ike_payload *i
 
 /* The peer's ID (payload id_type) is the one configured, its AUTH checks
  * (by the method configured) over its signed octets. GOSTX_EAUTH otherwise. */
-static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_type,
+static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_type,
                       int64_t now_ms) {
   uint8_t method;
   const uint8_t *auth;
@@ -165,7 +165,8 @@ static int check_peer(const gostx_ike_engine *e, const gostx_ike_chain *c, uint8
                                    s.nonce_len, s.id_mac, auth, auth_len);
   } else {
     gostx_x509_cert leaf;
-    rc = gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf) == GOSTX_X509_OK
+    e->peer_cert = gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf);
+    rc = e->peer_cert == GOSTX_X509_OK
              ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce, s.nonce_len,
                                           s.id_mac, auth, auth_len)
              : GOSTX_EAUTH;

@@ -139,6 +139,9 @@ typedef struct gostx_ike_engine {
   uint8_t nat_detection; /* the peer sent both notifies */
   uint8_t nat_local, nat_peer;
   size_t peer_cas; /* the CA hashes the peer's CERTREQ listed (RFC 7296 3.7) */
+  /* why the peer's certificate was refused (AUTHENTICATION_FAILED):
+   * lib/x509's verdict, gostx_x509_status_name says it; OK otherwise */
+  gostx_x509_status peer_cert;
 #ifdef GOSTX_IKE_TEST_HOOKS
   gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */
 #endif

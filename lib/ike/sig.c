@@ -171,6 +171,10 @@ gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
   if (chain[0].key_usage != ~0u &&
       !(chain[0].key_usage & (KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION)))
     return GOSTX_X509_KEY_USAGE;
+  /* RFC 4945 5.1.3.12: no EKU, or one naming IKE or any purpose */
+  if (chain[0].ext_key_usage != ~0u &&
+      !(chain[0].ext_key_usage & (GOSTX_X509_EKU_IPSEC_IKE | GOSTX_X509_EKU_ANY)))
+    return GOSTX_X509_EXT_KEY_USAGE;
   const gostx_ike_payload *idp = gostx__ike_find(c, id_payload);
   uint8_t id_type;
   const uint8_t *id;
