@@ -566,6 +566,108 @@ static void certificates(void) {
   gostx_x509_store_free(st_other);
 }
 
+/* ---- SIGNATURE_HASH_ALGORITHMS (RFC 7427 4) ---- */
+
+/* The SIGNATURE_HASH_ALGORITHMS the engine wrote in msg rewritten, in msg
+ * and in the sender's copy keep (m1 or m2, what its AUTH covers): type the
+ * notify's type, a and b the two hash identifiers it lists. */
+static void rewrite_hashes(uint8_t *msg, size_t len, uint8_t *keep, uint16_t type, uint8_t a,
+                           uint8_t b) {
+  static const uint8_t written[8] = {0, 0, 0x40, 0x2f, 0, GOSTX_IKE_HASH_STREEBOG_256,
+                                     0, GOSTX_IKE_HASH_STREEBOG_512};
+  for (size_t o = 0; o + 8 <= len; o++)
+    if (!memcmp(msg + o, written, 8)) {
+      uint8_t *const m[2] = {msg + o, keep + o};
+      for (int k = 0; k < 2; k++) {
+        m[k][2] = (uint8_t)(type >> 8);
+        m[k][3] = (uint8_t)type;
+        m[k][5] = a;
+        m[k][7] = b;
+      }
+      return;
+    }
+  CHECK(0, "SIGNATURE_HASH_ALGORITHMS found");
+}
+
+/* A certificate exchange (the initiator signs with Streebog-256, the
+ * responder with -512) where the initiator's request (of_initiator) or the
+ * responder's answer announces type listing a and b. */
+static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator, uint16_t type,
+                      uint8_t a, uint8_t b) {
+  static gostx_ike_conf ci, cr;
+  static cert_side si, sr;
+  static gostx_x509_store *st;
+  if (!st) {
+    st = gostx_x509_store_new();
+    CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  }
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  CHECK_RC(gostx__ike_engine_init(i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  if (of_initiator) rewrite_hashes(bi, li, i->m1, type, a, b);
+  lr = 0;
+  gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
+  if (!of_initiator) rewrite_hashes(br, lr, r->m2, type, a, b);
+  for (int round = 0; round < 4 && lr; round++) {
+    li = 0;
+    gostx__ike_input(i, br, lr, now_ms, bi, CAP, &li);
+    lr = 0;
+    if (li) gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
+  }
+}
+
+static void hash_algorithms(void) {
+  const uint16_t sha = GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS;
+  gostx_ike_engine i, r;
+  /* a list with our hash among others: we sign with it */
+  announced(&i, &r, 0, sha, 2 /* SHA2_256 */, GOSTX_IKE_HASH_STREEBOG_256);
+  keys_agree(&i, &r, "the responder lists SHA2-256 and Streebog-256");
+  announced(&i, &r, 1, sha, GOSTX_IKE_HASH_STREEBOG_512, 5 /* SHA2_512 */);
+  keys_agree(&i, &r, "the initiator lists Streebog-512 and SHA2-512");
+  /* not announced (another status type in its place): signed as before */
+  announced(&i, &r, 0, sha + 1, GOSTX_IKE_HASH_STREEBOG_512, GOSTX_IKE_HASH_STREEBOG_512);
+  keys_agree(&i, &r, "no SIGNATURE_HASH_ALGORITHMS");
+  /* the responder takes only Streebog-512: the 256-bit initiator cannot
+   * sign for it and stops before its IKE_AUTH, saying why */
+  announced(&i, &r, 0, sha, GOSTX_IKE_HASH_STREEBOG_512, GOSTX_IKE_HASH_STREEBOG_512);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.why && strstr(i.why, "SIGNATURE_HASH_ALGORITHMS") &&
+            !i.child.valid && r.state == GOSTX_IKE_S_INIT_DONE,
+        "a list without Streebog-256: the initiator fails (%d, %s), nothing sent", i.state,
+        i.why ? i.why : "no reason");
+  /* the initiator takes only Streebog-256: the 512-bit responder refuses */
+  announced(&i, &r, 1, sha, GOSTX_IKE_HASH_STREEBOG_256, 2);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            r.why && strstr(r.why, "SIGNATURE_HASH_ALGORITHMS") && !r.child.valid,
+        "a list without Streebog-512: the responder refuses (%d %u, %s)", r.state, r.error,
+        r.why ? r.why : "no reason");
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            !i.child.valid,
+        "and the initiator reads AUTHENTICATION_FAILED (%d %u)", i.state, i.error);
+  /* the reader: 16-bit identifiers, protocol 0, no SPI */
+  static const uint8_t list[5] = {0, 6, 0, 7, 0};
+  const struct {
+    uint8_t proto;
+    size_t len;
+    int want;
+    uint32_t mask;
+  } cases[] = {{0, 4, 1, 1u << 6 | 1u << 7}, {0, 2, 1, 1u << 6}, {0, 5, GOSTX_EFORMAT, 0},
+               {0, 0, GOSTX_EFORMAT, 0}, {1, 4, GOSTX_EFORMAT, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    uint8_t buf[64];
+    gostx_ike_writer w;
+    gostx_ike_chain c;
+    uint32_t mask = 0;
+    const gostx_ike_notify n = {cases[k].proto, 0, sha, NULL, list, cases[k].len};
+    gostx__ike_w_inner(&w, buf, sizeof buf);
+    gostx__ike_w_notify(&w, &n);
+    CHECK_RC(gostx__ike_chain_read(w.first, buf, w.len, &c, NULL), GOSTX_OK, "the notify reads");
+    const int got = gostx__ike_sig_hashes(&c, &mask);
+    CHECK(got == cases[k].want && mask == cases[k].mask, "hash list %zu: %d %#x", k, got, mask);
+  }
+}
+
 /* ---- COOKIE (RFC 7296 2.6) ---- */
 
 /* CERTREQ (RFC 7296 3.7): each side names its anchors, the peer counts them;
@@ -868,6 +970,7 @@ int main(void) {
   pki();
   certificates();
   certreq();
+  hash_algorithms();
   cookies();
   strict();
   retransmission();

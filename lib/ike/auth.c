@@ -53,6 +53,20 @@ static int own_auth(const gostx_ike_engine *e, const uint8_t *idb, size_t idb_le
   return rc;
 }
 
+/* With signatures, when the peer announced the hashes it verifies with
+ * (RFC 7427 4): NULL if it takes the one our key signs with (RFC 9385 7:
+ * the key's size fixes it), else why we cannot authenticate to it. */
+static const char *no_usable_hash(const gostx_ike_engine *e) {
+  if (e->cf->auth != GOSTX_IKE_AUTH_DIGITAL_SIGNATURE || !e->peer_hashes_sent) return NULL;
+  const uint16_t h = gostx__ike_sig_hash_of(e->cf->key->len);
+  if (h && (e->peer_hashes >> h & 1)) return NULL;
+  return h == GOSTX_IKE_HASH_STREEBOG_256
+             ? "the peer's SIGNATURE_HASH_ALGORITHMS lacks Streebog-256 (6), the hash our "
+               "256-bit key signs with"
+             : "the peer's SIGNATURE_HASH_ALGORITHMS lacks Streebog-512 (7), the hash our "
+               "512-bit key signs with";
+}
+
 /* ID (type), [CERT...], [CERTREQ], AUTH: who we are and the proof; the
  * initiator asks for a chain to its CAs (RFC 7296 1.2, RFC 9385 A.2.1's
  * place: after CERT). */
@@ -125,6 +139,10 @@ int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, s
   gostx_ike_writer w;
   int rc = new_esp_spi(e);
   if (rc != GOSTX_OK) return rc;
+  if ((e->why = no_usable_hash(e)) != NULL) { /* nothing it could verify: nothing sent */
+    e->state = GOSTX_IKE_S_FAILED;
+    return GOSTX_OK;
+  }
   gostx__ike_w_inner(&w, inner, sizeof inner);
   rc = w_identity(e, &w, GOSTX_IKE_PT_IDI);
   if (rc == GOSTX_OK) w_child(e, &w, 1, &e->cf->tsi, &e->cf->tsr);
@@ -291,6 +309,12 @@ static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
     return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
+  const char *why = no_usable_hash(e);
+  if (why) { /* we cannot prove ourselves to it */
+    int rc = refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
+    e->why = why;
+    return rc;
+  }
   gostx_ike_ts_set tsi, tsr;
   uint8_t num = 0, inner[GOSTX_IKE_MSG_MAX - 64];
   uint32_t peer_spi = 0;

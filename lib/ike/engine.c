@@ -222,6 +222,15 @@ static int read_ke(const gostx_ike_chain *c, uint16_t *group, const uint8_t **d,
   return gostx__ike_ke_read(p->body, p->len, group, d, l);
 }
 
+/* The peer's SIGNATURE_HASH_ALGORITHMS (RFC 7427 4) into e, or none;
+ * GOSTX_EFORMAT for a malformed one. */
+static int take_hashes(gostx_ike_engine *e, const gostx_ike_chain *c) {
+  const int rc = gostx__ike_sig_hashes(c, &e->peer_hashes);
+  if (rc < 0) return rc;
+  e->peer_hashes_sent = (uint8_t)rc;
+  return GOSTX_OK;
+}
+
 /* g^ir, SKEYSEED and SK_* from the peer's KE data; the SK states. */
 static int derive(gostx_ike_engine *e, const uint8_t *peer_ke, size_t peer_len) {
   uint8_t gir[64], seed[GOSTX_IKE_PRF_LEN];
@@ -282,6 +291,7 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
       read_ke(c, &ke_group, &ke, &ke_len) != GOSTX_OK ||
       take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1 ||
+      take_hashes(e, c) != GOSTX_OK ||
       gostx__ike_nat_check(e, c) != GOSTX_OK) /* SPIr still 0, as the request hashed it */
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
   const int chosen = choose_ike(e->cf, &sa, &group);
@@ -373,7 +383,7 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   if (!gostx__ike_find(c, GOSTX_IKE_PT_SA)) return init_notify(e, c, now_ms, out, cap, out_len);
   if (check_init_sa(e, c, &encr) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
       g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2 ||
-      gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
+      gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK || take_hashes(e, c) != GOSTX_OK)
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);

@@ -142,6 +142,13 @@ typedef struct gostx_ike_engine {
   /* why the peer's certificate was refused (AUTHENTICATION_FAILED):
    * lib/x509's verdict, gostx_x509_status_name says it; OK otherwise */
   gostx_x509_status peer_cert;
+  /* the peer's SIGNATURE_HASH_ALGORITHMS (RFC 7427 4): bit id for each
+   * identifier below 32 it listed, when peer_hashes_sent */
+  uint32_t peer_hashes;
+  uint8_t peer_hashes_sent;
+  /* FAILED for a reason of ours no notify names (the peer takes no hash
+   * our key signs with): what to log; NULL otherwise */
+  const char *why;
 #ifdef GOSTX_IKE_TEST_HOOKS
   gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */
 #endif
