@@ -431,8 +431,8 @@ static void traffic_selectors(void) {
 
 /* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */
 
-static pki_key root_key, key256, key512, other_root_key, other_key;
-static pki_cert root, leaf256, leaf512, other_root, other_leaf, server_leaf;
+static pki_key root_key, key256, key512, other_root_key, other_key, inter_key;
+static pki_cert root, leaf256, leaf512, other_root, other_leaf, server_leaf, inter, chain_leaf;
 static const uint8_t fqdn_i[] = "gw-i.example.test", fqdn_r[] = "gw-r.example.test";
 
 static void pki(void) {
@@ -457,6 +457,11 @@ static void pki(void) {
                                            "subjectAltName=DNS:gw-i.example.test",
                                            "extendedKeyUsage=serverAuth,clientAuth", NULL};
   pki_make_cert(&server_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_server, &root, &root_key);
+  /* a chain for fragmentation: the 256-bit key's leaf under an intermediate */
+  pki_make_key(GOSTX_GOST3410_512_A, &inter_key);
+  pki_make_cert(&inter, "/CN=IKE Engine Intermediate/O=gostx/C=RU", &inter_key, ca, &root,
+                &root_key);
+  pki_make_cert(&chain_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_i, &inter, &inter_key);
 }
 
 typedef struct cert_side {
@@ -666,6 +671,105 @@ static void hash_algorithms(void) {
     const int got = gostx__ike_sig_hashes(&c, &mask);
     CHECK(got == cases[k].want && mask == cases[k].mask, "hash list %zu: %d %#x", k, got, mask);
   }
+}
+
+/* ---- fragmentation (RFC 7383) ---- */
+
+/* The messages of out[0..len) (one, or fragments back to back): their
+ * count, each at most max octets (0: no bound) and each an SKF message
+ * when skf (an SK one otherwise). */
+static size_t messages(const uint8_t *out, size_t len, size_t max, int skf, const char *what) {
+  size_t at = 0, n, count = 0;
+  while ((n = gostx__ike_out_next(out, len, &at)) != 0) {
+    const uint8_t *m = out + at - n;
+    CHECK(!max || n <= max, "%s: message %zu of %zu octets", what, count + 1, n);
+    CHECK(m[16] == (skf ? GOSTX_IKE_PT_SKF : GOSTX_IKE_PT_SK), "%s: message %zu is %s", what,
+          count + 1, skf ? "SKF" : "SK");
+    count++;
+  }
+  CHECK(at == len, "%s: the messages fill what came out", what);
+  return count;
+}
+
+/* Each message of out into e (in reverse order when reverse); what e
+ * answers gathered in ans. */
+static void deliver(gostx_ike_engine *e, const uint8_t *out, size_t len, int64_t now_ms,
+                    int reverse, uint8_t *ans, size_t *ans_len) {
+  size_t at = 0, n, off[GOSTX_IKE_FRAG_MAX], lens[GOSTX_IKE_FRAG_MAX], count = 0;
+  while (count < GOSTX_IKE_FRAG_MAX && (n = gostx__ike_out_next(out, len, &at)) != 0) {
+    off[count] = at - n;
+    lens[count++] = n;
+  }
+  *ans_len = 0;
+  for (size_t k = 0; k < count; k++) {
+    const size_t j = reverse ? count - 1 - k : k;
+    size_t got = 0;
+    gostx__ike_input(e, out + off[j], lens[j], now_ms, ans + *ans_len, CAP - *ans_len, &got);
+    *ans_len += got;
+  }
+}
+
+static void fragmentation(void) {
+  gostx_x509_store *st = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  const uint8_t *chain_der[2] = {chain_leaf.der, inter.der};
+  const size_t chain_len[2] = {chain_leaf.len, inter.len};
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  static uint8_t req[CAP], resp[CAP];
+  size_t req_len, resp_len;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  for (int frag = 1; frag >= 0; frag--) {
+    cert_pair(&ci, &cr, &si, &sr, st);
+    ci.certs = chain_der; /* the leaf and its intermediate */
+    ci.cert_lens = chain_len;
+    ci.n_certs = 2;
+    ci.frag_size = cr.frag_size = frag ? 544 : 0;
+    const char *what = frag ? "fragmented at 544" : "not fragmented";
+    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+    deliver(&r, bi, li, now_ms, 0, br, &lr);
+    deliver(&i, br, lr, now_ms, 0, req, &req_len); /* the IKE_AUTH request */
+    const size_t n_req = messages(req, req_len, ci.frag_size, frag, what);
+    CHECK(frag ? n_req > 2 : n_req == 1 && req_len > 544, "%s: the request in %zu message(s)",
+          what, n_req);
+    /* a retransmission sends every fragment again */
+    CHECK_RC(gostx__ike_timer(&i, now_ms + 100000, bi, CAP, &li), GOSTX_OK, "timer");
+    CHECK(li == req_len && !memcmp(bi, req, li), "%s: the whole request again", what);
+    /* the fragments rejoined in reverse order */
+    deliver(&r, req, req_len, now_ms, frag, resp, &resp_len);
+    CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "%s: the responder takes the request (%d %u)", what,
+          r.state, r.error);
+    const size_t n_resp = messages(resp, resp_len, cr.frag_size, frag, what);
+    CHECK(frag ? n_resp > 1 : n_resp == 1, "%s: the response in %zu message(s)", what, n_resp);
+    if (frag) {
+      /* a fragment of the request again: fragment 1 brings back the whole
+       * response, the others nothing (RFC 7383 2.6.1) */
+      size_t at = 0, n1 = gostx__ike_out_next(req, req_len, &at);
+      size_t n2 = gostx__ike_out_next(req, req_len, &at);
+      deliver(&r, req + n1, n2, now_ms, 0, br, &lr);
+      CHECK(lr == 0, "%s: fragment 2 again: no answer", what);
+      deliver(&r, req, n1, now_ms, 0, br, &lr);
+      CHECK(lr == resp_len && !memcmp(br, resp, lr), "%s: fragment 1 again: the response", what);
+    }
+    deliver(&i, resp, resp_len, now_ms, 0, bi, &li);
+    keys_agree(&i, &r, what);
+  }
+  /* a PSK exchange under the bound: whole */
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.frag_size = cr.frag_size = 544;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  deliver(&r, bi, li, 0, 0, br, &lr);
+  deliver(&i, br, lr, 0, 0, req, &req_len);
+  CHECK(messages(req, req_len, 544, 0, "PSK") == 1, "PSK: its IKE_AUTH under 544 goes whole");
+  deliver(&r, req, req_len, 0, 0, resp, &resp_len);
+  deliver(&i, resp, resp_len, 0, 0, bi, &li);
+  keys_agree(&i, &r, "PSK under 544");
+  gostx_x509_store_free(st);
 }
 
 /* ---- COOKIE (RFC 7296 2.6) ---- */
@@ -971,6 +1075,7 @@ int main(void) {
   certificates();
   certreq();
   hash_algorithms();
+  fragmentation();
   cookies();
   strict();
   retransmission();

@@ -112,13 +112,9 @@ static void w_child(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t num,
 /* inner (its first payload's type) sealed into e->tx under our SK_e. */
 static int seal_tx(gostx_ike_engine *e, int response, uint32_t msg_id, gostx_ike_writer *w) {
   gostx_ike_hdr h;
-  size_t len = 0;
   if (w->err) return w->err;
   gostx__ike_hdr_of(e, GOSTX_IKE_AUTH, response, msg_id, &h);
-  int rc = gostx__ike_sk_seal(&e->sk_out, e->iv_out++, &h, w->first, w->buf, w->len, e->tx,
-                              sizeof e->tx, &len);
-  e->tx_len = rc == GOSTX_OK ? len : 0;
-  return rc;
+  return gostx__ike_seal_out(e, &h, w->first, w->buf, w->len);
 }
 
 /* Our ESP SPI: random, above the 0-255 IANA reserves (RFC 4303 2.1). */
@@ -385,10 +381,9 @@ int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, i
   gostx_ike_chain c;
   uint8_t first, plain[GOSTX_IKE_MSG_MAX];
   size_t plain_len;
-  uint64_t iv;
-  int rc = gostx__ike_sk_open(&e->sk_in, msg, len, &h, &first, plain, sizeof plain, &plain_len,
-                              &iv);
-  if (rc != GOSTX_OK) return rc == GOSTX_EAUTH ? GOSTX_EAUTH : GOSTX_EFORMAT;
+  int rc = gostx__ike_open_in(e, msg, len, &h, &first, plain, sizeof plain, &plain_len);
+  if (rc == GOSTX_IKE_PARTIAL) return GOSTX_OK; /* a fragment held: nothing to say yet */
+  if (rc != GOSTX_OK) return rc == GOSTX_EAUTH || rc == GOSTX_ESTATE ? rc : GOSTX_EFORMAT;
   rc = gostx__ike_chain_read(first, plain, plain_len, &c, NULL);
   if (rc != GOSTX_OK) { /* authenticated but malformed */
     gostx_memzero(plain, sizeof plain);
