@@ -113,7 +113,7 @@ typedef struct gostx__ike_test_hooks {
 typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
   gostx_ike_state state;
-  uint16_t error;    /* FAILED: the notify sent or received, 0 for a timeout */
+  uint16_t error;    /* FAILED: the notify sent or received; 0: a timeout, or why says */
   uint8_t spi_i[8], spi_r[8];
   uint16_t group;
   uint16_t encr; /* the IKE SA's and Child SA's: cf->encr or the responder's choice */
