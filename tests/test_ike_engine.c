@@ -709,6 +709,50 @@ static void deliver(gostx_ike_engine *e, const uint8_t *out, size_t len, int64_t
   }
 }
 
+/* A peer that did not announce IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383
+ * 2.3): the responder's notify renamed (in its answer and its copy, m2),
+ * the initiator sends its chain whole however small frag_size is; and
+ * fragments offered to a responder whose peer did not announce them are
+ * dropped. */
+static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_t *const *der,
+                                        const size_t *len) {
+  static const uint8_t frag_notify[6] = {0, 8, 0, 0, 0x40, 0x2e}; /* length, proto, SPI, 16430 */
+  static uint8_t req[CAP], resp[CAP];
+  size_t req_len, resp_len;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.certs = der;
+  ci.cert_lens = len;
+  ci.n_certs = 2;
+  ci.frag_size = cr.frag_size = 544;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  deliver(&r, bi, li, now_ms, 0, br, &lr);
+  size_t o = 0;
+  while (o + 6 <= lr && memcmp(br + o, frag_notify, 6)) o++;
+  CHECK(o + 6 <= lr, "the responder announces fragmentation");
+  br[o + 5] = r.m2[o + 5] = 0x2f + 4; /* 16435: a status type nobody reads */
+  deliver(&i, br, lr, now_ms, 0, req, &req_len);
+  CHECK(!i.peer_frag && messages(req, req_len, 0, 0, "not announced") == 1 && req_len > 544,
+        "not announced: the request goes whole (%zu octets)", req_len);
+  /* the other way: the initiator fragments, the responder has not seen
+   * its notify (as if it had not sent one) and drops the fragments */
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  deliver(&r, bi, li, now_ms, 0, br, &lr);
+  r.peer_frag = 0;
+  deliver(&i, br, lr, now_ms, 0, req, &req_len);
+  CHECK(messages(req, req_len, 544, 1, "announced") > 1, "the initiator fragments");
+  deliver(&r, req, req_len, now_ms, 0, resp, &resp_len);
+  CHECK(r.state == GOSTX_IKE_S_INIT_DONE && resp_len == 0,
+        "fragments from a peer that did not announce them dropped (%d)", r.state);
+}
+
 static void fragmentation(void) {
   gostx_x509_store *st = gostx_x509_store_new();
   CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
@@ -757,6 +801,7 @@ static void fragmentation(void) {
     deliver(&i, resp, resp_len, now_ms, 0, bi, &li);
     keys_agree(&i, &r, what);
   }
+  fragmentation_not_announced(st, chain_der, chain_len);
   /* a PSK exchange under the bound: whole */
   psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.frag_size = cr.frag_size = 544;
