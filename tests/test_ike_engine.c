@@ -377,7 +377,25 @@ static void encr_offer(void) {
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
 }
 
+/* Where IKEV2_FRAGMENTATION_SUPPORTED's payload length field is in m: its
+ * Protocol ID at + 2, the type's low octet at + 5. */
+static size_t frag_notify_at(const uint8_t *m, size_t len) {
+  static const uint8_t frag_notify[6] = {0, 8, 0, 0, 0x40, 0x2e}; /* length, proto, SPI, 16430 */
+  size_t o = GOSTX_IKE_HDR_LEN;
+  while (o + 6 <= len && memcmp(m + o, frag_notify, 6)) o++;
+  CHECK(o + 6 <= len, "IKEV2_FRAGMENTATION_SUPPORTED found");
+  return o + 6 <= len ? o : 0;
+}
+
+/* IKEV2_FRAGMENTATION_SUPPORTED naming protocol IKE: 2.3 of RFC 7383
+ * wants protocol 0. */
+static void frag_notify_with_protocol(uint8_t *m, size_t *len) {
+  m[frag_notify_at(m, *len) + 2] = GOSTX_IKE_PROTO_IKE;
+}
+
 static void refusals_in_init(void) {
+  init_refusal(frag_notify_with_protocol, GOSTX_IKE_N_INVALID_SYNTAX,
+               "FRAGMENTATION_SUPPORTED with a protocol");
   init_refusal(encr_aes_gcm, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST encryption");
   init_refusal(prf_sha256, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST PRF");
   init_refusal(ke_off_curve, GOSTX_IKE_N_INVALID_SYNTAX, "KE off the curve");
@@ -716,7 +734,6 @@ static void deliver(gostx_ike_engine *e, const uint8_t *out, size_t len, int64_t
  * dropped. */
 static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_t *const *der,
                                         const size_t *len) {
-  static const uint8_t frag_notify[6] = {0, 8, 0, 0, 0x40, 0x2e}; /* length, proto, SPI, 16430 */
   static uint8_t req[CAP], resp[CAP];
   size_t req_len, resp_len;
   gostx_ike_conf ci, cr;
@@ -732,10 +749,8 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
   deliver(&r, bi, li, now_ms, 0, br, &lr);
-  size_t o = 0;
-  while (o + 6 <= lr && memcmp(br + o, frag_notify, 6)) o++;
-  CHECK(o + 6 <= lr, "the responder announces fragmentation");
-  br[o + 5] = r.m2[o + 5] = 0x2f + 4; /* 16435: a status type nobody reads */
+  const size_t o = frag_notify_at(br, lr);
+  br[o + 5] = r.m2[o + 5] = 0x33; /* 16435: a status type nobody reads */
   deliver(&i, br, lr, now_ms, 0, req, &req_len);
   CHECK(!i.peer_frag && messages(req, req_len, 0, 0, "not announced") == 1 && req_len > 544,
         "not announced: the request goes whole (%zu octets)", req_len);
