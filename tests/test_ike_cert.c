@@ -42,7 +42,7 @@ static void pki(void) {
   pki_make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
   pki_make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
   static const char *const server[] = {"extendedKeyUsage=serverAuth", NULL};
-  static const char *const ike[] = {"extendedKeyUsage=1.3.6.1.5.5.7.3.17", NULL};
+  static const char *const ike[] = {"extendedKeyUsage=ipsecIKE", NULL}; /* the writer's name */
   static const char *const any[] = {"extendedKeyUsage=anyExtendedKeyUsage", NULL};
   static const char *const both[] = {"extendedKeyUsage=serverAuth,1.3.6.1.5.5.7.3.17", NULL};
   pki_make_cert(&eku_server, "/CN=EKU serverAuth/O=gostx/C=RU", &leaf_key, server, &root,
@@ -50,6 +50,10 @@ static void pki(void) {
   pki_make_cert(&eku_ike, "/CN=EKU ipsecIKE/O=gostx/C=RU", &leaf_key, ike, &root, &root_key);
   pki_make_cert(&eku_any, "/CN=EKU any/O=gostx/C=RU", &leaf_key, any, &root, &root_key);
   pki_make_cert(&eku_both, "/CN=EKU both/O=gostx/C=RU", &leaf_key, both, &root, &root_key);
+  CHECK(eku_ike.c.ext_key_usage == GOSTX_X509_EKU_IPSEC_IKE &&
+            eku_both.c.ext_key_usage == (GOSTX_X509_EKU_SERVER | GOSTX_X509_EKU_IPSEC_IKE),
+        "lib/x509 names id-kp-ipsecIKE (%#x %#x)", eku_ike.c.ext_key_usage,
+        eku_both.c.ext_key_usage);
 }
 
 /* The inside of an IKE_AUTH: IDi (id_type, id) and a CERT payload
