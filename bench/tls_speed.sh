@@ -37,7 +37,8 @@
 # machine the wall figures are disturbed, the CPU-time ones much less.
 #   usage: bench/tls_speed.sh [SECONDS (3)] [RUNS (3)]
 # TLS_SPEED_PART=hs or bulk runs one half alone (default: both); with
-# TLS_SPEED_PART=bulk13 the TLS 1.3 bulk rows alone. TLS_SPEED_SUITES=LIST
+# TLS_SPEED_PART=bulk13 the TLS 1.3 bulk rows alone, with hs13 the TLS 1.3
+# full-handshake rows alone (what bench/ike_speed.sh prints beside IKE). TLS_SPEED_SUITES=LIST
 # picks the TLS 1.3 bulk suites; TLS_SPEED_BASE=BINARY runs each bulk
 # download of the rows also through that binary's serve and client, by
 # turns with ours (before/after in one run, the same load).
@@ -172,6 +173,7 @@ for cert in 256A:GC256A 512C:GC512C; do
   hs_row "gostx tls serve, TLS 1.3, KUZNYECHIK_MGM_L, $grp, $c" $spid \
     taskset -c $LOADCPUS "$LOAD" 127.0.0.1 "$port" "$SECS" 4 KUZNYECHIK_MGM_L $grp
   GX[$c]=$HS_LAST
+  if [ "$PART" = hs13 ]; then kill $spid; wait $spid 2>/dev/null; continue; fi
   # resumed by ticket (a fresh ECDHE on the same group, no signature; the
   # server issues two new tickets each time)
   hs_row "  the same, resumed (a ticket each)" $spid \
@@ -182,6 +184,7 @@ for cert in 256A:GC256A 512C:GC512C; do
   wait $spid 2>/dev/null
 done
 
+[ "$PART" = hs13 ] && exit 0
 # openssl + gost-engine, TLS 1.2, and gostx tls serve --version 1.2 under
 # the same load
 # ossl_load PORT SUITE: full handshakes for SECONDS from two s_time (each

@@ -218,8 +218,9 @@ static void show_one(const gostx_x509_cert *c) {
     printf("\n");
   }
   if (c->ext_key_usage != ~0u)
-    printf("extendedKeyUsage:%s%s%s\n", c->ext_key_usage & GOSTX_X509_EKU_SERVER ? " serverAuth" : "",
+    printf("extendedKeyUsage:%s%s%s%s\n", c->ext_key_usage & GOSTX_X509_EKU_SERVER ? " serverAuth" : "",
            c->ext_key_usage & GOSTX_X509_EKU_CLIENT ? " clientAuth" : "",
+           c->ext_key_usage & GOSTX_X509_EKU_IPSEC_IKE ? " ipsecIKE" : "",
            c->ext_key_usage & GOSTX_X509_EKU_ANY ? " anyExtendedKeyUsage" : "");
   if (c->san) {
     size_t pos = 0, len;

@@ -18,6 +18,9 @@
 
 static pki_key root_key, int_key, leaf_key, other_key, enc_key;
 static pki_cert root, inter, leaf, other, enc_leaf;
+/* leaves of leaf_key by extendedKeyUsage: serverAuth alone, id-kp-ipsecIKE,
+ * anyExtendedKeyUsage, serverAuth with id-kp-ipsecIKE (RFC 4945 5.1.3.12) */
+static pki_cert eku_server, eku_ike, eku_any, eku_both;
 static const int64_t t0 = IKE_PKI_T0, t1 = IKE_PKI_T1;
 
 static void pki(void) {
@@ -38,6 +41,19 @@ static void pki(void) {
   pki_make_cert(&leaf, "/CN=vpn.example.test/O=gostx/C=RU", &leaf_key, leaf_ext, &inter, &int_key);
   pki_make_cert(&other, "/CN=Another Root/O=gostx/C=RU", &other_key, ca_ext, NULL, NULL);
   pki_make_cert(&enc_leaf, "/CN=encipher only/O=gostx/C=RU", &enc_key, enc_ext, &root, &root_key);
+  static const char *const server[] = {"extendedKeyUsage=serverAuth", NULL};
+  static const char *const ike[] = {"extendedKeyUsage=ipsecIKE", NULL}; /* the writer's name */
+  static const char *const any[] = {"extendedKeyUsage=anyExtendedKeyUsage", NULL};
+  static const char *const both[] = {"extendedKeyUsage=serverAuth,1.3.6.1.5.5.7.3.17", NULL};
+  pki_make_cert(&eku_server, "/CN=EKU serverAuth/O=gostx/C=RU", &leaf_key, server, &root,
+                &root_key);
+  pki_make_cert(&eku_ike, "/CN=EKU ipsecIKE/O=gostx/C=RU", &leaf_key, ike, &root, &root_key);
+  pki_make_cert(&eku_any, "/CN=EKU any/O=gostx/C=RU", &leaf_key, any, &root, &root_key);
+  pki_make_cert(&eku_both, "/CN=EKU both/O=gostx/C=RU", &leaf_key, both, &root, &root_key);
+  CHECK(eku_ike.c.ext_key_usage == GOSTX_X509_EKU_IPSEC_IKE &&
+            eku_both.c.ext_key_usage == (GOSTX_X509_EKU_SERVER | GOSTX_X509_EKU_IPSEC_IKE),
+        "lib/x509 names id-kp-ipsecIKE (%#x %#x)", eku_ike.c.ext_key_usage,
+        eku_both.c.ext_key_usage);
 }
 
 /* The inside of an IKE_AUTH: IDi (id_type, id) and a CERT payload
@@ -122,6 +138,14 @@ static void peer_certificates(void) {
        "before notBefore");
   PEER(GOSTX_X509_KEY_USAGE, st, GOSTX_IKE_ID_DER_ASN1_DN, enc_leaf.c.subject,
        enc_leaf.c.subject_len, enc, 1, 4, now, "keyUsage keyEncipherment only (RFC 4945 5.1.3.2)");
+  /* extendedKeyUsage (RFC 4945 5.1.3.12): none (leaf), id-kp-ipsecIKE or
+   * anyExtendedKeyUsage among them, or refused */
+  const pki_cert *const eku[4] = {&eku_server, &eku_ike, &eku_any, &eku_both};
+  const char *const eku_what[4] = {"EKU serverAuth alone", "EKU ipsecIKE", "EKU any",
+                                   "EKU serverAuth and ipsecIKE"};
+  for (int k = 0; k < 4; k++)
+    PEER(k ? GOSTX_X509_OK : GOSTX_X509_EXT_KEY_USAGE, st, GOSTX_IKE_ID_DER_ASN1_DN,
+         eku[k]->c.subject, eku[k]->c.subject_len, &eku[k], 1, 4, now, eku_what[k]);
   /* the payloads */
   PEER(GOSTX_X509_UNSUPPORTED, st, GOSTX_IKE_ID_DER_ASN1_DN, dn, dn_len, chain, 2, 12, now,
        "CERT encoding 12 (Hash and URL)");

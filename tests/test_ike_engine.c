@@ -382,7 +382,25 @@ static void encr_offer(void) {
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_EINVAL, "an offer of an ENCR not implemented");
 }
 
+/* Where IKEV2_FRAGMENTATION_SUPPORTED's payload length field is in m: its
+ * Protocol ID at + 2, the type's low octet at + 5. */
+static size_t frag_notify_at(const uint8_t *m, size_t len) {
+  static const uint8_t frag_notify[6] = {0, 8, 0, 0, 0x40, 0x2e}; /* length, proto, SPI, 16430 */
+  size_t o = GOSTX_IKE_HDR_LEN;
+  while (o + 6 <= len && memcmp(m + o, frag_notify, 6)) o++;
+  CHECK(o + 6 <= len, "IKEV2_FRAGMENTATION_SUPPORTED found");
+  return o + 6 <= len ? o : 0;
+}
+
+/* IKEV2_FRAGMENTATION_SUPPORTED naming protocol IKE: 2.3 of RFC 7383
+ * wants protocol 0. */
+static void frag_notify_with_protocol(uint8_t *m, size_t *len) {
+  m[frag_notify_at(m, *len) + 2] = GOSTX_IKE_PROTO_IKE;
+}
+
 static void refusals_in_init(void) {
+  init_refusal(frag_notify_with_protocol, GOSTX_IKE_N_INVALID_SYNTAX,
+               "FRAGMENTATION_SUPPORTED with a protocol");
   init_refusal(encr_aes_gcm, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST encryption");
   init_refusal(prf_sha256, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, "no GOST PRF");
   init_refusal(ke_off_curve, GOSTX_IKE_N_INVALID_SYNTAX, "KE off the curve");
@@ -436,8 +454,8 @@ static void traffic_selectors(void) {
 
 /* ---- certificates (RFC 7427 method 14 with RFC 9385's signatures) ---- */
 
-static pki_key root_key, key256, key512, other_root_key, other_key;
-static pki_cert root, leaf256, leaf512, other_root, other_leaf;
+static pki_key root_key, key256, key512, other_root_key, other_key, inter_key;
+static pki_cert root, leaf256, leaf512, other_root, other_leaf, server_leaf, inter, chain_leaf;
 static const uint8_t fqdn_i[] = "gw-i.example.test", fqdn_r[] = "gw-r.example.test";
 
 static void pki(void) {
@@ -458,6 +476,15 @@ static void pki(void) {
   pki_make_cert(&other_root, "/CN=Another Root/O=gostx/C=RU", &other_root_key, ca, NULL, NULL);
   pki_make_cert(&other_leaf, "/CN=gw-i/O=gostx/C=RU", &other_key, ext_i, &other_root,
                 &other_root_key);
+  static const char *const ext_server[] = {"keyUsage=digitalSignature",
+                                           "subjectAltName=DNS:gw-i.example.test",
+                                           "extendedKeyUsage=serverAuth,clientAuth", NULL};
+  pki_make_cert(&server_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_server, &root, &root_key);
+  /* a chain for fragmentation: the 256-bit key's leaf under an intermediate */
+  pki_make_key(GOSTX_GOST3410_512_A, &inter_key);
+  pki_make_cert(&inter, "/CN=IKE Engine Intermediate/O=gostx/C=RU", &inter_key, ca, &root,
+                &root_key);
+  pki_make_cert(&chain_leaf, "/CN=gw-i/O=gostx/C=RU", &key256, ext_i, &inter, &inter_key);
 }
 
 typedef struct cert_side {
@@ -526,12 +553,23 @@ static void certificates(void) {
         "a certificate from another CA: AUTHENTICATION_FAILED (%d %u)", r.state, r.error);
   CHECK(r.why && !strcmp(r.why, gostx_x509_status_name(GOSTX_X509_UNKNOWN_CA)),
         "another CA: why '%s'", r.why ? r.why : "(none)");
+  CHECK(r.peer_cert == GOSTX_X509_UNKNOWN_CA, "the reason kept: %s",
+        gostx_x509_status_name(r.peer_cert));
+  /* an extendedKeyUsage without id-kp-ipsecIKE or any (RFC 4945 5.1.3.12) */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  use_cert(&ci, &si, &key256, &server_leaf, st);
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            r.peer_cert == GOSTX_X509_EXT_KEY_USAGE && !r.child.valid && !i.child.valid,
+        "EKU serverAuth, clientAuth: AUTHENTICATION_FAILED (%d %u, %s)", r.state, r.error,
+        gostx_x509_status_name(r.peer_cert));
   /* the responder's certificate checked against a store without its CA */
   cert_pair(&ci, &cr, &si, &sr, st);
   ci.store = st_other;
   cert_handshake(&i, &r, &ci, &cr);
-  CHECK(i.state == GOSTX_IKE_S_FAILED && !i.child.valid,
-        "the responder's chain refused by the initiator (%d)", i.state);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && !i.child.valid && i.peer_cert == GOSTX_X509_UNKNOWN_CA,
+        "the responder's chain refused by the initiator (%d, %s)", i.state,
+        gostx_x509_status_name(i.peer_cert));
   /* an ID the certificate does not name */
   cert_pair(&ci, &cr, &si, &sr, st);
   ci.id = cr.peer_id = fqdn_r;
@@ -557,6 +595,249 @@ static void certificates(void) {
         "an expired certificate refused");
   gostx_x509_store_free(st);
   gostx_x509_store_free(st_other);
+}
+
+/* ---- SIGNATURE_HASH_ALGORITHMS (RFC 7427 4) ---- */
+
+/* The SIGNATURE_HASH_ALGORITHMS the engine wrote in msg rewritten, in msg
+ * and in the sender's copy keep (m1 or m2, what its AUTH covers): type the
+ * notify's type, a and b the two hash identifiers it lists. */
+static void rewrite_hashes(uint8_t *msg, size_t len, uint8_t *keep, uint16_t type, uint8_t a,
+                           uint8_t b) {
+  static const uint8_t written[8] = {0, 0, 0x40, 0x2f, 0, GOSTX_IKE_HASH_STREEBOG_256,
+                                     0, GOSTX_IKE_HASH_STREEBOG_512};
+  for (size_t o = 0; o + 8 <= len; o++)
+    if (!memcmp(msg + o, written, 8)) {
+      uint8_t *const m[2] = {msg + o, keep + o};
+      for (int k = 0; k < 2; k++) {
+        m[k][2] = (uint8_t)(type >> 8);
+        m[k][3] = (uint8_t)type;
+        m[k][5] = a;
+        m[k][7] = b;
+      }
+      return;
+    }
+  CHECK(0, "SIGNATURE_HASH_ALGORITHMS found");
+}
+
+/* A certificate exchange (the initiator signs with Streebog-256, the
+ * responder with -512) where the initiator's request (of_initiator) or the
+ * responder's answer announces type listing a and b. */
+static void announced(gostx_ike_engine *i, gostx_ike_engine *r, int of_initiator, uint16_t type,
+                      uint8_t a, uint8_t b) {
+  static gostx_ike_conf ci, cr;
+  static cert_side si, sr;
+  static gostx_x509_store *st;
+  if (!st) {
+    st = gostx_x509_store_new();
+    CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  }
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  CHECK_RC(gostx__ike_engine_init(i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  if (of_initiator) rewrite_hashes(bi, li, i->m1, type, a, b);
+  lr = 0;
+  gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
+  if (!of_initiator) rewrite_hashes(br, lr, r->m2, type, a, b);
+  for (int round = 0; round < 4 && lr; round++) {
+    li = 0;
+    gostx__ike_input(i, br, lr, now_ms, bi, CAP, &li);
+    lr = 0;
+    if (li) gostx__ike_input(r, bi, li, now_ms, br, CAP, &lr);
+  }
+}
+
+static void hash_algorithms(void) {
+  const uint16_t sha = GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS;
+  gostx_ike_engine i, r;
+  /* a list with our hash among others: we sign with it */
+  announced(&i, &r, 0, sha, 2 /* SHA2_256 */, GOSTX_IKE_HASH_STREEBOG_256);
+  keys_agree(&i, &r, "the responder lists SHA2-256 and Streebog-256");
+  announced(&i, &r, 1, sha, GOSTX_IKE_HASH_STREEBOG_512, 5 /* SHA2_512 */);
+  keys_agree(&i, &r, "the initiator lists Streebog-512 and SHA2-512");
+  /* not announced (another status type in its place): signed as before */
+  announced(&i, &r, 0, sha + 1, GOSTX_IKE_HASH_STREEBOG_512, GOSTX_IKE_HASH_STREEBOG_512);
+  keys_agree(&i, &r, "no SIGNATURE_HASH_ALGORITHMS");
+  /* the responder takes only Streebog-512: the 256-bit initiator cannot
+   * sign for it and stops before its IKE_AUTH, saying why */
+  announced(&i, &r, 0, sha, GOSTX_IKE_HASH_STREEBOG_512, GOSTX_IKE_HASH_STREEBOG_512);
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.why && strstr(i.why, "SIGNATURE_HASH_ALGORITHMS") &&
+            !i.child.valid && r.state == GOSTX_IKE_S_INIT_DONE,
+        "a list without Streebog-256: the initiator fails (%d, %s), nothing sent", i.state,
+        i.why ? i.why : "no reason");
+  /* the initiator takes only Streebog-256: the 512-bit responder refuses */
+  announced(&i, &r, 1, sha, GOSTX_IKE_HASH_STREEBOG_256, 2);
+  CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            r.why && strstr(r.why, "SIGNATURE_HASH_ALGORITHMS") && !r.child.valid,
+        "a list without Streebog-512: the responder refuses (%d %u, %s)", r.state, r.error,
+        r.why ? r.why : "no reason");
+  CHECK(i.state == GOSTX_IKE_S_FAILED && i.error == GOSTX_IKE_N_AUTHENTICATION_FAILED &&
+            !i.child.valid,
+        "and the initiator reads AUTHENTICATION_FAILED (%d %u)", i.state, i.error);
+  /* the reader: 16-bit identifiers, protocol 0, no SPI */
+  static const uint8_t list[5] = {0, 6, 0, 7, 0};
+  const struct {
+    uint8_t proto;
+    size_t len;
+    int want;
+    uint32_t mask;
+  } cases[] = {{0, 4, 1, 1u << 6 | 1u << 7}, {0, 2, 1, 1u << 6}, {0, 5, GOSTX_EFORMAT, 0},
+               {0, 0, GOSTX_EFORMAT, 0}, {1, 4, GOSTX_EFORMAT, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    uint8_t buf[64];
+    gostx_ike_writer w;
+    gostx_ike_chain c;
+    uint32_t mask = 0;
+    const gostx_ike_notify n = {cases[k].proto, 0, sha, NULL, list, cases[k].len};
+    gostx__ike_w_inner(&w, buf, sizeof buf);
+    gostx__ike_w_notify(&w, &n);
+    CHECK_RC(gostx__ike_chain_read(w.first, buf, w.len, &c, NULL), GOSTX_OK, "the notify reads");
+    const int got = gostx__ike_sig_hashes(&c, &mask);
+    CHECK(got == cases[k].want && mask == cases[k].mask, "hash list %zu: %d %#x", k, got, mask);
+  }
+}
+
+/* ---- fragmentation (RFC 7383) ---- */
+
+/* The messages of out[0..len) (one, or fragments back to back): their
+ * count, each at most max octets (0: no bound) and each an SKF message
+ * when skf (an SK one otherwise). */
+static size_t messages(const uint8_t *out, size_t len, size_t max, int skf, const char *what) {
+  size_t at = 0, n, count = 0;
+  while ((n = gostx__ike_out_next(out, len, &at)) != 0) {
+    const uint8_t *m = out + at - n;
+    CHECK(!max || n <= max, "%s: message %zu of %zu octets", what, count + 1, n);
+    CHECK(m[16] == (skf ? GOSTX_IKE_PT_SKF : GOSTX_IKE_PT_SK), "%s: message %zu is %s", what,
+          count + 1, skf ? "SKF" : "SK");
+    count++;
+  }
+  CHECK(at == len, "%s: the messages fill what came out", what);
+  return count;
+}
+
+/* Each message of out into e (in reverse order when reverse); what e
+ * answers gathered in ans. */
+static void deliver(gostx_ike_engine *e, const uint8_t *out, size_t len, int64_t now_ms,
+                    int reverse, uint8_t *ans, size_t *ans_len) {
+  size_t at = 0, n, off[GOSTX_IKE_FRAG_MAX], lens[GOSTX_IKE_FRAG_MAX], count = 0;
+  while (count < GOSTX_IKE_FRAG_MAX && (n = gostx__ike_out_next(out, len, &at)) != 0) {
+    off[count] = at - n;
+    lens[count++] = n;
+  }
+  *ans_len = 0;
+  for (size_t k = 0; k < count; k++) {
+    const size_t j = reverse ? count - 1 - k : k;
+    size_t got = 0;
+    gostx__ike_input(e, out + off[j], lens[j], now_ms, ans + *ans_len, CAP - *ans_len, &got);
+    *ans_len += got;
+  }
+}
+
+/* A peer that did not announce IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383
+ * 2.3): the responder's notify renamed (in its answer and its copy, m2),
+ * the initiator sends its chain whole however small frag_size is; and
+ * fragments offered to a responder whose peer did not announce them are
+ * dropped. */
+static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_t *const *der,
+                                        const size_t *len) {
+  static uint8_t req[CAP], resp[CAP];
+  size_t req_len, resp_len;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.certs = der;
+  ci.cert_lens = len;
+  ci.n_certs = 2;
+  ci.frag_size = cr.frag_size = 544;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  deliver(&r, bi, li, now_ms, 0, br, &lr);
+  const size_t o = frag_notify_at(br, lr);
+  br[o + 5] = r.m2[o + 5] = 0x33; /* 16435: a status type nobody reads */
+  deliver(&i, br, lr, now_ms, 0, req, &req_len);
+  CHECK(!i.peer_frag && messages(req, req_len, 0, 0, "not announced") == 1 && req_len > 544,
+        "not announced: the request goes whole (%zu octets)", req_len);
+  /* the other way: the initiator fragments, the responder has not seen
+   * its notify (as if it had not sent one) and drops the fragments */
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+  deliver(&r, bi, li, now_ms, 0, br, &lr);
+  r.peer_frag = 0;
+  deliver(&i, br, lr, now_ms, 0, req, &req_len);
+  CHECK(messages(req, req_len, 544, 1, "announced") > 1, "the initiator fragments");
+  deliver(&r, req, req_len, now_ms, 0, resp, &resp_len);
+  CHECK(r.state == GOSTX_IKE_S_INIT_DONE && resp_len == 0,
+        "fragments from a peer that did not announce them dropped (%d)", r.state);
+}
+
+static void fragmentation(void) {
+  gostx_x509_store *st = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  const uint8_t *chain_der[2] = {chain_leaf.der, inter.der};
+  const size_t chain_len[2] = {chain_leaf.len, inter.len};
+  const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
+  static uint8_t req[CAP], resp[CAP];
+  size_t req_len, resp_len;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  for (int frag = 1; frag >= 0; frag--) {
+    cert_pair(&ci, &cr, &si, &sr, st);
+    ci.certs = chain_der; /* the leaf and its intermediate */
+    ci.cert_lens = chain_len;
+    ci.n_certs = 2;
+    ci.frag_size = cr.frag_size = frag ? 544 : 0;
+    const char *what = frag ? "fragmented at 544" : "not fragmented";
+    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
+    deliver(&r, bi, li, now_ms, 0, br, &lr);
+    deliver(&i, br, lr, now_ms, 0, req, &req_len); /* the IKE_AUTH request */
+    const size_t n_req = messages(req, req_len, ci.frag_size, frag, what);
+    CHECK(frag ? n_req > 2 : n_req == 1 && req_len > 544, "%s: the request in %zu message(s)",
+          what, n_req);
+    /* a retransmission sends every fragment again */
+    CHECK_RC(gostx__ike_timer(&i, now_ms + 100000, bi, CAP, &li), GOSTX_OK, "timer");
+    CHECK(li == req_len && !memcmp(bi, req, li), "%s: the whole request again", what);
+    /* the fragments rejoined in reverse order */
+    deliver(&r, req, req_len, now_ms, frag, resp, &resp_len);
+    CHECK(r.state == GOSTX_IKE_S_ESTABLISHED, "%s: the responder takes the request (%d %u)", what,
+          r.state, r.error);
+    const size_t n_resp = messages(resp, resp_len, cr.frag_size, frag, what);
+    CHECK(frag ? n_resp > 1 : n_resp == 1, "%s: the response in %zu message(s)", what, n_resp);
+    if (frag) {
+      /* a fragment of the request again: fragment 1 brings back the whole
+       * response, the others nothing (RFC 7383 2.6.1) */
+      size_t at = 0, n1 = gostx__ike_out_next(req, req_len, &at);
+      size_t n2 = gostx__ike_out_next(req, req_len, &at);
+      deliver(&r, req + n1, n2, now_ms, 0, br, &lr);
+      CHECK(lr == 0, "%s: fragment 2 again: no answer", what);
+      deliver(&r, req, n1, now_ms, 0, br, &lr);
+      CHECK(lr == resp_len && !memcmp(br, resp, lr), "%s: fragment 1 again: the response", what);
+    }
+    deliver(&i, resp, resp_len, now_ms, 0, bi, &li);
+    keys_agree(&i, &r, what);
+  }
+  fragmentation_not_announced(st, chain_der, chain_len);
+  /* a PSK exchange under the bound: whole */
+  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.frag_size = cr.frag_size = 544;
+  CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+  CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+  CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
+  deliver(&r, bi, li, 0, 0, br, &lr);
+  deliver(&i, br, lr, 0, 0, req, &req_len);
+  CHECK(messages(req, req_len, 544, 0, "PSK") == 1, "PSK: its IKE_AUTH under 544 goes whole");
+  deliver(&r, req, req_len, 0, 0, resp, &resp_len);
+  deliver(&i, resp, resp_len, 0, 0, bi, &li);
+  keys_agree(&i, &r, "PSK under 544");
+  gostx_x509_store_free(st);
 }
 
 /* ---- COOKIE (RFC 7296 2.6) ---- */
@@ -861,6 +1142,8 @@ int main(void) {
   pki();
   certificates();
   certreq();
+  hash_algorithms();
+  fragmentation();
   cookies();
   strict();
   retransmission();

@@ -34,7 +34,7 @@ typedef enum gostx_x509_status {
   GOSTX_X509_NOT_CA,            /* an issuer without basicConstraints cA = TRUE */
   GOSTX_X509_PATH_LEN,          /* more CAs below an issuer than its pathLenConstraint */
   GOSTX_X509_KEY_USAGE,         /* keyUsage forbids the use (signing, certSign) */
-  GOSTX_X509_EXT_KEY_USAGE,     /* extendedKeyUsage lacks serverAuth/clientAuth */
+  GOSTX_X509_EXT_KEY_USAGE,     /* extendedKeyUsage lacks the purpose (serverAuth, clientAuth, ipsecIKE) */
   GOSTX_X509_NAME_MISMATCH,     /* hostname or IP not in subjectAltName */
   GOSTX_X509_CRITICAL_EXT,      /* an unknown extension marked critical */
   GOSTX_X509_BAD_KEY,           /* the subject key is not a valid point */
@@ -100,6 +100,7 @@ typedef struct gostx_x509_cert {
 #define GOSTX_X509_EKU_SERVER 1u
 #define GOSTX_X509_EKU_CLIENT 2u
 #define GOSTX_X509_EKU_ANY 4u
+#define GOSTX_X509_EKU_IPSEC_IKE 8u /* id-kp-ipsecIKE, RFC 4945 5.1.3.12 */
 
 /* Parses one DER certificate. GOSTX_EFORMAT (with *st, when st is not NULL,
  * MALFORMED, UNSUPPORTED, BAD_KEY, BAD_EXTENSION or BAD_VERSION) when it

@@ -70,7 +70,7 @@ GOSTX_API void gostx_x509_exts_init(gostx_x509_exts *e);
  *     keyEncipherment, dataEncipherment, keyAgreement, keyCertSign, cRLSign,
  *     encipherOnly, decipherOnly
  *   extendedKeyUsage = [critical,] serverAuth, clientAuth, codeSigning,
- *     emailProtection, timeStamping, OCSPSigning, anyExtendedKeyUsage, OID
+ *     emailProtection, timeStamping, OCSPSigning, ipsecIKE, anyExtendedKeyUsage, OID
  *   subjectAltName = [critical,] DNS:name, IP:v4-or-v6, email:addr, URI:uri
  *   subjectKeyIdentifier = hash | none
  *   authorityKeyIdentifier = keyid[:always][, issuer] | none ("issuer" is

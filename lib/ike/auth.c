@@ -53,6 +53,20 @@ static int own_auth(const gostx_ike_engine *e, const uint8_t *idb, size_t idb_le
   return rc;
 }
 
+/* With signatures, when the peer announced the hashes it verifies with
+ * (RFC 7427 4): NULL if it takes the one our key signs with (RFC 9385 7:
+ * the key's size fixes it), else why we cannot authenticate to it. */
+static const char *no_usable_hash(const gostx_ike_engine *e) {
+  if (e->cf->auth != GOSTX_IKE_AUTH_DIGITAL_SIGNATURE || !e->peer_hashes_sent) return NULL;
+  const uint16_t h = gostx__ike_sig_hash_of(e->cf->key->len);
+  if (h && (e->peer_hashes >> h & 1)) return NULL;
+  return h == GOSTX_IKE_HASH_STREEBOG_256
+             ? "the peer's SIGNATURE_HASH_ALGORITHMS lacks Streebog-256 (6), the hash our "
+               "256-bit key signs with"
+             : "the peer's SIGNATURE_HASH_ALGORITHMS lacks Streebog-512 (7), the hash our "
+               "512-bit key signs with";
+}
+
 /* ID (type), [CERT...], [CERTREQ], AUTH: who we are and the proof; the
  * initiator asks for a chain to its CAs (RFC 7296 1.2, RFC 9385 A.2.1's
  * place: after CERT). */
@@ -98,13 +112,9 @@ static void w_child(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t num,
 /* inner (its first payload's type) sealed into e->tx under our SK_e. */
 static int seal_tx(gostx_ike_engine *e, int response, uint32_t msg_id, gostx_ike_writer *w) {
   gostx_ike_hdr h;
-  size_t len = 0;
   if (w->err) return w->err;
   gostx__ike_hdr_of(e, GOSTX_IKE_AUTH, response, msg_id, &h);
-  int rc = gostx__ike_sk_seal(&e->sk_out, e->iv_out++, &h, w->first, w->buf, w->len, e->tx,
-                              sizeof e->tx, &len);
-  e->tx_len = rc == GOSTX_OK ? len : 0;
-  return rc;
+  return gostx__ike_seal_out(e, &h, w->first, w->buf, w->len);
 }
 
 /* Our ESP SPI: random, above the 0-255 IANA reserves (RFC 4303 2.1). */
@@ -125,6 +135,10 @@ int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, s
   gostx_ike_writer w;
   int rc = new_esp_spi(e);
   if (rc != GOSTX_OK) return rc;
+  if ((e->why = no_usable_hash(e)) != NULL) { /* nothing it could verify: nothing sent */
+    e->state = GOSTX_IKE_S_FAILED;
+    return GOSTX_OK;
+  }
   gostx__ike_w_inner(&w, inner, sizeof inner);
   rc = w_identity(e, &w, GOSTX_IKE_PT_IDI);
   if (rc == GOSTX_OK) w_child(e, &w, 1, &e->cf->tsi, &e->cf->tsr);
@@ -147,7 +161,8 @@ static int id_is_configured(const gostx_ike_conf *cf, const gostx_ike_payload *i
 
 /* The peer's ID (payload id_type) is the one configured, its AUTH checks
  * (by the method configured) over its signed octets. GOSTX_EAUTH otherwise,
- * with e->why saying which check refused it (for the daemon's log). */
+ * with e->why saying which check refused it (for the daemon's log) and
+ * e->peer_cert lib/x509's verdict on its certificate. */
 static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_type,
                       int64_t now_ms) {
   uint8_t method;
@@ -169,13 +184,13 @@ static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_
     e->why = "the peer's AUTH does not verify (another PSK)";
   } else {
     gostx_x509_cert leaf;
-    const gostx_x509_status st =
-        gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf);
-    rc = st == GOSTX_X509_OK ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce,
-                                                          s.nonce_len, s.id_mac, auth, auth_len)
-                             : GOSTX_EAUTH;
-    e->why = st == GOSTX_X509_OK ? "the peer's signature AUTH does not verify"
-                                 : gostx_x509_status_name(st);
+    e->peer_cert = gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf);
+    rc = e->peer_cert == GOSTX_X509_OK
+             ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce, s.nonce_len,
+                                          s.id_mac, auth, auth_len)
+             : GOSTX_EAUTH;
+    e->why = e->peer_cert == GOSTX_X509_OK ? "the peer's signature AUTH does not verify"
+                                           : gostx_x509_status_name(e->peer_cert);
   }
   gostx_memzero(&s, sizeof s);
   if (rc == GOSTX_OK) e->why = NULL;
@@ -298,6 +313,12 @@ static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
     return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
+  const char *why = no_usable_hash(e);
+  if (why) { /* we cannot prove ourselves to it */
+    int rc = refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
+    e->why = why;
+    return rc;
+  }
   gostx_ike_ts_set tsi, tsr;
   uint8_t num = 0, inner[GOSTX_IKE_MSG_MAX - 64];
   uint32_t peer_spi = 0;
@@ -368,10 +389,9 @@ int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, i
   gostx_ike_chain c;
   uint8_t first, plain[GOSTX_IKE_MSG_MAX];
   size_t plain_len;
-  uint64_t iv;
-  int rc = gostx__ike_sk_open(&e->sk_in, msg, len, &h, &first, plain, sizeof plain, &plain_len,
-                              &iv);
-  if (rc != GOSTX_OK) return rc == GOSTX_EAUTH ? GOSTX_EAUTH : GOSTX_EFORMAT;
+  int rc = gostx__ike_open_in(e, msg, len, &h, &first, plain, sizeof plain, &plain_len);
+  if (rc == GOSTX_IKE_PARTIAL) return GOSTX_OK; /* a fragment held: nothing to say yet */
+  if (rc != GOSTX_OK) return rc == GOSTX_EAUTH || rc == GOSTX_ESTATE ? rc : GOSTX_EFORMAT;
   rc = gostx__ike_chain_read(first, plain, plain_len, &c, NULL);
   if (rc != GOSTX_OK) { /* authenticated but malformed */
     gostx_memzero(plain, sizeof plain);

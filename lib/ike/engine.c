@@ -222,6 +222,26 @@ static int read_ke(const gostx_ike_chain *c, uint16_t *group, const uint8_t **d,
   return gostx__ike_ke_read(p->body, p->len, group, d, l);
 }
 
+/* What the peer's IKE_SA_INIT announced: SIGNATURE_HASH_ALGORITHMS (RFC
+ * 7427 4), IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383 2.3). Read first, kept
+ * in e once the message is taken (a dropped one changes nothing). */
+typedef struct announced {
+  uint32_t hashes;
+  int hashes_sent, frag;
+} announced;
+
+static int read_announced(const gostx_ike_chain *c, announced *a) {
+  a->hashes_sent = gostx__ike_sig_hashes(c, &a->hashes);
+  a->frag = gostx__ike_frag_supported(c);
+  return a->hashes_sent < 0 || a->frag < 0 ? GOSTX_EFORMAT : GOSTX_OK;
+}
+
+static void keep_announced(gostx_ike_engine *e, const announced *a) {
+  e->peer_hashes = a->hashes;
+  e->peer_hashes_sent = (uint8_t)a->hashes_sent;
+  e->peer_frag = (uint8_t)a->frag;
+}
+
 /* g^ir, SKEYSEED and SK_* from the peer's KE data; the SK states. */
 static int derive(gostx_ike_engine *e, const uint8_t *peer_ke, size_t peer_len) {
   uint8_t gir[64], seed[GOSTX_IKE_PRF_LEN];
@@ -273,6 +293,7 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
                           const gostx_ike_hdr *h, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
   gostx_ike_sa sa;
+  announced ann;
   uint16_t group, ke_group;
   const uint8_t *ke;
   size_t ke_len;
@@ -282,8 +303,10 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
       read_ke(c, &ke_group, &ke, &ke_len) != GOSTX_OK ||
       take_nonce(c, e->ni, &e->ni_len) != GOSTX_OK || len > sizeof e->m1 ||
+      read_announced(c, &ann) != GOSTX_OK ||
       gostx__ike_nat_check(e, c) != GOSTX_OK) /* SPIr still 0, as the request hashed it */
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
+  keep_announced(e, &ann);
   const int chosen = choose_ike(e->cf, &sa, &group);
   if (chosen < 0)
     return init_refusal(e, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, NULL, 0, out, cap, out_len);
@@ -368,12 +391,13 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
                           const gostx_ike_hdr *h, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
   uint16_t g, encr;
+  announced ann;
   const uint8_t *ke;
   size_t ke_len;
   if (!gostx__ike_find(c, GOSTX_IKE_PT_SA)) return init_notify(e, c, now_ms, out, cap, out_len);
   if (check_init_sa(e, c, &encr) != GOSTX_OK || read_ke(c, &g, &ke, &ke_len) != GOSTX_OK ||
       g != e->group || take_nonce(c, e->nr, &e->nr_len) != GOSTX_OK || len > sizeof e->m2 ||
-      gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
+      gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK || read_announced(c, &ann) != GOSTX_OK)
     return GOSTX_EFORMAT;
   if (!memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT;
   memcpy(e->spi_r, h->spi_r, 8);
@@ -387,6 +411,7 @@ static int initiator_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     e->nr_len = 0;
     return GOSTX_EFORMAT;
   }
+  keep_announced(e, &ann);
   memcpy(e->m2, msg, len);
   e->m2_len = len;
   e->error = 0; /* an error notify seen before was not the responder's last word */
@@ -418,7 +443,9 @@ static int answered_before(const gostx_ike_engine *e, const uint8_t *msg, size_t
     return 0;
   if (h->msg_id == 0)
     return h->exchange == GOSTX_IKE_SA_INIT && len == e->m1_len && !memcmp(msg, e->m1, len);
-  return h->msg_id + 1 == e->msg_id && h->exchange == GOSTX_IKE_AUTH;
+  /* of a fragmented request, fragment 1 alone (RFC 7383 2.6.1) */
+  return h->msg_id + 1 == e->msg_id && h->exchange == GOSTX_IKE_AUTH &&
+         !gostx__ike_later_fragment(msg, len);
 }
 
 static int resend_cached(const gostx_ike_engine *e, uint8_t *out, size_t cap, size_t *out_len) {

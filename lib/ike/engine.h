@@ -4,8 +4,9 @@
  * caller feeds each datagram in, sends what comes out, passes the time in
  * and drives the retransmission timer. On success the first Child SA's
  * keys come out in a gostx_ike_child; NAT detection (RFC 7296 2.23) says
- * whether a NAT stands in front of either side. Not yet: CREATE_CHILD_SA,
- * INFORMATIONAL, fragmentation of sent messages. */
+ * whether a NAT stands in front of either side; encrypted messages go out
+ * and come in fragmented (RFC 7383) when conf and peer agree. Not yet:
+ * CREATE_CHILD_SA, INFORMATIONAL. */
 #ifndef GOSTX_IKE_ENGINE_H
 #define GOSTX_IKE_ENGINE_H
 
@@ -67,6 +68,12 @@ typedef struct gostx_ike_conf {
   /* NAT_DETECTION_SOURCE_IP of zeros: the peer sees a NAT before us and
    * both sides use UDP encapsulation (RFC 9385 A.2's initiator does so) */
   int force_encap;
+  /* IKE fragmentation (RFC 7383): the largest encrypted message sent
+   * whole, in octets of IKE message (the caller takes off IP, UDP and the
+   * non-ESP marker: 576-octet IPv4 datagrams on 4500 give 544, RFC 9385
+   * A.2.1); larger ones go as fragments of at most this size when the peer
+   * announced IKEV2_FRAGMENTATION_SUPPORTED. 0: never fragment. */
+  size_t frag_size;
   uint32_t rto_ms;                     /* the first retransmission timeout (doubles) */
   unsigned max_tries;                  /* sends of one request before giving up */
 } gostx_ike_conf;
@@ -106,10 +113,11 @@ typedef struct gostx__ike_test_hooks {
 typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
   gostx_ike_state state;
-  uint16_t error;    /* FAILED: the notify sent or received, 0 for a timeout */
-  /* why the peer's IKE_AUTH was refused (a static text, for logs: "the
-   * peer's ID is not the one configured", lib/x509's status name, ...);
-   * NULL when it was not */
+  uint16_t error;    /* FAILED: the notify sent or received; 0: a timeout, or why says */
+  /* a static text for logs: why the peer's IKE_AUTH was refused ("the
+   * peer's ID is not the one configured", lib/x509's status name, ...), or
+   * why we failed for a reason of ours no notify names (the peer takes no
+   * hash our key signs with); NULL otherwise */
   const char *why;
   uint8_t spi_i[8], spi_r[8];
   uint16_t group;
@@ -143,6 +151,18 @@ typedef struct gostx_ike_engine {
   uint8_t nat_detection; /* the peer sent both notifies */
   uint8_t nat_local, nat_peer;
   size_t peer_cas; /* the CA hashes the peer's CERTREQ listed (RFC 7296 3.7) */
+  /* why the peer's certificate was refused (AUTHENTICATION_FAILED):
+   * lib/x509's verdict, gostx_x509_status_name says it; OK otherwise */
+  gostx_x509_status peer_cert;
+  /* the peer's SIGNATURE_HASH_ALGORITHMS (RFC 7427 4): bit id for each
+   * identifier below 32 it listed, when peer_hashes_sent */
+  uint32_t peer_hashes;
+  uint8_t peer_hashes_sent;
+  /* RFC 7383: the peer announced IKEV2_FRAGMENTATION_SUPPORTED; the set
+   * of fragments being gathered (fragio.c) and what it holds */
+  uint8_t peer_frag;
+  gostx_ike_reasm reasm;
+  uint8_t reasm_buf[GOSTX_IKE_MSG_MAX];
 #ifdef GOSTX_IKE_TEST_HOOKS
   gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */
 #endif
@@ -173,6 +193,13 @@ int gostx__ike_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_
  * when nothing is due); after max_tries sends FAILED with error 0. */
 int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                      size_t *out_len);
+
+/* What gostx__ike_start, _input and _timer wrote into out (out_len
+ * octets): one IKE message, or with fragments several back to back, each
+ * to be sent as its own datagram (its header's Length). *at: 0 for the
+ * first; returns the next message's length and moves *at past it, 0 at the
+ * end. */
+size_t gostx__ike_out_next(const uint8_t *out, size_t out_len, size_t *at);
 
 /* The responder's stateless gate in front of gostx__ike_engine_init for a
  * new IKE_SA_INIT request (RFC 7296 2.6). Under load (half_open >=

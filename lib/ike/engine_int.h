@@ -21,6 +21,22 @@ int gostx__ike_auth_request(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, s
 /* An IKE_AUTH message whose header engine.c has found expected. */
 int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len);
+/* fragio.c (RFC 7383). The inside (its first payload first) sealed into
+ * e->tx under SK_e: one SK message, or fragments of at most
+ * cf->frag_size when the peer announced them and it is larger. */
+int gostx__ike_seal_out(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first,
+                        const uint8_t *inner, size_t inner_len);
+/* A received encrypted message of the Message ID expected (e->msg_id):
+ * SK opened, or an SKF fragment added to the set. GOSTX_OK: the whole
+ * inside in plain (*h the message's header); GOSTX_IKE_PARTIAL: a
+ * fragment held, the message not yet whole; else the drop codes of
+ * gostx__ike_sk_open and gostx__ike_reasm_add. */
+enum { GOSTX_IKE_PARTIAL = 1 };
+int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, gostx_ike_hdr *h,
+                       uint8_t *first, uint8_t *plain, size_t cap, size_t *plain_len);
+/* 1 for a fragment message other than fragment 1 (or one that does not
+ * read): a retransmitted request's later fragments bring no answer (2.6.1). */
+int gostx__ike_later_fragment(const uint8_t *msg, size_t len);
 /* nat.c: 1 for an IPv4 or IPv6 address. */
 int gostx__ike_addr_ok(const gostx_ike_addr *a);
 /* SHA-1(SPIi | SPIr | IP | port) (RFC 7296 2.23). */

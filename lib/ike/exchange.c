@@ -36,3 +36,14 @@ int gostx__ike_send(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t ca
   }
   return GOSTX_OK;
 }
+
+size_t gostx__ike_out_next(const uint8_t *out, size_t out_len, size_t *at) {
+  if (!out || !at || *at >= out_len) return 0;
+  /* the header's Length marks where the next message starts */
+  if (out_len - *at < GOSTX_IKE_HDR_LEN) return 0;
+  const uint8_t *m = out + *at;
+  const size_t n = (size_t)m[24] << 24 | (size_t)m[25] << 16 | (size_t)m[26] << 8 | m[27];
+  if (n < GOSTX_IKE_HDR_LEN || n > out_len - *at) return 0;
+  *at += n;
+  return n;
+}

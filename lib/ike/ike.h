@@ -370,6 +370,14 @@ int gostx__ike_id_matches_cert(const gostx_x509_cert *cert, uint8_t id_type, con
 gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
                                        const gostx_ike_chain *c, uint8_t id_payload,
                                        int64_t now, gostx_x509_cert *leaf);
+/* The peer's SIGNATURE_HASH_ALGORITHMS in chain c (RFC 7427 4): 1 with
+ * *mask the identifiers below 32 it lists (bit id), 0 when it sent none,
+ * GOSTX_EFORMAT for one with a protocol, an SPI, or a list empty or not of
+ * whole 16-bit identifiers. */
+int gostx__ike_sig_hashes(const gostx_ike_chain *c, uint32_t *mask);
+/* The hash identifier a GOST key of len octets signs with (RFC 9385 7):
+ * Streebog-256 for 32, -512 for 64; 0 for another size. */
+uint16_t gostx__ike_sig_hash_of(size_t key_len);
 
 /* ---- CERTREQ (certreq.c, RFC 7296 3.7) for X.509 signatures ---- */
 enum {

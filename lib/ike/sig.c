@@ -91,6 +91,31 @@ int gostx__ike_auth_sig_verify(const gostx_x509_cert *cert, const uint8_t *msg, 
   return rc == GOSTX_EFORMAT ? GOSTX_EAUTH : rc; /* r or s out of range: no signature */
 }
 
+int gostx__ike_sig_hashes(const gostx_ike_chain *c, uint32_t *mask) {
+  if (!c || !mask) return GOSTX_EINVAL;
+  int seen = 0;
+  *mask = 0;
+  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
+       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY)) {
+    gostx_ike_notify n;
+    if (gostx__ike_notify_read(p->body, p->len, &n) != GOSTX_OK) return GOSTX_EFORMAT;
+    if (n.type != GOSTX_IKE_N_SIGNATURE_HASH_ALGORITHMS) continue;
+    if (n.proto || n.spi_len || !n.data_len || n.data_len % 2) return GOSTX_EFORMAT;
+    for (size_t i = 0; i < n.data_len; i += 2) {
+      const unsigned id = (unsigned)n.data[i] << 8 | n.data[i + 1];
+      if (id < 32) *mask |= 1u << id; /* the others name no hash we have */
+    }
+    seen = 1;
+  }
+  return seen;
+}
+
+uint16_t gostx__ike_sig_hash_of(size_t key_len) {
+  return key_len == 32   ? GOSTX_IKE_HASH_STREEBOG_256
+         : key_len == 64 ? GOSTX_IKE_HASH_STREEBOG_512
+                         : 0;
+}
+
 /* RFC 4945 5.1.3.2: a keyUsage, when there is one, that allows signing. */
 enum { KU_DIGITAL_SIGNATURE = 1u << 0, KU_NON_REPUDIATION = 1u << 1 };
 
@@ -171,6 +196,10 @@ gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
   if (chain[0].key_usage != ~0u &&
       !(chain[0].key_usage & (KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION)))
     return GOSTX_X509_KEY_USAGE;
+  /* RFC 4945 5.1.3.12: no EKU, or one naming IKE or any purpose */
+  if (chain[0].ext_key_usage != ~0u &&
+      !(chain[0].ext_key_usage & (GOSTX_X509_EKU_IPSEC_IKE | GOSTX_X509_EKU_ANY)))
+    return GOSTX_X509_EXT_KEY_USAGE;
   const gostx_ike_payload *idp = gostx__ike_find(c, id_payload);
   uint8_t id_type;
   const uint8_t *id;

@@ -112,7 +112,7 @@ static const struct {
     {"serverAuth", "1.3.6.1.5.5.7.3.1"},   {"clientAuth", "1.3.6.1.5.5.7.3.2"},
     {"codeSigning", "1.3.6.1.5.5.7.3.3"},  {"emailProtection", "1.3.6.1.5.5.7.3.4"},
     {"timeStamping", "1.3.6.1.5.5.7.3.8"}, {"OCSPSigning", "1.3.6.1.5.5.7.3.9"},
-    {"anyExtendedKeyUsage", "2.5.29.37.0"},
+    {"ipsecIKE", "1.3.6.1.5.5.7.3.17"},    {"anyExtendedKeyUsage", "2.5.29.37.0"},
 };
 
 static int ext_eku(gostx__der_w *w, const items *it, char *err, size_t cap) {
@@ -126,7 +126,7 @@ static int ext_eku(gostx__der_w *w, const items *it, char *err, size_t cap) {
     if (gostx__der_oid_encode(oid, enc, sizeof enc, &len))
       return gostx__x509_fail(err, cap, "extendedKeyUsage: unknown purpose '%s' (serverAuth, "
                               "clientAuth, codeSigning, emailProtection, timeStamping, "
-                              "OCSPSigning, anyExtendedKeyUsage or a dotted OID)", it->v[i]);
+                              "OCSPSigning, ipsecIKE, anyExtendedKeyUsage or a dotted OID)", it->v[i]);
     gostx__der_w_tlv(w, GOSTX__DER_OID, enc, len);
   }
   gostx__der_w_end(w);

@@ -175,6 +175,7 @@ static int ext_eku(gostx__der v, gostx_x509_cert *c) {
     if (GOSTX__DER_OID_IS(oid, OID_EKU_SERVER)) eku |= GOSTX_X509_EKU_SERVER;
     if (GOSTX__DER_OID_IS(oid, OID_EKU_CLIENT)) eku |= GOSTX_X509_EKU_CLIENT;
     if (GOSTX__DER_OID_IS(oid, OID_EKU_ANY)) eku |= GOSTX_X509_EKU_ANY;
+    if (GOSTX__DER_OID_IS(oid, OID_EKU_IPSEC_IKE)) eku |= GOSTX_X509_EKU_IPSEC_IKE;
   }
   c->ext_key_usage = eku;
   return 0;

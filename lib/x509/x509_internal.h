@@ -26,6 +26,7 @@
 #define OID_EMAIL_ADDRESS "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x01" /* 1.2.840.113549.1.9.1 */
 #define OID_EKU_SERVER "\x2b\x06\x01\x05\x05\x07\x03\x01"   /* 1.3.6.1.5.5.7.3.1 */
 #define OID_EKU_CLIENT "\x2b\x06\x01\x05\x05\x07\x03\x02"   /* 1.3.6.1.5.5.7.3.2 */
+#define OID_EKU_IPSEC_IKE "\x2b\x06\x01\x05\x05\x07\x03\x11" /* 1.3.6.1.5.5.7.3.17 */
 
 /* GeneralName tags (RFC 5280 section 4.2.1.6). */
 #define SAN_EMAIL GOSTX__DER_CTX(1)

@@ -8,7 +8,11 @@
  *    byte 1, sealed under the SK_ei of an exchange set up once (a real
  *    initiator's IKE_SA_INIT) and given to that responder: the parser and
  *    the checks after the ICV;
- *  - 2: datagrams to that initiator waiting for its IKE_SA_INIT response.
+ *  - 2: datagrams to that initiator waiting for its IKE_SA_INIT response;
+ *  - 3 (+ 16: each fragment twice): byte 1 x 8 the fragment size, byte 2
+ *    the fragment to start from, byte 3 the first payload's type, then an
+ *    IKE_AUTH inside, cut into fragments (RFC 7383) sealed under that SK_ei
+ *    and given to that responder in turn: the engine's reassembly.
  *
  * Asserts (abort on the first violation):
  *  - nothing crashes or reads or writes out of bounds (ASan);
@@ -16,7 +20,8 @@
  *  - nothing is established and no Child SA comes out: no input here
  *    carries an AUTH made with the PSK over this exchange's messages.
  * Seeds (tests/fuzz/make_seeds.py): RFC 9385 A.1.1's and A.2.1's
- * IKE_SA_INIT messages and A.1.1's IKE_AUTH request inside. */
+ * IKE_SA_INIT messages and A.1.1's IKE_AUTH request inside, whole and in
+ * fragments. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +98,18 @@ static void datagrams(gostx_ike_engine *e, const uint8_t *p, size_t n, int gate)
   }
 }
 
+/* The header and SK_ei of the initiator's IKE_AUTH request to r. */
+static void request_keys(const gostx_ike_engine *r, gostx_ike_hdr *h, gostx_ike_sk *sk_ei) {
+  ASSERT(gostx__ike_sk_init(sk_ei, r->cf->encr, r->k.sk_ei, r->k.enc_len) == GOSTX_OK);
+  memset(h, 0, sizeof *h);
+  memcpy(h->spi_i, r->spi_i, 8);
+  memcpy(h->spi_r, r->spi_r, 8);
+  h->version = GOSTX_IKE_VERSION;
+  h->exchange = GOSTX_IKE_AUTH;
+  h->flags = GOSTX_IKE_FLAG_I;
+  h->msg_id = 1;
+}
+
 /* The inside sealed as the initiator's IKE_AUTH request, to the responder. */
 static void auth_inside(uint8_t first, const uint8_t *inner, size_t len) {
   static gostx_ike_engine r;
@@ -101,19 +118,39 @@ static void auth_inside(uint8_t first, const uint8_t *inner, size_t len) {
   gostx_ike_sk sk_ei;
   gostx_ike_hdr h;
   r = resp_ready;
-  ASSERT(gostx__ike_sk_init(&sk_ei, r.cf->encr, r.k.sk_ei, r.k.enc_len) == GOSTX_OK);
-  memset(&h, 0, sizeof h);
-  memcpy(h.spi_i, r.spi_i, 8);
-  memcpy(h.spi_r, r.spi_r, 8);
-  h.version = GOSTX_IKE_VERSION;
-  h.exchange = GOSTX_IKE_AUTH;
-  h.flags = GOSTX_IKE_FLAG_I;
-  h.msg_id = 1;
+  request_keys(&r, &h, &sk_ei);
   int rc = gostx__ike_sk_seal(&sk_ei, 1, &h, first, inner, len, msg, sizeof msg, &msg_len);
   gostx__ike_sk_clear(&sk_ei);
   if (rc != GOSTX_OK) return;
   rc = gostx__ike_input(&r, msg, msg_len, 0, out, CAP, &out_len);
   unauthenticated(&r, rc, out_len);
+}
+
+/* The inside cut into IKE_AUTH fragments (RFC 7383) of at most max octets,
+ * each sealed under SK_ei as auth_inside seals, given to the responder
+ * from fragment start on (wrapping round), each fragment twice when twice:
+ * the engine's reassembly (fragio.c) and what it hands on when whole. */
+static void auth_fragments(size_t max, unsigned start, int twice, uint8_t first,
+                           const uint8_t *inner, size_t len) {
+  static gostx_ike_engine r;
+  static uint8_t msg[CAP + 256], out[CAP];
+  gostx_ike_sk sk_ei;
+  gostx_ike_hdr h;
+  uint16_t total;
+  r = resp_ready;
+  ASSERT(r.peer_frag); /* the initiator's IKE_SA_INIT announced it */
+  request_keys(&r, &h, &sk_ei);
+  if (gostx__ike_frag_total(&sk_ei, len, max, &total) == GOSTX_OK)
+    for (unsigned k = 0; k < total * (twice ? 2u : 1u); k++) {
+      const uint16_t num = (uint16_t)((start + k / (twice ? 2 : 1)) % total + 1);
+      size_t msg_len, out_len = 0;
+      if (gostx__ike_frag_seal(&sk_ei, num, &h, first, inner, len, max, num, msg, sizeof msg,
+                               &msg_len) != GOSTX_OK)
+        break;
+      int rc = gostx__ike_input(&r, msg, msg_len, 0, out, CAP, &out_len);
+      unauthenticated(&r, rc, out_len);
+    }
+  gostx__ike_sk_clear(&sk_ei);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -129,6 +166,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else if (data[0] == 2) {
     e = init_sent;
     datagrams(&e, data + 1, size - 1, 0);
+  } else if ((data[0] & 0xf) == 3 && size >= 4) {
+    /* byte 1: the fragment size / 8, byte 2 the first fragment given, byte
+     * 3 the inside's first payload type; bit 4 of byte 0: each twice */
+    auth_fragments((size_t)data[1] * 8, data[2], data[0] >> 4 & 1, data[3], data + 4, size - 4);
   }
   return 0;
 }

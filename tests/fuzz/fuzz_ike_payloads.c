@@ -16,7 +16,8 @@
  *    return values are the documented ones;
  *  - what a typed reader accepts, written again by the writer and read
  *    again, reads to the same fields (SA, TS, Notify, Delete, KE, ID, AUTH,
- *    CERT): the reader and the writer agree on every accepted input;
+ *    CERT): the reader and the writer agree on every accepted input; the
+ *    chain's SIGNATURE_HASH_ALGORITHMS read as found, absent or malformed;
  *  - reassembly holds no more than its buffer and GOSTX_IKE_FRAG_MAX
  *    fragments, a refused fragment leaves the set as it was, and a complete
  *    set gives back exactly the content it held. */
@@ -138,6 +139,10 @@ static void payloads(const gostx_ike_chain *c, const uint8_t *in, size_t len) {
     else if (p->type == GOSTX_IKE_PT_TSI || p->type == GOSTX_IKE_PT_TSR) ts_round_trip(p);
     else small_round_trip(p);
   }
+  /* the chain's SIGNATURE_HASH_ALGORITHMS: found, absent (nothing listed) or malformed */
+  uint32_t mask = 1;
+  const int rc = gostx__ike_sig_hashes(c, &mask);
+  ASSERT(rc == 1 || (rc == 0 && mask == 0) || rc == GOSTX_EFORMAT);
 }
 
 /* RFC 9385 A.1.1's SK_ei (Kuznyechik-MGM-KTREE), so that its IKE_AUTH

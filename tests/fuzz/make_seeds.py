@@ -342,7 +342,9 @@ def ike_seeds():
 # length (A.1.1's; A.2.1's 512-bit one and its retry); byte 0 = 1, the
 # first payload's type and A.1.1's IKE_AUTH request inside (less its Pad
 # Length); byte 0 = 2 and a responder's IKE_SA_INIT answers (A.1.1's
-# response, A.2.1's INVALID_KE_PAYLOAD).
+# response, A.2.1's INVALID_KE_PAYLOAD); byte 0 = 3 (19: each fragment
+# twice), a fragment size / 8, the fragment to start from, then as byte 0 =
+# 1: A.1.1's inside cut into fragments (80 and 128 octets, from 1 and 3).
 def ike_engine_seeds():
     import json
     v = json.load(open(os.path.join(here, "..", "vectors", "ike9385.json")))
@@ -359,7 +361,8 @@ def ike_engine_seeds():
     first = msg("A.1.1", 37)[28]
     seeds = [b"\0" + dgrams(msg("A.1.1", 6)), b"\0" + dgrams(msg("A.2.1", 6), msg("A.2.1", 14)),
              bytes([1, first]) + plain[:-1],
-             b"\2" + dgrams(msg("A.1.1", 13)), b"\2" + dgrams(msg("A.2.1", 9))]
+             b"\2" + dgrams(msg("A.1.1", 13)), b"\2" + dgrams(msg("A.2.1", 9)),
+             bytes([3, 10, 0, first]) + plain[:-1], bytes([19, 16, 2, first]) + plain[:-1]]
     for i, data in enumerate(seeds):
         put("fuzz_ike_engine", i, data)
 

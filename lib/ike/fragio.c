@@ -1,0 +1,70 @@
+/* IKE fragmentation (RFC 7383) in the exchange engine: an encrypted
+ * message goes out whole (SK) or, when both sides announced
+ * IKEV2_FRAGMENTATION_SUPPORTED and it is larger than the configured size,
+ * as fragments back to back in e->tx (each its own datagram and IV, so that
+ * a retransmission resends them all, 2.6.1); on receipt, SK opened or the
+ * fragments of the Message ID expected gathered (frag.c) until whole. */
+#include <string.h>
+
+#include "engine_int.h"
+
+/* The SK message inner_len octets of inside make (header, SK header, IV,
+ * inside, Pad Length, ICV). */
+static size_t sk_message_len(const gostx_ike_sk *sk, size_t inner_len) {
+  return GOSTX_IKE_HDR_LEN + GOSTX_IKE_GEN_LEN + 8 + inner_len + 1 + sk->icv_len;
+}
+
+static int seal_fragments(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first,
+                          const uint8_t *inner, size_t inner_len) {
+  const size_t max = e->cf->frag_size;
+  uint16_t total;
+  size_t at = 0, len;
+  int rc = gostx__ike_frag_total(&e->sk_out, inner_len, max, &total);
+  for (uint16_t n = 1; rc == GOSTX_OK && n <= total; n++, at += len)
+    rc = gostx__ike_frag_seal(&e->sk_out, e->iv_out++, h, first, inner, inner_len, max, n,
+                              e->tx + at, sizeof e->tx - at, &len);
+  e->tx_len = rc == GOSTX_OK ? at : 0;
+  return rc;
+}
+
+int gostx__ike_seal_out(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first,
+                        const uint8_t *inner, size_t inner_len) {
+  const size_t max = e->cf->frag_size;
+  if (e->peer_frag && max && sk_message_len(&e->sk_out, inner_len) > max)
+    return seal_fragments(e, h, first, inner, inner_len);
+  size_t len = 0;
+  int rc = gostx__ike_sk_seal(&e->sk_out, e->iv_out++, h, first, inner, inner_len, e->tx,
+                              sizeof e->tx, &len);
+  e->tx_len = rc == GOSTX_OK ? len : 0;
+  return rc;
+}
+
+/* A fragment into the set for e->msg_id (a new set when it is another's). */
+static int add_fragment(gostx_ike_engine *e, const uint8_t *msg, size_t len, gostx_ike_hdr *h,
+                        uint8_t *first, uint8_t *plain, size_t cap, size_t *plain_len) {
+  int complete = 0;
+  if (!e->peer_frag) return GOSTX_ESTATE; /* 2.3: only after both announced it */
+  if (e->reasm.buf != e->reasm_buf || e->reasm.msg_id != e->msg_id) {
+    if (e->reasm.buf == e->reasm_buf) gostx__ike_reasm_reset(&e->reasm);
+    gostx__ike_reasm_init(&e->reasm, e->reasm_buf, sizeof e->reasm_buf, e->msg_id);
+  }
+  int rc = gostx__ike_reasm_add(&e->reasm, &e->sk_in, msg, len, &complete);
+  if (rc != GOSTX_OK) return rc;
+  if (!complete) return GOSTX_IKE_PARTIAL;
+  return gostx__ike_reasm_take(&e->reasm, h, first, plain, cap, plain_len);
+}
+
+int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, gostx_ike_hdr *h,
+                       uint8_t *first, uint8_t *plain, size_t cap, size_t *plain_len) {
+  if (len >= GOSTX_IKE_HDR_LEN && msg[16] == GOSTX_IKE_PT_SKF) /* Next Payload */
+    return add_fragment(e, msg, len, h, first, plain, cap, plain_len);
+  uint64_t iv;
+  return gostx__ike_sk_open(&e->sk_in, msg, len, h, first, plain, cap, plain_len, &iv);
+}
+
+int gostx__ike_later_fragment(const uint8_t *msg, size_t len) {
+  gostx_ike_hdr h;
+  gostx_ike_skf f;
+  if (len < GOSTX_IKE_HDR_LEN || msg[16] != GOSTX_IKE_PT_SKF) return 0;
+  return gostx__ike_skf_read(msg, len, &h, &f) != GOSTX_OK || f.num != 1;
+}
