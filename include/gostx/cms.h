@@ -9,7 +9,9 @@
  * lib/x509 (gostx/x509.h); EnvelopedData with KeyTransRecipientInfo
  * (KeyTransport2019: KEG + KExp15; KeyAgreeRecipientInfo read),
  * EncryptedData and DigestedData, the
- * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC.
+ * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC; and RFC 4490's
+ * GOST 28147-89 CFB content with its KeyTransRecipientInfo (VKO + CryptoPro
+ * key wrap, 2012 keys).
  *
  * Nothing here allocates. A parsed message (gostx_cms_signed) is views
  * into the caller's DER, which must outlive it. A detached signature of a
