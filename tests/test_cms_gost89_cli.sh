@@ -7,7 +7,8 @@
 # recipient, a changed encryptedKey MAC: named, exit 4, nothing written) and
 # usage. Then `openssl cms -engine gost -gost89` both ways for 256- and
 # 512-bit leaves at 0, 1, 1023, 1024, 1025 and 100000 bytes (the CryptoPro
-# key meshing edges). Skipped (77) there without openssl and gost-engine.
+# key meshing edges), and an EncryptedData -gost89 each way. Skipped (77)
+# there without openssl and gost-engine.
 . "$(dirname "$0")/cli_common.sh" cms_gost89_cli
 tc26=$here/vectors/tc26_cms
 r256="-recip $tc26/recipient256_cert.pem -inkey $tc26/recipient256_key.pem"
@@ -63,4 +64,14 @@ for leaf in leaf-256A leaf-256B leaf-512A leaf-512C; do
     rm -f o.out g.out
   done
 done
+# EncryptedData with GOST 28147-89 content, both ways
+key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+openssl cms -engine gost -EncryptedData_encrypt -binary -gost89 -secretkey $key -in 1025.bin \
+  -outform PEM -out oed.pem 2>/dev/null &&
+  "$G" cms -EncryptedData_decrypt -secretkey $key -in oed.pem -out oed.out 2>/dev/null
+check "EncryptedData -gost89 openssl -> gostx" agree $? 1025.bin oed.out
+"$G" cms -EncryptedData_encrypt -gost89 -secretkey $key -in 1025.bin -out ged.pem &&
+  openssl cms -engine gost -EncryptedData_decrypt -binary -secretkey $key -inform PEM -in ged.pem \
+    -out ged.out 2>/dev/null
+check "EncryptedData -gost89 gostx -> openssl" agree $? 1025.bin ged.out
 finish
