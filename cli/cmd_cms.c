@@ -19,7 +19,8 @@ enum {
   C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_TSA_QUERY, C_TSA_REPLY,
   C_TIMESTAMP, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
-  C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC
+  C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC,
+  C_GOST89
 };
 
 static const cli_opt cms_opts[] = {
@@ -51,6 +52,7 @@ static const cli_opt cms_opts[] = {
     {"kuznyechik-ctr-acpkm-omac", 0, CLI_NOARG, C_KUZ_OMAC},
     {"magma-ctr-acpkm", 0, CLI_NOARG, C_MAGMA_CTR},
     {"magma-ctr-acpkm-omac", 0, CLI_NOARG, C_MAGMA_OMAC},
+    {"gost89", 0, CLI_NOARG, C_GOST89},
     {NULL, 0, 0, 0},
 };
 
@@ -67,11 +69,12 @@ static void cms_help(void) {
       "       gostx cms -tsa-reply FILE.tsr -in FILE.sig (-CAfile TSA-CA | -noverify)\n"
       "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
       "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n"
-      "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma] [-omac]\n"
-      "                 -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
+      "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma|-gost89]\n"
+      "                 [-omac] -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
       "       gostx cms -decrypt -recip CERT -inkey KEY [-passin ARG] [-originator CERT]\n"
       "                 -in FILE.p7m [-out FILE]\n"
-      "       gostx cms -EncryptedData_encrypt -secretkey HEX [-kuznyechik|-magma] [-omac] -in F\n"
+      "       gostx cms -EncryptedData_encrypt -secretkey HEX [-kuznyechik|-magma|-gost89] [-omac]\n"
+      "                 -in F\n"
       "       gostx cms -EncryptedData_decrypt -secretkey HEX -in F [-out F]\n"
       "       gostx cms -digest_create [-md streebog256|streebog512] -in F [-out F]\n"
       "       gostx cms -digest_verify -in F [-out CONTENT]\n\n"
@@ -97,7 +100,9 @@ static void cms_help(void) {
       "-encrypt: EnvelopedData for each -recip (R 1323565.1.025-2019 KeyTransport: KEG\n"
       "with an ephemeral key + KExp15), content Kuznyechik-CTR-ACPKM (default) or Magma\n"
       "(openssl's -kuznyechik-ctr-acpkm[-omac], -magma-ctr-acpkm[-omac] too); -omac adds\n"
-      "the content's OMAC. -decrypt: -out (mode 0600) is written only when the content\n"
+      "the content's OMAC. -gost89: GOST 28147-89 CFB content and RFC 4490's key\n"
+      "transport (VKO + CryptoPro key wrap), as openssl cms -gost89; no OMAC.\n"
+      "-decrypt: -out (mode 0600) is written only when the content\n"
       "decrypted and, with OMAC, authenticated; without OMAC it is not authenticated\n"
       "(said on stderr). A KeyAgreeRecipientInfo is read too: a static originator's\n"
       "certificate by -originator. -secretkey: the EncryptedData's 32-byte key in hex.\n"
@@ -122,13 +127,13 @@ static int add_path(const char **list, size_t *n, size_t cap, const char *opt, c
   return 0;
 }
 
-/* The cipher options: a family (-kuznyechik, -magma) and -omac, or
- * openssl's whole names; two families are a usage error. */
+/* The cipher options: a family (-kuznyechik, -magma, -gost89) and -omac,
+ * or openssl's whole names; two families are a usage error. */
 static int cipher_arg(cms_args *a, int id) {
   int magma = id == C_MAGMA || id == C_MAGMA_CTR || id == C_MAGMA_OMAC;
-  int family = id == C_OMAC ? 0 : magma ? 2 : 1;
+  int family = id == C_OMAC ? 0 : id == C_GOST89 ? 3 : magma ? 2 : 1;
   if (family && a->cipher_family && a->cipher_family != family)
-    return cli_usage("cms: one of -kuznyechik and -magma");
+    return cli_usage("cms: one of -kuznyechik, -magma and -gost89");
   if (family) a->cipher_family = family;
   if (id == C_OMAC || id == C_KUZ_OMAC || id == C_MAGMA_OMAC) a->omac = 1;
   return 0;
@@ -162,7 +167,7 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_ORIGINATOR: a->originator = p->arg; return 0;
     case C_MD: return md_arg(a, p->arg);
     case C_KUZ: case C_MAGMA: case C_OMAC: case C_KUZ_CTR: case C_KUZ_OMAC: case C_MAGMA_CTR:
-    case C_MAGMA_OMAC: return cipher_arg(a, id);
+    case C_MAGMA_OMAC: case C_GOST89: return cipher_arg(a, id);
     case C_PRINT: a->print = 1; return 0;
     case C_IN: a->in = p->arg; return 0;
     case C_OUT: a->out = p->arg; return 0;
@@ -340,8 +345,10 @@ int cmd_cms(int argc, char **argv) {
   if (!rc && !a.op && (a.tsa_query || a.tsa_reply)) a.op = C_TIMESTAMP;
   if (!rc) rc = check_args(&a);
   if (rc) return rc;
-  a.cipher = a.cipher_family == 2 ? (a.omac ? GOSTX_CMS_MAGMA_OMAC : GOSTX_CMS_MAGMA)
-                                  : (a.omac ? GOSTX_CMS_KUZNYECHIK_OMAC : GOSTX_CMS_KUZNYECHIK);
+  if (a.cipher_family == 3 && a.omac) return cli_usage("cms: -gost89 has no -omac (CFB, unauthenticated)");
+  a.cipher = a.cipher_family == 3   ? GOSTX_CMS_GOST89
+             : a.cipher_family == 2 ? (a.omac ? GOSTX_CMS_MAGMA_OMAC : GOSTX_CMS_MAGMA)
+                                    : (a.omac ? GOSTX_CMS_KUZNYECHIK_OMAC : GOSTX_CMS_KUZNYECHIK);
   switch (a.op) {
     case C_SIGN: return cms_sign(&a);
     case C_VERIFY: return cms_verify(&a);

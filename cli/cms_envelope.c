@@ -24,8 +24,9 @@ static int refuse(const char *path, gostx_cms_status st, const uint8_t *oid, siz
 
 static void say_unauthenticated(const gostx_cms_encrypted_content *ec) {
   if (!gostx_cms_cipher_has_mac(ec->cipher))
-    cli_err("cms: note: the content is CTR-ACPKM without OMAC: not authenticated (a changed "
-            "ciphertext decrypts to changed bytes undetected)");
+    cli_err("cms: note: the content is %s: not authenticated (a changed ciphertext decrypts to "
+            "changed bytes undetected)",
+            ec->cipher == GOSTX_CMS_GOST89 ? "GOST 28147-89 CFB" : "CTR-ACPKM without OMAC");
 }
 
 /* The message made by make (two calls: size, then the bytes) written as

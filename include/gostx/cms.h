@@ -9,7 +9,9 @@
  * lib/x509 (gostx/x509.h); EnvelopedData with KeyTransRecipientInfo
  * (KeyTransport2019: KEG + KExp15; KeyAgreeRecipientInfo read),
  * EncryptedData and DigestedData, the
- * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC.
+ * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC; and RFC 4490's
+ * GOST 28147-89 CFB content with its KeyTransRecipientInfo (VKO + CryptoPro
+ * key wrap, 2012 keys).
  *
  * Nothing here allocates. A parsed message (gostx_cms_signed) is views
  * into the caller's DER, which must outlive it. A detached signature of a
@@ -225,7 +227,10 @@ typedef enum gostx_cms_cipher {
   GOSTX_CMS_KUZNYECHIK = 1,      /* kuznyechik-ctr-acpkm, 1.2.643.7.1.1.5.2.1 */
   GOSTX_CMS_MAGMA = 2,           /* magma-ctr-acpkm, 1.2.643.7.1.1.5.1.1 */
   GOSTX_CMS_KUZNYECHIK_OMAC = 3, /* kuznyechik-ctr-acpkm-omac, .5.2.2 */
-  GOSTX_CMS_MAGMA_OMAC = 4       /* magma-ctr-acpkm-omac, .5.1.2 */
+  GOSTX_CMS_MAGMA_OMAC = 4,      /* magma-ctr-acpkm-omac, .5.1.2 */
+  GOSTX_CMS_GOST89 = 5           /* GOST 28147-89 CFB with CryptoPro key meshing,
+                                    id-Gost28147-89 1.2.643.2.2.21 (RFC 4490 5.1,
+                                    RFC 4357 2.3): not authenticated either */
 } gostx_cms_cipher;
 
 /* 1 for the -OMAC ciphers (the content is authenticated), else 0. */
@@ -236,12 +241,14 @@ typedef struct gostx_cms_encrypted_content {
   const uint8_t *content_type, *alg_oid; /* OID contents */
   size_t content_type_len, alg_oid_len;
   gostx_cms_cipher cipher;         /* UNKNOWN: alg_oid names it */
-  const uint8_t *ukm;              /* the IV's n/2 bytes || KDF_TREE's 8-byte seed */
+  const uint8_t *ukm;              /* the IV's n/2 bytes || KDF_TREE's 8-byte seed;
+                                      GOST89: the 8-byte IV */
   size_t ukm_len;
   const uint8_t *ciphertext;       /* encryptedContent */
   size_t ciphertext_len;
   const uint8_t *mac;              /* the encrypted OMAC (id-cms-mac-attr), NULL when absent */
   size_t mac_len;
+  int sbox;                        /* GOST89: the encryptionParamSet's S-boxes (gostx_sbox) */
 } gostx_cms_encrypted_content;
 
 /* ---- EnvelopedData with KeyTransRecipientInfo (KeyTransport2019) ----
@@ -264,7 +271,10 @@ typedef struct gostx_cms_recipient {
   size_t rid_issuer_len, rid_serial_len, rid_key_id_len;
   const uint8_t *kea_oid;             /* keyEncryptionAlgorithm's OID content */
   size_t kea_oid_len;
-  gostx_alg wrap_alg;                 /* KExp15's cipher; 0: unknown (kea_oid) */
+  gostx_alg wrap_alg;                 /* KExp15's cipher (MAGMA for RFC 4490's GOST
+                                         28147-89 wrap); 0: unknown (kea_oid) */
+  int rfc4490;                        /* KTRI: RFC 4490's GostR3410-KeyTransport (VKO
+                                         with an 8-byte ukm + CryptoPro key wrap) */
   size_t key_len;                     /* 32 or 64 (the agreement's key size); 0 unknown */
   const uint8_t *encrypted_key;       /* KTRI: GostR3410-KeyTransport; KARI: KExp15's output */
   size_t encrypted_key_len;

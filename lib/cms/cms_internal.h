@@ -23,6 +23,7 @@
 #define OID_KUZ_KEXP15 "\x2a\x85\x03\x07\x01\x01\x07\x02\x01"         /* 1.2.643.7.1.1.7.2.1 */
 #define OID_MAGMA_KEXP15 "\x2a\x85\x03\x07\x01\x01\x07\x01\x01"       /* 1.2.643.7.1.1.7.1.1 */
 #define OID_AGREEMENT_256 "\x2a\x85\x03\x07\x01\x01\x06\x01"           /* 1.2.643.7.1.1.6.1 */
+#define OID_GOST89 "\x2a\x85\x03\x02\x02\x15"                       /* 1.2.643.2.2.21 */
 #define OID_AGREEMENT_512 "\x2a\x85\x03\x07\x01\x01\x06\x02"           /* 1.2.643.7.1.1.6.2 */
 /* attributes (RFC 5652 section 11, RFC 5035 section 5.4) */
 #define OID_ATTR_CONTENT_TYPE "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x03"   /* 1.2.840.113549.1.9.3 */
@@ -93,5 +94,26 @@ int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const u
 /* Decrypts ec under cek into out[cap] (size query when out is NULL). */
 int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
                     size_t cap, size_t *out_len, gostx_cms_status *st);
+
+/* RFC 4490 / RFC 4357: GOST 28147-89 CFB content (content89.c) and its
+ * KeyTransRecipientInfo (keytrans89.c). */
+/* The gostx_sbox of a 28147-89 encryptionParamSet OID, -1 unknown. */
+int gostx__cms89_sbox(gostx__der oid);
+/* Gost28147-89-Parameters after id-Gost28147-89 in alg, into ec. */
+int gostx__cms89_read_params(gostx__der *alg, gostx_cms_encrypted_content *ec);
+/* id-Gost28147-89's AlgorithmIdentifier with a fresh IV (zero if count). */
+int gostx__cms89_write_alg(gostx__der_w *w, int count);
+/* CFB with key meshing of ec's ciphertext_len bytes in into out. */
+int gostx__cms89_crypt(const gostx_cms_encrypted_content *ec, const uint8_t cek[32],
+                       const uint8_t *in, uint8_t *out, int decrypt);
+/* 1 when keyEncryptionAlgorithm's OID is a 2012 key's (RFC 4490's
+ * transport), ri marked so; 0 otherwise. */
+int gostx__cms89_key_alg(gostx__der oid, gostx_cms_recipient *ri);
+/* The CEK of an RFC 4490 KTRI for our key; *st names a refusal. */
+int gostx__cms89_unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key, uint8_t cek[32],
+                        gostx_cms_status *st);
+/* An RFC 4490 KTRI for c carrying cek (count: sizes only). */
+int gostx__cms89_write_ktri(gostx__der_w *w, const gostx_x509_cert *c, const uint8_t cek[32],
+                            int count);
 
 #endif

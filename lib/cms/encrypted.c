@@ -40,6 +40,7 @@ static const struct {
      "1.2.643.7.1.1.5.2.2"},
     {OID_MAGMA_CTR_ACPKM_OMAC, sizeof OID_MAGMA_CTR_ACPKM_OMAC - 1, GOSTX_CMS_MAGMA_OMAC,
      "1.2.643.7.1.1.5.1.2"},
+    {OID_GOST89, sizeof OID_GOST89 - 1, GOSTX_CMS_GOST89, "1.2.643.2.2.21"},
 };
 
 static gostx_cms_cipher cipher_of(gostx__der oid) {
@@ -75,6 +76,7 @@ static int content_alg(gostx__der *r, gostx_cms_encrypted_content *ec) {
   ec->alg_oid = oid.p, ec->alg_oid_len = oid.n;
   ec->cipher = cipher_of(oid);
   if (!ec->cipher) return 0;
+  if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_read_params(&alg, ec);
   if (gostx__der_get(&alg, GOSTX__DER_SEQ, &params, NULL) || alg.n ||
       gostx__der_get(&params, GOSTX__DER_OCTETS, &ukm, NULL) || params.n ||
       ukm.n != ukm_len(ec->cipher))
@@ -136,21 +138,27 @@ static int ctr(const gostx_cipher *enc, gostx_cms_cipher cipher, const uint8_t *
   return rc;
 }
 
-/* Written with the content as it is and a zero MAC: gostx__cms_seal
- * encrypts both in place once the whole message is written (the writer
- * moves what it has written while it closes elements). */
-int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
-                                       const uint8_t *content, size_t len, int count) {
+/* { CTR-ACPKM OID, SEQUENCE { ukm } } with a fresh ukm (zeros if count). */
+static int write_acpkm_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count) {
   uint8_t ukm[16] = {0};
   int rc = count ? 0 : gostx_random_bytes(ukm, ukm_len(cipher));
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, "1.2.840.113549.1.7.1");
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, ciphers[cipher - 1].dotted);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_tlv(w, GOSTX__DER_OCTETS, ukm, ukm_len(cipher));
   gostx__der_w_end(w);
   gostx__der_w_end(w);
+  return rc;
+}
+
+/* Written with the content as it is and a zero MAC: gostx__cms_seal
+ * encrypts both in place once the whole message is written (the writer
+ * moves what it has written while it closes elements). */
+int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
+                                       const uint8_t *content, size_t len, int count) {
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_oid(w, "1.2.840.113549.1.7.1");
+  int rc = cipher == GOSTX_CMS_GOST89 ? gostx__cms89_write_alg(w, count) : write_acpkm_alg(w, cipher, count);
   gostx__der_w_tlv(w, GOSTX__DER_CTX(0), content, len);
   gostx__der_w_end(w);
   return rc;
@@ -175,6 +183,7 @@ int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const u
   size_t n = block_len(ec->cipher);
   int has_mac = gostx_cms_cipher_has_mac(ec->cipher);
   uint8_t *p = out + (ec->ciphertext - out), *m = has_mac ? out + (ec->mac - out) : NULL;
+  if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_crypt(ec, cek, p, p, 0);
   memset(&enc, 0, sizeof enc);
   memset(&mac, 0, sizeof mac);
   int rc = content_keys(ec->cipher, cek, ec->ukm, &enc, &mac);
@@ -194,6 +203,7 @@ int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32]
   if (!ec->cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
   if (!out) return 0;
   if (cap < ec->ciphertext_len) return GOSTX_ELEN;
+  if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_crypt(ec, cek, ec->ciphertext, out, 1);
   gostx_cipher enc, mac;
   uint8_t tag[16], expected[16];
   size_t n = block_len(ec->cipher);
@@ -251,7 +261,7 @@ int gostx_cms_encrypted_encrypt(const uint8_t key[32], gostx_cms_cipher cipher,
                                 const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                                 size_t *out_len) {
   if (!key || !out_len || (!content && len) || cipher < GOSTX_CMS_KUZNYECHIK ||
-      cipher > GOSTX_CMS_MAGMA_OMAC)
+      cipher > GOSTX_CMS_GOST89)
     return GOSTX_EINVAL;
   gostx__der_w w;
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.6");

@@ -32,6 +32,7 @@ static int key_enc_alg(gostx__der *r, gostx_cms_recipient *ri) {
   gostx__der alg, oid, params, agr;
   if (gostx__der_get(r, GOSTX__DER_SEQ, &alg, NULL) || gostx__der_oid(&alg, &oid)) return GOSTX_EFORMAT;
   ri->kea_oid = oid.p, ri->kea_oid_len = oid.n;
+  if (gostx__cms89_key_alg(oid, ri)) return 0; /* RFC 4490: the key's AlgorithmIdentifier */
   ri->wrap_alg = wrap_alg(oid);
   if (!ri->wrap_alg) return 0;
   if (gostx__der_get(&alg, GOSTX__DER_SEQ, &params, NULL) || alg.n || gostx__der_oid(&params, &agr) ||
@@ -266,6 +267,8 @@ static int originator_key(const gostx_cms_recipient *ri, const gostx_x509_cert *
 static int unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
                   const gostx_x509_cert *originator, uint8_t cek[32], gostx_cms_status *st) {
   gostx_gost3410_key peer;
+  if (ri->rfc4490) return ri->kari ? (*st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT)
+                                   : gostx__cms89_unwrap(ri, key, cek, st);
   if (!ri->kari) return unwrap_ktri(ri, key, cek, st);
   int rc = originator_key(ri, originator, &peer, st);
   if (!rc) rc = kimp(ri, key, &peer, ri->ukm, ri->ukm_len, ri->encrypted_key, ri->encrypted_key_len, cek, st);
@@ -363,7 +366,7 @@ int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cip
                       const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                       size_t *out_len) {
   if (!recipients || !out_len || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS || (!content && len) ||
-      cipher < GOSTX_CMS_KUZNYECHIK || cipher > GOSTX_CMS_MAGMA_OMAC)
+      cipher < GOSTX_CMS_KUZNYECHIK || cipher > GOSTX_CMS_GOST89)
     return GOSTX_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!recipient_ok(&recipients[i])) return GOSTX_EINVAL;
@@ -377,7 +380,9 @@ int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cip
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.3");
   gostx__der_w_u32(&w, has_mac ? 2 : 0); /* RFC 5652 6.1: 2 with unprotectedAttrs */
   gostx__der_w_begin(&w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
-  for (size_t i = 0; i < n && !rc; i++) rc = write_ktri(&w, &recipients[i], alg, cek, count);
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = cipher == GOSTX_CMS_GOST89 ? gostx__cms89_write_ktri(&w, &recipients[i], cek, count)
+                                    : write_ktri(&w, &recipients[i], alg, cek, count);
   gostx__der_w_end(&w);
   if (!rc) rc = gostx__cms_write_encrypted_content(&w, cipher, content, len, count);
   gostx__cms_write_mac_attr(&w, cipher);

@@ -424,7 +424,7 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
                    const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
                    size_t *out_len);
 typedef enum gostx_cms_cipher { GOSTX_CMS_CIPHER_UNKNOWN, GOSTX_CMS_KUZNYECHIK, GOSTX_CMS_MAGMA,
-    GOSTX_CMS_KUZNYECHIK_OMAC, GOSTX_CMS_MAGMA_OMAC, ... } gostx_cms_cipher;
+    GOSTX_CMS_KUZNYECHIK_OMAC, GOSTX_CMS_MAGMA_OMAC, GOSTX_CMS_GOST89, ... } gostx_cms_cipher;
 typedef struct gostx_cms_encrypted_content {
   gostx_cms_cipher cipher; size_t ciphertext_len; ...;
 } gostx_cms_encrypted_content;

@@ -349,7 +349,8 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
 _CIPHERS = {("kuznyechik", False): lib.GOSTX_CMS_KUZNYECHIK,
             ("kuznyechik", True): lib.GOSTX_CMS_KUZNYECHIK_OMAC,
             ("magma", False): lib.GOSTX_CMS_MAGMA,
-            ("magma", True): lib.GOSTX_CMS_MAGMA_OMAC}
+            ("magma", True): lib.GOSTX_CMS_MAGMA_OMAC,
+            ("gost89", False): lib.GOSTX_CMS_GOST89}
 
 
 def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="DER"):
@@ -358,12 +359,16 @@ def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="D
     bytes; GOST R 34.10-2012 256 or 512 keys, 1 to 8 of them), a
     KeyTransRecipientInfo each (KeyTransport2019). cipher: "kuznyechik" or
     "magma" (CTR-ACPKM); omac=True authenticates the content (without it a
-    changed ciphertext decrypts to changed bytes). Returns DER bytes, or PEM
-    ("CMS") with encoding="PEM"."""
+    changed ciphertext decrypts to changed bytes). cipher="gost89": GOST
+    28147-89 CFB (RFC 4490, openssl cms -gost89) with RFC 4490's key
+    transport (VKO + CryptoPro key wrap); it has no OMAC and is not
+    authenticated. Returns DER bytes, or PEM ("CMS") with encoding="PEM"."""
+    if cipher == "gost89" and omac:
+        raise GostxValueError("cipher 'gost89' has no OMAC (CFB is not authenticated)")
     try:
         alg = _CIPHERS[(cipher, bool(omac))]
     except (KeyError, TypeError):
-        raise GostxValueError(f"cipher must be 'kuznyechik' or 'magma', not {cipher!r}") from None
+        raise GostxValueError(f"cipher must be 'kuznyechik', 'magma' or 'gost89', not {cipher!r}") from None
     if isinstance(recipients, (Certificate, bytes, bytearray, memoryview)):
         raise GostxTypeError("recipients must be a list of certificates")
     certs = [_as_cert(c, "recipient") for c in recipients]

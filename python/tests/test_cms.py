@@ -166,6 +166,31 @@ def test_encrypt_decrypt_round_trip(pki, cipher, omac):
     assert cms.decrypt(p7m, r512, key(pki, "leaf-512B.key")) == doc
 
 
+def test_encrypt_gost89(pki, cli, tmp_path):
+    """GOST 28147-89 CFB content with RFC 4490 key transport: both key
+    sizes in one message, past the 1024-byte key meshing; `gostx cms
+    -decrypt` reads it; a changed encryptedKey MAC is WRONG_KEY; no OMAC."""
+    r256, r512 = certs(pki, "leaf-256B.pem")[0], certs(pki, "leaf-512C.pem")[0]
+    doc = bytes(range(256)) * 9 + b"tail"
+    p7m = cms.encrypt(doc, [r256, r512], cipher="gost89")
+    assert cms.decrypt(p7m, r256, key(pki, "leaf-256B.key")) == doc
+    assert cms.decrypt(p7m, r512, key(pki, "leaf-512C.key")) == doc
+    (tmp_path / "g.p7m").write_bytes(p7m)
+    r = subprocess.run([cli, "cms", "-decrypt", "-recip", pki + "leaf-512C.pem", "-inkey",
+                        pki + "leaf-512C.key", "-in", str(tmp_path / "g.p7m"), "-out",
+                        str(tmp_path / "out.bin")], capture_output=True, text=True)
+    assert r.returncode == 0 and "not authenticated" in r.stderr, r.stderr
+    assert (tmp_path / "out.bin").read_bytes() == doc
+    bad = bytearray(p7m)
+    at = bad.index(b"\x30\x28\x04\x20") + 4 + 32 + 2  # the first recipient's macKey
+    bad[at] ^= 1
+    with pytest.raises(cms.DecryptionError) as e:
+        cms.decrypt(bytes(bad), r256, key(pki, "leaf-256B.key"))
+    assert e.value.status == cms.Status.WRONG_KEY
+    with pytest.raises(gostx.GostxValueError, match="no OMAC"):
+        cms.encrypt(doc, [r256], cipher="gost89", omac=True)
+
+
 def test_encrypt_pem_path_and_empty(pki, tmp_path):
     r = certs(pki, "leaf-512A.pem")[0]
     (tmp_path / "doc").write_bytes(b"from a file")

@@ -372,7 +372,9 @@ def ike_engine_seeds():
 # -cades with a chain, -keyid with two signers attached, -noattr), and
 # R 1323565.1.025-2019's two examples (tests/vectors/tc26_cms) as PEM;
 # then its EnvelopedData (KTRI 256, 512; KARI), EncryptedData and DigestedData
-# examples as PEM.
+# examples as PEM; then GOST 28147-89 EnvelopedData (RFC 4490 KTRI): TK26's
+# two examples (PEM) and openssl cms -gost89's to leaf-256A and leaf-512A
+# (DER; the harness's keys' curves, so its VKO and unwrap run).
 def cms_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
@@ -386,6 +388,13 @@ def cms_seeds():
                             os.path.join(t, "doc"), "-outform", "DER", "-out", out] +
                            [a if a.startswith("-") else os.path.join(t, a) for a in args],
                            check=True, capture_output=True, env=env)
+            with open(out, "rb") as f:
+                return f.read()
+        def oenc89(leaf):
+            out = os.path.join(t, "out")
+            subprocess.run(["openssl", "cms", "-engine", "gost", "-encrypt", "-binary", "-gost89",
+                            "-in", os.path.join(t, "doc"), "-outform", "DER", "-out", out,
+                            os.path.join(t, leaf)], check=True, capture_output=True, env=env)
             with open(out, "rb") as f:
                 return f.read()
         def tc26(name):
@@ -408,6 +417,10 @@ def cms_seeds():
             (1 | 2 << 2, tc26("encrypted_kuznyechik_a421.pem")),
             (1 | 3 << 2, tc26("hashed_a311.pem")),
             (1 | 3 << 2, tc26("hashed_a321.pem")),
+            (1 | 1 << 2, tc26("tk26cms_ktri256_gost89.pem")),
+            (1 | 1 << 2, tc26("tk26cms_ktri512_gost89.pem")),
+            (1 << 2, oenc89("leaf-256A.pem")),
+            (1 << 2, oenc89("leaf-512A.pem")),
         ]
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)
