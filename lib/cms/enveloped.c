@@ -356,11 +356,9 @@ int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
                              const gostx_cms_encrypt_params *p, const gostx__cms_sender_draw *draw,
                              const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                              size_t *out_len) {
-  static const uint8_t zero[64];
   int count = out == NULL;
   if (!out_len || (!content && len) || (!count && !draw) || !encrypt_params_ok(recipients, n, p))
     return GOSTX_EINVAL;
-  const uint8_t *cek = count ? zero : draw->cek;
   gostx_alg alg = wrap_family(p->cipher);
   int rc = 0;
   gostx__der_w w;
@@ -368,8 +366,7 @@ int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
   gostx__der_w_u32(&w, enveloped_version(p));
   gostx__der_w_begin(&w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
   for (size_t i = 0; i < n && !rc; i++)
-    rc = gostx__cms_write_recipient(&w, &recipients[i], p, alg, cek, count ? NULL : draw->eph_d[i],
-                                    count ? zero : draw->ukm[i]);
+    rc = gostx__cms_write_recipient(&w, &recipients[i], p, alg, count ? NULL : draw, i);
   gostx__der_w_end(&w);
   if (!rc) rc = gostx__cms_write_encrypted_content(&w, p->cipher, content, len, count);
   gostx__cms_write_mac_attr(&w, p->cipher);
@@ -377,7 +374,7 @@ int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
   if (!rc) rc = gostx__der_w_finish(&w, out_len);
   gostx_cms_enveloped env;
   if (!rc && !count && gostx_cms_enveloped_parse(out, *out_len, &env, NULL)) rc = GOSTX_EINVAL;
-  if (!rc && !count) rc = gostx__cms_seal(out, &env.content, cek);
+  if (!rc && !count) rc = gostx__cms_seal(out, &env.content, draw->cek);
   if (rc && out) gostx_memzero(out, cap); /* no plaintext left behind */
   return rc;
 }

@@ -6,7 +6,7 @@
  * ukm) = K_mac || K_enc and KExp15 of the CEK with IV ukm[24..24+n/2). A
  * KTRI carries the ephemeral key and ukm inside encryptedKey
  * (GostR3410-KeyTransport), a KARI as its originator and ukm fields.
- * The secrets (CEK, ephemeral d) come from the caller: gostx__cms_draw. */
+ * The secrets (CEK, ephemeral d) and Q come from the caller: gostx__cms_draw. */
 #include "cms/cms_internal.h"
 #include "gostx/keywrap.h"
 
@@ -32,12 +32,12 @@ typedef struct wrapped {
   size_t spki_len;
 } wrapped;
 
-/* eph_d NULL (a size query): the recipient's own key stands in for the
+/* draw NULL (a size query): the recipient's own key stands in for the
  * ephemeral one (same length and parameter set) and zeros for KExp15's
  * output. The ephemeral key names the recipient's parameter set OID:
  * gost-engine agrees only between keys that name the same one. */
-static int wrap_cek(const gostx_x509_cert *c, gostx_alg alg, const uint8_t cek[32],
-                    const uint8_t *eph_d, const uint8_t ukm[GOSTX__CMS_UKM_LEN], wrapped *wk) {
+static int wrap_cek(const gostx_x509_cert *c, gostx_alg alg, const gostx__cms_sender_draw *draw,
+                    size_t i, wrapped *wk) {
   size_t len = gostx_gost3410_size(c->curve), n = alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8, got = 0;
   gostx_gost3410_key recip;
   gostx_cipher mac, enc;
@@ -46,13 +46,14 @@ static int wrap_cek(const gostx_x509_cert *c, gostx_alg alg, const uint8_t cek[3
   memset(&enc, 0, sizeof enc);
   wk->psexp_len = 32 + n;
   int rc = gostx_gost3410_key_read(&recip, c->spki, c->spki_len, NULL, 0);
-  if (!rc && !eph_d) wk->eph = recip;
-  if (!rc && eph_d) rc = gostx_gost3410_key_set_private(&wk->eph, c->curve, eph_d, len, recip.oid);
-  if (!rc && eph_d) rc = gostx__cms_kexp_keys(alg, c->curve, eph_d, len, c->pub, ukm, &mac, &enc);
-  if (!rc && eph_d) rc = gostx_kexp15(&enc, &mac, ukm + 24, n / 2, cek, 32, wk->psexp, &got);
+  if (!rc && !draw) wk->eph = recip;
+  if (!rc && draw) rc = gostx_gost3410_key_set_public(&wk->eph, c->curve, draw->eph_q[i], 2 * len, recip.oid);
+  if (!rc && draw)
+    rc = gostx__cms_kexp_keys(alg, c->curve, draw->eph_d[i], len, c->pub, draw->ukm[i], &mac, &enc);
+  if (!rc && draw)
+    rc = gostx_kexp15(&enc, &mac, draw->ukm[i] + 24, n / 2, draw->cek, 32, wk->psexp, &got);
   if (!rc) rc = gostx_gost3410_key_write(&wk->eph, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
                                          wk->spki, sizeof wk->spki, &wk->spki_len);
-  gostx_gost3410_key_clear(&wk->eph);
   gostx_cipher_clear(&mac);
   gostx_cipher_clear(&enc);
   return rc;
@@ -134,10 +135,11 @@ static int write_kari(gostx__der_w *w, const gostx_x509_cert *c, int key_id, gos
 
 int gostx__cms_write_recipient(gostx__der_w *w, const gostx_x509_cert *c,
                                const gostx_cms_encrypt_params *p, gostx_alg alg,
-                               const uint8_t cek[32], const uint8_t *eph_d,
-                               const uint8_t ukm[GOSTX__CMS_UKM_LEN]) {
+                               const gostx__cms_sender_draw *draw, size_t i) {
+  static const uint8_t zero_ukm[GOSTX__CMS_UKM_LEN];
+  const uint8_t *ukm = draw ? draw->ukm[i] : zero_ukm;
   wrapped wk;
-  int rc = wrap_cek(c, alg, cek, eph_d, ukm, &wk);
+  int rc = wrap_cek(c, alg, draw, i, &wk);
   if (!rc && p->kari) rc = write_kari(w, c, p->key_id, alg, &wk, ukm);
   if (!rc && !p->kari) write_ktri(w, c, p->key_id, alg, &wk, ukm);
   gostx_memzero(wk.psexp, sizeof wk.psexp);
@@ -145,11 +147,10 @@ int gostx__cms_write_recipient(gostx__der_w *w, const gostx_x509_cert *c,
 }
 
 int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, gostx__cms_sender_draw *draw) {
-  uint8_t q[128];
   int rc = gostx_random_bytes(draw->cek, sizeof draw->cek);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t len = gostx_gost3410_size(recipients[i].curve);
-    rc = gostx_gost3410_keygen(recipients[i].curve, draw->eph_d[i], len, q, 2 * len);
+    rc = gostx_gost3410_keygen(recipients[i].curve, draw->eph_d[i], len, draw->eph_q[i], 2 * len);
     if (!rc) rc = gostx_random_bytes(draw->ukm[i], GOSTX__CMS_UKM_LEN);
   }
   return rc;
