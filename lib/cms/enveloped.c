@@ -10,7 +10,9 @@
  *     (KExp15's output), ephemeralPublicKey SubjectPublicKeyInfo,
  *     ukm OCTET STRING (32 bytes) }.
  * The recipient's key agreement and unwrap are on secrets; the rest is
- * public. */
+ * public. The sender's RecipientInfos (KTRI, and KARI with an ephemeral
+ * originator) are written by recipient_write.c; here the message around
+ * them, from the secrets drawn first (gostx__cms_draw). */
 #include "cms/cms_internal.h"
 #include "gostx/keywrap.h"
 
