@@ -46,8 +46,8 @@ check "TC26 a211 (KARI, ephemeral) decrypts: $(cat "$T/err")" [ "$(hex "$T/a211.
 check "TC26 a221 (KARI, static) decrypts: $(cat "$T/err")" [ "$(hex "$T/a221.out")" = "$enveloped_text" ]
 "$G" cms -decrypt -recip "$tc26/recipient256_cert.pem" -inkey "$tc26/recipient256_key.pem" \
   -in "$tc26/encrypted_keyagree_a221.pem" -out "$T/a221-no.out" 2>"$T/err"
-check "a221 without -originator: exit 4, named, nothing written" \
-  [ $? = 4 -a ! -e "$T/a221-no.out" ] && grep -q "originator: the static originator" "$T/err"
+check "a221 without -originator: exit 4, nothing written" [ $? = 4 -a ! -e "$T/a221-no.out" ]
+check "a221 without -originator: named" grep -q "originator: the static originator" "$T/err"
 # A.2.4's ciphertext changed (its last byte before the MAC attribute)
 grep -v -- ----- "$tc26/encrypted_keytrans_a241.pem" | base64 -d >"$T/a241.der"
 flip_byte "$T/a241.der" $(($(stat -c %s "$T/a241.der") - 28))
@@ -74,8 +74,8 @@ for ex in encrypted_magma_a411 encrypted_kuznyechik_a421; do
 done
 "$G" cms -EncryptedData_decrypt -secretkey "$(cat "$tc26/encryption_key.hex")" \
   -in "$tc26/encrypted_magma_a411.pem" -out "$T/wrong.out" 2>"$T/err"
-check "a411 with another key: exit 4, OMAC named, nothing written" \
-  [ $? = 4 -a ! -e "$T/wrong.out" ] && grep -q "OMAC does not verify" "$T/err"
+check "a411 with another key: exit 4, nothing written" [ $? = 4 -a ! -e "$T/wrong.out" ]
+check "a411 with another key: the OMAC named" grep -q "OMAC does not verify" "$T/err"
 for ex in hashed_a311 hashed_a321; do
   "$G" cms -digest_verify -in "$tc26/$ex.pem" -out "$T/$ex.out" 2>"$T/err"
   check "TC26 $ex verifies: $(cat "$T/err")" [ "$(hex "$T/$ex.out")" = "$digested_text" ]
