@@ -23,7 +23,8 @@ int gostx__cms_kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_
   return rc;
 }
 
-/* The ephemeral key (its public half is written) and KExp15's output. */
+/* The ephemeral public key (drawn with its d), as the SubjectPublicKeyInfo
+ * written, and KExp15's output. */
 typedef struct wrapped {
   gostx_gost3410_key eph;
   uint8_t psexp[48];
@@ -47,7 +48,8 @@ static int wrap_cek(const gostx_x509_cert *c, gostx_alg alg, const gostx__cms_se
   wk->psexp_len = 32 + n;
   int rc = gostx_gost3410_key_read(&recip, c->spki, c->spki_len, NULL, 0);
   if (!rc && !draw) wk->eph = recip;
-  if (!rc && draw) rc = gostx_gost3410_key_set_public(&wk->eph, c->curve, draw->eph_q[i], 2 * len, recip.oid);
+  if (!rc && draw)
+    rc = gostx_gost3410_key_set_public(&wk->eph, c->curve, draw->eph_q[i], 2 * len, recip.oid);
   if (!rc && draw)
     rc = gostx__cms_kexp_keys(alg, c->curve, draw->eph_d[i], len, c->pub, draw->ukm[i], &mac, &enc);
   if (!rc && draw)
