@@ -20,7 +20,7 @@ enum {
   C_TIMESTAMP, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
   C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC,
-  C_GOST89
+  C_GOST89, C_KEYID, C_KARI
 };
 
 static const cli_opt cms_opts[] = {
@@ -45,6 +45,7 @@ static const cli_opt cms_opts[] = {
     {"digest_verify", 0, CLI_NOARG, C_DIGEST_VERIFY},
     {"recip", 0, CLI_PATH, C_RECIP},        {"secretkey", 0, CLI_ARG, C_SECRETKEY},
     {"originator", 0, CLI_PATH, C_ORIGINATOR},
+    {"keyid", 0, CLI_NOARG, C_KEYID},       {"kari", 0, CLI_NOARG, C_KARI},
     {"md", 0, CLI_ARG, C_MD},               {"kuznyechik", 0, CLI_NOARG, C_KUZ},
     {"magma", 0, CLI_NOARG, C_MAGMA},       {"omac", 0, CLI_NOARG, C_OMAC},
     /* openssl cms's cipher options (gost-engine's names) */
@@ -70,8 +71,8 @@ static void cms_help(void) {
       "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
       "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n"
       "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma|-gost89]\n"
-      "                 [-omac] -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
-      "       gostx cms -decrypt -recip CERT -inkey KEY [-passin ARG] [-originator CERT]\n"
+      "                 [-omac] [-kari] [-keyid] -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
+      "       gostx cms -decrypt [-recip CERT] -inkey KEY [-passin ARG] [-originator CERT]\n"
       "                 -in FILE.p7m [-out FILE]\n"
       "       gostx cms -EncryptedData_encrypt -secretkey HEX [-kuznyechik|-magma|-gost89] [-omac]\n"
       "                 -in F\n"
@@ -102,10 +103,15 @@ static void cms_help(void) {
       "(openssl's -kuznyechik-ctr-acpkm[-omac], -magma-ctr-acpkm[-omac] too); -omac adds\n"
       "the content's OMAC. -gost89: GOST 28147-89 CFB content and RFC 4490's key\n"
       "transport (VKO + CryptoPro key wrap), as openssl cms -gost89; no OMAC.\n"
-      "-decrypt: -out (mode 0600) is written only when the content\n"
-      "decrypted and, with OMAC, authenticated; without OMAC it is not authenticated\n"
-      "(said on stderr). A KeyAgreeRecipientInfo is read too: a static originator's\n"
-      "certificate by -originator. -secretkey: the EncryptedData's 32-byte key in hex.\n"
+      "-kari: a KeyAgreeRecipientInfo per recipient instead (an\n"
+      "ephemeral originator key in the message; a gostx option: openssl picks the kind\n"
+      "by key type and gost-engine always makes KeyTransport); -keyid: recipients named\n"
+      "by subjectKeyIdentifier, not issuer and serial number (openssl's -keyid).\n"
+      "-decrypt without -recip tries each recipient -inkey's key can be (as openssl);\n"
+      "-out (mode 0600) is written only when the content decrypted and, with OMAC,\n"
+      "authenticated; without OMAC it is not authenticated (said on stderr). A\n"
+      "KeyAgreeRecipientInfo's static originator: its certificate by -originator.\n"
+      "-secretkey: the EncryptedData's 32-byte key in hex.\n"
       "An encrypted KEY needs -passin (pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin).\n"
       "Exit status: 0 success, 4 verification failed or the message refused (openssl\n"
       "cms's), 2 usage error, 1 I/O error.\n");
@@ -165,6 +171,8 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_RECIP: return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->arg);
     case C_SECRETKEY: a->secretkey = p->arg; return 0;
     case C_ORIGINATOR: a->originator = p->arg; return 0;
+    case C_KEYID: a->key_id = 1; return 0;
+    case C_KARI: a->kari = 1; return 0;
     case C_MD: return md_arg(a, p->arg);
     case C_KUZ: case C_MAGMA: case C_OMAC: case C_KUZ_CTR: case C_KUZ_OMAC: case C_MAGMA_CTR:
     case C_MAGMA_OMAC: case C_GOST89: return cipher_arg(a, id);
@@ -220,10 +228,12 @@ static int check_args(const cms_args *a) {
     if ((a->flags & GOSTX_CMS_NO_ATTRS) && (a->flags & GOSTX_CMS_CADES))
       return cli_usage("cms: -cades needs signed attributes (not -noattr)");
   }
-  if ((a->op == C_ENCRYPT || a->op == C_DECRYPT) && !a->n_recip)
-    return cli_usage("cms: %s needs -recip", a->op == C_ENCRYPT ? "-encrypt" : "-decrypt");
-  if (a->op == C_DECRYPT && (a->n_recip != 1 || a->n_inkey != 1))
-    return cli_usage("cms: -decrypt: one -recip and its -inkey");
+  if (a->op == C_ENCRYPT && !a->n_recip) return cli_usage("cms: -encrypt needs -recip");
+  if (a->kari && a->op != C_ENCRYPT) return cli_usage("cms: -kari is for -encrypt");
+  if (a->key_id && a->op != C_ENCRYPT)
+    return cli_usage("cms: -keyid is for -encrypt (signers by key id are read, not written)");
+  if (a->op == C_DECRYPT && (a->n_recip > 1 || a->n_inkey != 1))
+    return cli_usage("cms: -decrypt: one -inkey, and at most one -recip (its certificate)");
   if ((a->op == C_ED_ENCRYPT || a->op == C_ED_DECRYPT) && !a->secretkey)
     return cli_usage("cms: -EncryptedData_encrypt/_decrypt need -secretkey");
   if (a->op == C_VERIFY && !a->cafile && !a->capath && !a->noverify)
@@ -346,6 +356,9 @@ int cmd_cms(int argc, char **argv) {
   if (!rc) rc = check_args(&a);
   if (rc) return rc;
   if (a.cipher_family == 3 && a.omac) return cli_usage("cms: -gost89 has no -omac (CFB, unauthenticated)");
+  if (a.cipher_family == 3 && (a.kari || a.key_id))
+    return cli_usage("cms: -gost89 recipients are RFC 4490 key transport by issuer and serial "
+                     "(no -kari, no -keyid)");
   a.cipher = a.cipher_family == 3   ? GOSTX_CMS_GOST89
              : a.cipher_family == 2 ? (a.omac ? GOSTX_CMS_MAGMA_OMAC : GOSTX_CMS_MAGMA)
                                     : (a.omac ? GOSTX_CMS_KUZNYECHIK_OMAC : GOSTX_CMS_KUZNYECHIK);

@@ -25,6 +25,7 @@ typedef struct cms_args {
   /* -encrypt, -decrypt, -EncryptedData_*, -digest_* */
   const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey, *originator;
   size_t n_recip, digest_len;
+  int key_id, kari;         /* -keyid, -kari: the recipients' names and kind */
   int cipher_family, omac; /* as given: 1 Kuznyechik, 2 Magma, 3 GOST 28147-89 */
   gostx_cms_cipher cipher; /* what they name (Kuznyechik by default) */
 } cms_args;

@@ -57,13 +57,13 @@ typedef struct recipients {
   cli_cert_list *certs;
   gostx_x509_cert list[GOSTX_CMS_MAX_RECIPIENTS];
   size_t n;
-  gostx_cms_cipher cipher;
+  gostx_cms_encrypt_params params;
 } recipients;
 
 static int make_enveloped(const void *ctx, const uint8_t *in, size_t len, uint8_t *out, size_t cap,
                           size_t *out_len) {
   const recipients *r = ctx;
-  return gostx_cms_encrypt(r->list, r->n, r->cipher, in, len, out, cap, out_len);
+  return gostx_cms_encrypt_with(r->list, r->n, &r->params, in, len, out, cap, out_len);
 }
 
 /* Each -recip file's first certificate, a GOST R 34.10-2012 key. */
@@ -75,6 +75,11 @@ static int load_recipients(const cms_args *a, recipients *r) {
     const gostx_x509_cert *c = &r->certs->c[first];
     if (c->key_alg == GOSTX_X509_KEY_2001)
       return cli_usage("cms: %s: a GOST R 34.10-2001 key (KeyTransport2019 needs a 2012 key)", a->recip[i]);
+    /* a size query for this one: refused only for a missing key id here */
+    gostx_cms_encrypt_params p = {a->cipher, a->kari, a->key_id};
+    size_t need;
+    if (a->key_id && gostx_cms_encrypt_with(c, 1, &p, NULL, 0, NULL, 0, &need))
+      return cli_usage("cms: -keyid: %s has no subjectKeyIdentifier", a->recip[i]);
     r->list[r->n++] = *c;
   }
   return 0;
@@ -83,7 +88,9 @@ static int load_recipients(const cms_args *a, recipients *r) {
 int cms_encrypt(const cms_args *a) {
   recipients r;
   memset(&r, 0, sizeof r);
-  r.cipher = a->cipher;
+  r.params.cipher = a->cipher;
+  r.params.kari = a->kari;
+  r.params.key_id = a->key_id;
   uint8_t *content = NULL;
   size_t len = 0;
   int rc = (r.certs = calloc(1, sizeof *r.certs)) ? load_recipients(a, &r)
@@ -99,9 +106,10 @@ int cms_encrypt(const cms_args *a) {
 
 /* ---- -decrypt ---- */
 
-/* The recipient's certificate and its private key (which must be it). */
+/* The recipient's certificate (when -recip names it) and its private key
+ * (which must be it). */
 static int load_recipient_key(const cms_args *a, cli_cert_list *certs, gostx_gost3410_key *key) {
-  int rc = cli_load_certs(a->recip[0], certs);
+  int rc = a->n_recip ? cli_load_certs(a->recip[0], certs) : 0;
   cli_key k;
   if (!rc) rc = cli_load_key_pass(a->inkey[0], &k, "-passin", a->passin);
   if (rc) return rc;
@@ -109,7 +117,7 @@ static int load_recipient_key(const cms_args *a, cli_cert_list *certs, gostx_gos
   if (!rc && cli_key_object(&k, key)) rc = cli_usage("cms: %s: not a usable key", a->inkey[0]);
   cli_key_clear(&k);
   const gostx_x509_cert *c = &certs->c[0];
-  if (!rc && (c->curve != key->curve || c->pub_len != 2 * key->len || memcmp(c->pub, key->q, c->pub_len)))
+  if (!rc && a->n_recip && (c->curve != key->curve || c->pub_len != 2 * key->len || memcmp(c->pub, key->q, c->pub_len)))
     rc = cli_usage("cms: %s is not the private key of %s", a->inkey[0], a->recip[0]);
   return rc;
 }
@@ -117,6 +125,21 @@ static int load_recipient_key(const cms_args *a, cli_cert_list *certs, gostx_gos
 /* The content to -out, private (0600): it was secret. */
 static int write_content(const cms_args *a, const uint8_t *p, size_t len) {
   return cli_write_file(a->out, p, len, CLI_OUT_PRIVATE);
+}
+
+/* A refused decryption named: with -inkey alone, that no recipient opens;
+ * an unknown algorithm: the content's, else the (first) key wrap's. */
+static int refuse_enveloped(const cms_args *a, const gostx_cms_enveloped *env,
+                            const gostx_x509_cert *cert, gostx_cms_status st) {
+  const gostx_cms_recipient *ri = &env->recipients[0];
+  if (!cert && st == GOSTX_CMS_RECIPIENT_NOT_FOUND) {
+    cli_err("cms: %s: none of its %zu recipients opens with the key of %s", a->in,
+            env->n_recipients + env->n_other_recipients, a->inkey[0]);
+    fprintf(stderr, "Error decrypting CMS structure\n");
+    return CMS_EXIT_VERIFY;
+  }
+  return env->content.cipher ? refuse(a->in, st, ri->kea_oid, ri->kea_oid_len)
+                             : refuse(a->in, st, env->content.alg_oid, env->content.alg_oid_len);
 }
 
 static int open_enveloped(const cms_args *a, const uint8_t *der, size_t der_len,
@@ -130,12 +153,8 @@ static int open_enveloped(const cms_args *a, const uint8_t *der, size_t der_len,
   if (!rc && gostx_cms_enveloped_parse(der, der_len, env, &st)) rc = refuse(a->in, st, NULL, 0);
   if (!rc && (out = malloc(env->content.ciphertext_len + 1)) == NULL)
     rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_cms_enveloped_decrypt(env, cert, key, originator, out, env->content.ciphertext_len + 1, &len, &st)) {
-    /* an unknown algorithm: the content's, else the (first) key wrap's */
-    const gostx_cms_recipient *ri = &env->recipients[0];
-    rc = env->content.cipher ? refuse(a->in, st, ri->kea_oid, ri->kea_oid_len)
-                             : refuse(a->in, st, env->content.alg_oid, env->content.alg_oid_len);
-  }
+  if (!rc && gostx_cms_enveloped_decrypt(env, cert, key, originator, out, env->content.ciphertext_len + 1, &len, &st))
+    rc = refuse_enveloped(a, env, cert, st);
   if (!rc) say_unauthenticated(&env->content);
   if (!rc) rc = write_content(a, out, len);
   if (out) gostx_memzero(out, len);
@@ -154,7 +173,9 @@ int cms_decrypt(const cms_args *a) {
   /* a KeyAgreeRecipientInfo's static originator (openssl's -originator) */
   if (!rc && a->originator) rc = cli_load_certs(a->originator, orig);
   if (!rc) rc = cms_read_message(a->in, a->inform, &der, &der_len);
-  if (!rc) rc = open_enveloped(a, der, der_len, &certs->c[0], &key, a->originator ? &orig->c[0] : NULL);
+  if (!rc)
+    rc = open_enveloped(a, der, der_len, a->n_recip ? &certs->c[0] : NULL, &key,
+                        a->originator ? &orig->c[0] : NULL);
   gostx_gost3410_key_clear(&key);
   free(der);
   if (certs) cli_cert_list_free(certs);

@@ -240,6 +240,100 @@ static void round_trips(void) {
   free(out);
 }
 
+/* Decrypts der with key alone (openssl cms -decrypt without -recip). */
+static gostx_cms_status decrypt_by_key(const uint8_t *der, size_t der_len, const gostx_gost3410_key *key,
+                                       const gostx_x509_cert *orig, uint8_t *out, size_t cap, size_t *len) {
+  gostx_cms_enveloped env;
+  gostx_cms_status st = GOSTX_CMS_OK;
+  if (gostx_cms_enveloped_parse(der, der_len, &env, &st)) return st;
+  int rc = gostx_cms_enveloped_decrypt(&env, NULL, key, orig, out, cap, len, &st);
+  if (rc && st == GOSTX_CMS_OK) st = GOSTX_CMS_MALFORMED;
+  return st;
+}
+
+/* gostx_cms_encrypt_with: KARI or KTRI, named by issuer and serial or by
+ * subjectKeyIdentifier, to a 512- and a 256-bit recipient: the fields RFC
+ * 5652 6.1/6.2 ask (versions, rid, the ephemeral originator, a 32-byte
+ * ukm), each recipient decrypts by certificate and by key alone. */
+static void recipient_kinds(void) {
+  const signer_files *recips[] = {&r512, &r256};
+  gostx_x509_cert certs[] = {r512.cert, r256.cert};
+  uint8_t der[2048], out[100];
+  for (int kind = 0; kind < 4; kind++) {
+    gostx_cms_encrypt_params p = {kind & 1 ? GOSTX_CMS_MAGMA : GOSTX_CMS_KUZNYECHIK, kind & 1, kind >> 1};
+    size_t len = 0, need = 0;
+    gostx_cms_enveloped env;
+    CHECK(gostx_cms_encrypt_with(certs, 2, &p, content, sizeof out, NULL, 0, &need) == 0 &&
+              gostx_cms_encrypt_with(certs, 2, &p, content, sizeof out, der, sizeof der, &len) == 0 &&
+              len == need && gostx_cms_enveloped_parse(der, len, &env, NULL) == 0 &&
+              env.n_recipients == 2,
+          "kari %d, keyid %d: written in the size asked, parsed", p.kari, p.key_id);
+    CHECK(env.version == (p.kari || p.key_id ? 2 : 0), "kari %d, keyid %d: EnvelopedData version %d",
+          p.kari, p.key_id, env.version);
+    for (size_t i = 0; i < 2; i++) {
+      const gostx_cms_recipient *ri = &env.recipients[i];
+      CHECK(ri->kari == p.kari && ri->version == (p.kari ? 3 : 2 * p.key_id) &&
+                ri->rid_kind == (p.key_id ? GOSTX_CMS_SID_KEY_ID : GOSTX_CMS_SID_ISSUER_SERIAL) &&
+                (!p.kari || (ri->originator_kind == GOSTX_CMS_ORIGINATOR_KEY && ri->ukm_len == 32 &&
+                             ri->encrypted_key_len == 32 + (p.cipher == GOSTX_CMS_MAGMA ? 8u : 16u))),
+            "kari %d, keyid %d, recipient %zu: its kind, version, rid and originator", p.kari, p.key_id, i);
+      size_t out_len = 0;
+      gostx_cms_status st = decrypt_env(der, len, recips[i], out, &out_len);
+      CHECK(st == GOSTX_CMS_OK && out_len == sizeof out && !memcmp(out, content, out_len),
+            "kari %d, keyid %d, recipient %zu decrypts: %s", p.kari, p.key_id, i, gostx_cms_status_name(st));
+      memset(out, 0, sizeof out);
+      st = decrypt_by_key(der, len, &recips[i]->key, NULL, out, sizeof out, &out_len);
+      CHECK(st == GOSTX_CMS_OK && !memcmp(out, content, sizeof out),
+            "kari %d, keyid %d, recipient %zu decrypts by its key alone: %s", p.kari, p.key_id, i,
+            gostx_cms_status_name(st));
+    }
+  }
+  gostx_cms_encrypt_params bad = {GOSTX_CMS_KUZNYECHIK, 1, 0};
+  size_t len = 0;
+  bad.cipher = (gostx_cms_cipher)9;
+  CHECK(gostx_cms_encrypt_with(certs, 2, &bad, content, 10, der, sizeof der, &len) == GOSTX_EINVAL &&
+            gostx_cms_encrypt_with(certs, 2, NULL, content, 10, der, sizeof der, &len) == GOSTX_EINVAL,
+        "an unknown cipher, no parameters: EINVAL");
+}
+
+/* Decryption by key alone: every recipient of the key's size is tried,
+ * another's key opens none (RECIPIENT_NOT_FOUND), a changed encryptedKey
+ * opens none, the second of two 256-bit recipients is found, a static
+ * originator's KARI needs its certificate (A.2.2). */
+static void by_key_alone(void) {
+  signer_files *sender = malloc(sizeof *sender);
+  load_signer("sender256_cert.pem", "sender256_key.pem", sender);
+  gostx_x509_cert certs[] = {r256.cert, sender->cert};
+  gostx_cms_encrypt_params p = {GOSTX_CMS_KUZNYECHIK_OMAC, 1, 0};
+  uint8_t der[2048], out[100];
+  size_t len = 0, out_len = 0;
+  CHECK(gostx_cms_encrypt_with(certs, 2, &p, content, sizeof out, der, sizeof der, &len) == 0, "to two 256s");
+  gostx_cms_status st = decrypt_by_key(der, len, &sender->key, NULL, out, sizeof out, &out_len);
+  CHECK(st == GOSTX_CMS_OK && !memcmp(out, content, sizeof out), "the second of two: %s", gostx_cms_status_name(st));
+  CHECK(gostx_cms_encrypt_with(certs, 1, &p, content, sizeof out, der, sizeof der, &len) == 0, "to one");
+  memset(out, 0x55, sizeof out);
+  st = decrypt_by_key(der, len, &sender->key, NULL, out, sizeof out, &out_len);
+  CHECK(st == GOSTX_CMS_RECIPIENT_NOT_FOUND, "another's key: %s", gostx_cms_status_name(st));
+  st = decrypt_by_key(der, len, &r512.key, NULL, out, sizeof out, &out_len);
+  CHECK(st == GOSTX_CMS_RECIPIENT_NOT_FOUND, "a key of another size: %s", gostx_cms_status_name(st));
+  gostx_cms_enveloped env;
+  CHECK(gostx_cms_enveloped_parse(der, len, &env, NULL) == 0, "parses");
+  der[env.recipients[0].encrypted_key - der] ^= 1;
+  st = decrypt_by_key(der, len, &r256.key, NULL, out, sizeof out, &out_len);
+  CHECK(st == GOSTX_CMS_RECIPIENT_NOT_FOUND && out[0] == 0x55, "a changed encryptedKey opens none: %s",
+        gostx_cms_status_name(st));
+  size_t elen;
+  uint8_t *ex = example("encrypted_keyagree_a221.pem", &elen);
+  st = decrypt_by_key(ex, elen, &r256.key, NULL, out, sizeof out, &out_len);
+  CHECK(st == GOSTX_CMS_ORIGINATOR_NOT_FOUND, "A.2.2 by key, no originator: %s", gostx_cms_status_name(st));
+  st = decrypt_by_key(ex, elen, &r256.key, &sender->cert, out, sizeof out, &out_len);
+  CHECK(st == GOSTX_CMS_OK && out_len == sizeof enveloped_text - 1 && !memcmp(out, enveloped_text, out_len),
+        "A.2.2 by key with its originator: %s", gostx_cms_status_name(st));
+  free(ex);
+  gostx_gost3410_key_clear(&sender->key);
+  free(sender);
+}
+
 /* CTR-ACPKM's section in CMS is the profile's (Kuznyechik 256 KiB, Magma
  * 8 KiB, as PyGOST's test of the examples uses them): a plain EncryptedData
  * past a Magma section and through a Kuznyechik one, decrypted with
@@ -306,6 +400,8 @@ int main(void) {
   encrypted_examples();
   digested_examples();
   round_trips();
+  recipient_kinds();
+  by_key_alone();
   sections();
   refusals();
   gostx_gost3410_key_clear(&r256.key);

@@ -311,7 +311,10 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_enveloped_parse(const uint8_t *der, siz
  * its certificate (originator; NULL otherwise). 0; GOSTX_EAUTH with *st
  * RECIPIENT_NOT_FOUND, ORIGINATOR_NOT_FOUND, WRONG_KEY or BAD_MAC (out
  * wiped); GOSTX_EFORMAT with *st UNKNOWN_ALGORITHM or ALGORITHM_MISMATCH;
- * GOSTX_ELEN when cap is short; GOSTX_EINVAL misuse. */
+ * GOSTX_ELEN when cap is short; GOSTX_EINVAL misuse. cert NULL (openssl cms
+ * -decrypt with -inkey alone): every recipient of key's size is tried, all
+ * of them, the first that opens decrypting; none: RECIPIENT_NOT_FOUND (or
+ * ORIGINATOR_NOT_FOUND when a static originator's certificate was needed). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env,
                                                             const gostx_x509_cert *cert,
                                                             const gostx_gost3410_key *key,
@@ -328,6 +331,23 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt(const gostx_x509_cert *recipien
                                                   gostx_cms_cipher cipher, const uint8_t *content,
                                                   size_t len, uint8_t *out, size_t cap,
                                                   size_t *out_len);
+
+/* The recipients' kind and names (gostx_cms_encrypt_with). */
+typedef struct gostx_cms_encrypt_params {
+  gostx_cms_cipher cipher;
+  int kari;   /* 1: a KeyAgreeRecipientInfo per recipient (an ephemeral originator key
+                 in the message, R 1323565.1.025-2019's KEG + KExp15) instead of a
+                 KeyTransRecipientInfo */
+  int key_id; /* 1: recipients named by subjectKeyIdentifier (openssl cms -keyid);
+                 0: by issuerAndSerialNumber */
+} gostx_cms_encrypt_params;
+
+/* gostx_cms_encrypt with the recipients' kind and names chosen. GOSTX_EINVAL
+ * also for key_id with a certificate that has no subjectKeyIdentifier. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
+                                                       const gostx_cms_encrypt_params *params,
+                                                       const uint8_t *content, size_t len,
+                                                       uint8_t *out, size_t cap, size_t *out_len);
 
 /* ---- EncryptedData (RFC 5652 section 8): the key is the caller's ---- */
 typedef struct gostx_cms_encrypted {

@@ -116,4 +116,34 @@ int gostx__cms89_unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key 
 int gostx__cms89_write_ktri(gostx__der_w *w, const gostx_x509_cert *c, const uint8_t cek[32],
                             int count);
 
+/* ---- EnvelopedData's sender (lib/cms/recipient_write.c) ---- */
+#define GOSTX__CMS_UKM_LEN 32
+/* K_mac || K_enc = KEG(d, Q, ukm) as the KExp15 wrap cipher's two keys. */
+int gostx__cms_kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_t *d, size_t len,
+                         const uint8_t *q, const uint8_t ukm[GOSTX__CMS_UKM_LEN],
+                         gostx_cipher *mac, gostx_cipher *enc);
+/* What a sender draws at random: the CEK and, per recipient, the
+ * ephemeral key pair (d and Q = d P, the recipient's curve's sizes) and
+ * the ukm. Drawn apart from their use so that the constant-time gate
+ * (tests/ct) can hand the secrets in marked and Q as the public value it
+ * is (it is written in the message). */
+typedef struct gostx__cms_sender_draw {
+  uint8_t cek[32];
+  uint8_t eph_d[GOSTX_CMS_MAX_RECIPIENTS][64];
+  uint8_t eph_q[GOSTX_CMS_MAX_RECIPIENTS][128];
+  uint8_t ukm[GOSTX_CMS_MAX_RECIPIENTS][GOSTX__CMS_UKM_LEN];
+} gostx__cms_sender_draw;
+int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, gostx__cms_sender_draw *draw);
+/* gostx_cms_encrypt_with on drawn secrets (draw: unused when out is NULL). */
+int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
+                             const gostx_cms_encrypt_params *p, const gostx__cms_sender_draw *draw,
+                             const uint8_t *content, size_t len, uint8_t *out, size_t cap,
+                             size_t *out_len);
+/* One RecipientInfo for c as p asks, the CEK wrapped under the wrap
+ * cipher alg with recipient i's draw (draw NULL: a size query, nothing
+ * computed). */
+int gostx__cms_write_recipient(gostx__der_w *w, const gostx_x509_cert *c,
+                               const gostx_cms_encrypt_params *p, gostx_alg alg,
+                               const gostx__cms_sender_draw *draw, size_t i);
+
 #endif

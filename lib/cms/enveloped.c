@@ -10,11 +10,13 @@
  *     (KExp15's output), ephemeralPublicKey SubjectPublicKeyInfo,
  *     ukm OCTET STRING (32 bytes) }.
  * The recipient's key agreement and unwrap are on secrets; the rest is
- * public. */
+ * public. The sender's RecipientInfos (KTRI, and KARI with an ephemeral
+ * originator) are written by recipient_write.c; here the message around
+ * them, from the secrets drawn first (gostx__cms_draw). */
 #include "cms/cms_internal.h"
 #include "gostx/keywrap.h"
 
-#define UKM_LEN 32
+#define UKM_LEN GOSTX__CMS_UKM_LEN
 
 static gostx_alg wrap_alg(gostx__der oid) {
   if (GOSTX__DER_OID_IS(oid, OID_KUZ_KEXP15)) return GOSTX_ALG_KUZNYECHIK;
@@ -189,18 +191,6 @@ static const gostx_cms_recipient *find_recipient(const gostx_cms_enveloped *env,
   return NULL;
 }
 
-/* K_mac || K_enc = KEG(d, Q, ukm) as the wrap cipher's two keys. */
-static int kexp_keys(gostx_alg alg, gostx_gost3410_curve curve, const uint8_t *d, size_t len,
-                     const uint8_t *q, const uint8_t ukm[UKM_LEN], gostx_cipher *mac,
-                     gostx_cipher *enc) {
-  uint8_t k[64];
-  int rc = gostx_gost3410_keg(curve, d, len, q, 2 * len, ukm, UKM_LEN, k, sizeof k);
-  if (!rc) rc = gostx_cipher_init(mac, alg, k);
-  if (!rc) rc = gostx_cipher_init(enc, alg, k + 32);
-  gostx_memzero(k, sizeof k);
-  return rc;
-}
-
 /* KImp15 of psexp under KEG(our d, the peer's Q, ukm): the CEK. */
 static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
                 const gostx_gost3410_key *peer, const uint8_t *ukm, size_t ukm_len,
@@ -211,7 +201,7 @@ static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
   if (peer->curve != key->curve) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
   memset(&mac, 0, sizeof mac);
   memset(&enc, 0, sizeof enc);
-  int rc = kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
+  int rc = gostx__cms_kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
   /* KImp15's MAC verdict is secret-derived: branched on only through
    * gostx__verdict (the constant-time gate's one door, lib/common.c). */
   if (!rc && (psexp_len != 32 + n ||
@@ -280,6 +270,38 @@ static int key_is_cert(const gostx_gost3410_key *k, const gostx_x509_cert *c) {
          memcmp(c->pub, k->q, 2 * k->len) == 0;
 }
 
+/* Without the recipient's certificate (openssl cms -decrypt with -inkey
+ * alone): every recipient of key's size is tried, all of them even after
+ * one opens, so the time says how many could be ours (the message's
+ * public shape), not which one opened. Each try's refusal is KImp15's MAC
+ * (a wrong key is told from a changed encryptedKey by no one, and neither
+ * says anything of d: the KEG and unwrap run in constant time); the
+ * content is decrypted once, under the first CEK that opened. */
+static int decrypt_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key,
+                       const gostx_x509_cert *originator, uint8_t *out, size_t cap,
+                       size_t *out_len, gostx_cms_status *st) {
+  uint8_t cek[32], tried[32];
+  int opened = 0;
+  gostx_cms_status why = GOSTX_CMS_RECIPIENT_NOT_FOUND, s = GOSTX_CMS_OK;
+  if (!env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
+  if (!out) return *out_len = env->content.ciphertext_len, 0;
+  for (size_t i = 0; i < env->n_recipients; i++) {
+    const gostx_cms_recipient *ri = &env->recipients[i];
+    if (!ri->wrap_alg || ri->key_len != key->len) continue;
+    if (!unwrap(ri, key, originator, tried, &s)) {
+      if (!opened) memcpy(cek, tried, sizeof cek);
+      opened = 1;
+    } else if (s == GOSTX_CMS_ORIGINATOR_NOT_FOUND) {
+      why = s; /* a static originator's certificate might have opened it */
+    }
+  }
+  gostx_memzero(tried, sizeof tried);
+  if (!opened) return *st = why, GOSTX_EAUTH;
+  int rc = gostx__cms_open(&env->content, cek, out, cap, out_len, st);
+  gostx_memzero(cek, sizeof cek);
+  return rc;
+}
+
 int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
                                 const gostx_gost3410_key *key, const gostx_x509_cert *originator,
                                 uint8_t *out, size_t cap,
@@ -287,7 +309,9 @@ int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509
   gostx_cms_status dummy;
   if (!st) st = &dummy;
   *st = GOSTX_CMS_OK;
-  if (!env || !cert || !key || !out_len || !key_is_cert(key, cert)) return GOSTX_EINVAL;
+  if (!env || !key || !out_len || !key->has_private || (cert && !key_is_cert(key, cert)))
+    return GOSTX_EINVAL;
+  if (!cert) return decrypt_any(env, key, originator, out, cap, out_len, st);
   const gostx_cms_recipient *ri = find_recipient(env, cert);
   if (!ri) return *st = GOSTX_CMS_RECIPIENT_NOT_FOUND, GOSTX_EAUTH;
   if (!ri->wrap_alg || !env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
@@ -302,96 +326,84 @@ int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509
 
 /* ---- the sender's side ---- */
 
-/* encryptedKey's GostR3410-KeyTransport for one recipient: a fresh
- * ephemeral key and ukm (count: zeros of the same lengths, the
- * recipient's own key standing in for the ephemeral one). */
-static int write_key_transport(gostx__der_w *w, const gostx_x509_cert *c, gostx_alg alg,
-                               const uint8_t cek[32], int count) {
-  size_t len = gostx_gost3410_size(c->curve), n = alg_block(alg), psexp_len = 0, spki_len = 0;
-  uint8_t d[64], q[128], ukm[UKM_LEN] = {0}, psexp[48] = {0}, spki[GOSTX_GOST3410_DER_MAX];
-  gostx_gost3410_key recip, eph;
-  gostx_cipher mac, enc;
-  memset(&mac, 0, sizeof mac);
-  memset(&eph, 0, sizeof eph);
-  memset(&enc, 0, sizeof enc);
-  /* the recipient's parameter set OID, which the ephemeral key names too:
-   * gost-engine agrees only between keys that name the same one */
-  int rc = gostx_gost3410_key_read(&recip, c->spki, c->spki_len, NULL, 0);
-  if (!rc && count) eph = recip; /* a stand-in of the same length */
-  if (!rc && !count) rc = gostx_gost3410_keygen(c->curve, d, len, q, 2 * len);
-  if (!rc && !count) rc = gostx_gost3410_key_set_private(&eph, c->curve, d, len, recip.oid);
-  if (!rc && !count) rc = gostx_random_bytes(ukm, sizeof ukm);
-  if (!rc && !count) rc = kexp_keys(alg, c->curve, d, len, c->pub, ukm, &mac, &enc);
-  if (!rc && !count) rc = gostx_kexp15(&enc, &mac, ukm + 24, n / 2, cek, 32, psexp, &psexp_len);
-  if (!rc) rc = gostx_gost3410_key_write(&eph, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
-                                         spki, sizeof spki, &spki_len);
-  gostx__der_w_begin(w, GOSTX__DER_OCTETS);
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, psexp, 32 + n);
-  gostx__der_w_raw(w, spki, spki_len);
-  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, ukm, sizeof ukm);
-  gostx__der_w_end(w);
-  gostx__der_w_end(w);
-  gostx_gost3410_key_clear(&eph);
-  gostx_cipher_clear(&mac);
-  gostx_cipher_clear(&enc);
-  gostx_memzero(d, sizeof d);
-  return rc;
-}
-
-/* KeyTransRecipientInfo, version 0, issuerAndSerialNumber; the wrap
- * cipher of the content's family (as gost-engine chooses it). */
-static int write_ktri(gostx__der_w *w, const gostx_x509_cert *c, gostx_alg alg,
-                      const uint8_t cek[32], int count) {
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_u32(w, 0);
-  gostx__cms_write_ias(w, c);
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, alg == GOSTX_ALG_KUZNYECHIK ? "1.2.643.7.1.1.7.2.1" : "1.2.643.7.1.1.7.1.1");
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, gostx_gost3410_size(c->curve) == 32 ? "1.2.643.7.1.1.6.1" : "1.2.643.7.1.1.6.2");
-  gostx__der_w_end(w);
-  gostx__der_w_end(w);
-  int rc = write_key_transport(w, c, alg, cek, count);
-  gostx__der_w_end(w);
-  return rc;
-}
-
 static int recipient_ok(const gostx_x509_cert *c) {
   size_t len = c->key_alg == GOSTX_X509_KEY_2001 ? 0 : gostx_gost3410_size(c->curve);
   return (len == 32 || len == 64) && c->pub_len == 2 * len;
 }
 
-int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
-                      const uint8_t *content, size_t len, uint8_t *out, size_t cap,
-                      size_t *out_len) {
-  if (!recipients || !out_len || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS || (!content && len) ||
-      cipher < GOSTX_CMS_KUZNYECHIK || cipher > GOSTX_CMS_GOST89)
-    return GOSTX_EINVAL;
+static gostx_alg wrap_family(gostx_cms_cipher cipher) {
+  return cipher == GOSTX_CMS_KUZNYECHIK || cipher == GOSTX_CMS_KUZNYECHIK_OMAC ? GOSTX_ALG_KUZNYECHIK
+                                                                               : GOSTX_ALG_MAGMA;
+}
+
+static int encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
+                             const gostx_cms_encrypt_params *p) {
+  const uint8_t *kid;
+  size_t kid_len;
+  if (!recipients || !p || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS ||
+      p->cipher < GOSTX_CMS_KUZNYECHIK || p->cipher > GOSTX_CMS_GOST89)
+    return 0;
+  /* RFC 4490's recipients are written as key transport by issuer and serial */
+  if (p->cipher == GOSTX_CMS_GOST89 && (p->kari || p->key_id)) return 0;
   for (size_t i = 0; i < n; i++)
-    if (!recipient_ok(&recipients[i])) return GOSTX_EINVAL;
-  int count = out == NULL, has_mac = gostx_cms_cipher_has_mac(cipher);
-  gostx_alg alg = cipher == GOSTX_CMS_KUZNYECHIK || cipher == GOSTX_CMS_KUZNYECHIK_OMAC
-                      ? GOSTX_ALG_KUZNYECHIK
-                      : GOSTX_ALG_MAGMA;
-  uint8_t cek[32] = {0};
-  int rc = count ? 0 : gostx_random_bytes(cek, sizeof cek);
+    if (!recipient_ok(&recipients[i]) ||
+        (p->key_id && !gostx__cms_cert_key_id(&recipients[i], &kid, &kid_len)))
+      return 0;
+  return 1;
+}
+
+/* RFC 5652 6.1: version 0 only when every RecipientInfo is version 0 and
+ * unprotectedAttrs is absent, else 2 (a KARI is version 3, a KTRI by key
+ * id 2; -OMAC content carries its MAC attribute). */
+static uint32_t enveloped_version(const gostx_cms_encrypt_params *p) {
+  return gostx_cms_cipher_has_mac(p->cipher) || p->kari || p->key_id ? 2 : 0;
+}
+
+int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
+                             const gostx_cms_encrypt_params *p, const gostx__cms_sender_draw *draw,
+                             const uint8_t *content, size_t len, uint8_t *out, size_t cap,
+                             size_t *out_len) {
+  int count = out == NULL;
+  if (!out_len || (!content && len) || (!count && !draw) || !encrypt_params_ok(recipients, n, p))
+    return GOSTX_EINVAL;
+  gostx_alg alg = wrap_family(p->cipher);
+  static const uint8_t zero_cek[32];
+  int rc = 0;
   gostx__der_w w;
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.3");
-  gostx__der_w_u32(&w, has_mac ? 2 : 0); /* RFC 5652 6.1: 2 with unprotectedAttrs */
+  gostx__der_w_u32(&w, enveloped_version(p));
   gostx__der_w_begin(&w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
   for (size_t i = 0; i < n && !rc; i++)
-    rc = cipher == GOSTX_CMS_GOST89 ? gostx__cms89_write_ktri(&w, &recipients[i], cek, count)
-                                    : write_ktri(&w, &recipients[i], alg, cek, count);
+    rc = p->cipher == GOSTX_CMS_GOST89
+             ? gostx__cms89_write_ktri(&w, &recipients[i], count ? zero_cek : draw->cek, count)
+             : gostx__cms_write_recipient(&w, &recipients[i], p, alg, count ? NULL : draw, i);
   gostx__der_w_end(&w);
-  if (!rc) rc = gostx__cms_write_encrypted_content(&w, cipher, content, len, count);
-  gostx__cms_write_mac_attr(&w, cipher);
+  if (!rc) rc = gostx__cms_write_encrypted_content(&w, p->cipher, content, len, count);
+  gostx__cms_write_mac_attr(&w, p->cipher);
   gostx__cms_w_close(&w);
   if (!rc) rc = gostx__der_w_finish(&w, out_len);
   gostx_cms_enveloped env;
   if (!rc && !count && gostx_cms_enveloped_parse(out, *out_len, &env, NULL)) rc = GOSTX_EINVAL;
-  if (!rc && !count) rc = gostx__cms_seal(out, &env.content, cek);
+  if (!rc && !count) rc = gostx__cms_seal(out, &env.content, draw->cek);
   if (rc && out) gostx_memzero(out, cap); /* no plaintext left behind */
-  gostx_memzero(cek, sizeof cek);
   return rc;
+}
+
+int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
+                           const gostx_cms_encrypt_params *p, const uint8_t *content, size_t len,
+                           uint8_t *out, size_t cap, size_t *out_len) {
+  if (!out || !encrypt_params_ok(recipients, n, p))
+    return gostx__cms_encrypt_drawn(recipients, n, p, NULL, content, len, out, cap, out_len);
+  gostx__cms_sender_draw draw;
+  int rc = gostx__cms_draw(recipients, n, &draw);
+  if (!rc) rc = gostx__cms_encrypt_drawn(recipients, n, p, &draw, content, len, out, cap, out_len);
+  gostx_memzero(&draw, sizeof draw);
+  return rc;
+}
+
+int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
+                      const uint8_t *content, size_t len, uint8_t *out, size_t cap,
+                      size_t *out_len) {
+  gostx_cms_encrypt_params p = {cipher, 0, 0};
+  return gostx_cms_encrypt_with(recipients, n, &p, content, len, out, cap, out_len);
 }

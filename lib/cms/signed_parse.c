@@ -34,7 +34,7 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
     case GOSTX_CMS_CHAIN: return "chain: the signer's certificate does not verify";
     case GOSTX_CMS_WRONG_TYPE: return "contentType: not the CMS content type this operation reads";
     case GOSTX_CMS_RECIPIENT_NOT_FOUND:
-      return "recipient: no KeyTransRecipientInfo names this certificate";
+      return "recipient: no recipient info names this certificate (or opens with this key)";
     case GOSTX_CMS_WRONG_KEY:
       return "recipient: the key does not unwrap the content-encryption key (wrong key or encryptedKey changed)";
     case GOSTX_CMS_ORIGINATOR_NOT_FOUND:

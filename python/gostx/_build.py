@@ -439,6 +439,12 @@ int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509
 int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
                       const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                       size_t *out_len);
+typedef struct gostx_cms_encrypt_params {
+  gostx_cms_cipher cipher; int kari; int key_id;
+} gostx_cms_encrypt_params;
+int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
+                           const gostx_cms_encrypt_params *params, const uint8_t *content,
+                           size_t len, uint8_t *out, size_t cap, size_t *out_len);
 int gostx_cms_pem_read(const char *text, size_t len, uint8_t *der, size_t cap, size_t *der_len);
 int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap, size_t *out_len);
 typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOSTX_CMS_TS_REFUSED,

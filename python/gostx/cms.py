@@ -353,18 +353,25 @@ _CIPHERS = {("kuznyechik", False): lib.GOSTX_CMS_KUZNYECHIK,
             ("gost89", False): lib.GOSTX_CMS_GOST89}
 
 
-def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="DER"):
+def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="DER", kari=False,
+            key_id=False):
     """A CMS EnvelopedData of content (bytes-like, a path or a binary file,
     read whole) for each of recipients (gostx.x509.Certificate or DER/PEM
     bytes; GOST R 34.10-2012 256 or 512 keys, 1 to 8 of them), a
-    KeyTransRecipientInfo each (KeyTransport2019). cipher: "kuznyechik" or
-    "magma" (CTR-ACPKM); omac=True authenticates the content (without it a
-    changed ciphertext decrypts to changed bytes). cipher="gost89": GOST
-    28147-89 CFB (RFC 4490, openssl cms -gost89) with RFC 4490's key
-    transport (VKO + CryptoPro key wrap); it has no OMAC and is not
+    KeyTransRecipientInfo each (KeyTransport2019), or with kari=True a
+    KeyAgreeRecipientInfo each (an ephemeral originator key). key_id=True
+    names them by subjectKeyIdentifier (openssl cms -keyid), not issuer and
+    serial number. cipher: "kuznyechik" or "magma" (CTR-ACPKM); omac=True
+    authenticates the content (without it a changed ciphertext decrypts to
+    changed bytes). cipher="gost89": GOST 28147-89 CFB (RFC 4490, openssl
+    cms -gost89) with RFC 4490's key transport (VKO + CryptoPro key wrap),
+    by issuer and serial (no kari, no key_id); it has no OMAC and is not
     authenticated. Returns DER bytes, or PEM ("CMS") with encoding="PEM"."""
     if cipher == "gost89" and omac:
         raise GostxValueError("cipher 'gost89' has no OMAC (CFB is not authenticated)")
+    if cipher == "gost89" and (kari or key_id):
+        raise GostxValueError("cipher 'gost89' recipients are RFC 4490 key transport "
+                              "by issuer and serial (no kari, no key_id)")
     try:
         alg = _CIPHERS[(cipher, bool(omac))]
     except (KeyError, TypeError):
@@ -377,14 +384,17 @@ def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="D
     arr = ffi.new("gostx_x509_cert[]", len(certs))
     for i, c in enumerate(certs):
         arr[i] = c._c[0]
+    params = ffi.new("gostx_cms_encrypt_params *", (alg, bool(kari), bool(key_id)))
     body = _whole(content)
     need = ffi.new("size_t *")
-    rc = lib.gostx_cms_encrypt(arr, len(certs), alg, body, len(body), ffi.NULL, 0, need)
+    rc = lib.gostx_cms_encrypt_with(arr, len(certs), params, body, len(body), ffi.NULL, 0, need)
     if rc == lib.GOSTX_EINVAL:
-        raise GostxValueError("a recipient's certificate holds no GOST R 34.10-2012 key")
+        raise GostxValueError("a recipient's certificate holds no GOST R 34.10-2012 key" +
+                              (" or no subjectKeyIdentifier (key_id)" if key_id else ""))
     check(rc, "cms encrypt")
     out = ffi.new("uint8_t[]", need[0])
-    check(lib.gostx_cms_encrypt(arr, len(certs), alg, body, len(body), out, need[0], need), "cms encrypt")
+    check(lib.gostx_cms_encrypt_with(arr, len(certs), params, body, len(body), out, need[0], need),
+          "cms encrypt")
     return _encoded(bytes(ffi.buffer(out, need[0])), encoding)
 
 
@@ -398,15 +408,17 @@ def _enveloped_der(message):
 def decrypt(message, cert, key, *, originator=None):
     """The content of a CMS EnvelopedData (DER or PEM bytes, or a path) for
     the recipient cert (gostx.x509.Certificate or DER/PEM bytes) whose
-    private key is key (a gostx.PrivateKey). originator: a static
-    originator's certificate (a KeyAgreeRecipientInfo that names one).
-    Raises DecryptionError: RECIPIENT_NOT_FOUND (cert is not a recipient),
+    private key is key (a gostx.PrivateKey); cert None: every recipient of
+    the key's size is tried (openssl cms -decrypt with -inkey alone).
+    originator: a static originator's certificate (a KeyAgreeRecipientInfo
+    that names one). Raises DecryptionError: RECIPIENT_NOT_FOUND (cert is
+    not a recipient; without cert: none opens with key),
     WRONG_KEY (KImp15's MAC: the encrypted key changed), BAD_MAC (an OMAC
     content changed), MALFORMED, UNKNOWN_ALGORITHM, ...; GostxValueError
     when key is not cert's private key."""
     if not isinstance(key, PrivateKey):
         raise GostxTypeError(f"key must be a gostx PrivateKey, not {type(key).__name__!r}")
-    cert = _as_cert(cert, "cert")
+    cert_c = ffi.NULL if cert is None else _as_cert(cert, "cert")._c
     orig = ffi.NULL if originator is None else _as_cert(originator, "originator")._c
     der = _enveloped_der(message)
     env, st = ffi.new("gostx_cms_enveloped *"), ffi.new("gostx_cms_status *")
@@ -418,7 +430,7 @@ def decrypt(message, cert, key, *, originator=None):
     with held(key):
         k = _key_struct(key._curve, key._live(), key._oid, private=True)
         try:
-            rc = lib.gostx_cms_enveloped_decrypt(env, cert._c, k, orig, out, len(out), n, st)
+            rc = lib.gostx_cms_enveloped_decrypt(env, cert_c, k, orig, out, len(out), n, st)
         finally:
             lib.gostx_gost3410_key_clear(k)
     if rc == lib.GOSTX_EINVAL:

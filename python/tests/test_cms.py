@@ -189,6 +189,30 @@ def test_encrypt_gost89(pki, cli, tmp_path):
     assert e.value.status == cms.Status.WRONG_KEY
     with pytest.raises(gostx.GostxValueError, match="no OMAC"):
         cms.encrypt(doc, [r256], cipher="gost89", omac=True)
+    with pytest.raises(gostx.GostxValueError, match="no kari"):
+        cms.encrypt(doc, [r256], cipher="gost89", kari=True)
+
+
+@pytest.mark.parametrize("kari", [False, True])
+@pytest.mark.parametrize("key_id", [False, True])
+def test_recipient_kinds_and_key_alone(pki, kari, key_id):
+    """KARI or KTRI, by issuer and serial or by key id: each recipient opens
+    the message by its certificate and by its key alone (cert None); a key
+    of no recipient opens nothing."""
+    r256, r512 = certs(pki, "leaf-256A.pem")[0], certs(pki, "leaf-512B.pem")[0]
+    doc = b"kinds" * 300
+    p7m = cms.encrypt(doc, [r512, r256], omac=True, kari=kari, key_id=key_id)
+    # a KARI's ukm is [1] EXPLICIT (a KTRI's sits bare in its encryptedKey);
+    # issuer and serial name the issuer, a key id does not
+    assert (b"\xa1\x22\x04\x20" in p7m) == kari
+    issuer_cn = r256.issuer.split("CN=")[1].split(",")[0].encode()
+    assert (issuer_cn in p7m) == (not key_id)
+    for r, k in ((r256, "leaf-256A.key"), (r512, "leaf-512B.key")):
+        assert cms.decrypt(p7m, r, key(pki, k)) == doc
+        assert cms.decrypt(p7m, None, key(pki, k)) == doc
+    with pytest.raises(cms.DecryptionError) as e:
+        cms.decrypt(p7m, None, key(pki, "leaf-256B.key"))
+    assert e.value.status == cms.Status.RECIPIENT_NOT_FOUND
 
 
 def test_encrypt_pem_path_and_empty(pki, tmp_path):

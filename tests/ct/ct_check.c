@@ -49,7 +49,7 @@
  *           (proves that the harness can fail)
  *   esp     the leak group's ESP case alone (quick runs)
  *   pkcs12  the leak group's PKCS#12 writing alone (quick runs)
- *   cms     the leak group's CMS EnvelopedData decryption alone (quick runs)
+ *   cms     the leak group's CMS EnvelopedData (sender and recipient) alone (quick runs)
  *   p12legacy  the leak group's PKCS#12 legacy read (3DES, RC2, SHA-1) alone
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
@@ -73,6 +73,7 @@
 #include "gost3410/ecdh.h"
 #include "des3/des3.h"
 #include "pkcs12/pkcs12_internal.h"
+#include "cms/cms_internal.h"
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"
 #include "tls/tls12_internal.h"
@@ -1290,20 +1291,57 @@ static void group_pkcs12(void) {
   }
 }
 
-/* CMS EnvelopedData, the recipient side (lib/cms/enveloped.c): a message
- * to a certificate of a secret d, decrypted with d: KEG (d, the sender's
+/* CMS EnvelopedData, both sides (lib/cms/enveloped.c, recipient_write.c,
+ * keytrans89.c, content89.c). The sender, through gostx__cms_encrypt_drawn:
+ * the CEK and the ephemeral d secret (the ukm is public: it is written in
+ * the message), KEG(d, recipient Q, ukm) and KExp15 of the CEK, the
+ * content's encryption and OMAC, for a KeyTransRecipientInfo and a
+ * KeyAgreeRecipientInfo; for GOST 28147-89 content (RFC 4490) the CEK is
+ * marked, its writer draws its own ephemeral key. The recipient: a message
+ * to a certificate of a secret d, decrypted with d (by its certificate,
+ * and by the key alone, which tries each recipient): KEG (d, the sender's
  * ephemeral Q), KImp15's unwrap of the CEK (secret, from d), the content's
- * decryption and its OMAC; and for GOST 28147-89 content
- * (lib/cms/keytrans89.c, content89.c) VKO with the 8-byte ukm, the
+ * decryption and its OMAC; for GOST 28147-89 VKO with the 8-byte ukm, the
  * CryptoPro key unwrap (diversification, ECB, IMIT) and CFB with key
- * meshing. The content is secret too; the message, the
- * certificate and the accept result are public. The sender's side draws
- * its CEK and ephemeral key at random inside, which this harness cannot
- * mark: not here. */
+ * meshing. The content is secret too; the message, the certificate and the
+ * accept result are public. */
+static void cms_round(const gostx_x509_cert *cert, const gostx_gost3410_key *rkey,
+                      const gostx_cms_encrypt_params *p, const uint8_t *text, size_t len) {
+  uint8_t msg[1024], t[100], out[100];
+  size_t msg_len, out_len = 0;
+  gostx__cms_sender_draw draw;
+  memset(&draw, 0, sizeof draw);
+  fill(draw.cek, sizeof draw.cek, 85);
+  ec_scalar(draw.eph_d[0], rkey->len, 86);
+  fill(draw.ukm[0], sizeof draw.ukm[0], 87);
+  CT_SECRET(draw.cek, sizeof draw.cek);
+  CT_SECRET(draw.eph_d[0], rkey->len);
+  /* Q = d P from the secret d, public: the message carries it */
+  RC_OK(gostx_gost3410_public_key(rkey->curve, draw.eph_d[0], rkey->len, draw.eph_q[0],
+                                  2 * rkey->len), "cms ephemeral Q");
+  CT_PUBLIC(draw.eph_q[0], 2 * rkey->len);
+  memcpy(t, text, len);
+  CT_SECRET(t, len);
+  RC_OK_VERDICT(gostx__cms_encrypt_drawn(cert, 1, p, &draw, t, len, msg, sizeof msg, &msg_len),
+                "cms encrypt");
+  CT_PUBLIC(msg, msg_len);
+  gostx_cms_enveloped env;
+  RC_OK(gostx_cms_enveloped_parse(msg, msg_len, &env, NULL), "cms parse");
+  for (int by_key = 0; by_key < 2; by_key++) {
+    /* The recipient's d, secret only now: the certificate is public. */
+    gostx_gost3410_key k = *rkey;
+    CT_SECRET(k.d, k.len);
+    RC_OK_VERDICT(gostx_cms_enveloped_decrypt(&env, by_key ? NULL : cert, &k, NULL, out, sizeof out,
+                                              &out_len, NULL), "cms decrypt");
+    CT_PUBLIC(out, len);
+    same(out, text, len, "cms decrypts");
+  }
+}
+
 static void group_cms(void) {
   secrets("cms enveloped decrypt");
-  uint8_t d[32], pub[64], spki[128], cert_der[1024], msg[1024], text[100], out[100];
-  size_t spki_len, cert_len, msg_len, out_len = 0;
+  uint8_t d[32], pub[64], spki[128], cert_der[1024], text[100];
+  size_t spki_len, cert_len;
   gostx_gost3410_key rkey;
   gostx_x509_cert cert;
   gostx_x509_name name;
@@ -1320,23 +1358,11 @@ static void group_cms(void) {
                                1800000000, 2524607999, spki, spki_len, NULL, NULL, 0};
   RC_OK(gostx_x509_cert_write(&spec, &rkey, cert_der, sizeof cert_der, &cert_len), "cms cert");
   RC_OK(gostx_x509_parse(cert_der, cert_len, &cert, NULL), "cms cert parse");
-  for (int c = GOSTX_CMS_KUZNYECHIK; c <= GOSTX_CMS_GOST89; c++) {
-    uint8_t t[sizeof text];
-    memcpy(t, text, sizeof t);
-    CT_SECRET(t, sizeof t);
-    RC_OK_VERDICT(gostx_cms_encrypt(&cert, 1, (gostx_cms_cipher)c, t, sizeof t, msg, sizeof msg,
-                                    &msg_len), "cms encrypt");
-    CT_PUBLIC(msg, msg_len);
-    gostx_cms_enveloped env;
-    RC_OK(gostx_cms_enveloped_parse(msg, msg_len, &env, NULL), "cms parse");
-    /* The recipient's d, secret only now: the certificate is public. */
-    gostx_gost3410_key k = rkey;
-    CT_SECRET(k.d, k.len);
-    RC_OK_VERDICT(gostx_cms_enveloped_decrypt(&env, &cert, &k, NULL, out, sizeof out, &out_len,
-                                              NULL), "cms decrypt");
-    CT_PUBLIC(out, sizeof out);
-    same(out, text, sizeof text, "cms decrypts");
-  }
+  for (int c = GOSTX_CMS_KUZNYECHIK; c <= GOSTX_CMS_GOST89; c++)
+    for (int kari = 0; kari < (c == GOSTX_CMS_GOST89 ? 1 : 2); kari++) {
+      gostx_cms_encrypt_params p = {(gostx_cms_cipher)c, kari, 0};
+      cms_round(&cert, &rkey, &p, text, sizeof text);
+    }
 }
 
 /* PKCS#12's legacy read (lib/pkcs12/legacy.c, lib/des3): the SHA-1 KDF
@@ -1780,7 +1806,7 @@ static void run_group(const char *g) {
     group_p12legacy();
   } else if (!strcmp(g, "p12legacy")) { /* PKCS#12's legacy read alone (quick runs) */
     group_p12legacy();
-  } else if (!strcmp(g, "cms")) { /* CMS EnvelopedData's recipient alone (quick runs) */
+  } else if (!strcmp(g, "cms")) { /* CMS EnvelopedData, sender and recipient, alone (quick runs) */
     group_cms();
   } else if (!strcmp(g, "pkcs12")) { /* PKCS#12 writing alone (quick runs) */
     group_pkcs12();

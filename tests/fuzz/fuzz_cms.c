@@ -8,7 +8,8 @@
  * views inside the input, the same edges, then decryption (EnvelopedData:
  * for a fixed key under a certificate that names the first recipient, and
  * a KARI's static originator, so the key transport's or agreement's
- * parse, KEG and KImp15 run; EncryptedData: a fixed
+ * parse, KEG and KImp15 run, and by that key alone, every recipient of
+ * its size tried; EncryptedData: a fixed
  * key) or the digest check, whose refusals must be named. Nothing may
  * crash or read out of bounds. */
 #include <stdio.h>
@@ -130,8 +131,14 @@ static void fuzz_enveloped(const uint8_t *der, size_t n) {
       inside(r->orig_issuer, r->orig_issuer_len, der, n);
     }
     const gostx_cms_recipient *ri = &env->recipients[0];
+    const gostx_gost3410_key *k = &keys[ri->key_len == 64];
+    if (env->n_recipients) { /* by the key alone: each recipient of its size tried */
+      size_t len = env->content.ciphertext_len, got = 0;
+      uint8_t *out = malloc(len ? len : 1);
+      opened(gostx_cms_enveloped_decrypt(env, NULL, k, NULL, out, len, &got, &st), st, out, len);
+      free(out);
+    }
     if (env->n_recipients && ri->rid_kind == GOSTX_CMS_SID_ISSUER_SERIAL) {
-      const gostx_gost3410_key *k = &keys[ri->key_len == 64];
       gostx_x509_cert cert;
       memset(&cert, 0, sizeof cert);
       cert.issuer = ri->rid_issuer, cert.issuer_len = ri->rid_issuer_len;

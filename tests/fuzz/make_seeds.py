@@ -6,7 +6,8 @@ usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_ike_engine fuzz_tls_record fuzz_tls12_record
          fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms
          (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
-       tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12"""
+       tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12 fuzz_cms
+         (fuzz_cms: the EnvelopedData shapes only gostx writes, beside the ones above)"""
 import os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -425,6 +426,30 @@ def cms_seeds():
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)
 
+# fuzz_cms, more EnvelopedData (after cms_seeds' 18): the shapes the gostx
+# command writes and gost-engine does not, DER, to R 1323565.1.025-2019's
+# recipients: a KARI with an ephemeral originator (Kuznyechik-OMAC, 256), a
+# KARI by subjectKeyIdentifier (Magma, 512), a KTRI by subjectKeyIdentifier
+# (Magma-OMAC, 256) and a KARI and a KTRI to both.
+def cms_gostx_seeds():
+    import tempfile
+    vec = os.path.join(here, "..", "vectors", "tc26_cms")
+    r256, r512 = os.path.join(vec, "recipient256_cert.pem"), os.path.join(vec, "recipient512_cert.pem")
+    shapes = [["-kari", "-kuznyechik", "-omac", "-recip", r256],
+              ["-kari", "-keyid", "-magma", "-recip", r512],
+              ["-keyid", "-magma", "-omac", "-recip", r256],
+              ["-kari", "-recip", r512, "-recip", r256],
+              ["-recip", r256, "-recip", r512]]
+    with tempfile.TemporaryDirectory() as t:
+        with open(os.path.join(t, "doc"), "wb") as f:
+            f.write(pattern(100))
+        for i, args in enumerate(shapes):
+            out = os.path.join(t, "out")
+            subprocess.run([gostx, "cms", "-encrypt"] + args + ["-in", os.path.join(t, "doc"),
+                            "-outform", "DER", "-out", out], check=True)
+            with open(out, "rb") as f:
+                put("fuzz_cms", 18 + i, bytes([1 << 2]) + f.read())
+
 # fuzz_pkcs12: byte 0 bit 0 clear, a PFX as it is; set, the AuthenticatedSafe
 # the harness wraps and MACs. PFX files the gostx command writes with one
 # PBKDF2 iteration (every cipher, certificates encrypted and not), as they
@@ -554,8 +579,8 @@ def cryptopro_pfx(vec, rc2=False):
     macdata = der(0x30, der(0x30, der(0x30, oid("1.3.14.3.2.26"), der(5)), der(4, digest)), der(4, msalt), der(2, b"\1"))
     return der(0x30, der(2, b"\3"), der(0x30, data, der(0xa0, der(4, auth))), macdata)
 
-NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds}
-if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12
+NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds, "fuzz_cms": cms_gostx_seeds}
+if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12 fuzz_cms
     for n in sys.argv[3:]:
         NEEDS_GOSTX[n]()
     sys.exit(0)
