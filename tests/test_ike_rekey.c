@@ -463,6 +463,65 @@ static void lossy_rekeys(void) {
                                               "SA rekeyed %u times", collisions, ike_changes);
 }
 
+/* ---- simultaneous Child SA rekeys (RFC 7296 2.8.1) with chosen nonces ---- */
+
+/* e's next nonce all n, its next ESP SPI spi (the test hooks). */
+static void next_draw(gostx_ike_engine *e, uint8_t n, uint32_t spi) {
+  e->test.set = 1;
+  memset(e->test.nonce, n, sizeof e->test.nonce);
+  memset(e->test.priv, 0x11, 32); /* below the 256-bit curve's q */
+  e->test.esp_spi = spi;
+}
+
+/* Both rekey at once and each answers the other's request before its own
+ * answer comes. The nonces: I's request ni, R's answer to it nr; R's
+ * request ni2, I's answer nr2. The new SA of the exchange holding the
+ * lowest is deleted by that exchange's initiator; the other initiator
+ * deletes the old SA. */
+static void collision(uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2, int i_survives) {
+  establish(GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  const gostx_ike_child old_i = I.child;
+  uint8_t req_i[CAP], req_r[CAP], ans_i[CAP], ans_r[CAP], del_i[CAP], del_r[CAP];
+  size_t lreq_i, lreq_r, lans_i, lans_r, ldel_i = 0, ldel_r = 0;
+  next_draw(&I, ni, 0x1111);
+  CHECK_RC(gostx__ike_rekey_child(&I, 0, 0, req_i, CAP, &lreq_i), GOSTX_OK, "I's rekey");
+  next_draw(&R, ni2, 0x3333);
+  CHECK_RC(gostx__ike_rekey_child(&R, 1, 0, req_r, CAP, &lreq_r), GOSTX_OK, "R's rekey (PFS)");
+  next_draw(&I, nr2, 0x2222);
+  deliver(&I, req_r, lreq_r, ans_i, &lans_i);
+  CHECK(I.twin.valid && I.twin.spi_in == 0x2222 && I.child.spi_in == old_i.spi_in &&
+            (I.ev.flags & GOSTX_IKE_EV_CHILD_NEW),
+        "I answers R's rekey: the new SA installed beside the current one");
+  next_draw(&R, nr, 0x4444);
+  deliver(&R, req_i, lreq_i, ans_r, &lans_r);
+  CHECK(R.twin.valid && R.twin.spi_in == 0x4444, "R answers I's likewise");
+  deliver(&I, ans_r, lans_r, del_i, &ldel_i);
+  deliver(&R, ans_i, lans_i, del_r, &ldel_r);
+  /* the survivor: I's exchange's SA (I: 0x1111, R: 0x4444) or R's */
+  const uint32_t keep_i = i_survives ? 0x1111 : 0x2222, keep_r = i_survives ? 0x4444 : 0x3333;
+  CHECK(I.child.spi_in == keep_i && R.child.spi_in == keep_r && agree(&I, &R),
+        "(%02x %02x | %02x %02x) the survivor: %s's new SA", ni, nr, ni2, nr2, i_survives ? "I" : "R");
+  CHECK(I.pend == GOSTX_IKE_X_DELETE_CHILD && R.pend == GOSTX_IKE_X_DELETE_CHILD &&
+            I.pend_spi == (i_survives ? old_i.spi_in : 0x1111u) &&
+            R.pend_spi == (i_survives ? 0x3333u : R.old.spi_in),
+        "the survivor's initiator deletes the old SA, the other its redundant one");
+  memcpy(bi, del_i, ldel_i);
+  li = ldel_i;
+  talk_from_i();
+  memcpy(br, del_r, ldel_r);
+  lr = ldel_r;
+  talk_from_r();
+  CHECK(quiet(&I) && quiet(&R) && agree(&I, &R) && I.child.spi_in == keep_i,
+        "both deletes done: one Child SA left, agreed");
+}
+
+static void simultaneous_child_rekeys(void) {
+  collision(0x01, 0x90, 0xfe, 0x80, 0); /* the lowest in I's exchange: I's SA goes */
+  collision(0x90, 0x02, 0xfe, 0x80, 0); /* R's answer to I is the lowest: the same */
+  collision(0x90, 0x80, 0x03, 0xfe, 1); /* the lowest in R's exchange: R's SA goes */
+  collision(0x90, 0x80, 0xfe, 0x04, 1); /* I's answer to R is the lowest: the same */
+}
+
 int main(void) {
   for (int from_r = 0; from_r < 2; from_r++)
     for (int pfs = 0; pfs < 2; pfs++) child_rekey(from_r, pfs);
@@ -471,6 +530,7 @@ int main(void) {
   deletes();
   peer_gone();
   refusals();
+  simultaneous_child_rekeys();
   lossy_rekeys();
   return t_done();
 }
