@@ -1548,7 +1548,7 @@ static void engine_ike_rekey(json *f, const char *id, const struct side *I0,
   uint8_t *m = whole(sub, 13, "Sends message", &ml);
   CHECK_RC(gostx__ike_input(&r, m, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's request");
   free(m);
-  CHECK((r.ev.flags & GOSTX_IKE_EV_IKE_REKEYED) && r.old_sa.valid && !r.orig_init &&
+  CHECK((r.ev.flags & GOSTX_IKE_EV_IKE_REKEYED) && r.old_sa[0].valid && !r.orig_init &&
             !memcmp(r.spi_i, i.test.spi, 8) && !memcmp(r.spi_r, r.test.spi, 8),
         "%s: the responder on the new IKE SA, the old kept", id);
   expect(sub, 28, "Computes SK_d", r.k.sk_d, 64);

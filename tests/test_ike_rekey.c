@@ -86,8 +86,11 @@ static int agree(const gostx_ike_engine *a, const gostx_ike_engine *b) {
          a->orig_init != b->orig_init;
 }
 
+/* Nothing out, no SA waiting to be deleted (but a redundant IKE SA whose
+ * Delete the peer may have given up: old_sa[1], gone by its expiry). */
 static int quiet(const gostx_ike_engine *e) {
-  return e->pend == GOSTX_IKE_X_NONE && !e->old.valid && !e->twin.valid && !e->old_sa.valid;
+  return e->pend == GOSTX_IKE_X_NONE && !e->old.valid && !e->twin.valid && !e->old_sa[0].valid &&
+         !e->ike_twin.ready;
 }
 
 /* ---- one rekey of the Child SA, each side initiating, PFS or not ---- */
@@ -403,7 +406,8 @@ static void tick(gostx_ike_engine *e, path *p, queue *back, int64_t now) {
 }
 
 static int64_t clock_ms;
-static unsigned collisions; /* steps that found a simultaneous Child SA rekey under way */
+static unsigned collisions;     /* steps that found a simultaneous Child SA rekey under way */
+static unsigned ike_collisions; /* and an IKE SA one */
 
 static int run_until_quiet(void) {
   for (int k = 0; k < 4000; k++) {
@@ -413,6 +417,7 @@ static int run_until_quiet(void) {
     tick(&I, &path_i, &to_r, clock_ms);
     tick(&R, &path_r, &to_i, clock_ms);
     collisions += I.twin.valid || R.twin.valid;
+    ike_collisions += I.ike_twin.ready || R.ike_twin.ready;
     if (quiet(&I) && quiet(&R) && !to_i.n && !to_r.n) return 1;
     if (I.state != GOSTX_IKE_S_ESTABLISHED || R.state != GOSTX_IKE_S_ESTABLISHED) return 0;
   }
@@ -445,7 +450,11 @@ static void lossy_rekeys(void) {
       both++;
       start(from_r ? &I : &R, from_r ? &path_i : &path_r, from_r ? &to_r : &to_i, ike, roll(2));
     }
-    const int settled = run_until_quiet();
+    int settled = run_until_quiet();
+    clock_ms += GOSTX_IKE_REDUNDANT_MS; /* the redundant IKE SAs' time runs out */
+    tick(&I, &path_i, &to_r, clock_ms);
+    tick(&R, &path_r, &to_i, clock_ms);
+    settled &= !I.old_sa[1].valid && !R.old_sa[1].valid && !to_i.n && !to_r.n;
     ike_changes += memcmp(spi_before, I.spi_i, 8) != 0;
     const int ok = settled && agree(&I, &R) && path_i.n == 1 && path_r.n == 1 &&
                    path_i.in[0] == I.child.spi_in && path_r.in[0] == R.child.spi_in;
@@ -457,62 +466,102 @@ static void lossy_rekeys(void) {
   CHECK(failures == 0, "200 rekeys (%u simultaneous, %u IKE SA changes) over loss and "
                        "duplication: keys agree, only the current SA installed",
         both, ike_changes);
-  printf("lossy: %u simultaneous, %u IKE SA changes, %u collision steps\n", both, ike_changes,
-         collisions);
-  CHECK(collisions > 0 && ike_changes >= 80, "the collisions of 2.8.1 met (%u steps), the IKE "
-                                              "SA rekeyed %u times", collisions, ike_changes);
+  printf("lossy: %u simultaneous, %u IKE SA changes, %u + %u collision steps\n", both,
+         ike_changes, collisions, ike_collisions);
+  CHECK(collisions > 0 && ike_collisions > 0 && ike_changes == 100,
+        "the collisions of 2.8.1 and 2.8.2 met (%u, %u steps), the IKE SA rekeyed %u times",
+        collisions, ike_collisions, ike_changes);
 }
 
 /* ---- simultaneous Child SA rekeys (RFC 7296 2.8.1) with chosen nonces ---- */
 
-/* e's next nonce all n, its next ESP SPI spi (the test hooks). */
-static void next_draw(gostx_ike_engine *e, uint8_t n, uint32_t spi) {
+/* e's next nonce all n, its next IKE SPI all ike_spi, its next ESP SPI spi
+ * (the test hooks). */
+static void next_draw(gostx_ike_engine *e, uint8_t n, uint8_t ike_spi, uint32_t spi) {
   e->test.set = 1;
   memset(e->test.nonce, n, sizeof e->test.nonce);
+  memset(e->test.spi, ike_spi, sizeof e->test.spi);
   memset(e->test.priv, 0x11, 32); /* below the 256-bit curve's q */
   e->test.esp_spi = spi;
 }
 
-/* Both rekey at once and each answers the other's request before its own
- * answer comes. The nonces: I's request ni, R's answer to it nr; R's
- * request ni2, I's answer nr2. The new SA of the exchange holding the
- * lowest is deleted by that exchange's initiator; the other initiator
- * deletes the old SA. */
-static void collision(uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2, int i_survives) {
-  establish(GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
-  const gostx_ike_child old_i = I.child;
-  uint8_t req_i[CAP], req_r[CAP], ans_i[CAP], ans_r[CAP], del_i[CAP], del_r[CAP];
-  size_t lreq_i, lreq_r, lans_i, lans_r, ldel_i = 0, ldel_r = 0;
-  next_draw(&I, ni, 0x1111);
-  CHECK_RC(gostx__ike_rekey_child(&I, 0, 0, req_i, CAP, &lreq_i), GOSTX_OK, "I's rekey");
-  next_draw(&R, ni2, 0x3333);
-  CHECK_RC(gostx__ike_rekey_child(&R, 1, 0, req_r, CAP, &lreq_r), GOSTX_OK, "R's rekey (PFS)");
-  next_draw(&I, nr2, 0x2222);
+static uint8_t del_i[CAP], del_r[CAP]; /* each side's Delete after a crossing */
+static size_t ldel_i, ldel_r;
+
+/* Both rekey (the IKE SA when ike, else the Child SA: R with PFS) at once
+ * and each answers the other's request before its own answer comes. The
+ * nonces: I's request ni, R's answer to it nr; R's request ni2, I's answer
+ * nr2. ESP SPIs: I 0x1111 then 0x2222, R 0x3333 then 0x4444; IKE SPIs: I
+ * a1.. then a3.., R b2.. then b4... The Deletes that follow into del_*. */
+static void cross(int ike, uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2) {
+  uint8_t req_i[CAP], req_r[CAP], ans_i[CAP], ans_r[CAP];
+  size_t lreq_i, lreq_r, lans_i, lans_r;
+  next_draw(&I, ni, 0xa1, 0x1111);
+  CHECK_RC(ike ? gostx__ike_rekey_ike(&I, 0, req_i, CAP, &lreq_i)
+               : gostx__ike_rekey_child(&I, 0, 0, req_i, CAP, &lreq_i),
+           GOSTX_OK, "I's rekey");
+  next_draw(&R, ni2, 0xb2, 0x3333);
+  CHECK_RC(ike ? gostx__ike_rekey_ike(&R, 0, req_r, CAP, &lreq_r)
+               : gostx__ike_rekey_child(&R, 1, 0, req_r, CAP, &lreq_r),
+           GOSTX_OK, "R's rekey");
+  next_draw(&I, nr2, 0xa3, 0x2222);
   deliver(&I, req_r, lreq_r, ans_i, &lans_i);
-  CHECK(I.twin.valid && I.twin.spi_in == 0x2222 && I.child.spi_in == old_i.spi_in &&
-            (I.ev.flags & GOSTX_IKE_EV_CHILD_NEW),
-        "I answers R's rekey: the new SA installed beside the current one");
-  next_draw(&R, nr, 0x4444);
+  CHECK(ike ? I.ike_twin.ready && !(I.ev.flags & GOSTX_IKE_EV_IKE_REKEYED)
+            : I.twin.valid && I.twin.spi_in == 0x2222 && (I.ev.flags & GOSTX_IKE_EV_CHILD_NEW),
+        "I answers R's rekey: the new SA waits beside the current one");
+  next_draw(&R, nr, 0xb4, 0x4444);
   deliver(&R, req_i, lreq_i, ans_r, &lans_r);
-  CHECK(R.twin.valid && R.twin.spi_in == 0x4444, "R answers I's likewise");
   deliver(&I, ans_r, lans_r, del_i, &ldel_i);
   deliver(&R, ans_i, lans_i, del_r, &ldel_r);
-  /* the survivor: I's exchange's SA (I: 0x1111, R: 0x4444) or R's */
-  const uint32_t keep_i = i_survives ? 0x1111 : 0x2222, keep_r = i_survives ? 0x4444 : 0x3333;
-  CHECK(I.child.spi_in == keep_i && R.child.spi_in == keep_r && agree(&I, &R),
-        "(%02x %02x | %02x %02x) the survivor: %s's new SA", ni, nr, ni2, nr2, i_survives ? "I" : "R");
-  CHECK(I.pend == GOSTX_IKE_X_DELETE_CHILD && R.pend == GOSTX_IKE_X_DELETE_CHILD &&
-            I.pend_spi == (i_survives ? old_i.spi_in : 0x1111u) &&
-            R.pend_spi == (i_survives ? 0x3333u : R.old.spi_in),
-        "the survivor's initiator deletes the old SA, the other its redundant one");
+}
+
+/* The Deletes of a crossing carried to their answers. */
+static void deletes_after_cross(void) {
   memcpy(bi, del_i, ldel_i);
   li = ldel_i;
   talk_from_i();
   memcpy(br, del_r, ldel_r);
   lr = ldel_r;
   talk_from_r();
+}
+
+/* 2.8.1: the new SA of the exchange holding the lowest nonce is deleted by
+ * that exchange's initiator; the other initiator deletes the old SA. */
+static void collision(uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2, int i_survives) {
+  establish(GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  const gostx_ike_child old_i = I.child;
+  cross(0, ni, nr, ni2, nr2);
+  /* the survivor: I's exchange's SA (I: 0x1111, R: 0x4444) or R's */
+  const uint32_t keep_i = i_survives ? 0x1111 : 0x2222, keep_r = i_survives ? 0x4444 : 0x3333;
+  CHECK(I.child.spi_in == keep_i && R.child.spi_in == keep_r && agree(&I, &R),
+        "(%02x %02x | %02x %02x) the survivor: %s's new SA", ni, nr, ni2, nr2,
+        i_survives ? "I" : "R");
+  CHECK(I.pend == GOSTX_IKE_X_DELETE_CHILD && R.pend == GOSTX_IKE_X_DELETE_CHILD &&
+            I.pend_spi == (i_survives ? old_i.spi_in : 0x1111u) &&
+            R.pend_spi == (i_survives ? 0x3333u : R.old.spi_in),
+        "the survivor's initiator deletes the old SA, the other its redundant one");
+  deletes_after_cross();
   CHECK(quiet(&I) && quiet(&R) && agree(&I, &R) && I.child.spi_in == keep_i,
         "both deletes done: one Child SA left, agreed");
+}
+
+/* 2.8.2 likewise for the IKE SA: the survivor inherits the Child SA, the
+ * redundant new SA and the old one are deleted over themselves. */
+static void ike_collision(uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2, int i_survives) {
+  establish(GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  const gostx_ike_child child = I.child;
+  cross(1, ni, nr, ni2, nr2);
+  /* I's exchange's SA: SPIi a1.., SPIr b4..; R's: SPIi b2.., SPIr a3.. */
+  CHECK(I.spi_i[0] == (i_survives ? 0xa1 : 0xb2) && agree(&I, &R) && I.orig_init == i_survives,
+        "(%02x %02x | %02x %02x) the survivor: %s's new IKE SA", ni, nr, ni2, nr2,
+        i_survives ? "I" : "R");
+  CHECK(!memcmp(&I.child, &child, sizeof child), "the Child SA inherited as it was");
+  deletes_after_cross();
+  CHECK(quiet(&I) && quiet(&R) && !I.old_sa[1].valid && !R.old_sa[1].valid && agree(&I, &R),
+        "the old and the redundant IKE SA deleted over themselves");
+  CHECK_RC(gostx__ike_rekey_child(&R, 1, 0, br, CAP, &lr), GOSTX_OK, "a Child SA rekey after");
+  talk_from_r();
+  CHECK(quiet(&I) && quiet(&R) && agree(&I, &R), "goes through on the survivor");
 }
 
 static void simultaneous_child_rekeys(void) {
@@ -520,6 +569,10 @@ static void simultaneous_child_rekeys(void) {
   collision(0x90, 0x02, 0xfe, 0x80, 0); /* R's answer to I is the lowest: the same */
   collision(0x90, 0x80, 0x03, 0xfe, 1); /* the lowest in R's exchange: R's SA goes */
   collision(0x90, 0x80, 0xfe, 0x04, 1); /* I's answer to R is the lowest: the same */
+  ike_collision(0x01, 0x90, 0xfe, 0x80, 0);
+  ike_collision(0x90, 0x02, 0xfe, 0x80, 0);
+  ike_collision(0x90, 0x80, 0x03, 0xfe, 1);
+  ike_collision(0x90, 0x80, 0xfe, 0x04, 1);
 }
 
 int main(void) {

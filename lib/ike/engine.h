@@ -35,7 +35,8 @@ enum {
   GOSTX_IKE_DEL_CHILD = 1,
   GOSTX_IKE_DEL_IKE = 2,
   GOSTX_IKE_MSG_MAX = 8192, /* the largest message sent or cached */
-  GOSTX_IKE_INIT_MAX = 2048 /* the largest IKE_SA_INIT kept for AUTH */
+  GOSTX_IKE_INIT_MAX = 2048, /* the largest IKE_SA_INIT kept for AUTH */
+  GOSTX_IKE_REDUNDANT_MS = 60000 /* how long a redundant IKE SA waits for the peer's Delete */
 };
 
 typedef enum gostx_ike_state {
@@ -141,8 +142,9 @@ typedef struct gostx_ike_events {
   gostx_ike_child retired[3];
 } gostx_ike_events;
 
-/* The IKE SA a rekey replaced, kept until its Delete is answered (RFC 7296
- * 2.18: the rekey's initiator deletes it over the old SA). */
+/* An IKE SA a rekey left beside the current one, kept until its Delete is
+ * answered (RFC 7296 2.18: the old SA, deleted over itself by the rekey's
+ * initiator; 2.8.2: the redundant new SA of a simultaneous rekey). */
 typedef struct gostx_ike_old_sa {
   int valid;
   uint8_t orig_init;
@@ -156,7 +158,22 @@ typedef struct gostx_ike_old_sa {
   uint8_t closed;
   uint8_t bye[96];
   size_t bye_len;
+  /* old_sa[1] when the peer is to delete it: forgotten at this time if its
+   * Delete never comes (a peer that saw our Delete of the old SA before
+   * our answer to its rekey forgets that rekey, 2.8.2) */
+  int64_t expire_ms;
 } gostx_ike_old_sa;
+
+/* A new IKE SA agreed by a rekey, before it becomes the current one (a
+ * simultaneous rekey's, 2.8.2, waits so in e->ike_twin). */
+typedef struct gostx_ike_new_sa {
+  int ready;
+  uint8_t orig_init; /* we initiated the exchange that made it */
+  uint8_t spi_i[8], spi_r[8];
+  gostx_ike_keys k;
+  uint8_t low[256]; /* the lower of the exchange's two nonces */
+  size_t low_len;
+} gostx_ike_new_sa;
 
 /* Our outstanding request once established (window 1: at most one). */
 enum {
@@ -222,7 +239,9 @@ typedef struct gostx_ike_engine {
   gostx_ike_child twin;  /* simultaneous rekey (2.8.1): the one the peer's request made */
   uint8_t twin_low[256]; /* the lowest nonce of the peer's rekey exchange */
   size_t twin_low_len;
-  gostx_ike_old_sa old_sa;
+  gostx_ike_old_sa old_sa[2]; /* [0] the SA a rekey replaced, [1] a redundant new one */
+  uint8_t pend_slot;          /* X_DELETE_OLD_IKE: over old_sa[pend_slot] */
+  gostx_ike_new_sa ike_twin;  /* simultaneous IKE SA rekey: the peer's new SA */
   gostx_ike_events ev;
 #ifdef GOSTX_IKE_TEST_HOOKS
   gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */

@@ -51,7 +51,7 @@ int gostx__ike_live_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, siz
                           size_t *out_len);
 /* e->ev emptied (left alone when empty: a dropped datagram changes nothing). */
 void gostx__ike_ev_clear(gostx_ike_engine *e);
-/* w's inside sealed over the current (old: the old) IKE SA into dst. */
+/* w's inside sealed over the current IKE SA (old 0) or old_sa[old - 1]. */
 int gostx__ike_seal_sa(gostx_ike_engine *e, int old, uint8_t exchange, int response,
                        uint32_t msg_id, const gostx_ike_writer *w, uint8_t *dst, size_t cap,
                        size_t *len);
@@ -59,8 +59,8 @@ int gostx__ike_seal_sa(gostx_ike_engine *e, int old, uint8_t exchange, int respo
 int gostx__ike_copy_out(const uint8_t *m, size_t len, uint8_t *out, size_t cap, size_t *out_len);
 /* GOSTX_OK when a request of ours may start now (ESTABLISHED, none out). */
 int gostx__ike_may_request(gostx_ike_engine *e);
-/* Our request (the inside in w) sealed over the current IKE SA (old: over
- * the old one) into e->req, sent and timed; e->pend = kind. */
+/* Our request (the inside in w) sealed over the current IKE SA (old 0) or
+ * old_sa[old - 1] into e->req, sent and timed; e->pend = kind. */
 int gostx__ike_request(gostx_ike_engine *e, uint8_t exchange, uint8_t kind, int old,
                        gostx_ike_writer *w, int64_t now_ms, uint8_t *out, size_t cap,
                        size_t *out_len);
@@ -89,20 +89,19 @@ int gostx__ike_child_response(gostx_ike_engine *e, const gostx_ike_chain *c, int
                               uint8_t *out, size_t cap, size_t *out_len);
 /* 1 when c's SA payload proposes an IKE SA (a rekey of it), not a Child SA. */
 int gostx__ike_is_ike_rekey(const gostx_ike_chain *c);
-/* A new IKE SA agreed by a rekey, before it becomes the current one. */
-typedef struct gostx_ike_new_sa {
-  int ready;
-  uint8_t spi_i[8], spi_r[8];
-  gostx_ike_keys k;
-} gostx_ike_new_sa;
 int gostx__ike_ikesa_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w,
                              gostx_ike_new_sa *ns);
-/* ns becomes the current IKE SA, the current one e->old_sa (until its
- * Delete); orig_init: we initiated the rekey (2.18). */
-int gostx__ike_ikesa_switch(gostx_ike_engine *e, gostx_ike_new_sa *ns, int orig_init);
+/* ns becomes the current IKE SA (its initiator the original initiator,
+ * 2.18), the current one e->old_sa[0] until its Delete. */
+int gostx__ike_ikesa_switch(gostx_ike_engine *e, const gostx_ike_new_sa *ns);
+/* A Delete of the IKE SA while a simultaneous rekey's new SA waits: the
+ * peer did not see the collision (2.8.2); ns takes that SA, our own rekey
+ * is forgotten. 0 when none waits. */
+int gostx__ike_ikesa_deleted_in_rekey(gostx_ike_engine *e, gostx_ike_new_sa *ns);
 int gostx__ike_ikesa_response(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
                               uint8_t *out, size_t cap, size_t *out_len);
-int gostx__ike_info_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w);
+int gostx__ike_info_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w,
+                            gostx_ike_new_sa *ns);
 void gostx__ike_info_response(gostx_ike_engine *e, uint8_t kind, const gostx_ike_chain *c);
 
 #endif

@@ -49,10 +49,17 @@ int gostx__ike_is_ike_rekey(const gostx_ike_chain *c) {
          sa.p[0].proto == GOSTX_IKE_PROTO_IKE;
 }
 
+/* a against b as octet strings, a shorter prefix first. */
+static int nonce_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+  const int c = memcmp(a, b, al < bl ? al : bl);
+  return c ? c : (al > bl) - (al < bl);
+}
+
 /* The new SA's keys (2.18) from the old SK_d. */
 static int new_keys(const gostx_ike_engine *e, const uint8_t *gir, size_t gir_len,
                     const uint8_t *ni, size_t ni_len, const uint8_t *nr, size_t nr_len,
-                    const uint8_t spi_i[8], const uint8_t spi_r[8], gostx_ike_new_sa *ns) {
+                    const uint8_t spi_i[8], const uint8_t spi_r[8], int ours,
+                    gostx_ike_new_sa *ns) {
   uint8_t seed[GOSTX_IKE_PRF_LEN];
   int rc = gostx__ike_skeyseed(e->k.sk_d, ni, ni_len, nr, nr_len, gir, gir_len, seed);
   if (rc == GOSTX_OK)
@@ -60,6 +67,11 @@ static int new_keys(const gostx_ike_engine *e, const uint8_t *gir, size_t gir_le
   gostx_memzero(seed, sizeof seed);
   memcpy(ns->spi_i, spi_i, 8);
   memcpy(ns->spi_r, spi_r, 8);
+  ns->orig_init = (uint8_t)ours;
+  /* the exchange's lower nonce (public): 2.8.2 compares them */
+  const int ni_low = nonce_cmp(ni, ni_len, nr, nr_len) < 0;
+  ns->low_len = ni_low ? ni_len : nr_len;
+  memcpy(ns->low, ni_low ? ni : nr, ns->low_len);
   ns->ready = rc == GOSTX_OK;
   return rc;
 }
@@ -70,7 +82,8 @@ int gostx__ike_rekey_ike(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size
   *out_len = 0;
   int rc = gostx__ike_may_request(e);
   if (rc != GOSTX_OK) return rc;
-  if (e->old.valid || e->twin.valid || e->old_sa.valid) return GOSTX_ESTATE; /* 2.25.1 */
+  if (e->old.valid || e->twin.valid || e->old_sa[0].valid)
+    return GOSTX_ESTATE; /* 2.25.1; and the last rekey's old SA deleted first */
   rc = gostx__ike_draw_spi(e, e->pend_ike_spi);
   if (rc == GOSTX_OK) rc = gostx__ike_draw_nonce(e, e->pend_nonce);
   if (rc == GOSTX_OK) rc = gostx__ike_new_ke(e, e->group);
@@ -87,11 +100,33 @@ int gostx__ike_rekey_ike(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size
                             out, cap, out_len);
 }
 
-int gostx__ike_ikesa_switch(gostx_ike_engine *e, gostx_ike_new_sa *ns, int orig_init) {
-  gostx_ike_old_sa *o = &e->old_sa;
-  gostx__ike_sk_clear(&o->sk_in); /* an SA before it, closed: forgotten */
+/* ns into slot o, the keys and counters of a fresh SA. */
+static int slot_of_new(const gostx_ike_engine *e, const gostx_ike_new_sa *ns,
+                       gostx_ike_old_sa *o) {
+  memset(o, 0, sizeof *o);
+  o->valid = 1;
+  o->orig_init = ns->orig_init;
+  memcpy(o->spi_i, ns->spi_i, 8);
+  memcpy(o->spi_r, ns->spi_r, 8);
+  o->iv_out = 1;
+  const gostx_ike_keys *k = &ns->k;
+  int rc = gostx__ike_sk_init(&o->sk_out, e->encr, ns->orig_init ? k->sk_ei : k->sk_er,
+                              k->enc_len);
+  if (rc == GOSTX_OK)
+    rc = gostx__ike_sk_init(&o->sk_in, e->encr, ns->orig_init ? k->sk_er : k->sk_ei, k->enc_len);
+  return rc;
+}
+
+static void slot_clear(gostx_ike_old_sa *o) {
+  gostx__ike_sk_clear(&o->sk_in);
   gostx__ike_sk_clear(&o->sk_out);
   memset(o, 0, sizeof *o);
+}
+
+int gostx__ike_ikesa_switch(gostx_ike_engine *e, const gostx_ike_new_sa *ns) {
+  gostx_ike_old_sa *o = &e->old_sa[0];
+  slot_clear(o); /* SAs before it, closed: forgotten */
+  slot_clear(&e->old_sa[1]);
   o->valid = 1;
   o->orig_init = e->orig_init;
   memcpy(o->spi_i, e->spi_i, 8);
@@ -105,11 +140,11 @@ int gostx__ike_ikesa_switch(gostx_ike_engine *e, gostx_ike_new_sa *ns, int orig_
   memcpy(e->spi_i, ns->spi_i, 8);
   memcpy(e->spi_r, ns->spi_r, 8);
   e->k = ns->k;
-  e->orig_init = (uint8_t)orig_init;
-  int rc = gostx__ike_sk_init(&e->sk_out, e->encr, orig_init ? e->k.sk_ei : e->k.sk_er,
+  e->orig_init = ns->orig_init;
+  int rc = gostx__ike_sk_init(&e->sk_out, e->encr, e->orig_init ? e->k.sk_ei : e->k.sk_er,
                               e->k.enc_len);
   if (rc == GOSTX_OK)
-    rc = gostx__ike_sk_init(&e->sk_in, e->encr, orig_init ? e->k.sk_er : e->k.sk_ei,
+    rc = gostx__ike_sk_init(&e->sk_in, e->encr, e->orig_init ? e->k.sk_er : e->k.sk_ei,
                             e->k.enc_len);
   e->iv_out = 1;
   e->req_id = e->peer_req = 0; /* a new SA counts from 0 (2.18) */
@@ -117,11 +152,21 @@ int gostx__ike_ikesa_switch(gostx_ike_engine *e, gostx_ike_new_sa *ns, int orig_
   return rc;
 }
 
+int gostx__ike_ikesa_deleted_in_rekey(gostx_ike_engine *e, gostx_ike_new_sa *ns) {
+  if (!e->ike_twin.ready) return 0;
+  *ns = e->ike_twin;
+  gostx_memzero(&e->ike_twin, sizeof e->ike_twin);
+  e->pend = GOSTX_IKE_X_NONE; /* our own rekey forgotten */
+  gostx_memzero(e->priv, sizeof e->priv);
+  return 1;
+}
+
 /* The refusals of 2.25.1/2.25.2: TEMPORARY_FAILURE while a Child SA is
- * being rekeyed or deleted, or we have a request of our own out (an IKE
- * SA rekey of ours included: see docs/IKE.md). */
+ * being rekeyed or deleted, the last rekey's old SA not yet deleted, or a
+ * request of ours other than an IKE SA rekey is out. */
 static int busy(const gostx_ike_engine *e) {
-  return e->pend != GOSTX_IKE_X_NONE || e->old.valid || e->twin.valid || e->old_sa.valid;
+  return (e->pend != GOSTX_IKE_X_NONE && e->pend != GOSTX_IKE_X_REKEY_IKE) || e->old.valid ||
+         e->twin.valid || e->old_sa[0].valid || e->ike_twin.ready;
 }
 
 static int answer_ke(gostx_ike_engine *e, const gostx_ike_chain *c, uint16_t group,
@@ -140,7 +185,7 @@ static int answer_ke(gostx_ike_engine *e, const gostx_ike_chain *c, uint16_t gro
     return GOSTX_OK;
   }
   if (rc == GOSTX_OK)
-    rc = new_keys(e, gir, gir_len, np->body, np->len, nr, NONCE_LEN, peer_spi, spi, ns);
+    rc = new_keys(e, gir, gir_len, np->body, np->len, nr, NONCE_LEN, peer_spi, spi, 0, ns);
   gostx_memzero(gir, sizeof gir);
   gostx_memzero(e->priv, sizeof e->priv);
   if (rc != GOSTX_OK) return rc;
@@ -180,7 +225,43 @@ int gostx__ike_ikesa_request(gostx_ike_engine *e, const gostx_ike_chain *c, gost
     gostx__ike_w_notify_type(w, GOSTX_IKE_N_INVALID_KE_PAYLOAD, g, 2);
     return GOSTX_OK;
   }
-  return answer_ke(e, c, group, np, sa.p[i].num, sa.p[i].spi, w, ns);
+  if (e->pend != GOSTX_IKE_X_REKEY_IKE)
+    return answer_ke(e, c, group, np, sa.p[i].num, sa.p[i].spi, w, ns);
+  /* we are rekeying it too (2.8.2): answered as usual, the new SA waits
+   * for our own answer; our request's key outlives this answer */
+  uint8_t priv[sizeof e->priv];
+  const uint16_t our_group = e->group;
+  memcpy(priv, e->priv, sizeof priv);
+  const int rc = answer_ke(e, c, group, np, sa.p[i].num, sa.p[i].spi, w, &e->ike_twin);
+  memcpy(e->priv, priv, sizeof priv);
+  gostx_memzero(priv, sizeof priv);
+  e->group = our_group;
+  return rc;
+}
+
+/* Our rekey answered: its SA mine becomes current and the old SA is
+ * deleted over itself; after a simultaneous rekey (2.8.2) the new SA with
+ * the lower nonce is deleted by its creator instead, the other survives
+ * and the one we did not make waits in old_sa[1] for the peer's Delete. */
+static int settle(gostx_ike_engine *e, const gostx_ike_new_sa *mine, int64_t now_ms,
+                  uint8_t *out, size_t cap, size_t *out_len) {
+  const gostx_ike_new_sa *twin = &e->ike_twin;
+  const int mine_redundant =
+      twin->ready && nonce_cmp(mine->low, mine->low_len, twin->low, twin->low_len) < 0;
+  int rc = gostx__ike_ikesa_switch(e, mine_redundant ? twin : mine);
+  if (rc == GOSTX_OK && twin->ready)
+    rc = slot_of_new(e, mine_redundant ? mine : twin, &e->old_sa[1]);
+  e->old_sa[1].expire_ms = mine_redundant ? INT64_MAX : now_ms + GOSTX_IKE_REDUNDANT_MS;
+  gostx_memzero(&e->ike_twin, sizeof e->ike_twin);
+  if (rc != GOSTX_OK) return rc;
+  /* mine redundant: the peer deletes the old SA, we the one we made */
+  uint8_t inner[16];
+  gostx_ike_writer w;
+  const gostx_ike_delete d = {GOSTX_IKE_PROTO_IKE, 0, 0, NULL};
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  gostx__ike_w_delete(&w, &d);
+  return gostx__ike_request(e, GOSTX_IKE_INFORMATIONAL, GOSTX_IKE_X_DELETE_OLD_IKE,
+                            mine_redundant ? 2 : 1, &w, now_ms, out, cap, out_len);
 }
 
 int gostx__ike_ikesa_response(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
@@ -202,22 +283,17 @@ int gostx__ike_ikesa_response(gostx_ike_engine *e, const gostx_ike_chain *c, int
   if (rc == GOSTX_OK) rc = gostx__ike_peer_shared(e, c, e->group, gir, &gir_len);
   if (rc == GOSTX_OK)
     rc = new_keys(e, gir, gir_len, e->pend_nonce, NONCE_LEN, np->body, np->len, e->pend_ike_spi,
-                  sa.p[0].spi, &ns);
+                  sa.p[0].spi, 1, &ns);
   gostx_memzero(gir, sizeof gir);
   gostx_memzero(e->priv, sizeof e->priv);
   if (rc != GOSTX_OK) { /* refused (TEMPORARY_FAILURE, ...) or unusable: the SA stands */
     e->error = err ? err : GOSTX_IKE_N_INVALID_SYNTAX;
-    return GOSTX_OK;
+    if (!e->ike_twin.ready) return GOSTX_OK;
+    rc = gostx__ike_ikesa_switch(e, &e->ike_twin); /* the peer's rekey went through alone */
+    gostx_memzero(&e->ike_twin, sizeof e->ike_twin);
+    return rc;
   }
-  rc = gostx__ike_ikesa_switch(e, &ns, 1);
+  rc = settle(e, &ns, now_ms, out, cap, out_len);
   gostx_memzero(&ns, sizeof ns);
-  if (rc != GOSTX_OK) return rc;
-  /* the old SA deleted over itself (2.18) */
-  uint8_t inner[16];
-  gostx_ike_writer w;
-  const gostx_ike_delete d = {GOSTX_IKE_PROTO_IKE, 0, 0, NULL};
-  gostx__ike_w_inner(&w, inner, sizeof inner);
-  gostx__ike_w_delete(&w, &d);
-  return gostx__ike_request(e, GOSTX_IKE_INFORMATIONAL, GOSTX_IKE_X_DELETE_OLD_IKE, 1, &w,
-                            now_ms, out, cap, out_len);
+  return rc;
 }

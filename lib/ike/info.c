@@ -96,7 +96,8 @@ static void delete_children(gostx_ike_engine *e, const gostx_ike_delete *d, uint
   }
 }
 
-int gostx__ike_info_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w) {
+int gostx__ike_info_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w,
+                            gostx_ike_new_sa *ns) {
   enum { MAX_SPIS = 16 };
   uint8_t ours[4 * MAX_SPIS];
   size_t n = 0;
@@ -108,7 +109,7 @@ int gostx__ike_info_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx
       return GOSTX_OK;
     }
     if (d.proto == GOSTX_IKE_PROTO_IKE) { /* 1.4.1: answered empty, all gone */
-      ike_gone(e);
+      if (!gostx__ike_ikesa_deleted_in_rekey(e, ns)) ike_gone(e);
       return GOSTX_OK;
     }
     if (d.proto == GOSTX_IKE_PROTO_ESP) delete_children(e, &d, ours, &n, MAX_SPIS);

@@ -95,8 +95,8 @@ static sa_ref current(gostx_ike_engine *e) {
                   &e->iv_out, &e->req_id, &e->peer_req};
 }
 
-static sa_ref old_one(gostx_ike_engine *e) {
-  gostx_ike_old_sa *o = &e->old_sa;
+static sa_ref old_one(gostx_ike_engine *e, int k) {
+  gostx_ike_old_sa *o = &e->old_sa[k];
   return (sa_ref){o->spi_i, o->spi_r, o->orig_init, &o->sk_in, &o->sk_out,
                   &o->iv_out, &o->req_id, &o->peer_req};
 }
@@ -119,7 +119,7 @@ static int seal(const sa_ref *s, uint8_t exchange, int response, uint32_t msg_id
 int gostx__ike_seal_sa(gostx_ike_engine *e, int old, uint8_t exchange, int response,
                        uint32_t msg_id, const gostx_ike_writer *w, uint8_t *dst, size_t cap,
                        size_t *len) {
-  const sa_ref s = old ? old_one(e) : current(e);
+  const sa_ref s = old ? old_one(e, old - 1) : current(e);
   return seal(&s, exchange, response, msg_id, w, dst, cap, len);
 }
 
@@ -139,10 +139,11 @@ int gostx__ike_may_request(gostx_ike_engine *e) {
 int gostx__ike_request(gostx_ike_engine *e, uint8_t exchange, uint8_t kind, int old,
                        gostx_ike_writer *w, int64_t now_ms, uint8_t *out, size_t cap,
                        size_t *out_len) {
-  const sa_ref s = old ? old_one(e) : current(e);
+  const sa_ref s = old ? old_one(e, old - 1) : current(e);
   int rc = seal(&s, exchange, 0, *s.req_id, w, e->req, sizeof e->req, &e->req_len);
   if (rc != GOSTX_OK) return rc;
   e->pend = kind;
+  e->pend_slot = (uint8_t)(old ? old - 1 : 0);
   e->tries = 1;
   e->rto_ms = e->cf->rto_ms ? e->cf->rto_ms : 500;
   e->next_tx_ms = now_ms + e->rto_ms;

@@ -23,13 +23,30 @@ static int open_from_peer(gostx_ike_engine *e, const gostx_ike_sk *sk, const uin
   return GOSTX_OK;
 }
 
+static void old_sa_wipe(gostx_ike_old_sa *o) {
+  gostx__ike_sk_clear(&o->sk_in);
+  gostx__ike_sk_clear(&o->sk_out);
+  o->valid = 0;
+}
+
+/* o answered the peer's Delete with bye: its keys go, the answer stays for
+ * the Delete's retransmissions. */
+static int close_old(gostx_ike_old_sa *o, const uint8_t *bye, size_t len) {
+  if (len > sizeof o->bye) return GOSTX_ELEN;
+  memcpy(o->bye, bye, len);
+  o->bye_len = len;
+  o->closed = 1;
+  old_sa_wipe(o);
+  return GOSTX_OK;
+}
+
 /* ---- the peer's requests ---- */
 
 /* The response's inside for the request c of exchange x into w; an IKE SA
  * rekey leaves the new SA in ns. */
 static int answer(gostx_ike_engine *e, uint8_t x, const gostx_ike_chain *c, gostx_ike_writer *w,
                   gostx_ike_new_sa *ns) {
-  if (x == GOSTX_IKE_INFORMATIONAL) return gostx__ike_info_request(e, c, w);
+  if (x == GOSTX_IKE_INFORMATIONAL) return gostx__ike_info_request(e, c, w, ns);
   if (gostx__ike_is_ike_rekey(c)) return gostx__ike_ikesa_request(e, c, w, ns);
   return gostx__ike_child_request(e, c, w);
 }
@@ -53,9 +70,12 @@ static int request_in(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first
   gostx_memzero(inner, sizeof inner);
   if (rc != GOSTX_OK) return rc;
   e->peer_req++;
-  e->old_sa.tx_cached = 0; /* e->tx is this SA's now */
-  if (ns.ready) rc = gostx__ike_ikesa_switch(e, &ns, 0);
+  e->old_sa[0].tx_cached = 0; /* e->tx is this SA's now */
+  const int deleted = ns.ready && h->exchange == GOSTX_IKE_INFORMATIONAL;
+  if (ns.ready) rc = gostx__ike_ikesa_switch(e, &ns);
   gostx_memzero(&ns, sizeof ns);
+  if (rc == GOSTX_OK && deleted) /* the peer deleted the SA this answer went over (2.8.2) */
+    rc = close_old(&e->old_sa[0], e->tx, e->tx_len);
   if (rc != GOSTX_OK) return rc;
   return gostx__ike_copy_out(e->tx, e->tx_len, out, cap, out_len);
 }
@@ -91,21 +111,16 @@ static int old_sa_closed(const gostx_ike_old_sa *o, const gostx_ike_hdr *h, uint
   return gostx__ike_copy_out(o->bye, o->bye_len, out, cap, out_len);
 }
 
-static void old_sa_wipe(gostx_ike_old_sa *o) {
-  gostx__ike_sk_clear(&o->sk_in);
-  gostx__ike_sk_clear(&o->sk_out);
-  o->valid = 0;
-}
-
-static int old_sa_input(gostx_ike_engine *e, const uint8_t *msg, size_t len,
+static int old_sa_input(gostx_ike_engine *e, int k, const uint8_t *msg, size_t len,
                         const gostx_ike_hdr *h, int64_t now_ms, uint8_t *out, size_t cap,
                         size_t *out_len) {
-  gostx_ike_old_sa *o = &e->old_sa;
+  gostx_ike_old_sa *o = &e->old_sa[k];
   const int response = (h->flags & GOSTX_IKE_FLAG_R) != 0;
+  const int ours_out = e->pend == GOSTX_IKE_X_DELETE_OLD_IKE && e->pend_slot == k;
   if (o->closed) return old_sa_closed(o, h, out, cap, out_len);
   if (!response && h->msg_id + 1 == o->peer_req && o->tx_cached)
     return gostx__ike_copy_out(e->tx, e->tx_len, out, cap, out_len); /* our rekey's answer */
-  if (response ? h->msg_id != o->req_id || e->pend != GOSTX_IKE_X_DELETE_OLD_IKE
+  if (response ? h->msg_id != o->req_id || !ours_out
                : h->msg_id != o->peer_req || h->exchange != GOSTX_IKE_INFORMATIONAL)
     return GOSTX_ESTATE;
   uint8_t first, plain[GOSTX_IKE_MSG_MAX];
@@ -113,22 +128,22 @@ static int old_sa_input(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   int rc = open_from_peer(e, &o->sk_in, msg, len, now_ms, &first, plain, &plain_len);
   gostx_memzero(plain, sizeof plain); /* a Delete or nothing: its contents do not matter */
   if (rc != GOSTX_OK) return rc;
-  if (response) { /* our Delete answered: the old SA is gone */
+  if (response) { /* our Delete answered: the SA is gone */
     e->pend = GOSTX_IKE_X_NONE;
     old_sa_wipe(o);
     return GOSTX_OK;
   }
   /* the peer deletes it: an empty answer (1.4.1), kept for retransmissions */
   gostx_ike_writer w;
-  uint8_t inner[8];
+  uint8_t inner[8], bye[sizeof o->bye];
+  size_t bye_len = 0;
   gostx__ike_w_inner(&w, inner, sizeof inner);
-  rc = gostx__ike_seal_sa(e, 1, GOSTX_IKE_INFORMATIONAL, 1, h->msg_id, &w, o->bye, sizeof o->bye,
-                          &o->bye_len);
-  if (rc != GOSTX_OK) return rc;
+  rc = gostx__ike_seal_sa(e, k + 1, GOSTX_IKE_INFORMATIONAL, 1, h->msg_id, &w, bye, sizeof bye,
+                          &bye_len);
   o->peer_req++;
-  o->closed = 1;
-  old_sa_wipe(o);
-  return gostx__ike_copy_out(o->bye, o->bye_len, out, cap, out_len);
+  if (rc == GOSTX_OK) rc = close_old(o, bye, bye_len);
+  if (ours_out) e->pend = GOSTX_IKE_X_NONE; /* both deleting it (2.25.2) */
+  return rc == GOSTX_OK ? gostx__ike_copy_out(o->bye, o->bye_len, out, cap, out_len) : rc;
 }
 
 static int same_spis(const gostx_ike_hdr *h, const uint8_t *spi_i, const uint8_t *spi_r) {
@@ -139,8 +154,11 @@ int gostx__ike_live_input(gostx_ike_engine *e, const uint8_t *msg, size_t len,
                           const gostx_ike_hdr *h, int64_t now_ms, uint8_t *out, size_t cap,
                           size_t *out_len) {
   gostx__ike_ev_clear(e);
-  if ((e->old_sa.valid || e->old_sa.closed) && same_spis(h, e->old_sa.spi_i, e->old_sa.spi_r))
-    return old_sa_input(e, msg, len, h, now_ms, out, cap, out_len);
+  for (int k = 0; k < 2; k++) {
+    const gostx_ike_old_sa *o = &e->old_sa[k];
+    if ((o->valid || o->closed) && same_spis(h, o->spi_i, o->spi_r))
+      return old_sa_input(e, k, msg, len, h, now_ms, out, cap, out_len);
+  }
   if (!same_spis(h, e->spi_i, e->spi_r)) return GOSTX_ESTATE;
   const int response = (h->flags & GOSTX_IKE_FLAG_R) != 0;
   const int from_orig_init = (h->flags & GOSTX_IKE_FLAG_I) != 0;
@@ -167,10 +185,13 @@ int gostx__ike_live_input(gostx_ike_engine *e, const uint8_t *msg, size_t len,
 int gostx__ike_live_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                           size_t *out_len) {
   gostx__ike_ev_clear(e);
+  gostx_ike_old_sa *redundant = &e->old_sa[1];
+  if (redundant->valid && now_ms >= redundant->expire_ms && e->pend != GOSTX_IKE_X_DELETE_OLD_IKE)
+    old_sa_wipe(redundant);
   if (e->pend == GOSTX_IKE_X_NONE || now_ms < e->next_tx_ms) return GOSTX_OK;
   if (e->tries >= (e->cf->max_tries ? e->cf->max_tries : 5)) {
     if (e->pend == GOSTX_IKE_X_DELETE_OLD_IKE) { /* the old SA is dead either way */
-      old_sa_wipe(&e->old_sa);
+      old_sa_wipe(&e->old_sa[e->pend_slot]);
       e->pend = GOSTX_IKE_X_NONE;
       return GOSTX_OK;
     }
