@@ -291,7 +291,8 @@ int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
 int gostx__ike_rekey_child(gostx_ike_engine *e, int pfs, int64_t now_ms, uint8_t *out,
                            size_t cap, size_t *out_len);
 /* Rekeys the IKE SA (1.3.2, 2.18): new SPIs and keys from the old SK_d,
- * the Child SAs move over, the old IKE SA deleted. */
+ * the Child SAs move over, the old IKE SA deleted (one crossing the
+ * peer's: 2.8.2). */
 int gostx__ike_rekey_ike(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                          size_t *out_len);
 /* Deletes e->child (GOSTX_IKE_DEL_CHILD) or the IKE SA with its Child SAs

@@ -2,7 +2,9 @@
  * new KE of a GOST group, SKEYSEED = prf(SK_d (old), g^ir (new) | Ni | Nr)
  * and SK_* from it; the Child SAs move over as they are (the engine holds
  * them beside the IKE SA); the rekey's initiator becomes the new SA's
- * original initiator and deletes the old SA over the old SA. */
+ * original initiator and deletes the old SA over the old SA. Two rekeys
+ * crossing (2.8.2): the new SA with the lowest nonce is deleted by its
+ * creator, the other survives. */
 #include <string.h>
 
 #include "engine_int.h"
