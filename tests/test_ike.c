@@ -1373,7 +1373,7 @@ static void standing(gostx_ike_engine *e, gostx_ike_conf *cf, const struct side 
   e->orig_init = (uint8_t)init;
   *(init ? &e->req_id : &e->peer_req) = msg_id;
   e->iv_out = iv;
-  e->child = (gostx_ike_child){1, 0, S->encr, 0, spi_in, spi_out, {0}, {0}, S->k.enc_len};
+  e->child = (gostx_ike_child){1, S->encr, 0, spi_in, spi_out, {0}, {0}, S->k.enc_len, 0};
   e->ts_i = *tsi;
   e->ts_r = *tsr;
 }

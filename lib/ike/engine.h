@@ -113,12 +113,12 @@ typedef struct gostx_ike_addr {
  * from KEYMAT (RFC 7296 2.17): the initiator-to-responder SA first. */
 typedef struct gostx_ike_child {
   int valid;
-  int ours; /* created by an exchange we initiated (RFC 7296 2.8.1's creator) */
   uint16_t encr;
   int esn; /* 0: the engine offers and accepts no ESN only */
   uint32_t spi_in, spi_out;
   uint8_t key_in[44], key_out[44]; /* key | salt */
   size_t key_len;
+  int ours; /* created by an exchange we initiated (RFC 7296 2.8.1's creator) */
 } gostx_ike_child;
 
 #ifdef GOSTX_IKE_TEST_HOOKS
