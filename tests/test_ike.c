@@ -1346,6 +1346,270 @@ static void engine_replay_a21_initiator(json *f) {
   free(m14);
 }
 
+/* ---- the exchange engine on A.x.2-A.x.4: the rekeys and the Delete ---- */
+
+/* An engine standing where side S stands after IKE_AUTH (or a rekey): S's
+ * SPIs and keys, the original initiator when init, the Message IDs and the
+ * IV counter the RFC's next message shows, a Child SA (our inbound SPI
+ * spi_in, the peer's spi_out) with the selectors tsi/tsr. */
+static void standing(gostx_ike_engine *e, gostx_ike_conf *cf, const struct side *S, int init,
+                     uint32_t msg_id, uint64_t iv, uint32_t spi_in, uint32_t spi_out,
+                     const gostx_ike_ts_set *tsi, const gostx_ike_ts_set *tsr) {
+  memset(cf, 0, sizeof *cf);
+  cf->role = init ? GOSTX_IKE_INITIATOR : GOSTX_IKE_RESPONDER;
+  cf->encr = S->encr;
+  cf->group = S->group;
+  CHECK_RC(gostx__ike_engine_init(e, cf), GOSTX_OK, "engine");
+  e->state = GOSTX_IKE_S_ESTABLISHED;
+  memcpy(e->spi_i, S->spi_i, 8);
+  memcpy(e->spi_r, S->spi_r, 8);
+  e->group = S->group;
+  e->k = S->k;
+  CHECK_RC(gostx__ike_sk_init(&e->sk_out, S->encr, init ? S->k.sk_ei : S->k.sk_er, S->k.enc_len),
+           GOSTX_OK, "SK out");
+  CHECK_RC(gostx__ike_sk_init(&e->sk_in, S->encr, init ? S->k.sk_er : S->k.sk_ei, S->k.enc_len),
+           GOSTX_OK, "SK in");
+  gostx__ike_live(e);
+  e->orig_init = (uint8_t)init;
+  *(init ? &e->req_id : &e->peer_req) = msg_id;
+  e->iv_out = iv;
+  e->child = (gostx_ike_child){1, S->encr, 0, spi_in, spi_out, {0}, {0}, S->k.enc_len, 0};
+  e->ts_i = *tsi;
+  e->ts_r = *tsr;
+}
+
+static uint32_t be32_of(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The printed IV of step n as the engine's counter. */
+static uint64_t iv_of(json *sub, int n) {
+  size_t l;
+  uint8_t *p = dump(sub, n, "Composes IV", 0, &l);
+  uint64_t v = 0;
+  for (size_t i = 0; i < l; i++) v = v << 8 | p[i];
+  free(p);
+  return v;
+}
+
+/* The engine's message m (ml) against the RFC's of step n_msg (its inside
+ * at n_plain): the header but its length and the IV the same; opened under
+ * sk_e (the receiver's), its inside is the RFC's less the trailing status
+ * notifies the RFC's sender adds and lib/ike does not send (SET_WINDOW_SIZE,
+ * ADDITIONAL_TS_POSSIBLE, ESP_TFC_PADDING_NOT_SUPPORTED,
+ * NON_FIRST_FRAGMENTS_ALSO: see docs/IKE.md). */
+static void same_but_extras(json *sub, int n_msg, int n_plain, const uint8_t *m, size_t ml,
+                            const struct side *S, const uint8_t *sk_e) {
+  size_t wl, pl, gl;
+  uint8_t *want = whole(sub, n_msg, "Sends message", &wl);
+  uint8_t *plain = whole(sub, n_plain, "Composes plaintext", &pl);
+  static uint8_t got[2048], inner[2048];
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_writer w;
+  gostx_ike_sk sk;
+  uint8_t first;
+  const char *id = tv_str(sub, "id");
+  CHECK(ml > 40 && wl > 40 && !memcmp(m, want, 24) && !memcmp(m + 32, want + 32, 8),
+        "%s (%d): the engine's header and IV as the RFC's", id, n_msg);
+  CHECK_RC(gostx__ike_chain_read(want[GOSTX_IKE_HDR_LEN], plain, pl - 1, &c, NULL), GOSTX_OK, "the RFC's inside");
+  while (c.n && c.p[c.n - 1].type == GOSTX_IKE_PT_NOTIFY &&
+         (c.p[c.n - 1].body[2] << 8 | c.p[c.n - 1].body[3]) >= 16384)
+    c.n--;
+  gostx__ike_w_inner(&w, inner, sizeof inner);
+  rewrite(&c, &w, NULL, 0);
+  CHECK_RC(gostx__ike_sk_init(&sk, S->encr, sk_e, S->k.enc_len), GOSTX_OK, "SK");
+  CHECK_RC(gostx__ike_sk_open(&sk, m, ml, &h, &first, got, sizeof got, &gl, NULL), GOSTX_OK,
+           "the engine's message opens under the peer's key");
+  CHECK(gl == w.len && first == w.first, "%s (%d): the inside's length %zu, RFC less extras %zu",
+        id, n_msg, gl, w.len);
+  if (gl == w.len) CHECK_BYTES(got, inner, gl, "the engine's inside, as the RFC's");
+  gostx__ike_sk_clear(&sk);
+  free(want);
+  free(plain);
+}
+
+/* The selectors and the REKEY_SA SPI of the RFC's Child SA rekey request
+ * (step n_msg, opened under sk_e). */
+static uint32_t rfc_rekey_of(json *sub, int n_msg, const struct side *S, gostx_ike_ts_set *tsi,
+                             gostx_ike_ts_set *tsr) {
+  size_t ml, pl;
+  static uint8_t plain[2048];
+  uint8_t *m = whole(sub, n_msg, "Sends message", &ml);
+  gostx_ike_hdr h;
+  gostx_ike_chain c;
+  gostx_ike_sk sk;
+  gostx_ike_notify n;
+  uint8_t first;
+  CHECK_RC(gostx__ike_sk_init(&sk, S->encr, S->k.sk_ei, S->k.enc_len), GOSTX_OK, "SK");
+  CHECK_RC(gostx__ike_sk_open(&sk, m, ml, &h, &first, plain, sizeof plain, &pl, NULL), GOSTX_OK,
+           "the request opens");
+  CHECK_RC(gostx__ike_chain_read(first, plain, pl, &c, NULL), GOSTX_OK, "its inside");
+  const gostx_ike_payload *i = gostx__ike_find(&c, GOSTX_IKE_PT_TSI);
+  const gostx_ike_payload *r = gostx__ike_find(&c, GOSTX_IKE_PT_TSR);
+  CHECK(i && r && gostx__ike_ts_read(i->body, i->len, tsi) == GOSTX_OK &&
+            gostx__ike_ts_read(r->body, r->len, tsr) == GOSTX_OK,
+        "TSi, TSr");
+  CHECK(c.p[0].type == GOSTX_IKE_PT_NOTIFY &&
+            gostx__ike_notify_read(c.p[0].body, c.p[0].len, &n) == GOSTX_OK &&
+            n.type == GOSTX_IKE_N_REKEY_SA && n.spi_len == 4,
+        "REKEY_SA first");
+  gostx__ike_sk_clear(&sk);
+  free(m);
+  return be32_of(n.spi);
+}
+
+/* The KEYMAT of step n against a Child SA (we_initiated: its out key first). */
+static void child_is(json *sub, int n, const gostx_ike_child *ch, int we_initiated) {
+  expect(sub, n, "Computes keys for", we_initiated ? ch->key_out : ch->key_in, ch->key_len);
+  size_t l;
+  uint8_t *b = dump(sub, n, "Computes keys for", 1, &l);
+  CHECK(l == ch->key_len && !memcmp(we_initiated ? ch->key_in : ch->key_out, b, l),
+        "%s (%d): the second ESP SA's key", tv_str(sub, "id"), n);
+  free(b);
+}
+
+/* A Child SA rekey (A.1.3 with PFS, A.2.3 without) through two engines
+ * standing on the new IKE SA, the printed nonces, keys and SPIs fixed:
+ * each sends its message as the RFC's (less its extras), takes the RFC's
+ * and derives the printed KEYMAT. Steps: i_nonce, i_priv (0: no PFS),
+ * i_spi, the request (msg, plain), r_nonce, r_priv, r_spi, r_keys, the
+ * response (msg, plain), i_keys. */
+struct child_steps {
+  int i_nonce, i_priv, i_spi, req, req_plain, r_nonce, r_priv, r_spi, r_keys, resp, resp_plain,
+      i_keys;
+};
+
+static void engine_child_rekey(json *f, const char *id, const struct side *I0,
+                               const struct side *R0, const struct child_steps *st, size_t l) {
+  json *sub = sub_of(f, id);
+  static gostx_ike_engine i, r;
+  gostx_ike_conf ci, cr;
+  gostx_ike_ts_set tsi, tsr;
+  static uint8_t out[2048];
+  size_t ol = 0, ml;
+  const int pfs = st->i_priv != 0;
+  const uint32_t old_i = rfc_rekey_of(sub, st->req, R0, &tsi, &tsr);
+  standing(&i, &ci, I0, 1, 0, iv_of(sub, st->req - 1), old_i, 0x5000, &tsi, &tsr);
+  standing(&r, &cr, R0, 0, 0, iv_of(sub, st->resp - 1), 0x5000, old_i, &tsi, &tsr);
+  uint8_t spi[4];
+  i.test.set = r.test.set = 1;
+  copy_step(sub, st->i_nonce, "Generates random IKE nonce Ni", i.test.nonce, 32);
+  copy_step(sub, st->i_spi, "Selects SPI", spi, 4);
+  i.test.esp_spi = be32_of(spi);
+  copy_step(sub, st->r_nonce, "Generates random IKE nonce Nr", r.test.nonce, 32);
+  copy_step(sub, st->r_spi, "Selects SPI", spi, 4);
+  r.test.esp_spi = be32_of(spi);
+  if (pfs) {
+    copy_step(sub, st->i_priv, "Generates ephemeral private key", i.test.priv, l);
+    reverse(i.test.priv, l);
+    copy_step(sub, st->r_priv, "Generates ephemeral private key", r.test.priv, l);
+    reverse(r.test.priv, l);
+  }
+  CHECK_RC(gostx__ike_rekey_child(&i, pfs, 0, out, sizeof out, &ol), GOSTX_OK, "the request");
+  same_but_extras(sub, st->req, st->req_plain, out, ol, I0, R0->k.sk_ei);
+  /* the responder takes the RFC's request */
+  uint8_t *m = whole(sub, st->req, "Sends message", &ml);
+  CHECK_RC(gostx__ike_input(&r, m, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's request");
+  free(m);
+  CHECK((r.ev.flags & GOSTX_IKE_EV_CHILD_NEW) && r.child.spi_in == r.test.esp_spi &&
+            r.child.spi_out == i.test.esp_spi && r.old.spi_out == old_i,
+        "%s: the responder's new Child SA, the old kept", id);
+  child_is(sub, st->r_keys, &r.child, 0);
+  same_but_extras(sub, st->resp, st->resp_plain, out, ol, R0, I0->k.sk_er);
+  /* the initiator takes the RFC's response */
+  m = whole(sub, st->resp, "Sends message", &ml);
+  CHECK_RC(gostx__ike_input(&i, m, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's response");
+  free(m);
+  CHECK((i.ev.flags & GOSTX_IKE_EV_CHILD_NEW) && i.child.spi_out == r.test.esp_spi &&
+            i.pend == GOSTX_IKE_X_DELETE_CHILD && ol,
+        "%s: the initiator's new Child SA, the old one's Delete out", id);
+  child_is(sub, st->i_keys, &i.child, 1);
+  gostx__ike_engine_clear(&i);
+  gostx__ike_engine_clear(&r);
+}
+
+/* An IKE SA rekey (A.x.2) through two engines standing on the first IKE
+ * SA: SK_d, SK_ei and SK_er of the new one as printed on each side. */
+static void engine_ike_rekey(json *f, const char *id, const struct side *I0,
+                             const struct side *R0, size_t l) {
+  json *sub = sub_of(f, id);
+  static gostx_ike_engine i, r;
+  gostx_ike_conf ci, cr;
+  static uint8_t out[2048];
+  size_t ol = 0, ml;
+  const gostx_ike_ts_set none = {0};
+  standing(&i, &ci, I0, 1, 2, iv_of(sub, 12), 0x5000, 0x6000, &none, &none);
+  standing(&r, &cr, R0, 0, 2, iv_of(sub, 38), 0x6000, 0x5000, &none, &none);
+  fix_draws(sub, 1, 2, 3, l, &i);
+  fix_draws(sub, 22, 23, 24, l, &r);
+  CHECK_RC(gostx__ike_rekey_ike(&i, 0, out, sizeof out, &ol), GOSTX_OK, "the request");
+  same_but_extras(sub, 13, 9, out, ol, I0, R0->k.sk_ei);
+  uint8_t *m = whole(sub, 13, "Sends message", &ml);
+  CHECK_RC(gostx__ike_input(&r, m, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's request");
+  free(m);
+  CHECK((r.ev.flags & GOSTX_IKE_EV_IKE_REKEYED) && r.old_sa[0].valid && !r.orig_init &&
+            !memcmp(r.spi_i, i.test.spi, 8) && !memcmp(r.spi_r, r.test.spi, 8),
+        "%s: the responder on the new IKE SA, the old kept", id);
+  expect(sub, 28, "Computes SK_d", r.k.sk_d, 64);
+  expect(sub, 29, "Computes SK_ei", r.k.sk_ei, r.k.enc_len);
+  expect(sub, 30, "Computes SK_er", r.k.sk_er, r.k.enc_len);
+  same_but_extras(sub, 39, 35, out, ol, R0, I0->k.sk_er);
+  m = whole(sub, 39, "Sends message", &ml);
+  CHECK_RC(gostx__ike_input(&i, m, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's response");
+  free(m);
+  CHECK((i.ev.flags & GOSTX_IKE_EV_IKE_REKEYED) && i.orig_init &&
+            i.pend == GOSTX_IKE_X_DELETE_OLD_IKE && ol && i.child.spi_in == 0x5000,
+        "%s: the initiator on the new IKE SA, the Child SA kept, the old SA's Delete out", id);
+  expect(sub, 50, "Computes SK_d", i.k.sk_d, 64);
+  expect(sub, 51, "Computes SK_ei", i.k.sk_ei, i.k.enc_len);
+  expect(sub, 52, "Computes SK_er", i.k.sk_er, i.k.enc_len);
+  gostx__ike_engine_clear(&i);
+  gostx__ike_engine_clear(&r);
+}
+
+/* The IKE SA's Delete (A.x.4) byte for byte out of both engines. */
+static void engine_delete(json *f, const char *id, const struct side *I, const struct side *R) {
+  json *sub = sub_of(f, id);
+  static gostx_ike_engine i, r;
+  gostx_ike_conf ci, cr;
+  static uint8_t out[2048];
+  size_t ol = 0, ml;
+  const gostx_ike_ts_set none = {0};
+  uint8_t *req = whole(sub, 9, "Sends message", &ml);
+  const uint32_t msg_id = be32_of(req + 20);
+  free(req);
+  standing(&i, &ci, I, 1, msg_id, iv_of(sub, 8), 0x5000, 0x6000, &none, &none);
+  standing(&r, &cr, R, 0, msg_id, iv_of(sub, 25), 0x6000, 0x5000, &none, &none);
+  CHECK_RC(gostx__ike_delete(&i, GOSTX_IKE_DEL_IKE, 0, out, sizeof out, &ol), GOSTX_OK, "Delete");
+  req = whole(sub, 9, "Sends message", &ml);
+  engine_wrote(sub, 9, out, ol, req, ml);
+  CHECK_RC(gostx__ike_input(&r, req, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's Delete");
+  free(req);
+  CHECK(r.state == GOSTX_IKE_S_DELETED && (r.ev.flags & GOSTX_IKE_EV_IKE_DELETED) &&
+            r.ev.n_retired == 1,
+        "%s: the responder DELETED, its Child SA with it", id);
+  uint8_t *resp = whole(sub, 26, "Sends message", &ml);
+  engine_wrote(sub, 26, out, ol, resp, ml);
+  CHECK_RC(gostx__ike_input(&i, resp, ml, 0, out, sizeof out, &ol), GOSTX_OK, "the RFC's answer");
+  free(resp);
+  CHECK(i.state == GOSTX_IKE_S_DELETED && (i.ev.flags & GOSTX_IKE_EV_IKE_DELETED),
+        "%s: the initiator DELETED", id);
+  gostx__ike_engine_clear(&i);
+  gostx__ike_engine_clear(&r);
+}
+
+static void engine_rekeys_on_rfc(json *f) {
+  static const struct child_steps a13 = {1, 2, 4, 15, 11, 26, 27, 29, 30, 41, 37, 52};
+  static const struct child_steps a23 = {1, 0, 5, 13, 9, 24, 0, 25, 26, 37, 33, 48};
+  engine_ike_rekey(f, "A.1.2", &a1i, &a1r, 64);
+  engine_child_rekey(f, "A.1.3", &a1i_new, &a1r_new, &a13, 64);
+  engine_delete(f, "A.1.4", &a1i_new, &a1r_new);
+  engine_ike_rekey(f, "A.2.2", &a2i, &a2r, 32);
+  engine_child_rekey(f, "A.2.3", &a2i_new, &a2r_new, &a23, 32);
+  engine_delete(f, "A.2.4", &a2i_new, &a2r_new);
+}
+
 int main(void) {
   json *f = tv_load("ike9385.json");
   a1_1(f);
@@ -1361,6 +1625,7 @@ int main(void) {
   certreq_on_rfc(f);
   engine_replay_a11(f);
   engine_replay_a21_initiator(f);
+  engine_rekeys_on_rfc(f);
   json_free(f);
   return t_done();
 }

@@ -87,23 +87,10 @@ static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id
   return rc;
 }
 
-/* The ESP proposal: our SPI, the ENCR, no ESN (RFC 9227 transforms). */
-static void esp_proposal(const gostx_ike_engine *e, uint8_t num, gostx_ike_sa *sa) {
-  memset(sa, 0, sizeof *sa);
-  gostx_ike_proposal *p = &sa->p[0];
-  sa->n = 1;
-  p->num = num;
-  p->proto = GOSTX_IKE_PROTO_ESP;
-  p->spi_len = 4;
-  for (int i = 0; i < 4; i++) p->spi[i] = (uint8_t)(e->esp_spi >> (24 - 8 * i));
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ESN, GOSTX_IKE_ESN_NO, -1, 0};
-}
-
 static void w_child(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t num,
                     const gostx_ike_ts_set *tsi, const gostx_ike_ts_set *tsr) {
   gostx_ike_sa sa;
-  esp_proposal(e, num, &sa);
+  gostx__ike_esp_proposal(e, num, e->esp_spi, 0, &sa);
   gostx__ike_w_sa(w, &sa);
   gostx__ike_w_ts(w, GOSTX_IKE_PT_TSI, tsi);
   gostx__ike_w_ts(w, GOSTX_IKE_PT_TSR, tsr);
@@ -335,23 +322,16 @@ static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
     w_child(e, &w, num, &tsi, &tsr);
   rc = seal_tx(e, 1, e->msg_id, &w);
   if (rc == GOSTX_OK && !refused) rc = child_keys(e, peer_spi);
+  e->ts_i = tsi; /* what a rekey of the Child SA asks for again (2.8) */
+  e->ts_r = tsr;
   if (rc != GOSTX_OK) return rc;
   e->msg_id++;
   e->state = GOSTX_IKE_S_ESTABLISHED;
+  gostx__ike_live(e); /* either side's requests from now on (xchg.c) */
   return gostx__ike_send(e, now_ms, out, cap, out_len);
 }
 
 /* ---- initiator ---- */
-
-/* The first error notify in c (type below 16384), 0 when none. */
-static uint16_t error_notify(const gostx_ike_chain *c) {
-  gostx_ike_notify n;
-  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
-       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY))
-    if (gostx__ike_notify_read(p->body, p->len, &n) == GOSTX_OK && n.type < 16384)
-      return n.type;
-  return 0;
-}
 
 /* The response's Child SA: our proposal taken (one, our ENCR, no ESN) and
  * selectors within ours. */
@@ -366,11 +346,13 @@ static int initiator_child(gostx_ike_engine *e, const gostx_ike_chain *c) {
       read_ts(c, GOSTX_IKE_PT_TSR, &tsr) != GOSTX_OK || !ts_within(&e->cf->tsi, &tsi) ||
       !ts_within(&e->cf->tsr, &tsr))
     return GOSTX_EFORMAT;
+  e->ts_i = tsi; /* what a rekey of the Child SA asks for again (2.8) */
+  e->ts_r = tsr;
   return child_keys(e, spi_of(&sa.p[0]));
 }
 
 static int initiator_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms) {
-  const uint16_t err = error_notify(c);
+  const uint16_t err = gostx__ike_error_of(c);
   e->msg_id++;
   if (!gostx__ike_find(c, GOSTX_IKE_PT_AUTH) || check_peer(e, c, GOSTX_IKE_PT_IDR, now_ms)) {
     e->state = GOSTX_IKE_S_FAILED;
@@ -378,6 +360,7 @@ static int initiator_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
     return GOSTX_OK;
   }
   e->state = GOSTX_IKE_S_ESTABLISHED;
+  gostx__ike_live(e); /* either side's requests from now on (xchg.c) */
   if (!err && initiator_child(e, c) != GOSTX_OK) e->error = GOSTX_IKE_N_INVALID_SYNTAX;
   if (err) e->error = err; /* the IKE SA stands, no Child SA (2.21.2) */
   return GOSTX_OK;

@@ -38,48 +38,6 @@ void gostx__ike_engine_clear(gostx_ike_engine *e) {
   gostx_memzero(e, sizeof *e);
 }
 
-/* Our IKE SPI, nonce (32 octets) and ephemeral private key: random, or
- * what a test fixed (GOSTX_IKE_TEST_HOOKS, gostx_test only). */
-#ifdef GOSTX_IKE_TEST_HOOKS
-#define TEST_FIXED(e, field) ((e)->test.field)
-#else
-#define TEST_FIXED(e, field) ((const uint8_t *)NULL)
-#endif
-
-/* len random octets, or the test's fixed ones when it set them. */
-static int draw(const gostx_ike_engine *e, const uint8_t *fixed, uint8_t *out, size_t len) {
-#ifdef GOSTX_IKE_TEST_HOOKS
-  if (e->test.set) return memcpy(out, fixed, len), GOSTX_OK;
-#endif
-  (void)e;
-  (void)fixed;
-  return gostx_random_bytes(out, len);
-}
-
-static int draw_priv(gostx_ike_engine *e, int curve, size_t l) {
-  uint8_t pub[128];
-#ifdef GOSTX_IKE_TEST_HOOKS
-  if (e->test.set) return memcpy(e->priv, e->test.priv, l), GOSTX_OK;
-#endif
-  return gostx_gost3410_keygen((gostx_gost3410_curve)curve, e->priv, l, pub, 2 * l);
-}
-
-/* Our ephemeral key for group. */
-static int new_ke(gostx_ike_engine *e, uint16_t group) {
-  const int curve = gostx__ike_ke_curve(group);
-  if (!curve) return GOSTX_EINVAL;
-  const size_t l = gostx_gost3410_size((gostx_gost3410_curve)curve);
-  int rc = draw_priv(e, curve, l);
-  if (rc == GOSTX_OK) rc = gostx__ike_ke_public(group, e->priv, l, e->pub, 2 * l);
-  e->group = group;
-  return rc;
-}
-
-size_t gostx__ike_ke_len(uint16_t group) {
-  const int curve = gostx__ike_ke_curve(group);
-  return curve ? 2 * gostx_gost3410_size((gostx_gost3410_curve)curve) : 0;
-}
-
 /* The IKE SA proposal: ENCR (the initiator's offer), PRF_HMAC_STREEBOG_512,
  * KE (the configured group first, then the other GOST one). Responder:
  * only the chosen ones. */
@@ -149,9 +107,9 @@ int gostx__ike_start(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
   if (!e || !out || !out_len || e->cf->role != GOSTX_IKE_INITIATOR) return GOSTX_EINVAL;
   if (e->state != GOSTX_IKE_S_IDLE) return GOSTX_ESTATE;
   *out_len = 0;
-  int rc = draw(e, TEST_FIXED(e, spi), e->spi_i, 8);
-  if (rc == GOSTX_OK) rc = draw(e, TEST_FIXED(e, nonce), e->ni, 32);
-  if (rc == GOSTX_OK) rc = new_ke(e, e->cf->group);
+  int rc = gostx__ike_draw_spi(e, e->spi_i);
+  if (rc == GOSTX_OK) rc = gostx__ike_draw_nonce(e, e->ni);
+  if (rc == GOSTX_OK) rc = gostx__ike_new_ke(e, e->cf->group);
   e->ni_len = 32;
   if (rc == GOSTX_OK) rc = write_init(e, 0, 1);
   if (rc != GOSTX_OK) return rc;
@@ -164,6 +122,8 @@ int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
                      size_t *out_len) {
   if (!e || !out || !out_len) return GOSTX_EINVAL;
   *out_len = 0;
+  if (e->state == GOSTX_IKE_S_ESTABLISHED) /* xchg.c */
+    return gostx__ike_live_timer(e, now_ms, out, cap, out_len);
   const int waiting = e->state == GOSTX_IKE_S_INIT_SENT || e->state == GOSTX_IKE_S_AUTH_SENT;
   if (!waiting || e->cf->role != GOSTX_IKE_INITIATOR || now_ms < e->next_tx_ms) return GOSTX_OK;
   if (e->tries >= (e->cf->max_tries ? e->cf->max_tries : 5)) {
@@ -314,10 +274,10 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     const uint8_t g[2] = {(uint8_t)(group >> 8), (uint8_t)group};
     return init_refusal(e, GOSTX_IKE_N_INVALID_KE_PAYLOAD, g, 2, out, cap, out_len);
   }
-  int rc = draw(e, TEST_FIXED(e, spi), e->spi_r, 8);
-  if (rc == GOSTX_OK) rc = draw(e, TEST_FIXED(e, nonce), e->nr, 32);
+  int rc = gostx__ike_draw_spi(e, e->spi_r);
+  if (rc == GOSTX_OK) rc = gostx__ike_draw_nonce(e, e->nr);
   e->nr_len = 32;
-  if (rc == GOSTX_OK) rc = new_ke(e, ke_group);
+  if (rc == GOSTX_OK) rc = gostx__ike_new_ke(e, ke_group);
   if (rc != GOSTX_OK) return rc;
   if (derive(e, ke, ke_len) != GOSTX_OK) /* off the curve, RFC 9385 6.1 */
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
@@ -349,7 +309,7 @@ static int init_notify(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t no
     if (n.data_len != 2) return GOSTX_EFORMAT;
     const uint16_t g = (uint16_t)(n.data[0] << 8 | n.data[1]);
     if (g == e->group || !gostx__ike_ke_curve(g)) return GOSTX_ESTATE;
-    int rc = new_ke(e, g);
+    int rc = gostx__ike_new_ke(e, g);
     if (rc != GOSTX_OK) return rc;
   } else if (n.type < 16384) {
     /* an error type (3.10.1), unauthenticated: noted, and the request stays
@@ -473,6 +433,8 @@ int gostx__ike_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_
   if (!e || !msg || !out || !out_len) return GOSTX_EINVAL;
   *out_len = 0;
   if (gostx__ike_hdr_read(msg, len, &h) != GOSTX_OK) return GOSTX_EFORMAT;
+  if (e->state == GOSTX_IKE_S_ESTABLISHED || e->state == GOSTX_IKE_S_DELETED) /* xchg.c */
+    return gostx__ike_live_input(e, msg, len, &h, now_ms, out, cap, out_len);
   if (header_expected(e, &h) != GOSTX_OK) return GOSTX_ESTATE;
   if (answered_before(e, msg, len, &h)) return resend_cached(e, out, cap, out_len);
   const int init = e->cf->role == GOSTX_IKE_INITIATOR;

@@ -5,8 +5,11 @@
  * and drives the retransmission timer. On success the first Child SA's
  * keys come out in a gostx_ike_child; NAT detection (RFC 7296 2.23) says
  * whether a NAT stands in front of either side; encrypted messages go out
- * and come in fragmented (RFC 7383) when conf and peer agree. Not yet:
- * CREATE_CHILD_SA, INFORMATIONAL. */
+ * and come in fragmented (RFC 7383) when conf and peer agree. Once
+ * established (xchg.c, child.c, info.c): CREATE_CHILD_SA rekeying the
+ * Child SA and the IKE SA, INFORMATIONAL Delete and liveness, either
+ * side's requests with a window of 1 and a response cache; what changed
+ * comes out in e->ev. */
 #ifndef GOSTX_IKE_ENGINE_H
 #define GOSTX_IKE_ENGINE_H
 
@@ -20,14 +23,21 @@ enum {
   GOSTX_IKE_N_NO_PROPOSAL_CHOSEN = 14,
   GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
   GOSTX_IKE_N_AUTHENTICATION_FAILED = 24,
+  GOSTX_IKE_N_NO_ADDITIONAL_SAS = 35,
   GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
+  GOSTX_IKE_N_TEMPORARY_FAILURE = 43,
+  GOSTX_IKE_N_CHILD_SA_NOT_FOUND = 44,
+  GOSTX_IKE_N_REKEY_SA = 16393,
   GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP = 16388,
   GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP = 16389,
   GOSTX_IKE_N_COOKIE = 16390,
   GOSTX_IKE_NAT_HASH_LEN = 20, /* SHA-1 */
   GOSTX_IKE_ESN_NO = 0,
+  GOSTX_IKE_DEL_CHILD = 1,
+  GOSTX_IKE_DEL_IKE = 2,
   GOSTX_IKE_MSG_MAX = 8192, /* the largest message sent or cached */
-  GOSTX_IKE_INIT_MAX = 2048 /* the largest IKE_SA_INIT kept for AUTH */
+  GOSTX_IKE_INIT_MAX = 2048, /* the largest IKE_SA_INIT kept for AUTH */
+  GOSTX_IKE_REDUNDANT_MS = 60000 /* how long a redundant IKE SA waits for the peer's Delete */
 };
 
 typedef enum gostx_ike_state {
@@ -36,8 +46,27 @@ typedef enum gostx_ike_state {
   GOSTX_IKE_S_INIT_DONE,   /* responder: IKE_SA_INIT answered, IKE_AUTH awaited */
   GOSTX_IKE_S_AUTH_SENT,   /* initiator: IKE_AUTH request out */
   GOSTX_IKE_S_ESTABLISHED, /* both authenticated; the Child SA in ->child when valid */
-  GOSTX_IKE_S_FAILED       /* ->error says why; the caller discards the object */
+  GOSTX_IKE_S_FAILED,      /* ->error says why; the caller discards the object */
+  GOSTX_IKE_S_DELETED      /* the IKE SA deleted by either side (Delete answered) */
 } gostx_ike_state;
+
+/* What one call changed once established (e->ev, reset by each call). */
+enum {
+  /* ev.added is a new Child SA: install its inbound SA now (the peer may
+   * use it from its next packet); ev.replaces names the one it replaces
+   * (our inbound SPI, 0 for none) */
+  GOSTX_IKE_EV_CHILD_NEW = 1,
+  /* seal to the peer with e->child from now on (make-before-break: the
+   * rekey's initiator on its answer, the responder once the old SA is
+   * deleted) */
+  GOSTX_IKE_EV_CHILD_OUT = 2,
+  /* ev.retired[0..n_retired) are deleted: remove both directions */
+  GOSTX_IKE_EV_CHILD_RETIRE = 4,
+  GOSTX_IKE_EV_IKE_REKEYED = 8,  /* the IKE SA has new SPIs and keys (e->spi_i/r) */
+  GOSTX_IKE_EV_IKE_DELETED = 16, /* state DELETED: the IKE SA and its Child SAs are gone */
+  GOSTX_IKE_EV_PEER_GONE = 32,   /* a request went unanswered max_tries times: FAILED */
+  GOSTX_IKE_EV_ALIVE = 64        /* the answer to gostx__ike_dpd came */
+};
 
 /* What one side is: everything points into the caller's memory, which
  * outlives the engine. */
@@ -96,6 +125,7 @@ typedef struct gostx_ike_child {
   uint32_t spi_in, spi_out;
   uint8_t key_in[44], key_out[44]; /* key | salt */
   size_t key_len;
+  int ours; /* created by an exchange we initiated (RFC 7296 2.8.1's creator) */
 } gostx_ike_child;
 
 #ifdef GOSTX_IKE_TEST_HOOKS
@@ -107,8 +137,61 @@ typedef struct gostx__ike_test_hooks {
   uint8_t spi[8];    /* our IKE SPI */
   uint8_t nonce[32]; /* our nonce */
   uint8_t priv[64];  /* our ephemeral private key, big-endian, its curve's size */
+  uint32_t esp_spi;  /* our new inbound ESP SPI in CREATE_CHILD_SA (0: drawn) */
 } gostx__ike_test_hooks;
 #endif
+
+typedef struct gostx_ike_events {
+  unsigned flags; /* GOSTX_IKE_EV_* */
+  gostx_ike_child added;
+  uint32_t replaces;
+  size_t n_retired;
+  gostx_ike_child retired[3];
+} gostx_ike_events;
+
+/* An IKE SA a rekey left beside the current one, kept until its Delete is
+ * answered (RFC 7296 2.18: the old SA, deleted over itself by the rekey's
+ * initiator; 2.8.2: the redundant new SA of a simultaneous rekey). */
+typedef struct gostx_ike_old_sa {
+  int valid;
+  uint8_t orig_init;
+  uint8_t spi_i[8], spi_r[8];
+  gostx_ike_sk sk_in, sk_out;
+  uint64_t iv_out;
+  uint32_t req_id, peer_req;
+  uint8_t tx_cached; /* e->tx still holds its last response (the new SA has sent none) */
+  /* answered the peer's Delete: keys wiped, the answer kept for its
+   * retransmissions (valid 0 then) */
+  uint8_t closed;
+  uint8_t bye[96];
+  size_t bye_len;
+  /* old_sa[1] when the peer is to delete it: forgotten at this time if its
+   * Delete never comes (a peer that saw our Delete of the old SA before
+   * our answer to its rekey forgets that rekey, 2.8.2) */
+  int64_t expire_ms;
+} gostx_ike_old_sa;
+
+/* A new IKE SA agreed by a rekey, before it becomes the current one (a
+ * simultaneous rekey's, 2.8.2, waits so in e->ike_twin). */
+typedef struct gostx_ike_new_sa {
+  int ready;
+  uint8_t orig_init; /* we initiated the exchange that made it */
+  uint8_t spi_i[8], spi_r[8];
+  gostx_ike_keys k;
+  uint8_t low[256]; /* the lower of the exchange's two nonces */
+  size_t low_len;
+} gostx_ike_new_sa;
+
+/* Our outstanding request once established (window 1: at most one). */
+enum {
+  GOSTX_IKE_X_NONE = 0,
+  GOSTX_IKE_X_REKEY_CHILD,
+  GOSTX_IKE_X_REKEY_IKE,
+  GOSTX_IKE_X_DELETE_CHILD, /* after our rekey: the replaced or the redundant SA */
+  GOSTX_IKE_X_DELETE_IKE,
+  GOSTX_IKE_X_DELETE_OLD_IKE, /* over the old IKE SA, after our IKE SA rekey */
+  GOSTX_IKE_X_DPD
+};
 
 typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
@@ -163,6 +246,27 @@ typedef struct gostx_ike_engine {
   uint8_t peer_frag;
   gostx_ike_reasm reasm;
   uint8_t reasm_buf[GOSTX_IKE_MSG_MAX];
+  /* established (xchg.c, child.c, ikesa.c, info.c) */
+  gostx_ike_ts_set ts_i, ts_r; /* e->child's selectors (the IKE_AUTH initiator's view) */
+  uint8_t orig_init;  /* we are the current IKE SA's original initiator (I flag, 2.18) */
+  uint32_t req_id;    /* our next (or outstanding) request's Message ID */
+  uint32_t peer_req;  /* the peer's next request's Message ID; peer_req - 1 is cached in tx */
+  uint8_t pend;       /* GOSTX_IKE_X_* of our outstanding request */
+  uint8_t pend_pfs;
+  uint8_t pend_nonce[32];  /* our nonce in it */
+  uint8_t pend_ike_spi[8]; /* IKE SA rekey: our new SPI */
+  uint32_t pend_spi;       /* Child SA rekey: our new inbound SPI; Delete: the SPI deleted */
+  uint8_t req[GOSTX_IKE_MSG_MAX]; /* our outstanding request (retransmitted as is) */
+  size_t req_len;
+  int64_t last_heard_ms; /* the last authenticated message from the peer (DPD) */
+  gostx_ike_child old;   /* the Child SA a rekey replaces, until deleted */
+  gostx_ike_child twin;  /* simultaneous rekey (2.8.1): the one the peer's request made */
+  uint8_t twin_low[256]; /* the lowest nonce of the peer's rekey exchange */
+  size_t twin_low_len;
+  gostx_ike_old_sa old_sa[2]; /* [0] the SA a rekey replaced, [1] a redundant new one */
+  uint8_t pend_slot;          /* X_DELETE_OLD_IKE: over old_sa[pend_slot] */
+  gostx_ike_new_sa ike_twin;  /* simultaneous IKE SA rekey: the peer's new SA */
+  gostx_ike_events ev;
 #ifdef GOSTX_IKE_TEST_HOOKS
   gostx__ike_test_hooks test; /* set after gostx__ike_engine_init */
 #endif
@@ -208,6 +312,30 @@ size_t gostx__ike_out_next(const uint8_t *out, size_t out_len, size_t *at);
  * go on (create the engine). The cookie: a version octet | the first 32
  * octets of prf(secret, Ni | IPi | SPIi). GOSTX_EFORMAT: not a readable
  * IKE_SA_INIT request (drop). */
+/* ---- once ESTABLISHED (requests: GOSTX_ESTATE before ESTABLISHED or
+ * while our previous request is out; the request into out, retransmitted
+ * by gostx__ike_timer; outcomes in e->ev of the call that reads the
+ * answer) ---- */
+/* Rekeys e->child (CREATE_CHILD_SA with REKEY_SA, RFC 7296 1.3.3), with a
+ * new KE of the IKE SA's group when pfs. The initiator then deletes the
+ * old SA itself. */
+int gostx__ike_rekey_child(gostx_ike_engine *e, int pfs, int64_t now_ms, uint8_t *out,
+                           size_t cap, size_t *out_len);
+/* Rekeys the IKE SA (1.3.2, 2.18): new SPIs and keys from the old SK_d,
+ * the Child SAs move over, the old IKE SA deleted (one crossing the
+ * peer's: 2.8.2). */
+int gostx__ike_rekey_ike(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                         size_t *out_len);
+/* Deletes e->child (GOSTX_IKE_DEL_CHILD) or the IKE SA with its Child SAs
+ * (GOSTX_IKE_DEL_IKE) by INFORMATIONAL (1.4.1). */
+int gostx__ike_delete(gostx_ike_engine *e, int what, int64_t now_ms, uint8_t *out, size_t cap,
+                      size_t *out_len);
+/* An empty INFORMATIONAL (liveness, 1.4): the answer sets EV_ALIVE, no
+ * answer after max_tries sends PEER_GONE. The daemon calls it when
+ * now - e->last_heard_ms passes its dpd interval. */
+int gostx__ike_dpd(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                   size_t *out_len);
+
 int gostx__ike_cookie_gate(const uint8_t secret[32], uint8_t version, size_t half_open,
                            size_t threshold, const uint8_t *msg, size_t len,
                            const uint8_t *peer_ip, size_t ip_len, uint8_t *out, size_t cap,

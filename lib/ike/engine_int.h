@@ -50,4 +50,74 @@ void gostx__ike_w_nat(gostx_ike_writer *w, const gostx_ike_engine *e);
  * whose data is not a 20-octet hash. */
 int gostx__ike_nat_check(gostx_ike_engine *e, const gostx_ike_chain *c);
 
+/* engine.c: our ephemeral key for group into e->priv/e->pub (e->group);
+ * our nonce (32 octets) and IKE SPI: random, or the test's fixed ones. */
+int gostx__ike_new_ke(gostx_ike_engine *e, uint16_t group);
+int gostx__ike_draw_nonce(const gostx_ike_engine *e, uint8_t out[32]);
+int gostx__ike_draw_spi(const gostx_ike_engine *e, uint8_t out[8]);
+
+/* ---- once established (live.c: shared; xchg.c: the dispatch) ---- */
+/* At IKE_AUTH's end: the Message ID windows and the I flag from its roles. */
+void gostx__ike_live(gostx_ike_engine *e);
+/* A datagram for an established engine (its current or old IKE SA). */
+int gostx__ike_live_input(gostx_ike_engine *e, const uint8_t *msg, size_t len,
+                          const gostx_ike_hdr *h, int64_t now_ms, uint8_t *out, size_t cap,
+                          size_t *out_len);
+int gostx__ike_live_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
+                          size_t *out_len);
+/* e->ev emptied (left alone when empty: a dropped datagram changes nothing). */
+void gostx__ike_ev_clear(gostx_ike_engine *e);
+/* w's inside sealed over the current IKE SA (old 0) or old_sa[old - 1]. */
+int gostx__ike_seal_sa(gostx_ike_engine *e, int old, uint8_t exchange, int response,
+                       uint32_t msg_id, const gostx_ike_writer *w, uint8_t *dst, size_t cap,
+                       size_t *len);
+/* m (len) into out (cap): GOSTX_ELEN when it does not fit. */
+int gostx__ike_copy_out(const uint8_t *m, size_t len, uint8_t *out, size_t cap, size_t *out_len);
+/* GOSTX_OK when a request of ours may start now (ESTABLISHED, none out). */
+int gostx__ike_may_request(gostx_ike_engine *e);
+/* Our request (the inside in w) sealed over the current IKE SA (old 0) or
+ * old_sa[old - 1] into e->req, sent and timed; e->pend = kind. */
+int gostx__ike_request(gostx_ike_engine *e, uint8_t exchange, uint8_t kind, int old,
+                       gostx_ike_writer *w, int64_t now_ms, uint8_t *out, size_t cap,
+                       size_t *out_len);
+/* A notify with protocol and SPI. */
+void gostx__ike_w_notify_spi(gostx_ike_writer *w, uint16_t type, uint8_t proto,
+                             const uint8_t *spi, size_t spi_len);
+/* An ESP proposal: spi, e->encr, a KE of group when not 0, no ESN (RFC
+ * 9227's transforms carry no integrity). */
+void gostx__ike_esp_proposal(const gostx_ike_engine *e, uint8_t num, uint32_t spi,
+                             uint16_t group, gostx_ike_sa *sa);
+/* The first error notify (type below 16384) in c, 0 when none. */
+uint16_t gostx__ike_error_of(const gostx_ike_chain *c);
+/* g^ir of e->priv and the KE payload of c, which must be of group. */
+int gostx__ike_peer_shared(gostx_ike_engine *e, const gostx_ike_chain *c, uint16_t group,
+                           uint8_t *gir, size_t *gir_len);
+/* The Nonce payload of c when it reads (16-256 octets), else NULL. */
+const gostx_ike_payload *gostx__ike_nonce_of(const gostx_ike_chain *c);
+/* The new SA of the exchange: e->ev.added. */
+void gostx__ike_ev_added(gostx_ike_engine *e, const gostx_ike_child *ch, uint32_t replaces);
+void gostx__ike_ev_retired(gostx_ike_engine *e, gostx_ike_child *ch);
+
+/* ---- the exchanges (child.c, ikesa.c, info.c): requests read into the
+ * response's inside w; responses read into e (the request's kind given) ---- */
+int gostx__ike_child_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w);
+int gostx__ike_child_response(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
+                              uint8_t *out, size_t cap, size_t *out_len);
+/* 1 when c's SA payload proposes an IKE SA (a rekey of it), not a Child SA. */
+int gostx__ike_is_ike_rekey(const gostx_ike_chain *c);
+int gostx__ike_ikesa_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w,
+                             gostx_ike_new_sa *ns);
+/* ns becomes the current IKE SA (its initiator the original initiator,
+ * 2.18), the current one e->old_sa[0] until its Delete. */
+int gostx__ike_ikesa_switch(gostx_ike_engine *e, const gostx_ike_new_sa *ns);
+/* A Delete of the IKE SA while a simultaneous rekey's new SA waits: the
+ * peer did not see the collision (2.8.2); ns takes that SA, our own rekey
+ * is forgotten. 0 when none waits. */
+int gostx__ike_ikesa_deleted_in_rekey(gostx_ike_engine *e, gostx_ike_new_sa *ns);
+int gostx__ike_ikesa_response(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
+                              uint8_t *out, size_t cap, size_t *out_len);
+int gostx__ike_info_request(gostx_ike_engine *e, const gostx_ike_chain *c, gostx_ike_writer *w,
+                            gostx_ike_new_sa *ns);
+void gostx__ike_info_response(gostx_ike_engine *e, uint8_t kind, const gostx_ike_chain *c);
+
 #endif

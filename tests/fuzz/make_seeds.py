@@ -345,7 +345,11 @@ def ike_seeds():
 # Length); byte 0 = 2 and a responder's IKE_SA_INIT answers (A.1.1's
 # response, A.2.1's INVALID_KE_PAYLOAD); byte 0 = 3 (19: each fragment
 # twice), a fragment size / 8, the fragment to start from, then as byte 0 =
-# 1: A.1.1's inside cut into fragments (80 and 128 octets, from 1 and 3).
+# 1: A.1.1's inside cut into fragments (80 and 128 octets, from 1 and 3);
+# byte 0 = 4, the selector, the first payload's type and an inside after
+# IKE_AUTH: A.1.3's Child SA rekey
+# request and answer (the answer to a PFS rekey out), A.2.3's request, A.1.2's
+# IKE SA rekey request and answer, A.1.4's Delete, an empty INFORMATIONAL.
 def ike_engine_seeds():
     import json
     v = json.load(open(os.path.join(here, "..", "vectors", "ike9385.json")))
@@ -364,6 +368,18 @@ def ike_engine_seeds():
              bytes([1, first]) + plain[:-1],
              b"\2" + dgrams(msg("A.1.1", 13)), b"\2" + dgrams(msg("A.2.1", 9)),
              bytes([3, 10, 0, first]) + plain[:-1], bytes([19, 16, 2, first]) + plain[:-1]]
+    def inside(sub, n_plain, n_msg):
+        st = subs[sub][n_plain - 1]
+        assert st["what"].startswith("Composes plaintext"), (sub, n_plain, st["what"])
+        m = msg(sub, n_msg)
+        m = m[4:] if m[:4] == b"\0\0\0\0" else m  # the non-ESP marker on 4500
+        return bytes([m[28]]) + bytes.fromhex("".join(d["hex"] for d in st["dumps"]))[:-1]
+    # selector: bit 0 to the initiator, bit 1 CREATE_CHILD_SA, bits 2-3 what
+    # is out first (1 Child SA rekey, 2 IKE SA rekey, 3 DPD), bit 4 PFS, bit 5 an answer
+    seeds += [b"\4\2" + inside("A.1.3", 11, 15), b"\4" + bytes([1 | 2 | 4 | 16 | 32]) + inside("A.1.3", 37, 41),
+              b"\4\2" + inside("A.2.3", 9, 13), b"\4\2" + inside("A.1.2", 9, 13),
+              b"\4" + bytes([1 | 2 | 8 | 32]) + inside("A.1.2", 35, 39), b"\4\0" + inside("A.1.4", 5, 9),
+              b"\4\1\0", b"\4" + bytes([12 | 32]) + b"\0"]
     for i, data in enumerate(seeds):
         put("fuzz_ike_engine", i, data)
 
