@@ -1,7 +1,8 @@
 /* PRF_HMAC_STREEBOG_512 (RFC 9385 section 5) and what IKEv2 builds on it:
  * prf+ (RFC 7296 2.13), SKEYSEED and SK_* (2.14, 2.18), KEYMAT (2.17) and
  * the shared-key AUTH (2.15). The keys are secrets: HMAC-Streebog has no
- * key-dependent branch or index, and AUTH is compared in constant time. */
+ * key-dependent branch or index, and AUTH is compared in constant time, its
+ * verdict out through gostx__verdict (tests/ct/ct_check.c's ike group). */
 #include <string.h>
 
 #include "ike.h"
@@ -139,10 +140,11 @@ int gostx__ike_auth_psk_check(const uint8_t *psk, size_t psk_len, const uint8_t 
                               size_t auth_len) {
   uint8_t want[GOSTX_IKE_PRF_LEN];
   int rc = gostx__ike_auth_psk(psk, psk_len, msg, msg_len, nonce, nonce_len, id_mac, want);
-  if (rc == GOSTX_OK)
-    rc = auth && auth_len == sizeof want && gostx_memeq_ct(want, auth, sizeof want) == 0
-             ? GOSTX_OK
-             : GOSTX_EAUTH;
+  if (rc == GOSTX_OK) { /* the length is public; the compare's result only through the verdict */
+    const int differ =
+        auth && auth_len == sizeof want ? gostx_memeq_ct(want, auth, sizeof want) : -1;
+    rc = gostx__verdict(differ & GOSTX_EAUTH);
+  }
   gostx_memzero(want, sizeof want);
   return rc;
 }

@@ -128,10 +128,15 @@ static int open_body(const gostx_ike_sk *sk, const uint8_t *msg, const uint8_t *
   int rc = sk_mgm(sk, v, msg, (size_t)(p - msg), p + SK_IV_LEN, body, plain, NULL,
                   p + SK_IV_LEN + body);
   if (rc != GOSTX_OK) return rc;
-  /* authenticated: the padding length is the peer's word, checked as any length */
-  const size_t pad = plain[body - 1];
-  if (pad + 1 > body) return GOSTX_EFORMAT;
-  *plain_len = body - 1 - pad;
+  /* Authenticated: the Pad Length is the peer's word, but it was decrypted
+   * under SK_e: checked without a branch on it, only the verdict branched on
+   * (as ESP's trailer; tests/ct/ct_check.c's ike group). pad > room: room -
+   * pad wraps (room < 2^16). */
+  const size_t room = body - 1, pad = plain[room];
+  const size_t over = (room - pad) >> (sizeof room * 8 - 1);
+  rc = gostx__verdict((int)over * GOSTX_EFORMAT);
+  if (rc != GOSTX_OK) return rc;
+  *plain_len = room - pad;
   if (iv) *iv = v;
   return GOSTX_OK;
 }

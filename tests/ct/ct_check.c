@@ -25,7 +25,9 @@
  *           HMAC-Streebog; the content type found on secret plaintext),
  *           and TLS 1.2's key exchange, key schedule and records (PRF,
  *           KEG and TLSTREE are HMAC-Streebog; the MAC-then-encrypt open),
- *           and PKCS#12 writing (PBKDF2, the HMAC-Streebog MAC);
+ *           and PKCS#12 writing (PBKDF2, the HMAC-Streebog MAC),
+ *           and IKEv2's KE (methods 33, 34), PRF, prf+, SKEYSEED, SK_*,
+ *           KEYMAT, shared-key AUTH and Encrypted payload (lib/ike);
  *           run there under tests/ct/expected-leaks.supp, which names
  *           exactly those functions. At the SIMD levels Streebog is
  *           table-free and check_ct.sh runs the group without that file
@@ -50,6 +52,7 @@
  *   esp     the leak group's ESP case alone (quick runs)
  *   pkcs12  the leak group's PKCS#12 writing alone (quick runs)
  *   cms     the leak group's CMS EnvelopedData (sender and recipient) alone (quick runs)
+ *   ike     the leak group's IKEv2 case alone (quick runs)
  *   p12legacy  the leak group's PKCS#12 legacy read (3DES, RC2, SHA-1) alone
  *   tls     the leak group's TLS cases alone (1.3 and 1.2; quick runs)
  *   ecdh    the const group's TLS 1.3 ECDHE case alone (quick runs)
@@ -77,6 +80,7 @@
 #include "kdf/sha256.h"
 #include "tls/tls_internal.h"
 #include "tls/tls12_internal.h"
+#include "ike/ike.h"
 
 #define MAXLEN 2304 /* > 2 * 1024: GOST 28147-89 key meshing happens twice */
 
@@ -1397,6 +1401,129 @@ static void group_p12legacy(void) {
   CT_PUBLIC(out, sizeof out);
 }
 
+/* ---- IKEv2 (lib/ike, RFC 7296 with RFC 9385's transforms): the key
+ * exchange (methods 33 and 34) from secret ephemeral keys, the PRF and
+ * prf+, SKEYSEED (IKE_SA_INIT's and an IKE SA rekey's), SK_*, KEYMAT with
+ * and without PFS, the shared-key AUTH made and checked under a secret PSK,
+ * and the Encrypted payload sealed and opened under SK_e with each MGM
+ * KTREE transform. The nonces and SPIs are public. The PRF is
+ * HMAC-Streebog: the leak group. What leaves is declassified where it
+ * leaves: the KE data, AUTH, the sealed messages, the verdicts. ---- */
+
+static uint8_t ike_msg[1200], ike_back[1200];
+
+/* Both sides' g^ir for one KE method, d_i and d_r secret; gir = the
+ * initiator's (secret), checked equal to the responder's. */
+static void ike_kex(uint16_t group, uint8_t *gir, size_t *gir_len) {
+  const int curve = gostx__ike_ke_curve(group);
+  const size_t l = gostx_gost3410_size((gostx_gost3410_curve)curve);
+  uint8_t d_i[64], d_r[64], ke_i[128], ke_r[128], gir_r[64];
+  ec_scalar(d_i, l, 71 + group);
+  ec_scalar(d_r, l, 72 + group);
+  CT_SECRET(d_i, l);
+  CT_SECRET(d_r, l);
+  RC_OK_VERDICT(gostx__ike_ke_public(group, d_i, l, ke_i, 2 * l), "ike KEi");
+  RC_OK_VERDICT(gostx__ike_ke_public(group, d_r, l, ke_r, 2 * l), "ike KEr");
+  CT_PUBLIC(ke_i, 2 * l); /* the KE payloads are sent */
+  CT_PUBLIC(ke_r, 2 * l);
+  RC_OK_VERDICT(gostx__ike_ke_shared(group, d_i, l, ke_r, 2 * l, gir, l), "ike g^ir (initiator)");
+  RC_OK_VERDICT(gostx__ike_ke_shared(group, d_r, l, ke_i, 2 * l, gir_r, l), "ike g^ir (responder)");
+  same(gir, gir_r, l, "ike g^ir agrees");
+  CT_SECRET(gir, l);
+  *gir_len = l;
+}
+
+/* The shared-key AUTH (2.15) under a secret PSK and SK_p: made, then
+ * checked as the peer would (accepted), and a changed one refused. */
+static void ike_auth_psk(const gostx_ike_keys *k, const uint8_t *ni, size_t ni_len) {
+  static const uint8_t id[] = {2, 0, 0, 0, 'c', 't'}; /* ID_FQDN "ct": public */
+  uint8_t psk[40], id_mac[GOSTX_IKE_PRF_LEN], auth[GOSTX_IKE_PRF_LEN];
+  fill(psk, sizeof psk, 73);
+  fill(ike_msg, 300, 74); /* the initiator's IKE_SA_INIT request: public */
+  CT_SECRET(psk, sizeof psk);
+  RC_OK(gostx__ike_id_mac(k->sk_pi, id, sizeof id, id_mac), "ike prf(SK_pi, IDi)");
+  RC_OK(gostx__ike_auth_psk(psk, sizeof psk, ike_msg, 300, ni, ni_len, id_mac, auth),
+        "ike PSK AUTH");
+  CT_PUBLIC(auth, sizeof auth); /* the AUTH payload is sent */
+  int rc = gostx__ike_auth_psk_check(psk, sizeof psk, ike_msg, 300, ni, ni_len, id_mac, auth,
+                                     sizeof auth);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_OK, "ike PSK AUTH accepted");
+  auth[17] ^= 4;
+  rc = gostx__ike_auth_psk_check(psk, sizeof psk, ike_msg, 300, ni, ni_len, id_mac, auth,
+                                 sizeof auth);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "ike PSK AUTH refuses a changed AUTH");
+}
+
+/* One message sealed under SK_ei and opened (the inside public, as the
+ * engine parses it; the length it finds declassified), then one with a
+ * changed ICV refused. */
+static void ike_sk(uint16_t encr_id, const gostx_ike_keys *k) {
+  gostx_ike_sk sk;
+  gostx_ike_hdr h = {{1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1}, 0, 0x20, 35, 0x08, 1, 0};
+  uint8_t inner[200], first = 0;
+  size_t n = 0, m = 0;
+  uint64_t got_iv = 0;
+  fill(inner, sizeof inner, 75);
+  RC_OK(gostx__ike_sk_init(&sk, encr_id, k->sk_ei, k->enc_len), "ike SK init");
+  RC_OK(gostx__ike_sk_seal(&sk, 0x0102030400000007u, &h, GOSTX_IKE_PT_IDI, inner, sizeof inner,
+                           ike_msg, sizeof ike_msg, &n),
+        "ike SK seal");
+  CT_PUBLIC(ike_msg, n); /* sent */
+  int rc = gostx__ike_sk_open(&sk, ike_msg, n, &h, &first, ike_back, sizeof ike_back, &m, &got_iv);
+  CT_PUBLIC(&rc, sizeof rc);
+  CT_PUBLIC(&m, sizeof m);
+  REQUIRE(rc == GOSTX_OK && m == sizeof inner && first == GOSTX_IKE_PT_IDI, "ike SK open");
+  if (rc == GOSTX_OK && m == sizeof inner) same(ike_back, inner, m, "ike SK round trip");
+  ike_msg[n - 1] ^= 1;
+  rc = gostx__ike_sk_open(&sk, ike_msg, n, &h, &first, ike_back, sizeof ike_back, &m, &got_iv);
+  CT_PUBLIC(&rc, sizeof rc);
+  REQUIRE(rc == GOSTX_EAUTH, "ike SK open refuses a changed ICV");
+  gostx__ike_sk_clear(&sk);
+}
+
+/* An IKE SA's keys from g^ir, then what hangs off them: AUTH, SK, the
+ * Child SA's KEYMAT (with the new g^ir of a PFS rekey, and without), and
+ * the rekeyed IKE SA's SKEYSEED from the old SK_d. */
+static void case_ike(uint16_t group, uint16_t encr_id) {
+  uint8_t gir[64], gir2[64], ni[32], nr[48], spi_i[8], spi_r[8];
+  uint8_t skeyseed[GOSTX_IKE_PRF_LEN], prf[GOSTX_IKE_PRF_LEN], plus[200], keymat[2 * 44];
+  size_t gir_len = 0, gir2_len = 0;
+  gostx_ike_keys k;
+  fill(ni, sizeof ni, 76), fill(nr, sizeof nr, 77);
+  fill(spi_i, 8, 78), fill(spi_r, 8, 79);
+  ike_kex(group, gir, &gir_len);
+  RC_OK(gostx__ike_prf(gir, gir_len, ni, sizeof ni, nr, sizeof nr, prf), "ike prf");
+  RC_OK(gostx__ike_prf_plus(gir, gir_len, ni, sizeof ni, plus, sizeof plus), "ike prf+");
+  RC_OK(gostx__ike_skeyseed(NULL, ni, sizeof ni, nr, sizeof nr, gir, gir_len, skeyseed),
+        "ike SKEYSEED");
+  RC_OK(gostx__ike_sa_keys(skeyseed, encr_id, ni, sizeof ni, nr, sizeof nr, spi_i, spi_r, &k),
+        "ike SK_*");
+  ike_auth_psk(&k, ni, sizeof ni);
+  ike_sk(encr_id, &k);
+  RC_OK(gostx__ike_keymat(k.sk_d, NULL, 0, ni, sizeof ni, nr, sizeof nr, keymat,
+                          2 * k.enc_len), "ike KEYMAT");
+  ike_kex(group, gir2, &gir2_len); /* CREATE_CHILD_SA's new exchange */
+  RC_OK(gostx__ike_keymat(k.sk_d, gir2, gir2_len, nr, sizeof nr, ni, sizeof ni, keymat,
+                          2 * k.enc_len), "ike KEYMAT with PFS");
+  RC_OK(gostx__ike_skeyseed(k.sk_d, nr, sizeof nr, ni, sizeof ni, gir2, gir2_len, skeyseed),
+        "ike SKEYSEED (rekey)");
+  RC_OK(gostx__ike_sa_keys(skeyseed, encr_id, nr, sizeof nr, ni, sizeof ni, spi_r, spi_i, &k),
+        "ike SK_* (rekey)");
+  ike_sk(encr_id, &k);
+}
+
+static void group_ike(void) {
+  static const uint16_t groups[] = {GOSTX_IKE_KE_GOST3410_2012_256, GOSTX_IKE_KE_GOST3410_2012_512};
+  static const uint16_t encrs[] = {GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE,
+                                   GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
+  for (size_t i = 0; i < 2; i++) {
+    secrets("ike");
+    case_ike(groups[i], encrs[i]);
+  }
+}
+
 /* The marking survives scalar multiplication: d secret, every bit of d * P
  * still marked. */
 static void reach_gost3410(void) {
@@ -1804,6 +1931,9 @@ static void run_group(const char *g) {
     group_pkcs12();
     group_cms();
     group_p12legacy();
+    group_ike();
+  } else if (!strcmp(g, "ike")) { /* IKEv2's keys, AUTH and SK payload alone (quick runs) */
+    group_ike();
   } else if (!strcmp(g, "p12legacy")) { /* PKCS#12's legacy read alone (quick runs) */
     group_p12legacy();
   } else if (!strcmp(g, "cms")) { /* CMS EnvelopedData, sender and recipient, alone (quick runs) */
@@ -1849,7 +1979,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, pkcs12, cms, p12legacy, "
+            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, pkcs12, cms, p12legacy, ike, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
