@@ -45,7 +45,7 @@ static void write_status(struct tunnel *t) {
   if (!f) return;
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
           (long long)time(NULL), t->cfg.tun, t->nworkers,
-          (unsigned long long)atomic_load(&t->seq_used));
+          (unsigned long long)(t->st_out ? atomic_load(&t->st_out->seq_used) : 0));
   tunnel_offloads_print(t, f);
   tunnel_counters_print(t, f);
   if (fclose(f) == 0)
@@ -79,8 +79,34 @@ static int print_status(const struct tunnel_config *cfg) {
  * skipped at every start: the next number's IV is now the IV an older gostx
  * gave the file's last number, which may have been sent under these keys. */
 static void skip_one_number(struct tunnel *t) {
-  const uint64_t used = atomic_load(&t->seq_used);
-  if (used < t->sa_out.limit) atomic_store(&t->seq_used, used + 1);
+  const uint64_t used = atomic_load(&t->st_out->seq_used);
+  if (used < t->st_out->esp.limit) atomic_store(&t->st_out->seq_used, used + 1);
+}
+
+/* The static keys: the SA pair of the key files, linked before the
+ * workers start (the state file counts their numbers). 0, or
+ * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. */
+static int static_sas(struct tunnel *t) {
+  gostx_esp_sa out = {0}, in = {0};
+  int rc = tunnel_load_keys(&t->cfg, &out, &in);
+  if (!rc) {
+    t->st_out = tunnel_sa_from_esp(&out, TUNNEL_SA_OUT, t->cfg.threads);
+    t->st_in = tunnel_sa_from_esp(&in, TUNNEL_SA_IN, t->cfg.threads);
+  }
+  gostx_esp_sa_clear(&out);
+  gostx_esp_sa_clear(&in);
+  if (rc) return rc;
+  if (!t->st_out || !t->st_in) {
+    tunnel_sa_free(t->st_out);
+    tunnel_sa_free(t->st_in);
+    t->st_out = t->st_in = NULL;
+    cli_err("tunnel: out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  t->st_out->persist = t->st_in->persist = 1;
+  atomic_store(&t->sa_out, t->st_out);
+  atomic_store(&t->sa_in[0], t->st_in);
+  return 0;
 }
 
 static int integrity_only(gostx_esp_transform x) {
@@ -130,8 +156,6 @@ static int run(struct tunnel *t) {
     w->tun_fd = tun[i];
     w->udp_fd = udp[i];
     w->send_fd = send[i];
-    gostx_esp_keycache_init(&w->kc_out);
-    gostx_esp_keycache_init(&w->kc_in);
     /* a GRO buffer holds a whole train of datagrams */
     w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
     /* with TUN offloads, a super-packet's room after them */
@@ -175,8 +199,6 @@ static int run(struct tunnel *t) {
   atomic_store(&t->stop, 1);
   for (unsigned i = 0; i < t->nworkers; i++) {
     pthread_join(t->w[i].thread, NULL);
-    gostx_esp_keycache_clear(&t->w[i].kc_out);
-    gostx_esp_keycache_clear(&t->w[i].kc_in);
     if (t->w[i].buf) gostx_memzero(t->w[i].buf, t->w[i].buf_len);
     free(t->w[i].buf);
   }
@@ -225,17 +247,13 @@ int cmd_tunnel(int argc, char **argv) {
   int rc = tunnel_config_read(config, &t.cfg);
   if (rc) return rc;
   if (status) return print_status(&t.cfg);
-  rc = tunnel_load_keys(&t.cfg, &t.sa_out, &t.sa_in);
+  pthread_mutex_init(&t.sa_lock, NULL);
+  pthread_mutex_init(&t.state_lock, NULL);
+  rc = static_sas(&t);
   if (!rc) rc = tunnel_fingerprints(&t);
-  gostx_esp_replay_init(&t.replay);
   if (!rc && check) rc = tunnel_state_load(&t, 0);
-  if (!rc && !check) {
-    pthread_mutex_init(&t.replay_lock, NULL);
-    pthread_mutex_init(&t.state_lock, NULL);
-    rc = run(&t);
-  }
+  if (!rc && !check) rc = run(&t);
   if (t.lock_fd >= 0) close(t.lock_fd);
-  gostx_esp_sa_clear(&t.sa_out);
-  gostx_esp_sa_clear(&t.sa_in);
+  tunnel_sa_clear_all(&t); /* the workers have stopped */
   return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "tunnel_gso.h"
+#include "tunnel_sa.h"
 
 #define TUNNEL_PATH_MAX 512
 #define TUNNEL_MAX_THREADS 64
@@ -77,7 +78,8 @@ struct tunnel_worker {
   unsigned idx;
   int tun_fd, udp_fd, send_fd; /* send_fd: udp_fd for worker 0 */
   pthread_t thread;
-  gostx_esp_keycache kc_out, kc_in;
+  /* odd while the worker holds SA pointers (tunnel_sa.c's grace period) */
+  _Atomic uint64_t sa_epoch;
   struct tunnel_counters c;
   /* TUNNEL_BURST slots of TUNNEL_SLOT (TUN side), TUNNEL_RX_BUFS of rx_slot
    * (UDP side: TUNNEL_GRO_BUF with GRO), then plain; buf_len in all */
@@ -90,28 +92,29 @@ struct tunnel_worker {
 
 struct tunnel {
   struct tunnel_config cfg;
-  gostx_esp_sa sa_out, sa_in;
+  /* the data path's SAs (tunnel_sa.h): the one that seals, and the
+   * inbound ones by SPI; sa_lock serialises the keying side's changes */
+  _Atomic(struct tunnel_sa *) sa_out;
+  _Atomic(struct tunnel_sa *) sa_in[TUNNEL_SA_IN_MAX];
+  pthread_mutex_t sa_lock;
+  /* the static keys' SAs, whose numbers the state file reserves */
+  struct tunnel_sa *st_out, *st_in;
   uint8_t fp_out[TUNNEL_FP_LEN], fp_in[TUNNEL_FP_LEN]; /* the SAs' key fingerprints */
   int new_keys; /* --new-keys: the keys that the state file does not know are new */
   int legacy_state; /* the state file is of the one-number format (before 2026-11-26) */
-  gostx_esp_replay replay;
-  pthread_mutex_t replay_lock;
-  /* outbound sequence numbers: the highest handed out (never past the SA's
-   * limit), and the highest reserved on disk (all up to it may have been
-   * used) */
-  _Atomic uint64_t seq_used;
+  /* the static outbound SA's highest sequence number reserved on disk (all
+   * up to it may have been used; st_out->seq_used: handed out) */
   _Atomic uint64_t seq_saved;
-  /* inbound: the highest sequence number reserved on disk (all up to it may
-   * have been accepted), the margin the next reservation takes, the packets
-   * accepted, and how many of them were by the last tick (main thread) */
+  /* the static inbound SA: the highest sequence number reserved on disk
+   * (all up to it may have been accepted), the margin the next reservation
+   * takes, and how many packets it had accepted by the last tick (main
+   * thread; st_in->accepted: now) */
   _Atomic uint64_t in_saved;
   _Atomic uint64_t in_margin;
-  _Atomic uint64_t in_accepted;
   _Atomic uint64_t in_accepted_tick;
   pthread_mutex_t state_lock; /* one writer of the state file at a time */
   int lock_fd;                /* STATE.lock, held while the tunnel runs */
   atomic_int stop;
-  atomic_int exhausted;   /* the outbound SA is used up (said once) */
   atomic_int save_failed; /* the state file could not be written (said once) */
   /* UDP offloads: GSO on the sends until the kernel refuses one (then
    * gso_errno says why, and it stays off); GRO on the receiving sockets.
@@ -182,8 +185,8 @@ int tunnel_state_begin(struct tunnel *t);
 /* Whether the tunnel of this state file runs (STATE.lock held): 1, 0, or
  * -1 after a message. */
 int tunnel_state_running(const struct tunnel_config *cfg);
-/* Reserves up to n outbound sequence numbers: the first, with *got (<= n)
- * of them; 0 when none (*got 0): the SA is used up (t->exhausted) or the
+/* Reserves up to n outbound sequence numbers of t->st_out: the first,
+ * with *got (<= n) of them; 0 when none (*got 0): the SA is used up or the
  * state file could not be written. */
 uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got);
 /* Before accepting inbound sequence numbers up to top: reserves them on

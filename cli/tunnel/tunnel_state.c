@@ -42,7 +42,7 @@ static int fingerprint(const gostx_esp_sa *sa, uint8_t fp[TUNNEL_FP_LEN]) {
 }
 
 int tunnel_fingerprints(struct tunnel *t) {
-  if (fingerprint(&t->sa_out, t->fp_out) || fingerprint(&t->sa_in, t->fp_in)) {
+  if (fingerprint(&t->st_out->esp, t->fp_out) || fingerprint(&t->st_in->esp, t->fp_in)) {
     cli_err("tunnel: cannot derive the key fingerprints");
     return CLI_EXIT_FAIL;
   }
@@ -248,7 +248,7 @@ int tunnel_state_load(struct tunnel *t, int run) {
     out = same_out ? st.out : 0;
     in = same_in ? st.in : 0;
   }
-  uint64_t limit = t->sa_out.limit;
+  uint64_t limit = t->st_out->esp.limit;
   if (out >= limit) {
     cli_err("%s: the outbound SA's sequence numbers are used up (%llu, the limit is %llu): "
             "new keys and SPIs needed (then start once with --new-keys)",
@@ -259,15 +259,15 @@ int tunnel_state_load(struct tunnel *t, int run) {
     fprintf(stderr, "gostx tunnel: %s: written by an older gostx (no key fingerprints): "
                     "taken as the state of key_out and key_in%s\n",
             path, run ? ", and rewritten with them" : "");
-  atomic_store(&t->seq_used, out);
+  atomic_store(&t->st_out->seq_used, out);
   atomic_store(&t->seq_saved, out);
   atomic_store(&t->in_saved, in);
   atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
   if (in) {
     /* everything up to the reservation counts as seen: packets accepted
      * before a restart or a crash cannot be replayed after it */
-    t->replay.top = in;
-    memset(t->replay.bits, 0xff, sizeof t->replay.bits);
+    t->st_in->replay.top = in;
+    memset(t->st_in->replay.bits, 0xff, sizeof t->st_in->replay.bits);
   }
   t->legacy_state = st.legacy;
   return 0;
@@ -275,8 +275,8 @@ int tunnel_state_load(struct tunnel *t, int run) {
 
 int tunnel_state_begin(struct tunnel *t) {
   /* the first step reserved now: a disk that cannot take it shows at start */
-  uint64_t out = atomic_load(&t->seq_used);
-  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->sa_out.limit);
+  uint64_t out = atomic_load(&t->st_out->seq_used);
+  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->st_out->esp.limit);
   if (state_write(t, reserve, atomic_load(&t->in_saved)) < 0) {
     cli_err("%s: %s", t->cfg.state, strerror(errno));
     return CLI_EXIT_FAIL;
@@ -311,20 +311,12 @@ static void say_save_failed(struct tunnel *t, int e) {
 }
 
 uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
-  uint64_t limit = t->sa_out.limit, cur = atomic_load(&t->seq_used), k;
+  uint64_t limit = t->st_out->esp.limit;
+  unsigned k;
+  uint64_t first = tunnel_sa_take(t->st_out, n, &k);
   *got = 0;
-  do {
-    if (cur >= limit) {
-      /* the end of the SA: nothing is ever sealed again under its key */
-      if (!atomic_exchange(&t->exhausted, 1))
-        cli_err("tunnel: the outbound SA reached its last sequence number (%llu): nothing more "
-                "is sent; new keys and SPIs needed",
-                (unsigned long long)limit);
-      return 0;
-    }
-    k = limit - cur < n ? limit - cur : n;
-  } while (!atomic_compare_exchange_weak(&t->seq_used, &cur, cur + k));
-  uint64_t first = cur + 1, last = cur + k;
+  if (!k) return 0;
+  uint64_t last = first + k - 1;
   if (last > atomic_load(&t->seq_saved)) {
     pthread_mutex_lock(&t->state_lock);
     int ok = 1, e = 0;
@@ -343,7 +335,7 @@ uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
     }
   }
   atomic_store(&t->save_failed, 0);
-  *got = (unsigned)k;
+  *got = k;
   return first;
 }
 
@@ -373,7 +365,7 @@ int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
      * came since the tick than the margin covers, the rate rose, and that
      * many are reserved; a jump of the peer's numbers alone changes nothing */
     uint64_t m = atomic_load(&t->in_margin);
-    uint64_t since = atomic_load(&t->in_accepted) - atomic_load(&t->in_accepted_tick);
+    uint64_t since = atomic_load(&t->st_in->accepted) - atomic_load(&t->in_accepted_tick);
     if (margin_for(since) > m) m = margin_for(since);
     rc = in_write(t, top, m);
     e = errno;
@@ -385,11 +377,12 @@ int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
 }
 
 void tunnel_state_tick(struct tunnel *t) {
-  pthread_mutex_lock(&t->replay_lock);
-  uint64_t top = t->replay.top;
-  pthread_mutex_unlock(&t->replay_lock);
+  if (!t->st_out || !t->st_in) return; /* no static keys: no state file */
+  pthread_mutex_lock(&t->st_in->replay_lock);
+  uint64_t top = t->st_in->replay.top;
+  pthread_mutex_unlock(&t->st_in->replay_lock);
   /* the margin: the packets accepted in the last second */
-  uint64_t accepted = atomic_load(&t->in_accepted);
+  uint64_t accepted = atomic_load(&t->st_in->accepted);
   uint64_t m = margin_for(accepted - atomic_load(&t->in_accepted_tick));
   atomic_store(&t->in_accepted_tick, accepted);
   atomic_store(&t->in_margin, m);
@@ -400,11 +393,13 @@ void tunnel_state_tick(struct tunnel *t) {
 }
 
 void tunnel_state_close(struct tunnel *t) {
+  if (!t->st_out || !t->st_in) return;
   /* the workers have stopped: the exact numbers used and accepted */
   pthread_mutex_lock(&t->state_lock);
-  if (state_write(t, atomic_load(&t->seq_used), t->replay.top) == 0) {
-    atomic_store(&t->seq_saved, atomic_load(&t->seq_used));
-    atomic_store(&t->in_saved, t->replay.top);
+  uint64_t used = atomic_load(&t->st_out->seq_used), top = t->st_in->replay.top;
+  if (state_write(t, used, top) == 0) {
+    atomic_store(&t->seq_saved, used);
+    atomic_store(&t->in_saved, top);
   }
   pthread_mutex_unlock(&t->state_lock);
 }
