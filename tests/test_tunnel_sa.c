@@ -82,12 +82,12 @@ void cli_err(const char *fmt, ...) {
   va_end(ap);
   fputc('\n', stderr);
 }
-uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
-  (void)t, (void)n, (void)got;
+uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got) {
+  (void)t, (void)sa, (void)n, (void)got;
   abort();
 }
-int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
-  (void)t, (void)top;
+int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top) {
+  (void)t, (void)sa, (void)top;
   abort();
 }
 

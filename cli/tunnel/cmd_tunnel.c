@@ -33,6 +33,8 @@ static void usage(FILE *f) {
           "offloads are on (udp_gso, udp_gro; udp_offload = off in the config turns\n"
           "both off) and which TUN offloads (tun_csum, tun_tso, tun_uso; tun_offload\n"
           "= off turns them off).\n"
+          "SIGHUP reloads the keys: new key files and SPIs in the config (both ends),\n"
+          "switched to without a packet lost (docs/TUNNEL.md, \"Reloading keys\").\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -103,7 +105,6 @@ static int static_sas(struct tunnel *t) {
     cli_err("tunnel: out of memory");
     return CLI_EXIT_FAIL;
   }
-  t->st_out->persist = t->st_in->persist = 1;
   atomic_store(&t->sa_out, t->st_out);
   atomic_store(&t->sa_in[0], t->st_in);
   return 0;
@@ -193,8 +194,10 @@ static int run(struct tunnel *t) {
     int s = sigtimedwait(&sigs, NULL, &second);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
+    if (s == SIGHUP) tunnel_reload(t);
     write_status(t);
     tunnel_state_tick(t);
+    tunnel_reload_tick(t);
   }
   atomic_store(&t->stop, 1);
   for (unsigned i = 0; i < t->nworkers; i++) {
@@ -254,6 +257,7 @@ int cmd_tunnel(int argc, char **argv) {
   if (!rc && check) rc = tunnel_state_load(&t, 0);
   if (!rc && !check) rc = run(&t);
   if (t.lock_fd >= 0) close(t.lock_fd);
-  tunnel_sa_clear_all(&t); /* the workers have stopped */
+  tunnel_sa_free(t.next_out); /* a reload's, not switched to */
+  tunnel_sa_clear_all(&t);     /* the workers have stopped */
   return rc;
 }

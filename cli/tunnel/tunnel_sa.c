@@ -178,7 +178,8 @@ unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n)
   struct tunnel_sa *sa = atomic_load(&t->sa_out);
   if (sa) {
     /* the static keys' numbers are reserved in the state file first */
-    uint64_t first = sa->persist ? tunnel_seq_reserve(t, n, &got) : tunnel_sa_take(sa, n, &got);
+    uint64_t first =
+        sa == t->st_out ? tunnel_seq_reserve(t, sa, n, &got) : tunnel_sa_take(sa, n, &got);
     if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
   }
   leave(w);
@@ -204,7 +205,7 @@ static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycach
   uint64_t top = 0;
   for (size_t i = 0; i < n; i++)
     if (!b[i].status && b[i].seq > top) top = b[i].seq;
-  int unsaved = sa->persist && top && tunnel_in_reserve(t, top);
+  int unsaved = sa == t->st_in && top && tunnel_in_reserve(t, sa, top);
   uint64_t accepted = 0;
   pthread_mutex_lock(&sa->replay_lock);
   for (size_t i = 0; i < n; i++) {

@@ -52,9 +52,6 @@ struct tunnel_sa_kc {
 struct tunnel_sa {
   gostx_esp_sa esp; /* keys, SPI, transform, salt, ESN, limit: read-only once linked */
   enum tunnel_sa_dir dir;
-  /* its sequence numbers are reserved in the state file (the static keys):
-   * tunnel_seq_reserve / tunnel_in_reserve of tunnel_state.c */
-  int persist;
   unsigned nkc;
   struct tunnel_sa_kc *kc; /* nkc: one per worker, its last message key under this SA */
   /* outbound: the highest sequence number handed out (never past the limit) */

@@ -310,10 +310,10 @@ static void say_save_failed(struct tunnel *t, int e) {
             t->cfg.state, strerror(e));
 }
 
-uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
-  uint64_t limit = t->st_out->esp.limit;
+uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got) {
+  uint64_t limit = sa->esp.limit;
   unsigned k;
-  uint64_t first = tunnel_sa_take(t->st_out, n, &k);
+  uint64_t first = tunnel_sa_take(sa, n, &k);
   *got = 0;
   if (!k) return 0;
   uint64_t last = first + k - 1;
@@ -321,7 +321,7 @@ uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
     pthread_mutex_lock(&t->state_lock);
     int ok = 1, e = 0;
     uint64_t saved = atomic_load(&t->seq_saved);
-    if (last > saved) {
+    if (sa == t->st_out && last > saved) { /* else a reload moved the file on */
       uint64_t next = add_sat(saved, TUNNEL_SEQ_STEP, limit);
       if (next < last) next = last;
       ok = state_write(t, next, atomic_load(&t->in_saved)) == 0;
@@ -356,11 +356,11 @@ static uint64_t margin_for(uint64_t accepted) {
   return accepted > TUNNEL_SEQ_STEP ? TUNNEL_SEQ_STEP : accepted;
 }
 
-int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
+int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top) {
   if (top <= atomic_load(&t->in_saved)) return 0;
   pthread_mutex_lock(&t->state_lock);
   int rc = 0, e = 0;
-  if (top > atomic_load(&t->in_saved)) {
+  if (sa == t->st_in && top > atomic_load(&t->in_saved)) { /* else a reload moved the file on */
     /* the workers got here before the tick renewed it: if more packets
      * came since the tick than the margin covers, the rate rose, and that
      * many are reserved; a jump of the peer's numbers alone changes nothing */
@@ -402,4 +402,46 @@ void tunnel_state_close(struct tunnel *t) {
     atomic_store(&t->in_saved, top);
   }
   pthread_mutex_unlock(&t->state_lock);
+}
+
+/* Whether fp is one of the current pair's fingerprints. */
+static int fp_current(const struct tunnel *t, const uint8_t fp[TUNNEL_FP_LEN]) {
+  return !gostx_memeq_ct(fp, t->fp_out, TUNNEL_FP_LEN) ||
+         !gostx_memeq_ct(fp, t->fp_in, TUNNEL_FP_LEN);
+}
+
+int tunnel_state_rekey(struct tunnel *t, struct tunnel_sa *out, struct tunnel_sa *in) {
+  uint8_t fo[TUNNEL_FP_LEN], fi[TUNNEL_FP_LEN], old_out[TUNNEL_FP_LEN], old_in[TUNNEL_FP_LEN];
+  if (fingerprint(&out->esp, fo) || fingerprint(&in->esp, fi)) {
+    cli_err("tunnel: cannot derive the key fingerprints");
+    return CLI_EXIT_FAIL;
+  }
+  pthread_mutex_lock(&t->state_lock);
+  /* a key used again from sequence number 1 would reuse its nonces */
+  int reused = fp_current(t, fo) || fp_current(t, fi), rc = CLI_EXIT_FAIL;
+  if (reused) {
+    cli_err("tunnel: reload refused: key_out or key_in is a key this tunnel uses now (its "
+            "numbers would start again at 1: nonces reused); give both ends new key files");
+  } else {
+    memcpy(old_out, t->fp_out, TUNNEL_FP_LEN);
+    memcpy(old_in, t->fp_in, TUNNEL_FP_LEN);
+    memcpy(t->fp_out, fo, TUNNEL_FP_LEN);
+    memcpy(t->fp_in, fi, TUNNEL_FP_LEN);
+    uint64_t reserve = add_sat(0, TUNNEL_SEQ_STEP, out->esp.limit);
+    if (state_write(t, reserve, TUNNEL_IN_MARGIN_MIN) == 0) {
+      atomic_store(&t->seq_saved, reserve);
+      atomic_store(&t->in_saved, TUNNEL_IN_MARGIN_MIN);
+      atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
+      atomic_store(&t->in_accepted_tick, 0);
+      atomic_store(&t->st_out, out);
+      atomic_store(&t->st_in, in);
+      rc = 0;
+    } else {
+      cli_err("tunnel: reload refused: %s: %s", t->cfg.state, strerror(errno));
+      memcpy(t->fp_out, old_out, TUNNEL_FP_LEN);
+      memcpy(t->fp_in, old_in, TUNNEL_FP_LEN);
+    }
+  }
+  pthread_mutex_unlock(&t->state_lock);
+  return rc;
 }
