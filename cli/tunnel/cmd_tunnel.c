@@ -48,6 +48,7 @@ static void write_status(struct tunnel *t) {
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
           (long long)time(NULL), t->cfg.tun, t->nworkers,
           (unsigned long long)(t->st_out ? atomic_load(&t->st_out->seq_used) : 0));
+  tunnel_sa_print(t, f);
   tunnel_offloads_print(t, f);
   tunnel_counters_print(t, f);
   if (fclose(f) == 0)

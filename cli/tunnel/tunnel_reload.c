@@ -14,17 +14,22 @@ static long long now_s(void) {
   return (long long)ts.tv_sec;
 }
 
-/* Whether next differs from cur only in what a reload may change: the
- * keys, their SPIs, transform, limit and ESN. */
+/* The settings a reload may change: the keys, their SPIs, transform, limit
+ * and ESN, from src into dst. */
+static void take_keys(struct tunnel_config *dst, const struct tunnel_config *src) {
+  dst->transform = src->transform;
+  dst->spi_out = src->spi_out;
+  dst->spi_in = src->spi_in;
+  memcpy(dst->key_out, src->key_out, sizeof dst->key_out);
+  memcpy(dst->key_in, src->key_in, sizeof dst->key_in);
+  dst->limit = src->limit;
+  dst->esn_off = src->esn_off;
+}
+
+/* Whether next differs from cur only in what a reload may change. */
 static int only_keys_differ(const struct tunnel_config *cur, const struct tunnel_config *next) {
   struct tunnel_config c = *cur;
-  c.transform = next->transform;
-  c.spi_out = next->spi_out;
-  c.spi_in = next->spi_in;
-  memcpy(c.key_out, next->key_out, sizeof c.key_out);
-  memcpy(c.key_in, next->key_in, sizeof c.key_in);
-  c.limit = next->limit;
-  c.esn_off = next->esn_off;
+  take_keys(&c, next);
   return !memcmp(&c, next, sizeof c); /* both zeroed whole by tunnel_config_read */
 }
 
@@ -93,7 +98,7 @@ void tunnel_reload(struct tunnel *t) {
   t->old_spi_in = old_spi_in;
   t->old_in_live = 1;
   t->reload_at = now_s();
-  t->cfg = next;
+  take_keys(&t->cfg, &next); /* the rest is the same, and the workers read it */
   fprintf(stderr,
           "gostx tunnel: reload: new SAs in (spi_in 0x%08x now, spi_out 0x%08x when the peer's "
           "first packet under the new keys comes, at most %d s)\n",

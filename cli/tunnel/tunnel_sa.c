@@ -58,19 +58,23 @@ static gostx_esp_keycache *kc_of(struct tunnel_sa *sa, const struct tunnel_worke
 }
 
 /* ---- the grace period ----
- * A worker's sa_epoch is odd while it holds SA pointers. Its increment on
+ * A worker's sa_epoch is odd while it holds SA pointers. Its store on
  * entering and its loads of the pointers are sequentially consistent, as
  * are the keying side's unlinking store and its loads of the epochs: either
  * the keying side sees the odd epoch (and waits for it to move), or the
  * worker's load comes after the unlinking in the one total order and sees
  * the SA gone. */
 
+/* Only the worker writes its epoch: a load and a store, no atomic add (on
+ * x86 the entering store is one xchg, the leaving one a plain mov). */
 static void enter(struct tunnel_worker *w) {
-  atomic_fetch_add_explicit(&w->sa_epoch, 1, memory_order_seq_cst);
+  uint64_t e = atomic_load_explicit(&w->sa_epoch, memory_order_relaxed);
+  atomic_store_explicit(&w->sa_epoch, e + 1, memory_order_seq_cst);
 }
 
 static void leave(struct tunnel_worker *w) {
-  atomic_fetch_add_explicit(&w->sa_epoch, 1, memory_order_release);
+  uint64_t e = atomic_load_explicit(&w->sa_epoch, memory_order_relaxed);
+  atomic_store_explicit(&w->sa_epoch, e + 1, memory_order_release);
 }
 
 /* Returns once every worker that was inside a span when this was called
@@ -163,6 +167,18 @@ int tunnel_sa_in_accepted(struct tunnel *t, uint32_t spi, uint64_t *n) {
   return sa ? 0 : GOSTX_EINVAL;
 }
 
+void tunnel_sa_print(struct tunnel *t, FILE *f) {
+  pthread_mutex_lock(&t->sa_lock); /* none freed meanwhile */
+  struct tunnel_sa *out = atomic_load(&t->sa_out);
+  fprintf(f, "sa_out 0x%08x\nsa_in", out ? (unsigned)out->esp.spi : 0u);
+  for (int i = 0; i < TUNNEL_SA_IN_MAX; i++) {
+    struct tunnel_sa *in = atomic_load(&t->sa_in[i]);
+    if (in) fprintf(f, " 0x%08x", (unsigned)in->esp.spi);
+  }
+  fputc('\n', f);
+  pthread_mutex_unlock(&t->sa_lock);
+}
+
 void tunnel_sa_clear_all(struct tunnel *t) {
   tunnel_sa_free(atomic_exchange(&t->sa_out, NULL));
   for (int i = 0; i < TUNNEL_SA_IN_MAX; i++) tunnel_sa_free(atomic_exchange(&t->sa_in[i], NULL));
@@ -209,7 +225,8 @@ static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycach
   uint64_t accepted = 0;
   pthread_mutex_lock(&sa->replay_lock);
   for (size_t i = 0; i < n; i++) {
-    if (!b[i].status) b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&sa->replay, b[i].seq);
+    if (!b[i].status)
+      b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&sa->replay, b[i].seq);
     accepted += !b[i].status;
   }
   pthread_mutex_unlock(&sa->replay_lock);

@@ -6,11 +6,11 @@
  * seals, switched between bursts (a burst is sealed whole under one SA).
  *
  * The workers take no lock to reach the SAs: each marks the span in which
- * it holds SA pointers (inside tunnel_sa_seal and tunnel_sa_open: one
- * atomic add at each end of a burst). A retired SA is unlinked first, then the retiring thread
- * waits until every worker that was inside such a span when it was
- * unlinked has left it (a grace period); only then are its keys, keycaches
- * and replay window wiped and its memory freed.
+ * it holds SA pointers (inside tunnel_sa_seal and tunnel_sa_open: an
+ * atomic store at each end of a burst). A retired SA is unlinked first, then
+ * the retiring thread waits until every worker that was inside such a span
+ * when it was unlinked has left it (a grace period); only then are its
+ * keys, keycaches and replay window wiped and its memory freed.
  *
  * The control calls (add, switch, retire) are for one thread at a time per
  * tunnel (t->sa_lock serialises them); they may wait for a grace period
@@ -98,6 +98,8 @@ int tunnel_sa_retire_in(struct tunnel *t, uint32_t spi);
 /* Packets accepted so far under the inbound SA of spi (the keying side
  * retires the old SA once this stops moving): 0, or GOSTX_EINVAL. */
 int tunnel_sa_in_accepted(struct tunnel *t, uint32_t spi, uint64_t *n);
+/* "sa_out SPI" and "sa_in SPI..." lines (the live SAs, hex) into f. */
+void tunnel_sa_print(struct tunnel *t, FILE *f);
 /* At the end (workers stopped): every SA wiped and freed. */
 void tunnel_sa_clear_all(struct tunnel *t);
 

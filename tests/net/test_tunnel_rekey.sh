@@ -66,6 +66,11 @@ for s in a b; do
   [ $s = b ] && ns=$NB
   c="$(tunnel_status $ns $s rx_spi) $(tunnel_status $ns $s rx_auth) $(tunnel_status $ns $s rx_replay)"
   [ "$c" = "0 0 0" ] && ok "$s: rx_spi, rx_auth, rx_replay 0" || bad "$s: rx_spi rx_auth rx_replay $c"
+  sas="$(tunnel_status $ns $s sa_out) / $(tunnel_status $ns $s sa_in)"
+  want="0x00001003 / 0x00002004"
+  [ $s = b ] && want="0x00002004 / 0x00001003"
+  [ "$sas" = "$want" ] && ok "$s: only the new SAs live (sa_out / sa_in $sas)" ||
+    bad "$s: sa_out / sa_in $sas, not $want"
 done
 
 # 2. a restart of both, without --new-keys: the state files are the new keys'
