@@ -31,7 +31,7 @@ static void test_free(void *p);
 
 #include "testutil.h"
 
-#define ROUNDS 3000
+#define ROUNDS 2000
 #define RING 1024    /* packets in flight between the two threads */
 #define PKT_MAX 128  /* a sealed packet of PAYLOAD bytes fits */
 #define PAYLOAD 40
