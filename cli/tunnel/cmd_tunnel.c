@@ -36,6 +36,8 @@ static void usage(FILE *f) {
           "With keying = ikev2 in the config the tunnel keys itself with IKEv2 (RFC 7296,\n"
           "RFC 9385: a PSK or certificates) instead of key files and a state file;\n"
           "--status then also shows the IKE SA and the Child SA.\n"
+          "SIGHUP reloads the keys: new key files and SPIs in the config (both ends),\n"
+          "switched to without a packet lost (docs/TUNNEL.md, \"Reloading keys\").\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }
@@ -48,7 +50,8 @@ static void write_status(struct tunnel *t) {
   if (!f) return;
   fprintf(f, "pid %ld\ntime %lld\ntun %s\nworkers %u\nseq_used %llu\n", (long)getpid(),
           (long long)time(NULL), t->cfg.tun, t->nworkers,
-          (unsigned long long)atomic_load(&t->seq_used));
+          (unsigned long long)(t->st_out ? atomic_load(&t->st_out->seq_used) : 0));
+  tunnel_sa_print(t, f);
   tunnel_offloads_print(t, f);
   tunnel_ike_status(t, f);
   tunnel_counters_print(t, f);
@@ -83,8 +86,33 @@ static int print_status(const struct tunnel_config *cfg) {
  * skipped at every start: the next number's IV is now the IV an older gostx
  * gave the file's last number, which may have been sent under these keys. */
 static void skip_one_number(struct tunnel *t) {
-  const uint64_t used = atomic_load(&t->seq_used);
-  if (used < t->sa_out.limit) atomic_store(&t->seq_used, used + 1);
+  const uint64_t used = atomic_load(&t->st_out->seq_used);
+  if (used < t->st_out->esp.limit) atomic_store(&t->st_out->seq_used, used + 1);
+}
+
+/* The static keys: the SA pair of the key files, linked before the
+ * workers start (the state file counts their numbers). 0, or
+ * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. */
+static int static_sas(struct tunnel *t) {
+  gostx_esp_sa out = {0}, in = {0};
+  int rc = tunnel_load_keys(&t->cfg, &out, &in);
+  if (!rc) {
+    t->st_out = tunnel_sa_from_esp(&out, TUNNEL_SA_OUT, t->cfg.threads);
+    t->st_in = tunnel_sa_from_esp(&in, TUNNEL_SA_IN, t->cfg.threads);
+  }
+  gostx_esp_sa_clear(&out);
+  gostx_esp_sa_clear(&in);
+  if (rc) return rc;
+  if (!t->st_out || !t->st_in) {
+    tunnel_sa_free(t->st_out);
+    tunnel_sa_free(t->st_in);
+    t->st_out = t->st_in = NULL;
+    cli_err("tunnel: out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  atomic_store(&t->sa_out, t->st_out);
+  atomic_store(&t->sa_in[0], t->st_in);
+  return 0;
 }
 
 static int integrity_only(gostx_esp_transform x) {
@@ -158,8 +186,6 @@ static int run(struct tunnel *t) {
     w->tun_fd = tun[i];
     w->udp_fd = udp[i];
     w->send_fd = send[i];
-    gostx_esp_keycache_init(&w->kc_out);
-    gostx_esp_keycache_init(&w->kc_in);
     /* a GRO buffer holds a whole train of datagrams */
     w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
     /* with TUN offloads, a super-packet's room after them */
@@ -198,15 +224,15 @@ static int run(struct tunnel *t) {
     int s = sigtimedwait(&sigs, NULL, &second);
     if (s == SIGINT || s == SIGTERM) break;
     if (s == SIGUSR1) tunnel_counters_print(t, stderr);
+    if (s == SIGHUP) tunnel_reload(t);
     write_status(t);
     tunnel_state_tick(t);
+    tunnel_reload_tick(t);
   }
   atomic_store(&t->stop, 1);
   tunnel_ike_stop(t);
   for (unsigned i = 0; i < t->nworkers; i++) {
     pthread_join(t->w[i].thread, NULL);
-    gostx_esp_keycache_clear(&t->w[i].kc_out);
-    gostx_esp_keycache_clear(&t->w[i].kc_in);
     if (t->w[i].buf) gostx_memzero(t->w[i].buf, t->w[i].buf_len);
     free(t->w[i].buf);
   }
@@ -255,6 +281,8 @@ int cmd_tunnel(int argc, char **argv) {
   int rc = tunnel_config_read(config, &t.cfg);
   if (rc) return rc;
   if (status) return print_status(&t.cfg);
+  pthread_mutex_init(&t.sa_lock, NULL);
+  pthread_mutex_init(&t.state_lock, NULL);
   if (t.cfg.keying == TUNNEL_KEYING_IKEV2) {
     /* no key files: IKE makes new keys for every SA */
     if (new_keys)
@@ -262,19 +290,14 @@ int cmd_tunnel(int argc, char **argv) {
                        "every SA)");
     rc = tunnel_ike_prepare(&t);
   } else {
-    rc = tunnel_load_keys(&t.cfg, &t.sa_out, &t.sa_in);
+    rc = static_sas(&t);
     if (!rc) rc = tunnel_fingerprints(&t);
   }
-  gostx_esp_replay_init(&t.replay);
   if (!rc && check) rc = tunnel_state_load(&t, 0);
-  if (!rc && !check) {
-    pthread_mutex_init(&t.replay_lock, NULL);
-    pthread_mutex_init(&t.state_lock, NULL);
-    rc = run(&t);
-  }
+  if (!rc && !check) rc = run(&t);
   if (t.lock_fd >= 0) close(t.lock_fd);
   tunnel_ike_free(&t);
-  gostx_esp_sa_clear(&t.sa_out);
-  gostx_esp_sa_clear(&t.sa_in);
+  tunnel_sa_free(t.next_out); /* a reload's, not switched to */
+  tunnel_sa_clear_all(&t);     /* the workers have stopped */
   return rc;
 }

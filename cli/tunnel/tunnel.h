@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "tunnel_gso.h"
+#include "tunnel_sa.h"
 
 #define TUNNEL_PATH_MAX 512
 #define TUNNEL_MAX_THREADS 64
@@ -111,7 +112,8 @@ struct tunnel_worker {
   unsigned idx;
   int tun_fd, udp_fd, send_fd; /* send_fd: udp_fd for worker 0 */
   pthread_t thread;
-  gostx_esp_keycache kc_out, kc_in;
+  /* odd while the worker holds SA pointers (tunnel_sa.c's grace period) */
+  _Atomic uint64_t sa_epoch;
   struct tunnel_counters c;
   /* TUNNEL_BURST slots of TUNNEL_SLOT (TUN side), TUNNEL_RX_BUFS of rx_slot
    * (UDP side: TUNNEL_GRO_BUF with GRO), then plain; buf_len in all */
@@ -124,28 +126,38 @@ struct tunnel_worker {
 
 struct tunnel {
   struct tunnel_config cfg;
-  gostx_esp_sa sa_out, sa_in;
+  /* the data path's SAs (tunnel_sa.h): the one that seals, and the
+   * inbound ones by SPI; sa_lock serialises the keying side's changes */
+  _Atomic(struct tunnel_sa *) sa_out;
+  _Atomic(struct tunnel_sa *) sa_in[TUNNEL_SA_IN_MAX];
+  pthread_mutex_t sa_lock;
+  /* the static keys' SAs, whose numbers the state file reserves (changed
+   * by a reload, under state_lock) */
+  _Atomic(struct tunnel_sa *) st_out;
+  _Atomic(struct tunnel_sa *) st_in;
+  /* a reload in progress (tunnel_reload.c, main thread): the new outbound
+   * SA until it seals, the inbound SA it replaces until that is retired */
+  struct tunnel_sa *next_out;
+  uint32_t old_spi_in;
+  int old_in_live;
+  uint64_t old_in_accepted;
+  long long reload_at, switched_at, old_in_moved_at; /* CLOCK_MONOTONIC seconds */
   uint8_t fp_out[TUNNEL_FP_LEN], fp_in[TUNNEL_FP_LEN]; /* the SAs' key fingerprints */
   int new_keys; /* --new-keys: the keys that the state file does not know are new */
   int legacy_state; /* the state file is of the one-number format (before 2026-11-26) */
-  gostx_esp_replay replay;
-  pthread_mutex_t replay_lock;
-  /* outbound sequence numbers: the highest handed out (never past the SA's
-   * limit), and the highest reserved on disk (all up to it may have been
-   * used) */
-  _Atomic uint64_t seq_used;
+  /* the static outbound SA's highest sequence number reserved on disk (all
+   * up to it may have been used; st_out->seq_used: handed out) */
   _Atomic uint64_t seq_saved;
-  /* inbound: the highest sequence number reserved on disk (all up to it may
-   * have been accepted), the margin the next reservation takes, the packets
-   * accepted, and how many of them were by the last tick (main thread) */
+  /* the static inbound SA: the highest sequence number reserved on disk
+   * (all up to it may have been accepted), the margin the next reservation
+   * takes, and how many packets it had accepted by the last tick (main
+   * thread; st_in->accepted: now) */
   _Atomic uint64_t in_saved;
   _Atomic uint64_t in_margin;
-  _Atomic uint64_t in_accepted;
   _Atomic uint64_t in_accepted_tick;
   pthread_mutex_t state_lock; /* one writer of the state file at a time */
   int lock_fd;                /* STATE.lock, held while the tunnel runs */
   atomic_int stop;
-  atomic_int exhausted;   /* the outbound SA is used up (said once) */
   atomic_int save_failed; /* the state file could not be written (said once) */
   /* UDP offloads: GSO on the sends until the kernel refuses one (then
    * gso_errno says why, and it stays off); GRO on the receiving sockets.
@@ -238,14 +250,34 @@ int tunnel_state_begin(struct tunnel *t);
 /* Whether the tunnel of this state file runs (STATE.lock held): 1, 0, or
  * -1 after a message. */
 int tunnel_state_running(const struct tunnel_config *cfg);
-/* Reserves up to n outbound sequence numbers: the first, with *got (<= n)
- * of them; 0 when none (*got 0): the SA is used up (t->exhausted) or the
- * state file could not be written. */
-uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got);
-/* Before accepting inbound sequence numbers up to top: reserves them on
- * disk. 0, or -1 when the state file could not be written (the packets are
- * then dropped). */
-int tunnel_in_reserve(struct tunnel *t, uint64_t top);
+/* Reserves up to n outbound sequence numbers of sa (t->st_out, unless a
+ * reload moved the state file on meanwhile): the first, with *got (<= n)
+ * of them; 0 when none (*got 0): the SA is used up or the state file could
+ * not be written. */
+uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got);
+/* Before sa (t->st_in) accepts inbound sequence numbers up to top:
+ * reserves them on disk. 0, or -1 when the state file could not be written
+ * (the packets are then dropped). */
+int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top);
+/* A reload's new keys: the state file moves to the SA pair out, in (new
+ * keys: numbered from 1, reserved from now on); the pair before goes on
+ * uncounted until retired (its keys left the config: no restart uses them
+ * again). Refused (CLI_EXIT_FAIL after one line) when a new key is one of
+ * the current pair's, or the file cannot be written. */
+int tunnel_state_rekey(struct tunnel *t, struct tunnel_sa *out, struct tunnel_sa *in);
+
+/* cli/tunnel/tunnel_reload.c: SIGHUP. The config read again; new key
+ * files and SPIs become a new SA pair, make-before-break: the inbound SA
+ * at once, the outbound switch when the peer's first packet under the new
+ * SAs comes or TUNNEL_RELOAD_SWITCH seconds later, the old inbound SA
+ * retired once quiet. Anything refused leaves the tunnel as it was (one
+ * line says why). */
+#define TUNNEL_RELOAD_SWITCH 5
+#define TUNNEL_RELOAD_QUIET 2 /* seconds without a packet: the old inbound SA retired */
+#define TUNNEL_RELOAD_RETIRE_MAX 60 /* after the switch, retired whatever comes */
+void tunnel_reload(struct tunnel *t);
+/* Each second (main thread): the switch and the retirement when due. */
+void tunnel_reload_tick(struct tunnel *t);
 /* Each second (main thread): the inbound margin follows the rate, and the
  * reservation is renewed before the workers reach it. */
 void tunnel_state_tick(struct tunnel *t);

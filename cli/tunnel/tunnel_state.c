@@ -42,7 +42,7 @@ static int fingerprint(const gostx_esp_sa *sa, uint8_t fp[TUNNEL_FP_LEN]) {
 }
 
 int tunnel_fingerprints(struct tunnel *t) {
-  if (fingerprint(&t->sa_out, t->fp_out) || fingerprint(&t->sa_in, t->fp_in)) {
+  if (fingerprint(&t->st_out->esp, t->fp_out) || fingerprint(&t->st_in->esp, t->fp_in)) {
     cli_err("tunnel: cannot derive the key fingerprints");
     return CLI_EXIT_FAIL;
   }
@@ -255,7 +255,7 @@ int tunnel_state_load(struct tunnel *t, int run) {
     out = same_out ? st.out : 0;
     in = same_in ? st.in : 0;
   }
-  uint64_t limit = t->sa_out.limit;
+  uint64_t limit = t->st_out->esp.limit;
   if (out >= limit) {
     cli_err("%s: the outbound SA's sequence numbers are used up (%llu, the limit is %llu): "
             "new keys and SPIs needed (then start once with --new-keys)",
@@ -266,15 +266,15 @@ int tunnel_state_load(struct tunnel *t, int run) {
     fprintf(stderr, "gostx tunnel: %s: written by an older gostx (no key fingerprints): "
                     "taken as the state of key_out and key_in%s\n",
             path, run ? ", and rewritten with them" : "");
-  atomic_store(&t->seq_used, out);
+  atomic_store(&t->st_out->seq_used, out);
   atomic_store(&t->seq_saved, out);
   atomic_store(&t->in_saved, in);
   atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
   if (in) {
     /* everything up to the reservation counts as seen: packets accepted
      * before a restart or a crash cannot be replayed after it */
-    t->replay.top = in;
-    memset(t->replay.bits, 0xff, sizeof t->replay.bits);
+    t->st_in->replay.top = in;
+    memset(t->st_in->replay.bits, 0xff, sizeof t->st_in->replay.bits);
   }
   t->legacy_state = st.legacy;
   return 0;
@@ -283,8 +283,8 @@ int tunnel_state_load(struct tunnel *t, int run) {
 int tunnel_state_begin(struct tunnel *t) {
   if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return 0;
   /* the first step reserved now: a disk that cannot take it shows at start */
-  uint64_t out = atomic_load(&t->seq_used);
-  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->sa_out.limit);
+  uint64_t out = atomic_load(&t->st_out->seq_used);
+  uint64_t reserve = add_sat(out, TUNNEL_SEQ_STEP, t->st_out->esp.limit);
   if (state_write(t, reserve, atomic_load(&t->in_saved)) < 0) {
     cli_err("%s: %s", t->cfg.state, strerror(errno));
     return CLI_EXIT_FAIL;
@@ -318,26 +318,18 @@ static void say_save_failed(struct tunnel *t, int e) {
             t->cfg.state, strerror(e));
 }
 
-uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
-  uint64_t limit = t->sa_out.limit, cur = atomic_load(&t->seq_used), k;
+uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got) {
+  uint64_t limit = sa->esp.limit;
+  unsigned k;
+  uint64_t first = tunnel_sa_take(sa, n, &k);
   *got = 0;
-  do {
-    if (cur >= limit) {
-      /* the end of the SA: nothing is ever sealed again under its key */
-      if (!atomic_exchange(&t->exhausted, 1))
-        cli_err("tunnel: the outbound SA reached its last sequence number (%llu): nothing more "
-                "is sent; new keys and SPIs needed",
-                (unsigned long long)limit);
-      return 0;
-    }
-    k = limit - cur < n ? limit - cur : n;
-  } while (!atomic_compare_exchange_weak(&t->seq_used, &cur, cur + k));
-  uint64_t first = cur + 1, last = cur + k;
+  if (!k) return 0;
+  uint64_t last = first + k - 1;
   if (last > atomic_load(&t->seq_saved)) {
     pthread_mutex_lock(&t->state_lock);
     int ok = 1, e = 0;
     uint64_t saved = atomic_load(&t->seq_saved);
-    if (last > saved) {
+    if (sa == t->st_out && last > saved) { /* else a reload moved the file on */
       uint64_t next = add_sat(saved, TUNNEL_SEQ_STEP, limit);
       if (next < last) next = last;
       ok = state_write(t, next, atomic_load(&t->in_saved)) == 0;
@@ -351,7 +343,7 @@ uint64_t tunnel_seq_reserve(struct tunnel *t, unsigned n, unsigned *got) {
     }
   }
   atomic_store(&t->save_failed, 0);
-  *got = (unsigned)k;
+  *got = k;
   return first;
 }
 
@@ -372,16 +364,16 @@ static uint64_t margin_for(uint64_t accepted) {
   return accepted > TUNNEL_SEQ_STEP ? TUNNEL_SEQ_STEP : accepted;
 }
 
-int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
+int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top) {
   if (top <= atomic_load(&t->in_saved)) return 0;
   pthread_mutex_lock(&t->state_lock);
   int rc = 0, e = 0;
-  if (top > atomic_load(&t->in_saved)) {
+  if (sa == t->st_in && top > atomic_load(&t->in_saved)) { /* else a reload moved the file on */
     /* the workers got here before the tick renewed it: if more packets
      * came since the tick than the margin covers, the rate rose, and that
      * many are reserved; a jump of the peer's numbers alone changes nothing */
     uint64_t m = atomic_load(&t->in_margin);
-    uint64_t since = atomic_load(&t->in_accepted) - atomic_load(&t->in_accepted_tick);
+    uint64_t since = atomic_load(&t->st_in->accepted) - atomic_load(&t->in_accepted_tick);
     if (margin_for(since) > m) m = margin_for(since);
     rc = in_write(t, top, m);
     e = errno;
@@ -393,12 +385,12 @@ int tunnel_in_reserve(struct tunnel *t, uint64_t top) {
 }
 
 void tunnel_state_tick(struct tunnel *t) {
-  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return;
-  pthread_mutex_lock(&t->replay_lock);
-  uint64_t top = t->replay.top;
-  pthread_mutex_unlock(&t->replay_lock);
+  if (!t->st_out || !t->st_in) return; /* no static keys (ikev2, or switched): no state file */
+  pthread_mutex_lock(&t->st_in->replay_lock);
+  uint64_t top = t->st_in->replay.top;
+  pthread_mutex_unlock(&t->st_in->replay_lock);
   /* the margin: the packets accepted in the last second */
-  uint64_t accepted = atomic_load(&t->in_accepted);
+  uint64_t accepted = atomic_load(&t->st_in->accepted);
   uint64_t m = margin_for(accepted - atomic_load(&t->in_accepted_tick));
   atomic_store(&t->in_accepted_tick, accepted);
   atomic_store(&t->in_margin, m);
@@ -409,12 +401,55 @@ void tunnel_state_tick(struct tunnel *t) {
 }
 
 void tunnel_state_close(struct tunnel *t) {
-  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) return;
+  if (!t->st_out || !t->st_in) return;
   /* the workers have stopped: the exact numbers used and accepted */
   pthread_mutex_lock(&t->state_lock);
-  if (state_write(t, atomic_load(&t->seq_used), t->replay.top) == 0) {
-    atomic_store(&t->seq_saved, atomic_load(&t->seq_used));
-    atomic_store(&t->in_saved, t->replay.top);
+  uint64_t used = atomic_load(&t->st_out->seq_used), top = t->st_in->replay.top;
+  if (state_write(t, used, top) == 0) {
+    atomic_store(&t->seq_saved, used);
+    atomic_store(&t->in_saved, top);
   }
   pthread_mutex_unlock(&t->state_lock);
+}
+
+/* Whether fp is one of the current pair's fingerprints. */
+static int fp_current(const struct tunnel *t, const uint8_t fp[TUNNEL_FP_LEN]) {
+  return !gostx_memeq_ct(fp, t->fp_out, TUNNEL_FP_LEN) ||
+         !gostx_memeq_ct(fp, t->fp_in, TUNNEL_FP_LEN);
+}
+
+int tunnel_state_rekey(struct tunnel *t, struct tunnel_sa *out, struct tunnel_sa *in) {
+  uint8_t fo[TUNNEL_FP_LEN], fi[TUNNEL_FP_LEN], old_out[TUNNEL_FP_LEN], old_in[TUNNEL_FP_LEN];
+  if (fingerprint(&out->esp, fo) || fingerprint(&in->esp, fi)) {
+    cli_err("tunnel: cannot derive the key fingerprints");
+    return CLI_EXIT_FAIL;
+  }
+  pthread_mutex_lock(&t->state_lock);
+  /* a key used again from sequence number 1 would reuse its nonces */
+  int reused = fp_current(t, fo) || fp_current(t, fi), rc = CLI_EXIT_FAIL;
+  if (reused) {
+    cli_err("tunnel: reload refused: key_out or key_in is a key this tunnel uses now (its "
+            "numbers would start again at 1: nonces reused); give both ends new key files");
+  } else {
+    memcpy(old_out, t->fp_out, TUNNEL_FP_LEN);
+    memcpy(old_in, t->fp_in, TUNNEL_FP_LEN);
+    memcpy(t->fp_out, fo, TUNNEL_FP_LEN);
+    memcpy(t->fp_in, fi, TUNNEL_FP_LEN);
+    uint64_t reserve = add_sat(0, TUNNEL_SEQ_STEP, out->esp.limit);
+    if (state_write(t, reserve, TUNNEL_IN_MARGIN_MIN) == 0) {
+      atomic_store(&t->seq_saved, reserve);
+      atomic_store(&t->in_saved, TUNNEL_IN_MARGIN_MIN);
+      atomic_store(&t->in_margin, TUNNEL_IN_MARGIN_MIN);
+      atomic_store(&t->in_accepted_tick, 0);
+      atomic_store(&t->st_out, out);
+      atomic_store(&t->st_in, in);
+      rc = 0;
+    } else {
+      cli_err("tunnel: reload refused: %s: %s", t->cfg.state, strerror(errno));
+      memcpy(t->fp_out, old_out, TUNNEL_FP_LEN);
+      memcpy(t->fp_in, old_in, TUNNEL_FP_LEN);
+    }
+  }
+  pthread_mutex_unlock(&t->state_lock);
+  return rc;
 }

@@ -31,11 +31,8 @@ static uint8_t *slot_of(struct tunnel_worker *w, unsigned n) {
 /* Seals b[0..n) (their payloads in w->buf's slots) and sends them to the
  * peer. 0: the burst is empty again. */
 static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n) {
-  struct tunnel *t = w->t;
   struct iovec iov[TUNNEL_BURST];
-  unsigned got;
-  uint64_t seq = tunnel_seq_reserve(t, n, &got);
-  if (got) (void)gostx_esp_seal_burst(&t->sa_out, &w->kc_out, seq, b, got); /* statuses below */
+  unsigned got = tunnel_sa_seal(w, b, n); /* statuses below */
   if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
   unsigned ready = 0;
   for (unsigned i = 0; i < got; i++) {
@@ -92,33 +89,14 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   return 1;
 }
 
-/* Datagrams from the peer b[0..n): delivered to the TUN queue only when
- * they are ESP packets of our inbound SA, authentic, and new. gro holds
- * what is joined so far (authenticated payloads, copied) and stays open
- * for the next burst of the same receive: the caller flushes it. */
+/* Datagrams from the peer b[0..n), all of one SPI: delivered to the TUN
+ * queue only when they are ESP packets of an inbound SA, authentic, and
+ * new. gro holds what is joined so far (authenticated payloads, copied)
+ * and stays open for the next burst of the same receive: the caller
+ * flushes it. */
 static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n,
                              struct tunnel_gro *gro) {
-  struct tunnel *t = w->t;
-  pthread_mutex_lock(&t->replay_lock);
-  gostx_esp_replay window = t->replay; /* a snapshot: ESN and replay checks outside the lock */
-  pthread_mutex_unlock(&t->replay_lock);
-  /* the verdicts are per packet (b[i].status); the call returns the first */
-  int first = gostx_esp_open_burst(&t->sa_in, &w->kc_in, &window, b, n);
-  (void)first;
-  /* nothing is accepted before the state file has it reserved: after a
-   * crash, everything up to the reservation counts as seen */
-  uint64_t top = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!b[i].status && b[i].seq > top) top = b[i].seq;
-  int unsaved = top && tunnel_in_reserve(t, top);
-  uint64_t accepted = 0;
-  pthread_mutex_lock(&t->replay_lock);
-  for (size_t i = 0; i < n; i++) {
-    if (!b[i].status) b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&t->replay, b[i].seq);
-    accepted += !b[i].status;
-  }
-  pthread_mutex_unlock(&t->replay_lock);
-  atomic_fetch_add(&t->in_accepted, accepted); /* the rate the inbound margin follows */
+  tunnel_sa_open(w, b, n);
   for (size_t i = 0; i < n; i++) {
     switch (b[i].status) {
     case 0: break;
@@ -157,6 +135,12 @@ static void udp_to_tun(struct tunnel_worker *w) {
     /* one longer than a slot (which the buffers without GRO cut) is no
      * packet of ours */
     if (!plausible(w, p, len, cut || len > TUNNEL_SLOT)) continue;
+    /* a burst opens under one SA: another SPI (a rekey's old and new
+     * packets mixed) starts the next */
+    if (n && memcmp(p, b[0].in, 4)) {
+      open_and_deliver(w, b, n, &gro);
+      n = 0;
+    }
     b[n] = (gostx_esp_burst){.in = p, .len = len, .out = w->plain + n * TUNNEL_SLOT,
                              .cap = TUNNEL_SLOT};
     if (++n == TUNNEL_BURST) {

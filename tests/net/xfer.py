@@ -10,7 +10,8 @@ datagrams it receives (until COUNT, or 3 s without one) and prints
 file once its socket is bound (a loaded host may start Python late).
 `xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
-so that a queue overflow is not what the count measures. SIZE may be a
+so that a queue overflow is not what the count measures; XFER_GAP=SECONDS in
+the environment sends one every SECONDS instead (a steady stream). SIZE may be a
 list (`1372,700,64`): datagram i then has size SIZE[i mod its length].
 `xfer.py udpgso ADDR PORT COUNT SIZE` sends the same datagrams, each run
 of len(SIZE) of them in one send with UDP_SEGMENT = SIZE[0] (the kernel
@@ -43,9 +44,12 @@ def udp(mode, addr, port, count, sizes, ready=None):
             time.sleep(0.001)
         return 0
     if mode == "udpsend":
+        gap = float(os.environ.get("XFER_GAP", "0"))
         for i in range(count):
             s.sendto(body(i, sizes[i % len(sizes)]), (addr, port))
-            if i % 20 == 19:
+            if gap:
+                time.sleep(gap)
+            elif i % 20 == 19:
                 time.sleep(0.001)
         return 0
     try:  # past net.core.rmem_max when root: a stall of the test's own
