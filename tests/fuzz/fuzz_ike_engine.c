@@ -183,7 +183,9 @@ static void auth_fragments(size_t max, unsigned start, int twice, uint8_t first,
       unauthenticated(&r, rc, out_len);
     }
   gostx__ike_sk_clear(&sk_ei);
-/* What sel (byte 1 of target 3) has e send first. */
+}
+
+/* What sel (byte 1 of target 4) has e send first. */
 static void first_request(gostx_ike_engine *e, uint8_t sel) {
   static uint8_t out[CAP];
   size_t out_len = 0;
