@@ -72,7 +72,11 @@ typedef enum gostx_cms_status {
   GOSTX_CMS_RECIPIENT_NOT_FOUND, /* no KeyTransRecipientInfo names the certificate / key */
   GOSTX_CMS_WRONG_KEY,          /* KImp15's MAC fails: another key, or encryptedKey changed */
   GOSTX_CMS_BAD_MAC,            /* the content's OMAC fails: content or attribute changed */
-  GOSTX_CMS_ORIGINATOR_NOT_FOUND /* KARI with a static originator: its certificate not given */
+  GOSTX_CMS_ORIGINATOR_NOT_FOUND, /* KARI with a static originator: its certificate not given */
+  /* streaming (BER) input */
+  GOSTX_CMS_BAD_EOC,            /* an indefinite-length element's end-of-contents is not 00 00 */
+  GOSTX_CMS_TOO_DEEP,           /* nested deeper than GOSTX_CMS_STREAM_DEPTH */
+  GOSTX_CMS_TOO_LARGE           /* a header element larger than the streaming work buffer */
 } gostx_cms_status;
 
 /* The status as text that starts with what failed ("messageDigest: ..."). */
@@ -366,6 +370,17 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digested_verify(const gostx_cms_digeste
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digest_create(size_t digest_len, const uint8_t *content,
                                                         size_t len, uint8_t *out, size_t cap,
                                                         size_t *out_len);
+
+/* ---- streaming: a message of any size in constant memory ----
+ * The input is read through read (*got 0 at its end) as BER or DER:
+ * definite or indefinite lengths on the outer structures (ContentInfo, the
+ * content type's SEQUENCE, EncryptedContentInfo) and the content's OCTET
+ * STRING primitive or constructed of primitive segments, as openssl cms
+ * -stream writes; every element inside (recipientInfos, algorithm
+ * identifiers, attributes) DER and read whole into the work buffer. */
+typedef int (*gostx_cms_read_fn)(void *ctx, uint8_t *buf, size_t cap, size_t *got);
+typedef int (*gostx_cms_write_fn)(void *ctx, const uint8_t *buf, size_t len);
+#define GOSTX_CMS_STREAM_DEPTH 16 /* open elements at once */
 
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS
