@@ -8,23 +8,8 @@
  * segments), and on R 1323565.1.025-2019's KTRI and KARI examples:
  * the same bytes as the one-shot calls, the same named refusals. */
 #include "cms/ber_in.h"
-#include "testutil.h"
-
-/* ---- a read callback over memory, `step` bytes a call at most ---- */
-typedef struct feed {
-  const uint8_t *p;
-  size_t n, pos, step;
-} feed;
-
-static int feed_read(void *ctx, uint8_t *buf, size_t cap, size_t *got) {
-  feed *f = ctx;
-  size_t n = f->n - f->pos;
-  if (n > cap) n = cap;
-  if (f->step && n > f->step) n = f->step;
-  memcpy(buf, f->p + f->pos, n);
-  f->pos += n, *got = n;
-  return 0;
-}
+#include "cms_mem_stream.h"
+#include "tc26_cms_files.h"
 
 /* ---- the reader ---- */
 
@@ -127,7 +112,168 @@ static void reader(void) {
         GOSTX_CMS_STREAM_DEPTH);
 }
 
+/* ---- DER rewritten as openssl cms -stream writes it ---- */
+
+static size_t put_len(uint8_t *o, size_t len) {
+  if (len < 0x80) return o[0] = (uint8_t)len, 1;
+  size_t k = 0;
+  for (size_t v = len; v; v >>= 8) k++;
+  o[0] = (uint8_t)(0x80 | k);
+  for (size_t i = 0; i < k; i++) o[1 + i] = (uint8_t)(len >> (8 * (k - 1 - i)));
+  return 1 + k;
+}
+
+/* ContentInfo, its [0], the content's SEQUENCE and EncryptedContentInfo
+ * indefinite; encryptedContent constructed of `seg`-byte OCTET STRINGs. */
+static size_t to_ber(const uint8_t *der, size_t len, size_t seg, uint8_t *o) {
+  gostx__der r = {der, len}, ci, ex, inner, c, w, eci;
+  uint8_t tag;
+  size_t n = 0;
+  gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL);
+  gostx__der_get(&ci, GOSTX__DER_OID, NULL, &w);
+  o[n++] = 0x30, o[n++] = 0x80;
+  memcpy(o + n, w.p, w.n), n += w.n;
+  gostx__der_get(&ci, GOSTX__DER_CTXC(0), &ex, NULL);
+  gostx__der_get(&ex, GOSTX__DER_SEQ, &inner, NULL);
+  o[n++] = 0xa0, o[n++] = 0x80, o[n++] = 0x30, o[n++] = 0x80;
+  while (inner.n && !gostx__der_next(&inner, &tag, &c, &w)) {
+    if (tag != GOSTX__DER_SEQ) {
+      memcpy(o + n, w.p, w.n), n += w.n;
+      continue;
+    }
+    o[n++] = 0x30, o[n++] = 0x80;
+    eci = c;
+    while (eci.n && !gostx__der_next(&eci, &tag, &c, &w)) {
+      if (tag != GOSTX__DER_CTX(0)) {
+        memcpy(o + n, w.p, w.n), n += w.n;
+        continue;
+      }
+      o[n++] = 0xa0, o[n++] = 0x80;
+      for (size_t at = 0; at < c.n; at += seg) {
+        size_t k = c.n - at < seg ? c.n - at : seg;
+        o[n++] = 0x04;
+        n += put_len(o + n, k);
+        memcpy(o + n, c.p + at, k), n += k;
+      }
+      o[n++] = 0, o[n++] = 0;
+    }
+    o[n++] = 0, o[n++] = 0;
+  }
+  memset(o + n, 0, 6);
+  return n + 6;
+}
+
+/* ---- gostx_cms_decrypt_stream ---- */
+
+static signer_files r256, r512;
+static uint8_t work[GOSTX_CMS_STREAM_WORK];
+
+static gostx_cms_status stream_decrypt(const uint8_t *in, size_t n, size_t step, const signer_files *s,
+                                       const uint8_t *secret, const gostx_x509_cert *orig, sink *out) {
+  gostx_cms_decrypt_params p = {s ? &s->cert : NULL, orig, s ? &s->key : NULL, secret, work, sizeof work};
+  gostx_cms_stream_result res;
+  feed f = {in, n, 0, step};
+  out->n = 0;
+  int rc = gostx_cms_decrypt_stream(&p, feed_read, &f, sink_write, out, &res);
+  if (rc && res.status == GOSTX_CMS_OK) return (gostx_cms_status)-1;
+  return !rc && res.content_len != out->n ? (gostx_cms_status)-2 : res.status;
+}
+
+static uint8_t content[300000];
+
+static void round_trips(void) {
+  static const uint8_t key[32] = {9, 8, 7};
+  static const size_t sizes[] = {0, 1, 4097, sizeof content};
+  size_t cap = sizeof content + 4096;
+  uint8_t *der = malloc(cap), *b = malloc(2 * cap);
+  sink out = {malloc(cap), 0, cap};
+  for (int cipher = GOSTX_CMS_KUZNYECHIK; cipher <= GOSTX_CMS_MAGMA_OMAC; cipher++)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+      for (int env = 0; env < 2; env++) {
+        size_t len = 0;
+        int rc = env ? gostx_cms_encrypt(&r256.cert, 1, (gostx_cms_cipher)cipher, content, sizes[i], der, cap, &len)
+                     : gostx_cms_encrypted_encrypt(key, (gostx_cms_cipher)cipher, content, sizes[i], der, cap, &len);
+        CHECK(rc == 0, "made: cipher %d, %zu bytes", cipher, sizes[i]);
+        size_t blen = to_ber(der, len, 1000, b);
+        for (int form = 0; form < 2; form++) {
+          gostx_cms_status st = stream_decrypt(form ? b : der, form ? blen : len, sizes[i] < 5000 ? 7 : 0,
+                                               env ? &r256 : NULL, env ? NULL : key, NULL, &out);
+          CHECK(st == GOSTX_CMS_OK && out.n == sizes[i] && !memcmp(out.p, content, sizes[i]),
+                "%s, cipher %d, %zu bytes, %s: streamed back (%s)", env ? "EnvelopedData" : "EncryptedData",
+                cipher, sizes[i], form ? "BER" : "DER", gostx_cms_status_name(st));
+        }
+      }
+  free(der);
+  free(b);
+  free(out.p);
+}
+
+static void examples(void) {
+  static const struct {
+    const char *file;
+    const signer_files *recipient;
+  } ex[] = {{"encrypted_keytrans_a231.pem", &r256},
+            {"encrypted_keytrans_a241.pem", &r512},
+            {"encrypted_keyagree_a211.pem", &r512}};
+  uint8_t buf[1024];
+  sink out = {buf, 0, sizeof buf};
+  for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+    size_t len, want = 0;
+    uint8_t *der = example(ex[i].file, &len), one[256];
+    gostx_cms_enveloped env;
+    CHECK(gostx_cms_enveloped_parse(der, len, &env, NULL) == 0 &&
+              gostx_cms_enveloped_decrypt(&env, &ex[i].recipient->cert, &ex[i].recipient->key, NULL, one,
+                                          sizeof one, &want, NULL) == 0,
+          "%s: one-shot", ex[i].file);
+    gostx_cms_status st = stream_decrypt(der, len, 3, ex[i].recipient, NULL, NULL, &out);
+    CHECK(st == GOSTX_CMS_OK && out.n == want && !memcmp(out.p, one, want), "%s streamed: %s", ex[i].file,
+          gostx_cms_status_name(st));
+    st = stream_decrypt(der, len, 0, ex[i].recipient == &r256 ? &r512 : &r256, NULL, NULL, &out);
+    CHECK(st == GOSTX_CMS_RECIPIENT_NOT_FOUND, "%s, another recipient: %s", ex[i].file, gostx_cms_status_name(st));
+    free(der);
+  }
+}
+
+static void refusals(void) {
+  static const uint8_t key[32] = {1};
+  uint8_t der[2048], buf[2048], *b = malloc(4096);
+  sink out = {buf, 0, sizeof buf};
+  size_t len = 0;
+  CHECK(gostx_cms_encrypt(&r256.cert, 1, GOSTX_CMS_KUZNYECHIK_OMAC, content, 500, der, sizeof der, &len) == 0,
+        "made");
+  size_t blen = to_ber(der, len, 100, b);
+  CHECK(blen < 4096, "the BER form fits");
+  for (size_t cut = 0; cut < blen; cut++) {
+    gostx_cms_status st = stream_decrypt(b, cut, 0, &r256, NULL, NULL, &out);
+    CHECK(st == GOSTX_CMS_TRUNCATED, "a BER prefix of %zu bytes: %s", cut, gostx_cms_status_name(st));
+  }
+  b[blen] = 0;
+  CHECK(stream_decrypt(b, blen + 1, 0, &r256, NULL, NULL, &out) == GOSTX_CMS_TRAILING_DATA, "a byte after it");
+  b[blen - 1] = 5;
+  CHECK(stream_decrypt(b, blen, 0, &r256, NULL, NULL, &out) == GOSTX_CMS_BAD_EOC, "its last end-of-contents 00 05");
+  b[blen - 1] = 0;
+  /* the third segment's first byte: the OMAC fails */
+  size_t at = 0;
+  for (size_t i = 0; i + 1 < blen && !at; i++)
+    if (b[i] == 0xa0 && b[i + 1] == 0x80 && b[i + 2] == 0x04) at = i + 2 + 2 * (2 + 100) + 2;
+  b[at] ^= 1;
+  CHECK(stream_decrypt(b, blen, 0, &r256, NULL, NULL, &out) == GOSTX_CMS_BAD_MAC, "a changed segment: BAD_MAC");
+  b[at] ^= 1;
+  CHECK(stream_decrypt(b, blen, 0, NULL, key, NULL, &out) == GOSTX_CMS_WRONG_TYPE,
+        "an EnvelopedData read as EncryptedData: WRONG_TYPE");
+  CHECK(stream_decrypt(b, blen, 0, &r256, NULL, NULL, &out) == GOSTX_CMS_OK, "and unchanged, it decrypts");
+  free(b);
+}
+
 int main(void) {
+  for (size_t i = 0; i < sizeof content; i++) content[i] = (uint8_t)(i * 13 + 5);
+  load_signer("recipient256_cert.pem", "recipient256_key.pem", &r256);
+  load_signer("recipient512_cert.pem", "recipient512_key.pem", &r512);
   reader();
+  round_trips();
+  examples();
+  refusals();
+  gostx_gost3410_key_clear(&r256.key);
+  gostx_gost3410_key_clear(&r512.key);
   return t_done();
 }

@@ -381,6 +381,40 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digest_create(size_t digest_len, const 
 typedef int (*gostx_cms_read_fn)(void *ctx, uint8_t *buf, size_t cap, size_t *got);
 typedef int (*gostx_cms_write_fn)(void *ctx, const uint8_t *buf, size_t len);
 #define GOSTX_CMS_STREAM_DEPTH 16 /* open elements at once */
+#define GOSTX_CMS_STREAM_WORK (160u * 1024) /* the work buffer a call needs at least */
+
+typedef struct gostx_cms_decrypt_params {
+  /* EnvelopedData: the recipient (as gostx_cms_enveloped_decrypt) */
+  const gostx_x509_cert *cert, *originator;
+  const gostx_gost3410_key *key;
+  /* EncryptedData instead: its 32-byte key (cert, key unused) */
+  const uint8_t *secret_key;
+  uint8_t *work; /* GOSTX_CMS_STREAM_WORK bytes or more: input window and header */
+  size_t work_len;
+} gostx_cms_decrypt_params;
+
+typedef struct gostx_cms_stream_result {
+  gostx_cms_status status;
+  gostx_cms_cipher cipher;  /* the content's; gostx_cms_cipher_has_mac: authenticated */
+  const uint8_t *oid;       /* UNKNOWN_ALGORITHM: the OID's content (in work) */
+  size_t oid_len;
+  uint64_t content_len;     /* bytes given to write */
+} gostx_cms_stream_result;
+
+/* Decrypts the EnvelopedData (or, with secret_key, EncryptedData) read
+ * through read, giving the content to write in chunks AS IT IS DECRYPTED:
+ * before the message's end has been read and, for -OMAC content, before
+ * its MAC is checked. Only a return of 0 says the content is whole and
+ * (with a MAC) authentic; otherwise what write was given must be
+ * discarded (gostx cms -decrypt writes a temporary file, renamed only
+ * then). 0; GOSTX_EFORMAT / GOSTX_EAUTH with res->status as the one-shot
+ * calls name it, or TRUNCATED, TRAILING_DATA, BAD_EOC, TOO_DEEP,
+ * TOO_LARGE; read's or write's own error as it is; GOSTX_EINVAL misuse. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_decrypt_stream(const gostx_cms_decrypt_params *p,
+                                                         gostx_cms_read_fn read, void *read_ctx,
+                                                         gostx_cms_write_fn write,
+                                                         void *write_ctx,
+                                                         gostx_cms_stream_result *res);
 
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS

@@ -90,6 +90,39 @@ int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
                                        const uint8_t *content, size_t len, int count);
 void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher);
 int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const uint8_t cek[32]);
+/* Parts of the reading that streaming shares: the content algorithm
+ * (its parameters checked), the unprotectedAttrs SET's content, and the
+ * -OMAC cipher's MAC attribute present and of the block's size. */
+int gostx__cms_content_alg(gostx__der *r, gostx_cms_encrypted_content *ec);
+int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec);
+int gostx__cms_check_mac_attr(const gostx_cms_encrypted_content *ec, gostx_cms_status *st);
+
+/* Decryption of ec's content in chunks under cek (ec's cipher known):
+ * update any split of the ciphertext (in == out allowed), then final with
+ * the encrypted MAC (-OMAC; else ignored): 0 or GOSTX_EAUTH, *st BAD_MAC.
+ * final and clear wipe the keys. */
+typedef struct gostx__cms_opener {
+  gostx_cipher enc, mac;
+  gostx_mode_ctx ctr;
+  gostx_omac_ctx omac;
+  gostx_cms_cipher cipher;
+  int has_mac;
+} gostx__cms_opener;
+int gostx__cms_opener_init(gostx__cms_opener *o, const gostx_cms_encrypted_content *ec,
+                           const uint8_t cek[32]);
+int gostx__cms_opener_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out);
+int gostx__cms_opener_final(gostx__cms_opener *o, const uint8_t *mac, gostx_cms_status *st);
+void gostx__cms_opener_clear(gostx__cms_opener *o);
+
+/* EnvelopedData's fields before its EncryptedContentInfo (version,
+ * originatorInfo, recipientInfos), read from ed; and the CEK the
+ * recipient (cert, key) unwraps from env, checked as
+ * gostx_cms_enveloped_decrypt does before it decrypts. */
+int gostx__cms_enveloped_head(gostx__der *ed, gostx_cms_enveloped *env, gostx_cms_status *st);
+int gostx__cms_enveloped_cek(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                             const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                             uint8_t cek[32], gostx_cms_status *st);
+
 /* Decrypts ec under cek into out[cap] (size query when out is NULL). */
 int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
                     size_t cap, size_t *out_len, gostx_cms_status *st);

@@ -149,6 +149,16 @@ static int recipient_infos(gostx__der set, gostx_cms_enveloped *env, gostx_cms_s
   return env->n_recipients + env->n_other_recipients ? 0 : GOSTX_EFORMAT;
 }
 
+int gostx__cms_enveloped_head(gostx__der *ed, gostx_cms_enveloped *env, gostx_cms_status *st) {
+  gostx__der set;
+  if (gostx__der_small_uint(ed, &env->version) || env->version > 4) return GOSTX_EFORMAT;
+  if (gostx__der_peek(ed, GOSTX__DER_CTXC(0)) && gostx__der_get(ed, GOSTX__DER_CTXC(0), NULL, NULL))
+    return GOSTX_EFORMAT; /* originatorInfo: certificates a KARI may need, not read yet */
+  if (gostx__der_get(ed, GOSTX__DER_SET, &set, NULL) || recipient_infos(set, env, st))
+    return GOSTX_EFORMAT;
+  return 0;
+}
+
 int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enveloped *out,
                               gostx_cms_status *st) {
   gostx_cms_status dummy;
@@ -156,15 +166,11 @@ int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enve
   *st = GOSTX_CMS_MALFORMED;
   if (!der || !out) return GOSTX_EINVAL;
   memset(out, 0, sizeof *out);
-  gostx__der ed, set;
+  gostx__der ed;
   size_t rest;
   if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_ENVELOPED_DATA,
                               sizeof OID_ENVELOPED_DATA - 1, &ed, &rest, st) ||
-      gostx__der_small_uint(&ed, &out->version) || out->version > 4)
-    return GOSTX_EFORMAT;
-  if (gostx__der_peek(&ed, GOSTX__DER_CTXC(0)) && gostx__der_get(&ed, GOSTX__DER_CTXC(0), NULL, NULL))
-    return GOSTX_EFORMAT; /* originatorInfo: certificates a KARI may need, not read yet */
-  if (gostx__der_get(&ed, GOSTX__DER_SET, &set, NULL) || recipient_infos(set, out, st) ||
+      gostx__cms_enveloped_head(&ed, out, st) ||
       gostx__cms_read_encrypted_content(&ed, &out->content, st))
     return GOSTX_EFORMAT;
   if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
@@ -295,6 +301,16 @@ int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509
   if (!rc) rc = gostx__cms_open(&env->content, cek, out, cap, out_len, st);
   gostx_memzero(cek, sizeof cek);
   return rc;
+}
+
+int gostx__cms_enveloped_cek(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                             const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                             uint8_t cek[32], gostx_cms_status *st) {
+  size_t len = 0;
+  /* the checks before decryption, as a size query makes them */
+  int rc = gostx_cms_enveloped_decrypt(env, cert, key, originator, NULL, 0, &len, st);
+  if (rc) return rc;
+  return unwrap(find_recipient(env, cert), key, originator, cek, st);
 }
 
 /* ---- the sender's side ---- */

@@ -369,7 +369,10 @@ def ike_engine_seeds():
 # -cades with a chain, -keyid with two signers attached, -noattr), and
 # R 1323565.1.025-2019's two examples (tests/vectors/tc26_cms) as PEM;
 # then its EnvelopedData (KTRI 256, 512; KARI), EncryptedData and DigestedData
-# examples as PEM.
+# examples as PEM. Bit 4 streams (gostx_cms_decrypt_stream; bits 5-7 the
+# read size): the examples again, and openssl cms -stream's BER
+# EnvelopedData and EncryptedData (under the harness's key, so the whole
+# content path runs; openssl writes no MAC attribute in an EncryptedData).
 def cms_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
@@ -405,6 +408,25 @@ def cms_seeds():
             (1 | 2 << 2, tc26("encrypted_kuznyechik_a421.pem")),
             (1 | 3 << 2, tc26("hashed_a311.pem")),
             (1 | 3 << 2, tc26("hashed_a321.pem")),
+            (1 | 1 << 2 | 1 << 4, tc26("encrypted_keytrans_a231.pem")),
+            (1 | 1 << 2 | 1 << 4 | 3 << 5, tc26("encrypted_keyagree_a211.pem")),
+            (1 | 2 << 2 | 1 << 4 | 1 << 5, tc26("encrypted_kuznyechik_a421.pem")),
+        ]
+        def ostream(*args):
+            out = os.path.join(t, "out")
+            subprocess.run(["openssl", "cms", "-engine", "gost", "-stream", "-binary", "-in",
+                            os.path.join(t, "doc"), "-outform", "DER", "-out", out] + list(args),
+                           check=True, capture_output=True, env=env)
+            with open(out, "rb") as f:
+                return f.read()
+        key = "010203" + "00" * 29  # fuzz_cms's EncryptedData key
+        seeds += [
+            (1 << 2 | 1 << 4 | 2 << 5, ostream("-encrypt", "-kuznyechik-ctr-acpkm-omac",
+                                                os.path.join(t, "leaf-256A.pem"))),
+            (2 << 2 | 1 << 4, ostream("-EncryptedData_encrypt", "-kuznyechik-ctr-acpkm",
+                                       "-secretkey", key)),
+            (2 << 2 | 1 << 4 | 4 << 5, ostream("-EncryptedData_encrypt", "-magma-ctr-acpkm",
+                                                "-secretkey", key)),
         ]
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# gostx cms -decrypt / -EncryptedData_decrypt in constant memory, BER input
+# (docs/CMS.md "Streaming"). With no peer: a 256 MiB EncryptedData written
+# as openssl cms -stream writes one (indefinite lengths) through a pipe,
+# decrypted under a 64 MiB RSS ceiling (/usr/bin/time); the same cut short:
+# TRUNCATED, exit 4, no -out and no temporary file left; to stdout through
+# the spool. Then `openssl cms -engine gost -encrypt -stream` (DER and PEM,
+# past gost-engine's one ACPKM section) and -EncryptedData_encrypt -stream
+# read by gostx. Skipped (77) without openssl and gost-engine after the
+# first part.
+. "$(dirname "$0")/cli_common.sh" cms_stream_cli
+key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+size=$((256 * 1024 * 1024))
+# ContentInfo(indef) { encryptedData [0](indef) SEQ(indef) { 0,
+# EncryptedContentInfo(indef) { data, kuznyechik-ctr-acpkm { ukm },
+# [0] (4-byte length) } } }, then $size bytes, then the four 00 00
+head_ber() {
+  printf '\x30\x80\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x07\x06\xa0\x80\x30\x80\x02\x01\x00'
+  printf '\x30\x80\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x07\x01'
+  printf '\x30\x1f\x06\x09\x2a\x85\x03\x07\x01\x01\x05\x02\x01\x30\x12\x04\x10'
+  printf '\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10'
+  printf '\x80\x84%b' "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((size >> 24 & 255)) $((size >> 16 & 255)) \
+    $((size >> 8 & 255)) $((size & 255)))"
+}
+message() { head_ber; head -c "$1" /dev/zero; [ "$1" = $size ] && printf '\0\0\0\0\0\0\0\0'; }
+
+if [ -x /usr/bin/time ]; then
+  message $size | /usr/bin/time -f %M -o "$T/rss" "$G" cms -EncryptedData_decrypt -secretkey $key \
+    -inform DER -in - -out "$T/big.out" 2>"$T/err"
+  rc=$?
+  rss=$(tail -1 "$T/rss")
+  check "256 MiB BER through a pipe: exit $rc ($(head -1 "$T/err"))" [ $rc = 0 ]
+  check "256 MiB: all of it written" [ "$(stat -c %s "$T/big.out" 2>/dev/null)" = $size ]
+  echo "256 MiB: max RSS ${rss} KiB"
+  check "256 MiB: max RSS ${rss} KiB under 64 MiB" [ "${rss:-999999}" -lt 65536 ]
+  rm -f "$T/big.out"
+fi
+mkdir "$T/out"
+message 100000 | "$G" cms -EncryptedData_decrypt -secretkey $key -in - -out "$T/out/cut.out" 2>"$T/err"
+rc=$?
+check "cut short: exit 4 ($rc)" [ $rc = 4 ]
+check "cut short: TRUNCATED named: $(head -1 "$T/err")" grep -q truncated "$T/err"
+check "cut short: nothing in -out's directory: $(ls -A "$T/out")" [ -z "$(ls -A "$T/out")" ]
+message $size | head -c 100000 >"$T/cut.ber"
+check "cut short to stdout: exit 4, nothing on stdout" \
+  [ "$("$G" cms -EncryptedData_decrypt -secretkey $key -in "$T/cut.ber" 2>/dev/null | wc -c)" = 0 ]
+
+command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
+  { echo "openssl with gost-engine not found: skipping"; finish; }
+bash "$here/support/gost_pki.sh" "$T/pki" >/dev/null || exit 1
+cd "$T/pki" || exit 1
+export OPENSSL_CONF=/dev/null
+head -c 20000 /dev/urandom >big.bin    # past gost-engine's one section: its encryption is right
+for form in DER PEM; do
+  for ci in kuznyechik-ctr-acpkm-omac magma-ctr-acpkm; do
+    openssl cms -engine gost -encrypt -stream -binary -$ci -in big.bin -outform $form -out s.p7m \
+      leaf-256A.pem 2>/dev/null
+    check "openssl -stream -outform $form ($ci) is BER: $(od -An -tx1 -N2 s.p7m)" \
+      sh -c "[ $form = PEM ] || [ \"\$(od -An -tx1 -N2 s.p7m)\" = ' 30 80' ]"
+    "$G" cms -decrypt -recip leaf-256A.pem -inkey leaf-256A.key -in s.p7m -out s.out 2>"$T/err"
+    check "openssl -stream $form $ci -> gostx: $(head -1 "$T/err")" cmp -s big.bin s.out
+    rm -f s.out
+  done
+done
+openssl cms -engine gost -EncryptedData_encrypt -stream -binary -kuznyechik-ctr-acpkm -secretkey $key \
+  -in big.bin -outform DER -out sed.der 2>/dev/null
+"$G" cms -EncryptedData_decrypt -secretkey $key -in sed.der -out sed.out 2>"$T/err"
+check "EncryptedData openssl -stream -> gostx: $(head -1 "$T/err")" cmp -s big.bin sed.out
+# an -OMAC message cut inside its content: nothing written
+openssl cms -engine gost -encrypt -stream -binary -kuznyechik-ctr-acpkm-omac -in big.bin -outform DER \
+  -out o.der leaf-256A.pem 2>/dev/null
+head -c 10000 o.der >o.cut
+"$G" cms -decrypt -recip leaf-256A.pem -inkey leaf-256A.key -in o.cut -out o.out 2>"$T/err"
+rc=$?
+check "a cut openssl stream: exit 4 ($rc), no -out: $(head -1 "$T/err")" [ $rc = 4 -a ! -e o.out ]
+finish
