@@ -57,6 +57,20 @@ int cms_stream_open(cms_stream_in *s, const char *path, int form);
 int cms_stream_read(void *ctx, uint8_t *buf, size_t cap, size_t *got);
 void cms_stream_close(cms_stream_in *s);
 
+/* A message to path as the streaming calls make it (cli/cms_stream_out.c):
+ * DER, or PEM (form not FORM_DER) encoded on the way; cms_stream_write is a
+ * gostx_cms_write_fn; commit puts the file in place, close discards it. */
+typedef struct cms_stream_out {
+  cli_out out;
+  int pem;
+  uint8_t hold[48]; /* a PEM line's bytes */
+  size_t held;
+} cms_stream_out;
+int cms_stream_out_open(cms_stream_out *s, const char *path, int form);
+int cms_stream_write(void *ctx, const uint8_t *p, size_t len);
+int cms_stream_out_commit(cms_stream_out *s);
+void cms_stream_out_close(cms_stream_out *s);
+
 /* -in's message read and parsed: *der and *sd malloc'ed (free both); a
  * message refused is named on stderr: CMS_EXIT_VERIFY. */
 int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd);

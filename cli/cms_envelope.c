@@ -6,6 +6,7 @@
  * on stderr to be unauthenticated. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cms_cli.h"
 
@@ -56,13 +57,37 @@ typedef struct recipients {
   cli_cert_list *certs;
   gostx_x509_cert list[GOSTX_CMS_MAX_RECIPIENTS];
   size_t n;
-  gostx_cms_cipher cipher;
 } recipients;
 
-static int make_enveloped(const void *ctx, const uint8_t *in, size_t len, uint8_t *out, size_t cap,
-                          size_t *out_len) {
-  const recipients *r = ctx;
-  return gostx_cms_encrypt(r->list, r->n, r->cipher, in, len, out, cap, out_len);
+static int content_read(void *ctx, uint8_t *buf, size_t cap, size_t *got) {
+  return cli_in_read(ctx, buf, cap, got);
+}
+
+/* -in encrypted in constant memory (gostx_cms_encrypt_stream) to -out:
+ * DER lengths from a regular file's size, else (a pipe) BER with
+ * indefinite lengths, as openssl cms -stream writes. */
+static int encrypt_to_out(const cms_args *a, gostx_cms_encrypt_params *p) {
+  cli_in in;
+  cms_stream_out out;
+  struct stat sb;
+  p->cipher = a->cipher;
+  p->work_len = GOSTX_CMS_STREAM_WORK;
+  if (!(p->work = malloc(p->work_len))) return cli_err("out of memory"), CLI_EXIT_FAIL;
+  int rc = cli_in_open(&in, a->in);
+  if (rc) return free(p->work), rc;
+  p->content_len = fstat(fileno(in.f), &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size
+                                                                         : GOSTX_CMS_LEN_UNKNOWN;
+  if (!(rc = cms_stream_out_open(&out, a->out, a->outform))) {
+    int lrc = gostx_cms_encrypt_stream(p, content_read, &in, cms_stream_write, &out);
+    if (lrc == GOSTX_ELEN) rc = (cli_err("cms: %s changed size while it was read", in.name), CLI_EXIT_FAIL);
+    else if (lrc) rc = lrc > 0 ? lrc : (cli_err("cms: %s", gostx_strerror(lrc)), CLI_EXIT_FAIL);
+    if (!rc) rc = cms_stream_out_commit(&out);
+    cms_stream_out_close(&out);
+  }
+  cli_in_close(&in);
+  gostx_memzero(p->work, p->work_len);
+  free(p->work);
+  return rc;
 }
 
 /* Each -recip file's first certificate, a GOST R 34.10-2012 key. */
@@ -82,15 +107,11 @@ static int load_recipients(const cms_args *a, recipients *r) {
 int cms_encrypt(const cms_args *a) {
   recipients r;
   memset(&r, 0, sizeof r);
-  r.cipher = a->cipher;
-  uint8_t *content = NULL;
-  size_t len = 0;
   int rc = (r.certs = calloc(1, sizeof *r.certs)) ? load_recipients(a, &r)
                                                   : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc) rc = cms_read_file(a->in, &content, &len);
-  if (!rc) rc = make_and_write(a, make_enveloped, &r, content, len);
-  if (content) gostx_memzero(content, len);
-  free(content);
+  gostx_cms_encrypt_params p = {0};
+  p.recipients = r.list, p.n_recipients = r.n;
+  if (!rc) rc = encrypt_to_out(a, &p);
   if (r.certs) cli_cert_list_free(r.certs);
   free(r.certs);
   return rc;
@@ -205,40 +226,20 @@ int cms_decrypt(const cms_args *a) {
 
 /* ---- EncryptedData ---- */
 
-typedef struct secret_key {
+/* -EncryptedData_encrypt / _decrypt under -secretkey's 32 bytes. */
+static int encdata(const cms_args *a, int decrypt) {
   uint8_t key[32];
-  gostx_cms_cipher cipher;
-} secret_key;
-
-static int make_encrypted(const void *ctx, const uint8_t *in, size_t len, uint8_t *out, size_t cap,
-                          size_t *out_len) {
-  const secret_key *s = ctx;
-  return gostx_cms_encrypted_encrypt(s->key, s->cipher, in, len, out, cap, out_len);
-}
-
-int cms_encdata_encrypt(const cms_args *a) {
-  secret_key s;
-  s.cipher = a->cipher;
-  uint8_t *content = NULL;
-  size_t len = 0;
-  int rc = cli_hex_exact("-secretkey", a->secretkey, s.key, sizeof s.key) ? CLI_EXIT_USAGE : 0;
-  if (!rc) rc = cms_read_file(a->in, &content, &len);
-  if (!rc) rc = make_and_write(a, make_encrypted, &s, content, len);
-  gostx_memzero(&s, sizeof s);
-  if (content) gostx_memzero(content, len);
-  free(content);
-  return rc;
-}
-
-int cms_encdata_decrypt(const cms_args *a) {
-  uint8_t key[32];
-  gostx_cms_decrypt_params p = {0};
-  p.secret_key = key;
+  gostx_cms_encrypt_params e = {0};
+  gostx_cms_decrypt_params d = {0};
+  e.secret_key = d.secret_key = key;
   int rc = cli_hex_exact("-secretkey", a->secretkey, key, sizeof key) ? CLI_EXIT_USAGE : 0;
-  if (!rc) rc = decrypt_to_out(a, &p);
+  if (!rc) rc = decrypt ? decrypt_to_out(a, &d) : encrypt_to_out(a, &e);
   gostx_memzero(key, sizeof key);
   return rc;
 }
+
+int cms_encdata_encrypt(const cms_args *a) { return encdata(a, 0); }
+int cms_encdata_decrypt(const cms_args *a) { return encdata(a, 1); }
 
 /* ---- DigestedData ---- */
 

@@ -208,6 +208,61 @@ static void round_trips(void) {
   free(out.p);
 }
 
+/* gostx_cms_encrypt_stream of content[len] (DER when known, else BER)
+ * read `step` bytes a call, into out. */
+static int encrypt_to(int env, gostx_cms_cipher cipher, const uint8_t *key, size_t len, int known,
+                      size_t step, sink *out) {
+  gostx_cms_encrypt_params p = {&r256.cert, 1, env ? NULL : key, cipher,
+                                known ? len : GOSTX_CMS_LEN_UNKNOWN, work, sizeof work};
+  feed f = {content, len, 0, step};
+  out->n = 0;
+  return gostx_cms_encrypt_stream(&p, feed_read, &f, sink_write, out);
+}
+
+/* Made streaming: DER that the one-shot parser reads (its lengths exact),
+ * or BER; decrypted back by both ways. */
+static void encrypt_round_trips(void) {
+  static const uint8_t key[32] = {4, 5, 6};
+  static const size_t sizes[] = {0, 100, 70000, sizeof content};
+  size_t cap = sizeof content + 8192;
+  sink msg = {malloc(cap), 0, cap}, out = {malloc(cap), 0, cap};
+  uint8_t *one = malloc(cap);
+  for (int cipher = GOSTX_CMS_KUZNYECHIK; cipher <= GOSTX_CMS_MAGMA_OMAC; cipher++)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+      for (int env = 0; env < 2; env++)
+        for (int known = 0; known < 2; known++) {
+          int rc = encrypt_to(env, (gostx_cms_cipher)cipher, key, sizes[i], known, i == 2 ? 1000 : 0, &msg);
+          gostx_cms_status st = rc ? GOSTX_CMS_MALFORMED
+                                   : stream_decrypt(msg.p, msg.n, 0, env ? &r256 : NULL, env ? NULL : key,
+                                                    NULL, &out);
+          CHECK(st == GOSTX_CMS_OK && out.n == sizes[i] && !memcmp(out.p, content, sizes[i]),
+                "encrypt_stream %s cipher %d, %zu bytes, %s: decrypts back (%s)",
+                env ? "EnvelopedData" : "EncryptedData", cipher, sizes[i], known ? "DER" : "BER",
+                gostx_cms_status_name(st));
+          CHECK(known ? msg.p[1] != 0x80 : msg.p[1] == 0x80 && msg.p[msg.n - 1] == 0, "%s form",
+                known ? "DER" : "BER");
+          if (!known || rc) continue;
+          size_t got = 0;
+          gostx_cms_enveloped ev;
+          gostx_cms_encrypted ed;
+          rc = env ? gostx_cms_enveloped_parse(msg.p, msg.n, &ev, &st) ||
+                         gostx_cms_enveloped_decrypt(&ev, &r256.cert, &r256.key, NULL, one, cap, &got, &st)
+                   : gostx_cms_encrypted_parse(msg.p, msg.n, &ed, &st) ||
+                         gostx_cms_encrypted_decrypt(&ed, key, one, cap, &got, &st);
+          CHECK(!rc && got == sizes[i] && !memcmp(one, content, got), "the DER read by the one-shot calls: %s",
+                gostx_cms_status_name(st));
+        }
+  /* a content not of the length said */
+  gostx_cms_encrypt_params p = {NULL, 0, key, GOSTX_CMS_KUZNYECHIK, 99, work, sizeof work};
+  feed f = {content, 100, 0, 0};
+  CHECK(gostx_cms_encrypt_stream(&p, feed_read, &f, sink_write, &msg) == GOSTX_ELEN, "100 bytes for 99: ELEN");
+  p.content_len = 101, f.pos = 0, msg.n = 0;
+  CHECK(gostx_cms_encrypt_stream(&p, feed_read, &f, sink_write, &msg) == GOSTX_ELEN, "100 bytes for 101: ELEN");
+  free(msg.p);
+  free(out.p);
+  free(one);
+}
+
 static void examples(void) {
   static const struct {
     const char *file;
@@ -271,6 +326,7 @@ int main(void) {
   load_signer("recipient512_cert.pem", "recipient512_key.pem", &r512);
   reader();
   round_trips();
+  encrypt_round_trips();
   examples();
   refusals();
   gostx_gost3410_key_clear(&r256.key);

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# gostx cms -decrypt / -EncryptedData_decrypt in constant memory, BER input
-# (docs/CMS.md "Streaming"). With no peer: a 256 MiB EncryptedData written
-# as openssl cms -stream writes one (indefinite lengths) through a pipe,
-# decrypted under a 64 MiB RSS ceiling (/usr/bin/time); the same cut short:
-# TRUNCATED, exit 4, no -out and no temporary file left; to stdout through
-# the spool. Then `openssl cms -engine gost -encrypt -stream` (DER and PEM,
-# past gost-engine's one ACPKM section) and -EncryptedData_encrypt -stream
-# read by gostx. Skipped (77) without openssl and gost-engine after the
-# first part.
+# gostx cms encryption and decryption in constant memory, BER input and
+# output (docs/CMS.md "Streaming"). With no peer: a 256 MiB EncryptedData
+# written as openssl cms -stream writes one (indefinite lengths) through a
+# pipe, decrypted under a 64 MiB RSS ceiling (/usr/bin/time); 64 MiB
+# encrypted (-omac) from a pipe into a decryption from a pipe, both under
+# it; a regular file encrypted to DER, a pipe to BER; cut short or a byte
+# changed: TRUNCATED / BAD_MAC, exit 4, no -out and no temporary file
+# left; to stdout through the spool. Then `openssl cms -engine gost
+# -encrypt -stream` (DER and PEM, past gost-engine's one ACPKM section) and
+# -EncryptedData_encrypt -stream read by gostx, and gostx's BER read by
+# openssl. Skipped (77) without openssl and gost-engine after the first
+# part.
 . "$(dirname "$0")/cli_common.sh" cms_stream_cli
 key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 size=$((256 * 1024 * 1024))
@@ -35,7 +38,35 @@ if [ -x /usr/bin/time ]; then
   check "256 MiB: max RSS ${rss} KiB under 64 MiB" [ "${rss:-999999}" -lt 65536 ]
   rm -f "$T/big.out"
 fi
+# gostx encrypts a pipe (BER, -OMAC) into gostx decrypting a pipe: 64 MiB,
+# both under the ceiling; a regular file gets DER (definite lengths)
+if [ -x /usr/bin/time ]; then
+  head -c $((64 * 1024 * 1024)) /dev/zero |
+    /usr/bin/time -f %M -o "$T/rss.enc" "$G" cms -EncryptedData_encrypt -secretkey $key -omac \
+      -in - -outform DER 2>"$T/err.enc" |
+    /usr/bin/time -f %M -o "$T/rss.dec" "$G" cms -EncryptedData_decrypt -secretkey $key -in - \
+      -out "$T/rt.out" 2>"$T/err"
+  echo "64 MiB pipe: encrypt $(tail -1 "$T/rss.enc") KiB, decrypt $(tail -1 "$T/rss.dec") KiB"
+  check "64 MiB -omac pipe to pipe: $(head -1 "$T/err.enc") $(head -1 "$T/err")" \
+    [ "$(stat -c %s "$T/rt.out" 2>/dev/null)" = $((64 * 1024 * 1024)) ]
+  check "64 MiB: encrypt's RSS under 64 MiB" [ "$(tail -1 "$T/rss.enc")" -lt 65536 ]
+  check "64 MiB: decrypt's RSS under 64 MiB" [ "$(tail -1 "$T/rss.dec")" -lt 65536 ]
+  rm -f "$T/rt.out"
+fi
+head -c 300000 /dev/urandom >"$T/doc.bin"
+"$G" cms -EncryptedData_encrypt -secretkey $key -omac -in "$T/doc.bin" -outform DER -out "$T/doc.der"
+check "a regular file: DER ($(od -An -tx1 -N2 "$T/doc.der"))" [ "$(od -An -tx1 -N2 "$T/doc.der")" = " 30 83" ]
+"$G" cms -EncryptedData_encrypt -secretkey $key -omac -in - -out "$T/pipe.pem" <"$T/doc.bin" &&
+  "$G" cms -EncryptedData_decrypt -secretkey $key -in "$T/pipe.pem" -out "$T/pipe.out" 2>"$T/err"
+check "a pipe as PEM (BER inside) decrypts back: $(head -1 "$T/err")" cmp -s "$T/doc.bin" "$T/pipe.out"
+# a changed byte in the middle of an -OMAC stream: BAD_MAC, nothing left
 mkdir "$T/out"
+flip_byte "$T/doc.der" 150000
+"$G" cms -EncryptedData_decrypt -secretkey $key -in "$T/doc.der" -out "$T/out/bad.out" 2>"$T/err"
+rc=$?
+check "a changed ciphertext byte: exit 4 ($rc), BAD_MAC: $(head -1 "$T/err")" \
+  sh -c "[ $rc = 4 ] && grep -q OMAC '$T/err'"
+check "a changed ciphertext byte: nothing in -out's directory" [ -z "$(ls -A "$T/out")" ]
 message 100000 | "$G" cms -EncryptedData_decrypt -secretkey $key -in - -out "$T/out/cut.out" 2>"$T/err"
 rc=$?
 check "cut short: exit 4 ($rc)" [ $rc = 4 ]
@@ -66,6 +97,15 @@ openssl cms -engine gost -EncryptedData_encrypt -stream -binary -kuznyechik-ctr-
   -in big.bin -outform DER -out sed.der 2>/dev/null
 "$G" cms -EncryptedData_decrypt -secretkey $key -in sed.der -out sed.out 2>"$T/err"
 check "EncryptedData openssl -stream -> gostx: $(head -1 "$T/err")" cmp -s big.bin sed.out
+# gostx's streams (a pipe: BER) read by openssl, one section (its bug)
+head -c 4096 big.bin >kuz.bin
+for form in DER PEM; do
+  "$G" cms -encrypt -recip leaf-512A.pem -kuznyechik-ctr-acpkm-omac -outform $form -in - -out g.p7m <kuz.bin &&
+    openssl cms -engine gost -decrypt -binary -inform $form -in g.p7m -recip leaf-512A.pem \
+      -inkey leaf-512A.key -out g.out 2>/dev/null
+  check "gostx BER $form (a pipe) -> openssl" cmp -s kuz.bin g.out
+  rm -f g.out
+done
 # an -OMAC message cut inside its content: nothing written
 openssl cms -engine gost -encrypt -stream -binary -kuznyechik-ctr-acpkm-omac -in big.bin -outform DER \
   -out o.der leaf-256A.pem 2>/dev/null

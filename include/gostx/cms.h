@@ -416,6 +416,28 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_decrypt_stream(const gostx_cms_decrypt_
                                                          void *write_ctx,
                                                          gostx_cms_stream_result *res);
 
+/* Encrypts the content read through read into an EnvelopedData for
+ * recipients[n] (as gostx_cms_encrypt) or, with secret_key, an
+ * EncryptedData, given to write as it is made. content_len known: DER (the
+ * content must then be exactly that long, else GOSTX_ELEN); or
+ * GOSTX_CMS_LEN_UNKNOWN (a pipe): BER as openssl cms -stream writes it,
+ * indefinite lengths and the content in OCTET STRING segments of the
+ * work buffer's window. 0; read's or write's error; GOSTX_EINVAL misuse. */
+#define GOSTX_CMS_LEN_UNKNOWN UINT64_MAX
+typedef struct gostx_cms_encrypt_params {
+  const gostx_x509_cert *recipients; /* EnvelopedData */
+  size_t n_recipients;
+  const uint8_t *secret_key;         /* EncryptedData instead (32 bytes) */
+  gostx_cms_cipher cipher;
+  uint64_t content_len;              /* or GOSTX_CMS_LEN_UNKNOWN */
+  uint8_t *work;                     /* GOSTX_CMS_STREAM_WORK bytes or more */
+  size_t work_len;
+} gostx_cms_encrypt_params;
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt_stream(const gostx_cms_encrypt_params *p,
+                                                         gostx_cms_read_fn read, void *read_ctx,
+                                                         gostx_cms_write_fn write,
+                                                         void *write_ctx);
+
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS
  * and openssl smime the second) of text[len] as DER into der[cap]:

@@ -89,6 +89,11 @@ int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content
 int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
                                        const uint8_t *content, size_t len, int count);
 void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher);
+/* Streaming's pieces of the same: EncryptedContentInfo's contentType and
+ * algorithm with a fresh ukm (zeros when count); the [1] attribute with
+ * the encrypted MAC mac (nothing without one). */
+int gostx__cms_write_content_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count);
+void gostx__cms_write_mac_value(gostx__der_w *w, gostx_cms_cipher cipher, const uint8_t *mac);
 int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const uint8_t cek[32]);
 /* Parts of the reading that streaming shares: the content algorithm
  * (its parameters checked), the unprotectedAttrs SET's content, and the
@@ -113,12 +118,21 @@ int gostx__cms_opener_init(gostx__cms_opener *o, const gostx_cms_encrypted_conte
 int gostx__cms_opener_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out);
 int gostx__cms_opener_final(gostx__cms_opener *o, const uint8_t *mac, gostx_cms_status *st);
 void gostx__cms_opener_clear(gostx__cms_opener *o);
+/* The same context encrypting: update (OMAC of the content, then the
+ * gamma), final: the encrypted OMAC into mac (-OMAC ciphers). */
+int gostx__cms_sealer_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out);
+int gostx__cms_sealer_final(gostx__cms_opener *o, uint8_t mac[16]);
 
 /* EnvelopedData's fields before its EncryptedContentInfo (version,
  * originatorInfo, recipientInfos), read from ed; and the CEK the
  * recipient (cert, key) unwraps from env, checked as
  * gostx_cms_enveloped_decrypt does before it decrypts. */
 int gostx__cms_enveloped_head(gostx__der *ed, gostx_cms_enveloped *env, gostx_cms_status *st);
+/* The recipientInfos SET for recipients[n] (checked: 2012 keys, n in
+ * 1..GOSTX_CMS_MAX_RECIPIENTS), the CEK wrapped with alg's KExp15. */
+int gostx__cms_write_recipient_infos(gostx__der_w *w, const gostx_x509_cert *recipients, size_t n,
+                                     gostx_alg alg, const uint8_t cek[32], int count);
+int gostx__cms_recipients_ok(const gostx_x509_cert *recipients, size_t n);
 int gostx__cms_enveloped_cek(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
                              const gostx_gost3410_key *key, const gostx_x509_cert *originator,
                              uint8_t cek[32], gostx_cms_status *st);

@@ -125,29 +125,12 @@ static int content_keys(gostx_cms_cipher cipher, const uint8_t cek[32], const ui
   return rc;
 }
 
-/* CTR-ACPKM over in[len] into out; for -OMAC the gamma goes on over
- * mac_in[n] into mac_out (the OMAC is encrypted by what follows the
- * content's gamma, as gost-engine's final call does). */
-static int ctr(const gostx_cipher *enc, gostx_cms_cipher cipher, const uint8_t *ukm, const uint8_t *in,
-               size_t len, uint8_t *out, const uint8_t *mac_in, uint8_t *mac_out) {
-  gostx_mode_ctx m;
-  size_t n = block_len(cipher), done = 0;
-  int rc = gostx_mode_init(&m, enc, GOSTX_MODE_CTR_ACPKM, 0, ukm, n / 2, 0, GOSTX_PAD_NONE,
-                           SECTION(cipher_alg(cipher)));
-  if (!rc && len) rc = gostx_mode_update(&m, in, len, out, &done);
-  if (!rc && mac_in) rc = gostx_mode_update(&m, mac_in, n, mac_out, &done);
-  gostx_mode_clear(&m);
-  return rc;
-}
-
 /* Written with the content as it is and a zero MAC: gostx__cms_seal
  * encrypts both in place once the whole message is written (the writer
  * moves what it has written while it closes elements). */
-int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
-                                       const uint8_t *content, size_t len, int count) {
+int gostx__cms_write_content_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count) {
   uint8_t ukm[16] = {0};
   int rc = count ? 0 : gostx_random_bytes(ukm, ukm_len(cipher));
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, "1.2.840.113549.1.7.1");
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, ciphers[cipher - 1].dotted);
@@ -155,37 +138,43 @@ int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
   gostx__der_w_tlv(w, GOSTX__DER_OCTETS, ukm, ukm_len(cipher));
   gostx__der_w_end(w);
   gostx__der_w_end(w);
+  return rc;
+}
+
+int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
+                                       const uint8_t *content, size_t len, int count) {
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  int rc = gostx__cms_write_content_alg(w, cipher, count);
   gostx__der_w_tlv(w, GOSTX__DER_CTX(0), content, len);
   gostx__der_w_end(w);
   return rc;
 }
 
-void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher) {
-  static const uint8_t zero[16];
+void gostx__cms_write_mac_value(gostx__der_w *w, gostx_cms_cipher cipher, const uint8_t *mac) {
   if (!gostx_cms_cipher_has_mac(cipher)) return;
   gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, "1.2.643.7.1.0.6.1.1");
   gostx__der_w_begin(w, GOSTX__DER_SET);
-  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, zero, block_len(cipher));
+  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, mac, block_len(cipher));
   gostx__der_w_end(w);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
 }
 
+void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher) {
+  static const uint8_t zero[16];
+  gostx__cms_write_mac_value(w, cipher, zero);
+}
+
 int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const uint8_t cek[32]) {
-  gostx_cipher enc, mac;
-  uint8_t tag[16];
-  size_t n = block_len(ec->cipher);
-  int has_mac = gostx_cms_cipher_has_mac(ec->cipher);
-  uint8_t *p = out + (ec->ciphertext - out), *m = has_mac ? out + (ec->mac - out) : NULL;
-  memset(&enc, 0, sizeof enc);
-  memset(&mac, 0, sizeof mac);
-  int rc = content_keys(ec->cipher, cek, ec->ukm, &enc, &mac);
-  if (!rc && has_mac) rc = gostx_omac(&mac, p, ec->ciphertext_len, tag, n);
-  if (!rc) rc = ctr(&enc, ec->cipher, ec->ukm, p, ec->ciphertext_len, p, has_mac ? tag : NULL, m);
-  gostx_cipher_clear(&enc);
-  gostx_cipher_clear(&mac);
+  uint8_t *p = out + (ec->ciphertext - out), tag[16];
+  gostx__cms_opener o;
+  int rc = gostx__cms_opener_init(&o, ec, cek);
+  if (!rc) rc = gostx__cms_sealer_update(&o, p, ec->ciphertext_len, p);
+  if (!rc) rc = gostx__cms_sealer_final(&o, tag);
+  else gostx__cms_opener_clear(&o);
+  if (!rc && o.has_mac) memcpy(out + (ec->mac - out), tag, block_len(ec->cipher));
   gostx_memzero(tag, sizeof tag);
   return rc;
 }
@@ -210,6 +199,26 @@ int gostx__cms_opener_update(gostx__cms_opener *o, const uint8_t *in, size_t len
   size_t done = 0;
   int rc = len ? gostx_mode_update(&o->ctr, in, len, out, &done) : 0;
   if (!rc && o->has_mac) rc = gostx_omac_update(&o->omac, out, len);
+  return rc;
+}
+
+/* Encryption: the OMAC over the content as it is, then the gamma. */
+int gostx__cms_sealer_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out) {
+  size_t done = 0;
+  int rc = o->has_mac ? gostx_omac_update(&o->omac, in, len) : 0;
+  if (!rc && len) rc = gostx_mode_update(&o->ctr, in, len, out, &done);
+  return rc;
+}
+
+/* The content's OMAC encrypted by the gamma that follows the content's
+ * (as gost-engine's final call does) into mac (the block's size). */
+int gostx__cms_sealer_final(gostx__cms_opener *o, uint8_t mac[16]) {
+  uint8_t tag[16];
+  size_t n = block_len(o->cipher), done = 0;
+  int rc = o->has_mac ? gostx_omac_final(&o->omac, tag, n) : 0;
+  if (!rc && o->has_mac) rc = gostx_mode_update(&o->ctr, tag, n, mac, &done);
+  gostx_memzero(tag, sizeof tag);
+  gostx__cms_opener_clear(o);
   return rc;
 }
 

@@ -375,14 +375,28 @@ static int recipient_ok(const gostx_x509_cert *c) {
   return (len == 32 || len == 64) && c->pub_len == 2 * len;
 }
 
+int gostx__cms_recipients_ok(const gostx_x509_cert *recipients, size_t n) {
+  if (!recipients || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!recipient_ok(&recipients[i])) return 0;
+  return 1;
+}
+
+int gostx__cms_write_recipient_infos(gostx__der_w *w, const gostx_x509_cert *recipients, size_t n,
+                                     gostx_alg alg, const uint8_t cek[32], int count) {
+  int rc = 0;
+  gostx__der_w_begin(w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
+  for (size_t i = 0; i < n && !rc; i++) rc = write_ktri(w, &recipients[i], alg, cek, count);
+  gostx__der_w_end(w);
+  return rc;
+}
+
 int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
                       const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                       size_t *out_len) {
-  if (!recipients || !out_len || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS || (!content && len) ||
+  if (!out_len || !gostx__cms_recipients_ok(recipients, n) || (!content && len) ||
       cipher < GOSTX_CMS_KUZNYECHIK || cipher > GOSTX_CMS_MAGMA_OMAC)
     return GOSTX_EINVAL;
-  for (size_t i = 0; i < n; i++)
-    if (!recipient_ok(&recipients[i])) return GOSTX_EINVAL;
   int count = out == NULL, has_mac = gostx_cms_cipher_has_mac(cipher);
   gostx_alg alg = cipher == GOSTX_CMS_KUZNYECHIK || cipher == GOSTX_CMS_KUZNYECHIK_OMAC
                       ? GOSTX_ALG_KUZNYECHIK
@@ -392,9 +406,7 @@ int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cip
   gostx__der_w w;
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.3");
   gostx__der_w_u32(&w, has_mac ? 2 : 0); /* RFC 5652 6.1: 2 with unprotectedAttrs */
-  gostx__der_w_begin(&w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
-  for (size_t i = 0; i < n && !rc; i++) rc = write_ktri(&w, &recipients[i], alg, cek, count);
-  gostx__der_w_end(&w);
+  if (!rc) rc = gostx__cms_write_recipient_infos(&w, recipients, n, alg, cek, count);
   if (!rc) rc = gostx__cms_write_encrypted_content(&w, cipher, content, len, count);
   gostx__cms_write_mac_attr(&w, cipher);
   gostx__cms_w_close(&w);
