@@ -123,19 +123,27 @@ static size_t put_len(uint8_t *o, size_t len) {
   return 1 + k;
 }
 
-/* ContentInfo, its [0], the content's SEQUENCE and EncryptedContentInfo
- * indefinite; encryptedContent constructed of `seg`-byte OCTET STRINGs. */
-static size_t to_ber(const uint8_t *der, size_t len, size_t seg, uint8_t *o) {
-  gostx__der r = {der, len}, ci, ex, inner, c, w, eci;
-  uint8_t tag;
+/* ContentInfo, its [0] and the content's SEQUENCE opened indefinite into
+ * o: the bytes written; *inner the content's fields in der. */
+static size_t open_outer(const uint8_t *der, size_t len, uint8_t *o, gostx__der *inner) {
+  gostx__der r = {der, len}, ci, ex, w;
   size_t n = 0;
   gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL);
   gostx__der_get(&ci, GOSTX__DER_OID, NULL, &w);
   o[n++] = 0x30, o[n++] = 0x80;
   memcpy(o + n, w.p, w.n), n += w.n;
   gostx__der_get(&ci, GOSTX__DER_CTXC(0), &ex, NULL);
-  gostx__der_get(&ex, GOSTX__DER_SEQ, &inner, NULL);
+  gostx__der_get(&ex, GOSTX__DER_SEQ, inner, NULL);
   o[n++] = 0xa0, o[n++] = 0x80, o[n++] = 0x30, o[n++] = 0x80;
+  return n;
+}
+
+/* ContentInfo, its [0], the content's SEQUENCE and EncryptedContentInfo
+ * indefinite; encryptedContent constructed of `seg`-byte OCTET STRINGs. */
+static size_t to_ber(const uint8_t *der, size_t len, size_t seg, uint8_t *o) {
+  gostx__der inner, c, w, eci;
+  uint8_t tag;
+  size_t n = open_outer(der, len, o, &inner);
   while (inner.n && !gostx__der_next(&inner, &tag, &c, &w)) {
     if (tag != GOSTX__DER_SEQ) {
       memcpy(o + n, w.p, w.n), n += w.n;
@@ -289,6 +297,88 @@ static void examples(void) {
   }
 }
 
+/* ---- SignedData streamed (gostx_cms_signed_stream) ---- */
+
+/* A SignedData's DER rewritten as openssl cms -sign -stream writes it:
+ * the outer three and encapContentInfo indefinite, eContent [0]
+ * indefinite around a constructed OCTET STRING of `seg`-byte segments. */
+static size_t signed_to_ber(const uint8_t *der, size_t len, size_t seg, uint8_t *o) {
+  gostx__der inner, c, w, eci, x, octets;
+  uint8_t tag;
+  size_t n = open_outer(der, len, o, &inner);
+  for (int i = 0; inner.n && !gostx__der_next(&inner, &tag, &c, &w); i++) {
+    if (i != 2) { /* encapContentInfo is the third */
+      memcpy(o + n, w.p, w.n), n += w.n;
+      continue;
+    }
+    eci = c;
+    o[n++] = 0x30, o[n++] = 0x80;
+    gostx__der_get(&eci, GOSTX__DER_OID, NULL, &w);
+    memcpy(o + n, w.p, w.n), n += w.n;
+    gostx__der_get(&eci, GOSTX__DER_CTXC(0), &x, NULL);
+    gostx__der_get(&x, GOSTX__DER_OCTETS, &octets, NULL);
+    o[n++] = 0xa0, o[n++] = 0x80, o[n++] = 0x24, o[n++] = 0x80;
+    for (size_t at = 0; at < octets.n; at += seg) {
+      size_t k = octets.n - at < seg ? octets.n - at : seg;
+      o[n++] = 0x04;
+      n += put_len(o + n, k);
+      memcpy(o + n, octets.p + at, k), n += k;
+    }
+    memset(o + n, 0, 6), n += 6; /* the string's, [0]'s, encapContentInfo's */
+  }
+  memset(o + n, 0, 6);
+  return n + 6;
+}
+
+/* msg streamed, its content into out, then verified as the detached
+ * message it was rebuilt as: the verdict's status (or the stream's). */
+static gostx_cms_status stream_verify(const uint8_t *msg, size_t len, size_t step, sink *out) {
+  gostx_cms_signed_stream_result res;
+  gostx_cms_signed sd;
+  gostx_cms_verdict v;
+  gostx_cms_status st;
+  feed f = {msg, len, 0, step};
+  out->n = 0;
+  if (gostx_cms_signed_stream(work, sizeof work, feed_read, &f, sink_write, out, &res))
+    return res.status == GOSTX_CMS_OK ? (gostx_cms_status)-1 : res.status;
+  if (!res.attached || res.content_len != out->n) return (gostx_cms_status)-2;
+  if (gostx_cms_signed_parse(res.der, res.der_len, &sd, &st)) return st;
+  if (gostx_cms_signed_verify(&sd, res.hashed ? &res.hash : NULL, NULL, &v)) return v.status;
+  return GOSTX_CMS_OK;
+}
+
+static void signed_streams(void) {
+  static const char *names[] = {"signed_a111.pem", "signed_a121.pem"};
+  uint8_t buf[1024], *b = malloc(8192);
+  sink out = {buf, 0, sizeof buf};
+  for (int i = 0; i < 2; i++) {
+    size_t len;
+    uint8_t *der = example(names[i], &len);
+    gostx_cms_signed sd;
+    CHECK(gostx_cms_signed_parse(der, len, &sd, NULL) == 0 && sd.content, "%s: attached", names[i]);
+    size_t blen = signed_to_ber(der, len, 7, b);
+    for (int form = 0; form < 2; form++) {
+      gostx_cms_status st = stream_verify(form ? b : der, form ? blen : len, form ? 3 : 0, &out);
+      CHECK(st == GOSTX_CMS_OK && out.n == sd.content_len && !memcmp(out.p, sd.content, out.n),
+            "%s as %s streamed: verifies, the same content (%s)", names[i], form ? "BER" : "DER",
+            gostx_cms_status_name(st));
+    }
+    /* a content byte (in a BER segment) changed: the digest names it */
+    size_t at = (size_t)(sd.content - der) + 3;
+    der[at] ^= 1;
+    gostx_cms_status want = i ? GOSTX_CMS_BAD_SIGNATURE /* A.1.2 signs the content itself */
+                              : GOSTX_CMS_DIGEST_MISMATCH;
+    CHECK(stream_verify(der, len, 0, &out) == want, "%s: a changed content", names[i]);
+    der[at] ^= 1;
+    for (size_t cut = 0; cut < blen; cut += 11)
+      CHECK(stream_verify(b, cut, 0, &out) == GOSTX_CMS_TRUNCATED, "%s: a BER prefix of %zu", names[i], cut);
+    b[blen] = 0;
+    CHECK(stream_verify(b, blen + 1, 0, &out) == GOSTX_CMS_TRAILING_DATA, "%s: a byte after it", names[i]);
+    free(der);
+  }
+  free(b);
+}
+
 static void refusals(void) {
   static const uint8_t key[32] = {1};
   uint8_t der[2048], buf[2048], *b = malloc(4096);
@@ -328,6 +418,7 @@ int main(void) {
   round_trips();
   encrypt_round_trips();
   examples();
+  signed_streams();
   refusals();
   gostx_gost3410_key_clear(&r256.key);
   gostx_gost3410_key_clear(&r512.key);

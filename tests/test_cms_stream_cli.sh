@@ -106,6 +106,35 @@ for form in DER PEM; do
   check "gostx BER $form (a pipe) -> openssl" cmp -s kuz.bin g.out
   rm -f g.out
 done
+# openssl cms -sign -stream -nodetach (BER, the content in segments):
+# gostx verifies it streamed, -out only after; 80 MiB under the ceiling
+for form in DER PEM; do
+  openssl cms -engine gost -sign -stream -nodetach -binary -in big.bin -signer leaf-512A.pem \
+    -inkey leaf-512A.key -certfile int.pem -outform $form -out ss.p7s 2>/dev/null
+  "$G" cms -verify -inform $form -in ss.p7s -CAfile ca.pem -out ss.out 2>"$T/err"
+  check "openssl -sign -stream $form -> gostx -verify: $(head -1 "$T/err")" cmp -s big.bin ss.out
+  rm -f ss.out
+done
+head -c 200 big.bin >small.bin
+openssl cms -engine gost -sign -stream -nodetach -binary -in small.bin -signer leaf-256A.pem \
+  -inkey leaf-256A.key -certfile int.pem -outform DER -out small.p7s 2>/dev/null
+at=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().find(open(sys.argv[2], "rb").read(16)) + 5)' \
+  small.p7s small.bin)
+flip_byte small.p7s "$at"
+"$G" cms -verify -inform DER -in small.p7s -CAfile ca.pem -out small.out 2>"$T/err"
+rc=$?
+check "a changed streamed content: exit 4 ($rc), no -out: $(head -1 "$T/err")" [ $rc = 4 -a ! -e small.out ]
+if [ -x /usr/bin/time ]; then
+  head -c $((80 * 1024 * 1024)) /dev/zero >z.bin
+  openssl cms -engine gost -sign -stream -nodetach -binary -in z.bin -signer leaf-256A.pem \
+    -inkey leaf-256A.key -certfile int.pem -outform DER -out z.p7s 2>/dev/null
+  /usr/bin/time -f %M -o "$T/rss.ver" "$G" cms -verify -inform DER -in z.p7s -CAfile ca.pem \
+    -out z.out 2>"$T/err"
+  echo "80 MiB attached verify: $(tail -1 "$T/rss.ver") KiB"
+  check "80 MiB attached, streamed: verified ($(head -1 "$T/err"))" cmp -s z.bin z.out
+  check "80 MiB attached: RSS under 64 MiB" [ "$(tail -1 "$T/rss.ver")" -lt 65536 ]
+  rm -f z.bin z.p7s z.out
+fi
 # an -OMAC message cut inside its content: nothing written
 openssl cms -engine gost -encrypt -stream -binary -kuznyechik-ctr-acpkm-omac -in big.bin -outform DER \
   -out o.der leaf-256A.pem 2>/dev/null

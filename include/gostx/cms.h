@@ -438,6 +438,28 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt_stream(const gostx_cms_encrypt_
                                                          gostx_cms_write_fn write,
                                                          void *write_ctx);
 
+/* Reads a SignedData through read, BER or DER, its attached content given
+ * to write (NULL: dropped) while it is digested with the digests its
+ * digestAlgorithms name (RFC 5652 5.1: listed for one-pass processing),
+ * and the message without its content rebuilt in work as DER (res->der),
+ * for gostx_cms_signed_parse and gostx_cms_signed_verify with res->hash
+ * (when res->hashed) as for a detached signature. Nothing is verified
+ * here: what write was given must be discarded unless the verification
+ * then passes. 0 (res->attached says whether there was a content);
+ * GOSTX_EFORMAT with res->status; read's or write's error. */
+typedef struct gostx_cms_signed_stream_result {
+  gostx_cms_status status;
+  int attached, hashed;
+  gostx_cms_hash hash;
+  uint64_t content_len;
+  const uint8_t *der; /* in work */
+  size_t der_len;
+} gostx_cms_signed_stream_result;
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_stream(uint8_t *work, size_t work_len,
+                                                        gostx_cms_read_fn read, void *read_ctx,
+                                                        gostx_cms_write_fn write, void *write_ctx,
+                                                        gostx_cms_signed_stream_result *res);
+
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS
  * and openssl smime the second) of text[len] as DER into der[cap]:

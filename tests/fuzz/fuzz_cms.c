@@ -13,7 +13,9 @@
  * EnvelopedData or EncryptedData): gostx_cms_decrypt_stream too, the input
  * read 2^(bits 5-7) - 1 bytes a call (0: as much as fits), BER welcome;
  * where the one-shot calls accept the input, it must give the same status
- * and bytes. Nothing may crash or read out of bounds. */
+ * and bytes. With SignedData, gostx_cms_signed_stream: where the one-shot
+ * parser accepts an attached message, the stream must too, with the same
+ * content, and its rebuilt message must parse. Nothing may crash or read out of bounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,22 @@ static void stream_same(const uint8_t *der, size_t n, gostx_cms_decrypt_params *
   if (want != -1 && (int)res.status != want) bug("stream: another status than the one-shot call");
   if (want == GOSTX_CMS_OK && (s.n != want_len || memcmp(s.p, want_out, want_len)))
     bug("stream: other bytes than the one-shot call");
+  free(s.p);
+}
+
+static void signed_stream_same(const uint8_t *der, size_t n, const gostx_cms_signed *sd) {
+  feed f = {der, n, 0, stream_step};
+  sink s = {malloc(n ? n : 1), 0, n};
+  gostx_cms_signed_stream_result res;
+  gostx_cms_signed *rebuilt = malloc(sizeof *rebuilt);
+  int rc = gostx_cms_signed_stream(stream_work, sizeof stream_work, feed_read, &f, sink_write, &s, &res);
+  if (rc == GOSTX_ELEN) bug("signed stream: more content than input");
+  if (rc && res.status == GOSTX_CMS_OK) bug("signed stream: a refusal without its name");
+  if (!rc && gostx_cms_signed_parse(res.der, res.der_len, rebuilt, NULL) && sd)
+    bug("signed stream: the rebuilt message does not parse");
+  if (sd && sd->content && (rc || s.n != sd->content_len || memcmp(s.p, sd->content, s.n)))
+    bug("signed stream: not the one-shot parser's content");
+  free(rebuilt);
   free(s.p);
 }
 
@@ -248,7 +266,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   gostx_cms_signed *sd = malloc(sizeof *sd);
   gostx_cms_status st;
-  if (n && !gostx_cms_signed_parse(der, n, sd, &st)) {
+  int parsed = n && !gostx_cms_signed_parse(der, n, sd, &st);
+  if (stream_step != (size_t)-1) signed_stream_same(der, n, parsed ? sd : NULL);
+  if (parsed) {
     if (st != GOSTX_CMS_OK) bug("status on success");
     check_views(sd, der, n);
     verify(sd, der, n, detached);

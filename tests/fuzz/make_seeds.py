@@ -372,7 +372,8 @@ def ike_engine_seeds():
 # examples as PEM. Bit 4 streams (gostx_cms_decrypt_stream; bits 5-7 the
 # read size): the examples again, and openssl cms -stream's BER
 # EnvelopedData and EncryptedData (under the harness's key, so the whole
-# content path runs; openssl writes no MAC attribute in an EncryptedData).
+# content path runs; openssl writes no MAC attribute in an EncryptedData)
+# and SignedData (-sign -nodetach).
 def cms_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
@@ -427,6 +428,9 @@ def cms_seeds():
                                        "-secretkey", key)),
             (2 << 2 | 1 << 4 | 4 << 5, ostream("-EncryptedData_encrypt", "-magma-ctr-acpkm",
                                                 "-secretkey", key)),
+            (1 << 4 | 3 << 5, ostream("-sign", "-nodetach", "-signer", os.path.join(t, "leaf-256A.pem"),
+                                      "-inkey", os.path.join(t, "leaf-256A.key"))),
+            (1 | 1 << 4, tc26("signed_a111.pem")),
         ]
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)
