@@ -71,6 +71,12 @@ int cms_stream_write(void *ctx, const uint8_t *p, size_t len);
 int cms_stream_out_commit(cms_stream_out *s);
 void cms_stream_out_close(cms_stream_out *s);
 
+/* -sign -nodetach of a regular file (cli/cms_sign_stream.c): the detached
+ * message made over h, the digest of -in's content_len bytes, written
+ * with the content read again (and digested again: a change refused). */
+int cms_write_attached(const cms_args *a, const uint8_t *detached, size_t len, const gostx_cms_hash *h,
+                       uint64_t content_len);
+
 /* -in's message read and parsed: *der and *sd malloc'ed (free both); a
  * message refused is named on stderr: CMS_EXIT_VERIFY. */
 int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd);

@@ -9,8 +9,10 @@
 # left; to stdout through the spool. Then `openssl cms -engine gost
 # -encrypt -stream` (DER and PEM, past gost-engine's one ACPKM section) and
 # -EncryptedData_encrypt -stream read by gostx, and gostx's BER read by
-# openssl. Skipped (77) without openssl and gost-engine after the first
-# part.
+# openssl; openssl cms -sign -stream -nodetach verified streaming; gostx
+# -sign -nodetach of a file streamed, strict DER, verified by openssl; 80
+# MiB signed attached and verified back, each under the ceiling. Skipped (77) without openssl
+# and gost-engine after the first part.
 . "$(dirname "$0")/cli_common.sh" cms_stream_cli
 key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 size=$((256 * 1024 * 1024))
@@ -124,15 +126,28 @@ flip_byte small.p7s "$at"
 "$G" cms -verify -inform DER -in small.p7s -CAfile ca.pem -out small.out 2>"$T/err"
 rc=$?
 check "a changed streamed content: exit 4 ($rc), no -out: $(head -1 "$T/err")" [ $rc = 4 -a ! -e small.out ]
+# gostx -sign -nodetach of a file streamed (read twice): strict DER (the
+# one-shot parser of -cmsout reads it), openssl verifies it, 80 MiB signed
+# under the ceiling and verified back
+for form in DER PEM; do
+  "$G" cms -sign -nodetach -cades -in big.bin -signer leaf-512A.pem -inkey leaf-512A.key \
+    -certfile int.pem -outform $form -out gs.p7s 2>"$T/err"
+  check "gostx -sign -nodetach $form: strict DER ($(head -1 "$T/err"))" \
+    "$G" cms -cmsout -print -inform $form -in gs.p7s -out /dev/null
+  openssl cms -engine gost -verify -binary -inform $form -in gs.p7s -CAfile ca.pem -purpose any \
+    -out gs.out 2>/dev/null
+  check "gostx -sign -nodetach $form -> openssl -verify" cmp -s big.bin gs.out
+  rm -f gs.out
+done
 if [ -x /usr/bin/time ]; then
   head -c $((80 * 1024 * 1024)) /dev/zero >z.bin
-  openssl cms -engine gost -sign -stream -nodetach -binary -in z.bin -signer leaf-256A.pem \
-    -inkey leaf-256A.key -certfile int.pem -outform DER -out z.p7s 2>/dev/null
-  /usr/bin/time -f %M -o "$T/rss.ver" "$G" cms -verify -inform DER -in z.p7s -CAfile ca.pem \
-    -out z.out 2>"$T/err"
-  echo "80 MiB attached verify: $(tail -1 "$T/rss.ver") KiB"
-  check "80 MiB attached, streamed: verified ($(head -1 "$T/err"))" cmp -s z.bin z.out
-  check "80 MiB attached: RSS under 64 MiB" [ "$(tail -1 "$T/rss.ver")" -lt 65536 ]
+  /usr/bin/time -f %M -o "$T/rss.sign" "$G" cms -sign -nodetach -in z.bin -signer leaf-256A.pem \
+    -inkey leaf-256A.key -certfile int.pem -outform DER -out z.p7s 2>"$T/err"
+  check "80 MiB attached sign: RSS $(tail -1 "$T/rss.sign") KiB under 64 MiB ($(head -1 "$T/err"))" \
+    [ "$(tail -1 "$T/rss.sign")" -lt 65536 ]
+  /usr/bin/time -f %M -o "$T/rss.ver" "$G" cms -verify -inform DER -in z.p7s -CAfile ca.pem -out z.out 2>"$T/err"
+  check "80 MiB attached verifies back, streamed: $(head -1 "$T/err")" cmp -s z.bin z.out
+  check "80 MiB attached verify: RSS $(tail -1 "$T/rss.ver") KiB under 64 MiB" [ "$(tail -1 "$T/rss.ver")" -lt 65536 ]
   rm -f z.bin z.p7s z.out
 fi
 # an -OMAC message cut inside its content: nothing written
