@@ -1,9 +1,10 @@
-/* gostx cms -encrypt / -decrypt (EnvelopedData, KeyTransport2019),
+/* gostx cms -encrypt / -decrypt (EnvelopedData: KTRI, KARI, RFC 4490),
  * -EncryptedData_encrypt / _decrypt (a -secretkey) and -digest_create /
  * -digest_verify (DigestedData), on lib/cms. A decrypted content is
  * written (0600, atomically) only after the library has decrypted it
- * whole and, for -OMAC content, checked its MAC; plain CTR-ACPKM is said
- * on stderr to be unauthenticated. */
+ * whole and, for -OMAC content, checked its MAC; plain CTR-ACPKM and
+ * GOST 28147-89 CFB are said on stderr to be unauthenticated. All of it
+ * streams (lib/cms's *_stream calls). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

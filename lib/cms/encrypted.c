@@ -1,8 +1,10 @@
 /* Content encryption of R 1323565.1.025-2019 (section 5): the
  * EncryptedContentInfo that EnvelopedData and EncryptedData share, with
  * Kuznyechik- or Magma-CTR-ACPKM and their -OMAC forms, whose MAC travels
- * encrypted as the unprotected attribute id-cms-mac-attr; and
- * EncryptedData (RFC 5652 section 8), the key given by the caller. */
+ * encrypted as the unprotected attribute id-cms-mac-attr (GOST 28147-89
+ * CFB, RFC 4490's, by content89.c), whole or in chunks (the opener and
+ * sealer, which the streaming calls use); and EncryptedData (RFC 5652
+ * section 8), the key given by the caller. */
 #include "cms/cms_internal.h"
 #include "gostx/kdf.h"
 #include "gostx/modes.h"
