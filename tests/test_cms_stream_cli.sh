@@ -9,7 +9,8 @@
 # left; to stdout through the spool. Then `openssl cms -engine gost
 # -encrypt -stream` (DER and PEM, past gost-engine's one ACPKM section) and
 # -EncryptedData_encrypt -stream read by gostx, and gostx's BER read by
-# openssl; openssl cms -sign -stream -nodetach verified streaming; gostx
+# openssl (also -kari -keyid and -gost89, and read back by -inkey alone;
+# openssl -stream -gost89 read by gostx); openssl cms -sign -stream -nodetach verified streaming; gostx
 # -sign -nodetach of a file streamed, strict DER, verified by openssl; 80
 # MiB signed attached and verified back, each under the ceiling. Skipped (77) without openssl
 # and gost-engine after the first part.
@@ -108,6 +109,25 @@ for form in DER PEM; do
   check "gostx BER $form (a pipe) -> openssl" cmp -s kuz.bin g.out
   rm -f g.out
 done
+# main's recipient kinds and GOST 28147-89 through the stream: a pipe (BER)
+# encrypted -kari -keyid and -gost89 (past two key meshings, 8-byte blocks
+# split by odd pipe reads), read by openssl and by gostx with -inkey alone
+head -c 3000 big.bin >g89.bin
+for opts in "-kari -keyid -kuznyechik-ctr-acpkm-omac" "-gost89"; do  # (kuznyechik: within gost-engine's one section)
+  cat g89.bin | "$G" cms -encrypt -recip leaf-256A.pem -recip leaf-512A.pem $opts -outform DER -in -     -out k.der 2>"$T/err"
+  check "gostx $opts from a pipe is BER: $(od -An -tx1 -N2 k.der) $(head -1 "$T/err")"     [ "$(od -An -tx1 -N2 k.der)" = " 30 80" ]
+  openssl cms -engine gost -decrypt -binary -inform DER -in k.der -recip leaf-512A.pem     -inkey leaf-512A.key -out k.out 2>/dev/null
+  check "gostx $opts BER -> openssl" cmp -s g89.bin k.out
+  case $opts in -kari*) check "gostx $opts: KARIs written" \
+    sh -c "openssl cms -cmsout -print -inform DER -in k.der | grep -q 'd.kari:'" ;; esac
+  "$G" cms -decrypt -inkey leaf-512A.key -in - -out k.out <k.der 2>"$T/err"
+  check "gostx $opts BER -> gostx -inkey alone from a pipe: $(head -1 "$T/err")" cmp -s g89.bin k.out
+  rm -f k.out
+done
+openssl cms -engine gost -encrypt -stream -binary -gost89 -in g89.bin -outform PEM -out o89.pem \
+  leaf-256A.pem 2>/dev/null
+"$G" cms -decrypt -inkey leaf-256A.key -in o89.pem -out o89.out 2>"$T/err"
+check "openssl -encrypt -stream -gost89 PEM -> gostx -inkey alone: $(head -1 "$T/err")" cmp -s g89.bin o89.out
 # openssl cms -sign -stream -nodetach (BER, the content in segments):
 # gostx verifies it streamed, -out only after; 80 MiB under the ceiling
 for form in DER PEM; do
