@@ -41,6 +41,43 @@ int cms_write_message(const char *path, int form, const uint8_t *der, size_t len
  * keep not NULL, read whole and kept in *keep (malloc'ed), *kept bytes. */
 int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **keep, size_t *kept);
 
+/* -in's message as a stream (cli/cms_stream_in.c): DER, or PEM decoded
+ * as it is read; form as -inform (AUTO: DER when it starts with 0x30).
+ * cms_stream_read is a gostx_cms_read_fn; its refusals are printed (the
+ * returned code is then the exit status), and s->failed set. */
+typedef struct cms_stream_in {
+  cli_in in;
+  int pem, done, failed, pad;
+  uint32_t bits;
+  unsigned nbits;
+  char line[1024];
+  uint8_t dec[768];
+  size_t dlen, dpos;
+} cms_stream_in;
+int cms_stream_open(cms_stream_in *s, const char *path, int form);
+int cms_stream_read(void *ctx, uint8_t *buf, size_t cap, size_t *got);
+void cms_stream_close(cms_stream_in *s);
+
+/* A message to path as the streaming calls make it (cli/cms_stream_out.c):
+ * DER, or PEM (form not FORM_DER) encoded on the way; cms_stream_write is a
+ * gostx_cms_write_fn; commit puts the file in place, close discards it. */
+typedef struct cms_stream_out {
+  cli_out out;
+  int pem;
+  uint8_t hold[48]; /* a PEM line's bytes */
+  size_t held;
+} cms_stream_out;
+int cms_stream_out_open(cms_stream_out *s, const char *path, int form);
+int cms_stream_write(void *ctx, const uint8_t *p, size_t len);
+int cms_stream_out_commit(cms_stream_out *s);
+void cms_stream_out_close(cms_stream_out *s);
+
+/* -sign -nodetach of a regular file (cli/cms_sign_stream.c): the detached
+ * message made over h, the digest of -in's content_len bytes, written
+ * with the content read again (and digested again: a change refused). */
+int cms_write_attached(const cms_args *a, const uint8_t *detached, size_t len, const gostx_cms_hash *h,
+                       uint64_t content_len);
+
 /* -in's message read and parsed: *der and *sd malloc'ed (free both); a
  * message refused is named on stderr: CMS_EXIT_VERIFY. */
 int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd);

@@ -1,11 +1,13 @@
-/* gostx cms -encrypt / -decrypt (EnvelopedData, KeyTransport2019),
+/* gostx cms -encrypt / -decrypt (EnvelopedData: KTRI, KARI, RFC 4490),
  * -EncryptedData_encrypt / _decrypt (a -secretkey) and -digest_create /
  * -digest_verify (DigestedData), on lib/cms. A decrypted content is
  * written (0600, atomically) only after the library has decrypted it
- * whole and, for -OMAC content, checked its MAC; plain CTR-ACPKM is said
- * on stderr to be unauthenticated. */
+ * whole and, for -OMAC content, checked its MAC; plain CTR-ACPKM and
+ * GOST 28147-89 CFB are said on stderr to be unauthenticated. All of it
+ * streams (lib/cms's *_stream calls). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cms_cli.h"
 
@@ -22,11 +24,11 @@ static int refuse(const char *path, gostx_cms_status st, const uint8_t *oid, siz
   return CMS_EXIT_VERIFY;
 }
 
-static void say_unauthenticated(const gostx_cms_encrypted_content *ec) {
-  if (!gostx_cms_cipher_has_mac(ec->cipher))
+static void say_unauthenticated(gostx_cms_cipher cipher) {
+  if (!gostx_cms_cipher_has_mac(cipher))
     cli_err("cms: note: the content is %s: not authenticated (a changed ciphertext decrypts to "
             "changed bytes undetected)",
-            ec->cipher == GOSTX_CMS_GOST89 ? "GOST 28147-89 CFB" : "CTR-ACPKM without OMAC");
+            cipher == GOSTX_CMS_GOST89 ? "GOST 28147-89 CFB" : "CTR-ACPKM without OMAC");
 }
 
 /* The message made by make (two calls: size, then the bytes) written as
@@ -57,13 +59,37 @@ typedef struct recipients {
   cli_cert_list *certs;
   gostx_x509_cert list[GOSTX_CMS_MAX_RECIPIENTS];
   size_t n;
-  gostx_cms_encrypt_params params;
 } recipients;
 
-static int make_enveloped(const void *ctx, const uint8_t *in, size_t len, uint8_t *out, size_t cap,
-                          size_t *out_len) {
-  const recipients *r = ctx;
-  return gostx_cms_encrypt_with(r->list, r->n, &r->params, in, len, out, cap, out_len);
+static int content_read(void *ctx, uint8_t *buf, size_t cap, size_t *got) {
+  return cli_in_read(ctx, buf, cap, got);
+}
+
+/* -in encrypted in constant memory (gostx_cms_encrypt_stream) to -out:
+ * DER lengths from a regular file's size, else (a pipe) BER with
+ * indefinite lengths, as openssl cms -stream writes. */
+static int encrypt_to_out(const cms_args *a, gostx_cms_encrypt_stream_params *p) {
+  cli_in in;
+  cms_stream_out out;
+  struct stat sb;
+  p->cipher = a->cipher;
+  p->work_len = GOSTX_CMS_STREAM_WORK;
+  if (!(p->work = malloc(p->work_len))) return cli_err("out of memory"), CLI_EXIT_FAIL;
+  int rc = cli_in_open(&in, a->in);
+  if (rc) return free(p->work), rc;
+  p->content_len = fstat(fileno(in.f), &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size
+                                                                         : GOSTX_CMS_LEN_UNKNOWN;
+  if (!(rc = cms_stream_out_open(&out, a->out, a->outform))) {
+    int lrc = gostx_cms_encrypt_stream(p, content_read, &in, cms_stream_write, &out);
+    if (lrc == GOSTX_ELEN) rc = (cli_err("cms: %s changed size while it was read", in.name), CLI_EXIT_FAIL);
+    else if (lrc) rc = lrc > 0 ? lrc : (cli_err("cms: %s", gostx_strerror(lrc)), CLI_EXIT_FAIL);
+    if (!rc) rc = cms_stream_out_commit(&out);
+    cms_stream_out_close(&out);
+  }
+  cli_in_close(&in);
+  gostx_memzero(p->work, p->work_len);
+  free(p->work);
+  return rc;
 }
 
 /* Each -recip file's first certificate, a GOST R 34.10-2012 key. */
@@ -88,17 +114,11 @@ static int load_recipients(const cms_args *a, recipients *r) {
 int cms_encrypt(const cms_args *a) {
   recipients r;
   memset(&r, 0, sizeof r);
-  r.params.cipher = a->cipher;
-  r.params.kari = a->kari;
-  r.params.key_id = a->key_id;
-  uint8_t *content = NULL;
-  size_t len = 0;
   int rc = (r.certs = calloc(1, sizeof *r.certs)) ? load_recipients(a, &r)
                                                   : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc) rc = cms_read_file(a->in, &content, &len);
-  if (!rc) rc = make_and_write(a, make_enveloped, &r, content, len);
-  if (content) gostx_memzero(content, len);
-  free(content);
+  gostx_cms_encrypt_stream_params p = {0};
+  p.recipients = r.list, p.n_recipients = r.n, p.kari = a->kari, p.key_id = a->key_id;
+  if (!rc) rc = encrypt_to_out(a, &p);
   if (r.certs) cli_cert_list_free(r.certs);
   free(r.certs);
   return rc;
@@ -122,44 +142,86 @@ static int load_recipient_key(const cms_args *a, cli_cert_list *certs, gostx_gos
   return rc;
 }
 
-/* The content to -out, private (0600): it was secret. */
-static int write_content(const cms_args *a, const uint8_t *p, size_t len) {
-  return cli_write_file(a->out, p, len, CLI_OUT_PRIVATE);
+/* Where decrypted content goes until the library says it is whole and
+ * authentic: -out's temporary file (cli_out, 0600: it was secret), put
+ * in place only then; for stdout or a pipe, an unlinked spool file
+ * (tmpfile) copied there only then: nothing reaches -out before. */
+typedef struct content_out {
+  cli_out out;
+  FILE *spool;
+  int failed;
+} content_out;
+
+static int content_open(content_out *c, const char *path) {
+  memset(c, 0, sizeof *c);
+  int rc = cli_out_open(&c->out, path, CLI_OUT_PRIVATE);
+  if (rc) return rc;
+  if (!c->out.direct) return cli_out_bulk(&c->out), 0;
+  if ((c->spool = tmpfile())) return 0;
+  cli_out_abort(&c->out);
+  cli_err("cms: cannot make a spool file for %s", c->out.name);
+  return CLI_EXIT_FAIL;
 }
 
 /* A refused decryption named: with -inkey alone, that no recipient opens;
- * an unknown algorithm: the content's, else the (first) key wrap's. */
-static int refuse_enveloped(const cms_args *a, const gostx_cms_enveloped *env,
-                            const gostx_x509_cert *cert, gostx_cms_status st) {
-  const gostx_cms_recipient *ri = &env->recipients[0];
-  if (!cert && st == GOSTX_CMS_RECIPIENT_NOT_FOUND) {
+ * else as openssl cms names it. */
+static int refuse_decrypt(const cms_args *a, const gostx_cms_decrypt_params *p,
+                          const gostx_cms_stream_result *res) {
+  if (!p->cert && !p->secret_key && res->status == GOSTX_CMS_RECIPIENT_NOT_FOUND) {
     cli_err("cms: %s: none of its %zu recipients opens with the key of %s", a->in,
-            env->n_recipients + env->n_other_recipients, a->inkey[0]);
+            res->n_recipients, a->inkey[0]);
     fprintf(stderr, "Error decrypting CMS structure\n");
     return CMS_EXIT_VERIFY;
   }
-  return env->content.cipher ? refuse(a->in, st, ri->kea_oid, ri->kea_oid_len)
-                             : refuse(a->in, st, env->content.alg_oid, env->content.alg_oid_len);
+  return refuse(a->in, res->status, res->oid, res->oid_len);
 }
 
-static int open_enveloped(const cms_args *a, const uint8_t *der, size_t der_len,
-                          const gostx_x509_cert *cert, const gostx_gost3410_key *key,
-                          const gostx_x509_cert *originator) {
-  gostx_cms_enveloped *env = calloc(1, sizeof *env);
-  gostx_cms_status st = GOSTX_CMS_OK;
-  size_t len = 0;
-  uint8_t *out = NULL;
-  int rc = env ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_cms_enveloped_parse(der, der_len, env, &st)) rc = refuse(a->in, st, NULL, 0);
-  if (!rc && (out = malloc(env->content.ciphertext_len + 1)) == NULL)
-    rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_cms_enveloped_decrypt(env, cert, key, originator, out, env->content.ciphertext_len + 1, &len, &st))
-    rc = refuse_enveloped(a, env, cert, st);
-  if (!rc) say_unauthenticated(&env->content);
-  if (!rc) rc = write_content(a, out, len);
-  if (out) gostx_memzero(out, len);
-  free(out);
-  free(env);
+static int content_write(void *ctx, const uint8_t *p, size_t len) {
+  content_out *c = ctx;
+  if (c->spool ? fwrite(p, 1, len, c->spool) != len : cli_out_write(&c->out, p, len) != 0) {
+    if (c->spool) cli_err("cms: spool file: write error");
+    return c->failed = 1, CLI_EXIT_FAIL;
+  }
+  return 0;
+}
+
+static int content_commit(content_out *c) {
+  static uint8_t buf[65536];
+  size_t n;
+  int rc = c->spool && fseek(c->spool, 0, SEEK_SET) ? CLI_EXIT_FAIL : 0;
+  while (!rc && c->spool && (n = fread(buf, 1, sizeof buf, c->spool)) > 0)
+    rc = cli_out_write(&c->out, buf, n);
+  if (!rc && c->spool && ferror(c->spool)) rc = (cli_err("cms: spool file: read error"), CLI_EXIT_FAIL);
+  if (!rc) rc = cli_out_commit(&c->out);
+  return rc;
+}
+
+static void content_close(content_out *c) {
+  cli_out_abort(&c->out);
+  if (c->spool) fclose(c->spool);
+}
+
+/* -in decrypted in constant memory (gostx_cms_decrypt_stream) into -out:
+ * put in place only when the library returns 0 (whole, and the OMAC
+ * checked for -OMAC content); a refusal is named, nothing written. */
+static int decrypt_to_out(const cms_args *a, gostx_cms_decrypt_params *p) {
+  cms_stream_in in;
+  content_out c;
+  gostx_cms_stream_result res;
+  p->work_len = GOSTX_CMS_STREAM_WORK;
+  if (!(p->work = malloc(p->work_len))) return cli_err("out of memory"), CLI_EXIT_FAIL;
+  int rc = cms_stream_open(&in, a->in, a->inform);
+  if (rc) return free(p->work), rc;
+  if (!(rc = content_open(&c, a->out))) {
+    int lrc = gostx_cms_decrypt_stream(p, cms_stream_read, &in, content_write, &c, &res);
+    if (lrc && (in.failed || c.failed)) rc = in.failed ? lrc : CLI_EXIT_FAIL; /* said already */
+    else if (lrc) rc = refuse_decrypt(a, p, &res);
+    if (!rc) say_unauthenticated(res.cipher);
+    if (!rc) rc = content_commit(&c);
+    content_close(&c);
+  }
+  cms_stream_close(&in);
+  free(p->work);
   return rc;
 }
 
@@ -167,17 +229,16 @@ int cms_decrypt(const cms_args *a) {
   cli_cert_list *certs = calloc(1, sizeof *certs), *orig = calloc(1, sizeof *orig);
   gostx_gost3410_key key;
   memset(&key, 0, sizeof key);
-  uint8_t *der = NULL;
-  size_t der_len = 0;
   int rc = certs && orig ? load_recipient_key(a, certs, &key) : (cli_err("out of memory"), CLI_EXIT_FAIL);
   /* a KeyAgreeRecipientInfo's static originator (openssl's -originator) */
   if (!rc && a->originator) rc = cli_load_certs(a->originator, orig);
-  if (!rc) rc = cms_read_message(a->in, a->inform, &der, &der_len);
-  if (!rc)
-    rc = open_enveloped(a, der, der_len, a->n_recip ? &certs->c[0] : NULL, &key,
-                        a->originator ? &orig->c[0] : NULL);
+  gostx_cms_decrypt_params p = {0};
+  if (!rc) {
+    p.cert = a->n_recip ? &certs->c[0] : NULL, p.key = &key;
+    p.originator = a->originator ? &orig->c[0] : NULL;
+    rc = decrypt_to_out(a, &p);
+  }
   gostx_gost3410_key_clear(&key);
-  free(der);
   if (certs) cli_cert_list_free(certs);
   if (orig) cli_cert_list_free(orig);
   free(certs);
@@ -187,50 +248,20 @@ int cms_decrypt(const cms_args *a) {
 
 /* ---- EncryptedData ---- */
 
-typedef struct secret_key {
+/* -EncryptedData_encrypt / _decrypt under -secretkey's 32 bytes. */
+static int encdata(const cms_args *a, int decrypt) {
   uint8_t key[32];
-  gostx_cms_cipher cipher;
-} secret_key;
-
-static int make_encrypted(const void *ctx, const uint8_t *in, size_t len, uint8_t *out, size_t cap,
-                          size_t *out_len) {
-  const secret_key *s = ctx;
-  return gostx_cms_encrypted_encrypt(s->key, s->cipher, in, len, out, cap, out_len);
-}
-
-int cms_encdata_encrypt(const cms_args *a) {
-  secret_key s;
-  s.cipher = a->cipher;
-  uint8_t *content = NULL;
-  size_t len = 0;
-  int rc = cli_hex_exact("-secretkey", a->secretkey, s.key, sizeof s.key) ? CLI_EXIT_USAGE : 0;
-  if (!rc) rc = cms_read_file(a->in, &content, &len);
-  if (!rc) rc = make_and_write(a, make_encrypted, &s, content, len);
-  gostx_memzero(&s, sizeof s);
-  if (content) gostx_memzero(content, len);
-  free(content);
-  return rc;
-}
-
-int cms_encdata_decrypt(const cms_args *a) {
-  uint8_t key[32], *der = NULL, *out = NULL;
-  size_t der_len = 0, len = 0;
-  gostx_cms_encrypted ed;
-  gostx_cms_status st = GOSTX_CMS_OK;
+  gostx_cms_encrypt_stream_params e = {0};
+  gostx_cms_decrypt_params d = {0};
+  e.secret_key = d.secret_key = key;
   int rc = cli_hex_exact("-secretkey", a->secretkey, key, sizeof key) ? CLI_EXIT_USAGE : 0;
-  if (!rc) rc = cms_read_message(a->in, a->inform, &der, &der_len);
-  if (!rc && gostx_cms_encrypted_parse(der, der_len, &ed, &st)) rc = refuse(a->in, st, NULL, 0);
-  if (!rc && !(out = malloc(ed.content.ciphertext_len + 1))) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && gostx_cms_encrypted_decrypt(&ed, key, out, ed.content.ciphertext_len + 1, &len, &st))
-    rc = refuse(a->in, st, ed.content.alg_oid, ed.content.alg_oid_len);
-  if (!rc) say_unauthenticated(&ed.content);
-  if (!rc) rc = write_content(a, out, len);
+  if (!rc) rc = decrypt ? decrypt_to_out(a, &d) : encrypt_to_out(a, &e);
   gostx_memzero(key, sizeof key);
-  if (out) gostx_memzero(out, len);
-  free(out);
-  free(der);
   return rc;
 }
+
+int cms_encdata_encrypt(const cms_args *a) { return encdata(a, 0); }
+int cms_encdata_decrypt(const cms_args *a) { return encdata(a, 1); }
 
 /* ---- DigestedData ---- */
 

@@ -2,6 +2,7 @@
  * digested (in chunks when detached), the SignedData written atomically. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cms_cli.h"
@@ -46,9 +47,9 @@ static int load_all(const cms_args *a, sign_state *s) {
 }
 
 /* The SignedData into a buffer of the size the library asks for. */
-static int make_message(const cms_args *a, const sign_state *s, const gostx_cms_hash *h,
+static int make_message(unsigned flags, const sign_state *s, const gostx_cms_hash *h,
                         const uint8_t *content, size_t content_len, uint8_t **der, size_t *len) {
-  gostx_cms_sign_params params = {a->flags, (int64_t)time(NULL), s->chain->c, s->chain->n};
+  gostx_cms_sign_params params = {flags, (int64_t)time(NULL), s->chain->c, s->chain->n};
   int rc = gostx_cms_sign(s->signers, s->n, &params, h, content, content_len, NULL, 0, len);
   if (rc == 0 && !(*der = malloc(*len))) rc = GOSTX_ENOMEM;
   if (rc == 0) rc = gostx_cms_sign(s->signers, s->n, &params, h, content, content_len, *der, *len, len);
@@ -86,9 +87,15 @@ int cms_sign(const cms_args *a) {
   gostx_cms_hash h;
   int rc = s.signer_certs && s.chain ? load_all(a, &s) : (cli_err("out of memory"), CLI_EXIT_FAIL);
   int attached = (a->flags & GOSTX_CMS_ATTACHED) != 0;
-  if (!rc) rc = cms_hash_file(a->in, hashes_wanted(&s), &h, attached ? &content : NULL, &content_len);
-  if (!rc) rc = make_message(a, &s, &h, content, content_len, &der, &der_len);
-  if (!rc) rc = cms_write_message(a->out, a->outform, der, der_len);
+  /* an attached regular file: streamed (read twice), not held whole */
+  struct stat sb;
+  int streamed = attached && a->in && strcmp(a->in, "-") && stat(a->in, &sb) == 0 && S_ISREG(sb.st_mode);
+  if (!rc) rc = cms_hash_file(a->in, hashes_wanted(&s), &h, attached && !streamed ? &content : NULL, &content_len);
+  /* streamed: signed as a detached message, the content spliced in after */
+  unsigned flags = streamed ? a->flags & ~GOSTX_CMS_ATTACHED : a->flags;
+  if (!rc) rc = make_message(flags, &s, &h, content, content_len, &der, &der_len);
+  if (!rc && streamed) rc = cms_write_attached(a, der, der_len, &h, (uint64_t)sb.st_size);
+  else if (!rc) rc = cms_write_message(a->out, a->outform, der, der_len);
   if (!rc && a->tsa_query) rc = write_query(a, der, der_len);
   for (size_t i = 0; i < GOSTX_CMS_MAX_SIGNERS; i++) gostx_gost3410_key_clear(&s.keys[i]);
   if (s.signer_certs) cli_cert_list_free(s.signer_certs);

@@ -90,15 +90,24 @@ static int content_hash(const cms_args *a, const gostx_cms_signed *sd, gostx_cms
   return cms_hash_file(a->content, want, h, NULL, NULL);
 }
 
-static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd) {
+/* sd verified with the content's digests: a streamed content's (s, its
+ * hash NULL when no digest was known), or the detached content's
+ * (computed here), or the attached one's; -out written after. */
+typedef struct streamed {
+  const gostx_cms_hash *hash;
+  cli_out *out; /* -out's temporary file, or NULL */
+} streamed;
+
+static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const streamed *s) {
   gostx_x509_store *store = NULL;
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
   gostx_cms_hash h;
   gostx_cms_verdict v;
-  int use_hash = 0;
+  int use_hash = s && s->hash;
   int rc = untrusted ? cms_load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc) rc = cms_load_untrusted(a, untrusted);
-  if (!rc) rc = content_hash(a, sd, &h, &use_hash);
+  if (use_hash) h = *s->hash;
+  else if (!rc && !s) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
     gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime};
     if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
@@ -108,7 +117,8 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd) {
   }
   if (!rc) {
     fprintf(stderr, "CMS Verification successful\n");
-    if (a->out && sd->content) rc = cli_write_file(a->out, sd->content, sd->content_len, 0);
+    if (s) rc = s->out ? cli_out_commit(s->out) : 0;
+    else if (a->out && sd->content) rc = cli_write_file(a->out, sd->content, sd->content_len, 0);
     else if (a->out) rc = copy_verified(a->content, a->out, &h);
   }
   if (untrusted) cli_cert_list_free(untrusted);
@@ -117,12 +127,50 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd) {
   return rc;
 }
 
+static int out_write(void *ctx, const uint8_t *p, size_t len) { return cli_out_write(ctx, p, len); }
+
+/* Without -content: the message streamed (gostx_cms_signed_stream), its
+ * attached content digested on the way into -out's temporary file, which
+ * is put in place only after every check passed. */
+static int verify_streamed(const cms_args *a, uint8_t *work, gostx_cms_signed *sd) {
+  cms_stream_in in;
+  cli_out out;
+  gostx_cms_signed_stream_result res;
+  gostx_cms_status st;
+  int rc = cms_stream_open(&in, a->in, a->inform);
+  if (rc) return rc;
+  if (a->out && (rc = cli_out_open(&out, a->out, 0))) return cms_stream_close(&in), rc;
+  int lrc = gostx_cms_signed_stream(work, GOSTX_CMS_STREAM_WORK, cms_stream_read, &in,
+                                    a->out ? out_write : NULL, &out, &res);
+  if (lrc && in.failed) rc = lrc; /* said already */
+  else if (lrc) rc = lrc > 0 ? lrc : (cli_err("cms: %s: %s", a->in, gostx_cms_status_name(res.status)), CMS_EXIT_VERIFY);
+  else if (!res.attached)
+    rc = cli_usage("cms: %s is a detached signature: -content FILE is needed", a->in);
+  else if (gostx_cms_signed_parse(res.der, res.der_len, sd, &st))
+    rc = (cli_err("cms: %s: %s", a->in, gostx_cms_status_name(st)), CMS_EXIT_VERIFY);
+  if (rc == CMS_EXIT_VERIFY) fprintf(stderr, "CMS Verification failure\n");
+  streamed s = {res.hashed ? &res.hash : NULL, a->out ? &out : NULL};
+  if (!rc) rc = verify_parsed(a, sd, &s);
+  if (a->out) cli_out_abort(&out);
+  cms_stream_close(&in);
+  return rc;
+}
+
 int cms_verify(const cms_args *a) {
   uint8_t *der = NULL;
   gostx_cms_signed *sd = NULL;
-  int rc = cms_load_signed(a, &der, &sd);
+  int rc;
+  if (!a->content) { /* attached: any size, streamed */
+    uint8_t *work = malloc(GOSTX_CMS_STREAM_WORK);
+    rc = work && (sd = calloc(1, sizeof *sd)) ? verify_streamed(a, work, sd)
+                                              : (cli_err("out of memory"), CLI_EXIT_FAIL);
+    free(work);
+    free(sd);
+    return rc;
+  }
+  rc = cms_load_signed(a, &der, &sd);
   if (rc == CMS_EXIT_VERIFY) fprintf(stderr, "CMS Verification failure\n");
-  if (!rc) rc = verify_parsed(a, sd);
+  if (!rc) rc = verify_parsed(a, sd, NULL);
   free(sd);
   free(der);
   return rc;

@@ -74,7 +74,11 @@ typedef enum gostx_cms_status {
   GOSTX_CMS_RECIPIENT_NOT_FOUND, /* no KeyTransRecipientInfo names the certificate / key */
   GOSTX_CMS_WRONG_KEY,          /* KImp15's MAC fails: another key, or encryptedKey changed */
   GOSTX_CMS_BAD_MAC,            /* the content's OMAC fails: content or attribute changed */
-  GOSTX_CMS_ORIGINATOR_NOT_FOUND /* KARI with a static originator: its certificate not given */
+  GOSTX_CMS_ORIGINATOR_NOT_FOUND, /* KARI with a static originator: its certificate not given */
+  /* streaming (BER) input */
+  GOSTX_CMS_BAD_EOC,            /* an indefinite-length element's end-of-contents is not 00 00 */
+  GOSTX_CMS_TOO_DEEP,           /* nested deeper than GOSTX_CMS_STREAM_DEPTH */
+  GOSTX_CMS_TOO_LARGE           /* a header element larger than the streaming work buffer */
 } gostx_cms_status;
 
 /* The status as text that starts with what failed ("messageDigest: ..."). */
@@ -396,6 +400,100 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digested_verify(const gostx_cms_digeste
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_digest_create(size_t digest_len, const uint8_t *content,
                                                         size_t len, uint8_t *out, size_t cap,
                                                         size_t *out_len);
+
+/* ---- streaming: a message of any size in constant memory ----
+ * The input is read through read (*got 0 at its end) as BER or DER:
+ * definite or indefinite lengths on the outer structures (ContentInfo, the
+ * content type's SEQUENCE, EncryptedContentInfo) and the content's OCTET
+ * STRING primitive or constructed of primitive segments, as openssl cms
+ * -stream writes; every element inside (recipientInfos, algorithm
+ * identifiers, attributes) DER and read whole into the work buffer. */
+typedef int (*gostx_cms_read_fn)(void *ctx, uint8_t *buf, size_t cap, size_t *got);
+typedef int (*gostx_cms_write_fn)(void *ctx, const uint8_t *buf, size_t len);
+#define GOSTX_CMS_STREAM_DEPTH 16 /* open elements at once */
+#define GOSTX_CMS_STREAM_WORK (160u * 1024) /* the work buffer a call needs at least */
+
+typedef struct gostx_cms_decrypt_params {
+  /* EnvelopedData: the recipient (as gostx_cms_enveloped_decrypt; cert
+   * NULL: by key alone, every recipient of key's size tried) */
+  const gostx_x509_cert *cert, *originator;
+  const gostx_gost3410_key *key;
+  /* EncryptedData instead: its 32-byte key (cert, key unused) */
+  const uint8_t *secret_key;
+  uint8_t *work; /* GOSTX_CMS_STREAM_WORK bytes or more: input window and header */
+  size_t work_len;
+} gostx_cms_decrypt_params;
+
+typedef struct gostx_cms_stream_result {
+  gostx_cms_status status;
+  gostx_cms_cipher cipher;  /* the content's; gostx_cms_cipher_has_mac: authenticated */
+  const uint8_t *oid;       /* UNKNOWN_ALGORITHM: the OID's content (in work) */
+  size_t oid_len;
+  uint64_t content_len;     /* bytes given to write */
+  size_t n_recipients;      /* EnvelopedData: its RecipientInfos, of every kind */
+} gostx_cms_stream_result;
+
+/* Decrypts the EnvelopedData (or, with secret_key, EncryptedData) read
+ * through read, giving the content to write in chunks AS IT IS DECRYPTED:
+ * before the message's end has been read and, for -OMAC content, before
+ * its MAC is checked. Only a return of 0 says the content is whole and
+ * (with a MAC) authentic; otherwise what write was given must be
+ * discarded (gostx cms -decrypt writes a temporary file, renamed only
+ * then). 0; GOSTX_EFORMAT / GOSTX_EAUTH with res->status as the one-shot
+ * calls name it, or TRUNCATED, TRAILING_DATA, BAD_EOC, TOO_DEEP,
+ * TOO_LARGE; read's or write's own error as it is; GOSTX_EINVAL misuse. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_decrypt_stream(const gostx_cms_decrypt_params *p,
+                                                         gostx_cms_read_fn read, void *read_ctx,
+                                                         gostx_cms_write_fn write,
+                                                         void *write_ctx,
+                                                         gostx_cms_stream_result *res);
+
+/* Encrypts the content read through read into an EnvelopedData for
+ * recipients[n] (the RecipientInfos of gostx_cms_encrypt_with: KTRI or
+ * KARI, by issuer and serial or key id; RFC 4490's for GOSTX_CMS_GOST89)
+ * or, with secret_key, an EncryptedData, given to write as it is made.
+ * content_len known: DER (the content must then be exactly that long, else
+ * GOSTX_ELEN); or GOSTX_CMS_LEN_UNKNOWN (a pipe): BER as openssl cms
+ * -stream writes it, indefinite lengths and the content in OCTET STRING
+ * segments of the work buffer's window. 0; read's or write's error;
+ * GOSTX_EINVAL misuse (and what gostx_cms_encrypt_with refuses). */
+#define GOSTX_CMS_LEN_UNKNOWN UINT64_MAX
+typedef struct gostx_cms_encrypt_stream_params {
+  const gostx_x509_cert *recipients; /* EnvelopedData */
+  size_t n_recipients;
+  const uint8_t *secret_key;         /* EncryptedData instead (32 bytes) */
+  gostx_cms_cipher cipher;
+  int kari, key_id;                  /* as gostx_cms_encrypt_params' (EnvelopedData) */
+  uint64_t content_len;              /* or GOSTX_CMS_LEN_UNKNOWN */
+  uint8_t *work;                     /* GOSTX_CMS_STREAM_WORK bytes or more */
+  size_t work_len;
+} gostx_cms_encrypt_stream_params;
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt_stream(const gostx_cms_encrypt_stream_params *p,
+                                                         gostx_cms_read_fn read, void *read_ctx,
+                                                         gostx_cms_write_fn write,
+                                                         void *write_ctx);
+
+/* Reads a SignedData through read, BER or DER, its attached content given
+ * to write (NULL: dropped) while it is digested with the digests its
+ * digestAlgorithms name (RFC 5652 5.1: listed for one-pass processing),
+ * and the message without its content rebuilt in work as DER (res->der),
+ * for gostx_cms_signed_parse and gostx_cms_signed_verify with res->hash
+ * (when res->hashed) as for a detached signature. Nothing is verified
+ * here: what write was given must be discarded unless the verification
+ * then passes. 0 (res->attached says whether there was a content);
+ * GOSTX_EFORMAT with res->status; read's or write's error. */
+typedef struct gostx_cms_signed_stream_result {
+  gostx_cms_status status;
+  int attached, hashed;
+  gostx_cms_hash hash;
+  uint64_t content_len;
+  const uint8_t *der; /* in work */
+  size_t der_len;
+} gostx_cms_signed_stream_result;
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_stream(uint8_t *work, size_t work_len,
+                                                        gostx_cms_read_fn read, void *read_ctx,
+                                                        gostx_cms_write_fn write, void *write_ctx,
+                                                        gostx_cms_signed_stream_result *res);
 
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS

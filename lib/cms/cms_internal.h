@@ -6,6 +6,7 @@
 
 #include "asn1/der.h"
 #include "gostx/cms.h"
+#include "gostx/gost89.h"
 
 /* content types (RFC 5652 section 4, 5.1) */
 #define OID_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x01"        /* 1.2.840.113549.1.7.1 */
@@ -90,7 +91,53 @@ int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content
 int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
                                        const uint8_t *content, size_t len, int count);
 void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher);
+/* Streaming's pieces of the same: EncryptedContentInfo's contentType and
+ * algorithm with a fresh ukm (zeros when count); the [1] attribute with
+ * the encrypted MAC mac (nothing without one). */
+int gostx__cms_write_content_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count);
+void gostx__cms_write_mac_value(gostx__der_w *w, gostx_cms_cipher cipher, const uint8_t *mac);
 int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const uint8_t cek[32]);
+/* Parts of the reading that streaming shares: the content algorithm
+ * (its parameters checked), the unprotectedAttrs SET's content, and the
+ * -OMAC cipher's MAC attribute present and of the block's size. */
+int gostx__cms_content_alg(gostx__der *r, gostx_cms_encrypted_content *ec);
+int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec);
+int gostx__cms_check_mac_attr(const gostx_cms_encrypted_content *ec, gostx_cms_status *st);
+
+/* Decryption of ec's content in chunks under cek (ec's cipher known):
+ * update any split of the ciphertext (in == out allowed), then final with
+ * the encrypted MAC (-OMAC; else ignored): 0 or GOSTX_EAUTH, *st BAD_MAC.
+ * final and clear wipe the keys. */
+typedef struct gostx__cms_opener {
+  gostx_cipher enc, mac;
+  gostx_mode_ctx ctr;
+  gostx_gost89_ctx cfb; /* GOSTX_CMS_GOST89 instead of enc and ctr */
+  gostx_omac_ctx omac;
+  gostx_cms_cipher cipher;
+  int has_mac;
+} gostx__cms_opener;
+int gostx__cms_opener_init(gostx__cms_opener *o, const gostx_cms_encrypted_content *ec,
+                           const uint8_t cek[32]);
+int gostx__cms_opener_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out);
+int gostx__cms_opener_final(gostx__cms_opener *o, const uint8_t *mac, gostx_cms_status *st);
+void gostx__cms_opener_clear(gostx__cms_opener *o);
+/* The same context encrypting (init: CFB runs the other way): update (OMAC of the content, then the
+ * gamma), final: the encrypted OMAC into mac (-OMAC ciphers). */
+int gostx__cms_sealer_init(gostx__cms_opener *o, const gostx_cms_encrypted_content *ec,
+                           const uint8_t cek[32]);
+int gostx__cms_sealer_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out);
+int gostx__cms_sealer_final(gostx__cms_opener *o, uint8_t mac[16]);
+
+/* EnvelopedData's fields before its EncryptedContentInfo (version,
+ * originatorInfo, recipientInfos), read from ed; and the CEK that key
+ * unwraps from env: from the recipient cert names, or (cert NULL) from
+ * whichever recipient opens, all tried (gostx_cms_enveloped_decrypt's
+ * first half, its checks made the same way). */
+int gostx__cms_enveloped_head(gostx__der *ed, gostx_cms_enveloped *env, gostx_cms_status *st);
+int gostx__cms_enveloped_cek(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                             const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                             uint8_t cek[32], gostx_cms_status *st);
+
 /* Decrypts ec under cek into out[cap] (size query when out is NULL). */
 int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
                     size_t cap, size_t *out_len, gostx_cms_status *st);
@@ -103,6 +150,10 @@ int gostx__cms89_sbox(gostx__der oid);
 int gostx__cms89_read_params(gostx__der *alg, gostx_cms_encrypted_content *ec);
 /* id-Gost28147-89's AlgorithmIdentifier with a fresh IV (zero if count). */
 int gostx__cms89_write_alg(gostx__der_w *w, int count);
+/* ctx set for CFB with key meshing under cek and ec's IV and S-box, for
+ * content in chunks of any size (the ctx carries the partial block). */
+int gostx__cms89_init(gostx_gost89_ctx *ctx, const gostx_cms_encrypted_content *ec,
+                      const uint8_t cek[32], int decrypt);
 /* CFB with key meshing of ec's ciphertext_len bytes in into out. */
 int gostx__cms89_crypt(const gostx_cms_encrypted_content *ec, const uint8_t cek[32],
                        const uint8_t *in, uint8_t *out, int decrypt);
@@ -139,6 +190,18 @@ int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
                              const gostx_cms_encrypt_params *p, const gostx__cms_sender_draw *draw,
                              const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                              size_t *out_len);
+/* recipients[n] and p fit for EnvelopedData (2012 keys, n in
+ * 1..GOSTX_CMS_MAX_RECIPIENTS, a key id where p->key_id, GOST89 only by
+ * issuer and serial); EnvelopedData's version for p (RFC 5652 6.1). */
+int gostx__cms_encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
+                                 const gostx_cms_encrypt_params *p);
+uint32_t gostx__cms_enveloped_version(const gostx_cms_encrypt_params *p);
+/* The recipientInfos SET, one RecipientInfo per recipient as p asks (RFC
+ * 4490 KTRIs for GOST89) in the caller's order, wrapping draw's CEK (draw
+ * NULL: a size query). One-shot and streaming encryption both write it. */
+int gostx__cms_write_recipient_infos(gostx__der_w *w, const gostx_x509_cert *recipients, size_t n,
+                                     const gostx_cms_encrypt_params *p,
+                                     const gostx__cms_sender_draw *draw);
 /* One RecipientInfo for c as p asks, the CEK wrapped under the wrap
  * cipher alg with recipient i's draw (draw NULL: a size query, nothing
  * computed). */

@@ -48,6 +48,15 @@ int gostx__cms89_write_alg(gostx__der_w *w, int count) {
   return rc;
 }
 
+int gostx__cms89_init(gostx_gost89_ctx *ctx, const gostx_cms_encrypted_content *ec,
+                      const uint8_t cek[32], int decrypt) {
+  gostx_gost89_key k;
+  int rc = gostx_gost89_set_key(&k, cek, (gostx_sbox)ec->sbox);
+  if (!rc) rc = gostx_gost89_init(ctx, &k, GOSTX_GOST89_CFB, decrypt, ec->ukm, 1);
+  gostx_gost89_clear(&k);
+  return rc;
+}
+
 int gostx__cms89_crypt(const gostx_cms_encrypted_content *ec, const uint8_t cek[32],
                        const uint8_t *in, uint8_t *out, int decrypt) {
   gostx_gost89_key k;

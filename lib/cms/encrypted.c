@@ -1,8 +1,10 @@
 /* Content encryption of R 1323565.1.025-2019 (section 5): the
  * EncryptedContentInfo that EnvelopedData and EncryptedData share, with
  * Kuznyechik- or Magma-CTR-ACPKM and their -OMAC forms, whose MAC travels
- * encrypted as the unprotected attribute id-cms-mac-attr; and
- * EncryptedData (RFC 5652 section 8), the key given by the caller. */
+ * encrypted as the unprotected attribute id-cms-mac-attr (GOST 28147-89
+ * CFB, RFC 4490's, by content89.c), whole or in chunks (the opener and
+ * sealer, which the streaming calls use); and EncryptedData (RFC 5652
+ * section 8), the key given by the caller. */
 #include "cms/cms_internal.h"
 #include "gostx/kdf.h"
 #include "gostx/modes.h"
@@ -53,7 +55,7 @@ static gostx_cms_cipher cipher_of(gostx__der oid) {
 
 /* unprotectedAttrs [1] IMPLICIT SET OF Attribute: id-cms-mac-attr's one
  * OCTET STRING; other attributes are not ours and left alone. */
-static int unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec) {
+int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec) {
   gostx__der attr, oid, values, mac;
   while (set.n) {
     if (gostx__der_get(&set, GOSTX__DER_SEQ, &attr, NULL) || gostx__der_oid(&attr, &oid) ||
@@ -70,7 +72,7 @@ static int unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec) {
 /* ContentEncryptionAlgorithmIdentifier: one of ours has the parameters
  * SEQUENCE { ukm OCTET STRING } (GOST2015 parameters); another is kept as
  * its OID for the refusal to name. */
-static int content_alg(gostx__der *r, gostx_cms_encrypted_content *ec) {
+int gostx__cms_content_alg(gostx__der *r, gostx_cms_encrypted_content *ec) {
   gostx__der alg, oid, params, ukm;
   if (gostx__der_get(r, GOSTX__DER_SEQ, &alg, NULL) || gostx__der_oid(&alg, &oid)) return GOSTX_EFORMAT;
   ec->alg_oid = oid.p, ec->alg_oid_len = oid.n;
@@ -90,17 +92,21 @@ int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content
   gostx__der eci, type, ct = {NULL, 0}, attrs;
   memset(ec, 0, sizeof *ec);
   if (gostx__der_get(r, GOSTX__DER_SEQ, &eci, NULL) || gostx__der_oid(&eci, &type) ||
-      content_alg(&eci, ec))
+      gostx__cms_content_alg(&eci, ec))
     return GOSTX_EFORMAT;
   ec->content_type = type.p, ec->content_type_len = type.n;
   /* encryptedContent [0] IMPLICIT OCTET STRING, primitive (DER) */
   if (eci.n && (gostx__der_get(&eci, GOSTX__DER_CTX(0), &ct, NULL) || eci.n)) return GOSTX_EFORMAT;
   ec->ciphertext = ct.p, ec->ciphertext_len = ct.n;
   if (gostx__der_peek(r, GOSTX__DER_CTXC(1)) &&
-      (gostx__der_get(r, GOSTX__DER_CTXC(1), &attrs, NULL) || unprotected_attrs(attrs, ec)))
+      (gostx__der_get(r, GOSTX__DER_CTXC(1), &attrs, NULL) || gostx__cms_unprotected_attrs(attrs, ec)))
     return GOSTX_EFORMAT;
   if (r->n) return GOSTX_EFORMAT;
   if (!ec->ciphertext) return *st = GOSTX_CMS_NO_CONTENT, GOSTX_EFORMAT;
+  return gostx__cms_check_mac_attr(ec, st);
+}
+
+int gostx__cms_check_mac_attr(const gostx_cms_encrypted_content *ec, gostx_cms_status *st) {
   if (gostx_cms_cipher_has_mac(ec->cipher) && ec->mac_len != block_len(ec->cipher))
     return *st = ec->mac ? GOSTX_CMS_BAD_ATTRIBUTE : GOSTX_CMS_MISSING_ATTRIBUTE, GOSTX_EFORMAT;
   return 0;
@@ -123,21 +129,6 @@ static int content_keys(gostx_cms_cipher cipher, const uint8_t cek[32], const ui
   return rc;
 }
 
-/* CTR-ACPKM over in[len] into out; for -OMAC the gamma goes on over
- * mac_in[n] into mac_out (the OMAC is encrypted by what follows the
- * content's gamma, as gost-engine's final call does). */
-static int ctr(const gostx_cipher *enc, gostx_cms_cipher cipher, const uint8_t *ukm, const uint8_t *in,
-               size_t len, uint8_t *out, const uint8_t *mac_in, uint8_t *mac_out) {
-  gostx_mode_ctx m;
-  size_t n = block_len(cipher), done = 0;
-  int rc = gostx_mode_init(&m, enc, GOSTX_MODE_CTR_ACPKM, 0, ukm, n / 2, 0, GOSTX_PAD_NONE,
-                           SECTION(cipher_alg(cipher)));
-  if (!rc && len) rc = gostx_mode_update(&m, in, len, out, &done);
-  if (!rc && mac_in) rc = gostx_mode_update(&m, mac_in, n, mac_out, &done);
-  gostx_mode_clear(&m);
-  return rc;
-}
-
 /* { CTR-ACPKM OID, SEQUENCE { ukm } } with a fresh ukm (zeros if count). */
 static int write_acpkm_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count) {
   uint8_t ukm[16] = {0};
@@ -151,52 +142,138 @@ static int write_acpkm_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count) 
   return rc;
 }
 
+/* EncryptedContentInfo's contentType (id-data) and algorithm with a fresh
+ * IV or ukm (zeros if count). */
+int gostx__cms_write_content_alg(gostx__der_w *w, gostx_cms_cipher cipher, int count) {
+  gostx__der_w_oid(w, "1.2.840.113549.1.7.1");
+  return cipher == GOSTX_CMS_GOST89 ? gostx__cms89_write_alg(w, count) : write_acpkm_alg(w, cipher, count);
+}
+
 /* Written with the content as it is and a zero MAC: gostx__cms_seal
  * encrypts both in place once the whole message is written (the writer
  * moves what it has written while it closes elements). */
 int gostx__cms_write_encrypted_content(gostx__der_w *w, gostx_cms_cipher cipher,
                                        const uint8_t *content, size_t len, int count) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, "1.2.840.113549.1.7.1");
-  int rc = cipher == GOSTX_CMS_GOST89 ? gostx__cms89_write_alg(w, count) : write_acpkm_alg(w, cipher, count);
+  int rc = gostx__cms_write_content_alg(w, cipher, count);
   gostx__der_w_tlv(w, GOSTX__DER_CTX(0), content, len);
   gostx__der_w_end(w);
   return rc;
 }
 
-void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher) {
-  static const uint8_t zero[16];
+void gostx__cms_write_mac_value(gostx__der_w *w, gostx_cms_cipher cipher, const uint8_t *mac) {
   if (!gostx_cms_cipher_has_mac(cipher)) return;
   gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, "1.2.643.7.1.0.6.1.1");
   gostx__der_w_begin(w, GOSTX__DER_SET);
-  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, zero, block_len(cipher));
+  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, mac, block_len(cipher));
   gostx__der_w_end(w);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
 }
 
+void gostx__cms_write_mac_attr(gostx__der_w *w, gostx_cms_cipher cipher) {
+  static const uint8_t zero[16];
+  gostx__cms_write_mac_value(w, cipher, zero);
+}
+
 int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const uint8_t cek[32]) {
-  gostx_cipher enc, mac;
-  uint8_t tag[16];
-  size_t n = block_len(ec->cipher);
-  int has_mac = gostx_cms_cipher_has_mac(ec->cipher);
-  uint8_t *p = out + (ec->ciphertext - out), *m = has_mac ? out + (ec->mac - out) : NULL;
+  uint8_t *p = out + (ec->ciphertext - out), tag[16];
+  gostx__cms_opener o;
   if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_crypt(ec, cek, p, p, 0);
-  memset(&enc, 0, sizeof enc);
-  memset(&mac, 0, sizeof mac);
-  int rc = content_keys(ec->cipher, cek, ec->ukm, &enc, &mac);
-  if (!rc && has_mac) rc = gostx_omac(&mac, p, ec->ciphertext_len, tag, n);
-  if (!rc) rc = ctr(&enc, ec->cipher, ec->ukm, p, ec->ciphertext_len, p, has_mac ? tag : NULL, m);
-  gostx_cipher_clear(&enc);
-  gostx_cipher_clear(&mac);
+  int rc = gostx__cms_sealer_init(&o, ec, cek);
+  if (!rc) rc = gostx__cms_sealer_update(&o, p, ec->ciphertext_len, p);
+  if (!rc) rc = gostx__cms_sealer_final(&o, tag);
+  else gostx__cms_opener_clear(&o);
+  if (!rc && o.has_mac) memcpy(out + (ec->mac - out), tag, block_len(ec->cipher));
   gostx_memzero(tag, sizeof tag);
   return rc;
 }
 
-/* out NULL: the size only. A -OMAC content is decrypted, then its OMAC
- * compared in constant time; on a mismatch out is wiped. */
+/* ---- decryption in chunks (gostx__cms_opener) ---- */
+
+static int crypter_init(gostx__cms_opener *o, const gostx_cms_encrypted_content *ec,
+                        const uint8_t cek[32], int decrypt) {
+  memset(o, 0, sizeof *o);
+  o->cipher = ec->cipher;
+  o->has_mac = gostx_cms_cipher_has_mac(ec->cipher);
+  if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_init(&o->cfb, ec, cek, decrypt);
+  size_t n = block_len(ec->cipher);
+  int rc = content_keys(ec->cipher, cek, ec->ukm, &o->enc, &o->mac);
+  if (!rc) rc = gostx_mode_init(&o->ctr, &o->enc, GOSTX_MODE_CTR_ACPKM, 0, ec->ukm, n / 2, 0,
+                                GOSTX_PAD_NONE, SECTION(cipher_alg(ec->cipher)));
+  if (!rc && o->has_mac) rc = gostx_omac_init(&o->omac, &o->mac);
+  if (rc) gostx__cms_opener_clear(o);
+  return rc;
+}
+
+int gostx__cms_opener_init(gostx__cms_opener *o, const gostx_cms_encrypted_content *ec,
+                           const uint8_t cek[32]) {
+  return crypter_init(o, ec, cek, 1);
+}
+
+int gostx__cms_sealer_init(gostx__cms_opener *o, const gostx_cms_encrypted_content *ec,
+                           const uint8_t cek[32]) {
+  return crypter_init(o, ec, cek, 0);
+}
+
+int gostx__cms_opener_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out) {
+  size_t done = 0;
+  if (o->cipher == GOSTX_CMS_GOST89) return gostx_gost89_update(&o->cfb, in, len, out);
+  int rc = len ? gostx_mode_update(&o->ctr, in, len, out, &done) : 0;
+  if (!rc && o->has_mac) rc = gostx_omac_update(&o->omac, out, len);
+  return rc;
+}
+
+/* Encryption: the OMAC over the content as it is, then the gamma. */
+int gostx__cms_sealer_update(gostx__cms_opener *o, const uint8_t *in, size_t len, uint8_t *out) {
+  size_t done = 0;
+  if (o->cipher == GOSTX_CMS_GOST89) return gostx_gost89_update(&o->cfb, in, len, out);
+  int rc = o->has_mac ? gostx_omac_update(&o->omac, in, len) : 0;
+  if (!rc && len) rc = gostx_mode_update(&o->ctr, in, len, out, &done);
+  return rc;
+}
+
+/* The content's OMAC encrypted by the gamma that follows the content's
+ * (as gost-engine's final call does) into mac (the block's size). */
+int gostx__cms_sealer_final(gostx__cms_opener *o, uint8_t mac[16]) {
+  uint8_t tag[16];
+  size_t n = block_len(o->cipher), done = 0;
+  int rc = o->has_mac ? gostx_omac_final(&o->omac, tag, n) : 0;
+  if (!rc && o->has_mac) rc = gostx_mode_update(&o->ctr, tag, n, mac, &done);
+  gostx_memzero(tag, sizeof tag);
+  gostx__cms_opener_clear(o);
+  return rc;
+}
+
+/* The encrypted MAC decrypted by the gamma that follows the content's and
+ * compared in constant time with the content's OMAC. */
+int gostx__cms_opener_final(gostx__cms_opener *o, const uint8_t *mac, gostx_cms_status *st) {
+  uint8_t tag[16], expected[16];
+  size_t n = block_len(o->cipher), done = 0;
+  int rc = 0;
+  if (o->has_mac) {
+    rc = gostx_mode_update(&o->ctr, mac, n, expected, &done);
+    if (!rc) rc = gostx_omac_final(&o->omac, tag, n);
+    if (!rc && gostx__verdict(gostx_memeq_ct(tag, expected, n) & GOSTX_EAUTH)) /* public once decided */
+      *st = GOSTX_CMS_BAD_MAC, rc = GOSTX_EAUTH;
+  }
+  gostx_memzero(tag, sizeof tag);
+  gostx_memzero(expected, sizeof expected);
+  gostx__cms_opener_clear(o);
+  return rc;
+}
+
+void gostx__cms_opener_clear(gostx__cms_opener *o) {
+  gostx_mode_clear(&o->ctr);
+  gostx_omac_clear(&o->omac);
+  gostx_cipher_clear(&o->enc);
+  gostx_cipher_clear(&o->mac);
+  gostx_gost89_ctx_clear(&o->cfb);
+}
+
+/* out NULL: the size only. On a failed MAC out is wiped. */
 int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
                     size_t cap, size_t *out_len, gostx_cms_status *st) {
   *out_len = ec->ciphertext_len;
@@ -204,25 +281,12 @@ int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32]
   if (!out) return 0;
   if (cap < ec->ciphertext_len) return GOSTX_ELEN;
   if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_crypt(ec, cek, ec->ciphertext, out, 1);
-  gostx_cipher enc, mac;
-  uint8_t tag[16], expected[16];
-  size_t n = block_len(ec->cipher);
-  int has_mac = gostx_cms_cipher_has_mac(ec->cipher);
-  memset(&enc, 0, sizeof enc);
-  memset(&mac, 0, sizeof mac);
-  int rc = content_keys(ec->cipher, cek, ec->ukm, &enc, &mac);
-  if (!rc) rc = ctr(&enc, ec->cipher, ec->ukm, ec->ciphertext, ec->ciphertext_len, out,
-                    has_mac ? ec->mac : NULL, expected);
-  if (!rc && has_mac) rc = gostx_omac(&mac, out, ec->ciphertext_len, tag, n);
-  if (!rc && has_mac && gostx__verdict(gostx_memeq_ct(tag, expected, n) & GOSTX_EAUTH)) { /* public once decided */
-    gostx_memzero(out, ec->ciphertext_len);
-    *st = GOSTX_CMS_BAD_MAC;
-    rc = GOSTX_EAUTH;
-  }
-  gostx_cipher_clear(&enc);
-  gostx_cipher_clear(&mac);
-  gostx_memzero(tag, sizeof tag);
-  gostx_memzero(expected, sizeof expected);
+  gostx__cms_opener o;
+  int rc = gostx__cms_opener_init(&o, ec, cek);
+  if (!rc) rc = gostx__cms_opener_update(&o, ec->ciphertext, ec->ciphertext_len, out);
+  if (!rc) rc = gostx__cms_opener_final(&o, ec->mac, st);
+  else gostx__cms_opener_clear(&o);
+  if (rc) gostx_memzero(out, ec->ciphertext_len);
   return rc;
 }
 

@@ -152,6 +152,16 @@ static int recipient_infos(gostx__der set, gostx_cms_enveloped *env, gostx_cms_s
   return env->n_recipients + env->n_other_recipients ? 0 : GOSTX_EFORMAT;
 }
 
+int gostx__cms_enveloped_head(gostx__der *ed, gostx_cms_enveloped *env, gostx_cms_status *st) {
+  gostx__der set;
+  if (gostx__der_small_uint(ed, &env->version) || env->version > 4) return GOSTX_EFORMAT;
+  if (gostx__der_peek(ed, GOSTX__DER_CTXC(0)) && gostx__der_get(ed, GOSTX__DER_CTXC(0), NULL, NULL))
+    return GOSTX_EFORMAT; /* originatorInfo: certificates a KARI may need, not read yet */
+  if (gostx__der_get(ed, GOSTX__DER_SET, &set, NULL) || recipient_infos(set, env, st))
+    return GOSTX_EFORMAT;
+  return 0;
+}
+
 int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enveloped *out,
                               gostx_cms_status *st) {
   gostx_cms_status dummy;
@@ -159,15 +169,11 @@ int gostx_cms_enveloped_parse(const uint8_t *der, size_t der_len, gostx_cms_enve
   *st = GOSTX_CMS_MALFORMED;
   if (!der || !out) return GOSTX_EINVAL;
   memset(out, 0, sizeof *out);
-  gostx__der ed, set;
+  gostx__der ed;
   size_t rest;
   if (gostx__cms_content_info(der, der_len, (const uint8_t *)OID_ENVELOPED_DATA,
                               sizeof OID_ENVELOPED_DATA - 1, &ed, &rest, st) ||
-      gostx__der_small_uint(&ed, &out->version) || out->version > 4)
-    return GOSTX_EFORMAT;
-  if (gostx__der_peek(&ed, GOSTX__DER_CTXC(0)) && gostx__der_get(&ed, GOSTX__DER_CTXC(0), NULL, NULL))
-    return GOSTX_EFORMAT; /* originatorInfo: certificates a KARI may need, not read yet */
-  if (gostx__der_get(&ed, GOSTX__DER_SET, &set, NULL) || recipient_infos(set, out, st) ||
+      gostx__cms_enveloped_head(&ed, out, st) ||
       gostx__cms_read_encrypted_content(&ed, &out->content, st))
     return GOSTX_EFORMAT;
   if (rest) return *st = GOSTX_CMS_TRAILING_DATA, GOSTX_EFORMAT;
@@ -275,31 +281,52 @@ static int key_is_cert(const gostx_gost3410_key *k, const gostx_x509_cert *c) {
  * one opens, so the time says how many could be ours (the message's
  * public shape), not which one opened. Each try's refusal is KImp15's MAC
  * (a wrong key is told from a changed encryptedKey by no one, and neither
- * says anything of d: the KEG and unwrap run in constant time); the
- * content is decrypted once, under the first CEK that opened. */
-static int decrypt_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key,
-                       const gostx_x509_cert *originator, uint8_t *out, size_t cap,
-                       size_t *out_len, gostx_cms_status *st) {
-  uint8_t cek[32], tried[32];
+ * says anything of d: the KEG and unwrap run in constant time); the CEK
+ * is the first that opened. */
+static int cek_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key,
+                   const gostx_x509_cert *originator, uint8_t cek[32], gostx_cms_status *st) {
+  uint8_t tried[32];
   int opened = 0;
   gostx_cms_status why = GOSTX_CMS_RECIPIENT_NOT_FOUND, s = GOSTX_CMS_OK;
-  if (!env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
-  if (!out) return *out_len = env->content.ciphertext_len, 0;
   for (size_t i = 0; i < env->n_recipients; i++) {
     const gostx_cms_recipient *ri = &env->recipients[i];
     if (!ri->wrap_alg || ri->key_len != key->len) continue;
     if (!unwrap(ri, key, originator, tried, &s)) {
-      if (!opened) memcpy(cek, tried, sizeof cek);
+      if (!opened) memcpy(cek, tried, 32);
       opened = 1;
     } else if (s == GOSTX_CMS_ORIGINATOR_NOT_FOUND) {
       why = s; /* a static originator's certificate might have opened it */
     }
   }
   gostx_memzero(tried, sizeof tried);
-  if (!opened) return *st = why, GOSTX_EAUTH;
-  int rc = gostx__cms_open(&env->content, cek, out, cap, out_len, st);
-  gostx_memzero(cek, sizeof cek);
-  return rc;
+  return opened ? 0 : (*st = why, GOSTX_EAUTH);
+}
+
+static int decrypt_args_ok(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                           const gostx_gost3410_key *key) {
+  return env && key && key->has_private && (!cert || key_is_cert(key, cert));
+}
+
+/* The checks before any unwrap, which a size query makes too: the
+ * recipient named by cert present, the algorithms known and of key's size. */
+static int decrypt_checks(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                          const gostx_gost3410_key *key, gostx_cms_status *st) {
+  if (!cert) return env->content.cipher ? 0 : (*st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT);
+  const gostx_cms_recipient *ri = find_recipient(env, cert);
+  if (!ri) return *st = GOSTX_CMS_RECIPIENT_NOT_FOUND, GOSTX_EAUTH;
+  if (!ri->wrap_alg || !env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
+  if (ri->key_len != key->len) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  return 0;
+}
+
+int gostx__cms_enveloped_cek(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
+                             const gostx_gost3410_key *key, const gostx_x509_cert *originator,
+                             uint8_t cek[32], gostx_cms_status *st) {
+  if (!decrypt_args_ok(env, cert, key)) return GOSTX_EINVAL;
+  int rc = decrypt_checks(env, cert, key, st);
+  if (rc) return rc;
+  return cert ? unwrap(find_recipient(env, cert), key, originator, cek, st)
+              : cek_any(env, key, originator, cek, st);
 }
 
 int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
@@ -309,16 +336,12 @@ int gostx_cms_enveloped_decrypt(const gostx_cms_enveloped *env, const gostx_x509
   gostx_cms_status dummy;
   if (!st) st = &dummy;
   *st = GOSTX_CMS_OK;
-  if (!env || !key || !out_len || !key->has_private || (cert && !key_is_cert(key, cert)))
-    return GOSTX_EINVAL;
-  if (!cert) return decrypt_any(env, key, originator, out, cap, out_len, st);
-  const gostx_cms_recipient *ri = find_recipient(env, cert);
-  if (!ri) return *st = GOSTX_CMS_RECIPIENT_NOT_FOUND, GOSTX_EAUTH;
-  if (!ri->wrap_alg || !env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
-  if (ri->key_len != key->len) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  if (!out_len || !decrypt_args_ok(env, cert, key)) return GOSTX_EINVAL;
+  int rc = decrypt_checks(env, cert, key, st);
+  if (rc) return rc;
   if (!out) return *out_len = env->content.ciphertext_len, 0;
   uint8_t cek[32];
-  int rc = unwrap(ri, key, originator, cek, st);
+  rc = gostx__cms_enveloped_cek(env, cert, key, originator, cek, st);
   if (!rc) rc = gostx__cms_open(&env->content, cek, out, cap, out_len, st);
   gostx_memzero(cek, sizeof cek);
   return rc;
@@ -336,8 +359,8 @@ static gostx_alg wrap_family(gostx_cms_cipher cipher) {
                                                                                : GOSTX_ALG_MAGMA;
 }
 
-static int encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
-                             const gostx_cms_encrypt_params *p) {
+int gostx__cms_encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
+                                 const gostx_cms_encrypt_params *p) {
   const uint8_t *kid;
   size_t kid_len;
   if (!recipients || !p || n == 0 || n > GOSTX_CMS_MAX_RECIPIENTS ||
@@ -355,8 +378,23 @@ static int encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
 /* RFC 5652 6.1: version 0 only when every RecipientInfo is version 0 and
  * unprotectedAttrs is absent, else 2 (a KARI is version 3, a KTRI by key
  * id 2; -OMAC content carries its MAC attribute). */
-static uint32_t enveloped_version(const gostx_cms_encrypt_params *p) {
+uint32_t gostx__cms_enveloped_version(const gostx_cms_encrypt_params *p) {
   return gostx_cms_cipher_has_mac(p->cipher) || p->kari || p->key_id ? 2 : 0;
+}
+
+int gostx__cms_write_recipient_infos(gostx__der_w *w, const gostx_x509_cert *recipients, size_t n,
+                                     const gostx_cms_encrypt_params *p,
+                                     const gostx__cms_sender_draw *draw) {
+  static const uint8_t zero_cek[32];
+  gostx_alg alg = wrap_family(p->cipher);
+  int rc = 0;
+  gostx__der_w_begin(w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = p->cipher == GOSTX_CMS_GOST89
+             ? gostx__cms89_write_ktri(w, &recipients[i], draw ? draw->cek : zero_cek, !draw)
+             : gostx__cms_write_recipient(w, &recipients[i], p, alg, draw, i);
+  gostx__der_w_end(w);
+  return rc;
 }
 
 int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
@@ -364,20 +402,13 @@ int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
                              const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                              size_t *out_len) {
   int count = out == NULL;
-  if (!out_len || (!content && len) || (!count && !draw) || !encrypt_params_ok(recipients, n, p))
+  if (!out_len || (!content && len) || (!count && !draw) ||
+      !gostx__cms_encrypt_params_ok(recipients, n, p))
     return GOSTX_EINVAL;
-  gostx_alg alg = wrap_family(p->cipher);
-  static const uint8_t zero_cek[32];
-  int rc = 0;
   gostx__der_w w;
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.3");
-  gostx__der_w_u32(&w, enveloped_version(p));
-  gostx__der_w_begin(&w, GOSTX__DER_SET); /* in the caller's order, as signerInfos */
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = p->cipher == GOSTX_CMS_GOST89
-             ? gostx__cms89_write_ktri(&w, &recipients[i], count ? zero_cek : draw->cek, count)
-             : gostx__cms_write_recipient(&w, &recipients[i], p, alg, count ? NULL : draw, i);
-  gostx__der_w_end(&w);
+  gostx__der_w_u32(&w, gostx__cms_enveloped_version(p));
+  int rc = gostx__cms_write_recipient_infos(&w, recipients, n, p, count ? NULL : draw);
   if (!rc) rc = gostx__cms_write_encrypted_content(&w, p->cipher, content, len, count);
   gostx__cms_write_mac_attr(&w, p->cipher);
   gostx__cms_w_close(&w);
@@ -392,7 +423,7 @@ int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
 int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
                            const gostx_cms_encrypt_params *p, const uint8_t *content, size_t len,
                            uint8_t *out, size_t cap, size_t *out_len) {
-  if (!out || !encrypt_params_ok(recipients, n, p))
+  if (!out || !gostx__cms_encrypt_params_ok(recipients, n, p))
     return gostx__cms_encrypt_drawn(recipients, n, p, NULL, content, len, out, cap, out_len);
   gostx__cms_sender_draw draw;
   int rc = gostx__cms_draw(recipients, n, &draw);

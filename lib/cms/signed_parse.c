@@ -39,6 +39,11 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
       return "recipient: the key does not unwrap the content-encryption key (wrong key or encryptedKey changed)";
     case GOSTX_CMS_ORIGINATOR_NOT_FOUND:
       return "originator: the static originator's certificate was not given (openssl's -originator)";
+    case GOSTX_CMS_BAD_EOC:
+      return "parse: an indefinite-length element does not end with end-of-contents (00 00)";
+    case GOSTX_CMS_TOO_DEEP: return "parse: elements nested deeper than the streaming reader allows";
+    case GOSTX_CMS_TOO_LARGE:
+      return "limits: a header element (recipientInfos, certificates) larger than the work buffer";
     case GOSTX_CMS_BAD_MAC:
       return "content: the OMAC does not verify (content or its MAC attribute changed, or wrong key)";
   }

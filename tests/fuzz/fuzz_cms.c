@@ -10,13 +10,20 @@
  * a KARI's static originator, so the key transport's or agreement's
  * parse, KEG and KImp15 run, and by that key alone, every recipient of
  * its size tried; EncryptedData: a fixed
- * key) or the digest check, whose refusals must be named. Nothing may
- * crash or read out of bounds. */
+ * key) or the digest check, whose refusals must be named. Bit 4 (with
+ * EnvelopedData or EncryptedData): gostx_cms_decrypt_stream too (by
+ * certificate and by key alone), the input
+ * read 2^(bits 5-7) - 1 bytes a call (0: as much as fits), BER welcome;
+ * where the one-shot calls accept the input, it must give the same status
+ * and bytes. With SignedData, gostx_cms_signed_stream: where the one-shot
+ * parser accepts an attached message, the stream must too, with the same
+ * content, and its rebuilt message must parse. Nothing may crash or read out of bounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gostx.h"
+#include "../support/cms_mem_stream.h"
 
 static void bug(const char *what) {
   fprintf(stderr, "fuzz_cms: %s\n", what);
@@ -70,6 +77,46 @@ static void verify(const gostx_cms_signed *sd, const uint8_t *content, size_t le
   if (v.status == GOSTX_CMS_CHAIN) bug("a chain checked without a store");
 }
 
+/* ---- streaming ---- */
+
+static uint8_t stream_work[GOSTX_CMS_STREAM_WORK];
+static size_t stream_step;
+
+/* The streaming call on der[n] with p's key; when want (the one-shot
+ * call's status, or -1 when it did not parse) is not -1, the same status
+ * and, on success, want_out's bytes. */
+static void stream_same(const uint8_t *der, size_t n, gostx_cms_decrypt_params *p, int want,
+                        const uint8_t *want_out, size_t want_len) {
+  feed f = {der, n, 0, stream_step};
+  sink s = {malloc(n ? n : 1), 0, n};
+  gostx_cms_stream_result res;
+  p->work = stream_work, p->work_len = sizeof stream_work;
+  int rc = gostx_cms_decrypt_stream(p, feed_read, &f, sink_write, &s, &res);
+  if (rc == GOSTX_ELEN) bug("stream: more content than input");
+  if (rc && res.status == GOSTX_CMS_OK) bug("stream: a refusal without its name");
+  if (!rc && res.content_len != s.n) bug("stream: content_len");
+  if (want != -1 && (int)res.status != want) bug("stream: another status than the one-shot call");
+  if (want == GOSTX_CMS_OK && (s.n != want_len || memcmp(s.p, want_out, want_len)))
+    bug("stream: other bytes than the one-shot call");
+  free(s.p);
+}
+
+static void signed_stream_same(const uint8_t *der, size_t n, const gostx_cms_signed *sd) {
+  feed f = {der, n, 0, stream_step};
+  sink s = {malloc(n ? n : 1), 0, n};
+  gostx_cms_signed_stream_result res;
+  gostx_cms_signed *rebuilt = malloc(sizeof *rebuilt);
+  int rc = gostx_cms_signed_stream(stream_work, sizeof stream_work, feed_read, &f, sink_write, &s, &res);
+  if (rc == GOSTX_ELEN) bug("signed stream: more content than input");
+  if (rc && res.status == GOSTX_CMS_OK) bug("signed stream: a refusal without its name");
+  if (!rc && gostx_cms_signed_parse(res.der, res.der_len, rebuilt, NULL) && sd)
+    bug("signed stream: the rebuilt message does not parse");
+  if (sd && sd->content && (rc || s.n != sd->content_len || memcmp(s.p, sd->content, s.n)))
+    bug("signed stream: not the one-shot parser's content");
+  free(rebuilt);
+  free(s.p);
+}
+
 /* ---- EnvelopedData, EncryptedData, DigestedData ---- */
 
 typedef int (*parse_fn)(const uint8_t *der, size_t n, void *out, gostx_cms_status *st);
@@ -121,6 +168,15 @@ static void fuzz_enveloped(const uint8_t *der, size_t n) {
   }
   gostx_cms_enveloped *env = malloc(sizeof *env);
   gostx_cms_status st;
+  if (stream_step != (size_t)-1 && gostx_cms_enveloped_parse(der, n, env, &st)) {
+    /* BER or refused: a certificate of no recipient, the reader walks on */
+    gostx_x509_cert cert;
+    memset(&cert, 0, sizeof cert);
+    cert.curve = keys[0].curve, cert.pub_len = 2 * keys[0].len;
+    memcpy(cert.pub, keys[0].q, cert.pub_len);
+    gostx_cms_decrypt_params p = {&cert, NULL, &keys[0], NULL, NULL, 0};
+    stream_same(der, n, &p, -1, NULL, 0);
+  }
   if (!gostx_cms_enveloped_parse(der, n, env, &st)) {
     content_views(&env->content, der, n);
     for (size_t i = 0; i < env->n_recipients; i++) {
@@ -136,6 +192,10 @@ static void fuzz_enveloped(const uint8_t *der, size_t n) {
       size_t len = env->content.ciphertext_len, got = 0;
       uint8_t *out = malloc(len ? len : 1);
       opened(gostx_cms_enveloped_decrypt(env, NULL, k, NULL, out, len, &got, &st), st, out, len);
+      if (stream_step != (size_t)-1) {
+        gostx_cms_decrypt_params p = {NULL, NULL, k, NULL, NULL, 0};
+        stream_same(der, n, &p, (int)st, out, got);
+      }
       free(out);
     }
     if (env->n_recipients && ri->rid_kind == GOSTX_CMS_SID_ISSUER_SERIAL) {
@@ -152,6 +212,10 @@ static void fuzz_enveloped(const uint8_t *der, size_t n) {
       orig.issuer = ri->orig_issuer, orig.issuer_len = ri->orig_issuer_len;
       orig.serial = ri->orig_serial, orig.serial_len = ri->orig_serial_len;
       opened(gostx_cms_enveloped_decrypt(env, &cert, k, &orig, out, len, &got, &st), st, out, len);
+      if (stream_step != (size_t)-1) {
+        gostx_cms_decrypt_params p = {&cert, &orig, k, NULL, NULL, 0};
+        stream_same(der, n, &p, (int)st, out, got);
+      }
       free(out);
     }
     edges(parse_env, der, n, env);
@@ -163,11 +227,16 @@ static void fuzz_encrypted(const uint8_t *der, size_t n) {
   static const uint8_t key[32] = {1, 2, 3};
   gostx_cms_encrypted ed;
   gostx_cms_status st;
-  if (gostx_cms_encrypted_parse(der, n, &ed, &st)) return;
+  gostx_cms_decrypt_params p = {NULL, NULL, NULL, key, NULL, 0};
+  if (gostx_cms_encrypted_parse(der, n, &ed, &st)) {
+    if (stream_step != (size_t)-1) stream_same(der, n, &p, -1, NULL, 0);
+    return;
+  }
   content_views(&ed.content, der, n);
   size_t len = ed.content.ciphertext_len, got = 0;
   uint8_t *out = malloc(len ? len : 1);
   opened(gostx_cms_encrypted_decrypt(&ed, key, out, len, &got, &st), st, out, len);
+  if (stream_step != (size_t)-1) stream_same(der, n, &p, (int)st, out, got);
   free(out);
   edges(parse_enc, der, n, &ed);
 }
@@ -185,6 +254,7 @@ static void fuzz_digested(const uint8_t *der, size_t n) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   int pem = data[0] & 1, detached = (data[0] >> 1) & 1, type = (data[0] >> 2) & 3;
+  stream_step = data[0] >> 4 & 1 ? ((size_t)1 << (data[0] >> 5)) - 1 : (size_t)-1;
   /* an exact-size copy: ASan sees any read past the end */
   size_t n = size - 1;
   uint8_t *in = malloc(n ? n : 1), *der = in;
@@ -208,7 +278,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   gostx_cms_signed *sd = malloc(sizeof *sd);
   gostx_cms_status st;
-  if (n && !gostx_cms_signed_parse(der, n, sd, &st)) {
+  int parsed = n && !gostx_cms_signed_parse(der, n, sd, &st);
+  if (stream_step != (size_t)-1) signed_stream_same(der, n, parsed ? sd : NULL);
+  if (parsed) {
     if (st != GOSTX_CMS_OK) bug("status on success");
     check_views(sd, der, n);
     verify(sd, der, n, detached);

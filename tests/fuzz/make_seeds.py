@@ -391,7 +391,14 @@ def ike_engine_seeds():
 # then its EnvelopedData (KTRI 256, 512; KARI), EncryptedData and DigestedData
 # examples as PEM; then GOST 28147-89 EnvelopedData (RFC 4490 KTRI): TK26's
 # two examples (PEM) and openssl cms -gost89's to leaf-256A and leaf-512A
-# (DER; the harness's keys' curves, so its VKO and unwrap run).
+# (DER; the harness's keys' curves, so its VKO and unwrap run). Bit 4
+# streams (gostx_cms_decrypt_stream; bits 5-7 the read size): the examples
+# again, and openssl cms -stream's BER EnvelopedData and EncryptedData
+# (under the harness's key, so the whole content path runs; openssl writes
+# no MAC attribute in an EncryptedData) and SignedData (-sign -nodetach).
+CMS_SEEDS = 28  # cms_seeds' count; cms_gostx_seeds' numbers follow
+
+
 def cms_seeds():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
@@ -438,33 +445,62 @@ def cms_seeds():
             (1 | 1 << 2, tc26("tk26cms_ktri512_gost89.pem")),
             (1 << 2, oenc89("leaf-256A.pem")),
             (1 << 2, oenc89("leaf-512A.pem")),
+            (1 | 1 << 2 | 1 << 4, tc26("tk26cms_ktri256_gost89.pem")),
+            (1 << 2 | 1 << 4 | 1 << 5, oenc89("leaf-256A.pem")),
+            (1 | 1 << 2 | 1 << 4, tc26("encrypted_keytrans_a231.pem")),
+            (1 | 1 << 2 | 1 << 4 | 3 << 5, tc26("encrypted_keyagree_a211.pem")),
+            (1 | 2 << 2 | 1 << 4 | 1 << 5, tc26("encrypted_kuznyechik_a421.pem")),
         ]
+        def ostream(*args):
+            out = os.path.join(t, "out")
+            subprocess.run(["openssl", "cms", "-engine", "gost", "-stream", "-binary", "-in",
+                            os.path.join(t, "doc"), "-outform", "DER", "-out", out] + list(args),
+                           check=True, capture_output=True, env=env)
+            with open(out, "rb") as f:
+                return f.read()
+        key = "010203" + "00" * 29  # fuzz_cms's EncryptedData key
+        seeds += [
+            (1 << 2 | 1 << 4 | 2 << 5, ostream("-encrypt", "-kuznyechik-ctr-acpkm-omac",
+                                                os.path.join(t, "leaf-256A.pem"))),
+            (2 << 2 | 1 << 4, ostream("-EncryptedData_encrypt", "-kuznyechik-ctr-acpkm",
+                                       "-secretkey", key)),
+            (2 << 2 | 1 << 4 | 4 << 5, ostream("-EncryptedData_encrypt", "-magma-ctr-acpkm",
+                                                "-secretkey", key)),
+            (1 << 4 | 3 << 5, ostream("-sign", "-nodetach", "-signer", os.path.join(t, "leaf-256A.pem"),
+                                      "-inkey", os.path.join(t, "leaf-256A.key"))),
+            (1 | 1 << 4, tc26("signed_a111.pem")),
+        ]
+    assert len(seeds) == CMS_SEEDS
     for i, (flags, body) in enumerate(seeds):
         put("fuzz_cms", i, bytes([flags]) + body)
 
-# fuzz_cms, more EnvelopedData (after cms_seeds' 18): the shapes the gostx
-# command writes and gost-engine does not, DER, to R 1323565.1.025-2019's
-# recipients: a KARI with an ephemeral originator (Kuznyechik-OMAC, 256), a
-# KARI by subjectKeyIdentifier (Magma, 512), a KTRI by subjectKeyIdentifier
-# (Magma-OMAC, 256) and a KARI and a KTRI to both.
+# fuzz_cms, more EnvelopedData (after cms_seeds' CMS_SEEDS): the shapes the
+# gostx command writes and gost-engine does not, DER, to R
+# 1323565.1.025-2019's recipients: a KARI with an ephemeral originator
+# (Kuznyechik-OMAC, 256), a KARI by subjectKeyIdentifier (Magma, 512), a KTRI
+# by subjectKeyIdentifier (Magma-OMAC, 256) and a KARI and a KTRI to both;
+# the last three again streamed (bit 4), the read sizes odd.
 def cms_gostx_seeds():
     import tempfile
     vec = os.path.join(here, "..", "vectors", "tc26_cms")
     r256, r512 = os.path.join(vec, "recipient256_cert.pem"), os.path.join(vec, "recipient512_cert.pem")
-    shapes = [["-kari", "-kuznyechik", "-omac", "-recip", r256],
-              ["-kari", "-keyid", "-magma", "-recip", r512],
-              ["-keyid", "-magma", "-omac", "-recip", r256],
-              ["-kari", "-recip", r512, "-recip", r256],
-              ["-recip", r256, "-recip", r512]]
+    shapes = [(0, ["-kari", "-kuznyechik", "-omac", "-recip", r256]),
+              (0, ["-kari", "-keyid", "-magma", "-recip", r512]),
+              (0, ["-keyid", "-magma", "-omac", "-recip", r256]),
+              (0, ["-kari", "-recip", r512, "-recip", r256]),
+              (0, ["-recip", r256, "-recip", r512]),
+              (1 << 4 | 2 << 5, ["-keyid", "-magma", "-omac", "-recip", r256]),
+              (1 << 4 | 5 << 5, ["-kari", "-recip", r512, "-recip", r256]),
+              (1 << 4 | 3 << 5, ["-recip", r256, "-recip", r512])]
     with tempfile.TemporaryDirectory() as t:
         with open(os.path.join(t, "doc"), "wb") as f:
             f.write(pattern(100))
-        for i, args in enumerate(shapes):
+        for i, (flags, args) in enumerate(shapes):
             out = os.path.join(t, "out")
             subprocess.run([gostx, "cms", "-encrypt"] + args + ["-in", os.path.join(t, "doc"),
                             "-outform", "DER", "-out", out], check=True)
             with open(out, "rb") as f:
-                put("fuzz_cms", 18 + i, bytes([1 << 2]) + f.read())
+                put("fuzz_cms", CMS_SEEDS + i, bytes([1 << 2 | flags]) + f.read())
 
 # fuzz_pkcs12: byte 0 bit 0 clear, a PFX as it is; set, the AuthenticatedSafe
 # the harness wraps and MACs. PFX files the gostx command writes with one
