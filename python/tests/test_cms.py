@@ -269,3 +269,11 @@ def test_encrypt_decrypt_with_the_command(pki, cli, tmp_path):
                         str(tmp_path / "out.bin")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out.bin").read_bytes() == doc.read_bytes()
+
+
+def test_status_covers_the_library():
+    """Every gostx_cms_status the C library can return has its Status member
+    (a verdict without one would raise ValueError where it is reported)."""
+    from gostx._native import lib
+    for v in range(1, lib.GOSTX_CMS_TOO_LARGE + 1):
+        assert cms.Status(v).text == cms.Status(v).__str__()
