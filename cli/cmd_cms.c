@@ -16,7 +16,7 @@
 enum {
   C_SIGN = 1, C_VERIFY, C_CMSOUT, C_PRINT, C_IN, C_OUT, C_SIGNER, C_INKEY, C_PASSIN, C_CERTFILE,
   C_NODETACH, C_CADES, C_NOATTR, C_NOCERTS, C_NOSIGNINGTIME, C_BINARY, C_OUTFORM, C_INFORM,
-  C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_TSA_QUERY, C_TSA_REPLY,
+  C_CONTENT, C_CAFILE, C_CAPATH, C_UNTRUSTED, C_NOVERIFY, C_ATTIME, C_PURPOSE, C_TSA_QUERY, C_TSA_REPLY,
   C_TIMESTAMP, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
   C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC,
@@ -36,8 +36,9 @@ static const cli_opt cms_opts[] = {
     {"inform", 0, CLI_ARG, C_INFORM},       {"content", 0, CLI_PATH, C_CONTENT},
     {"CAfile", 0, CLI_PATH, C_CAFILE},      {"CApath", 0, CLI_PATH, C_CAPATH},
     {"untrusted", 0, CLI_PATH, C_UNTRUSTED}, {"noverify", 0, CLI_NOARG, C_NOVERIFY},
-    {"attime", 0, CLI_ARG, C_ATTIME},       {"tsa-query", 0, CLI_PATH, C_TSA_QUERY},
-    {"tsa-reply", 0, CLI_PATH, C_TSA_REPLY}, {"help", 'h', CLI_NOARG, C_HELP},
+    {"attime", 0, CLI_ARG, C_ATTIME},       {"purpose", 0, CLI_ARG, C_PURPOSE},
+    {"tsa-query", 0, CLI_PATH, C_TSA_QUERY}, {"tsa-reply", 0, CLI_PATH, C_TSA_REPLY},
+    {"help", 'h', CLI_NOARG, C_HELP},
     {"encrypt", 0, CLI_NOARG, C_ENCRYPT},   {"decrypt", 0, CLI_NOARG, C_DECRYPT},
     {"EncryptedData_encrypt", 0, CLI_NOARG, C_ED_ENCRYPT},
     {"EncryptedData_decrypt", 0, CLI_NOARG, C_ED_DECRYPT},
@@ -65,7 +66,7 @@ static void cms_help(void) {
       "                 [-outform PEM|DER] [-out FILE.sig]\n"
       "       gostx cms -verify -in FILE.sig [-inform PEM|DER] [-content FILE]\n"
       "                 (-CAfile CA | -CApath DIR | -noverify) [-untrusted FILE]\n"
-      "                 [-certfile FILE] [-attime SECONDS] [-out FILE]\n"
+      "                 [-certfile FILE] [-attime SECONDS] [-purpose NAME] [-out FILE]\n"
       "       gostx cms [-cades] -tsa-query FILE.tsq -in FILE.sig [-inform ..]\n"
       "       gostx cms -tsa-reply FILE.tsr -in FILE.sig (-CAfile TSA-CA | -noverify)\n"
       "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
@@ -89,7 +90,10 @@ static void cms_help(void) {
       "signed as its bytes (openssl's -binary; -binary is accepted).\n"
       "-verify: every signer's messageDigest, signature, signingCertificateV2, keyUsage\n"
       "(digitalSignature or nonRepudiation) and chain to -CAfile/-CApath (lib/x509,\n"
-      "at -attime or now; -untrusted adds intermediates). -out: the content, written\n"
+      "at -attime or now; -untrusted adds intermediates; -purpose: what the signer's\n"
+      "chain must allow, openssl's names: smimesign, smimeencrypt, sslclient, sslserver,\n"
+      "nssslserver, codesign, timestampsign, crlsign, ocsphelper, any; by default only\n"
+      "the keyUsage above, openssl's default being smimesign). -out: the content, written\n"
       "only when all of it verified. Input PEM (\"CMS\" or \"PKCS7\") or DER, told apart.\n"
       "CAdES-T: -tsa-query writes the RFC 3161 TimeStampReq (DER, as openssl ts -query)\n"
       "for the signature's value, with -sign or for -in; -tsa-reply takes the TSA's\n"
@@ -135,6 +139,31 @@ static int add_path(const char **list, size_t *n, size_t cap, const char *opt, c
 
 /* The cipher options: a family (-kuznyechik, -magma, -gost89) and -omac,
  * or openssl's whole names; two families are a usage error. */
+/* openssl's X509 purpose names (openssl-verification-options). sslserver
+ * is SERVER_TLS12: openssl's keyUsage rule (digitalSignature,
+ * keyEncipherment or keyAgreement), not TLS 1.3's. */
+static int purpose_arg(const char *name, gostx_x509_purpose *out) {
+  static const struct {
+    const char *name;
+    gostx_x509_purpose purpose;
+  } names[] = {
+      {"any", GOSTX_X509_PURPOSE_ANY},
+      {"sslclient", GOSTX_X509_PURPOSE_CLIENT},
+      {"sslserver", GOSTX_X509_PURPOSE_SERVER_TLS12},
+      {"nssslserver", GOSTX_X509_PURPOSE_NS_SERVER},
+      {"smimesign", GOSTX_X509_PURPOSE_SMIME_SIGN},
+      {"smimeencrypt", GOSTX_X509_PURPOSE_SMIME_ENCRYPT},
+      {"crlsign", GOSTX_X509_PURPOSE_CRL_SIGN},
+      {"ocsphelper", GOSTX_X509_PURPOSE_OCSP_HELPER},
+      {"timestampsign", GOSTX_X509_PURPOSE_TIMESTAMP_SIGN},
+      {"codesign", GOSTX_X509_PURPOSE_CODE_SIGN},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(name, names[i].name)) return *out = names[i].purpose, 0;
+  return cli_usage("cms: -purpose: any, sslclient, sslserver, nssslserver, smimesign, smimeencrypt, crlsign,"
+                   " ocsphelper, timestampsign or codesign, not '%s'", name);
+}
+
 static int cipher_arg(cms_args *a, int id) {
   int magma = id == C_MAGMA || id == C_MAGMA_CTR || id == C_MAGMA_OMAC;
   int family = id == C_OMAC ? 0 : id == C_GOST89 ? 3 : magma ? 2 : 1;
@@ -198,6 +227,7 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_CAFILE: a->cafile = p->arg; return 0;
     case C_CAPATH: a->capath = p->arg; return 0;
     case C_NOVERIFY: a->noverify = 1; return 0;
+    case C_PURPOSE: return purpose_arg(p->arg, &a->purpose);
     case C_ATTIME:
       if (cli_uint("-attime", p->arg, 0, (uint64_t)INT64_MAX / 2, &v)) return CLI_EXIT_USAGE;
       a->attime = (int64_t)v;

@@ -22,6 +22,7 @@ typedef struct cms_args {
   const char *certfile[8], *untrusted[8];
   size_t n_certfile, n_untrusted;
   int64_t attime;
+  gostx_x509_purpose purpose; /* -verify -purpose */
   /* -encrypt, -decrypt, -EncryptedData_*, -digest_* */
   const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey, *originator;
   size_t n_recip, digest_len;

@@ -109,7 +109,7 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const st
   if (use_hash) h = *s->hash;
   else if (!rc && !s) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
-    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime};
+    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, a->purpose};
     if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
       rc = refuse(a->in, &v, sd);
     else if ((rc = cms_ts_check_all(sd, &params)) == CMS_EXIT_VERIFY)

@@ -9,6 +9,8 @@
 # attribute, signingCertificateV2, unknown algorithms by OID, a chain that
 # fails (lib/x509's status), keyUsage, truncated and trailing data,
 # indefinite lengths, a key that is not the certificate's.
+# -verify -purpose (smimesign, smimeencrypt, sslserver, sslclient,
+# timestampsign, codesign, crlsign, any): gostx's verdict is openssl cms's.
 # First, with no peer needed: R 1323565.1.025-2019's two SignedData
 # examples (A.1.1: 512-bit, signed attributes; A.1.2: 256-bit, none), as
 # gost-engine's tests ship them (tests/vectors/tc26_cms/README.md).
@@ -213,6 +215,68 @@ openssl cms -data_create -binary -in doc.txt -outform DER -out data.der 2>/dev/n
 refuse "a Data, not a SignedData" "contentType: not a SignedData" -in data.der -content doc.bin "${v[@]}"
 openssl x509 -in int.pem -outform DER -out int.der
 refuse "a certificate, not CMS" "parse: not a DER CMS" -in int.der -content doc.bin "${v[@]}"
+
+# ---- -purpose: openssl's X509 purposes, gostx and openssl cms agreeing ----
+# purpose_leaf NAME EXT...: a signer under int with leaf-256A's key and
+# these extensions; then NAME.der, a detached signature of doc.bin by it
+purpose_leaf() {
+  local name=$1
+  shift
+  printf '%s\n' "$@" >"$name.ext"
+  openssl req -engine gost -new -key leaf-256A.key -subj "/CN=$name" -out "$name.csr" 2>/dev/null &&
+    openssl x509 -engine gost -req -in "$name.csr" -CA int.pem -CAkey int.key \
+      -set_serial "0x$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" -days 30 -extfile "$name.ext" -out "$name.pem" 2>/dev/null &&
+    "$G" cms -sign -in doc.bin -signer "$name.pem" -inkey leaf-256A.key -certfile int.pem \
+      -outform DER -out "$name.der" ||
+    bad "purpose_leaf $name"
+}
+# both PURPOSE NAME: gostx and openssl verify NAME.der for PURPOSE
+both() {
+  gverify "$2 -purpose $1" -in "$2.der" -content doc.bin -CAfile ca.pem -purpose "$1"
+  if openssl cms -engine gost -verify -binary -purpose "$1" -inform DER -in "$2.der" -content doc.bin \
+    -CAfile ca.pem >/dev/null 2>"$T/oerr"; then ok; else bad "openssl: $2 -purpose $1: $(cat "$T/oerr")"; fi
+}
+# neither PURPOSE NAME GREP: both refuse, gostx by the name GREP
+neither() {
+  refuse "$2 -purpose $1" "$3" -in "$2.der" -content doc.bin -CAfile ca.pem -purpose "$1"
+  if openssl cms -engine gost -verify -binary -purpose "$1" -inform DER -in "$2.der" -content doc.bin \
+    -CAfile ca.pem >/dev/null 2>&1; then bad "openssl passed $2 -purpose $1"; else ok; fi
+}
+ku="keyUsage = critical, digitalSignature"
+purpose_leaf p-mail "$ku" "extendedKeyUsage = emailProtection"
+purpose_leaf p-server "$ku" "extendedKeyUsage = serverAuth"
+purpose_leaf p-nr "keyUsage = critical, nonRepudiation" "extendedKeyUsage = emailProtection"
+purpose_leaf p-noeku "$ku"
+purpose_leaf p-ts "$ku" "extendedKeyUsage = critical, timeStamping"
+purpose_leaf p-tsnc "$ku" "extendedKeyUsage = timeStamping"
+purpose_leaf p-code "$ku" "extendedKeyUsage = codeSigning"
+both smimesign p-mail
+both smimesign p-nr
+both smimesign p-noeku
+neither smimesign p-server "depth 0: extendedKeyUsage"
+neither smimeencrypt p-mail "depth 0: keyUsage"
+both sslserver p-server
+neither sslserver p-mail "depth 0: extendedKeyUsage"
+neither sslclient p-server "depth 0: extendedKeyUsage"
+both any p-server
+both timestampsign p-ts
+neither timestampsign p-tsnc "depth 0: extendedKeyUsage"
+neither timestampsign p-mail "depth 0: extendedKeyUsage"
+neither timestampsign p-noeku "depth 0: extendedKeyUsage"
+neither crlsign p-mail "depth 0: keyUsage"
+# codesign is openssl 3.2's: gostx alone where openssl lacks it
+if openssl verify -purpose codesign -CAfile ca.pem -untrusted int.pem p-code.pem >/dev/null 2>&1; then
+  both codesign p-code
+  neither codesign p-mail "depth 0: extendedKeyUsage"
+else
+  gverify "p-code -purpose codesign" -in p-code.der -content doc.bin -CAfile ca.pem -purpose codesign
+  refuse "p-mail -purpose codesign" "depth 0: extendedKeyUsage" -in p-mail.der -content doc.bin \
+    -CAfile ca.pem -purpose codesign
+fi
+# the default stays gostx's own (keyUsage only); openssl's is smimesign
+gverify "p-server, no -purpose" -in p-server.der -content doc.bin -CAfile ca.pem
+"$G" cms -verify -in p-mail.der -content doc.bin -CAfile ca.pem -purpose smime 2>"$T/err"
+check "-purpose smime: exit 2" [ $? = 2 ]
 
 # ---- usage errors: exit 2, nothing written ----
 "$G" cms -sign -in doc.bin -signer leaf-256A.pem -inkey leaf-256B.key -out u1.der 2>"$T/err"

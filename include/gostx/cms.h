@@ -173,6 +173,10 @@ typedef struct gostx_cms_verify_params {
   const gostx_x509_cert *untrusted; /* more certificates to build chains with */
   size_t n_untrusted;
   int64_t now;                     /* the time chains are checked at */
+  /* what the signer's chain must allow (openssl cms -purpose); 0, ANY:
+   * only the keyUsage check above. Timestamp tokens are checked for
+   * their own purpose whatever this says. */
+  gostx_x509_purpose purpose;
 } gostx_cms_verify_params;
 
 /* Verifies every signer of sd: the content's digest (hash, finished and

@@ -101,6 +101,11 @@ typedef struct gostx_x509_cert {
 #define GOSTX_X509_EKU_CLIENT 2u
 #define GOSTX_X509_EKU_ANY 4u
 #define GOSTX_X509_EKU_IPSEC_IKE 8u /* id-kp-ipsecIKE, RFC 4945 5.1.3.12 */
+#define GOSTX_X509_EKU_EMAIL 16u     /* id-kp-emailProtection */
+#define GOSTX_X509_EKU_CODE 32u      /* id-kp-codeSigning */
+#define GOSTX_X509_EKU_TIMESTAMP 64u /* id-kp-timeStamping */
+#define GOSTX_X509_EKU_OTHER 128u    /* any purpose not named above */
+#define GOSTX_X509_EKU_CRITICAL 256u /* the extension is marked critical */
 
 /* Parses one DER certificate. GOSTX_EFORMAT (with *st, when st is not NULL,
  * MALFORMED, UNSUPPORTED, BAD_KEY, BAD_EXTENSION or BAD_VERSION) when it
@@ -161,7 +166,21 @@ typedef enum gostx_x509_purpose {
    * preliminary secret and never signs: EKU serverAuth when present, and
    * a keyUsage (when present) with keyEncipherment or keyAgreement (or
    * digitalSignature, as openssl's SSL server purpose takes) */
-  GOSTX_X509_PURPOSE_SERVER_TLS12
+  GOSTX_X509_PURPOSE_SERVER_TLS12,
+  /* openssl's X509 purposes of the same names (openssl-verification-options
+   * "Certificate Extensions"); the EKU, when the leaf or a CA has one, must
+   * name the purpose for the first three (anchors exempt, as above) */
+  /* smimesign: EKU emailProtection; keyUsage digitalSignature or nonRepudiation */
+  GOSTX_X509_PURPOSE_SMIME_SIGN,
+  GOSTX_X509_PURPOSE_SMIME_ENCRYPT, /* smimeencrypt: EKU emailProtection; keyUsage keyEncipherment */
+  GOSTX_X509_PURPOSE_NS_SERVER,     /* nssslserver: EKU serverAuth; keyUsage keyEncipherment */
+  GOSTX_X509_PURPOSE_CRL_SIGN,      /* crlsign: the leaf's keyUsage cRLSign */
+  GOSTX_X509_PURPOSE_OCSP_HELPER,   /* ocsphelper: no leaf check (as openssl's, here) */
+  /* timestampsign: the leaf's EKU present, critical, timeStamping only;
+   * keyUsage only digitalSignature and/or nonRepudiation */
+  GOSTX_X509_PURPOSE_TIMESTAMP_SIGN,
+  /* codesign: the leaf's EKU present with codeSigning; keyUsage digitalSignature */
+  GOSTX_X509_PURPOSE_CODE_SIGN
 } gostx_x509_purpose;
 
 /* Verifies chain[0] (the leaf) through the others, in any order, to an

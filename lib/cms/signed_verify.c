@@ -180,7 +180,7 @@ static gostx_cms_status check_chain(const gostx_cms_signed *sd, const gostx_x509
   chain[n++] = *cert;
   for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
   for (size_t i = 0; i < p->n_untrusted && i < UNTRUSTED_MAX; i++) chain[n++] = p->untrusted[i];
-  v->x509 = gostx_x509_verify(p->store, chain, n, p->now, GOSTX_X509_PURPOSE_ANY, NULL, &v->depth);
+  v->x509 = gostx_x509_verify(p->store, chain, n, p->now, p->purpose, NULL, &v->depth);
   return v->x509 == GOSTX_X509_OK ? GOSTX_CMS_OK : GOSTX_CMS_CHAIN;
 }
 

@@ -189,7 +189,10 @@ int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t 
   memset(v, 0, sizeof *v);
   v->status = check_imprint(t, sig, sig_len, v);
   if (v->status) return GOSTX_EAUTH;
-  if (gostx_cms_signed_verify(&t->sd, NULL, params, &v->cms)) {
+  /* the signers' purpose is not the TSA's (cert_is_tsa checks that) */
+  gostx_cms_verify_params tsa = params ? *params : (gostx_cms_verify_params){0};
+  tsa.purpose = GOSTX_X509_PURPOSE_ANY;
+  if (gostx_cms_signed_verify(&t->sd, NULL, &tsa, &v->cms)) {
     v->status = GOSTX_CMS_TS_TOKEN;
     return GOSTX_EAUTH;
   }

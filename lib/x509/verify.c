@@ -12,15 +12,56 @@
 #define KU_KEY_ENCIPHERMENT (1u << 2)
 #define KU_KEY_AGREEMENT (1u << 4)
 #define KU_KEY_CERT_SIGN (1u << 5)
+#define KU_CRL_SIGN (1u << 6)
+#define KU_NON_REPUDIATION (1u << 1)
 
 /* The keyUsage bits of which a leaf needs one: a TLS 1.3 certificate (or
  * a TLS 1.2 client's) signs the handshake; a TLS 1.2 server's key (RFC
  * 9189) is the other end of the key exchange (KEG or VKO, then the key
- * export of the preliminary secret). */
+ * export of the preliminary secret); the others as openssl's purposes of
+ * the same names ask. ~0u: none asked. */
 static unsigned leaf_key_usage(gostx_x509_purpose purpose) {
-  return purpose == GOSTX_X509_PURPOSE_SERVER_TLS12
-             ? KU_KEY_ENCIPHERMENT | KU_KEY_AGREEMENT | KU_DIGITAL_SIGNATURE
-             : KU_DIGITAL_SIGNATURE;
+  switch (purpose) {
+    case GOSTX_X509_PURPOSE_ANY:
+    case GOSTX_X509_PURPOSE_OCSP_HELPER: return ~0u;
+    case GOSTX_X509_PURPOSE_SERVER_TLS12: return KU_KEY_ENCIPHERMENT | KU_KEY_AGREEMENT | KU_DIGITAL_SIGNATURE;
+    case GOSTX_X509_PURPOSE_SMIME_SIGN:
+    case GOSTX_X509_PURPOSE_TIMESTAMP_SIGN: return KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION;
+    case GOSTX_X509_PURPOSE_SMIME_ENCRYPT:
+    case GOSTX_X509_PURPOSE_NS_SERVER: return KU_KEY_ENCIPHERMENT;
+    case GOSTX_X509_PURPOSE_CRL_SIGN: return KU_CRL_SIGN;
+    default: return KU_DIGITAL_SIGNATURE;
+  }
+}
+
+/* The EKU purpose that the leaf's and the CAs' EKU (when present) must
+ * name, or anyExtendedKeyUsage; 0: CAs' EKUs are not looked at. */
+static unsigned chain_eku(gostx_x509_purpose purpose) {
+  switch (purpose) {
+    case GOSTX_X509_PURPOSE_SERVER:
+    case GOSTX_X509_PURPOSE_SERVER_TLS12:
+    case GOSTX_X509_PURPOSE_NS_SERVER: return GOSTX_X509_EKU_SERVER;
+    case GOSTX_X509_PURPOSE_CLIENT: return GOSTX_X509_EKU_CLIENT;
+    case GOSTX_X509_PURPOSE_SMIME_SIGN:
+    case GOSTX_X509_PURPOSE_SMIME_ENCRYPT: return GOSTX_X509_EKU_EMAIL;
+    default: return 0;
+  }
+}
+
+/* The leaf's own EKU rules for timestampsign and codesign (openssl's):
+ * the extension required, and for timestamps critical and alone. */
+static gostx_x509_status leaf_eku(const gostx_x509_cert *c, gostx_x509_purpose purpose) {
+  unsigned eku = c->ext_key_usage & ~GOSTX_X509_EKU_CRITICAL;
+  if (purpose == GOSTX_X509_PURPOSE_CODE_SIGN && (c->ext_key_usage == ~0u || !(eku & GOSTX_X509_EKU_CODE)))
+    return GOSTX_X509_EXT_KEY_USAGE;
+  if (purpose == GOSTX_X509_PURPOSE_TIMESTAMP_SIGN) {
+    if (c->ext_key_usage == ~0u || eku != GOSTX_X509_EKU_TIMESTAMP ||
+        !(c->ext_key_usage & GOSTX_X509_EKU_CRITICAL))
+      return GOSTX_X509_EXT_KEY_USAGE;
+    if (c->key_usage != ~0u && (c->key_usage & ~(KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION)))
+      return GOSTX_X509_KEY_USAGE;
+  }
+  return GOSTX_X509_OK;
 }
 
 int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
@@ -140,10 +181,7 @@ static gostx_x509_status check_cert(const gostx_x509_cert *const *path, size_t i
   if (now < c->not_before) return GOSTX_X509_NOT_YET_VALID;
   if (now > c->not_after) return GOSTX_X509_EXPIRED;
   if (c->unknown_critical) return GOSTX_X509_CRITICAL_EXT;
-  int server = purpose == GOSTX_X509_PURPOSE_SERVER || purpose == GOSTX_X509_PURPOSE_SERVER_TLS12;
-  unsigned eku_need = server                                 ? GOSTX_X509_EKU_SERVER
-                      : purpose == GOSTX_X509_PURPOSE_CLIENT ? GOSTX_X509_EKU_CLIENT
-                                                             : 0;
+  unsigned eku_need = chain_eku(purpose);
   if (i > 0) {
     /* an issuer: a CA (a version 1 anchor counts as one, as in openssl),
      * allowed to sign certificates, with no more CAs below it than its
@@ -151,8 +189,10 @@ static gostx_x509_status check_cert(const gostx_x509_cert *const *path, size_t i
     if (!c->is_ca && !(anchor && c->version == 1)) return GOSTX_X509_NOT_CA;
     if (!(c->key_usage & KU_KEY_CERT_SIGN)) return GOSTX_X509_KEY_USAGE;
     if (c->path_len >= 0 && cas_below(path, i) > (size_t)c->path_len) return GOSTX_X509_PATH_LEN;
-  } else if (eku_need && !(c->key_usage & leaf_key_usage(purpose))) {
+  } else if (leaf_key_usage(purpose) != ~0u && !(c->key_usage & leaf_key_usage(purpose))) {
     return GOSTX_X509_KEY_USAGE;
+  } else if (leaf_eku(c, purpose)) {
+    return leaf_eku(c, purpose);
   }
   /* a CA's EKU, when it has one, limits what it may issue for */
   if (eku_need && !anchor && !(c->ext_key_usage & (eku_need | GOSTX_X509_EKU_ANY)))

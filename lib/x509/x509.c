@@ -166,16 +166,32 @@ static int ext_basic(gostx__der v, gostx_x509_cert *c) {
   return 0;
 }
 
+/* The purpose's GOSTX_X509_EKU_* bit (an OID holds NUL bytes: lengths kept). */
+static unsigned eku_bit(gostx__der oid) {
+#define KP(oid, bit) {oid, sizeof oid - 1, bit}
+  static const struct {
+    const char *oid;
+    size_t len;
+    unsigned bit;
+  } named[] = {
+      KP(OID_EKU_SERVER, GOSTX_X509_EKU_SERVER), KP(OID_EKU_CLIENT, GOSTX_X509_EKU_CLIENT),
+      KP(OID_EKU_ANY, GOSTX_X509_EKU_ANY),       KP(OID_EKU_IPSEC_IKE, GOSTX_X509_EKU_IPSEC_IKE),
+      KP(OID_EKU_EMAIL, GOSTX_X509_EKU_EMAIL),   KP(OID_EKU_CODE, GOSTX_X509_EKU_CODE),
+      KP(OID_EKU_TIMESTAMP, GOSTX_X509_EKU_TIMESTAMP),
+  };
+#undef KP
+  for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+    if (gostx__der_oid_is(oid, (const uint8_t *)named[i].oid, named[i].len)) return named[i].bit;
+  return GOSTX_X509_EKU_OTHER;
+}
+
 static int ext_eku(gostx__der v, gostx_x509_cert *c) {
   gostx__der seq, oid;
   unsigned eku = 0;
   if (gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) || v.n || !seq.n) return GOSTX_EFORMAT;
   while (seq.n) {
     if (gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
-    if (GOSTX__DER_OID_IS(oid, OID_EKU_SERVER)) eku |= GOSTX_X509_EKU_SERVER;
-    if (GOSTX__DER_OID_IS(oid, OID_EKU_CLIENT)) eku |= GOSTX_X509_EKU_CLIENT;
-    if (GOSTX__DER_OID_IS(oid, OID_EKU_ANY)) eku |= GOSTX_X509_EKU_ANY;
-    if (GOSTX__DER_OID_IS(oid, OID_EKU_IPSEC_IKE)) eku |= GOSTX_X509_EKU_IPSEC_IKE;
+    eku |= eku_bit(oid);
   }
   c->ext_key_usage = eku;
   return 0;
@@ -372,6 +388,8 @@ static int get_extensions(gostx__der exts, gostx_x509_cert *c, gostx_x509_status
       c->unknown_critical |= critical;
     else if (known_ext[k].parse(value, c))
       return GOSTX_EFORMAT;
+    else if (critical && known_ext[k].parse == ext_eku) /* timestampsign asks it critical */
+      c->ext_key_usage |= GOSTX_X509_EKU_CRITICAL;
     *st = GOSTX_X509_MALFORMED;
   }
   return 0;

@@ -27,6 +27,9 @@
 #define OID_EKU_SERVER "\x2b\x06\x01\x05\x05\x07\x03\x01"   /* 1.3.6.1.5.5.7.3.1 */
 #define OID_EKU_CLIENT "\x2b\x06\x01\x05\x05\x07\x03\x02"   /* 1.3.6.1.5.5.7.3.2 */
 #define OID_EKU_IPSEC_IKE "\x2b\x06\x01\x05\x05\x07\x03\x11" /* 1.3.6.1.5.5.7.3.17 */
+#define OID_EKU_CODE "\x2b\x06\x01\x05\x05\x07\x03\x03"      /* 1.3.6.1.5.5.7.3.3 */
+#define OID_EKU_EMAIL "\x2b\x06\x01\x05\x05\x07\x03\x04"     /* 1.3.6.1.5.5.7.3.4 */
+#define OID_EKU_TIMESTAMP "\x2b\x06\x01\x05\x05\x07\x03\x08" /* 1.3.6.1.5.5.7.3.8 */
 
 /* GeneralName tags (RFC 5280 section 4.2.1.6). */
 #define SAN_EMAIL GOSTX__DER_CTX(1)
