@@ -20,7 +20,7 @@ enum {
   C_TIMESTAMP, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
   C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC,
-  C_GOST89, C_KEYID, C_KARI
+  C_GOST89, C_KEYID, C_KARI, C_ORIGINATOR_KEY
 };
 
 static const cli_opt cms_opts[] = {
@@ -45,7 +45,7 @@ static const cli_opt cms_opts[] = {
     {"digest_create", 0, CLI_NOARG, C_DIGEST_CREATE},
     {"digest_verify", 0, CLI_NOARG, C_DIGEST_VERIFY},
     {"recip", 0, CLI_PATH, C_RECIP},        {"secretkey", 0, CLI_ARG, C_SECRETKEY},
-    {"originator", 0, CLI_PATH, C_ORIGINATOR},
+    {"originator", 0, CLI_PATH, C_ORIGINATOR}, {"originator-key", 0, CLI_PATH, C_ORIGINATOR_KEY},
     {"keyid", 0, CLI_NOARG, C_KEYID},       {"kari", 0, CLI_NOARG, C_KARI},
     {"md", 0, CLI_ARG, C_MD},               {"kuznyechik", 0, CLI_NOARG, C_KUZ},
     {"magma", 0, CLI_NOARG, C_MAGMA},       {"omac", 0, CLI_NOARG, C_OMAC},
@@ -72,7 +72,8 @@ static void cms_help(void) {
       "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
       "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n"
       "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma|-gost89]\n"
-      "                 [-omac] [-kari] [-keyid] -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
+      "                 [-omac] [-kari [-originator CERT -originator-key KEY [-passin ARG]]]\n"
+      "                 [-keyid] -in FILE [-outform PEM|DER] [-out FILE.p7m]\n"
       "       gostx cms -decrypt [-recip CERT] -inkey KEY [-passin ARG] [-originator CERT]\n"
       "                 -in FILE.p7m [-out FILE]\n"
       "       gostx cms -EncryptedData_encrypt -secretkey HEX [-kuznyechik|-magma|-gost89] [-omac]\n"
@@ -111,6 +112,9 @@ static void cms_help(void) {
       "ephemeral originator key in the message; a gostx option: openssl picks the kind\n"
       "by key type and gost-engine always makes KeyTransport); -keyid: recipients named\n"
       "by subjectKeyIdentifier, not issuer and serial number (openssl's -keyid).\n"
+      "-kari -originator CERT -originator-key KEY: a static originator instead (gostx\n"
+      "options; R 1323565.1.025-2019 A.2.2): KEG with KEY, CERT named in the message\n"
+      "(by subjectKeyIdentifier with -keyid); the recipient needs CERT to decrypt.\n"
       "-decrypt without -recip tries each recipient -inkey's key can be (as openssl);\n"
       "-out (mode 0600) is written only when the content decrypted and, with OMAC,\n"
       "authenticated; without OMAC it is not authenticated (said on stderr). A\n"
@@ -200,6 +204,7 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
     case C_RECIP: return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->arg);
     case C_SECRETKEY: a->secretkey = p->arg; return 0;
     case C_ORIGINATOR: a->originator = p->arg; return 0;
+    case C_ORIGINATOR_KEY: a->originator_key = p->arg; return 0;
     case C_KEYID: a->key_id = 1; return 0;
     case C_KARI: a->kari = 1; return 0;
     case C_MD: return md_arg(a, p->arg);
@@ -260,6 +265,10 @@ static int check_args(const cms_args *a) {
   }
   if (a->op == C_ENCRYPT && !a->n_recip) return cli_usage("cms: -encrypt needs -recip");
   if (a->kari && a->op != C_ENCRYPT) return cli_usage("cms: -kari is for -encrypt");
+  if (a->op == C_ENCRYPT && !a->originator != !a->originator_key)
+    return cli_usage("cms: -encrypt: -originator CERT and -originator-key KEY go together");
+  if (a->originator_key && !(a->op == C_ENCRYPT && a->kari))
+    return cli_usage("cms: -originator-key is for -encrypt -kari (a static originator)");
   if (a->key_id && a->op != C_ENCRYPT)
     return cli_usage("cms: -keyid is for -encrypt (signers by key id are read, not written)");
   if (a->op == C_DECRYPT && (a->n_recip > 1 || a->n_inkey != 1))

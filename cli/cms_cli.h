@@ -25,6 +25,7 @@ typedef struct cms_args {
   gostx_x509_purpose purpose; /* -verify -purpose */
   /* -encrypt, -decrypt, -EncryptedData_*, -digest_* */
   const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey, *originator;
+  const char *originator_key; /* -encrypt -kari: a static originator's key */
   size_t n_recip, digest_len;
   int key_id, kari;         /* -keyid, -kari: the recipients' names and kind */
   int cipher_family, omac; /* as given: 1 Kuznyechik, 2 Magma, 3 GOST 28147-89 */

@@ -92,6 +92,34 @@ static int encrypt_to_out(const cms_args *a, gostx_cms_encrypt_stream_params *p)
   return rc;
 }
 
+/* path's private key (-passin) into key; with cert (cert_path's), it
+ * must be that certificate's key. */
+static int load_key_of(const char *path, const char *passin, const gostx_x509_cert *cert,
+                       const char *cert_path, gostx_gost3410_key *key) {
+  cli_key k;
+  int rc = cli_load_key_pass(path, &k, "-passin", passin);
+  if (rc) return rc;
+  if (k.kind != GOSTX_GOST3410_KEY_PRIVATE) rc = cli_usage("cms: %s: not a private key", path);
+  if (!rc && cli_key_object(&k, key)) rc = cli_usage("cms: %s: not a usable key", path);
+  cli_key_clear(&k);
+  if (!rc && cert &&
+      (cert->curve != key->curve || cert->pub_len != 2 * key->len || memcmp(cert->pub, key->q, cert->pub_len)))
+    rc = cli_usage("cms: %s is not the private key of %s", path, cert_path);
+  return rc;
+}
+
+/* -originator CERT -originator-key KEY: a KARI's static originator, on
+ * every recipient's curve (KEG agrees on one curve only). */
+static int load_originator(const cms_args *a, const recipients *r, cli_cert_list *orig,
+                           gostx_gost3410_key *key) {
+  int rc = cli_load_certs(a->originator, orig);
+  if (!rc) rc = load_key_of(a->originator_key, a->passin, &orig->c[0], a->originator, key);
+  for (size_t i = 0; !rc && i < r->n; i++)
+    if (r->list[i].curve != key->curve)
+      rc = cli_usage("cms: -originator %s: not on %s's curve", a->originator, a->recip[i]);
+  return rc;
+}
+
 /* Each -recip file's first certificate, a GOST R 34.10-2012 key. */
 static int load_recipients(const cms_args *a, recipients *r) {
   for (size_t i = 0; i < a->n_recip; i++) {
@@ -102,7 +130,7 @@ static int load_recipients(const cms_args *a, recipients *r) {
     if (c->key_alg == GOSTX_X509_KEY_2001)
       return cli_usage("cms: %s: a GOST R 34.10-2001 key (KeyTransport2019 needs a 2012 key)", a->recip[i]);
     /* a size query for this one: refused only for a missing key id here */
-    gostx_cms_encrypt_params p = {a->cipher, a->kari, a->key_id};
+    gostx_cms_encrypt_params p = {a->cipher, a->kari, a->key_id, NULL, NULL};
     size_t need;
     if (a->key_id && gostx_cms_encrypt_with(c, 1, &p, NULL, 0, NULL, 0, &need))
       return cli_usage("cms: -keyid: %s has no subjectKeyIdentifier", a->recip[i]);
@@ -116,9 +144,18 @@ int cms_encrypt(const cms_args *a) {
   memset(&r, 0, sizeof r);
   int rc = (r.certs = calloc(1, sizeof *r.certs)) ? load_recipients(a, &r)
                                                   : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  cli_cert_list *orig = calloc(1, sizeof *orig);
+  gostx_gost3410_key okey;
+  memset(&okey, 0, sizeof okey);
+  if (!rc && !orig) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc && a->originator_key) rc = load_originator(a, &r, orig, &okey);
   gostx_cms_encrypt_stream_params p = {0};
   p.recipients = r.list, p.n_recipients = r.n, p.kari = a->kari, p.key_id = a->key_id;
+  if (a->originator_key) p.originator = &orig->c[0], p.originator_key = &okey;
   if (!rc) rc = encrypt_to_out(a, &p);
+  gostx_gost3410_key_clear(&okey);
+  if (orig) cli_cert_list_free(orig);
+  free(orig);
   if (r.certs) cli_cert_list_free(r.certs);
   free(r.certs);
   return rc;
@@ -130,16 +167,8 @@ int cms_encrypt(const cms_args *a) {
  * (which must be it). */
 static int load_recipient_key(const cms_args *a, cli_cert_list *certs, gostx_gost3410_key *key) {
   int rc = a->n_recip ? cli_load_certs(a->recip[0], certs) : 0;
-  cli_key k;
-  if (!rc) rc = cli_load_key_pass(a->inkey[0], &k, "-passin", a->passin);
   if (rc) return rc;
-  if (k.kind != GOSTX_GOST3410_KEY_PRIVATE) rc = cli_usage("cms: %s: not a private key", a->inkey[0]);
-  if (!rc && cli_key_object(&k, key)) rc = cli_usage("cms: %s: not a usable key", a->inkey[0]);
-  cli_key_clear(&k);
-  const gostx_x509_cert *c = &certs->c[0];
-  if (!rc && a->n_recip && (c->curve != key->curve || c->pub_len != 2 * key->len || memcmp(c->pub, key->q, c->pub_len)))
-    rc = cli_usage("cms: %s is not the private key of %s", a->inkey[0], a->recip[0]);
-  return rc;
+  return load_key_of(a->inkey[0], a->passin, a->n_recip ? &certs->c[0] : NULL, a->recip[0], key);
 }
 
 /* Where decrypted content goes until the library says it is whole and

@@ -7,6 +7,7 @@
  * one and two recipients, 256 and 512, sizes past an ACPKM section,
  * decrypted again; the size query; every prefix refused. */
 #include "tc26_cms_files.h"
+#include "cms/cms_internal.h"
 
 /* "Контрольный пример для структуры " in CP1251, which each example's
  * content starts with, then the structure's name. */
@@ -260,7 +261,7 @@ static void recipient_kinds(void) {
   gostx_x509_cert certs[] = {r512.cert, r256.cert};
   uint8_t der[2048], out[100];
   for (int kind = 0; kind < 4; kind++) {
-    gostx_cms_encrypt_params p = {kind & 1 ? GOSTX_CMS_MAGMA : GOSTX_CMS_KUZNYECHIK, kind & 1, kind >> 1};
+    gostx_cms_encrypt_params p = {kind & 1 ? GOSTX_CMS_MAGMA : GOSTX_CMS_KUZNYECHIK, kind & 1, kind >> 1, NULL, NULL};
     size_t len = 0, need = 0;
     gostx_cms_enveloped env;
     CHECK(gostx_cms_encrypt_with(certs, 2, &p, content, sizeof out, NULL, 0, &need) == 0 &&
@@ -288,7 +289,7 @@ static void recipient_kinds(void) {
             gostx_cms_status_name(st));
     }
   }
-  gostx_cms_encrypt_params bad = {GOSTX_CMS_KUZNYECHIK, 1, 0};
+  gostx_cms_encrypt_params bad = {GOSTX_CMS_KUZNYECHIK, 1, 0, NULL, NULL};
   size_t len = 0;
   bad.cipher = (gostx_cms_cipher)9;
   CHECK(gostx_cms_encrypt_with(certs, 2, &bad, content, 10, der, sizeof der, &len) == GOSTX_EINVAL &&
@@ -304,7 +305,7 @@ static void by_key_alone(void) {
   signer_files *sender = malloc(sizeof *sender);
   load_signer("sender256_cert.pem", "sender256_key.pem", sender);
   gostx_x509_cert certs[] = {r256.cert, sender->cert};
-  gostx_cms_encrypt_params p = {GOSTX_CMS_KUZNYECHIK_OMAC, 1, 0};
+  gostx_cms_encrypt_params p = {GOSTX_CMS_KUZNYECHIK_OMAC, 1, 0, NULL, NULL};
   uint8_t der[2048], out[100];
   size_t len = 0, out_len = 0;
   CHECK(gostx_cms_encrypt_with(certs, 2, &p, content, sizeof out, der, sizeof der, &len) == 0, "to two 256s");
@@ -330,6 +331,53 @@ static void by_key_alone(void) {
   CHECK(st == GOSTX_CMS_OK && out_len == sizeof enveloped_text - 1 && !memcmp(out, enveloped_text, out_len),
         "A.2.2 by key with its originator: %s", gostx_cms_status_name(st));
   free(ex);
+  gostx_gost3410_key_clear(&sender->key);
+  free(sender);
+}
+
+/* A KARI with a static originator (A.2.2's shape) written: sender256's
+ * certificate named (issuer and serial, or key id with -keyid), KEG with
+ * its key; the recipient decrypts by certificate and by key alone given
+ * that originator, and is refused (ORIGINATOR_NOT_FOUND) without it or
+ * with another. The sender's key must be its certificate's, on the
+ * recipient's curve, and only for a KARI. */
+static void static_originator(void) {
+  signer_files *sender = malloc(sizeof *sender);
+  load_signer("sender256_cert.pem", "sender256_key.pem", sender);
+  uint8_t der[2048], out[100];
+  size_t len = 0, out_len = 0;
+  const uint8_t *kid;
+  size_t kid_len;
+  int has_kid = gostx__cms_cert_key_id(&sender->cert, &kid, &kid_len);
+  for (int key_id = 0; key_id <= has_kid; key_id++) {
+    gostx_cms_encrypt_params p = {GOSTX_CMS_MAGMA, 1, key_id, &sender->cert, &sender->key};
+    gostx_cms_enveloped env;
+    CHECK(gostx_cms_encrypt_with(&r256.cert, 1, &p, content, sizeof out, der, sizeof der, &len) == 0 &&
+              gostx_cms_enveloped_parse(der, len, &env, NULL) == 0 &&
+              env.recipients[0].originator_kind == (key_id ? GOSTX_CMS_SID_KEY_ID : GOSTX_CMS_SID_ISSUER_SERIAL),
+          "keyid %d: a static originator named", key_id);
+    gostx_cms_status st = decrypt_from(der, len, &r256, &sender->cert, out, &out_len);
+    CHECK(st == GOSTX_CMS_OK && out_len == sizeof out && !memcmp(out, content, sizeof out),
+          "keyid %d: decrypts with its originator: %s", key_id, gostx_cms_status_name(st));
+    memset(out, 0, sizeof out);
+    st = decrypt_by_key(der, len, &r256.key, &sender->cert, out, sizeof out, &out_len);
+    CHECK(st == GOSTX_CMS_OK && !memcmp(out, content, sizeof out), "keyid %d: by key alone: %s", key_id,
+          gostx_cms_status_name(st));
+    st = decrypt_from(der, len, &r256, NULL, out, &out_len);
+    CHECK(st == GOSTX_CMS_ORIGINATOR_NOT_FOUND, "keyid %d: no originator: %s", key_id, gostx_cms_status_name(st));
+    st = decrypt_from(der, len, &r256, &r512.cert, out, &out_len);
+    CHECK(st == GOSTX_CMS_ORIGINATOR_NOT_FOUND, "keyid %d: another originator: %s", key_id,
+          gostx_cms_status_name(st));
+  }
+  gostx_cms_encrypt_params p = {GOSTX_CMS_MAGMA, 1, 0, &sender->cert, &r256.key};
+  CHECK(gostx_cms_encrypt_with(&r256.cert, 1, &p, content, 10, der, sizeof der, &len) == GOSTX_EINVAL,
+        "a key not the originator certificate's: EINVAL");
+  p.originator_key = &sender->key;
+  CHECK(gostx_cms_encrypt_with(&r512.cert, 1, &p, content, 10, der, sizeof der, &len) == GOSTX_EINVAL,
+        "a recipient on another curve: EINVAL");
+  p.kari = 0;
+  CHECK(gostx_cms_encrypt_with(&r256.cert, 1, &p, content, 10, der, sizeof der, &len) == GOSTX_EINVAL,
+        "a static originator for key transport: EINVAL");
   gostx_gost3410_key_clear(&sender->key);
   free(sender);
 }
@@ -402,6 +450,7 @@ int main(void) {
   round_trips();
   recipient_kinds();
   by_key_alone();
+  static_originator();
   sections();
   refusals();
   gostx_gost3410_key_clear(&r256.key);

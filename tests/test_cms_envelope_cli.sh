@@ -4,8 +4,9 @@
 # examples (tests/vectors/tc26_cms: KTRI 256 and 512, EncryptedData,
 # DigestedData) decrypted or verified byte for byte; refusals by name, exit
 # 4 and nothing written (another recipient, a changed OMAC'd ciphertext);
-# the note that plain CTR-ACPKM is not authenticated; -out 0600; -kari and
-# -keyid recipients, decryption by -inkey alone. Then with
+# the note that plain CTR-ACPKM is not authenticated; -out 0600; -kari
+# (ephemeral and static originator) and -keyid recipients, decryption by
+# -inkey alone. Then with
 # `openssl cms -engine gost` both ways for each content cipher and 256/512
 # keys (tests/support/gost_pki.sh's leaves), KARI and -keyid toward
 # gost-engine, its -keyid toward gostx's -inkey alone, at most one ACPKM section
@@ -124,6 +125,38 @@ check "-keyid, a certificate without subjectKeyIdentifier: exit 2, nothing writt
 check "-keyid, a certificate without subjectKeyIdentifier: said" grep -q "has no subjectKeyIdentifier" "$T/err"
 "$G" cms -decrypt -kari -inkey "$tc26/recipient256_key.pem" -in "$T/ri.p7m" -out "$T/u.out" 2>/dev/null
 check "-kari with -decrypt: exit 2" [ $? = 2 -a ! -e "$T/u.out" ]
+# -kari with a static originator (A.2.2's shape: sender256 named, its key
+# in KEG), from a pipe too; read back by certificate and by -inkey alone
+# with -originator; without it, or with another, refused by name
+for id in "" -keyid; do
+  "$G" cms -encrypt -kari $id -originator "$tc26/sender256_cert.pem" -originator-key "$tc26/sender256_key.pem" \
+    -recip "$tc26/recipient256_cert.pem" -in - -out "$T/st.p7m" <"$T/doc.bin" 2>"$T/err"
+  check "static originator ${id:-ias}: written: $(cat "$T/err")" [ -s "$T/st.p7m" ]
+  for by in "-recip $tc26/recipient256_cert.pem" ""; do
+    rm -f "$T/st.out"
+    "$G" cms -decrypt $by -inkey "$tc26/recipient256_key.pem" -originator "$tc26/sender256_cert.pem" \
+      -in "$T/st.p7m" -out "$T/st.out" 2>"$T/err"
+    check "static originator ${id:-ias} ${by:+by certificate}: decrypts: $(cat "$T/err")" cmp -s "$T/doc.bin" "$T/st.out"
+  done
+  rm -f "$T/st.out"
+  "$G" cms -decrypt -inkey "$tc26/recipient256_key.pem" -in "$T/st.p7m" -out "$T/st.out" 2>"$T/err"
+  check "static originator ${id:-ias}, no -originator: exit 4, nothing written" [ $? = 4 -a ! -e "$T/st.out" ]
+  check "static originator ${id:-ias}, no -originator: named" grep -q "originator: the static originator" "$T/err"
+  "$G" cms -decrypt -inkey "$tc26/recipient256_key.pem" -originator "$tc26/recipient256_cert.pem" \
+    -in "$T/st.p7m" -out "$T/st.out" 2>"$T/err"
+  check "static originator ${id:-ias}, another -originator: exit 4, nothing written" [ $? = 4 -a ! -e "$T/st.out" ]
+  check "static originator ${id:-ias}, another -originator: named" grep -q "originator: the static originator" "$T/err"
+done
+"$G" cms -encrypt -kari -originator "$tc26/sender256_cert.pem" -originator-key "$tc26/recipient256_key.pem" \
+  -recip "$tc26/recipient256_cert.pem" -in "$T/doc.bin" -out "$T/u.p7m" 2>"$T/err"
+check "-originator-key not -originator's: exit 2, nothing written" [ $? = 2 -a ! -e "$T/u.p7m" ]
+check "-originator-key not -originator's: said" grep -q "is not the private key of" "$T/err"
+"$G" cms -encrypt -kari -originator "$tc26/sender256_cert.pem" -originator-key "$tc26/sender256_key.pem" \
+  -recip "$tc26/recipient512_cert.pem" -in "$T/doc.bin" -out "$T/u.p7m" 2>"$T/err"
+check "a static originator on another curve: exit 2, nothing written" [ $? = 2 -a ! -e "$T/u.p7m" ]
+"$G" cms -encrypt -originator "$tc26/sender256_cert.pem" -originator-key "$tc26/sender256_key.pem" \
+  -recip "$tc26/recipient256_cert.pem" -in "$T/doc.bin" -out "$T/u.p7m" 2>"$T/err"
+check "a static originator without -kari: exit 2, nothing written" [ $? = 2 -a ! -e "$T/u.p7m" ]
 
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
   { echo "openssl with gost-engine not found: skipping"; finish; }

@@ -234,7 +234,7 @@ static void round_trips(void) {
 static int encrypt_to(int env, gostx_cms_cipher cipher, const uint8_t *key, size_t len, int known,
                       size_t step, sink *out) {
   gostx_cms_encrypt_stream_params p = {&r256.cert, 1, env ? NULL : key, cipher, 0, 0,
-                                       known ? len : GOSTX_CMS_LEN_UNKNOWN, work, sizeof work};
+                                       known ? len : GOSTX_CMS_LEN_UNKNOWN, work, sizeof work, NULL, NULL};
   feed f = {content, len, 0, step};
   out->n = 0;
   return gostx_cms_encrypt_stream(&p, feed_read, &f, sink_write, out);
@@ -274,7 +274,7 @@ static void encrypt_round_trips(void) {
                 gostx_cms_status_name(st));
         }
   /* a content not of the length said */
-  gostx_cms_encrypt_stream_params p = {NULL, 0, key, GOSTX_CMS_KUZNYECHIK, 0, 0, 99, work, sizeof work};
+  gostx_cms_encrypt_stream_params p = {NULL, 0, key, GOSTX_CMS_KUZNYECHIK, 0, 0, 99, work, sizeof work, NULL, NULL};
   feed f = {content, 100, 0, 0};
   CHECK(gostx_cms_encrypt_stream(&p, feed_read, &f, sink_write, &msg) == GOSTX_ELEN, "100 bytes for 99: ELEN");
   p.content_len = 101, f.pos = 0, msg.n = 0;
@@ -299,7 +299,7 @@ static void recipient_kinds(void) {
   for (int kind = 0; kind < 4; kind++)
     for (int known = 0; known < 2; known++) {
       gostx_cms_encrypt_stream_params p = {both, 2, NULL, GOSTX_CMS_MAGMA, kind & 1, kind >> 1,
-                                           known ? len : GOSTX_CMS_LEN_UNKNOWN, work, sizeof work};
+                                           known ? len : GOSTX_CMS_LEN_UNKNOWN, work, sizeof work, NULL, NULL};
       feed f = {content, len, 0, 777};
       msg.n = 0;
       CHECK(gostx_cms_encrypt_stream(&p, feed_read, &f, sink_write, &msg) == 0, "kari %d keyid %d: made",
@@ -325,7 +325,7 @@ static void recipient_kinds(void) {
             kind & 1, kind >> 1, gostx_cms_status_name(st));
     }
   /* GOST 28147-89: RFC 4490 recipients, by issuer and serial only */
-  gostx_cms_encrypt_stream_params p = {both, 2, NULL, GOSTX_CMS_GOST89, 0, 0, len, work, sizeof work};
+  gostx_cms_encrypt_stream_params p = {both, 2, NULL, GOSTX_CMS_GOST89, 0, 0, len, work, sizeof work, NULL, NULL};
   feed f = {content, len, 0, 0};
   msg.n = 0;
   gostx_cms_enveloped ev;

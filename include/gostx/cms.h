@@ -348,6 +348,13 @@ typedef struct gostx_cms_encrypt_params {
                  KeyTransRecipientInfo */
   int key_id; /* 1: recipients named by subjectKeyIdentifier (openssl cms -keyid);
                  0: by issuerAndSerialNumber */
+  /* With kari: a STATIC originator (R 1323565.1.025-2019 A.2.2) instead of
+   * the ephemeral key: KEG with this private key, its certificate named in
+   * originator [0] (by subjectKeyIdentifier where key_id, else issuer and
+   * serial). Both or neither; the key the certificate's, on every
+   * recipient's curve. */
+  const gostx_x509_cert *originator;
+  const gostx_gost3410_key *originator_key;
 } gostx_cms_encrypt_params;
 
 /* gostx_cms_encrypt with the recipients' kind and names chosen. GOSTX_EINVAL
@@ -471,6 +478,9 @@ typedef struct gostx_cms_encrypt_stream_params {
   uint64_t content_len;              /* or GOSTX_CMS_LEN_UNKNOWN */
   uint8_t *work;                     /* GOSTX_CMS_STREAM_WORK bytes or more */
   size_t work_len;
+  /* a static originator, as gostx_cms_encrypt_params' */
+  const gostx_x509_cert *originator;
+  const gostx_gost3410_key *originator_key;
 } gostx_cms_encrypt_stream_params;
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_encrypt_stream(const gostx_cms_encrypt_stream_params *p,
                                                          gostx_cms_read_fn read, void *read_ctx,

@@ -184,7 +184,10 @@ typedef struct gostx__cms_sender_draw {
   uint8_t eph_q[GOSTX_CMS_MAX_RECIPIENTS][128];
   uint8_t ukm[GOSTX_CMS_MAX_RECIPIENTS][GOSTX__CMS_UKM_LEN];
 } gostx__cms_sender_draw;
-int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, gostx__cms_sender_draw *draw);
+/* With a static originator (p->originator_key) its d and Q stand in for
+ * every recipient's ephemeral pair: one code path, one secret to mark. */
+int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, const gostx_cms_encrypt_params *p,
+                    gostx__cms_sender_draw *draw);
 /* gostx_cms_encrypt_with on drawn secrets (draw: unused when out is NULL). */
 int gostx__cms_encrypt_drawn(const gostx_x509_cert *recipients, size_t n,
                              const gostx_cms_encrypt_params *p, const gostx__cms_sender_draw *draw,

@@ -140,7 +140,7 @@ static int params_ok(const gostx_cms_encrypt_stream_params *p, const gostx_cms_e
 static int draw_and_write_pieces(estream *e, gostx__cms_sender_draw *draw, uint8_t *area, size_t cap) {
   const gostx_cms_encrypt_stream_params *p = e->p;
   int rc = p->secret_key ? (memcpy(draw->cek, p->secret_key, 32), 0)
-                         : gostx__cms_draw(p->recipients, p->n_recipients, draw);
+                         : gostx__cms_draw(p->recipients, p->n_recipients, &e->ep, draw);
   return rc ? rc : pieces(e, draw, area, cap);
 }
 
@@ -149,6 +149,7 @@ int gostx_cms_encrypt_stream(const gostx_cms_encrypt_stream_params *p, gostx_cms
   estream e;
   memset(&e, 0, sizeof e);
   if (p) e.ep.cipher = p->cipher, e.ep.kari = p->kari, e.ep.key_id = p->key_id;
+  if (p) e.ep.originator = p->originator, e.ep.originator_key = p->originator_key;
   if (!params_ok(p, &e.ep) || !read || !write) return GOSTX_EINVAL;
   e.p = p, e.write = write, e.wctx = write_ctx, e.ber = p->content_len == GOSTX_CMS_LEN_UNKNOWN;
   uint8_t *area = p->work + WINDOW;

@@ -359,6 +359,24 @@ static gostx_alg wrap_family(gostx_cms_cipher cipher) {
                                                                                : GOSTX_ALG_MAGMA;
 }
 
+/* A static originator: KARI only, its key the certificate's (private
+ * part set), named as p->key_id asks, on each recipient's curve (KEG
+ * agrees only on one curve). */
+static int static_originator_ok(const gostx_x509_cert *recipients, size_t n,
+                                const gostx_cms_encrypt_params *p) {
+  const gostx_x509_cert *c = p->originator;
+  const gostx_gost3410_key *k = p->originator_key;
+  const uint8_t *kid;
+  size_t kid_len;
+  if (!p->kari || !c || !k || !k->has_private || !recipient_ok(c) || k->curve != c->curve ||
+      c->pub_len != 2 * k->len || memcmp(c->pub, k->q, c->pub_len) ||
+      (p->key_id && !gostx__cms_cert_key_id(c, &kid, &kid_len)))
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (recipients[i].curve != c->curve) return 0;
+  return 1;
+}
+
 int gostx__cms_encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
                                  const gostx_cms_encrypt_params *p) {
   const uint8_t *kid;
@@ -372,7 +390,7 @@ int gostx__cms_encrypt_params_ok(const gostx_x509_cert *recipients, size_t n,
     if (!recipient_ok(&recipients[i]) ||
         (p->key_id && !gostx__cms_cert_key_id(&recipients[i], &kid, &kid_len)))
       return 0;
-  return 1;
+  return !p->originator && !p->originator_key ? 1 : static_originator_ok(recipients, n, p);
 }
 
 /* RFC 5652 6.1: version 0 only when every RecipientInfo is version 0 and
@@ -426,7 +444,7 @@ int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
   if (!out || !gostx__cms_encrypt_params_ok(recipients, n, p))
     return gostx__cms_encrypt_drawn(recipients, n, p, NULL, content, len, out, cap, out_len);
   gostx__cms_sender_draw draw;
-  int rc = gostx__cms_draw(recipients, n, &draw);
+  int rc = gostx__cms_draw(recipients, n, p, &draw);
   if (!rc) rc = gostx__cms_encrypt_drawn(recipients, n, p, &draw, content, len, out, cap, out_len);
   gostx_memzero(&draw, sizeof draw);
   return rc;
@@ -435,6 +453,6 @@ int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
 int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cipher cipher,
                       const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                       size_t *out_len) {
-  gostx_cms_encrypt_params p = {cipher, 0, 0};
+  gostx_cms_encrypt_params p = {cipher, 0, 0, NULL, NULL};
   return gostx_cms_encrypt_with(recipients, n, &p, content, len, out, cap, out_len);
 }

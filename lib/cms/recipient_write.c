@@ -1,6 +1,7 @@
 /* The sender's RecipientInfos (R 1323565.1.025-2019): KeyTransRecipientInfo
  * (KeyTransport2019) or KeyAgreeRecipientInfo with an ephemeral originator
- * key (RFC 5652 6.2.2's originatorKey), the recipient named by
+ * key (RFC 5652 6.2.2's originatorKey) or a static one (its certificate
+ * named; its key in the ephemeral's place), the recipient named by
  * issuerAndSerialNumber or subjectKeyIdentifier. Both wrap the CEK alike:
  * an ephemeral key on the recipient's curve, KEG(ephemeral d, recipient Q,
  * ukm) = K_mac || K_enc and KExp15 of the CEK with IV ukm[24..24+n/2). A
@@ -108,18 +109,31 @@ static void write_ktri(gostx__der_w *w, const gostx_x509_cert *c, int key_id, go
   gostx__der_w_end(w);
 }
 
+/* A static originator's OriginatorIdentifierOrKey (RFC 5652 6.2.2):
+ * issuerAndSerialNumber, or subjectKeyIdentifier [0] IMPLICIT. */
+static void write_originator_id(gostx__der_w *w, const gostx_x509_cert *c, int key_id) {
+  const uint8_t *kid;
+  size_t kid_len;
+  if (key_id && gostx__cms_cert_key_id(c, &kid, &kid_len))
+    gostx__der_w_tlv(w, GOSTX__DER_CTX(0), kid, kid_len);
+  else
+    gostx__cms_write_ias(w, c);
+}
+
 /* [1] KeyAgreeRecipientInfo, version 3: originator [0] { [1]
  * OriginatorPublicKey } (the ephemeral SubjectPublicKeyInfo's content
- * under the [1] tag, as the profile's example A.2.1), ukm [1] EXPLICIT,
- * one RecipientEncryptedKey holding KExp15's output. */
-static int write_kari(gostx__der_w *w, const gostx_x509_cert *c, int key_id, gostx_alg alg,
-                      const wrapped *wk, const uint8_t ukm[GOSTX__CMS_UKM_LEN]) {
+ * under the [1] tag, as the profile's example A.2.1) or, static, the
+ * originator certificate's identifier (A.2.2); ukm [1] EXPLICIT, one
+ * RecipientEncryptedKey holding KExp15's output. */
+static int write_kari(gostx__der_w *w, const gostx_x509_cert *c, const gostx_cms_encrypt_params *p,
+                      gostx_alg alg, const wrapped *wk, const uint8_t ukm[GOSTX__CMS_UKM_LEN]) {
   gostx__der r = {wk->spki, wk->spki_len}, spki;
   if (gostx__der_get(&r, GOSTX__DER_SEQ, &spki, NULL) || r.n) return GOSTX_EINVAL;
   gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
   gostx__der_w_u32(w, 3);
   gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
-  gostx__der_w_tlv(w, GOSTX__DER_CTXC(1), spki.p, spki.n);
+  if (p->originator) write_originator_id(w, p->originator, p->key_id);
+  else gostx__der_w_tlv(w, GOSTX__DER_CTXC(1), spki.p, spki.n);
   gostx__der_w_end(w);
   gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
   gostx__der_w_tlv(w, GOSTX__DER_OCTETS, ukm, GOSTX__CMS_UKM_LEN);
@@ -127,7 +141,7 @@ static int write_kari(gostx__der_w *w, const gostx_x509_cert *c, int key_id, gos
   write_key_enc_alg(w, c, alg);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  write_rid(w, c, key_id, 1);
+  write_rid(w, c, p->key_id, 1);
   gostx__der_w_tlv(w, GOSTX__DER_OCTETS, wk->psexp, wk->psexp_len);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
@@ -142,17 +156,20 @@ int gostx__cms_write_recipient(gostx__der_w *w, const gostx_x509_cert *c,
   const uint8_t *ukm = draw ? draw->ukm[i] : zero_ukm;
   wrapped wk;
   int rc = wrap_cek(c, alg, draw, i, &wk);
-  if (!rc && p->kari) rc = write_kari(w, c, p->key_id, alg, &wk, ukm);
+  if (!rc && p->kari) rc = write_kari(w, c, p, alg, &wk, ukm);
   if (!rc && !p->kari) write_ktri(w, c, p->key_id, alg, &wk, ukm);
   gostx_memzero(wk.psexp, sizeof wk.psexp);
   return rc;
 }
 
-int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, gostx__cms_sender_draw *draw) {
+int gostx__cms_draw(const gostx_x509_cert *recipients, size_t n, const gostx_cms_encrypt_params *p,
+                    gostx__cms_sender_draw *draw) {
+  const gostx_gost3410_key *orig = p->originator_key;
   int rc = gostx_random_bytes(draw->cek, sizeof draw->cek);
   for (size_t i = 0; i < n && !rc; i++) {
     size_t len = gostx_gost3410_size(recipients[i].curve);
-    rc = gostx_gost3410_keygen(recipients[i].curve, draw->eph_d[i], len, draw->eph_q[i], 2 * len);
+    if (orig) memcpy(draw->eph_d[i], orig->d, len), memcpy(draw->eph_q[i], orig->q, 2 * len);
+    else rc = gostx_gost3410_keygen(recipients[i].curve, draw->eph_d[i], len, draw->eph_q[i], 2 * len);
     if (!rc) rc = gostx_random_bytes(draw->ukm[i], GOSTX__CMS_UKM_LEN);
   }
   return rc;

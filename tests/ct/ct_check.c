@@ -1301,7 +1301,8 @@ static void group_pkcs12(void) {
  * the CEK and the ephemeral d secret (the ukm is public: it is written in
  * the message), KEG(d, recipient Q, ukm) and KExp15 of the CEK, the
  * content's encryption and OMAC, for a KeyTransRecipientInfo and a
- * KeyAgreeRecipientInfo; for GOST 28147-89 content (RFC 4490) the CEK is
+ * KeyAgreeRecipientInfo (ephemeral originator, and static: its d in the
+ * ephemeral's place, as gostx__cms_draw puts it); for GOST 28147-89 content (RFC 4490) the CEK is
  * marked, its writer draws its own ephemeral key. The recipient: a message
  * to a certificate of a secret d, decrypted with d (by its certificate,
  * and by the key alone, which tries each recipient): KEG (d, the sender's
@@ -1312,12 +1313,14 @@ static void group_pkcs12(void) {
  * accept result are public. */
 static void cms_round(const gostx_x509_cert *cert, const gostx_gost3410_key *rkey,
                       const gostx_cms_encrypt_params *p, const uint8_t *text, size_t len) {
+  const gostx_gost3410_key *orig = p->originator_key; /* static: its d is what gostx__cms_draw copies */
   uint8_t msg[1024], t[100], out[100];
   size_t msg_len, out_len = 0;
   gostx__cms_sender_draw draw;
   memset(&draw, 0, sizeof draw);
   fill(draw.cek, sizeof draw.cek, 85);
-  ec_scalar(draw.eph_d[0], rkey->len, 86);
+  if (orig) memcpy(draw.eph_d[0], orig->d, rkey->len);
+  else ec_scalar(draw.eph_d[0], rkey->len, 86);
   fill(draw.ukm[0], sizeof draw.ukm[0], 87);
   CT_SECRET(draw.cek, sizeof draw.cek);
   CT_SECRET(draw.eph_d[0], rkey->len);
@@ -1336,38 +1339,50 @@ static void cms_round(const gostx_x509_cert *cert, const gostx_gost3410_key *rke
     /* The recipient's d, secret only now: the certificate is public. */
     gostx_gost3410_key k = *rkey;
     CT_SECRET(k.d, k.len);
-    RC_OK_VERDICT(gostx_cms_enveloped_decrypt(&env, by_key ? NULL : cert, &k, NULL, out, sizeof out,
-                                              &out_len, NULL), "cms decrypt");
+    RC_OK_VERDICT(gostx_cms_enveloped_decrypt(&env, by_key ? NULL : cert, &k, p->originator, out,
+                                              sizeof out, &out_len, NULL), "cms decrypt");
     CT_PUBLIC(out, len);
     same(out, text, len, "cms decrypts");
   }
 }
 
-static void group_cms(void) {
-  secrets("cms enveloped decrypt");
-  uint8_t d[32], pub[64], spki[128], cert_der[1024], text[100];
+/* A 256-bit key of ec_scalar(seed) and its self-issued certificate
+ * (der holds what cert points into). */
+static void cms_party(int seed, gostx_gost3410_key *k, uint8_t der[1024], gostx_x509_cert *cert) {
+  uint8_t d[32], pub[64], spki[128];
   size_t spki_len, cert_len;
-  gostx_gost3410_key rkey;
-  gostx_x509_cert cert;
   gostx_x509_name name;
   char err[64];
-  ec_scalar(d, sizeof d, 84);
-  fill(text, sizeof text, 13);
+  ec_scalar(d, sizeof d, seed);
   RC_OK(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d, sizeof d, pub, sizeof pub), "cms pub");
   RC_OK(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_A, pub, sizeof pub, spki, sizeof spki,
                                   &spki_len), "cms spki");
-  RC_OK(gostx_gost3410_key_set_private(&rkey, GOSTX_GOST3410_256_A, d, sizeof d, NULL), "cms key");
+  RC_OK(gostx_gost3410_key_set_private(k, GOSTX_GOST3410_256_A, d, sizeof d, NULL), "cms key");
   RC_OK(gostx_x509_name_parse("/CN=ct", &name, err, sizeof err), "cms name");
   static const uint8_t serial[] = {1};
   gostx_x509_cert_spec spec = {serial, 1, name.der, name.der, name.len, name.len,
                                1800000000, 2524607999, spki, spki_len, NULL, NULL, 0};
-  RC_OK(gostx_x509_cert_write(&spec, &rkey, cert_der, sizeof cert_der, &cert_len), "cms cert");
-  RC_OK(gostx_x509_parse(cert_der, cert_len, &cert, NULL), "cms cert parse");
+  RC_OK(gostx_x509_cert_write(&spec, k, der, 1024, &cert_len), "cms cert");
+  RC_OK(gostx_x509_parse(der, cert_len, cert, NULL), "cms cert parse");
+}
+
+static void group_cms(void) {
+  secrets("cms enveloped decrypt");
+  static uint8_t cert_der[1024], orig_der[1024];
+  uint8_t text[100];
+  gostx_gost3410_key rkey, okey;
+  gostx_x509_cert cert, orig;
+  fill(text, sizeof text, 13);
+  cms_party(84, &rkey, cert_der, &cert);
   for (int c = GOSTX_CMS_KUZNYECHIK; c <= GOSTX_CMS_GOST89; c++)
     for (int kari = 0; kari < (c == GOSTX_CMS_GOST89 ? 1 : 2); kari++) {
-      gostx_cms_encrypt_params p = {(gostx_cms_cipher)c, kari, 0};
+      gostx_cms_encrypt_params p = {(gostx_cms_cipher)c, kari, 0, NULL, NULL};
       cms_round(&cert, &rkey, &p, text, sizeof text);
     }
+  /* a KARI with a static originator: its d (the draw's) secret */
+  cms_party(86, &okey, orig_der, &orig);
+  gostx_cms_encrypt_params p = {GOSTX_CMS_KUZNYECHIK_OMAC, 1, 0, &orig, &okey};
+  cms_round(&cert, &rkey, &p, text, sizeof text);
 }
 
 /* PKCS#12's legacy read (lib/pkcs12/legacy.c, lib/des3): the SHA-1 KDF
