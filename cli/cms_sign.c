@@ -77,12 +77,23 @@ static int write_query(const cms_args *a, const uint8_t *der, size_t len) {
   return rc;
 }
 
+/* cms_sign_fn: a detached message over h, for cms_write_attached_pipe */
+typedef struct detached_signing {
+  unsigned flags;
+  const sign_state *s;
+} detached_signing;
+
+static int sign_detached(void *ctx, const gostx_cms_hash *h, uint8_t **der, size_t *len) {
+  const detached_signing *d = ctx;
+  return make_message(d->flags & ~GOSTX_CMS_ATTACHED, d->s, h, NULL, 0, der, len);
+}
+
 int cms_sign(const cms_args *a) {
   sign_state s;
   memset(&s, 0, sizeof s);
   s.signer_certs = calloc(1, sizeof *s.signer_certs);
   s.chain = calloc(1, sizeof *s.chain);
-  uint8_t *content = NULL, *der = NULL;
+  uint8_t *der = NULL;
   size_t content_len = 0, der_len = 0;
   gostx_cms_hash h;
   int rc = s.signer_certs && s.chain ? load_all(a, &s) : (cli_err("out of memory"), CLI_EXIT_FAIL);
@@ -90,19 +101,22 @@ int cms_sign(const cms_args *a) {
   /* an attached regular file: streamed (read twice), not held whole */
   struct stat sb;
   int streamed = attached && a->in && strcmp(a->in, "-") && stat(a->in, &sb) == 0 && S_ISREG(sb.st_mode);
-  if (!rc) rc = cms_hash_file(a->in, hashes_wanted(&s), &h, attached && !streamed ? &content : NULL, &content_len);
-  /* streamed: signed as a detached message, the content spliced in after */
-  unsigned flags = streamed ? a->flags & ~GOSTX_CMS_ATTACHED : a->flags;
-  if (!rc) rc = make_message(flags, &s, &h, content, content_len, &der, &der_len);
-  if (!rc && streamed) rc = cms_write_attached(a, der, der_len, &h, (uint64_t)sb.st_size);
-  else if (!rc) rc = cms_write_message(a->out, a->outform, der, der_len);
+  detached_signing piped = {a->flags, &s};
+  if (!rc && attached && !streamed) { /* a pipe: read once, written as BER */
+    rc = cms_write_attached_pipe(a, hashes_wanted(&s), sign_detached, &piped, &der, &der_len);
+  } else if (!rc) {
+    rc = cms_hash_file(a->in, hashes_wanted(&s), &h, NULL, &content_len);
+    /* signed as a detached message, an attached file's content spliced in after */
+    if (!rc) rc = make_message(a->flags & ~GOSTX_CMS_ATTACHED, &s, &h, NULL, 0, &der, &der_len);
+    if (!rc && streamed) rc = cms_write_attached(a, der, der_len, &h, (uint64_t)sb.st_size);
+    else if (!rc) rc = cms_write_message(a->out, a->outform, der, der_len);
+  }
   if (!rc && a->tsa_query) rc = write_query(a, der, der_len);
   for (size_t i = 0; i < GOSTX_CMS_MAX_SIGNERS; i++) gostx_gost3410_key_clear(&s.keys[i]);
   if (s.signer_certs) cli_cert_list_free(s.signer_certs);
   if (s.chain) cli_cert_list_free(s.chain);
   free(s.signer_certs);
   free(s.chain);
-  free(content);
   free(der);
   return rc;
 }

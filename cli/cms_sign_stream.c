@@ -1,10 +1,13 @@
-/* gostx cms -sign -nodetach of a regular file in constant memory. The
- * file is digested first (cms_hash_file), the library signs that digest
- * as a detached SignedData, and the attached message is written from it
- * with the content spliced into encapContentInfo: DER, its lengths from
- * the file's size; the file read a second time and digested again on the
- * way, so that one changed between the two passes is refused and the
- * output (a temporary file) discarded. */
+/* gostx cms -sign -nodetach in constant memory. A regular file is
+ * digested first (cms_hash_file), the library signs that digest as a
+ * detached SignedData, and the attached message is written from it with
+ * the content spliced into encapContentInfo: DER, its lengths from the
+ * file's size; the file read a second time and digested again on the way,
+ * so that one changed between the two passes is refused and the output (a
+ * temporary file) discarded. A pipe is read once: BER with indefinite
+ * lengths around the content's OCTET STRING segments (as openssl cms -sign
+ * -stream writes), the signature made after the content went by. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cms_cli.h"
@@ -131,5 +134,70 @@ int cms_write_attached(const cms_args *a, const uint8_t *detached, size_t len, c
   if (!rc) rc = cms_stream_write(&out, pt.tail, pt.tail_len);
   if (!rc) rc = cms_stream_out_commit(&out);
   cms_stream_out_close(&out);
+  return rc;
+}
+
+/* The BER message's opening up to the content's first segment: every
+ * length indefinite; the content a constructed OCTET STRING. */
+static int write_ber_head(cms_stream_out *out, const parts *pt) {
+  static const uint8_t open[] = {0x30, 0x80, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d,
+                                 0x01, 0x07, 0x02, 0xa0, 0x80, 0x30, 0x80};
+  static const uint8_t seq[] = {0x30, 0x80}, content[] = {0xa0, 0x80, 0x24, 0x80};
+  int rc = cms_stream_write(out, open, sizeof open);
+  if (!rc) rc = cms_stream_write(out, pt->prefix, pt->prefix_len);
+  if (!rc) rc = cms_stream_write(out, seq, sizeof seq);
+  if (!rc) rc = cms_stream_write(out, pt->type, pt->type_len);
+  return rc ? rc : cms_stream_write(out, content, sizeof content);
+}
+
+/* -in's bytes as OCTET STRING segments, digested on the way into h. */
+static int stream_segments(const cms_args *a, cms_stream_out *out, gostx_cms_hash *h) {
+  static uint8_t buf[CLI_CHUNK];
+  uint8_t hdr[8];
+  cli_in in;
+  size_t got;
+  int rc = cli_in_open(&in, a->in);
+  if (rc) return rc;
+  while (!(rc = cli_in_read(&in, buf, sizeof buf, &got)) && got) {
+    (void)gostx_cms_hash_update(h, buf, got);
+    if ((rc = cms_stream_write(out, hdr, put_header(hdr, 0x04, got))) || (rc = cms_stream_write(out, buf, got)))
+      break;
+  }
+  cli_in_close(&in);
+  (void)gostx_cms_hash_final(h);
+  return rc;
+}
+
+int cms_write_attached_pipe(const cms_args *a, unsigned want, cms_sign_fn sign, void *ctx, uint8_t **der,
+                            size_t *len) {
+  static const uint8_t eocs[6];
+  gostx_cms_hash h;
+  uint8_t *first = NULL;
+  size_t first_len = 0;
+  parts head, pt;
+  cms_stream_out out;
+  /* version and digestAlgorithms go before the content and do not depend
+   * on its digest: taken from a message signed over an empty one, which
+   * is discarded (the real one must agree) */
+  (void)gostx_cms_hash_init(&h, want);
+  (void)gostx_cms_hash_final(&h);
+  int rc = sign(ctx, &h, &first, &first_len);
+  if (!rc && split(first, first_len, &head))
+    rc = (cli_err("cms: sign: the message could not be read back"), CLI_EXIT_FAIL);
+  if (!rc) rc = cms_stream_out_open(&out, a->out, a->outform);
+  if (rc) return free(first), rc;
+  (void)gostx_cms_hash_init(&h, want);
+  rc = write_ber_head(&out, &head);
+  if (!rc) rc = stream_segments(a, &out, &h);
+  if (!rc) rc = cms_stream_write(&out, eocs, 6); /* the content's, [0]'s, encapContentInfo's */
+  if (!rc) rc = sign(ctx, &h, der, len);
+  if (!rc && (split(*der, *len, &pt) || pt.prefix_len != head.prefix_len ||
+              memcmp(pt.prefix, head.prefix, pt.prefix_len)))
+    rc = (cli_err("cms: sign: the message could not be read back"), CLI_EXIT_FAIL);
+  if (!rc) rc = cms_stream_write(&out, pt.tail, pt.tail_len);
+  if (!rc) rc = cms_stream_write(&out, eocs, 6); /* SignedData's, [0]'s, ContentInfo's */
+  if (!rc) rc = cms_stream_out_commit(&out);
+  cms_stream_out_close(&out);
+  free(first);
   return rc;
 }

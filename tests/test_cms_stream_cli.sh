@@ -11,6 +11,7 @@
 # -EncryptedData_encrypt -stream read by gostx, and gostx's BER read by
 # openssl (also -kari -keyid and -gost89, and read back by -inkey alone;
 # openssl -stream -gost89 read by gostx); openssl cms -sign -stream -nodetach verified streaming; gostx
+# -sign -nodetach from stdin and a FIFO as BER, verified by openssl and gostx;
 # -sign -nodetach of a file streamed, strict DER, verified by openssl; 80
 # MiB signed attached and verified back, each under the ceiling. Skipped (77) without openssl
 # and gost-engine after the first part.
@@ -146,6 +147,8 @@ flip_byte small.p7s "$at"
 "$G" cms -verify -inform DER -in small.p7s -CAfile ca.pem -out small.out 2>"$T/err"
 rc=$?
 check "a changed streamed content: exit 4 ($rc), no -out: $(head -1 "$T/err")" [ $rc = 4 -a ! -e small.out ]
+# verified RC WANT GOT: openssl said yes (it writes -out before its verdict) and GOT is WANT
+verified() { [ "$1" = 0 ] && cmp -s "$2" "$3"; }
 # gostx -sign -nodetach of a file streamed (read twice): strict DER (the
 # one-shot parser of -cmsout reads it), openssl verifies it, 80 MiB signed
 # under the ceiling and verified back
@@ -156,9 +159,38 @@ for form in DER PEM; do
     "$G" cms -cmsout -print -inform $form -in gs.p7s -out /dev/null
   openssl cms -engine gost -verify -binary -inform $form -in gs.p7s -CAfile ca.pem -purpose any \
     -out gs.out 2>/dev/null
-  check "gostx -sign -nodetach $form -> openssl -verify" cmp -s big.bin gs.out
+  check "gostx -sign -nodetach $form -> openssl -verify" verified $? big.bin gs.out
   rm -f gs.out
 done
+# gostx -sign -nodetach from a pipe (stdin and a FIFO): BER as openssl cms
+# -sign -stream writes it (indefinite lengths, the content in OCTET STRING
+# segments), signed over the streamed content; openssl verifies it, gostx
+# verifies it streamed; 80 MiB piped under the ceiling
+for form in DER PEM; do
+  "$G" cms -sign -nodetach -cades -in - -signer leaf-512A.pem -inkey leaf-512A.key \
+    -certfile int.pem -outform $form -out gp.p7s <big.bin 2>"$T/err"
+  openssl cms -engine gost -verify -binary -inform $form -in gp.p7s -CAfile ca.pem -purpose any \
+    -out gp.out 2>"$T/oerr"
+  rc=$?
+  check "gostx -sign -nodetach $form from stdin -> openssl -verify: $(head -1 "$T/err") $(head -1 "$T/oerr")" \
+    verified $rc big.bin gp.out
+  rm -f gp.out
+  "$G" cms -verify -inform $form -in gp.p7s -CAfile ca.pem -out gp.out 2>"$T/err"
+  check "gostx -sign -nodetach $form from stdin -> gostx -verify: $(head -1 "$T/err")" cmp -s big.bin gp.out
+  rm -f gp.out
+done
+"$G" cms -sign -nodetach -in - -signer leaf-256A.pem -inkey leaf-256A.key -outform DER -out gb.p7s <small.bin
+check "from stdin: BER, as openssl -stream (30 80)" [ "$(head -c 2 gb.p7s | od -An -tx1 | tr -d ' \n')" = 3080 ]
+mkfifo fifo.in
+cat big.bin >fifo.in &
+"$G" cms -sign -nodetach -in fifo.in -signer leaf-256A.pem -inkey leaf-256A.key -certfile int.pem \
+  -outform DER -out gf.p7s 2>"$T/err"
+wait
+openssl cms -engine gost -verify -binary -inform DER -in gf.p7s -CAfile ca.pem -purpose any -out gf.out 2>"$T/oerr"
+rc=$?
+check "gostx -sign -nodetach from a FIFO -> openssl -verify: $(head -1 "$T/err") $(head -1 "$T/oerr")" \
+  verified $rc big.bin gf.out
+rm -f fifo.in gf.out
 if [ -x /usr/bin/time ]; then
   head -c $((80 * 1024 * 1024)) /dev/zero >z.bin
   /usr/bin/time -f %M -o "$T/rss.sign" "$G" cms -sign -nodetach -in z.bin -signer leaf-256A.pem \
@@ -168,7 +200,13 @@ if [ -x /usr/bin/time ]; then
   /usr/bin/time -f %M -o "$T/rss.ver" "$G" cms -verify -inform DER -in z.p7s -CAfile ca.pem -out z.out 2>"$T/err"
   check "80 MiB attached verifies back, streamed: $(head -1 "$T/err")" cmp -s z.bin z.out
   check "80 MiB attached verify: RSS $(tail -1 "$T/rss.ver") KiB under 64 MiB" [ "$(tail -1 "$T/rss.ver")" -lt 65536 ]
-  rm -f z.bin z.p7s z.out
+  head -c $((80 * 1024 * 1024)) /dev/zero | /usr/bin/time -f %M -o "$T/rss.psign" "$G" cms -sign -nodetach \
+    -in - -signer leaf-256A.pem -inkey leaf-256A.key -certfile int.pem -outform DER -out z.p7s 2>"$T/err"
+  check "80 MiB piped attached sign: RSS $(tail -1 "$T/rss.psign") KiB under 64 MiB ($(head -1 "$T/err"))" \
+    [ "$(tail -1 "$T/rss.psign")" -lt 65536 ]
+  "$G" cms -verify -inform DER -in z.p7s -CAfile ca.pem -out z.out 2>"$T/err"
+  check "80 MiB piped attached verifies back: $(head -1 "$T/err")" [ "$(stat -c %s z.out 2>/dev/null)" = $((80 * 1024 * 1024)) ]
+  rm -f z.p7s z.out
 fi
 # an -OMAC message cut inside its content: nothing written
 openssl cms -engine gost -encrypt -stream -binary -kuznyechik-ctr-acpkm-omac -in big.bin -outform DER \
