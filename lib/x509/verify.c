@@ -191,8 +191,9 @@ static gostx_x509_status check_cert(const gostx_x509_cert *const *path, size_t i
     if (c->path_len >= 0 && cas_below(path, i) > (size_t)c->path_len) return GOSTX_X509_PATH_LEN;
   } else if (leaf_key_usage(purpose) != ~0u && !(c->key_usage & leaf_key_usage(purpose))) {
     return GOSTX_X509_KEY_USAGE;
-  } else if (leaf_eku(c, purpose)) {
-    return leaf_eku(c, purpose);
+  } else {
+    gostx_x509_status st = leaf_eku(c, purpose);
+    if (st != GOSTX_X509_OK) return st;
   }
   /* a CA's EKU, when it has one, limits what it may issue for */
   if (eku_need && !anchor && !(c->ext_key_usage & (eku_need | GOSTX_X509_EKU_ANY)))
