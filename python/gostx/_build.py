@@ -441,7 +441,7 @@ int gostx_cms_encrypt(const gostx_x509_cert *recipients, size_t n, gostx_cms_cip
                       const uint8_t *content, size_t len, uint8_t *out, size_t cap,
                       size_t *out_len);
 typedef struct gostx_cms_encrypt_params {
-  gostx_cms_cipher cipher; int kari; int key_id;
+  gostx_cms_cipher cipher; int kari; int key_id; ...;
 } gostx_cms_encrypt_params;
 int gostx_cms_encrypt_with(const gostx_x509_cert *recipients, size_t n,
                            const gostx_cms_encrypt_params *params, const uint8_t *content,

@@ -387,7 +387,8 @@ def encrypt(content, recipients, *, cipher="kuznyechik", omac=False, encoding="D
     arr = ffi.new("gostx_x509_cert[]", len(certs))
     for i, c in enumerate(certs):
         arr[i] = c._c[0]
-    params = ffi.new("gostx_cms_encrypt_params *", (alg, bool(kari), bool(key_id)))
+    params = ffi.new("gostx_cms_encrypt_params *",
+                     {"cipher": alg, "kari": bool(kari), "key_id": bool(key_id)})
     body = _whole(content)
     need = ffi.new("size_t *")
     rc = lib.gostx_cms_encrypt_with(arr, len(certs), params, body, len(body), ffi.NULL, 0, need)
