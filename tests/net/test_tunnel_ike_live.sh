@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# gostx tunnel with keying = ikev2 once established (docs/TUNNEL.md,
+# "Keying with IKEv2"): PSK, a initiating, rekey_seconds = 2 (so the IKE SA
+# every 8 s), dpd_seconds = 1:
+# 1. a numbered UDP stream each way, one datagram each 5 ms for about 16 s,
+#    across the Child SA rekeys (make-before-break) and an IKE SA rekey:
+#    each datagram arrives once, intact; several rekeys logged by each side;
+#    --status names the current Child SA (SPIs crossed, not the first ones)
+#    and the data path seals with it (sa_out);
+# 2. a killed with -9 and restarted: its new IKE_SA_INIT replaces the IKE
+#    SA b still holds, and a UDP stream passes again within 5 s.
+# Needs root and /dev/net/tun (exit 77, skipped, without them).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/netns.sh"
+. "$HERE/ike_common.sh"
+tunnel_test_begin gxl python3 timeout
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/psk"
+chmod 600 "$T/psk"
+live="rekey_seconds = 2"
+ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "local_id = a.gostx.test" \
+  "remote_id = b.gostx.test" "$live" "dpd_seconds = 1"
+ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "local_id = b.gostx.test" \
+  "remote_id = a.gostx.test" "$live" "dpd_seconds = 1"
+
+both_start
+both_up || { bad "not up: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"; finish; }
+ip -n $NA addr add 10.232.0.1/30 dev $TUN
+ip -n $NB addr add 10.232.0.2/30 dev $TUN
+first_in=$(grep -o 'Child SA ESP in 0x[0-9a-f]*' "$T/a.log" | head -1 | awk '{print $5}')
+
+# 1. a stream each way across the rekeys (each side both a rekey's
+# initiator and its responder: the responder seals with the new SA only
+# once the initiator has it)
+N=3000
+stream() { # FROM_NS TO_NS TO_ADDR OUT: xfer.py udprecv's line into OUT
+  ip netns exec $2 timeout 40 python3 "$HERE/xfer.py" udprecv $3 5002 $N 64 "$4.ready" >"$4" &
+  PIDS+=($!)
+  for _ in $(seq 150); do [ -e "$4.ready" ] && break; sleep 0.1; done
+  XFER_GAP=0.005 ip netns exec $1 timeout 40 python3 "$HERE/xfer.py" udpsend $3 5002 $N 64 &
+  PIDS+=($!)
+  WAIT+=($! ${PIDS[-2]})
+}
+WAIT=()
+stream $NA $NB 10.232.0.2 "$T/ab.out"
+stream $NB $NA 10.232.0.1 "$T/ba.out"
+wait "${WAIT[@]}"
+for d in ab ba; do
+  got=$(echo $(cat "$T/$d.out"))
+  [ "$got" = "received $N distinct $N bad 0" ] &&
+    ok "$d: a stream of $N datagrams across the rekeys: each received once, intact" ||
+    bad "$d: the stream across the rekeys: $got"
+done
+for s in a b; do
+  c=$(grep -c 'Child SA rekeyed' "$T/$s.log")
+  i=$(grep -c 'IKE SA rekeyed' "$T/$s.log")
+  [ "$c" -ge 4 ] && [ "$i" -ge 1 ] && ok "$s: $c Child SA and $i IKE SA rekeys logged" ||
+    bad "$s: $c Child SA rekeys, $i IKE SA rekeys: $(grep ike: "$T/$s.log" | tail -5)"
+done
+# --status between two rekeys (a status file each second; a rekey each 2 s)
+status_ok=0
+for _ in 1 2 3 4 5; do
+  sleep 0.6
+  ai=$(tunnel_status $NA a child_spi_in) ao=$(tunnel_status $NA a child_spi_out)
+  bi=$(tunnel_status $NB b child_spi_in) bo=$(tunnel_status $NB b child_spi_out)
+  aso=$(tunnel_status $NA a sa_out)
+  [ -n "$ai" ] && [ "$ai" = "$bo" ] && [ "$ao" = "$bi" ] && [ "$ai" != "$first_in" ] &&
+    [ "$((aso))" = "$((ao))" ] && { status_ok=1; break; }
+done
+[ $status_ok = 1 ] && ok "--status: the current Child SA, in $ai out $ao (the first was in $first_in), sealing with it" ||
+  bad "--status: a in $ai out $ao sa_out $aso, b in $bi out $bo, the first in $first_in"
+
+# 2. a killed and restarted: b takes its new IKE SA in place of the old one
+kill -KILL $PID_a
+wait $PID_a 2>/dev/null
+t0=$(date +%s%N)
+ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a2.log" </dev/null >/dev/null &
+PID_a=$!
+PIDS+=($PID_a)
+back=0
+for _ in $(seq 100); do # its TUN device is new: the inner address again once it is up
+  grep -q ' up, ' "$T/a2.log" 2>/dev/null && break
+  sleep 0.05
+done
+ip -n $NA addr add 10.232.0.1/30 dev $TUN 2>/dev/null
+while [ $((($(date +%s%N) - t0) / 1000000)) -lt 8000 ]; do
+  got=$(udp_through $NA $NB 10.232.0.2 udpsend 20 64 2>&1)
+  [ "$got" = "received 20 distinct 20 bad 0" ] && { back=1; break; }
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $back = 1 ] && [ $ms -le 5000 ] && ok "a killed and restarted: UDP through again in $ms ms" ||
+  bad "after a's restart: $got after $ms ms: a: $(tail -3 "$T/a2.log") b: $(tail -3 "$T/b.log")"
+grep -q 'replaces the one installed' "$T/b.log" && ok "b replaced the old IKE SA: $(grep 'replaces' "$T/b.log")" ||
+  bad "b: no replacement said: $(tail -3 "$T/b.log")"
+cat "$T/a2.log" >>"$T/a.log"
+both_stop
+finish
