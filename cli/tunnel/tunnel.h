@@ -208,8 +208,8 @@ int tunnel_ike_installed(struct tunnel *t);
 void tunnel_ike_stop(struct tunnel *t);
 void tunnel_ike_status(struct tunnel *t, FILE *f);
 void tunnel_ike_free(struct tunnel *t);
-/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (now:
- * before the workers start, else refused). 0 or -1. */
+/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (its
+ * inbound SA linked, then its outbound switched to). 0 or -1. */
 int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c);
 /* A rekey's halves (make-before-break): the new inbound SA linked, its
  * outbound SA returned unlinked; later the switch to it. */

@@ -4,7 +4,10 @@
  * as responder, with the engine's retransmission timer, the cookie gate in
  * front of new responders and a bounded number of half-open IKE SAs. The
  * first Child SA established goes to the data path through
- * tunnel_ike_install (tunnel_install.c). One log line per event. */
+ * tunnel_ike_install (tunnel_install.c); then the installed IKE SA's
+ * rekeys (rekey_seconds), liveness checks (dpd_seconds) and the engine's
+ * events drive the tunnel's SA interface, make-before-break. One log
+ * line per event. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
