@@ -47,6 +47,9 @@
 enum { TUNNEL_KEYING_STATIC = 0, TUNNEL_KEYING_IKEV2 = 1 };
 enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
 #define TUNNEL_IKE_PORT 500
+#define TUNNEL_REKEY_SECONDS 3600 /* the Child SA's (strongSwan's rekey_time) */
+#define TUNNEL_IKE_REKEY_EVERY 4  /* the IKE SA every 4 Child SA rekeys: 4 h (strongSwan's) */
+#define TUNNEL_DPD_SECONDS 30
 /* ID types (RFC 7296 3.5) */
 enum { TUNNEL_ID_IPV4 = 1, TUNNEL_ID_FQDN = 2, TUNNEL_ID_RFC822 = 3, TUNNEL_ID_IPV6 = 5,
        TUNNEL_ID_DN = 9 };
@@ -89,7 +92,7 @@ struct tunnel_config {
   uint16_t group; /* the KE method sent first (33 or 34; both are offered) */
   int ike_initiate; /* 1: this side starts the exchange (both may) */
   unsigned ike_port;
-  uint64_t rekey_seconds, rekey_bytes, dpd_seconds; /* read, checked, not yet used */
+  uint64_t rekey_seconds, rekey_bytes, dpd_seconds; /* rekey_bytes: read, not yet used */
 };
 
 /* Counters of one worker; the status sums them. */
@@ -205,9 +208,14 @@ int tunnel_ike_installed(struct tunnel *t);
 void tunnel_ike_stop(struct tunnel *t);
 void tunnel_ike_status(struct tunnel *t, FILE *f);
 void tunnel_ike_free(struct tunnel *t);
-/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (now:
- * before the workers start, else refused). 0 or -1. */
+/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (its
+ * inbound SA linked, then its outbound switched to). 0 or -1. */
 int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c);
+/* A rekey's halves (make-before-break): the new inbound SA linked, its
+ * outbound SA returned unlinked; later the switch to it. */
+struct tunnel_sa;
+struct tunnel_sa *tunnel_ike_add_child(struct tunnel *t, const struct gostx_ike_child *c);
+int tunnel_ike_switch(struct tunnel *t, struct tunnel_sa *out, const struct gostx_ike_child *c);
 
 /* cli/tunnel/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming

@@ -541,6 +541,8 @@ static int config_check(struct tunnel_config *cfg, const char *path, const unsig
 
 int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
+  cfg->rekey_seconds = TUNNEL_REKEY_SECONDS; /* 0 written: never */
+  cfg->dpd_seconds = TUNNEL_DPD_SECONDS;
   snprintf(cfg->path, sizeof cfg->path, "%s", path);
   cfg->mtu = 1400;
   struct stat st;

@@ -4,7 +4,10 @@
  * as responder, with the engine's retransmission timer, the cookie gate in
  * front of new responders and a bounded number of half-open IKE SAs. The
  * first Child SA established goes to the data path through
- * tunnel_ike_install (tunnel_install.c). One log line per event. */
+ * tunnel_ike_install (tunnel_install.c); then the installed IKE SA's
+ * rekeys (rekey_seconds), liveness checks (dpd_seconds) and the engine's
+ * events drive the tunnel's SA interface, make-before-break. One log
+ * line per event. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 
 #include "ike/engine.h"
 #include "tunnel.h"
+#include "tunnel_sa.h"
 
 #define IKE_SLOTS 8          /* responder IKE SAs at once (half-open ones bounded by it) */
 #define IKE_COOKIE_AT 2      /* half-open SAs from which a COOKIE is asked (RFC 7296 2.6) */
@@ -26,6 +30,10 @@
 #define IKE_HALF_OPEN_MS 30000 /* a responder with no IKE_AUTH in this long is dropped */
 #define IKE_CERTS 4
 #define IKE_TICK_MS 200      /* the longest sleep of the IKE thread */
+#define IKE_QUIET_MS 500     /* a retired inbound SA stays until quiet this long */
+#define IKE_LINGER_MS 3000   /* and no longer than this (a peer still sealing with it) */
+#define IKE_PARKED 3         /* outbound SAs made, waiting for their switch */
+#define IKE_RETIRING 3
 
 struct ike_slot {
   int used;
@@ -63,8 +71,20 @@ struct tunnel_ike {
   int init_on, collision_said;
   int64_t init_next_ms;
   struct ike_slot resp[IKE_SLOTS];
-  const gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
-  uint8_t ignored_spi[8];     /* the last IKE_SA_INIT ignored (said once) */
+  gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
+  struct sockaddr_storage sa_to; /* where its peer's IKE is */
+  int64_t sa_since_ms;
+  int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
+  /* a rekey's outbound SAs, made with their inbound ones, until the
+   * engine says to switch (by the peer's SPI) */
+  struct tunnel_sa *parked[IKE_PARKED];
+  /* inbound SAs the engine retired, unlinked once quiet (make-before-break:
+   * what the peer sealed before switching still arrives) */
+  struct {
+    uint32_t spi;
+    uint64_t seen;
+    int64_t quiet_since, since;
+  } retiring[IKE_RETIRING];
   pthread_t thread;
   int thread_on;
   atomic_int installed;
@@ -251,6 +271,7 @@ void tunnel_ike_free(struct tunnel *t) {
   if (k->fd >= 0) close(k->fd);
   gostx__ike_engine_clear(&k->init);
   for (int i = 0; i < IKE_SLOTS; i++) gostx__ike_engine_clear(&k->resp[i].e);
+  for (int i = 0; i < IKE_PARKED; i++) tunnel_sa_free(k->parked[i]); /* never linked */
   gostx_x509_store_free(k->store);
   pthread_mutex_destroy(&k->lock);
   gostx_memzero(k, sizeof *k); /* PSK, private key, cookie secret */
@@ -329,8 +350,215 @@ static void show(struct tunnel_ike *k, int state, const gostx_ike_engine *e, int
   pthread_mutex_unlock(&k->lock);
 }
 
-/* e reached ESTABLISHED: its Child SA into the data path (the first only) */
-static void established(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+/* ---- once established: rekeys, liveness, a new SA replacing the old ---- */
+
+static void park(struct tunnel_ike *k, struct tunnel_sa *out) {
+  for (int i = 0; i < IKE_PARKED; i++)
+    if (!k->parked[i]) {
+      k->parked[i] = out;
+      return;
+    }
+  tunnel_sa_free(k->parked[0]); /* the oldest: its switch never came */
+  memmove(k->parked, k->parked + 1, sizeof k->parked - sizeof k->parked[0]);
+  k->parked[IKE_PARKED - 1] = out;
+}
+
+/* The parked outbound SA of the peer's SPI, taken out (NULL: none). */
+static struct tunnel_sa *unpark(struct tunnel_ike *k, uint32_t spi) {
+  for (int i = 0; i < IKE_PARKED; i++)
+    if (k->parked[i] && k->parked[i]->esp.spi == spi) {
+      struct tunnel_sa *sa = k->parked[i];
+      k->parked[i] = NULL;
+      return sa;
+    }
+  return NULL;
+}
+
+static void unpark_all(struct tunnel_ike *k) {
+  for (int i = 0; i < IKE_PARKED; i++) tunnel_sa_free(k->parked[i]);
+  memset(k->parked, 0, sizeof k->parked);
+}
+
+/* The inbound SA of spi to go once quiet (at once when no room is left). */
+static void retire_later(struct tunnel_ike *k, uint32_t spi, int64_t now) {
+  uint64_t n = 0;
+  if (!spi || tunnel_sa_in_accepted(k->t, spi, &n)) return;
+  for (int i = 0; i < IKE_RETIRING; i++)
+    if (!k->retiring[i].spi || k->retiring[i].spi == spi) {
+      k->retiring[i].spi = spi;
+      k->retiring[i].seen = n;
+      k->retiring[i].quiet_since = k->retiring[i].since = now;
+      return;
+    }
+  tunnel_sa_retire_in(k->t, spi);
+}
+
+static void retire_quiet(struct tunnel_ike *k, int64_t now) {
+  for (int i = 0; i < IKE_RETIRING; i++) {
+    uint64_t n = 0;
+    const uint32_t spi = k->retiring[i].spi;
+    if (!spi) continue;
+    if (tunnel_sa_in_accepted(k->t, spi, &n)) { /* gone already */
+      k->retiring[i].spi = 0;
+      continue;
+    }
+    if (n != k->retiring[i].seen) {
+      k->retiring[i].seen = n;
+      k->retiring[i].quiet_since = now;
+    }
+    if (now - k->retiring[i].quiet_since >= IKE_QUIET_MS ||
+        now - k->retiring[i].since >= IKE_LINGER_MS) {
+      tunnel_sa_retire_in(k->t, spi);
+      k->retiring[i].spi = 0;
+    }
+  }
+}
+
+static void wipe_keys(gostx_ike_child *c) {
+  gostx_memzero(c->key_in, sizeof c->key_in); /* the data path has them */
+  gostx_memzero(c->key_out, sizeof c->key_out);
+}
+
+/* Every Child SA of e: its inbound SA to go (the IKE SA is gone or replaced) */
+static void retire_children(struct tunnel_ike *k, const gostx_ike_engine *e, int64_t now) {
+  retire_later(k, e->child.valid ? e->child.spi_in : 0, now);
+  retire_later(k, e->old.valid ? e->old.spi_in : 0, now);
+  retire_later(k, e->twin.valid ? e->twin.spi_in : 0, now);
+}
+
+/* a configured interval, bounded so that its milliseconds never overflow */
+static uint64_t seconds_at_most(uint64_t s) {
+  const uint64_t ten_years = 315360000;
+  return s > ten_years ? ten_years : s;
+}
+
+static void next_rekeys(struct tunnel_ike *k, int64_t now) {
+  const uint64_t s = seconds_at_most(k->t->cfg.rekey_seconds);
+  uint8_t r[2] = {0, 0};
+  (void)gostx_random_bytes(r, sizeof r); /* zeros will do on failure */
+  /* up to a tenth early, so the two sides seldom start together */
+  const int64_t ms = (int64_t)(s * 1000) - (int64_t)(s * 100 * (uint64_t)(r[0] << 8 | r[1]) / 65536);
+  k->rekey_ms = s ? now + ms : 0;
+  if (s && !k->ike_rekey_ms) k->ike_rekey_ms = now + ms * TUNNEL_IKE_REKEY_EVERY;
+}
+
+/* e (k->sa) is no more: its IKE SA dropped, its Child SA's inbound SA to
+ * go; the outbound one seals on until a new Child SA replaces it. */
+static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, const char *why) {
+  say("IKE SA with %s %s: dropped%s", k->t->cfg.remote_id.text, why,
+      k->t->cfg.ike_initiate ? ", a new one started" : ", waiting for the peer");
+  retire_children(k, e, now);
+  unpark_all(k);
+  k->sa = NULL;
+  k->rekey_ms = k->ike_rekey_ms = 0;
+  gostx__ike_engine_clear(e);
+  if (e == &k->init) {
+    k->init_on = 0;
+    k->init_next_ms = now;
+  }
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (&k->resp[i].e == e) k->resp[i].used = 0;
+  show(k, 0, NULL, now);
+}
+
+static void child_new(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+  const gostx_ike_child *c = &e->ev.added;
+  struct tunnel_sa *out = tunnel_ike_add_child(k->t, c);
+  if (!out) {
+    say("the new Child SA in 0x%08x could not be installed", c->spi_in);
+    return;
+  }
+  park(k, out);
+  say("Child SA rekeyed (%s): in 0x%08x out 0x%08x, replacing in 0x%08x", c->ours ? "ours" :
+      "the peer's", c->spi_in, c->spi_out, e->ev.replaces);
+  if (!c->ours) next_rekeys(k, now); /* the peer rekeyed: ours waits a full period */
+}
+
+static void child_out(struct tunnel_ike *k, gostx_ike_engine *e) {
+  struct tunnel_sa *out = unpark(k, e->child.spi_out);
+  if (out && tunnel_ike_switch(k->t, out, &e->child))
+    say("cannot seal with the Child SA out 0x%08x", e->child.spi_out);
+}
+
+/* What the last call on k->sa changed, done in the data path. */
+static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+  const unsigned f = e->ev.flags;
+  if (f & GOSTX_IKE_EV_CHILD_NEW) child_new(k, e, now);
+  if (f & GOSTX_IKE_EV_CHILD_OUT) child_out(k, e);
+  for (size_t i = 0; (f & GOSTX_IKE_EV_CHILD_RETIRE) && i < e->ev.n_retired; i++) {
+    struct tunnel_sa *out = unpark(k, e->ev.retired[i].spi_out);
+    tunnel_sa_free(out); /* a redundant SA never sealed with */
+    retire_later(k, e->ev.retired[i].spi_in, now);
+  }
+  if (f & GOSTX_IKE_EV_IKE_REKEYED) {
+    char si[17], sr[17];
+    spi_hex(e->spi_i, si);
+    spi_hex(e->spi_r, sr);
+    say("IKE SA rekeyed: SPIs %s %s", si, sr);
+    k->ike_rekey_ms = 0; /* a full period from either side's rekey */
+    next_rekeys(k, now);
+  }
+  wipe_keys(&e->ev.added);
+  for (size_t i = 0; i < e->ev.n_retired; i++) wipe_keys(&e->ev.retired[i]);
+  wipe_keys(&e->child);
+  wipe_keys(&e->old);
+  wipe_keys(&e->twin);
+  if (f & GOSTX_IKE_EV_PEER_GONE) sa_gone(k, e, now, "did not answer");
+  else if (f & GOSTX_IKE_EV_IKE_DELETED) sa_gone(k, e, now, "deleted by the peer");
+  else if (f) show(k, 2, e, now);
+}
+
+/* Our own request on k->sa when one is due: the IKE SA's rekey, the Child
+ * SA's, or a liveness check after dpd_seconds of silence. */
+static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+  const uint64_t dpd = seconds_at_most(k->t->cfg.dpd_seconds);
+  const int64_t heard = e->last_heard_ms > k->sa_since_ms ? e->last_heard_ms : k->sa_since_ms;
+  size_t n = 0;
+  int rc = GOSTX_ESTATE;
+  if (e->pend != GOSTX_IKE_X_NONE) return;
+  if (k->ike_rekey_ms && now >= k->ike_rekey_ms) {
+    rc = gostx__ike_rekey_ike(e, now, k->out, sizeof k->out, &n);
+    k->ike_rekey_ms = 0;
+    next_rekeys(k, now);
+  } else if (k->rekey_ms && now >= k->rekey_ms) {
+    rc = gostx__ike_rekey_child(e, 1, now, k->out, sizeof k->out, &n);
+    next_rekeys(k, now);
+  } else if (dpd && now - heard >= (int64_t)dpd * 1000) {
+    rc = gostx__ike_dpd(e, now, k->out, sizeof k->out, &n);
+  }
+  if (rc == GOSTX_OK) send_to(k, &k->sa_to, n);
+}
+
+static void live_tick(struct tunnel_ike *k, int64_t now) {
+  retire_quiet(k, now);
+  gostx_ike_engine *e = k->sa;
+  if (!e) return;
+  size_t n = 0;
+  if (gostx__ike_timer(e, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &k->sa_to, n);
+  live_events(k, e, now);
+  if (k->sa) live_request(k, e, now);
+}
+
+/* e, established while k->sa was up (the peer restarted, or lost ours):
+ * its Child SA in place of the old one, the old IKE SA forgotten. */
+static int replace_sa(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+  gostx_ike_engine *old = k->sa;
+  if (tunnel_ike_install(k->t, &e->child)) return -1;
+  say("a new IKE SA with %s replaces the one installed (the peer restarted?)",
+      k->t->cfg.remote_id.text);
+  retire_children(k, old, now);
+  unpark_all(k);
+  gostx__ike_engine_clear(old);
+  if (old == &k->init) k->init_on = 0;
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (&k->resp[i].e == old) k->resp[i].used = 0;
+  return 0;
+}
+
+/* e reached ESTABLISHED: its Child SA into the data path, in place of the
+ * one before if any */
+static void established(struct tunnel_ike *k, gostx_ike_engine *e,
+                        const struct sockaddr_storage *from, int64_t now) {
   const char *role = e->cf->role == GOSTX_IKE_INITIATOR ? "initiator" : "responder";
   char si[17], sr[17];
   spi_hex(e->spi_i, si);
@@ -340,26 +568,23 @@ static void established(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
         k->t->cfg.remote_id.text, role, notify_name(e->error));
     return;
   }
-  if (k->sa) {
-    say("a second IKE SA with %s (%s, SPIs %s %s) established: not installed, the first stays",
-        k->t->cfg.remote_id.text, role, si, sr);
-    gostx_memzero(&e->child, sizeof e->child);
-    return;
-  }
-  if (tunnel_ike_install(k->t, &e->child)) {
+  if (k->sa ? replace_sa(k, e, now) : tunnel_ike_install(k->t, &e->child)) {
     say("IKE SA with %s established but its Child SA could not be installed",
         k->t->cfg.remote_id.text);
     gostx_memzero(&e->child, sizeof e->child);
     return;
   }
   k->sa = e;
+  k->sa_to = *from;
+  k->sa_since_ms = now;
+  k->ike_rekey_ms = 0;
+  next_rekeys(k, now);
   say("IKE SA with %s established (%s): %s, prf-hmac-streebog-512, %s, SPIs %s %s; Child SA "
       "ESP in 0x%08x out 0x%08x installed",
       k->t->cfg.remote_id.text, role, tunnel_transform_name((gostx_esp_transform)e->encr),
       group_name(e->group), si, sr, e->child.spi_in, e->child.spi_out);
   show(k, 2, e, now);
-  gostx_memzero(e->child.key_in, sizeof e->child.key_in); /* the data path has them */
-  gostx_memzero(e->child.key_out, sizeof e->child.key_out);
+  wipe_keys(&e->child);
   if (k->init_on && e != &k->init) { /* ours is not needed now */
     gostx__ike_engine_clear(&k->init);
     k->init_on = 0;
@@ -381,9 +606,14 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
   size_t n = 0;
   int rc = gostx__ike_input(e, k->in, len, now, k->out, sizeof k->out, &n);
   if (rc != GOSTX_OK) return 0; /* dropped by the engine: not ours, forged or malformed */
+  if (e == k->sa) { /* the data path first: a rekey's responder switches before answering */
+    live_events(k, e, now);
+    send_to(k, from, n);
+    return 0;
+  }
   send_to(k, from, n);
   if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
-    established(k, e, now);
+    established(k, e, from, now);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   refused(k, e);
   return 1;
@@ -475,16 +705,20 @@ static void init_request(struct tunnel_ike *k, size_t len, const struct sockaddr
       if (feed(k, &k->resp[i].e, len, from, now)) drop_slot(&k->resp[i]);
       return;
     }
-  if (k->sa) {
-    if (memcmp(k->ignored_spi, k->in, 8))
-      say("IKE_SA_INIT from %s ignored: a Child SA is installed (rekeying and a restarted "
-          "peer need the SA interface: not yet)",
-          k->t->cfg.peer_s);
-    memcpy(k->ignored_spi, k->in, 8);
-    return;
-  }
-  if (k->init_on && collision(k, from, now)) return;
+  /* with an SA up: the peer restarted (it replaces ours once established) */
+  if (k->init_on && &k->init != k->sa && collision(k, from, now)) return;
   new_responder(k, len, from, now);
+}
+
+/* msg is of e's IKE SA, current or left by a rekey until deleted */
+static int sa_owns(const gostx_ike_engine *e, const uint8_t *msg) {
+  if (!memcmp(msg, e->spi_i, 8) && !memcmp(msg + 8, e->spi_r, 8)) return 1;
+  for (int i = 0; i < 2; i++) {
+    const gostx_ike_old_sa *o = &e->old_sa[i];
+    if ((o->valid || o->closed) && !memcmp(msg, o->spi_i, 8) && !memcmp(msg + 8, o->spi_r, 8))
+      return 1;
+  }
+  return 0;
 }
 
 static void receive(struct tunnel_ike *k, int64_t now) {
@@ -496,6 +730,10 @@ static void receive(struct tunnel_ike *k, int64_t now) {
   const size_t len = (size_t)r;
   static const uint8_t zero[8];
   const int response = k->in[19] & 0x20, sa_init = k->in[18] == GOSTX_IKE_SA_INIT;
+  if (k->sa && sa_owns(k->sa, k->in)) {
+    feed(k, k->sa, len, &from, now);
+    return;
+  }
   if (response) {
     if (k->init_on && !memcmp(k->in, k->init.spi_i, 8) && feed(k, &k->init, len, &from, now)) {
       gostx__ike_engine_clear(&k->init);
@@ -575,6 +813,7 @@ static void *ike_run(void *arg) {
   while (!atomic_load(&k->t->stop)) {
     const int64_t now = now_ms();
     initiator_tick(k, now);
+    live_tick(k, now);
     expire(k, now);
     struct pollfd p = {k->fd, POLLIN, 0};
     if (poll(&p, 1, sleep_ms(k, now_ms())) > 0) receive(k, now_ms());

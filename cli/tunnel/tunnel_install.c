@@ -22,21 +22,33 @@ static struct tunnel_sa *child_sa(const struct tunnel *t, const struct gostx_ike
   return tunnel_sa_new(&p, t->cfg.threads);
 }
 
-int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c) {
-  if (!c->valid) return -1;
+/* The Child SA's inbound SA linked; its outbound SA made, not linked (the
+ * caller switches to it when the engine says so): NULL on failure. */
+struct tunnel_sa *tunnel_ike_add_child(struct tunnel *t, const struct gostx_ike_child *c) {
+  if (!c->valid) return NULL;
   struct tunnel_sa *in = child_sa(t, c, TUNNEL_SA_IN), *out = child_sa(t, c, TUNNEL_SA_OUT);
-  int rc = in && out ? tunnel_sa_add_in(t, in) : -1; /* each call takes t->sa_lock */
-  if (rc) {
-    tunnel_sa_free(in);
+  if (in && out && !tunnel_sa_add_in(t, in)) return out; /* each call takes t->sa_lock */
+  tunnel_sa_free(in);
+  tunnel_sa_free(out);
+  return NULL;
+}
+
+/* Seals with out (c's outbound SA) from now on; the one before retired.
+ * out is the tunnel's either way (freed on failure). */
+int tunnel_ike_switch(struct tunnel *t, struct tunnel_sa *out, const struct gostx_ike_child *c) {
+  if (tunnel_sa_switch_out(t, out)) {
     tunnel_sa_free(out);
-  } else {
-    rc = tunnel_sa_switch_out(t, out);
+    return -1;
   }
-  if (rc) return -1;
   /* what --status and the workers' messages name */
   t->cfg.transform = (gostx_esp_transform)c->encr;
   t->cfg.spi_out = c->spi_out;
   t->cfg.spi_in = c->spi_in;
   t->cfg.esn_off = !c->esn;
   return 0;
+}
+
+int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c) {
+  struct tunnel_sa *out = tunnel_ike_add_child(t, c);
+  return out ? tunnel_ike_switch(t, out, c) : -1;
 }

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# gostx tunnel with keying = ikev2 once established (docs/TUNNEL.md,
+# "Keying with IKEv2"): PSK, a initiating, rekey_seconds = 2 (so the IKE SA
+# every 8 s), dpd_seconds = 1:
+# 1. a numbered UDP stream each way, one datagram each 5 ms for about 11 s,
+#    across the Child SA rekeys (make-before-break) and an IKE SA rekey:
+#    each datagram arrives once, intact; several rekeys logged by each side;
+#    --status names the current Child SA (SPIs crossed, not the first ones)
+#    and the data path seals with it (sa_out);
+# 2. a killed with -9 and restarted: its new IKE_SA_INIT replaces the IKE
+#    SA b still holds, and a UDP stream passes again within 5 s;
+# 3. b killed with -9 and restarted: a's requests over the old IKE SA go
+#    unanswered (5 sends, about 15 s), a drops it (PEER_GONE) and starts a
+#    new one: UDP passes again within 25 s (a try each 3 s or so).
+# Needs root and /dev/net/tun (exit 77, skipped, without them).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/netns.sh"
+. "$HERE/ike_common.sh"
+tunnel_test_begin gxl python3 timeout
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/psk"
+chmod 600 "$T/psk"
+live="rekey_seconds = 2"
+ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "local_id = a.gostx.test" \
+  "remote_id = b.gostx.test" "$live" "dpd_seconds = 1"
+ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "local_id = b.gostx.test" \
+  "remote_id = a.gostx.test" "$live" "dpd_seconds = 1"
+
+both_start
+both_up || { bad "not up: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"; finish; }
+ip -n $NA addr add 10.232.0.1/30 dev $TUN
+ip -n $NB addr add 10.232.0.2/30 dev $TUN
+first_in=$(grep -o 'Child SA ESP in 0x[0-9a-f]*' "$T/a.log" | head -1 | awk '{print $5}')
+
+# 1. a stream each way across the rekeys (each side both a rekey's
+# initiator and its responder: the responder seals with the new SA only
+# once the initiator has it)
+N=2000
+stream() { # FROM_NS TO_NS TO_ADDR OUT: xfer.py udprecv's line into OUT
+  ip netns exec $2 timeout 40 python3 "$HERE/xfer.py" udprecv $3 5002 $N 64 "$4.ready" >"$4" &
+  PIDS+=($!)
+  for _ in $(seq 150); do [ -e "$4.ready" ] && break; sleep 0.1; done
+  XFER_GAP=0.005 ip netns exec $1 timeout 40 python3 "$HERE/xfer.py" udpsend $3 5002 $N 64 &
+  PIDS+=($!)
+  WAIT+=($! ${PIDS[-2]})
+}
+WAIT=()
+stream $NA $NB 10.232.0.2 "$T/ab.out"
+stream $NB $NA 10.232.0.1 "$T/ba.out"
+wait "${WAIT[@]}"
+for d in ab ba; do
+  got=$(echo $(cat "$T/$d.out"))
+  [ "$got" = "received $N distinct $N bad 0" ] &&
+    ok "$d: a stream of $N datagrams across the rekeys: each received once, intact" ||
+    bad "$d: the stream across the rekeys: $got"
+done
+for s in a b; do
+  c=$(grep -c 'Child SA rekeyed' "$T/$s.log")
+  i=$(grep -c 'IKE SA rekeyed' "$T/$s.log")
+  [ "$c" -ge 3 ] && [ "$i" -ge 1 ] && ok "$s: $c Child SA and $i IKE SA rekeys logged" ||
+    bad "$s: $c Child SA rekeys, $i IKE SA rekeys: $(grep ike: "$T/$s.log" | tail -5)"
+done
+# --status between two rekeys (a status file each second; a rekey each 2 s)
+status_ok=0
+for _ in 1 2 3 4 5; do
+  sleep 0.6
+  ai=$(tunnel_status $NA a child_spi_in) ao=$(tunnel_status $NA a child_spi_out)
+  bi=$(tunnel_status $NB b child_spi_in) bo=$(tunnel_status $NB b child_spi_out)
+  aso=$(tunnel_status $NA a sa_out)
+  [ -n "$ai" ] && [ "$ai" = "$bo" ] && [ "$ao" = "$bi" ] && [ "$ai" != "$first_in" ] &&
+    [ "$((aso))" = "$((ao))" ] && { status_ok=1; break; }
+done
+[ $status_ok = 1 ] && ok "--status: the current Child SA, in $ai out $ao (the first was in $first_in), sealing with it" ||
+  bad "--status: a in $ai out $ao sa_out $aso, b in $bi out $bo, the first in $first_in"
+
+# back_within LOG NS ADDR MS WHAT: after a restart (t0), the restarted
+# side's inner address again on its new TUN device once it is up (LOG),
+# then 20-datagram UDP streams a -> b until one passes whole, within MS
+back_within() {
+  local back=0 ms
+  for _ in $(seq 100); do
+    grep -q ' up, ' "$T/$1.log" 2>/dev/null && break
+    sleep 0.05
+  done
+  ip -n $2 addr add $3/30 dev $TUN 2>/dev/null
+  while [ $((($(date +%s%N) - t0) / 1000000)) -lt $4 ]; do
+    got=$(udp_through $NA $NB 10.232.0.2 udpsend 20 64 2>&1)
+    [ "$got" = "received 20 distinct 20 bad 0" ] && { back=1; break; }
+  done
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  [ $back = 1 ] && [ $ms -le $4 ] && ok "$5: UDP through again in $ms ms" ||
+    bad "$5: $got after $ms ms: $(tail -3 "$T/$1.log")"
+}
+
+# killed_restarted SIDE NS ADDR MS: SIDE killed with -9 and started again
+# (logging to $T/SIDE2.log), back in service within MS
+killed_restarted() {
+  eval "kill -KILL \$PID_$1; wait \$PID_$1 2>/dev/null"
+  t0=$(date +%s%N)
+  ip netns exec $2 "$G" tunnel -c "$T/$1.conf" 2>"$T/${1}2.log" </dev/null >/dev/null &
+  eval "PID_$1=$!"
+  PIDS+=($!)
+  back_within ${1}2 $2 $3 $4 "$1 killed and restarted"
+}
+
+# 2. a killed and restarted: b takes its new IKE SA in place of the old one
+killed_restarted a $NA 10.232.0.1 5000
+grep -q 'replaces the one installed' "$T/b.log" && ok "b replaced the old IKE SA: $(grep 'replaces' "$T/b.log")" ||
+  bad "b: no replacement said: $(tail -3 "$T/b.log")"
+
+# 3. b killed and restarted: a finds the old IKE SA dead and starts anew
+killed_restarted b $NB 10.232.0.2 25000
+grep -q 'did not answer: dropped, a new one started' "$T/a2.log" &&
+  ok "a dropped the dead IKE SA: $(grep 'did not answer' "$T/a2.log")" ||
+  bad "a: no dead IKE SA said: $(tail -3 "$T/a2.log")"
+cat "$T/a2.log" >>"$T/a.log" # both_stop looks for sanitizer reports there
+cat "$T/b2.log" >>"$T/b.log"
+both_stop
+finish
