@@ -103,7 +103,9 @@ static void cms_help(void) {
       "the TSA certificate's critical extendedKeyUsage timeStamping and its chain, and\n"
       "writes -in with the token as id-aa-signatureTimeStampToken; -verify checks the\n"
       "embedded tokens so and prints their time.\n"
-      "-cmsout: the message again (-outform); -print: its structure as text.\n"
+      "-cmsout: the message again (-outform); -print: its structure as text.\n");
+  /* in two: ISO C compilers need take no string literal above 4095 bytes */
+  printf(
       "-encrypt: EnvelopedData for each -recip (R 1323565.1.025-2019 KeyTransport: KEG\n"
       "with an ephemeral key + KExp15), content Kuznyechik-CTR-ACPKM (default) or Magma\n"
       "(openssl's -kuznyechik-ctr-acpkm[-omac], -magma-ctr-acpkm[-omac] too); -omac adds\n"
