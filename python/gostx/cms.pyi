@@ -39,6 +39,9 @@ class Status(enum.IntEnum):
     WRONG_KEY = 20
     BAD_MAC = 21
     ORIGINATOR_NOT_FOUND = 22
+    BAD_EOC = 23
+    TOO_DEEP = 24
+    TOO_LARGE = 25
     TS_MALFORMED = 101
     TS_NOT_TSTINFO = 103
     TS_UNKNOWN_ALGORITHM = 104
