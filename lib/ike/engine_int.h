@@ -85,6 +85,10 @@ void gostx__ike_w_notify_spi(gostx_ike_writer *w, uint16_t type, uint8_t proto,
                              const uint8_t *spi, size_t spi_len);
 /* An ESP proposal: spi, e->encr, a KE of group when not 0, no ESN (RFC
  * 9227's transforms carry no integrity). */
+/* One proposal (number num, protocol proto, the SPI given) with ENCR encr
+ * as its first transform, the only one in sa: the caller adds the rest. */
+gostx_ike_proposal *gostx__ike_proposal_one(gostx_ike_sa *sa, uint8_t num, uint8_t proto,
+                                            const uint8_t *spi, uint8_t spi_len, uint16_t encr);
 void gostx__ike_esp_proposal(const gostx_ike_engine *e, uint8_t num, uint32_t spi,
                              uint16_t group, gostx_ike_sa *sa);
 /* The first error notify (type below 16384) in c, 0 when none. */

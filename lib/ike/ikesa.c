@@ -13,14 +13,7 @@ enum { NONCE_LEN = 32 };
 
 static void ike_proposal(const gostx_ike_engine *e, uint8_t num, const uint8_t spi[8],
                          uint16_t group, gostx_ike_sa *sa) {
-  memset(sa, 0, sizeof *sa);
-  gostx_ike_proposal *p = &sa->p[0];
-  sa->n = 1;
-  p->num = num;
-  p->proto = GOSTX_IKE_PROTO_IKE;
-  p->spi_len = 8;
-  memcpy(p->spi, spi, 8);
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
+  gostx_ike_proposal *p = gostx__ike_proposal_one(sa, num, GOSTX_IKE_PROTO_IKE, spi, 8, e->encr);
   p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_PRF, GOSTX_IKE_PRF_HMAC_STREEBOG_512, -1, 0};
   p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, group, -1, 0};
 }

@@ -66,16 +66,23 @@ const gostx_ike_payload *gostx__ike_nonce_of(const gostx_ike_chain *c) {
   return p && gostx__ike_nonce_read(p->body, p->len) == GOSTX_OK ? p : NULL;
 }
 
-void gostx__ike_esp_proposal(const gostx_ike_engine *e, uint8_t num, uint32_t spi, uint16_t group,
-                         gostx_ike_sa *sa) {
+gostx_ike_proposal *gostx__ike_proposal_one(gostx_ike_sa *sa, uint8_t num, uint8_t proto,
+                                            const uint8_t *spi, uint8_t spi_len, uint16_t encr) {
   memset(sa, 0, sizeof *sa);
   gostx_ike_proposal *p = &sa->p[0];
   sa->n = 1;
   p->num = num;
-  p->proto = GOSTX_IKE_PROTO_ESP;
-  p->spi_len = 4;
-  for (int i = 0; i < 4; i++) p->spi[i] = (uint8_t)(spi >> (24 - 8 * i));
-  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, e->encr, -1, 0};
+  p->proto = proto;
+  p->spi_len = spi_len;
+  memcpy(p->spi, spi, spi_len);
+  p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ENCR, encr, -1, 0};
+  return p;
+}
+
+void gostx__ike_esp_proposal(const gostx_ike_engine *e, uint8_t num, uint32_t spi, uint16_t group,
+                         gostx_ike_sa *sa) {
+  const uint8_t be[4] = {(uint8_t)(spi >> 24), (uint8_t)(spi >> 16), (uint8_t)(spi >> 8), (uint8_t)spi};
+  gostx_ike_proposal *p = gostx__ike_proposal_one(sa, num, GOSTX_IKE_PROTO_ESP, be, 4, e->encr);
   if (group) p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_KE, group, -1, 0};
   p->t[p->n++] = (gostx_ike_transform){GOSTX_IKE_TT_ESN, GOSTX_IKE_ESN_NO, -1, 0};
 }
