@@ -75,6 +75,7 @@ struct tunnel_ike {
   struct sockaddr_storage sa_to; /* where its peer's IKE is */
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
+  int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
   /* a rekey's outbound SAs, made with their inbound ones, until the
    * engine says to switch (by the peer's SPI) */
   struct tunnel_sa *parked[IKE_PARKED];
@@ -119,6 +120,9 @@ static const char *notify_name(uint16_t n) {
   case GOSTX_IKE_N_INVALID_KE_PAYLOAD: return "INVALID_KE_PAYLOAD";
   case GOSTX_IKE_N_AUTHENTICATION_FAILED: return "AUTHENTICATION_FAILED";
   case GOSTX_IKE_N_TS_UNACCEPTABLE: return "TS_UNACCEPTABLE";
+  case GOSTX_IKE_N_NO_ADDITIONAL_SAS: return "NO_ADDITIONAL_SAS";
+  case GOSTX_IKE_N_TEMPORARY_FAILURE: return "TEMPORARY_FAILURE";
+  case GOSTX_IKE_N_CHILD_SA_NOT_FOUND: return "CHILD_SA_NOT_FOUND";
   default: return "an error notify";
   }
 }
@@ -432,6 +436,8 @@ static uint64_t seconds_at_most(uint64_t s) {
   return s > ten_years ? ten_years : s;
 }
 
+enum { ASKED_CHILD = 1, ASKED_IKE = 2 };
+
 static void next_rekeys(struct tunnel_ike *k, int64_t now) {
   const uint64_t s = seconds_at_most(k->t->cfg.rekey_seconds);
   uint8_t r[2] = {0, 0};
@@ -451,6 +457,7 @@ static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, cons
   unpark_all(k);
   k->sa = NULL;
   k->rekey_ms = k->ike_rekey_ms = 0;
+  k->asked = 0;
   gostx__ike_engine_clear(e);
   if (e == &k->init) {
     k->init_on = 0;
@@ -508,24 +515,58 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
   else if (f) show(k, 2, e, now);
 }
 
+/* The answer to our rekey was a refusal. TEMPORARY_FAILURE (the peer had
+ * an exchange of its own out, RFC 7296 2.25): again, not at once, the RFC
+ * says, but not a full period later either: in 0.5-1 s. Any other (say
+ * CHILD_SA_NOT_FOUND after the peer's simultaneous rekey won): the
+ * schedule stands. */
+static void rekey_refused(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
+  const char *what = k->asked == ASKED_IKE ? "IKE SA" : "Child SA";
+  if (e->error != GOSTX_IKE_N_TEMPORARY_FAILURE) {
+    say("the peer refused our %s rekey (%s)", what, notify_name(e->error));
+    return;
+  }
+  uint8_t r = 0;
+  (void)gostx_random_bytes(&r, 1);
+  const int64_t again = now + 500 + 2 * (int64_t)r;
+  say("the peer refused our %s rekey (%s): again in %d ms", what, notify_name(e->error),
+      (int)(again - now));
+  if (k->asked == ASKED_IKE) k->ike_rekey_ms = again;
+  else k->rekey_ms = again;
+}
+
 /* Our own request on k->sa when one is due: the IKE SA's rekey, the Child
- * SA's, or a liveness check after dpd_seconds of silence. */
+ * SA's, or a liveness check after dpd_seconds of silence. A rekey the
+ * engine cannot start yet (GOSTX_ESTATE: the last one's old SA not yet
+ * deleted) stays due and is tried again on the next tick. */
 static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   const uint64_t dpd = seconds_at_most(k->t->cfg.dpd_seconds);
   const int64_t heard = e->last_heard_ms > k->sa_since_ms ? e->last_heard_ms : k->sa_since_ms;
   size_t n = 0;
   int rc = GOSTX_ESTATE;
   if (e->pend != GOSTX_IKE_X_NONE) return;
+  if (k->asked) { /* the answer to our rekey is in */
+    if (e->error) rekey_refused(k, e, now);
+    k->asked = 0;
+  }
+  e->error = 0;
   if (k->ike_rekey_ms && now >= k->ike_rekey_ms) {
     rc = gostx__ike_rekey_ike(e, now, k->out, sizeof k->out, &n);
-    k->ike_rekey_ms = 0;
-    next_rekeys(k, now);
-  } else if (k->rekey_ms && now >= k->rekey_ms) {
-    rc = gostx__ike_rekey_child(e, 1, now, k->out, sizeof k->out, &n);
-    next_rekeys(k, now);
-  } else if (dpd && now - heard >= (int64_t)dpd * 1000) {
-    rc = gostx__ike_dpd(e, now, k->out, sizeof k->out, &n);
+    if (rc != GOSTX_ESTATE) {
+      k->asked = rc == GOSTX_OK ? ASKED_IKE : 0;
+      k->ike_rekey_ms = 0;
+      next_rekeys(k, now);
+    }
   }
+  if (rc != GOSTX_OK && k->rekey_ms && now >= k->rekey_ms) {
+    rc = gostx__ike_rekey_child(e, 1, now, k->out, sizeof k->out, &n);
+    if (rc != GOSTX_ESTATE) {
+      k->asked = rc == GOSTX_OK ? ASKED_CHILD : 0;
+      next_rekeys(k, now);
+    }
+  }
+  if (rc != GOSTX_OK && dpd && now - heard >= (int64_t)dpd * 1000)
+    rc = gostx__ike_dpd(e, now, k->out, sizeof k->out, &n);
   if (rc == GOSTX_OK) send_to(k, &k->sa_to, n);
 }
 
