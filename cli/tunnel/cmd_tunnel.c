@@ -120,14 +120,13 @@ static int integrity_only(gostx_esp_transform x) {
 }
 
 /* keying = ikev2: the main thread waits (signals and the status file as
- * later) until IKE has installed the first Child SA. 0 with *stop set: a
- * signal came first. */
-static int wait_for_keys(struct tunnel *t, const sigset_t *sigs, int *stop) {
-  int rc = tunnel_ike_start(t);
+ * later) until IKE has installed the first Child SA; *stop set: a signal
+ * came first. */
+static void wait_for_keys(struct tunnel *t, const sigset_t *sigs, int *stop) {
   struct timespec tick = {0, 20 * 1000 * 1000};
   struct timespec last;
   clock_gettime(CLOCK_MONOTONIC, &last);
-  while (!rc && !tunnel_ike_installed(t)) {
+  while (!tunnel_ike_installed(t)) {
     int s = sigtimedwait(sigs, NULL, &tick);
     if (s == SIGINT || s == SIGTERM) {
       *stop = 1;
@@ -138,7 +137,43 @@ static int wait_for_keys(struct tunnel *t, const sigset_t *sigs, int *stop) {
     if (now.tv_sec != last.tv_sec) write_status(t);
     last = now;
   }
-  return rc;
+}
+
+/* The n workers on their queues and sockets: 0, or CLI_EXIT_FAIL after one
+ * line (t->nworkers: those started). */
+static int start_workers(struct tunnel *t, unsigned n, const int *udp, const int *send,
+                         const int *tun) {
+  for (unsigned i = 0; i < n; i++) {
+    struct tunnel_worker *w = &t->w[i];
+    w->t = t;
+    w->idx = i;
+    w->tun_fd = tun[i];
+    w->udp_fd = udp[i];
+    w->send_fd = send[i];
+    w->peer = t->cfg.peer;
+    /* a GRO buffer holds a whole train of datagrams */
+    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
+    /* with TUN offloads, a super-packet's room after them */
+    w->buf_len = (size_t)TUNNEL_BURST * 2 * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot +
+                 (t->tun_vnet ? TUNNEL_SUPER_MAX + TUNNEL_GRO_OUT : 0);
+    w->buf = malloc(w->buf_len);
+    /* everything the worker uses is set before it starts: datagrams wait in
+     * its socket already, and it opens them at once (a worker that read
+     * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
+    w->plain =
+        w->buf ? w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot
+               : NULL;
+    w->super = w->buf && t->tun_vnet ? w->plain + (size_t)TUNNEL_BURST * TUNNEL_SLOT : NULL;
+    w->gro = w->super ? w->super + TUNNEL_SUPER_MAX : NULL;
+    if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
+      cli_err("tunnel: cannot start worker %u", i);
+      free(w->buf);
+      w->buf = NULL;
+      return CLI_EXIT_FAIL;
+    }
+    t->nworkers++;
+  }
+  return 0;
 }
 
 static int run(struct tunnel *t) {
@@ -178,37 +213,12 @@ static int run(struct tunnel *t) {
   sigaddset(&sigs, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &sigs, &old);
   t->nworkers = 0;
-  if (ike) rc = wait_for_keys(t, &sigs, &stop);
-  for (unsigned i = 0; i < n && !rc && !stop; i++) {
-    struct tunnel_worker *w = &t->w[i];
-    w->t = t;
-    w->idx = i;
-    w->tun_fd = tun[i];
-    w->udp_fd = udp[i];
-    w->send_fd = send[i];
-    /* a GRO buffer holds a whole train of datagrams */
-    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
-    /* with TUN offloads, a super-packet's room after them */
-    w->buf_len = (size_t)TUNNEL_BURST * 2 * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot +
-                 (t->tun_vnet ? TUNNEL_SUPER_MAX + TUNNEL_GRO_OUT : 0);
-    w->buf = malloc(w->buf_len);
-    /* everything the worker uses is set before it starts: datagrams wait in
-     * its socket already, and it opens them at once (a worker that read
-     * w->plain before this thread set it wrote payloads at NULL + k * SLOT) */
-    w->plain =
-        w->buf ? w->buf + (size_t)TUNNEL_BURST * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot
-               : NULL;
-    w->super = w->buf && t->tun_vnet ? w->plain + (size_t)TUNNEL_BURST * TUNNEL_SLOT : NULL;
-    w->gro = w->super ? w->super + TUNNEL_SUPER_MAX : NULL;
-    if (!w->buf || pthread_create(&w->thread, NULL, tunnel_worker_run, w)) {
-      cli_err("tunnel: cannot start worker %u", i);
-      free(w->buf);
-      w->buf = NULL;
-      rc = CLI_EXIT_FAIL;
-      break;
-    }
-    t->nworkers++;
-  }
+  t->peer_now = t->cfg.peer;
+  /* with IKE the workers start before the keys are in: IKE_AUTH may
+   * come on their port (worker 0's socket sends IKE there) */
+  if (ike) rc = tunnel_ike_start(t, udp[0]);
+  if (!rc) rc = start_workers(t, n, udp, send, tun);
+  if (ike && !rc) wait_for_keys(t, &sigs, &stop);
   if (!rc && !stop)
     fprintf(stderr,
             "gostx tunnel: %s up, local %s, peer %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "
@@ -277,11 +287,13 @@ int cmd_tunnel(int argc, char **argv) {
   static struct tunnel t; /* big (per-worker counters): not on the stack */
   memset(&t, 0, sizeof t);
   t.lock_fd = -1;
+  t.ike_pair[0] = t.ike_pair[1] = -1;
   t.new_keys = new_keys;
   int rc = tunnel_config_read(config, &t.cfg);
   if (rc) return rc;
   if (status) return print_status(&t.cfg);
   pthread_mutex_init(&t.sa_lock, NULL);
+  pthread_mutex_init(&t.peer_lock, NULL);
   pthread_mutex_init(&t.state_lock, NULL);
   if (t.cfg.keying == TUNNEL_KEYING_IKEV2) {
     /* no key files: IKE makes new keys for every SA */

@@ -50,6 +50,7 @@ enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
 #define TUNNEL_REKEY_SECONDS 3600 /* the Child SA's (strongSwan's rekey_time) */
 #define TUNNEL_IKE_REKEY_EVERY 4  /* the IKE SA every 4 Child SA rekeys: 4 h (strongSwan's) */
 #define TUNNEL_DPD_SECONDS 30
+#define TUNNEL_NAT_KEEPALIVE_SECONDS 20 /* strongSwan's keep_alive */
 /* ID types (RFC 7296 3.5) */
 enum { TUNNEL_ID_IPV4 = 1, TUNNEL_ID_FQDN = 2, TUNNEL_ID_RFC822 = 3, TUNNEL_ID_IPV6 = 5,
        TUNNEL_ID_DN = 9 };
@@ -93,6 +94,8 @@ struct tunnel_config {
   int ike_initiate; /* 1: this side starts the exchange (both may) */
   unsigned ike_port;
   uint64_t rekey_seconds, rekey_bytes, dpd_seconds; /* rekey_bytes: read, not yet used */
+  int encap; /* encap = yes: IKE on the data port from IKE_AUTH on, NAT or not (strongSwan's) */
+  uint64_t nat_keepalive_seconds; /* behind a NAT: a keepalive this often (0: never) */
 };
 
 /* Counters of one worker; the status sums them. */
@@ -100,6 +103,9 @@ struct tunnel_counters {
   _Atomic uint64_t tx_packets, tx_bytes, tx_errors, tx_dropped, tx_gso, rx_gro;
   _Atomic uint64_t rx_packets, rx_bytes, rx_auth, rx_replay, rx_malformed, rx_spi, rx_dummy,
       rx_keepalive, rx_dropped, tun_errors;
+  /* IKE datagrams (the non-ESP marker) handed to the IKE thread, and those
+   * dropped because its queue was full */
+  _Atomic uint64_t rx_ike, rx_ike_dropped;
   /* TUN offloads: super-packets read (each cut into segments),
    * checksum-partial packets completed, writes of packets joined */
   _Atomic uint64_t tun_gso_in, tun_csum_in, tun_gso_out;
@@ -114,6 +120,9 @@ struct tunnel_worker {
   struct tunnel *t;
   unsigned idx;
   int tun_fd, udp_fd, send_fd; /* send_fd: udp_fd for worker 0 */
+  /* where the worker sends: its copy of t->peer_now as of peer_gen */
+  struct sockaddr_storage peer;
+  unsigned peer_gen;
   pthread_t thread;
   /* odd while the worker holds SA pointers (tunnel_sa.c's grace period) */
   _Atomic uint64_t sa_epoch;
@@ -173,6 +182,16 @@ struct tunnel {
   int tun_vnet, tun_csum, tun_tso, tun_uso, csum_errno, tso_errno, uso_errno;
   unsigned nworkers;
   struct tunnel_ike *ike; /* keying = ikev2: the IKE daemon */
+  /* keying = ikev2: the workers hand IKE datagrams (the non-ESP marker,
+   * RFC 3948 2.2) to the IKE thread through this socketpair ([1] theirs,
+   * [0] its; -1: none): a bounded queue, nothing allocated per packet */
+  int ike_pair[2];
+  /* where ESP goes: cfg.peer, or the peer's address as a NAT maps it
+   * (learned by IKE, RFC 7296 2.23); the workers copy it when peer_gen
+   * moves */
+  pthread_mutex_t peer_lock;
+  struct sockaddr_storage peer_now;
+  atomic_uint peer_gen;
   struct tunnel_worker w[TUNNEL_MAX_THREADS];
 };
 
@@ -199,15 +218,18 @@ long tunnel_read_all(int fd, void *buf, size_t cap);
 /* cli/tunnel/tunnel_ike.c: keying = ikev2. prepare: the PSK, or the key,
  * certificates and CA, read and checked (--check stops here); 0, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. start: the IKE socket
- * (ike_port) and thread, which initiates (ike_initiate = yes) and answers
+ * (ike_port), t->ike_pair, and the thread (which also sends on data_fd,
+ * the data port's socket, behind the non-ESP marker), which initiates (ike_initiate = yes) and answers
  * until t->stop; installed: the first Child SA is in the data path (the
  * workers may start); status: its "ike_..." and "child_..." lines. */
 int tunnel_ike_prepare(struct tunnel *t);
-int tunnel_ike_start(struct tunnel *t);
+int tunnel_ike_start(struct tunnel *t, int data_fd);
 int tunnel_ike_installed(struct tunnel *t);
 void tunnel_ike_stop(struct tunnel *t);
 void tunnel_ike_status(struct tunnel *t, FILE *f);
 void tunnel_ike_free(struct tunnel *t);
+/* Where ESP goes from now on (the workers pick it up at their next send). */
+void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to);
 /* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (its
  * inbound SA linked, then its outbound switched to). 0 or -1. */
 int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c);
@@ -329,14 +351,16 @@ struct udp_rx {
   union {
     _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
   } ctl[TUNNEL_RX_BUFS];
+  struct sockaddr_storage from[TUNNEL_RX_BUFS];
   unsigned got, i; /* buffers received; the one udp_rx_next is in */
   size_t off, seg; /* where in it, and the size it is cut at */
 };
 /* One recvmmsg (not waiting) into w->buf's receive buffers. */
 void udp_recv(struct tunnel_worker *w, struct udp_rx *rx);
 /* The next datagram of rx: 1 with *p, *len and *cut (the kernel cut it
- * short: MSG_TRUNC), or 0 when none is left. */
-int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut);
+ * short: MSG_TRUNC), *from where it came from, or 0 when none is left. */
+int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut,
+                const struct sockaddr_storage **from);
 
 /* cli/tunnel/tunnel_worker.c: the worker loop (a pthread start routine). */
 void *tunnel_worker_run(void *arg);

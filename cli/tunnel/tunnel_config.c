@@ -245,7 +245,8 @@ static int set_port(struct tunnel_config *cfg, size_t off, const char *v) {
   cfg->ike_port = (unsigned)n;
   return bad ? -1 : 0;
 }
-/* a uint64_t at off: rekey_seconds, rekey_bytes, dpd_seconds (0: never) */
+/* a uint64_t at off: rekey_seconds, rekey_bytes, dpd_seconds,
+ * nat_keepalive_seconds (0: never) */
 static int set_u64(struct tunnel_config *cfg, size_t off, const char *v) {
   uint64_t n = 0;
   if (parse_u64(v, UINT64_MAX, &n)) return -1;
@@ -413,6 +414,8 @@ static const struct {
     {"rekey_seconds", set_u64, CFG(rekey_seconds), 0, ONLY_IKE, bad_value},
     {"rekey_bytes", set_u64, CFG(rekey_bytes), 0, ONLY_IKE, bad_value},
     {"dpd_seconds", set_u64, CFG(dpd_seconds), 0, ONLY_IKE, bad_value},
+    {"encap", set_yes_no, CFG(encap), 0, ONLY_IKE, bad_value},
+    {"nat_keepalive_seconds", set_u64, CFG(nat_keepalive_seconds), 0, ONLY_IKE, bad_value},
 };
 #undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
@@ -543,6 +546,7 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->rekey_seconds = TUNNEL_REKEY_SECONDS; /* 0 written: never */
   cfg->dpd_seconds = TUNNEL_DPD_SECONDS;
+  cfg->nat_keepalive_seconds = TUNNEL_NAT_KEEPALIVE_SECONDS;
   snprintf(cfg->path, sizeof cfg->path, "%s", path);
   cfg->mtu = 1400;
   struct stat st;

@@ -6,8 +6,11 @@
  * first Child SA established goes to the data path through
  * tunnel_ike_install (tunnel_install.c); then the installed IKE SA's
  * rekeys (rekey_seconds), liveness checks (dpd_seconds) and the engine's
- * events drive the tunnel's SA interface, make-before-break. One log
- * line per event. */
+ * events drive the tunnel's SA interface, make-before-break. With a NAT
+ * detected (or encap = yes) IKE moves to the data port behind the non-ESP
+ * marker (the workers hand such datagrams over through t->ike_pair), ESP
+ * follows the NAT's mapping of the peer, and the side behind the NAT sends
+ * keepalives (RFC 7296 2.23, RFC 3948). One log line per event. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +37,14 @@
 #define IKE_LINGER_MS 3000   /* and no longer than this (a peer still sealing with it) */
 #define IKE_PARKED 3         /* outbound SAs made, waiting for their switch */
 #define IKE_RETIRING 3
+
+/* Where an IKE message goes or came from: the peer's address, and whether
+ * over the data port behind the non-ESP marker (RFC 3948 2.2) or the IKE
+ * socket */
+struct ike_to {
+  struct sockaddr_storage addr;
+  int encap;
+};
 
 struct ike_slot {
   int used;
@@ -64,15 +75,18 @@ struct tunnel_ike {
   size_t cert_lens[IKE_CERTS], n_certs;
   gostx_x509_store *store;
   int fd;
+  int data_fd; /* the data port's socket (worker 0's): IKE behind the marker, keepalives */
   struct sockaddr_storage bound;
   gostx_ike_addr local;
   uint8_t cookie_secret[32];
   gostx_ike_engine init; /* ours, when init_on */
+  struct ike_to init_to; /* where ours goes: the IKE port, the data port from IKE_AUTH on */
   int init_on, collision_said;
   int64_t init_next_ms;
   struct ike_slot resp[IKE_SLOTS];
   gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
-  struct sockaddr_storage sa_to; /* where its peer's IKE is */
+  struct ike_to sa_to; /* where its peer's IKE is */
+  int64_t keepalive_ms; /* behind a NAT: when the next keepalive goes (0: none) */
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
   int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
@@ -247,6 +261,7 @@ static void make_confs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   c->peer_id_type = cfg->remote_id.type;
   c->peer_id = cfg->remote_id.data;
   c->peer_id_len = cfg->remote_id.len;
+  c->force_encap = cfg->encap; /* the peer sees a NAT: both move (RFC 9385 A.2) */
   k->cf_r = *c;
   c->role = GOSTX_IKE_INITIATOR;
   ts_all(&c->tsi);
@@ -273,6 +288,9 @@ void tunnel_ike_free(struct tunnel *t) {
   struct tunnel_ike *k = t->ike;
   if (!k) return;
   if (k->fd >= 0) close(k->fd);
+  for (int i = 0; i < 2; i++)
+    if (t->ike_pair[i] >= 0) close(t->ike_pair[i]);
+  t->ike_pair[0] = t->ike_pair[1] = -1;
   gostx__ike_engine_clear(&k->init);
   for (int i = 0; i < IKE_SLOTS; i++) gostx__ike_engine_clear(&k->resp[i].e);
   for (int i = 0; i < IKE_PARKED; i++) tunnel_sa_free(k->parked[i]); /* never linked */
@@ -318,15 +336,21 @@ static int open_socket(struct tunnel_ike *k) {
   return 0;
 }
 
-static void send_to(struct tunnel_ike *k, const struct sockaddr_storage *to, size_t n) {
-  if (n && sendto(k->fd, k->out, n, 0, (const struct sockaddr *)to, k->t->cfg.local_len) < 0)
-    say("send: %s", strerror(errno));
+/* k->out's n octets to the peer: on the IKE socket, or on the data port
+ * behind the non-ESP marker */
+static void send_to(struct tunnel_ike *k, const struct ike_to *to, size_t n) {
+  static const uint8_t marker[4];
+  struct iovec iov[2] = {{(void *)marker, 4}, {k->out, n}};
+  struct msghdr h = {.msg_name = (void *)&to->addr, .msg_namelen = k->t->cfg.local_len,
+                     .msg_iov = to->encap ? iov : iov + 1, .msg_iovlen = to->encap ? 2 : 1};
+  if (n && sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) say("send: %s", strerror(errno));
 }
 
 /* Where the peer's IKE listens: its address at our ike_port. */
-static void peer_ike(const struct tunnel_ike *k, struct sockaddr_storage *ss) {
-  *ss = k->t->cfg.peer;
-  with_port(ss, k->t->cfg.ike_port);
+static void peer_ike(const struct tunnel_ike *k, struct ike_to *to) {
+  to->addr = k->t->cfg.peer;
+  to->encap = 0;
+  with_port(&to->addr, k->t->cfg.ike_port);
 }
 
 static int same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
@@ -334,6 +358,15 @@ static int same_host(const struct sockaddr_storage *a, const struct sockaddr_sto
   to_ike_addr(a, &x);
   to_ike_addr(b, &y);
   return a->ss_family == b->ss_family && x.ip_len == y.ip_len && !memcmp(x.ip, y.ip, x.ip_len);
+}
+
+/* "WHAT 192.0.2.1 port 40123": where a NAT maps the peer */
+static void say_mapping(const char *what, const struct sockaddr_storage *ss) {
+  gostx_ike_addr a;
+  char ip[INET6_ADDRSTRLEN] = "?";
+  to_ike_addr(ss, &a);
+  inet_ntop(ss->ss_family, a.ip, ip, sizeof ip);
+  say("%s %s port %u", what, ip, a.port);
 }
 
 /* ---- events ---- */
@@ -596,10 +629,36 @@ static int replace_sa(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   return 0;
 }
 
+/* e established: where ESP goes (with a NAT in front of the peer only,
+ * where its IKE_AUTH came from on the data port: the NAT's mapping of its
+ * port, RFC 7296 2.23), and our keepalives when a NAT is in front of us */
+static void nat_settle(struct tunnel_ike *k, const gostx_ike_engine *e, const struct ike_to *from,
+                       int64_t now) {
+  const uint64_t s = seconds_at_most(k->t->cfg.nat_keepalive_seconds);
+  if (e->cf->role == GOSTX_IKE_RESPONDER && (e->nat_local || e->nat_peer))
+    say("NAT detection: %s%s%s", e->nat_local ? "a NAT in front of us" : "",
+        e->nat_local && e->nat_peer ? ", " : "", e->nat_peer ? "a NAT in front of the peer" : "");
+  const int follow = from->encap && e->nat_peer && !e->nat_local;
+  tunnel_peer_set(k->t, follow ? &from->addr : &k->t->cfg.peer);
+  if (follow) say_mapping("ESP goes to the peer's NAT mapping", &from->addr);
+  k->keepalive_ms = e->nat_local && s ? now + (int64_t)s * 1000 : 0;
+}
+
+/* Behind a NAT: one 0xFF octet (RFC 3948 2.3) to the peer's data port
+ * every nat_keepalive_seconds, so the NAT keeps our mapping */
+static void keepalive_tick(struct tunnel_ike *k, int64_t now) {
+  if (!k->sa || !k->keepalive_ms || now < k->keepalive_ms) return;
+  static const uint8_t ff = 0xff;
+  const struct sockaddr_storage *to = k->sa_to.encap ? &k->sa_to.addr : &k->t->cfg.peer;
+  if (sendto(k->data_fd, &ff, 1, 0, (const struct sockaddr *)to, k->t->cfg.local_len) < 0)
+    say("keepalive: %s", strerror(errno));
+  k->keepalive_ms = now + (int64_t)seconds_at_most(k->t->cfg.nat_keepalive_seconds) * 1000;
+}
+
 /* e reached ESTABLISHED: its Child SA into the data path, in place of the
  * one before if any */
 static void established(struct tunnel_ike *k, gostx_ike_engine *e,
-                        const struct sockaddr_storage *from, int64_t now) {
+                        const struct ike_to *from, int64_t now) {
   const char *role = e->cf->role == GOSTX_IKE_INITIATOR ? "initiator" : "responder";
   char si[17], sr[17];
   spi_hex(e->spi_i, si);
@@ -618,6 +677,7 @@ static void established(struct tunnel_ike *k, gostx_ike_engine *e,
   k->sa = e;
   k->sa_to = *from;
   k->sa_since_ms = now;
+  nat_settle(k, e, from, now);
   k->ike_rekey_ms = 0;
   next_rekeys(k, now);
   say("IKE SA with %s established (%s): %s, prf-hmac-streebog-512, %s, SPIs %s %s; Child SA "
@@ -639,20 +699,56 @@ static void refused(struct tunnel_ike *k, const gostx_ike_engine *e) {
       e->why ? ": " : "", e->why ? e->why : "");
 }
 
-/* A datagram into e, its answer out to `from`. 1 when e has FAILED (the
- * caller drops it), else 0. */
+/* Our IKE_SA_INIT answered: what NAT detection found, said once; with a
+ * NAT either side (or encap = yes) ours moves to the peer's data port
+ * behind the non-ESP marker for IKE_AUTH and after (RFC 7296 2.23). */
+static void init_answered(struct tunnel_ike *k, const gostx_ike_engine *e) {
+  const int encap = e->nat_local || e->nat_peer || k->t->cfg.encap;
+  say("NAT detection: %s%s%s", e->nat_local ? "a NAT in front of us" : "",
+      e->nat_local && e->nat_peer ? ", " : "",
+      e->nat_peer ? "a NAT in front of the peer" : !e->nat_local ? "no NAT" : "");
+  if (!encap) return;
+  k->init_to.addr = k->t->cfg.peer;
+  k->init_to.encap = 1;
+  say("IKE moves to %s (UDP encapsulation%s)", k->t->cfg.peer_s,
+      e->nat_local || e->nat_peer ? "" : ", encap = yes");
+}
+
+/* A new authenticated message on the installed SA from elsewhere than its
+ * peer was: with a NAT in front of the peer and none in front of us, the
+ * NAT's mapping changed, and IKE and ESP follow it (RFC 7296 2.23's
+ * dynamic update; never from a retransmission, which could be a replay) */
+static void peer_moved(struct tunnel_ike *k, const gostx_ike_engine *e, const struct ike_to *from,
+                       int fresh) {
+  if (!fresh || !from->encap || !e->nat_peer || e->nat_local) return;
+  gostx_ike_addr now_at, was_at;
+  to_ike_addr(&from->addr, &now_at);
+  to_ike_addr(&k->sa_to.addr, &was_at);
+  if (same_host(&from->addr, &k->sa_to.addr) && now_at.port == was_at.port) return;
+  say_mapping("the peer's NAT mapping moved: IKE and ESP follow to", &from->addr);
+  k->sa_to = *from;
+  tunnel_peer_set(k->t, &from->addr);
+}
+
+/* A datagram into e, its answer out to `from` (ours: to k->init_to). 1
+ * when e has FAILED (the caller drops it), else 0. */
 static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
-                const struct sockaddr_storage *from, int64_t now) {
+                const struct ike_to *from, int64_t now) {
   const gostx_ike_state before = e->state;
+  const uint32_t peer_req = e->peer_req;
+  const uint8_t pend = e->pend;
   size_t n = 0;
   int rc = gostx__ike_input(e, k->in, len, now, k->out, sizeof k->out, &n);
   if (rc != GOSTX_OK) return 0; /* dropped by the engine: not ours, forged or malformed */
   if (e == k->sa) { /* the data path first: a rekey's responder switches before answering */
+    peer_moved(k, e, from, e->peer_req != peer_req || e->pend != pend);
     live_events(k, e, now);
     send_to(k, from, n);
     return 0;
   }
-  send_to(k, from, n);
+  if (e == &k->init && before == GOSTX_IKE_S_INIT_SENT && e->state == GOSTX_IKE_S_AUTH_SENT)
+    init_answered(k, e);
+  send_to(k, e == &k->init ? &k->init_to : from, n);
   if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
     established(k, e, from, now);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
@@ -674,16 +770,16 @@ static size_t half_open(const struct tunnel_ike *k) {
 /* Both sides initiating (RFC 7296 leaves it open for the first SA): the
  * exchange the side with the higher address (then port) started is the one
  * both keep, so each installs the same Child SA. 1: ours wins. */
-static int we_lead(const struct tunnel_ike *k, const struct sockaddr_storage *from) {
+static int we_lead(const struct tunnel_ike *k, const struct ike_to *from) {
   gostx_ike_addr peer;
-  to_ike_addr(from, &peer);
+  to_ike_addr(&from->addr, &peer);
   int c = memcmp(k->local.ip, peer.ip, k->local.ip_len);
   return c > 0 || (c == 0 && k->local.port > peer.port);
 }
 
 /* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
  * peer's is dropped), 0 when ours was given up for it. */
-static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, int64_t now) {
+static int collision(struct tunnel_ike *k, const struct ike_to *from, int64_t now) {
   const int lead = we_lead(k, from);
   if (!k->collision_said) {
     say("both sides initiate: the exchange of the higher address goes on (%s)",
@@ -691,10 +787,8 @@ static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, 
     /* the peer is up now: our request, likely sent before its socket
      * was, goes again at once rather than at the timer's next turn */
     if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
-      struct sockaddr_storage to;
-      peer_ike(k, &to);
       memcpy(k->out, k->init.tx, k->init.tx_len);
-      send_to(k, &to, k->init.tx_len);
+      send_to(k, &k->init_to, k->init.tx_len);
     }
   }
   k->collision_said = 1;
@@ -708,12 +802,12 @@ static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, 
 /* A new responder IKE SA for the request, past the cookie gate (RFC 7296
  * 2.6: from IKE_COOKIE_AT half-open SAs on, nothing is kept for a request
  * without a valid COOKIE) and the bound on open SAs. */
-static void new_responder(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+static void new_responder(struct tunnel_ike *k, size_t len, const struct ike_to *from,
                           int64_t now) {
   const size_t open = half_open(k);
   gostx_ike_addr remote;
   size_t n = 0;
-  to_ike_addr(from, &remote);
+  to_ike_addr(&from->addr, &remote);
   int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, IKE_COOKIE_AT, k->in, len,
                                   remote.ip, remote.ip_len, k->out, sizeof k->out, &n);
   if (rc == 1) {
@@ -739,7 +833,7 @@ static void new_responder(struct tunnel_ike *k, size_t len, const struct sockadd
 
 /* An IKE_SA_INIT request: a retransmission to its responder, or (past
  * the collision rule) a new one. */
-static void init_request(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+static void init_request(struct tunnel_ike *k, size_t len, const struct ike_to *from,
                          int64_t now) {
   for (int i = 0; i < IKE_SLOTS; i++)
     if (k->resp[i].used && !memcmp(k->resp[i].e.spi_i, k->in, 8)) {
@@ -762,12 +856,27 @@ static int sa_owns(const gostx_ike_engine *e, const uint8_t *msg) {
   return 0;
 }
 
-static void receive(struct tunnel_ike *k, int64_t now) {
-  struct sockaddr_storage from;
-  socklen_t fl = sizeof from;
-  ssize_t r = recvfrom(k->fd, k->in, sizeof k->in, 0, (struct sockaddr *)&from, &fl);
+/* One datagram into k->in from the IKE socket, or from the workers (one
+ * that came on the data port: its source address, then the IKE message
+ * behind the marker): its length, or -1. */
+static ssize_t read_one(struct tunnel_ike *k, int fd, struct ike_to *from) {
+  from->encap = fd != k->fd;
+  if (!from->encap) {
+    socklen_t fl = sizeof from->addr;
+    return recvfrom(fd, k->in, sizeof k->in, 0, (struct sockaddr *)&from->addr, &fl);
+  }
+  struct iovec iov[2] = {{&from->addr, sizeof from->addr}, {k->in, sizeof k->in}};
+  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 2};
+  const ssize_t r = recvmsg(fd, &h, 0);
+  return r < (ssize_t)sizeof from->addr ? -1 : r - (ssize_t)sizeof from->addr;
+}
+
+static void receive(struct tunnel_ike *k, int fd, int64_t now) {
+  struct ike_to from;
+  memset(&from, 0, sizeof from);
+  ssize_t r = read_one(k, fd, &from);
   /* the peer's address only: a point-to-point tunnel has one peer */
-  if (r < 28 || !same_host(&from, &k->t->cfg.peer)) return;
+  if (r < 28 || !same_host(&from.addr, &k->t->cfg.peer)) return;
   const size_t len = (size_t)r;
   static const uint8_t zero[8];
   const int response = k->in[19] & 0x20, sa_init = k->in[18] == GOSTX_IKE_SA_INIT;
@@ -798,13 +907,12 @@ static void receive(struct tunnel_ike *k, int64_t now) {
 /* ike_initiate = yes: ours started when due, resent when its timer says */
 static void initiator_tick(struct tunnel_ike *k, int64_t now) {
   if (!k->t->cfg.ike_initiate || k->sa) return;
-  struct sockaddr_storage to;
   size_t n = 0;
-  peer_ike(k, &to);
   if (!k->init_on) {
     if (now < k->init_next_ms) return;
     gostx_ike_addr remote;
-    to_ike_addr(&to, &remote);
+    peer_ike(k, &k->init_to);
+    to_ike_addr(&k->init_to.addr, &remote);
     if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
         gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
         gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
@@ -816,10 +924,11 @@ static void initiator_tick(struct tunnel_ike *k, int64_t now) {
     k->collision_said = 0;
     say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
     show(k, 1, NULL, now);
-    send_to(k, &to, n);
+    send_to(k, &k->init_to, n);
     return;
   }
-  if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &to, n);
+  if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK)
+    send_to(k, &k->init_to, n);
   if (k->init.state == GOSTX_IKE_S_FAILED) {
     refused(k, &k->init);
     gostx__ike_engine_clear(&k->init);
@@ -855,16 +964,24 @@ static void *ike_run(void *arg) {
     const int64_t now = now_ms();
     initiator_tick(k, now);
     live_tick(k, now);
+    keepalive_tick(k, now);
     expire(k, now);
-    struct pollfd p = {k->fd, POLLIN, 0};
-    if (poll(&p, 1, sleep_ms(k, now_ms())) > 0) receive(k, now_ms());
+    struct pollfd p[2] = {{k->fd, POLLIN, 0}, {k->t->ike_pair[0], POLLIN, 0}};
+    if (poll(p, 2, sleep_ms(k, now_ms())) <= 0) continue;
+    for (int i = 0; i < 2; i++)
+      if (p[i].revents & POLLIN) receive(k, p[i].fd, now_ms());
   }
   return NULL;
 }
 
-int tunnel_ike_start(struct tunnel *t) {
+int tunnel_ike_start(struct tunnel *t, int data_fd) {
   struct tunnel_ike *k = t->ike;
+  k->data_fd = data_fd;
   int rc = open_socket(k);
+  if (!rc && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, t->ike_pair)) {
+    cli_err("tunnel: IKE queue: %s", strerror(errno));
+    rc = CLI_EXIT_FAIL;
+  }
   if (!rc && gostx_random_bytes(k->cookie_secret, sizeof k->cookie_secret)) rc = CLI_EXIT_FAIL;
   if (!rc && pthread_create(&k->thread, NULL, ike_run, k)) {
     cli_err("tunnel: cannot start the IKE thread");

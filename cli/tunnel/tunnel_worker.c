@@ -75,14 +75,33 @@ static void tun_to_udp(struct tunnel_worker *w) {
   if (n) seal_and_send(w, b, n);
 }
 
+/* An IKE message that came on the data port behind the non-ESP marker
+ * (RFC 3948 2.2) to the IKE thread, with where it came from: one datagram
+ * on the socketpair, never waiting (a full queue drops it, counted). */
+static void to_ike(struct tunnel_worker *w, const uint8_t *pkt, size_t len,
+                   const struct sockaddr_storage *from) {
+  struct iovec iov[2] = {{(void *)from, sizeof *from}, {(void *)(pkt + 4), len - 4}};
+  struct msghdr h = {.msg_iov = iov, .msg_iovlen = 2};
+  if (sendmsg(w->t->ike_pair[1], &h, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+    TUNNEL_ADD(w->c.rx_ike_dropped, 1);
+  else
+    TUNNEL_ADD(w->c.rx_ike, 1);
+}
+
 /* Whether a datagram can be an ESP packet at all; counts it when not. */
-static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int truncated) {
+static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int truncated,
+                     const struct sockaddr_storage *from) {
   if (len == 1 && pkt[0] == 0xff) { /* RFC 3948 NAT-keepalive */
     TUNNEL_ADD(w->c.rx_keepalive, 1);
     return 0;
   }
-  /* too short for ESP, or the non-ESP marker (SPI 0: IKE on port 4500) */
-  if (truncated || len < 8 || !(pkt[0] | pkt[1] | pkt[2] | pkt[3])) {
+  const int marker = len >= 4 && !(pkt[0] | pkt[1] | pkt[2] | pkt[3]);
+  if (marker && !truncated && len >= 4 + 28 && w->t->ike && w->t->ike_pair[1] >= 0) {
+    to_ike(w, pkt, len, from); /* an IKE header at least */
+    return 0;
+  }
+  /* too short for ESP, or the non-ESP marker without IKE (static keys) */
+  if (truncated || len < 8 || marker) {
     TUNNEL_ADD(w->c.rx_malformed, 1);
     return 0;
   }
@@ -131,10 +150,11 @@ static void udp_to_tun(struct tunnel_worker *w) {
   size_t n = 0, len;
   uint8_t *p;
   int cut;
-  while (udp_rx_next(w, &rx, &p, &len, &cut)) {
+  const struct sockaddr_storage *from;
+  while (udp_rx_next(w, &rx, &p, &len, &cut, &from)) {
     /* one longer than a slot (which the buffers without GRO cut) is no
      * packet of ours */
-    if (!plausible(w, p, len, cut || len > TUNNEL_SLOT)) continue;
+    if (!plausible(w, p, len, cut || len > TUNNEL_SLOT, from)) continue;
     /* a burst opens under one SA: another SPI (a rekey's old and new
      * packets mixed) starts the next */
     if (n && memcmp(p, b[0].in, 4)) {
@@ -152,14 +172,20 @@ static void udp_to_tun(struct tunnel_worker *w) {
   tun_flush(w, &gro);
 }
 
+/* With IKE the workers start before the first Child SA is in, to hand
+ * IKE_AUTH on the data port to the IKE thread: until it is in, they read
+ * the UDP socket only (what is routed to the TUN device waits there). */
+static int keyed(struct tunnel *t) { return !t->ike || tunnel_ike_installed(t); }
+
 void *tunnel_worker_run(void *arg) {
   struct tunnel_worker *w = arg;
-  struct pollfd p[2] = {{.fd = w->tun_fd, .events = POLLIN}, {.fd = w->udp_fd, .events = POLLIN}};
+  struct pollfd p[2] = {{.fd = w->udp_fd, .events = POLLIN}, {.fd = w->tun_fd, .events = POLLIN}};
   while (!atomic_load(&w->t->stop)) {
-    int r = poll(p, 2, 200);
+    const int both = keyed(w->t);
+    int r = poll(p, both ? 2 : 1, both ? 200 : 20);
     if (r <= 0) continue;
-    if (p[0].revents & POLLIN) tun_to_udp(w);
-    if (p[1].revents & POLLIN) udp_to_tun(w);
+    if (both && (p[1].revents & POLLIN)) tun_to_udp(w);
+    if (p[0].revents & POLLIN) udp_to_tun(w);
   }
   return NULL;
 }
@@ -172,7 +198,8 @@ void tunnel_counters_print(struct tunnel *t, FILE *f) {
 #define ROW(x) {#x, offsetof(struct tunnel_counters, x)}
       ROW(tx_packets),  ROW(tx_bytes),  ROW(tx_dropped),   ROW(tx_errors), ROW(tx_gso), ROW(rx_packets),
       ROW(rx_bytes),    ROW(rx_auth),   ROW(rx_replay),    ROW(rx_malformed), ROW(rx_spi),
-      ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_dropped), ROW(tun_errors), ROW(rx_gro),
+      ROW(rx_dummy),    ROW(rx_keepalive), ROW(rx_ike), ROW(rx_ike_dropped), ROW(rx_dropped),
+      ROW(tun_errors),  ROW(rx_gro),
       ROW(tun_gso_in),  ROW(tun_csum_in), ROW(tun_gso_out),
 #undef ROW
   };

@@ -26,7 +26,7 @@ union gso_cmsg {
  * GSO allows) in one message whose UDP_SEGMENT cmsg has the kernel cut it
  * into those datagrams again; without, one datagram per message. cnt[k]:
  * the datagrams of message k. The count of messages. */
-static unsigned tx_messages(struct tunnel *t, struct iovec *iov, unsigned n, int gso,
+static unsigned tx_messages(struct tunnel_worker *w, struct iovec *iov, unsigned n, int gso,
                             struct mmsghdr *msgs, unsigned *cnt, union gso_cmsg *ctl) {
   unsigned m = 0;
   for (unsigned i = 0; i < n; m++) {
@@ -38,8 +38,8 @@ static unsigned tx_messages(struct tunnel *t, struct iovec *iov, unsigned n, int
     }
     memset(&msgs[m], 0, sizeof msgs[m]);
     struct msghdr *h = &msgs[m].msg_hdr;
-    h->msg_name = &t->cfg.peer;
-    h->msg_namelen = t->cfg.peer_len;
+    h->msg_name = &w->peer;
+    h->msg_namelen = w->t->cfg.peer_len;
     h->msg_iov = &iov[i];
     h->msg_iovlen = j - i;
     if (j - i > 1) {
@@ -67,12 +67,31 @@ static void gso_refused(struct tunnel *t, int err) {
           strerror(err));
 }
 
+/* w->peer again when IKE moved the peer (a NAT's mapping, tunnel_peer_set) */
+static void peer_refresh(struct tunnel_worker *w) {
+  struct tunnel *t = w->t;
+  const unsigned gen = atomic_load_explicit(&t->peer_gen, memory_order_acquire);
+  if (gen == w->peer_gen) return;
+  pthread_mutex_lock(&t->peer_lock);
+  w->peer = t->peer_now;
+  w->peer_gen = atomic_load(&t->peer_gen);
+  pthread_mutex_unlock(&t->peer_lock);
+}
+
+void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to) {
+  pthread_mutex_lock(&t->peer_lock);
+  t->peer_now = *to;
+  atomic_fetch_add(&t->peer_gen, 1);
+  pthread_mutex_unlock(&t->peer_lock);
+}
+
 void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n) {
   struct tunnel *t = w->t;
+  peer_refresh(w);
   struct mmsghdr msgs[TUNNEL_BURST];
   unsigned cnt[TUNNEL_BURST];
   union gso_cmsg ctl[TUNNEL_BURST];
-  unsigned m = tx_messages(t, iov, n, atomic_load_explicit(&t->udp_gso, memory_order_relaxed),
+  unsigned m = tx_messages(w, iov, n, atomic_load_explicit(&t->udp_gso, memory_order_relaxed),
                            msgs, cnt, ctl);
   unsigned done = 0, sent = 0; /* messages, datagrams */
   while (done < m) {
@@ -85,7 +104,7 @@ void udp_send(struct tunnel_worker *w, struct iovec *iov, unsigned n) {
        * this message and the rest again, one datagram each */
       if ((errno == EIO || errno == EINVAL || errno == EMSGSIZE) && cnt[done] > 1) {
         gso_refused(t, errno);
-        m = done + tx_messages(t, iov + sent, n - sent, 0, msgs + done, cnt + done, ctl + done);
+        m = done + tx_messages(w, iov + sent, n - sent, 0, msgs + done, cnt + done, ctl + done);
         continue;
       }
       if (errno == EAGAIN || errno == ENOBUFS) {
@@ -112,6 +131,8 @@ void udp_recv(struct tunnel_worker *w, struct udp_rx *rx) {
     memset(&rx->msgs[i], 0, sizeof rx->msgs[i]);
     rx->msgs[i].msg_hdr.msg_iov = &rx->iov[i];
     rx->msgs[i].msg_hdr.msg_iovlen = 1;
+    rx->msgs[i].msg_hdr.msg_name = &rx->from[i];
+    rx->msgs[i].msg_hdr.msg_namelen = sizeof rx->from[i];
     if (w->t->udp_gro) {
       rx->msgs[i].msg_hdr.msg_control = rx->ctl[i].buf;
       rx->msgs[i].msg_hdr.msg_controllen = sizeof rx->ctl[i].buf;
@@ -135,7 +156,8 @@ static size_t gro_segment(struct msghdr *h) {
   return 0;
 }
 
-int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut) {
+int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t *len, int *cut,
+                const struct sockaddr_storage **from) {
   if (rx->i == rx->got) return 0;
   struct mmsghdr *m = &rx->msgs[rx->i];
   size_t all = m->msg_len;
@@ -149,6 +171,7 @@ int udp_rx_next(struct tunnel_worker *w, struct udp_rx *rx, uint8_t **p, size_t 
   }
   size_t l = all - rx->off < rx->seg ? all - rx->off : rx->seg;
   *p = (uint8_t *)rx->iov[rx->i].iov_base + rx->off;
+  *from = &rx->from[rx->i];
   *len = l;
   /* a buffer the kernel cut cuts its last datagram only */
   *cut = (m->msg_hdr.msg_flags & MSG_TRUNC) && rx->off + l == all;

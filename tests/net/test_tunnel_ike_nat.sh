@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# gostx tunnel with keying = ikev2 and UDP encapsulation of IKE on the data
+# port (docs/TUNNEL.md, "Behind a NAT"; RFC 7296 2.23, RFC 3948):
+# 1. encap = yes on a, no NAT: after IKE_SA_INIT on port 500 IKE moves to
+#    the data port behind the non-ESP marker (the workers hand it to the
+#    IKE thread: rx_ike on both sides); UDP through; a Child SA rekey over
+#    the data port, UDP through again;
+# 2. a behind a NAT (a namespace of its own routed through the first one,
+#    which masquerades with random ports: nftables): NAT detection logged
+#    on both sides, IKE moved to the data port, UDP through both ways (b
+#    sends ESP to the NAT's mapping of a's port, learned from IKE), a's
+#    keepalives (nat_keepalive_seconds = 1) counted by b (rx_keepalive), a
+#    Child SA rekey through the NAT and UDP both ways again; the NAT's
+#    mappings dropped: b follows a's next IKE message to its new port
+#    (RFC 7296 2.23's dynamic update), UDP both ways again.
+# Needs root and /dev/net/tun (exit 77, skipped, without them), and nft.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/netns.sh"
+. "$HERE/ike_common.sh"
+tunnel_test_begin gxn python3 timeout nft
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/psk"
+chmod 600 "$T/psk"
+
+# wait_log SIDE PATTERN [TENTHS]: 0 once SIDE's log has PATTERN (within
+# TENTHS / 10 s, 5 s by default), else 1
+wait_log() {
+  for _ in $(seq ${3:-50}); do grep -q -- "$2" "$T/$1.log" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+# through WHAT: 200 numbered datagrams each way through the tunnel
+through() {
+  local got
+  got=$(udp_through $NA $NB 10.232.0.2 udpsend 200 600)
+  [ "$got" = "received 200 distinct 200 bad 0" ] && ok "$1: UDP a to b: $got" || bad "$1: UDP a to b: $got"
+  got=$(udp_through $NB $NA 10.232.0.1 udpsend 200 600)
+  [ "$got" = "received 200 distinct 200 bad 0" ] && ok "$1: UDP b to a: $got" || bad "$1: UDP b to a: $got"
+}
+# up_and_through WHAT: both up, the inner addresses, UDP both ways
+up_and_through() {
+  both_start
+  both_up || { bad "$1: not up: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"; return 1; }
+  ip -n $NA addr add 10.232.0.1/30 dev $TUN
+  ip -n $NB addr add 10.232.0.2/30 dev $TUN
+  through "$1"
+}
+# rekeyed WHAT: a Child SA rekey (a's rekey_seconds = 2) seen by both
+# sides, then UDP both ways again
+rekeyed() {
+  if wait_log a 'Child SA rekeyed (ours)' 80 && wait_log b "Child SA rekeyed (the peer's)"; then
+    ok "$1: a Child SA rekey: $(grep -m1 'Child SA rekeyed' "$T/b.log" | sed 's/.*ike: //')"
+  else
+    bad "$1: no rekey: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"
+  fi
+  through "$1, rekeyed"
+}
+
+# 1. encap = yes, no NAT
+ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.2" \
+  "encap = yes" "rekey_seconds = 2"
+ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.1" \
+  "rekey_seconds = 3600"
+if up_and_through "encap = yes"; then
+  grep -q 'IKE moves to 10.231.0.2:4500 (UDP encapsulation, encap = yes)' "$T/a.log" &&
+    ok "encap = yes: $(grep -m1 'IKE moves' "$T/a.log" | sed 's/.*ike: //')" ||
+    bad "encap = yes: IKE did not move: $(cat "$T/a.log")"
+  rekeyed "encap = yes"
+  # b: IKE_AUTH and the rekey's request and Delete at least; a: their answers
+  n=$(tunnel_counters $NB b rx_ike rx_ike_dropped rx_malformed)
+  m=$(tunnel_counters $NA a rx_ike)
+  read -r bi bd bm <<<"$n"
+  [ "$bi" -ge 3 ] && [ "$m" -ge 3 ] && [ "$bd $bm" = "0 0" ] &&
+    ok "encap = yes: IKE on the data port (rx_ike: b $bi, a $m; dropped $bd, malformed $bm)" ||
+    bad "encap = yes: rx_ike b $bi a $m, dropped $bd, malformed $bm"
+fi
+both_stop
+
+# 2. a behind a NAT. The namespaces: $NA (the NAT: 10.231.0.1 outside,
+# 10.233.0.1 inside) and a's own, $NC (10.233.0.2), routed through it.
+NC=gxnc$$ VC=gxnvc$$ VN=gxnvn$$
+trap 'netns_test_end; ip netns del $NC 2>/dev/null' EXIT
+ip netns add $NC && ip link add $VC netns $NC type veth peer name $VN netns $NA &&
+  ip -n $NC link set lo up && ip -n $NC addr add 10.233.0.2/30 dev $VC && ip -n $NC link set $VC up &&
+  ip -n $NA addr add 10.233.0.1/30 dev $VN && ip -n $NA link set $VN up &&
+  ip -n $NC route add default via 10.233.0.1 &&
+  ip netns exec $NA sysctl -qw net.ipv4.ip_forward=1 &&
+  ip netns exec $NA nft -f - <<EOF || { bad "the NAT namespace"; finish; }
+table ip gxnat {
+  chain post {
+    type nat hook postrouting priority srcnat; policy accept;
+    oifname "$VA" masquerade random
+  }
+}
+EOF
+NR=$NA NA=$NC # a runs behind the NAT; the helpers above take a's namespace from NA
+ike_conf a 10.233.0.2 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "local_id = a.gostx.test" \
+  "remote_id = b.gostx.test" "rekey_seconds = 2" "nat_keepalive_seconds = 1"
+# b sees a at the NAT's outside address
+ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "local_id = b.gostx.test" \
+  "remote_id = a.gostx.test" "rekey_seconds = 3600"
+if up_and_through "behind a NAT"; then
+  grep -q 'NAT detection: a NAT in front of us$' "$T/a.log" &&
+    grep -q 'NAT detection: a NAT in front of the peer$' "$T/b.log" &&
+    grep -q 'IKE moves to 10.231.0.2:4500 (UDP encapsulation)$' "$T/a.log" &&
+    ok "behind a NAT: detected by both, IKE moved: $(grep -m1 'NAT detection' "$T/a.log" | sed 's/.*ike: //')" ||
+    bad "behind a NAT: a: $(cat "$T/a.log") b: $(cat "$T/b.log")"
+  # masquerade random gave a's data port another one outside: b's ESP goes there
+  port=$(grep -m1 "ESP goes to the peer's NAT mapping" "$T/b.log" | awk '{print $NF}')
+  [ -n "$port" ] && [ "$port" != 4500 ] && grep -q "mapping 10.231.0.1 port $port$" "$T/b.log" &&
+    ok "behind a NAT: b sends ESP to a's mapping, 10.231.0.1 port $port" ||
+    bad "behind a NAT: no mapping followed: $(cat "$T/b.log")"
+  k=$(tunnel_counters $NB b rx_keepalive)
+  [ "$k" -ge 1 ] && ok "behind a NAT: b counted $k keepalives from a" || bad "behind a NAT: rx_keepalive $k at b"
+  rekeyed "behind a NAT"
+  # the NAT forgets its mappings (masquerade drops them with the address it
+  # maps to): a's next IKE request (a rekey) comes from a new port, and b
+  # follows it there (an authenticated, new message)
+  ip -n $NR addr del 10.231.0.1/30 dev $VA && ip -n $NR addr add 10.231.0.1/30 dev $VA
+  if wait_log b "the peer's NAT mapping moved" 80; then
+    ok "behind a NAT: $(grep -m1 'mapping moved' "$T/b.log" | sed 's/.*ike: //')"
+  else
+    bad "behind a NAT: b did not follow the new mapping: $(tail -3 "$T/b.log")"
+  fi
+  through "behind a NAT, the mapping moved"
+fi
+both_stop
+finish
