@@ -499,10 +499,6 @@ static int ike_check(struct tunnel_config *cfg, const char *path) {
   const int v4 = l->ss_family == AF_INET;
   const struct sockaddr_in *l4 = (const struct sockaddr_in *)l;
   const struct sockaddr_in6 *l6 = (const struct sockaddr_in6 *)l;
-  const unsigned esp_port = ntohs(v4 ? l4->sin_port : l6->sin6_port);
-  if (esp_port == cfg->ike_port)
-    return cli_usage("%s: ike_port %u is local's port: IKE needs a port of its own", path,
-                     cfg->ike_port);
   /* strongSwan's default for a PSK: our IP address (with certificates,
    * the certificate's subject: set when it is loaded) */
   if (!cfg->local_id.type && psk) {

@@ -77,7 +77,7 @@ struct tunnel_ike {
   int fd;
   int data_fd; /* the data port's socket (worker 0's): IKE behind the marker, keepalives */
   struct sockaddr_storage bound;
-  gostx_ike_addr local;
+  gostx_ike_addr local, data_local; /* ours at ike_port, at the data port */
   uint8_t cookie_secret[32];
   gostx_ike_engine init; /* ours, when init_on */
   struct ike_to init_to; /* where ours goes: the IKE port, the data port from IKE_AUTH on */
@@ -323,11 +323,21 @@ static void with_port(struct sockaddr_storage *ss, unsigned port) {
   else ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
 }
 
+/* ike_port = local's port: IKE on the data port only, behind the marker
+ * from IKE_SA_INIT on (as RFC 7296 2.23 lets an initiator start on 4500) */
+static int on_data_port(const struct tunnel_config *cfg) {
+  gostx_ike_addr a;
+  to_ike_addr(&cfg->local, &a);
+  return a.port == cfg->ike_port;
+}
+
 static int open_socket(struct tunnel_ike *k) {
   const struct tunnel_config *cfg = &k->t->cfg;
   k->bound = cfg->local;
   with_port(&k->bound, cfg->ike_port);
   to_ike_addr(&k->bound, &k->local);
+  to_ike_addr(&cfg->local, &k->data_local);
+  if (on_data_port(cfg)) return 0; /* no socket of its own (poll skips fd -1) */
   k->fd = socket(cfg->local.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (k->fd < 0 || bind(k->fd, (const struct sockaddr *)&k->bound, cfg->local_len) < 0) {
     cli_err("tunnel: IKE socket on port %u: %s", cfg->ike_port, strerror(errno));
@@ -346,11 +356,12 @@ static void send_to(struct tunnel_ike *k, const struct ike_to *to, size_t n) {
   if (n && sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) say("send: %s", strerror(errno));
 }
 
-/* Where the peer's IKE listens: its address at our ike_port. */
+/* Where the peer's IKE listens: its address at our ike_port (its data
+ * port, behind the marker, when ours is local's port) */
 static void peer_ike(const struct tunnel_ike *k, struct ike_to *to) {
   to->addr = k->t->cfg.peer;
-  to->encap = 0;
-  with_port(&to->addr, k->t->cfg.ike_port);
+  to->encap = on_data_port(&k->t->cfg);
+  if (!to->encap) with_port(&to->addr, k->t->cfg.ike_port);
 }
 
 static int same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
@@ -707,7 +718,7 @@ static void init_answered(struct tunnel_ike *k, const gostx_ike_engine *e) {
   say("NAT detection: %s%s%s", e->nat_local ? "a NAT in front of us" : "",
       e->nat_local && e->nat_peer ? ", " : "",
       e->nat_peer ? "a NAT in front of the peer" : !e->nat_local ? "no NAT" : "");
-  if (!encap) return;
+  if (!encap || k->init_to.encap) return; /* or there from the start (ike_port) */
   k->init_to.addr = k->t->cfg.peer;
   k->init_to.encap = 1;
   say("IKE moves to %s (UDP encapsulation%s)", k->t->cfg.peer_s,
@@ -823,7 +834,9 @@ static void new_responder(struct tunnel_ike *k, size_t len, const struct ike_to 
     return;
   }
   struct ike_slot *s = &k->resp[i];
-  if (gostx__ike_engine_init(&s->e, &k->cf_r) || gostx__ike_engine_addrs(&s->e, &k->local, &remote))
+  /* NAT detection hashes where the request came to */
+  const gostx_ike_addr *local = from->encap ? &k->data_local : &k->local;
+  if (gostx__ike_engine_init(&s->e, &k->cf_r) || gostx__ike_engine_addrs(&s->e, local, &remote))
     return;
   s->used = 1;
   s->born_ms = now;
@@ -989,7 +1002,8 @@ int tunnel_ike_start(struct tunnel *t, int data_fd) {
   }
   k->thread_on = !rc;
   if (!rc)
-    say("listening on port %u, %s%s", t->cfg.ike_port,
+    say("listening on port %u%s, %s%s", t->cfg.ike_port,
+        on_data_port(&t->cfg) ? " (the data port: IKE behind the non-ESP marker)" : "",
         t->cfg.ike_initiate ? "initiating to " : "waiting for ", t->cfg.peer_s);
   return rc;
 }

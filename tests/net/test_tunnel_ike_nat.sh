@@ -4,7 +4,9 @@
 # 1. encap = yes on a, no NAT: after IKE_SA_INIT on port 500 IKE moves to
 #    the data port behind the non-ESP marker (the workers hand it to the
 #    IKE thread: rx_ike on both sides); UDP through; a Child SA rekey over
-#    the data port, UDP through again;
+#    the data port, UDP through again; then a's ike_port = 4500 (local's
+#    port): IKE there from IKE_SA_INIT on, no socket on port 500, no NAT
+#    seen;
 # 2. a behind a NAT (a namespace of its own routed through the first one,
 #    which masquerades with random ports: nftables): NAT detection logged
 #    on both sides, IKE moved to the data port, UDP through both ways (b
@@ -72,6 +74,26 @@ if up_and_through "encap = yes"; then
   [ "$bi" -ge 3 ] && [ "$m" -ge 3 ] && [ "$bd $bm" = "0 0" ] &&
     ok "encap = yes: IKE on the data port (rx_ike: b $bi, a $m; dropped $bd, malformed $bm)" ||
     bad "encap = yes: rx_ike b $bi a $m, dropped $bd, malformed $bm"
+fi
+both_stop
+
+# 1b. a's ike_port = local's port: IKE on the data port from IKE_SA_INIT on,
+# no IKE socket of its own; b (ike_port 500) answers there, and NAT
+# detection hashes the port the request came to: no NAT on either side
+ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.2" \
+  "ike_port = 4500"
+ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "remote_id = 10.231.0.1"
+if up_and_through "ike_port = 4500"; then
+  n=$(tunnel_counters $NB b rx_ike rx_ike_dropped)
+  read -r bi bd <<<"$n"
+  sockets=$(ip netns exec $NA ss -Hluan | awk '{print $4}' | grep -c ':500$')
+  [ "$bi" -ge 2 ] && [ "$bd" = 0 ] && [ "$sockets" = 0 ] && ! grep -q 'IKE moves' "$T/a.log" &&
+    grep -q 'listening on port 4500 (the data port' "$T/a.log" &&
+    ok "ike_port = 4500: IKE_SA_INIT and after on the data port (b's rx_ike $bi), no socket on 500" ||
+    bad "ike_port = 4500: rx_ike $bi dropped $bd, a's sockets on 500: $sockets, a: $(cat "$T/a.log")"
+  grep -q 'NAT detection: no NAT$' "$T/a.log" && ! grep -q 'NAT detection' "$T/b.log" &&
+    ok "ike_port = 4500: no NAT seen by either side" ||
+    bad "ike_port = 4500: a NAT seen: a: $(grep NAT "$T/a.log") b: $(grep NAT "$T/b.log")"
 fi
 both_stop
 
