@@ -151,8 +151,9 @@ static int start_workers(struct tunnel *t, unsigned n, const int *udp, const int
     w->udp_fd = udp[i];
     w->send_fd = send[i];
     w->peer = t->cfg.peer;
-    /* a GRO buffer holds a whole train of datagrams */
-    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : TUNNEL_SLOT;
+    /* a GRO buffer holds a whole train of datagrams; without, one holds a
+     * packet, or with IKE an IKE message behind its marker */
+    w->rx_slot = t->udp_gro ? TUNNEL_GRO_BUF : t->ike ? TUNNEL_IKE_SLOT : TUNNEL_SLOT;
     /* with TUN offloads, a super-packet's room after them */
     w->buf_len = (size_t)TUNNEL_BURST * 2 * TUNNEL_SLOT + (size_t)TUNNEL_RX_BUFS * w->rx_slot +
                  (t->tun_vnet ? TUNNEL_SUPER_MAX + TUNNEL_GRO_OUT : 0);

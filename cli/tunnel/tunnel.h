@@ -21,6 +21,11 @@
 #define TUNNEL_BURST 64
 #define TUNNEL_RX_BUFS 32 /* buffers per recvmmsg (with GRO, each a train) */
 #define TUNNEL_SLOT 2048 /* one packet buffer: the MTU plus the ESP overhead fit */
+/* the largest IKE message (GOSTX_IKE_MSG_MAX) and its non-ESP marker: a
+ * receive buffer's size without GRO, with IKE (IKE_AUTH with certificates
+ * comes on the data port too) */
+#define TUNNEL_IKE_MSG_MAX 8192
+#define TUNNEL_IKE_SLOT (4 + TUNNEL_IKE_MSG_MAX)
 #define TUNNEL_MTU_MAX (TUNNEL_SLOT - GOSTX_ESP_OVERHEAD_MAX - 64)
 /* Sender sequence numbers are reserved on disk in steps of this many, so a
  * restart never reuses one (a reused number would reuse an MGM nonce). */

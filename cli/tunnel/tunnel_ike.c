@@ -26,6 +26,8 @@
 #include "tunnel.h"
 #include "tunnel_sa.h"
 
+_Static_assert(TUNNEL_IKE_MSG_MAX == GOSTX_IKE_MSG_MAX, "the workers' IKE buffers");
+
 #define IKE_SLOTS 8          /* responder IKE SAs at once (half-open ones bounded by it) */
 #define IKE_COOKIE_AT 2      /* half-open SAs from which a COOKIE is asked (RFC 7296 2.6) */
 #define IKE_RETRY_MS 2000    /* an initiator's new try after one that failed */

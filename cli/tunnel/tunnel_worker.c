@@ -88,20 +88,25 @@ static void to_ike(struct tunnel_worker *w, const uint8_t *pkt, size_t len,
     TUNNEL_ADD(w->c.rx_ike, 1);
 }
 
-/* Whether a datagram can be an ESP packet at all; counts it when not. */
-static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int truncated,
+/* Whether a datagram can be an ESP packet at all; counts it when not (an
+ * IKE message handed over). cut: the kernel cut it short. */
+static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, int cut,
                      const struct sockaddr_storage *from) {
   if (len == 1 && pkt[0] == 0xff) { /* RFC 3948 NAT-keepalive */
     TUNNEL_ADD(w->c.rx_keepalive, 1);
     return 0;
   }
   const int marker = len >= 4 && !(pkt[0] | pkt[1] | pkt[2] | pkt[3]);
-  if (marker && !truncated && len >= 4 + 28 && w->t->ike && w->t->ike_pair[1] >= 0) {
-    to_ike(w, pkt, len, from); /* an IKE header at least */
+  /* an IKE header at least; IKE_AUTH with certificates may be longer than
+   * a packet slot (the receive buffers are larger with IKE) */
+  if (marker && !cut && len >= 4 + 28 && w->t->ike && w->t->ike_pair[1] >= 0) {
+    to_ike(w, pkt, len, from);
     return 0;
   }
-  /* too short for ESP, or the non-ESP marker without IKE (static keys) */
-  if (truncated || len < 8 || marker) {
+  /* too short for ESP, longer than a slot (which the buffers without GRO
+   * cut) and no packet of ours, or the non-ESP marker without IKE (static
+   * keys) */
+  if (cut || len < 8 || len > TUNNEL_SLOT || marker) {
     TUNNEL_ADD(w->c.rx_malformed, 1);
     return 0;
   }
@@ -152,9 +157,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
   int cut;
   const struct sockaddr_storage *from;
   while (udp_rx_next(w, &rx, &p, &len, &cut, &from)) {
-    /* one longer than a slot (which the buffers without GRO cut) is no
-     * packet of ours */
-    if (!plausible(w, p, len, cut || len > TUNNEL_SLOT, from)) continue;
+    if (!plausible(w, p, len, cut, from)) continue;
     /* a burst opens under one SA: another SPI (a rekey's old and new
      * packets mixed) starts the next */
     if (n && memcmp(p, b[0].in, 4)) {
