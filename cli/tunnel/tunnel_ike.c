@@ -62,6 +62,9 @@ struct ike_shown {
   uint8_t spi_i[8], spi_r[8];
   uint32_t child_in, child_out;
   int64_t since_ms;
+  uint8_t nat_local, nat_peer;
+  struct sockaddr_storage remote; /* where the peer's IKE is (a NAT's mapping) */
+  int encap;                      /* IKE on the data port */
 };
 
 struct tunnel_ike {
@@ -384,6 +387,12 @@ static void say_mapping(const char *what, const struct sockaddr_storage *ss) {
 
 /* ---- events ---- */
 
+/* (k->lock held) where the installed SA's peer is */
+static void show_remote(struct tunnel_ike *k) {
+  k->shown.remote = k->sa_to.addr;
+  k->shown.encap = k->sa_to.encap;
+}
+
 static void show(struct tunnel_ike *k, int state, const gostx_ike_engine *e, int64_t now) {
   pthread_mutex_lock(&k->lock);
   k->shown.state = state;
@@ -396,6 +405,9 @@ static void show(struct tunnel_ike *k, int state, const gostx_ike_engine *e, int
     k->shown.child_in = e->child.spi_in;
     k->shown.child_out = e->child.spi_out;
     k->shown.since_ms = now;
+    k->shown.nat_local = e->nat_local;
+    k->shown.nat_peer = e->nat_peer;
+    show_remote(k);
   }
   pthread_mutex_unlock(&k->lock);
 }
@@ -741,6 +753,9 @@ static void peer_moved(struct tunnel_ike *k, const gostx_ike_engine *e, const st
   say_mapping("the peer's NAT mapping moved: IKE and ESP follow to", &from->addr);
   k->sa_to = *from;
   tunnel_peer_set(k->t, &from->addr);
+  pthread_mutex_lock(&k->lock);
+  show_remote(k);
+  pthread_mutex_unlock(&k->lock);
 }
 
 /* A datagram into e, its answer out to `from` (ours: to k->init_to). 1
@@ -1020,6 +1035,20 @@ void tunnel_ike_stop(struct tunnel *t) {
   k->thread_on = 0;
 }
 
+/* ike_nat (none, local: in front of us, peer, both), ike_remote (the
+ * peer's IKE address and port: a NAT's mapping), ike_encap (IKE on the
+ * data port behind the marker) */
+static void status_nat(const struct ike_shown *s, FILE *f) {
+  static const char *const nat[] = {"none", "local", "peer", "both"};
+  gostx_ike_addr a;
+  char ip[INET6_ADDRSTRLEN] = "?";
+  to_ike_addr(&s->remote, &a);
+  inet_ntop(s->remote.ss_family, a.ip, ip, sizeof ip);
+  fprintf(f, "ike_nat %s\nike_remote %s%s%s:%u\nike_encap %s\n",
+          nat[(s->nat_local ? 1 : 0) | (s->nat_peer ? 2 : 0)], a.ip_len == 16 ? "[" : "", ip,
+          a.ip_len == 16 ? "]" : "", a.port, s->encap ? "yes" : "no");
+}
+
 void tunnel_ike_status(struct tunnel *t, FILE *f) {
   struct tunnel_ike *k = t->ike;
   if (!k) return;
@@ -1040,4 +1069,5 @@ void tunnel_ike_status(struct tunnel *t, FILE *f) {
           tunnel_transform_name((gostx_esp_transform)s.encr), group_name(s.group),
           (long long)((now_ms() - s.since_ms) / 1000), si, sr,
           tunnel_transform_name((gostx_esp_transform)s.encr), s.child_in, s.child_out);
+  status_nat(&s, f);
 }

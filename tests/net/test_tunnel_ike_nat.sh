@@ -10,7 +10,8 @@
 # 2. a behind a NAT (a namespace of its own routed through the first one,
 #    which masquerades with random ports: nftables): NAT detection logged
 #    on both sides, IKE moved to the data port, UDP through both ways (b
-#    sends ESP to the NAT's mapping of a's port, learned from IKE), a's
+#    sends ESP to the NAT's mapping of a's port, learned from IKE), --status
+#    saying so (ike_nat, ike_encap, ike_remote), a's
 #    keepalives (nat_keepalive_seconds = 1) counted by b (rx_keepalive), a
 #    Child SA rekey through the NAT and UDP both ways again; the NAT's
 #    mappings dropped: b follows a's next IKE message to its new port
@@ -164,6 +165,10 @@ if up_and_through "behind a NAT"; then
   [ -n "$port" ] && [ "$port" != 4500 ] && grep -q "mapping 10.231.0.1 port $port$" "$T/b.log" &&
     ok "behind a NAT: b sends ESP to a's mapping, 10.231.0.1 port $port" ||
     bad "behind a NAT: no mapping followed: $(cat "$T/b.log")"
+  st="$(tunnel_status $NA a ike_nat) $(tunnel_status $NA a ike_encap) / $(tunnel_status $NB b ike_nat)"
+  st="$st $(tunnel_status $NB b ike_encap) $(tunnel_status $NB b ike_remote)"
+  [ "$st" = "local yes / peer yes 10.231.0.1:$port" ] && ok "behind a NAT: --status a, b: ike_nat, ike_encap (ike_remote): $st" ||
+    bad "behind a NAT: --status: $st"
   k=$(tunnel_counters $NB b rx_keepalive)
   [ "$k" -ge 1 ] && ok "behind a NAT: b counted $k keepalives from a" || bad "behind a NAT: rx_keepalive $k at b"
   rekeyed "behind a NAT"
@@ -173,6 +178,10 @@ if up_and_through "behind a NAT"; then
   ip -n $NR addr del 10.231.0.1/30 dev $VA && ip -n $NR addr add 10.231.0.1/30 dev $VA
   if wait_log b "the peer's NAT mapping moved" 80; then
     ok "behind a NAT: $(grep -m1 'mapping moved' "$T/b.log" | sed 's/.*ike: //')"
+    moved=$(grep -m1 'mapping moved' "$T/b.log" | awk '{print $NF}')
+    sleep 1.2 # a status file of the move
+    [ "$(tunnel_status $NB b ike_remote)" = "10.231.0.1:$moved" ] && ok "behind a NAT: ike_remote moved too" ||
+      bad "behind a NAT: ike_remote $(tunnel_status $NB b ike_remote), moved to $moved"
   else
     bad "behind a NAT: b did not follow the new mapping: $(tail -3 "$T/b.log")"
   fi
