@@ -223,10 +223,11 @@ long tunnel_read_all(int fd, void *buf, size_t cap);
 /* cli/tunnel/tunnel_ike.c: keying = ikev2. prepare: the PSK, or the key,
  * certificates and CA, read and checked (--check stops here); 0, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. start: the IKE socket
- * (ike_port), t->ike_pair, and the thread (which also sends on data_fd,
- * the data port's socket, behind the non-ESP marker), which initiates (ike_initiate = yes) and answers
- * until t->stop; installed: the first Child SA is in the data path (the
- * workers may start); status: its "ike_..." and "child_..." lines. */
+ * (ike_port), t->ike_pair and the thread, which initiates (ike_initiate =
+ * yes) and answers until t->stop (also on data_fd, the data port's
+ * socket, behind the non-ESP marker); installed: the first Child SA is in
+ * the data path (the workers read the TUN device from then on); status:
+ * its "ike_..." and "child_..." lines. */
 int tunnel_ike_prepare(struct tunnel *t);
 int tunnel_ike_start(struct tunnel *t, int data_fd);
 int tunnel_ike_installed(struct tunnel *t);
