@@ -58,7 +58,8 @@ enum {
   GOSTX_IKE_EV_CHILD_NEW = 1,
   /* seal to the peer with e->child from now on (make-before-break: the
    * rekey's initiator on its answer, the responder once the old SA is
-   * deleted) */
+   * deleted; in a simultaneous rekey, 2.8.1, the side whose new SA is
+   * redundant is the survivor's responder) */
   GOSTX_IKE_EV_CHILD_OUT = 2,
   /* ev.retired[0..n_retired) are deleted: remove both directions */
   GOSTX_IKE_EV_CHILD_RETIRE = 4,
