@@ -647,14 +647,16 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
   size_t n = 0;
   int rc = gostx__ike_input(e, k->in, len, now, k->out, sizeof k->out, &n);
   if (rc != GOSTX_OK) return 0; /* dropped by the engine: not ours, forged or malformed */
-  if (e == k->sa) { /* the data path first: a rekey's responder switches before answering */
+  /* the data path first, then the answer: the peer may seal with the new
+   * Child SA as soon as it reads it (a rekey's or IKE_AUTH's responder) */
+  if (e == k->sa) {
     live_events(k, e, now);
     send_to(k, from, n);
     return 0;
   }
-  send_to(k, from, n);
   if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
     established(k, e, from, now);
+  send_to(k, from, n);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   refused(k, e);
   return 1;
