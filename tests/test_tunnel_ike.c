@@ -1,6 +1,6 @@
 /* The IKE daemon's make-before-break (cli/tunnel/tunnel_ike.c over the SA
  * interface of tunnel_sa.c): two daemons in one thread, their IKE sockets
- * replaced by queues, each side's data path sealing one ESP packet to the
+ * replaced by queues, each side's data path sealing ESP packets to the
  * other after every IKE step. On a veth the peer's switch always comes
  * after our install, so the net tests cannot see the orderings; here the
  * worst case is played out: ESP outruns IKE (a packet sealed after an IKE

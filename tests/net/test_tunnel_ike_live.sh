@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # gostx tunnel with keying = ikev2 once established (docs/TUNNEL.md,
-# "Keying with IKEv2"): PSK, a initiating, a's rekey_seconds = 2 (so the IKE
-# SA every 8 s), dpd_seconds = 1:
+# "Keying with IKEv2"): PSK, a initiating, both ends at rekey_seconds = 2
+# (so the IKE SA every 8 s; the two timers often fire together, and the
+# rekeys cross: RFC 7296 2.8.1), dpd_seconds = 1:
 # 1. a numbered UDP stream each way, one datagram each 5 ms for about 11 s,
-#    across the Child SA rekeys (make-before-break) and an IKE SA rekey:
+#    across the Child SA rekeys (make-before-break, crossing ones among
+#    them) and an IKE SA rekey:
 #    each datagram arrives once, intact; several rekeys logged by each side;
 #    --status names the current Child SA (SPIs crossed, not the first ones)
 #    and the data path seals with it (sa_out);
@@ -26,12 +28,11 @@ chmod 600 "$T/psk"
 live="rekey_seconds = 2"
 ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "local_id = a.gostx.test" \
   "remote_id = b.gostx.test" "$live" "dpd_seconds = 1"
-# b rekeys on a timer of its own too, but an hour's: a starts every rekey.
-# With both at 2 s (simultaneous rekeys, RFC 7296 2.8.1) a datagram was lost
-# in 2 of 5 runs under ASan: an open defect of the daemon's collision path
-# (docs/TUNNEL.md), so this test keeps to one initiator of rekeys.
+# b rekeys every 2 s too: each side starts rekeys, and some cross (the side
+# whose new SA is redundant used to seal with the survivor before the peer
+# had it: a datagram lost in 2 of 5 runs under ASan)
 ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "local_id = b.gostx.test" \
-  "remote_id = a.gostx.test" "rekey_seconds = 3600" "dpd_seconds = 1"
+  "remote_id = a.gostx.test" "$live" "dpd_seconds = 1"
 
 both_start
 both_up || { bad "not up: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"; finish; }
@@ -64,7 +65,10 @@ done
 for s in a b; do
   c=$(grep -c 'Child SA rekeyed' "$T/$s.log")
   i=$(grep -c 'IKE SA rekeyed' "$T/$s.log")
-  [ "$c" -ge 3 ] && [ "$i" -ge 1 ] && ok "$s: $c Child SA and $i IKE SA rekeys logged" ||
+  # crossings: two new Child SAs replacing the same one (not every run has one)
+  x=$(grep -o 'Child SA rekeyed.*replacing in 0x[0-9a-f]*' "$T/$s.log" | awk '{print $NF}' |
+    sort | uniq -d | wc -l)
+  [ "$c" -ge 3 ] && [ "$i" -ge 1 ] && ok "$s: $c Child SA and $i IKE SA rekeys logged, $x crossing" ||
     bad "$s: $c Child SA rekeys, $i IKE SA rekeys: $(grep ike: "$T/$s.log" | tail -5)"
 done
 # --status between two rekeys (a status file each second; a rekey each 2 s)
