@@ -15,7 +15,11 @@
 #    IDs, local_id's default);
 # 4. refusals, nothing installed (no "up", no Child SA in --status) and a
 #    log line naming why: a wrong PSK, a certificate from another CA, a
-#    wrong remote_id.
+#    wrong remote_id (PSK and certificates), an ID the peer's certificate
+#    does not name;
+# 5. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
+#    transform (NO_PROPOSAL_CHOSEN) and a KE off the curve (INVALID_SYNTAX),
+#    answered unencrypted, logged, nothing kept.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -190,4 +194,47 @@ cert_confs rb
 refusal "a certificate from another CA" a "AUTHENTICATION_FAILED: signature: the certificate's signature does not verify"
 psk_confs psk other.gostx.test
 refusal "a wrong remote_id" b "AUTHENTICATION_FAILED: the peer's ID is not the one configured"
+# with certificates, a (the responder) refuses b's ID: not its remote_id;
+# then b's ID (an FQDN) a's remote_id but not a name its certificate has
+cert_confs b
+sed -i 's/^remote_id = .*/remote_id = C=RU, O=gostx test, CN=c/' "$T/a.conf"
+refusal "certificates, a wrong remote_id" a "AUTHENTICATION_FAILED: the peer's ID is not the one configured"
+cert_confs b
+sed -i 's/^remote_id = .*/remote_id = b.gostx.test/' "$T/a.conf"
+echo "local_id = b.gostx.test" >>"$T/b.conf"
+refusal "certificates, an ID the certificate does not name" a \
+  "AUTHENTICATION_FAILED: subjectAltName: hostname or IP address mismatch"
+
+# Offers gostx never makes (tests/net/ike_init.py, from a's address, b
+# alone): answered unencrypted with the notify RFC 7296 and RFC 9385 6.1
+# name, logged with why, nothing kept: afterwards a connects with no
+# COOKIE asked (it would be from 2 half-open SAs on)
+crafted() { # WHAT OFFER NOTIFY PATTERN
+  local got i
+  for i in 1 2; do
+    got=$(ip netns exec $NA timeout 10 python3 "$HERE/ike_init.py" 10.231.0.1 10.231.0.2 $2)
+    [ "$got" = "notify $3" ] || { bad "$1 (try $i): answered '$got': $(cat "$T/b.log")"; return; }
+  done
+  grep -q -- "$4" "$T/b.log" && ok "$1 refused: notify $3, $(grep -m1 -- "$4" "$T/b.log")" ||
+    bad "$1: no log line: $(cat "$T/b.log")"
+}
+psk_confs psk
+rm -f "$T/b.log"
+ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
+PID_b=$!
+PIDS+=($PID_b)
+for _ in $(seq 100); do grep -q listening "$T/b.log" 2>/dev/null && break; sleep 0.05; done
+crafted "a proposal without a GOST transform (AES-GCM, SHA2-256, group 19)" aes 14 \
+  "failed (responder): NO_PROPOSAL_CHOSEN: no proposal of the peer's is ours"
+crafted "a KE of group 34 off the curve" offcurve 7 \
+  "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
+ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
+PID_a=$!
+PIDS+=($PID_a)
+if both_up && ! grep -q 'COOKIE asked' "$T/b.log"; then
+  ok "after 4 refused offers nothing was kept: a connects, no COOKIE asked"
+else
+  bad "after the refused offers: a: $(cat "$T/a.log") b: $(cat "$T/b.log")"
+fi
+both_stop
 finish
