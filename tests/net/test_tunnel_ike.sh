@@ -14,9 +14,9 @@
 #    nothing kept for them, the real peer connecting through it (IP
 #    IDs, local_id's default);
 # 4. refusals, nothing installed (no "up", no Child SA in --status) and a
-#    log line naming why: a wrong PSK, a certificate from another CA, a
-#    wrong remote_id (PSK and certificates), an ID the peer's certificate
-#    does not name;
+#    log line naming why: a wrong PSK, a certificate from another CA, an
+#    expired certificate, a wrong remote_id (PSK and certificates), an ID
+#    the peer's certificate does not name;
 # 5. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
 #    transform (NO_PROPOSAL_CHOSEN) and a KE off the curve (INVALID_SYNTAX),
 #    answered unencrypted, logged, nothing kept.
@@ -27,19 +27,22 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ike_common.sh"
 tunnel_test_begin gxi python3 timeout
 
-# The test PKI: a CA, a (256) and b (512) issued by it, and a rogue CA of
-# the same name with its own "b" (rb)
-pki() { # NAME CURVE SUBJ ISSUER
+# The test PKI: a CA, a (256) and b (512) issued by it, a "b" of it that
+# expired in 2021 (xb), and a rogue CA of the same name with its own "b" (rb)
+pki() { # NAME CURVE SUBJ ISSUER [VALIDITY...] (x509 -req's options; -days 2)
+  local validity=("${@:5}")
+  [ ${#validity[@]} = 0 ] && validity=(-days 2)
   "$G" genpkey -c $2 -o "$T/$1.key" || return 1
   if [ "$4" = self ]; then
     "$G" req -x509 -ca -key "$T/$1.key" -subj "$3" -days 2 -out "$T/$1.pem"
   else
     "$G" req -new -key "$T/$1.key" -subj "$3" -out "$T/$1.csr" &&
-      "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" -days 2 -out "$T/$1.pem"
+      "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" "${validity[@]}" -out "$T/$1.pem"
   fi
 }
 pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki a 256A "/C=RU/O=gostx test/CN=a" ca && pki b 512A "/C=RU/O=gostx test/CN=b" ca &&
+  pki xb 512A "/C=RU/O=gostx test/CN=b" ca -not_before 20200101000000Z -not_after 20210101000000Z &&
   pki rogue 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki rb 512A "/C=RU/O=gostx test/CN=b" rogue || { bad "test PKI"; finish; }
 chmod 600 "$T"/*.key
@@ -192,6 +195,8 @@ refusal "a wrong PSK" b "AUTHENTICATION_FAILED: the peer's AUTH does not verify 
 # Child SA installed until INFORMATIONAL exists: docs/TUNNEL.md)
 cert_confs rb
 refusal "a certificate from another CA" a "AUTHENTICATION_FAILED: signature: the certificate's signature does not verify"
+cert_confs xb
+refusal "an expired certificate" a "AUTHENTICATION_FAILED: validity: certificate has expired"
 psk_confs psk other.gostx.test
 refusal "a wrong remote_id" b "AUTHENTICATION_FAILED: the peer's ID is not the one configured"
 # with certificates, a (the responder) refuses b's ID: not its remote_id;
