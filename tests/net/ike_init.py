@@ -9,7 +9,9 @@ OFFER:
             PRF_HMAC_SHA2_256, group 19 (ECP 256) with a 64-byte KE
   offcurve  the GOST offer (ENCR_KUZNYECHIK_MGM_KTREE, PRF_HMAC_STREEBOG_512,
             GOST3410_2012_512) with a KE of the right length whose point is
-            not on the curve (RFC 9385 6.1)"""
+            not on the curve (RFC 9385 6.1)
+  order2    the same with the curve's point of order 2 (paramSetC has
+            cofactor 4): on the curve, but 4 d Q is the identity"""
 import os
 import socket, struct, sys
 
@@ -27,14 +29,33 @@ def payload(next_type, body):
     return struct.pack("!BBH", next_type, 0, 4 + len(body)) + body
 
 
+# id-tc26-gost-3410-2012-512-paramSetC (RFC 7836): p, a, b and the twisted
+# Edwards d (e = 1) of the same curve
+P = int("ff" * 62 + "fdc7", 16)
+A = int("dc9203e514a721875485a529d2c722fb187bc8980eb866644de41c68e1430645"
+        "46e861c0e2c9edd92ade71f46fcf50ff2ad97f951fda9f2a2eb6546f39689bd3", 16)
+B = int("b4c4ee28cebc6c2c8ac12952cf37f16ac7efb6a9f69f4b57ffda2e4f0de5ade0"
+        "38cbc2fff719d2c18de0284b8bfef3b52b8cc7a5f5bf0a3c8d2319a5312557e1", 16)
+D = int("9e4f5d8c017d8d9f13a5cf3cdf5bfe4dab402d54198e31ebde28a0621050439c"
+        "a6b39e0a515c06b304e2ce43e79e369e91a0cfc2bc2a22b4ca302dbb33ee7550", 16)
+
+
+def order2_x():
+    """The Edwards point (0, -1) has order 2; the map to the Weierstrass
+    form (RFC 7836 A.2) takes it to (t, 0), t = (e + d) / 6."""
+    t = (1 + D) * pow(6, -1, P) % P
+    assert (t ** 3 + A * t + B) % P == 0, "(t, 0) not on the curve"
+    return t
+
+
 def offer(kind):
-    """(transforms, KE group, KE data)"""
+    """(transforms, KE group, KE data: x | y, each little-endian, RFC 9385 4)"""
     if kind == "aes":
         ts = [(ENCR, 20, struct.pack("!HH", KEY_LENGTH, 256)), (PRF, 5, b""), (DH, 19, b"")]
         return ts, 19, os.urandom(64)
-    # x = 1, y = 2 (little-endian, RFC 9385 4): not a point of paramSetC
     ts = [(ENCR, 32, b""), (PRF, 9, b""), (DH, 34, b"")]
-    return ts, 34, (1).to_bytes(64, "little") + (2).to_bytes(64, "little")
+    x, y = (order2_x(), 0) if kind == "order2" else (1, 2)  # (1, 2): not on the curve
+    return ts, 34, x.to_bytes(64, "little") + y.to_bytes(64, "little")
 
 
 def request(kind):

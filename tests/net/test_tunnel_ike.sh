@@ -18,8 +18,8 @@
 #    expired certificate, a wrong remote_id (PSK and certificates), an ID
 #    the peer's certificate does not name;
 # 5. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
-#    transform (NO_PROPOSAL_CHOSEN) and a KE off the curve (INVALID_SYNTAX),
-#    answered unencrypted, logged, nothing kept.
+#    transform (NO_PROPOSAL_CHOSEN), a KE off the curve and one of small
+#    order (INVALID_SYNTAX), answered unencrypted, logged, nothing kept.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -214,14 +214,20 @@ refusal "certificates, an ID the certificate does not name" a \
 # alone): answered unencrypted with the notify RFC 7296 and RFC 9385 6.1
 # name, logged with why, nothing kept: afterwards a connects with no
 # COOKIE asked (it would be from 2 half-open SAs on)
-crafted() { # WHAT OFFER NOTIFY PATTERN
-  local got i
+crafted() { # WHAT OFFER NOTIFY PATTERN: two tries, each answered and logged
+  local got i n0 n
+  n0=$(grep -c -- "$4" "$T/b.log")
   for i in 1 2; do
     got=$(ip netns exec $NA timeout 10 python3 "$HERE/ike_init.py" 10.231.0.1 10.231.0.2 $2)
     [ "$got" = "notify $3" ] || { bad "$1 (try $i): answered '$got': $(cat "$T/b.log")"; return; }
   done
-  grep -q -- "$4" "$T/b.log" && ok "$1 refused: notify $3, $(grep -m1 -- "$4" "$T/b.log")" ||
-    bad "$1: no log line: $(cat "$T/b.log")"
+  for _ in $(seq 100); do # the log line comes just after the answer
+    n=$(grep -c -- "$4" "$T/b.log")
+    [ $((n - n0)) = 2 ] && break
+    sleep 0.01
+  done
+  [ $((n - n0)) = 2 ] && ok "$1 refused: notify $3, $(grep -- "$4" "$T/b.log" | tail -1)" ||
+    bad "$1: $((n - n0)) log lines, not 2: $(cat "$T/b.log")"
 }
 psk_confs psk
 rm -f "$T/b.log"
@@ -233,11 +239,13 @@ crafted "a proposal without a GOST transform (AES-GCM, SHA2-256, group 19)" aes 
   "failed (responder): NO_PROPOSAL_CHOSEN: no proposal of the peer's is ours"
 crafted "a KE of group 34 off the curve" offcurve 7 \
   "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
+crafted "a KE of group 34 of order 2" order2 7 \
+  "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
 ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
 PID_a=$!
 PIDS+=($PID_a)
 if both_up && ! grep -q 'COOKIE asked' "$T/b.log"; then
-  ok "after 4 refused offers nothing was kept: a connects, no COOKIE asked"
+  ok "after 6 refused offers nothing was kept: a connects, no COOKIE asked"
 else
   bad "after the refused offers: a: $(cat "$T/a.log") b: $(cat "$T/b.log")"
 fi
