@@ -34,6 +34,7 @@
 #define IKE_LINGER_MS 3000   /* and no longer than this (a peer still sealing with it) */
 #define IKE_PARKED 3         /* outbound SAs made, waiting for their switch */
 #define IKE_RETIRING 3
+#define IKE_BYE_MS 1000      /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 /* a rekey for what the Child SA carried, refused (not TEMPORARY_FAILURE): not again before */
 #define IKE_USAGE_HOLD_MS 10000
 
@@ -79,6 +80,7 @@ struct tunnel_ike {
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
   int64_t usage_after_ms; /* no rekey for rekey_bytes or the packet guard before this */
+  int bye; /* our Delete of the IKE SA is out (shutdown) */
   int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
   /* a rekey's outbound SAs, made with their inbound ones, until the
    * engine says to switch (by the peer's SPI) */
@@ -474,7 +476,9 @@ static void show_rekeys(struct tunnel_ike *k) {
  * go; the outbound one seals on until a new Child SA replaces it. */
 static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, const char *why) {
   say("IKE SA with %s %s: dropped%s", k->t->cfg.remote_id.text, why,
-      k->t->cfg.ike_initiate ? ", a new one started" : ", waiting for the peer");
+      k->bye                   ? " (shutdown)"
+      : k->t->cfg.ike_initiate ? ", a new one started"
+                               : ", waiting for the peer");
   retire_children(k, e, now);
   unpark_all(k);
   k->sa = NULL;
@@ -532,7 +536,8 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
   wipe_keys(&e->old);
   wipe_keys(&e->twin);
   if (f & GOSTX_IKE_EV_PEER_GONE) sa_gone(k, e, now, "did not answer");
-  else if (f & GOSTX_IKE_EV_IKE_DELETED) sa_gone(k, e, now, "deleted by the peer");
+  else if (f & GOSTX_IKE_EV_IKE_DELETED)
+    sa_gone(k, e, now, k->bye ? "deleted (our Delete answered)" : "deleted by the peer");
   else if (f) show(k, 2, e, now);
 }
 
@@ -907,6 +912,32 @@ static void wait_receive(struct tunnel_ike *k, int ms) {
   if (poll(&p, 1, ms) > 0) receive(k, now_ms());
 }
 
+/* At shutdown: the installed IKE SA deleted (RFC 7296 1.4.1), so the peer
+ * drops it and its Child SA at once rather than after its DPD gives up.
+ * A request of ours still out is let finish first; the answer awaited
+ * IKE_BYE_MS in all (the engine's timer resends), the peer's requests
+ * meanwhile answered. */
+static void delete_at_shutdown(struct tunnel_ike *k) {
+  gostx_ike_engine *e = k->sa;
+  if (!e) return;
+  const int64_t end = now_ms() + IKE_BYE_MS;
+  for (int64_t now = now_ms(); k->sa == e && now < end; now = now_ms()) {
+    size_t n = 0;
+    if (!k->bye && e->pend == GOSTX_IKE_X_NONE &&
+        gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, sizeof k->out, &n) == GOSTX_OK) {
+      k->bye = 1;
+      send_to(k, &k->sa_to, n);
+    }
+    if (gostx__ike_timer(e, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &k->sa_to, n);
+    live_events(k, e, now);
+    if (k->sa == e) wait_receive(k, end - now < 50 ? (int)(end - now) : 50);
+  }
+  if (k->sa == e)
+    say("IKE SA with %s: %s in %d ms at shutdown", k->t->cfg.remote_id.text,
+        k->bye ? "no answer to our Delete" : "our last request unanswered, no Delete sent",
+        IKE_BYE_MS);
+}
+
 static void *ike_run(void *arg) {
   struct tunnel_ike *k = arg;
   while (!atomic_load(&k->t->stop)) {
@@ -917,6 +948,7 @@ static void *ike_run(void *arg) {
     show_rekeys(k);
     wait_receive(k, sleep_ms(k, now_ms()));
   }
+  delete_at_shutdown(k);
   return NULL;
 }
 

@@ -8,7 +8,10 @@
 #    5 ms for 60 s: each arrives once, intact; about 30 Child and 6 IKE SA
 #    rekeys logged on each side; --status shows the next rekeys, the
 #    Child SA's age and bytes;
-# 2. what an SA carried: a with rekey_bytes = 200000 sends 600 datagrams of
+# 2. b stopped (SIGTERM): it deletes the IKE SA (INFORMATIONAL Delete,
+#    answered) and exits within 2 s; a logs "deleted by the peer" and
+#    starts a new IKE SA;
+# 3. what an SA carried: a with rekey_bytes = 200000 sends 600 datagrams of
 #    1000 bytes (a rekey logged for the bytes about every 195); b with
 #    limit = 400 (its SA's last sequence number) sends 600 datagrams: the
 #    Child SA is rekeyed at half its numbers, before the data path's hard
@@ -48,9 +51,22 @@ wait "${WAIT[@]}"
 streams_ok "over 60 s of rekeys" $N ab ba
 rekeys_logged 25 5
 
-both_stop
+# 2. b stopped: its Delete of the IKE SA, answered; a drops the SA and starts anew
+t0=$(date +%s%N)
+tunnel_stop $PID_b
+ms=$((($(date +%s%N) - t0) / 1000000))
+grep -q 'deleted (our Delete answered): dropped (shutdown)' "$T/b.log" && [ $ms -le 2000 ] &&
+  ok "b stopped in $ms ms, its Delete of the IKE SA answered" ||
+  bad "b stopped in $ms ms: $(tail -2 "$T/b.log")"
+for _ in $(seq 20); do [ "$(grep -c 'IKE_SA_INIT to' "$T/a.log")" -ge 2 ] && break; sleep 0.1; done
+grep -q 'deleted by the peer: dropped, a new one started' "$T/a.log" &&
+  [ "$(grep -c 'IKE_SA_INIT to' "$T/a.log")" -ge 2 ] &&
+  ok "a: $(grep -o 'IKE SA with .* deleted by the peer.*' "$T/a.log"), its new IKE_SA_INIT out" ||
+  bad "a did not see b's Delete: $(tail -2 "$T/a.log")"
+tunnel_stop $PID_a
+cat "$T/a.log" "$T/b.log" >"$T/soak.log" # both_stop looks for sanitizer reports there
 
-# 2. rekeys for what the SA carried: a's bytes, b's sequence numbers
+# 3. rekeys for what the SA carried: a's bytes, b's sequence numbers
 psk_pair "rekey_seconds = 3600" "rekey_bytes = 200000" -- "rekey_seconds = 3600" "limit = 400"
 pair_up
 WAIT=()
@@ -71,5 +87,6 @@ c=$(grep -c 'Child SA rekey started: .* packets sealed under it (half of its las
 [ "$c" -ge 2 ] && ! grep -q 'reached its last sequence number' "$T/b.log" &&
   ok "b: $c Child SA rekeys at half its sequence numbers, none used up" ||
   bad "b: $c Child SA rekeys for packets: $(grep -E 'ike:|sequence' "$T/b.log" | tail -3)"
+cat "$T/soak.log" >>"$T/a.log"
 both_stop
 finish
