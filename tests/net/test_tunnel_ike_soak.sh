@@ -16,7 +16,8 @@
 #    limit = 400 (its SA's last sequence number) sends 600 datagrams: the
 #    Child SA is rekeyed at half its numbers, before the data path's hard
 #    stop would drop the rest. 0 lost either way; ike_age still counts from
-#    the IKE SA's keys.
+#    the IKE SA's keys. Then a stopped while b is frozen: its Delete
+#    unanswered, a gone after 1 s.
 # About 70 s. Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -87,6 +88,15 @@ c=$(grep -c 'Child SA rekey started: .* packets sealed under it (half of its las
 [ "$c" -ge 2 ] && ! grep -q 'reached its last sequence number' "$T/b.log" &&
   ok "b: $c Child SA rekeys at half its sequence numbers, none used up" ||
   bad "b: $c Child SA rekeys for packets: $(grep -E 'ike:|sequence' "$T/b.log" | tail -3)"
+# a stopped while b cannot answer (SIGSTOP): a gives its Delete 1 s, no more
+kill -STOP $PID_b
+t0=$(date +%s%N)
+tunnel_stop $PID_a
+ms=$((($(date +%s%N) - t0) / 1000000))
+kill -CONT $PID_b
+grep -q 'no answer to our Delete in 1000 ms at shutdown' "$T/a.log" && [ $ms -ge 900 ] &&
+  [ $ms -le 2500 ] && ok "a stopped in $ms ms with its Delete unanswered" ||
+  bad "a stopped in $ms ms: $(tail -2 "$T/a.log")"
 cat "$T/soak.log" >>"$T/a.log"
 both_stop
 finish
