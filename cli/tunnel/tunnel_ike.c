@@ -536,8 +536,8 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
   wipe_keys(&e->old);
   wipe_keys(&e->twin);
   if (f & GOSTX_IKE_EV_PEER_GONE) sa_gone(k, e, now, "did not answer");
-  else if (f & GOSTX_IKE_EV_IKE_DELETED)
-    sa_gone(k, e, now, k->bye ? "deleted (our Delete answered)" : "deleted by the peer");
+  else if (f & GOSTX_IKE_EV_IKE_DELETED) /* at shutdown: ours answered, or the peer's crossed it */
+    sa_gone(k, e, now, k->bye ? "deleted" : "deleted by the peer");
   else if (f) show(k, 2, e, now);
 }
 
