@@ -48,7 +48,8 @@ enum { TUNNEL_KEYING_STATIC = 0, TUNNEL_KEYING_IKEV2 = 1 };
 enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
 #define TUNNEL_IKE_PORT 500
 #define TUNNEL_REKEY_SECONDS 3600 /* the Child SA's (strongSwan's rekey_time) */
-#define TUNNEL_IKE_REKEY_EVERY 4  /* the IKE SA every 4 Child SA rekeys: 4 h (strongSwan's) */
+/* ike_rekey_seconds unset: this many rekey_seconds (4 h, strongSwan's IKE SA rekey_time) */
+#define TUNNEL_IKE_REKEY_EVERY 4
 #define TUNNEL_DPD_SECONDS 30
 /* ID types (RFC 7296 3.5) */
 enum { TUNNEL_ID_IPV4 = 1, TUNNEL_ID_FQDN = 2, TUNNEL_ID_RFC822 = 3, TUNNEL_ID_IPV6 = 5,
@@ -92,7 +93,9 @@ struct tunnel_config {
   uint16_t group; /* the KE method sent first (33 or 34; both are offered) */
   int ike_initiate; /* 1: this side starts the exchange (both may) */
   unsigned ike_port;
-  uint64_t rekey_seconds, rekey_bytes, dpd_seconds; /* rekey_bytes: read, not yet used */
+  /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
+   * liveness check's interval; 0: never */
+  uint64_t rekey_seconds, rekey_bytes, ike_rekey_seconds, dpd_seconds;
 };
 
 /* Counters of one worker; the status sums them. */

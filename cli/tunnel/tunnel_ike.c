@@ -34,6 +34,9 @@
 #define IKE_LINGER_MS 3000   /* and no longer than this (a peer still sealing with it) */
 #define IKE_PARKED 3         /* outbound SAs made, waiting for their switch */
 #define IKE_RETIRING 3
+#define IKE_BYE_MS 1000      /* at shutdown, our Delete of the IKE SA awaits its answer this long */
+/* a rekey for what the Child SA carried, refused (not TEMPORARY_FAILURE): not again before */
+#define IKE_USAGE_HOLD_MS 10000
 
 struct ike_slot {
   int used;
@@ -48,7 +51,8 @@ struct ike_shown {
   uint16_t encr, group;
   uint8_t spi_i[8], spi_r[8];
   uint32_t child_in, child_out;
-  int64_t since_ms;
+  int64_t since_ms, child_since_ms; /* the IKE SA's SPIs, the Child SA's, since */
+  int64_t rekey_ms, ike_rekey_ms;   /* the next rekeys (0: none due) */
 };
 
 struct tunnel_ike {
@@ -75,6 +79,8 @@ struct tunnel_ike {
   struct sockaddr_storage sa_to; /* where its peer's IKE is */
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
+  int64_t usage_after_ms; /* no rekey for rekey_bytes or the packet guard before this */
+  int bye; /* our Delete of the IKE SA is out (shutdown) */
   int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
   /* a rekey's outbound SAs, made with their inbound ones, until the
    * engine says to switch (by the peer's SPI) */
@@ -341,15 +347,17 @@ static int same_host(const struct sockaddr_storage *a, const struct sockaddr_sto
 static void show(struct tunnel_ike *k, int state, const gostx_ike_engine *e, int64_t now) {
   pthread_mutex_lock(&k->lock);
   k->shown.state = state;
-  if (e) {
-    k->shown.role = e->cf->role;
-    k->shown.encr = e->encr;
-    k->shown.group = e->group;
-    memcpy(k->shown.spi_i, e->spi_i, 8);
-    memcpy(k->shown.spi_r, e->spi_r, 8);
-    k->shown.child_in = e->child.spi_in;
-    k->shown.child_out = e->child.spi_out;
-    k->shown.since_ms = now;
+  if (e) { /* the ages count from the SPIs' change (new keys) */
+    struct ike_shown *s = &k->shown;
+    if (memcmp(s->spi_i, e->spi_i, 8) || memcmp(s->spi_r, e->spi_r, 8)) s->since_ms = now;
+    if (s->child_in != e->child.spi_in) s->child_since_ms = now;
+    s->role = e->cf->role;
+    s->encr = e->encr;
+    s->group = e->group;
+    memcpy(s->spi_i, e->spi_i, 8);
+    memcpy(s->spi_r, e->spi_r, 8);
+    s->child_in = e->child.spi_in;
+    s->child_out = e->child.spi_out;
   }
   pthread_mutex_unlock(&k->lock);
 }
@@ -438,21 +446,39 @@ static uint64_t seconds_at_most(uint64_t s) {
 
 enum { ASKED_CHILD = 1, ASKED_IKE = 2 };
 
-static void next_rekeys(struct tunnel_ike *k, int64_t now) {
-  const uint64_t s = seconds_at_most(k->t->cfg.rekey_seconds);
+/* When a lifetime of `seconds` from now ends: up to a tenth early, drawn
+ * each time, so the two sides seldom start together; 0 for never. */
+static int64_t lifetime_end(uint64_t seconds, int64_t now) {
+  const uint64_t s = seconds_at_most(seconds);
   uint8_t r[2] = {0, 0};
   (void)gostx_random_bytes(r, sizeof r); /* zeros will do on failure */
-  /* up to a tenth early, so the two sides seldom start together */
   const int64_t ms = (int64_t)(s * 1000) - (int64_t)(s * 100 * (uint64_t)(r[0] << 8 | r[1]) / 65536);
-  k->rekey_ms = s ? now + ms : 0;
-  if (s && !k->ike_rekey_ms) k->ike_rekey_ms = now + ms * TUNNEL_IKE_REKEY_EVERY;
+  return s ? now + ms : 0;
+}
+
+static void next_child_rekey(struct tunnel_ike *k, int64_t now) {
+  k->rekey_ms = lifetime_end(k->t->cfg.rekey_seconds, now);
+}
+
+static void next_ike_rekey(struct tunnel_ike *k, int64_t now) {
+  k->ike_rekey_ms = lifetime_end(k->t->cfg.ike_rekey_seconds, now);
+}
+
+/* What --status shows of the timers (the IKE thread's own otherwise). */
+static void show_rekeys(struct tunnel_ike *k) {
+  pthread_mutex_lock(&k->lock);
+  k->shown.rekey_ms = k->rekey_ms;
+  k->shown.ike_rekey_ms = k->ike_rekey_ms;
+  pthread_mutex_unlock(&k->lock);
 }
 
 /* e (k->sa) is no more: its IKE SA dropped, its Child SA's inbound SA to
  * go; the outbound one seals on until a new Child SA replaces it. */
 static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, const char *why) {
   say("IKE SA with %s %s: dropped%s", k->t->cfg.remote_id.text, why,
-      k->t->cfg.ike_initiate ? ", a new one started" : ", waiting for the peer");
+      k->bye                   ? " (shutdown)"
+      : k->t->cfg.ike_initiate ? ", a new one started"
+                               : ", waiting for the peer");
   retire_children(k, e, now);
   unpark_all(k);
   k->sa = NULL;
@@ -478,7 +504,7 @@ static void child_new(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   park(k, out);
   say("Child SA rekeyed (%s): in 0x%08x out 0x%08x, replacing in 0x%08x", c->ours ? "ours" :
       "the peer's", c->spi_in, c->spi_out, e->ev.replaces);
-  if (!c->ours) next_rekeys(k, now); /* the peer rekeyed: ours waits a full period */
+  if (!c->ours) next_child_rekey(k, now); /* the peer rekeyed: ours waits a full period */
 }
 
 static void child_out(struct tunnel_ike *k, gostx_ike_engine *e) {
@@ -502,8 +528,7 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
     spi_hex(e->spi_i, si);
     spi_hex(e->spi_r, sr);
     say("IKE SA rekeyed: SPIs %s %s", si, sr);
-    k->ike_rekey_ms = 0; /* a full period from either side's rekey */
-    next_rekeys(k, now);
+    next_ike_rekey(k, now); /* a full period from either side's rekey */
   }
   wipe_keys(&e->ev.added);
   for (size_t i = 0; i < e->ev.n_retired; i++) wipe_keys(&e->ev.retired[i]);
@@ -511,7 +536,8 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
   wipe_keys(&e->old);
   wipe_keys(&e->twin);
   if (f & GOSTX_IKE_EV_PEER_GONE) sa_gone(k, e, now, "did not answer");
-  else if (f & GOSTX_IKE_EV_IKE_DELETED) sa_gone(k, e, now, "deleted by the peer");
+  else if (f & GOSTX_IKE_EV_IKE_DELETED) /* at shutdown: ours answered, or the peer's crossed it */
+    sa_gone(k, e, now, k->bye ? "deleted" : "deleted by the peer");
   else if (f) show(k, 2, e, now);
 }
 
@@ -524,6 +550,7 @@ static void rekey_refused(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now
   const char *what = k->asked == ASKED_IKE ? "IKE SA" : "Child SA";
   if (e->error != GOSTX_IKE_N_TEMPORARY_FAILURE) {
     say("the peer refused our %s rekey (%s)", what, notify_name(e->error));
+    k->usage_after_ms = now + IKE_USAGE_HOLD_MS; /* not every tick while the usage stands */
     return;
   }
   uint8_t r = 0;
@@ -533,15 +560,43 @@ static void rekey_refused(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now
       (int)(again - now));
   if (k->asked == ASKED_IKE) k->ike_rekey_ms = again;
   else k->rekey_ms = again;
+  k->usage_after_ms = again;
+}
+
+/* Whether the current Child SA is to be rekeyed for what it carried (why
+ * into why): rekey_bytes either way (strongSwan's rekey_bytes), or half
+ * of its sequence numbers either way, whatever the settings: without ESN
+ * at 2^31 packets, far before the data path's hard stop at the last. */
+static int usage_due(struct tunnel_ike *k, const gostx_ike_engine *e, int64_t now, char *why,
+                     size_t cap) {
+  if (now < k->usage_after_ms) return 0;
+  struct tunnel_sa_usage u;
+  tunnel_sa_usage(k->t, e->child.spi_in, e->child.spi_out, &u);
+  const uint64_t rb = k->t->cfg.rekey_bytes;
+  const uint64_t bytes = u.bytes_in > u.bytes_out ? u.bytes_in : u.bytes_out;
+  if (rb && bytes >= rb)
+    snprintf(why, cap, "%llu bytes under it (rekey_bytes %llu)", (unsigned long long)bytes,
+             (unsigned long long)rb);
+  else if (u.has_out && u.packets_out >= u.limit_out / 2)
+    snprintf(why, cap, "%llu packets sealed under it (half of its last sequence number %llu)",
+             (unsigned long long)u.packets_out, (unsigned long long)u.limit_out);
+  else if (u.has_in && u.packets_in >= u.limit_in / 2)
+    snprintf(why, cap, "%llu packets opened under it (half of its last sequence number %llu)",
+             (unsigned long long)u.packets_in, (unsigned long long)u.limit_in);
+  else
+    return 0;
+  return 1;
 }
 
 /* Our own request on k->sa when one is due: the IKE SA's rekey, the Child
- * SA's, or a liveness check after dpd_seconds of silence. A rekey the
+ * SA's (its time, or what it carried), or a liveness check after
+ * dpd_seconds of silence. A rekey the
  * engine cannot start yet (GOSTX_ESTATE: the last one's old SA not yet
  * deleted) stays due and is tried again on the next tick. */
 static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   const uint64_t dpd = seconds_at_most(k->t->cfg.dpd_seconds);
   const int64_t heard = e->last_heard_ms > k->sa_since_ms ? e->last_heard_ms : k->sa_since_ms;
+  char why[128] = "";
   size_t n = 0;
   int rc = GOSTX_ESTATE;
   if (e->pend != GOSTX_IKE_X_NONE) return;
@@ -554,16 +609,17 @@ static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now)
     rc = gostx__ike_rekey_ike(e, now, k->out, sizeof k->out, &n);
     if (rc != GOSTX_ESTATE) {
       k->asked = rc == GOSTX_OK ? ASKED_IKE : 0;
-      k->ike_rekey_ms = 0;
-      next_rekeys(k, now);
+      next_ike_rekey(k, now);
     }
   }
-  if (rc != GOSTX_OK && k->rekey_ms && now >= k->rekey_ms) {
+  const int child_due = k->rekey_ms && now >= k->rekey_ms;
+  if (rc != GOSTX_OK && (child_due || usage_due(k, e, now, why, sizeof why))) {
     rc = gostx__ike_rekey_child(e, 1, now, k->out, sizeof k->out, &n);
     if (rc != GOSTX_ESTATE) {
       k->asked = rc == GOSTX_OK ? ASKED_CHILD : 0;
-      next_rekeys(k, now);
+      next_child_rekey(k, now);
     }
+    if (rc == GOSTX_OK && why[0]) say("Child SA rekey started: %s", why);
   }
   if (rc != GOSTX_OK && dpd && now - heard >= (int64_t)dpd * 1000)
     rc = gostx__ike_dpd(e, now, k->out, sizeof k->out, &n);
@@ -618,8 +674,9 @@ static void established(struct tunnel_ike *k, gostx_ike_engine *e,
   k->sa = e;
   k->sa_to = *from;
   k->sa_since_ms = now;
-  k->ike_rekey_ms = 0;
-  next_rekeys(k, now);
+  k->usage_after_ms = 0;
+  next_child_rekey(k, now);
+  next_ike_rekey(k, now);
   say("IKE SA with %s established (%s): %s, prf-hmac-streebog-512, %s, SPIs %s %s; Child SA "
       "ESP in 0x%08x out 0x%08x installed",
       k->t->cfg.remote_id.text, role, tunnel_transform_name((gostx_esp_transform)e->encr),
@@ -851,6 +908,38 @@ static int sleep_ms(const struct tunnel_ike *k, int64_t now) {
   return d < 0 ? 0 : d > IKE_TICK_MS ? IKE_TICK_MS : (int)d;
 }
 
+/* At most ms for a datagram, taken in when it comes. */
+static void wait_receive(struct tunnel_ike *k, int ms) {
+  struct pollfd p = {k->fd, POLLIN, 0};
+  if (poll(&p, 1, ms) > 0) receive(k, now_ms());
+}
+
+/* At shutdown: the installed IKE SA deleted (RFC 7296 1.4.1), so the peer
+ * drops it and its Child SA at once rather than after its DPD gives up.
+ * A request of ours still out is let finish first; the answer awaited
+ * IKE_BYE_MS in all (the engine's timer resends), the peer's requests
+ * meanwhile answered. */
+static void delete_at_shutdown(struct tunnel_ike *k) {
+  gostx_ike_engine *e = k->sa;
+  if (!e) return;
+  const int64_t end = now_ms() + IKE_BYE_MS;
+  for (int64_t now = now_ms(); k->sa == e && now < end; now = now_ms()) {
+    size_t n = 0;
+    if (!k->bye && e->pend == GOSTX_IKE_X_NONE &&
+        gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, sizeof k->out, &n) == GOSTX_OK) {
+      k->bye = 1;
+      send_to(k, &k->sa_to, n);
+    }
+    if (gostx__ike_timer(e, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &k->sa_to, n);
+    live_events(k, e, now);
+    if (k->sa == e) wait_receive(k, end - now < 50 ? (int)(end - now) : 50);
+  }
+  if (k->sa == e)
+    say("IKE SA with %s: %s in %d ms at shutdown", k->t->cfg.remote_id.text,
+        k->bye ? "no answer to our Delete" : "our last request unanswered, no Delete sent",
+        IKE_BYE_MS);
+}
+
 static void *ike_run(void *arg) {
   struct tunnel_ike *k = arg;
   while (!atomic_load(&k->t->stop)) {
@@ -858,9 +947,10 @@ static void *ike_run(void *arg) {
     initiator_tick(k, now);
     live_tick(k, now);
     expire(k, now);
-    struct pollfd p = {k->fd, POLLIN, 0};
-    if (poll(&p, 1, sleep_ms(k, now_ms())) > 0) receive(k, now_ms());
+    show_rekeys(k);
+    wait_receive(k, sleep_ms(k, now_ms()));
   }
+  delete_at_shutdown(k);
   return NULL;
 }
 
@@ -889,6 +979,13 @@ void tunnel_ike_stop(struct tunnel *t) {
   k->thread_on = 0;
 }
 
+/* A rekey's time as --status shows it: seconds from now (0 when due),
+ * "never" for none. */
+static void seconds_until(int64_t at_ms, int64_t now, char out[24]) {
+  if (!at_ms) snprintf(out, 24, "never");
+  else snprintf(out, 24, "%lld", (long long)(at_ms > now ? (at_ms - now + 999) / 1000 : 0));
+}
+
 void tunnel_ike_status(struct tunnel *t, FILE *f) {
   struct tunnel_ike *k = t->ike;
   if (!k) return;
@@ -901,12 +998,21 @@ void tunnel_ike_status(struct tunnel *t, FILE *f) {
   char si[17], sr[17];
   spi_hex(s.spi_i, si);
   spi_hex(s.spi_r, sr);
+  const int64_t now = now_ms();
+  char ike_next[24], child_next[24];
+  seconds_until(s.ike_rekey_ms, now, ike_next);
+  seconds_until(s.rekey_ms, now, child_next);
+  struct tunnel_sa_usage u;
+  tunnel_sa_usage(t, s.child_in, s.child_out, &u);
   fprintf(f,
           "ike_role %s\nike_transforms %s prf-hmac-streebog-512 %s\nike_age %lld\n"
-          "ike_spi_i %s\nike_spi_r %s\nchild_sa esp %s\nchild_spi_in 0x%08x\n"
-          "child_spi_out 0x%08x\n",
+          "ike_next_rekey %s\nike_spi_i %s\nike_spi_r %s\nchild_sa esp %s\n"
+          "child_spi_in 0x%08x\nchild_spi_out 0x%08x\nchild_age %lld\nchild_next_rekey %s\n"
+          "child_bytes_in %llu\nchild_bytes_out %llu\n",
           s.role == GOSTX_IKE_INITIATOR ? "initiator" : "responder",
           tunnel_transform_name((gostx_esp_transform)s.encr), group_name(s.group),
-          (long long)((now_ms() - s.since_ms) / 1000), si, sr,
-          tunnel_transform_name((gostx_esp_transform)s.encr), s.child_in, s.child_out);
+          (long long)((now - s.since_ms) / 1000), ike_next, si, sr,
+          tunnel_transform_name((gostx_esp_transform)s.encr), s.child_in, s.child_out,
+          (long long)((now - s.child_since_ms) / 1000), child_next,
+          (unsigned long long)u.bytes_in, (unsigned long long)u.bytes_out);
 }

@@ -23,53 +23,27 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/netns.sh"
 . "$HERE/ike_common.sh"
 tunnel_test_begin gxl python3 timeout
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/psk"
-chmod 600 "$T/psk"
-live="rekey_seconds = 2"
-ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" "local_id = a.gostx.test" \
-  "remote_id = b.gostx.test" "$live" "dpd_seconds = 1"
 # b rekeys every 2 s too: each side starts rekeys, and some cross (the side
 # whose new SA is redundant used to seal with the survivor before the peer
 # had it: a datagram lost in 2 of 5 runs under ASan)
-ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" "local_id = b.gostx.test" \
-  "remote_id = a.gostx.test" "$live" "dpd_seconds = 1"
-
-both_start
-both_up || { bad "not up: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"; finish; }
-ip -n $NA addr add 10.232.0.1/30 dev $TUN
-ip -n $NB addr add 10.232.0.2/30 dev $TUN
+psk_pair "rekey_seconds = 2" "dpd_seconds = 1" -- "rekey_seconds = 2" "dpd_seconds = 1"
+pair_up
 first_in=$(grep -o 'Child SA ESP in 0x[0-9a-f]*' "$T/a.log" | head -1 | awk '{print $5}')
 
 # 1. a stream each way across the rekeys (each side both a rekey's
 # initiator and its responder: the responder seals with the new SA only
 # once the initiator has it)
 N=2000
-stream() { # FROM_NS TO_NS TO_ADDR OUT: xfer.py udprecv's line into OUT
-  ip netns exec $2 timeout 40 python3 "$HERE/xfer.py" udprecv $3 5002 $N 64 "$4.ready" >"$4" &
-  PIDS+=($!)
-  for _ in $(seq 150); do [ -e "$4.ready" ] && break; sleep 0.1; done
-  XFER_GAP=0.005 ip netns exec $1 timeout 40 python3 "$HERE/xfer.py" udpsend $3 5002 $N 64 &
-  PIDS+=($!)
-  WAIT+=($! ${PIDS[-2]})
-}
 WAIT=()
-stream $NA $NB 10.232.0.2 "$T/ab.out"
-stream $NB $NA 10.232.0.1 "$T/ba.out"
+ike_stream $NA $NB 10.232.0.2 "$T/ab.out" $N 64 0.005
+ike_stream $NB $NA 10.232.0.1 "$T/ba.out" $N 64 0.005
 wait "${WAIT[@]}"
-for d in ab ba; do
-  got=$(echo $(cat "$T/$d.out"))
-  [ "$got" = "received $N distinct $N bad 0" ] &&
-    ok "$d: a stream of $N datagrams across the rekeys: each received once, intact" ||
-    bad "$d: the stream across the rekeys: $got"
-done
-for s in a b; do
-  c=$(grep -c 'Child SA rekeyed' "$T/$s.log")
-  i=$(grep -c 'IKE SA rekeyed' "$T/$s.log")
-  # crossings: two new Child SAs replacing the same one (not every run has one)
+streams_ok "across the rekeys" $N ab ba
+rekeys_logged 3 1
+for s in a b; do # crossings: two new Child SAs replacing the same one (not every run has one)
   x=$(grep -o 'Child SA rekeyed.*replacing in 0x[0-9a-f]*' "$T/$s.log" | awk '{print $NF}' |
     sort | uniq -d | wc -l)
-  [ "$c" -ge 3 ] && [ "$i" -ge 1 ] && ok "$s: $c Child SA and $i IKE SA rekeys logged, $x crossing" ||
-    bad "$s: $c Child SA rekeys, $i IKE SA rekeys: $(grep ike: "$T/$s.log" | tail -5)"
+  echo "$s: $x crossing rekeys"
 done
 # --status between two rekeys (a status file each second; a rekey each 2 s)
 status_ok=0
