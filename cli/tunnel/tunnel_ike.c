@@ -34,6 +34,11 @@
 #define IKE_LINGER_MS 3000   /* and no longer than this (a peer still sealing with it) */
 #define IKE_PARKED 3         /* outbound SAs made, waiting for their switch */
 #define IKE_RETIRING 3
+/* unprotected messages (RFC 7296 2.21.4: rate-limited both ways): our
+ * INVALID_IKE_SPI answers at most one each IKE_OUTSIDE_GAP_MS; a hint
+ * from the peer acted on at most once each IKE_HINT_GAP_MS */
+#define IKE_OUTSIDE_GAP_MS 250
+#define IKE_HINT_GAP_MS 3000
 
 struct ike_slot {
   int used;
@@ -70,6 +75,7 @@ struct tunnel_ike {
   gostx_ike_engine init; /* ours, when init_on */
   int init_on, collision_said;
   int64_t init_next_ms;
+  int64_t outside_ms, hint_ms; /* our last INVALID_IKE_SPI, the last hint acted on */
   struct ike_slot resp[IKE_SLOTS];
   gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
   struct sockaddr_storage sa_to; /* where its peer's IKE is */
@@ -459,10 +465,8 @@ static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, cons
   k->rekey_ms = k->ike_rekey_ms = 0;
   k->asked = 0;
   gostx__ike_engine_clear(e);
-  if (e == &k->init) {
-    k->init_on = 0;
-    k->init_next_ms = now;
-  }
+  if (e == &k->init) k->init_on = 0;
+  if (!k->init_on) k->init_next_ms = now; /* else ours, started on a hint, goes on */
   for (int i = 0; i < IKE_SLOTS; i++)
     if (&k->resp[i].e == e) k->resp[i].used = 0;
   show(k, 0, NULL, now);
@@ -681,6 +685,16 @@ static int we_lead(const struct tunnel_ike *k, const struct sockaddr_storage *fr
   return c > 0 || (c == 0 && k->local.port > peer.port);
 }
 
+/* Our IKE_SA_INIT request again now, not at the timer's next turn (up
+ * to 8 s away once backed off): the peer has just shown it is up. */
+static void resend_init(struct tunnel_ike *k) {
+  if (k->init.state != GOSTX_IKE_S_INIT_SENT || !k->init.tx_len) return;
+  struct sockaddr_storage to;
+  peer_ike(k, &to);
+  memcpy(k->out, k->init.tx, k->init.tx_len);
+  send_to(k, &to, k->init.tx_len);
+}
+
 /* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
  * peer's is dropped), 0 when ours was given up for it. */
 static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, int64_t now) {
@@ -690,12 +704,7 @@ static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, 
         lead ? "ours" : "the peer's");
     /* the peer is up now: our request, likely sent before its socket
      * was, goes again at once rather than at the timer's next turn */
-    if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
-      struct sockaddr_storage to;
-      peer_ike(k, &to);
-      memcpy(k->out, k->init.tx, k->init.tx_len);
-      send_to(k, &to, k->init.tx_len);
-    }
+    if (lead) resend_init(k);
   }
   k->collision_said = 1;
   if (lead) return 1;
@@ -762,6 +771,86 @@ static int sa_owns(const gostx_ike_engine *e, const uint8_t *msg) {
   return 0;
 }
 
+/* A new IKE SA of ours in k->init: its IKE_SA_INIT out. */
+static void start_init(struct tunnel_ike *k, int64_t now) {
+  struct sockaddr_storage to;
+  gostx_ike_addr remote;
+  size_t n = 0;
+  peer_ike(k, &to);
+  to_ike_addr(&to, &remote);
+  if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
+      gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
+      gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
+    say("cannot start an IKE SA");
+    k->init_next_ms = now + IKE_RETRY_MS;
+    return;
+  }
+  k->init_on = 1;
+  k->collision_said = 0;
+  say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
+  if (!k->sa) show(k, 1, NULL, now); /* else the installed SA stays shown until replaced */
+  send_to(k, &to, n);
+}
+
+/* A request for an IKE SA not known here (we restarted; the peer did
+ * not): INVALID_IKE_SPI, unprotected (RFC 7296 2.21.4), so that the peer
+ * starts anew now rather than once its retransmissions give up. */
+static void unknown_sa(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+                       int64_t now) {
+  size_t n = 0;
+  if (now - k->outside_ms < IKE_OUTSIDE_GAP_MS) return; /* never a reflector of floods */
+  if (gostx__ike_invalid_ike_spi(k->in, len, k->out, sizeof k->out, &n) != 1) return;
+  k->outside_ms = now;
+  say("a request for an IKE SA not known here: INVALID_IKE_SPI sent");
+  send_to(k, from, n);
+}
+
+/* k->init holds the installed SA: moved into a free responder slot so
+ * that k->init can start a new one beside it (the engine holds no pointer
+ * into itself but its reassembly's, set again on its next use). 0: no
+ * slot free. */
+static int free_init(struct tunnel_ike *k, int64_t now) {
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (!k->resp[i].used) {
+      k->resp[i].e = k->init;
+      k->resp[i].used = 1;
+      k->resp[i].born_ms = now;
+      k->sa = &k->resp[i].e;
+      gostx__ike_engine_clear(&k->init);
+      k->init_on = 0;
+      return 1;
+    }
+  return 0;
+}
+
+/* The peer does not know the SA of our request or of our ESP: likely it
+ * restarted. Unprotected, so nothing is changed (2.21.4); an initiator
+ * starts a new IKE SA, which replaces the installed one only once
+ * authenticated (replace_sa), or sends its IKE_SA_INIT out again now. */
+static void hint(struct tunnel_ike *k, const char *what, int64_t now) {
+  if (now - k->hint_ms < IKE_HINT_GAP_MS) return;
+  k->hint_ms = now;
+  const int init = k->t->cfg.ike_initiate;
+  say("the peer does not know our %s (unprotected: a hint)%s", what,
+      !init ? "" : k->init_on && &k->init != k->sa ? ": our IKE_SA_INIT again"
+                                                   : ": a new IKE SA beside the installed one");
+  if (!init) return;
+  if (k->init_on && &k->init != k->sa) resend_init(k);
+  else if (k->sa != &k->init || free_init(k, now)) start_init(k, now);
+}
+
+/* An unprotected INVALID_IKE_SPI (about our IKE SA) or INVALID_SPI (our
+ * outbound ESP SPI) from the peer: acted on as a hint. 1 when it is
+ * either (never answered, RFC 7296 1.5), 0 for anything else. */
+static int outside_hint(struct tunnel_ike *k, size_t len, int64_t now) {
+  gostx_ike_hdr h;
+  uint32_t spi = 0;
+  const int kind = gostx__ike_outside_hint(k->in, len, &h, &spi);
+  if (kind == GOSTX_IKE_HINT_IKE_SPI && k->sa && sa_owns(k->sa, k->in)) hint(k, "IKE SA", now);
+  if (kind == GOSTX_IKE_HINT_ESP_SPI && spi && spi == k->t->cfg.spi_out) hint(k, "ESP SPI", now);
+  return kind != 0;
+}
+
 static void receive(struct tunnel_ike *k, int64_t now) {
   struct sockaddr_storage from;
   socklen_t fl = sizeof from;
@@ -771,6 +860,7 @@ static void receive(struct tunnel_ike *k, int64_t now) {
   const size_t len = (size_t)r;
   static const uint8_t zero[8];
   const int response = k->in[19] & 0x20, sa_init = k->in[18] == GOSTX_IKE_SA_INIT;
+  if (k->in[16] == GOSTX_IKE_PT_NOTIFY && !sa_init && outside_hint(k, len, now)) return;
   if (k->sa && sa_owns(k->sa, k->in)) {
     feed(k, k->sa, len, &from, now);
     return;
@@ -793,32 +883,20 @@ static void receive(struct tunnel_ike *k, int64_t now) {
       if (feed(k, &k->resp[i].e, len, &from, now)) drop_slot(&k->resp[i]);
       return;
     }
+  unknown_sa(k, len, &from, now);
 }
 
-/* ike_initiate = yes: ours started when due, resent when its timer says */
+/* ike_initiate = yes: ours started when due (none installed), resent when
+ * its timer says (also one started on a hint beside the installed SA) */
 static void initiator_tick(struct tunnel_ike *k, int64_t now) {
-  if (!k->t->cfg.ike_initiate || k->sa) return;
+  if (!k->t->cfg.ike_initiate) return;
+  if (!k->init_on || k->sa == &k->init) {
+    if (!k->sa && now >= k->init_next_ms) start_init(k, now);
+    return;
+  }
   struct sockaddr_storage to;
   size_t n = 0;
   peer_ike(k, &to);
-  if (!k->init_on) {
-    if (now < k->init_next_ms) return;
-    gostx_ike_addr remote;
-    to_ike_addr(&to, &remote);
-    if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
-        gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
-        gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
-      say("cannot start an IKE SA");
-      k->init_next_ms = now + IKE_RETRY_MS;
-      return;
-    }
-    k->init_on = 1;
-    k->collision_said = 0;
-    say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
-    show(k, 1, NULL, now);
-    send_to(k, &to, n);
-    return;
-  }
   if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &to, n);
   if (k->init.state == GOSTX_IKE_S_FAILED) {
     refused(k, &k->init);
