@@ -7,12 +7,16 @@
 #    each datagram arrives once, intact; several rekeys logged by each side;
 #    --status names the current Child SA (SPIs crossed, not the first ones)
 #    and the data path seals with it (sa_out);
-# 2. a killed with -9 and restarted: its new IKE_SA_INIT replaces the IKE
+# 2. a forged INVALID_IKE_SPI (from b's address, under the SPIs --status
+#    shows) while numbered streams run each way: a changes nothing on it
+#    (unprotected, RFC 7296 2.21.4) but starts a new IKE SA, which replaces
+#    the old one make-before-break: every datagram arrives once;
+# 3. a killed with -9 and restarted: its new IKE_SA_INIT replaces the IKE
 #    SA b still holds, and a UDP stream passes again within 5 s;
-# 3. b (responder only) killed with -9 and restarted: a's next request
+# 4. b (responder only) killed with -9 and restarted: a's next request
 #    over the old IKE SA (DPD) is answered with INVALID_IKE_SPI (RFC 7296
 #    2.21.4), a starts a new IKE SA at once, which replaces the old one,
-#    and a UDP stream passes again within 5 s;
+#    and a UDP stream passes again within 5 s.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -49,16 +53,25 @@ stream() { # FROM_NS TO_NS TO_ADDR OUT: xfer.py udprecv's line into OUT
   PIDS+=($!)
   WAIT+=($! ${PIDS[-2]})
 }
-WAIT=()
-stream $NA $NB 10.232.0.2 "$T/ab.out"
-stream $NB $NA 10.232.0.1 "$T/ba.out"
-wait "${WAIT[@]}"
-for d in ab ba; do
-  got=$(echo $(cat "$T/$d.out"))
-  [ "$got" = "received $N distinct $N bad 0" ] &&
-    ok "$d: a stream of $N datagrams across the rekeys: each received once, intact" ||
-    bad "$d: the stream across the rekeys: $got"
-done
+# streams PREFIX: one each way, into $T/PREFIXab.out and PREFIXba.out (WAIT)
+streams() {
+  WAIT=()
+  stream $NA $NB 10.232.0.2 "$T/${1}ab.out"
+  stream $NB $NA 10.232.0.1 "$T/${1}ba.out"
+}
+# streams_whole PREFIX WHAT: once they end, each datagram arrived once, intact
+streams_whole() {
+  local d got
+  wait "${WAIT[@]}"
+  for d in ab ba; do
+    got=$(echo $(cat "$T/$1$d.out"))
+    [ "$got" = "received $N distinct $N bad 0" ] &&
+      ok "$d: a stream of $N datagrams $2: each received once, intact" ||
+      bad "$d: the stream $2: $got"
+  done
+}
+streams ""
+streams_whole "" "across the rekeys"
 for s in a b; do
   c=$(grep -c 'Child SA rekeyed' "$T/$s.log")
   i=$(grep -c 'IKE SA rekeyed' "$T/$s.log")
@@ -77,6 +90,33 @@ for _ in 1 2 3 4 5; do
 done
 [ $status_ok = 1 ] && ok "--status: the current Child SA, in $ai out $ao (the first was in $first_in), sealing with it" ||
   bad "--status: a in $ai out $ao sa_out $aso, b in $bi out $bo, the first in $first_in"
+
+# 2. a forged INVALID_IKE_SPI under a working pair: a hint, not a teardown
+forge_invalid_ike_spi() { # NS TO SPI_I SPI_R: header (Notify first, INFORMATIONAL,
+  # R set, Message ID 0, length 36), N(INVALID_IKE_SPI) to TO's IKE port
+  ip netns exec $1 timeout 5 python3 -c '
+import socket, sys
+hdr = bytes.fromhex(sys.argv[2] + sys.argv[3]) + bytes([41, 0x20, 37, 0x20, 0, 0, 0, 0, 0, 0, 0, 36])
+sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sock.sendto(hdr + bytes([0, 0, 0, 8, 0, 0, 0, 4]), (sys.argv[1], 500))' $2 $3 $4
+}
+hints=$(grep -c 'does not know our IKE SA' "$T/a.log")
+replaced=$(grep -c 'replaces the one installed' "$T/a.log")
+dropped=$(grep -c 'IKE SA with .*: dropped' "$T/a.log")
+N=600
+streams f
+sleep 0.5
+for _ in 1 2 3; do # the SPIs --status shows may be a second old (an IKE SA rekey)
+  forge_invalid_ike_spi $NB 10.231.0.1 "$(tunnel_status $NA a ike_spi_i)" "$(tunnel_status $NA a ike_spi_r)"
+  sleep 0.5
+  [ "$(grep -c 'does not know our IKE SA' "$T/a.log")" -gt "$hints" ] && break
+done
+streams_whole f "across the forged hint and the new IKE SA"
+[ "$(grep -c 'does not know our IKE SA' "$T/a.log")" -gt "$hints" ] &&
+  [ "$(grep -c 'replaces the one installed' "$T/a.log")" -gt "$replaced" ] &&
+  [ "$(grep -c 'IKE SA with .*: dropped' "$T/a.log")" = "$dropped" ] &&
+  ok "a took the forged INVALID_IKE_SPI as a hint: the old IKE SA kept until a new one replaced it" ||
+  bad "a, the forged hint: $(grep ike: "$T/a.log" | tail -4)"
 
 # back_within LOG NS ADDR MS WHAT: after a restart (t0), the restarted
 # side's inner address again on its new TUN device once it is up (LOG),
@@ -108,13 +148,14 @@ killed_restarted() {
   back_within ${1}2 $2 $3 $4 "$1 killed and restarted"
 }
 
-# 2. a killed and restarted: b takes its new IKE SA in place of the old one
+# 3. a killed and restarted: b takes its new IKE SA in place of the old one
+replaced=$(grep -c 'replaces the one installed' "$T/b.log")
 killed_restarted a $NA 10.232.0.1 5000
-grep -q 'replaces the one installed' "$T/b.log" && ok "b replaced the old IKE SA: $(grep 'replaces' "$T/b.log")" ||
+[ "$(grep -c 'replaces the one installed' "$T/b.log")" -gt "$replaced" ] &&
+  ok "b replaced the old IKE SA: $(grep 'replaces' "$T/b.log" | tail -1)" ||
   bad "b: no replacement said: $(tail -3 "$T/b.log")"
 
-
-# 3. b killed and restarted: a hears INVALID_IKE_SPI and starts anew
+# 4. b killed and restarted: a hears INVALID_IKE_SPI and starts anew
 killed_restarted b $NB 10.232.0.2 5000
 grep -q 'INVALID_IKE_SPI sent' "$T/b2.log" && ok "b answered a's request for the lost SA: INVALID_IKE_SPI" ||
   bad "b: no INVALID_IKE_SPI: $(tail -3 "$T/b2.log")"
