@@ -39,6 +39,7 @@
  * from the peer acted on at most once each IKE_HINT_GAP_MS */
 #define IKE_OUTSIDE_GAP_MS 250
 #define IKE_HINT_GAP_MS 3000
+#define IKE_NOTICE_GAP_MS 1000 /* our INVALID_SPI notices (ESP of no SA) */
 
 struct ike_slot {
   int used;
@@ -76,6 +77,7 @@ struct tunnel_ike {
   int init_on, collision_said;
   int64_t init_next_ms;
   int64_t outside_ms, hint_ms; /* our last INVALID_IKE_SPI, the last hint acted on */
+  int64_t notice_ms;           /* our last INVALID_SPI notice */
   struct ike_slot resp[IKE_SLOTS];
   gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
   struct sockaddr_storage sa_to; /* where its peer's IKE is */
@@ -906,6 +908,25 @@ static void initiator_tick(struct tunnel_ike *k, int64_t now) {
   }
 }
 
+/* ESP under an SPI of no SA while we hold no IKE SA: we lost our state
+ * (restarted) and the peer seals on under the old Child SA. RFC 7296 1.5
+ * allows an unprotected INVALID_SPI notice to where the ESP came from
+ * (here the peer's IKE port: our IKE is not on the ESP port): a hint for
+ * the peer, which starts anew at once instead of when its requests over
+ * the old IKE SA (backed off up to 8 s apart) reach us. It starts nothing
+ * here: a responder-only end stays one. */
+static void unknown_esp(struct tunnel_ike *k, int64_t now) {
+  const uint32_t spi = atomic_exchange(&k->t->spi_unknown, 0);
+  struct sockaddr_storage to;
+  size_t n = 0;
+  if (!spi || k->sa || now - k->notice_ms < IKE_NOTICE_GAP_MS) return;
+  if (gostx__ike_invalid_spi(spi, k->out, sizeof k->out, &n)) return;
+  k->notice_ms = now;
+  say("ESP under SPI 0x%08x, of no SA here: INVALID_SPI sent to the peer", spi);
+  peer_ike(k, &to);
+  send_to(k, &to, n);
+}
+
 static void expire(struct tunnel_ike *k, int64_t now) {
   for (int i = 0; i < IKE_SLOTS; i++)
     if (k->resp[i].used && &k->resp[i].e != k->sa && now - k->resp[i].born_ms > IKE_HALF_OPEN_MS) {
@@ -934,6 +955,7 @@ static void *ike_run(void *arg) {
     initiator_tick(k, now);
     live_tick(k, now);
     expire(k, now);
+    unknown_esp(k, now);
     struct pollfd p = {k->fd, POLLIN, 0};
     if (poll(&p, 1, sleep_ms(k, now_ms())) > 0) receive(k, now_ms());
   }
