@@ -40,6 +40,9 @@
 #define IKE_OUTSIDE_GAP_MS 250
 #define IKE_HINT_GAP_MS 3000
 #define IKE_NOTICE_GAP_MS 1000 /* our INVALID_SPI notices (ESP of no SA) */
+/* a replacing SA's responder seals with it at the initiator's first packet
+ * under it, or after this long */
+#define IKE_SWITCH_MS 300
 
 struct ike_slot {
   int used;
@@ -84,6 +87,8 @@ struct tunnel_ike {
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
   int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
+  uint32_t switch_spi;  /* a replacing SA's outbound SA, parked (switch_due) */
+  int64_t switch_by_ms;
   /* a rekey's outbound SAs, made with their inbound ones, until the
    * engine says to switch (by the peer's SPI) */
   struct tunnel_sa *parked[IKE_PARKED];
@@ -493,6 +498,24 @@ static void child_out(struct tunnel_ike *k, gostx_ike_engine *e) {
     say("cannot seal with the Child SA out 0x%08x", e->child.spi_out);
 }
 
+/* The responder of a replacing SA (replace_sa) seals with it once the
+ * initiator does (its first packet under it) or after IKE_SWITCH_MS:
+ * before, the initiator may not have the inbound SA yet, our IKE_AUTH
+ * answer still on its way, and the old SAs still work both ways. */
+static void switch_due(struct tunnel_ike *k, int64_t now) {
+  gostx_ike_engine *e = k->sa;
+  uint64_t n = 0;
+  if (!k->switch_spi) return;
+  if (!e || e->child.spi_out != k->switch_spi) { /* gone, or rekeyed meanwhile */
+    k->switch_spi = 0;
+    return;
+  }
+  const int used = !tunnel_sa_in_accepted(k->t, e->child.spi_in, &n) && n;
+  if (!used && now < k->switch_by_ms) return;
+  k->switch_spi = 0;
+  child_out(k, e);
+}
+
 /* What the last call on k->sa changed, done in the data path. */
 static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   const unsigned f = e->ev.flags;
@@ -578,6 +601,7 @@ static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now)
 
 static void live_tick(struct tunnel_ike *k, int64_t now) {
   retire_quiet(k, now);
+  switch_due(k, now);
   gostx_ike_engine *e = k->sa;
   if (!e) return;
   size_t n = 0;
@@ -590,11 +614,18 @@ static void live_tick(struct tunnel_ike *k, int64_t now) {
  * its Child SA in place of the old one, the old IKE SA forgotten. */
 static int replace_sa(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   gostx_ike_engine *old = k->sa;
-  if (tunnel_ike_install(k->t, &e->child)) return -1;
+  const int responder = e->cf->role == GOSTX_IKE_RESPONDER;
+  struct tunnel_sa *out = tunnel_ike_add_child(k->t, &e->child);
+  if (!out || (!responder && tunnel_ike_switch(k->t, out, &e->child))) return -1;
   say("a new IKE SA with %s replaces the one installed (the peer restarted?)",
       k->t->cfg.remote_id.text);
   retire_children(k, old, now);
   unpark_all(k);
+  if (responder) { /* make-before-break: switched once the initiator seals with it */
+    park(k, out);
+    k->switch_spi = e->child.spi_out;
+    k->switch_by_ms = now + IKE_SWITCH_MS;
+  }
   gostx__ike_engine_clear(old);
   if (old == &k->init) k->init_on = 0;
   for (int i = 0; i < IKE_SLOTS; i++)
@@ -658,9 +689,12 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
     send_to(k, from, n);
     return 0;
   }
+  const int up = e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED;
+  /* a responder's inbound SA in before its IKE_AUTH answer goes: the
+   * initiator seals with the new SA as soon as it has the answer */
+  if (up && e->cf->role == GOSTX_IKE_RESPONDER) established(k, e, from, now);
   send_to(k, from, n);
-  if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
-    established(k, e, from, now);
+  if (up && e->cf->role == GOSTX_IKE_INITIATOR) established(k, e, from, now);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   refused(k, e);
   return 1;
@@ -944,6 +978,7 @@ static int sleep_ms(const struct tunnel_ike *k, int64_t now) {
   if (k->init_on && (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT))
     due = k->init.next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
   if (!k->init_on && k->t->cfg.ike_initiate && !k->sa) due = k->init_next_ms;
+  if (k->switch_spi && k->switch_by_ms < due) due = k->switch_by_ms;
   const int64_t d = due - now;
   return d < 0 ? 0 : d > IKE_TICK_MS ? IKE_TICK_MS : (int)d;
 }
