@@ -178,8 +178,7 @@ static int run(struct tunnel *t) {
   sigaddset(&sigs, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &sigs, &old);
   t->nworkers = 0;
-  if (ike) rc = wait_for_keys(t, &sigs, &stop);
-  for (unsigned i = 0; i < n && !rc && !stop; i++) {
+  for (unsigned i = 0; i < n && !rc; i++) {
     struct tunnel_worker *w = &t->w[i];
     w->t = t;
     w->idx = i;
@@ -209,6 +208,11 @@ static int run(struct tunnel *t) {
     }
     t->nworkers++;
   }
+  /* keying = ikev2: the workers run before the keys come, so that ESP of
+   * a peer still sealing under an SA we lost (a restart) reaches the IKE
+   * thread, which tells the peer (tunnel_ike.c, unknown_esp); they read
+   * the TUN device only once there is an outbound SA */
+  if (ike && !rc) rc = wait_for_keys(t, &sigs, &stop);
   if (!rc && !stop)
     fprintf(stderr,
             "gostx tunnel: %s up, local %s, peer %s, %s%s%s, %u workers, UDP GSO %s, GRO %s, "

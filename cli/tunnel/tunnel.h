@@ -137,6 +137,9 @@ struct tunnel {
   _Atomic(struct tunnel_sa *) sa_out;
   _Atomic(struct tunnel_sa *) sa_in[TUNNEL_SA_IN_MAX];
   pthread_mutex_t sa_lock;
+  /* the SPI of the last ESP packet of no inbound SA, 0 once read: the IKE
+   * thread, holding no IKE SA, tells the peer (RFC 7296 1.5 INVALID_SPI) */
+  _Atomic uint32_t spi_unknown;
   /* the static keys' SAs, whose numbers the state file reserves (changed
    * by a reload, under state_lock) */
   _Atomic(struct tunnel_sa *) st_out;

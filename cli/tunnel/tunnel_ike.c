@@ -37,6 +37,15 @@
 #define IKE_BYE_MS 1000      /* at shutdown, our Delete of the IKE SA awaits its answer this long */
 /* a rekey for what the Child SA carried, refused (not TEMPORARY_FAILURE): not again before */
 #define IKE_USAGE_HOLD_MS 10000
+/* unprotected messages (RFC 7296 2.21.4: rate-limited both ways): our
+ * INVALID_IKE_SPI answers at most one each IKE_OUTSIDE_GAP_MS; a hint
+ * from the peer acted on at most once each IKE_HINT_GAP_MS */
+#define IKE_OUTSIDE_GAP_MS 250
+#define IKE_HINT_GAP_MS 3000
+#define IKE_NOTICE_GAP_MS 1000 /* our INVALID_SPI notices (ESP of no SA) */
+/* a replacing SA's responder seals with it at the initiator's first packet
+ * under it, or after this long */
+#define IKE_SWITCH_MS 300
 
 struct ike_slot {
   int used;
@@ -74,6 +83,8 @@ struct tunnel_ike {
   gostx_ike_engine init; /* ours, when init_on */
   int init_on, collision_said;
   int64_t init_next_ms;
+  int64_t outside_ms, hint_ms; /* our last INVALID_IKE_SPI, the last hint acted on */
+  int64_t notice_ms;           /* our last INVALID_SPI notice */
   struct ike_slot resp[IKE_SLOTS];
   gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
   struct sockaddr_storage sa_to; /* where its peer's IKE is */
@@ -82,6 +93,8 @@ struct tunnel_ike {
   int64_t usage_after_ms; /* no rekey for rekey_bytes or the packet guard before this */
   int bye; /* our Delete of the IKE SA is out (shutdown) */
   int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
+  uint32_t switch_spi;  /* a replacing SA's outbound SA, parked (switch_due) */
+  int64_t switch_by_ms;
   /* a rekey's outbound SAs, made with their inbound ones, until the
    * engine says to switch (by the peer's SPI) */
   struct tunnel_sa *parked[IKE_PARKED];
@@ -485,10 +498,8 @@ static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, cons
   k->rekey_ms = k->ike_rekey_ms = 0;
   k->asked = 0;
   gostx__ike_engine_clear(e);
-  if (e == &k->init) {
-    k->init_on = 0;
-    k->init_next_ms = now;
-  }
+  if (e == &k->init) k->init_on = 0;
+  if (!k->init_on) k->init_next_ms = now; /* else ours, started on a hint, goes on */
   for (int i = 0; i < IKE_SLOTS; i++)
     if (&k->resp[i].e == e) k->resp[i].used = 0;
   show(k, 0, NULL, now);
@@ -511,6 +522,24 @@ static void child_out(struct tunnel_ike *k, gostx_ike_engine *e) {
   struct tunnel_sa *out = unpark(k, e->child.spi_out);
   if (out && tunnel_ike_switch(k->t, out, &e->child))
     say("cannot seal with the Child SA out 0x%08x", e->child.spi_out);
+}
+
+/* The responder of a replacing SA (replace_sa) seals with it once the
+ * initiator does (its first packet under it) or after IKE_SWITCH_MS:
+ * before, the initiator may not have the inbound SA yet, our IKE_AUTH
+ * answer still on its way, and the old SAs still work both ways. */
+static void switch_due(struct tunnel_ike *k, int64_t now) {
+  gostx_ike_engine *e = k->sa;
+  uint64_t n = 0;
+  if (!k->switch_spi) return;
+  if (!e || e->child.spi_out != k->switch_spi) { /* gone, or rekeyed meanwhile */
+    k->switch_spi = 0;
+    return;
+  }
+  const int used = !tunnel_sa_in_accepted(k->t, e->child.spi_in, &n) && n;
+  if (!used && now < k->switch_by_ms) return;
+  k->switch_spi = 0;
+  child_out(k, e);
 }
 
 /* What the last call on k->sa changed, done in the data path. */
@@ -628,6 +657,7 @@ static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now)
 
 static void live_tick(struct tunnel_ike *k, int64_t now) {
   retire_quiet(k, now);
+  switch_due(k, now);
   gostx_ike_engine *e = k->sa;
   if (!e) return;
   size_t n = 0;
@@ -640,11 +670,18 @@ static void live_tick(struct tunnel_ike *k, int64_t now) {
  * its Child SA in place of the old one, the old IKE SA forgotten. */
 static int replace_sa(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   gostx_ike_engine *old = k->sa;
-  if (tunnel_ike_install(k->t, &e->child)) return -1;
+  const int responder = e->cf->role == GOSTX_IKE_RESPONDER;
+  struct tunnel_sa *out = tunnel_ike_add_child(k->t, &e->child);
+  if (!out || (!responder && tunnel_ike_switch(k->t, out, &e->child))) return -1;
   say("a new IKE SA with %s replaces the one installed (the peer restarted?)",
       k->t->cfg.remote_id.text);
   retire_children(k, old, now);
   unpark_all(k);
+  if (responder) { /* make-before-break: switched once the initiator seals with it */
+    park(k, out);
+    k->switch_spi = e->child.spi_out;
+    k->switch_by_ms = now + IKE_SWITCH_MS;
+  }
   gostx__ike_engine_clear(old);
   if (old == &k->init) k->init_on = 0;
   for (int i = 0; i < IKE_SLOTS; i++)
@@ -711,9 +748,12 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
     send_to(k, from, n);
     return 0;
   }
-  if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
-    established(k, e, from, now);
+  const int up = e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED;
+  /* a responder's inbound SA in before its IKE_AUTH answer goes: the
+   * initiator seals with the new SA as soon as it has the answer */
+  if (up && e->cf->role == GOSTX_IKE_RESPONDER) established(k, e, from, now);
   send_to(k, from, n);
+  if (up && e->cf->role == GOSTX_IKE_INITIATOR) established(k, e, from, now);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   refused(k, e);
   return 1;
@@ -740,6 +780,16 @@ static int we_lead(const struct tunnel_ike *k, const struct sockaddr_storage *fr
   return c > 0 || (c == 0 && k->local.port > peer.port);
 }
 
+/* Our IKE_SA_INIT request again now, not at the timer's next turn (up
+ * to 8 s away once backed off): the peer has just shown it is up. */
+static void resend_init(struct tunnel_ike *k) {
+  if (k->init.state != GOSTX_IKE_S_INIT_SENT || !k->init.tx_len) return;
+  struct sockaddr_storage to;
+  peer_ike(k, &to);
+  memcpy(k->out, k->init.tx, k->init.tx_len);
+  send_to(k, &to, k->init.tx_len);
+}
+
 /* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
  * peer's is dropped), 0 when ours was given up for it. */
 static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, int64_t now) {
@@ -749,12 +799,7 @@ static int collision(struct tunnel_ike *k, const struct sockaddr_storage *from, 
         lead ? "ours" : "the peer's");
     /* the peer is up now: our request, likely sent before its socket
      * was, goes again at once rather than at the timer's next turn */
-    if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
-      struct sockaddr_storage to;
-      peer_ike(k, &to);
-      memcpy(k->out, k->init.tx, k->init.tx_len);
-      send_to(k, &to, k->init.tx_len);
-    }
+    if (lead) resend_init(k);
   }
   k->collision_said = 1;
   if (lead) return 1;
@@ -821,6 +866,86 @@ static int sa_owns(const gostx_ike_engine *e, const uint8_t *msg) {
   return 0;
 }
 
+/* A new IKE SA of ours in k->init: its IKE_SA_INIT out. */
+static void start_init(struct tunnel_ike *k, int64_t now) {
+  struct sockaddr_storage to;
+  gostx_ike_addr remote;
+  size_t n = 0;
+  peer_ike(k, &to);
+  to_ike_addr(&to, &remote);
+  if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
+      gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
+      gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
+    say("cannot start an IKE SA");
+    k->init_next_ms = now + IKE_RETRY_MS;
+    return;
+  }
+  k->init_on = 1;
+  k->collision_said = 0;
+  say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
+  if (!k->sa) show(k, 1, NULL, now); /* else the installed SA stays shown until replaced */
+  send_to(k, &to, n);
+}
+
+/* A request for an IKE SA not known here (we restarted; the peer did
+ * not): INVALID_IKE_SPI, unprotected (RFC 7296 2.21.4), so that the peer
+ * starts anew now rather than once its retransmissions give up. */
+static void unknown_sa(struct tunnel_ike *k, size_t len, const struct sockaddr_storage *from,
+                       int64_t now) {
+  size_t n = 0;
+  if (now - k->outside_ms < IKE_OUTSIDE_GAP_MS) return; /* never a reflector of floods */
+  if (gostx__ike_invalid_ike_spi(k->in, len, k->out, sizeof k->out, &n) != 1) return;
+  k->outside_ms = now;
+  say("a request for an IKE SA not known here: INVALID_IKE_SPI sent");
+  send_to(k, from, n);
+}
+
+/* k->init holds the installed SA: moved into a free responder slot so
+ * that k->init can start a new one beside it (the engine holds no pointer
+ * into itself but its reassembly's, set again on its next use). 0: no
+ * slot free. */
+static int free_init(struct tunnel_ike *k, int64_t now) {
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (!k->resp[i].used) {
+      k->resp[i].e = k->init;
+      k->resp[i].used = 1;
+      k->resp[i].born_ms = now;
+      k->sa = &k->resp[i].e;
+      gostx__ike_engine_clear(&k->init);
+      k->init_on = 0;
+      return 1;
+    }
+  return 0;
+}
+
+/* The peer does not know the SA of our request or of our ESP: likely it
+ * restarted. Unprotected, so nothing is changed (2.21.4); an initiator
+ * starts a new IKE SA, which replaces the installed one only once
+ * authenticated (replace_sa), or sends its IKE_SA_INIT out again now. */
+static void hint(struct tunnel_ike *k, const char *what, int64_t now) {
+  if (now - k->hint_ms < IKE_HINT_GAP_MS) return;
+  k->hint_ms = now;
+  const int init = k->t->cfg.ike_initiate;
+  say("the peer does not know our %s (unprotected: a hint)%s", what,
+      !init ? "" : k->init_on && &k->init != k->sa ? ": our IKE_SA_INIT again"
+                                                   : ": a new IKE SA beside the installed one");
+  if (!init) return;
+  if (k->init_on && &k->init != k->sa) resend_init(k);
+  else if (k->sa != &k->init || free_init(k, now)) start_init(k, now);
+}
+
+/* An unprotected INVALID_IKE_SPI (about our IKE SA) or INVALID_SPI (our
+ * outbound ESP SPI) from the peer: acted on as a hint. 1 when it is
+ * either (never answered, RFC 7296 1.5), 0 for anything else. */
+static int outside_hint(struct tunnel_ike *k, size_t len, int64_t now) {
+  gostx_ike_hdr h;
+  uint32_t spi = 0;
+  const int kind = gostx__ike_outside_hint(k->in, len, &h, &spi);
+  if (kind == GOSTX_IKE_HINT_IKE_SPI && k->sa && sa_owns(k->sa, k->in)) hint(k, "IKE SA", now);
+  if (kind == GOSTX_IKE_HINT_ESP_SPI && spi && spi == k->t->cfg.spi_out) hint(k, "ESP SPI", now);
+  return kind != 0;
+}
+
 static void receive(struct tunnel_ike *k, int64_t now) {
   struct sockaddr_storage from;
   socklen_t fl = sizeof from;
@@ -830,6 +955,7 @@ static void receive(struct tunnel_ike *k, int64_t now) {
   const size_t len = (size_t)r;
   static const uint8_t zero[8];
   const int response = k->in[19] & 0x20, sa_init = k->in[18] == GOSTX_IKE_SA_INIT;
+  if (k->in[16] == GOSTX_IKE_PT_NOTIFY && !sa_init && outside_hint(k, len, now)) return;
   if (k->sa && sa_owns(k->sa, k->in)) {
     feed(k, k->sa, len, &from, now);
     return;
@@ -852,32 +978,20 @@ static void receive(struct tunnel_ike *k, int64_t now) {
       if (feed(k, &k->resp[i].e, len, &from, now)) drop_slot(&k->resp[i]);
       return;
     }
+  unknown_sa(k, len, &from, now);
 }
 
-/* ike_initiate = yes: ours started when due, resent when its timer says */
+/* ike_initiate = yes: ours started when due (none installed), resent when
+ * its timer says (also one started on a hint beside the installed SA) */
 static void initiator_tick(struct tunnel_ike *k, int64_t now) {
-  if (!k->t->cfg.ike_initiate || k->sa) return;
+  if (!k->t->cfg.ike_initiate) return;
+  if (!k->init_on || k->sa == &k->init) {
+    if (!k->sa && now >= k->init_next_ms) start_init(k, now);
+    return;
+  }
   struct sockaddr_storage to;
   size_t n = 0;
   peer_ike(k, &to);
-  if (!k->init_on) {
-    if (now < k->init_next_ms) return;
-    gostx_ike_addr remote;
-    to_ike_addr(&to, &remote);
-    if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
-        gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
-        gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
-      say("cannot start an IKE SA");
-      k->init_next_ms = now + IKE_RETRY_MS;
-      return;
-    }
-    k->init_on = 1;
-    k->collision_said = 0;
-    say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
-    show(k, 1, NULL, now);
-    send_to(k, &to, n);
-    return;
-  }
   if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &to, n);
   if (k->init.state == GOSTX_IKE_S_FAILED) {
     refused(k, &k->init);
@@ -885,6 +999,25 @@ static void initiator_tick(struct tunnel_ike *k, int64_t now) {
     k->init_on = 0;
     k->init_next_ms = now + IKE_RETRY_MS;
   }
+}
+
+/* ESP under an SPI of no SA while we hold no IKE SA: we lost our state
+ * (restarted) and the peer seals on under the old Child SA. RFC 7296 1.5
+ * allows an unprotected INVALID_SPI notice to where the ESP came from
+ * (here the peer's IKE port: our IKE is not on the ESP port): a hint for
+ * the peer, which starts anew at once instead of when its requests over
+ * the old IKE SA (backed off up to 8 s apart) reach us. It starts nothing
+ * here: a responder-only end stays one. */
+static void unknown_esp(struct tunnel_ike *k, int64_t now) {
+  const uint32_t spi = atomic_exchange(&k->t->spi_unknown, 0);
+  struct sockaddr_storage to;
+  size_t n = 0;
+  if (!spi || k->sa || now - k->notice_ms < IKE_NOTICE_GAP_MS) return;
+  if (gostx__ike_invalid_spi(spi, k->out, sizeof k->out, &n)) return;
+  k->notice_ms = now;
+  say("ESP under SPI 0x%08x, of no SA here: INVALID_SPI sent to the peer", spi);
+  peer_ike(k, &to);
+  send_to(k, &to, n);
 }
 
 static void expire(struct tunnel_ike *k, int64_t now) {
@@ -904,6 +1037,7 @@ static int sleep_ms(const struct tunnel_ike *k, int64_t now) {
   if (k->init_on && (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT))
     due = k->init.next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
   if (!k->init_on && k->t->cfg.ike_initiate && !k->sa) due = k->init_next_ms;
+  if (k->switch_spi && k->switch_by_ms < due) due = k->switch_by_ms;
   const int64_t d = due - now;
   return d < 0 ? 0 : d > IKE_TICK_MS ? IKE_TICK_MS : (int)d;
 }
@@ -947,6 +1081,7 @@ static void *ike_run(void *arg) {
     initiator_tick(k, now);
     live_tick(k, now);
     expire(k, now);
+    unknown_esp(k, now);
     show_rekeys(k);
     wait_receive(k, sleep_ms(k, now_ms()));
   }
