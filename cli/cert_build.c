@@ -70,6 +70,50 @@ int cert_days(const char *arg, int64_t now, int64_t *not_after) {
   return rc;
 }
 
+/* Days from 1970-01-01 to Y-M-D of the proleptic Gregorian calendar
+ * (no time zone or locale in the way, as timegm would bring). */
+static int64_t days_from_civil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* n decimal digits of s, or -1 */
+static int digits(const char *s, int n) {
+  int v = 0;
+  for (int i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + s[i] - '0';
+  }
+  return v;
+}
+
+static int bad_date(const char *opt, const char *arg) {
+  return cli_usage("%s: '%s' is not a date YYMMDDHHMMSSZ or YYYYMMDDHHMMSSZ (UTC, from 1950) or "
+                   "today", opt, arg);
+}
+
+int cert_date(const char *opt, const char *arg, int64_t now, int64_t *t) {
+  if (!strcmp(arg, "today")) return *t = now, 0;
+  const size_t len = strlen(arg);
+  if ((len != 13 && len != 15) || arg[len - 1] != 'Z') return bad_date(opt, arg);
+  const int yl = len == 15 ? 4 : 2, y = digits(arg, yl);
+  const char *r = arg + yl;
+  const int mo = digits(r, 2), d = digits(r + 2, 2), h = digits(r + 4, 2), mi = digits(r + 6, 2),
+            sec = digits(r + 8, 2);
+  static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 ||
+      mi > 59 || sec < 0 || sec > 59 || (yl == 4 && y < 1950))
+    return bad_date(opt, arg);
+  const int year = yl == 4 ? y : y < 50 ? 2000 + y : 1900 + y; /* RFC 5280 4.1.2.5.1 */
+  if (mo == 2 && d == 29 && (year % 4 || (year % 100 == 0 && year % 400)))
+    return cli_usage("%s: '%s': %d has no 29 February", opt, arg, year);
+  *t = days_from_civil(year, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+  return 0;
+}
+
 /* ---- serial numbers ---- */
 
 int cert_random_serial(cert_serial *s) {

@@ -18,6 +18,9 @@ int cert_write(const char *path, const char *label, const uint8_t *der, size_t l
 int cert_outform(const char *arg, int *pem);
 /* -days N: now + N days. */
 int cert_days(const char *arg, int64_t now, int64_t *not_after);
+/* -not_before / -not_after DATE, openssl's forms: YYMMDDHHMMSSZ (UTCTime),
+ * YYYYMMDDHHMMSSZ (GeneralizedTime) or "today" (now): Unix time. */
+int cert_date(const char *opt, const char *arg, int64_t now, int64_t *t);
 
 typedef struct cert_serial {
   uint8_t b[20];

@@ -17,7 +17,8 @@ enum {
   R_NEW = 1, R_X509, R_KEY, R_PASSIN, R_SUBJ, R_ADDEXT, R_DAYS, R_CA, R_OUT, R_OUTFORM, R_SERIAL,
   R_IN, R_VERIFY, R_NOOUT, R_NEWKEY, R_HELP,
   /* x509 -req */
-  R_REQ, R_CACERT, R_CAKEY, R_EXTFILE, R_EXTENSIONS, R_COPY, R_CASERIAL, R_CACREATE
+  R_REQ, R_CACERT, R_CAKEY, R_EXTFILE, R_EXTENSIONS, R_COPY, R_CASERIAL, R_CACREATE,
+  R_NOT_BEFORE, R_NOT_AFTER
 };
 
 /* A request read from a file: PEM ("CERTIFICATE REQUEST") or DER, parsed
@@ -247,18 +248,22 @@ static const cli_opt x509_req_opts[] = {
     {"copy_extensions", 0, CLI_ARG, R_COPY}, {"set_serial", 0, CLI_ARG, R_SERIAL},
     {"CAserial", 0, CLI_PATH, R_CASERIAL},  {"CAcreateserial", 0, CLI_NOARG, R_CACREATE},
     {"out", 0, CLI_PATH, R_OUT},            {"outform", 0, CLI_ARG, R_OUTFORM},
+    {"not_before", 0, CLI_ARG, R_NOT_BEFORE}, {"not_after", 0, CLI_ARG, R_NOT_AFTER},
     {"help", 'h', CLI_NOARG, R_HELP},       {NULL, 0, 0, 0},
 };
 
 static void x509_req_help(void) {
   printf("Usage: gostx x509 -req -in CSR -CA CACERT [-CAkey CAKEY] [-passin ARG] [-days N]\n"
+         "                  [-not_before DATE] [-not_after DATE]\n"
          "                  [-extfile FILE [-extensions SECTION]] [-copy_extensions none|copy]\n"
          "                  [-set_serial N | -CAserial FILE [-CAcreateserial]]\n"
          "                  [-out FILE] [-outform PEM|DER]\n\n"
          "As `openssl x509 -req`: a certificate for the subject and key of the request\n"
          "CSR (PEM or DER; its signature is checked first), issued by CACERT with its\n"
          "key CAKEY (default: a key in the CACERT file; it must match the certificate),\n"
-         "valid for N days from now (30), with a random 20-byte serial number (or\n"
+         "valid for N days from now (30; or from -not_before to -not_after, each a UTC\n"
+         "DATE YYMMDDHHMMSSZ or YYYYMMDDHHMMSSZ or today, as openssl 3.4 takes them:\n"
+         "-not_after not with -days), with a random 20-byte serial number (or\n"
          "-set_serial N, decimal or 0x hex; or -CAserial FILE's hex number plus one,\n"
          "written back). Extensions: those of -extfile (openssl's configuration syntax,\n"
          "the lines of SECTION or of the top of the file; see gostx req --help for the\n"
@@ -272,6 +277,7 @@ static void x509_req_help(void) {
 
 typedef struct x509_req_args {
   const char *in, *ca, *cakey, *pass, *days, *extfile, *section, *caserial, *out;
+  const char *not_before, *not_after;
   int pem, copy, create, have_serial, cakey_in_ca;
   cert_serial serial;
 } x509_req_args;
@@ -289,6 +295,8 @@ static int x509_req_parse(int argc, char **argv, x509_req_args *a) {
       case R_CAKEY: a->cakey = p.arg; break;
       case R_PASSIN: a->pass = p.arg; break;
       case R_DAYS: a->days = p.arg; break;
+      case R_NOT_BEFORE: a->not_before = p.arg; break;
+      case R_NOT_AFTER: a->not_after = p.arg; break;
       case R_EXTFILE: a->extfile = p.arg; break;
       case R_EXTENSIONS: a->section = p.arg; break;
       case R_COPY:
@@ -311,6 +319,7 @@ static int x509_req_parse(int argc, char **argv, x509_req_args *a) {
   if (a->section && !a->extfile) return cli_usage("x509 -req: -extensions goes with -extfile");
   if (a->have_serial && a->caserial) return cli_usage("x509 -req: -set_serial or -CAserial, not both");
   if (a->create && !a->caserial) return cli_usage("x509 -req: -CAcreateserial goes with -CAserial");
+  if (a->days && a->not_after) return cli_usage("x509 -req: -days or -not_after, not both");
   if (!a->cakey) a->cakey = a->ca, a->cakey_in_ca = 1; /* openssl's default too */
   return 0;
 }
@@ -372,8 +381,12 @@ static int x509_req_issue(const x509_req_args *a, const gostx_x509_csr *csr, con
   cert_serial serial = a->serial;
   uint8_t id[64];
   size_t id_len = 0;
-  int64_t now = (int64_t)time(NULL), not_after = now + 30 * 86400;
+  int64_t now = (int64_t)time(NULL), not_before = now, not_after = now + 30 * 86400;
   int rc = a->days ? cert_days(a->days, now, &not_after) : 0;
+  if (!rc && a->not_before) rc = cert_date("-not_before", a->not_before, now, &not_before);
+  if (!rc && a->not_after) rc = cert_date("-not_after", a->not_after, now, &not_after);
+  if (!rc && not_after < not_before)
+    rc = cli_usage("x509 -req: the certificate would end (-not_after, -days) before it starts");
   if (!rc && !a->have_serial)
     rc = a->caserial ? cert_next_serial(a->caserial, a->create, &serial) : cert_random_serial(&serial);
   if (rc) return rc;
@@ -382,7 +395,7 @@ static int x509_req_issue(const x509_req_args *a, const gostx_x509_csr *csr, con
     return CLI_EXIT_FAIL;
   }
   gostx_x509_cert_spec s = {serial.b, serial.len, is->cert.subject, csr->subject,
-                            is->cert.subject_len, csr->subject_len, now, not_after, csr->spki,
+                            is->cert.subject_len, csr->subject_len, not_before, not_after, csr->spki,
                             csr->spki_len, e, e->aki ? id : NULL, id_len};
   if (gostx_x509_cert_write(&s, &is->xk, der, CERT_DER_MAX, len)) {
     cli_err("x509 -req: the certificate could not be written (too large?)");

@@ -351,35 +351,51 @@ static unsigned roll(unsigned n) {
 }
 
 /* The Child SAs a side's data path holds, as its events installed and
- * retired them (by inbound SPI). */
+ * retired them (by inbound SPI), and the one it seals with (outbound SPI). */
 typedef struct path {
   uint32_t in[8];
   size_t n;
+  uint32_t out;
 } path;
 
-static void apply(path *p, const gostx_ike_events *ev) {
+static void apply(path *p, const gostx_ike_engine *e) {
+  const gostx_ike_events *ev = &e->ev;
   for (size_t k = 0; k < ev->n_retired; k++)
     for (size_t j = 0; j < p->n; j++)
       if (p->in[j] == ev->retired[k].spi_in) p->in[j] = p->in[--p->n];
   if ((ev->flags & GOSTX_IKE_EV_CHILD_NEW) && p->n < 8) p->in[p->n++] = ev->added.spi_in;
+  if (ev->flags & GOSTX_IKE_EV_CHILD_OUT) p->out = e->child.spi_out;
 }
 
+static int holds(const path *p, uint32_t spi) {
+  for (size_t j = 0; j < p->n; j++)
+    if (p->in[j] == spi) return 1;
+  return 0;
+}
+
+/* Datagrams on their way, each with its sender's inbound SAs as they
+ * were when it left: ESP outruns IKE at worst, so a switch its datagram
+ * causes must be to an SA the sender held then (make-before-break). */
 typedef struct queue {
   uint8_t m[6][CAP];
   size_t len[6], n;
+  path sent_by[6];
 } queue;
 
 static queue to_i, to_r;
 static path path_i, path_r;
+static unsigned early_switches; /* to an SA the peer did not hold yet */
 
-static void push(queue *q, const uint8_t *m, size_t len) {
-  if (!len || q->n == 6 || roll(100) < 10) return; /* lost */
+static void put(queue *q, const uint8_t *m, size_t len, const path *from) {
   memcpy(q->m[q->n], m, len);
+  q->sent_by[q->n] = *from;
   q->len[q->n++] = len;
-  if (roll(100) < 5 && q->n < 6) { /* duplicated */
-    memcpy(q->m[q->n], m, len);
-    q->len[q->n++] = len;
-  }
+}
+
+static void push(queue *q, const uint8_t *m, size_t len, const path *from) {
+  if (!len || q->n == 6 || roll(100) < 10) return; /* lost */
+  put(q, m, len, from);
+  if (roll(100) < 5 && q->n < 6) put(q, m, len, from); /* duplicated */
 }
 
 /* One datagram from q (in order, sometimes the second first) into e. */
@@ -388,21 +404,27 @@ static void step(queue *q, gostx_ike_engine *e, path *p, queue *back, int64_t no
   size_t out_len = 0, k = q->n > 1 && roll(100) < 10 ? 1 : 0;
   if (!q->n) return;
   gostx__ike_input(e, q->m[k], q->len[k], now, out, CAP, &out_len);
+  const path sender = q->sent_by[k];
   q->n--;
   for (size_t j = k; j < q->n; j++) {
     memcpy(q->m[j], q->m[j + 1], q->len[j + 1]);
     q->len[j] = q->len[j + 1];
+    q->sent_by[j] = q->sent_by[j + 1];
   }
-  apply(p, &e->ev);
-  push(back, out, out_len);
+  const uint32_t out_before = p->out;
+  apply(p, e);
+  early_switches += p->out != out_before && !holds(&sender, p->out);
+  push(back, out, out_len, p);
 }
 
 static void tick(gostx_ike_engine *e, path *p, queue *back, int64_t now) {
   static uint8_t out[CAP];
   size_t out_len = 0;
+  const uint32_t out_before = p->out;
   gostx__ike_timer(e, now, out, CAP, &out_len);
-  apply(p, &e->ev);
-  push(back, out, out_len);
+  apply(p, e);
+  early_switches += p->out != out_before; /* no datagram: no evidence */
+  push(back, out, out_len, p);
 }
 
 static int64_t clock_ms;
@@ -430,16 +452,16 @@ static void start(gostx_ike_engine *e, path *p, queue *q, int ike, int pfs) {
   const int rc = ike ? gostx__ike_rekey_ike(e, clock_ms, out, CAP, &out_len)
                      : gostx__ike_rekey_child(e, pfs, clock_ms, out, CAP, &out_len);
   CHECK_RC(rc, GOSTX_OK, "a rekey starts");
-  apply(p, &e->ev);
-  push(q, out, out_len);
+  apply(p, e);
+  push(q, out, out_len, p);
 }
 
 static void lossy_rekeys(void) {
   establish(GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   memset(&to_i, 0, sizeof to_i);
   memset(&to_r, 0, sizeof to_r);
-  path_i = (path){{I.child.spi_in}, 1};
-  path_r = (path){{R.child.spi_in}, 1};
+  path_i = (path){{I.child.spi_in}, 1, I.child.spi_out};
+  path_r = (path){{R.child.spi_in}, 1, R.child.spi_out};
   unsigned failures = 0, both = 0, ike_changes = 0;
   for (int round = 0; round < 200; round++) {
     const int ike = round % 2, simultaneous = round % 5 == 4, from_r = roll(2);
@@ -457,7 +479,8 @@ static void lossy_rekeys(void) {
     settled &= !I.old_sa[1].valid && !R.old_sa[1].valid && !to_i.n && !to_r.n;
     ike_changes += memcmp(spi_before, I.spi_i, 8) != 0;
     const int ok = settled && agree(&I, &R) && path_i.n == 1 && path_r.n == 1 &&
-                   path_i.in[0] == I.child.spi_in && path_r.in[0] == R.child.spi_in;
+                   path_i.in[0] == I.child.spi_in && path_r.in[0] == R.child.spi_in &&
+                   path_i.out == I.child.spi_out && path_r.out == R.child.spi_out;
     if (!ok && failures++ < 3)
       CHECK(0, "round %d (%s%s): settled %d, agree %d, paths %zu %zu", round,
             ike ? "IKE" : "Child", simultaneous ? ", simultaneous" : "", settled, agree(&I, &R),
@@ -466,6 +489,9 @@ static void lossy_rekeys(void) {
   CHECK(failures == 0, "200 rekeys (%u simultaneous, %u IKE SA changes) over loss and "
                        "duplication: keys agree, only the current SA installed",
         both, ike_changes);
+  CHECK(early_switches == 0,
+        "make-before-break: each switch to an SA the peer held when it caused it (%u not)",
+        early_switches);
   printf("lossy: %u simultaneous, %u IKE SA changes, %u + %u collision steps\n", both,
          ike_changes, collisions, ike_collisions);
   CHECK(collisions > 0 && ike_collisions > 0 && ike_changes == 100,
@@ -487,6 +513,7 @@ static void next_draw(gostx_ike_engine *e, uint8_t n, uint8_t ike_spi, uint32_t 
 
 static uint8_t del_i[CAP], del_r[CAP]; /* each side's Delete after a crossing */
 static size_t ldel_i, ldel_r;
+static unsigned answered_i, answered_r; /* the events of each side's answer */
 
 /* Both rekey (the IKE SA when ike, else the Child SA: R with PFS) at once
  * and each answers the other's request before its own answer comes. The
@@ -512,7 +539,29 @@ static void cross(int ike, uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2) {
   next_draw(&R, nr, 0xb4, 0x4444);
   deliver(&R, req_i, lreq_i, ans_r, &lans_r);
   deliver(&I, ans_r, lans_r, del_i, &ldel_i);
+  answered_i = I.ev.flags;
   deliver(&R, ans_i, lans_i, del_r, &ldel_r);
+  answered_r = R.ev.flags;
+}
+
+/* 2.8.1 make-before-break: the survivor's initiator seals with it on its
+ * answer (the peer installed it before answering); the other side only
+ * when the old SA's Delete comes (the peer installs its inbound half of
+ * the survivor on the other answer, which may come later). */
+static void switch_order(int i_survives) {
+  static gostx_ike_engine probe; /* the other side, given the Delete first */
+  uint8_t sink[CAP];
+  size_t n = 0;
+  const int out_i = (answered_i & GOSTX_IKE_EV_CHILD_OUT) != 0;
+  const int out_r = (answered_r & GOSTX_IKE_EV_CHILD_OUT) != 0;
+  CHECK(out_i == i_survives && out_r == !i_survives,
+        "on the answers only the survivor's initiator switches (I %d, R %d)", out_i, out_r);
+  probe = i_survives ? R : I;
+  deliver(&probe, i_survives ? del_i : del_r, i_survives ? ldel_i : ldel_r, sink, &n);
+  CHECK((probe.ev.flags & GOSTX_IKE_EV_CHILD_OUT) &&
+            probe.child.spi_out == (i_survives ? 0x1111u : 0x3333u),
+        "the other side switches to the survivor on the old SA's Delete");
+  gostx_memzero(&probe, sizeof probe);
 }
 
 /* The Deletes of a crossing carried to their answers. */
@@ -540,6 +589,7 @@ static void collision(uint8_t ni, uint8_t nr, uint8_t ni2, uint8_t nr2, int i_su
             I.pend_spi == (i_survives ? old_i.spi_in : 0x1111u) &&
             R.pend_spi == (i_survives ? 0x3333u : R.old.spi_in),
         "the survivor's initiator deletes the old SA, the other its redundant one");
+  switch_order(i_survives);
   deletes_after_cross();
   CHECK(quiet(&I) && quiet(&R) && agree(&I, &R) && I.child.spi_in == keep_i,
         "both deletes done: one Child SA left, agreed");

@@ -4,7 +4,8 @@
 # req -verify, x509 -text showing the extensions asked for) and, when it is
 # installed, by GnuTLS certtool --verify; gostx tls serve runs on that chain
 # alone and gostx tls client --ca verifies it (loopback, bounded).
-# Requests and CAs that openssl made are taken too. Refusals: a bad -subj
+# Requests and CAs that openssl made are taken too; validity from
+# -not_before to -not_after (an expired certificate). Refusals: a bad -subj
 # or -addext, a request whose signature is broken, a CA key that is not the CA certificate's, an
 # unreadable file: each with its exit status and one line, no output file
 # made and an existing one left as it was.
@@ -126,6 +127,24 @@ echo 41 >ca.srl
 run 0 x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAserial ca.srl -out s1.pem
 run 0 x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAserial ca.srl -out s2.pem
 check "-CAserial counts" [ "$(openssl x509 -in s2.pem -noout -serial)/$(cat ca.srl)" = "serial=43/43" ]
+# validity given (openssl 3.4's -not_before / -not_after): dates in the past
+# make an expired certificate (the IKE refusal tests use one); UTCTime's
+# two-digit years (RFC 5280 4.1.2.5.1) and today
+run 0 x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -not_before 20200229120000Z -not_after 210101000000Z -out old.pem
+check "-not_before, -not_after" [ "$(openssl x509 -in old.pem -noout -dates | tr '\n' ' ')" = \
+  "notBefore=Feb 29 12:00:00 2020 GMT notAfter=Jan  1 00:00:00 2021 GMT " ]
+run 2 x509 verify -CAfile ca.pem old.pem && check "gostx x509 verify: expired" grep -q "certificate has expired" err
+run 0 x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -not_before today -not_after 20991231235959Z -out late.pem
+nb=$(date -d "$(openssl x509 -in late.pem -noout -startdate | cut -d= -f2)" +%s)
+check "-not_before today" [ $(($(date +%s) - nb)) -le 60 ]
+check "-not_after 2099 (GeneralizedTime)" grep -q "notAfter=Dec 31 23:59:59 2099 GMT" <(openssl x509 -in late.pem -noout -enddate)
+for d in 2020 20230229000000Z 20201301000000Z 19491231000000Z 20200101000000 2001010000Z; do
+  refused 2 "-not_before: '$d'" keep.pem x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -not_before $d -out keep.pem
+done
+refused 2 "would end (-not_after, -days) before it starts" keep.pem x509 -req -in srv.csr -CA ca.pem \
+  -CAkey ca.key -not_before 20210101000000Z -not_after 20200101000000Z -out keep.pem
+refused 2 "-days or -not_after, not both" keep.pem x509 -req -in srv.csr -CA ca.pem -CAkey ca.key \
+  -days 3 -not_after 20990101000000Z -out keep.pem
 # DER out, and the request as DER in
 run 0 req -verify -in srv.csr -noout -outform DER
 run 0 req -verify -in srv.csr -out srv.der -outform DER

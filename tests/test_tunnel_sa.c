@@ -75,21 +75,7 @@ static void test_free(void *p) {
 
 /* The tunnel's other files, which no SA of this test reaches (none is the
  * static keys', whose numbers the state file reserves). */
-void cli_err(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-}
-uint64_t tunnel_seq_reserve(struct tunnel *t, struct tunnel_sa *sa, unsigned n, unsigned *got) {
-  (void)t, (void)sa, (void)n, (void)got;
-  abort();
-}
-int tunnel_in_reserve(struct tunnel *t, struct tunnel_sa *sa, uint64_t top) {
-  (void)t, (void)sa, (void)top;
-  abort();
-}
+#include "tunnel_sa_stubs.h"
 
 static struct tunnel t;
 static struct {

@@ -53,7 +53,8 @@ enum { TUNNEL_KEYING_STATIC = 0, TUNNEL_KEYING_IKEV2 = 1 };
 enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
 #define TUNNEL_IKE_PORT 500
 #define TUNNEL_REKEY_SECONDS 3600 /* the Child SA's (strongSwan's rekey_time) */
-#define TUNNEL_IKE_REKEY_EVERY 4  /* the IKE SA every 4 Child SA rekeys: 4 h (strongSwan's) */
+/* ike_rekey_seconds unset: this many rekey_seconds (4 h, strongSwan's IKE SA rekey_time) */
+#define TUNNEL_IKE_REKEY_EVERY 4
 #define TUNNEL_DPD_SECONDS 30
 #define TUNNEL_NAT_KEEPALIVE_SECONDS 20 /* strongSwan's keep_alive */
 /* ID types (RFC 7296 3.5) */
@@ -98,7 +99,9 @@ struct tunnel_config {
   uint16_t group; /* the KE method sent first (33 or 34; both are offered) */
   int ike_initiate; /* 1: this side starts the exchange (both may) */
   unsigned ike_port;
-  uint64_t rekey_seconds, rekey_bytes, dpd_seconds; /* rekey_bytes: read, not yet used */
+  /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
+   * liveness check's interval; 0: never */
+  uint64_t rekey_seconds, rekey_bytes, ike_rekey_seconds, dpd_seconds;
   int encap; /* encap = yes: IKE on the data port from IKE_AUTH on, NAT or not (strongSwan's) */
   uint64_t nat_keepalive_seconds; /* behind a NAT: a keepalive this often (0: never) */
 };
@@ -148,6 +151,9 @@ struct tunnel {
   _Atomic(struct tunnel_sa *) sa_out;
   _Atomic(struct tunnel_sa *) sa_in[TUNNEL_SA_IN_MAX];
   pthread_mutex_t sa_lock;
+  /* the SPI of the last ESP packet of no inbound SA, 0 once read: the IKE
+   * thread, holding no IKE SA, tells the peer (RFC 7296 1.5 INVALID_SPI) */
+  _Atomic uint32_t spi_unknown;
   /* the static keys' SAs, whose numbers the state file reserves (changed
    * by a reload, under state_lock) */
   _Atomic(struct tunnel_sa *) st_out;

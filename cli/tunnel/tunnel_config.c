@@ -245,8 +245,8 @@ static int set_port(struct tunnel_config *cfg, size_t off, const char *v) {
   cfg->ike_port = (unsigned)n;
   return bad ? -1 : 0;
 }
-/* a uint64_t at off: rekey_seconds, rekey_bytes, dpd_seconds,
- * nat_keepalive_seconds (0: never) */
+/* a uint64_t at off: rekey_seconds, rekey_bytes, ike_rekey_seconds,
+ * dpd_seconds, nat_keepalive_seconds (0: never) */
 static int set_u64(struct tunnel_config *cfg, size_t off, const char *v) {
   uint64_t n = 0;
   if (parse_u64(v, UINT64_MAX, &n)) return -1;
@@ -413,6 +413,7 @@ static const struct {
     {"ike_port", set_port, 0, 0, ONLY_IKE, bad_value},
     {"rekey_seconds", set_u64, CFG(rekey_seconds), 0, ONLY_IKE, bad_value},
     {"rekey_bytes", set_u64, CFG(rekey_bytes), 0, ONLY_IKE, bad_value},
+    {"ike_rekey_seconds", set_u64, CFG(ike_rekey_seconds), 0, ONLY_IKE, bad_value},
     {"dpd_seconds", set_u64, CFG(dpd_seconds), 0, ONLY_IKE, bad_value},
     {"encap", set_yes_no, CFG(encap), 0, ONLY_IKE, bad_value},
     {"nat_keepalive_seconds", set_u64, CFG(nat_keepalive_seconds), 0, ONLY_IKE, bad_value},
@@ -478,8 +479,24 @@ static int mixed_keying(const struct tunnel_config *cfg, const char *path,
   return 0;
 }
 
+/* Whether the setting called name was given. */
+static int given(const unsigned *first_line, const char *name) {
+  for (size_t i = 0; i < NSETTINGS; i++)
+    if (!strcmp(settings[i].name, name)) return first_line[i] != 0;
+  return 0;
+}
+
+/* ike_rekey_seconds unset: TUNNEL_IKE_REKEY_EVERY Child SA periods (0
+ * stays 0: never) */
+static void ike_rekey_default(struct tunnel_config *cfg, const unsigned *first_line) {
+  if (given(first_line, "ike_rekey_seconds")) return;
+  const uint64_t s = cfg->rekey_seconds;
+  cfg->ike_rekey_seconds =
+      s > UINT64_MAX / TUNNEL_IKE_REKEY_EVERY ? UINT64_MAX : s * TUNNEL_IKE_REKEY_EVERY;
+}
+
 /* What keying = ikev2 needs together, and its defaults. */
-static int ike_check(struct tunnel_config *cfg, const char *path) {
+static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned *first_line) {
   const int psk = cfg->ike_auth == TUNNEL_IKE_PSK;
   if (psk && !cfg->psk[0]) return cli_usage("%s: ike_auth = psk needs psk = FILE", path);
   if (!psk && (!cfg->cert[0] || !cfg->key[0] || !cfg->ca[0]))
@@ -495,6 +512,7 @@ static int ike_check(struct tunnel_config *cfg, const char *path) {
   }
   if (!cfg->group) cfg->group = TUNNEL_KE_512;
   if (!cfg->ike_port) cfg->ike_port = TUNNEL_IKE_PORT;
+  ike_rekey_default(cfg, first_line);
   const struct sockaddr_storage *l = &cfg->local;
   const int v4 = l->ss_family == AF_INET;
   const struct sockaddr_in *l4 = (const struct sockaddr_in *)l;
@@ -520,7 +538,7 @@ static int config_check(struct tunnel_config *cfg, const char *path, const unsig
     if (settings[i].required && !first_line[i] &&
         settings[i].only != (ike ? ONLY_STATIC : ONLY_IKE))
       return cli_usage("%s: missing setting '%s'", path, settings[i].name);
-  if (ike && (rc = ike_check(cfg, path))) return rc;
+  if (ike && (rc = ike_check(cfg, path, first_line))) return rc;
   if (cfg->local.ss_family != cfg->peer.ss_family)
     return cli_usage("%s: local and peer are of different address families", path);
   if (!ike && cfg->spi_in == cfg->spi_out)

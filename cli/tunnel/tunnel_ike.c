@@ -39,6 +39,18 @@ _Static_assert(TUNNEL_IKE_MSG_MAX == GOSTX_IKE_MSG_MAX, "the workers' IKE buffer
 #define IKE_LINGER_MS 3000   /* and no longer than this (a peer still sealing with it) */
 #define IKE_PARKED 3         /* outbound SAs made, waiting for their switch */
 #define IKE_RETIRING 3
+#define IKE_BYE_MS 1000      /* at shutdown, our Delete of the IKE SA awaits its answer this long */
+/* a rekey for what the Child SA carried, refused (not TEMPORARY_FAILURE): not again before */
+#define IKE_USAGE_HOLD_MS 10000
+/* unprotected messages (RFC 7296 2.21.4: rate-limited both ways): our
+ * INVALID_IKE_SPI answers at most one each IKE_OUTSIDE_GAP_MS; a hint
+ * from the peer acted on at most once each IKE_HINT_GAP_MS */
+#define IKE_OUTSIDE_GAP_MS 250
+#define IKE_HINT_GAP_MS 3000
+#define IKE_NOTICE_GAP_MS 1000 /* our INVALID_SPI notices (ESP of no SA) */
+/* a replacing SA's responder seals with it at the initiator's first packet
+ * under it, or after this long */
+#define IKE_SWITCH_MS 300
 
 /* Where an IKE message goes or came from: the peer's address, and whether
  * over the data port behind the non-ESP marker (RFC 3948 2.2) or the IKE
@@ -61,7 +73,8 @@ struct ike_shown {
   uint16_t encr, group;
   uint8_t spi_i[8], spi_r[8];
   uint32_t child_in, child_out;
-  int64_t since_ms;
+  int64_t since_ms, child_since_ms; /* the IKE SA's SPIs, the Child SA's, since */
+  int64_t rekey_ms, ike_rekey_ms;   /* the next rekeys (0: none due) */
   uint8_t nat_local, nat_peer;
   struct sockaddr_storage remote; /* where the peer's IKE is (a NAT's mapping) */
   int encap;                      /* IKE on the data port */
@@ -88,13 +101,19 @@ struct tunnel_ike {
   struct ike_to init_to; /* where ours goes: the IKE port, the data port from IKE_AUTH on */
   int init_on, collision_said;
   int64_t init_next_ms;
+  int64_t outside_ms, hint_ms; /* our last INVALID_IKE_SPI, the last hint acted on */
+  int64_t notice_ms;           /* our last INVALID_SPI notice */
   struct ike_slot resp[IKE_SLOTS];
   gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
   struct ike_to sa_to; /* where its peer's IKE is */
   int64_t keepalive_ms; /* behind a NAT: when the next keepalive goes (0: none) */
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
+  int64_t usage_after_ms; /* no rekey for rekey_bytes or the packet guard before this */
+  int bye; /* our Delete of the IKE SA is out (shutdown) */
   int asked; /* our rekey out on k->sa: ASKED_CHILD or ASKED_IKE, else 0 */
+  uint32_t switch_spi;  /* a replacing SA's outbound SA, parked (switch_due) */
+  int64_t switch_by_ms;
   /* a rekey's outbound SAs, made with their inbound ones, until the
    * engine says to switch (by the peer's SPI) */
   struct tunnel_sa *parked[IKE_PARKED];
@@ -396,17 +415,19 @@ static void show_remote(struct tunnel_ike *k) {
 static void show(struct tunnel_ike *k, int state, const gostx_ike_engine *e, int64_t now) {
   pthread_mutex_lock(&k->lock);
   k->shown.state = state;
-  if (e) {
-    k->shown.role = e->cf->role;
-    k->shown.encr = e->encr;
-    k->shown.group = e->group;
-    memcpy(k->shown.spi_i, e->spi_i, 8);
-    memcpy(k->shown.spi_r, e->spi_r, 8);
-    k->shown.child_in = e->child.spi_in;
-    k->shown.child_out = e->child.spi_out;
-    k->shown.since_ms = now;
-    k->shown.nat_local = e->nat_local;
-    k->shown.nat_peer = e->nat_peer;
+  if (e) { /* the ages count from the SPIs' change (new keys) */
+    struct ike_shown *s = &k->shown;
+    if (memcmp(s->spi_i, e->spi_i, 8) || memcmp(s->spi_r, e->spi_r, 8)) s->since_ms = now;
+    if (s->child_in != e->child.spi_in) s->child_since_ms = now;
+    s->role = e->cf->role;
+    s->encr = e->encr;
+    s->group = e->group;
+    memcpy(s->spi_i, e->spi_i, 8);
+    memcpy(s->spi_r, e->spi_r, 8);
+    s->child_in = e->child.spi_in;
+    s->child_out = e->child.spi_out;
+    s->nat_local = e->nat_local;
+    s->nat_peer = e->nat_peer;
     show_remote(k);
   }
   pthread_mutex_unlock(&k->lock);
@@ -496,31 +517,47 @@ static uint64_t seconds_at_most(uint64_t s) {
 
 enum { ASKED_CHILD = 1, ASKED_IKE = 2 };
 
-static void next_rekeys(struct tunnel_ike *k, int64_t now) {
-  const uint64_t s = seconds_at_most(k->t->cfg.rekey_seconds);
+/* When a lifetime of `seconds` from now ends: up to a tenth early, drawn
+ * each time, so the two sides seldom start together; 0 for never. */
+static int64_t lifetime_end(uint64_t seconds, int64_t now) {
+  const uint64_t s = seconds_at_most(seconds);
   uint8_t r[2] = {0, 0};
   (void)gostx_random_bytes(r, sizeof r); /* zeros will do on failure */
-  /* up to a tenth early, so the two sides seldom start together */
   const int64_t ms = (int64_t)(s * 1000) - (int64_t)(s * 100 * (uint64_t)(r[0] << 8 | r[1]) / 65536);
-  k->rekey_ms = s ? now + ms : 0;
-  if (s && !k->ike_rekey_ms) k->ike_rekey_ms = now + ms * TUNNEL_IKE_REKEY_EVERY;
+  return s ? now + ms : 0;
+}
+
+static void next_child_rekey(struct tunnel_ike *k, int64_t now) {
+  k->rekey_ms = lifetime_end(k->t->cfg.rekey_seconds, now);
+}
+
+static void next_ike_rekey(struct tunnel_ike *k, int64_t now) {
+  k->ike_rekey_ms = lifetime_end(k->t->cfg.ike_rekey_seconds, now);
+}
+
+/* What --status shows of the timers (the IKE thread's own otherwise). */
+static void show_rekeys(struct tunnel_ike *k) {
+  pthread_mutex_lock(&k->lock);
+  k->shown.rekey_ms = k->rekey_ms;
+  k->shown.ike_rekey_ms = k->ike_rekey_ms;
+  pthread_mutex_unlock(&k->lock);
 }
 
 /* e (k->sa) is no more: its IKE SA dropped, its Child SA's inbound SA to
  * go; the outbound one seals on until a new Child SA replaces it. */
 static void sa_gone(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now, const char *why) {
   say("IKE SA with %s %s: dropped%s", k->t->cfg.remote_id.text, why,
-      k->t->cfg.ike_initiate ? ", a new one started" : ", waiting for the peer");
+      k->bye                   ? " (shutdown)"
+      : k->t->cfg.ike_initiate ? ", a new one started"
+                               : ", waiting for the peer");
   retire_children(k, e, now);
   unpark_all(k);
   k->sa = NULL;
   k->rekey_ms = k->ike_rekey_ms = 0;
   k->asked = 0;
   gostx__ike_engine_clear(e);
-  if (e == &k->init) {
-    k->init_on = 0;
-    k->init_next_ms = now;
-  }
+  if (e == &k->init) k->init_on = 0;
+  if (!k->init_on) k->init_next_ms = now; /* else ours, started on a hint, goes on */
   for (int i = 0; i < IKE_SLOTS; i++)
     if (&k->resp[i].e == e) k->resp[i].used = 0;
   show(k, 0, NULL, now);
@@ -536,13 +573,31 @@ static void child_new(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   park(k, out);
   say("Child SA rekeyed (%s): in 0x%08x out 0x%08x, replacing in 0x%08x", c->ours ? "ours" :
       "the peer's", c->spi_in, c->spi_out, e->ev.replaces);
-  if (!c->ours) next_rekeys(k, now); /* the peer rekeyed: ours waits a full period */
+  if (!c->ours) next_child_rekey(k, now); /* the peer rekeyed: ours waits a full period */
 }
 
 static void child_out(struct tunnel_ike *k, gostx_ike_engine *e) {
   struct tunnel_sa *out = unpark(k, e->child.spi_out);
   if (out && tunnel_ike_switch(k->t, out, &e->child))
     say("cannot seal with the Child SA out 0x%08x", e->child.spi_out);
+}
+
+/* The responder of a replacing SA (replace_sa) seals with it once the
+ * initiator does (its first packet under it) or after IKE_SWITCH_MS:
+ * before, the initiator may not have the inbound SA yet, our IKE_AUTH
+ * answer still on its way, and the old SAs still work both ways. */
+static void switch_due(struct tunnel_ike *k, int64_t now) {
+  gostx_ike_engine *e = k->sa;
+  uint64_t n = 0;
+  if (!k->switch_spi) return;
+  if (!e || e->child.spi_out != k->switch_spi) { /* gone, or rekeyed meanwhile */
+    k->switch_spi = 0;
+    return;
+  }
+  const int used = !tunnel_sa_in_accepted(k->t, e->child.spi_in, &n) && n;
+  if (!used && now < k->switch_by_ms) return;
+  k->switch_spi = 0;
+  child_out(k, e);
 }
 
 /* What the last call on k->sa changed, done in the data path. */
@@ -560,8 +615,7 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
     spi_hex(e->spi_i, si);
     spi_hex(e->spi_r, sr);
     say("IKE SA rekeyed: SPIs %s %s", si, sr);
-    k->ike_rekey_ms = 0; /* a full period from either side's rekey */
-    next_rekeys(k, now);
+    next_ike_rekey(k, now); /* a full period from either side's rekey */
   }
   wipe_keys(&e->ev.added);
   for (size_t i = 0; i < e->ev.n_retired; i++) wipe_keys(&e->ev.retired[i]);
@@ -569,7 +623,8 @@ static void live_events(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) 
   wipe_keys(&e->old);
   wipe_keys(&e->twin);
   if (f & GOSTX_IKE_EV_PEER_GONE) sa_gone(k, e, now, "did not answer");
-  else if (f & GOSTX_IKE_EV_IKE_DELETED) sa_gone(k, e, now, "deleted by the peer");
+  else if (f & GOSTX_IKE_EV_IKE_DELETED) /* at shutdown: ours answered, or the peer's crossed it */
+    sa_gone(k, e, now, k->bye ? "deleted" : "deleted by the peer");
   else if (f) show(k, 2, e, now);
 }
 
@@ -582,6 +637,7 @@ static void rekey_refused(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now
   const char *what = k->asked == ASKED_IKE ? "IKE SA" : "Child SA";
   if (e->error != GOSTX_IKE_N_TEMPORARY_FAILURE) {
     say("the peer refused our %s rekey (%s)", what, notify_name(e->error));
+    k->usage_after_ms = now + IKE_USAGE_HOLD_MS; /* not every tick while the usage stands */
     return;
   }
   uint8_t r = 0;
@@ -591,15 +647,43 @@ static void rekey_refused(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now
       (int)(again - now));
   if (k->asked == ASKED_IKE) k->ike_rekey_ms = again;
   else k->rekey_ms = again;
+  k->usage_after_ms = again;
+}
+
+/* Whether the current Child SA is to be rekeyed for what it carried (why
+ * into why): rekey_bytes either way (strongSwan's rekey_bytes), or half
+ * of its sequence numbers either way, whatever the settings: without ESN
+ * at 2^31 packets, far before the data path's hard stop at the last. */
+static int usage_due(struct tunnel_ike *k, const gostx_ike_engine *e, int64_t now, char *why,
+                     size_t cap) {
+  if (now < k->usage_after_ms) return 0;
+  struct tunnel_sa_usage u;
+  tunnel_sa_usage(k->t, e->child.spi_in, e->child.spi_out, &u);
+  const uint64_t rb = k->t->cfg.rekey_bytes;
+  const uint64_t bytes = u.bytes_in > u.bytes_out ? u.bytes_in : u.bytes_out;
+  if (rb && bytes >= rb)
+    snprintf(why, cap, "%llu bytes under it (rekey_bytes %llu)", (unsigned long long)bytes,
+             (unsigned long long)rb);
+  else if (u.has_out && u.packets_out >= u.limit_out / 2)
+    snprintf(why, cap, "%llu packets sealed under it (half of its last sequence number %llu)",
+             (unsigned long long)u.packets_out, (unsigned long long)u.limit_out);
+  else if (u.has_in && u.packets_in >= u.limit_in / 2)
+    snprintf(why, cap, "%llu packets opened under it (half of its last sequence number %llu)",
+             (unsigned long long)u.packets_in, (unsigned long long)u.limit_in);
+  else
+    return 0;
+  return 1;
 }
 
 /* Our own request on k->sa when one is due: the IKE SA's rekey, the Child
- * SA's, or a liveness check after dpd_seconds of silence. A rekey the
+ * SA's (its time, or what it carried), or a liveness check after
+ * dpd_seconds of silence. A rekey the
  * engine cannot start yet (GOSTX_ESTATE: the last one's old SA not yet
  * deleted) stays due and is tried again on the next tick. */
 static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   const uint64_t dpd = seconds_at_most(k->t->cfg.dpd_seconds);
   const int64_t heard = e->last_heard_ms > k->sa_since_ms ? e->last_heard_ms : k->sa_since_ms;
+  char why[128] = "";
   size_t n = 0;
   int rc = GOSTX_ESTATE;
   if (e->pend != GOSTX_IKE_X_NONE) return;
@@ -612,16 +696,17 @@ static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now)
     rc = gostx__ike_rekey_ike(e, now, k->out, sizeof k->out, &n);
     if (rc != GOSTX_ESTATE) {
       k->asked = rc == GOSTX_OK ? ASKED_IKE : 0;
-      k->ike_rekey_ms = 0;
-      next_rekeys(k, now);
+      next_ike_rekey(k, now);
     }
   }
-  if (rc != GOSTX_OK && k->rekey_ms && now >= k->rekey_ms) {
+  const int child_due = k->rekey_ms && now >= k->rekey_ms;
+  if (rc != GOSTX_OK && (child_due || usage_due(k, e, now, why, sizeof why))) {
     rc = gostx__ike_rekey_child(e, 1, now, k->out, sizeof k->out, &n);
     if (rc != GOSTX_ESTATE) {
       k->asked = rc == GOSTX_OK ? ASKED_CHILD : 0;
-      next_rekeys(k, now);
+      next_child_rekey(k, now);
     }
+    if (rc == GOSTX_OK && why[0]) say("Child SA rekey started: %s", why);
   }
   if (rc != GOSTX_OK && dpd && now - heard >= (int64_t)dpd * 1000)
     rc = gostx__ike_dpd(e, now, k->out, sizeof k->out, &n);
@@ -630,6 +715,7 @@ static void live_request(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now)
 
 static void live_tick(struct tunnel_ike *k, int64_t now) {
   retire_quiet(k, now);
+  switch_due(k, now);
   gostx_ike_engine *e = k->sa;
   if (!e) return;
   size_t n = 0;
@@ -642,11 +728,18 @@ static void live_tick(struct tunnel_ike *k, int64_t now) {
  * its Child SA in place of the old one, the old IKE SA forgotten. */
 static int replace_sa(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
   gostx_ike_engine *old = k->sa;
-  if (tunnel_ike_install(k->t, &e->child)) return -1;
+  const int responder = e->cf->role == GOSTX_IKE_RESPONDER;
+  struct tunnel_sa *out = tunnel_ike_add_child(k->t, &e->child);
+  if (!out || (!responder && tunnel_ike_switch(k->t, out, &e->child))) return -1;
   say("a new IKE SA with %s replaces the one installed (the peer restarted?)",
       k->t->cfg.remote_id.text);
   retire_children(k, old, now);
   unpark_all(k);
+  if (responder) { /* make-before-break: switched once the initiator seals with it */
+    park(k, out);
+    k->switch_spi = e->child.spi_out;
+    k->switch_by_ms = now + IKE_SWITCH_MS;
+  }
   gostx__ike_engine_clear(old);
   if (old == &k->init) k->init_on = 0;
   for (int i = 0; i < IKE_SLOTS; i++)
@@ -703,8 +796,9 @@ static void established(struct tunnel_ike *k, gostx_ike_engine *e,
   k->sa_to = *from;
   k->sa_since_ms = now;
   nat_settle(k, e, from, now);
-  k->ike_rekey_ms = 0;
-  next_rekeys(k, now);
+  k->usage_after_ms = 0;
+  next_child_rekey(k, now);
+  next_ike_rekey(k, now);
   say("IKE SA with %s established (%s): %s, prf-hmac-streebog-512, %s, SPIs %s %s; Child SA "
       "ESP in 0x%08x out 0x%08x installed",
       k->t->cfg.remote_id.text, role, tunnel_transform_name((gostx_esp_transform)e->encr),
@@ -768,7 +862,9 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
   size_t n = 0;
   int rc = gostx__ike_input(e, k->in, len, now, k->out, sizeof k->out, &n);
   if (rc != GOSTX_OK) return 0; /* dropped by the engine: not ours, forged or malformed */
-  if (e == k->sa) { /* the data path first: a rekey's responder switches before answering */
+  /* the data path first, then the answer: the peer may seal with the new
+   * Child SA as soon as it reads it (a rekey's or IKE_AUTH's responder) */
+  if (e == k->sa) {
     peer_moved(k, e, from, e->peer_req != peer_req || e->pend != pend);
     live_events(k, e, now);
     send_to(k, from, n);
@@ -776,9 +872,12 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
   }
   if (e == &k->init && before == GOSTX_IKE_S_INIT_SENT && e->state == GOSTX_IKE_S_AUTH_SENT)
     init_answered(k, e);
+  const int up = e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED;
+  /* a responder's inbound SA in before its IKE_AUTH answer goes: the
+   * initiator seals with the new SA as soon as it has the answer */
+  if (up && e->cf->role == GOSTX_IKE_RESPONDER) established(k, e, from, now);
   send_to(k, e == &k->init ? &k->init_to : from, n);
-  if (e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED)
-    established(k, e, from, now);
+  if (up && e->cf->role == GOSTX_IKE_INITIATOR) established(k, e, from, now);
   if (e->state != GOSTX_IKE_S_FAILED) return 0;
   refused(k, e);
   return 1;
@@ -805,6 +904,14 @@ static int we_lead(const struct tunnel_ike *k, const struct ike_to *from) {
   return c > 0 || (c == 0 && k->local.port > peer.port);
 }
 
+/* Our IKE_SA_INIT request again now, not at the timer's next turn (up
+ * to 8 s away once backed off): the peer has just shown it is up. */
+static void resend_init(struct tunnel_ike *k) {
+  if (k->init.state != GOSTX_IKE_S_INIT_SENT || !k->init.tx_len) return;
+  memcpy(k->out, k->init.tx, k->init.tx_len);
+  send_to(k, &k->init_to, k->init.tx_len); /* where start_init sent it */
+}
+
 /* The peer's IKE_SA_INIT while ours is out: 1 when ours leads (the
  * peer's is dropped), 0 when ours was given up for it. */
 static int collision(struct tunnel_ike *k, const struct ike_to *from, int64_t now) {
@@ -814,10 +921,7 @@ static int collision(struct tunnel_ike *k, const struct ike_to *from, int64_t no
         lead ? "ours" : "the peer's");
     /* the peer is up now: our request, likely sent before its socket
      * was, goes again at once rather than at the timer's next turn */
-    if (lead && k->init.state == GOSTX_IKE_S_INIT_SENT && k->init.tx_len) {
-      memcpy(k->out, k->init.tx, k->init.tx_len);
-      send_to(k, &k->init_to, k->init.tx_len);
-    }
+    if (lead) resend_init(k);
   }
   k->collision_said = 1;
   if (lead) return 1;
@@ -886,6 +990,85 @@ static int sa_owns(const gostx_ike_engine *e, const uint8_t *msg) {
   return 0;
 }
 
+/* A new IKE SA of ours in k->init: its IKE_SA_INIT out. */
+static void start_init(struct tunnel_ike *k, int64_t now) {
+  gostx_ike_addr remote;
+  size_t n = 0;
+  peer_ike(k, &k->init_to); /* moved to the data port once answered (init_answered) */
+  to_ike_addr(&k->init_to.addr, &remote);
+  if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
+      gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
+      gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
+    say("cannot start an IKE SA");
+    k->init_next_ms = now + IKE_RETRY_MS;
+    return;
+  }
+  k->init_on = 1;
+  k->collision_said = 0;
+  say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
+  if (!k->sa) show(k, 1, NULL, now); /* else the installed SA stays shown until replaced */
+  send_to(k, &k->init_to, n);
+}
+
+/* A request for an IKE SA not known here (we restarted; the peer did
+ * not): INVALID_IKE_SPI, unprotected (RFC 7296 2.21.4), so that the peer
+ * starts anew now rather than once its retransmissions give up. */
+static void unknown_sa(struct tunnel_ike *k, size_t len, const struct ike_to *from,
+                       int64_t now) {
+  size_t n = 0;
+  if (now - k->outside_ms < IKE_OUTSIDE_GAP_MS) return; /* never a reflector of floods */
+  if (gostx__ike_invalid_ike_spi(k->in, len, k->out, sizeof k->out, &n) != 1) return;
+  k->outside_ms = now;
+  say("a request for an IKE SA not known here: INVALID_IKE_SPI sent");
+  send_to(k, from, n); /* the way it came: the IKE port, or the data port behind the marker */
+}
+
+/* k->init holds the installed SA: moved into a free responder slot so
+ * that k->init can start a new one beside it (the engine holds no pointer
+ * into itself but its reassembly's, set again on its next use). 0: no
+ * slot free. */
+static int free_init(struct tunnel_ike *k, int64_t now) {
+  for (int i = 0; i < IKE_SLOTS; i++)
+    if (!k->resp[i].used) {
+      k->resp[i].e = k->init;
+      k->resp[i].used = 1;
+      k->resp[i].born_ms = now;
+      k->sa = &k->resp[i].e;
+      gostx__ike_engine_clear(&k->init);
+      k->init_on = 0;
+      return 1;
+    }
+  return 0;
+}
+
+/* The peer does not know the SA of our request or of our ESP: likely it
+ * restarted. Unprotected, so nothing is changed (2.21.4); an initiator
+ * starts a new IKE SA, which replaces the installed one only once
+ * authenticated (replace_sa), or sends its IKE_SA_INIT out again now. */
+static void hint(struct tunnel_ike *k, const char *what, int64_t now) {
+  if (now - k->hint_ms < IKE_HINT_GAP_MS) return;
+  k->hint_ms = now;
+  const int init = k->t->cfg.ike_initiate;
+  say("the peer does not know our %s (unprotected: a hint)%s", what,
+      !init ? "" : k->init_on && &k->init != k->sa ? ": our IKE_SA_INIT again"
+                                                   : ": a new IKE SA beside the installed one");
+  if (!init) return;
+  if (k->init_on && &k->init != k->sa) resend_init(k);
+  else if (k->sa != &k->init || free_init(k, now)) start_init(k, now);
+}
+
+/* An unprotected INVALID_IKE_SPI (about our IKE SA) or INVALID_SPI (our
+ * outbound ESP SPI) from the peer: acted on as a hint. 1 when it is
+ * either (never answered, RFC 7296 1.5), 0 for anything else. */
+static int outside_hint(struct tunnel_ike *k, size_t len, int64_t now) {
+  gostx_ike_hdr h;
+  uint32_t spi = 0;
+  const int kind = gostx__ike_outside_hint(k->in, len, &h, &spi);
+  if (kind == GOSTX_IKE_HINT_IKE_SPI && k->sa && sa_owns(k->sa, k->in)) hint(k, "IKE SA", now);
+  if (kind == GOSTX_IKE_HINT_ESP_SPI && spi && spi == k->t->cfg.spi_out) hint(k, "ESP SPI", now);
+  return kind != 0;
+}
+
 /* One datagram into k->in from the IKE socket, or from the workers (one
  * that came on the data port: its source address, then the IKE message
  * behind the marker): its length, or -1. */
@@ -910,6 +1093,7 @@ static void receive(struct tunnel_ike *k, int fd, int64_t now) {
   const size_t len = (size_t)r;
   static const uint8_t zero[8];
   const int response = k->in[19] & 0x20, sa_init = k->in[18] == GOSTX_IKE_SA_INIT;
+  if (k->in[16] == GOSTX_IKE_PT_NOTIFY && !sa_init && outside_hint(k, len, now)) return;
   if (k->sa && sa_owns(k->sa, k->in)) {
     feed(k, k->sa, len, &from, now);
     return;
@@ -932,31 +1116,18 @@ static void receive(struct tunnel_ike *k, int fd, int64_t now) {
       if (feed(k, &k->resp[i].e, len, &from, now)) drop_slot(&k->resp[i]);
       return;
     }
+  unknown_sa(k, len, &from, now);
 }
 
-/* ike_initiate = yes: ours started when due, resent when its timer says */
+/* ike_initiate = yes: ours started when due (none installed), resent when
+ * its timer says (also one started on a hint beside the installed SA) */
 static void initiator_tick(struct tunnel_ike *k, int64_t now) {
-  if (!k->t->cfg.ike_initiate || k->sa) return;
-  size_t n = 0;
-  if (!k->init_on) {
-    if (now < k->init_next_ms) return;
-    gostx_ike_addr remote;
-    peer_ike(k, &k->init_to);
-    to_ike_addr(&k->init_to.addr, &remote);
-    if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
-        gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
-        gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {
-      say("cannot start an IKE SA");
-      k->init_next_ms = now + IKE_RETRY_MS;
-      return;
-    }
-    k->init_on = 1;
-    k->collision_said = 0;
-    say("IKE_SA_INIT to %s (initiator)", k->t->cfg.peer_s);
-    show(k, 1, NULL, now);
-    send_to(k, &k->init_to, n);
+  if (!k->t->cfg.ike_initiate) return;
+  if (!k->init_on || k->sa == &k->init) {
+    if (!k->sa && now >= k->init_next_ms) start_init(k, now);
     return;
   }
+  size_t n = 0;
   if (gostx__ike_timer(&k->init, now, k->out, sizeof k->out, &n) == GOSTX_OK)
     send_to(k, &k->init_to, n);
   if (k->init.state == GOSTX_IKE_S_FAILED) {
@@ -965,6 +1136,26 @@ static void initiator_tick(struct tunnel_ike *k, int64_t now) {
     k->init_on = 0;
     k->init_next_ms = now + IKE_RETRY_MS;
   }
+}
+
+/* ESP under an SPI of no SA while we hold no IKE SA: we lost our state
+ * (restarted) and the peer seals on under the old Child SA. RFC 7296 1.5
+ * allows an unprotected INVALID_SPI notice to where the ESP came from
+ * (here where peer_ike says: the peer's IKE port, or its data port behind
+ * the marker with ike_port = local's port; without an SA no NAT mapping is
+ * known): a hint for the peer, which starts anew at once instead of when
+ * its requests over the old IKE SA (backed off up to 8 s apart) reach us.
+ * It starts nothing here: a responder-only end stays one. */
+static void unknown_esp(struct tunnel_ike *k, int64_t now) {
+  const uint32_t spi = atomic_exchange(&k->t->spi_unknown, 0);
+  struct ike_to to;
+  size_t n = 0;
+  if (!spi || k->sa || now - k->notice_ms < IKE_NOTICE_GAP_MS) return;
+  if (gostx__ike_invalid_spi(spi, k->out, sizeof k->out, &n)) return;
+  k->notice_ms = now;
+  say("ESP under SPI 0x%08x, of no SA here: INVALID_SPI sent to the peer", spi);
+  peer_ike(k, &to);
+  send_to(k, &to, n);
 }
 
 static void expire(struct tunnel_ike *k, int64_t now) {
@@ -984,8 +1175,46 @@ static int sleep_ms(const struct tunnel_ike *k, int64_t now) {
   if (k->init_on && (st == GOSTX_IKE_S_INIT_SENT || st == GOSTX_IKE_S_AUTH_SENT))
     due = k->init.next_tx_ms; /* a request out (not once ESTABLISHED: no timer then) */
   if (!k->init_on && k->t->cfg.ike_initiate && !k->sa) due = k->init_next_ms;
+  if (k->switch_spi && k->switch_by_ms < due) due = k->switch_by_ms;
   const int64_t d = due - now;
   return d < 0 ? 0 : d > IKE_TICK_MS ? IKE_TICK_MS : (int)d;
+}
+
+/* At most ms for a datagram (the IKE socket's, or one the workers hand
+ * over), taken in when it comes. */
+static void wait_receive(struct tunnel_ike *k, int ms) {
+  /* the IKE socket (-1 with ike_port = local's port: skipped), and what
+   * the workers hand over from the data port */
+  struct pollfd p[2] = {{k->fd, POLLIN, 0}, {k->t->ike_pair[0], POLLIN, 0}};
+  if (poll(p, 2, ms) <= 0) return;
+  for (int i = 0; i < 2; i++)
+    if (p[i].revents & POLLIN) receive(k, p[i].fd, now_ms());
+}
+
+/* At shutdown: the installed IKE SA deleted (RFC 7296 1.4.1), so the peer
+ * drops it and its Child SA at once rather than after its DPD gives up.
+ * A request of ours still out is let finish first; the answer awaited
+ * IKE_BYE_MS in all (the engine's timer resends), the peer's requests
+ * meanwhile answered. */
+static void delete_at_shutdown(struct tunnel_ike *k) {
+  gostx_ike_engine *e = k->sa;
+  if (!e) return;
+  const int64_t end = now_ms() + IKE_BYE_MS;
+  for (int64_t now = now_ms(); k->sa == e && now < end; now = now_ms()) {
+    size_t n = 0;
+    if (!k->bye && e->pend == GOSTX_IKE_X_NONE &&
+        gostx__ike_delete(e, GOSTX_IKE_DEL_IKE, now, k->out, sizeof k->out, &n) == GOSTX_OK) {
+      k->bye = 1;
+      send_to(k, &k->sa_to, n);
+    }
+    if (gostx__ike_timer(e, now, k->out, sizeof k->out, &n) == GOSTX_OK) send_to(k, &k->sa_to, n);
+    live_events(k, e, now);
+    if (k->sa == e) wait_receive(k, end - now < 50 ? (int)(end - now) : 50);
+  }
+  if (k->sa == e)
+    say("IKE SA with %s: %s in %d ms at shutdown", k->t->cfg.remote_id.text,
+        k->bye ? "no answer to our Delete" : "our last request unanswered, no Delete sent",
+        IKE_BYE_MS);
 }
 
 static void *ike_run(void *arg) {
@@ -996,11 +1225,11 @@ static void *ike_run(void *arg) {
     live_tick(k, now);
     keepalive_tick(k, now);
     expire(k, now);
-    struct pollfd p[2] = {{k->fd, POLLIN, 0}, {k->t->ike_pair[0], POLLIN, 0}};
-    if (poll(p, 2, sleep_ms(k, now_ms())) <= 0) continue;
-    for (int i = 0; i < 2; i++)
-      if (p[i].revents & POLLIN) receive(k, p[i].fd, now_ms());
+    unknown_esp(k, now);
+    show_rekeys(k);
+    wait_receive(k, sleep_ms(k, now_ms()));
   }
+  delete_at_shutdown(k);
   return NULL;
 }
 
@@ -1049,6 +1278,13 @@ static void status_nat(const struct ike_shown *s, FILE *f) {
           a.ip_len == 16 ? "]" : "", a.port, s->encap ? "yes" : "no");
 }
 
+/* A rekey's time as --status shows it: seconds from now (0 when due),
+ * "never" for none. */
+static void seconds_until(int64_t at_ms, int64_t now, char out[24]) {
+  if (!at_ms) snprintf(out, 24, "never");
+  else snprintf(out, 24, "%lld", (long long)(at_ms > now ? (at_ms - now + 999) / 1000 : 0));
+}
+
 void tunnel_ike_status(struct tunnel *t, FILE *f) {
   struct tunnel_ike *k = t->ike;
   if (!k) return;
@@ -1061,13 +1297,22 @@ void tunnel_ike_status(struct tunnel *t, FILE *f) {
   char si[17], sr[17];
   spi_hex(s.spi_i, si);
   spi_hex(s.spi_r, sr);
+  const int64_t now = now_ms();
+  char ike_next[24], child_next[24];
+  seconds_until(s.ike_rekey_ms, now, ike_next);
+  seconds_until(s.rekey_ms, now, child_next);
+  struct tunnel_sa_usage u;
+  tunnel_sa_usage(t, s.child_in, s.child_out, &u);
   fprintf(f,
           "ike_role %s\nike_transforms %s prf-hmac-streebog-512 %s\nike_age %lld\n"
-          "ike_spi_i %s\nike_spi_r %s\nchild_sa esp %s\nchild_spi_in 0x%08x\n"
-          "child_spi_out 0x%08x\n",
+          "ike_next_rekey %s\nike_spi_i %s\nike_spi_r %s\nchild_sa esp %s\n"
+          "child_spi_in 0x%08x\nchild_spi_out 0x%08x\nchild_age %lld\nchild_next_rekey %s\n"
+          "child_bytes_in %llu\nchild_bytes_out %llu\n",
           s.role == GOSTX_IKE_INITIATOR ? "initiator" : "responder",
           tunnel_transform_name((gostx_esp_transform)s.encr), group_name(s.group),
-          (long long)((now_ms() - s.since_ms) / 1000), si, sr,
-          tunnel_transform_name((gostx_esp_transform)s.encr), s.child_in, s.child_out);
+          (long long)((now - s.since_ms) / 1000), ike_next, si, sr,
+          tunnel_transform_name((gostx_esp_transform)s.encr), s.child_in, s.child_out,
+          (long long)((now - s.child_since_ms) / 1000), child_next,
+          (unsigned long long)u.bytes_in, (unsigned long long)u.bytes_out);
   status_nat(&s, f);
 }

@@ -167,6 +167,27 @@ int tunnel_sa_in_accepted(struct tunnel *t, uint32_t spi, uint64_t *n) {
   return sa ? 0 : GOSTX_EINVAL;
 }
 
+void tunnel_sa_usage(struct tunnel *t, uint32_t spi_in, uint32_t spi_out,
+                     struct tunnel_sa_usage *u) {
+  memset(u, 0, sizeof *u);
+  pthread_mutex_lock(&t->sa_lock); /* none freed meanwhile */
+  int i;
+  const struct tunnel_sa *in = in_lookup(t, spi_in, &i), *out = atomic_load(&t->sa_out);
+  if (in) {
+    u->has_in = 1;
+    u->bytes_in = atomic_load(&in->bytes);
+    u->packets_in = atomic_load(&in->accepted);
+    u->limit_in = in->esp.limit;
+  }
+  if (out && out->esp.spi == spi_out) {
+    u->has_out = 1;
+    u->bytes_out = atomic_load(&out->bytes);
+    u->packets_out = atomic_load(&out->seq_used);
+    u->limit_out = out->esp.limit;
+  }
+  pthread_mutex_unlock(&t->sa_lock);
+}
+
 void tunnel_sa_print(struct tunnel *t, FILE *f) {
   pthread_mutex_lock(&t->sa_lock); /* none freed meanwhile */
   struct tunnel_sa *out = atomic_load(&t->sa_out);
@@ -197,6 +218,9 @@ unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n)
     uint64_t first =
         sa == t->st_out ? tunnel_seq_reserve(t, sa, n, &got) : tunnel_sa_take(sa, n, &got);
     if (got) (void)gostx_esp_seal_burst(&sa->esp, kc_of(sa, w), first, b, got); /* b[i].status */
+    uint64_t bytes = 0;
+    for (unsigned i = 0; i < got; i++) bytes += b[i].status ? 0 : b[i].len;
+    atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed); /* one add a burst */
   }
   leave(w);
   return got;
@@ -222,15 +246,17 @@ static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycach
   for (size_t i = 0; i < n; i++)
     if (!b[i].status && b[i].seq > top) top = b[i].seq;
   int unsaved = sa == t->st_in && top && tunnel_in_reserve(t, sa, top);
-  uint64_t accepted = 0;
+  uint64_t accepted = 0, bytes = 0;
   pthread_mutex_lock(&sa->replay_lock);
   for (size_t i = 0; i < n; i++) {
     if (!b[i].status)
       b[i].status = unsaved ? GOSTX_EIO : gostx_esp_replay_update(&sa->replay, b[i].seq);
     accepted += !b[i].status;
+    bytes += b[i].status ? 0 : b[i].out_len;
   }
   pthread_mutex_unlock(&sa->replay_lock);
   atomic_fetch_add(&sa->accepted, accepted); /* the static one's: the rate the margin follows */
+  atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed);
 }
 
 void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {

@@ -56,6 +56,9 @@ struct tunnel_sa {
   struct tunnel_sa_kc *kc; /* nkc: one per worker, its last message key under this SA */
   /* outbound: the highest sequence number handed out (never past the limit) */
   _Atomic uint64_t seq_used;
+  /* the IP bytes sealed (outbound) or accepted (inbound) under it: added
+   * once a burst, read by the keying side (rekey_bytes) */
+  _Atomic uint64_t bytes;
   atomic_int exhausted; /* said once */
   /* inbound: the window (moved only by authentic packets) and the packets
    * accepted (the keying side tells a quiet SA by it) */
@@ -98,6 +101,16 @@ int tunnel_sa_retire_in(struct tunnel *t, uint32_t spi);
 /* Packets accepted so far under the inbound SA of spi (the keying side
  * retires the old SA once this stops moving): 0, or GOSTX_EINVAL. */
 int tunnel_sa_in_accepted(struct tunnel *t, uint32_t spi, uint64_t *n);
+/* What a Child SA has carried so far, for its rekey (rekey_bytes, the
+ * sequence number guard) and --status: the inbound SA of spi_in, the
+ * outbound SA when the one sealing now is of spi_out (has_in / has_out:
+ * found). limit_*: their last sequence number. */
+struct tunnel_sa_usage {
+  int has_in, has_out;
+  uint64_t bytes_in, bytes_out, packets_in, packets_out, limit_in, limit_out;
+};
+void tunnel_sa_usage(struct tunnel *t, uint32_t spi_in, uint32_t spi_out,
+                     struct tunnel_sa_usage *u);
 /* "sa_out SPI" and "sa_in SPI..." lines (the live SAs, hex) into f. */
 void tunnel_sa_print(struct tunnel *t, FILE *f);
 /* At the end (workers stopped): every SA wiped and freed. */

@@ -113,6 +113,14 @@ static int plausible(struct tunnel_worker *w, const uint8_t *pkt, size_t len, in
   return 1;
 }
 
+/* An ESP packet under no inbound SA: counted, its SPI left for the IKE
+ * thread (a restarted end, the peer still sealing under the SA it lost) */
+static void unknown_spi(struct tunnel_worker *w, const uint8_t *esp) {
+  TUNNEL_ADD(w->c.rx_spi, 1);
+  const uint32_t spi = (uint32_t)esp[0] << 24 | (uint32_t)esp[1] << 16 | (uint32_t)esp[2] << 8 | esp[3];
+  atomic_store_explicit(&w->t->spi_unknown, spi, memory_order_relaxed);
+}
+
 /* Datagrams from the peer b[0..n), all of one SPI: delivered to the TUN
  * queue only when they are ESP packets of an inbound SA, authentic, and
  * new. gro holds what is joined so far (authenticated payloads, copied)
@@ -124,7 +132,7 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
   for (size_t i = 0; i < n; i++) {
     switch (b[i].status) {
     case 0: break;
-    case GOSTX_EINVAL: TUNNEL_ADD(w->c.rx_spi, 1); continue;
+    case GOSTX_EINVAL: unknown_spi(w, b[i].in); continue;
     case GOSTX_ESTATE: TUNNEL_ADD(w->c.rx_replay, 1); continue;
     case GOSTX_EAUTH: TUNNEL_ADD(w->c.rx_auth, 1); continue;
     case GOSTX_EIO: TUNNEL_ADD(w->c.rx_dropped, 1); continue;
@@ -175,19 +183,18 @@ static void udp_to_tun(struct tunnel_worker *w) {
   tun_flush(w, &gro);
 }
 
-/* With IKE the workers start before the first Child SA is in, to hand
- * IKE_AUTH on the data port to the IKE thread: until it is in, they read
- * the UDP socket only (what is routed to the TUN device waits there). */
-static int keyed(struct tunnel *t) { return !t->ike || tunnel_ike_installed(t); }
-
 void *tunnel_worker_run(void *arg) {
   struct tunnel_worker *w = arg;
   struct pollfd p[2] = {{.fd = w->udp_fd, .events = POLLIN}, {.fd = w->tun_fd, .events = POLLIN}};
   while (!atomic_load(&w->t->stop)) {
-    const int both = keyed(w->t);
-    int r = poll(p, both ? 2 : 1, both ? 200 : 20);
+    /* nothing to seal with yet (IKE before its first Child SA): what is
+     * sent waits in the TUN queue; the UDP socket is read all along (ESP
+     * of no SA for the IKE thread's notice, IKE_AUTH on the data port) */
+    const int sealing = atomic_load(&w->t->sa_out) != NULL;
+    p[1].fd = sealing ? w->tun_fd : -1;
+    int r = poll(p, 2, sealing ? 200 : 20);
     if (r <= 0) continue;
-    if (both && (p[1].revents & POLLIN)) tun_to_udp(w);
+    if (p[1].revents & POLLIN) tun_to_udp(w);
     if (p[0].revents & POLLIN) udp_to_tun(w);
   }
   return NULL;

@@ -181,7 +181,11 @@ static int check_answer_sa(const gostx_ike_engine *e, const gostx_ike_chain *c,
 /* Who deletes what once our rekey is answered: with no simultaneous rekey
  * the old SA; with one (2.8.1) the redundant new SA if ours holds the
  * lowest nonce, else the old SA (the peer deletes its redundant one). The
- * SA to delete goes to e->twin or e->old; the Delete goes out. */
+ * SA to delete goes to e->twin or e->old; the Delete goes out. We seal
+ * with our new SA at once (the peer installed it before answering); with
+ * the peer's SA surviving, only once the peer deletes the old SA: the peer
+ * installs its own new inbound SA when our answer reaches it, which may be
+ * after its answer reached us (CHILD_OUT then comes from child_gone). */
 static int settle(gostx_ike_engine *e, gostx_ike_child *mine, const uint8_t *nr, size_t nr_len,
                   int64_t now_ms, uint8_t *out, size_t cap, size_t *out_len) {
   uint8_t low[256];
@@ -196,8 +200,8 @@ static int settle(gostx_ike_engine *e, gostx_ike_child *mine, const uint8_t *nr,
     e->twin = *mine;
   } else {
     e->child = *mine;
+    e->ev.flags |= GOSTX_IKE_EV_CHILD_OUT;
   }
-  e->ev.flags |= GOSTX_IKE_EV_CHILD_OUT;
   return send_delete(e, mine_redundant ? e->twin.spi_in : e->old.spi_in, now_ms, out, cap,
                      out_len);
 }

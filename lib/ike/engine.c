@@ -268,8 +268,10 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
   keep_announced(e, &ann);
   const int chosen = choose_ike(e->cf, &sa, &group);
-  if (chosen < 0)
+  if (chosen < 0) {
+    e->why = "no proposal of the peer's is ours (our ENCR, PRF_HMAC_STREEBOG_512, a GOST KE)";
     return init_refusal(e, GOSTX_IKE_N_NO_PROPOSAL_CHOSEN, NULL, 0, out, cap, out_len);
+  }
   if (ke_group != group) { /* the KE sent is not the group we take (1.2) */
     const uint8_t g[2] = {(uint8_t)(group >> 8), (uint8_t)group};
     return init_refusal(e, GOSTX_IKE_N_INVALID_KE_PAYLOAD, g, 2, out, cap, out_len);
@@ -279,8 +281,10 @@ static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
   e->nr_len = 32;
   if (rc == GOSTX_OK) rc = gostx__ike_new_ke(e, ke_group);
   if (rc != GOSTX_OK) return rc;
-  if (derive(e, ke, ke_len) != GOSTX_OK) /* off the curve, RFC 9385 6.1 */
+  if (derive(e, ke, ke_len) != GOSTX_OK) { /* RFC 9385 6.1 */
+    e->why = "the peer's KE is not a point of its group's curve (or gives the identity)";
     return init_refusal(e, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0, out, cap, out_len);
+  }
   memcpy(e->m1, msg, len);
   e->m1_len = len;
   rc = write_init(e, 1, sa.p[chosen].num);

@@ -58,7 +58,8 @@ enum {
   GOSTX_IKE_EV_CHILD_NEW = 1,
   /* seal to the peer with e->child from now on (make-before-break: the
    * rekey's initiator on its answer, the responder once the old SA is
-   * deleted) */
+   * deleted; in a simultaneous rekey, 2.8.1, the side whose new SA is
+   * redundant is the survivor's responder) */
   GOSTX_IKE_EV_CHILD_OUT = 2,
   /* ev.retired[0..n_retired) are deleted: remove both directions */
   GOSTX_IKE_EV_CHILD_RETIRE = 4,
@@ -197,8 +198,9 @@ typedef struct gostx_ike_engine {
   const gostx_ike_conf *cf;
   gostx_ike_state state;
   uint16_t error;    /* FAILED: the notify sent or received; 0: a timeout, or why says */
-  /* a static text for logs: why the peer's IKE_AUTH was refused ("the
-   * peer's ID is not the one configured", lib/x509's status name, ...), or
+  /* a static text for logs: why the peer's IKE_SA_INIT (no proposal of
+   * ours, a KE off the curve) or IKE_AUTH was refused ("the peer's ID is
+   * not the one configured", lib/x509's status name, ...), or
    * why we failed for a reason of ours no notify names (the peer takes no
    * hash our key signs with); NULL otherwise */
   const char *why;

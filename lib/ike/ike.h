@@ -489,4 +489,25 @@ int gostx__ike_reasm_add(gostx_ike_reasm *r, const gostx_ike_sk *sk, const uint8
 int gostx__ike_reasm_take(gostx_ike_reasm *r, gostx_ike_hdr *h, uint8_t *inner_first,
                           uint8_t *out, size_t cap, size_t *out_len);
 
+
+/* ---- outside an IKE SA (outside.c, RFC 7296 1.5 and 2.21.4) ---- */
+enum { GOSTX_IKE_HINT_IKE_SPI = 1, GOSTX_IKE_HINT_ESP_SPI = 2 };
+/* msg came for an IKE SA not known here: when it is an encrypted request
+ * (IKE_AUTH, CREATE_CHILD_SA, INFORMATIONAL), its unprotected answer, an
+ * INVALID_IKE_SPI notify under the same SPIs, exchange and Message ID with
+ * the Response flag, into out: returns 1. 0: not to be answered (a
+ * response, IKE_SA_INIT, unprotected or unreadable). The caller limits
+ * how many it sends (2.21.4). */
+int gostx__ike_invalid_ike_spi(const uint8_t *msg, size_t len, uint8_t *out, size_t cap,
+                               size_t *out_len);
+/* The unprotected INFORMATIONAL that tells the peer its ESP under spi
+ * came to no SA here (1.5: zero IKE SPIs, never answered). */
+int gostx__ike_invalid_spi(uint32_t spi, uint8_t *out, size_t cap, size_t *out_len);
+/* An unprotected message from the peer read as a hint (2.21.4: it must
+ * change no SA; it may start a check): GOSTX_IKE_HINT_IKE_SPI for a
+ * response with N(INVALID_IKE_SPI) (*h its SPIs), GOSTX_IKE_HINT_ESP_SPI
+ * for an INFORMATIONAL request with N(INVALID_SPI) (*esp_spi the SPI it
+ * names); 0 for anything else. */
+int gostx__ike_outside_hint(const uint8_t *msg, size_t len, gostx_ike_hdr *h, uint32_t *esp_spi);
+
 #endif

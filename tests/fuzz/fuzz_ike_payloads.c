@@ -8,7 +8,9 @@
  * payload's type is byte 1; byte 0 = 2, IKE fragment messages (RFC 7383),
  * each after its 2-octet length, offered to one reassembly set (Message
  * ID 1) under A.2.1's SK_ei (Magma-MGM-KTREE), and when it completes, the
- * whole inside read as a chain.
+ * whole inside read as a chain. A whole message also meets the readers
+ * outside an IKE SA (lib/ike/outside.c): the INVALID_IKE_SPI answer and
+ * the hint reader.
  *
  * Asserts (abort on the first violation):
  *  - nothing crashes or reads or writes out of bounds (ASan);
@@ -20,7 +22,10 @@
  *    chain's SIGNATURE_HASH_ALGORITHMS read as found, absent or malformed;
  *  - reassembly holds no more than its buffer and GOSTX_IKE_FRAG_MAX
  *    fragments, a refused fragment leaves the set as it was, and a complete
- *    set gives back exactly the content it held. */
+ *    set gives back exactly the content it held;
+ *  - INVALID_IKE_SPI answers only an encrypted request, under its SPIs and
+ *    Message ID, and the answer reads back as that hint; a hint is never
+ *    read from a protected message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +199,27 @@ static void fragments(const uint8_t *in, size_t len) {
   gostx__ike_sk_clear(&sk);
 }
 
+static void outside_sa(const uint8_t *in, size_t len) {
+  uint8_t ans[64];
+  size_t n = 1;
+  uint32_t spi = 1;
+  gostx_ike_hdr h, a;
+  int rc = gostx__ike_invalid_ike_spi(in, len, ans, sizeof ans, &n);
+  ASSERT(rc == 0 || rc == 1);
+  ASSERT(rc == 1 || n == 0);
+  if (rc == 1) {
+    ASSERT(gostx__ike_hdr_read(in, len, &h) == GOSTX_OK && !(h.flags & GOSTX_IKE_FLAG_R));
+    ASSERT(h.next == GOSTX_IKE_PT_SK || h.next == GOSTX_IKE_PT_SKF);
+    ASSERT(gostx__ike_outside_hint(ans, n, &a, &spi) == GOSTX_IKE_HINT_IKE_SPI && spi == 0);
+    ASSERT(!memcmp(a.spi_i, h.spi_i, 8) && !memcmp(a.spi_r, h.spi_r, 8) &&
+           a.msg_id == h.msg_id && a.exchange == h.exchange);
+  }
+  rc = gostx__ike_outside_hint(in, len, &a, &spi);
+  ASSERT(rc == 0 || rc == GOSTX_IKE_HINT_IKE_SPI || rc == GOSTX_IKE_HINT_ESP_SPI);
+  if (rc) ASSERT(a.next != GOSTX_IKE_PT_SK && a.next != GOSTX_IKE_PT_SKF);
+  if (rc != GOSTX_IKE_HINT_ESP_SPI) ASSERT(spi == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static gostx_ike_chain c;
   static uint8_t plain[70000];
@@ -216,6 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = gostx__ike_msg_read(in, len, &h, &c, &first);
   ASSERT(documented(rc));
   if (rc == GOSTX_OK) payloads(&c, in, len);
+  outside_sa(in, len);
   gostx_ike_sk sk;
   ASSERT(gostx__ike_sk_init(&sk, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, sk_ei, sizeof sk_ei) == 0);
   size_t pl = 0;

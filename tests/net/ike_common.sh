@@ -36,11 +36,69 @@ both_up() {
   done
   return 1
 }
-both_stop() {
-  tunnel_stop $PID_a
-  tunnel_stop $PID_b
+both_stop() { # (a side the test stopped already is passed over)
+  tunnel_stop $PID_a 2>/dev/null
+  tunnel_stop $PID_b 2>/dev/null
   if grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$T"/a.log "$T"/b.log; then
     bad "sanitizer reports (above)"
   fi
 }
 
+# ike_stream FROM_NS TO_NS TO_ADDR OUT COUNT SIZE GAP: COUNT numbered
+# datagrams of SIZE bytes, one every GAP seconds, to TO_ADDR port 5002 in
+# the background (the pids to wait for added to WAIT); xfer.py udprecv's
+# line into OUT
+ike_stream() {
+  local secs=$(python3 -c "print(int($5 * $7) + 30)")
+  rm -f "$4.ready" # an earlier stream's: the sender would not wait for this receiver
+  ip netns exec $2 timeout $secs python3 "$HERE/xfer.py" udprecv $3 5002 $5 $6 "$4.ready" >"$4" &
+  PIDS+=($!)
+  for _ in $(seq 150); do [ -e "$4.ready" ] && break; sleep 0.1; done
+  XFER_GAP=$7 ip netns exec $1 timeout $secs python3 "$HERE/xfer.py" udpsend $3 5002 $5 $6 &
+  PIDS+=($!)
+  WAIT+=($! ${PIDS[-2]})
+}
+# streams_ok WHAT COUNT DIR...: each DIR's stream ($T/DIR.out, ike_stream)
+# received whole: COUNT datagrams, each once, intact
+streams_ok() {
+  local what=$1 n=$2 d got
+  shift 2
+  for d in "$@"; do
+    got=$(echo $(cat "$T/$d.out"))
+    [ "$got" = "received $n distinct $n bad 0" ] &&
+      ok "$d: $n datagrams $what: each received once, intact" ||
+      bad "$d: $what: ${got:0:300}"
+  done
+}
+# rekeys_logged CHILD IKE: each side logged at least CHILD Child SA and
+# IKE IKE SA rekeys
+rekeys_logged() {
+  local s c i
+  for s in a b; do
+    c=$(grep -c 'Child SA rekeyed' "$T/$s.log")
+    i=$(grep -c 'IKE SA rekeyed' "$T/$s.log")
+    [ "$c" -ge $1 ] && [ "$i" -ge $2 ] && ok "$s: $c Child SA and $i IKE SA rekeys logged" ||
+      bad "$s: $c Child SA rekeys, $i IKE SA rekeys: $(grep ike: "$T/$s.log" | tail -5)"
+  done
+}
+# psk_pair A_SETTING... -- B_SETTING...: a new PSK ($T/psk) and the PSK
+# configs of a (initiating) and b with these settings added
+psk_pair() {
+  local as=()
+  while [ "$1" != -- ]; do as+=("$1"); shift; done
+  shift
+  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/psk"
+  chmod 600 "$T/psk"
+  ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = psk" "psk = $T/psk" \
+    "local_id = a.gostx.test" "remote_id = b.gostx.test" "${as[@]}"
+  ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = psk" "psk = $T/psk" \
+    "local_id = b.gostx.test" "remote_id = a.gostx.test" "$@"
+}
+# pair_up: both started and up (else FAIL, finish), the inner addresses
+# 10.232.0.1 and .2 on their TUN devices
+pair_up() {
+  both_start
+  both_up || { bad "not up: a: $(tail -3 "$T/a.log") b: $(tail -3 "$T/b.log")"; finish; }
+  ip -n $NA addr add 10.232.0.1/30 dev $TUN
+  ip -n $NB addr add 10.232.0.2/30 dev $TUN
+}

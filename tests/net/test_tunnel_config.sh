@@ -233,7 +233,7 @@ ARGS= # no state file to make with ikev2: --new-keys is refused
 expect 0 '' "$(ike)"
 ARGS=--new-keys expect 0 '' "$(base; echo 'keying = static')"
 expect 0 '' "$(ike; printf '%s\n' 'local_id = 10.0.0.1' 'transforms = magma-mgm-ktree, gost3410-2012-256' \
-  'ike_initiate = yes' 'ike_port = 1500' 'rekey_seconds = 3600' 'rekey_bytes = 1000000000' 'dpd_seconds = 30' \
+  'ike_initiate = yes' 'ike_port = 1500' 'rekey_seconds = 3600' 'rekey_bytes = 1000000000' 'ike_rekey_seconds = 14400' 'dpd_seconds = 30' \
   'encap = yes' 'nat_keepalive_seconds = 20')"
 expect 2 "c.conf:9: key_out is a setting of keying = static: with keying = ikev2 IKE negotiates" "$(ike; echo "key_out = $T/k32")"
 expect 2 "c.conf:9: spi_in is a setting of keying = static" "$(ike; echo 'spi_in = 4098')"
@@ -249,6 +249,7 @@ expect 2 "bad transforms 'kuznyechik-mgm-mac-ktree'" "$(ike; echo 'transforms = 
 expect 2 "bad value for ike_initiate: 'maybe'" "$(ike; echo 'ike_initiate = maybe')"
 expect 0 '' "$(ike; echo 'ike_port = 45999')" # local's port: IKE on the data port only
 expect 2 "bad value for dpd_seconds: '-1'" "$(ike; echo 'dpd_seconds = -1')"
+expect 2 "bad value for ike_rekey_seconds: '4h'" "$(ike; echo 'ike_rekey_seconds = 4h')"
 expect 2 "bad value for encap: 'on'" "$(ike; echo 'encap = on')"
 expect 2 "bad value for nat_keepalive_seconds: '20s'" "$(ike; echo 'nat_keepalive_seconds = 20s')"
 expect 2 "encap is a setting of keying = ikev2 (this config's keying is static)" "$(base; echo 'encap = yes')"

@@ -14,8 +14,12 @@
 #    nothing kept for them, the real peer connecting through it (IP
 #    IDs, local_id's default);
 # 4. refusals, nothing installed (no "up", no Child SA in --status) and a
-#    log line naming why: a wrong PSK, a certificate from another CA, a
-#    wrong remote_id.
+#    log line naming why: a wrong PSK, a certificate from another CA, an
+#    expired certificate, a wrong remote_id (PSK and certificates), an ID
+#    the peer's certificate does not name;
+# 5. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
+#    transform (NO_PROPOSAL_CHOSEN), a KE off the curve and one of small
+#    order (INVALID_SYNTAX), answered unencrypted, logged, nothing kept.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,19 +27,22 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/ike_common.sh"
 tunnel_test_begin gxi python3 timeout
 
-# The test PKI: a CA, a (256) and b (512) issued by it, and a rogue CA of
-# the same name with its own "b" (rb)
-pki() { # NAME CURVE SUBJ ISSUER
+# The test PKI: a CA, a (256) and b (512) issued by it, a "b" of it that
+# expired in 2021 (xb), and a rogue CA of the same name with its own "b" (rb)
+pki() { # NAME CURVE SUBJ ISSUER [VALIDITY...] (x509 -req's options; -days 2)
+  local validity=("${@:5}")
+  [ ${#validity[@]} = 0 ] && validity=(-days 2)
   "$G" genpkey -c $2 -o "$T/$1.key" || return 1
   if [ "$4" = self ]; then
     "$G" req -x509 -ca -key "$T/$1.key" -subj "$3" -days 2 -out "$T/$1.pem"
   else
     "$G" req -new -key "$T/$1.key" -subj "$3" -out "$T/$1.csr" &&
-      "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" -days 2 -out "$T/$1.pem"
+      "$G" x509 -req -in "$T/$1.csr" -CA "$T/$4.pem" -CAkey "$T/$4.key" "${validity[@]}" -out "$T/$1.pem"
   fi
 }
 pki ca 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki a 256A "/C=RU/O=gostx test/CN=a" ca && pki b 512A "/C=RU/O=gostx test/CN=b" ca &&
+  pki xb 512A "/C=RU/O=gostx test/CN=b" ca -not_before 20200101000000Z -not_after 20210101000000Z &&
   pki rogue 512C "/C=RU/O=gostx test/CN=test CA" self &&
   pki rb 512A "/C=RU/O=gostx test/CN=b" rogue || { bad "test PKI"; finish; }
 chmod 600 "$T"/*.key
@@ -188,6 +195,59 @@ refusal "a wrong PSK" b "AUTHENTICATION_FAILED: the peer's AUTH does not verify 
 # Child SA installed until INFORMATIONAL exists: docs/TUNNEL.md)
 cert_confs rb
 refusal "a certificate from another CA" a "AUTHENTICATION_FAILED: signature: the certificate's signature does not verify"
+cert_confs xb
+refusal "an expired certificate" a "AUTHENTICATION_FAILED: validity: certificate has expired"
 psk_confs psk other.gostx.test
 refusal "a wrong remote_id" b "AUTHENTICATION_FAILED: the peer's ID is not the one configured"
+# with certificates, a (the responder) refuses b's ID: not its remote_id;
+# then b's ID (an FQDN) a's remote_id but not a name its certificate has
+cert_confs b
+sed -i 's/^remote_id = .*/remote_id = C=RU, O=gostx test, CN=c/' "$T/a.conf"
+refusal "certificates, a wrong remote_id" a "AUTHENTICATION_FAILED: the peer's ID is not the one configured"
+cert_confs b
+sed -i 's/^remote_id = .*/remote_id = b.gostx.test/' "$T/a.conf"
+echo "local_id = b.gostx.test" >>"$T/b.conf"
+refusal "certificates, an ID the certificate does not name" a \
+  "AUTHENTICATION_FAILED: subjectAltName: hostname or IP address mismatch"
+
+# Offers gostx never makes (tests/net/ike_init.py, from a's address, b
+# alone): answered unencrypted with the notify RFC 7296 and RFC 9385 6.1
+# name, logged with why, nothing kept: afterwards a connects with no
+# COOKIE asked (it would be from 2 half-open SAs on)
+crafted() { # WHAT OFFER NOTIFY PATTERN: two tries, each answered and logged
+  local got i n0 n
+  n0=$(grep -c -- "$4" "$T/b.log")
+  for i in 1 2; do
+    got=$(ip netns exec $NA timeout 10 python3 "$HERE/ike_init.py" 10.231.0.1 10.231.0.2 $2)
+    [ "$got" = "notify $3" ] || { bad "$1 (try $i): answered '$got': $(cat "$T/b.log")"; return; }
+  done
+  for _ in $(seq 100); do # the log line comes just after the answer
+    n=$(grep -c -- "$4" "$T/b.log")
+    [ $((n - n0)) = 2 ] && break
+    sleep 0.01
+  done
+  [ $((n - n0)) = 2 ] && ok "$1 refused: notify $3, $(grep -- "$4" "$T/b.log" | tail -1)" ||
+    bad "$1: $((n - n0)) log lines, not 2: $(cat "$T/b.log")"
+}
+psk_confs psk
+rm -f "$T/b.log"
+ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
+PID_b=$!
+PIDS+=($PID_b)
+for _ in $(seq 100); do grep -q listening "$T/b.log" 2>/dev/null && break; sleep 0.05; done
+crafted "a proposal without a GOST transform (AES-GCM, SHA2-256, group 19)" aes 14 \
+  "failed (responder): NO_PROPOSAL_CHOSEN: no proposal of the peer's is ours"
+crafted "a KE of group 34 off the curve" offcurve 7 \
+  "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
+crafted "a KE of group 34 of order 2" order2 7 \
+  "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
+ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
+PID_a=$!
+PIDS+=($PID_a)
+if both_up && ! grep -q 'COOKIE asked' "$T/b.log"; then
+  ok "after 6 refused offers nothing was kept: a connects, no COOKIE asked"
+else
+  bad "after the refused offers: a: $(cat "$T/a.log") b: $(cat "$T/b.log")"
+fi
+both_stop
 finish

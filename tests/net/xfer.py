@@ -11,7 +11,8 @@ file once its socket is bound (a loaded host may start Python late).
 `xfer.py udpsend ADDR PORT COUNT SIZE` sends
 COUNT numbered datagrams of SIZE bytes, paced (20 per millisecond at most),
 so that a queue overflow is not what the count measures; XFER_GAP=SECONDS in
-the environment sends one every SECONDS instead (a steady stream). SIZE may be a
+the environment sends one every SECONDS instead (a steady stream: datagram i
+at i * SECONDS from the first). SIZE may be a
 list (`1372,700,64`): datagram i then has size SIZE[i mod its length].
 `xfer.py udpgso ADDR PORT COUNT SIZE` sends the same datagrams, each run
 of len(SIZE) of them in one send with UDP_SEGMENT = SIZE[0] (the kernel
@@ -45,10 +46,11 @@ def udp(mode, addr, port, count, sizes, ready=None):
         return 0
     if mode == "udpsend":
         gap = float(os.environ.get("XFER_GAP", "0"))
+        t0 = time.monotonic()
         for i in range(count):
             s.sendto(body(i, sizes[i % len(sizes)]), (addr, port))
-            if gap:
-                time.sleep(gap)
+            if gap:  # on a schedule: COUNT * GAP seconds, however slow each send
+                time.sleep(max(0.0, t0 + (i + 1) * gap - time.monotonic()))
             elif i % 20 == 19:
                 time.sleep(0.001)
         return 0

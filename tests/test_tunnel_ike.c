@@ -1,0 +1,375 @@
+/* The IKE daemon's make-before-break (cli/tunnel/tunnel_ike.c over the SA
+ * interface of tunnel_sa.c): two daemons in one thread, their IKE sockets
+ * replaced by queues, each side's data path sealing ESP packets to the
+ * other after every IKE step. On a veth the peer's switch always comes
+ * after our install, so the net tests cannot see the orderings; here the
+ * worst case is played out: ESP outruns IKE (a packet sealed after an IKE
+ * step is opened before the next one), and some packets arrive a few steps
+ * late. Checked, over single rekeys from each side and crossing ones (RFC
+ * 7296 2.8.1, both sides' redundant SA met, each side first to read its
+ * answer):
+ * - whenever a daemon sends an IKE message, every inbound SA its engines
+ *   hold is linked in its data path (the responder links before answering);
+ * - every packet opens at the peer: no switch to an SA the peer has not
+ *   linked (the initiator on its answer, the responder on the old SA's
+ *   Delete, a crossing's redundant side on the Delete too), no inbound SA
+ *   unlinked while late packets of it still come (retired once quiet);
+ * - once quiet, each data path holds just the current Child SA. */
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+
+static ssize_t hook_sendto(int fd, const void *buf, size_t n, int flags,
+                           const struct sockaddr *to, socklen_t to_len);
+static ssize_t hook_recvfrom(int fd, void *buf, size_t cap, int flags, struct sockaddr *from,
+                             socklen_t *from_len);
+static ssize_t hook_sendmsg(int fd, const struct msghdr *h, int flags);
+/* the daemon's log lines (one per event, hundreds here) go to daemon_log:
+ * /dev/null, or stderr with GOSTX_TEST_VERBOSE set */
+static FILE *daemon_log;
+#include "../cli/tunnel/tunnel_sa.c"
+#include "../cli/tunnel/tunnel_install.c"
+#define sendto hook_sendto
+#define recvfrom hook_recvfrom
+#define sendmsg hook_sendmsg
+#undef stderr
+#define stderr daemon_log
+#include "../cli/tunnel/tunnel_ike.c"
+#undef sendto
+#undef recvfrom
+#undef sendmsg
+#undef stderr
+#define stderr stderr
+
+#include "testutil.h"
+#include "tunnel_sa_stubs.h"
+
+/* ---- what tunnel_ike.c calls outside the SA interface ---- */
+
+static const char test_psk[] = "a PSK for the daemon test, 40 bytes long";
+
+long tunnel_read_key_file(const struct tunnel_config *cfg, const char *path, uint8_t *raw,
+                          size_t cap) {
+  (void)cfg, (void)path;
+  if (cap < sizeof test_psk) abort();
+  memcpy(raw, test_psk, sizeof test_psk - 1);
+  return (long)sizeof test_psk - 1;
+}
+const char *tunnel_transform_name(gostx_esp_transform t) { return t ? "esp" : "?"; }
+/* where ESP goes (udp_offload.c's, for the workers): no NAT here */
+void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to) { t->peer_now = *to; }
+int cli_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  t_vsay(fmt, ap);
+  va_end(ap);
+  return CLI_EXIT_USAGE;
+}
+/* certificates: not this test's (PSK only) */
+int cli_secret_file_private(const char *o, const char *p, int a, const char *ao) {
+  (void)o, (void)p, (void)a, (void)ao;
+  abort();
+}
+int cli_load_key(const char *path, cli_key *k) { (void)path, (void)k; abort(); }
+int cli_load_key_pass(const char *path, cli_key *k, const char *o, const char *s) {
+  (void)path, (void)k, (void)o, (void)s;
+  abort();
+}
+int cli_key_object(const cli_key *k, gostx_gost3410_key *key) { (void)k, (void)key; abort(); }
+void cli_key_clear(cli_key *k) { (void)k; }
+int cli_load_certs(const char *path, cli_cert_list *l) { (void)path, (void)l; abort(); }
+void cli_cert_list_free(cli_cert_list *l) { (void)l; }
+
+/* ---- two sides and the network between them ---- */
+
+enum { QUEUE = 8, FLIGHT = 64, LATE_MAX = 3, PAYLOAD = 32, PKT_MAX = 96 };
+
+struct side {
+  struct tunnel t;
+  int fd; /* what its daemon's socket calls are told apart by */
+  struct {
+    uint8_t m[GOSTX_IKE_MSG_MAX];
+    size_t len;
+  } q[QUEUE]; /* IKE datagrams to this side */
+  size_t nq;
+};
+static struct side A, B;
+
+/* ESP packets on their way, opened when their step comes */
+static struct {
+  struct side *to;
+  uint8_t pkt[PKT_MAX];
+  size_t len;
+  unsigned due;
+} flight[FLIGHT];
+static size_t nflight;
+static unsigned step_no, sealed, opened;
+static int rekeying; /* packets are counted from the first rekey on */
+static unsigned unlinked_sends, lost; /* the two orderings broken */
+
+static struct side *by_fd(int fd) { return fd == A.fd ? &A : &B; }
+static struct side *peer_of(const struct side *s) { return s == &A ? &B : &A; }
+
+static int linked(struct side *s, uint32_t spi) {
+  int slot;
+  return in_lookup(&s->t, spi, &slot) != NULL;
+}
+
+/* An inbound SPI that one of s's engines holds but its data path has not
+ * linked (0: none). */
+static uint32_t unlinked_held(struct side *s) {
+  struct tunnel_ike *k = s->t.ike;
+  gostx_ike_engine *e[IKE_SLOTS + 2] = {k->sa, k->init_on ? &k->init : NULL};
+  for (int i = 0; i < IKE_SLOTS; i++) e[i + 2] = k->resp[i].used ? &k->resp[i].e : NULL;
+  for (int i = 0; i < IKE_SLOTS + 2; i++) {
+    const gostx_ike_child *c[3] = {e[i] ? &e[i]->child : NULL, e[i] ? &e[i]->old : NULL,
+                                   e[i] ? &e[i]->twin : NULL};
+    for (int j = 0; j < 3; j++)
+      if (c[j] && c[j]->valid && !linked(s, c[j]->spi_in)) return c[j]->spi_in;
+  }
+  return 0;
+}
+
+/* Once a message is out the peer may act on it at once: every inbound SA
+ * the sender's engines hold must be in its data path by then. */
+static ssize_t hook_sendto(int fd, const void *buf, size_t n, int flags,
+                           const struct sockaddr *to, socklen_t to_len) {
+  (void)flags, (void)to, (void)to_len;
+  struct side *s = by_fd(fd), *p = peer_of(s);
+  const uint32_t spi = unlinked_held(s);
+  if (spi && unlinked_sends++ < 3)
+    CHECK(0, "%s sent an IKE message before linking its inbound SA 0x%08x",
+          s == &A ? "a" : "b", spi);
+  if (p->nq == QUEUE || n > GOSTX_IKE_MSG_MAX) abort();
+  memcpy(p->q[p->nq].m, buf, n);
+  p->q[p->nq++].len = n;
+  return (ssize_t)n;
+}
+
+/* send_to's sendmsg (the IKE socket's: no marker here), gathered into
+ * one datagram for hook_sendto */
+static ssize_t hook_sendmsg(int fd, const struct msghdr *h, int flags) {
+  uint8_t m[GOSTX_IKE_MSG_MAX + 4];
+  size_t n = 0;
+  for (size_t i = 0; i < (size_t)h->msg_iovlen; i++) {
+    if (n + h->msg_iov[i].iov_len > sizeof m) abort();
+    memcpy(m + n, h->msg_iov[i].iov_base, h->msg_iov[i].iov_len);
+    n += h->msg_iov[i].iov_len;
+  }
+  return hook_sendto(fd, m, n, flags, (const struct sockaddr *)h->msg_name, h->msg_namelen);
+}
+
+/* The oldest datagram to this side, from the peer's IKE port. */
+static ssize_t hook_recvfrom(int fd, void *buf, size_t cap, int flags, struct sockaddr *from,
+                             socklen_t *from_len) {
+  (void)flags;
+  struct side *s = by_fd(fd);
+  if (!s->nq) return errno = EAGAIN, -1;
+  const size_t n = s->q[0].len < cap ? s->q[0].len : cap;
+  memcpy(buf, s->q[0].m, n);
+  memmove(s->q, s->q + 1, --s->nq * sizeof s->q[0]);
+  struct sockaddr_storage ss = peer_of(s)->t.cfg.local;
+  with_port(&ss, TUNNEL_IKE_PORT);
+  memcpy(from, &ss, sizeof(struct sockaddr_in));
+  *from_len = sizeof(struct sockaddr_in);
+  return (ssize_t)n;
+}
+
+static void addr(struct sockaddr_storage *ss, uint8_t last) {
+  struct sockaddr_in *a = (struct sockaddr_in *)ss;
+  memset(ss, 0, sizeof *ss);
+  a->sin_family = AF_INET;
+  a->sin_port = htons(4500);
+  a->sin_addr.s_addr = htonl(0x0a000000u | last);
+}
+
+static void side_init(struct side *s, int fd, uint8_t me, uint8_t peer, int initiate,
+                      const char *id, const char *peer_id) {
+  struct tunnel_config *c = &s->t.cfg;
+  memset(s, 0, sizeof *s);
+  s->fd = fd;
+  c->keying = TUNNEL_KEYING_IKEV2;
+  c->ike_auth = TUNNEL_IKE_PSK;
+  c->threads = 1;
+  c->encr[0] = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
+  c->n_encr = 1;
+  c->group = TUNNEL_KE_256;
+  c->ike_initiate = initiate;
+  c->ike_port = TUNNEL_IKE_PORT;
+  addr(&c->local, me);
+  addr(&c->peer, peer);
+  c->local_len = c->peer_len = sizeof(struct sockaddr_in);
+  struct tunnel_ike_id *ids[2] = {&c->local_id, &c->remote_id};
+  const char *names[2] = {id, peer_id};
+  for (int i = 0; i < 2; i++) {
+    ids[i]->type = TUNNEL_ID_FQDN;
+    ids[i]->len = strlen(names[i]);
+    memcpy(ids[i]->data, names[i], ids[i]->len);
+    snprintf(ids[i]->text, sizeof ids[i]->text, "%s", names[i]);
+  }
+  s->t.nworkers = 1;
+  s->t.w[0].t = &s->t;
+  pthread_mutex_init(&s->t.sa_lock, NULL);
+  CHECK_RC(tunnel_ike_prepare(&s->t), 0, "the daemon prepared");
+  struct tunnel_ike *k = s->t.ike;
+  k->fd = fd; /* no socket: the hooks stand in */
+  k->bound = c->local;
+  with_port(&k->bound, c->ike_port);
+  to_ike_addr(&k->bound, &k->local);
+}
+
+/* ---- the data path: one packet each way after every IKE step ---- */
+
+static void open_at(struct side *to, uint8_t *pkt, size_t len) {
+  uint8_t plain[PKT_MAX];
+  gostx_esp_burst b = {.in = pkt, .len = len, .out = plain, .cap = PKT_MAX};
+  tunnel_sa_open(&to->t.w[0], &b, 1);
+  if (!b.status) {
+    opened++;
+  } else if (rekeying && lost++ < 3) {
+    CHECK(0, "a packet under SPI 0x%08x found no SA at %s (step %u)", spi_of(pkt),
+          to == &A ? "a" : "b", step_no);
+  }
+}
+
+static void seal_from(struct side *s, unsigned late) {
+  uint8_t payload[PAYLOAD] = {0x45};
+  if (nflight == FLIGHT) abort();
+  gostx_esp_burst b = {.in = payload, .len = PAYLOAD, .out = flight[nflight].pkt,
+                       .cap = PKT_MAX, .next_header = 4};
+  if (tunnel_sa_seal(&s->t.w[0], &b, 1) != 1 || b.status) return; /* nothing to seal with yet */
+  sealed++;
+  flight[nflight].to = peer_of(s);
+  flight[nflight].len = b.out_len;
+  flight[nflight++].due = step_no + late;
+}
+
+/* One IKE step done: each side seals a packet opened at once and one opened
+ * 1 to LATE_MAX steps later; what is due is opened. */
+static void esp_round(void) {
+  const unsigned late = 1 + step_no % LATE_MAX;
+  seal_from(&A, 0);
+  seal_from(&A, late);
+  seal_from(&B, 0);
+  seal_from(&B, late);
+  for (size_t i = 0; i < nflight;)
+    if (flight[i].due <= step_no) {
+      open_at(flight[i].to, flight[i].pkt, flight[i].len);
+      flight[i] = flight[--nflight];
+    } else {
+      i++;
+    }
+  step_no++;
+}
+
+static int64_t clock_ms;
+
+/* first's timers, then second's; first's datagram in, then second's */
+static void step(struct side *first, struct side *second) {
+  clock_ms += 20;
+  live_tick(first->t.ike, clock_ms);
+  esp_round();
+  live_tick(second->t.ike, clock_ms);
+  esp_round();
+  if (first->nq) receive(first->t.ike, first->t.ike->fd, clock_ms);
+  esp_round();
+  if (second->nq) receive(second->t.ike, second->t.ike->fd, clock_ms);
+  esp_round();
+}
+
+static int settled(struct side *s) {
+  const struct tunnel_ike *k = s->t.ike;
+  const gostx_ike_engine *e = k->sa;
+  int retiring = 0;
+  for (int i = 0; i < IKE_RETIRING; i++) retiring |= k->retiring[i].spi != 0;
+  return e && e->pend == GOSTX_IKE_X_NONE && !e->old.valid && !e->twin.valid && !s->nq &&
+         !retiring;
+}
+
+/* Steps until both sides settled: 1, or 0 when not in 1000 steps. */
+static int run(struct side *first, struct side *second) {
+  for (int i = 0; i < 1000; i++) {
+    step(first, second);
+    if (settled(&A) && settled(&B)) return 1;
+  }
+  return 0;
+}
+
+/* Each data path: only the current Child SA, sealing with it. */
+static int only_current(struct side *s) {
+  const gostx_ike_child *c = &s->t.ike->sa->child;
+  const struct tunnel_sa *out = atomic_load(&s->t.sa_out);
+  int n = 0;
+  for (int i = 0; i < TUNNEL_SA_IN_MAX; i++) n += atomic_load(&s->t.sa_in[i]) != NULL;
+  return n == 1 && linked(s, c->spi_in) && out && out->esp.spi == c->spi_out;
+}
+
+/* The first Child SA is no rekey: the responder seals with it before the
+ * initiator has it (there is no SA before it to seal with instead); the
+ * packets are counted from the first rekey on. */
+static void establish(void) {
+  side_init(&A, 1001, 1, 2, 1, "a.gostx.test", "b.gostx.test");
+  side_init(&B, 1002, 2, 1, 0, "b.gostx.test", "a.gostx.test");
+  clock_ms = now_ms();
+  initiator_tick(A.t.ike, clock_ms);
+  CHECK(run(&A, &B) && A.t.ike->sa && B.t.ike->sa, "established");
+  CHECK(only_current(&A) && only_current(&B), "the first Child SA installed on both sides");
+  sealed = opened = 0;
+  rekeying = 1;
+}
+
+/* Rekeys from a, from b and crossing, each side first to read in turn,
+ * until each side's redundant SA of a crossing has met the worst order
+ * (its answer read before the peer's) twice. */
+static void rekeys(void) {
+  unsigned crossings = 0, worst[2] = {0, 0}, rounds = 0, failed = 0;
+  for (; rounds < 200 && (worst[0] < 2 || worst[1] < 2 || rounds < 12); rounds++) {
+    const int mode = rounds % 3, b_first = rounds / 3 % 2;
+    struct side *first = b_first ? &B : &A, *second = b_first ? &A : &B;
+    if (mode != 1) A.t.ike->rekey_ms = clock_ms;
+    if (mode != 0) B.t.ike->rekey_ms = clock_ms;
+    const int ok = run(first, second);
+    if (!ok || !only_current(&A) || !only_current(&B)) {
+      if (failed++ < 3)
+        CHECK(0, "round %u (mode %d): settled %d, a holds only the current SA %d, b %d", rounds,
+              mode, ok, only_current(&A), only_current(&B));
+      continue;
+    }
+    if (mode != 2) continue;
+    crossings++;
+    /* the survivor's creator: its ours flag; the other side's SA was redundant */
+    const int a_redundant = !A.t.ike->sa->child.ours;
+    if (a_redundant == !b_first) worst[a_redundant ? 0 : 1]++;
+  }
+  printf("%u rounds, %u crossings (worst order: a's redundant %u, b's %u), %u packets sealed, "
+         "%u opened\n",
+         rounds, crossings, worst[0], worst[1], sealed, opened);
+  CHECK(failed == 0, "%u rekey rounds settled with only the current SA installed", rounds);
+  CHECK(worst[0] >= 2 && worst[1] >= 2,
+        "%u crossings: a's redundant SA first to settle %u times, b's %u", crossings, worst[0],
+        worst[1]);
+  CHECK(unlinked_sends == 0, "every IKE message sent with the inbound SAs linked (%u not)",
+        unlinked_sends);
+  CHECK(lost == 0 && sealed > 2000, "%u packets sealed, %u opened, %u found no SA", sealed,
+        opened, lost);
+}
+
+static void done(struct side *s) {
+  s->t.ike->fd = -1; /* not a socket */
+  tunnel_ike_free(&s->t);
+  tunnel_sa_clear_all(&s->t);
+  pthread_mutex_destroy(&s->t.sa_lock);
+}
+
+int main(void) {
+  daemon_log = getenv("GOSTX_TEST_VERBOSE") ? stderr : fopen("/dev/null", "w");
+  if (!daemon_log) return 99;
+  establish();
+  rekeys();
+  done(&A);
+  done(&B);
+  if (daemon_log != stderr) fclose(daemon_log);
+  return t_done();
+}
