@@ -210,6 +210,7 @@ static void side_init(struct side *s, int fd, uint8_t me, uint8_t peer, int init
     snprintf(ids[i]->text, sizeof ids[i]->text, "%s", names[i]);
   }
   s->t.nworkers = 1;
+  s->t.ike_pair[0] = s->t.ike_pair[1] = -1; /* no workers' hand-off here */
   s->t.w[0].t = &s->t;
   pthread_mutex_init(&s->t.sa_lock, NULL);
   CHECK_RC(tunnel_ike_prepare(&s->t), 0, "the daemon prepared");

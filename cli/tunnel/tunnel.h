@@ -197,6 +197,9 @@ struct tunnel {
    * RFC 3948 2.2) to the IKE thread through this socketpair ([1] theirs,
    * [0] its; -1: none): a bounded queue, nothing allocated per packet */
   int ike_pair[2];
+  /* the IKE thread runs: the workers stay after stop until it ends, to hand
+   * it the answer to its Delete at shutdown when IKE is on the data port */
+  atomic_int ike_on;
   /* where ESP goes: cfg.peer, or the peer's address as a NAT maps it
    * (learned by IKE, RFC 7296 2.23); the workers copy it when peer_gen
    * moves */

@@ -1230,6 +1230,7 @@ static void *ike_run(void *arg) {
     wait_receive(k, sleep_ms(k, now_ms()));
   }
   delete_at_shutdown(k);
+  atomic_store(&k->t->ike_on, 0); /* the workers may go now */
   return NULL;
 }
 
@@ -1242,8 +1243,10 @@ int tunnel_ike_start(struct tunnel *t, int data_fd) {
     rc = CLI_EXIT_FAIL;
   }
   if (!rc && gostx_random_bytes(k->cookie_secret, sizeof k->cookie_secret)) rc = CLI_EXIT_FAIL;
+  if (!rc) atomic_store(&t->ike_on, 1);
   if (!rc && pthread_create(&k->thread, NULL, ike_run, k)) {
     cli_err("tunnel: cannot start the IKE thread");
+    atomic_store(&t->ike_on, 0);
     rc = CLI_EXIT_FAIL;
   }
   k->thread_on = !rc;

@@ -186,7 +186,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
 void *tunnel_worker_run(void *arg) {
   struct tunnel_worker *w = arg;
   struct pollfd p[2] = {{.fd = w->udp_fd, .events = POLLIN}, {.fd = w->tun_fd, .events = POLLIN}};
-  while (!atomic_load(&w->t->stop)) {
+  while (!atomic_load(&w->t->stop) || atomic_load(&w->t->ike_on)) {
     /* nothing to seal with yet (IKE before its first Child SA): what is
      * sent waits in the TUN queue; the UDP socket is read all along (ESP
      * of no SA for the IKE thread's notice, IKE_AUTH on the data port) */
