@@ -62,9 +62,14 @@ inject_bg() {
     --ready "$T/inject.ready" "$@" >"$out" 2>"$T/inject.err" &
   ipid=$!
   PIDS+=($ipid)
+  ready_or_gone "$T/inject.ready" $ipid
+}
+# ready_or_gone FILE PID: 0 once FILE exists (a helper's socket bound,
+# within 15 s), 1 if PID ends first or the time runs out
+ready_or_gone() {
   for _ in $(seq 150); do
-    [ -e "$T/inject.ready" ] && return 0
-    kill -0 $ipid 2>/dev/null || return 1
+    [ -e "$1" ] && return 0
+    kill -0 "$2" 2>/dev/null || return 1
     sleep 0.1
   done
   return 1
