@@ -57,6 +57,7 @@ enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
 #define TUNNEL_IKE_REKEY_EVERY 4
 #define TUNNEL_DPD_SECONDS 30
 #define TUNNEL_NAT_KEEPALIVE_SECONDS 20 /* strongSwan's keep_alive */
+#define TUNNEL_FRAGMENT_SIZE 1280       /* strongSwan's fragment_size: an IP datagram's octets */
 /* ID types (RFC 7296 3.5) */
 enum { TUNNEL_ID_IPV4 = 1, TUNNEL_ID_FQDN = 2, TUNNEL_ID_RFC822 = 3, TUNNEL_ID_IPV6 = 5,
        TUNNEL_ID_DN = 9 };
@@ -104,6 +105,10 @@ struct tunnel_config {
   uint64_t rekey_seconds, rekey_bytes, ike_rekey_seconds, dpd_seconds;
   int encap; /* encap = yes: IKE on the data port from IKE_AUTH on, NAT or not (strongSwan's) */
   uint64_t nat_keepalive_seconds; /* behind a NAT: a keepalive this often (0: never) */
+  /* fragmentation = yes: IKE messages larger than fragment_size (the IP
+   * datagram) go as RFC 7383 fragments when the peer supports them */
+  int fragmentation;
+  unsigned fragment_size;
 };
 
 /* Counters of one worker; the status sums them. */

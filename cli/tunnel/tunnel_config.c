@@ -245,6 +245,14 @@ static int set_port(struct tunnel_config *cfg, size_t off, const char *v) {
   cfg->ike_port = (unsigned)n;
   return bad ? -1 : 0;
 }
+/* the IP datagram (as the mtu: IPv4's 576 at the least) */
+static int set_fragment_size(struct tunnel_config *cfg, size_t off, const char *v) {
+  uint64_t n = 0;
+  (void)off;
+  int bad = parse_u64(v, 65535, &n) || n < 576;
+  cfg->fragment_size = (unsigned)n;
+  return bad ? -1 : 0;
+}
 /* a uint64_t at off: rekey_seconds, rekey_bytes, ike_rekey_seconds,
  * dpd_seconds, nat_keepalive_seconds (0: never) */
 static int set_u64(struct tunnel_config *cfg, size_t off, const char *v) {
@@ -417,6 +425,8 @@ static const struct {
     {"dpd_seconds", set_u64, CFG(dpd_seconds), 0, ONLY_IKE, bad_value},
     {"encap", set_yes_no, CFG(encap), 0, ONLY_IKE, bad_value},
     {"nat_keepalive_seconds", set_u64, CFG(nat_keepalive_seconds), 0, ONLY_IKE, bad_value},
+    {"fragmentation", set_yes_no, CFG(fragmentation), 0, ONLY_IKE, bad_value},
+    {"fragment_size", set_fragment_size, 0, 0, ONLY_IKE, bad_value},
 };
 #undef CFG
 #define NSETTINGS (sizeof settings / sizeof *settings)
@@ -561,6 +571,8 @@ int tunnel_config_read(const char *path, struct tunnel_config *cfg) {
   cfg->rekey_seconds = TUNNEL_REKEY_SECONDS; /* 0 written: never */
   cfg->dpd_seconds = TUNNEL_DPD_SECONDS;
   cfg->nat_keepalive_seconds = TUNNEL_NAT_KEEPALIVE_SECONDS;
+  cfg->fragmentation = 1;
+  cfg->fragment_size = TUNNEL_FRAGMENT_SIZE;
   snprintf(cfg->path, sizeof cfg->path, "%s", path);
   cfg->mtu = 1400;
   struct stat st;

@@ -264,6 +264,16 @@ static void ts_all(gostx_ike_ts_set *s) {
   }
 }
 
+/* The largest IKE message sent whole (RFC 7383; 0: never fragmented):
+ * fragment_size less the IP and UDP headers and the non-ESP marker. The
+ * marker is taken off even on the IKE port: the conf is fixed when an
+ * exchange starts, and IKE moves to the data port after IKE_SA_INIT (or
+ * follows a NAT's mapping); 4 octets a fragment is all it costs. */
+static size_t ike_frag_size(const struct tunnel_config *cfg) {
+  const size_t ip = cfg->local.ss_family == AF_INET ? 20 : 40;
+  return cfg->fragmentation ? cfg->fragment_size - ip - 8 - 4 : 0;
+}
+
 static void make_confs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   gostx_ike_conf *c = &k->cf_i;
   memset(c, 0, sizeof *c);
@@ -286,6 +296,7 @@ static void make_confs(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   c->peer_id = cfg->remote_id.data;
   c->peer_id_len = cfg->remote_id.len;
   c->force_encap = cfg->encap; /* the peer sees a NAT: both move (RFC 9385 A.2) */
+  c->frag_size = ike_frag_size(cfg);
   k->cf_r = *c;
   c->role = GOSTX_IKE_INITIATOR;
   ts_all(&c->tsi);
@@ -370,14 +381,35 @@ static int open_socket(struct tunnel_ike *k) {
   return 0;
 }
 
-/* k->out's n octets to the peer: on the IKE socket, or on the data port
- * behind the non-ESP marker */
-static void send_to(struct tunnel_ike *k, const struct ike_to *to, size_t n) {
+/* One IKE message (len octets at m) as one datagram: on the IKE socket,
+ * or on the data port behind the non-ESP marker */
+static void send_one(struct tunnel_ike *k, const struct ike_to *to, const uint8_t *m, size_t len) {
   static const uint8_t marker[4];
-  struct iovec iov[2] = {{(void *)marker, 4}, {k->out, n}};
+  struct iovec iov[2] = {{(void *)marker, 4}, {(void *)m, len}};
   struct msghdr h = {.msg_name = (void *)&to->addr, .msg_namelen = k->t->cfg.local_len,
                      .msg_iov = to->encap ? iov : iov + 1, .msg_iovlen = to->encap ? 2 : 1};
-  if (n && sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) say("send: %s", strerror(errno));
+  if (sendmsg(to->encap ? k->data_fd : k->fd, &h, 0) < 0) say("send: %s", strerror(errno));
+}
+
+static const char *exchange_name(uint8_t type) {
+  switch (type) {
+  case GOSTX_IKE_SA_INIT: return "IKE_SA_INIT";
+  case GOSTX_IKE_AUTH: return "IKE_AUTH";
+  case GOSTX_IKE_CREATE_CHILD_SA: return "CREATE_CHILD_SA";
+  default: return "INFORMATIONAL";
+  }
+}
+
+/* k->out's n octets to the peer: the engine's output, one message or RFC
+ * 7383 fragments back to back (a retransmission and a cached answer too),
+ * each fragment its own datagram */
+static void send_to(struct tunnel_ike *k, const struct ike_to *to, size_t n) {
+  size_t at = 0, len, count = 0;
+  while ((len = gostx__ike_out_next(k->out, n, &at)) != 0) {
+    send_one(k, to, k->out + at - len, len);
+    count++;
+  }
+  if (count > 1) say("%s sent in %zu fragments", exchange_name(k->out[18]), count);
 }
 
 /* Where the peer's IKE listens: its address at our ike_port (its data

@@ -234,7 +234,7 @@ expect 0 '' "$(ike)"
 ARGS=--new-keys expect 0 '' "$(base; echo 'keying = static')"
 expect 0 '' "$(ike; printf '%s\n' 'local_id = 10.0.0.1' 'transforms = magma-mgm-ktree, gost3410-2012-256' \
   'ike_initiate = yes' 'ike_port = 1500' 'rekey_seconds = 3600' 'rekey_bytes = 1000000000' 'ike_rekey_seconds = 14400' 'dpd_seconds = 30' \
-  'encap = yes' 'nat_keepalive_seconds = 20')"
+  'encap = yes' 'nat_keepalive_seconds = 20' 'fragmentation = no' 'fragment_size = 1500')"
 expect 2 "c.conf:9: key_out is a setting of keying = static: with keying = ikev2 IKE negotiates" "$(ike; echo "key_out = $T/k32")"
 expect 2 "c.conf:9: spi_in is a setting of keying = static" "$(ike; echo 'spi_in = 4098')"
 expect 2 "c.conf:10: psk is a setting of keying = ikev2 (this config's keying is static)" "$(base; echo "psk = $T/psk")"
@@ -253,6 +253,10 @@ expect 2 "bad value for ike_rekey_seconds: '4h'" "$(ike; echo 'ike_rekey_seconds
 expect 2 "bad value for encap: 'on'" "$(ike; echo 'encap = on')"
 expect 2 "bad value for nat_keepalive_seconds: '20s'" "$(ike; echo 'nat_keepalive_seconds = 20s')"
 expect 2 "encap is a setting of keying = ikev2 (this config's keying is static)" "$(base; echo 'encap = yes')"
+expect 2 "bad value for fragmentation: 'accept'" "$(ike; echo 'fragmentation = accept')"
+expect 2 "bad value for fragment_size: '575'" "$(ike; echo 'fragment_size = 575')" # IPv4's least
+expect 2 "bad value for fragment_size: '65536'" "$(ike; echo 'fragment_size = 65536')"
+expect 0 '' "$(ike; echo 'fragment_size = 576')"
 expect 2 "pskshort: a PSK of 16 to" "$(PSK=pskshort ike)"
 expect 1 "pskopen: key file has mode 0644: group or others can access it" "$(PSK=pskopen ike)"
 ARGS=--new-keys expect 2 "--new-keys is for keying = static" "$(ike)"

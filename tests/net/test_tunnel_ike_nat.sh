@@ -118,15 +118,54 @@ pki root "/C=RU/O=gostx test/CN=root" self &&
   pki ca "/C=RU/O=gostx test/CN=a" mid2 && pki cb "/C=RU/O=gostx test/CN=b" root || bad "test PKI"
 chmod 600 "$T"/*.key
 cat "$T/ca.pem" "$T/mid2.pem" "$T/mid.pem" "$T/root.pem" >"$T/chain.pem"
-ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = cert" "cert = $T/chain.pem" "key = $T/ca.key" \
-  "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=b" "encap = yes"
-for offload in off on; do # b's receive buffers: packet slots, GRO trains
+# sizes_bg: ike_sizes.py measuring what crosses $VA in the background (its
+# pid in $spid), returning once its capture socket is bound; sizes_got:
+# its `ike N largest L ipfrags F` into $sizes
+sizes_bg() {
+  rm -f "$T/sizes.ready" "$T/sizes.stop"
+  ip netns exec $NA timeout 40 python3 "$HERE/ike_sizes.py" --dev $VA --ready "$T/sizes.ready" \
+    --stop "$T/sizes.stop" >"$T/sizes.out" 2>"$T/sizes.err" &
+  spid=$!
+  PIDS+=($spid)
+  ready_or_gone "$T/sizes.ready" $spid
+}
+sizes_got() {
+  touch "$T/sizes.stop"
+  wait $spid
+  sizes=$(cat "$T/sizes.out" "$T/sizes.err")
+}
+# the fragments a logged sending IKE_AUTH (0: none, sent whole)
+fragments_sent() {
+  local n
+  n=$(sed -n 's/.*IKE_AUTH sent in \([0-9]*\) fragments$/\1/p' "$T/a.log" | head -1)
+  echo "${n:-0}"
+}
+# b with and without UDP offloads, a with fragmentation = no: its
+# IKE_AUTH whole (IP fragments it); then fragmentation = yes (the
+# default): RFC 7383 fragments, no IKE datagram past strongSwan's 1280
+for run in "off no" "on no" "on yes"; do # b's receive buffers: packet slots, GRO trains
+  read -r offload frag <<<"$run"
+  ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = cert" "cert = $T/chain.pem" "key = $T/ca.key" \
+    "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=b" "encap = yes" "fragmentation = $frag"
   ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = cert" "cert = $T/cb.pem" "key = $T/cb.key" \
     "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=a" "udp_offload = $offload"
-  if up_and_through "a chain of four, b's udp_offload = $offload"; then
+  sizes_bg || bad "ike_sizes.py did not start: $(cat "$T/sizes.err")"
+  up=0
+  up_and_through "a chain of four, fragmentation = $frag, b's udp_offload = $offload" && up=1
+  sizes_got
+  if [ $up = 1 ]; then
     n=$(tunnel_counters $NB b rx_ike rx_malformed)
-    [ "$n" = "1 0" ] && ok "a chain of four: IKE_AUTH whole on the data port (b's rx_ike, rx_malformed: $n)" ||
-      bad "a chain of four: b's rx_ike, rx_malformed: $n"
+    read -r _ ike _ largest _ ipfrags <<<"$sizes"
+    nf=$(fragments_sent)
+    if [ "$frag" = no ]; then
+      [ "$n" = "1 0" ] && [ "$nf" = 0 ] && [ "$largest" -gt 1280 ] && [ "$ipfrags" -ge 2 ] &&
+        ok "a chain of four: IKE_AUTH whole on the data port (b's rx_ike, rx_malformed: $n; $sizes)" ||
+        bad "a chain of four, fragmentation = no: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
+    else
+      [ "$n" = "$nf 0" ] && [ "$nf" -ge 3 ] && [ "$largest" -le 1280 ] && [ "$ipfrags" = 0 ] &&
+        ok "a chain of four: IKE_AUTH in $nf RFC 7383 fragments (b's rx_ike, rx_malformed: $n; $sizes)" ||
+        bad "a chain of four, fragmentation = yes: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
+    fi
   fi
   both_stop
 done
