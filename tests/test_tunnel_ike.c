@@ -364,11 +364,38 @@ static void done(struct side *s) {
   pthread_mutex_destroy(&s->t.sa_lock);
 }
 
+/* RFC 7383's bound as the daemon sets it: fragment_size less IP (20 or
+ * 40), UDP (8) and the non-ESP marker (4), whichever port IKE is on;
+ * fragmentation = no: 0 (never fragmented) */
+static void fragment_bound(void) {
+  struct tunnel_config c;
+  memset(&c, 0, sizeof c);
+  c.fragmentation = 1;
+  c.fragment_size = 1280;
+  c.local.ss_family = AF_INET;
+  CHECK(ike_frag_size(&c) == 1248, "IPv4 at 1280: %zu", ike_frag_size(&c));
+  c.local.ss_family = AF_INET6;
+  CHECK(ike_frag_size(&c) == 1228, "IPv6 at 1280: %zu", ike_frag_size(&c));
+  c.fragment_size = 576;
+  c.local.ss_family = AF_INET;
+  CHECK(ike_frag_size(&c) == 544, "IPv4 at 576 (RFC 9385 A.2.1's 544): %zu", ike_frag_size(&c));
+  c.fragmentation = 0;
+  CHECK(ike_frag_size(&c) == 0, "fragmentation = no: %zu", ike_frag_size(&c));
+  /* both of the daemon's confs carry it (side_init's config is made by
+   * hand, not by tunnel_config_read: its defaults set here) */
+  A.t.cfg.fragmentation = 1;
+  A.t.cfg.fragment_size = 1280;
+  make_confs(A.t.ike, &A.t.cfg);
+  CHECK(A.t.ike->cf_i.frag_size == 1248 && A.t.ike->cf_r.frag_size == 1248,
+        "both confs: %zu %zu", A.t.ike->cf_i.frag_size, A.t.ike->cf_r.frag_size);
+}
+
 int main(void) {
   daemon_log = getenv("GOSTX_TEST_VERBOSE") ? stderr : fopen("/dev/null", "w");
   if (!daemon_log) return 99;
   establish();
   rekeys();
+  fragment_bound();
   done(&A);
   done(&B);
   if (daemon_log != stderr) fclose(daemon_log);
