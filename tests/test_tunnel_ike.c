@@ -14,7 +14,8 @@
  *   linked (the initiator on its answer, the responder on the old SA's
  *   Delete, a crossing's redundant side on the Delete too), no inbound SA
  *   unlinked while late packets of it still come (retired once quiet);
- * - once quiet, each data path holds just the current Child SA. */
+ * - once quiet, each data path holds just the current Child SA.
+ * Then RFC 7383 fragments through the daemon's sends (fragmented_exchange). */
 #define _GNU_SOURCE
 #include <sys/socket.h>
 #include <errno.h>
@@ -390,6 +391,75 @@ static void fragment_bound(void) {
         "both confs: %zu %zu", A.t.ike->cf_i.frag_size, A.t.ike->cf_r.frag_size);
 }
 
+/* What was queued to a side, kept to compare with what comes again */
+struct queued {
+  uint8_t m[QUEUE][GOSTX_IKE_MSG_MAX];
+  size_t len[QUEUE], n;
+};
+
+/* s's queue, each datagram at most max octets, into was (then emptied:
+ * all lost) */
+static void take_queue(struct side *s, struct queued *was, size_t max, const char *what) {
+  for (size_t i = 0; i < s->nq; i++) {
+    CHECK(s->q[i].len <= max, "%s: datagram %zu of %zu octets", what, i + 1, s->q[i].len);
+    memcpy(was->m[i], s->q[i].m, s->q[i].len);
+    was->len[i] = s->q[i].len;
+  }
+  was->n = s->nq;
+  s->nq = 0;
+}
+
+static int same_queue(const struct side *s, const struct queued *was) {
+  int same = s->nq == was->n;
+  for (size_t i = 0; same && i < s->nq; i++)
+    same = s->q[i].len == was->len[i] && !memcmp(s->q[i].m, was->m[i], was->len[i]);
+  return same;
+}
+
+static void drain(struct side *s) {
+  while (s->nq) receive(s->t.ike, s->t.ike->fd, clock_ms);
+}
+
+static void small_fragments(struct side *s) {
+  s->t.cfg.fragmentation = 1;
+  s->t.cfg.fragment_size = 200; /* under the config's least: a PSK IKE_AUTH fragments */
+  make_confs(s->t.ike, &s->t.cfg);
+}
+
+/* send_to over the engine's back-to-back fragments (RFC 7383): each its
+ * own datagram within the bound, on the first send, on the timer's
+ * retransmission and for the responder's cached answer (fragment 1 of
+ * the request again, 2.6.1); the SA comes up. */
+static void fragmented_exchange(void) {
+  static struct queued req, resp;
+  const size_t max = 200 - 20 - 8 - 4;
+  side_init(&A, 1001, 1, 2, 1, "a.gostx.test", "b.gostx.test");
+  side_init(&B, 1002, 2, 1, 0, "b.gostx.test", "a.gostx.test");
+  small_fragments(&A);
+  small_fragments(&B);
+  clock_ms = now_ms();
+  initiator_tick(A.t.ike, clock_ms); /* IKE_SA_INIT */
+  drain(&B);
+  drain(&A); /* its answer: IKE_AUTH out */
+  take_queue(&B, &req, max, "IKE_AUTH request");
+  CHECK(req.n >= 2, "the request in %zu datagrams", req.n);
+  clock_ms += 10000;
+  initiator_tick(A.t.ike, clock_ms);
+  CHECK(same_queue(&B, &req), "the retransmission: the same %zu datagrams (%zu)", req.n, B.nq);
+  drain(&B);
+  take_queue(&A, &resp, max, "IKE_AUTH response");
+  CHECK(resp.n >= 2 && B.t.ike->sa, "the responder up, its answer in %zu datagrams", resp.n);
+  memcpy(B.q[0].m, req.m[0], req.len[0]); /* fragment 1 again */
+  B.q[0].len = req.len[0];
+  B.nq = 1;
+  drain(&B);
+  CHECK(same_queue(&A, &resp), "the cached answer: the same %zu datagrams (%zu)", resp.n, A.nq);
+  drain(&A);
+  CHECK(A.t.ike->sa != NULL, "the initiator up");
+  done(&A);
+  done(&B);
+}
+
 int main(void) {
   daemon_log = getenv("GOSTX_TEST_VERBOSE") ? stderr : fopen("/dev/null", "w");
   if (!daemon_log) return 99;
@@ -398,6 +468,7 @@ int main(void) {
   fragment_bound();
   done(&A);
   done(&B);
+  fragmented_exchange();
   if (daemon_log != stderr) fclose(daemon_log);
   return t_done();
 }
