@@ -7,39 +7,11 @@
  * cache. */
 #include "ike/engine.h"
 #include "ike/engine_int.h"
+#include "ike_pair.h"
 #include "ike_pki.h"
 #include "testutil.h"
 
 enum { CAP = GOSTX_IKE_MSG_MAX };
-
-static uint8_t psk[32] = "a shared key of 32 octets here!";
-static const uint8_t id_i[] = "IKE-Initiator", id_r[] = "IKE-Responder";
-
-static gostx_ike_ts_set any4(void) {
-  gostx_ike_ts_set s = {1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {0}, {255, 255, 255, 255}}}};
-  return s;
-}
-
-/* A PSK pair: the initiator offers group, both use encr. */
-static void psk_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
-  memset(ci, 0, sizeof *ci);
-  ci->role = GOSTX_IKE_INITIATOR;
-  ci->encr = encr;
-  ci->group = group;
-  ci->auth = GOSTX_IKE_AUTH_PSK;
-  ci->psk = psk;
-  ci->psk_len = sizeof psk;
-  ci->id_type = ci->peer_id_type = GOSTX_IKE_ID_FQDN;
-  ci->id = id_i;
-  ci->id_len = sizeof id_i - 1;
-  ci->peer_id = id_r;
-  ci->peer_id_len = sizeof id_r - 1;
-  ci->tsi = ci->tsr = any4();
-  *cr = *ci;
-  cr->role = GOSTX_IKE_RESPONDER;
-  cr->id = id_r;
-  cr->peer_id = id_i;
-}
 
 static uint8_t bi[CAP], br[CAP];
 static size_t li, lr;
@@ -85,7 +57,7 @@ static void psk_established(void) {
     for (int g = 0; g < 2; g++) {
       gostx_ike_conf ci, cr;
       gostx_ike_engine i, r;
-      psk_pair(&ci, &cr, encr[a], group[g]);
+      ike_psk_pair(&ci, &cr, encr[a], group[g]);
       handshake(&i, &r, &ci, &cr);
       keys_agree(&i, &r, "PSK");
       CHECK(i.group == group[g], "the group offered is used");
@@ -106,7 +78,7 @@ static void refused_auth(void (*edit)(gostx_ike_conf *ci, gostx_ike_conf *cr), c
   static uint8_t other_psk[32] = "another shared key";
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   edit(&ci, &cr);
   (void)other_psk;
   handshake(&i, &r, &ci, &cr);
@@ -141,7 +113,7 @@ static void responder_wrong_id(void) {
   static const uint8_t other[] = "IKE-Impostor";
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.peer_id = other;
   ci.peer_id_len = sizeof other - 1;
   handshake(&i, &r, &ci, &cr);
@@ -164,7 +136,7 @@ static size_t transform_at(const uint8_t *m, size_t len, uint8_t type, uint16_t 
 /* A PSK pair set up and the initiator's first request in bi. */
 static void start_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_conf *ci,
                        gostx_ike_conf *cr, uint16_t encr, uint16_t group) {
-  psk_pair(ci, cr, encr, group);
+  ike_psk_pair(ci, cr, encr, group);
   CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(i, 0, bi, CAP, &li), GOSTX_OK, "request");
@@ -230,7 +202,7 @@ static void addressed_pair(gostx_ike_engine *i, gostx_ike_engine *r, gostx_ike_c
                            gostx_ike_conf *cr, const gostx_ike_addr *i_from,
                            const gostx_ike_addr *i_to, const gostx_ike_addr *r_from,
                            const gostx_ike_addr *r_to) {
-  psk_pair(ci, cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ike_psk_pair(ci, cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   CHECK_RC(gostx__ike_engine_init(i, ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(r, cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_engine_addrs(i, i_from, i_to), GOSTX_OK, "initiator's addresses");
@@ -272,7 +244,7 @@ static void nat_detection(void) {
   /* without addresses nothing is sent, and nothing is concluded */
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   handshake(&i, &r, &ci, &cr);
   keys_agree(&i, &r, "no addresses");
   CHECK(!i.nat_detection && !r.nat_detection && !i.nat_local && !r.nat_peer,
@@ -353,7 +325,7 @@ static void encr_offer(void) {
                                    GOSTX_IKE_ENCR_MAGMA_MGM_KTREE};
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   ci.encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
   ci.encr_offer = both;
   ci.n_encr_offer = 2;
@@ -366,7 +338,7 @@ static void encr_offer(void) {
   CHECK(r.state == GOSTX_IKE_S_FAILED && r.error == GOSTX_IKE_N_NO_PROPOSAL_CHOSEN,
         "an offer without the responder's ENCR");
   /* a response naming Magma to an offer of Kuznyechik alone: dropped */
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, 0, bi, CAP, &li), GOSTX_OK, "request");
@@ -411,7 +383,7 @@ static void refusals_in_init(void) {
 static void invalid_ke_retry(void) {
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r, r2;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   cr.group = GOSTX_IKE_KE_GOST3410_2012_256;
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
@@ -439,7 +411,7 @@ static gostx_ike_ts_set net24(uint8_t a, uint8_t b, uint8_t c) {
 static void traffic_selectors(void) {
   gostx_ike_conf ci, cr;
   gostx_ike_engine i, r;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   cr.tsi = net24(10, 0, 0);
   cr.tsr = net24(10, 1, 0);
   handshake(&i, &r, &ci, &cr);
@@ -510,7 +482,7 @@ static void use_cert(gostx_ike_conf *c, cert_side *s, const pki_key *k, const pk
  * responder with a 512-bit one; now in the certificates' lifetime. */
 static void cert_pair(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cert_side *sr,
                       const gostx_x509_store *st) {
-  psk_pair(ci, cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ike_psk_pair(ci, cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   use_cert(ci, si, &key256, &leaf256, st);
   use_cert(cr, sr, &key512, &leaf512, st);
   ci->id = cr->peer_id = fqdn_i;
@@ -826,7 +798,7 @@ static void fragmentation(void) {
   }
   fragmentation_not_announced(st, chain_der, chain_len);
   /* a PSK exchange under the bound: whole */
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.frag_size = cr.frag_size = 544;
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
@@ -891,7 +863,7 @@ static void certreq(void) {
   body[0] = 12; /* Hash and URL of X.509 certificate */
   CHECK_RC(gostx__ike_certreq_read(body, 21, &cas, &n), GOSTX_EUNSUP, "another encoding");
   /* without signatures nothing asks for certificates */
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.store = cr.store = st;
   handshake(&i, &r, &ci, &cr);
   keys_agree(&i, &r, "PSK with a store");
@@ -1084,7 +1056,7 @@ static void retransmission(void) {
   gostx_ike_engine i, r;
   uint8_t first[CAP], again[CAP], resp[CAP];
   size_t first_len, again_len, resp_len;
-  psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_512);
   ci.rto_ms = 500;
   ci.max_tries = 3;
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");

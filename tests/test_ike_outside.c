@@ -5,36 +5,18 @@
  * ESP under an unknown SPI, the reader of both, and that neither changes
  * anything in the established engine that receives it (2.21.4). */
 #include "ike/engine.h"
+#include "ike_pair.h"
 #include "testutil.h"
 
 enum { CAP = GOSTX_IKE_MSG_MAX };
 
-static uint8_t psk[32] = "a shared key of 32 octets here!";
-static const uint8_t id_i[] = "IKE-Initiator", id_r[] = "IKE-Responder";
 static gostx_ike_conf ci, cr;
 static gostx_ike_engine I, R;
 static uint8_t bi[CAP], br[CAP];
 static size_t li, lr;
 
 static void establish(void) {
-  static const gostx_ike_ts_set any = {
-      1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {0}, {255, 255, 255, 255}}}};
-  memset(&ci, 0, sizeof ci);
-  ci.role = GOSTX_IKE_INITIATOR;
-  ci.encr = GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE;
-  ci.group = GOSTX_IKE_KE_GOST3410_2012_256;
-  ci.auth = GOSTX_IKE_AUTH_PSK;
-  ci.psk = psk;
-  ci.psk_len = sizeof psk;
-  ci.id_type = ci.peer_id_type = GOSTX_IKE_ID_FQDN;
-  ci.id = id_i;
-  ci.id_len = ci.peer_id_len = sizeof id_i - 1;
-  ci.peer_id = id_r;
-  ci.tsi = ci.tsr = any;
-  cr = ci;
-  cr.role = GOSTX_IKE_RESPONDER;
-  cr.id = id_r;
-  cr.peer_id = id_i;
+  ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_KUZNYECHIK_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   CHECK_RC(gostx__ike_engine_init(&I, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(&R, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&I, 0, bi, CAP, &li), GOSTX_OK, "IKE_SA_INIT");

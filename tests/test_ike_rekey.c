@@ -6,39 +6,20 @@
  * keys always agreeing and the redundant SAs deleted. */
 #include "ike/engine.h"
 #include "ike/engine_int.h"
+#include "ike_pair.h"
 #include "testutil.h"
 
 enum { CAP = GOSTX_IKE_MSG_MAX };
 
-static uint8_t psk[32] = "a shared key of 32 octets here!";
-static const uint8_t id_i[] = "IKE-Initiator", id_r[] = "IKE-Responder";
 static gostx_ike_conf ci, cr;
 static gostx_ike_engine I, R;
 static uint8_t bi[CAP], br[CAP]; /* what I sent, what R sent */
 static size_t li, lr;
 
 static void confs(uint16_t encr, uint16_t group) {
-  static const gostx_ike_ts_set any = {
-      1, {{GOSTX_IKE_TS_IPV4, 0, 0, 65535, {0}, {255, 255, 255, 255}}}};
-  memset(&ci, 0, sizeof ci);
-  ci.role = GOSTX_IKE_INITIATOR;
-  ci.encr = encr;
-  ci.group = group;
-  ci.auth = GOSTX_IKE_AUTH_PSK;
-  ci.psk = psk;
-  ci.psk_len = sizeof psk;
-  ci.id_type = ci.peer_id_type = GOSTX_IKE_ID_FQDN;
-  ci.id = id_i;
-  ci.id_len = sizeof id_i - 1;
-  ci.peer_id = id_r;
-  ci.peer_id_len = sizeof id_r - 1;
-  ci.tsi = ci.tsr = any;
-  ci.max_tries = 12;
-  ci.rto_ms = 100;
-  cr = ci;
-  cr.role = GOSTX_IKE_RESPONDER;
-  cr.id = id_r;
-  cr.peer_id = id_i;
+  ike_psk_pair(&ci, &cr, encr, group);
+  ci.max_tries = cr.max_tries = 12;
+  ci.rto_ms = cr.rto_ms = 100;
 }
 
 /* from's datagram m (len) into to; its answer back into from. */
