@@ -109,8 +109,9 @@ gostx_run() { # TRANSFORM THREADS
 }
 # keying = ikev2 (PSK, a initiating; the transform's IKE SA and Child SA):
 # ikev2_up TRANSFORM THREADS REKEY_SECONDS_OF_A, up once both log "up".
-# b's own rekey timer is an hour's, so a starts every rekey (crossing
-# rekeys are the open defect of docs/TUNNEL.md, not what this measures).
+# b's own rekey timer is an hour's, so a starts every rekey: the rate of
+# rekeys is a's setting (crossing rekeys are test_tunnel_ike's and
+# net_test_tunnel_ike_live's, not what this measures).
 ikev2_up() {
   head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/psk"
   chmod 600 "$T/psk"
