@@ -748,6 +748,78 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
         "fragments from a peer that did not announce them dropped (%d)", r.state);
 }
 
+/* The messages of out with index in [from, to) into e at now_ms; what e
+ * answers in ans. */
+static void deliver_some(gostx_ike_engine *e, const uint8_t *out, size_t len, size_t from,
+                         size_t to, int64_t now_ms, uint8_t *ans, size_t *ans_len) {
+  size_t at = 0, n, k = 0;
+  *ans_len = 0;
+  while ((n = gostx__ike_out_next(out, len, &at)) != 0 && k < to) {
+    size_t got = 0;
+    if (k++ >= from)
+      gostx__ike_input(e, out + at - n, n, now_ms, ans + *ans_len, CAP - *ans_len, &got);
+    *ans_len += got;
+  }
+}
+
+/* RFC 7383 2.6: fragments of a message not whole within the timeout are
+ * discarded (the responder acts as if no request came), whether the last
+ * fragment comes too late or the timer finds the set first; the
+ * retransmitted request then joins afresh. */
+static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const *der,
+                               const size_t *len) {
+  static uint8_t req[CAP], resp[CAP];
+  size_t req_len, resp_len;
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  const int64_t t0 = (IKE_PKI_T0 + 3600) * 1000;
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.certs = der;
+  ci.cert_lens = len;
+  ci.n_certs = 2;
+  ci.frag_size = cr.frag_size = 544;
+  const int64_t timeout = gostx__ike_reasm_timeout_ms(&cr);
+  CHECK(timeout == 15500, "the default reassembly timeout: 0.5 + 1 + 2 + 4 + 8 s (%lld ms)",
+        (long long)timeout);
+  /* 0: the last fragment a millisecond in time; 1: too late; 2: too
+   * late, and the timer found the set first */
+  for (int c = 0; c < 3; c++) {
+    const char *what = c == 0 ? "in time" : c == 1 ? "late" : "late, timer";
+    CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
+    CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
+    CHECK_RC(gostx__ike_start(&i, t0, bi, CAP, &li), GOSTX_OK, "request");
+    deliver(&r, bi, li, t0, 0, br, &lr);
+    deliver(&i, br, lr, t0, 0, req, &req_len);
+    const size_t n = messages(req, req_len, 544, 1, what);
+    CHECK(n > 2, "%s: the request in %zu fragments", what, n);
+    deliver_some(&r, req, req_len, 0, n - 1, t0, resp, &resp_len);
+    CHECK(r.reasm.have == n - 1 && resp_len == 0, "%s: %zu fragments held", what, n - 1);
+    const int64_t last = c == 0 ? t0 + timeout - 1 : t0 + timeout;
+    if (c == 2) {
+      CHECK_RC(gostx__ike_timer(&r, last - 1, br, CAP, &lr), GOSTX_OK, "timer");
+      CHECK(r.reasm.have == n - 1, "the timer keeps a set in its time");
+      CHECK_RC(gostx__ike_timer(&r, last, br, CAP, &lr), GOSTX_OK, "timer");
+      CHECK(r.reasm.have == 0 && lr == 0, "the timer discards a set whose time is up");
+    }
+    deliver_some(&r, req, req_len, n - 1, n, last, resp, &resp_len);
+    if (c == 0) {
+      CHECK(r.state == GOSTX_IKE_S_ESTABLISHED && resp_len > 0,
+            "the last fragment %lld ms after the first: taken", (long long)(last - t0));
+    } else {
+      CHECK(r.state == GOSTX_IKE_S_INIT_DONE && resp_len == 0 && r.reasm.have == 1,
+            "%s: the last fragment %lld ms after the first: not joined to them", what,
+            (long long)(last - t0));
+      /* the retransmitted request: a new set, whole */
+      deliver(&r, req, req_len, last, 0, resp, &resp_len);
+      CHECK(r.state == GOSTX_IKE_S_ESTABLISHED && resp_len > 0,
+            "%s: the retransmitted request taken", what);
+    }
+    deliver(&i, resp, resp_len, last, 0, bi, &li);
+    keys_agree(&i, &r, what);
+  }
+}
+
 static void fragmentation(void) {
   gostx_x509_store *st = gostx_x509_store_new();
   CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
@@ -797,6 +869,7 @@ static void fragmentation(void) {
     keys_agree(&i, &r, what);
   }
   fragmentation_not_announced(st, chain_der, chain_len);
+  fragments_time_out(st, chain_der, chain_len);
   /* a PSK exchange under the bound: whole */
   ike_psk_pair(&ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
   ci.frag_size = cr.frag_size = 544;

@@ -372,7 +372,7 @@ int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, i
   gostx_ike_chain c;
   uint8_t first, plain[GOSTX_IKE_MSG_MAX];
   size_t plain_len;
-  int rc = gostx__ike_open_in(e, msg, len, &h, &first, plain, sizeof plain, &plain_len);
+  int rc = gostx__ike_open_in(e, msg, len, now_ms, &h, &first, plain, sizeof plain, &plain_len);
   if (rc == GOSTX_IKE_PARTIAL) return GOSTX_OK; /* a fragment held: nothing to say yet */
   if (rc != GOSTX_OK) return rc == GOSTX_EAUTH || rc == GOSTX_ESTATE ? rc : GOSTX_EFORMAT;
   rc = gostx__ike_chain_read(first, plain, plain_len, &c, NULL);

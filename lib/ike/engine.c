@@ -122,6 +122,7 @@ int gostx__ike_timer(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t c
                      size_t *out_len) {
   if (!e || !out || !out_len) return GOSTX_EINVAL;
   *out_len = 0;
+  gostx__ike_reasm_expire(e, now_ms); /* RFC 7383 2.6 */
   if (e->state == GOSTX_IKE_S_ESTABLISHED) /* xchg.c */
     return gostx__ike_live_timer(e, now_ms, out, cap, out_len);
   const int waiting = e->state == GOSTX_IKE_S_INIT_SENT || e->state == GOSTX_IKE_S_AUTH_SENT;

@@ -248,6 +248,7 @@ typedef struct gostx_ike_engine {
   uint8_t peer_frag;
   gostx_ike_reasm reasm;
   uint8_t reasm_buf[GOSTX_IKE_MSG_MAX];
+  int64_t reasm_since_ms; /* when the set's first fragment came (2.6: its timeout) */
   /* established (xchg.c, child.c, ikesa.c, info.c) */
   gostx_ike_ts_set ts_i, ts_r; /* e->child's selectors (the IKE_AUTH initiator's view) */
   uint8_t orig_init;  /* we are the current IKE SA's original initiator (I flag, 2.18) */

@@ -30,10 +30,18 @@ int gostx__ike_seal_out(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t fir
  * SK opened, or an SKF fragment added to the set. GOSTX_OK: the whole
  * inside in plain (*h the message's header); GOSTX_IKE_PARTIAL: a
  * fragment held, the message not yet whole; else the drop codes of
- * gostx__ike_sk_open and gostx__ike_reasm_add. */
+ * gostx__ike_sk_open and gostx__ike_reasm_add. A set not whole within
+ * gostx__ike_reasm_timeout_ms of its first fragment is dropped first. */
 enum { GOSTX_IKE_PARTIAL = 1 };
-int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, gostx_ike_hdr *h,
-                       uint8_t *first, uint8_t *plain, size_t cap, size_t *plain_len);
+int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
+                       gostx_ike_hdr *h, uint8_t *first, uint8_t *plain, size_t cap,
+                       size_t *plain_len);
+/* RFC 7383 2.6: fragments of a message not whole in this time are
+ * discarded; as RECOMMENDED there, the time an initiator waits before it
+ * gives up on an exchange (every retransmission's timeout summed). */
+int64_t gostx__ike_reasm_timeout_ms(const gostx_ike_conf *cf);
+/* The set wiped once its timeout has passed (gostx__ike_timer). */
+void gostx__ike_reasm_expire(gostx_ike_engine *e, int64_t now_ms);
 /* 1 for a fragment message other than fragment 1 (or one that does not
  * read): a retransmitted request's later fragments bring no answer (2.6.1). */
 int gostx__ike_later_fragment(const uint8_t *msg, size_t len);

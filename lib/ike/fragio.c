@@ -39,25 +39,45 @@ int gostx__ike_seal_out(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t fir
   return rc;
 }
 
-/* A fragment into the set for e->msg_id (a new set when it is another's). */
-static int add_fragment(gostx_ike_engine *e, const uint8_t *msg, size_t len, gostx_ike_hdr *h,
-                        uint8_t *first, uint8_t *plain, size_t cap, size_t *plain_len) {
+int64_t gostx__ike_reasm_timeout_ms(const gostx_ike_conf *cf) {
+  const int64_t rto = cf->rto_ms ? cf->rto_ms : 500;
+  unsigned tries = cf->max_tries ? cf->max_tries : 5;
+  if (tries > 20) tries = 20; /* days already; no overflow */
+  return rto * (((int64_t)1 << tries) - 1); /* rto + 2 rto + ... (doubling, 2.1) */
+}
+
+void gostx__ike_reasm_expire(gostx_ike_engine *e, int64_t now_ms) {
+  if (e->reasm.buf == e->reasm_buf && e->reasm.have &&
+      now_ms - e->reasm_since_ms >= gostx__ike_reasm_timeout_ms(e->cf))
+    gostx__ike_reasm_reset(&e->reasm);
+}
+
+/* A fragment into the set for e->msg_id (a new set when it is another's,
+ * or when the set's time is up). */
+static int add_fragment(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
+                        gostx_ike_hdr *h, uint8_t *first, uint8_t *plain, size_t cap,
+                        size_t *plain_len) {
   int complete = 0;
   if (!e->peer_frag) return GOSTX_ESTATE; /* 2.3: only after both announced it */
   if (e->reasm.buf != e->reasm_buf || e->reasm.msg_id != e->msg_id) {
     if (e->reasm.buf == e->reasm_buf) gostx__ike_reasm_reset(&e->reasm);
     gostx__ike_reasm_init(&e->reasm, e->reasm_buf, sizeof e->reasm_buf, e->msg_id);
   }
+  gostx__ike_reasm_expire(e, now_ms);
   int rc = gostx__ike_reasm_add(&e->reasm, &e->sk_in, msg, len, &complete);
   if (rc != GOSTX_OK) return rc;
+  /* the clock starts at a set's first fragment (a larger Total Fragments
+   * starts the set over, and its clock with it) */
+  if (e->reasm.have == 1) e->reasm_since_ms = now_ms;
   if (!complete) return GOSTX_IKE_PARTIAL;
   return gostx__ike_reasm_take(&e->reasm, h, first, plain, cap, plain_len);
 }
 
-int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, gostx_ike_hdr *h,
-                       uint8_t *first, uint8_t *plain, size_t cap, size_t *plain_len) {
+int gostx__ike_open_in(gostx_ike_engine *e, const uint8_t *msg, size_t len, int64_t now_ms,
+                       gostx_ike_hdr *h, uint8_t *first, uint8_t *plain, size_t cap,
+                       size_t *plain_len) {
   if (len >= GOSTX_IKE_HDR_LEN && msg[16] == GOSTX_IKE_PT_SKF) /* Next Payload */
-    return add_fragment(e, msg, len, h, first, plain, cap, plain_len);
+    return add_fragment(e, msg, len, now_ms, h, first, plain, cap, plain_len);
   uint64_t iv;
   return gostx__ike_sk_open(&e->sk_in, msg, len, h, first, plain, cap, plain_len, &iv);
 }
