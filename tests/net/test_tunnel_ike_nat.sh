@@ -16,6 +16,8 @@
 #    Child SA rekey through the NAT and UDP both ways again; the NAT's
 #    mappings dropped: b follows a's next IKE message to its new port
 #    (RFC 7296 2.23's dynamic update), UDP both ways again.
+# (1c and 1d: a's IKE_AUTH with a chain of four certificates: whole or in
+# RFC 7383 fragments; 1d over IPv6, see there.)
 # Needs root and /dev/net/tun (exit 77, skipped, without them), and nft.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -169,6 +171,47 @@ for run in "off no" "on no" "on yes"; do # b's receive buffers: packet slots, GR
   fi
   both_stop
 done
+
+# 1d. the outer path over IPv6 (local and peer [fd00:231::1], [fd00:231::2]):
+# a PSK pair with IKE on port 500: up, no NAT seen, --status with the
+# bracketed address, UDP both ways, a Child SA rekey; then a's chain of
+# four under encap = yes: its IKE_AUTH in RFC 7383 fragments sized for IPv6
+# (its 40-octet header: no datagram past 1280, none IP-fragmented), every
+# fragment handed to IKE by b's workers, UDP through
+ip netns exec $NA sysctl -qw net.ipv6.conf.$VA.disable_ipv6=0 && # off elsewhere (netns.sh)
+  ip netns exec $NB sysctl -qw net.ipv6.conf.$VB.disable_ipv6=0 &&
+  ip -n $NA addr add fd00:231::1/64 dev $VA nodad && ip -n $NB addr add fd00:231::2/64 dev $VB nodad ||
+  bad "IPv6 addresses"
+ike_conf a "[fd00:231::1]" "[fd00:231::2]" yes "ike_auth = psk" "psk = $T/psk" \
+  "local_id = a.gostx.test" "remote_id = b.gostx.test" "rekey_seconds = 2"
+ike_conf b "[fd00:231::2]" "[fd00:231::1]" no "ike_auth = psk" "psk = $T/psk" \
+  "local_id = b.gostx.test" "remote_id = a.gostx.test" "rekey_seconds = 3600"
+if up_and_through "IPv6 outside, PSK"; then
+  st="$(tunnel_status $NA a ike_nat) $(tunnel_status $NA a ike_encap) $(tunnel_status $NA a ike_remote)"
+  grep -q 'NAT detection: no NAT$' "$T/a.log" && [ "$st" = "none no [fd00:231::2]:500" ] &&
+    ok "IPv6 outside, PSK: no NAT seen; a's --status ike_nat, ike_encap, ike_remote: $st" ||
+    bad "IPv6 outside, PSK: --status $st; a: $(grep NAT "$T/a.log")"
+  rekeyed "IPv6 outside, PSK"
+fi
+both_stop
+ike_conf a "[fd00:231::1]" "[fd00:231::2]" yes "ike_auth = cert" "cert = $T/chain.pem" \
+  "key = $T/ca.key" "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=b" "encap = yes"
+ike_conf b "[fd00:231::2]" "[fd00:231::1]" no "ike_auth = cert" "cert = $T/cb.pem" "key = $T/cb.key" \
+  "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=a"
+sizes_bg || bad "ike_sizes.py did not start: $(cat "$T/sizes.err")"
+up=0
+up_and_through "IPv6 outside, a chain of four, encap = yes" && up=1
+sizes_got
+if [ $up = 1 ]; then
+  n=$(tunnel_counters $NB b rx_ike rx_malformed)
+  read -r _ ike _ largest _ ipfrags <<<"$sizes"
+  nf=$(fragments_sent)
+  [ "$n" = "$nf 0" ] && [ "$nf" -ge 3 ] && [ "$largest" -le 1280 ] && [ "$largest" -gt 1100 ] &&
+    [ "$ipfrags" = 0 ] &&
+    ok "IPv6 outside: IKE_AUTH in $nf RFC 7383 fragments (b's rx_ike, rx_malformed: $n; $sizes)" ||
+    bad "IPv6 outside, fragments: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
+fi
+both_stop
 
 # 2. a behind a NAT. The namespaces: $NA (the NAT: 10.231.0.1 outside,
 # 10.233.0.1 inside) and a's own, $NC (10.233.0.2), routed through it.
