@@ -107,6 +107,7 @@ struct tunnel_ike {
   gostx_ike_engine *sa; /* the IKE SA whose Child SA is installed */
   struct ike_to sa_to; /* where its peer's IKE is */
   int64_t keepalive_ms; /* behind a NAT: when the next keepalive goes (0: none) */
+  uint64_t keepalive_tx; /* worker 0's tx_packets when the last one was due */
   int64_t sa_since_ms;
   int64_t rekey_ms, ike_rekey_ms; /* when we rekey next (0: never) */
   int64_t usage_after_ms; /* no rekey for rekey_bytes or the packet guard before this */
@@ -792,16 +793,22 @@ static void nat_settle(struct tunnel_ike *k, const gostx_ike_engine *e, const st
   tunnel_peer_set(k->t, follow ? &from->addr : &k->t->cfg.peer);
   if (follow) say_mapping("ESP goes to the peer's NAT mapping", &from->addr);
   k->keepalive_ms = e->nat_local && s ? now + (int64_t)s * 1000 : 0;
+  k->keepalive_tx = atomic_load(&k->t->w[0].c.tx_packets);
 }
 
 /* Behind a NAT: one 0xFF octet (RFC 3948 2.3) to the peer's data port
- * every nat_keepalive_seconds, so the NAT keeps our mapping */
+ * when nothing else went from it for nat_keepalive_seconds (RFC 3948 4:
+ * only then), so the NAT keeps our mapping. Worker 0 sends from the data
+ * port; the other workers' ports are other mappings. */
 static void keepalive_tick(struct tunnel_ike *k, int64_t now) {
   if (!k->sa || !k->keepalive_ms || now < k->keepalive_ms) return;
   static const uint8_t ff = 0xff;
+  const uint64_t tx = atomic_load(&k->t->w[0].c.tx_packets);
   const struct sockaddr_storage *to = k->sa_to.encap ? &k->sa_to.addr : &k->t->cfg.peer;
-  if (sendto(k->data_fd, &ff, 1, 0, (const struct sockaddr *)to, k->t->cfg.local_len) < 0)
+  if (tx == k->keepalive_tx &&
+      sendto(k->data_fd, &ff, 1, 0, (const struct sockaddr *)to, k->t->cfg.local_len) < 0)
     say("keepalive: %s", strerror(errno));
+  k->keepalive_tx = tx;
   k->keepalive_ms = now + (int64_t)seconds_at_most(k->t->cfg.nat_keepalive_seconds) * 1000;
 }
 

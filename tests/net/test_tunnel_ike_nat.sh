@@ -12,7 +12,8 @@
 #    on both sides, IKE moved to the data port, UDP through both ways (b
 #    sends ESP to the NAT's mapping of a's port, learned from IKE), --status
 #    saying so (ike_nat, ike_encap, ike_remote), a's
-#    keepalives (nat_keepalive_seconds = 1) counted by b (rx_keepalive), a
+#    keepalives (nat_keepalive_seconds = 1) counted by b (rx_keepalive)
+#    when a is quiet, none while it sends, a
 #    Child SA rekey through the NAT and UDP both ways again; the NAT's
 #    mappings dropped: b follows a's next IKE message to its new port
 #    (RFC 7296 2.23's dynamic update), UDP both ways again.
@@ -251,8 +252,24 @@ if up_and_through "behind a NAT"; then
   st="$st $(tunnel_status $NB b ike_encap) $(tunnel_status $NB b ike_remote)"
   [ "$st" = "local yes / peer yes 10.231.0.1:$port" ] && ok "behind a NAT: --status a, b: ike_nat, ike_encap (ike_remote): $st" ||
     bad "behind a NAT: --status: $st"
+  # keepalives only when a's data port sent nothing for an interval (RFC
+  # 3948 4): none while a sends a datagram every 20 ms for 8 s, then some
+  # once it is quiet
+  WAIT=()
+  ike_stream $NA $NB 10.232.0.2 "$T/ka.out" 400 200 0.02
+  sleep 0.5 # (tunnel_counters waits 1.2 s for a fresh status file)
+  k0=$(tunnel_counters $NB b rx_keepalive)
+  sleep 3
+  k1=$(tunnel_counters $NB b rx_keepalive)
+  wait "${WAIT[@]}"
+  got=$(echo $(cat "$T/ka.out"))
+  [ "$got" = "received 400 distinct 400 bad 0" ] && [ "$k1" = "$k0" ] &&
+    ok "behind a NAT: no keepalive while traffic flows (b's rx_keepalive $k0, 4 s later $k1)" ||
+    bad "behind a NAT: keepalives during traffic: rx_keepalive $k0 then $k1; UDP $got"
+  sleep 2.5
   k=$(tunnel_counters $NB b rx_keepalive)
-  [ "$k" -ge 1 ] && ok "behind a NAT: b counted $k keepalives from a" || bad "behind a NAT: rx_keepalive $k at b"
+  [ "$k" -gt "$k1" ] && ok "behind a NAT: quiet 2.5 s: b counted $((k - k1)) keepalives from a ($k in all)" ||
+    bad "behind a NAT: rx_keepalive $k at b after 2.5 s quiet"
   rekeyed "behind a NAT"
   # the NAT forgets its mappings (masquerade drops them with the address it
   # maps to): a's next IKE request (a rekey) comes from a new port, and b
