@@ -1171,6 +1171,84 @@ static void retransmission(void) {
         "given up after 3 sends (%zu)", sends);
 }
 
+/* The IKE_AUTH request in bi opened under r's keys: its inside in plain
+ * (*pl octets) and c; *iv, *h and *first for reseal. */
+static void open_request(const gostx_ike_engine *r, uint8_t *plain, size_t *pl, gostx_ike_chain *c,
+                         gostx_ike_hdr *h, uint8_t *first, uint64_t *iv) {
+  CHECK_RC(gostx__ike_sk_open(&r->sk_in, bi, li, h, first, plain, CAP, pl, iv), GOSTX_OK,
+           "the request opens");
+  CHECK_RC(gostx__ike_chain_read(*first, plain, *pl, c, NULL), GOSTX_OK, "its inside reads");
+}
+
+/* The INITIAL_CONTACT notifies of c: their count; *after_auth when the
+ * first comes right after AUTH (RFC 9385 A.1.1's place). */
+static int contacts(const gostx_ike_chain *c, int *after_auth) {
+  int n = 0;
+  *after_auth = 0;
+  for (size_t k = 0; k < c->n; k++) {
+    gostx_ike_notify nt;
+    if (c->p[k].type != GOSTX_IKE_PT_NOTIFY ||
+        gostx__ike_notify_read(c->p[k].body, c->p[k].len, &nt) != GOSTX_OK ||
+        nt.type != GOSTX_IKE_N_INITIAL_CONTACT)
+      continue;
+    if (!n++) *after_auth = k > 0 && c->p[k - 1].type == GOSTX_IKE_PT_AUTH;
+  }
+  return n;
+}
+
+/* INITIAL_CONTACT (RFC 7296 3.10.1): sent by an initiator told to, after
+ * AUTH, empty with protocol 0; the responder notes it once the request
+ * authenticates (peer_initial_contact), and not without it; one that
+ * names ESP or carries data is INVALID_SYNTAX, nothing established. */
+static void initial_contact(void) {
+  static uint8_t plain[CAP];
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  gostx_ike_chain c;
+  gostx_ike_hdr h;
+  uint8_t first;
+  size_t pl;
+  uint64_t iv;
+  int after;
+  for (int ic = 0; ic < 2; ic++) {
+    start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+    ci.initial_contact = ic; /* read when the IKE_AUTH request is written */
+    cr.initial_contact = 1;  /* an initiator's notify: the responder sends none */
+    CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
+    CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
+    open_request(&r, plain, &pl, &c, &h, &first, &iv);
+    const int n = contacts(&c, &after);
+    CHECK(n == ic && (!ic || after), "initial_contact %d: %d INITIAL_CONTACT in the request%s",
+          ic, n, ic ? (after ? ", after AUTH" : ", not after AUTH") : "");
+    CHECK(r.peer_initial_contact == 0, "nothing noted before the request authenticates");
+    converse(&i, &r);
+    keys_agree(&i, &r, ic ? "with INITIAL_CONTACT" : "without INITIAL_CONTACT");
+    CHECK(r.peer_initial_contact == ic && i.peer_initial_contact == 0,
+          "initial_contact %d: the responder notes %u, the initiator %u", ic,
+          r.peer_initial_contact, i.peer_initial_contact);
+  }
+  /* protocol ESP (3) in place of 0, the request sealed again */
+  start_pair(&i, &r, &ci, &cr, GOSTX_IKE_ENCR_MAGMA_MGM_KTREE, GOSTX_IKE_KE_GOST3410_2012_256);
+  ci.initial_contact = 1;
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "IKE_SA_INIT");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "IKE_AUTH request");
+  open_request(&r, plain, &pl, &c, &h, &first, &iv);
+  for (size_t k = 0; k < c.n; k++)
+    if (c.p[k].type == GOSTX_IKE_PT_NOTIFY && c.p[k].len >= 4 &&
+        (c.p[k].body[2] << 8 | c.p[k].body[3]) == GOSTX_IKE_N_INITIAL_CONTACT)
+      plain[c.p[k].body - plain] = 3;
+  gostx_ike_sk sk;
+  CHECK_RC(gostx__ike_sk_init(&sk, r.cf->encr, r.k.sk_ei, r.k.enc_len), GOSTX_OK, "SK_ei");
+  CHECK_RC(gostx__ike_sk_seal(&sk, iv, &h, first, plain, pl, bi, CAP, &li), GOSTX_OK, "sealed");
+  gostx__ike_sk_clear(&sk);
+  CHECK_RC(gostx__ike_input(&r, bi, li, 0, br, CAP, &lr), GOSTX_OK, "the edited request");
+  CHECK_RC(gostx__ike_input(&i, br, lr, 0, bi, CAP, &li), GOSTX_OK, "its answer");
+  CHECK(r.state == GOSTX_IKE_S_FAILED && !r.child.valid && !i.child.valid &&
+            i.error == GOSTX_IKE_N_INVALID_SYNTAX && !r.peer_initial_contact,
+        "INITIAL_CONTACT for ESP: INVALID_SYNTAX, nothing established (%d %u)", r.state,
+        i.error);
+}
+
 int main(void) {
   psk_established();
   refused_auth(wrong_psk, "wrong PSK", "the peer's AUTH does not verify (another PSK)");
@@ -1194,5 +1272,6 @@ int main(void) {
   retransmission();
   forged_init_responses();
   reserved_esp_spi();
+  initial_contact();
   return t_done();
 }

@@ -108,6 +108,11 @@ static struct {
 static size_t nflight;
 static unsigned step_no, sealed, opened;
 static int rekeying; /* packets are counted from the first rekey on */
+/* a restarted (restart): b's outbound SPI before, whether b has answered
+ * the new IKE_AUTH, and b's packets sealed after that under the old SA */
+static uint32_t b_old_out;
+static int b_answered;
+static unsigned b_stale, b_after;
 static unsigned unlinked_sends, lost; /* the two orderings broken */
 
 static struct side *by_fd(int fd) { return fd == A.fd ? &A : &B; }
@@ -144,6 +149,9 @@ static ssize_t hook_sendto(int fd, const void *buf, size_t n, int flags,
     CHECK(0, "%s sent an IKE message before linking its inbound SA 0x%08x",
           s == &A ? "a" : "b", spi);
   if (p->nq == QUEUE || n > GOSTX_IKE_MSG_MAX) abort();
+  const uint8_t *m = buf;
+  if (s == &B && b_old_out && n > 19 && m[18] == GOSTX_IKE_AUTH && (m[19] & GOSTX_IKE_FLAG_R))
+    b_answered = 1;
   memcpy(p->q[p->nq].m, buf, n);
   p->q[p->nq++].len = n;
   return (ssize_t)n;
@@ -243,6 +251,10 @@ static void seal_from(struct side *s, unsigned late) {
                        .cap = PKT_MAX, .next_header = 4};
   if (tunnel_sa_seal(&s->t.w[0], &b, 1) != 1 || b.status) return; /* nothing to seal with yet */
   sealed++;
+  if (s == &B && b_answered) {
+    b_after++;
+    b_stale += spi_of(flight[nflight].pkt) == b_old_out;
+  }
   flight[nflight].to = peer_of(s);
   flight[nflight].len = b.out_len;
   flight[nflight++].due = step_no + late;
@@ -358,6 +370,43 @@ static void rekeys(void) {
         opened, lost);
 }
 
+static void done(struct side *s);
+
+/* a killed and started again while b holds the SAs (b's liveness check not
+ * yet due): a's new IKE SA replaces them at b. With INITIAL_CONTACT (what
+ * a restarted daemon sends: it holds no IKE SA) b seals with the new Child
+ * SA from its IKE_AUTH answer on; without it (contact 0: as from a peer
+ * that keeps the old SAs) b waits for a's first packet under the new SA or
+ * IKE_SWITCH_MS, sealing meanwhile with the old SA, which a restarted a
+ * cannot open. */
+static void restart(int contact) {
+  done(&A);
+  side_init(&A, 1001, 1, 2, 1, "a.gostx.test", "b.gostx.test");
+  nflight = 0; /* what was on its way to the old a */
+  rekeying = 0;
+  b_old_out = atomic_load(&B.t.sa_out)->esp.spi;
+  b_answered = 0;
+  b_stale = b_after = 0;
+  initiator_tick(A.t.ike, clock_ms);
+  CHECK(A.t.ike->cf_i.initial_contact == 1, "a restarted (no IKE SA) asks for INITIAL_CONTACT");
+  A.t.ike->cf_i.initial_contact = contact; /* read when its IKE_AUTH request is written */
+  const int ok = run(&A, &B);
+  CHECK(ok && only_current(&A) && only_current(&B) &&
+            A.t.ike->sa->child.spi_out == B.t.ike->sa->child.spi_in,
+        "INITIAL_CONTACT %d: the restarted a's SAs replace the old ones at b", contact);
+  CHECK(B.t.ike->sa->peer_initial_contact == contact, "b noted INITIAL_CONTACT %d",
+        B.t.ike->sa->peer_initial_contact);
+  if (contact)
+    CHECK(b_answered && b_after > 0 && b_stale == 0,
+          "INITIAL_CONTACT: none of b's %u packets after its answer under the old SA (%u)",
+          b_after, b_stale);
+  else
+    CHECK(b_answered && b_stale > 0,
+          "no INITIAL_CONTACT: b seals %u of %u packets after its answer under the old SA "
+          "(make-before-break, IKE_SWITCH_MS)", b_stale, b_after);
+  b_old_out = 0;
+}
+
 static void done(struct side *s) {
   s->t.ike->fd = -1; /* not a socket */
   tunnel_ike_free(&s->t);
@@ -465,6 +514,8 @@ int main(void) {
   if (!daemon_log) return 99;
   establish();
   rekeys();
+  restart(0);
+  restart(1);
   fragment_bound();
   done(&A);
   done(&B);

@@ -618,7 +618,9 @@ static void child_out(struct tunnel_ike *k, gostx_ike_engine *e) {
 /* The responder of a replacing SA (replace_sa) seals with it once the
  * initiator does (its first packet under it) or after IKE_SWITCH_MS:
  * before, the initiator may not have the inbound SA yet, our IKE_AUTH
- * answer still on its way, and the old SAs still work both ways. */
+ * answer still on its way, and the old SAs still work both ways. Not when
+ * the initiator said INITIAL_CONTACT: it holds no old SA (it restarted),
+ * and the new one is the only one it may open. */
 static void switch_due(struct tunnel_ike *k, int64_t now) {
   gostx_ike_engine *e = k->sa;
   uint64_t n = 0;
@@ -768,7 +770,10 @@ static int replace_sa(struct tunnel_ike *k, gostx_ike_engine *e, int64_t now) {
       k->t->cfg.remote_id.text);
   retire_children(k, old, now);
   unpark_all(k);
-  if (responder) { /* make-before-break: switched once the initiator seals with it */
+  if (responder && e->peer_initial_contact && !tunnel_ike_switch(k->t, out, &e->child)) {
+    /* the peer restarted: the old SAs are dead to it */
+    say("INITIAL_CONTACT: the peer holds no older SA; sealing with the new one at once");
+  } else if (responder) { /* make-before-break: switched once the initiator seals with it */
     park(k, out);
     k->switch_spi = e->child.spi_out;
     k->switch_by_ms = now + IKE_SWITCH_MS;
@@ -1035,6 +1040,10 @@ static void start_init(struct tunnel_ike *k, int64_t now) {
   size_t n = 0;
   peer_ike(k, &k->init_to); /* moved to the data port once answered (init_answered) */
   to_ike_addr(&k->init_to.addr, &remote);
+  /* holding no IKE SA (after a start, or once the last one is gone), this
+   * one will be the only one: INITIAL_CONTACT tells the peer that what
+   * it holds of us is dead (RFC 7296 3.10.1), so it need not wait */
+  k->cf_i.initial_contact = !k->sa;
   if (gostx__ike_engine_init(&k->init, &k->cf_i) ||
       gostx__ike_engine_addrs(&k->init, &k->local, &remote) ||
       gostx__ike_start(&k->init, now, k->out, sizeof k->out, &n)) {

@@ -83,8 +83,26 @@ static int w_identity(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t id
     gostx__ike_w_certreq(w, e->cf->store);
   int rc = own_auth(e, idb, idb_len, auth, &auth_len);
   if (rc == GOSTX_OK) gostx__ike_w_auth(w, e->cf->auth, auth, auth_len);
+  if (rc == GOSTX_OK && e->cf->role == GOSTX_IKE_INITIATOR && e->cf->initial_contact)
+    gostx__ike_w_notify_type(w, GOSTX_IKE_N_INITIAL_CONTACT, NULL, 0);
   gostx_memzero(auth, sizeof auth);
   return rc;
+}
+
+/* The request's INITIAL_CONTACT: 1 when there, 0 when not; GOSTX_EFORMAT
+ * for a malformed notify or one with data or an SPI (RFC 7296 3.10.1:
+ * protocol 0 or 1 and no SPI; it carries no data). */
+static int initial_contact(const gostx_ike_chain *c) {
+  int seen = 0;
+  for (const gostx_ike_payload *p = gostx__ike_find(c, GOSTX_IKE_PT_NOTIFY); p;
+       p = gostx__ike_find_next(c, p, GOSTX_IKE_PT_NOTIFY)) {
+    gostx_ike_notify n;
+    if (gostx__ike_notify_read(p->body, p->len, &n) != GOSTX_OK) return GOSTX_EFORMAT;
+    if (n.type != GOSTX_IKE_N_INITIAL_CONTACT) continue;
+    if (n.proto > GOSTX_IKE_PROTO_IKE || n.spi_len || n.data_len) return GOSTX_EFORMAT;
+    seen = 1;
+  }
+  return seen;
 }
 
 static void w_child(const gostx_ike_engine *e, gostx_ike_writer *w, uint8_t num,
@@ -296,7 +314,8 @@ static int refuse_auth(gostx_ike_engine *e, uint16_t type, int64_t now_ms, uint8
 
 static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
                           uint8_t *out, size_t cap, size_t *out_len) {
-  if (gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK)
+  const int contact = initial_contact(c);
+  if (gostx__ike_certreq_scan(c, &e->peer_cas) != GOSTX_OK || contact < 0)
     return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
   if (check_peer(e, c, GOSTX_IKE_PT_IDI, now_ms) != GOSTX_OK)
     return refuse_auth(e, GOSTX_IKE_N_AUTHENTICATION_FAILED, now_ms, out, cap, out_len);
@@ -327,6 +346,7 @@ static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t
   if (rc != GOSTX_OK) return rc;
   e->msg_id++;
   e->state = GOSTX_IKE_S_ESTABLISHED;
+  e->peer_initial_contact = (uint8_t)contact; /* authenticated now: the caller may act on it */
   gostx__ike_live(e); /* either side's requests from now on (xchg.c) */
   return gostx__ike_send(e, now_ms, out, cap, out_len);
 }

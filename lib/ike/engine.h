@@ -27,6 +27,7 @@ enum {
   GOSTX_IKE_N_TS_UNACCEPTABLE = 38,
   GOSTX_IKE_N_TEMPORARY_FAILURE = 43,
   GOSTX_IKE_N_CHILD_SA_NOT_FOUND = 44,
+  GOSTX_IKE_N_INITIAL_CONTACT = 16384,
   GOSTX_IKE_N_REKEY_SA = 16393,
   GOSTX_IKE_N_NAT_DETECTION_SOURCE_IP = 16388,
   GOSTX_IKE_N_NAT_DETECTION_DESTINATION_IP = 16389,
@@ -98,6 +99,11 @@ typedef struct gostx_ike_conf {
   /* NAT_DETECTION_SOURCE_IP of zeros: the peer sees a NAT before us and
    * both sides use UDP encapsulation (RFC 9385 A.2's initiator does so) */
   int force_encap;
+  /* initiator: N(INITIAL_CONTACT) in the IKE_AUTH request (RFC 7296
+   * 3.10.1: this IKE SA is the only one between the two identities: the
+   * caller holds no other, as after a start), where RFC 9385 A.1.1 and
+   * A.2.1 put it (after AUTH) */
+  int initial_contact;
   /* IKE fragmentation (RFC 7383): the largest encrypted message sent
    * whole, in octets of IKE message (the caller takes off IP, UDP and the
    * non-ESP marker: 576-octet IPv4 datagrams on 4500 give 544, RFC 9385
@@ -243,6 +249,9 @@ typedef struct gostx_ike_engine {
    * identifier below 32 it listed, when peer_hashes_sent */
   uint32_t peer_hashes;
   uint8_t peer_hashes_sent;
+  /* responder: the initiator's IKE_AUTH request carried INITIAL_CONTACT:
+   * it holds no other IKE SA with us (any older one is dead to it) */
+  uint8_t peer_initial_contact;
   /* RFC 7383: the peer announced IKEV2_FRAGMENTATION_SUPPORTED; the set
    * of fragments being gathered (fragio.c) and what it holds */
   uint8_t peer_frag;

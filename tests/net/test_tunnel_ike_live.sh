@@ -14,7 +14,8 @@
 #    (unprotected, RFC 7296 2.21.4) but starts a new IKE SA, which replaces
 #    the old one make-before-break: every datagram arrives once;
 # 3. a killed with -9 and restarted: its new IKE_SA_INIT replaces the IKE
-#    SA b still holds, and a UDP stream passes again within 5 s;
+#    SA b still holds (its IKE_AUTH with INITIAL_CONTACT: b seals with the
+#    new SA at once), and a UDP stream passes again within 5 s;
 # 4. b (responder only) killed with -9 and restarted: a's next request
 #    over the old IKE SA (DPD) is answered with INVALID_IKE_SPI (RFC 7296
 #    2.21.4), a starts a new IKE SA at once, which replaces the old one,
@@ -125,12 +126,18 @@ killed_restarted() {
   back_within ${1}2 $2 $3 $4 "$1 killed and restarted"
 }
 
-# 3. a killed and restarted: b takes its new IKE SA in place of the old one
+# 3. a killed and restarted: b takes its new IKE SA in place of the old one;
+# a's IKE_AUTH said INITIAL_CONTACT (the new a holds no IKE SA), so b seals
+# with the new SA at once; the replacement in 2 (a kept its old SA) did not
 replaced=$(grep -c 'replaces the one installed' "$T/b.log")
+contacts=$(grep -c 'INITIAL_CONTACT' "$T/b.log")
 killed_restarted a $NA 10.232.0.1 5000
 [ "$(grep -c 'replaces the one installed' "$T/b.log")" -gt "$replaced" ] &&
   ok "b replaced the old IKE SA: $(grep 'replaces' "$T/b.log" | tail -1)" ||
   bad "b: no replacement said: $(tail -3 "$T/b.log")"
+[ "$contacts" = 0 ] && [ "$(grep -c 'INITIAL_CONTACT' "$T/b.log")" = 1 ] &&
+  ok "b: $(grep -m1 'INITIAL_CONTACT' "$T/b.log" | sed 's/.*ike: //') (none for 2's replacement)" ||
+  bad "b: INITIAL_CONTACT said $contacts times before a's restart, $(grep -c 'INITIAL_CONTACT' "$T/b.log") after"
 
 # 4. b killed and restarted: a hears INVALID_IKE_SPI and starts anew
 killed_restarted b $NB 10.232.0.2 5000
