@@ -986,6 +986,51 @@ static void a2_4(json *f) {
 
 /* ---- refusals: the codec's strictness and the recipient tests ---- */
 
+
+/* An SA body of np proposals (IKE, no SPI) of nt ENCR transforms each
+ * into b; its length. */
+static size_t sa_body(uint8_t *b, size_t np, size_t nt) {
+  size_t at = 0;
+  for (size_t i = 0; i < np; i++) {
+    const size_t plen = 8 + 8 * nt;
+    const uint8_t h[8] = {i + 1 == np ? 0 : 2, 0, (uint8_t)(plen >> 8), (uint8_t)plen,
+                          (uint8_t)(i + 1), GOSTX_IKE_PROTO_IKE, 0, (uint8_t)nt};
+    memcpy(b + at, h, 8);
+    at += 8;
+    for (size_t j = 0; j < nt; j++, at += 8) {
+      const uint8_t t[8] = {j + 1 == nt ? 0 : 3, 0, 0, 8, GOSTX_IKE_TT_ENCR, 0, 0,
+                            (uint8_t)(j + 1)};
+      memcpy(b + at, t, 8);
+    }
+  }
+  return at;
+}
+
+/* RFC 7296 bounds neither: strongSwan 5.9.8's default IKE proposal has 38
+ * transforms (its IKE_SA_INIT was INVALID_SYNTAX here until the reader
+ * kept less past its bounds instead of refusing). */
+static void sa_bounds(void) {
+  static uint8_t b[16384];
+  static gostx_ike_sa sa;
+  size_t l = sa_body(b, 1, GOSTX_IKE_MAX_TRANSFORMS);
+  CHECK(gostx__ike_sa_read(b, l, &sa) == GOSTX_OK && sa.n == 1 && !sa.more &&
+            sa.p[0].n == GOSTX_IKE_MAX_TRANSFORMS && !sa.p[0].more,
+        "%d transforms: all kept", GOSTX_IKE_MAX_TRANSFORMS);
+  l = sa_body(b, 2, 38);
+  CHECK(gostx__ike_sa_read(b, l, &sa) == GOSTX_OK && sa.n == 2 && !sa.more &&
+            sa.p[0].n == 0 && sa.p[0].more && sa.p[1].more && sa.p[1].num == 2,
+        "38 transforms: read, kept empty");
+  b[l - 8] = 2; /* the last transform's "more" where 0 belongs */
+  CHECK_RC(gostx__ike_sa_read(b, l, &sa), GOSTX_EFORMAT, "38 transforms, the last malformed");
+  l = sa_body(b, GOSTX_IKE_MAX_PROPOSALS + 3, 2);
+  CHECK(gostx__ike_sa_read(b, l, &sa) == GOSTX_OK && sa.n == GOSTX_IKE_MAX_PROPOSALS &&
+            sa.more && sa.p[GOSTX_IKE_MAX_PROPOSALS - 1].n == 2,
+        "%d proposals: the first %d kept", GOSTX_IKE_MAX_PROPOSALS + 3, GOSTX_IKE_MAX_PROPOSALS);
+  b[l - 2 * 8 - 8 + 4] = 9; /* the last proposal numbered 9 after 10 */
+  CHECK_RC(gostx__ike_sa_read(b, l, &sa), GOSTX_EFORMAT,
+           "a proposal past the kept ones misnumbered");
+}
+
 static void refusals(json *f) {
   json *sub = sub_of(f, "A.1.1");
   size_t l;
@@ -1030,6 +1075,7 @@ static void refusals(json *f) {
   sab[4] = 1;
   sab[7] += 1;
   CHECK_RC(gostx__ike_sa_read(sab, c.p[0].len, &sa), GOSTX_EFORMAT, "one transform more than there is");
+  sa_bounds();
   /* RFC 9385 6.1: the peer's point off the curve, the identity, a short one */
   uint8_t d[64], q[128], k[64];
   ephemeral(sub, 10, 11, GOSTX_IKE_KE_GOST3410_2012_512, d, 64);

@@ -144,14 +144,18 @@ static int transforms_read(const uint8_t *p, size_t len, size_t count, gostx_ike
     const int last = i + 1 == count;
     /* 3.3.2: 0 for the last transform, 3 before it */
     if (t[0] != (last ? 0 : 3) || tlen < 8 || tlen > len - at) return GOSTX_EFORMAT;
-    if (pr->n == GOSTX_IKE_MAX_TRANSFORMS) return GOSTX_EFORMAT;
-    gostx_ike_transform *x = &pr->t[pr->n++];
+    gostx_ike_transform scratch, *x = i < GOSTX_IKE_MAX_TRANSFORMS ? &pr->t[pr->n++] : &scratch;
     memset(x, 0, sizeof *x);
     x->type = t[4];
     x->id = get16(t + 6);
     int rc = attrs_read(t + 8, tlen - 8, x);
     if (rc != GOSTX_OK) return rc;
     at += tlen;
+  }
+  if (count > GOSTX_IKE_MAX_TRANSFORMS) { /* read whole, kept empty (ike.h) */
+    memset(pr->t, 0, sizeof pr->t);
+    pr->n = 0;
+    pr->more = 1;
   }
   return at == len ? GOSTX_OK : GOSTX_EFORMAT;
 }
@@ -171,23 +175,29 @@ static int proposal_read(const uint8_t *p, size_t plen, gostx_ike_proposal *pr) 
 
 int gostx__ike_sa_read(const uint8_t *body, size_t len, gostx_ike_sa *sa) {
   if (!body || !sa) return GOSTX_EINVAL;
+  static const gostx_ike_proposal none; /* what a scratch proposal starts from */
+  gostx_ike_proposal scratch = none;
   sa->n = 0;
+  sa->more = 0;
   size_t at = 0;
-  int last = 0;
+  int last = 0, first = 1;
+  uint8_t prev = 0;
   while (!last) {
     if (len - at < 8) return GOSTX_EFORMAT;
     const uint8_t *p = body + at;
     const size_t plen = get16(p + 2);
     if ((p[0] != 0 && p[0] != 2) || plen < 8 || plen > len - at) return GOSTX_EFORMAT;
     last = p[0] == 0;
-    if (sa->n == GOSTX_IKE_MAX_PROPOSALS) return GOSTX_EFORMAT;
-    gostx_ike_proposal *pr = &sa->p[sa->n];
+    const int keep = sa->n < GOSTX_IKE_MAX_PROPOSALS; /* the rest read, not kept (ike.h) */
+    gostx_ike_proposal *pr = keep ? &sa->p[sa->n] : &scratch;
     int rc = proposal_read(p, plen, pr);
     if (rc != GOSTX_OK) return rc;
     /* 3.3.1: numbered from 1, each the previous or one more */
-    const uint8_t prev = sa->n ? sa->p[sa->n - 1].num : 0;
-    if (sa->n ? pr->num != prev && pr->num != prev + 1 : pr->num != 1) return GOSTX_EFORMAT;
-    sa->n++;
+    if (first ? pr->num != 1 : pr->num != prev && pr->num != prev + 1) return GOSTX_EFORMAT;
+    prev = pr->num;
+    first = 0;
+    if (keep) sa->n++;
+    else sa->more = 1;
     at += plen;
   }
   return at == len ? GOSTX_OK : GOSTX_EFORMAT;

@@ -137,15 +137,24 @@ typedef struct gostx_ike_transform {
 #define GOSTX_IKE_MAX_TRANSFORMS 16
 #define GOSTX_IKE_MAX_PROPOSALS 8
 
+/* RFC 7296 sets no bound on transforms or proposals, and strongSwan's
+ * default IKE proposal has 38 transforms. Past the bounds a reader checks
+ * the structure all the same and keeps less: a proposal of more than
+ * GOSTX_IKE_MAX_TRANSFORMS is kept with none (n 0, `more` set), so that
+ * no test of "ours, and nothing else" can pass on it (none of ours has
+ * that many); proposals past GOSTX_IKE_MAX_PROPOSALS are not kept (the
+ * SA's `more` set). */
 typedef struct gostx_ike_proposal {
   uint8_t num, proto, spi_len;
   uint8_t spi[8];
   size_t n;
+  uint8_t more; /* more transforms than kept: none kept */
   gostx_ike_transform t[GOSTX_IKE_MAX_TRANSFORMS];
 } gostx_ike_proposal;
 
 typedef struct gostx_ike_sa {
   size_t n;
+  uint8_t more; /* proposals past the n kept */
   gostx_ike_proposal p[GOSTX_IKE_MAX_PROPOSALS];
 } gostx_ike_sa;
 

@@ -53,6 +53,13 @@ static void sa_round_trip(const gostx_ike_payload *p) {
   static gostx_ike_sa a, b;
   static uint8_t buf[70000];
   if (gostx__ike_sa_read(p->body, p->len, &a) != GOSTX_OK) return;
+  ASSERT(a.n >= 1 && a.n <= GOSTX_IKE_MAX_PROPOSALS);
+  int whole = !a.more;
+  for (size_t i = 0; i < a.n; i++) {
+    ASSERT(a.p[i].more ? a.p[i].n == 0 : a.p[i].n >= 1 && a.p[i].n <= GOSTX_IKE_MAX_TRANSFORMS);
+    whole &= !a.p[i].more;
+  }
+  if (!whole) return; /* what was not kept cannot be written again */
   gostx_ike_writer w;
   gostx__ike_w_inner(&w, buf, sizeof buf);
   gostx__ike_w_sa(&w, &a);
