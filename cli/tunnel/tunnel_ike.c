@@ -429,6 +429,19 @@ static int same_host(const struct sockaddr_storage *a, const struct sockaddr_sto
 }
 
 /* "WHAT 192.0.2.1 port 40123": where a NAT maps the peer */
+/* ss as ADDRESS:PORT ([ADDRESS]:PORT for IPv6): where a datagram came
+ * from, which behind a NAT or from another implementation (charon-cmd
+ * sends from a port of its own) is not `peer` */
+static const char *addr_text(const struct sockaddr_storage *ss, char out[INET6_ADDRSTRLEN + 8]) {
+  gostx_ike_addr a;
+  char ip[INET6_ADDRSTRLEN] = "?";
+  to_ike_addr(ss, &a);
+  inet_ntop(ss->ss_family, a.ip, ip, sizeof ip);
+  snprintf(out, INET6_ADDRSTRLEN + 8, "%s%s%s:%u", a.ip_len == 16 ? "[" : "", ip,
+           a.ip_len == 16 ? "]" : "", a.port);
+  return out;
+}
+
 static void say_mapping(const char *what, const struct sockaddr_storage *ss) {
   gostx_ike_addr a;
   char ip[INET6_ADDRSTRLEN] = "?";
@@ -901,6 +914,8 @@ static void peer_moved(struct tunnel_ike *k, const gostx_ike_engine *e, const st
 static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
                 const struct ike_to *from, int64_t now) {
   const gostx_ike_state before = e->state;
+  const uint16_t error = e->error;
+  const size_t cookie_len = e->cookie_len;
   const uint32_t peer_req = e->peer_req;
   const uint8_t pend = e->pend;
   size_t n = 0;
@@ -916,6 +931,11 @@ static int feed(struct tunnel_ike *k, gostx_ike_engine *e, size_t len,
   }
   if (e == &k->init && before == GOSTX_IKE_S_INIT_SENT && e->state == GOSTX_IKE_S_AUTH_SENT)
     init_answered(k, e);
+  if (e == &k->init && e->state == GOSTX_IKE_S_INIT_SENT && e->cookie_len != cookie_len)
+    say("the peer asks for a COOKIE: IKE_SA_INIT again with it (RFC 7296 2.6)");
+  if (e == &k->init && e->state == GOSTX_IKE_S_INIT_SENT && e->error && e->error != error)
+    say("IKE_SA_INIT answered %s (unprotected: noted, the request goes on until its tries "
+        "run out, RFC 7296 2.21.1)", notify_name(e->error));
   const int up = e->state == GOSTX_IKE_S_ESTABLISHED && before != GOSTX_IKE_S_ESTABLISHED;
   /* a responder's inbound SA in before its IKE_AUTH answer goes: the
    * initiator seals with the new SA as soon as it has the answer */
@@ -986,8 +1006,9 @@ static void new_responder(struct tunnel_ike *k, size_t len, const struct ike_to 
   to_ike_addr(&from->addr, &remote);
   int rc = gostx__ike_cookie_gate(k->cookie_secret, 1, open, IKE_COOKIE_AT, k->in, len,
                                   remote.ip, remote.ip_len, k->out, sizeof k->out, &n);
+  char at[INET6_ADDRSTRLEN + 8];
   if (rc == 1) {
-    say("COOKIE asked of %s (%zu half-open IKE SAs)", k->t->cfg.peer_s, open);
+    say("COOKIE asked of %s (%zu half-open IKE SAs)", addr_text(&from->addr, at), open);
     send_to(k, from, n);
     return;
   }
@@ -995,7 +1016,8 @@ static void new_responder(struct tunnel_ike *k, size_t len, const struct ike_to 
   int i = 0;
   while (i < IKE_SLOTS && k->resp[i].used) i++;
   if (i == IKE_SLOTS) {
-    say("IKE_SA_INIT from %s dropped: %d IKE SAs open (the most)", k->t->cfg.peer_s, IKE_SLOTS);
+    say("IKE_SA_INIT from %s dropped: %d IKE SAs open (the most)", addr_text(&from->addr, at),
+        IKE_SLOTS);
     return;
   }
   struct ike_slot *s = &k->resp[i];
@@ -1005,7 +1027,7 @@ static void new_responder(struct tunnel_ike *k, size_t len, const struct ike_to 
     return;
   s->used = 1;
   s->born_ms = now;
-  say("IKE_SA_INIT from %s (responder)", k->t->cfg.peer_s);
+  say("IKE_SA_INIT from %s (responder)", addr_text(&from->addr, at));
   if (feed(k, &s->e, len, from, now) || s->e.state == GOSTX_IKE_S_IDLE) drop_slot(s);
 }
 
