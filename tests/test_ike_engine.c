@@ -707,6 +707,19 @@ static void deliver(gostx_ike_engine *e, const uint8_t *out, size_t len, int64_t
   }
 }
 
+/* A certificate pair whose initiator sends the chain der/len (a leaf and
+ * its intermediate: an IKE_AUTH past 544 octets), both fragmenting at 544
+ * (RFC 9385 A.2.1's bound). */
+static void chain_pair_544(gostx_ike_conf *ci, gostx_ike_conf *cr, cert_side *si, cert_side *sr,
+                           const gostx_x509_store *st, const uint8_t *const *der,
+                           const size_t *len) {
+  cert_pair(ci, cr, si, sr, st);
+  ci->certs = der;
+  ci->cert_lens = len;
+  ci->n_certs = 2;
+  ci->frag_size = cr->frag_size = 544;
+}
+
 /* A peer that did not announce IKEV2_FRAGMENTATION_SUPPORTED (RFC 7383
  * 2.3): the responder's notify renamed (in its answer and its copy, m2),
  * the initiator sends its chain whole however small frag_size is; and
@@ -720,11 +733,7 @@ static void fragmentation_not_announced(const gostx_x509_store *st, const uint8_
   gostx_ike_engine i, r;
   cert_side si, sr;
   const int64_t now_ms = (IKE_PKI_T0 + 3600) * 1000;
-  cert_pair(&ci, &cr, &si, &sr, st);
-  ci.certs = der;
-  ci.cert_lens = len;
-  ci.n_certs = 2;
-  ci.frag_size = cr.frag_size = 544;
+  chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
   CHECK_RC(gostx__ike_engine_init(&i, &ci), GOSTX_OK, "initiator");
   CHECK_RC(gostx__ike_engine_init(&r, &cr), GOSTX_OK, "responder");
   CHECK_RC(gostx__ike_start(&i, now_ms, bi, CAP, &li), GOSTX_OK, "request");
@@ -774,11 +783,7 @@ static void fragments_time_out(const gostx_x509_store *st, const uint8_t *const 
   gostx_ike_engine i, r;
   cert_side si, sr;
   const int64_t t0 = (IKE_PKI_T0 + 3600) * 1000;
-  cert_pair(&ci, &cr, &si, &sr, st);
-  ci.certs = der;
-  ci.cert_lens = len;
-  ci.n_certs = 2;
-  ci.frag_size = cr.frag_size = 544;
+  chain_pair_544(&ci, &cr, &si, &sr, st, der, len);
   const int64_t timeout = gostx__ike_reasm_timeout_ms(&cr);
   CHECK(timeout == 15500, "the default reassembly timeout: 0.5 + 1 + 2 + 4 + 8 s (%lld ms)",
         (long long)timeout);

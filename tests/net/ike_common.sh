@@ -102,3 +102,33 @@ pair_up() {
   ip -n $NA addr add 10.232.0.1/30 dev $TUN
   ip -n $NB addr add 10.232.0.2/30 dev $TUN
 }
+# capture_init FILE: the IKE_SA_INIT request a's tunnel ($T/a.conf) sends
+# at its start, caught on b's port 500 (nothing listening there but the
+# catcher) into FILE; a stopped after. 1 when none came within 5 s.
+capture_init() {
+  rm -f "$1" "$T/cap.ready"
+  ip netns exec $NB timeout 5 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.231.0.2", 500))
+open(sys.argv[2], "w").close()
+open(sys.argv[1], "wb").write(s.recvfrom(65535)[0])' "$1" "$T/cap.ready" &
+  local cap=$!
+  for _ in $(seq 100); do [ -e "$T/cap.ready" ] && break; sleep 0.05; done
+  ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>/dev/null </dev/null >/dev/null &
+  local apid=$!
+  wait $cap
+  tunnel_stop $apid
+  [ -s "$1" ]
+}
+# replay_init FILE N: FILE (an IKE_SA_INIT request) sent N times from a's
+# namespace to b's port 500, each under a new SPIi, 5 ms apart
+replay_init() {
+  ip netns exec $NA python3 -c '
+import os, socket, sys, time
+m = open(sys.argv[1], "rb").read()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[2])):
+    s.sendto(os.urandom(8) + m[8:], ("10.231.0.2", 500))
+    time.sleep(0.005)' "$1" "$2"
+}

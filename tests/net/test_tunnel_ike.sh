@@ -144,31 +144,12 @@ late_responder
 # address under 12 new SPIs) before a starts: cookies engage after 2
 # half-open SAs (nothing kept for the rest), and a still connects
 cookie_flood() {
-  rm -f "$T/init.bin" "$T/cap.ready"
-  ip netns exec $NB timeout 5 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.231.0.2", 500))
-open(sys.argv[2], "w").close()
-open(sys.argv[1], "wb").write(s.recvfrom(65535)[0])' "$T/init.bin" "$T/cap.ready" &
-  local cap=$!
-  for _ in $(seq 100); do [ -e "$T/cap.ready" ] && break; sleep 0.05; done
-  ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>/dev/null </dev/null >/dev/null &
-  local apid=$!
-  wait $cap
-  tunnel_stop $apid
-  [ -s "$T/init.bin" ] || { bad "cookies: no IKE_SA_INIT captured"; return; }
+  capture_init "$T/init.bin" || { bad "cookies: no IKE_SA_INIT captured"; return; }
   ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
   PID_b=$!
   PIDS+=($PID_b)
   for _ in $(seq 100); do grep -q listening "$T/b.log" && break; sleep 0.02; done
-  ip netns exec $NA python3 -c '
-import os, socket, sys, time
-m = open(sys.argv[1], "rb").read()
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for _ in range(12):
-    s.sendto(os.urandom(8) + m[8:], ("10.231.0.2", 500))
-    time.sleep(0.005)' "$T/init.bin"
+  replay_init "$T/init.bin" 12
   sleep 0.3
   ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
   PID_a=$!

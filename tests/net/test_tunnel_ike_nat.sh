@@ -143,34 +143,41 @@ fragments_sent() {
   n=$(sed -n 's/.*IKE_AUTH sent in \([0-9]*\) fragments$/\1/p' "$T/a.log" | head -1)
   echo "${n:-0}"
 }
-# b with and without UDP offloads, a with fragmentation = no: its
-# IKE_AUTH whole (IP fragments it); then fragmentation = yes (the
-# default): RFC 7383 fragments, no IKE datagram past strongSwan's 1280
-for run in "off no" "on no" "on yes"; do # b's receive buffers: packet slots, GRO trains
-  read -r offload frag <<<"$run"
-  ike_conf a 10.231.0.1 10.231.0.2 yes "ike_auth = cert" "cert = $T/chain.pem" "key = $T/ca.key" \
-    "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=b" "encap = yes" "fragmentation = $frag"
-  ike_conf b 10.231.0.2 10.231.0.1 no "ike_auth = cert" "cert = $T/cb.pem" "key = $T/cb.key" \
-    "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=a" "udp_offload = $offload"
+# chain_run WHAT A B FRAG OFFLOAD: a (at address A) with its chain of four
+# under encap = yes and fragmentation = FRAG, b (at B) with udp_offload =
+# OFFLOAD: up, UDP both ways; with FRAG no the IKE_AUTH goes whole (IP
+# fragments it), with yes in RFC 7383 fragments, no IKE datagram past
+# strongSwan's 1280 nor IP-fragmented, b's workers handing IKE every one
+chain_run() {
+  local what=$1 n nf
+  ike_conf a "$2" "$3" yes "ike_auth = cert" "cert = $T/chain.pem" "key = $T/ca.key" \
+    "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=b" "encap = yes" "fragmentation = $4"
+  ike_conf b "$3" "$2" no "ike_auth = cert" "cert = $T/cb.pem" "key = $T/cb.key" \
+    "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=a" "udp_offload = $5"
   sizes_bg || bad "ike_sizes.py did not start: $(cat "$T/sizes.err")"
   up=0
-  up_and_through "a chain of four, fragmentation = $frag, b's udp_offload = $offload" && up=1
+  up_and_through "$what, fragmentation = $4, b's udp_offload = $5" && up=1
   sizes_got
   if [ $up = 1 ]; then
     n=$(tunnel_counters $NB b rx_ike rx_malformed)
     read -r _ ike _ largest _ ipfrags <<<"$sizes"
     nf=$(fragments_sent)
-    if [ "$frag" = no ]; then
+    if [ "$4" = no ]; then
       [ "$n" = "1 0" ] && [ "$nf" = 0 ] && [ "$largest" -gt 1280 ] && [ "$ipfrags" -ge 2 ] &&
-        ok "a chain of four: IKE_AUTH whole on the data port (b's rx_ike, rx_malformed: $n; $sizes)" ||
-        bad "a chain of four, fragmentation = no: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
+        ok "$what: IKE_AUTH whole on the data port (b's rx_ike, rx_malformed: $n; $sizes)" ||
+        bad "$what, fragmentation = no: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
     else
-      [ "$n" = "$nf 0" ] && [ "$nf" -ge 3 ] && [ "$largest" -le 1280 ] && [ "$ipfrags" = 0 ] &&
-        ok "a chain of four: IKE_AUTH in $nf RFC 7383 fragments (b's rx_ike, rx_malformed: $n; $sizes)" ||
-        bad "a chain of four, fragmentation = yes: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
+      [ "$n" = "$nf 0" ] && [ "$nf" -ge 3 ] && [ "$largest" -le 1280 ] && [ "$largest" -gt 1100 ] &&
+        [ "$ipfrags" = 0 ] &&
+        ok "$what: IKE_AUTH in $nf RFC 7383 fragments (b's rx_ike, rx_malformed: $n; $sizes)" ||
+        bad "$what, fragmentation = yes: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
     fi
   fi
   both_stop
+}
+for run in "off no" "on no" "on yes"; do # b's receive buffers: packet slots, GRO trains
+  read -r offload frag <<<"$run"
+  chain_run "a chain of four" 10.231.0.1 10.231.0.2 $frag $offload
 done
 
 # 1d. the outer path over IPv6 (local and peer [fd00:231::1], [fd00:231::2]):
@@ -195,24 +202,7 @@ if up_and_through "IPv6 outside, PSK"; then
   rekeyed "IPv6 outside, PSK"
 fi
 both_stop
-ike_conf a "[fd00:231::1]" "[fd00:231::2]" yes "ike_auth = cert" "cert = $T/chain.pem" \
-  "key = $T/ca.key" "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=b" "encap = yes"
-ike_conf b "[fd00:231::2]" "[fd00:231::1]" no "ike_auth = cert" "cert = $T/cb.pem" "key = $T/cb.key" \
-  "ca = $T/root.pem" "remote_id = C=RU, O=gostx test, CN=a"
-sizes_bg || bad "ike_sizes.py did not start: $(cat "$T/sizes.err")"
-up=0
-up_and_through "IPv6 outside, a chain of four, encap = yes" && up=1
-sizes_got
-if [ $up = 1 ]; then
-  n=$(tunnel_counters $NB b rx_ike rx_malformed)
-  read -r _ ike _ largest _ ipfrags <<<"$sizes"
-  nf=$(fragments_sent)
-  [ "$n" = "$nf 0" ] && [ "$nf" -ge 3 ] && [ "$largest" -le 1280 ] && [ "$largest" -gt 1100 ] &&
-    [ "$ipfrags" = 0 ] &&
-    ok "IPv6 outside: IKE_AUTH in $nf RFC 7383 fragments (b's rx_ike, rx_malformed: $n; $sizes)" ||
-    bad "IPv6 outside, fragments: b's rx_ike, rx_malformed: $n; fragments $nf; $sizes"
-fi
-both_stop
+chain_run "IPv6 outside, a chain of four" "[fd00:231::1]" "[fd00:231::2]" yes on
 
 # 2. a behind a NAT. The namespaces: $NA (the NAT: 10.231.0.1 outside,
 # 10.233.0.1 inside) and a's own, $NC (10.233.0.2), routed through it.

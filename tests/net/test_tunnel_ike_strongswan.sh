@@ -76,26 +76,9 @@ tunnel_stop $PID_b
 
 # 2. the same, b asking for a COOKIE: a's own IKE_SA_INIT captured (as
 # test_tunnel_ike.sh's flood does) and replayed twice under new SPIs
-rm -f "$T/init.bin" "$T/cap.ready"
-ip netns exec $NB timeout 5 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.231.0.2", 500))
-open(sys.argv[2], "w").close()
-open(sys.argv[1], "wb").write(s.recvfrom(65535)[0])' "$T/init.bin" "$T/cap.ready" &
-cap=$!
-for _ in $(seq 100); do [ -e "$T/cap.ready" ] && break; sleep 0.05; done
-ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>/dev/null </dev/null >/dev/null &
-apid=$!
-wait $cap
-tunnel_stop $apid
+capture_init "$T/init.bin" || bad "no IKE_SA_INIT of a's captured"
 b_start
-ip netns exec $NA python3 -c '
-import os, socket, sys
-m = open(sys.argv[1], "rb").read()
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for _ in range(2):
-    s.sendto(os.urandom(8) + m[8:], ("10.231.0.2", 500))' "$T/init.bin"
+replay_init "$T/init.bin" 2
 sleep 0.3
 charon_cmd "$T/cc2.out"
 if [ "$(grep -c 'COOKIE asked' "$T/b.log")" = 1 ] &&
