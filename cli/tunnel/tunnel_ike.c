@@ -428,7 +428,6 @@ static int same_host(const struct sockaddr_storage *a, const struct sockaddr_sto
   return a->ss_family == b->ss_family && x.ip_len == y.ip_len && !memcmp(x.ip, y.ip, x.ip_len);
 }
 
-/* "WHAT 192.0.2.1 port 40123": where a NAT maps the peer */
 /* ss as ADDRESS:PORT ([ADDRESS]:PORT for IPv6): where a datagram came
  * from, which behind a NAT or from another implementation (charon-cmd
  * sends from a port of its own) is not `peer` */
@@ -442,6 +441,7 @@ static const char *addr_text(const struct sockaddr_storage *ss, char out[INET6_A
   return out;
 }
 
+/* "WHAT 192.0.2.1 port 40123": where a NAT maps the peer */
 static void say_mapping(const char *what, const struct sockaddr_storage *ss) {
   gostx_ike_addr a;
   char ip[INET6_ADDRSTRLEN] = "?";
