@@ -9,25 +9,28 @@
 #include "commands.h"
 
 
-enum { X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_HELP };
+enum { X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_DEPTH, X_HELP };
 
 static const cli_opt verify_opts[] = {
     {"CAfile", 0, CLI_PATH, X_CAFILE},      {"CApath", 0, CLI_PATH, X_CAPATH},
     {"untrusted", 0, CLI_PATH, X_UNTRUSTED}, {"purpose", 0, CLI_ARG, X_PURPOSE},
     {"verify_hostname", 0, CLI_ARG, X_HOST}, {"verify_ip", 0, CLI_ARG, X_IP},
-    {"attime", 0, CLI_ARG, X_ATTIME},        {"help", 'h', CLI_NOARG, X_HELP},
+    {"attime", 0, CLI_ARG, X_ATTIME},        {"verify_depth", 0, CLI_ARG, X_DEPTH},
+    {"help", 'h', CLI_NOARG, X_HELP},
     {NULL, 0, 0, 0},
 };
 
 static void verify_help(void) {
   printf("Usage: gostx x509 verify [-CAfile FILE] [-CApath DIR] [-untrusted FILE]\n"
          "                         [-purpose sslserver|sslclient|any] [-verify_hostname NAME]\n"
-         "                         [-verify_ip IP] [-attime SECONDS] CERT...\n\n"
+         "                         [-verify_ip IP] [-attime SECONDS] [-verify_depth N] CERT...\n\n"
          "Verifies each CERT (PEM or DER; its first certificate is the one checked, the\n"
          "others count as -untrusted) as `openssl verify` does, for GOST certificates: a\n"
          "chain built from the -untrusted certificates, in any order, to an anchor of\n"
-         "-CAfile (one or more PEM blocks) or -CApath (every such file in DIR), the\n"
-         "GOST R 34.10-2012 (256, 512) and 34.10-2001 signatures, validity at -attime\n"
+         "-CAfile (one or more PEM blocks) or -CApath (every such file in DIR), each\n"
+         "candidate issuer tried until a path passes (when none does, the failure of\n"
+         "the most complete path is said), the GOST R 34.10-2012 (256, 512) and\n"
+         "34.10-2001 signatures, validity at -attime\n"
          "(seconds since 1970; default now), basicConstraints and pathLenConstraint\n"
          "(self-issued CAs not counted), keyUsage (keyCertSign for issuers;\n"
          "digitalSignature for sslserver and sslclient leaves), extendedKeyUsage\n"
@@ -36,16 +39,18 @@ static void verify_help(void) {
          "critical extensions, and the name: -verify_hostname against subjectAltName\n"
          "dNSName (RFC 6125: a left-most \"*\" label only), -verify_ip against iPAddress.\n"
          "Names chain after RFC 4518 preparation. Certificates of other algorithms in\n"
-         "the anchor files are passed over. Limits: a path of at most %d certificates,\n"
-         "at most %d in a CERT file and -untrusted together.\n\n"
+         "the anchor files are passed over. -verify_depth N: at most N intermediate\n"
+         "certificates between CERT and the anchor (openssl's meaning). Limits: a path\n"
+         "of at most %d certificates, %d signatures checked while building paths, at\n"
+         "most %d certificates in a CERT file and -untrusted together.\n\n"
          "Prints \"CERT: OK\", or on stderr the failed certificate's subject, \"error at\n"
          "depth D: CHECK: reason\" (depth 0 = CERT) and \"error CERT: verification failed\".\n"
          "Exit status: 0 all verified, 2 a refusal or a usage error, 1 a file unreadable.\n",
-         GOSTX_X509_MAX_DEPTH, CLI_CERTS_MAX);
+         GOSTX_X509_MAX_DEPTH, GOSTX_X509_MAX_TRIES, CLI_CERTS_MAX);
 }
 
 static int verify_one(const char *path, const gostx_x509_store *store, const cli_cert_list *untrusted,
-                      int64_t at, gostx_x509_purpose purpose, const char *host, const char *ip) {
+                      gostx_x509_verify_opts *o, const char *host, const char *ip) {
   cli_cert_list *l = calloc(1, sizeof *l);
   if (!l) {
     cli_err("out of memory");
@@ -70,11 +75,13 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cli
   size_t depth = 0, path_len = 0;
   const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
   char why[1024];
-  gostx_x509_status st = gostx_x509_verify_why(store, l->c, l->n, at, purpose, host, &depth, built,
-                                               GOSTX_X509_MAX_DEPTH, &path_len, why, sizeof why);
+  o->name = host;
+  gostx_x509_status st = gostx_x509_verify_with(store, l->c, l->n, o, &depth, built,
+                                                GOSTX_X509_MAX_DEPTH, &path_len, why, sizeof why);
+  o->name = ip;
   if (st == GOSTX_X509_OK && ip)
-    st = gostx_x509_verify_why(store, l->c, l->n, at, purpose, ip, &depth, built,
-                               GOSTX_X509_MAX_DEPTH, &path_len, why, sizeof why);
+    st = gostx_x509_verify_with(store, l->c, l->n, o, &depth, built, GOSTX_X509_MAX_DEPTH,
+                                &path_len, why, sizeof why);
   if (st == GOSTX_X509_OK) {
     printf("%s: OK\n", path);
   } else {
@@ -97,8 +104,8 @@ static int cmd_x509_verify(int argc, char **argv) {
   const char *cafile = NULL, *capath = NULL, *untrusted_path = NULL, *host = NULL, *ip = NULL;
   const char *paths[256];
   size_t npaths = 0;
-  gostx_x509_purpose purpose = GOSTX_X509_PURPOSE_ANY;
-  int64_t at = (int64_t)time(NULL);
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
   int id, rc = 0;
   uint64_t v;
   while (!rc && (id = cli_next(&p, verify_opts)) != CLI_END) {
@@ -108,11 +115,11 @@ static int cmd_x509_verify(int argc, char **argv) {
       case X_UNTRUSTED: untrusted_path = p.arg; break;
       case X_PURPOSE:
         if (!strcmp(p.arg, "sslserver"))
-          purpose = GOSTX_X509_PURPOSE_SERVER;
+          o.purpose = GOSTX_X509_PURPOSE_SERVER;
         else if (!strcmp(p.arg, "sslclient"))
-          purpose = GOSTX_X509_PURPOSE_CLIENT;
+          o.purpose = GOSTX_X509_PURPOSE_CLIENT;
         else if (!strcmp(p.arg, "any"))
-          purpose = GOSTX_X509_PURPOSE_ANY;
+          o.purpose = GOSTX_X509_PURPOSE_ANY;
         else
           rc = cli_usage("x509 verify: -purpose: sslserver, sslclient or any, not '%s'", p.arg);
         break;
@@ -126,7 +133,11 @@ static int cmd_x509_verify(int argc, char **argv) {
       }
       case X_ATTIME:
         rc = cli_uint("-attime", p.arg, 0, (uint64_t)INT64_MAX / 2, &v);
-        at = (int64_t)v;
+        o.now = (int64_t)v;
+        break;
+      case X_DEPTH: /* openssl's range; past GOSTX_X509_MAX_DEPTH - 2 the path limit decides */
+        rc = cli_uint("-verify_depth", p.arg, 0, INT32_MAX, &v);
+        o.max_intermediates = (int)v;
         break;
       case X_HELP: verify_help(); return CLI_EXIT_OK;
       case CLI_POS:
@@ -159,7 +170,7 @@ static int cmd_x509_verify(int argc, char **argv) {
   if (!rc && untrusted_path) rc = cli_load_certs(untrusted_path, untrusted);
   int worst = 0;
   for (size_t i = 0; !rc && i < npaths; i++) {
-    int r = verify_one(paths[i], store, untrusted, at, purpose, host, ip);
+    int r = verify_one(paths[i], store, untrusted, &o, host, ip);
     if (r == CLI_EXIT_FAIL) worst = CLI_EXIT_FAIL;
     if (r == CLI_EXIT_USAGE && worst != CLI_EXIT_FAIL) worst = CLI_EXIT_USAGE;
   }

@@ -295,7 +295,7 @@ static void malformed(void) {
   CHECK(p != NULL, "inner signature algorithm found");
   if (p) {
     p[9] = 3;
-    CHECK(status_of(buf, len) == GOSTX_X509_MALFORMED, "signature algorithms differ: refused");
+    CHECK(status_of(buf, len) == GOSTX_X509_SIG_ALG_MISMATCH, "signature algorithms differ: refused, named");
     p[9] = 9; /* an unknown GOST signature */
     CHECK(status_of(buf, len) == GOSTX_X509_UNSUPPORTED, "unknown signature algorithm: unsupported");
   }

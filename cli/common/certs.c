@@ -42,16 +42,21 @@ int cli_load_certs(const char *path, cli_cert_list *l) {
   cli_in_close(&in);
   if (rc) return rc;
   size_t before = l->n, pos = 0, der_len, block = 0;
-  uint8_t *der = malloc(65536);
+  uint8_t *der = malloc(GOSTX_X509_CERT_MAX);
   int r = 0;
   if (!der) {
     free(buf);
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
-  while (!rc && (r = gostx_x509_pem_next((const char *)buf, len, &pos, der, 65536, &der_len)) == 1)
+  while (!rc && (r = gostx_x509_pem_next((const char *)buf, len, &pos, der, GOSTX_X509_CERT_MAX,
+                                          &der_len)) == 1)
     rc = add_der(l, path, ++block, der, der_len);
-  if (!rc && r < 0) {
+  if (!rc && r == GOSTX_ELEN) {
+    cli_err("%s: certificate %zu: larger than %d bytes (DER), gostx's limit for one certificate",
+            path, block + 1, GOSTX_X509_CERT_MAX);
+    rc = CLI_EXIT_FAIL;
+  } else if (!rc && r < 0) {
     cli_err("%s: certificate %zu: malformed PEM block", path, block + 1);
     rc = CLI_EXIT_FAIL;
   }

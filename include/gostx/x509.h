@@ -42,7 +42,8 @@ typedef enum gostx_x509_status {
   GOSTX_X509_POLICY,            /* no valid policy where one is required, or a bad mapping */
   GOSTX_X509_PATH_TOO_LONG,     /* no path within GOSTX_X509_MAX_DEPTH certificates */
   GOSTX_X509_BAD_EXTENSION,     /* DER, but an extension's value RFC 5280 4.2 does not allow */
-  GOSTX_X509_BAD_VERSION        /* a field the certificate's version does not have */
+  GOSTX_X509_BAD_VERSION,       /* a field the certificate's version does not have */
+  GOSTX_X509_SIG_ALG_MISMATCH   /* tbsCertificate.signature is not the outer signatureAlgorithm */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:
@@ -108,15 +109,18 @@ typedef struct gostx_x509_cert {
 #define GOSTX_X509_EKU_CRITICAL 256u /* the extension is marked critical */
 
 /* Parses one DER certificate. GOSTX_EFORMAT (with *st, when st is not NULL,
- * MALFORMED, UNSUPPORTED, BAD_KEY, BAD_EXTENSION or BAD_VERSION) when it
- * cannot be used. */
+ * MALFORMED, UNSUPPORTED, BAD_KEY, BAD_EXTENSION, BAD_VERSION or
+ * SIG_ALG_MISMATCH) when it cannot be used. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_x509_parse(const uint8_t *der, size_t der_len,
                                                  gostx_x509_cert *out, gostx_x509_status *st);
 
 /* The next "CERTIFICATE" block of PEM text at or after *pos (text and
  * other blocks before it skipped): its DER into der[cap] (*der_len), *pos
  * moved past it; 1. 0 when no such block is left; GOSTX_EFORMAT for a
- * malformed block or one longer than cap. */
+ * malformed block, GOSTX_ELEN for one whose DER is longer than cap. */
+/* The largest certificate (DER) the trust store and the gostx command
+ * read from PEM. */
+#define GOSTX_X509_CERT_MAX 65536
 GOSTX_API GOSTX_MUST_CHECK int gostx_x509_pem_next(const char *pem, size_t pem_len, size_t *pos,
                                                     uint8_t *der, size_t cap, size_t *der_len);
 
@@ -187,9 +191,15 @@ typedef enum gostx_x509_purpose {
  * anchor of store, at time now (seconds since 1970), for purpose, and,
  * when name is not NULL, that the leaf is for name (a DNS name, matched
  * against subjectAltName dNSName with RFC 6125 left-most wildcards, or an
- * IPv4/IPv6 literal matched against iPAddress). Returns GOSTX_X509_OK or
- * the first check that failed; *depth (when not NULL) the index in the
- * built path of the certificate that failed it. */
+ * IPv4/IPv6 literal matched against iPAddress). Paths are built as RFC
+ * 4158 describes: every candidate issuer (the anchors first) is tried,
+ * depth first, until a path passes every check; at most
+ * GOSTX_X509_MAX_TRIES signatures are checked in one call, and no path
+ * holds the same subject and key twice. Returns GOSTX_X509_OK, or the
+ * first check that failed on the most complete path tried (one that
+ * reached an anchor before one that did not; of those that did, the one
+ * that got furthest through the checks); *depth (when not NULL) the index
+ * in that path of the certificate that failed it. */
 GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth);
@@ -197,6 +207,10 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
 /* The longest path gostx_x509_verify builds, anchor included: a longer
  * one is GOSTX_X509_PATH_TOO_LONG. */
 #define GOSTX_X509_MAX_DEPTH 32
+/* The most signatures checked (candidate issuers tried) in one
+ * verification: a bound on the work a hostile set of certificates can ask
+ * for. */
+#define GOSTX_X509_MAX_TRIES 128
 
 /* gostx_x509_verify that also gives the path it built: path[0] the leaf,
  * then each issuer found, the anchor last when one was reached (pointers
@@ -218,6 +232,27 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_why(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
     size_t cap, size_t *path_len, char *why, size_t why_cap);
+
+/* What gostx_x509_verify_with checks the chain for. Start from
+ * gostx_x509_verify_opts_init, then set what differs: fields may be added
+ * at the end, and init gives each its default. */
+typedef struct gostx_x509_verify_opts {
+  int64_t now;                /* the time checked, seconds since 1970 (UTC) */
+  gostx_x509_purpose purpose; /* default GOSTX_X509_PURPOSE_ANY */
+  const char *name;           /* DNS name or IP literal the leaf must be for; NULL (default): none */
+  /* openssl's -verify_depth: at most this many intermediate certificates
+   * between the leaf and the anchor (neither counted); a path that needs
+   * more is GOSTX_X509_PATH_TOO_LONG. -1 (default): GOSTX_X509_MAX_DEPTH's
+   * limit only. */
+  int max_intermediates;
+} gostx_x509_verify_opts;
+GOSTX_API void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
+
+/* gostx_x509_verify_why with its inputs in opts. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_with(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n,
+    const gostx_x509_verify_opts *opts, size_t *depth, const gostx_x509_cert **path, size_t cap,
+    size_t *path_len, char *why, size_t why_cap);
 
 #ifdef __cplusplus
 }

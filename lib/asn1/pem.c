@@ -134,7 +134,8 @@ static uint32_t char_class(uint8_t c) {
   return declassify(cls);
 }
 
-/* The base64 body from s[*i] up to the "-----END" line into der; strict:
+/* The base64 body from s[*i] up to the "-----END" line into der (GOSTX_ELEN
+ * when it is larger than cap; the length is layout, public); strict:
  * only base64 characters and line ends, '=' only as the final padding,
  * the unused bits of the last group zero. Branches only on the layout;
  * the validity of the characters and of the last group's unused bits
@@ -159,14 +160,15 @@ static int decode_body(const char *s, size_t n, size_t *i, uint8_t *der, size_t 
     bad |= v >> 6;
     acc = acc << 6 | (v & 63);
     if (++k == 4) {
-      if (out + 3 > cap) return GOSTX_EFORMAT;
+      if (out + 3 > cap) return GOSTX_ELEN;
       der[out++] = (uint8_t)(acc >> 16), der[out++] = (uint8_t)(acc >> 8);
       der[out++] = (uint8_t)acc;
       k = 0, acc = 0;
     }
   }
   if (pad) { /* k + pad == 4 */
-    if (k + pad != 4 || out + 2 > cap) return GOSTX_EFORMAT;
+    if (k + pad != 4) return GOSTX_EFORMAT;
+    if (out + 2 > cap) return GOSTX_ELEN;
     if (k == 2) {
       bad |= acc & 0xf;
       der[out++] = (uint8_t)(acc >> 4);
@@ -182,10 +184,17 @@ static int decode_body(const char *s, size_t n, size_t *i, uint8_t *der, size_t 
   return out ? 0 : GOSTX_EFORMAT;
 }
 
-int gostx__pem_body(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
-                    size_t cap, size_t *der_len) {
+/* The body and the END line: decode_body's verdict (GOSTX_ELEN: larger
+ * than cap), or end_line's. */
+static int body_and_end(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
+                        size_t cap, size_t *der_len) {
   int rc = decode_body(s, n, pos, der, cap, der_len);
   return rc ? rc : end_line(s, n, pos, label);
+}
+
+int gostx__pem_body(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
+                    size_t cap, size_t *der_len) {
+  return body_and_end(s, n, pos, label, der, cap, der_len) ? GOSTX_EFORMAT : 0;
 }
 
 int gostx__pem_block(const char *s, size_t n, size_t *pos, const char *label, uint8_t *der,
@@ -195,7 +204,7 @@ int gostx__pem_block(const char *s, size_t n, size_t *pos, const char *label, ui
     while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
     if (eat(s, n, &j, "-----BEGIN ") && eat(s, n, &j, label) && eat(s, n, &j, "-----")) {
       if (!eat_eol(s, n, &j)) return GOSTX_EFORMAT;
-      int rc = gostx__pem_body(s, n, &j, label, der, cap, der_len);
+      int rc = body_and_end(s, n, &j, label, der, cap, der_len);
       if (rc) return rc;
       *pos = j;
       return 1;

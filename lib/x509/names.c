@@ -201,15 +201,31 @@ static gostx__der without_dot(gostx__der v) {
 
 /* "host.example.com" within "example.com": zero or more labels added on
  * the left; a constraint that starts with "." (openssl's reading, as for
- * URIs) needs at least one; "" is every name. */
-static int dns_within(gostx__der name, gostx__der base) {
+ * URIs) needs at least one; "" is every name. A dNSName with a "*" in a
+ * label (a wildcard, *.example.com) stands for every name with any label
+ * there: for a permitted subtree (any == 0) every name it can match must
+ * be within, for an excluded one (any == 1) one is enough. So
+ * *.example.com is within excluded bar.example.com, and not within
+ * permitted *.example.com (a "*" in the base is a letter). */
+static int dns_within(gostx__der name, gostx__der base, int any) {
   name = without_dot(name);
   base = without_dot(base);
   if (!base.n) return 1;
-  if (!ends_with(name, base)) return 0;
-  if (base.p[0] == '.') return name.n > base.n;
-  return name.n == base.n || name.p[name.n - base.n - 1] == '.';
+  size_t bs = base.p[0] == '.', be = base.n, ne = name.n;
+  for (;;) { /* the last labels not yet compared: name[nk, ne), base[bk, be) */
+    size_t bk = be, nk = ne;
+    while (bk > bs && base.p[bk - 1] != '.') bk--;
+    while (nk > 0 && name.p[nk - 1] != '.') nk--;
+    int wild = memchr(name.p + nk, '*', ne - nk) != NULL;
+    if (wild ? !any : !(ne - nk == be - bk && equal_nocase(name.p + nk, base.p + bk, be - bk)))
+      return 0;
+    if (bk == bs) return bs ? nk > 0 : 1; /* every label of the base matched */
+    if (nk == 0) return 0;                /* the base has more labels than the name */
+    be = bk - 1;
+    ne = nk - 1;
+  }
 }
+
 
 /* A mailbox within "root@example.com" (that mailbox: the local part
  * exact, the host ignoring case), ".example.com" (any host in the domain)
@@ -239,10 +255,11 @@ static int ip_within(gostx__der name, gostx__der base) {
 /* A directoryName's content ([4] holds one Name element): its RDNs. */
 static gostx__der dir_rdns(gostx__der v) { return rdns(v.p, v.n); }
 
-/* 1 within, 0 not, -1 a form gostx does not check. */
-static int within(uint8_t tag, gostx__der name, gostx__der base) {
+/* 1 within, 0 not, -1 a form gostx does not check; any: an excluded
+ * subtree, which a wildcard is within when one name it matches is. */
+static int within(uint8_t tag, gostx__der name, gostx__der base, int any) {
   switch (tag) {
-    case SAN_DNS: return dns_within(name, base);
+    case SAN_DNS: return dns_within(name, base, any);
     case SAN_EMAIL: return email_within(name, base);
     case SAN_IP: return ip_within(name, base);
     case SAN_DIR: return gostx__x509_name_within(dir_rdns(name), dir_rdns(base));
@@ -287,7 +304,7 @@ static int check_one_name(uint8_t tag, gostx__der name, const gostx_x509_cert *c
     while (!verdict && !gostx__der_get(&trees, GOSTX__DER_SEQ, &tree, NULL) &&
            !gostx__der_next(&tree, &btag, &base, NULL)) {
       if (btag != tag) continue;
-      int in = within(tag, name, base);
+      int in = within(tag, name, base, list);
       if (in < 0) unchecked = 1;
       if (list && in > 0) verdict = "within excluded subtrees of";
       if (!list) constrained = 1, permitted_any |= in > 0;

@@ -7,7 +7,6 @@
 
 #include "x509/x509_internal.h"
 
-#define CERT_MAX 65536            /* one certificate, DER */
 #define FILE_MAX (64u << 20)      /* one file of a store */
 
 struct gostx_x509_store {
@@ -74,12 +73,12 @@ static void say(char *err, size_t cap, const char *path, const char *what, size_
  * that is neither is passed over too. */
 static int add_text(gostx_x509_store *s, const uint8_t *buf, size_t len, const char *path,
                     int in_dir, size_t *added, char *err, size_t cap) {
-  uint8_t *der = malloc(CERT_MAX);
+  uint8_t *der = malloc(GOSTX_X509_CERT_MAX);
   if (!der) return GOSTX_ENOMEM;
   size_t pos = 0, der_len, block = 0;
   int rc = 0, r;
   gostx_x509_status st;
-  while ((r = gostx_x509_pem_next((const char *)buf, len, &pos, der, CERT_MAX, &der_len)) == 1) {
+  while ((r = gostx_x509_pem_next((const char *)buf, len, &pos, der, GOSTX_X509_CERT_MAX, &der_len)) == 1) {
     block++;
     rc = add(s, der, der_len, &st);
     if (rc == GOSTX_EFORMAT && st == GOSTX_X509_UNSUPPORTED) {
@@ -93,7 +92,10 @@ static int add_text(gostx_x509_store *s, const uint8_t *buf, size_t len, const c
     ++*added;
   }
   if (!rc && r < 0) {
-    say(err, cap, path, "malformed PEM block", block + 1);
+    char what[96];
+    snprintf(what, sizeof what, "larger than %d bytes (DER), gostx's limit for one certificate",
+             GOSTX_X509_CERT_MAX);
+    say(err, cap, path, r == GOSTX_ELEN ? what : "malformed PEM block", block + 1);
     rc = GOSTX_EFORMAT;
   }
   if (!rc && block == 0) { /* no PEM: one DER certificate? */
@@ -175,20 +177,21 @@ int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *e
   return rc;
 }
 
-gostx_x509_status gostx_x509_verify(const gostx_x509_store *store, const gostx_x509_cert *chain,
-                                    size_t n, int64_t now, gostx_x509_purpose purpose,
-                                    const char *name, size_t *depth) {
-  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth, NULL, 0, NULL, NULL, 0);
+void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now) {
+  if (!opts) return;
+  memset(opts, 0, sizeof *opts);
+  opts->now = now;
+  opts->purpose = GOSTX_X509_PURPOSE_ANY;
+  opts->max_intermediates = -1;
 }
 
-gostx_x509_status gostx_x509_verify_path(const gostx_x509_store *store,
-                                         const gostx_x509_cert *chain, size_t n, int64_t now,
-                                         gostx_x509_purpose purpose, const char *name,
-                                         size_t *depth, const gostx_x509_cert **path, size_t cap,
-                                         size_t *path_len) {
-  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth, path, cap, path_len, NULL, 0);
+gostx_x509_status gostx_x509_verify_with(const gostx_x509_store *store,
+                                         const gostx_x509_cert *chain, size_t n,
+                                         const gostx_x509_verify_opts *opts, size_t *depth,
+                                         const gostx_x509_cert **path, size_t cap,
+                                         size_t *path_len, char *why, size_t why_cap) {
+  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, opts,
+                                 depth, path, cap, path_len, why, why_cap);
 }
 
 gostx_x509_status gostx_x509_verify_why(const gostx_x509_store *store,
@@ -196,6 +199,24 @@ gostx_x509_status gostx_x509_verify_why(const gostx_x509_store *store,
                                         gostx_x509_purpose purpose, const char *name,
                                         size_t *depth, const gostx_x509_cert **path, size_t cap,
                                         size_t *path_len, char *why, size_t why_cap) {
-  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth, path, cap, path_len, why, why_cap);
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, now);
+  o.purpose = purpose;
+  o.name = name;
+  return gostx_x509_verify_with(store, chain, n, &o, depth, path, cap, path_len, why, why_cap);
+}
+
+gostx_x509_status gostx_x509_verify(const gostx_x509_store *store, const gostx_x509_cert *chain,
+                                    size_t n, int64_t now, gostx_x509_purpose purpose,
+                                    const char *name, size_t *depth) {
+  return gostx_x509_verify_why(store, chain, n, now, purpose, name, depth, NULL, 0, NULL, NULL, 0);
+}
+
+gostx_x509_status gostx_x509_verify_path(const gostx_x509_store *store,
+                                         const gostx_x509_cert *chain, size_t n, int64_t now,
+                                         gostx_x509_purpose purpose, const char *name,
+                                         size_t *depth, const gostx_x509_cert **path, size_t cap,
+                                         size_t *path_len) {
+  return gostx_x509_verify_why(store, chain, n, now, purpose, name, depth, path, cap, path_len,
+                               NULL, 0);
 }

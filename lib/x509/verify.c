@@ -1,11 +1,9 @@
-/* Certificate path building and validation (RFC 5280 section 6, the parts
- * a TLS peer needs) and the name checks of RFC 6125. Everything here is
+/* Path validation (RFC 5280 section 6, the parts a TLS peer needs) of a
+ * path path.c built, and the name checks of RFC 6125. Everything here is
  * public data: certificates, names, times. */
 #include <arpa/inet.h>
 
 #include "x509/x509_internal.h"
-
-#define MAX_DEPTH GOSTX_X509_MAX_DEPTH /* certificates in a path, anchor included */
 
 /* keyUsage bits as RFC 5280 numbers them */
 #define KU_DIGITAL_SIGNATURE (1u << 0)
@@ -91,35 +89,6 @@ static int same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) 
   return an == bn && memcmp(a, b, an) == 0;
 }
 
-/* RFC 5280 7.1: the names compared after RFC 4518 preparation (names.c). */
-static int issued_by_name(const gostx_x509_cert *c, const gostx_x509_cert *issuer) {
-  return gostx__x509_name_equal(c->issuer, c->issuer_len, issuer->subject, issuer->subject_len);
-}
-
-/* A certificate that issued c among cands[n] (skipping those in the path
- * so far): by name, then by signature. *found the first whose signature
- * verifies; else the status that says why none did. */
-static gostx_x509_status find_issuer(const gostx_x509_cert *c, const gostx_x509_cert *cands,
-                                     size_t n, const gostx_x509_cert *const *path, size_t depth,
-                                     const gostx_x509_cert **found) {
-  gostx_x509_status st = GOSTX_X509_UNKNOWN_CA;
-  for (size_t i = 0; i < n; i++) {
-    const gostx_x509_cert *cand = &cands[i];
-    int used = 0;
-    for (size_t k = 0; k < depth; k++)
-      used |= same_bytes(path[k]->der, path[k]->der_len, cand->der, cand->der_len);
-    if (used || !issued_by_name(c, cand)) continue;
-    int rc = gostx__x509_check_signature(c, cand);
-    if (!rc) {
-      *found = cand;
-      return GOSTX_X509_OK;
-    }
-    if (st != GOSTX_X509_BAD_SIGNATURE)
-      st = rc == GOSTX_EUNSUP ? GOSTX_X509_UNSUPPORTED : GOSTX_X509_BAD_SIGNATURE;
-  }
-  return st;
-}
-
 /* ---- names (RFC 6125 section 6.4; RFC 5280 iPAddress) ---- */
 
 static int lower(int ch) { return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch; }
@@ -201,80 +170,20 @@ static gostx_x509_status check_cert(const gostx_x509_cert *const *path, size_t i
   return GOSTX_X509_OK;
 }
 
-/* From chain[0] up to an anchor: path[*path_len]. */
-static gostx_x509_status build(const gostx_x509_cert *anchors, size_t n_anchors,
-                               const gostx_x509_cert *chain, size_t n, size_t *depth,
-                               const gostx_x509_cert **path, size_t *path_len) {
-  size_t len = 1;
-  *path_len = 1;
-  int anchored = 0;
-  path[0] = &chain[0];
-  for (;;) {
-    const gostx_x509_cert *c = path[len - 1], *next = NULL;
-    for (size_t k = 0; k < n_anchors && !anchored; k++) /* c itself trusted */
-      anchored = same_bytes(c->der, c->der_len, anchors[k].der, anchors[k].der_len);
-    if (anchored) return GOSTX_X509_OK;
-    gostx_x509_status st = find_issuer(c, anchors, n_anchors, path, len, &next);
-    if (st == GOSTX_X509_OK) {
-      anchored = 1;
-    } else {
-      gostx_x509_status st2 = find_issuer(c, chain + 1, n - 1, path, len, &next);
-      /* a signature that failed is the better report than no issuer found */
-      if (st2 != GOSTX_X509_OK) {
-        *depth = len - 1;
-        return st2 == GOSTX_X509_UNKNOWN_CA ? st : st2;
-      }
-    }
-    if (len == MAX_DEPTH) { /* an issuer, but no room for it */
-      *depth = len - 1;
-      return GOSTX_X509_PATH_TOO_LONG;
-    }
-    path[len++] = next;
-    *path_len = len;
-    if (anchored) return GOSTX_X509_OK;
-  }
-}
-
-static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t n_anchors,
-                                         const gostx_x509_cert *chain, size_t n, int64_t now,
-                                         gostx_x509_purpose purpose, const char *name,
-                                         size_t *depth, const gostx_x509_cert **path,
-                                         size_t *path_len, char *why, size_t why_cap) {
-  gostx_x509_status st = build(anchors, n_anchors, chain, n, depth, path, path_len);
-  size_t len = *path_len;
+gostx_x509_status gostx__x509_check_path(const gostx_x509_cert *const *path, size_t len,
+                                         const gostx_x509_verify_opts *o, size_t *depth,
+                                         char *why, size_t why_cap) {
+  gostx_x509_status st = GOSTX_X509_OK;
   /* from the anchor down, as a path is processed */
   for (size_t i = len; st == GOSTX_X509_OK && i-- > 0;) {
-    st = check_cert(path, i, i == len - 1, now, purpose);
+    st = check_cert(path, i, i == len - 1, o->now, o->purpose);
     if (st != GOSTX_X509_OK) *depth = i;
   }
   if (st == GOSTX_X509_OK) st = gostx__x509_name_constraints(path, len, depth, why, why_cap);
   if (st == GOSTX_X509_OK) st = gostx__x509_policies(path, len, depth, why, why_cap);
-  if (st == GOSTX_X509_OK && name && !name_matches(path[0], name)) st = GOSTX_X509_NAME_MISMATCH;
-  return st;
-}
-
-gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
-                                          const gostx_x509_cert *chain, size_t n, int64_t now,
-                                          gostx_x509_purpose purpose, const char *name,
-                                          size_t *depth, const gostx_x509_cert **path_out,
-                                          size_t cap, size_t *path_len, char *why,
-                                          size_t why_cap) {
-  const gostx_x509_cert *path[MAX_DEPTH];
-  char detail[512] = "";
-  size_t d0 = 0, len = 0;
-  if (!depth) depth = &d0;
-  *depth = 0;
-  if (path_len) *path_len = 0;
-  gostx_x509_status st = !chain || !n ? GOSTX_X509_MALFORMED
-                                      : build_and_check(anchors, n_anchors, chain, n, now, purpose,
-                                                        name, depth, path, &len, detail,
-                                                        sizeof detail);
-  if (path_out && path_len) {
-    size_t k = len < cap ? len : cap;
-    memcpy(path_out, path, k * sizeof path[0]);
-    *path_len = k;
+  if (st == GOSTX_X509_OK && o->name && !name_matches(path[0], o->name)) {
+    st = GOSTX_X509_NAME_MISMATCH;
+    *depth = 0;
   }
-  if (why && why_cap)
-    snprintf(why, why_cap, "%s", st == GOSTX_X509_OK ? "" : detail[0] ? detail : gostx_x509_status_name(st));
   return st;
 }

@@ -37,6 +37,9 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
              "syntax in DER, out of range, empty, or the extension repeated)";
     case GOSTX_X509_BAD_VERSION:
       return "version: a field this version has not (extensions before v3, unique IDs in v1)";
+    case GOSTX_X509_SIG_ALG_MISMATCH:
+      return "signatureAlgorithm: the signed algorithm (tbsCertificate.signature) and the outer "
+             "signatureAlgorithm differ (RFC 5280 4.1.1.2)";
   }
   return "unknown status";
 }
@@ -464,7 +467,7 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
     return GOSTX_EFORMAT;
   /* the signed and the unsigned algorithm must be the same (RFC 5280 4.1.1.2) */
   if (sig_alg_outer.n != sig_alg_inner.n || memcmp(sig_alg_outer.p, sig_alg_inner.p, sig_alg_inner.n))
-    return *st = GOSTX_X509_MALFORMED, GOSTX_EFORMAT;
+    return *st = GOSTX_X509_SIG_ALG_MISMATCH, GOSTX_EFORMAT;
   size_t sig_len = alg == GOSTX_X509_SIG_2012_512 ? 128 : 64;
   if (bits.n != sig_len + 1 || bits.p[0] != 0) return *st = GOSTX_X509_MALFORMED, GOSTX_EFORMAT;
   c.der = der;

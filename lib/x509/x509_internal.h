@@ -65,13 +65,21 @@ int gostx__x509_self_issued(const gostx_x509_cert *c);
  * issuer's key cannot make that signature. */
 int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer);
 
-/* gostx_x509_verify_path over an array of anchors (store.c holds them). */
+/* verify.c: RFC 5280 6.1's checks of one built path (leaf first, the
+ * anchor last) for o's time, purpose and name: GOSTX_X509_OK, or the
+ * first that failed, the index of the certificate in *depth and, for name
+ * constraints and policies, what failed in why[why_cap]. */
+gostx_x509_status gostx__x509_check_path(const gostx_x509_cert *const *path, size_t len,
+                                         const gostx_x509_verify_opts *o, size_t *depth,
+                                         char *why, size_t why_cap);
+
+/* path.c: gostx_x509_verify_with over an array of anchors (store.c holds
+ * them). */
 gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
-                                          const gostx_x509_cert *chain, size_t n, int64_t now,
-                                          gostx_x509_purpose purpose, const char *name,
-                                          size_t *depth, const gostx_x509_cert **path,
-                                          size_t cap, size_t *path_len, char *why,
-                                          size_t why_cap);
+                                          const gostx_x509_cert *chain, size_t n,
+                                          const gostx_x509_verify_opts *o, size_t *depth,
+                                          const gostx_x509_cert **path, size_t cap,
+                                          size_t *path_len, char *why, size_t why_cap);
 
 /* store.c: anchor i of store (its views into the store's copy), NULL
  * past the last: what an IKEv2 CERTREQ names (lib/ike/certreq.c). */

@@ -48,6 +48,7 @@ class Status(enum.IntEnum):
     PATH_TOO_LONG = lib.GOSTX_X509_PATH_TOO_LONG
     BAD_EXTENSION = lib.GOSTX_X509_BAD_EXTENSION
     BAD_VERSION = lib.GOSTX_X509_BAD_VERSION
+    SIG_ALG_MISMATCH = lib.GOSTX_X509_SIG_ALG_MISMATCH
 
     @property
     def text(self):
