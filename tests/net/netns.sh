@@ -67,7 +67,7 @@ inject_bg() {
 # ready_or_gone FILE PID: 0 once FILE exists (a helper's socket bound,
 # within 15 s), 1 if PID ends first or the time runs out
 ready_or_gone() {
-  for _ in $(seq 150); do
+  for _ in $(seq $(bound 150)); do
     [ -e "$1" ] && return 0
     kill -0 "$2" 2>/dev/null || return 1
     sleep 0.1
@@ -115,7 +115,7 @@ tunnel_start() {
   ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
   eval "PID_$side=$!"
   PIDS+=($!)
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     c=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null) # empty until the log exists
     [ "${c:-0}" -gt "${n:-0}" ] && return 0
     kill -0 $! 2>/dev/null || return 1
@@ -128,13 +128,18 @@ tunnel_start() {
 tunnel_stop() {
   local p=$1
   kill -TERM $p
-  for _ in $(seq 50); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
+  for _ in $(seq $(bound 50)); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
   kill -KILL $p
 }
 # tunnel_status NS SIDE KEY: the value (the rest of the line) of KEY in the
 # --status of $T/SIDE.conf
 tunnel_status() {
-  ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {$1 = ""; print substr($0, 2)}'
+  status_value "$(ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf")" "$3"
+}
+# status_value TEXT KEY: KEY's value in TEXT, one --status read whole (the
+# values of one moment: separate reads may straddle a rekey)
+status_value() {
+  awk -v k="$2" '$1 == k {$1 = ""; print substr($0, 2)}' <<<"$1"
 }
 
 # tunnel_pair_confs: new keys $T/a2b.key, $T/b2a.key and the configs
@@ -228,7 +233,7 @@ udp_recv_bg() {
   ip netns exec $1 timeout 30 python3 "$HERE/xfer.py" udprecv $2 5002 $3 $4 "$T/udp.ready" >"$T/udp.out" &
   rpid=$!
   PIDS+=($rpid)
-  for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
+  for _ in $(seq $(bound 150)); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
 }
 udp_recv_got() {
   wait $rpid

@@ -22,7 +22,7 @@ tunnel_up a $NA 10.232.0.1
 tunnel_up b $NB 10.232.0.2
 
 log_has() { # SIDE PATTERN: within 10 s
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     grep -q -- "$2" "$T/$1.log" && return 0
     sleep 0.1
   done
