@@ -136,6 +136,22 @@ tunnel_stop() {
 tunnel_status() {
   status_value "$(ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf")" "$3"
 }
+# status_fresh SIDE...: 1.2 s, then until each SIDE's status file
+# ($T/SIDE.state.status, rewritten every second) was written 0.2 s or more
+# after the call: late on a busy machine, so waited for within a bound
+status_fresh() {
+  local t0 side f
+  t0=$(($(date +%s%N) + 200000000))
+  sleep 1.2
+  for side in "$@"; do
+    f=$T/$side.state.status
+    [ -e "$f" ] || continue
+    for _ in $(seq $(bound 20)); do
+      [ "$(date -r "$f" +%s%N 2>/dev/null || echo 0)" -ge $t0 ] && break
+      sleep 0.1
+    done
+  done
+}
 # status_value TEXT KEY: KEY's value in TEXT, one --status read whole (the
 # values of one moment: separate reads may straddle a rekey)
 status_value() {
@@ -218,12 +234,13 @@ tunnel_test_end() {
   finish
 }
 # tunnel_counters NS SIDE KEY...: the values of the KEYs in --status on one
-# line, once the status file (rewritten every second) is new
+# line (one read), once the status file (rewritten every second) is new
 tunnel_counters() {
-  local ns=$1 side=$2 k
+  local ns=$1 side=$2 k st
   shift 2
-  sleep 1.2
-  echo $(for k in "$@"; do tunnel_status $ns $side $k; done)
+  status_fresh $side
+  st=$(ip netns exec $ns "$G" tunnel --status -c "$T/$side.conf")
+  echo $(for k in "$@"; do status_value "$st" $k; done)
 }
 # udp_recv_bg NS ADDR COUNT SIZES: xfer.py udprecv in the background
 # (its pid in $rpid), returning once its socket is bound; udp_recv_got: what

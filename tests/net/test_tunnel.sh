@@ -50,7 +50,7 @@ start() { # SIDE NS ADDR
 # Where lost datagrams went: each namespace's UDP and TUN drop counters and
 # the tunnels' own, printed when a count comes up short.
 udp_drops() {
-  sleep 1.2 # the status files are rewritten every second
+  status_fresh a b
   local ns side
   for side in a b; do
     ns=$NA; [ $side = b ] && ns=$NB
@@ -158,7 +158,7 @@ fi
 byworker() { ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {print $2, $3}'; }
 spread_check() { # SIDE_A SIDE_B FROM TO WHAT
   local tx0 tx1 rx0 rx1 tx0b tx1b rx0b rx1b spread
-  sleep 1.2 # the status files are rewritten every second
+  status_fresh $1 $2
   read -r tx0 tx1 < <(byworker $NA $1 tx_packets_by_worker)
   read -r rx0 rx1 < <(byworker $NB $2 rx_packets_by_worker)
   ip netns exec $NA python3 -c '

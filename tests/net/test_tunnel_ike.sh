@@ -77,7 +77,7 @@ established() {
   local got
   got=$(udp_through $NA $NB 10.232.0.2 udpsend 300 1000)
   [ "$got" = "received 300 distinct 300 bad 0" ] && ok "$1: UDP through: $got" || bad "$1: UDP: $got"
-  sleep 1.1 # a status file of the established SA
+  status_fresh a b # a status file of the established SA
   local ai ao bi bo
   ai=$(tunnel_status $NA a child_spi_in)
   ao=$(tunnel_status $NA a child_spi_out)
@@ -104,7 +104,7 @@ refusal() {
     grep -q -- "$3" "$T/$2.log" 2>/dev/null && { found=1; break; }
     sleep 0.01
   done
-  sleep 1.1 # a status file
+  status_fresh a b
   if [ $found = 1 ] && ! grep -q ' up, \|Child SA ESP' "$T/a.log" "$T/b.log" &&
     [ -z "$(tunnel_status $NA a child_spi_in)$(tunnel_status $NB b child_spi_in)" ] &&
     [ "$(tunnel_status $NB b ike_sa)" != established ]; then

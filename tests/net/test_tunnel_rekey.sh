@@ -60,7 +60,7 @@ for s in a b; do
     ok "$s switched and retired its old SAs: $(grep -c 'reload:' "$T/$s.log") lines" ||
     bad "$s: no switch or retirement said: $(grep reload: "$T/$s.log")"
 done
-sleep 1.2 # a fresh status file
+status_fresh a b
 for s in a b; do
   ns=$NA
   [ $s = b ] && ns=$NB

@@ -134,7 +134,7 @@ for _ in $(seq $(bound 40)); do
 done
 kill $flows 2>/dev/null
 wait $flows 2>/dev/null
-sleep 1.2 # the status files are rewritten every second
+status_fresh a b
 by_worker() { ip netns exec $NA "$G" tunnel --status -c "$T/a.conf" | awk '$1 == "tx_packets_by_worker" {$1 = ""; print}'; }
 BY0=$(by_worker)
 rx0=$(status $NB b rx_packets)
