@@ -22,6 +22,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # emulated Streebog; Streebog and PBKDF2 are tested here). The shell tests
 # need openssl for the target and are covered natively.
 ctests=$(cd tests && ls test_*.c | sed 's/\.c$//' | paste -sd'|' -)
+# qemu-user runs the tests many times slower than natively (test_tls_duplex:
+# 43 s against 2): their alarms and bounded waits scale by this factor
+# (tests/README.md, "Waiting on a busy or slow machine"), times the load.
+export GOSTX_TEST_TIME_FACTOR=${GOSTX_TEST_TIME_FACTOR:-4}
 # The tests of one architecture (its build done): a verdict line, exit 1 on failure.
 run_tests() {
   local arch=$1 B=build-cross-$1 warn sel skip=()

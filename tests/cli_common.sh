@@ -5,6 +5,8 @@
 # NAME goes into $T's name; no-gostx: the test does not run the binary.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+# the waits' scale on a busy or slow machine: bound N, a scaled timeout(1)
+. "$(dirname "${BASH_SOURCE[0]}")/support/time_factor.sh"
 if [ "${2:-}" != no-gostx ]; then
   : "${GOSTX:=$here/../build/gostx}"
   if [ ! -x "$GOSTX" ]; then

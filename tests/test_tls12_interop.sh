@@ -81,13 +81,13 @@ while True:
 EOF
 python3 "$T/rev.py" >"$T/rev.port" &
 PIDS+=($!)
-for _ in $(seq 200); do [ -s "$T/rev.port" ] && break; sleep 0.05; done
+for _ in $(seq $(bound 200)); do [ -s "$T/rev.port" ] && break; sleep 0.05; done
 REV_PORT=$(cat "$T/rev.port")
 [ -n "$REV_PORT" ] || { echo "FAIL: the reversing backend did not start"; exit 1; }
 
 # wait_port PORT PID: until PORT listens on 127.0.0.1 (10 s), while PID lives
 wait_port() {
-  for _ in $(seq 200); do
+  for _ in $(seq $(bound 200)); do
     ss -Hltn "sport = :$1" | grep -q . && return 0
     kill -0 "$2" 2>/dev/null || return 1
     sleep 0.05
@@ -125,7 +125,7 @@ run_client() {
   cpid=$!
   (
     cat "$file"
-    for _ in $(seq 400); do
+    for _ in $(seq $(bound 400)); do
       [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -ge "$n" ] && break
       kill -0 $cpid 2>/dev/null || break
       sleep 0.05
@@ -256,7 +256,7 @@ theirs_client() {
 # wait_for FILE REGEX PID: until FILE has a line matching REGEX (20 s),
 # while PID lives
 wait_for() {
-  for _ in $(seq 400); do
+  for _ in $(seq $(bound 400)); do
     grep -qE "$2" "$1" 2>/dev/null && return 0
     kill -0 "$3" 2>/dev/null || return 1
     sleep 0.05

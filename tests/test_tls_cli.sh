@@ -160,7 +160,7 @@ grep -q "connect to 127.0.0.1:9" "$T/err" && ok || bad "--insecure-key-file: $(c
 python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" 2>/dev/null &
 holder=$!
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+for _ in $(seq $(bound 100)); do [ -s "$T/port" ] && break; sleep 0.05; done
 refused 1 "listen 127.0.0.1:$(cat "$T/port"): Address already in use" \
   serve --listen "127.0.0.1:$(cat "$T/port")" --backend 127.0.0.1:9 "${ID[@]}"
 # the same silent listener as a server: the client's handshake times out

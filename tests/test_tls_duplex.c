@@ -91,7 +91,7 @@ static int duplex_run(pair *p, const int sv[2], const uint8_t *a2b, const uint8_
     }
     if (moved) continue;
     struct pollfd pf[2] = {{e[0].fd, duplex_events(&e[0]), 0}, {e[1].fd, duplex_events(&e[1]), 0}};
-    if (poll(pf, 2, STALL_MS) == 0) {
+    if (poll(pf, 2, STALL_MS * (int)t_time_scale()) == 0) {
       fprintf(stderr,
               "  stalled: client sent %zu got %zu (read %d, write %d, unsent %zu); "
               "server sent %zu got %zu (read %d, write %d, unsent %zu)\n",
@@ -288,7 +288,7 @@ static void test_idle_memory(void) {
 }
 
 int main(void) {
-  alarm(120); /* a deadlock the stall check misses still ends the test */
+  alarm(120 * t_time_scale()); /* a deadlock the stall check misses still ends the test */
   t_rand_init();
   make_keys();
   test_duplex(GOSTX_TLS_VERSION_1_3, "TLS 1.3");

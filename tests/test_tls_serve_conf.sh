@@ -107,7 +107,7 @@ serve_conf() {
   PID=$!
   PIDS+=($PID)
   LOG=$T/$1.log
-  for _ in $(seq 400); do
+  for _ in $(seq $(bound 400)); do
     [ "$(grep -c 'listening on' "$LOG" 2>/dev/null)" = "$2" ] && return 0
     kill -0 $PID 2>/dev/null || break
     sleep 0.05
@@ -127,7 +127,7 @@ serial_at() {
 }
 # wait_log PATTERN COUNT: $LOG has COUNT lines matching PATTERN (5 s)
 wait_log() {
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     [ "$(grep -cE -- "$1" "$LOG")" -ge "$2" ] && return 0
     sleep 0.05
   done

@@ -517,6 +517,11 @@ int gostx_tls_alert(const gostx_tls *c, int *sent);
 int gxpy_file_stream(const gostx_file *file, int decrypt, int in_fd, int out_fd, gostx_pool *pool,
                      char *msg, size_t msg_len, int *in_errno, int *out_errno, int *cancel);
 void gxpy_tls_keylog_to_fd(gostx_tls_config *cfg, int fd);
+typedef struct gxpy_bio { size_t out_len; int eof; ...; } gxpy_bio;
+void gxpy_bio_attach(gostx_tls *c, gxpy_bio *b);
+size_t gxpy_bio_feed(gxpy_bio *b, const uint8_t *p, size_t len);
+size_t gxpy_bio_room(const gxpy_bio *b);
+const uint8_t *gxpy_bio_out(const gxpy_bio *b);
 """
 
 # Whole-file streaming runs in C on the library's pipeline (reads, seals and
@@ -642,6 +647,72 @@ static void gxpy_keylog_line(void *user, const char *line) {
 static void gxpy_tls_keylog_to_fd(gostx_tls_config *cfg, int fd) {
   gostx_tls_config_set_keylog(cfg, fd >= 0 ? gxpy_keylog_line : NULL, (void *)(intptr_t)fd);
 }
+
+/* The memory transport of gostx.tls.TLSObject (_tls_bio.py, ssl.SSLObject's
+ * shape): the library reads what Python fed into in[] and writes its records
+ * into out[], which Python empties into the outgoing ssl.MemoryBIO after each
+ * call. In C so the library's calls run without the GIL and call no Python;
+ * a full out[] is WANT_WRITE, an empty in[] WANT_READ (or EOF once eof is set:
+ * the peer's bytes ended). */
+#define GXPY_BIO_CAP 65536
+typedef struct gxpy_bio {
+  size_t out_len;
+  int eof;
+  size_t in_off, in_len;
+  uint8_t in[GXPY_BIO_CAP];
+  uint8_t out[GXPY_BIO_CAP];
+} gxpy_bio;
+
+static ssize_t gxpy_bio_read(void *user, uint8_t *buf, size_t len) {
+  gxpy_bio *b = user;
+  size_t n = b->in_len - b->in_off;
+  if (n == 0) {
+    if (b->eof) return 0;
+    errno = EAGAIN;
+    return -1;
+  }
+  if (n > len) n = len;
+  memcpy(buf, b->in + b->in_off, n);
+  b->in_off += n;
+  return (ssize_t)n;
+}
+
+static ssize_t gxpy_bio_write(void *user, const uint8_t *buf, size_t len) {
+  gxpy_bio *b = user;
+  size_t room = GXPY_BIO_CAP - b->out_len;
+  if (room == 0) {
+    errno = EAGAIN;
+    return -1;
+  }
+  if (len > room) len = room;
+  memcpy(b->out + b->out_len, buf, len);
+  b->out_len += len;
+  return (ssize_t)len;
+}
+
+static void gxpy_bio_attach(gostx_tls *c, gxpy_bio *b) {
+  gostx_tls_set_io(c, gxpy_bio_read, gxpy_bio_write, b);
+}
+
+/* Takes what fits of p (the unread bytes moved to the front first). */
+static size_t gxpy_bio_feed(gxpy_bio *b, const uint8_t *p, size_t len) {
+  if (b->in_off) {
+    memmove(b->in, b->in + b->in_off, b->in_len - b->in_off);
+    b->in_len -= b->in_off;
+    b->in_off = 0;
+  }
+  size_t room = GXPY_BIO_CAP - b->in_len;
+  if (len > room) len = room;
+  memcpy(b->in + b->in_len, p, len);
+  b->in_len += len;
+  return len;
+}
+
+static size_t gxpy_bio_room(const gxpy_bio *b) {
+  return GXPY_BIO_CAP - (b->in_len - b->in_off);
+}
+
+static const uint8_t *gxpy_bio_out(const gxpy_bio *b) { return b->out; }
 """
 
 

@@ -36,7 +36,7 @@ class HTTPTransport(httpx.HTTPTransport):
         client.get("https://portal.example/")
 
     context: a client gostx.tls.Context (default: create_default_context(),
-    which trusts no CA until told). The other arguments are
+    which trusts only the system store's GOST CAs until told). The other arguments are
     httpx.HTTPTransport's but verify= (the context decides); HTTP/1.1."""
 
     def __init__(self, context=None, **kwargs):

@@ -26,7 +26,8 @@ class RequestsAdapter(HTTPAdapter):
         session.get("https://portal.example/", timeout=10)
 
     context: a client gostx.tls.Context (default: create_default_context(),
-    which trusts no CA until told: give verify="gost-roots.pem" then).
+    which trusts only the system store's GOST CAs, usually none, until told:
+    give verify="gost-roots.pem" then).
     Keep-alive, chunked bodies, redirects, timeouts and proxies' CONNECT
     work as with HTTPAdapter; the other arguments are HTTPAdapter's."""
 

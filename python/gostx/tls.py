@@ -36,7 +36,7 @@ import weakref
 from . import gost3410, x509
 from ._native import GostxError, GostxTypeError, GostxValueError, ffi, held, lib, rptr, wbuf
 
-__all__ = ["Context", "TLSSocket", "TLSSession", "create_default_context", "TLSError",
+__all__ = ["Context", "TLSSocket", "TLSObject", "TLSSession", "create_default_context", "TLSError",
            "TLSZeroReturnError", "TLSWantReadError", "TLSWantWriteError", "TLSEOFError",
            "TLSCertVerificationError", "TLSTimeoutError", "PROTOCOL_TLS_CLIENT",
            "PROTOCOL_TLS_SERVER", "CERT_NONE", "CERT_OPTIONAL", "CERT_REQUIRED", "TLSVersion",
@@ -187,6 +187,16 @@ def _config_error(cfg, rc, what):
     return TLSError(f"{what}: {text}")
 
 
+def _protocol_of(protocol, server_side):
+    if protocol is None:
+        protocol = PROTOCOL_TLS_SERVER if server_side else PROTOCOL_TLS_CLIENT
+    if protocol not in (PROTOCOL_TLS_CLIENT, PROTOCOL_TLS_SERVER):
+        raise GostxValueError("protocol must be PROTOCOL_TLS_CLIENT or PROTOCOL_TLS_SERVER")
+    if server_side is not None and bool(server_side) != (protocol == PROTOCOL_TLS_SERVER):
+        raise GostxValueError("server_side does not match the protocol")
+    return protocol
+
+
 def _list_arg(name, value):
     if isinstance(value, str):
         return value
@@ -200,9 +210,11 @@ def _list_arg(name, value):
     return ",".join(items)
 
 
-class Context:
-    """A TLS configuration shared by many connections (ssl.SSLContext's
-    shape): Context(PROTOCOL_TLS_CLIENT) or Context(PROTOCOL_TLS_SERVER), or
+class Context(ssl.SSLContext):
+    """A TLS configuration shared by many connections: an ssl.SSLContext (so
+    asyncio's ssl=, aiohttp and other code that checks for one take it;
+    the OpenSSL context underneath is never used), made with
+    Context(PROTOCOL_TLS_CLIENT) or Context(PROTOCOL_TLS_SERVER), or
     Context(server_side=...). A client verifies the server's chain to the
     CAs loaded (verify_mode CERT_REQUIRED) for server_hostname
     (check_hostname True); a server asks no client certificate unless
@@ -210,14 +222,12 @@ class Context:
     CERT_REQUIRED: required). Changing a setting affects connections made
     after it."""
 
+    def __new__(cls, protocol=None, *, server_side=None):
+        return super().__new__(cls, _protocol_of(protocol, server_side))
+
     def __init__(self, protocol=None, *, server_side=None):
-        if protocol is None:
-            protocol = PROTOCOL_TLS_SERVER if server_side else PROTOCOL_TLS_CLIENT
-        if protocol not in (PROTOCOL_TLS_CLIENT, PROTOCOL_TLS_SERVER):
-            raise GostxValueError("protocol must be PROTOCOL_TLS_CLIENT or PROTOCOL_TLS_SERVER")
-        if server_side is not None and bool(server_side) != (protocol == PROTOCOL_TLS_SERVER):
-            raise GostxValueError("server_side does not match the protocol")
-        self.protocol = protocol
+        protocol = _protocol_of(protocol, server_side)
+        self._protocol = protocol
         self._server = protocol == PROTOCOL_TLS_SERVER
         self._verify_mode = CERT_NONE if self._server else CERT_REQUIRED
         self._check_hostname = not self._server
@@ -225,12 +235,24 @@ class Context:
         self._suites = self._groups = self._alpn = None
         self._chain = None  # the DER of each certificate, leaf first
         self._key = None  # a gost3410.PrivateKey
-        self._cas = []  # ("path", str) or ("der", bytes), replayed into each config's store
+        self._cas = []  # (kind, source), replayed into each config's store
         self._psk = None
         self._keylog = None
         self._tickets = None
         self._lock = threading.Lock()
         self._built = None
+
+    @property
+    def protocol(self):
+        return self._protocol
+
+    def _not_here(self, *args, **kwargs):
+        """Refused: OpenSSL's knobs that have no GOST TLS meaning here
+        (set_groups chooses the curves; there is no SNI callback)."""
+        raise GostxValueError("not supported by gostx.tls (see set_groups, set_ciphers)")
+
+    load_dh_params = set_ecdh_curve = set_npn_protocols = set_servername_callback = _not_here
+    sni_callback = property(lambda self: None, _not_here)
 
     def _changed(self):
         self._built = None
@@ -238,7 +260,7 @@ class Context:
     def copy(self):
         """An independent Context with these settings (the key object shared:
         it is only read)."""
-        other = object.__new__(type(self))
+        other = type(self).__new__(type(self), self._protocol)
         other.__dict__.update(self.__dict__)
         other._cas = list(self._cas)
         other._lock = threading.Lock()
@@ -386,6 +408,22 @@ class Context:
                 self._cas.append(source)
                 self._changed()
 
+    def set_default_verify_paths(self):
+        """The system's CAs, as ssl's: the file and folder
+        ssl.get_default_verify_paths() names (OpenSSL's, or SSL_CERT_FILE /
+        SSL_CERT_DIR), read when a connection is made. Their GOST
+        certificates are trusted; the others are passed over, and a store
+        with none (the usual case) adds none."""
+        paths = ssl.get_default_verify_paths()
+        for path in (paths.cafile, paths.capath):
+            if path and ("system", path) not in self._cas:
+                self._cas.append(("system", path))
+                self._changed()
+
+    def load_default_certs(self, purpose=ssl.Purpose.SERVER_AUTH):
+        """As ssl's: set_default_verify_paths()."""
+        self.set_default_verify_paths()
+
     def load_cert_chain(self, certfile, keyfile=None, password=None):
         """This side's chain (leaf first; PEM with one or more certificates,
         or one DER certificate) and its private key (PKCS#8 PEM or DER,
@@ -409,12 +447,13 @@ class Context:
         self._changed()
 
     def get_ca_certs(self, binary_form=False):
-        """The CAs loaded, as getpeercert() gives a certificate."""
+        """The CAs loaded, as getpeercert() gives a certificate (not the
+        system's: load_default_certs)."""
         store_certs = []
         for kind, src in self._cas:
             if kind == "data":
                 store_certs += _certs_of_data(src)
-            elif os.path.isfile(src):
+            elif kind == "path" and os.path.isfile(src):
                 with open(src, "rb") as f:
                     store_certs += _certs_of_data(f.read())
         return [c.public_bytes("DER") if binary_form else _cert_dict(c) for c in store_certs]
@@ -426,6 +465,21 @@ class Context:
         """A TLSSocket over sock (which it takes over, as ssl does: sock is
         detached). The handshake runs now when sock is connected and
         do_handshake_on_connect, else at connect()/accept() or do_handshake()."""
+        self._check_wrap(server_side, server_hostname, session)
+        return TLSSocket._create(sock, self, bool(server_side), server_hostname,
+                                 do_handshake_on_connect, suppress_ragged_eofs, session)
+
+    def wrap_bio(self, incoming, outgoing, server_side=False, server_hostname=None,
+                 session=None):
+        """A TLSObject (ssl.SSLObject's shape) reading the peer's bytes from
+        incoming and writing its records to outgoing, two ssl.MemoryBIO:
+        what asyncio's ssl= (and the libraries on it) drive."""
+        from ._tls_bio import TLSObject  # noqa: PLC0415  (the BIO path loads when used)
+        self._check_wrap(server_side, server_hostname, session)
+        return TLSObject._create(self, incoming, outgoing, bool(server_side), server_hostname,
+                                 session)
+
+    def _check_wrap(self, server_side, server_hostname, session):
         if bool(server_side) != self._server:
             side = "server" if server_side else "client"
             raise GostxValueError(f"Cannot create a {side} socket with a "
@@ -436,8 +490,6 @@ class Context:
             raise GostxValueError("session can only be specified in client mode")
         if not server_side and self._check_hostname and not server_hostname:
             raise GostxValueError("check_hostname requires server_hostname")
-        return TLSSocket._create(sock, self, bool(server_side), server_hostname,
-                                 do_handshake_on_connect, suppress_ragged_eofs, session)
 
     def _config(self):
         """The built config of the current settings (built once per change)."""
@@ -500,17 +552,22 @@ class Context:
         if self._tickets is not None and self._server:
             lib.gostx_tls_config_set_tickets(cfg, *self._tickets)
         lib.gostx_tls_config_set_verify(cfg, self._c_verify())
-        store = None
-        if self._cas:
-            store = x509.Store()
-            for kind, src in self._cas:
+        store, loaded = x509.Store(), False
+        for kind, src in self._cas:
+            try:
                 if kind == "data":
                     store.load_verify_locations(cadata=src)
                 elif os.path.isdir(src):
                     store.load_verify_locations(capath=src)
                 else:
                     store.load_verify_locations(cafile=src)
-            lib.gostx_tls_config_set_store(cfg, store._h)
+                loaded = True
+            except (x509.VerificationError, OSError):
+                if kind != "system":  # the system's store may hold no GOST CA, or be gone
+                    raise
+        if not loaded:  # no store: the library then says "no trust store"
+            return None
+        lib.gostx_tls_config_set_store(cfg, store._h)
         return store
 
     def _c_verify(self):
@@ -524,11 +581,14 @@ class Context:
 def create_default_context(purpose=ssl.Purpose.SERVER_AUTH, *, cafile=None, capath=None,
                            cadata=None):
     """As ssl.create_default_context: a client Context (purpose SERVER_AUTH)
-    verifying against the CAs given, or a server Context (CLIENT_AUTH);
+    verifying against the CAs given, else against the system's
+    (load_default_certs), or a server Context (CLIENT_AUTH);
     SSLKEYLOGFILE in the environment sets keylog_filename."""
     ctx = Context(PROTOCOL_TLS_CLIENT if purpose == ssl.Purpose.SERVER_AUTH else PROTOCOL_TLS_SERVER)
     if cafile or capath or cadata:
         ctx.load_verify_locations(cafile, capath, cadata)
+    elif ctx.verify_mode != CERT_NONE:
+        ctx.load_default_certs(purpose)
     keylog = os.environ.get("SSLKEYLOGFILE")
     if keylog and not sys.flags.ignore_environment:
         ctx.keylog_filename = keylog
@@ -630,11 +690,162 @@ def _error(tls, rc, err, what):
     return e
 
 
+def _free_connection(tls, keep):
+    lib.gostx_tls_free(tls)  # wipes its secrets; keep (its transport's buffers) goes after
+
+
 def _closed_error():
     return OSError(_errno.EBADF, "the TLS connection is closed")
 
 
-class TLSSocket(socket.socket):
+class _Connection:
+    """What TLSSocket and TLSObject (the memory-BIO connection, _tls_bio.py)
+    share: the libgostx connection's making, and what its handshake
+    settled. Each has _context, server_side, server_hostname, _session,
+    _lock (one thread in the connection at a time), _tls (None once freed)
+    and _done."""
+
+    _version = None
+
+    def _open(self, keep=None):
+        """The libgostx connection of the context's current config, its SNI
+        and session set (the config outlives the connection, and keep)."""
+        conf = self._context._config()
+        tls = lib.gostx_tls_new(conf.cfg)
+        if tls == ffi.NULL:
+            raise MemoryError("TLS connection")
+        self._conf = conf
+        self._tls = tls
+        self._free = weakref.finalize(self, _free_connection, tls, keep)
+        if not self.server_side and self.server_hostname and self._context.check_hostname:
+            name = self.server_hostname
+            try:
+                wire = name.encode() if _is_ip(name) else name.encode("idna")
+            except UnicodeError:
+                wire = b""
+            if not wire or lib.gostx_tls_set_servername(tls, wire):
+                raise GostxValueError(f"server_hostname {name!r}: not a DNS name or an IP "
+                                      "address (no trailing dot)")
+        if self._session is not None:
+            data = bytes(self._session)
+            rc = lib.gostx_tls_set_session(tls, data, len(data))
+            if rc:
+                raise GostxValueError("session: not a session gostx wrote")
+
+    def _settled(self):
+        """The handshake is complete: keep what the library reports only
+        while connected (the version: a ragged EOF or an alert later ends
+        that state, and version() should still name what was spoken)."""
+        self._done = True
+        self._version = self._text(lib.gostx_tls_version)
+        if self.server_side:  # the SNI the client sent
+            self.server_hostname = self._text(lib.gostx_tls_servername)
+
+    @property
+    def context(self):
+        return self._context
+
+    def _peek(self, fn, default):
+        """fn(tls) under the lock; default once the connection is gone."""
+        with self._lock:
+            return default if self._tls is None else fn(self._tls)
+
+    def pending(self):
+        """Decrypted bytes ready to read without the transport (tls.h's
+        gostx_tls_pending: or the length of the next whole record buffered)."""
+        return self._peek(lib.gostx_tls_pending, 0)
+
+    def _text(self, fn):
+        """A name the handshake settled (fn(tls)), None before it or when none."""
+        if not self._done:
+            return None
+        with self._lock:
+            p = ffi.NULL if self._tls is None else fn(self._tls)
+            return ffi.string(p).decode() if p != ffi.NULL else None
+
+    def version(self):
+        """ "TLSv1.3" or "TLSv1.2"; None before the handshake."""
+        return self._version if self._done else None
+
+    def cipher(self):
+        """(suite, version, secret bits), as ssl's."""
+        suite = self._text(lib.gostx_tls_suite)
+        return None if suite is None else (suite, self.version(), 256)
+
+    def group(self):
+        """The key exchange group (TLS 1.3), e.g. "GC256A"; None under TLS 1.2."""
+        return self._text(lib.gostx_tls_group)
+
+    def selected_alpn_protocol(self):
+        """The ALPN protocol agreed, or None."""
+        return self._text(lib.gostx_tls_alpn)
+
+    def compression(self):
+        """None: TLS 1.3 and RFC 9189 have no compression."""
+        return None
+
+    def shared_ciphers(self):
+        """None: the library does not keep the client's list."""
+        return None
+
+    def _peer_chain(self):
+        if not self._done:
+            raise GostxValueError("handshake not done yet")
+        chain = ffi.new("const gostx_x509_cert **")
+        with self._lock:
+            if self._tls is None:
+                raise _closed_error()
+            n = lib.gostx_tls_peer_chain(self._tls, chain)
+            return [bytes(ffi.buffer(chain[0][i].der, chain[0][i].der_len)) for i in range(n)]
+
+    def getpeercert(self, binary_form=False):
+        """The peer's certificate: DER (binary_form), or ssl's dict of it
+        (subject, issuer, version, serialNumber, notBefore, notAfter,
+        subjectAltName) when it was verified, {} when not. None when the
+        peer sent none (a PSK or a resumed session)."""
+        chain = self._peer_chain()
+        if not chain:
+            return None
+        if binary_form:
+            return chain[0]
+        if self._context.verify_mode == CERT_NONE:
+            return {}
+        return _cert_dict(x509.load_der_x509_certificate(chain[0]))
+
+    def get_verified_chain(self):
+        """The chain the peer sent, as x509.Certificate objects, leaf first."""
+        return [x509.load_der_x509_certificate(d) for d in self._peer_chain()]
+
+    @property
+    def session(self):
+        """The newest TLS 1.3 ticket the server sent (they come with the data
+        read after the handshake), or None."""
+        if self.server_side:
+            return None
+        out = ffi.new("uint8_t[]", lib.GOSTX_TLS_SESSION_MAX)
+        n = ffi.new("size_t *")
+        with self._lock:
+            if self._tls is None:
+                return None
+            rc = lib.gostx_tls_get_session(self._tls, out, len(out), n)
+        if rc:
+            return None
+        data = bytes(ffi.buffer(out, n[0]))
+        lib.gostx_memzero(out, len(out))
+        return TLSSession(data)
+
+    @session.setter
+    def session(self, value):
+        if self._done:
+            raise GostxValueError("Cannot set session after handshake.")
+        self._session = value
+
+    @property
+    def session_reused(self):
+        return bool(self._done and self._peek(lib.gostx_tls_session_reused, 0))
+
+
+class TLSSocket(_Connection, socket.socket):
     """A socket carrying TLS, made by Context.wrap_socket (ssl.SSLSocket's
     methods and attributes). send() on a blocking socket (or one with a
     timeout) returns once every byte is sent; on a non-blocking one, the
@@ -687,32 +898,8 @@ class TLSSocket(socket.socket):
 
     def _start(self):
         """The libgostx connection, once the socket is connected."""
-        conf = self._context._config()
-        tls = lib.gostx_tls_new(conf.cfg)
-        if tls == ffi.NULL:
-            raise MemoryError("TLS connection")
-        self._conf = conf  # the config outlives the connection
-        self._tls = tls
-        self._free = weakref.finalize(self, lib.gostx_tls_free, tls)
-        lib.gostx_tls_set_fd(tls, self.fileno())
-        if not self.server_side and self.server_hostname and self._context.check_hostname:
-            name = self.server_hostname
-            try:
-                wire = name.encode() if _is_ip(name) else name.encode("idna")
-            except UnicodeError:
-                wire = b""
-            if not wire or lib.gostx_tls_set_servername(tls, wire):
-                raise GostxValueError(f"server_hostname {name!r}: not a DNS name or an IP "
-                                      "address (no trailing dot)")
-        if self._session is not None:
-            data = bytes(self._session)
-            rc = lib.gostx_tls_set_session(tls, data, len(data))
-            if rc:
-                raise GostxValueError("session: not a session gostx wrote")
-
-    @property
-    def context(self):
-        return self._context
+        self._open()
+        lib.gostx_tls_set_fd(self._tls, self.fileno())
 
     # -- timeouts: kept here; the descriptor is always non-blocking --
 
@@ -785,11 +972,6 @@ class TLSSocket(socket.socket):
                 raise _error(tls, rc, ffi.errno, what)
             return rc
 
-    def _peek(self, fn, default):
-        """fn(tls) under the lock; default once the connection is gone."""
-        with self._lock:
-            return default if self._tls is None else fn(self._tls)
-
     def _check_connected(self):
         if self._tls is None:
             if self._closed:
@@ -803,9 +985,7 @@ class TLSSocket(socket.socket):
         while True:
             rc = self._call("handshake", lib.gostx_tls_handshake)
             if rc == 0:
-                self._done = True
-                if self.server_side:  # the SNI the client sent
-                    self.server_hostname = self._text(lib.gostx_tls_servername)
+                self._settled()
                 return
             if rc in (_WANT_READ, _WANT_WRITE):
                 self._wait(rc, deadline, "handshake")
@@ -902,102 +1082,6 @@ class TLSSocket(socket.socket):
         return None
 
     write = send
-
-    def pending(self):
-        """Decrypted bytes ready to read without the transport (tls.h's
-        gostx_tls_pending: or the length of the next whole record buffered)."""
-        return self._peek(lib.gostx_tls_pending, 0)
-
-    # -- what the handshake settled --
-
-    def _text(self, fn):
-        """A name the handshake settled (fn(tls)), None before it or when none."""
-        if not self._done:
-            return None
-        with self._lock:
-            p = ffi.NULL if self._tls is None else fn(self._tls)
-            return ffi.string(p).decode() if p != ffi.NULL else None
-
-    def version(self):
-        """ "TLSv1.3" or "TLSv1.2"; None before the handshake."""
-        return self._text(lib.gostx_tls_version)
-
-    def cipher(self):
-        """(suite, version, secret bits), as ssl's."""
-        suite = self._text(lib.gostx_tls_suite)
-        return None if suite is None else (suite, self.version(), 256)
-
-    def group(self):
-        """The key exchange group (TLS 1.3), e.g. "GC256A"; None under TLS 1.2."""
-        return self._text(lib.gostx_tls_group)
-
-    def selected_alpn_protocol(self):
-        """The ALPN protocol agreed, or None."""
-        return self._text(lib.gostx_tls_alpn)
-
-    def compression(self):
-        """None: TLS 1.3 and RFC 9189 have no compression."""
-        return None
-
-    def shared_ciphers(self):
-        """None: the library does not keep the client's list."""
-        return None
-
-    def _peer_chain(self):
-        if not self._done:
-            raise GostxValueError("handshake not done yet")
-        chain = ffi.new("const gostx_x509_cert **")
-        with self._lock:
-            if self._tls is None:
-                raise _closed_error()
-            n = lib.gostx_tls_peer_chain(self._tls, chain)
-            return [bytes(ffi.buffer(chain[0][i].der, chain[0][i].der_len)) for i in range(n)]
-
-    def getpeercert(self, binary_form=False):
-        """The peer's certificate: DER (binary_form), or ssl's dict of it
-        (subject, issuer, version, serialNumber, notBefore, notAfter,
-        subjectAltName) when it was verified, {} when not. None when the
-        peer sent none (a PSK or a resumed session)."""
-        chain = self._peer_chain()
-        if not chain:
-            return None
-        if binary_form:
-            return chain[0]
-        if self._context.verify_mode == CERT_NONE:
-            return {}
-        return _cert_dict(x509.load_der_x509_certificate(chain[0]))
-
-    def get_verified_chain(self):
-        """The chain the peer sent, as x509.Certificate objects, leaf first."""
-        return [x509.load_der_x509_certificate(d) for d in self._peer_chain()]
-
-    @property
-    def session(self):
-        """The newest TLS 1.3 ticket the server sent (they come with the data
-        read after the handshake), or None."""
-        if self.server_side:
-            return None
-        out = ffi.new("uint8_t[]", lib.GOSTX_TLS_SESSION_MAX)
-        n = ffi.new("size_t *")
-        with self._lock:
-            if self._tls is None:
-                return None
-            rc = lib.gostx_tls_get_session(self._tls, out, len(out), n)
-        if rc:
-            return None
-        data = bytes(ffi.buffer(out, n[0]))
-        lib.gostx_memzero(out, len(out))
-        return TLSSession(data)
-
-    @session.setter
-    def session(self, value):
-        if self._done:
-            raise GostxValueError("Cannot set session after handshake.")
-        self._session = value
-
-    @property
-    def session_reused(self):
-        return bool(self._done and self._peek(lib.gostx_tls_session_reused, 0))
 
     # -- connecting --
 
@@ -1148,6 +1232,9 @@ def __getattr__(name):
     if name in ("HTTPTransport", "AsyncHTTPTransport"):  # httpx: gostx[httpx]
         from . import _httpx
         return getattr(_httpx, name)
+    if name == "TLSObject":  # the memory-BIO connection: loaded when wrap_bio is used
+        from ._tls_bio import TLSObject
+        return TLSObject
     if name in ("open_connection", "start_server"):  # asyncio imported when asked for
         from . import _asyncio
         return getattr(_asyncio, name)

@@ -16,6 +16,21 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
+def time_scale():
+    """What a peer's time limit is multiplied by on a busy or slow machine,
+    as the C and shell tests do (tests/README.md, "Waiting on a busy or slow
+    machine"): GOSTX_TEST_TIME_SCALE, else GOSTX_TEST_TIME_FACTOR (default 1)
+    times the load per core rounded up, 1 to 8. Never what a test checks."""
+    fixed = os.environ.get("GOSTX_TEST_TIME_SCALE")
+    if fixed:
+        return float(fixed)
+    factor = float(os.environ.get("GOSTX_TEST_TIME_FACTOR") or 1)
+    if factor <= 0:
+        raise ValueError(f"GOSTX_TEST_TIME_FACTOR={factor}: not a positive number")
+    per_core = -(-os.getloadavg()[0] // (os.cpu_count() or 1))
+    return factor * min(max(per_core, 1), 8)
+
+
 def load_vectors(name):
     base = pathlib.Path(os.environ.get("GOSTX_VECTORS", REPO / "tests" / "vectors"))
     with open(base / name) as f:

@@ -70,15 +70,21 @@ def test_asyncio_server_with_asyncio_and_cli_clients(cli, pki):
             assert await reader.read() == data[::-1]
             writer.close()
             await writer.wait_closed()
-            small = b"from gostx tls client"
-            r = await asyncio.create_subprocess_exec(
-                cli, "tls", "client", f"127.0.0.1:{port}", "--ca", pki + "ca.pem",
-                "--servername", "localhost", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE)
-            out, err = await r.communicate(b"%d\n" % len(small) + small)
-            assert r.returncode == 0, err
-            assert out == small[::-1]
+            await cli_client_reversed(cli, pki, port)
     run(main())
+
+
+async def cli_client_reversed(cli, pki, port):
+    """`gostx tls client` sends a length line and a body to port; the
+    server answers the body reversed."""
+    small = b"from gostx tls client"
+    r = await asyncio.create_subprocess_exec(
+        cli, "tls", "client", f"127.0.0.1:{port}", "--ca", pki + "ca.pem",
+        "--servername", "localhost", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+    out, err = await r.communicate(b"%d\n" % len(small) + small)
+    assert r.returncode == 0, err
+    assert out == small[::-1]
 
 
 def test_refused_chain_and_handshake_timeout(pki, serve):

@@ -21,6 +21,7 @@ import time
 import pytest
 
 import gostx
+from conftest import time_scale
 from gostx import tls, x509
 
 RFC = "TLS_GOSTR341112_256_WITH_"
@@ -83,7 +84,7 @@ def openssl_server(pki):
             port = s.getsockname()[1]
             s.close()
             p = subprocess.Popen(
-                ["timeout", "40", "openssl", "s_server", "-engine", "gost", "-accept",
+                ["timeout", str(40 * time_scale()), "openssl", "s_server", "-engine", "gost", "-accept",
                  f"127.0.0.1:{port}", "-naccept", "1", "-rev", "-quiet", "-tls1_2", "-cipher",
                  OSSL_NAME[suite], "-cert", pki + "leaf-256A.pem", "-key", pki + "leaf-256A.key",
                  "-cert_chain", pki + "int.pem", "-CAfile", pki + "ca.pem", *extra],

@@ -37,6 +37,8 @@ gostx=$2
 for t in nbdkit nbdcopy nbdinfo python3; do
   command -v "$t" >/dev/null || { echo "skipped: $t not installed"; exit 77; }
 done
+# the waits' scale on a busy or slow machine: bound N, a scaled timeout(1)
+. "$(dirname "$0")/../support/time_factor.sh"
 # nbdsh is libnbd's Python module (python3-libnbd): use a python3 that has it
 export PYNBD=
 for py in /usr/bin/python3 python3; do
@@ -212,7 +214,7 @@ export IMG=$tmp/cimg OUT=$tmp/cout OUT2=$tmp/cout2
 serve "$tmp/cdisk" 'nbdcopy "$IMG" "$uri"'
 rm -f "$tmp/csock" "$tmp/cpid"
 nbdkit -U "$tmp/csock" -P "$tmp/cpid" --filter="$filter" file "$tmp/cdisk" key="$tmp/key"
-for _ in $(seq 100); do [ -S "$tmp/csock" ] && [ -s "$tmp/cpid" ] && break; sleep 0.05; done
+for _ in $(seq $(bound 100)); do [ -S "$tmp/csock" ] && [ -s "$tmp/cpid" ] && break; sleep 0.05; done
 "$PYNBD" "$tmp/writer.py" "$tmp/csock" "$tmp/clog" "$RANDOM" 2> /dev/null &
 wpid=$!
 sleep 1.5
@@ -350,7 +352,7 @@ nbdkit -f -U "$tmp/lsock" --filter="$filter" file "$tmp/lchg" passphrase=+"$tmp/
 lpid=$!
 first=1 # the server up: the first connection succeeds (PBKDF2 at start-up: on a
 # loaded machine that took over 10 s, so wait up to a minute)
-for _ in $(seq 1200); do
+for _ in $(seq $(bound 1200)); do
   nbdinfo --size "nbd+unix:///?socket=$tmp/lsock" > /dev/null 2>&1 && first=0 && break
   sleep 0.05
 done

@@ -30,7 +30,7 @@ both_start() {
 }
 # both_up: within 5 s both "up" lines (1), else 0
 both_up() {
-  for _ in $(seq 500); do
+  for _ in $(seq $(bound 500)); do
     grep -q ' up, ' "$T/a.log" 2>/dev/null && grep -q ' up, ' "$T/b.log" 2>/dev/null && return 0
     sleep 0.01
   done
@@ -53,7 +53,7 @@ ike_stream() {
   rm -f "$4.ready" # an earlier stream's: the sender would not wait for this receiver
   ip netns exec $2 timeout $secs python3 "$HERE/xfer.py" udprecv $3 5002 $5 $6 "$4.ready" >"$4" &
   PIDS+=($!)
-  for _ in $(seq 150); do [ -e "$4.ready" ] && break; sleep 0.1; done
+  for _ in $(seq $(bound 150)); do [ -e "$4.ready" ] && break; sleep 0.1; done
   XFER_GAP=$7 ip netns exec $1 timeout $secs python3 "$HERE/xfer.py" udpsend $3 5002 $5 $6 &
   PIDS+=($!)
   WAIT+=($! ${PIDS[-2]})
@@ -114,7 +114,7 @@ s.bind(("10.231.0.2", 500))
 open(sys.argv[2], "w").close()
 open(sys.argv[1], "wb").write(s.recvfrom(65535)[0])' "$1" "$T/cap.ready" &
   local cap=$!
-  for _ in $(seq 100); do [ -e "$T/cap.ready" ] && break; sleep 0.05; done
+  for _ in $(seq $(bound 100)); do [ -e "$T/cap.ready" ] && break; sleep 0.05; done
   ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>/dev/null </dev/null >/dev/null &
   local apid=$!
   wait $cap

@@ -67,7 +67,7 @@ inject_bg() {
 # ready_or_gone FILE PID: 0 once FILE exists (a helper's socket bound,
 # within 15 s), 1 if PID ends first or the time runs out
 ready_or_gone() {
-  for _ in $(seq 150); do
+  for _ in $(seq $(bound 150)); do
     [ -e "$1" ] && return 0
     kill -0 "$2" 2>/dev/null || return 1
     sleep 0.1
@@ -115,7 +115,7 @@ tunnel_start() {
   ip netns exec $ns "$G" tunnel -c "$T/$side.conf" $new 2>>"$T/$side.log" </dev/null >/dev/null &
   eval "PID_$side=$!"
   PIDS+=($!)
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     c=$(grep -c ' up, ' "$T/$side.log" 2>/dev/null) # empty until the log exists
     [ "${c:-0}" -gt "${n:-0}" ] && return 0
     kill -0 $! 2>/dev/null || return 1
@@ -128,13 +128,34 @@ tunnel_start() {
 tunnel_stop() {
   local p=$1
   kill -TERM $p
-  for _ in $(seq 50); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
+  for _ in $(seq $(bound 50)); do kill -0 $p 2>/dev/null || return 0; sleep 0.1; done
   kill -KILL $p
 }
 # tunnel_status NS SIDE KEY: the value (the rest of the line) of KEY in the
 # --status of $T/SIDE.conf
 tunnel_status() {
-  ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {$1 = ""; print substr($0, 2)}'
+  status_value "$(ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf")" "$3"
+}
+# status_fresh SIDE...: 1.2 s, then until each SIDE's status file
+# ($T/SIDE.state.status, rewritten every second) was written 0.2 s or more
+# after the call: late on a busy machine, so waited for within a bound
+status_fresh() {
+  local t0 side f
+  t0=$(($(date +%s%N) + 200000000))
+  sleep 1.2
+  for side in "$@"; do
+    f=$T/$side.state.status
+    [ -e "$f" ] || continue
+    for _ in $(seq $(bound 20)); do
+      [ "$(date -r "$f" +%s%N 2>/dev/null || echo 0)" -ge $t0 ] && break
+      sleep 0.1
+    done
+  done
+}
+# status_value TEXT KEY: KEY's value in TEXT, one --status read whole (the
+# values of one moment: separate reads may straddle a rekey)
+status_value() {
+  awk -v k="$2" '$1 == k {$1 = ""; print substr($0, 2)}' <<<"$1"
 }
 
 # tunnel_pair_confs: new keys $T/a2b.key, $T/b2a.key and the configs
@@ -213,12 +234,13 @@ tunnel_test_end() {
   finish
 }
 # tunnel_counters NS SIDE KEY...: the values of the KEYs in --status on one
-# line, once the status file (rewritten every second) is new
+# line (one read), once the status file (rewritten every second) is new
 tunnel_counters() {
-  local ns=$1 side=$2 k
+  local ns=$1 side=$2 k st
   shift 2
-  sleep 1.2
-  echo $(for k in "$@"; do tunnel_status $ns $side $k; done)
+  status_fresh $side
+  st=$(ip netns exec $ns "$G" tunnel --status -c "$T/$side.conf")
+  echo $(for k in "$@"; do status_value "$st" $k; done)
 }
 # udp_recv_bg NS ADDR COUNT SIZES: xfer.py udprecv in the background
 # (its pid in $rpid), returning once its socket is bound; udp_recv_got: what
@@ -228,7 +250,7 @@ udp_recv_bg() {
   ip netns exec $1 timeout 30 python3 "$HERE/xfer.py" udprecv $2 5002 $3 $4 "$T/udp.ready" >"$T/udp.out" &
   rpid=$!
   PIDS+=($rpid)
-  for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
+  for _ in $(seq $(bound 150)); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done # bound
 }
 udp_recv_got() {
   wait $rpid

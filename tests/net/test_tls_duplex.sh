@@ -30,7 +30,7 @@ tls_pki
 
 python3 "$HERE/duplex.py" echo >"$T/echo.port" 2>"$T/echo.err" &
 PIDS+=($!)
-for _ in $(seq 200); do [ -s "$T/echo.port" ] && break; sleep 0.05; done
+for _ in $(seq $(bound 200)); do [ -s "$T/echo.port" ] && break; sleep 0.05; done
 [ -s "$T/echo.port" ] || { bad "the echo backend did not start: $(cat "$T/echo.err")"; finish; }
 
 for v in 1.3 1.2; do

@@ -41,7 +41,7 @@ serial_now() {
 # hup COUNT: SIGHUP, then COUNT lines of reload answers in serve's log (5 s)
 hup() {
   kill -HUP "$SERVE_PID"
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     [ "$(grep -cE 'reloaded|reload refused' "$T/serve.log")" -ge "$1" ] && return 0
     sleep 0.05
   done
@@ -57,7 +57,7 @@ tls_start connect tls connect --listen 127.0.0.1:0 --upstream "127.0.0.1:$SERVE_
 timeout 90 python3 "$HERE/inflight.py" --churn=4 "$PORT" "$N" "$T/ready" "$T/go" \
   >"$T/inflight.out" 2>&1 &
 load=$!
-for _ in $(seq 600); do [ -e "$T/ready" ] || ! kill -0 $load 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq $(bound 600)); do [ -e "$T/ready" ] || ! kill -0 $load 2>/dev/null && break; sleep 0.05; done
 [ -e "$T/ready" ] || bad "the $N connections did not start: $(cat "$T/inflight.out")"
 
 # the new certificate beside the old key: refused, the old pair served on

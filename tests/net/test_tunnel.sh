@@ -37,11 +37,11 @@ start() { # SIDE NS ADDR
   local new=; [ -e "$T/$1.state" ] || new=--new-keys
   ip netns exec $2 sh -c 'echo $$ >"$1"; exec "$2" tunnel -c "$3" $4' sh "$T/$1.pid" "$G" \
     "$T/$1.conf" "$new" 2>>"$T/$1.log" </dev/null >/dev/null &
-  for _ in $(seq 50); do [ -s "$T/$1.pid" ] && break; sleep 0.1; done
+  for _ in $(seq $(bound 50)); do [ -s "$T/$1.pid" ] && break; sleep 0.1; done
   PIDS+=($(cat "$T/$1.pid"))
   eval "PID_$1=$(cat "$T/$1.pid")"
   rm -f "$T/$1.pid"
-  for _ in $(seq 50); do ip -n $2 link show $TUN >/dev/null 2>&1 && break; sleep 0.1; done
+  for _ in $(seq $(bound 50)); do ip -n $2 link show $TUN >/dev/null 2>&1 && break; sleep 0.1; done
   ip -n $2 addr add $3/30 dev $TUN 2>/dev/null
   # 500 packets of TUN queue are 25 ms of the paced UDP test: a loaded CI
   # host can stall a worker that long, and the test counts tunnel losses
@@ -50,7 +50,7 @@ start() { # SIDE NS ADDR
 # Where lost datagrams went: each namespace's UDP and TUN drop counters and
 # the tunnels' own, printed when a count comes up short.
 udp_drops() {
-  sleep 1.2 # the status files are rewritten every second
+  status_fresh a b
   local ns side
   for side in a b; do
     ns=$NA; [ $side = b ] && ns=$NB
@@ -97,7 +97,7 @@ esac
 if [ "${TUNNEL_QUICK:-0}" = 1 ]; then
   for p in $PID_a $PID_b; do kill -TERM $p; done
   for p in $PID_a $PID_b; do
-    for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq $(bound 50)); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
   done
   alive=0
   for p in $PID_a $PID_b; do kill -0 $p 2>/dev/null && alive=1; done
@@ -113,7 +113,7 @@ rpid=$!
 PIDS+=($rpid)
 # sending starts once the receiver's socket is bound (on a loaded host a
 # fixed 0.5 s once lost the first 480 datagrams to a port not yet open)
-for _ in $(seq 150); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done
+for _ in $(seq $(bound 150)); do [ -e "$T/udp.ready" ] && break; sleep 0.1; done
 ip netns exec $NA timeout 30 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5002 $UDPN 64
 wait $rpid
 if [ "$(cat "$T/udp.out")" = "received $UDPN distinct $UDPN bad 0" ]; then
@@ -158,7 +158,7 @@ fi
 byworker() { ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf" | awk -v k="$3" '$1 == k {print $2, $3}'; }
 spread_check() { # SIDE_A SIDE_B FROM TO WHAT
   local tx0 tx1 rx0 rx1 tx0b tx1b rx0b rx1b spread
-  sleep 1.2 # the status files are rewritten every second
+  status_fresh $1 $2
   read -r tx0 tx1 < <(byworker $NA $1 tx_packets_by_worker)
   read -r rx0 rx1 < <(byworker $NB $2 rx_packets_by_worker)
   ip netns exec $NA python3 -c '
@@ -192,7 +192,7 @@ refused $NA a2 'address in use' "a second tunnel on the port in use"
 out_seq() { awk '$1 == "out" {print $3}' "$T/$1.state"; }
 seq_before=$(out_seq a)
 kill -TERM $PID_a
-for _ in $(seq 50); do kill -0 $PID_a 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq $(bound 50)); do kill -0 $PID_a 2>/dev/null || break; sleep 0.1; done
 start a $NA 10.232.0.1
 if ip netns exec $NA ping -c 3 -i 0.2 -W 2 10.232.0.2 >"$T/ping2.log" 2>&1; then
   ok "traffic resumes after restarting one side"
@@ -238,7 +238,7 @@ PIDS+=($ppid)
 wait $ipid || bad "capture: $(cat "$T/capture.out" "$T/inject.err")"
 wait $ppid
 kill -TERM $PID_b # a clean stop: B saves its window's top as it is
-for _ in $(seq 50); do kill -0 $PID_b 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq $(bound 50)); do kill -0 $PID_b 2>/dev/null || break; sleep 0.1; done
 inject_bg "$T/capture.out" --count 10 --save "$T/unseen" || bad "capture (B down): not capturing"
 ip netns exec $NA ping -c 15 -i 0.1 -W 1 10.232.0.2 >/dev/null 2>&1 & # unanswered: B is down
 ppid=$!
@@ -272,7 +272,7 @@ grep -q '^rx_replay ' "$T/b.log" && ok "SIGUSR1 prints the counters" || bad "SIG
 
 # esn = off (32-bit sequence numbers, AAD SPI | SN): one side off and the
 # other on, every packet fails its ICV; both off, traffic flows again
-stop_side() { kill -TERM $1; for _ in $(seq 50); do kill -0 $1 2>/dev/null || break; sleep 0.1; done; }
+stop_side() { kill -TERM $1; for _ in $(seq $(bound 50)); do kill -0 $1 2>/dev/null || break; sleep 0.1; done; }
 echo 'esn = off' >>"$T/a.conf"
 stop_side $PID_a
 start a $NA 10.232.0.1
@@ -316,7 +316,7 @@ spread_check a6 b6 10.233.0.1 10.233.0.2 "outer IPv6"
 # a clean stop: both exit on SIGTERM, and (in sanitizer builds) with no report
 for p in $PID_a $PID_b $PID_a6 $PID_b6; do kill -TERM $p; done
 for p in $PID_a $PID_b $PID_a6 $PID_b6; do
-  for _ in $(seq 50); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq $(bound 50)); do kill -0 $p 2>/dev/null || break; sleep 0.1; done
 done
 alive=0
 for p in $PID_a $PID_b $PID_a6 $PID_b6; do kill -0 $p 2>/dev/null && alive=1; done

@@ -178,7 +178,7 @@ os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 time.sleep(20)
 EOF2
 holder=$!
-for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done
+for _ in $(seq $(bound 100)); do [ -e "$T/ready" ] && break; sleep 0.1; done
 port=$(cat "$T/ready" 2>/dev/null)
 base | sed "s/^local.*/local = 127.0.0.1:${port:-0}/" >"$T/c.conf"
 timeout 15 "$G" tunnel --new-keys -c "$T/c.conf" 2>"$T/err"

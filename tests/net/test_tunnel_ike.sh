@@ -77,7 +77,7 @@ established() {
   local got
   got=$(udp_through $NA $NB 10.232.0.2 udpsend 300 1000)
   [ "$got" = "received 300 distinct 300 bad 0" ] && ok "$1: UDP through: $got" || bad "$1: UDP: $got"
-  sleep 1.1 # a status file of the established SA
+  status_fresh a b # a status file of the established SA
   local ai ao bi bo
   ai=$(tunnel_status $NA a child_spi_in)
   ao=$(tunnel_status $NA a child_spi_out)
@@ -100,11 +100,11 @@ established() {
 refusal() {
   both_start
   local found=0
-  for _ in $(seq 300); do
+  for _ in $(seq $(bound 300)); do
     grep -q -- "$3" "$T/$2.log" 2>/dev/null && { found=1; break; }
     sleep 0.01
   done
-  sleep 1.1 # a status file
+  status_fresh a b
   if [ $found = 1 ] && ! grep -q ' up, \|Child SA ESP' "$T/a.log" "$T/b.log" &&
     [ -z "$(tunnel_status $NA a child_spi_in)$(tunnel_status $NB b child_spi_in)" ] &&
     [ "$(tunnel_status $NB b ike_sa)" != established ]; then
@@ -148,7 +148,7 @@ cookie_flood() {
   ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
   PID_b=$!
   PIDS+=($PID_b)
-  for _ in $(seq 100); do grep -q listening "$T/b.log" && break; sleep 0.02; done
+  for _ in $(seq $(bound 100)); do grep -q listening "$T/b.log" && break; sleep 0.02; done
   replay_init "$T/init.bin" 12
   sleep 0.3
   ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
@@ -202,7 +202,7 @@ crafted() { # WHAT OFFER NOTIFY PATTERN: two tries, each answered and logged
     got=$(ip netns exec $NA timeout 10 python3 "$HERE/ike_init.py" 10.231.0.1 10.231.0.2 $2)
     [ "$got" = "notify $3" ] || { bad "$1 (try $i): answered '$got': $(cat "$T/b.log")"; return; }
   done
-  for _ in $(seq 100); do # the log line comes just after the answer
+  for _ in $(seq $(bound 100)); do # the log line comes just after the answer
     n=$(grep -c -- "$4" "$T/b.log")
     [ $((n - n0)) = 2 ] && break
     sleep 0.01
@@ -215,7 +215,7 @@ rm -f "$T/b.log"
 ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
 PID_b=$!
 PIDS+=($PID_b)
-for _ in $(seq 100); do grep -q listening "$T/b.log" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq $(bound 100)); do grep -q listening "$T/b.log" 2>/dev/null && break; sleep 0.05; done
 crafted "a proposal without a GOST transform (AES-GCM, SHA2-256, group 19)" aes 14 \
   "failed (responder): NO_PROPOSAL_CHOSEN: no proposal of the peer's is ours"
 crafted "a KE of group 34 off the curve" offcurve 7 \

@@ -38,7 +38,7 @@ ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b2.log" </dev/null >/dev/null
 PID_b=$!
 PIDS+=($!)
 back=0 got="no stream tried"
-for _ in $(seq 100); do
+for _ in $(seq $(bound 100)); do
   grep -q ' up, ' "$T/b2.log" && break
   sleep 0.05
 done

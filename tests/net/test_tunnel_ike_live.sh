@@ -101,7 +101,7 @@ streams_whole f "across the forged hint and the new IKE SA"
 # then 20-datagram UDP streams a -> b until one passes whole, within MS
 back_within() {
   local back=0 ms
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     grep -q ' up, ' "$T/$1.log" 2>/dev/null && break
     sleep 0.05
   done

@@ -268,7 +268,7 @@ if up_and_through "behind a NAT"; then
   if wait_log b "the peer's NAT mapping moved" 80; then
     ok "behind a NAT: $(grep -m1 'mapping moved' "$T/b.log" | sed 's/.*ike: //')"
     moved=$(grep -m1 'mapping moved' "$T/b.log" | awk '{print $NF}')
-    sleep 1.2 # a status file of the move
+    status_fresh b # a status file of the move
     [ "$(tunnel_status $NB b ike_remote)" = "10.231.0.1:$moved" ] && ok "behind a NAT: ike_remote moved too" ||
       bad "behind a NAT: ike_remote $(tunnel_status $NB b ike_remote), moved to $moved"
   else

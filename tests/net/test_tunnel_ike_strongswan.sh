@@ -46,7 +46,7 @@ b_start() {
   ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
   PID_b=$!
   PIDS+=($PID_b)
-  for _ in $(seq 100); do grep -q listening "$T/b.log" 2>/dev/null && break; sleep 0.05; done
+  for _ in $(seq $(bound 100)); do grep -q listening "$T/b.log" 2>/dev/null && break; sleep 0.05; done
 }
 # charon_cmd OUT: charon-cmd from a's namespace to b, its log into OUT
 charon_cmd() {
@@ -147,7 +147,7 @@ EOF
     sh -c 'mount -t tmpfs gxw-run /run && exec "$0"' "$CHARON" >"$T/sw/charon.out" 2>&1 &
   CHARON_PID=$!
   PIDS+=($CHARON_PID)
-  for _ in $(seq 100); do [ -S "$T/sw/charon.vici" ] && break; sleep 0.05; done
+  for _ in $(seq $(bound 100)); do [ -S "$T/sw/charon.vici" ] && break; sleep 0.05; done
   STRONGSWAN_CONF=$T/sw/strongswan.conf swanctl --load-all --uri "unix://$T/sw/charon.vici" \
     --file "$T/sw/swanctl.conf" >"$T/sw/swanctl.out" 2>&1
 }
@@ -162,7 +162,7 @@ a_against() {
   PID_a=$!
   PIDS+=($PID_a)
   local found=1
-  for _ in $(seq 100); do grep -q -- "$1" "$T/a.log" 2>/dev/null && { found=0; break; }; sleep 0.05; done
+  for _ in $(seq $(bound 100)); do grep -q -- "$1" "$T/a.log" 2>/dev/null && { found=0; break; }; sleep 0.05; done
   tunnel_stop $PID_a
   return $found
 }

@@ -22,7 +22,7 @@ tunnel_up a $NA 10.232.0.1
 tunnel_up b $NB 10.232.0.2
 
 log_has() { # SIDE PATTERN: within 10 s
-  for _ in $(seq 100); do
+  for _ in $(seq $(bound 100)); do
     grep -q -- "$2" "$T/$1.log" && return 0
     sleep 0.1
   done
@@ -60,7 +60,7 @@ for s in a b; do
     ok "$s switched and retired its old SAs: $(grep -c 'reload:' "$T/$s.log") lines" ||
     bad "$s: no switch or retirement said: $(grep reload: "$T/$s.log")"
 done
-sleep 1.2 # a fresh status file
+status_fresh a b
 for s in a b; do
   ns=$NA
   [ $s = b ] && ns=$NB

@@ -53,7 +53,7 @@ pings() {
 replays() { # SIDE: its rx_replay, once its status file is new
   local ns=$NA
   [ $1 = b ] && ns=$NB
-  sleep 1.2
+  status_fresh $1
   tunnel_status $ns $1 rx_replay
 }
 

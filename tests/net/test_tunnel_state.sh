@@ -88,7 +88,7 @@ time.sleep(20)'
 ip netns exec $NA timeout 25 python3 -c "$SQUAT" $TUN >"$T/squat.out" 2>&1 &
 squat=$!
 PIDS+=($squat)
-for _ in $(seq 100); do [ -s "$T/squat.out" ] && break; sleep 0.05; done
+for _ in $(seq $(bound 100)); do [ -s "$T/squat.out" ] && break; sleep 0.05; done
 start a $NA || { bad "tunnel A did not start beside nobody's $(cat "$T/squat.out"): $(cat "$T/a.log")"; finish; }
 [ "$(cat "$T/squat.out")" = "holding the abstract socket" ] &&
   ok "a process of nobody holding the abstract socket that was the device lock (and refused the lock file) does not keep the tunnel from starting" ||
@@ -128,13 +128,13 @@ refused $NA a2 "TUN $TUN: another gostx tunnel runs on this device (pid $PID_a, 
 # B restarted after a kill -9: it refuses A's numbers up to its reservation
 # (about a second of the flows' packets, by design). The flows go on until
 # B accepts again, so the burst below lies past the reservation.
-for _ in $(seq 40); do
+for _ in $(seq $(bound 40)); do
   [ "$(status $NB b rx_packets)" -gt 0 ] 2>/dev/null && break
   sleep 0.25
 done
 kill $flows 2>/dev/null
 wait $flows 2>/dev/null
-sleep 1.2 # the status files are rewritten every second
+status_fresh a b
 by_worker() { ip netns exec $NA "$G" tunnel --status -c "$T/a.conf" | awk '$1 == "tx_packets_by_worker" {$1 = ""; print}'; }
 BY0=$(by_worker)
 rx0=$(status $NB b rx_packets)
@@ -142,7 +142,7 @@ replay0=$(status $NB b rx_replay)
 send 640 0.005 5
 # the status files are rewritten every second, late on a loaded host: read
 # them until both show the burst, for 8 s at most
-for _ in $(seq 16); do
+for _ in $(seq $(bound 16)); do
   sleep 0.5
   by=$(by_worker)
   rx1=$(status $NB b rx_packets)

@@ -51,7 +51,7 @@ http {
 EOF
     "$nginx" -p "$T/nginx/" -e "$T/nginx/error.log" -c "$T/nginx.conf" </dev/null >/dev/null 2>&1 &
     pid=$!
-    for _ in $(seq 200); do
+    for _ in $(seq $(bound 200)); do
       if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$NGINX_PORT/"; then
         PIDS+=($pid)
         return 0
@@ -80,7 +80,7 @@ while True: threading.Thread(target=echo, args=(s.accept()[0],), daemon=True).st
     >"$T/echo.port" 2>/dev/null &
   ECHO_PID=$!
   PIDS+=($ECHO_PID)
-  for _ in $(seq 100); do [ -s "$T/echo.port" ] && return 0; sleep 0.05; done
+  for _ in $(seq $(bound 100)); do [ -s "$T/echo.port" ] && return 0; sleep 0.05; done
   echo "the echo server did not start"
   return 1
 }
@@ -97,7 +97,7 @@ tls_start() {
   "$G" "$@" 2>"$T/$name.log" </dev/null >/dev/null &
   PID=$!
   PIDS+=($PID)
-  for _ in $(seq 400); do
+  for _ in $(seq $(bound 400)); do
     PORT=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\),.*/\1/p' "$T/$name.log" 2>/dev/null)
     [ -n "$PORT" ] && return 0
     kill -0 $PID 2>/dev/null || break

@@ -68,6 +68,11 @@ void t_rand_bytes(uint8_t *p, size_t len);
  * each a quarter of the time; never more than left. */
 size_t t_rand_piece(size_t left, size_t n);
 
+/* What a test's waits and alarms are multiplied by on a busy or slow
+ * machine (time_scale.c; never what it checks): GOSTX_TEST_TIME_SCALE, else
+ * GOSTX_TEST_TIME_FACTOR (default 1) times the load per core, 1 to 8. */
+unsigned t_time_scale(void);
+
 /* Whether name is one of gostx_levels() (the dispatcher's list). */
 int t_is_level(const char *name);
 
