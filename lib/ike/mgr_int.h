@@ -31,9 +31,11 @@ enum {
    * packet under it, or after this long */
   GOSTX_IKE_MGR_SWITCH_MS = 300,
   /* the events waiting to be drained (the caller drains them after each
-   * call): their count, and their datagrams' and lines' octets */
-  GOSTX_IKE_MGR_QUEUE = 128,
-  GOSTX_IKE_MGR_QUEUE_BYTES = 4 * GOSTX_IKE_MGR_MSG_MAX
+   * call): their count and their datagrams' and lines' octets, room for
+   * four engine outputs (each up to MSG_MAX octets, up to 64 fragments)
+   * and the lines beside them */
+  GOSTX_IKE_MGR_QUEUE = 4 * 64 + 64,
+  GOSTX_IKE_MGR_QUEUE_BYTES = 5 * GOSTX_IKE_MGR_MSG_MAX
 };
 
 struct gostx__ike_slot {

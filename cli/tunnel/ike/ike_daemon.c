@@ -122,7 +122,9 @@ static void dp_peer_set(void *t, const gostx__ike_mgr_addr *to) {
 }
 
 /* worker 0 sends from the data port */
-static uint64_t dp_data_sent(void *t) { return atomic_load(&((struct tunnel *)t)->w[0].c.tx_packets); }
+static uint64_t dp_data_sent(void *t) {
+  return atomic_load(&((struct tunnel *)t)->w[0].c.tx_packets);
+}
 
 /* The manager's settings: the material's and the addresses (ours at
  * ike_port and at the data port, the peer's) */
