@@ -3,7 +3,8 @@
 gostx_ / gostx__ function another file defines, and which file reads a
 gostx_ / gostx__ table (a file-scope object) another file defines. Reports include/call cycles
 between files and edges from a lower layer to a higher one (LAYERS below,
-lowest first). Exit 1 when either exists outside KNOWN; --all prints every
+lowest first); and a file of cli/ including a header of lib/ other than
+CLI_MAY_INCLUDE (lib/ike's manager). Exit 1 when any exists outside KNOWN; --all prints every
 edge. Run from anywhere: scripts/layers.py [--root DIR] [--all] [--quiet]."""
 import argparse
 import fnmatch
@@ -108,6 +109,12 @@ SEALED_EXCEPT = ["bulk/lanes.c"]
 # check fails on anything else. Remove a line when its cause is fixed.
 KNOWN = {
 }
+
+# cli/ reaches lib/ through the public headers (include/gostx/) only, but
+# for these internal headers: the tunnel's IKE daemon (cli/tunnel/ike/) and
+# its data path take lib/ike's manager, never the engine under it. Each may
+# include nothing of lib/ itself (so nothing comes in through it).
+CLI_MAY_INCLUDE = {"ike/manager.h"}
 
 SKIP_NAMES = {"if", "for", "while", "switch", "return", "sizeof"}
 
@@ -250,6 +257,56 @@ def build(root):
     return files, edges, impl_reads
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def lib_target(root, src_dir, inc):
+    """The file under lib/ (its path there) that a quoted include of a file
+    in src_dir reaches, its own folder first, then lib/ as an include
+    directory; None when it reaches none."""
+    lib = os.path.realpath(os.path.join(root, "lib"))
+    for cand in (os.path.join(src_dir, inc), os.path.join(lib, inc)):
+        cand = os.path.realpath(cand)
+        if os.path.isfile(cand):
+            return os.path.relpath(cand, lib) if cand.startswith(lib + os.sep) else None
+    return None
+
+
+def cli_reach(root):
+    """(a, b) pairs: a file of cli/ including b of lib/ beyond CLI_MAY_INCLUDE,
+    or a header of CLI_MAY_INCLUDE (a = lib/...) including b of lib/."""
+    out = []
+    cli = os.path.join(root, "cli")
+    for d, _, names in os.walk(cli):
+        for f in sorted(names):
+            if not f.endswith((".c", ".h")):
+                continue
+            path = os.path.join(d, f)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = strip_comments_only(fh.read())
+            for m in INCLUDE.finditer(text):
+                t = lib_target(root, d, m.group(1))
+                if t is not None and t not in CLI_MAY_INCLUDE:
+                    out.append(("cli/" + os.path.relpath(path, cli), "lib/" + t))
+    for h in sorted(CLI_MAY_INCLUDE):
+        path = os.path.join(root, "lib", h)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = strip_comments_only(fh.read())
+        for m in INCLUDE.finditer(text):
+            t = lib_target(root, os.path.dirname(path), m.group(1))
+            if t is not None:
+                out.append(("lib/" + h, "lib/" + t))
+    return sorted(set(out))
+
+
+def strip_comments_only(text):
+    """C text without its comments (the include lines' strings kept)."""
+    return re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: "\n" * m.group(0).count("\n"), text,
+                  flags=re.S)
+
+
 def cycles(nodes, edges):
     """Strongly connected components of more than one file (Tarjan)."""
     succ = {n: [] for n in nodes}
@@ -319,8 +376,11 @@ def main():
     # an implementation table read by any file but the dispatcher (another
     # ISA file's table, say: it calls that code by name instead)
     isa = sorted((x, y) for (x, y) in impl_reads if x not in IMPL_READERS)
+    reach = cli_reach(a.root)
+    only = f"only {', '.join(sorted(CLI_MAY_INCLUDE))}, which includes nothing of lib/"
     for what, pairs, why in (("past the handle", past, edges),
-                             ("implementation table read", isa, impl_reads)):
+                             ("implementation table read", isa, impl_reads),
+                             ("cli into lib", reach, {p: only for p in reach})):
         for x, y in pairs:
             key = f"{what}: {x} -> {y}"
             known = key in KNOWN and not a.strict
@@ -338,7 +398,7 @@ def main():
     print(f"layers: {len(files)} files, {len(edges)} edges, {len(cyc)} cycles "
           f"({sum(len(c) for c in cyc)} files in them), {len(up)} upward edges, "
           f"{len(past)} past the cipher handle, {len(isa)} implementation table reads, "
-          f"{new} not known")
+          f"{len(reach)} cli includes into lib, {new} not known")
     return 1 if bad or new else 0
 
 

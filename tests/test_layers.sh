@@ -4,16 +4,20 @@
 # batch engine, ESP, container or LUKS file reaching past the gostx_cipher
 # handle (bulk/lanes.c, the multi-key lanes, excepted), no implementation
 # table read outside dispatch.c, lib/tls's strata and x509 under them kept,
-# beyond the script's KNOWN list. Then
-# the script must catch each kind when one is planted in a copy of lib/.
+# no file of cli/ including a header of lib/ but lib/ike's manager (which
+# includes nothing of lib/), beyond the script's KNOWN list. Then the
+# script must catch each kind when one is planted in a copy of lib/ (and
+# cli/).
 . "$(dirname "$0")/cli_common.sh" layers no-gostx
 command -v python3 >/dev/null || { echo "python3 not found: skipping"; exit 77; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 layers="$root/scripts/layers.py"
 check "the tree keeps its layers" python3 "$layers" --root "$root"
 plant() { # plant NAME FILE LINE: a copy of lib/ with LINE appended to FILE must fail
-  rm -rf "$T/lib" && cp -r "$root/lib" "$T/lib"
-  printf '%s\n' "$3" >>"$T/lib/$2"
+  # (FILE under lib/; cli/FILE: in a copy of cli/ beside it)
+  rm -rf "$T/lib" "$T/cli" && cp -r "$root/lib" "$T/lib"
+  case $2 in cli/*) cp -r "$root/cli" "$T/cli" && f="$T/$2" ;; *) f="$T/lib/$2" ;; esac
+  printf '%s\n' "$3" >>"$f"
   if python3 "$layers" --root "$T" --quiet >"$T/out" 2>&1; then
     bad "planted $1 not found: $(cat "$T/out")"
   else
@@ -42,4 +46,10 @@ plant "tls: TLS 1.3's common part calling a side" tls/hs13.c 'void t8(void) { go
 plant "tls: a side calling the state machine" tls/handshake_server.c 'void t9(void) { gostx__tls_on_message(0, 0, 0); }'
 plant "tls: the state machine calling the API" tls/handshake.c 'const void *t10(void) { return gostx__tls_secret(0, 0); }'
 plant "x509 calling tls" x509/verify.c 'void t5(void) { gostx_tls_peer_chain(0, 0); }'
+# the tunnel's IKE daemon and any cli file: lib/ike's manager header only,
+# by any path; and that header brings in nothing of lib/
+plant "the IKE daemon including the engine" cli/tunnel/ike/ike_daemon.c '#include "ike/engine.h"'
+plant "the data path including the manager's inside" cli/tunnel/tunnel_install.c '#include "../../lib/ike/mgr_int.h"'
+plant "a cli file including lib/'s internal.h" cli/tunnel/tunnel_worker.c '#include "internal.h"'
+plant "the manager's header including the engine" ike/manager.h '#include "engine.h"'
 finish

@@ -1,5 +1,5 @@
-/* The IKE daemon's make-before-break (cli/tunnel/tunnel_ike.c over the SA
- * interface of tunnel_sa.c): two daemons in one thread, their IKE sockets
+/* The IKE daemon's make-before-break (cli/tunnel/ike/ over lib/ike's
+ * manager and the SA interface of tunnel_sa.c): two daemons in one thread, their IKE sockets
  * replaced by queues, each side's data path sealing ESP packets to the
  * other after every IKE step. On a veth the peer's switch always comes
  * after our install, so the net tests cannot see the orderings; here the
@@ -37,17 +37,19 @@ static FILE *daemon_log;
 #define sendmsg hook_sendmsg
 #undef stderr
 #define stderr daemon_log
-#include "../cli/tunnel/tunnel_ike.c"
+#include "../cli/tunnel/ike/ike_material.c"
+#include "../cli/tunnel/ike/ike_daemon.c"
 #undef sendto
 #undef recvfrom
 #undef sendmsg
 #undef stderr
 #define stderr stderr
 
+#include "ike/mgr_int.h" /* the manager's SA table, looked into */
 #include "testutil.h"
 #include "tunnel_sa_stubs.h"
 
-/* ---- what tunnel_ike.c calls outside the SA interface ---- */
+/* ---- what the daemon calls outside the SA interface ---- */
 
 static const char test_psk[] = "a PSK for the daemon test, 40 bytes long";
 
@@ -126,10 +128,10 @@ static int linked(struct side *s, uint32_t spi) {
 /* An inbound SPI that one of s's engines holds but its data path has not
  * linked (0: none). */
 static uint32_t unlinked_held(struct side *s) {
-  struct tunnel_ike *k = s->t.ike;
-  gostx_ike_engine *e[IKE_SLOTS + 2] = {k->sa, k->init_on ? &k->init : NULL};
-  for (int i = 0; i < IKE_SLOTS; i++) e[i + 2] = k->resp[i].used ? &k->resp[i].e : NULL;
-  for (int i = 0; i < IKE_SLOTS + 2; i++) {
+  gostx__ike_mgr *k = s->t.ike->mgr;
+  gostx_ike_engine *e[GOSTX_IKE_MGR_SLOTS + 2] = {k->sa, k->init_on ? &k->init : NULL};
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS; i++) e[i + 2] = k->resp[i].used ? &k->resp[i].e : NULL;
+  for (int i = 0; i < GOSTX_IKE_MGR_SLOTS + 2; i++) {
     const gostx_ike_child *c[3] = {e[i] ? &e[i]->child : NULL, e[i] ? &e[i]->old : NULL,
                                    e[i] ? &e[i]->twin : NULL};
     for (int j = 0; j < 3; j++)
@@ -157,7 +159,7 @@ static ssize_t hook_sendto(int fd, const void *buf, size_t n, int flags,
   return (ssize_t)n;
 }
 
-/* send_to's sendmsg (the IKE socket's: no marker here), gathered into
+/* send_one's sendmsg (the IKE socket's: no marker here), gathered into
  * one datagram for hook_sendto */
 static ssize_t hook_sendmsg(int fd, const struct msghdr *h, int flags) {
   uint8_t m[GOSTX_IKE_MSG_MAX + 4];
@@ -223,11 +225,19 @@ static void side_init(struct side *s, int fd, uint8_t me, uint8_t peer, int init
   s->t.w[0].t = &s->t;
   pthread_mutex_init(&s->t.sa_lock, NULL);
   CHECK_RC(tunnel_ike_prepare(&s->t), 0, "the daemon prepared");
-  struct tunnel_ike *k = s->t.ike;
-  k->fd = fd; /* no socket: the hooks stand in */
-  k->bound = c->local;
-  with_port(&k->bound, c->ike_port);
-  to_ike_addr(&k->bound, &k->local);
+  s->t.ike->fd = fd; /* no socket: the hooks stand in */
+}
+
+/* The manager's clocks, what they ask carried out: all of them, or only
+ * the installed SA's (its retransmissions, rekeys, switch, retirements) */
+static void tick(struct side *s, int64_t now) {
+  gostx__ike_mgr_tick(s->t.ike->mgr, now);
+  drain_events(s->t.ike);
+}
+
+static void live_tick(struct side *s, int64_t now) {
+  gostx__ike_mgr_live_tick(s->t.ike->mgr, now);
+  drain_events(s->t.ike);
 }
 
 /* ---- the data path: one packet each way after every IKE step ---- */
@@ -283,9 +293,9 @@ static int64_t clock_ms;
 /* first's timers, then second's; first's datagram in, then second's */
 static void step(struct side *first, struct side *second) {
   clock_ms += 20;
-  live_tick(first->t.ike, clock_ms);
+  live_tick(first, clock_ms);
   esp_round();
-  live_tick(second->t.ike, clock_ms);
+  live_tick(second, clock_ms);
   esp_round();
   if (first->nq) receive(first->t.ike, first->t.ike->fd, clock_ms);
   esp_round();
@@ -294,10 +304,10 @@ static void step(struct side *first, struct side *second) {
 }
 
 static int settled(struct side *s) {
-  const struct tunnel_ike *k = s->t.ike;
+  const gostx__ike_mgr *k = s->t.ike->mgr;
   const gostx_ike_engine *e = k->sa;
   int retiring = 0;
-  for (int i = 0; i < IKE_RETIRING; i++) retiring |= k->retiring[i].spi != 0;
+  for (int i = 0; i < GOSTX_IKE_MGR_RETIRING; i++) retiring |= k->retiring[i].spi != 0;
   return e && e->pend == GOSTX_IKE_X_NONE && !e->old.valid && !e->twin.valid && !s->nq &&
          !retiring;
 }
@@ -313,7 +323,7 @@ static int run(struct side *first, struct side *second) {
 
 /* Each data path: only the current Child SA, sealing with it. */
 static int only_current(struct side *s) {
-  const gostx_ike_child *c = &s->t.ike->sa->child;
+  const gostx_ike_child *c = &s->t.ike->mgr->sa->child;
   const struct tunnel_sa *out = atomic_load(&s->t.sa_out);
   int n = 0;
   for (int i = 0; i < TUNNEL_SA_IN_MAX; i++) n += atomic_load(&s->t.sa_in[i]) != NULL;
@@ -327,8 +337,8 @@ static void establish(void) {
   side_init(&A, 1001, 1, 2, 1, "a.gostx.test", "b.gostx.test");
   side_init(&B, 1002, 2, 1, 0, "b.gostx.test", "a.gostx.test");
   clock_ms = now_ms();
-  initiator_tick(A.t.ike, clock_ms);
-  CHECK(run(&A, &B) && A.t.ike->sa && B.t.ike->sa, "established");
+  tick(&A, clock_ms);
+  CHECK(run(&A, &B) && A.t.ike->mgr->sa && B.t.ike->mgr->sa, "established");
   CHECK(only_current(&A) && only_current(&B), "the first Child SA installed on both sides");
   sealed = opened = 0;
   rekeying = 1;
@@ -342,8 +352,8 @@ static void rekeys(void) {
   for (; rounds < 200 && (worst[0] < 2 || worst[1] < 2 || rounds < 12); rounds++) {
     const int mode = rounds % 3, b_first = rounds / 3 % 2;
     struct side *first = b_first ? &B : &A, *second = b_first ? &A : &B;
-    if (mode != 1) A.t.ike->rekey_ms = clock_ms;
-    if (mode != 0) B.t.ike->rekey_ms = clock_ms;
+    if (mode != 1) A.t.ike->mgr->rekey_ms = clock_ms;
+    if (mode != 0) B.t.ike->mgr->rekey_ms = clock_ms;
     const int ok = run(first, second);
     if (!ok || !only_current(&A) || !only_current(&B)) {
       if (failed++ < 3)
@@ -354,7 +364,7 @@ static void rekeys(void) {
     if (mode != 2) continue;
     crossings++;
     /* the survivor's creator: its ours flag; the other side's SA was redundant */
-    const int a_redundant = !A.t.ike->sa->child.ours;
+    const int a_redundant = !A.t.ike->mgr->sa->child.ours;
     if (a_redundant == !b_first) worst[a_redundant ? 0 : 1]++;
   }
   printf("%u rounds, %u crossings (worst order: a's redundant %u, b's %u), %u packets sealed, "
@@ -377,7 +387,7 @@ static void done(struct side *s);
  * a restarted daemon sends: it holds no IKE SA) b seals with the new Child
  * SA from its IKE_AUTH answer on; without it (contact 0: as from a peer
  * that keeps the old SAs) b waits for a's first packet under the new SA or
- * IKE_SWITCH_MS, sealing meanwhile with the old SA, which a restarted a
+ * GOSTX_IKE_MGR_SWITCH_MS, sealing meanwhile with the old SA, which a restarted a
  * cannot open. */
 static void restart(int contact) {
   done(&A);
@@ -387,15 +397,15 @@ static void restart(int contact) {
   b_old_out = atomic_load(&B.t.sa_out)->esp.spi;
   b_answered = 0;
   b_stale = b_after = 0;
-  initiator_tick(A.t.ike, clock_ms);
-  CHECK(A.t.ike->cf_i.initial_contact == 1, "a restarted (no IKE SA) asks for INITIAL_CONTACT");
-  A.t.ike->cf_i.initial_contact = contact; /* read when its IKE_AUTH request is written */
+  tick(&A, clock_ms);
+  CHECK(A.t.ike->mgr->cf_i.initial_contact == 1, "a restarted (no IKE SA) asks for INITIAL_CONTACT");
+  A.t.ike->mgr->cf_i.initial_contact = contact; /* read when its IKE_AUTH request is written */
   const int ok = run(&A, &B);
   CHECK(ok && only_current(&A) && only_current(&B) &&
-            A.t.ike->sa->child.spi_out == B.t.ike->sa->child.spi_in,
+            A.t.ike->mgr->sa->child.spi_out == B.t.ike->mgr->sa->child.spi_in,
         "INITIAL_CONTACT %d: the restarted a's SAs replace the old ones at b", contact);
-  CHECK(B.t.ike->sa->peer_initial_contact == contact, "b noted INITIAL_CONTACT %d",
-        B.t.ike->sa->peer_initial_contact);
+  CHECK(B.t.ike->mgr->sa->peer_initial_contact == contact, "b noted INITIAL_CONTACT %d",
+        B.t.ike->mgr->sa->peer_initial_contact);
   if (contact)
     CHECK(b_answered && b_after > 0 && b_stale == 0,
           "INITIAL_CONTACT: none of b's %u packets after its answer under the old SA (%u)",
@@ -403,7 +413,7 @@ static void restart(int contact) {
   else
     CHECK(b_answered && b_stale > 0,
           "no INITIAL_CONTACT: b seals %u of %u packets after its answer under the old SA "
-          "(make-before-break, IKE_SWITCH_MS)", b_stale, b_after);
+          "(make-before-break, the switch's timeout)", b_stale, b_after);
   b_old_out = 0;
 }
 
@@ -436,8 +446,8 @@ static void fragment_bound(void) {
   A.t.cfg.fragmentation = 1;
   A.t.cfg.fragment_size = 1280;
   make_confs(A.t.ike, &A.t.cfg);
-  CHECK(A.t.ike->cf_i.frag_size == 1248 && A.t.ike->cf_r.frag_size == 1248,
-        "both confs: %zu %zu", A.t.ike->cf_i.frag_size, A.t.ike->cf_r.frag_size);
+  CHECK(A.t.ike->mgr->cf_i.frag_size == 1248 && A.t.ike->mgr->cf_r.frag_size == 1248,
+        "both confs: %zu %zu", A.t.ike->mgr->cf_i.frag_size, A.t.ike->mgr->cf_r.frag_size);
 }
 
 /* What was queued to a side, kept to compare with what comes again */
@@ -475,7 +485,7 @@ static void small_fragments(struct side *s) {
   make_confs(s->t.ike, &s->t.cfg);
 }
 
-/* send_to over the engine's back-to-back fragments (RFC 7383): each its
+/* The manager's sends over the engine's back-to-back fragments (RFC 7383): each its
  * own datagram within the bound, on the first send, on the timer's
  * retransmission and for the responder's cached answer (fragment 1 of
  * the request again, 2.6.1); the SA comes up. */
@@ -487,24 +497,24 @@ static void fragmented_exchange(void) {
   small_fragments(&A);
   small_fragments(&B);
   clock_ms = now_ms();
-  initiator_tick(A.t.ike, clock_ms); /* IKE_SA_INIT */
+  tick(&A, clock_ms); /* IKE_SA_INIT */
   drain(&B);
   drain(&A); /* its answer: IKE_AUTH out */
   take_queue(&B, &req, max, "IKE_AUTH request");
   CHECK(req.n >= 2, "the request in %zu datagrams", req.n);
   clock_ms += 10000;
-  initiator_tick(A.t.ike, clock_ms);
+  tick(&A, clock_ms);
   CHECK(same_queue(&B, &req), "the retransmission: the same %zu datagrams (%zu)", req.n, B.nq);
   drain(&B);
   take_queue(&A, &resp, max, "IKE_AUTH response");
-  CHECK(resp.n >= 2 && B.t.ike->sa, "the responder up, its answer in %zu datagrams", resp.n);
+  CHECK(resp.n >= 2 && B.t.ike->mgr->sa, "the responder up, its answer in %zu datagrams", resp.n);
   memcpy(B.q[0].m, req.m[0], req.len[0]); /* fragment 1 again */
   B.q[0].len = req.len[0];
   B.nq = 1;
   drain(&B);
   CHECK(same_queue(&A, &resp), "the cached answer: the same %zu datagrams (%zu)", resp.n, A.nq);
   drain(&A);
-  CHECK(A.t.ike->sa != NULL, "the initiator up");
+  CHECK(A.t.ike->mgr->sa != NULL, "the initiator up");
   done(&A);
   done(&B);
 }

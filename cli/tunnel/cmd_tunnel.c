@@ -218,8 +218,8 @@ static int run(struct tunnel *t) {
   /* keying = ikev2: the workers run before the keys come, so that IKE_AUTH
    * on their port (worker 0's socket sends IKE there) and ESP of a peer
    * still sealing under an SA we lost (a restart) reach the IKE thread,
-   * which tells the peer (tunnel_ike.c, unknown_esp); they read the TUN
-   * device only once there is an outbound SA */
+   * which tells the peer (ike/ike_daemon.c, gostx__ike_mgr_esp_unknown);
+   * they read the TUN device only once there is an outbound SA */
   if (ike) rc = tunnel_ike_start(t, udp[0]);
   if (!rc) rc = start_workers(t, n, udp, send, tun);
   if (ike && !rc) wait_for_keys(t, &sigs, &stop);

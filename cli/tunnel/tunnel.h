@@ -126,8 +126,8 @@ struct tunnel_counters {
 
 struct tunnel;
 
-struct tunnel_ike; /* tunnel_ike.c */
-struct gostx_ike_child; /* lib/ike/engine.h */
+struct tunnel_ike; /* ike/ike_daemon.h */
+struct gostx__ike_mgr_child; /* lib/ike/manager.h */
 
 struct tunnel_worker {
   struct tunnel *t;
@@ -234,7 +234,7 @@ int tunnel_open_regular(const char *path, struct stat *st);
  * secret): the count, or -1 with errno set. */
 long tunnel_read_all(int fd, void *buf, size_t cap);
 
-/* cli/tunnel/tunnel_ike.c: keying = ikev2. prepare: the PSK, or the key,
+/* cli/tunnel/ike/ike_daemon.c: keying = ikev2. prepare: the PSK, or the key,
  * certificates and CA, read and checked (--check stops here); 0, or
  * CLI_EXIT_USAGE / CLI_EXIT_FAIL after one line. start: the IKE socket
  * (ike_port), t->ike_pair and the thread, which initiates (ike_initiate =
@@ -250,14 +250,14 @@ void tunnel_ike_status(struct tunnel *t, FILE *f);
 void tunnel_ike_free(struct tunnel *t);
 /* Where ESP goes from now on (the workers pick it up at their next send). */
 void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to);
-/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path (its
- * inbound SA linked, then its outbound switched to). 0 or -1. */
-int tunnel_ike_install(struct tunnel *t, const struct gostx_ike_child *c);
-/* A rekey's halves (make-before-break): the new inbound SA linked, its
- * outbound SA returned unlinked; later the switch to it. */
+/* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path,
+ * make-before-break, in two halves: the new inbound SA linked, its
+ * outbound SA returned unlinked (NULL on failure); later the switch to it
+ * (0, or -1 with out freed). */
 struct tunnel_sa;
-struct tunnel_sa *tunnel_ike_add_child(struct tunnel *t, const struct gostx_ike_child *c);
-int tunnel_ike_switch(struct tunnel *t, struct tunnel_sa *out, const struct gostx_ike_child *c);
+struct tunnel_sa *tunnel_ike_add_child(struct tunnel *t, const struct gostx__ike_mgr_child *c);
+int tunnel_ike_switch(struct tunnel *t, struct tunnel_sa *out,
+                      const struct gostx__ike_mgr_child *c);
 
 /* cli/tunnel/tunnel_net.c */
 /* Binds nsock UDP sockets to cfg->local with SO_REUSEPORT (incoming

@@ -1,0 +1,47 @@
+/* gostx tunnel, keying = ikev2: what the IKE daemon's two files share.
+ * ike_material.c reads the PSK, or the key, certificates and CA, and makes
+ * the manager's settings of them and the config; ike_daemon.c runs the
+ * thread, the sockets and the poll around lib/ike's manager (the one
+ * header of lib/ike included here: ike/manager.h), and carries its events
+ * out: datagrams, keepalives, log lines, the Child SAs into the data path
+ * (tunnel_install.c). */
+#ifndef GOSTX_CLI_TUNNEL_IKE_DAEMON_H
+#define GOSTX_CLI_TUNNEL_IKE_DAEMON_H
+
+#include "ike/manager.h"
+#include "../tunnel.h"
+
+#define IKE_CERTS 4
+
+struct tunnel_ike {
+  struct tunnel *t;
+  gostx__ike_mgr *mgr;
+  gostx__ike_mgr_settings set; /* points into this struct and t->cfg */
+  uint8_t psk[256];
+  size_t psk_len;
+  gostx_gost3410_key key;
+  uint8_t pub[128]; /* its public key, x | y big-endian (as certificates hold it) */
+  size_t pub_len;
+  uint8_t cert_der[IKE_CERTS][4096];
+  const uint8_t *certs[IKE_CERTS];
+  size_t cert_lens[IKE_CERTS], n_certs;
+  gostx_x509_store *store;
+  int fd;
+  int data_fd; /* the data port's socket (worker 0's): IKE behind the marker, keepalives */
+  struct sockaddr_storage bound;
+  pthread_t thread;
+  int thread_on;
+  atomic_int installed;
+  pthread_mutex_t lock; /* shown, read by the status writer */
+  gostx__ike_mgr_shown shown;
+  gostx__ike_mgr_event ev;
+  uint8_t in[GOSTX_IKE_MGR_MSG_MAX];
+};
+
+/* ike_material.c: the PSK, or the key, certificates and CA, into k (a
+ * line said on failure: CLI_EXIT_USAGE or CLI_EXIT_FAIL); then k->set of
+ * them and cfg, all but the addresses (ike_daemon.c's). */
+int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg);
+void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
+
+#endif

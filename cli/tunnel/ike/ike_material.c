@@ -1,0 +1,138 @@
+/* gostx tunnel, keying = ikev2: the IKE daemon's material, from the
+ * config: the PSK, or the private key, our certificates and the CAs the
+ * peer's chain must reach; and the manager's settings of them (the
+ * transforms, the IDs, the lifetimes). */
+#define _GNU_SOURCE
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ike_daemon.h"
+
+static int load_psk(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  long n = tunnel_read_key_file(cfg, cfg->psk, k->psk, sizeof k->psk);
+  if (n < 0) return CLI_EXIT_FAIL;
+  size_t len = (size_t)n;
+  if (len && k->psk[len - 1] == '\n') len--; /* a file written by echo */
+  if (len && k->psk[len - 1] == '\r') len--;
+  if (len < 16 || n == (long)sizeof k->psk) {
+    gostx_memzero(k->psk, sizeof k->psk);
+    return cli_usage("%s: a PSK of 16 to %zu bytes (this one has %zu)", cfg->psk,
+                     sizeof k->psk - 2, len);
+  }
+  k->psk_len = len;
+  return 0;
+}
+
+static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  cli_key ck;
+  int rc = cli_secret_file_private("key", cfg->key, cfg->insecure_key_file,
+                                   "insecure_key_file = true");
+  if (!rc) rc = cfg->key_pass[0] ? cli_load_key_pass(cfg->key, &ck, "key_pass", cfg->key_pass)
+                                 : cli_load_key(cfg->key, &ck);
+  if (rc) return rc;
+  if (ck.kind != GOSTX_GOST3410_KEY_PRIVATE)
+    rc = cli_usage("%s: not a private key", cfg->key);
+  else if (cli_key_object(&ck, &k->key))
+    rc = CLI_EXIT_FAIL;
+  memcpy(k->pub, ck.pub, 2 * ck.len);
+  k->pub_len = 2 * ck.len;
+  cli_key_clear(&ck);
+  return rc;
+}
+
+/* cert: ours, the end-entity first (its key the one of `key`); the local
+ * ID, when not given, its subject (strongSwan's default) */
+static int load_certs(struct tunnel_ike *k, struct tunnel_config *cfg) {
+  cli_cert_list *l = calloc(1, sizeof *l);
+  if (!l) return cli_usage("%s: out of memory", cfg->cert);
+  int rc = cli_load_certs(cfg->cert, l);
+  if (!rc && l->n > IKE_CERTS) rc = cli_usage("%s: at most %d certificates", cfg->cert, IKE_CERTS);
+  for (size_t i = 0; !rc && i < l->n; i++) {
+    if (l->c[i].der_len > sizeof k->cert_der[i])
+      rc = cli_usage("%s: certificate %zu is too big", cfg->cert, i + 1);
+    else
+      memcpy(k->cert_der[i], l->c[i].der, l->c[i].der_len);
+    k->certs[i] = k->cert_der[i];
+    k->cert_lens[i] = l->c[i].der_len;
+  }
+  if (!rc) {
+    const gostx_x509_cert *leaf = &l->c[0];
+    if (k->pub_len != leaf->pub_len || memcmp(k->pub, leaf->pub, k->pub_len))
+      rc = cli_usage("%s: the first certificate is not of the key %s", cfg->cert, cfg->key);
+    if (!rc && !cfg->local_id.type) {
+      if (leaf->subject_len > sizeof cfg->local_id.data)
+        rc = cli_usage("%s: the subject is too long for an ID", cfg->cert);
+      cfg->local_id.type = TUNNEL_ID_DN;
+      cfg->local_id.len = leaf->subject_len;
+      memcpy(cfg->local_id.data, leaf->subject, leaf->subject_len);
+      snprintf(cfg->local_id.text, sizeof cfg->local_id.text, "(the subject of %.200s)", cfg->cert);
+    }
+  }
+  k->n_certs = rc ? 0 : l->n;
+  cli_cert_list_free(l);
+  free(l);
+  return rc;
+}
+
+static int load_ca(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  char err[256] = "";
+  k->store = gostx_x509_store_new();
+  if (!k->store) return cli_usage("%s: out of memory", cfg->ca);
+  int rc = gostx_x509_store_add_path(k->store, cfg->ca, err, sizeof err);
+  if (!rc) return 0;
+  cli_err("%s: %s", cfg->ca, *err ? err : "no certificate read");
+  return rc == GOSTX_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+}
+
+/* Every IPv4 and IPv6 address, every port and protocol: the tunnel
+ * carries all of what its TUN device is routed. */
+
+/* The largest IKE message sent whole (RFC 7383; 0: never fragmented):
+ * fragment_size less the IP and UDP headers and the non-ESP marker. The
+ * marker is taken off even on the IKE port: the conf is fixed when an
+ * exchange starts, and IKE moves to the data port after IKE_SA_INIT (or
+ * follows a NAT's mapping); 4 octets a fragment is all it costs. */
+static size_t ike_frag_size(const struct tunnel_config *cfg) {
+  const size_t ip = cfg->local.ss_family == AF_INET ? 20 : 40;
+  return cfg->fragmentation ? cfg->fragment_size - ip - 8 - 4 : 0;
+}
+
+
+int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg) {
+  int rc = cfg->ike_auth == TUNNEL_IKE_PSK ? load_psk(k, cfg) : load_key(k, cfg);
+  if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_certs(k, cfg);
+  if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_ca(k, cfg);
+  return rc;
+}
+
+void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg) {
+  gostx__ike_mgr_settings *s = &k->set;
+  s->encr = cfg->encr;
+  s->n_encr = cfg->n_encr;
+  s->group = cfg->group;
+  s->auth = cfg->ike_auth == TUNNEL_IKE_PSK ? GOSTX_IKE_MGR_AUTH_PSK : GOSTX_IKE_MGR_AUTH_SIGNATURE;
+  s->psk = k->psk;
+  s->psk_len = k->psk_len;
+  s->key = cfg->ike_auth == TUNNEL_IKE_CERT ? &k->key : NULL;
+  s->certs = k->certs;
+  s->cert_lens = k->cert_lens;
+  s->n_certs = k->n_certs;
+  s->store = k->store;
+  s->id_type = cfg->local_id.type;
+  s->id = cfg->local_id.data;
+  s->id_len = cfg->local_id.len;
+  s->peer_id_type = cfg->remote_id.type;
+  s->peer_id = cfg->remote_id.data;
+  s->peer_id_len = cfg->remote_id.len;
+  s->peer_id_text = cfg->remote_id.text;
+  s->peer_text = cfg->peer_s;
+  s->frag_size = ike_frag_size(cfg);
+  s->initiate = cfg->ike_initiate;
+  s->encap = cfg->encap;
+  s->rekey_seconds = cfg->rekey_seconds;
+  s->rekey_bytes = cfg->rekey_bytes;
+  s->ike_rekey_seconds = cfg->ike_rekey_seconds;
+  s->dpd_seconds = cfg->dpd_seconds;
+  s->nat_keepalive_seconds = cfg->nat_keepalive_seconds;
+}

@@ -1,0 +1,187 @@
+/* The IKE manager (manager.c, mgr_live.c, mgr_out.c): everything above
+ * one IKE SA, without sockets, threads or clocks of its own. It holds the
+ * SA table (ours as initiator, the responders' slots), the cookie gate and
+ * the bound on half-open SAs, the collision rule, the rekey, liveness,
+ * keepalive and half-open clocks, NAT detection's moves and the installed
+ * SA's lifecycle (make-before-break over the caller's data path). The
+ * caller feeds each datagram in (gostx__ike_mgr_input), turns the clock
+ * (gostx__ike_mgr_tick, as often as gostx__ike_mgr_next_ms says), and
+ * drains what is to be done (gostx__ike_mgr_next: datagrams, keepalives,
+ * log lines, each a copied struct). The data path (linking and switching
+ * the Child SAs' ESP SAs, and what they carried) is the caller's, reached
+ * through the calls in gostx__ike_mgr_dp.
+ *
+ * Internal (not installed): cli/tunnel/ike/ is its one user, and this is
+ * the one header of lib/ike it includes (scripts/layers.py). */
+#ifndef GOSTX_IKE_MANAGER_H
+#define GOSTX_IKE_MANAGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gostx/gost3410.h"
+#include "gostx/x509.h"
+
+enum {
+  GOSTX_IKE_MGR_MSG_MAX = 8192, /* the largest IKE message (the engine's) */
+  GOSTX_IKE_MGR_INITIATOR = 1,  /* gostx__ike_mgr_shown.role */
+  GOSTX_IKE_MGR_RESPONDER = 2,
+  GOSTX_IKE_MGR_AUTH_PSK = 2, /* gostx__ike_mgr_settings.auth (RFC 7296 3.8) */
+  GOSTX_IKE_MGR_AUTH_SIGNATURE = 14
+};
+
+/* An endpoint: the IP address in network order (4 octets IPv4, 16 IPv6)
+ * and the UDP port. */
+typedef struct gostx__ike_mgr_addr {
+  uint8_t ip[16];
+  uint8_t ip_len;
+  uint16_t port;
+} gostx__ike_mgr_addr;
+
+/* Where an IKE message goes or came from: the peer's address, and whether
+ * over the data port behind the non-ESP marker (RFC 3948 2.2) or the IKE
+ * port. */
+typedef struct gostx__ike_mgr_to {
+  gostx__ike_mgr_addr addr;
+  int encap;
+} gostx__ike_mgr_to;
+
+/* One side's settings: the pointers into the caller's memory, which
+ * outlives the manager. */
+typedef struct gostx__ike_mgr_settings {
+  const uint16_t *encr; /* the ENCRs offered, in order; the responder takes encr[0] */
+  size_t n_encr;
+  uint16_t group; /* the KE method sent first (33 or 34; both are taken) */
+  uint8_t auth;   /* GOSTX_IKE_MGR_AUTH_* */
+  const uint8_t *psk;
+  size_t psk_len;
+  const gostx_gost3410_key *key; /* signatures: our key, certificates, CAs */
+  const uint8_t *const *certs;
+  const size_t *cert_lens;
+  size_t n_certs;
+  const gostx_x509_store *store;
+  uint8_t id_type, peer_id_type; /* ours, the one the peer must present */
+  const uint8_t *id, *peer_id;
+  size_t id_len, peer_id_len;
+  const char *peer_id_text; /* for the log lines: the peer's ID, its address */
+  const char *peer_text;
+  size_t frag_size; /* RFC 7383: the largest IKE message sent whole (0: never cut) */
+  /* ours at the IKE port and at the data port; the peer's at the data
+   * port; on_data_port: the IKE port is the data port (IKE behind the
+   * marker from IKE_SA_INIT on) */
+  gostx__ike_mgr_addr local, data_local, peer;
+  int on_data_port;
+  int initiate; /* this side starts the exchange (both may) */
+  int encap;    /* IKE on the data port from IKE_AUTH on, NAT or not */
+  /* the Child SA's lifetimes (time, bytes either way), the IKE SA's, the
+   * liveness check's interval, the keepalives' behind a NAT; 0: never */
+  uint64_t rekey_seconds, rekey_bytes, ike_rekey_seconds, dpd_seconds, nat_keepalive_seconds;
+} gostx__ike_mgr_settings;
+
+/* A Child SA as the data path takes it: in = what the peer seals to us
+ * (our SPI), out = what we seal to the peer; keys from KEYMAT, key | salt.
+ * encr is the RFC 9227 transform ID. */
+typedef struct gostx__ike_mgr_child {
+  uint16_t encr;
+  int esn;
+  uint32_t spi_in, spi_out;
+  uint8_t key_in[44], key_out[44];
+  size_t key_len;
+} gostx__ike_mgr_child;
+
+/* What a Child SA carried so far (has_in / has_out: its SAs found; the
+ * outbound only while it seals); limit_*: their last sequence number. */
+typedef struct gostx__ike_mgr_usage {
+  int has_in, has_out;
+  uint64_t bytes_in, bytes_out, packets_in, packets_out, limit_in, limit_out;
+} gostx__ike_mgr_usage;
+
+/* The caller's data path, called during the manager's calls (ctx first). */
+typedef struct gostx__ike_mgr_dp {
+  void *ctx;
+  /* c's inbound SA linked; its outbound SA made, not linked, returned
+   * (NULL: failed, nothing kept) */
+  void *(*add_child)(void *ctx, const gostx__ike_mgr_child *c);
+  /* seal with out (made by add_child for c) from now on; 0, or -1 (out
+   * freed either way) */
+  int (*switch_out)(void *ctx, void *out, const gostx__ike_mgr_child *c);
+  void (*free_out)(void *ctx, void *out); /* one never switched to */
+  void (*retire_in)(void *ctx, uint32_t spi);
+  /* packets accepted so far under the inbound SA of spi: 0, or -1 when
+   * there is none */
+  int (*in_accepted)(void *ctx, uint32_t spi, uint64_t *n);
+  void (*usage)(void *ctx, uint32_t spi_in, uint32_t spi_out, gostx__ike_mgr_usage *u);
+  void (*peer_set)(void *ctx, const gostx__ike_mgr_addr *to); /* where ESP goes */
+  /* datagrams sent from the data port so far (a keepalive only when
+   * none went for its interval) */
+  uint64_t (*data_sent)(void *ctx);
+} gostx__ike_mgr_dp;
+
+/* What the caller does, in the order drained. */
+enum {
+  GOSTX_IKE_MGR_SEND = 1, /* data[0..len): one IKE datagram to `to` */
+  GOSTX_IKE_MGR_KEEPALIVE, /* one 0xFF octet (RFC 3948 2.3) from the data port to to.addr */
+  GOSTX_IKE_MGR_LOG        /* data: one line of text, NUL-terminated */
+};
+typedef struct gostx__ike_mgr_event {
+  int type;
+  gostx__ike_mgr_to to;
+  size_t len;
+  uint8_t data[GOSTX_IKE_MGR_MSG_MAX];
+} gostx__ike_mgr_event;
+
+/* What --status shows of the installed IKE SA (keys never). */
+typedef struct gostx__ike_mgr_shown {
+  int state; /* 0 waiting, 1 connecting, 2 established */
+  int role;  /* GOSTX_IKE_MGR_INITIATOR or _RESPONDER */
+  uint16_t encr, group;
+  uint8_t spi_i[8], spi_r[8];
+  uint32_t child_in, child_out;
+  int64_t since_ms, child_since_ms; /* the IKE SA's SPIs, the Child SA's, since */
+  int64_t rekey_ms, ike_rekey_ms;   /* the next rekeys (0: none due) */
+  uint8_t nat_local, nat_peer;
+  gostx__ike_mgr_addr remote; /* where the peer's IKE is (a NAT's mapping) */
+  int encap;                  /* IKE on the data port */
+} gostx__ike_mgr_shown;
+
+typedef struct gostx__ike_mgr gostx__ike_mgr;
+
+/* A manager for s (copied; what it points to is the caller's) over dp:
+ * NULL when out of memory or the random source fails. */
+gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx__ike_mgr_dp *dp);
+/* The SAs, their engines and the outbound SAs still parked, wiped and freed. */
+void gostx__ike_mgr_free(gostx__ike_mgr *m);
+/* s taken in place of the settings (for the exchanges started from now on). */
+void gostx__ike_mgr_configure(gostx__ike_mgr *m, const gostx__ike_mgr_settings *s);
+/* A datagram from from (the IKE message, without the marker); now: the
+ * clock in ms (Unix time: certificates are checked at it). */
+void gostx__ike_mgr_input(gostx__ike_mgr *m, const uint8_t *msg, size_t len,
+                          const gostx__ike_mgr_to *from, int64_t now);
+/* The clocks: our IKE SA started or resent, the installed SA's
+ * retransmissions, rekeys and liveness checks, keepalives, half-open
+ * responders dropped. */
+void gostx__ike_mgr_tick(gostx__ike_mgr *m, int64_t now);
+/* ESP under spi, of no SA in the data path (0: none since the last call):
+ * while no IKE SA is held, an INVALID_SPI notice to the peer, rate-limited. */
+void gostx__ike_mgr_esp_unknown(gostx__ike_mgr *m, uint32_t spi, int64_t now);
+/* How long until gostx__ike_mgr_tick is next due, in ms (at most 200). */
+int gostx__ike_mgr_next_ms(const gostx__ike_mgr *m, int64_t now);
+/* The oldest event into *ev: 1, or 0 when none is left. */
+int gostx__ike_mgr_next(gostx__ike_mgr *m, gostx__ike_mgr_event *ev);
+/* The status as it stands; whether a Child SA was ever installed. */
+void gostx__ike_mgr_shown_get(const gostx__ike_mgr *m, gostx__ike_mgr_shown *s);
+int gostx__ike_mgr_installed(const gostx__ike_mgr *m);
+/* At shutdown, each turn: the installed IKE SA deleted (RFC 7296 1.4.1)
+ * once no request of ours is out, resent by its timer. 1 while its answer
+ * is awaited, 0 once it is gone (or there was none). */
+int gostx__ike_mgr_bye(gostx__ike_mgr *m, int64_t now);
+/* The shutdown gave up waiting after ms: said, when the SA is still up. */
+void gostx__ike_mgr_bye_end(gostx__ike_mgr *m, int ms);
+/* For the status and the caller's lines: a KE method's name, an address as
+ * ADDRESS:PORT ([ADDRESS]:PORT for IPv6; out of 56 octets). */
+const char *gostx__ike_mgr_group_name(uint16_t group);
+const char *gostx__ike_mgr_addr_text(const gostx__ike_mgr_addr *a, char out[56]);
+/* an IKE SPI in hex */
+void gostx__ike_mgr_spi_hex(const uint8_t spi[8], char out[17]);
+
+#endif
