@@ -280,7 +280,7 @@ def _refusal(v):
     if st == Status.CHAIN:
         x509 = X509Status(v.x509)
         why += f": depth {v.depth}: {x509.text}"
-    elif st == Status.UNKNOWN_ALGORITHM:
+    elif st in (Status.UNKNOWN_ALGORITHM, Status.BAD_DIGEST_ALGORITHMS):
         why += f" (OID {ffi.string(v.oid).decode()})"
     return VerificationError(st, v.signer, why, x509, v.depth)
 
