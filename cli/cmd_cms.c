@@ -292,32 +292,34 @@ static int check_args(const cms_args *a) {
 
 int cms_read_file(const char *path, uint8_t **buf, size_t *len) {
   cli_in in;
+  *buf = NULL, *len = 0;
   int rc = cli_in_open(&in, path);
-  if (!rc) rc = cli_in_read_all(&in, buf, len);
-  if (!rc) cli_in_close(&in);
+  if (rc) return rc;
+  rc = cli_in_read_all(&in, buf, len);
+  cli_in_close(&in);
   return rc;
 }
 
 /* The message of path as DER into *der (malloc'ed): PEM or DER as form
- * says, or told apart (DER starts with a SEQUENCE's tag). */
+ * says, or told apart (DER starts with a SEQUENCE's tag). On failure *der
+ * is NULL: the caller's one free is always right. */
 int cms_read_message(const char *path, int form, uint8_t **der, size_t *der_len) {
   uint8_t *buf;
   size_t len;
+  *der = NULL, *der_len = 0;
   int rc = cms_read_file(path, &buf, &len);
   if (rc) return rc;
   if (form == FORM_DER || (form == FORM_AUTO && len && buf[0] == 0x30)) {
     *der = buf, *der_len = len;
     return 0;
   }
-  *der = malloc(len ? len : 1);
-  if (!*der || gostx_cms_pem_read((const char *)buf, len, *der, len, der_len)) {
-    if (*der) cli_err("cms: %s: no CMS or PKCS7 PEM block (or a malformed one)", path);
-    else cli_err("out of memory");
-    free(*der);
-    free(buf);
-    return CMS_EXIT_VERIFY;
-  }
+  uint8_t *out = malloc(len ? len : 1);
+  if (!out) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+  else if (gostx_cms_pem_read((const char *)buf, len, out, len, der_len))
+    rc = (cli_err("cms: %s: no CMS or PKCS7 PEM block (or a malformed one)", path), CMS_EXIT_VERIFY);
   free(buf);
+  if (rc) return free(out), *der_len = 0, rc;
+  *der = out;
   return 0;
 }
 

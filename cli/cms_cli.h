@@ -32,10 +32,11 @@ typedef struct cms_args {
   gostx_cms_cipher cipher; /* what they name (Kuznyechik by default) */
 } cms_args;
 
-/* The whole file (or stdin). */
+/* The whole file (or stdin) in *buf (malloc'ed; NULL on failure). */
 int cms_read_file(const char *path, uint8_t **buf, size_t *len);
 /* The message of path as DER into *der (malloc'ed): PEM or DER as form
- * says, or told apart (DER starts with a SEQUENCE's tag). */
+ * says, or told apart (DER starts with a SEQUENCE's tag); *der NULL on
+ * failure (the caller frees *der either way). */
 int cms_read_message(const char *path, int form, uint8_t **der, size_t *der_len);
 /* DER as form asks (PEM unless FORM_DER), to path, atomically. */
 int cms_write_message(const char *path, int form, const uint8_t *der, size_t len);
@@ -50,6 +51,7 @@ int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **
 typedef struct cms_stream_in {
   cli_in in;
   int pem, done, failed, pad;
+  int pkcs7; /* the BEGIN line's label: PKCS7, else CMS */
   uint32_t bits;
   unsigned nbits;
   char line[1024];

@@ -11,13 +11,39 @@
 
 #include "cms_cli.h"
 
-/* openssl cms's line after a refused decryption, and its status */
+/* The algorithms other producers use that gostx does not read, named in
+ * a refusal beside their OID. */
+static const char *foreign_name(const char *dotted) {
+  static const struct {
+    const char *oid, *name;
+  } names[] = {
+      {"2.16.840.1.101.3.4.1.2", "AES-128-CBC"},    {"2.16.840.1.101.3.4.1.22", "AES-192-CBC"},
+      {"2.16.840.1.101.3.4.1.42", "AES-256-CBC"},   {"2.16.840.1.101.3.4.1.6", "AES-128-GCM"},
+      {"2.16.840.1.101.3.4.1.26", "AES-192-GCM"},   {"2.16.840.1.101.3.4.1.46", "AES-256-GCM"},
+      {"2.16.840.1.101.3.4.1.7", "AES-128-CCM"},    {"2.16.840.1.101.3.4.1.27", "AES-192-CCM"},
+      {"2.16.840.1.101.3.4.1.47", "AES-256-CCM"},   {"2.16.840.1.101.3.4.1.5", "AES-128 key wrap"},
+      {"2.16.840.1.101.3.4.1.25", "AES-192 key wrap"}, {"2.16.840.1.101.3.4.1.45", "AES-256 key wrap"},
+      {"1.2.840.113549.3.7", "DES-EDE3-CBC"},      {"1.2.840.113549.3.2", "RC2-CBC"},
+      {"1.3.14.3.2.7", "DES-CBC"},                 {"1.2.840.113549.1.1.1", "RSA"},
+      {"1.2.840.113549.1.1.7", "RSAES-OAEP"},      {"1.3.132.1.11.1", "ECDH (SHA-256 KDF)"},
+      {"1.3.133.16.840.63.0.2", "ECDH (SHA-1 KDF)"},
+      {"1.2.643.2.2.19", "GOST R 34.10-2001 key agreement (VKO with GOST R 34.11-94)"},
+      {"1.2.643.2.2.98", "GOST R 34.10-2001 key agreement (VKO with GOST R 34.11-94)"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(dotted, names[i].oid)) return names[i].name;
+  return NULL;
+}
+
+/* openssl cms's line after a refused decryption, and its status; an
+ * algorithm not built named by its OID (and name where known). */
 static int refuse(const char *path, gostx_cms_status st, const uint8_t *oid, size_t oid_len) {
-  char text[96] = "";
-  if (st == GOSTX_CMS_UNKNOWN_ALGORITHM && oid) {
+  char text[160] = "";
+  if ((st == GOSTX_CMS_UNKNOWN_CIPHER || st == GOSTX_CMS_UNKNOWN_KEY_WRAP) && oid) {
     char dotted[80];
     gostx_cms_oid_text(oid, oid_len, dotted, sizeof dotted);
-    snprintf(text, sizeof text, " (OID %s)", dotted);
+    const char *name = foreign_name(dotted);
+    snprintf(text, sizeof text, " (%s%sOID %s)", name ? name : "", name ? ", " : "", dotted);
   }
   cli_err("cms: %s: %s%s", path, gostx_cms_status_name(st), text);
   fprintf(stderr, "Error decrypting CMS structure\n");

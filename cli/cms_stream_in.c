@@ -39,6 +39,8 @@ static int pem_line(cms_stream_in *s) {
   int rc;
   if (!next_line(s, &len, &rc)) return rc ? rc : bad_pem(s, "no END line (truncated)");
   if (!strncmp(s->line, "-----END ", 9)) {
+    /* the END line whole and of the BEGIN line's label, as the one-shot reader wants */
+    if (strcmp(s->line + 9, s->pkcs7 ? "PKCS7-----" : "CMS-----")) return bad_pem(s, "a malformed END line");
     if (s->nbits) return bad_pem(s, "base64 that ends mid-byte");
     s->done = 1;
     return 0;
@@ -71,7 +73,8 @@ int cms_stream_open(cms_stream_in *s, const char *path, int form) {
       cli_in_close(&s->in);
       return rc ? rc : (cli_err("cms: %s: no CMS or PKCS7 PEM block", s->in.name), CMS_EXIT_VERIFY);
     }
-    if (!strcmp(s->line, "-----BEGIN CMS-----") || !strcmp(s->line, "-----BEGIN PKCS7-----")) return 0;
+    s->pkcs7 = !strcmp(s->line, "-----BEGIN PKCS7-----");
+    if (s->pkcs7 || !strcmp(s->line, "-----BEGIN CMS-----")) return 0;
   }
 }
 

@@ -9,11 +9,11 @@
 /* What failed, then openssl's "Verification failure" line. */
 static int refuse(const char *path, const gostx_cms_verdict *v, const gostx_cms_signed *sd) {
   char what[768] = "";
-  if (v->status == GOSTX_CMS_UNKNOWN_ALGORITHM)
+  if (v->status == GOSTX_CMS_UNKNOWN_ALGORITHM || v->status == GOSTX_CMS_BAD_DIGEST_ALGORITHMS)
     snprintf(what, sizeof what, " (OID %s)", v->oid);
   if (v->status == GOSTX_CMS_CHAIN)
     snprintf(what, sizeof what, ": depth %zu: %s", v->depth, gostx_x509_status_name(v->x509));
-  if (sd && sd->n_signers > 1)
+  if (sd && sd->n_signers > 1 && v->status != GOSTX_CMS_BAD_DIGEST_ALGORITHMS) /* not a signer's */
     cli_err("cms: %s: signer %zu: %s%s", path, v->signer + 1, gostx_cms_status_name(v->status), what);
   else
     cli_err("cms: %s: %s%s", path, gostx_cms_status_name(v->status), what);

@@ -28,7 +28,7 @@ fuzz_one() {
   local seeds="$root/tests/fuzz/corpus/$name" work="$root/$B/corpus/$name"
   mkdir -p "$work"
   local extra=()
-  [ "$name" = fuzz_cli ] && extra+=(-close_fd_mask=3) # the command's own messages
+  case $name in fuzz_cli | fuzz_cms_cli) extra+=(-close_fd_mask=3) ;; esac # the command's own messages
   set +e
   "$B/$name" -max_total_time="$secs" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$root/$B/artifacts/$name-" "${extra[@]}" \

@@ -4,7 +4,8 @@
  * examples' own signers (tests/vectors/tc26_cms) in every form the signer
  * writes, parsed and verified; the size query and a short buffer; the
  * chunked content hash; DER order of the sets; signingTime's two forms;
- * misuse refused; every prefix of a message refused. */
+ * misuse refused; every prefix of a message refused; an unknown (mangled)
+ * OID in digestAlgorithms refused by name, as openssl refuses it. */
 #include <stdlib.h>
 
 #include "testutil.h"
@@ -35,6 +36,26 @@ static void known_answers(const gostx_x509_store *root) {
     free(sd);
     free(der);
   }
+}
+
+/* A.1.2 with its digestAlgorithms entry 1.2.643.7.1.1.2.2 made .2.9 (the
+ * signer's own left alone): it used to verify, openssl refuses it. */
+static void digest_list(void) {
+  static const uint8_t streebog256[] = {0x06, 0x08, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x01, 0x02, 0x02};
+  size_t len;
+  uint8_t *der = example("signed_a121.pem", &len);
+  uint8_t *at = memmem(der, len, streebog256, sizeof streebog256); /* the first: digestAlgorithms' */
+  gostx_cms_signed *sd = malloc(sizeof *sd);
+  gostx_cms_verdict v;
+  CHECK(at != NULL, "digestAlgorithms found");
+  if (at) at[sizeof streebog256 - 1] = 9;
+  CHECK(gostx_cms_signed_parse(der, len, sd, NULL) == 0 && sd->signers[0].digest_len == 32,
+        "parsed, the signer's digest still Streebog-256");
+  CHECK(gostx_cms_signed_verify(sd, NULL, NULL, &v) == GOSTX_EAUTH && v.status == GOSTX_CMS_BAD_DIGEST_ALGORITHMS &&
+            !strcmp(v.oid, "1.2.643.7.1.1.2.9"),
+        "refused: %s (OID %s)", gostx_cms_status_name(v.status), v.oid);
+  free(sd);
+  free(der);
 }
 
 static uint8_t content[3000];
@@ -220,6 +241,7 @@ int main(void) {
         "the examples' root");
   free(root_pem);
   known_answers(root);
+  digest_list();
   round_trips(s256, s512);
   two_signers(s256, s512);
   signing_times(s256);

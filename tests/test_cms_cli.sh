@@ -39,6 +39,14 @@ flip_byte "$T/a121.der" 70
 check "TC26 A.1.1 changed: messageDigest" grep -q "^gostx: cms: .*messageDigest" "$T/err"
 "$G" cms -verify -in "$T/a121.der" -noverify 2>"$T/err"
 check "TC26 A.1.2 changed: signature" grep -q "^gostx: cms: .*signature: does not verify" "$T/err"
+# A.1.2's digestAlgorithms entry made unknown (Streebog-256's last arc 2 -> 9),
+# the signer's left: refused by name, streamed and with -content (it verified)
+"$G" cms -cmsout -in "$tc26/signed_a121.pem" -outform DER -out "$T/dalg.der"
+python3 -c 'import sys; p = sys.argv[1]; d = open(p, "rb").read(); o = bytes.fromhex("06082a85030701010202")
+i = d.index(o) + len(o) - 1; open(p, "wb").write(d[:i] + b"\x09" + d[i + 1:])' "$T/dalg.der"
+"$G" cms -verify -in "$T/dalg.der" -noverify -out "$T/dalg.out" 2>"$T/err"
+check "TC26 A.1.2, digestAlgorithms unknown: exit 4" [ $? = 4 -a ! -e "$T/dalg.out" ]
+check "TC26 A.1.2, digestAlgorithms unknown: named" grep -q "digestAlgorithms: .*(OID 1.2.643.7.1.1.2.9)" "$T/err"
 
 command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
   { echo "openssl with gost-engine not found: skipping"; exit 77; }
@@ -74,7 +82,7 @@ refuse() {
   if [ -e "$T/never" ]; then bad "$what: -out written"; return; fi
   ok
 }
-# patch IN OUT OLD_HEX NEW_HEX [which]: OUT = IN with each (or the last)
+# patch IN OUT OLD_HEX NEW_HEX [last|first]: OUT = IN with each (or the last, first)
 # occurrence of the bytes OLD replaced by NEW
 patch() {
   python3 - "$@" <<'EOF'
@@ -83,7 +91,8 @@ src, dst, old, new = sys.argv[1:5]
 d = open(src, 'rb').read(); old = bytes.fromhex(old); new = bytes.fromhex(new)
 assert old in d, 'pattern not found'
 if len(sys.argv) > 5:
-    i = d.rindex(old); d = d[:i] + new + d[i + len(old):]
+    i = d.index(old) if sys.argv[5] == 'first' else d.rindex(old)
+    d = d[:i] + new + d[i + len(old):]
 else:
     d = d.replace(old, new)
 open(dst, 'wb').write(d)
@@ -186,8 +195,13 @@ md=$("$G" hash -a streebog256 doc.bin | cut -d' ' -f1)
 # with f was left as it was, 1 run in 16, and verified)
 patch r.der r-md.der "0420$md" "0420$(printf '%s' "$md" | sed 's/^f/0/;t;s/^./f/')"
 refuse "messageDigest attribute changed" "messageDigest" -in r-md.der -content doc.bin "${v[@]}"
-patch r.der r-alg.der "06082a85030701010202" "06082a85030701010209"
+# every Streebog-256 OID but digestAlgorithms' (the signer's then names it)
+patch r.der r-alg0.der "06082a85030701010202" "06082a85030701010209"
+patch r-alg0.der r-alg.der "06082a85030701010209" "06082a85030701010202" first
 refuse "unknown digest algorithm" "algorithm: unknown.*OID 1.2.643.7.1.1.2.9" -in r-alg.der -content doc.bin "${v[@]}"
+# the same in digestAlgorithms (the signer's own left): openssl refuses it too
+patch r.der r-dalg.der "06082a85030701010202" "06082a85030701010209" first
+refuse "unknown digestAlgorithms entry" "digestAlgorithms: .*(OID 1.2.643.7.1.1.2.9)" -in r-dalg.der -content doc.bin "${v[@]}"
 "$G" cms -sign -nocerts -in doc.bin -signer leaf-256A.pem -inkey leaf-256A.key -outform DER -out r-nocerts.der
 gverify "-nocerts, the signer from -untrusted" -in r-nocerts.der -content doc.bin "${v[@]}" -untrusted chain-256A.pem
 refuse "signer not in the message" "signer: no certificate" -in r-nocerts.der -content doc.bin "${v[@]}"

@@ -433,7 +433,7 @@ static void refusals(void) {
   size_t at = find(der, len, mac_oid, sizeof mac_oid);
   der[at + sizeof mac_oid - 1] = 2;
   CHECK(at && gostx_cms_encrypted_parse(der, len, &ed, &st) == GOSTX_EFORMAT &&
-            st == GOSTX_CMS_MISSING_ATTRIBUTE,
+            st == GOSTX_CMS_BAD_MAC_ATTRIBUTE,
         "an -OMAC content without its MAC attribute: %s", gostx_cms_status_name(st));
   free(longer);
   free(der);

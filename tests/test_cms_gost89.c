@@ -1,13 +1,16 @@
 /* RFC 4490 / RFC 4357 in lib/cms without a peer: GOST 28147-89 CFB
- * content (CryptoPro key meshing) and its KeyTransRecipientInfo (VKO with
- * an 8-byte ukm + the CryptoPro key wrap). Known answers: the two
- * EnvelopedData examples of TK26's "Использование алгоритмов ГОСТ 28147-89,
- * ГОСТ Р 34.11 и ГОСТ Р 34.10 в криптографических сообщениях формата CMS"
- * as PyGOST's tests carry them (values only: the messages in
+ * content (CryptoPro key meshing), its KeyTransRecipientInfo (VKO with
+ * an 8-byte ukm + the CryptoPro key wrap) and KeyAgreeRecipientInfo (VKO
+ * with the originator's key + the GOST 28147-89 key wrap). Known answers:
+ * the four EnvelopedData examples of TK26's "Использование алгоритмов ГОСТ
+ * 28147-89, ГОСТ Р 34.11 и ГОСТ Р 34.10 в криптографических сообщениях
+ * формата CMS" as PyGOST's tests carry them (values only: the messages in
  * tests/vectors/tc26_cms/tk26cms_*, the recipients' private keys here),
- * decrypted byte for byte; each change that matters refused by name with
- * nothing written; messages made here to 256- and 512-bit recipients at
- * the meshing edges, decrypted again. */
+ * decrypted byte for byte, the KARIs also by the key alone and streamed;
+ * each change that matters refused by name with nothing written; messages
+ * made here to 256- and 512-bit recipients at the meshing edges,
+ * decrypted again. */
+#include "cms_mem_stream.h"
 #include "tc26_cms_files.h"
 
 /* The examples' recipients: d (big-endian, as PyGOST's prv_unmarshal reads
@@ -114,10 +117,10 @@ static void refusals(example89 *ex) {
   /* the wrap's parameter set: Z's last arc, 1.2.643.7.1.2.5.1.1 -> .5.1.0 */
   static const uint8_t z[] = {0x06, 0x09, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x02, 0x05, 0x01, 0x01};
   size_t wrap_set = find(ex->der + ek, ri->encrypted_key_len, z, sizeof z);
-  refused(ex, wrap_set ? ek + wrap_set + sizeof z - 1 : 0, GOSTX_CMS_UNKNOWN_ALGORITHM, "an unknown wrap param set");
+  refused(ex, wrap_set ? ek + wrap_set + sizeof z - 1 : 0, GOSTX_CMS_UNKNOWN_KEY_WRAP, "an unknown wrap param set");
   size_t content_set = find(ex->der + ek + ri->encrypted_key_len, ex->len - ek - ri->encrypted_key_len, z, sizeof z);
   refused(ex, content_set ? ek + ri->encrypted_key_len + content_set + sizeof z - 1 : 0,
-          GOSTX_CMS_UNKNOWN_ALGORITHM, "an unknown content param set");
+          GOSTX_CMS_UNKNOWN_CIPHER, "an unknown content param set");
   /* another key of the same curve, its certificate naming this recipient */
   gostx_gost3410_key other;
   gostx_x509_cert cert;
@@ -129,6 +132,77 @@ static void refusals(example89 *ex) {
   gostx_cms_status st = decrypt89(ex->der, ex->len, &cert, &other, out, 4096, &len);
   CHECK(st == GOSTX_CMS_WRONG_KEY && untouched(out, 4096), "%s: another key: %s, nothing written", ex->file,
         gostx_cms_status_name(st));
+}
+
+/* The KARI examples (RFC 4490 5.2): the originator's ephemeral key in the
+ * message, the GOST 28147-89 key wrap (id-Gost28147-89-None-KeyWrap) with
+ * param set Z; decrypted with the certificate named, by the key alone
+ * (openssl's -inkey) and streamed 7 bytes a read. */
+static void kari_known_answer(example89 *ex, const char *text) {
+  gostx_cms_enveloped env;
+  const gostx_cms_recipient *ri = &env.recipients[0];
+  size_t len = 0, text_len = strlen(text);
+  gostx_cms_status st = GOSTX_CMS_OK;
+  CHECK(gostx_cms_enveloped_parse(ex->der, ex->len, &env, NULL) == 0 && env.n_recipients == 1 && ri->kari &&
+            ri->rfc4490 && ri->originator_kind == GOSTX_CMS_ORIGINATOR_KEY && !ri->wrap_cryptopro &&
+            ri->wrap_sbox == GOSTX_SBOX_TC26_Z && ri->key_len == ex->key.len && ri->ukm_len == 8,
+        "%s: an RFC 4490 KARI, ephemeral originator, the GOST 28147-89 key wrap with Z", ex->file);
+  st = decrypt89(ex->der, ex->len, &ex->cert, &ex->key, out, sizeof out, &len);
+  CHECK(st == GOSTX_CMS_OK && len == text_len && !memcmp(out, text, len), "%s decrypts to its text: %s",
+        ex->file, gostx_cms_status_name(st));
+  memset(out, 0x55, text_len);
+  CHECK(gostx_cms_enveloped_decrypt(&env, NULL, &ex->key, NULL, out, sizeof out, &len, &st) == 0 &&
+            len == text_len && !memcmp(out, text, len),
+        "%s: by the key alone: %s", ex->file, gostx_cms_status_name(st));
+  uint8_t *work = malloc(GOSTX_CMS_STREAM_WORK);
+  gostx_cms_decrypt_params p = {0};
+  p.key = &ex->key, p.work = work, p.work_len = GOSTX_CMS_STREAM_WORK;
+  feed f = {ex->der, ex->len, 0, 7};
+  sink s = {out, 0, sizeof out};
+  gostx_cms_stream_result res;
+  CHECK(work && gostx_cms_decrypt_stream(&p, feed_read, &f, sink_write, &s, &res) == 0 && s.n == text_len &&
+            !memcmp(out, text, text_len) && res.cipher == GOSTX_CMS_GOST89,
+        "%s: streamed: %s", ex->file, gostx_cms_status_name(res.status));
+  free(work);
+}
+
+/* A byte of the KARI at `at` changed, decrypted by the key alone (the
+ * recipient not named): st expected, never "no recipient opens". */
+static void kari_refused_any(example89 *ex, size_t at, gostx_cms_status want, const char *what) {
+  gostx_cms_enveloped env;
+  gostx_cms_status st = GOSTX_CMS_OK;
+  size_t len = 0;
+  ex->der[at] ^= 0x01;
+  memset(out, 0x55, 4096);
+  if (!gostx_cms_enveloped_parse(ex->der, ex->len, &env, &st))
+    if (gostx_cms_enveloped_decrypt(&env, NULL, &ex->key, NULL, out, 4096, &len, &st) == 0) st = GOSTX_CMS_OK;
+  ex->der[at] ^= 0x01;
+  CHECK(at && st == want && untouched(out, 4096), "%s: %s, by the key alone: %s (want %s)", ex->file, what,
+        gostx_cms_status_name(st), gostx_cms_status_name(want));
+}
+
+static void kari_refusals(example89 *ex) {
+  gostx_cms_enveloped env;
+  CHECK(gostx_cms_enveloped_parse(ex->der, ex->len, &env, NULL) == 0, "%s parses", ex->file);
+  const gostx_cms_recipient *ri = &env.recipients[0];
+  size_t ek = (size_t)(ri->encrypted_key - ex->der), ukm = (size_t)(ri->ukm - ex->der);
+  /* Gost28147-89-EncryptedKey: 30 28 04 20 <32> 04 04 <mac> */
+  refused(ex, ek + 4 + 5, GOSTX_CMS_WRONG_KEY, "encryptedKey changed");
+  refused(ex, ek + 4 + 32 + 2 + 1, GOSTX_CMS_WRONG_KEY, "macKey changed");
+  refused(ex, ukm + 3, GOSTX_CMS_WRONG_KEY, "ukm changed");
+  /* the KeyWrapAlgorithm between the ukm and the keys: None-KeyWrap read
+   * as CryptoPro-KeyWrap (.13.0 -> .13.1) unwraps nothing; Z's last arc */
+  static const uint8_t none_wrap[] = {0x06, 0x07, 0x2a, 0x85, 0x03, 0x02, 0x02, 0x0d, 0x00};
+  static const uint8_t z[] = {0x06, 0x09, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x02, 0x05, 0x01, 0x01};
+  size_t wrap = find(ex->der + ukm, ek - ukm, none_wrap, sizeof none_wrap);
+  size_t set = find(ex->der + ukm, ek - ukm, z, sizeof z);
+  refused(ex, wrap ? ukm + wrap + sizeof none_wrap - 1 : 0, GOSTX_CMS_WRONG_KEY, "the CryptoPro key wrap");
+  refused(ex, set ? ukm + set + sizeof z - 1 : 0, GOSTX_CMS_UNKNOWN_KEY_WRAP, "an unknown wrap param set");
+  /* the agreement's OID (a 2012 key's, right after the ukm): its last arc */
+  refused(ex, ukm + 8 + 2 + 2 + 7, GOSTX_CMS_UNKNOWN_KEY_WRAP, "an unknown agreement");
+  kari_refused_any(ex, ukm + 8 + 2 + 2 + 7, GOSTX_CMS_UNKNOWN_KEY_WRAP, "an unknown agreement");
+  kari_refused_any(ex, set ? ukm + set + sizeof z - 1 : 0, GOSTX_CMS_UNKNOWN_KEY_WRAP, "an unknown wrap param set");
+  kari_refused_any(ex, ek + 4 + 5, GOSTX_CMS_RECIPIENT_NOT_FOUND, "encryptedKey changed");
 }
 
 /* gostx_cms_encrypt with GOST89 to the TC26 recipients, at the meshing
@@ -177,6 +251,16 @@ int main(void) {
   known_answers(&ex[0], (const uint8_t *)text256, sizeof text256);
   known_answers(&ex[1], (const uint8_t *)"Test message", 12);
   for (int i = 0; i < 2; i++) refusals(&ex[i]);
+  static example89 kari[2];
+  kari[0].file = "tk26cms_kari256_gost89.pem", kari[0].d_hex = d256_hex, kari[0].curve = GOSTX_GOST3410_256_B;
+  kari[1].file = "tk26cms_kari512_gost89.pem", kari[1].d_hex = d512_hex, kari[1].curve = GOSTX_GOST3410_512_B;
+  for (int i = 0; i < 2; i++) {
+    load(&kari[i]);
+    kari_known_answer(&kari[i], "Test message");
+    kari_refusals(&kari[i]);
+    gostx_gost3410_key_clear(&kari[i].key);
+    free(kari[i].der);
+  }
   round_trips();
   for (int i = 0; i < 2; i++) {
     gostx_gost3410_key_clear(&ex[i].key);

@@ -11,7 +11,8 @@
  * EncryptedData and DigestedData, the
  * content in Kuznyechik/Magma CTR-ACPKM or CTR-ACPKM-OMAC; and RFC 4490's
  * GOST 28147-89 CFB content with its KeyTransRecipientInfo (VKO + CryptoPro
- * key wrap, 2012 keys).
+ * key wrap, 2012 keys) or KeyAgreeRecipientInfo (read: VKO + the GOST 28147-89
+ * or CryptoPro key wrap, as TK26's examples, PyGOST and BouncyCastle write it).
  *
  * Nothing here allocates. A parsed message (gostx_cms_signed) is views
  * into the caller's DER, which must outlive it. A detached signature of a
@@ -78,7 +79,19 @@ typedef enum gostx_cms_status {
   /* streaming (BER) input */
   GOSTX_CMS_BAD_EOC,            /* an indefinite-length element's end-of-contents is not 00 00 */
   GOSTX_CMS_TOO_DEEP,           /* nested deeper than GOSTX_CMS_STREAM_DEPTH */
-  GOSTX_CMS_TOO_LARGE           /* a header element larger than the streaming work buffer */
+  GOSTX_CMS_TOO_LARGE,          /* a header element larger than the streaming work buffer */
+  /* EnvelopedData and EncryptedData name their own parts */
+  GOSTX_CMS_TOO_MANY_RECIPIENTS, /* more recipients than GOSTX_CMS_MAX_RECIPIENTS */
+  GOSTX_CMS_UNKNOWN_CIPHER,     /* contentEncryptionAlgorithm not built (AES, ...: OID given) */
+  GOSTX_CMS_UNKNOWN_KEY_WRAP,   /* a recipient's keyEncryptionAlgorithm not built (OID given) */
+  GOSTX_CMS_RECIPIENT_KIND,     /* only recipient kinds not read (KEK, password, other) */
+  GOSTX_CMS_KEY_MISMATCH,       /* the key is of another size or curve than the recipient's */
+  GOSTX_CMS_BAD_MAC_ATTRIBUTE,  /* -OMAC content: id-cms-mac-attr missing, repeated or malformed */
+  GOSTX_CMS_NO_ENCRYPTED_CONTENT, /* encryptedContent absent (the content travels apart) */
+  GOSTX_CMS_BAD_CONTENT_TYPE,   /* encryptedContentInfo's contentType is not a CMS content type */
+  /* SignedData */
+  GOSTX_CMS_BAD_DIGEST_ALGORITHMS /* digestAlgorithms names a digest not built (a mangled OID);
+                                     the last status: python/gostx/cms.py mirrors them all */
 } gostx_cms_status;
 
 /* The status as text that starts with what failed ("messageDigest: ..."). */
@@ -138,6 +151,8 @@ typedef struct gostx_cms_signed {
   size_t content_len;
   size_t n_signers, n_certs;
   size_t n_certs_skipped;           /* in the set but not GOST X.509 (kept out of certs) */
+  const uint8_t *digest_algs;       /* digestAlgorithms' SET content (AlgorithmIdentifiers) */
+  size_t digest_algs_len;
   gostx_cms_signer_info signers[GOSTX_CMS_MAX_SIGNERS];
   gostx_x509_cert certs[GOSTX_CMS_MAX_CERTS];
 } gostx_cms_signed;
@@ -185,7 +200,10 @@ typedef struct gostx_cms_verify_params {
  * signature over the signed attributes (or over the content when there are
  * none), signingCertificateV2 when present, the signer's certificate
  * (found in sd's certificates or untrusted by issuerAndSerialNumber or
- * subjectKeyIdentifier), its keyUsage and its chain. 0 when all pass;
+ * subjectKeyIdentifier), its keyUsage and its chain; first, that every
+ * digestAlgorithms entry is a digest built (an unknown or mangled OID there:
+ * BAD_DIGEST_ALGORITHMS, its dotted text in v->oid, as openssl refuses
+ * it). 0 when all pass;
  * GOSTX_EAUTH with *v saying the first failure. GOSTX_EINVAL for misuse. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_verify(const gostx_cms_signed *sd,
                                                         const gostx_cms_hash *hash,
@@ -277,12 +295,14 @@ typedef struct gostx_cms_recipient {
   int rid_kind;                       /* GOSTX_CMS_SID_* */
   const uint8_t *rid_issuer, *rid_serial, *rid_key_id;
   size_t rid_issuer_len, rid_serial_len, rid_key_id_len;
-  const uint8_t *kea_oid;             /* keyEncryptionAlgorithm's OID content */
+  const uint8_t *kea_oid;             /* keyEncryptionAlgorithm's OID content (an RFC 4490
+                                         KARI's unknown key wrap or param set: that OID) */
   size_t kea_oid_len;
   gostx_alg wrap_alg;                 /* KExp15's cipher (MAGMA for RFC 4490's GOST
                                          28147-89 wrap); 0: unknown (kea_oid) */
-  int rfc4490;                        /* KTRI: RFC 4490's GostR3410-KeyTransport (VKO
-                                         with an 8-byte ukm + CryptoPro key wrap) */
+  int rfc4490;                        /* RFC 4490's: a KTRI's GostR3410-KeyTransport (VKO
+                                         with an 8-byte ukm + CryptoPro key wrap), a KARI's
+                                         VKO + Gost28147-89-EncryptedKey (section 5.2) */
   size_t key_len;                     /* 32 or 64 (the agreement's key size); 0 unknown */
   const uint8_t *encrypted_key;       /* KTRI: GostR3410-KeyTransport; KARI: KExp15's output */
   size_t encrypted_key_len;
@@ -293,6 +313,10 @@ typedef struct gostx_cms_recipient {
   size_t orig_issuer_len, orig_serial_len, orig_key_id_len, orig_key_len;
   const uint8_t *ukm;
   size_t ukm_len;
+  /* KARI of RFC 4490 (rfc4490 set): keyEncryptionAlgorithm's KeyWrapAlgorithm */
+  int wrap_cryptopro;                 /* 1: CryptoPro key wrap (1.2.643.2.2.13.1); 0: the
+                                         GOST 28147-89 key wrap (.13.0) */
+  int wrap_sbox;                      /* its encryptionParamSet's S-boxes (gostx_sbox) */
 } gostx_cms_recipient;
 
 typedef struct gostx_cms_enveloped {
@@ -438,7 +462,7 @@ typedef struct gostx_cms_decrypt_params {
 typedef struct gostx_cms_stream_result {
   gostx_cms_status status;
   gostx_cms_cipher cipher;  /* the content's; gostx_cms_cipher_has_mac: authenticated */
-  const uint8_t *oid;       /* UNKNOWN_ALGORITHM: the OID's content (in work) */
+  const uint8_t *oid;       /* UNKNOWN_CIPHER, UNKNOWN_KEY_WRAP: the OID's content (in work) */
   size_t oid_len;
   uint64_t content_len;     /* bytes given to write */
   size_t n_recipients;      /* EnvelopedData: its RecipientInfos, of every kind */

@@ -101,7 +101,9 @@ int gostx__cms_seal(uint8_t *out, const gostx_cms_encrypted_content *ec, const u
  * (its parameters checked), the unprotectedAttrs SET's content, and the
  * -OMAC cipher's MAC attribute present and of the block's size. */
 int gostx__cms_content_alg(gostx__der *r, gostx_cms_encrypted_content *ec);
-int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec);
+int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec, gostx_cms_status *st);
+/* 1 when oid (an encryptedContentInfo's contentType) is a CMS content type. */
+int gostx__cms_content_type_ok(gostx__der oid);
 int gostx__cms_check_mac_attr(const gostx_cms_encrypted_content *ec, gostx_cms_status *st);
 
 /* Decryption of ec's content in chunks under cek (ec's cipher known):
@@ -142,8 +144,9 @@ int gostx__cms_enveloped_cek(const gostx_cms_enveloped *env, const gostx_x509_ce
 int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
                     size_t cap, size_t *out_len, gostx_cms_status *st);
 
-/* RFC 4490 / RFC 4357: GOST 28147-89 CFB content (content89.c) and its
- * KeyTransRecipientInfo (keytrans89.c). */
+/* RFC 4490 / RFC 4357: GOST 28147-89 CFB content (content89.c), its
+ * KeyTransRecipientInfo (keytrans89.c) and KeyAgreeRecipientInfo (read:
+ * keyagree89.c). */
 /* The gostx_sbox of a 28147-89 encryptionParamSet OID, -1 unknown. */
 int gostx__cms89_sbox(gostx__der oid);
 /* Gost28147-89-Parameters after id-Gost28147-89 in alg, into ec. */
@@ -163,6 +166,15 @@ int gostx__cms89_key_alg(gostx__der oid, gostx_cms_recipient *ri);
 /* The CEK of an RFC 4490 KTRI for our key; *st names a refusal. */
 int gostx__cms89_unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key, uint8_t cek[32],
                         gostx_cms_status *st);
+/* A KARI's keyEncryptionAlgorithm (keyagree89.c): oid and the parameters
+ * after it (params); 0 not RFC 4490's, 1 read into ri (wrap_alg unknown
+ * where the agreement, wrap or param set is not built, kea_oid then naming
+ * it), -1 malformed. */
+int gostx__cms89_kari_alg(gostx__der oid, gostx__der params, gostx_cms_recipient *ri);
+/* The CEK of such a KARI's recipient ri for our key and the originator's
+ * public key peer; *st names a refusal. */
+int gostx__cms89_kari_unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
+                             const gostx_gost3410_key *peer, uint8_t cek[32], gostx_cms_status *st);
 /* An RFC 4490 KTRI for c carrying cek (count: sizes only). */
 int gostx__cms89_write_ktri(gostx__der_w *w, const gostx_x509_cert *c, const uint8_t cek[32],
                             int count);

@@ -40,7 +40,7 @@ static int content_info(dstream *d, int enveloped) {
   int rc = gostx__ber_open(&d->r, GOSTX__DER_SEQ);
   if (!rc) rc = take(d, GOSTX__DER_OID, &whole);
   if (rc) return rc;
-  gostx__der_oid(&whole, &oid);
+  if (gostx__der_oid(&whole, &oid)) return GOSTX_EFORMAT;
   if (enveloped ? !GOSTX__DER_OID_IS(oid, OID_ENVELOPED_DATA) : !GOSTX__DER_OID_IS(oid, OID_ENCRYPTED_DATA))
     return fail(d, GOSTX_CMS_WRONG_TYPE);
   rc = gostx__ber_open(&d->r, GOSTX__DER_CTXC(0));
@@ -76,26 +76,26 @@ static int content_alg(dstream *d, gostx_cms_encrypted_content *ec) {
   if (!rc) rc = take(d, GOSTX__DER_SEQ, &alg);
   if (rc) return rc;
   if (gostx__der_oid(&whole, &type) || gostx__cms_content_alg(&alg, ec) || alg.n) return GOSTX_EFORMAT;
+  if (!gostx__cms_content_type_ok(type)) return fail(d, GOSTX_CMS_BAD_CONTENT_TYPE);
   ec->content_type = type.p, ec->content_type_len = type.n;
   d->res->cipher = ec->cipher;
   return 0;
 }
 
-/* The content-encryption key: the recipient's unwrap, or the caller's. */
-/* The checks in the one-shot calls' order (the recipient, then the
- * algorithms); an unknown algorithm named: the content's, else the (first)
- * key wrap's. */
+/* The content-encryption key: the recipient's unwrap, or the caller's.
+ * The checks in the one-shot calls' order (the recipient, then the
+ * algorithms); an unknown algorithm named: the content's, or the first
+ * recipient's whose key wrap is not built. */
 static int cek_of(dstream *d, int enveloped, uint8_t cek[32]) {
   const gostx_cms_encrypted_content *ec = &d->env.content;
   int rc = enveloped ? gostx__cms_enveloped_cek(&d->env, d->p->cert, d->p->key, d->p->originator, cek,
                                                 &d->res->status)
            : ec->cipher ? (memcpy(cek, d->p->secret_key, 32), 0)
-                        : fail(d, GOSTX_CMS_UNKNOWN_ALGORITHM);
-  if (rc && d->res->status == GOSTX_CMS_UNKNOWN_ALGORITHM) {
-    const gostx_cms_recipient *ri = &d->env.recipients[0];
-    d->res->oid = ec->cipher ? ri->kea_oid : ec->alg_oid;
-    d->res->oid_len = ec->cipher ? ri->kea_oid_len : ec->alg_oid_len;
-  }
+                        : fail(d, GOSTX_CMS_UNKNOWN_CIPHER);
+  if (rc && d->res->status == GOSTX_CMS_UNKNOWN_CIPHER) d->res->oid = ec->alg_oid, d->res->oid_len = ec->alg_oid_len;
+  for (size_t i = 0; rc && d->res->status == GOSTX_CMS_UNKNOWN_KEY_WRAP && !d->res->oid && i < d->env.n_recipients; i++)
+    if (!d->env.recipients[i].wrap_alg)
+      d->res->oid = d->env.recipients[i].kea_oid, d->res->oid_len = d->env.recipients[i].kea_oid_len;
   return rc;
 }
 
@@ -105,7 +105,7 @@ static int content(dstream *d, gostx__cms_opener *o, gostx_cms_write_fn write, v
   size_t n;
   int rc = gostx__ber_more(&d->r, &tag);
   if (rc < 0 || rc > 1) return rc;
-  if (rc == 0) return fail(d, GOSTX_CMS_NO_CONTENT);
+  if (rc == 0) return fail(d, GOSTX_CMS_NO_ENCRYPTED_CONTENT);
   if ((tag & 0xdf) != GOSTX__DER_CTX(0)) return fail(d, GOSTX_CMS_MALFORMED);
   if ((rc = gostx__ber_octets_open(&d->r, GOSTX__DER_CTX(0)))) return rc;
   for (;;) {
@@ -125,7 +125,7 @@ static int tail(dstream *d, gostx_cms_encrypted_content *ec) {
   if (more && tag == GOSTX__DER_CTXC(1)) {
     if ((rc = take(d, tag, &whole))) return rc;
     if (gostx__der_get(&whole, GOSTX__DER_CTXC(1), &attrs, NULL) ||
-        gostx__cms_unprotected_attrs(attrs, ec))
+        gostx__cms_unprotected_attrs(attrs, ec, &d->res->status))
       return GOSTX_EFORMAT;
   }
   for (int i = 0; i < 3 && !rc; i++) rc = gostx__ber_close(&d->r);

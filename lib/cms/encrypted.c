@@ -54,8 +54,9 @@ static gostx_cms_cipher cipher_of(gostx__der oid) {
 /* ---- reading ---- */
 
 /* unprotectedAttrs [1] IMPLICIT SET OF Attribute: id-cms-mac-attr's one
- * OCTET STRING; other attributes are not ours and left alone. */
-int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec) {
+ * OCTET STRING (a second one, or another value, BAD_MAC_ATTRIBUTE); other
+ * attributes are not ours and left alone. */
+int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec, gostx_cms_status *st) {
   gostx__der attr, oid, values, mac;
   while (set.n) {
     if (gostx__der_get(&set, GOSTX__DER_SEQ, &attr, NULL) || gostx__der_oid(&attr, &oid) ||
@@ -63,7 +64,7 @@ int gostx__cms_unprotected_attrs(gostx__der set, gostx_cms_encrypted_content *ec
       return GOSTX_EFORMAT;
     if (!GOSTX__DER_OID_IS(oid, OID_ATTR_CMS_MAC)) continue;
     if (ec->mac || gostx__der_get(&values, GOSTX__DER_OCTETS, &mac, NULL) || values.n)
-      return GOSTX_EFORMAT;
+      return *st = GOSTX_CMS_BAD_MAC_ATTRIBUTE, GOSTX_EFORMAT;
     ec->mac = mac.p, ec->mac_len = mac.n;
   }
   return 0;
@@ -87,6 +88,18 @@ int gostx__cms_content_alg(gostx__der *r, gostx_cms_encrypted_content *ec) {
   return 0;
 }
 
+/* The content types an encrypted content can be: RFC 5652's (id-data,
+ * signedData, envelopedData, digestedData, encryptedData) and the S/MIME
+ * arc's id-ct-* (1.2.840.113549.1.9.16.1.*: authData, TSTInfo, ...); any
+ * other OID is not one (a mangled id-data, say). */
+int gostx__cms_content_type_ok(gostx__der oid) {
+  static const uint8_t pkcs7[] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07};
+  static const uint8_t id_ct[] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01};
+  if (oid.n == sizeof pkcs7 + 1 && !memcmp(oid.p, pkcs7, sizeof pkcs7))
+    return oid.p[8] == 1 || oid.p[8] == 2 || oid.p[8] == 3 || oid.p[8] == 5 || oid.p[8] == 6;
+  return oid.n > sizeof id_ct && !memcmp(oid.p, id_ct, sizeof id_ct);
+}
+
 int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content *ec,
                                       gostx_cms_status *st) {
   gostx__der eci, type, ct = {NULL, 0}, attrs;
@@ -94,21 +107,22 @@ int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content
   if (gostx__der_get(r, GOSTX__DER_SEQ, &eci, NULL) || gostx__der_oid(&eci, &type) ||
       gostx__cms_content_alg(&eci, ec))
     return GOSTX_EFORMAT;
+  if (!gostx__cms_content_type_ok(type)) return *st = GOSTX_CMS_BAD_CONTENT_TYPE, GOSTX_EFORMAT;
   ec->content_type = type.p, ec->content_type_len = type.n;
   /* encryptedContent [0] IMPLICIT OCTET STRING, primitive (DER) */
   if (eci.n && (gostx__der_get(&eci, GOSTX__DER_CTX(0), &ct, NULL) || eci.n)) return GOSTX_EFORMAT;
   ec->ciphertext = ct.p, ec->ciphertext_len = ct.n;
   if (gostx__der_peek(r, GOSTX__DER_CTXC(1)) &&
-      (gostx__der_get(r, GOSTX__DER_CTXC(1), &attrs, NULL) || gostx__cms_unprotected_attrs(attrs, ec)))
+      (gostx__der_get(r, GOSTX__DER_CTXC(1), &attrs, NULL) || gostx__cms_unprotected_attrs(attrs, ec, st)))
     return GOSTX_EFORMAT;
   if (r->n) return GOSTX_EFORMAT;
-  if (!ec->ciphertext) return *st = GOSTX_CMS_NO_CONTENT, GOSTX_EFORMAT;
+  if (!ec->ciphertext) return *st = GOSTX_CMS_NO_ENCRYPTED_CONTENT, GOSTX_EFORMAT;
   return gostx__cms_check_mac_attr(ec, st);
 }
 
 int gostx__cms_check_mac_attr(const gostx_cms_encrypted_content *ec, gostx_cms_status *st) {
   if (gostx_cms_cipher_has_mac(ec->cipher) && ec->mac_len != block_len(ec->cipher))
-    return *st = ec->mac ? GOSTX_CMS_BAD_ATTRIBUTE : GOSTX_CMS_MISSING_ATTRIBUTE, GOSTX_EFORMAT;
+    return *st = GOSTX_CMS_BAD_MAC_ATTRIBUTE, GOSTX_EFORMAT;
   return 0;
 }
 
@@ -277,7 +291,7 @@ void gostx__cms_opener_clear(gostx__cms_opener *o) {
 int gostx__cms_open(const gostx_cms_encrypted_content *ec, const uint8_t cek[32], uint8_t *out,
                     size_t cap, size_t *out_len, gostx_cms_status *st) {
   *out_len = ec->ciphertext_len;
-  if (!ec->cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
+  if (!ec->cipher) return *st = GOSTX_CMS_UNKNOWN_CIPHER, GOSTX_EFORMAT;
   if (!out) return 0;
   if (cap < ec->ciphertext_len) return GOSTX_ELEN;
   if (ec->cipher == GOSTX_CMS_GOST89) return gostx__cms89_crypt(ec, cek, ec->ciphertext, out, 1);

@@ -28,13 +28,19 @@ static size_t alg_block(gostx_alg alg) { return alg == GOSTX_ALG_KUZNYECHIK ? 16
 
 /* ---- reading ---- */
 
-/* keyEncryptionAlgorithm: { kexp15 OID, SEQUENCE { agreement OID } }; an
- * unknown wrap is kept as its OID for the refusal to name. */
-static int key_enc_alg(gostx__der *r, gostx_cms_recipient *ri) {
+/* keyEncryptionAlgorithm: { kexp15 OID, SEQUENCE { agreement OID } }, or
+ * RFC 4490's (keytrans89.c, keyagree89.c); an unknown wrap is kept as its
+ * OID for the refusal to name. */
+static int key_enc_alg(gostx__der *r, gostx_cms_recipient *ri, int kari) {
   gostx__der alg, oid, params, agr;
   if (gostx__der_get(r, GOSTX__DER_SEQ, &alg, NULL) || gostx__der_oid(&alg, &oid)) return GOSTX_EFORMAT;
   ri->kea_oid = oid.p, ri->kea_oid_len = oid.n;
-  if (gostx__cms89_key_alg(oid, ri)) return 0; /* RFC 4490: the key's AlgorithmIdentifier */
+  if (kari) {
+    int rc = gostx__cms89_kari_alg(oid, alg, ri);
+    if (rc) return rc < 0 ? GOSTX_EFORMAT : 0;
+  } else if (gostx__cms89_key_alg(oid, ri)) {
+    return 0; /* RFC 4490: the key's AlgorithmIdentifier */
+  }
   ri->wrap_alg = wrap_alg(oid);
   if (!ri->wrap_alg) return 0;
   if (gostx__der_get(&alg, GOSTX__DER_SEQ, &params, NULL) || alg.n || gostx__der_oid(&params, &agr) ||
@@ -51,7 +57,7 @@ static int key_trans(gostx__der r, gostx_cms_recipient *ri) {
   gostx__der ek;
   memset(ri, 0, sizeof *ri);
   if (gostx__der_small_uint(&r, &ri->version) || gostx__cms_read_id(&r, &id) ||
-      key_enc_alg(&r, ri) || gostx__der_get(&r, GOSTX__DER_OCTETS, &ek, NULL) || r.n)
+      key_enc_alg(&r, ri, 0) || gostx__der_get(&r, GOSTX__DER_OCTETS, &ek, NULL) || r.n)
     return GOSTX_EFORMAT;
   /* RFC 5652 6.2.1: version 0 with issuerAndSerialNumber, 2 with a key id */
   if (ri->version != (id.kind == GOSTX_CMS_SID_KEY_ID ? 2 : 0)) return GOSTX_EFORMAT;
@@ -116,10 +122,10 @@ static int key_agree(gostx__der r, gostx_cms_enveloped *env, gostx_cms_status *s
       return GOSTX_EFORMAT;
     common.ukm = octets.p, common.ukm_len = octets.n;
   }
-  if (key_enc_alg(&r, &common) || gostx__der_get(&r, GOSTX__DER_SEQ, &reks, NULL) || r.n || !reks.n)
+  if (key_enc_alg(&r, &common, 1) || gostx__der_get(&r, GOSTX__DER_SEQ, &reks, NULL) || r.n || !reks.n)
     return GOSTX_EFORMAT;
   while (reks.n) {
-    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY, GOSTX_EFORMAT;
+    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY_RECIPIENTS, GOSTX_EFORMAT;
     gostx_cms_recipient *ri = &env->recipients[env->n_recipients++];
     *ri = common;
     if (gostx__der_get(&reks, GOSTX__DER_SEQ, &rek, NULL) || kari_rid(&rek, ri) ||
@@ -146,7 +152,7 @@ static int recipient_infos(gostx__der set, gostx_cms_enveloped *env, gostx_cms_s
       env->n_other_recipients++;
       continue;
     }
-    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY, GOSTX_EFORMAT;
+    if (env->n_recipients == GOSTX_CMS_MAX_RECIPIENTS) return *st = GOSTX_CMS_TOO_MANY_RECIPIENTS, GOSTX_EFORMAT;
     if (key_trans(ri, &env->recipients[env->n_recipients++])) return GOSTX_EFORMAT;
   }
   return env->n_recipients + env->n_other_recipients ? 0 : GOSTX_EFORMAT;
@@ -204,7 +210,7 @@ static int kimp(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
   gostx_cipher mac, enc;
   size_t n = alg_block(ri->wrap_alg), cek_len = 0;
   if (ukm_len != UKM_LEN) return *st = GOSTX_CMS_MALFORMED, GOSTX_EFORMAT;
-  if (peer->curve != key->curve) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  if (peer->curve != key->curve) return *st = GOSTX_CMS_KEY_MISMATCH, GOSTX_EFORMAT;
   memset(&mac, 0, sizeof mac);
   memset(&enc, 0, sizeof enc);
   int rc = gostx__cms_kexp_keys(ri->wrap_alg, key->curve, key->d, key->len, peer->q, ukm, &mac, &enc);
@@ -256,17 +262,16 @@ static int originator_key(const gostx_cms_recipient *ri, const gostx_x509_cert *
   if (!originator || !gostx__cms_cert_is(originator, &id))
     return *st = GOSTX_CMS_ORIGINATOR_NOT_FOUND, GOSTX_EAUTH;
   if (gostx_gost3410_key_set_public(peer, originator->curve, originator->pub, originator->pub_len, NULL))
-    return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+    return *st = GOSTX_CMS_KEY_MISMATCH, GOSTX_EFORMAT;
   return 0;
 }
 
 static int unwrap(const gostx_cms_recipient *ri, const gostx_gost3410_key *key,
                   const gostx_x509_cert *originator, uint8_t cek[32], gostx_cms_status *st) {
   gostx_gost3410_key peer;
-  if (ri->rfc4490) return ri->kari ? (*st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT)
-                                   : gostx__cms89_unwrap(ri, key, cek, st);
-  if (!ri->kari) return unwrap_ktri(ri, key, cek, st);
+  if (!ri->kari) return ri->rfc4490 ? gostx__cms89_unwrap(ri, key, cek, st) : unwrap_ktri(ri, key, cek, st);
   int rc = originator_key(ri, originator, &peer, st);
+  if (!rc && ri->rfc4490) return gostx__cms89_kari_unwrap(ri, key, &peer, cek, st);
   if (!rc) rc = kimp(ri, key, &peer, ri->ukm, ri->ukm_len, ri->encrypted_key, ri->encrypted_key_len, cek, st);
   return rc;
 }
@@ -287,9 +292,12 @@ static int cek_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key
                    const gostx_x509_cert *originator, uint8_t cek[32], gostx_cms_status *st) {
   uint8_t tried[32];
   int opened = 0;
-  gostx_cms_status why = GOSTX_CMS_RECIPIENT_NOT_FOUND, s = GOSTX_CMS_OK;
+  /* nothing opened: the key is blamed only when every recipient could be tried */
+  gostx_cms_status why = env->n_recipients ? GOSTX_CMS_RECIPIENT_NOT_FOUND : GOSTX_CMS_RECIPIENT_KIND;
+  gostx_cms_status s = GOSTX_CMS_OK;
   for (size_t i = 0; i < env->n_recipients; i++) {
     const gostx_cms_recipient *ri = &env->recipients[i];
+    if (!ri->wrap_alg && why != GOSTX_CMS_ORIGINATOR_NOT_FOUND) why = GOSTX_CMS_UNKNOWN_KEY_WRAP;
     if (!ri->wrap_alg || ri->key_len != key->len) continue;
     if (!unwrap(ri, key, originator, tried, &s)) {
       if (!opened) memcpy(cek, tried, 32);
@@ -299,7 +307,9 @@ static int cek_any(const gostx_cms_enveloped *env, const gostx_gost3410_key *key
     }
   }
   gostx_memzero(tried, sizeof tried);
-  return opened ? 0 : (*st = why, GOSTX_EAUTH);
+  if (opened) return 0;
+  *st = why;
+  return why == GOSTX_CMS_UNKNOWN_KEY_WRAP ? GOSTX_EFORMAT : GOSTX_EAUTH;
 }
 
 static int decrypt_args_ok(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
@@ -311,11 +321,13 @@ static int decrypt_args_ok(const gostx_cms_enveloped *env, const gostx_x509_cert
  * recipient named by cert present, the algorithms known and of key's size. */
 static int decrypt_checks(const gostx_cms_enveloped *env, const gostx_x509_cert *cert,
                           const gostx_gost3410_key *key, gostx_cms_status *st) {
-  if (!cert) return env->content.cipher ? 0 : (*st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT);
+  if (!cert) return env->content.cipher ? 0 : (*st = GOSTX_CMS_UNKNOWN_CIPHER, GOSTX_EFORMAT);
   const gostx_cms_recipient *ri = find_recipient(env, cert);
-  if (!ri) return *st = GOSTX_CMS_RECIPIENT_NOT_FOUND, GOSTX_EAUTH;
-  if (!ri->wrap_alg || !env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_ALGORITHM, GOSTX_EFORMAT;
-  if (ri->key_len != key->len) return *st = GOSTX_CMS_ALGORITHM_MISMATCH, GOSTX_EFORMAT;
+  if (!ri)
+    return *st = env->n_recipients ? GOSTX_CMS_RECIPIENT_NOT_FOUND : GOSTX_CMS_RECIPIENT_KIND, GOSTX_EAUTH;
+  if (!ri->wrap_alg) return *st = GOSTX_CMS_UNKNOWN_KEY_WRAP, GOSTX_EFORMAT;
+  if (!env->content.cipher) return *st = GOSTX_CMS_UNKNOWN_CIPHER, GOSTX_EFORMAT;
+  if (ri->key_len != key->len) return *st = GOSTX_CMS_KEY_MISMATCH, GOSTX_EFORMAT;
   return 0;
 }
 

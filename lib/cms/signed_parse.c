@@ -46,6 +46,22 @@ const char *gostx_cms_status_name(gostx_cms_status st) {
       return "limits: a header element (recipientInfos, certificates) larger than the work buffer";
     case GOSTX_CMS_BAD_MAC:
       return "content: the OMAC does not verify (content or its MAC attribute changed, or wrong key)";
+    case GOSTX_CMS_TOO_MANY_RECIPIENTS:
+      return "recipientInfos: more recipients than the 8 read (GOSTX_CMS_MAX_RECIPIENTS)";
+    case GOSTX_CMS_UNKNOWN_CIPHER: return "contentEncryptionAlgorithm: not supported";
+    case GOSTX_CMS_UNKNOWN_KEY_WRAP: return "recipient: keyEncryptionAlgorithm not supported";
+    case GOSTX_CMS_RECIPIENT_KIND:
+      return "recipientInfos: only kinds not read (KEKRecipientInfo, PasswordRecipientInfo, other)";
+    case GOSTX_CMS_KEY_MISMATCH:
+      return "recipient: the key is of another size or curve than the recipient info's";
+    case GOSTX_CMS_BAD_MAC_ATTRIBUTE:
+      return "unprotectedAttrs: the -OMAC content's id-cms-mac-attr is missing, repeated or not one block";
+    case GOSTX_CMS_NO_ENCRYPTED_CONTENT:
+      return "encryptedContent: absent (a content sent apart is not supported)";
+    case GOSTX_CMS_BAD_CONTENT_TYPE:
+      return "encryptedContentInfo: contentType is not a CMS content type (id-data, RFC 5652's, id-ct-*)";
+    case GOSTX_CMS_BAD_DIGEST_ALGORITHMS:
+      return "digestAlgorithms: names a digest algorithm that is not built (Streebog-256, -512)";
   }
   return "unknown status";
 }
@@ -250,10 +266,12 @@ static int signer_info(gostx__der r, gostx_cms_signer_info *si) {
 
 /* ---- SignedData ---- */
 
-/* digestAlgorithms: a SET OF AlgorithmIdentifier, each checked. */
-static int digest_algorithms(gostx__der *r) {
+/* digestAlgorithms: a SET OF AlgorithmIdentifier, each checked, kept for
+ * the verification (which wants each a digest it knows). */
+static int digest_algorithms(gostx__der *r, gostx_cms_signed *sd) {
   gostx__der set, oid;
   if (gostx__der_get(r, GOSTX__DER_SET, &set, NULL)) return GOSTX_EFORMAT;
+  sd->digest_algs = set.p, sd->digest_algs_len = set.n;
   while (set.n)
     if (gostx__cms_alg_id(&set, &oid)) return GOSTX_EFORMAT;
   return 0;
@@ -299,7 +317,7 @@ static int certificates(gostx__der set, gostx_cms_signed *sd, gostx_cms_status *
 static int signed_data(gostx__der r, gostx_cms_signed *sd, gostx_cms_status *st) {
   gostx__der set, si;
   if (gostx__der_small_uint(&r, &sd->version) || sd->version < 1 || sd->version > 5 ||
-      digest_algorithms(&r) || encap_content(&r, sd))
+      digest_algorithms(&r, sd) || encap_content(&r, sd))
     return GOSTX_EFORMAT;
   if (gostx__der_peek(&r, GOSTX__DER_CTXC(0))) {
     if (gostx__der_get(&r, GOSTX__DER_CTXC(0), &set, NULL) || certificates(set, sd, st))

@@ -200,10 +200,26 @@ static gostx_cms_status verify_signer(const gostx_cms_signed *sd, const gostx_cm
   return p && p->store ? check_chain(sd, cert, p, v) : GOSTX_CMS_OK;
 }
 
+/* Every digestAlgorithms entry a digest lib/cms computes: one it does not
+ * (a mangled Streebog OID, say) is refused before any signer, as openssl
+ * refuses it, and named. */
+static gostx_cms_status check_digest_list(const gostx_cms_signed *sd, gostx_cms_verdict *v) {
+  gostx__der set = {sd->digest_algs, sd->digest_algs_len}, oid;
+  while (set.n) {
+    if (gostx__cms_alg_id(&set, &oid)) return GOSTX_CMS_MALFORMED;
+    if (!gostx__cms_digest_size(oid)) {
+      gostx__der_oid_text(oid, v->oid, sizeof v->oid);
+      return GOSTX_CMS_BAD_DIGEST_ALGORITHMS;
+    }
+  }
+  return GOSTX_CMS_OK;
+}
+
 int gostx_cms_signed_verify(const gostx_cms_signed *sd, const gostx_cms_hash *hash,
                             const gostx_cms_verify_params *params, gostx_cms_verdict *v) {
   if (!sd || !v || sd->n_signers == 0 || sd->n_signers > GOSTX_CMS_MAX_SIGNERS) return GOSTX_EINVAL;
   memset(v, 0, sizeof *v);
+  if ((v->status = check_digest_list(sd, v)) != GOSTX_CMS_OK) return GOSTX_EAUTH;
   for (size_t i = 0; i < sd->n_signers; i++) {
     v->signer = i;
     v->status = verify_signer(sd, &sd->signers[i], hash, params, v);

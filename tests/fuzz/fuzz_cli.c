@@ -13,40 +13,18 @@
  * Finds: crashes, ASan/UBSan reports, leaks (libFuzzer's leak check) and
  * hangs in option parsing, hex/number parsing, the output-file logic and the
  * cipher/MAC front ends. An exit code other than 0, 1 or 2 is a bug too. */
-#include <dirent.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+
+#include "fuzz_scratch.h"
 
 int gostx_cli_main(int argc, char **argv);
 
 #define MAX_ARGS 40
 
-static char scratch[64];
-
-static void empty_scratch(void) {
-  DIR *d = opendir(".");
-  struct dirent *e;
-  if (!d) abort();
-  while ((e = readdir(d)) != NULL)
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(e->d_name);
-  closedir(d);
-}
-
-static void cleanup(void) {
-  empty_scratch();
-  if (chdir("/") == 0) rmdir(scratch);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  snprintf(scratch, sizeof scratch, "/tmp/gostx-fuzz-cli-XXXXXX");
-  if (!mkdtemp(scratch) || chdir(scratch) != 0) abort();
-  atexit(cleanup);
-  if (!freopen("/dev/null", "w", stdout)) abort();
+  scratch_enter("cli");
   return 0;
 }
 

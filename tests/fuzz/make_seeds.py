@@ -4,7 +4,7 @@ to change them). MGM seeds hold genuine ciphertexts made with the gostx
 command, so the decrypt harness starts from an accepting input.
 usage: tests/fuzz/make_seeds.py PATH/TO/gostx
        tests/fuzz/make_seeds.py --only fuzz_esp_open fuzz_ike_payloads fuzz_ike_engine fuzz_tls_record fuzz_tls12_record
-         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms
+         fuzz_tls_handshake fuzz_tunnel_gso fuzz_x509 fuzz_cms fuzz_cms_cli
          (those that need no gostx; fuzz_x509 and fuzz_cms need openssl with gost-engine)
        tests/fuzz/make_seeds.py PATH/TO/gostx --only fuzz_pkcs12 fuzz_cms
          (fuzz_cms: the EnvelopedData shapes only gostx writes, beside the ones above)"""
@@ -631,6 +631,41 @@ def cryptopro_pfx(vec, rc2=False):
     macdata = der(0x30, der(0x30, der(0x30, oid("1.3.14.3.2.26"), der(5)), der(4, digest)), der(4, msalt), der(2, b"\1"))
     return der(0x30, der(2, b"\3"), der(0x30, data, der(0xa0, der(4, auth))), macdata)
 
+# fuzz_cms_cli: operation (0 -cmsout, 1 -print, 2 -verify streamed, 3
+# -verify -content, 4 -digest_verify, 5 -decrypt, 6 -EncryptedData_decrypt,
+# 7 -tsa-query, 8 -tsa-reply, 9 -cmsout -outform DER), -inform (0 told
+# apart, 1 PEM, 2 DER), the message's length (2), the message, the second
+# file. The TC26 examples as PEM and DER, and the damaged inputs that once
+# freed the message twice (issue 67).
+def cms_cli_seeds():
+    import base64
+    vec = os.path.join(here, "..", "vectors", "tc26_cms")
+    def pem(name):
+        with open(os.path.join(vec, name), "rb") as f:
+            return f.read()
+    def der_of(text):
+        body = b"".join(l for l in text.splitlines() if l and not l.startswith(b"-----"))
+        return base64.b64decode(body)
+    seeds = []
+    def add(op, inform, msg, second=b""):
+        seeds.append(bytes([op, inform]) + len(msg).to_bytes(2, "big") + msg + second)
+    signed, digested = pem("signed_a121.pem"), pem("hashed_a311.pem")
+    for op, name in ((0, "signed_a111.pem"), (1, "signed_a111.pem"), (2, "signed_a121.pem"),
+                     (4, "hashed_a321.pem"), (5, "encrypted_keytrans_a231.pem"), (5, "tk26cms_kari256_gost89.pem"),
+                     (6, "encrypted_kuznyechik_a421.pem"), (6, "encrypted_magma_a411.pem"), (7, "signed_a121.pem"),
+                     (9, "signed_a121.pem")):
+        add(op, 0, pem(name))
+        add(op, 2, der_of(pem(name)))
+    add(3, 1, signed, b"content")
+    add(8, 0, signed, der_of(signed))  # a reply that is no reply
+    bad = b"-----BEGIN CMS-----\nMIIB\n"
+    for op in range(10):
+        add(op, 1, bad)
+        add(op, 0, (signed if op != 4 else digested)[:-5])
+    add(1, 1, der_of(signed))  # DER said to be PEM
+    for i, s in enumerate(seeds):
+        put("fuzz_cms_cli", i, s)
+
 NEEDS_GOSTX = {"fuzz_pkcs12": pkcs12_seeds, "fuzz_cms": cms_gostx_seeds}
 if sys.argv[2:3] == ["--only"]:  # make_seeds.py GOSTX --only fuzz_pkcs12 fuzz_cms
     for n in sys.argv[3:]:
@@ -641,7 +676,7 @@ NEEDS_NO_GOSTX = {"fuzz_ike_payloads": ike_seeds, "fuzz_ike_engine": ike_engine_
                   "fuzz_esp_open": esp_seeds, "fuzz_tls_record": tls_seeds,
                   "fuzz_tls12_record": tls12_seeds, "fuzz_tunnel_gso": tunnel_gso_seeds,
                   "fuzz_tls_handshake": tls_handshake_seeds, "fuzz_x509": x509_seeds,
-                  "fuzz_cms": cms_seeds}
+                  "fuzz_cms": cms_seeds, "fuzz_cms_cli": cms_cli_seeds}
 if gostx == "--only":
     if not sys.argv[2:] or any(n not in NEEDS_NO_GOSTX for n in sys.argv[2:]):
         sys.exit("make_seeds: --only takes " + " ".join(sorted(NEEDS_NO_GOSTX)))
