@@ -15,11 +15,11 @@ and the DER is taken apart and put together here. Nothing of gostx is used.
 
 Usage (see README.md):
     python3 make_gost_limbo.py --limbo-checkout DIR [-o limbo-gost.json.gz]
+(the bettertls:: cases go to limbo-gost-bettertls.json.gz beside -o)
     python3 make_gost_limbo.py --limbo-json limbo.json [-o ...]
 """
 import argparse
 import base64
-import datetime
 import gzip
 import hashlib
 import json
@@ -108,7 +108,7 @@ def seq(*items):
 # ---- GOST keys and signatures (gostcrypto) ----
 
 CURVE = gostsignature.CURVES_R_1323565_1_024_2019[CURVE_NAME]
-Q = int(CURVE["q"])
+P, A, Q = (int(CURVE[k]) for k in ("p", "a", "q"))
 SIGNER = gostsignature.new(gostsignature.MODE_256, CURVE)
 
 
@@ -116,15 +116,67 @@ def streebog256(data):
     return bytes(gosthash.new("streebog256", data=bytearray(data)).digest())
 
 
+# gostcrypto multiplies in affine coordinates (an inversion per step: 56 ms a
+# signature), too slow for bettertls's 30000 certificates. So k*G is done here
+# from a table of 2^i*G in Jacobian coordinates, checked against gostcrypto
+# at start, and every 97th signature is verified by gostcrypto.
+def _double(x, y, z):
+    if not y or not z:
+        return 0, 1, 0
+    yy = y * y % P
+    s = 4 * x * yy % P
+    m = (3 * x * x + A * pow(z, 4, P)) % P
+    x3 = (m * m - 2 * s) % P
+    return x3, (m * (s - x3) - 8 * yy * yy) % P, 2 * y * z % P
+
+
+def _add_affine(x1, y1, z1, x2, y2):
+    if not z1:
+        return x2, y2, 1
+    zz = z1 * z1 % P
+    h, r = (x2 * zz - x1) % P, (y2 * z1 * zz - y1) % P
+    if not h:
+        return _double(x1, y1, z1) if not r else (0, 1, 0)
+    hh = h * h % P
+    hhh, v = h * hh % P, x1 * hh % P
+    x3 = (r * r - hhh - 2 * v) % P
+    return x3, (r * (v - x3) - y1 * hhh) % P, z1 * h % P
+
+
+def _affine(x, y, z):
+    zi = pow(z, P - 2, P)
+    return x * zi * zi % P, y * zi * zi * zi % P
+
+
+_TABLE = [(int(CURVE["x"]), int(CURVE["y"]))]
+for _ in range(255):
+    _TABLE.append(_affine(*_double(*_TABLE[-1], 1)))
+
+
+def base_mul(k):
+    acc = (0, 1, 0)
+    for i in range(k.bit_length()):
+        if k >> i & 1:
+            acc = _add_affine(*acc, *_TABLE[i])
+    return _affine(*acc)
+
+
+_CHECK = 0x1234567890ABCDEF1234567890ABCDEF % Q
+assert b"".join(v.to_bytes(32, "big") for v in base_mul(_CHECK)) == bytes(
+    SIGNER.public_key_generate(bytearray(_CHECK.to_bytes(32, "big")))), "base_mul disagrees"
+
+
 class GostKey:
     """A deterministic key made from a seed (the original key's SPKI)."""
 
+    signed = 0
+
     def __init__(self, seed, on_curve=True):
-        d = int.from_bytes(streebog256(b"x509-limbo GOST key\0" + seed), "big") % (Q - 1) + 1
-        self.d = d.to_bytes(32, "big")
+        self.d = int.from_bytes(streebog256(b"x509-limbo GOST key\0" + seed), "big") % (Q - 1) + 1
         if on_curve:
-            xy = bytes(SIGNER.public_key_generate(bytearray(self.d)))  # x || y big-endian
-            self.point = xy[:32][::-1] + xy[32:][::-1]  # each little-endian in the SPKI
+            x, y = base_mul(self.d)
+            self.xy = x.to_bytes(32, "big") + y.to_bytes(32, "big")
+            self.point = self.xy[:32][::-1] + self.xy[32:][::-1]  # each little-endian in the SPKI
         else:
             # A malformed key stays malformed: the point (1, 1) is on no GOST curve.
             self.point = (1).to_bytes(32, "little") * 2
@@ -134,11 +186,18 @@ class GostKey:
         return seq(alg, enc(0x03, b"\0" + enc(0x04, self.point)))
 
     def sign(self, tbs):
+        # GOST R 34.10-2012 section 6.1; the hash is read as a little-endian number
+        # (RFC 7091, RFC 4491), k deterministic so a rerun writes the same bytes.
         h = streebog256(tbs)
-        k = int.from_bytes(streebog256(self.d + tbs), "big") % (Q - 1) + 1
-        # The hash is read as a little-endian number (RFC 7091 / RFC 4491); gostcrypto
-        # reads its digest argument big-endian, hence the reversal.
-        rs = bytes(SIGNER.sign(bytearray(self.d), bytearray(h[::-1]), bytearray(k.to_bytes(32, "big"))))
+        e = int.from_bytes(h, "little") % Q or 1
+        k = int.from_bytes(streebog256(self.d.to_bytes(32, "big") + tbs), "big") % (Q - 1) + 1
+        r = base_mul(k)[0] % Q
+        s = (r * self.d + k * e) % Q
+        assert r and s
+        rs = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+        GostKey.signed += 1
+        if GostKey.signed % 97 == 1:  # gostcrypto reads its digest big-endian
+            assert SIGNER.verify(bytearray(self.xy), bytearray(h[::-1]), bytearray(rs)), "bad signature"
         return rs[32:] + rs[:32]  # certificates carry s || r (RFC 9215 section 2)
 
 
@@ -225,6 +284,26 @@ def skip_reason(tc):
     return None
 
 
+WEAK_HASHES = ("sha1", "md5")
+
+
+def algorithm_point(tc):
+    """Why the case is about its original algorithms, or None. A SHA-1 or MD5
+    signature on a certificate that is not self-signed is such a point
+    (bettertls's INVALID_REASON_DEPRECATED_CRYPTO): re-signed with Streebog it
+    would be gone."""
+    for pem in tc["trusted_certs"] + tc["untrusted_intermediates"] + [tc["peer_certificate"]]:
+        for der in pem_ders(pem):
+            c = x509.load_der_x509_certificate(der)
+            try:
+                h = c.signature_hash_algorithm
+            except UnsupportedAlgorithm:
+                h = None
+            if h is not None and h.name in WEAK_HASHES and c.issuer != c.subject:
+                return "a %s signature (deprecated crypto): re-signing with Streebog removes it" % h.name
+    return None
+
+
 def convert(tc, keys):
     """The case with its certificates re-signed, and notes on what had no signer."""
     groups = {
@@ -307,25 +386,33 @@ def main():
 
     keys, cases, skipped = {}, [], []
     for tc in sorted(limbo["testcases"], key=lambda t: t["id"]):
-        why = skip_reason(tc)
+        why = skip_reason(tc) or algorithm_point(tc)
         if why:
             skipped.append({"id": tc["id"], "reason": why})
             continue
         cases.append(convert(tc, keys))
         print("re-signed", tc["id"], file=sys.stderr)
-    doc = {
-        "about": "x509-limbo (C2SP, Apache-2.0) cases re-signed with GOST R 34.10-2012 "
-        "256-bit keys by tests/limbo/make_gost_limbo.py",
-        "source": args.source,
-        "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
-        "cases": cases,
-        "skipped": skipped,
-    }
-    raw = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
-    with open(args.output, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as z:
-        z.write(raw)
-    print(f"{len(cases)} cases, {len(skipped)} skipped -> {args.output} "
-          f"(sha256 {hashlib.sha256(raw).hexdigest()[:16]})", file=sys.stderr)
+    # bettertls's thousands in a file of their own: its bytes change only when
+    # bettertls.json does (keys and k are derived, so the output is reproducible).
+    parts = {args.output: lambda c: not c.startswith("bettertls::"),
+             args.output.with_name(args.output.name.replace(".json", "-bettertls.json")):
+             lambda c: c.startswith("bettertls::")}
+    for path, mine in parts.items():
+        if not any(mine(c["id"]) for c in cases):
+            print(f"no such cases: {path} left as it is", file=sys.stderr)
+            continue
+        doc = {
+            "about": "x509-limbo (C2SP, Apache-2.0) cases re-signed with GOST R 34.10-2012 "
+            "256-bit keys by tests/limbo/make_gost_limbo.py",
+            "source": args.source,
+            "cases": [c for c in cases if mine(c["id"])],
+            "skipped": [s for s in skipped if mine(s["id"])],
+        }
+        raw = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+        with open(path, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as z:
+            z.write(raw)
+        print(f"{len(doc['cases'])} cases, {len(doc['skipped'])} skipped -> {path} "
+              f"(sha256 {hashlib.sha256(raw).hexdigest()[:16]})", file=sys.stderr)
 
 
 if __name__ == "__main__":
