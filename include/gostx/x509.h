@@ -241,7 +241,8 @@ typedef struct gostx_x509_verify_opts {
   gostx_x509_purpose purpose; /* default GOSTX_X509_PURPOSE_ANY */
   const char *name;           /* DNS name or IP literal the leaf must be for; NULL (default): none */
   /* openssl's -verify_depth: at most this many intermediate certificates
-   * between the leaf and the anchor (neither counted); a path that needs
+   * between the leaf and the anchor (neither counted, nor self-issued
+   * intermediates, as for pathLenConstraint); a path that needs
    * more is GOSTX_X509_PATH_TOO_LONG. -1 (default): GOSTX_X509_MAX_DEPTH's
    * limit only. */
   int max_intermediates;

@@ -100,6 +100,16 @@ static int complete(search *s) {
 
 enum { NO_LIMIT, LIMIT_DEPTH, LIMIT_VERIFY_DEPTH };
 
+/* The intermediates of the path so far that the verify depth counts:
+ * self-issued ones (a CA's key rollover) are not, as RFC 5280 6.1.4(l)
+ * leaves them out of pathLenConstraint (x509-limbo's
+ * pathlen::max-chain-depth-1-self-issued expects the same). */
+static size_t counted_intermediates(const search *s) {
+  size_t n = 0;
+  for (size_t k = 1; k < s->len; k++) n += !gostx__x509_self_issued(s->path[k]);
+  return n;
+}
+
 /* The top certificate of the path got no issuer: the path ranks by its
  * length (one more when an issuer was there but a limit kept it out). */
 static void dead_end(search *s, gostx_x509_status none, int limit) {
@@ -138,7 +148,9 @@ static int extend(search *s) {
         limit = LIMIT_DEPTH;
         continue;
       }
-      if (pass && s->o->max_intermediates >= 0 && s->len > (size_t)s->o->max_intermediates) {
+      if (pass && s->o->max_intermediates >= 0 &&
+          counted_intermediates(s) + !gostx__x509_self_issued(cand) >
+              (size_t)s->o->max_intermediates) {
         limit = LIMIT_VERIFY_DEPTH;
         continue;
       }
