@@ -838,57 +838,6 @@ static void test_after_handshake(void) {
   pair_free(&p);
 }
 
-/* The ClientHello's legacy_version (the mutate hook) and its record's
- * legacy_record_version (a tamper of the first record). */
-static void set_hello_version(void *user, uint8_t *msg, size_t *len, size_t cap) {
-  (void)len, (void)cap;
-  unsigned v = *(const unsigned *)user;
-  if (msg[0] != GOSTX__HS_CLIENT_HELLO) return;
-  msg[4] = (uint8_t)(v >> 8), msg[5] = (uint8_t)v;
-}
-
-static void set_record_version(uint8_t *rec, size_t len, size_t v) {
-  (void)len;
-  rec[1] = (uint8_t)(v >> 8), rec[2] = (uint8_t)v;
-}
-
-/* RFC 8446 4.2.1: with supported_versions, legacy_version plays no part in
- * the choice; 5.1: legacy_record_version is ignored (RFC 5246 E.1 lets a
- * TLS 1.2 ClientHello's record carry any). */
-static void test_legacy_versions(void) {
-  static const unsigned hello_versions[] = {0x0301, 0x0302, 0x0304, 0x0305};
-  for (size_t i = 0; i < 4; i++) {
-    unsigned v = hello_versions[i];
-    pair p;
-    pair_init(&p, &keys[0], 0);
-    gostx__tls_test_hooks *t = gostx__tls_config_test(p.ccfg);
-    t->mutate = set_hello_version;
-    t->mutate_user = &v;
-    pair_start(&p);
-    int rc = pair_handshake(&p);
-    CHECK(rc == 0 && gostx_tls_version_id(p.s) == GOSTX_TLS_VERSION_1_3,
-          "ClientHello legacy_version 0x%04x with supported_versions {1.3, 1.2}: TLS 1.3 (%s)", v,
-          gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
-    pair_free(&p);
-  }
-  static const unsigned record_versions[] = {0x0300, 0x0302, 0x0304, 0x0000, 0xFFFF};
-  for (unsigned version = GOSTX_TLS_VERSION_1_2; version <= GOSTX_TLS_VERSION_1_3; version++)
-    for (size_t i = 0; i < 5; i++) {
-      pair p;
-      pair_only_version = version;
-      pair_init(&p, &keys[0], 0);
-      pair_only_version = 0;
-      p.c2s.tamper_fn = set_record_version; /* record 0: the ClientHello's */
-      p.c2s.tamper_arg = record_versions[i];
-      pair_start(&p);
-      int rc = pair_handshake(&p);
-      CHECK(rc == 0 && p.c2s.tampered && gostx_tls_version_id(p.s) == version,
-            "TLS 0x%04x: a ClientHello record of version 0x%04zx taken (%s)", version,
-            p.c2s.tamper_arg, gostx_tls_error(p.s) ? gostx_tls_error(p.s) : "-");
-      pair_free(&p);
-    }
-}
-
 /* Half-close: after one side's close_notify the other sends a KeyUpdate
  * (update_requested or not) and more data. The closed side reads it all
  * under the updated key and sends nothing more (RFC 8446 6.1: nothing
@@ -1487,7 +1436,6 @@ int main(void) {
   test_refusals();
   test_after_handshake();
   test_half_close_key_update();
-  test_legacy_versions();
   test_wrong_key();
   test_mutated();
   test_pki();

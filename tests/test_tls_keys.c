@@ -173,8 +173,9 @@ static void check_tampering(const gostx__tls_record *rx, const uint8_t *rec, siz
       uint8_t type = 0;
       int rc = gostx__tls_record_open(&r, bad, len, plain, sizeof plain, &out_len, &type);
       if (rc == GOSTX_OK) all_refused = 0;
-      /* The header's bytes are checked before MGM; the rest fail the tag. */
-      if (rc != (i < 5 ? GOSTX_EFORMAT : GOSTX_EAUTH)) right_code = 0;
+      /* The type and length are checked before MGM; the rest fail the tag,
+       * legacy_record_version too (additional data alone, RFC 8446 5.2). */
+      if (rc != (i == 0 || i == 3 || i == 4 ? GOSTX_EFORMAT : GOSTX_EAUTH)) right_code = 0;
       for (size_t k = 0; k < len; k++)
         if (plain[k] != 0xa5) untouched = 0;
       if (r.seq != rx->seq) seq_kept = 0;
@@ -189,7 +190,7 @@ static void check_tampering(const gostx__tls_record *rx, const uint8_t *rec, siz
     if (r.seq != rx->seq) seq_kept = 0;
   }
   CHECK(all_refused, "every flipped bit and truncation refused");
-  CHECK(right_code, "header flips EFORMAT, body and tag flips EAUTH");
+  CHECK(right_code, "type and length flips EFORMAT, version, body and tag flips EAUTH");
   CHECK(untouched, "nothing released from a refused record");
   CHECK(seq_kept, "a refused record leaves the sequence number");
 }

@@ -19,15 +19,15 @@ trap 'pids_stop; rm -rf "$T"' EXIT
 
 # conf NAME: stdin into $T/NAME.conf
 conf() { cat >"$T/$1.conf"; }
-# refused PATTERN NAME: serve -c $T/NAME.conf exits 2, one line on stderr
-# matching PATTERN
+# refused PATTERN NAME [CODE]: serve -c $T/NAME.conf exits CODE (2), one
+# line on stderr matching PATTERN
 refused() {
   timeout 10 "$G" tls serve -c "$T/$2.conf" </dev/null >/dev/null 2>"$T/err"
   local rc=$?
-  if [ $rc = 2 ] && grep -qE -- "$1" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ]; then
+  if [ $rc = "${3:-2}" ] && grep -qE -- "$1" "$T/err" && [ "$(wc -l <"$T/err")" = 1 ]; then
     ok
   else
-    bad "serve -c $2.conf -> rc $rc (want 2, /$1/): $(cat "$T/err")"
+    bad "serve -c $2.conf -> rc $rc (want ${3:-2}, /$1/): $(cat "$T/err")"
   fi
 }
 SVC="listen = 127.0.0.1:0
@@ -73,6 +73,25 @@ cert = $PKI/leaf-256A.key
 key = $PKI/leaf-256A.key
 EOF
 refused "badcert.conf:1 \[api\]: --cert .*leaf-256A.key: no certificate in it" badcert
+# files that cannot be read at the start: exit 1, the service named
+# (FILE:LINE [NAME]) and the option. files NAME CERT KEY [PASSIN]: a
+# service [api] of those files in $T/NAME.conf
+files() {
+  printf '[api]\n%s\ncert = %s\nkey = %s\n%s' "$SVC" "$2" "$3" "${4:+passin = $4
+}" >"$T/$1.conf"
+}
+files nocertfile "$T/absent.pem" "$PKI/leaf-256A.key"
+refused "nocertfile.conf:1 \[api\]: --cert $T/absent.pem: No such file" nocertfile 1
+files nokeyfile "$PKI/chain-256A.pem" "$T/absent.key"
+refused "nokeyfile.conf:1 \[api\]: --key $T/absent.key: No such file" nokeyfile 1
+cp "$PKI/leaf-256A.key" "$T/open.key" && chmod 644 "$T/open.key"
+files openkey "$PKI/chain-256A.pem" "$T/open.key"
+refused "openkey.conf:1 \[api\]: --key $T/open.key has mode 0644" openkey 1
+"$G" pkey -in "$PKI/leaf-256A.key" -out "$T/enc.key" -passout pass:one 2>"$T/err" || bad "pkey: $(cat "$T/err")"
+files nopassfile "$PKI/chain-256A.pem" "$T/enc.key" "file:$T/absent.pass"
+refused "nopassfile.conf:1 \[api\]: $T/absent.pass: No such file" nopassfile 1
+files wrongpass "$PKI/chain-256A.pem" "$T/enc.key" pass:two
+refused "wrongpass.conf:1 \[api\]: $T/enc.key: wrong password" wrongpass 1
 conf global <<EOF
 [web]
 workers = 2

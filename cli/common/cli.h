@@ -27,6 +27,11 @@
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the message and returns CLI_EXIT_USAGE, for `return cli_usage(...)`. */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Until called again with NULL, this thread's messages name where: "gostx:
+ * WHERE: <message>" (one that begins "WHERE:" already is left as it is),
+ * so the helpers' own lines (a file missing, a wrong password) say which
+ * service of a config file they are about. */
+void cli_err_scope(const char *where);
 /* Why GOSTX_IMPL was not honoured as asked (an unknown name, a level the CPU
  * lacks) and what runs instead, with *value the value as printable text; NULL
  * (and *value NULL) when it was honoured or is unset. Makes the library's

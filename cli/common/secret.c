@@ -229,7 +229,10 @@ static int first_line(const char *from, const uint8_t *buf, size_t n, size_t *le
 }
 
 /* file:, fd: or stdin: up to cap bytes read into buf (*got),
- * name for messages. 1 when spec is none of them. */
+ * name for messages. NOT_A_SOURCE when spec is none of them (not 1: that
+ * is CLI_EXIT_FAIL, a source that failed, a missing file). */
+#define NOT_A_SOURCE (-1)
+
 static int read_source(const char *opt, const char *spec, uint8_t *buf, size_t cap, long *got,
                        char *name, size_t name_cap) {
   int fd = -1, rc;
@@ -245,7 +248,7 @@ static int read_source(const char *opt, const char *spec, uint8_t *buf, size_t c
     fd = 0;
     snprintf(name, name_cap, "%s stdin", opt);
   } else {
-    return 1;
+    return NOT_A_SOURCE;
   }
   *got = path ? cli_read_secret_file(path, buf, cap) : read_secret_fd(fd, name, buf, cap);
   return *got < 0 ? CLI_EXIT_FAIL : 0;
@@ -261,8 +264,9 @@ int cli_read_pass_lines(const char *opt, const char *spec, uint8_t *in, size_t *
     return CLI_EXIT_FAIL;
   }
   int rc = read_source(opt, spec, buf, 2 * CLI_PASS_MAX + 8, &got, name, sizeof name);
-  if (rc == 1) rc = cli_usage("%s: '%s': one source for both passwords must be file:, fd: or stdin",
-                              opt, spec);
+  if (rc == NOT_A_SOURCE)
+    rc = cli_usage("%s: '%s': one source for both passwords must be file:, fd: or stdin",
+                   opt, spec);
   if (!rc) rc = first_line(name, buf, (size_t)got, in_len);
   if (!rc) {
     memcpy(in, buf, *in_len);
@@ -305,7 +309,7 @@ int cli_read_pass_arg(const char *opt, const char *spec, uint8_t *pass, size_t *
     return CLI_EXIT_FAIL;
   }
   rc = read_source(opt, spec, buf, CLI_PASS_MAX + 2, &got, name, sizeof name);
-  if (rc == 1)
+  if (rc == NOT_A_SOURCE)
     rc = cli_usage("%s: '%s' is none of pass:PASSWORD, file:PATH, fd:N, env:VAR, stdin", opt, spec);
   if (!rc) rc = first_line(name, buf, (size_t)got, len);
   if (!rc) memcpy(pass, buf, *len);

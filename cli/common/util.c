@@ -13,8 +13,21 @@
 
 /* ---- errors ---- */
 
+static _Thread_local const char *err_scope;
+
+void cli_err_scope(const char *where) { err_scope = where; }
+
 static void verr(const char *fmt, va_list ap) {
   fputs("gostx: ", stderr);
+  if (err_scope) {
+    char head[400]; /* enough of the message to see whether it names the scope */
+    va_list aq;
+    va_copy(aq, ap);
+    vsnprintf(head, sizeof head, fmt, aq);
+    va_end(aq);
+    size_t n = strlen(err_scope);
+    if (strncmp(head, err_scope, n) || head[n] != ':') fprintf(stderr, "%s: ", err_scope);
+  }
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
 }

@@ -354,15 +354,23 @@ static int suites_have_version(const char *list, unsigned v) {
   return 0;
 }
 
-/* --ca FILE|DIR opened, or CLI_EXIT_FAIL with the reason (the store's
- * reader says only "cannot open"). */
-static int ca_readable(const char *path, const char *sub) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    cli_err("%s: --ca %s: %s", sub, path, strerror(errno));
-    return CLI_EXIT_FAIL;
+/* The files the options name opened, or CLI_EXIT_FAIL naming the first
+ * that cannot be and why (the readers say only the path, the store's
+ * "cannot open"). */
+static int files_readable(const struct tls_opts *o, const char *sub) {
+  const struct {
+    const char *opt, *path;
+  } files[] = {{"--cert", o->cert}, {"--key", o->key}, {"--chain", o->chain},
+               {"--ca", o->ca}, {"--psk-file", o->psk_file}, {"--ticket-key", o->ticket_key}};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    if (!files[i].path || !strcmp(files[i].path, "-")) continue;
+    int fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      cli_err("%s: %s %s: %s", sub, files[i].opt, files[i].path, strerror(errno));
+      return CLI_EXIT_FAIL;
+    }
+    close(fd);
   }
-  close(fd);
   return 0;
 }
 
@@ -378,8 +386,9 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, const char
     cli_err("%s: out of memory", sub);
     return CLI_EXIT_FAIL;
   }
-  int rc = 0;
-  if (o->version) {
+  int rc = files_readable(o, sub);
+  if (rc) {
+  } else if (o->version) {
     unsigned v = !strcmp(o->version, "1.3") ? 0x0304 : !strcmp(o->version, "1.2") ? 0x0303 : 0;
     if (!v) rc = cli_usage("%s: --version must be 1.2 or 1.3, not '%s'", sub, o->version);
     else if (gostx_tls_config_set_versions(cfg, v, v))
@@ -407,7 +416,6 @@ static int build_config(enum tls_mode mode, const struct tls_opts *o, const char
     if (!store) {
       cli_err("%s: out of memory", sub);
       rc = CLI_EXIT_FAIL;
-    } else if ((rc = ca_readable(o->ca, sub))) {
     } else if ((lrc = gostx_x509_store_add_path(store, o->ca, err, sizeof err))) {
       /* I/O (a file of the folder unreadable) is 1, what was read and
        * refused a usage error (2), as for the other files */
@@ -781,8 +789,11 @@ struct service {
 static int service_config(struct service *s, struct tls_cfg_ref **out) {
   gostx_tls_config *cfg = NULL;
   gostx_x509_store *store = NULL;
+  /* a -c file's service: every line about its files names it */
+  if (s->name) cli_err_scope(s->where);
   int rc = secret_files_private(&s->o);
   if (!rc) rc = build_config(s->mode, &s->o, s->where, &cfg, &store);
+  cli_err_scope(NULL);
   if (rc) return rc;
   if (s->own_ticket_key) (void)gostx_tls_config_set_ticket_key(cfg, s->ticket_key, sizeof s->ticket_key);
   if (!(*out = tls_cfg_ref_new(cfg, store))) {

@@ -297,19 +297,26 @@ static uint16_t responder_child(const gostx_ike_engine *e, const gostx_ike_chain
   return 0;
 }
 
-/* An encrypted response of one notify: AUTHENTICATION_FAILED or INVALID_SYNTAX. */
+/* An encrypted response of the one notify in w (of type): the IKE SA is
+ * not made (2.21.2). */
+static int refuse_sealed(gostx_ike_engine *e, gostx_ike_writer *w, uint16_t type,
+                         int64_t now_ms, uint8_t *out, size_t cap, size_t *out_len) {
+  int rc = seal_tx(e, 1, e->msg_id, w);
+  if (rc != GOSTX_OK) return rc;
+  e->msg_id++;
+  e->state = GOSTX_IKE_S_FAILED;
+  e->error = type;
+  return gostx__ike_send(e, now_ms, out, cap, out_len);
+}
+
+/* AUTHENTICATION_FAILED or INVALID_SYNTAX so. */
 static int refuse_auth(gostx_ike_engine *e, uint16_t type, int64_t now_ms, uint8_t *out,
                        size_t cap, size_t *out_len) {
   uint8_t inner[64];
   gostx_ike_writer w;
   gostx__ike_w_inner(&w, inner, sizeof inner);
   gostx__ike_w_notify_type(&w, type, NULL, 0);
-  int rc = seal_tx(e, 1, e->msg_id, &w);
-  if (rc != GOSTX_OK) return rc;
-  e->msg_id++;
-  e->state = GOSTX_IKE_S_FAILED;
-  e->error = type;
-  return gostx__ike_send(e, now_ms, out, cap, out_len);
+  return refuse_sealed(e, &w, type, now_ms, out, cap, out_len);
 }
 
 static int responder_auth(gostx_ike_engine *e, const gostx_ike_chain *c, int64_t now_ms,
@@ -396,10 +403,14 @@ int gostx__ike_auth_input(gostx_ike_engine *e, const uint8_t *msg, size_t len, i
   if (rc == GOSTX_IKE_PARTIAL) return GOSTX_OK; /* a fragment held: nothing to say yet */
   if (rc != GOSTX_OK) return rc == GOSTX_EAUTH || rc == GOSTX_ESTATE ? rc : GOSTX_EFORMAT;
   rc = gostx__ike_chain_read(first, plain, plain_len, &c, NULL);
-  if (rc != GOSTX_OK) { /* authenticated but malformed */
+  if (rc != GOSTX_OK) { /* authenticated but malformed, or a critical payload unknown */
     gostx_memzero(plain, sizeof plain);
     if (e->cf->role == GOSTX_IKE_INITIATOR) return GOSTX_EFORMAT;
-    return refuse_auth(e, GOSTX_IKE_N_INVALID_SYNTAX, now_ms, out, cap, out_len);
+    uint8_t inner[64];
+    gostx_ike_writer w;
+    gostx__ike_w_inner(&w, inner, sizeof inner);
+    const uint16_t type = gostx__ike_w_unreadable(&w, rc, &c);
+    return refuse_sealed(e, &w, type, now_ms, out, cap, out_len);
   }
   rc = e->cf->role == GOSTX_IKE_RESPONDER ? responder_auth(e, &c, now_ms, out, cap, out_len)
                                           : initiator_auth(e, &c, now_ms);

@@ -54,14 +54,22 @@ int gostx__ike_cookie_gate(const uint8_t secret[32], uint8_t version, size_t hal
   uint8_t want[COOKIE_LEN];
   if (!secret || !msg || !out || !out_len || (!peer_ip && ip_len)) return GOSTX_EINVAL;
   *out_len = 0;
-  if (gostx__ike_msg_read(msg, len, &h, &c, NULL) != GOSTX_OK) return GOSTX_EFORMAT;
+  static const uint8_t zero[8];
+  if (gostx__ike_hdr_read(msg, len, &h) != GOSTX_OK) return GOSTX_EFORMAT;
+  /* 3.1: SPIi never zero, SPIr zero */
   if (h.exchange != GOSTX_IKE_SA_INIT || h.msg_id || h.flags != GOSTX_IKE_FLAG_I ||
-      memcmp(h.spi_r, "\0\0\0\0\0\0\0\0", 8))
+      !memcmp(h.spi_i, zero, 8) || memcmp(h.spi_r, zero, 8))
     return GOSTX_EFORMAT;
+  int rc =
+      gostx__ike_chain_read(h.next, msg + GOSTX_IKE_HDR_LEN, len - GOSTX_IKE_HDR_LEN, &c, NULL);
+  /* a critical payload we do not know: refused by the engine with no key
+   * exchange (UNSUPPORTED_CRITICAL_PAYLOAD, 2.5), no cookie first */
+  if (rc == GOSTX_EUNSUP) return GOSTX_OK;
+  if (rc != GOSTX_OK) return GOSTX_EFORMAT;
   const gostx_ike_payload *np = gostx__ike_find(&c, GOSTX_IKE_PT_NONCE);
   if (!np || gostx__ike_nonce_read(np->body, np->len) != GOSTX_OK) return GOSTX_EFORMAT;
   if (half_open < threshold) return GOSTX_OK;
-  int rc = cookie_of(secret, version, np->body, np->len, peer_ip, ip_len, h.spi_i, want);
+  rc = cookie_of(secret, version, np->body, np->len, peer_ip, ip_len, h.spi_i, want);
   if (rc != GOSTX_OK) return rc;
   const gostx_ike_notify *got = first_cookie(&c, &n);
   if (got && got->data_len == COOKIE_LEN && gostx_memeq_ct(got->data, want, COOKIE_LEN) == 0)

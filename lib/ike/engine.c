@@ -251,15 +251,13 @@ static int choose_ike(const gostx_ike_conf *cf, const gostx_ike_sa *sa, uint16_t
 }
 
 static int responder_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
-                          const gostx_ike_hdr *h, const gostx_ike_chain *c, int64_t now_ms,
-                          uint8_t *out, size_t cap, size_t *out_len) {
+                          const gostx_ike_chain *c, int64_t now_ms, uint8_t *out, size_t cap,
+                          size_t *out_len) {
   gostx_ike_sa sa;
   announced ann;
   uint16_t group, ke_group;
   const uint8_t *ke;
   size_t ke_len;
-  if (memcmp(h->spi_r, "\0\0\0\0\0\0\0\0", 8)) return GOSTX_EFORMAT; /* 3.1: zero */
-  memcpy(e->spi_i, h->spi_i, 8);
   const gostx_ike_payload *sp = gostx__ike_find(c, GOSTX_IKE_PT_SA);
   if (!sp || gostx__ike_sa_read(sp->body, sp->len, &sa) != GOSTX_OK ||
       read_ke(c, &ke_group, &ke, &ke_len) != GOSTX_OK ||
@@ -423,12 +421,25 @@ static int resend_cached(const gostx_ike_engine *e, uint8_t *out, size_t cap, si
 static int input_init(gostx_ike_engine *e, const uint8_t *msg, size_t len,
                       const gostx_ike_hdr *h, int64_t now_ms, uint8_t *out, size_t cap,
                       size_t *out_len) {
+  static const uint8_t zero[8];
   gostx_ike_chain c;
+  const int responder = e->cf->role == GOSTX_IKE_RESPONDER;
+  /* 3.1: a request's SPIi is never zero, its SPIr is: else dropped */
+  if (responder && (!memcmp(h->spi_i, zero, 8) || memcmp(h->spi_r, zero, 8)))
+    return GOSTX_EFORMAT;
   int rc = gostx__ike_chain_read(h->next, msg + GOSTX_IKE_HDR_LEN, len - GOSTX_IKE_HDR_LEN, &c,
                                  NULL);
+  if (responder && rc == GOSTX_EUNSUP) { /* 2.5: refused whole, the type named */
+    memcpy(e->spi_i, h->spi_i, 8);
+    e->why = "the peer's IKE_SA_INIT has a critical payload of a type we do not know";
+    return init_refusal(e, GOSTX_IKE_N_UNSUPPORTED_CRITICAL_PAYLOAD, &c.unsupported, 1, out,
+                        cap, out_len);
+  }
   if (rc != GOSTX_OK) return rc == GOSTX_EUNSUP ? GOSTX_EFORMAT : rc;
-  if (e->cf->role == GOSTX_IKE_RESPONDER)
-    return responder_init(e, msg, len, h, &c, now_ms, out, cap, out_len);
+  if (responder) {
+    memcpy(e->spi_i, h->spi_i, 8);
+    return responder_init(e, msg, len, &c, now_ms, out, cap, out_len);
+  }
   return initiator_init(e, msg, len, h, &c, now_ms, out, cap, out_len);
 }
 

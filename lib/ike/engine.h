@@ -19,6 +19,7 @@ enum {
   GOSTX_IKE_INITIATOR = 1,
   GOSTX_IKE_RESPONDER = 2,
   /* Notify types (RFC 7296 3.10.1) the engine sends or reads */
+  GOSTX_IKE_N_UNSUPPORTED_CRITICAL_PAYLOAD = 1,
   GOSTX_IKE_N_INVALID_SYNTAX = 7,
   GOSTX_IKE_N_NO_PROPOSAL_CHOSEN = 14,
   GOSTX_IKE_N_INVALID_KE_PAYLOAD = 17,
@@ -322,8 +323,10 @@ size_t gostx__ike_out_next(const uint8_t *out, size_t out_len, size_t *at);
  * threshold) a request without a valid COOKIE as its first payload is
  * answered with one (*out_len > 0, return 1) and nothing is kept; GOSTX_OK:
  * go on (create the engine). The cookie: a version octet | the first 32
- * octets of prf(secret, Ni | IPi | SPIi). GOSTX_EFORMAT: not a readable
- * IKE_SA_INIT request (drop). */
+ * octets of prf(secret, Ni | IPi | SPIi). A request with a critical
+ * payload of a type not known goes on without one (the engine answers
+ * UNSUPPORTED_CRITICAL_PAYLOAD, no key exchange). GOSTX_EFORMAT: not a
+ * readable IKE_SA_INIT request, or one whose SPIi is zero (drop). */
 /* ---- once ESTABLISHED (requests: GOSTX_ESTATE before ESTABLISHED or
  * while our previous request is out; the request into out, retransmitted
  * by gostx__ike_timer; outcomes in e->ev of the call that reads the

@@ -12,6 +12,10 @@ void gostx__ike_hdr_of(const gostx_ike_engine *e, uint8_t exchange, int response
 /* A notify without protocol or SPI. */
 void gostx__ike_w_notify_type(gostx_ike_writer *w, uint16_t type, const uint8_t *data,
                               size_t len);
+/* The refusal of an authenticated request whose inside did not read (rc
+ * of gostx__ike_chain_read over c) into w: UNSUPPORTED_CRITICAL_PAYLOAD
+ * naming the payload's type (RFC 7296 2.5), else INVALID_SYNTAX; its type. */
+uint16_t gostx__ike_w_unreadable(gostx_ike_writer *w, int rc, const gostx_ike_chain *c);
 /* e->tx out (and the initiator's retransmission timer started). */
 int gostx__ike_send(gostx_ike_engine *e, int64_t now_ms, uint8_t *out, size_t cap,
                     size_t *out_len);

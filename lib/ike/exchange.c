@@ -12,6 +12,15 @@ void gostx__ike_w_notify_type(gostx_ike_writer *w, uint16_t type, const uint8_t 
   gostx__ike_w_notify(w, &n);
 }
 
+uint16_t gostx__ike_w_unreadable(gostx_ike_writer *w, int rc, const gostx_ike_chain *c) {
+  if (rc == GOSTX_EUNSUP) { /* RFC 7296 2.5: the payload's type, one octet */
+    gostx__ike_w_notify_type(w, GOSTX_IKE_N_UNSUPPORTED_CRITICAL_PAYLOAD, &c->unsupported, 1);
+    return GOSTX_IKE_N_UNSUPPORTED_CRITICAL_PAYLOAD;
+  }
+  gostx__ike_w_notify_type(w, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0);
+  return GOSTX_IKE_N_INVALID_SYNTAX;
+}
+
 void gostx__ike_hdr_of(const gostx_ike_engine *e, uint8_t exchange, int response,
                        uint32_t msg_id, gostx_ike_hdr *h) {
   memset(h, 0, sizeof *h);

@@ -115,6 +115,7 @@ void gostx__ike_mgr_say_mapping(gostx__ike_mgr *k, const char *what,
 const char *gostx__ike_mgr_notify_name(uint16_t n) {
   switch (n) {
   case 0: return "no answer";
+  case GOSTX_IKE_N_UNSUPPORTED_CRITICAL_PAYLOAD: return "UNSUPPORTED_CRITICAL_PAYLOAD";
   case GOSTX_IKE_N_INVALID_SYNTAX: return "INVALID_SYNTAX";
   case GOSTX_IKE_N_NO_PROPOSAL_CHOSEN: return "NO_PROPOSAL_CHOSEN";
   case GOSTX_IKE_N_INVALID_KE_PAYLOAD: return "INVALID_KE_PAYLOAD";

@@ -62,8 +62,8 @@ static int request_in(gostx_ike_engine *e, const gostx_ike_hdr *h, uint8_t first
   memset(&ns, 0, sizeof ns);
   gostx__ike_w_inner(&w, inner, sizeof inner);
   int rc = gostx__ike_chain_read(first, plain, plain_len, &c, NULL);
-  if (rc != GOSTX_OK) /* authenticated but malformed (2.21.2) */
-    gostx__ike_w_notify_type(&w, GOSTX_IKE_N_INVALID_SYNTAX, NULL, 0);
+  if (rc != GOSTX_OK) /* authenticated but malformed, or a critical payload unknown (2.21.3) */
+    (void)gostx__ike_w_unreadable(&w, rc, &c);
   else if ((rc = answer(e, h->exchange, &c, &w, &ns)) != GOSTX_OK)
     return rc;
   rc = gostx__ike_seal_sa(e, 0, h->exchange, 1, h->msg_id, &w, e->tx, sizeof e->tx, &e->tx_len);

@@ -400,6 +400,20 @@ static int before_app_record(gostx_tls *c) {
  * transport for as much as the buffer holds: the records after it wait
  * there (gostx_tls_pending says so), one read for many small records. */
 static int read_record(gostx_tls *c) {
+  if (!c->rd && c->fd < 0) return GOSTX_EINVAL;
+  size_t got;
+  int rc;
+  if (!c->in && !c->in_seen) {
+    /* nothing came yet: the buffer only once bytes do (a connection that
+     * stays silent, or closes, costs none) */
+    uint8_t first[GOSTX__TLS_HDR_LEN];
+    rc = gostx__tls_transport_in(c, first, sizeof first, &got);
+    if (rc != GOSTX_OK) return rc;
+    if (gostx__tls_need_in(c) != GOSTX_OK) return c->rc;
+    memcpy(c->in, first, got);
+    c->in_have = got;
+    c->in_seen = 1;
+  }
   if (!c->in && gostx__tls_need_in(c) != GOSTX_OK) return c->rc;
   for (;;) {
     const uint8_t *rec = c->in + c->in_off;
@@ -428,19 +442,10 @@ static int read_record(gostx_tls *c) {
       memmove(c->in, rec, c->in_have);
       c->in_off = 0;
     }
-    if (!c->rd && c->fd < 0) return GOSTX_EINVAL;
     size_t at = c->in_off + c->in_have;
-    ssize_t n = gostx__tls_io_read(c, c->in + at, GOSTX__TLS_IN_BUF - at);
-    if (n < 0 && gostx__tls_not_now()) {
-      if (!c->in_have) gostx__tls_release(c); /* idle: the buffers go back */
-      return GOSTX_TLS_WANT_READ;
-    }
-    if (n < 0) return gostx__tls_fail(c, -1, GOSTX_EIO, "transport read failed");
-    if (n == 0)
-      return gostx__tls_fail(c, -1, GOSTX_EIO,
-                             c->state == GOSTX__ST_CONNECTED ? "connection closed without close_notify"
-                                                             : "connection closed in the handshake");
-    c->in_have += (size_t)n;
+    rc = gostx__tls_transport_in(c, c->in + at, GOSTX__TLS_IN_BUF - at, &got);
+    if (rc != GOSTX_OK) return rc;
+    c->in_have += got;
   }
 }
 
@@ -656,9 +661,10 @@ int gostx_tls_handshake(gostx_tls *c) {
       gostx__tls_release_hsb(c);
       return GOSTX_OK;
     }
-    if (!c->hsb && gostx__tls_need_hsb(c) != GOSTX_OK) return c->rc;
     if (c->closed) return gostx__tls_fail(c, -1, GOSTX_EIO, "close_notify in the handshake");
     if (c->role == GOSTX_TLS_CLIENT && c->state == GOSTX__ST_START) {
+      /* a server's comes with the first handshake bytes (on_handshake_data) */
+      if (gostx__tls_need_hsb(c) != GOSTX_OK) return c->rc;
       rc = gostx__tls_client_hello(c);
       if (rc != GOSTX_OK) return rc;
       continue;

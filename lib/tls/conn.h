@@ -300,7 +300,8 @@ struct gostx_tls {
    * the peer's certificates. Each is allocated when it is first needed;
    * in and out (GOSTX__TLS_IN_BUF, GOSTX__TLS_OUT_CAP) go back when a read
    * finds the transport idle with both empty, hsb when the handshake's
-   * messages are done (gostx__tls_release): an idle connection holds none. */
+   * messages are done (gostx__tls_release): an idle connection holds none,
+   * nor does one that never sent a byte (in_seen: the first came). */
   size_t in_off, in_have;  /* the next record (then what was read ahead) at in + in_off */
   size_t app_off, app_len; /* decrypted application data at in + app_off */
   size_t hs_have;
@@ -308,6 +309,7 @@ struct gostx_tls {
   size_t pend;            /* handshake messages built, not yet in records */
   unsigned pend_version;  /* their records' legacy_record_version */
   uint8_t *in, *out;
+  int in_seen;
   int in_plain; /* a record was opened in place in `in`: wiped before it goes */
   gostx__tls_hs_buf *hsb;
   uint8_t *peer_der; /* the peer's chain, peer_der_cap bytes */
@@ -325,7 +327,10 @@ void gostx__tls_release(gostx_tls *c);
 void gostx__tls_release_hsb(gostx_tls *c);
 /* Every buffer freed, its contents wiped (gostx_tls_free). */
 void gostx__tls_free_buffers(gostx_tls *c);
-ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len);
+/* One read from the transport into buf: GOSTX_OK with *got > 0 bytes, or
+ * GOSTX_TLS_WANT_READ (the empty buffers given back), or the connection
+ * failed (the end of the stream, or the transport's error). */
+int gostx__tls_transport_in(gostx_tls *c, uint8_t *buf, size_t cap, size_t *got);
 int gostx__tls_not_now(void); /* errno says "not now" */
 int gostx__tls_flush(gostx_tls *c); /* 0 when every queued byte is out */
 int gostx__tls_queue_record(gostx_tls *c, uint8_t type, const uint8_t *data, size_t len,

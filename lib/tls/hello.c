@@ -144,6 +144,9 @@ int gostx__tls_parse_client_hello(gostx_tls *c, const uint8_t *body, size_t len,
   if (r.n) exts = vec(&r, 2, 0);
   if (r.bad || r.n || h->sid.n > 32 || (h->suites.n & 1))
     return fail(c, GOSTX__ALERT_DECODE_ERROR, "malformed ClientHello");
+  /* SSL 3.0 or older, whatever else it offers (RFC 8446 D.5) */
+  if (legacy <= 0x0300)
+    return fail(c, GOSTX__ALERT_PROTOCOL_VERSION, "ClientHello legacy_version 0x0300 or below");
   if (comp.n != 1 || comp.p[0] != 0)
     return fail(c, GOSTX__ALERT_ILLEGAL_PARAMETER, "compression methods other than null");
   uint64_t seen = 0;

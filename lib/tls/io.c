@@ -10,8 +10,24 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-ssize_t gostx__tls_io_read(gostx_tls *c, uint8_t *buf, size_t len) {
+static ssize_t io_read(gostx_tls *c, uint8_t *buf, size_t len) {
   return c->rd ? c->rd(c->io_user, buf, len) : read(c->fd, buf, len);
+}
+
+int gostx__tls_transport_in(gostx_tls *c, uint8_t *buf, size_t cap, size_t *got) {
+  ssize_t n = io_read(c, buf, cap);
+  if (n > 0) {
+    *got = (size_t)n;
+    return GOSTX_OK;
+  }
+  if (n < 0 && gostx__tls_not_now()) {
+    if (!c->in_have) gostx__tls_release(c); /* idle: the buffers go back */
+    return GOSTX_TLS_WANT_READ;
+  }
+  if (n < 0) return gostx__tls_fail(c, -1, GOSTX_EIO, "transport read failed");
+  return gostx__tls_fail(c, -1, GOSTX_EIO,
+                         c->state == GOSTX__ST_CONNECTED ? "connection closed without close_notify"
+                                                         : "connection closed in the handshake");
 }
 
 static ssize_t io_write(gostx_tls *c, const uint8_t *buf, size_t len) {

@@ -173,8 +173,9 @@ static uint8_t inner_type(const uint8_t *p, size_t n, size_t *content_len) {
 int gostx__tls_record_open(gostx__tls_record *r, const uint8_t *rec, size_t rec_len,
                            uint8_t *out, size_t cap, size_t *out_len, uint8_t *type) {
   if (!r || !r->suite || !rec || !out || !out_len || !type) return GOSTX_EINVAL;
-  if (rec_len < GOSTX__TLS_HDR_LEN || rec[0] != 0x17 || rec[1] != 0x03 || rec[2] != 0x03)
-    return GOSTX_EFORMAT;
+  /* legacy_record_version: only in the additional data (RFC 8446 5.2), so
+   * another than the sealer's fails the tag */
+  if (rec_len < GOSTX__TLS_HDR_LEN || rec[0] != 0x17) return GOSTX_EFORMAT;
   size_t len = (size_t)rec[3] << 8 | rec[4], tag = r->suite->tag_len;
   if (len != rec_len - GOSTX__TLS_HDR_LEN) return GOSTX_EFORMAT;
   if (len < tag + 1) return GOSTX_EFORMAT;

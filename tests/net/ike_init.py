@@ -11,7 +11,11 @@ OFFER:
             GOST3410_2012_512) with a KE of the right length whose point is
             not on the curve (RFC 9385 6.1)
   order2    the same with the curve's point of order 2 (paramSetC has
-            cofactor 4): on the curve, but 4 d Q is the identity"""
+            cofactor 4): on the curve, but 4 d Q is the identity
+  critical  the offcurve request with a payload of unknown type 99 after
+            the nonce, its critical bit set (RFC 7296 2.5)
+  zerospi   the offcurve request with SPIi zero (3.1: it MUST NOT be)
+WAIT (a fourth argument): seconds to wait for the answer instead of 3"""
 import os
 import socket, struct, sys
 
@@ -58,14 +62,21 @@ def offer(kind):
     return ts, 34, x.to_bytes(64, "little") + y.to_bytes(64, "little")
 
 
+UNKNOWN, CRITICAL = 99, 0x80
+
+
 def request(kind):
-    ts, group, ke = offer(kind)
+    ts, group, ke = offer("offcurve" if kind in ("critical", "zerospi") else kind)
     body = b"".join(transform(i == len(ts) - 1, *t) for i, t in enumerate(ts))
     prop = struct.pack("!BBHBBBB", 0, 0, 8 + len(body), 1, 1, 0, len(ts)) + body
+    last = UNKNOWN if kind == "critical" else 0
     payloads = (payload(KE, prop) + payload(NONCE, struct.pack("!HH", group, 0) + ke)
-                + payload(0, os.urandom(32)))
-    hdr = os.urandom(8) + bytes(8) + struct.pack("!BBBBII", SA, 0x20, IKE_SA_INIT, INITIATOR, 0,
-                                                 28 + len(payloads))
+                + payload(last, os.urandom(32)))
+    if last:
+        payloads += struct.pack("!BBH", 0, CRITICAL, 8) + bytes(4)
+    spi_i = bytes(8) if kind == "zerospi" else os.urandom(8)
+    hdr = spi_i + bytes(8) + struct.pack("!BBBBII", SA, 0x20, IKE_SA_INIT, INITIATOR, 0,
+                                         28 + len(payloads))
     return hdr + payloads
 
 
@@ -81,7 +92,7 @@ def main():
     src, dst, kind = sys.argv[1:4]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((src, 500))
-    s.settimeout(3)
+    s.settimeout(float(sys.argv[4]) if len(sys.argv) > 4 else 3)
     s.sendto(request(kind), (dst, 500))
     try:
         print(verdict(s.recvfrom(65535)[0]))

@@ -19,7 +19,9 @@
 #    the peer's certificate does not name;
 # 5. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
 #    transform (NO_PROPOSAL_CHOSEN), a KE off the curve and one of small
-#    order (INVALID_SYNTAX), answered unencrypted, logged, nothing kept.
+#    order (INVALID_SYNTAX), a payload of unknown type with the critical
+#    bit (UNSUPPORTED_CRITICAL_PAYLOAD), answered unencrypted, logged,
+#    nothing kept; one whose SPIi is zero dropped unanswered.
 # Needs root and /dev/net/tun (exit 77, skipped, without them).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -222,6 +224,13 @@ crafted "a KE of group 34 off the curve" offcurve 7 \
   "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
 crafted "a KE of group 34 of order 2" order2 7 \
   "failed (responder): INVALID_SYNTAX: the peer's KE is not a point of its group's curve"
+crafted "a payload of unknown type 99, critical (RFC 7296 2.5)" critical 1 \
+  "failed (responder): UNSUPPORTED_CRITICAL_PAYLOAD: the peer's IKE_SA_INIT has a critical payload"
+# SPIi zero (3.1): dropped, unanswered (the same request with another SPIi
+# is answered INVALID_SYNTAX above)
+got=$(ip netns exec $NA timeout 10 python3 "$HERE/ike_init.py" 10.231.0.1 10.231.0.2 zerospi 1)
+[ "$got" = "no answer" ] && ok "an IKE_SA_INIT with SPIi zero dropped" ||
+  bad "an IKE_SA_INIT with SPIi zero answered '$got': $(cat "$T/b.log")"
 ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
 PID_a=$!
 PIDS+=($PID_a)

@@ -183,7 +183,7 @@ static inline int pair_handshake_fds(pair *p, int cfd, int sfd) {
 }
 
 /* Sends len bytes from a to b and reads them there, both non-blocking. */
-static int transfer(pair *p, gostx_tls *a, gostx_tls *b, const uint8_t *data, size_t len) {
+static inline int transfer(pair *p, gostx_tls *a, gostx_tls *b, const uint8_t *data, size_t len) {
   uint8_t *got = malloc(len + 1);
   size_t sent = 0, recvd = 0;
   int ok = 1, wrc = 0;
