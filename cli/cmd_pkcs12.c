@@ -158,7 +158,8 @@ static void print_info(const gostx_pkcs12 *p) {
   gostx_pkcs12_mac mac;
   gostx_pkcs12_mac_get(p, &mac);
   int sha1 = !strcmp(mac.alg, "sha1"); /* RFC 7292's own MAC, as CryptoPro CSP writes it */
-  fprintf(stderr, "MAC: HMAC-%s (%s), Iteration %lu, salt %zu bytes\n", sha1 ? "SHA1" : "Streebog-512",
+  fprintf(stderr, "MAC: HMAC-%s (%s), Iteration %lu, salt %zu bytes\n",
+          sha1 ? "SHA1" : strcmp(mac.alg, "streebog256") ? "Streebog-512" : "Streebog-256",
           sha1 ? "RFC 7292 appendix B KDF" : "R 50.1.112-2016", (unsigned long)mac.iterations,
           mac.salt_len);
   for (size_t s = 0; s < gostx_pkcs12_safe_count(p); s++) {

@@ -90,19 +90,27 @@ static int read_file(const char *name, const char *pass, gostx_pkcs12 **p, char 
 
 static void test_known_files(void) {
   static const struct {
-    const char *file, *pass, *key, *certs, *name, *scheme;
+    const char *file, *pass, *key, *certs, *name, *scheme, *mac;
   } files[] = {
       {"engine-gost89-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
-       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1", NULL},
       {"engine-gost89-512.pfx", "пароль", "key512.pem", "chain512.pem", "ключ",
-       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1", NULL},
       /* over 4096 and 1024 bytes: CTR-ACPKM's sections as gost-engine cuts them */
       {"engine-kuznyechik-512.pfx", "secret", "key512.pem", "chain512x9.pem", NULL,
-       "PBES2: PBKDF2 with hmacWithSHA256, kuznyechik-ctr-acpkm"},
+       "PBES2: PBKDF2 with hmacWithSHA256, kuznyechik-ctr-acpkm", NULL},
       {"engine-magma-512.pfx", "secret", "key512.pem", "chain512.pem", NULL,
-       "PBES2: PBKDF2 with hmacWithSHA256, magma-ctr-acpkm"},
+       "PBES2: PBKDF2 with hmacWithSHA256, magma-ctr-acpkm", NULL},
       {"certtool-gost89-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
-       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1", NULL},
+      /* -macalg md_gost12_256: R 50.1.112-2016's MAC key rule over Streebog-256 */
+      {"engine-gost89-256-mac256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1",
+       "streebog256"},
+      /* -keypbe/-certpbe DES-EDE3-CBC: the shape of certtool --pkcs-cipher 3des
+       * (whose own file, 600,000 iterations, test_pkcs12_interop.sh reads) */
+      {"engine-des3-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
+       "PBES2: PBKDF2 with hmacWithSHA256, des-ede3-cbc", NULL},
   };
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     material m;
@@ -119,12 +127,34 @@ static void test_known_files(void) {
           "%s: the certificates' part is encrypted with %s", files[i].file, safe.scheme);
     gostx_pkcs12_mac mac;
     gostx_pkcs12_mac_get(p, &mac);
-    CHECK(!strcmp(mac.alg, "streebog512"), "%s: MAC %s", files[i].file, mac.alg);
+    CHECK(!strcmp(mac.alg, files[i].mac ? files[i].mac : "streebog512"), "%s: MAC %s",
+          files[i].file, mac.alg);
     gostx_pkcs12_free(p);
     if (!strncmp(files[i].file, "certtool", 8)) continue; /* 600,000 iterations: once is enough */
     CHECK_RC(read_file(files[i].file, "Secret", &p, why), GOSTX_EAUTH, files[i].file);
     CHECK(p == NULL && strstr(why, "wrong password"), "%s: why '%s'", files[i].file, why);
   }
+}
+
+/* PBES2 with HMAC-GOST R 34.11-94 as its PRF (1.2.643.2.2.10), what
+ * certtool --pkcs-cipher gost28147-cpa puts around both bags (its own file,
+ * 600,000 iterations, test_pkcs12_interop.sh reads): the same code as the
+ * bags', here on a key gost-engine encrypted (`openssl pkcs8 -topk8 -v2
+ * gost89 -v2prf id-HMACGostR3411-94`, 2048 iterations) to key256.pem's. */
+static void test_gost94_prf(void) {
+  material m;
+  size_t n;
+  char *pem = slurp("pkcs8-gost94prf-256.pem", &n), scheme[160];
+  gostx_gost3410_key k;
+  load(&m, "key256.pem", "cert256.pem");
+  CHECK(!gostx_gost3410_encrypted_scheme_pem(pem, n, scheme, sizeof scheme) &&
+            strstr(scheme, "with HMAC-GOST R 34.11-94, GOST 28147-89 CFB"),
+        "the scheme named: %s", scheme);
+  CHECK_RC(gostx_gost3410_key_read(&k, pem, n, (const uint8_t *)"secret", 6), 0, "HMAC-GOST94 PRF");
+  CHECK(k.curve == m.curve && k.len == m.len && !memcmp(k.d, m.d, m.len), "the key");
+  CHECK_RC(gostx_gost3410_key_read(&k, pem, n, (const uint8_t *)"Secret", 6), GOSTX_EAUTH, "wrong password");
+  gostx_gost3410_key_clear(&k);
+  free(pem);
 }
 
 /* TC26 R 50.1.112-2016's example container (its appendix; the values as
@@ -388,11 +418,15 @@ static void test_refusals(void) {
   CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "PBES2 iterations over the limit");
   CHECK(strstr(why, "iterations"), "why: %s", why);
   /* ... which the caller may allow: then the (now wrong) MAC is what fails */
-  /* the MAC's digest Streebog-256 (not read): named by OID */
+  /* a MAC digest not read (1.2.643.7.1.1.2.4): named by OID */
+  memcpy(bad, pfx, n);
+  CHECK(patch(bad, n, "06082a85030701010203", "06082a85030701010204", 1), "patch");
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "unknown MAC digest");
+  CHECK(strstr(why, "1.2.643.7.1.1.2.4"), "why: %s", why);
+  /* Streebog-256 (read) with Streebog-512's 64 bytes: malformed */
   memcpy(bad, pfx, n);
   CHECK(patch(bad, n, "06082a85030701010203", "06082a85030701010202", 1), "patch");
-  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "MAC digest Streebog-256");
-  CHECK(strstr(why, "1.2.643.7.1.1.2.2"), "why: %s", why);
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EFORMAT, "MAC digest Streebog-256 of 64 bytes");
   /* an unknown cipher in the certificates' PBES2: named by OID */
   memcpy(bad, pfx, n);
   CHECK(patch(bad, n, "06062a8503020215", "06062a8503020216", 0), "patch");
@@ -512,6 +546,7 @@ int main(void) {
   test_standard_example();
   test_rfc9548();
   test_known_files();
+  test_gost94_prf();
   test_round_trip();
   test_refusals();
   test_cryptopro();

@@ -79,7 +79,8 @@ typedef struct gostx_pkcs12_safe {
 
 /* The MacData. */
 typedef struct gostx_pkcs12_mac {
-  char alg[32];        /* "streebog512" (R 50.1.112-2016), or "sha1" (RFC 7292's own) */
+  char alg[32];        /* "streebog512" (R 50.1.112-2016), "streebog256" (the same rule, as
+                          openssl -macalg md_gost12_256 writes it), or "sha1" (RFC 7292's own) */
   uint32_t iterations;
   size_t salt_len;
 } gostx_pkcs12_mac;
