@@ -231,7 +231,7 @@ static void remac(uint8_t *pfx, size_t n, const char *pass, size_t tail) {
   der_in(pfx, &off);                  /* [0] */
   size_t len = der_in(pfx, &off);     /* OCTET STRING: the AuthenticatedSafe */
   uint8_t k[96];
-  CHECK(!gostx_pbkdf2_streebog512((const uint8_t *)pass, strlen(pass), pfx + n - tail + 2, 8, 2048,
+  CHECK(!gostx_pbkdf2_streebog512((const uint8_t *)pass, strlen(pass), pfx + n - tail + 2, tail - 6, 2048,
                                   k, 96) &&
             !gostx_hmac(64, k + 64, 32, pfx + off, len, pfx + n - tail - 64),
         "remac");
@@ -381,6 +381,42 @@ static int read_buf(const uint8_t *pfx, size_t n, char *why) {
   int rc = gostx_pkcs12_read(pfx, n, (const uint8_t *)"pw", 2, 0, &p, why, 256);
   gostx_pkcs12_free(p);
   return rc;
+}
+
+/* Every certificate bag is parsed: one lib/x509 refuses is listed as
+ * BAD_CERT with the reason, never as a certificate, and the rest of the
+ * file is read (issue 67: such bytes went out as CERTIFICATE PEM). */
+static void test_bad_cert_bag(void) {
+  material m;
+  char why[256];
+  load(&m, "key512.pem", "chain512.pem");
+  size_t n;
+  uint8_t *pfx = write_pfx(&m, GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_NONE, 2048, NULL, "pw", &n);
+  uint8_t *at = memmem(pfx, n, m.certs[1], 32); /* the intermediate, in the clear */
+  CHECK(at != NULL, "the second certificate in the file");
+  if (!at) return;
+  at[4] ^= 0x01; /* its TBSCertificate's tag: 0x30 to 0x31 */
+  remac(pfx, n, "pw", 22); /* our MacData: a 16-byte salt, 2048 iterations */
+  gostx_pkcs12 *p = NULL;
+  CHECK_RC(gostx_pkcs12_read(pfx, n, (const uint8_t *)"pw", 2, 0, &p, why, sizeof why), 0, why);
+  gostx_pkcs12_bag bag;
+  size_t cert_bag = SIZE_MAX, len, certs = 0, bad = 0;
+  gostx_gost3410_curve curve;
+  for (size_t i = 0; p && i < gostx_pkcs12_bag_count(p); i++) {
+    CHECK(!gostx_pkcs12_bag_get(p, i, &bag), "bag_get");
+    if (bag.type == GOSTX_PKCS12_BAG_CERT) certs++, CHECK(!bag.problem[0], "no problem");
+    if (bag.type == GOSTX_PKCS12_BAG_BAD_CERT) {
+      bad++;
+      CHECK(bag.der_len == m.cert_lens[1] && strstr(bag.problem, "parse"), "the reason: %s", bag.problem);
+    }
+  }
+  CHECK(certs == 2 && bad == 1, "%zu certificates, %zu refused", certs, bad);
+  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &cert_bag), 0, "the key");
+  CHECK(cert_bag != SIZE_MAX && !gostx_pkcs12_bag_get(p, cert_bag, &bag) &&
+            bag.der_len == m.cert_lens[0] && !memcmp(bag.der, m.certs[0], bag.der_len),
+        "the key's certificate still found");
+  gostx_pkcs12_free(p);
+  free(pfx);
 }
 
 static void test_refusals(void) {
@@ -548,6 +584,7 @@ int main(void) {
   test_known_files();
   test_gost94_prf();
   test_round_trip();
+  test_bad_cert_bag();
   test_refusals();
   test_cryptopro();
   return t_done();

@@ -315,6 +315,16 @@ static int get_shrouded_key(reader *rd, gostx__der value, gostx_pkcs12_bag *bag)
   return check_plain(rd, plain, "shrouded key bag");
 }
 
+/* A certificate lib/x509 refuses is not given as one: kept as BAD_CERT
+ * with the reason, for the caller to name. */
+static void check_cert(gostx_pkcs12_bag *bag) {
+  gostx_x509_cert c;
+  gostx_x509_status st = GOSTX_X509_MALFORMED;
+  if (!gostx_x509_parse(bag->der, bag->der_len, &c, &st)) return;
+  bag->type = GOSTX_PKCS12_BAG_BAD_CERT;
+  snprintf(bag->problem, sizeof bag->problem, "%s", gostx_x509_status_name(st));
+}
+
 /* One SafeBag; kept on the second walk. */
 static int get_bag(reader *rd, gostx__der r, unsigned safe) {
   gostx__der body, wrap, value, attrs;
@@ -343,6 +353,7 @@ static int get_bag(reader *rd, gostx__der r, unsigned safe) {
   }
   if (bag.type == GOSTX_PKCS12_BAG_OTHER) bag.der = value.p, bag.der_len = value.n;
   if (!rd->decrypting) return 0;
+  if (bag.type == GOSTX_PKCS12_BAG_CERT) check_cert(&bag);
   gostx_pkcs12 *p = rd->p;
   if (p->nbags == GOSTX_PKCS12_BAGS_MAX)
     return fail(rd, GOSTX_EUNSUP, "more than %d bags", GOSTX_PKCS12_BAGS_MAX);
