@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pfx_craft.py GOSTX OUT PASSWORD BAG...: a PKCS#12 file no writer would
 make, for the tests of what a reader does with it. Each BAG is
-key=FILE[@ID] (a PKCS#8 private key, PEM or DER, in a plain keyBag) or
+key=FILE[@ID] (a PKCS#8 private key, PEM or DER, in a plain keyBag),
+skey=FILE[@ID] (an encrypted one, in a pkcs8ShroudedKeyBag as it is) or
 cert=FILE[@ID] (a certBag holding FILE's bytes as the X.509 certificate:
 a PEM CERTIFICATE block is decoded, anything else taken as it is); ID, hex,
 is the bag's localKeyId. The bags go in one data part, in the order given;
@@ -54,6 +55,9 @@ def bag(spec):
     if kind == "key":
         value = pem_or_der(path, b"PRIVATE KEY")
         return seq(oid("1.2.840.113549.1.12.10.1.1"), tlv(0xA0, value), attrs)
+    if kind == "skey":  # an EncryptedPrivateKeyInfo as it is
+        value = pem_or_der(path, b"ENCRYPTED PRIVATE KEY")
+        return seq(oid("1.2.840.113549.1.12.10.1.2"), tlv(0xA0, value), attrs)
     cert = pem_or_der(path, b"CERTIFICATE")
     value = seq(oid("1.2.840.113549.1.9.22.1"), tlv(0xA0, tlv(0x04, cert)))
     return seq(oid("1.2.840.113549.1.12.10.1.3"), tlv(0xA0, value), attrs)
