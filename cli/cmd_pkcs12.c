@@ -343,7 +343,7 @@ typedef struct certs {
 
 static int load_certs(const char *path, certs *c) {
   uint8_t *buf = NULL;
-  size_t len = 0, pos = 0, got;
+  size_t len = 0, pos = 0, got, nth = 0;
   int rc = read_all(path, &buf, &len), r = 0;
   while (!rc && c->n < GOSTX_PKCS12_BAGS_MAX - 1) {
     uint8_t *der = malloc(len + 1);
@@ -358,6 +358,13 @@ static int load_certs(const char *path, certs *c) {
       break;
     }
     c->der[c->n] = der, c->len[c->n++] = got;
+    gostx_x509_cert x;
+    gostx_x509_status st = GOSTX_X509_MALFORMED;
+    if (gostx_x509_parse(der, got, &x, &st)) { /* the PFX must hold certificates readers take */
+      rc = cli_usage("%s: certificate %zu: %s", path, ++nth, gostx_x509_status_name(st));
+      break;
+    }
+    nth++;
   }
   if (!rc && r < 0) rc = cli_usage("%s: malformed PEM certificate", path);
   free(buf);

@@ -417,6 +417,14 @@ static void test_bad_cert_bag(void) {
         "the key's certificate still found");
   gostx_pkcs12_free(p);
   free(pfx);
+  /* nor does the writer put one in: a chain "certificate" that is none */
+  static const uint8_t tiny[] = {0x30, 0x03, 0x02, 0x01, 0x00};
+  const uint8_t *with_tiny[2] = {m.certs[0], tiny};
+  const size_t lens[2] = {m.cert_lens[0], sizeof tiny};
+  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_NONE, 1000, NULL};
+  CHECK_RC(gostx_pkcs12_write(m.keyder, m.keyder_len, with_tiny, lens, 2, (const uint8_t *)"pw", 2,
+                              &params, NULL, 0, &n),
+           GOSTX_EINVAL, "write: a chain certificate that is none");
 }
 
 static void test_refusals(void) {

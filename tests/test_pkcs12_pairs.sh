@@ -66,4 +66,10 @@ craft onlybad.pfx pw cert=tiny.der
 p12 -in onlybad.pfx -nokeys -out none.pem 2>err; rc=$?
 check "only a bad certificate: nothing to write, exit 1, nothing written" \
   bash -c "[ $rc = 1 ] && grep -q 'skipped' err && grep -q 'nothing to write' err && [ ! -e none.pem ]"
+# nor does -export write one: a PEM block that is no certificate in -certfile
+{ echo "-----BEGIN CERTIFICATE-----"; base64 < tiny.der; echo "-----END CERTIFICATE-----"; } > tiny.pem
+"$G" pkcs12 -export -inkey "$V/key256.pem" -in "$V/cert256.pem" -certfile tiny.pem -passout pass:pw \
+  -out none.pfx 2>err; rc=$?
+check "-export with a chain block that is no certificate: exit 2, named, nothing written" \
+  bash -c "[ $rc = 2 ] && grep -q 'tiny.pem: certificate 1: parse: not a DER certificate' err && [ ! -e none.pfx ]"
 finish

@@ -165,7 +165,8 @@ typedef struct gostx_pkcs12_params {
  * HMAC-Streebog-512 the R 50.1.112-2016 way. Salts and IVs are fresh from
  * the OS generator. out NULL: *out_len is the length the file will have
  * (nothing else is done); GOSTX_ELEN with *out_len when cap is short.
- * GOSTX_EINVAL: bad parameters, or a key that does not match certs[0]. */
+ * GOSTX_EINVAL: bad parameters, a key that does not match certs[0], or a
+ * certificate gostx_x509_parse refuses (the reader would skip it). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_write(const uint8_t *key, size_t key_len,
                                                    const uint8_t *const *certs,
                                                    const size_t *cert_lens, size_t ncerts,
