@@ -130,15 +130,17 @@ static const char *bag_type_name(gostx_pkcs12_bag_type t) {
     case GOSTX_PKCS12_BAG_KEY: return "keyBag";
     case GOSTX_PKCS12_BAG_SHROUDED_KEY: return "pkcs8ShroudedKeyBag";
     case GOSTX_PKCS12_BAG_CERT: return "certBag";
+    case GOSTX_PKCS12_BAG_BAD_CERT: return "certBag (not read)";
     default: return "other bag";
   }
 }
 
-static void print_bag(const gostx_pkcs12_bag *b) {
-  fprintf(stderr, "  %s", bag_type_name(b->type));
+static void print_bag(size_t i, const gostx_pkcs12_bag *b) {
+  fprintf(stderr, "  bag %zu, %s", i + 1, bag_type_name(b->type));
   if (b->type == GOSTX_PKCS12_BAG_OTHER) fprintf(stderr, " %s", b->bag_oid);
   if (b->type == GOSTX_PKCS12_BAG_SHROUDED_KEY)
     fprintf(stderr, ": %s, %lu iterations", b->scheme, (unsigned long)b->iterations);
+  if (b->type == GOSTX_PKCS12_BAG_BAD_CERT) fprintf(stderr, ": %s", b->problem);
   gostx_x509_cert c;
   char subject[256];
   if (b->type == GOSTX_PKCS12_BAG_CERT && !gostx_x509_parse(b->der, b->der_len, &c, NULL) &&
@@ -148,17 +150,20 @@ static void print_bag(const gostx_pkcs12_bag *b) {
   if (b->name[0]) fprintf(stderr, "    friendlyName: %s\n", b->name);
   if (b->key_id) {
     fprintf(stderr, "    localKeyID:");
-    for (size_t i = 0; i < b->key_id_len; i++) fprintf(stderr, " %02X", b->key_id[i]);
+    for (size_t j = 0; j < b->key_id_len; j++) fprintf(stderr, " %02X", b->key_id[j]);
     fprintf(stderr, "\n");
   }
 }
 
-/* -info: the structure on stderr, as openssl prints it there. */
-static void print_info(const gostx_pkcs12 *p) {
+/* -info: the structure on stderr, as openssl prints it there, the bags
+ * numbered from 1 as the warnings name them; then which certificate is the
+ * key's (own: its bag, SIZE_MAX none). */
+static void print_info(const gostx_pkcs12 *p, size_t own) {
   gostx_pkcs12_mac mac;
   gostx_pkcs12_mac_get(p, &mac);
   int sha1 = !strcmp(mac.alg, "sha1"); /* RFC 7292's own MAC, as CryptoPro CSP writes it */
-  fprintf(stderr, "MAC: HMAC-%s (%s), Iteration %lu, salt %zu bytes\n", sha1 ? "SHA1" : "Streebog-512",
+  fprintf(stderr, "MAC: HMAC-%s (%s), Iteration %lu, salt %zu bytes\n",
+          sha1 ? "SHA1" : strcmp(mac.alg, "streebog256") ? "Streebog-512" : "Streebog-256",
           sha1 ? "RFC 7292 appendix B KDF" : "R 50.1.112-2016", (unsigned long)mac.iterations,
           mac.salt_len);
   for (size_t s = 0; s < gostx_pkcs12_safe_count(p); s++) {
@@ -171,9 +176,19 @@ static void print_info(const gostx_pkcs12 *p) {
       fprintf(stderr, "PKCS7 Data\n");
     for (size_t i = 0; i < gostx_pkcs12_bag_count(p); i++) {
       gostx_pkcs12_bag b;
-      if (!gostx_pkcs12_bag_get(p, i, &b) && b.safe == s) print_bag(&b);
+      if (!gostx_pkcs12_bag_get(p, i, &b) && b.safe == s) print_bag(i, &b);
     }
   }
+  gostx_pkcs12_bag b;
+  gostx_x509_cert c;
+  char subject[256] = "?";
+  if (own != SIZE_MAX && !gostx_pkcs12_bag_get(p, own, &b) &&
+      !gostx_x509_parse(b.der, b.der_len, &c, NULL))
+    (void)gostx_x509_name_text(c.subject, c.subject_len, subject, sizeof subject);
+  if (own != SIZE_MAX) fprintf(stderr, "Key's certificate: bag %zu, subject %s\n", own + 1, subject);
+  else if (gostx_pkcs12_key(p, &(gostx_gost3410_curve){0}, &(size_t){0}, NULL, 0, NULL, 0, NULL, 0,
+                            NULL) == 0)
+    fprintf(stderr, "Key's certificate: none in the file\n");
 }
 
 /* A growing text buffer for the PEM output. */
@@ -296,7 +311,9 @@ static int split(const args *a) {
   }
   gostx_memzero(pass, sizeof pass);
   free(pfx);
-  if (!rc && a->info) print_info(p);
+  size_t own = SIZE_MAX;
+  if (!rc) rc = cli_pfx_check(a->in, p, 0, &own); /* warnings: the split goes on */
+  if (!rc && a->info) print_info(p, own);
   if (!rc && !a->noout) rc = split_out(a, p);
   gostx_pkcs12_free(p);
   return rc;
@@ -326,7 +343,7 @@ typedef struct certs {
 
 static int load_certs(const char *path, certs *c) {
   uint8_t *buf = NULL;
-  size_t len = 0, pos = 0, got;
+  size_t len = 0, pos = 0, got, nth = 0;
   int rc = read_all(path, &buf, &len), r = 0;
   while (!rc && c->n < GOSTX_PKCS12_BAGS_MAX - 1) {
     uint8_t *der = malloc(len + 1);
@@ -341,6 +358,13 @@ static int load_certs(const char *path, certs *c) {
       break;
     }
     c->der[c->n] = der, c->len[c->n++] = got;
+    gostx_x509_cert x;
+    gostx_x509_status st = GOSTX_X509_MALFORMED;
+    if (gostx_x509_parse(der, got, &x, &st)) { /* the PFX must hold certificates readers take */
+      rc = cli_usage("%s: certificate %zu: %s", path, ++nth, gostx_x509_status_name(st));
+      break;
+    }
+    nth++;
   }
   if (!rc && r < 0) rc = cli_usage("%s: malformed PEM certificate", path);
   free(buf);

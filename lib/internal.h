@@ -182,6 +182,10 @@ const struct gostx_cpu *gostx__cpu(void);
  * as a constant: the one door through which ESP and TLS record open branch
  * on a secret-derived value (public by design; lib/common.c). */
 int gostx__verdict(int rc);
+/* PKCS#5 padding of an 8-byte-block CBC plaintext buf[len] (lib/common.c):
+ * *out_len without it; GOSTX_EFORMAT a length not of whole blocks,
+ * GOSTX_EAUTH bad padding (judged in constant time: a wrong password). */
+int gostx__cbc_unpad8(const uint8_t *buf, size_t len, size_t *out_len);
 /* KDF_256 (lib/kdf/kdf.c) under a key already in keyed (gostx_hmac_init
  * with digest 32): what TLSTREE's last level repeats per record. */
 int gostx__kdf256_keyed(const gostx_hmac_ctx *keyed, const uint8_t *label, size_t label_len,

@@ -90,19 +90,27 @@ static int read_file(const char *name, const char *pass, gostx_pkcs12 **p, char 
 
 static void test_known_files(void) {
   static const struct {
-    const char *file, *pass, *key, *certs, *name, *scheme;
+    const char *file, *pass, *key, *certs, *name, *scheme, *mac;
   } files[] = {
       {"engine-gost89-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
-       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1", NULL},
       {"engine-gost89-512.pfx", "пароль", "key512.pem", "chain512.pem", "ключ",
-       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1", NULL},
       /* over 4096 and 1024 bytes: CTR-ACPKM's sections as gost-engine cuts them */
       {"engine-kuznyechik-512.pfx", "secret", "key512.pem", "chain512x9.pem", NULL,
-       "PBES2: PBKDF2 with hmacWithSHA256, kuznyechik-ctr-acpkm"},
+       "PBES2: PBKDF2 with hmacWithSHA256, kuznyechik-ctr-acpkm", NULL},
       {"engine-magma-512.pfx", "secret", "key512.pem", "chain512.pem", NULL,
-       "PBES2: PBKDF2 with hmacWithSHA256, magma-ctr-acpkm"},
+       "PBES2: PBKDF2 with hmacWithSHA256, magma-ctr-acpkm", NULL},
       {"certtool-gost89-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
-       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"},
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1", NULL},
+      /* -macalg md_gost12_256: R 50.1.112-2016's MAC key rule over Streebog-256 */
+      {"engine-gost89-256-mac256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
+       "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1",
+       "streebog256"},
+      /* -keypbe/-certpbe DES-EDE3-CBC: the shape of certtool --pkcs-cipher 3des
+       * (whose own file, 600,000 iterations, test_pkcs12_interop.sh reads) */
+      {"engine-des3-256.pfx", "secret", "key256.pem", "cert256.pem", "my key",
+       "PBES2: PBKDF2 with hmacWithSHA256, des-ede3-cbc", NULL},
   };
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     material m;
@@ -119,12 +127,34 @@ static void test_known_files(void) {
           "%s: the certificates' part is encrypted with %s", files[i].file, safe.scheme);
     gostx_pkcs12_mac mac;
     gostx_pkcs12_mac_get(p, &mac);
-    CHECK(!strcmp(mac.alg, "streebog512"), "%s: MAC %s", files[i].file, mac.alg);
+    CHECK(!strcmp(mac.alg, files[i].mac ? files[i].mac : "streebog512"), "%s: MAC %s",
+          files[i].file, mac.alg);
     gostx_pkcs12_free(p);
     if (!strncmp(files[i].file, "certtool", 8)) continue; /* 600,000 iterations: once is enough */
     CHECK_RC(read_file(files[i].file, "Secret", &p, why), GOSTX_EAUTH, files[i].file);
     CHECK(p == NULL && strstr(why, "wrong password"), "%s: why '%s'", files[i].file, why);
   }
+}
+
+/* PBES2 with HMAC-GOST R 34.11-94 as its PRF (1.2.643.2.2.10), what
+ * certtool --pkcs-cipher gost28147-cpa puts around both bags (its own file,
+ * 600,000 iterations, test_pkcs12_interop.sh reads): the same code as the
+ * bags', here on a key gost-engine encrypted (`openssl pkcs8 -topk8 -v2
+ * gost89 -v2prf id-HMACGostR3411-94`, 2048 iterations) to key256.pem's. */
+static void test_gost94_prf(void) {
+  material m;
+  size_t n;
+  char *pem = slurp("pkcs8-gost94prf-256.pem", &n), scheme[160];
+  gostx_gost3410_key k;
+  load(&m, "key256.pem", "cert256.pem");
+  CHECK(!gostx_gost3410_encrypted_scheme_pem(pem, n, scheme, sizeof scheme) &&
+            strstr(scheme, "with HMAC-GOST R 34.11-94, GOST 28147-89 CFB"),
+        "the scheme named: %s", scheme);
+  CHECK_RC(gostx_gost3410_key_read(&k, pem, n, (const uint8_t *)"secret", 6), 0, "HMAC-GOST94 PRF");
+  CHECK(k.curve == m.curve && k.len == m.len && !memcmp(k.d, m.d, m.len), "the key");
+  CHECK_RC(gostx_gost3410_key_read(&k, pem, n, (const uint8_t *)"Secret", 6), GOSTX_EAUTH, "wrong password");
+  gostx_gost3410_key_clear(&k);
+  free(pem);
 }
 
 /* TC26 R 50.1.112-2016's example container (its appendix; the values as
@@ -201,7 +231,7 @@ static void remac(uint8_t *pfx, size_t n, const char *pass, size_t tail) {
   der_in(pfx, &off);                  /* [0] */
   size_t len = der_in(pfx, &off);     /* OCTET STRING: the AuthenticatedSafe */
   uint8_t k[96];
-  CHECK(!gostx_pbkdf2_streebog512((const uint8_t *)pass, strlen(pass), pfx + n - tail + 2, 8, 2048,
+  CHECK(!gostx_pbkdf2_streebog512((const uint8_t *)pass, strlen(pass), pfx + n - tail + 2, tail - 6, 2048,
                                   k, 96) &&
             !gostx_hmac(64, k + 64, 32, pfx + off, len, pfx + n - tail - 64),
         "remac");
@@ -353,6 +383,50 @@ static int read_buf(const uint8_t *pfx, size_t n, char *why) {
   return rc;
 }
 
+/* Every certificate bag is parsed: one lib/x509 refuses is listed as
+ * BAD_CERT with the reason, never as a certificate, and the rest of the
+ * file is read (issue 67: such bytes went out as CERTIFICATE PEM). */
+static void test_bad_cert_bag(void) {
+  material m;
+  char why[256];
+  load(&m, "key512.pem", "chain512.pem");
+  size_t n;
+  uint8_t *pfx = write_pfx(&m, GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_NONE, 2048, NULL, "pw", &n);
+  uint8_t *at = memmem(pfx, n, m.certs[1], 32); /* the intermediate, in the clear */
+  CHECK(at != NULL, "the second certificate in the file");
+  if (!at) return;
+  at[4] ^= 0x01; /* its TBSCertificate's tag: 0x30 to 0x31 */
+  remac(pfx, n, "pw", 22); /* our MacData: a 16-byte salt, 2048 iterations */
+  gostx_pkcs12 *p = NULL;
+  CHECK_RC(gostx_pkcs12_read(pfx, n, (const uint8_t *)"pw", 2, 0, &p, why, sizeof why), 0, why);
+  gostx_pkcs12_bag bag;
+  size_t cert_bag = SIZE_MAX, len, certs = 0, bad = 0;
+  gostx_gost3410_curve curve;
+  for (size_t i = 0; p && i < gostx_pkcs12_bag_count(p); i++) {
+    CHECK(!gostx_pkcs12_bag_get(p, i, &bag), "bag_get");
+    if (bag.type == GOSTX_PKCS12_BAG_CERT) certs++, CHECK(!bag.problem[0], "no problem");
+    if (bag.type == GOSTX_PKCS12_BAG_BAD_CERT) {
+      bad++;
+      CHECK(bag.der_len == m.cert_lens[1] && strstr(bag.problem, "parse"), "the reason: %s", bag.problem);
+    }
+  }
+  CHECK(certs == 2 && bad == 1, "%zu certificates, %zu refused", certs, bad);
+  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &cert_bag), 0, "the key");
+  CHECK(cert_bag != SIZE_MAX && !gostx_pkcs12_bag_get(p, cert_bag, &bag) &&
+            bag.der_len == m.cert_lens[0] && !memcmp(bag.der, m.certs[0], bag.der_len),
+        "the key's certificate still found");
+  gostx_pkcs12_free(p);
+  free(pfx);
+  /* nor does the writer put one in: a chain "certificate" that is none */
+  static const uint8_t tiny[] = {0x30, 0x03, 0x02, 0x01, 0x00};
+  const uint8_t *with_tiny[2] = {m.certs[0], tiny};
+  const size_t lens[2] = {m.cert_lens[0], sizeof tiny};
+  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_NONE, 1000, NULL};
+  CHECK_RC(gostx_pkcs12_write(m.keyder, m.keyder_len, with_tiny, lens, 2, (const uint8_t *)"pw", 2,
+                              &params, NULL, 0, &n),
+           GOSTX_EINVAL, "write: a chain certificate that is none");
+}
+
 static void test_refusals(void) {
   material m;
   char why[256];
@@ -388,11 +462,15 @@ static void test_refusals(void) {
   CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "PBES2 iterations over the limit");
   CHECK(strstr(why, "iterations"), "why: %s", why);
   /* ... which the caller may allow: then the (now wrong) MAC is what fails */
-  /* the MAC's digest Streebog-256 (not read): named by OID */
+  /* a MAC digest not read (1.2.643.7.1.1.2.4): named by OID */
+  memcpy(bad, pfx, n);
+  CHECK(patch(bad, n, "06082a85030701010203", "06082a85030701010204", 1), "patch");
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "unknown MAC digest");
+  CHECK(strstr(why, "1.2.643.7.1.1.2.4"), "why: %s", why);
+  /* Streebog-256 (read) with Streebog-512's 64 bytes: malformed */
   memcpy(bad, pfx, n);
   CHECK(patch(bad, n, "06082a85030701010203", "06082a85030701010202", 1), "patch");
-  CHECK_RC(read_buf(bad, n, why), GOSTX_EUNSUP, "MAC digest Streebog-256");
-  CHECK(strstr(why, "1.2.643.7.1.1.2.2"), "why: %s", why);
+  CHECK_RC(read_buf(bad, n, why), GOSTX_EFORMAT, "MAC digest Streebog-256 of 64 bytes");
   /* an unknown cipher in the certificates' PBES2: named by OID */
   memcpy(bad, pfx, n);
   CHECK(patch(bad, n, "06062a8503020215", "06062a8503020216", 0), "patch");
@@ -512,7 +590,9 @@ int main(void) {
   test_standard_example();
   test_rfc9548();
   test_known_files();
+  test_gost94_prf();
   test_round_trip();
+  test_bad_cert_bag();
   test_refusals();
   test_cryptopro();
   return t_done();

@@ -355,5 +355,13 @@ typedef struct cli_pfx_certs {
  * after one line. */
 int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
                  const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs);
+/* The PFX p (read from path) said: a warning for each certificate bag
+ * lib/x509 refused (skipped), and *own the key's certificate bag (SIZE_MAX
+ * none, or no key). A key that is not its certificates' (the file has
+ * some): a warning naming them, or with need_pair an error and
+ * CLI_EXIT_USAGE (need_pair and no certificate at all: the same). A
+ * localKeyID that ties the key to another certificate than its own: a
+ * warning. 0 otherwise. */
+int cli_pfx_check(const char *path, const gostx_pkcs12 *p, int need_pair, size_t *own);
 
 #endif

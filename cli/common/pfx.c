@@ -1,5 +1,7 @@
 /* A PKCS#12 file wherever the CLI takes a key (docs/PKCS12.md): `gostx pkey
- * -i`, `gostx sign -k`, and `gostx tls --cert` with the chain too. */
+ * -i`, `gostx sign -k`, and `gostx tls --cert` with the chain too; and the
+ * checks `gostx pkcs12` shares: certificate bags lib/x509 refused, and a
+ * key that is not its certificates'. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,73 @@ static int copy_certs(const gostx_pkcs12 *p, size_t cert_bag, const char *path, 
   return 0;
 }
 
+/* Bag i as "bag N (subject S, a B-bit key)" in text[cap]. */
+static void describe_cert(const gostx_pkcs12 *p, size_t i, char *text, size_t cap) {
+  gostx_pkcs12_bag b;
+  gostx_x509_cert c;
+  char subject[200] = "?";
+  if (gostx_pkcs12_bag_get(p, i, &b) || gostx_x509_parse(b.der, b.der_len, &c, NULL)) {
+    snprintf(text, cap, "bag %zu", i + 1);
+    return;
+  }
+  (void)gostx_x509_name_text(c.subject, c.subject_len, subject, sizeof subject);
+  snprintf(text, cap, "bag %zu (subject %s, a %zu-bit key)", i + 1, subject, c.pub_len * 4);
+}
+
+/* The certificate bag whose localKeyId is the first key bag's, SIZE_MAX none. */
+static size_t cert_named_by_key(const gostx_pkcs12 *p) {
+  gostx_pkcs12_bag key, b;
+  size_t i, n = gostx_pkcs12_bag_count(p);
+  for (i = 0; i < n; i++)
+    if (!gostx_pkcs12_bag_get(p, i, &key) &&
+        (key.type == GOSTX_PKCS12_BAG_KEY || key.type == GOSTX_PKCS12_BAG_SHROUDED_KEY))
+      break;
+  if (i == n || !key.key_id) return SIZE_MAX;
+  for (i = 0; i < n; i++)
+    if (!gostx_pkcs12_bag_get(p, i, &b) && b.type == GOSTX_PKCS12_BAG_CERT && b.key_id &&
+        b.key_id_len == key.key_id_len && !memcmp(b.key_id, key.key_id, b.key_id_len))
+      return i;
+  return SIZE_MAX;
+}
+
+int cli_pfx_check(const char *path, const gostx_pkcs12 *p, int need_pair, size_t *own) {
+  size_t n = gostx_pkcs12_bag_count(p), ncerts = 0, first = SIZE_MAX, len = 0;
+  gostx_pkcs12_bag b;
+  for (size_t i = 0; i < n; i++) {
+    if (gostx_pkcs12_bag_get(p, i, &b)) continue;
+    if (b.type == GOSTX_PKCS12_BAG_BAD_CERT)
+      cli_err("warning: %s: certificate bag %zu skipped: %s", path, i + 1, b.problem);
+    if (b.type == GOSTX_PKCS12_BAG_CERT && !ncerts++) first = i;
+  }
+  *own = SIZE_MAX;
+  gostx_gost3410_curve curve;
+  if (gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, own)) return 0; /* no GOST key */
+  size_t named = cert_named_by_key(p);
+  char a[320], o[320];
+  if (*own == SIZE_MAX && !ncerts) {
+    if (need_pair) return cli_usage("%s: the PKCS#12 file holds no certificate for its key", path);
+    return 0;
+  }
+  if (*own == SIZE_MAX) {
+    describe_cert(p, named != SIZE_MAX ? named : first, a, sizeof a);
+    const char *how = named != SIZE_MAX ? ", which its localKeyID names," : "";
+    if (need_pair)
+      return cli_usage("%s: the PKCS#12 file's key (%zu-bit) is not its certificate's: %s%s holds "
+                       "another key (and no other certificate there is the key's)",
+                       path, len * 8, a, how);
+    cli_err("warning: %s: the private key (%zu-bit) is not the key of any certificate in the file: "
+            "%s%s holds another key",
+            path, len * 8, a, how);
+  } else if (named != SIZE_MAX && named != *own) {
+    describe_cert(p, named, a, sizeof a);
+    describe_cert(p, *own, o, sizeof o);
+    cli_err("warning: %s: the key bag's localKeyID names certificate %s, whose key is not the "
+            "private key's; the key's own certificate is %s",
+            path, a, o);
+  }
+  return 0;
+}
+
 /* The key (and certificates) of the PFX in buf[n], opened with pass. */
 static int take(const char *path, const uint8_t *buf, size_t n, const uint8_t *pass,
                 size_t pass_len, cli_key *k, cli_pfx_certs *certs) {
@@ -55,8 +124,8 @@ static int take(const char *path, const uint8_t *buf, size_t n, const uint8_t *p
   if (rc == GOSTX_EINVAL) rc = cli_usage("%s: the PKCS#12 file holds no private key", path);
   else if (rc) rc = cli_usage("%s: the PKCS#12 file's key is not a GOST R 34.10-2012 key", path);
   else k->kind = GOSTX_GOST3410_KEY_PRIVATE;
-  if (!rc && certs && cert_bag == SIZE_MAX)
-    rc = cli_usage("%s: no certificate in the PKCS#12 file matches its key", path);
+  /* with certs the door serves the pair: a key not its certificate's is refused */
+  if (!rc) rc = cli_pfx_check(path, p, certs != NULL, &cert_bag);
   if (!rc && certs) rc = copy_certs(p, cert_bag, path, certs);
   gostx_pkcs12_free(p);
   if (rc) cli_key_clear(k);

@@ -21,7 +21,10 @@
  * Reading: gostx_pkcs12_read checks the MAC under the password before it
  * decrypts anything, then decrypts every part into an object the caller
  * frees (it wipes the keys). Bags are listed in file order with their
- * attributes; keys and X.509 certificates are given as DER. */
+ * attributes; keys and X.509 certificates are given as DER. Every
+ * certificate is parsed with gostx_x509_parse: one it refuses is listed as
+ * GOSTX_PKCS12_BAG_BAD_CERT with the reason, not as a certificate (the
+ * file is still read: its key and other certificates may be fine). */
 #ifndef GOSTX_PKCS12_H
 #define GOSTX_PKCS12_H
 
@@ -49,8 +52,11 @@ typedef enum gostx_pkcs12_bag_type {
   GOSTX_PKCS12_BAG_KEY = 1,          /* keyBag: a PrivateKeyInfo in the clear */
   GOSTX_PKCS12_BAG_SHROUDED_KEY = 2, /* pkcs8ShroudedKeyBag, decrypted by read */
   GOSTX_PKCS12_BAG_CERT = 3,         /* certBag holding an X.509 certificate */
-  GOSTX_PKCS12_BAG_OTHER = 4         /* CRL, secret, nested contents, other certificate
+  GOSTX_PKCS12_BAG_OTHER = 4,        /* CRL, secret, nested contents, other certificate
                                         types: listed, not read */
+  GOSTX_PKCS12_BAG_BAD_CERT = 5      /* a certBag whose X.509 certificate lib/x509 refuses
+                                        (malformed, not GOST, a bad key): problem says why;
+                                        der is its bytes, never to be used as a certificate */
 } gostx_pkcs12_bag_type;
 
 /* One bag, as gostx_pkcs12_bag_get gives it; pointers into the object. */
@@ -67,6 +73,7 @@ typedef struct gostx_pkcs12_bag {
   char scheme[160];   /* SHROUDED_KEY: its encryption ("PBES2: PBKDF2 with ...",
                          "CryptoPro 1.2.840.113549.1.12.1.80 (...)"); else "" */
   uint32_t iterations; /* SHROUDED_KEY: its iterations (PBKDF2's, or the scheme's); else 0 */
+  char problem[96];    /* BAD_CERT: gostx_x509_status_name of the refusal; else "" */
 } gostx_pkcs12_bag;
 
 /* One part of the AuthenticatedSafe. */
@@ -79,7 +86,8 @@ typedef struct gostx_pkcs12_safe {
 
 /* The MacData. */
 typedef struct gostx_pkcs12_mac {
-  char alg[32];        /* "streebog512" (R 50.1.112-2016), or "sha1" (RFC 7292's own) */
+  char alg[32];        /* "streebog512" (R 50.1.112-2016), "streebog256" (the same rule, as
+                          openssl -macalg md_gost12_256 writes it), or "sha1" (RFC 7292's own) */
   uint32_t iterations;
   size_t salt_len;
 } gostx_pkcs12_mac;
@@ -116,7 +124,9 @@ GOSTX_API void gostx_pkcs12_mac_get(const gostx_pkcs12 *p, gostx_pkcs12_mac *mac
 /* The GOST key of the first key bag (plain or shrouded): as
  * gostx_gost3410_key_from_der_oid gives it (priv, pub, the parameter set
  * OID; each may be NULL), and in *cert_bag the index of the certificate bag
- * whose subject key is this key's public key (SIZE_MAX when none is).
+ * whose subject key is this key's public key (SIZE_MAX when none is: a
+ * file whose certificates are not its key's, which a caller that needs
+ * the pair must refuse; the localKeyId attributes are not trusted for it).
  * GOSTX_EINVAL when the file holds no key bag; GOSTX_EUNSUP a key that is
  * not GOST R 34.10-2012 (a CryptoPro export of a GOST R 34.10-2001 key is
  * read, its bag holding the 2001 PrivateKeyInfo, but not given here);
@@ -155,7 +165,8 @@ typedef struct gostx_pkcs12_params {
  * HMAC-Streebog-512 the R 50.1.112-2016 way. Salts and IVs are fresh from
  * the OS generator. out NULL: *out_len is the length the file will have
  * (nothing else is done); GOSTX_ELEN with *out_len when cap is short.
- * GOSTX_EINVAL: bad parameters, or a key that does not match certs[0]. */
+ * GOSTX_EINVAL: bad parameters, a key that does not match certs[0], or a
+ * certificate gostx_x509_parse refuses (the reader would skip it). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_write(const uint8_t *key, size_t key_len,
                                                    const uint8_t *const *certs,
                                                    const size_t *cert_lens, size_t ncerts,

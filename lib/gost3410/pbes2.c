@@ -17,12 +17,16 @@
 #include <string.h>
 
 #include "gost3410/pbes2.h"
+#include "des3/des3.h"
+#include "kdf/pbkdf2.h"
 #include "kdf/sha256.h"
 
 #define OID_PBES2 "1.2.840.113549.1.5.13"
 #define OID_PBKDF2 "1.2.840.113549.1.5.12"
 #define OID_HMAC_STREEBOG512 "1.2.643.7.1.1.4.2"
 #define OID_HMAC_SHA256 "1.2.840.113549.2.9" /* read only: OpenSSL's default PRF */
+#define OID_HMAC_GOST94 "1.2.643.2.2.10"     /* read only: certtool's with gost28147-cpa */
+#define OID_DES3_CBC "1.2.840.113549.3.7"    /* read only: certtool's --pkcs-cipher 3des */
 #define OID_KUZ_CTR_ACPKM "1.2.643.7.1.1.5.2.1"
 #define OID_MAGMA_CTR_ACPKM "1.2.643.7.1.1.5.1.1"
 /* CTR-ACPKM's section: RFC 9337 leaves it to the protocol; gost-engine's
@@ -50,7 +54,8 @@ static const struct {
     {"2.16.840.1.101.3.4.1.2", "aes-128-cbc"},
     {"2.16.840.1.101.3.4.1.22", "aes-192-cbc"},
     {"2.16.840.1.101.3.4.1.42", "aes-256-cbc"},
-    {"1.2.840.113549.3.7", "des-ede3-cbc"},
+    {OID_DES3_CBC, "des-ede3-cbc"},
+    {OID_HMAC_GOST94, "HMAC-GOST R 34.11-94"},
     {OID_GOST89_CFB, "GOST 28147-89 CFB"},
     {OID_KUZ_CTR_ACPKM, "kuznyechik-ctr-acpkm"},
     {OID_KUZ_CTR_ACPKM_OMAC, "kuznyechik-ctr-acpkm-omac"},
@@ -83,8 +88,11 @@ int gostx__pbes2_parse(gostx__der alg, gostx__pbes2 *p) {
   char oid[GOSTX__KEY_OID_TEXT_MAX];
   size_t dn = 0;
   int rc;
+  uint32_t key_len = GOSTX_KEY_LEN;
+  int has_key_len = 0;
   p->desc[0] = 0;
-  p->prf_sha256 = 0;
+  p->prf = GOSTX__PBES2_PRF_STREEBOG512;
+  p->des3 = 0;
   if ((rc = gostx__key_get_oid(&alg, oid))) return rc;
   name_oid(p->desc, sizeof p->desc, &dn, "", oid);
   if (strcmp(oid, OID_PBES2)) return GOSTX_EUNSUP;
@@ -101,10 +109,9 @@ int gostx__pbes2_parse(gostx__der alg, gostx__pbes2 *p) {
         gostx__der_get(&kdfp, GOSTX__DER_OCTETS, &p->salt, NULL))
       return GOSTX_EFORMAT;
     if ((rc = gostx__der_u32(&kdfp, &p->iter))) return rc;
-    if (gostx__der_peek(&kdfp, GOSTX__DER_INT)) {
-      uint32_t key_len;
+    if (gostx__der_peek(&kdfp, GOSTX__DER_INT)) { /* checked against the cipher's below */
       if ((rc = gostx__der_u32(&kdfp, &key_len))) return rc;
-      if (key_len != GOSTX_KEY_LEN) return GOSTX_EUNSUP;
+      has_key_len = 1;
     }
     if (!gostx__der_done(&kdfp)) {
       if (gostx__der_get(&kdfp, GOSTX__DER_SEQ, &prf, NULL) || !gostx__der_done(&kdfp) ||
@@ -116,8 +123,10 @@ int gostx__pbes2_parse(gostx__der alg, gostx__pbes2 *p) {
       prf_oid = oid;
     }
     name_oid(p->desc, sizeof p->desc, &dn, " with ", prf_oid);
-    p->prf_sha256 = !strcmp(prf_oid, OID_HMAC_SHA256);
-    kdf_ok = p->prf_sha256 || !strcmp(prf_oid, OID_HMAC_STREEBOG512);
+    p->prf = !strcmp(prf_oid, OID_HMAC_SHA256)   ? GOSTX__PBES2_PRF_SHA256
+             : !strcmp(prf_oid, OID_HMAC_GOST94) ? GOSTX__PBES2_PRF_GOST94
+                                                 : GOSTX__PBES2_PRF_STREEBOG512;
+    kdf_ok = p->prf != GOSTX__PBES2_PRF_STREEBOG512 || !strcmp(prf_oid, OID_HMAC_STREEBOG512);
   }
   if ((rc = gostx__key_get_oid(&enc, oid))) return rc;
   name_oid(p->desc, sizeof p->desc, &dn, ", ", oid);
@@ -130,9 +139,20 @@ int gostx__pbes2_parse(gostx__der alg, gostx__pbes2 *p) {
     p->alg = GOSTX_ALG_MAGMA, n = 8;
   else if (!strcmp(oid, OID_GOST89_CFB))
     p->alg = GOSTX_ALG_MAGMA, n = 8, p->sbox = 0;
+  else if (!strcmp(oid, OID_DES3_CBC))
+    p->alg = GOSTX_ALG_MAGMA, n = 16, p->des3 = 1; /* alg unused; n/2: the IV's 8 bytes */
   else
     return GOSTX_EUNSUP;
   if (!kdf_ok) return GOSTX_EUNSUP;
+  if (has_key_len && key_len != (p->des3 ? GOSTX__DES3_KEY_LEN : GOSTX_KEY_LEN)) return GOSTX_EUNSUP;
+  if (p->des3) { /* des-ede3-cbc's parameters: the IV, an OCTET STRING */
+    if (gostx__der_get(&enc, GOSTX__DER_OCTETS, &p->ukm, NULL) || !gostx__der_done(&enc) ||
+        p->ukm.n != GOSTX__DES3_BLOCK)
+      return GOSTX_EFORMAT;
+    return p->iter == 0 || p->salt.n == 0 ? GOSTX_EFORMAT
+           : p->iter > GOSTX__PBES2_ITER_MAX ? GOSTX_EUNSUP
+                                             : 0;
+  }
   if (gostx__der_get(&enc, GOSTX__DER_SEQ, &encp, NULL) || !gostx__der_done(&enc) ||
       gostx__der_get(&encp, GOSTX__DER_OCTETS, &p->ukm, NULL))
     return GOSTX_EFORMAT;
@@ -179,6 +199,13 @@ size_t gostx__pbes2_tag_len(const gostx__pbes2 *p) {
   return p->omac ? (p->alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8) : 0;
 }
 
+int gostx__pbes2_plain_len(const gostx__pbes2 *p, const uint8_t *out, size_t len, size_t *n) {
+  if (p->des3) return gostx__cbc_unpad8(out, len, n);
+  if (len < gostx__pbes2_tag_len(p)) return GOSTX_EFORMAT;
+  *n = len - gostx__pbes2_tag_len(p);
+  return 0;
+}
+
 /* CTR-ACPKM-OMAC (RFC 9337 5.1.1 step 8, 5.1.2 step 5): K(1) || K(2) =
  * KDF_TREE(key, "kdf tree", the ukm's last 8 bytes, R = 1); the OMAC of
  * the message under K(2) is appended, and the whole encrypted under K(1).
@@ -213,8 +240,8 @@ static int ctr_omac(const gostx__pbes2 *p, const uint8_t *key, int decrypt, cons
   return rc;
 }
 
-/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes (with
- * prf_sha256 PBKDF2-HMAC-SHA256); then CTR-ACPKM over in[len] (encrypt =
+/* key = PBKDF2-HMAC-Streebog-512(pass, salt, iter), 32 bytes (or with
+ * the PRF the file names; 3DES: 24 bytes, then CBC); then CTR-ACPKM over in[len] (encrypt =
  * decrypt), CTR-ACPKM-OMAC, or with sbox >= 0 GOST 28147-89 CFB with that
  * parameter set and CryptoPro key meshing every 1024 bytes, as
  * gost-engine's gost89 cipher does (a PKCS#12 certificate bag can be that
@@ -227,9 +254,15 @@ int gostx__pbes2_crypt(const gostx__pbes2 *p, const uint8_t *pass, size_t pass_l
   memset(&c, 0, sizeof c);
   memset(&g, 0, sizeof g);
   size_t n = p->alg == GOSTX_ALG_KUZNYECHIK ? 16 : 8;
-  int rc = (p->prf_sha256 ? gostx__pbkdf2_sha256 : gostx_pbkdf2_streebog512)(
-      pass, pass_len, p->salt.p, p->salt.n, p->iter, key, sizeof key);
-  if (!rc && p->omac) {
+  if (p->des3 && (!decrypt || !len || len % GOSTX__DES3_BLOCK))
+    return decrypt ? GOSTX_EFORMAT : GOSTX_EINVAL; /* read only */
+  int rc = (p->prf == GOSTX__PBES2_PRF_SHA256   ? gostx__pbkdf2_sha256
+            : p->prf == GOSTX__PBES2_PRF_GOST94 ? gostx__pbkdf2_gost94
+                                                : gostx_pbkdf2_streebog512)(
+      pass, pass_len, p->salt.p, p->salt.n, p->iter, key, p->des3 ? GOSTX__DES3_KEY_LEN : sizeof key);
+  if (!rc && p->des3) {
+    rc = gostx__des3_cbc_decrypt(key, p->ukm.p, in, len, out);
+  } else if (!rc && p->omac) {
     rc = ctr_omac(p, key, decrypt, in, len, out);
   } else if (!rc && p->sbox >= 0) {
     rc = gostx_gost89_set_key(&g, key, (gostx_sbox)p->sbox);
@@ -348,8 +381,10 @@ int gostx__pbes2_read(gostx_gost3410_key *k, const uint8_t *der, size_t der_len,
   /* CTR has no integrity check: a wrong password shows as a decryption
    * that is not a valid private key of ours. Any such failure is GOSTX_EAUTH
    * (wrong password, or a damaged file). */
+  size_t n = 0;
+  if (!rc) rc = gostx__pbes2_plain_len(&p, plain, data.n, &n);
   if (!rc) {
-    rc = gostx__key_from_der(&got, plain, data.n - gostx__pbes2_tag_len(&p));
+    rc = gostx__key_from_der(&got, plain, n);
     if (rc || !got.has_private) rc = GOSTX_EAUTH;
   }
   if (!rc) *k = got; /* written only on success */

@@ -1,9 +1,11 @@
 /* PBKDF2 (RFC 8018 section 5.2) with PRF = HMAC_GOSTR3411_2012_512, as
- * R 50.1.111-2016 / RFC 9337 specify, and (internal, for OpenSSL's default
- * PBES2 files) with HMAC-SHA256. The HMAC states after absorbing K ^ ipad
+ * R 50.1.111-2016 / RFC 9337 specify, and (internal, for files others
+ * write: kdf/pbkdf2.h) with HMAC-SHA256, HMAC-Streebog-256 and HMAC-GOST
+ * R 34.11-94. The HMAC states after absorbing K ^ ipad
  * and K ^ opad are computed once per call and copied for every iteration,
  * so each iteration costs only the message compressions. */
 #include "internal.h"
+#include "kdf/pbkdf2.h"
 #include "kdf/sha256.h"
 
 #define PRF_MAX GOSTX_STREEBOG512_LEN
@@ -12,6 +14,9 @@
 typedef union prf_ctx {
   gostx_hmac_ctx streebog;
   gostx__hmac_sha256_ctx sha256;
+  struct {
+    gostx_gost94_ctx inner, outer;
+  } gost94;
 } prf_ctx;
 
 typedef struct prf {
@@ -28,6 +33,37 @@ static int streebog_update(prf_ctx *h, const uint8_t *data, size_t len) {
   return gostx_hmac_update(&h->streebog, data, len);
 }
 static int streebog_final(prf_ctx *h, uint8_t *out) { return gostx_hmac_final(&h->streebog, out); }
+static int streebog256_init(prf_ctx *h, const uint8_t *key, size_t len) {
+  return gostx_hmac_init(&h->streebog, GOSTX_STREEBOG256_LEN, key, len);
+}
+/* HMAC (RFC 2104) over GOST R 34.11-94 with the CryptoPro parameter set,
+ * RFC 4357's HMAC_GOSTR3411: its block, and so the key's pad, is 32 bytes. */
+static int gost94_init(prf_ctx *h, const uint8_t *key, size_t len) {
+  uint8_t k[GOSTX_GOST94_BLOCK_LEN] = {0}, pad[GOSTX_GOST94_BLOCK_LEN];
+  int rc = GOSTX_OK;
+  if (len > sizeof k) rc = gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, key, len, k);
+  else if (len) memcpy(k, key, len);
+  for (size_t i = 0; i < sizeof pad; i++) pad[i] = k[i] ^ 0x36;
+  if (!rc) rc = gostx_gost94_init(&h->gost94.inner, GOSTX_SBOX_CRYPTOPRO_3411_94);
+  if (!rc) rc = gostx_gost94_update(&h->gost94.inner, pad, sizeof pad);
+  for (size_t i = 0; i < sizeof pad; i++) pad[i] = k[i] ^ 0x5c;
+  if (!rc) rc = gostx_gost94_init(&h->gost94.outer, GOSTX_SBOX_CRYPTOPRO_3411_94);
+  if (!rc) rc = gostx_gost94_update(&h->gost94.outer, pad, sizeof pad);
+  gostx_memzero(k, sizeof k);
+  gostx_memzero(pad, sizeof pad);
+  return rc;
+}
+static int gost94_update(prf_ctx *h, const uint8_t *data, size_t len) {
+  return gostx_gost94_update(&h->gost94.inner, data, len);
+}
+static int gost94_final(prf_ctx *h, uint8_t *out) {
+  uint8_t d[GOSTX_GOST94_LEN];
+  int rc = gostx_gost94_final(&h->gost94.inner, d);
+  if (!rc) rc = gostx_gost94_update(&h->gost94.outer, d, sizeof d);
+  if (!rc) rc = gostx_gost94_final(&h->gost94.outer, out);
+  gostx_memzero(d, sizeof d);
+  return rc;
+}
 static int sha256_init(prf_ctx *h, const uint8_t *key, size_t len) {
   gostx__hmac_sha256_init(&h->sha256, key, len);
   return GOSTX_OK;
@@ -89,5 +125,17 @@ int gostx_pbkdf2_streebog512(const uint8_t *pass, size_t pass_len, const uint8_t
 int gostx__pbkdf2_sha256(const uint8_t *pass, size_t pass_len, const uint8_t *salt,
                          size_t salt_len, uint32_t iterations, uint8_t *out, size_t out_len) {
   static const prf f = {GOSTX__SHA256_LEN, sha256_init, sha256_update, sha256_final};
+  return pbkdf2(&f, pass, pass_len, salt, salt_len, iterations, out, out_len);
+}
+
+int gostx__pbkdf2_streebog256(const uint8_t *pass, size_t pass_len, const uint8_t *salt,
+                              size_t salt_len, uint32_t iterations, uint8_t *out, size_t out_len) {
+  static const prf f = {GOSTX_STREEBOG256_LEN, streebog256_init, streebog_update, streebog_final};
+  return pbkdf2(&f, pass, pass_len, salt, salt_len, iterations, out, out_len);
+}
+
+int gostx__pbkdf2_gost94(const uint8_t *pass, size_t pass_len, const uint8_t *salt,
+                         size_t salt_len, uint32_t iterations, uint8_t *out, size_t out_len) {
+  static const prf f = {GOSTX_GOST94_LEN, gost94_init, gost94_update, gost94_final};
   return pbkdf2(&f, pass, pass_len, salt, salt_len, iterations, out, out_len);
 }

@@ -107,16 +107,5 @@ int gostx__pkcs12_legacy_decrypt(gostx__p12_legacy_pbe pbe, const uint8_t *bmp, 
   else if (!rc) rc = gostx__rc2_cbc_decrypt(key, key_len, (unsigned)(8 * key_len), iv, in, len, out);
   gostx_memzero(key, sizeof key);
   if (rc) return rc;
-  /* PKCS#5 padding: 1..8 bytes of its own length, checked with masks over
-   * the last block whatever its value (a key bag may be what it pads). */
-  uint32_t pad = out[len - 1], bad = ((pad - 1) | (8 - pad)) >> 31;
-  for (uint32_t i = 0; i < 8; i++) {
-    uint32_t covered = 0u - ((i - pad) >> 31); /* all ones when i < pad */
-    bad |= covered & (out[len - 1 - i] ^ pad);
-  }
-  /* The verdict is public once decided: branched on only through
-   * gostx__verdict (the constant-time gate's one door, lib/common.c). */
-  if (gostx__verdict((int)((bad | (0u - bad)) >> 31) * GOSTX_EAUTH)) return GOSTX_EAUTH;
-  *out_len = len - pad;
-  return 0;
+  return gostx__cbc_unpad8(out, len, out_len);
 }

@@ -17,6 +17,7 @@
 #define GOSTX__P12_OID_FRIENDLY_NAME "1.2.840.113549.1.9.20"
 #define GOSTX__P12_OID_LOCAL_KEY_ID "1.2.840.113549.1.9.21"
 #define GOSTX__P12_OID_STREEBOG512 "1.2.643.7.1.1.2.3"
+#define GOSTX__P12_OID_STREEBOG256 "1.2.643.7.1.1.2.2"
 #define GOSTX__P12_OID_SHA1 "1.3.14.3.2.26"
 #define GOSTX__P12_OID_PBE_SHA_3DES "1.2.840.113549.1.12.1.3"
 #define GOSTX__P12_OID_PBE_SHA_RC2_128 "1.2.840.113549.1.12.1.5"
@@ -30,6 +31,11 @@
  * over data[len] (the AuthenticatedSafe's DER); mac[64]. */
 int gostx__pkcs12_mac(const uint8_t *pass, size_t pass_len, const uint8_t *salt, size_t salt_len,
                       uint32_t iter, const uint8_t *data, size_t len, uint8_t *mac);
+/* The same with Streebog-256 (read only: openssl -macalg md_gost12_256):
+ * PBKDF2-HMAC-Streebog-256's 96 bytes, HMAC-Streebog-256 into mac[32]. */
+int gostx__pkcs12_mac256(const uint8_t *pass, size_t pass_len, const uint8_t *salt,
+                         size_t salt_len, uint32_t iter, const uint8_t *data, size_t len,
+                         uint8_t *mac);
 
 
 /* ---- RFC 7292's own integrity and privacy, legacy.c: what CryptoPro CSP

@@ -37,6 +37,7 @@ typedef struct reader {
   int bmp_ok;                /* the password converts (UTF-8 within the BMP) */
   uint64_t work, max_work; /* PBKDF2 iterations counted so far, and the limit */
   uint64_t mac_work;       /* the MAC's share of work */
+  size_t mac_len;          /* its length: 64 or 32 (Streebog), 20 (SHA-1) */
   int decrypting;          /* second walk: the MAC has verified */
   char *why;
   size_t why_cap;
@@ -214,9 +215,12 @@ static int decrypt(reader *rd, const pbe *e, gostx__der ct, gostx__der *plain) {
   rc = gostx__pbes2_crypt(pb, rd->pass, rd->pass_len, 1, ct.p, ct.n, out);
   if (rc == GOSTX_EAUTH) /* CTR-ACPKM-OMAC's tag, after the MAC held */
     return fail(rd, rc, "the OMAC tag of an encrypted part or key does not verify under this password");
-  if (rc == GOSTX_EFORMAT) return malformed(rd, "ciphertext shorter than its tag");
+  if (rc == GOSTX_EFORMAT) return malformed(rd, "ciphertext shorter than its tag, or not of whole blocks");
   if (rc) return fail(rd, rc, "decryption failed");
-  *plain = (gostx__der){out, ct.n - gostx__pbes2_tag_len(pb)};
+  size_t n = 0;
+  if (gostx__pbes2_plain_len(pb, out, ct.n, &n)) /* 3DES's padding, after the MAC held */
+    return fail(rd, GOSTX_EAUTH, "a 3DES part or key does not decrypt under this password");
+  *plain = (gostx__der){out, n};
   return 0;
 }
 
@@ -311,6 +315,16 @@ static int get_shrouded_key(reader *rd, gostx__der value, gostx_pkcs12_bag *bag)
   return check_plain(rd, plain, "shrouded key bag");
 }
 
+/* A certificate lib/x509 refuses is not given as one: kept as BAD_CERT
+ * with the reason, for the caller to name. */
+static void check_cert(gostx_pkcs12_bag *bag) {
+  gostx_x509_cert c;
+  gostx_x509_status st = GOSTX_X509_MALFORMED;
+  if (!gostx_x509_parse(bag->der, bag->der_len, &c, &st)) return;
+  bag->type = GOSTX_PKCS12_BAG_BAD_CERT;
+  snprintf(bag->problem, sizeof bag->problem, "%s", gostx_x509_status_name(st));
+}
+
 /* One SafeBag; kept on the second walk. */
 static int get_bag(reader *rd, gostx__der r, unsigned safe) {
   gostx__der body, wrap, value, attrs;
@@ -339,6 +353,7 @@ static int get_bag(reader *rd, gostx__der r, unsigned safe) {
   }
   if (bag.type == GOSTX_PKCS12_BAG_OTHER) bag.der = value.p, bag.der_len = value.n;
   if (!rd->decrypting) return 0;
+  if (bag.type == GOSTX_PKCS12_BAG_CERT) check_cert(&bag);
   gostx_pkcs12 *p = rd->p;
   if (p->nbags == GOSTX_PKCS12_BAGS_MAX)
     return fail(rd, GOSTX_EUNSUP, "more than %d bags", GOSTX_PKCS12_BAGS_MAX);
@@ -433,7 +448,6 @@ static const char *mac_digest_name(const char *oid) {
     const char *oid, *name;
   } names[] = {
       {"2.16.840.1.101.3.4.2.1", " (SHA-256, RFC 7292's KDF: OpenSSL 3's default)"},
-      {"1.2.643.7.1.1.2.2", " (Streebog-256)"},
       {"1.2.643.2.2.9", " (GOST R 34.11-94)"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -461,17 +475,20 @@ static int get_mac_data(reader *rd, gostx__der md, gostx__der *digest, gostx__de
     return rc == GOSTX_EUNSUP ? fail(rd, rc, "MacData asks for 2^32 PBKDF2 iterations or more")
                               : malformed(rd, "MacData iterations");
   if (!gostx__der_done(&body) || *iter == 0) return malformed(rd, "MacData");
-  int sha1 = !strcmp(oid, GOSTX__P12_OID_SHA1);
-  if (!sha1 && strcmp(oid, GOSTX__P12_OID_STREEBOG512))
+  int sha1 = !strcmp(oid, GOSTX__P12_OID_SHA1), s256 = !strcmp(oid, GOSTX__P12_OID_STREEBOG256);
+  if (!sha1 && !s256 && strcmp(oid, GOSTX__P12_OID_STREEBOG512))
     return fail(rd, GOSTX_EUNSUP,
-                "unsupported MAC digest %s%s (read: Streebog-512, 1.2.643.7.1.1.2.3; SHA-1, 1.3.14.3.2.26)",
+                "unsupported MAC digest %s%s (read: Streebog-512, 1.2.643.7.1.1.2.3; Streebog-256, "
+                "1.2.643.7.1.1.2.2; SHA-1, 1.3.14.3.2.26)",
                 oid, mac_digest_name(oid));
-  if (digest->n != (sha1 ? 20u : 64u)) return malformed(rd, "MacData digest length");
+  rd->mac_len = sha1 ? 20u : s256 ? 32u : 64u;
+  if (digest->n != rd->mac_len) return malformed(rd, "MacData digest length");
   if (sha1 && salt->n > 1024) return malformed(rd, "MacData salt length");
-  snprintf(rd->p->mac.alg, sizeof rd->p->mac.alg, sha1 ? "sha1" : "streebog512");
+  snprintf(rd->p->mac.alg, sizeof rd->p->mac.alg, sha1 ? "sha1" : s256 ? "streebog256" : "streebog512");
   rd->p->mac.iterations = *iter;
   rd->p->mac.salt_len = salt->n;
-  rd->mac_work = (sha1 ? 1 : 2) * (uint64_t)*iter; /* Streebog's 96 bytes: two PBKDF2 blocks */
+  /* Streebog's 96 bytes: two PBKDF2 blocks of Streebog-512, three of -256 */
+  rd->mac_work = (sha1 ? 1 : s256 ? 3 : 2) * (uint64_t)*iter;
   return spend(rd, rd->mac_work);
 }
 
@@ -495,11 +512,12 @@ static int mac_sha1_verifies(reader *rd, gostx__der salt, uint32_t iter, gostx__
 }
 
 static int mac_verifies(reader *rd, gostx__der salt, uint32_t iter, gostx__der as, gostx__der digest) {
-  if (digest.n != 64) return mac_sha1_verifies(rd, salt, iter, as, digest);
+  if (rd->mac_len == GOSTX__SHA1_LEN) return mac_sha1_verifies(rd, salt, iter, as, digest);
   uint8_t mac[64];
-  int rc = gostx__pkcs12_mac(rd->pass, rd->pass_len, salt.p, salt.n, iter, as.p, as.n, mac);
+  int rc = (rd->mac_len == 64 ? gostx__pkcs12_mac : gostx__pkcs12_mac256)(
+      rd->pass, rd->pass_len, salt.p, salt.n, iter, as.p, as.n, mac);
   if (rc) return fail(rd, rc, "MAC computation failed");
-  rc = gostx_memeq_ct(mac, digest.p, 64);
+  rc = gostx_memeq_ct(mac, digest.p, rd->mac_len);
   gostx_memzero(mac, sizeof mac);
   if (rc)
     return fail(rd, GOSTX_EAUTH, "MAC verification failed: wrong password (or the file was altered)");

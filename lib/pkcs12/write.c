@@ -224,10 +224,10 @@ static int check_inputs(job *j, const gostx_pkcs12_params *params) {
   if (gostx_gost3410_key_from_der(j->key, j->key_len, &kind, &curve, &len, NULL, 0, q, sizeof q) ||
       kind != GOSTX_GOST3410_KEY_PRIVATE)
     return GOSTX_EINVAL;
-  if (j->ncerts) {
+  for (size_t i = j->ncerts; i-- > 0;) { /* every one a certificate the reader takes */
     gostx_x509_cert c;
-    if (gostx_x509_parse(j->certs[0], j->cert_lens[0], &c, NULL) || c.pub_len != 2 * len ||
-        memcmp(c.pub, q, c.pub_len))
+    if (gostx_x509_parse(j->certs[i], j->cert_lens[i], &c, NULL) ||
+        (i == 0 && (c.pub_len != 2 * len || memcmp(c.pub, q, c.pub_len))))
       return GOSTX_EINVAL;
   }
   int rc = j->ncerts ? gostx_streebog(32, j->certs[0], j->cert_lens[0], j->key_id)

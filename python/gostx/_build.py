@@ -229,7 +229,8 @@ int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *t
 #define GOSTX_PKCS12_WORK_DEFAULT ...
 typedef struct gostx_pkcs12 gostx_pkcs12;
 typedef enum gostx_pkcs12_bag_type { GOSTX_PKCS12_BAG_KEY, GOSTX_PKCS12_BAG_SHROUDED_KEY,
-                                     GOSTX_PKCS12_BAG_CERT, GOSTX_PKCS12_BAG_OTHER, ... }
+                                     GOSTX_PKCS12_BAG_CERT, GOSTX_PKCS12_BAG_OTHER,
+                                     GOSTX_PKCS12_BAG_BAD_CERT, ... }
     gostx_pkcs12_bag_type;
 typedef struct gostx_pkcs12_bag {
   gostx_pkcs12_bag_type type;
@@ -238,6 +239,7 @@ typedef struct gostx_pkcs12_bag {
   const uint8_t *key_id;
   size_t key_id_len;
   char name[256];
+  char problem[96];
   ...;
 } gostx_pkcs12_bag;
 typedef enum gostx_pkcs12_pbe { GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_KUZNYECHIK,

@@ -6,8 +6,11 @@ pkcs12.load_key_and_certificates / serialize_key_and_certificates.
 Read: TC26 R 50.1.112-2016 (GOST 28147-89 CFB, what gost-engine and
 certtool write) and RFC 9337 / RFC 9548 (Kuznyechik- or Magma-CTR-ACPKM, with
 or without OMAC), MacData HMAC-Streebog-512 checked under the password before
-anything is decrypted. Certificates are DER bytes.
+anything is decrypted. Certificates are DER bytes; a certificate bag the
+library's X.509 parser refuses is left out with a UserWarning naming it.
 """
+import warnings
+
 from ._native import GostxTypeError, GostxValueError, check, ffi, held, lib, rbuf, rptr
 from .gost3410 import Curve, PrivateKey, _iterations, _key_struct, _password, _secret_copy
 
@@ -73,7 +76,9 @@ def load(data, password, *, max_work=None):
     the file may cost in all (None: 4,000,000, a few seconds), refused before
     any is spent. A wrong password (the MAC does not verify) is a
     GostxValueError "Invalid password or PKCS12 data"; a malformed file or an
-    algorithm gostx does not read a GostxValueError naming it."""
+    algorithm gostx does not read a GostxValueError naming it. A certificate
+    bag that is no certificate gostx reads is skipped with a UserWarning
+    ("certificate bag N skipped: ...")."""
     pw = _pass_copy(password)
     try:
         p = _read(data, pw, max_work)
@@ -85,6 +90,10 @@ def load(data, password, *, max_work=None):
         bag = ffi.new("gostx_pkcs12_bag *")
         for i in range(lib.gostx_pkcs12_bag_count(p)):
             check(lib.gostx_pkcs12_bag_get(p, i, bag), "pkcs12 bag")
+            if bag.type == lib.GOSTX_PKCS12_BAG_BAD_CERT:
+                warnings.warn(f"PKCS#12 certificate bag {i + 1} skipped: "
+                              f"{ffi.string(bag.problem).decode(errors='replace')}", UserWarning,
+                              stacklevel=2)
             if bag.type != lib.GOSTX_PKCS12_BAG_CERT:
                 continue
             der = bytes(ffi.buffer(bag.der, bag.der_len))
@@ -146,7 +155,7 @@ def dump(key, cert, chain=(), password=b"", *, name=None, key_pbe="gost89", cert
         rc = lib.gostx_pkcs12_write(*args, ffi.NULL, 0, need)
         if rc == lib.GOSTX_EINVAL:
             raise GostxValueError("cert is not key's certificate (its subject key is another), "
-                                  "or it is no GOST certificate")
+                                  "or it or a chain certificate is no GOST certificate")
         check(rc, "pkcs12 length")
         out = ffi.new("uint8_t[]", need[0])
         check(lib.gostx_pkcs12_write(*args, out, len(out), need), "pkcs12")

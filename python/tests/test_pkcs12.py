@@ -55,6 +55,8 @@ def test_refusals():
     other = pem_certs("chain512.pem")[0]
     with pytest.raises(ValueError, match="not key's certificate"):
         pkcs12.dump(key, other, password=b"pw")
+    with pytest.raises(ValueError, match="chain certificate is no GOST certificate"):
+        pkcs12.dump(key, pem_certs("cert256.pem")[0], [bytes.fromhex("3003020100")], password=b"pw")
     with pytest.raises(ValueError, match="key_pbe"):
         pkcs12.dump(key, pem_certs("cert256.pem")[0], password=b"pw", key_pbe="aes")
     with pytest.raises(TypeError):
@@ -64,6 +66,27 @@ def test_refusals():
         pkcs12.load((VEC / "engine-gost89-256.pfx").read_bytes(), b"secret", max_work=4000)
     with pytest.raises(ValueError, match="malformed"):
         pkcs12.load((VEC / "engine-gost89-256.pfx").read_bytes()[:-1], b"secret")
+
+
+@pytest.mark.parametrize("name", ["engine-gost89-256-mac256.pfx", "engine-des3-256.pfx"])
+def test_load_openssl_only_read(name):
+    """-macalg md_gost12_256, -keypbe/-certpbe DES-EDE3-CBC (issue 67 9c)."""
+    key, cert, chain = pkcs12.load((VEC / name).read_bytes(), b"secret")
+    want = gostx.load_pem_private_key((VEC / "key256.pem").read_bytes())
+    assert key.private_bytes_raw() == want.private_bytes_raw()
+    assert [cert] + chain == pem_certs("cert256.pem")
+
+
+def test_bad_certificate_bag(cli, tmp_path):
+    """A certificate bag that is no certificate: skipped, named (issue 67 9b)."""
+    (tmp_path / "tiny.der").write_bytes(bytes.fromhex("3003020100"))
+    craft = pathlib.Path(__file__).resolve().parents[2] / "tests" / "support" / "pfx_craft.py"
+    subprocess.run(["python3", str(craft), cli, str(tmp_path / "b.pfx"), "pw",
+                    f"key={VEC / 'key256.pem'}@01", f"cert={tmp_path / 'tiny.der'}",
+                    f"cert={VEC / 'cert256.pem'}@01"], check=True)
+    with pytest.warns(UserWarning, match="certificate bag 2 skipped: parse"):
+        key, cert, chain = pkcs12.load((tmp_path / "b.pfx").read_bytes(), b"pw")
+    assert cert == pem_certs("cert256.pem")[0] and chain == []
 
 
 def test_cli_reads_dump(cli, tmp_path):

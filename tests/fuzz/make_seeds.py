@@ -543,6 +543,38 @@ def pkcs12_seeds():
         with open(os.path.join(vec, name), "rb") as f:  # 2000 rounds, the empty password: up to the MAC
             put("fuzz_pkcs12", i + 3 + j, b"\0" + f.read())
     put("fuzz_pkcs12", i + 5, b"\1" + authenticated_safe(cryptopro_pfx(vec, rc2=True)))
+    pkcs12_openssl_seeds(vec, i + 6)
+
+# What openssl with gost-engine writes that gostx only reads (issue 67 9c),
+# one iteration, password "pw": the MAC over Streebog-256, PBES2
+# des-ede3-cbc; a key under PBES2 with PRF HMAC-GOST R 34.11-94 and
+# certificate bags that are no certificate beside a key that is not theirs
+# (tests/support/pfx_craft.py: 9a, 9b), as AuthenticatedSafes.
+def pkcs12_openssl_seeds(vec, i):
+    import tempfile
+    def o(*args):
+        return subprocess.run(["openssl", args[0], "-engine", "gost"] + list(args[1:]), check=True,
+                              capture_output=True).stdout
+    key, cert = os.path.join(vec, "key256.pem"), os.path.join(vec, "cert256.pem")
+    common = ["-export", "-inkey", key, "-in", cert, "-iter", "1", "-passout", "pass:pw"]
+    put("fuzz_pkcs12", i, b"\0" + o("pkcs12", *common, "-keypbe", "gost89", "-certpbe", "gost89",
+                                    "-macalg", "md_gost12_256"))
+    pfx = o("pkcs12", *common, "-keypbe", "DES-EDE3-CBC", "-certpbe", "DES-EDE3-CBC",
+            "-macalg", "md_gost12_512")
+    put("fuzz_pkcs12", i + 1, b"\0" + pfx)
+    put("fuzz_pkcs12", i + 2, b"\1" + authenticated_safe(pfx))
+    with tempfile.TemporaryDirectory() as t:
+        k94, tiny, out = (os.path.join(t, n) for n in ("k94.pem", "tiny.der", "out.pfx"))
+        with open(k94, "wb") as f:
+            f.write(o("pkcs8", "-topk8", "-in", key, "-v2", "gost89", "-v2prf", "id-HMACGostR3411-94",
+                      "-iter", "1", "-passout", "pass:pw"))
+        with open(tiny, "wb") as f:
+            f.write(bytes.fromhex("3003020100"))
+        subprocess.run([sys.executable, os.path.join(here, "..", "support", "pfx_craft.py"), gostx, out,
+                        "pw", "skey=" + k94 + "@01", "cert=" + tiny, "cert=" +
+                        os.path.join(vec, "chain512.pem") + "@01"], check=True)
+        with open(out, "rb") as f:
+            put("fuzz_pkcs12", i + 3, b"\1" + authenticated_safe(f.read()))
 
 # A PFX as CryptoPro CSP writes it (family 3, lib/pkcs12/cryptopro.c), made
 # here under the harness's password "pw" with one round everywhere, so that

@@ -56,5 +56,22 @@ o pkcs12 -export -inkey key512.pem -in leaf.crt -certfile <(cat mid.crt root.crt
 certtool --to-p12 --load-privkey key256.pem --load-certificate cert256.pem --p12-name "my key" \
   --password secret --pkcs-cipher gost28147-tc26z --hash streebog-512 --outder \
   --outfile "$out/certtool-gost89-256.pfx" >/dev/null 2>&1
+# certtool-gost28147-cpa-256.pfx secret certtool --pkcs-cipher gost28147-cpa --hash streebog-512
+#                                      (PBES2 PRF HMAC-GOST R 34.11-94, GOST 28147-89 CFB CryptoPro-A)
+# certtool-3des-256.pfx      secret    certtool --pkcs-cipher 3des (PBES2 HMAC-SHA256, des-ede3-cbc)
+# engine-gost89-256-mac256.pfx secret  -macalg md_gost12_256
+# engine-des3-256.pfx        secret    -keypbe/-certpbe DES-EDE3-CBC (PBES2 HMAC-SHA256)
+# pkcs8-gost94prf-256.pem    secret    openssl pkcs8 -topk8 -v2 gost89 -v2prf id-HMACGostR3411-94
+for c in gost28147-cpa 3des; do
+  certtool --to-p12 --load-privkey key256.pem --load-certificate cert256.pem --p12-name "my key" \
+    --password secret --pkcs-cipher $c --hash streebog-512 --outder \
+    --outfile "$out/certtool-$c-256.pfx" >/dev/null 2>&1
+done
+o pkcs12 -export -inkey key256.pem -in cert256.pem -name "my key" -keypbe gost89 -certpbe gost89 \
+  -macalg md_gost12_256 -passout pass:secret -out "$out/engine-gost89-256-mac256.pfx"
+o pkcs12 -export -inkey key256.pem -in cert256.pem -name "my key" -keypbe DES-EDE3-CBC \
+  -certpbe DES-EDE3-CBC -macalg md_gost12_512 -passout pass:secret -out "$out/engine-des3-256.pfx"
+o pkcs8 -topk8 -in key256.pem -v2 gost89 -v2prf id-HMACGostR3411-94 -passout pass:secret \
+  -out "$out/pkcs8-gost94prf-256.pem"
 chmod 644 "$out"/*
 ls -l "$out"
