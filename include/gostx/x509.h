@@ -42,7 +42,9 @@ typedef enum gostx_x509_status {
   GOSTX_X509_POLICY,            /* no valid policy where one is required, or a bad mapping */
   GOSTX_X509_PATH_TOO_LONG,     /* no path within GOSTX_X509_MAX_DEPTH certificates */
   GOSTX_X509_BAD_EXTENSION,     /* DER, but an extension's value RFC 5280 4.2 does not allow */
-  GOSTX_X509_BAD_VERSION        /* a field the certificate's version does not have */
+  GOSTX_X509_BAD_VERSION,       /* a field the certificate's version does not have */
+  GOSTX_X509_PROFILE,           /* a MUST of RFC 5280's profile broken (docs/X509.md lists them) */
+  GOSTX_X509_EMAIL_MISMATCH     /* the expected email address not in rfc822Name (nor emailAddress) */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:
@@ -218,6 +220,47 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_why(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
     gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
     size_t cap, size_t *path_len, char *why, size_t why_cap);
+
+/* The keyUsage bits (RFC 5280 4.2.1.3 numbers them: bit 0 first), as
+ * gostx_x509_cert.key_usage holds them. */
+#define GOSTX_X509_KU_DIGITAL_SIGNATURE (1u << 0)
+#define GOSTX_X509_KU_NON_REPUDIATION (1u << 1)
+#define GOSTX_X509_KU_KEY_ENCIPHERMENT (1u << 2)
+#define GOSTX_X509_KU_DATA_ENCIPHERMENT (1u << 3)
+#define GOSTX_X509_KU_KEY_AGREEMENT (1u << 4)
+#define GOSTX_X509_KU_KEY_CERT_SIGN (1u << 5)
+#define GOSTX_X509_KU_CRL_SIGN (1u << 6)
+#define GOSTX_X509_KU_ENCIPHER_ONLY (1u << 7)
+#define GOSTX_X509_KU_DECIPHER_ONLY (1u << 8)
+
+/* What verification asks beyond the purpose and the name; all zero (or a
+ * NULL pointer) is what gostx_x509_verify checks. */
+typedef struct gostx_x509_verify_opts {
+  unsigned flags;     /* GOSTX_X509_VERIFY_* */
+  /* GOSTX_X509_KU_* bits the leaf's keyUsage must all have, when it has
+   * the extension (RFC 5280 4.2.1.3: without it the key is for any use);
+   * nothing about extendedKeyUsage. 0: none asked. */
+  unsigned key_usage;
+  /* When not NULL, the leaf must be for this mailbox ("local@domain"):
+   * one of its subjectAltName rfc822Names, or, when it has none, an
+   * emailAddress of its subject; the local part compared exactly, the
+   * domain ignoring ASCII case (RFC 5280 4.2.1.6, 7.5). */
+  const char *email;
+} gostx_x509_verify_opts;
+
+/* RFC 5280's profile rules (docs/X509.md, "The profile") not enforced:
+ * what openssl verify takes without -x509_strict. Name constraints and
+ * every other check still apply. */
+#define GOSTX_X509_VERIFY_LAX 1u
+
+/* gostx_x509_verify_why with opts (NULL: the defaults). A leaf without
+ * the keyUsage bits asked is GOSTX_X509_KEY_USAGE; one not for the email
+ * address GOSTX_X509_EMAIL_MISMATCH. */
+GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_ex(
+    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
+    gostx_x509_purpose purpose, const char *name, const gostx_x509_verify_opts *opts,
+    size_t *depth, const gostx_x509_cert **path, size_t cap, size_t *path_len, char *why,
+    size_t why_cap);
 
 #ifdef __cplusplus
 }

@@ -179,7 +179,7 @@ gostx_x509_status gostx_x509_verify(const gostx_x509_store *store, const gostx_x
                                     size_t n, int64_t now, gostx_x509_purpose purpose,
                                     const char *name, size_t *depth) {
   return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth, NULL, 0, NULL, NULL, 0);
+                                 purpose, name, NULL, depth, NULL, 0, NULL, NULL, 0);
 }
 
 gostx_x509_status gostx_x509_verify_path(const gostx_x509_store *store,
@@ -188,7 +188,7 @@ gostx_x509_status gostx_x509_verify_path(const gostx_x509_store *store,
                                          size_t *depth, const gostx_x509_cert **path, size_t cap,
                                          size_t *path_len) {
   return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth, path, cap, path_len, NULL, 0);
+                                 purpose, name, NULL, depth, path, cap, path_len, NULL, 0);
 }
 
 gostx_x509_status gostx_x509_verify_why(const gostx_x509_store *store,
@@ -197,5 +197,15 @@ gostx_x509_status gostx_x509_verify_why(const gostx_x509_store *store,
                                         size_t *depth, const gostx_x509_cert **path, size_t cap,
                                         size_t *path_len, char *why, size_t why_cap) {
   return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
-                                 purpose, name, depth, path, cap, path_len, why, why_cap);
+                                 purpose, name, NULL, depth, path, cap, path_len, why, why_cap);
+}
+
+gostx_x509_status gostx_x509_verify_ex(const gostx_x509_store *store,
+                                       const gostx_x509_cert *chain, size_t n, int64_t now,
+                                       gostx_x509_purpose purpose, const char *name,
+                                       const gostx_x509_verify_opts *opts, size_t *depth,
+                                       const gostx_x509_cert **path, size_t cap,
+                                       size_t *path_len, char *why, size_t why_cap) {
+  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, now,
+                                 purpose, name, opts, depth, path, cap, path_len, why, why_cap);
 }

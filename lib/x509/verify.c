@@ -238,8 +238,9 @@ static gostx_x509_status build(const gostx_x509_cert *anchors, size_t n_anchors,
 static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t n_anchors,
                                          const gostx_x509_cert *chain, size_t n, int64_t now,
                                          gostx_x509_purpose purpose, const char *name,
-                                         size_t *depth, const gostx_x509_cert **path,
-                                         size_t *path_len, char *why, size_t why_cap) {
+                                         const gostx_x509_verify_opts *opts, size_t *depth,
+                                         const gostx_x509_cert **path, size_t *path_len,
+                                         char *why, size_t why_cap) {
   gostx_x509_status st = build(anchors, n_anchors, chain, n, depth, path, path_len);
   size_t len = *path_len;
   /* from the anchor down, as a path is processed */
@@ -250,13 +251,19 @@ static gostx_x509_status build_and_check(const gostx_x509_cert *anchors, size_t 
   if (st == GOSTX_X509_OK) st = gostx__x509_name_constraints(path, len, depth, why, why_cap);
   if (st == GOSTX_X509_OK) st = gostx__x509_policies(path, len, depth, why, why_cap);
   if (st == GOSTX_X509_OK && name && !name_matches(path[0], name)) st = GOSTX_X509_NAME_MISMATCH;
+  if (st == GOSTX_X509_OK) st = gostx__x509_leaf_opts(path[0], opts, why, why_cap);
+  /* RFC 5280's profile (profile.c) last: a chain that section 6 refuses
+   * is named by that check first */
+  if (st == GOSTX_X509_OK && !(opts && (opts->flags & GOSTX_X509_VERIFY_LAX)))
+    st = gostx__x509_profile(path, len, depth, why, why_cap);
   return st;
 }
 
 gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t n_anchors,
                                           const gostx_x509_cert *chain, size_t n, int64_t now,
                                           gostx_x509_purpose purpose, const char *name,
-                                          size_t *depth, const gostx_x509_cert **path_out,
+                                          const gostx_x509_verify_opts *opts, size_t *depth,
+                                          const gostx_x509_cert **path_out,
                                           size_t cap, size_t *path_len, char *why,
                                           size_t why_cap) {
   const gostx_x509_cert *path[MAX_DEPTH];
@@ -267,7 +274,7 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
   if (path_len) *path_len = 0;
   gostx_x509_status st = !chain || !n ? GOSTX_X509_MALFORMED
                                       : build_and_check(anchors, n_anchors, chain, n, now, purpose,
-                                                        name, depth, path, &len, detail,
+                                                        name, opts, depth, path, &len, detail,
                                                         sizeof detail);
   if (path_out && path_len) {
     size_t k = len < cap ? len : cap;

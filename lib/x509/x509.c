@@ -37,6 +37,9 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
              "syntax in DER, out of range, empty, or the extension repeated)";
     case GOSTX_X509_BAD_VERSION:
       return "version: a field this version has not (extensions before v3, unique IDs in v1)";
+    case GOSTX_X509_PROFILE:
+      return "profile: the certificate breaks a rule of RFC 5280's profile (a MUST of section 4)";
+    case GOSTX_X509_EMAIL_MISMATCH: return "subjectAltName: email address mismatch";
   }
   return "unknown status";
 }

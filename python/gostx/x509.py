@@ -48,6 +48,8 @@ class Status(enum.IntEnum):
     PATH_TOO_LONG = lib.GOSTX_X509_PATH_TOO_LONG
     BAD_EXTENSION = lib.GOSTX_X509_BAD_EXTENSION
     BAD_VERSION = lib.GOSTX_X509_BAD_VERSION
+    PROFILE = lib.GOSTX_X509_PROFILE
+    EMAIL_MISMATCH = lib.GOSTX_X509_EMAIL_MISMATCH
 
     @property
     def text(self):
