@@ -33,7 +33,7 @@ static int empty_name(const uint8_t *name, size_t len) {
 static ext_info find_ext(const gostx_x509_cert *c, const char *oid, size_t oid_len) {
   ext_info e = {0, 0, {NULL, 0}};
   gostx__der tbs = {c->tbs, c->tbs_len}, body, field, exts, ext, id;
-  uint8_t tag;
+  uint8_t tag = 0;
   if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &body, NULL)) return e;
   while (!gostx__der_next(&body, &tag, &field, NULL))
     if (tag == GOSTX__DER_CTXC(3)) break;

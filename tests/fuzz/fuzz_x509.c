@@ -157,6 +157,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (at < path[i]->not_before || at > path[i]->not_after) bug("verified outside validity");
       }
     }
+    /* the profile (profile.c) is checked last: the lax reading differs
+     * only where it alone refused */
+    gostx_x509_verify_opts lax = {GOSTX_X509_VERIFY_LAX, 0, NULL};
+    gostx_x509_status lst =
+        gostx_x509_verify_ex(store, certs, n, at, (gostx_x509_purpose)purpose,
+                             name_len ? name : NULL, &lax, NULL, NULL, 0, NULL, NULL, 0);
+    if (st == GOSTX_X509_PROFILE ? lst != GOSTX_X509_OK : lst != st) bug("lax differs beyond the profile");
+    /* the leaf options: the name as an email address, keyUsage bits from the purpose byte */
+    gostx_x509_verify_opts leaf = {0, (unsigned)purpose * 0x35u & 0x1ffu, name_len ? name : "a@b"};
+    char why[256];
+    (void)gostx_x509_verify_ex(store, certs, n, at, GOSTX_X509_PURPOSE_ANY, NULL, &leaf, &depth,
+                               path, GOSTX_X509_MAX_DEPTH, &plen, why, sizeof why);
+    if (!memchr(why, 0, sizeof why)) bug("why not terminated");
     (void)gostx_x509_verify(NULL, certs, n, at, (gostx_x509_purpose)purpose, NULL, &depth);
     gostx_x509_store_free(store);
   }
