@@ -9,21 +9,50 @@
 #include "commands.h"
 
 
-enum { X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_DEPTH, X_HELP };
+enum {
+  X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_DEPTH, X_EMAIL, X_KU,
+  X_LAX, X_STRICT, X_HELP
+};
 
 static const cli_opt verify_opts[] = {
     {"CAfile", 0, CLI_PATH, X_CAFILE},      {"CApath", 0, CLI_PATH, X_CAPATH},
     {"untrusted", 0, CLI_PATH, X_UNTRUSTED}, {"purpose", 0, CLI_ARG, X_PURPOSE},
     {"verify_hostname", 0, CLI_ARG, X_HOST}, {"verify_ip", 0, CLI_ARG, X_IP},
     {"attime", 0, CLI_ARG, X_ATTIME},        {"verify_depth", 0, CLI_ARG, X_DEPTH},
+    {"verify_email", 0, CLI_ARG, X_EMAIL},   {"verify_key_usage", 0, CLI_ARG, X_KU},
+    {"x509_lax", 0, CLI_NOARG, X_LAX},       {"x509_strict", 0, CLI_NOARG, X_STRICT},
     {"help", 'h', CLI_NOARG, X_HELP},
     {NULL, 0, 0, 0},
 };
 
+/* The keyUsage bits by the names openssl's configuration gives them. */
+static const char *const ku_names[] = {"digitalSignature", "nonRepudiation", "keyEncipherment",
+                                       "dataEncipherment", "keyAgreement",   "keyCertSign",
+                                       "cRLSign",          "encipherOnly",   "decipherOnly"};
+
+/* -verify_key_usage's comma-separated names: their bits into *bits. */
+static int key_usage_arg(const char *list, unsigned *bits) {
+  for (const char *p = list;;) {
+    size_t n = strcspn(p, ","), k = 0;
+    while (k < sizeof ku_names / sizeof ku_names[0] &&
+           !(strlen(ku_names[k]) == n && !strncmp(p, ku_names[k], n)))
+      k++;
+    if (k == sizeof ku_names / sizeof ku_names[0])
+      return cli_usage("x509 verify: -verify_key_usage: '%.*s' is none of digitalSignature, "
+                       "nonRepudiation, keyEncipherment, dataEncipherment, keyAgreement, "
+                       "keyCertSign, cRLSign, encipherOnly, decipherOnly", (int)n, p);
+    *bits |= 1u << k;
+    if (!p[n]) return 0;
+    p += n + 1;
+  }
+}
+
 static void verify_help(void) {
   printf("Usage: gostx x509 verify [-CAfile FILE] [-CApath DIR] [-untrusted FILE]\n"
          "                         [-purpose sslserver|sslclient|any] [-verify_hostname NAME]\n"
-         "                         [-verify_ip IP] [-attime SECONDS] [-verify_depth N] CERT...\n\n"
+         "                         [-verify_ip IP] [-verify_email ADDR] [-verify_key_usage LIST]\n"
+         "                         [-attime SECONDS] [-verify_depth N] [-x509_lax | -x509_strict]\n"
+         "                         CERT...\n\n"
          "Verifies each CERT (PEM or DER; its first certificate is the one checked, the\n"
          "others count as -untrusted) as `openssl verify` does, for GOST certificates: a\n"
          "chain built from the -untrusted certificates, in any order, to an anchor of\n"
@@ -37,7 +66,15 @@ static void verify_help(void) {
          "(serverAuth or clientAuth), nameConstraints (DNS, IP, email, dirName),\n"
          "certificate policies as RFC 5280 6.1 (initial policy set anyPolicy), unknown\n"
          "critical extensions, and the name: -verify_hostname against subjectAltName\n"
-         "dNSName (RFC 6125: a left-most \"*\" label only), -verify_ip against iPAddress.\n"
+         "dNSName (RFC 6125: a left-most \"*\" label only), -verify_ip against iPAddress,\n"
+         "-verify_email against rfc822Name (else the subject's emailAddress; the local\n"
+         "part exact, the domain in any case). -verify_key_usage: the leaf's keyUsage,\n"
+         "when it has one, must have each bit named (openssl's names, comma-separated:\n"
+         "digitalSignature, keyEncipherment, ...), with no extendedKeyUsage asked.\n"
+         "RFC 5280's profile rules (docs/X509.md: key identifiers, critical constraints,\n"
+         "no keyCertSign in a leaf, DNS names' syntax, ...) are enforced as openssl's\n"
+         "-x509_strict does (-x509_strict is taken and changes nothing); -x509_lax\n"
+         "leaves them out.\n"
          "Names chain after RFC 4518 preparation. Certificates of other algorithms in\n"
          "the anchor files are passed over. -verify_depth N: at most N intermediate\n"
          "certificates between CERT and the anchor (openssl's meaning). Limits: a path\n"
@@ -139,6 +176,14 @@ static int cmd_x509_verify(int argc, char **argv) {
         rc = cli_uint("-verify_depth", p.arg, 0, INT32_MAX, &v);
         o.max_intermediates = (int)v;
         break;
+      case X_EMAIL:
+        if (!strchr(p.arg, '@') || p.arg[0] == '@' || p.arg[strlen(p.arg) - 1] == '@')
+          rc = cli_usage("x509 verify: -verify_email: '%s' is no local@domain address", p.arg);
+        o.email = p.arg;
+        break;
+      case X_KU: rc = key_usage_arg(p.arg, &o.key_usage); break;
+      case X_LAX: o.flags |= GOSTX_X509_VERIFY_LAX; break;
+      case X_STRICT: break; /* openssl's; gostx is strict unless -x509_lax */
       case X_HELP: verify_help(); return CLI_EXIT_OK;
       case CLI_POS:
         if (npaths == sizeof paths / sizeof paths[0])
@@ -204,9 +249,6 @@ static void show_one(const gostx_x509_cert *c) {
                                           "GOST R 34.10-2001 with GOST R 34.11-94"};
   static const char *const key_names[] = {"", "GOST R 34.10-2012 256-bit", "GOST R 34.10-2012 512-bit",
                                           "GOST R 34.10-2001"};
-  static const char *const ku_names[] = {"digitalSignature", "nonRepudiation", "keyEncipherment",
-                                         "dataEncipherment", "keyAgreement",   "keyCertSign",
-                                         "cRLSign",          "encipherOnly",   "decipherOnly"};
   char hex[2 * 21 + 1];
   print_name("subject:    ", c->subject, c->subject_len);
   print_name("issuer:     ", c->issuer, c->issuer_len);

@@ -725,7 +725,10 @@ static void path_processing(void) {
     size_t depth;
     const char *why; /* in gostx_x509_verify_why's line, when not NULL */
   } cases[] = {
-      {"chain-nc-ok.pem", "4.13 DNS, IP, IPv6, email within permitted", GOSTX_X509_OK, 0, NULL},
+      /* nc-int's nameConstraints are not critical: within them, RFC 5280's
+       * profile refuses it (4.2.1.10); the lax reading takes it (below) */
+      {"chain-nc-ok.pem", "4.13 DNS, IP, IPv6, email within permitted", GOSTX_X509_PROFILE, 1,
+       "profile: nameConstraints not marked critical"},
       {"chain-nc-dns.pem", "4.13 DNS outside permitted (non-critical)", GOSTX_X509_NAME_CONSTRAINTS, 0,
        "name constraints: DNS:www.evil.test not within permitted subtrees of CN=gostx nc CA"},
       {"chain-nc-excl.pem", "4.13 DNS in excluded", GOSTX_X509_NAME_CONSTRAINTS, 0,
@@ -783,6 +786,15 @@ static void path_processing(void) {
           gostx_x509_status_name(cases[i].st), cases[i].depth);
     unload(&c);
   }
+  certs c;
+  gostx_x509_verify_opts lax;
+  gostx_x509_verify_opts_init(&lax, now());
+  lax.flags = GOSTX_X509_VERIFY_LAX;
+  load("chain-nc-ok.pem", &c);
+  CHECK(gostx_x509_verify_with(store, c.c, c.n, &lax, NULL, NULL, 0, NULL, NULL, 0) ==
+            GOSTX_X509_OK,
+        "4.13 within non-critical nameConstraints: accepted when lax");
+  unload(&c);
   CHECK(status_of_file("sem/sem-ip5.pem") == GOSTX_X509_BAD_EXTENSION,
         "a 5-byte iPAddress: a bad extension, not malformed DER");
 }

@@ -11,14 +11,15 @@ bash "$here/support/gost_pki.sh" "$T/pki" --paths || exit 1
 cd "$T/pki" || exit 1
 export OPENSSL_CONF=/dev/null
 
-# verdicts WANT GREP ARGS...: gostx x509 verify ARGS (rc, $T/out, $T/err)
-# and openssl verify ARGS with ossl_extra's (orc, $T/oout); 0 when gostx
-# exited WANT and said GREP (when given) on stderr, else a failure named.
-ossl_extra=()
+# verdicts WANT GREP ARGS...: gostx x509 verify ARGS with gx_extra's (rc,
+# $T/out, $T/err) and openssl verify ARGS with ossl_extra's (orc, $T/oout);
+# 0 when gostx exited WANT and said GREP (when given) on stderr, else a
+# failure named.
+ossl_extra=() gx_extra=()
 verdicts() {
   local want=$1 grep=$2
   shift 2
-  "$G" x509 verify "$@" >"$T/out" 2>"$T/err"
+  "$G" x509 verify "${gx_extra[@]}" "$@" >"$T/out" 2>"$T/err"
   rc=$?
   openssl verify -engine gost "${ossl_extra[@]}" "$@" >"$T/oout" 2>&1
   orc=$?
@@ -90,9 +91,12 @@ both "wildcard, no label" 2 "subjectAltName" -- "${srv[@]}" -verify_hostname wil
 both "IPv6" 0 "" -- "${srv[@]}" -verify_ip ::1 leaf-wild.pem
 
 # RFC 5280 path processing (gost_pki.sh's header; the NIST PKITS sections)
-pkits() { # pkits SECTION FILE WANT_RC [GREP]: FILE verified to ca.pem, its chain beside it
-  both "$1 ($2)" "$3" "${4:-}" -- -CAfile ca.pem -untrusted "chain-$2.pem" "$2.pem"
+pkits() { # pkits SECTION FILE WANT_RC [GREP [ARGS...]]: FILE verified to ca.pem, its chain beside it
+  both "$1 ($2)" "$3" "${4:-}" -- -CAfile ca.pem -untrusted "chain-$2.pem" "${@:5}" "$2.pem"
 }
+# nc-int's nameConstraints are not critical, which RFC 5280's profile
+# refuses (4.2.1.10; below): its constraints as openssl applies them, lax
+gx_extra=(-x509_lax)
 pkits "4.13 DNS, IPv4, IPv6, email within permitted" nc-ok 0
 pkits "4.13 DNS outside permitted, non-critical" nc-dns 2 \
   "depth 0: name constraints: DNS:www.evil.test not within permitted subtrees of CN=gostx nc CA"
@@ -102,6 +106,11 @@ pkits "4.13 IPv4 in excluded" nc-ipexcl 2 "IP:10.9.1.1 within excluded"
 pkits "4.13 IPv6 outside permitted" nc-ip6 2 "IP:fe80::1 not within"
 pkits "4.13 rfc822Name outside permitted" nc-email 2 "email:a@evil.test not within"
 pkits "4.13 emailAddress of the subject" nc-subjemail 2 "email:a@evil.test not within"
+# -verify_email: rfc822Name, the domain in any case, the local part exact
+pkits "-verify_email in the SAN" nc-ok 0 "" -verify_email a@GOOD.test
+pkits "-verify_email, the local part in another case" nc-ok 2 \
+  "depth 0: subjectAltName: no rfc822Name (nor subject emailAddress) is A@good.test" -verify_email A@good.test
+gx_extra=()
 pkits "4.13 critical nameConstraints, within" nc-crit-ok 0
 pkits "4.13 critical nameConstraints, outside" nc-crit-dns 2 "name constraints: DNS:www.evil.test"
 pkits "4.13 directoryName within" nc-dir-ok 0
@@ -128,6 +137,75 @@ pkits "4.11 inhibitPolicyMapping 0" pol-mapinh 2 "policies: no valid policy"
 pkits "4.10 anyPolicy mapped" pol-mapany 2 "depth 1: policies: policyMappings of CN=gostx anyPolicy"
 ossl_extra=()
 
+# RFC 5280's profile (docs/X509.md, "The profile"), in certificates that
+# gostx itself writes: refused by default, as openssl's -x509_strict does;
+# taken by -x509_lax, as openssl's default. Each a chain to ca.pem.
+# profile NAME GREP OSSL_GREP: gostx refuses NAME.pem (its chain beside it)
+# saying GREP, openssl -x509_strict refuses it saying OSSL_GREP, and both
+# take it lax
+profile() {
+  ossl_extra=(-x509_strict)
+  if ! verdicts 2 "$2" -CAfile ca.pem -untrusted "chain-$1.pem" "$1.pem"; then
+    bad "profile $1: $why"
+  elif ! grep -q "$3" "$T/oout"; then
+    bad "profile $1: openssl -x509_strict does not say '$3': $(cat "$T/oout")"
+  else
+    ok
+  fi
+  ossl_extra=() gx_extra=(-x509_lax)
+  both "profile $1, lax" 0 "" -- -CAfile ca.pem -untrusted "chain-$1.pem" "$1.pem"
+  gx_extra=()
+}
+# issue NAME SUBJ ISSUER ISSUER_KEY EXT...: NAME.pem (key leaf-256B.key)
+issue() {
+  local name=$1 subj=$2 ca=$3 cakey=$4
+  shift 4
+  printf '%s\n' "$@" >"$T/$name.ext"
+  "$G" req -new -key leaf-256B.key -subj "$subj" -out "$T/$name.csr" &&
+    "$G" x509 -req -in "$T/$name.csr" -CA "$ca" -CAkey "$cakey" -extfile "$T/$name.ext" -out "$name.pem"
+}
+leaf_ext=("basicConstraints = CA:FALSE" "keyUsage = critical, digitalSignature")
+ca_ext=("basicConstraints = critical, CA:TRUE" "keyUsage = critical, keyCertSign, cRLSign")
+issue w-ok /CN=w-ok int.pem int.key "${leaf_ext[@]}" && cp int.pem chain-w-ok.pem
+issue w-certsign /CN=w-certsign int.pem int.key "basicConstraints = CA:FALSE" \
+  "keyUsage = digitalSignature, keyCertSign" && cp int.pem chain-w-certsign.pem
+issue w-noaki /CN=w-noaki int.pem int.key "${leaf_ext[@]}" "authorityKeyIdentifier = none" &&
+  cp int.pem chain-w-noaki.pem
+issue w-noski-int /CN=w-noski-int ca.pem ca.key "${ca_ext[@]}" "subjectKeyIdentifier = none"
+issue w-noski /CN=w-noski w-noski-int.pem leaf-256B.key "${leaf_ext[@]}" && cp w-noski-int.pem chain-w-noski.pem
+issue w-bc-int /CN=w-bc-int ca.pem ca.key "basicConstraints = CA:TRUE" "keyUsage = critical, keyCertSign"
+issue w-bc /CN=w-bc w-bc-int.pem leaf-256B.key "${leaf_ext[@]}" && cp w-bc-int.pem chain-w-bc.pem
+both "gostx's own chain, -x509_strict" 0 "" -- -x509_strict -CAfile ca.pem -untrusted int.pem w-ok.pem
+profile w-certsign "depth 0: profile: keyCertSign in a certificate that is not a CA" \
+  "keyCertSign invalid for non-CA"
+profile w-noaki "depth 0: profile: no authorityKeyIdentifier keyIdentifier" \
+  "Missing Authority Key Identifier"
+profile w-noski "depth 1: profile: a CA certificate without subjectKeyIdentifier" \
+  "Missing Subject Key Identifier"
+profile w-bc "depth 1: profile: basicConstraints of a CA not marked critical" \
+  "Basic Constraints of CA cert not marked critical"
+
+# -verify_email against the subject's emailAddress when there is no SAN
+issue w-mail "/CN=w-mail/emailAddress=Ann@Mail.Test" int.pem int.key "${leaf_ext[@]}" &&
+  cp int.pem chain-w-mail.pem
+pkits "-verify_email, the subject's emailAddress" w-mail 0 "" -verify_email Ann@mail.TEST
+pkits "-verify_email, not the subject's emailAddress" w-mail 2 "subjectAltName: no rfc822Name" \
+  -verify_email ann@mail.test
+
+# -verify_key_usage (gostx's own: openssl verify has none)
+# gx WHAT WANT GREP ARGS...: gostx alone
+gx() {
+  local what=$1
+  shift
+  if verdicts "$@"; then ok; else bad "$what: $why"; fi
+}
+gx "-verify_key_usage, the bit there" 0 "" -CAfile ca.pem -untrusted int.pem \
+  -verify_key_usage digitalSignature leaf-256A.pem
+gx "-verify_key_usage, a bit missing" 2 "depth 0: keyUsage: the leaf lacks" -CAfile ca.pem \
+  -untrusted int.pem -verify_key_usage digitalSignature,keyEncipherment leaf-256A.pem
+gx "-verify_key_usage, no EKU asked" 0 "" -CAfile ca.pem -untrusted int.pem \
+  -verify_key_usage nonRepudiation bad-keyusage.pem
+
 # The known disagreements with openssl verify, each argued (docs/X509.md):
 # differ WHAT GOSTX_RC [GREP] -- ARGS: gostx exits GOSTX_RC, openssl the other verdict
 differ() {
@@ -151,6 +229,11 @@ ossl_extra=()
 # gostx's path limit is 32 certificates, openssl's 100
 differ "a path of 34" 2 "depth 31: path length limit: no path within 32 certificates" -- \
   -CAfile ca.pem -untrusted chain-toolong.pem toolong-leaf.pem
+# RFC 5280 4.2.1.10: nameConstraints must be critical (openssl -x509_strict does not check)
+ossl_extra=(-x509_strict)
+differ "non-critical nameConstraints" 2 "depth 1: profile: nameConstraints not marked critical" -- \
+  -CAfile ca.pem -untrusted chain-nc-ok.pem nc-ok.pem
+ossl_extra=()
 # RFC 5280 4.2.1.6: an iPAddress is 4 or 16 octets; openssl reads no further
 differ "a 5-byte iPAddress" 1 "certificate 1: extensions: an extension's value" -- \
   -CAfile ca.pem -untrusted int.pem sem/sem-ip5.pem
@@ -203,6 +286,8 @@ usage "no anchors" 2 leaf-256A.pem
 usage "no certificate" 2 -CAfile ca.pem
 usage "bad purpose" 2 -CAfile ca.pem -purpose smime leaf-256A.pem
 usage "bad -verify_ip" 2 -CAfile ca.pem -verify_ip localhost leaf-256A.pem
+usage "bad -verify_email" 2 -CAfile ca.pem -verify_email localhost leaf-256A.pem
+usage "bad -verify_key_usage" 2 -CAfile ca.pem -verify_key_usage digitalSignature,sign leaf-256A.pem
 usage "missing CERT" 1 -CAfile ca.pem "$T/none.pem"
 usage "missing CAfile" 1 -CAfile "$T/none.pem" leaf-256A.pem
 usage "a key as CAfile" 1 -CAfile leaf-256A.key leaf-256A.pem

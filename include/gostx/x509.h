@@ -43,7 +43,9 @@ typedef enum gostx_x509_status {
   GOSTX_X509_PATH_TOO_LONG,     /* no path within GOSTX_X509_MAX_DEPTH certificates */
   GOSTX_X509_BAD_EXTENSION,     /* DER, but an extension's value RFC 5280 4.2 does not allow */
   GOSTX_X509_BAD_VERSION,       /* a field the certificate's version does not have */
-  GOSTX_X509_SIG_ALG_MISMATCH   /* tbsCertificate.signature is not the outer signatureAlgorithm */
+  GOSTX_X509_SIG_ALG_MISMATCH,  /* tbsCertificate.signature is not the outer signatureAlgorithm */
+  GOSTX_X509_PROFILE,           /* a MUST of RFC 5280's profile broken (docs/X509.md lists them) */
+  GOSTX_X509_EMAIL_MISMATCH     /* the expected email address not in rfc822Name (nor emailAddress) */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:
@@ -233,6 +235,23 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_why(
     gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
     size_t cap, size_t *path_len, char *why, size_t why_cap);
 
+/* The keyUsage bits (RFC 5280 4.2.1.3 numbers them: bit 0 first), as
+ * gostx_x509_cert.key_usage holds them. */
+#define GOSTX_X509_KU_DIGITAL_SIGNATURE (1u << 0)
+#define GOSTX_X509_KU_NON_REPUDIATION (1u << 1)
+#define GOSTX_X509_KU_KEY_ENCIPHERMENT (1u << 2)
+#define GOSTX_X509_KU_DATA_ENCIPHERMENT (1u << 3)
+#define GOSTX_X509_KU_KEY_AGREEMENT (1u << 4)
+#define GOSTX_X509_KU_KEY_CERT_SIGN (1u << 5)
+#define GOSTX_X509_KU_CRL_SIGN (1u << 6)
+#define GOSTX_X509_KU_ENCIPHER_ONLY (1u << 7)
+#define GOSTX_X509_KU_DECIPHER_ONLY (1u << 8)
+
+/* RFC 5280's profile rules (docs/X509.md, "The profile") not enforced:
+ * what openssl verify takes without -x509_strict. Name constraints and
+ * every other check still apply. */
+#define GOSTX_X509_VERIFY_LAX 1u
+
 /* What gostx_x509_verify_with checks the chain for. Start from
  * gostx_x509_verify_opts_init, then set what differs: fields may be added
  * at the end, and init gives each its default. */
@@ -246,6 +265,18 @@ typedef struct gostx_x509_verify_opts {
    * more is GOSTX_X509_PATH_TOO_LONG. -1 (default): GOSTX_X509_MAX_DEPTH's
    * limit only. */
   int max_intermediates;
+  unsigned flags; /* GOSTX_X509_VERIFY_*; 0 (default): the strict profile */
+  /* GOSTX_X509_KU_* bits the leaf's keyUsage must all have, when it has
+   * the extension (RFC 5280 4.2.1.3: without it the key is for any use);
+   * nothing about extendedKeyUsage. 0 (default): none asked; a leaf
+   * without them is GOSTX_X509_KEY_USAGE. */
+  unsigned key_usage;
+  /* When not NULL, the leaf must be for this mailbox ("local@domain"):
+   * one of its subjectAltName rfc822Names, or, when it has none, an
+   * emailAddress of its subject; the local part compared exactly, the
+   * domain ignoring ASCII case (RFC 5280 4.2.1.6, 7.5); else
+   * GOSTX_X509_EMAIL_MISMATCH. NULL (default): none. */
+  const char *email;
 } gostx_x509_verify_opts;
 GOSTX_API void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
 

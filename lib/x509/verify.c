@@ -62,29 +62,6 @@ static gostx_x509_status leaf_eku(const gostx_x509_cert *c, gostx_x509_purpose p
   return GOSTX_X509_OK;
 }
 
-int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
-  uint8_t digest[64], sig[128];
-  size_t len;
-  gostx_x509_key_alg need_key;
-  switch (cert->sig_alg) {
-    case GOSTX_X509_SIG_2012_256: need_key = GOSTX_X509_KEY_2012_256, len = 32; break;
-    case GOSTX_X509_SIG_2012_512: need_key = GOSTX_X509_KEY_2012_512, len = 64; break;
-    case GOSTX_X509_SIG_2001: need_key = GOSTX_X509_KEY_2001, len = 32; break;
-    default: return GOSTX_EUNSUP;
-  }
-  if (issuer->key_alg != need_key || cert->sig_value_len != 2 * len) return GOSTX_EUNSUP;
-  int rc = cert->sig_alg == GOSTX_X509_SIG_2001
-               ? gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, cert->tbs, cert->tbs_len, digest)
-               : gostx_streebog(len, cert->tbs, cert->tbs_len, digest);
-  /* X.509 writes s || r; the signature API takes r || s (the 2001 and the
-   * 2012-256 signature are the same arithmetic on the same curves) */
-  if (!rc) rc = gostx_gost3410_sig_swap(cert->sig_value, 2 * len, sig, 2 * len);
-  if (!rc)
-    rc = gostx_gost3410_verify(issuer->curve, issuer->pub, issuer->pub_len, digest, len, sig,
-                               2 * len);
-  return rc ? GOSTX_EAUTH : 0;
-}
-
 static int same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
   return an == bn && memcmp(a, b, an) == 0;
 }
@@ -185,5 +162,10 @@ gostx_x509_status gostx__x509_check_path(const gostx_x509_cert *const *path, siz
     st = GOSTX_X509_NAME_MISMATCH;
     *depth = 0;
   }
+  if (st == GOSTX_X509_OK) st = gostx__x509_leaf_opts(path[0], o, why, why_cap);
+  /* RFC 5280's profile (profile.c) last: a chain that section 6 refuses
+   * is named by that check first */
+  if (st == GOSTX_X509_OK && !(o->flags & GOSTX_X509_VERIFY_LAX))
+    st = gostx__x509_profile(path, len, depth, why, why_cap);
   return st;
 }

@@ -40,6 +40,9 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
     case GOSTX_X509_SIG_ALG_MISMATCH:
       return "signatureAlgorithm: the signed algorithm (tbsCertificate.signature) and the outer "
              "signatureAlgorithm differ (RFC 5280 4.1.1.2)";
+    case GOSTX_X509_PROFILE:
+      return "profile: the certificate breaks a rule of RFC 5280's profile (a MUST of section 4)";
+    case GOSTX_X509_EMAIL_MISMATCH: return "subjectAltName: email address mismatch";
   }
   return "unknown status";
 }

@@ -1,5 +1,6 @@
 /* lib/x509 internals shared by its files: the OIDs (their DER content
- * bytes) and the signature check verify.c and the tests use. */
+ * bytes) and the signature check (signature.c) that path.c, verify.c,
+ * profile.c and the tests use. */
 #ifndef GOSTX_X509_INTERNAL_H
 #define GOSTX_X509_INTERNAL_H
 
@@ -80,6 +81,17 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
                                           const gostx_x509_verify_opts *o, size_t *depth,
                                           const gostx_x509_cert **path, size_t cap,
                                           size_t *path_len, char *why, size_t why_cap);
+
+/* profile.c: RFC 5280 section 4's MUSTs over a built path (leaf first):
+ * GOSTX_X509_OK, or GOSTX_X509_PROFILE with the failed certificate's
+ * index in *depth and the rule in why[cap]. */
+gostx_x509_status gostx__x509_profile(const gostx_x509_cert *const *path, size_t len,
+                                      size_t *depth, char *why, size_t cap);
+/* verify_opts.c: the leaf's keyUsage bits and email address that opts
+ * (NULL: none) asks; the refusal in why[cap]. */
+gostx_x509_status gostx__x509_leaf_opts(const gostx_x509_cert *leaf,
+                                        const gostx_x509_verify_opts *opts, char *why,
+                                        size_t cap);
 
 /* store.c: anchor i of store (its views into the store's copy), NULL
  * past the last: what an IKEv2 CERTREQ names (lib/ike/certreq.c). */

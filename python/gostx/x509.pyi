@@ -31,6 +31,8 @@ class Status(enum.IntEnum):
     PATH_TOO_LONG = 16
     BAD_EXTENSION = 17
     BAD_VERSION = 18
+    PROFILE = 19
+    EMAIL_MISMATCH = 20
     @property
     def text(self) -> str: ...
 

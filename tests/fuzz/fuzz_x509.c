@@ -157,6 +157,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (at < path[i]->not_before || at > path[i]->not_after) bug("verified outside validity");
       }
     }
+    /* the profile (profile.c) is checked last: the lax reading differs
+     * only where it alone refused */
+    gostx_x509_verify_opts lax;
+    gostx_x509_verify_opts_init(&lax, at);
+    lax.purpose = (gostx_x509_purpose)purpose;
+    lax.name = name_len ? name : NULL;
+    lax.flags = GOSTX_X509_VERIFY_LAX;
+    gostx_x509_status lst = gostx_x509_verify_with(store, certs, n, &lax, NULL, NULL, 0, NULL, NULL, 0);
+    if (st == GOSTX_X509_PROFILE ? lst != GOSTX_X509_OK : lst != st) bug("lax differs beyond the profile");
+    /* the leaf options: the name as an email address, keyUsage bits from the purpose byte */
+    gostx_x509_verify_opts leaf;
+    gostx_x509_verify_opts_init(&leaf, at);
+    leaf.key_usage = (unsigned)purpose * 0x35u & 0x1ffu;
+    leaf.email = name_len ? name : "a@b";
+    char why[256];
+    (void)gostx_x509_verify_with(store, certs, n, &leaf, &depth, path, GOSTX_X509_MAX_DEPTH, &plen,
+                                 why, sizeof why);
+    if (!memchr(why, 0, sizeof why)) bug("why not terminated");
     (void)gostx_x509_verify(NULL, certs, n, at, (gostx_x509_purpose)purpose, NULL, &depth);
     gostx_x509_store_free(store);
   }

@@ -131,6 +131,11 @@ basicConstraints = critical, CA:true, pathlen:0
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
+[v3_long]
+basicConstraints = critical, CA:true
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
 [v3_notca]
 basicConstraints = critical, CA:false
 keyUsage = critical, keyCertSign, digitalSignature
@@ -354,12 +359,14 @@ openssl x509 -req -in enc-ca-p.csr -CA ca.pem -CAkey ca.key -set_serial 7777 -da
 leaf enc-leaf enc-ca enc-ca-p.pem "DNS:localhost"
 
 # long paths: CAs long-1 (under ca) to long-32, one key for all (their
-# names differ); long-leaf under long-11, toolong-leaf under long-32
+# names differ); long-leaf under long-11, toolong-leaf under long-32.
+# keyid:always: openssl leaves the AKI out when the issuer's key is the
+# subject's, but these are not self-signed (RFC 5280 4.2.1.1 wants it)
 key long gost2012_256 TCA
 openssl req -new -key long.key -subj "/CN=x" -out long.csr
 up=ca rest=""
 for i in $(seq 1 32); do
-  cp long.key "long-$i.key" && csr=long.csr issue "long-$i" "gostx long CA $i" "$up" v3_ca
+  cp long.key "long-$i.key" && csr=long.csr issue "long-$i" "gostx long CA $i" "$up" v3_long
   rest="long-$i.pem $rest" up=long-$i
   [ "$i" = 11 ] && leaf long-leaf "$up" "$rest" "DNS:localhost" && mv chain-long-leaf.pem chain-long.pem
 done
