@@ -320,6 +320,20 @@ static int check_one_name(uint8_t tag, gostx__der name, const gostx_x509_cert *c
   return GOSTX_EFORMAT;
 }
 
+/* The comparisons check_cert_names would make of c's names against ca's
+ * subtrees, at most: the subject, its attributes (a bound on its
+ * emailAddress ones) and its subjectAltNames, times the subtrees. */
+static uint64_t nc_work(const gostx_x509_cert *c, const gostx_x509_cert *ca) {
+  gostx__der nc = {ca->name_constraints, ca->name_constraints_len}, trees;
+  uint8_t tag;
+  size_t subtrees = 0;
+  while (!gostx__der_next(&nc, &tag, &trees, NULL)) subtrees += count_elements(trees);
+  gostx__der subject = rdns(c->subject, c->subject_len), rdn, san = {c->san, c->san_len};
+  size_t names = 1 + (c->san ? count_elements(san) : 0);
+  while (!gostx__der_get(&subject, GOSTX__DER_SET, &rdn, NULL)) names += count_elements(rdn);
+  return (uint64_t)names * subtrees;
+}
+
 /* Every name of c: the subject (when not empty) as a directoryName, its
  * emailAddress attributes as rfc822Names (RFC 5280 says when there is no
  * subjectAltName; gostx, as openssl, always), and each subjectAltName. */
@@ -351,6 +365,16 @@ gostx_x509_status gostx__x509_name_constraints(const gostx_x509_cert *const *pat
     if (i > 0 && gostx__x509_self_issued(path[i])) continue;
     for (size_t j = len; j-- > i + 1;) {
       if (!path[j]->name_constraints) continue;
+      /* a bound on the quadratic work a hostile chain can ask (x509-limbo's
+       * pathological::nc-dos-*: 2048 names against 4097 subtrees) */
+      if (nc_work(path[i], path[j]) > GOSTX__X509_NC_WORK_MAX) {
+        snprintf(why, cap,
+                 "name constraints: %llu name-against-subtree comparisons asked, over gostx's "
+                 "bound of %u",
+                 (unsigned long long)nc_work(path[i], path[j]), GOSTX__X509_NC_WORK_MAX);
+        *depth = i;
+        return GOSTX_X509_NAME_CONSTRAINTS;
+      }
       if (check_cert_names(path[i], path[j], why, cap)) {
         *depth = i;
         return GOSTX_X509_NAME_CONSTRAINTS;

@@ -60,6 +60,10 @@ gostx_x509_status gostx__x509_policies(const gostx_x509_cert *const *path, size_
                                        size_t *depth, char *why, size_t cap);
 /* 1 when c's issuer and subject are the same name (RFC 5280 6.1). */
 int gostx__x509_self_issued(const gostx_x509_cert *c);
+/* names.c: the most comparisons of one certificate's names against one
+ * CA's subtrees (names times subtrees) before the path is refused: what
+ * a hostile chain may cost, and far above what real constraints ask. */
+#define GOSTX__X509_NC_WORK_MAX (1u << 20)
 
 /* 0 when cert's signature verifies under issuer's key (the algorithm and
  * key size must fit); GOSTX_EAUTH when it does not, GOSTX_EUNSUP when the
