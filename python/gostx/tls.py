@@ -943,8 +943,11 @@ class TLSSocket(_Connection, socket.socket):
         self._poll(events, deadline, what)
 
     def _poll(self, events, deadline, what):
+        fd = self.fileno()
+        if fd < 0:  # closed by another thread since the call began
+            raise OSError(_errno.EBADF, f"The {what} operation: the socket is closed")
         p = select.poll()
-        p.register(self.fileno(), events)
+        p.register(fd, events)
         while True:
             if deadline is None:
                 ms = None

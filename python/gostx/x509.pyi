@@ -31,8 +31,9 @@ class Status(enum.IntEnum):
     PATH_TOO_LONG = 16
     BAD_EXTENSION = 17
     BAD_VERSION = 18
-    PROFILE = 19
-    EMAIL_MISMATCH = 20
+    SIG_ALG_MISMATCH = 19
+    PROFILE = 20
+    EMAIL_MISMATCH = 21
     @property
     def text(self) -> str: ...
 
