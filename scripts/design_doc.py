@@ -78,7 +78,10 @@ def drifts(root, doc_path):
     anywhere = set()
     for top in ("lib", "cli", "include", "tests", "bench", "integrations", "python", "scripts"):
         if (root / top).is_dir():
-            anywhere |= {f.name for f in (root / top).rglob("*") if f.is_file()}
+            # not python/_csrc/: the sdist's copy of lib/ (pyproject.toml),
+            # left by a Python build, would name every removed lib/ file
+            anywhere |= {f.name for f in (root / top).rglob("*")
+                         if f.is_file() and "_csrc" not in f.parts}
     for folder, entry in layout_entries(text):
         for name in sorted(set(FILE_RE.findall(entry))):
             if name not in anywhere:
