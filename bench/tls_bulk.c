@@ -216,7 +216,7 @@ int main(int argc, char **argv) {
     return die(argv[1], "no certificate or key");
   gostx_tls_config *cfg = gostx_tls_config_new(GOSTX_TLS_SERVER);
   if (!cfg || gostx_tls_config_set_chain(cfg, ders, der_len, n) ||
-      gostx_tls_config_set_key(cfg, k.curve, k.d, k.len))
+      gostx_tls_config_set_key(cfg, &k))
     return die("server config", cfg ? gostx_tls_config_error(cfg) : "out of memory");
 
   int ls = socket(AF_INET, SOCK_STREAM, 0);

@@ -130,8 +130,10 @@ static int connect_pair(struct job *j, end *ce, end *se, const int sv[2],
   memcpy(t->pin_pub, pub, 64);
   gostx__tls_config_test(*scfg)->raw_chain = 1;
   gostx_tls_config_set_tickets(*scfg, 0, 0); /* none left unread in the pipes */
+  gostx_gost3410_key key;
   if (gostx_tls_config_set_chain(*scfg, der, der_len, 1) ||
-      gostx_tls_config_set_key(*scfg, GOSTX_GOST3410_256_A, priv, 32) ||
+      gostx_gost3410_key_set_private(&key, GOSTX_GOST3410_256_A, priv, 32, NULL) ||
+      gostx_tls_config_set_key(*scfg, &key) ||
       gostx_tls_config_set_suites(*ccfg, j->suite->name))
     return -1;
   for (int k = 0; k < 4; k++)

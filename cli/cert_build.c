@@ -8,18 +8,13 @@
 
 #include "cert_build.h"
 
-int cert_load_signing_key(const char *opt, const char *path, const char *pass_spec, cli_key *k,
-                          gostx_gost3410_key *xk) {
+int cert_load_signing_key(const char *opt, const char *path, const char *pass_spec,
+                          gostx_gost3410_key *k) {
   int rc = cli_load_key_pass(path, k, "-passin", pass_spec);
   if (rc) return rc;
-  if (k->kind != GOSTX_GOST3410_KEY_PRIVATE) {
-    cli_key_clear(k);
+  if (!k->has_private) {
+    gostx_gost3410_key_clear(k);
     return cli_usage("%s %s: a public key; signing needs the private key", opt, path);
-  }
-  rc = cli_key_object(k, xk);
-  if (rc) {
-    cli_key_clear(k);
-    return cli_usage("%s %s: %s", opt, path, gostx_strerror(rc));
   }
   return 0;
 }

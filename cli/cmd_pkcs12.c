@@ -186,8 +186,7 @@ static void print_info(const gostx_pkcs12 *p, size_t own) {
       !gostx_x509_parse(b.der, b.der_len, &c, NULL))
     (void)gostx_x509_name_text(c.subject, c.subject_len, subject, sizeof subject);
   if (own != SIZE_MAX) fprintf(stderr, "Key's certificate: bag %zu, subject %s\n", own + 1, subject);
-  else if (gostx_pkcs12_key(p, &(gostx_gost3410_curve){0}, &(size_t){0}, NULL, 0, NULL, 0, NULL, 0,
-                            NULL) == 0)
+  else if (gostx_pkcs12_key(p, NULL, NULL) == 0)
     fprintf(stderr, "Key's certificate: none in the file\n");
 }
 
@@ -214,11 +213,9 @@ static int text_room(text *t, size_t more) {
 /* The key as PEM (encrypted under pass, or plain when pass is NULL). */
 static int add_key(text *t, const gostx_pkcs12 *p, const uint8_t *pass, size_t pass_len,
                    size_t *cert_bag, const char *in) {
-  gostx_gost3410_curve curve;
-  size_t len, n;
-  uint8_t d[64];
-  char oid[GOSTX_GOST3410_OID_MAX];
-  int rc = gostx_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, oid, sizeof oid, cert_bag);
+  size_t n;
+  gostx_gost3410_key key;
+  int rc = gostx_pkcs12_key(p, &key, cert_bag);
   if (rc == GOSTX_EINVAL) return 0; /* no key in the file */
   if (rc) {
     cli_err("%s: the key is not a GOST R 34.10-2012 key gostx reads", in);
@@ -226,14 +223,11 @@ static int add_key(text *t, const gostx_pkcs12 *p, const uint8_t *pass, size_t p
   }
   /* -passout: the key as gostx pkey writes it, PBES2 Kuznyechik, 2048 rounds */
   const gostx_gost3410_pbe_params pbe = {GOSTX_GOST3410_PBE_KUZNYECHIK, 2048, pass, pass_len};
-  gostx_gost3410_key key;
   rc = text_room(t, GOSTX_GOST3410_PEM_MAX);
-  if (!rc) rc = gostx_gost3410_key_set_private(&key, curve, d, len, oid);
   if (!rc)
     rc = gostx_gost3410_key_write(&key, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_PEM,
                                   pass ? &pbe : NULL, t->p + t->n, t->cap - t->n, &n);
   gostx_gost3410_key_clear(&key);
-  gostx_memzero(d, sizeof d);
   if (rc > 0) return rc;
   if (rc) {
     cli_err("pkcs12: writing the key: %s", gostx_strerror(rc));
@@ -282,8 +276,7 @@ static int split_out(const args *a, const gostx_pkcs12 *p) {
   if (want_key && !a->noenc)
     rc = get_pass("-passout", a->passout, "Enter PEM pass phrase: ", 1, pass, &pass_len);
   if (!rc && want_key) rc = add_key(&t, p, a->noenc ? NULL : pass, pass_len, &cert_bag, a->in);
-  if (!rc && !want_key && gostx_pkcs12_key(p, &(gostx_gost3410_curve){0}, &(size_t){0}, NULL, 0,
-                                           NULL, 0, NULL, 0, &cert_bag))
+  if (!rc && !want_key && gostx_pkcs12_key(p, NULL, &cert_bag))
     cert_bag = SIZE_MAX; /* no GOST key: the certificates in file order */
   if (!rc && !a->nocerts) rc = add_certs(&t, p, cert_bag);
   if (!rc && t.n == 0) {
@@ -372,11 +365,11 @@ static int load_certs(const char *path, certs *c) {
 }
 
 /* Puts the certificate whose subject key is k's first; none: an error. */
-static int key_cert_first(certs *c, const cli_key *k) {
+static int key_cert_first(certs *c, const gostx_gost3410_key *k) {
   for (size_t i = 0; i < c->n; i++) {
     gostx_x509_cert x;
     if (gostx_x509_parse(c->der[i], c->len[i], &x, NULL) || x.pub_len != 2 * k->len ||
-        memcmp(x.pub, k->pub, x.pub_len))
+        memcmp(x.pub, k->q, x.pub_len))
       continue;
     uint8_t *d = c->der[i];
     size_t l = c->len[i];
@@ -388,32 +381,27 @@ static int key_cert_first(certs *c, const cli_key *k) {
   return cli_usage("pkcs12: no certificate matches the private key");
 }
 
-static int export_write(const args *a, const cli_key *k, const certs *c) {
-  gostx_pkcs12_params params = {0, 0, (uint32_t)a->iter, a->name};
-  uint8_t keyder[GOSTX_GOST3410_DER_MAX], pass[CLI_PASS_MAX + 2], *out = NULL;
-  size_t keyder_len, pass_len = 0, need = 0, out_len = 0;
+static int export_write(const args *a, const gostx_gost3410_key *k, const certs *c) {
+  gostx_pkcs12_params params = {0, 0, (uint32_t)a->iter, a->name, NULL, 0};
+  uint8_t pass[CLI_PASS_MAX + 2], *out = NULL;
+  size_t pass_len = 0, need = 0, out_len = 0;
   int rc = pbe_of("-keypbe", a->keypbe, 0, &params.key_pbe);
   if (!rc) rc = pbe_of("-certpbe", a->certpbe, 1, &params.cert_pbe);
   if (!rc && a->macalg && strcmp(a->macalg, "streebog512") && strcmp(a->macalg, "md_gost12_512"))
     rc = cli_usage("pkcs12: -macalg must be streebog512 (md_gost12_512), not '%s'", a->macalg);
   if (!rc) rc = get_pass("-passout", a->passout, "Enter Export Password: ", 1, pass, &pass_len);
-  if (!rc && cli_key_write(k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL, keyder,
-                           sizeof keyder, &keyder_len))
-    rc = cli_usage("pkcs12: the key cannot be written");
+  params.pass = pass, params.pass_len = pass_len;
   const uint8_t *const *ders = (const uint8_t *const *)c->der;
-  if (!rc && (gostx_pkcs12_write(keyder, keyder_len, ders, c->len, c->n, pass, pass_len, &params,
-                                 NULL, 0, &need) ||
+  if (!rc && (gostx_pkcs12_write(k, ders, c->len, c->n, &params, NULL, 0, &need) ||
               !(out = malloc(need)))) {
     cli_err("pkcs12: cannot make the PFX");
     rc = CLI_EXIT_FAIL;
   }
-  if (!rc && gostx_pkcs12_write(keyder, keyder_len, ders, c->len, c->n, pass, pass_len, &params,
-                                out, need, &out_len)) {
+  if (!rc && gostx_pkcs12_write(k, ders, c->len, c->n, &params, out, need, &out_len)) {
     cli_err("pkcs12: cannot make the PFX");
     rc = CLI_EXIT_FAIL;
   }
   if (!rc) rc = cli_write_file(a->out, out, out_len, CLI_OUT_PRIVATE);
-  gostx_memzero(keyder, sizeof keyder);
   gostx_memzero(pass, sizeof pass);
   free(out);
   return rc;
@@ -425,11 +413,11 @@ static int export_pfx(const args *a) {
   if (!a->out) return cli_usage("pkcs12: -export needs -out F.pfx");
   cli_input ins[] = {{a->in, "certificate file"}, {a->inkey, "key file"}, {a->certfile, "chain file"}};
   certs c = {0};
-  cli_key k;
+  gostx_gost3410_key k;
   memset(&k, 0, sizeof k);
   int rc = cli_refuse_same_file("pkcs12", a->out, ins, 3);
   if (!rc) rc = cli_load_key_pass(a->inkey ? a->inkey : a->in, &k, "-passin", a->passin);
-  if (!rc && k.kind != GOSTX_GOST3410_KEY_PRIVATE)
+  if (!rc && !k.has_private)
     rc = cli_usage("pkcs12: %s holds no private key", a->inkey ? a->inkey : a->in);
   if (!rc) rc = load_certs(a->in, &c);
   if (!rc && a->certfile) rc = load_certs(a->certfile, &c);
@@ -437,7 +425,7 @@ static int export_pfx(const args *a) {
   if (!rc) rc = key_cert_first(&c, &k);
   if (!rc) rc = export_write(a, &k, &c);
   for (size_t i = 0; i < c.n; i++) free(c.der[i]);
-  cli_key_clear(&k);
+  gostx_gost3410_key_clear(&k);
   return rc;
 }
 

@@ -33,18 +33,18 @@ typedef struct enc_opts {
   uint32_t iter;
 } enc_opts;
 
-static int encode_key(const cli_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
+static int encode_key(const gostx_gost3410_key *k, int pub_only, int der, const enc_opts *e, uint8_t *out,
                       size_t cap, size_t *len) {
-  int priv = !pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE;
+  int priv = !pub_only && k->has_private;
   const gostx_gost3410_pbe_params pbe = {e ? e->cipher : GOSTX_GOST3410_PBE_KUZNYECHIK,
                                          e ? e->iter : 0, e ? e->pass : NULL, e ? e->pass_len : 0};
-  return cli_key_write(k, priv ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC,
-                       der ? GOSTX_GOST3410_DER : GOSTX_GOST3410_PEM,
-                       priv && e && e->pass ? &pbe : NULL, out, cap, len);
+  return gostx_gost3410_key_write(k, priv ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC,
+                                  der ? GOSTX_GOST3410_DER : GOSTX_GOST3410_PEM,
+                                  priv && e && e->pass ? &pbe : NULL, out, cap, len);
 }
 
 /* Writes the key through a temporary file; a private key is created 0600. */
-static int write_key(const char *sub, const char *path, const cli_key *k, int pub_only, int der,
+static int write_key(const char *sub, const char *path, const gostx_gost3410_key *k, int pub_only, int der,
                      const enc_opts *e, int out_flags) {
   uint8_t out[GOSTX_GOST3410_PEM_MAX];
   size_t len;
@@ -53,7 +53,7 @@ static int write_key(const char *sub, const char *path, const cli_key *k, int pu
     cli_err("%s: %s", sub, gostx_strerror(rc));
     return CLI_EXIT_FAIL;
   }
-  int secret = !pub_only && k->kind == GOSTX_GOST3410_KEY_PRIVATE;
+  int secret = !pub_only && k->has_private;
   int status = cli_write_file(path, out, len, out_flags | (secret ? CLI_OUT_PRIVATE : 0));
   gostx_memzero(out, sizeof out);
   return status;
@@ -148,21 +148,23 @@ int cmd_genpkey(int argc, char **argv) {
     }
   }
   if (!curve_s) return cli_usage("genpkey: missing -c CURVE (try gostx genpkey --help)");
-  cli_key k;
+  gostx_gost3410_key k;
+  gostx_gost3410_curve curve = 0;
   memset(&k, 0, sizeof k);
-  if ((rc = curve_of(curve_s, &k.curve)) || (rc = outform(form, &der))) return rc;
+  if ((rc = curve_of(curve_s, &curve)) || (rc = outform(form, &der))) return rc;
   uint8_t pass[CLI_PASS_MAX + 2];
   enc_opts e;
   if ((rc = enc_setup("genpkey", "-pass", pass_s, cipher, iter_s, pass, &e))) return rc;
-  k.kind = GOSTX_GOST3410_KEY_PRIVATE;
-  k.len = gostx_gost3410_size(k.curve);
-  if ((rc = gostx_gost3410_keygen(k.curve, k.priv, k.len, k.pub, 2 * k.len))) {
+  size_t len = gostx_gost3410_size(curve);
+  if ((rc = gostx_gost3410_keygen(curve, k.d, len, k.q, 2 * len)) ||
+      (rc = gostx_gost3410_key_set_private(&k, curve, k.d, len, NULL))) {
+    gostx_gost3410_key_clear(&k);
     cli_err("genpkey: %s", gostx_strerror(rc));
     gostx_memzero(pass, sizeof pass);
     return CLI_EXIT_FAIL;
   }
   int status = write_key("genpkey", out_path, &k, 0, der, &e, CLI_OUT_NEW);
-  cli_key_clear(&k);
+  gostx_gost3410_key_clear(&k);
   gostx_memzero(pass, sizeof pass);
   return status;
 }
@@ -177,14 +179,14 @@ static void text_line(char *buf, size_t *n, const char *name, const uint8_t *p, 
 
 /* pkey --text: the curve and the numbers in hex, to OUT (0600 when d is in
  * it) or stdout. */
-static int write_text(const char *path, const cli_key *k, int priv) {
+static int write_text(const char *path, const gostx_gost3410_key *k, int priv) {
   char buf[1024];
   size_t n = (size_t)snprintf(buf, sizeof buf, "GOST R 34.10-2012 %s key, %zu bits\ncurve: %s (%s)\n",
                               priv ? "private" : "public", 8 * k->len,
                               gostx_gost3410_curve_name(k->curve), gostx_gost3410_curve_oid(k->curve));
-  if (priv) text_line(buf, &n, "d", k->priv, k->len);
-  text_line(buf, &n, "x", k->pub, k->len);
-  text_line(buf, &n, "y", k->pub + k->len, k->len);
+  if (priv) text_line(buf, &n, "d", k->d, k->len);
+  text_line(buf, &n, "x", k->q, k->len);
+  text_line(buf, &n, "y", k->q + k->len, k->len);
   int status = cli_write_file(path, buf, n, priv ? CLI_OUT_PRIVATE : 0);
   gostx_memzero(buf, sizeof buf);
   return status;
@@ -264,7 +266,7 @@ int cmd_pkey(int argc, char **argv) {
     gostx_memzero(pass_in, sizeof pass_in);
     return rc;
   }
-  cli_key k;
+  gostx_gost3410_key k;
   rc = two_lines ? cli_load_key_pw(in_path, &k, pass_in, pass_in_len)
                  : cli_load_key_pass(in_path, &k, "-passin", passin);
   gostx_memzero(pass_in, sizeof pass_in);
@@ -274,10 +276,10 @@ int cmd_pkey(int argc, char **argv) {
   }
   int status = 0;
   if (text)
-    status = write_text(out_path, &k, !pubout && k.kind == GOSTX_GOST3410_KEY_PRIVATE);
+    status = write_text(out_path, &k, !pubout && k.has_private);
   else
     status = write_key("pkey", out_path, &k, pubout, der, &e, 0);
-  cli_key_clear(&k);
+  gostx_gost3410_key_clear(&k);
   gostx_memzero(pass, sizeof pass);
   return status;
 }

@@ -214,7 +214,6 @@ int cmd_req(int argc, char **argv) {
   gostx_x509_exts *e = malloc(sizeof *e);
   uint8_t *der = malloc(CERT_DER_MAX);
   char err[256];
-  cli_key key;
   gostx_gost3410_key xk;
   size_t len = 0;
   if (!e || !der) {
@@ -224,12 +223,11 @@ int cmd_req(int argc, char **argv) {
   }
   if (gostx_x509_name_parse(a.subj, &name, err, sizeof err)) rc = cli_usage("req: -subj: %s", err);
   if (!rc) rc = req_exts(&a, e);
-  if (!rc) rc = cert_load_signing_key("-key", a.key, a.pass, &key, &xk);
+  if (!rc) rc = cert_load_signing_key("-key", a.key, a.pass, &xk);
   if (!rc) {
     if (a.x509) rc = req_self_signed(&a, &name, e, &xk, der, &len);
     else if (gostx_x509_csr_write(&name, e, &xk, der, CERT_DER_MAX, &len))
       cli_err("req: the request could not be written (too large?)"), rc = CLI_EXIT_FAIL;
-    cli_key_clear(&key);
     gostx_gost3410_key_clear(&xk);
   }
   if (!rc) rc = cert_write(a.out, a.x509 ? "CERTIFICATE" : "CERTIFICATE REQUEST", der, len, a.pem);
@@ -329,7 +327,6 @@ static int x509_req_parse(int argc, char **argv, x509_req_args *a) {
 typedef struct issuer {
   uint8_t *der;
   gostx_x509_cert cert;
-  cli_key key;
   gostx_gost3410_key xk;
 } issuer;
 
@@ -350,10 +347,10 @@ static int load_issuer(const x509_req_args *a, issuer *is) {
     return cli_usage("-CA %s: a GOST R 34.10-2001 key; gostx issues with 2012 keys", a->ca);
   if (a->cakey_in_ca && !holds_key)
     return cli_usage("-CA %s holds no private key: give -CAkey", a->ca);
-  rc = cert_load_signing_key("-CAkey", a->cakey, a->pass, &is->key, &is->xk);
+  rc = cert_load_signing_key("-CAkey", a->cakey, a->pass, &is->xk);
   if (rc) return rc;
-  if (is->key.curve != is->cert.curve || 2 * is->key.len != is->cert.pub_len ||
-      memcmp(is->key.pub, is->cert.pub, is->cert.pub_len)) {
+  if (is->xk.curve != is->cert.curve || 2 * is->xk.len != is->cert.pub_len ||
+      memcmp(is->xk.q, is->cert.pub, is->cert.pub_len)) {
     cli_err("-CAkey %s does not match the certificate -CA %s (another key)", a->cakey, a->ca);
     return CLI_EXIT_FAIL;
   }
@@ -427,7 +424,6 @@ int cmd_x509_req(int argc, char **argv) {
   if (!rc) rc = x509_req_issue(&a, &csr, is, e, der, &len);
   if (!rc) rc = cert_write(a.out, "CERTIFICATE", der, len, a.pem);
   if (is) {
-    cli_key_clear(&is->key);
     gostx_gost3410_key_clear(&is->xk);
     free(is->der);
   }

@@ -21,7 +21,7 @@ static const cli_opt sign_opts[] = {
 };
 
 struct sign_run {
-  const cli_key *key;
+  const gostx_gost3410_key *key;
   const char *out_path; /* -o, for a single file */
   int status;
 };
@@ -33,9 +33,9 @@ static void sign_report(void *arg, const cli_hash_job *j) {
     run->status = CLI_EXIT_FAIL;
     return;
   }
-  const cli_key *k = run->key;
+  const gostx_gost3410_key *k = run->key;
   uint8_t sig[128];
-  int rc = gostx_gost3410_sign(k->curve, k->priv, k->len, j->digest, k->len, sig, 2 * k->len);
+  int rc = gostx_gost3410_sign(k->curve, k->d, k->len, j->digest, k->len, sig, 2 * k->len);
   if (!rc) rc = gostx_gost3410_sig_swap(sig, 2 * k->len, sig, 2 * k->len);
   if (rc) {
     cli_err("sign: %s: %s", j->path, gostx_strerror(rc));
@@ -97,21 +97,21 @@ int cmd_sign(int argc, char **argv) {
   for (size_t i = 0; !rc && !out_path && i < nfiles; i++)
     if (!strcmp(jobs[i].path, "-")) rc = cli_usage("sign: stdin (\"-\") needs -o SIG");
   if (!rc && threads_s) rc = cli_size("--threads", threads_s, 1, 1024, &threads);
-  cli_key k;
+  gostx_gost3410_key k;
   if (!rc) rc = cli_load_key_pass(key_path, &k, "-passin", passin);
   if (rc) {
     free(jobs);
     return rc;
   }
-  if (k.kind != GOSTX_GOST3410_KEY_PRIVATE) {
-    cli_key_clear(&k);
+  if (!k.has_private) {
+    gostx_gost3410_key_clear(&k);
     free(jobs);
     return cli_usage("sign: %s is a public key; signing needs the private key", key_path);
   }
   for (size_t i = 0; i < nfiles; i++) jobs[i].digest_len = k.len;
   struct sign_run run = {&k, out_path, 0};
   cli_hash_files(jobs, nfiles, (unsigned)threads, sign_report, &run);
-  cli_key_clear(&k);
+  gostx_gost3410_key_clear(&k);
   free(jobs);
   return run.status;
 }
@@ -150,7 +150,7 @@ int cmd_verify(int argc, char **argv) {
   if (!!pub_path + !!key_path != 1) return cli_usage("verify: give one of -p PUBKEY and -k KEY");
   if (!sig_path) return cli_usage("verify: missing -s SIG");
   if (!file) return cli_usage("verify: missing FILE");
-  cli_key k;
+  gostx_gost3410_key k;
   if ((rc = cli_load_key(pub_path ? pub_path : key_path, &k))) return rc;
   size_t want = 2 * k.len;
   uint8_t sig[129];
@@ -171,7 +171,7 @@ int cmd_verify(int argc, char **argv) {
   }
   if (!status) {
     rc = gostx_gost3410_sig_swap(sig, want, sig, want);
-    if (!rc) rc = gostx_gost3410_verify(k.curve, k.pub, want, job.digest, k.len, sig, want);
+    if (!rc) rc = gostx_gost3410_verify(k.curve, k.q, want, job.digest, k.len, sig, want);
     if (rc == 0) {
       printf("Verified OK\n");
     } else if (rc == GOSTX_EAUTH || rc == GOSTX_EFORMAT) {
@@ -182,7 +182,7 @@ int cmd_verify(int argc, char **argv) {
       status = CLI_EXIT_FAIL;
     }
   }
-  cli_key_clear(&k);
+  gostx_gost3410_key_clear(&k);
   return status;
 }
 
@@ -238,14 +238,14 @@ int cmd_vko(int argc, char **argv) {
     memcpy(ukm, u, ukm_len);
     free(u);
   }
-  cli_key k, peer;
+  gostx_gost3410_key k, peer;
   if ((rc = cli_load_key_pass(key_path, &k, "-passin", passin))) return rc;
   if ((rc = cli_load_key(peer_path, &peer))) {
-    cli_key_clear(&k);
+    gostx_gost3410_key_clear(&k);
     return rc;
   }
   int status = 0;
-  if (k.kind != GOSTX_GOST3410_KEY_PRIVATE)
+  if (!k.has_private)
     status = cli_usage("vko: %s is a public key; -k needs the private key", key_path);
   else if (peer.curve != k.curve)
     status = cli_usage("vko: the peer key is on %s, ours on %s: they must be the same curve",
@@ -254,9 +254,9 @@ int cmd_vko(int argc, char **argv) {
   if (!status) {
     if (ukm_len == 32) {
       out_len = 64;
-      rc = gostx_gost3410_keg(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, 32, out, 64);
+      rc = gostx_gost3410_keg(k.curve, k.d, k.len, peer.q, 2 * k.len, ukm, 32, out, 64);
     } else {
-      rc = gostx_gost3410_vko(k.curve, k.priv, k.len, peer.pub, 2 * k.len, ukm, ukm_len, out,
+      rc = gostx_gost3410_vko(k.curve, k.d, k.len, peer.q, 2 * k.len, ukm, ukm_len, out,
                               out_len);
     }
     if (rc) {
@@ -266,7 +266,7 @@ int cmd_vko(int argc, char **argv) {
   }
   if (!status) status = cli_write_file(out_path, out, out_len, CLI_OUT_PRIVATE);
   gostx_memzero(out, sizeof out);
-  cli_key_clear(&k);
-  cli_key_clear(&peer);
+  gostx_gost3410_key_clear(&k);
+  gostx_gost3410_key_clear(&peer);
   return status;
 }

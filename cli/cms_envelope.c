@@ -122,12 +122,9 @@ static int encrypt_to_out(const cms_args *a, gostx_cms_encrypt_stream_params *p)
  * must be that certificate's key. */
 static int load_key_of(const char *path, const char *passin, const gostx_x509_cert *cert,
                        const char *cert_path, gostx_gost3410_key *key) {
-  cli_key k;
-  int rc = cli_load_key_pass(path, &k, "-passin", passin);
+  int rc = cli_load_key_pass(path, key, "-passin", passin);
   if (rc) return rc;
-  if (k.kind != GOSTX_GOST3410_KEY_PRIVATE) rc = cli_usage("cms: %s: not a private key", path);
-  if (!rc && cli_key_object(&k, key)) rc = cli_usage("cms: %s: not a usable key", path);
-  cli_key_clear(&k);
+  if (!key->has_private) rc = cli_usage("cms: %s: not a private key", path);
   if (!rc && cert &&
       (cert->curve != key->curve || cert->pub_len != 2 * key->len || memcmp(cert->pub, key->q, cert->pub_len)))
     rc = cli_usage("cms: %s is not the private key of %s", path, cert_path);

@@ -21,16 +21,9 @@ static int load_signer(const cms_args *a, sign_state *s, size_t i) {
   int rc = cli_load_certs(a->signer[i], s->signer_certs);
   if (rc) return rc;
   const gostx_x509_cert *cert = &s->signer_certs->c[first];
-  cli_key k;
-  rc = cli_load_key_pass(a->inkey[i], &k, "-passin", a->passin);
+  rc = cli_load_key_pass(a->inkey[i], &s->keys[i], "-passin", a->passin);
   if (rc) return rc;
-  if (k.kind != GOSTX_GOST3410_KEY_PRIVATE) {
-    cli_key_clear(&k);
-    return cli_usage("cms: %s: not a private key", a->inkey[i]);
-  }
-  rc = gostx_gost3410_key_set_private(&s->keys[i], k.curve, k.priv, k.len, k.oid);
-  cli_key_clear(&k);
-  if (rc) return cli_usage("cms: %s: %s", a->inkey[i], gostx_strerror(rc));
+  if (!s->keys[i].has_private) return cli_usage("cms: %s: not a private key", a->inkey[i]);
   if (cert->key_alg == GOSTX_X509_KEY_2001 || cert->curve != s->keys[i].curve ||
       cert->pub_len != 2 * s->keys[i].len || memcmp(cert->pub, s->keys[i].q, cert->pub_len))
     return cli_usage("cms: %s is not the private key of %s", a->inkey[i], a->signer[i]);

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "rows.h"
 #include "testutil.h"
+#include "key_compat.h"
 
 static const int all_curves[] = {GOSTX_GOST3410_256_TEST, GOSTX_GOST3410_256_A,
                                  GOSTX_GOST3410_256_B,    GOSTX_GOST3410_256_C,
@@ -1119,18 +1120,18 @@ static void test_small_order_keys(void) {
       CHECK_RC(gostx_gost3410_verify(sets[i], q, 2 * n, dig, n, sig, 2 * n), GOSTX_EINVAL, what[b]);
       CHECK_RC(gostx_gost3410_vko(sets[i], d, n, q, 2 * n, ukm, 8, out, 32), GOSTX_EINVAL, what[b]);
       CHECK_RC(gostx_gost3410_keg(sets[i], d, n, q, 2 * n, dig, 32, out, 64), GOSTX_EINVAL, what[b]);
-      CHECK_RC(gostx_gost3410_pub_to_der(sets[i], q, 2 * n, der, sizeof der, &der_len),
+      CHECK_RC(tk_pub_to_der(sets[i], q, 2 * n, der, sizeof der, &der_len),
                GOSTX_EINVAL, what[b]);
       /* A SubjectPublicKeyInfo holding the point: a good key's encoding
        * with its last 2 n bytes (x || y, each little-endian) replaced. */
-      CHECK_RC(gostx_gost3410_pub_to_der(sets[i], pub, 2 * n, der, sizeof der, &der_len), 0, "DER");
+      CHECK_RC(tk_pub_to_der(sets[i], pub, 2 * n, der, sizeof der, &der_len), 0, "DER");
       for (size_t j = 0; j < n; j++) {
         der[der_len - 2 * n + j] = q[n - 1 - j];
         der[der_len - n + j] = q[2 * n - 1 - j];
       }
       gostx_gost3410_key_kind kind;
       gostx_gost3410_curve curve;
-      CHECK_RC(gostx_gost3410_key_from_der(der, der_len, &kind, &curve, &len, NULL, 0, got,
+      CHECK_RC(tk_key_from_der(der, der_len, &kind, &curve, &len, NULL, 0, got,
                                            sizeof got),
                GOSTX_EINVAL, what[b]);
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "key_compat.h"
 
 #if !defined(GOSTX_HAVE_LIBCRYPTO)
 int main(void) {
@@ -131,20 +132,20 @@ static int keys_both_ways(int ci, struct pair *g, EVP_PKEY **ek, uint8_t *ek_pub
   CHECK_RC(gostx_gost3410_keygen(cv, g->priv, len, g->pub, 2 * len), 0, "keygen");
   /* gostx -> engine: private and public PEM; the engine's own re-encoding
    * of each must read back to the same numbers. */
-  CHECK_RC(gostx_gost3410_priv_to_pem(cv, g->priv, len, pem, sizeof pem, &n), 0, "priv_to_pem");
+  CHECK_RC(tk_priv_to_pem(cv, g->priv, len, pem, sizeof pem, &n), 0, "priv_to_pem");
   g->eng_priv = engine_read(pem, n, 1);
   CHECK(g->eng_priv != NULL, "%s: engine reads gostx's private key", curves[ci].paramset);
-  CHECK_RC(gostx_gost3410_pub_to_pem(cv, g->pub, 2 * len, pem, sizeof pem, &n), 0, "pub_to_pem");
+  CHECK_RC(tk_pub_to_pem(cv, g->pub, 2 * len, pem, sizeof pem, &n), 0, "pub_to_pem");
   g->eng_pub = engine_read(pem, n, 0);
   CHECK(g->eng_pub != NULL, "%s: engine reads gostx's public key", curves[ci].paramset);
   if (!g->eng_priv || !g->eng_pub) return -1;
   n = engine_write(g->eng_priv, 1, back, sizeof back);
-  CHECK(gostx_gost3410_key_from_pem(back, n, &kind, &c2, &l2, d2, sizeof d2, q2, sizeof q2) == 0 &&
+  CHECK(tk_key_from_pem(back, n, &kind, &c2, &l2, d2, sizeof d2, q2, sizeof q2) == 0 &&
             kind == GOSTX_GOST3410_KEY_PRIVATE && c2 == cv && !memcmp(d2, g->priv, len) &&
             !memcmp(q2, g->pub, 2 * len),
         "%s: engine's PEM of gostx's private key reads back", curves[ci].paramset);
   n = engine_write(g->eng_priv, 0, back, sizeof back); /* the public key the engine derived */
-  CHECK(gostx_gost3410_key_from_pem(back, n, &kind, &c2, &l2, NULL, 0, q2, sizeof q2) == 0 &&
+  CHECK(tk_key_from_pem(back, n, &kind, &c2, &l2, NULL, 0, q2, sizeof q2) == 0 &&
             kind == GOSTX_GOST3410_KEY_PUBLIC && !memcmp(q2, g->pub, 2 * len),
         "%s: engine's Q = d P equals gostx's", curves[ci].paramset);
   /* engine -> gostx */
@@ -152,11 +153,11 @@ static int keys_both_ways(int ci, struct pair *g, EVP_PKEY **ek, uint8_t *ek_pub
   CHECK(*ek != NULL, "%s: engine keygen", curves[ci].paramset);
   if (!*ek) return -1;
   n = engine_write(*ek, 1, back, sizeof back);
-  CHECK(gostx_gost3410_key_from_pem(back, n, &kind, &c2, &l2, d2, sizeof d2, q2, sizeof q2) == 0 &&
+  CHECK(tk_key_from_pem(back, n, &kind, &c2, &l2, d2, sizeof d2, q2, sizeof q2) == 0 &&
             c2 == cv && l2 == len && kind == GOSTX_GOST3410_KEY_PRIVATE,
         "%s: gostx reads the engine's private key", curves[ci].paramset);
   n = engine_write(*ek, 0, back, sizeof back);
-  CHECK(gostx_gost3410_key_from_pem(back, n, &kind, &c2, &l2, NULL, 0, ek_pub, 128) == 0 &&
+  CHECK(tk_key_from_pem(back, n, &kind, &c2, &l2, NULL, 0, ek_pub, 128) == 0 &&
             kind == GOSTX_GOST3410_KEY_PUBLIC && c2 == cv && !memcmp(ek_pub, q2, 2 * len),
         "%s: gostx reads the engine's public key, = d P of its private key", curves[ci].paramset);
   gostx_memzero(d2, sizeof d2);
@@ -224,7 +225,7 @@ static void masked(int ci) {
   gostx_gost3410_curve c2;
   size_t l2;
   CHECK_RC(gostx_gost3410_keygen(cv, d, len, q, 2 * len), 0, "keygen");
-  CHECK_RC(gostx_gost3410_priv_to_der(cv, d, len, der, sizeof der, &n), 0, "priv_to_der");
+  CHECK_RC(tk_priv_to_der(cv, d, len, der, sizeof der, &n), 0, "priv_to_der");
   /* Rebuild SEQUENCE { version, algorithm, OCTET STRING k0 || mask }: the
    * version and algorithm are der[hdr .. n - len - 2), k0 = our key. */
   uint8_t m[GOSTX_GOST3410_DER_MAX + 64], inner[GOSTX_GOST3410_DER_MAX + 64];
@@ -242,7 +243,7 @@ static void masked(int ci) {
   memcpy(m + mlen, inner, in);
   n = mlen + in;
   len = gostx_gost3410_size(cv);
-  if (gostx_gost3410_key_from_der(m, n, &kind, &c2, &l2, d, sizeof d, q, sizeof q)) {
+  if (tk_key_from_der(m, n, &kind, &c2, &l2, d, sizeof d, q, sizeof q)) {
     CHECK(0, "%s: gostx reads the masked key", curves[ci].paramset);
     return;
   }
@@ -252,7 +253,7 @@ static void masked(int ci) {
   CHECK(k != NULL, "%s: engine reads the masked key", curves[ci].paramset);
   if (!k) return;
   n = engine_write(k, 0, pem, sizeof pem);
-  CHECK(gostx_gost3410_key_from_pem(pem, n, &kind, &c2, &l2, NULL, 0, q2, sizeof q2) == 0 &&
+  CHECK(tk_key_from_pem(pem, n, &kind, &c2, &l2, NULL, 0, q2, sizeof q2) == 0 &&
             !memcmp(q, q2, 2 * len),
         "%s: masked key: same public key in gostx and the engine", curves[ci].paramset);
   EVP_PKEY_free(k);

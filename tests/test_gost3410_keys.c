@@ -11,6 +11,7 @@
 
 #include "gost3410/ec.h"
 #include "testutil.h"
+#include "key_compat.h"
 
 /* `openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:TCA`
  * and `... gost2012_512 -pkeyopt paramset:A` (gost-engine 3.0.1), and their
@@ -33,10 +34,10 @@ static size_t klen;
 static uint8_t d[64], q[128];
 
 static int read_der(const uint8_t *der, size_t n) {
-  return gostx_gost3410_key_from_der(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q);
+  return tk_key_from_der(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q);
 }
 static int read_pem(const char *pem, size_t n) {
-  return gostx_gost3410_key_from_pem(pem, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q);
+  return tk_key_from_pem(pem, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q);
 }
 
 static void engine_files(void) {
@@ -50,7 +51,7 @@ static void engine_files(void) {
     uint8_t pub[128];
     CHECK_RC(gostx_gost3410_public_key(curve, d, klen, pub, 2 * klen), 0, "public_key");
     CHECK_BYTES(q, pub, 2 * klen, "the reader's Q = d P");
-    CHECK_RC(gostx_gost3410_priv_to_pem(curve, d, klen, pem, sizeof pem, &n), 0, "priv_to_pem");
+    CHECK_RC(tk_priv_to_pem(curve, d, klen, pem, sizeof pem, &n), 0, "priv_to_pem");
     CHECK(n == strlen(files[i]) && !memcmp(pem, files[i], n) && pem[n] == 0,
           "engine key %d written back byte for byte", i);
   }
@@ -62,7 +63,7 @@ static void round_trips(void) {
     uint8_t priv[64], pub[128], der[GOSTX_GOST3410_DER_MAX];
     char pem[GOSTX_GOST3410_PEM_MAX];
     CHECK_RC(gostx_gost3410_keygen(c, priv, len, pub, 2 * len), 0, "keygen");
-    CHECK_RC(gostx_gost3410_priv_to_der(c, priv, len, der, sizeof der, &n), 0, "priv_to_der");
+    CHECK_RC(tk_priv_to_der(c, priv, len, der, sizeof der, &n), 0, "priv_to_der");
     CHECK(read_der(der, n) == 0 && kind == GOSTX_GOST3410_KEY_PRIVATE && curve == (gostx_gost3410_curve)c &&
               klen == len && !memcmp(d, priv, len) && !memcmp(q, pub, 2 * len),
           "curve %d: private DER round trip", c);
@@ -72,8 +73,8 @@ static void round_trips(void) {
     CHECK(all, "curve %d: every truncation refused", c);
     der[n] = 0;
     CHECK_RC(read_der(der, n + 1), GOSTX_EFORMAT, "trailing byte");
-    CHECK_RC(gostx_gost3410_priv_to_der(c, priv, len, der, n - 1, &n), GOSTX_ELEN, "small cap");
-    CHECK_RC(gostx_gost3410_pub_to_der(c, pub, 2 * len, der, sizeof der, &n), 0, "pub_to_der");
+    CHECK_RC(tk_priv_to_der(c, priv, len, der, n - 1, &n), GOSTX_ELEN, "small cap");
+    CHECK_RC(tk_pub_to_der(c, pub, 2 * len, der, sizeof der, &n), 0, "pub_to_der");
     memset(d, 0xee, sizeof d);
     CHECK(read_der(der, n) == 0 && kind == GOSTX_GOST3410_KEY_PUBLIC && !memcmp(q, pub, 2 * len) &&
               d[0] == 0xee,
@@ -81,12 +82,12 @@ static void round_trips(void) {
     all = 1;
     for (size_t k = 0; k < n; k++) all &= read_der(der, k) == GOSTX_EFORMAT;
     CHECK(all, "curve %d: every public truncation refused", c);
-    CHECK_RC(gostx_gost3410_pub_to_pem(c, pub, 2 * len, pem, sizeof pem, &n), 0, "pub_to_pem");
+    CHECK_RC(tk_pub_to_pem(c, pub, 2 * len, pem, sizeof pem, &n), 0, "pub_to_pem");
     CHECK(read_pem(pem, n) == 0 && kind == GOSTX_GOST3410_KEY_PUBLIC && !memcmp(q, pub, 2 * len),
           "curve %d: public PEM round trip", c);
-    CHECK_RC(gostx_gost3410_priv_to_pem(c, priv, len, pem, sizeof pem, &n), 0, "priv_to_pem");
+    CHECK_RC(tk_priv_to_pem(c, priv, len, pem, sizeof pem, &n), 0, "priv_to_pem");
     CHECK(read_pem(pem, n) == 0 && !memcmp(d, priv, len), "curve %d: private PEM round trip", c);
-    CHECK_RC(gostx_gost3410_key_from_pem(pem, n, &kind, &curve, &klen, d, len - 1, NULL, 0),
+    CHECK_RC(tk_key_from_pem(pem, n, &kind, &curve, &klen, d, len - 1, NULL, 0),
              GOSTX_ELEN, "priv_cap too small");
   }
 }
@@ -187,7 +188,7 @@ static void refusals(void) {
   uint8_t priv[64], pub[128], der[GOSTX_GOST3410_DER_MAX + 8], x[GOSTX_GOST3410_DER_MAX + 8];
   size_t n;
   CHECK_RC(gostx_gost3410_keygen(GOSTX_GOST3410_256_B, priv, 32, pub, 64), 0, "keygen");
-  CHECK_RC(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_B, priv, 32, der, sizeof der, &n), 0, "der");
+  CHECK_RC(tk_priv_to_der(GOSTX_GOST3410_256_B, priv, 32, der, sizeof der, &n), 0, "der");
   /* layout: 30 L 02 01 00 30 L 06 08 <alg 8> 30 L 06 07 <paramset 7> 06 08 <digest 8> 04 20 <key> */
   CHECK(der[7] == 0x06 && der[8] == 8 && der[19] == 0x06 && der[28] == 0x06, "layout as expected");
   memcpy(x, der, n), x[16] = 0x03; /* algorithm ...1.1.1.3: unknown */
@@ -223,18 +224,18 @@ static void refusals(void) {
   x[1] = 0x80; /* indefinite */
   CHECK_RC(read_der(x, n + 1), GOSTX_EFORMAT, "indefinite length");
   /* public key: off the curve, unused bits, wrong point length */
-  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_B, pub, 64, der, sizeof der, &n), 0, "pub");
+  CHECK_RC(tk_pub_to_der(GOSTX_GOST3410_256_B, pub, 64, der, sizeof der, &n), 0, "pub");
   memcpy(x, der, n), x[n - 1] ^= 1;
   CHECK_RC(read_der(x, n), GOSTX_EINVAL, "point off the curve");
   memcpy(x, der, n), x[n - 67] = 1;
   CHECK(der[n - 67] == 0, "unused-bits byte at n - 67");
   CHECK_RC(read_der(x, n), GOSTX_EFORMAT, "unused bits");
-  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_B, pub, 63, der, sizeof der, &n), GOSTX_ELEN, "pub len");
+  CHECK_RC(tk_pub_to_der(GOSTX_GOST3410_256_B, pub, 63, der, sizeof der, &n), GOSTX_ELEN, "pub len");
   pub[63] ^= 1;
-  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_B, pub, 64, der, sizeof der, &n), GOSTX_EINVAL,
+  CHECK_RC(tk_pub_to_der(GOSTX_GOST3410_256_B, pub, 64, der, sizeof der, &n), GOSTX_EINVAL,
            "writer refuses a point off the curve");
   memset(priv, 0, 32);
-  CHECK_RC(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_B, priv, 32, der, sizeof der, &n), GOSTX_EINVAL,
+  CHECK_RC(tk_priv_to_der(GOSTX_GOST3410_256_B, priv, 32, der, sizeof der, &n), GOSTX_EINVAL,
            "writer refuses d = 0");
   /* signature halves */
   uint8_t sig[64], sw[64];
@@ -342,7 +343,7 @@ static const char enc_d[] =
     "49bbb9cf9c07913bb0fc05356fdc890f888b439196eace78a8104c8d771814f7";
 
 static int read_enc_pem(const char *pem, const char *pass) {
-  return gostx_gost3410_key_from_encrypted_pem(pem, strlen(pem), (const uint8_t *)pass,
+  return tk_key_from_encrypted_pem(pem, strlen(pem), (const uint8_t *)pass,
                                                strlen(pass), &curve, &klen, d, sizeof d, q,
                                                sizeof q);
 }
@@ -369,7 +370,7 @@ static void encrypted_keys(void) {
     CHECK_RC(read_enc_pem(files[i], "pw"), 0, "read gost-engine's encrypted key");
     CHECK(curve == GOSTX_GOST3410_512_B && klen == 64, "engine encrypted key %d: curve", i);
     CHECK_BYTES(d, want, 64, "engine encrypted key: d");
-    CHECK_RC(gostx_gost3410_encrypted_scheme_pem(files[i], strlen(files[i]), text, sizeof text), 0,
+    CHECK_RC(tk_encrypted_scheme_pem(files[i], strlen(files[i]), text, sizeof text), 0,
              "scheme supported");
     CHECK(strstr(text, i ? "magma-ctr-acpkm" : "kuznyechik-ctr-acpkm") != NULL, "scheme: %s", text);
     uint8_t before[64];
@@ -384,7 +385,7 @@ static void encrypted_keys(void) {
   CHECK_RC(read_enc_pem(engine_enc_gost89, "x"), 0, "read gost-engine's gost89 PBES2 key");
   CHECK(curve == GOSTX_GOST3410_256_A && klen == 32 && !memcmp(d, want, 32), "gost89: d");
   CHECK_RC(read_enc_pem(engine_enc_gost89, "y"), GOSTX_EAUTH, "gost89: wrong password");
-  CHECK_RC(gostx_gost3410_encrypted_scheme_pem(engine_enc_gost89, strlen(engine_enc_gost89), text,
+  CHECK_RC(tk_encrypted_scheme_pem(engine_enc_gost89, strlen(engine_enc_gost89), text,
                                                sizeof text), 0, "gost89 scheme supported");
   CHECK(!strcmp(text, "PBES2: PBKDF2 with HMAC-Streebog-512, GOST 28147-89 CFB 1.2.643.7.1.2.5.1.1"),
         "gost89 named: %s", text);
@@ -397,7 +398,7 @@ static void encrypted_keys(void) {
     CHECK(curve == GOSTX_GOST3410_512_C && klen == 64 && !memcmp(d, want, 64),
           "HMAC-SHA256 file %d: curve, d", i);
     CHECK_RC(read_enc_pem(sha_files[i], "pw255"), GOSTX_EAUTH, "HMAC-SHA256 file: wrong password");
-    CHECK_RC(gostx_gost3410_encrypted_scheme_pem(sha_files[i], strlen(sha_files[i]), text,
+    CHECK_RC(tk_encrypted_scheme_pem(sha_files[i], strlen(sha_files[i]), text,
                                                  sizeof text), 0, "HMAC-SHA256 scheme supported");
     CHECK(!strcmp(text, i ? "PBES2: PBKDF2 with hmacWithSHA256, magma-ctr-acpkm"
                           : "PBES2: PBKDF2 with hmacWithSHA256, kuznyechik-ctr-acpkm"),
@@ -405,7 +406,7 @@ static void encrypted_keys(void) {
   }
   /* OpenSSL's default scheme: refused, and named. */
   CHECK_RC(read_enc_pem(openssl_enc_aes, "x"), GOSTX_EUNSUP, "AES-256-CBC refused");
-  CHECK_RC(gostx_gost3410_encrypted_scheme_pem(openssl_enc_aes, strlen(openssl_enc_aes), text,
+  CHECK_RC(tk_encrypted_scheme_pem(openssl_enc_aes, strlen(openssl_enc_aes), text,
                                                sizeof text),
            GOSTX_EUNSUP, "AES scheme: EUNSUP");
   CHECK(!strcmp(text, "PBES2: PBKDF2 with hmacWithSHA256, aes-256-cbc"), "AES named: %s", text);
@@ -418,40 +419,40 @@ static void encrypted_keys(void) {
     const uint8_t pass[] = "correct horse";
     gostx_gost3410_keygen(c, priv, len, pub, 2 * len);
     for (int ci = GOSTX_GOST3410_PBE_KUZNYECHIK; ci <= GOSTX_GOST3410_PBE_MAGMA; ci++) {
-      CHECK_RC(gostx_gost3410_priv_to_encrypted_der(c, priv, len, pass, 13, ci, 3, der, sizeof der, &n),
+      CHECK_RC(tk_priv_to_encrypted_der(c, priv, len, pass, 13, ci, 3, der, sizeof der, &n),
                0, "priv_to_encrypted_der");
-      CHECK_RC(gostx_gost3410_key_from_encrypted_der(der, n, pass, 13, &curve, &klen, d, sizeof d, q,
+      CHECK_RC(tk_key_from_encrypted_der(der, n, pass, 13, &curve, &klen, d, sizeof d, q,
                                                      sizeof q), 0, "encrypted DER round trip");
       CHECK(curve == (gostx_gost3410_curve)c && klen == len && !memcmp(d, priv, len) &&
                 !memcmp(q, pub, 2 * len), "curve %d cipher %d: d, Q back", c, ci);
-      CHECK_RC(gostx_gost3410_priv_to_encrypted_der(c, priv, len, pass, 13, ci, 3, der2, sizeof der2, &n2),
+      CHECK_RC(tk_priv_to_encrypted_der(c, priv, len, pass, 13, ci, 3, der2, sizeof der2, &n2),
                0, "again");
       CHECK(n == n2 && memcmp(der, der2, n) != 0, "fresh salt and IV each time");
-      CHECK_RC(gostx_gost3410_key_from_encrypted_der(der, n, pass, 12, &curve, &klen, d, sizeof d, q,
+      CHECK_RC(tk_key_from_encrypted_der(der, n, pass, 12, &curve, &klen, d, sizeof d, q,
                                                      sizeof q), GOSTX_EAUTH, "wrong password (shorter)");
-      CHECK_RC(gostx_gost3410_key_from_encrypted_der(der, n, NULL, 0, &curve, &klen, d, sizeof d, q,
+      CHECK_RC(tk_key_from_encrypted_der(der, n, NULL, 0, &curve, &klen, d, sizeof d, q,
                                                      sizeof q), GOSTX_EAUTH, "empty password");
       der[n - 1] ^= 0x80; /* the last ciphertext byte: d's top bits */
-      int rc = gostx_gost3410_key_from_encrypted_der(der, n, pass, 13, &curve, &klen, d, sizeof d,
+      int rc = tk_key_from_encrypted_der(der, n, pass, 13, &curve, &klen, d, sizeof d,
                                                      q, sizeof q);
       CHECK(rc == GOSTX_EAUTH || (rc == 0 && memcmp(d, priv, len)), "a damaged ciphertext is not the key");
       der[n - 1] ^= 0x80;
       for (size_t cut = 0; cut < n; cut++)
-        CHECK_RC(gostx_gost3410_key_from_encrypted_der(der, cut, pass, 13, &curve, &klen, d,
+        CHECK_RC(tk_key_from_encrypted_der(der, cut, pass, 13, &curve, &klen, d,
                                                        sizeof d, q, sizeof q),
                  GOSTX_EFORMAT, "truncated EncryptedPrivateKeyInfo");
-      CHECK_RC(gostx_gost3410_priv_to_encrypted_pem(c, priv, len, pass, 13, ci, 2, pem, sizeof pem, &n),
+      CHECK_RC(tk_priv_to_encrypted_pem(c, priv, len, pass, 13, ci, 2, pem, sizeof pem, &n),
                0, "priv_to_encrypted_pem");
       CHECK(!strncmp(pem, "-----BEGIN ENCRYPTED PRIVATE KEY-----\n", 38) && pem[n] == 0, "PEM label");
-      CHECK_RC(gostx_gost3410_key_from_encrypted_pem(pem, n, pass, 13, &curve, &klen, d, sizeof d, q,
+      CHECK_RC(tk_key_from_encrypted_pem(pem, n, pass, 13, &curve, &klen, d, sizeof d, q,
                                                      sizeof q), 0, "encrypted PEM round trip");
       CHECK(!memcmp(d, priv, len), "PEM: d back");
     }
-    CHECK_RC(gostx_gost3410_priv_to_encrypted_der(c, priv, len, pass, 13, 3, 3, der, sizeof der, &n),
+    CHECK_RC(tk_priv_to_encrypted_der(c, priv, len, pass, 13, 3, 3, der, sizeof der, &n),
              GOSTX_EINVAL, "unknown cipher");
-    CHECK_RC(gostx_gost3410_priv_to_encrypted_der(c, priv, len, pass, 13, 1, 0, der, sizeof der, &n),
+    CHECK_RC(tk_priv_to_encrypted_der(c, priv, len, pass, 13, 1, 0, der, sizeof der, &n),
              GOSTX_EINVAL, "0 iterations");
-    CHECK_RC(gostx_gost3410_priv_to_encrypted_der(c, priv, len, pass, 13, 1, 1, der, 10, &n),
+    CHECK_RC(tk_priv_to_encrypted_der(c, priv, len, pass, 13, 1, 1, der, 10, &n),
              GOSTX_ELEN, "small buffer");
   }
   /* Schemes swapped in by their OIDs (same lengths): named and refused. */
@@ -464,7 +465,7 @@ static void encrypted_keys(void) {
     uint8_t priv[32], pub[64], der[GOSTX_GOST3410_DER_MAX], mod[GOSTX_GOST3410_DER_MAX];
     size_t n;
     gostx_gost3410_keygen(GOSTX_GOST3410_256_A, priv, 32, pub, 64);
-    CHECK_RC(gostx_gost3410_priv_to_encrypted_der(GOSTX_GOST3410_256_A, priv, 32, (const uint8_t *)"p",
+    CHECK_RC(tk_priv_to_encrypted_der(GOSTX_GOST3410_256_A, priv, 32, (const uint8_t *)"p",
                                                   1, 1, 1, der, sizeof der, &n), 0, "write");
     /* AES and SHA-1: refused, named. HMAC-SHA256 is read, so the key it
      * derives (not the one the file was made with) decrypts to junk. */
@@ -479,18 +480,18 @@ static void encrypted_keys(void) {
     for (size_t i = 0; i < sizeof swaps / sizeof swaps[0]; i++) {
       memcpy(mod, der, n);
       CHECK(swap_bytes(mod, n, swaps[i].from, swaps[i].to, swaps[i].n), "OID %zu found", i);
-      CHECK_RC(gostx_gost3410_key_from_encrypted_der(mod, n, (const uint8_t *)"p", 1, &curve, &klen,
+      CHECK_RC(tk_key_from_encrypted_der(mod, n, (const uint8_t *)"p", 1, &curve, &klen,
                                                      d, sizeof d, q, sizeof q),
                swaps[i].rc, swaps[i].name);
-      CHECK_RC(gostx_gost3410_encrypted_scheme(mod, n, text, sizeof text), swaps[i].scheme_rc,
+      CHECK_RC(tk_encrypted_scheme(mod, n, text, sizeof text), swaps[i].scheme_rc,
                swaps[i].name);
       CHECK(!strcmp(text, swaps[i].name), "named: %s", text);
     }
-    CHECK_RC(gostx_gost3410_encrypted_scheme(der, n, text, sizeof text), 0, "ours");
+    CHECK_RC(tk_encrypted_scheme(der, n, text, sizeof text), 0, "ours");
     CHECK(!strcmp(text, "PBES2: PBKDF2 with HMAC-Streebog-512, kuznyechik-ctr-acpkm"), "named: %s", text);
     /* a plain key is no EncryptedPrivateKeyInfo */
-    CHECK_RC(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_A, priv, 32, der, sizeof der, &n), 0, "der");
-    CHECK_RC(gostx_gost3410_encrypted_scheme(der, n, text, sizeof text), GOSTX_EFORMAT, "plain key");
+    CHECK_RC(tk_priv_to_der(GOSTX_GOST3410_256_A, priv, 32, der, sizeof der, &n), 0, "der");
+    CHECK_RC(tk_encrypted_scheme(der, n, text, sizeof text), GOSTX_EFORMAT, "plain key");
   }
 }
 
@@ -549,11 +550,11 @@ static void pem_around(void) {
   CHECK(curve == GOSTX_GOST3410_256_A, "the first key of ours is read");
   n = (size_t)snprintf(pem, sizeof pem, "Key:\r\n%s", engine_enc_kuz);
   CHECK_RC(read_pem(pem, n), GOSTX_EUNSUP, "text, then an encrypted key: not the plain reader's");
-  CHECK_RC(gostx_gost3410_key_from_encrypted_pem(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
+  CHECK_RC(tk_key_from_encrypted_pem(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
                                                  d, sizeof d, q, sizeof q), 0,
            "text, then an encrypted key: read");
   n = (size_t)snprintf(pem, sizeof pem, "%sx%s", engine_256a, engine_enc_kuz);
-  CHECK_RC(gostx_gost3410_key_from_encrypted_pem(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
+  CHECK_RC(tk_key_from_encrypted_pem(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
                                                  d, sizeof d, q, sizeof q), GOSTX_EFORMAT,
            "a plain key first: not the encrypted reader's");
   const char *cert = "text\n-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n";
@@ -607,26 +608,26 @@ static void paramset_oids(void) {
     gostx_gost3410_curve c = sets[i].curve;
     size_t len = gostx_gost3410_size(c);
     gostx_gost3410_keygen(c, priv, len, pub, 2 * len);
-    CHECK_RC(gostx_gost3410_priv_to_der_oid(c, sets[i].oid, priv, len, der, sizeof der, &n), 0,
+    CHECK_RC(tk_priv_to_der_oid(c, sets[i].oid, priv, len, der, sizeof der, &n), 0,
              sets[i].oid);
     CHECK(has_oid(der, n, len == 32 ? dgst256 : dgst512, 8) == sets[i].digest,
           "%s: the digest OID as gost-engine writes it", sets[i].oid);
     memset(oid, 'x', sizeof oid);
-    CHECK_RC(gostx_gost3410_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
+    CHECK_RC(tk_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
                                              oid, sizeof oid), 0, "read with its OID");
     CHECK(!strcmp(oid, sets[i].oid) && curve == c && !memcmp(d, priv, len), "%s back: %s", sets[i].oid,
           oid);
-    CHECK_RC(gostx_gost3410_pub_to_pem_oid(c, oid, pub, 2 * len, pem, sizeof pem, &n), 0, "pub PEM");
+    CHECK_RC(tk_pub_to_pem_oid(c, oid, pub, 2 * len, pem, sizeof pem, &n), 0, "pub PEM");
     memset(oid, 0, sizeof oid);
-    CHECK_RC(gostx_gost3410_key_from_pem_oid(pem, n, &kind, &curve, &klen, NULL, 0, q, sizeof q, oid,
+    CHECK_RC(tk_key_from_pem_oid(pem, n, &kind, &curve, &klen, NULL, 0, q, sizeof q, oid,
                                              sizeof oid), 0, "public PEM read");
     CHECK(!strcmp(oid, sets[i].oid) && kind == GOSTX_GOST3410_KEY_PUBLIC, "%s: public key's OID",
           sets[i].oid);
-    CHECK_RC(gostx_gost3410_priv_to_encrypted_pem_oid(c, oid, priv, len, (const uint8_t *)"pw", 2,
+    CHECK_RC(tk_priv_to_encrypted_pem_oid(c, oid, priv, len, (const uint8_t *)"pw", 2,
                                                       GOSTX_GOST3410_PBE_MAGMA, 1, pem, sizeof pem, &n),
              0, "encrypted PEM");
     memset(oid, 0, sizeof oid);
-    CHECK_RC(gostx_gost3410_key_from_encrypted_pem_oid(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
+    CHECK_RC(tk_key_from_encrypted_pem_oid(pem, n, (const uint8_t *)"pw", 2, &curve, &klen,
                                                        d, sizeof d, q, sizeof q, oid, sizeof oid),
              0, "encrypted PEM read");
     CHECK(!strcmp(oid, sets[i].oid) && !memcmp(d, priv, len), "%s: encrypted key's OID", sets[i].oid);
@@ -634,15 +635,15 @@ static void paramset_oids(void) {
   /* gost-engine's files written back byte for byte under the OID read */
   const char *files[] = {engine_xa, engine_tcb};
   for (int i = 0; i < 2; i++) {
-    CHECK_RC(gostx_gost3410_key_from_pem_oid(files[i], strlen(files[i]), &kind, &curve, &klen, d,
+    CHECK_RC(tk_key_from_pem_oid(files[i], strlen(files[i]), &kind, &curve, &klen, d,
                                              sizeof d, q, sizeof q, oid, sizeof oid), 0, "engine key");
     CHECK(curve == GOSTX_GOST3410_256_B && !strcmp(oid, i ? "1.2.643.7.1.2.1.1.2" : "1.2.643.2.2.36.0"),
           "engine key %d: curve, OID %s", i, oid);
-    CHECK_RC(gostx_gost3410_priv_to_pem_oid(curve, oid, d, klen, pem, sizeof pem, &n), 0, "write");
+    CHECK_RC(tk_priv_to_pem_oid(curve, oid, d, klen, pem, sizeof pem, &n), 0, "write");
     CHECK(n == strlen(files[i]) && !memcmp(pem, files[i], n), "engine key %d back byte for byte", i);
     /* without the OID: the default, CryptoPro-A */
-    CHECK_RC(gostx_gost3410_priv_to_der(curve, d, klen, der, sizeof der, &n), 0, "default");
-    CHECK_RC(gostx_gost3410_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
+    CHECK_RC(tk_priv_to_der(curve, d, klen, der, sizeof der, &n), 0, "default");
+    CHECK_RC(tk_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
                                              oid, sizeof oid), 0, "default read");
     CHECK(!strcmp(oid, "1.2.643.2.2.35.1"), "the default OID of 256 B: %s", oid);
   }
@@ -651,12 +652,12 @@ static void paramset_oids(void) {
   const char *bad[] = {"1.2.643.2.2.35.2", "id-GostR3410-2001-CryptoPro-A-ParamSet", "1.2.643",
                        "1.2.643.2.2.35.1x"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    CHECK_RC(gostx_gost3410_priv_to_der_oid(GOSTX_GOST3410_256_B, bad[i], d, 32, der, sizeof der, &n),
+    CHECK_RC(tk_priv_to_der_oid(GOSTX_GOST3410_256_B, bad[i], d, 32, der, sizeof der, &n),
              GOSTX_EINVAL, bad[i]);
-  CHECK_RC(gostx_gost3410_priv_to_der_oid(GOSTX_GOST3410_256_B, "", d, 32, der, sizeof der, &n), 0,
+  CHECK_RC(tk_priv_to_der_oid(GOSTX_GOST3410_256_B, "", d, 32, der, sizeof der, &n), 0,
            "\"\": the default");
   memset(oid, 'x', sizeof oid);
-  CHECK_RC(gostx_gost3410_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
+  CHECK_RC(tk_key_from_der_oid(der, n, &kind, &curve, &klen, d, sizeof d, q, sizeof q,
                                            oid, 16), GOSTX_ELEN, "oid_cap 16 for a 16-character OID");
   CHECK(oid[0] == 'x', "nothing written");
 }
@@ -680,11 +681,11 @@ static void key_object(void) {
     /* the same bytes as the earlier calls */
     CHECK_RC(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER, NULL, a,
                                       sizeof a, &n), 0, "write DER");
-    CHECK_RC(gostx_gost3410_priv_to_der(c, priv, len, b, sizeof b, &m), 0, "priv_to_der");
+    CHECK_RC(tk_priv_to_der(c, priv, len, b, sizeof b, &m), 0, "priv_to_der");
     CHECK(n == m && !memcmp(a, b, n), "curve %d: PKCS#8 as priv_to_der writes it", c);
     CHECK_RC(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL, a,
                                       sizeof a, &n), 0, "write PEM");
-    CHECK_RC(gostx_gost3410_pub_to_pem(c, pub, 2 * len, (char *)b, sizeof b, &m), 0, "pub_to_pem");
+    CHECK_RC(tk_pub_to_pem(c, pub, 2 * len, (char *)b, sizeof b, &m), 0, "pub_to_pem");
     CHECK(n == m && !memcmp(a, b, n + 1), "curve %d: SPKI PEM as pub_to_pem writes it", c);
     /* one reader for every form */
     for (int form = 0; form < 6; form++) {

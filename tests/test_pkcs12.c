@@ -11,6 +11,7 @@
 
 #include "pkcs12/pkcs12_internal.h"
 #include "testutil.h"
+#include "key_compat.h"
 
 static char *slurp(const char *name, size_t *len) {
   char path[512];
@@ -38,9 +39,9 @@ static void load(material *m, const char *key_pem, const char *certs_pem) {
   size_t n, pos = 0;
   char *k = slurp(key_pem, &n), *c;
   gostx_gost3410_key_kind kind;
-  CHECK(!gostx_gost3410_key_from_pem(k, n, &kind, &m->curve, &m->len, m->d, sizeof m->d, NULL, 0),
+  CHECK(!tk_key_from_pem(k, n, &kind, &m->curve, &m->len, m->d, sizeof m->d, NULL, 0),
         "%s", key_pem);
-  CHECK(!gostx_gost3410_priv_to_der(m->curve, m->d, m->len, m->keyder, sizeof m->keyder,
+  CHECK(!tk_priv_to_der(m->curve, m->d, m->len, m->keyder, sizeof m->keyder,
                                     &m->keyder_len),
         "%s to DER", key_pem);
   free(k);
@@ -58,7 +59,7 @@ static void check_holds(const gostx_pkcs12 *p, const material *m, const char *na
   gostx_gost3410_curve curve;
   size_t len, cert_bag = 0, ncert = 0;
   uint8_t d[64];
-  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, NULL, 0, &cert_bag), 0, what);
+  CHECK_RC(tk_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, NULL, 0, &cert_bag), 0, what);
   CHECK(curve == m->curve && len == m->len && !memcmp(d, m->d, len), "%s: the key", what);
   gostx_pkcs12_bag key = {0}, bag;
   for (size_t i = 0; i < gostx_pkcs12_bag_count(p); i++) {
@@ -147,7 +148,7 @@ static void test_gost94_prf(void) {
   char *pem = slurp("pkcs8-gost94prf-256.pem", &n), scheme[160];
   gostx_gost3410_key k;
   load(&m, "key256.pem", "cert256.pem");
-  CHECK(!gostx_gost3410_encrypted_scheme_pem(pem, n, scheme, sizeof scheme) &&
+  CHECK(!tk_encrypted_scheme_pem(pem, n, scheme, sizeof scheme) &&
             strstr(scheme, "with HMAC-GOST R 34.11-94, GOST 28147-89 CFB"),
         "the scheme named: %s", scheme);
   CHECK_RC(gostx_gost3410_key_read(&k, pem, n, (const uint8_t *)"secret", 6), 0, "HMAC-GOST94 PRF");
@@ -193,7 +194,7 @@ static void test_standard_example(void) {
         "example: localKeyId 01000000 on both");
   gostx_gost3410_curve curve;
   size_t len, which = SIZE_MAX;
-  CHECK(p && !gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &which) && which == 1 &&
+  CHECK(p && !tk_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &which) && which == 1 &&
             len == 32,
         "example: a 256-bit key, its certificate found by its public key");
   gostx_pkcs12_free(p);
@@ -279,7 +280,7 @@ static void test_rfc9548(void) {
     uint8_t d[64];
     gostx_gost3410_curve curve;
     size_t len, which = SIZE_MAX;
-    CHECK(p && !gostx_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, NULL, 0, &which) &&
+    CHECK(p && !tk_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, NULL, 0, &which) &&
               len == 64 && !memcmp(d, d_want, 64) && which != SIZE_MAX,
           "%s: the test key of A.1.2, its certificate found", ex[e].file);
     gostx_pkcs12_free(p);
@@ -314,16 +315,21 @@ static uint8_t *write_pfx(const material *m, gostx_pkcs12_pbe key_pbe, gostx_pkc
                           uint32_t iter, const char *name, const char *pass, size_t *n) {
   const uint8_t *certs[12];
   for (size_t i = 0; i < m->ncerts; i++) certs[i] = m->certs[i];
-  gostx_pkcs12_params params = {key_pbe, cert_pbe, iter, name};
+  gostx_pkcs12_params params = {key_pbe, cert_pbe, iter, name, (const uint8_t *)pass, strlen(pass)};
+  gostx_gost3410_key k, pub;
   size_t want = 0;
-  CHECK_RC(gostx_pkcs12_write(m->keyder, m->keyder_len, certs, m->cert_lens, m->ncerts,
-                              (const uint8_t *)pass, strlen(pass), &params, NULL, 0, &want),
-           0, "write: the length");
+  CHECK_RC(gostx_gost3410_key_set_private(&k, m->curve, m->d, m->len, NULL), 0, "the key");
+  /* the key object without its private part: nothing to put in the bag */
+  CHECK_RC(gostx_gost3410_key_set_public(&pub, k.curve, k.q, 2 * k.len, NULL), 0, "public");
+  CHECK_RC(gostx_pkcs12_write(&pub, certs, m->cert_lens, m->ncerts, &params, NULL, 0, &want),
+           GOSTX_EINVAL, "write: a public key");
+  CHECK_RC(gostx_pkcs12_write(&k, certs, m->cert_lens, m->ncerts, &params, NULL, 0, &want), 0,
+           "write: the length");
   uint8_t *out = malloc(want + 1);
-  CHECK_RC(gostx_pkcs12_write(m->keyder, m->keyder_len, certs, m->cert_lens, m->ncerts,
-                              (const uint8_t *)pass, strlen(pass), &params, out, want, n),
-           0, "write");
+  CHECK_RC(gostx_pkcs12_write(&k, certs, m->cert_lens, m->ncerts, &params, out, want, n), 0,
+           "write");
   CHECK(*n == want, "write: %zu bytes, counted %zu", *n, want);
+  gostx_gost3410_key_clear(&k);
   return out;
 }
 
@@ -355,9 +361,9 @@ static void test_round_trip(void) {
     }
   /* a key that is not the certificate's */
   const uint8_t *cert = m512.certs[0];
-  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_GOST89, 1000, NULL};
+  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_GOST89, 1000, NULL, NULL, 0};
   size_t n;
-  CHECK_RC(gostx_pkcs12_write(m256.keyder, m256.keyder_len, &cert, m512.cert_lens, 1,
+  CHECK_RC(tk_pkcs12_write(m256.keyder, m256.keyder_len, &cert, m512.cert_lens, 1,
                               (const uint8_t *)"x", 1, &params, NULL, 0, &n),
            GOSTX_EINVAL, "write: the key does not match the certificate");
 }
@@ -411,7 +417,7 @@ static void test_bad_cert_bag(void) {
     }
   }
   CHECK(certs == 2 && bad == 1, "%zu certificates, %zu refused", certs, bad);
-  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &cert_bag), 0, "the key");
+  CHECK_RC(tk_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, &cert_bag), 0, "the key");
   CHECK(cert_bag != SIZE_MAX && !gostx_pkcs12_bag_get(p, cert_bag, &bag) &&
             bag.der_len == m.cert_lens[0] && !memcmp(bag.der, m.certs[0], bag.der_len),
         "the key's certificate still found");
@@ -421,8 +427,8 @@ static void test_bad_cert_bag(void) {
   static const uint8_t tiny[] = {0x30, 0x03, 0x02, 0x01, 0x00};
   const uint8_t *with_tiny[2] = {m.certs[0], tiny};
   const size_t lens[2] = {m.cert_lens[0], sizeof tiny};
-  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_NONE, 1000, NULL};
-  CHECK_RC(gostx_pkcs12_write(m.keyder, m.keyder_len, with_tiny, lens, 2, (const uint8_t *)"pw", 2,
+  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_NONE, 1000, NULL, NULL, 0};
+  CHECK_RC(tk_pkcs12_write(m.keyder, m.keyder_len, with_tiny, lens, 2, (const uint8_t *)"pw", 2,
                               &params, NULL, 0, &n),
            GOSTX_EINVAL, "write: a chain certificate that is none");
 }
@@ -516,7 +522,7 @@ static void check_cryptopro(const char *name, const char *pass, size_t key_len, 
   CHECK(!gostx_pkcs12_bag_get(p, 0, &bag) && bag.type == GOSTX_PKCS12_BAG_SHROUDED_KEY &&
             strstr(bag.scheme, "1.2.840.113549.1.12.1.80"),
         "%s: the CryptoPro key bag named (%s)", name, bag.scheme);
-  rc = gostx_pkcs12_key(p, &curve, &len, d, sizeof d, q, sizeof q, got_oid, sizeof got_oid, &cert);
+  rc = tk_pkcs12_key(p, &curve, &len, d, sizeof d, q, sizeof q, got_oid, sizeof got_oid, &cert);
   CHECK(rc == 0, "%s: its key: %d", name, rc);
   CHECK(len == key_len && !strcmp(got_oid, oid), "%s: a %zu-byte key on %s", name, len, got_oid);
   CHECK(cert != SIZE_MAX, "%s: the key is its certificate's", name);
@@ -541,7 +547,7 @@ static void check_cryptopro_2001(void) {
   CHECK(!gostx_pkcs12_bag_get(p, 0, &key) && !gostx_pkcs12_bag_get(p, 1, &cert) &&
             key.der_len > 32 && memmem(key.der, key.der_len, "\x06\x06\x2a\x85\x03\x02\x02\x13", 8),
         "2001: a GOST R 34.10-2001 PrivateKeyInfo");
-  CHECK_RC(gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, NULL), GOSTX_EUNSUP,
+  CHECK_RC(tk_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, NULL), GOSTX_EUNSUP,
            "2001: not a key gostx signs with");
   for (int i = 0; i < 32; i++) d[i] = key.der[key.der_len - 1 - i];
   CHECK(!gostx_gost3410_public_key(GOSTX_GOST3410_256_B, d, 32, q, 64), "2001: Q = dP");

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "key_compat.h"
 #include "tls/conn.h"
 
 #include "tls_pair.h"
@@ -1051,13 +1052,11 @@ static int load_identity(gostx_tls_config *cfg, const char *chain, const char *k
     ders[n] = der[n];
     n++;
   }
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t l;
-  uint8_t priv[64];
+  gostx_gost3410_key k;
   if (rc == 0) rc = gostx_tls_config_set_chain(cfg, ders, lens, n);
-  if (rc == 0) rc = gostx_gost3410_key_from_pem(kpem, klen, &kind, &curve, &l, priv, sizeof priv, NULL, 0);
-  if (rc == 0) rc = gostx_tls_config_set_key(cfg, curve, priv, l);
+  if (rc == 0) rc = gostx_gost3410_key_read(&k, kpem, klen, NULL, 0);
+  if (rc == 0) rc = gostx_tls_config_set_key(cfg, &k);
+  gostx_gost3410_key_clear(&k);
   free(pem);
   free(kpem);
   return rc;

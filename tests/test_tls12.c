@@ -694,7 +694,7 @@ static void rfc_identity(gostx_tls_config *cfg, gostx_tls_config *peer, gostx_go
   size_t len[1] = {cert_len - 10}; /* header, the list's length, the entry's */
   gostx__tls_config_test(cfg)->raw_chain = 1;
   CHECK_RC(gostx_tls_config_set_chain(cfg, der, len, 1), 0, "the RFC's certificate");
-  CHECK_RC(gostx_tls_config_set_key(cfg, curve, priv, l), 0, "the RFC's key");
+  CHECK_RC(tk_tls_set_key(cfg, curve, priv, l), 0, "the RFC's key");
   pin(peer, &k);
 }
 

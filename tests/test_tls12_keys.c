@@ -15,6 +15,7 @@
 
 #include "gost3410/ec.h"
 #include "testutil.h"
+#include "key_compat.h"
 #include "tls/tls12_internal.h"
 
 static const gostx__tls12_suite *suite_of(const json *c) {
@@ -683,7 +684,7 @@ static void test_engine_keywrap(const json *cases) {
     gostx_gost3410_curve curve, ec;
     size_t len, n, kn, ql;
     uint8_t d[64], q[128], qe[128], blob[300], kexp[44], kek[32], cek[32], w[44];
-    CHECK_RC(gostx_gost3410_key_from_pem(pem, strlen(pem), &kind, &curve, &len, d, sizeof d, q,
+    CHECK_RC(tk_key_from_pem(pem, strlen(pem), &kind, &curve, &len, d, sizeof d, q,
                                          sizeof q),
              GOSTX_OK, what);
     uint8_t *want = tv_hex(c, "cek", &n), *kt = tv_hex(c, "key_transport", &kn);

@@ -22,6 +22,7 @@
 
 #include "gost3410/ecdh.h"
 #include "testutil.h"
+#include "key_compat.h"
 #include "tls/conn.h"
 
 static const json *ex;
@@ -444,7 +445,7 @@ int main(void) {
   size_t cert_len = (size_t)cert_msg[8] << 16 | (size_t)cert_msg[9] << 8 | cert_msg[10];
   const uint8_t *cert = cert_msg + 11;
   CHECK_RC(gostx_tls_config_set_chain(scfg, &cert, &cert_len, 1), 0, "chain");
-  CHECK_RC(gostx_tls_config_set_key(scfg, GOSTX_GOST3410_256_B, d_sign, 32), 0, "key");
+  CHECK_RC(tk_tls_set_key(scfg, GOSTX_GOST3410_256_B, d_sign, 32), 0, "key");
 
   static pipe_buf c2s, s2c, to_client, to_server;
   pipe_buf *cio[2] = {&to_client, &c2s}, *sio[2] = {&to_server, &s2c};

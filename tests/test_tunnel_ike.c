@@ -75,13 +75,11 @@ int cli_secret_file_private(const char *o, const char *p, int a, const char *ao)
   (void)o, (void)p, (void)a, (void)ao;
   abort();
 }
-int cli_load_key(const char *path, cli_key *k) { (void)path, (void)k; abort(); }
-int cli_load_key_pass(const char *path, cli_key *k, const char *o, const char *s) {
+int cli_load_key(const char *path, gostx_gost3410_key *k) { (void)path, (void)k; abort(); }
+int cli_load_key_pass(const char *path, gostx_gost3410_key *k, const char *o, const char *s) {
   (void)path, (void)k, (void)o, (void)s;
   abort();
 }
-int cli_key_object(const cli_key *k, gostx_gost3410_key *key) { (void)k, (void)key; abort(); }
-void cli_key_clear(cli_key *k) { (void)k; }
 int cli_load_certs(const char *path, cli_cert_list *l) { (void)path, (void)l; abort(); }
 void cli_cert_list_free(cli_cert_list *l) { (void)l; }
 

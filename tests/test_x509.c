@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "key_compat.h"
 #include "x509/x509_internal.h"
 
 static char dir[256];
@@ -217,7 +218,7 @@ static void parse_pki(void) {
     gostx_gost3410_curve kc;
     size_t len;
     uint8_t pub[128];
-    CHECK(gostx_gost3410_key_from_pem(key, klen, &kind, &kc, &len, NULL, 0, pub, sizeof pub) == 0 &&
+    CHECK(tk_key_from_pem(key, klen, &kind, &kc, &len, NULL, 0, pub, sizeof pub) == 0 &&
               kc == l->curve && !memcmp(pub, l->pub, 2 * len),
           "%s: the certificate's key is the key file's", name);
     free(key);

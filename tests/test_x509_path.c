@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "key_compat.h"
 #include "gostx/x509_write.h"
 
 static char err[256];
@@ -32,7 +33,7 @@ typedef struct cert {
 static void make_key(ca *k) {
   uint8_t priv[32], pub[64];
   CHECK_RC(gostx_gost3410_keygen(GOSTX_GOST3410_256_A, priv, 32, pub, 64), 0, "keygen");
-  CHECK_RC(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_A, pub, 64, k->spki, sizeof k->spki,
+  CHECK_RC(tk_pub_to_der(GOSTX_GOST3410_256_A, pub, 64, k->spki, sizeof k->spki,
                                      &k->spki_len),
            0, "spki");
   CHECK_RC(gostx_gost3410_key_set_private(&k->key, GOSTX_GOST3410_256_A, priv, 32, NULL), 0, "key");

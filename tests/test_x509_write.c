@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "key_compat.h"
 
 static char err[256];
 
@@ -103,7 +104,7 @@ static void make_key(gostx_gost3410_curve curve, key *k) {
   size_t len = gostx_gost3410_size(curve);
   k->curve = curve;
   CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
-  CHECK_RC(gostx_gost3410_pub_to_der(curve, k->pub, 2 * len, k->spki, sizeof k->spki, &k->spki_len),
+  CHECK_RC(tk_pub_to_der(curve, k->pub, 2 * len, k->spki, sizeof k->spki, &k->spki_len),
            0, "spki");
   CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
 }

@@ -309,33 +309,19 @@ void cli_cert_list_free(cli_cert_list *l);
 
 /* ---- GOST R 34.10-2012 key files (cli/common/key.c) ---- */
 #define CLI_KEY_FILE_MAX 4096 /* far above any key file; more is refused */
-typedef struct cli_key {
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t len;        /* 32 or 64 */
-  uint8_t priv[64];  /* big-endian; private keys only */
-  uint8_t pub[128];  /* x || y big-endian; always */
-  /* the parameter set's OID as the file named it (several name one curve,
-   * and gost-engine derives only between keys of the same one), written
-   * back as it was; "": the library's default */
-  char oid[GOSTX_GOST3410_OID_MAX];
-} cli_key;
-/* The library's key object of k (to write it, or hand it to a library call). */
-int cli_key_object(const cli_key *k, gostx_gost3410_key *key);
-/* k's private or public part as DER or PEM (encrypted with pbe: NULL for
- * none), through the key object: gostx_gost3410_key_write's result. */
-int cli_key_write(const cli_key *k, gostx_gost3410_key_kind part, gostx_gost3410_format format,
-                  const gostx_gost3410_pbe_params *pbe, void *out, size_t cap, size_t *len);
-/* Reads a PEM or DER key file ("-" = stdin) with read(2). 0, or
+/* The commands hold keys as the library's key object (gostx_gost3410_key:
+ * the parameter set OID the file named stays in .oid and is written back;
+ * gostx_gost3410_key_clear when done). */
+/* Reads a PEM or DER key file ("-" = stdin) with read(2) into k. 0, or
  * CLI_EXIT_USAGE (a bad key, one line said why) or CLI_EXIT_FAIL (I/O). */
-int cli_load_key(const char *path, cli_key *k);
+int cli_load_key(const char *path, gostx_gost3410_key *k);
 /* The same, an encrypted private key decrypted with the password that
  * pass_spec gives (cli_read_pass_arg; pass_opt, e.g. "-passin", names it in
  * messages). A wrong password: CLI_EXIT_FAIL after one line. */
-int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec);
+int cli_load_key_pass(const char *path, gostx_gost3410_key *k, const char *pass_opt,
+                      const char *pass_spec);
 /* The same with the password given (pw, pw_len) instead of read from a spec. */
-int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len);
-void cli_key_clear(cli_key *k);
+int cli_load_key_pw(const char *path, gostx_gost3410_key *k, const uint8_t *pw, size_t pw_len);
 /* ---- PKCS#12 where a key is taken (cli/common/pfx.c) ---- */
 /* 1 when path (not stdin) is a PKCS#12 PFX file (DER, version 3). */
 int cli_pfx_is(const char *path);
@@ -354,7 +340,7 @@ typedef struct cli_pfx_certs {
  * CLI_EXIT_FAIL (a wrong password, I/O), CLI_EXIT_USAGE (a refused file),
  * after one line. */
 int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
-                 const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs);
+                 const uint8_t *pw, size_t pw_len, gostx_gost3410_key *k, cli_pfx_certs *certs);
 /* The PFX p (read from path) said: a warning for each certificate bag
  * lib/x509 refused (skipped), and *own the key's certificate bag (SIZE_MAX
  * none, or no key). A key that is not its certificates' (the file has

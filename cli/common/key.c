@@ -1,37 +1,19 @@
 /* GOST R 34.10-2012 key files for every command that takes a key (pkey,
  * sign, verify, vko, x509, req, cms, pkcs12, tls): PEM or DER, plain or
- * encrypted (PBES2), or the key of a PKCS#12 file (cli/common/pfx.c); and
- * the CLI's key written back through the library's key object. */
+ * encrypted (PBES2), or the key of a PKCS#12 file (cli/common/pfx.c), read
+ * into the library's key object. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-/* The CLI's key (cli_key, which the commands read field by field) from
- * the library's key object, and back. */
-static void cli_key_of(const gostx_gost3410_key *key, cli_key *k) {
-  k->kind = key->has_private ? GOSTX_GOST3410_KEY_PRIVATE : GOSTX_GOST3410_KEY_PUBLIC;
-  k->curve = key->curve;
-  k->len = key->len;
-  if (key->has_private) memcpy(k->priv, key->d, key->len);
-  memcpy(k->pub, key->q, 2 * key->len);
-  memcpy(k->oid, key->oid, sizeof k->oid);
-}
-
-int cli_key_object(const cli_key *k, gostx_gost3410_key *key) {
-  return k->kind == GOSTX_GOST3410_KEY_PRIVATE
-             ? gostx_gost3410_key_set_private(key, k->curve, k->priv, k->len, k->oid)
-             : gostx_gost3410_key_set_public(key, k->curve, k->pub, 2 * k->len, k->oid);
-}
-
 /* An encrypted key in buf[n] (PEM or DER): decrypted with the password of
  * pass_opt's spec; k filled. Messages name path. */
-static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pem,
-                          const char *pass_opt, const char *pass_spec, const uint8_t *pw,
-                          size_t pw_len, cli_key *k) {
+static int load_encrypted(const char *path, const uint8_t *buf, size_t n, const char *pass_opt,
+                          const char *pass_spec, const uint8_t *pw, size_t pw_len,
+                          gostx_gost3410_key *k) {
   char scheme[160] = "";
-  int rc = pem ? gostx_gost3410_encrypted_scheme_pem((const char *)buf, n, scheme, sizeof scheme)
-               : gostx_gost3410_encrypted_scheme(buf, n, scheme, sizeof scheme);
+  int rc = gostx_gost3410_key_encryption(buf, n, scheme, sizeof scheme);
   if (rc == GOSTX_EUNSUP)
     return cli_usage("%s: unsupported encryption scheme %s (gostx reads PBES2 with PBKDF2-"
                      "HMAC-Streebog-512 or -HMAC-SHA256 and kuznyechik-ctr-acpkm, "
@@ -56,23 +38,19 @@ static int load_encrypted(const char *path, const uint8_t *buf, size_t n, int pe
     rc = cli_read_pass_arg(pass_opt, pass_spec, pass, &pass_len);
   }
   if (!rc) {
-    gostx_gost3410_key key;
-    int lrc = gostx_gost3410_key_read(&key, buf, n, pass, pass_len);
+    int lrc = gostx_gost3410_key_read(k, buf, n, pass, pass_len);
     if (lrc == GOSTX_EAUTH) {
       cli_err("%s: wrong password, or the encrypted key is damaged", path);
       rc = CLI_EXIT_FAIL;
     } else if (lrc) {
       rc = cli_usage("%s: not a GOST R 34.10-2012 encrypted key (malformed)", path);
-    } else {
-      cli_key_of(&key, k);
     }
-    gostx_gost3410_key_clear(&key);
   }
   cli_free_secret(pass, CLI_PASS_MAX + 2);
   return rc;
 }
 
-static int load_key(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec,
+static int load_key(const char *path, gostx_gost3410_key *k, const char *pass_opt, const char *pass_spec,
                     const uint8_t *pw, size_t pw_len) {
   if (pass_spec && !strcmp(path, "-") && !strcmp(pass_spec, "stdin"))
     return cli_usage("%s: the key and its password cannot both come from stdin", pass_opt);
@@ -93,17 +71,12 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
    * BEGIN line as openssl does: certtool writes a description of the key
    * there) and plain from encrypted; an encrypted key goes on to its
    * password. */
-  int pem = n > 0 && buf[0] != 0x30;
-  if (n <= CLI_KEY_FILE_MAX && gostx_gost3410_key_is_encrypted(buf, (size_t)n)) {
+  if (n <= CLI_KEY_FILE_MAX && gostx_gost3410_key_is_encrypted(buf, (size_t)n))
     rc = GOSTX_EUNSUP;
-  } else if (n <= CLI_KEY_FILE_MAX) {
-    gostx_gost3410_key key;
-    rc = gostx_gost3410_key_read(&key, buf, (size_t)n, NULL, 0);
-    if (!rc) cli_key_of(&key, k);
-    gostx_gost3410_key_clear(&key);
-  }
+  else if (n <= CLI_KEY_FILE_MAX)
+    rc = gostx_gost3410_key_read(k, buf, (size_t)n, NULL, 0);
   if (rc == GOSTX_EUNSUP) {
-    int erc = load_encrypted(path, buf, (size_t)n, pem, pass_opt, pass_spec, pw, pw_len, k);
+    int erc = load_encrypted(path, buf, (size_t)n, pass_opt, pass_spec, pw, pw_len, k);
     cli_free_secret(buf, CLI_KEY_FILE_MAX + 1);
     return erc;
   }
@@ -117,25 +90,15 @@ static int load_key(const char *path, cli_key *k, const char *pass_opt, const ch
   return CLI_EXIT_USAGE;
 }
 
-int cli_load_key_pass(const char *path, cli_key *k, const char *pass_opt, const char *pass_spec) {
+int cli_load_key_pass(const char *path, gostx_gost3410_key *k, const char *pass_opt,
+                      const char *pass_spec) {
   return load_key(path, k, pass_opt, pass_spec, NULL, 0);
 }
 
-int cli_load_key_pw(const char *path, cli_key *k, const uint8_t *pw, size_t pw_len) {
+int cli_load_key_pw(const char *path, gostx_gost3410_key *k, const uint8_t *pw, size_t pw_len) {
   return load_key(path, k, "-passin", NULL, pw, pw_len);
 }
 
-int cli_load_key(const char *path, cli_key *k) { return load_key(path, k, NULL, NULL, NULL, 0); }
-
-void cli_key_clear(cli_key *k) { gostx_memzero(k, sizeof *k); }
-
-/* PEM or DER of the private or public half into out[cap], under the
- * parameter set OID the key came with. */
-int cli_key_write(const cli_key *k, gostx_gost3410_key_kind part, gostx_gost3410_format format,
-                  const gostx_gost3410_pbe_params *pbe, void *out, size_t cap, size_t *len) {
-  gostx_gost3410_key key;
-  int rc = cli_key_object(k, &key);
-  if (!rc) rc = gostx_gost3410_key_write(&key, part, format, pbe, out, cap, len);
-  gostx_gost3410_key_clear(&key);
-  return rc;
+int cli_load_key(const char *path, gostx_gost3410_key *k) {
+  return load_key(path, k, NULL, NULL, NULL, 0);
 }

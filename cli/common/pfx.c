@@ -79,8 +79,10 @@ int cli_pfx_check(const char *path, const gostx_pkcs12 *p, int need_pair, size_t
     if (b.type == GOSTX_PKCS12_BAG_CERT && !ncerts++) first = i;
   }
   *own = SIZE_MAX;
-  gostx_gost3410_curve curve;
-  if (gostx_pkcs12_key(p, &curve, &len, NULL, 0, NULL, 0, NULL, 0, own)) return 0; /* no GOST key */
+  gostx_gost3410_key key;
+  if (gostx_pkcs12_key(p, &key, own)) return 0; /* no GOST key */
+  len = key.len;
+  gostx_gost3410_key_clear(&key);
   size_t named = cert_named_by_key(p);
   char a[320], o[320];
   if (*own == SIZE_MAX && !ncerts) {
@@ -109,7 +111,7 @@ int cli_pfx_check(const char *path, const gostx_pkcs12 *p, int need_pair, size_t
 
 /* The key (and certificates) of the PFX in buf[n], opened with pass. */
 static int take(const char *path, const uint8_t *buf, size_t n, const uint8_t *pass,
-                size_t pass_len, cli_key *k, cli_pfx_certs *certs) {
+                size_t pass_len, gostx_gost3410_key *k, cli_pfx_certs *certs) {
   gostx_pkcs12 *p = NULL;
   char why[256];
   size_t cert_bag;
@@ -119,16 +121,14 @@ static int take(const char *path, const uint8_t *buf, size_t n, const uint8_t *p
     return rc == GOSTX_EAUTH || rc == GOSTX_ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
   }
   memset(k, 0, sizeof *k);
-  rc = gostx_pkcs12_key(p, &k->curve, &k->len, k->priv, sizeof k->priv, k->pub, sizeof k->pub,
-                        k->oid, sizeof k->oid, &cert_bag);
+  rc = gostx_pkcs12_key(p, k, &cert_bag);
   if (rc == GOSTX_EINVAL) rc = cli_usage("%s: the PKCS#12 file holds no private key", path);
   else if (rc) rc = cli_usage("%s: the PKCS#12 file's key is not a GOST R 34.10-2012 key", path);
-  else k->kind = GOSTX_GOST3410_KEY_PRIVATE;
   /* with certs the door serves the pair: a key not its certificate's is refused */
   if (!rc) rc = cli_pfx_check(path, p, certs != NULL, &cert_bag);
   if (!rc && certs) rc = copy_certs(p, cert_bag, path, certs);
   gostx_pkcs12_free(p);
-  if (rc) cli_key_clear(k);
+  if (rc) gostx_gost3410_key_clear(k);
   return rc;
 }
 
@@ -138,7 +138,7 @@ int cli_pfx_pass(const char *opt, const char *spec, uint8_t *pass, size_t *len) 
 }
 
 int cli_pfx_load(const char *path, const char *pass_opt, const char *pass_spec,
-                 const uint8_t *pw, size_t pw_len, cli_key *k, cli_pfx_certs *certs) {
+                 const uint8_t *pw, size_t pw_len, gostx_gost3410_key *k, cli_pfx_certs *certs) {
   if (!pass_spec && !pw)
     return cli_usage("%s is a PKCS#12 file: give its password with %s", path,
                      pass_opt ? pass_opt : "-passin");

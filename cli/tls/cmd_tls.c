@@ -248,7 +248,7 @@ static int chain_read(const char *opt, const char *path, struct tls_chain *ch) {
  * PKCS#12 --cert gives the key and the chain (its leaf first). */
 static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const char *sub) {
   struct tls_chain ch = {0};
-  cli_key k;
+  gostx_gost3410_key k;
   memset(&k, 0, sizeof k);
   int pfx = cli_pfx_is(o->cert), rc;
   cli_pfx_certs certs = {ch.der, ch.len, TLS_CHAIN_MAX, &ch.n};
@@ -259,15 +259,15 @@ static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const c
   else rc = chain_read(cert_opt, o->cert, &ch);
   if (!rc && o->chain) rc = chain_read(chain_opt, o->chain, &ch);
   if (!rc && !pfx) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
-  if (!rc && k.kind != GOSTX_GOST3410_KEY_PRIVATE)
+  if (!rc && !k.has_private)
     rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
   if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
     rc = cli_usage("%s: --cert %s: %s", sub, o->cert, gostx_tls_config_error(cfg));
   /* the library refuses a key that is not the leaf's */
-  if (!rc && gostx_tls_config_set_key(cfg, k.curve, k.priv, k.len))
+  if (!rc && gostx_tls_config_set_key(cfg, &k))
     rc = cli_usage("%s: --key %s does not go with --cert %s: %s", sub, o->key, o->cert,
                    gostx_tls_config_error(cfg));
-  cli_key_clear(&k);
+  gostx_gost3410_key_clear(&k);
   chain_free(&ch);
   return rc;
 }

@@ -183,11 +183,17 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_set_public(gostx_gost3410_key 
                                                              const uint8_t *q, size_t q_len,
                                                              const char *oid);
 /* Reads any key file: DER or PEM (told apart by the input), a private key
- * (PKCS#8, in every form gost-engine reads), a public key
+ * (PKCS#8, in every form gost-engine reads: besides the form above an
+ * INTEGER (older files), a bare 32/64-byte little-endian string, a nested
+ * OCTET STRING, and the CryptoPro masked form), a public key
  * (SubjectPublicKeyInfo), or an encrypted private key (PBES2), which needs
  * pass (a wrong password: GOSTX_EAUTH; pass NULL: GOSTX_EAUTH at once, no
  * key derivation run, so untrusted input costs nothing; pass is ignored for
- * the others; an empty password is pass non-NULL, pass_len 0). Errors as the codec above says: GOSTX_EFORMAT malformed,
+ * the others; an empty password is pass non-NULL, pass_len 0). PEM is
+ * read as openssl reads it: text and blocks of other labels before the
+ * first key block are skipped (certtool writes a description of the key
+ * there), anything after its END line is ignored, the BEGIN and END lines
+ * are strict; "\r\n" line ends are allowed. Errors as the codec above says: GOSTX_EFORMAT malformed,
  * GOSTX_EUNSUP another algorithm or scheme, GOSTX_EINVAL an invalid key.
  * *key is written only on success. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_read(gostx_gost3410_key *key, const void *in,
@@ -209,159 +215,44 @@ GOSTX_API int gostx_gost3410_key_write(const gostx_gost3410_key *key,
 /* Wipes the key (d included). */
 GOSTX_API void gostx_gost3410_key_clear(gostx_gost3410_key *key);
 
-/* ---- the functions below are the codec's earlier calls, kept one release
- * as wrappers over the key object (docs/API_CHANGES.md names the new call
- * for each) ---- */
-
-/* PKCS#8 DER of private key priv (big-endian, len bytes) into out[cap];
- * *out_len the bytes written. GOSTX_ELEN when cap is too small (then
- * *out_len is the size needed), GOSTX_EINVAL for d = 0 or >= q. */
-GOSTX_API int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, uint8_t *out, size_t cap,
-                                         size_t *out_len);
-/* SubjectPublicKeyInfo DER of pub (x || y big-endian, 2 len bytes); the
- * point must be on the curve. */
-GOSTX_API int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub,
-                                        size_t pub_len, uint8_t *out, size_t cap,
-                                        size_t *out_len);
-/* Reads either kind of DER key: *kind, *curve, *len (32 or 64, the size of
- * d and of each coordinate). A private key gives priv (len bytes) and its
- * public key pub (2 len bytes); a public key gives pub only (priv untouched).
- * priv and pub may be NULL (not wanted); otherwise priv_cap >= 64 and
- * pub_cap >= 128 are always enough (GOSTX_ELEN when smaller than needed).
- * Besides the form above, private keys as gost-engine reads them: an
- * INTEGER (older files), a bare 32/64-byte little-endian string, a nested
- * OCTET STRING, and the CryptoPro masked form (key and masks multiplied mod q). */
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len,
-                                                           gostx_gost3410_key_kind *kind,
-                                                           gostx_gost3410_curve *curve,
-                                                           size_t *len, uint8_t *priv,
-                                                           size_t priv_cap, uint8_t *pub,
-                                                           size_t pub_cap);
-/* The same as PEM text (64-column base64 between BEGIN/END lines, "\n"
- * line ends), NUL-terminated in out[cap]; *out_len excludes the NUL. */
-GOSTX_API int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv,
-                                         size_t priv_len, char *out, size_t cap,
-                                         size_t *out_len);
-GOSTX_API int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub,
-                                        size_t pub_len, char *out, size_t cap,
-                                        size_t *out_len);
-/* A PEM block ("PRIVATE KEY" or "PUBLIC KEY", "\r\n" line ends allowed)
- * read as gostx_gost3410_key_from_der. As openssl reads PEM, text before
- * the block's BEGIN line is skipped (certtool writes a description of the
- * key there), blocks of other labels before it too, and anything after its
- * END line is ignored; the BEGIN and END lines themselves are strict. The
- * first key block decides: "ENCRYPTED PRIVATE KEY" is GOSTX_EUNSUP here and
- * read by gostx_gost3410_key_from_encrypted_pem, which takes the same
- * layout. */
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len,
-                                                           gostx_gost3410_key_kind *kind,
-                                                           gostx_gost3410_curve *curve,
-                                                           size_t *len, uint8_t *priv,
-                                                           size_t priv_cap, uint8_t *pub,
-                                                           size_t pub_cap);
 /* ---- encrypted private keys: PKCS#8 EncryptedPrivateKeyInfo, PBES2 ----
  * (RFC 8018 with the GOST algorithms of RFC 9337; docs/GOST3410.md): PBKDF2
  * with HMAC-Streebog-512 (1.2.643.7.1.1.4.2), a 32-byte key, then
  * Kuznyechik-CTR-ACPKM (1.2.643.7.1.1.5.2.1) or Magma-CTR-ACPKM
  * (1.2.643.7.1.1.5.1.1) with SEQUENCE { ukm OCTET STRING } whose first n/2
- * bytes are the IV: what gost-engine writes and reads (`openssl pkcs8 -topk8
- * -v2 kuznyechik-ctr-acpkm -v2prf id-tc26-hmac-gost-3411-2012-512`). Read,
- * not written: GOST 28147-89 CFB (1.2.643.2.2.21, SEQUENCE { iv, S-box
- * parameter set OID }), gost-engine's `-v2 gost89`; and the PRF
- * hmacWithSHA256 (1.2.840.113549.2.9), OpenSSL's default, which gost-engine
- * writes when -v2prf is not given. PEM label "ENCRYPTED PRIVATE KEY". Any
- * other scheme (AES, PBKDF2 with SHA-1 or SHA-512, PKCS#12 PBE, ...) is
- * GOSTX_EUNSUP;
- * gostx_gost3410_encrypted_scheme says which it is. The password is any
- * bytes (pass may be NULL when pass_len is 0). CTR has no integrity check:
- * a wrong password (or a damaged ciphertext) decrypts to something that is
- * not a private key, reported as GOSTX_EAUTH. */
-/* Writes priv encrypted under pass: a fresh 16-byte salt and IV from the OS
- * generator; iterations 1..10,000,000 (2048 is OpenSSL's default). */
-GOSTX_API int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
-                                                   size_t priv_len, const uint8_t *pass,
-                                                   size_t pass_len, gostx_gost3410_pbe cipher,
-                                                   uint32_t iterations, uint8_t *out, size_t cap,
-                                                   size_t *out_len);
-GOSTX_API int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
-                                                   size_t priv_len, const uint8_t *pass,
-                                                   size_t pass_len, gostx_gost3410_pbe cipher,
-                                                   uint32_t iterations, char *out, size_t cap,
-                                                   size_t *out_len);
-/* Reads an encrypted private key: *curve, *len, d and Q as
- * gostx_gost3410_key_from_der. GOSTX_EFORMAT malformed, GOSTX_EUNSUP
- * another scheme (or more than 10,000,000 iterations), GOSTX_EAUTH wrong
- * password or damaged data. Outputs are written only on success. */
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_der(
-    const uint8_t *der, size_t der_len, const uint8_t *pass, size_t pass_len,
-    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-    size_t pub_cap);
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_pem(
-    const char *pem, size_t pem_len, const uint8_t *pass, size_t pass_len,
-    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-    size_t pub_cap);
-/* The scheme of an EncryptedPrivateKeyInfo (DER, or PEM for the _pem form)
- * as text into text[cap], e.g. "PBES2: PBKDF2 with hmacWithSHA256,
- * aes-256-cbc" (unknown OIDs dotted): 0 when gostx reads it, GOSTX_EUNSUP
- * when not (text says what it is), GOSTX_EFORMAT when it is no
+ * bytes are the IV: what gostx_gost3410_key_write writes with a pbe and
+ * gost-engine writes and reads (`openssl pkcs8 -topk8 -v2 kuznyechik-ctr-acpkm
+ * -v2prf id-tc26-hmac-gost-3411-2012-512`). Read, not written: GOST 28147-89
+ * CFB (1.2.643.2.2.21, SEQUENCE { iv, S-box parameter set OID }),
+ * gost-engine's `-v2 gost89`; and the PRF hmacWithSHA256
+ * (1.2.840.113549.2.9), OpenSSL's default, which gost-engine writes when
+ * -v2prf is not given. PEM label "ENCRYPTED PRIVATE KEY". Any other scheme
+ * (AES, PBKDF2 with SHA-1 or SHA-512, PKCS#12 PBE, more than 10,000,000
+ * iterations, ...) is GOSTX_EUNSUP; gostx_gost3410_key_encryption says which
+ * it is. CTR has no integrity check: a wrong password (or a damaged
+ * ciphertext) decrypts to something that is not a private key, reported as
+ * GOSTX_EAUTH. */
+/* The scheme of an encrypted private key (DER, or its PEM block) as text
+ * into text[cap], e.g. "PBES2: PBKDF2 with hmacWithSHA256, aes-256-cbc"
+ * (unknown OIDs dotted): 0 when gostx_gost3410_key_read reads it,
+ * GOSTX_EUNSUP when not (text says what it is), GOSTX_EFORMAT when it is no
  * EncryptedPrivateKeyInfo (text untouched). */
-GOSTX_API int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text,
-                                              size_t cap);
-GOSTX_API int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text,
-                                                  size_t cap);
+GOSTX_API int gostx_gost3410_key_encryption(const void *in, size_t in_len, char *text,
+                                            size_t cap);
 /* ---- the parameter set's OID as the key file names it ----
  * Several OIDs name one curve: 256 B = tc26 paramSetB 1.2.643.7.1.2.1.1.2 =
  * CryptoPro-A 1.2.643.2.2.35.1 = CryptoPro-XchA 1.2.643.2.2.36.0; 256 C =
  * paramSetC 1.2.643.7.1.2.1.1.3 = CryptoPro-B 1.2.643.2.2.35.2; 256 D =
  * paramSetD 1.2.643.7.1.2.1.1.4 = CryptoPro-C 1.2.643.2.2.35.3 =
- * CryptoPro-XchB 1.2.643.2.2.36.1. The writers above write the CryptoPro
- * A, B, C OIDs for B, C, D. gost-engine derives (VKO) only between keys
- * whose OIDs are the same, so a program that reads a key and writes it
- * again should keep its OID: the _oid readers give, besides what the
- * reader without _oid gives, the OID the file names (dotted text,
- * NUL-terminated, into oid[oid_cap]; oid may be NULL; GOSTX_ELEN when
- * oid_cap is too small, GOSTX_GOST3410_OID_MAX always enough), and the _oid
- * writers write oid (dotted text that names curve, as those readers give
- * it; NULL or "": the default above; anything else GOSTX_EINVAL), with the
+ * CryptoPro-XchB 1.2.643.2.2.36.1. A key whose oid is "" is written with
+ * the CryptoPro A, B, C OIDs for B, C, D. gost-engine derives (VKO) only
+ * between keys whose OIDs are the same, so a key read keeps in .oid the OID
+ * its file named, and gostx_gost3410_key_write writes it back, with the
  * digest OID where gost-engine writes one for that OID (not after the tc26
- * 256-bit OIDs nor 512 paramSetC). Otherwise as the functions without _oid. */
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_der_oid(
-    const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
-    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-    size_t pub_cap, char *oid, size_t oid_cap);
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_pem_oid(
-    const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
-    size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,
-    size_t oid_cap);
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_der_oid(
-    const uint8_t *der, size_t der_len, const uint8_t *pass, size_t pass_len,
-    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-    size_t pub_cap, char *oid, size_t oid_cap);
-GOSTX_API GOSTX_MUST_CHECK int gostx_gost3410_key_from_encrypted_pem_oid(
-    const char *pem, size_t pem_len, const uint8_t *pass, size_t pass_len,
-    gostx_gost3410_curve *curve, size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
-    size_t pub_cap, char *oid, size_t oid_cap);
-GOSTX_API int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
-                                             const uint8_t *priv, size_t priv_len, uint8_t *out,
-                                             size_t cap, size_t *out_len);
-GOSTX_API int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid,
-                                            const uint8_t *pub, size_t pub_len, uint8_t *out,
-                                            size_t cap, size_t *out_len);
-GOSTX_API int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
-                                             const uint8_t *priv, size_t priv_len, char *out,
-                                             size_t cap, size_t *out_len);
-GOSTX_API int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
-                                            const uint8_t *pub, size_t pub_len, char *out,
-                                            size_t cap, size_t *out_len);
-GOSTX_API int gostx_gost3410_priv_to_encrypted_der_oid(
-    gostx_gost3410_curve curve, const char *oid, const uint8_t *priv, size_t priv_len,
-    const uint8_t *pass, size_t pass_len, gostx_gost3410_pbe cipher, uint32_t iterations,
-    uint8_t *out, size_t cap, size_t *out_len);
-GOSTX_API int gostx_gost3410_priv_to_encrypted_pem_oid(
-    gostx_gost3410_curve curve, const char *oid, const uint8_t *priv, size_t priv_len,
-    const uint8_t *pass, size_t pass_len, gostx_gost3410_pbe cipher, uint32_t iterations,
-    char *out, size_t cap, size_t *out_len);
+ * 256-bit OIDs nor 512 paramSetC). The 0.3 calls that took a key as bytes
+ * and a curve (gostx_gost3410_priv_to_der, _key_from_pem_oid, ... 20 of
+ * them) and gostx_gost3410_encrypted_scheme[_pem] were removed in 0.4.0:
+ * docs/API_CHANGES.md names the call for each. */
 
 /* Swaps the halves of a signature (sig_len = 2 len): r || s (this API) <->
  * s || r (gost-engine's `openssl dgst -sign` output, X.509/CMS per RFC 9215),

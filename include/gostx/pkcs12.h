@@ -121,20 +121,19 @@ GOSTX_API int gostx_pkcs12_bag_get(const gostx_pkcs12 *p, size_t i, gostx_pkcs12
 GOSTX_API size_t gostx_pkcs12_safe_count(const gostx_pkcs12 *p);
 GOSTX_API int gostx_pkcs12_safe_get(const gostx_pkcs12 *p, size_t i, gostx_pkcs12_safe *safe);
 GOSTX_API void gostx_pkcs12_mac_get(const gostx_pkcs12 *p, gostx_pkcs12_mac *mac);
-/* The GOST key of the first key bag (plain or shrouded): as
- * gostx_gost3410_key_from_der_oid gives it (priv, pub, the parameter set
- * OID; each may be NULL), and in *cert_bag the index of the certificate bag
+/* The GOST key of the first key bag (plain or shrouded) into *key (its
+ * private part, Q and the parameter set OID the bag names; key may be NULL
+ * to ask only whether there is one), and in *cert_bag (NULL: not wanted)
+ * the index of the certificate bag
  * whose subject key is this key's public key (SIZE_MAX when none is: a
  * file whose certificates are not its key's, which a caller that needs
  * the pair must refuse; the localKeyId attributes are not trusted for it).
  * GOSTX_EINVAL when the file holds no key bag; GOSTX_EUNSUP a key that is
  * not GOST R 34.10-2012 (a CryptoPro export of a GOST R 34.10-2001 key is
- * read, its bag holding the 2001 PrivateKeyInfo, but not given here);
- * GOSTX_ELEN a short buffer. */
-GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve,
-                                                 size_t *len, uint8_t *priv, size_t priv_cap,
-                                                 uint8_t *pub, size_t pub_cap, char *oid,
-                                                 size_t oid_cap, size_t *cert_bag);
+ * read, its bag holding the 2001 PrivateKeyInfo, but not given here).
+ * *key is written only on success (gostx_gost3410_key_clear when done). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_key *key,
+                                                 size_t *cert_bag);
 /* A CERT bag's certificate as PEM: gostx_x509_to_pem("CERTIFICATE", ...)
  * (include/gostx/x509_write.h). */
 
@@ -154,23 +153,26 @@ typedef struct gostx_pkcs12_params {
   gostx_pkcs12_pbe cert_pbe; /* the certificates' encryptedData cipher, or NONE */
   uint32_t iterations;       /* PBKDF2 iterations for both and the MAC: 1..10,000,000 */
   const char *name;          /* friendlyName (UTF-8) of the key and its certificate, or NULL */
+  const uint8_t *pass;       /* the password: any bytes (NULL when pass_len is 0) */
+  size_t pass_len;
 } gostx_pkcs12_params;
 
-/* A PFX holding key (a PrivateKeyInfo DER: gostx_gost3410_priv_to_der_oid)
- * and certs[0..ncerts) (DER; certs[0] the key's own, whose subject key must
- * be the key's public key; the rest a chain), under pass: the key in a
+/* A PFX holding key (a private key: its PrivateKeyInfo, under the
+ * parameter set OID the key holds) and certs[0..ncerts) (DER; certs[0] the
+ * key's own, whose subject key must be the key's public key; the rest a
+ * chain), under params->pass: the key in a
  * shrouded key bag in a data part, the certificates in an encryptedData
  * part (or data with NONE), both bags of the key's certificate tagged
  * with localKeyId (its Streebog-256) and friendlyName, MacData
  * HMAC-Streebog-512 the R 50.1.112-2016 way. Salts and IVs are fresh from
  * the OS generator. out NULL: *out_len is the length the file will have
  * (nothing else is done); GOSTX_ELEN with *out_len when cap is short.
- * GOSTX_EINVAL: bad parameters, a key that does not match certs[0], or a
- * certificate gostx_x509_parse refuses (the reader would skip it). */
-GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_write(const uint8_t *key, size_t key_len,
+ * GOSTX_EINVAL: bad parameters, a key without its private part or that
+ * does not match certs[0], or a certificate gostx_x509_parse refuses (the
+ * reader would skip it). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_pkcs12_write(const gostx_gost3410_key *key,
                                                    const uint8_t *const *certs,
                                                    const size_t *cert_lens, size_t ncerts,
-                                                   const uint8_t *pass, size_t pass_len,
                                                    const gostx_pkcs12_params *params,
                                                    uint8_t *out, size_t cap, size_t *out_len);
 

@@ -58,12 +58,12 @@ typedef struct gostx_tls gostx_tls;
 GOSTX_API gostx_tls_config *gostx_tls_config_new(gostx_tls_role role);
 GOSTX_API void gostx_tls_config_free(gostx_tls_config *cfg);
 /* The certificate chain this side presents, leaf first (DER each), and its
- * private key; the key must match the leaf (GOSTX_EINVAL otherwise). */
+ * private key (a key object with its private part, copied); the key must
+ * match the leaf (GOSTX_EINVAL otherwise). */
 GOSTX_API int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
                                          const size_t *der_len, size_t n);
 GOSTX_API GOSTX_MUST_CHECK int gostx_tls_config_set_key(gostx_tls_config *cfg,
-                                                        gostx_gost3410_curve curve,
-                                                        const uint8_t *priv, size_t priv_len);
+                                                        const gostx_gost3410_key *key);
 /* An external PSK (RFC 8446 section 4.2.11), one per config, always with
  * an ephemeral key exchange (psk_dhe_ke): identity 1..255 bytes, key 32
  * bytes (both copied). A client offers it in every ClientHello; a server

@@ -91,11 +91,10 @@ GOSTX_API int gostx_x509_exts_add_der(gostx_x509_exts *e, const uint8_t *oid, si
                                       int critical, const uint8_t *value, size_t value_len);
 
 /* ---- keys ---- */
-/* The key that signs: a GOST R 34.10-2012 private key priv (big-endian, len
- * = 32 or 64 bytes), its public key pub (x || y, 2 len) and the parameter
- * set OID its key file names (NULL or "": the library's default; see
- * gostx_gost3410_pub_to_der_oid). 256-bit keys sign with
- * id-tc26-signwithdigest-gost3410-12-256, 512-bit ones with -512. */
+/* The key that signs is a gostx_gost3410_key with its private part
+ * (include/gostx/gost3410.h); its parameter set OID is the one written.
+ * 256-bit keys sign with id-tc26-signwithdigest-gost3410-12-256, 512-bit
+ * ones with -512. */
 
 /* The key identifier (20 bytes) of a SubjectPublicKeyInfo (DER), as the
  * extensions above write it. */

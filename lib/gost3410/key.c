@@ -73,7 +73,19 @@ int gostx_gost3410_key_is_encrypted(const void *in, size_t in_len) {
   char text[8];
   if (!in || der_of(in, in_len, buf, sizeof buf, &der, &n, &kind)) return 0;
   if (kind) return kind == GOSTX__KEY_PEM_ENCRYPTED;
-  return gostx_gost3410_encrypted_scheme(der, n, text, sizeof text) != GOSTX_EFORMAT;
+  return gostx__pbes2_scheme(der, n, text, sizeof text) != GOSTX_EFORMAT;
+}
+
+int gostx_gost3410_key_encryption(const void *in, size_t in_len, char *text, size_t cap) {
+  uint8_t buf[GOSTX_GOST3410_DER_MAX];
+  const uint8_t *der;
+  size_t n;
+  int kind;
+  if (!in || !text || !cap) return GOSTX_EINVAL;
+  if (der_of(in, in_len, buf, sizeof buf, &der, &n, &kind) ||
+      (kind && kind != GOSTX__KEY_PEM_ENCRYPTED))
+    return GOSTX_EFORMAT;
+  return gostx__pbes2_scheme(der, n, text, cap);
 }
 
 int gostx_gost3410_key_read(gostx_gost3410_key *key, const void *in, size_t in_len,
@@ -86,7 +98,7 @@ int gostx_gost3410_key_read(gostx_gost3410_key *key, const void *in, size_t in_l
   int rc = der_of(in, in_len, buf, sizeof buf, &der, &n, &kind);
   if (!rc) {
     int encrypted = kind ? kind == GOSTX__KEY_PEM_ENCRYPTED
-                         : gostx_gost3410_encrypted_scheme(der, n, (char[8]){0}, 8) != GOSTX_EFORMAT;
+                         : gostx__pbes2_scheme(der, n, (char[8]){0}, 8) != GOSTX_EFORMAT;
     /* No password: refused before any work, so that a caller reading
      * untrusted keys (a peer's, a certificate's) never runs the KDF */
     if (encrypted)

@@ -50,6 +50,9 @@ int gostx__pbes2_write(const gostx_gost3410_key *k, const gostx_gost3410_pbe_par
 int gostx__key_from_der(gostx_gost3410_key *k, const uint8_t *der, size_t der_len);
 int gostx__pbes2_read(gostx_gost3410_key *k, const uint8_t *der, size_t der_len,
                       const uint8_t *pass, size_t pass_len);
+/* The scheme of an EncryptedPrivateKeyInfo (DER) as text, as
+ * gostx_gost3410_key_encryption says (pbes2.c). */
+int gostx__pbes2_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap);
 /* PEM around them (keys_pem.c): the first key block's DER and which it is
  * (GOSTX_GOST3410_KEY_PRIVATE, _PUBLIC, or GOSTX__KEY_PEM_ENCRYPTED); and
  * a block of that kind written. */

@@ -38,7 +38,7 @@
 #define OID_GOST89_CFB "1.2.643.2.2.21" /* gost-engine's -v2 gost89; written in PKCS#12 */
 #define OID_SBOX_Z "1.2.643.7.1.2.5.1.1" /* id-tc26-gost-28147-param-Z */
 
-/* Names for the schemes users meet, in refusals (gostx_gost3410_encrypted_scheme). */
+/* Names for the schemes users meet, in refusals (gostx_gost3410_key_encryption). */
 static const struct {
   const char *oid, *name;
 } scheme_names[] = {
@@ -185,7 +185,7 @@ static int parse_epki(const uint8_t *der, size_t der_len, gostx__pbes2 *p, gostx
   return rc;
 }
 
-int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap) {
+int gostx__pbes2_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap) {
   gostx__pbes2 p;
   gostx__der data;
   if (!der || !text || !cap) return GOSTX_EINVAL;

@@ -610,33 +610,34 @@ void gostx_pkcs12_mac_get(const gostx_pkcs12 *p, gostx_pkcs12_mac *mac) {
   if (p && mac) *mac = p->mac;
 }
 
-int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve, size_t *len,
-                     uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,
-                     size_t oid_cap, size_t *cert_bag) {
-  if (!p || !curve || !len) return GOSTX_EINVAL;
+int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_key *out, size_t *cert_bag) {
+  if (!p) return GOSTX_EINVAL;
   const gostx_pkcs12_bag *key = NULL;
   for (size_t i = 0; i < p->nbags && !key; i++)
     if (p->bags[i].type == GOSTX_PKCS12_BAG_KEY || p->bags[i].type == GOSTX_PKCS12_BAG_SHROUDED_KEY)
       key = &p->bags[i];
   if (!key) return GOSTX_EINVAL;
-  gostx_gost3410_key_kind kind;
-  uint8_t q[128];
-  int rc = gostx_gost3410_key_from_der_oid(key->der, key->der_len, &kind, curve, len, priv,
-                                           priv_cap, q, sizeof q, oid, oid_cap);
-  if (rc == GOSTX_EFORMAT || (!rc && kind != GOSTX_GOST3410_KEY_PRIVATE)) rc = GOSTX_EUNSUP;
-  if (rc) return rc;
-  if (pub && pub_cap < 2 * *len) return GOSTX_ELEN;
-  if (pub) memcpy(pub, q, 2 * *len);
+  /* the bag's DER (a shrouded one decrypted by gostx_pkcs12_read) read as
+   * a plain DER key: the key object's reader without PEM or PBES2 */
+  gostx_gost3410_key k;
+  int rc = gostx__key_from_der(&k, key->der, key->der_len);
+  if (rc == GOSTX_EFORMAT || (!rc && !k.has_private)) rc = GOSTX_EUNSUP;
+  if (rc) {
+    gostx_gost3410_key_clear(&k);
+    return rc;
+  }
   if (cert_bag) *cert_bag = SIZE_MAX;
   for (size_t i = 0; i < p->nbags && cert_bag; i++) {
     gostx_x509_cert c;
     if (p->bags[i].type == GOSTX_PKCS12_BAG_CERT &&
         !gostx_x509_parse(p->bags[i].der, p->bags[i].der_len, &c, NULL) &&
-        c.pub_len == 2 * *len && !memcmp(c.pub, q, c.pub_len)) {
+        c.pub_len == 2 * k.len && !memcmp(c.pub, k.q, c.pub_len)) {
       *cert_bag = i;
       break;
     }
   }
+  if (out) *out = k;
+  gostx_gost3410_key_clear(&k);
   return 0;
 }
 

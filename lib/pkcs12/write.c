@@ -15,7 +15,8 @@
 #define NAME_MAX_UTF16 512
 
 typedef struct job {
-  const uint8_t *key;
+  const gostx_gost3410_key *k;
+  uint8_t key[GOSTX_GOST3410_DER_MAX]; /* k's PrivateKeyInfo (secret: wiped) */
   size_t key_len;
   const uint8_t *const *certs;
   const size_t *cert_lens;
@@ -213,17 +214,17 @@ static int pbes2_cipher(gostx_pkcs12_pbe pbe) {
 /* The arguments checked: a GOST private key whose public key is certs[0]'s
  * subject key; localKeyId and friendlyName made. */
 static int check_inputs(job *j, const gostx_pkcs12_params *params) {
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t len;
-  uint8_t q[128];
   if (!pbes2_cipher(params->key_pbe) ||
       (!pbes2_cipher(params->cert_pbe) && params->cert_pbe != GOSTX_PKCS12_PBE_NONE) ||
       params->iterations == 0 || params->iterations > GOSTX__PBES2_ITER_MAX)
     return GOSTX_EINVAL;
-  if (gostx_gost3410_key_from_der(j->key, j->key_len, &kind, &curve, &len, NULL, 0, q, sizeof q) ||
-      kind != GOSTX_GOST3410_KEY_PRIVATE)
+  /* the key bag holds the key's PrivateKeyInfo under the OID it came with */
+  if (!j->k->has_private || gostx_gost3410_key_write(j->k, GOSTX_GOST3410_KEY_PRIVATE,
+                                                     GOSTX_GOST3410_DER, NULL, j->key,
+                                                     sizeof j->key, &j->key_len))
     return GOSTX_EINVAL;
+  const uint8_t *q = j->k->q;
+  size_t len = j->k->len;
   for (size_t i = j->ncerts; i-- > 0;) { /* every one a certificate the reader takes */
     gostx_x509_cert c;
     if (gostx_x509_parse(j->certs[i], j->cert_lens[i], &c, NULL) ||
@@ -283,15 +284,17 @@ static void free_parts(job *j) {
   gostx_memzero(j, sizeof *j);
 }
 
-int gostx_pkcs12_write(const uint8_t *key, size_t key_len, const uint8_t *const *certs,
-                       const size_t *cert_lens, size_t ncerts, const uint8_t *pass,
-                       size_t pass_len, const gostx_pkcs12_params *params, uint8_t *out,
-                       size_t cap, size_t *out_len) {
-  if (!key || !params || !out_len || (!pass && pass_len) || (ncerts && (!certs || !cert_lens)))
+int gostx_pkcs12_write(const gostx_gost3410_key *key, const uint8_t *const *certs,
+                       const size_t *cert_lens, size_t ncerts, const gostx_pkcs12_params *params,
+                       uint8_t *out, size_t cap, size_t *out_len) {
+  if (!key || !params || !out_len || (!params->pass && params->pass_len) ||
+      (ncerts && (!certs || !cert_lens)))
     return GOSTX_EINVAL;
+  const uint8_t *pass = params->pass;
+  size_t pass_len = params->pass_len;
   job j;
   memset(&j, 0, sizeof j);
-  j.key = key, j.key_len = key_len, j.certs = certs, j.cert_lens = cert_lens, j.ncerts = ncerts;
+  j.k = key, j.certs = certs, j.cert_lens = cert_lens, j.ncerts = ncerts;
   j.iterations = params->iterations;
   j.certs_encrypted = params->cert_pbe != GOSTX_PKCS12_PBE_NONE;
   int rc = check_inputs(&j, params);

@@ -140,9 +140,11 @@ static int leaf_mismatch(gostx_tls_config *cfg) {
   return GOSTX_OK;
 }
 
-int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
-                             const uint8_t *priv, size_t priv_len) {
-  if (!cfg || !priv) return GOSTX_EINVAL;
+int gostx_tls_config_set_key(gostx_tls_config *cfg, const gostx_gost3410_key *key) {
+  if (!cfg || !key || !key->has_private) return GOSTX_EINVAL;
+  gostx_gost3410_curve curve = key->curve;
+  const uint8_t *priv = key->d;
+  size_t priv_len = key->len; /* Q is computed again from d: the key is the caller's struct */
   if (!gostx__tls_curve_scheme(curve))
     return cfg_error(cfg, GOSTX_EINVAL, "the key's curve has no TLS 1.3 signature scheme",
                      NULL, 0);

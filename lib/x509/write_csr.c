@@ -3,6 +3,7 @@
  * key a GOST R 34.10-2012 one, the signature checked with that key before
  * anything is issued from it. Requests are public data. */
 #include "asn1/pem.h"
+#include "gost3410/keys_der.h"
 #include "x509/write_internal.h"
 
 #define OID_EXT_REQUEST_DER "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x0e" /* 1.2.840.113549.1.9.14 */
@@ -67,11 +68,16 @@ static int get_info(gostx__der info, gostx_x509_csr *c) {
   c->subject_len = name.n;
   c->spki = spki.p;
   c->spki_len = spki.n;
-  gostx_gost3410_key_kind kind;
-  int rc = gostx_gost3410_key_from_der(spki.p, spki.n, &kind, &c->curve, &c->len, NULL, 0, c->pub,
-                                       sizeof c->pub);
+  gostx_gost3410_key key; /* the key object's DER reader: no PEM, no PBES2 here */
+  int rc = gostx__key_from_der(&key, spki.p, spki.n);
   if (rc == GOSTX_EUNSUP) return GOSTX_EUNSUP;
-  if (rc || kind != GOSTX_GOST3410_KEY_PUBLIC) return GOSTX_EFORMAT;
+  if (rc || key.has_private) {
+    gostx_gost3410_key_clear(&key);
+    return GOSTX_EFORMAT;
+  }
+  c->curve = key.curve;
+  c->len = key.len;
+  memcpy(c->pub, key.q, 2 * key.len);
   return get_attributes(attrs, c);
 }
 

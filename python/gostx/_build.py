@@ -223,8 +223,7 @@ int gostx_gost3410_key_write(const gostx_gost3410_key *key, gostx_gost3410_key_k
                              gostx_gost3410_format format, const gostx_gost3410_pbe_params *pbe,
                              void *out, size_t cap, size_t *out_len);
 void gostx_gost3410_key_clear(gostx_gost3410_key *key);
-int gostx_gost3410_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap);
-int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap);
+int gostx_gost3410_key_encryption(const void *in, size_t in_len, char *text, size_t cap);
 /* PKCS#12 (include/gostx/pkcs12.h) */
 #define GOSTX_PKCS12_WORK_DEFAULT ...
 typedef struct gostx_pkcs12 gostx_pkcs12;
@@ -251,19 +250,18 @@ typedef struct gostx_pkcs12_params {
   gostx_pkcs12_pbe cert_pbe;
   uint32_t iterations;
   const char *name;
+  const uint8_t *pass;
+  size_t pass_len;
 } gostx_pkcs12_params;
 int gostx_pkcs12_read(const uint8_t *pfx, size_t len, const uint8_t *pass, size_t pass_len,
                       uint64_t max_work, gostx_pkcs12 **out, char *why, size_t why_cap);
 void gostx_pkcs12_free(gostx_pkcs12 *p);
 size_t gostx_pkcs12_bag_count(const gostx_pkcs12 *p);
 int gostx_pkcs12_bag_get(const gostx_pkcs12 *p, size_t i, gostx_pkcs12_bag *bag);
-int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve, size_t *len,
-                     uint8_t *priv, size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid,
-                     size_t oid_cap, size_t *cert_bag);
-int gostx_pkcs12_write(const uint8_t *key, size_t key_len, const uint8_t *const *certs,
-                       const size_t *cert_lens, size_t ncerts, const uint8_t *pass,
-                       size_t pass_len, const gostx_pkcs12_params *params, uint8_t *out,
-                       size_t cap, size_t *out_len);
+int gostx_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_key *key, size_t *cert_bag);
+int gostx_pkcs12_write(const gostx_gost3410_key *key, const uint8_t *const *certs,
+                       const size_t *cert_lens, size_t ncerts, const gostx_pkcs12_params *params,
+                       uint8_t *out, size_t cap, size_t *out_len);
 
 /* the bulk engine */
 typedef struct gostx_pool gostx_pool;
@@ -484,8 +482,7 @@ gostx_tls_config *gostx_tls_config_new(gostx_tls_role role);
 void gostx_tls_config_free(gostx_tls_config *cfg);
 int gostx_tls_config_set_chain(gostx_tls_config *cfg, const uint8_t *const *der,
                                const size_t *der_len, size_t n);
-int gostx_tls_config_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve,
-                             const uint8_t *priv, size_t priv_len);
+int gostx_tls_config_set_key(gostx_tls_config *cfg, const gostx_gost3410_key *key);
 int gostx_tls_config_set_psk(gostx_tls_config *cfg, const uint8_t *identity, size_t id_len,
                              const uint8_t *key, size_t key_len);
 int gostx_tls_config_set_tickets(gostx_tls_config *cfg, unsigned n, uint32_t lifetime);

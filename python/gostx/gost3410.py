@@ -599,8 +599,9 @@ def _encrypted_scheme(src, pem):
     PRIVATE KEY" for pem); else (rc, text): rc 0 when gostx reads its scheme,
     GOSTX_EUNSUP (text names the scheme) or another error when it does not."""
     text = ffi.new("char[]", 256)
-    fn = lib.gostx_gost3410_encrypted_scheme_pem if pem else lib.gostx_gost3410_encrypted_scheme
-    rc = fn(src, len(src), text, len(text))
+    if not len(src) or (src[0] == 0x30) == bool(pem):  # DER starts with a SEQUENCE
+        return None
+    rc = lib.gostx_gost3410_key_encryption(src, len(src), text, len(text))
     if rc == lib.GOSTX_EFORMAT:
         return None
     return rc, ffi.string(text).decode("utf-8", "replace")

@@ -49,22 +49,21 @@ def _read(data, pw, max_work):
 
 def _key(p):
     """The key of the first key bag (None without one) and its certificate's bag."""
-    curve, n, cert_bag = ffi.new("gostx_gost3410_curve *"), ffi.new("size_t *"), ffi.new("size_t *")
-    d, pub = ffi.new("uint8_t[64]"), ffi.new("uint8_t[128]")
-    oid = ffi.new("char[]", lib.GOSTX_GOST3410_OID_MAX)
+    k, cert_bag = ffi.new("gostx_gost3410_key *"), ffi.new("size_t *")
     try:
-        rc = lib.gostx_pkcs12_key(p, curve, n, d, len(d), pub, len(pub), oid, len(oid), cert_bag)
+        rc = lib.gostx_pkcs12_key(p, k, cert_bag)
         if rc == lib.GOSTX_EINVAL:
             return None, _NO_BAG
         if rc:
             raise GostxValueError("the PKCS#12 key is not a GOST R 34.10-2012 key gostx reads")
-        size = n[0]
+        size = k.len
         key_d = ffi.new("uint8_t[]", size)
-        ffi.memmove(key_d, d, size)
-        key = PrivateKey._new(Curve(curve[0]), key_d, bytes(ffi.buffer(pub, 2 * size)), ffi.string(oid))
+        ffi.memmove(key_d, k.d, size)
+        key = PrivateKey._new(Curve(k.curve), key_d, bytes(ffi.buffer(k.q, 2 * size)),
+                              ffi.string(k.oid))
         return key, cert_bag[0]
     finally:
-        lib.gostx_memzero(d, len(d))
+        lib.gostx_gost3410_key_clear(k)
 
 
 def load(data, password, *, max_work=None):
@@ -137,21 +136,16 @@ def dump(key, cert, chain=(), password=b"", *, name=None, key_pbe="gost89", cert
     certs = ffi.new("uint8_t *[]", ders or [ffi.NULL])
     lens = ffi.new("size_t[]", [len(c) for c in ders] or [0])
     name_c = ffi.new("char[]", name.encode()) if name is not None else ffi.NULL
-    params = ffi.new("gostx_pkcs12_params *", {"key_pbe": kp, "cert_pbe": cp,
-                                                "iterations": iterations, "name": name_c})
-    keyder, n = ffi.new("uint8_t[]", lib.GOSTX_GOST3410_DER_MAX), ffi.new("size_t *")
     pw = _pass_copy(password)
+    params = ffi.new("gostx_pkcs12_params *", {"key_pbe": kp, "cert_pbe": cp,
+                                                "iterations": iterations, "name": name_c,
+                                                "pass": pw, "pass_len": len(pw)})
+    k = None
     try:
         with held(key):  # close() on another thread waits for this copy of d
             k = _key_struct(key._curve, key._live(), key._oid, private=True)
-        try:
-            check(lib.gostx_gost3410_key_write(k, lib.GOSTX_GOST3410_KEY_PRIVATE,
-                                               lib.GOSTX_GOST3410_DER, ffi.NULL, keyder,
-                                               len(keyder), n), "pkcs12 key")
-        finally:
-            lib.gostx_gost3410_key_clear(k)
         need = ffi.new("size_t *")
-        args = (keyder, n[0], certs, lens, len(ders), pw, len(pw), params)
+        args = (k, certs, lens, len(ders), params)
         rc = lib.gostx_pkcs12_write(*args, ffi.NULL, 0, need)
         if rc == lib.GOSTX_EINVAL:
             raise GostxValueError("cert is not key's certificate (its subject key is another), "
@@ -161,5 +155,6 @@ def dump(key, cert, chain=(), password=b"", *, name=None, key_pbe="gost89", cert
         check(lib.gostx_pkcs12_write(*args, out, len(out), need), "pkcs12")
         return bytes(ffi.buffer(out, need[0]))
     finally:
-        lib.gostx_memzero(keyder, len(keyder))
+        if k is not None:
+            lib.gostx_gost3410_key_clear(k)
         lib.gostx_memzero(pw, len(pw))

@@ -529,7 +529,11 @@ class Context(ssl.SSLContext):
         if rc:
             raise _config_error(cfg, rc, "certificate chain")
         with held(key) as (d,):
-            rc = lib.gostx_tls_config_set_key(cfg, key.curve, d, len(d))
+            k = gost3410._key_struct(key._curve, d, key._oid, private=True)
+        try:
+            rc = lib.gostx_tls_config_set_key(cfg, k)
+        finally:
+            lib.gostx_gost3410_key_clear(k)
         if rc:
             raise _config_error(cfg, rc, "private key")
 

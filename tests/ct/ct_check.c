@@ -1191,11 +1191,10 @@ static void pem_mark_key_chars(char *pem, size_t pem_len, size_t der_len, size_t
 }
 
 static void case_gost3410_keys(void) {
-  uint8_t d[64], d2[64], pub[128], q2[128], der[GOSTX_GOST3410_DER_MAX];
+  uint8_t d[64], pub[128], der[GOSTX_GOST3410_DER_MAX];
   char pem[GOSTX_GOST3410_PEM_MAX];
-  gostx_gost3410_key_kind kind;
-  gostx_gost3410_curve curve;
-  size_t n, l2;
+  gostx_gost3410_key k, k2;
+  size_t n;
   for (size_t i = 0; i < EC_NCURVES; i++) {
     int c = ec_curves[i];
     size_t len = gostx_gost3410_size(c);
@@ -1203,19 +1202,20 @@ static void case_gost3410_keys(void) {
     CT_SECRET(d, len);
     RC_OK_VERDICT(gostx_gost3410_public_key(c, d, len, pub, 2 * len), "gost3410 public key");
     CT_PUBLIC(pub, 2 * len);
-    RC_OK_VERDICT(gostx_gost3410_priv_to_der(c, d, len, der, sizeof der, &n), "priv_to_der");
+    RC_OK_VERDICT(gostx_gost3410_key_set_private(&k, c, d, len, NULL), "key_set_private");
+    CT_PUBLIC(k.q, 2 * len);
+    RC_OK_VERDICT(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER,
+                                           NULL, der, sizeof der, &n), "key_write DER");
     size_t der_n = n;
-    RC_OK_VERDICT(gostx_gost3410_key_from_der(der, n, &kind, &curve, &l2, d2, sizeof d2, q2,
-                                              sizeof q2), "key_from_der");
-    same(q2, pub, 2 * len, "key_from_der: Q");
-    same(d2, d, len, "key_from_der: d");
-    CT_SECRET(d, len);
-    RC_OK_VERDICT(gostx_gost3410_priv_to_pem(c, d, len, pem, sizeof pem, &n), "priv_to_pem");
+    RC_OK_VERDICT(gostx_gost3410_key_read(&k2, der, n, NULL, 0), "key_read DER");
+    same(k2.q, pub, 2 * len, "key_read DER: Q");
+    same(k2.d, d, len, "key_read DER: d");
+    RC_OK_VERDICT(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_PEM,
+                                           NULL, pem, sizeof pem, &n), "key_write PEM");
     pem_mark_key_chars(pem, n, der_n, len);
-    RC_OK_VERDICT(gostx_gost3410_key_from_pem(pem, n, &kind, &curve, &l2, d2, sizeof d2, q2,
-                                              sizeof q2), "key_from_pem");
-    same(q2, pub, 2 * len, "key_from_pem: Q");
-    same(d2, d, len, "key_from_pem: d");
+    RC_OK_VERDICT(gostx_gost3410_key_read(&k2, pem, n, NULL, 0), "key_read PEM");
+    same(k2.q, pub, 2 * len, "key_read PEM: Q");
+    same(k2.d, d, len, "key_read PEM: d");
   }
 }
 
@@ -1262,9 +1262,12 @@ static void case_gost3410_streebog(void) {
     size_t enc_len;
     fill(pw, sizeof pw, 11);
     CT_SECRET(pw, sizeof pw);
-    RC_OK_VERDICT(gostx_gost3410_priv_to_encrypted_der(c, d, len, pw, sizeof pw,
-                                                        GOSTX_GOST3410_PBE_KUZNYECHIK, 2, enc,
-                                                        sizeof enc, &enc_len),
+    const gostx_gost3410_pbe_params pbe = {GOSTX_GOST3410_PBE_KUZNYECHIK, 2, pw, sizeof pw};
+    gostx_gost3410_key k;
+    RC_OK_VERDICT(gostx_gost3410_key_set_private(&k, c, d, len, NULL), "gost3410 key object");
+    CT_PUBLIC(k.q, 2 * len);
+    RC_OK_VERDICT(gostx_gost3410_key_write(&k, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER,
+                                           &pbe, enc, sizeof enc, &enc_len),
                   "gost3410 encrypted key");
     CT_PUBLIC(enc, enc_len);
   }
@@ -1278,19 +1281,19 @@ static void group_pkcs12(void) {
   static const gostx_pkcs12_pbe pbes[] = {GOSTX_PKCS12_PBE_GOST89, GOSTX_PKCS12_PBE_KUZNYECHIK,
                                           GOSTX_PKCS12_PBE_MAGMA_OMAC};
   secrets("pkcs12 write");
-  uint8_t d[32], der[GOSTX_GOST3410_DER_MAX], pw[12], pfx[1024];
-  size_t der_len, pfx_len;
+  uint8_t d[32], pw[12], pfx[1024];
+  size_t pfx_len;
+  gostx_gost3410_key k;
   ec_scalar(d, sizeof d, 83);
   fill(pw, sizeof pw, 12);
   CT_SECRET(d, sizeof d);
   CT_SECRET(pw, sizeof pw);
-  RC_OK_VERDICT(gostx_gost3410_priv_to_der(GOSTX_GOST3410_256_A, d, sizeof d, der, sizeof der,
-                                           &der_len),
-                "pkcs12 key der");
+  RC_OK_VERDICT(gostx_gost3410_key_set_private(&k, GOSTX_GOST3410_256_A, d, sizeof d, NULL),
+                "pkcs12 key");
+  CT_PUBLIC(k.q, sizeof k.q);
   for (size_t i = 0; i < sizeof pbes / sizeof pbes[0]; i++) {
-    gostx_pkcs12_params params = {pbes[i], GOSTX_PKCS12_PBE_NONE, 2, "ct"};
-    RC_OK_VERDICT(gostx_pkcs12_write(der, der_len, NULL, NULL, 0, pw, sizeof pw, &params, pfx,
-                                     sizeof pfx, &pfx_len),
+    gostx_pkcs12_params params = {pbes[i], GOSTX_PKCS12_PBE_NONE, 2, "ct", pw, sizeof pw};
+    RC_OK_VERDICT(gostx_pkcs12_write(&k, NULL, NULL, 0, &params, pfx, sizeof pfx, &pfx_len),
                   "pkcs12 write");
     CT_PUBLIC(pfx, pfx_len);
   }
@@ -1355,9 +1358,9 @@ static void cms_party(int seed, gostx_gost3410_key *k, uint8_t der[1024], gostx_
   char err[64];
   ec_scalar(d, sizeof d, seed);
   RC_OK(gostx_gost3410_public_key(GOSTX_GOST3410_256_A, d, sizeof d, pub, sizeof pub), "cms pub");
-  RC_OK(gostx_gost3410_pub_to_der(GOSTX_GOST3410_256_A, pub, sizeof pub, spki, sizeof spki,
-                                  &spki_len), "cms spki");
   RC_OK(gostx_gost3410_key_set_private(k, GOSTX_GOST3410_256_A, d, sizeof d, NULL), "cms key");
+  RC_OK(gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
+                                 sizeof spki, &spki_len), "cms spki");
   RC_OK(gostx_x509_name_parse("/CN=ct", &name, err, sizeof err), "cms name");
   static const uint8_t serial[] = {1};
   gostx_x509_cert_spec spec = {serial, 1, name.der, name.der, name.len, name.len,

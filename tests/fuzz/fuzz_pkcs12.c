@@ -76,26 +76,21 @@ static uint8_t *wrap(const uint8_t *as, size_t n, size_t *len) {
 
 /* The accepted key and its certificate written again and read back. */
 static void round_trip(const gostx_pkcs12 *p) {
-  gostx_gost3410_curve curve, c2;
-  size_t len, l2, cert_bag, n = 0, key_len;
-  uint8_t d[64], d2[64], key[GOSTX_GOST3410_DER_MAX];
-  char oid[GOSTX_GOST3410_OID_MAX];
+  gostx_gost3410_key k, k2;
+  size_t cert_bag, n = 0;
   gostx_pkcs12_bag cert;
-  if (gostx_pkcs12_key(p, &curve, &len, d, sizeof d, NULL, 0, oid, sizeof oid, &cert_bag)) return;
+  if (gostx_pkcs12_key(p, &k, &cert_bag)) return;
   if (cert_bag == SIZE_MAX || gostx_pkcs12_bag_get(p, cert_bag, &cert)) return;
-  if (gostx_gost3410_priv_to_der_oid(curve, oid, d, len, key, sizeof key, &key_len))
-    bug("accepted key does not write");
-  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_MAGMA, GOSTX_PKCS12_PBE_GOST89, 1, "x"};
-  if (gostx_pkcs12_write(key, key_len, &cert.der, &cert.der_len, 1, PASS, 2, &params, NULL, 0, &n))
+  gostx_pkcs12_params params = {GOSTX_PKCS12_PBE_MAGMA, GOSTX_PKCS12_PBE_GOST89, 1, "x", PASS, 2};
+  if (gostx_pkcs12_write(&k, &cert.der, &cert.der_len, 1, &params, NULL, 0, &n))
     bug("write: length");
   uint8_t *pfx = malloc(n);
   gostx_pkcs12 *q = NULL;
-  if (!pfx || gostx_pkcs12_write(key, key_len, &cert.der, &cert.der_len, 1, PASS, 2, &params, pfx,
-                                 n, &n))
+  if (!pfx || gostx_pkcs12_write(&k, &cert.der, &cert.der_len, 1, &params, pfx, n, &n))
     bug("write");
-  if (gostx_pkcs12_read(pfx, n, PASS, 2, 0, &q, NULL, 0) ||
-      gostx_pkcs12_key(q, &c2, &l2, d2, sizeof d2, NULL, 0, NULL, 0, &cert_bag) || c2 != curve ||
-      l2 != len || memcmp(d, d2, len) || cert_bag == SIZE_MAX)
+  if (gostx_pkcs12_read(pfx, n, PASS, 2, 0, &q, NULL, 0) || gostx_pkcs12_key(q, &k2, &cert_bag) ||
+      k2.curve != k.curve || k2.len != k.len || memcmp(k.d, k2.d, k.len) ||
+      strcmp(k.oid, k2.oid) || cert_bag == SIZE_MAX)
     bug("round trip");
   gostx_pkcs12_free(q);
   free(pfx);

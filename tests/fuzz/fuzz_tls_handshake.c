@@ -191,8 +191,11 @@ static void identity(gostx_tls_config *cfg, int k) {
   const uint8_t *der = fake_der;
   size_t len = sizeof fake_der;
   gostx__tls_config_test(cfg)->raw_chain = 1;
+  gostx_gost3410_key key;
   if (gostx_tls_config_set_chain(cfg, &der, &len, 1) ||
-      gostx_tls_config_set_key(cfg, keys[k].curve, keys[k].priv, gostx_gost3410_size(keys[k].curve)))
+      gostx_gost3410_key_set_private(&key, keys[k].curve, keys[k].priv,
+                                     gostx_gost3410_size(keys[k].curve), NULL) ||
+      gostx_tls_config_set_key(cfg, &key))
     bug("identity");
 }
 

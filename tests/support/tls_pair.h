@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "key_compat.h"
 #include "tls/conn.h"
 
 /* ---------------- memory pipes ---------------- */
@@ -104,7 +105,7 @@ static void set_identity(gostx_tls_config *cfg, const keypair *k) {
   size_t len[1] = {sizeof fake_der};
   gostx__tls_config_test(cfg)->raw_chain = 1;
   CHECK_RC(gostx_tls_config_set_chain(cfg, der, len, 1), 0, "set_chain");
-  CHECK_RC(gostx_tls_config_set_key(cfg, k->curve, k->priv, gostx_gost3410_size(k->curve)), 0,
+  CHECK_RC(tk_tls_set_key(cfg, k->curve, k->priv, gostx_gost3410_size(k->curve)), 0,
            "set_key");
 }
 

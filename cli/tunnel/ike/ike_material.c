@@ -25,19 +25,14 @@ static int load_psk(struct tunnel_ike *k, const struct tunnel_config *cfg) {
 }
 
 static int load_key(struct tunnel_ike *k, const struct tunnel_config *cfg) {
-  cli_key ck;
   int rc = cli_secret_file_private("key", cfg->key, cfg->insecure_key_file,
                                    "insecure_key_file = true");
-  if (!rc) rc = cfg->key_pass[0] ? cli_load_key_pass(cfg->key, &ck, "key_pass", cfg->key_pass)
-                                 : cli_load_key(cfg->key, &ck);
+  if (!rc) rc = cfg->key_pass[0] ? cli_load_key_pass(cfg->key, &k->key, "key_pass", cfg->key_pass)
+                                 : cli_load_key(cfg->key, &k->key);
   if (rc) return rc;
-  if (ck.kind != GOSTX_GOST3410_KEY_PRIVATE)
-    rc = cli_usage("%s: not a private key", cfg->key);
-  else if (cli_key_object(&ck, &k->key))
-    rc = CLI_EXIT_FAIL;
-  memcpy(k->pub, ck.pub, 2 * ck.len);
-  k->pub_len = 2 * ck.len;
-  cli_key_clear(&ck);
+  if (!k->key.has_private) rc = cli_usage("%s: not a private key", cfg->key);
+  memcpy(k->pub, k->key.q, 2 * k->key.len);
+  k->pub_len = 2 * k->key.len;
   return rc;
 }
 

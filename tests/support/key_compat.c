@@ -1,8 +1,12 @@
-/* The key codec's earlier calls (include/gostx/gost3410.h), kept one release
- * as wrappers over the key object (key.c); docs/API_CHANGES.md names the new
- * call for each. */
+/* The key codec's calls of 0.3 (gostx_gost3410_priv_to_der, ...), removed
+ * from the library in 0.4.0, kept here as the tests' helpers over the key
+ * object: the format tests written against them still run, each a check of
+ * gostx_gost3410_key_read / _key_write (key_compat.h). */
 #include <string.h>
 
+#include "key_compat.h"
+#include "gostx/pkcs12.h"
+#include "gostx/tls.h"
 #include "gost3410/keys_der.h"
 
 /* ---- writers ---- */
@@ -21,50 +25,50 @@ static int write_key(gostx_gost3410_curve curve, const char *oid, const uint8_t 
   return rc;
 }
 
-int gostx_gost3410_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
+int tk_priv_to_der_oid(gostx_gost3410_curve curve, const char *oid,
                                    const uint8_t *priv, size_t priv_len, uint8_t *out, size_t cap,
                                    size_t *out_len) {
   return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_DER,
                    NULL, out, cap, out_len);
 }
 
-int gostx_gost3410_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+int tk_priv_to_der(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                uint8_t *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
+  return tk_priv_to_der_oid(curve, NULL, priv, priv_len, out, cap, out_len);
 }
 
-int gostx_gost3410_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+int tk_pub_to_der_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
                                   size_t pub_len, uint8_t *out, size_t cap, size_t *out_len) {
   return write_key(curve, oid, pub, pub_len, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
                    out, cap, out_len);
 }
 
-int gostx_gost3410_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+int tk_pub_to_der(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
                               uint8_t *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_pub_to_der_oid(curve, NULL, pub, pub_len, out, cap, out_len);
+  return tk_pub_to_der_oid(curve, NULL, pub, pub_len, out, cap, out_len);
 }
 
-int gostx_gost3410_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
+int tk_priv_to_pem_oid(gostx_gost3410_curve curve, const char *oid,
                                    const uint8_t *priv, size_t priv_len, char *out, size_t cap,
                                    size_t *out_len) {
   return write_key(curve, oid, priv, priv_len, GOSTX_GOST3410_KEY_PRIVATE, GOSTX_GOST3410_PEM,
                    NULL, out, cap, out_len);
 }
 
-int gostx_gost3410_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
+int tk_priv_to_pem(gostx_gost3410_curve curve, const uint8_t *priv, size_t priv_len,
                                char *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_priv_to_pem_oid(curve, NULL, priv, priv_len, out, cap, out_len);
+  return tk_priv_to_pem_oid(curve, NULL, priv, priv_len, out, cap, out_len);
 }
 
-int gostx_gost3410_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
+int tk_pub_to_pem_oid(gostx_gost3410_curve curve, const char *oid, const uint8_t *pub,
                                   size_t pub_len, char *out, size_t cap, size_t *out_len) {
   return write_key(curve, oid, pub, pub_len, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_PEM, NULL,
                    out, cap, out_len);
 }
 
-int gostx_gost3410_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
+int tk_pub_to_pem(gostx_gost3410_curve curve, const uint8_t *pub, size_t pub_len,
                               char *out, size_t cap, size_t *out_len) {
-  return gostx_gost3410_pub_to_pem_oid(curve, NULL, pub, pub_len, out, cap, out_len);
+  return tk_pub_to_pem_oid(curve, NULL, pub, pub_len, out, cap, out_len);
 }
 
 static int write_encrypted(gostx_gost3410_curve curve, const char *oid, const uint8_t *priv,
@@ -76,7 +80,7 @@ static int write_encrypted(gostx_gost3410_curve curve, const char *oid, const ui
                    out_len);
 }
 
-int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
+int tk_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const char *oid,
                                              const uint8_t *priv, size_t priv_len,
                                              const uint8_t *pass, size_t pass_len,
                                              gostx_gost3410_pbe cipher, uint32_t iterations,
@@ -85,7 +89,7 @@ int gostx_gost3410_priv_to_encrypted_der_oid(gostx_gost3410_curve curve, const c
                          GOSTX_GOST3410_DER, out, cap, out_len);
 }
 
-int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
+int tk_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8_t *priv,
                                          size_t priv_len, const uint8_t *pass, size_t pass_len,
                                          gostx_gost3410_pbe cipher, uint32_t iterations,
                                          uint8_t *out, size_t cap, size_t *out_len) {
@@ -93,7 +97,7 @@ int gostx_gost3410_priv_to_encrypted_der(gostx_gost3410_curve curve, const uint8
                          GOSTX_GOST3410_DER, out, cap, out_len);
 }
 
-int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
+int tk_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const char *oid,
                                              const uint8_t *priv, size_t priv_len,
                                              const uint8_t *pass, size_t pass_len,
                                              gostx_gost3410_pbe cipher, uint32_t iterations,
@@ -102,7 +106,7 @@ int gostx_gost3410_priv_to_encrypted_pem_oid(gostx_gost3410_curve curve, const c
                          GOSTX_GOST3410_PEM, out, cap, out_len);
 }
 
-int gostx_gost3410_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
+int tk_priv_to_encrypted_pem(gostx_gost3410_curve curve, const uint8_t *priv,
                                          size_t priv_len, const uint8_t *pass, size_t pass_len,
                                          gostx_gost3410_pbe cipher, uint32_t iterations,
                                          char *out, size_t cap, size_t *out_len) {
@@ -179,7 +183,7 @@ static int read_encrypted(const void *in, size_t in_len, gostx_gost3410_format f
   return rc;
 }
 
-int gostx_gost3410_key_from_der_oid(const uint8_t *der, size_t der_len,
+int tk_key_from_der_oid(const uint8_t *der, size_t der_len,
                                     gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
                                     size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
                                     size_t pub_cap, char *oid, size_t oid_cap) {
@@ -187,14 +191,14 @@ int gostx_gost3410_key_from_der_oid(const uint8_t *der, size_t der_len,
                     pub_cap, oid, oid_cap);
 }
 
-int gostx_gost3410_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
+int tk_key_from_der(const uint8_t *der, size_t der_len, gostx_gost3410_key_kind *kind,
                                 gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
                                 size_t priv_cap, uint8_t *pub, size_t pub_cap) {
   return read_plain(der, der_len, GOSTX_GOST3410_DER, kind, curve, len, priv, priv_cap, pub,
                     pub_cap, NULL, 0);
 }
 
-int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len,
+int tk_key_from_pem_oid(const char *pem, size_t pem_len,
                                     gostx_gost3410_key_kind *kind, gostx_gost3410_curve *curve,
                                     size_t *len, uint8_t *priv, size_t priv_cap, uint8_t *pub,
                                     size_t pub_cap, char *oid, size_t oid_cap) {
@@ -202,14 +206,14 @@ int gostx_gost3410_key_from_pem_oid(const char *pem, size_t pem_len,
                     pub_cap, oid, oid_cap);
 }
 
-int gostx_gost3410_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
+int tk_key_from_pem(const char *pem, size_t pem_len, gostx_gost3410_key_kind *kind,
                                 gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
                                 size_t priv_cap, uint8_t *pub, size_t pub_cap) {
   return read_plain(pem, pem_len, GOSTX_GOST3410_PEM, kind, curve, len, priv, priv_cap, pub,
                     pub_cap, NULL, 0);
 }
 
-int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
+int tk_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len,
                                               const uint8_t *pass, size_t pass_len,
                                               gostx_gost3410_curve *curve, size_t *len,
                                               uint8_t *priv, size_t priv_cap, uint8_t *pub,
@@ -218,7 +222,7 @@ int gostx_gost3410_key_from_encrypted_der_oid(const uint8_t *der, size_t der_len
                         priv_cap, pub, pub_cap, oid, oid_cap);
 }
 
-int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
+int tk_key_from_encrypted_der(const uint8_t *der, size_t der_len, const uint8_t *pass,
                                           size_t pass_len, gostx_gost3410_curve *curve,
                                           size_t *len, uint8_t *priv, size_t priv_cap,
                                           uint8_t *pub, size_t pub_cap) {
@@ -226,7 +230,7 @@ int gostx_gost3410_key_from_encrypted_der(const uint8_t *der, size_t der_len, co
                         priv_cap, pub, pub_cap, NULL, 0);
 }
 
-int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
+int tk_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
                                               const uint8_t *pass, size_t pass_len,
                                               gostx_gost3410_curve *curve, size_t *len,
                                               uint8_t *priv, size_t priv_cap, uint8_t *pub,
@@ -235,7 +239,7 @@ int gostx_gost3410_key_from_encrypted_pem_oid(const char *pem, size_t pem_len,
                         priv_cap, pub, pub_cap, oid, oid_cap);
 }
 
-int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
+int tk_key_from_encrypted_pem(const char *pem, size_t pem_len, const uint8_t *pass,
                                           size_t pass_len, gostx_gost3410_curve *curve,
                                           size_t *len, uint8_t *priv, size_t priv_cap,
                                           uint8_t *pub, size_t pub_cap) {
@@ -243,12 +247,46 @@ int gostx_gost3410_key_from_encrypted_pem(const char *pem, size_t pem_len, const
                         priv_cap, pub, pub_cap, NULL, 0);
 }
 
-int gostx_gost3410_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap) {
-  uint8_t der[GOSTX_GOST3410_DER_MAX];
-  size_t der_len = 0;
-  int kind = 0;
-  if (!pem || !text || !cap) return GOSTX_EINVAL;
-  int rc = gostx__key_pem_der(pem, pem_len, &kind, der, sizeof der, &der_len);
-  if (rc || kind != GOSTX__KEY_PEM_ENCRYPTED) return GOSTX_EFORMAT;
-  return gostx_gost3410_encrypted_scheme(der, der_len, text, cap);
+int tk_encrypted_scheme(const uint8_t *der, size_t der_len, char *text, size_t cap) {
+  if (!der || !der_len || der[0] != 0x30) return GOSTX_EFORMAT; /* DER only */
+  return gostx_gost3410_key_encryption(der, der_len, text, cap);
+}
+
+int tk_encrypted_scheme_pem(const char *pem, size_t pem_len, char *text, size_t cap) {
+  if (!pem || !pem_len || pem[0] == 0x30) return GOSTX_EFORMAT; /* PEM only */
+  return gostx_gost3410_key_encryption(pem, pem_len, text, cap);
+}
+
+int tk_tls_set_key(gostx_tls_config *cfg, gostx_gost3410_curve curve, const uint8_t *d,
+                   size_t d_len) {
+  gostx_gost3410_key k;
+  int rc = gostx_gost3410_key_set_private(&k, curve, d, d_len, NULL);
+  if (!rc) rc = gostx_tls_config_set_key(cfg, &k);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+int tk_pkcs12_key(const gostx_pkcs12 *p, gostx_gost3410_curve *curve, size_t *len, uint8_t *priv,
+                  size_t priv_cap, uint8_t *pub, size_t pub_cap, char *oid, size_t oid_cap,
+                  size_t *cert_bag) {
+  gostx_gost3410_key k;
+  if (!curve || !len) return GOSTX_EINVAL;
+  int rc = gostx_pkcs12_key(p, &k, cert_bag);
+  if (!rc) rc = key_out(&k, NULL, curve, len, priv, priv_cap, pub, pub_cap, oid, oid_cap);
+  gostx_gost3410_key_clear(&k);
+  return rc;
+}
+
+int tk_pkcs12_write(const uint8_t *key, size_t key_len, const uint8_t *const *certs,
+                    const size_t *cert_lens, size_t ncerts, const uint8_t *pass, size_t pass_len,
+                    const gostx_pkcs12_params *params, uint8_t *out, size_t cap,
+                    size_t *out_len) {
+  gostx_gost3410_key k;
+  if (!key || !params) return GOSTX_EINVAL;
+  gostx_pkcs12_params with_pass = *params;
+  with_pass.pass = pass, with_pass.pass_len = pass_len;
+  int rc = gostx__key_from_der(&k, key, key_len) ? GOSTX_EINVAL : 0;
+  if (!rc) rc = gostx_pkcs12_write(&k, certs, cert_lens, ncerts, &with_pass, out, cap, out_len);
+  gostx_gost3410_key_clear(&k);
+  return rc;
 }
