@@ -90,7 +90,6 @@ for cmd in "${COMMANDS[@]}"; do
       *) path=$I/$f stdin=/dev/null ;;
     esac
     tunnel_conf "$path" >"$T/run/tunnel.conf"
-    # shellcheck disable=SC2086 # the command's words
     read -r -a args <<<"${cmd//@F@/$path}"
     run_one old "$OLD" "${args[@]}"
     run_one new "$NEW" "${args[@]}"
