@@ -19,20 +19,6 @@ int cert_load_signing_key(const char *opt, const char *path, const char *pass_sp
   return 0;
 }
 
-int cert_read_file(const char *path, size_t max, uint8_t **buf, size_t *len) {
-  cli_in in;
-  int rc = cli_in_open(&in, path);
-  if (rc) return rc;
-  rc = cli_in_read_all(&in, buf, len);
-  cli_in_close(&in);
-  if (!rc && *len > max) {
-    free(*buf);
-    *buf = NULL;
-    cli_err("%s: larger than %zu bytes", path, max);
-    rc = CLI_EXIT_FAIL;
-  }
-  return rc;
-}
 
 int cert_write(const char *path, const char *label, const uint8_t *der, size_t len, int pem) {
   if (!pem) return cli_write_file(path, der, len, 0);
@@ -221,7 +207,7 @@ typedef struct conf {
 static int conf_load(const char *path, conf *c) {
   uint8_t *buf;
   size_t len;
-  int rc = cert_read_file(path, 1u << 20, &buf, &len);
+  int rc = cli_read_file(path, &(cli_file){NULL, 1u << 20, 0}, &buf, &len);
   if (rc) return rc;
   if (memchr(buf, 0, len)) {
     free(buf);

@@ -10,8 +10,6 @@
  * names the option in messages. gostx_gost3410_key_clear(k) when done. */
 int cert_load_signing_key(const char *opt, const char *path, const char *pass_spec,
                           gostx_gost3410_key *k);
-/* A whole file ("-" stdin) of at most max bytes, malloc'ed. */
-int cert_read_file(const char *path, size_t max, uint8_t **buf, size_t *len);
 /* der to path ("-"/NULL stdout), as PEM with label when pem. */
 int cert_write(const char *path, const char *label, const uint8_t *der, size_t len, int pem);
 /* -outform PEM|DER. */

@@ -290,16 +290,6 @@ static int check_args(const cms_args *a) {
 
 /* ---- reading and writing messages ---- */
 
-int cms_read_file(const char *path, uint8_t **buf, size_t *len) {
-  cli_in in;
-  *buf = NULL, *len = 0;
-  int rc = cli_in_open(&in, path);
-  if (rc) return rc;
-  rc = cli_in_read_all(&in, buf, len);
-  cli_in_close(&in);
-  return rc;
-}
-
 /* The message of path as DER into *der (malloc'ed): PEM or DER as form
  * says, or told apart (DER starts with a SEQUENCE's tag). On failure *der
  * is NULL: the caller's one free is always right. */
@@ -307,7 +297,7 @@ int cms_read_message(const char *path, int form, uint8_t **der, size_t *der_len)
   uint8_t *buf;
   size_t len;
   *der = NULL, *der_len = 0;
-  int rc = cms_read_file(path, &buf, &len);
+  int rc = cli_read_file(path, NULL, &buf, &len);
   if (rc) return rc;
   if (form == FORM_DER || (form == FORM_AUTO && len && buf[0] == 0x30)) {
     *der = buf, *der_len = len;
@@ -343,7 +333,7 @@ int cms_write_message(const char *path, int form, const uint8_t *der, size_t len
  * attached content kept in *keep (malloc'ed) when keep is not NULL. */
 int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **keep, size_t *kept) {
   if (keep) {
-    int rc = cms_read_file(path, keep, kept);
+    int rc = cli_read_file(path, NULL, keep, kept);
     if (!rc && (gostx_cms_hash_init(h, want) || gostx_cms_hash_update(h, *keep, *kept) ||
                 gostx_cms_hash_final(h)))
       rc = CLI_EXIT_FAIL;

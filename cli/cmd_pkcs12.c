@@ -107,16 +107,6 @@ static int parse_args(int argc, char **argv, args *a) {
   return 0;
 }
 
-/* The whole of path (stdin for "-") in *buf. */
-static int read_all(const char *path, uint8_t **buf, size_t *len) {
-  cli_in in;
-  int rc = cli_in_open(&in, path);
-  if (rc) return rc;
-  rc = cli_in_read_all(&in, buf, len);
-  cli_in_close(&in);
-  return rc;
-}
-
 /* A password from spec (opt names it), or asked on the terminal. */
 static int get_pass(const char *opt, const char *spec, const char *prompt, int confirm,
                     uint8_t *pass, size_t *len) {
@@ -296,7 +286,7 @@ static int split(const args *a) {
   char why[256] = "";
   cli_input ins[] = {{a->in, "PKCS#12 file"}};
   int rc = cli_refuse_same_file("pkcs12", a->noout ? NULL : a->out, ins, a->noout ? 0 : 1);
-  if (!rc) rc = read_all(a->in, &pfx, &len);
+  if (!rc) rc = cli_read_file(a->in, NULL, &pfx, &len);
   if (!rc) rc = get_pass("-passin", a->passin, "Enter Import Password: ", 0, pass, &pass_len);
   if (!rc) {
     int lrc = gostx_pkcs12_read(pfx, len, pass, pass_len, a->maxiter, &p, why, sizeof why);
@@ -335,33 +325,10 @@ typedef struct certs {
 } certs;
 
 static int load_certs(const char *path, certs *c) {
-  uint8_t *buf = NULL;
-  size_t len = 0, pos = 0, got, nth = 0;
-  int rc = read_all(path, &buf, &len), r = 0;
-  while (!rc && c->n < GOSTX_PKCS12_BAGS_MAX - 1) {
-    uint8_t *der = malloc(len + 1);
-    if (!der) {
-      cli_err("out of memory");
-      rc = CLI_EXIT_FAIL;
-      break;
-    }
-    r = gostx_x509_pem_next((const char *)buf, len, &pos, der, len + 1, &got);
-    if (r != 1) {
-      free(der);
-      break;
-    }
-    c->der[c->n] = der, c->len[c->n++] = got;
-    gostx_x509_cert x;
-    gostx_x509_status st = GOSTX_X509_MALFORMED;
-    if (gostx_x509_parse(der, got, &x, &st)) { /* the PFX must hold certificates readers take */
-      rc = cli_usage("%s: certificate %zu: %s", path, ++nth, gostx_x509_status_name(st));
-      break;
-    }
-    nth++;
-  }
-  if (!rc && r < 0) rc = cli_usage("%s: malformed PEM certificate", path);
-  free(buf);
-  return rc;
+  /* PEM blocks only (-in holds the key too); each must parse: the PFX
+   * must hold certificates readers take; a bag left for the key */
+  cli_certs_how how = {{NULL, 0, 1}, GOSTX_PKCS12_BAGS_MAX - 1, 0, 1};
+  return cli_certs_read_der(path, &how, c->der, c->len, &c->n);
 }
 
 /* Puts the certificate whose subject key is k's first; none: an error. */

@@ -26,7 +26,7 @@ enum {
 static int load_csr(const char *path, uint8_t **buf, gostx_x509_csr *csr) {
   uint8_t *text;
   size_t len, der_len, pos = 0;
-  int rc = cert_read_file(path, CSR_FILE_MAX, &text, &len);
+  int rc = cli_read_file(path, &(cli_file){NULL, CSR_FILE_MAX, 0}, &text, &len);
   if (rc) return rc;
   *buf = malloc(len ? len : 1);
   if (!*buf) {
@@ -332,17 +332,21 @@ typedef struct issuer {
 
 static int load_issuer(const x509_req_args *a, issuer *is) {
   uint8_t *text;
-  size_t len, der_len, pos = 0;
-  gostx_x509_status st;
-  int rc = cert_read_file(a->ca, CSR_FILE_MAX, &text, &len);
+  size_t len;
+  int rc = cli_read_file(a->ca, &(cli_file){NULL, CSR_FILE_MAX, 0}, &text, &len);
   if (rc) return rc;
-  is->der = malloc(len ? len : 1);
-  int r = is->der ? gostx_x509_pem_next((const char *)text, len, &pos, is->der, len, &der_len) : -1;
-  if (r == 0) memcpy(is->der, text, der_len = len); /* no PEM block: DER */
+  cli_certs_how how = {{"-CA", 0, 1}, 0, 0, 0}; /* refusals name -CA, as usage errors */
+  cli_cert_list *l = calloc(1, sizeof *l);
+  rc = l ? cli_certs_parse(a->ca, &how, text, len, l) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) { /* the first is the issuer's */
+    is->cert = l->c[0], is->der = l->der[0];
+    l->der[0] = NULL;
+  }
+  if (l) cli_cert_list_free(l);
+  free(l);
   int holds_key = memmem(text, len, "PRIVATE KEY-----", 16) != NULL;
   free(text);
-  if (r < 0 || gostx_x509_parse(is->der, der_len, &is->cert, &st))
-    return cli_usage("-CA %s: %s", a->ca, r < 0 ? "malformed PEM certificate" : gostx_x509_status_name(st));
+  if (rc) return rc;
   if (is->cert.key_alg == GOSTX_X509_KEY_2001)
     return cli_usage("-CA %s: a GOST R 34.10-2001 key; gostx issues with 2012 keys", a->ca);
   if (a->cakey_in_ca && !holds_key)

@@ -32,8 +32,6 @@ typedef struct cms_args {
   gostx_cms_cipher cipher; /* what they name (Kuznyechik by default) */
 } cms_args;
 
-/* The whole file (or stdin) in *buf (malloc'ed; NULL on failure). */
-int cms_read_file(const char *path, uint8_t **buf, size_t *len);
 /* The message of path as DER into *der (malloc'ed): PEM or DER as form
  * says, or told apart (DER starts with a SEQUENCE's tag); *der NULL on
  * failure (the caller frees *der either way). */

@@ -325,7 +325,7 @@ static int make_digested(const void *ctx, const uint8_t *in, size_t len, uint8_t
 int cms_digest_create(const cms_args *a) {
   uint8_t *content = NULL;
   size_t len = 0, md = a->digest_len ? a->digest_len : 32;
-  int rc = cms_read_file(a->in, &content, &len);
+  int rc = cli_read_file(a->in, NULL, &content, &len);
   if (!rc) rc = make_and_write(a, make_digested, &md, content, len);
   free(content);
   return rc;

@@ -141,7 +141,7 @@ static int embed_reply(const cms_args *a, const gostx_cms_signed *sd, gostx_cms_
   uint8_t *reply = NULL, *out = NULL;
   size_t reply_len, out_len;
   const char *what = strcmp(a->tsa_reply, "-") ? a->tsa_reply : "-tsa-reply (stdin)";
-  int rc = cms_read_file(a->tsa_reply, &reply, &reply_len);
+  int rc = cli_read_file(a->tsa_reply, NULL, &reply, &reply_len);
   if (!rc) rc = check_token(what, "Signature timestamp embedded", reply, reply_len, &sd->signers[0], params, t);
   if (!rc && (gostx_cms_ts_embed(sd, 0, t->token, t->token_len, NULL, 0, &out_len) ||
               !(out = malloc(out_len)) ||

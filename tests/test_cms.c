@@ -5,7 +5,8 @@
  * writes, parsed and verified; the size query and a short buffer; the
  * chunked content hash; DER order of the sets; signingTime's two forms;
  * misuse refused; every prefix of a message refused; an unknown (mangled)
- * OID in digestAlgorithms refused by name, as openssl refuses it. */
+ * OID in digestAlgorithms refused by name, as openssl refuses it; the
+ * signer's issuer matched as lib/x509 matches names. */
 #include <stdlib.h>
 
 #include "testutil.h"
@@ -207,6 +208,79 @@ static void signing_times(const signer_files *s256) {
   }
 }
 
+/* A Name's strings (short DER lengths, as the examples' names have) made
+ * UTF8Strings with their ASCII letters' case swapped: the same name to
+ * RFC 5280 7.1 in other bytes. */
+static void respell_name(uint8_t *p, size_t n) {
+  for (size_t i = 0; i + 2 <= n;) {
+    uint8_t tag = p[i], len = p[i + 1];
+    CHECK(len < 0x80, "a short length");
+    if (tag & 0x20) { /* constructed: its elements next */
+      i += 2;
+      continue;
+    }
+    if (tag == 0x13 || tag == 0x0c) {
+      p[i] = 0x0c;
+      for (size_t k = i + 2; k < i + 2u + len && k < n; k++)
+        if ((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'z') p[k] ^= 0x20;
+    }
+    i += 2u + len;
+  }
+}
+
+/* The signed attributes of der's first signer signed again with key
+ * (after one was changed). */
+static void sign_again(uint8_t *der, size_t len, const gostx_gost3410_key *key) {
+  gostx_cms_signed *sd = malloc(sizeof *sd);
+  CHECK(gostx_cms_signed_parse(der, len, sd, NULL) == 0, "parses to be signed again");
+  const gostx_cms_signer_info *si = &sd->signers[0];
+  uint8_t digest[64], *sig = der + (si->signature - der);
+  gostx_streebog_ctx h;
+  gostx_streebog_init(&h, key->len);
+  gostx_streebog_update(&h, "\x31", 1); /* [0] IMPLICIT signed as the SET it stands for */
+  gostx_streebog_update(&h, si->signed_attrs + 1, si->signed_attrs_len - 1);
+  gostx_streebog_final(&h, digest);
+  CHECK(gostx_gost3410_sign(key->curve, key->d, key->len, digest, key->len, sig, 2 * key->len) == 0 &&
+            gostx_gost3410_sig_swap(sig, 2 * key->len, sig, 2 * key->len) == 0,
+        "signed again");
+  free(sd);
+}
+
+/* The issuer of a signer's issuerAndSerialNumber (flags 0), or of its
+ * signingCertificateV2's IssuerSerial (CADES), matches the certificate's
+ * as lib/x509 compares names: in UTF8String and other case it still names
+ * it (byte equality said SIGNER_NOT_FOUND, SIGNING_CERT_MISMATCH);
+ * another name, or no Name, does not. */
+static void issuer_respelled(const signer_files *s256, unsigned flags, gostx_cms_status other) {
+  gostx_cms_signer s = {&s256->cert, &s256->key};
+  const gostx_x509_cert *c = &s256->cert;
+  uint8_t *der, *at = NULL;
+  size_t len = sign(&s, 1, GOSTX_CMS_ATTACHED | flags, 1700000000, NULL, 0, &der);
+  const char *what = flags ? "IssuerSerial" : "issuerAndSerialNumber";
+  /* the last copy of the issuer: the SignerInfo's (the certificate's come
+   * first), its signed attributes' when CADES */
+  for (uint8_t *p = der; (p = memmem(p, len - (size_t)(p - der), c->issuer, c->issuer_len)); p++)
+    at = p;
+  CHECK(at != NULL, "%s: the issuer found", what);
+  if (!at) return free(der);
+  respell_name(at, c->issuer_len);
+  uint8_t *tk = memmem(at, c->issuer_len, "tk26", 4);
+  CHECK(tk != NULL && at[11] == 0x0c, "%s: the issuer respelled (O=tk26 a UTF8String)", what);
+  gostx_cms_signed *sd = malloc(sizeof *sd);
+  gostx_cms_verdict v;
+  for (int k = 0; tk && k < 3; k++) {
+    if (k == 1) tk[1] = 'q'; /* tq26: another name */
+    if (k == 2) tk[1] = 'k', at[2] = 0x30; /* its first RDN a SEQUENCE, not a SET: no Name */
+    if (flags) sign_again(der, len, &s256->key);
+    int rc = gostx_cms_signed_parse(der, len, sd, NULL) || gostx_cms_signed_verify(sd, NULL, NULL, &v);
+    CHECK(k ? rc && v.status == other : rc == 0, "%s: %s: %s", what,
+          k == 0 ? "respelled, the same name" : k == 1 ? "another name" : "no Name",
+          gostx_cms_status_name(v.status));
+  }
+  free(sd);
+  free(der);
+}
+
 static void misuse(const signer_files *s256, const signer_files *s512) {
   gostx_cms_signer wrong = {&s256->cert, &s512->key}, good = {&s512->cert, &s512->key};
   gostx_cms_sign_params p = {GOSTX_CMS_CADES | GOSTX_CMS_NO_ATTRS, 0, NULL, 0};
@@ -245,6 +319,8 @@ int main(void) {
   round_trips(s256, s512);
   two_signers(s256, s512);
   signing_times(s256);
+  issuer_respelled(s256, 0, GOSTX_CMS_SIGNER_NOT_FOUND);
+  issuer_respelled(s256, GOSTX_CMS_CADES, GOSTX_CMS_SIGNING_CERT_MISMATCH);
   misuse(s256, s512);
   gostx_x509_store_free(root);
   gostx_gost3410_key_clear(&s256->key);

@@ -7,7 +7,8 @@
 # localKeyID that ties the key to the wrong certificate is named; -info
 # says which certificate is the key's own; certificate bags lib/x509
 # refuses (a 5-byte SEQUENCE, 8 MiB of zeros) are skipped by name, never
-# written out as CERTIFICATE PEM. Needs python3 (the crafting).
+# written out as CERTIFICATE PEM; -export refuses more certificates than
+# a PFX holds beside the key. Needs python3 (the crafting).
 . "$(dirname "$0")/cli_common.sh" pkcs12_pairs
 command -v python3 >/dev/null || { echo "SKIP: python3 unavailable"; exit 77; }
 V=$here/vectors/pkcs12
@@ -72,4 +73,11 @@ check "only a bad certificate: nothing to write, exit 1, nothing written" \
   -out none.pfx 2>err; rc=$?
 check "-export with a chain block that is no certificate: exit 2, named, nothing written" \
   bash -c "[ $rc = 2 ] && grep -q 'tiny.pem: certificate 1: parse: not a DER certificate' err && [ ! -e none.pfx ]"
+# more certificates than a PFX holds beside the key (63): refused by name,
+# not cut to the first 63 (the chain's last ones were dropped silently)
+for i in $(seq 63); do cat "$V/cert256.pem"; done > many.pem
+"$G" pkcs12 -export -inkey "$V/key256.pem" -in "$V/cert256.pem" -certfile many.pem -passout pass:pw \
+  -out none.pfx 2>err; rc=$?
+check "-export with 64 certificates: exit 2, the limit named, nothing written" \
+  bash -c "[ $rc = 2 ] && grep -q 'many.pem: more than 63 certificates' err && [ ! -e none.pfx ]"
 finish

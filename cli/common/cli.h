@@ -192,6 +192,18 @@ int cli_in_read_all(cli_in *in, uint8_t **buf, size_t *len);
 /* The same with room more bytes allocated after the data (for a tag). */
 int cli_in_read_all_room(cli_in *in, size_t room, uint8_t **buf, size_t *len);
 void cli_in_close(cli_in *in);
+/* The one reader of a whole file for every command: how it is named in
+ * messages ("OPT PATH", or "PATH" without opt), its most bytes (0: no
+ * limit; more is refused after max + 1 of them are read) and whether that
+ * refusal is a usage error (exit 2) rather than a failure (1). */
+typedef struct cli_file {
+  const char *opt;
+  size_t max;
+  int usage;
+} cli_file;
+/* The whole of path ("-" = stdin) in *buf (malloc'ed; NULL on failure) and
+ * *len, how NULL for no limit: 0, or a CLI_EXIT_* code after printing. */
+int cli_read_file(const char *path, const cli_file *how, uint8_t **buf, size_t *len);
 /* Maps a regular input file read-only (whole; the cipher then reads it where
  * it lies instead of copying it in). 1 when mapped (in->map, in->map_len),
  * 0 when not (stdin, a pipe, an empty file, GOSTX_MMAP=0, mmap refused: read
@@ -302,8 +314,31 @@ typedef struct cli_cert_list {
   uint8_t *der[CLI_CERTS_MAX]; /* NULL for a view into another list's copy */
   size_t n;
 } cli_cert_list;
-/* Appends the certificates of path ("-" = stdin) to l: 0, or CLI_EXIT_FAIL
- * after naming the file and block that did not parse (or no certificate). */
+/* How one command reads a certificate file: the file (its name in
+ * messages, most bytes, refusals as usage errors); the most certificates
+ * (0: CLI_CERTS_MAX) counting held ones the command has already; pem_only:
+ * a file without CERTIFICATE blocks adds none (pkcs12 -export's -in, which
+ * holds the key too) rather than being read as one DER certificate. */
+typedef struct cli_certs_how {
+  cli_file file;
+  size_t most, held;
+  int pem_only;
+} cli_certs_how;
+/* Appends the certificates of path ("-" = stdin) to l: its PEM CERTIFICATE
+ * blocks, or the whole file as one DER certificate (empty, or PEM of other
+ * kinds only: "no certificate in it"). how NULL: no size limit, at most
+ * CLI_CERTS_MAX, refusals exit 1. 0, or a CLI_EXIT_* code after naming the
+ * file and the block that did not parse. */
+int cli_certs_read(const char *path, const cli_certs_how *how, cli_cert_list *l);
+/* The same over the file's bytes, read already (req -CA looks for a key in them too). */
+int cli_certs_parse(const char *path, const cli_certs_how *how, const uint8_t *buf, size_t len,
+                    cli_cert_list *l);
+/* cli_certs_read for a command that keeps the DER only: the copies
+ * (malloc'ed, the caller's) appended to der[] and len[] at *n, which
+ * counts toward how->most (how->held is *n). */
+int cli_certs_read_der(const char *path, const cli_certs_how *how, uint8_t **der, size_t *len,
+                       size_t *n);
+/* cli_certs_read(path, NULL, l). */
 int cli_load_certs(const char *path, cli_cert_list *l);
 void cli_cert_list_free(cli_cert_list *l);
 

@@ -418,6 +418,26 @@ oom:
   return CLI_EXIT_FAIL;
 }
 
+int cli_read_file(const char *path, const cli_file *how, uint8_t **buf, size_t *len) {
+  cli_in in;
+  size_t max = how ? how->max : 0;
+  *buf = NULL, *len = 0;
+  int rc = cli_in_open(&in, path);
+  if (rc) return rc;
+  if (!max) {
+    rc = cli_in_read_all(&in, buf, len);
+  } else if (!(*buf = malloc(max + 1))) { /* a byte more: /dev/zero is refused, not read */
+    cli_err("%s: out of memory reading the input", path);
+    rc = CLI_EXIT_FAIL;
+  } else if (!(rc = cli_in_read(&in, *buf, max + 1, len)) && *len > max) {
+    rc = how->usage ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+    cli_err("%s%s%s: larger than %zu bytes", how->opt ? how->opt : "", how->opt ? " " : "", path, max);
+  }
+  cli_in_close(&in);
+  if (rc) free(*buf), *buf = NULL, *len = 0;
+  return rc;
+}
+
 int cli_in_map(cli_in *in) {
   const char *env = getenv("GOSTX_MMAP"); /* "0": read(), for comparisons */
   struct stat st;

@@ -178,70 +178,8 @@ static void chain_free(struct tls_chain *ch) {
 
 /* The certificates of path (PEM blocks, or one DER) appended to ch. */
 static int chain_read(const char *opt, const char *path, struct tls_chain *ch) {
-  cli_in in;
-  size_t len = 0;
-  /* read up to the limit and one byte more: /dev/zero is refused, not read */
-  uint8_t *buf = malloc(TLS_CERT_FILE_MAX + 1);
-  if (!buf) {
-    cli_err("out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  int rc = cli_in_open(&in, path);
-  if (!rc) {
-    rc = cli_in_read(&in, buf, TLS_CERT_FILE_MAX + 1, &len);
-    cli_in_close(&in);
-  }
-  size_t before = ch->n;
-  if (!rc && len > TLS_CERT_FILE_MAX) {
-    rc = cli_usage("%s %s: larger than %u bytes", opt, path, TLS_CERT_FILE_MAX);
-  } else if (!rc && len && buf[0] == 0x30) { /* DER: one certificate */
-    uint8_t *der = malloc(len);
-    if (ch->n == TLS_CHAIN_MAX) {
-      rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
-    } else if (!der) {
-      cli_err("out of memory");
-      rc = CLI_EXIT_FAIL;
-    } else {
-      memcpy(der, buf, len);
-      ch->der[ch->n] = der;
-      ch->len[ch->n++] = len;
-      der = NULL;
-    }
-    free(der);
-  } else if (!rc) {
-    size_t pos = 0;
-    while (!rc) {
-      uint8_t *der = malloc(len + 1);
-      size_t der_len = 0;
-      int r = der ? gostx_x509_pem_next((const char *)buf, len, &pos, der, len + 1, &der_len) : 1;
-      if (!der) {
-        cli_err("out of memory");
-        rc = CLI_EXIT_FAIL;
-      } else if (r == 0) { /* no block left */
-        free(der);
-        break;
-      } else if (r != 1) {
-        rc = cli_usage("%s %s: certificate %zu is not valid PEM", opt, path, ch->n - before + 1);
-      } else if (ch->n == TLS_CHAIN_MAX) {
-        rc = cli_usage("%s %s: more than %d certificates", opt, path, TLS_CHAIN_MAX);
-      } else {
-        ch->der[ch->n] = der;
-        ch->len[ch->n++] = der_len;
-        der = NULL;
-      }
-      free(der);
-    }
-  }
-  free(buf);
-  if (!rc && ch->n == before) rc = cli_usage("%s %s: no certificate in it", opt, path);
-  for (size_t i = before; !rc && i < ch->n; i++) {
-    gostx_x509_cert cert;
-    gostx_x509_status st = GOSTX_X509_OK;
-    if (gostx_x509_parse(ch->der[i], ch->len[i], &cert, &st))
-      rc = cli_usage("%s %s: certificate %zu: %s", opt, path, i - before + 1,
-                     gostx_x509_status_name(st));
-  }
-  return rc;
+  cli_certs_how how = {{opt, TLS_CERT_FILE_MAX, 1}, TLS_CHAIN_MAX, 0, 0};
+  return cli_certs_read_der(path, &how, ch->der, ch->len, &ch->n);
 }
 
 /* --cert, --chain and --key into cfg; the key must be the leaf's. A

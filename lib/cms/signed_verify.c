@@ -6,6 +6,7 @@
 
 #include "cms/cms_internal.h"
 #include "kdf/sha256.h"
+#include "x509/x509_internal.h"
 
 /* Chains are built from the signer's certificate, the message's
  * certificates and at most this many of the caller's untrusted ones. */
@@ -59,7 +60,9 @@ int gostx__cms_cert_is(const gostx_x509_cert *c, const gostx__cms_id *id) {
   size_t len;
   if (id->kind == GOSTX_CMS_SID_KEY_ID)
     return gostx__cms_cert_key_id(c, &kid, &len) && same(kid, len, id->key_id.p, id->key_id.n);
-  return same(c->issuer, c->issuer_len, id->issuer.p, id->issuer.n) &&
+  /* the issuer compared as lib/x509 compares names (RFC 5280 7.1): a
+   * sender may have written it in other string types than the certificate */
+  return gostx__x509_name_equal(c->issuer, c->issuer_len, id->issuer.p, id->issuer.n) &&
          same(c->serial, c->serial_len, id->serial.p, id->serial.n);
 }
 
@@ -161,7 +164,8 @@ static gostx_cms_status check_ess(const gostx_cms_signer_info *si, const gostx_x
     gostx_streebog(hl, cert->der, cert->der_len, h);
   }
   if (!same(si->ess_hash, si->ess_hash_len, h, hl)) return GOSTX_CMS_SIGNING_CERT_MISMATCH;
-  if (si->ess_issuer && (!same(si->ess_issuer, si->ess_issuer_len, cert->issuer, cert->issuer_len) ||
+  if (si->ess_issuer && (!gostx__x509_name_equal(cert->issuer, cert->issuer_len, si->ess_issuer,
+                                                 si->ess_issuer_len) ||
                          !same(si->ess_serial, si->ess_serial_len, cert->serial, cert->serial_len)))
     return GOSTX_CMS_SIGNING_CERT_MISMATCH;
   return GOSTX_CMS_OK;

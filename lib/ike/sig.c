@@ -145,7 +145,8 @@ int gostx__ike_id_matches_cert(const gostx_x509_cert *c, uint8_t id_type, const 
                                size_t len) {
   if (!c || (!id && len) || !len) return 0;
   switch (id_type) {
-  case GOSTX_IKE_ID_DER_ASN1_DN: /* RFC 4945 3.1.5: a binary comparison with Subject */
+  case GOSTX_IKE_ID_DER_ASN1_DN: /* RFC 4945 3.1.5 asks a binary comparison with Subject,
+                                   * not lib/x509's name comparison */
     return len == c->subject_len && !memcmp(id, c->subject, len);
   case GOSTX_IKE_ID_FQDN:
     return san_has(c, 2, id, len, 1); /* dNSName */

@@ -169,8 +169,17 @@ static gostx__der rdns(const uint8_t *p, size_t n) {
   return body;
 }
 
+/* A certificate's names were checked when it was parsed; a name from
+ * elsewhere (CMS's issuerAndSerialNumber, ESS's IssuerSerial) is checked
+ * here before the comparison walks it: 1 when p is one Name element. */
+static int is_name(const uint8_t *p, size_t n) {
+  gostx__der r = {p, n}, body;
+  return !gostx__der_get(&r, GOSTX__DER_SEQ, &body, NULL) && !r.n && !gostx__x509_check_name(body);
+}
+
 int gostx__x509_name_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
   if (an == bn && !memcmp(a, b, an)) return 1;
+  if (!is_name(a, an) || !is_name(b, bn)) return 0;
   gostx__der ra = rdns(a, an), rb = rdns(b, bn);
   return count_elements(ra) == count_elements(rb) && gostx__x509_name_within(ra, rb);
 }

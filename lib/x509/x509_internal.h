@@ -43,8 +43,10 @@
  * { OID, one element }. */
 int gostx__x509_check_name(gostx__der name);
 
-/* 1 when the two Names (whole DER elements, checked) are the same name
- * after RFC 4518 string preparation (RFC 5280 section 7.1). */
+/* 1 when the two Names (whole DER elements) are the same bytes, or both
+ * well formed and the same name after RFC 4518 string preparation (RFC
+ * 5280 section 7.1): the one comparison of names in lib/ (lib/x509's
+ * paths, lib/cms's issuerAndSerialNumber and IssuerSerial). */
 int gostx__x509_name_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
 /* 1 when the Name (its RDNSequence content) begins with the RDNs of the
  * constraint's (RFC 5280 4.2.1.10's directoryName subtree). */
