@@ -115,6 +115,12 @@ tail -n 1 index.txt >> index2.txt && mv index2.txt index.txt
 ask reread
 check "index.txt read again" [ "$(statuses reread.out)" = "leaf1.pem: revoked leaf2.pem: revoked leaf3.pem: unknown " ]
 kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null; srv_pid=
+ask refused_conn
+said() { [ "$rc" = "$1" ] && grep -q "$2" "$3"; } # said RC TEXT FILE
+check "no responder: exit 1, said" said 1 "connecting to 127.0.0.1 port" refused_conn.err
+url=https://127.0.0.1:$port/
+ask https
+check "https: exit 2 (plain http only)" said 2 "plain http only" https.err
 printf 'V\t301231000000Z\t\t1001\tunknown\t/CN=leaf1\n' > index.txt
 printf 'R\t301231000000Z\t250101000000Z,keyCompromise\t1002\tunknown\t/CN=leaf2\n' >> index.txt
 

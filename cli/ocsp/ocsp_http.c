@@ -75,14 +75,16 @@ static int connect_to(const char *host, const char *port, int timeout) {
   for (a = ai; a && fd < 0; a = a->ai_next) {
     fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) continue;
-    if (connect(fd, a->ai_addr, a->ai_addrlen) && errno == EINPROGRESS) {
+    if (!connect(fd, a->ai_addr, a->ai_addrlen)) break;
+    if (errno == EINPROGRESS) {
       struct pollfd p = {fd, POLLOUT, 0};
       int err = 0;
       socklen_t el = sizeof err;
       if (poll(&p, 1, timeout * 1000) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) || err)
         close(fd), fd = -1, errno = err ? err : ETIMEDOUT;
-    } else if (errno && errno != EINPROGRESS && fd >= 0) {
-      /* connect returned 0 (errno stale) or failed at once */
+    } else {
+      int e = errno;
+      close(fd), fd = -1, errno = e;
     }
   }
   freeaddrinfo(ai);
