@@ -12,7 +12,7 @@
 #define OID_EXT_REQUEST "1.2.840.113549.1.9.14" /* PKCS#9 extensionRequest */
 
 /* A key that can sign: the key object with its private part. */
-static int key_ok(const gostx_gost3410_key *k) {
+int gostx__x509_key_ok(const gostx_gost3410_key *k) {
   return k && k->has_private && (k->len == 32 || k->len == 64) &&
          gostx_gost3410_size(k->curve) == k->len;
 }
@@ -24,9 +24,9 @@ static void put_sig_alg(gostx__der_w *w, size_t len) {
 }
 
 /* After the signed part (tbs at w->buf + start, up to w->n): the algorithm
- * and the signature, then the outer SEQUENCE closed. When the writer only
+ * and the signature (sign_close then closes the outer SEQUENCE). When the writer only
  * counts (a short buffer), a signature of the right length stands in. */
-static int sign_and_close(gostx__der_w *w, size_t start, const gostx_gost3410_key *k) {
+int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key *k) {
   uint8_t digest[64], sig[1 + 128] = {0};
   size_t len = k->len;
   int rc = 0;
@@ -37,8 +37,13 @@ static int sign_and_close(gostx__der_w *w, size_t start, const gostx_gost3410_ke
   }
   put_sig_alg(w, len);
   gostx__der_w_tlv(w, GOSTX__DER_BITS, sig, 1 + 2 * len); /* 0 unused bits */
-  gostx__der_w_end(w);
   gostx_memzero(digest, sizeof digest);
+  return rc;
+}
+
+int gostx__x509_sign_close(gostx__der_w *w, size_t start, const gostx_gost3410_key *k) {
+  int rc = gostx__x509_sign_put(w, start, k);
+  gostx__der_w_end(w);
   return rc;
 }
 
@@ -62,14 +67,14 @@ static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d) {
   *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-static int put_time(gostx__der_w *w, int64_t t) {
+int gostx__x509_put_time(gostx__der_w *w, int64_t t, int generalized) {
   int64_t days = t >= 0 ? t / 86400 : (t - 86399) / 86400, y;
   int64_t secs = t - days * 86400;
   unsigned m, d;
   civil(days, &y, &m, &d);
   if (y < 1950 || y > 9999) return GOSTX_EINVAL;
   char text[32];
-  int utc = y < 2050;
+  int utc = y < 2050 && !generalized;
   snprintf(text, sizeof text, utc ? "%02u%02u%02u%02u%02u%02uZ" : "%04u%02u%02u%02u%02u%02uZ",
            (unsigned)(utc ? y % 100 : y), m, d, (unsigned)(secs / 3600),
            (unsigned)(secs / 60 % 60), (unsigned)(secs % 60));
@@ -94,7 +99,7 @@ int gostx_x509_key_id(const uint8_t *spki, size_t spki_len, uint8_t id[20]) {
 
 /* The extnValue of the certificate extension oid (its content bytes), or
  * 0 when absent. The certificate came through gostx_x509_parse. */
-static int cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oid_len, gostx__der *value) {
+int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oid_len, gostx__der *value) {
   gostx__der tbs = {c->tbs, c->tbs_len}, body, exts, seq, el;
   uint8_t tag;
   if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &body, NULL)) return 0;
@@ -120,7 +125,7 @@ int gostx_x509_cert_key_id(const gostx_x509_cert *cert, uint8_t *id, size_t cap,
   uint8_t oid[8];
   size_t oid_len;
   (void)gostx__der_oid_encode(OID_EXT_SKI, oid, sizeof oid, &oid_len);
-  if (cert_ext(cert, oid, oid_len, &v) && !gostx__der_get(&v, GOSTX__DER_OCTETS, &ski, NULL) &&
+  if (gostx__x509_cert_ext(cert, oid, oid_len, &v) && !gostx__der_get(&v, GOSTX__DER_OCTETS, &ski, NULL) &&
       !v.n && ski.n && ski.n <= 64) {
     if (ski.n > cap) return GOSTX_ELEN;
     memcpy(id, ski.p, ski.n);
@@ -191,7 +196,7 @@ static int serial_ok(const uint8_t *p, size_t n) {
 
 int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_key *k, uint8_t *out,
                           size_t cap, size_t *out_len) {
-  if (!s || !key_ok(k) || !out_len || !s->issuer || !s->subject || !s->spki ||
+  if (!s || !gostx__x509_key_ok(k) || !out_len || !s->issuer || !s->subject || !s->spki ||
       !serial_ok(s->serial, s->serial_len) || s->not_after < s->not_before)
     return GOSTX_EINVAL;
   gostx__der_w w;
@@ -206,13 +211,13 @@ int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_ke
   put_sig_alg(&w, k->len);
   gostx__der_w_raw(&w, s->issuer, s->issuer_len);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  if (put_time(&w, s->not_before) || put_time(&w, s->not_after)) return GOSTX_EINVAL;
+  if (gostx__x509_put_time(&w, s->not_before, 0) || gostx__x509_put_time(&w, s->not_after, 0)) return GOSTX_EINVAL;
   gostx__der_w_end(&w);
   gostx__der_w_raw(&w, s->subject, s->subject_len);
   gostx__der_w_raw(&w, s->spki, s->spki_len);
   if (put_cert_exts(&w, s)) return GOSTX_EINVAL;
   gostx__der_w_end(&w);
-  return finish(&w, sign_and_close(&w, start, k), out_len);
+  return finish(&w, gostx__x509_sign_close(&w, start, k), out_len);
 }
 
 /* ---- requests ---- */
@@ -221,7 +226,7 @@ int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *
                          const gostx_gost3410_key *k, uint8_t *out, size_t cap, size_t *out_len) {
   uint8_t spki[GOSTX_GOST3410_DER_MAX];
   size_t spki_len;
-  if (!subject || !key_ok(k) || !out_len || subject->len > sizeof subject->der) return GOSTX_EINVAL;
+  if (!subject || !gostx__x509_key_ok(k) || !out_len || subject->len > sizeof subject->der) return GOSTX_EINVAL;
   int rc = gostx_gost3410_key_write(k, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL, spki,
                                     sizeof spki, &spki_len);
   if (rc) return rc;
@@ -246,7 +251,7 @@ int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *
   }
   gostx__der_w_end(&w);
   gostx__der_w_end(&w);
-  return finish(&w, sign_and_close(&w, start, k), out_len);
+  return finish(&w, gostx__x509_sign_close(&w, start, k), out_len);
 }
 
 /* ---- PEM ---- */

@@ -99,6 +99,11 @@ gostx_x509_status gostx__x509_leaf_opts(const gostx_x509_cert *leaf,
                                         const gostx_x509_verify_opts *opts, char *why,
                                         size_t cap);
 
+/* write_cert.c: the extnValue's content of cert's extension oid (its
+ * content bytes) into *value: 1, or 0 when absent. */
+int gostx__x509_cert_ext(const gostx_x509_cert *cert, const uint8_t *oid, size_t oid_len,
+                         gostx__der *value);
+
 /* store.c: anchor i of store (its views into the store's copy), NULL
  * past the last: what an IKEv2 CERTREQ names (lib/ike/certreq.c). */
 const gostx_x509_cert *gostx__x509_store_at(const gostx_x509_store *store, size_t i);

@@ -1,0 +1,212 @@
+/* gostx ocsp's responder: requests answered from openssl ca's index.txt,
+ * signed with GOST by the CA or a delegated responder (-rsigner, -rkey),
+ * over HTTP/1.1 on all cores (one thread per CPU, each accepting on the
+ * one listening socket), or once from a file (-reqin, -respout). A request
+ * that does not read gets malformedRequest; an HTTP request that does not
+ * gets 400; nothing a peer sends is more than REQ_MAX bytes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ocsp_cli.h"
+
+#define REQ_MAX (64 * 1024) /* an HTTP request, header and body */
+#define RESP_CAP (64 * 1024)
+#define IDLE_SECONDS 30     /* a connection that sends nothing this long is closed */
+
+typedef struct responder {
+  ocsp_index *ix;
+  cli_cert_list ca, signer;
+  gostx_gost3410_key key;
+  gostx_ocsp_certid ca_id[4]; /* the CA's hashes per gostx_ocsp_hash (serial unused) */
+  long next_secs;
+  int by_key, no_certs;
+  long nrequest;
+  long served; /* atomic */
+  int listen_fd;
+} responder;
+
+/* The answer to one request's DER into out: always an OCSPResponse. */
+static size_t answer(responder *rs, const uint8_t *req_der, size_t len, uint8_t *out, size_t cap) {
+  gostx_ocsp_request *req = malloc(sizeof *req);
+  gostx_ocsp_single single[GOSTX_OCSP_MAX_IDS];
+  size_t n = 0;
+  int64_t now = (int64_t)time(NULL);
+  if (!req || gostx_ocsp_request_parse(req_der, len, req)) {
+    free(req);
+    if (gostx_ocsp_response_error(GOSTX_OCSP_RESP_MALFORMED_REQUEST, out, cap, &n)) n = 0;
+    return n;
+  }
+  for (size_t i = 0; i < req->n; i++) {
+    gostx_ocsp_single *s = &single[i];
+    const gostx_ocsp_certid *id = &req->id[i], *mine = &rs->ca_id[id->hash];
+    ocsp_index_entry e;
+    memset(s, 0, sizeof *s);
+    s->id = *id, s->status = GOSTX_OCSP_UNKNOWN, s->reason = -1;
+    s->this_update = now, s->next_update = rs->next_secs ? now + rs->next_secs : 0;
+    if (id->hash && !memcmp(id->name_hash, mine->name_hash, mine->hash_len) &&
+        !memcmp(id->key_hash, mine->key_hash, mine->hash_len) &&
+        ocsp_index_lookup(rs->ix, id->serial, id->serial_len, &e)) {
+      if (e.status == 'R') {
+        s->status = GOSTX_OCSP_REVOKED;
+        s->revocation_time = e.revoked_at, s->reason = e.reason;
+      } else {
+        s->status = GOSTX_OCSP_GOOD; /* V, and E: expired is not revoked */
+      }
+    }
+  }
+  gostx_ocsp_response_spec spec = {&rs->signer.c[0], rs->by_key, now, single, req->n,
+                                    req->nonce_len ? req->nonce : NULL, req->nonce_len, rs->no_certs};
+  int rc = gostx_ocsp_response_write(&spec, &rs->key, out, cap, &n);
+  free(req);
+  if (rc && gostx_ocsp_response_error(GOSTX_OCSP_RESP_INTERNAL_ERROR, out, cap, &n)) n = 0;
+  return n;
+}
+
+static void count_served(responder *rs) {
+  long done = __atomic_add_fetch(&rs->served, 1, __ATOMIC_SEQ_CST);
+  if (rs->nrequest && done >= rs->nrequest) {
+    fflush(stdout);
+    _exit(0);
+  }
+}
+
+static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
+  size_t have = 0;
+  struct timeval tv = {IDLE_SECONDS, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  for (;;) {
+    const uint8_t *body;
+    size_t body_len, used;
+    int keep, status;
+    int r = ocsp_http_read(fd, buf, REQ_MAX, &have, &used, &body, &body_len, &keep, &status);
+    if (r == 0) break;
+    if (r < 0) {
+      (void)ocsp_http_reply(fd, status, NULL, 0, 0);
+      break;
+    }
+    size_t n = answer(rs, body, body_len, out, RESP_CAP);
+    int w = ocsp_http_reply(fd, n ? 200 : 500, out, n, keep);
+    count_served(rs);
+    if (w || !keep) break;
+    memmove(buf, buf + used, have - used);
+    have -= used;
+  }
+  close(fd);
+}
+
+static void *worker(void *arg) {
+  responder *rs = arg;
+  uint8_t *buf = malloc(REQ_MAX), *out = malloc(RESP_CAP);
+  if (!buf || !out) {
+    cli_err("ocsp: out of memory");
+    exit(CLI_EXIT_FAIL);
+  }
+  for (;;) {
+    int fd = accept4(rs->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) continue;
+      cli_err("ocsp: accept: %s", strerror(errno));
+      exit(CLI_EXIT_FAIL);
+    }
+    serve_conn(rs, fd, buf, out);
+  }
+  return NULL;
+}
+
+static int listen_on(const char *bind_addr, const char *port) {
+  struct addrinfo hints = {0}, *ai;
+  hints.ai_socktype = SOCK_STREAM, hints.ai_flags = AI_PASSIVE;
+  int rc = getaddrinfo(bind_addr, port, &hints, &ai);
+  if (rc) {
+    cli_err("ocsp: -port %s: %s", port, gai_strerror(rc));
+    return -1;
+  }
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 512)) {
+    cli_err("ocsp: listening on port %s: %s", port, strerror(errno));
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(ai);
+  return fd;
+}
+
+static int setup(responder *rs, const ocsp_responder_opts *o) {
+  cli_key k;
+  if (!o->index || !o->ca || !o->rsigner || !o->rkey)
+    return cli_usage("ocsp: a responder needs -index, -CA, -rsigner and -rkey");
+  if (cli_load_certs(o->ca, &rs->ca) || cli_load_certs(o->rsigner, &rs->signer)) return CLI_EXIT_FAIL;
+  int rc = o->passin ? cli_load_key_pass(o->rkey, &k, "-passin", o->passin) : cli_load_key(o->rkey, &k);
+  if (rc) return rc;
+  rc = cli_key_object(&k, &rs->key);
+  cli_key_clear(&k);
+  if (rc) return cli_usage("ocsp: -rkey: not a key that signs");
+  const gostx_x509_cert *sc = &rs->signer.c[0];
+  if (sc->pub_len != 2 * rs->key.len || memcmp(sc->pub, rs->key.q, sc->pub_len))
+    return cli_usage("ocsp: -rkey is not the key of -rsigner's certificate");
+  static const uint8_t one = 1;
+  for (int h = GOSTX_OCSP_SHA1; h <= GOSTX_OCSP_STREEBOG512; h++)
+    if (gostx_ocsp_certid_make(&rs->ca.c[0], &one, 1, (gostx_ocsp_hash)h, &rs->ca_id[h])) {
+      cli_err("ocsp: -CA: its name or key cannot be hashed");
+      return CLI_EXIT_FAIL;
+    }
+  rs->ix = ocsp_index_open(o->index);
+  if (!rs->ix) return CLI_EXIT_FAIL;
+  rs->next_secs = o->nmin * 60 + o->ndays * 86400;
+  rs->by_key = o->resp_key_id, rs->no_certs = o->resp_no_certs, rs->nrequest = o->nrequest;
+  return 0;
+}
+
+int ocsp_responder(const ocsp_responder_opts *o) {
+  static responder rs; /* large (the certificate lists); one per process */
+  int rc = setup(&rs, o);
+  if (rc) return rc;
+  if (o->reqin) { /* once, from a file */
+    cli_in in;
+    uint8_t *req, *out = malloc(RESP_CAP);
+    size_t len;
+    if (!out || cli_in_open(&in, o->reqin)) return CLI_EXIT_FAIL;
+    rc = cli_in_read_all(&in, &req, &len);
+    cli_in_close(&in);
+    if (rc) return rc;
+    size_t n = answer(&rs, req, len, out, RESP_CAP);
+    free(req);
+    rc = n ? cli_write_file(o->respout ? o->respout : "-", out, n, 0) : CLI_EXIT_FAIL;
+    free(out);
+    return rc;
+  }
+  if (!o->port) return cli_usage("ocsp: a responder needs -port (or -reqin)");
+  signal(SIGPIPE, SIG_IGN);
+  rs.listen_fd = listen_on(o->bind, o->port);
+  if (rs.listen_fd < 0) return CLI_EXIT_FAIL;
+  long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  if (n > 256) n = 256;
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  char port[NI_MAXSERV] = "?";
+  if (!getsockname(rs.listen_fd, (struct sockaddr *)&ss, &sl))
+    getnameinfo((struct sockaddr *)&ss, sl, NULL, 0, port, sizeof port, NI_NUMERICSERV);
+  fprintf(stderr, "ocsp: waiting for OCSP client connections on port %s (%ld threads)\n", port, n);
+  for (long i = 1; i < n; i++) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, worker, &rs)) {
+      cli_err("ocsp: cannot start a thread");
+      return CLI_EXIT_FAIL;
+    }
+    pthread_detach(t);
+  }
+  worker(&rs);
+  return 0;
+}

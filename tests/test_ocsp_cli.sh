@@ -1,0 +1,190 @@
+#!/bin/bash
+# gostx ocsp, client and responder, on 127.0.0.1 (a free port, every wait
+# bounded): good, revoked and unknown over HTTP POST (SHA-1 and Streebog
+# CertIDs, with and without a nonce) and GET; garbage gets malformedRequest,
+# a bad HTTP request 400, an oversized one 413, and the responder lives on;
+# index.txt read again when it changes. The client's refusals, each named,
+# exit 1: a response for another certificate, unsigned, a bad signature, a
+# responder without OCSPSigning, stale, another nonce, truncated DER. Then
+# the interop both ways: `openssl ocsp` (gost-engine) as client of gostx's
+# responder and as responder to gostx's client, the same statuses (skipped
+# without openssl's gost engine).
+. "$(dirname "$0")/cli_common.sh" ocsp
+cd "$T"
+srv_pid=
+trap '[ -n "$srv_pid" ] && kill $srv_pid 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+
+# the PKI, made by gostx: a CA, two responders (one without the EKU), leaves
+"$G" genpkey -c 512A -o ca.key 2>/dev/null
+"$G" req -x509 -ca -key ca.key -subj "/CN=OCSP test CA" -days 30 -set_serial 1 -out ca.pem
+printf 'extendedKeyUsage = OCSPSigning\n' > rsp.ext
+printf 'keyUsage = digitalSignature\n' > leaf.ext
+issue() { # issue NAME SERIAL EXTFILE
+  "$G" genpkey -c 256A -o "$1.key" 2>/dev/null
+  "$G" req -new -key "$1.key" -subj "/CN=$1" -out "$1.csr"
+  "$G" x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -set_serial "$2" -extfile "$3" -out "$1.pem"
+}
+issue rsp 0x2001 rsp.ext
+issue norsp 0x2002 leaf.ext
+issue leaf1 0x1001 leaf.ext
+issue leaf2 0x1002 leaf.ext
+issue leaf3 0x1003 leaf.ext
+for f in ca rsp norsp leaf1 leaf2 leaf3; do [ -s $f.pem ] || { echo "FAIL: the PKI ($f)"; exit 1; }; done
+printf 'V\t301231000000Z\t\t1001\tunknown\t/CN=leaf1\n' > index.txt
+printf 'R\t301231000000Z\t250101000000Z,keyCompromise\t1002\tunknown\t/CN=leaf2\n' >> index.txt
+
+quiet() { "$@" > /dev/null 2>&1; }
+statuses() { grep -oE '^leaf[0-9]\.pem: [a-z]+' "$1" | tr '\n' ' '; }
+want="leaf1.pem: good leaf2.pem: revoked leaf3.pem: unknown "
+start_responder() { # start_responder ARGS...: $srv_pid, $url
+  : > srv.err
+  timeout "$(bound 60)" "$G" ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key \
+    -bind 127.0.0.1 -port 0 -nmin 5 "$@" 2> srv.err &
+  srv_pid=$!
+  local i
+  port=
+  for ((i = 0; i < $(bound 50); i++)); do
+    port=$(sed -n 's/.*on port \([0-9]*\) .*/\1/p' srv.err)
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  url=http://127.0.0.1:$port/
+}
+ask() { # ask OUT ARGS...: the client against $url, its exit status in $rc
+  local out=$1; shift
+  timeout "$(bound 20)" "$G" ocsp -issuer ca.pem -cert leaf1.pem -cert leaf2.pem -cert leaf3.pem \
+    -url "$url" "$@" > "$out.out" 2> "$out.err"
+  rc=$?
+}
+
+start_responder
+ask sha1
+check "client: good, revoked, unknown" [ "$rc:$(statuses sha1.out)" = "0:$want" ]
+check "client: Response verify OK" grep -q "^Response verify OK" sha1.err
+check "client: the reason" grep -q "Reason: keyCompromise" sha1.out
+ask gost -md_gost12_256 -no_nonce
+check "Streebog-256 CertIDs, no nonce" [ "$rc:$(statuses gost.out)" = "0:$want" ]
+ask gost512 -md_gost12_512 -CAfile ca.pem
+check "Streebog-512 CertIDs, -CAfile" [ "$rc:$(statuses gost512.out)" = "0:$want" ]
+# garbage, HTTP refusals and GET, through Python's http.client
+cat > http_probe.py <<'PY'
+import base64, http.client, sys, urllib.parse
+host, port = "127.0.0.1", int(sys.argv[1])
+def post(body, ctype="application/ocsp-request"):
+    c = http.client.HTTPConnection(host, port, timeout=10)
+    c.request("POST", "/", body, {"Content-Type": ctype})
+    r = c.getresponse(); return r.status, r.read()
+st, body = post(b"garbage")
+print("garbage", st, body.hex())
+st, body = post(b"\x30\x80" + b"\x00" * 50)
+print("indefinite", st, body.hex())
+st, body = post(b"x" * 70000)
+print("oversized", st)
+c = http.client.HTTPConnection(host, port, timeout=10)
+c.request("PUT", "/", b"x")
+print("put", c.getresponse().status)
+req = open("req.der", "rb").read()
+c = http.client.HTTPConnection(host, port, timeout=10)
+c.request("GET", "/" + urllib.parse.quote(base64.b64encode(req).decode(), safe=""))
+r = c.getresponse(); open("get.der", "wb").write(r.read()); print("get", r.status)
+# two requests on one connection (keep-alive)
+c = http.client.HTTPConnection(host, port, timeout=10)
+for i in range(2):
+    c.request("POST", "/", req, {"Content-Type": "application/ocsp-request"})
+    r = c.getresponse(); open("ka%d.der" % i, "wb").write(r.read())
+print("keepalive", r.status)
+PY
+"$G" ocsp -issuer ca.pem -cert leaf1.pem -cert leaf2.pem -cert leaf3.pem -no_nonce -reqout req.der
+timeout "$(bound 20)" python3 http_probe.py "$port" > http.out 2>&1 || sed 's/^/  /' http.out
+check "garbage: malformedRequest" grep -q "^garbage 200 30030a0101$" http.out
+check "indefinite length: malformedRequest" grep -q "^indefinite 200 30030a0101$" http.out
+check "oversized: 413" grep -q "^oversized 413$" http.out
+check "PUT: 405" grep -q "^put 405$" http.out
+check "GET (RFC 6960 A.1)" grep -q "^get 200$" http.out
+check "keep-alive: two answers" grep -q "^keepalive 200$" http.out
+for r in get ka1; do
+  "$G" ocsp -issuer ca.pem -cert leaf1.pem -cert leaf2.pem -cert leaf3.pem -no_nonce -respin $r.der > $r.out 2>&1
+  check "$r: the statuses" [ "$(statuses $r.out)" = "$want" ]
+done
+ask alive
+check "the responder lives on" [ "$rc:$(statuses alive.out)" = "0:$want" ]
+# index.txt read again when it changes (looked at once a second)
+sleep 1.1
+printf 'R\t301231000000Z\t260101000000Z,superseded\t1001\tunknown\t/CN=leaf1\n' > index2.txt
+tail -n 1 index.txt >> index2.txt && mv index2.txt index.txt
+ask reread
+check "index.txt read again" [ "$(statuses reread.out)" = "leaf1.pem: revoked leaf2.pem: revoked leaf3.pem: unknown " ]
+kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null; srv_pid=
+ask refused_conn
+said() { [ "$rc" = "$1" ] && grep -q "$2" "$3"; } # said RC TEXT FILE
+check "no responder: exit 1, said" said 1 "connecting to 127.0.0.1 port" refused_conn.err
+url=https://127.0.0.1:$port/
+ask https
+check "https: exit 2 (plain http only)" said 2 "plain http only" https.err
+printf 'V\t301231000000Z\t\t1001\tunknown\t/CN=leaf1\n' > index.txt
+printf 'R\t301231000000Z\t250101000000Z,keyCompromise\t1002\tunknown\t/CN=leaf2\n' >> index.txt
+
+# the refusals, from files (the responder answers -reqin once)
+respond() { # respond REQ RESP SIGNER [ARGS]: the responder once, from a file
+  local s=$3; shift 3
+  "$G" ocsp -index index.txt -CA ca.pem -rsigner $s.pem -rkey $s.key -nmin 5 -reqin "$req" -respout "$resp" "$@"
+}
+refused() { # refused NAME TEXT ARGS...: exit 1 and TEXT on stderr
+  local name=$1 text=$2; shift 2
+  "$G" ocsp -issuer ca.pem "$@" > ref.out 2> ref.err
+  local rc=$?
+  if [ $rc = 1 ] && grep -q "$text" ref.err; then ok; else bad "$name (rc $rc): $(cat ref.err)"; fi
+}
+"$G" ocsp -issuer ca.pem -cert leaf1.pem -reqout n1.der
+"$G" ocsp -issuer ca.pem -cert leaf1.pem -reqout n2.der
+req=n1.der resp=r1.der respond n1.der r1.der rsp
+check "one response from a file" quiet "$G" ocsp -issuer ca.pem -cert leaf1.pem -reqin n1.der -respin r1.der
+refused "another certificate" "no status for the certificate asked" -cert leaf2.pem -no_nonce -respin r1.der
+refused "nonce mismatch" "nonce: the response's is not the one sent" -cert leaf1.pem -reqin n2.der -respin r1.der
+req=n1.der resp=r_noeku.der respond x x norsp
+refused "responder without OCSPSigning" "lacks extendedKeyUsage OCSPSigning" -cert leaf1.pem -reqin n1.der -respin r_noeku.der
+refused "stale" "nextUpdate: the status is stale" -cert leaf1.pem -reqin n1.der -respin r1.der -attime $(($(date +%s) + 900))
+req=n1.der resp=r_nocert.der respond x x rsp -resp_no_certs
+len=$(stat -c %s r_nocert.der)
+cp r_nocert.der unsigned.der; dd if=/dev/zero of=unsigned.der bs=1 seek=$((len - 64)) count=64 conv=notrunc status=none
+refused "unsigned" "the response is unsigned" -cert leaf1.pem -reqin n1.der -respin unsigned.der -VAfile rsp.pem
+cp r_nocert.der badsig.der; flip_byte badsig.der $((len - 10))
+refused "bad signature" "does not verify" -cert leaf1.pem -reqin n1.der -respin badsig.der -VAfile rsp.pem
+check "-VAfile: a trusted responder without certs" quiet "$G" ocsp -issuer ca.pem -cert leaf1.pem -reqin n1.der -respin r_nocert.der -VAfile rsp.pem
+refused "no certificate of the responder" "no certificate of the responder" -cert leaf1.pem -reqin n1.der -respin r_nocert.der
+head -c 100 r1.der > trunc.der
+refused "truncated" "malformed" -cert leaf1.pem -reqin n1.der -respin trunc.der
+printf 'junk' > junk.der
+req=junk.der resp=r_junk.der respond x x rsp
+check "a junk request: malformedRequest" cmp -s r_junk.der <(printf '\x30\x03\x0a\x01\x01')
+refused "malformedRequest said" "Responder Error: malformedrequest" -cert leaf1.pem -no_nonce -respin r_junk.der
+
+# interop with openssl ocsp and gost-engine, both ways
+if command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1; then
+  export OPENSSL_CONF=$here/support/gost_engine.cnf
+  start_responder
+  timeout "$(bound 20)" openssl ocsp -issuer ca.pem -cert leaf1.pem -cert leaf2.pem -cert leaf3.pem \
+    -url "$url" -CAfile ca.pem > o_client.out 2> o_client.err
+  rc=$?
+  check "openssl client, gostx responder: the statuses" [ "$rc:$(statuses o_client.out)" = "0:$want" ]
+  check "openssl client: Response verify OK" grep -q "^Response verify OK" o_client.err
+  timeout "$(bound 20)" openssl ocsp -issuer ca.pem -md_gost12_256 -cert leaf1.pem -cert leaf2.pem \
+    -cert leaf3.pem -url "$url" -CAfile ca.pem > o_client2.out 2> o_client2.err
+  rc=$?
+  check "openssl client, Streebog-256 CertIDs" [ "$rc:$(statuses o_client2.out)" = "0:$want" ]
+  kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null; srv_pid=
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  timeout "$(bound 30)" openssl ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key \
+    -port "$port" -nrequest 2 -nmin 5 > o_server.log 2>&1 &
+  srv_pid=$!
+  for ((i = 0; i < $(bound 50); i++)); do grep -q "Waiting" o_server.log && break; sleep 0.1; done
+  url=http://127.0.0.1:$port/
+  ask o_srv
+  check "gostx client, openssl responder: the statuses" [ "$rc:$(statuses o_srv.out)" = "0:$want" ]
+  ask o_srv2 -md_gost12_256
+  check "gostx client, openssl responder, Streebog-256 CertIDs" [ "$rc:$(statuses o_srv2.out)" = "0:$want" ]
+  wait $srv_pid 2>/dev/null; srv_pid=
+else
+  echo "openssl's gost engine unavailable: the interop part skipped"
+fi
+finish
