@@ -30,9 +30,10 @@ typedef struct cert {
 static void make_key(gostx_gost3410_curve curve, key *k) {
   size_t len = gostx_gost3410_size(curve);
   CHECK_RC(gostx_gost3410_keygen(curve, k->priv, len, k->pub, 2 * len), 0, "keygen");
-  CHECK_RC(gostx_gost3410_pub_to_der(curve, k->pub, 2 * len, k->spki, sizeof k->spki, &k->spki_len),
-           0, "spki");
   CHECK_RC(gostx_gost3410_key_set_private(&k->xk, curve, k->priv, len, NULL), 0, "key object");
+  CHECK_RC(gostx_gost3410_key_write(&k->xk, GOSTX_GOST3410_KEY_PUBLIC, GOSTX_GOST3410_DER, NULL,
+                                    k->spki, sizeof k->spki, &k->spki_len),
+           0, "spki");
 }
 
 /* subject's certificate with exts (one openssl line each, NULL-ended),

@@ -143,15 +143,13 @@ static int listen_on(const char *bind_addr, const char *port) {
 }
 
 static int setup(responder *rs, const ocsp_responder_opts *o) {
-  cli_key k;
   if (!o->index || !o->ca || !o->rsigner || !o->rkey)
     return cli_usage("ocsp: a responder needs -index, -CA, -rsigner and -rkey");
   if (cli_load_certs(o->ca, &rs->ca) || cli_load_certs(o->rsigner, &rs->signer)) return CLI_EXIT_FAIL;
-  int rc = o->passin ? cli_load_key_pass(o->rkey, &k, "-passin", o->passin) : cli_load_key(o->rkey, &k);
+  int rc = o->passin ? cli_load_key_pass(o->rkey, &rs->key, "-passin", o->passin)
+                      : cli_load_key(o->rkey, &rs->key);
   if (rc) return rc;
-  rc = cli_key_object(&k, &rs->key);
-  cli_key_clear(&k);
-  if (rc) return cli_usage("ocsp: -rkey: not a key that signs");
+  if (!rs->key.has_private) return cli_usage("ocsp: -rkey: not a key that signs");
   const gostx_x509_cert *sc = &rs->signer.c[0];
   if (sc->pub_len != 2 * rs->key.len || memcmp(sc->pub, rs->key.q, sc->pub_len))
     return cli_usage("ocsp: -rkey is not the key of -rsigner's certificate");
@@ -181,6 +179,7 @@ int ocsp_responder(const ocsp_responder_opts *o) {
     cli_in_close(&in);
     if (rc) return rc;
     size_t n = answer(&rs, req, len, out, RESP_CAP);
+    gostx_gost3410_key_clear(&rs.key); /* the signing key: wiped once used */
     free(req);
     rc = n ? cli_write_file(o->respout ? o->respout : "-", out, n, 0) : CLI_EXIT_FAIL;
     free(out);
