@@ -22,8 +22,6 @@ ssl.SSLCertVerificationError and a gostx.x509.VerificationError, ...), so
 code written for ssl catches them; a TLS alert is named in the message and
 in .alert. What differs from ssl: check_hostname = False sends no SNI (the
 library verifies the chain for the name it sends, whenever it verifies)."""
-
-
 # The package, by role: _common.py (constants, exceptions, sessions),
 # _context.py (Context), _connection.py (what the socket and the memory-BIO
 # connection share), _socket.py (TLSSocket); beside it gostx/_tls_bio.py

@@ -9,7 +9,6 @@ import ssl
 from .. import x509
 from .._native import GostxError, ffi, lib
 
-
 PROTOCOL_TLS_CLIENT = ssl.PROTOCOL_TLS_CLIENT
 PROTOCOL_TLS_SERVER = ssl.PROTOCOL_TLS_SERVER
 CERT_NONE, CERT_OPTIONAL, CERT_REQUIRED = ssl.CERT_NONE, ssl.CERT_OPTIONAL, ssl.CERT_REQUIRED
