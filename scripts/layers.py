@@ -83,7 +83,7 @@ LAYERS = [
     ("tls_hs13_common", ["tls/hs13.h", "tls/hs13.c"]),
     ("tls_hs13_sides", ["tls/handshake_client.c", "tls/handshake_server.c"]),
     ("tls_hs13", ["tls/handshake.c"]),
-    ("tls_conn", ["tls/conn.c"]),
+    ("tls_conn", ["tls/config.c", "tls/conn.c"]),
     # IKEv2 over them: ESP's key tree for its own messages, the key
     # exchange and signatures of lib/gost3410, certificates through lib/x509
     ("ike", ["ike/*"]),

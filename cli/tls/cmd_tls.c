@@ -19,8 +19,7 @@
 #include "../commands.h"
 #include "tls_cli.h"
 
-enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };
-static const char *const mode_name[] = {"tls serve", "tls connect", "tls client"};
+const char *const tls_mode_name[] = {"tls serve", "tls connect", "tls client"};
 
 #define COMMON_HELP                                                                        \
   "  --version 1.2|1.3   the only TLS version allowed (default: both, 1.3 preferred)\n"   \
@@ -129,264 +128,8 @@ static void usage(FILE *f) {
 }
 
 
-/* ---- key log ---- */
-
-static struct {
-  FILE *f;
-  pthread_mutex_t mu;
-} keylog = {NULL, PTHREAD_MUTEX_INITIALIZER};
-
-static void keylog_line(void *user, const char *line) {
-  (void)user;
-  pthread_mutex_lock(&keylog.mu);
-  fprintf(keylog.f, "%s\n", line);
-  fflush(keylog.f);
-  pthread_mutex_unlock(&keylog.mu);
-}
-
-/* --keylog FILE, else $SSLKEYLOGFILE, opened once for every config. */
-static int keylog_open(const char *opt, const char *sub) {
-  const char *path = opt ? opt : getenv("SSLKEYLOGFILE");
-  if (!path || !*path) return 0;
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  keylog.f = fd >= 0 ? fdopen(fd, "a") : NULL;
-  if (!keylog.f) {
-    cli_err("tls: key log %s: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return CLI_EXIT_FAIL;
-  }
-  /* whoever reads the file reads the traffic: never silently */
-  cli_err("%s: writing the TLS secrets to %s%s", sub, path, opt ? "" : " (SSLKEYLOGFILE)");
-  return 0;
-}
-
-/* ---- certificates and keys ---- */
-
-#define TLS_CHAIN_MAX 10
-#define TLS_CERT_FILE_MAX (1u << 20)
-
-struct tls_chain {
-  size_t n;
-  uint8_t *der[TLS_CHAIN_MAX];
-  size_t len[TLS_CHAIN_MAX];
-};
-
-static void chain_free(struct tls_chain *ch) {
-  for (size_t i = 0; i < ch->n; i++) free(ch->der[i]);
-  ch->n = 0;
-}
-
-/* The certificates of path (PEM blocks, or one DER) appended to ch. */
-static int chain_read(const char *opt, const char *path, struct tls_chain *ch) {
-  cli_certs_how how = {{opt, TLS_CERT_FILE_MAX, 1}, TLS_CHAIN_MAX, 0, 0};
-  return cli_certs_read_der(path, &how, ch->der, ch->len, &ch->n);
-}
-
-/* --cert, --chain and --key into cfg; the key must be the leaf's. A
- * PKCS#12 --cert gives the key and the chain (its leaf first). */
-static int set_identity(gostx_tls_config *cfg, const struct tls_opts *o, const char *sub) {
-  struct tls_chain ch = {0};
-  gostx_gost3410_key k;
-  memset(&k, 0, sizeof k);
-  int pfx = cli_pfx_is(o->cert), rc;
-  cli_pfx_certs certs = {ch.der, ch.len, TLS_CHAIN_MAX, &ch.n};
-  char cert_opt[400], chain_opt[400]; /* the messages name the service */
-  snprintf(cert_opt, sizeof cert_opt, "%s: --cert", sub);
-  snprintf(chain_opt, sizeof chain_opt, "%s: --chain", sub);
-  if (pfx) rc = cli_pfx_load(o->cert, "-passin", o->passin, NULL, 0, &k, &certs);
-  else rc = chain_read(cert_opt, o->cert, &ch);
-  if (!rc && o->chain) rc = chain_read(chain_opt, o->chain, &ch);
-  if (!rc && !pfx) rc = cli_load_key_pass(o->key, &k, "-passin", o->passin);
-  if (!rc && !k.has_private)
-    rc = cli_usage("%s: --key %s is a public key, not a private one", sub, o->key);
-  if (!rc && gostx_tls_config_set_chain(cfg, (const uint8_t *const *)ch.der, ch.len, ch.n))
-    rc = cli_usage("%s: --cert %s: %s", sub, o->cert, gostx_tls_config_error(cfg));
-  /* the library refuses a key that is not the leaf's */
-  if (!rc && gostx_tls_config_set_key(cfg, &k))
-    rc = cli_usage("%s: --key %s does not go with --cert %s: %s", sub, o->key, o->cert,
-                   gostx_tls_config_error(cfg));
-  gostx_gost3410_key_clear(&k);
-  chain_free(&ch);
-  return rc;
-}
-
-/* ---- the config ---- */
-
-/* --psk IDENTITY:HEX (or the same text on --psk-file's first line) into
- * cfg: the identity up to the last ':', 1..255 bytes; the key 32 bytes. */
-static int set_psk(gostx_tls_config *cfg, const struct tls_opts *o, const char *sub) {
-  const char *opt = o->psk ? "--psk" : "--psk-file";
-  char text[255 + 1 + 64 + 3]; /* the longest valid line, its newline, one byte over */
-  size_t n;
-  if (o->psk) {
-    n = strlen(o->psk);
-    if (n >= sizeof text) return cli_usage("%s: %s: longer than IDENTITY (255 bytes):HEX (64)", sub, opt);
-    memcpy(text, o->psk, n + 1);
-  } else {
-    long got = cli_read_secret_file(o->psk_file, (uint8_t *)text, sizeof text - 1);
-    if (got < 0) return CLI_EXIT_FAIL;
-    n = (size_t)got;
-    text[n] = 0;
-    if (n && text[n - 1] == '\n') text[--n] = 0;
-    if (n && text[n - 1] == '\r') text[--n] = 0;
-    if (n == sizeof text - 1 || strchr(text, '\n') || strlen(text) != n) {
-      gostx_memzero(text, sizeof text);
-      return cli_usage("%s: %s %s: not one line IDENTITY:HEX", sub, opt, o->psk_file);
-    }
-  }
-  char *colon = strrchr(text, ':');
-  char what[64];
-  snprintf(what, sizeof what, "%s: %s key", sub, opt);
-  uint8_t key[32];
-  int rc = 0;
-  if (!colon) rc = cli_usage("%s: %s: no ':' between IDENTITY and the key in hex", sub, opt);
-  else if (colon == text) rc = cli_usage("%s: %s: the identity is empty", sub, opt);
-  else if (colon - text > 255) rc = cli_usage("%s: %s: the identity is longer than 255 bytes", sub, opt);
-  else rc = cli_hex_exact(what, colon + 1, key, sizeof key);
-  if (!rc && gostx_tls_config_set_psk(cfg, (const uint8_t *)text, (size_t)(colon - text), key, sizeof key))
-    rc = cli_usage("%s: %s: %s", sub, opt, gostx_tls_config_error(cfg));
-  gostx_memzero(key, sizeof key);
-  gostx_memzero(text, sizeof text);
-  return rc;
-}
-
-/* --ticket-key FILE: the key that seals serve's tickets, 64 hex digits on
- * one line (openssl rand -hex 32), so that servers sharing the file (or
- * one restarted) take each other's tickets. */
-static int set_ticket_key(gostx_tls_config *cfg, const char *path, const char *sub) {
-  char text[64 + 3]; /* the digits, "\r\n", one byte over */
-  long got = cli_read_secret_file(path, (uint8_t *)text, sizeof text - 1);
-  if (got < 0) return CLI_EXIT_FAIL;
-  size_t n = (size_t)got;
-  text[n] = 0;
-  if (n && text[n - 1] == '\n') text[--n] = 0;
-  if (n && text[n - 1] == '\r') text[--n] = 0;
-  char what[600];
-  snprintf(what, sizeof what, "%s: --ticket-key %s", sub, path);
-  uint8_t key[32];
-  int rc = n == 64 && strlen(text) == n ? cli_hex_exact(what, text, key, sizeof key)
-                                        : cli_usage("%s: not one line of 64 hex digits", what);
-  if (!rc) (void)gostx_tls_config_set_ticket_key(cfg, key, sizeof key);
-  gostx_memzero(key, sizeof key);
-  gostx_memzero(text, sizeof text);
-  return rc;
-}
-
-static int set_list(gostx_tls_config *cfg, int (*set)(gostx_tls_config *, const char *),
-                    const char *opt, const char *list, const char *sub) {
-  if (!list || set(cfg, list) == 0) return 0;
-  return cli_usage("%s: %s '%s': %s", sub, opt, list, gostx_tls_config_error(cfg));
-}
-
-/* Whether the suite list (names the library took) has an entry of TLS
- * version v: RFC 9189's (1.2) end in CTR_OMAC or CNT_IMIT, RFC 9367's
- * (1.3) in MGM_L or MGM_S. */
-static int suites_have_version(const char *list, unsigned v) {
-  for (const char *p = list; *p;) {
-    size_t n = strcspn(p, ":,");
-    int tls12 = (n >= 8 && !strncmp(p + n - 8, "CTR_OMAC", 8)) ||
-                (n >= 8 && !strncmp(p + n - 8, "CNT_IMIT", 8));
-    if (n && tls12 == (v == 0x0303)) return 1;
-    p += n + (p[n] != 0);
-  }
-  return 0;
-}
-
-/* The files the options name opened, or CLI_EXIT_FAIL naming the first
- * that cannot be and why (the readers say only the path, the store's
- * "cannot open"). */
-static int files_readable(const struct tls_opts *o, const char *sub) {
-  const struct {
-    const char *opt, *path;
-  } files[] = {{"--cert", o->cert}, {"--key", o->key}, {"--chain", o->chain},
-               {"--ca", o->ca}, {"--psk-file", o->psk_file}, {"--ticket-key", o->ticket_key}};
-  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-    if (!files[i].path || !strcmp(files[i].path, "-")) continue;
-    int fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      cli_err("%s: %s %s: %s", sub, files[i].opt, files[i].path, strerror(errno));
-      return CLI_EXIT_FAIL;
-    }
-    close(fd);
-  }
-  return 0;
-}
-
-/* The config the options say (sub names them in messages): *out and
- * *store_out (NULL when no --ca), or a CLI_EXIT_* code after printing. Run
- * again for each reload: it reads every file anew. */
-static int build_config(enum tls_mode mode, const struct tls_opts *o, const char *sub,
-                        gostx_tls_config **out, gostx_x509_store **store_out) {
-  gostx_tls_config *cfg =
-      gostx_tls_config_new(mode == MODE_SERVE ? GOSTX_TLS_SERVER : GOSTX_TLS_CLIENT);
-  gostx_x509_store *store = NULL;
-  if (!cfg) {
-    cli_err("%s: out of memory", sub);
-    return CLI_EXIT_FAIL;
-  }
-  int rc = files_readable(o, sub);
-  if (rc) {
-  } else if (o->version) {
-    unsigned v = !strcmp(o->version, "1.3") ? 0x0304 : !strcmp(o->version, "1.2") ? 0x0303 : 0;
-    if (!v) rc = cli_usage("%s: --version must be 1.2 or 1.3, not '%s'", sub, o->version);
-    else if (gostx_tls_config_set_versions(cfg, v, v))
-      rc = cli_usage("%s: --version %s: %s", sub, o->version, gostx_tls_config_error(cfg));
-  } else if (gostx_tls_config_set_versions(cfg, 0x0303, 0x0304)) {
-    /* both, the library preferring the newest */
-    rc = cli_usage("%s: TLS 1.2 and 1.3: %s", sub, gostx_tls_config_error(cfg));
-  }
-  if (!rc) rc = set_list(cfg, gostx_tls_config_set_suites, "--suites", o->suites, sub);
-  /* a --version whose suites were all left out could never connect */
-  if (!rc && o->suites && o->version) {
-    unsigned v = !strcmp(o->version, "1.2") ? 0x0303 : 0x0304;
-    if (!suites_have_version(o->suites, v))
-      rc = cli_usage("%s: --suites '%s' has no TLS %s suite (--version %s)", sub, o->suites,
-                     o->version, o->version);
-  }
-  if (!rc) rc = set_list(cfg, gostx_tls_config_set_groups, "--groups", o->groups, sub);
-  if (!rc) rc = set_list(cfg, gostx_tls_config_set_alpn, "--alpn", o->alpn, sub);
-  if (!rc && o->cert) rc = set_identity(cfg, o, sub);
-  if (!rc && (o->psk || o->psk_file)) rc = set_psk(cfg, o, sub);
-  if (!rc && o->ca) {
-    store = gostx_x509_store_new();
-    char err[256] = "";
-    int lrc;
-    if (!store) {
-      cli_err("%s: out of memory", sub);
-      rc = CLI_EXIT_FAIL;
-    } else if ((lrc = gostx_x509_store_add_path(store, o->ca, err, sizeof err))) {
-      /* I/O (a file of the folder unreadable) is 1, what was read and
-       * refused a usage error (2), as for the other files */
-      const char *why = *err ? err : "no certificate read";
-      if (lrc == GOSTX_EIO) cli_err("%s: --ca %s: %s", sub, o->ca, why);
-      rc = lrc == GOSTX_EIO ? CLI_EXIT_FAIL : cli_usage("%s: --ca %s: %s", sub, o->ca, why);
-    } else {
-      gostx_tls_config_set_store(cfg, store);
-    }
-  }
-  if (!rc && mode == MODE_SERVE && o->no_tickets) (void)gostx_tls_config_set_tickets(cfg, 0, 0);
-  if (!rc && o->ticket_key) rc = set_ticket_key(cfg, o->ticket_key, sub);
-  if (!rc) {
-    if (mode == MODE_SERVE)
-      gostx_tls_config_set_verify(cfg, o->require_client  ? GOSTX_TLS_VERIFY_REQUIRE
-                                       : o->verify_client ? GOSTX_TLS_VERIFY_PEER
-                                                          : GOSTX_TLS_VERIFY_NONE);
-    else
-      gostx_tls_config_set_verify(cfg, o->insecure ? GOSTX_TLS_VERIFY_NONE : GOSTX_TLS_VERIFY_PEER);
-  }
-  if (!rc && keylog.f) gostx_tls_config_set_keylog(cfg, keylog_line, NULL);
-  if (rc) {
-    gostx_tls_config_free(cfg);
-    gostx_x509_store_free(store);
-    return rc;
-  }
-  *out = cfg;
-  *store_out = store;
-  return 0;
-}
-
 /* Which options the mode takes, and the ones it needs. */
-static int check_opts(enum tls_mode mode, const struct tls_opts *o, const char *sub) {
+int tls_check_opts(enum tls_mode mode, const struct tls_opts *o, const char *sub) {
   struct {
     const char *name;
     int given, allowed;
@@ -445,7 +188,7 @@ static int check_opts(enum tls_mode mode, const struct tls_opts *o, const char *
 
 /* The secret files given (the key, its password file, the PSK, the ticket
  * key, a session) kept from group and others, unless --insecure-key-file. */
-static int secret_files_private(const struct tls_opts *o) {
+int tls_secret_files_private(const struct tls_opts *o) {
   const char *pass_file = o->passin && !strncmp(o->passin, "file:", 5) ? o->passin + 5 : NULL;
   const struct {
     const char *opt, *path;
@@ -462,202 +205,6 @@ static int secret_files_private(const struct tls_opts *o) {
   return 0;
 }
 
-/* ---- gostx tls client ---- */
-
-struct client {
-  const struct tls_opts *o;
-  const struct tls_addr *addr;
-  const char *servername;
-};
-
-static int client_ready(struct tls_conn *c) {
-  struct client *cl = c->user;
-  const char *alpn = gostx_tls_alpn(c->tls), *sn = gostx_tls_servername(c->tls);
-  FILE *f = stderr;
-  fprintf(f, "Connected to %s\n", cl->addr->text);
-  fprintf(f, "Version: %s\n", gostx_tls_version(c->tls));
-  fprintf(f, "Suite: %s\n", gostx_tls_suite(c->tls));
-  const char *group = gostx_tls_group(c->tls), *scheme = gostx_tls_scheme(c->tls);
-  fprintf(f, "Group: %s\n", group ? group : "(none: TLS 1.2 key transport)");
-  /* no signature: the server proved the external PSK, or (1.2) holds its key */
-  fprintf(f, "Scheme: %s\n",
-          scheme ? scheme
-                 : gostx_tls_version_id(c->tls) == GOSTX_TLS_VERSION_1_2
-                       ? "(none: TLS 1.2, the server signs nothing)"
-                       : gostx_tls_session_reused(c->tls) ? "(none: the resumed session)"
-                                                           : "(none: the PSK)");
-  fprintf(f, "ALPN: %s\n", alpn ? alpn : "(none)");
-  fprintf(f, "Server name: %s\n", sn ? sn : "(none)");
-  const gostx_x509_cert *chain = NULL;
-  size_t n = gostx_tls_peer_chain(c->tls, &chain);
-  fprintf(f, "Peer chain: %zu certificate%s\n", n, n == 1 ? "" : "s");
-  for (size_t i = 0; i < n; i++) {
-    char subj[512], iss[512];
-    gostx_x509_name_text(chain[i].subject, chain[i].subject_len, subj, sizeof subj);
-    gostx_x509_name_text(chain[i].issuer, chain[i].issuer_len, iss, sizeof iss);
-    fprintf(f, "  %zu subject: %s\n    issuer:  %s\n    serial:  ", i, subj, iss);
-    /* hex, as openssl x509 -serial prints it: which certificate of
-     * several with one subject (a renewed one) is served */
-    for (size_t b = 0; b < chain[i].serial_len; b++) fprintf(f, "%02X", chain[i].serial[b]);
-    fputc('\n', f);
-  }
-  int reused = gostx_tls_session_reused(c->tls);
-  /* TLS 1.3 without a signature and not resumed: the external PSK. TLS 1.2
-   * never has a signature: its chain is what was verified (or not). */
-  int psk = !scheme && !reused && gostx_tls_version_id(c->tls) == GOSTX_TLS_VERSION_1_3;
-  fprintf(f, "Session: %s\n", reused ? "reused (a ticket)" : "new");
-  if (reused)
-    fprintf(f, "Verification: the resumed session (the server's Finished under its key; its\n"
-               "  first handshake verified the chain)\n");
-  else if (psk)
-    fprintf(f, "Verification: the PSK (the server's binder and Finished)\n");
-  else if (cl->o->insecure)
-    fprintf(f, "Verification: skipped (--insecure)\n");
-  else
-    fprintf(f, "Verification: OK (chain to %s, name %s)\n", cl->o->ca, cl->servername);
-  fprintf(f, "---\n");
-  fflush(f);
-  return 0;
-}
-
-/* A blocking connect of a, within timeout seconds: the fd (non-blocking)
- * or -1 after printing. */
-static int connect_within(const struct tls_addr *a, unsigned timeout, const char *sub) {
-  int pending, fd = tls_connect_nb(a, &pending);
-  if (fd >= 0 && pending) {
-    struct pollfd p = {fd, POLLOUT, 0};
-    int r = poll(&p, 1, (int)timeout * 1000);
-    int err = r == 0 ? ETIMEDOUT : 0;
-    socklen_t len = sizeof err;
-    if (r > 0) getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (r < 0) err = errno;
-    if (err) {
-      close(fd);
-      fd = -1;
-      errno = err;
-    }
-  }
-  if (fd < 0) cli_err("%s: connect to %s: %s", sub, a->text, strerror(errno));
-  return fd;
-}
-
-/* --sess-in FILE: the session offered (as --sess-out wrote it). */
-static int session_in(gostx_tls *tls, const char *path, const char *sub) {
-  uint8_t buf[GOSTX_TLS_SESSION_MAX + 1];
-  long n = cli_read_secret_file(path, buf, sizeof buf);
-  if (n < 0) return CLI_EXIT_FAIL;
-  int rc = gostx_tls_set_session(tls, buf, (size_t)n);
-  gostx_memzero(buf, sizeof buf);
-  if (rc) return cli_usage("%s: --sess-in %s: not a session (as --sess-out writes one)", sub, path);
-  return 0;
-}
-
-/* --sess-out FILE: the newest ticket, through a temporary file (0600), so
- * a run that brought none leaves FILE as it was. */
-static int session_out(gostx_tls *tls, const char *path, const char *sub, int insecure) {
-  uint8_t buf[GOSTX_TLS_SESSION_MAX];
-  size_t n = 0;
-  int rc = gostx_tls_get_session(tls, buf, sizeof buf, &n);
-  if (rc == GOSTX_ESTATE) {
-    cli_err("%s: --sess-out %s: %s: not written", sub, path,
-            insecure ? "no session of a server not verified (--insecure) is kept"
-                     : "the server sent no session ticket");
-    return 0;
-  }
-  if (rc) {
-    cli_err("%s: --sess-out %s: %s", sub, path, gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
-  }
-  rc = cli_write_file(path, buf, n, CLI_OUT_PRIVATE);
-  gostx_memzero(buf, sizeof buf);
-  return rc;
-}
-
-static int run_client(const struct tls_opts *o, const gostx_tls_config *cfg, unsigned timeout) {
-  const char *sub = mode_name[MODE_CLIENT];
-  struct tls_addr addr;
-  int rc = tls_addr_parse("HOST:PORT", o->target, 0, 0, &addr);
-  if (rc) return rc;
-  struct client cl = {o, &addr, o->servername ? o->servername : addr.host};
-  /* the relay and, after it, the larger buffer for stdout */
-  struct tls_conn *c = malloc(sizeof *c + TLS_CLIENT_OUT);
-  gostx_tls *tls = c ? gostx_tls_new(cfg) : NULL;
-  if (!tls) {
-    free(c);
-    cli_err("%s: out of memory", sub);
-    return CLI_EXIT_FAIL;
-  }
-  if (gostx_tls_set_servername(tls, cl.servername)) {
-    gostx_tls_free(tls);
-    free(c);
-    return cli_usage("%s: --servername '%s': not a DNS name or IP address", sub, cl.servername);
-  }
-  if (o->sess_in && (rc = session_in(tls, o->sess_in, sub))) {
-    gostx_tls_free(tls);
-    free(c);
-    return rc;
-  }
-  signal(SIGPIPE, SIG_IGN);
-  int fd = connect_within(&addr, timeout, sub);
-  if (fd < 0) {
-    gostx_tls_free(tls);
-    free(c);
-    return CLI_EXIT_FAIL;
-  }
-  tls_conn_init(c, tls, fd, 0, 1);
-  c->t2p = (uint8_t *)(c + 1);
-  c->t2p_cap = TLS_CLIENT_OUT;
-  c->t2p_lent = 1;
-  /* stdout a pipe: room for a whole batch, so its write seldom waits for
-   * the reader (no effect, and no harm, where the system refuses) */
-  if (fcntl(1, F_GETPIPE_SZ) > 0 && fcntl(1, F_GETPIPE_SZ) < 2 * TLS_CLIENT_OUT)
-    (void)fcntl(1, F_SETPIPE_SZ, 2 * TLS_CLIENT_OUT);
-  gostx_tls_set_fd(tls, fd);
-  c->plain_blocking = 1;
-  c->exit_on_peer_close = 1;
-  c->hold_close = !o->close_on_eof;
-  c->on_ready = client_ready;
-  c->user = &cl;
-  time_t deadline = time(NULL) + timeout;
-  for (;;) {
-    int r = tls_conn_pump(c);
-    if (r == TLS_PUMP_DONE) break;
-    if (r == TLS_PUMP_FAIL) {
-      cli_err("%s: %s: %s", sub, addr.text, c->why);
-      rc = CLI_EXIT_FAIL;
-      break;
-    }
-    if (r == TLS_PUMP_AGAIN) continue;
-    struct pollfd p[2] = {{fd, 0, 0}, {0, 0, 0}};
-    if (c->want & TLS_WANT_TLS_RD) p[0].events |= POLLIN;
-    if (c->want & TLS_WANT_TLS_WR) p[0].events |= POLLOUT;
-    if (c->want & TLS_WANT_PLAIN_RD) p[1].events = POLLIN;
-    int wait_ms = c->handshaken ? -1 : (int)(deadline - time(NULL)) * 1000;
-    if (!c->handshaken && wait_ms <= 0) {
-      cli_err("%s: %s: handshake timed out", sub, addr.text);
-      rc = CLI_EXIT_FAIL;
-      break;
-    }
-    int n = poll(p, p[1].events ? 2 : 1, wait_ms);
-    if (n < 0 && errno != EINTR) {
-      cli_err("%s: poll: %s", sub, strerror(errno));
-      rc = CLI_EXIT_FAIL;
-      break;
-    }
-    if (n > 0 && p[1].revents) c->plain_rd_ready = 1;
-    if (n > 0 && p[0].revents & (POLLIN | POLLHUP | POLLERR)) c->tls_rd_idle = 0;
-  }
-  close(fd);
-  if (o->sess_out && c->handshaken) {
-    int wrc = session_out(tls, o->sess_out, sub, o->insecure);
-    if (!rc) rc = wrc;
-  }
-  gostx_tls_free(tls);
-  tls_conn_free_buffers(c);
-  gostx_memzero(c, sizeof *c + TLS_CLIENT_OUT);
-  free(c);
-  return rc;
-}
 
 /* ---- the command ---- */
 
@@ -707,167 +254,6 @@ int tls_opt_set(struct tls_opts *o, int id, const char *arg) {
   return 0;
 }
 
-/* ---- serve and connect: services, reloaded on SIGHUP ---- */
-
-/* One listener: the command line's, or a section of a -c file. */
-struct service {
-  struct tls_opts o;
-  enum tls_mode mode;
-  char where[320]; /* names it in messages: "tls serve", "FILE:LINE [name]" */
-  const char *name; /* a section of a -c file: its name, in the proxy's lines */
-  struct tls_proxy px;
-  /* serve without --ticket-key: a random key of its own kept across
-   * reloads, so tickets issued before one still resume after it */
-  int own_ticket_key;
-  uint8_t ticket_key[32];
-};
-
-/* A config from s's options and files, read now: 0 and *out, or a
- * CLI_EXIT_* code after printing. */
-static int service_config(struct service *s, struct tls_cfg_ref **out) {
-  gostx_tls_config *cfg = NULL;
-  gostx_x509_store *store = NULL;
-  /* a -c file's service: every line about its files names it */
-  if (s->name) cli_err_scope(s->where);
-  int rc = secret_files_private(&s->o);
-  if (!rc) rc = build_config(s->mode, &s->o, s->where, &cfg, &store);
-  cli_err_scope(NULL);
-  if (rc) return rc;
-  if (s->own_ticket_key) (void)gostx_tls_config_set_ticket_key(cfg, s->ticket_key, sizeof s->ticket_key);
-  if (!(*out = tls_cfg_ref_new(cfg, store))) {
-    cli_err("%s: out of memory", s->where);
-    return CLI_EXIT_FAIL;
-  }
-  return 0;
-}
-
-/* s ready to run (its options checked): addresses resolved, the first
- * config made. threads: 0 for one per CPU. */
-static int service_init(struct service *s, uint64_t threads) {
-  const struct tls_opts *o = &s->o;
-  struct tls_proxy *px = &s->px;
-  int rc = 0;
-  uint64_t timeout = 30;
-  if (!rc && o->timeout && cli_uint("--timeout", o->timeout, 1, 3600, &timeout)) rc = CLI_EXIT_USAGE;
-  if (!rc) rc = tls_addr_parse("--listen", o->listen, 1, 1, &px->listen);
-  const char *target = s->mode == MODE_SERVE ? o->backend : o->upstream;
-  if (!rc) rc = tls_addr_parse(s->mode == MODE_SERVE ? "--backend" : "--upstream", target, 0, 0, &px->target);
-  if (rc) return rc;
-  s->own_ticket_key = s->mode == MODE_SERVE && !o->ticket_key && !o->no_tickets;
-  if (s->own_ticket_key && gostx_random_bytes(s->ticket_key, sizeof s->ticket_key)) {
-    cli_err("%s: no random bytes for the ticket key", s->where);
-    return CLI_EXIT_FAIL;
-  }
-  if ((rc = service_config(s, &px->cfg))) return rc;
-  px->serve = s->mode == MODE_SERVE;
-  px->servername = s->mode == MODE_CONNECT ? (o->servername ? o->servername : px->target.host) : NULL;
-  px->resume = s->mode == MODE_CONNECT && !o->no_tickets;
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  px->threads = threads ? (unsigned)threads : ncpu > 0 ? (unsigned)ncpu : 1;
-  px->handshake_timeout = (unsigned)timeout;
-  /* a servername the library refuses is a usage error before any start */
-  gostx_tls *probe = px->servername ? gostx_tls_new(px->cfg->cfg) : NULL;
-  if (probe && gostx_tls_set_servername(probe, px->servername))
-    rc = cli_usage("%s: --servername '%s': not a DNS name or IP address", s->where, px->servername);
-  gostx_tls_free(probe);
-  return rc;
-}
-
-struct services {
-  struct service *s;
-  size_t n;
-};
-
-/* SIGHUP: each service's certificate, key, CA (and PSK and ticket key
- * files) read anew; one that fails keeps what it has. */
-static void services_reload(void *user) {
-  struct services *all = user;
-  for (size_t i = 0; i < all->n; i++) {
-    struct service *s = &all->s[i];
-    struct tls_cfg_ref *next;
-    if (service_config(s, &next)) {
-      cli_err("%s: reload refused: the certificate, key and CA in use stay", s->where);
-      continue;
-    }
-    tls_proxy_cfg_swap(&s->px, next);
-    fprintf(stderr, "gostx %s: %s%s%sreloaded%s%s\n", mode_name[s->mode], s->name ? "[" : "",
-            s->name ? s->name : "", s->name ? "] " : "", s->o.cert ? ": " : "",
-            s->o.cert ? s->o.cert : "");
-  }
-  fflush(stderr);
-}
-
-static int services_run(struct services *all) {
-  struct tls_proxy **ps = calloc(all->n, sizeof *ps);
-  if (!ps) {
-    cli_err("tls: out of memory");
-    return CLI_EXIT_FAIL;
-  }
-  for (size_t i = 0; i < all->n; i++) {
-    ps[i] = &all->s[i].px;
-    ps[i]->name = all->s[i].name;
-  }
-  int rc = tls_proxies_run(ps, all->n, services_reload, all);
-  free(ps);
-  return rc;
-}
-
-static void services_free(struct services *all) {
-  for (size_t i = 0; i < all->n; i++) {
-    tls_cfg_ref_put(all->s[i].px.cfg);
-    gostx_memzero(all->s[i].ticket_key, sizeof all->s[i].ticket_key);
-  }
-}
-
-/* log = FILE of a -c file: stderr appended to it from here on. */
-static int log_to(const char *path) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-  if (fd < 0 || dup2(fd, 2) < 0) {
-    cli_err("tls serve: log %s: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return CLI_EXIT_FAIL;
-  }
-  close(fd);
-  return 0;
-}
-
-/* gostx tls serve -c FILE: every section a service, in one process. */
-static int serve_file(const struct tls_opts *cmdline) {
-  struct tls_opts none;
-  memset(&none, 0, sizeof none);
-  none.config = cmdline->config;
-  if (memcmp(&none, cmdline, sizeof none))
-    return cli_usage("tls serve: -c FILE takes no other options: the file has them all");
-  struct tls_file f;
-  int rc = tls_file_read(cmdline->config, &f);
-  if (rc) return rc;
-  uint64_t threads = 0;
-  char what[600];
-  snprintf(what, sizeof what, "%s: workers", cmdline->config);
-  if (f.global.threads && cli_uint(what, f.global.threads, 1, 1024, &threads)) rc = CLI_EXIT_USAGE;
-  struct services all = {calloc(f.n, sizeof *all.s), 0};
-  if (!rc && !all.s) {
-    cli_err("tls serve: out of memory");
-    rc = CLI_EXIT_FAIL;
-  }
-  if (!rc && f.log) rc = log_to(f.log);
-  if (!rc) rc = keylog_open(f.global.keylog, "tls serve");
-  for (size_t i = 0; !rc && i < f.n; i++, all.n++) {
-    struct service *s = &all.s[i];
-    s->o = f.svc[i].o;
-    s->mode = MODE_SERVE;
-    s->name = f.svc[i].name;
-    snprintf(s->where, sizeof s->where, "%s:%u [%s]", cmdline->config, f.svc[i].line, f.svc[i].name);
-    rc = check_opts(s->mode, &s->o, s->where);
-    if (!rc) rc = service_init(s, threads);
-  }
-  if (!rc) rc = services_run(&all);
-  if (all.s) services_free(&all);
-  free(all.s);
-  tls_file_free(&f);
-  return rc;
-}
-
 int cmd_tls(int argc, char **argv) {
   keep_freed_heap();
   static const cli_opt opts[] = {
@@ -899,7 +285,7 @@ int cmd_tls(int argc, char **argv) {
   else if (!strcmp(argv[1], "connect")) mode = MODE_CONNECT;
   else if (!strcmp(argv[1], "client")) mode = MODE_CLIENT;
   else return cli_usage("tls: unknown form '%s' (serve, connect or client; see gostx tls --help)", argv[1]);
-  const char *sub = mode_name[mode];
+  const char *sub = tls_mode_name[mode];
   struct tls_opts o;
   memset(&o, 0, sizeof o);
   cli_parser p;
@@ -919,32 +305,24 @@ int cmd_tls(int argc, char **argv) {
     }
   }
   if (o.config && mode != MODE_SERVE) return cli_usage("%s: -c FILE is a form of tls serve", sub);
-  if (o.config) return serve_file(&o);
-  int rc = check_opts(mode, &o, sub);
+  if (o.config) return tls_serve_file(&o);
+  int rc = tls_check_opts(mode, &o, sub);
   /* serve and connect check theirs with each read of the files */
-  if (!rc && mode == MODE_CLIENT) rc = secret_files_private(&o);
+  if (!rc && mode == MODE_CLIENT) rc = tls_secret_files_private(&o);
   if (rc) return rc;
   uint64_t timeout = 30, threads = 0;
   if (o.timeout && cli_uint("--timeout", o.timeout, 1, 3600, &timeout)) return CLI_EXIT_USAGE;
   if (o.threads && cli_uint("--threads", o.threads, 1, 1024, &threads)) return CLI_EXIT_USAGE;
-  if ((rc = keylog_open(o.keylog, sub))) return rc;
+  if ((rc = tls_keylog_open(o.keylog, sub))) return rc;
   if (mode == MODE_CLIENT) {
     gostx_tls_config *cfg = NULL;
     gostx_x509_store *store = NULL;
-    if (!(rc = build_config(mode, &o, sub, &cfg, &store))) rc = run_client(&o, cfg, (unsigned)timeout);
+    if (!(rc = tls_build_config(mode, &o, sub, &cfg, &store))) rc = tls_run_client(&o, cfg, (unsigned)timeout);
     gostx_tls_config_free(cfg);
     gostx_x509_store_free(store);
   } else {
-    struct service one;
-    memset(&one, 0, sizeof one);
-    one.o = o;
-    one.mode = mode;
-    snprintf(one.where, sizeof one.where, "%s", sub);
-    struct services all = {&one, 1};
-    rc = service_init(&one, threads);
-    if (!rc) rc = services_run(&all);
-    services_free(&all);
+    rc = tls_serve_one(mode, &o, sub, threads);
   }
-  if (keylog.f) fclose(keylog.f);
+  tls_keylog_close();
   return rc;
 }

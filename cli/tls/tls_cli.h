@@ -1,6 +1,7 @@
-/* gostx tls (cmd_tls.c, tls_proxy.c): one relay between a GOST TLS
- * side and a plain side, driven by whoever waits for the sockets (the
- * proxy's epoll workers, the client's poll loop). */
+/* gostx tls (cmd_tls.c the dispatch and its options, tls_config.c the
+ * config they make, tls_client.c, tls_serve.c, tls_relay.c, tls_proxy.c):
+ * one relay between a GOST TLS side and a plain side, driven by whoever
+ * waits for the sockets (the proxy's epoll workers, the client's poll loop). */
 #ifndef GOSTX_CLI_TLS_H
 #define GOSTX_CLI_TLS_H
 
@@ -189,5 +190,27 @@ struct tls_file {
 /* 0, or a CLI_EXIT_* code after a message naming FILE:LINE. */
 int tls_file_read(const char *path, struct tls_file *f);
 void tls_file_free(struct tls_file *f);
+
+/* The forms of gostx tls, and their names in messages (cmd_tls.c). */
+enum tls_mode { MODE_SERVE, MODE_CONNECT, MODE_CLIENT };
+extern const char *const tls_mode_name[];
+/* Which options the mode takes, and the ones it needs (cmd_tls.c). */
+int tls_check_opts(enum tls_mode mode, const struct tls_opts *o, const char *sub);
+/* The secret files given kept from group and others, unless
+ * --insecure-key-file (cmd_tls.c). */
+int tls_secret_files_private(const struct tls_opts *o);
+/* --keylog FILE, else $SSLKEYLOGFILE, opened once for every config; closed
+ * at the end (tls_config.c). */
+int tls_keylog_open(const char *opt, const char *sub);
+void tls_keylog_close(void);
+/* The config the options say: *out and *store_out (NULL when no --ca), or
+ * a CLI_EXIT_* code after printing (tls_config.c). */
+int tls_build_config(enum tls_mode mode, const struct tls_opts *o, const char *sub,
+                     gostx_tls_config **out, gostx_x509_store **store_out);
+/* gostx tls client with its config built (tls_client.c). */
+int tls_run_client(const struct tls_opts *o, const gostx_tls_config *cfg, unsigned timeout);
+/* serve or connect from the command line, and serve -c FILE (tls_serve.c). */
+int tls_serve_one(enum tls_mode mode, const struct tls_opts *o, const char *sub, uint64_t threads);
+int tls_serve_file(const struct tls_opts *cmdline);
 
 #endif

@@ -1,8 +1,8 @@
 /* lib/tls's connection: the config and the connection behind
  * include/gostx/tls.h, shared by io.c (buffers, transport, records out),
- * conn.c (the API, records in, application data, alerts) and the
- * handshakes (hs.h's files: TLS 1.3's and TLS 1.2's messages and state
- * machines). Internal. */
+ * config.c (the config), conn.c (the API, records in, application data,
+ * alerts) and the handshakes (hs.h's files: TLS 1.3's and TLS 1.2's
+ * messages and state machines). Internal. */
 #ifndef GOSTX_TLS_CONN_H
 #define GOSTX_TLS_CONN_H
 
@@ -388,6 +388,8 @@ void gostx__tls12_take(gostx_tls *c);
 /* The test hooks of cfg (tests/test_tls.c; built into gostx_test only). */
 gostx__tls_test_hooks *gostx__tls_config_test(gostx_tls_config *cfg);
 #endif
+/* config.c: the name of group id ("GC256A", ...), NULL when none. */
+const char *gostx__tls_group_name(unsigned id);
 /* The secrets of c (tests): name "hs", "master", "c hs", "s hs" (zeros
  * once the handshake is over), "c ap", "s ap". */
 const uint8_t *gostx__tls_secret(const gostx_tls *c, const char *name);

@@ -18,8 +18,8 @@ import ssl
 import threading
 
 from ._native import GostxTypeError, GostxValueError, ffi, lib, rptr, wbuf
-from .tls import (_CLOSED, _WANT_READ, _WANT_WRITE, TLSWantReadError, _closed_error,
-                  _Connection, _error)
+from .tls._common import _CLOSED, _WANT_READ, _WANT_WRITE, TLSWantReadError, _error
+from .tls._connection import _closed_error, _Connection
 
 __all__ = ["TLSObject"]
 

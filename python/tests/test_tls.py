@@ -741,3 +741,18 @@ def test_bad_server_hostname_refused(pki, silent_port, name):
     with pytest.raises(ValueError, match="server_hostname"):
         client_ctx(pki).wrap_socket(raw, server_hostname=name)
     assert raw.fileno() == -1  # taken over, and closed with the refusal
+
+
+def test_names_keep_their_home():
+    """gostx.tls is a package (gostx/tls/, split by role): its classes still
+    live at gostx.tls for repr and pickle, and a Context is an ssl.SSLContext."""
+    import pickle  # noqa: PLC0415
+    for name in ("TLSError", "TLSZeroReturnError", "TLSWantReadError", "TLSWantWriteError",
+                 "TLSEOFError", "TLSCertVerificationError", "TLSTimeoutError", "TLSSession",
+                 "Context", "TLSSocket"):
+        cls = getattr(tls, name)
+        assert cls.__module__ == "gostx.tls", name
+        assert pickle.loads(pickle.dumps(cls)) is cls, name
+    assert type(pickle.loads(pickle.dumps(tls.TLSTimeoutError("slow")))) is tls.TLSTimeoutError
+    assert isinstance(tls.Context(tls.PROTOCOL_TLS_CLIENT), ssl.SSLContext)
+    assert set(tls.__all__) <= set(dir(tls)) | {"TLSObject", "open_connection", "start_server"}

@@ -1,4 +1,4 @@
-# Type stubs of gostx.tls (implemented in tls.py beside this file).
+# Type stubs of gostx.tls (implemented by the package beside this file).
 import asyncio
 import os
 import socket
