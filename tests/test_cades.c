@@ -127,7 +127,10 @@ static int write_esc_query(const char *path) {
   return t_done();
 }
 
-/* fuzz_cades's seeds: 0 || a signature, 1 || a CRL or OCSP response */
+static void attr_content(const msg *m, uint8_t arc, const uint8_t **p, size_t *n, size_t *head);
+
+/* fuzz_cades's seeds: 0 || a signature, 1 || a CRL or OCSP response, 2 ||
+ * unsigned attributes alone (the references: small enough for -max_len) */
 static void seed(const char *dir, int i, uint8_t kind, const uint8_t *der, size_t len) {
   char path[512];
   snprintf(path, sizeof path, "%s/seed-%02d", dir, i);
@@ -153,6 +156,17 @@ static int write_seeds(const char *dir) {
   seed(dir, 3, 0, xl1.buf, xl1.len);
   seed(dir, 4, 1, f.ca_crl, f.ca_crl_len);
   seed(dir, 5, 1, f.ocsp, f.ocsp_len);
+  uint8_t refs[4096] = {0xa1, 0x82};
+  size_t n = 4;
+  for (uint8_t arc = 21; arc <= 22; arc++) {
+    const uint8_t *p;
+    size_t k, h;
+    attr_content(&xl, arc, &p, &k, &h);
+    CHECK(p && n + k + h <= sizeof refs, "reference attribute 2.%u", arc);
+    if (p) memcpy(refs + n, p - h, k + h), n += k + h;
+  }
+  refs[2] = (uint8_t)((n - 4) >> 8), refs[3] = (uint8_t)(n - 4);
+  seed(dir, 6, 2, refs, n);
   free(esc);
   return t_done();
 }
@@ -177,7 +191,7 @@ static size_t hdr(const uint8_t *p) { return p[1] < 0x80 ? 2 : 2 + (p[1] & 0x7f)
 
 /* An attribute's content (what the ESC timestamp covers) found by its OID
  * in the unsigned attributes: the SEQUENCE header just before the OID. */
-static void attr_content(const msg *m, uint8_t arc, const uint8_t **p, size_t *n) {
+static void attr_content(const msg *m, uint8_t arc, const uint8_t **p, size_t *n, size_t *head) {
   const gostx_cms_signer_info *si = &m->sd.signers[0];
   uint8_t oid[] = {0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x02, arc};
   const uint8_t *o = find(si->unsigned_attrs, si->unsigned_attrs_len, oid, sizeof oid);
@@ -188,6 +202,7 @@ static void attr_content(const msg *m, uint8_t arc, const uint8_t **p, size_t *n
     if (s[0] != 0x30 || hdr(s) != h) continue;
     size_t len = h == 2 ? s[1] : h == 3 ? s[2] : (size_t)s[2] << 8 | s[3];
     *p = o, *n = len;
+    if (head) *head = h;
     return;
   }
 }
@@ -243,7 +258,7 @@ static void check_esc_data(const msg *xl) {
   n = si->signature_len;
   uint8_t arcs[] = {14, 21, 22};
   for (int i = 0; i < 3; i++) {
-    attr_content(xl, arcs[i], &p, &k);
+    attr_content(xl, arcs[i], &p, &k, NULL);
     CHECK(p && n + k <= sizeof want, "attribute 2.%u found", arcs[i]);
     if (!p) return;
     memcpy(want + n, p, k);
@@ -384,12 +399,47 @@ static void round_trip(const fixture *f) {
   free(esc);
 }
 
+/* RFC 5126's OtherHash CHOICE read both ways: a bare sha1Hash OCTET
+ * STRING (20 bytes) and an OtherHashAlgAndValue of an algorithm not built
+ * (SHA-256: alg 0, its OID kept); a sha1Hash of another size refused. */
+static void other_hash_forms(void) {
+  static const uint8_t sha1[] = {
+      0xa1, 0x2a, 0x30, 0x28, 0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x02, 0x15, /* certRefs */
+      0x31, 0x19, 0x30, 0x17, 0x30, 0x15, 0x04, 0x13, /* SET { SEQ { OtherCertID { OCTET STRING[19] } } } */
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+  uint8_t buf[sizeof sha1 + 1];
+  gostx_cades_info info;
+  gostx_cades_status st;
+  gostx_cms_signer_info si = {.unsigned_attrs = sha1, .unsigned_attrs_len = sizeof sha1};
+  CHECK(gostx_cades_parse(&si, &info, &st) == GOSTX_EFORMAT && st == GOSTX_CADES_MALFORMED,
+        "a 19-byte sha1Hash: MALFORMED");
+  /* the same with 20 bytes: every length one more */
+  memcpy(buf, sha1, sizeof sha1);
+  buf[sizeof sha1] = 20;
+  buf[1]++, buf[3]++, buf[18]++, buf[20]++, buf[22]++, buf[24]++;
+  si.unsigned_attrs = buf, si.unsigned_attrs_len = sizeof buf;
+  CHECK(gostx_cades_parse(&si, &info, &st) == 0 && info.n_cert_refs == 1 && info.cert_refs[0].hash.alg == 20 &&
+            info.cert_refs[0].hash.value_len == 20 && !info.cert_refs[0].issuer,
+        "a sha1Hash reference read (SHA-1, no issuerSerial)");
+  static const uint8_t sha256[] = {
+      0xa1, 0x46, 0x30, 0x44, 0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x02, 0x15,
+      0x31, 0x35, 0x30, 0x33, 0x30, 0x31, 0x30, 0x2f, /* OtherCertID { OtherHashAlgAndValue { */
+      0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, /* sha256 */
+      0x04, 0x20, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+      27, 28, 29, 30, 31, 32};
+  si.unsigned_attrs = sha256, si.unsigned_attrs_len = sizeof sha256;
+  CHECK(gostx_cades_parse(&si, &info, &st) == 0 && info.cert_refs[0].hash.alg == 0 &&
+            info.cert_refs[0].hash.oid_len == 9,
+        "an OtherHashAlgAndValue of SHA-256: read, the algorithm unknown (0)");
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--esc-query") == 0) return write_esc_query(argv[2]);
   if (argc == 3 && strcmp(argv[1], "--seeds") == 0) return write_seeds(argv[2]);
   fixture f;
   load(&f);
   round_trip(&f);
+  other_hash_forms();
   gostx_x509_store_free(f.store);
   free(f.bes), free(f.t_reply), free(f.ca_crl), free(f.int_crl), free(f.ocsp), free(f.content);
   return t_done();

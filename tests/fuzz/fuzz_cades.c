@@ -3,7 +3,9 @@
  * read: even, as a SignedData whose signers' CAdES attributes are parsed
  * (every view inside the input), their timestamp data counted and written,
  * and verified without a trust store (a failure always named); odd, as a
- * CRL and as an OCSP response (the minimal readers under the references).
+ * CRL and as an OCSP response (the minimal readers under the references);
+ * 2 or 6 (mod 4 == 2), as a signer's unsignedAttrs [1] alone, parsed and
+ * its timestamp data written (small inputs reach the references).
  * Nothing may crash or read out of bounds. The seeds (BES, T, X Long, X
  * Long Type 1, the CRLs and the OCSP response of tests/vectors/cades) are
  * written by `test_cades --seeds DIR`. */
@@ -79,9 +81,28 @@ static void as_revocation(const uint8_t *in, size_t n) {
   }
 }
 
+/* the rest as a SignerInfo's unsigned attributes */
+static void as_attrs(const uint8_t *in, size_t n) {
+  static gostx_cades_info info;
+  static const uint8_t sig[64] = {1};
+  gostx_cms_signer_info si = {.unsigned_attrs = in, .unsigned_attrs_len = n, .signature = sig,
+                              .signature_len = sizeof sig};
+  gostx_cades_status st;
+  size_t len, len2;
+  if (!gostx_cades_parse(&si, &info, &st)) check_info(&info, in, n);
+  else if (st == GOSTX_CADES_OK) bug("parse refused without a status");
+  for (int kind = GOSTX_CADES_TS_ESC; kind <= GOSTX_CADES_TS_CERTS_CRLS; kind++) {
+    if (gostx_cades_ts_data(&si, kind, NULL, 0, &len, &st)) continue;
+    uint8_t *data = malloc(len ? len : 1);
+    if (gostx_cades_ts_data(&si, kind, data, len, &len2, &st) || len2 != len) bug("data: counted and written differ");
+    free(data);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!size) return 0;
   if (data[0] & 1) as_revocation(data + 1, size - 1);
+  else if (data[0] & 2) as_attrs(data + 1, size - 1);
   else as_signed(data + 1, size - 1);
   return 0;
 }

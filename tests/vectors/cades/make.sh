@@ -12,7 +12,6 @@
 #   ca.crl        ca's CRL (int not revoked; crlNumber 1); int.crl: int's (crlNumber 7)
 #   signer.ocsp   an OCSPResponse for signer.pem by int (openssl ocsp
 #                 -index, the CA signing its own responses), producedAt now
-#   other.crl     int's CRL again, crlNumber 8 (another CRL of the same issuer)
 #   esc.tsr       the TSA's reply to a request for the CAdES-C-time-stamp
 #                 data of the X Long that test_cades builds from the above
 #                 (test_cades --esc-query writes the request)
@@ -85,7 +84,6 @@ crl() { # crl CA NUMBER OUT
 }
 crl ca 01 ca.crl
 crl int 07 int.crl
-crl int 08 other.crl
 
 # OCSP: int answers for signer from an index that lists it valid
 serial=$(openssl x509 -in signer.pem -noout -serial | cut -d= -f2)
