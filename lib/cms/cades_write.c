@@ -101,8 +101,8 @@ static void crl_validated_id(gostx__der_w *w, const gostx__cades_crl *crl) {
   if (crl->this_update_tag == GOSTX__DER_GENTIME) {
     int utc = t.n == 15 && ((t.p[0] == '1' && t.p[1] == '9' && t.p[2] >= '5') ||
                             (t.p[0] == '2' && t.p[1] == '0' && t.p[2] < '5'));
-    t.p += 2, t.n -= 2;
-    if (!utc) t.n = 0;
+    if (utc) t.p += 2, t.n -= 2; /* YYYY to YY */
+    else t.n = 0;
   }
   if (t.n) {
     gostx__der_w_begin(w, GOSTX__DER_SEQ);
