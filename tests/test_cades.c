@@ -6,7 +6,7 @@
  * TSA's token over them embedded: X Long Type 1, the signed bytes and the
  * signature unchanged. Then each refusal, named: validation data on a BES,
  * twice, bad inputs; a reference without a value, a value whose hash
- * differs (certificate, CRL), a timestamp over other bytes, a
+ * differs (certificate, CRL), an unknown reference hash, a timestamp over other bytes, a
  * signature-time-stamp gone, a TSA nobody trusts.
  * `test_cades --esc-query FILE` writes the TimeStampReq for the X Long's
  * CAdES-C-time-stamp (make.sh asks the TSA with it); `--seeds DIR`
@@ -361,6 +361,20 @@ static void round_trip(const fixture *f) {
     ok = parse(&bad) == 0 && verify(f, &bad, &info, &v) == flips[i].want && v.level == GOSTX_CADES_C;
     CHECK(ok, "value %d changed: %s", i, gostx_cades_status_name(v.status));
   }
+
+  /* a reference's hash algorithm unknown: int's OtherCertID's Streebog-256
+   * OID turned into 1.2.643.7.1.1.2.9 */
+  static const uint8_t streebog256[] = {0x06, 0x08, 0x2a, 0x85, 0x03, 0x07, 0x01, 0x01, 0x02, 0x02};
+  const uint8_t *refs_at;
+  size_t refs_len;
+  attr_content(&xl, 21, &refs_at, &refs_len, NULL);
+  const uint8_t *alg = refs_at ? find(refs_at, refs_len, streebog256, sizeof streebog256) : NULL;
+  CHECK(alg != NULL, "the certificate reference's hash algorithm found");
+  bad = xl;
+  if (alg) bad.buf[alg - xl.buf + sizeof streebog256 - 1] = 0x09;
+  ok = parse(&bad) == 0 && verify(f, &bad, &info, &v) == GOSTX_CADES_UNKNOWN_HASH && v.index == 0 &&
+       v.level == GOSTX_CADES_C && info.cert_refs[0].hash.alg == 0;
+  CHECK(ok, "an unknown reference hash: %s", gostx_cades_status_name(v.status));
 
   /* a timestamp over other bytes: the signature's token as the ESC one */
   size_t tl;
