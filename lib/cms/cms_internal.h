@@ -224,7 +224,7 @@ int gostx__cms_write_recipient(gostx__der_w *w, const gostx_x509_cert *c,
                                const gostx_cms_encrypt_params *p, gostx_alg alg,
                                const gostx__cms_sender_draw *draw, size_t i);
 
-/* ---- unsigned attributes (signed_write.c, cades_write.c) ---- */
+/* ---- unsigned attributes (signed_write.c, unsigned_attrs.c) ---- */
 /* An Attribute opened: SEQUENCE { type, SET { (the values) } }; and closed. */
 void gostx__cms_attr_begin(gostx__der_w *w, const char *oid);
 void gostx__cms_attr_end(gostx__der_w *w);
