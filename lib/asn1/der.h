@@ -71,8 +71,9 @@ int gostx__der_oid_encode(const char *text, uint8_t *out, size_t cap, size_t *le
 
 /* ---- writing ---- */
 
-/* How deep elements may nest while being written. */
-#define GOSTX__DER_W_DEPTH 12
+/* How deep elements may nest while being written (CAdES's revocation
+ * references inside a SignedData reach 17). */
+#define GOSTX__DER_W_DEPTH 20
 
 /* A writer into buf[cap]; with buf NULL it only counts. Past the end of the
  * buffer it goes on counting, so finish says GOSTX_ELEN with the length the

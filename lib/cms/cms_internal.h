@@ -224,4 +224,18 @@ int gostx__cms_write_recipient(gostx__der_w *w, const gostx_x509_cert *c,
                                const gostx_cms_encrypt_params *p, gostx_alg alg,
                                const gostx__cms_sender_draw *draw, size_t i);
 
+/* ---- unsigned attributes (signed_write.c, unsigned_attrs.c) ---- */
+/* An Attribute opened: SEQUENCE { type, SET { (the values) } }; and closed. */
+void gostx__cms_attr_begin(gostx__der_w *w, const char *oid);
+void gostx__cms_attr_end(gostx__der_w *w);
+/* sd (parsed, its der still there) re-encoded into out[cap] (NULL:
+ * counted), signer's unsignedAttrs holding what they held and then what
+ * write adds (called inside the [1]); the rest copied as it was. */
+/* IssuerSerial { GeneralNames { [4] issuer }, serial } of cert (RFC 5035,
+ * RFC 5126's OtherCertID). */
+void gostx__cms_write_issuer_serial(gostx__der_w *w, const gostx_x509_cert *cert);
+typedef void gostx__cms_attr_writer(gostx__der_w *w, const void *ctx);
+int gostx__cms_add_unsigned(const gostx_cms_signed *sd, size_t signer, gostx__cms_attr_writer *write,
+                            const void *ctx, uint8_t *out, size_t cap, size_t *out_len);
+
 #endif

@@ -75,28 +75,18 @@ static void write_time(gostx__der_w *w, int64_t t) {
 }
 
 /* One Attribute into its own writer: SEQUENCE { OID, SET { value } }. */
-static void attr_begin(gostx__der_w *w, const char *oid) {
+void gostx__cms_attr_begin(gostx__der_w *w, const char *oid) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, oid);
   gostx__der_w_begin(w, GOSTX__DER_SET);
 }
 
-static void attr_end(gostx__der_w *w) {
+void gostx__cms_attr_end(gostx__der_w *w) {
   gostx__der_w_end(w);
   gostx__der_w_end(w);
 }
 
-/* SigningCertificateV2 { certs { ESSCertIDv2 { hashAlgorithm, certHash,
- * issuerSerial { GeneralNames { [4] Name }, serial } } } } */
-static void signing_cert_v2(gostx__der_w *w, const gostx_x509_cert *cert, size_t len) {
-  uint8_t h[64];
-  gostx_streebog(len, cert->der, cert->der_len, h);
-  attr_begin(w, "1.2.840.113549.1.9.16.2.47");
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  write_alg(w, digest_oid(len));
-  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, h, len);
+void gostx__cms_write_issuer_serial(gostx__der_w *w, const gostx_x509_cert *cert) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_begin(w, GOSTX__DER_CTXC(4));
@@ -105,10 +95,24 @@ static void signing_cert_v2(gostx__der_w *w, const gostx_x509_cert *cert, size_t
   gostx__der_w_end(w);
   gostx__der_w_tlv(w, GOSTX__DER_INT, cert->serial, cert->serial_len);
   gostx__der_w_end(w);
+}
+
+/* SigningCertificateV2 { certs { ESSCertIDv2 { hashAlgorithm, certHash,
+ * issuerSerial { GeneralNames { [4] Name }, serial } } } } */
+static void signing_cert_v2(gostx__der_w *w, const gostx_x509_cert *cert, size_t len) {
+  uint8_t h[64];
+  gostx_streebog(len, cert->der, cert->der_len, h);
+  gostx__cms_attr_begin(w, "1.2.840.113549.1.9.16.2.47");
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  gostx__der_w_begin(w, GOSTX__DER_SEQ);
+  write_alg(w, digest_oid(len));
+  gostx__der_w_tlv(w, GOSTX__DER_OCTETS, h, len);
+  gostx__cms_write_issuer_serial(w, cert);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
   gostx__der_w_end(w);
-  attr_end(w);
+  gostx__cms_attr_end(w);
 }
 
 /* The signed attributes as a DER SET OF into set[ATTRS_MAX] (what the
@@ -122,21 +126,21 @@ static int signed_attrs(const gostx_x509_cert *cert, const uint8_t *md, size_t l
     gostx__der_w w;
     gostx__der_w_init(&w, arena + used, sizeof arena - used);
     if (which == 0) {
-      attr_begin(&w, "1.2.840.113549.1.9.3");
+      gostx__cms_attr_begin(&w, "1.2.840.113549.1.9.3");
       gostx__der_w_oid(&w, "1.2.840.113549.1.7.1");
     } else if (which == 1) {
       if (p->flags & GOSTX_CMS_NO_SIGNING_TIME) continue;
-      attr_begin(&w, "1.2.840.113549.1.9.5");
+      gostx__cms_attr_begin(&w, "1.2.840.113549.1.9.5");
       write_time(&w, p->signing_time);
     } else if (which == 2) {
-      attr_begin(&w, "1.2.840.113549.1.9.4");
+      gostx__cms_attr_begin(&w, "1.2.840.113549.1.9.4");
       gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, md, len);
     } else {
       if (!(p->flags & GOSTX_CMS_CADES)) continue;
       signing_cert_v2(&w, cert, len);
       goto done; /* closed by signing_cert_v2 */
     }
-    attr_end(&w);
+    gostx__cms_attr_end(&w);
   done:
     if (gostx__der_w_finish(&w, &l)) return GOSTX_EUNSUP; /* a Name of kilobytes */
     s[n].p = arena + used, s[n++].n = l;

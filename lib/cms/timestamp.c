@@ -206,56 +206,18 @@ int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t 
 /* ---- the token in the signature ---- */
 
 /* Attribute { id-aa-signatureTimeStampToken, SET { token } } */
-static void write_ts_attr(gostx__der_w *w, const uint8_t *token, size_t len) {
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(w, "1.2.840.113549.1.9.16.2.14");
-  gostx__der_w_begin(w, GOSTX__DER_SET);
-  gostx__der_w_raw(w, token, len);
-  gostx__der_w_end(w);
-  gostx__der_w_end(w);
-}
-
-/* A SignerInfo again, its unsignedAttrs [1] (the last field) holding the
- * attributes it had and the token after them: unsigned attributes are
- * not signed, so they need no DER order (RFC 5652 5.3). */
-static void write_signer_with_ts(gostx__der_w *w, gostx__der si, const uint8_t *token, size_t len) {
-  gostx__der field, whole;
-  uint8_t tag = 0;
-  gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  while (!gostx__der_next(&si, &tag, &field, &whole) && tag != GOSTX__DER_CTXC(1))
-    gostx__der_w_raw(w, whole.p, whole.n);
-  gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
-  if (tag == GOSTX__DER_CTXC(1)) gostx__der_w_raw(w, field.p, field.n);
-  write_ts_attr(w, token, len);
-  gostx__der_w_end(w);
-  gostx__der_w_end(w);
+static void write_ts_attr(gostx__der_w *w, const void *ctx) {
+  const gostx__der *token = ctx;
+  gostx__cms_attr_begin(w, "1.2.840.113549.1.9.16.2.14");
+  gostx__der_w_raw(w, token->p, token->n);
+  gostx__cms_attr_end(w);
 }
 
 int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t *token,
                        size_t token_len, uint8_t *out, size_t cap, size_t *out_len) {
   if (!sd || !sd->der || !token || !out_len || signer >= sd->n_signers) return GOSTX_EINVAL;
-  /* sd->der was parsed whole: its structure is known good */
-  gostx__der r = {sd->der, sd->der_len}, ci, oid, explicit, body, field, whole, si, last = {0};
-  uint8_t tag;
-  gostx__der_get(&r, GOSTX__DER_SEQ, &ci, NULL);
-  gostx__der_oid(&ci, &oid);
-  gostx__der_get(&ci, GOSTX__DER_CTXC(0), &explicit, NULL);
-  gostx__der_get(&explicit, GOSTX__DER_SEQ, &body, NULL);
-  gostx__der_w w;
-  gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.2");
-  while (!gostx__der_next(&body, &tag, &field, &whole)) { /* signerInfos is the last field */
-    if (last.p) gostx__der_w_raw(&w, last.p, last.n);
-    last = whole;
-  }
-  gostx__der set = {last.p, last.n};
-  gostx__der_get(&set, GOSTX__DER_SET, &field, NULL);
-  gostx__der_w_begin(&w, GOSTX__DER_SET);
-  for (size_t i = 0; !gostx__der_get(&field, GOSTX__DER_SEQ, &si, &whole); i++) {
-    if (i == signer) write_signer_with_ts(&w, si, token, token_len);
-    else gostx__der_w_raw(&w, whole.p, whole.n);
-  }
-  for (int i = 0; i < 4; i++) gostx__der_w_end(&w);
-  return gostx__der_w_finish(&w, out_len);
+  gostx__der t = {token, token_len};
+  return gostx__cms_add_unsigned(sd, signer, write_ts_attr, &t, out, cap, out_len);
 }
 
 int gostx_cms_ts_tokens(const gostx_cms_signer_info *si, const uint8_t **tokens, size_t *lens,

@@ -5,6 +5,8 @@
  * writes around its GOST key bag (lib/pkcs12/legacy.c); and where IKEv2
  * fixes SHA-1 whatever the transforms: the NAT detection hashes (RFC 7296
  * 2.23, lib/ike/nat.c) and CERTREQ's CA hashes (3.7, lib/ike/certreq.c).
+ * Read, never written: CAdES's sha1Hash references and OCSP CertIDs'
+ * SHA-1 name hashes (lib/cms/cades_read.c).
  * Nothing else gostx writes uses it. */
 #ifndef GOSTX_SHA1_H
 #define GOSTX_SHA1_H

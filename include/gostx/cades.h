@@ -1,0 +1,223 @@
+/* gostx: CAdES-C, -X Long and -X Long Type 1 (RFC 5126 sections 6.2 and
+ * 6.3, ETSI TS 101 733): the validation data of a signature carried in
+ * its signer's unsigned attributes. Part of the public API; docs/ESIGN.md.
+ *
+ *   complete-certificate-references  id-aa-ets-certificateRefs 1.2.840.113549.1.9.16.2.21
+ *   complete-revocation-references   id-aa-ets-revocationRefs  ...2.22
+ *   certificate-values               id-aa-ets-certValues      ...2.23
+ *   revocation-values                id-aa-ets-revocationValues ...2.24
+ *   CAdES-C-time-stamp (X Type 1)    id-aa-ets-escTimeStamp    ...2.25
+ *   time-stamped-certs-crls-refs (X Type 2) id-aa-ets-certCRLTimestamp ...2.26
+ *
+ * Enhancing a CAdES-T signature (gostx/cms_ts.h made the T) to X Long
+ * Type 1, as a command does it, every input a DER blob:
+ *   1. gostx_cades_add_validation: the signer's chain above its
+ *      certificate, the CRLs and OCSP responses, as references
+ *      (Streebog-256 hashes) and values: an X Long;
+ *   2. gostx_cades_ts_data on that result's signer: the bytes the
+ *      CAdES-C-time-stamp covers; gostx_cms_ts_request(data) is the TSA
+ *      request, gostx_cms_ts_verify(token, data) checks the reply;
+ *   3. gostx_cades_add_timestamp: the token embedded: X Long Type 1.
+ * The signed bytes never change: only the signer's unsignedAttrs grow.
+ *
+ * Verification (gostx_cades_verify) is offline: every reference against a
+ * value, every timestamp's imprint and signature, the level reached. It
+ * does not judge the chain's revocation status at the timestamp's time:
+ * the values are handed out (gostx_cades_info) for path validation.
+ *
+ * Nothing here allocates: parsed results are views into the caller's DER. */
+#ifndef GOSTX_CADES_H
+#define GOSTX_CADES_H
+
+#include "cms.h"
+#include "cms_ts.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gostx_cades_status {
+  GOSTX_CADES_OK = 0,
+  GOSTX_CADES_MALFORMED,          /* an attribute's value is not the DER RFC 5126 gives */
+  GOSTX_CADES_DUPLICATE,          /* an attribute RFC 5126 allows once is there twice */
+  GOSTX_CADES_TOO_MANY,           /* more entries than GOSTX_CADES_MAX */
+  GOSTX_CADES_UNKNOWN_HASH,       /* a reference's hash is none of SHA-1, Streebog-256/512 */
+  GOSTX_CADES_NO_SIGNATURE_TIMESTAMP, /* validation data without a signature-time-stamp */
+  GOSTX_CADES_NO_REFERENCES,      /* values or an ES-C timestamp without both complete refs */
+  GOSTX_CADES_REFS_COUNT,         /* revocation refs are not one plus one per certificate ref */
+  GOSTX_CADES_CERT_WITHOUT_VALUE, /* a certificate reference no value or SignedData cert matches */
+  GOSTX_CADES_CERT_HASH_MISMATCH, /* the certificate of that issuer and serial has another hash */
+  GOSTX_CADES_REV_WITHOUT_VALUE,  /* a CRL or OCSP reference no revocation value matches */
+  GOSTX_CADES_REV_HASH_MISMATCH,  /* the CRL (issuer, thisUpdate) or OCSP response (responder,
+                                     producedAt) referenced has another hash */
+  GOSTX_CADES_SIGNATURE_TIMESTAMP, /* a signature-time-stamp fails (timestamp verdict given) */
+  GOSTX_CADES_ESC_TIMESTAMP,      /* a CAdES-C-time-stamp fails (timestamp verdict given);
+                                     IMPRINT_MISMATCH there: it is over other bytes */
+  GOSTX_CADES_TIME_ORDER,         /* a CAdES-C-time-stamp older than the signature-time-stamp */
+  GOSTX_CADES_BAD_CRL,            /* building: an input CRL is not a DER CertificateList */
+  GOSTX_CADES_BAD_OCSP,           /* building: an input is no successful OCSP response */
+  GOSTX_CADES_BAD_CERT            /* building: an input certificate does not parse */
+} gostx_cades_status;
+
+GOSTX_API const char *gostx_cades_status_name(gostx_cades_status st);
+
+/* The forms, lowest first. X_LONG_TYPE1 has all of X Long and X Type 1. */
+typedef enum gostx_cades_level {
+  GOSTX_CADES_BES = 0,
+  GOSTX_CADES_T,             /* a signature-time-stamp */
+  GOSTX_CADES_C,             /* + complete-certificate- and complete-revocation-references */
+  GOSTX_CADES_X_LONG,        /* + certificate-values and revocation-values, every reference met */
+  GOSTX_CADES_X_TYPE1,       /* C + a CAdES-C-time-stamp (no values, or not all met) */
+  GOSTX_CADES_X_LONG_TYPE1   /* X Long + a CAdES-C-time-stamp */
+} gostx_cades_level;
+
+GOSTX_API const char *gostx_cades_level_name(gostx_cades_level l);
+
+#define GOSTX_CADES_MAX 16 /* per list: references, values, timestamps */
+
+/* An OtherHash: SHA-1 (sha1Hash, hash_len 20) or an
+ * OtherHashAlgAndValue; alg the digest size it names: 20 SHA-1, 32 or 64
+ * Streebog, 0 unknown (the OID's content in oid). */
+typedef struct gostx_cades_hash {
+  size_t alg;
+  const uint8_t *oid, *value;
+  size_t oid_len, value_len;
+} gostx_cades_hash;
+
+typedef struct gostx_cades_cert_ref { /* OtherCertID */
+  gostx_cades_hash hash;
+  const uint8_t *issuer, *serial; /* issuerSerial's directoryName (whole Name) and INTEGER
+                                     content; NULL when absent */
+  size_t issuer_len, serial_len;
+} gostx_cades_cert_ref;
+
+#define GOSTX_CADES_REF_CRL 1
+#define GOSTX_CADES_REF_OCSP 2
+typedef struct gostx_cades_rev_ref { /* a CrlValidatedID or an OcspResponsesID */
+  int kind;                    /* GOSTX_CADES_REF_* */
+  size_t owner;                /* which CrlOcspRef: 0 the signer's, i + 1 cert_refs[i]'s */
+  int has_hash;                /* ocspRepHash is OPTIONAL */
+  gostx_cades_hash hash;
+  const uint8_t *name;         /* CRL: crlissuer (whole Name), NULL without crlIdentifier;
+                                  OCSP: ocspResponderID (whole [1] or [2] element) */
+  size_t name_len;
+  int64_t time;                /* crlIssuedTime or producedAt */
+  const uint8_t *crl_number;   /* INTEGER content, NULL when absent */
+  size_t crl_number_len;
+} gostx_cades_rev_ref;
+
+/* A signer's CAdES attributes, read (gostx_cades_parse). Values as DER
+ * elements: certificates, CertificateLists, BasicOCSPResponses, tokens. */
+typedef struct gostx_cades_info {
+  size_t n_sig_ts, n_esc_ts, n_certs_crls_ts;
+  const uint8_t *sig_ts[GOSTX_CADES_MAX], *esc_ts[GOSTX_CADES_MAX];
+  size_t sig_ts_len[GOSTX_CADES_MAX], esc_ts_len[GOSTX_CADES_MAX];
+  int has_cert_refs, has_rev_refs, has_cert_values, has_rev_values;
+  size_t n_cert_refs, n_crl_ocsp_refs, n_rev_refs;
+  gostx_cades_cert_ref cert_refs[GOSTX_CADES_MAX];
+  gostx_cades_rev_ref rev_refs[2 * GOSTX_CADES_MAX];
+  size_t n_certs, n_crls, n_ocsps;
+  const uint8_t *certs[GOSTX_CADES_MAX], *crls[GOSTX_CADES_MAX], *ocsps[GOSTX_CADES_MAX];
+  size_t cert_len[GOSTX_CADES_MAX], crl_len[GOSTX_CADES_MAX], ocsp_len[GOSTX_CADES_MAX];
+  /* filled by gostx_cades_verify: the timestamps' genTime */
+  int64_t sig_ts_time[GOSTX_CADES_MAX], esc_ts_time[GOSTX_CADES_MAX];
+} gostx_cades_info;
+
+/* The signer's unsigned attributes read into *info: 0, or GOSTX_EFORMAT
+ * with *st MALFORMED, DUPLICATE or TOO_MANY. Other attributes are passed over. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_parse(const gostx_cms_signer_info *si,
+                                                  gostx_cades_info *info,
+                                                  gostx_cades_status *st);
+
+/* The validation data to add: DER blobs, each list up to GOSTX_CADES_MAX.
+ * certs: the chain above the signer's certificate (its issuer first, the
+ * root last or left out), each referenced (RFC 5126 6.2.1: all but the
+ * signer's) and carried; crls: CertificateLists; ocsps: OCSPResponses
+ * (what openssl ocsp -respout writes) or bare BasicOCSPResponses. Each CRL
+ * is referenced for the certificates its issuer issued, each OCSP
+ * response for those its SingleResponses name (serial and issuer name
+ * hash); all are carried in revocation-values. */
+typedef struct gostx_cades_validation {
+  const uint8_t *const *certs, *const *crls, *const *ocsps;
+  const size_t *cert_len, *crl_len, *ocsp_len;
+  size_t n_certs, n_crls, n_ocsps;
+} gostx_cades_validation;
+
+/* gostx_cades_add_validation's what */
+#define GOSTX_CADES_REFS 1u   /* complete-certificate- and -revocation-references (C) */
+#define GOSTX_CADES_VALUES 2u /* certificate-values and revocation-values (X Long) */
+
+/* sd (parsed, its der still there) again with the validation data v added
+ * to signer's unsigned attributes as what asks (REFS | VALUES: X Long), its
+ * signer certificate signer_cert (the CrlOcspRef for it first). The
+ * signer must have a signature-time-stamp (CAdES-T), and none of the
+ * attributes added yet. out NULL: *out_len only. 0; GOSTX_ELEN when cap is
+ * short; GOSTX_EFORMAT with *st (BAD_CRL, BAD_OCSP, BAD_CERT, TOO_MANY,
+ * NO_SIGNATURE_TIMESTAMP, DUPLICATE, or the unsigned attributes' MALFORMED);
+ * GOSTX_EINVAL for misuse. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_validation(
+    const gostx_cms_signed *sd, size_t signer, const gostx_x509_cert *signer_cert,
+    const gostx_cades_validation *v, unsigned what, uint8_t *out, size_t cap, size_t *out_len,
+    gostx_cades_status *st);
+
+/* The timestamps this layer adds */
+#define GOSTX_CADES_TS_ESC 1           /* CAdES-C-time-stamp (X Type 1), RFC 5126 6.3.5 */
+#define GOSTX_CADES_TS_CERTS_CRLS 2    /* time-stamped-certs-crls-references (X Type 2), 6.3.6 */
+
+/* The bytes a timestamp of kind covers, into out[cap] (out NULL: *out_len
+ * only): ESC: the signature value, then each signature-time-stamp
+ * attribute, complete-certificate-references and -revocation-references,
+ * each attribute as its attrType and attrValues elements without its
+ * SEQUENCE's tag and length (RFC 5126 6.3.5, notes 1 and 2); CERTS_CRLS:
+ * the two references alone. Hash them, or hand them to
+ * gostx_cms_ts_request / gostx_cms_ts_verify as the "signature". 0;
+ * GOSTX_ELEN; GOSTX_EFORMAT with *st (MALFORMED, NO_REFERENCES,
+ * NO_SIGNATURE_TIMESTAMP). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_ts_data(const gostx_cms_signer_info *si, int kind,
+                                                    uint8_t *out, size_t cap, size_t *out_len,
+                                                    gostx_cades_status *st);
+
+/* sd again with token (a TimeStampToken, or a TimeStampResp whose token is
+ * taken) added to signer's unsigned attributes as the attribute of kind.
+ * out NULL: *out_len only. 0; GOSTX_ELEN; GOSTX_EFORMAT with *st
+ * (MALFORMED: no token; NO_REFERENCES: the signer has no complete refs);
+ * GOSTX_EINVAL misuse. The token is not checked here: gostx_cms_ts_verify
+ * on gostx_cades_ts_data's bytes does that before. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer,
+                                                          int kind, const uint8_t *token,
+                                                          size_t token_len, uint8_t *out,
+                                                          size_t cap, size_t *out_len,
+                                                          gostx_cades_status *st);
+
+/* The verdict on one signer's CAdES layers. */
+typedef struct gostx_cades_verdict {
+  gostx_cades_status status;   /* the first failure */
+  gostx_cades_level level;     /* the level reached (below the failure's) */
+  size_t index;                /* which reference or timestamp failed */
+  gostx_cms_ts_verdict ts;     /* status *_TIMESTAMP: the timestamp's verdict */
+} gostx_cades_verdict;
+
+/* Verifies the CAdES layers of sd's signer, offline: every
+ * signature-time-stamp over the signature value, then (when present) the
+ * complete references (revocation refs one per certificate ref plus the
+ * signer's), each certificate reference met by certificate-values or sd's
+ * certificates (hash over the certificate's DER), each CRL and OCSP
+ * reference by a revocation value (its hash; an OCSP reference without a
+ * hash by responder and producedAt), each CAdES-C-time-stamp over
+ * gostx_cades_ts_data's bytes and not older than the signature-time-stamp.
+ * Tokens are checked as gostx_cms_ts_verify does (params: the TSAs'
+ * trust anchors and time). The signature itself is
+ * gostx_cms_signed_verify's. info (may be NULL) gets the attributes and
+ * the tokens' times, for path validation at those times. 0 with
+ * v->level; GOSTX_EAUTH or GOSTX_EFORMAT with v->status, v->level the
+ * level below the failure. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
+                                                   const gostx_cms_verify_params *params,
+                                                   gostx_cades_info *info,
+                                                   gostx_cades_verdict *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

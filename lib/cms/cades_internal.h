@@ -1,0 +1,64 @@
+/* lib/cms's CAdES-C / X files (cades_read.c, cades_write.c,
+ * cades_verify.c): the attributes' OIDs and the few fields of CRLs and
+ * OCSP responses that references name. The readers below are deliberately
+ * minimal: they read those fields, not judge the CRL or response (lib/x509
+ * does that). */
+#ifndef GOSTX_CADES_INTERNAL_H
+#define GOSTX_CADES_INTERNAL_H
+
+#include "cms/cms_internal.h"
+#include "gostx/cades.h"
+#include "x509/x509_internal.h"
+
+/* RFC 5126 Annex A: id-aa (1.2.840.113549.1.9.16.2) 14 and 21..26 */
+#define OID_AA_PREFIX "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x02"
+#define OID_AA_SIG_TS OID_AA_PREFIX "\x0e"
+#define OID_AA_CERT_REFS OID_AA_PREFIX "\x15"
+#define OID_AA_REV_REFS OID_AA_PREFIX "\x16"
+#define OID_AA_CERT_VALUES OID_AA_PREFIX "\x17"
+#define OID_AA_REV_VALUES OID_AA_PREFIX "\x18"
+#define OID_AA_ESC_TS OID_AA_PREFIX "\x19"
+#define OID_AA_CERTS_CRLS_TS OID_AA_PREFIX "\x1a"
+#define OID_SHA1 "\x2b\x0e\x03\x02\x1a" /* 1.3.14.3.2.26 */
+
+/* What a CertificateList reference names (RFC 5126 6.2.2's CrlIdentifier). */
+typedef struct gostx__cades_crl {
+  gostx__der whole;          /* the CertificateList */
+  gostx__der issuer;         /* the whole Name */
+  int64_t this_update;
+  uint8_t this_update_tag;    /* UTCTime or GeneralizedTime, */
+  gostx__der this_update_elt; /* and its content */
+  gostx__der number;         /* crlNumber's INTEGER content; n 0 when absent */
+} gostx__cades_crl;
+int gostx__cades_read_crl(const uint8_t *der, size_t len, gostx__cades_crl *crl);
+
+/* What an OCSP reference names (OcspIdentifier) and what the
+ * SingleResponses cover. der: an OCSPResponse (successful, id-pkix-ocsp-basic)
+ * or a BasicOCSPResponse; basic: the BasicOCSPResponse within. */
+typedef struct gostx__cades_ocsp {
+  gostx__der basic;
+  gostx__der responder;      /* the ResponderID element ([1] or [2]) */
+  int64_t produced_at;
+  gostx__der produced;       /* producedAt's whole element */
+  gostx__der responses;      /* the SEQUENCE OF SingleResponse's content */
+} gostx__cades_ocsp;
+int gostx__cades_read_ocsp(const uint8_t *der, size_t len, gostx__cades_ocsp *o);
+/* 1 when a SingleResponse of o is for cert (its serial, and its issuer's
+ * name hashed as the CertID says: SHA-1 or Streebog). */
+int gostx__cades_ocsp_covers(const gostx__cades_ocsp *o, const gostx_x509_cert *cert);
+
+/* An OtherHash read from r. */
+int gostx__cades_read_hash(gostx__der *r, gostx_cades_hash *h);
+/* 1 when h is the hash of der[len] (an unknown algorithm: 0). */
+int gostx__cades_hash_is(const gostx_cades_hash *h, const uint8_t *der, size_t len);
+
+/* The signer's unsigned attributes' content (SET OF Attribute; n 0 when
+ * there are none): 0, or GOSTX_EFORMAT. */
+int gostx__cades_unsigned(const gostx_cms_signer_info *si, gostx__der *attrs);
+/* The next Attribute of attrs: its type OID, its SET of values' content
+ * and the Attribute's content (attrType and attrValues, what timestamps
+ * cover). */
+int gostx__cades_next_attr(gostx__der *attrs, gostx__der *oid, gostx__der *values,
+                           gostx__der *content);
+
+#endif

@@ -1,0 +1,108 @@
+/* libFuzzer harness: lib/cms's CAdES-C / X layer (cades_read.c,
+ * cades_write.c, cades_verify.c). The first byte picks how the rest is
+ * read: even, as a SignedData whose signers' CAdES attributes are parsed
+ * (every view inside the input), their timestamp data counted and written,
+ * and verified without a trust store (a failure always named); odd, as a
+ * CRL and as an OCSP response (the minimal readers under the references);
+ * 2 or 6 (mod 4 == 2), as a signer's unsignedAttrs [1] alone, parsed and
+ * its timestamp data written (small inputs reach the references).
+ * Nothing may crash or read out of bounds. The seeds (BES, T, X Long, X
+ * Long Type 1, the CRLs and the OCSP response of tests/vectors/cades) are
+ * written by `test_cades --seeds DIR`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cms/cades_internal.h"
+#include "gostx.h"
+
+static void bug(const char *what) {
+  fprintf(stderr, "fuzz_cades: %s\n", what);
+  abort();
+}
+
+static void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len) {
+  if (p && (p < in || n > in_len || p - in > (ptrdiff_t)(in_len - n))) bug("a view outside the input");
+}
+
+static void check_info(const gostx_cades_info *info, const uint8_t *in, size_t n) {
+  for (size_t i = 0; i < info->n_cert_refs; i++) {
+    inside(info->cert_refs[i].hash.value, info->cert_refs[i].hash.value_len, in, n);
+    inside(info->cert_refs[i].issuer, info->cert_refs[i].issuer_len, in, n);
+    inside(info->cert_refs[i].serial, info->cert_refs[i].serial_len, in, n);
+  }
+  for (size_t i = 0; i < info->n_rev_refs; i++) {
+    inside(info->rev_refs[i].name, info->rev_refs[i].name_len, in, n);
+    inside(info->rev_refs[i].crl_number, info->rev_refs[i].crl_number_len, in, n);
+    if (info->rev_refs[i].owner >= info->n_crl_ocsp_refs) bug("a reference's owner out of range");
+  }
+  for (size_t i = 0; i < info->n_certs; i++) inside(info->certs[i], info->cert_len[i], in, n);
+  for (size_t i = 0; i < info->n_crls; i++) inside(info->crls[i], info->crl_len[i], in, n);
+  for (size_t i = 0; i < info->n_ocsps; i++) inside(info->ocsps[i], info->ocsp_len[i], in, n);
+  for (size_t i = 0; i < info->n_esc_ts; i++) inside(info->esc_ts[i], info->esc_ts_len[i], in, n);
+}
+
+static void as_signed(const uint8_t *in, size_t n) {
+  static gostx_cms_signed sd;
+  static gostx_cades_info info;
+  gostx_cades_status st;
+  gostx_cades_verdict v;
+  if (gostx_cms_signed_parse(in, n, &sd, NULL)) return;
+  for (size_t s = 0; s < sd.n_signers; s++) {
+    if (gostx_cades_parse(&sd.signers[s], &info, &st)) {
+      if (st == GOSTX_CADES_OK) bug("parse refused without a status");
+    } else {
+      check_info(&info, in, n);
+    }
+    size_t len, len2;
+    if (!gostx_cades_ts_data(&sd.signers[s], GOSTX_CADES_TS_ESC, NULL, 0, &len, &st)) {
+      uint8_t *data = malloc(len ? len : 1);
+      if (gostx_cades_ts_data(&sd.signers[s], GOSTX_CADES_TS_ESC, data, len, &len2, &st) || len2 != len)
+        bug("ESC data: counted and written differ");
+      free(data);
+    }
+    if (gostx_cades_verify(&sd, s, NULL, &info, &v) && v.status == GOSTX_CADES_OK)
+      bug("verify refused without a status");
+  }
+}
+
+/* the rest as a CRL and as an OCSP response */
+static void as_revocation(const uint8_t *in, size_t n) {
+  gostx__cades_crl crl;
+  gostx__cades_ocsp o;
+  if (!gostx__cades_read_crl(in, n, &crl)) {
+    inside(crl.issuer.p, crl.issuer.n, in, n);
+    inside(crl.number.p, crl.number.n, in, n);
+  }
+  if (!gostx__cades_read_ocsp(in, n, &o)) {
+    inside(o.basic.p, o.basic.n, in, n);
+    inside(o.responder.p, o.responder.n, in, n);
+    inside(o.responses.p, o.responses.n, in, n);
+  }
+}
+
+/* the rest as a SignerInfo's unsigned attributes */
+static void as_attrs(const uint8_t *in, size_t n) {
+  static gostx_cades_info info;
+  static const uint8_t sig[64] = {1};
+  gostx_cms_signer_info si = {.unsigned_attrs = in, .unsigned_attrs_len = n, .signature = sig,
+                              .signature_len = sizeof sig};
+  gostx_cades_status st;
+  size_t len, len2;
+  if (!gostx_cades_parse(&si, &info, &st)) check_info(&info, in, n);
+  else if (st == GOSTX_CADES_OK) bug("parse refused without a status");
+  for (int kind = GOSTX_CADES_TS_ESC; kind <= GOSTX_CADES_TS_CERTS_CRLS; kind++) {
+    if (gostx_cades_ts_data(&si, kind, NULL, 0, &len, &st)) continue;
+    uint8_t *data = malloc(len ? len : 1);
+    if (gostx_cades_ts_data(&si, kind, data, len, &len2, &st) || len2 != len) bug("data: counted and written differ");
+    free(data);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!size) return 0;
+  if (data[0] & 1) as_revocation(data + 1, size - 1);
+  else if (data[0] & 2) as_attrs(data + 1, size - 1);
+  else as_signed(data + 1, size - 1);
+  return 0;
+}
