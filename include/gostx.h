@@ -24,6 +24,7 @@
 #include "gostx/tls.h"
 #include "gostx/cms.h"
 #include "gostx/cms_ts.h"
+#include "gostx/tsa.h"
 #include "gostx/pkcs12.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"
