@@ -184,13 +184,7 @@ if ! command -v openssl >/dev/null || ! OPENSSL_CONF=/dev/null openssl engine go
   finish
 fi
 cat >ts.cnf <<EOF
-openssl_conf = conf
-[conf]
-engines = engines
-[engines]
-gost = gost
-[gost]
-default_algorithms = ALL
+.include $here/support/gost_engine.cnf
 [tsa]
 default_tsa = gost_tsa
 [gost_tsa]
