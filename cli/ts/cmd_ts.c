@@ -58,8 +58,8 @@ static void ts_help(void) {
       "-query: a random 64-bit nonce unless -no_nonce; -cert asks for the TSA's\n"
       "certificate in the token. -reply answers in file mode as openssl ts -reply:\n"
       "-serial FILE holds the last serial number given (hex; made when missing),\n"
-      "locked while it is taken; -policy is the TSA's policy (default 1.2.643.100.1...\n"
-      "none: a query must name one), -accuracy \"secs:1,millis:500\" or SECONDS. A\n"
+      "locked while it is taken; -policy is the TSA's policy (default 1.2.643.100.1;\n"
+      "-tspolicy the same), -accuracy \"secs:1,millis:500\" or SECONDS (default 1). A\n"
       "query the TSA refuses gets a rejection reply (written) and exit status 1.\n"
       "-verify prints \"Verification: OK\" or \"Verification: FAILED\" and why.\n");
 }
