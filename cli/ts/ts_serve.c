@@ -179,7 +179,10 @@ static void *worker(void *arg) {
     }
     if (p[1].revents) break;
     int c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
-    if (c < 0) continue; /* another worker took it, or the client left */
+    if (c < 0) { /* another worker took it, the client left, or no descriptor is left */
+      if (errno == EMFILE || errno == ENFILE) poll(NULL, 0, 10);
+      continue;
+    }
     struct timeval tv = {IO_SECONDS, 0};
     setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
