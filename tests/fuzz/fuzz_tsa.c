@@ -29,7 +29,7 @@ static void inside(const uint8_t *p, size_t n, const uint8_t *in, size_t in_len)
 static void tsa_once(void) {
   static int done;
   uint8_t d[32], spki[GOSTX_GOST3410_DER_MAX];
-  size_t spki_len, len;
+  size_t spki_len = 0, len = 0;
   gostx_x509_name name;
   gostx_x509_exts e;
   char err[128];
