@@ -21,6 +21,7 @@ int cmd_req(int argc, char **argv);     /* cli/cmd_req.c */
 int cmd_cms(int argc, char **argv);     /* cli/cmd_cms.c */
 int cmd_pkcs12(int argc, char **argv);  /* cli/cmd_pkcs12.c */
 int cmd_ocsp(int argc, char **argv);    /* cli/ocsp/cmd_ocsp.c */
+int cmd_ts(int argc, char **argv);      /* cli/ts/cmd_ts.c */
 int cmd_disk(int argc, char **argv);    /* cli/cmd_disk.c */
 int cmd_tunnel(int argc, char **argv);  /* cli/tunnel/cmd_tunnel.c */
 int cmd_tls(int argc, char **argv);     /* cli/tls/cmd_tls.c */

@@ -31,6 +31,7 @@ static const struct subcommand subcommands[] = {
     {"req", cmd_req, "certificate requests (PKCS#10) and self-signed certificates, as openssl req"},
     {"cms", cmd_cms, "CMS SignedData and CAdES-BES with GOST keys (as openssl cms): sign, verify"},
     {"ocsp", cmd_ocsp, "OCSP (RFC 6960) with GOST signatures, as openssl ocsp: client and responder"},
+    {"ts", cmd_ts, "RFC 3161 time stamps (as openssl ts): -query, -reply, -verify; serve (HTTP TSA)"},
     {"pkcs12", cmd_pkcs12, "GOST PKCS#12 (.pfx): split into a PEM key and chain, -info, -export"},
     {"disk", cmd_disk, "LUKS1 disks for the nbdkit filter: format, add-pass, remove-pass, dump"},
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},

@@ -26,6 +26,7 @@
 #include "gostx/cms.h"
 #include "gostx/cms_ts.h"
 #include "gostx/cades.h"
+#include "gostx/tsa.h"
 #include "gostx/pkcs12.h"
 #ifdef GOSTX_CUDA /* defined for users of a -DGOSTX_CUDA=ON build */
 #include "gostx/gpu.h"

@@ -30,7 +30,11 @@ typedef enum gostx_cms_ts_status {
   GOSTX_CMS_TS_UNKNOWN_ALGORITHM, /* the imprint's hash is no Streebog (OID in the verdict) */
   GOSTX_CMS_TS_IMPRINT_MISMATCH, /* the token is for another signature (another request) */
   GOSTX_CMS_TS_TOKEN,            /* the token's SignedData failed: cms verdict in the verdict */
-  GOSTX_CMS_TS_NOT_TSA           /* the signer's certificate lacks a critical EKU timeStamping alone */
+  GOSTX_CMS_TS_NOT_TSA,          /* the signer's certificate lacks a critical EKU timeStamping alone */
+  /* gostx/tsa.h's checks against a query */
+  GOSTX_CMS_TS_NONCE_MISMATCH,   /* the token's nonce is not the query's (or is missing) */
+  GOSTX_CMS_TS_POLICY_MISMATCH,  /* the token's policy is not the one the query asked */
+  GOSTX_CMS_TS_NO_SIGNING_CERT   /* the token's signer has no signingCertificateV2 (RFC 5816) */
 } gostx_cms_ts_status;
 
 GOSTX_API const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
@@ -48,6 +52,14 @@ typedef struct gostx_cms_ts_token {
   const uint8_t *serial;           /* the serial number INTEGER's content, */
   size_t serial_len;
   int64_t gen_time;                /* genTime, seconds since 1970 (fractions dropped) */
+  uint32_t gen_millis;             /* genTime's fraction, in milliseconds (cut, not rounded) */
+  int has_accuracy;                /* accuracy present: its seconds, millis, micros */
+  uint32_t accuracy_secs, accuracy_millis, accuracy_micros;
+  int ordering;
+  const uint8_t *nonce;            /* the nonce INTEGER's content, or NULL */
+  size_t nonce_len;
+  const uint8_t *tsa;              /* tsa [0]'s GeneralName element, or NULL */
+  size_t tsa_len;
 } gostx_cms_ts_token;
 
 typedef struct gostx_cms_ts_verdict {

@@ -6,6 +6,7 @@
 
 #include "asn1/der.h"
 #include "gostx/cms.h"
+#include "gostx/cms_ts.h"
 #include "gostx/gost89.h"
 
 /* content types (RFC 5652 section 4, 5.1) */
@@ -79,6 +80,20 @@ int gostx__cms_read_id(gostx__der *r, gostx__cms_id *id);
 int gostx__cms_cert_is(const gostx_x509_cert *cert, const gostx__cms_id *id);
 /* issuerAndSerialNumber of cert. */
 void gostx__cms_write_ias(gostx__der_w *w, const gostx_x509_cert *cert);
+
+/* gostx_cms_sign with eContentType (and the contentType attribute) the
+ * dotted OID type instead of id-data: a TSA's token signs a TSTInfo. */
+int gostx__cms_sign_typed(const gostx_cms_signer *signers, size_t n_signers,
+                          const gostx_cms_sign_params *params, const char *type,
+                          const gostx_cms_hash *hash, const uint8_t *content, size_t content_len,
+                          uint8_t *out, size_t cap, size_t *out_len);
+
+/* Timestamp tokens (timestamp.c), for tsa_verify.c: the digest size t's
+ * imprint names (0: *v says UNKNOWN_ALGORITHM), and the token's own checks
+ * (its SignedData, signingCertificateV2 present, the TSA's EKU). */
+size_t gostx__cms_ts_imprint_size(const gostx_cms_ts_token *t, gostx_cms_ts_verdict *v);
+int gostx__cms_ts_check_token(const gostx_cms_ts_token *t, const gostx_cms_verify_params *params,
+                              gostx_cms_ts_verdict *v);
 
 /* EncryptedContentInfo (RFC 5652 section 6.1) and the unprotectedAttrs
  * that may follow it, read from r. */

@@ -118,7 +118,8 @@ static void signing_cert_v2(gostx__der_w *w, const gostx_x509_cert *cert, size_t
 /* The signed attributes as a DER SET OF into set[ATTRS_MAX] (what the
  * signature covers; written as [0] in the SignerInfo). */
 static int signed_attrs(const gostx_x509_cert *cert, const uint8_t *md, size_t len,
-                        const gostx_cms_sign_params *p, uint8_t *set, size_t *set_len) {
+                        const gostx_cms_sign_params *p, const char *type, uint8_t *set,
+                        size_t *set_len) {
   uint8_t arena[ATTRS_MAX];
   span s[ATTR_COUNT];
   size_t n = 0, used = 0, l;
@@ -127,7 +128,7 @@ static int signed_attrs(const gostx_x509_cert *cert, const uint8_t *md, size_t l
     gostx__der_w_init(&w, arena + used, sizeof arena - used);
     if (which == 0) {
       gostx__cms_attr_begin(&w, "1.2.840.113549.1.9.3");
-      gostx__der_w_oid(&w, "1.2.840.113549.1.7.1");
+      gostx__der_w_oid(&w, type);
     } else if (which == 1) {
       if (p->flags & GOSTX_CMS_NO_SIGNING_TIME) continue;
       gostx__cms_attr_begin(&w, "1.2.840.113549.1.9.5");
@@ -197,12 +198,12 @@ static void write_signer_info(gostx__der_w *w, const gostx_x509_cert *cert, size
 
 /* One signer: its attributes, its signature, its SignerInfo into w. */
 static int one_signer(gostx__der_w *w, const gostx_cms_signer *s, const gostx_cms_sign_params *p,
-                      const uint8_t *md, int count) {
+                      const char *type, const uint8_t *md, int count) {
   uint8_t attrs[ATTRS_MAX], digest[64], sig[128];
   size_t len = s->key->len, attrs_len = 0;
   int rc = 0;
   if (!(p->flags & GOSTX_CMS_NO_ATTRS)) {
-    rc = signed_attrs(s->cert, md, len, p, attrs, &attrs_len);
+    rc = signed_attrs(s->cert, md, len, p, type, attrs, &attrs_len);
     if (!rc) gostx_streebog(len, attrs, attrs_len, digest);
   } else {
     memcpy(digest, md, len);
@@ -263,10 +264,10 @@ static int content_hash(const gostx_cms_signer *signers, size_t ns, const gostx_
   return rc;
 }
 
-int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
-                   const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
-                   const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
-                   size_t *out_len) {
+int gostx__cms_sign_typed(const gostx_cms_signer *signers, size_t n_signers,
+                          const gostx_cms_sign_params *params, const char *type,
+                          const gostx_cms_hash *hash, const uint8_t *content, size_t content_len,
+                          uint8_t *out, size_t cap, size_t *out_len) {
   static const gostx_cms_sign_params defaults = {0, 0, NULL, 0};
   const gostx_cms_sign_params *p = params ? params : &defaults;
   int attached = (p->flags & GOSTX_CMS_ATTACHED) != 0, count = out == NULL;
@@ -281,10 +282,11 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
   if (!count && content_hash(signers, n_signers, hash, content, content_len, &h)) return GOSTX_EINVAL;
   gostx__der_w w;
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.2");
-  gostx__der_w_u32(&w, 1); /* RFC 5652 5.1: id-data, issuerAndSerialNumber, no v2 extras */
+  /* RFC 5652 5.1: 1 for id-data (issuerAndSerialNumber, no v2 extras), 3 for another type */
+  gostx__der_w_u32(&w, strcmp(type, "1.2.840.113549.1.7.1") ? 3 : 1);
   write_digest_algs(&w, signers, n_signers);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(&w, "1.2.840.113549.1.7.1");
+  gostx__der_w_oid(&w, type);
   if (attached) {
     gostx__der_w_begin(&w, GOSTX__DER_CTXC(0));
     gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, content, content_len);
@@ -297,9 +299,17 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
   gostx__der_w_begin(&w, GOSTX__DER_SET);
   int rc = 0;
   for (size_t i = 0; i < n_signers && !rc; i++)
-    rc = one_signer(&w, &signers[i], p, signers[i].key->len == 32 ? h.d256 : h.d512, count);
+    rc = one_signer(&w, &signers[i], p, type, signers[i].key->len == 32 ? h.d256 : h.d512, count);
   gostx__der_w_end(&w);
   gostx__cms_w_close(&w);
   if (rc) return rc;
   return gostx__der_w_finish(&w, out_len);
+}
+
+int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
+                   const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
+                   const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
+                   size_t *out_len) {
+  return gostx__cms_sign_typed(signers, n_signers, params, "1.2.840.113549.1.7.1", hash, content,
+                               content_len, out, cap, out_len);
 }

@@ -7,6 +7,7 @@
 
 #include "cms/cms_internal.h"
 #include "gostx/cms_ts.h"
+#include "gostx/tsa.h"
 
 #define OID_CT_TSTINFO "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x01\x04" /* 1.2.840.113549.1.9.16.1.4 */
 #define OID_ATTR_TS_TOKEN "\x2a\x86\x48\x86\xf7\x0d\x01\x09\x10\x02\x0e" /* 1.2.840.113549.1.9.16.2.14 */
@@ -26,6 +27,11 @@ const char *gostx_cms_ts_status_name(gostx_cms_ts_status st) {
     case GOSTX_CMS_TS_TOKEN: return "timestamp: the token's signature does not verify";
     case GOSTX_CMS_TS_NOT_TSA:
       return "timestamp: the TSA certificate has no critical extendedKeyUsage timeStamping";
+    case GOSTX_CMS_TS_NONCE_MISMATCH:
+      return "timestamp: nonce mismatch (the token does not answer this query)";
+    case GOSTX_CMS_TS_POLICY_MISMATCH: return "timestamp: the token's policy is not the one asked";
+    case GOSTX_CMS_TS_NO_SIGNING_CERT:
+      return "timestamp: the token has no signingCertificateV2 (ESSCertIDv2) naming the TSA";
   }
   return "unknown status";
 }
@@ -37,27 +43,15 @@ int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len, size_t digest_len, 
   uint8_t h[64];
   if ((!sig && sig_len) || !out_len || (digest_len != 32 && digest_len != 64)) return GOSTX_EINVAL;
   gostx_streebog(digest_len, sig ? sig : (const uint8_t *)"", sig_len, h);
-  gostx__der_w w;
-  gostx__der_w_init(&w, out, out ? cap : 0);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  gostx__der_w_u32(&w, 1);
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ); /* MessageImprint */
-  gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  gostx__der_w_oid(&w, digest_len == 32 ? "1.2.643.7.1.1.2.2" : "1.2.643.7.1.1.2.3");
-  gostx__der_w_tlv(&w, GOSTX__DER_NULL, NULL, 0);
-  gostx__der_w_end(&w);
-  gostx__der_w_tlv(&w, GOSTX__DER_OCTETS, h, digest_len);
-  gostx__der_w_end(&w);
-  gostx__der_w_tlv(&w, GOSTX__DER_BOOL, "\xff", 1); /* certReq */
-  gostx__der_w_end(&w);
-  return gostx__der_w_finish(&w, out_len);
+  gostx_tsa_query_params p = {digest_len, h, NULL, NULL, 0, 1}; /* certReq, no nonce or policy */
+  return gostx_tsa_query_write(&p, out, cap, out_len);
 }
 
 /* ---- the reply ---- */
 
 /* GeneralizedTime YYYYMMDDhhmmss[.f...]Z (RFC 3161 section 2.4.2 allows
  * fractions): the fraction dropped, the rest read as RFC 5280 time. */
-static int gen_time(gostx__der *r, int64_t *t) {
+static int gen_time(gostx__der *r, int64_t *t, uint32_t *millis) {
   gostx__der c;
   uint8_t whole[17] = {GOSTX__DER_GENTIME, 15};
   if (gostx__der_get(r, GOSTX__DER_GENTIME, &c, NULL) || c.n < 15 || c.p[c.n - 1] != 'Z')
@@ -67,15 +61,57 @@ static int gen_time(gostx__der *r, int64_t *t) {
     for (size_t i = 15; i + 1 < c.n; i++)
       if (c.p[i] < '0' || c.p[i] > '9') return GOSTX_EFORMAT;
   }
+  *millis = 0;
+  for (size_t i = 15, scale = 100; i + 1 < c.n && scale; i++, scale /= 10)
+    *millis += (uint32_t)(c.p[i] - '0') * (uint32_t)scale;
   memcpy(whole + 2, c.p, 14);
   whole[16] = 'Z';
   gostx__der w = {whole, sizeof whole};
   return gostx__der_time(&w, t);
 }
 
+/* Accuracy ::= SEQUENCE { seconds INTEGER OPTIONAL, millis [0] 1..999
+ * OPTIONAL, micros [1] 1..999 OPTIONAL } */
+static int accuracy(gostx__der *r, gostx_cms_ts_token *t) {
+  gostx__der acc;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &acc, NULL)) return GOSTX_EFORMAT;
+  t->has_accuracy = 1;
+  if (gostx__der_peek(&acc, GOSTX__DER_INT) && gostx__der_u32(&acc, &t->accuracy_secs))
+    return GOSTX_EFORMAT;
+  if (gostx__der_peek(&acc, GOSTX__DER_CTX(0)) &&
+      (gostx__der_u32_tagged(&acc, GOSTX__DER_CTX(0), &t->accuracy_millis) ||
+       !t->accuracy_millis || t->accuracy_millis > 999))
+    return GOSTX_EFORMAT;
+  if (gostx__der_peek(&acc, GOSTX__DER_CTX(1)) &&
+      (gostx__der_u32_tagged(&acc, GOSTX__DER_CTX(1), &t->accuracy_micros) ||
+       !t->accuracy_micros || t->accuracy_micros > 999))
+    return GOSTX_EFORMAT;
+  return acc.n ? GOSTX_EFORMAT : 0;
+}
+
+/* The optional fields after genTime: accuracy, ordering, nonce, tsa [0],
+ * extensions [1] (passed over: none is known), in that order. */
+static int tst_tail(gostx__der *info, gostx_cms_ts_token *t) {
+  gostx__der nonce, tsa;
+  if (gostx__der_peek(info, GOSTX__DER_SEQ) && accuracy(info, t)) return GOSTX_EFORMAT;
+  if (gostx__der_peek(info, GOSTX__DER_BOOL) && gostx__der_bool(info, &t->ordering))
+    return GOSTX_EFORMAT;
+  if (gostx__der_peek(info, GOSTX__DER_INT)) {
+    if (gostx__der_get(info, GOSTX__DER_INT, &nonce, NULL) || nonce.n == 0 || (nonce.p[0] & 0x80))
+      return GOSTX_EFORMAT;
+    t->nonce = nonce.p, t->nonce_len = nonce.n;
+  }
+  if (gostx__der_peek(info, GOSTX__DER_CTXC(0))) {
+    if (gostx__der_get(info, GOSTX__DER_CTXC(0), &tsa, NULL) || !tsa.n) return GOSTX_EFORMAT;
+    t->tsa = tsa.p, t->tsa_len = tsa.n;
+  }
+  if (gostx__der_peek(info, GOSTX__DER_CTXC(1)) && gostx__der_get(info, GOSTX__DER_CTXC(1), NULL, NULL))
+    return GOSTX_EFORMAT;
+  return info->n ? GOSTX_EFORMAT : 0;
+}
+
 /* TSTInfo ::= SEQUENCE { version 1, policy, messageImprint, serialNumber,
- * genTime, accuracy, ordering, nonce, tsa, extensions } (section 2.4.2):
- * the fields after genTime are optional and not needed here. */
+ * genTime, accuracy, ordering, nonce, tsa, extensions } (section 2.4.2). */
 static int tst_info(gostx__der r, gostx_cms_ts_token *t) {
   gostx__der info, oid, imprint, hash, serial;
   int version;
@@ -86,7 +122,7 @@ static int tst_info(gostx__der r, gostx_cms_ts_token *t) {
   t->policy = oid.p, t->policy_len = oid.n;
   if (gostx__cms_alg_id(&imprint, &oid) || gostx__der_get(&imprint, GOSTX__DER_OCTETS, &hash, NULL) ||
       imprint.n || gostx__der_get(&info, GOSTX__DER_INT, &serial, NULL) || serial.n == 0 ||
-      gen_time(&info, &t->gen_time))
+      gen_time(&info, &t->gen_time, &t->gen_millis) || tst_tail(&info, t))
     return GOSTX_EFORMAT;
   t->imprint_oid = oid.p, t->imprint_oid_len = oid.n;
   t->imprint = hash.p, t->imprint_len = hash.n;
@@ -169,38 +205,42 @@ static int cert_is_tsa(const gostx_x509_cert *cert) {
   return seen;
 }
 
-static gostx_cms_ts_status check_imprint(const gostx_cms_ts_token *t, const uint8_t *sig,
-                                         size_t sig_len, gostx_cms_ts_verdict *v) {
-  uint8_t h[64];
+size_t gostx__cms_ts_imprint_size(const gostx_cms_ts_token *t, gostx_cms_ts_verdict *v) {
   gostx__der oid = {t->imprint_oid, t->imprint_oid_len};
   size_t len = gostx__cms_digest_size(oid);
   if (!len) {
     gostx__der_oid_text(oid, v->oid, sizeof v->oid);
-    return GOSTX_CMS_TS_UNKNOWN_ALGORITHM;
+    v->status = GOSTX_CMS_TS_UNKNOWN_ALGORITHM;
   }
-  gostx_streebog(len, sig ? sig : (const uint8_t *)"", sig_len, h);
-  return t->imprint_len == len && memcmp(t->imprint, h, len) == 0 ? GOSTX_CMS_TS_OK
-                                                                  : GOSTX_CMS_TS_IMPRINT_MISMATCH;
+  return len;
+}
+
+int gostx__cms_ts_check_token(const gostx_cms_ts_token *t, const gostx_cms_verify_params *params,
+                              gostx_cms_ts_verdict *v) {
+  /* the signers' purpose is not the TSA's (cert_is_tsa checks that) */
+  gostx_cms_verify_params tsa = params ? *params : (gostx_cms_verify_params){0};
+  tsa.purpose = GOSTX_X509_PURPOSE_ANY;
+  if (gostx_cms_signed_verify(&t->sd, NULL, &tsa, &v->cms)) v->status = GOSTX_CMS_TS_TOKEN;
+  /* RFC 3161 2.4.1 / RFC 5816: the signer's ESSCertID(v2) must be there;
+   * signed_verify checked that it names the signer's certificate */
+  else if (!t->sd.signers[0].ess_hash) v->status = GOSTX_CMS_TS_NO_SIGNING_CERT;
+  else if (!cert_is_tsa(v->cms.signer_cert)) v->status = GOSTX_CMS_TS_NOT_TSA;
+  return v->status ? GOSTX_EAUTH : 0;
 }
 
 int gostx_cms_ts_verify(const gostx_cms_ts_token *t, const uint8_t *sig, size_t sig_len,
                         const gostx_cms_verify_params *params, gostx_cms_ts_verdict *v) {
+  uint8_t h[64];
   if (!t || !v || (!sig && sig_len) || !t->token) return GOSTX_EINVAL;
   memset(v, 0, sizeof *v);
-  v->status = check_imprint(t, sig, sig_len, v);
-  if (v->status) return GOSTX_EAUTH;
-  /* the signers' purpose is not the TSA's (cert_is_tsa checks that) */
-  gostx_cms_verify_params tsa = params ? *params : (gostx_cms_verify_params){0};
-  tsa.purpose = GOSTX_X509_PURPOSE_ANY;
-  if (gostx_cms_signed_verify(&t->sd, NULL, &tsa, &v->cms)) {
-    v->status = GOSTX_CMS_TS_TOKEN;
+  size_t len = gostx__cms_ts_imprint_size(t, v);
+  if (!len) return GOSTX_EAUTH;
+  gostx_streebog(len, sig ? sig : (const uint8_t *)"", sig_len, h);
+  if (t->imprint_len != len || memcmp(t->imprint, h, len) != 0) {
+    v->status = GOSTX_CMS_TS_IMPRINT_MISMATCH;
     return GOSTX_EAUTH;
   }
-  if (!cert_is_tsa(v->cms.signer_cert)) {
-    v->status = GOSTX_CMS_TS_NOT_TSA;
-    return GOSTX_EAUTH;
-  }
-  return 0;
+  return gostx__cms_ts_check_token(t, params, v);
 }
 
 /* ---- the token in the signature ---- */

@@ -454,7 +454,8 @@ int gostx_cms_pem_read(const char *text, size_t len, uint8_t *der, size_t cap, s
 int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap, size_t *out_len);
 typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOSTX_CMS_TS_REFUSED,
     GOSTX_CMS_TS_NOT_TSTINFO, GOSTX_CMS_TS_UNKNOWN_ALGORITHM, GOSTX_CMS_TS_IMPRINT_MISMATCH,
-    GOSTX_CMS_TS_TOKEN, GOSTX_CMS_TS_NOT_TSA, ... } gostx_cms_ts_status;
+    GOSTX_CMS_TS_TOKEN, GOSTX_CMS_TS_NOT_TSA, GOSTX_CMS_TS_NONCE_MISMATCH,
+    GOSTX_CMS_TS_POLICY_MISMATCH, GOSTX_CMS_TS_NO_SIGNING_CERT, ... } gostx_cms_ts_status;
 const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
 typedef struct gostx_cms_ts_token { int64_t gen_time; ...; } gostx_cms_ts_token;
 typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verdict cms; ...; }

@@ -57,6 +57,9 @@ class Status(enum.IntEnum):
     TS_IMPRINT_MISMATCH = 105
     TS_TOKEN = 106
     TS_NOT_TSA = 107
+    TS_NONCE_MISMATCH = 108
+    TS_POLICY_MISMATCH = 109
+    TS_NO_SIGNING_CERT = 110
     @property
     def text(self) -> str: ...
 
