@@ -1,6 +1,7 @@
 /* A certificate's (or a CRL's) GOST R 34.10 signature checked against an
  * issuer's key (x509_internal.h): below path building (path.c), the path
- * checks (verify.c), the profile (profile.c) and CRLs (crl_status.c). */
+ * checks (verify.c), the profile (profile.c) and CRLs (crl_status.c); and
+ * the signature fields read for the parsers (x509.c, crl.c). */
 #include "x509/x509_internal.h"
 
 int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
@@ -30,6 +31,24 @@ int gostx__x509_check_sig(gostx_x509_sig_alg alg, const uint8_t *tbs, size_t tbs
     rc = gostx_gost3410_verify(issuer->curve, issuer->pub, issuer->pub_len, digest, len, sig,
                                2 * len);
   return rc ? GOSTX_EAUTH : 0;
+}
+
+/* AlgorithmIdentifier of a signature: the algorithm; parameters absent or
+ * NULL (RFC 9215 says absent; gost-engine writes NULL). */
+int gostx__x509_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_status *st) {
+  gostx__der seq, oid, null;
+  if (gostx__der_get(r, GOSTX__DER_SEQ, &seq, NULL) || gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
+  if (seq.n && (gostx__der_get(&seq, GOSTX__DER_NULL, &null, NULL) || null.n || seq.n))
+    return GOSTX_EFORMAT;
+  if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_256))
+    *alg = GOSTX_X509_SIG_2012_256;
+  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_512))
+    *alg = GOSTX_X509_SIG_2012_512;
+  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2001))
+    *alg = GOSTX_X509_SIG_2001;
+  else
+    return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
+  return 0;
 }
 
 int gostx__x509_signed_tail(gostx__der *r, gostx__der alg_inner, gostx_x509_sig_alg *alg,

@@ -82,24 +82,6 @@ int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oi
   return 0;
 }
 
-/* AlgorithmIdentifier of a signature: the algorithm; parameters absent or
- * NULL (RFC 9215 says absent; gost-engine writes NULL). */
-int gostx__x509_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_status *st) {
-  gostx__der seq, oid, null;
-  if (gostx__der_get(r, GOSTX__DER_SEQ, &seq, NULL) || gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
-  if (seq.n && (gostx__der_get(&seq, GOSTX__DER_NULL, &null, NULL) || null.n || seq.n))
-    return GOSTX_EFORMAT;
-  if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_256))
-    *alg = GOSTX_X509_SIG_2012_256;
-  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_512))
-    *alg = GOSTX_X509_SIG_2012_512;
-  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2001))
-    *alg = GOSTX_X509_SIG_2001;
-  else
-    return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
-  return 0;
-}
-
 /* A GOST R 34.10-2001 SubjectPublicKeyInfo (RFC 4491 section 2.3.1): the
  * parameter set, the GOST R 34.11-94 CryptoPro digest set, an optional
  * cipher set, then BIT STRING { OCTET STRING x || y, little-endian }.

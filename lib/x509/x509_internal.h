@@ -97,7 +97,7 @@ gostx_x509_status gostx__x509_leaf_opts(const gostx_x509_cert *leaf,
                                         const gostx_x509_verify_opts *opts, char *why,
                                         size_t cap);
 
-/* x509.c: a signature AlgorithmIdentifier read from r (a GOST one, its
+/* signature.c: a signature AlgorithmIdentifier read from r (a GOST one, its
  * parameters absent or NULL): GOSTX_EFORMAT, with *st UNSUPPORTED for
  * another algorithm. */
 int gostx__x509_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_status *st);
