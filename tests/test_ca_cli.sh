@@ -54,6 +54,17 @@ check "no certificate for a reused serial" [ ! -e carol.pem ]
 check "index untouched" [ "$(cksum <index.txt)" = "$before" ]
 echo 0C >serial
 
+# four writers at once: the lock keeps each serial and line
+mkdir par
+for i in 1 2 3 4; do
+  "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index par/index.txt -out par/$i.pem 2>par/$i.err &
+done
+wait
+check "four concurrent issues: four lines" [ "$(wc -l <par/index.txt)" = 4 ]
+check "four distinct serials" [ "$(cut -f4 par/index.txt | sort -u | wc -l)" = 4 ]
+check "each certificate's serial in the index" bash -c \
+  'for i in 1 2 3 4; do s=$(openssl x509 -in par/$i.pem -noout -serial | cut -d= -f2); grep -q "	$s	" par/index.txt || exit 1; done'
+
 expect 0 "" ca -revoke alice.pem -cert ca.pem -index index.txt -crl_reason keyCompromise
 check "alice R with the reason" grep -qP '^R\t\d{12}Z\t\d{12}Z,keyCompromise\t0B\t' index.txt
 expect 1 "already revoked" ca -revoke alice.pem -index index.txt
