@@ -146,6 +146,15 @@ expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile o_plain.crl -crl_chec
 expect 2 "unhandled critical CRL extension" x509 verify -CAfile ca.pem -CRLfile o_unknown_critical.crl -crl_check bob.pem
 expect 1 "delta CRLs are not supported" x509 verify -CAfile ca.pem -CRLfile o_delta.crl -crl_check bob.pem
 
+# a serial with its top bit set (INTEGER 00 80): "80" in the index, as openssl writes it
+mkdir hi && echo 7F >hi/serial
+check "issue serial 80" "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index hi/index.txt -out hi/c.pem
+check "index hex without a sign byte" grep -qP '^V\t\d{12}Z\t\t80\t' hi/index.txt
+expect 0 "" ca -revoke hi/c.pem -index hi/index.txt
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index hi/index.txt -out hi/ca.crl
+check "openssl reads serial 80" bash -c "openssl crl -in hi/ca.crl -noout -text | grep -q 'Serial Number: 80'"
+expect 2 "certificate revoked" x509 verify -CAfile ca.pem -CRLfile hi/ca.crl -crl_check hi/c.pem
+
 # hostile files
 openssl crl -in ca.crl -outform DER 2>/dev/null | head -c 100 >cut.der
 expect 1 "cut.der: CRL 1: crl: not a DER CRL" x509 verify -CAfile ca.pem -CRLfile cut.der -crl_check bob.pem

@@ -200,20 +200,26 @@ static int ca_gencrl(const ca_args *a, ca_index *x) {
   cert_serial number;
   if (!rc) rc = next_crl_number(num_path, &number);
   gostx_x509_crl_revoked *rev = calloc(x->n ? x->n : 1, sizeof *rev);
+  uint8_t(*sbuf)[sizeof x->e[0].serial + 1] = calloc(x->n ? x->n : 1, sizeof *sbuf);
   size_t n = 0, cap = 1u << 20, len = 0;
   uint8_t *der = malloc(cap), id[64];
   size_t id_len = 0;
-  if (!rc && (!rev || !der)) {
+  if (!rc && (!rev || !sbuf || !der)) {
     cli_err("out of memory");
     rc = CLI_EXIT_FAIL;
   }
   for (size_t i = 0; !rc && i < x->n; i++) {
     const ca_entry *e = &x->e[i];
     if (e->status != 'R') continue;
+    /* the index's hex (openssl's: no sign byte) as a positive serial */
     const uint8_t *s = e->serial;
     size_t sl = e->serial_len;
     while (sl > 1 && !s[0]) s++, sl--;
-    rev[n++] = (gostx_x509_crl_revoked){s, sl, e->revoked_at, e->reason, -1};
+    sbuf[n][0] = 0;
+    memcpy(sbuf[n] + 1, s, sl);
+    int sign = (s[0] & 0x80) != 0;
+    rev[n] = (gostx_x509_crl_revoked){sbuf[n] + !sign, sl + sign, e->revoked_at, e->reason, -1};
+    n++;
   }
   if (!rc && gostx_x509_cert_key_id(&l->c[0], id, sizeof id, &id_len)) {
     cli_err("ca: -cert %s: its key identifier cannot be made", a->cert);
@@ -235,6 +241,7 @@ static int ca_gencrl(const ca_args *a, ca_index *x) {
   if (l) cli_cert_list_free(l);
   free(l);
   free(rev);
+  free(sbuf);
   free(der);
   return rc;
 }

@@ -249,7 +249,9 @@ int ca_index_write(const char *path, const ca_index *x) {
       if (e->reason != GOSTX_X509_REASON_NONE)
         snprintf(rev + strlen(rev), sizeof rev - strlen(rev), ",%s", gostx_x509_crl_reason_name(e->reason));
     }
-    for (size_t k = 0; k < e->serial_len; k++) snprintf(serial + 2 * k, 3, "%02X", e->serial[k]);
+    const uint8_t *sp = e->serial; /* openssl's hex: no sign byte */
+    size_t sl = strip_zeros(&sp, e->serial_len);
+    for (size_t k = 0; k < sl; k++) snprintf(serial + 2 * k, 3, "%02X", sp[k]);
     used += (size_t)snprintf(buf + used, cap - used, "%c\t%s\t%s\t%s\tunknown\t%s\n", e->status, exp,
                              rev, serial, e->subject);
   }
