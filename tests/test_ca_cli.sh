@@ -115,13 +115,7 @@ expect 1 "is not the key of" ca -gencrl -cert ca.pem -keyfile other/ca.key -inde
 
 # openssl ca -gencrl (gost-engine) over gostx's index: its CRLs read by gostx
 cat >ca.cnf <<EOF
-openssl_conf = conf
-[conf]
-engines = engines
-[engines]
-gost = gost
-[gost]
-default_algorithms = ALL
+.include $OPENSSL_CONF
 [ca]
 default_ca = myca
 [myca]
