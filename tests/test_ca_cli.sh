@@ -140,6 +140,28 @@ expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile o_plain.crl -crl_chec
 expect 2 "unhandled critical CRL extension" x509 verify -CAfile ca.pem -CRLfile o_unknown_critical.crl -crl_check bob.pem
 expect 1 "delta CRLs are not supported" x509 verify -CAfile ca.pem -CRLfile o_delta.crl -crl_check bob.pem
 
+# a chain: -crl_check_all asks the intermediate's status too (openssl agrees)
+mkdir sub
+printf 'basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign\n' >sub.ext
+check "sub key" "$G" genpkey -c 256B -o sub/ca.key
+check "sub csr" "$G" req -new -key sub/ca.key -subj "/CN=Sub CA/O=gostx" -out sub/ca.csr
+check "sub CA" "$G" ca -in sub/ca.csr -cert ca.pem -keyfile ca.key -index index.txt -extfile sub.ext -out sub/ca.pem
+check "dave" "$G" ca -in carol.csr -cert sub/ca.pem -keyfile sub/ca.key -index sub/index.txt -out dave.pem
+expect 0 "" ca -gencrl -cert sub/ca.pem -keyfile sub/ca.key -index sub/index.txt -out sub.crl
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -out root.crl
+V="x509 verify -CAfile ca.pem -untrusted sub/ca.pem"
+expect 0 "dave.pem: OK" $V -CRLfile sub.crl -crl_check dave.pem
+expect 2 "depth 1: revocation: unable to get certificate CRL" $V -CRLfile sub.crl -crl_check_all dave.pem
+cat sub.crl root.crl >chain.crl
+expect 0 "dave.pem: OK" $V -CRLfile chain.crl -crl_check_all dave.pem
+ossl_verify "dave.pem: OK" -CAfile ca.pem -untrusted sub/ca.pem -CRLfile chain.crl -crl_check_all dave.pem
+expect 0 "" ca -revoke sub/ca.pem -cert ca.pem -index index.txt -crl_reason CACompromise
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -out root.crl
+cat sub.crl root.crl >chain.crl
+expect 2 "depth 1: revocation: certificate revoked (reason: CACompromise" $V -CRLfile chain.crl -crl_check_all dave.pem
+expect 0 "dave.pem: OK" $V -CRLfile chain.crl -crl_check dave.pem
+ossl_verify "certificate revoked" -CAfile ca.pem -untrusted sub/ca.pem -CRLfile chain.crl -crl_check_all dave.pem
+
 # a serial with its top bit set (INTEGER 00 80): "80" in the index, as openssl writes it
 mkdir hi && echo 7F >hi/serial
 check "issue serial 80" "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index hi/index.txt -out hi/c.pem

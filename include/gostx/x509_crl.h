@@ -95,7 +95,6 @@ typedef struct gostx_x509_crl_entry {
 GOSTX_API GOSTX_MUST_CHECK int gostx_x509_crl_parse(const uint8_t *der, size_t der_len,
                                                      gostx_x509_crl *out, gostx_x509_status *st);
 /* The next "X509 CRL" PEM block at or after *pos: as gostx_x509_pem_next. */
-#define GOSTX_X509_CRL_MAX (16u << 20)
 GOSTX_API GOSTX_MUST_CHECK int gostx_x509_crl_pem_next(const char *pem, size_t pem_len,
                                                         size_t *pos, uint8_t *der, size_t cap,
                                                         size_t *der_len);
