@@ -126,6 +126,8 @@ static int to_serial(const char *what, const char *text, const uint8_t acc[21], 
   if (lead == 21 || lead == 0 || (lead == 1 && (acc[1] & 0x80)))
     return cli_usage("%s: '%s' is not a serial number from 1 to 2^159 - 1 (RFC 5280: positive, "
                      "at most 20 bytes)", what, text);
+  /* the INTEGER's content: a zero byte before a top bit that is set */
+  lead -= (acc[lead] & 0x80) != 0;
   s->len = 21 - lead;
   memcpy(s->b, acc + lead, s->len);
   return 0;

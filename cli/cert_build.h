@@ -36,4 +36,16 @@ int cert_next_serial(const char *path, int create, cert_serial *s);
  * subjectAltName = @section as openssl takes it. */
 int cert_extfile(const char *path, const char *section, gostx_x509_exts *e);
 
+/* What `gostx x509 -req` (and `gostx ca`) issue from: the request, the
+ * CA's certificate and key (cakey NULL: in the ca file), validity, the
+ * extension file, the serial (set, else -CAserial's, else random). */
+typedef struct x509_req_args {
+  const char *in, *ca, *cakey, *pass, *days, *extfile, *section, *caserial, *out;
+  const char *not_before, *not_after;
+  int pem, copy, create, have_serial, cakey_in_ca;
+  cert_serial serial;
+} x509_req_args;
+/* The certificate, DER, malloc'ed into *der (cli/cmd_req.c). */
+int cert_issue(const x509_req_args *a, uint8_t **der, size_t *len);
+
 #endif

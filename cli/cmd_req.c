@@ -273,13 +273,6 @@ static void x509_req_help(void) {
          "a CA key that does not match, 2 usage.\n");
 }
 
-typedef struct x509_req_args {
-  const char *in, *ca, *cakey, *pass, *days, *extfile, *section, *caserial, *out;
-  const char *not_before, *not_after;
-  int pem, copy, create, have_serial, cakey_in_ca;
-  cert_serial serial;
-} x509_req_args;
-
 static int x509_req_parse(int argc, char **argv, x509_req_args *a) {
   cli_parser p;
   cli_parser_init_openssl(&p, "x509 -req", argc, argv, x509_req_opts);
@@ -405,6 +398,34 @@ static int x509_req_issue(const x509_req_args *a, const gostx_x509_csr *csr, con
   return 0;
 }
 
+int cert_issue(const x509_req_args *ap, uint8_t **der_out, size_t *len) {
+  x509_req_args a = *ap;
+  if (!a.cakey) a.cakey = a.ca, a.cakey_in_ca = 1;
+  issuer *is = calloc(1, sizeof *is);
+  gostx_x509_exts *e = malloc(sizeof *e);
+  uint8_t *csr_der = NULL, *der = malloc(CERT_DER_MAX);
+  gostx_x509_csr csr;
+  int rc = 0;
+  if (!is || !e || !der) {
+    cli_err("out of memory");
+    rc = CLI_EXIT_FAIL;
+  }
+  if (!rc) rc = load_csr(a.in, &csr_der, &csr);
+  if (!rc) rc = load_issuer(&a, is);
+  if (!rc) rc = x509_req_exts(&a, &csr, e);
+  if (!rc) rc = x509_req_issue(&a, &csr, is, e, der, len);
+  if (is) {
+    gostx_gost3410_key_clear(&is->xk);
+    free(is->der);
+  }
+  free(is);
+  free(e);
+  free(csr_der);
+  if (rc) free(der);
+  else *der_out = der;
+  return rc;
+}
+
 int cmd_x509_req(int argc, char **argv) {
   x509_req_args a;
   memset(&a, 0, sizeof a);
@@ -413,27 +434,10 @@ int cmd_x509_req(int argc, char **argv) {
   cli_input ins[] = {{a.in, "request"}, {a.ca, "CA certificate"}, {a.cakey, "CA key"},
                      {a.extfile, "extension file"}, {a.caserial, "serial file"}};
   if ((rc = cli_refuse_same_file("x509 -req", a.out, ins, 5))) return rc;
-  issuer *is = calloc(1, sizeof *is);
-  gostx_x509_exts *e = malloc(sizeof *e);
-  uint8_t *csr_der = NULL, *der = malloc(CERT_DER_MAX);
-  gostx_x509_csr csr;
+  uint8_t *der = NULL;
   size_t len = 0;
-  if (!is || !e || !der) {
-    cli_err("out of memory");
-    rc = CLI_EXIT_FAIL;
-  }
-  if (!rc) rc = load_csr(a.in, &csr_der, &csr);
-  if (!rc) rc = load_issuer(&a, is);
-  if (!rc) rc = x509_req_exts(&a, &csr, e);
-  if (!rc) rc = x509_req_issue(&a, &csr, is, e, der, &len);
+  rc = cert_issue(&a, &der, &len);
   if (!rc) rc = cert_write(a.out, "CERTIFICATE", der, len, a.pem);
-  if (is) {
-    gostx_gost3410_key_clear(&is->xk);
-    free(is->der);
-  }
-  free(is);
-  free(e);
   free(der);
-  free(csr_der);
   return rc;
 }

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ca/crl_file.h"
 #include "cli.h"
 #include "commands.h"
 
 
 enum {
   X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_DEPTH, X_EMAIL, X_KU,
-  X_LAX, X_STRICT, X_HELP
+  X_LAX, X_STRICT, X_HELP, X_CRLFILE, X_CRL_CHECK, X_CRL_CHECK_ALL
 };
 
 static const cli_opt verify_opts[] = {
@@ -21,6 +22,8 @@ static const cli_opt verify_opts[] = {
     {"attime", 0, CLI_ARG, X_ATTIME},        {"verify_depth", 0, CLI_ARG, X_DEPTH},
     {"verify_email", 0, CLI_ARG, X_EMAIL},   {"verify_key_usage", 0, CLI_ARG, X_KU},
     {"x509_lax", 0, CLI_NOARG, X_LAX},       {"x509_strict", 0, CLI_NOARG, X_STRICT},
+    {"CRLfile", 0, CLI_PATH, X_CRLFILE},     {"crl_check", 0, CLI_NOARG, X_CRL_CHECK},
+    {"crl_check_all", 0, CLI_NOARG, X_CRL_CHECK_ALL},
     {"help", 'h', CLI_NOARG, X_HELP},
     {NULL, 0, 0, 0},
 };
@@ -52,7 +55,7 @@ static void verify_help(void) {
          "                         [-purpose sslserver|sslclient|any] [-verify_hostname NAME]\n"
          "                         [-verify_ip IP] [-verify_email ADDR] [-verify_key_usage LIST]\n"
          "                         [-attime SECONDS] [-verify_depth N] [-x509_lax | -x509_strict]\n"
-         "                         CERT...\n\n"
+         "                         [-CRLfile FILE]... [-crl_check | -crl_check_all] CERT...\n\n"
          "Verifies each CERT (PEM or DER; its first certificate is the one checked, the\n"
          "others count as -untrusted) as `openssl verify` does, for GOST certificates: a\n"
          "chain built from the -untrusted certificates, in any order, to an anchor of\n"
@@ -75,6 +78,13 @@ static void verify_help(void) {
          "no keyCertSign in a leaf, DNS names' syntax, ...) are enforced as openssl's\n"
          "-x509_strict does (-x509_strict is taken and changes nothing); -x509_lax\n"
          "leaves them out.\n"
+         "Revocation: -crl_check asks CERT's status, -crl_check_all every certificate's\n"
+         "but the anchor's, from the CRLs of -CRLfile (repeatable; PEM, several to a\n"
+         "file, or DER), at -attime: each CRL must be the issuer's (its name, its\n"
+         "signature; cRLSign), without an unknown critical extension, cover the\n"
+         "certificate (issuingDistributionPoint) and not be stale (nextUpdate passed);\n"
+         "\"certificate revoked\" names the reason and date; a revocation after -attime\n"
+         "is none at it. Delta and indirect CRLs are refused by name.\n"
          "Names chain after RFC 4518 preparation. Certificates of other algorithms in\n"
          "the anchor files are passed over. -verify_depth N: at most N intermediate\n"
          "certificates between CERT and the anchor (openssl's meaning). Limits: a path\n"
@@ -145,8 +155,16 @@ static int cmd_x509_verify(int argc, char **argv) {
   gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
   int id, rc = 0;
   uint64_t v;
+  cli_crl_list *crls = calloc(1, sizeof *crls);
+  if (!crls) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
   while (!rc && (id = cli_next(&p, verify_opts)) != CLI_END) {
     switch (id) {
+      case X_CRLFILE: rc = cli_load_crls(p.arg, crls); break;
+      case X_CRL_CHECK: o.crl_check = GOSTX_X509_CRL_CHECK_LEAF; break;
+      case X_CRL_CHECK_ALL: o.crl_check = GOSTX_X509_CRL_CHECK_ALL; break;
       case X_CAFILE: cafile = p.arg; break;
       case X_CAPATH: capath = p.arg; break;
       case X_UNTRUSTED: untrusted_path = p.arg; break;
@@ -184,7 +202,7 @@ static int cmd_x509_verify(int argc, char **argv) {
       case X_KU: rc = key_usage_arg(p.arg, &o.key_usage); break;
       case X_LAX: o.flags |= GOSTX_X509_VERIFY_LAX; break;
       case X_STRICT: break; /* openssl's; gostx is strict unless -x509_lax */
-      case X_HELP: verify_help(); return CLI_EXIT_OK;
+      case X_HELP: verify_help(); rc = -1; break;
       case CLI_POS:
         if (npaths == sizeof paths / sizeof paths[0])
           rc = cli_usage("x509 verify: too many certificates");
@@ -194,10 +212,18 @@ static int cmd_x509_verify(int argc, char **argv) {
       default: rc = CLI_EXIT_USAGE;
     }
   }
-  if (rc) return rc;
-  if (!npaths) return cli_usage("x509 verify: no certificate given (see --help)");
-  if (!cafile && !capath) return cli_usage("x509 verify: -CAfile or -CApath is needed");
-  if (host && !*host) return cli_usage("x509 verify: -verify_hostname: empty name");
+  if (!rc && !npaths) rc = cli_usage("x509 verify: no certificate given (see --help)");
+  if (!rc && !cafile && !capath) rc = cli_usage("x509 verify: -CAfile or -CApath is needed");
+  if (!rc && host && !*host) rc = cli_usage("x509 verify: -verify_hostname: empty name");
+  if (!rc && crls->n && !o.crl_check)
+    cli_err("warning: x509 verify: -CRLfile without -crl_check or -crl_check_all is not used");
+  o.crls = crls->c;
+  o.n_crls = crls->n;
+  if (rc) {
+    cli_crl_list_free(crls);
+    free(crls);
+    return rc < 0 ? CLI_EXIT_OK : rc;
+  }
   gostx_x509_store *store = gostx_x509_store_new();
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
   if (!store || !untrusted) {
@@ -222,6 +248,8 @@ static int cmd_x509_verify(int argc, char **argv) {
   if (untrusted) cli_cert_list_free(untrusted);
   free(untrusted);
   gostx_x509_store_free(store);
+  cli_crl_list_free(crls);
+  free(crls);
   return rc ? rc : worst;
 }
 

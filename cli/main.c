@@ -29,6 +29,7 @@ static const struct subcommand subcommands[] = {
     {"vko", cmd_vko, "VKO_GOSTR3410_2012 key agreement (openssl pkeyutl -derive's result)"},
     {"x509", cmd_x509, "GOST X.509 certificates: verify chains (as openssl verify), show, issue (-req)"},
     {"req", cmd_req, "certificate requests (PKCS#10) and self-signed certificates, as openssl req"},
+    {"ca", cmd_ca, "a CA with openssl ca's index: issue, revoke, CRLs (-gencrl)"},
     {"cms", cmd_cms, "CMS SignedData and CAdES-BES with GOST keys (as openssl cms): sign, verify"},
     {"ocsp", cmd_ocsp, "OCSP (RFC 6960) with GOST signatures, as openssl ocsp: client and responder"},
     {"ts", cmd_ts, "RFC 3161 time stamps (as openssl ts): -query, -reply, -verify; serve (HTTP TSA)"},

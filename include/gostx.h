@@ -22,6 +22,7 @@
 #include "gostx/x509.h"
 #include "gostx/x509_write.h"
 #include "gostx/ocsp.h"
+#include "gostx/x509_crl.h"
 #include "gostx/tls.h"
 #include "gostx/cms.h"
 #include "gostx/cms_ts.h"

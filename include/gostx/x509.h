@@ -45,7 +45,18 @@ typedef enum gostx_x509_status {
   GOSTX_X509_BAD_VERSION,       /* a field the certificate's version does not have */
   GOSTX_X509_SIG_ALG_MISMATCH,  /* tbsCertificate.signature is not the outer signatureAlgorithm */
   GOSTX_X509_PROFILE,           /* a MUST of RFC 5280's profile broken (docs/X509.md lists them) */
-  GOSTX_X509_EMAIL_MISMATCH     /* the expected email address not in rfc822Name (nor emailAddress) */
+  GOSTX_X509_EMAIL_MISMATCH,    /* the expected email address not in rfc822Name (nor emailAddress) */
+  /* revocation (x509_crl.h) */
+  GOSTX_X509_REVOKED,           /* a CRL in force lists the certificate */
+  GOSTX_X509_CRL_UNAVAILABLE,   /* no CRL of the certificate's issuer (no revocation data) */
+  GOSTX_X509_CRL_SCOPE,         /* the issuer's CRLs do not cover the certificate: status unknown */
+  GOSTX_X509_CRL_EXPIRED,       /* the CRL's nextUpdate is before the time checked (stale data) */
+  GOSTX_X509_CRL_BAD_SIGNATURE, /* the CRL's signature does not verify under the issuer's key */
+  GOSTX_X509_CRL_WRONG_ISSUER,  /* the CRL names another issuer or another key of it */
+  GOSTX_X509_CRL_CRITICAL_EXT,  /* the CRL or an entry has an unknown critical extension */
+  GOSTX_X509_CRL_MALFORMED,     /* not DER, or not a CRL's structure */
+  GOSTX_X509_CRL_DELTA,         /* a delta CRL: not supported */
+  GOSTX_X509_CRL_INDIRECT       /* an indirect CRL: not supported */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:
@@ -277,7 +288,19 @@ typedef struct gostx_x509_verify_opts {
    * domain ignoring ASCII case (RFC 5280 4.2.1.6, 7.5); else
    * GOSTX_X509_EMAIL_MISMATCH. NULL (default): none. */
   const char *email;
+  /* Revocation (x509_crl.h): the CRLs (parsed; any issuers', in any
+   * order) and which certificates of the path must have a status from
+   * them at `now`: GOSTX_X509_CRL_CHECK_NONE (default), _LEAF (openssl's
+   * -crl_check) or _ALL (-crl_check_all: every one but the anchor). A
+   * certificate whose status is not GOSTX_X509_OK fails the path with
+   * that status (gostx_x509_crl_status's). */
+  const struct gostx_x509_crl *crls;
+  size_t n_crls;
+  int crl_check;
 } gostx_x509_verify_opts;
+#define GOSTX_X509_CRL_CHECK_NONE 0
+#define GOSTX_X509_CRL_CHECK_LEAF 1
+#define GOSTX_X509_CRL_CHECK_ALL 2
 GOSTX_API void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
 
 /* gostx_x509_verify_why with its inputs in opts. */

@@ -28,7 +28,7 @@ static int put_single(gostx__der_w *w, const gostx_ocsp_single *s) {
     case GOSTX_OCSP_GOOD: gostx__der_w_tlv(w, GOSTX__DER_CTX(0), NULL, 0); break;
     case GOSTX_OCSP_REVOKED:
       gostx__der_w_begin(w, GOSTX__DER_CTXC(1));
-      rc |= gostx__x509_put_time(w, s->revocation_time, 1);
+      rc |= gostx__x509_put_time_as(w, s->revocation_time, 1);
       if (s->reason >= 0) {
         if (s->reason > 10 || s->reason == 7) return GOSTX_EINVAL;
         gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
@@ -40,10 +40,10 @@ static int put_single(gostx__der_w *w, const gostx_ocsp_single *s) {
     case GOSTX_OCSP_UNKNOWN: gostx__der_w_tlv(w, GOSTX__DER_CTX(2), NULL, 0); break;
     default: return GOSTX_EINVAL;
   }
-  rc |= gostx__x509_put_time(w, s->this_update, 1);
+  rc |= gostx__x509_put_time_as(w, s->this_update, 1);
   if (s->next_update) {
     gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
-    rc |= gostx__x509_put_time(w, s->next_update, 1);
+    rc |= gostx__x509_put_time_as(w, s->next_update, 1);
     gostx__der_w_end(w);
   }
   gostx__der_w_end(w);
@@ -77,7 +77,7 @@ int gostx_ocsp_response_write(const gostx_ocsp_response_spec *s, const gostx_gos
     gostx__der_w_raw(&w, s->signer->subject, s->signer->subject_len);
   }
   gostx__der_w_end(&w);
-  int rc = gostx__x509_put_time(&w, s->produced_at, 1);
+  int rc = gostx__x509_put_time_as(&w, s->produced_at, 1);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
   for (size_t i = 0; !rc && i < s->n_single; i++) rc = put_single(&w, &s->single[i]);
   gostx__der_w_end(&w);

@@ -86,7 +86,8 @@ static int rank_complete(gostx_x509_status st, size_t depth) {
               : st == GOSTX_X509_POLICY         ? 2
               : st == GOSTX_X509_NAME_MISMATCH  ? 3
               : st == GOSTX_X509_EMAIL_MISMATCH ? 4 /* the leaf's options */
-              : st == GOSTX_X509_PROFILE        ? 5 /* the profile, checked last */
+              : st == GOSTX_X509_PROFILE        ? 5 /* the profile */
+              : st >= GOSTX_X509_REVOKED        ? 6 /* revocation, checked last */
                                                 : 0;
   return 2 * MAX_DEPTH + 2 + stage * (MAX_DEPTH + 1) + (int)(MAX_DEPTH - depth);
 }

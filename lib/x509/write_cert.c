@@ -17,7 +17,7 @@ int gostx__x509_key_ok(const gostx_gost3410_key *k) {
          gostx_gost3410_size(k->curve) == k->len;
 }
 
-static void put_sig_alg(gostx__der_w *w, size_t len) {
+void gostx__x509_put_sig_alg(gostx__der_w *w, size_t len) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_oid(w, len == 32 ? "1.2.643.7.1.1.3.2" : "1.2.643.7.1.1.3.3");
   gostx__der_w_end(w);
@@ -35,7 +35,7 @@ int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key
     if (!rc) rc = gostx_gost3410_sign(k->curve, k->d, len, digest, len, sig + 1, 2 * len);
     if (!rc) rc = gostx_gost3410_sig_swap(sig + 1, 2 * len, sig + 1, 2 * len); /* r||s -> s||r */
   }
-  put_sig_alg(w, len);
+  gostx__x509_put_sig_alg(w, len);
   gostx__der_w_tlv(w, GOSTX__DER_BITS, sig, 1 + 2 * len); /* 0 unused bits */
   gostx_memzero(digest, sizeof digest);
   return rc;
@@ -47,7 +47,7 @@ int gostx__x509_sign_close(gostx__der_w *w, size_t start, const gostx_gost3410_k
   return rc;
 }
 
-static int finish(gostx__der_w *w, int rc, size_t *out_len) {
+int gostx__x509_w_done(gostx__der_w *w, int rc, size_t *out_len) {
   if (rc) return rc;
   return gostx__der_w_finish(w, out_len);
 }
@@ -67,14 +67,16 @@ static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d) {
   *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-int gostx__x509_put_time(gostx__der_w *w, int64_t t, int generalized) {
+int gostx__x509_put_time(gostx__der_w *w, int64_t t) { return gostx__x509_put_time_as(w, t, 0); }
+
+int gostx__x509_put_time_as(gostx__der_w *w, int64_t t, int gen) {
   int64_t days = t >= 0 ? t / 86400 : (t - 86399) / 86400, y;
   int64_t secs = t - days * 86400;
   unsigned m, d;
   civil(days, &y, &m, &d);
   if (y < 1950 || y > 9999) return GOSTX_EINVAL;
   char text[32];
-  int utc = y < 2050 && !generalized;
+  int utc = y < 2050 && !gen;
   snprintf(text, sizeof text, utc ? "%02u%02u%02u%02u%02u%02uZ" : "%04u%02u%02u%02u%02u%02uZ",
            (unsigned)(utc ? y % 100 : y), m, d, (unsigned)(secs / 3600),
            (unsigned)(secs / 60 % 60), (unsigned)(secs % 60));
@@ -97,28 +99,6 @@ int gostx_x509_key_id(const uint8_t *spki, size_t spki_len, uint8_t id[20]) {
   return rc;
 }
 
-/* The extnValue of the certificate extension oid (its content bytes), or
- * 0 when absent. The certificate came through gostx_x509_parse. */
-int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oid_len, gostx__der *value) {
-  gostx__der tbs = {c->tbs, c->tbs_len}, body, exts, seq, el;
-  uint8_t tag;
-  if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &body, NULL)) return 0;
-  while (body.n && !gostx__der_next(&body, &tag, &el, NULL))
-    if (tag == GOSTX__DER_CTXC(3)) {
-      exts = el;
-      if (gostx__der_get(&exts, GOSTX__DER_SEQ, &seq, NULL)) return 0;
-      while (seq.n) {
-        gostx__der ext, id;
-        int critical;
-        if (gostx__der_get(&seq, GOSTX__DER_SEQ, &ext, NULL) || gostx__der_oid(&ext, &id)) return 0;
-        if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && gostx__der_bool(&ext, &critical)) return 0;
-        if (gostx__der_oid_is(id, oid, oid_len))
-          return !gostx__der_get(&ext, GOSTX__DER_OCTETS, value, NULL);
-      }
-    }
-  return 0;
-}
-
 int gostx_x509_cert_key_id(const gostx_x509_cert *cert, uint8_t *id, size_t cap, size_t *id_len) {
   if (!cert || !id || !id_len) return GOSTX_EINVAL;
   gostx__der v, ski;
@@ -139,7 +119,7 @@ int gostx_x509_cert_key_id(const gostx_x509_cert *cert, uint8_t *id, size_t cap,
 
 /* ---- extensions ---- */
 
-static void put_ext(gostx__der_w *w, const uint8_t *oid, size_t oid_len, int critical,
+void gostx__x509_put_ext(gostx__der_w *w, const uint8_t *oid, size_t oid_len, int critical,
                     const uint8_t *value, size_t len) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_tlv(w, GOSTX__DER_OID, oid, oid_len);
@@ -150,7 +130,7 @@ static void put_ext(gostx__der_w *w, const uint8_t *oid, size_t oid_len, int cri
 
 static void put_listed(gostx__der_w *w, const gostx_x509_exts *e) {
   for (size_t i = 0; e && i < e->n; i++)
-    put_ext(w, e->ext[i].oid, e->ext[i].oid_len, e->ext[i].critical, e->data + e->ext[i].off,
+    gostx__x509_put_ext(w, e->ext[i].oid, e->ext[i].oid_len, e->ext[i].critical, e->data + e->ext[i].off,
             e->ext[i].len);
 }
 
@@ -166,7 +146,7 @@ static void put_key_id(gostx__der_w *w, const char *oid_text, const uint8_t *id,
   gostx__der_w_tlv(&v, aki ? GOSTX__DER_CTX(0) : GOSTX__DER_OCTETS, id, len);
   if (aki) gostx__der_w_end(&v);
   if (gostx__der_w_finish(&v, &vlen)) w->err = GOSTX_EINVAL;
-  else put_ext(w, oid, oid_len, 0, value, vlen);
+  else gostx__x509_put_ext(w, oid, oid_len, 0, value, vlen);
 }
 
 static int put_cert_exts(gostx__der_w *w, const gostx_x509_cert_spec *s) {
@@ -188,7 +168,7 @@ static int put_cert_exts(gostx__der_w *w, const gostx_x509_cert_spec *s) {
 
 /* ---- certificates ---- */
 
-static int serial_ok(const uint8_t *p, size_t n) {
+int gostx__x509_serial_ok(const uint8_t *p, size_t n) {
   size_t nonzero = 0;
   for (size_t i = 0; i < n; i++) nonzero |= p[i];
   return p && n >= 1 && n <= 20 && !(p[0] & 0x80) && nonzero;
@@ -197,7 +177,7 @@ static int serial_ok(const uint8_t *p, size_t n) {
 int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_key *k, uint8_t *out,
                           size_t cap, size_t *out_len) {
   if (!s || !gostx__x509_key_ok(k) || !out_len || !s->issuer || !s->subject || !s->spki ||
-      !serial_ok(s->serial, s->serial_len) || s->not_after < s->not_before)
+      !gostx__x509_serial_ok(s->serial, s->serial_len) || s->not_after < s->not_before)
     return GOSTX_EINVAL;
   gostx__der_w w;
   gostx__der_w_init(&w, out, cap);
@@ -208,16 +188,16 @@ int gostx_x509_cert_write(const gostx_x509_cert_spec *s, const gostx_gost3410_ke
   gostx__der_w_u32(&w, 2); /* v3 */
   gostx__der_w_end(&w);
   gostx__der_w_uint(&w, s->serial, s->serial_len);
-  put_sig_alg(&w, k->len);
+  gostx__x509_put_sig_alg(&w, k->len);
   gostx__der_w_raw(&w, s->issuer, s->issuer_len);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
-  if (gostx__x509_put_time(&w, s->not_before, 0) || gostx__x509_put_time(&w, s->not_after, 0)) return GOSTX_EINVAL;
+  if (gostx__x509_put_time(&w, s->not_before) || gostx__x509_put_time(&w, s->not_after)) return GOSTX_EINVAL;
   gostx__der_w_end(&w);
   gostx__der_w_raw(&w, s->subject, s->subject_len);
   gostx__der_w_raw(&w, s->spki, s->spki_len);
   if (put_cert_exts(&w, s)) return GOSTX_EINVAL;
   gostx__der_w_end(&w);
-  return finish(&w, gostx__x509_sign_close(&w, start, k), out_len);
+  return gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, k), out_len);
 }
 
 /* ---- requests ---- */
@@ -251,7 +231,7 @@ int gostx_x509_csr_write(const gostx_x509_name *subject, const gostx_x509_exts *
   }
   gostx__der_w_end(&w);
   gostx__der_w_end(&w);
-  return finish(&w, gostx__x509_sign_close(&w, start, k), out_len);
+  return gostx__x509_w_done(&w, gostx__x509_sign_close(&w, start, k), out_len);
 }
 
 /* ---- PEM ---- */

@@ -10,16 +10,27 @@
 int gostx__x509_fail(char *err, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* write_cert.c, for the other signed structures (ocsp_response.c): a key
- * that can sign (private part, 32 or 64 bytes); after the signed part at
- * w->buf + start, the algorithm and the signature written and the outer
- * SEQUENCE closed; a time as UTCTime for 1950..2049 (RFC 5280 4.1.2.5),
- * GeneralizedTime after or when generalized (RFC 6960 has only that). */
+/* write_cert.c's pieces that write_crl.c uses too. */
+/* 1 when k can sign: a GOST R 34.10-2012 key with its private part. */
 int gostx__x509_key_ok(const gostx_gost3410_key *k);
+/* The signature AlgorithmIdentifier of a len-byte (32, 64) key. */
+void gostx__x509_put_sig_alg(gostx__der_w *w, size_t len);
+/* After the signed part (from w->buf + start): the algorithm and the
+ * signature by k, the outer SEQUENCE closed. */
 int gostx__x509_sign_close(gostx__der_w *w, size_t start, const gostx_gost3410_key *k);
 /* The same with the outer SEQUENCE left open (what follows the signature:
- * a BasicOCSPResponse's certs). */
+ * a BasicOCSPResponse's certs; ocsp_response.c). */
 int gostx__x509_sign_put(gostx__der_w *w, size_t start, const gostx_gost3410_key *k);
-int gostx__x509_put_time(gostx__der_w *w, int64_t t, int generalized);
+/* rc, or the writer's verdict and length. */
+int gostx__x509_w_done(gostx__der_w *w, int rc, size_t *out_len);
+/* A Time (RFC 5280 4.1.2.5: UTCTime through 2049, then GeneralizedTime). */
+int gostx__x509_put_time(gostx__der_w *w, int64_t t);
+/* The same, GeneralizedTime always when gen (invalidityDate's form). */
+int gostx__x509_put_time_as(gostx__der_w *w, int64_t t, int gen);
+/* One Extension { OID, critical when TRUE, OCTET STRING value }. */
+void gostx__x509_put_ext(gostx__der_w *w, const uint8_t *oid, size_t oid_len, int critical,
+                         const uint8_t *value, size_t len);
+/* A serial number as 4.1.2.2 has it: 1..20 bytes, positive, not 0. */
+int gostx__x509_serial_ok(const uint8_t *p, size_t n);
 
 #endif

@@ -43,25 +43,42 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
     case GOSTX_X509_PROFILE:
       return "profile: the certificate breaks a rule of RFC 5280's profile (a MUST of section 4)";
     case GOSTX_X509_EMAIL_MISMATCH: return "subjectAltName: email address mismatch";
+    case GOSTX_X509_REVOKED: return "revocation: certificate revoked";
+    case GOSTX_X509_CRL_UNAVAILABLE:
+      return "revocation: unable to get certificate CRL (no CRL of the issuer: no revocation data)";
+    case GOSTX_X509_CRL_SCOPE:
+      return "revocation: status unknown (the issuer's CRLs do not cover the certificate: "
+             "issuingDistributionPoint scope or reasons)";
+    case GOSTX_X509_CRL_EXPIRED: return "revocation: CRL has expired (nextUpdate passed: stale data)";
+    case GOSTX_X509_CRL_BAD_SIGNATURE: return "revocation: CRL signature failure";
+    case GOSTX_X509_CRL_WRONG_ISSUER:
+      return "revocation: the CRL is from the wrong issuer (another name or key)";
+    case GOSTX_X509_CRL_CRITICAL_EXT: return "revocation: unhandled critical CRL extension";
+    case GOSTX_X509_CRL_MALFORMED: return "crl: not a DER CRL";
+    case GOSTX_X509_CRL_DELTA: return "crl: delta CRLs are not supported";
+    case GOSTX_X509_CRL_INDIRECT: return "crl: indirect CRLs are not supported";
   }
   return "unknown status";
 }
 
-/* AlgorithmIdentifier of a signature: the algorithm; parameters absent or
- * NULL (RFC 9215 says absent; gost-engine writes NULL). */
-static int get_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_status *st) {
-  gostx__der seq, oid, null;
-  if (gostx__der_get(r, GOSTX__DER_SEQ, &seq, NULL) || gostx__der_oid(&seq, &oid)) return GOSTX_EFORMAT;
-  if (seq.n && (gostx__der_get(&seq, GOSTX__DER_NULL, &null, NULL) || null.n || seq.n))
-    return GOSTX_EFORMAT;
-  if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_256))
-    *alg = GOSTX_X509_SIG_2012_256;
-  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2012_512))
-    *alg = GOSTX_X509_SIG_2012_512;
-  else if (GOSTX__DER_OID_IS(oid, OID_SIG_2001))
-    *alg = GOSTX_X509_SIG_2001;
-  else
-    return *st = GOSTX_X509_UNSUPPORTED, GOSTX_EFORMAT;
+/* The extnValue (its content) of the extension oid[len] of a parsed
+ * certificate: 1, or 0 when it has none. */
+int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oid_len,
+                         gostx__der *value) {
+  gostx__der tbs = {c->tbs, c->tbs_len}, body, seq, el;
+  uint8_t tag;
+  if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &body, NULL)) return 0;
+  while (body.n && !gostx__der_next(&body, &tag, &el, NULL)) {
+    if (tag != GOSTX__DER_CTXC(3) || gostx__der_get(&el, GOSTX__DER_SEQ, &seq, NULL)) continue;
+    while (seq.n) {
+      gostx__der ext, id;
+      int critical;
+      if (gostx__der_get(&seq, GOSTX__DER_SEQ, &ext, NULL) || gostx__der_oid(&ext, &id)) return 0;
+      if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && gostx__der_bool(&ext, &critical)) return 0;
+      if (gostx__der_oid_is(id, oid, oid_len))
+        return !gostx__der_get(&ext, GOSTX__DER_OCTETS, value, NULL);
+    }
+  }
   return 0;
 }
 
@@ -423,7 +440,7 @@ static int get_tbs(gostx__der tbs, gostx_x509_cert *c, gostx__der *sig_alg_inner
   gostx__der inner_whole, probe = tbs;
   if (gostx__der_get(&probe, GOSTX__DER_SEQ, NULL, &inner_whole)) return GOSTX_EFORMAT;
   *sig_alg_inner = inner_whole;
-  if (get_sig_alg(&tbs, &c->sig_alg, st) || get_name(&tbs, &c->issuer, &c->issuer_len))
+  if (gostx__x509_sig_alg(&tbs, &c->sig_alg, st) || get_name(&tbs, &c->issuer, &c->issuer_len))
     return GOSTX_EFORMAT;
   if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &valid, NULL) ||
       gostx__der_time(&valid, &c->not_before) || gostx__der_time(&valid, &c->not_after) || valid.n)
@@ -458,27 +475,20 @@ int gostx_x509_parse(const uint8_t *der, size_t der_len, gostx_x509_cert *out,
   c.key_usage = ~0u;
   c.ext_key_usage = ~0u;
   c.require_explicit_policy = c.inhibit_policy_mapping = c.inhibit_any_policy = -1;
-  gostx__der all = {der, der_len}, cert, tbs, tbs_whole, sig_alg_inner, sig_alg_outer, bits;
+  gostx__der all = {der, der_len}, cert, tbs, tbs_whole, sig_alg_inner;
   gostx_x509_sig_alg alg;
   if (gostx__der_get(&all, GOSTX__DER_SEQ, &cert, NULL) || all.n ||
       gostx__der_get(&cert, GOSTX__DER_SEQ, &tbs, &tbs_whole))
     return GOSTX_EFORMAT;
   if (get_tbs(tbs, &c, &sig_alg_inner, st)) return GOSTX_EFORMAT;
-  gostx__der probe = cert;
-  if (gostx__der_get(&probe, GOSTX__DER_SEQ, NULL, &sig_alg_outer) ||
-      get_sig_alg(&cert, &alg, st) || gostx__der_get(&cert, GOSTX__DER_BITS, &bits, NULL) || cert.n)
-    return GOSTX_EFORMAT;
-  /* the signed and the unsigned algorithm must be the same (RFC 5280 4.1.1.2) */
-  if (sig_alg_outer.n != sig_alg_inner.n || memcmp(sig_alg_outer.p, sig_alg_inner.p, sig_alg_inner.n))
-    return *st = GOSTX_X509_SIG_ALG_MISMATCH, GOSTX_EFORMAT;
-  size_t sig_len = alg == GOSTX_X509_SIG_2012_512 ? 128 : 64;
-  if (bits.n != sig_len + 1 || bits.p[0] != 0) return *st = GOSTX_X509_MALFORMED, GOSTX_EFORMAT;
+  gostx__der sig;
+  if (gostx__x509_signed_tail(&cert, sig_alg_inner, &alg, &sig, st)) return GOSTX_EFORMAT;
   c.der = der;
   c.der_len = der_len;
   c.tbs = tbs_whole.p;
   c.tbs_len = tbs_whole.n;
-  c.sig_value = bits.p + 1;
-  c.sig_value_len = sig_len;
+  c.sig_value = sig.p;
+  c.sig_value_len = sig.n;
   memcpy(out, &c, sizeof c); /* padding too: two parses compare equal */
   *st = GOSTX_X509_OK;
   return 0;

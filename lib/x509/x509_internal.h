@@ -99,10 +99,29 @@ gostx_x509_status gostx__x509_leaf_opts(const gostx_x509_cert *leaf,
                                         const gostx_x509_verify_opts *opts, char *why,
                                         size_t cap);
 
-/* write_cert.c: the extnValue's content of cert's extension oid (its
- * content bytes) into *value: 1, or 0 when absent. */
-int gostx__x509_cert_ext(const gostx_x509_cert *cert, const uint8_t *oid, size_t oid_len,
+/* signature.c: a signature AlgorithmIdentifier read from r (a GOST one, its
+ * parameters absent or NULL): GOSTX_EFORMAT, with *st UNSUPPORTED for
+ * another algorithm. */
+int gostx__x509_sig_alg(gostx__der *r, gostx_x509_sig_alg *alg, gostx_x509_status *st);
+/* x509.c: the extnValue content of c's extension oid[len]: 1, or 0 when
+ * it has none. */
+int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oid_len,
                          gostx__der *value);
+/* signature.c: a signature over tbs[tbs_len] (the algorithm alg, the value
+ * s || r) checked under issuer's key, as gostx__x509_check_signature. */
+int gostx__x509_check_sig(gostx_x509_sig_alg alg, const uint8_t *tbs, size_t tbs_len,
+                          const uint8_t *sig_value, size_t sig_len, const gostx_x509_cert *issuer);
+/* signature.c: what follows a signed part (a certificate's, a CRL's):
+ * the signatureAlgorithm, which must be alg_inner's bytes, and the
+ * signature BIT STRING, the last of r: the value s || r in *sig. */
+int gostx__x509_signed_tail(gostx__der *r, gostx__der alg_inner, gostx_x509_sig_alg *alg,
+                            gostx__der *sig, gostx_x509_status *st);
+/* crl_status.c: the revocation checks opts asks of a built path (leaf
+ * first, the anchor last): GOSTX_X509_OK, or the first certificate's
+ * status that is not, its index in *depth and why[cap]. */
+gostx_x509_status gostx__x509_revocation(const gostx_x509_cert *const *path, size_t len,
+                                         const gostx_x509_verify_opts *o, size_t *depth,
+                                         char *why, size_t cap);
 
 /* store.c: anchor i of store (its views into the store's copy), NULL
  * past the last: what an IKEv2 CERTREQ names (lib/ike/certreq.c). */

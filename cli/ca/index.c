@@ -1,0 +1,261 @@
+/* openssl ca's index.txt read and written (index.h). */
+#define _GNU_SOURCE /* timegm */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "index.h"
+
+int ca_index_lock(const char *path, ca_index *x) {
+  char lock[4096];
+  if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock) {
+    cli_err("%s: path too long", path);
+    return CLI_EXIT_FAIL;
+  }
+  int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+    cli_err("%s: cannot lock: %s", lock, strerror(errno));
+    if (fd >= 0) close(fd);
+    return CLI_EXIT_FAIL;
+  }
+  x->lock_fd = fd;
+  return 0;
+}
+
+void ca_index_free(ca_index *x) {
+  free(x->e);
+  x->e = NULL;
+  x->n = x->cap = 0;
+  if (x->lock_fd >= 0) close(x->lock_fd); /* the lock goes with it */
+  x->lock_fd = -1;
+}
+
+int ca_index_add(ca_index *x, const ca_entry *e) {
+  if (x->n == x->cap) {
+    size_t cap = x->cap ? 2 * x->cap : 64;
+    ca_entry *p = realloc(x->e, cap * sizeof *p);
+    if (!p) {
+      cli_err("out of memory");
+      return CLI_EXIT_FAIL;
+    }
+    x->e = p, x->cap = cap;
+  }
+  x->e[x->n++] = *e;
+  return 0;
+}
+
+static size_t strip_zeros(const uint8_t **p, size_t len) {
+  while (len > 1 && (*p)[0] == 0) (*p)++, len--;
+  return len;
+}
+
+ca_entry *ca_index_find(const ca_index *x, const uint8_t *serial, size_t len) {
+  len = strip_zeros(&serial, len);
+  for (size_t i = 0; i < x->n; i++) {
+    const uint8_t *s = x->e[i].serial;
+    size_t n = strip_zeros(&s, x->e[i].serial_len);
+    if (n == len && !memcmp(s, serial, len)) return &x->e[i];
+  }
+  return NULL;
+}
+
+/* ---- times ---- */
+
+void ca_time_text(int64_t t, char out[16]) {
+  time_t tt = (time_t)t;
+  struct tm tm;
+  if (!gmtime_r(&tt, &tm)) tm = (struct tm){0};
+  if (tm.tm_year + 1900 < 2050)
+    strftime(out, 16, "%y%m%d%H%M%SZ", &tm);
+  else
+    strftime(out, 16, "%Y%m%d%H%M%SZ", &tm);
+}
+
+int ca_time_parse(const char *s, size_t n, int64_t *t) {
+  if (n != 13 && n != 15) return -1;
+  if (s[n - 1] != 'Z') return -1;
+  for (size_t i = 0; i + 1 < n; i++)
+    if (s[i] < '0' || s[i] > '9') return -1;
+#define D2(k) ((s[k] - '0') * 10 + (s[k + 1] - '0'))
+  struct tm tm = {0};
+  size_t o = n == 15 ? 2 : 0;
+  tm.tm_year = n == 15 ? D2(0) * 100 + D2(2) - 1900 : (D2(0) < 50 ? D2(0) + 100 : D2(0));
+  tm.tm_mon = D2(2 + o) - 1;
+  tm.tm_mday = D2(4 + o);
+  tm.tm_hour = D2(6 + o);
+  tm.tm_min = D2(8 + o);
+  tm.tm_sec = D2(10 + o);
+#undef D2
+  if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+      tm.tm_min > 59 || tm.tm_sec > 59)
+    return -1;
+  *t = (int64_t)timegm(&tm);
+  return 0;
+}
+
+/* ---- subjects ---- */
+
+/* One DER element's header at p[n]: the content's offset and length. */
+static int tlv(const uint8_t *p, size_t n, size_t *hdr, size_t *len) {
+  if (n < 2) return -1;
+  size_t l = p[1], h = 2;
+  if (l & 0x80) {
+    size_t k = l & 0x7f;
+    if (k < 1 || k > 3 || n < 2 + k) return -1;
+    l = 0;
+    for (size_t i = 0; i < k; i++) l = l << 8 | p[2 + i];
+    h += k;
+  }
+  if (l > n - h) return -1;
+  *hdr = h, *len = l;
+  return 0;
+}
+
+void ca_subject_text(const uint8_t *name, size_t len, char *out, size_t cap) {
+  size_t h, l, used = 0;
+  out[0] = 0;
+  if (tlv(name, len, &h, &l)) return;
+  const uint8_t *p = name + h, *end = p + l;
+  while (p < end) { /* each RDN (a SET) as a Name of its own, through the library's text */
+    size_t sh, sl;
+    if (tlv(p, (size_t)(end - p), &sh, &sl)) return;
+    uint8_t one[1024];
+    size_t rdn = sh + sl, hl = rdn < 128 ? 2 : rdn < 256 ? 3 : 4;
+    if (rdn + 4 > sizeof one) return;
+    one[0] = 0x30;
+    if (hl == 2) one[1] = (uint8_t)rdn;
+    else if (hl == 3) one[1] = 0x81, one[2] = (uint8_t)rdn;
+    else one[1] = 0x82, one[2] = (uint8_t)(rdn >> 8), one[3] = (uint8_t)rdn;
+    memcpy(one + hl, p, rdn);
+    char text[512];
+    if (gostx_x509_name_text(one, hl + rdn, text, sizeof text)) return;
+    for (char *c = text; (c = strstr(c, ", ")); ) /* a multi-valued RDN: openssl's "+" */
+      *c = '+', memmove(c + 1, c + 2, strlen(c + 2) + 1);
+    used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "/%s", text);
+    if (used >= cap) return;
+    p += rdn;
+  }
+}
+
+/* ---- the file ---- */
+
+static int hexval(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* One line's six fields into *e: 0, or -1 with what was wrong in *why. */
+static int parse_line(char *line, ca_entry *e, const char **why) {
+  char *f[6];
+  size_t k = 0;
+  for (char *p = line; k < 6; k++) {
+    f[k] = p;
+    char *tab = strchr(p, '\t');
+    if (!tab) break;
+    *tab = 0;
+    p = tab + 1;
+  }
+  if (k != 5) return *why = "not six tab-separated fields", -1;
+  memset(e, 0, sizeof *e);
+  e->status = f[0][0];
+  if (strlen(f[0]) != 1 || (e->status != 'V' && e->status != 'R' && e->status != 'E'))
+    return *why = "the status is none of V, R, E", -1;
+  if (ca_time_parse(f[1], strlen(f[1]), &e->expiry)) return *why = "the expiry is no time", -1;
+  e->revoked_at = -1;
+  e->reason = GOSTX_X509_REASON_NONE;
+  if (e->status == 'R') {
+    char *comma = strchr(f[2], ',');
+    size_t tn = comma ? (size_t)(comma - f[2]) : strlen(f[2]);
+    if (ca_time_parse(f[2], tn, &e->revoked_at)) return *why = "the revocation time is no time", -1;
+    if (comma) {
+      char *more = strchr(comma + 1, ','); /* keyTime / holdInstruction: not used here */
+      if (more) *more = 0;
+      e->reason = gostx_x509_crl_reason_by_name(comma + 1);
+      if (e->reason < GOSTX_X509_REASON_NONE) return *why = "an unknown revocation reason", -1;
+    }
+  } else if (f[2][0]) {
+    return *why = "a revocation time in a line that is not R", -1;
+  }
+  size_t hn = strlen(f[3]);
+  if (!hn || hn % 2 || hn / 2 > sizeof e->serial) return *why = "the serial is no hex number", -1;
+  for (size_t i = 0; i < hn; i += 2) {
+    int a = hexval(f[3][i]), b = hexval(f[3][i + 1]);
+    if (a < 0 || b < 0) return *why = "the serial is no hex number", -1;
+    e->serial[i / 2] = (uint8_t)(a << 4 | b);
+  }
+  e->serial_len = hn / 2;
+  snprintf(e->subject, sizeof e->subject, "%s", f[5]);
+  return 0;
+}
+
+int ca_index_read(const char *path, int missing_ok, ca_index *x) {
+  FILE *f = fopen(path, "re");
+  if (!f) {
+    if (errno == ENOENT && missing_ok) return 0;
+    cli_err("%s: cannot read the index: %s", path, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  char line[2048];
+  size_t no = 0;
+  int rc = 0;
+  while (!rc && fgets(line, sizeof line, f)) {
+    no++;
+    size_t n = strlen(line);
+    if (n && line[n - 1] == '\n') line[--n] = 0;
+    else if (!feof(f)) {
+      cli_err("%s:%zu: the line is too long for an index line", path, no);
+      rc = CLI_EXIT_USAGE;
+      break;
+    }
+    if (!n) continue;
+    ca_entry e;
+    const char *why = "";
+    if (parse_line(line, &e, &why)) {
+      cli_err("%s:%zu: not openssl's index format: %s", path, no, why);
+      rc = CLI_EXIT_USAGE;
+    } else if (ca_index_find(x, e.serial, e.serial_len)) {
+      cli_err("%s:%zu: the serial is there twice", path, no);
+      rc = CLI_EXIT_USAGE;
+    } else {
+      rc = ca_index_add(x, &e);
+    }
+  }
+  if (!rc && ferror(f)) {
+    cli_err("%s: read error", path);
+    rc = CLI_EXIT_FAIL;
+  }
+  fclose(f);
+  return rc;
+}
+
+int ca_index_write(const char *path, const ca_index *x) {
+  size_t cap = x->n * 700 + 1, used = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  for (size_t i = 0; i < x->n; i++) {
+    const ca_entry *e = &x->e[i];
+    char exp[16], rev[64] = "", serial[2 * sizeof e->serial + 1];
+    ca_time_text(e->expiry, exp);
+    if (e->status == 'R') {
+      ca_time_text(e->revoked_at, rev);
+      if (e->reason != GOSTX_X509_REASON_NONE)
+        snprintf(rev + strlen(rev), sizeof rev - strlen(rev), ",%s", gostx_x509_crl_reason_name(e->reason));
+    }
+    const uint8_t *sp = e->serial; /* openssl's hex: no sign byte */
+    size_t sl = strip_zeros(&sp, e->serial_len);
+    for (size_t k = 0; k < sl; k++) snprintf(serial + 2 * k, 3, "%02X", sp[k]);
+    used += (size_t)snprintf(buf + used, cap - used, "%c\t%s\t%s\t%s\tunknown\t%s\n", e->status, exp,
+                             rev, serial, e->subject);
+  }
+  int rc = cli_write_file(path, buf, used, 0);
+  free(buf);
+  return rc;
+}

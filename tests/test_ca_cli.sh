@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# gostx ca and revocation in gostx x509 verify: certificates issued from
+# requests into openssl ca's index (serials from the serial file, a reused
+# one refused), one revoked (keyCompromise), a CRL made (cRLNumber from
+# the crlnumber file, nextUpdate); -crl_check refuses the revoked one and
+# passes the good one, as openssl verify -crl_check does on the same files,
+# and openssl crl reads gostx's CRL; openssl ca -gencrl (gost-engine) on the
+# same index makes CRLs gostx reads: its plain one, one with an unknown
+# critical extension and a delta CRL (each refused by name). Stale CRLs,
+# a CRL of another CA of the same name (wrong issuer), of another name (no
+# CRL), -crl_check_all, a truncated CRL file. Skipped (77) without
+# openssl's gost-engine.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/cli_common.sh" ca_cli
+command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1 ||
+  { echo "openssl with gost-engine not found: skipping"; exit 77; }
+export OPENSSL_CONF=$HERE/support/gost_engine.cnf
+cd "$T" || exit 1
+
+# expect RC PATTERN ARGS...: gostx ARGS exits RC, PATTERN in its output
+expect() {
+  local want=$1 pat=$2
+  shift 2
+  "$G" "$@" >out 2>&1
+  local rc=$?
+  if [ $rc = "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" out; }; then ok; else bad "gostx $* -> rc $rc (want $want, '$pat'): $(cat out)"; fi
+}
+# ossl_verify WANT_PATTERN ARGS...: openssl verify -engine gost ARGS says it
+ossl_verify() {
+  local pat=$1
+  shift
+  openssl verify -engine gost "$@" >o.out 2>&1
+  if grep -q -- "$pat" o.out; then ok; else bad "openssl verify $*: want '$pat': $(cat o.out)"; fi
+}
+
+check "CA key" "$G" genpkey -c 256A -o ca.key
+check "CA" "$G" req -x509 -ca -key ca.key -subj "/CN=Test CA/O=gostx/C=RU" -days 10 -out ca.pem
+for u in alice bob carol; do
+  check "$u key" "$G" genpkey -c 256A -o $u.key
+  check "$u csr" "$G" req -new -key $u.key -subj "/CN=$u/O=gostx" -out $u.csr
+done
+echo 0A >serial
+check "issue alice" "$G" ca -in alice.csr -cert ca.pem -keyfile ca.key -index index.txt -days 5 -out alice.pem
+check "issue bob" "$G" ca -in bob.csr -cert ca.pem -keyfile ca.key -index index.txt -days 5 -out bob.pem
+check "serial file moved on" [ "$(cat serial)" = 0C ]
+check "two V lines, openssl's format" \
+  grep -qP '^V\t\d{12}Z\t\t0B\tunknown\t/CN=alice/O=gostx$' index.txt
+check "bob's line" grep -qP '^V\t\d{12}Z\t\t0C\tunknown\t/CN=bob/O=gostx$' index.txt
+check "alice's serial" [ "$(openssl x509 -in alice.pem -noout -serial)" = serial=0B ]
+echo 0A >serial # the next would be 0B again: refused, nothing written
+before=$(cksum <index.txt)
+expect 1 "already in the index" ca -in carol.csr -cert ca.pem -keyfile ca.key -index index.txt -out carol.pem
+check "no certificate for a reused serial" [ ! -e carol.pem ]
+check "index untouched" [ "$(cksum <index.txt)" = "$before" ]
+echo 0C >serial
+
+# four writers at once: the lock keeps each serial and line
+mkdir par
+for i in 1 2 3 4; do
+  "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index par/index.txt -out par/$i.pem 2>par/$i.err &
+done
+wait
+check "four concurrent issues: four lines" [ "$(wc -l <par/index.txt)" = 4 ]
+check "four distinct serials" [ "$(cut -f4 par/index.txt | sort -u | wc -l)" = 4 ]
+check "each certificate's serial in the index" bash -c \
+  'for i in 1 2 3 4; do s=$(openssl x509 -in par/$i.pem -noout -serial | cut -d= -f2); grep -q "	$s	" par/index.txt || exit 1; done'
+
+expect 0 "" ca -revoke alice.pem -cert ca.pem -index index.txt -crl_reason keyCompromise
+check "alice R with the reason" grep -qP '^R\t\d{12}Z\t\d{12}Z,keyCompromise\t0B\t' index.txt
+expect 1 "already revoked" ca -revoke alice.pem -index index.txt
+expect 2 "crl_reason" ca -revoke bob.pem -index index.txt -crl_reason nonsense
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -out ca.crl
+check "crlnumber moved on" [ "$(cat crlnumber)" = 02 ]
+
+# openssl reads gostx's CRL and agrees with gostx on both certificates
+openssl crl -in ca.crl -noout -text >crl.txt 2>&1
+for want in "CRL Number:" "Serial Number: 0B" "Key Compromise" "Authority Key Identifier" \
+  "GOST R 34.10-2012 with GOST R 34.11-2012 (256 bit)" "Next Update"; do
+  check "openssl crl shows '$want'" grep -q -- "$want" crl.txt
+done
+check "the first CRL's number is 1" bash -c "grep -A1 'CRL Number' crl.txt | grep -q '^ *1$'"
+check "openssl: CRL signature" bash -c "openssl crl -in ca.crl -CAfile ca.pem -noout 2>&1 | grep -q 'verify OK'"
+expect 2 "certificate revoked (reason: keyCompromise" x509 verify -CAfile ca.pem -CRLfile ca.crl -crl_check alice.pem
+expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile ca.crl -crl_check bob.pem
+ossl_verify "certificate revoked" -CAfile ca.pem -CRLfile ca.crl -crl_check alice.pem
+ossl_verify "bob.pem: OK" -CAfile ca.pem -CRLfile ca.crl -crl_check bob.pem
+expect 2 "unable to get certificate CRL" x509 verify -CAfile ca.pem -crl_check bob.pem
+# the chain ends at the anchor: -crl_check_all asks nothing more of a one-link chain
+expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile ca.crl -crl_check_all bob.pem
+# DER, and several CRLs in one PEM file
+openssl crl -in ca.crl -outform DER -out ca.der 2>/dev/null
+expect 2 "certificate revoked" x509 verify -CAfile ca.pem -CRLfile ca.der -crl_check alice.pem
+
+# stale: nextUpdate an hour on, checked two hours on (openssl says the same)
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -crldays 0 -crlhours 1 -out short.crl
+check "crlnumber 3 next" [ "$(cat crlnumber)" = 03 ]
+later=$(($(date +%s) + 7200))
+expect 2 "CRL has expired" x509 verify -CAfile ca.pem -CRLfile short.crl -crl_check -attime $later bob.pem
+ossl_verify "CRL has expired" -CAfile ca.pem -CRLfile short.crl -crl_check -attime $later bob.pem
+cat short.crl ca.crl >both.crl # a stale and a fresh CRL: the fresh one decides
+expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile both.crl -crl_check bob.pem
+
+# the wrong issuer: a CA of the same name with another key; of another name
+mkdir evil other
+check "evil key" "$G" genpkey -c 256A -o evil/ca.key
+check "evil CA" "$G" req -x509 -ca -key evil/ca.key -subj "/CN=Test CA/O=gostx/C=RU" -days 10 -out evil/ca.pem
+expect 0 "" ca -gencrl -cert evil/ca.pem -keyfile evil/ca.key -index evil/index.txt -out evil.crl
+check "a crlnumber beside that index" [ -e evil/crlnumber ]
+expect 2 "wrong issuer" x509 verify -CAfile ca.pem -CRLfile evil.crl -crl_check bob.pem
+check "other key" "$G" genpkey -c 256A -o other/ca.key
+check "other CA" "$G" req -x509 -ca -key other/ca.key -subj "/CN=Other CA" -days 10 -out other/ca.pem
+expect 0 "" ca -gencrl -cert other/ca.pem -keyfile other/ca.key -index other/index.txt -out other.crl
+expect 2 "unable to get certificate CRL" x509 verify -CAfile ca.pem -CRLfile other.crl -crl_check bob.pem
+expect 1 "is not the key of" ca -gencrl -cert ca.pem -keyfile other/ca.key -index index.txt -out x.crl
+
+# openssl ca -gencrl (gost-engine) over gostx's index: its CRLs read by gostx
+cat >ca.cnf <<EOF
+.include $OPENSSL_CONF
+[ca]
+default_ca = myca
+[myca]
+database = index.txt
+crlnumber = ocrlnumber
+default_md = md_gost12_256
+default_crl_days = 7
+[plain]
+authorityKeyIdentifier = keyid
+[unknown_critical]
+1.2.3.4 = critical,DER:05:00
+[delta]
+2.5.29.27 = critical,DER:02:01:01
+EOF
+echo 10 >ocrlnumber
+for ext in plain unknown_critical delta; do
+  check "openssl ca -gencrl ($ext)" bash -c \
+    "openssl ca -config ca.cnf -gencrl -crlexts $ext -cert ca.pem -keyfile ca.key -out o_$ext.crl >/dev/null 2>&1"
+done
+expect 2 "certificate revoked (reason: keyCompromise" x509 verify -CAfile ca.pem -CRLfile o_plain.crl -crl_check alice.pem
+expect 0 "bob.pem: OK" x509 verify -CAfile ca.pem -CRLfile o_plain.crl -crl_check bob.pem
+expect 2 "unhandled critical CRL extension" x509 verify -CAfile ca.pem -CRLfile o_unknown_critical.crl -crl_check bob.pem
+expect 1 "delta CRLs are not supported" x509 verify -CAfile ca.pem -CRLfile o_delta.crl -crl_check bob.pem
+
+# a chain: -crl_check_all asks the intermediate's status too (openssl agrees)
+mkdir sub
+printf 'basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign\n' >sub.ext
+check "sub key" "$G" genpkey -c 256B -o sub/ca.key
+check "sub csr" "$G" req -new -key sub/ca.key -subj "/CN=Sub CA/O=gostx" -out sub/ca.csr
+check "sub CA" "$G" ca -in sub/ca.csr -cert ca.pem -keyfile ca.key -index index.txt -extfile sub.ext -out sub/ca.pem
+check "dave" "$G" ca -in carol.csr -cert sub/ca.pem -keyfile sub/ca.key -index sub/index.txt -out dave.pem
+expect 0 "" ca -gencrl -cert sub/ca.pem -keyfile sub/ca.key -index sub/index.txt -out sub.crl
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -out root.crl
+V="x509 verify -CAfile ca.pem -untrusted sub/ca.pem"
+expect 0 "dave.pem: OK" $V -CRLfile sub.crl -crl_check dave.pem
+expect 2 "depth 1: revocation: unable to get certificate CRL" $V -CRLfile sub.crl -crl_check_all dave.pem
+cat sub.crl root.crl >chain.crl
+expect 0 "dave.pem: OK" $V -CRLfile chain.crl -crl_check_all dave.pem
+ossl_verify "dave.pem: OK" -CAfile ca.pem -untrusted sub/ca.pem -CRLfile chain.crl -crl_check_all dave.pem
+expect 0 "" ca -revoke sub/ca.pem -cert ca.pem -index index.txt -crl_reason CACompromise
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -out root.crl
+cat sub.crl root.crl >chain.crl
+expect 2 "depth 1: revocation: certificate revoked (reason: CACompromise" $V -CRLfile chain.crl -crl_check_all dave.pem
+expect 0 "dave.pem: OK" $V -CRLfile chain.crl -crl_check dave.pem
+ossl_verify "certificate revoked" -CAfile ca.pem -untrusted sub/ca.pem -CRLfile chain.crl -crl_check_all dave.pem
+
+# a serial with its top bit set (INTEGER 00 80): "80" in the index, as openssl writes it
+mkdir hi && echo 7F >hi/serial
+check "issue serial 80" "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index hi/index.txt -out hi/c.pem
+check "index hex without a sign byte" grep -qP '^V\t\d{12}Z\t\t80\t' hi/index.txt
+expect 0 "" ca -revoke hi/c.pem -index hi/index.txt
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index hi/index.txt -out hi/ca.crl
+check "openssl reads serial 80" bash -c "openssl crl -in hi/ca.crl -noout -text | grep -q 'Serial Number: 80'"
+expect 2 "certificate revoked" x509 verify -CAfile ca.pem -CRLfile hi/ca.crl -crl_check hi/c.pem
+
+# hostile files
+openssl crl -in ca.crl -outform DER 2>/dev/null | head -c 100 >cut.der
+expect 1 "cut.der: CRL 1: crl: not a DER CRL" x509 verify -CAfile ca.pem -CRLfile cut.der -crl_check bob.pem
+printf 'V\t261203151439Z\t\tZZ\tunknown\t/CN=x\n' >bad_index.txt
+expect 2 "bad_index.txt:1: not openssl's index format: the serial is no hex number" \
+  ca -revoke bob.pem -index bad_index.txt
+finish
