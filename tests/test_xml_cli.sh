@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# gostx xml sign / verify (integrations/xmldsig over libxml2): enveloped
+# signatures of the whole document and of an element by Id, 256- and
+# 512-bit keys, exclusive and inclusive c14n; verify writes only what was
+# signed. The refusals, each named: a changed content or SignatureValue, a
+# chain to no anchor, DOCTYPEs (external entity, entity expansion), a
+# duplicated Id, a second Signature, XPath/XSLT transforms, an external
+# Reference, nesting past libxml2's depth; a signed element moved
+# (wrapping) leaves the forged content out of what verify writes.
+. "$(dirname "$0")/cli_common.sh" xml_cli
+"$G" xml --help >/dev/null 2>&1 || { echo "gostx built without libxml2 (no gostx xml): skipping"; exit 77; }
+cd "$T" || exit 1
+
+printf 'basicConstraints = critical, CA:TRUE\nkeyUsage = critical, keyCertSign\n' >ca.ext
+printf 'basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\n' >leaf.ext
+pki() { # pki NAME CURVE: NAME.key, NAME.pem issued by NAME-ca (NAME-ca.pem)
+  "$G" genpkey -c "$2" -o "$1-ca.key" && "$G" req -x509 -ca -key "$1-ca.key" -subj "/CN=$1 CA" \
+    -days 30 -out "$1-ca.pem" && "$G" genpkey -c "$2" -o "$1.key" &&
+    "$G" req -new -key "$1.key" -subj "/CN=$1" -out "$1.csr" &&
+    "$G" x509 -req -in "$1.csr" -CA "$1-ca.pem" -CAkey "$1-ca.key" -days 10 -extfile leaf.ext \
+      -out "$1.pem" || bad "pki $1"
+} 2>/dev/null
+pki a 256A
+pki b 512A
+pki other 256B
+
+cat >doc.xml <<'X'
+<?xml version="1.0" encoding="UTF-8"?>
+<root xmlns="urn:a" xmlns:b="urn:b"><!-- note --><b:data Id="d1">hello <x a="1"/></b:data><other>unsigned</other></root>
+X
+# expect NAME WANT_RC GREP verify-args...: gostx xml verify exits WANT_RC and says GREP
+expect() {
+  local name=$1 want=$2 grep=$3
+  shift 3
+  "$G" xml verify "$@" >out 2>err
+  local rc=$?
+  if [ $rc != "$want" ] || ! grep -q -- "$grep" err; then bad "$name: rc $rc, $(cat err)"; else ok; fi
+}
+sign() { "$G" xml sign "$@" 2>err || bad "sign $*: $(cat err)"; }
+
+# whole document, 256-bit key: what was signed is the document less the
+# Signature and the comment, in exclusive c14n
+sign -in doc.xml -ref '' -key a.key -cert a.pem -out s-all.xml
+expect "URI=''" 0 "Verified OK" -in s-all.xml -CAfile a-ca.pem -out-signed signed
+want='<root xmlns="urn:a"><b:data xmlns:b="urn:b" Id="d1">hello <x a="1"></x></b:data><other>unsigned</other></root>'
+check "URI='' signed octets" [ "$(cat signed)" = "$want" ]
+grep -q 'gostr34102012-gostr34112012-256' s-all.xml && grep -q 'gostr34112012-256' s-all.xml && ok ||
+  bad "256-bit URIs"
+
+# one element by Id, 512-bit key: only that element is output
+sign -in doc.xml -ref d1 -key b.key -cert b.pem -out s-d1.xml
+expect "#d1" 0 "Verified OK" -in s-d1.xml -CAfile b-ca.pem
+check "#d1 signed octets" [ "$(cat out)" = '<b:data xmlns:b="urn:b" Id="d1">hello <x xmlns="urn:a" a="1"></x></b:data>' ]
+grep -q 'gostr34102012-gostr34112012-512' s-d1.xml && ok || bad "512-bit URIs"
+# inclusive c14n keeps the ancestors' namespaces in scope
+sign -in doc.xml -ref d1 -key a.key -cert a.pem -c14n -out s-inc.xml
+expect "c14n 1.0" 0 "Verified OK" -in s-inc.xml -CAfile a-ca.pem
+check "c14n 1.0 octets" [ "$(cat out)" = '<b:data xmlns="urn:a" xmlns:b="urn:b" Id="d1">hello <x a="1"></x></b:data>' ]
+
+# refusals after signing
+sed 's/hello/hellO/' s-d1.xml >t.xml
+expect "content changed" 1 "digest mismatch" -in t.xml -CAfile b-ca.pem
+check "nothing written on a refusal" [ ! -s out ]
+v=$(grep -o '<ds:SignatureValue>..' s-all.xml | tail -c 3)
+[ "$v" = AB ] && w=BA || w=AB
+sed "s#<ds:SignatureValue>$v#<ds:SignatureValue>$w#" s-all.xml >t.xml
+expect "SignatureValue changed" 1 "bad signature" -in t.xml -CAfile a-ca.pem
+expect "no chain to the anchor" 1 "certificate chain" -in s-all.xml -CAfile other-ca.pem
+sed 's#URI="\#d1"#URI="http://example.com/x"#' s-d1.xml >t.xml
+expect "external Reference" 1 "bad reference" -in t.xml -CAfile b-ca.pem
+sed 's#Algorithm="http://www.w3.org/2000/09/xmldsig\#enveloped-signature"#Algorithm="http://www.w3.org/TR/1999/REC-xpath-19991116"#' \
+  s-d1.xml >t.xml
+expect "XPath transform" 1 "XPath transform is refused" -in t.xml -CAfile b-ca.pem
+sed 's#Algorithm="http://www.w3.org/2000/09/xmldsig\#enveloped-signature"#Algorithm="http://www.w3.org/TR/1999/REC-xslt-19991116"#' \
+  s-d1.xml >t.xml
+expect "XSLT transform" 1 "XSLT transform is refused" -in t.xml -CAfile b-ca.pem
+sed 's#<other>unsigned</other>#<other Id="d1">forged</other>#' s-d1.xml >t.xml
+expect "duplicated Id" 1 "duplicate Id" -in t.xml -CAfile b-ca.pem
+sig=$(grep -o '<ds:Signature .*</ds:Signature>' s-d1.xml)
+awk -v s="$sig" '{sub("<other>", "<other>" s)} 1' s-d1.xml >t.xml
+expect "second Signature" 1 "a second signature" -in t.xml -CAfile b-ca.pem
+# wrapping: the signed element moved under <other>, a forged one in its
+# place without an Id; the signature verifies, and what verify writes is the
+# signed element only, never the forged text
+d1=$(grep -o '<b:data Id="d1">.*</b:data>' s-d1.xml)
+awk -v d="$d1" '{i = index($0, d); if (i) $0 = substr($0, 1, i - 1) "<b:data>forged</b:data>" substr($0, i + length(d)); sub("<other>unsigned</other>", "<other>" d "</other>")} 1' \
+  s-d1.xml >t.xml
+expect "moved element" 0 "Verified OK" -in t.xml -CAfile b-ca.pem
+grep -q forged t.xml && ! grep -q forged out && grep -q hello out && ok || bad "moved element: forged text in the output"
+
+# DOCTYPEs: never read, whatever they declare
+printf '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<r>&x;</r>\n' >xxe.xml
+expect "external entity" 1 "DTD refused" -in xxe.xml -CAfile a-ca.pem
+rm -f t.xml
+"$G" xml sign -in xxe.xml -ref '' -key a.key -cert a.pem -out t.xml 2>err
+[ $? = 1 ] && grep -q "DTD refused" err && [ ! -e t.xml ] && ok || bad "sign of a DOCTYPE: $(cat err)"
+{ printf '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa">'
+  for i in 1 2 3 4 5 6 7 8; do printf '<!ENTITY %s "&%s;&%s;&%s;&%s;&%s;&%s;&%s;&%s;&%s;&%s;">' "$(printf "\\$(printf %03o $((97 + i)))")" "$(printf "\\$(printf %03o $((96 + i)))")"{,,,,,,,,,}; done
+  printf ']>\n<r>&i;</r>\n'; } >lol.xml
+expect "entity expansion" 1 "DTD refused" -in lol.xml -CAfile a-ca.pem
+printf '<?xml version="1.0"?>\n<!DOCTYPE r SYSTEM "http://127.0.0.1:1/x.dtd">\n<r/>\n' >ext.xml
+expect "external DTD" 1 "DTD refused" -in ext.xml -CAfile a-ca.pem
+# depth: past libxml2's 256 levels
+{ for i in $(seq 300); do printf '<a>'; done; for i in $(seq 300); do printf '</a>'; done; } >deep.xml
+expect "nesting" 1 "too large" -in deep.xml -CAfile a-ca.pem
+expect "no signature" 1 "no signature" -in doc.xml -CAfile a-ca.pem
+# the key must be the certificate's
+"$G" xml sign -in doc.xml -ref '' -key other.key -cert a.pem -out t.xml 2>err
+[ $? = 1 ] && grep -q "key mismatch" err && ok || bad "sign with another key: $(cat err)"
+"$G" xml sign -in doc.xml -ref nope -key a.key -cert a.pem -out t.xml 2>err
+[ $? = 1 ] && grep -q "bad reference" err && ok || bad "sign of an absent Id: $(cat err)"
+finish
