@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # gostx xml sign / verify (integrations/xmldsig over libxml2): enveloped
 # signatures of the whole document and of an element by Id, 256- and
-# 512-bit keys, exclusive and inclusive c14n; verify writes only what was
-# signed. The refusals, each named: a changed content or SignatureValue, a
+# 512-bit keys, exclusive and inclusive c14n, the SMEV 3 transform; verify
+# writes only what was signed. The refusals, each named: a changed content or SignatureValue, a
 # chain to no anchor, DOCTYPEs (external entity, entity expansion), a
 # duplicated Id, a second Signature, XPath/XSLT transforms, an external
-# Reference, nesting past libxml2's depth; a signed element moved
+# Reference, nesting past libxml2's depth, a transform after SMEV's; a signed element moved
 # (wrapping) leaves the forged content out of what verify writes.
 . "$(dirname "$0")/cli_common.sh" xml_cli
 "$G" xml --help >/dev/null 2>&1 || { echo "gostx built without libxml2 (no gostx xml): skipping"; exit 77; }
@@ -56,6 +56,33 @@ grep -q 'gostr34102012-gostr34112012-512' s-d1.xml && ok || bad "512-bit URIs"
 sign -in doc.xml -ref d1 -key a.key -cert a.pem -c14n -out s-inc.xml
 expect "c14n 1.0" 0 "Verified OK" -in s-inc.xml -CAfile a-ca.pem
 check "c14n 1.0 octets" [ "$(cat out)" = '<b:data xmlns="urn:a" xmlns:b="urn:b" Id="d1">hello <x a="1"></x></b:data>' ]
+
+# the SMEV 3 transform (-smev) after exc-c14n: no declaration, PI or
+# whitespace-only text, no empty-element tag, prefixes ns1.. in order of
+# need, attributes sorted (qualified by namespace URI then name, then the
+# rest by name), declarations before attributes
+cat >smev.xml <<'X'
+<?xml version="1.0" encoding="UTF-8"?>
+<?pi x?>
+<S:Envelope xmlns:S="urn:env" xmlns:unused="urn:u">
+  <S:Body>
+    <m:Req xmlns:m="urn:m" xmlns="urn:d" Id="req" b="2" a="1" m:z="3" S:y="4">
+      <Empty/>
+      <m:Text>a &amp; b &lt; c &gt; d</m:Text>
+    </m:Req>
+  </S:Body>
+</S:Envelope>
+X
+sign -smev -in smev.xml -ref req -key a.key -cert a.pem -out s-smev.xml
+expect "SMEV transform" 0 "Verified OK" -in s-smev.xml -CAfile a-ca.pem
+check "SMEV transform octets" [ "$(cat out)" = '<ns1:Req xmlns:ns1="urn:m" xmlns:ns2="urn:env" ns2:y="4" ns1:z="3" Id="req" a="1" b="2"><ns3:Empty xmlns:ns3="urn:d"></ns3:Empty><ns1:Text>a &amp; b &lt; c &gt; d</ns1:Text></ns1:Req>' ]
+grep -q 'Algorithm="urn://smev-gov-ru/xmldsig/transform"' s-smev.xml && ok || bad "SMEV transform URI"
+# what the transform forgets may change: a prefix renamed, whitespace added
+sed 's/m:Text/q:Text/g; s/xmlns:m="urn:m"/xmlns:m="urn:m" xmlns:q="urn:m"/; s#</m:Req>#  </m:Req>#' s-smev.xml >t.xml
+expect "SMEV: prefixes and whitespace" 0 "Verified OK" -in t.xml -CAfile a-ca.pem
+sed 's#Algorithm="urn://smev-gov-ru/xmldsig/transform"/>#&<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n\#"/>#' \
+  s-smev.xml >t.xml
+expect "a transform after SMEV's" 1 "after the SMEV transform" -in t.xml -CAfile a-ca.pem
 
 # refusals after signing
 sed 's/hello/hellO/' s-d1.xml >t.xml

@@ -11,7 +11,7 @@
 #include "../commands.h"
 #include "xmldsig.h"
 
-enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_HELP };
+enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_HELP };
 
 static const cli_opt opts[] = {
     {"in", 0, CLI_PATH, O_IN},        {"out", 0, CLI_PATH, O_OUT},
@@ -19,17 +19,19 @@ static const cli_opt opts[] = {
     {"cert", 0, CLI_PATH, O_CERT},    {"passin", 0, CLI_ARG, O_PASSIN},
     {"c14n", 0, CLI_NOARG, O_C14N},   {"CAfile", 0, CLI_PATH, O_CAFILE},
     {"attime", 0, CLI_ARG, O_ATTIME}, {"out-signed", 0, CLI_PATH, O_SIGNED},
-    {"help", 'h', CLI_NOARG, O_HELP}, {NULL, 0, 0, 0},
+    {"smev", 0, CLI_NOARG, O_SMEV},   {"help", 'h', CLI_NOARG, O_HELP},
+    {NULL, 0, 0, 0},
 };
 
 static void help(void) {
   printf("Usage: gostx xml sign -in F.xml -ref ID|'' -key KEY [-passin SPEC] -cert CERT\n"
-         "                      [-c14n] -out F.xml\n"
+         "                      [-c14n] [-smev] -out F.xml\n"
          "       gostx xml verify -in F.xml -CAfile CA [-attime SECONDS] [-out-signed F]\n\n"
          "sign: an enveloped XMLDSig signature of the whole document (-ref '') or of the\n"
          "element whose Id is ID, as that element's last child: exclusive c14n (-c14n:\n"
          "Canonical XML 1.0), Streebog-256/512 and GOST R 34.10-2012 by the key's size\n"
-         "(urn:ietf:params:xml:ns:cpxmlsec:algorithms:*), CERT in KeyInfo/X509Data.\n"
+         "(urn:ietf:params:xml:ns:cpxmlsec:algorithms:*), CERT in KeyInfo/X509Data; -smev\n"
+         "adds SMEV 3's transform (urn://smev-gov-ru/xmldsig/transform) after the c14n.\n"
          "verify: the one Signature, every Reference, the SignatureValue, and the\n"
          "certificate's chain to an anchor of -CAfile (as gostx x509 verify). Writes what\n"
          "was signed (each Reference's canonical octets) to -out-signed or stdout and\n"
@@ -39,7 +41,7 @@ static void help(void) {
 
 typedef struct {
   const char *in, *out, *ref, *key, *cert, *passin, *cafile, *attime, *signed_out;
-  int c14n;
+  int c14n, smev;
 } xml_args;
 
 static int read_all(const char *path, uint8_t **buf, size_t *len) {
@@ -64,7 +66,7 @@ static int do_sign(const xml_args *a) {
   if (!rc) rc = read_all(a->in, &xml, &len);
   if (!rc) {
     char err[300];
-    gostx_xmldsig_sign_opts o = {.ref = a->ref, .inclusive = a->c14n};
+    gostx_xmldsig_sign_opts o = {.ref = a->ref, .inclusive = a->c14n, .smev = a->smev};
     gostx_xmldsig_status st =
         gostx_xmldsig_sign(xml, len, &o, k.curve, k.priv, k.len, certs->c[0].der,
                            certs->c[0].der_len, &out, &out_len, err, sizeof err);
@@ -140,6 +142,7 @@ int cmd_xml(int argc, char **argv) {
       case O_CERT: a.cert = p.arg; break;
       case O_PASSIN: a.passin = p.arg; break;
       case O_C14N: a.c14n = 1; break;
+      case O_SMEV: a.smev = 1; break;
       case O_CAFILE: a.cafile = p.arg; break;
       case O_ATTIME: a.attime = p.arg; break;
       case O_SIGNED: a.signed_out = p.arg; break;

@@ -47,6 +47,13 @@ int xd_canonical(xmlDocPtr doc, xmlNodePtr target, xmlNodePtr sig, const xd_tran
   memcpy(p, xmlOutputBufferGetContent(buf), n);
   p[n] = 0;
   xmlOutputBufferClose(buf);
+  if (t->smev) { /* the SMEV transform over the canonical octets */
+    xmlChar *q = NULL;
+    rc = xd_smev(p, n, &q, &n);
+    xmlFree(p);
+    if (rc) return -1;
+    p = q;
+  }
   *out = p;
   *out_len = n;
   return 0;

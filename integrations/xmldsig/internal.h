@@ -13,6 +13,7 @@
 #define XD_C14N "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
 #define XD_C14N_COMMENTS "http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments"
 #define XD_ENVELOPED "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
+#define XD_SMEV "urn://smev-gov-ru/xmldsig/transform"
 #define XD_WSU_NS \
   "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
 
@@ -62,6 +63,7 @@ typedef struct xd_transforms {
   int enveloped;            /* enveloped-signature present */
   int c14n, exclusive, comments; /* the canonicalization (c14n 0: the default) */
   xmlChar **prefixes;       /* exc-c14n InclusiveNamespaces PrefixList, NULL-ended */
+  int smev;                 /* the SMEV transform last (smev.c) */
 } xd_transforms;
 void xd_transforms_free(xd_transforms *t);
 /* The node set of target's subtree (less sig's subtree when enveloped and
@@ -69,6 +71,10 @@ void xd_transforms_free(xd_transforms *t);
  * libxml2 (xmlFree). 0, or -1 when libxml2 failed. */
 int xd_canonical(xmlDocPtr doc, xmlNodePtr target, xmlNodePtr sig, const xd_transforms *t,
                  xmlChar **out, size_t *out_len);
+
+/* The SMEV 3 transform of in[len] (octets of XML): *out (xmlFree) as
+ * smev.c's rules write it. 0, or -1 when in does not parse or is too deep. */
+int xd_smev(const uint8_t *in, size_t len, xmlChar **out, size_t *out_len);
 
 void xd_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

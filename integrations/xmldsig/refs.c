@@ -15,7 +15,6 @@ static const struct { const char *uri, *name; } REFUSED[] = {
     {"http://www.w3.org/2002/06/xmldsig-filter2", "XPath Filter 2.0"},
     {"http://www.w3.org/TR/1999/REC-xslt-19991116", "XSLT"},
     {"http://www.w3.org/2000/09/xmldsig#base64", "base64"},
-    {"urn://smev-gov-ru/xmldsig/transform", "SMEV (not yet: docs/XMLDSIG.md)"},
 };
 
 static char *attr(xmlNodePtr n, const char *name) {
@@ -76,6 +75,11 @@ static gostx_xmldsig_status transforms(xmlNodePtr ref, xd_transforms *t, char *e
     if (!alg) {
       xd_err(err, cap, "a Transform without Algorithm");
       st = GOSTX_XMLDSIG_MALFORMED;
+    } else if (t->smev) {
+      xd_err(err, cap, "a transform after the SMEV transform: %.200s", alg);
+      st = GOSTX_XMLDSIG_UNSUPPORTED;
+    } else if (!strcmp(alg, XD_SMEV)) {
+      t->smev = 1;
     } else if (!strcmp(alg, XD_ENVELOPED) && !t->c14n && !t->enveloped) {
       t->enveloped = 1;
     } else if (xd_c14n_alg(alg, &t->exclusive, &t->comments)) {

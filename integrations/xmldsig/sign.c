@@ -24,7 +24,7 @@ static int set_b64(xmlNodePtr n, const uint8_t *p, size_t len) {
 
 /* The Signature element, empty DigestValue and SignatureValue, as the
  * target's last child. */
-static xmlNodePtr skeleton(xmlNodePtr target, const char *uri, int inclusive, size_t len,
+static xmlNodePtr skeleton(xmlNodePtr target, const char *uri, int inclusive, int smev, size_t len,
                            xmlNodePtr *dv, xmlNodePtr *si, xmlNodePtr *sv, xmlNodePtr *xc) {
   const char *c14n = inclusive ? XD_C14N : XD_EXC_C14N;
   xmlNodePtr sig = xmlNewDocNode(target->doc, NULL, (const xmlChar *)"Signature", NULL);
@@ -39,7 +39,7 @@ static xmlNodePtr skeleton(xmlNodePtr target, const char *uri, int inclusive, si
   if (ref && xmlNewProp(ref, (const xmlChar *)"URI", (const xmlChar *)uri))
     ts = add(ref, ns, "Transforms", NULL);
   if (ts && add(ts, ns, "Transform", XD_ENVELOPED) && add(ts, ns, "Transform", c14n) &&
-      add(ref, ns, "DigestMethod", xd_digest_uri(len)))
+      (!smev || add(ts, ns, "Transform", XD_SMEV)) && add(ref, ns, "DigestMethod", xd_digest_uri(len)))
     *dv = add(ref, ns, "DigestValue", NULL);
   if (*dv) *sv = add(sig, ns, "SignatureValue", NULL);
   xmlNodePtr ki = *sv ? add(sig, ns, "KeyInfo", NULL) : NULL;
@@ -88,10 +88,12 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
   }
   xmlNodePtr dv = NULL, si = NULL, sv = NULL, xc = NULL, sig = NULL;
   if (!st) {
-    sig = skeleton(target, uri, opts && opts->inclusive, priv_len, &dv, &si, &sv, &xc);
+    sig = skeleton(target, uri, opts && opts->inclusive, opts && opts->smev, priv_len, &dv, &si,
+                   &sv, &xc);
     if (!sig) st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
   }
-  xd_transforms t = {.enveloped = 1, .c14n = 1, .exclusive = !(opts && opts->inclusive)};
+  xd_transforms t = {.enveloped = 1, .c14n = 1, .exclusive = !(opts && opts->inclusive),
+                     .smev = opts && opts->smev};
   xd_transforms ts = {.c14n = 1, .exclusive = t.exclusive};
   xmlChar *oct = NULL;
   size_t n = 0;

@@ -47,6 +47,7 @@ typedef struct gostx_xmldsig_sign_opts {
    * ref (URI="#ref"), the Signature its last child. Both enveloped. */
   const char *ref;
   int inclusive; /* 1: Canonical XML 1.0 instead of exclusive c14n */
+  int smev;      /* 1: the SMEV 3 transform after the canonicalization */
 } gostx_xmldsig_sign_opts;
 
 /* Signs xml[len] with the private key priv (curve's size) whose

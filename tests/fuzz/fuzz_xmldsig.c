@@ -1,11 +1,12 @@
 /* libFuzzer harness: the XML door of libgostx-xmldsig (integrations/
  * xmldsig, over libxml2): the safe parse, the Id index, SignedInfo's
- * reading, the transforms and C14N of each Reference, KeyInfo's
+ * reading, the transforms (C14N, the SMEV transform) of each Reference, KeyInfo's
  * certificates, the signature check. The trust store is empty, so no input
  * can verify: every input must be refused by a named status.
  *
  * Input: the bytes of an XML document. The seeds are signed documents
- * `gostx xml sign` wrote (the whole document, an element by Id, c14n 1.0)
+ * `gostx xml sign` wrote (the whole document, an element by Id, c14n 1.0,
+ * the SMEV transform)
  * and a DOCTYPE.
  *
  * Asserts (abort on the first violation):
