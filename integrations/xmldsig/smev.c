@@ -108,7 +108,7 @@ static void element(smev *s, xmlNodePtr e, int depth) {
   }
   na = 0;
   for (xmlAttrPtr a = e->properties; a; a = a->next) attrs[na++] = a;
-  qsort(attrs, na, sizeof *attrs, cmp_attr);
+  if (na > 1) qsort(attrs, na, sizeof *attrs, cmp_attr);
   /* the name, its namespace's declaration when not in scope, then those
    * the attributes need in their order */
   const xmlChar *uri = e->ns && e->ns->href && *e->ns->href ? e->ns->href : NULL;
