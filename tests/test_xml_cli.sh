@@ -84,6 +84,26 @@ sed 's#Algorithm="urn://smev-gov-ru/xmldsig/transform"/>#&<ds:Transform Algorith
   s-smev.xml >t.xml
 expect "a transform after SMEV's" 1 "after the SMEV transform" -in t.xml -CAfile a-ca.pem
 
+# a real document: an SMEV 3 AckRequest signed by CryptoPro (GOST R
+# 34.10-2001, R 34.11-94, exc-c14n + the SMEV transform, detached by Id;
+# tests/vectors/README.md names its source): its digest is the SMEV
+# transform's octets byte for byte, its SignatureValue s || r big-endian
+V=$here/vectors/xmldsig/smev3-ack-cryptopro-2001.xml
+{ echo "-----BEGIN CERTIFICATE-----"
+  grep -o '<ds:X509Certificate>[^<]*' "$V" | sed 's/<ds:X509Certificate>//' | fold -w 64
+  echo "-----END CERTIFICATE-----"; } >alias.pem
+# its certificate is a CA without subjectKeyIdentifier: -x509_lax
+expect "CryptoPro SMEV 3 sample" 0 "Verified OK" -in "$V" -CAfile alias.pem -attime 1540000000 -x509_lax
+check "CryptoPro SMEV 3 sample octets" [ "$(cat out)" = '<ns1:AckTargetMessage xmlns:ns1="urn://x-artefacts-smev-gov-ru/services/message-exchange/types/basic/1.2" Id="SIGNED_BY_CALLER" accepted="true">91686b40-af89-11e8-b8b3-005056857a87</ns1:AckTargetMessage>' ]
+expect "CryptoPro sample, the profile strict" 1 "subjectKeyIdentifier" -in "$V" -CAfile alias.pem -attime 1540000000
+# the halves in the other order (r || s) do not verify
+sv=$(grep -o '<ds:SignatureValue>[^<]*' "$V" | sed 's/<ds:SignatureValue>//')
+rs=$(printf %s "$sv" | base64 -d | { head -c 32 >s.bin; cat >r.bin; cat r.bin s.bin; } | base64 -w0)
+sed "s#$sv#$rs#" "$V" >t.xml
+expect "CryptoPro sample as r || s" 1 "bad signature" -in t.xml -CAfile alias.pem -attime 1540000000 -x509_lax
+sed 's/accepted="true"/accepted="false"/' "$V" >t.xml
+expect "CryptoPro sample changed" 1 "digest mismatch" -in t.xml -CAfile alias.pem -attime 1540000000 -x509_lax
+
 # refusals after signing
 sed 's/hello/hellO/' s-d1.xml >t.xml
 expect "content changed" 1 "digest mismatch" -in t.xml -CAfile b-ca.pem
