@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # gostx xml sign / verify (integrations/xmldsig over libxml2): enveloped
 # signatures of the whole document and of an element by Id, 256- and
-# 512-bit keys, exclusive and inclusive c14n, the SMEV 3 transform; verify
-# writes only what was signed. The refusals, each named: a changed content or SignatureValue, a
-# chain to no anchor, DOCTYPEs (external entity, entity expansion), a
-# duplicated Id, a second Signature, XPath/XSLT transforms, an external
-# Reference, nesting past libxml2's depth, a transform after SMEV's; a signed element moved
+# 512-bit keys, exclusive and inclusive c14n, the SMEV 3 transform; KeyInfo
+# as a WS-Security token; a public CryptoPro-signed SMEV 3 document (the
+# SignatureValue's byte order); verify writes only what was signed. The
+# refusals, each named: a changed content or SignatureValue, a chain to no
+# anchor, DOCTYPEs (external entity, entity expansion), a duplicated Id, a
+# second Signature, XPath/XSLT transforms, an external Reference, nesting
+# past libxml2's depth, a transform after SMEV's; a signed element moved
 # (wrapping) leaves the forged content out of what verify writes.
 . "$(dirname "$0")/cli_common.sh" xml_cli
 "$G" xml --help >/dev/null 2>&1 || { echo "gostx built without libxml2 (no gostx xml): skipping"; exit 77; }
@@ -103,6 +105,18 @@ sed "s#$sv#$rs#" "$V" >t.xml
 expect "CryptoPro sample as r || s" 1 "bad signature" -in t.xml -CAfile alias.pem -attime 1540000000 -x509_lax
 sed 's/accepted="true"/accepted="false"/' "$V" >t.xml
 expect "CryptoPro sample changed" 1 "digest mismatch" -in t.xml -CAfile alias.pem -attime 1540000000 -x509_lax
+
+# KeyInfo as WS-Security writes it: a SecurityTokenReference to a
+# BinarySecurityToken by wsu:Id (KeyInfo is not signed: rewritten here)
+W=http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd
+U=http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd
+cert=$(grep -o '<ds:X509Certificate>[^<]*' s-d1.xml | sed 's/<ds:X509Certificate>//')
+sed "s#<ds:KeyInfo>.*</ds:KeyInfo>#<ds:KeyInfo><wsse:SecurityTokenReference xmlns:wsse=\"$W\"><wsse:Reference URI=\"\#tok\"/></wsse:SecurityTokenReference></ds:KeyInfo>#; s#<other>unsigned</other>#<other><wsse:BinarySecurityToken xmlns:wsse=\"$W\" xmlns:wsu=\"$U\" wsu:Id=\"tok\">$cert</wsse:BinarySecurityToken></other>#" \
+  s-d1.xml >t.xml
+grep -q X509Data t.xml && bad "KeyInfo not rewritten"
+expect "BinarySecurityToken" 0 "Verified OK" -in t.xml -CAfile b-ca.pem
+sed 's#URI="\#tok"#URI="\#d1"#' t.xml >t2.xml
+expect "a token reference to no token" 1 "no certificate" -in t2.xml -CAfile b-ca.pem
 
 # refusals after signing
 sed 's/hello/hellO/' s-d1.xml >t.xml
