@@ -3,7 +3,8 @@
 # lxml's parser and exclusive C14N, openssl + gost-engine's Streebog and
 # GOST R 34.10-2012), both ways, 256- and 512-bit keys: it verifies gostx's
 # enveloped signatures by Id (and the octets both say were signed agree),
-# gostx verifies its. Skips (77) without gostx xml, lxml or gost-engine.
+# gostx verifies its, and one with an InclusiveNamespaces PrefixList.
+# Skips (77) without gostx xml, lxml or gost-engine.
 . "$(dirname "$0")/cli_common.sh" xml_interop
 "$G" xml --help >/dev/null 2>&1 || { echo "SKIP: gostx built without libxml2"; exit 77; }
 PY=
@@ -38,4 +39,10 @@ for c in 256A 512A; do
   "$G" xml verify -in p.xml -CAfile ca.pem >out 2>err && ok || bad "gostx verifies lxml+openssl's ($c): $(cat err)"
   check "its signed octets ($c)" cmp -s out peer.out
 done
+# exc-c14n's InclusiveNamespaces PrefixList: the declaration of "keep", which
+# the element does not use, is in what was signed
+sed 's#<root #<root xmlns:keep="urn:keep" #' doc.xml >doc2.xml
+"$PY" "$PEER" sign doc2.xml d1 k.key k.pem 512 p2.xml keep || bad "lxml+openssl sign with a PrefixList"
+"$G" xml verify -in p2.xml -CAfile ca.pem >out 2>err && ok || bad "gostx verifies a PrefixList: $(cat err)"
+grep -q 'xmlns:keep="urn:keep"' out && ok || bad "the PrefixList's declaration not in the signed octets"
 finish

@@ -5,8 +5,9 @@ parser and exclusive C14N, openssl + gost-engine's Streebog and GOST R
 them). Nothing of gostx.
 
   xmldsig_lxml.py verify IN.xml      (prints the referenced element's octets)
-  xmldsig_lxml.py sign IN.xml ID KEY.pem CERT.pem BITS OUT.xml
-Enveloped signatures by Id with exc-c14n only: what the test needs."""
+  xmldsig_lxml.py sign IN.xml ID KEY.pem CERT.pem BITS OUT.xml [PREFIXES]
+Enveloped signatures by Id with exc-c14n only (PREFIXES: the Reference's
+InclusiveNamespaces PrefixList, space-separated): what the test needs."""
 import base64
 import os
 import subprocess
@@ -26,8 +27,9 @@ def parse(path):
     return etree.parse(path, parser)
 
 
-def c14n(el):
-    return etree.tostring(el, method="c14n", exclusive=True, with_comments=False)
+def c14n(el, prefixes=None):
+    return etree.tostring(el, method="c14n", exclusive=True, with_comments=False,
+                          inclusive_ns_prefixes=prefixes)
 
 
 def by_id(doc, ident):
@@ -92,12 +94,13 @@ def verify(path):
     sys.stdout.buffer.write(octets)
 
 
-def sign(path, ident, key, cert_pem, bits, out):
+def sign(path, ident, key, cert_pem, bits, out, prefixes=""):
     bits = int(bits)
+    plist = prefixes.split() or None
     doc = parse(path)
     target = by_id(doc, ident)
     E = lambda tag, parent, **a: etree.SubElement(parent, "{%s}%s" % (DS, tag), **a)
-    octets = c14n(target)  # before the Signature is added: what enveloped removes
+    octets = c14n(target, plist)  # before the Signature is added: what enveloped removes
     sig = etree.SubElement(target, "{%s}Signature" % DS, nsmap={"ds": DS})
     si = E("SignedInfo", sig)
     E("CanonicalizationMethod", si, Algorithm=EXC)
@@ -105,7 +108,10 @@ def sign(path, ident, key, cert_pem, bits, out):
     ref = E("Reference", si, URI="#" + ident)
     ts = E("Transforms", ref)
     E("Transform", ts, Algorithm=ENV)
-    E("Transform", ts, Algorithm=EXC)
+    exc = E("Transform", ts, Algorithm=EXC)
+    if plist:
+        etree.SubElement(exc, "{%s}InclusiveNamespaces" % EXC, nsmap={"ec": EXC},
+                         PrefixList=" ".join(plist))
     E("DigestMethod", ref, Algorithm=CP + "gostr34112012-%d" % bits)
     E("DigestValue", ref).text = base64.b64encode(digest(bits, octets)).decode()
     rc, value = ossl(["dgst", "-md_gost12_%d" % bits, "-sign", key], c14n(si))
