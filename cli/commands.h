@@ -28,6 +28,7 @@ int cmd_tls(int argc, char **argv);     /* cli/tls/cmd_tls.c */
 int cmd_bench(int argc, char **argv);   /* cli/bench/cmd_bench.c */
 int cmd_info(int argc, char **argv);    /* cli/cmd_info.c */
 int cmd_ca(int argc, char **argv);      /* cli/ca/cmd_ca.c */
+int cmd_xml(int argc, char **argv);     /* cli/xml/cmd_xml.c: built with libxml2 only */
 
 /* `gostx x509 -req` (cli/cmd_req.c), which cmd_x509 hands its arguments to. */
 int cmd_x509_req(int argc, char **argv);

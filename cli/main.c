@@ -38,6 +38,9 @@ static const struct subcommand subcommands[] = {
     {"tunnel", cmd_tunnel, "GOST network encryptor: IP over ESP/UDP (RFC 9227 transforms) via TUN"},
     {"tls", cmd_tls, "GOST TLS 1.3 (RFC 9367): serve in front of a TCP server, connect, client"},
     {"bench", cmd_bench, "throughput and cycles/byte of every algorithm and mode"},
+#ifdef GOSTX_WITH_XMLDSIG
+    {"xml", cmd_xml, "XML signatures (XMLDSig, SMEV 3) with GOST keys: sign, verify"},
+#endif
     {"info", cmd_info, "version, CPU features and the implementation chosen per primitive"},
     {NULL, NULL, NULL},
 };

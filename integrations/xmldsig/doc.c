@@ -1,0 +1,252 @@
+/* The document side of libgostx-xmldsig: the safe parse (no network, no
+ * entities, no DOCTYPE at all), the Id index that refuses duplicates, the
+ * algorithm URIs, base64, and small tree helpers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+
+#include <gostx/gost94.h>
+#include <gostx/hash.h>
+
+#include "internal.h"
+
+void xd_err(char *err, size_t cap, const char *fmt, ...) {
+  if (!err || !cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, cap, fmt, ap);
+  va_end(ap);
+}
+
+/* A DOCTYPE is refused where the parser meets it, before any declaration
+ * in it is read: no entity, internal or external, ever exists. */
+static void refuse_dtd(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys) {
+  (void)name, (void)ext, (void)sys;
+  xmlParserCtxtPtr c = ctx;
+  c->_private = (void *)1;
+  xmlStopParser(c);
+}
+
+/* libxml2's errors go nowhere (the caller names the refusal). */
+static void quiet(void *ctx, const char *msg, ...) { (void)ctx, (void)msg; }
+
+xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
+                   size_t err_cap) {
+  if (len > GOSTX_XMLDSIG_MAX_SIZE || len > (size_t)INT32_MAX) {
+    *st = GOSTX_XMLDSIG_TOO_LARGE;
+    xd_err(err, err_cap, "document over %u bytes", GOSTX_XMLDSIG_MAX_SIZE);
+    return NULL;
+  }
+  xmlSetGenericErrorFunc(NULL, quiet);
+  xmlParserCtxtPtr c = xmlNewParserCtxt();
+  if (!c) {
+    *st = GOSTX_XMLDSIG_MALFORMED;
+    xd_err(err, err_cap, "out of memory");
+    return NULL;
+  }
+  c->sax->internalSubset = refuse_dtd;
+  c->sax->externalSubset = refuse_dtd;
+  c->_private = NULL;
+  /* NONET: nothing fetched; no NOENT (entities never substituted), no
+   * DTDLOAD/DTDATTR (no DTD read), no HUGE (libxml2's depth and size limits
+   * stay); NOBLANKS off: whitespace is content that c14n keeps. */
+  int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
+  xmlDocPtr doc = xmlCtxtReadMemory(c, (const char *)xml, (int)len, NULL, NULL, opts);
+  int dtd = c->_private != NULL;
+  /* libxml2 2.9 reports its depth limit (256) as an internal error */
+  int limit = c->lastError.code == XML_ERR_INTERNAL_ERROR;
+  xmlFreeParserCtxt(c);
+  if (dtd || (doc && (doc->intSubset || doc->extSubset))) {
+    if (doc) xmlFreeDoc(doc);
+    *st = GOSTX_XMLDSIG_DTD;
+    xd_err(err, err_cap, "a DOCTYPE (DTDs and entities are refused)");
+    return NULL;
+  }
+  if (!doc || !xmlDocGetRootElement(doc)) {
+    if (doc) xmlFreeDoc(doc);
+    *st = limit ? GOSTX_XMLDSIG_TOO_LARGE : GOSTX_XMLDSIG_MALFORMED;
+    xd_err(err, err_cap, limit ? "past the parser's depth or size limit" : "not well-formed XML");
+    return NULL;
+  }
+  *st = GOSTX_XMLDSIG_OK;
+  return doc;
+}
+
+/* The Id of element n: Id, ID, id (no namespace) or wsu:Id; NULL if none.
+ * Two on one element are refused by the caller as a duplicate. */
+static int ids_of(xmlNodePtr n, const xmlChar *out[4]) {
+  int k = 0;
+  for (xmlAttrPtr a = n->properties; a && k < 4; a = a->next) {
+    const char *nm = (const char *)a->name;
+    int plain = !a->ns && (!strcmp(nm, "Id") || !strcmp(nm, "ID") || !strcmp(nm, "id"));
+    int wsu = a->ns && !strcmp(nm, "Id") && !strcmp((const char *)a->ns->href, XD_WSU_NS);
+    if ((plain || wsu) && a->children && a->children->type == XML_TEXT_NODE)
+      out[k++] = a->children->content;
+  }
+  return k;
+}
+
+xmlNodePtr xd_next(xmlNodePtr n, xmlNodePtr root) {
+  if (n->type == XML_ELEMENT_NODE && n->children) return n->children;
+  while (n != root && !n->next) n = n->parent;
+  return n != root ? n->next : NULL;
+}
+
+typedef struct {
+  const xmlChar **v;
+  size_t n, cap;
+} id_list;
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+gostx_xmldsig_status xd_find_id(xmlNodePtr root, const char *id, xmlNodePtr *found, char *err,
+                                size_t err_cap) {
+  id_list l = {0};
+  *found = NULL;
+  gostx_xmldsig_status st = GOSTX_XMLDSIG_OK;
+  for (xmlNodePtr n = root; n; n = xd_next(n, root)) {
+    if (n->type == XML_ELEMENT_NODE) {
+      const xmlChar *ids[4];
+      int k = ids_of(n, ids);
+      for (int i = 0; i < k; i++) {
+        if (l.n == l.cap) {
+          size_t cap = l.cap ? 2 * l.cap : 64;
+          const xmlChar **v = realloc(l.v, cap * sizeof *v);
+          if (!v) {
+            free(l.v);
+            xd_err(err, err_cap, "out of memory");
+            return GOSTX_XMLDSIG_MALFORMED;
+          }
+          l.v = v, l.cap = cap;
+        }
+        l.v[l.n++] = ids[i];
+        if (id && !strcmp((const char *)ids[i], id)) *found = n;
+      }
+    }
+  }
+  if (l.n > 1) qsort(l.v, l.n, sizeof *l.v, cmp_str);
+  for (size_t i = 1; i < l.n; i++)
+    if (!strcmp((const char *)l.v[i], (const char *)l.v[i - 1])) {
+      xd_err(err, err_cap, "the Id \"%.100s\" is on two elements (signature wrapping?)",
+             (const char *)l.v[i]);
+      st = GOSTX_XMLDSIG_DUPLICATE_ID;
+      *found = NULL;
+      break;
+    }
+  free(l.v);
+  return st;
+}
+
+int xd_c14n_alg(const char *uri, int *exclusive, int *comments) {
+  static const struct { const char *uri; int excl, comm; } t[] = {
+      {XD_EXC_C14N, 1, 0}, {XD_EXC_C14N_COMMENTS, 1, 1},
+      {XD_C14N, 0, 0},     {XD_C14N_COMMENTS, 0, 1}};
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+    if (!strcmp(uri, t[i].uri)) {
+      *exclusive = t[i].excl, *comments = t[i].comm;
+      return 1;
+    }
+  return 0;
+}
+
+#define CPXML "urn:ietf:params:xml:ns:cpxmlsec:algorithms:"
+#define MORE "http://www.w3.org/2001/04/xmldsig-more#"
+
+int xd_digest_alg(const char *uri) {
+  if (!strcmp(uri, CPXML "gostr34112012-256")) return 32;
+  if (!strcmp(uri, CPXML "gostr34112012-512")) return 64;
+  if (!strcmp(uri, CPXML "gostr3411") || !strcmp(uri, MORE "gostr3411")) return 94;
+  return 0;
+}
+
+int xd_sig_alg(const char *uri, size_t *key_len, int *legacy) {
+  *legacy = 0;
+  if (!strcmp(uri, CPXML "gostr34102012-gostr34112012-256")) return *key_len = 32, 32;
+  if (!strcmp(uri, CPXML "gostr34102012-gostr34112012-512")) return *key_len = 64, 64;
+  if (!strcmp(uri, CPXML "gostr34102001-gostr3411") || !strcmp(uri, MORE "gostr34102001-gostr3411"))
+    return *key_len = 32, *legacy = 1, 94;
+  return 0;
+}
+
+const char *xd_digest_uri(size_t len) {
+  return len == 64 ? CPXML "gostr34112012-512" : CPXML "gostr34112012-256";
+}
+const char *xd_sig_uri(size_t len) {
+  return len == 64 ? CPXML "gostr34102012-gostr34112012-512"
+                   : CPXML "gostr34102012-gostr34112012-256";
+}
+
+size_t xd_digest(int alg, const uint8_t *data, size_t len, uint8_t *out) {
+  if (alg == 94) return gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, data, len, out) ? 0 : 32;
+  if (alg != 32 && alg != 64) return 0;
+  return gostx_streebog((size_t)alg, data, len, out) ? 0 : (size_t)alg;
+}
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *xd_b64_encode(const uint8_t *p, size_t len) {
+  char *s = malloc(4 * ((len + 2) / 3) + 1), *o = s;
+  if (!s) return NULL;
+  for (size_t i = 0; i < len; i += 3) {
+    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0) |
+                 (i + 2 < len ? p[i + 2] : 0);
+    *o++ = B64[v >> 18];
+    *o++ = B64[v >> 12 & 63];
+    *o++ = i + 1 < len ? B64[v >> 6 & 63] : '=';
+    *o++ = i + 2 < len ? B64[v & 63] : '=';
+  }
+  *o = 0;
+  return s;
+}
+
+long xd_b64_decode(const char *s, uint8_t *out, size_t cap) {
+  uint32_t acc = 0;
+  int bits = 0, pad = 0;
+  size_t n = 0;
+  for (; *s; s++) {
+    char c = *s;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
+    if (c == '=') {
+      pad++;
+      continue;
+    }
+    const char *q = pad ? NULL : strchr(B64, c);
+    if (!q || !c) return -1; /* a character after '=' or not base64 */
+    acc = acc << 6 | (uint32_t)(q - B64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      if (n == cap) return -1;
+      out[n++] = (uint8_t)(acc >> bits);
+    }
+  }
+  if (pad > 2 || bits >= 6 || (acc & ((1u << bits) - 1))) return -1;
+  return (long)n;
+}
+
+char *xd_text(xmlNodePtr n) { return (char *)xmlNodeGetContent(n); }
+
+int xd_is(xmlNodePtr n, const char *ns, const char *name) {
+  return n && n->type == XML_ELEMENT_NODE && n->ns && !strcmp((const char *)n->ns->href, ns) &&
+         !strcmp((const char *)n->name, name);
+}
+
+xmlNodePtr xd_child(xmlNodePtr n, const char *name) {
+  for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
+    if (xd_is(c, XD_NS, name)) return c;
+  return NULL;
+}
+
+const char *gostx_xmldsig_status_name(gostx_xmldsig_status st) {
+  static const char *const names[] = {
+      "OK", "malformed", "too large", "DTD refused", "no signature", "a second signature",
+      "duplicate Id", "bad reference", "unsupported algorithm", "digest mismatch",
+      "bad signature", "no certificate", "key mismatch", "certificate chain"};
+  return (unsigned)st < sizeof names / sizeof *names ? names[st] : "unknown";
+}

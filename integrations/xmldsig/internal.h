@@ -1,0 +1,81 @@
+/* What the files of libgostx-xmldsig share: the safe parser, the Id
+ * index, the algorithm URIs, base64, and the Reference's octets. */
+#ifndef GOSTX_XMLDSIG_INTERNAL_H
+#define GOSTX_XMLDSIG_INTERNAL_H
+
+#include <libxml/tree.h>
+
+#include "xmldsig.h"
+
+#define XD_NS "http://www.w3.org/2000/09/xmldsig#"
+#define XD_EXC_C14N "http://www.w3.org/2001/10/xml-exc-c14n#"
+#define XD_EXC_C14N_COMMENTS "http://www.w3.org/2001/10/xml-exc-c14n#WithComments"
+#define XD_C14N "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
+#define XD_C14N_COMMENTS "http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments"
+#define XD_ENVELOPED "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
+#define XD_SMEV "urn://smev-gov-ru/xmldsig/transform"
+#define XD_WSU_NS \
+  "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+
+/* A document parsed with nothing fetched (XML_PARSE_NONET), no entity
+ * substituted, and any DOCTYPE refused before its content is read. NULL
+ * with *st set when refused. */
+xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, char *err,
+                   size_t err_cap);
+
+/* Every element's Id (Id, ID, id, wsu:Id) checked unique:
+ * GOSTX_XMLDSIG_DUPLICATE_ID naming it otherwise. *found: the element
+ * whose Id is id (NULL when none, or when id is NULL). */
+gostx_xmldsig_status xd_find_id(xmlNodePtr root, const char *id, xmlNodePtr *found, char *err,
+                                size_t err_cap);
+
+/* The node after n in document order within root's subtree (depth
+ * first, no recursion), NULL past its end. */
+xmlNodePtr xd_next(xmlNodePtr n, xmlNodePtr root);
+
+/* A canonicalization URI: 1 known (*exclusive, *comments set), 0 not. */
+int xd_c14n_alg(const char *uri, int *exclusive, int *comments);
+
+/* A digest or signature URI: its digest length (32 or 64), 94 for GOST R
+ * 34.11-94 (verification only), 0 unknown. For signatures *key_bits too. */
+int xd_digest_alg(const char *uri);
+int xd_sig_alg(const char *uri, size_t *key_len, int *legacy);
+const char *xd_digest_uri(size_t len);
+const char *xd_sig_uri(size_t len);
+/* The digest of data: 32/64 Streebog, 94 GOST R 34.11-94 (CryptoPro
+ * parameters); out holds 64. Its length, or 0 on failure. */
+size_t xd_digest(int alg, const uint8_t *data, size_t len, uint8_t *out);
+
+/* Base64 without line breaks (malloc'd, NUL-terminated), or NULL. */
+char *xd_b64_encode(const uint8_t *p, size_t len);
+/* Base64 text (whitespace skipped) into out[cap]: its length, -1 when
+ * malformed or longer than cap. */
+long xd_b64_decode(const char *s, uint8_t *out, size_t cap);
+
+/* The text of an element (malloc'd by libxml2: xmlFree), or NULL. */
+char *xd_text(xmlNodePtr n);
+/* The first element child of n named name in XMLDSig's namespace. */
+xmlNodePtr xd_child(xmlNodePtr n, const char *name);
+int xd_is(xmlNodePtr n, const char *ns, const char *name);
+
+/* One Reference's transforms, as parsed. */
+typedef struct xd_transforms {
+  int enveloped;            /* enveloped-signature present */
+  int c14n, exclusive, comments; /* the canonicalization (c14n 0: the default) */
+  xmlChar **prefixes;       /* exc-c14n InclusiveNamespaces PrefixList, NULL-ended */
+  int smev;                 /* the SMEV transform last (smev.c) */
+} xd_transforms;
+void xd_transforms_free(xd_transforms *t);
+/* The node set of target's subtree (less sig's subtree when enveloped and
+ * less comments unless asked), canonicalized as t says: *out malloc'd by
+ * libxml2 (xmlFree). 0, or -1 when libxml2 failed. */
+int xd_canonical(xmlDocPtr doc, xmlNodePtr target, xmlNodePtr sig, const xd_transforms *t,
+                 xmlChar **out, size_t *out_len);
+
+/* The SMEV 3 transform of in[len] (octets of XML): *out (xmlFree) as
+ * smev.c's rules write it. 0, or -1 when in does not parse or is too deep. */
+int xd_smev(const uint8_t *in, size_t len, xmlChar **out, size_t *out_len);
+
+void xd_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,163 @@
+/* The SMEV 3 transform (urn://smev-gov-ru/xmldsig/transform), written from
+ * the rules of SMEV 3's methodological recommendations: the octets a
+ * canonicalization gave are parsed again (the safe parser) and written
+ * with no XML declaration, processing instruction or comment; no text node
+ * of only characters <= U+0020; no empty-element tag; every namespace
+ * prefix replaced by a generated one (ns1, ns2, ... in the order they are
+ * first needed in the fragment), declared on the element that first needs
+ * it in its scope, declarations not needed dropped; attributes sorted,
+ * qualified ones first by namespace URI then local name, then the
+ * unqualified by local name; an element's own declaration before those its
+ * attributes need, in the attributes' order, and all before the
+ * attributes. Characters are escaped as Canonical XML escapes them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlIO.h>
+
+#include "internal.h"
+
+#define MAX_NS 4096 /* generated prefixes in scope at once */
+
+typedef struct {
+  xmlOutputBufferPtr out;
+  const xmlChar *uri[MAX_NS]; /* in scope, innermost last */
+  unsigned prefix[MAX_NS];    /* its generated number */
+  size_t n;
+  unsigned next; /* the next number to generate */
+  int failed;
+} smev;
+
+static void put(smev *s, const char *p) { xmlOutputBufferWriteString(s->out, p); }
+
+static void escaped(smev *s, const xmlChar *t, int attr) {
+  char one[2] = {0, 0};
+  for (; *t; t++) {
+    switch (*t) {
+      case '&': put(s, "&amp;"); break;
+      case '<': put(s, "&lt;"); break;
+      case '>': put(s, attr ? ">" : "&gt;"); break;
+      case '"': put(s, attr ? "&quot;" : "\""); break;
+      case '\r': put(s, "&#xD;"); break;
+      case '\t': put(s, attr ? "&#x9;" : "\t"); break;
+      case '\n': put(s, attr ? "&#xA;" : "\n"); break;
+      default: one[0] = (char)*t, put(s, one);
+    }
+  }
+}
+
+/* The generated prefix of uri in scope, 0 when none. */
+static unsigned lookup(const smev *s, const xmlChar *uri) {
+  for (size_t i = s->n; i-- > 0;)
+    if (xmlStrEqual(s->uri[i], uri)) return s->prefix[i];
+  return 0;
+}
+
+/* A new prefix for uri, its declaration written into the start tag now. */
+static unsigned declare(smev *s, const xmlChar *uri) {
+  if (s->n == MAX_NS) return s->failed = 1, 0;
+  s->uri[s->n] = uri;
+  s->prefix[s->n++] = ++s->next;
+  char decl[32];
+  snprintf(decl, sizeof decl, " xmlns:ns%u=\"", s->next);
+  put(s, decl);
+  escaped(s, uri, 1);
+  put(s, "\"");
+  return s->next;
+}
+
+static void prefixed(smev *s, unsigned p, const xmlChar *name) {
+  char tag[32];
+  if (p) snprintf(tag, sizeof tag, "ns%u:", p), put(s, tag);
+  put(s, (const char *)name);
+}
+
+static int cmp_attr(const void *pa, const void *pb) {
+  xmlAttrPtr a = *(xmlAttrPtr const *)pa, b = *(xmlAttrPtr const *)pb;
+  if (!a->ns != !b->ns) return a->ns ? -1 : 1; /* the qualified first */
+  int c = a->ns ? xmlStrcmp(a->ns->href, b->ns->href) : 0;
+  return c ? c : xmlStrcmp(a->name, b->name);
+}
+
+static int whitespace_only(const xmlChar *t) {
+  for (; *t; t++)
+    if (*t > 0x20) return 0;
+  return 1;
+}
+
+static void element(smev *s, xmlNodePtr e, int depth);
+
+static void children(smev *s, xmlNodePtr e, int depth) {
+  for (xmlNodePtr c = e->children; c && !s->failed; c = c->next) {
+    if (c->type == XML_ELEMENT_NODE) element(s, c, depth + 1);
+    else if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) &&
+             !whitespace_only(c->content))
+      escaped(s, c->content, 0);
+  }
+}
+
+static void element(smev *s, xmlNodePtr e, int depth) {
+  size_t scope = s->n, na = 0;
+  for (xmlAttrPtr a = e->properties; a; a = a->next) na++;
+  xmlAttrPtr *attrs = na ? malloc(na * sizeof *attrs) : NULL;
+  if ((na && !attrs) || depth > 256) {
+    free(attrs);
+    s->failed = 1;
+    return;
+  }
+  na = 0;
+  for (xmlAttrPtr a = e->properties; a; a = a->next) attrs[na++] = a;
+  if (na > 1) qsort(attrs, na, sizeof *attrs, cmp_attr);
+  /* the name, its namespace's declaration when not in scope, then those
+   * the attributes need in their order */
+  const xmlChar *uri = e->ns && e->ns->href && *e->ns->href ? e->ns->href : NULL;
+  unsigned p = uri ? lookup(s, uri) : 0;
+  int fresh = uri && !p;
+  if (fresh) p = s->next + 1;
+  put(s, "<");
+  prefixed(s, p, e->name);
+  if (fresh) declare(s, uri);
+  for (size_t i = 0; i < na; i++)
+    if (attrs[i]->ns && !lookup(s, attrs[i]->ns->href)) declare(s, attrs[i]->ns->href);
+  for (size_t i = 0; i < na; i++) {
+    xmlChar *v = xmlNodeListGetString(e->doc, attrs[i]->children, 1);
+    put(s, " ");
+    prefixed(s, attrs[i]->ns ? lookup(s, attrs[i]->ns->href) : 0, attrs[i]->name);
+    put(s, "=\"");
+    escaped(s, v ? v : (const xmlChar *)"", 1);
+    put(s, "\"");
+    xmlFree(v);
+  }
+  free(attrs);
+  put(s, ">");
+  children(s, e, depth);
+  put(s, "</");
+  prefixed(s, p, e->name);
+  put(s, ">");
+  s->n = scope; /* this element's declarations go out of scope */
+}
+
+int xd_smev(const uint8_t *in, size_t len, xmlChar **out, size_t *out_len) {
+  gostx_xmldsig_status st;
+  xmlDocPtr doc = xd_parse(in, len, &st, NULL, 0);
+  if (!doc) return -1;
+  smev *s = calloc(1, sizeof *s);
+  xmlOutputBufferPtr buf = s ? xmlAllocOutputBuffer(NULL) : NULL;
+  int rc = -1;
+  if (buf) {
+    s->out = buf;
+    element(s, xmlDocGetRootElement(doc), 0);
+    size_t n = xmlOutputBufferGetSize(buf);
+    xmlChar *p = s->failed ? NULL : xmlMalloc(n + 1);
+    if (p) {
+      memcpy(p, xmlOutputBufferGetContent(buf), n);
+      p[n] = 0;
+      *out = p, *out_len = n, rc = 0;
+    }
+    xmlOutputBufferClose(buf);
+  }
+  free(s);
+  xmlFreeDoc(doc);
+  return rc;
+}

@@ -1,0 +1,209 @@
+/* Verification: the one Signature, every Reference's digest over the
+ * octets its transforms give, SignatureValue over the canonical
+ * SignedInfo under KeyInfo's leaf certificate, and that certificate's chain
+ * through lib/x509. What the References signed is handed back: the only
+ * data an application may take as signed. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "refs.h"
+
+#define WSSE_NS "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
+#define MAX_CERTS 8
+
+void gostx_xmldsig_result_free(gostx_xmldsig_result *r) {
+  free(r->signed_data);
+  r->signed_data = NULL;
+  r->signed_len = 0;
+}
+
+/* Every ds:Signature of the document: the one in *sig, their number. */
+static size_t signatures(xmlNodePtr root, xmlNodePtr *sig) {
+  size_t k = 0;
+  for (xmlNodePtr n = root; n; n = xd_next(n, root))
+    if (xd_is(n, XD_NS, "Signature") && !k++) *sig = n;
+  return k;
+}
+
+typedef struct {
+  uint8_t *der[MAX_CERTS];
+  gostx_x509_cert c[MAX_CERTS];
+  size_t n;
+} certs;
+
+static void certs_free(certs *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->der[i]);
+}
+
+static gostx_xmldsig_status add_cert(certs *l, xmlNodePtr n, char *err, size_t cap) {
+  if (l->n == MAX_CERTS) {
+    xd_err(err, cap, "KeyInfo: more than %d certificates", MAX_CERTS);
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  char *t = xd_text(n);
+  uint8_t *der = malloc(GOSTX_X509_CERT_MAX);
+  long len = t && der ? xd_b64_decode(t, der, GOSTX_X509_CERT_MAX) : -1;
+  xmlFree(t);
+  gostx_x509_status xs = GOSTX_X509_MALFORMED;
+  if (len <= 0 || gostx_x509_parse(der, (size_t)len, &l->c[l->n], &xs)) {
+    free(der);
+    xd_err(err, cap, "KeyInfo: a certificate that does not parse (%s)", gostx_x509_status_name(xs));
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  l->der[l->n++] = der;
+  return GOSTX_XMLDSIG_OK;
+}
+
+/* KeyInfo's certificates, the leaf first: X509Data/X509Certificate, or
+ * WS-Security's SecurityTokenReference to a BinarySecurityToken by Id. */
+static gostx_xmldsig_status key_info(xmlNodePtr root, xmlNodePtr sig, certs *l, char *err,
+                                     size_t cap) {
+  xmlNodePtr ki = xd_child(sig, "KeyInfo");
+  gostx_xmldsig_status st = GOSTX_XMLDSIG_OK;
+  for (xmlNodePtr c = ki ? ki->children : NULL; c && !st; c = c->next) {
+    if (xd_is(c, XD_NS, "X509Data")) {
+      for (xmlNodePtr x = c->children; x && !st; x = x->next)
+        if (xd_is(x, XD_NS, "X509Certificate")) st = add_cert(l, x, err, cap);
+    } else if (xd_is(c, WSSE_NS, "SecurityTokenReference")) {
+      for (xmlNodePtr r = c->children; r && !st; r = r->next) {
+        if (!xd_is(r, WSSE_NS, "Reference")) continue;
+        char *uri = (char *)xmlGetNoNsProp(r, (const xmlChar *)"URI");
+        xmlNodePtr tok = NULL;
+        if (uri && uri[0] == '#') st = xd_find_id(root, uri + 1, &tok, err, cap);
+        xmlFree(uri);
+        if (!st && !xd_is(tok, WSSE_NS, "BinarySecurityToken")) {
+          xd_err(err, cap, "SecurityTokenReference names no BinarySecurityToken");
+          st = GOSTX_XMLDSIG_NO_CERT;
+        }
+        if (!st) st = add_cert(l, tok, err, cap);
+      }
+    }
+  }
+  if (!st && !l->n) {
+    xd_err(err, cap, "KeyInfo gives no certificate");
+    st = GOSTX_XMLDSIG_NO_CERT;
+  }
+  return st;
+}
+
+/* Appends p[len] to the result's signed data. */
+static int append(gostx_xmldsig_result *res, const uint8_t *p, size_t len) {
+  uint8_t *d = realloc(res->signed_data, res->signed_len + len + 1);
+  if (!d) return -1;
+  memcpy(d + res->signed_len, p, len);
+  res->signed_len += len;
+  d[res->signed_len] = 0;
+  res->signed_data = d;
+  return 0;
+}
+
+static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, const xd_signed *s,
+                                       gostx_xmldsig_result *res) {
+  for (size_t i = 0; i < s->nrefs; i++) {
+    const xd_ref *r = &s->refs[i];
+    xmlChar *oct = NULL;
+    size_t len = 0;
+    uint8_t h[64];
+    if (xd_canonical(doc, r->target, sig, &r->t, &oct, &len)) {
+      xd_err(res->why, sizeof res->why, "Reference \"%s\": canonicalization failed", r->uri);
+      return GOSTX_XMLDSIG_MALFORMED;
+    }
+    size_t hl = xd_digest(r->alg, oct, len, h);
+    int bad = !hl || memcmp(h, r->digest, hl);
+    if (!bad && append(res, oct, len)) bad = 2;
+    xmlFree(oct);
+    if (bad) {
+      xd_err(res->why, sizeof res->why, "Reference \"%s\": %s", r->uri,
+             bad == 2 ? "out of memory" : "the digest differs (content changed)");
+      return GOSTX_XMLDSIG_DIGEST_MISMATCH;
+    }
+    res->refs++;
+  }
+  return GOSTX_XMLDSIG_OK;
+}
+
+static gostx_xmldsig_status check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_signed *s,
+                                        const gostx_x509_cert *leaf, char *err, size_t cap) {
+  int key_ok = leaf->pub_len == 2 * s->key_len &&
+               (s->legacy ? leaf->key_alg == GOSTX_X509_KEY_2001
+                          : leaf->key_alg == (s->key_len == 64 ? GOSTX_X509_KEY_2012_512
+                                                               : GOSTX_X509_KEY_2012_256));
+  if (!key_ok) {
+    xd_err(err, cap, "the certificate's key is not of SignatureMethod's algorithm");
+    return GOSTX_XMLDSIG_KEY_MISMATCH;
+  }
+  xmlNodePtr sv = xd_child(sig, "SignatureValue");
+  char *t = sv ? xd_text(sv) : NULL;
+  uint8_t v[128], h[64];
+  long vl = t ? xd_b64_decode(t, v, sizeof v) : -1;
+  xmlFree(t);
+  if (vl != (long)(2 * s->key_len)) {
+    xd_err(err, cap, "SignatureValue missing, not base64 or not %zu bytes", 2 * s->key_len);
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  xmlChar *oct = NULL;
+  size_t len = 0;
+  if (xd_canonical(doc, s->node, NULL, &s->c14n, &oct, &len)) {
+    xd_err(err, cap, "SignedInfo: canonicalization failed");
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  size_t hl = xd_digest(s->alg, oct, len, h);
+  xmlFree(oct);
+  /* SignatureValue is s || r, each half big-endian (as in X.509 and CMS);
+   * the library's verification takes r || s. */
+  if (!hl || gostx_gost3410_sig_swap(v, (size_t)vl, v, (size_t)vl) ||
+      gostx_gost3410_verify(leaf->curve, leaf->pub, leaf->pub_len, h, s->key_len, v,
+                            (size_t)vl)) {
+    xd_err(err, cap, "SignatureValue does not verify under the certificate's key");
+    return GOSTX_XMLDSIG_BAD_SIGNATURE;
+  }
+  return GOSTX_XMLDSIG_OK;
+}
+
+gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
+                                          const gostx_x509_store *store,
+                                          const gostx_x509_verify_opts *opts,
+                                          gostx_xmldsig_result *res) {
+  memset(res, 0, sizeof *res);
+  gostx_xmldsig_status st;
+  xmlDocPtr doc = xd_parse(xml, len, &st, res->why, sizeof res->why);
+  if (!doc) return st;
+  xmlNodePtr root = xmlDocGetRootElement(doc), sig = NULL, dummy;
+  xd_signed s;
+  certs l = {0};
+  memset(&s, 0, sizeof s);
+  size_t nsig = signatures(root, &sig);
+  if (nsig != 1) {
+    st = nsig ? GOSTX_XMLDSIG_SECOND_SIGNATURE : GOSTX_XMLDSIG_NO_SIGNATURE;
+    xd_err(res->why, sizeof res->why, nsig ? "%zu Signature elements (one is taken)" : "no Signature",
+           nsig);
+  }
+  if (!st) st = xd_find_id(root, NULL, &dummy, res->why, sizeof res->why);
+  if (!st) st = xd_signed_info(root, sig, &s, res->why, sizeof res->why);
+  if (!st) st = key_info(root, sig, &l, res->why, sizeof res->why);
+  if (!st) st = check_refs(doc, sig, &s, res);
+  if (!st) st = check_value(doc, sig, &s, &l.c[0], res->why, sizeof res->why);
+  if (!st) {
+    /* KeyInfo's key is trusted only through a chain to an anchor */
+    size_t depth = 0, path_len = 0;
+    const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
+    gostx_x509_verify_opts o;
+    if (opts) o = *opts;
+    else gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
+    res->x509 = store ? gostx_x509_verify_with(store, l.c, l.n, &o, &depth, path,
+                                               GOSTX_X509_MAX_DEPTH, &path_len, res->why,
+                                               sizeof res->why)
+                      : GOSTX_X509_UNKNOWN_CA;
+    if (res->x509 != GOSTX_X509_OK) {
+      if (!store) xd_err(res->why, sizeof res->why, "no trust anchors given");
+      st = GOSTX_XMLDSIG_CHAIN;
+    }
+  }
+  if (st) gostx_xmldsig_result_free(res);
+  xd_signed_free(&s);
+  certs_free(&l);
+  xmlFreeDoc(doc);
+  return st;
+}

@@ -1,0 +1,26 @@
+# libgostx-xmldsig (integrations/xmldsig/): XML signatures over libxml2,
+# built when libxml2's headers are present; libgostx itself never links
+# libxml2. With it, `gostx xml` (cli/xml/) is built into the command.
+# GOSTX_XMLDSIG: AUTO (default: build if found), ON (fail if not found), OFF.
+set(GOSTX_XMLDSIG AUTO CACHE STRING "Build the XML signatures library and `gostx xml` (AUTO, ON, OFF)")
+if(GOSTX_XMLDSIG STREQUAL "OFF" OR NOT TARGET gostx_cli)
+  return()
+endif()
+find_package(LibXml2 QUIET)
+if(NOT LibXml2_FOUND)
+  if(GOSTX_XMLDSIG STREQUAL "ON")
+    message(FATAL_ERROR "GOSTX_XMLDSIG=ON but libxml2 was not found (Debian: apt-get install libxml2-dev)")
+  endif()
+  message(STATUS "xmldsig: not built (no libxml2; apt-get install libxml2-dev)")
+  return()
+endif()
+message(STATUS "xmldsig: libgostx-xmldsig and `gostx xml`")
+file(GLOB _gostx_xmldsig_src CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/integrations/xmldsig/*.c)
+add_library(gostx_xmldsig STATIC ${_gostx_xmldsig_src})
+set_target_properties(gostx_xmldsig PROPERTIES OUTPUT_NAME gostx-xmldsig POSITION_INDEPENDENT_CODE ON)
+target_include_directories(gostx_xmldsig PUBLIC ${CMAKE_SOURCE_DIR}/integrations/xmldsig)
+target_link_libraries(gostx_xmldsig PUBLIC gostx LibXml2::LibXml2)
+file(GLOB _gostx_xml_cli CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cli/xml/*.c)
+target_sources(gostx_cli PRIVATE ${_gostx_xml_cli})
+target_compile_definitions(gostx_cli PRIVATE GOSTX_WITH_XMLDSIG=1)
+target_link_libraries(gostx_cli PRIVATE gostx_xmldsig)

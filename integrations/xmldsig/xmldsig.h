@@ -1,0 +1,89 @@
+/* libgostx-xmldsig: XML signatures (XMLDSig) with GOST R 34.10-2012 and
+ * Streebog, over libxml2 (parsing and C14N). A library of its own beside
+ * libgostx, which never depends on libxml2; built when libxml2's headers are
+ * present (integrations/xmldsig/xmldsig.cmake). docs/XMLDSIG.md. */
+#ifndef GOSTX_XMLDSIG_H
+#define GOSTX_XMLDSIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gostx/gost3410.h>
+#include <gostx/x509.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest document read (bytes); libxml2's own limits bound the depth
+ * (256 elements) and every name and text node. */
+#define GOSTX_XMLDSIG_MAX_SIZE (64u << 20)
+/* The most References in one SignedInfo, and Transforms in one Reference. */
+#define GOSTX_XMLDSIG_MAX_REFS 16
+#define GOSTX_XMLDSIG_MAX_TRANSFORMS 4
+
+typedef enum gostx_xmldsig_status {
+  GOSTX_XMLDSIG_OK = 0,
+  GOSTX_XMLDSIG_MALFORMED,        /* not well-formed XML, or not XMLDSig's structure */
+  GOSTX_XMLDSIG_TOO_LARGE,        /* over GOSTX_XMLDSIG_MAX_SIZE, or past a parser limit */
+  GOSTX_XMLDSIG_DTD,              /* a DOCTYPE (DTDs, entities): refused, never read */
+  GOSTX_XMLDSIG_NO_SIGNATURE,     /* no ds:Signature */
+  GOSTX_XMLDSIG_SECOND_SIGNATURE, /* more than one ds:Signature: which one is meant is unclear */
+  GOSTX_XMLDSIG_DUPLICATE_ID,     /* two elements with the same Id (wrapping) */
+  GOSTX_XMLDSIG_BAD_REFERENCE,    /* a Reference URI that names no element, or not "" / "#id" */
+  GOSTX_XMLDSIG_UNSUPPORTED,      /* an algorithm or transform not taken (XPath, XSLT, ...) */
+  GOSTX_XMLDSIG_DIGEST_MISMATCH,  /* a Reference's DigestValue is not the digest */
+  GOSTX_XMLDSIG_BAD_SIGNATURE,    /* SignatureValue does not verify under the certificate */
+  GOSTX_XMLDSIG_NO_CERT,          /* KeyInfo gives no certificate */
+  GOSTX_XMLDSIG_KEY_MISMATCH,     /* the certificate's key is not of the SignatureMethod */
+  GOSTX_XMLDSIG_CHAIN             /* the certificate's chain does not verify: x509 says why */
+} gostx_xmldsig_status;
+const char *gostx_xmldsig_status_name(gostx_xmldsig_status st);
+
+/* How gostx_xmldsig_sign signs. */
+typedef struct gostx_xmldsig_sign_opts {
+  /* "" or NULL: the whole document (Reference URI=""), the Signature the
+   * root's last child; else the element whose Id (Id, ID, id or wsu:Id) is
+   * ref (URI="#ref"), the Signature its last child. Both enveloped. */
+  const char *ref;
+  int inclusive; /* 1: Canonical XML 1.0 instead of exclusive c14n */
+  int smev;      /* 1: the SMEV 3 transform after the canonicalization */
+  /* the signer's certificate (DER; put in KeyInfo/X509Data): the key's */
+  const uint8_t *cert_der;
+  size_t cert_len;
+} gostx_xmldsig_sign_opts;
+
+/* Signs xml[len] with key (the library's key object, its private part)
+ * whose certificate is opts->cert_der: *out (malloc'd,
+ * *out_len bytes) the signed document. GOSTX_XMLDSIG_OK, or the status
+ * that refused the input, with a line in err[err_cap]. */
+gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
+                                        const gostx_xmldsig_sign_opts *opts,
+                                        const gostx_gost3410_key *key, uint8_t **out,
+                                        size_t *out_len, char *err, size_t err_cap);
+
+/* What gostx_xmldsig_verify found. signed_data: what each Reference
+ * signed, after its transforms (the canonical octets that were digested),
+ * one after another: the only data an application may take as signed. */
+typedef struct gostx_xmldsig_result {
+  uint8_t *signed_data; /* malloc'd; free with gostx_xmldsig_result_free */
+  size_t signed_len;
+  size_t refs;                 /* References verified */
+  gostx_x509_status x509;      /* with GOSTX_XMLDSIG_CHAIN: the chain's status */
+  char why[512];               /* one line: what was refused and where */
+} gostx_xmldsig_result;
+void gostx_xmldsig_result_free(gostx_xmldsig_result *r);
+
+/* Verifies the one Signature of xml[len]: every Reference's digest, the
+ * SignatureValue under the leaf certificate of KeyInfo, and that
+ * certificate's chain through lib/x509 (gostx_x509_verify_with: store and
+ * opts; the other certificates of KeyInfo as intermediates). */
+gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
+                                          const gostx_x509_store *store,
+                                          const gostx_x509_verify_opts *opts,
+                                          gostx_xmldsig_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
