@@ -76,20 +76,6 @@ int cms_stream_write(void *ctx, const uint8_t *p, size_t len);
 int cms_stream_out_commit(cms_stream_out *s);
 void cms_stream_out_close(cms_stream_out *s);
 
-/* -sign -nodetach of a regular file (cli/cms_sign_stream.c): the detached
- * message made over h, the digest of -in's content_len bytes, written
- * with the content read again (and digested again: a change refused). */
-int cms_write_attached(const cms_args *a, const uint8_t *detached, size_t len, const gostx_cms_hash *h,
-                       uint64_t content_len);
-
-/* -sign -nodetach of a pipe (cli/cms_sign_stream.c): -in read once into a
- * BER message (indefinite lengths, the content in OCTET STRING segments),
- * sign making the detached SignedData over a digest (GOSTX_CMS_HASH_*
- * want); *der the one over the content (malloc'ed), for -tsa-query. */
-typedef int (*cms_sign_fn)(void *ctx, const gostx_cms_hash *h, uint8_t **der, size_t *len);
-int cms_write_attached_pipe(const cms_args *a, unsigned want, cms_sign_fn sign, void *ctx, uint8_t **der,
-                            size_t *len);
-
 /* -in's message read and parsed: *der and *sd malloc'ed (free both); a
  * message refused is named on stderr: CMS_EXIT_VERIFY. */
 int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd);

@@ -1,5 +1,6 @@
-/* gostx cms -sign: the signers' certificates and keys loaded, the content
- * digested (in chunks when detached), the SignedData written atomically. */
+/* gostx cms -sign: the signers' certificates and keys loaded, -in read
+ * once through lib/cms's streaming signer, the message written atomically
+ * (a temporary file renamed at the end). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,26 +47,6 @@ static int load_all(const cms_args *a, sign_state *s) {
   return rc;
 }
 
-/* The SignedData into a buffer of the size the library asks for. */
-static int make_message(unsigned flags, const sign_state *s, const gostx_cms_hash *h,
-                        const uint8_t *content, size_t content_len, uint8_t **der, size_t *len) {
-  gostx_cms_sign_params params = {flags, (int64_t)time(NULL), s->chain->c, s->chain->n};
-  int rc = gostx_cms_sign(s->signers, s->n, &params, h, content, content_len, NULL, 0, len);
-  if (rc == 0 && !(*der = malloc(*len))) rc = GOSTX_ENOMEM;
-  if (rc == 0) rc = gostx_cms_sign(s->signers, s->n, &params, h, content, content_len, *der, *len, len);
-  if (rc) {
-    cli_err("cms: sign: %s", gostx_strerror(rc));
-    return CLI_EXIT_FAIL;
-  }
-  return 0;
-}
-
-static unsigned hashes_wanted(const sign_state *s) {
-  unsigned want = 0;
-  for (size_t i = 0; i < s->n; i++) want |= s->keys[i].len == 32 ? GOSTX_CMS_HASH_256 : GOSTX_CMS_HASH_512;
-  return want;
-}
-
 /* -tsa-query: the TimeStampReq for the signature just made (CAdES-T's
  * first half; the reply is embedded later by -tsa-reply). */
 static int write_query(const cms_args *a, const uint8_t *der, size_t len) {
@@ -77,15 +58,38 @@ static int write_query(const cms_args *a, const uint8_t *der, size_t len) {
   return rc;
 }
 
-/* cms_sign_fn: a detached message over h, for cms_write_attached_pipe */
-typedef struct detached_signing {
-  unsigned flags;
-  const sign_state *s;
-} detached_signing;
+/* -in for gostx_cms_sign_stream; its errors printed, then the exit status. */
+static int read_in(void *ctx, uint8_t *buf, size_t cap, size_t *got) {
+  return cli_in_read(ctx, buf, cap, got);
+}
 
-static int sign_detached(void *ctx, const gostx_cms_hash *h, uint8_t **der, size_t *len) {
-  const detached_signing *d = ctx;
-  return make_message(d->flags & ~GOSTX_CMS_ATTACHED, d->s, h, NULL, 0, der, len);
+/* -in read once and signed as it goes by (lib/cms streams it): an
+ * attached regular file as DER (its size known), a pipe as BER. */
+static int sign_stream(const cms_args *a, const sign_state *s, uint8_t **work, gostx_cms_sign_stream_result *res) {
+  gostx_cms_sign_params sp = {a->flags, (int64_t)time(NULL), s->chain->c, s->chain->n};
+  gostx_cms_sign_stream_params p = {s->signers, s->n, &sp, GOSTX_CMS_LEN_UNKNOWN, NULL, 0};
+  struct stat sb;
+  cli_in in;
+  cms_stream_out out;
+  int rc = cli_in_open(&in, a->in);
+  if (rc) return rc;
+  if (!in.is_stdin && fstat(fileno(in.f), &sb) == 0 && S_ISREG(sb.st_mode)) p.content_len = (uint64_t)sb.st_size;
+  if ((rc = cms_stream_out_open(&out, a->out, a->outform))) return cli_in_close(&in), rc;
+  for (size_t room = GOSTX_CMS_STREAM_WORK;;) { /* the room the library asks for, before it reads */
+    free(*work);
+    p.work = *work = malloc(p.work_len = room);
+    rc = p.work ? gostx_cms_sign_stream(&p, read_in, &in, cms_stream_write, &out, res) : GOSTX_ENOMEM;
+    if (rc != GOSTX_ELEN || !res->work_needed || room >= res->work_needed) break;
+    room = res->work_needed;
+  }
+  if (rc == GOSTX_ELEN && p.content_len != GOSTX_CMS_LEN_UNKNOWN)
+    rc = (cli_err("cms: %s changed while it was signed: nothing written", a->in), CLI_EXIT_FAIL);
+  else if (rc && rc != CLI_EXIT_FAIL)
+    rc = (cli_err("cms: sign: %s", gostx_strerror(rc)), CLI_EXIT_FAIL);
+  if (!rc) rc = cms_stream_out_commit(&out);
+  cms_stream_out_close(&out);
+  cli_in_close(&in);
+  return rc;
 }
 
 int cms_sign(const cms_args *a) {
@@ -93,30 +97,16 @@ int cms_sign(const cms_args *a) {
   memset(&s, 0, sizeof s);
   s.signer_certs = calloc(1, sizeof *s.signer_certs);
   s.chain = calloc(1, sizeof *s.chain);
-  uint8_t *der = NULL;
-  size_t content_len = 0, der_len = 0;
-  gostx_cms_hash h;
+  uint8_t *work = NULL;
+  gostx_cms_sign_stream_result res;
   int rc = s.signer_certs && s.chain ? load_all(a, &s) : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  int attached = (a->flags & GOSTX_CMS_ATTACHED) != 0;
-  /* an attached regular file: streamed (read twice), not held whole */
-  struct stat sb;
-  int streamed = attached && a->in && strcmp(a->in, "-") && stat(a->in, &sb) == 0 && S_ISREG(sb.st_mode);
-  detached_signing piped = {a->flags, &s};
-  if (!rc && attached && !streamed) { /* a pipe: read once, written as BER */
-    rc = cms_write_attached_pipe(a, hashes_wanted(&s), sign_detached, &piped, &der, &der_len);
-  } else if (!rc) {
-    rc = cms_hash_file(a->in, hashes_wanted(&s), &h, NULL, &content_len);
-    /* signed as a detached message, an attached file's content spliced in after */
-    if (!rc) rc = make_message(a->flags & ~GOSTX_CMS_ATTACHED, &s, &h, NULL, 0, &der, &der_len);
-    if (!rc && streamed) rc = cms_write_attached(a, der, der_len, &h, (uint64_t)sb.st_size);
-    else if (!rc) rc = cms_write_message(a->out, a->outform, der, der_len);
-  }
-  if (!rc && a->tsa_query) rc = write_query(a, der, der_len);
+  if (!rc) rc = sign_stream(a, &s, &work, &res);
+  if (!rc && a->tsa_query) rc = write_query(a, res.der, res.der_len);
   for (size_t i = 0; i < GOSTX_CMS_MAX_SIGNERS; i++) gostx_gost3410_key_clear(&s.keys[i]);
   if (s.signer_certs) cli_cert_list_free(s.signer_certs);
   if (s.chain) cli_cert_list_free(s.chain);
   free(s.signer_certs);
   free(s.chain);
-  free(der);
+  free(work);
   return rc;
 }

@@ -80,6 +80,19 @@ int gostx__cms_cert_is(const gostx_x509_cert *cert, const gostx__cms_id *id);
 /* issuerAndSerialNumber of cert. */
 void gostx__cms_write_ias(gostx__der_w *w, const gostx_x509_cert *cert);
 
+/* SignedData's writer in parts (signed_write.c), for gostx_cms_sign and
+ * the streaming signer: the fields before encapContentInfo (version,
+ * digestAlgorithms), those after it (certificates, signerInfos over h's
+ * digests; count: their length only, nothing signed), the arguments'
+ * check, the digests the signers need, the default parameters. */
+void gostx__cms_signed_head(gostx__der_w *w, const gostx_cms_signer *signers, size_t ns);
+int gostx__cms_signed_tail(gostx__der_w *w, const gostx_cms_signer *signers, size_t ns,
+                           const gostx_cms_sign_params *p, const gostx_cms_hash *h, int count);
+int gostx__cms_sign_args_ok(const gostx_cms_signer *signers, size_t n_signers,
+                            const gostx_cms_sign_params *p);
+unsigned gostx__cms_signers_want(const gostx_cms_signer *signers, size_t ns);
+extern const gostx_cms_sign_params gostx__cms_sign_defaults;
+
 /* EncryptedContentInfo (RFC 5652 section 6.1) and the unprotectedAttrs
  * that may follow it, read from r. */
 int gostx__cms_read_encrypted_content(gostx__der *r, gostx_cms_encrypted_content *ec,
