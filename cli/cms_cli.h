@@ -50,10 +50,9 @@ int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **
  * returned code is then the exit status), and s->failed set. */
 typedef struct cms_stream_in {
   cli_in in;
-  int pem, done, failed, pad;
+  int pem, done, failed;
   int pkcs7; /* the BEGIN line's label: PKCS7, else CMS */
-  uint32_t bits;
-  unsigned nbits;
+  gostx_cms_base64 b64; /* lib/cms's decoder, carried from line to line */
   char line[1024];
   uint8_t dec[768];
   size_t dlen, dpos;
