@@ -1,4 +1,5 @@
-/* gostx cms's files (cli/cmd_cms.c: options and messages; cms_sign.c,
+/* gostx cms's files (cli/cms/: cmd_cms.c the options, which includes this and
+ * calls the rest; cms_io.c the messages read and written; cms_sign.c,
  * cms_verify.c, cms_print.c, cms_envelope.c: the operations). */
 #ifndef GOSTX_CMS_CLI_H
 #define GOSTX_CMS_CLI_H
@@ -44,7 +45,7 @@ int cms_write_message(const char *path, int form, const uint8_t *der, size_t len
  * keep not NULL, read whole and kept in *keep (malloc'ed), *kept bytes. */
 int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **keep, size_t *kept);
 
-/* -in's message as a stream (cli/cms_stream_in.c): DER, or PEM decoded
+/* -in's message as a stream (cms_stream_in.c): DER, or PEM decoded
  * as it is read; form as -inform (AUTO: DER when it starts with 0x30).
  * cms_stream_read is a gostx_cms_read_fn; its refusals are printed (the
  * returned code is then the exit status), and s->failed set. */
@@ -61,7 +62,7 @@ int cms_stream_open(cms_stream_in *s, const char *path, int form);
 int cms_stream_read(void *ctx, uint8_t *buf, size_t cap, size_t *got);
 void cms_stream_close(cms_stream_in *s);
 
-/* A message to path as the streaming calls make it (cli/cms_stream_out.c):
+/* A message to path as the streaming calls make it (cms_stream_out.c):
  * DER, or PEM (form not FORM_DER) encoded on the way; cms_stream_write is a
  * gostx_cms_write_fn; commit puts the file in place, close discards it. */
 typedef struct cms_stream_out {
@@ -95,7 +96,7 @@ int cms_sign(const cms_args *a);
 int cms_timestamp(const cms_args *a);
 int cms_verify(const cms_args *a);
 int cms_cmsout(const cms_args *a);
-/* cli/cms_envelope.c */
+/* cms_envelope.c */
 int cms_encrypt(const cms_args *a);
 int cms_decrypt(const cms_args *a);
 int cms_encdata_encrypt(const cms_args *a);
