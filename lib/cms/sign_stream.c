@@ -15,8 +15,10 @@
 #define WINDOW (READ_CAP + SEG_ROOM)
 #define HEAD_ROOM 64 /* version and digestAlgorithms */
 
-static const uint8_t signed_data_oid[] = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02};
-static const uint8_t data_oid[] = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01};
+/* the two OIDs as whole elements (tag 06, length 9) */
+#define SIGNED_DATA_TLV ((const uint8_t *)"\x06\x09" OID_SIGNED_DATA)
+#define DATA_TLV ((const uint8_t *)"\x06\x09" OID_DATA)
+#define OID_TLV_LEN 11
 
 typedef struct sign_stream {
   const gostx_cms_sign_stream_params *p;
@@ -38,12 +40,12 @@ static int put(sign_stream *s, uint8_t tag, uint64_t len, const uint8_t *then, s
 /* An attached message down to the content's first byte. */
 static int prologue(sign_stream *s, uint64_t content_len) {
   uint64_t octets = gostx__der_tlv_size(content_len), ex = gostx__der_tlv_size(octets);
-  uint64_t encap = sizeof data_oid + ex, fields = s->head_len + gostx__der_tlv_size(encap) + s->tail_len;
+  uint64_t encap = OID_TLV_LEN + ex, fields = s->head_len + gostx__der_tlv_size(encap) + s->tail_len;
   uint64_t x = gostx__der_tlv_size(gostx__der_tlv_size(fields));
-  int rc = put(s, GOSTX__DER_SEQ, sizeof signed_data_oid + x, signed_data_oid, sizeof signed_data_oid);
+  int rc = put(s, GOSTX__DER_SEQ, OID_TLV_LEN + x, SIGNED_DATA_TLV, OID_TLV_LEN);
   if (!rc) rc = put(s, GOSTX__DER_CTXC(0), gostx__der_tlv_size(fields), NULL, 0);
   if (!rc) rc = put(s, GOSTX__DER_SEQ, fields, s->head, s->head_len);
-  if (!rc) rc = put(s, GOSTX__DER_SEQ, encap, data_oid, sizeof data_oid);
+  if (!rc) rc = put(s, GOSTX__DER_SEQ, encap, DATA_TLV, OID_TLV_LEN);
   if (!rc) rc = put(s, GOSTX__DER_CTXC(0), octets, NULL, 0);
   /* DER: one primitive OCTET STRING; BER: constructed of segments */
   if (!rc) rc = put(s, s->ber ? GOSTX__DER_OCTETS | 0x20 : GOSTX__DER_OCTETS, content_len, NULL, 0);
