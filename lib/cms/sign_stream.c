@@ -11,7 +11,7 @@
 #include "cms/cms_internal.h"
 
 #define READ_CAP (64u * 1024) /* one read, one BER segment */
-#define SEG_ROOM GOSTX__DER_HEADER_MAX
+#define SEG_ROOM 16 /* a segment header (GOSTX__DER_HEADER_MAX) before the bytes, which stay aligned */
 #define WINDOW (READ_CAP + SEG_ROOM)
 #define HEAD_ROOM 64 /* version and digestAlgorithms */
 
