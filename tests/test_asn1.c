@@ -311,6 +311,33 @@ static void pem(void) {
   CHECK_RC(gostx__pem_find("no pem here\n", 12, &pos, none, 1, &which), GOSTX_EFORMAT, "no BEGIN");
 }
 
+/* The base64 alone: what gostx__pem_write writes, decoded in pieces cut
+ * anywhere (a group carried across); refusals by name. */
+static void base64_pieces(void) {
+  uint8_t in[100] = {0}, out[100];
+  char text[200], pem[400];
+  for (size_t n = 0; n <= sizeof in; n++) {
+    for (size_t i = 0; i < n; i++) in[i] = (uint8_t)(i * 37 + n);
+    size_t len = gostx__b64_encode(in, n, text), pem_len;
+    CHECK(len == (n + 2) / 3 * 4, "%zu bytes: %zu characters", n, len);
+    CHECK(gostx__pem_write("X", in, n, pem, sizeof pem, &pem_len) == 0 && (n > 48 || !memcmp(pem + 18, text, len)),
+          "%zu bytes: the characters gostx__pem_write writes", n);
+    for (size_t cut = 0; cut <= len; cut += 3) {
+      gostx__b64 d = {0, 0, 0};
+      size_t a = 0, b = 0;
+      int rc = gostx__b64_decode(&d, text, cut, out, &a) | gostx__b64_decode(&d, text + cut, len - cut, out + a, &b);
+      CHECK(rc == 0 && a + b == n && !memcmp(out, in, n) && d.nbits == 0, "%zu bytes cut at %zu: back", n, cut);
+    }
+  }
+  gostx__b64 d = {0, 0, 0};
+  size_t got;
+  CHECK(gostx__b64_decode(&d, "QU*=", 4, out, &got) == GOSTX_EFORMAT, "a character not base64");
+  d = (gostx__b64){0, 0, 0};
+  CHECK(gostx__b64_decode(&d, "QQ=A", 4, out, &got) == GOSTX_EFORMAT, "a character after '='");
+  d = (gostx__b64){0, 0, 0};
+  CHECK(gostx__b64_decode(&d, "QUJ", 3, out, &got) == 0 && got == 2 && d.nbits, "three characters: mid-byte");
+}
+
 int main(void) {
   t_rand_init();
   lengths();
@@ -320,5 +347,6 @@ int main(void) {
   oids();
   integers();
   pem();
+  base64_pieces();
   return t_done();
 }

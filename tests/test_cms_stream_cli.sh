@@ -149,7 +149,7 @@ rc=$?
 check "a changed streamed content: exit 4 ($rc), no -out: $(head -1 "$T/err")" [ $rc = 4 -a ! -e small.out ]
 # verified RC WANT GOT: openssl said yes (it writes -out before its verdict) and GOT is WANT
 verified() { [ "$1" = 0 ] && cmp -s "$2" "$3"; }
-# gostx -sign -nodetach of a file streamed (read twice): strict DER (the
+# gostx -sign -nodetach of a file streamed (read once): strict DER (the
 # one-shot parser of -cmsout reads it), openssl verifies it, 80 MiB signed
 # under the ceiling and verified back
 for form in DER PEM; do

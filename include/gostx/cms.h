@@ -533,6 +533,38 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_signed_stream(uint8_t *work, size_t wor
                                                         gostx_cms_write_fn write, void *write_ctx,
                                                         gostx_cms_signed_stream_result *res);
 
+/* Signs the content read through read (once, in the caller's chunks of
+ * up to 64 KiB, digested on the way) as gostx_cms_sign would, the message
+ * given to write: detached, written whole at the end; attached
+ * (GOSTX_CMS_ATTACHED in sign's flags), written as the content goes by:
+ * content_len known, DER (the content must then be exactly that long,
+ * else GOSTX_ELEN); GOSTX_CMS_LEN_UNKNOWN (a pipe), BER with indefinite
+ * lengths around the content's OCTET STRING segments, one per read (as
+ * openssl cms -sign -stream writes). work: 64 KiB more than the detached
+ * message takes (gostx_cms_sign with out NULL); when short, GOSTX_ELEN
+ * before anything is read, res->work_needed saying what it takes.
+ * res->der: the message as a detached one, in work (its SignerInfos for a
+ * timestamp request). 0; read's or write's error; GOSTX_EINVAL misuse (and
+ * what gostx_cms_sign refuses). On an error what write was given must be
+ * discarded. */
+typedef struct gostx_cms_sign_stream_params {
+  const gostx_cms_signer *signers;
+  size_t n_signers;
+  const gostx_cms_sign_params *sign; /* NULL: defaults (detached) */
+  uint64_t content_len;              /* attached: or GOSTX_CMS_LEN_UNKNOWN */
+  uint8_t *work;
+  size_t work_len;
+} gostx_cms_sign_stream_params;
+typedef struct gostx_cms_sign_stream_result {
+  uint64_t content_len; /* bytes read */
+  const uint8_t *der;   /* in work */
+  size_t der_len, work_needed;
+} gostx_cms_sign_stream_result;
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_sign_stream(const gostx_cms_sign_stream_params *p,
+                                                      gostx_cms_read_fn read, void *read_ctx,
+                                                      gostx_cms_write_fn write, void *write_ctx,
+                                                      gostx_cms_sign_stream_result *res);
+
 /* ---- PEM ----
  * The first "CMS" or "PKCS7" block (openssl cms writes the first, GnuTLS
  * and openssl smime the second) of text[len] as DER into der[cap]:
@@ -543,6 +575,23 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cms_pem_read(const char *text, size_t len, 
  * also when out is NULL or cap short (GOSTX_ELEN). */
 GOSTX_API int gostx_cms_pem_write(const uint8_t *der, size_t der_len, char *out, size_t cap,
                                   size_t *out_len);
+
+/* PEM made or read in pieces (a streamed message, a line at a time: gostx
+ * cms), over the same base64 as the calls above. Encoding: in[n] as
+ * 4 * ceil(n / 3) characters into out, padded; their count. Decoding:
+ * s[n] (base64 characters and '=' only, no line end) into out (room for
+ * n * 3 / 4 + 1 bytes), *out_len bytes, a group cut by the piece's end
+ * carried in d (zeroed first) to the next; GOSTX_EFORMAT for another
+ * character or one after '='. d->nbits nonzero after the last piece: the
+ * base64 ended mid-byte. */
+typedef struct gostx_cms_base64 {
+  uint32_t bits;
+  unsigned nbits;
+  int pad;
+} gostx_cms_base64;
+GOSTX_API size_t gostx_cms_base64_encode(const uint8_t *in, size_t n, char *out);
+GOSTX_API GOSTX_MUST_CHECK int gostx_cms_base64_decode(gostx_cms_base64 *d, const char *s, size_t n,
+                                                        uint8_t *out, size_t *out_len);
 
 #ifdef __cplusplus
 }

@@ -109,4 +109,16 @@ void gostx__der_w_u32(gostx__der_w *w, uint32_t v);
  * deep, an OID that is none). */
 int gostx__der_w_finish(const gostx__der_w *w, size_t *len);
 
+/* ---- headers alone, for streamed content (BER) ---- */
+/* The length a header's length field is told for an indefinite length. */
+#define GOSTX__DER_INDEFINITE UINT64_MAX
+#define GOSTX__DER_HEADER_MAX 10
+/* A tag and its length, DER's shortest form (or 0x80 for
+ * GOSTX__DER_INDEFINITE), into out[GOSTX__DER_HEADER_MAX]: its size. */
+size_t gostx__der_header(uint8_t *out, uint8_t tag, uint64_t len);
+/* A whole element's size: its header's and its content's len bytes. */
+uint64_t gostx__der_tlv_size(uint64_t len);
+/* n end-of-contents markers (00 00 each, n <= 8). */
+extern const uint8_t gostx__der_eocs[16];
+
 #endif

@@ -87,3 +87,20 @@ int gostx__der_w_finish(const gostx__der_w *w, size_t *len) {
   *len = w->n;
   return w->err;
 }
+
+size_t gostx__der_header(uint8_t *out, uint8_t tag, uint64_t len) {
+  size_t k = 0;
+  out[0] = tag;
+  if (len == GOSTX__DER_INDEFINITE) return out[1] = 0x80, 2;
+  for (uint64_t v = len; len >= 0x80 && v; v >>= 8) k++;
+  out[1] = k ? (uint8_t)(0x80 | k) : (uint8_t)len;
+  for (size_t i = 0; i < k; i++) out[2 + i] = (uint8_t)(len >> (8 * (k - 1 - i)));
+  return 2 + k;
+}
+
+uint64_t gostx__der_tlv_size(uint64_t len) {
+  uint8_t h[GOSTX__DER_HEADER_MAX];
+  return gostx__der_header(h, 0, len) + len;
+}
+
+const uint8_t gostx__der_eocs[16];

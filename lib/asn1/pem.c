@@ -33,28 +33,52 @@ static uint32_t b64_value(uint32_t c) {
   return v | ~ok;
 }
 
+size_t gostx__b64_encode(const uint8_t *in, size_t n, char *out) {
+  size_t o = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t rest = (uint32_t)(n - i), w = (uint32_t)in[i] << 16;
+    if (rest > 1) w |= (uint32_t)in[i + 1] << 8;
+    if (rest > 2) w |= in[i + 2];
+    out[o++] = b64_char(w >> 18);
+    out[o++] = b64_char(w >> 12 & 63);
+    out[o++] = rest > 1 ? b64_char(w >> 6 & 63) : '=';
+    out[o++] = rest > 2 ? b64_char(w & 63) : '=';
+  }
+  return o;
+}
+
+int gostx__b64_decode(gostx__b64 *d, const char *s, size_t n, uint8_t *out, size_t *out_len) {
+  uint32_t bad = 0;
+  *out_len = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '=') { /* the padding: public layout */
+      d->pad = 1;
+      continue;
+    }
+    uint32_t v = b64_value((uint8_t)s[i]);
+    bad |= (v >> 6) | (uint32_t)d->pad;
+    d->bits = d->bits << 6 | (v & 63), d->nbits += 6;
+    if (d->nbits >= 8) d->nbits -= 8, out[(*out_len)++] = (uint8_t)(d->bits >> d->nbits);
+  }
+  if (d->pad) d->nbits = 0; /* the padding's zero bits */
+  return bad ? GOSTX_EFORMAT : 0;
+}
+
 int gostx__pem_write(const char *label, const uint8_t *der, size_t der_len, char *out, size_t cap,
                      size_t *out_len) {
   if (!label || !out_len || (!der && der_len)) return GOSTX_EINVAL;
   size_t chars = (der_len + 2) / 3 * 4, need = 2 * (16 + strlen(label)) + chars + chars / 64 + 1;
   *out_len = need;
   if (!out || cap < need + 1) return GOSTX_ELEN;
-  size_t n = (size_t)snprintf(out, cap, "-----BEGIN %s-----\n", label), col = 0;
-  for (size_t i = 0; i < der_len; i += 3) {
-    uint32_t rest = (uint32_t)(der_len - i), w = (uint32_t)der[i] << 16;
-    if (rest > 1) w |= (uint32_t)der[i + 1] << 8;
-    if (rest > 2) w |= der[i + 2];
-    out[n++] = b64_char(w >> 18);
-    out[n++] = b64_char(w >> 12 & 63);
-    out[n++] = rest > 1 ? b64_char(w >> 6 & 63) : '=';
-    out[n++] = rest > 2 ? b64_char(w & 63) : '=';
-    if ((col += 4) == 64 && i + 3 < der_len) out[n++] = '\n', col = 0;
+  size_t n = (size_t)snprintf(out, cap, "-----BEGIN %s-----\n", label);
+  for (size_t i = 0; i < der_len; i += 48) { /* 64-character lines */
+    n += gostx__b64_encode(der + i, der_len - i < 48 ? der_len - i : 48, out + n);
+    if (i + 48 < der_len) out[n++] = '\n';
   }
   n += (size_t)snprintf(out + n, cap - n, "\n-----END %s-----\n", label);
   *out_len = n;
   return 0;
 }
-
 
 /* Whether s[*i..] starts with lit; advances past it. */
 static int eat(const char *s, size_t n, size_t *i, const char *lit) {

@@ -132,12 +132,10 @@ int gostx__ber_element(gostx__ber_in *r, uint8_t tag, uint8_t *out, size_t cap, 
   if (rc) return rc;
   if (indef) return REFUSE(r, GOSTX_CMS_MALFORMED);
   /* the header again, as DER writes it (the length was in its shortest form) */
-  size_t h = 0, k = 0;
-  for (uint64_t v = len; len >= 0x80 && v; v >>= 8) k++;
-  if (cap < 2 + k || len > cap - 2 - k) return REFUSE(r, GOSTX_CMS_TOO_LARGE);
-  out[h++] = tag;
-  out[h++] = k ? (uint8_t)(0x80 | k) : (uint8_t)len;
-  for (size_t i = k; i > 0; i--) out[h++] = (uint8_t)(len >> (8 * (i - 1)));
+  uint8_t hdr[GOSTX__DER_HEADER_MAX];
+  size_t h = gostx__der_header(hdr, tag, len);
+  if (cap < h || len > cap - h) return REFUSE(r, GOSTX_CMS_TOO_LARGE);
+  memcpy(out, hdr, h);
   for (uint64_t left = len; left;) {
     if ((rc = need(r, 1))) return rc;
     size_t n = r->len - r->pos < left ? r->len - r->pos : (size_t)left;

@@ -11,6 +11,7 @@
 
 /* content types (RFC 5652 section 4, 5.1) */
 #define OID_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x01"        /* 1.2.840.113549.1.7.1 */
+#define OID_DATA_TEXT "1.2.840.113549.1.7.1" /* the same, for the DER writer's dotted form */
 #define OID_SIGNED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x02" /* 1.2.840.113549.1.7.2 */
 #define OID_DIGESTED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x05" /* 1.2.840.113549.1.7.5 */
 #define OID_ENCRYPTED_DATA "\x2a\x86\x48\x86\xf7\x0d\x01\x07\x06" /* 1.2.840.113549.1.7.6 */
@@ -94,6 +95,21 @@ int gostx__cms_sign_typed(const gostx_cms_signer *signers, size_t n_signers,
 size_t gostx__cms_ts_imprint_size(const gostx_cms_ts_token *t, gostx_cms_ts_verdict *v);
 int gostx__cms_ts_check_token(const gostx_cms_ts_token *t, const gostx_cms_verify_params *params,
                               gostx_cms_ts_verdict *v);
+
+/* SignedData's writer in parts (signed_write.c), for gostx_cms_sign and
+ * the streaming signer: the fields before encapContentInfo (version,
+ * digestAlgorithms; the version by eContentType type), those after it (certificates, signerInfos over h's
+ * digests; count: their length only, nothing signed), the arguments'
+ * check, the digests the signers need, the default parameters. */
+void gostx__cms_signed_head(gostx__der_w *w, const gostx_cms_signer *signers, size_t ns,
+                            const char *type);
+int gostx__cms_signed_tail(gostx__der_w *w, const gostx_cms_signer *signers, size_t ns,
+                           const gostx_cms_sign_params *p, const char *type,
+                           const gostx_cms_hash *h, int count);
+int gostx__cms_sign_args_ok(const gostx_cms_signer *signers, size_t n_signers,
+                            const gostx_cms_sign_params *p);
+unsigned gostx__cms_signers_want(const gostx_cms_signer *signers, size_t ns);
+extern const gostx_cms_sign_params gostx__cms_sign_defaults;
 
 /* EncryptedContentInfo (RFC 5652 section 6.1) and the unprotectedAttrs
  * that may follow it, read from r. */

@@ -22,30 +22,16 @@ typedef struct estream {
   size_t piece_len[3];
 } estream;
 
-static size_t header_len(uint64_t len) {
-  size_t k = 0;
-  for (uint64_t v = len; len >= 0x80 && v; v >>= 8) k++;
-  return 2 + k;
-}
-
-static size_t put_header(uint8_t *o, uint8_t tag, uint64_t len) {
-  size_t h = header_len(len), k = h - 2;
-  o[0] = tag;
-  o[1] = k ? (uint8_t)(0x80 | k) : (uint8_t)len;
-  for (size_t i = 0; i < k; i++) o[2 + i] = (uint8_t)(len >> (8 * (k - 1 - i)));
-  return h;
-}
+static size_t header_len(uint64_t len) { return (size_t)(gostx__der_tlv_size(len) - len); }
 
 /* A header: definite (DER) or indefinite (BER, len ignored). */
 static int emit_header(estream *e, uint8_t tag, uint64_t len) {
-  uint8_t h[10];
-  if (e->ber) return h[0] = tag, h[1] = 0x80, e->write(e->wctx, h, 2);
-  return e->write(e->wctx, h, put_header(h, tag, len));
+  uint8_t h[GOSTX__DER_HEADER_MAX];
+  return e->write(e->wctx, h, gostx__der_header(h, tag, e->ber ? GOSTX__DER_INDEFINITE : len));
 }
 
 static int emit_eocs(estream *e, int n) {
-  static const uint8_t zeros[6];
-  return e->ber ? e->write(e->wctx, zeros, 2 * (size_t)n) : 0;
+  return e->ber ? e->write(e->wctx, gostx__der_eocs, 2 * (size_t)n) : 0;
 }
 
 /* The fixed pieces into the header area (the CEK wrapped per recipient
@@ -105,8 +91,8 @@ static int body(estream *e, gostx__cms_opener *o, gostx_cms_read_fn read, void *
     if (!e->ber && total > e->p->content_len) return GOSTX_ELEN;
     if ((rc = gostx__cms_sealer_update(o, win + SEG_ROOM, got, win + SEG_ROOM))) return rc;
     if (e->ber) { /* the segment's header just before its bytes */
-      uint8_t hdr[10];
-      h = put_header(hdr, GOSTX__DER_OCTETS, got);
+      uint8_t hdr[GOSTX__DER_HEADER_MAX];
+      h = gostx__der_header(hdr, GOSTX__DER_OCTETS, got);
       memcpy(win + SEG_ROOM - h, hdr, h);
     }
     if ((rc = e->write(e->wctx, win + SEG_ROOM - h, got + h))) return rc;

@@ -70,7 +70,7 @@ static int encap(sstream *s, unsigned want, gostx_cms_write_fn write, void *wctx
   if (!rc) rc = take(s, GOSTX__DER_OID, &type);
   if (rc) return rc;
   if (type.n > 127) return GOSTX_EFORMAT;
-  at[0] = GOSTX__DER_SEQ, at[1] = (uint8_t)type.n;
+  (void)gostx__der_header(at, GOSTX__DER_SEQ, type.n); /* two bytes, as reserved */
   int more = gostx__ber_more(&s->r, &tag);
   if (more == 1 && tag == GOSTX__DER_CTXC(0)) rc = content(s, want, write, wctx);
   else if (more < 0 || more > 1) rc = more;
@@ -80,16 +80,11 @@ static int encap(sstream *s, unsigned want, gostx_cms_write_fn write, void *wctx
 /* The outer headers written just before the fields: the rebuilt DER. */
 static void rebuild(sstream *s) {
   static const uint8_t oid[] = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02};
-  uint8_t h[3][8];
+  uint8_t h[3][GOSTX__DER_HEADER_MAX];
   size_t len = (size_t)(s->end - s->start), hl[3];
   for (int i = 0; i < 3; i++) {
     static const uint8_t tags[3] = {GOSTX__DER_SEQ, GOSTX__DER_CTXC(0), GOSTX__DER_SEQ};
-    size_t k = 0;
-    for (size_t v = len; len >= 0x80 && v; v >>= 8) k++;
-    h[i][0] = tags[2 - i];
-    h[i][1] = k ? (uint8_t)(0x80 | k) : (uint8_t)len;
-    for (size_t j = 0; j < k; j++) h[i][2 + j] = (uint8_t)(len >> (8 * (k - 1 - j)));
-    hl[i] = 2 + k;
+    hl[i] = gostx__der_header(h[i], tags[2 - i], len);
     len += hl[i] + (i == 1 ? sizeof oid : 0);
   }
   uint8_t *p = s->start;

@@ -247,11 +247,16 @@ static void write_digest_algs(gostx__der_w *w, const gostx_cms_signer *signers, 
   gostx__der_w_end(w);
 }
 
+unsigned gostx__cms_signers_want(const gostx_cms_signer *signers, size_t ns) {
+  unsigned want = 0;
+  for (size_t i = 0; i < ns; i++) want |= signers[i].key->len == 32 ? GOSTX_CMS_HASH_256 : GOSTX_CMS_HASH_512;
+  return want;
+}
+
 /* The content's digests each signer needs, from the caller or made here. */
 static int content_hash(const gostx_cms_signer *signers, size_t ns, const gostx_cms_hash *hash,
                         const uint8_t *content, size_t content_len, gostx_cms_hash *h) {
-  unsigned want = 0;
-  for (size_t i = 0; i < ns; i++) want |= signers[i].key->len == 32 ? GOSTX_CMS_HASH_256 : GOSTX_CMS_HASH_512;
+  unsigned want = gostx__cms_signers_want(signers, ns);
   if (hash) {
     if (!hash->done || (hash->want & want) != want) return GOSTX_EINVAL;
     *h = *hash;
@@ -264,27 +269,51 @@ static int content_hash(const gostx_cms_signer *signers, size_t ns, const gostx_
   return rc;
 }
 
+void gostx__cms_signed_head(gostx__der_w *w, const gostx_cms_signer *signers, size_t ns,
+                            const char *type) {
+  /* RFC 5652 5.1: 1 for id-data (issuerAndSerialNumber, no v2 extras), 3 for another type */
+  gostx__der_w_u32(w, strcmp(type, OID_DATA_TEXT) ? 3 : 1);
+  write_digest_algs(w, signers, ns);
+}
+
+int gostx__cms_signed_tail(gostx__der_w *w, const gostx_cms_signer *signers, size_t ns,
+                           const gostx_cms_sign_params *p, const char *type,
+                           const gostx_cms_hash *h, int count) {
+  write_certs(w, signers, ns, p);
+  /* signerInfos in the caller's order: RFC 5652 asks DER only of the
+   * signed attributes, and a SignerInfo is too large to sort in place */
+  gostx__der_w_begin(w, GOSTX__DER_SET);
+  int rc = 0;
+  for (size_t i = 0; i < ns && !rc; i++)
+    rc = one_signer(w, &signers[i], p, type, signers[i].key->len == 32 ? h->d256 : h->d512, count);
+  gostx__der_w_end(w);
+  return rc;
+}
+
+int gostx__cms_sign_args_ok(const gostx_cms_signer *signers, size_t n_signers,
+                            const gostx_cms_sign_params *p) {
+  if (!signers || n_signers == 0 || n_signers > GOSTX_CMS_MAX_SIGNERS || (p->n_certs && !p->certs) ||
+      ((p->flags & GOSTX_CMS_NO_ATTRS) && (p->flags & GOSTX_CMS_CADES)))
+    return 0;
+  for (size_t i = 0; i < n_signers; i++)
+    if (!signer_ok(&signers[i])) return 0;
+  return 1;
+}
+
 int gostx__cms_sign_typed(const gostx_cms_signer *signers, size_t n_signers,
                           const gostx_cms_sign_params *params, const char *type,
                           const gostx_cms_hash *hash, const uint8_t *content, size_t content_len,
                           uint8_t *out, size_t cap, size_t *out_len) {
-  static const gostx_cms_sign_params defaults = {0, 0, NULL, 0};
-  const gostx_cms_sign_params *p = params ? params : &defaults;
+  const gostx_cms_sign_params *p = params ? params : &gostx__cms_sign_defaults;
   int attached = (p->flags & GOSTX_CMS_ATTACHED) != 0, count = out == NULL;
-  if (!signers || !out_len || n_signers == 0 || n_signers > GOSTX_CMS_MAX_SIGNERS ||
-      (p->n_certs && !p->certs) || (attached && !content && content_len) ||
-      ((p->flags & GOSTX_CMS_NO_ATTRS) && (p->flags & GOSTX_CMS_CADES)))
+  if (!out_len || (attached && !content && content_len) || !gostx__cms_sign_args_ok(signers, n_signers, p))
     return GOSTX_EINVAL;
-  for (size_t i = 0; i < n_signers; i++)
-    if (!signer_ok(&signers[i])) return GOSTX_EINVAL;
   gostx_cms_hash h;
   memset(&h, 0, sizeof h);
   if (!count && content_hash(signers, n_signers, hash, content, content_len, &h)) return GOSTX_EINVAL;
   gostx__der_w w;
   gostx__cms_w_open(&w, out, cap, "1.2.840.113549.1.7.2");
-  /* RFC 5652 5.1: 1 for id-data (issuerAndSerialNumber, no v2 extras), 3 for another type */
-  gostx__der_w_u32(&w, strcmp(type, "1.2.840.113549.1.7.1") ? 3 : 1);
-  write_digest_algs(&w, signers, n_signers);
+  gostx__cms_signed_head(&w, signers, n_signers, type);
   gostx__der_w_begin(&w, GOSTX__DER_SEQ);
   gostx__der_w_oid(&w, type);
   if (attached) {
@@ -293,14 +322,7 @@ int gostx__cms_sign_typed(const gostx_cms_signer *signers, size_t n_signers,
     gostx__der_w_end(&w);
   }
   gostx__der_w_end(&w);
-  write_certs(&w, signers, n_signers, p);
-  /* signerInfos in the caller's order: RFC 5652 asks DER only of the
-   * signed attributes, and a SignerInfo is too large to sort in place */
-  gostx__der_w_begin(&w, GOSTX__DER_SET);
-  int rc = 0;
-  for (size_t i = 0; i < n_signers && !rc; i++)
-    rc = one_signer(&w, &signers[i], p, type, signers[i].key->len == 32 ? h.d256 : h.d512, count);
-  gostx__der_w_end(&w);
+  int rc = gostx__cms_signed_tail(&w, signers, n_signers, p, type, &h, count);
   gostx__cms_w_close(&w);
   if (rc) return rc;
   return gostx__der_w_finish(&w, out_len);
@@ -310,6 +332,8 @@ int gostx_cms_sign(const gostx_cms_signer *signers, size_t n_signers,
                    const gostx_cms_sign_params *params, const gostx_cms_hash *hash,
                    const uint8_t *content, size_t content_len, uint8_t *out, size_t cap,
                    size_t *out_len) {
-  return gostx__cms_sign_typed(signers, n_signers, params, "1.2.840.113549.1.7.1", hash, content,
+  return gostx__cms_sign_typed(signers, n_signers, params, OID_DATA_TEXT, hash, content,
                                content_len, out, cap, out_len);
 }
+
+const gostx_cms_sign_params gostx__cms_sign_defaults = {0, 0, NULL, 0};

@@ -6,13 +6,6 @@
 
 #include "cms_cli.h"
 
-static int b64_value(int c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
 static int bad_pem(cms_stream_in *s, const char *why) {
   cli_err("cms: %s: PEM: %s", s->in.name, why);
   s->failed = 1;
@@ -41,22 +34,12 @@ static int pem_line(cms_stream_in *s) {
   if (!strncmp(s->line, "-----END ", 9)) {
     /* the END line whole and of the BEGIN line's label, as the one-shot reader wants */
     if (strcmp(s->line + 9, s->pkcs7 ? "PKCS7-----" : "CMS-----")) return bad_pem(s, "a malformed END line");
-    if (s->nbits) return bad_pem(s, "base64 that ends mid-byte");
+    if (s->b64.nbits) return bad_pem(s, "base64 that ends mid-byte");
     s->done = 1;
     return 0;
   }
-  s->dlen = s->dpos = 0;
-  for (size_t i = 0; i < len; i++) {
-    int v = b64_value((unsigned char)s->line[i]);
-    if (s->line[i] == '=') {
-      s->pad = 1;
-      continue;
-    }
-    if (v < 0 || s->pad) return bad_pem(s, "not base64");
-    s->bits = s->bits << 6 | (uint32_t)v, s->nbits += 6;
-    if (s->nbits >= 8) s->nbits -= 8, s->dec[s->dlen++] = (uint8_t)(s->bits >> s->nbits);
-  }
-  if (s->pad) s->nbits = 0; /* the padding's zero bits */
+  s->dpos = 0;
+  if (gostx_cms_base64_decode(&s->b64, s->line, len, s->dec, &s->dlen)) return bad_pem(s, "not base64");
   return 0;
 }
 

@@ -1,4 +1,5 @@
-/* gostx cms's files (cli/cmd_cms.c: options and messages; cms_sign.c,
+/* gostx cms's files (cli/cms/: cmd_cms.c the options, which includes this and
+ * calls the rest; cms_io.c the messages read and written; cms_sign.c,
  * cms_verify.c, cms_print.c, cms_envelope.c: the operations). */
 #ifndef GOSTX_CMS_CLI_H
 #define GOSTX_CMS_CLI_H
@@ -42,16 +43,15 @@ int cms_write_message(const char *path, int form, const uint8_t *der, size_t len
  * keep not NULL, read whole and kept in *keep (malloc'ed), *kept bytes. */
 int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **keep, size_t *kept);
 
-/* -in's message as a stream (cli/cms_stream_in.c): DER, or PEM decoded
+/* -in's message as a stream (cms_stream_in.c): DER, or PEM decoded
  * as it is read; form as -inform (AUTO: DER when it starts with 0x30).
  * cms_stream_read is a gostx_cms_read_fn; its refusals are printed (the
  * returned code is then the exit status), and s->failed set. */
 typedef struct cms_stream_in {
   cli_in in;
-  int pem, done, failed, pad;
+  int pem, done, failed;
   int pkcs7; /* the BEGIN line's label: PKCS7, else CMS */
-  uint32_t bits;
-  unsigned nbits;
+  gostx_cms_base64 b64; /* lib/cms's decoder, carried from line to line */
   char line[1024];
   uint8_t dec[768];
   size_t dlen, dpos;
@@ -60,7 +60,7 @@ int cms_stream_open(cms_stream_in *s, const char *path, int form);
 int cms_stream_read(void *ctx, uint8_t *buf, size_t cap, size_t *got);
 void cms_stream_close(cms_stream_in *s);
 
-/* A message to path as the streaming calls make it (cli/cms_stream_out.c):
+/* A message to path as the streaming calls make it (cms_stream_out.c):
  * DER, or PEM (form not FORM_DER) encoded on the way; cms_stream_write is a
  * gostx_cms_write_fn; commit puts the file in place, close discards it. */
 typedef struct cms_stream_out {
@@ -73,20 +73,6 @@ int cms_stream_out_open(cms_stream_out *s, const char *path, int form);
 int cms_stream_write(void *ctx, const uint8_t *p, size_t len);
 int cms_stream_out_commit(cms_stream_out *s);
 void cms_stream_out_close(cms_stream_out *s);
-
-/* -sign -nodetach of a regular file (cli/cms_sign_stream.c): the detached
- * message made over h, the digest of -in's content_len bytes, written
- * with the content read again (and digested again: a change refused). */
-int cms_write_attached(const cms_args *a, const uint8_t *detached, size_t len, const gostx_cms_hash *h,
-                       uint64_t content_len);
-
-/* -sign -nodetach of a pipe (cli/cms_sign_stream.c): -in read once into a
- * BER message (indefinite lengths, the content in OCTET STRING segments),
- * sign making the detached SignedData over a digest (GOSTX_CMS_HASH_*
- * want); *der the one over the content (malloc'ed), for -tsa-query. */
-typedef int (*cms_sign_fn)(void *ctx, const gostx_cms_hash *h, uint8_t **der, size_t *len);
-int cms_write_attached_pipe(const cms_args *a, unsigned want, cms_sign_fn sign, void *ctx, uint8_t **der,
-                            size_t *len);
 
 /* -in's message read and parsed: *der and *sd malloc'ed (free both); a
  * message refused is named on stderr: CMS_EXIT_VERIFY. */
@@ -108,7 +94,7 @@ int cms_sign(const cms_args *a);
 int cms_timestamp(const cms_args *a);
 int cms_verify(const cms_args *a);
 int cms_cmsout(const cms_args *a);
-/* cli/cms_envelope.c */
+/* cms_envelope.c */
 int cms_encrypt(const cms_args *a);
 int cms_decrypt(const cms_args *a);
 int cms_encdata_encrypt(const cms_args *a);

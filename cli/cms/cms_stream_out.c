@@ -5,20 +5,10 @@
 
 #include "cms_cli.h"
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* One line of up to 48 bytes as base64 and "\n". */
+/* One line of up to 48 bytes as base64 (lib/cms's) and "\n". */
 static int pem_line(cms_stream_out *s) {
   char line[66];
-  size_t n = 0;
-  for (size_t i = 0; i < s->held; i += 3) {
-    uint32_t v = (uint32_t)s->hold[i] << 16 | (i + 1 < s->held ? (uint32_t)s->hold[i + 1] << 8 : 0) |
-                 (i + 2 < s->held ? s->hold[i + 2] : 0);
-    line[n++] = b64[v >> 18 & 63];
-    line[n++] = b64[v >> 12 & 63];
-    line[n++] = i + 1 < s->held ? b64[v >> 6 & 63] : '=';
-    line[n++] = i + 2 < s->held ? b64[v & 63] : '=';
-  }
+  size_t n = gostx_cms_base64_encode(s->hold, s->held, line);
   line[n++] = '\n';
   s->held = 0;
   return cli_out_write(&s->out, line, n);
