@@ -35,7 +35,7 @@ static int run_raw(struct job *j) {
   if (j->raw == 1) {
     for (int i = 0; i < BURST; i++) {
       nonce[n - 1] = (uint8_t)i;
-      int rc = gostx_mgm_encrypt(&j->c, nonce, n, aad, sizeof aad, j->pay[i], j->len, j->pkt[i],
+      int rc = gostx_mgm_encrypt(&j->c, nonce, aad, sizeof aad, j->pay[i], j->len, j->pkt[i],
                                  j->pkt[i] + j->len, n);
       if (rc) return rc;
     }

@@ -202,8 +202,8 @@ static int packet_mgm(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_
       rc = mac_only_icv(sa, &c, nonce, nl, aad, al, hdr + 8, 8 + body, tag_out, tag_in);
       if (rc == GOSTX_OK && tag_in) memcpy(out, in, body);
     } else {
-      rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, al, in, body, out, tag_out, sa->icv_len)
-                   : gostx__verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, al, in, body, tag_in,
+      rc = tag_out ? gostx_mgm_encrypt(&c, nonce, aad, al, in, body, out, tag_out, sa->icv_len)
+                   : gostx__verdict(gostx_mgm_decrypt(&c, nonce, aad, al, in, body, tag_in,
                                                           sa->icv_len, out));
     }
     if (rc == GOSTX_OK && fresh) gostx__esp_keep(cache, index, &c);

@@ -109,11 +109,11 @@ static void verify_accepted(const gostx_esp_sa *sa, const struct pkt *p, const u
   if (integrity_only(sa)) { /* AAD = SPI | (E)SN | IV | body, in one piece here */
     memcpy(whole, aad, al);
     memcpy(whole + al, p->b + 8, 8 + body);
-    verified = gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, whole, al + 8 + body, NULL, 0, tag,
+    verified = gostx_mgm_decrypt(&c, nonce, whole, al + 8 + body, NULL, 0, tag,
                                  icv, NULL) == GOSTX_OK;
     memcpy(pt, p->b + GOSTX_ESP_HDR_LEN, body);
   } else {
-    verified = gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, aad, al, p->b + GOSTX_ESP_HDR_LEN,
+    verified = gostx_mgm_decrypt(&c, nonce, aad, al, p->b + GOSTX_ESP_HDR_LEN,
                                  body, tag, icv, pt) == GOSTX_OK;
   }
   if (!verified) bug("accepted a packet whose ICV does not verify", i);
