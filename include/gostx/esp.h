@@ -127,7 +127,7 @@ typedef struct gostx_esp_packet {
   size_t cap;
   uint8_t next_header; /* seal: read; open: written */
   size_t out_len;      /* written */
-  uint64_t seq;        /* seal: written (the seq given; seq_first + i in a burst); open: written */
+  uint64_t seq;        /* written: seal the seq given (a burst seq_first + i), open the ESN */
   int status;          /* written: what the call returns */
 } gostx_esp_packet;
 /* gostx_esp_seal with the IV given, of p->in (p->len bytes, next header
