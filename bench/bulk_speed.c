@@ -81,6 +81,7 @@ int main(int argc, char **argv) {
   fill(key, sizeof key, 2);
   fill(iv, sizeof iv, 3);
   memset(nonce, 0x11, sizeof nonce);
+  const gostx_mgm_params mp = {nonce, NULL, 0, 16};
   printf("gostx bulk_speed: %zu MiB, best of %d, %ld online CPUs, kuznyechik impl %s\n", mib,
          reps, ncpu, gostx_impl(GOSTX_ALG_KUZNYECHIK));
 
@@ -112,8 +113,8 @@ int main(int argc, char **argv) {
           if (i < 0) gostx_ctr_crypt(&c, iv, 8, 16, buf, len, buf);
           else gostx_ctr_crypt_mt(pl[i], &c, iv, 8, buf, len, buf);
         } else {
-          if (i < 0) gostx_mgm_encrypt(&c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
-          else gostx_mgm_encrypt_mt(pl[i], &c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
+          if (i < 0) gostx_mgm_encrypt(&c, nonce, NULL, 0, buf, len, buf, tag, 16);
+          else gostx_mgm_encrypt_mt(pl[i], &c, &mp, buf, len, buf, tag);
         }
         double tt = now() - t0, cc = cpu_now() - c0;
         if (tt < best[i + 1]) best[i + 1] = tt, cpu[i + 1] = cc;
@@ -133,22 +134,22 @@ int main(int argc, char **argv) {
 
   /* MGM decrypt (two passes: tag first, then keystream), 1 thread vs all. */
   if (scaling) {
-    gostx_mgm_encrypt(&c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
+    gostx_mgm_encrypt(&c, nonce, NULL, 0, buf, len, buf, tag, 16);
     double dn;
     gostx_pool *p1 = gostx_pool_new(1), *pn = gostx_pool_new(maxth);
     /* Each run decrypts in place: re-encrypt (outside the clock) before the next. */
     double best1 = 1e30, bestn = 1e30;
     for (int r = 0; r < reps; r++) {
       double t0 = now();
-      int rc1 = gostx_mgm_decrypt_mt(p1, &c, nonce, 16, NULL, 0, buf, len, tag, 16, buf);
+      int rc1 = gostx_mgm_decrypt_mt(p1, &c, &mp, buf, len, tag, buf);
       double tt = now() - t0;
       if (tt < best1) best1 = tt;
-      gostx_mgm_encrypt_mt(pn, &c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
+      gostx_mgm_encrypt_mt(pn, &c, &mp, buf, len, buf, tag);
       t0 = now();
-      int rcn = gostx_mgm_decrypt_mt(pn, &c, nonce, 16, NULL, 0, buf, len, tag, 16, buf);
+      int rcn = gostx_mgm_decrypt_mt(pn, &c, &mp, buf, len, tag, buf);
       tt = now() - t0;
       if (tt < bestn) bestn = tt;
-      gostx_mgm_encrypt_mt(pn, &c, nonce, 16, NULL, 0, buf, len, buf, tag, 16);
+      gostx_mgm_encrypt_mt(pn, &c, &mp, buf, len, buf, tag);
       if (rc1 || rcn) printf("  (decrypt failed: %d %d)\n", rc1, rcn);
     }
     dn = bestn;

@@ -35,7 +35,7 @@ static int run_raw(struct job *j) {
   if (j->raw == 1) {
     for (int i = 0; i < BURST; i++) {
       nonce[n - 1] = (uint8_t)i;
-      int rc = gostx_mgm_encrypt(&j->c, nonce, n, aad, sizeof aad, j->pay[i], j->len, j->pkt[i],
+      int rc = gostx_mgm_encrypt(&j->c, nonce, aad, sizeof aad, j->pay[i], j->len, j->pkt[i],
                                  j->pkt[i] + j->len, n);
       if (rc) return rc;
     }
@@ -55,27 +55,24 @@ static int run_raw(struct job *j) {
 
 static int run(void *arg) {
   struct job *j = arg;
-  gostx_esp_burst b[BURST];
+  gostx_esp_packet b[BURST];
   if (j->raw) return run_raw(j);
   if (j->open) {
     if (j->burst) {
       for (int i = 0; i < BURST; i++)
-        b[i] = (gostx_esp_burst){.in = j->pkt[i], .len = j->pkt_len[i], .out = j->out[i], .cap = SLOT};
+        b[i] = (gostx_esp_packet){.in = j->pkt[i], .len = j->pkt_len[i], .out = j->out[i], .cap = SLOT};
       return gostx_esp_open_burst(&j->sa, &j->kc, NULL, b, BURST);
     }
     for (int i = 0; i < BURST; i++) {
-      size_t n;
-      uint8_t nh;
-      uint64_t seq;
-      int rc = gostx_esp_open(&j->sa, &j->kc, NULL, j->pkt[i], j->pkt_len[i], j->out[i], SLOT, &n,
-                              &nh, &seq);
+      gostx_esp_packet p = {.in = j->pkt[i], .len = j->pkt_len[i], .out = j->out[i], .cap = SLOT};
+      int rc = gostx_esp_open(&j->sa, &j->kc, NULL, &p);
       if (rc) return rc;
     }
     return 0;
   }
   if (j->burst) {
     for (int i = 0; i < BURST; i++)
-      b[i] = (gostx_esp_burst){.in = j->pay[i], .len = j->len, .out = j->pkt[i], .cap = SLOT,
+      b[i] = (gostx_esp_packet){.in = j->pay[i], .len = j->len, .out = j->pkt[i], .cap = SLOT,
                                .next_header = 4};
     int rc = gostx_esp_seal_burst(&j->sa, &j->kc, j->seq, b, BURST);
     j->seq += BURST;

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(row, "kuznyechik-ctr") || !strcmp(row, "magma-ctr"))
     rc = gostx_ctr_crypt(&c, iv, c.block_len / 2, c.block_len, buf, len, out);
   else if (!strcmp(row, "kuznyechik-mgm"))
-    rc = len ? gostx_mgm_encrypt(&c, iv, 16, NULL, 0, buf, len, out, tag, 16) : 0;
+    rc = len ? gostx_mgm_encrypt(&c, iv, NULL, 0, buf, len, out, tag, 16) : 0;
   else if (!strcmp(row, "gost89-cnt")) rc = gostx_gost89_cnt(&g, iv, 1, buf, len, out);
   else if (!strcmp(row, "streebog512")) rc = gostx_streebog(64, buf, len, tag);
   else return 2;

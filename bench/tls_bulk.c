@@ -99,7 +99,7 @@ static long long mgm_receive(int fd, const gostx_cipher *c, size_t n, uint8_t *b
     size_t at = 0;
     for (; have - at >= piece; at += piece, i++) {
       piece_nonce(nonce, n, i);
-      if (gostx_mgm_decrypt(c, nonce, n, piece_aad, 5, in + at, PIECE, in + at + PIECE, n, buf)) return -1;
+      if (gostx_mgm_decrypt(c, nonce, piece_aad, 5, in + at, PIECE, in + at + PIECE, n, buf)) return -1;
       size_t off = (size_t)(total % PATTERN);
       if (memcmp(buf, pattern + off, PIECE)) return -1; /* PATTERN is a multiple of PIECE */
       total += PIECE;
@@ -120,7 +120,7 @@ static int mgm_send(int fd, const gostx_cipher *c, size_t n, unsigned long long 
     size_t k = 0;
     for (; k < per && sent < bytes; k++, i++, sent += PIECE) {
       piece_nonce(nonce, n, i);
-      if (gostx_mgm_encrypt(c, nonce, n, piece_aad, 5, pattern + sent % PATTERN, PIECE, out + k * piece,
+      if (gostx_mgm_encrypt(c, nonce, piece_aad, 5, pattern + sent % PATTERN, PIECE, out + k * piece,
                             out + k * piece + PIECE, n))
         return -1;
     }

@@ -86,9 +86,9 @@ static int run(void *arg) {
   const size_t n = j->suite->iv_len;
   if (j->mode == 0) {
     uint8_t nonce[16] = {0}, tag[16];
-    int rc = gostx_mgm_encrypt(&j->c, nonce, n, j->rec, 5, j->plain, j->len, j->rec + 5, tag, n);
+    int rc = gostx_mgm_encrypt(&j->c, nonce, j->rec, 5, j->plain, j->len, j->rec + 5, tag, n);
     if (rc) return rc;
-    return gostx_mgm_decrypt(&j->c, nonce, n, j->rec, 5, j->rec + 5, j->len, tag, n, j->got);
+    return gostx_mgm_decrypt(&j->c, nonce, j->rec, 5, j->rec + 5, j->len, tag, n, j->got);
   }
   if (j->mode == 1) {
     size_t rec_len, got;

@@ -377,20 +377,19 @@ static int run_mgm(const struct job *j, cli_in *in, cli_out *out) {
   /* Without threads (pool_new failed) the _mt calls run on this one. */
   gostx_pool *pool = j->threads == 1 || rc ? NULL : gostx_pool_new((unsigned)j->threads);
   size_t res_len = 0;
+  const gostx_mgm_params mp = {j->iv, j->aad, j->aad_len, j->tag_len};
   if (rc) {
     cli_err("%s: %s", j->am->name, gostx_strerror(rc));
     status = CLI_EXIT_FAIL;
   } else if (!j->decrypt) {
-    rc = gostx_mgm_encrypt_mt(pool, &c, j->iv, j->iv_len, j->aad, j->aad_len, data, len, data,
-                              data + len, j->tag_len);
+    rc = gostx_mgm_encrypt_mt(pool, &c, &mp, data, len, data, data + len);
     res_len = len + j->tag_len;
   } else if (len < j->tag_len) {
     rc = GOSTX_EAUTH; /* too short to even hold a tag */
   } else {
     /* Authenticates the whole ciphertext before it decrypts any of it. */
     size_t clen = len - j->tag_len;
-    rc = gostx_mgm_decrypt_mt(pool, &c, j->iv, j->iv_len, j->aad, j->aad_len, data, clen,
-                              data + clen, j->tag_len, data);
+    rc = gostx_mgm_decrypt_mt(pool, &c, &mp, data, clen, data + clen, data);
     res_len = clen;
   }
   gostx_cipher_clear(&c);

@@ -119,25 +119,22 @@ static int verify_one(const char *path, const gostx_x509_store *store, const cli
     free(l);
     return rc;
   }
-  size_t depth = 0, path_len = 0;
-  const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
-  char why[1024];
+  gostx_x509_verify_result r;
   o->name = host;
-  gostx_x509_status st = gostx_x509_verify_with(store, l->c, l->n, o, &depth, built,
-                                                GOSTX_X509_MAX_DEPTH, &path_len, why, sizeof why);
+  gostx_x509_status st = gostx_x509_verify_with(store, l->c, l->n, o, &r);
   o->name = ip;
-  if (st == GOSTX_X509_OK && ip)
-    st = gostx_x509_verify_with(store, l->c, l->n, o, &depth, built, GOSTX_X509_MAX_DEPTH,
-                                &path_len, why, sizeof why);
+  if (st == GOSTX_X509_OK && ip) st = gostx_x509_verify_with(store, l->c, l->n, o, &r);
   if (st == GOSTX_X509_OK) {
     printf("%s: OK\n", path);
   } else {
     char subject[512]; /* the failed certificate's, as openssl prints it */
-    if (depth < path_len &&
-        !gostx_x509_name_text(built[depth]->subject, built[depth]->subject_len, subject,
+    const size_t depth = r.depth;
+    if (depth < r.path_len &&
+        !gostx_x509_name_text(r.path[depth]->subject, r.path[depth]->subject_len, subject,
                               sizeof subject))
       fprintf(stderr, "%s\n", subject);
-    fprintf(stderr, "error at depth %zu: %s\nerror %s: verification failed\n", depth, why, path);
+    fprintf(stderr, "error at depth %zu: %s\nerror %s: verification failed\n", depth, r.why,
+            path);
     rc = CLI_EXIT_USAGE; /* openssl verify's 2 */
   }
   for (size_t i = 0; i < l->n; i++) free(l->der[i]);

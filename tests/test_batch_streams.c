@@ -64,9 +64,9 @@ static int one(gostx_batch_op op, const gostx_batch_params *p, const gostx_strea
     case GOSTX_BATCH_OMAC_ACPKM:
       return gostx_omac_acpkm(s->key, p->section_len, p->master_section_len, s->in, s->len, t, tl);
     case GOSTX_BATCH_MGM_SEAL:
-      return gostx_mgm_encrypt(s->key, s->iv, n, s->aad, s->aad_len, s->in, s->len, o, t, tl);
+      return gostx_mgm_encrypt(s->key, s->iv, s->aad, s->aad_len, s->in, s->len, o, t, tl);
     case GOSTX_BATCH_MGM_OPEN:
-      return gostx_mgm_decrypt(s->key, s->iv, n, s->aad, s->aad_len, s->in, s->len, s->tag, tl, o);
+      return gostx_mgm_decrypt(s->key, s->iv, s->aad, s->aad_len, s->in, s->len, s->tag, tl, o);
     case GOSTX_BATCH_XTS_ENCRYPT: return gostx_xts_encrypt(s->key, s->iv, s->in, s->len, o);
     case GOSTX_BATCH_XTS_DECRYPT: return gostx_xts_decrypt(s->key, s->iv, s->in, s->len, o);
     case GOSTX_BATCH_GOST89_CFB_ENCRYPT:
@@ -134,7 +134,7 @@ static void make_streams(gostx_batch_op op, const gostx_batch_params *p, size_t 
     }
     if (op == GOSTX_BATCH_MGM_OPEN) { /* seal into src in place, keep the tag */
       const size_t tl = p->tag_len ? p->tag_len : n;
-      gostx_mgm_encrypt(s->key, s->iv, n, s->aad, s->aad_len, src[i], len, src[i], wtag[i], tl);
+      gostx_mgm_encrypt(s->key, s->iv, s->aad, s->aad_len, src[i], len, src[i], wtag[i], tl);
       memcpy(gtag[i], wtag[i], 16);
       s->tag = gtag[i];
     }
@@ -198,7 +198,7 @@ static void check_forged(size_t pi, int in_place) {
   for (size_t i = 0; i < ns; i++) {
     gostx_stream *s = &st[i];
     const size_t n = ((const gostx_cipher *)s->key)->block_len;
-    wrc[i] = gostx_mgm_decrypt(s->key, s->iv, n, s->aad, s->aad_len, s->in, s->len, s->tag, n,
+    wrc[i] = gostx_mgm_decrypt(s->key, s->iv, s->aad, s->aad_len, s->in, s->len, s->tag, n,
                                want[i]);
     CHECK(wrc[i] == GOSTX_OK, "MGM sealed stream opens alone");
     forged[i] = t_rand_below(3) == 0;

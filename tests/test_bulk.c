@@ -153,19 +153,20 @@ static void test_mgm(const gostx_cipher *c) {
       if (al == 0 && len == 0) continue;
       if (ai == 2 && li % 3) continue; /* the big AAD: a few lengths suffice */
       const size_t tl = li & 1 ? n : 4 + li % (n - 3);
-      CHECK_RC(gostx_mgm_encrypt(c, nonce, n, aad, al, src, len, want, tag_w, tl), GOSTX_OK,
+      CHECK_RC(gostx_mgm_encrypt(c, nonce, aad, al, src, len, want, tag_w, tl), GOSTX_OK,
                "mgm ref");
       for (int p = 0; p < NPOOLS; p++) {
         /* Two threads always; the other pool sizes in turn (MGM is slow). */
         if (p != 2 && (size_t)p != (li + ai) % NPOOLS) continue;
         memcpy(got, src, len);
-        CHECK_RC(gostx_mgm_encrypt_mt(pools[p], c, nonce, n, aad, al, got, len, got, tag_g, tl),
+        const gostx_mgm_params mp = {nonce, aad, al, tl};
+        CHECK_RC(gostx_mgm_encrypt_mt(pools[p], c, &mp, got, len, got, tag_g),
                  GOSTX_OK, "mgm_encrypt_mt");
         CHECK(!memcmp(got, want, len) && !memcmp(tag_g, tag_w, tl),
               "%s mgm_encrypt_mt aad %zu len %zu tag %zu pool %u", cname(c), al, len, tl,
               pool_sizes[p]);
         /* Decrypt in place back to the plaintext. */
-        CHECK_RC(gostx_mgm_decrypt_mt(pools[p], c, nonce, n, aad, al, got, len, tag_w, tl, got),
+        CHECK_RC(gostx_mgm_decrypt_mt(pools[p], c, &mp, got, len, tag_w, got),
                  GOSTX_OK, "mgm_decrypt_mt");
         CHECK(!memcmp(got, src, len), "%s mgm_decrypt_mt aad %zu len %zu pool %u", cname(c), al,
               len, pool_sizes[p]);
@@ -182,7 +183,7 @@ static void test_mgm(const gostx_cipher *c) {
           memcpy(tg, tag_w, tl);
           if (where == 2) tg[tl - 1] ^= 1;
           memset(got, 0xa5, len);
-          CHECK_RC(gostx_mgm_decrypt_mt(pools[p], c, nonce, n, aad, al, bad, len, tg, tl, got),
+          CHECK_RC(gostx_mgm_decrypt_mt(pools[p], c, &mp, bad, len, tg, got),
                    GOSTX_EAUTH, "mgm_decrypt_mt flipped bit");
           int untouched = 1;
           for (size_t i = 0; i < len; i++) untouched &= got[i] == 0xa5;
@@ -197,12 +198,13 @@ static void test_mgm(const gostx_cipher *c) {
   uint8_t bn[16];
   memcpy(bn, nonce, 16);
   bn[0] |= 0x80;
-  CHECK_RC(gostx_mgm_encrypt_mt(pools[2], c, bn, n, NULL, 0, src, 100000, got, tag_g, n),
-           gostx_mgm_encrypt(c, bn, n, NULL, 0, src, 100000, got, tag_g, n), "mgm_mt bad nonce");
-  CHECK_RC(gostx_mgm_encrypt_mt(pools[2], c, nonce, n, NULL, 0, src, 100000, got, tag_g, 3),
-           GOSTX_ELEN, "mgm_mt tag 3");
-  CHECK_RC(gostx_mgm_decrypt_mt(pools[2], c, nonce, n - 1, NULL, 0, src, 100000, tag_g, n, got),
-           GOSTX_ELEN, "mgm_mt nonce len");
+  const gostx_mgm_params badn = {bn, NULL, 0, n}, tag3 = {nonce, NULL, 0, 3};
+  CHECK_RC(gostx_mgm_encrypt_mt(pools[2], c, &badn, src, 100000, got, tag_g),
+           gostx_mgm_encrypt(c, bn, NULL, 0, src, 100000, got, tag_g, n), "mgm_mt bad nonce");
+  CHECK_RC(gostx_mgm_encrypt_mt(pools[2], c, &tag3, src, 100000, got, tag_g), GOSTX_ELEN,
+           "mgm_mt tag 3");
+  CHECK_RC(gostx_mgm_decrypt_mt(pools[2], c, NULL, src, 100000, tag_g, got), GOSTX_EINVAL,
+           "mgm_mt no params");
 }
 
 /* ---- XTS over consecutive sectors ---- */

@@ -238,7 +238,7 @@ static void test_layout(void) {
       if (final) nonce[tl - 8] = 0x40;
       gostx_cipher c;
       gostx_cipher_init(&c, alg, ck);
-      gostx_mgm_encrypt(&c, nonce, tl, ct.header, GOSTX_FILE_HEADER_LEN, pt, len, ref, ref + len, tl);
+      gostx_mgm_encrypt(&c, nonce, ct.header, GOSTX_FILE_HEADER_LEN, pt, len, ref, ref + len, tl);
       gostx_cipher_clear(&c);
       CHECK_BYTES(rec, ref, len + tl, alg == 1 ? "Kuznyechik chunk = MGM(file key, nonce, hdr)"
                                                : "Magma chunk = MGM(chunk key, nonce, hdr)");

@@ -158,12 +158,12 @@ static void test_vectors(void) {
     }
 
     memset(got_tag, 0, sizeof got_tag);
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, nlen, aad, alen, pt, plen, out, got_tag, tlen), 0, name);
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad, alen, pt, plen, out, got_tag, tlen), 0, name);
     CHECK_BYTES(out, ct, plen, name);
     CHECK_BYTES(got_tag, tag, tlen, name);
 
     memset(out, 0, plen + 1);
-    CHECK_RC(gostx_mgm_decrypt(&c, nonce, nlen, aad, alen, ct, clen, tag, tlen, out), 0, name);
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, ct, clen, tag, tlen, out), 0, name);
     CHECK_BYTES(out, pt, plen, name);
 
     /* The reference agrees with the standard too (so it can judge the rest). */
@@ -245,7 +245,7 @@ static void test_against_reference(int id) {
     t_rand_bytes(pt, plen);
     ref_mgm(&c, nonce, aad, alen, pt, plen, rct, rtag);
 
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad, alen, pt, plen, ct, tag, tag_len), 0, "encrypt");
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad, alen, pt, plen, ct, tag, tag_len), 0, "encrypt");
     CHECK_BYTES(ct, rct, plen, "ct vs reference");
     CHECK_BYTES(tag, rtag, tag_len, "tag vs reference");
 
@@ -253,7 +253,7 @@ static void test_against_reference(int id) {
     CHECK_BYTES(ct2, rct, plen, "stream ct");
     CHECK_BYTES(tag2, rtag, tag_len, "stream tag");
 
-    CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen, ct, plen, tag, tag_len, back), 0, "decrypt");
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, ct, plen, tag, tag_len, back), 0, "decrypt");
     CHECK_BYTES(back, pt, plen, "round trip");
     memset(back, 0, sizeof back);
     CHECK_RC(stream_run(&c, 1, nonce, aad, alen, ct, plen, back, tag, tag_len), 0, "stream dec");
@@ -261,9 +261,9 @@ static void test_against_reference(int id) {
 
     /* In place both ways. */
     memcpy(back, pt, plen);
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad, alen, back, plen, back, tag2, tag_len), 0, "in place enc");
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad, alen, back, plen, back, tag2, tag_len), 0, "in place enc");
     CHECK_BYTES(back, rct, plen, "in place ct");
-    CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen, back, plen, tag2, tag_len, back), 0, "in place dec");
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, back, plen, tag2, tag_len, back), 0, "in place dec");
     CHECK_BYTES(back, pt, plen, "in place round trip");
   }
   gostx_cipher_clear(&c);
@@ -282,13 +282,13 @@ static void test_lengths(int id) {
     rand_nonce(nonce, n);
     t_rand_bytes(aad, alen);
     t_rand_bytes(pt, plen);
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad, alen, pt, plen, ct, tag, tag_len), 0, "enc len");
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad, alen, pt, plen, ct, tag, tag_len), 0, "enc len");
     if (plen % 10 == 0) { /* the reference is slow: spot checks */
       ref_mgm(&c, nonce, aad, alen, pt, plen, rct, rtag);
       CHECK_BYTES(ct, rct, plen, "len ct");
       CHECK_BYTES(tag, rtag, tag_len, "len tag");
     }
-    CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen, ct, plen, tag, tag_len, back), 0, "dec len");
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, ct, plen, tag, tag_len, back), 0, "dec len");
     CHECK_BYTES(back, pt, plen, "len round trip");
   }
   /* A truncated tag is the prefix of the full one. */
@@ -296,11 +296,11 @@ static void test_lengths(int id) {
     uint8_t full[16];
     rand_nonce(nonce, n);
     t_rand_bytes(pt, 50);
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, NULL, 0, pt, 50, ct, full, n), 0, "full tag");
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, NULL, 0, pt, 50, ct, full, n), 0, "full tag");
     for (size_t tl = 4; tl <= n; tl++) {
-      CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, NULL, 0, pt, 50, back, tag, tl), 0, "short tag");
+      CHECK_RC(gostx_mgm_encrypt(&c, nonce, NULL, 0, pt, 50, back, tag, tl), 0, "short tag");
       CHECK_BYTES(tag, full, tl, "tag prefix");
-      CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, NULL, 0, ct, 50, full, tl, back), 0, "short tag dec");
+      CHECK_RC(gostx_mgm_decrypt(&c, nonce, NULL, 0, ct, 50, full, tl, back), 0, "short tag dec");
     }
   }
   gostx_cipher_clear(&c);
@@ -321,7 +321,7 @@ static void test_tamper(int id) {
   rand_nonce(nonce, n);
   t_rand_bytes(aad, alen);
   t_rand_bytes(pt, plen);
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad, alen, pt, plen, ct, tag, n), 0, "enc");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad, alen, pt, plen, ct, tag, n), 0, "enc");
   for (int what = 0; what < 4; what++) {
     uint8_t *buf = what == 0 ? ct : what == 1 ? tag : what == 2 ? aad : nonce;
     size_t len = what == 0 ? plen : what == 1 ? n : what == 2 ? alen : n;
@@ -330,7 +330,7 @@ static void test_tamper(int id) {
       if (what == 3 && i == 0) flip = (uint8_t)(1u << t_rand_below(7)); /* keep the top bit 0 */
       buf[i] ^= flip;
       memset(out, 0xa5, sizeof out);
-      CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen, ct, plen, tag, n, out), GOSTX_EAUTH,
+      CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, ct, plen, tag, n, out), GOSTX_EAUTH,
                "tampered");
       CHECK(all_equal(out, sizeof out, 0xa5), "out touched on EAUTH (part %d byte %zu)", what, i);
       if (i % 8 == 0) {
@@ -342,17 +342,17 @@ static void test_tamper(int id) {
     }
   }
   /* Truncated or extended data, shorter AAD. */
-  CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen, ct, plen - 1, tag, n, out), GOSTX_EAUTH, "short ct");
-  CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen - 1, ct, plen, tag, n, out), GOSTX_EAUTH, "short aad");
+  CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, ct, plen - 1, tag, n, out), GOSTX_EAUTH, "short ct");
+  CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen - 1, ct, plen, tag, n, out), GOSTX_EAUTH, "short aad");
   /* Moving a byte from the data into the AAD changes the lengths block. */
   {
     uint8_t aad2[22], pt2[37];
     memcpy(aad2, aad, alen);
     aad2[alen] = ct[0];
-    CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad2, alen + 1, ct + 1, plen - 1, tag, n, pt2), GOSTX_EAUTH,
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad2, alen + 1, ct + 1, plen - 1, tag, n, pt2), GOSTX_EAUTH,
              "aad/data boundary");
   }
-  CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad, alen, ct, plen, tag, n, out), 0, "untampered");
+  CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad, alen, ct, plen, tag, n, out), 0, "untampered");
   CHECK_BYTES(out, pt, plen, "untampered pt");
   gostx_cipher_clear(&c);
 }
@@ -365,21 +365,19 @@ static void test_errors(void) {
   CHECK_RC(gostx_cipher_init(&m, GOSTX_ALG_MAGMA, KEY), 0, "init magma");
 
   nonce[0] = 0x80;
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, buf, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "nonce top bit");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, buf, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "nonce top bit");
   CHECK_RC(gostx_mgm_init(&ctx, &c, 0, nonce, 16), GOSTX_EINVAL, "init nonce top bit");
   nonce[0] = 0x12;
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 15, buf, 4, buf, 4, buf, tag, 16), GOSTX_ELEN, "nonce len");
-  CHECK_RC(gostx_mgm_encrypt(&m, nonce, 16, buf, 4, buf, 4, buf, tag, 8), GOSTX_ELEN, "magma nonce len");
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, buf, 4, buf, 4, buf, tag, 3), GOSTX_ELEN, "tag 3");
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, buf, 4, buf, 4, buf, tag, 17), GOSTX_ELEN, "tag 17");
-  CHECK_RC(gostx_mgm_encrypt(&m, nonce, 8, buf, 4, buf, 4, buf, tag, 9), GOSTX_ELEN, "magma tag 9");
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, NULL, 0, NULL, 0, NULL, tag, 16), GOSTX_ELEN, "empty A and P");
-  CHECK_RC(gostx_mgm_decrypt(&c, nonce, 16, NULL, 0, NULL, 0, tag, 16, NULL), GOSTX_ELEN, "empty decrypt");
-  CHECK_RC(gostx_mgm_encrypt(NULL, nonce, 16, buf, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "NULL cipher");
-  CHECK_RC(gostx_mgm_encrypt(&c, NULL, 16, buf, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "NULL nonce");
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, NULL, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "NULL aad");
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, buf, 4, buf, 4, NULL, tag, 16), GOSTX_EINVAL, "NULL out");
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, 16, buf, 4, buf, 4, buf, NULL, 16), GOSTX_EINVAL, "NULL tag");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, buf, 4, buf, 4, buf, tag, 3), GOSTX_ELEN, "tag 3");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, buf, 4, buf, 4, buf, tag, 17), GOSTX_ELEN, "tag 17");
+  CHECK_RC(gostx_mgm_encrypt(&m, nonce, buf, 4, buf, 4, buf, tag, 9), GOSTX_ELEN, "magma tag 9");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, NULL, 0, NULL, 0, NULL, tag, 16), GOSTX_ELEN, "empty A and P");
+  CHECK_RC(gostx_mgm_decrypt(&c, nonce, NULL, 0, NULL, 0, tag, 16, NULL), GOSTX_ELEN, "empty decrypt");
+  CHECK_RC(gostx_mgm_encrypt(NULL, nonce, buf, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "NULL cipher");
+  CHECK_RC(gostx_mgm_encrypt(&c, NULL, buf, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "NULL nonce");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, NULL, 4, buf, 4, buf, tag, 16), GOSTX_EINVAL, "NULL aad");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, buf, 4, buf, 4, NULL, tag, 16), GOSTX_EINVAL, "NULL out");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, buf, 4, buf, 4, buf, NULL, 16), GOSTX_EINVAL, "NULL tag");
 
   /* State machine. */
   CHECK_RC(gostx_mgm_init(&ctx, &c, 0, nonce, 16), 0, "init");
@@ -424,10 +422,10 @@ static void test_long(int id) {
   t_rand_bytes(pt + 1, len);
   t_rand_bytes(aad + 1, alen);
   ref_mgm(&c, nonce, aad + 1, alen, pt + 1, len, rct, rtag);
-  CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad + 1, alen, pt + 1, len, ct + 1, tag, n), 0, "long enc");
+  CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad + 1, alen, pt + 1, len, ct + 1, tag, n), 0, "long enc");
   CHECK_BYTES(ct + 1, rct, len, "long ct");
   CHECK_BYTES(tag, rtag, n, "long tag");
-  CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad + 1, alen, ct + 1, len, tag, n, ct + 1), 0, "long dec");
+  CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad + 1, alen, ct + 1, len, tag, n, ct + 1), 0, "long dec");
   CHECK_BYTES(ct + 1, pt + 1, len, "long round trip");
   free(pt); free(ct); free(rct); free(aad);
   gostx_cipher_clear(&c);
@@ -463,7 +461,7 @@ static void test_long_edges(int id) {
     ref_mgm(&c, nonce, aad + ao, alen, orig, len, rct, rtag);
     memcpy(buf + bo, orig, len);
     uint8_t *dst = in_place ? buf + bo : out + oo;
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad + ao, alen, buf + bo, len, dst, tag, tl), 0,
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad + ao, alen, buf + bo, len, dst, tag, tl), 0,
              "long edges enc");
     CHECK_BYTES(dst, rct, len, "long edges ct");
     CHECK_BYTES(tag, rtag, tl, "long edges tag");
@@ -480,13 +478,13 @@ static void test_long_edges(int id) {
       size_t bit = t_rand_below(8 * wlen);
       where[bit / 8] ^= (uint8_t)(1u << (bit % 8));
       memset(out + oo, 0xA5, len);
-      CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad + ao, alen, buf + bo, len, tag, tl, out + oo),
+      CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad + ao, alen, buf + bo, len, tag, tl, out + oo),
                GOSTX_EAUTH, "long edges forged");
       CHECK(all_equal(out + oo, len, 0xA5), "long edges forged: nothing written");
       where[bit / 8] ^= (uint8_t)(1u << (bit % 8));
     }
     dst = in_place ? buf + bo : out + oo;
-    CHECK_RC(gostx_mgm_decrypt(&c, nonce, n, aad + ao, alen, buf + bo, len, tag, tl, dst), 0,
+    CHECK_RC(gostx_mgm_decrypt(&c, nonce, aad + ao, alen, buf + bo, len, tag, tl, dst), 0,
              "long edges dec");
     CHECK_BYTES(dst, orig, len, "long edges round trip");
   }
@@ -514,11 +512,11 @@ static void test_split(int id) {
     t_rand_bytes(aad, alen);
     t_rand_bytes(pt, len);
     if (alen + len == 0) continue;
-    CHECK_RC(gostx_mgm_encrypt(&c, nonce, n, aad, alen, pt, len, rct, rtag, n), 0, "split ref");
+    CHECK_RC(gostx_mgm_encrypt(&c, nonce, aad, alen, pt, len, rct, rtag, n), 0, "split ref");
     uint8_t *o = in_place ? in + io : out + oo;
     memcpy(in + io, pt, len);
     memcpy(o + len1, pt + len1, len - len1);
-    CHECK_RC(gostx__mgm_encrypt_split(&c, nonce, n, aad, alen, in + io, in_place ? len : len1, o,
+    CHECK_RC(gostx__mgm_encrypt_split(&c, nonce, aad, alen, in + io, in_place ? len : len1, o,
                                       len, tag, n),
              0, "split enc");
     CHECK_BYTES(o, rct, len, "split ct");
@@ -526,7 +524,7 @@ static void test_split(int id) {
     if (!in_place) CHECK_BYTES(in + io, pt, len1, "split: in untouched");
   }
   uint8_t nonce[16] = {0}, tag[16];
-  CHECK_RC(gostx__mgm_encrypt_split(&c, nonce, n, NULL, 0, pt, 5, out, 4, tag, n), GOSTX_EINVAL,
+  CHECK_RC(gostx__mgm_encrypt_split(&c, nonce, NULL, 0, pt, 5, out, 4, tag, n), GOSTX_EINVAL,
            "split: len1 > len");
   free(pt); free(in); free(out); free(rct);
   gostx_cipher_clear(&c);

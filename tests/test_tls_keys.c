@@ -149,7 +149,7 @@ static size_t expected_record(const gostx__tls_suite *s, const json *rc_case, co
   memcpy(out + 5, in, len);
   out[5 + len] = type;
   memset(out + 6 + len, 0, pad);
-  CHECK_RC(gostx_mgm_encrypt(t_cipher(s->alg, key), nonce, n, out, 5, out + 5, inner, out + 5,
+  CHECK_RC(gostx_mgm_encrypt(t_cipher(s->alg, key), nonce, out, 5, out + 5, inner, out + 5,
                              out + 5 + inner, s->tag_len),
            GOSTX_OK, "reference MGM");
   free(key), free(nonce);

@@ -242,7 +242,7 @@ static void live_tick(struct side *s, int64_t now) {
 
 static void open_at(struct side *to, uint8_t *pkt, size_t len) {
   uint8_t plain[PKT_MAX];
-  gostx_esp_burst b = {.in = pkt, .len = len, .out = plain, .cap = PKT_MAX};
+  gostx_esp_packet b = {.in = pkt, .len = len, .out = plain, .cap = PKT_MAX};
   tunnel_sa_open(&to->t.w[0], &b, 1);
   if (!b.status) {
     opened++;
@@ -255,7 +255,7 @@ static void open_at(struct side *to, uint8_t *pkt, size_t len) {
 static void seal_from(struct side *s, unsigned late) {
   uint8_t payload[PAYLOAD] = {0x45};
   if (nflight == FLIGHT) abort();
-  gostx_esp_burst b = {.in = payload, .len = PAYLOAD, .out = flight[nflight].pkt,
+  gostx_esp_packet b = {.in = payload, .len = PAYLOAD, .out = flight[nflight].pkt,
                        .cap = PKT_MAX, .next_header = 4};
   if (tunnel_sa_seal(&s->t.w[0], &b, 1) != 1 || b.status) return; /* nothing to seal with yet */
   sealed++;

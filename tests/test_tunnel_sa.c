@@ -95,7 +95,7 @@ static _Atomic uint64_t sealed, opened, bad_seal, bad_open, bad_order, bad_retir
 static void *sealer(void *arg) {
   struct tunnel_worker *w = arg;
   uint8_t payload[GOSTX_ESP_BURST_MAX][PAYLOAD], out[GOSTX_ESP_BURST_MAX][PKT_MAX];
-  gostx_esp_burst b[GOSTX_ESP_BURST_MAX];
+  gostx_esp_packet b[GOSTX_ESP_BURST_MAX];
   uint64_t counter = 0;
   unsigned n = 1;
   while (!atomic_load(&stop)) {
@@ -107,7 +107,7 @@ static void *sealer(void *arg) {
       memset(payload[i], 0, PAYLOAD);
       payload[i][0] = 0x45;
       memcpy(payload[i] + 8, &(uint64_t){counter + i}, 8);
-      b[i] = (gostx_esp_burst){.in = payload[i], .len = PAYLOAD, .out = out[i], .cap = PKT_MAX,
+      b[i] = (gostx_esp_packet){.in = payload[i], .len = PAYLOAD, .out = out[i], .cap = PKT_MAX,
                                .next_header = 4};
     }
     uint32_t retired_before = atomic_load(&retired_out);
@@ -132,7 +132,7 @@ static void *sealer(void *arg) {
 
 /* Checks one opened packet against what the sealer sent: the next counter,
  * the next number of its SA (1 for an SA's first). */
-static void check_opened(const gostx_esp_burst *b, uint64_t *counter, uint32_t *spi,
+static void check_opened(const gostx_esp_packet *b, uint64_t *counter, uint32_t *spi,
                          uint64_t *seq) {
   uint32_t s = spi_of(b->in);
   uint64_t c;
@@ -154,7 +154,7 @@ static void check_opened(const gostx_esp_burst *b, uint64_t *counter, uint32_t *
 static void *opener(void *arg) {
   struct tunnel_worker *w = arg;
   static uint8_t plain[GOSTX_ESP_BURST_MAX][PKT_MAX];
-  gostx_esp_burst b[GOSTX_ESP_BURST_MAX];
+  gostx_esp_packet b[GOSTX_ESP_BURST_MAX];
   uint64_t counter = 0, seq = 0;
   uint32_t spi = SPI_BASE;
   while (!atomic_load(&stop)) {
@@ -167,7 +167,7 @@ static void *opener(void *arg) {
     size_t n = 0;
     while (tail + n < head && n < GOSTX_ESP_BURST_MAX &&
            (!n || !memcmp(ring[(tail + n) % RING].pkt, b[0].in, 4))) {
-      b[n] = (gostx_esp_burst){.in = ring[(tail + n) % RING].pkt,
+      b[n] = (gostx_esp_packet){.in = ring[(tail + n) % RING].pkt,
                                .len = ring[(tail + n) % RING].len, .out = plain[n],
                                .cap = PKT_MAX};
       n++;

@@ -632,26 +632,27 @@ static void verify_pki(void) {
   load("chain-256A.pem", &c);
   certs root;
   load("ca.pem", &root);
-  const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
-  size_t plen = 0;
-  gostx_x509_status pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built,
-                                                 GOSTX_X509_MAX_DEPTH, &plen);
-  CHECK(pst == GOSTX_X509_OK && plen == 3 && built[0] == &c.c[0] && built[1] == &c.c[1] &&
-            built[2]->der_len == root.len[0] && !memcmp(built[2]->der, root.der[0], root.len[0]),
-        "the path: leaf, intermediate, root (%zu)", plen);
-  pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built, 2, &plen);
-  CHECK(pst == GOSTX_X509_OK && plen == 2, "the path cut to cap");
-  pst = gostx_x509_verify_path(store, c.c, 1, now(), 0, NULL, &depth, built,
-                               GOSTX_X509_MAX_DEPTH, &plen);
-  CHECK(pst == GOSTX_X509_UNKNOWN_CA && plen == 1 && depth == 0 && built[0] == &c.c[0],
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, now());
+  gostx_x509_verify_result r;
+  gostx_x509_status pst = gostx_x509_verify_with(store, c.c, c.n, &o, &r);
+  CHECK(pst == GOSTX_X509_OK && r.status == pst && r.path_len == 3 && r.path[0] == &c.c[0] &&
+            r.path[1] == &c.c[1] && r.path[2]->der_len == root.len[0] &&
+            !memcmp(r.path[2]->der, root.der[0], root.len[0]) && !r.why[0],
+        "the path: leaf, intermediate, root (%zu)", r.path_len);
+  pst = gostx_x509_verify_with(store, c.c, 1, &o, &r);
+  CHECK(pst == GOSTX_X509_UNKNOWN_CA && r.status == pst && r.path_len == 1 && r.depth == 0 &&
+            r.path[0] == &c.c[0] && r.why[0],
         "no issuer: the path ends at the leaf");
+  CHECK(gostx_x509_verify_with(store, c.c, c.n, NULL, &r) == GOSTX_X509_MALFORMED &&
+            r.status == GOSTX_X509_MALFORMED,
+        "no opts: refused");
   unload(&root);
   unload(&c);
   load("chain-bad-notca.pem", &c);
-  pst = gostx_x509_verify_path(store, c.c, c.n, now(), 0, NULL, &depth, built,
-                               GOSTX_X509_MAX_DEPTH, &plen);
-  CHECK(pst == GOSTX_X509_NOT_CA && plen == 3 && depth == 1 && built[1] == &c.c[1],
-        "built[depth] is the certificate that failed");
+  pst = gostx_x509_verify_with(store, c.c, c.n, &o, &r);
+  CHECK(pst == GOSTX_X509_NOT_CA && r.path_len == 3 && r.depth == 1 && r.path[1] == &c.c[1],
+        "path[depth] is the certificate that failed");
   unload(&c);
   /* the root itself, trusted */
   CHECK(verify_file("ca.pem", now(), GOSTX_X509_PURPOSE_ANY, NULL, &depth) == GOSTX_X509_OK,
@@ -774,16 +775,14 @@ static void path_processing(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     certs c;
-    char why[1024];
-    size_t depth = 99, plen;
-    const gostx_x509_cert *built[GOSTX_X509_MAX_DEPTH];
+    gostx_x509_verify_opts o;
+    gostx_x509_verify_opts_init(&o, now());
+    gostx_x509_verify_result r;
     load(cases[i].file, &c);
-    gostx_x509_status st = gostx_x509_verify_why(store, c.c, c.n, now(), GOSTX_X509_PURPOSE_ANY, NULL,
-                                                 &depth, built, GOSTX_X509_MAX_DEPTH, &plen, why,
-                                                 sizeof why);
-    CHECK(st == cases[i].st && (st == GOSTX_X509_OK || depth == cases[i].depth) &&
-              (!cases[i].why || strstr(why, cases[i].why)),
-          "%s (%s): %s at %zu (want %s at %zu)", cases[i].section, cases[i].file, why, depth,
+    gostx_x509_status st = gostx_x509_verify_with(store, c.c, c.n, &o, &r);
+    CHECK(st == cases[i].st && (st == GOSTX_X509_OK || r.depth == cases[i].depth) &&
+              (!cases[i].why || strstr(r.why, cases[i].why)),
+          "%s (%s): %s at %zu (want %s at %zu)", cases[i].section, cases[i].file, r.why, r.depth,
           gostx_x509_status_name(cases[i].st), cases[i].depth);
     unload(&c);
   }
@@ -792,7 +791,7 @@ static void path_processing(void) {
   gostx_x509_verify_opts_init(&lax, now());
   lax.flags = GOSTX_X509_VERIFY_LAX;
   load("chain-nc-ok.pem", &c);
-  CHECK(gostx_x509_verify_with(store, c.c, c.n, &lax, NULL, NULL, 0, NULL, NULL, 0) ==
+  CHECK(gostx_x509_verify_with(store, c.c, c.n, &lax, NULL) ==
             GOSTX_X509_OK,
         "4.13 within non-critical nameConstraints: accepted when lax");
   unload(&c);

@@ -102,9 +102,10 @@ static gostx_x509_status verify(const gostx_x509_verify_opts *o, size_t *depth, 
   va_end(ap);
   gostx_x509_verify_opts def;
   gostx_x509_verify_opts_init(&def, NOW);
-  size_t d = 0;
-  return gostx_x509_verify_with(store, chain, (size_t)n + 1, o ? o : &def, depth ? depth : &d, NULL,
-                                0, NULL, NULL, 0);
+  gostx_x509_verify_result r;
+  gostx_x509_status st = gostx_x509_verify_with(store, chain, (size_t)n + 1, o ? o : &def, &r);
+  if (depth) *depth = r.depth;
+  return st;
 }
 
 /* An intermediate "ICA" under root with nc, and a leaf under it with san:
@@ -213,18 +214,15 @@ static void loops(void) {
   issue(&b_root, "/CN=B", &b_key, "/CN=Root", &root_key, 1, NULL, NULL, 0, 0);
   issue(&leaf, "/CN=leaf", &leaf_key, "/CN=A", &a_key, 0, NULL, NULL, 0, 0);
   gostx_x509_cert chain[6] = {leaf.c, ab1.c, ba1.c, ab2.c, ba2.c, b_root.c};
-  const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
-  size_t depth = 0, len = 0;
-  char why[512];
-  gostx_x509_status st = gostx_x509_verify_why(store, chain, 5, NOW, GOSTX_X509_PURPOSE_ANY, NULL,
-                                               &depth, path, GOSTX_X509_MAX_DEPTH, &len, why,
-                                               sizeof why);
-  CHECK(st == GOSTX_X509_UNKNOWN_CA && len == 3 && depth == 2, "a loop: %s, path of %zu at %zu",
-        why, len, depth);
-  st = gostx_x509_verify_why(store, chain, 6, NOW, GOSTX_X509_PURPOSE_ANY, NULL, &depth, path,
-                             GOSTX_X509_MAX_DEPTH, &len, why, sizeof why);
-  CHECK(st == GOSTX_X509_OK && len == 4 && path[2] == &chain[5], "out of the loop: %s, %zu", why,
-        len);
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, NOW);
+  gostx_x509_verify_result r;
+  gostx_x509_status st = gostx_x509_verify_with(store, chain, 5, &o, &r);
+  CHECK(st == GOSTX_X509_UNKNOWN_CA && r.path_len == 3 && r.depth == 2,
+        "a loop: %s, path of %zu at %zu", r.why, r.path_len, r.depth);
+  st = gostx_x509_verify_with(store, chain, 6, &o, &r);
+  CHECK(st == GOSTX_X509_OK && r.path_len == 4 && r.path[2] == &chain[5],
+        "out of the loop: %s, %zu", r.why, r.path_len);
 }
 
 /* Many intermediates of one subject and key, none under an anchor: the
@@ -241,14 +239,14 @@ static void bounded(void) {
     issue(&y[i], "/CN=Y", &b_key, "/CN=X", &a_key, 1, NULL, NULL, 0, 0);
     chain[1 + 2 * i] = x[i].c, chain[2 + 2 * i] = y[i].c;
   }
-  size_t depth = 0;
-  char why[512];
-  gostx_x509_status st = gostx_x509_verify_why(store, chain, 2 * N + 1, NOW, GOSTX_X509_PURPOSE_ANY,
-                                               NULL, &depth, NULL, 0, NULL, why, sizeof why);
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, NOW);
+  gostx_x509_verify_result r;
+  gostx_x509_status st = gostx_x509_verify_with(store, chain, 2 * N + 1, &o, &r);
   CHECK(st == GOSTX_X509_UNKNOWN_CA &&
-            !strcmp(why, "issuer: no trusted issuer found (unknown CA) (path building stopped at "
+            !strcmp(r.why, "issuer: no trusted issuer found (unknown CA) (path building stopped at "
                          "128 signature checks, gostx's limit)"),
-        "the bound said: %s", why);
+        "the bound said: %s", r.why);
 }
 
 /* root -> I1 -> I2 -> leaf, and I2' (I2's subject and key) under root:
@@ -275,13 +273,12 @@ static void depth_limit(void) {
     if (want != GOSTX_X509_OK) CHECK(depth == (size_t)d, "depth %d: refused at %zu", d, depth);
   }
   gostx_x509_cert chain[3] = {leaf.c, i2.c, i1.c};
-  char why[512];
+  gostx_x509_verify_result r;
   o.max_intermediates = 1;
-  CHECK(gostx_x509_verify_with(store, chain, 3, &o, &depth, NULL, 0, NULL, why, sizeof why) ==
-                GOSTX_X509_PATH_TOO_LONG &&
-            !strcmp(why, "path length limit: no path within 1 intermediate certificates (the "
-                         "verify depth)"),
-        "named: %s", why);
+  CHECK(gostx_x509_verify_with(store, chain, 3, &o, &r) == GOSTX_X509_PATH_TOO_LONG &&
+            !strcmp(r.why, "path length limit: no path within 1 intermediate certificates (the "
+                           "verify depth)"),
+        "named: %s", r.why);
   /* the longer path given first; the short one within the limit is found */
   CHECK(verify(&o, NULL, &leaf, 3, &i2, &i1, &i2_short) == GOSTX_X509_OK, "the short path");
   o.max_intermediates = 0;

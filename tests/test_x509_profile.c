@@ -124,11 +124,15 @@ static gostx_x509_status run(const made *root, const made *in, const made *leaf,
   gostx_x509_store *store = gostx_x509_store_new();
   gostx_x509_cert chain[2] = {leaf->c, in->c};
   CHECK_RC(gostx_x509_store_add_der(store, root->der, root->len), 0, "anchor");
-  const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
-  size_t plen;
+  gostx_x509_verify_result r;
   gostx_x509_verify_opts o = opts ? *opts : mk(0, 0, NULL);
-  gostx_x509_status st = gostx_x509_verify_with(store, chain, 2, &o, depth, path,
-                                                GOSTX_X509_MAX_DEPTH, &plen, why, cap);
+  gostx_x509_status st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  if (depth) *depth = r.depth;
+  if (why && cap) { /* cut to cap */
+    const size_t k = strnlen(r.why, cap - 1);
+    memcpy(why, r.why, k);
+    why[k] = 0;
+  }
   gostx_x509_store_free(store);
   return st;
 }

@@ -26,7 +26,7 @@ static int cipher_op(const char *m, int id, const uint8_t *in, size_t len, uint8
     uint8_t nonce[16];
     memcpy(nonce, IV, n);
     nonce[0] &= 0x7f;
-    rc = gostx_mgm_encrypt(&c, nonce, n, NULL, 0, in, len, out, out + len, n);
+    rc = gostx_mgm_encrypt(&c, nonce, NULL, 0, in, len, out, out + len, n);
     *out_len = len + n;
   }
   gostx_cipher_clear(&c);

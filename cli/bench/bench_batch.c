@@ -89,7 +89,7 @@ static int run_single(const struct brow *r, struct bset *b) {
       case GOSTX_BATCH_CTR: rc = gostx_ctr_crypt(c, s->iv, c->block_len / 2, c->block_len, s->in, s->len, s->out); break;
       case GOSTX_BATCH_OMAC: rc = gostx_omac(c, s->in, s->len, s->tag, c->block_len); break;
       case GOSTX_BATCH_MGM_SEAL:
-        rc = gostx_mgm_encrypt(c, s->iv, c->block_len, NULL, 0, s->in, s->len, s->out, s->tag,
+        rc = gostx_mgm_encrypt(c, s->iv, NULL, 0, s->in, s->len, s->out, s->tag,
                                c->block_len);
         break;
       case GOSTX_BATCH_XTS_ENCRYPT: rc = gostx_xts_encrypt(s->key, s->iv, s->in, s->len, s->out); break;

@@ -48,14 +48,12 @@ static int w_omac(struct stream *s) {
   return gostx_omac(&s->c, s->in, s->len, s->tag, s->c.block_len);
 }
 static int w_mgm_enc(struct stream *s) {
-  size_t n = s->c.block_len;
-  return gostx_mgm_encrypt_mt(s->pool, &s->c, s->iv, n, NULL, 0, s->in, s->len, s->out, s->tag,
-                              n);
+  const gostx_mgm_params p = {s->iv, NULL, 0, s->c.block_len};
+  return gostx_mgm_encrypt_mt(s->pool, &s->c, &p, s->in, s->len, s->out, s->tag);
 }
 static int w_mgm_dec(struct stream *s) {
-  size_t n = s->c.block_len;
-  return gostx_mgm_decrypt_mt(s->pool, &s->c, s->iv, n, NULL, 0, s->aux, s->len, s->tag, n,
-                              s->out);
+  const gostx_mgm_params p = {s->iv, NULL, 0, s->c.block_len};
+  return gostx_mgm_decrypt_mt(s->pool, &s->c, &p, s->aux, s->len, s->tag, s->out);
 }
 /* XTS, one call: consecutive data units of s->unit bytes (the last one may
  * be shorter), tweaks first + i. */
@@ -197,7 +195,7 @@ int bench_stream_setup(struct stream *s, const struct row *r, size_t len, size_t
   }
   if (r->fn == w_mgm_dec) { /* a valid ciphertext and tag to open on every pass */
     size_t n = s->c.block_len;
-    rc = gostx_mgm_encrypt(&s->c, s->iv, n, NULL, 0, s->in, len, s->aux, s->tag, n);
+    rc = gostx_mgm_encrypt(&s->c, s->iv, NULL, 0, s->in, len, s->aux, s->tag, n);
   }
   return rc;
 }

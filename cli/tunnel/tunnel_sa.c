@@ -208,7 +208,7 @@ void tunnel_sa_clear_all(struct tunnel *t) {
 
 /* ---- the workers ---- */
 
-unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n) {
+unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
   struct tunnel *t = w->t;
   unsigned got = 0;
   enter(w);
@@ -233,7 +233,7 @@ static uint32_t spi_of(const uint8_t *pkt) {
 /* Opens b[0..n) under sa, then accepts the authentic new ones: the window
  * moved under its lock, the statuses of the rest set. */
 static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycache *kc,
-                       gostx_esp_burst *b, size_t n) {
+                       gostx_esp_packet *b, size_t n) {
   pthread_mutex_lock(&sa->replay_lock);
   gostx_esp_replay window = sa->replay; /* a snapshot: ESN and replay checks outside the lock */
   pthread_mutex_unlock(&sa->replay_lock);
@@ -259,7 +259,7 @@ static void open_under(struct tunnel *t, struct tunnel_sa *sa, gostx_esp_keycach
   atomic_fetch_add_explicit(&sa->bytes, bytes, memory_order_relaxed);
 }
 
-void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_burst *b, size_t n) {
+void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n) {
   if (!n) return;
   enter(w);
   int slot;

@@ -123,11 +123,11 @@ void tunnel_sa_clear_all(struct tunnel *t);
 /* Seals b[0..n) under the current outbound SA with consecutive sequence
  * numbers: how many were given numbers (the rest could not be: the SA is
  * used up, or the state file could not be written). */
-unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n);
+unsigned tunnel_sa_seal(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n);
 /* Opens b[0..n), all of one SPI, with the inbound SA of that SPI (none:
  * every status GOSTX_EINVAL): authentic, new packets are accepted (the
  * window moved), each b[i].status says (GOSTX_EIO: the state file could
  * not reserve it, dropped). */
-void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_burst *b, size_t n);
+void tunnel_sa_open(struct tunnel_worker *w, gostx_esp_packet *b, size_t n);
 
 #endif

@@ -30,7 +30,7 @@ static uint8_t *slot_of(struct tunnel_worker *w, unsigned n) {
 
 /* Seals b[0..n) (their payloads in w->buf's slots) and sends them to the
  * peer. 0: the burst is empty again. */
-static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsigned n) {
+static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_packet *b, unsigned n) {
   struct iovec iov[TUNNEL_BURST];
   unsigned got = tunnel_sa_seal(w, b, n); /* statuses below */
   if (got < n) TUNNEL_ADD(w->c.tx_dropped, n - got);
@@ -53,7 +53,7 @@ static unsigned seal_and_send(struct tunnel_worker *w, gostx_esp_burst *b, unsig
  * packets (a super-packet's segments fill the slots) sealed and sent in
  * bursts of up to TUNNEL_BURST. */
 static void tun_to_udp(struct tunnel_worker *w) {
-  gostx_esp_burst b[TUNNEL_BURST];
+  gostx_esp_packet b[TUNNEL_BURST];
   unsigned n = 0;
   for (unsigned reads = 0; reads < TUNNEL_BURST; reads++) {
     struct tun_read rd;
@@ -67,7 +67,7 @@ static void tun_to_udp(struct tunnel_worker *w) {
         TUNNEL_ADD(w->c.tx_dropped, 1);
         continue;
       }
-      b[n] = (gostx_esp_burst){.in = in, .len = len, .out = slot_of(w, n), .cap = TUNNEL_SLOT,
+      b[n] = (gostx_esp_packet){.in = in, .len = len, .out = slot_of(w, n), .cap = TUNNEL_SLOT,
                                .next_header = nh};
       n++;
     }
@@ -126,7 +126,7 @@ static void unknown_spi(struct tunnel_worker *w, const uint8_t *esp) {
  * new. gro holds what is joined so far (authenticated payloads, copied)
  * and stays open for the next burst of the same receive: the caller
  * flushes it. */
-static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t n,
+static void open_and_deliver(struct tunnel_worker *w, gostx_esp_packet *b, size_t n,
                              struct tunnel_gro *gro) {
   tunnel_sa_open(w, b, n);
   for (size_t i = 0; i < n; i++) {
@@ -156,7 +156,7 @@ static void open_and_deliver(struct tunnel_worker *w, gostx_esp_burst *b, size_t
  * longer than a burst is still one TUN write). */
 static void udp_to_tun(struct tunnel_worker *w) {
   struct udp_rx rx;
-  gostx_esp_burst b[TUNNEL_BURST];
+  gostx_esp_packet b[TUNNEL_BURST];
   struct tunnel_gro gro;
   tun_gro_init(w, &gro);
   udp_recv(w, &rx);
@@ -172,7 +172,7 @@ static void udp_to_tun(struct tunnel_worker *w) {
       open_and_deliver(w, b, n, &gro);
       n = 0;
     }
-    b[n] = (gostx_esp_burst){.in = p, .len = len, .out = w->plain + n * TUNNEL_SLOT,
+    b[n] = (gostx_esp_packet){.in = p, .len = len, .out = w->plain + n * TUNNEL_SLOT,
                              .cap = TUNNEL_SLOT};
     if (++n == TUNNEL_BURST) {
       open_and_deliver(w, b, n, &gro);

@@ -9,20 +9,21 @@
 extern "C" {
 #endif
 
-/* nonce: n bytes (16 Kuznyechik, 8 Magma), its most significant bit must be 0
- * (GOSTX_EINVAL otherwise; GOSTX_ELEN for another length). tag_len: 4..n
- * bytes (32 <= S <= n bits). RFC 9058 limits: 0 < aad_len + len and
- * aad_len + len < 2^(n/2) bits, i.e. under 2^61 bytes for Kuznyechik and
- * 2^29 bytes (512 MiB) for Magma; GOSTX_ELEN otherwise. out may equal in
- * (no other overlap). A nonce must never repeat under one key. */
-GOSTX_API int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                                const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                                size_t len, uint8_t *out, uint8_t *tag, size_t tag_len);
+/* nonce: one block of the cipher, n bytes (16 Kuznyechik, 8 Magma; read
+ * from nonce, no length passed), its most significant bit 0 (GOSTX_EINVAL
+ * otherwise). tag_len: 4..n bytes (32 <= S <= n bits). RFC 9058 limits:
+ * 0 < aad_len + len and aad_len + len < 2^(n/2) bits, i.e. under 2^61 bytes
+ * for Kuznyechik and 2^29 bytes (512 MiB) for Magma; GOSTX_ELEN otherwise.
+ * out may equal in (no other overlap). A nonce must never repeat under one
+ * key. */
+GOSTX_API int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                                size_t aad_len, const uint8_t *in, size_t len, uint8_t *out,
+                                uint8_t *tag, size_t tag_len);
 /* Verifies the tag first, in constant time; on mismatch returns GOSTX_EAUTH and
  * writes nothing to out. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce,
-                                                 size_t nonce_len, const uint8_t *aad,
-                                                 size_t aad_len, const uint8_t *in, size_t len,
+                                                 const uint8_t *aad, size_t aad_len,
+                                                 const uint8_t *in, size_t len,
                                                  const uint8_t *tag, size_t tag_len,
                                                  uint8_t *out);
 
@@ -47,6 +48,7 @@ typedef struct gostx_mgm_ctx {
   uint64_t aad_len, data_len; /* bytes */
 } gostx_mgm_ctx;
 
+/* nonce_len must be the cipher's block (GOSTX_ELEN otherwise). */
 GOSTX_API int gostx_mgm_init(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt,
                              const uint8_t *nonce, size_t nonce_len);
 GOSTX_API int gostx_mgm_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t len);

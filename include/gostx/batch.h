@@ -51,8 +51,8 @@ typedef enum gostx_batch_op {
   GOSTX_BATCH_CTR,             /* gostx_ctr_crypt(key, iv, n / 2, s = n, in, len, out) */
   GOSTX_BATCH_OMAC,            /* gostx_omac(key, in, len, tag, tag_len) */
   GOSTX_BATCH_OMAC_ACPKM,      /* gostx_omac_acpkm(key, section_len, master_section_len, ...) */
-  GOSTX_BATCH_MGM_SEAL, /* gostx_mgm_encrypt(key, iv, n, aad, aad_len, in, len, out, tag, tag_len) */
-  GOSTX_BATCH_MGM_OPEN, /* gostx_mgm_decrypt(key, iv, n, aad, aad_len, in, len, tag, tag_len, out) */
+  GOSTX_BATCH_MGM_SEAL, /* gostx_mgm_encrypt(key, iv, aad, aad_len, in, len, out, tag, tag_len) */
+  GOSTX_BATCH_MGM_OPEN, /* gostx_mgm_decrypt(key, iv, aad, aad_len, in, len, tag, tag_len, out) */
   /* key: const gostx_xts_key *; iv: the 16-byte tweak */
   GOSTX_BATCH_XTS_ENCRYPT, /* gostx_xts_encrypt(key, iv, in, len, out) */
   GOSTX_BATCH_XTS_DECRYPT, /* gostx_xts_decrypt(...) */

@@ -65,20 +65,23 @@ GOSTX_API int gostx_ecb_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, cons
                                    size_t len, uint8_t *out);
 GOSTX_API int gostx_ecb_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in,
                                    size_t len, uint8_t *out);
-/* = gostx_mgm_encrypt / gostx_mgm_decrypt. Both the keystream and the tag sum
+/* = gostx_mgm_encrypt / gostx_mgm_decrypt, with the message's parameters
+ * (all but the data and the tag) in p. Both the keystream and the tag sum
  * are split across the threads (the sum is linear: partial sums are XORed).
  * Decryption authenticates the whole ciphertext first (in parallel) and
  * writes nothing to out when the tag is wrong (GOSTX_EAUTH). */
-GOSTX_API int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                                   size_t nonce_len, const uint8_t *aad, size_t aad_len,
-                                   const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
-                                   size_t tag_len);
+typedef struct gostx_mgm_params {
+  const uint8_t *nonce; /* one block of the cipher (16 bytes Kuznyechik, 8 Magma) */
+  const uint8_t *aad;   /* associated data, aad_len bytes (NULL when 0) */
+  size_t aad_len;
+  size_t tag_len;       /* 4..block bytes */
+} gostx_mgm_params;
+GOSTX_API int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c,
+                                   const gostx_mgm_params *p, const uint8_t *in, size_t len,
+                                   uint8_t *out, uint8_t *tag);
 GOSTX_API GOSTX_MUST_CHECK int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c,
-                                                    const uint8_t *nonce, size_t nonce_len,
-                                                    const uint8_t *aad, size_t aad_len,
-                                                    const uint8_t *in, size_t len,
-                                                    const uint8_t *tag, size_t tag_len,
-                                                    uint8_t *out);
+                                                    const gostx_mgm_params *p, const uint8_t *in,
+                                                    size_t len, const uint8_t *tag, uint8_t *out);
 /* The XTS many-sector calls (gostx_xts_*_mt, gostx_xts_*_disk, and
  * gostx_gpu_xts_*) all take the numbering the same way:
  * first_sector, then the sector size, both before the data (in, its length,

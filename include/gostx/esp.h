@@ -118,27 +118,40 @@ GOSTX_API int gostx_esp_tree_key(const gostx_esp_sa *sa, uint64_t index, uint8_t
 GOSTX_API int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
                              uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
                              size_t cap, size_t *out_len);
-/* The same with the IV given: iv = i1 << 56 | i2 << 40 | i3 << 24 | pnum,
- * for a sender that manages the key tree itself (RFC 9227 4.8 leaves when
- * to move to the next key to it). An IV must never be used twice under one
- * SA (with gostx_esp_seal's IVs neither): that is the caller's to keep. */
+/* One packet's parts, for gostx_esp_seal_iv, gostx_esp_open and the
+ * bursts (an array of them). */
+typedef struct gostx_esp_packet {
+  const uint8_t *in;   /* seal: the payload; open: the packet */
+  size_t len;
+  uint8_t *out;        /* seal: the packet; open: the payload */
+  size_t cap;
+  uint8_t next_header; /* seal: read; open: written */
+  size_t out_len;      /* written */
+  uint64_t seq;        /* written: seal the seq given (a burst seq_first + i), open the ESN */
+  int status;          /* written: what the call returns */
+} gostx_esp_packet;
+/* gostx_esp_seal with the IV given, of p->in (p->len bytes, next header
+ * p->next_header) into p->out (p->cap bytes): iv = i1 << 56 | i2 << 40 |
+ * i3 << 24 | pnum, for a sender that manages the key tree itself (RFC 9227
+ * 4.8 leaves when to move to the next key to it). An IV must never be used
+ * twice under one SA (with gostx_esp_seal's IVs neither): that is the
+ * caller's to keep. */
 GOSTX_API int gostx_esp_seal_iv(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
-                                uint64_t iv, uint8_t next_header, const uint8_t *payload,
-                                size_t len, uint8_t *out, size_t cap, size_t *out_len);
-/* Opens one packet: SPI check, ESN from the window (RFC 4303 appendix A2;
- * without ESN the SN itself), replay check, ICV under the message key and
- * pnum that the IV names, trailer. Writes the payload to out (cap bytes; the
- * packet length suffices) only when everything holds; the window is NOT
- * updated: call gostx_esp_replay_update with *seq after accepting it.
- * Returns 0, GOSTX_EINVAL (another SPI), GOSTX_EFORMAT (malformed: too
- * short, not 4-byte aligned, bad padding), GOSTX_ESTATE (replayed or left
- * of the window), GOSTX_EAUTH (ICV mismatch). replay may be NULL (no
- * check; the ESN's high half is then 0). */
+                                uint64_t iv, gostx_esp_packet *p);
+/* Opens one packet, p->in (p->len bytes): SPI check, ESN from the window
+ * (RFC 4303 appendix A2; without ESN the SN itself), replay check, ICV
+ * under the message key and pnum that the IV names, trailer. Writes the
+ * payload to p->out (p->cap bytes; the packet length suffices) only when
+ * everything holds, its length, next header and full sequence number to
+ * p->out_len, p->next_header, p->seq; the window is NOT updated: call
+ * gostx_esp_replay_update with p->seq after accepting it. Returns (and
+ * writes to p->status) 0, GOSTX_EINVAL (another SPI), GOSTX_EFORMAT
+ * (malformed: too short, not 4-byte aligned, bad padding), GOSTX_ESTATE
+ * (replayed or left of the window), GOSTX_EAUTH (ICV mismatch). replay may
+ * be NULL (no check; the ESN's high half is then 0). */
 GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
-                                              const gostx_esp_replay *replay, const uint8_t *pkt,
-                                              size_t len, uint8_t *out, size_t cap,
-                                              size_t *out_len, uint8_t *next_header,
-                                              uint64_t *seq);
+                                              const gostx_esp_replay *replay,
+                                              gostx_esp_packet *p);
 
 /* ---- bursts: many packets in one call ----
  * The same packets as gostx_esp_seal / gostx_esp_open one by one (tests
@@ -149,21 +162,11 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_
  * faster for them. The integrity-only transforms (34, 35) go one packet at
  * a time. */
 #define GOSTX_ESP_BURST_MAX 64
-typedef struct gostx_esp_burst {
-  const uint8_t *in;   /* seal: the payload; open: the packet */
-  size_t len;
-  uint8_t *out;        /* seal: the packet; open: the payload */
-  size_t cap;
-  uint8_t next_header; /* seal: read; open: written */
-  size_t out_len;      /* written */
-  uint64_t seq;        /* seal: written (seq_first + i); open: written */
-  int status;          /* written: 0, or what gostx_esp_seal / _open would return */
-} gostx_esp_burst;
 /* Seals b[i] with sequence number seq_first + i, n <= GOSTX_ESP_BURST_MAX.
  * Returns 0 when every packet was sealed, else the first failing status
  * (a failed packet's out is zeroed). */
 GOSTX_API int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
-                                   uint64_t seq_first, gostx_esp_burst *b, size_t n);
+                                   uint64_t seq_first, gostx_esp_packet *b, size_t n);
 /* Opens b[0..n) against the window as it is (duplicates inside one burst
  * both pass: gostx_esp_replay_update on each accepted seq refuses the
  * second). Returns 0 when all opened, else the first failing status; each
@@ -171,7 +174,7 @@ GOSTX_API int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *c
 GOSTX_API GOSTX_MUST_CHECK int gostx_esp_open_burst(const gostx_esp_sa *sa,
                                                     gostx_esp_keycache *cache,
                                                     const gostx_esp_replay *replay,
-                                                    gostx_esp_burst *b, size_t n);
+                                                    gostx_esp_packet *b, size_t n);
 
 GOSTX_API void gostx_esp_replay_init(gostx_esp_replay *r);
 /* The full sequence number that a packet's low 32 bits stand for, given the

@@ -225,27 +225,6 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
  * for. */
 #define GOSTX_X509_MAX_TRIES 128
 
-/* gostx_x509_verify that also gives the path it built: path[0] the leaf,
- * then each issuer found, the anchor last when one was reached (pointers
- * into chain or into the store, valid while both are); at most cap
- * entries, *path_len of them (GOSTX_X509_MAX_DEPTH always enough). When a
- * check failed, path[*depth] is the certificate that failed it; when no
- * issuer was found, the path ends at the certificate without one. */
-GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_path(
-    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
-    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
-    size_t cap, size_t *path_len);
-
-/* gostx_x509_verify_path that also writes, into why[why_cap] (when not
- * NULL), the refusal as one line: the status's text, or for name
- * constraints and policies what failed and whose constraint it was
- * ("name constraints: DNS:www.evil.test not within permitted subtrees of
- * CN=..."); "" when the path verified. */
-GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_why(
-    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
-    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
-    size_t cap, size_t *path_len, char *why, size_t why_cap);
-
 /* The keyUsage bits (RFC 5280 4.2.1.3 numbers them: bit 0 first), as
  * gostx_x509_cert.key_usage holds them. */
 #define GOSTX_X509_KU_DIGITAL_SIGNATURE (1u << 0)
@@ -303,11 +282,32 @@ typedef struct gostx_x509_verify_opts {
 #define GOSTX_X509_CRL_CHECK_ALL 2
 GOSTX_API void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
 
-/* gostx_x509_verify_why with its inputs in opts. */
+/* The longest refusal line gostx_x509_verify_result.why holds, its NUL
+ * included (a longer one is cut). */
+#define GOSTX_X509_WHY_MAX 512
+
+/* What gostx_x509_verify_with found: the status it returned; the path it
+ * built, path[0] the leaf, then each issuer found, the anchor last when one
+ * was reached (pointers into chain or into the store, valid while both
+ * are), path_len of them; when a check failed, depth is the index in path
+ * of the certificate that failed it (when no issuer was found, the path
+ * ends at the certificate without one); why the refusal as one line: the
+ * status's text, or for name constraints and policies what failed and whose
+ * constraint it was ("name constraints: DNS:www.evil.test not within
+ * permitted subtrees of CN=..."); "" when the path verified. */
+typedef struct gostx_x509_verify_result {
+  gostx_x509_status status;
+  size_t depth;
+  size_t path_len;
+  const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
+  char why[GOSTX_X509_WHY_MAX];
+} gostx_x509_verify_result;
+
+/* gostx_x509_verify with its inputs in opts (NULL: GOSTX_X509_MALFORMED) and, when
+ * result is not NULL, all it found there. */
 GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify_with(
     const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n,
-    const gostx_x509_verify_opts *opts, size_t *depth, const gostx_x509_cert **path, size_t cap,
-    size_t *path_len, char *why, size_t why_cap);
+    const gostx_x509_verify_opts *opts, gostx_x509_verify_result *result);
 
 #ifdef __cplusplus
 }

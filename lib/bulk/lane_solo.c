@@ -32,10 +32,10 @@ int gostx__batch_solo(const struct gostx__bjob *j, gostx_stream *s) {
       return gostx_omac_acpkm(k, p->section_len, p->master_section_len, s->in, s->len, s->tag,
                               gostx__tag_len_of(j, n));
     case GOSTX_BATCH_MGM_SEAL:
-      return gostx_mgm_encrypt(k, s->iv, n, s->aad, s->aad_len, s->in, s->len,
+      return gostx_mgm_encrypt(k, s->iv, s->aad, s->aad_len, s->in, s->len,
                                s->out, s->tag, gostx__tag_len_of(j, n));
     case GOSTX_BATCH_MGM_OPEN:
-      return gostx_mgm_decrypt(k, s->iv, n, s->aad, s->aad_len, s->in, s->len,
+      return gostx_mgm_decrypt(k, s->iv, s->aad, s->aad_len, s->in, s->len,
                                s->tag, gostx__tag_len_of(j, n), s->out);
     case GOSTX_BATCH_XTS_ENCRYPT: return gostx_xts_encrypt(k, s->iv, s->in, s->len, s->out);
     case GOSTX_BATCH_XTS_DECRYPT: return gostx_xts_decrypt(k, s->iv, s->in, s->len, s->out);

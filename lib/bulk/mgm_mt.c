@@ -110,10 +110,10 @@ static int mgm_pass(gostx_pool *pool, struct mgm_job *j, int pass, int with_aad,
 
 /* Sets up the job; returns the argument checks' code (as the one-shot calls). */
 static int mgm_setup(gostx_pool *pool, struct mgm_job *j, const gostx_cipher *c,
-                     const uint8_t *nonce, size_t nonce_len, const uint8_t *aad, size_t aad_len,
+                     const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
                      const uint8_t *in, size_t len, uint8_t *out) {
   memset(j, 0, sizeof *j);
-  int rc = gostx__mgm_y1z1(c, nonce, nonce_len, j->y1, j->z1);
+  int rc = gostx__mgm_y1z1(c, nonce, c->block_len, j->y1, j->z1);
   if (rc) return rc;
   const size_t n = c->block_len;
   const uint64_t limit = (uint64_t)1 << (n * 4 - 3); /* 2^(n/2) bits, in bytes */
@@ -151,16 +151,18 @@ static void mgm_final(struct mgm_job *j, uint8_t *sum, uint8_t *full) {
   gostx_memzero(z, sizeof z);
 }
 
-int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                         size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                         size_t len, uint8_t *out, uint8_t *tag, size_t tag_len) {
+int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
+                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag) {
+  if (!p) return GOSTX_EINVAL;
+  const uint8_t *nonce = p->nonce, *aad = p->aad;
+  const size_t aad_len = p->aad_len, tag_len = p->tag_len;
   if (!gostx__bulk_parallel(pool, aad_len + len) || aad_len + len < aad_len)
-    return gostx_mgm_encrypt(c, nonce, nonce_len, aad, aad_len, in, len, out, tag, tag_len);
+    return gostx_mgm_encrypt(c, nonce, aad, aad_len, in, len, out, tag, tag_len);
   if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
   if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
   struct mgm_job j;
   uint8_t sum[GOSTX_MAX_BLOCK_LEN] = {0}, full[GOSTX_MAX_BLOCK_LEN];
-  int rc = mgm_setup(pool, &j, c, nonce, nonce_len, aad, aad_len, in, len, out);
+  int rc = mgm_setup(pool, &j, c, nonce, aad, aad_len, in, len, out);
   if (!rc) rc = mgm_pass(pool, &j, MGM_ENCRYPT, 1, sum);
   if (!rc) {
     mgm_final(&j, sum, full);
@@ -172,16 +174,18 @@ int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t 
   return rc;
 }
 
-int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                         size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                         size_t len, const uint8_t *tag, size_t tag_len, uint8_t *out) {
+int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
+                         const uint8_t *in, size_t len, const uint8_t *tag, uint8_t *out) {
+  if (!p) return GOSTX_EINVAL;
+  const uint8_t *nonce = p->nonce, *aad = p->aad;
+  const size_t aad_len = p->aad_len, tag_len = p->tag_len;
   if (!gostx__bulk_parallel(pool, aad_len + len) || aad_len + len < aad_len)
-    return gostx_mgm_decrypt(c, nonce, nonce_len, aad, aad_len, in, len, tag, tag_len, out);
+    return gostx_mgm_decrypt(c, nonce, aad, aad_len, in, len, tag, tag_len, out);
   if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
   if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
   struct mgm_job j;
   uint8_t sum[GOSTX_MAX_BLOCK_LEN] = {0}, full[GOSTX_MAX_BLOCK_LEN];
-  int rc = mgm_setup(pool, &j, c, nonce, nonce_len, aad, aad_len, in, len, out);
+  int rc = mgm_setup(pool, &j, c, nonce, aad, aad_len, in, len, out);
   if (!rc) rc = mgm_pass(pool, &j, MGM_HASH_CT, 1, sum);
   if (!rc) {
     mgm_final(&j, sum, full);

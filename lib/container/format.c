@@ -234,9 +234,9 @@ static int chunk_mgm(const gostx_file *file, uint64_t index, int final, int seal
   gostx_file_nonce(file->h.alg, index, final, nonce);
   rc = chunk_cipher(file, index, &tmp, &c);
   if (rc == GOSTX_OK)
-    rc = seal ? gostx_mgm_encrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in,
+    rc = seal ? gostx_mgm_encrypt(c, nonce, file->header, GOSTX_FILE_HEADER_LEN, in,
                                   len, out, out + len, file->tag_len)
-              : gostx_mgm_decrypt(c, nonce, file->tag_len, file->header, GOSTX_FILE_HEADER_LEN, in,
+              : gostx_mgm_decrypt(c, nonce, file->header, GOSTX_FILE_HEADER_LEN, in,
                                   len, in + len, file->tag_len, out);
   if (c == &tmp) gostx_cipher_clear(&tmp);
   return rc;

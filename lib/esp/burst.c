@@ -55,7 +55,7 @@ struct work {
  * calls serve the whole burst (Y1 and Z1 of every packet in one, their H
  * values and gamma in as few as its buffer allows, the tags in one). */
 static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
-                    gostx_esp_burst *b, size_t n, int open) {
+                    gostx_esp_packet *b, size_t n, int open) {
   for (size_t s = 0; s < ks->n; s++) {
     size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
@@ -75,21 +75,21 @@ static void run_mgm(const gostx_esp_sa *sa, struct keyset *ks, struct work *w,
   }
 }
 
-static int first_error(const gostx_esp_burst *b, size_t n) {
+static int first_error(const gostx_esp_packet *b, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (b[i].status) return b[i].status;
   return GOSTX_OK;
 }
 
 /* A failed packet's out: zeroed as far as it would have been written. */
-static void wipe_failed(const gostx_esp_sa *sa, gostx_esp_burst *b) {
+static void wipe_failed(const gostx_esp_sa *sa, gostx_esp_packet *b) {
   if (!b->status || !b->out || !b->cap) return;
   size_t wrote = gostx_esp_sealed_len(sa, b->len);
   gostx_memzero(b->out, wrote < b->cap ? wrote : b->cap);
 }
 
 static int seal_each(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq_first,
-                     gostx_esp_burst *b, size_t n) {
+                     gostx_esp_packet *b, size_t n) {
   for (size_t i = 0; i < n; i++) {
     b[i].seq = seq_first + i;
     b[i].out_len = 0;
@@ -103,18 +103,13 @@ static int seal_each(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t
 }
 
 static int open_each(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
-                     const gostx_esp_replay *replay, gostx_esp_burst *b, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    b[i].out_len = 0;
-    b[i].seq = 0;
-    b[i].status = gostx_esp_open(sa, cache, replay, b[i].in, b[i].len, b[i].out, b[i].cap,
-                                 &b[i].out_len, &b[i].next_header, &b[i].seq);
-  }
+                     const gostx_esp_replay *replay, gostx_esp_packet *b, size_t n) {
+  for (size_t i = 0; i < n; i++) b[i].status = gostx_esp_open(sa, cache, replay, &b[i]);
   return first_error(b, n);
 }
 
 int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq_first,
-                         gostx_esp_burst *b, size_t n) {
+                         gostx_esp_packet *b, size_t n) {
   if (!sa || (!b && n) || n > GOSTX_ESP_BURST_MAX) return GOSTX_EINVAL;
   if (gostx__esp_mac_only(sa)) return seal_each(sa, cache, seq_first, b, n);
   struct keyset ks;
@@ -147,7 +142,7 @@ int gostx_esp_seal_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint
 }
 
 int gostx_esp_open_burst(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
-                         const gostx_esp_replay *replay, gostx_esp_burst *b, size_t n) {
+                         const gostx_esp_replay *replay, gostx_esp_packet *b, size_t n) {
   if (!sa || (!b && n) || n > GOSTX_ESP_BURST_MAX) return GOSTX_EINVAL;
   if (gostx__esp_mac_only(sa)) return open_each(sa, cache, replay, b, n);
   struct keyset ks;

@@ -202,8 +202,8 @@ static int packet_mgm(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_
       rc = mac_only_icv(sa, &c, nonce, nl, aad, al, hdr + 8, 8 + body, tag_out, tag_in);
       if (rc == GOSTX_OK && tag_in) memcpy(out, in, body);
     } else {
-      rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, al, in, body, out, tag_out, sa->icv_len)
-                   : gostx__verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, al, in, body, tag_in,
+      rc = tag_out ? gostx_mgm_encrypt(&c, nonce, aad, al, in, body, out, tag_out, sa->icv_len)
+                   : gostx__verdict(gostx_mgm_decrypt(&c, nonce, aad, al, in, body, tag_in,
                                                           sa->icv_len, out));
     }
     if (rc == GOSTX_OK && fresh) gostx__esp_keep(cache, index, &c);
@@ -234,9 +234,9 @@ int gostx__esp_seal_layout(const gostx_esp_sa *sa, uint64_t seq, uint64_t iv,
   return GOSTX_OK;
 }
 
-int gostx_esp_seal_iv(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
-                      uint64_t iv, uint8_t next_header, const uint8_t *payload, size_t len,
-                      uint8_t *out, size_t cap, size_t *out_len) {
+static int seal_iv(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq, uint64_t iv,
+                   uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
+                   size_t cap, size_t *out_len) {
   if (!out_len) return GOSTX_EINVAL;
   size_t body = 0;
   int rc = gostx__esp_seal_layout(sa, seq, iv, next_header, payload, len, out, cap, &body);
@@ -256,8 +256,18 @@ int gostx_esp_seal(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t s
                    uint8_t next_header, const uint8_t *payload, size_t len, uint8_t *out,
                    size_t cap, size_t *out_len) {
   /* seq 0 (refused by the layout) would wrap to IV 2^64 - 1 */
-  return gostx_esp_seal_iv(sa, cache, seq, gostx__esp_iv_of(seq), next_header, payload, len, out,
-                           cap, out_len);
+  return seal_iv(sa, cache, seq, gostx__esp_iv_of(seq), next_header, payload, len, out, cap,
+                 out_len);
+}
+
+int gostx_esp_seal_iv(const gostx_esp_sa *sa, gostx_esp_keycache *cache, uint64_t seq,
+                      uint64_t iv, gostx_esp_packet *p) {
+  if (!p) return GOSTX_EINVAL;
+  p->out_len = 0;
+  p->seq = seq;
+  p->status = seal_iv(sa, cache, seq, iv, p->next_header, p->in, p->len, p->out, p->cap,
+                      &p->out_len);
+  return p->status;
 }
 
 int gostx__esp_open_check(const gostx_esp_sa *sa, const gostx_esp_replay *replay,
@@ -342,9 +352,11 @@ int gostx__esp_open_trailer(uint8_t *out, size_t body, size_t *out_len, uint8_t 
   return GOSTX_OK;
 }
 
-int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
-                   const gostx_esp_replay *replay, const uint8_t *pkt, size_t len, uint8_t *out,
-                   size_t cap, size_t *out_len, uint8_t *next_header, uint64_t *seq_out) {
+/* One packet's open (gostx_esp_open's checks and writes). */
+static int open_packet(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
+                       const gostx_esp_replay *replay, const uint8_t *pkt, size_t len,
+                       uint8_t *out, size_t cap, size_t *out_len, uint8_t *next_header,
+                       uint64_t *seq_out) {
   if (!out || !out_len || !next_header || !seq_out) return GOSTX_EINVAL;
   uint64_t seq = 0, iv = 0;
   size_t body = 0;
@@ -355,6 +367,16 @@ int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
   if (rc == GOSTX_OK) rc = gostx__esp_open_trailer(out, body, out_len, next_header);
   if (rc == GOSTX_OK) *seq_out = seq;
   return rc;
+}
+
+int gostx_esp_open(const gostx_esp_sa *sa, gostx_esp_keycache *cache,
+                   const gostx_esp_replay *replay, gostx_esp_packet *p) {
+  if (!p) return GOSTX_EINVAL;
+  p->out_len = 0;
+  p->seq = 0;
+  p->status = open_packet(sa, cache, replay, p->in, p->len, p->out, p->cap, &p->out_len,
+                          &p->next_header, &p->seq);
+  return p->status;
 }
 
 size_t gostx_sizeof_esp_sa(void) { return sizeof(gostx_esp_sa); }

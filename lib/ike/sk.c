@@ -49,10 +49,10 @@ static int sk_mgm(const gostx_ike_sk *sk, uint64_t iv, const uint8_t *aad, size_
   int rc = gostx__ktree_levels(sk->key, iv >> 24, k1, k2, k3);
   if (rc == GOSTX_OK) rc = gostx_cipher_init(&c, (gostx_alg)sk->alg, k3);
   if (rc == GOSTX_OK) {
-    const size_t nl = gostx__ktree_nonce(iv, sk->salt, sk->salt_len, nonce);
-    rc = tag_out ? gostx_mgm_encrypt(&c, nonce, nl, aad, aad_len, in, len, out, tag_out,
+    (void)gostx__ktree_nonce(iv, sk->salt, sk->salt_len, nonce); /* one block */
+    rc = tag_out ? gostx_mgm_encrypt(&c, nonce, aad, aad_len, in, len, out, tag_out,
                                      sk->icv_len)
-                 : gostx__verdict(gostx_mgm_decrypt(&c, nonce, nl, aad, aad_len, in, len,
+                 : gostx__verdict(gostx_mgm_decrypt(&c, nonce, aad, aad_len, in, len,
                                                     tag_in, sk->icv_len, out));
     gostx_cipher_clear(&c);
   }

@@ -328,9 +328,9 @@ static void mgm_long_aad(gostx_mgm_ctx *ctx, const uint8_t *aad, size_t aad_len)
 /* A long message's start: Y1 and Z1, the length limits, the edge blocks
  * into e (*nh of them H values) and the AAD hashed. */
 static int mgm_long_start(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt,
-                          const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
-                          size_t aad_len, size_t len, uint8_t *e, size_t *nh) {
-  int rc = gostx_mgm_init(ctx, c, decrypt, nonce, nonce_len);
+                          const uint8_t *nonce, const uint8_t *aad, size_t aad_len, size_t len,
+                          uint8_t *e, size_t *nh) {
+  int rc = gostx_mgm_init(ctx, c, decrypt, nonce, c->block_len);
   if (rc == GOSTX_OK) rc = mgm_add_len(ctx, &ctx->aad_len, aad_len);
   if (rc == GOSTX_OK) rc = mgm_add_len(ctx, &ctx->data_len, len);
   if (rc != GOSTX_OK) return rc;
@@ -344,14 +344,14 @@ static int mgm_long_start(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt
  * Sealing reads the first len1 bytes of the plaintext from in and the rest
  * from where they already are in out (in and out equal, or disjoint).
  * Arguments checked by the callers. */
-static int mgm_encrypt_stream(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                              const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len1,
+static int mgm_encrypt_stream(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                              size_t aad_len, const uint8_t *in, size_t len1,
                               uint8_t *out, size_t len, uint8_t *tag, size_t tag_len) {
   gostx_mgm_ctx ctx;
   uint8_t e[4 * GOSTX_MAX_BLOCK_LEN], full[GOSTX_MAX_BLOCK_LEN];
   const size_t n = c->block_len, fd = len / n, f1 = in == out ? fd : len1 / n;
   size_t nh = 0;
-  int rc = mgm_long_start(&ctx, c, 0, nonce, nonce_len, aad, aad_len, len, e, &nh);
+  int rc = mgm_long_start(&ctx, c, 0, nonce, aad, aad_len, len, e, &nh);
   if (rc != GOSTX_OK) goto done;
   if (f1) mgm_blocks(&ctx, in, out, f1, 1, 1);
   /* the rest of the plaintext in out, then sealed in place there */
@@ -373,14 +373,13 @@ done:
 /* Kept whole under its name: tests/ct/declassified.supp names its branch on
  * the tag check's result. */
 static GOSTX_NAMED_FN int mgm_decrypt_stream(
-    const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
-    size_t aad_len, const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
-    uint8_t *out) {
+    const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
+    const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len, uint8_t *out) {
   gostx_mgm_ctx ctx;
   uint8_t e[4 * GOSTX_MAX_BLOCK_LEN], full[GOSTX_MAX_BLOCK_LEN], y1[GOSTX_MAX_BLOCK_LEN];
   const size_t n = c->block_len, fd = len / n;
   size_t nh = 0;
-  int rc = mgm_long_start(&ctx, c, 1, nonce, nonce_len, aad, aad_len, len, e, &nh);
+  int rc = mgm_long_start(&ctx, c, 1, nonce, aad, aad_len, len, e, &nh);
   if (rc != GOSTX_OK) goto done;
   memcpy(y1, ctx.y, n); /* hashing leaves Y alone; kept for the second pass all the same */
   if (fd) mgm_blocks(&ctx, in, NULL, fd, 0, 1);
@@ -552,8 +551,8 @@ static void many_run(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
   gostx_memzero(sum, k * n);
 }
 
-/* A message's argument checks, in the one-shot calls' order (nonce_len
- * aside: a message's nonce is n bytes). */
+/* A message's argument checks, in the one-shot calls' order (a message's
+ * nonce is n bytes). */
 static int many_check(const gostx_cipher *c, int decrypt, const struct gostx__mgm_msg *m,
                       size_t tag_len) {
   if (!m->tag || (!m->aad && m->aad_len) || ((!m->in || !m->out) && m->len)) return GOSTX_EINVAL;
@@ -580,66 +579,64 @@ void gostx__mgm_many(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
         k = 0;
       }
     } else if (decrypt) {
-      x->status = mgm_decrypt_stream(c, x->nonce, c->block_len, x->aad, x->aad_len, x->in,
+      x->status = mgm_decrypt_stream(c, x->nonce, x->aad, x->aad_len, x->in,
                                      x->len, x->tag, tag_len, x->out);
     } else {
-      x->status = mgm_encrypt_stream(c, x->nonce, c->block_len, x->aad, x->aad_len, x->in,
+      x->status = mgm_encrypt_stream(c, x->nonce, x->aad, x->aad_len, x->in,
                                      x->len, x->out, x->len, x->tag, tag_len);
     }
   }
   if (k) many_run(c, decrypt, mm, k, tag_len);
 }
 
-/* The one-shot calls' argument checks, with those of gostx_mgm_init
- * (gostx__mgm_y1z1) a message of the short path would otherwise skip: the
- * nonce's length. */
+/* The one-shot calls' argument checks. Their nonce is one block of c
+ * (no length to check); its top bit is gostx__mgm_many's (short path) or
+ * gostx_mgm_init's (long path) to refuse. */
 static int oneshot_args(const gostx_cipher *c, int decrypt, const uint8_t *nonce,
-                        size_t nonce_len, const uint8_t *aad, size_t aad_len, const uint8_t *in,
-                        size_t len, const uint8_t *out, const uint8_t *tag, size_t tag_len) {
+                        const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+                        const uint8_t *out, const uint8_t *tag, size_t tag_len) {
   if (!c || !tag || (!aad && aad_len) || ((!in || !out) && len)) return GOSTX_EINVAL;
   if (tag_len < 4 || tag_len > c->block_len) return GOSTX_ELEN;
   if (!decrypt && aad_len == 0 && len == 0) return GOSTX_ELEN;
   if (!nonce || (c->id != GOSTX_ALG_KUZNYECHIK && c->id != GOSTX_ALG_MAGMA)) return GOSTX_EINVAL;
-  if (nonce_len != c->block_len) return GOSTX_ELEN;
   return GOSTX_OK;
 }
 
-static int oneshot(const gostx_cipher *c, int decrypt, const uint8_t *nonce, size_t nonce_len,
-                   const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+static int oneshot(const gostx_cipher *c, int decrypt, const uint8_t *nonce, const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
                    uint8_t *out, uint8_t *tag, size_t tag_len) {
   struct gostx__mgm_msg m = {nonce, aad, aad_len, in, len, out, tag, 0};
-  int rc = oneshot_args(c, decrypt, nonce, nonce_len, aad, aad_len, in, len, out, tag, tag_len);
+  int rc = oneshot_args(c, decrypt, nonce, aad, aad_len, in, len, out, tag, tag_len);
   if (rc != GOSTX_OK) return rc;
   gostx__mgm_many(c, decrypt, &m, 1, tag_len);
   return m.status;
 }
 
-int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                      uint8_t *out, uint8_t *tag, size_t tag_len) {
-  return oneshot(c, 0, nonce, nonce_len, aad, aad_len, in, len, out, tag, tag_len);
+int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                      size_t aad_len, const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
+                      size_t tag_len) {
+  return oneshot(c, 0, nonce, aad, aad_len, in, len, out, tag, tag_len);
 }
 
-int gostx__mgm_encrypt_split(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                             const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len1,
+int gostx__mgm_encrypt_split(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                             size_t aad_len, const uint8_t *in, size_t len1,
                              uint8_t *out, size_t len, uint8_t *tag, size_t tag_len) {
   if (!c || !out || (!in && len1) || len1 > len) return GOSTX_EINVAL;
   struct gostx__mgm_msg m = {nonce, aad, aad_len, out, len, out, tag, 0};
   if (in == out || !len1 || many_fits(&m, c->block_len)) { /* a short one: copied, then in place */
     if (in != out && len1) memcpy(out, in, len1);
-    return oneshot(c, 0, nonce, nonce_len, aad, aad_len, out, len, out, tag, tag_len);
+    return oneshot(c, 0, nonce, aad, aad_len, out, len, out, tag, tag_len);
   }
   /* a long one: the nonce's top bit is gostx_mgm_init's to refuse */
-  int rc = oneshot_args(c, 0, nonce, nonce_len, aad, aad_len, out, len, out, tag, tag_len);
+  int rc = oneshot_args(c, 0, nonce, aad, aad_len, out, len, out, tag, tag_len);
   if (rc != GOSTX_OK) return rc;
-  return mgm_encrypt_stream(c, nonce, nonce_len, aad, aad_len, in, len1, out, len, tag, tag_len);
+  return mgm_encrypt_stream(c, nonce, aad, aad_len, in, len1, out, len, tag, tag_len);
 }
 
 /* Authenticates the ciphertext first, and only then decrypts it. */
-int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                      const uint8_t *tag, size_t tag_len, uint8_t *out) {
-  return oneshot(c, 1, nonce, nonce_len, aad, aad_len, in, len, out, (uint8_t *)(uintptr_t)tag,
+int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                      size_t aad_len, const uint8_t *in, size_t len, const uint8_t *tag,
+                      size_t tag_len, uint8_t *out) {
+  return oneshot(c, 1, nonce, aad, aad_len, in, len, out, (uint8_t *)(uintptr_t)tag,
                  tag_len);
 }
 

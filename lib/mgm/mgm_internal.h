@@ -48,8 +48,8 @@ void gostx__mgm_many(const gostx_cipher *c, int decrypt, struct gostx__mgm_msg *
  * rest are already in out, where they follow (lib/tls: a record's content
  * where the caller has it, its type and padding in the record): one call,
  * no copy of the body. in and out equal or disjoint; out gets all len. */
-int gostx__mgm_encrypt_split(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                             const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len1,
+int gostx__mgm_encrypt_split(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                             size_t aad_len, const uint8_t *in, size_t len1,
                              uint8_t *out, size_t len, uint8_t *tag, size_t tag_len);
 
 #endif

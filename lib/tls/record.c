@@ -114,7 +114,7 @@ int gostx__tls_record_seal(gostx__tls_record *r, uint8_t type, const uint8_t *in
   put_header(out, inner + tag);
   /* one MGM call over the content (from src) and the type and padding
    * (already in the record after it) */
-  rc = gostx__mgm_encrypt_split(&r->c, nonce, r->suite->iv_len, out, GOSTX__TLS_HDR_LEN, src, len,
+  rc = gostx__mgm_encrypt_split(&r->c, nonce, out, GOSTX__TLS_HDR_LEN, src, len,
                                 body, inner, body + inner, tag);
   if (rc != GOSTX_OK) {
     gostx_memzero(out, total);
@@ -187,7 +187,7 @@ int gostx__tls_record_open(gostx__tls_record *r, const uint8_t *rec, size_t rec_
   int rc = record_start(r, nonce);
   if (rc != GOSTX_OK) return rc;
   const uint8_t *body = rec + GOSTX__TLS_HDR_LEN;
-  rc = gostx__verdict(gostx_mgm_decrypt(&r->c, nonce, r->suite->iv_len, rec,
+  rc = gostx__verdict(gostx_mgm_decrypt(&r->c, nonce, rec,
                                             GOSTX__TLS_HDR_LEN, body, inner, body + inner, tag,
                                             out));
   if (rc != GOSTX_OK) return rc;

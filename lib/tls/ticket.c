@@ -90,7 +90,7 @@ static int send_ticket(gostx_tls *c) {
   t[0] &= 0x7f;
   if (rc == GOSTX_OK) rc = gostx_cipher_init(&k, GOSTX_ALG_KUZNYECHIK, cfg->ticket_key);
   if (rc == GOSTX_OK) {
-    rc = gostx_mgm_encrypt(&k, t, TICKET_NONCE, ticket_ad, sizeof ticket_ad - 1, state, state_len,
+    rc = gostx_mgm_encrypt(&k, t, ticket_ad, sizeof ticket_ad - 1, state, state_len,
                            t + TICKET_NONCE, t + TICKET_NONCE + state_len, TICKET_TAG);
     gostx_cipher_clear(&k);
   }
@@ -120,7 +120,7 @@ int gostx__tls_ticket_open(gostx_tls *c, const uint8_t *id, size_t id_len, const
   uint8_t state[TICKET_STATE_FIXED + 255];
   gostx_cipher k;
   if (gostx_cipher_init(&k, GOSTX_ALG_KUZNYECHIK, cfg->ticket_key) != GOSTX_OK) return 0;
-  int rc = gostx_mgm_decrypt(&k, id, TICKET_NONCE, ticket_ad, sizeof ticket_ad - 1,
+  int rc = gostx_mgm_decrypt(&k, id, ticket_ad, sizeof ticket_ad - 1,
                              id + TICKET_NONCE, state_len, id + TICKET_NONCE + state_len,
                              TICKET_TAG, state);
   gostx_cipher_clear(&k);

@@ -187,36 +187,25 @@ void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now) {
 
 gostx_x509_status gostx_x509_verify_with(const gostx_x509_store *store,
                                          const gostx_x509_cert *chain, size_t n,
-                                         const gostx_x509_verify_opts *opts, size_t *depth,
-                                         const gostx_x509_cert **path, size_t cap,
-                                         size_t *path_len, char *why, size_t why_cap) {
-  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, opts,
-                                 depth, path, cap, path_len, why, why_cap);
-}
-
-gostx_x509_status gostx_x509_verify_why(const gostx_x509_store *store,
-                                        const gostx_x509_cert *chain, size_t n, int64_t now,
-                                        gostx_x509_purpose purpose, const char *name,
-                                        size_t *depth, const gostx_x509_cert **path, size_t cap,
-                                        size_t *path_len, char *why, size_t why_cap) {
-  gostx_x509_verify_opts o;
-  gostx_x509_verify_opts_init(&o, now);
-  o.purpose = purpose;
-  o.name = name;
-  return gostx_x509_verify_with(store, chain, n, &o, depth, path, cap, path_len, why, why_cap);
+                                         const gostx_x509_verify_opts *opts,
+                                         gostx_x509_verify_result *r) {
+  const gostx_x509_cert *anchors = store ? store->certs : NULL;
+  const size_t n_anchors = store ? store->n : 0;
+  if (!r)
+    return gostx__x509_verify_path(anchors, n_anchors, chain, n, opts, NULL, NULL, 0, NULL, NULL,
+                                   0);
+  r->status = gostx__x509_verify_path(anchors, n_anchors, chain, n, opts, &r->depth, r->path,
+                                      GOSTX_X509_MAX_DEPTH, &r->path_len, r->why, sizeof r->why);
+  return r->status;
 }
 
 gostx_x509_status gostx_x509_verify(const gostx_x509_store *store, const gostx_x509_cert *chain,
                                     size_t n, int64_t now, gostx_x509_purpose purpose,
                                     const char *name, size_t *depth) {
-  return gostx_x509_verify_why(store, chain, n, now, purpose, name, depth, NULL, 0, NULL, NULL, 0);
-}
-
-gostx_x509_status gostx_x509_verify_path(const gostx_x509_store *store,
-                                         const gostx_x509_cert *chain, size_t n, int64_t now,
-                                         gostx_x509_purpose purpose, const char *name,
-                                         size_t *depth, const gostx_x509_cert **path, size_t cap,
-                                         size_t *path_len) {
-  return gostx_x509_verify_why(store, chain, n, now, purpose, name, depth, path, cap, path_len,
-                               NULL, 0);
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, now);
+  o.purpose = purpose;
+  o.name = name;
+  return gostx__x509_verify_path(store ? store->certs : NULL, store ? store->n : 0, chain, n, &o,
+                                 depth, NULL, 0, NULL, NULL, 0);
 }

@@ -125,7 +125,7 @@ def binding_cost_table(args):
     rows = {
         "kuznyechik-ctr": (lambda: lib.gostx_ctr_crypt(k._h, iv, 8, 16, d, MiB, o),
                            lambda: k.ctr(iv, data), lambda: k.ctr(iv, data, out=out)),
-        "kuznyechik-mgm-enc": (lambda: lib.gostx_mgm_encrypt(aead._h, nonce, 16, b"", 0, d, MiB,
+        "kuznyechik-mgm-enc": (lambda: lib.gostx_mgm_encrypt(aead._h, nonce, b"", 0, d, MiB,
                                                              o, tag, 16),
                                lambda: aead.encrypt(nonce, data),
                                lambda: aead.encrypt_into(nonce, data, None, out)),

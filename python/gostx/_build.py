@@ -84,12 +84,12 @@ int gostx_omac_final(gostx_omac_ctx *ctx, uint8_t *mac, size_t mac_len);
 void gostx_omac_clear(gostx_omac_ctx *ctx);
 
 /* MGM */
-int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                      uint8_t *out, uint8_t *tag, size_t tag_len);
-int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, size_t nonce_len,
-                      const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
-                      const uint8_t *tag, size_t tag_len, uint8_t *out);
+int gostx_mgm_encrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                      size_t aad_len, const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
+                      size_t tag_len);
+int gostx_mgm_decrypt(const gostx_cipher *c, const uint8_t *nonce, const uint8_t *aad,
+                      size_t aad_len, const uint8_t *in, size_t len, const uint8_t *tag,
+                      size_t tag_len, uint8_t *out);
 
 typedef struct { ...; } gostx_mgm_ctx;
 int gostx_mgm_init(gostx_mgm_ctx *ctx, const gostx_cipher *c, int decrypt, const uint8_t *nonce,
@@ -279,14 +279,16 @@ int gostx_ecb_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t 
                          uint8_t *out);
 int gostx_ecb_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *in, size_t len,
                          uint8_t *out);
-int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                         size_t nonce_len, const uint8_t *aad, size_t aad_len,
-                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag,
-                         size_t tag_len);
-int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const uint8_t *nonce,
-                         size_t nonce_len, const uint8_t *aad, size_t aad_len,
-                         const uint8_t *in, size_t len, const uint8_t *tag, size_t tag_len,
-                         uint8_t *out);
+typedef struct gostx_mgm_params {
+  const uint8_t *nonce;
+  const uint8_t *aad;
+  size_t aad_len;
+  size_t tag_len;
+} gostx_mgm_params;
+int gostx_mgm_encrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
+                         const uint8_t *in, size_t len, uint8_t *out, uint8_t *tag);
+int gostx_mgm_decrypt_mt(gostx_pool *pool, const gostx_cipher *c, const gostx_mgm_params *p,
+                         const uint8_t *in, size_t len, const uint8_t *tag, uint8_t *out);
 int gostx_xts_encrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
                          size_t sector_size, const uint8_t *in, size_t len, uint8_t *out);
 int gostx_xts_decrypt_mt(gostx_pool *pool, const gostx_xts_key *key, uint64_t first_sector,
@@ -360,10 +362,18 @@ void gostx_x509_store_free(gostx_x509_store *store);
 int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t len);
 int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
                               size_t err_cap);
-gostx_x509_status gostx_x509_verify_why(
-    const gostx_x509_store *store, const gostx_x509_cert *chain, size_t n, int64_t now,
-    gostx_x509_purpose purpose, const char *name, size_t *depth, const gostx_x509_cert **path,
-    size_t cap, size_t *path_len, char *why, size_t why_cap);
+typedef struct gostx_x509_verify_opts {
+  int64_t now; gostx_x509_purpose purpose; const char *name; ...;
+} gostx_x509_verify_opts;
+void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
+typedef struct gostx_x509_verify_result {
+  gostx_x509_status status; size_t depth; size_t path_len;
+  const gostx_x509_cert *path[...]; char why[...];
+} gostx_x509_verify_result;
+gostx_x509_status gostx_x509_verify_with(const gostx_x509_store *store,
+                                         const gostx_x509_cert *chain, size_t n,
+                                         const gostx_x509_verify_opts *opts,
+                                         gostx_x509_verify_result *result);
 
 /* CMS SignedData and CAdES-T (include/gostx/cms.h, cms_ts.h) */
 #define GOSTX_CMS_HASH_256 ...

@@ -26,6 +26,16 @@ def _long(data, aad):
     return nbytes(data) + (0 if aad is None else nbytes(aad)) > LONG
 
 
+def _mt(fn, pool, c, v, a, tag_length, *rest):
+    """fn (gostx_mgm_encrypt_mt or _decrypt_mt) with its gostx_mgm_params:
+    nonce v, associated data a, the tag length; the pointers live in this
+    frame for the call."""
+    vp, ap = rptr(v), rptr(a)
+    prm = ffi.new("gostx_mgm_params *", {"nonce": vp, "aad": ap, "aad_len": len(a),
+                                         "tag_len": tag_length})
+    return fn(pool, c, prm, *rest)
+
+
 class _MGM(SharedKey):
     """An MGM key (RFC 9058); C only reads it, so one object serves any
     number of threads at once."""
@@ -96,10 +106,10 @@ class _MGM(SharedKey):
         v, c, n = self._nonce(nonce), self._key(), len(d)
         a = rbuf(_EMPTY if aad is None else aad)
         if threads is None or threads == 1:
-            rc = lib.gostx_mgm_encrypt(c, v, len(v), a, len(a), d, n, p, p + n, self.tag_length)
+            rc = lib.gostx_mgm_encrypt(c, v, a, len(a), d, n, p, p + n, self.tag_length)
         else:
-            rc = lib.gostx_mgm_encrypt_mt(pool_for(threads), c, v, len(v), a, len(a), d, n, p,
-                                          p + n, self.tag_length)
+            rc = _mt(lib.gostx_mgm_encrypt_mt, pool_for(threads), c, v, a, self.tag_length, d, n,
+                     p, p + n)
         if rc:
             check(rc, _EMPTY_MSG)
 
@@ -144,10 +154,10 @@ class _MGM(SharedKey):
             d = rptr(d)  # d + n below addresses the tag
         a = rbuf(_EMPTY if aad is None else aad)
         if threads is None or threads == 1:
-            rc = lib.gostx_mgm_decrypt(c, v, len(v), a, len(a), d, n, d + n, self.tag_length, p)
+            rc = lib.gostx_mgm_decrypt(c, v, a, len(a), d, n, d + n, self.tag_length, p)
         else:
-            rc = lib.gostx_mgm_decrypt_mt(pool_for(threads), c, v, len(v), a, len(a), d, n, d + n,
-                                          self.tag_length, p)
+            rc = _mt(lib.gostx_mgm_decrypt_mt, pool_for(threads), c, v, a, self.tag_length, d, n,
+                     d + n, p)
         if rc:
             check(rc, "mgm")
 
@@ -166,12 +176,12 @@ class _MGM(SharedKey):
                 self._pieces(decrypt, c, v, a, d, n, st, tag)
             elif decrypt:
                 st.hi = 0  # an interrupted detached call: its thread wipes (abandon)
-                check(detached(lib.gostx_mgm_decrypt_mt, pool_for(threads), own_copy(c), v, len(v), a,
-                               len(a), d, n, tag, t, st.p, abandon=st.drop_all), "mgm")
+                check(detached(_mt, lib.gostx_mgm_decrypt_mt, pool_for(threads), own_copy(c), v, a,
+                               t, d, n, tag, st.p, abandon=st.drop_all), "mgm")
             else:
                 st.hi = 0
-                check(detached(lib.gostx_mgm_encrypt_mt, pool_for(threads), own_copy(c), v, len(v), a,
-                               len(a), d, n, st.p, tag, t, abandon=st.drop_all), _EMPTY_MSG)
+                check(detached(_mt, lib.gostx_mgm_encrypt_mt, pool_for(threads), own_copy(c), v, a,
+                               t, d, n, st.p, tag, abandon=st.drop_all), _EMPTY_MSG)
         return st.done()
 
     def _pieces(self, decrypt, c, v, a, d, n, st, tag):

@@ -312,12 +312,13 @@ class Store:
         for i, c in enumerate(chain):
             certs[i] = c._c[0]
         now = int(time.time()) if at is None else int(at.timestamp() if hasattr(at, "timestamp") else at)
-        depth, n = ffi.new("size_t *"), ffi.new("size_t *")
-        path = ffi.new("const gostx_x509_cert *[]", lib.GOSTX_X509_MAX_DEPTH)
-        why = ffi.new("char[]", 512)
-        name = hostname.encode() if hostname is not None else ffi.NULL
-        st = lib.gostx_x509_verify_why(self._h, certs, len(chain), now, _PURPOSES[purpose], name,
-                                       depth, path, len(path), n, why, len(why))
+        opts, r = ffi.new("gostx_x509_verify_opts *"), ffi.new("gostx_x509_verify_result *")
+        lib.gostx_x509_verify_opts_init(opts, now)
+        opts.purpose = _PURPOSES[purpose]
+        name = ffi.new("char[]", hostname.encode()) if hostname is not None else ffi.NULL
+        opts.name = name
+        st = lib.gostx_x509_verify_with(self._h, certs, len(chain), opts, r)
         if st != lib.GOSTX_X509_OK:
-            raise VerificationError(st, ffi.string(why).decode(errors="replace"), depth[0])
-        return [Certificate._parse(ffi.buffer(path[i].der, path[i].der_len)) for i in range(n[0])]
+            raise VerificationError(st, ffi.string(r.why).decode(errors="replace"), r.depth)
+        return [Certificate._parse(ffi.buffer(r.path[i].der, r.path[i].der_len))
+                for i in range(r.path_len)]

@@ -81,6 +81,16 @@ static int integrity_only(const gostx_esp_sa *sa) {
          sa->transform == GOSTX_ESP_MAGMA_MGM_MAC_KTREE;
 }
 
+/* gostx_esp_open of packet p (number i) into out, its parts in *one. */
+static int open_one(const gostx_esp_sa *sa, gostx_esp_keycache *kc, const gostx_esp_replay *w,
+                    const struct pkt *p, uint8_t *out, gostx_esp_packet *one, size_t i) {
+  *one = (gostx_esp_packet){.in = p->b, .len = p->len, .out = out, .cap = p->len};
+  int rc = gostx_esp_open(sa, kc, w, one);
+  if (rc != one->status) bug("open: status differs from its return", i);
+  if (rc && one->out_len) bug("open: a length written on refusal", i);
+  return rc;
+}
+
 /* An accepted packet checked again from the public API alone. */
 static void verify_accepted(const gostx_esp_sa *sa, const struct pkt *p, const uint8_t *out,
                             size_t out_len, uint8_t nh, uint64_t seq, size_t i) {
@@ -109,11 +119,11 @@ static void verify_accepted(const gostx_esp_sa *sa, const struct pkt *p, const u
   if (integrity_only(sa)) { /* AAD = SPI | (E)SN | IV | body, in one piece here */
     memcpy(whole, aad, al);
     memcpy(whole + al, p->b + 8, 8 + body);
-    verified = gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, whole, al + 8 + body, NULL, 0, tag,
+    verified = gostx_mgm_decrypt(&c, nonce, whole, al + 8 + body, NULL, 0, tag,
                                  icv, NULL) == GOSTX_OK;
     memcpy(pt, p->b + GOSTX_ESP_HDR_LEN, body);
   } else {
-    verified = gostx_mgm_decrypt(&c, nonce, 4 + sa->salt_len, aad, al, p->b + GOSTX_ESP_HDR_LEN,
+    verified = gostx_mgm_decrypt(&c, nonce, aad, al, p->b + GOSTX_ESP_HDR_LEN,
                                  body, tag, icv, pt) == GOSTX_OK;
   }
   if (!verified) bug("accepted a packet whose ICV does not verify", i);
@@ -218,11 +228,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const struct pkt *p = &pkts[i];
     const uint64_t top_before = w.top;
     memset(out1[i], SENTINEL, sizeof out1[i]);
-    size_t ol = 0;
-    uint8_t nh = 0;
-    uint64_t seq = 0;
-    int rc = gostx_esp_open(&sa, use_cache ? &k1 : NULL, &w, p->b, p->len, out1[i], p->len, &ol,
-                            &nh, &seq);
+    gostx_esp_packet one;
+    int rc = open_one(&sa, use_cache ? &k1 : NULL, &w, p, out1[i], &one, i);
+    const size_t ol = one.out_len;
+    const uint8_t nh = one.next_header;
+    const uint64_t seq = one.seq;
     if (rc == GOSTX_OK) {
       verify_accepted(&sa, p, out1[i], ol, nh, seq, i);
       rc = gostx_esp_replay_update(&w, seq);
@@ -253,10 +263,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gostx_esp_replay w0;
   gostx_esp_replay_init(&w0);
   w0.top = top0;
-  gostx_esp_burst b[MAX_PKTS];
+  gostx_esp_packet b[MAX_PKTS];
   for (size_t i = 0; i < np; i++) {
     memset(out2[i], SENTINEL, sizeof out2[i]);
-    b[i] = (gostx_esp_burst){.in = pkts[i].b, .len = pkts[i].len, .out = out2[i],
+    b[i] = (gostx_esp_packet){.in = pkts[i].b, .len = pkts[i].len, .out = out2[i],
                              .cap = pkts[i].len};
   }
   const int brc = gostx_esp_open_burst(&sa, use_cache ? &k2 : NULL, &w0, b, np);
@@ -265,11 +275,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < np; i++) {
     const struct pkt *p = &pkts[i];
     memset(out1[i], SENTINEL, sizeof out1[i]);
-    size_t ol = 0;
-    uint8_t nh = 0;
-    uint64_t seq = 0;
-    int rc = gostx_esp_open(&sa, use_cache ? &k1 : NULL, &w0, p->b, p->len, out1[i], p->len, &ol,
-                            &nh, &seq);
+    gostx_esp_packet one;
+    int rc = open_one(&sa, use_cache ? &k1 : NULL, &w0, p, out1[i], &one, i);
+    const size_t ol = one.out_len;
+    const uint8_t nh = one.next_header;
+    const uint64_t seq = one.seq;
     if (rc != b[i].status) bug("burst status differs from the one-packet call", i);
     if (rc == GOSTX_OK) {
       verify_accepted(&sa, p, out2[i], b[i].out_len, b[i].next_header, b[i].seq, i);

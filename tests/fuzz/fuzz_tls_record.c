@@ -65,7 +65,7 @@ static void verify_opened(const gostx__tls_record *rx, uint64_t seq, size_t len,
   nonce[0] &= 0x7f;
   const size_t inner = len - 5 - s->tag_len;
   if (inner > GOSTX__TLS_MAX_PLAINTEXT + 1) bug("opened an oversized record", i);
-  if (gostx_mgm_decrypt(&c, nonce, s->iv_len, rec, 5, rec + 5, inner, rec + 5 + inner,
+  if (gostx_mgm_decrypt(&c, nonce, rec, 5, rec + 5, inner, rec + 5 + inner,
                         s->tag_len, pt) != GOSTX_OK)
     bug("opened a record whose tag does not verify", i);
   gostx_cipher_clear(&c);

@@ -133,12 +133,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (n) {
     gostx_x509_store *store = gostx_x509_store_new();
     if (!store || gostx_x509_store_add_der(store, ders[n - 1], certs[n - 1].der_len)) bug("store");
-    size_t depth = 99, plen = 0;
-    const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
     int64_t at = certs[0].not_before + 1;
-    gostx_x509_status st =
-        gostx_x509_verify_path(store, certs, n, at, (gostx_x509_purpose)purpose,
-                               name_len ? name : NULL, &depth, path, GOSTX_X509_MAX_DEPTH, &plen);
+    gostx_x509_verify_opts o;
+    gostx_x509_verify_opts_init(&o, at);
+    o.purpose = (gostx_x509_purpose)purpose;
+    o.name = name_len ? name : NULL;
+    gostx_x509_verify_result r;
+    gostx_x509_status st = gostx_x509_verify_with(store, certs, n, &o, &r);
+    const gostx_x509_cert *const *path = r.path;
+    size_t depth = r.depth, plen = r.path_len;
+    if (st != r.status) bug("result status");
     if (plen < 1 || plen > GOSTX_X509_MAX_DEPTH || path[0] != &certs[0]) bug("path");
     if (st != GOSTX_X509_OK && st != GOSTX_X509_NAME_MISMATCH && depth >= plen)
       bug("depth outside the path");
@@ -164,17 +168,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lax.purpose = (gostx_x509_purpose)purpose;
     lax.name = name_len ? name : NULL;
     lax.flags = GOSTX_X509_VERIFY_LAX;
-    gostx_x509_status lst = gostx_x509_verify_with(store, certs, n, &lax, NULL, NULL, 0, NULL, NULL, 0);
+    gostx_x509_status lst = gostx_x509_verify_with(store, certs, n, &lax, NULL);
     if (st == GOSTX_X509_PROFILE ? lst != GOSTX_X509_OK : lst != st) bug("lax differs beyond the profile");
     /* the leaf options: the name as an email address, keyUsage bits from the purpose byte */
     gostx_x509_verify_opts leaf;
     gostx_x509_verify_opts_init(&leaf, at);
     leaf.key_usage = (unsigned)purpose * 0x35u & 0x1ffu;
     leaf.email = name_len ? name : "a@b";
-    char why[256];
-    (void)gostx_x509_verify_with(store, certs, n, &leaf, &depth, path, GOSTX_X509_MAX_DEPTH, &plen,
-                                 why, sizeof why);
-    if (!memchr(why, 0, sizeof why)) bug("why not terminated");
+    (void)gostx_x509_verify_with(store, certs, n, &leaf, &r);
+    if (!memchr(r.why, 0, sizeof r.why)) bug("why not terminated");
     (void)gostx_x509_verify(NULL, certs, n, at, (gostx_x509_purpose)purpose, NULL, &depth);
     gostx_x509_store_free(store);
   }
