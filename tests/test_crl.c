@@ -360,33 +360,32 @@ static void paths(void) {
   o.crls = &crls[1];
   o.n_crls = 1;
   o.crl_check = GOSTX_X509_CRL_CHECK_LEAF;
-  char why[512];
-  size_t depth = 9;
-  gostx_x509_status st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
-  CHECK(st == GOSTX_X509_OK, "leaf2, -crl_check: good (%s)", why);
+  gostx_x509_verify_result r;
+  gostx_x509_status st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  CHECK(st == GOSTX_X509_OK, "leaf2, -crl_check: good (%s)", r.why);
   chain[0] = leaf.cert;
-  st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
-  CHECK(st == GOSTX_X509_REVOKED && depth == 0 && strstr(why, "keyCompromise") && strstr(why, "2027-01-16"),
-        "leaf revoked: %s", why);
+  st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  CHECK(st == GOSTX_X509_REVOKED && r.depth == 0 && strstr(r.why, "keyCompromise") && strstr(r.why, "2027-01-16"),
+        "leaf revoked: %s", r.why);
   o.now = T0 + DAY / 2;
-  st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
-  CHECK(st == GOSTX_X509_OK, "leaf at a time before its revocation: good (%s)", why);
+  st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  CHECK(st == GOSTX_X509_OK, "leaf at a time before its revocation: good (%s)", r.why);
   o.now = T0 + 5 * DAY;
   chain[0] = leaf2.cert;
   o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
-  st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
-  CHECK(st == GOSTX_X509_CRL_UNAVAILABLE && depth == 1, "-crl_check_all without the root's CRL: %s", why);
+  st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  CHECK(st == GOSTX_X509_CRL_UNAVAILABLE && r.depth == 1, "-crl_check_all without the root's CRL: %s", r.why);
   o.crls = crls;
   o.n_crls = 2;
-  st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
-  CHECK(st == GOSTX_X509_REVOKED && depth == 1 && strstr(why, "CACompromise"), "inter revoked: %s", why);
+  st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  CHECK(st == GOSTX_X509_REVOKED && r.depth == 1 && strstr(r.why, "CACompromise"), "inter revoked: %s", r.why);
   o.crl_check = GOSTX_X509_CRL_CHECK_LEAF;
-  st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
-  CHECK(st == GOSTX_X509_OK, "-crl_check asks only the leaf: %s", why);
+  st = gostx_x509_verify_with(store, chain, 2, &o, &r);
+  CHECK(st == GOSTX_X509_OK, "-crl_check asks only the leaf: %s", r.why);
   o.crl_check = GOSTX_X509_CRL_CHECK_NONE;
   o.n_crls = 0;
   chain[0] = leaf.cert;
-  st = gostx_x509_verify_with(store, chain, 2, &o, &depth, NULL, 0, NULL, why, sizeof why);
+  st = gostx_x509_verify_with(store, chain, 2, &o, &r);
   CHECK(st == GOSTX_X509_OK, "no check asked: the revoked leaf passes");
   gostx_x509_store_free(store);
 }

@@ -187,15 +187,12 @@ gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
   if (!st) st = check_value(doc, sig, &s, &l.c[0], res->why, sizeof res->why);
   if (!st) {
     /* KeyInfo's key is trusted only through a chain to an anchor */
-    size_t depth = 0, path_len = 0;
-    const gostx_x509_cert *path[GOSTX_X509_MAX_DEPTH];
     gostx_x509_verify_opts o;
+    gostx_x509_verify_result vr;
     if (opts) o = *opts;
     else gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
-    res->x509 = store ? gostx_x509_verify_with(store, l.c, l.n, &o, &depth, path,
-                                               GOSTX_X509_MAX_DEPTH, &path_len, res->why,
-                                               sizeof res->why)
-                      : GOSTX_X509_UNKNOWN_CA;
+    res->x509 = store ? gostx_x509_verify_with(store, l.c, l.n, &o, &vr) : GOSTX_X509_UNKNOWN_CA;
+    if (store && res->x509 != GOSTX_X509_OK) snprintf(res->why, sizeof res->why, "%s", vr.why);
     if (res->x509 != GOSTX_X509_OK) {
       if (!store) xd_err(res->why, sizeof res->why, "no trust anchors given");
       st = GOSTX_XMLDSIG_CHAIN;

@@ -77,7 +77,7 @@
 #     UTF8String), and chain-enc-leaf.pem = enc-leaf + enc-ca-p.pem (the same
 #     key as "GOSTX  ENC  CA", PrintableString).
 #   Semantic errors in DER, in OUTDIR/sem/: sem-ip5.pem (a 5-byte iPAddress).
-# Keys are unencrypted PKCS#8 PEM (what gostx_gost3410_key_from_pem reads,
+# Keys are unencrypted PKCS#8 PEM (what gostx_gost3410_key_read reads,
 # but for the 2001 ones, old-*.key).
 # Exit 77 when openssl has no gost engine.
 set -eu
