@@ -90,7 +90,10 @@ vfail "512 without its certificate" "signer's certificate\|no certificate\|signe
 vfail "not a reply" "not a DER TimeStampResp" -data doc.bin -in other.bin -CAfile ca.pem
 cp r.tsr cut.tsr && truncate -s 200 cut.tsr
 vfail "a truncated reply" "not a DER TimeStampResp" -data doc.bin -in cut.tsr -CAfile ca.pem
-cp r.tsr flip.tsr && off=$(grep -obUaP "\x18\x1320" flip.tsr | head -1 | cut -d: -f1) && flip_byte flip.tsr $((off - 1))
+# genTime: a GeneralizedTime of 15 to 19 bytes (DER drops the fraction's
+# trailing zeros: .120 is written .12, .000 not at all); the byte before it
+# (the serial's last) is flipped
+cp r.tsr flip.tsr && off=$(LC_ALL=C grep -obUaP "\x18[\x0f-\x13]20" flip.tsr | head -1 | cut -d: -f1) && flip_byte flip.tsr $((off - 1))
 vfail "a changed TSTInfo" "token's signature does not verify: messageDigest" -data doc.bin -in flip.tsr -CAfile ca.pem
 "$G" ts -reply -queryfile q.tsq -signer plain.pem -inkey plain.key -serial serial -out plain.tsr 2>/dev/null
 vfail "a TSA without timeStamping" "no critical extendedKeyUsage timeStamping" -data doc.bin -in plain.tsr -CAfile ca.pem
