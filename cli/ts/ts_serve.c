@@ -67,13 +67,15 @@ static int send_all(int fd, const void *p, size_t n) {
   return 0;
 }
 
-static void http_error(int fd, int code, const char *why) {
+/* An HTTP error reply; 0, so that handle can `return http_error(...)`. */
+static int http_error(int fd, int code, const char *why) {
   char msg[256];
   int n = snprintf(msg, sizeof msg,
                    "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
                    "Connection: close\r\n\r\n%s\n",
                    code, why, strlen(why) + 1, why);
   (void)send_all(fd, msg, (size_t)n);
+  return 0;
 }
 
 /* The value of header name in the head (lines after the request line),
@@ -125,7 +127,7 @@ static int read_head(int fd, char *buf, size_t cap, char **body, size_t *have,
 }
 
 /* One connection: one request answered. */
-static void handle(server *s, int fd) {
+static int handle(server *s, int fd) {
   static __thread char head[HEAD_MAX + TS_QUERY_MAX];
   static __thread uint8_t out[TS_REPLY_MAX];
   char *body = NULL;
@@ -134,7 +136,7 @@ static void handle(server *s, int fd) {
   struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   int code = read_head(fd, head, HEAD_MAX, &body, &have, &start);
-  if (have == SIZE_MAX) return;
+  if (have == SIZE_MAX) return 0;
   if (code) return http_error(fd, code, "Request Header Fields Too Large");
   if (strncmp(head, "POST ", 5)) return http_error(fd, 405, "Method Not Allowed (POST a query)");
   const char *ct = header(head, "Content-Type", &len);
@@ -152,10 +154,10 @@ static void handle(server *s, int fd) {
   uint8_t *q = (uint8_t *)head + HEAD_MAX;
   memmove(q, body, have);
   while (have < want) {
-    if (late(&start)) return;
+    if (late(&start)) return 0;
     ssize_t r = recv(fd, q + have, want - have, 0);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return;
+    if (r <= 0) return 0;
     have += (size_t)r;
   }
   if (ts_answer(&s->tsa, q, want, out, sizeof out, &out_len, &fail))
@@ -167,6 +169,7 @@ static void handle(server *s, int fd) {
                    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
                    out_len);
   if (!send_all(fd, hdr, (size_t)n)) (void)send_all(fd, out, out_len);
+  return 0;
 }
 
 static void *worker(void *arg) {
