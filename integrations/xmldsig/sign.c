@@ -1,7 +1,9 @@
-/* Signing: an enveloped Signature (the whole document or the element of
- * an Id), exclusive or inclusive c14n, Streebog and GOST R 34.10-2012 by
- * the key's size, the certificate in KeyInfo/X509Data. Its octets come from
- * the same code verification runs (c14n.c). */
+/* Signing: a Signature enveloped (the whole document or the element of an
+ * Id), enveloping (the document inside its ds:Object) or detached beside
+ * the element of an Id; exclusive or inclusive c14n, Streebog and GOST R
+ * 34.10-2012 by the key's size, the certificate in KeyInfo/X509Data. Its
+ * octets come from the same code verification runs (c14n.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,30 +24,145 @@ static int set_b64(xmlNodePtr n, const uint8_t *p, size_t len) {
   return 0;
 }
 
-/* The Signature element, empty DigestValue and SignatureValue, as the
- * target's last child. */
-static xmlNodePtr skeleton(xmlNodePtr target, const char *uri, int inclusive, int smev, size_t len,
-                           xmlNodePtr *dv, xmlNodePtr *si, xmlNodePtr *sv, xmlNodePtr *xc) {
-  const char *c14n = inclusive ? XD_C14N : XD_EXC_C14N;
-  xmlNodePtr sig = xmlNewDocNode(target->doc, NULL, (const xmlChar *)"Signature", NULL);
-  if (!sig) return NULL;
-  xmlNsPtr ns = xmlNewNs(sig, (const xmlChar *)XD_NS, (const xmlChar *)"ds");
-  xmlSetNs(sig, ns);
-  xmlAddChild(target, sig);
-  *si = add(sig, ns, "SignedInfo", NULL);
-  xmlNodePtr ref = NULL, ts = NULL, kd = NULL;
-  if (*si && add(*si, ns, "CanonicalizationMethod", c14n) && add(*si, ns, "SignatureMethod", xd_sig_uri(len)))
-    ref = add(*si, ns, "Reference", NULL);
+/* The parts of the Signature being written. */
+typedef struct {
+  xmlNodePtr sig, si, dv, sv, ki;
+  xmlNsPtr ns;
+} parts;
+
+/* The Signature element, its DigestValue and SignatureValue empty, not yet
+ * in the document (place() puts it there). */
+static int skeleton(xmlDocPtr doc, const char *uri, const gostx_xmldsig_sign_opts *o, size_t len,
+                    parts *p) {
+  const char *c14n = o->inclusive ? XD_C14N : XD_EXC_C14N;
+  p->sig = xmlNewDocNode(doc, NULL, (const xmlChar *)"Signature", NULL);
+  if (!p->sig) return -1;
+  p->ns = xmlNewNs(p->sig, (const xmlChar *)XD_NS, (const xmlChar *)"ds");
+  xmlSetNs(p->sig, p->ns);
+  p->si = add(p->sig, p->ns, "SignedInfo", NULL);
+  xmlNodePtr ref = NULL, ts = NULL;
+  if (p->si && add(p->si, p->ns, "CanonicalizationMethod", c14n) &&
+      add(p->si, p->ns, "SignatureMethod", xd_sig_uri(len)))
+    ref = add(p->si, p->ns, "Reference", NULL);
   if (ref && xmlNewProp(ref, (const xmlChar *)"URI", (const xmlChar *)uri))
-    ts = add(ref, ns, "Transforms", NULL);
-  if (ts && add(ts, ns, "Transform", XD_ENVELOPED) && add(ts, ns, "Transform", c14n) &&
-      (!smev || add(ts, ns, "Transform", XD_SMEV)) && add(ref, ns, "DigestMethod", xd_digest_uri(len)))
-    *dv = add(ref, ns, "DigestValue", NULL);
-  if (*dv) *sv = add(sig, ns, "SignatureValue", NULL);
-  xmlNodePtr ki = *sv ? add(sig, ns, "KeyInfo", NULL) : NULL;
-  if (ki) kd = add(ki, ns, "X509Data", NULL);
-  *xc = kd ? add(kd, ns, "X509Certificate", NULL) : NULL;
-  return *xc ? sig : NULL;
+    ts = add(ref, p->ns, "Transforms", NULL);
+  int env = o->form == GOSTX_XMLDSIG_ENVELOPED;
+  if (ts && (!env || add(ts, p->ns, "Transform", XD_ENVELOPED)) &&
+      add(ts, p->ns, "Transform", c14n) && (!o->smev || add(ts, p->ns, "Transform", XD_SMEV)) &&
+      add(ref, p->ns, "DigestMethod", xd_digest_uri(len)))
+    p->dv = add(ref, p->ns, "DigestValue", NULL);
+  if (p->dv) p->sv = add(p->sig, p->ns, "SignatureValue", NULL);
+  if (p->sv) p->ki = add(p->sig, p->ns, "KeyInfo", NULL);
+  return p->ki ? 0 : -1;
+}
+
+/* A detached Signature's place: target's next element sibling when that
+ * is an empty element named *Signature (SMEV 3's
+ * CallerInformationSystemSignature), else NULL (beside target). */
+static xmlNodePtr signature_slot(xmlNodePtr target) {
+  xmlNodePtr nx = target->next;
+  while (nx && nx->type != XML_ELEMENT_NODE) nx = nx->next;
+  if (!nx || xd_is(nx, XD_NS, "Signature")) return NULL;
+  for (xmlNodePtr c = nx->children; c; c = c->next)
+    if (c->type == XML_ELEMENT_NODE) return NULL;
+  size_t n = strlen((const char *)nx->name);
+  return n >= 9 && !strcmp((const char *)nx->name + n - 9, "Signature") ? nx : NULL;
+}
+
+/* Puts the Signature where o->form says; *target the element signed.
+ * Enveloping: the document's root moves into a ds:Object whose Id is id. */
+static gostx_xmldsig_status place(xmlDocPtr doc, const gostx_xmldsig_sign_opts *o, const char *id,
+                                  parts *p, xmlNodePtr *target, char *err, size_t cap) {
+  xmlNodePtr root = xmlDocGetRootElement(doc);
+  if (o->form == GOSTX_XMLDSIG_ENVELOPED) {
+    xmlAddChild(*target, p->sig);
+    return GOSTX_XMLDSIG_OK;
+  }
+  if (o->form == GOSTX_XMLDSIG_DETACHED) {
+    if (*target == root) {
+      xd_err(err, cap, "a detached signature needs the Id of an element other than the root");
+      return GOSTX_XMLDSIG_BAD_REFERENCE;
+    }
+    xmlNodePtr slot = signature_slot(*target);
+    if (slot) xmlAddChild(slot, p->sig);
+    else xmlAddNextSibling(*target, p->sig);
+    return GOSTX_XMLDSIG_OK;
+  }
+  xmlNodePtr obj = add(p->sig, p->ns, "Object", NULL);
+  if (!obj || !xmlNewProp(obj, (const xmlChar *)"Id", (const xmlChar *)id)) {
+    xd_err(err, cap, "out of memory");
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  xmlUnlinkNode(root);
+  xmlDocSetRootElement(doc, p->sig);
+  xmlAddChild(obj, root);
+  /* the Object's Id must name it alone in the new document */
+  gostx_xmldsig_status st = xd_find_id(p->sig, id, target, err, cap);
+  if (!st && *target != obj) {
+    xd_err(err, cap, "the Id \"%.200s\" is not the Object's", id);
+    st = GOSTX_XMLDSIG_DUPLICATE_ID;
+  }
+  return st;
+}
+
+/* The element signed (before place()): the root for ref "", else the
+ * element of the Id; enveloping signs its Object, found by place(). */
+static gostx_xmldsig_status target_of(xmlNodePtr root, const gostx_xmldsig_sign_opts *o,
+                                      const char *ref, xmlNodePtr *target, char *err, size_t cap) {
+  *target = root;
+  gostx_xmldsig_status st;
+  if (o->form == GOSTX_XMLDSIG_ENVELOPING || !*ref) {
+    st = xd_find_id(root, NULL, target, err, cap); /* Ids unique all the same */
+    *target = root;
+    return st;
+  }
+  st = xd_find_id(root, ref, target, err, cap);
+  if (!st && !*target) {
+    xd_err(err, cap, "no element has the Id \"%.200s\"", ref);
+    st = GOSTX_XMLDSIG_BAD_REFERENCE;
+  }
+  return st;
+}
+
+/* DigestValue over target, then SignatureValue over SignedInfo. */
+static int compute(xmlDocPtr doc, xmlNodePtr target, const parts *p,
+                   const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key) {
+  const size_t n = key->len;
+  xd_transforms t = {.enveloped = o->form == GOSTX_XMLDSIG_ENVELOPED, .c14n = 1,
+                     .exclusive = !o->inclusive, .smev = o->smev};
+  xd_transforms ts = {.c14n = 1, .exclusive = t.exclusive};
+  xmlChar *oct = NULL;
+  size_t len = 0;
+  uint8_t h[64], v[128];
+  int bad = xd_canonical(doc, target, p->sig, &t, &oct, &len) ||
+            xd_digest((int)n, oct, len, h) != n || set_b64(p->dv, h, n);
+  xmlFree(oct);
+  oct = NULL;
+  bad = bad || xd_canonical(doc, p->si, NULL, &ts, &oct, &len) ||
+        xd_digest((int)n, oct, len, h) != n ||
+        gostx_gost3410_sign(key->curve, key->d, n, h, n, v, 2 * n) ||
+        /* SignatureValue is s || r, each half big-endian (verify.c) */
+        gostx_gost3410_sig_swap(v, 2 * n, v, 2 * n) || set_b64(p->sv, v, 2 * n);
+  xmlFree(oct);
+  memset(h, 0, sizeof h);
+  return bad;
+}
+
+static gostx_xmldsig_status check_key(const gostx_xmldsig_sign_opts *o,
+                                      const gostx_gost3410_key *key, char *err, size_t cap) {
+  gostx_x509_cert cert;
+  gostx_x509_status xs = GOSTX_X509_MALFORMED;
+  if (gostx_x509_parse(o->cert_der, o->cert_len, &cert, &xs)) {
+    xd_err(err, cap, "the certificate does not parse (%s)", gostx_x509_status_name(xs));
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  const size_t n = key->len;
+  if (!key->has_private || (n != 32 && n != 64) || cert.pub_len != 2 * n ||
+      memcmp(key->q, cert.pub, cert.pub_len)) {
+    xd_err(err, cap, "the key is not the certificate's");
+    return GOSTX_XMLDSIG_KEY_MISMATCH;
+  }
+  return GOSTX_XMLDSIG_OK;
 }
 
 gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
@@ -54,61 +171,36 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
                                         size_t *out_len, char *err, size_t err_cap) {
   *out = NULL;
   *out_len = 0;
-  gostx_x509_cert cert;
-  gostx_x509_status xs = GOSTX_X509_MALFORMED;
-  const uint8_t *cert_der = opts->cert_der;
-  const size_t cert_len = opts->cert_len, priv_len = key->len;
-  if (gostx_x509_parse(cert_der, cert_len, &cert, &xs)) {
-    xd_err(err, err_cap, "the certificate does not parse (%s)", gostx_x509_status_name(xs));
-    return GOSTX_XMLDSIG_MALFORMED;
+  gostx_xmldsig_status st = check_key(opts, key, err, err_cap);
+  if (st) return st;
+  const char *ref = opts->ref ? opts->ref : "";
+  if (strlen(ref) > 200) {
+    xd_err(err, err_cap, "an Id over 200 bytes");
+    return GOSTX_XMLDSIG_BAD_REFERENCE;
   }
-  if (!key->has_private || (priv_len != 32 && priv_len != 64) || cert.pub_len != 2 * priv_len ||
-      memcmp(key->q, cert.pub, cert.pub_len)) {
-    xd_err(err, err_cap, "the key is not the certificate's");
-    return GOSTX_XMLDSIG_KEY_MISMATCH;
+  if ((unsigned)opts->form > GOSTX_XMLDSIG_DETACHED) {
+    xd_err(err, err_cap, "no such form of signature");
+    return GOSTX_XMLDSIG_UNSUPPORTED;
   }
-  gostx_xmldsig_status st;
+  const char *id = opts->form == GOSTX_XMLDSIG_ENVELOPING && !*ref ? "object" : ref;
+  char uri[208];
+  snprintf(uri, sizeof uri, "%s%s", *id ? "#" : "", id);
   xmlDocPtr doc = xd_parse(xml, len, &st, err, err_cap);
   if (!doc) return st;
-  xmlNodePtr root = xmlDocGetRootElement(doc), target = root;
-  const char *ref = opts && opts->ref ? opts->ref : "";
-  char uri[256];
-  snprintf(uri, sizeof uri, "%s%s", *ref ? "#" : "", ref);
-  st = xd_find_id(root, *ref ? ref : NULL, &target, err, err_cap);
-  if (!st && !*ref) target = root;
-  if (!st && !target) {
-    xd_err(err, err_cap, "no element has the Id \"%.200s\"", ref);
-    st = GOSTX_XMLDSIG_BAD_REFERENCE;
-  }
-  if (!st && strlen(ref) >= sizeof uri - 1) {
-    xd_err(err, err_cap, "an Id over %zu bytes", sizeof uri - 2);
-    st = GOSTX_XMLDSIG_BAD_REFERENCE;
-  }
-  xmlNodePtr dv = NULL, si = NULL, sv = NULL, xc = NULL, sig = NULL;
-  if (!st) {
-    sig = skeleton(target, uri, opts->inclusive, opts->smev, priv_len, &dv, &si,
-                   &sv, &xc);
-    if (!sig) st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
-  }
-  xd_transforms t = {.enveloped = 1, .c14n = 1, .exclusive = !(opts && opts->inclusive),
-                     .smev = opts && opts->smev};
-  xd_transforms ts = {.c14n = 1, .exclusive = t.exclusive};
-  xmlChar *oct = NULL;
-  size_t n = 0;
-  uint8_t h[64], v[128];
-  if (!st) {
-    /* the Reference's digest, then SignedInfo's signature over it */
-    int bad = xd_canonical(doc, target, sig, &t, &oct, &n) ||
-              xd_digest((int)priv_len, oct, n, h) != priv_len || set_b64(dv, h, priv_len);
-    xmlFree(oct);
-    oct = NULL;
-    bad = bad || xd_canonical(doc, si, NULL, &ts, &oct, &n) ||
-          xd_digest((int)priv_len, oct, n, h) != priv_len ||
-          gostx_gost3410_sign(key->curve, key->d, priv_len, h, priv_len, v, 2 * priv_len) ||
-          gostx_gost3410_sig_swap(v, 2 * priv_len, v, 2 * priv_len) ||
-          set_b64(sv, v, 2 * priv_len) || set_b64(xc, cert_der, cert_len);
-    xmlFree(oct);
-    if (bad) st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
+  xmlNodePtr target = NULL;
+  parts p = {0};
+  st = target_of(xmlDocGetRootElement(doc), opts, ref, &target, err, err_cap);
+  if (!st && skeleton(doc, uri, opts, key->len, &p))
+    st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
+  if (!st) st = place(doc, opts, id, &p, &target, err, err_cap);
+  if (p.sig && !p.sig->parent) {
+    xmlFreeNode(p.sig); /* never placed */
+  } else if (!st) {
+    xmlNodePtr kd = add(p.ki, p.ns, "X509Data", NULL);
+    xmlNodePtr xc = kd ? add(kd, p.ns, "X509Certificate", NULL) : NULL;
+    if (!xc || set_b64(xc, opts->cert_der, opts->cert_len) ||
+        compute(doc, target, &p, opts, key))
+      st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
   }
   if (!st) {
     xmlChar *mem = NULL;
@@ -119,7 +211,6 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     else st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
     xmlFree(mem);
   }
-  memset(h, 0, sizeof h);
   xmlFreeDoc(doc);
   return st;
 }

@@ -40,12 +40,27 @@ typedef enum gostx_xmldsig_status {
 } gostx_xmldsig_status;
 const char *gostx_xmldsig_status_name(gostx_xmldsig_status st);
 
+/* Where gostx_xmldsig_sign puts the Signature. */
+typedef enum gostx_xmldsig_form {
+  /* inside what it signs: the referenced element's (or the root's) last
+   * child, with the enveloped-signature transform */
+  GOSTX_XMLDSIG_ENVELOPED = 0,
+  /* the Signature the new root, the document inside its ds:Object whose
+   * Id is ref ("object" when ref is ""): URI="#ref" */
+  GOSTX_XMLDSIG_ENVELOPING,
+  /* beside the element of ref (never the root): its next sibling, or
+   * inside that sibling when it is an empty element whose name ends in
+   * "Signature" (SMEV 3's CallerInformationSystemSignature) */
+  GOSTX_XMLDSIG_DETACHED
+} gostx_xmldsig_form;
+
 /* How gostx_xmldsig_sign signs. */
 typedef struct gostx_xmldsig_sign_opts {
   /* "" or NULL: the whole document (Reference URI=""), the Signature the
    * root's last child; else the element whose Id (Id, ID, id or wsu:Id) is
-   * ref (URI="#ref"), the Signature its last child. Both enveloped. */
+   * ref (URI="#ref"). Where the Signature goes: form. */
   const char *ref;
+  gostx_xmldsig_form form;
   int inclusive; /* 1: Canonical XML 1.0 instead of exclusive c14n */
   int smev;      /* 1: the SMEV 3 transform after the canonicalization */
   /* the signer's certificate (DER; put in KeyInfo/X509Data): the key's */
