@@ -11,7 +11,7 @@
 #include "../commands.h"
 #include "xmldsig.h"
 
-enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_HELP };
+enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_HELP };
 
 static const cli_opt opts[] = {
     {"in", 0, CLI_PATH, O_IN},        {"out", 0, CLI_PATH, O_OUT},
@@ -21,19 +21,22 @@ static const cli_opt opts[] = {
     {"attime", 0, CLI_ARG, O_ATTIME}, {"out-signed", 0, CLI_PATH, O_SIGNED},
     {"smev", 0, CLI_NOARG, O_SMEV},   {"x509_lax", 0, CLI_NOARG, O_LAX},
     {"enveloping", 0, CLI_NOARG, O_ENVELOPING}, {"detached", 0, CLI_NOARG, O_DETACHED},
+    {"wsse", 0, CLI_NOARG, O_WSSE},
     {"help", 'h', CLI_NOARG, O_HELP}, {NULL, 0, 0, 0},
 };
 
 static void help(void) {
   printf("Usage: gostx xml sign -in F.xml -ref ID|'' -key KEY [-passin SPEC] -cert CERT\n"
-         "                      [-enveloping | -detached] [-c14n] [-smev] -out F.xml\n"
+         "                      [-enveloping | -detached | -wsse] [-c14n] [-smev] -out F.xml\n"
          "       gostx xml verify -in F.xml -CAfile CA [-attime SECONDS] [-x509_lax]\n"
          "                        [-out-signed F]\n\n"
          "sign: an enveloped XMLDSig signature of the whole document (-ref '') or of the\n"
          "element whose Id is ID, as that element's last child; -enveloping: the document\n"
          "inside the Signature's ds:Object (Id ID, or \"object\"); -detached: beside the\n"
          "element of ID (inside an empty *Signature element that follows it, as SMEV 3's\n"
-         "CallerInformationSystemSignature). Exclusive c14n (-c14n:\n"
+         "CallerInformationSystemSignature); -wsse: WS-Security's form, the Signature in\n"
+         "the SOAP Header's wsse:Security beside a BinarySecurityToken of CERT, KeyInfo a\n"
+         "SecurityTokenReference to it (-ref '': the Body). Exclusive c14n (-c14n:\n"
          "Canonical XML 1.0), Streebog-256/512 and GOST R 34.10-2012 by the key's size\n"
          "(urn:ietf:params:xml:ns:cpxmlsec:algorithms:*), CERT in KeyInfo/X509Data; -smev\n"
          "adds SMEV 3's transform (urn://smev-gov-ru/xmldsig/transform) after the c14n.\n"
@@ -47,7 +50,7 @@ static void help(void) {
 
 typedef struct {
   const char *in, *out, *ref, *key, *cert, *passin, *cafile, *attime, *signed_out;
-  int c14n, smev, lax;
+  int c14n, smev, lax, wsse;
   gostx_xmldsig_form form;
 } xml_args;
 
@@ -74,7 +77,7 @@ static int do_sign(const xml_args *a) {
   if (!rc) rc = read_all(a->in, &xml, &len);
   if (!rc) {
     char err[300];
-    gostx_xmldsig_sign_opts o = {.ref = a->ref, .form = a->form, .inclusive = a->c14n, .smev = a->smev,
+    gostx_xmldsig_sign_opts o = {.ref = a->ref, .form = a->form, .inclusive = a->c14n, .smev = a->smev, .wsse = a->wsse,
                                  .cert_der = certs->c[0].der, .cert_len = certs->c[0].der_len};
     gostx_xmldsig_status st = gostx_xmldsig_sign(xml, len, &o, &k, &out, &out_len, err, sizeof err);
     if (st) {
@@ -151,6 +154,7 @@ int cmd_xml(int argc, char **argv) {
       case O_C14N: a.c14n = 1; break;
       case O_SMEV: a.smev = 1; break;
       case O_LAX: a.lax = 1; break;
+      case O_WSSE: a.wsse = 1; break;
       case O_ENVELOPING:
       case O_DETACHED:
         if (a.form) return cli_usage("xml sign: -enveloping and -detached are two forms: one");

@@ -16,6 +16,12 @@
 #define XD_SMEV "urn://smev-gov-ru/xmldsig/transform"
 #define XD_WSU_NS \
   "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+#define XD_WSSE_NS \
+  "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
+#define XD_WSSE_X509V3 \
+  "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"
+#define XD_WSSE_BASE64 \
+  "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
 
 /* A document parsed with nothing fetched (XML_PARSE_NONET), no entity
  * substituted, and any DOCTYPE refused before its content is read. NULL
@@ -75,6 +81,21 @@ int xd_canonical(xmlDocPtr doc, xmlNodePtr target, xmlNodePtr sig, const xd_tran
 /* The SMEV 3 transform of in[len] (octets of XML): *out (xmlFree) as
  * smev.c's rules write it. 0, or -1 when in does not parse or is too deep. */
 int xd_smev(const uint8_t *in, size_t len, xmlChar **out, size_t *out_len);
+
+/* WS-Security (wsse.c). The element -wsse signs: the element of ref, or
+ * for "" the Envelope's Body (given wsu:Id="body" when it has no Id); *id
+ * its Id (pointing into the document). */
+gostx_xmldsig_status xd_wsse_target(xmlNodePtr root, const char *ref, xmlNodePtr *target,
+                                    const char **id, char *err, size_t cap);
+/* sig into a new wsse:Security of the Header (made when missing) beside a
+ * BinarySecurityToken of cert[len]; KeyInfo ki a SecurityTokenReference
+ * to it. Refused when target holds the Header. */
+gostx_xmldsig_status xd_wsse_place(xmlNodePtr root, xmlNodePtr target, xmlNodePtr sig,
+                                   xmlNodePtr ki, const uint8_t *cert, size_t len, char *err,
+                                   size_t cap);
+/* A BinarySecurityToken's ValueType and EncodingType, when present, are
+ * X.509v3 and base64 (else GOSTX_XMLDSIG_NO_CERT). */
+gostx_xmldsig_status xd_wsse_token(xmlNodePtr tok, char *err, size_t cap);
 
 void xd_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

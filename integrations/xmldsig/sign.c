@@ -178,28 +178,36 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     xd_err(err, err_cap, "an Id over 200 bytes");
     return GOSTX_XMLDSIG_BAD_REFERENCE;
   }
-  if ((unsigned)opts->form > GOSTX_XMLDSIG_DETACHED) {
-    xd_err(err, err_cap, "no such form of signature");
+  gostx_xmldsig_sign_opts o = *opts;
+  if ((unsigned)o.form > GOSTX_XMLDSIG_DETACHED || (o.wsse && o.form == GOSTX_XMLDSIG_ENVELOPING)) {
+    xd_err(err, err_cap, "no such form of signature (WS-Security's is detached)");
     return GOSTX_XMLDSIG_UNSUPPORTED;
   }
-  const char *id = opts->form == GOSTX_XMLDSIG_ENVELOPING && !*ref ? "object" : ref;
-  char uri[208];
-  snprintf(uri, sizeof uri, "%s%s", *id ? "#" : "", id);
+  if (o.wsse) o.form = GOSTX_XMLDSIG_DETACHED; /* in the Header, never in what it signs */
   xmlDocPtr doc = xd_parse(xml, len, &st, err, err_cap);
   if (!doc) return st;
-  xmlNodePtr target = NULL;
+  xmlNodePtr target = NULL, root = xmlDocGetRootElement(doc);
   parts p = {0};
-  st = target_of(xmlDocGetRootElement(doc), opts, ref, &target, err, err_cap);
-  if (!st && skeleton(doc, uri, opts, key->len, &p))
+  const char *id = o.form == GOSTX_XMLDSIG_ENVELOPING && !*ref ? "object" : ref;
+  st = o.wsse ? xd_wsse_target(root, ref, &target, &id, err, err_cap)
+              : target_of(root, &o, ref, &target, err, err_cap);
+  char uri[208];
+  snprintf(uri, sizeof uri, "%s%.200s", *id ? "#" : "", id);
+  if (!st && skeleton(doc, uri, &o, key->len, &p))
     st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
-  if (!st) st = place(doc, opts, id, &p, &target, err, err_cap);
+  if (!st && o.wsse)
+    st = xd_wsse_place(root, target, p.sig, p.ki, o.cert_der, o.cert_len, err, err_cap);
+  else if (!st)
+    st = place(doc, &o, id, &p, &target, err, err_cap);
+  xmlNodePtr any;
   if (p.sig && !p.sig->parent) {
     xmlFreeNode(p.sig); /* never placed */
-  } else if (!st) {
-    xmlNodePtr kd = add(p.ki, p.ns, "X509Data", NULL);
-    xmlNodePtr xc = kd ? add(kd, p.ns, "X509Certificate", NULL) : NULL;
-    if (!xc || set_b64(xc, opts->cert_der, opts->cert_len) ||
-        compute(doc, target, &p, opts, key))
+  } else if (!st && !(st = xd_find_id(xmlDocGetRootElement(doc), NULL, &any, err, err_cap))) {
+    /* Ids unique in the signed document too (an Id the signing added) */
+    xmlNodePtr kd = o.wsse ? p.ki : add(p.ki, p.ns, "X509Data", NULL);
+    xmlNodePtr xc = kd && !o.wsse ? add(kd, p.ns, "X509Certificate", NULL) : NULL;
+    if (!kd || (!o.wsse && (!xc || set_b64(xc, o.cert_der, o.cert_len))) ||
+        compute(doc, target, &p, &o, key))
       st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
   }
   if (!st) {

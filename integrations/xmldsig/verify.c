@@ -10,7 +10,6 @@
 #include "internal.h"
 #include "refs.h"
 
-#define WSSE_NS "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
 #define MAX_CERTS 8
 
 void gostx_xmldsig_result_free(gostx_xmldsig_result *r) {
@@ -66,17 +65,18 @@ static gostx_xmldsig_status key_info(xmlNodePtr root, xmlNodePtr sig, certs *l, 
     if (xd_is(c, XD_NS, "X509Data")) {
       for (xmlNodePtr x = c->children; x && !st; x = x->next)
         if (xd_is(x, XD_NS, "X509Certificate")) st = add_cert(l, x, err, cap);
-    } else if (xd_is(c, WSSE_NS, "SecurityTokenReference")) {
+    } else if (xd_is(c, XD_WSSE_NS, "SecurityTokenReference")) {
       for (xmlNodePtr r = c->children; r && !st; r = r->next) {
-        if (!xd_is(r, WSSE_NS, "Reference")) continue;
+        if (!xd_is(r, XD_WSSE_NS, "Reference")) continue;
         char *uri = (char *)xmlGetNoNsProp(r, (const xmlChar *)"URI");
         xmlNodePtr tok = NULL;
         if (uri && uri[0] == '#') st = xd_find_id(root, uri + 1, &tok, err, cap);
         xmlFree(uri);
-        if (!st && !xd_is(tok, WSSE_NS, "BinarySecurityToken")) {
+        if (!st && !xd_is(tok, XD_WSSE_NS, "BinarySecurityToken")) {
           xd_err(err, cap, "SecurityTokenReference names no BinarySecurityToken");
           st = GOSTX_XMLDSIG_NO_CERT;
         }
+        if (!st) st = xd_wsse_token(tok, err, cap);
         if (!st) st = add_cert(l, tok, err, cap);
       }
     }

@@ -63,6 +63,11 @@ typedef struct gostx_xmldsig_sign_opts {
   gostx_xmldsig_form form;
   int inclusive; /* 1: Canonical XML 1.0 instead of exclusive c14n */
   int smev;      /* 1: the SMEV 3 transform after the canonicalization */
+  /* 1: WS-Security's form: the Signature in the SOAP Header's
+   * wsse:Security beside a BinarySecurityToken of the certificate, KeyInfo
+   * a SecurityTokenReference to it; ref "" signs the Body. form must not be
+   * enveloping (the Signature is detached). */
+  int wsse;
   /* the signer's certificate (DER; put in KeyInfo/X509Data): the key's */
   const uint8_t *cert_der;
   size_t cert_len;

@@ -22,3 +22,9 @@ expect() {
   if [ $rc != "$want" ] || ! grep -q -- "$grep" err; then bad "$name: rc $rc, $(cat err)"; else ok; fi
 }
 sign() { "$G" xml sign "$@" 2>err || bad "sign $*: $(cat err)"; }
+# tamper NAME WANT_RC GREP SED FILE CA: FILE edited by the sed expression,
+# then expect NAME WANT_RC GREP of it (t.xml) against CA
+tamper() {
+  sed "$4" "$5" >t.xml
+  expect "$1" "$2" "$3" -in t.xml -CAfile "$6"
+}
