@@ -11,7 +11,7 @@
 #include "../commands.h"
 #include "xmldsig.h"
 
-enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_HELP };
+enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_UNTRUSTED, O_CERTFILE, O_HELP };
 
 static const cli_opt opts[] = {
     {"in", 0, CLI_PATH, O_IN},        {"out", 0, CLI_PATH, O_OUT},
@@ -21,14 +21,17 @@ static const cli_opt opts[] = {
     {"attime", 0, CLI_ARG, O_ATTIME}, {"out-signed", 0, CLI_PATH, O_SIGNED},
     {"smev", 0, CLI_NOARG, O_SMEV},   {"x509_lax", 0, CLI_NOARG, O_LAX},
     {"enveloping", 0, CLI_NOARG, O_ENVELOPING}, {"detached", 0, CLI_NOARG, O_DETACHED},
-    {"wsse", 0, CLI_NOARG, O_WSSE},
+    {"wsse", 0, CLI_NOARG, O_WSSE},            {"untrusted", 0, CLI_PATH, O_UNTRUSTED},
+    {"certfile", 0, CLI_PATH, O_CERTFILE},
     {"help", 'h', CLI_NOARG, O_HELP}, {NULL, 0, 0, 0},
 };
 
 static void help(void) {
   printf("Usage: gostx xml sign -in F.xml -ref ID|'' -key KEY [-passin SPEC] -cert CERT\n"
-         "                      [-enveloping | -detached | -wsse] [-c14n] [-smev] -out F.xml\n"
-         "       gostx xml verify -in F.xml -CAfile CA [-attime SECONDS] [-x509_lax]\n"
+         "                      [-certfile F] [-enveloping | -detached | -wsse] [-c14n] [-smev]\n"
+         "                      -out F.xml\n"
+         "       gostx xml verify -in F.xml -CAfile CA [-untrusted F] [-attime SECONDS]\n"
+         "                        [-x509_lax]\n"
          "                        [-out-signed F]\n\n"
          "sign: an enveloped XMLDSig signature of the whole document (-ref '') or of the\n"
          "element whose Id is ID, as that element's last child; -enveloping: the document\n"
@@ -40,16 +43,20 @@ static void help(void) {
          "Canonical XML 1.0), Streebog-256/512 and GOST R 34.10-2012 by the key's size\n"
          "(urn:ietf:params:xml:ns:cpxmlsec:algorithms:*), CERT in KeyInfo/X509Data; -smev\n"
          "adds SMEV 3's transform (urn://smev-gov-ru/xmldsig/transform) after the c14n.\n"
+         "-certfile: intermediates put in X509Data after CERT.\n"
          "verify: the one Signature, every Reference, the SignatureValue, and the\n"
-         "certificate's chain to an anchor of -CAfile (as gostx x509 verify; -x509_lax\n"
-         "as there). Writes what was signed (each Reference's octets after its\n"
+         "certificate's chain to an anchor of -CAfile through the other certificates of\n"
+         "KeyInfo and -untrusted's (as gostx x509 verify: the same statuses, \"error at\n"
+         "depth D: ...\"; -attime, -x509_lax as there). Writes what was signed (each\n"
+         "Reference's octets after its\n"
          "transforms) to -out-signed or stdout and\n"
          "\"Verified OK\" to stderr; refusals are named. DOCTYPEs, XPath and XSLT transforms,\n"
          "duplicated Ids and second signatures are refused. docs/XMLDSIG.md.\n");
 }
 
 typedef struct {
-  const char *in, *out, *ref, *key, *cert, *passin, *cafile, *attime, *signed_out;
+  const char *in, *out, *ref, *key, *cert, *passin, *cafile, *attime, *signed_out, *untrusted,
+      *certfile;
   int c14n, smev, lax, wsse;
   gostx_xmldsig_form form;
 } xml_args;
@@ -72,13 +79,17 @@ static int do_sign(const xml_args *a) {
   int rc = a->passin ? cli_load_key_pass(a->key, &k, "-passin", a->passin) : cli_load_key(a->key, &k);
   if (!rc && !k.has_private) rc = cli_usage("xml sign: %s is no private key", a->key);
   if (!rc) rc = cli_load_certs(a->cert, certs);
+  cli_cert_list *chain = calloc(1, sizeof *chain);
+  if (!rc && !chain) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc && a->certfile) rc = cli_load_certs(a->certfile, chain);
   uint8_t *xml = NULL, *out = NULL;
   size_t len = 0, out_len = 0;
   if (!rc) rc = read_all(a->in, &xml, &len);
   if (!rc) {
     char err[300];
     gostx_xmldsig_sign_opts o = {.ref = a->ref, .form = a->form, .inclusive = a->c14n, .smev = a->smev, .wsse = a->wsse,
-                                 .cert_der = certs->c[0].der, .cert_len = certs->c[0].der_len};
+                                 .cert_der = certs->c[0].der, .cert_len = certs->c[0].der_len,
+                                 .chain = chain->c, .chain_n = chain->n};
     gostx_xmldsig_status st = gostx_xmldsig_sign(xml, len, &o, &k, &out, &out_len, err, sizeof err);
     if (st) {
       cli_err("xml sign: %s: %s: %s", a->in, gostx_xmldsig_status_name(st), err);
@@ -90,6 +101,8 @@ static int do_sign(const xml_args *a) {
   free(out);
   cli_cert_list_free(certs);
   free(certs);
+  if (chain) cli_cert_list_free(chain);
+  free(chain);
   gostx_gost3410_key_clear(&k);
   return rc;
 }
@@ -110,15 +123,21 @@ static int do_verify(const xml_args *a) {
     cli_err("xml verify: %s", err);
     rc = CLI_EXIT_FAIL;
   }
+  cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
+  if (!rc && !untrusted) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc && a->untrusted) rc = cli_load_certs(a->untrusted, untrusted);
   uint8_t *xml = NULL;
   size_t len = 0;
   if (!rc) rc = read_all(a->in, &xml, &len);
   if (!rc) {
     gostx_xmldsig_result r;
-    gostx_xmldsig_status st = gostx_xmldsig_verify(xml, len, store, &o, &r);
+    gostx_xmldsig_status st =
+        gostx_xmldsig_verify_untrusted(xml, len, store, &o, untrusted->c, untrusted->n, &r);
     if (st) {
-      if (st == GOSTX_XMLDSIG_CHAIN)
-        cli_err("xml verify: %s: certificate chain: %s", a->in, r.why);
+      if (st == GOSTX_XMLDSIG_CHAIN && r.subject[0]) fprintf(stderr, "%s\n", r.subject);
+      if (st == GOSTX_XMLDSIG_CHAIN) /* as gostx x509 verify names the check */
+        cli_err("xml verify: %s: certificate chain: error at depth %zu: %s", a->in, r.depth,
+                r.why);
       else
         cli_err("xml verify: %s: %s: %s", a->in, gostx_xmldsig_status_name(st), r.why);
       rc = CLI_EXIT_FAIL;
@@ -129,6 +148,8 @@ static int do_verify(const xml_args *a) {
     }
   }
   free(xml);
+  if (untrusted) cli_cert_list_free(untrusted);
+  free(untrusted);
   gostx_x509_store_free(store);
   return rc;
 }
@@ -155,6 +176,8 @@ int cmd_xml(int argc, char **argv) {
       case O_SMEV: a.smev = 1; break;
       case O_LAX: a.lax = 1; break;
       case O_WSSE: a.wsse = 1; break;
+      case O_UNTRUSTED: a.untrusted = p.arg; break;
+      case O_CERTFILE: a.certfile = p.arg; break;
       case O_ENVELOPING:
       case O_DETACHED:
         if (a.form) return cli_usage("xml sign: -enveloping and -detached are two forms: one");

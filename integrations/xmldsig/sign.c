@@ -124,6 +124,18 @@ static gostx_xmldsig_status target_of(xmlNodePtr root, const gostx_xmldsig_sign_
   return st;
 }
 
+/* KeyInfo/X509Data: the signer's certificate, then o->chain's. */
+static int x509_data(const parts *p, const gostx_xmldsig_sign_opts *o) {
+  xmlNodePtr kd = add(p->ki, p->ns, "X509Data", NULL);
+  for (size_t i = 0; kd && i <= o->chain_n; i++) {
+    xmlNodePtr xc = add(kd, p->ns, "X509Certificate", NULL);
+    if (!xc || set_b64(xc, i ? o->chain[i - 1].der : o->cert_der,
+                       i ? o->chain[i - 1].der_len : o->cert_len))
+      return -1;
+  }
+  return kd ? 0 : -1;
+}
+
 /* DigestValue over target, then SignatureValue over SignedInfo. */
 static int compute(xmlDocPtr doc, xmlNodePtr target, const parts *p,
                    const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key) {
@@ -183,6 +195,10 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     xd_err(err, err_cap, "no such form of signature (WS-Security's is detached)");
     return GOSTX_XMLDSIG_UNSUPPORTED;
   }
+  if (o.wsse && o.chain_n) {
+    xd_err(err, err_cap, "WS-Security's token is the signer's certificate alone");
+    return GOSTX_XMLDSIG_UNSUPPORTED;
+  }
   if (o.wsse) o.form = GOSTX_XMLDSIG_DETACHED; /* in the Header, never in what it signs */
   xmlDocPtr doc = xd_parse(xml, len, &st, err, err_cap);
   if (!doc) return st;
@@ -204,10 +220,7 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     xmlFreeNode(p.sig); /* never placed */
   } else if (!st && !(st = xd_find_id(xmlDocGetRootElement(doc), NULL, &any, err, err_cap))) {
     /* Ids unique in the signed document too (an Id the signing added) */
-    xmlNodePtr kd = o.wsse ? p.ki : add(p.ki, p.ns, "X509Data", NULL);
-    xmlNodePtr xc = kd && !o.wsse ? add(kd, p.ns, "X509Certificate", NULL) : NULL;
-    if (!kd || (!o.wsse && (!xc || set_b64(xc, o.cert_der, o.cert_len))) ||
-        compute(doc, target, &p, &o, key))
+    if ((!o.wsse && x509_data(&p, &o)) || compute(doc, target, &p, &o, key))
       st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
   }
   if (!st) {

@@ -162,10 +162,49 @@ static gostx_xmldsig_status check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_
   return GOSTX_XMLDSIG_OK;
 }
 
-gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
-                                          const gostx_x509_store *store,
-                                          const gostx_x509_verify_opts *opts,
-                                          gostx_xmldsig_result *res) {
+/* KeyInfo's key is trusted only through a chain to an anchor: KeyInfo's
+ * certificates then the untrusted ones as intermediates. */
+static gostx_xmldsig_status check_chain(const certs *l, const gostx_x509_store *store,
+                                        const gostx_x509_verify_opts *opts,
+                                        const gostx_x509_cert *untrusted, size_t n_untrusted,
+                                        gostx_xmldsig_result *res) {
+  if (!store) {
+    res->x509 = GOSTX_X509_UNKNOWN_CA;
+    xd_err(res->why, sizeof res->why, "no trust anchors given");
+    return GOSTX_XMLDSIG_CHAIN;
+  }
+  gostx_x509_verify_opts o;
+  if (opts) o = *opts;
+  else gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
+  gostx_x509_cert *all = calloc(l->n + n_untrusted, sizeof *all);
+  if (!all) {
+    xd_err(res->why, sizeof res->why, "out of memory");
+    return GOSTX_XMLDSIG_MALFORMED;
+  }
+  memcpy(all, l->c, l->n * sizeof *all);
+  if (n_untrusted) memcpy(all + l->n, untrusted, n_untrusted * sizeof *all);
+  gostx_x509_verify_result vr;
+  res->x509 = gostx_x509_verify_with(store, all, l->n + n_untrusted, &o, &vr);
+  gostx_xmldsig_status st = GOSTX_XMLDSIG_OK;
+  if (res->x509 != GOSTX_X509_OK) {
+    snprintf(res->why, sizeof res->why, "%s", vr.why);
+    res->depth = vr.depth;
+    if (vr.depth < vr.path_len &&
+        gostx_x509_name_text(vr.path[vr.depth]->subject, vr.path[vr.depth]->subject_len,
+                             res->subject, sizeof res->subject))
+      res->subject[0] = 0;
+    st = GOSTX_XMLDSIG_CHAIN;
+  }
+  free(all);
+  return st;
+}
+
+gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t len,
+                                                    const gostx_x509_store *store,
+                                                    const gostx_x509_verify_opts *opts,
+                                                    const gostx_x509_cert *untrusted,
+                                                    size_t n_untrusted,
+                                                    gostx_xmldsig_result *res) {
   memset(res, 0, sizeof *res);
   gostx_xmldsig_status st;
   xmlDocPtr doc = xd_parse(xml, len, &st, res->why, sizeof res->why);
@@ -185,22 +224,17 @@ gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
   if (!st) st = key_info(root, sig, &l, res->why, sizeof res->why);
   if (!st) st = check_refs(doc, sig, &s, res);
   if (!st) st = check_value(doc, sig, &s, &l.c[0], res->why, sizeof res->why);
-  if (!st) {
-    /* KeyInfo's key is trusted only through a chain to an anchor */
-    gostx_x509_verify_opts o;
-    gostx_x509_verify_result vr;
-    if (opts) o = *opts;
-    else gostx_x509_verify_opts_init(&o, (int64_t)time(NULL));
-    res->x509 = store ? gostx_x509_verify_with(store, l.c, l.n, &o, &vr) : GOSTX_X509_UNKNOWN_CA;
-    if (store && res->x509 != GOSTX_X509_OK) snprintf(res->why, sizeof res->why, "%s", vr.why);
-    if (res->x509 != GOSTX_X509_OK) {
-      if (!store) xd_err(res->why, sizeof res->why, "no trust anchors given");
-      st = GOSTX_XMLDSIG_CHAIN;
-    }
-  }
+  if (!st) st = check_chain(&l, store, opts, untrusted, n_untrusted, res);
   if (st) gostx_xmldsig_result_free(res);
   xd_signed_free(&s);
   certs_free(&l);
   xmlFreeDoc(doc);
   return st;
+}
+
+gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
+                                          const gostx_x509_store *store,
+                                          const gostx_x509_verify_opts *opts,
+                                          gostx_xmldsig_result *res) {
+  return gostx_xmldsig_verify_untrusted(xml, len, store, opts, NULL, 0, res);
 }

@@ -71,6 +71,10 @@ typedef struct gostx_xmldsig_sign_opts {
   /* the signer's certificate (DER; put in KeyInfo/X509Data): the key's */
   const uint8_t *cert_der;
   size_t cert_len;
+  /* further certificates for X509Data after the signer's (intermediates
+   * for the verifier's chain); none with wsse */
+  const gostx_x509_cert *chain;
+  size_t chain_n;
 } gostx_xmldsig_sign_opts;
 
 /* Signs xml[len] with key (the library's key object, its private part)
@@ -91,6 +95,11 @@ typedef struct gostx_xmldsig_result {
   size_t refs;                 /* References verified */
   gostx_x509_status x509;      /* with GOSTX_XMLDSIG_CHAIN: the chain's status */
   char why[512];               /* one line: what was refused and where */
+  /* with GOSTX_XMLDSIG_CHAIN: the depth in the path built of the
+   * certificate that failed (0 the signer's) and its subject as text ("" when
+   * unknown), as gostx x509 verify names them */
+  size_t depth;
+  char subject[256];
 } gostx_xmldsig_result;
 void gostx_xmldsig_result_free(gostx_xmldsig_result *r);
 
@@ -102,6 +111,14 @@ gostx_xmldsig_status gostx_xmldsig_verify(const uint8_t *xml, size_t len,
                                           const gostx_x509_store *store,
                                           const gostx_x509_verify_opts *opts,
                                           gostx_xmldsig_result *res);
+/* The same with untrusted[n_untrusted] (any order) as intermediates too,
+ * after those of KeyInfo: -untrusted's file. */
+gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t len,
+                                                    const gostx_x509_store *store,
+                                                    const gostx_x509_verify_opts *opts,
+                                                    const gostx_x509_cert *untrusted,
+                                                    size_t n_untrusted,
+                                                    gostx_xmldsig_result *res);
 
 #ifdef __cplusplus
 }
