@@ -13,7 +13,7 @@ venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 "$PYTHON" -m venv "$venv"
 "$venv/bin/pip" install -q ./python pytest numpy gostcrypto mypy "dask[distributed]" \
-  "requests>=2.32.3" "httpx>=0.28" aiohttp
+  "requests>=2.32.3" "httpx>=0.28" aiohttp lxml
 "$venv/bin/python" -m pytest -q python/tests
 
 # The sdist: built from python/, installed from the tarball alone (no

@@ -363,8 +363,12 @@ int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t
 int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
                               size_t err_cap);
 typedef struct gostx_x509_verify_opts {
-  int64_t now; gostx_x509_purpose purpose; const char *name; ...;
+  int64_t now; gostx_x509_purpose purpose; const char *name; unsigned flags; ...;
 } gostx_x509_verify_opts;
+#define GOSTX_X509_VERIFY_LAX ...
+#define GOSTX_X509_KEY_2012_256 ...
+#define GOSTX_X509_KEY_2012_512 ...
+#define GOSTX_X509_KEY_2001 ...
 void gostx_x509_verify_opts_init(gostx_x509_verify_opts *opts, int64_t now);
 typedef struct gostx_x509_verify_result {
   gostx_x509_status status; size_t depth; size_t path_len;

@@ -295,12 +295,12 @@ class Store:
                 raise VerificationError(Status.MALFORMED, "cadata: refused by the store")
             check(rc, "cadata")
 
-    def verify(self, cert, untrusted=(), purpose="any", hostname=None, at=None):
+    def verify(self, cert, untrusted=(), purpose="any", hostname=None, at=None, lax=False):
         """Verify cert through the untrusted certificates (any order) to an
         anchor of this store, for purpose ("any", "server", "client",
         "server_tls12") and, when given, hostname (a DNS name or an IP
         literal), at the time at (a datetime or seconds since 1970; default
-        now). Returns the path built, leaf first and the anchor last;
+        now); lax: RFC 5280's profile rules not enforced (as -x509_lax). Returns the path built, leaf first and the anchor last;
         raises VerificationError naming the check that failed."""
         if purpose not in _PURPOSES:
             raise GostxValueError(f"purpose must be one of {', '.join(_PURPOSES)}, not {purpose!r}")
@@ -315,6 +315,8 @@ class Store:
         opts, r = ffi.new("gostx_x509_verify_opts *"), ffi.new("gostx_x509_verify_result *")
         lib.gostx_x509_verify_opts_init(opts, now)
         opts.purpose = _PURPOSES[purpose]
+        if lax:
+            opts.flags |= lib.GOSTX_X509_VERIFY_LAX
         name = ffi.new("char[]", hostname.encode()) if hostname is not None else ffi.NULL
         opts.name = name
         st = lib.gostx_x509_verify_with(self._h, certs, len(chain), opts, r)

@@ -1,0 +1,251 @@
+"""gostx.xmldsig (lxml + gostx) against `gostx xml` (libxml2 + libgostx-xmldsig):
+each signs, the other verifies, and both say the same octets were signed,
+for every form (enveloped, enveloping, detached, WS-Security), 256 and 512
+bits, exclusive and inclusive c14n, the SMEV transform (written twice: C and
+Python); the public CryptoPro SMEV 3 sample (GOST 2001, s || r); and the
+refusals: wrapping (moved, duplicated Id, a second Signature, the Reference
+to another element), DOCTYPEs, XPath, a chain to no anchor."""
+import base64
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+lxml = pytest.importorskip("lxml")  # noqa: F841 (scripts/ci_python.sh installs it)
+import gostx  # noqa: E402
+from gostx import x509, xmldsig  # noqa: E402
+from gostx.xmldsig import XMLSignatureError  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "tests" / "vectors" / "xmldsig" / "smev3-ack-cryptopro-2001.xml"
+DOC = (b'<?xml version="1.0" encoding="UTF-8"?>\n<root xmlns="urn:a" xmlns:b="urn:b"><!-- c -->'
+       b'<b:data Id="d1">hello <x a="1"/></b:data><other>unsigned</other></root>\n')
+SOAP = (b'<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>'
+        b'<m:Req xmlns:m="urn:m" b="2" a="1">hello</m:Req></soap:Body></soap:Envelope>')
+SMEV = (b'<?pi x?><S:Envelope xmlns:S="urn:env" xmlns:unused="urn:u">\n  <S:Body>\n'
+        b'    <m:Req xmlns:m="urn:m" xmlns="urn:d" Id="req" b="2" a="1" m:z="3" S:y="4">\n'
+        b'      <Empty/>\n      <m:Text>a &amp; b &lt; c &gt; d</m:Text>\n    </m:Req>\n'
+        b'  </S:Body>\n</S:Envelope>')
+SMEV_OCTETS = (b'<ns1:Req xmlns:ns1="urn:m" xmlns:ns2="urn:env" ns2:y="4" ns1:z="3" Id="req" a="1" '
+               b'b="2"><ns3:Empty xmlns:ns3="urn:d"></ns3:Empty><ns1:Text>a &amp; b &lt; c &gt; d'
+               b'</ns1:Text></ns1:Req>')
+
+# the SMEV transform's rules where a wrong one shows: attributes whose order
+# by namespace URI is not their order by local name, a namespace first needed
+# by an attribute, escapes in text and attributes, a CR, text split by a comment
+SMEV2 = (b'<e:Env xmlns:e="urn:e"><m:Req xmlns:m="urn:m" xmlns:a="urn:z-last" xmlns:z="urn:a-first" '
+         b'Id="r" z:b="1" a:a="x&gt;y&quot;&#9;" c="3" m:d="4"><m:x z:q="1" a:p="2"/>\n\t'
+         b'<m:y>t&#13;\n"q" &gt;<!-- c --> more</m:y><m:w xmlns:m="urn:other"/></m:Req>'
+         b'<e:CallerSignature/></e:Env>')
+
+class Pki:
+    """A CA and a leaf per curve, made with the gostx command."""
+
+    def __init__(self, cli, d):
+        self.cli, self.d = cli, d
+        (d / "leaf.ext").write_text("basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\n")
+
+    def run(self, *args):
+        r = subprocess.run([self.cli, *map(str, args)], capture_output=True, cwd=self.d)
+        return r.returncode, r.stdout, r.stderr.decode(errors="replace")
+
+    def make(self, name, curve):
+        d = self.d
+        for args in (("genpkey", "-c", curve, "-o", f"{name}-ca.key"),
+                     ("req", "-x509", "-ca", "-key", f"{name}-ca.key", "-subj", f"/CN={name} CA",
+                      "-days", "30", "-out", f"{name}-ca.pem"),
+                     ("genpkey", "-c", curve, "-o", f"{name}.key"),
+                     ("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out",
+                      f"{name}.csr"),
+                     ("x509", "-req", "-in", f"{name}.csr", "-CA", f"{name}-ca.pem", "-CAkey",
+                      f"{name}-ca.key", "-days", "10", "-extfile", "leaf.ext", "-out",
+                      f"{name}.pem")):
+            rc, _, err = self.run(*args)
+            assert rc == 0, err
+        key = gostx.load_pem_private_key((d / f"{name}.key").read_bytes())
+        cert = x509.load_pem_x509_certificate((d / f"{name}.pem").read_bytes())
+        return key, cert, str(d / f"{name}-ca.pem")
+
+    def cli_sign(self, xml, *args):
+        (self.d / "in.xml").write_bytes(xml)
+        rc, _, err = self.run("xml", "sign", "-in", "in.xml", "-out", "out.xml", *args)
+        assert rc == 0, err
+        return (self.d / "out.xml").read_bytes()
+
+    def cli_verify(self, xml, ca):
+        (self.d / "v.xml").write_bytes(xml)
+        rc, out, err = self.run("xml", "verify", "-in", "v.xml", "-CAfile", ca)
+        return rc, out, err
+
+
+@pytest.fixture(scope="module")
+def pki(cli, tmp_path_factory):
+    p = Pki(cli, tmp_path_factory.mktemp("xmldsig"))
+    if p.run("xml", "--help")[0] != 0:
+        pytest.skip("gostx built without libxml2 (no gostx xml)")
+    p.a = p.make("a", "256A")
+    p.b = p.make("b", "512A")
+    return p
+
+
+CASES = [dict(ref="d1"), dict(ref="", form="enveloping"), dict(ref="d1", form="detached"),
+         dict(ref="d1", inclusive=True), dict(ref="", inclusive=True, form="enveloped")]
+CLI_FLAGS = {"enveloping": ["-enveloping"], "detached": ["-detached"], "enveloped": []}
+
+
+@pytest.mark.parametrize("bits", ["a", "b"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+def test_python_signs_cli_verifies(pki, bits, case):
+    key, cert, ca = getattr(pki, bits)
+    signed = xmldsig.sign(DOC, key, cert, **case)
+    rc, out, err = pki.cli_verify(signed, ca)
+    assert rc == 0, err
+    assert [s.octets for s in xmldsig.verify(signed, cafile=ca)] == [out]
+
+
+@pytest.mark.parametrize("bits", ["a", "b"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+def test_cli_signs_python_verifies(pki, bits, case):
+    key, cert, ca = getattr(pki, bits)
+    args = ["-ref", case["ref"], "-key", f"{bits}.key", "-cert", f"{bits}.pem",
+            *CLI_FLAGS[case.get("form", "enveloped")],
+            *(["-c14n"] if case.get("inclusive") else [])]
+    signed = pki.cli_sign(DOC, *args)
+    rc, out, err = pki.cli_verify(signed, ca)
+    assert rc == 0, err
+    got = xmldsig.verify(signed, cafile=ca)
+    assert [s.octets for s in got] == [out]
+    assert b"hello" in got[0].octets and got[0].element.tag in ("{urn:b}data", "{urn:a}root",
+                                                               "{%s}Object" % xmldsig.DS)
+
+
+def test_smev_transform_both_ways(pki):
+    key, cert, ca = pki.a
+    by_cli = pki.cli_sign(SMEV, "-smev", "-ref", "req", "-key", "a.key", "-cert", "a.pem")
+    assert xmldsig.verify(by_cli, cafile=ca)[0].octets == SMEV_OCTETS
+    by_py = xmldsig.sign(SMEV, key, cert, ref="req", smev=True, form="detached")
+    rc, out, err = pki.cli_verify(by_py, ca)
+    assert rc == 0 and out == SMEV_OCTETS, err
+    by_cli = pki.cli_sign(SMEV2, "-smev", "-detached", "-ref", "r", "-key", "a.key", "-cert",
+                          "a.pem")
+    rc, out, err = pki.cli_verify(by_cli, ca)
+    assert rc == 0 and xmldsig.verify(by_cli, cafile=ca)[0].octets == out, err
+    by_py = xmldsig.sign(SMEV2, key, cert, ref="r", smev=True, form="detached")
+    assert b"<e:CallerSignature><ds:Signature" in by_py  # SMEV 3's place
+    rc, out2, err = pki.cli_verify(by_py, ca)
+    assert rc == 0 and out2 == out, err
+
+
+def test_wsse_both_ways(pki):
+    key, cert, ca = pki.a
+    for smev in (False, True):
+        by_py = xmldsig.sign(SOAP, key, cert, wsse=True, smev=smev)
+        assert b"<wsse:BinarySecurityToken" in by_py and b"X509Data" not in by_py
+        rc, out, err = pki.cli_verify(by_py, ca)
+        assert rc == 0, err
+        assert xmldsig.verify(by_py, cafile=ca)[0].octets == out
+        by_cli = pki.cli_sign(SOAP, "-wsse", *(["-smev"] if smev else []), "-ref", "",
+                              "-key", "a.key", "-cert", "a.pem")
+        rc, out, err = pki.cli_verify(by_cli, ca)
+        assert rc == 0 and xmldsig.verify(by_cli, cafile=ca)[0].octets == out, err
+    tok = by_cli.replace(b"#X509v3\" wsu:Id", b"#X509PKIPathv1\" wsu:Id", 1)
+    with pytest.raises(XMLSignatureError, match="no certificate"):
+        xmldsig.verify(tok, cafile=ca)
+
+
+def test_cryptopro_sample():
+    """A public SMEV 3 AckRequest signed by CryptoPro (GOST R 34.10-2001,
+    R 34.11-94; tests/vectors/README.md names its source): s || r."""
+    doc = SAMPLE.read_bytes()
+    cert = re.search(rb"<ds:X509Certificate>([^<]*)", doc).group(1)
+    pem = b"-----BEGIN CERTIFICATE-----\n" + cert + b"\n-----END CERTIFICATE-----\n"
+    got = xmldsig.verify(doc, cadata=pem, at=1540000000, lax=True)
+    assert got[0].octets == (
+        b'<ns1:AckTargetMessage xmlns:ns1="urn://x-artefacts-smev-gov-ru/services/message-exchange/'
+        b'types/basic/1.2" Id="SIGNED_BY_CALLER" accepted="true">91686b40-af89-11e8-b8b3-'
+        b'005056857a87</ns1:AckTargetMessage>')
+    with pytest.raises(XMLSignatureError, match="certificate chain") as e:
+        xmldsig.verify(doc, cadata=pem, at=1540000000)  # its CA has no subjectKeyIdentifier
+    assert e.value.x509.status == x509.Status.PROFILE
+    sv = re.search(rb"<ds:SignatureValue>([^<]*)", doc).group(1)
+    raw = base64.b64decode(sv)
+    swapped = doc.replace(sv, base64.b64encode(raw[32:] + raw[:32]))
+    with pytest.raises(XMLSignatureError, match="bad signature"):
+        xmldsig.verify(swapped, cadata=pem, at=1540000000, lax=True)
+
+
+def _moved(signed):
+    """The element of Id d1 moved under <other>, a forged one in its place."""
+    m = re.search(rb'<b:data Id="d1">.*</b:data>', signed, re.S)
+    d = m.group(0)
+    out = signed[:m.start()] + b"<b:data>forged</b:data>" + signed[m.end():]
+    return out.replace(b"<other>unsigned</other>", b"<other>" + d + b"</other>")
+
+
+@pytest.mark.parametrize("form", ["enveloped", "detached"])
+def test_wrapping(pki, form):
+    key, cert, ca = pki.a
+    signed = xmldsig.sign(DOC, key, cert, ref="d1", form=form)
+    moved = _moved(signed)
+    got = xmldsig.verify(moved, cafile=ca)  # verifies: what was signed is still there
+    assert b"forged" in moved and all(b"forged" not in s.octets for s in got)
+    assert pki.cli_verify(moved, ca)[0] == 0
+    dup = signed.replace(b"<other>unsigned", b'<other Id="d1">forged')
+    with pytest.raises(XMLSignatureError, match="duplicate Id"):
+        xmldsig.verify(dup, cafile=ca)
+    sig = re.search(rb"<ds:Signature .*</ds:Signature>", signed, re.S).group(0)
+    with pytest.raises(XMLSignatureError, match="a second signature"):
+        xmldsig.verify(signed.replace(b"<other>", b"<other>" + sig), cafile=ca)
+    other = signed.replace(b"<other>unsigned", b'<other Id="o">unsigned').replace(b'URI="#d1"',
+                                                                              b'URI="#o"')
+    with pytest.raises(XMLSignatureError, match="digest mismatch|bad signature"):
+        xmldsig.verify(other, cafile=ca)
+    with pytest.raises(XMLSignatureError, match="digest mismatch"):
+        xmldsig.verify(signed.replace(b"hello", b"hellO"), cafile=ca)
+
+
+def test_enveloping_wrapping(pki):
+    key, cert, ca = pki.a
+    signed = xmldsig.sign(DOC, key, cert, form="enveloping")
+    forged = signed.replace(b'<ds:Object Id="object">',
+                            b'<ds:Object><root xmlns="urn:a">forged</root></ds:Object>'
+                            b'<ds:Object Id="object">')
+    got = xmldsig.verify(forged, cafile=ca)
+    assert b"forged" not in got[0].octets
+    two = signed.replace(b'<ds:Object Id="object">',
+                         b'<ds:Object Id="object">x</ds:Object><ds:Object Id="object">')
+    with pytest.raises(XMLSignatureError, match="duplicate Id"):
+        xmldsig.verify(two, cafile=ca)
+    with pytest.raises(XMLSignatureError, match="duplicate Id"):
+        xmldsig.sign(DOC, key, cert, ref="d1", form="enveloping")
+
+
+def test_refusals(pki):
+    key, cert, ca = pki.a
+    signed = xmldsig.sign(DOC, key, cert, ref="d1")
+    xpath = signed.replace(b"http://www.w3.org/2000/09/xmldsig#enveloped-signature",
+                           b"http://www.w3.org/TR/1999/REC-xpath-19991116")
+    with pytest.raises(XMLSignatureError, match="XPath transform is refused"):
+        xmldsig.verify(xpath, cafile=ca)
+    xxe = (b'<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+           b"<r>&x;</r>\n")
+    with pytest.raises(XMLSignatureError, match="DTD refused"):
+        xmldsig.verify(xxe, cafile=ca)
+    with pytest.raises(XMLSignatureError, match="DTD refused"):
+        xmldsig.sign(xxe, key, cert)
+    with pytest.raises(XMLSignatureError, match="certificate chain") as e:
+        xmldsig.verify(signed, cafile=pki.b[2])
+    assert e.value.x509.status == x509.Status.UNKNOWN_CA
+    with pytest.raises(TypeError):
+        xmldsig.verify(signed)  # KeyInfo's certificate is never trusted alone
+    with pytest.raises(XMLSignatureError, match="key mismatch"):
+        xmldsig.sign(DOC, pki.b[0], cert, ref="d1")
+    with pytest.raises(XMLSignatureError, match="bad reference"):
+        xmldsig.sign(DOC, key, cert, ref="d1-absent")
+    with pytest.raises(XMLSignatureError, match="bad reference"):
+        xmldsig.sign(DOC, key, cert, form="detached")
+    with pytest.raises(XMLSignatureError, match="malformed"):
+        xmldsig.sign(DOC, key, cert, wsse=True)
+    with pytest.raises(XMLSignatureError, match="no signature"):
+        xmldsig.verify(DOC, cafile=ca)
