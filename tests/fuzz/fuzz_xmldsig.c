@@ -6,8 +6,8 @@
  *
  * Input: the bytes of an XML document. The seeds are signed documents
  * `gostx xml sign` wrote (the whole document, an element by Id, c14n 1.0,
- * the SMEV transform)
- * and a DOCTYPE.
+ * the SMEV transform, -enveloping, -detached, -wsse with its
+ * BinarySecurityToken) and a DOCTYPE.
  *
  * Asserts (abort on the first violation):
  *  - nothing crashes or reads or writes out of bounds (ASan), no leak;

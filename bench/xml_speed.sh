@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# XML signatures (issue 71's speed targets), gostx alone (the Santuario +
+# BouncyCastle side is the Java interop's; run both in one session to compare):
+#  1. a ~4 KiB SMEV 3 envelope (SendRequestRequest) signed detached by Id
+#     (exc-c14n + the SMEV transform, into CallerInformationSystemSignature)
+#     and verified (References, SignatureValue, chain) per CPU-second, one
+#     thread: bench/xml_docs.c over libgostx-xmldsig; then the same through
+#     Python's gostx.xmldsig (lxml) when $PYTHON imports it;
+#  2. memory: an enveloping signature of a big document (SIZE, default
+#     60 MiB, under the library's 64 MiB cap; two kinds: small records, the
+#     DOM's worst case, and 4 KiB text paragraphs) by `gostx xml sign
+#     -enveloping` and its `verify`: peak resident memory (/usr/bin/time's
+#     maximum RSS) and wall time, with the ratio RSS / document size.
+# Usage: bench/xml_speed.sh [--quick] [--seconds S] [--size BYTES|NM] [--build DIR]
+#   --quick: 1 CPU-second and a 16 MiB document. PYTHON: a python with gostx
+#   and lxml installed (python/README.md), else that part is skipped.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=5 size=60M build="$root/build"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) seconds=1 size=16M ;;
+    --seconds) seconds=${2:?--seconds S}; shift ;;
+    --size) size=${2:?--size BYTES}; shift ;;
+    --build) build=${2:?--build DIR}; shift ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "xml_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+bytes=$(numfmt --from=iec "$size") || { echo "xml_speed.sh: --size: $size is no size" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "xml_speed.sh: /usr/bin/time is needed (apt-get install time)" >&2; exit 1; }
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGOSTX_XMLDSIG=ON >/dev/null
+cmake --build "$build" -j "$(nproc)" --target gostx gostx_cli gostx_xmldsig >/dev/null
+G=$build/gostx
+T=$(mktemp -d "${TMPDIR:-/tmp}/xml_speed.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/integrations/xmldsig" -o "$T/xml_docs" \
+  "$root/bench/xml_docs.c" "$build/libgostx-xmldsig.a" "$build/libgostx.a" \
+  $(pkg-config --cflags --libs libxml-2.0) -lpthread
+cd "$T"
+{ "$G" genpkey -c 256A -o ca.key && "$G" req -x509 -ca -key ca.key -subj "/CN=xml_speed CA" -days 2 -out ca.pem &&
+  "$G" genpkey -c 256A -o k.key && "$G" req -new -key k.key -subj "/CN=xml_speed" -out k.csr &&
+  printf 'basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\n' >leaf.ext &&
+  "$G" x509 -req -in k.csr -CA ca.pem -CAkey ca.key -days 1 -extfile leaf.ext -out k.pem; } 2>/dev/null
+
+# a SendRequestRequest of about 4 KiB: 40 records in MessagePrimaryContent
+{ printf '<?xml version="1.0" encoding="UTF-8"?>\n<S:Envelope xmlns:S="http://schemas.xmlsoap.org/soap/envelope/"><S:Body>'
+  printf '<ns2:SendRequestRequest xmlns:ns2="urn://x-artefacts-smev-gov-ru/services/message-exchange/types/1.2" xmlns:ns3="urn://x-artefacts-smev-gov-ru/services/message-exchange/types/basic/1.2">'
+  printf '<ns2:SenderProvidedRequestData Id="SIGNED_BY_CONSUMER"><ns2:MessageID>db0486d0-3c08-11e5-95e2-d4c9eff07b77</ns2:MessageID>'
+  printf '<ns3:MessagePrimaryContent><r:Request xmlns:r="urn://example/request/1.0">'
+  for i in $(seq 40); do printf '\n  <r:Person id="%d" kind="a"><r:Name>Name %d</r:Name><r:Doc>%08d</r:Doc></r:Person>' "$i" "$i" "$i"; done
+  printf '</r:Request></ns3:MessagePrimaryContent><ns2:TestMessage/></ns2:SenderProvidedRequestData>'
+  printf '<ns2:CallerInformationSystemSignature/></ns2:SendRequestRequest></S:Body></S:Envelope>\n'; } >env.xml
+echo "== 1. SMEV 3 envelope ($(wc -c <env.xml) bytes), sign + verify, one thread, $seconds CPU-s"
+"$T/xml_docs" k.key k.pem ca.pem env.xml SIGNED_BY_CONSUMER "$seconds" | sed 's/^/C (libgostx-xmldsig): /'
+PYTHON=${PYTHON:-python3}
+if "$PYTHON" -c 'import gostx.xmldsig' 2>/dev/null; then
+  "$PYTHON" - "$seconds" <<'PY'
+import sys, time
+import gostx
+from gostx import x509, xmldsig
+key = gostx.load_pem_private_key(open("k.key", "rb").read())
+cert = x509.load_pem_x509_certificate(open("k.pem", "rb").read())
+store = x509.Store()
+store.load_verify_locations(cafile="ca.pem")
+doc = open("env.xml", "rb").read()
+limit, n, t0 = float(sys.argv[1]), 0, time.process_time()
+while True:
+    signed = xmldsig.sign(doc, key, cert, ref="SIGNED_BY_CONSUMER", smev=True, form="detached")
+    xmldsig.verify(signed, store=store)
+    n += 1
+    t = time.process_time() - t0
+    if t >= limit:
+        break
+print(f"Python (gostx.xmldsig, lxml): {n} signed + verified in {t:.2f} CPU-s: "
+      f"{n / t:.1f} per CPU-second")
+PY
+else
+  echo "Python (gostx.xmldsig): skipped ($PYTHON cannot import gostx.xmldsig; set PYTHON)"
+fi
+
+# documents up to SIZE bytes enveloped by the Signature: small records (many
+# nodes: the DOM's worst case) and 4 KiB text paragraphs (few nodes)
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+for kind in records text; do
+  "$PYTHON" - "$bytes" "$kind" >big.xml <<'PY'
+import sys
+n, kind = int(sys.argv[1]), sys.argv[2]
+out = sys.stdout
+out.write('<?xml version="1.0" encoding="UTF-8"?>\n<data xmlns="urn:bench">\n')
+done, i = 60, 0
+while done + 4200 < n:
+    if kind == "records":
+        s = '<rec n="%08d"><name>record number %08d</name><v>%s</v></rec>\n' % (i, i, "x" * 40)
+    else:
+        s = "<p>%s</p>\n" % ("paragraph %08d " % i * 256)
+    out.write(s)
+    done += len(s)
+    i += 1
+out.write("</data>\n")
+PY
+  echo "== 2. an enveloping signature of $size of $kind: peak memory"
+  /usr/bin/time -f '%M %e' -o sign.t "$G" xml sign -enveloping -in big.xml -ref '' -key k.key -cert k.pem -out big-s.xml
+  /usr/bin/time -f '%M %e' -o verify.t "$G" xml verify -in big-s.xml -CAfile ca.pem -out-signed /dev/null 2>/dev/null
+  read -r srss stime <sign.t
+  read -r vrss vtime <verify.t
+  d=$(wc -c <big.xml)
+  echo "document $(awk -v b="$d" 'BEGIN { printf "%.1f", b / 1048576 }') MiB: sign $(mb "$srss") MiB peak RSS, ${stime} s; verify $(mb "$vrss") MiB peak RSS, ${vtime} s"
+  awk -v s="$srss" -v v="$vrss" -v d="$d" \
+    'BEGIN { printf "peak RSS / document: sign %.1fx, verify %.1fx\n", s * 1024 / d, v * 1024 / d }'
+done
