@@ -73,14 +73,26 @@ typedef struct xd_transforms {
 } xd_transforms;
 void xd_transforms_free(xd_transforms *t);
 /* The node set of target's subtree (less sig's subtree when enveloped and
- * less comments unless asked), canonicalized as t says: *out malloc'd by
- * libxml2 (xmlFree). 0, or -1 when libxml2 failed. */
+ * less comments unless asked), canonicalized as t says: *out malloc'd
+ * (free), NUL-terminated past *out_len. 0, or -1 when libxml2 failed. */
 int xd_canonical(xmlDocPtr doc, xmlNodePtr target, xmlNodePtr sig, const xd_transforms *t,
-                 xmlChar **out, size_t *out_len);
+                 uint8_t **out, size_t *out_len);
 
-/* The SMEV 3 transform of in[len] (octets of XML): *out (xmlFree) as
- * smev.c's rules write it. 0, or -1 when in does not parse or is too deep. */
-int xd_smev(const uint8_t *in, size_t len, xmlChar **out, size_t *out_len);
+/* The SMEV 3 transform of in[len] (octets of XML): *out (free) as smev.c's
+ * rules write it. 0, or -1 when in does not parse or is too deep. */
+int xd_smev(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len);
+
+/* Where libxml2 writes output: one malloc'd buffer grown in place, so a
+ * big document's octets are never copied whole (c14n.c). */
+typedef struct xd_sink {
+  uint8_t *p;
+  size_t n, cap;
+  int failed;
+} xd_sink;
+xmlOutputBufferPtr xd_sink_open(xd_sink *s);
+/* Closes buf: 0 with s->p NUL-terminated at s->n, -1 when writing failed
+ * (s->p is the caller's to free either way). */
+int xd_sink_close(xd_sink *s, xmlOutputBufferPtr buf);
 
 /* WS-Security (wsse.c). The element -wsse signs: the element of ref, or
  * for "" the Envelope's Body (given wsu:Id="body" when it has no Id); *id

@@ -143,19 +143,19 @@ static int compute(xmlDocPtr doc, xmlNodePtr target, const parts *p,
   xd_transforms t = {.enveloped = o->form == GOSTX_XMLDSIG_ENVELOPED, .c14n = 1,
                      .exclusive = !o->inclusive, .smev = o->smev};
   xd_transforms ts = {.c14n = 1, .exclusive = t.exclusive};
-  xmlChar *oct = NULL;
+  uint8_t *oct = NULL;
   size_t len = 0;
   uint8_t h[64], v[128];
   int bad = xd_canonical(doc, target, p->sig, &t, &oct, &len) ||
             xd_digest((int)n, oct, len, h) != n || set_b64(p->dv, h, n);
-  xmlFree(oct);
+  free(oct);
   oct = NULL;
   bad = bad || xd_canonical(doc, p->si, NULL, &ts, &oct, &len) ||
         xd_digest((int)n, oct, len, h) != n ||
         gostx_gost3410_sign(key->curve, key->d, n, h, n, v, 2 * n) ||
         /* SignatureValue is s || r, each half big-endian (verify.c) */
         gostx_gost3410_sig_swap(v, 2 * n, v, 2 * n) || set_b64(p->sv, v, 2 * n);
-  xmlFree(oct);
+  free(oct);
   memset(h, 0, sizeof h);
   return bad;
 }
@@ -223,14 +223,12 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     if ((!o.wsse && x509_data(&p, &o)) || compute(doc, target, &p, &o, key))
       st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
   }
-  if (!st) {
-    xmlChar *mem = NULL;
-    int size = 0;
-    xmlDocDumpMemoryEnc(doc, &mem, &size, "UTF-8");
-    *out = mem ? malloc((size_t)size) : NULL;
-    if (*out) memcpy(*out, mem, (size_t)size), *out_len = (size_t)size;
-    else st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
-    xmlFree(mem);
+  if (!st) { /* written into the buffer handed back: never copied whole */
+    xd_sink k;
+    xmlOutputBufferPtr buf = xd_sink_open(&k);
+    int bad = !buf || xmlSaveFormatFileTo(buf, doc, "UTF-8", 0) < 0; /* it closes buf */
+    if (!bad && !k.failed && k.p) *out = k.p, *out_len = k.n;
+    else free(k.p), st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
   }
   xmlFreeDoc(doc);
   return st;

@@ -138,24 +138,19 @@ static void element(smev *s, xmlNodePtr e, int depth) {
   s->n = scope; /* this element's declarations go out of scope */
 }
 
-int xd_smev(const uint8_t *in, size_t len, xmlChar **out, size_t *out_len) {
+int xd_smev(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len) {
   gostx_xmldsig_status st;
   xmlDocPtr doc = xd_parse(in, len, &st, NULL, 0);
   if (!doc) return -1;
   smev *s = calloc(1, sizeof *s);
-  xmlOutputBufferPtr buf = s ? xmlAllocOutputBuffer(NULL) : NULL;
+  xd_sink k;
+  xmlOutputBufferPtr buf = s ? xd_sink_open(&k) : NULL;
   int rc = -1;
   if (buf) {
     s->out = buf;
     element(s, xmlDocGetRootElement(doc), 0);
-    size_t n = xmlOutputBufferGetSize(buf);
-    xmlChar *p = s->failed ? NULL : xmlMalloc(n + 1);
-    if (p) {
-      memcpy(p, xmlOutputBufferGetContent(buf), n);
-      p[n] = 0;
-      *out = p, *out_len = n, rc = 0;
-    }
-    xmlOutputBufferClose(buf);
+    if (!xd_sink_close(&k, buf) && !s->failed) *out = k.p, *out_len = k.n, rc = 0;
+    else free(k.p);
   }
   free(s);
   xmlFreeDoc(doc);

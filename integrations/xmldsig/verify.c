@@ -103,7 +103,7 @@ static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, const xd_s
                                        gostx_xmldsig_result *res) {
   for (size_t i = 0; i < s->nrefs; i++) {
     const xd_ref *r = &s->refs[i];
-    xmlChar *oct = NULL;
+    uint8_t *oct = NULL;
     size_t len = 0;
     uint8_t h[64];
     if (xd_canonical(doc, r->target, sig, &r->t, &oct, &len)) {
@@ -112,8 +112,11 @@ static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, const xd_s
     }
     size_t hl = xd_digest(r->alg, oct, len, h);
     int bad = !hl || memcmp(h, r->digest, hl);
-    if (!bad && append(res, oct, len)) bad = 2;
-    xmlFree(oct);
+    if (!bad && !res->signed_data) /* the first: taken as it is (NUL-terminated), not copied */
+      res->signed_data = oct, res->signed_len = len, oct = NULL;
+    else if (!bad && append(res, oct, len))
+      bad = 2;
+    free(oct);
     if (bad) {
       xd_err(res->why, sizeof res->why, "Reference \"%s\": %s", r->uri,
              bad == 2 ? "out of memory" : "the digest differs (content changed)");
@@ -143,14 +146,14 @@ static gostx_xmldsig_status check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_
     xd_err(err, cap, "SignatureValue missing, not base64 or not %zu bytes", 2 * s->key_len);
     return GOSTX_XMLDSIG_MALFORMED;
   }
-  xmlChar *oct = NULL;
+  uint8_t *oct = NULL;
   size_t len = 0;
   if (xd_canonical(doc, s->node, NULL, &s->c14n, &oct, &len)) {
     xd_err(err, cap, "SignedInfo: canonicalization failed");
     return GOSTX_XMLDSIG_MALFORMED;
   }
   size_t hl = xd_digest(s->alg, oct, len, h);
-  xmlFree(oct);
+  free(oct);
   /* SignatureValue is s || r, each half big-endian (as in X.509 and CMS);
    * the library's verification takes r || s. */
   if (!hl || gostx_gost3410_sig_swap(v, (size_t)vl, v, (size_t)vl) ||
