@@ -13,15 +13,7 @@
 "$G" xml --help >/dev/null 2>&1 || { echo "gostx built without libxml2 (no gostx xml): skipping"; exit 77; }
 cd "$T" || exit 1
 
-printf 'basicConstraints = critical, CA:TRUE\nkeyUsage = critical, keyCertSign\n' >ca.ext
-printf 'basicConstraints = CA:FALSE\nkeyUsage = digitalSignature\n' >leaf.ext
-pki() { # pki NAME CURVE: NAME.key, NAME.pem issued by NAME-ca (NAME-ca.pem)
-  "$G" genpkey -c "$2" -o "$1-ca.key" && "$G" req -x509 -ca -key "$1-ca.key" -subj "/CN=$1 CA" \
-    -days 30 -out "$1-ca.pem" && "$G" genpkey -c "$2" -o "$1.key" &&
-    "$G" req -new -key "$1.key" -subj "/CN=$1" -out "$1.csr" &&
-    "$G" x509 -req -in "$1.csr" -CA "$1-ca.pem" -CAkey "$1-ca.key" -days 10 -extfile leaf.ext \
-      -out "$1.pem" || bad "pki $1"
-} 2>/dev/null
+. "$here/support/xml_pki.sh"
 pki a 256A
 pki b 512A
 pki other 256B
@@ -30,14 +22,6 @@ cat >doc.xml <<'X'
 <?xml version="1.0" encoding="UTF-8"?>
 <root xmlns="urn:a" xmlns:b="urn:b"><!-- note --><b:data Id="d1">hello <x a="1"/></b:data><other>unsigned</other></root>
 X
-# expect NAME WANT_RC GREP verify-args...: gostx xml verify exits WANT_RC and says GREP
-expect() {
-  local name=$1 want=$2 grep=$3
-  shift 3
-  "$G" xml verify "$@" >out 2>err
-  local rc=$?
-  if [ $rc != "$want" ] || ! grep -q -- "$grep" err; then bad "$name: rc $rc, $(cat err)"; else ok; fi
-}
 sign() { "$G" xml sign "$@" 2>err || bad "sign $*: $(cat err)"; }
 
 # whole document, 256-bit key: what was signed is the document less the

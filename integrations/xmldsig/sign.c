@@ -98,7 +98,7 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
   uint8_t h[64], v[128];
   if (!st) {
     /* the Reference's digest, then SignedInfo's signature over it */
-    int bad = xd_canonical(doc, target, sig, &t, &oct, &n) ||
+    int bad = xd_canonical(doc, *ref ? target : (xmlNodePtr)doc, sig, &t, &oct, &n) ||
               xd_digest((int)priv_len, oct, n, h) != priv_len || set_b64(dv, h, priv_len);
     xmlFree(oct);
     oct = NULL;
