@@ -413,6 +413,7 @@ typedef struct gostx_cms_signed {
   const uint8_t *content; size_t content_len;
   size_t n_signers, n_certs;
   gostx_cms_signer_info signers[...];
+  gostx_x509_cert certs[...];
   ...;
 } gostx_cms_signed;
 int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
@@ -467,7 +468,9 @@ typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOST
     GOSTX_CMS_TS_TOKEN, GOSTX_CMS_TS_NOT_TSA, GOSTX_CMS_TS_NONCE_MISMATCH,
     GOSTX_CMS_TS_POLICY_MISMATCH, GOSTX_CMS_TS_NO_SIGNING_CERT, ... } gostx_cms_ts_status;
 const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
-typedef struct gostx_cms_ts_token { int64_t gen_time; ...; } gostx_cms_ts_token;
+typedef struct gostx_cms_ts_token {
+  const uint8_t *token; size_t token_len; int64_t gen_time; ...;
+} gostx_cms_ts_token;
 typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verdict cms; ...; }
     gostx_cms_ts_verdict;
 int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t,
@@ -731,8 +734,9 @@ static const uint8_t *gxpy_bio_out(const gxpy_bio *b) { return b->out; }
 
 
 def make_ffi():
+    from _build_esign import CDEF_ESIGN  # beside this file (run as a script)
     ffi = cffi.FFI()
-    ffi.cdef(CDEF)
+    ffi.cdef(CDEF + CDEF_ESIGN)
     ffi.set_source("gostx._gostx", SOURCE)
     return ffi
 
