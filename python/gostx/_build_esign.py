@@ -85,6 +85,7 @@ typedef enum gostx_cades_level { GOSTX_CADES_BES, GOSTX_CADES_T, GOSTX_CADES_C,
 const char *gostx_cades_level_name(gostx_cades_level l);
 typedef struct gostx_cades_info {
   size_t n_sig_ts, n_esc_ts;
+  int has_cert_refs, has_rev_refs, has_cert_values, has_rev_values;
   size_t n_certs, n_crls, n_ocsps;
   const uint8_t *certs[...], *crls[...], *ocsps[...];
   size_t cert_len[...], crl_len[...], ocsp_len[...];

@@ -1,0 +1,126 @@
+"""gostx.cms.enhance on the gostx command's PKI (esign_pki.py): BES to T
+to X Long Type 1 with `gostx ts -reply` (a callable), a TSA reply given as
+bytes, and `gostx ts serve` by URL; the validation data from `gostx ocsp`
+(the responder) and `gostx ca -gencrl`; verify() reports the level reached
+and `gostx cms -verify` still verifies the result. Refusals named: a
+reply over other bytes, a CRL or OCSP response that is none, a changed
+value in the result, two timestamps asked of one reply."""
+import subprocess
+
+import pytest
+
+import gostx
+from gostx import cms, ocsp
+
+from conftest import read_port
+
+DOC = b"a document signed for the long term\n" * 100
+
+
+@pytest.fixture(scope="module")
+def signed(esign):
+    """A CAdES-BES of DOC by the signer, and its OCSP response."""
+    signer, ca = esign.cert("signer"), esign.cert("ca")
+    bes = cms.sign(DOC, signer, esign.key("signer"), cades=True)
+    req = ocsp.request(signer, ca, nonce=False)
+    return bes, esign.ocsp_respond(req, "signer_status")
+
+
+def tsa(esign):
+    return lambda query: esign.ts_reply(query, "enh")
+
+
+def test_bes_to_t_to_x_long_type1(esign, signed):
+    bes, resp = signed
+    store = esign.store()
+    assert cms.verify(bes, DOC, store=store).signers[0].level == cms.Level.BES
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=tsa(esign), store=store)
+    got = cms.verify(t, DOC, store=store).signers[0]
+    assert got.level == cms.Level.T and len(got.timestamps) == 1
+    assert str(cms.Level.T) == "CAdES-T"
+    xl1 = cms.enhance(t, DOC, to="XL1", tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                      crls=[(esign.d / "ca.crl").read_bytes()])
+    got = cms.verify(xl1, DOC, store=store).signers[0]
+    assert got.level == cms.Level.X_LONG_TYPE1 and str(got.level) == "CAdES-X Long Type 1"
+    assert got.timestamps == cms.verify(t, DOC, store=store).signers[0].timestamps
+    # the chain, the CRL and the response are inside, once each
+    assert esign.cert("ca").public_bytes("DER") in xl1 and _crl_der(esign) in xl1
+    assert resp[-64:] in xl1  # the BasicOCSPResponse (its signature) in revocation-values
+    # BES straight to X Long Type 1 (two timestamps), PEM out; the command verifies it
+    pem = cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                      encoding="PEM")
+    assert pem.startswith(b"-----BEGIN CMS-----")
+    assert cms.verify(pem, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+    (esign.d / "xl1.sig").write_bytes(xl1)
+    (esign.d / "doc.txt").write_bytes(DOC)
+    r = subprocess.run([esign.cli, "cms", "-verify", "-in", "xl1.sig", "-inform", "DER", "-content",
+                        "doc.txt", "-CAfile", "ca.pem", "-out", "/dev/null"], cwd=esign.d,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # enhancing again leaves it as it is
+    assert cms.enhance(xl1, DOC, tsa_reply=tsa(esign), store=store) == xl1
+
+
+def test_reply_as_bytes_and_by_url(esign, signed):
+    bes, _ = signed
+    store = esign.store()
+    (esign.d / "bes.sig").write_bytes(bes)
+    esign.run("cms", "-tsa-query", "q_bytes.tsq", "-in", "bes.sig", "-inform", "DER")
+    reply = esign.ts_reply((esign.d / "q_bytes.tsq").read_bytes(), "bytes")
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=reply, store=store)
+    assert cms.verify(t, DOC, store=store).signers[0].level == cms.Level.T
+    with pytest.raises(gostx.GostxValueError):
+        cms.enhance(bes, DOC, to="XL1", tsa_reply=reply, store=store)
+    srv = subprocess.Popen([esign.cli, "ts", "serve", "-port", "0", "-signer", "tsa.pem", "-inkey",
+                            "tsa.key", "-chain", "ca.pem", "-serial", "tsa.serial", "-threads", "1"],
+                           cwd=esign.d, stderr=subprocess.PIPE, text=True)
+    try:
+        port = read_port(srv, r"listening on 127\.0\.0\.1:(\d+)")
+        xl1 = cms.enhance(t, DOC, tsa_reply=f"http://127.0.0.1:{port}/", store=store)
+    finally:
+        srv.terminate()
+        srv.wait(timeout=20)
+    assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+
+
+def test_refusals_are_named(esign, signed):
+    bes, resp = signed
+    store = esign.store()
+    esign.run("ts", "-query", "-digest", "00" * 32, "-cert", "-no_nonce", "-out", "other.tsq")
+    other = esign.ts_reply((esign.d / "other.tsq").read_bytes(), "other")  # for other bytes
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(bes, DOC, to="T", tsa_reply=other, store=store)
+    assert e.value.status == cms.Status.TS_IMPRINT_MISMATCH
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=tsa(esign), store=store)
+    for kw, status in (({"crls": [b"\x30\x03\x02\x01\x01"]}, cms.Status.CADES_BAD_CRL),
+                       ({"ocsp_responses": [esign.cert("ca").public_bytes("DER")]},
+                        cms.Status.CADES_BAD_OCSP)):
+        with pytest.raises(cms.VerificationError) as e:
+            cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, **kw)
+        assert e.value.status == status, e.value
+    crl_pem = (esign.d / "ca.crl").read_bytes()
+    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, crls=[crl_pem],
+                      ocsp_responses=[resp])
+    # the CRL's value changed inside the signature: its reference no longer matches
+    bad = bytearray(xl1)
+    crl_der = _crl_der(esign)
+    at = bad.find(crl_der)
+    assert at > 0
+    bad[at + len(crl_der) - 5] ^= 1
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(bytes(bad), DOC, store=store)
+    assert e.value.status == cms.Status.CADES_REV_HASH_MISMATCH and isinstance(e.value, gostx.GostxError)
+    with pytest.raises(gostx.GostxValueError):
+        cms.enhance(t, DOC, to="X", tsa_reply=tsa(esign), store=store)
+    with pytest.raises(gostx.GostxTypeError):
+        cms.enhance(t, DOC, tsa_reply=42, store=store)
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(t, DOC + b"changed", tsa_reply=tsa(esign), store=store)
+    assert e.value.status == cms.Status.DIGEST_MISMATCH
+
+
+def _crl_der(esign):
+    import base64
+    text = (esign.d / "ca.crl").read_text()
+    body = text.split("-----BEGIN X509 CRL-----")[1].split("-----END X509 CRL-----")[0]
+    return base64.b64decode("".join(body.split()))
