@@ -60,9 +60,18 @@ gostx_ocsp_status gostx_ocsp_check(const gostx_ocsp_response *r, const gostx_ocs
                                    size_t *which, gostx_ocsp_signer_info *signer);
 const char *gostx_ocsp_reason_name(int reason);
 
-/* CRLs from PEM (include/gostx/x509_crl.h) */
+/* CRLs (include/gostx/x509_crl.h) */
 int gostx_x509_crl_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der,
                             size_t cap, size_t *der_len);
+typedef struct gostx_x509_crl { ...; } gostx_x509_crl;
+int gostx_x509_crl_parse(const uint8_t *der, size_t der_len, gostx_x509_crl *out,
+                         gostx_x509_status *st);
+const char *gostx_x509_crl_reason_name(int reason);
+typedef struct gostx_x509_revocation { int reason; int64_t revocation_date; ...; }
+    gostx_x509_revocation;
+gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
+                                        const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
+                                        int64_t now, gostx_x509_revocation *out);
 
 /* CAdES-T steps and CAdES-C / X Long / X Long Type 1 (cms_ts.h, cades.h) */
 int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len, size_t digest_len, uint8_t *out,

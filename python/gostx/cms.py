@@ -351,9 +351,10 @@ def _timestamps(sd, i, params):
 
 
 def _level(sd, i, params):
-    """Signer i's CAdES layers checked (gostx_cades_verify): the Level."""
-    v = ffi.new("gostx_cades_verdict *")
-    if lib.gostx_cades_verify(sd, i, params, ffi.NULL, v):
+    """Signer i's CAdES layers checked (gostx_cades_verify): the Level and
+    what they hold (a gostx_cades_info)."""
+    v, info = ffi.new("gostx_cades_verdict *"), ffi.new("gostx_cades_info *")
+    if lib.gostx_cades_verify(sd, i, params, info, v):
         why = Status(200 + v.status).text
         if v.status in (lib.GOSTX_CADES_SIGNATURE_TIMESTAMP, lib.GOSTX_CADES_ESC_TIMESTAMP):
             inner = ffi.string(lib.gostx_cms_ts_status_name(v.ts.status)).decode()
@@ -363,7 +364,7 @@ def _level(sd, i, params):
         elif v.index:
             why += f" (entry {v.index})"
         raise VerificationError(200 + v.status, i, why)
-    return Level(v.level)
+    return Level(v.level), info
 
 
 def verify(signature, content=None, *, store, untrusted=(), at=None):
@@ -375,8 +376,11 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
     more certificates (Certificate or DER/PEM bytes) to build chains with;
     at: the time chains are checked at (datetime or seconds; default now).
     Returns Verified(signers, content), each signer with the CAdES Level
-    reached; raises VerificationError naming the first failure
-    (GostxTypeError/GostxValueError for misuse)."""
+    reached; an X Long (Type 1) signer must also not be revoked at its
+    signature-time-stamp's time by the signature's own revocation values
+    (OCSP responses first, then CRLs: docs/ESIGN.md). Raises
+    VerificationError naming the first failure (GostxTypeError /
+    GostxValueError for misuse)."""
     if store is not None and not isinstance(store, Store):
         raise GostxTypeError(f"store must be a gostx.x509.Store or None, not {type(store).__name__!r}")
     der = _der(signature)
@@ -410,7 +414,12 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
             raise _refusal(v)
         cert = Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
         when = _utc(si.signing_time) if si.has_signing_time else None
-        signers.append(Signer(cert, when, _timestamps(sd, i, params), _level(sd, i, params)))
+        times = _timestamps(sd, i, params)
+        level, info = _level(sd, i, params)
+        if level in (Level.X_LONG, Level.X_LONG_TYPE1):
+            from . import _revocation
+            _revocation.judge(sd, i, info, cert, store, more, now)
+        signers.append(Signer(cert, when, times, level))
     return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)
 
 

@@ -76,7 +76,8 @@ def test_reply_as_bytes_and_by_url(esign, signed):
                            cwd=esign.d, stderr=subprocess.PIPE, text=True)
     try:
         port = read_port(srv, r"listening on 127\.0\.0\.1:(\d+)")
-        xl1 = cms.enhance(t, DOC, tsa_reply=f"http://127.0.0.1:{port}/", store=store)
+        xl1 = cms.enhance(t, DOC, tsa_reply=f"http://127.0.0.1:{port}/", store=store,
+                          crls=[esign.path("ca.crl")])
     finally:
         srv.terminate()
         srv.wait(timeout=20)
@@ -124,3 +125,65 @@ def _crl_der(esign):
     text = (esign.d / "ca.crl").read_text()
     body = text.split("-----BEGIN X509 CRL-----")[1].split("-----END X509 CRL-----")[0]
     return base64.b64decode("".join(body.split()))
+
+
+def _issue_revoked(esign, name, when):
+    """A signer certificate from `gostx ca`, then marked revoked at when
+    (openssl's index time YYMMDDHHMMSSZ) in the index the responder reads."""
+    esign.run("genpkey", "-c", "256A", "-o", f"{name}.key")
+    esign.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
+    esign.run("ca", "-in", f"{name}.csr", "-cert", "ca.pem", "-keyfile", "ca.key", "-index",
+              "index.txt", "-extfile", "leaf.ext", "-out", f"{name}.pem")
+    index = esign.d / "index.txt"
+    lines = index.read_text().splitlines()
+    hexserial = format(esign.cert(name).serial_number, "X")
+    for k, line in enumerate(lines):
+        f = line.split("\t")
+        if f[3].lstrip("0").upper() == hexserial.lstrip("0"):
+            f[0], f[2] = "R", f"{when},keyCompromise"
+            lines[k] = "\t".join(f)
+    index.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("revoked_before", [True, False])
+def test_revocation_judged_at_the_timestamps_time(esign, revoked_before):
+    """An X Long Type 1 whose signer the OCSP value calls revoked: before
+    the signature-time-stamp it fails verification (REVOKED, named), after
+    it (a revocation dated a day later) it verifies."""
+    import datetime
+    name = "early" if revoked_before else "late"
+    when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(
+        days=-1 if revoked_before else 1)
+    _issue_revoked(esign, name, when.strftime("%y%m%d%H%M%SZ"))
+    cert, ca, store = esign.cert(name), esign.cert("ca"), esign.store()
+    sig = cms.sign(DOC, cert, esign.key(name), cades=True)
+    resp = esign.ocsp_respond(ocsp.request(cert, ca, nonce=False), f"{name}_status")
+    assert ocsp.check(resp, cert, ca).status == "revoked"
+    xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp])
+    if not revoked_before:
+        assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+        return
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.status == cms.Status.CHAIN and e.value.x509_status == gostx.x509.Status.REVOKED
+    assert "keyCompromise" in e.value.why
+
+
+def test_x_long_without_revocation_data_is_refused(esign, signed):
+    bes, _ = signed
+    store = esign.store()
+    xl1 = cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store)  # no CRL, no OCSP response
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.x509_status == gostx.x509.Status.CRL_UNAVAILABLE
+
+
+def test_revoked_by_the_crl_value(esign):
+    """The certificate `gostx ca -revoke` revoked before it signed, its CRL
+    (`gostx ca -gencrl`) the only revocation value: refused, by name."""
+    cert, store = esign.cert("revoked"), esign.store()
+    sig = cms.sign(DOC, cert, esign.key("revoked"), cades=True)
+    xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, crls=[esign.path("ca.crl")])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and "keyCompromise" in e.value.why
