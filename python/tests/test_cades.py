@@ -187,3 +187,30 @@ def test_revoked_by_the_crl_value(esign):
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(xl1, DOC, store=store)
     assert e.value.x509_status == gostx.x509.Status.REVOKED and "keyCompromise" in e.value.why
+
+
+def test_openssl_ts_as_the_tsa(esign, signed):
+    """`openssl ts -reply` (gost-engine, the TSA's GOST key) answers both
+    timestamps of an X Long Type 1."""
+    from esign_pki import ENGINE_CNF, openssl_gost
+    env = openssl_gost()
+    if env is None:
+        pytest.skip("openssl with gost-engine is needed")
+    cnf = esign.d / "ts.cnf"
+    cnf.write_text(f".include {ENGINE_CNF}\n[tsa]\ndefault_tsa = gost_tsa\n[gost_tsa]\n"
+                   "serial = ./ossl.serial\nsigner_cert = ./tsa.pem\nsigner_key = ./tsa.key\n"
+                   "certs = ./ca.pem\nsigner_digest = md_gost12_256\n"
+                   "default_policy = 1.2.643.100.1\ndigests = md_gost12_256, md_gost12_512\n"
+                   "accuracy = secs:1\ness_cert_id_alg = md_gost12_256\n")
+    env = dict(env, OPENSSL_CONF=str(cnf))
+
+    def openssl_tsa(query):
+        (esign.d / "o.tsq").write_bytes(query)
+        subprocess.run(["openssl", "ts", "-reply", "-queryfile", "o.tsq", "-out", "o.tsr"],
+                       cwd=esign.d, env=env, check=True, capture_output=True, timeout=60)
+        return (esign.d / "o.tsr").read_bytes()
+
+    bes, resp = signed
+    store = esign.store()
+    xl1 = cms.enhance(bes, DOC, tsa_reply=openssl_tsa, store=store, ocsp_responses=[resp])
+    assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
