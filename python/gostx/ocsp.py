@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 from typing import NamedTuple
 
-from ._native import GostxError, GostxTypeError, GostxValueError, check as _check_rc, ffi, lib
+from ._native import GostxError, GostxTypeError, GostxValueError, check as _check_rc, ffi, lib, rbuf
 from .x509 import Certificate
 from .x509 import VerificationError as _X509Error
 
@@ -115,6 +115,11 @@ def _utc(seconds):
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
 
 
+def _bytes(obj):
+    """A bytes-like argument as bytes (GostxTypeError for a str or the like)."""
+    return bytes(rbuf(obj))
+
+
 def _seconds(at):
     if at is None:
         return int(time.time())
@@ -199,7 +204,7 @@ def _parse_request(der):
 def parse_request(der):
     """A DER OCSPRequest read: Request(certids, nonce). VerificationError
     (MALFORMED) for what is none."""
-    req = _parse_request(bytes(memoryview(der)))
+    req = _parse_request(_bytes(der))
     nonce = bytes(req.nonce[0:req.nonce_len]) if req.nonce_len else None
     return Request([_certid(req.id[i]) for i in range(req.n)], nonce)
 
@@ -215,7 +220,7 @@ class Response:
                  "certificates", "responder_name", "responder_key_hash")
 
     def __init__(self, der):
-        self.der = bytes(memoryview(der))
+        self.der = _bytes(der)
         self._buf = ffi.from_buffer("uint8_t[]", self.der)  # the parse points into it
         self._r = r = ffi.new("gostx_ocsp_response *")
         if lib.gostx_ocsp_response_parse(self._buf, len(self.der), r):
@@ -276,7 +281,7 @@ def check(response, cert, issuer, *, trusted=(), nonce=None, request=None, hash=
     cert, issuer = _cert(cert, "cert"), _cert(issuer, "issuer")
     trusted = [_cert(c, "trusted") for c in trusted]
     if request is not None:
-        sent = parse_request(request)
+        sent = parse_request(request)  # (a bytes-like DER request)
         if nonce is None:
             nonce = sent.nonce
         if hash is None and sent.certids:
@@ -317,7 +322,7 @@ def post(url, request, *, timeout=20, content_type="application/ocsp-request",
     when the server cannot be reached or answers another status than 200."""
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         raise GostxValueError(f"an http:// or https:// URL is needed, not {url!r}")
-    body = bytes(memoryview(request))
+    body = _bytes(request)
     req = urllib.request.Request(url, data=body, method="POST",
                                  headers={"Content-Type": content_type, "Accept": accept})
     with urllib.request.urlopen(req, timeout=timeout) as reply:  # noqa: S310 (scheme checked)

@@ -102,6 +102,8 @@ def test_refusals_are_named(esign):
         ocsp.request(signer, ca, nonce=bytes(33))
     with pytest.raises(gostx.GostxTypeError):
         ocsp.request("signer.pem", ca)
+    with pytest.raises(gostx.GostxTypeError):
+        ocsp.parse_response("not bytes")
 
 
 def test_over_http_to_the_command(esign):
