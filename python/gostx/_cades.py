@@ -55,16 +55,18 @@ class _Parsed:
 
 
 def _grow(call, *args):
-    """A cades/cms_ts call that writes a new SignedData: size, then write."""
+    """A call that writes a new SignedData (out, cap, out_len, then a
+    gostx_cades_status but for gostx_cms_ts_embed): its size, then it."""
     n, st = ffi.new("size_t *"), ffi.new("gostx_cades_status *")
-    rc = call(*args, ffi.NULL, 0, n, *([st] if call is not lib.gostx_cms_ts_embed else []))
+    tail = () if call is lib.gostx_cms_ts_embed else (st,)
+    rc = call(*args, ffi.NULL, 0, n, *tail)
     if rc == 0:
         out = ffi.new("uint8_t[]", n[0])
-        rc = call(*args, out, n[0], n, *([st] if call is not lib.gostx_cms_ts_embed else []))
+        rc = call(*args, out, n[0], n, *tail)
         if rc == 0:
             return bytes(ffi.buffer(out, n[0]))
-    if rc == lib.GOSTX_EFORMAT:
-        raise VerificationError(200 + st[0])
+    if rc == lib.GOSTX_EFORMAT:  # ts_embed names no status: its attributes are malformed
+        raise VerificationError(200 + (st[0] or lib.GOSTX_CADES_MALFORMED))
     check(rc, "cades")
 
 
