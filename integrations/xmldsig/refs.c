@@ -108,8 +108,8 @@ static gostx_xmldsig_status reference(xmlNodePtr root, xmlNodePtr n, xd_ref *r, 
     return GOSTX_XMLDSIG_BAD_REFERENCE;
   }
   snprintf(r->uri, sizeof r->uri, "%s", uri);
-  if (!*uri) {
-    r->target = root;
+  if (!*uri) { /* the whole document: its PIs outside the root too (XMLDSig 4.3.3.3) */
+    r->target = (xmlNodePtr)root->doc;
   } else if (uri[0] == '#' && strncmp(uri, "#xpointer(", 10)) {
     st = xd_find_id(root, uri + 1, &r->target, err, cap);
     if (!st && !r->target) {

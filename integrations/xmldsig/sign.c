@@ -220,7 +220,9 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     xmlFreeNode(p.sig); /* never placed */
   } else if (!st && !(st = xd_find_id(xmlDocGetRootElement(doc), NULL, &any, err, err_cap))) {
     /* Ids unique in the signed document too (an Id the signing added) */
-    if ((!o.wsse && x509_data(&p, &o)) || compute(doc, target, &p, &o, key))
+    /* URI="": the whole document, its PIs outside the root too (XMLDSig 4.3.3.3) */
+    xmlNodePtr signed_node = *id ? target : (xmlNodePtr)doc;
+    if ((!o.wsse && x509_data(&p, &o)) || compute(doc, signed_node, &p, &o, key))
       st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
   }
   if (!st) { /* written into the buffer handed back: never copied whole */

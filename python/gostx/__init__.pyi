@@ -322,3 +322,5 @@ def load_der_public_key(data: _ReadableBuffer) -> PublicKey: ...
 from . import pkcs12 as pkcs12
 # CMS signatures (cms.py, its stub cms.pyi)
 from . import cms as cms
+# OCSP (ocsp.py, its stub ocsp.pyi)
+from . import ocsp as ocsp

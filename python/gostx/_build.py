@@ -333,7 +333,10 @@ typedef enum gostx_x509_status { GOSTX_X509_OK, GOSTX_X509_MALFORMED, GOSTX_X509
     GOSTX_X509_NAME_MISMATCH, GOSTX_X509_CRITICAL_EXT, GOSTX_X509_BAD_KEY,
     GOSTX_X509_NAME_CONSTRAINTS, GOSTX_X509_POLICY, GOSTX_X509_PATH_TOO_LONG,
     GOSTX_X509_BAD_EXTENSION, GOSTX_X509_BAD_VERSION, GOSTX_X509_SIG_ALG_MISMATCH,
-    GOSTX_X509_PROFILE, GOSTX_X509_EMAIL_MISMATCH, ... } gostx_x509_status;
+    GOSTX_X509_PROFILE, GOSTX_X509_EMAIL_MISMATCH, GOSTX_X509_REVOKED, GOSTX_X509_CRL_UNAVAILABLE,
+    GOSTX_X509_CRL_SCOPE, GOSTX_X509_CRL_EXPIRED, GOSTX_X509_CRL_BAD_SIGNATURE,
+    GOSTX_X509_CRL_WRONG_ISSUER, GOSTX_X509_CRL_CRITICAL_EXT, GOSTX_X509_CRL_MALFORMED,
+    GOSTX_X509_CRL_DELTA, GOSTX_X509_CRL_INDIRECT, ... } gostx_x509_status;
 typedef enum gostx_x509_purpose { GOSTX_X509_PURPOSE_ANY, GOSTX_X509_PURPOSE_SERVER,
     GOSTX_X509_PURPOSE_CLIENT, GOSTX_X509_PURPOSE_SERVER_TLS12, ... } gostx_x509_purpose;
 #define GOSTX_X509_MAX_DEPTH ...
@@ -417,6 +420,7 @@ typedef struct gostx_cms_signed {
   const uint8_t *content; size_t content_len;
   size_t n_signers, n_certs;
   gostx_cms_signer_info signers[...];
+  gostx_x509_cert certs[...];
   ...;
 } gostx_cms_signed;
 int gostx_cms_signed_parse(const uint8_t *der, size_t der_len, gostx_cms_signed *out,
@@ -471,7 +475,9 @@ typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOST
     GOSTX_CMS_TS_TOKEN, GOSTX_CMS_TS_NOT_TSA, GOSTX_CMS_TS_NONCE_MISMATCH,
     GOSTX_CMS_TS_POLICY_MISMATCH, GOSTX_CMS_TS_NO_SIGNING_CERT, ... } gostx_cms_ts_status;
 const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
-typedef struct gostx_cms_ts_token { int64_t gen_time; ...; } gostx_cms_ts_token;
+typedef struct gostx_cms_ts_token {
+  const uint8_t *token; size_t token_len; int64_t gen_time; ...;
+} gostx_cms_ts_token;
 typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verdict cms; ...; }
     gostx_cms_ts_verdict;
 int gostx_cms_ts_parse(const uint8_t *der, size_t der_len, gostx_cms_ts_token *t,
@@ -735,8 +741,9 @@ static const uint8_t *gxpy_bio_out(const gxpy_bio *b) { return b->out; }
 
 
 def make_ffi():
+    from _build_esign import CDEF_ESIGN  # beside this file (run as a script)
     ffi = cffi.FFI()
-    ffi.cdef(CDEF)
+    ffi.cdef(CDEF + CDEF_ESIGN)
     ffi.set_source("gostx._gostx", SOURCE)
     return ffi
 

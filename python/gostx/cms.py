@@ -29,16 +29,17 @@ from .gost3410 import PrivateKey, _key_struct
 from .x509 import Certificate, Store
 from .x509 import Status as X509Status
 
-__all__ = ["sign", "verify", "encrypt", "decrypt", "Signer", "Verified", "Status",
-           "VerificationError", "DecryptionError"]
+__all__ = ["sign", "verify", "enhance", "encrypt", "decrypt", "Signer", "Verified", "Status",
+           "Level", "VerificationError", "DecryptionError"]
 
 _CHUNK = 1 << 20  # what a detached content is hashed by
 _MAX_DER = 64 << 20  # a signature (attached content included) read whole at most this large
 
 
 class Status(enum.IntEnum):
-    """The library's verdicts (gostx_cms_status and, for timestamps,
-    gostx_cms_ts_status offset by 100); str() is the library's text."""
+    """The library's verdicts (gostx_cms_status; for timestamps
+    gostx_cms_ts_status offset by 100, for the CAdES-C/X layers
+    gostx_cades_status offset by 200); str() is the library's text."""
     MALFORMED = lib.GOSTX_CMS_MALFORMED
     TRUNCATED = lib.GOSTX_CMS_TRUNCATED
     TRAILING_DATA = lib.GOSTX_CMS_TRAILING_DATA
@@ -82,10 +83,29 @@ class Status(enum.IntEnum):
     TS_NONCE_MISMATCH = 100 + lib.GOSTX_CMS_TS_NONCE_MISMATCH
     TS_POLICY_MISMATCH = 100 + lib.GOSTX_CMS_TS_POLICY_MISMATCH
     TS_NO_SIGNING_CERT = 100 + lib.GOSTX_CMS_TS_NO_SIGNING_CERT
+    CADES_MALFORMED = 200 + lib.GOSTX_CADES_MALFORMED
+    CADES_DUPLICATE = 200 + lib.GOSTX_CADES_DUPLICATE
+    CADES_TOO_MANY = 200 + lib.GOSTX_CADES_TOO_MANY
+    CADES_UNKNOWN_HASH = 200 + lib.GOSTX_CADES_UNKNOWN_HASH
+    CADES_NO_SIGNATURE_TIMESTAMP = 200 + lib.GOSTX_CADES_NO_SIGNATURE_TIMESTAMP
+    CADES_NO_REFERENCES = 200 + lib.GOSTX_CADES_NO_REFERENCES
+    CADES_REFS_COUNT = 200 + lib.GOSTX_CADES_REFS_COUNT
+    CADES_CERT_WITHOUT_VALUE = 200 + lib.GOSTX_CADES_CERT_WITHOUT_VALUE
+    CADES_CERT_HASH_MISMATCH = 200 + lib.GOSTX_CADES_CERT_HASH_MISMATCH
+    CADES_REV_WITHOUT_VALUE = 200 + lib.GOSTX_CADES_REV_WITHOUT_VALUE
+    CADES_REV_HASH_MISMATCH = 200 + lib.GOSTX_CADES_REV_HASH_MISMATCH
+    CADES_SIGNATURE_TIMESTAMP = 200 + lib.GOSTX_CADES_SIGNATURE_TIMESTAMP
+    CADES_ESC_TIMESTAMP = 200 + lib.GOSTX_CADES_ESC_TIMESTAMP
+    CADES_TIME_ORDER = 200 + lib.GOSTX_CADES_TIME_ORDER
+    CADES_BAD_CRL = 200 + lib.GOSTX_CADES_BAD_CRL
+    CADES_BAD_OCSP = 200 + lib.GOSTX_CADES_BAD_OCSP
+    CADES_BAD_CERT = 200 + lib.GOSTX_CADES_BAD_CERT
 
     @property
     def text(self):
         """The library's text of the status ("messageDigest: ...")."""
+        if self >= 200:
+            return ffi.string(lib.gostx_cades_status_name(self - 200)).decode()
         if self >= 100:
             return ffi.string(lib.gostx_cms_ts_status_name(self - 100)).decode()
         return ffi.string(lib.gostx_cms_status_name(self)).decode()
@@ -118,13 +138,31 @@ class DecryptionError(GostxError, ValueError):
         super().__init__(f"CMS decryption failed: {self.status.name}: {self.status.text}")
 
 
+class Level(enum.IntEnum):
+    """The CAdES form a signer reached (gostx_cades_level), lowest first;
+    str() is its name ("CAdES-X Long Type 1"). X_TYPE1: references and a
+    CAdES-C-time-stamp without all the values."""
+    BES = lib.GOSTX_CADES_BES
+    T = lib.GOSTX_CADES_T
+    C = lib.GOSTX_CADES_C
+    X_LONG = lib.GOSTX_CADES_X_LONG
+    X_TYPE1 = lib.GOSTX_CADES_X_TYPE1
+    X_LONG_TYPE1 = lib.GOSTX_CADES_X_LONG_TYPE1
+
+    def __str__(self):
+        return ffi.string(lib.gostx_cades_level_name(self)).decode()
+
+
 class Signer(NamedTuple):
     """A signer that verified: its certificate, its signingTime (an aware
-    UTC datetime, or None) and the times of its verified RFC 3161
-    signature timestamps (CAdES-T), oldest first."""
+    UTC datetime, or None), the times of its verified RFC 3161
+    signature timestamps (CAdES-T), oldest first, and the CAdES level its
+    unsigned attributes reached (a Level; every reference met by its value
+    and every timestamp checked, offline)."""
     certificate: Certificate
     signing_time: "datetime.datetime | None"
     timestamps: list
+    level: Level = Level.BES
 
 
 class Verified(NamedTuple):
@@ -312,6 +350,23 @@ def _timestamps(sd, i, params):
     return sorted(times)
 
 
+def _level(sd, i, params):
+    """Signer i's CAdES layers checked (gostx_cades_verify): the Level and
+    what they hold (a gostx_cades_info)."""
+    v, info = ffi.new("gostx_cades_verdict *"), ffi.new("gostx_cades_info *")
+    if lib.gostx_cades_verify(sd, i, params, info, v):
+        why = Status(200 + v.status).text
+        if v.status in (lib.GOSTX_CADES_SIGNATURE_TIMESTAMP, lib.GOSTX_CADES_ESC_TIMESTAMP):
+            inner = ffi.string(lib.gostx_cms_ts_status_name(v.ts.status)).decode()
+            if v.ts.status == lib.GOSTX_CMS_TS_TOKEN:
+                inner += ": " + _refusal(v.ts.cms).why
+            why += f" {v.index}: {inner}"
+        elif v.index:
+            why += f" (entry {v.index})"
+        raise VerificationError(200 + v.status, i, why)
+    return Level(v.level), info
+
+
 def verify(signature, content=None, *, store, untrusted=(), at=None):
     """Verify a CMS SignedData (DER or PEM bytes, or a path) as gostx cms
     -verify does, content the detached content (bytes-like, a path or a
@@ -320,8 +375,12 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
     to check no chain (openssl's -noverify: say so explicitly). untrusted:
     more certificates (Certificate or DER/PEM bytes) to build chains with;
     at: the time chains are checked at (datetime or seconds; default now).
-    Returns Verified(signers, content); raises VerificationError naming the
-    first failure (GostxTypeError/GostxValueError for misuse)."""
+    Returns Verified(signers, content), each signer with the CAdES Level
+    reached; an X Long (Type 1) signer must also not be revoked at its
+    signature-time-stamp's time by the signature's own revocation values
+    (OCSP responses first, then CRLs: docs/ESIGN.md). Raises
+    VerificationError naming the first failure (GostxTypeError /
+    GostxValueError for misuse)."""
     if store is not None and not isinstance(store, Store):
         raise GostxTypeError(f"store must be a gostx.x509.Store or None, not {type(store).__name__!r}")
     der = _der(signature)
@@ -355,7 +414,12 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
             raise _refusal(v)
         cert = Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
         when = _utc(si.signing_time) if si.has_signing_time else None
-        signers.append(Signer(cert, when, _timestamps(sd, i, params)))
+        times = _timestamps(sd, i, params)
+        level, info = _level(sd, i, params)
+        if level in (Level.X_LONG, Level.X_LONG_TYPE1):
+            from . import _revocation
+            _revocation.judge(sd, i, info, cert, store, more, now)
+        signers.append(Signer(cert, when, times, level))
     return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)
 
 
@@ -457,3 +521,6 @@ def decrypt(message, cert, key, *, originator=None):
     plain = bytes(ffi.buffer(out, n[0]))
     ffi.memmove(out, b"\0" * len(out), len(out))  # the plaintext's copy we no longer need
     return plain
+
+
+from ._cades import enhance  # noqa: E402 (it builds on the helpers above)

@@ -2,9 +2,10 @@
 import datetime
 import enum
 import os
-from typing import IO, List, NamedTuple, Optional, Sequence, Union
+from typing import IO, Callable, List, NamedTuple, Optional, Sequence, Union
 
 from . import GostxError, PrivateKey
+from .ocsp import Response
 from .x509 import Certificate, Store
 from .x509 import Status as X509Status
 
@@ -13,8 +14,8 @@ _Buffer = Union[bytes, bytearray, memoryview]
 _Content = Union[_Buffer, _StrPath, IO[bytes]]
 _CertLike = Union[Certificate, bytes, bytearray, memoryview]
 
-__all__ = ["sign", "verify", "encrypt", "decrypt", "Signer", "Verified", "Status",
-           "VerificationError", "DecryptionError"]
+__all__ = ["sign", "verify", "enhance", "encrypt", "decrypt", "Signer", "Verified", "Status",
+           "Level", "VerificationError", "DecryptionError"]
 
 class Status(enum.IntEnum):
     MALFORMED = 1
@@ -60,8 +61,33 @@ class Status(enum.IntEnum):
     TS_NONCE_MISMATCH = 108
     TS_POLICY_MISMATCH = 109
     TS_NO_SIGNING_CERT = 110
+    CADES_MALFORMED = 201
+    CADES_DUPLICATE = 202
+    CADES_TOO_MANY = 203
+    CADES_UNKNOWN_HASH = 204
+    CADES_NO_SIGNATURE_TIMESTAMP = 205
+    CADES_NO_REFERENCES = 206
+    CADES_REFS_COUNT = 207
+    CADES_CERT_WITHOUT_VALUE = 208
+    CADES_CERT_HASH_MISMATCH = 209
+    CADES_REV_WITHOUT_VALUE = 210
+    CADES_REV_HASH_MISMATCH = 211
+    CADES_SIGNATURE_TIMESTAMP = 212
+    CADES_ESC_TIMESTAMP = 213
+    CADES_TIME_ORDER = 214
+    CADES_BAD_CRL = 215
+    CADES_BAD_OCSP = 216
+    CADES_BAD_CERT = 217
     @property
     def text(self) -> str: ...
+
+class Level(enum.IntEnum):
+    BES = 0
+    T = 1
+    C = 2
+    X_LONG = 3
+    X_TYPE1 = 4
+    X_LONG_TYPE1 = 5
 
 class VerificationError(GostxError, ValueError):
     status: Status
@@ -80,6 +106,7 @@ class Signer(NamedTuple):
     certificate: Certificate
     signing_time: Optional[datetime.datetime]
     timestamps: List[datetime.datetime]
+    level: Level = ...
 
 class Verified(NamedTuple):
     signers: List[Signer]
@@ -92,6 +119,12 @@ def sign(content: _Content, cert: _CertLike, key: PrivateKey, *, detached: bool 
 def verify(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = ..., *,
            store: Optional[Store], untrusted: Sequence[_CertLike] = ...,
            at: Union[datetime.datetime, float, None] = ...) -> Verified: ...
+def enhance(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = ..., *,
+            to: str = ..., tsa_reply: Union[Callable[[bytes], bytes], str, _Buffer],
+            store: Optional[Store], ocsp_responses: Sequence[Union[_Buffer, _StrPath, Response]] = ...,
+            crls: Sequence[Union[_Buffer, _StrPath]] = ..., certs: Optional[Sequence[_CertLike]] = ...,
+            untrusted: Sequence[_CertLike] = ..., at: Union[datetime.datetime, float, None] = ...,
+            encoding: str = ...) -> bytes: ...
 def encrypt(content: _Content, recipients: Sequence[_CertLike], *, cipher: str = ...,
             omac: bool = ..., encoding: str = ..., kari: bool = ..., key_id: bool = ...) -> bytes: ...
 def decrypt(message: Union[_Buffer, _StrPath], cert: Optional[_CertLike], key: PrivateKey, *,

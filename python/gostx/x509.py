@@ -51,6 +51,16 @@ class Status(enum.IntEnum):
     SIG_ALG_MISMATCH = lib.GOSTX_X509_SIG_ALG_MISMATCH
     PROFILE = lib.GOSTX_X509_PROFILE
     EMAIL_MISMATCH = lib.GOSTX_X509_EMAIL_MISMATCH
+    REVOKED = lib.GOSTX_X509_REVOKED
+    CRL_UNAVAILABLE = lib.GOSTX_X509_CRL_UNAVAILABLE
+    CRL_SCOPE = lib.GOSTX_X509_CRL_SCOPE
+    CRL_EXPIRED = lib.GOSTX_X509_CRL_EXPIRED
+    CRL_BAD_SIGNATURE = lib.GOSTX_X509_CRL_BAD_SIGNATURE
+    CRL_WRONG_ISSUER = lib.GOSTX_X509_CRL_WRONG_ISSUER
+    CRL_CRITICAL_EXT = lib.GOSTX_X509_CRL_CRITICAL_EXT
+    CRL_MALFORMED = lib.GOSTX_X509_CRL_MALFORMED
+    CRL_DELTA = lib.GOSTX_X509_CRL_DELTA
+    CRL_INDIRECT = lib.GOSTX_X509_CRL_INDIRECT
 
     @property
     def text(self):
@@ -300,8 +310,9 @@ class Store:
         anchor of this store, for purpose ("any", "server", "client",
         "server_tls12") and, when given, hostname (a DNS name or an IP
         literal), at the time at (a datetime or seconds since 1970; default
-        now); lax: RFC 5280's profile rules not enforced (as -x509_lax). Returns the path built, leaf first and the anchor last;
-        raises VerificationError naming the check that failed."""
+        now); lax: RFC 5280's profile rules not enforced (as -x509_lax).
+        Returns the path built, leaf first and the anchor last; raises
+        VerificationError naming the check that failed."""
         if purpose not in _PURPOSES:
             raise GostxValueError(f"purpose must be one of {', '.join(_PURPOSES)}, not {purpose!r}")
         chain = [cert, *untrusted]

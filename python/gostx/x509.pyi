@@ -34,6 +34,16 @@ class Status(enum.IntEnum):
     SIG_ALG_MISMATCH = 19
     PROFILE = 20
     EMAIL_MISMATCH = 21
+    REVOKED = 22
+    CRL_UNAVAILABLE = 23
+    CRL_SCOPE = 24
+    CRL_EXPIRED = 25
+    CRL_BAD_SIGNATURE = 26
+    CRL_WRONG_ISSUER = 27
+    CRL_CRITICAL_EXT = 28
+    CRL_MALFORMED = 29
+    CRL_DELTA = 30
+    CRL_INDIRECT = 31
     @property
     def text(self) -> str: ...
 

@@ -155,7 +155,8 @@ def _detached(sig):
 def _canonical(target, sig, t):
     """target's octets as the transforms t say (dict: enveloped, exclusive,
     comments, prefixes, smev)."""
-    inside = sig is not None and any(a is target for a in sig.iterancestors())
+    whole = isinstance(target, etree._ElementTree)  # URI="": every node is inside
+    inside = sig is not None and (whole or any(a is target for a in sig.iterancestors()))
     restore = _detached(sig) if t["enveloped"] and inside else None
     try:
         octets = etree.tostring(target, method="c14n", exclusive=t["exclusive"],
@@ -220,8 +221,8 @@ def _reference(root, ref):
     uri = ref.get("URI")
     if uri is None:
         raise XMLSignatureError("bad reference", "a Reference without URI")
-    if uri == "":
-        target = root
+    if uri == "":  # the whole document, its PIs outside the root too (XMLDSig 4.3.3.3)
+        target = root.getroottree()
     elif uri.startswith("#") and not uri.startswith("#xpointer("):
         target = _find_id(root, uri[1:])
         if target is None:
@@ -536,7 +537,8 @@ def sign(xml, key, cert, ref="", smev=False, wsse=False, *, form="enveloped", in
             _E(kd, "X509Certificate").text = base64.b64encode(c.public_bytes("DER")).decode()
     t = dict(_new_transforms(), enveloped=form == "enveloped", c14n=True, exclusive=not inclusive,
              smev=smev)
-    dv.text = base64.b64encode(_digest(size, _canonical(target, sig, t))).decode()
+    whole = root.getroottree() if not ident else target  # URI="": the document
+    dv.text = base64.b64encode(_digest(size, _canonical(whole, sig, t))).decode()
     t = dict(_new_transforms(), c14n=True, exclusive=not inclusive)
     rs = key.sign(_digest(size, _canonical(si, None, t)), prehashed=True)
     sv.text = base64.b64encode(rs[size:] + rs[:size]).decode()  # s || r

@@ -114,3 +114,11 @@ def serve_before(cli, pki):
         p.kill()
         p.wait()
         p.stderr.close()
+
+
+@pytest.fixture(scope="session")
+def esign(cli, tmp_path_factory):
+    """esign_pki.py's PKI (CA, OCSP responders, signer, revoked, TSA, CRL),
+    made once by the gostx command."""
+    import esign_pki
+    return esign_pki.make(cli, tmp_path_factory.mktemp("esign"))

@@ -249,3 +249,18 @@ def test_refusals(pki):
         xmldsig.sign(DOC, key, cert, wsse=True)
     with pytest.raises(XMLSignatureError, match="no signature"):
         xmldsig.verify(DOC, cafile=ca)
+
+
+def test_whole_document_keeps_its_pis(pki):
+    """URI="": the whole document, a PI before the root included (XMLDSig
+    4.3.3.3), the same in both; a changed PI breaks the digest."""
+    key, cert, ca = pki.a
+    doc = b'<?xml version="1.0"?>\n<?app mode="a"?>\n' + DOC.split(b"\n", 1)[1]
+    for signed in (xmldsig.sign(doc, key, cert), pki.cli_sign(doc, "-ref", "", "-key", "a.key",
+                                                               "-cert", "a.pem")):
+        rc, out, err = pki.cli_verify(signed, ca)
+        assert rc == 0, err
+        got = xmldsig.verify(signed, cafile=ca)[0].octets
+        assert got == out and got.startswith(b'<?app mode="a"?>\n<root')
+        with pytest.raises(XMLSignatureError, match="digest mismatch"):
+            xmldsig.verify(signed.replace(b'mode="a"', b'mode="b"'), cafile=ca)

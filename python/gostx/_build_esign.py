@@ -1,0 +1,127 @@
+"""cffi declarations of the qualified-signature calls (include/gostx/ocsp.h,
+cades.h, cms_ts.h's request and embed, x509_crl.h's PEM reader), kept apart
+from _build.py so neither file grows past its size; _build.py appends them
+to its CDEF. As there, ``...`` lets the compiler supply what is not read."""
+
+CDEF_ESIGN = r"""
+/* OCSP (include/gostx/ocsp.h) */
+#define GOSTX_OCSP_MAX_IDS ...
+#define GOSTX_OCSP_NONCE_MAX ...
+#define GOSTX_OCSP_SKEW_DEFAULT ...
+#define GOSTX_OCSP_RESP_SUCCESSFUL ...
+#define GOSTX_OCSP_RESP_MALFORMED_REQUEST ...
+#define GOSTX_OCSP_RESP_INTERNAL_ERROR ...
+#define GOSTX_OCSP_RESP_TRY_LATER ...
+#define GOSTX_OCSP_RESP_SIG_REQUIRED ...
+#define GOSTX_OCSP_RESP_UNAUTHORIZED ...
+typedef enum gostx_ocsp_hash { GOSTX_OCSP_HASH_OTHER, GOSTX_OCSP_SHA1, GOSTX_OCSP_STREEBOG256,
+                               GOSTX_OCSP_STREEBOG512, ... } gostx_ocsp_hash;
+typedef struct gostx_ocsp_certid {
+  gostx_ocsp_hash hash; uint8_t name_hash[...]; uint8_t key_hash[...]; size_t hash_len;
+  uint8_t serial[...]; size_t serial_len; ...;
+} gostx_ocsp_certid;
+int gostx_ocsp_certid_make(const gostx_x509_cert *issuer, const uint8_t *serial,
+                           size_t serial_len, gostx_ocsp_hash hash, gostx_ocsp_certid *id);
+typedef struct gostx_ocsp_request {
+  gostx_ocsp_certid id[...]; size_t n; uint8_t nonce[...]; size_t nonce_len; ...;
+} gostx_ocsp_request;
+int gostx_ocsp_request_write(const gostx_ocsp_request *req, uint8_t *out, size_t cap,
+                             size_t *out_len);
+int gostx_ocsp_request_parse(const uint8_t *der, size_t len, gostx_ocsp_request *req);
+typedef enum gostx_ocsp_cert_status { GOSTX_OCSP_GOOD, GOSTX_OCSP_REVOKED, GOSTX_OCSP_UNKNOWN,
+                                      ... } gostx_ocsp_cert_status;
+typedef struct gostx_ocsp_single {
+  gostx_ocsp_certid id; gostx_ocsp_cert_status status; int64_t revocation_time; int reason;
+  int64_t this_update, next_update; ...;
+} gostx_ocsp_single;
+typedef struct gostx_ocsp_response {
+  int status; size_t sig_len; int by_key; const uint8_t *responder; size_t responder_len;
+  int64_t produced_at; size_t n_single; const uint8_t *nonce; size_t nonce_len; ...;
+} gostx_ocsp_response;
+int gostx_ocsp_response_parse(const uint8_t *der, size_t len, gostx_ocsp_response *r);
+int gostx_ocsp_single_next(const gostx_ocsp_response *r, size_t *pos, gostx_ocsp_single *s);
+int gostx_ocsp_cert_next(const gostx_ocsp_response *r, size_t *pos, const uint8_t **der,
+                         size_t *len);
+typedef enum gostx_ocsp_status { GOSTX_OCSP_OK, GOSTX_OCSP_MALFORMED, GOSTX_OCSP_NOT_SUCCESSFUL,
+    GOSTX_OCSP_UNSIGNED, GOSTX_OCSP_UNSUPPORTED, GOSTX_OCSP_UNKNOWN_RESPONDER,
+    GOSTX_OCSP_BAD_SIGNATURE, GOSTX_OCSP_NOT_AUTHORIZED, GOSTX_OCSP_RESPONDER_NOT_ISSUED,
+    GOSTX_OCSP_RESPONDER_EXPIRED, GOSTX_OCSP_CERT_MISSING, GOSTX_OCSP_NONCE_MISSING,
+    GOSTX_OCSP_NONCE_MISMATCH, GOSTX_OCSP_NOT_YET_VALID, GOSTX_OCSP_STALE, ... } gostx_ocsp_status;
+const char *gostx_ocsp_status_name(gostx_ocsp_status st);
+typedef struct gostx_ocsp_check_opts {
+  int64_t now; int64_t skew; int64_t max_age; const gostx_x509_cert *issuer;
+  const gostx_x509_cert *trusted; size_t n_trusted; const uint8_t *nonce; size_t nonce_len; ...;
+} gostx_ocsp_check_opts;
+void gostx_ocsp_check_opts_init(gostx_ocsp_check_opts *opts, int64_t now);
+typedef struct gostx_ocsp_signer_info { int delegated; int nocheck; gostx_x509_cert cert; ...; }
+    gostx_ocsp_signer_info;
+gostx_ocsp_status gostx_ocsp_check(const gostx_ocsp_response *r, const gostx_ocsp_check_opts *o,
+                                   const gostx_ocsp_certid *ids, size_t n, gostx_ocsp_single *out,
+                                   size_t *which, gostx_ocsp_signer_info *signer);
+const char *gostx_ocsp_reason_name(int reason);
+
+/* CRLs (include/gostx/x509_crl.h) */
+int gostx_x509_crl_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der,
+                            size_t cap, size_t *der_len);
+typedef struct gostx_x509_crl { ...; } gostx_x509_crl;
+int gostx_x509_crl_parse(const uint8_t *der, size_t der_len, gostx_x509_crl *out,
+                         gostx_x509_status *st);
+const char *gostx_x509_crl_reason_name(int reason);
+typedef struct gostx_x509_revocation { int reason; int64_t revocation_date; ...; }
+    gostx_x509_revocation;
+gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
+                                        const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
+                                        int64_t now, gostx_x509_revocation *out);
+
+/* CAdES-T steps and CAdES-C / X Long / X Long Type 1 (cms_ts.h, cades.h) */
+int gostx_cms_ts_request(const uint8_t *sig, size_t sig_len, size_t digest_len, uint8_t *out,
+                         size_t cap, size_t *out_len);
+int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t *token,
+                       size_t token_len, uint8_t *out, size_t cap, size_t *out_len);
+#define GOSTX_CADES_MAX ...
+#define GOSTX_CADES_REFS ...
+#define GOSTX_CADES_VALUES ...
+#define GOSTX_CADES_TS_ESC ...
+typedef enum gostx_cades_status { GOSTX_CADES_OK, GOSTX_CADES_MALFORMED, GOSTX_CADES_DUPLICATE,
+    GOSTX_CADES_TOO_MANY, GOSTX_CADES_UNKNOWN_HASH, GOSTX_CADES_NO_SIGNATURE_TIMESTAMP,
+    GOSTX_CADES_NO_REFERENCES, GOSTX_CADES_REFS_COUNT, GOSTX_CADES_CERT_WITHOUT_VALUE,
+    GOSTX_CADES_CERT_HASH_MISMATCH, GOSTX_CADES_REV_WITHOUT_VALUE, GOSTX_CADES_REV_HASH_MISMATCH,
+    GOSTX_CADES_SIGNATURE_TIMESTAMP, GOSTX_CADES_ESC_TIMESTAMP, GOSTX_CADES_TIME_ORDER,
+    GOSTX_CADES_BAD_CRL, GOSTX_CADES_BAD_OCSP, GOSTX_CADES_BAD_CERT, ... } gostx_cades_status;
+const char *gostx_cades_status_name(gostx_cades_status st);
+typedef enum gostx_cades_level { GOSTX_CADES_BES, GOSTX_CADES_T, GOSTX_CADES_C,
+    GOSTX_CADES_X_LONG, GOSTX_CADES_X_TYPE1, GOSTX_CADES_X_LONG_TYPE1, ... } gostx_cades_level;
+const char *gostx_cades_level_name(gostx_cades_level l);
+typedef struct gostx_cades_info {
+  size_t n_sig_ts, n_esc_ts;
+  int has_cert_refs, has_rev_refs, has_cert_values, has_rev_values;
+  size_t n_certs, n_crls, n_ocsps;
+  const uint8_t *certs[...], *crls[...], *ocsps[...];
+  size_t cert_len[...], crl_len[...], ocsp_len[...];
+  int64_t sig_ts_time[...], esc_ts_time[...];
+  ...;
+} gostx_cades_info;
+int gostx_cades_parse(const gostx_cms_signer_info *si, gostx_cades_info *info,
+                      gostx_cades_status *st);
+typedef struct gostx_cades_validation {
+  const uint8_t *const *certs, *const *crls, *const *ocsps;
+  const size_t *cert_len, *crl_len, *ocsp_len;
+  size_t n_certs, n_crls, n_ocsps;
+  ...;
+} gostx_cades_validation;
+int gostx_cades_add_validation(const gostx_cms_signed *sd, size_t signer,
+                               const gostx_x509_cert *signer_cert,
+                               const gostx_cades_validation *v, unsigned what, uint8_t *out,
+                               size_t cap, size_t *out_len, gostx_cades_status *st);
+int gostx_cades_ts_data(const gostx_cms_signer_info *si, int kind, uint8_t *out, size_t cap,
+                        size_t *out_len, gostx_cades_status *st);
+int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer, int kind,
+                              const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
+                              size_t *out_len, gostx_cades_status *st);
+typedef struct gostx_cades_verdict {
+  gostx_cades_status status; gostx_cades_level level; size_t index; gostx_cms_ts_verdict ts; ...;
+} gostx_cades_verdict;
+int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
+                       const gostx_cms_verify_params *params, gostx_cades_info *info,
+                       gostx_cades_verdict *v);
+"""

@@ -1,0 +1,262 @@
+"""gostx.cms.enhance: a CAdES signature made CAdES-T or CAdES-X Long Type 1
+(RFC 5126; libgostx's include/gostx/cades.h, docs/ESIGN.md), the steps
+`gostx cms -enhance` takes: a signature-time-stamp over the signature
+value, then the signer's chain and the CRLs and OCSP responses as
+complete references and values, then a CAdES-C-time-stamp over them. Each
+TSA reply is checked (imprint, token signature, TSA EKU and chain) before
+it is embedded; only the signer's unsigned attributes grow."""
+import time
+
+from ._native import GostxTypeError, GostxValueError, check, ffi, lib
+from .cms import (Status, VerificationError, _as_cert, _der, _encoded, _hash, _is_path,
+                  _refusal)
+from .ocsp import Response, post
+from .x509 import Certificate, Store
+
+_LEVELS = ("T", "XL1")
+_CRL_MAX = 16 << 20  # a CRL read from PEM at most this large
+
+
+class _Replies:
+    """tsa_reply as a function of the query: a callable, a URL (POSTed as
+    application/timestamp-query, RFC 3161 3.4), or one reply's bytes."""
+
+    def __init__(self, tsa_reply):
+        self.used = False
+        if callable(tsa_reply):
+            self.ask = tsa_reply
+        elif isinstance(tsa_reply, str) and tsa_reply.startswith(("http://", "https://")):
+            self.ask = lambda q: post(tsa_reply, q, content_type="application/timestamp-query",
+                                      accept="application/timestamp-reply")
+        elif isinstance(tsa_reply, (bytes, bytearray, memoryview)):
+            reply = bytes(tsa_reply)
+            self.ask = lambda q: self._once(reply)
+        else:
+            raise GostxTypeError("tsa_reply must be a callable(query) -> reply, an http(s) URL "
+                                 f"or a reply's bytes, not {type(tsa_reply).__name__!r}")
+
+    def _once(self, reply):
+        if self.used:
+            raise GostxValueError("tsa_reply as bytes answers one timestamp; this enhancement "
+                                  "needs two (give a callable or a URL)")
+        self.used = True
+        return reply
+
+
+class _Parsed:
+    """A SignedData parsed, with the buffer its views point into."""
+
+    def __init__(self, der):
+        self.der = der
+        self.buf = ffi.from_buffer("uint8_t[]", der)
+        self.sd, st = ffi.new("gostx_cms_signed *"), ffi.new("gostx_cms_status *")
+        if lib.gostx_cms_signed_parse(self.buf, len(der), self.sd, st):
+            raise VerificationError(st[0])
+
+
+def _grow(call, *args):
+    """A call that writes a new SignedData (out, cap, out_len, then a
+    gostx_cades_status but for gostx_cms_ts_embed): its size, then it."""
+    n, st = ffi.new("size_t *"), ffi.new("gostx_cades_status *")
+    tail = () if call is lib.gostx_cms_ts_embed else (st,)
+    rc = call(*args, ffi.NULL, 0, n, *tail)
+    if rc == 0:
+        out = ffi.new("uint8_t[]", n[0])
+        rc = call(*args, out, n[0], n, *tail)
+        if rc == 0:
+            return bytes(ffi.buffer(out, n[0]))
+    if rc == lib.GOSTX_EFORMAT:  # ts_embed names no status: its attributes are malformed
+        raise VerificationError(200 + (st[0] or lib.GOSTX_CADES_MALFORMED))
+    check(rc, "cades")
+
+
+def _timestamp(data, digest_len, replies, params):
+    """A TSA's token over data, checked: the token's DER."""
+    n = ffi.new("size_t *")
+    q = ffi.new("uint8_t[]", 256)
+    check(lib.gostx_cms_ts_request(data, len(data), digest_len, q, len(q), n), "ts request")
+    reply = bytes(memoryview(replies.ask(bytes(ffi.buffer(q, n[0])))))
+    t, st = ffi.new("gostx_cms_ts_token *"), ffi.new("gostx_cms_ts_status *")
+    if lib.gostx_cms_ts_parse(reply, len(reply), t, st):
+        raise VerificationError(100 + st[0], why=f"the TSA's reply: {_ts_text(st[0])}")
+    v = ffi.new("gostx_cms_ts_verdict *")
+    if lib.gostx_cms_ts_verify(t, data, len(data), params, v):
+        why = _ts_text(v.status)
+        if v.status == lib.GOSTX_CMS_TS_TOKEN:
+            why += ": " + _refusal(v.cms).why
+        raise VerificationError(100 + v.status, why=f"the TSA's reply: {why}")
+    return bytes(ffi.buffer(t.token, t.token_len))
+
+
+def _ts_text(status):
+    return ffi.string(lib.gostx_cms_ts_status_name(status)).decode()
+
+
+def _crl_ders(crls):
+    """Each CRL as DER: DER bytes, PEM ("X509 CRL" blocks, each taken) or a path."""
+    out = []
+    for c in crls:
+        if _is_path(c):
+            with open(c, "rb") as f:
+                c = f.read(_CRL_MAX + 1)
+        data = bytes(memoryview(c))
+        if not data.lstrip().startswith(b"-----"):
+            out.append(data)
+            continue
+        src, pos = ffi.from_buffer("char[]", data), ffi.new("size_t *", 0)
+        der, n = ffi.new("uint8_t[]", len(data)), ffi.new("size_t *")
+        found = 0
+        while (rc := lib.gostx_x509_crl_pem_next(src, len(data), pos, der, len(der), n)) == 1:
+            out.append(bytes(ffi.buffer(der, n[0])))
+            found += 1
+        if rc != 0 or not found:
+            raise VerificationError(Status.CADES_BAD_CRL, why="a CRL's PEM block is malformed")
+    return out
+
+
+def _ocsp_ders(responses):
+    out = []
+    for r in responses:
+        if isinstance(r, Response):
+            out.append(r.der)
+        elif _is_path(r):
+            with open(r, "rb") as f:
+                out.append(f.read())
+        else:
+            out.append(bytes(memoryview(r)))
+    return out
+
+
+def _blobs(items):
+    keep = [ffi.from_buffer("uint8_t[]", d) for d in items]
+    ptrs = ffi.new("const uint8_t *[]", max(len(keep), 1))
+    lens = ffi.new("size_t[]", max(len(keep), 1))
+    for i, (p, d) in enumerate(zip(keep, items)):
+        ptrs[i], lens[i] = p, len(d)
+    return keep, ptrs, lens, len(items)
+
+
+def _validation(p, i, signer_cert, chain, crls, ocsps):
+    """p's signer i with complete references and values (X Long)."""
+    if max(len(chain), len(crls), len(ocsps)) > lib.GOSTX_CADES_MAX:
+        raise GostxValueError(f"at most {lib.GOSTX_CADES_MAX} certificates, CRLs and OCSP "
+                              "responses each")
+    v = ffi.new("gostx_cades_validation *")
+    hold = []
+    for name, items in (("cert", [c.public_bytes("DER") for c in chain]), ("crl", crls),
+                        ("ocsp", ocsps)):
+        keep, ptrs, lens, n = _blobs(items)
+        hold += [keep, ptrs, lens]
+        setattr(v, name + "s", ptrs)
+        setattr(v, name + "_len", lens)
+        setattr(v, "n_" + name + "s", n)
+    return _grow(lib.gostx_cades_add_validation, p.sd, i, signer_cert._c, v,
+                 lib.GOSTX_CADES_REFS | lib.GOSTX_CADES_VALUES)
+
+
+def _signer_cert(p, i, h, params):
+    """Signer i's certificate, its signature checked first when the
+    content is at hand (h; an attached one is in p)."""
+    one = ffi.new("gostx_cms_signed *", p.sd[0])
+    one.n_signers = 1
+    one.signers[0] = p.sd.signers[i]
+    v = ffi.new("gostx_cms_verdict *")
+    if lib.gostx_cms_signed_verify(one, h, params, v):
+        no_content = h == ffi.NULL and p.sd.content == ffi.NULL
+        if not (no_content and v.status == lib.GOSTX_CMS_NO_CONTENT and v.signer_cert != ffi.NULL):
+            v.signer = i
+            raise _refusal(v)
+    return Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
+
+
+def _chain_above(cert, p, more, store, now):
+    """The certificates above cert, its issuer first: the path store builds."""
+    if store is None:
+        return []
+    pool = [Certificate._parse(ffi.buffer(p.sd.certs[k].der, p.sd.certs[k].der_len))
+            for k in range(p.sd.n_certs)] + more
+    return store.verify(cert, untrusted=[c for c in pool if c != cert], at=now)[1:]
+
+
+def _info(p, i):
+    info, st = ffi.new("gostx_cades_info *"), ffi.new("gostx_cades_status *")
+    if lib.gostx_cades_parse(ffi.addressof(p.sd.signers, i), info, st):
+        raise VerificationError(200 + st[0], i)
+    return info
+
+
+def enhance(signature, content=None, *, to="XL1", tsa_reply, store, ocsp_responses=(), crls=(),
+            certs=None, untrusted=(), at=None, encoding="DER"):
+    """Every signer of a CAdES signature (DER or PEM bytes, or a path) made
+    CAdES-T (to="T": a signature-time-stamp) or CAdES-X Long Type 1
+    (to="XL1", the default: also the chain above the signer and the
+    revocation data as complete-certificate- and -revocation-references,
+    certificate-values and revocation-values, then a CAdES-C-time-stamp),
+    as `gostx cms -enhance` does. A layer already there is kept.
+
+    tsa_reply: the TSA, a callable taking a DER TimeStampReq and returning
+    the TimeStampResp (or token), an http(s):// URL (RFC 3161 3.4 over
+    urllib), or one reply's bytes (for one timestamp only). store: a
+    gostx.x509.Store of the trust anchors the signer's chain and the TSA's
+    must reach (None: no chain check, as verify's). content: the detached
+    content (bytes-like, a path or a binary file); given, or attached, the
+    signature is verified first; None for a detached one: only the signer's
+    certificate is found. ocsp_responses: OCSPResponses (DER, gostx.ocsp
+    Response, or paths), crls: CRLs (DER, PEM or paths), certs: the chain
+    above the signer, its issuer first (default: the path store builds
+    through the signature's certificates and untrusted). at: the time
+    chains are checked at (default now). Returns DER, or PEM with
+    encoding="PEM". Raises VerificationError (status TS_*: a TSA reply that
+    does not check; CADES_BAD_CRL, CADES_BAD_OCSP, CADES_BAD_CERT: an input
+    that is none; or the signature's own failure) and GostxValueError /
+    GostxTypeError for misuse."""
+    if to not in _LEVELS:
+        raise GostxValueError(f"to must be 'T' or 'XL1', not {to!r}")
+    if store is not None and not isinstance(store, Store):
+        raise GostxTypeError(f"store must be a gostx.x509.Store or None, not {type(store).__name__!r}")
+    if encoding not in ("DER", "PEM"):
+        raise GostxValueError(f"encoding must be 'PEM' or 'DER', not {encoding!r}")
+    replies = _Replies(tsa_reply)
+    crl_ders, ocsp_ders = _crl_ders(crls), _ocsp_ders(ocsp_responses)
+    chain = None if certs is None else [_as_cert(c, "certs") for c in certs]
+    more = [_as_cert(c, "untrusted") for c in untrusted]
+    p = _Parsed(_der(signature))
+    if p.sd.content != ffi.NULL and content is not None:
+        raise GostxValueError("the signature has its content attached: content must be None")
+    h = ffi.NULL
+    if p.sd.content == ffi.NULL and content is not None and lib.gostx_cms_signed_hashes(p.sd):
+        h = _hash(content, lib.gostx_cms_signed_hashes(p.sd))
+    now = int(time.time()) if at is None else int(at.timestamp() if hasattr(at, "timestamp") else at)
+    arr = ffi.new("gostx_x509_cert[]", max(len(more), 1))
+    for k, c in enumerate(more):
+        arr[k] = c._c[0]
+    params = ffi.new("gostx_cms_verify_params *",
+                     [store._h if store is not None else ffi.NULL, arr, len(more), now])
+    for i in range(p.sd.n_signers):
+        cert = _signer_cert(p, i, h, params)
+        si = p.sd.signers[i]
+        if not _info(p, i).n_sig_ts:
+            token = _timestamp(ffi.buffer(si.signature, si.signature_len)[:], si.digest_len,
+                               replies, params)
+            p = _Parsed(_grow(lib.gostx_cms_ts_embed, p.sd, i, token, len(token)))
+        if to == "T":
+            continue
+        info = _info(p, i)
+        if info.n_esc_ts:
+            continue  # X Type 1 already: its references are timestamped as they are
+        if not info.has_cert_refs:
+            above = chain if chain is not None else _chain_above(cert, p, more, store, now)
+            p = _Parsed(_validation(p, i, cert, above, crl_ders, ocsp_ders))
+        n, st = ffi.new("size_t *"), ffi.new("gostx_cades_status *")
+        si = ffi.addressof(p.sd.signers, i)
+        if lib.gostx_cades_ts_data(si, lib.GOSTX_CADES_TS_ESC, ffi.NULL, 0, n, st) == 0:
+            data = ffi.new("uint8_t[]", n[0])
+            rc = lib.gostx_cades_ts_data(si, lib.GOSTX_CADES_TS_ESC, data, n[0], n, st)
+        else:
+            rc = lib.GOSTX_EFORMAT
+        if rc:
+            raise VerificationError(200 + st[0], i)
+        token = _timestamp(bytes(ffi.buffer(data, n[0])), si.digest_len, replies, params)
+        p = _Parsed(_grow(lib.gostx_cades_add_timestamp, p.sd, i, lib.GOSTX_CADES_TS_ESC, token,
+                          len(token)))
+    return _encoded(p.der, encoding)

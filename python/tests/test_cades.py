@@ -1,0 +1,216 @@
+"""gostx.cms.enhance on the gostx command's PKI (esign_pki.py): BES to T
+to X Long Type 1 with `gostx ts -reply` (a callable), a TSA reply given as
+bytes, and `gostx ts serve` by URL; the validation data from `gostx ocsp`
+(the responder) and `gostx ca -gencrl`; verify() reports the level reached
+and `gostx cms -verify` still verifies the result. Refusals named: a
+reply over other bytes, a CRL or OCSP response that is none, a changed
+value in the result, two timestamps asked of one reply."""
+import subprocess
+
+import pytest
+
+import gostx
+from gostx import cms, ocsp
+
+from conftest import read_port
+
+DOC = b"a document signed for the long term\n" * 100
+
+
+@pytest.fixture(scope="module")
+def signed(esign):
+    """A CAdES-BES of DOC by the signer, and its OCSP response."""
+    signer, ca = esign.cert("signer"), esign.cert("ca")
+    bes = cms.sign(DOC, signer, esign.key("signer"), cades=True)
+    req = ocsp.request(signer, ca, nonce=False)
+    return bes, esign.ocsp_respond(req, "signer_status")
+
+
+def tsa(esign):
+    return lambda query: esign.ts_reply(query, "enh")
+
+
+def test_bes_to_t_to_x_long_type1(esign, signed):
+    bes, resp = signed
+    store = esign.store()
+    assert cms.verify(bes, DOC, store=store).signers[0].level == cms.Level.BES
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=tsa(esign), store=store)
+    got = cms.verify(t, DOC, store=store).signers[0]
+    assert got.level == cms.Level.T and len(got.timestamps) == 1
+    assert str(cms.Level.T) == "CAdES-T"
+    xl1 = cms.enhance(t, DOC, to="XL1", tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                      crls=[(esign.d / "ca.crl").read_bytes()])
+    got = cms.verify(xl1, DOC, store=store).signers[0]
+    assert got.level == cms.Level.X_LONG_TYPE1 and str(got.level) == "CAdES-X Long Type 1"
+    assert got.timestamps == cms.verify(t, DOC, store=store).signers[0].timestamps
+    # the chain, the CRL and the response are inside, once each
+    assert esign.cert("ca").public_bytes("DER") in xl1 and _crl_der(esign) in xl1
+    assert resp[-64:] in xl1  # the BasicOCSPResponse (its signature) in revocation-values
+    # BES straight to X Long Type 1 (two timestamps), PEM out; the command verifies it
+    pem = cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                      encoding="PEM")
+    assert pem.startswith(b"-----BEGIN CMS-----")
+    assert cms.verify(pem, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+    (esign.d / "xl1.sig").write_bytes(xl1)
+    (esign.d / "doc.txt").write_bytes(DOC)
+    r = subprocess.run([esign.cli, "cms", "-verify", "-in", "xl1.sig", "-inform", "DER", "-content",
+                        "doc.txt", "-CAfile", "ca.pem", "-out", "/dev/null"], cwd=esign.d,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # enhancing again leaves it as it is
+    assert cms.enhance(xl1, DOC, tsa_reply=tsa(esign), store=store) == xl1
+
+
+def test_reply_as_bytes_and_by_url(esign, signed):
+    bes, _ = signed
+    store = esign.store()
+    (esign.d / "bes.sig").write_bytes(bes)
+    esign.run("cms", "-tsa-query", "q_bytes.tsq", "-in", "bes.sig", "-inform", "DER")
+    reply = esign.ts_reply((esign.d / "q_bytes.tsq").read_bytes(), "bytes")
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=reply, store=store)
+    assert cms.verify(t, DOC, store=store).signers[0].level == cms.Level.T
+    with pytest.raises(gostx.GostxValueError):
+        cms.enhance(bes, DOC, to="XL1", tsa_reply=reply, store=store)
+    srv = subprocess.Popen([esign.cli, "ts", "serve", "-port", "0", "-signer", "tsa.pem", "-inkey",
+                            "tsa.key", "-chain", "ca.pem", "-serial", "tsa.serial", "-threads", "1"],
+                           cwd=esign.d, stderr=subprocess.PIPE, text=True)
+    try:
+        port = read_port(srv, r"listening on 127\.0\.0\.1:(\d+)")
+        xl1 = cms.enhance(t, DOC, tsa_reply=f"http://127.0.0.1:{port}/", store=store,
+                          crls=[esign.path("ca.crl")])
+    finally:
+        srv.terminate()
+        srv.wait(timeout=20)
+    assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+
+
+def test_refusals_are_named(esign, signed):
+    bes, resp = signed
+    store = esign.store()
+    esign.run("ts", "-query", "-digest", "00" * 32, "-cert", "-no_nonce", "-out", "other.tsq")
+    other = esign.ts_reply((esign.d / "other.tsq").read_bytes(), "other")  # for other bytes
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(bes, DOC, to="T", tsa_reply=other, store=store)
+    assert e.value.status == cms.Status.TS_IMPRINT_MISMATCH
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=tsa(esign), store=store)
+    for kw, status in (({"crls": [b"\x30\x03\x02\x01\x01"]}, cms.Status.CADES_BAD_CRL),
+                       ({"ocsp_responses": [esign.cert("ca").public_bytes("DER")]},
+                        cms.Status.CADES_BAD_OCSP)):
+        with pytest.raises(cms.VerificationError) as e:
+            cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, **kw)
+        assert e.value.status == status, e.value
+    crl_pem = (esign.d / "ca.crl").read_bytes()
+    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, crls=[crl_pem],
+                      ocsp_responses=[resp])
+    # the CRL's value changed inside the signature: its reference no longer matches
+    bad = bytearray(xl1)
+    crl_der = _crl_der(esign)
+    at = bad.find(crl_der)
+    assert at > 0
+    bad[at + len(crl_der) - 5] ^= 1
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(bytes(bad), DOC, store=store)
+    assert e.value.status == cms.Status.CADES_REV_HASH_MISMATCH and isinstance(e.value, gostx.GostxError)
+    with pytest.raises(gostx.GostxValueError):
+        cms.enhance(t, DOC, to="X", tsa_reply=tsa(esign), store=store)
+    with pytest.raises(gostx.GostxTypeError):
+        cms.enhance(t, DOC, tsa_reply=42, store=store)
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(t, DOC + b"changed", tsa_reply=tsa(esign), store=store)
+    assert e.value.status == cms.Status.DIGEST_MISMATCH
+
+
+def _crl_der(esign):
+    import base64
+    text = (esign.d / "ca.crl").read_text()
+    body = text.split("-----BEGIN X509 CRL-----")[1].split("-----END X509 CRL-----")[0]
+    return base64.b64decode("".join(body.split()))
+
+
+def _issue_revoked(esign, name, when):
+    """A signer certificate from `gostx ca`, then marked revoked at when
+    (openssl's index time YYMMDDHHMMSSZ) in the index the responder reads."""
+    esign.run("genpkey", "-c", "256A", "-o", f"{name}.key")
+    esign.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
+    esign.run("ca", "-in", f"{name}.csr", "-cert", "ca.pem", "-keyfile", "ca.key", "-index",
+              "index.txt", "-extfile", "leaf.ext", "-out", f"{name}.pem")
+    index = esign.d / "index.txt"
+    lines = index.read_text().splitlines()
+    hexserial = format(esign.cert(name).serial_number, "X")
+    for k, line in enumerate(lines):
+        f = line.split("\t")
+        if f[3].lstrip("0").upper() == hexserial.lstrip("0"):
+            f[0], f[2] = "R", f"{when},keyCompromise"
+            lines[k] = "\t".join(f)
+    index.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("revoked_before", [True, False])
+def test_revocation_judged_at_the_timestamps_time(esign, revoked_before):
+    """An X Long Type 1 whose signer the OCSP value calls revoked: before
+    the signature-time-stamp it fails verification (REVOKED, named), after
+    it (a revocation dated a day later) it verifies."""
+    import datetime
+    name = "early" if revoked_before else "late"
+    when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(
+        days=-1 if revoked_before else 1)
+    _issue_revoked(esign, name, when.strftime("%y%m%d%H%M%SZ"))
+    cert, ca, store = esign.cert(name), esign.cert("ca"), esign.store()
+    sig = cms.sign(DOC, cert, esign.key(name), cades=True)
+    resp = esign.ocsp_respond(ocsp.request(cert, ca, nonce=False), f"{name}_status")
+    assert ocsp.check(resp, cert, ca).status == "revoked"
+    xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp])
+    if not revoked_before:
+        assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+        return
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.status == cms.Status.CHAIN and e.value.x509_status == gostx.x509.Status.REVOKED
+    assert "keyCompromise" in e.value.why
+
+
+def test_x_long_without_revocation_data_is_refused(esign, signed):
+    bes, _ = signed
+    store = esign.store()
+    xl1 = cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store)  # no CRL, no OCSP response
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.x509_status == gostx.x509.Status.CRL_UNAVAILABLE
+
+
+def test_revoked_by_the_crl_value(esign):
+    """The certificate `gostx ca -revoke` revoked before it signed, its CRL
+    (`gostx ca -gencrl`) the only revocation value: refused, by name."""
+    cert, store = esign.cert("revoked"), esign.store()
+    sig = cms.sign(DOC, cert, esign.key("revoked"), cades=True)
+    xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, crls=[esign.path("ca.crl")])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and "keyCompromise" in e.value.why
+
+
+def test_openssl_ts_as_the_tsa(esign, signed):
+    """`openssl ts -reply` (gost-engine, the TSA's GOST key) answers both
+    timestamps of an X Long Type 1."""
+    from esign_pki import ENGINE_CNF, openssl_gost
+    env = openssl_gost()
+    if env is None:
+        pytest.skip("openssl with gost-engine is needed")
+    cnf = esign.d / "ts.cnf"
+    cnf.write_text(f".include {ENGINE_CNF}\n[tsa]\ndefault_tsa = gost_tsa\n[gost_tsa]\n"
+                   "serial = ./ossl.serial\nsigner_cert = ./tsa.pem\nsigner_key = ./tsa.key\n"
+                   "certs = ./ca.pem\nsigner_digest = md_gost12_256\n"
+                   "default_policy = 1.2.643.100.1\ndigests = md_gost12_256, md_gost12_512\n"
+                   "accuracy = secs:1\ness_cert_id_alg = md_gost12_256\n")
+    env = dict(env, OPENSSL_CONF=str(cnf))
+
+    def openssl_tsa(query):
+        (esign.d / "o.tsq").write_bytes(query)
+        subprocess.run(["openssl", "ts", "-reply", "-queryfile", "o.tsq", "-out", "o.tsr"],
+                       cwd=esign.d, env=env, check=True, capture_output=True, timeout=60)
+        return (esign.d / "o.tsr").read_bytes()
+
+    bes, resp = signed
+    store = esign.store()
+    xl1 = cms.enhance(bes, DOC, tsa_reply=openssl_tsa, store=store, ocsp_responses=[resp])
+    assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
