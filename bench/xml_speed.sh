@@ -4,7 +4,7 @@
 #  1. a ~4 KiB SMEV 3 envelope (SendRequestRequest) signed detached by Id
 #     (exc-c14n + the SMEV transform, into CallerInformationSystemSignature)
 #     and verified (References, SignatureValue, chain) per CPU-second, one
-#     thread: bench/xml_docs.c over libgostx-xmldsig; then the same through
+#     thread: bench/xml/xml_docs.c over libgostx-xmldsig; then the same through
 #     Python's gostx.xmldsig (lxml) when $PYTHON imports it;
 #  2. memory: an enveloping signature of a big document (SIZE, default
 #     60 MiB, under the library's 64 MiB cap; two kinds: small records, the
@@ -36,7 +36,7 @@ G=$build/gostx
 T=$(mktemp -d "${TMPDIR:-/tmp}/xml_speed.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/integrations/xmldsig" -o "$T/xml_docs" \
-  "$root/bench/xml_docs.c" "$build/libgostx-xmldsig.a" "$build/libgostx.a" \
+  "$root/bench/xml/xml_docs.c" "$build/libgostx-xmldsig.a" "$build/libgostx.a" \
   $(pkg-config --cflags --libs libxml-2.0) -lpthread
 cd "$T"
 { "$G" genpkey -c 256A -o ca.key && "$G" req -x509 -ca -key ca.key -subj "/CN=xml_speed CA" -days 2 -out ca.pem &&
