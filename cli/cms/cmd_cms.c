@@ -112,6 +112,9 @@ static void cms_help(void) {
       "the TSA certificate's critical extendedKeyUsage timeStamping and its chain, and\n"
       "writes -in with the token as id-aa-signatureTimeStampToken; -verify checks the\n"
       "embedded tokens so and prints their time.\n"
+      "-cmsout: the message again (-outform); -print: its structure as text.\n");
+  /* in parts: ISO C compilers need take no string literal above 4095 bytes */
+  printf(
       "-enhance (docs/ESIGN.md): -to T adds a signature timestamp; -to XL1 CAdES-X Long\n"
       "Type 1: the signer's chain built to -CAfile at the signature timestamp's time\n"
       "and its revocation there judged with -ocsp (the responder asked for the signer),\n"
@@ -122,9 +125,7 @@ static void cms_help(void) {
       "-out what is made so far. -out is written only on success (may be -in).\n"
       "-verify also checks CAdES-C/X attributes (each reference against its value,\n"
       "each timestamp) and, for X Long, the chain and revocation values at the\n"
-      "signature timestamp's time, offline; it says \"level: CAdES-...\".\n"
-      "-cmsout: the message again (-outform); -print: its structure as text.\n");
-  /* in two: ISO C compilers need take no string literal above 4095 bytes */
+      "signature timestamp's time, offline; it says \"level: CAdES-...\".\n");
   printf(
       "-encrypt: EnvelopedData for each -recip (R 1323565.1.025-2019 KeyTransport: KEG\n"
       "with an ephemeral key + KExp15), content Kuznyechik-CTR-ACPKM (default) or Magma\n"
