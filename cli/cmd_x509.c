@@ -7,12 +7,13 @@
 
 #include "ca/crl_file.h"
 #include "cli.h"
+#include "ocsp_file.h"
 #include "commands.h"
 
 
 enum {
   X_CAFILE = 1, X_CAPATH, X_UNTRUSTED, X_PURPOSE, X_HOST, X_IP, X_ATTIME, X_DEPTH, X_EMAIL, X_KU,
-  X_LAX, X_STRICT, X_HELP, X_CRLFILE, X_CRL_CHECK, X_CRL_CHECK_ALL
+  X_LAX, X_STRICT, X_HELP, X_CRLFILE, X_CRL_CHECK, X_CRL_CHECK_ALL, X_OCSP_RESP
 };
 
 static const cli_opt verify_opts[] = {
@@ -24,6 +25,7 @@ static const cli_opt verify_opts[] = {
     {"x509_lax", 0, CLI_NOARG, X_LAX},       {"x509_strict", 0, CLI_NOARG, X_STRICT},
     {"CRLfile", 0, CLI_PATH, X_CRLFILE},     {"crl_check", 0, CLI_NOARG, X_CRL_CHECK},
     {"crl_check_all", 0, CLI_NOARG, X_CRL_CHECK_ALL},
+    {"ocsp_resp", 0, CLI_PATH, X_OCSP_RESP},
     {"help", 'h', CLI_NOARG, X_HELP},
     {NULL, 0, 0, 0},
 };
@@ -55,7 +57,8 @@ static void verify_help(void) {
          "                         [-purpose sslserver|sslclient|any] [-verify_hostname NAME]\n"
          "                         [-verify_ip IP] [-verify_email ADDR] [-verify_key_usage LIST]\n"
          "                         [-attime SECONDS] [-verify_depth N] [-x509_lax | -x509_strict]\n"
-         "                         [-CRLfile FILE]... [-crl_check | -crl_check_all] CERT...\n\n"
+         "                         [-CRLfile FILE]... [-crl_check | -crl_check_all]\n"
+         "                         [-ocsp_resp FILE]... CERT...\n\n"
          "Verifies each CERT (PEM or DER; its first certificate is the one checked, the\n"
          "others count as -untrusted) as `openssl verify` does, for GOST certificates: a\n"
          "chain built from the -untrusted certificates, in any order, to an anchor of\n"
@@ -85,6 +88,11 @@ static void verify_help(void) {
          "certificate (issuingDistributionPoint) and not be stale (nextUpdate passed);\n"
          "\"certificate revoked\" names the reason and date; a revocation after -attime\n"
          "is none at it. Delta and indirect CRLs are refused by name.\n"
+         "-ocsp_resp: OCSP responses (DER, repeatable) for the same certificates (CERT\n"
+         "alone without -crl_check_all): one naming the certificate decides first when\n"
+         "its signer (the issuer or a delegated OCSPSigning responder) and times pass;\n"
+         "\"revoked\" at or before -attime fails, after it passes; \"unknown\", stale and\n"
+         "invalid responses fail by name when no CRL decides instead.\n"
          "Names chain after RFC 4518 preparation. Certificates of other algorithms in\n"
          "the anchor files are passed over. -verify_depth N: at most N intermediate\n"
          "certificates between CERT and the anchor (openssl's meaning). Limits: a path\n"
@@ -153,13 +161,17 @@ static int cmd_x509_verify(int argc, char **argv) {
   int id, rc = 0;
   uint64_t v;
   cli_crl_list *crls = calloc(1, sizeof *crls);
-  if (!crls) {
+  cli_ocsp_list *ocsps = calloc(1, sizeof *ocsps);
+  if (!crls || !ocsps) {
+    free(crls);
+    free(ocsps);
     cli_err("out of memory");
     return CLI_EXIT_FAIL;
   }
   while (!rc && (id = cli_next(&p, verify_opts)) != CLI_END) {
     switch (id) {
       case X_CRLFILE: rc = cli_load_crls(p.arg, crls); break;
+      case X_OCSP_RESP: rc = cli_load_ocsp(p.arg, ocsps); break;
       case X_CRL_CHECK: o.crl_check = GOSTX_X509_CRL_CHECK_LEAF; break;
       case X_CRL_CHECK_ALL: o.crl_check = GOSTX_X509_CRL_CHECK_ALL; break;
       case X_CAFILE: cafile = p.arg; break;
@@ -216,9 +228,13 @@ static int cmd_x509_verify(int argc, char **argv) {
     cli_err("warning: x509 verify: -CRLfile without -crl_check or -crl_check_all is not used");
   o.crls = crls->c;
   o.n_crls = crls->n;
+  o.ocsps = ocsps->r;
+  o.n_ocsps = ocsps->n;
   if (rc) {
     cli_crl_list_free(crls);
     free(crls);
+    cli_ocsp_list_free(ocsps);
+    free(ocsps);
     return rc < 0 ? CLI_EXIT_OK : rc;
   }
   gostx_x509_store *store = gostx_x509_store_new();
@@ -247,6 +263,8 @@ static int cmd_x509_verify(int argc, char **argv) {
   gostx_x509_store_free(store);
   cli_crl_list_free(crls);
   free(crls);
+  cli_ocsp_list_free(ocsps);
+  free(ocsps);
   return rc ? rc : worst;
 }
 

@@ -20,7 +20,8 @@ enum {
   C_TIMESTAMP, C_HELP,
   C_ENCRYPT, C_DECRYPT, C_ED_ENCRYPT, C_ED_DECRYPT, C_DIGEST_CREATE, C_DIGEST_VERIFY, C_RECIP,
   C_SECRETKEY, C_MD, C_ORIGINATOR, C_KUZ, C_MAGMA, C_OMAC, C_KUZ_CTR, C_KUZ_OMAC, C_MAGMA_CTR, C_MAGMA_OMAC,
-  C_GOST89, C_KEYID, C_KARI, C_ORIGINATOR_KEY
+  C_GOST89, C_KEYID, C_KARI, C_ORIGINATOR_KEY,
+  C_ENHANCE, C_TO, C_TSA, C_OCSP, C_OCSP_RESP, C_CRLFILE
 };
 
 static const cli_opt cms_opts[] = {
@@ -55,6 +56,11 @@ static const cli_opt cms_opts[] = {
     {"magma-ctr-acpkm", 0, CLI_NOARG, C_MAGMA_CTR},
     {"magma-ctr-acpkm-omac", 0, CLI_NOARG, C_MAGMA_OMAC},
     {"gost89", 0, CLI_NOARG, C_GOST89},
+    /* -enhance (cms_enhance.c) */
+    {"enhance", 0, CLI_NOARG, C_ENHANCE},   {"to", 0, CLI_ARG, C_TO},
+    {"tsa", 0, CLI_ARG, C_TSA},             {"ocsp", 0, CLI_ARG, C_OCSP},
+    {"ocsp-resp", 0, CLI_PATH, C_OCSP_RESP}, {"ocsp_resp", 0, CLI_PATH, C_OCSP_RESP},
+    {"CRLfile", 0, CLI_PATH, C_CRLFILE},
     {NULL, 0, 0, 0},
 };
 
@@ -70,6 +76,9 @@ static void cms_help(void) {
       "       gostx cms [-cades] -tsa-query FILE.tsq -in FILE.sig [-inform ..]\n"
       "       gostx cms -tsa-reply FILE.tsr -in FILE.sig (-CAfile TSA-CA | -noverify)\n"
       "                 [-untrusted FILE] [-outform ..] -out FILE-T.sig\n"
+      "       gostx cms -enhance -in FILE.sig -to T|XL1 (-tsa URL | -tsa-reply FILE.tsr\n"
+      "                 [-tsa-query FILE.tsq]) [-ocsp URL] [-ocsp-resp FILE]... [-CRLfile FILE]...\n"
+      "                 -CAfile CA [-untrusted FILE] [-noverify] [-outform ..] -out FILE\n"
       "       gostx cms -cmsout [-print] -in FILE.sig [-inform ..] [-outform ..] [-out FILE]\n"
       "       gostx cms -encrypt -recip CERT [-recip CERT ...] [-kuznyechik|-magma|-gost89]\n"
       "                 [-omac] [-kari [-originator CERT -originator-key KEY [-passin ARG]]]\n"
@@ -104,7 +113,19 @@ static void cms_help(void) {
       "writes -in with the token as id-aa-signatureTimeStampToken; -verify checks the\n"
       "embedded tokens so and prints their time.\n"
       "-cmsout: the message again (-outform); -print: its structure as text.\n");
-  /* in two: ISO C compilers need take no string literal above 4095 bytes */
+  /* in parts: ISO C compilers need take no string literal above 4095 bytes */
+  printf(
+      "-enhance (docs/ESIGN.md): -to T adds a signature timestamp; -to XL1 CAdES-X Long\n"
+      "Type 1: the signer's chain built to -CAfile at the signature timestamp's time\n"
+      "and its revocation there judged with -ocsp (the responder asked for the signer),\n"
+      "-ocsp-resp and -CRLfile (refused by name, exit 4; -noverify: a warning), then\n"
+      "complete-certificate/-revocation-references, certificate-values,\n"
+      "revocation-values and a CAdES-C timestamp. Timestamps from -tsa URL, or one a\n"
+      "run from -tsa-reply; -tsa-query writes the request of the next one needed and\n"
+      "-out what is made so far. -out is written only on success (may be -in).\n"
+      "-verify also checks CAdES-C/X attributes (each reference against its value,\n"
+      "each timestamp) and, for X Long, the chain and revocation values at the\n"
+      "signature timestamp's time, offline; it says \"level: CAdES-...\".\n");
   printf(
       "-encrypt: EnvelopedData for each -recip (R 1323565.1.025-2019 KeyTransport: KEG\n"
       "with an ephemeral key + KExp15), content Kuznyechik-CTR-ACPKM (default) or Magma\n"
@@ -203,7 +224,16 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
   uint64_t v;
   switch (id) {
     case C_SIGN: case C_VERIFY: case C_CMSOUT: case C_ENCRYPT: case C_DECRYPT: case C_ED_ENCRYPT:
-    case C_ED_DECRYPT: case C_DIGEST_CREATE: case C_DIGEST_VERIFY: return set_op(a, id);
+    case C_ED_DECRYPT: case C_DIGEST_CREATE: case C_DIGEST_VERIFY: case C_ENHANCE: return set_op(a, id);
+    case C_TO:
+      if (!strcasecmp(p->arg, "T")) a->enhance_to = ENHANCE_T;
+      else if (!strcasecmp(p->arg, "XL1")) a->enhance_to = ENHANCE_XL1;
+      else return cli_usage("cms: -to: T (CAdES-T) or XL1 (CAdES-X Long Type 1), not '%s'", p->arg);
+      return 0;
+    case C_TSA: a->tsa_url = p->arg; return 0;
+    case C_OCSP: a->ocsp_url = p->arg; return 0;
+    case C_OCSP_RESP: return add_path(a->ocsp_resp, &a->n_ocsp_resp, 8, "-ocsp-resp", p->arg);
+    case C_CRLFILE: return add_path(a->crlfile, &a->n_crlfile, 8, "-CRLfile", p->arg);
     case C_RECIP: return add_path(a->recip, &a->n_recip, GOSTX_CMS_MAX_RECIPIENTS, "-recip", p->arg);
     case C_SECRETKEY: a->secretkey = p->arg; return 0;
     case C_ORIGINATOR: a->originator = p->arg; return 0;
@@ -248,9 +278,26 @@ static int parse_one(cms_args *a, cli_parser *p, int id) {
   }
 }
 
+/* -enhance's usage rules. -out may be -in (written atomically). */
+static int check_enhance(const cms_args *a) {
+  if (!a->in) return cli_usage("cms: -enhance: -in is needed");
+  if (!a->enhance_to) return cli_usage("cms: -enhance: -to T or -to XL1 is needed");
+  if (!a->cafile && !a->capath)
+    return cli_usage("cms: -enhance needs -CAfile or -CApath (the signer's and the TSA's anchors)");
+  if (a->enhance_to == ENHANCE_T && (a->ocsp_url || a->n_ocsp_resp || a->n_crlfile))
+    return cli_usage("cms: -enhance -to T: -ocsp, -ocsp-resp and -CRLfile are for -to XL1");
+  if (a->n_signer || a->print) return cli_usage("cms: -enhance takes no -signer, -print");
+  cli_input ins[3] = {{a->content, "content"}, {a->tsa_reply, "TSA reply"}, {a->in, "input"}};
+  int rc = cli_refuse_same_file("cms", a->out, ins, 2);
+  return rc ? rc : cli_refuse_same_file("cms", a->tsa_query, ins, 3);
+}
+
 /* The usage rules of each operation, before any work. */
 static int check_args(const cms_args *a) {
   if (!a->op) return cli_usage("cms: an operation (-sign, -verify, -encrypt, -decrypt, -cmsout, -tsa-query, ...) is needed (see --help)");
+  if (a->op == C_ENHANCE) return check_enhance(a);
+  if (a->enhance_to || a->tsa_url || a->ocsp_url || a->n_ocsp_resp || a->n_crlfile)
+    return cli_usage("cms: -to, -tsa, -ocsp, -ocsp-resp and -CRLfile are for -enhance");
   if (a->tsa_reply && (a->op != C_TIMESTAMP || a->tsa_query))
     return cli_usage("cms: -tsa-reply embeds a reply in an existing signature: no -sign, -verify, -cmsout or -tsa-query");
   if (a->tsa_query && a->op != C_SIGN && a->op != C_TIMESTAMP)
@@ -316,6 +363,7 @@ int cmd_cms(int argc, char **argv) {
     case C_SIGN: return cms_sign(&a);
     case C_VERIFY: return cms_verify(&a);
     case C_TIMESTAMP: return cms_timestamp(&a);
+    case C_ENHANCE: return cms_enhance(&a);
     case C_ENCRYPT: return cms_encrypt(&a);
     case C_DECRYPT: return cms_decrypt(&a);
     case C_ED_ENCRYPT: return cms_encdata_encrypt(&a);

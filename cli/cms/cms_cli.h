@@ -24,6 +24,12 @@ typedef struct cms_args {
   size_t n_certfile, n_untrusted;
   int64_t attime;
   gostx_x509_purpose purpose; /* -verify -purpose */
+  /* -enhance (cms_enhance.c): the level asked (ENHANCE_T, ENHANCE_XL1),
+   * the TSA and OCSP responder URLs, the revocation data given */
+  int enhance_to;
+  const char *tsa_url, *ocsp_url;
+  const char *ocsp_resp[8], *crlfile[8];
+  size_t n_ocsp_resp, n_crlfile;
   /* -encrypt, -decrypt, -EncryptedData_*, -digest_* */
   const char *recip[GOSTX_CMS_MAX_RECIPIENTS], *secretkey, *originator;
   const char *originator_key; /* -encrypt -kari: a static originator's key */
@@ -87,9 +93,31 @@ int cms_load_untrusted(const cms_args *a, cli_cert_list *l);
  * every signer's embedded timestamps checked, each one's time said. */
 int cms_ts_write_query(const char *path, const gostx_cms_signer_info *si);
 int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *params);
+/* One token (a TimeStampResp or bare token, der[len]) checked as a
+ * timestamp of data[data_len] into *t, its time said after label; what
+ * names it in an error (CMS_EXIT_VERIFY). */
+int cms_ts_check_token(const char *what, const char *label, const uint8_t *der, size_t len,
+                       const uint8_t *data, size_t data_len, const gostx_cms_verify_params *params,
+                       gostx_cms_ts_token *t);
+/* "2026-11-28 17:50:00 UTC" */
+void cms_time_text(int64_t t, char *text, size_t cap);
 /* -print: each embedded timestamp's fields, as read (not verified). */
 void cms_ts_print(FILE *f, const gostx_cms_signer_info *si);
 
+enum { ENHANCE_T = 1, ENHANCE_XL1 };
+int cms_enhance(const cms_args *a);
+/* -verify's CAdES part (cms_cades.c): every signer's CAdES-C/X layers
+ * (gostx_cades_verify) and, where it carries references and values, its
+ * chain and revocation values at its signature timestamp's time; the level
+ * reached said ("level: CAdES-X Long Type 1"). 0 or CMS_EXIT_VERIFY. */
+int cms_cades_check(const gostx_cms_signed *sd, const gostx_cms_verify_params *params);
+/* certificate-values' certificates of every signer, as views, appended
+ * to l (for the chains -verify builds). */
+void cms_cades_certs(const gostx_cms_signed *sd, cli_cert_list *l);
+/* The certificate of sd's signer si: among sd's certificates and more[n]
+ * (by issuer and serial, or subjectKeyIdentifier); NULL when none. */
+const gostx_x509_cert *cms_signer_cert(const gostx_cms_signed *sd, const gostx_cms_signer_info *si,
+                                       const gostx_x509_cert *more, size_t n);
 int cms_sign(const cms_args *a);
 int cms_timestamp(const cms_args *a);
 int cms_verify(const cms_args *a);

@@ -17,7 +17,7 @@ static int one_signer(const cms_args *a, const gostx_cms_signed *sd) {
   return CLI_EXIT_USAGE;
 }
 
-static void time_text(int64_t t, char *text, size_t cap) {
+void cms_time_text(int64_t t, char *text, size_t cap) {
   time_t tt = (time_t)t;
   struct tm tm;
   if (!gmtime_r(&tt, &tm) || !strftime(text, cap, "%Y-%m-%d %H:%M:%S UTC", &tm))
@@ -54,10 +54,9 @@ static int ts_refuse(const char *what, const gostx_cms_ts_verdict *v) {
   return CMS_EXIT_VERIFY;
 }
 
-/* One token checked against a signer's signature; its time said after
- * label. what names the token in an error. */
-static int check_token(const char *what, const char *label, const uint8_t *der, size_t len, const gostx_cms_signer_info *si,
-                       const gostx_cms_verify_params *params, gostx_cms_ts_token *t) {
+int cms_ts_check_token(const char *what, const char *label, const uint8_t *der, size_t len,
+                       const uint8_t *data, size_t data_len, const gostx_cms_verify_params *params,
+                       gostx_cms_ts_token *t) {
   gostx_cms_ts_status st;
   gostx_cms_ts_verdict v;
   if (gostx_cms_ts_parse(der, len, t, &st)) {
@@ -67,9 +66,9 @@ static int check_token(const char *what, const char *label, const uint8_t *der, 
       cli_err("cms: %s: %s", what, gostx_cms_ts_status_name(st));
     return CMS_EXIT_VERIFY;
   }
-  if (gostx_cms_ts_verify(t, si->signature, si->signature_len, params, &v)) return ts_refuse(what, &v);
+  if (gostx_cms_ts_verify(t, data, data_len, params, &v)) return ts_refuse(what, &v);
   char when[64], serial[48] = "";
-  time_text(t->gen_time, when, sizeof when);
+  cms_time_text(t->gen_time, when, sizeof when);
   for (size_t i = 0; i < t->serial_len && i < 20; i++)
     snprintf(serial + 2 * i, sizeof serial - 2 * i, "%02x", t->serial[i]);
   fprintf(stderr, "%s: %s (TSA serial %s)\n", label, when, serial);
@@ -95,7 +94,8 @@ int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *
     for (size_t i = 0; !rc && i < n; i++) {
       char what[64];
       snprintf(what, sizeof what, "signer %zu", s + 1);
-      rc = check_token(what, "Signature timestamp", tokens[i], lens[i], &sd->signers[s], params, t);
+      rc = cms_ts_check_token(what, "Signature timestamp", tokens[i], lens[i], sd->signers[s].signature,
+                              sd->signers[s].signature_len, params, t);
     }
   }
   free(t);
@@ -114,7 +114,7 @@ void cms_ts_print(FILE *f, const gostx_cms_signer_info *si) {
       fprintf(f, "        signatureTimeStampToken: %s\n", gostx_cms_ts_status_name(st));
       continue;
     }
-    time_text(t->gen_time, when, sizeof when);
+    cms_time_text(t->gen_time, when, sizeof when);
     (void)gostx_cms_oid_text(t->policy, t->policy_len, oid, sizeof oid);
     fprintf(f, "        signatureTimeStampToken: genTime %s, policy %s, serial ", when, oid);
     for (size_t k = 0; k < t->serial_len; k++) fprintf(f, "%02x", t->serial[k]);
@@ -142,7 +142,9 @@ static int embed_reply(const cms_args *a, const gostx_cms_signed *sd, gostx_cms_
   size_t reply_len, out_len;
   const char *what = strcmp(a->tsa_reply, "-") ? a->tsa_reply : "-tsa-reply (stdin)";
   int rc = cli_read_file(a->tsa_reply, NULL, &reply, &reply_len);
-  if (!rc) rc = check_token(what, "Signature timestamp embedded", reply, reply_len, &sd->signers[0], params, t);
+  if (!rc)
+    rc = cms_ts_check_token(what, "Signature timestamp embedded", reply, reply_len, sd->signers[0].signature,
+                            sd->signers[0].signature_len, params, t);
   if (!rc && (gostx_cms_ts_embed(sd, 0, t->token, t->token_len, NULL, 0, &out_len) ||
               !(out = malloc(out_len)) ||
               gostx_cms_ts_embed(sd, 0, t->token, t->token_len, out, out_len, &out_len))) {

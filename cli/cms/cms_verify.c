@@ -106,13 +106,15 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const st
   int use_hash = s && s->hash;
   int rc = untrusted ? cms_load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc) rc = cms_load_untrusted(a, untrusted);
+  if (!rc) cms_cades_certs(sd, untrusted); /* CAdES-X Long's chain, carried in the signature */
   if (use_hash) h = *s->hash;
   else if (!rc && !s) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
     gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, a->purpose};
     if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
       rc = refuse(a->in, &v, sd);
-    else if ((rc = cms_ts_check_all(sd, &params)) == CMS_EXIT_VERIFY)
+    else if ((rc = cms_ts_check_all(sd, &params)) == CMS_EXIT_VERIFY ||
+             (!rc && (rc = cms_cades_check(sd, &params)) == CMS_EXIT_VERIFY))
       fprintf(stderr, "CMS Verification failure\n");
   }
   if (!rc) {

@@ -37,6 +37,10 @@ void ocsp_index_free(ocsp_index *ix);
  * after printing why. */
 int ocsp_http_post(const char *url, const uint8_t *req, size_t len, int timeout, uint8_t **resp,
                    size_t *resp_len);
+/* The same with another Content-Type (a TSA's application/timestamp-query:
+ * gostx cms -enhance -tsa URL). */
+int ocsp_http_post_as(const char *url, const char *ctype, const uint8_t *req, size_t len,
+                      int timeout, uint8_t **resp, size_t *resp_len);
 /* One HTTP request read from fd (buf[cap] holds what came, *have bytes of
  * it, kept between requests of one connection): the OCSP request's DER in
  * body (a POST's body, or a GET's base64 path decoded, into buf too),

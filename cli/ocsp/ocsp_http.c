@@ -124,6 +124,11 @@ static const char *header(const char *head, const char *name, char *val, size_t 
 
 int ocsp_http_post(const char *url, const uint8_t *req, size_t len, int timeout, uint8_t **resp,
                    size_t *resp_len) {
+  return ocsp_http_post_as(url, "application/ocsp-request", req, len, timeout, resp, resp_len);
+}
+
+int ocsp_http_post_as(const char *url, const char *ctype, const uint8_t *req, size_t len,
+                      int timeout, uint8_t **resp, size_t *resp_len) {
   char host[256], port[8], path[1024], head[1600], val[64];
   if (parse_url(url, host, sizeof host, port, path, sizeof path)) {
     cli_err("ocsp: -url %s: not http://HOST[:PORT][/PATH] (plain http only)", url);
@@ -132,10 +137,10 @@ int ocsp_http_post(const char *url, const uint8_t *req, size_t len, int timeout,
   int fd = connect_to(host, port, timeout);
   if (fd < 0) return CLI_EXIT_FAIL;
   int hl = snprintf(head, sizeof head,
-                    "POST %s HTTP/1.1\r\nHost: %s%s%s%s%s\r\nContent-Type: application/ocsp-request\r\n"
+                    "POST %s HTTP/1.1\r\nHost: %s%s%s%s%s\r\nContent-Type: %s\r\n"
                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
                     path, strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
-                    strcmp(port, "80") ? ":" : "", strcmp(port, "80") ? port : "", len);
+                    strcmp(port, "80") ? ":" : "", strcmp(port, "80") ? port : "", ctype, len);
   uint8_t *buf = malloc(RESP_MAX + 1);
   size_t n = 0;
   if (!buf || write_all(fd, head, (size_t)hl) || write_all(fd, req, len)) {

@@ -147,7 +147,9 @@ typedef struct gostx_ocsp_response {
 } gostx_ocsp_response;
 
 /* The response's structure read (strict DER; its signature is not checked
- * here). 0, GOSTX_EFORMAT (not an OCSPResponse, or a malformed or
+ * here): an OCSPResponse, or a bare BasicOCSPResponse (what CAdES
+ * revocation-values carry; read as a successful response). 0,
+ * GOSTX_EFORMAT (not an OCSPResponse, or a malformed or
  * unsupported BasicOCSPResponse: not version 1, an unknown critical
  * extension, a SingleResponse that does not read). A response whose
  * status is not successful reads (status set) with nothing else. */

@@ -47,7 +47,8 @@ typedef enum gostx_x509_status {
   GOSTX_X509_PROFILE,           /* a MUST of RFC 5280's profile broken (docs/X509.md lists them) */
   GOSTX_X509_EMAIL_MISMATCH,    /* the expected email address not in rfc822Name (nor emailAddress) */
   /* revocation (x509_crl.h) */
-  GOSTX_X509_REVOKED,           /* a CRL in force lists the certificate */
+  GOSTX_X509_REVOKED,           /* a CRL in force lists the certificate, or an OCSP response
+                                   says revoked (at or before the time checked) */
   GOSTX_X509_CRL_UNAVAILABLE,   /* no CRL of the certificate's issuer (no revocation data) */
   GOSTX_X509_CRL_SCOPE,         /* the issuer's CRLs do not cover the certificate: status unknown */
   GOSTX_X509_CRL_EXPIRED,       /* the CRL's nextUpdate is before the time checked (stale data) */
@@ -56,7 +57,13 @@ typedef enum gostx_x509_status {
   GOSTX_X509_CRL_CRITICAL_EXT,  /* the CRL or an entry has an unknown critical extension */
   GOSTX_X509_CRL_MALFORMED,     /* not DER, or not a CRL's structure */
   GOSTX_X509_CRL_DELTA,         /* a delta CRL: not supported */
-  GOSTX_X509_CRL_INDIRECT       /* an indirect CRL: not supported */
+  GOSTX_X509_CRL_INDIRECT,      /* an indirect CRL: not supported */
+  /* revocation from OCSP responses (ocsp.h; gostx_x509_verify_opts.ocsps) */
+  GOSTX_X509_OCSP_UNKNOWN,      /* the responder answered "unknown" for the certificate */
+  GOSTX_X509_OCSP_INVALID,      /* the response for the certificate fails its checks (signer,
+                                   signature, responder's EKU or validity) */
+  GOSTX_X509_OCSP_STALE,        /* the response's nextUpdate is before the time checked */
+  GOSTX_X509_NO_REVOCATION_DATA /* neither a CRL nor an OCSP response for the certificate */
 } gostx_x509_status;
 
 /* The status as text that starts with the check's name, "validity:
@@ -276,6 +283,22 @@ typedef struct gostx_x509_verify_opts {
   const struct gostx_x509_crl *crls;
   size_t n_crls;
   int crl_check;
+  /* OCSP responses (ocsp.h: parsed OCSPResponses or bare
+   * BasicOCSPResponses; any certificates', any order) for the same
+   * certificates crl_check names (with ocsps and CRL_CHECK_NONE: the
+   * leaf, as openssl's -ocsp_resp checks the certificate asked). A
+   * response naming the certificate (its CertID, under the response's own
+   * hash) decides first when it passes gostx_ocsp_check with the
+   * certificate's issuer as CA: good is GOSTX_X509_OK, revoked at or
+   * before now GOSTX_X509_REVOKED (later: not revoked at now), unknown
+   * GOSTX_X509_OCSP_UNKNOWN. As with CRLs, a response produced after now
+   * is used (a status at a past time, a signature's, needs that); one
+   * whose nextUpdate is before now is stale. Otherwise the CRLs decide;
+   * when they do not, the response's failure is said (GOSTX_X509_OCSP_STALE,
+   * GOSTX_X509_OCSP_INVALID) or, with no data at all for the certificate,
+   * GOSTX_X509_NO_REVOCATION_DATA. */
+  const struct gostx_ocsp_response *ocsps;
+  size_t n_ocsps;
 } gostx_x509_verify_opts;
 #define GOSTX_X509_CRL_CHECK_NONE 0
 #define GOSTX_X509_CRL_CHECK_LEAF 1

@@ -1,8 +1,8 @@
 /* A certificate's revocation status from CRLs (RFC 5280 6.3, complete
  * CRLs of the certificate's own issuer): each CRL checked against the
  * issuer, its scope (issuingDistributionPoint) against the certificate,
- * its time against the time asked; and the path's certificates checked in
- * turn for gostx_x509_verify_with (verify.c). Public data only. */
+ * its time against the time asked (revocation.c checks a path's
+ * certificates with it). Public data only. */
 #include <stdio.h>
 #include <time.h>
 
@@ -131,33 +131,4 @@ gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
   /* CRLs in force whose reasons do not add up: nothing stale or broken to name */
   if (covered && nearness(worst) <= nearness(GOSTX_X509_CRL_SCOPE)) return GOSTX_X509_CRL_SCOPE;
   return worst;
-}
-
-gostx_x509_status gostx__x509_revocation(const gostx_x509_cert *const *path, size_t len,
-                                         const gostx_x509_verify_opts *o, size_t *depth,
-                                         char *why, size_t cap) {
-  if (o->crl_check == GOSTX_X509_CRL_CHECK_NONE || len < 2) return GOSTX_X509_OK;
-  size_t last = o->crl_check == GOSTX_X509_CRL_CHECK_ALL ? len - 2 : 0; /* the anchor: none */
-  for (size_t i = 0; i <= last; i++) {
-    gostx_x509_revocation r;
-    gostx_x509_status st = gostx_x509_crl_status(o->crls, o->n_crls, path[i], path[i + 1], o->now, &r);
-    if (st == GOSTX_X509_OK) continue;
-    *depth = i;
-    const char *text = gostx_x509_status_name(st);
-    if (st == GOSTX_X509_REVOKED) {
-      const char *rn = gostx_x509_crl_reason_name(r.reason);
-      char date[40];
-      time_t t = (time_t)r.revocation_date;
-      struct tm tm;
-      if (!gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm))
-        snprintf(date, sizeof date, "%lld", (long long)r.revocation_date);
-      snprintf(why, cap, "%s (reason: %s, revoked %s)", text, rn ? rn : "?", date);
-    } else if (st == GOSTX_X509_KEY_USAGE) {
-      snprintf(why, cap, "revocation: the CRL's issuer has no cRLSign in its keyUsage");
-    } else {
-      snprintf(why, cap, "%s", text);
-    }
-    return st;
-  }
-  return GOSTX_X509_OK;
 }

@@ -197,15 +197,20 @@ int gostx_ocsp_response_parse(const uint8_t *der, size_t len, gostx_ocsp_respons
   if (!der || !r) return GOSTX_EINVAL;
   memset(r, 0, sizeof *r);
   gostx__der in = {der, len}, outer, rb, rbs, oid, octets, basic, tbs, bits;
-  if (gostx__der_get(&in, GOSTX__DER_SEQ, &outer, NULL) || in.n || enum_value(&outer, &r->status))
-    return GOSTX_EFORMAT;
-  if (r->status != GOSTX_OCSP_RESP_SUCCESSFUL) return outer.n ? GOSTX_EFORMAT : 0;
-  if (gostx__der_get(&outer, GOSTX__DER_CTXC(0), &rb, NULL) || outer.n ||
-      gostx__der_get(&rb, GOSTX__DER_SEQ, &rbs, NULL) || rb.n || gostx__der_oid(&rbs, &oid) ||
-      !GOSTX__DER_OID_IS(oid, OID_OCSP_BASIC) ||
-      gostx__der_get(&rbs, GOSTX__DER_OCTETS, &octets, NULL) || rbs.n ||
-      gostx__der_get(&octets, GOSTX__DER_SEQ, &basic, NULL) || octets.n ||
-      gostx__der_get(&basic, GOSTX__DER_SEQ, NULL, &tbs) || read_sig_alg(&basic, &r->sig_alg) ||
+  if (gostx__der_get(&in, GOSTX__DER_SEQ, &outer, NULL) || in.n) return GOSTX_EFORMAT;
+  if (gostx__der_peek(&outer, GOSTX__DER_SEQ)) {
+    basic = outer; /* a bare BasicOCSPResponse (CAdES revocation-values carry these) */
+  } else {
+    if (enum_value(&outer, &r->status)) return GOSTX_EFORMAT;
+    if (r->status != GOSTX_OCSP_RESP_SUCCESSFUL) return outer.n ? GOSTX_EFORMAT : 0;
+    if (gostx__der_get(&outer, GOSTX__DER_CTXC(0), &rb, NULL) || outer.n ||
+        gostx__der_get(&rb, GOSTX__DER_SEQ, &rbs, NULL) || rb.n || gostx__der_oid(&rbs, &oid) ||
+        !GOSTX__DER_OID_IS(oid, OID_OCSP_BASIC) ||
+        gostx__der_get(&rbs, GOSTX__DER_OCTETS, &octets, NULL) || rbs.n ||
+        gostx__der_get(&octets, GOSTX__DER_SEQ, &basic, NULL) || octets.n)
+      return GOSTX_EFORMAT;
+  }
+  if (gostx__der_get(&basic, GOSTX__DER_SEQ, NULL, &tbs) || read_sig_alg(&basic, &r->sig_alg) ||
       gostx__der_get(&basic, GOSTX__DER_BITS, &bits, NULL) || !bits.n || bits.p[0])
     return GOSTX_EFORMAT;
   r->tbs = tbs.p, r->tbs_len = tbs.n;

@@ -57,6 +57,11 @@ const char *gostx_x509_status_name(gostx_x509_status st) {
     case GOSTX_X509_CRL_MALFORMED: return "crl: not a DER CRL";
     case GOSTX_X509_CRL_DELTA: return "crl: delta CRLs are not supported";
     case GOSTX_X509_CRL_INDIRECT: return "crl: indirect CRLs are not supported";
+    case GOSTX_X509_OCSP_UNKNOWN: return "revocation: status unknown (the OCSP responder answered unknown)";
+    case GOSTX_X509_OCSP_INVALID: return "revocation: the OCSP response for the certificate fails its checks";
+    case GOSTX_X509_OCSP_STALE: return "revocation: the OCSP response is stale (nextUpdate passed)";
+    case GOSTX_X509_NO_REVOCATION_DATA:
+      return "revocation: no revocation data (no CRL of the issuer, no OCSP response for the certificate)";
   }
   return "unknown status";
 }

@@ -1,0 +1,129 @@
+#!/bin/bash
+# CAdES-X Long Type 1 end to end with gostx alone, on 127.0.0.1: a CA
+# (`gostx ca`: issues, revokes, -gencrl), a TSA (`gostx ts serve`, and
+# `gostx ts -reply` files), an OCSP responder (`gostx ocsp -port`, and its
+# file mode); signatures made (`cms -sign -cades`), enhanced BES -> T ->
+# X Long Type 1 (`cms -enhance`: -tsa/-ocsp URLs; -tsa-reply/-tsa-query,
+# -ocsp-resp and -CRLfile files), the servers stopped, then verified
+# offline with only the CA (`cms -verify`: "level: CAdES-X Long Type 1").
+# A signer revoked after the signature timestamp still verifies; revoked
+# before, -enhance refuses and (made with -noverify) -verify refuses, both
+# naming the revocation; a changed certificate value and revocation value
+# are refused by name; a failed run leaves -in as it was.
+. "$(dirname "$0")/cli_common.sh" cades_cli
+cd "$T" || exit 1
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+
+"$G" genpkey -c 256A -o ca.key 2>/dev/null
+"$G" req -x509 -ca -key ca.key -subj "/CN=Qualified CA/O=gostx test" -days 3650 -out ca.pem
+printf 'keyUsage = critical,digitalSignature,nonRepudiation\n' > signer.ext
+printf 'basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\nextendedKeyUsage = critical,timeStamping\n' > tsa.ext
+printf 'extendedKeyUsage = OCSPSigning\n' > rsp.ext
+issue() { # issue NAME EXT: NAME.key, NAME.pem by `gostx ca` (its line in index.txt)
+  "$G" genpkey -c 256A -o "$1.key" 2>/dev/null
+  "$G" req -new -key "$1.key" -subj "/CN=$1/O=gostx test" -out "$1.csr"
+  "$G" ca -in "$1.csr" -cert ca.pem -keyfile ca.key -index index.txt -days 365 -extfile "$2" -out "$1.pem" 2>/dev/null
+}
+for u in after before good; do issue $u signer.ext; done
+issue tsa tsa.ext
+issue rsp rsp.ext
+check "PKI by gostx ca" [ "$(grep -c '^V' index.txt)" = 5 ]
+echo "a document to sign, $RANDOM" > doc.txt
+
+# the servers: ports picked by the kernel, said on stderr
+"$G" ts serve -port 0 -signer tsa.pem -inkey tsa.key -serial tsa.serial -threads 2 2> ts.log &
+pids+=($!)
+"$G" ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key -bind 127.0.0.1 -port 0 \
+  -threads 2 2> ocsp.log &
+pids+=($!)
+for ((i = 0; i < $(bound 50); i++)); do
+  tsa_port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\)$/\1/p' ts.log)
+  ocsp_port=$(sed -n 's/.*on port \([0-9]*\) .*/\1/p' ocsp.log)
+  [ -n "$tsa_port" ] && [ -n "$ocsp_port" ] && break
+  sleep 0.1
+done
+check "servers up: $(cat ts.log ocsp.log)" [ -n "$tsa_port" -a -n "$ocsp_port" ]
+net=(-tsa "http://127.0.0.1:$tsa_port/" -ocsp "http://127.0.0.1:$ocsp_port/")
+
+sign() { "$G" cms -sign -cades -in doc.txt -signer "$1.pem" -inkey "$1.key" -out "$1.bes"; }
+run() { # run NAME ARGS...: gostx, exit status in $rc, stderr in NAME.err
+  local name=$1; shift
+  "$G" "$@" > "$name.out" 2> "$name.err"
+  rc=$?
+}
+said() { [ "$rc" = "$1" ] && grep -q -- "$2" "$3" || { echo "  rc=$rc"; sed 's/^/  /' "$3"; false; }; }
+
+# revoked after the signature timestamp: T now, revoked a second later, XL1 after
+sign after
+run t1 cms -enhance -in after.bes -to T -tsa "http://127.0.0.1:$tsa_port/" -CAfile ca.pem -out after.t
+check "BES -> T over HTTP" said 0 "^level: CAdES-T$" t1.err
+sleep 1.1
+"$G" ca -revoke after.pem -index index.txt -cert ca.pem -crl_reason keyCompromise 2>/dev/null
+sleep 1.1 # the responder reads index.txt again at most once a second
+run x1 cms -enhance -in after.t -to XL1 "${net[@]}" -CAfile ca.pem -out after.xl1
+check "T -> XL1 over HTTP, revoked after the timestamp" said 0 "^level: CAdES-X Long Type 1$" x1.err
+run o1 ocsp -issuer ca.pem -cert after.pem -url "http://127.0.0.1:$ocsp_port/"
+check "the responder said revoked (after the timestamp)" grep -q "^after.pem: revoked" o1.out
+
+# revoked before: -enhance refuses by name; -noverify makes it anyway
+"$G" ca -revoke before.pem -index index.txt -cert ca.pem -crl_reason superseded 2>/dev/null
+sleep 1.1
+sign before
+cp before.bes before.copy
+run x2 cms -enhance -in before.bes -to XL1 "${net[@]}" -CAfile ca.pem -out before.bes
+check "revoked before: -enhance refuses" said 4 "certificate revoked (reason: superseded" x2.err
+check "a failed run leaves -in as it was" cmp -s before.bes before.copy
+run x3 cms -enhance -in before.bes -to XL1 "${net[@]}" -CAfile ca.pem -noverify -out before.xl1
+check "revoked before, -noverify: made, with a warning" said 0 "warning: .*certificate revoked" x3.err
+
+# file mode: -tsa-reply / -tsa-query with `ts -reply`, the CRL from `gostx ca -gencrl`
+"$G" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -crldays 30 -out ca.crl 2>/dev/null
+sign good
+"$G" cms -tsa-query q1.tsq -in good.bes
+"$G" ts -reply -queryfile q1.tsq -signer tsa.pem -inkey tsa.key -serial tsa.serial -out r1.tsr 2>/dev/null
+run f1 cms -enhance -in good.bes -to XL1 -tsa-reply r1.tsr -tsa-query q2.tsq -CRLfile ca.crl \
+  -CAfile ca.pem -outform DER -out good.xl
+check "file mode: X Long made, the CAdES-C timestamp's query written" said 0 "its request written to q2.tsq" f1.err
+"$G" ts -reply -queryfile q2.tsq -signer tsa.pem -inkey tsa.key -serial tsa.serial -out r2.tsr 2>/dev/null
+run f2 cms -enhance -in good.xl -to XL1 -tsa-reply r2.tsr -CAfile ca.pem -outform DER -out good.xl
+check "file mode: XL1 in place (-out = -in)" said 0 "^level: CAdES-X Long Type 1$" f2.err
+run f3 cms -enhance -in good.bes -to XL1 -CRLfile ca.crl -CAfile ca.pem -out x.sig
+check "no TSA: named, exit 2" said 2 "Signature timestamp is needed: -tsa URL" f3.err
+
+# offline: the servers gone, only the CA
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+pids=()
+run v1 cms -verify -in after.xl1 -content doc.txt -CAfile ca.pem
+check "offline: revoked after the timestamp verifies" said 0 "^level: CAdES-X Long Type 1$" v1.err
+check "offline: judged at the timestamp's time" grep -q "Chain and revocation values: OK at the signature timestamp" v1.err
+run v2 cms -verify -in before.xl1 -content doc.txt -CAfile ca.pem
+check "offline: revoked before the timestamp fails, named" said 4 "certificate revoked (reason: superseded" v2.err
+run v3 cms -verify -in good.xl -content doc.txt -CAfile ca.pem
+check "offline: the CRL-based XL1 verifies" said 0 "^level: CAdES-X Long Type 1$" v3.err
+
+# tampered values: the last byte of certificate-values (the CA certificate's
+# signature) and of revocation-values (the CRL's signature)
+tamper() { # tamper IN OUT OID-LAST-BYTE: OUT = IN with the attribute's last byte flipped
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+oid = bytes.fromhex("060b2a864886f70d01091002") + bytes([int(sys.argv[3])])
+i = d.index(oid) + len(oid)          # the attrValues SET
+n = d[i + 1]
+if n < 0x80: end = i + 2 + n
+else:
+    k = n & 0x7f; end = i + 2 + k + int.from_bytes(d[i + 2:i + 2 + k], "big")
+d[end - 1] ^= 0x55
+open(sys.argv[2], "wb").write(d)
+PY
+}
+tamper good.xl cert.xl 23
+run v4 cms -verify -in cert.xl -content doc.txt -CAfile ca.pem
+check "a changed certificate value: named" said 4 "complete-certificate-references: the certificate's hash does not match" v4.err
+tamper good.xl rev.xl 24
+run v5 cms -verify -in rev.xl -content doc.txt -CAfile ca.pem
+check "a changed revocation value: named" said 4 "the CRL's or OCSP response's hash does not match" v5.err
+run v6 cms -verify -in after.xl1 -content ca.pem -CAfile ca.pem
+check "other content: refused" said 4 "Verification failure" v6.err
+finish
