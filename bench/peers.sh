@@ -10,13 +10,15 @@
 # with gostx's for the same operation (same key, IV, parameters): a peer whose
 # output differs is marked "!" and its ratio is not of the same work.
 #
-# Usage: bench/peers.sh [--quick] [--mib N] [--runs N] [--no-install] [--build DIR]
-#   default: 64 MiB per run, 5 runs; --quick: 4 MiB, 3 runs.
+# Usage: bench/peers.sh [--quick] [--mib N] [--runs N] [--no-install] [--build DIR] [--only RE]
+#   default: 64 MiB per run, 5 runs; --quick: 4 MiB, 3 runs; --only: the rows
+#   whose label matches the extended regex RE (e.g. 'cbc|omac|cfb': the
+#   one-block modes).
 # Installs what is missing with apt-get (Debian 12 / Ubuntu), builds gostx
 # (Release) and the drivers under BUILD/peers. Needs root or sudo to install.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mib=64 runs=5 install=1 build="$root/build"
+mib=64 runs=5 install=1 build="$root/build" only=
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) mib=4 runs=3 ;;
@@ -24,6 +26,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=${2:?--runs N}; shift ;;
     --no-install) install=0 ;;
     --build) build=${2:?--build DIR}; shift ;;
+    --only) only=${2:?--only RE}; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "peers.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -93,6 +96,12 @@ rows=(
   "streebog512|streebog512|openssl:streebog512 gcrypt:streebog512 botan:streebog512"
   "hmac-streebog256|hmac-streebog256|openssl:hmac-streebog256 gcrypt:hmac-streebog256 botan:hmac-streebog256"
 )
+if [ -n "$only" ]; then
+  kept=()
+  for row in "${rows[@]}"; do [[ ${row%%|*} =~ $only ]] && kept+=("$row"); done
+  [ ${#kept[@]} -gt 0 ] || { echo "peers.sh: no row matches --only $only" >&2; exit 2; }
+  rows=("${kept[@]}")
+fi
 have_peer() { local p; for p in "${peers[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 # ---- same output? ----

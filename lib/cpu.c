@@ -78,6 +78,7 @@ static void detect_x86(void) {
   if (!__get_cpuid(0, &max, &b, &c, &d)) return;
   cpu.intel = b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e; /* "GenuineIntel" */
   __cpuid(1, a, b, c, d);
+  cpu.family = ((a >> 8) & 0xf) == 0xf ? 0xf + ((a >> 20) & 0xff) : (a >> 8) & 0xf;
   cpu.sse2 = (d >> 26) & 1;
   cpu.ssse3 = (c >> 9) & 1;
   cpu.sse41 = (c >> 19) & 1;

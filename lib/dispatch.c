@@ -96,10 +96,15 @@ static int needs_pclmul(const struct gostx_cpu *f) { return f->pclmul; }
 static int needs_vpclmul(const struct gostx_cpu *f) { return f->vpclmul && f->pclmul; }
 static int needs_mulx(const struct gostx_cpu *f) { return f->bmi2 && f->adx; }
 static int needs_ifma(const struct gostx_cpu *f) { return needs_mulx(f) && f->avx512ifma; }
-/* Intel cores issue shifts and rotates on two ports and ROR by CL as two
- * uops, which the general-register Magma round is made of; AMD's have four
- * and one (docs/MAGMA.md "One block"). */
-static int prefer_intel(const struct gostx_cpu *f) { return f->intel; }
+/* The Magma row for the sequential modes: the one-block vector round
+ * (magma_avx512.c, ~8 cycles a round on Intel, 10.6 measured on Zen 4)
+ * beats the general-register core there (Intel: ROR by CL is two uops on
+ * two shift ports; AMD: ~45 ALU ops a round, ~12.5 cycles). On AMD only
+ * family 25 (Zen 4; Zen 3 has no VBMI): Zen 5 is not measured (simple
+ * vector ops of 2 cycles would make the round ~14), and valgrind's CPUID
+ * (an Intel model) with GOSTX_CPU_VENDOR=amd keeps reaching the avx512 row
+ * (docs/MAGMA.md "One block"). */
+static int prefer_vround(const struct gostx_cpu *f) { return f->intel || f->family == 0x19; }
 #endif
 #ifdef GOSTX_ARCH_AARCH64
 static int needs_pmull(const struct gostx_cpu *f) { return f->pmull; }
@@ -120,7 +125,7 @@ static const struct row kuz_rows[] = {
 };
 static const struct row magma_rows[] = {
 #ifdef GOSTX_ARCH_X86_64
-    ROW_PREFER(gostx_magma_avx512_vround, LEVEL_avx512, needs_avx512_set, prefer_intel),
+    ROW_PREFER(gostx_magma_avx512_vround, LEVEL_avx512, needs_avx512_set, prefer_vround),
     ROW(gostx_magma_avx512, LEVEL_avx512, 0, needs_avx512_set),
     ROW(gostx_magma_avx512bw, LEVEL_avx512bw, 0, NULL),
     ROW(gostx_magma_avx2, LEVEL_avx2, 0, NULL),

@@ -176,6 +176,7 @@ struct gostx_cpu {
   int avx512f, avx512bw, avx512vl, avx512vbmi, avx512ifma;
   int neon, pmull; /* AArch64: Advanced SIMD, and the 64-bit polynomial multiply */
   int intel;       /* x86-64 vendor GenuineIntel: a preference between rows, never a capability */
+  unsigned family; /* x86-64 display family (AMD Zen 4: 0x19, Zen 5: 0x1a): a preference too */
 };
 const struct gostx_cpu *gostx__cpu(void);
 /* A check's verdict on secret data (GOSTX_OK, GOSTX_EAUTH, GOSTX_EFORMAT)

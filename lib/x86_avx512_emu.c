@@ -77,6 +77,15 @@ SSSE3 simde__m512i gostx_emu_permutex2var_epi8(simde__m512i a, simde__m512i idx,
   return join(r);
 }
 
+/* VPERMI2B / VPERMT2B on ymm: r[i] = (a || b)[idx[i] & 63], VPERMB's model
+ * on the two tables side by side. */
+SSSE3 simde__m256i gostx_emu_permutex2var_epi8_256(simde__m256i a, simde__m256i idx,
+                                                     simde__m256i b) {
+  const simde__m512i t = simde_mm512_inserti64x4(simde_mm512_castsi256_si512(a), b, 1);
+  const simde__m512i x = simde_mm512_inserti64x4(simde_mm512_setzero_si512(), idx, 0);
+  return simde_mm512_castsi512_si256(gostx_emu_permutexvar_epi8(x, t));
+}
+
 /* VPSHUFB on each 16-byte lane. */
 SSSE3 simde__m512i gostx_emu_shuffle_epi8(simde__m512i a, simde__m512i idx) {
   const quarters t = split(a), x = split(idx);

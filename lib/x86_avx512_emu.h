@@ -23,6 +23,7 @@
 
 simde__m512i gostx_emu_permutexvar_epi8(simde__m512i idx, simde__m512i a);
 simde__m512i gostx_emu_permutex2var_epi8(simde__m512i a, simde__m512i idx, simde__m512i b);
+simde__m256i gostx_emu_permutex2var_epi8_256(simde__m256i a, simde__m256i idx, simde__m256i b);
 simde__m512i gostx_emu_shuffle_epi8(simde__m512i a, simde__m512i idx);
 simde__m128i gostx_emu_shuffle_epi8_128(simde__m128i a, simde__m128i idx);
 simde__m512i gostx_emu_mask_mov_epi8(simde__m512i src, simde__mmask64 k, simde__m512i a);
@@ -32,6 +33,8 @@ simde__m128i gostx_emu_mask_mov_epi8_128(simde__m128i src, simde__mmask16 k, sim
 #define _mm512_permutexvar_epi8(idx, a) gostx_emu_permutexvar_epi8((idx), (a))
 #undef _mm512_permutex2var_epi8
 #define _mm512_permutex2var_epi8(a, idx, b) gostx_emu_permutex2var_epi8((a), (idx), (b))
+#undef _mm256_permutex2var_epi8
+#define _mm256_permutex2var_epi8(a, idx, b) gostx_emu_permutex2var_epi8_256((a), (idx), (b))
 #undef _mm512_shuffle_epi8
 #define _mm512_shuffle_epi8(a, idx) gostx_emu_shuffle_epi8((a), (idx))
 #undef _mm_shuffle_epi8

@@ -24,12 +24,13 @@ static int parity8(unsigned x) {
   return (int)(x & 1);
 }
 
-#define NOPS 10
+#define NOPS 11
 
 /* out[0..9][64]: affine(x, a), permutex2var(a, x, b), permutexvar(x, a),
  * blend(movepi8_mask(x), a, b), ternlog 0x96 (x, a, b), set_epi64(7..0),
  * shuffle_epi8(a, x), the 128-bit shuffle of the first 16 bytes,
- * mask_add_epi8(b, movepi8_mask(x), a, x), and the 128-bit blend. */
+ * mask_add_epi8(b, movepi8_mask(x), a, x), the 128-bit blend, and the
+ * 256-bit permutex2var of the first 32 bytes. */
 static GOSTX_TARGET_AVX512 void run_ops(uint8_t out[NOPS][64], const uint8_t x[64], const uint8_t a[64],
                                         const uint8_t b[64]) {
   const __m512i vx = _mm512_loadu_si512((const void *)x), va = _mm512_loadu_si512((const void *)a),
@@ -49,6 +50,11 @@ static GOSTX_TARGET_AVX512 void run_ops(uint8_t out[NOPS][64], const uint8_t x[6
   _mm512_storeu_si512((void *)out[8], _mm512_mask_add_epi8(vb, _mm512_movepi8_mask(vx), va, vx));
   memset(out[9], 0, 64);
   _mm_storeu_si128((__m128i *)(void *)out[9], _mm_mask_blend_epi8(_mm_movepi8_mask(x1), a1, b1));
+  memset(out[10], 0, 64);
+  _mm256_storeu_si256((__m256i *)(void *)out[10],
+                      _mm256_permutex2var_epi8(_mm256_loadu_si256((const __m256i *)(const void *)a),
+                                               _mm256_loadu_si256((const __m256i *)(const void *)x),
+                                               _mm256_loadu_si256((const __m256i *)(const void *)b)));
 }
 
 int main(void) {
@@ -85,11 +91,13 @@ int main(void) {
       bad[7] += got[7][i] != (i < 16 ? sh : 0);
       bad[8] += got[8][i] != ((x[i] & 128) ? (uint8_t)(a[i] + x[i]) : b[i]);
       bad[9] += got[9][i] != (i < 16 ? ((x[i] & 128) ? b[i] : a[i]) : 0);
+      bad[10] += got[10][i] != (i < 32 ? ((x[i] & 32) ? b : a)[x[i] & 31] : 0); /* VPERMI2B ymm */
     }
   }
   static const char *const names[NOPS] = {
       "gf2p8affineqb", "vpermi2b",         "vpermb",           "vpmovb2m + vpblendmb", "vpternlogq 0x96",
-      "set_epi64 order", "vpshufb (512)", "vpshufb (128)", "vpaddb with a merge mask", "vpblendmb (128)"};
+      "set_epi64 order", "vpshufb (512)", "vpshufb (128)", "vpaddb with a merge mask", "vpblendmb (128)",
+      "vpermi2b (256)"};
   for (int k = 0; k < NOPS; k++) CHECK(bad[k] == 0, "%s: %d bytes differ from the SDM model", names[k], bad[k]);
   return t_done();
 }

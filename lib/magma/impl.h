@@ -93,6 +93,10 @@ struct gostx__magma_sliced {
    * that the bytes of S-boxes 2k and 2k+1 meet at bits 16k+4..16k+11 of the
    * looked-up qword. 128 bytes: one VPERMI2B over two zmm halves. */
   _Alignas(64) uint8_t vround[GOSTX_SBOX_COUNT][128];
+  /* The sequential modes' round (magma_avx512.c, vround_chain): two
+   * 64-entry tables, one VPERMI2B on ymm each. Bytes 0..63: entry 16 m + n =
+   * pi_{2m}(n) << 3; bytes 64..127: entry 16 m + n = pi_{2m+1}(n). */
+  _Alignas(64) uint8_t vpair[GOSTX_SBOX_COUNT][128];
 };
 const struct gostx__magma_sliced *gostx__magma_sliced_tables(void);
 

@@ -143,43 +143,54 @@ const struct gostx_magma_impl gostx_magma_avx512 = {"avx512", avx512_encrypt, av
                                                     avx512_mk_init, avx512_mk_blocks, ONE_IMIT16, ONE_CHAIN, 512,
                                                     CTR_FILL};
 
-/* ---- One block on a vector round: the sequential modes on Intel cores ----
+/* ---- One block on a vector round: the sequential modes ----
  * CBC/CFB encryption, OFB and OMAC run one block at a time, so a round's
- * latency is all that counts. On Intel cores the general-register core
- * (magma_x86_64.c) is held back by its nine ROR-by-CL, two uops each on
- * the two shift ports (~17 TSC ticks a round measured); this round never
- * leaves one xmm register (~12, docs/MAGMA.md "One block"):
- *   x = a + k                                           VPADDD
- *   byte j = bits 4j..4j+7 of x: nibble j low           VPMULTISHIFTQB
- *   index = (byte & 0x0f) | 16 j                        VPTERNLOGQ
- *   bytes = vround[set][index]: S-boxes 2k, 2k+1 at     VPERMI2B (128-byte table)
- *           bits 16k+4..16k+11 of the qword
- *   t(x) = those four 8-bit fields packed               VPMULTISHIFTQB
- *   g = t(x) <<< 11                                     VPROLD
- * The value sits in dword 0; the other lanes carry harmless garbage (a
- * byte's high nibble is masked off, the packing reads qword 0 only). No
- * secret reaches an address or a branch. On AMD cores the same round is
- * slower than the register core (5-cycle 512-bit permutes), so dispatch
- * chooses this table only on Intel (lib/dispatch.c). */
+ * latency is all that counts. The general-register core (magma_x86_64.c)
+ * needs nine ROR-by-CL a round (two uops each on Intel's two shift ports;
+ * on AMD ~45 ALU ops, throughput-bound at ~12.5 cycles); this round never
+ * leaves one xmm register, and its chain is six instructions deep
+ * (docs/MAGMA.md "One block"):
+ *   x  = a + k                                           VPADDD
+ *   ie = (x & 0x0f0f0f0f) | 16 m in byte m: nibble 2m     VPTERNLOGD
+ *   io = ((x >> 4) & 0x0f0f0f0f) | 16 m: nibble 2m+1      VPSRLD, VPTERNLOGD
+ *   e  = vpair[ie]: byte m = pi_2m(n) << 3               VPERMI2B ymm (64 entries)
+ *   o  = vpair[64 + io]: byte m = pi_2m+1(n)              VPERMI2B ymm
+ *   y ^= (e <<< 8) ^ (o <<< 15)                           VPROLD x2, VPTERNLOGD
+ * The rotations put pi_i's output at bits 4i + 11 mod 32, which is
+ * t(x) <<< 11: byte m of e moves to bits 8m + 11, byte m of o to 8m + 15.
+ * 1 + 1 + 1 + 3 + 1 + 1 = 8 cycles on Intel (VPERMI2B 3), 10.6 measured on
+ * Zen 4 (VPERMI2B ymm 4, VPROLD 2), against 13 / 16 for the previous
+ * VPMULTISHIFTQB form. The value sits in dword 0; the other dwords carry
+ * harmless garbage (every step is per dword or per byte, and a byte's
+ * high bits are masked off before the lookup). No secret reaches an
+ * address or a branch. lib/dispatch.c prefers the row on Intel and on AMD
+ * family 25 (Zen 4); elsewhere it stays usable by name. */
 struct vround_consts {
-  __m512i tlo, thi;
-  __m128i pick, low, jhi, pack;
+  __m256i e0, e1, o0, o1;
+  __m128i low, tag;
 };
 
-TARGET static inline __m128i vround_g(const struct vround_consts *c, __m128i a, __m128i k) {
+/* y ^ g[k](a) */
+TARGET static inline __m128i vround_r(const struct vround_consts *c, __m128i y, __m128i a,
+                                      __m128i k) {
   const __m128i x = _mm_add_epi32(a, k);
-  const __m128i idx = _mm_ternarylogic_epi64(_mm_multishift_epi64_epi8(c->pick, x), c->low, c->jhi,
-                                             0xea); /* (b & low) | jhi */
+  const __m128i ie = _mm_ternarylogic_epi32(x, c->low, c->tag, 0xea); /* (x & low) | tag */
+  const __m128i io = _mm_ternarylogic_epi32(_mm_srli_epi32(x, 4), c->low, c->tag, 0xea);
 #ifdef GOSTX_CT_PLANTS
-  uint8_t plant[16];
-  _mm_storeu_si128((__m128i *)(void *)plant, idx);
+  uint8_t plant[32];
+  _mm_storeu_si128((__m128i *)(void *)plant, ie);
+  _mm_storeu_si128((__m128i *)(void *)(plant + 16), io);
+  memmove(plant + 4, plant + 16, 4);
   GOSTX_CT_PLANT(GOSTX_PLANT_MAGMA_VROUND, plant, 8);
 #endif
-  const __m128i s = _mm512_castsi512_si128(_mm512_permutex2var_epi8(c->tlo, _mm512_castsi128_si512(idx), c->thi));
-  return _mm_rol_epi32(_mm_multishift_epi64_epi8(c->pack, s), 11);
+  const __m128i e =
+      _mm256_castsi256_si128(_mm256_permutex2var_epi8(c->e0, _mm256_castsi128_si256(ie), c->e1));
+  const __m128i o =
+      _mm256_castsi256_si128(_mm256_permutex2var_epi8(c->o0, _mm256_castsi128_si256(io), c->o1));
+  return _mm_ternarylogic_epi32(y, _mm_rol_epi32(e, 8), _mm_rol_epi32(o, 15), 0x96); /* xor3 */
 }
 
-#define VR(y, kk, x) y = _mm_xor_si128((y), vround_g(&c, (x), (kk)))
+#define VR(y, kk, x) y = vround_r(&c, (y), (x), (kk))
 #define VR_EIGHT_UP(n1, n2)                                                   \
   do {                                                                        \
     VR(n2, kv[0], n1); VR(n1, kv[1], n2); VR(n2, kv[2], n1); VR(n1, kv[3], n2); \
@@ -194,14 +205,14 @@ TARGET static inline __m128i vround_g(const struct vround_consts *c, __m128i a, 
 /* impl.h's `chain` on the vector round. */
 TARGET static void vround_chain(const gostx_magma_key *k, int op, uint8_t st[8], const uint8_t *in,
                                 uint8_t *out, size_t n) {
-  const uint8_t *tab = gostx__magma_sliced_tables()->vround[k->sbox_id];
+  const uint8_t *tab = gostx__magma_sliced_tables()->vpair[k->sbox_id];
   struct vround_consts c;
-  c.tlo = _mm512_load_si512((const void *)tab);
-  c.thi = _mm512_load_si512((const void *)(tab + 64));
-  c.pick = _mm_set_epi64x(0, 0x1c1814100c080400); /* byte j: bit offset 4 j */
+  c.e0 = _mm256_load_si256((const __m256i *)(const void *)tab);
+  c.e1 = _mm256_load_si256((const __m256i *)(const void *)(tab + 32));
+  c.o0 = _mm256_load_si256((const __m256i *)(const void *)(tab + 64));
+  c.o1 = _mm256_load_si256((const __m256i *)(const void *)(tab + 96));
   c.low = _mm_set1_epi8(0x0f);
-  c.jhi = _mm_set_epi64x(0, 0x7060504030201000); /* byte j: 16 j */
-  c.pack = _mm_set_epi64x(0, 0x34241404);        /* byte k: bit offset 16 k + 4 */
+  c.tag = _mm_set1_epi32(0x30201000); /* byte m: 16 m, the table of nibble position m */
   __m128i kv[8];
   for (int i = 0; i < 8; i++) kv[i] = _mm_cvtsi32_si128((int)k->rk[i]);
   GOSTX__MAGMA_CHAIN_WORDS(k, op, st, in, out, n, {

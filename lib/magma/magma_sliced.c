@@ -39,6 +39,12 @@ static void build(void) {
     for (unsigned j = 0; j < 8; j++)
       for (unsigned x = 0; x < 16; x++)
         tables.vround[set][16 * j + x] = (uint8_t)(pi(set, j, x) << (j & 1 ? 0 : 4));
+  for (int set = 0; set < GOSTX_SBOX_COUNT; set++)
+    for (unsigned m = 0; m < 4; m++)
+      for (unsigned x = 0; x < 16; x++) {
+        tables.vpair[set][16 * m + x] = (uint8_t)(pi(set, 2 * m, x) << 3);
+        tables.vpair[set][64 + 16 * m + x] = (uint8_t)pi(set, 2 * m + 1, x);
+      }
   for (int le = 0; le < 2; le++)
     for (unsigned m = 0; m < 8; m++) {
       unsigned src = block_byte(le, m >> 2, m & 3);
