@@ -42,7 +42,10 @@
 # clock); and the summary: per transform, the cipher's s/GB at 1400 bytes
 # (seal + open bursts: both ends' crypto), the tunnel's TCP x1 CPU s/GB
 # against it and against today's wireguard-go's, two workers' Gbit/s
-# against one's per test, ikev2's Gbit/s and CPU s/GB against the static
+# against one's per test, the split of TCP x1's CPU per 1400-byte packet
+# (kernel from stime; user as the cipher's share, from esp_speed's seal +
+# open, and the remainder: copies and bookkeeping; system calls per packet
+# from one more run under strace -c -f, SPLIT=0 skips it), ikev2's Gbit/s and CPU s/GB against the static
 # row's (issue 59 asks >= 0.97x: CPU as static's / ikev2's, so higher is
 # better in both) and the 2 s rekeys' Gbit/s against none (>= 0.9x).
 set -u
@@ -102,9 +105,42 @@ echo "# iperf3 ${SECS}s, median of $RUNS runs; MTU 1400 in every tunnel"
 printf '%-44s %-11s %8s %9s %8s %8s\n' setup test Gbit/s kpps "cpu s/GB" "sys s/GB"
 [ "$OTHERS" = 0 ] || measure "veth, no tunnel" $VB 10.231.0.2
 
+# syscalls_per_packet NAME: one more TCP x1 run of SECONDS with strace -c -f
+# on both tunnel processes: their system calls per 1400 bytes the receiving
+# device delivered, and the three most frequent, into $T/sys (NAME|calls per
+# packet|top). strace slows each call, so the tunnel batches differently
+# than untraced: a count, not a rate. SPLIT=0 skips it.
+syscalls_per_packet() {
+  [ "${SPLIT:-1}" = 0 ] && return
+  command -v strace >/dev/null || { echo "# strace missing: no system call count"; return; }
+  local p st=() r0 r1 i=0
+  for p in "${PIDS[@]}"; do
+    strace -c -f -o "$T/strace.$i" -p "$p" 2>/dev/null &
+    st+=($!)
+    i=$((i + 1))
+  done
+  sleep 0.5
+  ip netns exec $NB timeout $((SECS + 20)) iperf3 -s -1 -B 10.232.0.2 >/dev/null 2>&1 &
+  local s=$!
+  sleep 0.5
+  read -r r0 _ < <(dev_rx $NB gxb0)
+  ip netns exec $NA timeout $((SECS + 15)) iperf3 -c 10.232.0.2 -t "$SECS" -P 1 >>"$T/iperf.log" 2>&1
+  read -r r1 _ < <(dev_rx $NB gxb0)
+  wait $s 2>/dev/null
+  kill -INT "${st[@]}" 2>/dev/null
+  wait "${st[@]}" 2>/dev/null
+  cat "$T"/strace.* | awk -v b=$((r1 - r0)) -v n="$1" '
+    $1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { calls[$NF] += $4; all += $4 }
+    END { if (b <= 0) exit
+      top = ""; for (k = 0; k < 3; k++) { m = ""; for (x in calls) if (m == "" || calls[x] > calls[m]) m = x
+        if (m == "") break; top = top sprintf("%s%s %.2f", top == "" ? "" : ", ", m, calls[m] / (b / 1400)); delete calls[m] }
+      printf "%s|%.2f|%s\n", n, all / (b / 1400), top }' >>"$T/sys"
+  rm -f "$T"/strace.*
+}
 gostx_run() { # TRANSFORM THREADS
   gostx_up "$1" "$2"
   measure "gostx $1 t$2${UDP_OFFLOAD:+ udp $UDP_OFFLOAD}${TUN_OFFLOAD:+ tun $TUN_OFFLOAD}" gxb0 10.232.0.2
+  [ "$2" = 1 ] && [[ " ${TESTS[*]} " == *"tcp x1"* ]] && syscalls_per_packet "gostx $1 t1"
   stop_all
 }
 # keying = ikev2 (PSK, a initiating; the transform's IKE SA and Child SA):
@@ -239,12 +275,13 @@ fi
 # wireguard-go's, two workers' Gbit/s against one's, ikev2 against static
 # and the 2 s rekeys against none
 order=$(for t in "${TESTS[@]}"; do printf '%s|' "${t%%|*}"; done)
-[ -s "$T/rows" ] && awk -v esp="$T/esp" -v order="$order" -F'|' '
+[ -s "$T/rows" ] && awk -v esp="$T/esp" -v sysf="$T/sys" -v order="$order" -F'|' '
   BEGIN {
     while ((getline l < esp) > 0) {
       split(l, f, " ")
       if (f[2] == 1400) cipher[f[1]] = (f[4] + f[6]) / 1400
     }
+    while ((getline l < sysf) > 0) { split(l, f, "|"); calls[f[1]] = f[2]; top[f[1]] = f[3] }
   }
   { split($3, v, " "); gbit[$1 "|" $2] = v[1]; cpu[$1 "|" $2] = v[3]; sys[$1 "|" $2] = v[4] }
   $1 ~ /^wireguard-go .*today/ && $2 == "tcp x1" { wg = v[3] }
@@ -264,6 +301,16 @@ order=$(for t in "${TESTS[@]}"; do printf '%s|' "${t%%|*}"; done)
         printf "%-22s cipher alone (esp_speed 1400 B, seal + open bursts) %.2f s/GB\n", t, cipher[t]
       if (c != "" && c != "-" && (t in cipher))
         printf "%-22s TCP x1 t1 CPU s/GB %s = %.2fx the cipher alone (of it the kernel, stime: %s s/GB = %.2fx the cipher)\n", t, c, c / cipher[t], sys[t1 "|tcp x1"], sys[t1 "|tcp x1"] / cipher[t]
+      # the non-cipher CPU per packet (1400 bytes delivered; both ends, as
+      # the cipher figure is): kernel (stime: TUN, UDP, the stack, softirqs
+      # charged to the tunnel), user beyond the cipher (copies and
+      # bookkeeping: the remainder), and the system calls behind the kernel part
+      if (c != "" && c != "-" && (t in cipher)) {
+        k = sys[t1 "|tcp x1"]; u = c - k
+        printf "%-22s TCP x1 t1 per 1400-B packet, both ends: CPU %.0f ns = kernel %.0f + user %.0f; user = cipher %.0f + the rest (copies, bookkeeping) %.0f ns", t, c * 1400, k * 1400, u * 1400, cipher[t] * 1400, (u - cipher[t]) * 1400
+        if (t1 in calls) printf "; %s system calls a packet (%s)", calls[t1], top[t1]
+        printf "\n"
+      }
       if (c != "" && c != "-" && wg != "" && wg != "-")
         printf "%-22s TCP x1 t1: wireguard-go (today, offloads) CPU s/GB %s / ours %s = %.2f\n", t, wg, c, wg / c
       ik = name[t " t1 ikev2"]; rk = name[t " t1 rekey"]

@@ -79,6 +79,7 @@ TICK=$(getconf CLK_TCK)
 
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
 
 echo "gostx tls speed, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) ($NCPU online)"
@@ -309,8 +310,9 @@ open(sys.argv[1], "w").write("%.6f\n" % (ru.ru_utime + ru.ru_stime))
 sys.exit(os.waitstatus_to_exitcode(st))'
 # bulk_one BINARY PORT PID SUITE ROWS: one download, its figures added to ROWS
 bulk_one() {
-  local c0 c1 t0 t1
+  local c0 c1 t0 t1 k0 k1
   c0=$(cpu_ticks $3)
+  k0=$(sys_ticks $3)
   t0=$(date +%s.%N)
   # the client's own CPU time (wait4's rusage of it alone: not wc's, which
   # counts its output, nor the shell's)
@@ -318,20 +320,31 @@ bulk_one() {
     --insecure --suites $4 2>/dev/null | wc -c >"$T/bytes"
   t1=$(date +%s.%N)
   c1=$(cpu_ticks $3)
-  echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu")" |
-    awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1}' >>"$5"
+  k1=$(sys_ticks $3)
+  # fields: wall, serve, client MB/CPU-s, bytes, serve's kernel (stime) s/MB
+  echo "$(cat "$T/bytes") $t0 $t1 $((c1 - c0)) $(cat "$T/ccpu") $((k1 - k0))" |
+    awk -v hz="$TICK" '{printf "%.1f %.1f %.1f %d %.6f\n", $1 / ($3 - $2) / 1e6, $1 / ($4 / hz) / 1e6, $1 / $5 / 1e6, $1, $6 / hz / ($1 / 1e6)}' >>"$5"
 }
 # bulk_row SUITE ROWS: the table row of ROWS' medians
 bulk_row() {
-  local s=$1 enc dec wall seal open
+  local s=$1 enc dec wall seal open ksys
   read -r enc dec <<<"$(mgm_of $s)"
   awk -v want=$((256 << 20)) '$4 < want {bad = 1} END {exit bad}' "$2" ||
     echo "  ($s: a download came short: $(cut -d' ' -f4 "$2" | tr '\n' ' ') bytes)"
   wall=$(cut -d' ' -f1 "$2" | median)
   seal=$(cut -d' ' -f2 "$2" | median)
   open=$(cut -d' ' -f3 "$2" | median)
+  ksys=$(cut -d' ' -f5 "$2" | median)
   printf "  %-18s %8s %15s %15s %19s %13s\n" $s "$wall" "$seal" "$open" "$enc / $dec" \
     "$(awk -v s="$seal" -v o="$open" -v e="$enc" -v d="$dec" 'BEGIN {printf "%.2fx / %.2fx", s / e, o / d}')"
+  # serve's CPU split: the kernel's part (stime: both sockets' copies, the
+  # loopback's softirqs charged to serve), the cipher's (raw MGM seal at
+  # enc MB/s) and the rest of user time (reads into records, bookkeeping);
+  # and the most a serve whose user time were the cipher alone would reach
+  awk -v s="$seal" -v e="$enc" -v k="$ksys" -v n="$s" 'BEGIN {
+    all = 1e6 / s; kern = k * 1e6; ciph = 1e6 / e; rest = all - kern - ciph
+    printf "  %-18s serve per MB: %.0f us = kernel %.0f + cipher %.0f + the rest %.0f (%.0f %%); with the rest at 0: %.2fx\n",
+      "", all, kern, ciph, rest, 100 * rest / all, ciph / (ciph + kern) }'
 }
 for s in $SUITES; do
   : >"$T/rows.$s"
@@ -343,6 +356,20 @@ for s in $SUITES; do
   done
   bulk_row $s "$T/rows.$s"
 done
+# serve's system calls per 16 KiB record: one more download of the first
+# suite with strace -c -f on serve (strace slows each call: a count, not a
+# rate); TLS_SPEED_STRACE=0 skips it
+if [ "${TLS_SPEED_STRACE:-1}" != 0 ] && command -v strace >/dev/null; then
+  strace -c -f -o "$T/strace" -p $BPID 2>/dev/null &
+  stp=$!
+  sleep 0.5
+  bulk_one "$G" $BPORT $BPID ${SUITES%% *} "$T/strace.row"
+  kill -INT $stp
+  wait $stp 2>/dev/null
+  awk -v recs=$(((256 << 20) / 16384)) '$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" && $4 >= 10 {
+    t = t sprintf("%s%s %.3f", t == "" ? "" : ", ", $NF, $4 / recs); all += $4 }
+    END {printf "  serve system calls per 16 KiB record (one download under strace -c): %.3f (%s)\n", all / recs, t}' "$T/strace"
+fi
 if [ -n "$BASE" ]; then
   echo "  before (the same run, by turns with the rows above: $BASE):"
   for s in $SUITES; do bulk_row $s "$T/base.$s"; done
@@ -351,7 +378,9 @@ if [ -n "$BASE" ]; then
 fi
 echo "  (MB/CPU-s: bytes per second of that process's CPU time (serve: read from nginx,"
 echo "  seal, send; client: receive, open, write out), against gostx bench's MGM on the"
-echo "  CPU clock, 16 KiB per call (one full record); target >= 0.8x)"
+echo "  CPU clock, 16 KiB per call (one full record); target >= 0.8x. The line under each"
+echo "  row splits serve's CPU per MB: kernel (stime), the cipher (1e6 / raw MGM MB/s), the"
+echo "  rest; \"with the rest at 0\" is the ratio the kernel's part alone allows)"
 echo
 
 [ "$PART" = bulk13 ] && exit 0
