@@ -3,7 +3,10 @@
  * over HTTP/1.1 on all cores (one thread per CPU, each accepting on the
  * one listening socket), or once from a file (-reqin, -respout). A request
  * that does not read gets malformedRequest; an HTTP request that does not
- * gets 400; nothing a peer sends is more than REQ_MAX bytes. */
+ * gets 400; nothing a peer sends is more than REQ_MAX bytes. The index is
+ * read by cli/ca/index.c (gostx ca's reader) and read again when the
+ * file's modification time changes (looked at once a second at most; a
+ * file that no longer reads keeps the old entries). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
@@ -12,18 +15,72 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../ca/index.h"
 #include "ocsp_cli.h"
 
 #define REQ_MAX (64 * 1024) /* an HTTP request, header and body */
 #define RESP_CAP (64 * 1024)
 #define IDLE_SECONDS 30     /* a connection that sends nothing this long is closed */
 
+/* The index as the responder sees it: swapped whole on a reload. */
+typedef struct live_index {
+  const char *path;
+  pthread_rwlock_t lock;
+  pthread_mutex_t reload;
+  ca_index x;
+  struct timespec mtime;
+  time_t checked; /* when the file's time was last looked at (atomic) */
+} live_index;
+
+/* path read into *x with its modification time: 0, or an exit code
+ * after printing why. */
+static int index_load(const char *path, ca_index *x, struct timespec *mtime) {
+  struct stat st;
+  *x = (ca_index){NULL, 0, 0, -1, NULL, 0};
+  if (stat(path, &st) == 0) *mtime = st.st_mtim; /* before the read: a change during it is seen next time */
+  int rc = ca_index_read(path, 0, x);
+  if (rc) ca_index_free(x);
+  return rc;
+}
+
+static void index_maybe_reload(live_index *ix) {
+  time_t now = time(NULL);
+  if (__atomic_load_n(&ix->checked, __ATOMIC_RELAXED) == now || pthread_mutex_trylock(&ix->reload))
+    return;
+  struct stat st;
+  if (ix->checked != now && stat(ix->path, &st) == 0 &&
+      (st.st_mtim.tv_sec != ix->mtime.tv_sec || st.st_mtim.tv_nsec != ix->mtime.tv_nsec)) {
+    ca_index fresh, old;
+    struct timespec mt = st.st_mtim;
+    if (!index_load(ix->path, &fresh, &mt)) {
+      pthread_rwlock_wrlock(&ix->lock);
+      old = ix->x, ix->x = fresh;
+      pthread_rwlock_unlock(&ix->lock);
+      ca_index_free(&old);
+    }
+    ix->mtime = mt; /* a file that does not read is not read again until it changes */
+  }
+  __atomic_store_n(&ix->checked, now, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&ix->reload);
+}
+
+/* serial's entry copied to *out: 1, or 0 when the index has none. */
+static int index_lookup(live_index *ix, const uint8_t *serial, size_t len, ca_entry *out) {
+  index_maybe_reload(ix);
+  pthread_rwlock_rdlock(&ix->lock);
+  const ca_entry *e = ca_index_find(&ix->x, serial, len);
+  if (e) out->status = e->status, out->revoked_at = e->revoked_at, out->reason = e->reason;
+  pthread_rwlock_unlock(&ix->lock);
+  return e != NULL;
+}
+
 typedef struct responder {
-  ocsp_index *ix;
+  live_index ix;
   cli_cert_list ca, signer;
   gostx_gost3410_key key;
   gostx_ocsp_certid ca_id[4]; /* the CA's hashes per gostx_ocsp_hash (serial unused) */
@@ -48,13 +105,13 @@ static size_t answer(responder *rs, const uint8_t *req_der, size_t len, uint8_t 
   for (size_t i = 0; i < req->n; i++) {
     gostx_ocsp_single *s = &single[i];
     const gostx_ocsp_certid *id = &req->id[i], *mine = &rs->ca_id[id->hash];
-    ocsp_index_entry e;
+    ca_entry e;
     memset(s, 0, sizeof *s);
     s->id = *id, s->status = GOSTX_OCSP_UNKNOWN, s->reason = -1;
     s->this_update = now, s->next_update = rs->next_secs ? now + rs->next_secs : 0;
     if (id->hash && !memcmp(id->name_hash, mine->name_hash, mine->hash_len) &&
         !memcmp(id->key_hash, mine->key_hash, mine->hash_len) &&
-        ocsp_index_lookup(rs->ix, id->serial, id->serial_len, &e)) {
+        index_lookup(&rs->ix, id->serial, id->serial_len, &e)) {
       if (e.status == 'R') {
         s->status = GOSTX_OCSP_REVOKED;
         s->revocation_time = e.revoked_at, s->reason = e.reason;
@@ -159,8 +216,11 @@ static int setup(responder *rs, const ocsp_responder_opts *o) {
       cli_err("ocsp: -CA: its name or key cannot be hashed");
       return CLI_EXIT_FAIL;
     }
-  rs->ix = ocsp_index_open(o->index);
-  if (!rs->ix) return CLI_EXIT_FAIL;
+  rs->ix.path = o->index;
+  if (index_load(o->index, &rs->ix.x, &rs->ix.mtime)) return CLI_EXIT_FAIL;
+  rs->ix.checked = time(NULL);
+  pthread_rwlock_init(&rs->ix.lock, NULL);
+  pthread_mutex_init(&rs->ix.reload, NULL);
   rs->next_secs = o->nmin * 60 + o->ndays * 86400;
   rs->by_key = o->resp_key_id, rs->no_certs = o->resp_no_certs, rs->nrequest = o->nrequest;
   return 0;
