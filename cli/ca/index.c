@@ -46,7 +46,7 @@ static uint64_t serial_hash(const uint8_t *s, size_t len) {
   len = strip_zeros(&s, len);
   uint64_t h = 0xcbf29ce484222325u;
   for (size_t i = 0; i < len; i++) h = (h ^ s[i]) * 0x100000001b3u;
-  return h;
+  return h ^ h >> 29; /* the high bits down: the slot is taken from the low ones */
 }
 
 static void slot_put(ca_index *x, size_t k) {

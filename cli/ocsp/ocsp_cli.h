@@ -28,6 +28,7 @@ int ocsp_http_read(int fd, uint8_t *buf, size_t cap, size_t *have, size_t *used,
 /* The reply: 200 with an application/ocsp-response body, or an error
  * status without one. 0, or -1 when the write failed. */
 int ocsp_http_reply(int fd, int status, const uint8_t *body, size_t len, int keep);
+/* (keep 0: the write side is shut after it, the FIN in the reply's segment) */
 
 /* ---- the responder (ocsp_serve.c) ---- */
 typedef struct ocsp_responder_opts {

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -91,14 +93,21 @@ typedef struct responder {
   int listen_fd;
 } responder;
 
-/* The answer to one request's DER into out: always an OCSPResponse. */
-static size_t answer(responder *rs, const uint8_t *req_der, size_t len, uint8_t *out, size_t cap) {
-  gostx_ocsp_request *req = malloc(sizeof *req);
+/* A worker's memory, taken once: nothing is allocated per request. */
+typedef struct scratch {
+  uint8_t buf[REQ_MAX], out[RESP_CAP];
+  gostx_ocsp_request req;
   gostx_ocsp_single single[GOSTX_OCSP_MAX_IDS];
-  size_t n = 0;
+} scratch;
+
+/* The answer to one request's DER into w->out: always an OCSPResponse. */
+static size_t answer(responder *rs, const uint8_t *req_der, size_t len, scratch *w) {
+  gostx_ocsp_request *req = &w->req;
+  gostx_ocsp_single *single = w->single;
+  uint8_t *out = w->out;
+  size_t n = 0, cap = sizeof w->out;
   int64_t now = (int64_t)time(NULL);
-  if (!req || gostx_ocsp_request_parse(req_der, len, req)) {
-    free(req);
+  if (gostx_ocsp_request_parse(req_der, len, req)) {
     if (gostx_ocsp_response_error(GOSTX_OCSP_RESP_MALFORMED_REQUEST, out, cap, &n)) n = 0;
     return n;
   }
@@ -123,7 +132,6 @@ static size_t answer(responder *rs, const uint8_t *req_der, size_t len, uint8_t 
   gostx_ocsp_response_spec spec = {&rs->signer.c[0], rs->by_key, now, single, req->n,
                                     req->nonce_len ? req->nonce : NULL, req->nonce_len, rs->no_certs};
   int rc = gostx_ocsp_response_write(&spec, &rs->key, out, cap, &n);
-  free(req);
   if (rc && gostx_ocsp_response_error(GOSTX_OCSP_RESP_INTERNAL_ERROR, out, cap, &n)) n = 0;
   return n;
 }
@@ -136,11 +144,9 @@ static void count_served(responder *rs) {
   }
 }
 
-static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
-  size_t have = 0;
-  struct timeval tv = {IDLE_SECONDS, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+static void serve_conn(responder *rs, int fd, scratch *w) {
+  uint8_t *buf = w->buf;
+  size_t have = 0; /* the idle timeouts: the listening socket's, inherited */
   for (;;) {
     const uint8_t *body;
     size_t body_len, used;
@@ -151,10 +157,10 @@ static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
       (void)ocsp_http_reply(fd, status, NULL, 0, 0);
       break;
     }
-    size_t n = answer(rs, body, body_len, out, RESP_CAP);
-    int w = ocsp_http_reply(fd, n ? 200 : 500, out, n, keep);
+    size_t n = answer(rs, body, body_len, w);
+    int wr = ocsp_http_reply(fd, n ? 200 : 500, w->out, n, keep);
     count_served(rs);
-    if (w || !keep) break;
+    if (wr || !keep) break;
     memmove(buf, buf + used, have - used);
     have -= used;
   }
@@ -163,8 +169,8 @@ static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
 
 static void *worker(void *arg) {
   responder *rs = arg;
-  uint8_t *buf = malloc(REQ_MAX), *out = malloc(RESP_CAP);
-  if (!buf || !out) {
+  scratch *w = malloc(sizeof *w);
+  if (!w) {
     cli_err("ocsp: out of memory");
     exit(CLI_EXIT_FAIL);
   }
@@ -175,7 +181,7 @@ static void *worker(void *arg) {
       cli_err("ocsp: accept: %s", strerror(errno));
       exit(CLI_EXIT_FAIL);
     }
-    serve_conn(rs, fd, buf, out);
+    serve_conn(rs, fd, w);
   }
   return NULL;
 }
@@ -188,8 +194,17 @@ static int listen_on(const char *bind_addr, const char *port) {
     cli_err("ocsp: -port %s: %s", port, gai_strerror(rc));
     return -1;
   }
-  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, idle = IDLE_SECONDS;
+  struct timeval tv = {IDLE_SECONDS, 0};
+  if (fd >= 0) {
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* set once here: accepted sockets inherit them (two syscalls less a connection) */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    /* accept only once the request's first bytes are there: no sleep in
+     * recv between accept and the request */
+    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &idle, sizeof idle);
+  }
   if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 512)) {
     cli_err("ocsp: listening on port %s: %s", port, strerror(errno));
     if (fd >= 0) close(fd);
@@ -232,17 +247,18 @@ int ocsp_responder(const ocsp_responder_opts *o) {
   if (rc) return rc;
   if (o->reqin) { /* once, from a file */
     cli_in in;
-    uint8_t *req, *out = malloc(RESP_CAP);
+    uint8_t *req;
+    scratch *w = malloc(sizeof *w);
     size_t len;
-    if (!out || cli_in_open(&in, o->reqin)) return CLI_EXIT_FAIL;
+    if (!w || cli_in_open(&in, o->reqin)) return free(w), CLI_EXIT_FAIL;
     rc = cli_in_read_all(&in, &req, &len);
     cli_in_close(&in);
-    if (rc) return rc;
-    size_t n = answer(&rs, req, len, out, RESP_CAP);
+    if (rc) return free(w), rc;
+    size_t n = answer(&rs, req, len, w);
     gostx_gost3410_key_clear(&rs.key); /* the signing key: wiped once used */
     free(req);
-    rc = n ? cli_write_file(o->respout ? o->respout : "-", out, n, 0) : CLI_EXIT_FAIL;
-    free(out);
+    rc = n ? cli_write_file(o->respout ? o->respout : "-", w->out, n, 0) : CLI_EXIT_FAIL;
+    free(w);
     return rc;
   }
   if (!o->port) return cli_usage("ocsp: a responder needs -port (or -reqin)");
