@@ -12,10 +12,15 @@
 # kernel's TCP work (connect, accept, close, and the receive path of what
 # the server sends, run on the sender's CPU) is a fixed cost per connection
 # that both pay: about half of gostx's time per response.
+# The servers take turns ROUNDS times (default 5) and each one's median
+# counts: the machine's other load comes and goes. GOSTX_BASE=BINARY adds
+# another gostx build to the turns (a before/after in one run).
 #   usage: bench/ocsp_speed.sh [REQUESTS] [INDEX_ENTRIES]   (default 3000, 1000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 G=${GOSTX:-$PWD/build/gostx}
+base=${GOSTX_BASE:-}
+rounds=${ROUNDS:-5}
 n=${1:-3000}
 entries=${2:-1000}
 export OPENSSL_CONF=$PWD/tests/support/gost_engine.cnf
@@ -54,36 +59,50 @@ done
 # ticks are too coarse for a few seconds of work)
 cpu_ns() { cat /proc/$1/task/*/schedstat | awk '{ t += $1 } END { print t }'; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-run() { # run NAME: after the server ($pid) listens on $port
+run() { # run NAME ROUND: after the server ($pid) listens on $port
   local t0 t1 ok
   # warm up, then measure
   taskset -c "$load_cpus" python3 "$OLDPWD/bench/ocsp_load.py" "$port" 50 4 "${reqs[@]}" > /dev/null
   t0=$(cpu_ns $pid)
   ok=$(taskset -c "$load_cpus" python3 "$OLDPWD/bench/ocsp_load.py" "$port" "$n" 8 "${reqs[@]}")
   t1=$(cpu_ns $pid)
-  awk -v ok="$ok" -v t="$((t1 - t0))" -v name="$1" \
-    'BEGIN { printf "%-8s %6d responses, %7.3f CPU s: %8.0f responses per CPU-second\n", name, ok, t / 1e9, ok / (t / 1e9) }'
-  echo "$ok $((t1 - t0))" > "$1.fig"
+  awk -v ok="$ok" -v t="$((t1 - t0))" -v name="$1" -v r="$2" \
+    'BEGIN { printf "%-10s round %d: %6d responses, %7.3f CPU s: %8.0f responses per CPU-second\n", name, r, ok, t / 1e9, ok / (t / 1e9) }'
+  awk -v ok="$ok" -v t="$((t1 - t0))" 'BEGIN { printf "%.0f\n", ok / (t / 1e9) }' >> "$1.fig"
 }
+wait_for() { # wait_for FILE TEXT
+  local i
+  for ((i = 0; i < 100; i++)); do grep -q "$2" "$1" && break; sleep 0.05; done
+}
+gostx_turn() { # gostx_turn NAME BINARY ROUND
+  port=$(free_port)
+  taskset -c 0 "$2" ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key -port "$port" \
+    -bind 127.0.0.1 -threads 1 -nmin 5 2> g.err &
+  pid=$!
+  wait_for g.err "on port"
+  run "$1" "$3"
+  kill $pid; wait $pid 2>/dev/null || true; pid=
+}
+openssl_turn() { # openssl_turn ROUND
+  port=$(free_port)
+  taskset -c 0 openssl ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key -port "$port" \
+    -nmin 5 > o.err 2>&1 &
+  pid=$!
+  wait_for o.err "Waiting"
+  run openssl "$1"
+  kill $pid; wait $pid 2>/dev/null || true; pid=
+}
+median() { sort -n "$1.fig" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-port=$(free_port)
-taskset -c 0 "$G" ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key -port "$port" \
-  -bind 127.0.0.1 -threads 1 -nmin 5 2> g.err &
-pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "on port" g.err && break; sleep 0.05; done
-run gostx
-kill $pid; wait $pid 2>/dev/null || true; pid=
-
-port=$(free_port)
-taskset -c 0 openssl ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key -port "$port" \
-  -nmin 5 > o.err 2>&1 &
-pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "Waiting" o.err && break; sleep 0.05; done
-run openssl
-kill $pid; wait $pid 2>/dev/null || true; pid=
-
-read -r gok gt < gostx.fig
-read -r ook ot < openssl.fig
-awk -v a="$gok" -v at="$gt" -v b="$ook" -v bt="$ot" \
-  'BEGIN { printf "gostx / openssl: %.2fx responses per CPU-second, a connection per request (target >= 3x)\n", (a / at) / (b / bt) }'
+for ((r = 1; r <= rounds; r++)); do
+  gostx_turn gostx "$G" $r
+  [ -z "$base" ] || gostx_turn gostx-base "$base" $r
+  openssl_turn $r
+done
+g=$(median gostx) o=$(median openssl)
+echo "medians of $rounds rounds (responses per CPU-second): gostx $g, openssl $o"
+[ -z "$base" ] || { b=$(median gostx-base); echo "gostx-base (\$GOSTX_BASE) $b: gostx / gostx-base $(awk -v a="$g" -v b="$b" 'BEGIN { printf "%.2fx", a / b }')"; }
+awk -v a="$g" -v b="$o" \
+  'BEGIN { printf "gostx / openssl: %.2fx responses per CPU-second, a connection per request (target >= 3x)\n", a / b }'
+[ -z "$base" ] || awk -v a="$b" -v b="$o" 'BEGIN { printf "gostx-base / openssl: %.2fx\n", a / b }'
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -171,6 +171,24 @@ expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index hi/index.txt -out hi/
 check "openssl reads serial 80" bash -c "openssl crl -in hi/ca.crl -noout -text | grep -q 'Serial Number: 80'"
 expect 2 "certificate revoked" x509 verify -CAfile ca.pem -CRLfile hi/ca.crl -crl_check hi/c.pem
 
+# openssl ca's own revocation forms in an index gostx reads (-crl_compromise
+# writes "keyTime,TIME", -crl_hold "holdInstruction,OID"), and a serial of
+# an odd number of hex digits, as openssl reads it
+mkdir oss && echo 0B >oss/serial
+check "oss c1" "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index oss/index.txt -out oss/c1.pem
+check "oss c2" "$G" ca -in carol.csr -cert ca.pem -keyfile ca.key -index oss/index.txt -out oss/c2.pem
+sed -e 's|^database = index.txt|database = oss/index.txt\nunique_subject = no|' ca.cnf >oss.cnf
+check "openssl ca -revoke -crl_compromise" bash -c \
+  "openssl ca -config oss.cnf -cert ca.pem -keyfile ca.key -revoke oss/c1.pem -crl_compromise 20250101000000Z >/dev/null 2>&1"
+check "openssl ca -revoke -crl_hold" bash -c \
+  "openssl ca -config oss.cnf -cert ca.pem -keyfile ca.key -revoke oss/c2.pem -crl_hold holdInstructionReject >/dev/null 2>&1"
+check "openssl's keyTime in the index" grep -q ',keyTime,20250101000000Z' oss/index.txt
+expect 0 "" ca -gencrl -cert ca.pem -keyfile ca.key -index oss/index.txt -out oss/ca.crl
+expect 2 "certificate revoked (reason: keyCompromise" x509 verify -CAfile ca.pem -CRLfile oss/ca.crl -crl_check oss/c1.pem
+expect 2 "certificate revoked (reason: certificateHold" x509 verify -CAfile ca.pem -CRLfile oss/ca.crl -crl_check oss/c2.pem
+sed -i 's/\t0C\t/\tC\t/' oss/index.txt
+expect 1 "already revoked" ca -revoke oss/c1.pem -index oss/index.txt
+
 # hostile files
 openssl crl -in ca.crl -outform DER 2>/dev/null | head -c 100 >cut.der
 expect 1 "cut.der: CRL 1: crl: not a DER CRL" x509 verify -CAfile ca.pem -CRLfile cut.der -crl_check bob.pem

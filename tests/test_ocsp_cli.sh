@@ -15,23 +15,8 @@ srv_pid=
 trap '[ -n "$srv_pid" ] && kill $srv_pid 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 # the PKI, made by gostx: a CA, two responders (one without the EKU), leaves
-"$G" genpkey -c 512A -o ca.key 2>/dev/null
-"$G" req -x509 -ca -key ca.key -subj "/CN=OCSP test CA" -days 30 -set_serial 1 -out ca.pem
-printf 'extendedKeyUsage = OCSPSigning\n' > rsp.ext
-printf 'keyUsage = digitalSignature\n' > leaf.ext
-issue() { # issue NAME SERIAL EXTFILE
-  "$G" genpkey -c 256A -o "$1.key" 2>/dev/null
-  "$G" req -new -key "$1.key" -subj "/CN=$1" -out "$1.csr"
-  "$G" x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -set_serial "$2" -extfile "$3" -out "$1.pem"
-}
-issue rsp 0x2001 rsp.ext
-issue norsp 0x2002 leaf.ext
-issue leaf1 0x1001 leaf.ext
-issue leaf2 0x1002 leaf.ext
-issue leaf3 0x1003 leaf.ext
-for f in ca rsp norsp leaf1 leaf2 leaf3; do [ -s $f.pem ] || { echo "FAIL: the PKI ($f)"; exit 1; }; done
-printf 'V\t301231000000Z\t\t1001\tunknown\t/CN=leaf1\n' > index.txt
-printf 'R\t301231000000Z\t250101000000Z,keyCompromise\t1002\tunknown\t/CN=leaf2\n' >> index.txt
+. "$here/support/ocsp_pki.sh"
+ocsp_pki 512A 256A rsp:0x2001:rsp norsp:0x2002:leaf leaf1:0x1001:leaf leaf2:0x1002:leaf leaf3:0x1003:leaf
 
 quiet() { "$@" > /dev/null 2>&1; }
 statuses() { grep -oE '^leaf[0-9]\.pem: [a-z]+' "$1" | tr '\n' ' '; }

@@ -293,7 +293,7 @@ int cmd_ca(int argc, char **argv) {
   memset(&a, 0, sizeof a);
   int rc = ca_parse(argc, argv, &a);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
-  ca_index x = {NULL, 0, 0, -1};
+  ca_index x = {NULL, 0, 0, -1, NULL, 0};
   rc = ca_index_lock(a.index, &x);
   if (!rc) rc = ca_index_read(a.index, 1, &x);
   if (!rc) rc = a.in ? ca_issue(&a, &x) : a.revoke ? ca_revoke(&a, &x) : ca_gencrl(&a, &x);

@@ -29,24 +29,11 @@ int ca_index_lock(const char *path, ca_index *x) {
 
 void ca_index_free(ca_index *x) {
   free(x->e);
-  x->e = NULL;
-  x->n = x->cap = 0;
+  free(x->slot);
+  x->e = NULL, x->slot = NULL;
+  x->n = x->cap = x->slots = 0;
   if (x->lock_fd >= 0) close(x->lock_fd); /* the lock goes with it */
   x->lock_fd = -1;
-}
-
-int ca_index_add(ca_index *x, const ca_entry *e) {
-  if (x->n == x->cap) {
-    size_t cap = x->cap ? 2 * x->cap : 64;
-    ca_entry *p = realloc(x->e, cap * sizeof *p);
-    if (!p) {
-      cli_err("out of memory");
-      return CLI_EXIT_FAIL;
-    }
-    x->e = p, x->cap = cap;
-  }
-  x->e[x->n++] = *e;
-  return 0;
 }
 
 static size_t strip_zeros(const uint8_t **p, size_t len) {
@@ -54,12 +41,58 @@ static size_t strip_zeros(const uint8_t **p, size_t len) {
   return len;
 }
 
+/* FNV-1a of a serial without its leading zeros (serials are public). */
+static uint64_t serial_hash(const uint8_t *s, size_t len) {
+  len = strip_zeros(&s, len);
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; i < len; i++) h = (h ^ s[i]) * 0x100000001b3u;
+  return h ^ h >> 29; /* the high bits down: the slot is taken from the low ones */
+}
+
+static void slot_put(ca_index *x, size_t k) {
+  size_t m = x->slots - 1, i = (size_t)serial_hash(x->e[k].serial, x->e[k].serial_len) & m;
+  while (x->slot[i]) i = (i + 1) & m;
+  x->slot[i] = (uint32_t)(k + 1);
+}
+
+/* Room for one more entry and its slot: 0 or CLI_EXIT_FAIL. */
+static int grow(ca_index *x) {
+  if (x->n == x->cap) {
+    size_t cap = x->cap ? 2 * x->cap : 64;
+    ca_entry *p = cap < UINT32_MAX ? realloc(x->e, cap * sizeof *p) : NULL;
+    if (!p) return CLI_EXIT_FAIL;
+    x->e = p, x->cap = cap;
+  }
+  if (2 * (x->n + 1) > x->slots) { /* at most half full: short probes */
+    size_t slots = x->slots ? 2 * x->slots : 128;
+    uint32_t *s = calloc(slots, sizeof *s);
+    if (!s) return CLI_EXIT_FAIL;
+    free(x->slot);
+    x->slot = s, x->slots = slots;
+    for (size_t k = 0; k < x->n; k++) slot_put(x, k);
+  }
+  return 0;
+}
+
+int ca_index_add(ca_index *x, const ca_entry *e) {
+  if (grow(x)) {
+    cli_err("out of memory");
+    return CLI_EXIT_FAIL;
+  }
+  x->e[x->n++] = *e;
+  slot_put(x, x->n - 1);
+  return 0;
+}
+
 ca_entry *ca_index_find(const ca_index *x, const uint8_t *serial, size_t len) {
+  if (!x->slots) return NULL;
   len = strip_zeros(&serial, len);
-  for (size_t i = 0; i < x->n; i++) {
-    const uint8_t *s = x->e[i].serial;
-    size_t n = strip_zeros(&s, x->e[i].serial_len);
-    if (n == len && !memcmp(s, serial, len)) return &x->e[i];
+  size_t m = x->slots - 1;
+  for (size_t i = (size_t)serial_hash(serial, len) & m; x->slot[i]; i = (i + 1) & m) {
+    ca_entry *e = &x->e[x->slot[i] - 1];
+    const uint8_t *s = e->serial;
+    size_t n = strip_zeros(&s, e->serial_len);
+    if (n == len && !memcmp(s, serial, len)) return e;
   }
   return NULL;
 }
@@ -149,6 +182,15 @@ static int hexval(char c) {
          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
+/* A reason as openssl ca writes it: RFC 5280's names, and its own three
+ * for -crl_compromise, -crl_CA_compromise and -crl_hold. */
+static int reason_by_name(const char *name) {
+  if (!strcmp(name, "keyTime")) return GOSTX_X509_REASON_KEY_COMPROMISE;
+  if (!strcmp(name, "CAkeyTime")) return GOSTX_X509_REASON_CA_COMPROMISE;
+  if (!strcmp(name, "holdInstruction")) return GOSTX_X509_REASON_CERTIFICATE_HOLD;
+  return gostx_x509_crl_reason_by_name(name);
+}
+
 /* One line's six fields into *e: 0, or -1 with what was wrong in *why. */
 static int parse_line(char *line, ca_entry *e, const char **why) {
   char *f[6];
@@ -175,20 +217,22 @@ static int parse_line(char *line, ca_entry *e, const char **why) {
     if (comma) {
       char *more = strchr(comma + 1, ','); /* keyTime / holdInstruction: not used here */
       if (more) *more = 0;
-      e->reason = gostx_x509_crl_reason_by_name(comma + 1);
+      e->reason = reason_by_name(comma + 1);
       if (e->reason < GOSTX_X509_REASON_NONE) return *why = "an unknown revocation reason", -1;
     }
   } else if (f[2][0]) {
     return *why = "a revocation time in a line that is not R", -1;
   }
-  size_t hn = strlen(f[3]);
-  if (!hn || hn % 2 || hn / 2 > sizeof e->serial) return *why = "the serial is no hex number", -1;
-  for (size_t i = 0; i < hn; i += 2) {
-    int a = hexval(f[3][i]), b = hexval(f[3][i + 1]);
+  /* an odd number of digits too, as openssl reads it: a leading 0 implied */
+  size_t hn = strlen(f[3]), odd = hn % 2;
+  const char *h = f[3];
+  if (!hn || (hn + 1) / 2 > sizeof e->serial) return *why = "the serial is no hex number", -1;
+  for (size_t i = 0; i < (hn + 1) / 2; i++) {
+    int a = i == 0 && odd ? 0 : hexval(*h++), b = hexval(*h++);
     if (a < 0 || b < 0) return *why = "the serial is no hex number", -1;
-    e->serial[i / 2] = (uint8_t)(a << 4 | b);
+    e->serial[i] = (uint8_t)(a << 4 | b);
   }
-  e->serial_len = hn / 2;
+  e->serial_len = (hn + 1) / 2;
   snprintf(e->subject, sizeof e->subject, "%s", f[5]);
   return 0;
 }

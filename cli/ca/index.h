@@ -29,6 +29,8 @@ typedef struct ca_index {
   ca_entry *e;
   size_t n, cap;
   int lock_fd; /* -1 when not locked */
+  uint32_t *slot; /* open-addressed hash of the serials: entry index + 1, 0 empty */
+  size_t slots;   /* a power of two, at least twice n (0: none yet) */
 } ca_index;
 
 /* Takes INDEX.lock (waits for another writer): 0 or CLI_EXIT_FAIL. */
@@ -41,7 +43,8 @@ int ca_index_read(const char *path, int missing_ok, ca_index *x);
 int ca_index_write(const char *path, const ca_index *x);
 /* Frees the entries and lets the lock go. */
 void ca_index_free(ca_index *x);
-/* The entry of serial (big-endian, leading zeros ignored), or NULL. */
+/* The entry of serial (big-endian, leading zeros ignored), or NULL: a
+ * hash lookup. Only status, times and reason may be changed through it. */
 ca_entry *ca_index_find(const ca_index *x, const uint8_t *serial, size_t len);
 /* Appends e: 0 or CLI_EXIT_FAIL (out of memory). */
 int ca_index_add(ca_index *x, const ca_entry *e);

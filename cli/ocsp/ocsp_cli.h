@@ -1,6 +1,6 @@
 /* gostx ocsp (cli/ocsp/): what its files share. cmd_ocsp.c is the command
  * (client and options), ocsp_serve.c the responder, ocsp_http.c HTTP/1.1
- * both ways, ocsp_index.c the reader of openssl ca's index.txt. */
+ * both ways; openssl ca's index.txt is read by cli/ca/index.c. */
 #ifndef GOSTX_CLI_OCSP_H
 #define GOSTX_CLI_OCSP_H
 
@@ -8,27 +8,6 @@
 #include <stdint.h>
 
 #include "cli.h"
-
-/* ---- the index (ocsp_index.c): openssl ca's index.txt, tab-separated:
- * status V/R/E, expiry, revocation "TIME[,reason]", serial (hex),
- * file name, subject. A small interface so another reader can stand in. */
-typedef struct ocsp_index_entry {
-  char status;        /* 'V', 'R' or 'E' */
-  int64_t revoked_at; /* R: seconds since 1970 */
-  int reason;         /* R: CRLReason, -1 none given */
-  uint8_t serial[GOSTX_OCSP_SERIAL_MAX]; /* big-endian, leading zero bytes dropped */
-  size_t serial_len;
-} ocsp_index_entry;
-typedef struct ocsp_index ocsp_index;
-/* The file read (NULL after printing why: a line that does not read is
- * named by its number). */
-ocsp_index *ocsp_index_open(const char *path);
-/* The entry of serial (INTEGER content bytes): 1 found, 0 not. Reads the
- * file again first when its modification time changed (checked at most
- * once a second; a file that no longer reads keeps the old entries).
- * Safe from many threads. */
-int ocsp_index_lookup(ocsp_index *ix, const uint8_t *serial, size_t len, ocsp_index_entry *out);
-void ocsp_index_free(ocsp_index *ix);
 
 /* ---- HTTP (ocsp_http.c) ---- */
 /* POSTs req to url (http://host[:port][/path]) as application/ocsp-request
@@ -53,6 +32,7 @@ int ocsp_http_read(int fd, uint8_t *buf, size_t cap, size_t *have, size_t *used,
 /* The reply: 200 with an application/ocsp-response body, or an error
  * status without one. 0, or -1 when the write failed. */
 int ocsp_http_reply(int fd, int status, const uint8_t *body, size_t len, int keep);
+/* (keep 0: the write side is shut after it, the FIN in the reply's segment) */
 
 /* ---- the responder (ocsp_serve.c) ---- */
 typedef struct ocsp_responder_opts {

@@ -3,27 +3,86 @@
  * over HTTP/1.1 on all cores (one thread per CPU, each accepting on the
  * one listening socket), or once from a file (-reqin, -respout). A request
  * that does not read gets malformedRequest; an HTTP request that does not
- * gets 400; nothing a peer sends is more than REQ_MAX bytes. */
+ * gets 400; nothing a peer sends is more than REQ_MAX bytes. The index is
+ * read by cli/ca/index.c (gostx ca's reader) and read again when the
+ * file's modification time changes (looked at once a second at most; a
+ * file that no longer reads keeps the old entries). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../ca/index.h"
 #include "ocsp_cli.h"
 
 #define REQ_MAX (64 * 1024) /* an HTTP request, header and body */
 #define RESP_CAP (64 * 1024)
 #define IDLE_SECONDS 30     /* a connection that sends nothing this long is closed */
 
+/* The index as the responder sees it: swapped whole on a reload. */
+typedef struct live_index {
+  const char *path;
+  pthread_rwlock_t lock;
+  pthread_mutex_t reload;
+  ca_index x;
+  struct timespec mtime;
+  time_t checked; /* when the file's time was last looked at (atomic) */
+} live_index;
+
+/* path read into *x with its modification time: 0, or an exit code
+ * after printing why. */
+static int index_load(const char *path, ca_index *x, struct timespec *mtime) {
+  struct stat st;
+  *x = (ca_index){NULL, 0, 0, -1, NULL, 0};
+  if (stat(path, &st) == 0) *mtime = st.st_mtim; /* before the read: a change during it is seen next time */
+  int rc = ca_index_read(path, 0, x);
+  if (rc) ca_index_free(x);
+  return rc;
+}
+
+static void index_maybe_reload(live_index *ix) {
+  time_t now = time(NULL);
+  if (__atomic_load_n(&ix->checked, __ATOMIC_RELAXED) == now || pthread_mutex_trylock(&ix->reload))
+    return;
+  struct stat st;
+  if (ix->checked != now && stat(ix->path, &st) == 0 &&
+      (st.st_mtim.tv_sec != ix->mtime.tv_sec || st.st_mtim.tv_nsec != ix->mtime.tv_nsec)) {
+    ca_index fresh, old;
+    struct timespec mt = st.st_mtim;
+    if (!index_load(ix->path, &fresh, &mt)) {
+      pthread_rwlock_wrlock(&ix->lock);
+      old = ix->x, ix->x = fresh;
+      pthread_rwlock_unlock(&ix->lock);
+      ca_index_free(&old);
+    }
+    ix->mtime = mt; /* a file that does not read is not read again until it changes */
+  }
+  __atomic_store_n(&ix->checked, now, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&ix->reload);
+}
+
+/* serial's entry copied to *out: 1, or 0 when the index has none. */
+static int index_lookup(live_index *ix, const uint8_t *serial, size_t len, ca_entry *out) {
+  index_maybe_reload(ix);
+  pthread_rwlock_rdlock(&ix->lock);
+  const ca_entry *e = ca_index_find(&ix->x, serial, len);
+  if (e) out->status = e->status, out->revoked_at = e->revoked_at, out->reason = e->reason;
+  pthread_rwlock_unlock(&ix->lock);
+  return e != NULL;
+}
+
 typedef struct responder {
-  ocsp_index *ix;
+  live_index ix;
   cli_cert_list ca, signer;
   gostx_gost3410_key key;
   gostx_ocsp_certid ca_id[4]; /* the CA's hashes per gostx_ocsp_hash (serial unused) */
@@ -34,27 +93,34 @@ typedef struct responder {
   int listen_fd;
 } responder;
 
-/* The answer to one request's DER into out: always an OCSPResponse. */
-static size_t answer(responder *rs, const uint8_t *req_der, size_t len, uint8_t *out, size_t cap) {
-  gostx_ocsp_request *req = malloc(sizeof *req);
+/* A worker's memory, taken once: nothing is allocated per request. */
+typedef struct scratch {
+  uint8_t buf[REQ_MAX], out[RESP_CAP];
+  gostx_ocsp_request req;
   gostx_ocsp_single single[GOSTX_OCSP_MAX_IDS];
-  size_t n = 0;
+} scratch;
+
+/* The answer to one request's DER into w->out: always an OCSPResponse. */
+static size_t answer(responder *rs, const uint8_t *req_der, size_t len, scratch *w) {
+  gostx_ocsp_request *req = &w->req;
+  gostx_ocsp_single *single = w->single;
+  uint8_t *out = w->out;
+  size_t n = 0, cap = sizeof w->out;
   int64_t now = (int64_t)time(NULL);
-  if (!req || gostx_ocsp_request_parse(req_der, len, req)) {
-    free(req);
+  if (gostx_ocsp_request_parse(req_der, len, req)) {
     if (gostx_ocsp_response_error(GOSTX_OCSP_RESP_MALFORMED_REQUEST, out, cap, &n)) n = 0;
     return n;
   }
   for (size_t i = 0; i < req->n; i++) {
     gostx_ocsp_single *s = &single[i];
     const gostx_ocsp_certid *id = &req->id[i], *mine = &rs->ca_id[id->hash];
-    ocsp_index_entry e;
+    ca_entry e;
     memset(s, 0, sizeof *s);
     s->id = *id, s->status = GOSTX_OCSP_UNKNOWN, s->reason = -1;
     s->this_update = now, s->next_update = rs->next_secs ? now + rs->next_secs : 0;
     if (id->hash && !memcmp(id->name_hash, mine->name_hash, mine->hash_len) &&
         !memcmp(id->key_hash, mine->key_hash, mine->hash_len) &&
-        ocsp_index_lookup(rs->ix, id->serial, id->serial_len, &e)) {
+        index_lookup(&rs->ix, id->serial, id->serial_len, &e)) {
       if (e.status == 'R') {
         s->status = GOSTX_OCSP_REVOKED;
         s->revocation_time = e.revoked_at, s->reason = e.reason;
@@ -66,7 +132,6 @@ static size_t answer(responder *rs, const uint8_t *req_der, size_t len, uint8_t 
   gostx_ocsp_response_spec spec = {&rs->signer.c[0], rs->by_key, now, single, req->n,
                                     req->nonce_len ? req->nonce : NULL, req->nonce_len, rs->no_certs};
   int rc = gostx_ocsp_response_write(&spec, &rs->key, out, cap, &n);
-  free(req);
   if (rc && gostx_ocsp_response_error(GOSTX_OCSP_RESP_INTERNAL_ERROR, out, cap, &n)) n = 0;
   return n;
 }
@@ -79,11 +144,9 @@ static void count_served(responder *rs) {
   }
 }
 
-static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
-  size_t have = 0;
-  struct timeval tv = {IDLE_SECONDS, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+static void serve_conn(responder *rs, int fd, scratch *w) {
+  uint8_t *buf = w->buf;
+  size_t have = 0; /* the idle timeouts: the listening socket's, inherited */
   for (;;) {
     const uint8_t *body;
     size_t body_len, used;
@@ -94,10 +157,10 @@ static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
       (void)ocsp_http_reply(fd, status, NULL, 0, 0);
       break;
     }
-    size_t n = answer(rs, body, body_len, out, RESP_CAP);
-    int w = ocsp_http_reply(fd, n ? 200 : 500, out, n, keep);
+    size_t n = answer(rs, body, body_len, w);
+    int wr = ocsp_http_reply(fd, n ? 200 : 500, w->out, n, keep);
     count_served(rs);
-    if (w || !keep) break;
+    if (wr || !keep) break;
     memmove(buf, buf + used, have - used);
     have -= used;
   }
@@ -106,8 +169,8 @@ static void serve_conn(responder *rs, int fd, uint8_t *buf, uint8_t *out) {
 
 static void *worker(void *arg) {
   responder *rs = arg;
-  uint8_t *buf = malloc(REQ_MAX), *out = malloc(RESP_CAP);
-  if (!buf || !out) {
+  scratch *w = malloc(sizeof *w);
+  if (!w) {
     cli_err("ocsp: out of memory");
     exit(CLI_EXIT_FAIL);
   }
@@ -118,7 +181,7 @@ static void *worker(void *arg) {
       cli_err("ocsp: accept: %s", strerror(errno));
       exit(CLI_EXIT_FAIL);
     }
-    serve_conn(rs, fd, buf, out);
+    serve_conn(rs, fd, w);
   }
   return NULL;
 }
@@ -131,8 +194,17 @@ static int listen_on(const char *bind_addr, const char *port) {
     cli_err("ocsp: -port %s: %s", port, gai_strerror(rc));
     return -1;
   }
-  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, idle = IDLE_SECONDS;
+  struct timeval tv = {IDLE_SECONDS, 0};
+  if (fd >= 0) {
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* set once here: accepted sockets inherit them (two syscalls less a connection) */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    /* accept only once the request's first bytes are there: no sleep in
+     * recv between accept and the request */
+    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &idle, sizeof idle);
+  }
   if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 512)) {
     cli_err("ocsp: listening on port %s: %s", port, strerror(errno));
     if (fd >= 0) close(fd);
@@ -159,8 +231,11 @@ static int setup(responder *rs, const ocsp_responder_opts *o) {
       cli_err("ocsp: -CA: its name or key cannot be hashed");
       return CLI_EXIT_FAIL;
     }
-  rs->ix = ocsp_index_open(o->index);
-  if (!rs->ix) return CLI_EXIT_FAIL;
+  rs->ix.path = o->index;
+  if (index_load(o->index, &rs->ix.x, &rs->ix.mtime)) return CLI_EXIT_FAIL;
+  rs->ix.checked = time(NULL);
+  pthread_rwlock_init(&rs->ix.lock, NULL);
+  pthread_mutex_init(&rs->ix.reload, NULL);
   rs->next_secs = o->nmin * 60 + o->ndays * 86400;
   rs->by_key = o->resp_key_id, rs->no_certs = o->resp_no_certs, rs->nrequest = o->nrequest;
   return 0;
@@ -172,17 +247,18 @@ int ocsp_responder(const ocsp_responder_opts *o) {
   if (rc) return rc;
   if (o->reqin) { /* once, from a file */
     cli_in in;
-    uint8_t *req, *out = malloc(RESP_CAP);
+    uint8_t *req;
+    scratch *w = malloc(sizeof *w);
     size_t len;
-    if (!out || cli_in_open(&in, o->reqin)) return CLI_EXIT_FAIL;
+    if (!w || cli_in_open(&in, o->reqin)) return free(w), CLI_EXIT_FAIL;
     rc = cli_in_read_all(&in, &req, &len);
     cli_in_close(&in);
-    if (rc) return rc;
-    size_t n = answer(&rs, req, len, out, RESP_CAP);
+    if (rc) return free(w), rc;
+    size_t n = answer(&rs, req, len, w);
     gostx_gost3410_key_clear(&rs.key); /* the signing key: wiped once used */
     free(req);
-    rc = n ? cli_write_file(o->respout ? o->respout : "-", out, n, 0) : CLI_EXIT_FAIL;
-    free(out);
+    rc = n ? cli_write_file(o->respout ? o->respout : "-", w->out, n, 0) : CLI_EXIT_FAIL;
+    free(w);
     return rc;
   }
   if (!o->port) return cli_usage("ocsp: a responder needs -port (or -reqin)");
