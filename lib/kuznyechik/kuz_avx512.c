@@ -299,6 +299,13 @@ GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, u
     return;
   }
   if (n == 0) return;
+  if (n >= 64) { /* whole groups of 64: the byte-sliced kernel (kuz_avx512_sliced.c) */
+    gostx__kuz_avx512_sliced(k, in, out, n / 64, (int)dir);
+    in += 16 * (n & ~(size_t)63);
+    out += 16 * (n & ~(size_t)63);
+    n &= 63;
+    if (n == 0) return;
+  }
   __m512i rk[10];
   round_keys_z(rk, k, dir);
   for (; n >= 16; n -= 16, in += 256, out += 256) run_z(rk, 1, 0, in, out, 4, dir);
