@@ -32,7 +32,8 @@
 #define SL_INLINE static inline __attribute__((always_inline)) GOSTX_TARGET_AVX512
 
 /* Public constants, built once.
- * sbox[dir]: pi (0) and pi^-1 (1).
+ * sbox[dir], sdiff[dir]: the first half of pi (dir 0) or pi^-1 (dir 1), and
+ *   the second half XOR the first.
  * mat[k]: the gf2p8affineqb matrix of x -> c x in GF(2^8)/0x1C3 for
  *   c = 148, 32, 133, 16, 194, 192, 251 (k = 0..6).
  * gather / scatter: vpermb indices between 4 blocks per zmm (byte 16 b + j)
@@ -40,7 +41,8 @@
  * tr[s][h]: vpermt2d indices of transpose stage s, h = 0 for the register
  *   whose bit s is 0, h = 1 for its partner. */
 struct sliced_consts {
-  _Alignas(64) uint8_t sbox[2][256];
+  _Alignas(64) uint8_t sbox[2][128];
+  _Alignas(64) uint8_t sdiff[2][128];
   _Alignas(64) uint8_t gather[64];
   _Alignas(64) uint8_t scatter[64];
   _Alignas(64) uint32_t tr[4][2][16];
@@ -52,8 +54,12 @@ static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
 static const uint8_t l_coef[7] = {148, 32, 133, 16, 194, 192, 251};
 
 static void sc_init(void) {
-  memcpy(sc.sbox[0], gostx__kuz_pi, 256);
-  memcpy(sc.sbox[1], gostx__kuz_pi_inv, 256);
+  const uint8_t *pis[2] = {gostx__kuz_pi, gostx__kuz_pi_inv};
+  for (unsigned dir = 0; dir < 2; dir++)
+    for (unsigned v = 0; v < 128; v++) {
+      sc.sbox[dir][v] = pis[dir][v];
+      sc.sdiff[dir][v] = (uint8_t)(pis[dir][v] ^ pis[dir][v + 128]);
+    }
   for (unsigned k = 0; k < 7; k++) {
     /* Output bit i of the affine is the parity of (matrix byte 7 - i) & x:
      * bit b of that byte is bit i of c 2^b. */
@@ -129,12 +135,26 @@ SL_INLINE void lin(const struct sliced_consts *c, __m512i x[16], unsigned dir) {
   }
 }
 
-/* S or S^-1 on every byte: two 128-entry vpermi2b, a blend on bit 7. */
-SL_INLINE __m512i sbox(const struct sliced_consts *c, unsigned dir, __m512i x) {
-  const uint8_t *t = c->sbox[dir];
+/* vpermi2b with zero-masking (the emulation's register model of the byte
+ * permute, then its masked move). */
+#ifdef GOSTX_EMULATE_AVX512
+#define PERM2_Z(k, a, i, b) \
+  _mm512_mask_mov_epi8(_mm512_setzero_si512(), (k), _mm512_permutex2var_epi8((a), (i), (b)))
+#else
+#define PERM2_Z(k, a, i, b) _mm512_maskz_permutex2var_epi8((k), (a), (i), (b))
+#endif
+
+/* S or S^-1 on every byte, XORed with key: the table's first half by x's
+ * low 7 bits, and where bit 7 is set, the difference of the halves; the two
+ * and the key in one vpternlogq (a blend and an XOR would be two ops). */
+SL_INLINE __m512i sbox_key(const struct sliced_consts *c, unsigned dir, __m512i x, __m512i key) {
+  const uint8_t *t = c->sbox[dir], *d = c->sdiff[dir];
+  /* Opaque per call: the tables come from memory into the register that
+   * vpermt2b overwrites (a load) instead of register copies (ALU uops). */
+  __asm__ volatile("" : "+r"(t), "+r"(d));
   const __m512i lo = _mm512_permutex2var_epi8(LDZ(t), x, LDZ(t + 64));
-  const __m512i hi = _mm512_permutex2var_epi8(LDZ(t + 128), x, LDZ(t + 192));
-  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
+  const __m512i hd = PERM2_Z(_mm512_movepi8_mask(x), LDZ(d), x, LDZ(d + 64));
+  return XOR3(lo, hd, key);
 }
 
 /* The 16 x 16 dword transpose (self-inverse): stage s swaps bit s of the
@@ -154,7 +174,10 @@ SL_INLINE void transpose(const struct sliced_consts *c, __m512i x[16]) {
   }
 }
 
-/* One group of 64 blocks; kb[r][j]: byte j of round key r + 1 in every byte. */
+/* One group of 64 blocks; kb[r][j]: byte j of the r-th key added in every
+ * byte. Encryption adds K1, then L^-1(K_{r+1}) (k->dk) before L, where the
+ * S-box's ternary op takes it: L(S(x)) ^ K = L(S(x) ^ L^-1(K)). Decryption
+ * adds K10, then K9..K1 after S^-1. */
 SL_INLINE void group(const struct sliced_consts *c, const uint32_t kb[10][16], const uint8_t *in,
                      uint8_t *out, unsigned dir) {
   __m512i x[16];
@@ -163,30 +186,25 @@ SL_INLINE void group(const struct sliced_consts *c, const uint32_t kb[10][16], c
   for (unsigned i = 0; i < 16; i++)
     x[i] = _mm512_permutexvar_epi8(g, _mm512_loadu_si512((const void *)(in + 64 * i)));
   transpose(c, x);
-#define KEY(r)                                                                        \
-  do {                                                                                \
-    _Pragma("GCC unroll 16") for (unsigned j = 0; j < 16; j++) x[j] =                 \
-        _mm512_xor_si512(x[j], _mm512_set1_epi32((int)kb[(r)][j]));                   \
-  } while (0)
+#define KB(r, j) _mm512_set1_epi32((int)kb[(r)][(j)])
+  const unsigned first = dir ? 9 : 0;
+#pragma GCC unroll 16
+  for (unsigned j = 0; j < 16; j++) x[j] = _mm512_xor_si512(x[j], KB(first, j));
   if (dir == 0) {
-    KEY(0);
     for (unsigned r = 1; r < 10; r++) {
 #pragma GCC unroll 16
-      for (unsigned j = 0; j < 16; j++) x[j] = sbox(c, 0, x[j]);
+      for (unsigned j = 0; j < 16; j++) x[j] = sbox_key(c, 0, x[j], KB(r, j));
       lin(c, x, 0);
-      KEY(r);
       if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK, x, sizeof x);
     }
   } else {
-    KEY(9);
     for (unsigned r = 9; r-- > 0;) {
       lin(c, x, 1);
 #pragma GCC unroll 16
-      for (unsigned j = 0; j < 16; j++) x[j] = sbox(c, 1, x[j]);
-      KEY(r);
+      for (unsigned j = 0; j < 16; j++) x[j] = sbox_key(c, 1, x[j], KB(r, j));
     }
   }
-#undef KEY
+#undef KB
   transpose(c, x);
 #pragma GCC unroll 16
   for (unsigned i = 0; i < 16; i++)
@@ -209,7 +227,8 @@ GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const 
   /* Unaligned loads: callers' key structs are not always on 64 bytes. */
   _Alignas(64) uint32_t kb[10][16];
   for (unsigned r = 0; r < 10; r++) {
-    const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)k->ek[r]));
+    const uint8_t *src = decrypt || r == 0 ? k->ek[r] : k->dk[r];
+    const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)src));
     _mm512_store_si512((void *)kb[r], _mm512_mullo_epi32(b, _mm512_set1_epi32(0x01010101)));
   }
   if (decrypt) run_dec(consts(), kb, in, out, ngroups);
