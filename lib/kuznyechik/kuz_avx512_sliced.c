@@ -46,6 +46,7 @@ struct sliced_consts {
   _Alignas(64) uint8_t gather[64];
   _Alignas(64) uint8_t scatter[64];
   _Alignas(64) uint32_t tr[4][2][16];
+  _Alignas(64) uint8_t iota[64]; /* 0, 1, ..., 63 */
   uint64_t mat[7];
 };
 static struct sliced_consts sc;
@@ -75,6 +76,7 @@ static void sc_init(void) {
       sc.gather[4 * j + b] = (uint8_t)(16 * b + j);
       sc.scatter[16 * b + j] = (uint8_t)(4 * j + b);
     }
+  for (unsigned i = 0; i < 64; i++) sc.iota[i] = (uint8_t)i;
   for (unsigned s = 0; s < 4; s++)
     for (unsigned c = 0; c < 16; c++) {
       const unsigned bit = 1u << s;
@@ -174,18 +176,12 @@ SL_INLINE void transpose(const struct sliced_consts *c, __m512i x[16]) {
   }
 }
 
-/* One group of 64 blocks; kb[r][j]: byte j of the r-th key added in every
- * byte. Encryption adds K1, then L^-1(K_{r+1}) (k->dk) before L, where the
- * S-box's ternary op takes it: L(S(x)) ^ K = L(S(x) ^ L^-1(K)). Decryption
- * adds K10, then K9..K1 after S^-1. */
-SL_INLINE void group(const struct sliced_consts *c, const uint32_t kb[10][16], const uint8_t *in,
-                     uint8_t *out, unsigned dir) {
-  __m512i x[16];
-  const __m512i g = LDZ(c->gather), s = LDZ(c->scatter);
-#pragma GCC unroll 16
-  for (unsigned i = 0; i < 16; i++)
-    x[i] = _mm512_permutexvar_epi8(g, _mm512_loadu_si512((const void *)(in + 64 * i)));
-  transpose(c, x);
+/* The rounds on one group of 64 blocks; kb[r][j]: byte j of the r-th key
+ * added, in every byte. Encryption adds K1, then L^-1(K_{r+1}) (k->dk)
+ * before L, where the S-box's ternary op takes it: L(S(x)) ^ K =
+ * L(S(x) ^ L^-1(K)). Decryption adds K10, then K9..K1 after S^-1. */
+SL_INLINE void rounds(const struct sliced_consts *c, const uint32_t kb[10][16], __m512i x[16],
+                      unsigned dir) {
 #define KB(r, j) _mm512_set1_epi32((int)kb[(r)][(j)])
   const unsigned first = dir ? 9 : 0;
 #pragma GCC unroll 16
@@ -195,7 +191,7 @@ SL_INLINE void group(const struct sliced_consts *c, const uint32_t kb[10][16], c
 #pragma GCC unroll 16
       for (unsigned j = 0; j < 16; j++) x[j] = sbox_key(c, 0, x[j], KB(r, j));
       lin(c, x, 0);
-      if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK, x, sizeof x);
+      if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK, x, 16 * sizeof x[0]);
     }
   } else {
     for (unsigned r = 9; r-- > 0;) {
@@ -205,34 +201,117 @@ SL_INLINE void group(const struct sliced_consts *c, const uint32_t kb[10][16], c
     }
   }
 #undef KB
-  transpose(c, x);
+}
+
+/* 64 blocks from in into slices. */
+SL_INLINE void load_slices(const struct sliced_consts *c, __m512i x[16], const uint8_t *in) {
+  const __m512i g = LDZ(c->gather);
 #pragma GCC unroll 16
   for (unsigned i = 0; i < 16; i++)
-    _mm512_storeu_si512((void *)(out + 64 * i), _mm512_permutexvar_epi8(s, x[i]));
+    x[i] = _mm512_permutexvar_epi8(g, _mm512_loadu_si512((const void *)(in + 64 * i)));
+  transpose(c, x);
+}
+
+/* Slices back to 64 blocks at out, XORed with the blocks at xin unless NULL. */
+SL_INLINE void store_slices(const struct sliced_consts *c, __m512i x[16], uint8_t *out,
+                            const uint8_t *xin) {
+  const __m512i s = LDZ(c->scatter);
+  transpose(c, x);
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < 16; i++) {
+    __m512i y = _mm512_permutexvar_epi8(s, x[i]);
+    if (xin) y = _mm512_xor_si512(y, _mm512_loadu_si512((const void *)(xin + 64 * i)));
+    _mm512_storeu_si512((void *)(out + 64 * i), y);
+  }
+}
+
+/* The slices of the 64 counters ctr + 0..63, stepped as inc says, made in
+ * place (no transposition in): bytes outside the stepped half are constant;
+ * inside it, from the last byte up, byte + carry, the carries worked out per
+ * lane by arithmetic (no compare, no branch): the first from a saturating
+ * add, then carry' = carry - min(carry, byte) (1 only where the byte wrapped
+ * to 0). */
+SL_INLINE void ctr_slices(const struct sliced_consts *c, __m512i x[16], const uint8_t ctr[16],
+                          unsigned inc) {
+  const unsigned top = inc == GOSTX__CTR_LEFT ? 7 : 15, bottom = inc == GOSTX__CTR_RIGHT ? 8 : 0;
+#pragma GCC unroll 16
+  for (unsigned j = 0; j < 16; j++) x[j] = _mm512_set1_epi8((char)ctr[j]);
+  const __m512i iota = LDZ(c->iota), one = _mm512_set1_epi8(1);
+  const __m512i sat = _mm512_adds_epu8(x[top], iota);
+  x[top] = _mm512_add_epi8(x[top], iota);
+  __m512i cy = _mm512_min_epu8(_mm512_sub_epi8(sat, x[top]), one);
+#pragma GCC unroll 16
+  for (unsigned j = top; j-- > bottom;) {
+    x[j] = _mm512_add_epi8(x[j], cy);
+    cy = _mm512_sub_epi8(cy, _mm512_min_epu8(cy, x[j]));
+  }
 }
 
 GOSTX_TARGET_AVX512 static void run_enc(const struct sliced_consts *c, const uint32_t kb[10][16],
                                         const uint8_t *in, uint8_t *out, size_t ngroups) {
-  for (size_t i = 0; i < ngroups; i++) group(c, kb, in + 1024 * i, out + 1024 * i, 0);
+  for (size_t i = 0; i < ngroups; i++, in += 1024, out += 1024) {
+    __m512i x[16];
+    load_slices(c, x, in);
+    rounds(c, kb, x, 0);
+    store_slices(c, x, out, NULL);
+  }
 }
 
 GOSTX_TARGET_AVX512 static void run_dec(const struct sliced_consts *c, const uint32_t kb[10][16],
                                         const uint8_t *in, uint8_t *out, size_t ngroups) {
-  for (size_t i = 0; i < ngroups; i++) group(c, kb, in + 1024 * i, out + 1024 * i, 1);
+  for (size_t i = 0; i < ngroups; i++, in += 1024, out += 1024) {
+    __m512i x[16];
+    load_slices(c, x, in);
+    rounds(c, kb, x, 1);
+    store_slices(c, x, out, NULL);
+  }
 }
 
-GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const uint8_t *in,
-                                                  uint8_t *out, size_t ngroups, int decrypt) {
-  pthread_once(&sc_once, sc_init);
-  /* Unaligned loads: callers' key structs are not always on 64 bytes. */
-  _Alignas(64) uint32_t kb[10][16];
+GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uint32_t kb[10][16],
+                                        uint8_t ctr[16], unsigned inc, const uint8_t *in,
+                                        uint8_t *out, size_t ngroups) {
+  for (size_t i = 0; i < ngroups; i++, out += 1024) {
+    __m512i x[16];
+    ctr_slices(c, x, ctr, inc);
+    gostx__ctr_add(ctr, 16, inc, 64);
+    rounds(c, kb, x, 0);
+    if (in) {
+      store_slices(c, x, out, in);
+      in += 1024;
+    } else {
+      store_slices(c, x, out, NULL);
+    }
+  }
+}
+
+/* kb from the key: see rounds(). Unaligned loads: callers' key structs are
+ * not always on 64 bytes. */
+GOSTX_TARGET_AVX512 static void key_slices(uint32_t kb[10][16], const gostx_kuz_key *k,
+                                           int decrypt) {
   for (unsigned r = 0; r < 10; r++) {
     const uint8_t *src = decrypt || r == 0 ? k->ek[r] : k->dk[r];
     const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)src));
     _mm512_store_si512((void *)kb[r], _mm512_mullo_epi32(b, _mm512_set1_epi32(0x01010101)));
   }
+}
+
+GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const uint8_t *in,
+                                                  uint8_t *out, size_t ngroups, int decrypt) {
+  pthread_once(&sc_once, sc_init);
+  _Alignas(64) uint32_t kb[10][16];
+  key_slices(kb, k, decrypt);
   if (decrypt) run_dec(consts(), kb, in, out, ngroups);
   else run_enc(consts(), kb, in, out, ngroups);
+  gostx_memzero(kb, sizeof kb);
+}
+
+GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, uint8_t ctr[16],
+                                                      unsigned inc, const uint8_t *in,
+                                                      uint8_t *out, size_t ngroups) {
+  pthread_once(&sc_once, sc_init);
+  _Alignas(64) uint32_t kb[10][16];
+  key_slices(kb, k, 0);
+  run_ctr(consts(), kb, ctr, inc, in, out, ngroups);
   gostx_memzero(kb, sizeof kb);
 }
 
