@@ -131,6 +131,13 @@ extern const struct gostx_kuz_impl gostx_kuz_lstable;
 #ifdef GOSTX_ARCH_X86_64
 /* AVX-512 F/BW/VL + VBMI + GFNI (lib/kuznyechik/kuz_avx512.c; lib/x86_avx512.h). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512;
+/* Its byte-sliced kernel (lib/kuznyechik/kuz_avx512_sliced.c): ngroups x 64
+ * blocks under one key, encrypted or decrypted; in == out allowed. */
+void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const uint8_t *in, uint8_t *out,
+                              size_t ngroups, int decrypt);
+/* ... and its counter mode: ngroups x 64 blocks of the impl table's ctr. */
+void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
+                                  const uint8_t *in, uint8_t *out, size_t ngroups);
 /* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;

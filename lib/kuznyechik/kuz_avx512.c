@@ -299,6 +299,13 @@ GOSTX_TARGET_AVX512 static void run(const gostx_kuz_key *k, const uint8_t *in, u
     return;
   }
   if (n == 0) return;
+  if (n >= 64) { /* whole groups of 64: the byte-sliced kernel (kuz_avx512_sliced.c) */
+    gostx__kuz_avx512_sliced(k, in, out, n / 64, (int)dir);
+    in += 16 * (n & ~(size_t)63);
+    out += 16 * (n & ~(size_t)63);
+    n &= 63;
+    if (n == 0) return;
+  }
   __m512i rk[10];
   round_keys_z(rk, k, dir);
   for (; n >= 16; n -= 16, in += 256, out += 256) run_z(rk, 1, 0, in, out, 4, dir);
@@ -322,6 +329,26 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_encrypt(const gostx_kuz_key *k, const
 GOSTX_TARGET_AVX512 static void kuz_avx512_decrypt(const gostx_kuz_key *k, const uint8_t *in,
                                                    uint8_t *out, size_t n) {
   run(k, in, out, n, 1);
+}
+
+/* Counter mode: whole groups of 64 blocks with the counters made in the
+ * byte-sliced kernel's registers (no counter buffer, no transposition in,
+ * the XOR on the way out); the rest, under 64 blocks, as the generic path
+ * does it, through a stack buffer. */
+GOSTX_TARGET_AVX512 static void kuz_avx512_ctr(const gostx_kuz_key *k, uint8_t ctr[16],
+                                               unsigned inc, const uint8_t *in, uint8_t *out,
+                                               size_t n) {
+  const size_t g = n / 64, r = n % 64;
+  if (g) gostx__kuz_avx512_sliced_ctr(k, ctr, inc, in, out, g);
+  if (!r) return;
+  _Alignas(64) uint8_t buf[1024];
+  in = in ? in + 1024 * g : NULL;
+  out += 1024 * g;
+  gostx__ctr_fill(buf, ctr, 16, inc, r);
+  run(k, buf, buf, r, 0);
+  if (in) gostx_xor(out, in, buf, 16 * r);
+  else memcpy(out, buf, 16 * r);
+  gostx_memzero(buf, 16 * r);
 }
 
 /* ---------------- key schedule ----------------
@@ -528,7 +555,8 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_xts(const gostx_kuz_key *const *keys,
 const struct gostx_kuz_impl gostx_kuz_avx512 = {"avx512", kuz_avx512_encrypt, kuz_avx512_decrypt,
                                                 0, KUZ_AVX512_MK_MAX, sizeof(struct mk_avx512),
                                                 kuz_avx512_mk_init, kuz_avx512_mk_encrypt,
-                                                kuz_avx512_mk_decrypt, NULL, kuz_avx512_expand,
+                                                kuz_avx512_mk_decrypt, kuz_avx512_ctr,
+                                                kuz_avx512_expand,
                                                 kuz_avx512_xts, 16, NULL, NULL, 512};
 
 #endif
