@@ -284,14 +284,14 @@ GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uin
   }
 }
 
-/* kb from the key: see rounds(). Unaligned loads: callers' key structs are
- * not always on 64 bytes. */
+/* kb from the key: see rounds(). */
 GOSTX_TARGET_AVX512 static void key_slices(uint32_t kb[10][16], const gostx_kuz_key *k,
                                            int decrypt) {
   for (unsigned r = 0; r < 10; r++) {
     const uint8_t *src = decrypt || r == 0 ? k->ek[r] : k->dk[r];
-    const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)src));
-    _mm512_store_si512((void *)kb[r], _mm512_mullo_epi32(b, _mm512_set1_epi32(0x01010101)));
+    /* each key byte broadcast to the four bytes of its lane (plain C: SIMDe,
+     * which the emulated build uses, has no _mm512_cvtepu8_epi32) */
+    for (unsigned j = 0; j < 16; j++) kb[r][j] = (uint32_t)src[j] * 0x01010101u;
   }
 }
 
