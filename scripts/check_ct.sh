@@ -312,6 +312,7 @@ if [ $emulated = 1 ]; then
   pj check_group emulated "$BE" avx2 const
   pj plant kuznyechik avx512 kuz_avx512.c "$BE" valgrind
   pj plant kuznyechik-one avx512 kuz_avx512.c "$BE" valgrind
+  pj plant kuznyechik-sliced avx512 kuz_avx512_sliced.c "$BE" valgrind
   pj amd plant magma-n1 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   pj amd plant magma-n2 avx512 'avx512_.*sliced_core.h' "$BE" valgrind
   # Calls of few blocks (MGM's short messages): the vector round on a block per qword

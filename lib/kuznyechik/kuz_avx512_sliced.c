@@ -191,7 +191,7 @@ SL_INLINE void rounds(const struct sliced_consts *c, const uint32_t kb[10][16], 
 #pragma GCC unroll 16
       for (unsigned j = 0; j < 16; j++) x[j] = sbox_key(c, 0, x[j], KB(r, j));
       lin(c, x, 0);
-      if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK, x, 16 * sizeof x[0]);
+      if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK_SLICED, x, 16 * sizeof x[0]);
     }
   } else {
     for (unsigned r = 9; r-- > 0;) {
