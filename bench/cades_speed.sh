@@ -15,18 +15,23 @@
 # OCSP response value and in the CAdES-C-time-stamp (the run stops if not).
 # ops/CPU-s: CLOCK_PROCESS_CPUTIME_ID, the median of ROUNDS rounds.
 #
-# Usage: bench/cades_speed.sh [--seconds S] [--rounds R] [--build DIR] [--check]
-#   Default 5 CPU-seconds a side in 5 rounds. --check: build, verify and the
-#   tamper refusals only (no timing).
+# Usage: bench/cades_speed.sh [--seconds S] [--rounds R] [--build DIR] [--out DIR]
+#                              [--check] [--no-build]
+#   Default 5 CPU-seconds a side in 5 rounds; the programs and files in
+#   --out (default BUILD/cades-bench). --check: verify and the tamper
+#   refusals only, no timing (tests/test_cades_bench.sh); --no-build: BUILD
+#   is built already (gostx, its objects, the harness), cmake is not run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-seconds=5 rounds=5 build="$root/build" check=0
+seconds=5 rounds=5 build="$root/build" check=0 out="" cmake=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2:?--seconds S}; shift ;;
     --rounds) rounds=${2:?--rounds R}; shift ;;
     --build) build=${2:?--build DIR}; shift ;;
+    --out) out=${2:?--out DIR}; shift ;;
     --check) check=1 ;;
+    --no-build) cmake=0 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "cades_speed.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
@@ -35,12 +40,12 @@ done
 [ -f /usr/include/openssl/ts.h ] || { echo "cades_speed.sh: libssl-dev is needed" >&2; exit 1; }
 export OPENSSL_CONF=$root/tests/support/gost_engine.cnf
 openssl engine gost >/dev/null 2>&1 || { echo "cades_speed.sh: gost-engine is needed (libengine-gost-openssl)" >&2; exit 1; }
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+if [ "$cmake" = 1 ]; then
+  [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target gostx gostx_cli gostx_bench_harness >/dev/null
 fi
-cmake --build "$build" -j "$(nproc)" --target gostx gostx_cli gostx_bench_harness >/dev/null
-out=$build/cades-bench
-mkdir -p "$out"
+out=${out:-$build/cades-bench}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 # the gostx side links the command's objects (but main) as an archive: the
 # linker takes only what cms -verify's functions need
 rm -f "$out/cli.a"
@@ -53,8 +58,8 @@ gcc -O2 -Wall -Wextra -I"$root/bench/harness" -o "$out/xl1_openssl" "$root/bench
 bash "$root/bench/cades/setup.sh" "$build/gostx" "$out/files"
 cd "$out/files"
 files=(doc.xl1 doc.bin root.pem)
-python3 "$root/bench/cades/tamper.py" doc.xl1 bad-ocsp.xl1 24 mid
-python3 "$root/bench/cades/tamper.py" doc.xl1 bad-esc.xl1 25
+python3 "$root/bench/cades/tamper.py" doc.xl1 bad-ocsp.xl1 ocsp
+python3 "$root/bench/cades/tamper.py" doc.xl1 bad-esc.xl1 esc
 for side in gostx openssl; do
   "$out/xl1_$side" "${files[@]}" 0 2>"$side.err" || { cat "$side.err" >&2; exit 1; }
   for bad in bad-ocsp bad-esc; do
