@@ -12,13 +12,14 @@
 #                   CAdES-X Long Type 1 (DER): signature-time-stamp,
 #                   complete refs, certificate- and revocation-values, a
 #                   CAdES-C-time-stamp
-# A second run with the same gostx and script is a no-op (DIR/.stamp).
+# A second run with the same gostx and script within a day is a no-op
+# (DIR/.stamp; the OCSP responses' nextUpdate is 7 days on).
 set -euo pipefail
 G=$(realpath "${1:?usage: setup.sh GOSTX DIR}")
 out=${2:?usage: setup.sh GOSTX DIR}
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 sum="$(cksum <"$self") $(cksum <"$G")"
-if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$sum" ]; then exit 0; fi
+if [ -n "$(find "$out/.stamp" -mmin -1440 2>/dev/null)" ] && [ "$(cat "$out/.stamp")" = "$sum" ]; then exit 0; fi
 rm -rf "$out" && mkdir -p "$out" && cd "$out"
 q() { "$G" "$@" 2>/dev/null || { echo "setup.sh: gostx $* failed:" >&2; "$G" "$@" >&2; exit 1; }; }
 
