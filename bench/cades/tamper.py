@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""tamper.py IN OUT WHAT: OUT = IN (a DER SignedData, one signer) with the
+last byte of a signature flipped, WHAT one of
+  ocsp: the first OCSP response of revocation-values (its BasicOCSPResponse
+        signature: the response's own bytes, not a certificate it carries)
+  esc:  the CAdES-C-time-stamp (its token's SignerInfo signature, the
+        attribute's last bytes)"""
+import sys
+
+AA = bytes.fromhex("060b2a864886f70d01091002")  # id-aa 1.2.840.113549.1.9.16.2.
+
+
+def tlv(d, i):
+    """(tag, content start, end) of the element at i"""
+    n = d[i + 1]
+    if n < 0x80:
+        return d[i], i + 2, i + 2 + n
+    k = n & 0x7F
+    start = i + 2 + k
+    return d[i], start, start + int.from_bytes(d[i + 2:start], "big")
+
+
+def children(d, start, end):
+    i = start
+    while i < end:
+        yield i
+        i = tlv(d, i)[2]
+
+
+d = bytearray(open(sys.argv[1], "rb").read())
+what = sys.argv[3]
+attr = d.index(AA + bytes([24 if what == "ocsp" else 25])) + len(AA) + 1  # attrValues SET
+_, s, e = tlv(d, attr)
+if what == "ocsp":
+    _, s, e = tlv(d, s)  # RevocationValues SEQUENCE
+    ocsp = next(i for i in children(d, s, e) if d[i] == 0xA1)  # [1] ocspVals
+    _, s, e = tlv(d, tlv(d, ocsp)[1])  # SEQUENCE OF BasicOCSPResponse
+    _, s, e = tlv(d, s)  # the first one
+    sig = [i for i in children(d, s, e)][2]  # tbsResponseData, signatureAlgorithm, signature
+    e = tlv(d, sig)[2]
+d[e - 1] ^= 0x55
+open(sys.argv[2], "wb").write(d)
