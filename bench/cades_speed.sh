@@ -47,9 +47,12 @@ fi
 out=${out:-$build/cades-bench}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 # the gostx side links the command's objects (but main) as an archive: the
-# linker takes only what cms -verify's functions need
+# linker takes only what cms -verify's functions need. Only objects whose
+# source still exists: a build tree keeps those of moved files.
 rm -f "$out/cli.a"
-find "$build/CMakeFiles/gostx_cli.dir" -name '*.o' ! -name main.c.o -print0 | xargs -0 ar rcs "$out/cli.a"
+objdir=$build/CMakeFiles/gostx_cli.dir
+(cd "$objdir" && find . -name '*.c.o' ! -name main.c.o) | sed 's|^\./||' |
+  while read -r o; do [ -f "$root/${o%.o}" ] && printf '%s\0' "$objdir/$o"; done | xargs -0 ar rcs "$out/cli.a"
 gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/cli/common" -I"$root/cli/cms" -I"$root/bench/harness" \
   -o "$out/xl1_gostx" "$root/bench/cades/xl1_gostx.c" "$out/cli.a" "$build/libgostx_bench_harness.a" \
   "$build/libgostx.a" -lpthread -ldl
