@@ -52,7 +52,8 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 rm -f "$out/cli.a"
 objdir=$build/CMakeFiles/gostx_cli.dir
 (cd "$objdir" && find . -name '*.c.o' ! -name main.c.o) | sed 's|^\./||' |
-  while read -r o; do [ -f "$root/${o%.o}" ] && printf '%s\0' "$objdir/$o"; done | xargs -0 ar rcs "$out/cli.a"
+  while read -r o; do if [ -f "$root/${o%.o}" ]; then printf '%s\0' "$objdir/$o"; fi; done |
+  xargs -0 ar rcs "$out/cli.a"
 gcc -O2 -Wall -Wextra -I"$root/include" -I"$root/cli/common" -I"$root/cli/cms" -I"$root/bench/harness" \
   -o "$out/xl1_gostx" "$root/bench/cades/xl1_gostx.c" "$out/cli.a" "$build/libgostx_bench_harness.a" \
   "$build/libgostx.a" -lpthread -ldl
