@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Published cases replayed byte for byte through libgostx-xmldsig (the
+# helper tests/xmldsig/xml_transform.c, built beside gostx with libxml2):
+# the SMEV 3 recommendations' transform test cases and two SMEV requests
+# whose transform digests are published (one carries a PersonalSignature,
+# verified too); vectors/xmldsig/*/README.md name every source.
+. "$(dirname "$0")/cli_common.sh" xml_vectors
+X=$(dirname "$G")/xml_transform
+[ -x "$X" ] || { echo "no xml_transform (gostx built without libxml2): skipping"; exit 77; }
+V=$here/vectors/xmldsig
+cd "$T" || exit 1
+
+# same NAME WANT CMD...: CMD's stdout is WANT's bytes, exactly
+same() {
+  local name=$1 want=$2
+  shift 2
+  if "$@" >got 2>err && cmp -s got "$want"; then ok; else bad "$name: $(cat err; cmp got "$want")"; fi
+}
+
+# the SMEV transform: the recommendations' three test cases
+for c in 1 2 3; do
+  same "SMEV test case $c" "$V/smev-transform/case$c.out" "$X" smev "$V/smev-transform/case$c.xml"
+done
+# digest94 NAME FILE WANT: the transform of FILE hashed (R 34.11-94) is WANT
+digest94() {
+  if "$X" smev "$2" >t.out 2>err && [ "$("$X" digest94 t.out)" = "$3" ]; then ok; else bad "$1: $(cat err)"; fi
+}
+digest94 "SMEV request digest" "$V/smev-transform/gibdd-request.xml" /jXl70XwnttJB5sSokwh8SaVHwo2gjgILSu0qBaLUAo=
+S=$V/smev-transform/gibdd-request-signed.xml
+digest94 "SMEV signed request digest" "$S" oQj0a7j/Bw3XHLBhZ6CN0Dd6cNjP4DzyYnF8FwPsOo4=
+# its PersonalSignature verifies under its own (self-signed CA, no
+# subjectKeyIdentifier: -x509_lax) certificate, at a time it was valid
+{ echo "-----BEGIN CERTIFICATE-----"
+  grep -o '<ds:X509Certificate>[^<]*' "$S" | sed 's/<ds:X509Certificate>//' | fold -w 64
+  echo "-----END CERTIFICATE-----"; } >ov3.pem
+if "$G" xml verify -in "$S" -CAfile ov3.pem -attime 1400000000 -x509_lax >out 2>err &&
+  grep -q "Verified OK" err && grep -q '^<ns1:BreachRequest .*Id="PERSONAL_SIGNATURE"' out; then ok
+else bad "PersonalSignature: $(cat err)"; fi
+sed 's/Петрович/Петровна/' "$S" >t.xml
+"$G" xml verify -in t.xml -CAfile ov3.pem -attime 1400000000 -x509_lax >/dev/null 2>err
+[ $? = 1 ] && grep -q "digest mismatch" err && ok || bad "PersonalSignature changed: $(cat err)"
+finish
