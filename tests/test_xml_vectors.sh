@@ -3,7 +3,9 @@
 # helper tests/xmldsig/xml_transform.c, built beside gostx with libxml2):
 # the SMEV 3 recommendations' transform test cases and two SMEV requests
 # whose transform digests are published (one carries a PersonalSignature,
-# verified too); vectors/xmldsig/*/README.md name every source.
+# verified too); W3C Canonical XML 1.0's examples without a DTD or an XPath
+# subset, inclusive and exclusive, with and without comments;
+# vectors/xmldsig/*/README.md name every source.
 . "$(dirname "$0")/cli_common.sh" xml_vectors
 X=$(dirname "$G")/xml_transform
 [ -x "$X" ] || { echo "no xml_transform (gostx built without libxml2): skipping"; exit 77; }
@@ -39,4 +41,18 @@ else bad "PersonalSignature: $(cat err)"; fi
 sed 's/Петрович/Петровна/' "$S" >t.xml
 "$G" xml verify -in t.xml -CAfile ov3.pem -attime 1400000000 -x509_lax >/dev/null 2>err
 [ $? = 1 ] && grep -q "digest mismatch" err && ok || bad "PersonalSignature changed: $(cat err)"
+# W3C Canonical XML 1.0, 3.1 (PIs, comments, outside the document element;
+# its DOCTYPE line taken out), 3.2 (whitespace in content), 3.6 (UTF-8 from
+# ISO-8859-1): whole documents without namespaces, so exclusive c14n gives
+# the same octets
+for n in 1 2 6; do
+  for m in incl exc; do
+    same "W3C c14n 3.$n $m, comments" "$V/c14n/example-$n.with-comments" "$X" c14n $m-comments "$V/c14n/example-$n.xml"
+    same "W3C c14n 3.$n $m" "$V/c14n/example-$n.without-comments" "$X" c14n $m "$V/c14n/example-$n.xml"
+  done
+done
+# 3.1 as W3C wrote it (a DOCTYPE naming an external DTD) is refused
+sed 's#^<doc>#<!DOCTYPE doc SYSTEM "doc.dtd">\n<doc>#' "$V/c14n/example-1.xml" >dtd.xml
+grep -q DOCTYPE dtd.xml && ! "$X" c14n incl dtd.xml >/dev/null 2>err && grep -q "DTD refused" err && ok ||
+  bad "W3C c14n 3.1 with its DOCTYPE: $(cat err)"
 finish
