@@ -55,4 +55,31 @@ done
 sed 's#^<doc>#<!DOCTYPE doc SYSTEM "doc.dtd">\n<doc>#' "$V/c14n/example-1.xml" >dtd.xml
 grep -q DOCTYPE dtd.xml && ! "$X" c14n incl dtd.xml >/dev/null 2>err && grep -q "DTD refused" err && ok ||
   bad "W3C c14n 3.1 with its DOCTYPE: $(cat err)"
+# a real SMEV 3 node's GOST R 34.10-2012-256 signature: a SendRequestResponse
+# of SMEV's test environment (2020; its certificate "ТСМЭВ3", RT Labs, names
+# CryptoPro CSP 4.0 as its signing tool). Its issuer, Rostelecom's test CA,
+# is not published with it: the certificate itself is the anchor, so this
+# checks the digest through exc-c14n + the SMEV transform and the
+# SignatureValue (s || r, big-endian), not the chain.
+R=$V/smev3-sendrequestresponse-smev-2012.xml
+{ echo "-----BEGIN CERTIFICATE-----"
+  grep -o '<ds:X509Certificate>[^<]*' "$R" | sed 's/<ds:X509Certificate>//' | fold -w 64
+  echo "-----END CERTIFICATE-----"; } >tsmev.pem
+# vrf NAME WANT_RC GREP FILE ARGS...: gostx xml verify of FILE at 2020-05-20
+vrf() {
+  local name=$1 want=$2 grep=$3 f=$4
+  shift 4
+  "$G" xml verify -in "$f" -attime 1589950000 "$@" >out 2>err
+  [ $? = "$want" ] && grep -q "$grep" err && ok || bad "$name: $(cat err)"
+}
+vrf "SMEV node's signature (2012-256)" 0 "Verified OK" "$R" -CAfile tsmev.pem
+grep -q '^<ns1:MessageMetadata xmlns:ns1="urn://x-artefacts-smev-gov-ru/services/message-exchange/types/1.2" Id="SIGNED_BY_SMEV"><ns1:MessageId>39f52a38-' out &&
+  ok || bad "SMEV node's signed octets"
+sv=$(grep -o '<ds:SignatureValue>[^<]*' "$R" | sed 's/<ds:SignatureValue>//')
+rs=$(printf %s "$sv" | base64 -d | { head -c 32 >s.bin; cat >r.bin; cat r.bin s.bin; } | base64 -w0)
+sed "s#$sv#$rs#" "$R" >t.xml
+vrf "SMEV node's signature as r || s" 1 "bad signature" t.xml -CAfile tsmev.pem
+sed 's/requestIsQueued/requestIsDelivered/' "$R" >t.xml
+vrf "SMEV node's message changed" 1 "digest mismatch" t.xml -CAfile tsmev.pem
+vrf "SMEV node's signature, another anchor" 1 "certificate chain" "$R" -CAfile ov3.pem
 finish
