@@ -30,3 +30,7 @@ file(GLOB _gostx_xml_cli CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cli/xml/*.c)
 target_sources(gostx_cli PRIVATE ${_gostx_xml_cli})
 target_compile_definitions(gostx_cli PRIVATE GOSTX_WITH_XMLDSIG=1)
 target_link_libraries(gostx_cli PRIVATE gostx_xmldsig)
+# tests/test_xml_vectors.sh's helper: one transform over a file (the SMEV
+# recommendations' and W3C's published cases), beside gostx in the build.
+add_executable(xml_transform ${CMAKE_SOURCE_DIR}/tests/xmldsig/xml_transform.c)
+target_link_libraries(xml_transform PRIVATE gostx_xmldsig)
