@@ -8,7 +8,9 @@
 # offline with only the CA (`cms -verify`: "level: CAdES-X Long Type 1").
 # A signer revoked after the signature timestamp still verifies; revoked
 # before, -enhance refuses and (made with -noverify) -verify refuses, both
-# naming the revocation; a changed certificate value and revocation value
+# naming the revocation; the signature timestamp's TSA revoked before the
+# CAdES-C timestamp is refused, after it passes; a changed certificate
+# value and revocation value
 # are refused by name; a failed run leaves -in as it was.
 . "$(dirname "$0")/cli_common.sh" cades_cli
 cd "$T" || exit 1
@@ -27,8 +29,9 @@ issue() { # issue NAME EXT: NAME.key, NAME.pem by `gostx ca` (its line in index.
 }
 for u in after before good; do issue $u signer.ext; done
 issue tsa tsa.ext
+for u in tsa_before tsa_after; do issue $u tsa.ext; done
 issue rsp rsp.ext
-check "PKI by gostx ca" [ "$(grep -c '^V' index.txt)" = 5 ]
+check "PKI by gostx ca" [ "$(grep -c '^V' index.txt)" = 7 ]
 echo "a document to sign, $RANDOM" > doc.txt
 
 # the servers: ports picked by the kernel, said on stderr
@@ -91,6 +94,51 @@ check "file mode: XL1 in place (-out = -in)" said 0 "^level: CAdES-X Long Type 1
 run f3 cms -enhance -in good.bes -to XL1 -CRLfile ca.crl -CAfile ca.pem -out x.sig
 check "no TSA: named, exit 2" said 2 "Signature timestamp is needed: -tsa URL" f3.err
 
+# the signature timestamp's TSA judged at the CAdES-C timestamp's time with
+# the CRL in revocation-values (same CA): revoked before it, -verify fails
+# naming the timestamp; revoked after it (the CRL made later), it passes
+tsa_xl1() { # tsa_xl1 TSA CRL OUT: good.bes timestamped by TSA, XL1 with CRL, the CAdES-C by tsa
+  "$G" ts -reply -queryfile q1.tsq -signer "$1.pem" -inkey "$1.key" -serial tsa.serial -out "$1.tsr" 2>/dev/null
+  run "$1" cms -enhance -in good.bes -to XL1 -tsa-reply "$1.tsr" -tsa-query "$1.q2" -CRLfile "$2" \
+    -CAfile ca.pem -outform DER -out "$3"
+  "$G" ts -reply -queryfile "$1.q2" -signer tsa.pem -inkey tsa.key -serial tsa.serial -out "$1.r2" 2>/dev/null
+  run "$1" cms -enhance -in "$3" -to XL1 -tsa-reply "$1.r2" -CAfile ca.pem -outform DER -out "$3"
+}
+"$G" ts -reply -queryfile q1.tsq -signer tsa_after.pem -inkey tsa_after.key -serial tsa.serial -out tsa_after.tsr 2>/dev/null
+"$G" ca -revoke tsa_before.pem -index index.txt -cert ca.pem -crl_reason keyCompromise 2>/dev/null
+"$G" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -crldays 30 -out tsa1.crl 2>/dev/null
+sleep 1.1 # the CAdES-C timestamp a second after the revocation
+tsa_xl1 tsa_before tsa1.crl tsa_before.xl
+check "a TSA revoked before the CAdES-C timestamp: still enhanced" said 0 "^level: CAdES-X Long Type 1$" tsa_before.err
+run v7 cms -verify -in tsa_before.xl -inform DER -content doc.txt -CAfile ca.pem
+check "TSA revoked before the CAdES-C timestamp: refused, named" \
+  said 4 "signature timestamp 1: the TSA's certificate at .*certificate revoked (reason: keyCompromise" v7.err
+
+# revoked after: its index.txt line dated a day ahead, the CRL made now lists it
+"$G" ca -revoke tsa_after.pem -index index.txt -cert ca.pem -crl_reason keyCompromise 2>/dev/null
+python3 - <<'PY'
+import datetime
+later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).strftime("%y%m%d%H%M%SZ")
+lines = open("index.txt").read().splitlines()
+for i, l in enumerate(lines):
+    f = l.split("\t")
+    if f[0] == "R" and f[-1].startswith("/CN=tsa_after"):
+        f[2] = later + f[2][13:]
+        lines[i] = "\t".join(f)
+open("index.txt", "w").write("\n".join(lines) + "\n")
+PY
+"$G" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -crldays 30 -out tsa2.crl 2>/dev/null
+serial=$(awk -F'\t' '$6 ~ /^\/CN=tsa_after/ {print $4}' index.txt)
+check "the CRL lists the TSA revoked a day ahead" python3 -c "
+import base64, sys
+d = open('tsa2.crl', 'rb').read()
+if d.startswith(b'-----'): d = base64.b64decode(b''.join(d.split(b'\\n')[1:-2]))
+sys.exit(bytes.fromhex('$serial') not in d)"
+tsa_xl1 tsa_after tsa2.crl tsa_after.xl
+run v8 cms -verify -in tsa_after.xl -inform DER -content doc.txt -CAfile ca.pem
+check "TSA revoked after the CAdES-C timestamp: verifies" said 0 "^level: CAdES-X Long Type 1$" v8.err
+check "TSA revoked after: judged with the CRL" grep -q "signature timestamp 1: TSA certificate and revocation values: OK" v8.err
+
 # offline: the servers gone, only the CA
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 pids=()
@@ -101,6 +149,8 @@ run v2 cms -verify -in before.xl1 -content doc.txt -CAfile ca.pem
 check "offline: revoked before the timestamp fails, named" said 4 "certificate revoked (reason: superseded" v2.err
 run v3 cms -verify -in good.xl -content doc.txt -CAfile ca.pem
 check "offline: the CRL-based XL1 verifies" said 0 "^level: CAdES-X Long Type 1$" v3.err
+check "offline: both TSAs judged with the CRL" grep -q "CAdES-C timestamp 1: TSA certificate and revocation values: OK" v3.err
+check "offline: no OCSP response for the TSA: said" grep -q "signature timestamp 1: TSA certificate: no revocation values for it" v1.err
 
 # tampered values: the last byte of certificate-values (the CA certificate's
 # signature) and of revocation-values (the CRL's signature)

@@ -142,6 +142,82 @@ static int path_at_time(size_t s, const gostx_cms_signed *sd, const gostx_cades_
   return rc;
 }
 
+/* The time a TSA's certificate is judged at: a signature timestamp's TSA
+ * at the earliest CAdES-C timestamp's time (that timestamp proves the
+ * token existed then), a CAdES-C timestamp's TSA at params->now
+ * (-attime, or now): nothing later vouches for it. */
+static int64_t esc_time(const gostx_cades_info *info, int64_t now) {
+  int64_t t = now;
+  for (size_t i = 0; i < info->n_esc_ts && i < GOSTX_CADES_MAX; i++)
+    if (info->esc_ts_time[i] < t) t = info->esc_ts_time[i];
+  return t;
+}
+
+/* One token's TSA certificate and its path at when with the revocation
+ * values: revoked (or any other failure) refuses, named; no revocation
+ * data for it is said, not refused (docs/ESIGN.md). */
+static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t when,
+                       const gostx_cms_signed *sd, const gostx_cades_info *info, const rev_values *r,
+                       const gostx_cms_verify_params *params, gostx_cms_ts_token *t, gostx_x509_cert *chain,
+                       gostx_x509_verify_result *res) {
+  gostx_cms_ts_status st;
+  char at[64];
+  cms_time_text(when, at, sizeof at);
+  if (gostx_cms_ts_parse(der, len, t, &st) || t->sd.n_signers != 1) return 0; /* named by gostx_cades_verify */
+  const gostx_x509_cert *tsa = cms_signer_cert(&t->sd, &t->sd.signers[0], params->untrusted, params->n_untrusted);
+  if (!tsa) {
+    cli_err("cms: CAdES: %s: the TSA's certificate is not in the token (nor -untrusted)", what);
+    return CMS_EXIT_VERIFY;
+  }
+  size_t n = 0;
+  chain[n++] = *tsa;
+  for (size_t i = 0; i < t->sd.n_certs; i++) chain[n++] = t->sd.certs[i];
+  for (size_t i = 0; i < info->n_certs; i++)
+    if (!gostx_x509_parse(info->certs[i], info->cert_len[i], &chain[n], NULL)) n++;
+  for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
+  gostx_x509_verify_opts o;
+  gostx_x509_verify_opts_init(&o, when);
+  o.crls = r->crls, o.n_crls = r->n_crls;
+  o.ocsps = r->ocsps, o.n_ocsps = r->n_ocsps;
+  o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
+  gostx_x509_status xs = gostx_x509_verify_with(params->store, chain, n, &o, res);
+  if (xs == GOSTX_X509_OK) {
+    fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
+    return 0;
+  }
+  if (xs == GOSTX_X509_NO_REVOCATION_DATA || xs == GOSTX_X509_CRL_UNAVAILABLE) {
+    fprintf(stderr, "%s: TSA certificate: no revocation values for it (depth %zu): its status at %s not "
+            "judged\n", what, res->depth, at);
+    return 0;
+  }
+  cli_err("cms: CAdES: %s: the TSA's certificate at %s: depth %zu: %s", what, at, res->depth, res->why);
+  return CMS_EXIT_VERIFY;
+}
+
+/* Every timestamp's TSA judged with the signature's revocation values. */
+static int tsas_at_time(const gostx_cms_signed *sd, const gostx_cades_info *info,
+                        const gostx_cms_verify_params *params) {
+  rev_values *r = malloc(sizeof *r);
+  gostx_cms_ts_token *t = malloc(sizeof *t);
+  gostx_x509_cert *chain = malloc((1 + 2 * GOSTX_CMS_MAX_CERTS + GOSTX_CADES_MAX) * sizeof *chain);
+  gostx_x509_verify_result *res = malloc(sizeof *res);
+  int rc = r && t && chain && res ? read_values(info, r) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  int64_t at_esc = esc_time(info, params->now);
+  for (size_t i = 0; !rc && i < info->n_sig_ts && i < GOSTX_CADES_MAX; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "signature timestamp %zu", i + 1);
+    rc = tsa_at_time(what, info->sig_ts[i], info->sig_ts_len[i], at_esc, sd, info, r, params, t, chain, res);
+  }
+  for (size_t i = 0; !rc && i < info->n_esc_ts && i < GOSTX_CADES_MAX; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "CAdES-C timestamp %zu", i + 1);
+    rc = tsa_at_time(what, info->esc_ts[i], info->esc_ts_len[i], params->now, sd, info, r, params, t, chain,
+                     res);
+  }
+  free(res), free(chain), free(t), free(r);
+  return rc;
+}
+
 int cms_cades_check(const gostx_cms_signed *sd, const gostx_cms_verify_params *params) {
   gostx_cades_info *info = malloc(sizeof *info);
   int rc = info ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
@@ -154,6 +230,7 @@ int cms_cades_check(const gostx_cms_signed *sd, const gostx_cms_verify_params *p
     /* a plain CMS signer (no signingCertificateV2, no timestamp) has no CAdES level to say */
     if (!sd->signers[s].ess_hash && v.level == GOSTX_CADES_BES) continue;
     if (v.level >= GOSTX_CADES_X_LONG && params->store) rc = path_at_time(s, sd, info, params);
+    if (!rc && v.level >= GOSTX_CADES_X_LONG && params->store) rc = tsas_at_time(sd, info, params);
     if (rc) break;
     if (sd->n_signers > 1)
       fprintf(stderr, "signer %zu: level: %s\n", s + 1, gostx_cades_level_name(v.level));
