@@ -30,3 +30,11 @@ file(GLOB _gostx_xml_cli CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cli/xml/*.c)
 target_sources(gostx_cli PRIVATE ${_gostx_xml_cli})
 target_compile_definitions(gostx_cli PRIVATE GOSTX_WITH_XMLDSIG=1)
 target_link_libraries(gostx_cli PRIVATE gostx_xmldsig)
+# The streaming exclusive c14n against libxml2's, byte for byte (a C test
+# that needs libxml2, so registered here rather than by tests/'s glob).
+if(TARGET gostx_testsupport)
+  add_executable(test_c14n_stream ${CMAKE_SOURCE_DIR}/tests/xml/test_c14n_stream.c)
+  target_include_directories(test_c14n_stream PRIVATE ${CMAKE_SOURCE_DIR}/tests/support)
+  target_link_libraries(test_c14n_stream PRIVATE gostx_xmldsig gostx_testsupport)
+  add_test(NAME test_c14n_stream COMMAND test_c14n_stream)
+endif()
