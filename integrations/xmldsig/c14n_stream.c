@@ -140,8 +140,8 @@ static int start_tag(c14s *s, xmlTextReaderPtr r, int depth) {
     if (!it->prefix || !it->uri || !it->local || !it->value) goto out;
   }
   xmlTextReaderMoveToElement(r);
-  qsort(ns, n_ns, sizeof *ns, by_prefix);
-  qsort(at, n_at, sizeof *at, by_uri_local);
+  if (n_ns) qsort(ns, n_ns, sizeof *ns, by_prefix); /* never qsort(NULL, 0) */
+  if (n_at) qsort(at, n_at, sizeof *at, by_uri_local);
   puts_(s, "<");
   puts_(s, (const char *)xmlTextReaderConstName(r));
   for (size_t i = 0; i < n_ns; i++) {

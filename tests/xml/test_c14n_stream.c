@@ -171,6 +171,7 @@ int main(void) {
       "<rec n=\"1\">v</rec></doc></ds:Object>",
       "<a attr=\"&#9;&#10;&#13; &lt;&amp;&gt;&quot;'\">&gt;&#x10FFFF;</a>",
       "<a><b xmlns=\"urn:d\"/><c/></a>",
+      "<a>raw\r\nlines\rend<?pi x\r\ny\rz?><![CDATA[c\r\nd\re]]><b at=\"v\r\nw\rx\"/></a>",
   };
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) compare(fixed[i], "fixed");
   for (int i = 0; i < 600; i++) {
