@@ -109,6 +109,15 @@ gostx_xmldsig_status xd_wsse_place(xmlNodePtr root, xmlNodePtr target, xmlNodePt
  * X.509v3 and base64 (else GOSTX_XMLDSIG_NO_CERT). */
 gostx_xmldsig_status xd_wsse_token(xmlNodePtr tok, char *err, size_t cap);
 
+/* Exclusive c14n 1.0 without comments over a reader's events
+ * (c14n_stream.c): whole 1, the document from the reader's start; whole
+ * 0, the subtree of the element the reader is on (read to its end). The
+ * octets go to write (nonzero: stop). 0, or -1 when reading or writing
+ * failed. */
+struct _xmlTextReader;
+typedef int (*xd_c14s_write)(void *ctx, const uint8_t *p, size_t n);
+int xd_c14s_run(struct _xmlTextReader *r, int whole, xd_c14s_write write, void *ctx);
+
 void xd_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

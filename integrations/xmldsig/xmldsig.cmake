@@ -34,3 +34,11 @@ target_link_libraries(gostx_cli PRIVATE gostx_xmldsig)
 # recommendations' and W3C's published cases), beside gostx in the build.
 add_executable(xml_transform ${CMAKE_SOURCE_DIR}/tests/xmldsig/xml_transform.c)
 target_link_libraries(xml_transform PRIVATE gostx_xmldsig)
+# The streaming exclusive c14n against libxml2's, byte for byte (a C test
+# that needs libxml2, so registered here rather than by tests/'s glob).
+if(TARGET gostx_testsupport)
+  add_executable(test_c14n_stream ${CMAKE_SOURCE_DIR}/tests/xmldsig/test_c14n_stream.c)
+  target_include_directories(test_c14n_stream PRIVATE ${CMAKE_SOURCE_DIR}/tests/support)
+  target_link_libraries(test_c14n_stream PRIVATE gostx_xmldsig gostx_testsupport)
+  add_test(NAME test_c14n_stream COMMAND test_c14n_stream)
+endif()
