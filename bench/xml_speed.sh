@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# XML signatures (issue 71's speed targets), gostx alone (the Santuario +
-# BouncyCastle side is the Java interop's; run both in one session to compare):
+# XML signatures (issue 71's speed targets), gostx and Apache Santuario +
+# BouncyCastle in one run:
 #  1. a ~4 KiB SMEV 3 envelope (SendRequestRequest) signed detached by Id
 #     (exc-c14n + the SMEV transform, into CallerInformationSystemSignature)
 #     and verified (References, SignatureValue, chain) per CPU-second, one
 #     thread: bench/xml/xml_docs.c over libgostx-xmldsig; then the same through
-#     Python's gostx.xmldsig (lxml) when $PYTHON imports it;
+#     Python's gostx.xmldsig (lxml) when $PYTHON imports it; then Santuario
+#     2.1.7 + BouncyCastle (Debian's jars, bench/xml/XmlDsigGostBench.java over
+#     tests/support/XmlDsigGost.java: the same form and transforms, key and
+#     certificate) after WARM CPU-seconds of JIT warm-up, the median of 3
+#     rounds, and the ratio C / Santuario; each side first verifies the
+#     other's signature (skipped without javac or the jars);
 #  2. memory: an enveloping signature of a big document (SIZE, default
 #     60 MiB, under the library's 64 MiB cap; two kinds: small records, the
 #     DOM's worst case, and 4 KiB text paragraphs) by `gostx xml sign
 #     -enveloping` and its `verify`: peak resident memory (/usr/bin/time's
 #     maximum RSS) and wall time, with the ratio RSS / document size.
-# Usage: bench/xml_speed.sh [--quick] [--seconds S] [--size BYTES|NM] [--build DIR]
-#   --quick: 1 CPU-second and a 16 MiB document. PYTHON: a python with gostx
+# Usage: bench/xml_speed.sh [--quick] [--seconds S] [--warm S] [--size BYTES|NM] [--build DIR]
+#   --quick: 1 CPU-second, 2 s of warm-up and a 16 MiB document. PYTHON: a python with gostx
 #   and lxml installed (python/README.md), else that part is skipped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-seconds=5 size=60M build="$root/build"
+seconds=5 warm=10 size=60M build="$root/build"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) seconds=1 size=16M ;;
+    --quick) seconds=1 warm=2 size=16M ;;
+    --warm) warm=${2:?--warm S}; shift ;;
     --seconds) seconds=${2:?--seconds S}; shift ;;
     --size) size=${2:?--size BYTES}; shift ;;
     --build) build=${2:?--build DIR}; shift ;;
@@ -52,8 +58,8 @@ cd "$T"
   for i in $(seq 40); do printf '\n  <r:Person id="%d" kind="a"><r:Name>Name %d</r:Name><r:Doc>%08d</r:Doc></r:Person>' "$i" "$i" "$i"; done
   printf '</r:Request></ns3:MessagePrimaryContent><ns2:TestMessage/></ns2:SenderProvidedRequestData>'
   printf '<ns2:CallerInformationSystemSignature/></ns2:SendRequestRequest></S:Body></S:Envelope>\n'; } >env.xml
-echo "== 1. SMEV 3 envelope ($(wc -c <env.xml) bytes), sign + verify, one thread, $seconds CPU-s"
-"$T/xml_docs" k.key k.pem ca.pem env.xml SIGNED_BY_CONSUMER "$seconds" | sed 's/^/C (libgostx-xmldsig): /'
+echo "== 1. SMEV 3 envelope ($(wc -c <env.xml) bytes), sign + verify, one thread, $seconds CPU-s, on $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+"$T/xml_docs" k.key k.pem ca.pem env.xml SIGNED_BY_CONSUMER "$seconds" | sed 's/^/C (libgostx-xmldsig): /' | tee c.txt
 PYTHON=${PYTHON:-python3}
 if "$PYTHON" -c 'import gostx.xmldsig' 2>/dev/null; then
   "$PYTHON" - "$seconds" <<'PY'
@@ -79,6 +85,7 @@ PY
 else
   echo "Python (gostx.xmldsig): skipped ($PYTHON cannot import gostx.xmldsig; set PYTHON)"
 fi
+. "$root/bench/xml/santuario_row.sh"
 
 # documents up to SIZE bytes enveloped by the Signature: small records (many
 # nodes: the DOM's worst case) and 4 KiB text paragraphs (few nodes)

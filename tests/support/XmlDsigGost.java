@@ -431,10 +431,18 @@ public class XmlDsigGost {
 
   static void sign(String keyFile, String certFile, String in, String outFile, String ref,
                    String mode) throws Exception {
-    PrivateKey key = privateKey(keyFile);
-    byte[] cert = pem(certFile);
-    boolean big = ((java.security.interfaces.ECKey) key).getParams().getOrder().bitLength() > 256;
     Document d = parse(Files.readAllBytes(Paths.get(in)));
+    XMLSignature sig = sign(privateKey(keyFile), pem(certFile), d, ref, mode);
+    try (OutputStream os = Files.newOutputStream(Paths.get(outFile))) {
+      XMLUtils.outputDOM(d, os);
+    }
+    writeSigned(sig.getSignedInfo(), outFile + ".signed");
+  }
+
+  // d signed in place (bench/xml/XmlDsigGostBench.java signs in a loop)
+  static XMLSignature sign(PrivateKey key, byte[] cert, Document d, String ref, String mode)
+      throws Exception {
+    boolean big = ((java.security.interfaces.ECKey) key).getParams().getOrder().bitLength() > 256;
     Element root = d.getDocumentElement();
     markIds(root);
     Element target = ref.isEmpty() ? root : d.getElementById(ref);
@@ -443,10 +451,15 @@ public class XmlDsigGost {
                                         Canonicalizer.ALGO_ID_C14N_EXCL_OMIT_COMMENTS);
     Transforms ts = new Transforms(d);
     if (mode.equals("smev-detached")) {
-      // SMEV 3's layout: the signature in an element after the signed one
-      Element holder = d.createElementNS(target.getNamespaceURI(), "CallerSignature");
-      holder.setPrefix(target.getPrefix());
-      target.getParentNode().insertBefore(holder, target.getNextSibling());
+      // SMEV 3's layout: the signature in an element after the signed one,
+      // the empty *Signature that follows it (CallerInformationSystemSignature)
+      // where there is one, as gostx places it
+      Element holder = slot(target);
+      if (holder == null) {
+        holder = d.createElementNS(target.getNamespaceURI(), "CallerSignature");
+        holder.setPrefix(target.getPrefix());
+        target.getParentNode().insertBefore(holder, target.getNextSibling());
+      }
       holder.appendChild(sig.getElement());
     } else {
       target.appendChild(sig.getElement());
@@ -459,14 +472,32 @@ public class XmlDsigGost {
     xd.addCertificate(cert);
     sig.getKeyInfo().add(xd);
     sig.sign(key);
-    try (OutputStream os = Files.newOutputStream(Paths.get(outFile))) {
-      XMLUtils.outputDOM(d, os);
-    }
-    writeSigned(sig.getSignedInfo(), outFile + ".signed");
+    return sig;
+  }
+
+  // target's next element sibling when it is an empty *Signature element
+  static Element slot(Element target) {
+    Node n = target.getNextSibling();
+    while (n != null && n.getNodeType() != Node.ELEMENT_NODE) n = n.getNextSibling();
+    if (n == null || DS.equals(n.getNamespaceURI()) || !n.getLocalName().endsWith("Signature"))
+      return null;
+    for (Node c = n.getFirstChild(); c != null; c = c.getNextSibling())
+      if (c.getNodeType() == Node.ELEMENT_NODE) return null;
+    return (Element) n;
   }
 
   static String verify(String caFile, String file) throws Exception {
-    Document d = parse(Files.readAllBytes(Paths.get(file)));
+    SignedInfo[] si = new SignedInfo[1];
+    String why = verify(Certificate.getInstance(pem(caFile)), caFile,
+                        parse(Files.readAllBytes(Paths.get(file))), si);
+    if (why == null) writeSigned(si[0], file + ".signed");
+    return why;
+  }
+
+  // null when d's one Signature verifies under a certificate ca issued
+  // (caName names it in the reason); si[0] its SignedInfo
+  static String verify(Certificate ca, String caName, Document d, SignedInfo[] si)
+      throws Exception {
     markIds(d.getDocumentElement());
     NodeList sigs = d.getElementsByTagNameNS(DS, "Signature");
     if (sigs.getLength() != 1) return sigs.getLength() + " Signature elements";
@@ -475,14 +506,12 @@ public class XmlDsigGost {
       return "no X509Data in KeyInfo";
     byte[] der = sig.getKeyInfo().itemX509Data(0).itemCertificate(0).getCertificateBytes();
     Certificate leaf = Certificate.getInstance(der);
-    if (!issuedBy(leaf, Certificate.getInstance(pem(caFile))))
-      return "the certificate is not signed by " + caFile;
-    SignedInfo si = sig.getSignedInfo();
-    if (!si.verify())
-      for (int i = 0; i < si.getLength(); i++)
-        if (!si.getVerificationResult(i)) return "Reference " + i + ": digest mismatch";
+    if (!issuedBy(leaf, ca)) return "the certificate is not signed by " + caName;
+    si[0] = sig.getSignedInfo();
+    if (!si[0].verify())
+      for (int i = 0; i < si[0].getLength(); i++)
+        if (!si[0].getVerificationResult(i)) return "Reference " + i + ": digest mismatch";
     if (!sig.checkSignatureValue(publicKey(leaf))) return "SignatureValue does not verify";
-    writeSigned(si, file + ".signed");
     return null;
   }
 
