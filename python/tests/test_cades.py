@@ -194,7 +194,8 @@ def test_intermediate_revoked_before_the_timestamp(esign):
     the signature-time-stamp, the sub CA's CRL says the signer is good:
     the whole path is judged, so verify refuses it at depth 1 (the signer's
     own status alone passed). The same data given by the caller to a
-    CAdES-T is judged the same way."""
+    CAdES-T is judged the same way, and the root's OCSP responder's word
+    as its CRL's."""
     d = esign.d
     (d / "subca.ext").write_text("basicConstraints = critical,CA:TRUE\n"
                                  "keyUsage = critical,keyCertSign,cRLSign\n")
@@ -221,6 +222,14 @@ def test_intermediate_revoked_before_the_timestamp(esign):
         assert e.value.status == cms.Status.CHAIN and e.value.depth == 1, e.value
         assert e.value.x509_status == gostx.x509.Status.REVOKED and "CACompromise" in e.value.why
         assert "at the signature timestamp's time" in e.value.why
+    # the root's responder says so instead of its CRL
+    resp = esign.ocsp_respond(ocsp.request(sub, esign.cert("ca"), nonce=False), "subca_status")
+    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                      crls=[esign.path("subca.crl")])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and e.value.depth == 1
+    assert "by OCSP" in e.value.why
     # the sub CA's status alone missing: no revocation data for it, by name
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(t, DOC, store=store, crls=[esign.path("subca.crl")])
