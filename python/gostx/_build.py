@@ -336,7 +336,9 @@ typedef enum gostx_x509_status { GOSTX_X509_OK, GOSTX_X509_MALFORMED, GOSTX_X509
     GOSTX_X509_PROFILE, GOSTX_X509_EMAIL_MISMATCH, GOSTX_X509_REVOKED, GOSTX_X509_CRL_UNAVAILABLE,
     GOSTX_X509_CRL_SCOPE, GOSTX_X509_CRL_EXPIRED, GOSTX_X509_CRL_BAD_SIGNATURE,
     GOSTX_X509_CRL_WRONG_ISSUER, GOSTX_X509_CRL_CRITICAL_EXT, GOSTX_X509_CRL_MALFORMED,
-    GOSTX_X509_CRL_DELTA, GOSTX_X509_CRL_INDIRECT, ... } gostx_x509_status;
+    GOSTX_X509_CRL_DELTA, GOSTX_X509_CRL_INDIRECT, GOSTX_X509_OCSP_UNKNOWN,
+    GOSTX_X509_OCSP_INVALID, GOSTX_X509_OCSP_STALE, GOSTX_X509_NO_REVOCATION_DATA,
+    ... } gostx_x509_status;
 typedef enum gostx_x509_purpose { GOSTX_X509_PURPOSE_ANY, GOSTX_X509_PURPOSE_SERVER,
     GOSTX_X509_PURPOSE_CLIENT, GOSTX_X509_PURPOSE_SERVER_TLS12, ... } gostx_x509_purpose;
 #define GOSTX_X509_MAX_DEPTH ...
@@ -366,8 +368,11 @@ int gostx_x509_store_add_der(gostx_x509_store *store, const uint8_t *der, size_t
 int gostx_x509_store_add_path(gostx_x509_store *store, const char *path, char *err,
                               size_t err_cap);
 typedef struct gostx_x509_verify_opts {
-  int64_t now; gostx_x509_purpose purpose; const char *name; unsigned flags; ...;
+  int64_t now; gostx_x509_purpose purpose; const char *name; unsigned flags;
+  const struct gostx_x509_crl *crls; size_t n_crls; int crl_check;
+  const struct gostx_ocsp_response *ocsps; size_t n_ocsps; ...;
 } gostx_x509_verify_opts;
+#define GOSTX_X509_CRL_CHECK_ALL ...
 #define GOSTX_X509_VERIFY_LAX ...
 #define GOSTX_X509_KEY_2012_256 ...
 #define GOSTX_X509_KEY_2012_512 ...

@@ -12,6 +12,7 @@ from .cms import (Status, VerificationError, _as_cert, _der, _encoded, _hash, _i
                   _refusal)
 from .ocsp import Response, post
 from .x509 import Certificate, Store
+from .x509 import Status as X509Status
 
 _LEVELS = ("T", "XL1")
 _CRL_MAX = 16 << 20  # a CRL read from PEM at most this large
@@ -260,3 +261,68 @@ def enhance(signature, content=None, *, to="XL1", tsa_reply, store, ocsp_respons
         p = _Parsed(_grow(lib.gostx_cades_add_timestamp, p.sd, i, lib.GOSTX_CADES_TS_ESC, token,
                           len(token)))
     return _encoded(p.der, encoding)
+
+
+# ---- verify: the chain at the signature-time-stamp's time (lib/x509) ----
+
+def _parsed_revocation(i, crl_ders, ocsp_ders):
+    """The CRLs and OCSP responses parsed for gostx_x509_verify_opts (the
+    structs point into the DER kept with them); one that does not parse is
+    refused by name."""
+    crls = ffi.new("gostx_x509_crl[]", max(len(crl_ders), 1))
+    ocsps = ffi.new("gostx_ocsp_response[]", max(len(ocsp_ders), 1))
+    keep = [ffi.from_buffer("uint8_t[]", d) for d in crl_ders + ocsp_ders]
+    st = ffi.new("gostx_x509_status *")
+    for k, d in enumerate(crl_ders):
+        if lib.gostx_x509_crl_parse(keep[k], len(d), ffi.addressof(crls, k), st):
+            raise VerificationError(Status.CADES_BAD_CRL, i, f"CRL {k + 1}: "
+                                    f"{ffi.string(lib.gostx_x509_status_name(st[0])).decode()}")
+    for k, d in enumerate(ocsp_ders):
+        if lib.gostx_ocsp_response_parse(keep[len(crl_ders) + k], len(d), ffi.addressof(ocsps, k)):
+            raise VerificationError(Status.CADES_BAD_OCSP, i, f"OCSP response {k + 1}: "
+                                    f"{_ocsp_text(lib.GOSTX_OCSP_MALFORMED)}")
+    return crls, ocsps, keep
+
+
+def _ocsp_text(status):
+    return ffi.string(lib.gostx_ocsp_status_name(status)).decode()
+
+
+def judge_at_timestamp(sd, i, info, cert, store, more, now, crls=(), ocsp_responses=()):
+    """Signer i's whole path (its certificate, every CA above it, the
+    anchor from store) checked by gostx_x509_verify_with at its earliest
+    signature-time-stamp's time (now when it has none), every certificate but the anchor with a
+    status from the revocation values in info plus the caller's crls and
+    ocsp_responses, as `gostx cms -verify` does for an X Long signer. Raises
+    VerificationError (CHAIN, x509_status the lib/x509 status: REVOKED with
+    reason and date in why, OCSP_UNKNOWN, OCSP_STALE, NO_REVOCATION_DATA, ...)."""
+    when = min((info.sig_ts_time[k] for k in range(info.n_sig_ts)), default=now)
+    crl_ders = [bytes(ffi.buffer(info.crls[k], info.crl_len[k])) for k in range(info.n_crls)]
+    ocsp_ders = [bytes(ffi.buffer(info.ocsps[k], info.ocsp_len[k])) for k in range(info.n_ocsps)]
+    crl_ders += _crl_ders(crls)
+    ocsp_ders += _ocsp_ders(ocsp_responses)
+    crl_arr, ocsp_arr, keep = _parsed_revocation(i, crl_ders, ocsp_ders)
+    values = [bytes(ffi.buffer(info.certs[k], info.cert_len[k])) for k in range(info.n_certs)]
+    chain = ffi.new("gostx_x509_cert[]", 1 + len(values) + sd.n_certs + len(more))
+    chain[0] = cert._c[0]
+    n = 1
+    for d in values:  # one gostx does not read cannot be a GOST CA of the path
+        keep.append(ffi.from_buffer("uint8_t[]", d))
+        if lib.gostx_x509_parse(keep[-1], len(d), ffi.addressof(chain, n), ffi.NULL) == 0:
+            n += 1
+    for k in range(sd.n_certs):
+        chain[n], n = sd.certs[k], n + 1
+    for c in more:
+        chain[n], n = c._c[0], n + 1
+    opts, res = ffi.new("gostx_x509_verify_opts *"), ffi.new("gostx_x509_verify_result *")
+    lib.gostx_x509_verify_opts_init(opts, when)
+    opts.crls, opts.n_crls = crl_arr, len(crl_ders)
+    opts.ocsps, opts.n_ocsps = ocsp_arr, len(ocsp_ders)
+    opts.crl_check = lib.GOSTX_X509_CRL_CHECK_ALL
+    st = lib.gostx_x509_verify_with(store._h, chain, n, opts, res)
+    if st != lib.GOSTX_X509_OK:
+        at = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(when))
+        at = f"at the signature timestamp's time ({at})" if info.n_sig_ts else f"at {at}"
+        raise VerificationError(Status.CHAIN, i, f"{at}: "
+                                f"depth {res.depth}: {ffi.string(res.why).decode(errors='replace')}",
+                                X509Status(st), res.depth)

@@ -367,7 +367,7 @@ def _level(sd, i, params):
     return Level(v.level), info
 
 
-def verify(signature, content=None, *, store, untrusted=(), at=None):
+def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), ocsp_responses=()):
     """Verify a CMS SignedData (DER or PEM bytes, or a path) as gostx cms
     -verify does, content the detached content (bytes-like, a path or a
     binary file, hashed in chunks; None for an attached one). store: a
@@ -376,11 +376,18 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
     more certificates (Certificate or DER/PEM bytes) to build chains with;
     at: the time chains are checked at (datetime or seconds; default now).
     Returns Verified(signers, content), each signer with the CAdES Level
-    reached; an X Long (Type 1) signer must also not be revoked at its
-    signature-time-stamp's time by the signature's own revocation values
-    (OCSP responses first, then CRLs: docs/ESIGN.md). Raises
-    VerificationError naming the first failure (GostxTypeError /
-    GostxValueError for misuse)."""
+    reached. With a store, an X Long (Type 1) signer's whole path (its
+    certificate and every CA above it) is also checked by lib/x509 at its
+    signature-time-stamp's time, every certificate but the anchor needing
+    a status from the signature's revocation values plus crls (DER, PEM or
+    paths) and ocsp_responses (DER, gostx.ocsp.Response or paths): an OCSP
+    response decides first, then the CRLs (docs/ESIGN.md). Given crls or
+    ocsp_responses, any signer's path is checked so (at its earliest
+    signature-time-stamp, or at `at` without one). A refusal there is
+    Status.CHAIN with x509_status lib/x509's (REVOKED, reason and date in
+    why; OCSP_UNKNOWN, OCSP_STALE, NO_REVOCATION_DATA, ...) and depth the
+    certificate's (0 the signer). Raises VerificationError naming the first
+    failure (GostxTypeError / GostxValueError for misuse)."""
     if store is not None and not isinstance(store, Store):
         raise GostxTypeError(f"store must be a gostx.x509.Store or None, not {type(store).__name__!r}")
     der = _der(signature)
@@ -416,9 +423,10 @@ def verify(signature, content=None, *, store, untrusted=(), at=None):
         when = _utc(si.signing_time) if si.has_signing_time else None
         times = _timestamps(sd, i, params)
         level, info = _level(sd, i, params)
-        if level in (Level.X_LONG, Level.X_LONG_TYPE1):
-            from . import _revocation
-            _revocation.judge(sd, i, info, cert, store, more, now)
+        if store is not None and (level in (Level.X_LONG, Level.X_LONG_TYPE1) or crls or
+                                  ocsp_responses):
+            from ._cades import judge_at_timestamp
+            judge_at_timestamp(sd, i, info, cert, store, more, now, crls, ocsp_responses)
         signers.append(Signer(cert, when, times, level))
     return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)
 

@@ -118,7 +118,9 @@ def sign(content: _Content, cert: _CertLike, key: PrivateKey, *, detached: bool 
          encoding: str = ...) -> bytes: ...
 def verify(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = ..., *,
            store: Optional[Store], untrusted: Sequence[_CertLike] = ...,
-           at: Union[datetime.datetime, float, None] = ...) -> Verified: ...
+           at: Union[datetime.datetime, float, None] = ...,
+           crls: Sequence[Union[_Buffer, _StrPath]] = ...,
+           ocsp_responses: Sequence[Union[_Buffer, _StrPath, Response]] = ...) -> Verified: ...
 def enhance(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = ..., *,
             to: str = ..., tsa_reply: Union[Callable[[bytes], bytes], str, _Buffer],
             store: Optional[Store], ocsp_responses: Sequence[Union[_Buffer, _StrPath, Response]] = ...,

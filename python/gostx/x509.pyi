@@ -44,6 +44,10 @@ class Status(enum.IntEnum):
     CRL_MALFORMED = 29
     CRL_DELTA = 30
     CRL_INDIRECT = 31
+    OCSP_UNKNOWN = 32
+    OCSP_INVALID = 33
+    OCSP_STALE = 34
+    NO_REVOCATION_DATA = 35
     @property
     def text(self) -> str: ...
 

@@ -189,6 +189,53 @@ def test_revoked_by_the_crl_value(esign):
     assert e.value.x509_status == gostx.x509.Status.REVOKED and "keyCompromise" in e.value.why
 
 
+def test_intermediate_revoked_before_the_timestamp(esign):
+    """root -> sub CA -> signer; the root's CRL revokes the sub CA before
+    the signature-time-stamp, the sub CA's CRL says the signer is good:
+    the whole path is judged, so verify refuses it at depth 1 (the signer's
+    own status alone passed). The same data given by the caller to a
+    CAdES-T is judged the same way, and the root's OCSP responder's word
+    as its CRL's."""
+    d = esign.d
+    (d / "subca.ext").write_text("basicConstraints = critical,CA:TRUE\n"
+                                 "keyUsage = critical,keyCertSign,cRLSign\n")
+    for name, ca, index, ext in (("subca", "ca", "index.txt", "subca.ext"),
+                                 ("subleaf", "subca", "sub_index.txt", "leaf.ext")):
+        esign.run("genpkey", "-c", "256A", "-o", f"{name}.key")
+        esign.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
+        esign.run("ca", "-in", f"{name}.csr", "-cert", f"{ca}.pem", "-keyfile", f"{ca}.key",
+                  "-index", index, "-extfile", ext, "-out", f"{name}.pem")
+    esign.run("ca", "-gencrl", "-cert", "subca.pem", "-keyfile", "subca.key", "-index",
+              "sub_index.txt", "-out", "subca.crl")
+    cert, sub, store = esign.cert("subleaf"), esign.cert("subca"), esign.store()
+    sig = cms.sign(DOC, cert, esign.key("subleaf"), cades=True, chain=[sub])
+    esign.run("ca", "-revoke", "subca.pem", "-index", "index.txt", "-cert", "ca.pem",
+              "-crl_reason", "cACompromise")
+    esign.run("ca", "-gencrl", "-cert", "ca.pem", "-keyfile", "ca.key", "-index", "index.txt",
+              "-out", "root2.crl")
+    t = cms.enhance(sig, DOC, to="T", tsa_reply=tsa(esign), store=store)
+    crls = [esign.path("root2.crl"), esign.path("subca.crl")]
+    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, crls=crls)
+    for got, kw in ((xl1, {}), (t, {"crls": crls})):
+        with pytest.raises(cms.VerificationError) as e:
+            cms.verify(got, DOC, store=store, **kw)
+        assert e.value.status == cms.Status.CHAIN and e.value.depth == 1, e.value
+        assert e.value.x509_status == gostx.x509.Status.REVOKED and "CACompromise" in e.value.why
+        assert "at the signature timestamp's time" in e.value.why
+    # the root's responder says so instead of its CRL
+    resp = esign.ocsp_respond(ocsp.request(sub, esign.cert("ca"), nonce=False), "subca_status")
+    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                      crls=[esign.path("subca.crl")])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(xl1, DOC, store=store)
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and e.value.depth == 1
+    assert "by OCSP" in e.value.why
+    # the sub CA's status alone missing: no revocation data for it, by name
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(t, DOC, store=store, crls=[esign.path("subca.crl")])
+    assert e.value.x509_status == gostx.x509.Status.CRL_UNAVAILABLE and e.value.depth == 1
+
+
 def test_openssl_ts_as_the_tsa(esign, signed):
     """`openssl ts -reply` (gost-engine, the TSA's GOST key) answers both
     timestamps of an X Long Type 1."""
