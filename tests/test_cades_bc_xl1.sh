@@ -6,7 +6,8 @@
 # OCSP response by the sub CA on the signer, the root's CRL) and the
 # CAdES-C-time-stamp over RFC 5126 6.3.5's bytes, computed there from the
 # RFC alone. `gostx cms -verify -content -CAfile root.pem` must reach
-# "level: CAdES-X Long Type 1"; copies with a byte of the OCSP response
+# "level: CAdES-X Long Type 1", for the DER file and for the BER one
+# BouncyCastle's getEncoded() gives (indefinite lengths); copies with a byte of the OCSP response
 # value, of the CRL value, or of the OcspIdentifier's producedAt in the
 # revocation references (the hash still meets the value: only the
 # CAdES-C-time-stamp's imprint input changes) are refused by name.
@@ -29,6 +30,10 @@ verify good xl1.der
 check "gostx verifies BouncyCastle's file" said 0 "^level: CAdES-X Long Type 1$" good.err
 check "the chain judged with BouncyCastle's OCSP response and CRL" \
   said 0 "^Chain and revocation values: OK at the signature timestamp's time" good.err
+# the same as CMSSignedData.getEncoded() writes it: BER outside the SignerInfos
+verify ber xl1-ber.der
+check "gostx verifies BouncyCastle's BER form too" said 0 "^level: CAdES-X Long Type 1$" ber.err
+check "the BER form is BER" test "$(head -c 2 xl1-ber.der | od -An -tx1 | tr -d ' ')" = 3080
 
 # the changed copies: python finds the values (written apart by the Java) in the file
 python3 - <<'PY'

@@ -26,7 +26,8 @@
 // reference's over the BasicOCSPResponse that revocation-values carries.
 // Times, in whole seconds before now: signingTime 300, signature-time-stamp
 // 240, CRL thisUpdate 200, OCSP producedAt 180, CAdES-C-time-stamp 120.
-// Writes into DIR: xl1.der (DER ContentInfo), root.pem, and the values
+// Writes into DIR: xl1.der (DER ContentInfo), xl1-ber.der (the same as
+// CMSSignedData.getEncoded() writes it: BER), root.pem, and the values
 // alone for the test's changed copies: ocsp.der (the BasicOCSPResponse),
 // crl.der. usage: java -cp bcprov.jar:bcutil.jar:bcpkix.jar BcCadesXl1.java DIR DOC
 import java.io.ByteArrayOutputStream;
@@ -272,8 +273,9 @@ public class BcCadesXl1 {
     for (Attribute a : new Attribute[] {sigTs, certRefs, revRefs, certValues, revValues, escTs}) unsigned.add(a);
     si = SignerInformation.replaceUnsignedAttributes(si, new AttributeTable(unsigned));
     CMSSignedData xl1 = CMSSignedData.replaceSigners(bes, new SignerInformationStore(si));
-    // DER: CMSSignedData.getEncoded() would give BER (indefinite lengths outside the SignerInfos)
     Files.write(dir.resolve("xl1.der"), xl1.toASN1Structure().getEncoded("DER"));
+    // what BouncyCastle writes by default: BER, indefinite lengths outside the SignerInfos
+    Files.write(dir.resolve("xl1-ber.der"), xl1.getEncoded());
     Files.write(dir.resolve("ocsp.der"), ocspAsn1.getEncoded("DER"));
     Files.write(dir.resolve("crl.der"), crlAsn1.getEncoded("DER"));
     try (JcaPEMWriter w = new JcaPEMWriter(new FileWriter(dir.resolve("root.pem").toFile()))) {
