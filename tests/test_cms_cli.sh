@@ -8,7 +8,8 @@
 # nothing written: changed content, signed attributes, signature, digest
 # attribute, signingCertificateV2, unknown algorithms by OID, a chain that
 # fails (lib/x509's status), keyUsage, truncated and trailing data,
-# indefinite lengths, a key that is not the certificate's.
+# indefinite lengths cut short (whole, they verify), a key that is not
+# the certificate's.
 # -verify -purpose (smimesign, smimeencrypt, sslserver, sslclient,
 # timestampsign, codesign, crlsign, any): gostx's verdict is openssl cms's.
 # First, with no peer needed: R 1323565.1.025-2019's two SignedData
@@ -224,7 +225,11 @@ refuse "truncated" "parse: truncated" -in r-trunc.der -content doc.bin "${v[@]}"
 { cat r.der; printf '\0\0'; } >r-trail.der
 refuse "trailing data" "parse: trailing data" -in r-trail.der -content doc.bin "${v[@]}"
 { printf '\x30\x80'; tail -c +5 r.der; printf '\0\0'; } >r-indef.der
-refuse "indefinite length" "parse: not a DER" -in r-indef.der -content doc.bin "${v[@]}"
+# BER (RFC 5652 allows it outside the signed attributes): read as the
+# streaming reader reads an attached message; without its end-of-contents cut
+gverify "indefinite length (BER)" -in r-indef.der -content doc.bin "${v[@]}"
+head -c -2 r-indef.der >r-indef-cut.der
+refuse "indefinite length without its end" "parse: " -in r-indef-cut.der -content doc.bin "${v[@]}"
 openssl cms -data_create -binary -in doc.txt -outform DER -out data.der 2>/dev/null
 refuse "a Data, not a SignedData" "contentType: not a SignedData" -in data.der -content doc.bin "${v[@]}"
 openssl x509 -in int.pem -outform DER -out int.der

@@ -428,12 +428,20 @@ static void examples(void) {
 
 /* A SignedData's DER rewritten as openssl cms -sign -stream writes it:
  * the outer three and encapContentInfo indefinite, eContent [0]
- * indefinite around a constructed OCTET STRING of `seg`-byte segments. */
-static size_t signed_to_ber(const uint8_t *der, size_t len, size_t seg, uint8_t *o) {
+ * indefinite around a constructed OCTET STRING of `seg`-byte segments;
+ * sets: certificates, crls and signerInfos indefinite too (as
+ * BouncyCastle writes the certificates). */
+static size_t signed_to_ber(const uint8_t *der, size_t len, size_t seg, int sets, uint8_t *o) {
   gostx__der inner, c, w, eci, x, octets;
   uint8_t tag;
   size_t n = open_outer(der, len, o, &inner);
   for (int i = 0; inner.n && !gostx__der_next(&inner, &tag, &c, &w); i++) {
+    if (i > 2 && sets) {
+      o[n++] = tag, o[n++] = 0x80;
+      memcpy(o + n, c.p, c.n), n += c.n;
+      o[n++] = 0, o[n++] = 0;
+      continue;
+    }
     if (i != 2) { /* encapContentInfo is the third */
       memcpy(o + n, w.p, w.n), n += w.n;
       continue;
@@ -483,13 +491,14 @@ static void signed_streams(void) {
     uint8_t *der = example(names[i], &len);
     gostx_cms_signed sd;
     CHECK(gostx_cms_signed_parse(der, len, &sd, NULL) == 0 && sd.content, "%s: attached", names[i]);
-    size_t blen = signed_to_ber(der, len, 7, b);
-    for (int form = 0; form < 2; form++) {
+    for (int form = 2; form >= 0; form--) { /* DER, BER, BER with indefinite sets */
+      size_t blen = form ? signed_to_ber(der, len, 7, form == 2, b) : 0;
       gostx_cms_status st = stream_verify(form ? b : der, form ? blen : len, form ? 3 : 0, &out);
       CHECK(st == GOSTX_CMS_OK && out.n == sd.content_len && !memcmp(out.p, sd.content, out.n),
-            "%s as %s streamed: verifies, the same content (%s)", names[i], form ? "BER" : "DER",
-            gostx_cms_status_name(st));
+            "%s as %s streamed: verifies, the same content (%s)", names[i],
+            form == 2 ? "BER with indefinite sets" : form ? "BER" : "DER", gostx_cms_status_name(st));
     }
+    size_t blen = signed_to_ber(der, len, 7, 0, b);
     /* a content byte (in a BER segment) changed: the digest names it */
     size_t at = (size_t)(sd.content - der) + 3;
     der[at] ^= 1;

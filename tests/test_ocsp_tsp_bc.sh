@@ -12,11 +12,8 @@
 # with a changed signature byte. Skipped (77) without java (a JDK: java
 # runs the source file) or Debian's libbcprov-java and libbcpkix-java.
 . "$(dirname "$0")/cli_common.sh" ocsp_tsp_bc
-command -v java >/dev/null || { echo "java not found: skipping"; exit 77; }
-bc=/usr/share/java
-for j in bcprov bcutil bcpkix; do
-  [ -f $bc/$j.jar ] || { echo "$bc/$j.jar not installed (libbcprov-java, libbcpkix-java): skipping"; exit 77; }
-done
+. "$here/support/bc_jars.sh"
+bc_jars bcprov bcutil bcpkix
 cd "$T" || exit 1
 
 # the PKI, made by gostx: a CA, an OCSP responder, a TSA, two leaves; keys
@@ -53,7 +50,7 @@ sig_flip resp.der resp-bad.der
 sig_flip r.tsr r-bad.tsr
 
 # one JVM: BouncyCastle checks gostx's files and writes its own
-java -cp "$bc/bcprov.jar:$bc/bcutil.jar:$bc/bcpkix.jar" "$here/support/BcOcspTsp.java" . >bc.txt 2>&1
+java -cp "$bc_cp" "$here/support/BcOcspTsp.java" . >bc.txt 2>&1
 rc=$?
 check "BouncyCastle: no check failed (exit $rc): $(grep -v '^ok' bc.txt)" test $rc = 0
 check "BouncyCastle verified gostx's OCSP response" grep -q "^ok   gostx OCSP: isSignatureValid" bc.txt

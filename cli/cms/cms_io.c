@@ -72,6 +72,35 @@ int cms_hash_file(const char *path, unsigned want, gostx_cms_hash *h, uint8_t **
 }
 
 
+typedef struct mem_in {
+  const uint8_t *p;
+  size_t n;
+} mem_in;
+
+static int mem_read(void *ctx, uint8_t *buf, size_t cap, size_t *got) {
+  mem_in *m = ctx;
+  *got = m->n < cap ? m->n : cap;
+  memcpy(buf, m->p, *got);
+  m->p += *got, m->n -= *got;
+  return 0;
+}
+
+/* A detached SignedData in BER (indefinite lengths around it, as
+ * BouncyCastle's CMSSignedData.getEncoded() writes: RFC 5652 allows BER
+ * outside the signed attributes) rebuilt as DER by the streaming reader
+ * into *der; 0 when it was one, else *der is left as it was. */
+static int detached_ber(uint8_t **der, size_t *len) {
+  uint8_t *work = malloc(GOSTX_CMS_STREAM_WORK), *out = NULL;
+  mem_in in = {*der, *len};
+  gostx_cms_signed_stream_result res;
+  if (work && !gostx_cms_signed_stream(work, GOSTX_CMS_STREAM_WORK, mem_read, &in, NULL, NULL, &res) &&
+      !res.attached && (out = malloc(res.der_len)))
+    memcpy(out, res.der, res.der_len);
+  if (out) free(*der), *der = out, *len = res.der_len;
+  free(work);
+  return out ? 0 : -1;
+}
+
 int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd) {
   size_t der_len;
   gostx_cms_status st;
@@ -81,7 +110,8 @@ int cms_load_signed(const cms_args *a, uint8_t **der, gostx_cms_signed **sd) {
     return CLI_EXIT_FAIL;
   }
   int rc = cms_read_message(a->in, a->inform, der, &der_len);
-  if (!rc && gostx_cms_signed_parse(*der, der_len, *sd, &st)) {
+  if (!rc && gostx_cms_signed_parse(*der, der_len, *sd, &st) &&
+      (detached_ber(der, &der_len) || gostx_cms_signed_parse(*der, der_len, *sd, NULL))) {
     cli_err("cms: %s: %s", a->in, gostx_cms_status_name(st));
     rc = CMS_EXIT_VERIFY;
   }

@@ -25,6 +25,25 @@ static int take(sstream *s, uint8_t tag, gostx__der *whole) {
   return rc;
 }
 
+/* certificates [0], crls [1] or signerInfos, definite or not (BouncyCastle
+ * writes the certificates' [0] with an indefinite length): its elements
+ * whole, appended under a definite header, as DER writes it. */
+static int take_set(sstream *s, uint8_t tag) {
+  uint8_t *at = s->end, hdr[GOSTX__DER_HEADER_MAX], t;
+  gostx__der el;
+  if ((size_t)(s->limit - s->end) < sizeof hdr) return s->r.st = GOSTX_CMS_TOO_LARGE, GOSTX_EFORMAT;
+  s->end += sizeof hdr;
+  int rc = gostx__ber_open(&s->r, tag);
+  while (!rc && (rc = gostx__ber_more(&s->r, &t)) == 1) rc = take(s, t, &el);
+  if (!rc) rc = gostx__ber_close(&s->r);
+  if (rc) return rc;
+  size_t len = (size_t)(s->end - at) - sizeof hdr, h = gostx__der_header(hdr, tag, len);
+  memmove(at + h, at + sizeof hdr, len);
+  memcpy(at, hdr, h);
+  s->end = at + h + len;
+  return 0;
+}
+
 /* The digests digestAlgorithms names (those lib/cms knows). */
 static unsigned wanted(gostx__der whole) {
   gostx__der set, id, oid;
@@ -112,7 +131,7 @@ static int run(sstream *s, gostx_cms_write_fn write, void *wctx) {
   while ((rc = gostx__ber_more(&s->r, &tag)) == 1) {
     if (tag != GOSTX__DER_CTXC(0) && tag != GOSTX__DER_CTXC(1) && tag != GOSTX__DER_SET)
       return GOSTX_EFORMAT;
-    if ((rc = take(s, tag, &el))) return rc;
+    if ((rc = take_set(s, tag))) return rc;
   }
   if (rc) return rc;
   for (int i = 0; i < 3 && !rc; i++) rc = gostx__ber_close(&s->r);
