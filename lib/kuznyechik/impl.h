@@ -138,6 +138,11 @@ void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const uint8_t *in, uint8_t
 /* ... and its counter mode: ngroups x 64 blocks of the impl table's ctr. */
 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
                                   const uint8_t *in, uint8_t *out, size_t ngroups);
+/* ... and XTS on one data unit: ngroups x 64 blocks, block j whitened with
+ * T_j = T_0 * alpha^j before and after, T_0 at t, which is left at
+ * T_{64 ngroups}; in == out allowed. */
+void gostx__kuz_avx512_sliced_xts(const gostx_kuz_key *k, uint8_t t[16], const uint8_t *in,
+                                  uint8_t *out, size_t ngroups, int decrypt);
 /* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;

@@ -42,6 +42,7 @@
 #include <pthread.h>
 
 #include "kuz_tables.h"
+#include "kuz_xts_avx512.h"
 
 #define AVX512_INLINE static inline __attribute__((always_inline)) GOSTX_TARGET_AVX512
 
@@ -444,19 +445,10 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_mk_decrypt(const void *sched, const u
  *   v * alpha^k = (v << k across the 128 bits) ^ (top k bits) * 0x87,
  * the shift as two 64-bit shifts and the low half's carry moved up
  * (vpunpcklqdq with zero), the fold as one carry-less multiply of the high
- * half's top bits by 0x87 (< 2^(k+8), in the low half). The first pass's
- * tweaks come from T_0 the same way: lane l of register 0 by alpha^l
- * (variable shifts), registers 1..3 by alpha^4, alpha^8, alpha^12. So the
+ * half's top bits by 0x87 (< 2^(k+8), in the low half); kuz_xts_avx512.h.
+ * The first pass's tweaks come from T_0 the same way. So the
  * tweak costs ~5 ops per register per pass against the cipher's ~330, and
  * the data is read and written once. */
-
-/* v * alpha^k in every 128-bit lane, 1 <= k <= 56. */
-AVX512_INLINE __m512i tw_mul(__m512i v, unsigned k) {
-  const __m512i top = _mm512_srli_epi64(v, 64 - k);
-  const __m512i up = _mm512_unpacklo_epi64(_mm512_setzero_si512(), top);
-  const __m512i fold = _mm512_clmulepi64_epi128(top, _mm512_set1_epi64(0x87), 0x01);
-  return XOR3Z(_mm512_slli_epi64(v, k), up, fold);
-}
 
 /* v * alpha^16, the step between passes: the 16-bit shift is a byte move
  * (vpshufb with the constant kc.shl2), the fold as above: 4 ops. */
@@ -464,21 +456,6 @@ AVX512_INLINE __m512i tw_mul16(const struct avx512_consts *c, __m512i v) {
   const __m512i fold = _mm512_clmulepi64_epi128(_mm512_srli_epi64(v, 48),
                                                 _mm512_set1_epi64(0x87), 0x01);
   return _mm512_xor_si512(_mm512_shuffle_epi8(v, LDZ(c->shl2)), fold);
-}
-
-/* tw[0..3] = the tweaks T_0..T_15 from T_0 (16 bytes at t). */
-AVX512_INLINE void tw_start(__m512i tw[4], const uint8_t *t) {
-  const __m512i v = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t));
-  const __m512i k = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0); /* lane l: alpha^l */
-  /* top k bits: >> (63 - k) then >> 1 (a count of 64 is never used) */
-  const __m512i top =
-      _mm512_srli_epi64(_mm512_srlv_epi64(v, _mm512_sub_epi64(_mm512_set1_epi64(63), k)), 1);
-  const __m512i up = _mm512_unpacklo_epi64(_mm512_setzero_si512(), top);
-  const __m512i fold = _mm512_clmulepi64_epi128(top, _mm512_set1_epi64(0x87), 0x01);
-  tw[0] = XOR3Z(_mm512_sllv_epi64(v, k), up, fold);
-  tw[1] = tw_mul(tw[0], 4);
-  tw[2] = tw_mul(tw[0], 8);
-  tw[3] = tw_mul(tw[0], 12);
 }
 
 /* One pass of nz registers: out = F(in ^ T) ^ T; encryption folds the
@@ -500,7 +477,7 @@ AVX512_INLINE void xts_unit(const __m512i rk[10], uint8_t *t, const uint8_t *in,
                             size_t nb, unsigned dir) {
   __m512i tw[4];
   size_t j = 0;
-  tw_start(tw, t);
+  gostx__kuz_tw_start(tw, t);
   const struct avx512_consts *c = consts();
   for (; nb - j >= 16; j += 16) {
     xts_z(rk, tw, in + 16 * j, out + 16 * j, 4, dir);
@@ -544,8 +521,12 @@ GOSTX_TARGET_AVX512 static void kuz_avx512_xts(const gostx_kuz_key *const *keys,
       }
       if (u + 1 < count) key_prefetch(keys[u + 1], decrypt ? 1 : 0);
     }
-    if (decrypt) xts_unit(rk, t + 16 * u, in + off, out + off, nb, 1);
-    else xts_unit(rk, t + 16 * u, in + off, out + off, nb, 0);
+    /* whole groups of 64 blocks: the byte-sliced kernel, tweaks in its registers */
+    const size_t g = nb / 64, done = 1024 * g;
+    if (g) gostx__kuz_avx512_sliced_xts(cur, t + 16 * u, in + off, out + off, g, decrypt);
+    if (nb == 64 * g) continue;
+    if (decrypt) xts_unit(rk, t + 16 * u, in + off + done, out + off + done, nb - 64 * g, 1);
+    else xts_unit(rk, t + 16 * u, in + off + done, out + off + done, nb - 64 * g, 0);
   }
   gostx_memzero(rk, sizeof rk);
 }
