@@ -8,8 +8,9 @@
 # -enhance refuses, and (made with -noverify) -verify refuses; revoked
 # after (dated a day ahead): verifies. File mode: no data for the
 # signature timestamp's TSA is a warning, a CRL given with the CAdES-C
-# timestamp's reply goes into that token. (tests/test_cades_cli.sh walks
-# the rest; about 2 s, no waits.)
+# timestamp's reply goes into that token, and 40 days on, past its
+# nextUpdate, that TSA is judged at its token's time. (tests/test_cades_cli.sh
+# walks the rest; about 2 s, no waits.)
 . "$(dirname "$0")/cli_common.sh" cades_tsa_cli
 cd "$T" || exit 1
 pids=()
@@ -145,4 +146,11 @@ check "file mode: the CAdES-C timestamp's TSA judged with its token's CRL" \
   grep -q "^CAdES-C timestamp 1: TSA certificate and revocation values: OK" f.v.err
 check "file mode: the signature timestamp's TSA without data: said" \
   grep -q "^signature timestamp 1: TSA certificate: no revocation values for it" f.v.err
+# 40 days on (-attime), past the CRL's nextUpdate: the CAdES-C timestamp's
+# TSA, judged then, is judged at its token's time instead, said
+later=$(($(date +%s) + 40 * 86400))
+run f40 cms -verify -in f.xl1 -inform DER -content doc.txt -CAfile ca.pem -out /dev/null -attime $later
+check "past nextUpdate: verifies" said 0 "^CAdES-C timestamp 1: TSA certificate: revocation values stale at" f40.err
+check "past nextUpdate: judged at the token's time" bash -c "grep '^CAdES-C timestamp 1: TSA certificate and \
+revocation values: OK at' f40.err | grep -vq '$(date -u -d @$later +%Y-%m-%d)'"
 finish

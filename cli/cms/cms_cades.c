@@ -182,6 +182,38 @@ static int token_values(const char *what, const gostx_cms_ts_token *t, const rev
   return rc;
 }
 
+/* The TSA's path (chain[n]) at when with the revocation values: OK said;
+ * no data for it said, not refused (docs/ESIGN.md); values stale at when
+ * (a CAdES-C timestamp's TSA judged at now, past a CRL's nextUpdate) said,
+ * and the path judged at the token's time made instead, when they were
+ * current; any other failure refused, named. */
+static int judge_tsa(const char *what, int64_t when, int64_t made, const gostx_x509_store *store,
+                     const gostx_x509_cert *chain, size_t n, const rev_values *all, gostx_x509_verify_result *res) {
+  gostx_x509_verify_opts o;
+  char at[64];
+  gostx_x509_verify_opts_init(&o, when);
+  o.crls = all->crls, o.n_crls = all->n_crls, o.ocsps = all->ocsps, o.n_ocsps = all->n_ocsps;
+  o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
+  gostx_x509_status xs = gostx_x509_verify_with(store, chain, n, &o, res);
+  cms_time_text(when, at, sizeof at);
+  if ((xs == GOSTX_X509_CRL_EXPIRED || xs == GOSTX_X509_OCSP_STALE) && made < when) {
+    fprintf(stderr, "%s: TSA certificate: revocation values stale at %s (depth %zu): judged at its token's "
+            "time\n", what, at, res->depth);
+    return judge_tsa(what, made, made, store, chain, n, all, res);
+  }
+  if (xs == GOSTX_X509_OK) {
+    fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
+    return 0;
+  }
+  if (xs == GOSTX_X509_NO_REVOCATION_DATA || xs == GOSTX_X509_CRL_UNAVAILABLE) {
+    fprintf(stderr, "%s: TSA certificate: no revocation values for it (depth %zu): its status at %s not "
+            "judged\n", what, res->depth, at);
+    return 0;
+  }
+  cli_err("cms: CAdES: %s: the TSA's certificate at %s: depth %zu: %s", what, at, res->depth, res->why);
+  return CMS_EXIT_VERIFY;
+}
+
 /* One token's TSA certificate and its path at when with the revocation
  * values (the signature's and its token's own): revoked (or any other
  * failure) refuses, named; no revocation data for it is said, not refused
@@ -191,8 +223,6 @@ static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t
                        const gostx_cms_verify_params *params, gostx_cms_ts_token *t, gostx_x509_cert *chain,
                        gostx_x509_verify_result *res) {
   gostx_cms_ts_status st;
-  char at[64];
-  cms_time_text(when, at, sizeof at);
   if (gostx_cms_ts_parse(der, len, t, &st) || t->sd.n_signers != 1) return 0; /* named by gostx_cades_verify */
   const gostx_x509_cert *tsa = cms_signer_cert(&t->sd, &t->sd.signers[0], params->untrusted, params->n_untrusted);
   if (!tsa) {
@@ -207,24 +237,9 @@ static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t
   for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
   rev_values *all = malloc(sizeof *all);
   int rc = all ? token_values(what, t, r, all, chain, &n) : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  gostx_x509_verify_opts o;
-  gostx_x509_verify_opts_init(&o, when);
-  if (!rc) o.crls = all->crls, o.n_crls = all->n_crls, o.ocsps = all->ocsps, o.n_ocsps = all->n_ocsps;
-  o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
-  gostx_x509_status xs = rc ? GOSTX_X509_OK : gostx_x509_verify_with(params->store, chain, n, &o, res);
+  if (!rc) rc = judge_tsa(what, when, t->gen_time, params->store, chain, n, all, res);
   free(all);
-  if (rc) return rc;
-  if (xs == GOSTX_X509_OK) {
-    fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
-    return 0;
-  }
-  if (xs == GOSTX_X509_NO_REVOCATION_DATA || xs == GOSTX_X509_CRL_UNAVAILABLE) {
-    fprintf(stderr, "%s: TSA certificate: no revocation values for it (depth %zu): its status at %s not "
-            "judged\n", what, res->depth, at);
-    return 0;
-  }
-  cli_err("cms: CAdES: %s: the TSA's certificate at %s: depth %zu: %s", what, at, res->depth, res->why);
-  return CMS_EXIT_VERIFY;
+  return rc;
 }
 
 /* Every timestamp's TSA judged with the signature's revocation values. */

@@ -12,6 +12,7 @@ from .cms import Status, VerificationError
 from .x509 import Status as X509Status
 
 _NO_DATA = (lib.GOSTX_X509_NO_REVOCATION_DATA, lib.GOSTX_X509_CRL_UNAVAILABLE)
+_STALE = (lib.GOSTX_X509_CRL_EXPIRED, lib.GOSTX_X509_OCSP_STALE)
 
 
 def _at(when):
@@ -144,8 +145,9 @@ def judge_tsas(sd, i, info, store, more, now, crls, ocsp_responses, params):
     -verify` does: its path (the token's certificates and own values, the
     signature's) with the token's revocation values, the signature's and
     the caller's, a signature-time-stamp's at the earliest
-    CAdES-C-time-stamp's time, a CAdES-C-time-stamp's at now. Revoked (or
-    any failure but no data at all) raises VerificationError (CHAIN)."""
+    CAdES-C-time-stamp's time, a CAdES-C-time-stamp's at now (values stale
+    then: at its token's time, when they were current). Revoked (or any
+    failure but no data at all) raises VerificationError (CHAIN)."""
     from ._cades import _crl_ders, _judge, _ocsp_ders
     p, crl_ders, ocsp_ders = _Held(sd), _crl_ders(crls), _ocsp_ders(ocsp_responses)
     at_esc = min([info.esc_ts_time[k] for k in range(info.n_esc_ts)] + [now])
@@ -162,6 +164,9 @@ def judge_tsas(sd, i, info, store, more, now, crls, ocsp_responses, params):
             pool = [tsa[0]] + [t.sd.certs[c] for c in range(t.sd.n_certs)] + \
                 [p.sd.certs[c] for c in range(p.sd.n_certs)] + [c._c[0] for c in more]
             xs, res, _ = _judge(store, pool, own + values, when, crls, ocsps, i)
+            if xs in _STALE and t.gen_time < when:  # past nextUpdate: judged when they were current
+                xs, res, _ = _judge(store, pool, own + values, t.gen_time, crls, ocsps, i)
+                when = t.gen_time
             if xs != lib.GOSTX_X509_OK and xs not in _NO_DATA:
                 why = ffi.string(res.why).decode(errors="replace")
                 raise VerificationError(Status.CHAIN, i, f"{what}: the TSA's certificate at "

@@ -279,7 +279,7 @@ def test_the_tsas_own_data(esign, signed, revoked):
         when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)
         _issue_revoked(esign, name, when.strftime("%y%m%d%H%M%SZ"), "tsa.ext")
     esign.run("ca", "-gencrl", "-cert", "ca.pem", "-keyfile", "ca.key", "-index", "index.txt",
-              "-out", f"{name}.crl")
+              "-crldays", "1", "-out", f"{name}.crl")
     crl = (esign.d / f"{name}.crl").read_bytes()
 
     def by(query):  # the signature-time-stamp by this TSA, the CAdES-C one by the usual
@@ -313,6 +313,10 @@ def test_the_tsas_own_data(esign, signed, revoked):
     # the signer's revocation-values, the signature-time-stamp's token, the CAdES-C one's
     assert xl1.count(der) == 3
     assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+    # two days on, past the CRL's nextUpdate: the CAdES-C-time-stamp's TSA,
+    # judged then, is judged at its token's time instead
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2)
+    assert cms.verify(xl1, DOC, store=store, at=later).signers[0].level == cms.Level.X_LONG_TYPE1
 
 
 def _der_of(pem):
