@@ -35,7 +35,7 @@ static int take(enhance *e, uint8_t *der, size_t len) {
 }
 
 int enhance_made(const enhance *e, make_fn make, const void *ctx, const char *what, uint8_t **out,
-                size_t *len) {
+                 size_t *len) {
   gostx_cades_status st = GOSTX_CADES_OK;
   *out = NULL, *len = 0;
   int rc = make(e, ctx, NULL, 0, len, &st);
