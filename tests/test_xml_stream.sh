@@ -89,10 +89,11 @@ check "a failed sign leaves no temporary file" [ "$(ls -A od)" = s.xml ]
   bad "streamed sign to stdout: $(cat err)"
 expect "streamed sign to stdout" 0 "Verified OK" -in p.xml -CAfile a-ca.pem
 
-# over the old in-memory cap (64 MiB): 67 MiB of text paragraphs
+# over the old in-memory cap (64 MiB): 65 MiB of text paragraphs
 awk 'BEGIN { printf "<?xml version=\"1.0\"?>\n<data xmlns=\"urn:t\">\n"; s = "";
   for (i = 0; i < 64; i++) s = s "paragraph text ";
-  for (i = 0; i < 68000; i++) printf "<p n=\"%d\">%s</p>\n", i, s; print "</data>" }' >big.xml
+  for (i = 0; i < 70000; i++) printf "<p n=\"%d\">%s</p>\n", i, s; print "</data>" }' >big.xml
+check "the document is over 64 MiB" [ "$(stat -c %s big.xml)" -gt 67108864 ]
 sign -enveloping -in big.xml -ref '' -key a.key -cert a.pem -out big-s.xml
 "$G" xml verify -in big-s.xml -CAfile a-ca.pem -out-signed big.out 2>err && grep -q "Verified OK" err && ok ||
   bad "over 64 MiB: $(cat err)"
