@@ -88,13 +88,17 @@ check "a failed sign leaves no temporary file" [ "$(ls -A od)" = s.xml ]
 "$G" xml sign -stream -enveloping -in doc.xml -ref '' -key a.key -cert a.pem -out - >p.xml 2>err ||
   bad "streamed sign to stdout: $(cat err)"
 expect "streamed sign to stdout" 0 "Verified OK" -in p.xml -CAfile a-ca.pem
+"$G" xml verify -stream -in - -CAfile a-ca.pem <s.xml >out 2>err && cmp -s out dom.out && ok ||
+  bad "streamed verify from stdin: $(cat err)"
 
 # over the old in-memory cap (64 MiB): 65 MiB of text paragraphs
 awk 'BEGIN { printf "<?xml version=\"1.0\"?>\n<data xmlns=\"urn:t\">\n"; s = "";
   for (i = 0; i < 64; i++) s = s "paragraph text ";
   for (i = 0; i < 70000; i++) printf "<p n=\"%d\">%s</p>\n", i, s; print "</data>" }' >big.xml
 check "the document is over 64 MiB" [ "$(stat -c %s big.xml)" -gt 67108864 ]
-sign -enveloping -in big.xml -ref '' -key a.key -cert a.pem -out big-s.xml
+# signed from a pipe (its first 64 MiB read, then streamed), verified from the file
+cat big.xml | "$G" xml sign -enveloping -in - -ref '' -key a.key -cert a.pem -out big-s.xml 2>err ||
+  bad "over 64 MiB, from a pipe: $(cat err)"
 "$G" xml verify -in big-s.xml -CAfile a-ca.pem -out-signed big.out 2>err && grep -q "Verified OK" err && ok ||
   bad "over 64 MiB: $(cat err)"
 { printf '<ds:Object %s Id="object">' "$D"; tail -n +2 big.xml | head -c -1; printf '</ds:Object>'; } |

@@ -80,16 +80,16 @@ static int do_sign(const xml_args *a) {
   uint8_t *out = NULL;
   size_t out_len = 0;
   xml_input x = {0};
-  if (!rc) rc = xml_input_open(&x, a->in);
+  if (!rc) rc = xml_input_open(&x, a->in, a->stream);
   gostx_xmldsig_sign_opts o = {.ref = a->ref, .form = a->form, .inclusive = a->c14n, .smev = a->smev, .wsse = a->wsse,
                                .cert_der = certs->c[0].der, .cert_len = certs->c[0].der_len,
                                .chain = chain ? chain->c : NULL, .chain_n = chain ? chain->n : 0};
   int stream = !rc && (a->stream || x.big);
   if (stream && (a->form != GOSTX_XMLDSIG_ENVELOPING || a->c14n || a->smev)) {
-    cli_err("xml sign: %s: %s", a->in, x.big ? "too large: a document over 64 MiB is signed "
-            "only -enveloping, without -c14n or -smev (streamed)" :
-            "-stream: -enveloping only, without -c14n or -smev");
-    rc = x.big ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+    cli_err("xml sign: %s: %s", a->in, a->stream ? "-stream: -enveloping only, without -c14n or -smev"
+            : "too large: a document over 64 MiB is signed only -enveloping, without -c14n "
+              "or -smev (streamed)");
+    rc = a->stream ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
   } else if (stream) {
     rc = xml_sign_stream(&x, a->in, a->out, &o, &k);
   } else if (!rc) {
@@ -131,7 +131,7 @@ static int do_verify(const xml_args *a) {
   if (!rc && !untrusted) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc && a->untrusted) rc = cli_load_certs(a->untrusted, untrusted);
   xml_input x = {0};
-  if (!rc) rc = xml_input_open(&x, a->in);
+  if (!rc) rc = xml_input_open(&x, a->in, a->stream);
   gostx_xmldsig_result r;
   gostx_xmldsig_status st = GOSTX_XMLDSIG_OK;
   int stream = a->stream || x.big;

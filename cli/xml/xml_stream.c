@@ -13,10 +13,11 @@
 
 #include "xml_stream.h"
 
-int xml_input_open(xml_input *x, const char *path) {
+int xml_input_open(xml_input *x, const char *path, int stream) {
   memset(x, 0, sizeof *x);
   int rc = cli_in_open(&x->in, path);
   if (rc) return rc;
+  if (stream) return x->big = 1, 0; /* -stream: nothing held, whatever the size */
   struct stat st;
   if (!x->in.is_stdin && !fstat(fileno(x->in.f), &st) && S_ISREG(st.st_mode) &&
       (uint64_t)st.st_size > GOSTX_XMLDSIG_MAX_SIZE)

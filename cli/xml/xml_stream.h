@@ -10,12 +10,13 @@ typedef struct xml_input {
   cli_in in;
   uint8_t *head; /* what was read (malloc'd), served first when streaming */
   size_t len, off;
-  int big;       /* over GOSTX_XMLDSIG_MAX_SIZE: the rest is still in in */
+  int big;       /* over GOSTX_XMLDSIG_MAX_SIZE (or -stream): the rest is still in in */
 } xml_input;
 
 /* path's first GOSTX_XMLDSIG_MAX_SIZE + 1 bytes (none of a regular file
- * known to be bigger): 0, or a CLI_EXIT_* code after printing. */
-int xml_input_open(xml_input *x, const char *path);
+ * known to be bigger, none with stream): 0, or a CLI_EXIT_* code after
+ * printing. */
+int xml_input_open(xml_input *x, const char *path, int stream);
 void xml_input_close(xml_input *x);
 
 /* gostx_xmldsig_sign_stream of x into out (a temporary file renamed over
