@@ -54,7 +54,10 @@ static int verify_once(void *arg) {
   gostx_cms_verify_params params = {j->store, j->untrusted->c, j->untrusted->n, j->now, GOSTX_X509_PURPOSE_ANY,
                                     j->memo};
   if (gostx_cms_signed_verify(j->sd, &h, &params, &v)) {
-    cli_err("cms: %s: depth %zu: %s", gostx_cms_status_name(v.status), v.depth, gostx_x509_status_name(v.x509));
+    if (v.status == GOSTX_CMS_CHAIN)
+      cli_err("cms: %s: depth %zu: %s", gostx_cms_status_name(v.status), v.depth, gostx_x509_status_name(v.x509));
+    else
+      cli_err("cms: %s", gostx_cms_status_name(v.status));
     return CMS_EXIT_VERIFY;
   }
   int rc = cms_ts_check_all(j->sd, &params);
