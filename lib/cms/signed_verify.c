@@ -204,7 +204,8 @@ static gostx_cms_status verify_signer(const gostx_cms_signed *sd, const gostx_cm
   if (!cert) return GOSTX_CMS_SIGNER_NOT_FOUND;
   v->signer_cert = cert;
   if ((st = check_algs(si, cert, v)) || (st = content_digest(sd, hash, si->digest_len, content_md)) ||
-      (st = signed_digest(sd, si, content_md, digest)) || (st = check_signature(si, cert, digest, p ? p->memo : NULL)) ||
+      (st = signed_digest(sd, si, content_md, digest)) ||
+      (st = check_signature(si, cert, digest, p ? p->memo : NULL)) ||
       (st = check_ess(si, cert, v)) || (st = check_key_usage(cert)))
     return st;
   return p && p->store ? check_chain(sd, cert, p, v) : GOSTX_CMS_OK;
