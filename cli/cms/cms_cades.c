@@ -124,6 +124,7 @@ static int path_at_time(size_t s, const gostx_cms_signed *sd, const gostx_cades_
     o.crls = r->crls, o.n_crls = r->n_crls;
     o.ocsps = r->ocsps, o.n_ocsps = r->n_ocsps;
     o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
+    o.memo = params->memo;
     char at[64];
     cms_time_text(when, at, sizeof at);
     if (gostx_x509_verify_with(params->store, chain, n, &o, res) != GOSTX_X509_OK) {
@@ -180,6 +181,7 @@ static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t
   o.crls = r->crls, o.n_crls = r->n_crls;
   o.ocsps = r->ocsps, o.n_ocsps = r->n_ocsps;
   o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
+  o.memo = params->memo;
   gostx_x509_status xs = gostx_x509_verify_with(params->store, chain, n, &o, res);
   if (xs == GOSTX_X509_OK) {
     fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);

@@ -35,7 +35,7 @@ typedef struct enhance {
 } enhance;
 
 static gostx_cms_verify_params params_of(const enhance *e, int64_t now) {
-  gostx_cms_verify_params p = {e->store, e->untrusted->c, e->untrusted->n, now, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params p = {e->store, e->untrusted->c, e->untrusted->n, now, GOSTX_X509_PURPOSE_ANY, NULL};
   return p;
 }
 
