@@ -12,7 +12,10 @@
 # a TSA, two OCSP responses, the signature enhanced BES -> T -> XL1) are made
 # once by bench/cades/setup.sh with gostx alone, in BUILD/cades-bench. Each
 # side first verifies the file, then refuses it with one byte flipped in the
-# OCSP response value and in the CAdES-C-time-stamp (the run stops if not).
+# OCSP response value, in the CAdES-C-time-stamp's and the
+# signature-time-stamp's token signature and in the signer's signature
+# (the run stops if not);
+# the gostx side says how many signatures one verification checked.
 # ops/CPU-s: CLOCK_PROCESS_CPUTIME_ID, the median of ROUNDS rounds.
 #
 # Usage: bench/cades_speed.sh [--seconds S] [--rounds R] [--build DIR] [--out DIR]
@@ -64,9 +67,11 @@ cd "$out/files"
 files=(doc.xl1 doc.bin root.pem)
 python3 "$root/bench/cades/tamper.py" doc.xl1 bad-ocsp.xl1 ocsp
 python3 "$root/bench/cades/tamper.py" doc.xl1 bad-esc.xl1 esc
+python3 "$root/bench/cades/tamper.py" doc.xl1 bad-sigts.xl1 sigts
+python3 "$root/bench/cades/tamper.py" doc.xl1 bad-signer.xl1 signer
 for side in gostx openssl; do
   "$out/xl1_$side" "${files[@]}" 0 2>"$side.err" || { cat "$side.err" >&2; exit 1; }
-  for bad in bad-ocsp bad-esc; do
+  for bad in bad-ocsp bad-esc bad-sigts bad-signer; do
     if "$out/xl1_$side" "$bad.xl1" doc.bin root.pem 0 2>"$side-$bad.err"; then
       echo "cades_speed.sh: $side accepted $bad.xl1" >&2; exit 1
     fi
@@ -74,6 +79,7 @@ for side in gostx openssl; do
   done
 done
 grep -q '^level: CAdES-X Long Type 1$' gostx.err || { cat gostx.err >&2; exit 1; }
+echo "gostx $(grep -m1 '^xl1_gostx: signatures: ' gostx.err | sed 's/^xl1_gostx: //')"
 [ "$check" = 1 ] && exit 0
 
 echo "== CAdES-X Long Type 1, $(wc -c <doc.xl1)-byte signature of a $(wc -c <doc.bin)-byte document, verified per CPU-second, one thread"

@@ -15,7 +15,9 @@
 #     60 MiB, under the library's 64 MiB cap; two kinds: small records, the
 #     DOM's worst case, and 4 KiB text paragraphs) by `gostx xml sign
 #     -enveloping` and its `verify`: peak resident memory (/usr/bin/time's
-#     maximum RSS) and wall time, with the ratio RSS / document size.
+#     maximum RSS) and wall time, with the ratio RSS / document size (the
+#     in-memory path; bench/xml_stream.sh measures the streaming one that
+#     documents over 64 MiB take).
 # Usage: bench/xml_speed.sh [--quick] [--seconds S] [--warm S] [--size BYTES|NM] [--build DIR]
 #   --quick: 1 CPU-second, 2 s of warm-up and a 16 MiB document. PYTHON: a python with gostx
 #   and lxml installed (python/README.md), else that part is skipped.

@@ -30,7 +30,7 @@ static void known_answers(const gostx_x509_store *root) {
           "%s: digest and attributes", names[i]);
     CHECK(gostx_cms_signed_verify(sd, NULL, NULL, &v) == 0, "%s verifies: %s", names[i],
           gostx_cms_status_name(v.status));
-    gostx_cms_verify_params p = {root, NULL, 0, 1700000000, GOSTX_X509_PURPOSE_ANY};
+    gostx_cms_verify_params p = {root, NULL, 0, 1700000000, GOSTX_X509_PURPOSE_ANY, NULL};
     CHECK(gostx_cms_signed_verify(sd, NULL, &p, &v) == GOSTX_EAUTH && v.status == GOSTX_CMS_CHAIN &&
               v.x509 == GOSTX_X509_NOT_CA && v.depth == 1,
           "%s: the root without basicConstraints is no CA (%s)", names[i], gostx_cms_status_name(v.status));

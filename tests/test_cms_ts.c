@@ -166,7 +166,7 @@ int main(void) {
   f->content = slurp("content.txt", &f->content_len);
   f->store = store_of("ca.pem");
   f->wrong_store = store_of("signer.pem");
-  gostx_cms_verify_params p = {f->store, NULL, 0, REPLY_TIME, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params p = {f->store, NULL, 0, REPLY_TIME, GOSTX_X509_PURPOSE_ANY, NULL};
   f->params = p;
   CHECK(gostx_cms_signed_parse(f->signed_der, f->signed_len, &f->sd, NULL) == 0, "signed.der parses");
   request(f);

@@ -65,7 +65,7 @@ static int judge(const uint8_t *reply, size_t len, const uint8_t *content, size_
   gostx_cms_ts_verdict v;
   gostx_cms_hash h;
   gostx_tsa_expect e = *base;
-  gostx_cms_verify_params vp = {store, NULL, 0, NOW, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params vp = {store, NULL, 0, NOW, GOSTX_X509_PURPOSE_ANY, NULL};
   if (gostx_cms_ts_parse(reply, len, t, &st)) return (int)st;
   CHECK_RC(gostx_cms_hash_init(&h, GOSTX_CMS_HASH_256 | GOSTX_CMS_HASH_512), 0, "hash");
   CHECK_RC(gostx_cms_hash_update(&h, content, content_len), 0, "hash");
@@ -120,7 +120,7 @@ static void round_trip(void) {
   e2.digest_len = 31;
   CHECK(judge(r, rlen, data, 0, &e2, &t) == 100 + GOSTX_CMS_TS_IMPRINT_MISMATCH,
         "a digest of another size: mismatch");
-  gostx_cms_verify_params vp = {store, NULL, 0, IKE_PKI_T1 + 10, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params vp = {store, NULL, 0, IKE_PKI_T1 + 10, GOSTX_X509_PURPOSE_ANY, NULL};
   gostx_cms_ts_verdict v;
   e2.digest_len = 32;
   CHECK(gostx_tsa_verify(&t, &e2, &vp, &v) == GOSTX_EAUTH && v.status == GOSTX_CMS_TS_TOKEN &&
@@ -154,7 +154,7 @@ static void variants(void) {
   p.accuracy_secs = 0, p.accuracy_millis = 0, p.tsa_name = 1;
   CHECK_RC(gostx_tsa_reply(&p, &pq, (const uint8_t *)"\x07", 1, NOW, 0, r, sizeof r, &rlen), 0, "reply 512");
   gostx_tsa_expect e = {0};
-  gostx_cms_verify_params vp = {store, &tsa512.c, 1, NOW, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params vp = {store, &tsa512.c, 1, NOW, GOSTX_X509_PURPOSE_ANY, NULL};
   gostx_cms_ts_verdict v;
   CHECK(judge(r, rlen, data, sizeof data - 1, &e, &t) == 100 + GOSTX_CMS_TS_TOKEN,
         "no certReq: no certificate in the token, not found");

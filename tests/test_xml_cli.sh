@@ -56,7 +56,7 @@ cat >smev.xml <<'X'
 X
 sign -smev -in smev.xml -ref req -key a.key -cert a.pem -out s-smev.xml
 expect "SMEV transform" 0 "Verified OK" -in s-smev.xml -CAfile a-ca.pem
-check "SMEV transform octets" [ "$(cat out)" = '<ns1:Req xmlns:ns1="urn:m" xmlns:ns2="urn:env" ns2:y="4" ns1:z="3" Id="req" a="1" b="2"><ns3:Empty xmlns:ns3="urn:d"></ns3:Empty><ns1:Text>a &amp; b &lt; c &gt; d</ns1:Text></ns1:Req>' ]
+check "SMEV transform octets" [ "$(cat out)" = '<ns1:Req xmlns:ns1="urn:m" xmlns:ns2="urn:env" ns2:y="4" ns1:z="3" Id="req" a="1" b="2"><ns3:Empty xmlns:ns3="urn:d"></ns3:Empty><ns1:Text>a &amp; b &lt; c > d</ns1:Text></ns1:Req>' ]
 grep -q 'Algorithm="urn://smev-gov-ru/xmldsig/transform"' s-smev.xml && ok || bad "SMEV transform URI"
 # what the transform forgets may change: a prefix renamed, whitespace added
 sed 's/m:Text/q:Text/g; s/xmlns:m="urn:m"/xmlns:m="urn:m" xmlns:q="urn:m"/; s#</m:Req>#  </m:Req>#' s-smev.xml >t.xml

@@ -4,7 +4,9 @@ last byte of a signature flipped, WHAT one of
   ocsp: the first OCSP response of revocation-values (its BasicOCSPResponse
         signature: the response's own bytes, not a certificate it carries)
   esc:  the CAdES-C-time-stamp (its token's SignerInfo signature, the
-        attribute's last bytes)"""
+        attribute's last bytes)
+  sigts: the signature-time-stamp (the same, in its token)
+  signer: the signer's own signature (its SignerInfo's signature value)"""
 import sys
 
 AA = bytes.fromhex("060b2a864886f70d01091002")  # id-aa 1.2.840.113549.1.9.16.2.
@@ -27,10 +29,24 @@ def children(d, start, end):
         i = tlv(d, i)[2]
 
 
+def signer_signature(d):
+    """(start, end) of the first SignerInfo's signature OCTET STRING's content"""
+    _, s, e = tlv(d, 0)  # ContentInfo
+    _, s, e = tlv(d, [i for i in children(d, s, e)][1])  # [0] content
+    _, s, e = tlv(d, s)  # SignedData
+    _, s, e = tlv(d, [i for i in children(d, s, e) if d[i] == 0x31][-1])  # signerInfos SET
+    _, s, e = tlv(d, s)  # the first SignerInfo
+    sig = next(i for i in children(d, s, e) if d[i] == 0x04)  # signature OCTET STRING
+    return tlv(d, sig)[1:]
+
+
 d = bytearray(open(sys.argv[1], "rb").read())
 what = sys.argv[3]
-attr = d.index(AA + bytes([24 if what == "ocsp" else 25])) + len(AA) + 1  # attrValues SET
-_, s, e = tlv(d, attr)
+if what == "signer":
+    s, e = signer_signature(d)
+else:
+    attr = d.index(AA + bytes([{"ocsp": 24, "esc": 25, "sigts": 14}[what]])) + len(AA) + 1  # attrValues SET
+    _, s, e = tlv(d, attr)
 if what == "ocsp":
     _, s, e = tlv(d, s)  # RevocationValues SEQUENCE
     ocsp = next(i for i in children(d, s, e) if d[i] == 0xA1)  # [1] ocspVals

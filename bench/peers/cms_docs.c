@@ -52,7 +52,7 @@ static int gostx_doc(void *a) {
   if (gostx_cms_hash_init(&h, want) || gostx_cms_hash_update(&h, b->doc, b->doc_len) ||
       gostx_cms_hash_final(&h))
     return 1;
-  gostx_cms_verify_params vp = {b->store, NULL, 0, (int64_t)time(NULL), GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params vp = {b->store, NULL, 0, (int64_t)time(NULL), GOSTX_X509_PURPOSE_ANY, NULL};
   return gostx_cms_signed_verify(&b->sd, &h, &vp, &v);
 }
 

@@ -124,6 +124,7 @@ static int path_at_time(size_t s, const gostx_cms_signed *sd, const gostx_cades_
     o.crls = r->crls, o.n_crls = r->n_crls;
     o.ocsps = r->ocsps, o.n_ocsps = r->n_ocsps;
     o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
+    o.memo = params->memo;
     char at[64];
     cms_time_text(when, at, sizeof at);
     if (gostx_x509_verify_with(params->store, chain, n, &o, res) != GOSTX_X509_OK) {
@@ -187,19 +188,20 @@ static int token_values(const char *what, const gostx_cms_ts_token *t, const rev
  * (a CAdES-C timestamp's TSA judged at now, past a CRL's nextUpdate) said,
  * and the path judged at the token's time made instead, when they were
  * current; any other failure refused, named. */
-static int judge_tsa(const char *what, int64_t when, int64_t made, const gostx_x509_store *store,
+static int judge_tsa(const char *what, int64_t when, int64_t made, const gostx_cms_verify_params *params,
                      const gostx_x509_cert *chain, size_t n, const rev_values *all, gostx_x509_verify_result *res) {
   gostx_x509_verify_opts o;
   char at[64];
   gostx_x509_verify_opts_init(&o, when);
   o.crls = all->crls, o.n_crls = all->n_crls, o.ocsps = all->ocsps, o.n_ocsps = all->n_ocsps;
   o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
-  gostx_x509_status xs = gostx_x509_verify_with(store, chain, n, &o, res);
+  o.memo = params->memo;
+  gostx_x509_status xs = gostx_x509_verify_with(params->store, chain, n, &o, res);
   cms_time_text(when, at, sizeof at);
   if ((xs == GOSTX_X509_CRL_EXPIRED || xs == GOSTX_X509_OCSP_STALE) && made < when) {
     fprintf(stderr, "%s: TSA certificate: revocation values stale at %s (depth %zu): judged at its token's "
             "time\n", what, at, res->depth);
-    return judge_tsa(what, made, made, store, chain, n, all, res);
+    return judge_tsa(what, made, made, params, chain, n, all, res);
   }
   if (xs == GOSTX_X509_OK) {
     fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
@@ -237,7 +239,7 @@ static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t
   for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
   rev_values *all = malloc(sizeof *all);
   int rc = all ? token_values(what, t, r, all, chain, &n) : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc) rc = judge_tsa(what, when, t->gen_time, params->store, chain, n, all, res);
+  if (!rc) rc = judge_tsa(what, when, t->gen_time, params, chain, n, all, res);
   free(all);
   return rc;
 }

@@ -18,7 +18,7 @@
 #define NET_TIMEOUT 20 /* seconds for each connect, read and write */
 
 static gostx_cms_verify_params params_of(const enhance *e, int64_t now) {
-  gostx_cms_verify_params p = {e->store, e->untrusted->c, e->untrusted->n, now, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params p = {e->store, e->untrusted->c, e->untrusted->n, now, GOSTX_X509_PURPOSE_ANY, NULL};
   return p;
 }
 

@@ -101,16 +101,20 @@ typedef struct streamed {
 static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const streamed *s) {
   gostx_x509_store *store = NULL;
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
+  /* the run's valid signatures: each one met again (a CAdES-X Long's
+   * chain now and at its timestamp's time, a token checked twice) is
+   * answered from it, every other verified (x509.h) */
+  gostx_x509_sig_memo *memo = calloc(1, sizeof *memo);
   gostx_cms_hash h;
   gostx_cms_verdict v;
   int use_hash = s && s->hash;
-  int rc = untrusted ? cms_load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  int rc = untrusted && memo ? cms_load_store(a, &store) : (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc) rc = cms_load_untrusted(a, untrusted);
   if (!rc) cms_cades_certs(sd, untrusted); /* CAdES-X Long's chain, carried in the signature */
   if (use_hash) h = *s->hash;
   else if (!rc && !s) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
-    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, a->purpose};
+    gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, a->purpose, memo};
     if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
       rc = refuse(a->in, &v, sd);
     else if ((rc = cms_ts_check_all(sd, &params)) == CMS_EXIT_VERIFY ||
@@ -125,6 +129,7 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const st
   }
   if (untrusted) cli_cert_list_free(untrusted);
   free(untrusted);
+  free(memo);
   gostx_x509_store_free(store);
   return rc;
 }

@@ -91,7 +91,7 @@ static int check(const ts_args *a, const uint8_t *der, size_t len, gostx_x509_st
   }
   int rc = expectation(a, &e, &h, &keep, &q);
   if (rc) return free(keep), rc;
-  gostx_cms_verify_params vp = {store, untrusted->c, untrusted->n, a->attime, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params vp = {store, untrusted->c, untrusted->n, a->attime, GOSTX_X509_PURPOSE_ANY, NULL};
   rc = gostx_tsa_verify(&t, &e, &vp, &v);
   free(keep);
   if (rc) return verdict_failed(&v);

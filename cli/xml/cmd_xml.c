@@ -9,9 +9,9 @@
 
 #include "cli.h"
 #include "../commands.h"
-#include "xmldsig.h"
+#include "xml_stream.h"
 
-enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_UNTRUSTED, O_CERTFILE, O_HELP };
+enum { O_IN = 1, O_OUT, O_REF, O_KEY, O_CERT, O_PASSIN, O_C14N, O_CAFILE, O_ATTIME, O_SIGNED, O_SMEV, O_LAX, O_ENVELOPING, O_DETACHED, O_WSSE, O_UNTRUSTED, O_CERTFILE, O_STREAM, O_HELP };
 
 static const cli_opt opts[] = {
     {"in", 0, CLI_PATH, O_IN},        {"out", 0, CLI_PATH, O_OUT},
@@ -22,17 +22,17 @@ static const cli_opt opts[] = {
     {"smev", 0, CLI_NOARG, O_SMEV},   {"x509_lax", 0, CLI_NOARG, O_LAX},
     {"enveloping", 0, CLI_NOARG, O_ENVELOPING}, {"detached", 0, CLI_NOARG, O_DETACHED},
     {"wsse", 0, CLI_NOARG, O_WSSE},            {"untrusted", 0, CLI_PATH, O_UNTRUSTED},
-    {"certfile", 0, CLI_PATH, O_CERTFILE},
+    {"certfile", 0, CLI_PATH, O_CERTFILE},     {"stream", 0, CLI_NOARG, O_STREAM},
     {"help", 'h', CLI_NOARG, O_HELP}, {NULL, 0, 0, 0},
 };
 
 static void help(void) {
   printf("Usage: gostx xml sign -in F.xml -ref ID|'' -key KEY [-passin SPEC] -cert CERT\n"
          "                      [-certfile F] [-enveloping | -detached | -wsse] [-c14n] [-smev]\n"
-         "                      -out F.xml\n"
+         "                      [-stream] -out F.xml\n"
          "       gostx xml verify -in F.xml -CAfile CA [-untrusted F] [-attime SECONDS]\n"
          "                        [-x509_lax]\n"
-         "                        [-out-signed F]\n\n"
+         "                        [-stream] [-out-signed F]\n\n"
          "sign: an enveloped XMLDSig signature of the whole document (-ref '') or of the\n"
          "element whose Id is ID, as that element's last child; -enveloping: the document\n"
          "inside the Signature's ds:Object (Id ID, or \"object\"); -detached: beside the\n"
@@ -51,23 +51,18 @@ static void help(void) {
          "Reference's octets after its\n"
          "transforms) to -out-signed or stdout and\n"
          "\"Verified OK\" to stderr; refusals are named. DOCTYPEs, XPath and XSLT transforms,\n"
-         "duplicated Ids and second signatures are refused. docs/XMLDSIG.md.\n");
+         "duplicated Ids and second signatures are refused.\n"
+         "-stream: an enveloping signature (exclusive c14n, no -smev) signed or verified\n"
+         "in memory bounded whatever the document's size, as documents over 64 MiB\n"
+         "always are. docs/XMLDSIG.md.\n");
 }
 
 typedef struct {
   const char *in, *out, *ref, *key, *cert, *passin, *cafile, *attime, *signed_out, *untrusted,
       *certfile;
-  int c14n, smev, lax, wsse;
+  int c14n, smev, lax, wsse, stream;
   gostx_xmldsig_form form;
 } xml_args;
-
-static int read_all(const char *path, uint8_t **buf, size_t *len) {
-  cli_in in;
-  int rc = cli_in_open(&in, path);
-  if (!rc) rc = cli_in_read_all(&in, buf, len);
-  if (!rc) cli_in_close(&in);
-  return rc;
-}
 
 static int do_sign(const xml_args *a) {
   if (!a->in || !a->ref || !a->key || !a->cert || !a->out)
@@ -82,22 +77,31 @@ static int do_sign(const xml_args *a) {
   cli_cert_list *chain = calloc(1, sizeof *chain);
   if (!rc && !chain) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc && a->certfile) rc = cli_load_certs(a->certfile, chain);
-  uint8_t *xml = NULL, *out = NULL;
-  size_t len = 0, out_len = 0;
-  if (!rc) rc = read_all(a->in, &xml, &len);
-  if (!rc) {
+  uint8_t *out = NULL;
+  size_t out_len = 0;
+  xml_input x = {0};
+  if (!rc) rc = xml_input_open(&x, a->in, a->stream);
+  gostx_xmldsig_sign_opts o = {.ref = a->ref, .form = a->form, .inclusive = a->c14n, .smev = a->smev, .wsse = a->wsse,
+                               .cert_der = certs->c[0].der, .cert_len = certs->c[0].der_len,
+                               .chain = chain ? chain->c : NULL, .chain_n = chain ? chain->n : 0};
+  int stream = !rc && (a->stream || x.big);
+  if (stream && (a->form != GOSTX_XMLDSIG_ENVELOPING || a->c14n || a->smev)) {
+    cli_err("xml sign: %s: %s", a->in, a->stream ? "-stream: -enveloping only, without -c14n or -smev"
+            : "too large: a document over 64 MiB is signed only -enveloping, without -c14n "
+              "or -smev (streamed)");
+    rc = a->stream ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+  } else if (stream) {
+    rc = xml_sign_stream(&x, a->in, a->out, &o, &k);
+  } else if (!rc) {
     char err[300];
-    gostx_xmldsig_sign_opts o = {.ref = a->ref, .form = a->form, .inclusive = a->c14n, .smev = a->smev, .wsse = a->wsse,
-                                 .cert_der = certs->c[0].der, .cert_len = certs->c[0].der_len,
-                                 .chain = chain->c, .chain_n = chain->n};
-    gostx_xmldsig_status st = gostx_xmldsig_sign(xml, len, &o, &k, &out, &out_len, err, sizeof err);
+    gostx_xmldsig_status st = gostx_xmldsig_sign(x.head, x.len, &o, &k, &out, &out_len, err, sizeof err);
     if (st) {
       cli_err("xml sign: %s: %s: %s", a->in, gostx_xmldsig_status_name(st), err);
       rc = CLI_EXIT_FAIL;
     }
   }
-  if (!rc) rc = cli_write_file(a->out, out, out_len, 0);
-  free(xml);
+  if (!rc && !stream) rc = cli_write_file(a->out, out, out_len, 0);
+  xml_input_close(&x);
   free(out);
   cli_cert_list_free(certs);
   free(certs);
@@ -126,13 +130,16 @@ static int do_verify(const xml_args *a) {
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
   if (!rc && !untrusted) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc && a->untrusted) rc = cli_load_certs(a->untrusted, untrusted);
-  uint8_t *xml = NULL;
-  size_t len = 0;
-  if (!rc) rc = read_all(a->in, &xml, &len);
+  xml_input x = {0};
+  if (!rc) rc = xml_input_open(&x, a->in, a->stream);
+  gostx_xmldsig_result r;
+  gostx_xmldsig_status st = GOSTX_XMLDSIG_OK;
+  int stream = a->stream || x.big;
+  if (!rc && stream) /* what was signed is written as it comes, kept only when verified */
+    rc = xml_verify_stream(&x, a->signed_out, store, &o, untrusted, &st, &r);
+  else if (!rc)
+    st = gostx_xmldsig_verify_untrusted(x.head, x.len, store, &o, untrusted->c, untrusted->n, &r);
   if (!rc) {
-    gostx_xmldsig_result r;
-    gostx_xmldsig_status st =
-        gostx_xmldsig_verify_untrusted(xml, len, store, &o, untrusted->c, untrusted->n, &r);
     if (st) {
       if (st == GOSTX_XMLDSIG_CHAIN && r.subject[0]) fprintf(stderr, "%s\n", r.subject);
       if (st == GOSTX_XMLDSIG_CHAIN) /* as gostx x509 verify names the check */
@@ -142,12 +149,12 @@ static int do_verify(const xml_args *a) {
         cli_err("xml verify: %s: %s: %s", a->in, gostx_xmldsig_status_name(st), r.why);
       rc = CLI_EXIT_FAIL;
     } else {
-      rc = cli_write_file(a->signed_out, r.signed_data, r.signed_len, 0);
+      if (!stream) rc = cli_write_file(a->signed_out, r.signed_data, r.signed_len, 0);
       if (!rc) fprintf(stderr, "Verified OK (%zu reference%s)\n", r.refs, r.refs == 1 ? "" : "s");
       gostx_xmldsig_result_free(&r);
     }
   }
-  free(xml);
+  xml_input_close(&x);
   if (untrusted) cli_cert_list_free(untrusted);
   free(untrusted);
   gostx_x509_store_free(store);
@@ -178,6 +185,7 @@ int cmd_xml(int argc, char **argv) {
       case O_WSSE: a.wsse = 1; break;
       case O_UNTRUSTED: a.untrusted = p.arg; break;
       case O_CERTFILE: a.certfile = p.arg; break;
+      case O_STREAM: a.stream = 1; break;
       case O_ENVELOPING:
       case O_DETACHED:
         if (a.form) return cli_usage("xml sign: -enveloping and -detached are two forms: one");

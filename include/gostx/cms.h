@@ -192,6 +192,9 @@ typedef struct gostx_cms_verify_params {
    * only the keyUsage check above. Timestamp tokens are checked for
    * their own purpose whatever this says. */
   gostx_x509_purpose purpose;
+  /* x509.h's memo of valid signatures, for every signature the checks
+   * meet (the signers', the chains', timestamp tokens'); NULL: none */
+  gostx_x509_sig_memo *memo;
 } gostx_cms_verify_params;
 
 /* Verifies every signer of sd: the content's digest (hash, finished and

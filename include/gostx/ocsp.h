@@ -198,6 +198,7 @@ typedef struct gostx_ocsp_check_opts {
   size_t n_trusted;
   const uint8_t *nonce; /* the nonce sent; NULL: none (not checked) */
   size_t nonce_len;
+  gostx_x509_sig_memo *memo; /* x509.h's memo of valid signatures; NULL: none */
 } gostx_ocsp_check_opts;
 /* opts with now, the default skew, no max_age, nothing else. */
 GOSTX_API void gostx_ocsp_check_opts_init(gostx_ocsp_check_opts *opts, int64_t now);

@@ -249,6 +249,28 @@ GOSTX_API GOSTX_MUST_CHECK gostx_x509_status gostx_x509_verify(
  * every other check still apply. */
 #define GOSTX_X509_VERIFY_LAX 1u
 
+/* A memo of the signatures one verification run found valid, so that a
+ * run which meets the same signature twice (a CAdES-X Long Type 1's chain
+ * judged now and at its timestamp's time, a token checked by two callers)
+ * does the GOST R 34.10 arithmetic once. An entry is the exact inputs of a
+ * gostx_gost3410_verify that passed: curve, public key, digest, signature;
+ * a verification whose inputs are all equal to one held is answered from
+ * it (the function is pure), anything else is verified. Failures are not
+ * held. For one run of one thread: zero it (= {0}) before, point the
+ * options at it (gostx_x509_verify_opts.memo, gostx_ocsp_check_opts.memo,
+ * gostx_cms_verify_params.memo); when full, more are verified, not held.
+ * checked: the verifications done through it; answered: those answered
+ * from it. */
+#define GOSTX_X509_SIG_MEMO_MAX 32
+typedef struct gostx_x509_sig_memo {
+  size_t n, checked, answered;
+  struct {
+    gostx_gost3410_curve curve;
+    size_t pub_len, digest_len, sig_len;
+    uint8_t pub[128], digest[64], sig[128];
+  } held[GOSTX_X509_SIG_MEMO_MAX];
+} gostx_x509_sig_memo;
+
 /* What gostx_x509_verify_with checks the chain for. Start from
  * gostx_x509_verify_opts_init, then set what differs: fields may be added
  * at the end, and init gives each its default. */
@@ -299,6 +321,10 @@ typedef struct gostx_x509_verify_opts {
    * GOSTX_X509_NO_REVOCATION_DATA. */
   const struct gostx_ocsp_response *ocsps;
   size_t n_ocsps;
+  /* The run's memo of valid signatures (above): every signature here
+   * (certificates, CRLs, OCSP responses) is looked up in it and a valid
+   * one held; NULL (default): none. */
+  gostx_x509_sig_memo *memo;
 } gostx_x509_verify_opts;
 #define GOSTX_X509_CRL_CHECK_NONE 0
 #define GOSTX_X509_CRL_CHECK_LEAF 1

@@ -3,7 +3,8 @@
  * canonicalized in memory bounded by its depth and its largest node,
  * never by its size. The octets go to a callback as they are made.
  * tests/xmldsig/test_c14n_stream.c compares it byte for byte with libxml2's
- * xmlC14NDocSaveTo on the DOM. */
+ * xmlC14NDocSaveTo on the DOM. The same walker in copy mode writes the
+ * events back as ordinary XML (the streaming signer's ds:Object content). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,18 +14,12 @@
 
 /* A namespace an output ancestor rendered: prefix ("" the default), its
  * URI, and the depth of the element that rendered it. */
-typedef struct {
+struct xd_c14s_ns {
   xmlChar *prefix, *uri;
   int depth;
-} rendered;
-
-typedef struct {
-  xd_c14s_write write;
-  void *ctx;
-  int failed;
-  rendered *ns;
-  size_t n_ns, cap_ns;
-} c14s;
+};
+typedef struct xd_c14s_ns rendered;
+typedef xd_c14s c14s;
 
 static void put(c14s *s, const char *p, size_t n) {
   if (!s->failed && n && s->write(s->ctx, (const uint8_t *)p, n)) s->failed = 1;
@@ -196,42 +191,101 @@ static void pi(c14s *s, xmlTextReaderPtr r) {
   puts_(s, "?>");
 }
 
+void xd_c14s_init(xd_c14s *s, int copy, xd_c14s_write write, void *ctx) {
+  memset(s, 0, sizeof *s);
+  s->write = write, s->ctx = ctx, s->copy = copy;
+}
+
+int xd_c14s_rendered(xd_c14s *s, const char *prefix, const char *uri) {
+  rendered *p = realloc(s->ns, (s->n_ns + 1) * sizeof *p);
+  if (!p) return s->failed = 1, -1;
+  s->ns = p, s->cap_ns = s->n_ns + 1;
+  p[s->n_ns] = (rendered){xmlStrdup(BAD_CAST prefix), xmlStrdup(BAD_CAST uri), -1};
+  return p[s->n_ns++].uri ? 0 : (s->failed = 1, -1);
+}
+
+void xd_c14s_put(xd_c14s *s, const char *p) { puts_(s, p); }
+void xd_c14s_escaped(xd_c14s *s, const char *t, int attr) { escaped(s, BAD_CAST t, attr); }
+
+/* Copy mode's start tag: the element's name, then its attributes and
+ * namespace declarations as the document has them (in its order). */
+static void copy_tag(c14s *s, xmlTextReaderPtr r) {
+  puts_(s, "<");
+  puts_(s, (const char *)xmlTextReaderConstName(r));
+  for (int k = xmlTextReaderMoveToFirstAttribute(r); k == 1; k = xmlTextReaderMoveToNextAttribute(r)) {
+    puts_(s, " ");
+    puts_(s, (const char *)xmlTextReaderConstName(r));
+    puts_(s, "=\"");
+    xmlChar *v = xmlTextReaderValue(r);
+    if (!v) s->failed = 1;
+    else escaped(s, v, 1);
+    xmlFree(v);
+    puts_(s, "\"");
+  }
+  xmlTextReaderMoveToElement(r);
+  puts_(s, xmlTextReaderIsEmptyElement(r) ? "/>" : ">");
+}
+
+int xd_c14s_node(xd_c14s *s, xmlTextReaderPtr r) {
+  int depth = xmlTextReaderDepth(r);
+  switch (xmlTextReaderNodeType(r)) {
+  case XML_READER_TYPE_ELEMENT:
+    if (s->copy) {
+      copy_tag(s, r);
+      break;
+    }
+    if (start_tag(s, r, depth)) s->failed = 1;
+    if (xmlTextReaderIsEmptyElement(r)) end_tag(s, r, depth);
+    break;
+  case XML_READER_TYPE_END_ELEMENT: end_tag(s, r, depth); break;
+  case XML_READER_TYPE_CDATA: escaped(s, xmlTextReaderConstValue(r), 2); break;
+  case XML_READER_TYPE_TEXT:
+  case XML_READER_TYPE_SIGNIFICANT_WHITESPACE:
+  case XML_READER_TYPE_WHITESPACE: escaped(s, xmlTextReaderConstValue(r), 0); break;
+  case XML_READER_TYPE_PROCESSING_INSTRUCTION: pi(s, r); break;
+  case XML_READER_TYPE_COMMENT:
+    if (s->copy) { /* a comment never holds "--": written as it is */
+      puts_(s, "<!--");
+      puts_(s, (const char *)xmlTextReaderConstValue(r));
+      puts_(s, "-->");
+    }
+    break;
+  default: break; /* nothing else a refused DOCTYPE lets through */
+  }
+  return s->failed ? -1 : 0;
+}
+
+void xd_c14s_free(xd_c14s *s) {
+  for (size_t i = 0; i < s->n_ns; i++) xmlFree(s->ns[i].prefix), xmlFree(s->ns[i].uri);
+  free(s->ns);
+  s->ns = NULL, s->n_ns = s->cap_ns = 0;
+}
+
 int xd_c14s_run(xmlTextReaderPtr r, int whole, xd_c14s_write write, void *ctx) {
-  c14s s = {write, ctx, 0, NULL, 0, 0};
+  c14s s;
+  xd_c14s_init(&s, 0, write, ctx);
   int base = whole ? 0 : xmlTextReaderDepth(r), rc = 1, seen_root = 0;
   if (!whole && xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT) return -1;
   for (int first = !whole; !s.failed; first = 0) {
     if (!first && (rc = xmlTextReaderRead(r)) != 1) break;
     int type = xmlTextReaderNodeType(r), depth = xmlTextReaderDepth(r);
-    int top = whole && depth == 0; /* outside the document element */
-    switch (type) {
-    case XML_READER_TYPE_ELEMENT:
-      if (start_tag(&s, r, depth)) s.failed = 1;
-      if (xmlTextReaderIsEmptyElement(r)) end_tag(&s, r, depth);
-      seen_root |= top;
-      break;
-    case XML_READER_TYPE_END_ELEMENT: end_tag(&s, r, depth); break;
-    case XML_READER_TYPE_CDATA:
-      if (!top) escaped(&s, xmlTextReaderConstValue(r), 2);
-      break;
-    case XML_READER_TYPE_TEXT:
-    case XML_READER_TYPE_SIGNIFICANT_WHITESPACE:
-    case XML_READER_TYPE_WHITESPACE:
-      if (!top) escaped(&s, xmlTextReaderConstValue(r), 0);
-      break;
-    case XML_READER_TYPE_PROCESSING_INSTRUCTION:
-      if (top && seen_root) puts_(&s, "\n");
-      pi(&s, r);
-      if (top && !seen_root) puts_(&s, "\n");
-      break;
-    default: break; /* comments, and nothing else a refused DOCTYPE lets through */
+    if (whole && depth == 0 && type != XML_READER_TYPE_ELEMENT &&
+        type != XML_READER_TYPE_END_ELEMENT) { /* outside the document element */
+      if (type == XML_READER_TYPE_PROCESSING_INSTRUCTION) {
+        if (seen_root) puts_(&s, "\n");
+        pi(&s, r);
+        if (!seen_root) puts_(&s, "\n");
+      }
+      continue;
     }
+    seen_root |= whole && depth == 0;
+    xd_c14s_node(&s, r);
     if (!whole && depth == base &&
         (type == XML_READER_TYPE_END_ELEMENT ||
          (type == XML_READER_TYPE_ELEMENT && xmlTextReaderIsEmptyElement(r))))
       break;
   }
-  for (size_t i = 0; i < s.n_ns; i++) xmlFree(s.ns[i].prefix), xmlFree(s.ns[i].uri);
-  free(s.ns);
-  return s.failed || rc < 0 ? -1 : 0;
+  int failed = s.failed;
+  xd_c14s_free(&s);
+  return failed || rc < 0 ? -1 : 0;
 }

@@ -78,7 +78,7 @@ xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, cha
 
 /* The Id of element n: Id, ID, id (no namespace) or wsu:Id; NULL if none.
  * Two on one element are refused by the caller as a duplicate. */
-static int ids_of(xmlNodePtr n, const xmlChar *out[4]) {
+int xd_ids_of(xmlNodePtr n, const xmlChar *out[4]) {
   int k = 0;
   for (xmlAttrPtr a = n->properties; a && k < 4; a = a->next) {
     const char *nm = (const char *)a->name;
@@ -113,7 +113,7 @@ gostx_xmldsig_status xd_find_id(xmlNodePtr root, const char *id, xmlNodePtr *fou
   for (xmlNodePtr n = root; n; n = xd_next(n, root)) {
     if (n->type == XML_ELEMENT_NODE) {
       const xmlChar *ids[4];
-      int k = ids_of(n, ids);
+      int k = xd_ids_of(n, ids);
       for (int i = 0; i < k; i++) {
         if (l.n == l.cap) {
           size_t cap = l.cap ? 2 * l.cap : 64;
@@ -186,6 +186,22 @@ size_t xd_digest(int alg, const uint8_t *data, size_t len, uint8_t *out) {
   if (alg == 94) return gostx_gost94(GOSTX_SBOX_CRYPTOPRO_3411_94, data, len, out) ? 0 : 32;
   if (alg != 32 && alg != 64) return 0;
   return gostx_streebog((size_t)alg, data, len, out) ? 0 : (size_t)alg;
+}
+
+int xd_hash_init(xd_hash *h, int alg) {
+  h->alg = alg;
+  if (alg == 94) return gostx_gost94_init(&h->u.g, GOSTX_SBOX_CRYPTOPRO_3411_94) ? -1 : 0;
+  return alg == 32 || alg == 64 ? (gostx_streebog_init(&h->u.s, (size_t)alg) ? -1 : 0) : -1;
+}
+
+int xd_hash_update(xd_hash *h, const uint8_t *p, size_t len) {
+  return (h->alg == 94 ? gostx_gost94_update(&h->u.g, p, len)
+                       : gostx_streebog_update(&h->u.s, p, len)) ? -1 : 0;
+}
+
+size_t xd_hash_final(xd_hash *h, uint8_t *out) {
+  if (h->alg == 94) return gostx_gost94_final(&h->u.g, out) ? 0 : 32;
+  return gostx_streebog_final(&h->u.s, out) ? 0 : (size_t)h->alg;
 }
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

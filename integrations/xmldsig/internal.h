@@ -5,6 +5,9 @@
 
 #include <libxml/tree.h>
 
+#include <gostx/gost94.h>
+#include <gostx/hash.h>
+
 #include "xmldsig.h"
 
 #define XD_NS "http://www.w3.org/2000/09/xmldsig#"
@@ -35,6 +38,10 @@ xmlDocPtr xd_parse(const uint8_t *xml, size_t len, gostx_xmldsig_status *st, cha
 gostx_xmldsig_status xd_find_id(xmlNodePtr root, const char *id, xmlNodePtr *found, char *err,
                                 size_t err_cap);
 
+/* The Ids of element n (Id, ID, id, wsu:Id): their number, the values in
+ * out (pointing into n). */
+int xd_ids_of(xmlNodePtr n, const xmlChar *out[4]);
+
 /* The node after n in document order within root's subtree (depth
  * first, no recursion), NULL past its end. */
 xmlNodePtr xd_next(xmlNodePtr n, xmlNodePtr root);
@@ -51,6 +58,18 @@ const char *xd_sig_uri(size_t len);
 /* The digest of data: 32/64 Streebog, 94 GOST R 34.11-94 (CryptoPro
  * parameters); out holds 64. Its length, or 0 on failure. */
 size_t xd_digest(int alg, const uint8_t *data, size_t len, uint8_t *out);
+
+/* The same digest piece by piece (the streaming paths). */
+typedef struct xd_hash {
+  int alg;
+  union {
+    gostx_streebog_ctx s;
+    gostx_gost94_ctx g;
+  } u;
+} xd_hash;
+int xd_hash_init(xd_hash *h, int alg);
+int xd_hash_update(xd_hash *h, const uint8_t *p, size_t len);
+size_t xd_hash_final(xd_hash *h, uint8_t *out);
 
 /* Base64 without line breaks (malloc'd, NUL-terminated), or NULL. */
 char *xd_b64_encode(const uint8_t *p, size_t len);
@@ -117,6 +136,82 @@ gostx_xmldsig_status xd_wsse_token(xmlNodePtr tok, char *err, size_t cap);
 struct _xmlTextReader;
 typedef int (*xd_c14s_write)(void *ctx, const uint8_t *p, size_t n);
 int xd_c14s_run(struct _xmlTextReader *r, int whole, xd_c14s_write write, void *ctx);
+/* The same one event at a time, for a caller that drives the reader
+ * (enveloping_stream.c, verify_stream.c): init, then xd_c14s_node for each
+ * node of the subtree (its first the element itself; nothing outside the
+ * document element), then free. copy 1 writes the events as ordinary XML
+ * instead: every tag with its own attributes and declarations in the
+ * document's order, comments kept, text escaped as c14n escapes it. */
+typedef struct xd_c14s {
+  xd_c14s_write write;
+  void *ctx;
+  int failed, copy;
+  struct xd_c14s_ns *ns; /* what output ancestors rendered */
+  size_t n_ns, cap_ns;
+} xd_c14s;
+void xd_c14s_init(xd_c14s *s, int copy, xd_c14s_write write, void *ctx);
+/* prefix bound to uri by an output ancestor outside the events (the
+ * ds:Object the streaming signer writes around the document) */
+int xd_c14s_rendered(xd_c14s *s, const char *prefix, const char *uri);
+/* 0, or -1 once writing or memory failed */
+int xd_c14s_node(xd_c14s *s, struct _xmlTextReader *r);
+/* p as it is, or t escaped as c14n escapes text (attr 0) or an attribute's value (1) */
+void xd_c14s_put(xd_c14s *s, const char *p);
+void xd_c14s_escaped(xd_c14s *s, const char *t, int attr);
+void xd_c14s_free(xd_c14s *s);
+
+/* Signing's pieces (sign.c), shared with the streaming signer. */
+typedef struct xd_parts {
+  xmlNodePtr sig, si, dv, sv, ki;
+  xmlNsPtr ns;
+} xd_parts;
+/* A child of parent named name in ns, with Algorithm alg unless NULL. */
+xmlNodePtr xd_add(xmlNodePtr parent, xmlNsPtr ns, const char *name, const char *alg);
+/* The Signature element of a Reference to uri, its DigestValue and
+ * SignatureValue empty, not yet in the document; key_len picks the URIs. */
+int xd_skeleton(xmlDocPtr doc, const char *uri, const gostx_xmldsig_sign_opts *o, size_t key_len,
+                xd_parts *p);
+/* KeyInfo/X509Data: the signer's certificate, then o->chain's. */
+int xd_x509_data(const xd_parts *p, const gostx_xmldsig_sign_opts *o);
+/* DigestValue set to digest, then SignatureValue over the canonical SignedInfo. */
+int xd_sign_info(xmlDocPtr doc, const xd_parts *p, const gostx_xmldsig_sign_opts *o,
+                 const gostx_gost3410_key *key, const uint8_t *digest);
+/* The key's private half is the certificate's (GOSTX_XMLDSIG_KEY_MISMATCH). */
+gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key,
+                                  char *err, size_t cap);
+
+/* The streaming paths' document (stream_in.c): a reader over io->read
+ * with nothing fetched, no entity substituted and a DOCTYPE refused before
+ * the parser reads it (the bytes before the root are scanned as they
+ * pass; UTF-16 and other encodings that are not ASCII-compatible are
+ * refused, as the scan could not see a DOCTYPE in them); output buffered
+ * in front of a write callback. */
+typedef struct xd_stream {
+  const gostx_xmldsig_io *io;
+  struct _xmlTextReader *r;
+  int scan, prev2, prev1; /* the scan before the root */
+  size_t pos;
+  int dtd, enc, io_err, xml_err;
+} xd_stream;
+int xd_stream_open(xd_stream *s, const gostx_xmldsig_io *io);
+/* The next node (skip 1: past the current one's subtree): 1, 0 at the
+ * end, -1 refused (xd_stream_status says why). */
+int xd_stream_next(xd_stream *s, int skip);
+gostx_xmldsig_status xd_stream_status(const xd_stream *s, char *err, size_t cap);
+void xd_stream_close(xd_stream *s);
+/* The reader's node is an element ns:name. */
+int xd_stream_is(struct _xmlTextReader *r, const char *ns, const char *name);
+
+typedef struct xd_obuf {
+  int (*flush)(void *ctx, const uint8_t *p, size_t n); /* nonzero: failed */
+  void *ctx;
+  size_t n;
+  int failed;
+  uint8_t b[1 << 16];
+} xd_obuf;
+/* An xd_c14s_write appending to an xd_obuf; its flush. */
+int xd_obuf_write(void *o, const uint8_t *p, size_t n);
+int xd_obuf_flush(xd_obuf *o);
 
 void xd_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

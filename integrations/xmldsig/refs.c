@@ -108,11 +108,14 @@ static gostx_xmldsig_status reference(xmlNodePtr root, xmlNodePtr n, xd_ref *r, 
     return GOSTX_XMLDSIG_BAD_REFERENCE;
   }
   snprintf(r->uri, sizeof r->uri, "%s", uri);
-  if (!*uri) { /* the whole document: its PIs outside the root too (XMLDSig 4.3.3.3) */
+  if (!*uri && !root) { /* streamed: only elements by Id, never the document */
+    xd_err(err, cap, "Reference URI=\"\" is not streamed (only \"#Id\")");
+    st = GOSTX_XMLDSIG_UNSUPPORTED;
+  } else if (!*uri) { /* the whole document: its PIs outside the root too (XMLDSig 4.3.3.3) */
     r->target = (xmlNodePtr)root->doc;
   } else if (uri[0] == '#' && strncmp(uri, "#xpointer(", 10)) {
-    st = xd_find_id(root, uri + 1, &r->target, err, cap);
-    if (!st && !r->target) {
+    if (root) st = xd_find_id(root, uri + 1, &r->target, err, cap);
+    if (!st && root && !r->target) {
       xd_err(err, cap, "Reference URI=\"%.200s\" names no element", uri);
       st = GOSTX_XMLDSIG_BAD_REFERENCE;
     }

@@ -23,9 +23,33 @@ typedef struct xd_signed {
 } xd_signed;
 
 /* SignedInfo, the first element of sig, read and checked: every algorithm
- * known, every Reference's target found (Ids unique in root's document). */
+ * known, every Reference's target found (Ids unique in root's document).
+ * root NULL: targets left NULL, found as the document streams
+ * (verify_stream.c), and URI="" refused. */
 gostx_xmldsig_status xd_signed_info(xmlNodePtr root, xmlNodePtr sig, xd_signed *s, char *err,
                                     size_t cap);
 void xd_signed_free(xd_signed *s);
+
+/* verify.c's checks, shared with verify_stream.c. KeyInfo's certificates,
+ * the leaf first: */
+#define XD_MAX_CERTS 8
+typedef struct xd_certs {
+  uint8_t *der[XD_MAX_CERTS];
+  gostx_x509_cert c[XD_MAX_CERTS];
+  size_t n;
+} xd_certs;
+void xd_certs_free(xd_certs *l);
+/* X509Data/X509Certificate, or WS-Security's SecurityTokenReference to a
+ * BinarySecurityToken of root's document by Id. */
+gostx_xmldsig_status xd_key_info(xmlNodePtr root, xmlNodePtr sig, xd_certs *l, char *err,
+                                 size_t cap);
+/* SignatureValue over the canonical SignedInfo under leaf's key. */
+gostx_xmldsig_status xd_check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_signed *s,
+                                    const gostx_x509_cert *leaf, char *err, size_t cap);
+/* KeyInfo's certificates then untrusted as intermediates, to store's anchors. */
+gostx_xmldsig_status xd_check_chain(const xd_certs *l, const gostx_x509_store *store,
+                                    const gostx_x509_verify_opts *opts,
+                                    const gostx_x509_cert *untrusted, size_t n_untrusted,
+                                    gostx_xmldsig_result *res);
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-static xmlNodePtr add(xmlNodePtr parent, xmlNsPtr ns, const char *name, const char *alg) {
+xmlNodePtr xd_add(xmlNodePtr parent, xmlNsPtr ns, const char *name, const char *alg) {
   xmlNodePtr n = xmlNewChild(parent, ns, (const xmlChar *)name, NULL);
   if (n && alg && !xmlNewProp(n, (const xmlChar *)"Algorithm", (const xmlChar *)alg)) return NULL;
   return n;
@@ -24,35 +24,29 @@ static int set_b64(xmlNodePtr n, const uint8_t *p, size_t len) {
   return 0;
 }
 
-/* The parts of the Signature being written. */
-typedef struct {
-  xmlNodePtr sig, si, dv, sv, ki;
-  xmlNsPtr ns;
-} parts;
-
 /* The Signature element, its DigestValue and SignatureValue empty, not yet
  * in the document (place() puts it there). */
-static int skeleton(xmlDocPtr doc, const char *uri, const gostx_xmldsig_sign_opts *o, size_t len,
-                    parts *p) {
+int xd_skeleton(xmlDocPtr doc, const char *uri, const gostx_xmldsig_sign_opts *o, size_t len,
+                    xd_parts *p) {
   const char *c14n = o->inclusive ? XD_C14N : XD_EXC_C14N;
   p->sig = xmlNewDocNode(doc, NULL, (const xmlChar *)"Signature", NULL);
   if (!p->sig) return -1;
   p->ns = xmlNewNs(p->sig, (const xmlChar *)XD_NS, (const xmlChar *)"ds");
   xmlSetNs(p->sig, p->ns);
-  p->si = add(p->sig, p->ns, "SignedInfo", NULL);
+  p->si = xd_add(p->sig, p->ns, "SignedInfo", NULL);
   xmlNodePtr ref = NULL, ts = NULL;
-  if (p->si && add(p->si, p->ns, "CanonicalizationMethod", c14n) &&
-      add(p->si, p->ns, "SignatureMethod", xd_sig_uri(len)))
-    ref = add(p->si, p->ns, "Reference", NULL);
+  if (p->si && xd_add(p->si, p->ns, "CanonicalizationMethod", c14n) &&
+      xd_add(p->si, p->ns, "SignatureMethod", xd_sig_uri(len)))
+    ref = xd_add(p->si, p->ns, "Reference", NULL);
   if (ref && xmlNewProp(ref, (const xmlChar *)"URI", (const xmlChar *)uri))
-    ts = add(ref, p->ns, "Transforms", NULL);
+    ts = xd_add(ref, p->ns, "Transforms", NULL);
   int env = o->form == GOSTX_XMLDSIG_ENVELOPED;
-  if (ts && (!env || add(ts, p->ns, "Transform", XD_ENVELOPED)) &&
-      add(ts, p->ns, "Transform", c14n) && (!o->smev || add(ts, p->ns, "Transform", XD_SMEV)) &&
-      add(ref, p->ns, "DigestMethod", xd_digest_uri(len)))
-    p->dv = add(ref, p->ns, "DigestValue", NULL);
-  if (p->dv) p->sv = add(p->sig, p->ns, "SignatureValue", NULL);
-  if (p->sv) p->ki = add(p->sig, p->ns, "KeyInfo", NULL);
+  if (ts && (!env || xd_add(ts, p->ns, "Transform", XD_ENVELOPED)) &&
+      xd_add(ts, p->ns, "Transform", c14n) && (!o->smev || xd_add(ts, p->ns, "Transform", XD_SMEV)) &&
+      xd_add(ref, p->ns, "DigestMethod", xd_digest_uri(len)))
+    p->dv = xd_add(ref, p->ns, "DigestValue", NULL);
+  if (p->dv) p->sv = xd_add(p->sig, p->ns, "SignatureValue", NULL);
+  if (p->sv) p->ki = xd_add(p->sig, p->ns, "KeyInfo", NULL);
   return p->ki ? 0 : -1;
 }
 
@@ -72,7 +66,7 @@ static xmlNodePtr signature_slot(xmlNodePtr target) {
 /* Puts the Signature where o->form says; *target the element signed.
  * Enveloping: the document's root moves into a ds:Object whose Id is id. */
 static gostx_xmldsig_status place(xmlDocPtr doc, const gostx_xmldsig_sign_opts *o, const char *id,
-                                  parts *p, xmlNodePtr *target, char *err, size_t cap) {
+                                  xd_parts *p, xmlNodePtr *target, char *err, size_t cap) {
   xmlNodePtr root = xmlDocGetRootElement(doc);
   if (o->form == GOSTX_XMLDSIG_ENVELOPED) {
     xmlAddChild(*target, p->sig);
@@ -88,7 +82,7 @@ static gostx_xmldsig_status place(xmlDocPtr doc, const gostx_xmldsig_sign_opts *
     else xmlAddNextSibling(*target, p->sig);
     return GOSTX_XMLDSIG_OK;
   }
-  xmlNodePtr obj = add(p->sig, p->ns, "Object", NULL);
+  xmlNodePtr obj = xd_add(p->sig, p->ns, "Object", NULL);
   if (!obj || !xmlNewProp(obj, (const xmlChar *)"Id", (const xmlChar *)id)) {
     xd_err(err, cap, "out of memory");
     return GOSTX_XMLDSIG_MALFORMED;
@@ -125,10 +119,10 @@ static gostx_xmldsig_status target_of(xmlNodePtr root, const gostx_xmldsig_sign_
 }
 
 /* KeyInfo/X509Data: the signer's certificate, then o->chain's. */
-static int x509_data(const parts *p, const gostx_xmldsig_sign_opts *o) {
-  xmlNodePtr kd = add(p->ki, p->ns, "X509Data", NULL);
+int xd_x509_data(const xd_parts *p, const gostx_xmldsig_sign_opts *o) {
+  xmlNodePtr kd = xd_add(p->ki, p->ns, "X509Data", NULL);
   for (size_t i = 0; kd && i <= o->chain_n; i++) {
-    xmlNodePtr xc = add(kd, p->ns, "X509Certificate", NULL);
+    xmlNodePtr xc = xd_add(kd, p->ns, "X509Certificate", NULL);
     if (!xc || set_b64(xc, i ? o->chain[i - 1].der : o->cert_der,
                        i ? o->chain[i - 1].der_len : o->cert_len))
       return -1;
@@ -136,31 +130,39 @@ static int x509_data(const parts *p, const gostx_xmldsig_sign_opts *o) {
   return kd ? 0 : -1;
 }
 
-/* DigestValue over target, then SignatureValue over SignedInfo. */
-static int compute(xmlDocPtr doc, xmlNodePtr target, const parts *p,
-                   const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key) {
+int xd_sign_info(xmlDocPtr doc, const xd_parts *p, const gostx_xmldsig_sign_opts *o,
+                 const gostx_gost3410_key *key, const uint8_t *digest) {
   const size_t n = key->len;
-  xd_transforms t = {.enveloped = o->form == GOSTX_XMLDSIG_ENVELOPED, .c14n = 1,
-                     .exclusive = !o->inclusive, .smev = o->smev};
-  xd_transforms ts = {.c14n = 1, .exclusive = t.exclusive};
+  xd_transforms ts = {.c14n = 1, .exclusive = !o->inclusive};
   uint8_t *oct = NULL;
   size_t len = 0;
   uint8_t h[64], v[128];
-  int bad = xd_canonical(doc, target, p->sig, &t, &oct, &len) ||
-            xd_digest((int)n, oct, len, h) != n || set_b64(p->dv, h, n);
-  free(oct);
-  oct = NULL;
-  bad = bad || xd_canonical(doc, p->si, NULL, &ts, &oct, &len) ||
-        xd_digest((int)n, oct, len, h) != n ||
-        gostx_gost3410_sign(key->curve, key->d, n, h, n, v, 2 * n) ||
-        /* SignatureValue is s || r, each half big-endian (verify.c) */
-        gostx_gost3410_sig_swap(v, 2 * n, v, 2 * n) || set_b64(p->sv, v, 2 * n);
+  int bad = set_b64(p->dv, digest, n) || xd_canonical(doc, p->si, NULL, &ts, &oct, &len) ||
+            xd_digest((int)n, oct, len, h) != n ||
+            gostx_gost3410_sign(key->curve, key->d, n, h, n, v, 2 * n) ||
+            /* SignatureValue is s || r, each half big-endian (verify.c) */
+            gostx_gost3410_sig_swap(v, 2 * n, v, 2 * n) || set_b64(p->sv, v, 2 * n);
   free(oct);
   memset(h, 0, sizeof h);
   return bad;
 }
 
-static gostx_xmldsig_status check_key(const gostx_xmldsig_sign_opts *o,
+/* DigestValue over target, then SignatureValue over SignedInfo. */
+static int compute(xmlDocPtr doc, xmlNodePtr target, const xd_parts *p,
+                   const gostx_xmldsig_sign_opts *o, const gostx_gost3410_key *key) {
+  const size_t n = key->len;
+  xd_transforms t = {.enveloped = o->form == GOSTX_XMLDSIG_ENVELOPED, .c14n = 1,
+                     .exclusive = !o->inclusive, .smev = o->smev};
+  uint8_t *oct = NULL;
+  size_t len = 0;
+  uint8_t h[64];
+  int bad = xd_canonical(doc, target, p->sig, &t, &oct, &len) ||
+            xd_digest((int)n, oct, len, h) != n || xd_sign_info(doc, p, o, key, h);
+  free(oct);
+  return bad;
+}
+
+gostx_xmldsig_status xd_check_key(const gostx_xmldsig_sign_opts *o,
                                       const gostx_gost3410_key *key, char *err, size_t cap) {
   gostx_x509_cert cert;
   gostx_x509_status xs = GOSTX_X509_MALFORMED;
@@ -183,7 +185,7 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
                                         size_t *out_len, char *err, size_t err_cap) {
   *out = NULL;
   *out_len = 0;
-  gostx_xmldsig_status st = check_key(opts, key, err, err_cap);
+  gostx_xmldsig_status st = xd_check_key(opts, key, err, err_cap);
   if (st) return st;
   const char *ref = opts->ref ? opts->ref : "";
   if (strlen(ref) > 200) {
@@ -203,13 +205,13 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
   xmlDocPtr doc = xd_parse(xml, len, &st, err, err_cap);
   if (!doc) return st;
   xmlNodePtr target = NULL, root = xmlDocGetRootElement(doc);
-  parts p = {0};
+  xd_parts p = {0};
   const char *id = o.form == GOSTX_XMLDSIG_ENVELOPING && !*ref ? "object" : ref;
   st = o.wsse ? xd_wsse_target(root, ref, &target, &id, err, err_cap)
               : target_of(root, &o, ref, &target, err, err_cap);
   char uri[208];
   snprintf(uri, sizeof uri, "%s%.200s", *id ? "#" : "", id);
-  if (!st && skeleton(doc, uri, &o, key->len, &p))
+  if (!st && xd_skeleton(doc, uri, &o, key->len, &p))
     st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "out of memory");
   if (!st && o.wsse)
     st = xd_wsse_place(root, target, p.sig, p.ki, o.cert_der, o.cert_len, err, err_cap);
@@ -222,7 +224,7 @@ gostx_xmldsig_status gostx_xmldsig_sign(const uint8_t *xml, size_t len,
     /* Ids unique in the signed document too (an Id the signing added) */
     /* URI="": the whole document, its PIs outside the root too (XMLDSig 4.3.3.3) */
     xmlNodePtr signed_node = *id ? target : (xmlNodePtr)doc;
-    if ((!o.wsse && x509_data(&p, &o)) || compute(doc, signed_node, &p, &o, key))
+    if ((!o.wsse && xd_x509_data(&p, &o)) || compute(doc, signed_node, &p, &o, key))
       st = GOSTX_XMLDSIG_MALFORMED, xd_err(err, err_cap, "signing failed");
   }
   if (!st) { /* written into the buffer handed back: never copied whole */

@@ -9,7 +9,9 @@
  * qualified ones first by namespace URI then local name, then the
  * unqualified by local name; an element's own declaration before those its
  * attributes need, in the attributes' order, and all before the
- * attributes. Characters are escaped as Canonical XML escapes them. */
+ * attributes. Characters are escaped as the reference transform's writer
+ * (Woodstox, the recommendations' step 9) escapes them: see text() and
+ * attr_value() (docs/XMLDSIG.md, "The SMEV 3 transform"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,19 +33,61 @@ typedef struct {
 
 static void put(smev *s, const char *p) { xmlOutputBufferWriteString(s->out, p); }
 
-static void escaped(smev *s, const xmlChar *t, int attr) {
+/* An attribute value (and a declared URI): &, <, " as entities, tab, LF
+ * and CR as &#x9; &#xa; &#xd; (lower case), > and the rest as they are. */
+static void attr_value(smev *s, const xmlChar *t) {
   char one[2] = {0, 0};
   for (; *t; t++) {
     switch (*t) {
       case '&': put(s, "&amp;"); break;
       case '<': put(s, "&lt;"); break;
-      case '>': put(s, attr ? ">" : "&gt;"); break;
-      case '"': put(s, attr ? "&quot;" : "\""); break;
-      case '\r': put(s, "&#xD;"); break;
-      case '\t': put(s, attr ? "&#x9;" : "\t"); break;
-      case '\n': put(s, attr ? "&#xA;" : "\n"); break;
+      case '"': put(s, "&quot;"); break;
+      case '\r': put(s, "&#xd;"); break;
+      case '\t': put(s, "&#x9;"); break;
+      case '\n': put(s, "&#xa;"); break;
       default: one[0] = (char)*t, put(s, one);
     }
+  }
+}
+
+/* UTF-16 code units of UTF-8 text (Java's String.length()). */
+static size_t utf16_units(const xmlChar *t) {
+  size_t n = 0;
+  for (; *t; t++)
+    if ((*t & 0xC0) != 0x80) n += *t >= 0xF0 ? 2 : 1;
+  return n;
+}
+
+/* A text block as Woodstox writes one StAX Characters event: &, < and CR
+ * (&#xd;) and U+007F..U+009F (&#x7f;..&#x9f;) always escaped; > only where
+ * it could close "]]>". A block under 12 UTF-16 units is written as a
+ * string: > escaped when first or after ]. A longer one goes in 512-unit
+ * chunks: > escaped when first in a chunk, right after an escaped
+ * character, or after ]. */
+static void text(smev *s, const xmlChar *t) {
+  int longer = utf16_units(t) >= 12, after_escape = 0;
+  size_t unit = 0; /* UTF-16 units before this character */
+  unsigned prev = 0;
+  char ent[8];
+  while (*t) {
+    unsigned c = *t;
+    size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    for (size_t i = 1; i < len; i++)
+      if (!t[i]) len = i; /* never past the end, were the UTF-8 cut short */
+    if (c == 0xC2) c = t[1]; /* U+0080..U+00BF: its second byte is the code */
+    const char *e = NULL;
+    if (c == '&') e = "&amp;";
+    else if (c == '<') e = "&lt;";
+    else if (c == '\r') e = "&#xd;";
+    else if (*t <= 0xC2 && c >= 0x7F && c <= 0x9F) snprintf(ent, sizeof ent, "&#x%x;", c), e = ent;
+    else if (c == '>' && (prev == ']' || (longer ? unit % 512 == 0 || after_escape : unit == 0)))
+      e = "&gt;";
+    if (e) put(s, e);
+    else xmlOutputBufferWrite(s->out, (int)len, (const char *)t);
+    after_escape = e != NULL;
+    prev = len == 1 ? c : 0;
+    unit += len == 4 ? 2 : 1;
+    t += len;
   }
 }
 
@@ -62,7 +106,7 @@ static unsigned declare(smev *s, const xmlChar *uri) {
   char decl[32];
   snprintf(decl, sizeof decl, " xmlns:ns%u=\"", s->next);
   put(s, decl);
-  escaped(s, uri, 1);
+  attr_value(s, uri);
   put(s, "\"");
   return s->next;
 }
@@ -93,7 +137,7 @@ static void children(smev *s, xmlNodePtr e, int depth) {
     if (c->type == XML_ELEMENT_NODE) element(s, c, depth + 1);
     else if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) &&
              !whitespace_only(c->content))
-      escaped(s, c->content, 0);
+      text(s, c->content);
   }
 }
 
@@ -125,7 +169,7 @@ static void element(smev *s, xmlNodePtr e, int depth) {
     put(s, " ");
     prefixed(s, attrs[i]->ns ? lookup(s, attrs[i]->ns->href) : 0, attrs[i]->name);
     put(s, "=\"");
-    escaped(s, v ? v : (const xmlChar *)"", 1);
+    attr_value(s, v ? v : (const xmlChar *)"");
     put(s, "\"");
     xmlFree(v);
   }

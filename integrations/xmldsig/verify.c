@@ -10,8 +10,6 @@
 #include "internal.h"
 #include "refs.h"
 
-#define MAX_CERTS 8
-
 void gostx_xmldsig_result_free(gostx_xmldsig_result *r) {
   free(r->signed_data);
   r->signed_data = NULL;
@@ -26,19 +24,13 @@ static size_t signatures(xmlNodePtr root, xmlNodePtr *sig) {
   return k;
 }
 
-typedef struct {
-  uint8_t *der[MAX_CERTS];
-  gostx_x509_cert c[MAX_CERTS];
-  size_t n;
-} certs;
-
-static void certs_free(certs *l) {
+void xd_certs_free(xd_certs *l) {
   for (size_t i = 0; i < l->n; i++) free(l->der[i]);
 }
 
-static gostx_xmldsig_status add_cert(certs *l, xmlNodePtr n, char *err, size_t cap) {
-  if (l->n == MAX_CERTS) {
-    xd_err(err, cap, "KeyInfo: more than %d certificates", MAX_CERTS);
+static gostx_xmldsig_status add_cert(xd_certs *l, xmlNodePtr n, char *err, size_t cap) {
+  if (l->n == XD_MAX_CERTS) {
+    xd_err(err, cap, "KeyInfo: more than %d certificates", XD_MAX_CERTS);
     return GOSTX_XMLDSIG_MALFORMED;
   }
   char *t = xd_text(n);
@@ -57,8 +49,8 @@ static gostx_xmldsig_status add_cert(certs *l, xmlNodePtr n, char *err, size_t c
 
 /* KeyInfo's certificates, the leaf first: X509Data/X509Certificate, or
  * WS-Security's SecurityTokenReference to a BinarySecurityToken by Id. */
-static gostx_xmldsig_status key_info(xmlNodePtr root, xmlNodePtr sig, certs *l, char *err,
-                                     size_t cap) {
+gostx_xmldsig_status xd_key_info(xmlNodePtr root, xmlNodePtr sig, xd_certs *l, char *err,
+                                 size_t cap) {
   xmlNodePtr ki = xd_child(sig, "KeyInfo");
   gostx_xmldsig_status st = GOSTX_XMLDSIG_OK;
   for (xmlNodePtr c = ki ? ki->children : NULL; c && !st; c = c->next) {
@@ -127,8 +119,8 @@ static gostx_xmldsig_status check_refs(xmlDocPtr doc, xmlNodePtr sig, const xd_s
   return GOSTX_XMLDSIG_OK;
 }
 
-static gostx_xmldsig_status check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_signed *s,
-                                        const gostx_x509_cert *leaf, char *err, size_t cap) {
+gostx_xmldsig_status xd_check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_signed *s,
+                                    const gostx_x509_cert *leaf, char *err, size_t cap) {
   int key_ok = leaf->pub_len == 2 * s->key_len &&
                (s->legacy ? leaf->key_alg == GOSTX_X509_KEY_2001
                           : leaf->key_alg == (s->key_len == 64 ? GOSTX_X509_KEY_2012_512
@@ -167,10 +159,10 @@ static gostx_xmldsig_status check_value(xmlDocPtr doc, xmlNodePtr sig, const xd_
 
 /* KeyInfo's key is trusted only through a chain to an anchor: KeyInfo's
  * certificates then the untrusted ones as intermediates. */
-static gostx_xmldsig_status check_chain(const certs *l, const gostx_x509_store *store,
-                                        const gostx_x509_verify_opts *opts,
-                                        const gostx_x509_cert *untrusted, size_t n_untrusted,
-                                        gostx_xmldsig_result *res) {
+gostx_xmldsig_status xd_check_chain(const xd_certs *l, const gostx_x509_store *store,
+                                    const gostx_x509_verify_opts *opts,
+                                    const gostx_x509_cert *untrusted, size_t n_untrusted,
+                                    gostx_xmldsig_result *res) {
   if (!store) {
     res->x509 = GOSTX_X509_UNKNOWN_CA;
     xd_err(res->why, sizeof res->why, "no trust anchors given");
@@ -214,7 +206,7 @@ gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t l
   if (!doc) return st;
   xmlNodePtr root = xmlDocGetRootElement(doc), sig = NULL, dummy;
   xd_signed s;
-  certs l = {0};
+  xd_certs l = {0};
   memset(&s, 0, sizeof s);
   size_t nsig = signatures(root, &sig);
   if (nsig != 1) {
@@ -224,13 +216,13 @@ gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t l
   }
   if (!st) st = xd_find_id(root, NULL, &dummy, res->why, sizeof res->why);
   if (!st) st = xd_signed_info(root, sig, &s, res->why, sizeof res->why);
-  if (!st) st = key_info(root, sig, &l, res->why, sizeof res->why);
+  if (!st) st = xd_key_info(root, sig, &l, res->why, sizeof res->why);
   if (!st) st = check_refs(doc, sig, &s, res);
-  if (!st) st = check_value(doc, sig, &s, &l.c[0], res->why, sizeof res->why);
-  if (!st) st = check_chain(&l, store, opts, untrusted, n_untrusted, res);
+  if (!st) st = xd_check_value(doc, sig, &s, &l.c[0], res->why, sizeof res->why);
+  if (!st) st = xd_check_chain(&l, store, opts, untrusted, n_untrusted, res);
   if (st) gostx_xmldsig_result_free(res);
   xd_signed_free(&s);
-  certs_free(&l);
+  xd_certs_free(&l);
   xmlFreeDoc(doc);
   return st;
 }

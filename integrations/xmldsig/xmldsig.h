@@ -120,6 +120,52 @@ gostx_xmldsig_status gostx_xmldsig_verify_untrusted(const uint8_t *xml, size_t l
                                                     size_t n_untrusted,
                                                     gostx_xmldsig_result *res);
 
+/* Big documents (docs/XMLDSIG.md, "Big documents"): the document read and
+ * the output written through callbacks as they stream, in memory bounded
+ * by the document's depth, its largest node and its Signature's
+ * SignedInfo and KeyInfo, never by its size (no GOSTX_XMLDSIG_MAX_SIZE). */
+typedef struct gostx_xmldsig_io {
+  /* up to cap bytes of the document into buf: their number, 0 at its end,
+   * -1 when reading failed */
+  long (*read)(void *ctx, uint8_t *buf, size_t cap);
+  void *read_ctx;
+  /* p[n] appended to the output: 0, or nonzero when writing failed */
+  int (*write)(void *ctx, const uint8_t *p, size_t n);
+  /* sign only: p[n] written again over the output's first n bytes (the
+   * Signature's head, whose digest is known only at the end) */
+  int (*rewrite)(void *ctx, const uint8_t *p, size_t n);
+  void *write_ctx;
+} gostx_xmldsig_io;
+
+/* An enveloping signature (opts->form GOSTX_XMLDSIG_ENVELOPING; exclusive
+ * c14n, no SMEV transform, no WS-Security) of the document io->read gives,
+ * written through io->write and io->rewrite: the Signature the root, the
+ * document's element inside its ds:Object, its content written again from
+ * the parser's events (comments kept; what lies outside the document's
+ * element is left out). Only the Object's Id is checked for duplicates.
+ * On a refusal what was written must be discarded. */
+gostx_xmldsig_status gostx_xmldsig_sign_stream(const gostx_xmldsig_io *io,
+                                               const gostx_xmldsig_sign_opts *opts,
+                                               const gostx_gost3410_key *key, char *err,
+                                               size_t err_cap);
+
+/* gostx_xmldsig_verify_untrusted of an enveloping signature (the
+ * document's root a ds:Signature), streamed: SignedInfo, KeyInfo and the
+ * Signature's other children but its ds:Objects read into a small tree,
+ * the Objects streamed through exclusive c14n into the digests. Every
+ * Reference must name by Id an element inside an Object, with exclusive
+ * c14n without comments or PrefixList (enveloped-signature allowed), one
+ * Reference per element, in document order, none inside another (else
+ * GOSTX_XMLDSIG_UNSUPPORTED); Ids are checked unique for the ones the
+ * References name. What was signed is written through io->write as it is
+ * digested (res->signed_len counts it, res->signed_data stays NULL): the
+ * caller must discard it unless GOSTX_XMLDSIG_OK comes back. */
+gostx_xmldsig_status gostx_xmldsig_verify_stream(const gostx_xmldsig_io *io,
+                                                 const gostx_x509_store *store,
+                                                 const gostx_x509_verify_opts *opts,
+                                                 const gostx_x509_cert *untrusted,
+                                                 size_t n_untrusted, gostx_xmldsig_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -136,13 +136,13 @@ static gostx_cms_status signed_digest(const gostx_cms_signed *sd, const gostx_cm
 }
 
 /* The signature value is s || r (RFC 4490 section 3.2, as X.509's). */
-static gostx_cms_status check_signature(const gostx_cms_signer_info *si,
-                                        const gostx_x509_cert *cert, const uint8_t *digest) {
+static gostx_cms_status check_signature(const gostx_cms_signer_info *si, const gostx_x509_cert *cert,
+                                        const uint8_t *digest, gostx_x509_sig_memo *memo) {
   uint8_t sig[128];
   size_t len = si->sig_size;
   if (si->signature_len != 2 * len ||
       gostx_gost3410_sig_swap(si->signature, 2 * len, sig, 2 * len) ||
-      gostx_gost3410_verify(cert->curve, cert->pub, cert->pub_len, digest, len, sig, 2 * len))
+      gostx__x509_verify_digest(memo, cert, digest, len, sig, 2 * len))
     return GOSTX_CMS_BAD_SIGNATURE;
   return GOSTX_CMS_OK;
 }
@@ -184,7 +184,13 @@ static gostx_cms_status check_chain(const gostx_cms_signed *sd, const gostx_x509
   chain[n++] = *cert;
   for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
   for (size_t i = 0; i < p->n_untrusted && i < UNTRUSTED_MAX; i++) chain[n++] = p->untrusted[i];
-  v->x509 = gostx_x509_verify(p->store, chain, n, p->now, p->purpose, NULL, &v->depth);
+  gostx_x509_verify_opts o; /* gostx_x509_verify's, with the run's memo */
+  gostx_x509_verify_opts_init(&o, p->now);
+  o.purpose = p->purpose;
+  o.memo = p->memo;
+  gostx_x509_verify_result res;
+  v->x509 = gostx_x509_verify_with(p->store, chain, n, &o, &res);
+  v->depth = res.depth;
   return v->x509 == GOSTX_X509_OK ? GOSTX_CMS_OK : GOSTX_CMS_CHAIN;
 }
 
@@ -198,7 +204,8 @@ static gostx_cms_status verify_signer(const gostx_cms_signed *sd, const gostx_cm
   if (!cert) return GOSTX_CMS_SIGNER_NOT_FOUND;
   v->signer_cert = cert;
   if ((st = check_algs(si, cert, v)) || (st = content_digest(sd, hash, si->digest_len, content_md)) ||
-      (st = signed_digest(sd, si, content_md, digest)) || (st = check_signature(si, cert, digest)) ||
+      (st = signed_digest(sd, si, content_md, digest)) ||
+      (st = check_signature(si, cert, digest, p ? p->memo : NULL)) ||
       (st = check_ess(si, cert, v)) || (st = check_key_usage(cert)))
     return st;
   return p && p->store ? check_chain(sd, cert, p, v) : GOSTX_CMS_OK;

@@ -10,12 +10,14 @@
 
 #define OID_EXT_CRLDP "\x55\x1d\x1f" /* 2.5.29.31 cRLDistributionPoints */
 
-gostx_x509_status gostx_x509_crl_verify(const gostx_x509_crl *crl, const gostx_x509_cert *issuer) {
+/* gostx_x509_crl_verify through the run's memo (NULL: none) */
+static gostx_x509_status crl_verify(const gostx_x509_crl *crl, const gostx_x509_cert *issuer,
+                                    gostx_x509_sig_memo *memo) {
   if (!crl || !issuer) return GOSTX_X509_CRL_MALFORMED;
   if (!gostx__x509_name_equal(crl->issuer, crl->issuer_len, issuer->subject, issuer->subject_len))
     return GOSTX_X509_CRL_WRONG_ISSUER;
   int rc = gostx__x509_check_sig(crl->sig_alg, crl->tbs, crl->tbs_len, crl->sig_value,
-                                 crl->sig_value_len, issuer);
+                                 crl->sig_value_len, issuer, memo);
   if (rc == GOSTX_EUNSUP) return GOSTX_X509_CRL_WRONG_ISSUER; /* a key of another kind signed it */
   if (rc) {
     /* an authorityKeyIdentifier that names another key says why */
@@ -30,6 +32,10 @@ gostx_x509_status gostx_x509_crl_verify(const gostx_x509_crl *crl, const gostx_x
   if (issuer->key_usage != ~0u && !(issuer->key_usage & GOSTX_X509_KU_CRL_SIGN))
     return GOSTX_X509_KEY_USAGE;
   return GOSTX_X509_OK;
+}
+
+gostx_x509_status gostx_x509_crl_verify(const gostx_x509_crl *crl, const gostx_x509_cert *issuer) {
+  return crl_verify(crl, issuer, NULL);
 }
 
 /* 1 when one of the DistributionPointName's names (a [0] fullName's
@@ -83,10 +89,10 @@ static int nearness(gostx_x509_status st) {
 /* One CRL of cert's issuer's name: GOSTX_X509_OK when it may be used at
  * now, else why not. One issued after now is taken (x509_crl.h says why). */
 static gostx_x509_status usable(const gostx_x509_crl *crl, const gostx_x509_cert *cert,
-                                const gostx_x509_cert *issuer, int64_t now) {
+                                const gostx_x509_cert *issuer, int64_t now, gostx_x509_sig_memo *memo) {
   if (crl->unknown_critical) return GOSTX_X509_CRL_CRITICAL_EXT;
   if (!in_scope(crl, cert)) return GOSTX_X509_CRL_SCOPE;
-  gostx_x509_status st = gostx_x509_crl_verify(crl, issuer);
+  gostx_x509_status st = crl_verify(crl, issuer, memo);
   if (st != GOSTX_X509_OK) return st;
   if (crl->next_update >= 0 && now > crl->next_update) return GOSTX_X509_CRL_EXPIRED;
   return GOSTX_X509_OK;
@@ -95,6 +101,12 @@ static gostx_x509_status usable(const gostx_x509_crl *crl, const gostx_x509_cert
 gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
                                         const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
                                         int64_t now, gostx_x509_revocation *out) {
+  return gostx__x509_crl_status(crls, n, cert, issuer, now, out, NULL);
+}
+
+gostx_x509_status gostx__x509_crl_status(const gostx_x509_crl *crls, size_t n, const gostx_x509_cert *cert,
+                                         const gostx_x509_cert *issuer, int64_t now, gostx_x509_revocation *out,
+                                         gostx_x509_sig_memo *memo) {
   gostx_x509_revocation dummy;
   if (!out) out = &dummy;
   memset(out, 0, sizeof *out);
@@ -107,7 +119,7 @@ gostx_x509_status gostx_x509_crl_status(const gostx_x509_crl *crls, size_t n,
     const gostx_x509_crl *crl = &crls[i];
     if (!gostx__x509_name_equal(crl->issuer, crl->issuer_len, cert->issuer, cert->issuer_len))
       continue;
-    gostx_x509_status st = usable(crl, cert, issuer, now);
+    gostx_x509_status st = usable(crl, cert, issuer, now, memo);
     if (st != GOSTX_X509_OK) {
       if (nearness(st) > nearness(worst)) worst = st, out->crl = i;
       continue;

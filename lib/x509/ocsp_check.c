@@ -43,11 +43,12 @@ static int is_responder(const gostx_ocsp_response *r, const gostx_x509_cert *c) 
 }
 
 /* The response's signature under c's key: 0 or the status. */
-static gostx_ocsp_status sig_ok(const gostx_ocsp_response *r, const gostx_x509_cert *c) {
+static gostx_ocsp_status sig_ok(const gostx_ocsp_response *r, const gostx_x509_cert *c,
+                                gostx_x509_sig_memo *memo) {
   gostx_x509_cert fake = *c; /* the response as a "certificate" for signature.c */
   fake.tbs = r->tbs, fake.tbs_len = r->tbs_len;
   fake.sig_alg = r->sig_alg, fake.sig_value = r->sig, fake.sig_value_len = r->sig_len;
-  int rc = gostx__x509_check_signature(&fake, c);
+  int rc = gostx__x509_check_signature(&fake, c, memo);
   return rc == GOSTX_EUNSUP ? GOSTX_OCSP_UNSUPPORTED : rc ? GOSTX_OCSP_BAD_SIGNATURE : GOSTX_OCSP_OK;
 }
 
@@ -68,7 +69,7 @@ static gostx_ocsp_status find_signer(const gostx_ocsp_response *r, const gostx_o
   for (size_t i = 0; i <= o->n_trusted; i++) {
     const gostx_x509_cert *c = i ? &o->trusted[i - 1] : o->issuer;
     if (!c || !is_responder(r, c)) continue;
-    gostx_ocsp_status st = sig_ok(r, c);
+    gostx_ocsp_status st = sig_ok(r, c, o->memo);
     if (st == GOSTX_OCSP_OK) {
       info->cert = *c;
       return st;
@@ -81,12 +82,12 @@ static gostx_ocsp_status find_signer(const gostx_ocsp_response *r, const gostx_o
   while (gostx_ocsp_cert_next(r, &pos, &der, &len)) {
     gostx_x509_cert c;
     if (gostx_x509_parse(der, len, &c, NULL) || !is_responder(r, &c)) continue;
-    gostx_ocsp_status st = sig_ok(r, &c);
+    gostx_ocsp_status st = sig_ok(r, &c, o->memo);
     if (st == GOSTX_OCSP_OK && o->issuer) {
       /* RFC 6960 4.2.2.2: issued directly by the CA, with the purpose */
       if (!gostx__x509_name_equal(c.issuer, c.issuer_len, o->issuer->subject,
                                   o->issuer->subject_len) ||
-          gostx__x509_check_signature(&c, o->issuer))
+          gostx__x509_check_signature(&c, o->issuer, o->memo))
         st = GOSTX_OCSP_RESPONDER_NOT_ISSUED;
       else if (!has_eku_ocsp(&c))
         st = GOSTX_OCSP_NOT_AUTHORIZED;

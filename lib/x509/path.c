@@ -164,7 +164,7 @@ static int extend(search *s) {
       s->checks++;
       s->tried[s->n_tried++] = cand;
       size_t mine = s->n_tried;
-      int rc = gostx__x509_check_signature(c, cand);
+      int rc = gostx__x509_check_signature(c, cand, s->o->memo);
       if (rc) { /* a signature that failed is the better report than no issuer found */
         if (none != GOSTX_X509_BAD_SIGNATURE)
           none = rc == GOSTX_EUNSUP ? GOSTX_X509_UNSUPPORTED : GOSTX_X509_BAD_SIGNATURE;

@@ -22,6 +22,7 @@ typedef struct facts {
   const gostx_x509_cert *c;
   ext_info bc, san, ski, aki, nc, pc;
   int anchor; /* the trust anchor: an input of path validation (6.1.1(d)) */
+  gostx_x509_sig_memo *memo; /* the run's valid signatures, or NULL */
 } facts;
 
 static int empty_name(const uint8_t *name, size_t len) {
@@ -121,7 +122,7 @@ static int no_aki_key_id(const facts *f) {
   if (f->aki.present && !gostx__der_get(&v, GOSTX__DER_SEQ, &seq, NULL) &&
       gostx__der_peek(&seq, GOSTX__DER_CTX(0)))
     return 0;
-  return !(gostx__x509_self_issued(f->c) && !gostx__x509_check_signature(f->c, f->c));
+  return !(gostx__x509_self_issued(f->c) && !gostx__x509_check_signature(f->c, f->c, f->memo));
 }
 static int nc_not_ca(const facts *f) { return f->nc.present && !f->c->is_ca; }
 static int nc_not_critical(const facts *f) { return f->nc.present && !f->nc.critical; }
@@ -176,19 +177,19 @@ static const struct {
 };
 
 /* The rule a certificate breaks first, NULL when none. */
-static const char *broken_rule(const gostx_x509_cert *c, int anchor) {
+static const char *broken_rule(const gostx_x509_cert *c, int anchor, gostx_x509_sig_memo *memo) {
   facts f = {c, FIND(c, OID_EXT_BASIC), FIND(c, OID_EXT_SAN), FIND(c, OID_EXT_SKI),
              FIND(c, OID_EXT_AKI), FIND(c, OID_EXT_NAME_CONSTRAINTS),
-             FIND(c, OID_EXT_POLICY_CONSTRAINTS), anchor};
+             FIND(c, OID_EXT_POLICY_CONSTRAINTS), anchor, memo};
   for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
     if (rules[k].broken(&f)) return rules[k].why;
   return NULL;
 }
 
 gostx_x509_status gostx__x509_profile(const gostx_x509_cert *const *path, size_t len,
-                                      size_t *depth, char *why, size_t cap) {
+                                      size_t *depth, char *why, size_t cap, gostx_x509_sig_memo *memo) {
   for (size_t i = len; i-- > 0;) { /* from the anchor down, as the other checks */
-    const char *rule = broken_rule(path[i], i == len - 1);
+    const char *rule = broken_rule(path[i], i == len - 1, memo);
     if (rule) {
       *depth = i;
       snprintf(why, cap, "%s", rule);

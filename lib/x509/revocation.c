@@ -24,7 +24,7 @@ static int names_cert(const gostx_ocsp_single *s, const gostx_x509_cert *cert,
  * responder's certificate then; x509.h says why it is used). */
 static gostx_x509_status ocsp_status(const gostx_ocsp_response *rs, size_t n,
                                      const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
-                                     int64_t now, gostx_x509_revocation *out,
+                                     int64_t now, gostx_x509_sig_memo *memo, gostx_x509_revocation *out,
                                      gostx_ocsp_status *failed) {
   gostx_x509_status worst = GOSTX_X509_NO_REVOCATION_DATA;
   for (size_t i = 0; i < n; i++) {
@@ -37,6 +37,7 @@ static gostx_x509_status ocsp_status(const gostx_ocsp_response *rs, size_t n,
     gostx_ocsp_check_opts o;
     gostx_ocsp_check_opts_init(&o, now > rs[i].produced_at ? now : rs[i].produced_at);
     o.issuer = issuer;
+    o.memo = memo;
     gostx_ocsp_status st = gostx_ocsp_check(&rs[i], &o, &id, 1, &got, NULL, NULL);
     if (st != GOSTX_OCSP_OK) {
       if (worst == GOSTX_X509_NO_REVOCATION_DATA || st == GOSTX_OCSP_STALE)
@@ -65,11 +66,11 @@ static gostx_x509_status cert_status(const gostx_x509_verify_opts *o, const gost
   r->reason = GOSTX_X509_REASON_NONE;
   r->invalidity_date = -1;
   gostx_x509_status st = GOSTX_X509_NO_REVOCATION_DATA;
-  if (o->ocsps && o->n_ocsps) st = ocsp_status(o->ocsps, o->n_ocsps, cert, issuer, o->now, r, failed);
+  if (o->ocsps && o->n_ocsps) st = ocsp_status(o->ocsps, o->n_ocsps, cert, issuer, o->now, o->memo, r, failed);
   *by_ocsp = 1;
   if (st == GOSTX_X509_OK || st == GOSTX_X509_REVOKED) return st;
   gostx_x509_revocation cr;
-  gostx_x509_status cst = gostx_x509_crl_status(o->crls, o->n_crls, cert, issuer, o->now, &cr);
+  gostx_x509_status cst = gostx__x509_crl_status(o->crls, o->n_crls, cert, issuer, o->now, &cr, o->memo);
   if (cst == GOSTX_X509_CRL_UNAVAILABLE && o->n_ocsps) return st; /* OCSP's word, or no data */
   if (cst != GOSTX_X509_OK && cst != GOSTX_X509_REVOKED && st != GOSTX_X509_NO_REVOCATION_DATA)
     return st; /* neither decided: the response's failure says more */

@@ -1,16 +1,53 @@
 /* A certificate's (or a CRL's) GOST R 34.10 signature checked against an
  * issuer's key (x509_internal.h): below path building (path.c), the path
- * checks (verify.c), the profile (profile.c) and CRLs (crl_status.c); and
- * the signature fields read for the parsers (x509.c, crl.c). */
+ * checks (verify.c), the profile (profile.c), CRLs (crl_status.c), OCSP
+ * (ocsp_check.c) and lib/cms's signers, through a run's memo of valid
+ * signatures when the caller gave one (x509.h); and the signature fields
+ * read for the parsers (x509.c, crl.c). */
 #include "x509/x509_internal.h"
 
-int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
+static int same(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  return an == bn && memcmp(a, b, an) == 0;
+}
+
+/* A valid signature of exactly these inputs already held. */
+static int held(const gostx_x509_sig_memo *m, const gostx_x509_cert *key, const uint8_t *digest,
+                size_t len, const uint8_t *sig, size_t sig_len) {
+  for (size_t i = 0; i < m->n; i++)
+    if (m->held[i].curve == key->curve && same(m->held[i].pub, m->held[i].pub_len, key->pub, key->pub_len) &&
+        same(m->held[i].digest, m->held[i].digest_len, digest, len) &&
+        same(m->held[i].sig, m->held[i].sig_len, sig, sig_len))
+      return 1;
+  return 0;
+}
+
+int gostx__x509_verify_digest(gostx_x509_sig_memo *m, const gostx_x509_cert *key, const uint8_t *digest,
+                              size_t len, const uint8_t *sig, size_t sig_len) {
+  if (m && held(m, key, digest, len, sig, sig_len)) return m->answered++, 0;
+  int rc = gostx_gost3410_verify(key->curve, key->pub, key->pub_len, digest, len, sig, sig_len);
+  if (!m) return rc;
+  m->checked++;
+  if (rc || m->n == GOSTX_X509_SIG_MEMO_MAX || key->pub_len > sizeof m->held[0].pub ||
+      len > sizeof m->held[0].digest || sig_len > sizeof m->held[0].sig)
+    return rc;
+  m->held[m->n].curve = key->curve;
+  m->held[m->n].pub_len = key->pub_len, m->held[m->n].digest_len = len, m->held[m->n].sig_len = sig_len;
+  memcpy(m->held[m->n].pub, key->pub, key->pub_len);
+  memcpy(m->held[m->n].digest, digest, len);
+  memcpy(m->held[m->n].sig, sig, sig_len);
+  m->n++;
+  return 0;
+}
+
+int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
+                                gostx_x509_sig_memo *memo) {
   return gostx__x509_check_sig(cert->sig_alg, cert->tbs, cert->tbs_len, cert->sig_value,
-                               cert->sig_value_len, issuer);
+                               cert->sig_value_len, issuer, memo);
 }
 
 int gostx__x509_check_sig(gostx_x509_sig_alg alg, const uint8_t *tbs, size_t tbs_len,
-                          const uint8_t *sig_value, size_t sig_len, const gostx_x509_cert *issuer) {
+                          const uint8_t *sig_value, size_t sig_len, const gostx_x509_cert *issuer,
+                          gostx_x509_sig_memo *memo) {
   uint8_t digest[64], sig[128];
   size_t len;
   gostx_x509_key_alg need_key;
@@ -27,9 +64,7 @@ int gostx__x509_check_sig(gostx_x509_sig_alg alg, const uint8_t *tbs, size_t tbs
   /* X.509 writes s || r; the signature API takes r || s (the 2001 and the
    * 2012-256 signature are the same arithmetic on the same curves) */
   if (!rc) rc = gostx_gost3410_sig_swap(sig_value, 2 * len, sig, 2 * len);
-  if (!rc)
-    rc = gostx_gost3410_verify(issuer->curve, issuer->pub, issuer->pub_len, digest, len, sig,
-                               2 * len);
+  if (!rc) rc = gostx__x509_verify_digest(memo, issuer, digest, len, sig, 2 * len);
   return rc ? GOSTX_EAUTH : 0;
 }
 

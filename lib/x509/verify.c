@@ -166,7 +166,7 @@ gostx_x509_status gostx__x509_check_path(const gostx_x509_cert *const *path, siz
   /* RFC 5280's profile (profile.c) last: a chain that section 6 refuses
    * is named by that check first */
   if (st == GOSTX_X509_OK && !(o->flags & GOSTX_X509_VERIFY_LAX))
-    st = gostx__x509_profile(path, len, depth, why, why_cap);
+    st = gostx__x509_profile(path, len, depth, why, why_cap, o->memo);
   /* revocation (crl_status.c) after every other check: a path that is
    * refused anyway costs no CRL signatures */
   if (st == GOSTX_X509_OK) st = gostx__x509_revocation(path, len, o, depth, why, why_cap);

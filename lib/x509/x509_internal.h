@@ -70,7 +70,13 @@ int gostx__x509_self_issued(const gostx_x509_cert *c);
 /* 0 when cert's signature verifies under issuer's key (the algorithm and
  * key size must fit); GOSTX_EAUTH when it does not, GOSTX_EUNSUP when the
  * issuer's key cannot make that signature. */
-int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer);
+int gostx__x509_check_signature(const gostx_x509_cert *cert, const gostx_x509_cert *issuer,
+                                gostx_x509_sig_memo *memo);
+/* signature.c: gostx_gost3410_verify of sig[sig_len] over digest[len]
+ * under key's public key, answered from memo when it holds exactly these
+ * inputs as valid, else verified (and, valid, held); memo NULL: verified. */
+int gostx__x509_verify_digest(gostx_x509_sig_memo *memo, const gostx_x509_cert *key, const uint8_t *digest,
+                              size_t len, const uint8_t *sig, size_t sig_len);
 
 /* verify.c: RFC 5280 6.1's checks of one built path (leaf first, the
  * anchor last) for o's time, purpose and name: GOSTX_X509_OK, or the
@@ -92,7 +98,7 @@ gostx_x509_status gostx__x509_verify_path(const gostx_x509_cert *anchors, size_t
  * GOSTX_X509_OK, or GOSTX_X509_PROFILE with the failed certificate's
  * index in *depth and the rule in why[cap]. */
 gostx_x509_status gostx__x509_profile(const gostx_x509_cert *const *path, size_t len,
-                                      size_t *depth, char *why, size_t cap);
+                                      size_t *depth, char *why, size_t cap, gostx_x509_sig_memo *memo);
 /* verify_opts.c: the leaf's keyUsage bits and email address that opts
  * (NULL: none) asks; the refusal in why[cap]. */
 gostx_x509_status gostx__x509_leaf_opts(const gostx_x509_cert *leaf,
@@ -110,7 +116,8 @@ int gostx__x509_cert_ext(const gostx_x509_cert *c, const uint8_t *oid, size_t oi
 /* signature.c: a signature over tbs[tbs_len] (the algorithm alg, the value
  * s || r) checked under issuer's key, as gostx__x509_check_signature. */
 int gostx__x509_check_sig(gostx_x509_sig_alg alg, const uint8_t *tbs, size_t tbs_len,
-                          const uint8_t *sig_value, size_t sig_len, const gostx_x509_cert *issuer);
+                          const uint8_t *sig_value, size_t sig_len, const gostx_x509_cert *issuer,
+                          gostx_x509_sig_memo *memo);
 /* signature.c: what follows a signed part (a certificate's, a CRL's):
  * the signatureAlgorithm, which must be alg_inner's bytes, and the
  * signature BIT STRING, the last of r: the value s || r in *sig. */
@@ -122,6 +129,12 @@ int gostx__x509_signed_tail(gostx__der *r, gostx__der alg_inner, gostx_x509_sig_
 gostx_x509_status gostx__x509_revocation(const gostx_x509_cert *const *path, size_t len,
                                          const gostx_x509_verify_opts *o, size_t *depth,
                                          char *why, size_t cap);
+
+/* crl_status.c: gostx_x509_crl_status with the CRLs' signatures through
+ * the run's memo (NULL: none) */
+gostx_x509_status gostx__x509_crl_status(const gostx_x509_crl *crls, size_t n, const gostx_x509_cert *cert,
+                                         const gostx_x509_cert *issuer, int64_t now, gostx_x509_revocation *out,
+                                         gostx_x509_sig_memo *memo);
 
 /* store.c: anchor i of store (its views into the store's copy), NULL
  * past the last: what an IKEv2 CERTREQ names (lib/ike/certreq.c). */

@@ -7,16 +7,36 @@ empty-element tag; every namespace prefix replaced by ns1, ns2, ... in the
 order first needed, declared where first needed in its scope; attributes
 sorted (the qualified by namespace URI then local name, then the others by
 local name); the element's declaration, then those its attributes need,
-before the attributes. Characters escaped as Canonical XML escapes them."""
+before the attributes. Characters escaped as the reference transform's
+writer (Woodstox; the recommendations' step 9) escapes them: _text, _ATTR."""
 from lxml import etree
 
-_TEXT = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#xD;"}
-_ATTR = {"&": "&amp;", "<": "&lt;", '"': "&quot;", "\r": "&#xD;", "\t": "&#x9;", "\n": "&#xA;"}
+_ALWAYS = {"&": "&amp;", "<": "&lt;", "\r": "&#xd;",
+           **{chr(c): f"&#x{c:x};" for c in range(0x7F, 0xA0)}}
+_ATTR = {"&": "&amp;", "<": "&lt;", '"': "&quot;", "\r": "&#xd;", "\t": "&#x9;", "\n": "&#xa;"}
 _MAX_DEPTH = 256
 
 
 def _escape(s, table):
     return "".join(table.get(c, c) for c in s)
+
+
+def _text(s):
+    """A text block as Woodstox writes a StAX Characters event: &, <, CR and
+    U+007F..U+009F always escaped, > only where it could close "]]>": under
+    12 UTF-16 units, when first or after ]; longer (written in 512-unit
+    chunks), when first in a chunk, right after an escaped character or
+    after ] (integrations/xmldsig/smev.c says the same)."""
+    longer = sum(2 if ord(c) > 0xFFFF else 1 for c in s) >= 12
+    out, unit, prev, after_escape = [], 0, "", False
+    for c in s:
+        e = _ALWAYS.get(c)
+        if c == ">" and (prev == "]" or (unit % 512 == 0 or after_escape if longer else unit == 0)):
+            e = "&gt;"
+        out.append(e or c)
+        after_escape, prev = e is not None, c
+        unit += 2 if ord(c) > 0xFFFF else 1
+    return "".join(out)
 
 
 def _split(clark):
@@ -55,7 +75,7 @@ class _Writer:
 
     def text(self, s):
         if s and not _whitespace(s):
-            self.out.append(_escape(s, _TEXT))
+            self.out.append(_text(s))
 
     def element(self, e, depth):
         if depth > _MAX_DEPTH:

@@ -75,7 +75,7 @@ static void grant(const gostx_tsa_query *q) {
     bug("a checked query not answered");
   if (gostx_cms_ts_parse(r, len, &t, NULL)) bug("the reply does not parse");
   gostx_tsa_expect e = {NULL, q->imprint, q->imprint_len, q->nonce, q->nonce_len, q->policy, q->policy_len};
-  gostx_cms_verify_params vp = {NULL, &cert, 1, 1800000000, GOSTX_X509_PURPOSE_ANY};
+  gostx_cms_verify_params vp = {NULL, &cert, 1, 1800000000, GOSTX_X509_PURPOSE_ANY, NULL};
   if (gostx_tsa_verify(&t, &e, &vp, &v)) bug("the reply does not verify");
   if (t.gen_millis != 999 || t.accuracy_micros != 20) bug("the TSTInfo's fields");
 }

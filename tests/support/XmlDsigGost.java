@@ -204,7 +204,8 @@ public class XmlDsigGost {
   // gone; the element's declaration first, then those its attributes need,
   // in the attributes' order; attributes sorted, the namespaced ones first
   // (by namespace URI, then local name), then the others by local name.
-  // Characters are escaped as Canonical XML escapes them.
+  // Characters are escaped as the reference transform's writer (Woodstox,
+  // the recommendations' step 9) escapes them: see text() and attr().
   public static final class SmevTransform extends TransformSpi {
     public SmevTransform() {}
 
@@ -243,7 +244,7 @@ public class XmlDsigGost {
       boundUri.add(uri);
       boundNo.add(++counter);
       out.append(" xmlns:ns").append(counter).append("=\"");
-      escape(uri, true);
+      attr(uri);
       out.append('"');
       return counter;
     }
@@ -284,7 +285,7 @@ public class XmlDsigGost {
         out.append(' ');
         name(ns(a) == null ? 0 : prefixOf(ns(a)), a.getLocalName());
         out.append("=\"");
-        escape(a.getValue(), true);
+        attr(a.getValue());
         out.append('"');
       }
       out.append('>');
@@ -295,7 +296,7 @@ public class XmlDsigGost {
             || c.getNodeType() == Node.CDATA_SECTION_NODE) {
           String s = c.getNodeValue();
           if (!s.chars().allMatch(ch -> ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'))
-            escape(s, false);
+            text(s);
         }
       }
       out.append("</");
@@ -305,19 +306,38 @@ public class XmlDsigGost {
       boundNo.subList(scope, boundNo.size()).clear();
     }
 
-    void escape(String s, boolean attr) {
+    // &, <, " as entities; tab, LF, CR as &#x9; &#xa; &#xd; (lower case)
+    void attr(String s) {
       for (int i = 0; i < s.length(); i++) {
         char c = s.charAt(i);
         switch (c) {
           case '&': out.append("&amp;"); break;
           case '<': out.append("&lt;"); break;
-          case '>': out.append(attr ? ">" : "&gt;"); break;
-          case '"': out.append(attr ? "&quot;" : "\""); break;
-          case '\r': out.append("&#xD;"); break;
-          case '\t': out.append(attr ? "&#x9;" : "\t"); break;
-          case '\n': out.append(attr ? "&#xA;" : "\n"); break;
+          case '"': out.append("&quot;"); break;
+          case '\r': out.append("&#xd;"); break;
+          case '\t': out.append("&#x9;"); break;
+          case '\n': out.append("&#xa;"); break;
           default: out.append(c);
         }
+      }
+    }
+
+    // One text block: &, <, CR, U+007F..U+009F always escaped; > when first
+    // or after ] (under 12 UTF-16 units), else when first in a 512-unit
+    // chunk, right after an escaped character, or after ].
+    void text(String s) {
+      boolean longer = s.length() >= 12, afterEscape = false;
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        String e = null;
+        if (c == '&') e = "&amp;";
+        else if (c == '<') e = "&lt;";
+        else if (c == '\r') e = "&#xd;";
+        else if (c >= 0x7F && c <= 0x9F) e = "&#x" + Integer.toHexString(c) + ";";
+        else if (c == '>' && ((i > 0 && s.charAt(i - 1) == ']')
+                              || (longer ? i % 512 == 0 || afterEscape : i == 0))) e = "&gt;";
+        if (e != null) out.append(e); else out.append(c);
+        afterEscape = e != null;
       }
     }
   }

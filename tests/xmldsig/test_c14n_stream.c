@@ -3,7 +3,8 @@
  * (prefixes bound, rebound and shadowed, the default namespace set and
  * undone, attributes in namespaces, xml:*, special characters, CR, CDATA,
  * PIs, comments inside and outside the root) and fixed tricky ones, as a
- * whole document and as the subtree of a random element. */
+ * whole document and as the subtree of a random element; and the same
+ * walker's copy mode, whose output must canonicalize as the original. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,41 @@ static xmlNodePtr nth_element(xmlNodePtr n, int *k) {
   return NULL;
 }
 
+/* Copy mode (the streaming signer's Object content): the document's
+ * element written again from the reader's events must parse to the same
+ * exclusive c14n as the original's element. */
+static void copy_check(xmlDocPtr doc, const char *xml, const char *what) {
+  buf cp = {0};
+  xd_c14s c;
+  xd_c14s_init(&c, 1, sink, &cp);
+  xmlTextReaderPtr r = xmlReaderForMemory(xml, (int)strlen(xml), NULL, NULL, OPTS);
+  int in_root = 0, rc;
+  while ((rc = xmlTextReaderRead(r)) == 1) {
+    int type = xmlTextReaderNodeType(r), depth = xmlTextReaderDepth(r);
+    if (depth == 0 && type == XML_READER_TYPE_ELEMENT) in_root = 1;
+    if (!in_root) continue;
+    xd_c14s_node(&c, r);
+    if (depth == 0 && (type == XML_READER_TYPE_END_ELEMENT || xmlTextReaderIsEmptyElement(r)))
+      in_root = 0;
+  }
+  xmlFreeTextReader(r);
+  xd_c14s_free(&c);
+  xmlOutputBufferPtr ob = xmlAllocOutputBuffer(NULL);
+  int wn = xmlC14NExecute(doc, visible, xmlDocGetRootElement(doc), XML_C14N_EXCLUSIVE_1_0, NULL, 0, ob);
+  xmlDocPtr again = cp.p ? xmlReadMemory(cp.p, (int)cp.n, NULL, NULL, OPTS) : NULL;
+  xmlChar *got = NULL;
+  int gn = again ? xmlC14NDocDumpMemory(again, NULL, XML_C14N_EXCLUSIVE_1_0, NULL, 0, &got) : -1;
+  const xmlChar *w = xmlOutputBufferGetContent(ob);
+  int same = rc == 0 && !c.failed && wn >= 0 && gn >= 0 && (size_t)gn == xmlOutputBufferGetSize(ob) &&
+             !memcmp(got, w, (size_t)gn);
+  CHECK(same, "%s copy: rc %d\n in:   %s\n copy: %s\n want: %s\n got:  %s", what, rc, xml,
+        cp.p ? cp.p : "", w, got ? (const char *)got : "");
+  xmlFree(got);
+  if (again) xmlFreeDoc(again);
+  xmlOutputBufferClose(ob);
+  free(cp.p);
+}
+
 /* One document: whole, and the subtree of its k-th element. */
 static void compare(const char *xml, const char *what) {
   xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), NULL, NULL, OPTS);
@@ -155,6 +191,7 @@ static void compare(const char *xml, const char *what) {
         got.p ? got.p : "");
   xmlOutputBufferClose(ob);
   free(got.p);
+  copy_check(doc, xml, what);
   xmlFreeDoc(doc);
 }
 
