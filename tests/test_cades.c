@@ -413,6 +413,78 @@ static void round_trip(const fixture *f) {
   free(esc);
 }
 
+/* A TSA's own validation data in its token (RFC 5126 Annex B.2): added to
+ * the signature-time-stamp's token (the CA above the TSA, ca.crl), read
+ * back and checked, the token put back into the T (which still verifies);
+ * refused: twice, another token, a covered signature-time-stamp, a changed
+ * CRL value in the token. */
+static void tsa_data(const fixture *f) {
+  static msg bes, t, t2, xl1;
+  static uint8_t tok2[16384];
+  gostx_cms_ts_token tok, got;
+  gostx_cades_info info;
+  gostx_cades_verdict v;
+  gostx_cades_status st;
+  gostx_x509_cert tsa;
+  size_t len, index;
+  make_t(f, &bes, &t);
+  const uint8_t *tsa_der = cert_der(3, "tsa.pem");
+  CHECK(gostx_x509_parse(tsa_der, pem_der_len[3], &tsa, NULL) == 0, "tsa.pem parses");
+  CHECK(gostx_cades_parse(&t.sd.signers[0], &info, &st) == 0 &&
+            gostx_cms_ts_parse(info.sig_ts[0], info.sig_ts_len[0], &tok, NULL) == 0,
+        "the T's token");
+  gostx_cades_validation w = f->v;
+  w.certs = &f->chain[1], w.cert_len = &f->chain_len[1], w.n_certs = 1; /* ca */
+  w.n_crls = 1, w.n_ocsps = 0;                                           /* ca.crl */
+  CHECK(gostx_cades_add_tsa_validation(&tok, &tsa, &w, tok2, sizeof tok2, &len, &st) == 0 &&
+            gostx_cms_ts_parse(tok2, len, &got, NULL) == 0,
+        "the TSA's data added to its token: %s", gostx_cades_status_name(st));
+  CHECK(gostx_cades_tsa_values(&got, &info, &st, &index) == 0 && info.n_certs == 1 && info.n_crls == 1 &&
+            info.n_cert_refs == 1 && info.n_crl_ocsp_refs == 2 && info.crl_len[0] == f->ca_crl_len,
+        "read back: the CA and its CRL, referenced: %s", gostx_cades_status_name(st));
+  CHECK(gostx_cades_tsa_values(&tok, &info, &st, &index) == 0 && !info.n_certs && !info.n_crls,
+        "a token without data: none");
+  CHECK(gostx_cades_add_tsa_validation(&got, &tsa, &w, NULL, 0, &len, &st) == GOSTX_EFORMAT &&
+            st == GOSTX_CADES_DUPLICATE,
+        "twice: DUPLICATE");
+  CHECK(gostx_cades_replace_timestamp(&t.sd, 0, GOSTX_CADES_TS_SIGNATURE, 0, got.token, got.token_len, t2.buf,
+                                      sizeof t2.buf, &t2.len, &st) == 0 &&
+            parse(&t2) == 0,
+        "the token put back: %s", gostx_cades_status_name(st));
+  CHECK(verify(f, &t2, &info, &v) == GOSTX_CADES_OK && v.level == GOSTX_CADES_T && info.n_sig_ts == 1 &&
+            info.sig_ts_len[0] == got.token_len && !memcmp(info.sig_ts[0], got.token, got.token_len),
+        "the T with it verifies: %s", gostx_cades_status_name(v.status));
+  CHECK(gostx_cades_replace_timestamp(&t.sd, 0, GOSTX_CADES_TS_ESC, 0, got.token, got.token_len, t2.buf,
+                                      sizeof t2.buf, &t2.len, &st) == GOSTX_EINVAL,
+        "no CAdES-C-time-stamp to replace: EINVAL");
+  /* another token: the CAdES-C one of the vectors */
+  size_t esc_len;
+  uint8_t *esc = slurp("esc.tsr", &esc_len);
+  gostx_cms_ts_token other;
+  CHECK(gostx_cms_ts_parse(esc, esc_len, &other, NULL) == 0 &&
+            gostx_cades_replace_timestamp(&t.sd, 0, GOSTX_CADES_TS_SIGNATURE, 0, other.token, other.token_len,
+                                          t2.buf, sizeof t2.buf, &t2.len, &st) == GOSTX_EFORMAT &&
+            st == GOSTX_CADES_OTHER_TOKEN,
+        "another token: OTHER_TOKEN");
+  CHECK(add_validation(f, &t, &f->v, GOSTX_CADES_REFS | GOSTX_CADES_VALUES, &t2, &st) == 0 &&
+            gostx_cades_add_timestamp(&t2.sd, 0, GOSTX_CADES_TS_ESC, esc, esc_len, xl1.buf, sizeof xl1.buf,
+                                      &xl1.len, &st) == 0 &&
+            parse(&xl1) == 0,
+        "an X Long Type 1");
+  CHECK(gostx_cades_replace_timestamp(&xl1.sd, 0, GOSTX_CADES_TS_SIGNATURE, 0, got.token, got.token_len, NULL, 0,
+                                      &len, &st) == GOSTX_EFORMAT &&
+            st == GOSTX_CADES_TIMESTAMPED,
+        "a signature-time-stamp a CAdES-C-time-stamp covers: TIMESTAMPED");
+  /* ca.crl's last byte changed inside the token: its reference's hash no longer meets it */
+  const uint8_t *at = find(tok2, got.token_len, f->ca_crl, f->ca_crl_len);
+  CHECK(at != NULL, "the CRL in the token");
+  if (at) tok2[at - tok2 + f->ca_crl_len - 1] ^= 1;
+  CHECK(gostx_cms_ts_parse(tok2, got.token_len, &got, NULL) == 0 &&
+            gostx_cades_tsa_values(&got, &info, &st, &index) == GOSTX_EAUTH && st == GOSTX_CADES_REV_HASH_MISMATCH,
+        "a changed CRL value in the token: REV_HASH_MISMATCH (%s)", gostx_cades_status_name(st));
+  free(esc);
+}
+
 /* RFC 5126's OtherHash CHOICE read both ways: a bare sha1Hash OCTET
  * STRING (20 bytes) and an OtherHashAlgAndValue of an algorithm not built
  * (SHA-256: alg 0, its OID kept); a sha1Hash of another size refused. */
@@ -453,6 +525,7 @@ int main(int argc, char **argv) {
   fixture f;
   load(&f);
   round_trip(&f);
+  tsa_data(&f);
   other_hash_forms();
   gostx_x509_store_free(f.store);
   free(f.bes), free(f.t_reply), free(f.ca_crl), free(f.int_crl), free(f.ocsp), free(f.content);

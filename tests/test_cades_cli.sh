@@ -9,24 +9,16 @@
 # A signer revoked after the signature timestamp still verifies; revoked
 # before, -enhance refuses and (made with -noverify) -verify refuses, both
 # naming the revocation; the signature timestamp's TSA revoked before the
-# CAdES-C timestamp is refused, after it passes; a changed certificate
-# value and revocation value
-# are refused by name; a failed run leaves -in as it was.
+# CAdES-C timestamp is refused by -enhance and (with -noverify) -verify,
+# after it passes; a changed certificate value and revocation value
+# are refused by name; a failed run leaves -in as it was
+# (tests/test_cades_tsa_cli.sh: the TSAs' own data in their tokens).
 . "$(dirname "$0")/cli_common.sh" cades_cli
 cd "$T" || exit 1
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
 
-"$G" genpkey -c 256A -o ca.key 2>/dev/null
-"$G" req -x509 -ca -key ca.key -subj "/CN=Qualified CA/O=gostx test" -days 3650 -out ca.pem
-printf 'keyUsage = critical,digitalSignature,nonRepudiation\n' > signer.ext
-printf 'basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\nextendedKeyUsage = critical,timeStamping\n' > tsa.ext
-printf 'extendedKeyUsage = OCSPSigning\n' > rsp.ext
-issue() { # issue NAME EXT: NAME.key, NAME.pem by `gostx ca` (its line in index.txt)
-  "$G" genpkey -c 256A -o "$1.key" 2>/dev/null
-  "$G" req -new -key "$1.key" -subj "/CN=$1/O=gostx test" -out "$1.csr"
-  "$G" ca -in "$1.csr" -cert ca.pem -keyfile ca.key -index index.txt -days 365 -extfile "$2" -out "$1.pem" 2>/dev/null
-}
+. "$here/support/cades_pki.sh" "Qualified CA"
 for u in after before good; do issue $u signer.ext; done
 issue tsa tsa.ext
 for u in tsa_before tsa_after; do issue $u tsa.ext; done
@@ -97,10 +89,11 @@ check "no TSA: named, exit 2" said 2 "Signature timestamp is needed: -tsa URL" f
 # the signature timestamp's TSA judged at the CAdES-C timestamp's time with
 # the CRL in revocation-values (same CA): revoked before it, -verify fails
 # naming the timestamp; revoked after it (the CRL made later), it passes
-tsa_xl1() { # tsa_xl1 TSA CRL OUT: good.bes timestamped by TSA, XL1 with CRL, the CAdES-C by tsa
+tsa_xl1() { # tsa_xl1 TSA CRL OUT [ARGS]: good.bes timestamped by TSA, XL1 with CRL, the CAdES-C by tsa
   "$G" ts -reply -queryfile q1.tsq -signer "$1.pem" -inkey "$1.key" -serial tsa.serial -out "$1.tsr" 2>/dev/null
-  run "$1" cms -enhance -in good.bes -to XL1 -tsa-reply "$1.tsr" -tsa-query "$1.q2" -CRLfile "$2" \
-    -CAfile ca.pem -outform DER -out "$3"
+  run "$1.1" cms -enhance -in good.bes -to XL1 -tsa-reply "$1.tsr" -tsa-query "$1.q2" -CRLfile "$2" \
+    -CAfile ca.pem -outform DER -out "$3" "${@:4}"
+  [ "$rc" = 0 ] || return
   "$G" ts -reply -queryfile "$1.q2" -signer tsa.pem -inkey tsa.key -serial tsa.serial -out "$1.r2" 2>/dev/null
   run "$1" cms -enhance -in "$3" -to XL1 -tsa-reply "$1.r2" -CAfile ca.pem -outform DER -out "$3"
 }
@@ -109,7 +102,10 @@ tsa_xl1() { # tsa_xl1 TSA CRL OUT: good.bes timestamped by TSA, XL1 with CRL, th
 "$G" ca -gencrl -cert ca.pem -keyfile ca.key -index index.txt -crldays 30 -out tsa1.crl 2>/dev/null
 sleep 1.1 # the CAdES-C timestamp a second after the revocation
 tsa_xl1 tsa_before tsa1.crl tsa_before.xl
-check "a TSA revoked before the CAdES-C timestamp: still enhanced" said 0 "^level: CAdES-X Long Type 1$" tsa_before.err
+check "a TSA revoked before: -enhance refuses (the CRL goes in its token)" \
+  said 4 "signature timestamp 1: the TSA's certificate at .*certificate revoked (reason: keyCompromise" tsa_before.1.err
+tsa_xl1 tsa_before tsa1.crl tsa_before.xl -noverify
+check "a TSA revoked before, -noverify: enhanced" said 0 "^level: CAdES-X Long Type 1$" tsa_before.err
 run v7 cms -verify -in tsa_before.xl -inform DER -content doc.txt -CAfile ca.pem
 check "TSA revoked before the CAdES-C timestamp: refused, named" \
   said 4 "signature timestamp 1: the TSA's certificate at .*certificate revoked (reason: keyCompromise" v7.err
@@ -150,7 +146,8 @@ check "offline: revoked before the timestamp fails, named" said 4 "certificate r
 run v3 cms -verify -in good.xl -content doc.txt -CAfile ca.pem
 check "offline: the CRL-based XL1 verifies" said 0 "^level: CAdES-X Long Type 1$" v3.err
 check "offline: both TSAs judged with the CRL" grep -q "CAdES-C timestamp 1: TSA certificate and revocation values: OK" v3.err
-check "offline: no OCSP response for the TSA: said" grep -q "signature timestamp 1: TSA certificate: no revocation values for it" v1.err
+check "offline: the TSA judged with the OCSP response -ocsp put in its token" \
+  grep -q "signature timestamp 1: TSA certificate and revocation values: OK" v1.err
 
 # tampered values: the last byte of certificate-values (the CA certificate's
 # signature) and of revocation-values (the CRL's signature)
@@ -158,13 +155,14 @@ tamper() { # tamper IN OUT OID-LAST-BYTE: OUT = IN with the attribute's last byt
   python3 - "$1" "$2" "$3" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
-oid = bytes.fromhex("060b2a864886f70d01091002") + bytes([int(sys.argv[3])])
-i = d.index(oid) + len(oid)          # the attrValues SET
-n = d[i + 1]
-if n < 0x80: end = i + 2 + n
-else:
-    k = n & 0x7f; end = i + 2 + k + int.from_bytes(d[i + 2:i + 2 + k], "big")
-d[end - 1] ^= 0x55
+aa = bytes.fromhex("060b2a864886f70d01091002")
+def values_end(i):                    # i: the attrValues SET
+    n = d[i + 1]
+    if n < 0x80: return i + 2 + n
+    k = n & 0x7f; return i + 2 + k + int.from_bytes(d[i + 2:i + 2 + k], "big")
+ts = d.index(aa + b"\x0e") + len(aa) + 1  # the signer's, after its timestamp's token (the TSA's own)
+oid = aa + bytes([int(sys.argv[3])])
+d[values_end(d.index(oid, values_end(ts)) + len(oid)) - 1] ^= 0x55
 open(sys.argv[2], "wb").write(d)
 PY
 }

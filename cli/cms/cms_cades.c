@@ -67,8 +67,8 @@ static int cades_refuse(size_t s, const gostx_cms_signed *sd, const gostx_cades_
  * does not parse is refused by name (a reference met it: it is the
  * signature's, not noise). */
 typedef struct rev_values {
-  gostx_x509_crl crls[GOSTX_CADES_MAX];
-  gostx_ocsp_response ocsps[GOSTX_CADES_MAX];
+  gostx_x509_crl crls[2 * GOSTX_CADES_MAX]; /* room for a TSA's token's own (token_values) */
+  gostx_ocsp_response ocsps[2 * GOSTX_CADES_MAX];
   size_t n_crls, n_ocsps;
 } rev_values;
 
@@ -154,35 +154,55 @@ static int64_t esc_time(const gostx_cades_info *info, int64_t now) {
   return t;
 }
 
-/* One token's TSA certificate and its path at when with the revocation
- * values: revoked (or any other failure) refuses, named; no revocation
- * data for it is said, not refused (docs/ESIGN.md). */
-static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t when,
-                       const gostx_cms_signed *sd, const gostx_cades_info *info, const rev_values *r,
-                       const gostx_cms_verify_params *params, gostx_cms_ts_token *t, gostx_x509_cert *chain,
-                       gostx_x509_verify_result *res) {
-  gostx_cms_ts_status st;
-  char at[64];
-  cms_time_text(when, at, sizeof at);
-  if (gostx_cms_ts_parse(der, len, t, &st) || t->sd.n_signers != 1) return 0; /* named by gostx_cades_verify */
-  const gostx_x509_cert *tsa = cms_signer_cert(&t->sd, &t->sd.signers[0], params->untrusted, params->n_untrusted);
-  if (!tsa) {
-    cli_err("cms: CAdES: %s: the TSA's certificate is not in the token (nor -untrusted)", what);
-    return CMS_EXIT_VERIFY;
+/* The TSA's own validation data in its token (RFC 5126 Annex B.2, what
+ * -enhance writes there): its references checked against its values, its
+ * certificate values appended to chain[*n], *all the signature's
+ * revocation values r and then the token's. */
+static int token_values(const char *what, const gostx_cms_ts_token *t, const rev_values *r, rev_values *all,
+                        gostx_x509_cert *chain, size_t *n) {
+  gostx_cades_info *tinfo = malloc(sizeof *tinfo);
+  gostx_cades_status st;
+  size_t index;
+  if (!tinfo) return cli_err("out of memory"), CLI_EXIT_FAIL;
+  *all = *r;
+  int rc = 0;
+  if (gostx_cades_tsa_values(t, tinfo, &st, &index)) {
+    cli_err("cms: CAdES: %s: the TSA's validation data in its token: %s (reference %zu)", what,
+            gostx_cades_status_name(st), index + 1);
+    rc = CMS_EXIT_VERIFY;
   }
-  size_t n = 0;
-  chain[n++] = *tsa;
-  for (size_t i = 0; i < t->sd.n_certs; i++) chain[n++] = t->sd.certs[i];
-  for (size_t i = 0; i < info->n_certs; i++)
-    if (!gostx_x509_parse(info->certs[i], info->cert_len[i], &chain[n], NULL)) n++;
-  for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
+  for (size_t i = 0; !rc && i < tinfo->n_certs; i++)
+    if (!gostx_x509_parse(tinfo->certs[i], tinfo->cert_len[i], &chain[*n], NULL)) ++*n;
+  rev_values *own = rc ? NULL : malloc(sizeof *own);
+  if (!rc && !own) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc && (rc = read_values(tinfo, own))) cli_err("cms: CAdES: %s: in the TSA's token", what);
+  for (size_t i = 0; !rc && i < own->n_crls; i++) all->crls[all->n_crls++] = own->crls[i];
+  for (size_t i = 0; !rc && i < own->n_ocsps; i++) all->ocsps[all->n_ocsps++] = own->ocsps[i];
+  free(own);
+  free(tinfo);
+  return rc;
+}
+
+/* The TSA's path (chain[n]) at when with the revocation values: OK said;
+ * no data for it said, not refused (docs/ESIGN.md); values stale at when
+ * (a CAdES-C timestamp's TSA judged at now, past a CRL's nextUpdate) said,
+ * and the path judged at the token's time made instead, when they were
+ * current; any other failure refused, named. */
+static int judge_tsa(const char *what, int64_t when, int64_t made, const gostx_cms_verify_params *params,
+                     const gostx_x509_cert *chain, size_t n, const rev_values *all, gostx_x509_verify_result *res) {
   gostx_x509_verify_opts o;
+  char at[64];
   gostx_x509_verify_opts_init(&o, when);
-  o.crls = r->crls, o.n_crls = r->n_crls;
-  o.ocsps = r->ocsps, o.n_ocsps = r->n_ocsps;
+  o.crls = all->crls, o.n_crls = all->n_crls, o.ocsps = all->ocsps, o.n_ocsps = all->n_ocsps;
   o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
   o.memo = params->memo;
   gostx_x509_status xs = gostx_x509_verify_with(params->store, chain, n, &o, res);
+  cms_time_text(when, at, sizeof at);
+  if ((xs == GOSTX_X509_CRL_EXPIRED || xs == GOSTX_X509_OCSP_STALE) && made < when) {
+    fprintf(stderr, "%s: TSA certificate: revocation values stale at %s (depth %zu): judged at its token's "
+            "time\n", what, at, res->depth);
+    return judge_tsa(what, made, made, params, chain, n, all, res);
+  }
   if (xs == GOSTX_X509_OK) {
     fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
     return 0;
@@ -196,12 +216,40 @@ static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t
   return CMS_EXIT_VERIFY;
 }
 
+/* One token's TSA certificate and its path at when with the revocation
+ * values (the signature's and its token's own): revoked (or any other
+ * failure) refuses, named; no revocation data for it is said, not refused
+ * (docs/ESIGN.md). */
+static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t when,
+                       const gostx_cms_signed *sd, const gostx_cades_info *info, const rev_values *r,
+                       const gostx_cms_verify_params *params, gostx_cms_ts_token *t, gostx_x509_cert *chain,
+                       gostx_x509_verify_result *res) {
+  gostx_cms_ts_status st;
+  if (gostx_cms_ts_parse(der, len, t, &st) || t->sd.n_signers != 1) return 0; /* named by gostx_cades_verify */
+  const gostx_x509_cert *tsa = cms_signer_cert(&t->sd, &t->sd.signers[0], params->untrusted, params->n_untrusted);
+  if (!tsa) {
+    cli_err("cms: CAdES: %s: the TSA's certificate is not in the token (nor -untrusted)", what);
+    return CMS_EXIT_VERIFY;
+  }
+  size_t n = 0;
+  chain[n++] = *tsa;
+  for (size_t i = 0; i < t->sd.n_certs; i++) chain[n++] = t->sd.certs[i];
+  for (size_t i = 0; i < info->n_certs; i++)
+    if (!gostx_x509_parse(info->certs[i], info->cert_len[i], &chain[n], NULL)) n++;
+  for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
+  rev_values *all = malloc(sizeof *all);
+  int rc = all ? token_values(what, t, r, all, chain, &n) : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  if (!rc) rc = judge_tsa(what, when, t->gen_time, params, chain, n, all, res);
+  free(all);
+  return rc;
+}
+
 /* Every timestamp's TSA judged with the signature's revocation values. */
 static int tsas_at_time(const gostx_cms_signed *sd, const gostx_cades_info *info,
                         const gostx_cms_verify_params *params) {
   rev_values *r = malloc(sizeof *r);
   gostx_cms_ts_token *t = malloc(sizeof *t);
-  gostx_x509_cert *chain = malloc((1 + 2 * GOSTX_CMS_MAX_CERTS + GOSTX_CADES_MAX) * sizeof *chain);
+  gostx_x509_cert *chain = malloc((1 + 2 * GOSTX_CMS_MAX_CERTS + 2 * GOSTX_CADES_MAX) * sizeof *chain);
   gostx_x509_verify_result *res = malloc(sizeof *res);
   int rc = r && t && chain && res ? read_values(info, r) : (cli_err("out of memory"), CLI_EXIT_FAIL);
   int64_t at_esc = esc_time(info, params->now);

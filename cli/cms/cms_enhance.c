@@ -13,26 +13,9 @@
 #include <time.h>
 
 #include "../ocsp/ocsp_cli.h"
-#include "../ca/crl_file.h"
-#include "cms_cli.h"
-#include "gostx/cades.h"
-#include "ocsp_file.h"
+#include "cms_enhance.h"
 
 #define NET_TIMEOUT 20 /* seconds for each connect, read and write */
-
-typedef struct enhance {
-  const cms_args *a;
-  gostx_x509_store *store;
-  cli_cert_list *untrusted;
-  cli_crl_list *crls;
-  cli_ocsp_list *ocsps;
-  uint8_t *der; /* the message as it is now */
-  size_t len;
-  gostx_cms_signed *sd;
-  gostx_cades_info *info;
-  gostx_cms_ts_token *t;
-  int reply_used, pending; /* -tsa-reply taken; a query written, the rest for the next run */
-} enhance;
 
 static gostx_cms_verify_params params_of(const enhance *e, int64_t now) {
   gostx_cms_verify_params p = {e->store, e->untrusted->c, e->untrusted->n, now, GOSTX_X509_PURPOSE_ANY, NULL};
@@ -51,15 +34,8 @@ static int take(enhance *e, uint8_t *der, size_t len) {
   return 0;
 }
 
-/* A lib call that writes a message: sized, then made (call is a
- * closure over the inputs through its ctx). */
-typedef int (*make_fn)(const enhance *e, const void *ctx, uint8_t *out, size_t cap, size_t *len,
-                       gostx_cades_status *st);
-
-/* make's output, sized then made, into *out (malloc'ed): 0, or the exit
- * status having named what failed. */
-static int made(const enhance *e, make_fn make, const void *ctx, const char *what, uint8_t **out,
-                size_t *len) {
+int enhance_made(const enhance *e, make_fn make, const void *ctx, const char *what, uint8_t **out,
+                 size_t *len) {
   gostx_cades_status st = GOSTX_CADES_OK;
   *out = NULL, *len = 0;
   int rc = make(e, ctx, NULL, 0, len, &st);
@@ -72,10 +48,10 @@ static int made(const enhance *e, make_fn make, const void *ctx, const char *wha
   return rc == GOSTX_EFORMAT ? CMS_EXIT_VERIFY : CLI_EXIT_FAIL;
 }
 
-static int remake(enhance *e, make_fn make, const void *ctx, const char *what) {
+int enhance_remake(enhance *e, make_fn make, const void *ctx, const char *what) {
   uint8_t *out;
   size_t len;
-  int rc = made(e, make, ctx, what, &out, &len);
+  int rc = enhance_made(e, make, ctx, what, &out, &len);
   return rc ? rc : take(e, out, len);
 }
 
@@ -137,7 +113,7 @@ static int stamp(enhance *e, const uint8_t *data, size_t len, int kind, const ch
   }
   if (!rc && reply) {
     stamp_ctx c = {e->t->token, e->t->token_len, kind};
-    rc = remake(e, embed_stamp, &c, what);
+    rc = enhance_remake(e, embed_stamp, &c, what);
   }
   free(reply);
   return rc;
@@ -145,9 +121,9 @@ static int stamp(enhance *e, const uint8_t *data, size_t len, int kind, const ch
 
 /* ---- the validation data ---- */
 
-/* -ocsp URL: the signer's status asked of the responder (a SHA-1 CertID,
- * a nonce), the response checked now against the issuer and kept. */
-static int ask_ocsp(enhance *e, const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
+/* -ocsp URL: a status asked of the responder (a SHA-1 CertID, a nonce),
+ * the response checked now against the issuer and kept. */
+int enhance_ask_ocsp(enhance *e, const gostx_x509_cert *cert, const gostx_x509_cert *issuer) {
   gostx_ocsp_request req;
   uint8_t der[512], *resp = NULL;
   size_t len, resp_len;
@@ -216,7 +192,8 @@ static int add_values(const enhance *e, const void *ctx, uint8_t *out, size_t ca
 }
 
 /* X Long: the chain (built at the signature's time, judged with the
- * revocation data there) referenced and carried. */
+ * revocation data there) referenced and carried, with the CRLs and OCSP
+ * responses for it (a TSA's go in its token: enhance_tsa_values). */
 static int add_validation(enhance *e) {
   const gostx_cms_signer_info *si = &e->sd->signers[0];
   gostx_x509_cert *chain = malloc((1 + GOSTX_CMS_MAX_CERTS + CLI_CERTS_MAX) * sizeof *chain);
@@ -234,22 +211,18 @@ static int add_validation(enhance *e) {
     for (size_t i = 0; i < e->untrusted->n; i++) chain[n++] = e->untrusted->c[i];
     rc = path_at(e, chain, n, signature_time(e), 0, res);
   }
-  if (!rc && e->a->ocsp_url && res->path_len > 1) rc = ask_ocsp(e, res->path[0], res->path[1]);
+  if (!rc && e->a->ocsp_url && res->path_len > 1) rc = enhance_ask_ocsp(e, res->path[0], res->path[1]);
   if (!rc) rc = path_at(e, chain, n, signature_time(e), 1, res);
+  enhance_values *ev = rc ? NULL : malloc(sizeof *ev);
+  if (!rc && !ev) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
   if (!rc) {
-    const uint8_t *certs[GOSTX_X509_MAX_DEPTH];
-    size_t cert_len[GOSTX_X509_MAX_DEPTH], crl_len[CLI_CRLS_MAX];
-    const uint8_t *crls[CLI_CRLS_MAX];
-    size_t k = 0;
-    for (size_t i = 1; i < res->path_len; i++, k++) certs[k] = res->path[i]->der, cert_len[k] = res->path[i]->der_len;
-    for (size_t i = 0; i < e->crls->n; i++) crls[i] = e->crls->c[i].der, crl_len[i] = e->crls->c[i].der_len;
-    gostx_cades_validation v = {certs, crls, (const uint8_t *const *)e->ocsps->der, cert_len, crl_len,
-                                e->ocsps->len, k, e->crls->n, e->ocsps->n};
-    validation_ctx c = {signer, &v};
+    enhance_values_for(e, res, ev);
+    validation_ctx c = {signer, &ev->v};
     gostx_x509_cert keep = *signer; /* signer points into the message remake replaces */
     c.signer = &keep;
-    rc = remake(e, add_values, &c, "the validation data");
+    rc = enhance_remake(e, add_values, &c, "the validation data");
   }
+  free(ev);
   free(res);
   free(chain);
   return rc;
@@ -276,7 +249,7 @@ static int esc_data(const enhance *e, const void *ctx, uint8_t *out, size_t cap,
 static int add_esc_stamp(enhance *e) {
   uint8_t *data;
   size_t len;
-  int rc = made(e, esc_data, NULL, "the CAdES-C-time-stamp's data", &data, &len);
+  int rc = enhance_made(e, esc_data, NULL, "the CAdES-C-time-stamp's data", &data, &len);
   if (!rc) rc = stamp(e, data, len, GOSTX_CADES_TS_ESC, "CAdES-C timestamp");
   free(data);
   return rc;
@@ -303,11 +276,14 @@ static int run(enhance *e) {
     if ((rc = read_level(e, &v))) return rc;
   }
   if (a->enhance_to == ENHANCE_XL1) {
+    /* with the signer's, the signature-time-stamp's TSA's data: its token
+     * changes now or never (a CAdES-C-time-stamp's query may be out) */
     if (!e->info->has_cert_refs && !e->info->has_rev_refs &&
-        ((rc = add_validation(e)) || (rc = read_level(e, &v))))
+        ((rc = add_validation(e)) || (rc = enhance_tsa_values(e, GOSTX_CADES_TS_SIGNATURE)) ||
+         (rc = read_level(e, &v))))
       return rc;
     if (!e->info->n_esc_ts && ((rc = add_esc_stamp(e)) || e->pending)) return rc;
-    if ((rc = read_level(e, &v))) return rc;
+    if ((rc = enhance_tsa_values(e, GOSTX_CADES_TS_ESC)) || (rc = read_level(e, &v))) return rc;
     if (v.level != GOSTX_CADES_X_LONG_TYPE1) {
       cli_err("cms: -enhance: %s reached %s, not CAdES-X Long Type 1 (validation data it had already "
               "is not all met)", a->in, gostx_cades_level_name(v.level));

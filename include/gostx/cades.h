@@ -56,7 +56,11 @@ typedef enum gostx_cades_status {
   GOSTX_CADES_TIME_ORDER,         /* a CAdES-C-time-stamp older than the signature-time-stamp */
   GOSTX_CADES_BAD_CRL,            /* building: an input CRL is not a DER CertificateList */
   GOSTX_CADES_BAD_OCSP,           /* building: an input is no successful OCSP response */
-  GOSTX_CADES_BAD_CERT            /* building: an input certificate does not parse */
+  GOSTX_CADES_BAD_CERT,           /* building: an input certificate does not parse */
+  GOSTX_CADES_TIMESTAMPED,        /* building: the signature-time-stamp is covered by a
+                                     CAdES-C-time-stamp: changing it would break that one */
+  GOSTX_CADES_OTHER_TOKEN         /* building: the new token is not the old one (its TSTInfo
+                                     and signature) with unsigned attributes added */
 } gostx_cades_status;
 
 GOSTX_API const char *gostx_cades_status_name(gostx_cades_status st);
@@ -163,6 +167,7 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_validation(
 /* The timestamps this layer adds */
 #define GOSTX_CADES_TS_ESC 1           /* CAdES-C-time-stamp (X Type 1), RFC 5126 6.3.5 */
 #define GOSTX_CADES_TS_CERTS_CRLS 2    /* time-stamped-certs-crls-references (X Type 2), 6.3.6 */
+#define GOSTX_CADES_TS_SIGNATURE 3     /* signature-time-stamp (CAdES-T), 6.1.1 */
 
 /* The bytes a timestamp of kind covers, into out[cap] (out NULL: *out_len
  * only): ESC: the signature value, then each signature-time-stamp
@@ -188,6 +193,44 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_timestamp(const gostx_cms_signed 
                                                           size_t token_len, uint8_t *out,
                                                           size_t cap, size_t *out_len,
                                                           gostx_cades_status *st);
+
+/* A TSA's own validation data (RFC 5126 Annex B.2; 6.2.1, 6.2.2, 6.3.3 and
+ * 6.3.4 "for any TSUs ... added to the signedData of the relevant
+ * time-stamp token"): the token t again (out, a TimeStampToken) with
+ * complete-certificate-references, complete-revocation-references,
+ * certificate-values and revocation-values added to its SignerInfo's
+ * unsignedAttrs, for its TSA certificate tsa_cert and v (the chain above
+ * it, the CRLs and OCSP responses), as gostx_cades_add_validation writes
+ * them for a signer. The token's signature and TSTInfo are unchanged.
+ * out NULL: *out_len only. 0; GOSTX_ELEN; GOSTX_EFORMAT with *st
+ * (DUPLICATE: the token has such attributes already; BAD_CRL, BAD_OCSP,
+ * BAD_CERT, TOO_MANY, MALFORMED); GOSTX_EINVAL for misuse. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_tsa_validation(
+    const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert, const gostx_cades_validation *v,
+    uint8_t *out, size_t cap, size_t *out_len, gostx_cades_status *st);
+
+/* sd again with signer's index-th timestamp of kind (GOSTX_CADES_TS_SIGNATURE
+ * or GOSTX_CADES_TS_ESC, counted in gostx_cades_info's order) replaced by
+ * token: the same token with unsigned attributes added (what
+ * gostx_cades_add_tsa_validation made), the attribute order kept. A
+ * signature-time-stamp can be replaced only before a CAdES-C-time-stamp
+ * covers it. 0; GOSTX_ELEN; GOSTX_EFORMAT with *st (TIMESTAMPED,
+ * OTHER_TOKEN, MALFORMED); GOSTX_EINVAL for misuse (no such timestamp). */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, size_t signer,
+                                                              int kind, size_t index,
+                                                              const uint8_t *token, size_t token_len,
+                                                              uint8_t *out, size_t cap, size_t *out_len,
+                                                              gostx_cades_status *st);
+
+/* The TSA's own validation data in token t's SignerInfo read into *info
+ * (zero counts when it has none) and checked as gostx_cades_verify checks a
+ * signer's: both complete references when any attribute is there, one
+ * CrlOcspRef per certificate reference plus the TSA's, every reference met
+ * by a value (the token's certificates count as values). 0; GOSTX_EFORMAT
+ * or GOSTX_EAUTH with *st and *index (the reference that failed). The
+ * values are for path validation of the TSA's certificate. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_tsa_values(const gostx_cms_ts_token *t, gostx_cades_info *info,
+                                                       gostx_cades_status *st, size_t *index);
 
 /* The verdict on one signer's CAdES layers. */
 typedef struct gostx_cades_verdict {

@@ -47,6 +47,28 @@ int gostx__cades_read_ocsp(const uint8_t *der, size_t len, gostx__cades_ocsp *o)
  * name hashed as the CertID says: SHA-1 or Streebog). */
 int gostx__cades_ocsp_covers(const gostx__cades_ocsp *o, const gostx_x509_cert *cert);
 
+/* gostx_cades_validation's inputs read once (cades_write.c): certificates
+ * parsed, CRLs' and responses' fields; signer the certificate whose
+ * CrlOcspRef comes first, what GOSTX_CADES_REFS and/or _VALUES. */
+typedef struct gostx__cades_inputs {
+  const gostx_x509_cert *signer;
+  unsigned what;
+  size_t n_certs, n_crls, n_ocsps;
+  gostx_x509_cert certs[GOSTX_CADES_MAX];
+  gostx__cades_crl crls[GOSTX_CADES_MAX];
+  gostx__cades_ocsp ocsps[GOSTX_CADES_MAX];
+} gostx__cades_inputs;
+/* 1 when v's lists are there as their counts say */
+int gostx__cades_validation_ok(const gostx_cades_validation *v);
+/* v read into *in: OK, TOO_MANY, BAD_CERT, BAD_CRL or BAD_OCSP. */
+gostx_cades_status gostx__cades_read_inputs(const gostx_cades_validation *v, gostx__cades_inputs *in);
+/* A gostx__cms_attr_writer: in's (ctx) references and/or values. */
+void gostx__cades_write_validation(gostx__der_w *w, const void *ctx);
+/* Every reference of info met by a value of info or sd's certificates
+ * (cades_verify.c): OK, or the first that is not (*index). */
+gostx_cades_status gostx__cades_refs_met(const gostx_cades_info *info, const gostx_cms_signed *sd,
+                                         size_t *index);
+
 /* An OtherHash read from r. */
 int gostx__cades_read_hash(gostx__der *r, gostx_cades_hash *h);
 /* 1 when h is the hash of der[len] (an unknown algorithm: 0). */

@@ -37,6 +37,10 @@ const char *gostx_cades_status_name(gostx_cades_status st) {
     case GOSTX_CADES_BAD_CRL: return "CAdES: a CRL given is not a DER CertificateList";
     case GOSTX_CADES_BAD_OCSP: return "CAdES: an OCSP response given is not a successful basic one";
     case GOSTX_CADES_BAD_CERT: return "CAdES: a certificate given does not parse";
+    case GOSTX_CADES_TIMESTAMPED:
+      return "CAdES: the signature-time-stamp is covered by a CAdES-C-time-stamp: it stays as it is";
+    case GOSTX_CADES_OTHER_TOKEN:
+      return "CAdES: the new token is not the old one with unsigned attributes added";
   }
   return "unknown status";
 }

@@ -53,8 +53,8 @@ static gostx_cades_status rev_met(const gostx_cades_rev_ref *ref, const gostx_ca
   return same_id ? GOSTX_CADES_REV_HASH_MISMATCH : GOSTX_CADES_REV_WITHOUT_VALUE;
 }
 
-/* every reference met: OK, or the first that is not (*index) */
-static gostx_cades_status refs_met(const gostx_cades_info *info, const gostx_cms_signed *sd, size_t *index) {
+gostx_cades_status gostx__cades_refs_met(const gostx_cades_info *info, const gostx_cms_signed *sd,
+                                         size_t *index) {
   gostx_cades_status st;
   for (*index = 0; *index < info->n_cert_refs; (*index)++)
     if ((st = cert_met(&info->cert_refs[*index], info, sd))) return st;
@@ -132,7 +132,7 @@ int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer, const gostx_cm
   v->level = GOSTX_CADES_C;
   int long_ok = 0;
   if (vals) {
-    if ((st = refs_met(info, sd, &index))) return fail(v, st, index, GOSTX_EAUTH);
+    if ((st = gostx__cades_refs_met(info, sd, &index))) return fail(v, st, index, GOSTX_EAUTH);
     long_ok = 1;
     v->level = GOSTX_CADES_X_LONG;
   }

@@ -6,15 +6,7 @@
 
 /* ---- the references and values ---- */
 
-/* The inputs read once: certificates parsed, CRLs' and responses' fields. */
-typedef struct inputs {
-  const gostx_x509_cert *signer;
-  unsigned what;
-  size_t n_certs, n_crls, n_ocsps;
-  gostx_x509_cert certs[GOSTX_CADES_MAX];
-  gostx__cades_crl crls[GOSTX_CADES_MAX];
-  gostx__cades_ocsp ocsps[GOSTX_CADES_MAX];
-} inputs;
+typedef gostx__cades_inputs inputs;
 
 /* OtherHashAlgAndValue { Streebog-256, hash of der[len] } */
 static void other_hash(gostx__der_w *w, const uint8_t *der, size_t len) {
@@ -150,7 +142,7 @@ static void values(gostx__der_w *w, const inputs *in) {
   gostx__cms_attr_end(w);
 }
 
-static void write_validation(gostx__der_w *w, const void *ctx) {
+void gostx__cades_write_validation(gostx__der_w *w, const void *ctx) {
   const inputs *in = ctx;
   if (in->what & GOSTX_CADES_REFS) {
     cert_refs(w, in);
@@ -159,7 +151,7 @@ static void write_validation(gostx__der_w *w, const void *ctx) {
   if (in->what & GOSTX_CADES_VALUES) values(w, in);
 }
 
-static gostx_cades_status read_inputs(const gostx_cades_validation *v, inputs *in) {
+gostx_cades_status gostx__cades_read_inputs(const gostx_cades_validation *v, inputs *in) {
   if (v->n_certs > GOSTX_CADES_MAX || v->n_crls > GOSTX_CADES_MAX || v->n_ocsps > GOSTX_CADES_MAX)
     return GOSTX_CADES_TOO_MANY;
   for (size_t i = 0; i < v->n_certs; i++)
@@ -176,6 +168,11 @@ static int lists_ok(const uint8_t *const *p, const size_t *len, size_t n) {
   return !n || (p && len);
 }
 
+int gostx__cades_validation_ok(const gostx_cades_validation *v) {
+  return v && lists_ok(v->certs, v->cert_len, v->n_certs) && lists_ok(v->crls, v->crl_len, v->n_crls) &&
+         lists_ok(v->ocsps, v->ocsp_len, v->n_ocsps);
+}
+
 int gostx_cades_add_validation(const gostx_cms_signed *sd, size_t signer, const gostx_x509_cert *signer_cert,
                                const gostx_cades_validation *v, unsigned what, uint8_t *out, size_t cap,
                                size_t *out_len, gostx_cades_status *st) {
@@ -184,9 +181,8 @@ int gostx_cades_add_validation(const gostx_cms_signed *sd, size_t signer, const 
   inputs in;
   if (!st) st = &dummy;
   *st = GOSTX_CADES_OK;
-  if (!sd || !sd->der || !signer_cert || !v || !out_len || signer >= sd->n_signers || !what ||
-      (what & ~(GOSTX_CADES_REFS | GOSTX_CADES_VALUES)) || !lists_ok(v->certs, v->cert_len, v->n_certs) ||
-      !lists_ok(v->crls, v->crl_len, v->n_crls) || !lists_ok(v->ocsps, v->ocsp_len, v->n_ocsps))
+  if (!sd || !sd->der || !signer_cert || !out_len || signer >= sd->n_signers || !what ||
+      (what & ~(GOSTX_CADES_REFS | GOSTX_CADES_VALUES)) || !gostx__cades_validation_ok(v))
     return GOSTX_EINVAL;
   if (gostx_cades_parse(&sd->signers[signer], &info, st)) return GOSTX_EFORMAT;
   if (!info.n_sig_ts) *st = GOSTX_CADES_NO_SIGNATURE_TIMESTAMP;
@@ -195,10 +191,10 @@ int gostx_cades_add_validation(const gostx_cms_signed *sd, size_t signer, const 
     *st = GOSTX_CADES_DUPLICATE;
   else if ((what & GOSTX_CADES_VALUES) && !(what & GOSTX_CADES_REFS) && !info.has_cert_refs)
     *st = GOSTX_CADES_NO_REFERENCES; /* X Long is C plus values */
-  else *st = read_inputs(v, &in);
+  else *st = gostx__cades_read_inputs(v, &in);
   if (*st) return GOSTX_EFORMAT;
   in.signer = signer_cert, in.what = what;
-  return gostx__cms_add_unsigned(sd, signer, write_validation, &in, out, cap, out_len);
+  return gostx__cms_add_unsigned(sd, signer, gostx__cades_write_validation, &in, out, cap, out_len);
 }
 
 /* ---- the X timestamps ---- */

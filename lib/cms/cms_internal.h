@@ -268,5 +268,10 @@ void gostx__cms_write_issuer_serial(gostx__der_w *w, const gostx_x509_cert *cert
 typedef void gostx__cms_attr_writer(gostx__der_w *w, const void *ctx);
 int gostx__cms_add_unsigned(const gostx_cms_signed *sd, size_t signer, gostx__cms_attr_writer *write,
                             const void *ctx, uint8_t *out, size_t cap, size_t *out_len);
+/* The same with signer's unsignedAttrs all rewrite writes: it is given the
+ * attributes there were (the [1]'s content; n 0 when none). */
+typedef void gostx__cms_attrs_rewriter(gostx__der_w *w, gostx__der old, const void *ctx);
+int gostx__cms_rewrite_unsigned(const gostx_cms_signed *sd, size_t signer, gostx__cms_attrs_rewriter *rewrite,
+                                const void *ctx, uint8_t *out, size_t cap, size_t *out_len);
 
 #endif

@@ -481,7 +481,7 @@ typedef enum gostx_cms_ts_status { GOSTX_CMS_TS_OK, GOSTX_CMS_TS_MALFORMED, GOST
     GOSTX_CMS_TS_POLICY_MISMATCH, GOSTX_CMS_TS_NO_SIGNING_CERT, ... } gostx_cms_ts_status;
 const char *gostx_cms_ts_status_name(gostx_cms_ts_status st);
 typedef struct gostx_cms_ts_token {
-  const uint8_t *token; size_t token_len; int64_t gen_time; ...;
+  const uint8_t *token; size_t token_len; gostx_cms_signed sd; int64_t gen_time; ...;
 } gostx_cms_ts_token;
 typedef struct gostx_cms_ts_verdict { gostx_cms_ts_status status; gostx_cms_verdict cms; ...; }
     gostx_cms_ts_verdict;

@@ -22,6 +22,7 @@ typedef struct gostx_ocsp_certid {
 } gostx_ocsp_certid;
 int gostx_ocsp_certid_make(const gostx_x509_cert *issuer, const uint8_t *serial,
                            size_t serial_len, gostx_ocsp_hash hash, gostx_ocsp_certid *id);
+int gostx_ocsp_certid_equal(const gostx_ocsp_certid *a, const gostx_ocsp_certid *b);
 typedef struct gostx_ocsp_request {
   gostx_ocsp_certid id[...]; size_t n; uint8_t nonce[...]; size_t nonce_len; ...;
 } gostx_ocsp_request;
@@ -63,7 +64,7 @@ const char *gostx_ocsp_reason_name(int reason);
 /* CRLs (include/gostx/x509_crl.h) */
 int gostx_x509_crl_pem_next(const char *pem, size_t pem_len, size_t *pos, uint8_t *der,
                             size_t cap, size_t *der_len);
-typedef struct gostx_x509_crl { ...; } gostx_x509_crl;
+typedef struct gostx_x509_crl { const uint8_t *issuer; size_t issuer_len; ...; } gostx_x509_crl;
 int gostx_x509_crl_parse(const uint8_t *der, size_t der_len, gostx_x509_crl *out,
                          gostx_x509_status *st);
 const char *gostx_x509_crl_reason_name(int reason);
@@ -82,18 +83,22 @@ int gostx_cms_ts_embed(const gostx_cms_signed *sd, size_t signer, const uint8_t 
 #define GOSTX_CADES_REFS ...
 #define GOSTX_CADES_VALUES ...
 #define GOSTX_CADES_TS_ESC ...
+#define GOSTX_CADES_TS_SIGNATURE ...
 typedef enum gostx_cades_status { GOSTX_CADES_OK, GOSTX_CADES_MALFORMED, GOSTX_CADES_DUPLICATE,
     GOSTX_CADES_TOO_MANY, GOSTX_CADES_UNKNOWN_HASH, GOSTX_CADES_NO_SIGNATURE_TIMESTAMP,
     GOSTX_CADES_NO_REFERENCES, GOSTX_CADES_REFS_COUNT, GOSTX_CADES_CERT_WITHOUT_VALUE,
     GOSTX_CADES_CERT_HASH_MISMATCH, GOSTX_CADES_REV_WITHOUT_VALUE, GOSTX_CADES_REV_HASH_MISMATCH,
     GOSTX_CADES_SIGNATURE_TIMESTAMP, GOSTX_CADES_ESC_TIMESTAMP, GOSTX_CADES_TIME_ORDER,
-    GOSTX_CADES_BAD_CRL, GOSTX_CADES_BAD_OCSP, GOSTX_CADES_BAD_CERT, ... } gostx_cades_status;
+    GOSTX_CADES_BAD_CRL, GOSTX_CADES_BAD_OCSP, GOSTX_CADES_BAD_CERT, GOSTX_CADES_TIMESTAMPED,
+    GOSTX_CADES_OTHER_TOKEN, ... } gostx_cades_status;
 const char *gostx_cades_status_name(gostx_cades_status st);
 typedef enum gostx_cades_level { GOSTX_CADES_BES, GOSTX_CADES_T, GOSTX_CADES_C,
     GOSTX_CADES_X_LONG, GOSTX_CADES_X_TYPE1, GOSTX_CADES_X_LONG_TYPE1, ... } gostx_cades_level;
 const char *gostx_cades_level_name(gostx_cades_level l);
 typedef struct gostx_cades_info {
   size_t n_sig_ts, n_esc_ts;
+  const uint8_t *sig_ts[...], *esc_ts[...];
+  size_t sig_ts_len[...], esc_ts_len[...];
   int has_cert_refs, has_rev_refs, has_cert_values, has_rev_values;
   size_t n_certs, n_crls, n_ocsps;
   const uint8_t *certs[...], *crls[...], *ocsps[...];
@@ -124,4 +129,12 @@ typedef struct gostx_cades_verdict {
 int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
                        const gostx_cms_verify_params *params, gostx_cades_info *info,
                        gostx_cades_verdict *v);
+int gostx_cades_add_tsa_validation(const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert,
+                                   const gostx_cades_validation *v, uint8_t *out, size_t cap,
+                                   size_t *out_len, gostx_cades_status *st);
+int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, size_t signer, int kind, size_t index,
+                                  const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
+                                  size_t *out_len, gostx_cades_status *st);
+int gostx_cades_tsa_values(const gostx_cms_ts_token *t, gostx_cades_info *info,
+                           gostx_cades_status *st, size_t *index);
 """

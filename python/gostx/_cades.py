@@ -6,6 +6,7 @@ complete references and values, then a CAdES-C-time-stamp over them. Each
 TSA reply is checked (imprint, token signature, TSA EKU and chain) before
 it is embedded; only the signer's unsigned attributes grow."""
 import time
+import warnings
 
 from ._native import GostxTypeError, GostxValueError, check, ffi, lib
 from .cms import (Status, VerificationError, _as_cert, _der, _encoded, _hash, _is_path,
@@ -137,20 +138,26 @@ def _blobs(items):
     return keep, ptrs, lens, len(items)
 
 
-def _validation(p, i, signer_cert, chain, crls, ocsps):
-    """p's signer i with complete references and values (X Long)."""
+def _validation_struct(chain, crls, ocsps):
+    """A gostx_cades_validation of DER lists (chain: the certificates above,
+    its issuer first), and what it points into."""
     if max(len(chain), len(crls), len(ocsps)) > lib.GOSTX_CADES_MAX:
         raise GostxValueError(f"at most {lib.GOSTX_CADES_MAX} certificates, CRLs and OCSP "
                               "responses each")
     v = ffi.new("gostx_cades_validation *")
     hold = []
-    for name, items in (("cert", [c.public_bytes("DER") for c in chain]), ("crl", crls),
-                        ("ocsp", ocsps)):
+    for name, items in (("cert", chain), ("crl", crls), ("ocsp", ocsps)):
         keep, ptrs, lens, n = _blobs(items)
         hold += [keep, ptrs, lens]
         setattr(v, name + "s", ptrs)
         setattr(v, name + "_len", lens)
         setattr(v, "n_" + name + "s", n)
+    return v, hold
+
+
+def _validation(p, i, signer_cert, chain, crls, ocsps):
+    """p's signer i with complete references and values (X Long)."""
+    v, hold = _validation_struct([c.public_bytes("DER") for c in chain], crls, ocsps)
     return _grow(lib.gostx_cades_add_validation, p.sd, i, signer_cert._c, v,
                  lib.GOSTX_CADES_REFS | lib.GOSTX_CADES_VALUES)
 
@@ -186,8 +193,56 @@ def _info(p, i):
     return info
 
 
+def _esc_data(p, i):
+    """The bytes signer i's CAdES-C-time-stamp covers (RFC 5126 6.3.5)."""
+    n, st = ffi.new("size_t *"), ffi.new("gostx_cades_status *")
+    si = ffi.addressof(p.sd.signers, i)
+    if lib.gostx_cades_ts_data(si, lib.GOSTX_CADES_TS_ESC, ffi.NULL, 0, n, st) == 0:
+        data = ffi.new("uint8_t[]", n[0])
+        rc = lib.gostx_cades_ts_data(si, lib.GOSTX_CADES_TS_ESC, data, n[0], n, st)
+    else:
+        rc = lib.GOSTX_EFORMAT
+    if rc:
+        raise VerificationError(200 + st[0], i)
+    return bytes(ffi.buffer(data, n[0]))
+
+
+class _Sources:
+    """What enhance judges paths with and takes validation data from."""
+
+    def __init__(self, store, pool, now, crls, ocsps, params, noverify):
+        self.store, self.pool, self.now, self.params = store, pool, now, params
+        self.crls, self.ocsps, self.noverify = crls, ocsps, noverify
+
+
+def _signer_values(p, i, cert, above, ctx):
+    """The signer's path judged at its signature-time-stamp's time with the
+    CRLs and responses (a refusal raised, a warning with noverify), and those
+    of them for its path (all of them without a store: no path is built)."""
+    if ctx.store is None:
+        return ctx.crls, ctx.ocsps
+    from ._cades_tsa import for_path
+    info = _info(p, i)
+    when = min((_token_time(info.sig_ts[k], info.sig_ts_len[k]) for k in range(info.n_sig_ts)),
+               default=ctx.now)
+    pool = [cert._c[0]] + [c._c[0] for c in above] + ctx.pool
+    st, res, keep = _judge(ctx.store, pool, [], when, ctx.crls, ctx.ocsps, i)
+    if st != lib.GOSTX_X509_OK:
+        err = _chain_error(i, st, res, when, True)
+        if not ctx.noverify:
+            raise err
+        warnings.warn(f"{err.why} (noverify: added anyway)", stacklevel=3)
+    return for_path([res.path[k] for k in range(res.path_len)], ctx.crls, ctx.ocsps, keep)
+
+
+def _token_time(der, n):
+    t = ffi.new("gostx_cms_ts_token *")
+    check(lib.gostx_cms_ts_parse(der, n, t, ffi.NULL), "ts parse")
+    return t.gen_time
+
+
 def enhance(signature, content=None, *, to="XL1", tsa_reply, store, ocsp_responses=(), crls=(),
-            certs=None, untrusted=(), at=None, encoding="DER"):
+            certs=None, untrusted=(), at=None, encoding="DER", noverify=False):
     """Every signer of a CAdES signature (DER or PEM bytes, or a path) made
     CAdES-T (to="T": a signature-time-stamp) or CAdES-X Long Type 1
     (to="XL1", the default: also the chain above the signer and the
@@ -206,8 +261,16 @@ def enhance(signature, content=None, *, to="XL1", tsa_reply, store, ocsp_respons
     Response, or paths), crls: CRLs (DER, PEM or paths), certs: the chain
     above the signer, its issuer first (default: the path store builds
     through the signature's certificates and untrusted). at: the time
-    chains are checked at (default now). Returns DER, or PEM with
-    encoding="PEM". Raises VerificationError (status TS_*: a TSA reply that
+    chains are checked at (default now). With a store the signer's whole
+    path is judged at its signature-time-stamp's time with crls and
+    ocsp_responses (every certificate but the anchor needs a status), and
+    each timestamp's TSA's path now, as `gostx cms -enhance` does: a
+    revocation (or no data for the signer's path) raises VerificationError
+    (CHAIN, x509_status the lib/x509 status); noverify=True makes those
+    warnings and adds the data anyway. The CRLs and responses for the
+    signer's path go into its revocation-values, those for a TSA's path
+    into that timestamp's token (RFC 5126 Annex B.2; none: a warning).
+    Returns DER, or PEM with encoding="PEM". Raises VerificationError (status TS_*: a TSA reply that
     does not check; CADES_BAD_CRL, CADES_BAD_OCSP, CADES_BAD_CERT: an input
     that is none; or the signature's own failure) and GostxValueError /
     GostxTypeError for misuse."""
@@ -233,6 +296,7 @@ def enhance(signature, content=None, *, to="XL1", tsa_reply, store, ocsp_respons
         arr[k] = c._c[0]
     params = ffi.new("gostx_cms_verify_params *",
                      [store._h if store is not None else ffi.NULL, arr, len(more), now])
+    ctx = _Sources(store, [c._c[0] for c in more], now, crl_ders, ocsp_ders, params, noverify)
     for i in range(p.sd.n_signers):
         cert = _signer_cert(p, i, h, params)
         si = p.sd.signers[i]
@@ -247,19 +311,16 @@ def enhance(signature, content=None, *, to="XL1", tsa_reply, store, ocsp_respons
             continue  # X Type 1 already: its references are timestamped as they are
         if not info.has_cert_refs:
             above = chain if chain is not None else _chain_above(cert, p, more, store, now)
-            p = _Parsed(_validation(p, i, cert, above, crl_ders, ocsp_ders))
-        n, st = ffi.new("size_t *"), ffi.new("gostx_cades_status *")
-        si = ffi.addressof(p.sd.signers, i)
-        if lib.gostx_cades_ts_data(si, lib.GOSTX_CADES_TS_ESC, ffi.NULL, 0, n, st) == 0:
-            data = ffi.new("uint8_t[]", n[0])
-            rc = lib.gostx_cades_ts_data(si, lib.GOSTX_CADES_TS_ESC, data, n[0], n, st)
-        else:
-            rc = lib.GOSTX_EFORMAT
-        if rc:
-            raise VerificationError(200 + st[0], i)
-        token = _timestamp(bytes(ffi.buffer(data, n[0])), si.digest_len, replies, params)
+            use_crls, use_ocsps = _signer_values(p, i, cert, above, ctx)
+            p = _Parsed(_validation(p, i, cert, above, use_crls, use_ocsps))
+            if store is not None:  # before the CAdES-C-time-stamp covers the token
+                p = add_tsa_values(p, i, lib.GOSTX_CADES_TS_SIGNATURE, ctx)
+        si = p.sd.signers[i]
+        token = _timestamp(_esc_data(p, i), si.digest_len, replies, params)
         p = _Parsed(_grow(lib.gostx_cades_add_timestamp, p.sd, i, lib.GOSTX_CADES_TS_ESC, token,
                           len(token)))
+        if store is not None:
+            p = add_tsa_values(p, i, lib.GOSTX_CADES_TS_ESC, ctx)
     return _encoded(p.der, encoding)
 
 
@@ -288,6 +349,39 @@ def _ocsp_text(status):
     return ffi.string(lib.gostx_ocsp_status_name(status)).decode()
 
 
+def _judge(store, pool, ders, when, crl_ders, ocsp_ders, i):
+    """gostx_x509_verify_with at when, every certificate but the anchor
+    needing a status from the CRLs and responses: pool (gostx_x509_cert
+    structs, the leaf first) and ders (certificates' DER; one gostx does not
+    read cannot be a GOST CA of the path). Returns the status, the result
+    and what its path and the parsed CRLs and responses point into (the
+    CRL and response arrays first)."""
+    crl_arr, ocsp_arr, keep = _parsed_revocation(i, crl_ders, ocsp_ders)
+    chain = ffi.new("gostx_x509_cert[]", len(pool) + len(ders))
+    for n, c in enumerate(pool):
+        chain[n] = c
+    n = len(pool)
+    for d in ders:
+        keep.append(ffi.from_buffer("uint8_t[]", d))
+        if lib.gostx_x509_parse(keep[-1], len(d), ffi.addressof(chain, n), ffi.NULL) == 0:
+            n += 1
+    opts, res = ffi.new("gostx_x509_verify_opts *"), ffi.new("gostx_x509_verify_result *")
+    lib.gostx_x509_verify_opts_init(opts, when)
+    opts.crls, opts.n_crls = crl_arr, len(crl_ders)
+    opts.ocsps, opts.n_ocsps = ocsp_arr, len(ocsp_ders)
+    opts.crl_check = lib.GOSTX_X509_CRL_CHECK_ALL
+    st = lib.gostx_x509_verify_with(store._h, chain, n, opts, res)
+    return st, res, (crl_arr, ocsp_arr, keep, chain)
+
+
+def _chain_error(i, st, res, when, at_timestamp):
+    at = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(when))
+    at = f"at the signature timestamp's time ({at})" if at_timestamp else f"at {at}"
+    return VerificationError(Status.CHAIN, i, f"{at}: "
+                             f"depth {res.depth}: {ffi.string(res.why).decode(errors='replace')}",
+                             X509Status(st), res.depth)
+
+
 def judge_at_timestamp(sd, i, info, cert, store, more, now, crls=(), ocsp_responses=()):
     """Signer i's whole path (its certificate, every CA above it, the
     anchor from store) checked by gostx_x509_verify_with at its earliest
@@ -301,28 +395,11 @@ def judge_at_timestamp(sd, i, info, cert, store, more, now, crls=(), ocsp_respon
     ocsp_ders = [bytes(ffi.buffer(info.ocsps[k], info.ocsp_len[k])) for k in range(info.n_ocsps)]
     crl_ders += _crl_ders(crls)
     ocsp_ders += _ocsp_ders(ocsp_responses)
-    crl_arr, ocsp_arr, keep = _parsed_revocation(i, crl_ders, ocsp_ders)
     values = [bytes(ffi.buffer(info.certs[k], info.cert_len[k])) for k in range(info.n_certs)]
-    chain = ffi.new("gostx_x509_cert[]", 1 + len(values) + sd.n_certs + len(more))
-    chain[0] = cert._c[0]
-    n = 1
-    for d in values:  # one gostx does not read cannot be a GOST CA of the path
-        keep.append(ffi.from_buffer("uint8_t[]", d))
-        if lib.gostx_x509_parse(keep[-1], len(d), ffi.addressof(chain, n), ffi.NULL) == 0:
-            n += 1
-    for k in range(sd.n_certs):
-        chain[n], n = sd.certs[k], n + 1
-    for c in more:
-        chain[n], n = c._c[0], n + 1
-    opts, res = ffi.new("gostx_x509_verify_opts *"), ffi.new("gostx_x509_verify_result *")
-    lib.gostx_x509_verify_opts_init(opts, when)
-    opts.crls, opts.n_crls = crl_arr, len(crl_ders)
-    opts.ocsps, opts.n_ocsps = ocsp_arr, len(ocsp_ders)
-    opts.crl_check = lib.GOSTX_X509_CRL_CHECK_ALL
-    st = lib.gostx_x509_verify_with(store._h, chain, n, opts, res)
+    pool = [cert._c[0]] + [sd.certs[k] for k in range(sd.n_certs)] + [c._c[0] for c in more]
+    st, res, _ = _judge(store, pool, values, when, crl_ders, ocsp_ders, i)
     if st != lib.GOSTX_X509_OK:
-        at = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(when))
-        at = f"at the signature timestamp's time ({at})" if info.n_sig_ts else f"at {at}"
-        raise VerificationError(Status.CHAIN, i, f"{at}: "
-                                f"depth {res.depth}: {ffi.string(res.why).decode(errors='replace')}",
-                                X509Status(st), res.depth)
+        raise _chain_error(i, st, res, when, info.n_sig_ts)
+
+
+from ._cades_tsa import add_tsa_values  # noqa: E402 (it builds on the helpers above)

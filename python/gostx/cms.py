@@ -100,6 +100,8 @@ class Status(enum.IntEnum):
     CADES_BAD_CRL = 200 + lib.GOSTX_CADES_BAD_CRL
     CADES_BAD_OCSP = 200 + lib.GOSTX_CADES_BAD_OCSP
     CADES_BAD_CERT = 200 + lib.GOSTX_CADES_BAD_CERT
+    CADES_TIMESTAMPED = 200 + lib.GOSTX_CADES_TIMESTAMPED
+    CADES_OTHER_TOKEN = 200 + lib.GOSTX_CADES_OTHER_TOKEN
 
     @property
     def text(self):
@@ -386,7 +388,12 @@ def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), oc
     signature-time-stamp, or at `at` without one). A refusal there is
     Status.CHAIN with x509_status lib/x509's (REVOKED, reason and date in
     why; OCSP_UNKNOWN, OCSP_STALE, NO_REVOCATION_DATA, ...) and depth the
-    certificate's (0 the signer). Raises VerificationError naming the first
+    certificate's (0 the signer). Each timestamp's TSA certificate of such a
+    signer is judged the same way (its token's own revocation values, the
+    signature's and the caller's; a signature-time-stamp's at the earliest
+    CAdES-C-time-stamp's time, a CAdES-C-time-stamp's at `at`): revoked is
+    Status.CHAIN, why naming the timestamp; no data for it is let pass, as
+    the command does. Raises VerificationError naming the first
     failure (GostxTypeError / GostxValueError for misuse)."""
     if store is not None and not isinstance(store, Store):
         raise GostxTypeError(f"store must be a gostx.x509.Store or None, not {type(store).__name__!r}")
@@ -427,6 +434,9 @@ def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), oc
                                   ocsp_responses):
             from ._cades import judge_at_timestamp
             judge_at_timestamp(sd, i, info, cert, store, more, now, crls, ocsp_responses)
+        if store is not None and level in (Level.X_LONG, Level.X_LONG_TYPE1):
+            from ._cades_tsa import judge_tsas
+            judge_tsas(sd, i, info, store, more, now, crls, ocsp_responses, params)
         signers.append(Signer(cert, when, times, level))
     return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)
 

@@ -78,6 +78,8 @@ class Status(enum.IntEnum):
     CADES_BAD_CRL = 215
     CADES_BAD_OCSP = 216
     CADES_BAD_CERT = 217
+    CADES_TIMESTAMPED = 218
+    CADES_OTHER_TOKEN = 219
     @property
     def text(self) -> str: ...
 
@@ -126,7 +128,7 @@ def enhance(signature: Union[_Buffer, _StrPath], content: Optional[_Content] = .
             store: Optional[Store], ocsp_responses: Sequence[Union[_Buffer, _StrPath, Response]] = ...,
             crls: Sequence[Union[_Buffer, _StrPath]] = ..., certs: Optional[Sequence[_CertLike]] = ...,
             untrusted: Sequence[_CertLike] = ..., at: Union[datetime.datetime, float, None] = ...,
-            encoding: str = ...) -> bytes: ...
+            encoding: str = ..., noverify: bool = ...) -> bytes: ...
 def encrypt(content: _Content, recipients: Sequence[_CertLike], *, cipher: str = ...,
             omac: bool = ..., encoding: str = ..., kari: bool = ..., key_id: bool = ...) -> bytes: ...
 def decrypt(message: Union[_Buffer, _StrPath], cert: Optional[_CertLike], key: PrivateKey, *,

@@ -43,7 +43,7 @@ def test_bes_to_t_to_x_long_type1(esign, signed):
     got = cms.verify(xl1, DOC, store=store).signers[0]
     assert got.level == cms.Level.X_LONG_TYPE1 and str(got.level) == "CAdES-X Long Type 1"
     assert got.timestamps == cms.verify(t, DOC, store=store).signers[0].timestamps
-    # the chain, the CRL and the response are inside, once each
+    # the chain, the CRL and the response are inside
     assert esign.cert("ca").public_bytes("DER") in xl1 and _crl_der(esign) in xl1
     assert resp[-64:] in xl1  # the BasicOCSPResponse (its signature) in revocation-values
     # BES straight to X Long Type 1 (two timestamps), PEM out; the command verifies it
@@ -70,7 +70,7 @@ def test_reply_as_bytes_and_by_url(esign, signed):
     t = cms.enhance(bes, DOC, to="T", tsa_reply=reply, store=store)
     assert cms.verify(t, DOC, store=store).signers[0].level == cms.Level.T
     with pytest.raises(gostx.GostxValueError):
-        cms.enhance(bes, DOC, to="XL1", tsa_reply=reply, store=store)
+        cms.enhance(bes, DOC, to="XL1", tsa_reply=reply, store=store, crls=[esign.path("ca.crl")])
     srv = subprocess.Popen([esign.cli, "ts", "serve", "-port", "0", "-signer", "tsa.pem", "-inkey",
                             "tsa.key", "-chain", "ca.pem", "-serial", "tsa.serial", "-threads", "1"],
                            cwd=esign.d, stderr=subprocess.PIPE, text=True)
@@ -105,7 +105,7 @@ def test_refusals_are_named(esign, signed):
     # the CRL's value changed inside the signature: its reference no longer matches
     bad = bytearray(xl1)
     crl_der = _crl_der(esign)
-    at = bad.find(crl_der)
+    at = bad.find(crl_der, bad.find(crl_der) + 1)  # the signer's (the first: in the token)
     assert at > 0
     bad[at + len(crl_der) - 5] ^= 1
     with pytest.raises(cms.VerificationError) as e:
@@ -127,13 +127,11 @@ def _crl_der(esign):
     return base64.b64decode("".join(body.split()))
 
 
-def _issue_revoked(esign, name, when):
-    """A signer certificate from `gostx ca`, then marked revoked at when
-    (openssl's index time YYMMDDHHMMSSZ) in the index the responder reads."""
-    esign.run("genpkey", "-c", "256A", "-o", f"{name}.key")
-    esign.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
-    esign.run("ca", "-in", f"{name}.csr", "-cert", "ca.pem", "-keyfile", "ca.key", "-index",
-              "index.txt", "-extfile", "leaf.ext", "-out", f"{name}.pem")
+def _issue_revoked(esign, name, when, ext="leaf.ext"):
+    """A certificate from `gostx ca` (a signer's by default), then marked
+    revoked at when (openssl's index time YYMMDDHHMMSSZ) in the index the
+    responder reads."""
+    _issue(esign, name, ext)
     index = esign.d / "index.txt"
     lines = index.read_text().splitlines()
     hexserial = format(esign.cert(name).serial_number, "X")
@@ -159,10 +157,16 @@ def test_revocation_judged_at_the_timestamps_time(esign, revoked_before):
     sig = cms.sign(DOC, cert, esign.key(name), cades=True)
     resp = esign.ocsp_respond(ocsp.request(cert, ca, nonce=False), f"{name}_status")
     assert ocsp.check(resp, cert, ca).status == "revoked"
-    xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp])
     if not revoked_before:
+        xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp])
         assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
         return
+    with pytest.raises(cms.VerificationError) as e:  # enhance judges it too, as the command does
+        cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp])
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and e.value.depth == 0
+    with pytest.warns(UserWarning, match="keyCompromise"):
+        xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                          noverify=True)
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(xl1, DOC, store=store)
     assert e.value.status == cms.Status.CHAIN and e.value.x509_status == gostx.x509.Status.REVOKED
@@ -172,7 +176,11 @@ def test_revocation_judged_at_the_timestamps_time(esign, revoked_before):
 def test_x_long_without_revocation_data_is_refused(esign, signed):
     bes, _ = signed
     store = esign.store()
-    xl1 = cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store)  # no CRL, no OCSP response
+    with pytest.raises(cms.VerificationError) as e:  # no CRL, no OCSP response
+        cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store)
+    assert e.value.x509_status == gostx.x509.Status.CRL_UNAVAILABLE
+    with pytest.warns(UserWarning):
+        xl1 = cms.enhance(bes, DOC, tsa_reply=tsa(esign), store=store, noverify=True)
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(xl1, DOC, store=store)
     assert e.value.x509_status == gostx.x509.Status.CRL_UNAVAILABLE
@@ -183,7 +191,12 @@ def test_revoked_by_the_crl_value(esign):
     (`gostx ca -gencrl`) the only revocation value: refused, by name."""
     cert, store = esign.cert("revoked"), esign.store()
     sig = cms.sign(DOC, cert, esign.key("revoked"), cades=True)
-    xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, crls=[esign.path("ca.crl")])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, crls=[esign.path("ca.crl")])
+    assert e.value.x509_status == gostx.x509.Status.REVOKED
+    with pytest.warns(UserWarning):
+        xl1 = cms.enhance(sig, DOC, tsa_reply=tsa(esign), store=store, crls=[esign.path("ca.crl")],
+                          noverify=True)
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(xl1, DOC, store=store)
     assert e.value.x509_status == gostx.x509.Status.REVOKED and "keyCompromise" in e.value.why
@@ -215,7 +228,14 @@ def test_intermediate_revoked_before_the_timestamp(esign):
               "-out", "root2.crl")
     t = cms.enhance(sig, DOC, to="T", tsa_reply=tsa(esign), store=store)
     crls = [esign.path("root2.crl"), esign.path("subca.crl")]
-    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, crls=crls)
+    # enhance judges the whole path with the data before it adds it (the
+    # sub CA's own CRL says the signer is good)
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, crls=crls)
+    assert e.value.status == cms.Status.CHAIN and e.value.depth == 1, e.value
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and "CACompromise" in e.value.why
+    with pytest.warns(UserWarning, match="CACompromise"):
+        xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, crls=crls, noverify=True)
     for got, kw in ((xl1, {}), (t, {"crls": crls})):
         with pytest.raises(cms.VerificationError) as e:
             cms.verify(got, DOC, store=store, **kw)
@@ -224,8 +244,13 @@ def test_intermediate_revoked_before_the_timestamp(esign):
         assert "at the signature timestamp's time" in e.value.why
     # the root's responder says so instead of its CRL
     resp = esign.ocsp_respond(ocsp.request(sub, esign.cert("ca"), nonce=False), "subca_status")
-    xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
-                      crls=[esign.path("subca.crl")])
+    with pytest.raises(cms.VerificationError) as e:
+        cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                    crls=[esign.path("subca.crl")])
+    assert e.value.x509_status == gostx.x509.Status.REVOKED and e.value.depth == 1
+    with pytest.warns(UserWarning):
+        xl1 = cms.enhance(t, DOC, tsa_reply=tsa(esign), store=store, ocsp_responses=[resp],
+                          crls=[esign.path("subca.crl")], noverify=True)
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(xl1, DOC, store=store)
     assert e.value.x509_status == gostx.x509.Status.REVOKED and e.value.depth == 1
@@ -234,6 +259,77 @@ def test_intermediate_revoked_before_the_timestamp(esign):
     with pytest.raises(cms.VerificationError) as e:
         cms.verify(t, DOC, store=store, crls=[esign.path("subca.crl")])
     assert e.value.x509_status == gostx.x509.Status.CRL_UNAVAILABLE and e.value.depth == 1
+
+
+@pytest.mark.parametrize("revoked", ["before", "after", None])
+def test_the_tsas_own_data(esign, signed, revoked):
+    """A TSA's CRL goes into its tokens (RFC 5126 Annex B.2) and verify
+    judges the TSA with it: a TSA revoked a day before is refused by
+    enhance and, made with noverify, by verify (by name); revoked a day
+    after, or good, it verifies."""
+    import datetime
+    bes, resp = signed
+    store = esign.store()
+    name = f"tsa_{revoked}"
+    if revoked is None:
+        name = "tsa_good"
+        _issue(esign, name, "tsa.ext")
+    else:
+        days = -1 if revoked == "before" else 1
+        when = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)
+        _issue_revoked(esign, name, when.strftime("%y%m%d%H%M%SZ"), "tsa.ext")
+    esign.run("ca", "-gencrl", "-cert", "ca.pem", "-keyfile", "ca.key", "-index", "index.txt",
+              "-crldays", "1", "-out", f"{name}.crl")
+    crl = (esign.d / f"{name}.crl").read_bytes()
+
+    def by(query):  # the signature-time-stamp by this TSA, the CAdES-C one by the usual
+        (esign.d / f"{name}.tsq").write_bytes(query)
+        first = not (esign.d / f"{name}.tsr").exists()
+        who = name if first else "tsa"
+        esign.run("ts", "-reply", "-queryfile", f"{name}.tsq", "-signer", f"{who}.pem", "-inkey",
+                  f"{who}.key", "-serial", "tsa.serial", "-out", f"{name}.tsr")
+        out = (esign.d / f"{name}.tsr").read_bytes()
+        if not first:
+            (esign.d / f"{name}.tsr").unlink()
+        return out
+
+    kw = dict(tsa_reply=by, store=store, ocsp_responses=[resp], crls=[crl])
+    if revoked == "before":
+        with pytest.raises(cms.VerificationError) as e:
+            cms.enhance(bes, DOC, **kw)
+        assert e.value.x509_status == gostx.x509.Status.REVOKED
+        assert "signature timestamp 1: the TSA's certificate" in e.value.why
+        (esign.d / f"{name}.tsr").unlink()
+        with pytest.warns(UserWarning, match="signature timestamp 1"):
+            xl1 = cms.enhance(bes, DOC, noverify=True, **kw)
+        with pytest.raises(cms.VerificationError) as e:
+            cms.verify(xl1, DOC, store=store)
+        assert e.value.status == cms.Status.CHAIN and e.value.x509_status == gostx.x509.Status.REVOKED
+        assert e.value.why.startswith("signature timestamp 1: the TSA's certificate at")
+        assert "keyCompromise" in e.value.why
+        return
+    xl1 = cms.enhance(bes, DOC, **kw)
+    der = _der_of(crl)
+    # the signer's revocation-values, the signature-time-stamp's token, the CAdES-C one's
+    assert xl1.count(der) == 3
+    assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+    # two days on, past the CRL's nextUpdate: the CAdES-C-time-stamp's TSA,
+    # judged then, is judged at its token's time instead
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2)
+    assert cms.verify(xl1, DOC, store=store, at=later).signers[0].level == cms.Level.X_LONG_TYPE1
+
+
+def _der_of(pem):
+    import base64
+    body = pem.split(b"-----BEGIN X509 CRL-----")[1].split(b"-----END X509 CRL-----")[0]
+    return base64.b64decode(b"".join(body.split()))
+
+
+def _issue(esign, name, ext):
+    esign.run("genpkey", "-c", "256A", "-o", f"{name}.key")
+    esign.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
+    esign.run("ca", "-in", f"{name}.csr", "-cert", "ca.pem", "-keyfile", "ca.key", "-index",
+              "index.txt", "-extfile", ext, "-out", f"{name}.pem")
 
 
 def test_openssl_ts_as_the_tsa(esign, signed):

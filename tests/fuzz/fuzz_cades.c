@@ -1,11 +1,13 @@
 /* libFuzzer harness: lib/cms's CAdES-C / X layer (cades_read.c,
- * cades_write.c, cades_verify.c). The first byte picks how the rest is
- * read: even, as a SignedData whose signers' CAdES attributes are parsed
+ * cades_write.c, cades_verify.c, cades_tsa.c). The first byte picks how
+ * the rest is read: even, as a SignedData whose signers' CAdES attributes are parsed
  * (every view inside the input), their timestamp data counted and written,
  * and verified without a trust store (a failure always named); odd, as a
  * CRL and as an OCSP response (the minimal readers under the references);
  * 2 or 6 (mod 4 == 2), as a signer's unsignedAttrs [1] alone, parsed and
- * its timestamp data written (small inputs reach the references).
+ * its timestamp data written (small inputs reach the references). Each
+ * signature-time-stamp's token's own TSA data is read (cades_tsa.c) and
+ * the token put back in its place.
  * Nothing may crash or read out of bounds. The seeds (BES, T, X Long, X
  * Long Type 1, the CRLs and the OCSP response of tests/vectors/cades) are
  * written by `test_cades --seeds DIR`. */
@@ -42,6 +44,29 @@ static void check_info(const gostx_cades_info *info, const uint8_t *in, size_t n
   for (size_t i = 0; i < info->n_esc_ts; i++) inside(info->esc_ts[i], info->esc_ts_len[i], in, n);
 }
 
+/* each signature-time-stamp's token: its TSA's own data read back
+ * (cades_tsa.c) and the token put back in place of itself */
+static void tokens(const gostx_cms_signed *sd, size_t s, const uint8_t *in, size_t n) {
+  static gostx_cades_info info, tinfo;
+  static gostx_cms_ts_token t;
+  gostx_cades_status st;
+  size_t index, len, len2;
+  if (gostx_cades_parse(&sd->signers[s], &info, &st)) return;
+  for (size_t i = 0; i < info.n_sig_ts && i < GOSTX_CADES_MAX; i++) {
+    if (gostx_cms_ts_parse(info.sig_ts[i], info.sig_ts_len[i], &t, NULL)) continue;
+    if (!gostx_cades_tsa_values(&t, &tinfo, &st, &index)) check_info(&tinfo, in, n);
+    else if (st == GOSTX_CADES_OK) bug("a token's data refused without a status");
+    if (gostx_cades_replace_timestamp(sd, s, GOSTX_CADES_TS_SIGNATURE, i, t.token, t.token_len, NULL, 0, &len, &st))
+      continue;
+    uint8_t *out = malloc(len ? len : 1);
+    if (gostx_cades_replace_timestamp(sd, s, GOSTX_CADES_TS_SIGNATURE, i, t.token, t.token_len, out, len, &len2,
+                                      &st) ||
+        len2 != len)
+      bug("a token put back: counted and written differ");
+    free(out);
+  }
+}
+
 static void as_signed(const uint8_t *in, size_t n) {
   static gostx_cms_signed sd;
   static gostx_cades_info info;
@@ -63,6 +88,7 @@ static void as_signed(const uint8_t *in, size_t n) {
     }
     if (gostx_cades_verify(&sd, s, NULL, &info, &v) && v.status == GOSTX_CADES_OK)
       bug("verify refused without a status");
+    tokens(&sd, s, in, n);
   }
 }
 
