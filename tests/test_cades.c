@@ -421,6 +421,7 @@ static void round_trip(const fixture *f) {
 static void tsa_data(const fixture *f) {
   static msg bes, t, t2, xl1;
   static uint8_t tok2[16384];
+  const gostx_cades_ts_at sig0 = {0, GOSTX_CADES_TS_SIGNATURE, 0}, esc0 = {0, GOSTX_CADES_TS_ESC, 0};
   gostx_cms_ts_token tok, got;
   gostx_cades_info info;
   gostx_cades_verdict v;
@@ -447,14 +448,14 @@ static void tsa_data(const fixture *f) {
   CHECK(gostx_cades_add_tsa_validation(&got, &tsa, &w, NULL, 0, &len, &st) == GOSTX_EFORMAT &&
             st == GOSTX_CADES_DUPLICATE,
         "twice: DUPLICATE");
-  CHECK(gostx_cades_replace_timestamp(&t.sd, 0, GOSTX_CADES_TS_SIGNATURE, 0, got.token, got.token_len, t2.buf,
+  CHECK(gostx_cades_replace_timestamp(&t.sd, &sig0, got.token, got.token_len, t2.buf,
                                       sizeof t2.buf, &t2.len, &st) == 0 &&
             parse(&t2) == 0,
         "the token put back: %s", gostx_cades_status_name(st));
   CHECK(verify(f, &t2, &info, &v) == GOSTX_CADES_OK && v.level == GOSTX_CADES_T && info.n_sig_ts == 1 &&
             info.sig_ts_len[0] == got.token_len && !memcmp(info.sig_ts[0], got.token, got.token_len),
         "the T with it verifies: %s", gostx_cades_status_name(v.status));
-  CHECK(gostx_cades_replace_timestamp(&t.sd, 0, GOSTX_CADES_TS_ESC, 0, got.token, got.token_len, t2.buf,
+  CHECK(gostx_cades_replace_timestamp(&t.sd, &esc0, got.token, got.token_len, t2.buf,
                                       sizeof t2.buf, &t2.len, &st) == GOSTX_EINVAL,
         "no CAdES-C-time-stamp to replace: EINVAL");
   /* another token: the CAdES-C one of the vectors */
@@ -462,7 +463,7 @@ static void tsa_data(const fixture *f) {
   uint8_t *esc = slurp("esc.tsr", &esc_len);
   gostx_cms_ts_token other;
   CHECK(gostx_cms_ts_parse(esc, esc_len, &other, NULL) == 0 &&
-            gostx_cades_replace_timestamp(&t.sd, 0, GOSTX_CADES_TS_SIGNATURE, 0, other.token, other.token_len,
+            gostx_cades_replace_timestamp(&t.sd, &sig0, other.token, other.token_len,
                                           t2.buf, sizeof t2.buf, &t2.len, &st) == GOSTX_EFORMAT &&
             st == GOSTX_CADES_OTHER_TOKEN,
         "another token: OTHER_TOKEN");
@@ -471,7 +472,7 @@ static void tsa_data(const fixture *f) {
                                       &xl1.len, &st) == 0 &&
             parse(&xl1) == 0,
         "an X Long Type 1");
-  CHECK(gostx_cades_replace_timestamp(&xl1.sd, 0, GOSTX_CADES_TS_SIGNATURE, 0, got.token, got.token_len, NULL, 0,
+  CHECK(gostx_cades_replace_timestamp(&xl1.sd, &sig0, got.token, got.token_len, NULL, 0,
                                       &len, &st) == GOSTX_EFORMAT &&
             st == GOSTX_CADES_TIMESTAMPED,
         "a signature-time-stamp a CAdES-C-time-stamp covers: TIMESTAMPED");

@@ -68,7 +68,8 @@ static int token_again(const enhance *e, const void *ctx, uint8_t *out, size_t c
 static int put_back(const enhance *e, const void *ctx, uint8_t *out, size_t cap, size_t *len,
                     gostx_cades_status *st) {
   const tsa_ctx *c = ctx;
-  return gostx_cades_replace_timestamp(e->sd, 0, c->kind, c->index, c->token, c->token_len, out, cap, len, st);
+  const gostx_cades_ts_at at = {0, c->kind, c->index};
+  return gostx_cades_replace_timestamp(e->sd, &at, c->token, c->token_len, out, cap, len, st);
 }
 
 /* The TSA's path at now with the revocation data: OK; no data for it

@@ -209,15 +209,22 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_add_tsa_validation(
     const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert, const gostx_cades_validation *v,
     uint8_t *out, size_t cap, size_t *out_len, gostx_cades_status *st);
 
-/* sd again with signer's index-th timestamp of kind (GOSTX_CADES_TS_SIGNATURE
- * or GOSTX_CADES_TS_ESC, counted in gostx_cades_info's order) replaced by
+/* Which timestamp: signer's index-th of kind (GOSTX_CADES_TS_SIGNATURE or
+ * GOSTX_CADES_TS_ESC), counted in gostx_cades_info's order. */
+typedef struct gostx_cades_ts_at {
+  size_t signer;
+  int kind;
+  size_t index;
+} gostx_cades_ts_at;
+
+/* sd again with the timestamp at `at` replaced by
  * token: the same token with unsigned attributes added (what
  * gostx_cades_add_tsa_validation made), the attribute order kept. A
  * signature-time-stamp can be replaced only before a CAdES-C-time-stamp
  * covers it. 0; GOSTX_ELEN; GOSTX_EFORMAT with *st (TIMESTAMPED,
  * OTHER_TOKEN, MALFORMED); GOSTX_EINVAL for misuse (no such timestamp). */
-GOSTX_API GOSTX_MUST_CHECK int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, size_t signer,
-                                                              int kind, size_t index,
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_replace_timestamp(const gostx_cms_signed *sd,
+                                                              const gostx_cades_ts_at *at,
                                                               const uint8_t *token, size_t token_len,
                                                               uint8_t *out, size_t cap, size_t *out_len,
                                                               gostx_cades_status *st);

@@ -57,7 +57,7 @@ static int same_token(const gostx_cms_ts_token *a, const gostx_cms_ts_token *b) 
          (!x->signed_attrs_len || !memcmp(x->signed_attrs, y->signed_attrs, x->signed_attrs_len));
 }
 
-int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, size_t signer, int kind, size_t index,
+int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, const gostx_cades_ts_at *at,
                                   const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
                                   size_t *out_len, gostx_cades_status *st) {
   gostx_cades_status dummy;
@@ -65,7 +65,10 @@ int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, size_t signer, int
   gostx_cms_ts_token old, now;
   if (!st) st = &dummy;
   *st = GOSTX_CADES_MALFORMED;
-  if (!sd || !sd->der || !token || !out_len || signer >= sd->n_signers ||
+  if (!sd || !sd->der || !at || !token || !out_len) return GOSTX_EINVAL;
+  const size_t signer = at->signer, index = at->index;
+  const int kind = at->kind;
+  if (signer >= sd->n_signers ||
       (kind != GOSTX_CADES_TS_SIGNATURE && kind != GOSTX_CADES_TS_ESC))
     return GOSTX_EINVAL;
   if (gostx_cades_parse(&sd->signers[signer], &info, st)) return GOSTX_EFORMAT;

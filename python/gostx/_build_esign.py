@@ -132,7 +132,8 @@ int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
 int gostx_cades_add_tsa_validation(const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert,
                                    const gostx_cades_validation *v, uint8_t *out, size_t cap,
                                    size_t *out_len, gostx_cades_status *st);
-int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, size_t signer, int kind, size_t index,
+typedef struct gostx_cades_ts_at { size_t signer; int kind; size_t index; } gostx_cades_ts_at;
+int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, const gostx_cades_ts_at *at,
                                   const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
                                   size_t *out_len, gostx_cades_status *st);
 int gostx_cades_tsa_values(const gostx_cms_ts_token *t, gostx_cades_info *info,

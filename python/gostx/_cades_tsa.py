@@ -130,7 +130,8 @@ def add_tsa_values(p, i, kind, ctx):
         chain = [bytes(ffi.buffer(c.der, c.der_len)) for c in path[1:]]
         v, hold = _validation_struct(chain, crls, ocsps)
         token = _grow(lib.gostx_cades_add_tsa_validation, t, tsa, v)
-        p = _Parsed(_grow(lib.gostx_cades_replace_timestamp, p.sd, i, kind, k, token, len(token)))
+        p = _Parsed(_grow(lib.gostx_cades_replace_timestamp, p.sd,
+                                ffi.new("gostx_cades_ts_at *", [i, kind, k]), token, len(token)))
         del hold, buf
     return p
 

@@ -56,10 +56,11 @@ static void tokens(const gostx_cms_signed *sd, size_t s, const uint8_t *in, size
     if (gostx_cms_ts_parse(info.sig_ts[i], info.sig_ts_len[i], &t, NULL)) continue;
     if (!gostx_cades_tsa_values(&t, &tinfo, &st, &index)) check_info(&tinfo, in, n);
     else if (st == GOSTX_CADES_OK) bug("a token's data refused without a status");
-    if (gostx_cades_replace_timestamp(sd, s, GOSTX_CADES_TS_SIGNATURE, i, t.token, t.token_len, NULL, 0, &len, &st))
+    const gostx_cades_ts_at at = {s, GOSTX_CADES_TS_SIGNATURE, i};
+    if (gostx_cades_replace_timestamp(sd, &at, t.token, t.token_len, NULL, 0, &len, &st))
       continue;
     uint8_t *out = malloc(len ? len : 1);
-    if (gostx_cades_replace_timestamp(sd, s, GOSTX_CADES_TS_SIGNATURE, i, t.token, t.token_len, out, len, &len2,
+    if (gostx_cades_replace_timestamp(sd, &at, t.token, t.token_len, out, len, &len2,
                                       &st) ||
         len2 != len)
       bug("a token put back: counted and written differ");
