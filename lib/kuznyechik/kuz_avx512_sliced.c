@@ -296,43 +296,11 @@ GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uin
   }
 }
 
-/* XTS: the 64 tweaks of a group in 16 registers, laid out as the blocks are
- * in memory (register i: T_{4i..4i+3}), XORed in before the gather and out
- * after the scatter; the next group's are these times alpha^64, which is a
- * move of the low half up and the high half times 0x87 (one vpclmulqdq):
- * 3 ops per register, 48 per 64 blocks against ~3700 for the rounds. */
+/* v * alpha^64 in every lane: the low half moved up, the high half times
+ * 0x87 (one vpclmulqdq). */
 SL_INLINE __m512i tw_mul64(__m512i v) {
   const __m512i fold = _mm512_clmulepi64_epi128(v, _mm512_set1_epi64(0x87), 0x01);
   return _mm512_xor_si512(_mm512_unpacklo_epi64(_mm512_setzero_si512(), v), fold);
-}
-
-SL_INLINE void run_xts(const struct sliced_consts *c, const uint32_t kb[10][16], uint8_t t[16],
-                       const uint8_t *in, uint8_t *out, size_t ngroups, unsigned dir) {
-  __m512i tw[16];
-  gostx__kuz_tw_start(tw, t);
-#pragma GCC unroll 12
-  for (unsigned i = 4; i < 16; i++) tw[i] = gostx__kuz_tw_mul(tw[i - 4], 16);
-  for (size_t g = 0; g < ngroups; g++, in += 1024, out += 1024) {
-    __m512i x[16];
-    load_slices(c, x, in, NULL, tw);
-    rounds(c, kb, x, dir);
-    store_slices(c, x, out, NULL, NULL, tw);
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 16; i++) tw[i] = tw_mul64(tw[i]);
-  }
-  _mm_storeu_si128((__m128i *)(void *)t, _mm512_castsi512_si128(tw[0])); /* T_{64 ngroups} */
-}
-
-GOSTX_TARGET_AVX512 static void run_xts_enc(const struct sliced_consts *c,
-                                            const uint32_t kb[10][16], uint8_t t[16],
-                                            const uint8_t *in, uint8_t *out, size_t ngroups) {
-  run_xts(c, kb, t, in, out, ngroups, 0);
-}
-
-GOSTX_TARGET_AVX512 static void run_xts_dec(const struct sliced_consts *c,
-                                            const uint32_t kb[10][16], uint8_t t[16],
-                                            const uint8_t *in, uint8_t *out, size_t ngroups) {
-  run_xts(c, kb, t, in, out, ngroups, 1);
 }
 
 /* XTS over many short data units (a 512-byte sector is 32 blocks: half a
@@ -493,17 +461,6 @@ GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, ui
   _Alignas(64) uint32_t kb[10][16];
   key_slices(kb, k, 0);
   run_ctr(consts(), kb, ctr, inc, in, out, ngroups);
-  gostx_memzero(kb, sizeof kb);
-}
-
-GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_xts(const gostx_kuz_key *k, uint8_t t[16],
-                                                      const uint8_t *in, uint8_t *out,
-                                                      size_t ngroups, int decrypt) {
-  pthread_once(&sc_once, sc_init);
-  _Alignas(64) uint32_t kb[10][16];
-  key_slices(kb, k, decrypt);
-  if (decrypt) run_xts_dec(consts(), kb, t, in, out, ngroups);
-  else run_xts_enc(consts(), kb, t, in, out, ngroups);
   gostx_memzero(kb, sizeof kb);
 }
 
