@@ -303,10 +303,11 @@ SL_INLINE __m512i tw_mul64(__m512i v) {
   return _mm512_xor_si512(_mm512_unpacklo_epi64(_mm512_setzero_si512(), v), fold);
 }
 
-/* XTS over many short data units (a 512-byte sector is 32 blocks: half a
- * group). The units' blocks are taken in order as one stream and cut into
- * groups of 64, so a group holds the end of one unit and the start of the
- * next; each block keeps its own unit's tweak. Per group the tweaks are laid
+/* XTS over data units of any length under one key. The units' blocks are
+ * taken in order as one stream and cut into groups of 64, so short units
+ * share groups (a 512-byte sector is 32 blocks: half a group) and a group
+ * may hold the end of one unit and the start of the next; each block keeps
+ * its own unit's tweak. Per group the tweaks are laid
  * out in tb (block p at tb + 16 p) and each quad of 4 blocks (one zmm before
  * the gather) is read from where it lies when its blocks are consecutive in
  * one unit, otherwise (a unit boundary inside it, or past the stream's end
