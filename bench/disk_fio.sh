@@ -12,18 +12,21 @@
 #
 # Usage: bash bench/disk_fio.sh [--seconds 5] [--reps 3] [--build build]
 #                               [--threads N (gostx-threads, default: CPUs)]
+#                               [--ab DIR (another build's filter, interleaved
+#                                as config gostx-ab on the same image: before/after)]
 # Needs: nbdkit, fio, qemu-img (Debian: nbdkit fio qemu-utils), and a build
 # with the filter (nbdkit-plugin-dev present when cmake ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=5 reps=3 build=build threads=
+secs=5 reps=3 build=build threads= ab=
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) secs=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
-    *) echo "usage: $0 [--seconds N] [--reps N] [--build DIR] [--threads N]" >&2; exit 2 ;;
+    --ab) ab=$2; shift 2 ;;
+    *) echo "usage: $0 [--seconds N] [--reps N] [--build DIR] [--threads N] [--ab DIR]" >&2; exit 2 ;;
   esac
 done
 filter=$PWD/$build/nbdkit-gostx-filter.so
@@ -31,6 +34,12 @@ for t in nbdkit fio qemu-img python3; do
   command -v $t >/dev/null || { echo "$0: $t is not installed" >&2; exit 1; }
 done
 [ -f "$filter" ] || { echo "$0: no $filter (build with nbdkit-plugin-dev installed)" >&2; exit 1; }
+configs=(plain luks gostx)
+if [ -n "$ab" ]; then
+  abfilter=$(cd "$ab" && pwd)/nbdkit-gostx-filter.so
+  [ -f "$abfilter" ] || { echo "$0: no $abfilter" >&2; exit 1; }
+  configs+=(gostx-ab)
+fi
 
 work=$(mktemp -d /dev/shm/gostx-fio.XXXXXX)
 pid=
@@ -55,7 +64,10 @@ start() { # start CONFIG: nbdkit in the background on $work/sock
   case $1 in
     plain) args=(file "$work/plain.img") ;;
     luks) args=(--filter=luks file "$work/luks.img" passphrase=+"$work/pass") ;;
-    gostx) args=(--filter="$filter" file "$work/gostx.img" key="$work/key")
+    gostx | gostx-ab)
+           f=$filter
+           [ "$1" = gostx ] || f=$abfilter
+           args=(--filter="$f" file "$work/gostx.img" key="$work/key")
            [ -z "$threads" ] || args+=(gostx-threads="$threads") ;;
   esac
   nbdkit -U "$work/sock" -P "$work/pid" "${args[@]}"
@@ -83,7 +95,7 @@ echo "CPU: $cpu_model, $(nproc) CPUs; $(date -u +%FT%TZ); ${secs}s per run, $rep
 for ((r = 1; r <= reps; r++)); do
   for p in "${profiles[@]}"; do
     set -- $p
-    for c in plain luks gostx; do
+    for c in "${configs[@]}"; do
       start $c
       c0=$(cpu_s)
       fio --name=bench --ioengine=nbd --uri="nbd+unix:///?socket=$work/sock" --rw="$1" \
@@ -117,7 +129,8 @@ med = lambda v, i: statistics.median(x[i] for x in v)
 print("| profile | config | IOPS | mean lat us | p99 lat us | nbdkit CPU s/GB | vs luks IOPS | vs plain IOPS |")
 print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (rw, bs), d in rows.items():
-    for c in ("plain", "luks", "gostx"):
+    for c in ("plain", "luks", "gostx", "gostx-ab"):
+        if c not in d: continue
         v = d[c]
         iops = med(v, 0)
         print(f"| {rw} {bs} | {c} | {iops:,.0f} | {med(v, 1):,.0f} | {med(v, 2):,.0f} | "

@@ -11,6 +11,11 @@
  *   TEST: mt4096 mt512     gostx_xts_encrypt_mt, 4096- / 512-byte units
  *         b1_4096 b1_512   gostx_batch_streams (XTS, a stream per sector), one key
  *         bk_4096 bk_512   the same, a key per sector
+ *         disk4096 disk512 gostx_xts_encrypt_disk over the buffer (plain64 in
+ *                          512-byte units, as dm-crypt and LUKS number them)
+ *         req512           the same in calls of 4 KiB (8 sectors: fio's
+ *                          randread-4k through the nbdkit filter)
+ *         one512           the same one sector per call
  *         (a trailing d: decryption, against ECB decryption)
  *   GOSTX_IMPL chooses the implementation level in every build. */
 #include <dlfcn.h>
@@ -34,12 +39,15 @@ typedef int (*xts_mt_fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, 
 typedef int (*batch_fn)(gostx_pool *, gostx_batch_op, const gostx_batch_params *, gostx_stream *,
                         size_t);
 typedef int (*ecb_fn)(const gostx_cipher *, const uint8_t *, size_t, uint8_t *);
+typedef int (*disk_fn)(gostx_pool *, const gostx_xts_key *, uint64_t, size_t, size_t,
+                       const uint8_t *, size_t, uint8_t *);
 
 struct build {
   int (*xts_set_key)(gostx_xts_key *, const uint8_t *);
   int (*cipher_init)(gostx_cipher *, int, const uint8_t *);
   ecb_fn ecb[2];
   xts_mt_fn mt[2];
+  disk_fn disk[2];
   batch_fn batch;
   gostx_cipher c;
   gostx_xts_key *keys;
@@ -64,8 +72,11 @@ int main(int argc, char **argv) {
   }
   const int rounds = atoi(argv[1]), nb = argc - 3;
   const char *test = argv[2];
-  const int dec = test[strlen(test) - 1] == 'd', kind = test[0] == 'm' ? 0 : test[1] == '1' ? 1 : 2;
+  /* kind: 0 mt, 1 b1, 2 bk, 3 disk (per call: `per` sectors) */
+  const int dec = test[strlen(test) - 1] == 'd';
+  const int kind = test[0] == 'm' ? 0 : test[0] == 'b' ? (test[1] == '1' ? 1 : 2) : 3;
   const size_t sl = strstr(test, "4096") ? 4096 : 512, ns = LEN / sl;
+  const size_t per = test[0] == 'r' ? 4096 / sl : test[0] == 'o' ? 1 : ns;
   const double ghz = getenv("XTS_AB_GHZ") ? atof(getenv("XTS_AB_GHZ")) : 2.6;
   if (rounds < 1) return 2;
   struct build b[MAX_LIBS];
@@ -87,6 +98,8 @@ int main(int argc, char **argv) {
     *(void **)&b[l].mt[0] = sym(h, "gostx_xts_encrypt_mt");
     *(void **)&b[l].mt[1] = sym(h, "gostx_xts_decrypt_mt");
     *(void **)&b[l].batch = sym(h, "gostx_batch_streams");
+    *(void **)&b[l].disk[0] = sym(h, "gostx_xts_encrypt_disk");
+    *(void **)&b[l].disk[1] = sym(h, "gostx_xts_decrypt_disk");
     b[l].keys = aligned_alloc(64, sizeof *b[l].keys * ns);
     b[l].st = calloc(ns, sizeof *b[l].st);
     if (!b[l].keys || !b[l].st || !tw) return 1;
@@ -113,6 +126,9 @@ int main(int argc, char **argv) {
         for (int p = 0; p < PASSES; p++) {
           if (w == 0) b[l].ecb[dec](&b[l].c, in, LEN, out);
           else if (kind == 0) b[l].mt[dec](NULL, &b[l].keys[0], 0, sl, in, LEN, out);
+          else if (kind == 3)
+            for (size_t i = 0; i < ns; i += per)
+              b[l].disk[dec](NULL, &b[l].keys[0], i, sl, 512, in + i * sl, per, out + i * sl);
           else if (b[l].batch(NULL, xop, &bp, b[l].st, ns)) return 1;
         }
         t[((size_t)l * 2 + (size_t)w) * (size_t)rounds + (size_t)r] = cpu_s() - t0;
@@ -123,10 +139,10 @@ int main(int argc, char **argv) {
     if (!ratio) return 1;
     for (int r = 0; r < rounds; r++) ratio[r] = ecb[r] / xts[r];
     const double hz = ghz * 1e9, bytes = (double)PASSES * LEN;
-    printf("%-32s %-9s ECB %.3f c/B  XTS %.3f c/B  XTS/ECB speed %.3f\n", argv[3 + l], test,
-           gostx_bench_cpb(gostx_bench_median(ecb, rounds), hz, bytes),
-           gostx_bench_cpb(gostx_bench_median(xts, rounds), hz, bytes),
-           gostx_bench_median(ratio, rounds));
+    const double ecb_s = gostx_bench_median(ecb, rounds), xts_s = gostx_bench_median(xts, rounds);
+    printf("%-32s %-9s ECB %.3f c/B %.0f MB/s  XTS %.3f c/B %.0f MB/s  XTS/ECB speed %.3f\n",
+           argv[3 + l], test, gostx_bench_cpb(ecb_s, hz, bytes), bytes / ecb_s / 1e6,
+           gostx_bench_cpb(xts_s, hz, bytes), bytes / xts_s / 1e6, gostx_bench_median(ratio, rounds));
     free(ratio);
   }
   free(t);

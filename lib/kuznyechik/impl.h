@@ -138,11 +138,17 @@ void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const uint8_t *in, uint8_t
 /* ... and its counter mode: ngroups x 64 blocks of the impl table's ctr. */
 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
                                   const uint8_t *in, uint8_t *out, size_t ngroups);
-/* ... and XTS on one data unit: ngroups x 64 blocks, block j whitened with
- * T_j = T_0 * alpha^j before and after, T_0 at t, which is left at
- * T_{64 ngroups}; in == out allowed. */
-void gostx__kuz_avx512_sliced_xts(const gostx_kuz_key *k, uint8_t t[16], const uint8_t *in,
-                                  uint8_t *out, size_t ngroups, int decrypt);
+/* ... and XTS on data units of nb blocks under one key (the layout of
+ * gostx_kuz_impl.xts: unit u at in / out + (idx ? idx[u] : u) * stride, T_0
+ * at t + 16 u; block j whitened with T_0 * alpha^j before and after): the
+ * first nblocks blocks of the units' blocks taken in order as one stream,
+ * in groups of 64 that may span units (the last one padded when nblocks is
+ * not a multiple of 64). Each unit finished is left at T_nb, the one where
+ * the stream stops (unit nblocks / nb) at T_j, j = nblocks % nb; in == out
+ * allowed. */
+void gostx__kuz_avx512_sliced_xts_units(const gostx_kuz_key *k, uint8_t *t, const size_t *idx,
+                                        const uint8_t *in, uint8_t *out, size_t stride,
+                                        size_t nb, size_t nblocks, int decrypt);
 /* AVX-512 F/BW/VL, bitsliced on zmm words (lib/kuznyechik/kuz_avx512bw.c). */
 extern const struct gostx_kuz_impl gostx_kuz_avx512bw;
 extern const struct gostx_kuz_impl gostx_kuz_avx2;

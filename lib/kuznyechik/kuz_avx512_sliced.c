@@ -205,23 +205,24 @@ SL_INLINE void rounds(const struct sliced_consts *c, const uint32_t kb[10][16], 
 }
 
 /* 64 blocks from in into slices, XORed first with tw[i] (4 blocks each, in
- * memory order) unless tw is NULL. */
+ * memory order) unless tw is NULL; with at non-NULL, block quad i (64 bytes)
+ * is read from at[i] instead of in + 64 i. */
 SL_INLINE void load_slices(const struct sliced_consts *c, __m512i x[16], const uint8_t *in,
-                           const __m512i *tw) {
+                           const uint8_t *const *at, const __m512i *tw) {
   const __m512i g = LDZ(c->gather);
 #pragma GCC unroll 16
   for (unsigned i = 0; i < 16; i++) {
-    __m512i y = _mm512_loadu_si512((const void *)(in + 64 * i));
+    __m512i y = _mm512_loadu_si512((const void *)(at ? at[i] : in + 64 * i));
     if (tw) y = _mm512_xor_si512(y, tw[i]);
     x[i] = _mm512_permutexvar_epi8(g, y);
   }
   transpose(c, x);
 }
 
-/* Slices back to 64 blocks at out, XORed with the blocks at xin and with
- * tw[i] unless NULL. */
+/* Slices back to 64 blocks at out (quad i at at[i] with at non-NULL),
+ * XORed with the blocks at xin and with tw[i] unless NULL. */
 SL_INLINE void store_slices(const struct sliced_consts *c, __m512i x[16], uint8_t *out,
-                            const uint8_t *xin, const __m512i *tw) {
+                            uint8_t *const *at, const uint8_t *xin, const __m512i *tw) {
   const __m512i s = LDZ(c->scatter);
   transpose(c, x);
 #pragma GCC unroll 16
@@ -229,7 +230,7 @@ SL_INLINE void store_slices(const struct sliced_consts *c, __m512i x[16], uint8_
     __m512i y = _mm512_permutexvar_epi8(s, x[i]);
     if (xin) y = _mm512_xor_si512(y, _mm512_loadu_si512((const void *)(xin + 64 * i)));
     if (tw) y = _mm512_xor_si512(y, tw[i]);
-    _mm512_storeu_si512((void *)(out + 64 * i), y);
+    _mm512_storeu_si512((void *)(at ? at[i] : out + 64 * i), y);
   }
 }
 
@@ -262,9 +263,9 @@ GOSTX_TARGET_AVX512 static void run_enc(const struct sliced_consts *c, const uin
                                         const uint8_t *in, uint8_t *out, size_t ngroups) {
   for (size_t i = 0; i < ngroups; i++, in += 1024, out += 1024) {
     __m512i x[16];
-    load_slices(c, x, in, NULL);
+    load_slices(c, x, in, NULL, NULL);
     rounds(c, kb, x, 0);
-    store_slices(c, x, out, NULL, NULL);
+    store_slices(c, x, out, NULL, NULL, NULL);
   }
 }
 
@@ -272,9 +273,9 @@ GOSTX_TARGET_AVX512 static void run_dec(const struct sliced_consts *c, const uin
                                         const uint8_t *in, uint8_t *out, size_t ngroups) {
   for (size_t i = 0; i < ngroups; i++, in += 1024, out += 1024) {
     __m512i x[16];
-    load_slices(c, x, in, NULL);
+    load_slices(c, x, in, NULL, NULL);
     rounds(c, kb, x, 1);
-    store_slices(c, x, out, NULL, NULL);
+    store_slices(c, x, out, NULL, NULL, NULL);
   }
 }
 
@@ -287,51 +288,150 @@ GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uin
     gostx__ctr_add(ctr, 16, inc, 64);
     rounds(c, kb, x, 0);
     if (in) {
-      store_slices(c, x, out, in, NULL);
+      store_slices(c, x, out, NULL, in, NULL);
       in += 1024;
     } else {
-      store_slices(c, x, out, NULL, NULL);
+      store_slices(c, x, out, NULL, NULL, NULL);
     }
   }
 }
 
-/* XTS: the 64 tweaks of a group in 16 registers, laid out as the blocks are
- * in memory (register i: T_{4i..4i+3}), XORed in before the gather and out
- * after the scatter; the next group's are these times alpha^64, which is a
- * move of the low half up and the high half times 0x87 (one vpclmulqdq):
- * 3 ops per register, 48 per 64 blocks against ~3700 for the rounds. */
+/* v * alpha^64 in every lane: the low half moved up, the high half times
+ * 0x87 (one vpclmulqdq). */
 SL_INLINE __m512i tw_mul64(__m512i v) {
   const __m512i fold = _mm512_clmulepi64_epi128(v, _mm512_set1_epi64(0x87), 0x01);
   return _mm512_xor_si512(_mm512_unpacklo_epi64(_mm512_setzero_si512(), v), fold);
 }
 
-SL_INLINE void run_xts(const struct sliced_consts *c, const uint32_t kb[10][16], uint8_t t[16],
-                       const uint8_t *in, uint8_t *out, size_t ngroups, unsigned dir) {
-  __m512i tw[16];
+/* XTS over data units of any length under one key. The units' blocks are
+ * taken in order as one stream and cut into groups of 64, so short units
+ * share groups (a 512-byte sector is 32 blocks: half a group) and a group
+ * may hold the end of one unit and the start of the next; each block keeps
+ * its own unit's tweak. Per group the tweaks are laid
+ * out in tb (block p at tb + 16 p) and each quad of 4 blocks (one zmm before
+ * the gather) is read from where it lies when its blocks are consecutive in
+ * one unit, otherwise (a unit boundary inside it, or past the stream's end
+ * in a padded last group) from st, where its blocks were copied. Which
+ * quads those are depends only on the lengths and positions: public. */
+
+/* T * alpha^0..n from T at t into dst, n <= 64 (whole runs of 16: up to
+ * 16 n + 256 bytes written). Every run straight from the first (alpha^16,
+ * ^32, ^48 in one step each, ^64 as tw_mul64): no chain of multiplications
+ * between the kernel's groups. */
+SL_INLINE void tw_fill(uint8_t *dst, const uint8_t *t, size_t n) {
+  __m512i tw[4];
   gostx__kuz_tw_start(tw, t);
-#pragma GCC unroll 12
-  for (unsigned i = 4; i < 16; i++) tw[i] = gostx__kuz_tw_mul(tw[i - 4], 16);
-  for (size_t g = 0; g < ngroups; g++, in += 1024, out += 1024) {
-    __m512i x[16];
-    load_slices(c, x, in, tw);
-    rounds(c, kb, x, dir);
-    store_slices(c, x, out, NULL, tw);
-#pragma GCC unroll 16
-    for (unsigned i = 0; i < 16; i++) tw[i] = tw_mul64(tw[i]);
+#pragma GCC unroll 4
+  for (unsigned i = 0; i < 4; i++) _mm512_storeu_si512((void *)(dst + 64 * i), tw[i]);
+  for (unsigned k = 1; 16 * k <= n; k++)
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < 4; i++)
+      _mm512_storeu_si512((void *)(dst + 256 * k + 64 * i),
+                          k == 4 ? tw_mul64(tw[i]) : gostx__kuz_tw_mul(tw[i], 16 * k));
+}
+
+/* The units (gostx__kuz_avx512_sliced_xts_units' arguments) and where the
+ * stream stands: unit u, its block j. */
+struct xts_units {
+  uint8_t *t;
+  const size_t *idx;
+  const uint8_t *in;
+  uint8_t *out;
+  size_t stride, nb, u, j;
+};
+
+/* One group's layout: tb its tweaks (and tw_fill's overrun), ip / op where
+ * each quad is read and written, st the copied quads (a bit each in
+ * staged), bo[p] where block p of those goes (NULL: padding). */
+struct xts_group {
+  _Alignas(64) uint8_t tb[80 * 16];
+  _Alignas(64) uint8_t st[1024];
+  const uint8_t *ip[16];
+  uint8_t *op[16], *bo[64];
+  unsigned staged;
+};
+
+/* The next m <= 64 blocks of the stream into g; the stream and its units'
+ * t move on. Out of line: scalar work, kept away from the round code's
+ * registers. */
+__attribute__((noinline)) GOSTX_TARGET_AVX512 static void group_layout(struct xts_units *a,
+                                                                      struct xts_group *g,
+                                                                      size_t m) {
+  g->staged = 0;
+  for (size_t p = 0; p < m;) {
+    const size_t n = a->nb - a->j < m - p ? a->nb - a->j : m - p;
+    const size_t p0 = p, off = (a->idx ? a->idx[a->u] : a->u) * a->stride + 16 * a->j;
+    uint8_t *tu = a->t + 16 * a->u;
+    tw_fill(g->tb + 16 * p, tu, n);
+    memcpy(tu, g->tb + 16 * (p + n), 16); /* T_{j+n}: where this unit goes on */
+    for (const size_t e = p + n; p < e;) {
+      const size_t o = off + 16 * (p - p0);
+      if (p % 4 == 0 && e - p >= 4) { /* a whole quad in this unit */
+        g->ip[p / 4] = a->in + o;
+        g->op[p / 4] = a->out + o;
+        p += 4;
+      } else {
+        g->staged |= 1u << (p / 4);
+        memcpy(g->st + 16 * p, a->in + o, 16);
+        g->bo[p] = a->out + o;
+        p++;
+      }
+    }
+    if ((a->j += n) == a->nb) {
+      a->j = 0;
+      a->u++;
+    }
   }
-  _mm_storeu_si128((__m128i *)(void *)t, _mm512_castsi512_si128(tw[0])); /* T_{64 ngroups} */
+  for (size_t p = m; p < 64; p++) { /* a padded last group: zeros in */
+    g->staged |= 1u << (p / 4);
+    memset(g->st + 16 * p, 0, 16);
+    memset(g->tb + 16 * p, 0, 16);
+    g->bo[p] = NULL;
+  }
+  for (unsigned q = 0; q < 16; q++)
+    if (g->staged >> q & 1) g->ip[q] = g->op[q] = g->st + 64 * q;
 }
 
-GOSTX_TARGET_AVX512 static void run_xts_enc(const struct sliced_consts *c,
-                                            const uint32_t kb[10][16], uint8_t t[16],
-                                            const uint8_t *in, uint8_t *out, size_t ngroups) {
-  run_xts(c, kb, t, in, out, ngroups, 0);
+/* Two layouts in turn: group k + 1's is made before group k's rounds, which
+ * do not wait for it, so its multiplications' latency hides under them. */
+SL_INLINE void run_xts_units(const struct sliced_consts *c, const uint32_t kb[10][16],
+                             struct xts_units *a, size_t nblocks, unsigned dir) {
+  struct xts_group gr[2];
+  unsigned staged = 0; /* whether st held data: what to wipe */
+  const size_t ng = (nblocks + 63) / 64;
+  group_layout(a, &gr[0], nblocks < 64 ? nblocks : 64);
+  for (size_t k = 0; k < ng; k++) {
+    struct xts_group *g = &gr[k & 1];
+    if (k + 1 < ng) {
+      const size_t left = nblocks - 64 * (k + 1);
+      group_layout(a, &gr[(k + 1) & 1], left < 64 ? left : 64);
+    }
+    __m512i x[16];
+    staged |= g->staged;
+    load_slices(c, x, NULL, g->ip, (const __m512i *)(const void *)g->tb);
+    rounds(c, kb, x, dir);
+    store_slices(c, x, NULL, g->op, NULL, (const __m512i *)(const void *)g->tb);
+    for (unsigned q = 0; q < 16; q++) /* usually none */
+      if (g->staged >> q & 1)
+        for (unsigned p = 4 * q; p < 4 * q + 4; p++)
+          if (g->bo[p]) memcpy(g->bo[p], g->st + 16 * p, 16);
+  }
+  for (unsigned i = 0; i < 2 && i < ng; i++) {
+    gostx_memzero(gr[i].tb, sizeof gr[i].tb);
+    if (staged) gostx_memzero(gr[i].st, sizeof gr[i].st);
+  }
 }
 
-GOSTX_TARGET_AVX512 static void run_xts_dec(const struct sliced_consts *c,
-                                            const uint32_t kb[10][16], uint8_t t[16],
-                                            const uint8_t *in, uint8_t *out, size_t ngroups) {
-  run_xts(c, kb, t, in, out, ngroups, 1);
+GOSTX_TARGET_AVX512 static void run_xts_units_enc(const struct sliced_consts *c,
+                                                  const uint32_t kb[10][16],
+                                                  struct xts_units *a, size_t nblocks) {
+  run_xts_units(c, kb, a, nblocks, 0);
+}
+
+GOSTX_TARGET_AVX512 static void run_xts_units_dec(const struct sliced_consts *c,
+                                                  const uint32_t kb[10][16],
+                                                  struct xts_units *a, size_t nblocks) {
+  run_xts_units(c, kb, a, nblocks, 1);
 }
 
 /* kb from the key: see rounds(). */
@@ -365,14 +465,15 @@ GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, ui
   gostx_memzero(kb, sizeof kb);
 }
 
-GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_xts(const gostx_kuz_key *k, uint8_t t[16],
-                                                      const uint8_t *in, uint8_t *out,
-                                                      size_t ngroups, int decrypt) {
+GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_xts_units(
+    const gostx_kuz_key *k, uint8_t *t, const size_t *idx, const uint8_t *in, uint8_t *out,
+    size_t stride, size_t nb, size_t nblocks, int decrypt) {
+  struct xts_units a = {t, idx, in, out, stride, nb, 0, 0};
   pthread_once(&sc_once, sc_init);
   _Alignas(64) uint32_t kb[10][16];
   key_slices(kb, k, decrypt);
-  if (decrypt) run_xts_dec(consts(), kb, t, in, out, ngroups);
-  else run_xts_enc(consts(), kb, t, in, out, ngroups);
+  if (decrypt) run_xts_units_dec(consts(), kb, &a, nblocks);
+  else run_xts_units_enc(consts(), kb, &a, nblocks);
   gostx_memzero(kb, sizeof kb);
 }
 
