@@ -30,7 +30,19 @@
 #include "kuz_tables.h"
 #include "kuz_xts_avx512.h"
 
+#ifdef GOSTX_EMULATE_AVX512
+/* On SIMDe (make emu, the constant-time check's emulated build) each
+ * intrinsic is a loop over lanes: unrolled 16 ways and forced inline into
+ * every mode's kernel they made this one file take minutes of compiling
+ * (over 8 of CPU). That build checks the source's data flow, which
+ * unrolling leaves alone; the native code is the same either way. */
+#define SL_INLINE static inline GOSTX_TARGET_AVX512
+#define SL_UNROLL(n)
+#else
 #define SL_INLINE static inline __attribute__((always_inline)) GOSTX_TARGET_AVX512
+#define SL_PRAGMA(x) _Pragma(#x)
+#define SL_UNROLL(n) SL_PRAGMA(GCC unroll n)
+#endif
 
 /* Public constants, built once.
  * sbox[dir], sdiff[dir]: the first half of pi (dir 0) or pi^-1 (dir 1), and
@@ -122,18 +134,18 @@ SL_INLINE __m512i lstep(const struct sliced_consts *c, const __m512i *u, __m512i
 SL_INLINE void lin(const struct sliced_consts *c, __m512i x[16], unsigned dir) {
   __m512i u[32];
   if (dir == 0) {
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned i = 0; i < 16; i++) u[i] = x[15 - i];
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned t = 0; t < 16; t++) u[16 + t] = lstep(c, u + t, u[t]);
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned i = 0; i < 16; i++) x[15 - i] = u[16 + i];
   } else {
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned i = 0; i < 16; i++) u[16 + i] = x[15 - i];
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned t = 16; t-- > 0;) u[t] = lstep(c, u + t, u[t + 16]);
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned i = 0; i < 16; i++) x[15 - i] = u[i];
   }
 }
@@ -163,10 +175,10 @@ SL_INLINE __m512i sbox_key(const struct sliced_consts *c, unsigned dir, __m512i 
 /* The 16 x 16 dword transpose (self-inverse): stage s swaps bit s of the
  * register number with bit s of the dword position. */
 SL_INLINE void transpose(const struct sliced_consts *c, __m512i x[16]) {
-#pragma GCC unroll 4
+SL_UNROLL(4)
   for (unsigned s = 0; s < 4; s++) {
     const __m512i i0 = LDZ(c->tr[s][0]), i1 = LDZ(c->tr[s][1]);
-#pragma GCC unroll 16
+SL_UNROLL(16)
     for (unsigned r = 0; r < 16; r++) {
       if (r & (1u << s)) continue;
       const unsigned q = r | (1u << s);
@@ -185,11 +197,11 @@ SL_INLINE void rounds(const struct sliced_consts *c, const uint32_t kb[10][16], 
                       unsigned dir) {
 #define KB(r, j) _mm512_set1_epi32((int)kb[(r)][(j)])
   const unsigned first = dir ? 9 : 0;
-#pragma GCC unroll 16
+SL_UNROLL(16)
   for (unsigned j = 0; j < 16; j++) x[j] = _mm512_xor_si512(x[j], KB(first, j));
   if (dir == 0) {
     for (unsigned r = 1; r < 10; r++) {
-#pragma GCC unroll 16
+SL_UNROLL(16)
       for (unsigned j = 0; j < 16; j++) x[j] = sbox_key(c, 0, x[j], KB(r, j));
       lin(c, x, 0);
       if (r == 5) GOSTX_CT_PLANT(GOSTX_PLANT_KUZNYECHIK_SLICED, x, 16 * sizeof x[0]);
@@ -197,7 +209,7 @@ SL_INLINE void rounds(const struct sliced_consts *c, const uint32_t kb[10][16], 
   } else {
     for (unsigned r = 9; r-- > 0;) {
       lin(c, x, 1);
-#pragma GCC unroll 16
+SL_UNROLL(16)
       for (unsigned j = 0; j < 16; j++) x[j] = sbox_key(c, 1, x[j], KB(r, j));
     }
   }
@@ -210,7 +222,7 @@ SL_INLINE void rounds(const struct sliced_consts *c, const uint32_t kb[10][16], 
 SL_INLINE void load_slices(const struct sliced_consts *c, __m512i x[16], const uint8_t *in,
                            const uint8_t *const *at, const __m512i *tw) {
   const __m512i g = LDZ(c->gather);
-#pragma GCC unroll 16
+SL_UNROLL(16)
   for (unsigned i = 0; i < 16; i++) {
     __m512i y = _mm512_loadu_si512((const void *)(at ? at[i] : in + 64 * i));
     if (tw) y = _mm512_xor_si512(y, tw[i]);
@@ -225,7 +237,7 @@ SL_INLINE void store_slices(const struct sliced_consts *c, __m512i x[16], uint8_
                             uint8_t *const *at, const uint8_t *xin, const __m512i *tw) {
   const __m512i s = LDZ(c->scatter);
   transpose(c, x);
-#pragma GCC unroll 16
+SL_UNROLL(16)
   for (unsigned i = 0; i < 16; i++) {
     __m512i y = _mm512_permutexvar_epi8(s, x[i]);
     if (xin) y = _mm512_xor_si512(y, _mm512_loadu_si512((const void *)(xin + 64 * i)));
@@ -251,7 +263,7 @@ SL_INLINE void ctr_slices(const struct sliced_consts *c, __m512i x[16], const ui
   const __m512i iota = LDZ(c->iota);
   x[top] = _mm512_add_epi8(_mm512_set1_epi8((char)ctr[top]), iota);
   const __mmask64 wrap = _mm512_cmplt_epu8_mask(x[top], iota);
-#pragma GCC unroll 16
+SL_UNROLL(16)
   for (unsigned j = 0; j < 16; j++)
     if (j != top)
       x[j] = _mm512_mask_blend_epi8(wrap, _mm512_set1_epi8((char)ctr[j]),
@@ -321,10 +333,10 @@ SL_INLINE __m512i tw_mul64(__m512i v) {
 SL_INLINE void tw_fill(uint8_t *dst, const uint8_t *t, size_t n) {
   __m512i tw[4];
   gostx__kuz_tw_start(tw, t);
-#pragma GCC unroll 4
+SL_UNROLL(4)
   for (unsigned i = 0; i < 4; i++) _mm512_storeu_si512((void *)(dst + 64 * i), tw[i]);
   for (unsigned k = 1; 16 * k <= n; k++)
-#pragma GCC unroll 4
+SL_UNROLL(4)
     for (unsigned i = 0; i < 4; i++)
       _mm512_storeu_si512((void *)(dst + 256 * k + 64 * i),
                           k == 4 ? tw_mul64(tw[i]) : gostx__kuz_tw_mul(tw[i], 16 * k));
