@@ -256,10 +256,17 @@ if up_and_through "behind a NAT"; then
   [ "$got" = "received 400 distinct 400 bad 0" ] && [ "$k1" = "$k0" ] &&
     ok "behind a NAT: no keepalive while traffic flows (b's rx_keepalive $k0, 4 s later $k1)" ||
     bad "behind a NAT: keepalives during traffic: rx_keepalive $k0 then $k1; UDP $got"
-  sleep 2.5
-  k=$(tunnel_counters $NB b rx_keepalive)
-  [ "$k" -gt "$k1" ] && ok "behind a NAT: quiet 2.5 s: b counted $((k - k1)) keepalives from a ($k in all)" ||
-    bad "behind a NAT: rx_keepalive $k at b after 2.5 s quiet"
+  # then, quiet, some within a few intervals (polled: on a loaded 2-core CI
+  # machine the stream's end and the status file lag; a fixed 2.5 s once
+  # read the counter before the first keepalive)
+  q0=$SECONDS
+  for _ in 1 2 3 4 5 6; do
+    sleep 1
+    k=$(tunnel_counters $NB b rx_keepalive)
+    [ "$k" -gt "$k1" ] && break
+  done
+  [ "$k" -gt "$k1" ] && ok "behind a NAT: quiet $((SECONDS - q0)) s: b counted $((k - k1)) keepalives from a ($k in all)" ||
+    bad "behind a NAT: rx_keepalive $k at b after $((SECONDS - q0)) s quiet"
   rekeyed "behind a NAT"
   # the NAT forgets its mappings (masquerade drops them with the address it
   # maps to): a's next IKE request (a rekey) comes from a new port, and b
