@@ -103,7 +103,7 @@ openssl_turn() { # openssl_turn ROUND
   taskset -c 0 openssl ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key -port "$port" \
     -nmin 5 > o.err 2>&1 &
   pid=$!
-  wait_for o.err "Waiting"
+  wait_for o.err "[Ww]aiting for OCSP"
   run openssl "$1"
   kill $pid; wait $pid 2>/dev/null || true; pid=
 }

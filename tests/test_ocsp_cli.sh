@@ -93,6 +93,44 @@ for r in get ka1; do
 done
 ask alive
 check "the responder lives on" [ "$rc:$(statuses alive.out)" = "0:$want" ]
+# connections that send nothing, half a request, or wait after a reply
+# hold no worker: with one worker, another client is answered, and the
+# half request still open is answered once its rest comes (the workers
+# used to block on one connection each until its 30 s read timeout)
+kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null
+start_responder -threads 1
+cat > slow_peers.py <<'PY'
+import socket, subprocess, sys
+port, gostx = int(sys.argv[1]), sys.argv[2]
+req = open("req.der", "rb").read()
+head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ocsp-request\r\nContent-Length: %d\r\n\r\n" % len(req)
+def reply(s):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(65536)
+    h, _, body = data.partition(b"\r\n\r\n")
+    n = int([l.split(b":")[1] for l in h.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
+    while len(body) < n:
+        body += s.recv(65536)
+    return h.split(b" ")[1]
+silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+half = socket.create_connection(("127.0.0.1", port), timeout=10)
+half.sendall(head[:20])
+kept = socket.create_connection(("127.0.0.1", port), timeout=10)
+kept.sendall(head + req)
+print("kept", reply(kept).decode())
+r = subprocess.run([gostx, "ocsp", "-issuer", "ca.pem", "-cert", "leaf1.pem", "-url",
+                    "http://127.0.0.1:%d/" % port, "-timeout", sys.argv[3]], capture_output=True)
+print("other", r.returncode)
+half.sendall(head[20:] + req)
+print("half", reply(half).decode())
+PY
+timeout "$(bound 60)" python3 slow_peers.py "$port" "$G" "$(bound 20)" > slow.out 2>&1 || sed 's/^/  /' slow.out
+check "one worker, a kept connection: answered" grep -q "^kept 200$" slow.out
+check "one worker, three slow peers: another client answered" grep -q "^other 0$" slow.out
+check "one worker: the half request answered once whole (still open)" grep -q "^half 200$" slow.out
+kill $srv_pid 2>/dev/null; wait $srv_pid 2>/dev/null
+start_responder
 # index.txt read again when it changes (looked at once a second)
 sleep 1.1
 printf 'R\t301231000000Z\t260101000000Z,superseded\t1001\tunknown\t/CN=leaf1\n' > index2.txt
@@ -162,7 +200,7 @@ if command -v openssl >/dev/null && openssl engine gost >/dev/null 2>&1; then
   timeout "$(bound 30)" openssl ocsp -index index.txt -CA ca.pem -rsigner rsp.pem -rkey rsp.key \
     -port "$port" -nrequest 2 -nmin 5 > o_server.log 2>&1 &
   srv_pid=$!
-  for ((i = 0; i < $(bound 50); i++)); do grep -q "Waiting" o_server.log && break; sleep 0.1; done
+  for ((i = 0; i < $(bound 50); i++)); do grep -qi "waiting for OCSP" o_server.log && break; sleep 0.1; done
   url=http://127.0.0.1:$port/
   ask o_srv
   check "gostx client, openssl responder: the statuses" [ "$rc:$(statuses o_srv.out)" = "0:$want" ]

@@ -173,6 +173,29 @@ while [ "$(jobs -rp | grep -vc "^$serve_pid$")" -gt 0 ]; do sleep 0.05; done
 n=0
 for i in $(seq 1 16); do "$G" ts -verify -queryfile q.tsq -in "h$i.tsr" -CAfile ca.pem 2>/dev/null | grep -qx "Verification: OK" && n=$((n + 1)); done
 check "16 concurrent POSTs: all verify ($n)" test $n = 16
+# five slow clients (a connection each, half a request line sent) hold
+# none of the 4 workers: another POST is answered while they all stay
+# open (each worker used to wait on one such client until its 10 s were
+# up and it was dropped)
+python3 - "$port" "$(bound 20)" > slow.out 2>&1 <<'EOF' || sed 's/^/  /' slow.out
+import http.client, socket, sys
+port, wait = int(sys.argv[1]), int(sys.argv[2])
+slow = [socket.create_connection(("127.0.0.1", port), timeout=wait) for _ in range(5)]
+for c in slow:
+    c.sendall(b"POST / HT")
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=wait)
+c.request("POST", "/", body=open("q.tsq", "rb").read(), headers={"Content-Type": "application/timestamp-query"})
+print("other", c.getresponse().status)
+def still_open(s):
+    s.setblocking(False)
+    try:
+        return s.recv(1) != b""
+    except BlockingIOError:
+        return True
+print("slow open", sum(still_open(s) for s in slow))
+EOF
+check "HTTP: slow clients hold no worker" grep -q "^other 200$" slow.out
+check "HTTP: ... answered while they all wait" grep -q "^slow open 5$" slow.out
 kill -TERM "$serve_pid"
 t0=$(now_ms)
 wait "$serve_pid"

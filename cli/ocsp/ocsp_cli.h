@@ -20,19 +20,19 @@ int ocsp_http_post(const char *url, const uint8_t *req, size_t len, int timeout,
  * gostx cms -enhance -tsa URL). */
 int ocsp_http_post_as(const char *url, const char *ctype, const uint8_t *req, size_t len,
                       int timeout, uint8_t **resp, size_t *resp_len);
-/* One HTTP request read from fd (buf[cap] holds what came, *have bytes of
- * it, kept between requests of one connection): the OCSP request's DER in
- * body (a POST's body, or a GET's base64 path decoded, into buf too),
- * *keep whether the connection stays open, *used the bytes of buf it took
- * (the caller moves the rest down after answering). 1 a request, 0 the
- * peer closed, -1 a bad one (the HTTP status to answer in *status: 400,
- * 405, 413). */
-int ocsp_http_read(int fd, uint8_t *buf, size_t cap, size_t *have, size_t *used,
-                   const uint8_t **body, size_t *body_len, int *keep, int *status);
-/* The reply: 200 with an application/ocsp-response body, or an error
- * status without one. 0, or -1 when the write failed. */
-int ocsp_http_reply(int fd, int status, const uint8_t *body, size_t len, int keep);
-/* (keep 0: the write side is shut after it, the FIN in the reply's segment) */
+/* One HTTP request from the bytes a connection sent, in[0..have) (the
+ * most a request may take: cap): 1 a request, its DER in body (a POST's
+ * body in in, or a GET's base64 path decoded into dec[dec_cap]), *keep
+ * whether the connection stays open, *used the bytes it took (the rest is
+ * the next request's); 0 not whole yet; -1 a bad one (the HTTP status to
+ * answer in *status: 400, 405, 413). */
+int ocsp_http_parse(const uint8_t *in, size_t have, size_t cap, size_t *used, const uint8_t **body,
+                    size_t *body_len, int *keep, int *status, uint8_t *dec, size_t dec_cap);
+/* A reply's head into head[OCSP_HTTP_HEAD_MAX]: 200 with an
+ * application/ocsp-response body of len bytes, or an error status without
+ * one; Connection: keep-alive or close. Returns its length. */
+#define OCSP_HTTP_HEAD_MAX 160
+size_t ocsp_http_reply_head(char *head, int status, size_t len, int keep);
 
 /* ---- the responder (ocsp_serve.c) ---- */
 typedef struct ocsp_responder_opts {

@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ocsp_cli.h"
@@ -251,68 +250,54 @@ static int request_line(const char *l, char *method, size_t mcap, char *target, 
   return 0;
 }
 
-int ocsp_http_read(int fd, uint8_t *buf, size_t cap, size_t *have, size_t *used,
-                   const uint8_t **body, size_t *body_len, int *keep, int *status) {
-  const uint8_t *end;
-  *keep = 0, *status = 400, *used = 0;
-  while (!(end = header_end(buf, *have))) {
-    if (*have == cap) {
-      *status = 413;
-      return -1;
-    }
-    ssize_t r = recv(fd, buf + *have, cap - *have, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return *have ? -1 : 0;
-    *have += (size_t)r;
+int ocsp_http_parse(const uint8_t *in, size_t have, size_t cap, size_t *used, const uint8_t **body,
+                    size_t *body_len, int *keep, int *status, uint8_t *dec, size_t dec_cap) {
+  const uint8_t *end = header_end(in, have);
+  *keep = 0, *status = 400, *used = have;
+  if (!end) {
+    if (have < cap) return 0;
+    *status = 413;
+    return -1;
   }
-  size_t hlen = (size_t)(end - buf);
+  size_t hlen = (size_t)(end - in);
   char head[8192], val[64], method[8], target[4096];
   int minor;
   if (hlen >= sizeof head) {
     *status = 413;
     return -1;
   }
-  memcpy(head, buf, hlen);
+  memcpy(head, in, hlen);
   head[hlen - 2] = 0;
   if (request_line(head, method, sizeof method, target, sizeof target, &minor)) return -1;
   const char *conn = header(head, "Connection", val, sizeof val);
   *keep = minor == 1 ? !(conn && !strcasecmp(conn, "close")) : (conn && !strcasecmp(conn, "keep-alive"));
-  size_t consumed = hlen;
   if (!strcmp(method, "POST")) {
     char *e;
-    if (!header(head, "Content-Length", val, sizeof val)) return -1;
+    if (!header(head, "Content-Length", val, sizeof val)) return *keep = 0, -1;
     unsigned long cl = strtoul(val, &e, 10);
-    if (*e || !*val) return -1;
+    if (*e || !*val) return *keep = 0, -1;
     if (cl > cap - hlen) {
       *status = 413, *keep = 0;
       return -1;
     }
-    while (*have < hlen + cl) {
-      ssize_t r = recv(fd, buf + *have, cap - *have, 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return -1;
-      *have += (size_t)r;
-    }
-    *body = buf + hlen, *body_len = cl;
-    consumed += cl;
-  } else if (!strcmp(method, "GET")) {
+    if (have < hlen + cl) return 0;
+    *body = in + hlen, *body_len = cl;
+    *used = hlen + cl; /* what came after it stays for the next request */
+    return 1;
+  }
+  if (!strcmp(method, "GET")) {
     /* the path's last segment: base64 of the DER, URL-encoded (A.1) */
     char *last = strrchr(target, '/');
-    if (!last) return -1;
+    if (!last) return *keep = 0, -1;
     long n = url_decode(last + 1, strlen(last + 1));
     size_t got;
-    if (n <= 0 || b64_decode(last + 1, (size_t)n, buf + hlen, cap - hlen, &got)) return -1;
-    /* the decoded request lies where the header was read: keep nothing after it */
-    *body = buf + hlen, *body_len = got;
-    if (*have > hlen) *keep = 0; /* a pipelined request after a GET: not kept */
-    *used = *have;
+    if (n <= 0 || b64_decode(last + 1, (size_t)n, dec, dec_cap, &got)) return *keep = 0, -1;
+    *body = dec, *body_len = got;
+    *used = hlen; /* a GET has no body: a pipelined request after it is the next one */
     return 1;
-  } else {
-    *status = 405;
-    return -1;
   }
-  *used = consumed; /* what came after it stays for the next request */
-  return 1;
+  *status = 405, *keep = 0;
+  return -1;
 }
 
 static char *put(char *p, const char *s) {
@@ -321,9 +306,9 @@ static char *put(char *p, const char *s) {
   return p + n;
 }
 
-int ocsp_http_reply(int fd, int status, const uint8_t *body, size_t len, int keep) {
-  /* the header put together by hand: snprintf was a few percent of a response */
-  char head[256], digits[24], *p = head;
+size_t ocsp_http_reply_head(char *head, int status, size_t len, int keep) {
+  /* put together by hand: snprintf was a few percent of a response */
+  char digits[24], *p = head;
   size_t nd = 0, cl = status == 200 ? len : 0;
   p = put(p, status == 200   ? "HTTP/1.1 200 OK\r\nContent-Type: application/ocsp-response\r\n"
              : status == 405 ? "HTTP/1.1 405 Method Not Allowed\r\n"
@@ -335,25 +320,5 @@ int ocsp_http_reply(int fd, int status, const uint8_t *body, size_t len, int kee
   while (cl /= 10);
   while (nd) *p++ = digits[--nd];
   p = put(p, keep ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n");
-  size_t n = (size_t)(p - head);
-  /* one write, so header and body leave in one segment (on loopback each
-   * segment's receive path runs on the sender's CPU too); when the
-   * connection closes after it, held back (MSG_MORE) until the shutdown,
-   * whose FIN then rides in that segment: one segment, not two */
-  struct iovec iov[2] = {{head, n}, {(void *)body, status == 200 ? len : 0}};
-  struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
-  size_t total = iov[0].iov_len + iov[1].iov_len;
-  ssize_t w;
-  do w = sendmsg(fd, &m, MSG_NOSIGNAL | (keep ? 0 : MSG_MORE));
-  while (w < 0 && errno == EINTR);
-  if (w < 0) return -1;
-  int rc = 0;
-  if ((size_t)w < iov[0].iov_len) /* a short write: the rest as it comes */
-    rc = write_all(fd, head + w, iov[0].iov_len - (size_t)w) || write_all(fd, body, iov[1].iov_len) ? -1 : 0;
-  else if ((size_t)w < total)
-    rc = write_all(fd, body + ((size_t)w - iov[0].iov_len), total - (size_t)w);
-  /* sent before the close, so unread bytes from the peer (which make
-   * close send a reset) cannot discard it */
-  if (!keep) shutdown(fd, SHUT_WR);
-  return rc;
+  return (size_t)(p - head);
 }

@@ -1,7 +1,8 @@
 /* gostx ocsp's responder: requests answered from openssl ca's index.txt,
  * signed with GOST by the CA or a delegated responder (-rsigner, -rkey),
- * over HTTP/1.1 on all cores (one thread per CPU, each accepting on the
- * one listening socket), or once from a file (-reqin, -respout). A request
+ * over HTTP/1.1 on all cores (one thread per CPU, each an epoll loop
+ * accepting on the one listening socket: cli/common/http_serve.c), or once
+ * from a file (-reqin, -respout). A request
  * that does not read gets malformedRequest; an HTTP request that does not
  * gets 400; nothing a peer sends is more than REQ_MAX bytes. The index is
  * read by cli/ca/index.c (gostx ca's reader) and read again when the
@@ -18,16 +19,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../ca/index.h"
+#include "http_serve.h"
 #include "ocsp_cli.h"
 
 #define REQ_MAX (64 * 1024) /* an HTTP request, header and body */
 #define RESP_CAP (64 * 1024)
-#define IDLE_SECONDS 30     /* a connection that sends nothing this long is closed */
+#define IDLE_SECONDS 30     /* to send a whole request, from the connection's start or last reply */
 
 /* The index as the responder sees it: swapped whole on a reload. */
 typedef struct live_index {
@@ -95,7 +96,8 @@ typedef struct responder {
 
 /* A worker's memory, taken once: nothing is allocated per request. */
 typedef struct scratch {
-  uint8_t buf[REQ_MAX], out[RESP_CAP];
+  uint8_t dec[REQ_MAX], out[RESP_CAP]; /* a GET's request decoded; the response */
+  char head[OCSP_HTTP_HEAD_MAX];
   gostx_ocsp_request req;
   gostx_ocsp_single single[GOSTX_OCSP_MAX_IDS];
 } scratch;
@@ -136,7 +138,8 @@ static size_t answer(responder *rs, const uint8_t *req_der, size_t len, scratch 
   return n;
 }
 
-static void count_served(responder *rs) {
+static void count_served(void *ctx) {
+  responder *rs = ctx;
   long done = __atomic_add_fetch(&rs->served, 1, __ATOMIC_SEQ_CST);
   if (rs->nrequest && done >= rs->nrequest) {
     fflush(stdout);
@@ -144,46 +147,24 @@ static void count_served(responder *rs) {
   }
 }
 
-static void serve_conn(responder *rs, int fd, scratch *w) {
-  uint8_t *buf = w->buf;
-  size_t have = 0; /* the idle timeouts: the listening socket's, inherited */
-  for (;;) {
-    const uint8_t *body;
-    size_t body_len, used;
-    int keep, status;
-    int r = ocsp_http_read(fd, buf, REQ_MAX, &have, &used, &body, &body_len, &keep, &status);
-    if (r == 0) break;
-    if (r < 0) {
-      (void)ocsp_http_reply(fd, status, NULL, 0, 0);
-      break;
-    }
-    size_t n = answer(rs, body, body_len, w);
-    int wr = ocsp_http_reply(fd, n ? 200 : 500, w->out, n, keep);
-    count_served(rs);
-    if (wr || !keep) break;
-    memmove(buf, buf + used, have - used);
-    have -= used;
+/* http_serve's handler: a request whole in in[0..have) answered. */
+static int handle(void *ctx, void *mem, const uint8_t *in, size_t have, size_t *used, http_reply *r) {
+  scratch *w = mem;
+  const uint8_t *body;
+  size_t body_len, n = 0;
+  int keep, status;
+  int p = ocsp_http_parse(in, have, REQ_MAX, used, &body, &body_len, &keep, &status, w->dec, sizeof w->dec);
+  if (p == 0) return 0;
+  if (p > 0) {
+    n = answer(ctx, body, body_len, w);
+    status = n ? 200 : 500;
+  } else {
+    keep = 0;
   }
-  close(fd);
-}
-
-static void *worker(void *arg) {
-  responder *rs = arg;
-  scratch *w = malloc(sizeof *w);
-  if (!w) {
-    cli_err("ocsp: out of memory");
-    exit(CLI_EXIT_FAIL);
-  }
-  for (;;) {
-    int fd = accept4(rs->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) continue;
-      cli_err("ocsp: accept: %s", strerror(errno));
-      exit(CLI_EXIT_FAIL);
-    }
-    serve_conn(rs, fd, w);
-  }
-  return NULL;
+  r->iov[0] = (struct iovec){w->head, ocsp_http_reply_head(w->head, status, n, keep)};
+  r->iov[1] = (struct iovec){w->out, status == 200 ? n : 0};
+  r->keep = keep;
+  return 1;
 }
 
 static int listen_on(const char *bind_addr, const char *port) {
@@ -194,15 +175,12 @@ static int listen_on(const char *bind_addr, const char *port) {
     cli_err("ocsp: -port %s: %s", port, gai_strerror(rc));
     return -1;
   }
-  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, idle = IDLE_SECONDS;
-  struct timeval tv = {IDLE_SECONDS, 0};
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1,
+      idle = IDLE_SECONDS;
   if (fd >= 0) {
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    /* set once here: accepted sockets inherit them (two syscalls less a connection) */
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    /* accept only once the request's first bytes are there: no sleep in
-     * recv between accept and the request */
+    /* accept only once the request's first bytes are there: the worker
+     * reads it at once, with no wait in between */
     setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &idle, sizeof idle);
   }
   if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 512)) {
@@ -274,14 +252,16 @@ int ocsp_responder(const ocsp_responder_opts *o) {
   if (!getsockname(rs.listen_fd, (struct sockaddr *)&ss, &sl))
     getnameinfo((struct sockaddr *)&ss, sl, NULL, 0, port, sizeof port, NI_NUMERICSERV);
   fprintf(stderr, "ocsp: waiting for OCSP client connections on port %s (%ld threads)\n", port, n);
+  static http_server hs;
+  hs = (http_server){rs.listen_fd, -1, IDLE_SECONDS, REQ_MAX, sizeof(scratch), handle, count_served, &rs};
   for (long i = 1; i < n; i++) {
     pthread_t t;
-    if (pthread_create(&t, NULL, worker, &rs)) {
+    if (pthread_create(&t, NULL, http_serve_worker, &hs)) {
       cli_err("ocsp: cannot start a thread");
       return CLI_EXIT_FAIL;
     }
     pthread_detach(t);
   }
-  worker(&rs);
+  http_serve_worker(&hs);
   return 0;
 }

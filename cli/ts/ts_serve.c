@@ -2,29 +2,30 @@
  * POST of an application/timestamp-query, answered with an
  * application/timestamp-reply (a token or a rejection: a query the TSA
  * refuses still gets a TimeStampResp), one request per connection. The
- * workers accept on one listening socket each in turn; a request's size
- * and the time its bytes may take are bounded; SIGTERM or SIGINT stops
- * them (the requests in progress are finished). The serial file is
+ * workers are epoll loops accepting on one listening socket
+ * (cli/common/http_serve.c: clients that send slowly or nothing hold no
+ * worker); a request's size and the time its bytes may take are bounded;
+ * SIGTERM or SIGINT stops them (a request being answered is finished,
+ * connections still sending theirs are closed). The serial file is
  * shared under its lock (ts_serial_next), with other processes too. */
-#define _GNU_SOURCE /* accept4 */
+#define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "http_serve.h"
 #include "ts_cli.h"
 
 #define HEAD_MAX 8192   /* the request line and headers */
-#define IO_SECONDS 10   /* a client slower than this is dropped */
+#define IO_SECONDS 10   /* to send a whole request, from the connection's start */
 #define THREADS_MAX 256
 
 typedef struct server {
@@ -56,26 +57,24 @@ static void serve_help(void) {
          TS_QUERY_MAX);
 }
 
-static int send_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n) {
-    ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    c += w, n -= (size_t)w;
-  }
-  return 0;
-}
+/* A worker's memory (http_serve takes it once). */
+typedef struct ts_scratch {
+  char head[HEAD_MAX]; /* the request's head, NUL-terminated */
+  char reply_head[320];
+  uint8_t out[TS_REPLY_MAX];
+} ts_scratch;
 
-/* An HTTP error reply; 0, so that handle can `return http_error(...)`. */
-static int http_error(int fd, int code, const char *why) {
-  char msg[256];
-  int n = snprintf(msg, sizeof msg,
+/* An HTTP error reply (the connection closes after it); 1, so that
+ * handle can `return http_error(...)`. */
+static int http_error(ts_scratch *m, http_reply *r, int code, const char *why) {
+  int n = snprintf(m->reply_head, sizeof m->reply_head,
                    "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
                    "Connection: close\r\n\r\n%s\n",
                    code, why, strlen(why) + 1, why);
-  (void)send_all(fd, msg, (size_t)n);
-  return 0;
+  r->iov[0] = (struct iovec){m->reply_head, (size_t)n};
+  r->iov[1] = (struct iovec){NULL, 0};
+  r->keep = 0;
+  return 1;
 }
 
 /* The value of header name in the head (lines after the request line),
@@ -95,105 +94,40 @@ static const char *header(const char *head, const char *name, size_t *len) {
   return NULL;
 }
 
-/* Reads the head into buf (NUL-terminated); the body bytes read with it
- * are at *body, *have of them. 0, or the HTTP status to refuse with (0
- * with *have SIZE_MAX: the client went away). */
-/* Past the connection's deadline: a client that sends a byte now and
- * then is dropped as one that sends nothing. */
-static int late(const struct timespec *start) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec - start->tv_sec > IO_SECONDS;
-}
-
-static int read_head(int fd, char *buf, size_t cap, char **body, size_t *have,
-                     const struct timespec *start) {
-  size_t n = 0;
-  for (;;) {
-    if (late(start)) return *have = SIZE_MAX, 0;
-    ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return *have = SIZE_MAX, 0;
-    n += (size_t)r;
-    buf[n] = 0;
-    char *end = strstr(buf, "\r\n\r\n");
-    if (end) {
-      *end = 0;
-      *body = end + 4, *have = n - (size_t)(end + 4 - buf);
-      return 0;
-    }
-    if (n == cap - 1) return 431;
-  }
-}
-
-/* One connection: one request answered. */
-static int handle(server *s, int fd) {
-  static __thread char head[HEAD_MAX + TS_QUERY_MAX];
-  static __thread uint8_t out[TS_REPLY_MAX];
-  char *body = NULL;
-  size_t have = 0, len, out_len;
+/* http_serve's handler: one request per connection, answered once whole. */
+static int handle(void *ctx, void *mem, const uint8_t *in, size_t have, size_t *used, http_reply *r) {
+  server *s = ctx;
+  ts_scratch *m = mem;
+  size_t len, out_len;
   uint32_t fail = 0;
-  struct timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  int code = read_head(fd, head, HEAD_MAX, &body, &have, &start);
-  if (have == SIZE_MAX) return 0;
-  if (code) return http_error(fd, code, "Request Header Fields Too Large");
-  if (strncmp(head, "POST ", 5)) return http_error(fd, 405, "Method Not Allowed (POST a query)");
-  const char *ct = header(head, "Content-Type", &len);
+  *used = have;
+  const uint8_t *end = memmem(in, have < HEAD_MAX ? have : HEAD_MAX, "\r\n\r\n", 4);
+  if (!end) return have >= HEAD_MAX - 1 ? http_error(m, r, 431, "Request Header Fields Too Large") : 0;
+  size_t hlen = (size_t)(end - in), body_at = hlen + 4;
+  memcpy(m->head, in, hlen), m->head[hlen] = 0;
+  if (strncmp(m->head, "POST ", 5)) return http_error(m, r, 405, "Method Not Allowed (POST a query)");
+  const char *ct = header(m->head, "Content-Type", &len);
   if (!ct || len < 27 || strncasecmp(ct, "application/timestamp-query", 27) || (len > 27 && ct[27] != ';'))
-    return http_error(fd, 415, "Unsupported Media Type (application/timestamp-query)");
-  const char *cl = header(head, "Content-Length", &len);
-  uint64_t want = 0;
+    return http_error(m, r, 415, "Unsupported Media Type (application/timestamp-query)");
+  const char *cl = header(m->head, "Content-Length", &len);
   char num[24];
-  if (!cl || len == 0 || len >= sizeof num) return http_error(fd, 411, "Length Required");
+  if (!cl || len == 0 || len >= sizeof num) return http_error(m, r, 411, "Length Required");
   memcpy(num, cl, len), num[len] = 0;
-  if (strspn(num, "0123456789") != len) return http_error(fd, 400, "Bad Request (Content-Length)");
-  want = strtoull(num, NULL, 10);
-  if (want > TS_QUERY_MAX || have > want) return http_error(fd, 413, "Payload Too Large");
-  /* the body after the head's bytes, in the same buffer */
-  uint8_t *q = (uint8_t *)head + HEAD_MAX;
-  memmove(q, body, have);
-  while (have < want) {
-    if (late(&start)) return 0;
-    ssize_t r = recv(fd, q + have, want - have, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return 0;
-    have += (size_t)r;
-  }
-  if (ts_answer(&s->tsa, q, want, out, sizeof out, &out_len, &fail))
-    return http_error(fd, 500, "Internal Server Error");
+  if (strspn(num, "0123456789") != len) return http_error(m, r, 400, "Bad Request (Content-Length)");
+  uint64_t want = strtoull(num, NULL, 10);
+  if (want > TS_QUERY_MAX || have - body_at > want) return http_error(m, r, 413, "Payload Too Large");
+  if (have - body_at < want) return 0;
+  if (ts_answer(&s->tsa, in + body_at, want, m->out, sizeof m->out, &out_len, &fail))
+    return http_error(m, r, 500, "Internal Server Error");
   if (fail && !s->quiet) cli_err("ts serve: a query refused: %s", gostx_tsa_fail_name(fail));
-  char hdr[160];
-  int n = snprintf(hdr, sizeof hdr,
+  int n = snprintf(m->reply_head, sizeof m->reply_head,
                    "HTTP/1.1 200 OK\r\nContent-Type: application/timestamp-reply\r\n"
                    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
                    out_len);
-  if (!send_all(fd, hdr, (size_t)n)) (void)send_all(fd, out, out_len);
-  return 0;
-}
-
-static void *worker(void *arg) {
-  server *s = arg;
-  struct pollfd p[2] = {{s->fd, POLLIN, 0}, {s->stop[0], POLLIN, 0}};
-  for (;;) {
-    if (poll(p, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (p[1].revents) break;
-    int c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
-    if (c < 0) { /* another worker took it, the client left, or no descriptor is left */
-      if (errno == EMFILE || errno == ENFILE) poll(NULL, 0, 10);
-      continue;
-    }
-    struct timeval tv = {IO_SECONDS, 0};
-    setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    handle(s, c);
-    shutdown(c, SHUT_WR);
-    close(c);
-  }
-  return NULL;
+  r->iov[0] = (struct iovec){m->reply_head, (size_t)n};
+  r->iov[1] = (struct iovec){m->out, out_len};
+  r->keep = 0;
+  return 1;
 }
 
 static int listen_on(server *s, const char *bind_addr, uint64_t port) {
@@ -266,7 +200,9 @@ int ts_serve(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   pthread_t *tid = calloc(threads, sizeof *tid);
   size_t started = 0;
-  while (tid && started < threads && !pthread_create(&tid[started], NULL, worker, &s)) started++;
+  static http_server hs;
+  hs = (http_server){s.fd, s.stop[0], IO_SECONDS, HEAD_MAX + TS_QUERY_MAX, sizeof(ts_scratch), handle, NULL, &s};
+  while (tid && started < threads && !pthread_create(&tid[started], NULL, http_serve_worker, &hs)) started++;
   if (!started) rc = (cli_err("ts serve: no worker started"), CLI_EXIT_FAIL);
   int sig = 0;
   while (!rc && sigwait(&sigs, &sig) == 0 && sig != SIGTERM && sig != SIGINT) {
