@@ -24,7 +24,6 @@
 #include "http_serve.h"
 #include "ts_cli.h"
 
-#define HEAD_MAX 8192   /* the request line and headers */
 #define IO_SECONDS 10   /* to send a whole request, from the connection's start */
 #define THREADS_MAX 256
 
@@ -59,7 +58,7 @@ static void serve_help(void) {
 
 /* A worker's memory (http_serve takes it once). */
 typedef struct ts_scratch {
-  char head[HEAD_MAX]; /* the request's head, NUL-terminated */
+  char head[TS_HTTP_HEAD_MAX]; /* the request's head, NUL-terminated */
   char reply_head[320];
   uint8_t out[TS_REPLY_MAX];
 } ts_scratch;
@@ -94,30 +93,44 @@ static const char *header(const char *head, const char *name, size_t *len) {
   return NULL;
 }
 
+int ts_http_parse(const uint8_t *in, size_t have, char *head, const uint8_t **query, size_t *len,
+                  const char **why) {
+  size_t n;
+  const uint8_t *end = memmem(in, have < TS_HTTP_HEAD_MAX ? have : TS_HTTP_HEAD_MAX, "\r\n\r\n", 4);
+  if (!end) {
+    if (have < TS_HTTP_HEAD_MAX - 1) return 0;
+    return *why = "Request Header Fields Too Large", 431;
+  }
+  size_t hlen = (size_t)(end - in), body_at = hlen + 4;
+  memcpy(head, in, hlen), head[hlen] = 0;
+  if (strncmp(head, "POST ", 5)) return *why = "Method Not Allowed (POST a query)", 405;
+  const char *ct = header(head, "Content-Type", &n);
+  if (!ct || n < 27 || strncasecmp(ct, "application/timestamp-query", 27) || (n > 27 && ct[27] != ';'))
+    return *why = "Unsupported Media Type (application/timestamp-query)", 415;
+  const char *cl = header(head, "Content-Length", &n);
+  char num[24];
+  if (!cl || n == 0 || n >= sizeof num) return *why = "Length Required", 411;
+  memcpy(num, cl, n), num[n] = 0;
+  if (strspn(num, "0123456789") != n) return *why = "Bad Request (Content-Length)", 400;
+  uint64_t want = strtoull(num, NULL, 10);
+  if (want > TS_QUERY_MAX || have - body_at > want) return *why = "Payload Too Large", 413;
+  if (have - body_at < want) return 0;
+  *query = in + body_at, *len = (size_t)want;
+  return 1;
+}
+
 /* http_serve's handler: one request per connection, answered once whole. */
 static int handle(void *ctx, void *mem, const uint8_t *in, size_t have, size_t *used, http_reply *r) {
   server *s = ctx;
   ts_scratch *m = mem;
+  const uint8_t *query;
+  const char *why;
   size_t len, out_len;
   uint32_t fail = 0;
   *used = have;
-  const uint8_t *end = memmem(in, have < HEAD_MAX ? have : HEAD_MAX, "\r\n\r\n", 4);
-  if (!end) return have >= HEAD_MAX - 1 ? http_error(m, r, 431, "Request Header Fields Too Large") : 0;
-  size_t hlen = (size_t)(end - in), body_at = hlen + 4;
-  memcpy(m->head, in, hlen), m->head[hlen] = 0;
-  if (strncmp(m->head, "POST ", 5)) return http_error(m, r, 405, "Method Not Allowed (POST a query)");
-  const char *ct = header(m->head, "Content-Type", &len);
-  if (!ct || len < 27 || strncasecmp(ct, "application/timestamp-query", 27) || (len > 27 && ct[27] != ';'))
-    return http_error(m, r, 415, "Unsupported Media Type (application/timestamp-query)");
-  const char *cl = header(m->head, "Content-Length", &len);
-  char num[24];
-  if (!cl || len == 0 || len >= sizeof num) return http_error(m, r, 411, "Length Required");
-  memcpy(num, cl, len), num[len] = 0;
-  if (strspn(num, "0123456789") != len) return http_error(m, r, 400, "Bad Request (Content-Length)");
-  uint64_t want = strtoull(num, NULL, 10);
-  if (want > TS_QUERY_MAX || have - body_at > want) return http_error(m, r, 413, "Payload Too Large");
-  if (have - body_at < want) return 0;
-  if (ts_answer(&s->tsa, in + body_at, want, m->out, sizeof m->out, &out_len, &fail))
+  int st = ts_http_parse(in, have, m->head, &query, &len, &why);
+  if (st != 1) return st ? http_error(m, r, st, why) : 0;
+  if (ts_answer(&s->tsa, query, len, m->out, sizeof m->out, &out_len, &fail))
     return http_error(m, r, 500, "Internal Server Error");
   if (fail && !s->quiet) cli_err("ts serve: a query refused: %s", gostx_tsa_fail_name(fail));
   int n = snprintf(m->reply_head, sizeof m->reply_head,
@@ -201,7 +214,7 @@ int ts_serve(int argc, char **argv) {
   pthread_t *tid = calloc(threads, sizeof *tid);
   size_t started = 0;
   static http_server hs;
-  hs = (http_server){s.fd, s.stop[0], IO_SECONDS, HEAD_MAX + TS_QUERY_MAX, sizeof(ts_scratch), handle, NULL, &s};
+  hs = (http_server){s.fd, s.stop[0], IO_SECONDS, TS_HTTP_HEAD_MAX + TS_QUERY_MAX, sizeof(ts_scratch), handle, NULL, &s};
   while (tid && started < threads && !pthread_create(&tid[started], NULL, http_serve_worker, &hs)) started++;
   if (!started) rc = (cli_err("ts serve: no worker started"), CLI_EXIT_FAIL);
   int sig = 0;
