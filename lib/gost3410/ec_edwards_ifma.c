@@ -122,6 +122,49 @@ IFMA void mul_windows(uint64_t c, uint64_t *x, uint64_t *y, uint64_t *z, uint64_
   gostx_memzero(&sel, sizeof sel);
 }
 
+/* r = entry |d| / 2 of a G-table row (GX_ED_IFMA_G affine entries (u, v,
+ * d u v), 3 n words each, as every row keeps them): every entry read as
+ * words under a mask, the one kept then cut into lanes [u, v, d u v, 1]
+ * (Z2 = 1), negated when d < 0. Cutting one entry per digit costs less
+ * than scanning a table kept in lanes (nl registers an entry against 3 n /
+ * 4: 5 against 3, 10 against 6). */
+IFMA void select_affine(fe4 *r, const uint64_t *row, int d, int nl, int n, uint64_t c) {
+  const uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
+  const __m256i want = bcast(ad >> 1), lanes02 = _mm256_set_epi64x(0, -1, 0, -1);
+  const __m256i negm = _mm256_and_si256(bcast(neg), lanes02), zero = _mm256_setzero_si256();
+  const int q4 = n / 4; /* registers per coordinate */
+  __m256i s[6], w[8];
+  fe4 sel;
+  UNROLL for (int j = 0; j < 3 * q4; j++) s[j] = zero;
+  for (int e = 0; e < GX_ED_IFMA_G; e++) {
+    const __m256i hit = _mm256_cmpeq_epi64(bcast((uint64_t)e), want);
+    const uint64_t *src = row + (size_t)(3 * n * e);
+    UNROLL for (int j = 0; j < 3 * q4; j++)
+      s[j] = _mm256_or_si256(s[j], _mm256_and_si256(hit, _mm256_loadu_si256((const __m256i *)(const void *)(src + 4 * j))));
+  }
+  UNROLL for (int q = 0; q < q4; q++) /* Z2 = 1: word 0 of lane 3 */
+    transpose_regs(w + 4 * q, s[q], s[q4 + q], s[2 * q4 + q], q ? zero : _mm256_set_epi64x(0, 0, 0, 1));
+  cut52(&sel, w, nl, n);
+  neg_lanes(r, &sel, negm, nl, n, c);
+}
+
+/* The whole k G for one size (gostx__ec_ed_mul_base_ifma's two instances):
+ * row i's entry for digit i added, no doublings. */
+IFMA void mul_rows(uint64_t c, uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *t,
+                   const uint64_t *tab, const int8_t *dig, int nd, int nl, int n) {
+  fe4 acc, sel;
+  UNROLL for (int j = 0; j < nl; j++) acc.l[j] = _mm256_setzero_si256();
+  acc.l[0] = _mm256_set_epi64x(1, 0, 1, 0); /* the neutral (0 : 1 : 0 : 1) */
+  for (int i = 0; i < nd; i++) {
+    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED_IFMA_BASE, (const uint8_t *)&dig[i], 1);
+    select_affine(&sel, tab + (size_t)i * GX_ED_IFMA_G * 3 * (size_t)n, dig[i], nl, n, c);
+    add(&acc, &sel, nl, n, c);
+  }
+  store4(&acc, x, y, t, z, nl, n, c);
+  gostx_memzero(&acc, sizeof acc);
+  gostx_memzero(&sel, sizeof sel);
+}
+
 /* a G + b P for public a, b (gostx__ec_ed_mul2_ifma_vartime's two instances):
  * mul_edwards.h's ed_mul2_vartime interleaved NAFs, whose digits may be branched on
  * and used as indexes. */
@@ -170,6 +213,16 @@ GOSTX_TARGET_AVX512IFMA void gostx__ec_ed_mul2_ifma_vartime(uint64_t c, int n, u
     mul2_naf(x, y, z, t, odd, nodd, db, nb, gtab, ng, da, na, 5, 4, c);
   else
     mul2_naf(x, y, z, t, odd, nodd, db, nb, gtab, ng, da, na, 10, 8, c);
+  _mm256_zeroupper(); /* as below */
+}
+
+GOSTX_TARGET_AVX512IFMA void gostx__ec_ed_mul_base_ifma(uint64_t c, int n, uint64_t *x, uint64_t *y,
+                                                 uint64_t *z, uint64_t *t, const uint64_t *tab,
+                                                 const int8_t *dig, int nd) {
+  if (n == 4)
+    mul_rows(c, x, y, z, t, tab, dig, nd, 5, 4);
+  else
+    mul_rows(c, x, y, z, t, tab, dig, nd, 10, 8);
   _mm256_zeroupper(); /* as below */
 }
 
