@@ -1,5 +1,6 @@
 /* k P on the twisted Edwards sets (mul_edwards.h's ed_mul: the same
- * signed 5-bit windows, the same 3M + 4S doubling and 9M addition) with
+ * signed 5-bit windows, the same 3M + 4S doubling and 9M addition; also
+ * ed_mul_base's k G and ed_mul2_vartime's a G + b P loops) with
  * AVX-512 IFMA, for p = 2^256 - c or 2^512 - c (c < 2^14: 256 paramSetA,
  * 512 paramSetC). On Intel cores the MULX field is bound by its carries:
  * ADC, ADCX, ADOX and CMOV issue on two ports, and a 256-bit doubling's 4
@@ -19,7 +20,7 @@
  * Everything is lane arithmetic, permutes, multiplies and masks: no branch
  * and no memory index on the scalar or the point. lib/dispatch.c's
  * "avx512ifma" row (mul_avx512ifma.c) decides whether this
- * runs; mul_edwards.h's ed_mul loop stays the reference. */
+ * runs; mul_edwards.h's scalar loops stay the reference. */
 #include "gost3410/ec.h"
 #include "gost3410/field_ifma.h"
 
