@@ -125,10 +125,10 @@ IFMA void mul_windows(uint64_t c, uint64_t *x, uint64_t *y, uint64_t *z, uint64_
 
 /* r = entry |d| / 2 of a G-table row (GX_ED_IFMA_G affine entries (u, v,
  * d u v), 3 n words each, as every row keeps them): every entry read as
- * words under a mask, the one kept then cut into lanes [u, v, d u v, 1]
- * (Z2 = 1), negated when d < 0. Cutting one entry per digit costs less
- * than scanning a table kept in lanes (nl registers an entry against 3 n /
- * 4: 5 against 3, 10 against 6). */
+ * words under a mask, the one kept then cut into lanes, negated when d <
+ * 0 (lanes 0 and 2), as [u, v, d u v, u + v] for add_affine. Cutting one
+ * entry per digit costs less than scanning a table kept in lanes (nl
+ * registers an entry against 3 n / 4: 5 against 3, 10 against 6). */
 IFMA void select_affine(fe4 *r, const uint64_t *row, int d, int nl, int n, uint64_t c) {
   const uint64_t neg = 0 - ((uint64_t)(int64_t)d >> 63), ad = ((uint64_t)d ^ neg) - neg;
   const __m256i want = bcast(ad >> 1), lanes02 = _mm256_set_epi64x(0, -1, 0, -1);
@@ -143,10 +143,43 @@ IFMA void select_affine(fe4 *r, const uint64_t *row, int d, int nl, int n, uint6
     UNROLL for (int j = 0; j < 3 * q4; j++)
       s[j] = _mm256_or_si256(s[j], _mm256_and_si256(hit, _mm256_loadu_si256((const __m256i *)(const void *)(src + 4 * j))));
   }
-  UNROLL for (int q = 0; q < q4; q++) /* Z2 = 1: word 0 of lane 3 */
-    transpose_regs(w + 4 * q, s[q], s[q4 + q], s[2 * q4 + q], q ? zero : _mm256_set_epi64x(0, 0, 0, 1));
+  UNROLL for (int q = 0; q < q4; q++) transpose_regs(w + 4 * q, s[q], s[q4 + q], s[2 * q4 + q], zero);
   cut52(&sel, w, nl, n);
-  neg_lanes(r, &sel, negm, nl, n, c);
+  UNROLL for (int j = 0; j < nl; j++) { /* neg_lanes' sign, and lane 3 = lane 0 + v */
+    const __m256i q = sel.l[j], v = _mm256_sub_epi64(p32(j, nl, n, c), q);
+    const __m256i x = _mm256_or_si256(_mm256_and_si256(negm, v), _mm256_andnot_si256(negm, q));
+    const __m256i uv = _mm256_add_epi64(_mm256_permute4x64_epi64(x, 0x00), _mm256_permute4x64_epi64(q, 0x55));
+    r->l[j] = _mm256_blend_epi32(x, uv, 0xC0);
+  }
+  norm(r->l, nl, n, c);
+}
+
+/* p = p + q for q affine as lanes [u, v, d u v, u + v] (limbs below 2^52):
+ * one product [X, Y, T, X + Y] * q = [A, B, C, S] where add's first is [A,
+ * B, C, Z] (Z2 = 1) and its second [X v, Y u]: then [G, H, E, F] = [Z + C,
+ * B - A, S - A - B, Z - C], and the same closing product. 2 products a
+ * digit against add's 3. */
+IFMA void add_affine(fe4 *p, const fe4 *q, int nl, int n, uint64_t c) {
+  fe4 pa, s, v;
+  UNROLL for (int j = 0; j < nl; j++) {
+    const __m256i xy = _mm256_add_epi64(_mm256_permute4x64_epi64(p->l[j], 0x00),
+                                        _mm256_permute4x64_epi64(p->l[j], 0x55));
+    pa.l[j] = _mm256_blend_epi32(p->l[j], xy, 0xC0); /* [X, Y, T, X + Y] */
+  }
+  norm(pa.l, nl, n, c);
+  mul(&s, &pa, q, nl, n, c, 0); /* [A, B, C, S], limbs below 2^56.4 */
+  UNROLL for (int j = 0; j < nl; j++) {
+    const __m256i m32 = p32(j, nl, n, c), m64 = _mm256_add_epi64(m32, m32);
+    const __m256i z = _mm256_permute4x64_epi64(p->l[j], 0xFF);
+    const __m256i a = _mm256_permute4x64_epi64(s.l[j], 0x00), b = _mm256_permute4x64_epi64(s.l[j], 0x55);
+    const __m256i cc = _mm256_permute4x64_epi64(s.l[j], 0xAA), sum = _mm256_permute4x64_epi64(s.l[j], 0xFF);
+    const __m256i g = _mm256_add_epi64(z, cc);                                       /* lane 0 */
+    const __m256i h = _mm256_sub_epi64(_mm256_add_epi64(b, m32), a);                 /* lane 1 */
+    const __m256i e = _mm256_sub_epi64(_mm256_add_epi64(sum, m64), _mm256_add_epi64(a, b)); /* lane 2 */
+    const __m256i f = _mm256_sub_epi64(_mm256_add_epi64(z, m32), cc);                /* lane 3 */
+    v.l[j] = _mm256_blend_epi32(_mm256_blend_epi32(g, h, 0x0C), _mm256_blend_epi32(e, f, 0xC0), 0xF0);
+  }
+  finish(p, &v, nl, n, c);
 }
 
 /* The whole k G for one size (gostx__ec_ed_mul_base_ifma's two instances):
@@ -159,7 +192,7 @@ IFMA void mul_rows(uint64_t c, uint64_t *x, uint64_t *y, uint64_t *z, uint64_t *
   for (int i = 0; i < nd; i++) {
     GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED_IFMA_BASE, (const uint8_t *)&dig[i], 1);
     select_affine(&sel, tab + (size_t)i * GX_ED_IFMA_G * 3 * (size_t)n, dig[i], nl, n, c);
-    add(&acc, &sel, nl, n, c);
+    add_affine(&acc, &sel, nl, n, c);
   }
   store4(&acc, x, y, t, z, nl, n, c);
   gostx_memzero(&acc, sizeof acc);
