@@ -143,7 +143,8 @@ enum {
   GOSTX_PLANT_MAGMA_VROUND,    /* magma_avx512.c: the one-block vector round's S-box indexes */
   GOSTX_PLANT_MAGMA_LANES,     /* magma_avx512.c: the few-blocks vector round's S-box indexes */
   GOSTX_PLANT_GOST3410_ED_IFMA, /* gost3410/ec_edwards_ifma.c: k P's digits on AVX-512 IFMA */
-  GOSTX_PLANT_KUZNYECHIK_SLICED /* kuz_avx512_sliced.c: the 64-block kernel's state */
+  GOSTX_PLANT_KUZNYECHIK_SLICED, /* kuz_avx512_sliced.c: the 64-block kernel's state */
+  GOSTX_PLANT_GOST3410_ED_IFMA_BASE /* gost3410/ec_edwards_ifma.c: k G's digits on AVX-512 IFMA */
 };
 #ifdef GOSTX_CT_PLANTS
 extern int gostx__ct_plant;

@@ -325,6 +325,8 @@ if [ $emulated = 1 ]; then
   # GOST R 34.10's k P on AVX-512 IFMA (the plant case turns it on itself:
   # valgrind hides ADX, which the dispatcher's IFMA row also needs)
   pj plant gost3410-ed-ifma avx512 "gostx__ec_ed_mul_ifma (ec_edwards_ifma.c" "$BE" valgrind
+  # and its k G (the rows' affine entries scanned as words, added in lanes)
+  pj plant gost3410-ed-ifma-base avx512 "gostx__ec_ed_mul_base_ifma (ec_edwards_ifma.c" "$BE" valgrind
   # Magma's one-block vector round (the avx512-vround row, chosen on Intel
   # cores only): named, so it is checked whatever this CPU's vendor; a name
   # sets the other primitives to portable, whose checks are above.

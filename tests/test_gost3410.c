@@ -319,8 +319,8 @@ static int same_point(const gx_curve *C, const gx_point *A, const gx_point *B) {
 }
 
 /* Whether two points have the same projective coordinates, limb for limb
- * (the IFMA tests' check, x86-64 only). */
-__attribute__((unused)) static int same_limbs(const gx_point *A, const gx_point *B, int n) {
+ * (the rows' same formulas give the same numbers). */
+static int same_limbs(const gx_point *A, const gx_point *B, int n) {
   return !memcmp(A->X, B->X, (size_t)n * 8) && !memcmp(A->Y, B->Y, (size_t)n * 8) &&
          !memcmp(A->Z, B->Z, (size_t)n * 8);
 }
@@ -696,13 +696,16 @@ static void test_field_row(const struct gostx_gx_impl *impl) {
  * lib/gost3410/ec_edwards_ifma.c) against the portable row, and against
  * the 4-bit reference: scalar edges (1, 2, 3, q - 1, q - 2, all-ones
  * folded) and random ones, on G and on other points of order q. 60 cases
- * on the Edwards sets, 20 on the others. */
+ * on the Edwards sets, 20 on the others. k G also limb for limb against
+ * the portable row: the same digits through the same formulas (k = 1:
+ * every digit -63, the rows' last entry negated). */
 static void test_mul_row(const struct gostx_gx_impl *impl) {
   for (size_t ci = 0; ci < NCURVES; ci++) {
     gx_curve on, off;
     on_row(ci, impl, &on, &off);
     const char *name = gostx_gost3410_curve_name(all_curves[ci]);
-    int bad_ref = 0, bad_off = 0, bad_two = 0, bad_base = 0, cases = on.edwards ? 60 : 20;
+    int bad_ref = 0, bad_off = 0, bad_two = 0, bad_base = 0, bad_base_off = 0;
+    int cases = on.edwards ? 60 : 20;
     gx_point G, P, R0, R1, R2, T;
     gx_fe k, m;
     gostx__ec_point_generator(&off, &G);
@@ -715,7 +718,9 @@ static void test_mul_row(const struct gostx_gx_impl *impl) {
         P = G;
       gostx__ec_point_mul_ref(&off, &R0, k, &G);
       gostx__ec_mul_base(&on, &R1, k);
+      gostx__ec_mul_base(&off, &R2, k);
       bad_base += !same_point(&on, &R0, &R1);
+      bad_base_off += !same_limbs(&R1, &R2, on.n);
       gostx__ec_point_mul_ref(&off, &R0, k, &P);
       gostx__ec_mul(&on, &R1, k, &P);
       gostx__ec_mul(&off, &R2, k, &P);
@@ -731,6 +736,8 @@ static void test_mul_row(const struct gostx_gx_impl *impl) {
     }
     CHECK(!bad_base, "%s: k G on %s = reference (%d of %d differ)", name, impl->name, bad_base,
           cases);
+    CHECK(!bad_base_off, "%s: k G on %s = portable, limb for limb (%d of %d differ)", name,
+          impl->name, bad_base_off, cases);
     CHECK(!bad_ref, "%s: k P on %s = reference (%d of %d differ)", name, impl->name, bad_ref, cases);
     CHECK(!bad_off, "%s: k P on %s = portable (%d of %d differ)", name, impl->name, bad_off, cases);
     CHECK(!bad_two, "%s: m G + k P on %s = reference and portable (%d of %d differ)", name,

@@ -35,6 +35,13 @@ void gostx__ec_ed_mul_ifma(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t
 void gostx__ec_ed_mul2_ifma_vartime(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t *z,
                              uint64_t *t, const uint64_t *odd, int nodd, const int8_t *db, int nb,
                              const uint64_t *gtab, int ng, const int8_t *da, int na);
+/* k G on an Edwards set by AVX-512 IFMA, the same conditions: from the
+ * neutral, for digit i of dig (nd of them) the addition of entry |d| / 2 of
+ * the G table's row i (rows of GX_ED_IFMA_G affine entries (u, v, d u v),
+ * 3 n limbs each), negated for d < 0; the result (x : y : z : t), each
+ * below p. */
+void gostx__ec_ed_mul_base_ifma(uint64_t c, int n, uint64_t *x, uint64_t *y, uint64_t *z,
+                                uint64_t *t, const uint64_t *tab, const int8_t *dig, int nd);
 /* ---- curves ---- */
 typedef struct gx_curve_def {
   int id;

@@ -151,14 +151,9 @@ IFMA void canon(uint64_t *r, const uint64_t *w, uint64_t top, int n, uint64_t c)
   for (int i = 0; i < n; i++) r[i] = (u[i] & keep_u) | (t[i] & ~keep_u);
 }
 
-/* Words 4 q .. 4 q + 3 of the four coordinates, transposed: w[i] = word 4 q
- * + i of [x, y, t, z]. */
-IFMA void transpose_in(__m256i w[4], const uint64_t *x, const uint64_t *y, const uint64_t *t,
-                       const uint64_t *z) {
-  const __m256i vx = _mm256_loadu_si256((const __m256i *)(const void *)x);
-  const __m256i vy = _mm256_loadu_si256((const __m256i *)(const void *)y);
-  const __m256i vt = _mm256_loadu_si256((const __m256i *)(const void *)t);
-  const __m256i vz = _mm256_loadu_si256((const __m256i *)(const void *)z);
+/* Words 4 q .. 4 q + 3 of the four coordinates (a register each),
+ * transposed: w[i] = word 4 q + i of [x, y, t, z]. */
+IFMA void transpose_regs(__m256i w[4], __m256i vx, __m256i vy, __m256i vt, __m256i vz) {
   const __m256i a = _mm256_unpacklo_epi64(vx, vy), b = _mm256_unpackhi_epi64(vx, vy);
   const __m256i e = _mm256_unpacklo_epi64(vt, vz), f = _mm256_unpackhi_epi64(vt, vz);
   w[0] = _mm256_permute2x128_si256(a, e, 0x20);
@@ -167,18 +162,32 @@ IFMA void transpose_in(__m256i w[4], const uint64_t *x, const uint64_t *y, const
   w[3] = _mm256_permute2x128_si256(b, f, 0x31);
 }
 
-/* The four coordinates (n limbs each, below p) into lanes [X, Y, T, Z]:
- * transposed words, then the 52-bit limbs cut from them. */
-IFMA void load4(fe4 *r, const uint64_t *x, const uint64_t *y, const uint64_t *t,
-                const uint64_t *z, int nl, int n) {
-  __m256i w[8];
-  UNROLL for (int q = 0; q < n / 4; q++) transpose_in(w + 4 * q, x + 4 * q, y + 4 * q, t + 4 * q, z + 4 * q);
+/* The same from memory. */
+IFMA void transpose_in(__m256i w[4], const uint64_t *x, const uint64_t *y, const uint64_t *t,
+                       const uint64_t *z) {
+  transpose_regs(w, _mm256_loadu_si256((const __m256i *)(const void *)x),
+                 _mm256_loadu_si256((const __m256i *)(const void *)y),
+                 _mm256_loadu_si256((const __m256i *)(const void *)t),
+                 _mm256_loadu_si256((const __m256i *)(const void *)z));
+}
+
+/* Transposed words (w[i]: word i of [x, y, t, z], each below p) to the
+ * 52-bit limbs of lanes [X, Y, T, Z]. */
+IFMA void cut52(fe4 *r, const __m256i *w, int nl, int n) {
   UNROLL for (int j = 0; j < nl; j++) {
     const int bit = 52 * j, i = bit / 64, sh = bit % 64;
     __m256i v = _mm256_srli_epi64(w[i], sh);
     if (sh > 12 && i + 1 < n) v = _mm256_or_si256(v, _mm256_slli_epi64(w[i + 1], 64 - sh));
     r->l[j] = _mm256_and_si256(v, bcast(M52));
   }
+}
+
+/* The four coordinates (n limbs each, below p) into lanes [X, Y, T, Z]. */
+IFMA void load4(fe4 *r, const uint64_t *x, const uint64_t *y, const uint64_t *t,
+                const uint64_t *z, int nl, int n) {
+  __m256i w[8];
+  UNROLL for (int q = 0; q < n / 4; q++) transpose_in(w + 4 * q, x + 4 * q, y + 4 * q, t + 4 * q, z + 4 * q);
+  cut52(r, w, nl, n);
 }
 
 /* Back: the n 64-bit words and the bits over 2^(64 n) per lane, transposed

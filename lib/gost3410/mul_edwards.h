@@ -194,11 +194,18 @@ static int ed_mul_base(const gx_curve *C, gx_point *r, const uint64_t *k) {
   ed_point acc;
   uint64_t flip = gostx__sc_make_odd(C, ko, k);
   gostx__sc_recode_odd(dig, ko, n);
-  ed_neutral(C, &acc);
-  for (int i = 0; i < nd; i++) {
-    GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED, (const uint8_t *)&dig[i], 1);
-    ed_select(C, sel, tab + (size_t)i * row, 3, dig[i]);
-    ed_add(C, &acc, &acc, sel, sel + n, NULL, sel + 2 * n, 1);
+#ifdef GX_LANE_ED_MUL_BASE
+  if (LANES_FIT(C)) { /* the row's lane code, as ed_mul's */
+    GX_LANE_ED_MUL_BASE(C->fp.c, n, acc.X, acc.Y, acc.Z, acc.T, tab, dig, nd);
+  } else
+#endif
+  {
+    ed_neutral(C, &acc);
+    for (int i = 0; i < nd; i++) {
+      GOSTX_CT_PLANT(GOSTX_PLANT_GOST3410_ED, (const uint8_t *)&dig[i], 1);
+      ed_select(C, sel, tab + (size_t)i * row, 3, dig[i]);
+      ed_add(C, &acc, &acc, sel, sel + n, NULL, sel + 2 * n, 1);
+    }
   }
   neg_if(C, acc.X, acc.T, flip);
   ed_to_weier(C, r, &acc);
@@ -276,7 +283,7 @@ static void ed_mul(const gx_curve *C, gx_point *r, const uint64_t *k, const gx_p
 #define G_W 7 /* the row's 32 entries are the odd multiples a width-7 NAF needs */
 _Static_assert(1 << (G_W - 2) <= ROW_ENTRIES, "G_W needs more of the row than it has");
 _Static_assert(1 << (VAR_W - 2) == GX_ED_IFMA_ODD && 1 << (G_W - 2) == GX_ED_IFMA_G &&
-                   VAR_ENTRIES == GX_ED_IFMA_ENTRIES,
+                   VAR_ENTRIES == GX_ED_IFMA_ENTRIES && ROW_ENTRIES == GX_ED_IFMA_G,
                "ec_edwards_ifma.c's tables are the sizes this file hands it");
 
 /* acc = a G + b E, b's digits over E's odd multiples; a G only when tab (the

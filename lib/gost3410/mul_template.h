@@ -14,7 +14,8 @@
  * and where the row has curve steps in lanes of its own (ec.h: p = 2^(64 n)
  * - c with c < 2^14; on the Weierstrass curves also a = -3):
  *   GX_LANE_POINT_ADD, GX_LANE_POINT_DBL_N, GX_LANE_JAC_DBL_N,
- *   GX_LANE_ED_MUL, GX_LANE_ED_MUL2  (ec.h's gostx__ec_*_ifma signatures)
+ *   GX_LANE_ED_MUL, GX_LANE_ED_MUL2, GX_LANE_ED_MUL_BASE
+ *                                    (ec.h's gostx__ec_*_ifma signatures)
  * No ISA is named here: the row's own file names it. No include guard:
  * one instance per file. Not installed. */
 #include "gost3410/ec.h"

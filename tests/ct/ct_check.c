@@ -42,7 +42,7 @@
  *   plant-kuznyechik, plant-kuznyechik-one, plant-kuznyechik-sliced, plant-magma-n1, plant-magma-n2,
  *   plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko,
  *   plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround,
- *   plant-magma-lanes, plant-gost3410-ed-ifma
+ *   plant-magma-lanes, plant-gost3410-ed-ifma, plant-gost3410-ed-ifma-base
  *           switch on one leak planted inside a primitive's vector code
  *           (plant-esp-pad: in ESP's padding check, lib/esp/esp.c)
  *           (GOSTX_CT_PLANT, lib/internal.h; compiled into ct builds only)
@@ -1142,15 +1142,15 @@ static void case_gost3410_mulx(void) {
 }
 
 /* k P with the AVX-512 IFMA paths on, k secret: the Edwards sets' whole k P
- * (lib/gost3410/ec_edwards_ifma.c) and, for the sets with p = 2^(64 n) - c
+ * and k G (lib/gost3410/ec_edwards_ifma.c) and, for the sets with p = 2^(64 n) - c
  * and a = -3 (ec_ifma.c: 256 paramSetB, 512 paramSetA), the complete
  * addition and the runs of Jacobian doublings of the window loop. Valgrind has no AVX-512: this runs in
  * the emulated build (its SIMDe intrinsics and lib/x86_avx512_emu.c's IFMA
  * models), where lib/cpu.c reports IFMA; valgrind hides ADX there, so the
  * dispatcher's row is the portable one and this case loads a copy of each
  * curve on the "avx512ifma" row (its MULX products and AVX2 scans too:
- * valgrind runs them, as case_gost3410_mulx). k G as well, on the row's
- * scans. */
+ * valgrind runs them, as case_gost3410_mulx). k G as well: on the
+ * Edwards sets in lanes, on the others on the row's scans. */
 #ifdef GOSTX_ARCH_X86_64
 static void gost3410_ifma_mul(int curve, unsigned seed) {
   gx_curve C = *gostx__ec_curve_get(curve);
@@ -1721,6 +1721,7 @@ static void run_plant(int which) {
       break;
     }
     case GOSTX_PLANT_GOST3410_ED_IFMA:
+    case GOSTX_PLANT_GOST3410_ED_IFMA_BASE: /* the same run: k P, then k G */
 #ifdef GOSTX_ARCH_X86_64
       gost3410_ifma_mul(GOSTX_GOST3410_256_A, 73);
 #endif
@@ -2031,7 +2032,8 @@ static void run_group(const char *g) {
         {"gost3410-ed", GOSTX_PLANT_GOST3410_ED}, {"gost3410-ed-vko", GOSTX_PLANT_GOST3410_ED_VKO},
         {"esp-pad", GOSTX_PLANT_ESP_PAD},       {"magma-vround", GOSTX_PLANT_MAGMA_VROUND},
         {"magma-lanes", GOSTX_PLANT_MAGMA_LANES}, {"gost3410-ed-ifma", GOSTX_PLANT_GOST3410_ED_IFMA},
-        {"kuznyechik-sliced", GOSTX_PLANT_KUZNYECHIK_SLICED}};
+        {"kuznyechik-sliced", GOSTX_PLANT_KUZNYECHIK_SLICED},
+        {"gost3410-ed-ifma-base", GOSTX_PLANT_GOST3410_ED_IFMA_BASE}};
     size_t i = 0;
     while (i < sizeof plants / sizeof plants[0] && strcmp(g + 6, plants[i].name)) i++;
     if (i == sizeof plants / sizeof plants[0]) {
@@ -2099,7 +2101,7 @@ int main(int argc, char **argv) {
             "plant-magma-n1, "
             "plant-magma-n2, plant-streebog, plant-mgm, plant-gost3410, plant-gost3410-vko, "
             "plant-gost3410-ed, plant-gost3410-ed-vko, plant-esp-pad, plant-magma-vround, "
-            "plant-magma-lanes, plant-gost3410-ed-ifma, esp, tls, pkcs12, cms, p12legacy, ike, "
+            "plant-magma-lanes, plant-gost3410-ed-ifma, plant-gost3410-ed-ifma-base, esp, tls, pkcs12, cms, p12legacy, ike, "
             "mutant-index, mutant-branch, "
             "mutant-naive-magma, rows)\n");
     return 2;
