@@ -305,7 +305,8 @@ typedef struct gostx_cades_verdict {
  * certificate but the anchor needing a status): a signature-time-stamp's
  * at the earliest CAdES-C-time-stamp's genTime (that one proves the token
  * existed then), else at params->now; a CAdES-C-time-stamp's at
- * params->now, or at its own genTime when the values are stale then.
+ * params->now; either at the token's own genTime when the values are
+ * stale at that time (past a CRL's nextUpdate) and the token older.
  * Revoked there (any failure but no data) is TSA_PATH; how each was
  * judged goes to info's sig_ts_tsa and esc_ts_tsa. The signature itself
  * is gostx_cms_signed_verify's, the signer's chain the caller's. info (may
