@@ -455,6 +455,9 @@ static void tsa_data(const fixture *f) {
   CHECK(verify(f, &t2, &info, &v) == GOSTX_CADES_OK && v.level == GOSTX_CADES_T && info.n_sig_ts == 1 &&
             info.sig_ts_len[0] == got.token_len && !memcmp(info.sig_ts[0], got.token, got.token_len),
         "the T with it verifies: %s", gostx_cades_status_name(v.status));
+  CHECK(info.sig_ts_tsa[0].outcome == GOSTX_CADES_TSA_OK &&
+            info.sig_ts_tsa[0].at == (info.sig_ts_tsa[0].stale ? info.sig_ts_time[0] : f->params.now),
+        "its TSA's path judged with the token's CRL: OK (outcome %d)", info.sig_ts_tsa[0].outcome);
   CHECK(gostx_cades_replace_timestamp(&t.sd, &esc0, got.token, got.token_len, t2.buf,
                                       sizeof t2.buf, &t2.len, &st) == GOSTX_EINVAL,
         "no CAdES-C-time-stamp to replace: EINVAL");
@@ -483,7 +486,67 @@ static void tsa_data(const fixture *f) {
   CHECK(gostx_cms_ts_parse(tok2, got.token_len, &got, NULL) == 0 &&
             gostx_cades_tsa_values(&got, &info, &st, &index) == GOSTX_EAUTH && st == GOSTX_CADES_REV_HASH_MISMATCH,
         "a changed CRL value in the token: REV_HASH_MISMATCH (%s)", gostx_cades_status_name(st));
+  /* that token in the T: gostx_cades_verify judges the token's own data itself */
+  CHECK(gostx_cades_replace_timestamp(&t.sd, &sig0, got.token, got.token_len, t2.buf, sizeof t2.buf, &t2.len,
+                                      &st) == 0 &&
+            parse(&t2) == 0,
+        "the changed token put back");
+  CHECK(verify(f, &t2, &info, &v) == GOSTX_CADES_REV_HASH_MISMATCH && v.ts_kind == GOSTX_CADES_TS_SIGNATURE &&
+            v.ts_index == 0 && v.index == 0 && v.level == GOSTX_CADES_T,
+        "gostx_cades_verify: the token's REV_HASH_MISMATCH, named in the signature timestamp (%s, kind %d)",
+        gostx_cades_status_name(v.status), v.ts_kind);
   free(esc);
+}
+
+/* m's revocation value val[len] (found in m) with its byte at changed to
+ * to, every reference's Streebog-256 of it made again: what only a full
+ * parser refuses. */
+static void change_value(msg *m, const uint8_t *val, size_t len, size_t at, uint8_t to) {
+  uint8_t was[32], now[32];
+  const uint8_t *p = find(m->buf, m->len, val, len);
+  CHECK(p != NULL, "the value in the message");
+  if (!p) return;
+  uint8_t *q = m->buf + (p - m->buf);
+  gostx_streebog(32, q, len, was);
+  q[at] = to;
+  gostx_streebog(32, q, len, now);
+  int refs = 0;
+  for (const uint8_t *h; (h = find(m->buf, m->len, was, sizeof was)) != NULL; refs++)
+    memcpy(m->buf + (h - m->buf), now, sizeof now);
+  CHECK(refs > 0 && parse(m) == 0, "its references' hash made again (%d)", refs);
+}
+
+/* Revocation values that lib/x509 refuses, their references' hashes met:
+ * a CRL whose outer signatureAlgorithm is not its tbsCertList's, an OCSP
+ * response whose certStatus is no CHOICE RFC 6960 has (the field readers
+ * cades_read.c had before read neither). */
+static void values_x509_reads(const fixture *f) {
+  static msg bes, t, xl, bad;
+  gostx_cades_info info;
+  gostx_cades_verdict v;
+  gostx_cades_status st;
+  make_t(f, &bes, &t);
+  CHECK(add_validation(f, &t, &f->v, GOSTX_CADES_REFS | GOSTX_CADES_VALUES, &xl, &st) == 0 &&
+            verify(f, &xl, &info, &v) == GOSTX_CADES_OK && v.level == GOSTX_CADES_X_LONG,
+        "an X Long: %s", gostx_cades_status_name(v.status));
+  /* ca.crl: the outer signatureAlgorithm's last OID byte (3.2, 256-bit) made 3.3 (512) */
+  const uint8_t *alg = f->ca_crl + f->ca_crl_len - 1;
+  while (alg > f->ca_crl && !(alg[0] == 0x03 && alg[1] == 0x02 && alg[2] == 0x05 && alg[3] == 0x00)) alg--;
+  CHECK(alg > f->ca_crl, "ca.crl's signatureAlgorithm");
+  bad = xl;
+  change_value(&bad, f->ca_crl, f->ca_crl_len, (size_t)(alg - f->ca_crl) + 1, 0x03);
+  CHECK(verify(f, &bad, &info, &v) == GOSTX_CADES_BAD_CRL && v.index == 0 &&
+            v.x509 == GOSTX_X509_SIG_ALG_MISMATCH && v.level == GOSTX_CADES_C,
+        "a CRL value lib/x509 refuses: BAD_CRL (%s, %s)", gostx_cades_status_name(v.status),
+        gostx_x509_status_name(v.x509));
+  /* the BasicOCSPResponse (the OCTET STRING's content in signer.ocsp): good [0] made [3] */
+  static const uint8_t good[] = {0x80, 0x00, 0x18, 0x0f};
+  const uint8_t *basic = f->ocsp + 30, *g = find(basic, f->ocsp_len - 30, good, sizeof good);
+  CHECK(f->ocsp_len > 30 && basic[-4] == 0x04 && g != NULL, "signer.ocsp's certStatus");
+  bad = xl;
+  if (g) change_value(&bad, basic, f->ocsp_len - 30, (size_t)(g - basic), 0x83);
+  CHECK(verify(f, &bad, &info, &v) == GOSTX_CADES_BAD_OCSP && v.index == 0 && v.level == GOSTX_CADES_C,
+        "an OCSP value lib/x509 refuses: BAD_OCSP (%s)", gostx_cades_status_name(v.status));
 }
 
 /* RFC 5126's OtherHash CHOICE read both ways: a bare sha1Hash OCTET
@@ -527,6 +590,7 @@ int main(int argc, char **argv) {
   load(&f);
   round_trip(&f);
   tsa_data(&f);
+  values_x509_reads(&f);
   other_hash_forms();
   gostx_x509_store_free(f.store);
   free(f.bes), free(f.t_reply), free(f.ca_crl), free(f.int_crl), free(f.ocsp), free(f.content);

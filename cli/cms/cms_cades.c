@@ -1,6 +1,7 @@
 /* gostx cms -verify's CAdES-C / X part (include/gostx/cades.h): every
- * reference against its value and every timestamp (gostx_cades_verify),
- * then the signer's chain and revocation status from the signature's own
+ * reference against its value, every timestamp and each timestamp's TSA
+ * with its token's own data at the token's time (gostx_cades_verify), the
+ * signer's chain and revocation status from the signature's own
  * certificate-values and revocation-values at its signature timestamp's
  * time: offline, with only the trust anchors. The level reached is said. */
 #include <stdlib.h>
@@ -44,9 +45,40 @@ void cms_cades_certs(const gostx_cms_signed *sd, cli_cert_list *l) {
   free(info);
 }
 
+/* "signature timestamp 1": the token a verdict or a line is about */
+static void token_name(int kind, size_t index, char *what, size_t cap) {
+  snprintf(what, cap, "%s %zu", kind == GOSTX_CADES_TS_ESC ? "CAdES-C timestamp" : "signature timestamp", index + 1);
+}
+
+/* A revocation value lib/x509 does not read (BAD_CRL, BAD_OCSP), named. */
+static void bad_value(const gostx_cades_verdict *v) {
+  if (v->status == GOSTX_CADES_BAD_CRL)
+    cli_err("cms: CAdES: revocation-values: CRL %zu: %s", v->index + 1, gostx_x509_status_name(v->x509));
+  else
+    cli_err("cms: CAdES: revocation-values: OCSP response %zu: %s", v->index + 1,
+            gostx_ocsp_status_name(GOSTX_OCSP_MALFORMED));
+}
+
+/* What a failed gostx_cades_verify found in a timestamp token's own
+ * validation data, named. */
+static int token_refuse(const gostx_cades_verdict *v) {
+  char what[64];
+  token_name(v->ts_kind, v->ts_index, what, sizeof what);
+  if (v->status == GOSTX_CADES_BAD_CRL || v->status == GOSTX_CADES_BAD_OCSP) {
+    bad_value(v);
+    cli_err("cms: CAdES: %s: in the TSA's token", what);
+  } else {
+    cli_err("cms: CAdES: %s: the TSA's validation data in its token: %s (reference %zu)", what,
+            gostx_cades_status_name(v->status), v->index + 1);
+  }
+  return CMS_EXIT_VERIFY;
+}
+
 /* What a failed gostx_cades_verify found, named. */
 static int cades_refuse(size_t s, const gostx_cms_signed *sd, const gostx_cades_verdict *v) {
   char who[32] = "", more[600] = "";
+  if (v->ts_kind) return token_refuse(v);
+  if (v->status == GOSTX_CADES_BAD_CRL || v->status == GOSTX_CADES_BAD_OCSP) return bad_value(v), CMS_EXIT_VERIFY;
   if (sd->n_signers > 1) snprintf(who, sizeof who, "signer %zu: ", s + 1);
   if (v->status == GOSTX_CADES_SIGNATURE_TIMESTAMP || v->status == GOSTX_CADES_ESC_TIMESTAMP) {
     snprintf(more, sizeof more, " %zu: %s", v->index + 1, gostx_cms_ts_status_name(v->ts.status));
@@ -63,28 +95,23 @@ static int cades_refuse(size_t s, const gostx_cms_signed *sd, const gostx_cades_
   return CMS_EXIT_VERIFY;
 }
 
-/* The revocation values parsed: CRLs, BasicOCSPResponses. A value that
- * does not parse is refused by name (a reference met it: it is the
- * signature's, not noise). */
+/* The revocation values parsed: CRLs, BasicOCSPResponses
+ * (gostx_cades_verify has refused any lib/x509 does not read). */
 typedef struct rev_values {
-  gostx_x509_crl crls[2 * GOSTX_CADES_MAX]; /* room for a TSA's token's own (token_values) */
-  gostx_ocsp_response ocsps[2 * GOSTX_CADES_MAX];
+  gostx_x509_crl crls[GOSTX_CADES_MAX];
+  gostx_ocsp_response ocsps[GOSTX_CADES_MAX];
   size_t n_crls, n_ocsps;
 } rev_values;
 
 static int read_values(const gostx_cades_info *info, rev_values *r) {
-  gostx_x509_status st;
+  gostx_cades_verdict v = {.status = GOSTX_CADES_BAD_CRL};
   for (r->n_crls = 0; r->n_crls < info->n_crls; r->n_crls++)
-    if (gostx_x509_crl_parse(info->crls[r->n_crls], info->crl_len[r->n_crls], &r->crls[r->n_crls], &st)) {
-      cli_err("cms: CAdES: revocation-values: CRL %zu: %s", r->n_crls + 1, gostx_x509_status_name(st));
-      return CMS_EXIT_VERIFY;
-    }
+    if (gostx_x509_crl_parse(info->crls[r->n_crls], info->crl_len[r->n_crls], &r->crls[r->n_crls], &v.x509))
+      return v.index = r->n_crls, bad_value(&v), CMS_EXIT_VERIFY;
+  v.status = GOSTX_CADES_BAD_OCSP;
   for (r->n_ocsps = 0; r->n_ocsps < info->n_ocsps; r->n_ocsps++)
-    if (gostx_ocsp_response_parse(info->ocsps[r->n_ocsps], info->ocsp_len[r->n_ocsps], &r->ocsps[r->n_ocsps])) {
-      cli_err("cms: CAdES: revocation-values: OCSP response %zu: %s", r->n_ocsps + 1,
-              gostx_ocsp_status_name(GOSTX_OCSP_MALFORMED));
-      return CMS_EXIT_VERIFY;
-    }
+    if (gostx_ocsp_response_parse(info->ocsps[r->n_ocsps], info->ocsp_len[r->n_ocsps], &r->ocsps[r->n_ocsps]))
+      return v.index = r->n_ocsps, bad_value(&v), CMS_EXIT_VERIFY;
   return 0;
 }
 
@@ -143,150 +170,61 @@ static int path_at_time(size_t s, const gostx_cms_signed *sd, const gostx_cades_
   return rc;
 }
 
-/* The time a TSA's certificate is judged at: a signature timestamp's TSA
- * at the earliest CAdES-C timestamp's time (that timestamp proves the
- * token existed then), a CAdES-C timestamp's TSA at params->now
- * (-attime, or now): nothing later vouches for it. */
-static int64_t esc_time(const gostx_cades_info *info, int64_t now) {
-  int64_t t = now;
-  for (size_t i = 0; i < info->n_esc_ts && i < GOSTX_CADES_MAX; i++)
-    if (info->esc_ts_time[i] < t) t = info->esc_ts_time[i];
-  return t;
-}
-
-/* The TSA's own validation data in its token (RFC 5126 Annex B.2, what
- * -enhance writes there): its references checked against its values, its
- * certificate values appended to chain[*n], *all the signature's
- * revocation values r and then the token's. */
-static int token_values(const char *what, const gostx_cms_ts_token *t, const rev_values *r, rev_values *all,
-                        gostx_x509_cert *chain, size_t *n) {
-  gostx_cades_info *tinfo = malloc(sizeof *tinfo);
-  gostx_cades_status st;
-  size_t index;
-  if (!tinfo) return cli_err("out of memory"), CLI_EXIT_FAIL;
-  *all = *r;
-  int rc = 0;
-  if (gostx_cades_tsa_values(t, tinfo, &st, &index)) {
-    cli_err("cms: CAdES: %s: the TSA's validation data in its token: %s (reference %zu)", what,
-            gostx_cades_status_name(st), index + 1);
-    rc = CMS_EXIT_VERIFY;
+/* How gostx_cades_verify judged each timestamp's TSA certificate, said in
+ * order up to the one it refused (failed: v names it): OK; no data for it
+ * (said, not refused: docs/ESIGN.md); values stale at the time judged at
+ * (a CAdES-C timestamp's TSA at -attime or now, past a CRL's nextUpdate)
+ * said, the path judged at the token's time. */
+static int tsas_said(const gostx_cades_info *info, const gostx_cades_verdict *v, int failed) {
+  for (int esc = 0; esc < 2; esc++) {
+    size_t n = esc ? info->n_esc_ts : info->n_sig_ts;
+    for (size_t i = 0; i < n && i < GOSTX_CADES_MAX; i++) {
+      const gostx_cades_tsa_judged *j = esc ? &info->esc_ts_tsa[i] : &info->sig_ts_tsa[i];
+      int kind = esc ? GOSTX_CADES_TS_ESC : GOSTX_CADES_TS_SIGNATURE;
+      char what[64], at[64];
+      token_name(kind, i, what, sizeof what);
+      if (j->stale) {
+        cms_time_text(j->stale_at, at, sizeof at);
+        fprintf(stderr, "%s: TSA certificate: revocation values stale at %s (depth %zu): judged at its token's "
+                "time\n", what, at, j->depth);
+      }
+      cms_time_text(failed && v->ts_kind == kind && v->ts_index == i ? v->at : j->at, at, sizeof at);
+      if (failed && v->ts_kind == kind && v->ts_index == i) {
+        cli_err("cms: CAdES: %s: the TSA's certificate at %s: depth %zu: %s", what, at, v->depth, v->why);
+        return CMS_EXIT_VERIFY;
+      }
+      if (j->outcome == GOSTX_CADES_TSA_OK)
+        fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
+      else if (j->outcome == GOSTX_CADES_TSA_NO_DATA)
+        fprintf(stderr, "%s: TSA certificate: no revocation values for it (depth %zu): its status at %s not "
+                "judged\n", what, j->depth, at);
+    }
   }
-  for (size_t i = 0; !rc && i < tinfo->n_certs; i++)
-    if (!gostx_x509_parse(tinfo->certs[i], tinfo->cert_len[i], &chain[*n], NULL)) ++*n;
-  rev_values *own = rc ? NULL : malloc(sizeof *own);
-  if (!rc && !own) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc && (rc = read_values(tinfo, own))) cli_err("cms: CAdES: %s: in the TSA's token", what);
-  for (size_t i = 0; !rc && i < own->n_crls; i++) all->crls[all->n_crls++] = own->crls[i];
-  for (size_t i = 0; !rc && i < own->n_ocsps; i++) all->ocsps[all->n_ocsps++] = own->ocsps[i];
-  free(own);
-  free(tinfo);
-  return rc;
-}
-
-/* The TSA's path (chain[n]) at when with the revocation values: OK said;
- * no data for it said, not refused (docs/ESIGN.md); values stale at when
- * (a CAdES-C timestamp's TSA judged at now, past a CRL's nextUpdate) said,
- * and the path judged at the token's time made instead, when they were
- * current; any other failure refused, named. */
-static int judge_tsa(const char *what, int64_t when, int64_t made, const gostx_cms_verify_params *params,
-                     const gostx_x509_cert *chain, size_t n, const rev_values *all, gostx_x509_verify_result *res) {
-  gostx_x509_verify_opts o;
-  char at[64];
-  gostx_x509_verify_opts_init(&o, when);
-  o.crls = all->crls, o.n_crls = all->n_crls, o.ocsps = all->ocsps, o.n_ocsps = all->n_ocsps;
-  o.crl_check = GOSTX_X509_CRL_CHECK_ALL;
-  o.memo = params->memo;
-  gostx_x509_status xs = gostx_x509_verify_with(params->store, chain, n, &o, res);
-  cms_time_text(when, at, sizeof at);
-  if ((xs == GOSTX_X509_CRL_EXPIRED || xs == GOSTX_X509_OCSP_STALE) && made < when) {
-    fprintf(stderr, "%s: TSA certificate: revocation values stale at %s (depth %zu): judged at its token's "
-            "time\n", what, at, res->depth);
-    return judge_tsa(what, made, made, params, chain, n, all, res);
-  }
-  if (xs == GOSTX_X509_OK) {
-    fprintf(stderr, "%s: TSA certificate and revocation values: OK at %s\n", what, at);
-    return 0;
-  }
-  if (xs == GOSTX_X509_NO_REVOCATION_DATA || xs == GOSTX_X509_CRL_UNAVAILABLE) {
-    fprintf(stderr, "%s: TSA certificate: no revocation values for it (depth %zu): its status at %s not "
-            "judged\n", what, res->depth, at);
-    return 0;
-  }
-  cli_err("cms: CAdES: %s: the TSA's certificate at %s: depth %zu: %s", what, at, res->depth, res->why);
-  return CMS_EXIT_VERIFY;
-}
-
-/* One token's TSA certificate and its path at when with the revocation
- * values (the signature's and its token's own): revoked (or any other
- * failure) refuses, named; no revocation data for it is said, not refused
- * (docs/ESIGN.md). */
-static int tsa_at_time(const char *what, const uint8_t *der, size_t len, int64_t when,
-                       const gostx_cms_signed *sd, const gostx_cades_info *info, const rev_values *r,
-                       const gostx_cms_verify_params *params, gostx_cms_ts_token *t, gostx_x509_cert *chain,
-                       gostx_x509_verify_result *res) {
-  gostx_cms_ts_status st;
-  if (gostx_cms_ts_parse(der, len, t, &st) || t->sd.n_signers != 1) return 0; /* named by gostx_cades_verify */
-  const gostx_x509_cert *tsa = cms_signer_cert(&t->sd, &t->sd.signers[0], params->untrusted, params->n_untrusted);
-  if (!tsa) {
-    cli_err("cms: CAdES: %s: the TSA's certificate is not in the token (nor -untrusted)", what);
-    return CMS_EXIT_VERIFY;
-  }
-  size_t n = 0;
-  chain[n++] = *tsa;
-  for (size_t i = 0; i < t->sd.n_certs; i++) chain[n++] = t->sd.certs[i];
-  for (size_t i = 0; i < info->n_certs; i++)
-    if (!gostx_x509_parse(info->certs[i], info->cert_len[i], &chain[n], NULL)) n++;
-  for (size_t i = 0; i < sd->n_certs; i++) chain[n++] = sd->certs[i];
-  rev_values *all = malloc(sizeof *all);
-  int rc = all ? token_values(what, t, r, all, chain, &n) : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  if (!rc) rc = judge_tsa(what, when, t->gen_time, params, chain, n, all, res);
-  free(all);
-  return rc;
-}
-
-/* Every timestamp's TSA judged with the signature's revocation values. */
-static int tsas_at_time(const gostx_cms_signed *sd, const gostx_cades_info *info,
-                        const gostx_cms_verify_params *params) {
-  rev_values *r = malloc(sizeof *r);
-  gostx_cms_ts_token *t = malloc(sizeof *t);
-  gostx_x509_cert *chain = malloc((1 + 2 * GOSTX_CMS_MAX_CERTS + 2 * GOSTX_CADES_MAX) * sizeof *chain);
-  gostx_x509_verify_result *res = malloc(sizeof *res);
-  int rc = r && t && chain && res ? read_values(info, r) : (cli_err("out of memory"), CLI_EXIT_FAIL);
-  int64_t at_esc = esc_time(info, params->now);
-  for (size_t i = 0; !rc && i < info->n_sig_ts && i < GOSTX_CADES_MAX; i++) {
-    char what[64];
-    snprintf(what, sizeof what, "signature timestamp %zu", i + 1);
-    rc = tsa_at_time(what, info->sig_ts[i], info->sig_ts_len[i], at_esc, sd, info, r, params, t, chain, res);
-  }
-  for (size_t i = 0; !rc && i < info->n_esc_ts && i < GOSTX_CADES_MAX; i++) {
-    char what[64];
-    snprintf(what, sizeof what, "CAdES-C timestamp %zu", i + 1);
-    rc = tsa_at_time(what, info->esc_ts[i], info->esc_ts_len[i], params->now, sd, info, r, params, t, chain,
-                     res);
-  }
-  free(res), free(chain), free(t), free(r);
-  return rc;
+  return 0;
 }
 
 int cms_cades_check(const gostx_cms_signed *sd, const gostx_cms_verify_params *params) {
   gostx_cades_info *info = malloc(sizeof *info);
-  int rc = info ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
+  gostx_cades_verdict *v = malloc(sizeof *v);
+  int rc = info && v ? 0 : (cli_err("out of memory"), CLI_EXIT_FAIL);
   for (size_t s = 0; !rc && s < sd->n_signers; s++) {
-    gostx_cades_verdict v;
-    if (gostx_cades_verify(sd, s, params, info, &v)) {
-      rc = cades_refuse(s, sd, &v);
+    /* a TSA's path refused is said after the signer's own path, as read */
+    int failed = gostx_cades_verify(sd, s, params, info, v) != 0;
+    if (failed && v->status != GOSTX_CADES_TSA_PATH) {
+      rc = cades_refuse(s, sd, v);
       break;
     }
     /* a plain CMS signer (no signingCertificateV2, no timestamp) has no CAdES level to say */
-    if (!sd->signers[s].ess_hash && v.level == GOSTX_CADES_BES) continue;
-    if (v.level >= GOSTX_CADES_X_LONG && params->store) rc = path_at_time(s, sd, info, params);
-    if (!rc && v.level >= GOSTX_CADES_X_LONG && params->store) rc = tsas_at_time(sd, info, params);
+    if (!sd->signers[s].ess_hash && v->level == GOSTX_CADES_BES) continue;
+    if (v->level >= GOSTX_CADES_X_LONG && params->store) rc = path_at_time(s, sd, info, params);
+    if (!rc) rc = tsas_said(info, v, failed);
     if (rc) break;
     if (sd->n_signers > 1)
-      fprintf(stderr, "signer %zu: level: %s\n", s + 1, gostx_cades_level_name(v.level));
+      fprintf(stderr, "signer %zu: level: %s\n", s + 1, gostx_cades_level_name(v->level));
     else
-      fprintf(stderr, "level: %s\n", gostx_cades_level_name(v.level));
+      fprintf(stderr, "level: %s\n", gostx_cades_level_name(v->level));
   }
+  free(v);
   free(info);
   return rc;
 }

@@ -231,10 +231,12 @@ static int add_validation(enhance *e) {
 /* ---- the steps ---- */
 
 /* The signer's CAdES attributes now, its timestamps checked (their times
- * for the path). */
+ * for the path). A TSA's path is judged here only for the tokens this run
+ * gives data (enhance_tsa_values; -noverify lets that pass): one already
+ * there is -verify's to judge, so TSA_PATH stops nothing. */
 static int read_level(enhance *e, gostx_cades_verdict *v) {
   gostx_cms_verify_params p = params_of(e, e->a->attime);
-  if (!gostx_cades_verify(e->sd, 0, &p, e->info, v)) return 0;
+  if (!gostx_cades_verify(e->sd, 0, &p, e->info, v) || v->status == GOSTX_CADES_TSA_PATH) return 0;
   cli_err("cms: -enhance: %s: %s (the level reached: %s)", e->a->in, gostx_cades_status_name(v->status),
           gostx_cades_level_name(v->level));
   return CMS_EXIT_VERIFY;

@@ -21,9 +21,10 @@
  * The signed bytes never change: only the signer's unsignedAttrs grow.
  *
  * Verification (gostx_cades_verify) is offline: every reference against a
- * value, every timestamp's imprint and signature, the level reached. It
- * does not judge the chain's revocation status at the timestamp's time:
- * the values are handed out (gostx_cades_info) for path validation.
+ * value, every timestamp's imprint and signature, each timestamp token's
+ * own validation data and its TSA's path at the token's time, the level
+ * reached. The signer's own chain at its signature timestamp's time is the
+ * caller's: the values are handed out (gostx_cades_info) for that.
  *
  * Nothing here allocates: parsed results are views into the caller's DER. */
 #ifndef GOSTX_CADES_H
@@ -31,6 +32,8 @@
 
 #include "cms.h"
 #include "cms_ts.h"
+#include "ocsp.h"
+#include "x509_crl.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,13 +57,17 @@ typedef enum gostx_cades_status {
   GOSTX_CADES_ESC_TIMESTAMP,      /* a CAdES-C-time-stamp fails (timestamp verdict given);
                                      IMPRINT_MISMATCH there: it is over other bytes */
   GOSTX_CADES_TIME_ORDER,         /* a CAdES-C-time-stamp older than the signature-time-stamp */
-  GOSTX_CADES_BAD_CRL,            /* building: an input CRL is not a DER CertificateList */
-  GOSTX_CADES_BAD_OCSP,           /* building: an input is no successful OCSP response */
+  GOSTX_CADES_BAD_CRL,            /* an input CRL or a revocation value is no CRL lib/x509
+                                     reads (x509_crl.h: gostx_x509_crl_parse) */
+  GOSTX_CADES_BAD_OCSP,           /* an input or a revocation value is no successful OCSP
+                                     response lib/x509 reads (gostx_ocsp_response_parse) */
   GOSTX_CADES_BAD_CERT,           /* building: an input certificate does not parse */
   GOSTX_CADES_TIMESTAMPED,        /* building: the signature-time-stamp is covered by a
                                      CAdES-C-time-stamp: changing it would break that one */
-  GOSTX_CADES_OTHER_TOKEN         /* building: the new token is not the old one (its TSTInfo
+  GOSTX_CADES_OTHER_TOKEN,        /* building: the new token is not the old one (its TSTInfo
                                      and signature) with unsigned attributes added */
+  GOSTX_CADES_TSA_PATH            /* a timestamp's TSA certificate fails at the time it is
+                                     judged at (revoked, ...; the verdict says which, how) */
 } gostx_cades_status;
 
 GOSTX_API const char *gostx_cades_status_name(gostx_cades_status st);
@@ -110,6 +117,25 @@ typedef struct gostx_cades_rev_ref { /* a CrlValidatedID or an OcspResponsesID *
   size_t crl_number_len;
 } gostx_cades_rev_ref;
 
+/* How gostx_cades_verify judged a timestamp's TSA certificate: its path
+ * (the token's certificates and certificate-values, the signature's) at
+ * the token's time with the revocation values (the token's own, the
+ * signature's, the caller's). */
+#define GOSTX_CADES_TSA_NOT_JUDGED 0 /* no store, or no values in the signature or the token */
+#define GOSTX_CADES_TSA_OK 1         /* the path and every certificate's status good at `at` */
+#define GOSTX_CADES_TSA_NO_DATA 2    /* no revocation value for the certificate at depth: its
+                                        status not judged, not refused (RFC 5126 makes the
+                                        TSU's data optional) */
+typedef struct gostx_cades_tsa_judged {
+  int outcome;      /* GOSTX_CADES_TSA_* */
+  int64_t at;       /* the time judged at */
+  int stale;        /* 1: the values were stale at stale_at (past a CRL's nextUpdate, a
+                       response's) for the certificate at depth: judged at the token's
+                       genTime (at) instead, when they were current */
+  int64_t stale_at;
+  size_t depth;     /* NO_DATA or stale: the certificate's (0 the TSA's) */
+} gostx_cades_tsa_judged;
+
 /* A signer's CAdES attributes, read (gostx_cades_parse). Values as DER
  * elements: certificates, CertificateLists, BasicOCSPResponses, tokens. */
 typedef struct gostx_cades_info {
@@ -123,8 +149,9 @@ typedef struct gostx_cades_info {
   size_t n_certs, n_crls, n_ocsps;
   const uint8_t *certs[GOSTX_CADES_MAX], *crls[GOSTX_CADES_MAX], *ocsps[GOSTX_CADES_MAX];
   size_t cert_len[GOSTX_CADES_MAX], crl_len[GOSTX_CADES_MAX], ocsp_len[GOSTX_CADES_MAX];
-  /* filled by gostx_cades_verify: the timestamps' genTime */
+  /* filled by gostx_cades_verify: the timestamps' genTime, how their TSAs were judged */
   int64_t sig_ts_time[GOSTX_CADES_MAX], esc_ts_time[GOSTX_CADES_MAX];
+  gostx_cades_tsa_judged sig_ts_tsa[GOSTX_CADES_MAX], esc_ts_tsa[GOSTX_CADES_MAX];
 } gostx_cades_info;
 
 /* The signer's unsigned attributes read into *info: 0, or GOSTX_EFORMAT
@@ -232,10 +259,12 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_replace_timestamp(const gostx_cms_sig
 /* The TSA's own validation data in token t's SignerInfo read into *info
  * (zero counts when it has none) and checked as gostx_cades_verify checks a
  * signer's: both complete references when any attribute is there, one
- * CrlOcspRef per certificate reference plus the TSA's, every reference met
- * by a value (the token's certificates count as values). 0; GOSTX_EFORMAT
- * or GOSTX_EAUTH with *st and *index (the reference that failed). The
- * values are for path validation of the TSA's certificate. */
+ * CrlOcspRef per certificate reference plus the TSA's, every revocation
+ * value one lib/x509 reads, every reference met by a value (the token's
+ * certificates count as values). 0; GOSTX_EFORMAT (MALFORMED, DUPLICATE,
+ * TOO_MANY, BAD_CRL, BAD_OCSP) or GOSTX_EAUTH with *st and *index (the
+ * reference or value that failed). gostx_cades_verify does this for each
+ * token itself. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cades_tsa_values(const gostx_cms_ts_token *t, gostx_cades_info *info,
                                                        gostx_cades_status *st, size_t *index);
 
@@ -245,26 +274,66 @@ typedef struct gostx_cades_verdict {
   gostx_cades_level level;     /* the level reached (below the failure's) */
   size_t index;                /* which reference or timestamp failed */
   gostx_cms_ts_verdict ts;     /* status *_TIMESTAMP: the timestamp's verdict */
+  /* where: 0 the signer's own attributes; GOSTX_CADES_TS_SIGNATURE or
+   * GOSTX_CADES_TS_ESC: that kind's ts_index-th token, its own validation
+   * data (RFC 5126 Annex B.2) or its TSA's path (TSA_PATH) */
+  int ts_kind;
+  size_t ts_index;
+  /* BAD_CRL: lib/x509's status for the value; TSA_PATH: the path's, depth
+   * the certificate that failed (0 the TSA's), at the time judged at, why
+   * gostx_x509_verify_result's line ("revocation: certificate revoked ...") */
+  gostx_x509_status x509;
+  size_t depth;
+  int64_t at;
+  char why[GOSTX_X509_WHY_MAX];
 } gostx_cades_verdict;
 
 /* Verifies the CAdES layers of sd's signer, offline: every
  * signature-time-stamp over the signature value, then (when present) the
  * complete references (revocation refs one per certificate ref plus the
  * signer's), each certificate reference met by certificate-values or sd's
- * certificates (hash over the certificate's DER), each CRL and OCSP
- * reference by a revocation value (its hash; an OCSP reference without a
- * hash by responder and producedAt), each CAdES-C-time-stamp over
- * gostx_cades_ts_data's bytes and not older than the signature-time-stamp.
- * Tokens are checked as gostx_cms_ts_verify does (params: the TSAs'
- * trust anchors and time). The signature itself is
- * gostx_cms_signed_verify's. info (may be NULL) gets the attributes and
- * the tokens' times, for path validation at those times. 0 with
- * v->level; GOSTX_EAUTH or GOSTX_EFORMAT with v->status, v->level the
- * level below the failure. */
+ * certificates (hash over the certificate's DER), each revocation value
+ * read by lib/x509 (BAD_CRL, BAD_OCSP), each CRL and OCSP reference met by
+ * one (its hash; an OCSP reference without a hash by responder and
+ * producedAt), each CAdES-C-time-stamp over gostx_cades_ts_data's bytes
+ * and not older than the signature-time-stamp. Tokens are checked as
+ * gostx_cms_ts_verify does (params: the TSAs' trust anchors and time).
+ * Then each token's own validation data, as gostx_cades_tsa_values checks
+ * it (a failure: its status, v->ts_kind and v->ts_index the token), and,
+ * with params->store, when the signer or the token carries values, its
+ * TSA's path at the token's time (gostx_x509_verify_with, every
+ * certificate but the anchor needing a status): a signature-time-stamp's
+ * at the earliest CAdES-C-time-stamp's genTime (that one proves the token
+ * existed then), else at params->now; a CAdES-C-time-stamp's at
+ * params->now; either at the token's own genTime when the values are
+ * stale at that time (past a CRL's nextUpdate) and the token older.
+ * Revoked there (any failure but no data) is TSA_PATH; how each was
+ * judged goes to info's sig_ts_tsa and esc_ts_tsa. The signature itself
+ * is gostx_cms_signed_verify's, the signer's chain the caller's. info (may
+ * be NULL) gets the attributes and the tokens' times. 0 with v->level;
+ * GOSTX_EAUTH or GOSTX_EFORMAT with v->status, v->level the level below
+ * the failure (the level reached, for a token's data or TSA). About 100
+ * KiB of stack at most. */
 GOSTX_API GOSTX_MUST_CHECK int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
                                                    const gostx_cms_verify_params *params,
                                                    gostx_cades_info *info,
                                                    gostx_cades_verdict *v);
+
+/* Revocation data the caller has beyond what the signature and its tokens
+ * carry, parsed (each list up to GOSTX_CADES_MAX). */
+typedef struct gostx_cades_revocation {
+  const gostx_x509_crl *crls;
+  size_t n_crls;
+  const gostx_ocsp_response *ocsps;
+  size_t n_ocsps;
+} gostx_cades_revocation;
+
+/* gostx_cades_verify with more (NULL: none) also used for the TSAs'
+ * paths. GOSTX_EINVAL when a list of more is over GOSTX_CADES_MAX. */
+GOSTX_API GOSTX_MUST_CHECK int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer,
+                                                        const gostx_cms_verify_params *params,
+                                                        const gostx_cades_revocation *more,
+                                                        gostx_cades_info *info, gostx_cades_verdict *v);
 
 #ifdef __cplusplus
 }

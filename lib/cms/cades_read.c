@@ -1,12 +1,9 @@
 /* CAdES-C / X attributes read (RFC 5126 6.2, 6.3; Annex A's module has
  * EXPLICIT TAGS): the references, the values, the timestamps' tokens; and
- * the few fields of a CRL (RFC 5280 5.1) and an OCSP response (RFC 6960
- * 4.2.1) that references name. All public data. */
+ * where an OCSPResponse holds its BasicOCSPResponse (lib/x509 reads both,
+ * RFC 6960 4.2.1). All public data. */
 #include "cms/cades_internal.h"
 #include "sha1/sha1.h"
-
-#define OID_EXT_CRL_NUMBER "\x55\x1d\x14"                      /* 2.5.29.20 */
-#define OID_OCSP_BASIC "\x2b\x06\x01\x05\x05\x07\x30\x01\x01" /* 1.3.6.1.5.5.7.48.1.1 */
 
 const char *gostx_cades_status_name(gostx_cades_status st) {
   switch (st) {
@@ -34,13 +31,15 @@ const char *gostx_cades_status_name(gostx_cades_status st) {
     case GOSTX_CADES_ESC_TIMESTAMP: return "CAdES-C-time-stamp: the timestamp fails";
     case GOSTX_CADES_TIME_ORDER:
       return "CAdES-C-time-stamp: older than the signature-time-stamp";
-    case GOSTX_CADES_BAD_CRL: return "CAdES: a CRL given is not a DER CertificateList";
-    case GOSTX_CADES_BAD_OCSP: return "CAdES: an OCSP response given is not a successful basic one";
+    case GOSTX_CADES_BAD_CRL: return "CAdES: a CRL given or carried is not one lib/x509 reads";
+    case GOSTX_CADES_BAD_OCSP:
+      return "CAdES: an OCSP response given or carried is not a successful one lib/x509 reads";
     case GOSTX_CADES_BAD_CERT: return "CAdES: a certificate given does not parse";
     case GOSTX_CADES_TIMESTAMPED:
       return "CAdES: the signature-time-stamp is covered by a CAdES-C-time-stamp: it stays as it is";
     case GOSTX_CADES_OTHER_TOKEN:
       return "CAdES: the new token is not the old one with unsigned attributes added";
+    case GOSTX_CADES_TSA_PATH: return "CAdES: a timestamp's TSA certificate fails at the token's time";
   }
   return "unknown status";
 }
@@ -57,116 +56,40 @@ const char *gostx_cades_level_name(gostx_cades_level l) {
   return "unknown level";
 }
 
-/* ---- CRLs and OCSP responses: the named fields ---- */
-
-/* Time ::= CHOICE { utcTime, generalTime } */
-static int any_time(gostx__der *r, int64_t *t) { return gostx__der_time(r, t); }
-
-/* crlNumber among crlExtensions [0] { SEQUENCE OF Extension }. */
-static int crl_number(gostx__der exts, gostx__der *number) {
-  gostx__der seq, ext, oid, value, n;
-  int crit;
-  if (gostx__der_get(&exts, GOSTX__DER_SEQ, &seq, NULL) || exts.n) return GOSTX_EFORMAT;
-  while (seq.n) {
-    if (gostx__der_get(&seq, GOSTX__DER_SEQ, &ext, NULL) || gostx__der_oid(&ext, &oid)) return GOSTX_EFORMAT;
-    if (gostx__der_peek(&ext, GOSTX__DER_BOOL) && gostx__der_bool(&ext, &crit)) return GOSTX_EFORMAT;
-    if (gostx__der_get(&ext, GOSTX__DER_OCTETS, &value, NULL) || ext.n) return GOSTX_EFORMAT;
-    if (!GOSTX__DER_OID_IS(oid, OID_EXT_CRL_NUMBER)) continue;
-    if (gostx__der_get(&value, GOSTX__DER_INT, &n, NULL) || value.n || !n.n) return GOSTX_EFORMAT;
-    *number = n;
-  }
-  return 0;
-}
-
-/* CertificateList { tbsCertList { version OPTIONAL, signature, issuer,
- * thisUpdate, nextUpdate OPTIONAL, revokedCertificates OPTIONAL, [0]
- * crlExtensions OPTIONAL }, signatureAlgorithm, signatureValue } */
-int gostx__cades_read_crl(const uint8_t *der, size_t len, gostx__cades_crl *crl) {
-  gostx__der r = {der, len}, cl, tbs, alg, field, t;
-  uint8_t tag;
-  int64_t next;
-  memset(crl, 0, sizeof *crl);
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &cl, &crl->whole) || r.n ||
-      gostx__der_get(&cl, GOSTX__DER_SEQ, &tbs, NULL))
-    return GOSTX_EFORMAT;
-  if (gostx__der_peek(&tbs, GOSTX__DER_INT) && gostx__der_get(&tbs, GOSTX__DER_INT, NULL, NULL))
-    return GOSTX_EFORMAT;
-  if (gostx__der_get(&tbs, GOSTX__DER_SEQ, &alg, NULL) ||
-      gostx__der_get(&tbs, GOSTX__DER_SEQ, NULL, &crl->issuer) ||
-      gostx__der_next(&tbs, &tag, &crl->this_update_elt, &t) || any_time(&t, &crl->this_update))
-    return GOSTX_EFORMAT;
-  crl->this_update_tag = tag;
-  if ((gostx__der_peek(&tbs, GOSTX__DER_UTCTIME) || gostx__der_peek(&tbs, GOSTX__DER_GENTIME)) &&
-      any_time(&tbs, &next))
-    return GOSTX_EFORMAT;
-  while (tbs.n) {
-    if (gostx__der_next(&tbs, &tag, &field, NULL)) return GOSTX_EFORMAT;
-    if (tag == GOSTX__DER_CTXC(0) && crl_number(field, &crl->number)) return GOSTX_EFORMAT;
-  }
-  /* the signature's two fields, not checked here */
-  if (gostx__der_get(&cl, GOSTX__DER_SEQ, NULL, NULL) || gostx__der_get(&cl, GOSTX__DER_BITS, NULL, NULL) ||
-      cl.n)
-    return GOSTX_EFORMAT;
-  return 0;
-}
-
-/* BasicOCSPResponse { tbsResponseData { version [0] OPTIONAL, responderID,
- * producedAt, responses, [1] responseExtensions OPTIONAL }, signatureAlgorithm,
- * signature, [0] certs OPTIONAL } */
-static int read_basic(gostx__der r, gostx__cades_ocsp *o) {
-  gostx__der basic, tbs;
-  uint8_t tag;
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &basic, &o->basic) || r.n ||
-      gostx__der_get(&basic, GOSTX__DER_SEQ, &tbs, NULL))
-    return GOSTX_EFORMAT;
-  if (gostx__der_peek(&tbs, GOSTX__DER_CTXC(0)) && gostx__der_get(&tbs, GOSTX__DER_CTXC(0), NULL, NULL))
-    return GOSTX_EFORMAT;
-  if (gostx__der_next(&tbs, &tag, NULL, &o->responder) ||
-      (tag != GOSTX__DER_CTXC(1) && tag != GOSTX__DER_CTXC(2)))
-    return GOSTX_EFORMAT;
-  if (gostx__der_get(&tbs, GOSTX__DER_GENTIME, NULL, &o->produced)) return GOSTX_EFORMAT;
-  gostx__der t = o->produced;
-  if (gostx__der_time(&t, &o->produced_at) || gostx__der_get(&tbs, GOSTX__DER_SEQ, &o->responses, NULL))
-    return GOSTX_EFORMAT;
-  if (gostx__der_get(&basic, GOSTX__DER_SEQ, NULL, NULL) || gostx__der_get(&basic, GOSTX__DER_BITS, NULL, NULL))
-    return GOSTX_EFORMAT;
-  if (basic.n && (gostx__der_get(&basic, GOSTX__DER_CTXC(0), NULL, NULL) || basic.n)) return GOSTX_EFORMAT;
-  return 0;
-}
+/* ---- OCSP responses (read by lib/x509) ---- */
 
 /* OCSPResponse { responseStatus ENUMERATED, responseBytes [0] { SEQUENCE {
  * responseType, response OCTET STRING } } }, or the BasicOCSPResponse itself
- * (it starts with a SEQUENCE, the outer one with an ENUMERATED). */
+ * (it starts with a SEQUENCE, the outer one with an ENUMERATED): lib/x509
+ * reads and judges it; only the BasicOCSPResponse's place is found here. */
 int gostx__cades_read_ocsp(const uint8_t *der, size_t len, gostx__cades_ocsp *o) {
-  gostx__der r = {der, len}, outer, status, bytes, rb, oid, resp;
+  gostx__der r = {der, len}, outer, bytes, rb;
   memset(o, 0, sizeof *o);
-  if (gostx__der_get(&r, GOSTX__DER_SEQ, &outer, NULL) || r.n) return GOSTX_EFORMAT;
-  if (!gostx__der_peek(&outer, 0x0a)) return read_basic((gostx__der){der, len}, o);
-  if (gostx__der_get(&outer, 0x0a, &status, NULL) || status.n != 1 || status.p[0] != 0 ||
-      gostx__der_get(&outer, GOSTX__DER_CTXC(0), &bytes, NULL) || outer.n ||
-      gostx__der_get(&bytes, GOSTX__DER_SEQ, &rb, NULL) || bytes.n || gostx__der_oid(&rb, &oid) ||
-      !GOSTX__DER_OID_IS(oid, OID_OCSP_BASIC) || gostx__der_get(&rb, GOSTX__DER_OCTETS, &resp, NULL) ||
-      rb.n)
+  if (gostx_ocsp_response_parse(der, len, &o->r) || o->r.status != GOSTX_OCSP_RESP_SUCCESSFUL)
     return GOSTX_EFORMAT;
-  return read_basic(resp, o);
+  o->basic = r;
+  if (gostx__der_get(&r, GOSTX__DER_SEQ, &outer, NULL) || !gostx__der_peek(&outer, 0x0a)) return 0;
+  if (gostx__der_get(&outer, 0x0a, NULL, NULL) || gostx__der_get(&outer, GOSTX__DER_CTXC(0), &bytes, NULL) ||
+      gostx__der_get(&bytes, GOSTX__DER_SEQ, &rb, NULL) || gostx__der_get(&rb, GOSTX__DER_OID, NULL, NULL) ||
+      gostx__der_get(&rb, GOSTX__DER_OCTETS, &o->basic, NULL))
+    return GOSTX_EFORMAT;
+  return 0;
 }
 
-/* SingleResponse { certID { hashAlgorithm, issuerNameHash, issuerKeyHash,
- * serialNumber }, ... } */
 int gostx__cades_ocsp_covers(const gostx__cades_ocsp *o, const gostx_x509_cert *cert) {
-  gostx__der rs = o->responses, single, id, alg, oid, name_hash, serial;
+  static const size_t sizes[] = {[GOSTX_OCSP_SHA1] = 20, [GOSTX_OCSP_STREEBOG256] = 32,
+                                 [GOSTX_OCSP_STREEBOG512] = 64};
+  gostx_ocsp_single s;
+  size_t pos = 0;
   uint8_t h[64];
-  while (!gostx__der_get(&rs, GOSTX__DER_SEQ, &single, NULL)) {
-    if (gostx__der_get(&single, GOSTX__DER_SEQ, &id, NULL) || gostx__der_get(&id, GOSTX__DER_SEQ, &alg, NULL) ||
-        gostx__der_oid(&alg, &oid) || gostx__der_get(&id, GOSTX__DER_OCTETS, &name_hash, NULL) ||
-        gostx__der_get(&id, GOSTX__DER_OCTETS, NULL, NULL) ||
-        gostx__der_get(&id, GOSTX__DER_INT, &serial, NULL))
+  while (gostx_ocsp_single_next(&o->r, &pos, &s)) {
+    size_t n = s.id.hash > 0 && s.id.hash <= GOSTX_OCSP_STREEBOG512 ? sizes[s.id.hash] : 0;
+    if (!n || s.id.serial_len != cert->serial_len || memcmp(s.id.serial, cert->serial, cert->serial_len) ||
+        s.id.hash_len != n)
       continue;
-    if (serial.n != cert->serial_len || memcmp(serial.p, cert->serial, serial.n)) continue;
-    size_t n = GOSTX__DER_OID_IS(oid, OID_SHA1) ? 20 : gostx__cms_digest_size(oid);
     if (n == 20) gostx__sha1(cert->issuer, cert->issuer_len, h);
-    else if (n) gostx_streebog(n, cert->issuer, cert->issuer_len, h);
-    if (n && name_hash.n == n && memcmp(name_hash.p, h, n) == 0) return 1;
+    else gostx_streebog(n, cert->issuer, cert->issuer_len, h);
+    if (memcmp(s.id.name_hash, h, n) == 0) return 1;
   }
   return 0;
 }

@@ -2,7 +2,7 @@
  * the TSU notes of 6.2.1, 6.2.2, 6.3.3, 6.3.4): the complete references
  * and values for the TSA's certificate written into the token's SignerInfo
  * (its signature and TSTInfo unchanged), the token put back in the
- * signer's attribute, and read back and checked for path validation. */
+ * signer's attribute (read back and checked: cades_tsa_verify.c). */
 #include "cms/cades_internal.h"
 
 int gostx_cades_add_tsa_validation(const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert,
@@ -87,23 +87,4 @@ int gostx_cades_replace_timestamp(const gostx_cms_signed *sd, const gostx_cades_
                  sig ? "1.2.840.113549.1.9.16.2.14" : "1.2.840.113549.1.9.16.2.25", index,
                  {now.token, now.token_len}};
   return gostx__cms_rewrite_unsigned(sd, signer, replace_attr, &r, out, cap, out_len);
-}
-
-/* ---- read back ---- */
-
-int gostx_cades_tsa_values(const gostx_cms_ts_token *t, gostx_cades_info *info, gostx_cades_status *st,
-                           size_t *index) {
-  gostx_cades_status dummy;
-  size_t at;
-  if (!st) st = &dummy;
-  if (!index) index = &at;
-  *st = GOSTX_CADES_MALFORMED, *index = 0;
-  if (!t || !info) return GOSTX_EINVAL;
-  if (t->sd.n_signers != 1 || gostx_cades_parse(&t->sd.signers[0], info, st)) return GOSTX_EFORMAT;
-  int refs = info->has_cert_refs || info->has_rev_refs, vals = info->has_cert_values || info->has_rev_values;
-  if (!refs && !vals) return 0;
-  if (!info->has_cert_refs || !info->has_rev_refs) *st = GOSTX_CADES_NO_REFERENCES;
-  else if (info->n_crl_ocsp_refs != info->n_cert_refs + 1) *st = GOSTX_CADES_REFS_COUNT;
-  else if (vals) *st = gostx__cades_refs_met(info, &t->sd, index);
-  return *st ? GOSTX_EAUTH : 0;
 }

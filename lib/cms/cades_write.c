@@ -3,6 +3,10 @@
  * OcspIdentifier), the values, a CAdES-C-time-stamp's data and its token;
  * each added to a SignerInfo's unsignedAttrs, the signed bytes unchanged. */
 #include "cms/cades_internal.h"
+#include "x509/write_internal.h"
+
+#define UTC_FIRST (-631152000LL) /* 1950-01-01 */
+#define UTC_END 2524608000LL     /* 2050-01-01 */
 
 /* ---- the references and values ---- */
 
@@ -39,34 +43,31 @@ static void cert_refs(gostx__der_w *w, const inputs *in) {
 
 /* CrlValidatedID { crlHash, crlIdentifier { crlissuer, crlIssuedTime
  * UTCTime, crlNumber } }: the identifier left out when thisUpdate has no
- * UTCTime (a GeneralizedTime after 2049) */
-static void crl_validated_id(gostx__der_w *w, const gostx__cades_crl *crl) {
-  gostx__der t = crl->this_update_elt;
+ * UTCTime (1950 to 2049; gostx__x509_put_time writes UTCTime there) */
+static void crl_validated_id(gostx__der_w *w, const gostx_x509_crl *crl) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  other_hash(w, crl->whole.p, crl->whole.n);
-  if (crl->this_update_tag == GOSTX__DER_GENTIME) {
-    int utc = t.n == 15 && ((t.p[0] == '1' && t.p[1] == '9' && t.p[2] >= '5') ||
-                            (t.p[0] == '2' && t.p[1] == '0' && t.p[2] < '5'));
-    if (utc) t.p += 2, t.n -= 2; /* YYYY to YY */
-    else t.n = 0;
-  }
-  if (t.n) {
+  other_hash(w, crl->der, crl->der_len);
+  if (crl->this_update >= UTC_FIRST && crl->this_update < UTC_END) {
     gostx__der_w_begin(w, GOSTX__DER_SEQ);
-    gostx__der_w_raw(w, crl->issuer.p, crl->issuer.n);
-    gostx__der_w_tlv(w, GOSTX__DER_UTCTIME, t.p, t.n);
-    if (crl->number.n) gostx__der_w_tlv(w, GOSTX__DER_INT, crl->number.p, crl->number.n);
+    gostx__der_w_raw(w, crl->issuer, crl->issuer_len);
+    gostx__x509_put_time(w, crl->this_update);
+    if (crl->crl_number) gostx__der_w_tlv(w, GOSTX__DER_INT, crl->crl_number, crl->crl_number_len);
     gostx__der_w_end(w);
   }
   gostx__der_w_end(w);
 }
 
 /* OcspResponsesID { ocspIdentifier { responderID, producedAt }, ocspRepHash
- * over the BasicOCSPResponse (what revocation-values carries) } */
+ * over the BasicOCSPResponse (what revocation-values carries) }: the
+ * responder and time as DER has them (one encoding each, no fractions) */
 static void ocsp_responses_id(gostx__der_w *w, const gostx__cades_ocsp *o) {
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
-  gostx__der_w_raw(w, o->responder.p, o->responder.n);
-  gostx__der_w_raw(w, o->produced.p, o->produced.n); /* producedAt's bytes as they are */
+  gostx__der_w_begin(w, GOSTX__DER_CTXC(o->r.by_key ? 2 : 1));
+  if (o->r.by_key) gostx__der_w_tlv(w, GOSTX__DER_OCTETS, o->r.responder, o->r.responder_len);
+  else gostx__der_w_raw(w, o->r.responder, o->r.responder_len);
+  gostx__der_w_end(w);
+  gostx__x509_put_time_as(w, o->r.produced_at, 1);
   gostx__der_w_end(w);
   other_hash(w, o->basic.p, o->basic.n);
   gostx__der_w_end(w);
@@ -78,8 +79,8 @@ static void crl_ocsp_ref(gostx__der_w *w, const inputs *in, const gostx_x509_cer
   int any = 0;
   gostx__der_w_begin(w, GOSTX__DER_SEQ);
   for (size_t i = 0; i < in->n_crls; i++) {
-    const gostx__cades_crl *crl = &in->crls[i];
-    if (!gostx__x509_name_equal(crl->issuer.p, crl->issuer.n, cert->issuer, cert->issuer_len)) continue;
+    const gostx_x509_crl *crl = &in->crls[i];
+    if (!gostx__x509_name_equal(crl->issuer, crl->issuer_len, cert->issuer, cert->issuer_len)) continue;
     if (!any++) {
       gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
       gostx__der_w_begin(w, GOSTX__DER_SEQ);
@@ -126,7 +127,7 @@ static void values(gostx__der_w *w, const inputs *in) {
   if (in->n_crls) {
     gostx__der_w_begin(w, GOSTX__DER_CTXC(0));
     gostx__der_w_begin(w, GOSTX__DER_SEQ);
-    for (size_t i = 0; i < in->n_crls; i++) gostx__der_w_raw(w, in->crls[i].whole.p, in->crls[i].whole.n);
+    for (size_t i = 0; i < in->n_crls; i++) gostx__der_w_raw(w, in->crls[i].der, in->crls[i].der_len);
     gostx__der_w_end(w);
     gostx__der_w_end(w);
   }
@@ -157,7 +158,7 @@ gostx_cades_status gostx__cades_read_inputs(const gostx_cades_validation *v, inp
   for (size_t i = 0; i < v->n_certs; i++)
     if (gostx_x509_parse(v->certs[i], v->cert_len[i], &in->certs[i], NULL)) return GOSTX_CADES_BAD_CERT;
   for (size_t i = 0; i < v->n_crls; i++)
-    if (gostx__cades_read_crl(v->crls[i], v->crl_len[i], &in->crls[i])) return GOSTX_CADES_BAD_CRL;
+    if (gostx_x509_crl_parse(v->crls[i], v->crl_len[i], &in->crls[i], NULL)) return GOSTX_CADES_BAD_CRL;
   for (size_t i = 0; i < v->n_ocsps; i++)
     if (gostx__cades_read_ocsp(v->ocsps[i], v->ocsp_len[i], &in->ocsps[i])) return GOSTX_CADES_BAD_OCSP;
   in->n_certs = v->n_certs, in->n_crls = v->n_crls, in->n_ocsps = v->n_ocsps;

@@ -90,11 +90,17 @@ typedef enum gostx_cades_status { GOSTX_CADES_OK, GOSTX_CADES_MALFORMED, GOSTX_C
     GOSTX_CADES_CERT_HASH_MISMATCH, GOSTX_CADES_REV_WITHOUT_VALUE, GOSTX_CADES_REV_HASH_MISMATCH,
     GOSTX_CADES_SIGNATURE_TIMESTAMP, GOSTX_CADES_ESC_TIMESTAMP, GOSTX_CADES_TIME_ORDER,
     GOSTX_CADES_BAD_CRL, GOSTX_CADES_BAD_OCSP, GOSTX_CADES_BAD_CERT, GOSTX_CADES_TIMESTAMPED,
-    GOSTX_CADES_OTHER_TOKEN, ... } gostx_cades_status;
+    GOSTX_CADES_OTHER_TOKEN, GOSTX_CADES_TSA_PATH, ... } gostx_cades_status;
 const char *gostx_cades_status_name(gostx_cades_status st);
 typedef enum gostx_cades_level { GOSTX_CADES_BES, GOSTX_CADES_T, GOSTX_CADES_C,
     GOSTX_CADES_X_LONG, GOSTX_CADES_X_TYPE1, GOSTX_CADES_X_LONG_TYPE1, ... } gostx_cades_level;
 const char *gostx_cades_level_name(gostx_cades_level l);
+#define GOSTX_CADES_TSA_NOT_JUDGED ...
+#define GOSTX_CADES_TSA_OK ...
+#define GOSTX_CADES_TSA_NO_DATA ...
+typedef struct gostx_cades_tsa_judged {
+  int outcome; int64_t at; int stale; int64_t stale_at; size_t depth; ...;
+} gostx_cades_tsa_judged;
 typedef struct gostx_cades_info {
   size_t n_sig_ts, n_esc_ts;
   const uint8_t *sig_ts[...], *esc_ts[...];
@@ -104,6 +110,7 @@ typedef struct gostx_cades_info {
   const uint8_t *certs[...], *crls[...], *ocsps[...];
   size_t cert_len[...], crl_len[...], ocsp_len[...];
   int64_t sig_ts_time[...], esc_ts_time[...];
+  gostx_cades_tsa_judged sig_ts_tsa[...], esc_ts_tsa[...];
   ...;
 } gostx_cades_info;
 int gostx_cades_parse(const gostx_cms_signer_info *si, gostx_cades_info *info,
@@ -124,11 +131,20 @@ int gostx_cades_add_timestamp(const gostx_cms_signed *sd, size_t signer, int kin
                               const uint8_t *token, size_t token_len, uint8_t *out, size_t cap,
                               size_t *out_len, gostx_cades_status *st);
 typedef struct gostx_cades_verdict {
-  gostx_cades_status status; gostx_cades_level level; size_t index; gostx_cms_ts_verdict ts; ...;
+  gostx_cades_status status; gostx_cades_level level; size_t index; gostx_cms_ts_verdict ts;
+  int ts_kind; size_t ts_index; gostx_x509_status x509; size_t depth; int64_t at; char why[...];
+  ...;
 } gostx_cades_verdict;
 int gostx_cades_verify(const gostx_cms_signed *sd, size_t signer,
                        const gostx_cms_verify_params *params, gostx_cades_info *info,
                        gostx_cades_verdict *v);
+typedef struct gostx_cades_revocation {
+  const gostx_x509_crl *crls; size_t n_crls; const gostx_ocsp_response *ocsps; size_t n_ocsps; ...;
+} gostx_cades_revocation;
+int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer,
+                            const gostx_cms_verify_params *params,
+                            const gostx_cades_revocation *more, gostx_cades_info *info,
+                            gostx_cades_verdict *v);
 int gostx_cades_add_tsa_validation(const gostx_cms_ts_token *t, const gostx_x509_cert *tsa_cert,
                                    const gostx_cades_validation *v, uint8_t *out, size_t cap,
                                    size_t *out_len, gostx_cades_status *st);

@@ -3,16 +3,16 @@
 handle it: enhance puts the CRLs and OCSP responses for the TSA's path into
 the token's SignerInfo (gostx_cades_add_tsa_validation) and the token back
 into its attribute (gostx_cades_replace_timestamp); verify judges each TSA
-certificate with its token's values and the signature's (lib/x509)."""
+certificate with its token's values and the signature's
+(gostx_cades_verify_with judges it; here its verdict is named)."""
 import time
 import warnings
 
-from ._native import ffi, lib
+from ._native import GostxValueError, ffi, lib
 from .cms import Status, VerificationError
 from .x509 import Status as X509Status
 
 _NO_DATA = (lib.GOSTX_X509_NO_REVOCATION_DATA, lib.GOSTX_X509_CRL_UNAVAILABLE)
-_STALE = (lib.GOSTX_X509_CRL_EXPIRED, lib.GOSTX_X509_OCSP_STALE)
 
 
 def _at(when):
@@ -136,41 +136,30 @@ def add_tsa_values(p, i, kind, ctx):
     return p
 
 
-class _Held:
-    def __init__(self, sd):
-        self.sd = sd
+def revocation(i, crls, ocsp_responses):
+    """The caller's crls and ocsp_responses (DER, PEM, paths, Responses) as
+    a gostx_cades_revocation for gostx_cades_verify_with (the TSAs' paths),
+    and what it points into; ffi.NULL when there are none."""
+    from ._cades import _crl_ders, _ocsp_ders, _parsed_revocation
+    crl_ders, ocsp_ders = _crl_ders(crls), _ocsp_ders(ocsp_responses)
+    if not crl_ders and not ocsp_ders:
+        return ffi.NULL, None
+    if len(crl_ders) > lib.GOSTX_CADES_MAX or len(ocsp_ders) > lib.GOSTX_CADES_MAX:
+        raise GostxValueError(f"at most {lib.GOSTX_CADES_MAX} crls and {lib.GOSTX_CADES_MAX} "
+                              "ocsp_responses")
+    crl_arr, ocsp_arr, keep = _parsed_revocation(i, crl_ders, ocsp_ders)
+    more = ffi.new("gostx_cades_revocation *", [crl_arr, len(crl_ders), ocsp_arr, len(ocsp_ders)])
+    return more, (crl_arr, ocsp_arr, keep)
 
 
-def judge_tsas(sd, i, info, store, more, now, crls, ocsp_responses, params):
-    """Each of signer i's timestamps' TSA certificates judged as `gostx cms
-    -verify` does: its path (the token's certificates and own values, the
-    signature's) with the token's revocation values, the signature's and
-    the caller's, a signature-time-stamp's at the earliest
-    CAdES-C-time-stamp's time, a CAdES-C-time-stamp's at now (values stale
-    then: at its token's time, when they were current). Revoked (or any
-    failure but no data at all) raises VerificationError (CHAIN)."""
-    from ._cades import _crl_ders, _judge, _ocsp_ders
-    p, crl_ders, ocsp_ders = _Held(sd), _crl_ders(crls), _ocsp_ders(ocsp_responses)
-    at_esc = min([info.esc_ts_time[k] for k in range(info.n_esc_ts)] + [now])
-    values = _ders(info.certs, info.cert_len, info.n_certs)
-    for kind, when in ((lib.GOSTX_CADES_TS_SIGNATURE, at_esc), (lib.GOSTX_CADES_TS_ESC, now)):
-        for k, (der, data) in enumerate(_tokens(p, i, kind)):
-            what = _what(kind, k)
-            t, buf = _token(der)
-            tinfo = _own(t, i, what)
-            tsa = _tsa_cert(t, data, params, i, what)
-            own = _ders(tinfo.certs, tinfo.cert_len, tinfo.n_certs)
-            crls = _ders(tinfo.crls, tinfo.crl_len, tinfo.n_crls) + crl_ders
-            ocsps = _ders(tinfo.ocsps, tinfo.ocsp_len, tinfo.n_ocsps) + ocsp_ders
-            pool = [tsa[0]] + [t.sd.certs[c] for c in range(t.sd.n_certs)] + \
-                [p.sd.certs[c] for c in range(p.sd.n_certs)] + [c._c[0] for c in more]
-            xs, res, _ = _judge(store, pool, own + values, when, crls, ocsps, i)
-            if xs in _STALE and t.gen_time < when:  # past nextUpdate: judged when they were current
-                xs, res, _ = _judge(store, pool, own + values, t.gen_time, crls, ocsps, i)
-                when = t.gen_time
-            if xs != lib.GOSTX_X509_OK and xs not in _NO_DATA:
-                why = ffi.string(res.why).decode(errors="replace")
-                raise VerificationError(Status.CHAIN, i, f"{what}: the TSA's certificate at "
-                                        f"{_at(when)}: depth {res.depth}: {why}", X509Status(xs),
-                                        res.depth)
-            del buf
+def tsa_refusal(v, i):
+    """The VerificationError for a gostx_cades_verdict about a timestamp's
+    token (v.ts_kind set): its TSA's path (TSA_PATH: Status.CHAIN, named as
+    `gostx cms -verify` names it) or its own validation data."""
+    what = _what(v.ts_kind, v.ts_index)
+    if v.status == lib.GOSTX_CADES_TSA_PATH:
+        why = ffi.string(v.why).decode(errors="replace")
+        return VerificationError(Status.CHAIN, i, f"{what}: the TSA's certificate at {_at(v.at)}: "
+                                 f"depth {v.depth}: {why}", X509Status(v.x509), v.depth)
+    return VerificationError(200 + v.status, i, f"{what}: the TSA's validation data in its token: "
+                             f"{Status(200 + v.status).text} (reference {v.index + 1})")

@@ -102,6 +102,7 @@ class Status(enum.IntEnum):
     CADES_BAD_CERT = 200 + lib.GOSTX_CADES_BAD_CERT
     CADES_TIMESTAMPED = 200 + lib.GOSTX_CADES_TIMESTAMPED
     CADES_OTHER_TOKEN = 200 + lib.GOSTX_CADES_OTHER_TOKEN
+    CADES_TSA_PATH = 200 + lib.GOSTX_CADES_TSA_PATH
 
     @property
     def text(self):
@@ -352,11 +353,19 @@ def _timestamps(sd, i, params):
     return sorted(times)
 
 
-def _level(sd, i, params):
-    """Signer i's CAdES layers checked (gostx_cades_verify): the Level and
-    what they hold (a gostx_cades_info)."""
+def _level(sd, i, params, more=ffi.NULL):
+    """Signer i's CAdES layers checked (gostx_cades_verify_with, more the
+    caller's revocation data for the TSAs' paths): the Level, what they
+    hold (a gostx_cades_info) and a TSA's path refused (a
+    VerificationError to raise after the signer's own path, or None)."""
     v, info = ffi.new("gostx_cades_verdict *"), ffi.new("gostx_cades_info *")
-    if lib.gostx_cades_verify(sd, i, params, info, v):
+    if lib.gostx_cades_verify_with(sd, i, params, more, info, v):
+        if v.ts_kind:
+            from ._cades_tsa import tsa_refusal
+            err = tsa_refusal(v, i)
+            if v.status == lib.GOSTX_CADES_TSA_PATH:
+                return Level(v.level), info, err
+            raise err
         why = Status(200 + v.status).text
         if v.status in (lib.GOSTX_CADES_SIGNATURE_TIMESTAMP, lib.GOSTX_CADES_ESC_TIMESTAMP):
             inner = ffi.string(lib.gostx_cms_ts_status_name(v.ts.status)).decode()
@@ -366,7 +375,7 @@ def _level(sd, i, params):
         elif v.index:
             why += f" (entry {v.index})"
         raise VerificationError(200 + v.status, i, why)
-    return Level(v.level), info
+    return Level(v.level), info, None
 
 
 def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), ocsp_responses=()):
@@ -429,14 +438,16 @@ def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), oc
         cert = Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
         when = _utc(si.signing_time) if si.has_signing_time else None
         times = _timestamps(sd, i, params)
-        level, info = _level(sd, i, params)
+        from ._cades_tsa import revocation
+        extra, held = revocation(i, crls, ocsp_responses) if store is not None else (ffi.NULL, None)
+        level, info, tsa_refused = _level(sd, i, params, extra)
         if store is not None and (level in (Level.X_LONG, Level.X_LONG_TYPE1) or crls or
                                   ocsp_responses):
             from ._cades import judge_at_timestamp
             judge_at_timestamp(sd, i, info, cert, store, more, now, crls, ocsp_responses)
-        if store is not None and level in (Level.X_LONG, Level.X_LONG_TYPE1):
-            from ._cades_tsa import judge_tsas
-            judge_tsas(sd, i, info, store, more, now, crls, ocsp_responses, params)
+        if tsa_refused:
+            raise tsa_refused
+        del held
         signers.append(Signer(cert, when, times, level))
     return Verified(signers, bytes(ffi.buffer(sd.content, sd.content_len)) if attached else None)
 

@@ -80,6 +80,7 @@ class Status(enum.IntEnum):
     CADES_BAD_CERT = 217
     CADES_TIMESTAMPED = 218
     CADES_OTHER_TOKEN = 219
+    CADES_TSA_PATH = 220
     @property
     def text(self) -> str: ...
 

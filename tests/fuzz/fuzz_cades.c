@@ -1,9 +1,11 @@
 /* libFuzzer harness: lib/cms's CAdES-C / X layer (cades_read.c,
- * cades_write.c, cades_verify.c, cades_tsa.c). The first byte picks how
- * the rest is read: even, as a SignedData whose signers' CAdES attributes are parsed
- * (every view inside the input), their timestamp data counted and written,
- * and verified without a trust store (a failure always named); odd, as a
- * CRL and as an OCSP response (the minimal readers under the references);
+ * cades_write.c, cades_verify.c, cades_refs.c, cades_tsa.c,
+ * cades_tsa_verify.c). The first byte picks how the rest is read: even, as
+ * a SignedData whose signers' CAdES attributes are parsed (every view
+ * inside the input), their timestamp data counted and written, and
+ * verified without a trust store (a failure always named; each token's own
+ * data checked, its revocation values read by lib/x509); odd, as an OCSP
+ * response (lib/x509's parser, the BasicOCSPResponse found within);
  * 2 or 6 (mod 4 == 2), as a signer's unsignedAttrs [1] alone, parsed and
  * its timestamp data written (small inputs reach the references). Each
  * signature-time-stamp's token's own TSA data is read (cades_tsa.c) and
@@ -93,19 +95,19 @@ static void as_signed(const uint8_t *in, size_t n) {
   }
 }
 
-/* the rest as a CRL and as an OCSP response */
+/* the rest as an OCSP response: lib/x509 reads it, cades_read.c finds
+ * its BasicOCSPResponse and the SingleResponses one names (CRLs are
+ * lib/x509's alone now: fuzz_crl) */
 static void as_revocation(const uint8_t *in, size_t n) {
-  gostx__cades_crl crl;
   gostx__cades_ocsp o;
-  if (!gostx__cades_read_crl(in, n, &crl)) {
-    inside(crl.issuer.p, crl.issuer.n, in, n);
-    inside(crl.number.p, crl.number.n, in, n);
-  }
-  if (!gostx__cades_read_ocsp(in, n, &o)) {
-    inside(o.basic.p, o.basic.n, in, n);
-    inside(o.responder.p, o.responder.n, in, n);
-    inside(o.responses.p, o.responses.n, in, n);
-  }
+  if (gostx__cades_read_ocsp(in, n, &o)) return;
+  inside(o.basic.p, o.basic.n, in, n);
+  inside(o.r.responder, o.r.responder_len, in, n);
+  gostx_x509_cert c;
+  memset(&c, 0, sizeof c);
+  c.issuer = in, c.issuer_len = n < 40 ? n : 40;
+  c.serial = in + n - (n < 4 ? n : 4), c.serial_len = n < 4 ? n : 4;
+  (void)gostx__cades_ocsp_covers(&o, &c);
 }
 
 /* the rest as a SignerInfo's unsigned attributes */
