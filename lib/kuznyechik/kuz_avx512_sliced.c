@@ -310,13 +310,12 @@ GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uin
 
 /* The counters ctr + 0, 1, ... into lanes a..63 (a > 0; the lanes below
  * kept): ctr_slices under the lane mask, the lane's offset from a in the
- * low byte. Where a later run starts, its call overwrites the lanes above. */
+ * low byte, up = ctr + 256 (the caller's, wiped once per group). Where a
+ * later run starts, its call overwrites the lanes above. */
 SL_INLINE void ctr_slices_from(const struct sliced_consts *c, __m512i x[16],
-                               const uint8_t ctr[16], unsigned inc, unsigned a) {
+                               const uint8_t ctr[16], const uint8_t up[16], unsigned inc,
+                               unsigned a) {
   const unsigned top = inc == GOSTX__CTR_LEFT ? 7 : 15;
-  uint8_t up[16];
-  memcpy(up, ctr, 16);
-  gostx__ctr_add(up, 16, inc, 256);
   const __mmask64 lanes = ~(__mmask64)0 << a;
   const __m512i d = _mm512_sub_epi8(LDZ(c->iota), _mm512_set1_epi8((char)a));
   const __m512i t = _mm512_add_epi8(_mm512_set1_epi8((char)ctr[top]), d);
@@ -328,7 +327,6 @@ SL_UNROLL(16)
       x[j] = _mm512_mask_set1_epi8(x[j], lanes & ~wrap, (char)ctr[j]);
       x[j] = _mm512_mask_set1_epi8(x[j], lanes & wrap, (char)up[j]);
     }
-  gostx_memzero(up, sizeof up);
 }
 
 /* A list of counter runs taken as one stream of blocks (the layout of
@@ -343,14 +341,19 @@ struct ctr_stream {
  * the group depends only on their lengths: public. */
 SL_INLINE void stream_slices(const struct sliced_consts *c, __m512i x[16], struct ctr_stream *s,
                              size_t m) {
-  uint8_t v[16];
+  uint8_t v[16], up[16];
   for (size_t a = 0; a < m;) {
     const struct gostx__ctr_run *run = &s->runs[s->r];
     const size_t take = run->count - s->o < m - a ? run->count - s->o : m - a;
     memcpy(v, run->ctr, 16);
     gostx__ctr_add(v, 16, run->inc, s->o);
-    if (a == 0) ctr_slices(c, x, v, run->inc);
-    else ctr_slices_from(c, x, v, run->inc, (unsigned)a);
+    if (a == 0) {
+      ctr_slices(c, x, v, run->inc);
+    } else {
+      memcpy(up, v, 16);
+      gostx__ctr_add(up, 16, run->inc, 256);
+      ctr_slices_from(c, x, v, up, run->inc, (unsigned)a);
+    }
     a += take;
     if ((s->o += take) == run->count) {
       s->r++;
@@ -358,6 +361,7 @@ SL_INLINE void stream_slices(const struct sliced_consts *c, __m512i x[16], struc
     }
   }
   gostx_memzero(v, sizeof v);
+  gostx_memzero(up, sizeof up);
 }
 
 /* The first nblocks keystream blocks of the stream into out, in groups of
