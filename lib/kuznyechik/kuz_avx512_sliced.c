@@ -324,8 +324,11 @@ SL_INLINE void ctr_slices_from(const struct sliced_consts *c, __m512i x[16],
 SL_UNROLL(16)
   for (unsigned j = 0; j < 16; j++)
     if (j != top) {
-      x[j] = _mm512_mask_set1_epi8(x[j], lanes & ~wrap, (char)ctr[j]);
-      x[j] = _mm512_mask_set1_epi8(x[j], lanes & wrap, (char)up[j]);
+      /* mask_mov, not mask_set1: the emulated build models the former
+       * without a branch on the mask (lib/x86_avx512_emu.h); the compiler
+       * makes a masked broadcast of either */
+      x[j] = _mm512_mask_mov_epi8(x[j], lanes & ~wrap, _mm512_set1_epi8((char)ctr[j]));
+      x[j] = _mm512_mask_mov_epi8(x[j], lanes & wrap, _mm512_set1_epi8((char)up[j]));
     }
 }
 
