@@ -115,6 +115,10 @@ void gostx__cipher_ctr_runs(const gostx_cipher *c, const struct gostx__ctr_run *
   const size_t n = c->block_len;
   uint8_t ctr[GOSTX_MAX_BLOCK_LEN];
   uint8_t *p = out;
+  if (c->id == GOSTX_ALG_KUZNYECHIK && gostx__dispatch()->kuz->ctr_runs) {
+    gostx__dispatch()->kuz->ctr_runs(&c->u.kuz, runs, nruns, out);
+    return;
+  }
   const int kernel = c->id == GOSTX_ALG_KUZNYECHIK && gostx__dispatch()->kuz->ctr;
   for (size_t r = 0; r < nruns; r++) {
     memcpy(ctr, runs[r].ctr, n);

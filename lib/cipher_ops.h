@@ -12,13 +12,8 @@
  * value. The implementation's ctr kernel where it has one. */
 void gostx__cipher_ctr(const gostx_cipher *c, uint8_t *ctr, unsigned inc, const uint8_t *in,
                        uint8_t *out, size_t nblocks);
-/* One run of counter blocks for gostx__cipher_ctr_runs: count blocks from
- * the counter at ctr (n bytes, not changed), stepped as inc says. */
-struct gostx__ctr_run {
-  const uint8_t *ctr;
-  unsigned inc;
-  size_t count;
-};
+/* One run of counter blocks for gostx__cipher_ctr_runs: struct
+ * gostx__ctr_run (lib/internal.h, which the kernels' ctr_runs entries take). */
 /* The keystreams of nruns runs back to back into out (the sum of their
  * counts, in blocks): one cipher call over them all, so that a message's
  * few short runs (MGM's H values and gamma) fill the vector kernels' wide

@@ -241,6 +241,14 @@ static inline void gostx__ctr_add(uint8_t *ctr, size_t n, unsigned inc, uint64_t
 /* count successive counter blocks of n bytes into dst, ctr left at the next
  * (lib/blockops/ctr_fill.c: the kernels use it too). */
 void gostx__ctr_fill(uint8_t *dst, uint8_t *ctr, size_t n, unsigned inc, size_t count);
+/* One run of counter blocks for gostx__cipher_ctr_runs (lib/cipher_ops.h):
+ * count blocks from the counter at ctr (n bytes, not changed), stepped as
+ * inc says. */
+struct gostx__ctr_run {
+  const uint8_t *ctr;
+  unsigned inc;
+  size_t count;
+};
 /* The steps of the sequential modes (lib/cipher_ops.h gostx__cipher_chain;
  * the kernels' chain entries take the same op). */
 enum { GOSTX__CHAIN_CBC = 0, GOSTX__CHAIN_CFB = 1, GOSTX__CHAIN_MAC = 2, GOSTX__CHAIN_OFB = 3 };

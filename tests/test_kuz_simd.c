@@ -110,6 +110,48 @@ static void check_ctr(const struct gostx_kuz_impl *im) {
       }
 }
 
+/* ---- counter runs (impl->ctr_runs) against portable blocks: runs of
+ * random lengths (0, short, around the 64-block groups and the padding
+ * threshold), each its own step and counter, some about to wrap their
+ * lowest byte, so that groups hold runs' starts and wraps in any lane ---- */
+static void check_ctr_runs(const struct gostx_kuz_impl *im) {
+  enum { MAXR = 12, MAXL = 150 };
+  static const size_t lens[] = {0, 1, 2, 5, 23, 39, 40, 41, 63, 64, 65, 88, 90, 127, 128, 129};
+  static uint8_t ctrs[16 * MAXR * MAXL], want[16 * MAXR * MAXL], got[16 * MAXR * MAXL + 16];
+  for (unsigned trial = 0; trial < 400; trial++) {
+    uint8_t key[32], c0[MAXR][16], keep[MAXR][16];
+    struct gostx__ctr_run runs[MAXR];
+    gostx_kuz_key k;
+    t_rand_bytes(key, sizeof key);
+    gostx_kuz_set_key(&k, key);
+    const size_t nr = 1 + t_rand_below(MAXR);
+    size_t total = 0;
+    for (size_t r = 0; r < nr; r++) {
+      const unsigned inc = (unsigned)t_rand_below(3);
+      const size_t len = t_rand_below(2) ? lens[t_rand_below(sizeof lens / sizeof lens[0])]
+                                         : t_rand_below(MAXL + 1);
+      uint8_t c[16];
+      t_rand_bytes(c0[r], 16);
+      if (t_rand_below(2)) c0[r][inc == GOSTX__CTR_LEFT ? 7 : 15] = (uint8_t)(250 + t_rand_below(6));
+      if (t_rand_below(4) == 0) memset(c0[r] + (inc == GOSTX__CTR_LEFT ? 0 : 8), 0xff, 7);
+      memcpy(keep[r], c0[r], 16);
+      memcpy(c, c0[r], 16);
+      for (size_t i = 0; i < len; i++, total++) {
+        memcpy(ctrs + 16 * total, c, 16);
+        ref_step(c, inc);
+      }
+      runs[r] = (struct gostx__ctr_run){c0[r], inc, len};
+    }
+    gostx__kuz_portable_encrypt(&k, ctrs, want, total);
+    memset(got, 0xa5, sizeof got);
+    im->ctr_runs(&k, runs, nr, got);
+    CHECK(!memcmp(got, want, 16 * total), "%s ctr_runs trial %u (%zu runs, %zu blocks)", im->name,
+          trial, nr, total);
+    CHECK(got[16 * total] == 0xa5, "%s ctr_runs writes only its blocks", im->name);
+    CHECK(!memcmp(c0, keep, 16 * nr), "%s ctr_runs leaves the runs' counters", im->name);
+  }
+}
+
 /* ---- the key schedule (impl->expand) against the portable one ---- */
 static void check_expand(const struct gostx_kuz_impl *im) {
   for (unsigned trial = 0; trial < 200; trial++) {
@@ -151,6 +193,7 @@ int main(void) {
             "avx512bw: AVX2's multi-key schedule fits its mk_size");
 #endif
     if (im->ctr) check_ctr(im);
+    if (im->ctr_runs) check_ctr_runs(im);
     if (im->expand) check_expand(im);
     for (size_t idx = 0; idx <= MAXB + nextra; idx++) {
       const size_t n = idx <= MAXB ? idx : extra_counts[idx - MAXB - 1];

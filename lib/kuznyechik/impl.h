@@ -112,6 +112,13 @@ struct gostx_kuz_impl {
    * gives such streams that call; 0: never). Measured with `gostx bench
    * --impl LEVEL --batch SIZE --filter mgm-seal` (docs/BULK.md). */
   size_t mgm_solo_min;
+  /* Counter runs back to back (optional; NULL: one ctr call per run): the
+   * contract of gostx__cipher_ctr_runs (lib/cipher_ops.h), out = the
+   * keystreams of nruns runs, each run's counter left as it is. For MGM's
+   * H values and gamma of short messages: a kernel with wide groups fills
+   * them across runs instead of padding each run's last one. */
+  void (*ctr_runs)(const gostx_kuz_key *k, const struct gostx__ctr_run *runs, size_t nruns,
+                   uint8_t *out);
 };
 
 /* Multi-key Kuznyechik (lib/kuznyechik/kuz.c): the handle gostx_kuz_mk and
@@ -138,6 +145,12 @@ void gostx__kuz_avx512_sliced(const gostx_kuz_key *k, const uint8_t *in, uint8_t
 /* ... and its counter mode: ngroups x 64 blocks of the impl table's ctr. */
 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, uint8_t ctr[16], unsigned inc,
                                   const uint8_t *in, uint8_t *out, size_t ngroups);
+/* ... and counter runs (gostx_kuz_impl.ctr_runs' layout, runs in order as
+ * one stream of blocks): the stream's first nblocks keystream blocks into
+ * out, in groups of 64 that may span runs, the last one padded when
+ * nblocks is not a multiple of 64 (nblocks <= the runs' total). */
+void gostx__kuz_avx512_sliced_ctr_runs(const gostx_kuz_key *k, const struct gostx__ctr_run *runs,
+                                       uint8_t *out, size_t nblocks);
 /* ... and XTS on data units of nb blocks under one key (the layout of
  * gostx_kuz_impl.xts: unit u at in / out + (idx ? idx[u] : u) * stride, T_0
  * at t + 16 u; block j whitened with T_0 * alpha^j before and after): the

@@ -543,6 +543,6 @@ const struct gostx_kuz_impl gostx_kuz_avx2 = {"avx2", gostx__kuz_avx2_encrypt, g
                                               gostx__kuz_avx2_mk_init, gostx__kuz_avx2_mk_encrypt,
                                               gostx__kuz_avx2_mk_decrypt, gostx__kuz_avx2_ctr,
                                               expand_narrow, gostx__kuz_avx2_xts, 256,
-                                              gostx__kuz_avx2_ctr_acpkm, chain_narrow, 4096};
+                                              gostx__kuz_avx2_ctr_acpkm, chain_narrow, 4096, NULL};
 
 #endif

@@ -308,6 +308,86 @@ GOSTX_TARGET_AVX512 static void run_ctr(const struct sliced_consts *c, const uin
   }
 }
 
+/* The counters ctr + 0, 1, ... into lanes a..63 (a > 0; the lanes below
+ * kept): ctr_slices under the lane mask, the lane's offset from a in the
+ * low byte, up = ctr + 256 (the caller's, wiped once per group). Where a
+ * later run starts, its call overwrites the lanes above. */
+SL_INLINE void ctr_slices_from(const struct sliced_consts *c, __m512i x[16],
+                               const uint8_t ctr[16], const uint8_t up[16], unsigned inc,
+                               unsigned a) {
+  const unsigned top = inc == GOSTX__CTR_LEFT ? 7 : 15;
+  const __mmask64 lanes = ~(__mmask64)0 << a;
+  const __m512i d = _mm512_sub_epi8(LDZ(c->iota), _mm512_set1_epi8((char)a));
+  const __m512i t = _mm512_add_epi8(_mm512_set1_epi8((char)ctr[top]), d);
+  const __mmask64 wrap = _mm512_cmplt_epu8_mask(t, d);
+  x[top] = _mm512_mask_mov_epi8(x[top], lanes, t);
+SL_UNROLL(16)
+  for (unsigned j = 0; j < 16; j++)
+    if (j != top) {
+      /* mask_mov, not mask_set1: the emulated build models the former
+       * without a branch on the mask (lib/x86_avx512_emu.h); the compiler
+       * makes a masked broadcast of either */
+      x[j] = _mm512_mask_mov_epi8(x[j], lanes & ~wrap, _mm512_set1_epi8((char)ctr[j]));
+      x[j] = _mm512_mask_mov_epi8(x[j], lanes & wrap, _mm512_set1_epi8((char)up[j]));
+    }
+}
+
+/* A list of counter runs taken as one stream of blocks (the layout of
+ * gostx__cipher_ctr_runs) and where it stands: run r, its block o. */
+struct ctr_stream {
+  const struct gostx__ctr_run *runs;
+  size_t r, o;
+};
+
+/* The stream's next m <= 64 counters into lanes 0..m-1 (the lanes above
+ * hold counters of no use), the stream moved on. Where the runs meet in
+ * the group depends only on their lengths: public. */
+SL_INLINE void stream_slices(const struct sliced_consts *c, __m512i x[16], struct ctr_stream *s,
+                             size_t m) {
+  uint8_t v[16], up[16];
+  for (size_t a = 0; a < m;) {
+    const struct gostx__ctr_run *run = &s->runs[s->r];
+    const size_t take = run->count - s->o < m - a ? run->count - s->o : m - a;
+    memcpy(v, run->ctr, 16);
+    gostx__ctr_add(v, 16, run->inc, s->o);
+    if (a == 0) {
+      ctr_slices(c, x, v, run->inc);
+    } else {
+      memcpy(up, v, 16);
+      gostx__ctr_add(up, 16, run->inc, 256);
+      ctr_slices_from(c, x, v, up, run->inc, (unsigned)a);
+    }
+    a += take;
+    if ((s->o += take) == run->count) {
+      s->r++;
+      s->o = 0;
+    }
+  }
+  gostx_memzero(v, sizeof v);
+  gostx_memzero(up, sizeof up);
+}
+
+/* The first nblocks keystream blocks of the stream into out, in groups of
+ * 64 across runs; a last group of fewer runs full and keeps its first. */
+GOSTX_TARGET_AVX512 static void run_ctr_runs(const struct sliced_consts *c,
+                                             const uint32_t kb[10][16], struct ctr_stream *s,
+                                             uint8_t *out, size_t nblocks) {
+  for (size_t done = 0; done < nblocks; done += 64) {
+    const size_t m = nblocks - done < 64 ? nblocks - done : 64;
+    __m512i x[16];
+    stream_slices(c, x, s, m);
+    rounds(c, kb, x, 0);
+    if (m == 64) {
+      store_slices(c, x, out + 16 * done, NULL, NULL, NULL);
+    } else {
+      _Alignas(64) uint8_t last[1024];
+      store_slices(c, x, last, NULL, NULL, NULL);
+      memcpy(out + 16 * done, last, 16 * m);
+      gostx_memzero(last, sizeof last);
+    }
+  }
+}
+
 /* v * alpha^64 in every lane: the low half moved up, the high half times
  * 0x87 (one vpclmulqdq). */
 SL_INLINE __m512i tw_mul64(__m512i v) {
@@ -474,6 +554,17 @@ GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_ctr(const gostx_kuz_key *k, ui
   _Alignas(64) uint32_t kb[10][16];
   key_slices(kb, k, 0);
   run_ctr(consts(), kb, ctr, inc, in, out, ngroups);
+  gostx_memzero(kb, sizeof kb);
+}
+
+GOSTX_TARGET_AVX512 void gostx__kuz_avx512_sliced_ctr_runs(const gostx_kuz_key *k,
+                                                           const struct gostx__ctr_run *runs,
+                                                           uint8_t *out, size_t nblocks) {
+  struct ctr_stream s = {runs, 0, 0};
+  pthread_once(&sc_once, sc_init);
+  _Alignas(64) uint32_t kb[10][16];
+  key_slices(kb, k, 0);
+  run_ctr_runs(consts(), kb, &s, out, nblocks);
   gostx_memzero(kb, sizeof kb);
 }
 

@@ -299,6 +299,6 @@ const struct gostx_kuz_impl gostx_kuz_avx512bw = {"avx512bw", kuz_avx512bw_encry
                                                   gostx__kuz_avx2_mk_init, gostx__kuz_avx2_mk_encrypt,
                                                   gostx__kuz_avx2_mk_decrypt, kuz_avx512bw_ctr, NULL,
                                                   gostx__kuz_avx2_xts, 256, kuz_avx512bw_ctr_acpkm,
-                                                  gostx__kuz_avx2_chain, 4096};
+                                                  gostx__kuz_avx2_chain, 4096, NULL};
 
 #endif

@@ -85,4 +85,4 @@ static void lstable_decrypt(const gostx_kuz_key *k, const uint8_t *in, uint8_t *
 }
 
 const struct gostx_kuz_impl gostx_kuz_lstable = {"lstable", lstable_encrypt, lstable_decrypt,
-                                                 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0};
+                                                 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};

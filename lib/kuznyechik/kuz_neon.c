@@ -48,6 +48,6 @@ static inline __attribute__((always_inline)) W2 andn_w2(W2 a, W2 b) {
 const struct gostx_kuz_impl gostx_kuz_neon = {"neon", encrypt_blocks_neon, decrypt_blocks_neon,
                                               BS_MK_MAX, BS_MK_MAX, sizeof(struct mk_neon),
                                               mk_init_neon, mk_encrypt_neon, mk_decrypt_neon,
-                                              NULL, NULL, NULL, 0, NULL, NULL, 0};
+                                              NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
 
 #endif

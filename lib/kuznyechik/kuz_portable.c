@@ -558,7 +558,7 @@ const struct gostx_kuz_impl gostx_kuz_portable = {"portable", gostx__kuz_portabl
                                                   KUZ_PORTABLE_MK_MAX, KUZ_PORTABLE_MK_MAX,
                                                   sizeof(struct mk_portable), portable_mk_init,
                                                   portable_mk_encrypt, portable_mk_decrypt,
-                                                  NULL, NULL, NULL, 0, NULL, NULL, 0};
+                                                  NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
 
 /* GF(2^8) product modulo x^8 + x^7 + x^6 + x + 1, for the tables the kernels
  * build at start-up from public constants (here, below the kernels that use

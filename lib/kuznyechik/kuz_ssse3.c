@@ -90,6 +90,6 @@ SSSE3_INLINE V v_fold(V v, V y) {
 const struct gostx_kuz_impl gostx_kuz_ssse3 = {"ssse3", encrypt_blocks_x2, decrypt_blocks_x2,
                                                BS_MK_MAX, BS_MK_MAX, sizeof(struct mk_x2),
                                                mk_init_x2, mk_encrypt_x2, mk_decrypt_x2,
-                                               NULL, expand_narrow, NULL, 0, NULL, chain_narrow, 0};
+                                               NULL, expand_narrow, NULL, 0, NULL, chain_narrow, 0, NULL};
 
 #endif
