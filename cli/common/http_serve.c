@@ -176,7 +176,10 @@ static void on_readable(worker *w, conn *c) {
   size_t cap = s->request_max;
   if (c->have) {
     if (c->have == c->cap) {
-      if (c->cap >= s->request_max) return conn_close(w, c);
+      if (c->cap >= s->request_max) {
+        conn_close(w, c);
+        return;
+      }
       size_t grown = c->cap * 2 < s->request_max ? c->cap * 2 : s->request_max;
       c->buf = must(realloc(c->buf, grown)), c->cap = grown;
     }
@@ -189,7 +192,10 @@ static void on_readable(worker *w, conn *c) {
     (void)want(w, c, EPOLLIN);
     return;
   }
-  if (r <= 0) return conn_close(w, c); /* gone, with or without half a request */
+  if (r <= 0) { /* gone, with or without half a request */
+    conn_close(w, c);
+    return;
+  }
   (void)answer(w, c, base, c->have + (size_t)r);
 }
 
@@ -198,18 +204,28 @@ static void on_writable(worker *w, conn *c) {
   do r = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
   while (r < 0 && errno == EINTR);
   if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-  if (r < 0) return replied(w), conn_close(w, c);
+  if (r < 0) {
+    replied(w);
+    conn_close(w, c);
+    return;
+  }
   c->out_off += (size_t)r;
   if (c->out_off < c->out_len) return;
   free(c->out), c->out = NULL;
   replied(w);
-  if (c->close_after) return conn_finish(w, c);
+  if (c->close_after) {
+    conn_finish(w, c);
+    return;
+  }
   (void)answer(w, c, c->buf, c->have); /* requests that came meanwhile */
 }
 
 static void accept_some(worker *w) {
   for (int i = 0; i < ACCEPT_BATCH; i++) {
-    if (w->n == CONN_MAX) return listen_on(w, 0); /* back at the next sweep */
+    if (w->n == CONN_MAX) { /* back at the next sweep */
+      listen_on(w, 0);
+      return;
+    }
     int fd = accept4(w->s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
