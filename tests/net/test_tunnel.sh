@@ -168,9 +168,15 @@ for p in range(6000, 6032):
     s.bind((sys.argv[1], p))
     for _ in range(4): s.sendto(b"x" * 64, (sys.argv[2], 9))
     s.close()' $3 $4
-  sleep 1.5
-  read -r tx0b tx1b < <(byworker $NA $1 tx_packets_by_worker)
-  read -r rx0b rx1b < <(byworker $NB $2 rx_packets_by_worker)
+  # the counters as both status files show them once every packet is in
+  # (files rewritten each second, late on a loaded host: polled, bounded)
+  for _ in $(seq $(bound 40)); do
+    sleep 0.25
+    read -r tx0b tx1b < <(byworker $NA $1 tx_packets_by_worker)
+    read -r rx0b rx1b < <(byworker $NB $2 rx_packets_by_worker)
+    [ $((tx0b - tx0 + tx1b - tx1)) -ge 128 ] && [ $((rx0b - rx0)) = $((tx0b - tx0)) ] &&
+      [ $((rx1b - rx1)) = $((tx1b - tx1)) ] && break
+  done
   spread="A sent $((tx0b - tx0)) + $((tx1b - tx1)), B received $((rx0b - rx0)) + $((rx1b - rx1))"
   [ $((tx0b - tx0)) -gt 0 ] && [ $((tx1b - tx1)) -gt 0 ] &&
     [ $((rx0b - rx0)) = $((tx0b - tx0)) ] && [ $((rx1b - rx1)) = $((tx1b - tx1)) ] &&
@@ -203,7 +209,7 @@ fi
   bad "state file did not advance ($seq_before -> $(out_seq a))"
 
 # the injector: bad copies of captured packets, every one dropped and counted
-sleep 1.5 # the status file is rewritten every second
+status_fresh b # B's status file as it stands after the traffic above
 declare -A before after
 keys="rx_packets rx_replay rx_auth rx_malformed rx_spi"
 for k in $keys; do before[$k]=$(status $NB b $k); done
@@ -213,9 +219,16 @@ ppid=$!
 PIDS+=($ppid)
 wait $ipid || bad "injector: $(cat "$T/inject.err")"
 wait $ppid
-sleep 2.5
-for k in $keys; do after[$k]=$(status $NB b $k); done
 sent() { awk -v k="$1" '$1 == k {print $2}' "$T/inject.out"; }
+# every packet counted under some reason (the 30 pings, each injected copy)
+# in B's status file, rewritten each second and late on a loaded host
+want=$((30 + $(sent replay) + $(sent flip) + $(sent truncated) + $(sent spi)))
+for _ in $(seq $(bound 40)); do
+  sleep 0.25
+  got=0
+  for k in $keys; do after[$k]=$(status $NB b $k); got=$((got + after[$k] - before[$k])); done
+  [ $got -ge $want ] && break
+done
 d() { echo $((after[$1] - before[$1])); }
 [ "$(d rx_packets)" = 30 ] && ok "only the 30 genuine pings delivered meanwhile" ||
   bad "rx_packets grew by $(d rx_packets), want 30 (the pings)"
@@ -248,13 +261,20 @@ wait $ppid
 start b $NB 10.232.0.2
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
   --replay "$T/captured" >/dev/null
-sleep 2.5
+for _ in $(seq $(bound 40)); do
+  sleep 0.25
+  [ $(($(status $NB b rx_packets) + $(status $NB b rx_replay) + $(status $NB b rx_auth))) -ge 10 ] && break
+done
 [ "$(status $NB b rx_replay)" = 10 ] && [ "$(status $NB b rx_packets)" = 0 ] &&
   ok "10 packets replayed across the receiver's restart: refused" ||
   bad "replay across restart: rx_replay $(status $NB b rx_replay), rx_packets $(status $NB b rx_packets)"
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
   --reorder "$T/unseen" >"$T/reorder.out"
-sleep 2.5
+# all 30 accounted for (delivered or dropped) in B's status file, bounded
+for _ in $(seq $(bound 40)); do
+  sleep 0.25
+  [ $(($(status $NB b rx_packets) + $(status $NB b rx_replay) + $(status $NB b rx_auth))) -ge 30 ] && break
+done
 [ "$(status $NB b rx_packets)" = 10 ] && [ "$(status $NB b rx_replay)" = 20 ] &&
   [ "$(status $NB b rx_auth)" = 0 ] &&
   ok "10 new packets sent out of order: each delivered once, their 10 second copies dropped as replays" ||
@@ -267,7 +287,7 @@ fi
 
 # SIGUSR1 prints the counters
 kill -USR1 $PID_b
-sleep 0.5
+for _ in $(seq $(bound 20)); do sleep 0.1; grep -q '^rx_replay ' "$T/b.log" && break; done
 grep -q '^rx_replay ' "$T/b.log" && ok "SIGUSR1 prints the counters" || bad "SIGUSR1: nothing printed"
 
 # esn = off (32-bit sequence numbers, AAD SPI | SN): one side off and the
@@ -279,7 +299,7 @@ start a $NA 10.232.0.1
 auth0=$(status $NB b rx_auth)
 ip netns exec $NA ping -c 3 -i 0.2 -W 1 10.232.0.2 >/dev/null 2>&1 &&
   bad "a ping went through with ESN off on one side only" || true
-sleep 1.5
+for _ in $(seq $(bound 40)); do sleep 0.25; [ "$(status $NB b rx_auth)" -gt "$auth0" ] && break; done
 [ "$(status $NB b rx_auth)" -gt "$auth0" ] && ok "ESN off on one side only: packets fail their ICV" ||
   bad "ESN mismatch: rx_auth $auth0 -> $(status $NB b rx_auth)"
 echo 'esn = off' >>"$T/b.conf"
