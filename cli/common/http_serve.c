@@ -60,6 +60,9 @@ static time_t now_seconds(void) {
   return t.tv_sec;
 }
 
+/* The worker's own buffers, at its start: without them it cannot serve. A
+ * connection's allocations are not made through it: one that fails drops
+ * that connection, and the others are served on. */
 static void *must(void *p) {
   if (!p) {
     cli_err("out of memory");
@@ -78,7 +81,11 @@ static void conn_close(worker *w, conn *c) {
 }
 
 static conn *conn_open(worker *w, int fd) {
-  conn *c = w->nspare ? w->spare[--w->nspare] : must(malloc(sizeof *c));
+  conn *c = w->nspare ? w->spare[--w->nspare] : malloc(sizeof *c);
+  if (!c) {
+    close(fd);
+    return NULL;
+  }
   *c = (conn){.fd = fd, .deadline = w->now + w->s->request_seconds, .slot = w->n};
   w->conns[w->n++] = c;
   return c;
@@ -123,7 +130,8 @@ static int send_reply(conn *c, const http_reply *r) {
   if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return -1;
   size_t done = sent < 0 ? 0 : (size_t)sent;
   if (done == total) return 0;
-  c->out = must(malloc(total - done));
+  c->out = malloc(total - done);
+  if (!c->out) return -1;
   c->out_len = total - done, c->out_off = 0, c->close_after = !r->keep;
   size_t at = 0;
   for (int i = 0; i < 2; i++) { /* what the socket did not take, of each part */
@@ -162,7 +170,9 @@ static int answer(worker *w, conn *c, uint8_t *base, size_t have) {
     if (off && rest) memmove(c->buf, c->buf + off, rest);
   } else if (rest) { /* from the worker's buffer into one of its own */
     size_t cap = rest < CONN_BUF_MIN ? CONN_BUF_MIN : rest;
-    c->buf = must(malloc(cap)), c->cap = cap;
+    c->buf = malloc(cap);
+    if (!c->buf) return conn_close(w, c), -1;
+    c->cap = cap;
     memcpy(c->buf, base + off, rest);
   }
   c->have = rest;
@@ -181,7 +191,12 @@ static void on_readable(worker *w, conn *c) {
         return;
       }
       size_t grown = c->cap * 2 < s->request_max ? c->cap * 2 : s->request_max;
-      c->buf = must(realloc(c->buf, grown)), c->cap = grown;
+      uint8_t *more = realloc(c->buf, grown);
+      if (!more) {
+        conn_close(w, c);
+        return;
+      }
+      c->buf = more, c->cap = grown;
     }
     base = c->buf, cap = c->cap;
   }
@@ -234,7 +249,12 @@ static void accept_some(worker *w) {
       if (errno != EAGAIN && errno != EWOULDBLOCK) listen_on(w, 0);
       return;
     }
-    on_readable(w, conn_open(w, fd)); /* its bytes are most likely there */
+    conn *c = conn_open(w, fd);
+    if (!c) { /* out of memory: as out of descriptors above */
+      listen_on(w, 0);
+      return;
+    }
+    on_readable(w, c); /* its bytes are most likely there */
   }
 }
 
