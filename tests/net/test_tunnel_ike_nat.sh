@@ -207,7 +207,8 @@ chain_run "IPv6 outside, a chain of four" "[fd00:231::1]" "[fd00:231::2]" yes on
 # 2. a behind a NAT. The namespaces: $NA (the NAT: 10.231.0.1 outside,
 # 10.233.0.1 inside) and a's own, $NC (10.233.0.2), routed through it.
 NC=gxnc$$ VC=gxnvc$$ VN=gxnvn$$
-trap 'netns_test_end; ip netns del $NC 2>/dev/null' EXIT
+# (NA is NC from below on: the NAT's namespace, NR then, removed by name)
+trap 'netns_test_end; ip netns del $NC 2>/dev/null; ip netns del ${NR:-$NC} 2>/dev/null' EXIT
 ip netns add $NC && ip link add $VC netns $NC type veth peer name $VN netns $NA &&
   ip -n $NC link set lo up && ip -n $NC addr add 10.233.0.2/30 dev $VC && ip -n $NC link set $VC up &&
   ip -n $NA addr add 10.233.0.1/30 dev $VN && ip -n $NA link set $VN up &&
