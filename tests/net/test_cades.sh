@@ -56,7 +56,7 @@ said() { # said RC PATTERN FILE WHAT
 "$G" cms -sign -cades -in doc.txt -signer after.pem -inkey after.key -out after.bes
 B "$G" cms -enhance -in after.bes -to T -tsa "http://10.231.0.1:$tp/" -CAfile ca.pem -out after.t 2> e1
 rc=$?; said 0 "^level: CAdES-T$" e1 "BES -> T from $NB"
-sleep 1.1
+sleep 1.1 # revoked a second after the timestamp (times in whole seconds)
 "$G" ca -revoke after.pem -index index.txt -cert ca.pem -crl_reason keyCompromise 2>/dev/null
 sleep 1.1 # the responder reads index.txt again at most once a second
 B "$G" cms -enhance -in after.t -to XL1 "${net[@]}" -out after.xl1 2> e2
@@ -64,7 +64,7 @@ rc=$?; said 0 "^level: CAdES-X Long Type 1$" e2 "T -> XL1 from $NB (revoked afte
 
 # revoked before
 "$G" ca -revoke before.pem -index index.txt -cert ca.pem -crl_reason superseded 2>/dev/null
-sleep 1.1
+sleep 1.1 # signed a second after the revocation
 "$G" cms -sign -cades -in doc.txt -signer before.pem -inkey before.key -out before.bes
 B "$G" cms -enhance -in before.bes -to XL1 "${net[@]}" -out before.xl1 2> e3
 rc=$?; said 4 "certificate revoked (reason: superseded" e3 "revoked before: -enhance refuses"

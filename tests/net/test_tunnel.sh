@@ -143,7 +143,11 @@ rm -f "$T/file" "$T/file.got"
 # iperf3, briefly
 ip netns exec $NB timeout 30 iperf3 -s -1 -B 10.232.0.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.5
+# the server listening (late on a loaded host: the client would be refused)
+for _ in $(seq $(bound 100)); do
+  ip netns exec $NB ss -Hltn 'sport = :5201' | grep -q . && break
+  sleep 0.05
+done
 if ip netns exec $NA timeout 30 iperf3 -c 10.232.0.2 -t 3 -f m >"$T/iperf.log" 2>&1; then
   ok "iperf3: $(grep -E 'receiver' "$T/iperf.log" | awk '{print $(NF-2), $(NF-1)}')"
 else

@@ -152,7 +152,7 @@ cookie_flood() {
   PIDS+=($PID_b)
   for _ in $(seq $(bound 100)); do grep -q listening "$T/b.log" && break; sleep 0.02; done
   replay_init "$T/init.bin" 12
-  sleep 0.3
+  sleep 0.3 # (no wait needed: b reads its one IKE socket in order, the flood ahead of a)
   ip netns exec $NA "$G" tunnel -c "$T/a.conf" 2>"$T/a.log" </dev/null >/dev/null &
   PID_a=$!
   PIDS+=($PID_a)

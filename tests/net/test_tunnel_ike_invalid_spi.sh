@@ -30,7 +30,7 @@ ip -n $NB addr add 10.232.0.2/30 dev $TUN
 # a's ESP, one datagram each 10 ms to a port nobody reads, until the end
 XFER_GAP=0.01 ip netns exec $NA timeout 20 python3 "$HERE/xfer.py" udpsend 10.232.0.2 5003 1500 64 &
 PIDS+=($!)
-sleep 0.3
+sleep 0.3 # (a head start, not checked: the stream runs 15 s, past b's restart)
 kill -KILL $PID_b
 wait $PID_b 2>/dev/null
 t0=$(date +%s%N)
@@ -62,7 +62,7 @@ ip netns exec $NB timeout 5 python3 -c '
 import socket
 msg = bytes(16) + bytes([41, 0x20, 37, 0x08, 0, 0, 0, 0, 0, 0, 0, 40]) + bytes([0, 0, 0, 12, 0, 0, 0, 11, 0, 0, 0, 1])
 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(msg, ("10.231.0.1", 500))'
-sleep 0.5
+sleep 0.5 # (a window: a notice ignored logs nothing to wait for)
 [ "$(grep -c 'IKE_SA_INIT to' "$T/a.log")" = "$starts" ] && ok "a: an INVALID_SPI of another SPI starts nothing" ||
   bad "a acted on a notice of SPI 1: $(grep ike: "$T/a.log" | tail -2)"
 

@@ -207,7 +207,8 @@ chain_run "IPv6 outside, a chain of four" "[fd00:231::1]" "[fd00:231::2]" yes on
 # 2. a behind a NAT. The namespaces: $NA (the NAT: 10.231.0.1 outside,
 # 10.233.0.1 inside) and a's own, $NC (10.233.0.2), routed through it.
 NC=gxnc$$ VC=gxnvc$$ VN=gxnvn$$
-trap 'netns_test_end; ip netns del $NC 2>/dev/null' EXIT
+# (NA is NC from below on: the NAT's namespace, NR then, removed by name)
+trap 'netns_test_end; ip netns del $NC 2>/dev/null; ip netns del ${NR:-$NC} 2>/dev/null' EXIT
 ip netns add $NC && ip link add $VC netns $NC type veth peer name $VN netns $NA &&
   ip -n $NC link set lo up && ip -n $NC addr add 10.233.0.2/30 dev $VC && ip -n $NC link set $VC up &&
   ip -n $NA addr add 10.233.0.1/30 dev $VN && ip -n $NA link set $VN up &&
@@ -249,7 +250,7 @@ if up_and_through "behind a NAT"; then
   ike_stream $NA $NB 10.232.0.2 "$T/ka.out" 400 200 0.02
   sleep 0.5 # (tunnel_counters waits 1.2 s for a fresh status file)
   k0=$(tunnel_counters $NB b rx_keepalive)
-  sleep 3
+  sleep 3 # (a window: what counts is that none came in it)
   k1=$(tunnel_counters $NB b rx_keepalive)
   wait "${WAIT[@]}"
   got=$(echo $(cat "$T/ka.out"))
@@ -260,7 +261,7 @@ if up_and_through "behind a NAT"; then
   # machine the stream's end and the status file lag; a fixed 2.5 s once
   # read the counter before the first keepalive)
   q0=$SECONDS
-  for _ in 1 2 3 4 5 6; do
+  for _ in $(seq $(bound 6)); do
     sleep 1
     k=$(tunnel_counters $NB b rx_keepalive)
     [ "$k" -gt "$k1" ] && break

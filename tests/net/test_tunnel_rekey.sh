@@ -48,7 +48,7 @@ chmod 600 "$T"/*.key
 tunnel_conf a 10.231.0.1 10.231.0.2 0x1003 0x2004 a2b.2.key b2a.2.key
 tunnel_conf b 10.231.0.2 10.231.0.1 0x2004 0x1003 b2a.2.key a2b.2.key
 kill -HUP $PID_a
-sleep 0.3
+sleep 0.3 # (a window: the two ends reloaded apart, as an operator's would be)
 kill -HUP $PID_b
 wait $spid
 udp_recv_got

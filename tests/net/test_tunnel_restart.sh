@@ -91,7 +91,7 @@ for kind in sender receiver both; do
   ip netns exec $NA timeout 30 ping -c 60 -i 0.1 -W 1 10.232.0.2 >"$T/slow.log" 2>&1 &
   pp=$!
   PIDS+=($pp)
-  sleep 1.5
+  sleep 1.5 # (a window: the restart comes in the middle of the pings)
   # the counters of an end not restarted go on: what they had before
   was_a=$(tunnel_status $NA a rx_replay) was_b=$(tunnel_status $NB b rx_replay)
   case $kind in
