@@ -157,6 +157,20 @@ status_fresh() {
 status_value() {
   awk -v k="$2" '$1 == k {$1 = ""; print substr($0, 2)}' <<<"$1"
 }
+# rx_counted NS SIDE N: until SIDE's status file counts N or more packets
+# received (delivered, replayed or failing their ICV), polled and bounded:
+# the file is rewritten each second and late on a loaded host. What the
+# caller then checks (an exact count) is its own.
+rx_counted() {
+  local st
+  for _ in $(seq $(bound 40)); do
+    sleep 0.25
+    st=$(ip netns exec $1 "$G" tunnel --status -c "$T/$2.conf")
+    [ $(($(status_value "$st" rx_packets) + $(status_value "$st" rx_replay) +
+      $(status_value "$st" rx_auth))) -ge $3 ] && return 0
+  done
+  return 1
+}
 
 # tunnel_pair_confs: new keys $T/a2b.key, $T/b2a.key and the configs
 # $T/a.conf (10.231.0.1) and $T/b.conf (10.231.0.2) that use them

@@ -265,20 +265,13 @@ wait $ppid
 start b $NB 10.232.0.2
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
   --replay "$T/captured" >/dev/null
-for _ in $(seq $(bound 40)); do
-  sleep 0.25
-  [ $(($(status $NB b rx_packets) + $(status $NB b rx_replay) + $(status $NB b rx_auth))) -ge 10 ] && break
-done
+rx_counted $NB b 10 || true
 [ "$(status $NB b rx_replay)" = 10 ] && [ "$(status $NB b rx_packets)" = 0 ] &&
   ok "10 packets replayed across the receiver's restart: refused" ||
   bad "replay across restart: rx_replay $(status $NB b rx_replay), rx_packets $(status $NB b rx_packets)"
 ip netns exec $NA timeout 30 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 \
   --reorder "$T/unseen" >"$T/reorder.out"
-# all 30 accounted for (delivered or dropped) in B's status file, bounded
-for _ in $(seq $(bound 40)); do
-  sleep 0.25
-  [ $(($(status $NB b rx_packets) + $(status $NB b rx_replay) + $(status $NB b rx_auth))) -ge 30 ] && break
-done
+rx_counted $NB b 30 || true
 [ "$(status $NB b rx_packets)" = 10 ] && [ "$(status $NB b rx_replay)" = 20 ] &&
   [ "$(status $NB b rx_auth)" = 0 ] &&
   ok "10 new packets sent out of order: each delivered once, their 10 second copies dropped as replays" ||

@@ -163,12 +163,7 @@ kill -KILL $PID_b
 wait $PID_b 2>/dev/null
 start b $NB || bad "B did not restart: $(tail -3 "$T/b.log")"
 ip netns exec $NA timeout 20 python3 "$HERE/inject.py" --dev $VA --to 10.231.0.2 --replay "$T/captured" >/dev/null
-# all 10 accounted for (delivered or dropped) in B's status file, rewritten
-# each second and late on a loaded host: polled, bounded
-for _ in $(seq $(bound 40)); do
-  sleep 0.25
-  [ $(($(status $NB b rx_packets) + $(status $NB b rx_replay) + $(status $NB b rx_auth))) -ge 10 ] && break
-done
+rx_counted $NB b 10 || true
 [ "$(status $NB b rx_replay)" = 10 ] && [ "$(status $NB b rx_packets)" = 0 ] &&
   ok "10 packets accepted just before a kill -9 of the receiver, replayed after its restart: refused" ||
   bad "replay after a crash: rx_replay $(status $NB b rx_replay) (want 10), rx_packets $(status $NB b rx_packets) (want 0)"
