@@ -516,6 +516,17 @@ static void change_value(msg *m, const uint8_t *val, size_t len, size_t at, uint
   CHECK(refs > 0 && parse(m) == 0, "its references' hash made again (%d)", refs);
 }
 
+/* bes, t and an X Long xl of f's signature, which verifies */
+static void make_xl(const fixture *f, msg *bes, msg *t, msg *xl) {
+  gostx_cades_info info;
+  gostx_cades_verdict v;
+  gostx_cades_status st;
+  make_t(f, bes, t);
+  CHECK(add_validation(f, t, &f->v, GOSTX_CADES_REFS | GOSTX_CADES_VALUES, xl, &st) == 0 &&
+            verify(f, xl, &info, &v) == GOSTX_CADES_OK && v.level == GOSTX_CADES_X_LONG,
+        "an X Long: %s", gostx_cades_status_name(v.status));
+}
+
 /* Revocation values that lib/x509 refuses, their references' hashes met:
  * a CRL whose outer signatureAlgorithm is not its tbsCertList's, an OCSP
  * response whose certStatus is no CHOICE RFC 6960 has (the field readers
@@ -524,11 +535,7 @@ static void values_x509_reads(const fixture *f) {
   static msg bes, t, xl, bad;
   gostx_cades_info info;
   gostx_cades_verdict v;
-  gostx_cades_status st;
-  make_t(f, &bes, &t);
-  CHECK(add_validation(f, &t, &f->v, GOSTX_CADES_REFS | GOSTX_CADES_VALUES, &xl, &st) == 0 &&
-            verify(f, &xl, &info, &v) == GOSTX_CADES_OK && v.level == GOSTX_CADES_X_LONG,
-        "an X Long: %s", gostx_cades_status_name(v.status));
+  make_xl(f, &bes, &t, &xl);
   /* ca.crl: the outer signatureAlgorithm's last OID byte (3.2, 256-bit) made 3.3 (512) */
   const uint8_t *alg = f->ca_crl + f->ca_crl_len - 1;
   while (alg > f->ca_crl && !(alg[0] == 0x03 && alg[1] == 0x02 && alg[2] == 0x05 && alg[3] == 0x00)) alg--;
@@ -547,6 +554,84 @@ static void values_x509_reads(const fixture *f) {
   if (g) change_value(&bad, basic, f->ocsp_len - 30, (size_t)(g - basic), 0x83);
   CHECK(verify(f, &bad, &info, &v) == GOSTX_CADES_BAD_OCSP && v.index == 0 && v.level == GOSTX_CADES_C,
         "an OCSP value lib/x509 refuses: BAD_OCSP (%s)", gostx_cades_status_name(v.status));
+}
+
+/* In buf[len], the first pat[k] after attribute 2.<arc>'s OID: its byte
+ * at `at` changed (a digit made another, any other byte flipped). 1 when found. */
+static int change_in_attr(uint8_t *buf, size_t len, uint8_t arc, const uint8_t *pat, size_t k, size_t at) {
+  const uint8_t oid[] = {0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x02, arc};
+  const uint8_t *o = find(buf, len, oid, sizeof oid), *p = o ? find(o, len - (size_t)(o - buf), pat, k) : NULL;
+  if (!p) return 0;
+  uint8_t *q = buf + (p - buf) + at;
+  *q = *q >= '0' && *q <= '9' ? (uint8_t)(*q == '9' ? '0' : *q + 1) : (uint8_t)(*q ^ 1);
+  return 1;
+}
+
+/* RFC 5126 6.2.1, 6.2.2: a reference's every field names its value, not
+ * its hash alone. Each field changed in an X Long's references (the
+ * values, so the hashes, as they were): int's issuerSerial serial, the
+ * signer's CRL reference's crlNumber and crlIssuedTime, its OCSP
+ * reference's producedAt; and in a TSA's token, its CRL reference's
+ * crlIssuedTime. */
+static void ref_fields(const fixture *f) {
+  static msg bes, t, xl, bad;
+  static uint8_t tok2[16384];
+  gostx_cades_info info;
+  gostx_cades_verdict v;
+  gostx_cades_status st;
+  make_xl(f, &bes, &t, &xl);
+  static const uint8_t number7[] = {0x5a, 0x02, 0x01, 0x07}, utc[] = {0x17, 0x0d}, gen[] = {0x18, 0x0f};
+  struct {
+    const char *what;
+    uint8_t arc;
+    const uint8_t *pat;
+    size_t k, at;
+    gostx_cades_status want;
+  } cases[] = {
+      {"int's issuerSerial serial", 21, f->int_cert.serial, f->int_cert.serial_len, f->int_cert.serial_len - 1,
+       GOSTX_CADES_CERT_REF_MISMATCH},
+      {"the CRL reference's crlNumber", 22, number7, sizeof number7, 3, GOSTX_CADES_REV_REF_MISMATCH},
+      {"the CRL reference's crlIssuedTime", 22, utc, sizeof utc, 13, GOSTX_CADES_REV_REF_MISMATCH},
+      {"the OCSP reference's producedAt", 22, gen, sizeof gen, 15, GOSTX_CADES_REV_REF_MISMATCH},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    bad = xl;
+    int found = change_in_attr(bad.buf, bad.len, cases[i].arc, cases[i].pat, cases[i].k, cases[i].at);
+    gostx_cades_status got = found && parse(&bad) == 0 ? verify(f, &bad, &info, &v) : GOSTX_CADES_OK;
+    CHECK(found && got == cases[i].want && v.level == GOSTX_CADES_C, "%s changed: %s", cases[i].what,
+          gostx_cades_status_name(got));
+  }
+  /* a TSA's token with its own data (the CA and ca.crl) */
+  gostx_cms_ts_token tok, got;
+  gostx_x509_cert tsa;
+  size_t len, index;
+  CHECK(gostx_cades_parse(&t.sd.signers[0], &info, &st) == 0 &&
+            gostx_cms_ts_parse(info.sig_ts[0], info.sig_ts_len[0], &tok, NULL) == 0 &&
+            gostx_x509_parse(pem_der[3], pem_der_len[3], &tsa, NULL) == 0,
+        "the T's token and tsa.pem");
+  gostx_cades_validation w = f->v;
+  w.certs = &f->chain[1], w.cert_len = &f->chain_len[1], w.n_certs = 1;
+  w.n_crls = 1, w.n_ocsps = 0;
+  CHECK(gostx_cades_add_tsa_validation(&tok, &tsa, &w, tok2, sizeof tok2, &len, &st) == 0 &&
+            change_in_attr(tok2, len, 22, utc, sizeof utc, 13) && gostx_cms_ts_parse(tok2, len, &got, NULL) == 0 &&
+            gostx_cades_tsa_values(&got, &info, &st, &index) == GOSTX_EAUTH && st == GOSTX_CADES_REV_REF_MISMATCH,
+        "the token's CRL reference's crlIssuedTime changed: %s", gostx_cades_status_name(st));
+  /* issuerSerial's serial not DER: INTEGER 00 01 (a redundant leading octet) */
+  static const uint8_t padded[] = {
+      0xa1, 0x37, 0x30, 0x35, 0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x02, 0x15,
+      0x31, 0x26, 0x30, 0x24, 0x30, 0x22, 0x04, 0x14, /* SET { SEQ { OtherCertID { sha1Hash, */
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+      0x30, 0x0a, 0x30, 0x04, 0xa4, 0x02, 0x30, 0x00, 0x02, 0x02, 0x00, 0x01}; /* issuerSerial } } } */
+  gostx_cms_signer_info si = {.unsigned_attrs = padded, .unsigned_attrs_len = sizeof padded};
+  CHECK(gostx_cades_parse(&si, &info, &st) == GOSTX_EFORMAT && st == GOSTX_CADES_MALFORMED,
+        "issuerSerial's serial 00 01: MALFORMED");
+  uint8_t minimal[sizeof padded - 1];
+  memcpy(minimal, padded, sizeof minimal);
+  minimal[sizeof minimal - 2] = 1, minimal[sizeof minimal - 1] = 1; /* INTEGER 01 */
+  minimal[1]--, minimal[3]--, minimal[18]--, minimal[20]--, minimal[22]--, minimal[46]--;
+  si.unsigned_attrs = minimal, si.unsigned_attrs_len = sizeof minimal;
+  CHECK(gostx_cades_parse(&si, &info, &st) == 0 && info.cert_refs[0].serial_len == 1,
+        "issuerSerial's serial 01: read (%s)", gostx_cades_status_name(st));
 }
 
 /* RFC 5126's OtherHash CHOICE read both ways: a bare sha1Hash OCTET
@@ -591,6 +676,7 @@ int main(int argc, char **argv) {
   round_trip(&f);
   tsa_data(&f);
   values_x509_reads(&f);
+  ref_fields(&f);
   other_hash_forms();
   gostx_x509_store_free(f.store);
   free(f.bes), free(f.t_reply), free(f.ca_crl), free(f.int_crl), free(f.ocsp), free(f.content);

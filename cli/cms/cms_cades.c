@@ -87,11 +87,16 @@ static int cades_refuse(size_t s, const gostx_cms_signed *sd, const gostx_cades_
                gostx_cms_status_name(v->ts.cms.status), gostx_x509_status_name(v->ts.cms.x509));
     else if (v->ts.status == GOSTX_CMS_TS_TOKEN)
       snprintf(more + strlen(more), sizeof more - strlen(more), ": %s", gostx_cms_status_name(v->ts.cms.status));
-  } else if (v->status >= GOSTX_CADES_CERT_WITHOUT_VALUE && v->status <= GOSTX_CADES_REV_HASH_MISMATCH) {
+  } else if ((v->status >= GOSTX_CADES_CERT_WITHOUT_VALUE && v->status <= GOSTX_CADES_REV_HASH_MISMATCH) ||
+             v->status == GOSTX_CADES_CERT_REF_MISMATCH || v->status == GOSTX_CADES_REV_REF_MISMATCH) {
     snprintf(more, sizeof more, " (reference %zu)", v->index + 1);
   }
   cli_err("cms: %s%s%s (the level reached: %s)", who, gostx_cades_status_name(v->status), more,
           gostx_cades_level_name(v->level));
+  if (v->status == GOSTX_CADES_ESC_TIMESTAMP && v->ts.status == GOSTX_CMS_TS_TOKEN &&
+      v->ts.cms.status == GOSTX_CMS_CHAIN && v->ts.cms.x509 == GOSTX_X509_EXPIRED)
+    cli_err("cms: the CAdES-C timestamp is the signature's latest proof of time: its TSA's certificate must be "
+            "valid at -attime or now (an archive timestamp, CAdES-A, would renew it; gostx makes none)");
   return CMS_EXIT_VERIFY;
 }
 
@@ -216,7 +221,9 @@ int cms_cades_check(const gostx_cms_signed *sd, const gostx_cms_verify_params *p
     }
     /* a plain CMS signer (no signingCertificateV2, no timestamp) has no CAdES level to say */
     if (!sd->signers[s].ess_hash && v->level == GOSTX_CADES_BES) continue;
-    if (v->level >= GOSTX_CADES_X_LONG && params->store) rc = path_at_time(s, sd, info, params);
+    /* an X Long signer's path, deferred by cms -verify's first check (gostx_cades_judged_at_timestamp) */
+    int later = v->level >= GOSTX_CADES_X_LONG || gostx_cades_judged_at_timestamp(&sd->signers[s]);
+    if (later && params->store) rc = path_at_time(s, sd, info, params);
     if (!rc) rc = tsas_said(info, v, failed);
     if (rc) break;
     if (sd->n_signers > 1)

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cms_cli.h"
+#include "gostx/cades.h"
 
 /* Timestamps are for one signer's signature: the only one. */
 static int one_signer(const cms_args *a, const gostx_cms_signed *sd) {
@@ -91,6 +92,8 @@ int cms_ts_check_all(const gostx_cms_signed *sd, const gostx_cms_verify_params *
       cli_err("cms: signer %zu: %zu signature timestamps, more than the %d checked", s + 1, n, TOKENS_MAX);
       rc = CMS_EXIT_VERIFY;
     }
+    /* an X Long signer's tokens: gostx_cades_verify's, each at the time that proves it */
+    if (gostx_cades_judged_at_timestamp(&sd->signers[s])) continue;
     for (size_t i = 0; !rc && i < n; i++) {
       char what[64];
       snprintf(what, sizeof what, "signer %zu", s + 1);

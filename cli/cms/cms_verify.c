@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cms_cli.h"
+#include "gostx/cades.h"
 
 /* What failed, then openssl's "Verification failure" line. */
 static int refuse(const char *path, const gostx_cms_verdict *v, const gostx_cms_signed *sd) {
@@ -98,6 +99,34 @@ typedef struct streamed {
   cli_out *out; /* -out's temporary file, or NULL */
 } streamed;
 
+/* gostx_cms_signed_verify, every signer's chain at params->now but an X
+ * Long signer's: that one is judged at its signature timestamp's time
+ * with its values (cms_cades_check; RFC 5126 6.3.2 note 2), so its
+ * certificate may have expired since. Its signature, signingCertificateV2
+ * and keyUsage are checked here all the same. */
+static int verify_signers(const gostx_cms_signed *sd, const gostx_cms_hash *h, const gostx_cms_verify_params *params,
+                          gostx_cms_verdict *v) {
+  size_t later = 0;
+  for (size_t s = 0; s < sd->n_signers; s++) later += gostx_cades_judged_at_timestamp(&sd->signers[s]) != 0;
+  if (!later || !params->store) return gostx_cms_signed_verify(sd, h, params, v);
+  gostx_cms_verify_params no_chain = *params;
+  no_chain.store = NULL;
+  if (gostx_cms_signed_verify(sd, h, &no_chain, v)) return GOSTX_EAUTH;
+  if (later == sd->n_signers) return 0;
+  gostx_cms_signed *one = malloc(sizeof *one); /* each other signer alone, its chain now */
+  if (!one) return GOSTX_ENOMEM;
+  int rc = 0;
+  *one = *sd;
+  one->n_signers = 1;
+  for (size_t s = 0; !rc && s < sd->n_signers; s++) {
+    if (gostx_cades_judged_at_timestamp(&sd->signers[s])) continue;
+    one->signers[0] = sd->signers[s];
+    if ((rc = gostx_cms_signed_verify(one, h, params, v))) v->signer = s;
+  }
+  free(one);
+  return rc;
+}
+
 static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const streamed *s) {
   gostx_x509_store *store = NULL;
   cli_cert_list *untrusted = calloc(1, sizeof *untrusted);
@@ -115,7 +144,9 @@ static int verify_parsed(const cms_args *a, const gostx_cms_signed *sd, const st
   else if (!rc && !s) rc = content_hash(a, sd, &h, &use_hash);
   if (!rc) {
     gostx_cms_verify_params params = {store, untrusted->c, untrusted->n, a->attime, a->purpose, memo};
-    if (gostx_cms_signed_verify(sd, use_hash ? &h : NULL, &params, &v))
+    int vrc = verify_signers(sd, use_hash ? &h : NULL, &params, &v);
+    if (vrc == GOSTX_ENOMEM) rc = (cli_err("out of memory"), CLI_EXIT_FAIL);
+    else if (vrc)
       rc = refuse(a->in, &v, sd);
     else if ((rc = cms_ts_check_all(sd, &params)) == CMS_EXIT_VERIFY ||
              (!rc && (rc = cms_cades_check(sd, &params)) == CMS_EXIT_VERIFY))

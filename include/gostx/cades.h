@@ -66,8 +66,14 @@ typedef enum gostx_cades_status {
                                      CAdES-C-time-stamp: changing it would break that one */
   GOSTX_CADES_OTHER_TOKEN,        /* building: the new token is not the old one (its TSTInfo
                                      and signature) with unsigned attributes added */
-  GOSTX_CADES_TSA_PATH            /* a timestamp's TSA certificate fails at the time it is
+  GOSTX_CADES_TSA_PATH,           /* a timestamp's TSA certificate fails at the time it is
                                      judged at (revoked, ...; the verdict says which, how) */
+  GOSTX_CADES_CERT_REF_MISMATCH,  /* the certificate of the reference's hash is not the one
+                                     its issuerSerial names (RFC 5126 6.2.1) */
+  GOSTX_CADES_REV_REF_MISMATCH    /* the CRL or OCSP response of the reference's hash is not
+                                     the one its identifier names: a CRL's issuer,
+                                     crlIssuedTime or crlNumber, a response's responder or
+                                     producedAt differs (RFC 5126 6.2.2) */
 } gostx_cades_status;
 
 GOSTX_API const char *gostx_cades_status_name(gostx_cades_status st);
@@ -297,8 +303,11 @@ typedef struct gostx_cades_verdict {
  * one (its hash; an OCSP reference without a hash by responder and
  * producedAt), each CAdES-C-time-stamp over gostx_cades_ts_data's bytes
  * and not older than the signature-time-stamp. Tokens are checked as
- * gostx_cms_ts_verify does (params: the TSAs' trust anchors and time).
- * Then each token's own validation data, as gostx_cades_tsa_values checks
+ * gostx_cms_ts_verify does (params: the TSAs' trust anchors), a
+ * CAdES-C-time-stamp's chain at params->now, a signature-time-stamp's at
+ * the earliest CAdES-C-time-stamp's genTime when there is one (that token
+ * proves it existed then: its TSA certificate may expire after), else at
+ * params->now. Then each token's own validation data, as gostx_cades_tsa_values checks
  * it (a failure: its status, v->ts_kind and v->ts_index the token), and,
  * with params->store, when the signer or the token carries values, its
  * TSA's path at the token's time (gostx_x509_verify_with, every
@@ -318,6 +327,18 @@ GOSTX_API GOSTX_MUST_CHECK int gostx_cades_verify(const gostx_cms_signed *sd, si
                                                    const gostx_cms_verify_params *params,
                                                    gostx_cades_info *info,
                                                    gostx_cades_verdict *v);
+
+/* 1 when signer si carries validation values (certificate-values or
+ * revocation-values) beside a signature-time-stamp: an X Long form, whose
+ * certificate's path is judged at its earliest signature-time-stamp's
+ * genTime with those values (RFC 5126 6.3.2 note 2: its certificate may
+ * have expired since), not at the verifier's time. Then the caller checks
+ * the CMS signature without the chain (gostx_cms_signed_verify with no
+ * store), and after gostx_cades_verify the path at that time
+ * (gostx_x509_verify_with over gostx_cades_info's values), as gostx cms
+ * -verify and gostx.cms.verify do. 0 otherwise, and for attributes
+ * gostx_cades_parse refuses (gostx_cades_verify names them). */
+GOSTX_API int gostx_cades_judged_at_timestamp(const gostx_cms_signer_info *si);
 
 /* Revocation data the caller has beyond what the signature and its tokens
  * carry, parsed (each list up to GOSTX_CADES_MAX). */

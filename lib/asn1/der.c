@@ -72,6 +72,10 @@ int gostx__der_u32_tagged(gostx__der *r, uint8_t tag, uint32_t *v) {
   return 0;
 }
 
+int gostx__der_int_minimal(gostx__der v) {
+  return v.n && !(v.n > 1 && ((v.p[0] == 0 && !(v.p[1] & 0x80)) || (v.p[0] == 0xff && (v.p[1] & 0x80))));
+}
+
 int gostx__der_u32(gostx__der *r, uint32_t *v) { return gostx__der_u32_tagged(r, GOSTX__DER_INT, v); }
 
 int gostx__der_small_uint_tagged(gostx__der *r, uint8_t tag, int *v) {

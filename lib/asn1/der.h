@@ -45,6 +45,9 @@ int gostx__der_oid(gostx__der *r, gostx__der *oid);
 /* 1 when the OID's content equals the encoded bytes enc[len]. */
 int gostx__der_oid_is(gostx__der oid, const uint8_t *enc, size_t len);
 #define GOSTX__DER_OID_IS(oid, lit) gostx__der_oid_is(oid, (const uint8_t *)(lit), sizeof(lit) - 1)
+/* 1 when an INTEGER's content is DER's: not empty, no redundant leading
+ * 0x00 or 0xff octet (X.690 8.3.2). */
+int gostx__der_int_minimal(gostx__der v);
 /* An INTEGER in DER (minimal, non-negative) that fits an int >= 0. */
 int gostx__der_small_uint(gostx__der *r, int *v);
 /* The same under an IMPLICIT tag (RFC 5280's SkipCerts [0], [1]). */

@@ -40,6 +40,11 @@ const char *gostx_cades_status_name(gostx_cades_status st) {
     case GOSTX_CADES_OTHER_TOKEN:
       return "CAdES: the new token is not the old one with unsigned attributes added";
     case GOSTX_CADES_TSA_PATH: return "CAdES: a timestamp's TSA certificate fails at the token's time";
+    case GOSTX_CADES_CERT_REF_MISMATCH:
+      return "complete-certificate-references: the certificate of that hash is not the one issuerSerial names";
+    case GOSTX_CADES_REV_REF_MISMATCH:
+      return "complete-revocation-references: the CRL or OCSP response of that hash is not the one the "
+             "reference names (issuer, time, CRL number or responder differ)";
   }
   return "unknown status";
 }
@@ -155,7 +160,7 @@ static gostx_cades_status cert_ref(gostx__der r, gostx_cades_cert_ref *c) {
   if (gostx__cades_read_hash(&r, &c->hash)) return GOSTX_CADES_MALFORMED;
   if (!r.n) return GOSTX_CADES_OK;
   if (gostx__der_get(&r, GOSTX__DER_SEQ, &is, NULL) || r.n || gostx__der_get(&is, GOSTX__DER_SEQ, &names, NULL) ||
-      gostx__der_get(&is, GOSTX__DER_INT, &serial, NULL) || is.n || !serial.n)
+      gostx__der_get(&is, GOSTX__DER_INT, &serial, NULL) || is.n || !gostx__der_int_minimal(serial))
     return GOSTX_CADES_MALFORMED;
   while (names.n) { /* the first directoryName; other kinds of name are passed over */
     uint8_t tag;
@@ -193,7 +198,7 @@ static gostx_cades_status crl_id(gostx__der r, gostx_cades_rev_ref *ref) {
     return GOSTX_CADES_MALFORMED;
   ref->name = name.p, ref->name_len = name.n;
   if (ident.n) {
-    if (gostx__der_get(&ident, GOSTX__DER_INT, &number, NULL) || ident.n || !number.n)
+    if (gostx__der_get(&ident, GOSTX__DER_INT, &number, NULL) || ident.n || !gostx__der_int_minimal(number))
       return GOSTX_CADES_MALFORMED;
     ref->crl_number = number.p, ref->crl_number_len = number.n;
   }

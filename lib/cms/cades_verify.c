@@ -47,6 +47,22 @@ static int esc_stamps(const gostx_cms_signer_info *si, gostx_cades_info *info,
   return 0;
 }
 
+/* When a signature-time-stamp's TSA is judged: at the earliest
+ * CAdES-C-time-stamp's genTime, read here before those tokens are verified
+ * (each is below; any that fails refuses the whole), or at now. */
+static int64_t sig_ts_judged_at(const gostx_cades_info *info, int64_t now) {
+  gostx_cms_ts_token t;
+  for (size_t i = 0; i < info->n_esc_ts; i++)
+    if (!gostx_cms_ts_parse(info->esc_ts[i], info->esc_ts_len[i], &t, NULL) && t.gen_time < now) now = t.gen_time;
+  return now;
+}
+
+int gostx_cades_judged_at_timestamp(const gostx_cms_signer_info *si) {
+  gostx_cades_info info;
+  return si && !gostx_cades_parse(si, &info, NULL) && info.n_sig_ts &&
+         (info.has_cert_values || info.has_rev_values);
+}
+
 int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer, const gostx_cms_verify_params *params,
                             const gostx_cades_revocation *more, gostx_cades_info *info, gostx_cades_verdict *v) {
   gostx_cades_info own;
@@ -63,9 +79,11 @@ int gostx_cades_verify_with(const gostx_cms_signed *sd, size_t signer, const gos
   if (gostx_cades_parse(si, info, &st)) return fail(v, st, 0, GOSTX_EFORMAT);
   /* T: every signature-time-stamp over the signature value */
   int64_t sig_time = INT64_MIN;
+  gostx_cms_verify_params at_esc;
+  if (params) at_esc = *params, at_esc.now = sig_ts_judged_at(info, params->now);
   for (size_t i = 0; i < info->n_sig_ts; i++) {
-    if (token_ok(info->sig_ts[i], info->sig_ts_len[i], si->signature, si->signature_len, params, &v->ts,
-                 &info->sig_ts_time[i]))
+    if (token_ok(info->sig_ts[i], info->sig_ts_len[i], si->signature, si->signature_len, params ? &at_esc : NULL,
+                 &v->ts, &info->sig_ts_time[i]))
       return fail(v, GOSTX_CADES_SIGNATURE_TIMESTAMP, i, GOSTX_EAUTH);
     if (info->sig_ts_time[i] > sig_time) sig_time = info->sig_ts_time[i];
   }

@@ -81,6 +81,8 @@ class Status(enum.IntEnum):
     CADES_TIMESTAMPED = 218
     CADES_OTHER_TOKEN = 219
     CADES_TSA_PATH = 220
+    CADES_CERT_REF_MISMATCH = 221
+    CADES_REV_REF_MISMATCH = 222
     @property
     def text(self) -> str: ...
 
