@@ -116,6 +116,7 @@ typedef struct gostx_cades_info {
 } gostx_cades_info;
 int gostx_cades_parse(const gostx_cms_signer_info *si, gostx_cades_info *info,
                       gostx_cades_status *st);
+int gostx_cades_judged_at_timestamp(const gostx_cms_signer_info *si);
 typedef struct gostx_cades_validation {
   const uint8_t *const *certs, *const *crls, *const *ocsps;
   const size_t *cert_len, *crl_len, *ocsp_len;

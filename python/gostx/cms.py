@@ -390,8 +390,10 @@ def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), oc
     at: the time chains are checked at (datetime or seconds; default now).
     Returns Verified(signers, content), each signer with the CAdES Level
     reached. With a store, an X Long (Type 1) signer's whole path (its
-    certificate and every CA above it) is also checked by lib/x509 at its
-    signature-time-stamp's time, every certificate but the anchor needing
+    certificate and every CA above it) is checked by lib/x509 at its
+    signature-time-stamp's time, not at `at` (RFC 5126 6.3.2 note 2: its
+    certificates may have expired since; a signature-time-stamp's TSA is
+    judged at the CAdES-C-time-stamp's time, that one's at `at`), every certificate but the anchor needing
     a status from the signature's revocation values plus crls (DER, PEM or
     paths) and ocsp_responses (DER, gostx.ocsp.Response or paths): an OCSP
     response decides first, then the CRLs (docs/ESIGN.md). Given crls or
@@ -432,18 +434,25 @@ def verify(signature, content=None, *, store, untrusted=(), at=None, crls=(), oc
     one = ffi.new("gostx_cms_signed *", sd[0])  # each signer alone: its own certificate said
     one.n_signers = 1
     signers = []
+    # an X Long signer's chain and tokens are judged at the times its
+    # timestamps prove (gostx_cades_judged_at_timestamp): checked here
+    # without the chain, then by _level and judge_at_timestamp
+    no_chain = ffi.new("gostx_cms_verify_params *")
+    no_chain[0] = params[0]
+    no_chain.store = ffi.NULL
     for i in range(sd.n_signers):
         si = one.signers[0] = sd.signers[i]
-        if lib.gostx_cms_signed_verify(one, h, params, v):
+        later = store is not None and lib.gostx_cades_judged_at_timestamp(ffi.addressof(sd.signers, i))
+        if lib.gostx_cms_signed_verify(one, h, no_chain if later else params, v):
             v.signer = i
             raise _refusal(v)
         cert = Certificate._parse(ffi.buffer(v.signer_cert.der, v.signer_cert.der_len))
         when = _utc(si.signing_time) if si.has_signing_time else None
-        times = _timestamps(sd, i, params)
+        times = _timestamps(sd, i, no_chain if later else params)
         from ._cades_tsa import revocation
         extra, held = revocation(i, crls, ocsp_responses) if store is not None else (ffi.NULL, None)
         level, info, tsa_refused = _level(sd, i, params, extra)
-        if store is not None and (level in (Level.X_LONG, Level.X_LONG_TYPE1) or crls or
+        if store is not None and (later or level in (Level.X_LONG, Level.X_LONG_TYPE1) or crls or
                                   ocsp_responses):
             from ._cades import judge_at_timestamp
             judge_at_timestamp(sd, i, info, cert, store, more, now, crls, ocsp_responses)

@@ -357,3 +357,64 @@ def test_openssl_ts_as_the_tsa(esign, signed):
     store = esign.store()
     xl1 = cms.enhance(bes, DOC, tsa_reply=openssl_tsa, store=store, ocsp_responses=[resp])
     assert cms.verify(xl1, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+
+
+def test_x_long_type1_after_its_certificates_expire(cli, tmp_path):
+    """RFC 5126 6.3.2 note 2 (tests/test_cades_expiry.sh's PKI): a root, a
+    4-day signers' CA, a 2-day signer, a 3-day and a 1-year TSA. Ten days on
+    the signer's path is judged at the signature-time-stamp's time and the
+    first TSA at the CAdES-C-time-stamp's: it verifies. The CAdES-C
+    timestamp's own TSA expired by then (the 3-day one for both) is refused."""
+    import time
+
+    from esign_pki import Pki
+    from gostx import x509
+
+    p = Pki(cli, tmp_path)
+    p.run("genpkey", "-c", "256A", "-o", "root.key")
+    p.run("req", "-x509", "-ca", "-key", "root.key", "-subj", "/CN=Root", "-days", "3650", "-out", "root.pem")
+    exts = {"ca": "basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign\n",
+            "leaf": "keyUsage = critical,digitalSignature,nonRepudiation\n",
+            "tsa": "basicConstraints = CA:FALSE\nkeyUsage = critical,digitalSignature\n"
+                   "extendedKeyUsage = critical,timeStamping\n"}
+    for kind, text in exts.items():
+        (tmp_path / f"{kind}.ext").write_text(text)
+    for name, ca, kind, days in (("subca", "root", "ca", 4), ("signer", "subca", "leaf", 2),
+                                 ("tsa_short", "root", "tsa", 3), ("tsa_long", "root", "tsa", 365)):
+        p.run("genpkey", "-c", "256A", "-o", f"{name}.key")
+        p.run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
+        p.run("ca", "-in", f"{name}.csr", "-cert", f"{ca}.pem", "-keyfile", f"{ca}.key", "-index",
+              f"{ca}.index", "-days", str(days), "-extfile", f"{kind}.ext", "-out", f"{name}.pem")
+    for ca in ("root", "subca"):
+        p.run("ca", "-gencrl", "-cert", f"{ca}.pem", "-keyfile", f"{ca}.key", "-index", f"{ca}.index",
+              "-crldays", "30", "-out", f"{ca}.crl")
+    store = x509.Store()
+    store.load_verify_locations(cafile=p.path("root.pem"))
+
+    def by(*tsas):  # the TSA of each timestamp asked, in turn
+        names = list(tsas)
+
+        def reply(query):
+            name = names.pop(0)
+            (tmp_path / "q.tsq").write_bytes(query)
+            p.run("ts", "-reply", "-queryfile", "q.tsq", "-signer", f"{name}.pem", "-inkey", f"{name}.key",
+                  "-serial", f"{name}.serial", "-out", "r.tsr")
+            return (tmp_path / "r.tsr").read_bytes()
+        return reply
+
+    bes = cms.sign(DOC, p.cert("signer"), p.key("signer"), cades=True, chain=[p.cert("subca")])
+    crls = [p.path("subca.crl"), p.path("root.crl")]
+    good = cms.enhance(bes, DOC, tsa_reply=by("tsa_short", "tsa_long"), store=store, crls=crls)
+    short = cms.enhance(bes, DOC, tsa_reply=by("tsa_short", "tsa_short"), store=store, crls=crls)
+    later = time.time() + 10 * 86400
+    assert cms.verify(good, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+    assert cms.verify(good, DOC, store=store, at=later).signers[0].level == cms.Level.X_LONG_TYPE1
+    assert cms.verify(short, DOC, store=store).signers[0].level == cms.Level.X_LONG_TYPE1
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(short, DOC, store=store, at=later)
+    assert e.value.status == cms.Status.CADES_ESC_TIMESTAMP and "expired" in str(e.value)
+    # a CAdES-T of the same signer has no values: judged at `at`, expired
+    t = cms.enhance(bes, DOC, to="T", tsa_reply=by("tsa_long"), store=store)
+    with pytest.raises(cms.VerificationError) as e:
+        cms.verify(t, DOC, store=store, at=later)
+    assert e.value.status == cms.Status.CHAIN and "expired" in str(e.value)
