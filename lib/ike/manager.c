@@ -38,6 +38,11 @@ static void ts_all(gostx_ike_ts_set *s) {
   }
 }
 
+_Static_assert((int)GOSTX_IKE_MGR_REVOCATION_OFF == (int)GOSTX_IKE_REVOCATION_OFF &&
+                   (int)GOSTX_IKE_MGR_REVOCATION_WARN == (int)GOSTX_IKE_REVOCATION_WARN &&
+                   (int)GOSTX_IKE_MGR_REVOCATION_REQUIRE == (int)GOSTX_IKE_REVOCATION_REQUIRE,
+               "the manager's revocation policies are lib/ike's");
+
 /* The engine's confs of the settings: ours as initiator, the responders' */
 static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   gostx_ike_conf *c = &k->cf_i;
@@ -54,6 +59,9 @@ static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   c->cert_lens = cfg->cert_lens;
   c->n_certs = cfg->n_certs;
   c->store = cfg->store;
+  c->revocation.crls = cfg->crls;
+  c->revocation.n_crls = cfg->n_crls;
+  c->revocation.policy = cfg->revocation;
   c->id_type = cfg->id_type;
   c->id = cfg->id;
   c->id_len = cfg->id_len;
