@@ -402,6 +402,13 @@ void gostx__ike_mgr_configure(gostx__ike_mgr *k, const gostx__ike_mgr_settings *
   gostx__ike_mgr_ike_addr(&s->data_local, &k->data_local);
 }
 
+void gostx__ike_mgr_set_crls(gostx__ike_mgr *k, const gostx_x509_crl *crls, size_t n) {
+  k->set.crls = crls;
+  k->set.n_crls = n;
+  k->cf_i.revocation.crls = k->cf_r.revocation.crls = crls;
+  k->cf_i.revocation.n_crls = k->cf_r.revocation.n_crls = n;
+}
+
 gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx__ike_mgr_dp *dp) {
   gostx__ike_mgr *k = calloc(1, sizeof *k);
   if (!k) return NULL;

@@ -164,6 +164,9 @@ gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx
 void gostx__ike_mgr_free(gostx__ike_mgr *m);
 /* s taken in place of the settings (for the exchanges started from now on). */
 void gostx__ike_mgr_configure(gostx__ike_mgr *m, const gostx__ike_mgr_settings *s);
+/* The CRLs the peer's path is looked up in from now on (a reload's; what
+ * they point to is the caller's), nothing else of the settings touched. */
+void gostx__ike_mgr_set_crls(gostx__ike_mgr *m, const gostx_x509_crl *crls, size_t n);
 /* A datagram from from (the IKE message, without the marker); now: the
  * clock in ms (Unix time: certificates are checked at it). */
 void gostx__ike_mgr_input(gostx__ike_mgr *m, const uint8_t *msg, size_t len,

@@ -247,7 +247,7 @@ static void take_crls(struct tunnel_ike *k) {
   k->crls = next;
   k->set.crls = next->c;
   k->set.n_crls = next->n;
-  gostx__ike_mgr_configure(k->mgr, &k->set);
+  gostx__ike_mgr_set_crls(k->mgr, next->c, next->n);
   ike_crls_free(old);
   say("SIGHUP: %zu CRLs read again from the crl lines", next->n);
 }
