@@ -569,6 +569,110 @@ static void certificates(void) {
   gostx_x509_store_free(st_other);
 }
 
+/* ---- revocation of the peer's path (revoke.c) ---- */
+
+/* A CRL of root's from IKE_PKI_T0 to next_update listing revoked[n]
+ * (keyCompromise, an hour before the handshake) into der, parsed into *crl. */
+static void root_crl(const pki_cert *const *revoked, size_t n, int64_t next_update, uint8_t *der,
+                     size_t cap, gostx_x509_crl *crl) {
+  static const uint8_t number[] = {0x07};
+  gostx_x509_crl_revoked e[2];
+  CHECK(n <= 2, "at most two entries");
+  for (size_t k = 0; k < n; k++)
+    e[k] = (gostx_x509_crl_revoked){revoked[k]->c.serial, revoked[k]->c.serial_len, IKE_PKI_T0,
+                                    GOSTX_X509_REASON_KEY_COMPROMISE, -1};
+  gostx_x509_crl_spec s = {root.name.der, root.name.len, IKE_PKI_T0, next_update, number, 1,
+                           NULL, 0, e, n};
+  size_t len = 0;
+  CHECK_RC(gostx_x509_crl_write(&s, &root_key.k, der, cap, &len), GOSTX_OK, "CRL written");
+  CHECK_RC(gostx_x509_crl_parse(der, len, crl, NULL), GOSTX_OK, "CRL read");
+}
+
+/* e refused the peer's certificate leaf as revoked, and its note says
+ * which: the serial (as printed in hex here) and the reason. */
+static void refused_revoked(const gostx_ike_engine *e, const pki_cert *leaf, const char *what) {
+  char serial[48] = "serial 0x";
+  for (size_t k = 0; k < leaf->c.serial_len; k++)
+    snprintf(serial + strlen(serial), sizeof serial - strlen(serial), "%02X", leaf->c.serial[k]);
+  CHECK(e->state == GOSTX_IKE_S_FAILED && !e->child.valid && e->peer_cert == GOSTX_X509_REVOKED,
+        "%s: refused as revoked (%d, %s)", what, e->state, gostx_x509_status_name(e->peer_cert));
+  CHECK(strstr(e->cert_note, "keyCompromise") && strstr(e->cert_note, serial),
+        "%s: the note names it: '%s' (%s)", what, e->cert_note, serial);
+}
+
+static void revocation(void) {
+  static uint8_t der[4][4096];
+  gostx_x509_crl none, the_i, the_r, stale;
+  const pki_cert *of_i[] = {&leaf256}, *of_r[] = {&leaf512};
+  const int64_t day = IKE_PKI_T0 + 86400;
+  root_crl(NULL, 0, day, der[0], sizeof der[0], &none);
+  root_crl(of_i, 1, day, der[1], sizeof der[1], &the_i);
+  root_crl(of_r, 1, day, der[2], sizeof der[2], &the_r);
+  root_crl(NULL, 0, IKE_PKI_T0 + 60, der[3], sizeof der[3], &stale); /* the handshake: an hour in */
+  gostx_x509_store *st = gostx_x509_store_new();
+  CHECK_RC(gostx_x509_store_add_der(st, root.der, root.len), GOSTX_OK, "root anchored");
+  gostx_ike_conf ci, cr;
+  gostx_ike_engine i, r;
+  cert_side si, sr;
+  const gostx_ike_revocation req = {&none, 1, GOSTX_IKE_REVOCATION_REQUIRE};
+  /* neither listed: both through, no note */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.revocation = cr.revocation = req;
+  cert_handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "require, a CRL listing neither");
+  CHECK(!i.cert_note[0] && !r.cert_note[0], "no note ('%s' '%s')", i.cert_note, r.cert_note);
+  /* the initiator's certificate revoked: the responder refuses it */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.revocation = cr.revocation = req;
+  cr.revocation.crls = &the_i;
+  cert_handshake(&i, &r, &ci, &cr);
+  CHECK(r.error == GOSTX_IKE_N_AUTHENTICATION_FAILED && !i.child.valid,
+        "a revoked initiator: AUTHENTICATION_FAILED (%u)", r.error);
+  refused_revoked(&r, &leaf256, "a revoked initiator");
+  /* the responder's revoked: the initiator refuses it */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  ci.revocation = cr.revocation = req;
+  ci.revocation.crls = &the_r;
+  cert_handshake(&i, &r, &ci, &cr);
+  refused_revoked(&i, &leaf512, "a revoked responder");
+  /* revoked under warn too; off consults nothing */
+  cert_pair(&ci, &cr, &si, &sr, st);
+  cr.revocation = (gostx_ike_revocation){&the_i, 1, GOSTX_IKE_REVOCATION_WARN};
+  cert_handshake(&i, &r, &ci, &cr);
+  refused_revoked(&r, &leaf256, "warn, a revoked initiator");
+  cert_pair(&ci, &cr, &si, &sr, st);
+  cr.revocation = (gostx_ike_revocation){&the_i, 1, GOSTX_IKE_REVOCATION_OFF};
+  cert_handshake(&i, &r, &ci, &cr);
+  keys_agree(&i, &r, "revocation off");
+  /* no status (no CRL of the root, a stale one): require refuses, warn
+   * takes it with a note naming why */
+  const struct {
+    const gostx_x509_crl *crls;
+    size_t n;
+    gostx_x509_status why;
+  } no_status[] = {{NULL, 0, GOSTX_X509_CRL_UNAVAILABLE}, {&stale, 1, GOSTX_X509_CRL_EXPIRED}};
+  for (size_t k = 0; k < 2; k++) {
+    cert_pair(&ci, &cr, &si, &sr, st);
+    cr.revocation = (gostx_ike_revocation){no_status[k].crls, no_status[k].n,
+                                           GOSTX_IKE_REVOCATION_REQUIRE};
+    cert_handshake(&i, &r, &ci, &cr);
+    CHECK(r.state == GOSTX_IKE_S_FAILED && r.peer_cert == no_status[k].why &&
+              strstr(r.cert_note, "no revocation status") && strstr(r.cert_note, "require"),
+          "require, %s: refused (%s; '%s')", gostx_x509_status_name(no_status[k].why),
+          gostx_x509_status_name(r.peer_cert), r.cert_note);
+    cert_pair(&ci, &cr, &si, &sr, st);
+    cr.revocation = (gostx_ike_revocation){no_status[k].crls, no_status[k].n,
+                                           GOSTX_IKE_REVOCATION_WARN};
+    cert_handshake(&i, &r, &ci, &cr);
+    keys_agree(&i, &r, "warn without a status");
+    CHECK(strstr(r.cert_note, gostx_x509_status_name(no_status[k].why)) &&
+              strstr(r.cert_note, "warn"),
+          "warn, %s: the note says it: '%s'", gostx_x509_status_name(no_status[k].why),
+          r.cert_note);
+  }
+  gostx_x509_store_free(st);
+}
+
 /* ---- SIGNATURE_HASH_ALGORITHMS (RFC 7427 4) ---- */
 
 /* The SIGNATURE_HASH_ALGORITHMS the engine wrote in msg rewritten, in msg
@@ -1269,6 +1373,7 @@ int main(void) {
   traffic_selectors();
   pki();
   certificates();
+  revocation();
   certreq();
   hash_algorithms();
   fragmentation();

@@ -37,7 +37,8 @@ static void usage(FILE *f) {
           "RFC 9385: a PSK or certificates) instead of key files and a state file;\n"
           "--status then also shows the IKE SA and the Child SA.\n"
           "SIGHUP reloads the keys: new key files and SPIs in the config (both ends),\n"
-          "switched to without a packet lost (docs/TUNNEL.md, \"Reloading keys\").\n"
+          "switched to without a packet lost (docs/TUNNEL.md, \"Reloading keys\"); with\n"
+          "keying = ikev2 it reads the CRLs of the crl lines again.\n"
           "SIGUSR1 prints the counters on stderr; SIGINT/SIGTERM stop the tunnel.\n"
           "The config file is described in docs/TUNNEL.md.\n");
 }

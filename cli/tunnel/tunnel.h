@@ -51,6 +51,10 @@
 /* keying = static | ikev2; ike_auth = psk | cert */
 enum { TUNNEL_KEYING_STATIC = 0, TUNNEL_KEYING_IKEV2 = 1 };
 enum { TUNNEL_IKE_PSK = 1, TUNNEL_IKE_CERT = 2 };
+/* revocation = off | warn | require (docs/TUNNEL.md): the peer's path
+ * looked up in the CRLs of the crl lines (at most TUNNEL_CRL_PATHS) */
+enum { TUNNEL_REVOCATION_OFF = 0, TUNNEL_REVOCATION_WARN, TUNNEL_REVOCATION_REQUIRE };
+#define TUNNEL_CRL_PATHS 8
 #define TUNNEL_IKE_PORT 500
 #define TUNNEL_REKEY_SECONDS 3600 /* the Child SA's (strongSwan's rekey_time) */
 /* ike_rekey_seconds unset: this many rekey_seconds (4 h, strongSwan's IKE SA rekey_time) */
@@ -94,6 +98,9 @@ struct tunnel_config {
   int ike_auth; /* TUNNEL_IKE_* */
   char psk[TUNNEL_PATH_MAX], cert[TUNNEL_PATH_MAX], key[TUNNEL_PATH_MAX], ca[TUNNEL_PATH_MAX];
   char key_pass[TUNNEL_PATH_MAX]; /* as -passin: pass:, env:, file:, fd: */
+  char crl[TUNNEL_CRL_PATHS][TUNNEL_PATH_MAX]; /* CRL files or folders of them, in order */
+  size_t n_crl;
+  int revocation; /* TUNNEL_REVOCATION_*; unset: require with crl lines, else off */
   struct tunnel_ike_id local_id, remote_id;
   uint16_t encr[2]; /* the ENCRs offered, in order; the responder takes encr[0] only */
   size_t n_encr;
@@ -248,6 +255,10 @@ int tunnel_ike_installed(struct tunnel *t);
 void tunnel_ike_stop(struct tunnel *t);
 void tunnel_ike_status(struct tunnel *t, FILE *f);
 void tunnel_ike_free(struct tunnel *t);
+/* SIGHUP (main thread): the CRLs of the crl lines read again; the IKE
+ * thread takes them for the IKE_AUTHs from then on. The old ones stay, and
+ * a line says why, when one cannot be read. */
+void tunnel_ike_reload_crls(struct tunnel *t);
 /* Where ESP goes from now on (the workers pick it up at their next send). */
 void tunnel_peer_set(struct tunnel *t, const struct sockaddr_storage *to);
 /* cli/tunnel/tunnel_install.c: a Child SA's keys into t's data path,

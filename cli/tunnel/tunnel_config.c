@@ -261,6 +261,18 @@ static int set_u64(struct tunnel_config *cfg, size_t off, const char *v) {
   memcpy((char *)cfg + off, &n, sizeof n);
   return 0;
 }
+/* crl: one more file or folder (the one setting given on several lines) */
+static int set_crl(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  return cfg->n_crl == TUNNEL_CRL_PATHS || copy_path(cfg->crl[cfg->n_crl++], v) ? -1 : 0;
+}
+static int set_revocation(struct tunnel_config *cfg, size_t off, const char *v) {
+  (void)off;
+  cfg->revocation = !strcmp(v, "require") ? TUNNEL_REVOCATION_REQUIRE
+                    : !strcmp(v, "warn")  ? TUNNEL_REVOCATION_WARN
+                                          : TUNNEL_REVOCATION_OFF;
+  return strcmp(v, "require") && strcmp(v, "warn") && strcmp(v, "off") ? -1 : 0;
+}
 static int set_key_pass(struct tunnel_config *cfg, size_t off, const char *v) {
   (void)off;
   if (!*v || strlen(v) >= sizeof cfg->key_pass) return -1;
@@ -373,6 +385,15 @@ static int bad_id(const struct cfg_at *at, const char *k, const char *v) {
                    "\"C=RU, O=Org, CN=name\"",
                    at->path, at->line, k, v);
 }
+static int bad_crl(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad crl '%s': a CRL file or a folder of them, at most %d crl lines",
+                   at->path, at->line, v, TUNNEL_CRL_PATHS);
+}
+static int bad_revocation(const struct cfg_at *at, const char *k, const char *v) {
+  (void)k;
+  return cli_usage("%s:%u: bad revocation '%s': require, warn or off", at->path, at->line, v);
+}
 static int bad_spi(const struct cfg_at *at, const char *k, const char *v) {
   (void)v;
   return cli_usage("%s:%u: %s must be a number from 256 to 4294967295", at->path, at->line, k);
@@ -414,6 +435,8 @@ static const struct {
     {"key", set_path, CFG(key), 0, ONLY_IKE, bad_value},
     {"key_pass", set_key_pass, 0, 0, ONLY_IKE, bad_value},
     {"ca", set_path, CFG(ca), 0, ONLY_IKE, bad_value},
+    {"crl", set_crl, 0, 0, ONLY_IKE, bad_crl},
+    {"revocation", set_revocation, 0, 0, ONLY_IKE, bad_revocation},
     {"local_id", set_id, CFG(local_id), 0, ONLY_IKE, bad_id},
     {"remote_id", set_id, CFG(remote_id), 1, ONLY_IKE, bad_id},
     {"transforms", set_transforms, 0, 0, ONLY_IKE, bad_transforms},
@@ -446,7 +469,7 @@ static int config_line(struct tunnel_config *cfg, const struct cfg_at *at, char 
   size_t i = 0;
   while (i < NSETTINGS && strcmp(k, settings[i].name)) i++;
   if (i == NSETTINGS) return cli_usage("%s:%u: unknown setting '%s'", at->path, at->line, k);
-  if (first_line[i])
+  if (first_line[i] && settings[i].set != set_crl) /* crl: one line per file or folder */
     return cli_usage("%s:%u: %s given twice (first on line %u)", at->path, at->line, k,
                      first_line[i]);
   first_line[i] = at->line;
@@ -515,6 +538,16 @@ static int ike_check(struct tunnel_config *cfg, const char *path, const unsigned
     return cli_usage("%s: cert, key, key_pass and ca are for ike_auth = cert (this one is psk)",
                      path);
   if (!psk && cfg->psk[0]) return cli_usage("%s: psk is for ike_auth = psk", path);
+  if (psk && (cfg->n_crl || given(first_line, "revocation")))
+    return cli_usage("%s: crl and revocation are for ike_auth = cert (this one is psk)", path);
+  if (!given(first_line, "revocation") && cfg->n_crl) cfg->revocation = TUNNEL_REVOCATION_REQUIRE;
+  if (cfg->revocation != TUNNEL_REVOCATION_OFF && !cfg->n_crl)
+    return cli_usage("%s: revocation = %s needs crl lines (the CRLs to look certificates up in)",
+                     path, cfg->revocation == TUNNEL_REVOCATION_WARN ? "warn" : "require");
+  if (cfg->revocation == TUNNEL_REVOCATION_OFF && cfg->n_crl)
+    return cli_usage("%s: crl lines with revocation = off: no certificate would be looked up "
+                     "in them",
+                     path);
   if (!cfg->n_encr) { /* RFC 9385 A.1.1's offer */
     cfg->encr[0] = GOSTX_ESP_KUZNYECHIK_MGM_KTREE;
     cfg->encr[1] = GOSTX_ESP_MAGMA_MGM_KTREE;

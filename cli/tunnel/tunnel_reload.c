@@ -80,8 +80,8 @@ static int read_next(struct tunnel *t, struct tunnel_config *next) {
 void tunnel_reload(struct tunnel *t) {
   struct tunnel_config next;
   struct tunnel_sa *out, *in;
-  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) { /* its keys are IKE's to change */
-    cli_err("tunnel: SIGHUP: keying = ikev2 makes its own keys; nothing reloaded");
+  if (t->cfg.keying == TUNNEL_KEYING_IKEV2) { /* its keys are IKE's to change: its CRLs only */
+    tunnel_ike_reload_crls(t);
     return;
   }
   if (read_next(t, &next) || new_pair(t, &next, &out, &in)) return;

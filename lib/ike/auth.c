@@ -189,7 +189,8 @@ static int check_peer(gostx_ike_engine *e, const gostx_ike_chain *c, uint8_t id_
     e->why = "the peer's AUTH does not verify (another PSK)";
   } else {
     gostx_x509_cert leaf;
-    e->peer_cert = gostx__ike_peer_cert(e->cf->store, c, id_type, now_ms / 1000, &leaf);
+    e->peer_cert = gostx__ike_peer_cert_rev(e->cf->store, &e->cf->revocation, e->cert_note, c,
+                                            id_type, now_ms / 1000, &leaf);
     rc = e->peer_cert == GOSTX_X509_OK
              ? gostx__ike_auth_sig_verify(&leaf, s.msg, s.msg_len, s.nonce, s.nonce_len,
                                           s.id_mac, auth, auth_len)

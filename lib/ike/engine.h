@@ -90,6 +90,7 @@ typedef struct gostx_ike_conf {
   const size_t *cert_lens;
   size_t n_certs;
   const gostx_x509_store *store;       /* the CAs the peer's chain must reach */
+  gostx_ike_revocation revocation;     /* the CRLs its path is looked up in, the policy */
   uint8_t id_type;                     /* our ID */
   const uint8_t *id;
   size_t id_len;
@@ -246,6 +247,9 @@ typedef struct gostx_ike_engine {
   /* why the peer's certificate was refused (AUTHENTICATION_FAILED):
    * lib/x509's verdict, gostx_x509_status_name says it; OK otherwise */
   gostx_x509_status peer_cert;
+  /* the revocation check's word on the peer's path (gostx__ike_path_verify):
+   * which certificate was revoked or had no status; "" when none */
+  char cert_note[GOSTX_IKE_NOTE_MAX];
   /* the peer's SIGNATURE_HASH_ALGORITHMS (RFC 7427 4): bit id for each
    * identifier below 32 it listed, when peer_hashes_sent */
   uint32_t peer_hashes;

@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "gostx/gost3410.h"
 #include "gostx/x509.h"
+#include "gostx/x509_crl.h"
 
 /* ---- numbers (RFC 7296 3.x and the IANA registries) ---- */
 enum {
@@ -379,6 +380,38 @@ int gostx__ike_id_matches_cert(const gostx_x509_cert *cert, uint8_t id_type, con
 gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
                                        const gostx_ike_chain *c, uint8_t id_payload,
                                        int64_t now, gostx_x509_cert *leaf);
+
+/* ---- revocation of the peer's path (revoke.c) ---- */
+/* What a certificate of the peer's path without a status from the CRLs
+ * (none of its issuer's, stale, unusable) meets: OFF, the CRLs are not
+ * consulted; WARN, accepted with a note; REQUIRE, refused. A certificate a
+ * CRL lists as revoked is refused under WARN and REQUIRE. */
+enum { GOSTX_IKE_REVOCATION_OFF = 0, GOSTX_IKE_REVOCATION_WARN, GOSTX_IKE_REVOCATION_REQUIRE };
+typedef struct gostx_ike_revocation {
+  const gostx_x509_crl *crls; /* parsed, any issuers', any order */
+  size_t n_crls;
+  int policy; /* GOSTX_IKE_REVOCATION_* */
+} gostx_ike_revocation;
+#define GOSTX_IKE_NOTE_MAX 256
+/* chain (the leaf first) verified through store at now as
+ * gostx_x509_verify does, then each certificate of the path built but the
+ * anchor checked against rev's CRLs (RFC 5280 6.3; rev NULL: OFF). The
+ * status: lib/x509's for the path, GOSTX_X509_REVOKED, or under REQUIRE the
+ * CRLs' reason for having no status (GOSTX_X509_CRL_UNAVAILABLE, ..._EXPIRED,
+ * ...). note (GOSTX_IKE_NOTE_MAX octets, may be NULL): for a refusal by
+ * revocation, which certificate and why ("depth 0, serial 0x0A1B,
+ * reason keyCompromise"); for a path accepted under WARN, the certificate
+ * without a status and why; "" otherwise. */
+gostx_x509_status gostx__ike_path_verify(const gostx_x509_store *store,
+                                         const gostx_ike_revocation *rev,
+                                         const gostx_x509_cert *chain, size_t n, int64_t now,
+                                         char *note);
+/* gostx__ike_peer_cert with its path checked by gostx__ike_path_verify
+ * under rev, note as there. */
+gostx_x509_status gostx__ike_peer_cert_rev(const gostx_x509_store *store,
+                                           const gostx_ike_revocation *rev, char *note,
+                                           const gostx_ike_chain *c, uint8_t id_payload,
+                                           int64_t now, gostx_x509_cert *leaf);
 /* The peer's SIGNATURE_HASH_ALGORITHMS in chain c (RFC 7427 4): 1 with
  * *mask the identifiers below 32 it lists (bit id), 0 when it sent none,
  * GOSTX_EFORMAT for one with a protocol, an SPI, or a list empty or not of

@@ -38,6 +38,11 @@ static void ts_all(gostx_ike_ts_set *s) {
   }
 }
 
+_Static_assert((int)GOSTX_IKE_MGR_REVOCATION_OFF == (int)GOSTX_IKE_REVOCATION_OFF &&
+                   (int)GOSTX_IKE_MGR_REVOCATION_WARN == (int)GOSTX_IKE_REVOCATION_WARN &&
+                   (int)GOSTX_IKE_MGR_REVOCATION_REQUIRE == (int)GOSTX_IKE_REVOCATION_REQUIRE,
+               "the manager's revocation policies are lib/ike's");
+
 /* The engine's confs of the settings: ours as initiator, the responders' */
 static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   gostx_ike_conf *c = &k->cf_i;
@@ -54,6 +59,9 @@ static void make_confs(gostx__ike_mgr *k, const gostx__ike_mgr_settings *cfg) {
   c->cert_lens = cfg->cert_lens;
   c->n_certs = cfg->n_certs;
   c->store = cfg->store;
+  c->revocation.crls = cfg->crls;
+  c->revocation.n_crls = cfg->n_crls;
+  c->revocation.policy = cfg->revocation;
   c->id_type = cfg->id_type;
   c->id = cfg->id;
   c->id_len = cfg->id_len;
@@ -392,6 +400,13 @@ void gostx__ike_mgr_configure(gostx__ike_mgr *k, const gostx__ike_mgr_settings *
   make_confs(k, s);
   gostx__ike_mgr_ike_addr(&s->local, &k->local);
   gostx__ike_mgr_ike_addr(&s->data_local, &k->data_local);
+}
+
+void gostx__ike_mgr_set_crls(gostx__ike_mgr *k, const gostx_x509_crl *crls, size_t n) {
+  k->set.crls = crls;
+  k->set.n_crls = n;
+  k->cf_i.revocation.crls = k->cf_r.revocation.crls = crls;
+  k->cf_i.revocation.n_crls = k->cf_r.revocation.n_crls = n;
 }
 
 gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx__ike_mgr_dp *dp) {

@@ -21,13 +21,21 @@
 
 #include "gostx/gost3410.h"
 #include "gostx/x509.h"
+#include "gostx/x509_crl.h"
 
 enum {
   GOSTX_IKE_MGR_MSG_MAX = 8192, /* the largest IKE message (the engine's) */
   GOSTX_IKE_MGR_INITIATOR = 1,  /* gostx__ike_mgr_shown.role */
   GOSTX_IKE_MGR_RESPONDER = 2,
   GOSTX_IKE_MGR_AUTH_PSK = 2, /* gostx__ike_mgr_settings.auth (RFC 7296 3.8) */
-  GOSTX_IKE_MGR_AUTH_SIGNATURE = 14
+  GOSTX_IKE_MGR_AUTH_SIGNATURE = 14,
+  /* gostx__ike_mgr_settings.revocation: a certificate of the peer's path
+   * without a status from the CRLs is not looked up (OFF), accepted with a
+   * warning (WARN) or refused (REQUIRE); a revoked one is refused by WARN
+   * and REQUIRE (lib/ike/ike.h, GOSTX_IKE_REVOCATION_*) */
+  GOSTX_IKE_MGR_REVOCATION_OFF = 0,
+  GOSTX_IKE_MGR_REVOCATION_WARN = 1,
+  GOSTX_IKE_MGR_REVOCATION_REQUIRE = 2
 };
 
 /* An endpoint: the IP address in network order (4 octets IPv4, 16 IPv6)
@@ -60,6 +68,9 @@ typedef struct gostx__ike_mgr_settings {
   const size_t *cert_lens;
   size_t n_certs;
   const gostx_x509_store *store;
+  const gostx_x509_crl *crls; /* the peer's path looked up in these (any issuers') */
+  size_t n_crls;
+  int revocation; /* GOSTX_IKE_MGR_REVOCATION_* */
   uint8_t id_type, peer_id_type; /* ours, the one the peer must present */
   const uint8_t *id, *peer_id;
   size_t id_len, peer_id_len;
@@ -153,6 +164,9 @@ gostx__ike_mgr *gostx__ike_mgr_new(const gostx__ike_mgr_settings *s, const gostx
 void gostx__ike_mgr_free(gostx__ike_mgr *m);
 /* s taken in place of the settings (for the exchanges started from now on). */
 void gostx__ike_mgr_configure(gostx__ike_mgr *m, const gostx__ike_mgr_settings *s);
+/* The CRLs the peer's path is looked up in from now on (a reload's; what
+ * they point to is the caller's), nothing else of the settings touched. */
+void gostx__ike_mgr_set_crls(gostx__ike_mgr *m, const gostx_x509_crl *crls, size_t n);
 /* A datagram from from (the IKE message, without the marker); now: the
  * clock in ms (Unix time: certificates are checked at it). */
 void gostx__ike_mgr_input(gostx__ike_mgr *m, const uint8_t *msg, size_t len,

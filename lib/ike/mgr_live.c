@@ -392,6 +392,9 @@ static void established(gostx__ike_mgr *k, gostx_ike_engine *e,
   char si[17], sr[17];
   spi_hex(e->spi_i, si);
   spi_hex(e->spi_r, sr);
+  if (e->cert_note[0]) /* accepted under revocation = warn */
+    say("IKE SA with %s (%s): warning: the peer's certificate path: %s", k->set.peer_id_text,
+        role, e->cert_note);
   if (!e->child.valid) {
     say("IKE SA with %s (%s) established without a Child SA (%s): nothing installed",
         k->set.peer_id_text, role, notify_name(e->error));
@@ -424,9 +427,9 @@ static void established(gostx__ike_mgr *k, gostx_ike_engine *e,
 }
 
 void gostx__ike_mgr_refused(gostx__ike_mgr *k, const gostx_ike_engine *e) {
-  say("IKE SA with %s failed (%s): %s%s%s: nothing installed", k->set.peer_id_text,
+  say("IKE SA with %s failed (%s): %s%s%s%s%s: nothing installed", k->set.peer_id_text,
       e->cf->role == GOSTX_IKE_INITIATOR ? "initiator" : "responder", notify_name(e->error),
-      e->why ? ": " : "", e->why ? e->why : "");
+      e->why ? ": " : "", e->why ? e->why : "", e->cert_note[0] ? ": " : "", e->cert_note);
 }
 
 /* Our IKE_SA_INIT answered: what NAT detection found, said once; with a

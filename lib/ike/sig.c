@@ -185,14 +185,22 @@ static gostx_x509_status read_certs(const gostx_ike_chain *c, gostx_x509_cert *c
 gostx_x509_status gostx__ike_peer_cert(const gostx_x509_store *store,
                                        const gostx_ike_chain *c, uint8_t id_payload,
                                        int64_t now, gostx_x509_cert *leaf) {
+  return gostx__ike_peer_cert_rev(store, NULL, NULL, c, id_payload, now, leaf);
+}
+
+gostx_x509_status gostx__ike_peer_cert_rev(const gostx_x509_store *store,
+                                           const gostx_ike_revocation *rev, char *note,
+                                           const gostx_ike_chain *c, uint8_t id_payload,
+                                           int64_t now, gostx_x509_cert *leaf) {
   static const gostx_x509_cert none;
   gostx_x509_cert chain[GOSTX_IKE_MAX_CERTS];
   size_t n;
+  if (note) note[0] = 0;
   if (!store || !c || !leaf) return GOSTX_X509_MALFORMED;
   *leaf = none;
   gostx_x509_status st = read_certs(c, chain, &n);
   if (st == GOSTX_X509_OK)
-    st = gostx_x509_verify(store, chain, n, now, GOSTX_X509_PURPOSE_ANY, NULL, NULL);
+    st = gostx__ike_path_verify(store, rev, chain, n, now, note);
   if (st != GOSTX_X509_OK) return st;
   if (chain[0].key_usage != ~0u &&
       !(chain[0].key_usage & (KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION)))

@@ -276,4 +276,23 @@ expect 0 '' "$(cert)"
 expect 1 "wrong password" "$(PASS=pass:open cert)"
 expect 2 "other.pem: the first certificate is not of the key" "$(CERT=other cert)"
 expect 2 "cert, key, key_pass and ca are for ike_auth = cert" "$(ike; echo "ca = $T/other.pem")"
+# crl lines (files or folders of CRLs) loaded by --check, a file that is
+# no CRL named; revocation = require | warn | off, with crl lines or not
+: >"$T/index"
+mkdir -p "$T/crls" "$T/crls_bad"
+"$G" ca -gencrl -cert "$T/other.pem" -keyfile "$T/other.key" -index "$T/index" -out "$T/crls/other.crl" &&
+  cp "$T/crls/other.crl" "$T/crls_bad/a.crl" && echo junk >"$T/crls_bad/b.crl" || bad "CRL"
+touch "$T/crls/.hidden" # dot files are passed over
+expect 0 '' "$(cert; echo "crl = $T/crls/other.crl")"
+expect 0 '' "$(cert; printf '%s\n' "crl = $T/crls" "crl = $T/crls/other.crl" "revocation = warn")"
+expect 1 "crls_bad/b.crl: CRL 1: " "$(cert; echo "crl = $T/crls_bad")"
+expect 1 "nothing.crl: No such file" "$(cert; echo "crl = $T/nothing.crl")"
+expect 2 "revocation = require needs crl lines" "$(cert; echo 'revocation = require')"
+expect 2 "revocation = warn needs crl lines" "$(cert; echo 'revocation = warn')"
+expect 2 "crl lines with revocation = off" "$(cert; printf '%s\n' "crl = $T/crls" 'revocation = off')"
+expect 0 '' "$(cert; echo 'revocation = off')"
+expect 2 "bad revocation 'sometimes': require, warn or off" "$(cert; printf '%s\n' "crl = $T/crls" 'revocation = sometimes')"
+expect 2 "crl and revocation are for ike_auth = cert" "$(ike; echo "crl = $T/crls")"
+expect 2 "c.conf:20: bad crl .*at most 8 crl lines" "$(cert; for _ in $(seq 9); do echo "crl = $T/crls"; done)"
+expect 2 "crl is a setting of keying = ikev2" "$(base; echo "crl = $T/crls")"
 finish

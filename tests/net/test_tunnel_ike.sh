@@ -17,7 +17,12 @@
 #    log line naming why: a wrong PSK, a certificate from another CA, an
 #    expired certificate, a wrong remote_id (PSK and certificates), an ID
 #    the peer's certificate does not name;
-# 5. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
+# 5. revocation (crl lines, revocation = require by default with them): a
+#    pair whose CRLs revoke neither is up; a CRL revoking b put in a's crl
+#    folder and a SIGHUP'd: a's reload logged, and when b starts again
+#    (a new IKE SA) a refuses it naming b's serial and the reason; b with
+#    a crl file revoking a refuses a, the responder, the same way;
+# 6. crafted IKE_SA_INITs (ike_init.py): a proposal without a GOST
 #    transform (NO_PROPOSAL_CHOSEN), a KE off the curve and one of small
 #    order (INVALID_SYNTAX), a payload of unknown type with the critical
 #    bit (UNSUPPORTED_CRITICAL_PAYLOAD), answered unencrypted, logged,
@@ -192,6 +197,54 @@ sed -i 's/^remote_id = .*/remote_id = b.gostx.test/' "$T/a.conf"
 echo "local_id = b.gostx.test" >>"$T/b.conf"
 refusal "certificates, an ID the certificate does not name" a \
   "AUTHENTICATION_FAILED: subjectAltName: hostname or IP address mismatch"
+
+# logged SIDE PATTERN: within 3 s SIDE's log has PATTERN (0), else 1
+logged() {
+  for _ in $(seq $(bound 300)); do
+    grep -q -- "$2" "$T/$1.log" 2>/dev/null && return 0
+    sleep 0.01
+  done
+  return 1
+}
+# crl_of INDEX OUT [CERT]: the CA's CRL (over its index INDEX, CERT
+# revoked in it first for keyCompromise) into OUT, written whole before it
+# is renamed there (a reload never reads half of it)
+crl_of() {
+  [ -z "${3:-}" ] || "$G" ca -revoke "$3" -cert "$T/ca.pem" -index "$1" -crl_reason keyCompromise &&
+    "$G" ca -gencrl -cert "$T/ca.pem" -keyfile "$T/ca.key" -index "$1" -out "$2.new" && mv "$2.new" "$2"
+}
+serial_of() { awk -F'\t' -v n="/C=RU/O=gostx test/CN=$2" '$6 == n {print $4}' "$1"; }
+mkdir -p "$T/crl.d"
+: >"$T/index.b"
+: >"$T/index.a"
+crl_of "$T/index.b" "$T/crl.d/ca.crl" || bad "a CRL revoking nothing"
+cert_confs b
+echo "crl = $T/crl.d" >>"$T/a.conf"
+both_start
+if both_up && grep -q 'revocation = require: the peer.s certificates looked up in 1 CRLs' "$T/a.log"; then
+  ok "revocation = require, a CRL revoking neither: up"
+else
+  bad "revocation, neither revoked: a: $(cat "$T/a.log") b: $(tail -3 "$T/b.log")"
+fi
+crl_of "$T/index.b" "$T/crl.d/ca.crl" "$T/b.pem" || bad "a CRL revoking b"
+kill -HUP $PID_a
+logged a "SIGHUP: 1 CRLs read again" || bad "SIGHUP: no reload logged: $(cat "$T/a.log")"
+tunnel_stop $PID_b
+ip netns exec $NB "$G" tunnel -c "$T/b.conf" 2>"$T/b.log" </dev/null >/dev/null &
+PID_b=$!
+PIDS+=($PID_b)
+want="certificate revoked: depth 0, serial 0x$(serial_of "$T/index.b" b), reason keyCompromise"
+logged a "$want" && ok "after SIGHUP, b revoked: a refuses its new IKE SA: $(grep -- "$want" "$T/a.log" | head -1)" ||
+  bad "after SIGHUP, b revoked: a: $(cat "$T/a.log")"
+both_stop
+crl_of "$T/index.a" "$T/a.crl" "$T/a.pem" || bad "a CRL revoking a"
+cert_confs b
+echo "crl = $T/a.crl" >>"$T/b.conf"
+both_start
+want="certificate revoked: depth 0, serial 0x$(serial_of "$T/index.a" a), reason keyCompromise"
+logged b "$want" && ok "a revoked: b, the initiator, refuses the responder: $(grep -- "$want" "$T/b.log" | head -1)" ||
+  bad "a revoked: b: $(cat "$T/b.log")"
+both_stop
 
 # Offers gostx never makes (tests/net/ike_init.py, from a's address, b
 # alone): answered unencrypted with the notify RFC 7296 and RFC 9385 6.1

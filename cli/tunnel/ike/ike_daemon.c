@@ -165,6 +165,8 @@ void tunnel_ike_free(struct tunnel *t) {
   t->ike_pair[0] = t->ike_pair[1] = -1;
   gostx__ike_mgr_free(k->mgr); /* the SAs, the outbound SAs never linked */
   gostx_x509_store_free(k->store);
+  ike_crls_free(k->crls);
+  ike_crls_free(atomic_exchange(&k->crls_next, NULL));
   pthread_mutex_destroy(&k->lock);
   gostx_memzero(k, sizeof *k); /* PSK, private key */
   free(k);
@@ -235,6 +237,36 @@ static ssize_t read_one(struct tunnel_ike *k, int fd, struct sockaddr_storage *f
   return r < (ssize_t)sizeof *from ? -1 : r - (ssize_t)sizeof *from;
 }
 
+/* A SIGHUP's CRLs (tunnel_ike_reload_crls), when one came, in place of
+ * those before: for the IKE_AUTHs checked from now on (the manager's
+ * settings point at them; nothing else holds the old ones). */
+static void take_crls(struct tunnel_ike *k) {
+  cli_crl_list *next = atomic_exchange(&k->crls_next, NULL);
+  if (!next) return;
+  cli_crl_list *old = k->crls;
+  k->crls = next;
+  k->set.crls = next->c;
+  k->set.n_crls = next->n;
+  gostx__ike_mgr_set_crls(k->mgr, next->c, next->n);
+  ike_crls_free(old);
+  say("SIGHUP: %zu CRLs read again from the crl lines", next->n);
+}
+
+void tunnel_ike_reload_crls(struct tunnel *t) {
+  struct tunnel_ike *k = t->ike;
+  cli_crl_list *l;
+  if (!k || !t->cfg.n_crl) {
+    cli_err("tunnel: SIGHUP: keying = ikev2 makes its own keys, and no crl lines: nothing "
+            "reloaded");
+    return;
+  }
+  if (ike_crls_load(&t->cfg, &l)) {
+    cli_err("tunnel: SIGHUP: the CRLs were not read again; those read before stay in use");
+    return;
+  }
+  ike_crls_free(atomic_exchange(&k->crls_next, l)); /* one the IKE thread never took */
+}
+
 static void receive(struct tunnel_ike *k, int fd, int64_t now) {
   struct sockaddr_storage ss;
   gostx__ike_mgr_to from;
@@ -244,12 +276,14 @@ static void receive(struct tunnel_ike *k, int fd, int64_t now) {
   if (r < 0) return;
   to_ike_addr(&ss, &from.addr);
   from.encap = fd != k->fd;
+  take_crls(k);
   gostx__ike_mgr_input(k->mgr, k->in, (size_t)r, &from, now);
   drain_events(k);
 }
 
 /* The manager's clocks, and an ESP SPI of no SA the workers saw */
 static void ike_tick(struct tunnel_ike *k, int64_t now) {
+  take_crls(k);
   gostx__ike_mgr_tick(k->mgr, now);
   gostx__ike_mgr_esp_unknown(k->mgr, atomic_exchange(&k->t->spi_unknown, 0), now);
   drain_events(k);
@@ -312,6 +346,9 @@ int tunnel_ike_start(struct tunnel *t, int data_fd) {
     say("listening on port %u%s, %s%s", t->cfg.ike_port,
         on_data_port(&t->cfg) ? " (the data port: IKE behind the non-ESP marker)" : "",
         t->cfg.ike_initiate ? "initiating to " : "waiting for ", t->cfg.peer_s);
+  if (!rc && k->crls)
+    say("revocation = %s: the peer's certificates looked up in %zu CRLs",
+        t->cfg.revocation == TUNNEL_REVOCATION_WARN ? "warn" : "require", k->crls->n);
   return rc;
 }
 

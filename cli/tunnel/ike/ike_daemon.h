@@ -8,6 +8,7 @@
 #ifndef GOSTX_CLI_TUNNEL_IKE_DAEMON_H
 #define GOSTX_CLI_TUNNEL_IKE_DAEMON_H
 
+#include "../../ca/crl_file.h"
 #include "ike/manager.h"
 #include "../tunnel.h"
 
@@ -26,6 +27,10 @@ struct tunnel_ike {
   const uint8_t *certs[IKE_CERTS];
   size_t cert_lens[IKE_CERTS], n_certs;
   gostx_x509_store *store;
+  /* the CRLs of the crl lines (k->set points into it; the IKE thread's
+   * once running), and a SIGHUP's new ones until the IKE thread takes them */
+  cli_crl_list *crls;
+  _Atomic(cli_crl_list *) crls_next;
   int fd;
   int data_fd; /* the data port's socket (worker 0's): IKE behind the marker, keepalives */
   struct sockaddr_storage bound;
@@ -43,5 +48,10 @@ struct tunnel_ike {
  * them and cfg, all but the addresses (ike_daemon.c's). */
 int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg);
 void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg);
+/* The CRLs of cfg's crl lines (files, each file of a folder) into a new
+ * *out: 0; or CLI_EXIT_FAIL after a line naming the file that could not be
+ * read as CRLs, nothing kept. */
+int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out);
+void ike_crls_free(cli_crl_list *l);
 
 #endif

@@ -3,11 +3,18 @@
  * peer's chain must reach; and the manager's settings of them (the
  * transforms, the IDs, the lifetimes). */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ike_daemon.h"
+
+_Static_assert((int)TUNNEL_REVOCATION_OFF == (int)GOSTX_IKE_MGR_REVOCATION_OFF &&
+                   (int)TUNNEL_REVOCATION_WARN == (int)GOSTX_IKE_MGR_REVOCATION_WARN &&
+                   (int)TUNNEL_REVOCATION_REQUIRE == (int)GOSTX_IKE_MGR_REVOCATION_REQUIRE,
+               "revocation = off | warn | require as the manager's policies");
 
 static int load_psk(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   long n = tunnel_read_key_file(cfg, cfg->psk, k->psk, sizeof k->psk);
@@ -80,6 +87,51 @@ static int load_ca(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   return rc == GOSTX_EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 }
 
+void ike_crls_free(cli_crl_list *l) {
+  if (!l) return;
+  cli_crl_list_free(l);
+  free(l);
+}
+
+/* A folder's CRL files into l, in name order (a folder read twice gives
+ * the same list): every regular file but those whose names start with a
+ * dot, each one a CRL file (PEM, several to a file, or DER). */
+static int load_crl_dir(const char *dir, cli_crl_list *l) {
+  struct dirent **names;
+  int n = scandir(dir, &names, NULL, alphasort);
+  if (n < 0) {
+    cli_err("%s: %s", dir, strerror(errno));
+    return CLI_EXIT_FAIL;
+  }
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    char path[TUNNEL_PATH_MAX + 256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+    if (!rc && names[i]->d_name[0] != '.' && !stat(path, &st) && S_ISREG(st.st_mode))
+      rc = cli_load_crls(path, l);
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+int ike_crls_load(const struct tunnel_config *cfg, cli_crl_list **out) {
+  cli_crl_list *l = calloc(1, sizeof *l);
+  int rc = l ? 0 : cli_usage("tunnel: out of memory");
+  for (size_t i = 0; !rc && i < cfg->n_crl; i++) {
+    struct stat st;
+    rc = !stat(cfg->crl[i], &st) && S_ISDIR(st.st_mode) ? load_crl_dir(cfg->crl[i], l)
+                                                         : cli_load_crls(cfg->crl[i], l);
+  }
+  if (rc) {
+    ike_crls_free(l);
+    l = NULL;
+  }
+  *out = l;
+  return rc;
+}
+
 /* Every IPv4 and IPv6 address, every port and protocol: the tunnel
  * carries all of what its TUN device is routed. */
 
@@ -98,6 +150,7 @@ int ike_material_load(struct tunnel_ike *k, struct tunnel_config *cfg) {
   int rc = cfg->ike_auth == TUNNEL_IKE_PSK ? load_psk(k, cfg) : load_key(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_certs(k, cfg);
   if (!rc && cfg->ike_auth == TUNNEL_IKE_CERT) rc = load_ca(k, cfg);
+  if (!rc && cfg->n_crl) rc = ike_crls_load(cfg, &k->crls);
   return rc;
 }
 
@@ -114,6 +167,9 @@ void ike_settings(struct tunnel_ike *k, const struct tunnel_config *cfg) {
   s->cert_lens = k->cert_lens;
   s->n_certs = k->n_certs;
   s->store = k->store;
+  s->crls = k->crls ? k->crls->c : NULL;
+  s->n_crls = k->crls ? k->crls->n : 0;
+  s->revocation = cfg->revocation; /* TUNNEL_REVOCATION_* are the manager's */
   s->id_type = cfg->local_id.type;
   s->id = cfg->local_id.data;
   s->id_len = cfg->local_id.len;
